@@ -1,0 +1,126 @@
+# ptrec: one top-level, non-recursive Makefile.
+#
+#   make            build every user-space program and library
+#   make check      run every test suite that exists (see README)
+#   make test       install dependencies, build, run every test
+#   make asan       unit tests under AddressSanitizer + UBSan
+#   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each
+#   make demo       the main job, as far as it exists
+#   make install    PREFIX=/usr/local DESTDIR=
+
+VERSION := 0.1.0
+PREFIX ?= /usr/local
+DESTDIR ?=
+BUILD ?= build
+FUZZ_SECONDS ?= 30
+
+CC ?= gcc
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes \
+	-Wstrict-prototypes -Wformat=2 -Wno-format-nonliteral
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(EXTRA_CFLAGS)
+ALL_CPPFLAGS := -D_GNU_SOURCE -DPTREC_VERSION='"$(VERSION)"' -Isideband \
+	$(CPPFLAGS)
+LIBS_SIDEBAND := -ljansson -ldw -lelf
+
+SB_SRCS := $(wildcard sideband/*.c)
+SB_OBJS := $(SB_SRCS:%.c=$(BUILD)/%.o)
+SB_LIB := $(BUILD)/libptrec-sideband.a
+
+CLI_SRCS := $(wildcard cli/*.c)
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+PTREC := $(BUILD)/ptrec
+
+UNIT_SRCS := $(wildcard tests/unit/*/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
+
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+
+.PHONY: all check test unit fuzz asan demo install clean deps cli-test
+all: $(PTREC)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(SB_LIB): $(SB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(PTREC): $(CLI_OBJS) $(SB_LIB)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(SB_LIB) \
+		$(LIBS_SIDEBAND)
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< \
+		$(SB_LIB) $(LIBS_SIDEBAND) -lcriterion
+
+# ---- tests ---------------------------------------------------------------
+
+unit: $(UNIT_BINS)
+	@set -e; for t in $(UNIT_BINS); do \
+		echo "== $$t"; PTREC_SRCDIR=$(CURDIR) $$t --jobs 2; done
+
+cli-test: $(PTREC)
+	PTREC=$(CURDIR)/$(PTREC) tests/cli/run.sh
+
+# libFuzzer needs clang; harnesses link the library sources directly so the
+# whole reader is instrumented.
+FUZZ_CC ?= clang
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=undefined
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(SB_SRCS) sideband/sideband.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(ALL_CPPFLAGS) -std=gnu11 $(WARN) $(FUZZ_FLAGS) -o $@ $< \
+		$(SB_SRCS) $(LIBS_SIDEBAND)
+
+$(BUILD)/fuzz/mkseeds: tests/fuzz/mkseeds.c $(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(SB_LIB) $(LIBS_SIDEBAND)
+
+fuzz: $(FUZZ_BINS) $(BUILD)/fuzz/mkseeds
+	@set -e; for f in $(FUZZ_BINS); do \
+		n=$$(basename $$f); c=$(BUILD)/fuzz/corpus/$$n; \
+		rm -rf $$c; mkdir -p $$c; $(BUILD)/fuzz/mkseeds $$n $$c; \
+		echo "== $$n ($(FUZZ_SECONDS) s)"; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+			-print_final_stats=1 -close_fd_mask=1 $$c \
+			2>$(BUILD)/fuzz/$$n.log || \
+			{ tail -40 $(BUILD)/fuzz/$$n.log; exit 1; }; \
+		grep -E 'stat::number_of_executed_units|Done' \
+			$(BUILD)/fuzz/$$n.log || true; \
+	done
+
+# Unit tests again, built with AddressSanitizer and UBSan.
+asan:
+	$(MAKE) BUILD=build-asan \
+		EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+		LDFLAGS="-fsanitize=address,undefined" unit cli-test
+
+check: all unit cli-test asan fuzz
+	@echo "make check: all suites passed"
+
+deps:
+	./scripts/install-deps
+
+test: deps
+	$(MAKE) check
+
+demo: all
+	./scripts/demo $(BUILD)
+
+# ---- install -------------------------------------------------------------
+
+BINDIR := $(PREFIX)/bin
+DOCDIR := $(PREFIX)/share/doc/ptrec
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR)
+	install -m 755 $(PTREC) $(DESTDIR)$(BINDIR)/ptrec
+	install -m 644 README.md LICENSE docs/*.md $(DESTDIR)$(DOCDIR)/
+
+clean:
+	rm -rf build build-asan
+
+-include $(shell find $(BUILD) build-asan -name '*.d' 2>/dev/null)

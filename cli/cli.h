@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Private to cli/: subcommand entry points.  Return the exit status. */
+#ifndef PTREC_CLI_H
+#define PTREC_CLI_H
+
+#include "sideband.h"
+
+int cli_dump(int argc, char **argv);
+int cli_version(int argc, char **argv);
+
+#endif

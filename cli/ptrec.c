@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * ptrec: command-line front end.  Dispatches subcommands; each lives in its
+ * component (record/, replay/) as those land.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{ "dump", cli_dump, "dump BUNDLE|SIDEBAND  print manifest and sideband records" },
+	{ "version", cli_version, "version               print the version and formats" },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: ptrec COMMAND [ARGS]\n\ncommands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %s\n", commands[i].help);
+	fprintf(f, "\nnot built yet: record (software recorder), info, insns,\n"
+		   "calls, export (replay engine), replay (GDB integration)\n");
+}
+
+int cli_version(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("ptrec %s (bundle format %d, sideband format %d)\n",
+	       PTREC_VERSION, SB_BUNDLE_VERSION, PTREC_SB_VERSION);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "--version"))
+		return cli_version(0, NULL);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "ptrec: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

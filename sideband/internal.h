@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Private to sideband/: helpers shared by its files. */
+#ifndef PTREC_SIDEBAND_INTERNAL_H
+#define PTREC_SIDEBAND_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sideband.h"
+
+#define SB_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define SB_ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
+
+/* Formats a message into @err (when non-NULL) and returns @code. */
+int sb_fail(struct sb_err *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Reads a whole regular file of at most @max bytes into a NUL-terminated
+ * heap buffer.  Returns 0, -EFBIG, -ENOMEM or -errno, with a message.
+ */
+int sb_read_file(const char *path, size_t max, char **buf, size_t *len,
+		 struct sb_err *err);
+
+/* write(2) all of @buf, retrying short writes; returns 0 or -errno. */
+int sb_write_all(int fd, const void *buf, size_t len);
+
+/* Writes @len bytes to @path atomically (temp file, fsync, rename). */
+int sb_write_file_atomic(const char *path, const void *buf, size_t len,
+			 struct sb_err *err);
+
+/* SHA-256 (FIPS 180-4) of @len bytes into @digest. */
+void sb_sha256(const void *buf, size_t len, uint8_t digest[32]);
+
+/* Checks a manifest-relative path: not empty, not absolute, no "..". */
+int sb_path_is_safe(const char *rel);
+
+#endif

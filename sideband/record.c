@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* Record types: sizes, names and validation of single records. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Fixed sizes are part of the format: a change here is a version bump. */
+_Static_assert(sizeof(struct ptrec_sb_file_header) == 32, "file header");
+_Static_assert(sizeof(struct ptrec_sb_header) == 16, "record header");
+_Static_assert(sizeof(struct ptrec_sb_mmap) == 64, "MMAP");
+_Static_assert(sizeof(struct ptrec_sb_munmap) == 40, "MUNMAP");
+_Static_assert(sizeof(struct ptrec_sb_mprotect) == 48, "MPROTECT");
+_Static_assert(sizeof(struct ptrec_sb_exec) == 32, "EXEC");
+_Static_assert(sizeof(struct ptrec_sb_comm) == 40, "COMM");
+_Static_assert(sizeof(struct ptrec_sb_cr3) == 32, "CR3");
+_Static_assert(sizeof(struct ptrec_sb_switch) == 32, "SWITCH");
+_Static_assert(sizeof(struct ptrec_sb_thread_start) == 40, "THREAD_START");
+_Static_assert(sizeof(struct ptrec_sb_thread_exit) == 32, "THREAD_EXIT");
+_Static_assert(sizeof(struct ptrec_sb_process_exit) == 32, "PROCESS_EXIT");
+_Static_assert(sizeof(struct ptrec_sb_lost) == 40, "LOST");
+_Static_assert(sizeof(struct ptrec_sb_time) == 48, "TIME");
+_Static_assert(sizeof(struct ptrec_sb_signal) == 48, "SIGNAL");
+
+static const struct sb_type_info types[PTREC_SB_TYPE_COUNT] = {
+	[PTREC_SB_MMAP] = { "MMAP", sizeof(struct ptrec_sb_mmap), true },
+	[PTREC_SB_MUNMAP] = { "MUNMAP", sizeof(struct ptrec_sb_munmap), false },
+	[PTREC_SB_MPROTECT] = { "MPROTECT", sizeof(struct ptrec_sb_mprotect),
+				false },
+	[PTREC_SB_EXEC] = { "EXEC", sizeof(struct ptrec_sb_exec), true },
+	[PTREC_SB_COMM] = { "COMM", sizeof(struct ptrec_sb_comm), false },
+	[PTREC_SB_CR3] = { "CR3", sizeof(struct ptrec_sb_cr3), false },
+	[PTREC_SB_SWITCH_IN] = { "SWITCH_IN", sizeof(struct ptrec_sb_switch),
+				 false },
+	[PTREC_SB_SWITCH_OUT] = { "SWITCH_OUT", sizeof(struct ptrec_sb_switch),
+				  false },
+	[PTREC_SB_THREAD_START] = { "THREAD_START",
+				    sizeof(struct ptrec_sb_thread_start),
+				    false },
+	[PTREC_SB_THREAD_EXIT] = { "THREAD_EXIT",
+				   sizeof(struct ptrec_sb_thread_exit), false },
+	[PTREC_SB_PROCESS_EXIT] = { "PROCESS_EXIT",
+				    sizeof(struct ptrec_sb_process_exit),
+				    false },
+	[PTREC_SB_LOST] = { "LOST", sizeof(struct ptrec_sb_lost), false },
+	[PTREC_SB_TIME] = { "TIME", sizeof(struct ptrec_sb_time), false },
+	[PTREC_SB_SIGNAL] = { "SIGNAL", sizeof(struct ptrec_sb_signal), false },
+};
+
+const struct sb_type_info *sb_type_info(uint16_t type)
+{
+	if (type >= PTREC_SB_TYPE_COUNT || !types[type].name)
+		return NULL;
+	return &types[type];
+}
+
+static int bad(char *why, size_t whysz, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int bad(char *why, size_t whysz, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && whysz) {
+		va_start(ap, fmt);
+		vsnprintf(why, whysz, fmt, ap);
+		va_end(ap);
+	}
+	return -EBADMSG;
+}
+
+/* Bytes of variable data a known record declares after its fixed part. */
+static size_t var_len(const struct ptrec_sb_header *rec)
+{
+	switch (rec->type) {
+	case PTREC_SB_MMAP: {
+		const struct ptrec_sb_mmap *m = (const void *)rec;
+
+		return (size_t)m->key_len + m->path_len;
+	}
+	case PTREC_SB_EXEC:
+		return ((const struct ptrec_sb_exec *)rec)->path_len;
+	default:
+		return 0;
+	}
+}
+
+int sb_record_check(const struct ptrec_sb_header *rec, size_t avail,
+		    char *why, size_t whysz)
+{
+	const struct sb_type_info *ti;
+
+	if (avail < sizeof(*rec))
+		return bad(why, whysz, "truncated record header (%zu of %zu bytes)",
+			   avail, sizeof(*rec));
+	if (rec->size < sizeof(*rec))
+		return bad(why, whysz, "record size %u is below the %zu-byte header",
+			   rec->size, sizeof(*rec));
+	if (rec->size % PTREC_SB_ALIGN)
+		return bad(why, whysz, "record size %u is not a multiple of %d",
+			   rec->size, PTREC_SB_ALIGN);
+	if (rec->size > PTREC_SB_RECORD_MAX)
+		return bad(why, whysz, "record size %u exceeds the maximum %d",
+			   rec->size, PTREC_SB_RECORD_MAX);
+	if (rec->size > avail)
+		return bad(why, whysz,
+			   "record size %u runs past the end (%zu bytes left)",
+			   rec->size, avail);
+	ti = sb_type_info(rec->type);
+	if (!ti)
+		return 0;	/* unknown: skippable by size */
+	if (rec->size < ti->size)
+		return bad(why, whysz, "%s record of %u bytes, needs at least %u",
+			   ti->name, rec->size, ti->size);
+	if (ti->variable && ti->size + var_len(rec) > rec->size)
+		return bad(why, whysz,
+			   "%s record of %u bytes cannot hold its %zu bytes of strings",
+			   ti->name, rec->size, var_len(rec));
+	return 0;
+}
+
+const char *sb_mmap_key(const struct ptrec_sb_mmap *rec)
+{
+	return (const char *)(rec + 1);
+}
+
+const char *sb_mmap_path(const struct ptrec_sb_mmap *rec)
+{
+	return (const char *)(rec + 1) + rec->key_len;
+}
+
+const char *sb_exec_path(const struct ptrec_sb_exec *rec)
+{
+	return (const char *)(rec + 1);
+}
+
+uint64_t sb_time_to_ns(const struct ptrec_sb_time *conv, uint64_t tsc)
+{
+	uint64_t quot, rem;
+
+	/* Split as perf does so the product cannot overflow 64 bits. */
+	if (conv->time_shift >= 64)
+		return conv->time_zero;
+	quot = tsc >> conv->time_shift;
+	rem = tsc & ((1ull << conv->time_shift) - 1);
+	return conv->time_zero + quot * conv->time_mult +
+	       ((rem * conv->time_mult) >> conv->time_shift);
+}

@@ -1,0 +1,515 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * libptrec-sideband: the trace bundle contract.
+ *
+ * The one public header of sideband/.  It reads and writes sideband streams
+ * (records defined in uapi/ptrec_sideband.h), bundle manifests, register
+ * snapshots, ground-truth files and the image store.  docs/bundle-format.md
+ * is the specification this code implements.
+ *
+ * Conventions:
+ * - Functions return 0 (or a documented positive value) on success and a
+ *   negative errno on failure.  The errors each function can return are
+ *   listed with it.  A function that takes a struct sb_err fills it with a
+ *   message naming the file and the byte offset or JSON field at fault; the
+ *   pointer may be NULL.
+ * - Nothing here allocates more than the input's size or a documented
+ *   bound, so hostile input cannot cause unbounded allocation.
+ */
+#ifndef PTREC_SIDEBAND_H
+#define PTREC_SIDEBAND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "uapi/ptrec_sideband.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The bundle format version this library reads and writes. */
+#define SB_BUNDLE_VERSION	1
+
+/* A message describing the last failure. */
+struct sb_err {
+	char msg[512];
+};
+
+/* ---- record types ------------------------------------------------------ */
+
+/**
+ * struct sb_type_info - what the library knows of a record type
+ * @name:	upper-case name as in the format document ("MMAP").
+ * @size:	size of the fixed part, header included.
+ * @variable:	whether variable-length bytes follow the fixed part.
+ */
+struct sb_type_info {
+	const char *name;
+	uint32_t size;
+	bool variable;
+};
+
+/* Returns the description of @type, or NULL for a type this library does
+ * not know (readers skip those).
+ */
+const struct sb_type_info *sb_type_info(uint16_t type);
+
+/**
+ * sb_record_check() - validate one record in memory
+ * @rec:	the record; at least @avail bytes are readable.
+ * @avail:	bytes available at @rec.
+ * @why:	receives a reason on failure (may be NULL).
+ * @whysz:	size of @why.
+ *
+ * Checks the header (size a multiple of PTREC_SB_ALIGN, at least the header,
+ * at most PTREC_SB_RECORD_MAX and @avail) and, for known types, the fixed
+ * size and that variable-length parts fit inside the record.
+ *
+ * Returns 0, or -EBADMSG when the record is malformed.
+ */
+int sb_record_check(const struct ptrec_sb_header *rec, size_t avail,
+		    char *why, size_t whysz);
+
+/* Variable parts of checked records (not NUL-terminated; see the lengths). */
+const char *sb_mmap_key(const struct ptrec_sb_mmap *rec);
+const char *sb_mmap_path(const struct ptrec_sb_mmap *rec);
+const char *sb_exec_path(const struct ptrec_sb_exec *rec);
+
+/* TSC ticks to nanoseconds with a TIME record's parameters. */
+uint64_t sb_time_to_ns(const struct ptrec_sb_time *conv, uint64_t tsc);
+
+/* ---- reading a sideband stream ----------------------------------------- */
+
+struct sb_reader;
+
+/**
+ * sb_reader_open() - open a sideband stream file
+ *
+ * Returns 0 and sets *@reader, or:
+ * -ENOENT, -EACCES, ... (errno of open/read) when the file cannot be read;
+ * -EBADMSG when the file header is truncated or has the wrong magic;
+ * -EPROTONOSUPPORT when the stream's version is not PTREC_SB_VERSION;
+ * -ENOMEM.
+ */
+int sb_reader_open(struct sb_reader **reader, const char *path,
+		   struct sb_err *err);
+
+/**
+ * sb_reader_open_mem() - read a stream held in memory
+ * @name:	used in error messages in place of a file name.
+ *
+ * @buf must stay valid until sb_reader_close().  Errors as sb_reader_open().
+ */
+int sb_reader_open_mem(struct sb_reader **reader, const void *buf, size_t len,
+		       const char *name, struct sb_err *err);
+
+/**
+ * sb_reader_next() - the next record, known type or not
+ * @rec:	receives a pointer to the record, valid until the next call.
+ *
+ * Returns 1 with a record, 0 at the clean end of the stream, or:
+ * -EBADMSG when the stream is truncated inside a record, a record is
+ *   malformed (see sb_record_check()) or its time goes backwards; the reader
+ *   stays at the bad record, so every later call fails the same way;
+ * -EIO (or the read's errno) when reading fails.
+ */
+int sb_reader_next(struct sb_reader *reader,
+		   const struct ptrec_sb_header **rec, struct sb_err *err);
+
+/* Byte offset in the stream of the record last returned (or of the failure). */
+uint64_t sb_reader_offset(const struct sb_reader *reader);
+
+void sb_reader_close(struct sb_reader *reader);
+
+/* ---- writing a sideband stream ----------------------------------------- */
+
+struct sb_writer;
+
+/**
+ * sb_writer_open() - create (truncate) a sideband stream file
+ *
+ * Returns 0, the errno of open() or write(), or -ENOMEM.
+ */
+int sb_writer_open(struct sb_writer **writer, const char *path,
+		   struct sb_err *err);
+
+/**
+ * sb_writer_add() - append a record
+ * @rec:	a record whose hdr.size counts the fixed part and any variable
+ *		bytes that follow it in memory (0: the type's fixed size);
+ *		the writer pads to PTREC_SB_ALIGN and stores the padded size.
+ *
+ * Returns 0, or:
+ * -EINVAL when the record is malformed, has an unknown type, or its time is
+ *  earlier than the previous record's (the stream must stay ordered);
+ * the errno of write() (for example -ENOSPC), after which every later call
+ *  fails the same way.
+ */
+int sb_writer_add(struct sb_writer *writer, const struct ptrec_sb_header *rec,
+		  struct sb_err *err);
+
+/* Append an MMAP record: @rec's fixed part, then @key and @path.  @key may be
+ * NULL or empty.  Errors as sb_writer_add(), and -ENAMETOOLONG when @key and
+ * @path do not fit in PTREC_SB_RECORD_MAX.
+ */
+int sb_writer_add_mmap(struct sb_writer *writer,
+		       const struct ptrec_sb_mmap *rec, const char *key,
+		       const char *path, struct sb_err *err);
+
+/* Append an EXEC record with @path.  Errors as sb_writer_add_mmap(). */
+int sb_writer_add_exec(struct sb_writer *writer,
+		       const struct ptrec_sb_exec *rec, const char *path,
+		       struct sb_err *err);
+
+/* Records written so far. */
+uint64_t sb_writer_count(const struct sb_writer *writer);
+
+/**
+ * sb_writer_close() - flush, close and free
+ *
+ * Returns 0 or the first write/close error (for example -ENOSPC).  The
+ * writer is freed in every case; NULL is accepted.
+ */
+int sb_writer_close(struct sb_writer *writer, struct sb_err *err);
+
+/* ---- the manifest ------------------------------------------------------ */
+
+/* CPU the trace was recorded on. */
+struct sb_cpu {
+	char vendor[16];		/* "GenuineIntel", "AuthenticAMD" */
+	uint32_t family;
+	uint32_t model;
+	uint32_t stepping;
+};
+
+/* PT features a recording used (enum sb_pt_feature bits). */
+enum sb_pt_feature {
+	SB_PT_USER		= 1 << 0,	/* CPL > 0 traced */
+	SB_PT_KERNEL		= 1 << 1,	/* CPL 0 traced */
+	SB_PT_BRANCH		= 1 << 2,	/* BranchEn */
+	SB_PT_TSC		= 1 << 3,
+	SB_PT_MTC		= 1 << 4,
+	SB_PT_CYC		= 1 << 5,
+	SB_PT_RET_COMPRESSION	= 1 << 6,	/* DisRETC clear */
+	SB_PT_PTWRITE		= 1 << 7,
+	SB_PT_PWR_EVT		= 1 << 8,
+	SB_PT_CR3_FILTER	= 1 << 9,
+	SB_PT_IP_FILTER		= 1 << 10,
+};
+
+/* Returns the manifest name of one feature bit ("tsc"), NULL if unknown. */
+const char *sb_pt_feature_name(uint32_t bit);
+
+/**
+ * struct sb_pt_config - how the PT streams were produced
+ * @emulated:	true when a software recorder produced the packets.
+ * @features:	enum sb_pt_feature bits.
+ * @psb_period:	bytes between PSBs (0 unknown).
+ * @mtc_freq, @nom_freq, @cpuid_15_eax, @cpuid_15_ebx, @cyc_thresh:
+ *		libipt decoder configuration (0 unknown).
+ */
+struct sb_pt_config {
+	bool emulated;
+	uint32_t features;
+	uint64_t psb_period;
+	uint32_t mtc_freq;
+	uint32_t nom_freq;
+	uint32_t cpuid_15_eax;
+	uint32_t cpuid_15_ebx;
+	uint32_t cyc_thresh;
+};
+
+/* TSC conversion, as in struct ptrec_sb_time. */
+struct sb_time_conv {
+	uint16_t time_shift;
+	uint32_t time_mult;
+	uint64_t time_zero;
+	uint64_t tsc_hz;
+};
+
+struct sb_process {
+	uint32_t pid;
+	uint32_t ppid;
+	char *exe;			/* may be NULL */
+};
+
+/* Paths are relative to the bundle directory; NULL when absent. */
+struct sb_thread {
+	uint32_t pid;
+	uint32_t tid;
+	char *pt;			/* PT stream, required */
+	char *regs;			/* final register snapshot */
+	char *truth;			/* ground truth */
+};
+
+struct sb_image {
+	char *key;			/* build-id or content-hash key */
+	char *file;			/* copy in the image store */
+	char *path;			/* path on the recording machine */
+	uint64_t size;
+};
+
+struct sb_file {
+	char *path;
+	char *kind;			/* "pt", "sideband", "image", ... */
+	uint64_t size;
+};
+
+/**
+ * struct sb_manifest - manifest.json in memory
+ *
+ * Every array is owned by the manifest; sb_manifest_free() releases all.
+ */
+struct sb_manifest {
+	uint32_t format_version;
+	char *producer;
+	char *backend;			/* "kmod", "emu", "import-raw", ... */
+	struct sb_cpu cpu;
+	struct sb_pt_config pt;
+	struct sb_time_conv time;
+	char **argv;
+	size_t argc;
+	char *cwd;
+	uint64_t start_ns;		/* CLOCK_REALTIME */
+	uint64_t stop_ns;
+	char *sideband;
+	struct sb_process *procs;
+	size_t nprocs;
+	struct sb_thread *threads;
+	size_t nthreads;
+	struct sb_image *images;
+	size_t nimages;
+	struct sb_file *files;
+	size_t nfiles;
+};
+
+/* A new, empty manifest for the current format version, or NULL. */
+struct sb_manifest *sb_manifest_new(void);
+
+void sb_manifest_free(struct sb_manifest *m);
+
+/* Grow the arrays; each returns the new zeroed element or NULL (ENOMEM). */
+struct sb_process *sb_manifest_add_process(struct sb_manifest *m);
+struct sb_thread *sb_manifest_add_thread(struct sb_manifest *m);
+struct sb_image *sb_manifest_add_image(struct sb_manifest *m);
+struct sb_file *sb_manifest_add_file(struct sb_manifest *m);
+/* Copies @argv.  Returns 0 or -ENOMEM. */
+int sb_manifest_set_argv(struct sb_manifest *m, int argc,
+			 const char *const *argv);
+
+/* Lookups; NULL when absent. */
+const struct sb_thread *sb_manifest_thread(const struct sb_manifest *m,
+					   uint32_t tid);
+const struct sb_image *sb_manifest_image(const struct sb_manifest *m,
+					 const char *key);
+
+/**
+ * sb_manifest_parse() - parse and check manifest text
+ * @name:	file name for messages.
+ *
+ * Checks JSON syntax, the format name and version, the type of every field
+ * and the presence of required fields, and that every path is relative and
+ * stays inside the bundle.  Does not touch the files it lists.
+ *
+ * Returns 0, or:
+ * -EBADMSG when the text is not JSON or a field is missing or mistyped
+ *  (the message names the byte offset or the field);
+ * -EPROTONOSUPPORT when the format version is not SB_BUNDLE_VERSION;
+ * -ENOMEM.
+ */
+int sb_manifest_parse(struct sb_manifest **m, const char *text, size_t len,
+		      const char *name, struct sb_err *err);
+
+/**
+ * sb_manifest_load() - read DIR/manifest.json and check the bundle's files
+ *
+ * Also checks that every listed file exists with the listed size and that
+ * every thread's stream is listed.
+ *
+ * Returns 0, errors of sb_manifest_parse(), or:
+ * -ENOENT when the manifest is missing (an unfinished recording) or a listed
+ *  file is missing;
+ * -EBADMSG when a listed file's size differs (truncated or damaged);
+ * -EFBIG when manifest.json is larger than SB_MANIFEST_MAX;
+ * the errno of open/read otherwise.
+ */
+int sb_manifest_load(struct sb_manifest **m, const char *dir,
+		     struct sb_err *err);
+
+#define SB_MANIFEST_MAX		(64u << 20)
+
+/**
+ * sb_manifest_save() - write DIR/manifest.json atomically
+ *
+ * Writes a temporary file, syncs it and renames it over manifest.json, so a
+ * reader sees either no manifest or a whole one.
+ *
+ * Returns 0, -EINVAL when a required field is missing, -ENOMEM, or the errno
+ * of the failing file operation (for example -ENOSPC).
+ */
+int sb_manifest_save(const struct sb_manifest *m, const char *dir,
+		     struct sb_err *err);
+
+/* ---- register snapshots ------------------------------------------------ */
+
+/* Registers in GDB's amd64 order (org.gnu.gdb.i386.core/linux). */
+enum sb_reg {
+	SB_REG_RAX, SB_REG_RBX, SB_REG_RCX, SB_REG_RDX,
+	SB_REG_RSI, SB_REG_RDI, SB_REG_RBP, SB_REG_RSP,
+	SB_REG_R8, SB_REG_R9, SB_REG_R10, SB_REG_R11,
+	SB_REG_R12, SB_REG_R13, SB_REG_R14, SB_REG_R15,
+	SB_REG_RIP, SB_REG_EFLAGS,
+	SB_REG_CS, SB_REG_SS, SB_REG_DS, SB_REG_ES, SB_REG_FS, SB_REG_GS,
+	SB_REG_FS_BASE, SB_REG_GS_BASE, SB_REG_ORIG_RAX,
+	SB_REG_COUNT
+};
+
+/* GDB's name of @reg ("rip"), or NULL. */
+const char *sb_reg_name(unsigned int reg);
+
+/**
+ * struct sb_regs - a thread's registers at the end of its history
+ * @valid:	bit (1 << reg) set for each known register.
+ */
+struct sb_regs {
+	uint32_t tid;
+	uint64_t valid;
+	uint64_t val[SB_REG_COUNT];
+};
+
+/* Write @regs as JSON.  Returns 0 or the errno of the file operation. */
+int sb_regs_save(const struct sb_regs *regs, const char *path,
+		 struct sb_err *err);
+
+/* Read a snapshot.  Returns 0, -EBADMSG (names the field), -EFBIG, or the
+ * errno of the file operation.
+ */
+int sb_regs_load(struct sb_regs *regs, const char *path, struct sb_err *err);
+
+/* ---- ground truth ------------------------------------------------------ */
+
+#define SB_TRUTH_MAGIC		"PTRECGT"
+#define SB_TRUTH_VERSION	1
+
+struct sb_truth_writer;
+
+/* Create a ground-truth file.  Returns 0, the errno of open(), -ENOMEM. */
+int sb_truth_open(struct sb_truth_writer **tw, const char *path,
+		  struct sb_err *err);
+
+/* Append one executed instruction address.  Returns 0 or a write errno. */
+int sb_truth_add(struct sb_truth_writer *tw, uint64_t ip);
+
+/* Flush and free.  Returns 0 or the first write error. */
+int sb_truth_close(struct sb_truth_writer *tw, struct sb_err *err);
+
+/**
+ * sb_truth_load() - read all addresses of a ground-truth file
+ *
+ * Allocates at most the file's size.  Returns 0, -EBADMSG (bad magic or a
+ * size that is not header + 8 * n), -EPROTONOSUPPORT, -ENOMEM or the errno
+ * of the file operation.
+ */
+int sb_truth_load(const char *path, uint64_t **ips, size_t *count,
+		  struct sb_err *err);
+
+/* ---- writing a bundle -------------------------------------------------- */
+
+struct sb_bundle;
+
+/**
+ * sb_bundle_create() - start a new bundle directory
+ *
+ * @dir must not exist or be an empty directory.  Creates the layout of
+ * docs/bundle-format.md.  The bundle has no manifest until
+ * sb_bundle_finish(), so an interrupted recording is recognisably
+ * unfinished.
+ *
+ * Returns 0, -EEXIST when @dir is not empty, -ENOMEM, or the errno of
+ * mkdir().
+ */
+int sb_bundle_create(struct sb_bundle **b, const char *dir,
+		     struct sb_err *err);
+
+/* The manifest being built; the caller fills the descriptive fields. */
+struct sb_manifest *sb_bundle_manifest(struct sb_bundle *b);
+
+const char *sb_bundle_dir(const struct sb_bundle *b);
+
+/**
+ * sb_bundle_path() - absolute path of a bundle-relative file
+ *
+ * Returns the length of the result, or -ENAMETOOLONG.
+ */
+int sb_bundle_path(const struct sb_bundle *b, const char *rel, char *buf,
+		   size_t bufsz);
+
+/* Open the bundle's sideband stream for writing (once).  The bundle owns
+ * the writer: sb_bundle_finish() or sb_bundle_free() closes it, the caller
+ * must not.  Errors as sb_writer_open(), and -EBUSY when already opened.
+ */
+int sb_bundle_open_sideband(struct sb_bundle *b, struct sb_writer **w,
+			    struct sb_err *err);
+
+/**
+ * sb_bundle_add_thread() - declare a thread and its stream files
+ * @with_truth:	also name a ground-truth file.
+ *
+ * Fills the manifest's thread entry with the relative paths of its PT
+ * stream, register snapshot and ground truth; the caller creates them.
+ * Returns 0, -EEXIST when @tid is already declared, -ENOMEM.
+ */
+int sb_bundle_add_thread(struct sb_bundle *b, uint32_t pid, uint32_t tid,
+			 bool with_truth, const struct sb_thread **thread);
+
+/**
+ * sb_bundle_add_image_file() - copy an executable file into the image store
+ * @path:	the file on this machine.
+ * @key:	receives the image key (build-id or content hash).
+ *
+ * Files are keyed by their GNU build-id note ("buildid-<hex>") or, lacking
+ * one, by SHA-256 of their contents ("sha256-<hex>").  Adding the same
+ * content twice stores it once.
+ *
+ * Returns 0, -ENOMEM, -ENAMETOOLONG, or the errno of the file operation.
+ */
+int sb_bundle_add_image_file(struct sb_bundle *b, const char *path,
+			     char *key, size_t keysz, struct sb_err *err);
+
+/* As sb_bundle_add_image_file(), for bytes in memory (the vdso).  @path is
+ * the name recorded for it ("[vdso]").
+ */
+int sb_bundle_add_image_mem(struct sb_bundle *b, const void *buf, size_t len,
+			    const char *path, char *key, size_t keysz,
+			    struct sb_err *err);
+
+/* Longest key, with NUL: "sha256-" + 64 hex digits, or "buildid-" + 40. */
+#define SB_IMAGE_KEY_MAX	80
+
+/**
+ * sb_bundle_finish() - list every file with its size, write the manifest
+ *
+ * Returns 0, the errors of sb_manifest_save(), or -ENOENT when a declared
+ * thread's PT stream was never created.
+ */
+int sb_bundle_finish(struct sb_bundle *b, struct sb_err *err);
+
+/* Free the writer.  An unfinished bundle stays on disk without manifest. */
+void sb_bundle_free(struct sb_bundle *b);
+
+/* ---- image keys -------------------------------------------------------- */
+
+/**
+ * sb_image_key() - compute the image-store key of an ELF file's bytes
+ *
+ * Returns 0, or -ENAMETOOLONG when @keysz is below SB_IMAGE_KEY_MAX.
+ */
+int sb_image_key(const void *buf, size_t len, char *key, size_t keysz);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PTREC_SIDEBAND_H */

@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * ptrec sideband record format, shared by the kernel module and user space.
+ *
+ * A sideband stream is a file header followed by records.  Every record
+ * starts with struct ptrec_sb_header {type, flags, size, time}; size covers
+ * the whole record including the header and is a multiple of 8, so readers
+ * can skip types they do not know.  Records appear in non-decreasing time
+ * order; records with equal time are ordered by their position in the
+ * stream.  Together that is the total order of all events of a recording.
+ *
+ * Layout rules: fixed-width types only, natural alignment, explicit
+ * reserved fields (written as zero, ignored on read), no implicit padding,
+ * little-endian (x86-64 only).  docs/bundle-format.md documents every
+ * record; tests/unit/sideband/test_format_doc.c checks the two agree.
+ *
+ * Any change to this file that changes a layout or adds a type bumps
+ * PTREC_SB_VERSION.
+ */
+#ifndef _UAPI_PTREC_SIDEBAND_H
+#define _UAPI_PTREC_SIDEBAND_H
+
+#include <linux/types.h>
+
+#define PTREC_SB_MAGIC		"PTRECSB"	/* 7 chars + NUL = 8 bytes */
+#define PTREC_SB_VERSION	1
+
+/* Largest record a writer may emit or a reader will accept, in bytes. */
+#define PTREC_SB_RECORD_MAX	8192
+/* Records are padded to a multiple of this. */
+#define PTREC_SB_ALIGN		8
+
+/**
+ * struct ptrec_sb_file_header - first bytes of a sideband stream
+ * @magic:	PTREC_SB_MAGIC including its terminating NUL.
+ * @version:	PTREC_SB_VERSION of the writer.
+ * @header_size: sizeof(struct ptrec_sb_file_header); records start here.
+ * @reserved:	zero.
+ */
+struct ptrec_sb_file_header {
+	__u8 magic[8];
+	__u32 version;
+	__u32 header_size;
+	__u64 reserved[2];
+};
+
+enum ptrec_sb_type {
+	PTREC_SB_MMAP		= 1,
+	PTREC_SB_MUNMAP		= 2,
+	PTREC_SB_MPROTECT	= 3,
+	PTREC_SB_EXEC		= 4,
+	PTREC_SB_COMM		= 5,
+	PTREC_SB_CR3		= 6,
+	PTREC_SB_SWITCH_IN	= 7,
+	PTREC_SB_SWITCH_OUT	= 8,
+	PTREC_SB_THREAD_START	= 9,
+	PTREC_SB_THREAD_EXIT	= 10,
+	PTREC_SB_PROCESS_EXIT	= 11,
+	PTREC_SB_LOST		= 12,
+	PTREC_SB_TIME		= 13,
+	PTREC_SB_SIGNAL		= 14,
+
+	PTREC_SB_TYPE_COUNT	/* one past the highest known type */
+};
+
+/* Header flags. */
+enum ptrec_sb_flag {
+	/* State found when recording started (e.g. /proc/PID/maps), not an
+	 * event that happened at @time.
+	 */
+	PTREC_SB_F_SNAPSHOT	= 1 << 0,
+	/* SWITCH_OUT: the thread was preempted (still runnable). */
+	PTREC_SB_F_PREEMPT	= 1 << 1,
+};
+
+/**
+ * struct ptrec_sb_header - common record header
+ * @type:	enum ptrec_sb_type.
+ * @flags:	enum ptrec_sb_flag; unknown bits are ignored by readers.
+ * @size:	whole record in bytes, header included, multiple of
+ *		PTREC_SB_ALIGN, at most PTREC_SB_RECORD_MAX.
+ * @time:	timestamp in TSC ticks (struct ptrec_sb_time converts).
+ */
+struct ptrec_sb_header {
+	__u16 type;
+	__u16 flags;
+	__u32 size;
+	__u64 time;
+};
+
+/*
+ * PTREC_SB_MMAP: a mapping appeared.  Followed by @key_len bytes of image
+ * key (the name of the copy in the bundle's image store, empty when the
+ * mapping is not file-backed or not executable) and @path_len bytes of path,
+ * neither NUL-terminated, then zero padding to PTREC_SB_ALIGN.
+ */
+struct ptrec_sb_mmap {
+	struct ptrec_sb_header hdr;
+	__u32 pid;
+	__u32 tid;
+	__u64 start;
+	__u64 len;
+	__u64 pgoff;		/* file offset in bytes */
+	__u32 prot;		/* PROT_READ/WRITE/EXEC */
+	__u32 mflags;		/* MAP_SHARED/PRIVATE/... */
+	__u16 key_len;
+	__u16 path_len;
+	__u32 reserved;
+};
+
+/* PTREC_SB_MUNMAP: [start, start + len) was unmapped. */
+struct ptrec_sb_munmap {
+	struct ptrec_sb_header hdr;
+	__u32 pid;
+	__u32 tid;
+	__u64 start;
+	__u64 len;
+};
+
+/* PTREC_SB_MPROTECT: [start, start + len) got protection @prot. */
+struct ptrec_sb_mprotect {
+	struct ptrec_sb_header hdr;
+	__u32 pid;
+	__u32 tid;
+	__u64 start;
+	__u64 len;
+	__u32 prot;
+	__u32 reserved;
+};
+
+/*
+ * PTREC_SB_EXEC: @pid replaced its image; every earlier mapping of @pid is
+ * gone.  Followed by @path_len bytes of the new program's path and padding.
+ */
+struct ptrec_sb_exec {
+	struct ptrec_sb_header hdr;
+	__u32 pid;
+	__u32 tid;
+	__u16 path_len;
+	__u16 reserved0;
+	__u32 reserved1;
+};
+
+#define PTREC_SB_COMM_LEN	16	/* TASK_COMM_LEN */
+
+/* PTREC_SB_COMM: thread name, NUL-padded. */
+struct ptrec_sb_comm {
+	struct ptrec_sb_header hdr;
+	__u32 pid;
+	__u32 tid;
+	__u8 comm[PTREC_SB_COMM_LEN];
+};
+
+/* PTREC_SB_CR3: the page-table base of @pid's address space (seen on @tid). */
+struct ptrec_sb_cr3 {
+	struct ptrec_sb_header hdr;
+	__u32 pid;
+	__u32 tid;
+	__u64 cr3;
+};
+
+/* PTREC_SB_SWITCH_IN / PTREC_SB_SWITCH_OUT: @tid got or lost @cpu at time. */
+struct ptrec_sb_switch {
+	struct ptrec_sb_header hdr;
+	__u32 pid;
+	__u32 tid;
+	__u32 cpu;
+	__u32 reserved;
+};
+
+/*
+ * PTREC_SB_THREAD_START: @parent_tid created @tid.  @pid differs from
+ * @parent_pid for fork and equals it for a new thread.
+ */
+struct ptrec_sb_thread_start {
+	struct ptrec_sb_header hdr;
+	__u32 pid;
+	__u32 tid;
+	__u32 parent_pid;
+	__u32 parent_tid;
+	__u64 clone_flags;
+};
+
+/* PTREC_SB_THREAD_EXIT: @tid ended. */
+struct ptrec_sb_thread_exit {
+	struct ptrec_sb_header hdr;
+	__u32 pid;
+	__u32 tid;
+	__s32 exit_code;
+	__u32 reserved;
+};
+
+enum ptrec_sb_exit_kind {
+	PTREC_SB_EXITED		= 0,	/* @status is the exit status */
+	PTREC_SB_KILLED		= 1,	/* @status is the signal number */
+	PTREC_SB_DUMPED		= 2,	/* killed, and a core was dumped */
+	PTREC_SB_DETACHED	= 3,	/* recording stopped, process lives */
+};
+
+/* PTREC_SB_PROCESS_EXIT: the last thread of @pid ended. */
+struct ptrec_sb_process_exit {
+	struct ptrec_sb_header hdr;
+	__u32 pid;
+	__u32 kind;		/* enum ptrec_sb_exit_kind */
+	__s32 status;
+	__u32 reserved;
+};
+
+enum ptrec_sb_lost_reason {
+	PTREC_SB_LOST_OVERFLOW	= 1,	/* PT internal buffer overflow (OVF) */
+	PTREC_SB_LOST_FULL	= 2,	/* stop-on-full: output buffer full */
+	PTREC_SB_LOST_WRAP	= 3,	/* ring mode overwrote old data */
+	PTREC_SB_LOST_READER	= 4,	/* user space drained too slowly */
+	PTREC_SB_LOST_TRUNCATED	= 5,	/* importer: truncated input */
+	PTREC_SB_LOST_SIDEBAND	= 6,	/* sideband records were dropped */
+};
+
+/*
+ * PTREC_SB_LOST: @bytes of @tid's PT stream (or of sideband) were lost;
+ * the loss sits at @offset of that thread's PT stream file.
+ */
+struct ptrec_sb_lost {
+	struct ptrec_sb_header hdr;
+	__u32 tid;
+	__u32 reason;		/* enum ptrec_sb_lost_reason */
+	__u64 bytes;
+	__u64 offset;
+};
+
+/*
+ * PTREC_SB_TIME: TSC to nanoseconds, as perf_event_mmap_page does:
+ *   ns = time_zero + (tsc >> time_shift) * time_mult
+ *        + (((tsc & ((1 << time_shift) - 1)) * time_mult) >> time_shift)
+ * @realtime_ns is CLOCK_REALTIME at TSC value hdr.time (0 if unknown).
+ */
+struct ptrec_sb_time {
+	struct ptrec_sb_header hdr;
+	__u16 time_shift;
+	__u16 reserved0;
+	__u32 time_mult;
+	__u64 time_zero;
+	__u64 tsc_hz;
+	__u64 realtime_ns;
+};
+
+enum ptrec_sb_signal_flag {
+	PTREC_SB_SIG_FATAL	= 1 << 0,	/* default action kills */
+	PTREC_SB_SIG_HANDLED	= 1 << 1,	/* a handler runs next */
+};
+
+/* PTREC_SB_SIGNAL: @signo was delivered to @tid (si_code, si_addr). */
+struct ptrec_sb_signal {
+	struct ptrec_sb_header hdr;
+	__u32 pid;
+	__u32 tid;
+	__s32 signo;
+	__s32 code;
+	__u64 addr;
+	__u32 sflags;		/* enum ptrec_sb_signal_flag */
+	__u32 reserved;
+};
+
+#endif /* _UAPI_PTREC_SIDEBAND_H */
