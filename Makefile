@@ -59,12 +59,18 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(SB_LIB)
 
 # ---- tests ---------------------------------------------------------------
 
+MKBUNDLE := $(BUILD)/tests/tools/mkbundle
+$(MKBUNDLE): tests/tools/mkbundle.c $(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(SB_LIB) \
+		$(LIBS_SIDEBAND)
+
 unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do \
 		echo "== $$t"; PTREC_SRCDIR=$(CURDIR) $$t --jobs 2; done
 
-cli-test: $(PTREC)
-	PTREC=$(CURDIR)/$(PTREC) tests/cli/run.sh
+cli-test: $(PTREC) $(MKBUNDLE)
+	PTREC=$(CURDIR)/$(PTREC) MKBUNDLE=$(CURDIR)/$(MKBUNDLE) tests/cli/run.sh
 
 # libFuzzer needs clang; harnesses link the library sources directly so the
 # whole reader is instrumented.
@@ -108,7 +114,7 @@ deps:
 test: deps
 	$(MAKE) check
 
-demo: all
+demo: all $(MKBUNDLE)
 	./scripts/demo $(BUILD)
 
 # ---- install -------------------------------------------------------------

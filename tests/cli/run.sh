@@ -1,0 +1,99 @@
+#!/bin/sh
+# CLI tests: the real ptrec binary on bundles written by the library, golden
+# output for `ptrec dump`, and clear errors (naming the file and the offset
+# or field) with a non-zero exit for every kind of damaged bundle.
+set -u
+: "${PTREC:?set PTREC to the ptrec binary}"
+: "${MKBUNDLE:?set MKBUNDLE to the mkbundle test tool}"
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d /tmp/ptrec-cli-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+n=0
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
+
+# expect_fail NAME STATUS PATTERN CMD...: CMD exits STATUS, stderr has PATTERN
+expect_fail() {
+	name=$1 want=$2 pat=$3
+	shift 3
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	st=$?
+	if [ "$st" -eq "$want" ] && grep -q -- "$pat" "$tmp/err"; then
+		ok "$name"
+	else
+		bad "$name (exit $st, want $want; stderr: $(cat "$tmp/err"))"
+	fi
+}
+
+fresh() {
+	rm -rf "$tmp/b"
+	"$MKBUNDLE" "$tmp/b" || { bad "mkbundle"; exit 1; }
+}
+
+"$PTREC" version | grep -q "bundle format 1, sideband format 1" &&
+	ok "version names the formats" || bad "version"
+
+fresh
+if "$PTREC" dump "$tmp/b" >"$tmp/dump" 2>"$tmp/err" &&
+	diff -u "$here/golden/dump-mkbundle.txt" "$tmp/dump"; then
+	ok "dump matches golden output"
+else
+	bad "dump differs from golden output: $(cat "$tmp/err")"
+fi
+"$PTREC" dump "$tmp/b/sideband.sb" | tail -n 8 >"$tmp/sb"
+tail -n 8 "$here/golden/dump-mkbundle.txt" | diff -u - "$tmp/sb" >/dev/null &&
+	ok "dump of a bare sideband stream" || bad "dump of a bare stream"
+
+expect_fail "no arguments" 2 "usage" "$PTREC"
+expect_fail "unknown command" 2 "unknown command 'frobnicate'" \
+	"$PTREC" frobnicate
+expect_fail "dump without bundle" 2 "usage" "$PTREC" dump
+expect_fail "missing bundle names the path" 1 "$tmp/none" \
+	"$PTREC" dump "$tmp/none"
+
+fresh
+rm "$tmp/b/manifest.json"
+expect_fail "unfinished bundle says incomplete" 1 "incomplete" \
+	"$PTREC" dump "$tmp/b"
+
+fresh
+printf '{"format": "ptrec-bundle", ' >"$tmp/b/manifest.json"
+expect_fail "manifest not JSON names the offset" 1 "byte offset" \
+	"$PTREC" dump "$tmp/b"
+
+fresh
+sed -i 's/"format_version": 1/"format_version": 7/' "$tmp/b/manifest.json"
+expect_fail "newer bundle version asks to upgrade" 1 "upgrade ptrec" \
+	"$PTREC" dump "$tmp/b"
+
+fresh
+sed -i '/"producer"/d' "$tmp/b/manifest.json"
+expect_fail "missing field is named" 1 "field 'producer': missing" \
+	"$PTREC" dump "$tmp/b"
+
+fresh
+rm "$tmp/b/pt/101.pt"
+expect_fail "missing stream file is named" 1 "pt/101.pt: listed in .* but missing" \
+	"$PTREC" dump "$tmp/b"
+
+fresh
+truncate -s 10 "$tmp/b/pt/100.pt"
+expect_fail "truncated stream file is detected" 1 "100.pt: 10 bytes.*truncated" \
+	"$PTREC" dump "$tmp/b"
+
+fresh
+truncate -s 100 "$tmp/b/sideband.sb"
+expect_fail "truncated sideband via bundle" 1 "sideband.sb: 100 bytes" \
+	"$PTREC" dump "$tmp/b"
+expect_fail "truncated sideband names the offset" 1 "sideband.sb: offset 80: .*runs past" \
+	"$PTREC" dump "$tmp/b/sideband.sb"
+
+fresh
+printf 'garbage' >"$tmp/garbage"
+expect_fail "not a sideband stream" 1 "not a ptrec sideband stream" \
+	"$PTREC" dump "$tmp/garbage"
+
+echo "1..$n"
+[ "$fails" -eq 0 ] || { echo "$fails of $n CLI tests failed"; exit 1; }
