@@ -73,16 +73,20 @@ cli-test: $(PTREC) $(MKBUNDLE)
 	PTREC=$(CURDIR)/$(PTREC) MKBUNDLE=$(CURDIR)/$(MKBUNDLE) tests/cli/run.sh
 
 # libFuzzer needs clang; harnesses link the library sources directly so the
-# whole reader is instrumented.
+# whole reader is instrumented.  mkseeds writes each harness's seeds with the
+# library's own writers; crash inputs land in $(BUILD)/fuzz/NAME-crash-*, and
+# -timeout keeps a hanging input from outliving FUZZ_SECONDS by much.
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(SB_SRCS) sideband/sideband.h
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(SB_SRCS) $(wildcard sideband/*.h) \
+		sideband/uapi/ptrec_sideband.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(ALL_CPPFLAGS) -std=gnu11 $(WARN) $(FUZZ_FLAGS) -o $@ $< \
 		$(SB_SRCS) $(LIBS_SIDEBAND)
 
-$(BUILD)/fuzz/mkseeds: tests/fuzz/mkseeds.c $(SB_LIB)
+$(BUILD)/fuzz/mkseeds: tests/fuzz/mkseeds.c $(SB_LIB) sideband/sideband.h \
+		sideband/uapi/ptrec_sideband.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(SB_LIB) $(LIBS_SIDEBAND)
 
@@ -90,8 +94,13 @@ fuzz: $(FUZZ_BINS) $(BUILD)/fuzz/mkseeds
 	@set -e; for f in $(FUZZ_BINS); do \
 		n=$$(basename $$f); c=$(BUILD)/fuzz/corpus/$$n; \
 		rm -rf $$c; mkdir -p $$c; $(BUILD)/fuzz/mkseeds $$n $$c; \
+		r=tests/fuzz/regressions/$$n; if [ -d $$r ]; then \
+			echo "== $$n: replaying $$r"; \
+			$$f $$r/* >$(BUILD)/fuzz/$$n.replay.log 2>&1 || \
+			{ tail -40 $(BUILD)/fuzz/$$n.replay.log; exit 1; }; fi; \
 		echo "== $$n ($(FUZZ_SECONDS) s)"; \
 		$$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+			-timeout=10 -artifact_prefix=$(BUILD)/fuzz/$$n- \
 			-print_final_stats=1 -close_fd_mask=1 $$c \
 			2>$(BUILD)/fuzz/$$n.log || \
 			{ tail -40 $(BUILD)/fuzz/$$n.log; exit 1; }; \

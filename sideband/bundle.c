@@ -160,8 +160,14 @@ int sb_bundle_add_thread(struct sb_bundle *b, uint32_t pid, uint32_t tid,
 	t->regs = fmt_path("regs/%" PRIu32 ".json", tid);
 	if (with_truth)
 		t->truth = fmt_path("truth/%" PRIu32 ".gt", tid);
-	if (!t->pt || !t->regs || (with_truth && !t->truth))
-		return -ENOMEM;	/* freed with the manifest */
+	if (!t->pt || !t->regs || (with_truth && !t->truth)) {
+		/* Take the half-built entry back out. */
+		free(t->pt);
+		free(t->regs);
+		free(t->truth);
+		b->m->nthreads--;
+		return -ENOMEM;
+	}
 	if (threadp)
 		*threadp = t;
 	return 0;

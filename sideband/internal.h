@@ -29,6 +29,9 @@ int sb_write_all(int fd, const void *buf, size_t len);
 int sb_write_file_atomic(const char *path, const void *buf, size_t len,
 			 struct sb_err *err);
 
+/* fsync the directory that holds @path.  Returns 0 or -errno. */
+int sb_sync_parent(const char *path);
+
 /* SHA-256 (FIPS 180-4) of @len bytes into @digest. */
 void sb_sha256(const void *buf, size_t len, uint8_t digest[32]);
 

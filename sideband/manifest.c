@@ -220,6 +220,39 @@ static int get_path(const struct ctx *c, json_t *obj, const char *key,
 	return 0;
 }
 
+/*
+ * Parses exactly "[0-9]+" (decimal, leading zeros allowed) or
+ * "0x[0-9a-fA-F]+", nothing else: strtoull() alone would also take octal,
+ * signs and leading white space.  Returns 0, or -1 on bad text or overflow.
+ */
+static int parse_u64(const char *s, uint64_t *out)
+{
+	unsigned int base = 10, d;
+	uint64_t v = 0;
+
+	if (s[0] == '0' && s[1] == 'x') {
+		base = 16;
+		s += 2;
+	}
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s >= '0' && *s <= '9')
+			d = (unsigned int)(*s - '0');
+		else if (base == 16 && *s >= 'a' && *s <= 'f')
+			d = (unsigned int)(*s - 'a' + 10);
+		else if (base == 16 && *s >= 'A' && *s <= 'F')
+			d = (unsigned int)(*s - 'A' + 10);
+		else
+			return -1;
+		if (v > (UINT64_MAX - d) / base)
+			return -1;
+		v = v * base + d;
+	}
+	*out = v;
+	return 0;
+}
+
 /* Unsigned 64-bit values: a JSON integer, or a string in decimal or 0x-hex
  * for values a JSON number cannot hold exactly.
  */
@@ -237,14 +270,7 @@ static int get_u64(const struct ctx *c, json_t *obj, const char *key,
 			return field_fail(c, key, "must not be negative");
 		val = (uint64_t)json_integer_value(v);
 	} else if (json_is_string(v)) {
-		const char *s = json_string_value(v);
-		char *end;
-
-		if (!*s || *s == '-' || *s == '+' || *s == ' ')
-			return field_fail(c, key, "expected an unsigned number");
-		errno = 0;
-		val = strtoull(s, &end, 0);
-		if (errno || *end)
+		if (parse_u64(json_string_value(v), &val))
 			return field_fail(c, key, "expected an unsigned number");
 	} else {
 		return field_fail(c, key, "expected a number");
@@ -328,6 +354,10 @@ static int parse_cpu(const struct ctx *c, json_t *root, struct sb_manifest *m)
 	ret = get_str(&cc, o, "vendor", true, &vendor);
 	if (ret)
 		return ret;
+	if (strlen(vendor) >= sizeof(m->cpu.vendor)) {
+		free(vendor);
+		return field_fail(&cc, "vendor", "longer than 15 bytes");
+	}
 	snprintf(m->cpu.vendor, sizeof(m->cpu.vendor), "%s", vendor);
 	free(vendor);
 	ret = get_u32(&cc, o, "family", true, &m->cpu.family);
@@ -416,9 +446,10 @@ static int parse_command(const struct ctx *c, json_t *root,
 	if (!m->argv)
 		return sb_fail(c->err, -ENOMEM, "out of memory");
 	json_array_foreach(arr, i, v) {
-		if (!json_is_string(v))
+		if (!json_is_string(v) ||
+		    strlen(json_string_value(v)) != json_string_length(v))
 			return sb_fail(c->err, -EBADMSG,
-				       "%s: field 'command[%zu]': expected a string",
+				       "%s: field 'command[%zu]': expected a string without NUL bytes",
 				       c->name, i);
 		m->argv[i] = strdup(json_string_value(v));
 		if (!m->argv[i])
@@ -760,15 +791,30 @@ static json_t *u64_str(uint64_t v)
 	return json_string(buf);
 }
 
-/* json_object_set_new() that tolerates a NULL value (field omitted). */
-static int set(json_t *o, const char *key, json_t *v)
+/* A JSON integer where one holds the value, else a decimal string. */
+static json_t *u64_num(uint64_t v)
 {
-	return v ? json_object_set_new(o, key, v) : 0;
+	return v <= INT64_MAX ? json_integer((json_int_t)v) : u64_str(v);
 }
 
-static json_t *opt_str(const char *s)
+/* json_object_set_new(); a NULL value (allocation or encoding failure) is an
+ * error, never a silently missing field.
+ */
+static int set(json_t *o, const char *key, json_t *v)
 {
-	return s ? json_string(s) : NULL;
+	return v ? json_object_set_new(o, key, v) : -1;
+}
+
+/* Optional string field: omitted when @s is NULL. */
+static int set_opt(json_t *o, const char *key, const char *s)
+{
+	return s ? set(o, key, json_string(s)) : 0;
+}
+
+/* Appends @v to @arr; NULL is an error. */
+static int append(json_t *arr, json_t *v)
+{
+	return v ? json_array_append_new(arr, v) : -1;
 }
 
 static json_t *build(const struct sb_manifest *m)
@@ -783,36 +829,36 @@ static json_t *build(const struct sb_manifest *m)
 	bad |= set(root, "format_version", json_integer(m->format_version));
 	bad |= set(root, "producer", json_string(m->producer));
 	bad |= set(root, "backend", json_string(m->backend));
-	bad |= set(root, "cpu", json_pack("{s:s, s:i, s:i, s:i}",
+	bad |= set(root, "cpu", json_pack("{s:s, s:I, s:I, s:I}",
 					  "vendor", m->cpu.vendor,
-					  "family", (int)m->cpu.family,
-					  "model", (int)m->cpu.model,
-					  "stepping", (int)m->cpu.stepping));
+					  "family", (json_int_t)m->cpu.family,
+					  "model", (json_int_t)m->cpu.model,
+					  "stepping",
+					  (json_int_t)m->cpu.stepping));
 	arr = json_array();
 	for (i = 0; arr && i < SB_ARRAY_SIZE(feature_names); i++)
 		if (m->pt.features & (1u << i))
-			bad |= json_array_append_new(arr,
-						     json_string(feature_names[i]));
-	o = json_pack("{s:b, s:o, s:I, s:I, s:I, s:I, s:I, s:I}",
+			bad |= append(arr, json_string(feature_names[i]));
+	o = json_pack("{s:b, s:o, s:o, s:I, s:I, s:I, s:I, s:I}",
 		      "emulated", m->pt.emulated, "features", arr,
-		      "psb_period", (json_int_t)m->pt.psb_period,
+		      "psb_period", u64_num(m->pt.psb_period),
 		      "mtc_freq", (json_int_t)m->pt.mtc_freq,
 		      "nom_freq", (json_int_t)m->pt.nom_freq,
 		      "cpuid_15_eax", (json_int_t)m->pt.cpuid_15_eax,
 		      "cpuid_15_ebx", (json_int_t)m->pt.cpuid_15_ebx,
 		      "cyc_thresh", (json_int_t)m->pt.cyc_thresh);
-	bad |= set(root, "pt", o) || !o;
+	bad |= set(root, "pt", o);
 	o = json_pack("{s:i, s:I, s:o, s:o}",
 		      "time_shift", (int)m->time.time_shift,
 		      "time_mult", (json_int_t)m->time.time_mult,
 		      "time_zero", u64_str(m->time.time_zero),
 		      "tsc_hz", u64_str(m->time.tsc_hz));
-	bad |= set(root, "time", o) || !o;
+	bad |= set(root, "time", o);
 	arr = json_array();
 	for (i = 0; arr && i < m->argc; i++)
-		bad |= json_array_append_new(arr, json_string(m->argv[i]));
-	bad |= set(root, "command", arr) || !arr;
-	bad |= set(root, "cwd", opt_str(m->cwd));
+		bad |= append(arr, json_string(m->argv[i]));
+	bad |= set(root, "command", arr);
+	bad |= set_opt(root, "cwd", m->cwd);
 	bad |= set(root, "start_ns", u64_str(m->start_ns));
 	bad |= set(root, "stop_ns", u64_str(m->stop_ns));
 	bad |= set(root, "sideband", json_string(m->sideband));
@@ -821,10 +867,10 @@ static json_t *build(const struct sb_manifest *m)
 	for (i = 0; arr && i < m->nprocs; i++) {
 		o = json_pack("{s:I, s:I}", "pid", (json_int_t)m->procs[i].pid,
 			      "ppid", (json_int_t)m->procs[i].ppid);
-		bad |= !o || set(o, "exe", opt_str(m->procs[i].exe));
-		bad |= json_array_append_new(arr, o);
+		bad |= !o || set_opt(o, "exe", m->procs[i].exe);
+		bad |= append(arr, o);
 	}
-	bad |= set(root, "processes", arr) || !arr;
+	bad |= set(root, "processes", arr);
 
 	arr = json_array();
 	for (i = 0; arr && i < m->nthreads; i++) {
@@ -832,30 +878,30 @@ static json_t *build(const struct sb_manifest *m)
 
 		o = json_pack("{s:I, s:I, s:s}", "pid", (json_int_t)t->pid,
 			      "tid", (json_int_t)t->tid, "pt", t->pt);
-		bad |= !o || set(o, "regs", opt_str(t->regs)) ||
-		       set(o, "truth", opt_str(t->truth));
-		bad |= json_array_append_new(arr, o);
+		bad |= !o || set_opt(o, "regs", t->regs) ||
+		       set_opt(o, "truth", t->truth);
+		bad |= append(arr, o);
 	}
-	bad |= set(root, "threads", arr) || !arr;
+	bad |= set(root, "threads", arr);
 
 	arr = json_array();
 	for (i = 0; arr && i < m->nimages; i++) {
 		const struct sb_image *im = &m->images[i];
 
-		o = json_pack("{s:s, s:s, s:I}", "key", im->key, "file",
-			      im->file, "size", (json_int_t)im->size);
-		bad |= !o || set(o, "path", opt_str(im->path));
-		bad |= json_array_append_new(arr, o);
+		o = json_pack("{s:s, s:s, s:o}", "key", im->key, "file",
+			      im->file, "size", u64_num(im->size));
+		bad |= !o || set_opt(o, "path", im->path);
+		bad |= append(arr, o);
 	}
-	bad |= set(root, "images", arr) || !arr;
+	bad |= set(root, "images", arr);
 
 	arr = json_array();
 	for (i = 0; arr && i < m->nfiles; i++)
-		bad |= json_array_append_new(arr,
-			json_pack("{s:s, s:s, s:I}", "path", m->files[i].path,
-				  "kind", m->files[i].kind,
-				  "size", (json_int_t)m->files[i].size));
-	bad |= set(root, "files", arr) || !arr;
+		bad |= append(arr, json_pack("{s:s, s:s, s:o}",
+					     "path", m->files[i].path,
+					     "kind", m->files[i].kind,
+					     "size", u64_num(m->files[i].size)));
+	bad |= set(root, "files", arr);
 	if (bad) {
 		json_decref(root);
 		return NULL;
@@ -868,21 +914,50 @@ static int check_required(const struct sb_manifest *m, struct sb_err *err)
 {
 	size_t i;
 
+	size_t j;
+
 	if (!m->producer || !m->backend || !m->sideband)
 		return sb_fail(err, -EINVAL,
 			       "manifest: producer, backend and sideband are required");
-	for (i = 0; i < m->nthreads; i++)
-		if (!m->threads[i].pt)
+	if (!sb_path_is_safe(m->sideband))
+		return sb_fail(err, -EINVAL, "manifest: unsafe sideband path");
+	if (strlen(m->cpu.vendor) >= sizeof(m->cpu.vendor))
+		return sb_fail(err, -EINVAL, "manifest: cpu vendor too long");
+	for (i = 0; i < m->nthreads; i++) {
+		const struct sb_thread *t = &m->threads[i];
+
+		if (!t->pt || !sb_path_is_safe(t->pt) ||
+		    (t->regs && !sb_path_is_safe(t->regs)) ||
+		    (t->truth && !sb_path_is_safe(t->truth)))
 			return sb_fail(err, -EINVAL,
-				       "manifest: threads[%zu] has no PT stream", i);
-	for (i = 0; i < m->nimages; i++)
-		if (!m->images[i].key || !m->images[i].file)
+				       "manifest: threads[%zu] has no PT stream or an unsafe path",
+				       i);
+		for (j = 0; j < i; j++)
+			if (m->threads[j].tid == t->tid)
+				return sb_fail(err, -EINVAL,
+					       "manifest: thread %u listed twice",
+					       t->tid);
+	}
+	for (i = 0; i < m->nimages; i++) {
+		if (!m->images[i].key || !m->images[i].file ||
+		    !sb_path_is_safe(m->images[i].file))
 			return sb_fail(err, -EINVAL,
 				       "manifest: images[%zu] lacks key or file", i);
+		for (j = 0; j < i; j++)
+			if (!strcmp(m->images[j].key, m->images[i].key))
+				return sb_fail(err, -EINVAL,
+					       "manifest: image %s listed twice",
+					       m->images[i].key);
+	}
 	for (i = 0; i < m->nfiles; i++)
-		if (!m->files[i].path || !m->files[i].kind)
+		if (!m->files[i].path || !m->files[i].kind ||
+		    !sb_path_is_safe(m->files[i].path))
 			return sb_fail(err, -EINVAL,
 				       "manifest: files[%zu] lacks path or kind", i);
+	for (i = 0; i < m->argc; i++)
+		if (!m->argv[i])
+			return sb_fail(err, -EINVAL, "manifest: argv[%zu] is NULL",
+				       i);
 	return 0;
 }
 
@@ -902,11 +977,14 @@ int sb_manifest_save(const struct sb_manifest *m, const char *dir,
 	if (snprintf(path, sizeof(path), "%s/manifest.json", dir) >=
 	    (int)sizeof(path))
 		return sb_fail(err, -ENAMETOOLONG, "%s: path too long", dir);
+	/* json_string() also fails on text that is not UTF-8. */
 	root = build(m);
 	text = root ? json_dumps(root, JSON_INDENT(2)) : NULL;
 	json_decref(root);
 	if (!text)
-		return sb_fail(err, -ENOMEM, "%s: out of memory", path);
+		return sb_fail(err, -EINVAL,
+			       "%s: cannot encode the manifest (out of memory, or a string that is not UTF-8)",
+			       path);
 	ret = sb_write_file_atomic(path, text, strlen(text), err);
 	free(text);
 	return ret;

@@ -99,10 +99,18 @@ int sb_regs_load(struct sb_regs *regs, const char *path, struct sb_err *err)
 		goto out_decref;
 	}
 	v = json_object_get(root, "version");
-	if (!json_is_integer(v) || json_integer_value(v) != REGS_VERSION) {
+	if (!json_is_integer(v)) {
+		ret = regs_fail(err, path, "version", "expected an integer");
+		goto out_decref;
+	}
+	if (json_integer_value(v) != REGS_VERSION) {
 		ret = sb_fail(err, -EPROTONOSUPPORT,
-			      "%s: register snapshot version is not %d; use the ptrec release that wrote it",
-			      path, REGS_VERSION);
+			      "%s: register snapshot version %lld, this ptrec reads version %d; %s",
+			      path, (long long)json_integer_value(v),
+			      REGS_VERSION,
+			      json_integer_value(v) > REGS_VERSION ?
+			      "upgrade ptrec to read it" :
+			      "re-record it or use the ptrec release that wrote it");
 		goto out_decref;
 	}
 	v = json_object_get(root, "tid");

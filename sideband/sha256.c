@@ -2,7 +2,7 @@
 /*
  * SHA-256 as specified in FIPS 180-4, sections 4.1.2, 4.2.2, 5.3.3 and 6.2,
  * used to key images that carry no build-id.  Written from the standard;
- * checked against its test vectors in tests/unit/sideband/test_image.c.
+ * checked against its test vectors in tests/unit/sideband/test_bundle.c.
  */
 #include <string.h>
 

@@ -331,7 +331,11 @@ int sb_manifest_parse(struct sb_manifest **m, const char *text, size_t len,
  * Returns 0, errors of sb_manifest_parse(), or:
  * -ENOENT when the manifest is missing (an unfinished recording) or a listed
  *  file is missing;
- * -EBADMSG when a listed file's size differs (truncated or damaged);
+ * -EBADMSG when a listed file's size differs (truncated or damaged), a
+ *  listed path is not a regular file, or a file the manifest names is not
+ *  listed in "files";
+ * -EINVAL when manifest.json is not a regular file;
+ * -ENAMETOOLONG when a path does not fit PATH_MAX;
  * -EFBIG when manifest.json is larger than SB_MANIFEST_MAX;
  * the errno of open/read otherwise.
  */
@@ -346,8 +350,13 @@ int sb_manifest_load(struct sb_manifest **m, const char *dir,
  * Writes a temporary file, syncs it and renames it over manifest.json, so a
  * reader sees either no manifest or a whole one.
  *
- * Returns 0, -EINVAL when a required field is missing, -ENOMEM, or the errno
- * of the failing file operation (for example -ENOSPC).
+ * Checks what sb_manifest_parse() would reject first (required fields,
+ * unsafe paths, duplicate threads or images), so it never writes a manifest
+ * its own reader refuses.
+ *
+ * Returns 0, -EINVAL when a field is missing or invalid or a string is not
+ * UTF-8, -ENOMEM, or the errno of the failing file operation (for example
+ * -ENOSPC).
  */
 int sb_manifest_save(const struct sb_manifest *m, const char *dir,
 		     struct sb_err *err);
@@ -383,8 +392,9 @@ struct sb_regs {
 int sb_regs_save(const struct sb_regs *regs, const char *path,
 		 struct sb_err *err);
 
-/* Read a snapshot.  Returns 0, -EBADMSG (names the field), -EFBIG, or the
- * errno of the file operation.
+/* Read a snapshot.  Returns 0, -EBADMSG (names the field),
+ * -EPROTONOSUPPORT (another snapshot version), -EFBIG, -EINVAL (not a
+ * regular file), or the errno of the file operation.
  */
 int sb_regs_load(struct sb_regs *regs, const char *path, struct sb_err *err);
 
@@ -395,7 +405,9 @@ int sb_regs_load(struct sb_regs *regs, const char *path, struct sb_err *err);
 
 struct sb_truth_writer;
 
-/* Create a ground-truth file.  Returns 0, the errno of open(), -ENOMEM. */
+/* Create a ground-truth file and write its header.  Returns 0, the errno
+ * of open() or write() (for example -ENOSPC), -ENOMEM.
+ */
 int sb_truth_open(struct sb_truth_writer **tw, const char *path,
 		  struct sb_err *err);
 
@@ -409,8 +421,8 @@ int sb_truth_close(struct sb_truth_writer *tw, struct sb_err *err);
  * sb_truth_load() - read all addresses of a ground-truth file
  *
  * Allocates at most the file's size.  Returns 0, -EBADMSG (bad magic or a
- * size that is not header + 8 * n), -EPROTONOSUPPORT, -ENOMEM or the errno
- * of the file operation.
+ * size that is not header + 8 * n), -EPROTONOSUPPORT, -EFBIG (over 1 GiB),
+ * -EINVAL (not a regular file), -ENOMEM or the errno of the file operation.
  */
 int sb_truth_load(const char *path, uint64_t **ips, size_t *count,
 		  struct sb_err *err);
@@ -459,7 +471,8 @@ int sb_bundle_open_sideband(struct sb_bundle *b, struct sb_writer **w,
  *
  * Fills the manifest's thread entry with the relative paths of its PT
  * stream, register snapshot and ground truth; the caller creates them.
- * Returns 0, -EEXIST when @tid is already declared, -ENOMEM.
+ * *@thread stays valid until the next sb_bundle_add_thread() (the array
+ * grows).  Returns 0, -EEXIST when @tid is already declared, -ENOMEM.
  */
 int sb_bundle_add_thread(struct sb_bundle *b, uint32_t pid, uint32_t tid,
 			 bool with_truth, const struct sb_thread **thread);
@@ -471,9 +484,12 @@ int sb_bundle_add_thread(struct sb_bundle *b, uint32_t pid, uint32_t tid,
  *
  * Files are keyed by their GNU build-id note ("buildid-<hex>") or, lacking
  * one, by SHA-256 of their contents ("sha256-<hex>").  Adding the same
- * content twice stores it once.
+ * content twice stores it once; a second file with the same key (a stripped
+ * copy with the same build-id) is not stored again and the first entry,
+ * with its path, is kept.
  *
- * Returns 0, -ENOMEM, -ENAMETOOLONG, or the errno of the file operation.
+ * Returns 0, -ENOMEM, -ENAMETOOLONG, -EFBIG (over 1 GiB), -EINVAL (not a
+ * regular file), or the errno of the file operation.
  */
 int sb_bundle_add_image_file(struct sb_bundle *b, const char *path,
 			     char *key, size_t keysz, struct sb_err *err);
@@ -485,7 +501,9 @@ int sb_bundle_add_image_mem(struct sb_bundle *b, const void *buf, size_t len,
 			    const char *path, char *key, size_t keysz,
 			    struct sb_err *err);
 
-/* Longest key, with NUL: "sha256-" + 64 hex digits, or "buildid-" + 40. */
+/* Longest key, with NUL: "sha256-" + 64 hex digits, or "buildid-" + up to
+ * 64 (build-ids of 1 to 32 bytes).
+ */
 #define SB_IMAGE_KEY_MAX	80
 
 /**

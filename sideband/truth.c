@@ -92,6 +92,8 @@ int sb_truth_close(struct sb_truth_writer *tw, struct sb_err *err)
 	if (!tw)
 		return 0;
 	ret = truth_flush(tw);
+	if (!ret && fsync(tw->fd) < 0 && errno != EINVAL)
+		ret = -errno;
 	if (close(tw->fd) < 0 && !ret)
 		ret = -errno;
 	if (ret)
@@ -130,8 +132,11 @@ int sb_truth_load(const char *path, uint64_t **ipsp, size_t *countp,
 	}
 	if (h.version != SB_TRUTH_VERSION) {
 		ret = sb_fail(err, -EPROTONOSUPPORT,
-			      "%s: ground-truth version %u, this ptrec reads %d",
-			      path, h.version, SB_TRUTH_VERSION);
+			      "%s: ground-truth version %u, this ptrec reads version %d; %s",
+			      path, h.version, SB_TRUTH_VERSION,
+			      h.version > SB_TRUTH_VERSION ?
+			      "upgrade ptrec to read it" :
+			      "re-record it or use the ptrec release that wrote it");
 		goto out_free;
 	}
 	if ((len - sizeof(h)) % sizeof(uint64_t)) {

@@ -96,6 +96,31 @@ int sb_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+/* fsync the directory holding @path, so a rename into it is durable. */
+int sb_sync_parent(const char *path)
+{
+	char dir[4096];
+	char *slash;
+	int fd, ret = 0;
+
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
+	slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;	/* best effort: the data itself is synced */
+	if (fsync(fd) < 0 && errno != EINVAL)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
 int sb_write_file_atomic(const char *path, const void *buf, size_t len,
 			 struct sb_err *err)
 {
@@ -121,7 +146,7 @@ int sb_write_file_atomic(const char *path, const void *buf, size_t len,
 		unlink(tmp);
 		return sb_fail(err, ret, "%s: %s", path, strerror(-ret));
 	}
-	return 0;
+	return sb_sync_parent(path);
 }
 
 int sb_path_is_safe(const char *rel)

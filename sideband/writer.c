@@ -206,6 +206,9 @@ int sb_writer_close(struct sb_writer *w, struct sb_err *err)
 	if (!w)
 		return 0;
 	ret = flush(w);
+	/* Durable before a manifest can name it; EINVAL: not a file. */
+	if (!ret && fsync(w->fd) < 0 && errno != EINVAL)
+		ret = -errno;
 	if (close(w->fd) < 0 && !ret)
 		ret = -errno;
 	if (ret)

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * mkseeds HARNESS DIR: writes seed inputs for one fuzz harness into DIR.
+ *
+ * The seeds come from the library's own writers, so they follow the format
+ * as it is now: for fuzz_sideband_reader a stream holding one record of
+ * every type, an empty stream and a stream cut inside a record; for
+ * fuzz_manifest a manifest with every field set and a register snapshot.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sideband.h"
+
+static const char *dir;
+
+static int fail(const char *what, int ret, const struct sb_err *err)
+{
+	if (err && err->msg[0])
+		fprintf(stderr, "mkseeds: %s: %s\n", what, err->msg);
+	else
+		fprintf(stderr, "mkseeds: %s: %s\n", what, strerror(-ret));
+	return ret ? ret : -EIO;
+}
+
+static void seed_path(char *buf, size_t bufsz, const char *name)
+{
+	snprintf(buf, bufsz, "%s/%s", dir, name);
+}
+
+/* ---- fuzz_sideband_reader ---------------------------------------------- */
+
+static int add(struct sb_writer *w, struct ptrec_sb_header *hdr, uint16_t type,
+	       uint64_t time, struct sb_err *err)
+{
+	hdr->type = type;
+	hdr->time = time;
+	hdr->size = 0;		/* the type's fixed size */
+	return sb_writer_add(w, hdr, err);
+}
+
+/* One record of every known type, in time order. */
+static int write_all_types(struct sb_writer *w, struct sb_err *err)
+{
+	struct ptrec_sb_mmap mm = {
+		.hdr.flags = PTREC_SB_F_SNAPSHOT, .pid = 100, .tid = 100,
+		.start = 0x400000, .len = 0x2000, .pgoff = 0x1000,
+		.prot = 5, .mflags = 2,
+	};
+	struct ptrec_sb_exec ex = { .hdr.time = 1000, .pid = 100, .tid = 100 };
+	struct ptrec_sb_munmap mu = { .pid = 100, .tid = 100,
+				      .start = 0x7f0000000000, .len = 0x1000 };
+	struct ptrec_sb_mprotect mp = { .pid = 100, .tid = 100,
+					.start = 0x401000, .len = 0x1000,
+					.prot = 1 };
+	struct ptrec_sb_comm co = { .pid = 100, .tid = 100 };
+	struct ptrec_sb_cr3 cr = { .pid = 100, .tid = 100, .cr3 = 0x1234000 };
+	struct ptrec_sb_switch si = { .pid = 100, .tid = 101, .cpu = 1 };
+	struct ptrec_sb_switch so = { .hdr.flags = PTREC_SB_F_PREEMPT,
+				      .pid = 100, .tid = 101, .cpu = 1 };
+	struct ptrec_sb_thread_start ts = { .pid = 100, .tid = 101,
+					    .parent_pid = 100,
+					    .parent_tid = 100,
+					    .clone_flags = 0x3d0f00 };
+	struct ptrec_sb_thread_exit te = { .pid = 100, .tid = 101,
+					   .exit_code = 3 };
+	struct ptrec_sb_process_exit pe = { .pid = 100,
+					    .kind = PTREC_SB_KILLED,
+					    .status = 9 };
+	struct ptrec_sb_lost lo = { .tid = 101, .reason = PTREC_SB_LOST_WRAP,
+				    .bytes = 4096, .offset = 8192 };
+	struct ptrec_sb_time ti = { .time_shift = 10, .time_mult = 500,
+				    .time_zero = 1000000,
+				    .tsc_hz = 2000000000,
+				    .realtime_ns = 1700000000000000000ull };
+	struct ptrec_sb_signal sg = { .pid = 100, .tid = 101, .signo = 11,
+				      .code = 1, .addr = 0xdead,
+				      .sflags = PTREC_SB_SIG_FATAL };
+	int ret;
+
+	memcpy(co.comm, "fuzzme", 6);
+	ret = add(w, &ti.hdr, PTREC_SB_TIME, 0, err);
+	if (!ret)
+		ret = sb_writer_add_mmap(w, &mm, "buildid-0123456789abcdef",
+					 "/usr/bin/true", err);
+	if (!ret)
+		ret = sb_writer_add_exec(w, &ex, "/usr/bin/false", err);
+	if (!ret)
+		ret = add(w, &co.hdr, PTREC_SB_COMM, 1100, err);
+	if (!ret)
+		ret = add(w, &cr.hdr, PTREC_SB_CR3, 1100, err);
+	if (!ret)
+		ret = add(w, &mp.hdr, PTREC_SB_MPROTECT, 1200, err);
+	if (!ret)
+		ret = add(w, &mu.hdr, PTREC_SB_MUNMAP, 1300, err);
+	if (!ret)
+		ret = add(w, &ts.hdr, PTREC_SB_THREAD_START, 1400, err);
+	if (!ret)
+		ret = add(w, &si.hdr, PTREC_SB_SWITCH_IN, 1500, err);
+	if (!ret)
+		ret = add(w, &lo.hdr, PTREC_SB_LOST, 1600, err);
+	if (!ret)
+		ret = add(w, &sg.hdr, PTREC_SB_SIGNAL, 1700, err);
+	if (!ret)
+		ret = add(w, &so.hdr, PTREC_SB_SWITCH_OUT, 1800, err);
+	if (!ret)
+		ret = add(w, &te.hdr, PTREC_SB_THREAD_EXIT, 1900, err);
+	if (!ret)
+		ret = add(w, &pe.hdr, PTREC_SB_PROCESS_EXIT, 2000, err);
+	return ret;
+}
+
+static int write_stream(const char *name, bool all_types)
+{
+	struct sb_writer *w;
+	struct sb_err err = { "" };
+	char path[4096];
+	int ret;
+
+	seed_path(path, sizeof(path), name);
+	ret = sb_writer_open(&w, path, &err);
+	if (ret)
+		return fail(path, ret, &err);
+	ret = all_types ? write_all_types(w, &err) : 0;
+	if (ret) {
+		sb_writer_close(w, NULL);
+		return fail(path, ret, &err);
+	}
+	ret = sb_writer_close(w, &err);
+	return ret ? fail(path, ret, &err) : 0;
+}
+
+/* Copies the first @cut bytes of seed @from to seed @to. */
+static int truncate_copy(const char *from, const char *to, size_t cut)
+{
+	char src[4096], dst[4096], *buf;
+	struct stat st;
+	FILE *in, *out;
+	int ret = 0;
+
+	seed_path(src, sizeof(src), from);
+	seed_path(dst, sizeof(dst), to);
+	if (stat(src, &st) < 0 || (size_t)st.st_size <= cut)
+		return fail(src, -EINVAL, NULL);
+	buf = malloc(cut);
+	in = fopen(src, "rb");
+	out = fopen(dst, "wb");
+	if (!buf || !in || !out || fread(buf, 1, cut, in) != cut ||
+	    fwrite(buf, 1, cut, out) != cut)
+		ret = -EIO;
+	if (in)
+		fclose(in);
+	if (out && fclose(out) && !ret)
+		ret = -EIO;
+	free(buf);
+	return ret ? fail(dst, ret, NULL) : 0;
+}
+
+static int seeds_reader(void)
+{
+	int ret;
+
+	ret = write_stream("all-types.sb", true);
+	if (!ret)
+		ret = write_stream("empty.sb", false);
+	/* Cut 20 bytes into the first record: a truncated stream. */
+	if (!ret)
+		ret = truncate_copy("all-types.sb", "truncated.sb",
+				    sizeof(struct ptrec_sb_file_header) + 20);
+	return ret;
+}
+
+/* ---- fuzz_manifest ----------------------------------------------------- */
+
+static char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p) {
+		fprintf(stderr, "mkseeds: out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
+static struct sb_manifest *full_manifest(void)
+{
+	static const char *const argv[] = { "./prog", "--flag", "a b", "" };
+	struct sb_manifest *m = sb_manifest_new();
+	struct sb_process *p;
+	struct sb_thread *t;
+	struct sb_image *im;
+	struct sb_file *f;
+	static const char *const files[][2] = {
+		{ "sideband.sb", "sideband" },
+		{ "pt/100.pt", "pt" }, { "regs/100.json", "regs" },
+		{ "truth/100.gt", "truth" },
+		{ "pt/101.pt", "pt" }, { "regs/101.json", "regs" },
+		{ "images/buildid-0123456789abcdef", "image" },
+	};
+	size_t i;
+
+	if (!m)
+		return NULL;
+	m->producer = xstrdup("ptrec " PTREC_VERSION);
+	m->backend = xstrdup("emu");
+	snprintf(m->cpu.vendor, sizeof(m->cpu.vendor), "GenuineIntel");
+	m->cpu.family = 6;
+	m->cpu.model = 85;
+	m->cpu.stepping = 4;
+	m->pt.emulated = true;
+	m->pt.features = SB_PT_USER | SB_PT_BRANCH | SB_PT_TSC | SB_PT_MTC |
+			 SB_PT_RET_COMPRESSION;
+	m->pt.psb_period = 4096;
+	m->pt.mtc_freq = 3;
+	m->pt.nom_freq = 20;
+	m->pt.cpuid_15_eax = 2;
+	m->pt.cpuid_15_ebx = 168;
+	m->pt.cyc_thresh = 1;
+	m->time.time_shift = 31;
+	m->time.time_mult = 1234567;
+	m->time.time_zero = 18446744073709551000ull;
+	m->time.tsc_hz = 2100000000;
+	if (sb_manifest_set_argv(m, 4, argv))
+		goto fail;
+	m->cwd = xstrdup("/home/user/src");
+	m->start_ns = 1700000000000000000ull;
+	m->stop_ns = 1700000001000000000ull;
+	m->sideband = xstrdup("sideband.sb");
+
+	p = sb_manifest_add_process(m);
+	if (!p)
+		goto fail;
+	p->pid = 100;
+	p->ppid = 1;
+	p->exe = xstrdup("/usr/bin/prog");
+	p = sb_manifest_add_process(m);
+	if (!p)
+		goto fail;
+	p->pid = 200;		/* no ppid, no exe */
+
+	t = sb_manifest_add_thread(m);
+	if (!t)
+		goto fail;
+	t->pid = 100;
+	t->tid = 100;
+	t->pt = xstrdup("pt/100.pt");
+	t->regs = xstrdup("regs/100.json");
+	t->truth = xstrdup("truth/100.gt");
+	t = sb_manifest_add_thread(m);
+	if (!t)
+		goto fail;
+	t->pid = 100;
+	t->tid = 101;
+	t->pt = xstrdup("pt/101.pt");
+	t->regs = xstrdup("regs/101.json");
+
+	im = sb_manifest_add_image(m);
+	if (!im)
+		goto fail;
+	im->key = xstrdup("buildid-0123456789abcdef");
+	im->file = xstrdup("images/buildid-0123456789abcdef");
+	im->path = xstrdup("/usr/bin/prog");
+	im->size = 16384;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		f = sb_manifest_add_file(m);
+		if (!f)
+			goto fail;
+		f->path = xstrdup(files[i][0]);
+		f->kind = xstrdup(files[i][1]);
+		f->size = 4096 * (i + 1);
+	}
+	return m;
+fail:
+	sb_manifest_free(m);
+	return NULL;
+}
+
+/* Only the required fields, every array empty. */
+static struct sb_manifest *minimal_manifest(void)
+{
+	struct sb_manifest *m = sb_manifest_new();
+
+	if (!m)
+		return NULL;
+	m->producer = xstrdup("ptrec");
+	m->backend = xstrdup("kmod");
+	m->sideband = xstrdup("sideband.sb");
+	return m;
+}
+
+/* Saves @m (and frees it) as seed @name. */
+static int save_manifest(struct sb_manifest *m, const char *name)
+{
+	struct sb_err err = { "" };
+	char path[4096], to[4096];
+	int ret;
+
+	if (!m)
+		return fail(name, -ENOMEM, NULL);
+	ret = sb_manifest_save(m, dir, &err);
+	sb_manifest_free(m);
+	if (ret)
+		return fail("sb_manifest_save", ret, &err);
+	/* sb_manifest_save() always writes manifest.json: rename it. */
+	seed_path(path, sizeof(path), "manifest.json");
+	seed_path(to, sizeof(to), name);
+	if (rename(path, to) < 0)
+		return fail(to, -errno, NULL);
+	return 0;
+}
+
+static int seeds_manifest(void)
+{
+	struct sb_regs regs = { .tid = 101 };
+	struct sb_err err = { "" };
+	char path[4096];
+	unsigned int i;
+	int ret;
+
+	ret = save_manifest(full_manifest(), "seed-manifest.json");
+	if (!ret)
+		ret = save_manifest(minimal_manifest(),
+				    "seed-manifest-minimal.json");
+	if (ret)
+		return ret;
+
+	for (i = 0; i < SB_REG_COUNT; i++) {
+		if (i == SB_REG_ORIG_RAX)
+			continue;	/* one register left unknown */
+		regs.valid |= 1ull << i;
+		regs.val[i] = 0x1111111111111111ull * (i % 16) + i;
+	}
+	regs.val[SB_REG_RIP] = 0x401000;
+	regs.val[SB_REG_RSP] = 0x7ffffffde000;
+	seed_path(path, sizeof(path), "seed-regs.json");
+	ret = sb_regs_save(&regs, path, &err);
+	return ret ? fail(path, ret, &err) : 0;
+}
+
+int main(int argc, char **argv)
+{
+	int ret;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: mkseeds HARNESS-NAME DIR\n");
+		return 2;
+	}
+	dir = argv[2];
+	if (!strcmp(argv[1], "fuzz_sideband_reader")) {
+		ret = seeds_reader();
+	} else if (!strcmp(argv[1], "fuzz_manifest")) {
+		ret = seeds_manifest();
+	} else {
+		fprintf(stderr, "mkseeds: no seeds for harness '%s'\n",
+			argv[1]);
+		return 1;
+	}
+	return ret ? 1 : 0;
+}

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Ground-truth files: exact round trips of address lists, the on-disk
+ * header, rejection of damaged files with the exact errno and offset, and
+ * write errors reported by sb_truth_add/sb_truth_close.
+ */
+#include <inttypes.h>
+
+#include "helpers.h"
+
+TestSuite(truth, .init = test_dir_setup, .fini = test_dir_teardown);
+
+#define HEADER_SIZE 16
+
+/* Address @i of a test list: mixes 0, all ones and ordinary addresses. */
+static uint64_t addr(size_t i)
+{
+	switch (i % 5) {
+	case 0:
+		return 0x401000 + 4 * i;
+	case 1:
+		return UINT64_MAX - i;
+	case 2:
+		return 0;
+	case 3:
+		return 0x8000000000000000ull | i;
+	default:
+		return 0x00007f0123456789ull * (i + 1);
+	}
+}
+
+static void write_truth(const char *path, size_t n)
+{
+	struct sb_truth_writer *tw = NULL;
+	struct sb_err err = { "" };
+	size_t i;
+	int ret;
+
+	ret = sb_truth_open(&tw, path, &err);
+	cr_assert_eq(ret, 0, "%d %s", ret, err.msg);
+	cr_assert_not_null(tw);
+	for (i = 0; i < n; i++)
+		cr_assert_eq(sb_truth_add(tw, addr(i)), 0, "add %zu", i);
+	ret = sb_truth_close(tw, &err);
+	cr_assert_eq(ret, 0, "%d %s", ret, err.msg);
+}
+
+static void round_trip(size_t n)
+{
+	struct sb_err err = { "" };
+	uint64_t *ips = NULL;
+	size_t count = 12345, i;
+	char path[4096];
+	int ret;
+
+	tpath(path, sizeof(path), "%zu.gt", n);
+	write_truth(path, n);
+	cr_assert_eq(file_size(path), HEADER_SIZE + 8 * (long long)n);
+	ret = sb_truth_load(path, &ips, &count, &err);
+	cr_assert_eq(ret, 0, "%d %s", ret, err.msg);
+	cr_assert_eq(count, n);
+	cr_assert_not_null(ips);
+	for (i = 0; i < n; i++)
+		cr_assert_eq(ips[i], addr(i), "[%zu] %#" PRIx64 " vs %#" PRIx64,
+			     i, ips[i], addr(i));
+	free(ips);
+}
+
+/* A header with the given magic and version, then @extra bytes of zeros. */
+static void write_raw(const char *path, const char *magic, uint32_t version,
+		      size_t extra)
+{
+	unsigned char *buf = calloc(1, HEADER_SIZE + extra);
+
+	cr_assert_not_null(buf);
+	memcpy(buf, magic, 8);
+	memcpy(buf + 8, &version, 4);
+	write_bytes(path, buf, HEADER_SIZE + extra);
+	free(buf);
+}
+
+static void expect_load(const char *path, int code, const char *want)
+{
+	struct sb_err err = { "" };
+	uint64_t *ips = NULL;
+	size_t count = 0;
+	int ret;
+
+	ret = sb_truth_load(path, &ips, &count, &err);
+	cr_assert_eq(ret, code, "got %d (%s)", ret, err.msg);
+	cr_assert_null(ips);
+	assert_msg_has(&err, path);
+	if (want)
+		assert_msg_has(&err, want);
+}
+
+/* ---- round trips -------------------------------------------------------- */
+
+/* An empty list, one address and 10,000 addresses come back exactly. */
+Test(truth, round_trip)
+{
+	round_trip(0);
+	round_trip(1);
+	round_trip(10000);
+}
+
+/* Counts around likely buffer sizes come back exactly. */
+Test(truth, round_trip_buffer_edges)
+{
+	static const size_t counts[] = {
+		511, 512, 513, 4095, 4096, 4097, 8192, 8193, 65537,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		round_trip(counts[i]);
+}
+
+/* The file is the 16-byte header ("PTRECGT\0", version 1 little-endian,
+ * zero) followed by little-endian 64-bit addresses.
+ */
+Test(truth, on_disk_layout)
+{
+	static const unsigned char head[HEADER_SIZE] = {
+		'P', 'T', 'R', 'E', 'C', 'G', 'T', 0, 1, 0, 0, 0, 0, 0, 0, 0,
+	};
+	unsigned char *data;
+	char path[4096];
+	size_t len, i;
+
+	write_truth(tpath(path, sizeof(path), "t.gt"), 3);
+	data = (unsigned char *)read_bytes(path, &len);
+	cr_assert_eq(len, HEADER_SIZE + 3 * 8);
+	cr_assert_arr_eq(data, head, HEADER_SIZE);
+	cr_assert_eq(memcmp(data, SB_TRUTH_MAGIC, sizeof(SB_TRUTH_MAGIC)), 0);
+	for (i = 0; i < 3; i++) {
+		uint64_t v = 0;
+		int b;
+
+		for (b = 7; b >= 0; b--)
+			v = v << 8 | data[HEADER_SIZE + 8 * i + (size_t)b];
+		cr_assert_eq(v, addr(i));
+	}
+	free(data);
+}
+
+/* Opening an existing file truncates it. */
+Test(truth, open_truncates)
+{
+	char path[4096];
+
+	tpath(path, sizeof(path), "t.gt");
+	write_truth(path, 100);
+	write_truth(path, 2);
+	cr_assert_eq(file_size(path), HEADER_SIZE + 2 * 8);
+}
+
+/* ---- damaged files ------------------------------------------------------ */
+
+/* A wrong magic fails with -EBADMSG at offset 0. */
+Test(truth, bad_magic)
+{
+	char path[4096];
+
+	tpath(path, sizeof(path), "t.gt");
+	write_raw(path, "PTRECSB", SB_TRUTH_VERSION, 8);
+	expect_load(path, -EBADMSG, "magic");
+	write_raw(path, "ptrecgt", SB_TRUTH_VERSION, 0);
+	expect_load(path, -EBADMSG, "offset 0");
+	/* the NUL after the name is part of the magic */
+	write_raw(path, "PTRECGTX", SB_TRUTH_VERSION, 0);
+	expect_load(path, -EBADMSG, "magic");
+}
+
+/* Files shorter than the header fail with -EBADMSG. */
+Test(truth, truncated_header)
+{
+	char path[4096];
+	size_t len;
+
+	tpath(path, sizeof(path), "t.gt");
+	for (len = 0; len < HEADER_SIZE; len++) {
+		write_bytes(path, "PTRECGT\0\1\0\0\0\0\0\0\0", len);
+		expect_load(path, -EBADMSG, "offset 0");
+	}
+}
+
+/* A size that is not header + 8n fails with the offset of the partial
+ * address.
+ */
+Test(truth, partial_address)
+{
+	char path[4096], want[64];
+	size_t n, extra;
+
+	tpath(path, sizeof(path), "t.gt");
+	for (n = 0; n < 3; n++) {
+		for (extra = 1; extra < 8; extra++) {
+			write_raw(path, SB_TRUTH_MAGIC, SB_TRUTH_VERSION,
+				  8 * n + extra);
+			snprintf(want, sizeof(want), "offset %zu",
+				 HEADER_SIZE + 8 * n);
+			expect_load(path, -EBADMSG, want);
+		}
+	}
+}
+
+/* Any other version fails with -EPROTONOSUPPORT. */
+Test(truth, other_version)
+{
+	char path[4096];
+
+	tpath(path, sizeof(path), "t.gt");
+	write_raw(path, SB_TRUTH_MAGIC, 2, 16);
+	expect_load(path, -EPROTONOSUPPORT, "version 2");
+	write_raw(path, SB_TRUTH_MAGIC, 0, 0);
+	expect_load(path, -EPROTONOSUPPORT, "version 0");
+}
+
+/* A missing file fails with -ENOENT naming it. */
+Test(truth, missing_file)
+{
+	char path[4096];
+
+	expect_load(tpath(path, sizeof(path), "none.gt"), -ENOENT, NULL);
+}
+
+/* ---- write errors ------------------------------------------------------- */
+
+/* /dev/full: the failed write is reported, by sb_truth_open (the header
+ * write) or else by sb_truth_add/sb_truth_close, and never lost.
+ */
+Test(truth, dev_full)
+{
+	struct sb_truth_writer *tw = NULL;
+	struct sb_err err = { "" };
+	int ret, first = 0;
+	size_t i;
+
+	ret = sb_truth_open(&tw, "/dev/full", &err);
+	if (ret) {
+		cr_assert_eq(ret, -ENOSPC, "%d %s", ret, err.msg);
+		assert_msg_has(&err, "/dev/full");
+		return;
+	}
+	for (i = 0; i < 100000; i++) {
+		ret = sb_truth_add(tw, i);
+		if (ret && !first)
+			first = ret;
+		if (first)
+			cr_assert_eq(ret, -ENOSPC, "add %zu after a failure",
+				     i);
+	}
+	ret = sb_truth_close(tw, &err);
+	cr_assert_eq(ret, -ENOSPC, "%d %s", ret, err.msg);
+	assert_msg_has(&err, "/dev/full");
+}
+
+/*
+ * A writer whose file descriptor becomes /dev/full after a good header:
+ * sb_truth_add fails with -ENOSPC once it must write, keeps failing, and
+ * sb_truth_close reports -ENOSPC naming the file.
+ */
+Test(truth, enospc_after_open)
+{
+	struct sb_truth_writer *tw = NULL;
+	struct sb_err err = { "" };
+	struct stat st_fd, st_file;
+	int ret, fd, full, failed = 0;
+	char path[4096];
+	size_t i;
+
+	/* sb_truth_open's descriptor will be the lowest free one */
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	cr_assert(fd >= 0);
+	close(fd);
+	ret = sb_truth_open(&tw, tpath(path, sizeof(path), "t.gt"), &err);
+	cr_assert_eq(ret, 0, "%d %s", ret, err.msg);
+	cr_assert_eq(fstat(fd, &st_fd), 0);
+	cr_assert_eq(stat(path, &st_file), 0);
+	if (st_fd.st_ino != st_file.st_ino || st_fd.st_dev != st_file.st_dev)
+		cr_skip_test("cannot find the writer's descriptor");
+	full = open("/dev/full", O_WRONLY | O_CLOEXEC);
+	cr_assert(full >= 0);
+	cr_assert_eq(dup2(full, fd), fd);
+	close(full);
+
+	for (i = 0; i < 100000; i++) {
+		ret = sb_truth_add(tw, addr(i));
+		if (ret) {
+			cr_assert_eq(ret, -ENOSPC, "add %zu: %d", i, ret);
+			failed++;
+		} else {
+			cr_assert_eq(failed, 0,
+				     "add %zu succeeded after a failure", i);
+		}
+	}
+	cr_assert_gt(failed, 0, "no add reported the write error");
+	ret = sb_truth_close(tw, &err);
+	cr_assert_eq(ret, -ENOSPC, "%d %s", ret, err.msg);
+	assert_msg_has(&err, path);
+	/* only the header reached the file */
+	cr_assert_eq(file_size(path), HEADER_SIZE);
+}
+
+/* A few addresses that stay buffered still fail at close. */
+Test(truth, enospc_at_close)
+{
+	struct sb_truth_writer *tw = NULL;
+	struct sb_err err = { "" };
+	int ret, fd, full;
+	struct stat st_fd, st_file;
+	char path[4096];
+
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	cr_assert(fd >= 0);
+	close(fd);
+	ret = sb_truth_open(&tw, tpath(path, sizeof(path), "t.gt"), &err);
+	cr_assert_eq(ret, 0, "%d %s", ret, err.msg);
+	cr_assert_eq(fstat(fd, &st_fd), 0);
+	cr_assert_eq(stat(path, &st_file), 0);
+	if (st_fd.st_ino != st_file.st_ino || st_fd.st_dev != st_file.st_dev)
+		cr_skip_test("cannot find the writer's descriptor");
+	full = open("/dev/full", O_WRONLY | O_CLOEXEC);
+	cr_assert(full >= 0);
+	cr_assert_eq(dup2(full, fd), fd);
+	close(full);
+	cr_assert_eq(sb_truth_add(tw, 1), 0);
+	cr_assert_eq(sb_truth_add(tw, 2), 0);
+	ret = sb_truth_close(tw, &err);
+	cr_assert_eq(ret, -ENOSPC, "%d %s", ret, err.msg);
+	assert_msg_has(&err, path);
+}
+
+/* Creating a file in a missing directory reports open's errno. */
+Test(truth, open_error)
+{
+	struct sb_truth_writer *tw = NULL;
+	struct sb_err err = { "" };
+	char path[4096];
+	int ret;
+
+	ret = sb_truth_open(&tw, tpath(path, sizeof(path), "no/t.gt"), &err);
+	cr_assert_eq(ret, -ENOENT, "%d %s", ret, err.msg);
+	cr_assert_null(tw);
+	assert_msg_has(&err, path);
+	cr_assert_eq(sb_truth_close(NULL, &err), 0);
+}
