@@ -19,13 +19,17 @@ CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes \
 	-Wstrict-prototypes -Wformat=2 -Wno-format-nonliteral
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(EXTRA_CFLAGS)
-ALL_CPPFLAGS := -D_GNU_SOURCE -DPTREC_VERSION='"$(VERSION)"' -Isideband \
+ALL_CPPFLAGS := -D_GNU_SOURCE -DPTREC_VERSION='"$(VERSION)"' -Isideband -Irecord \
 	$(CPPFLAGS)
 LIBS_SIDEBAND := -ljansson -ldw -lelf
 
 SB_SRCS := $(wildcard sideband/*.c)
 SB_OBJS := $(SB_SRCS:%.c=$(BUILD)/%.o)
 SB_LIB := $(BUILD)/libptrec-sideband.a
+
+REC_SRCS := $(wildcard record/*.c)
+REC_OBJS := $(REC_SRCS:%.c=$(BUILD)/%.o)
+LIBS_RECORD := -lipt -lcapstone
 
 CLI_SRCS := $(wildcard cli/*.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
@@ -48,9 +52,9 @@ $(SB_LIB): $(SB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(PTREC): $(CLI_OBJS) $(SB_LIB)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(SB_LIB) \
-		$(LIBS_SIDEBAND)
+$(PTREC): $(CLI_OBJS) $(REC_OBJS) $(SB_LIB)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(REC_OBJS) $(SB_LIB) \
+		$(LIBS_RECORD) $(LIBS_SIDEBAND)
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(SB_LIB)
 	@mkdir -p $(dir $@)

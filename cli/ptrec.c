@@ -7,12 +7,14 @@
 #include <string.h>
 
 #include "cli.h"
+#include "record.h"
 
 static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
 	const char *help;
 } commands[] = {
+	{ "record", rec_main, "record [OPTS] -- PROG ARGS  record a program (see ptrec record --help)" },
 	{ "dump", cli_dump, "dump BUNDLE|SIDEBAND  print manifest and sideband records" },
 	{ "version", cli_version, "version               print the version and formats" },
 };
@@ -24,8 +26,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: ptrec COMMAND [ARGS]\n\ncommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %s\n", commands[i].help);
-	fprintf(f, "\nnot built yet: record (software recorder), info, insns,\n"
-		   "calls, export (replay engine), replay (GDB integration)\n");
+	fprintf(f, "\nnot built yet: info, insns, calls, export (replay engine),\n"
+		   "replay (GDB integration)\n");
 }
 
 int cli_version(int argc, char **argv)

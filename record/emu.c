@@ -1,0 +1,1543 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The software recorder: single-steps every thread of the target with
+ * ptrace and encodes what really executed as the PT packets a CPU with
+ * user-only tracing would produce (ptenc.c), with the sideband a kernel
+ * would record.
+ *
+ * One thread steps in user space at a time, so a single clock orders every
+ * instruction, packet and sideband record of all threads.  Threads inside
+ * a system call run concurrently (they may block), and their completion is
+ * just another stop.  Everything about an instruction is decided at the
+ * stop that shows its outcome: an instruction that did not execute (a
+ * signal arrived first, it faulted) is never put into the trace.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <dirent.h>
+#include <stdarg.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "insn.h"
+#include "maps.h"
+#include "ptenc.h"
+#include "record.h"
+
+#define QUANTUM 10000		/* instructions before another thread runs */
+#define ICACHE_SIZE (1u << 16)
+#define SB_ARRAY_SIZE_EARLY 64
+
+enum tstate {
+	T_NEW,		/* announced by a clone event, first stop pending */
+	T_READY,	/* in ptrace-stop at an instruction boundary */
+	T_STEP,		/* stepping one user instruction */
+	T_SYSCALL,	/* stepping a SYSCALL: may block in the kernel */
+	T_DEAD,
+};
+
+struct proc {
+	pid_t pid, ppid;
+	struct maps maps;
+	bool exited;
+	struct proc *next;
+};
+
+struct thr {
+	pid_t tid;
+	struct proc *proc;
+	enum tstate st;
+	struct user_regs_struct regs;	/* at the last stop */
+	bool have_regs;
+	struct user_regs_struct entry;	/* when the step was issued */
+	struct insn in;			/* instruction being stepped */
+	uint64_t ip;
+	int pending_sig;		/* to deliver at the next resume */
+	bool delivering;		/* a caught signal is being delivered */
+	bool started;			/* PSB+ written */
+	bool opened;
+	struct ptenc enc;
+	struct sb_truth_writer *truth;
+	struct thr *next;
+};
+
+struct icache_ent {
+	uint64_t ip;
+	pid_t pid;
+	uint32_t gen;
+	struct insn in;
+};
+
+struct image_key {
+	char *path;
+	char key[SB_IMAGE_KEY_MAX];
+	struct image_key *next;
+};
+
+struct emu {
+	const struct rec_options *o;
+	struct rec_stats *st;
+	struct sb_err *err;
+	struct sb_bundle *b;
+	struct sb_manifest *m;
+	struct sb_writer *sb;
+	struct insn_decoder *dec;
+	struct icache_ent *icache;
+	uint32_t gen;
+	struct proc *procs;
+	struct thr *threads;
+	struct thr *cur;
+	uint64_t quantum;
+	uint64_t clock;
+	int64_t mono_to_real;
+	struct image_key *keys;
+	pid_t main_pid;
+	bool launched;
+	int error;			/* first fatal error */
+	pid_t early[64];		/* stopped before their fork event */
+	unsigned int nearly;
+	uint64_t last_progress;
+};
+
+/* ---- time ------------------------------------------------------------ */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The recording's clock: monotonic nanoseconds, strictly increasing, so
+ * it totally orders every stamped event.
+ */
+static uint64_t now(struct emu *e)
+{
+	uint64_t t = mono_ns();
+
+	e->clock = t > e->clock ? t : e->clock + 1;
+	return e->clock;
+}
+
+/* ---- errors ----------------------------------------------------------- */
+
+static int fail(struct emu *e, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct emu *e, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!e->error) {
+		e->error = code;
+		if (e->err) {
+			va_start(ap, fmt);
+			vsnprintf(e->err->msg, sizeof(e->err->msg), fmt, ap);
+			va_end(ap);
+		}
+	}
+	return code;
+}
+
+/* Records a write error of the bundle (sideband or a stream). */
+static int io_fail(struct emu *e, int ret, const char *what)
+{
+	return fail(e, ret, "%s/%s: %s", sb_bundle_dir(e->b), what,
+		    strerror(-ret));
+}
+
+/* ---- sideband --------------------------------------------------------- */
+
+static void sb_add(struct emu *e, struct ptrec_sb_header *h)
+{
+	struct sb_err err;
+	int ret;
+
+	if (e->error)
+		return;
+	h->time = now(e);
+	ret = sb_writer_add(e->sb, h, &err);
+	if (ret)
+		fail(e, ret, "%s", err.msg);
+	else
+		e->st->sideband_records++;
+}
+
+static void sb_comm(struct emu *e, struct thr *t)
+{
+	struct ptrec_sb_comm c = { .hdr = { .type = PTREC_SB_COMM } };
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", t->proc->pid,
+		 t->tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, c.comm, sizeof(c.comm) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	if (c.comm[n - 1] == '\n')
+		c.comm[n - 1] = '\0';
+	c.pid = (uint32_t)t->proc->pid;
+	c.tid = (uint32_t)t->tid;
+	sb_add(e, &c.hdr);
+}
+
+static void sb_switch(struct emu *e, struct thr *t, uint16_t type,
+		      uint16_t flags)
+{
+	struct ptrec_sb_switch s = { .hdr = { .type = type, .flags = flags } };
+
+	s.pid = (uint32_t)t->proc->pid;
+	s.tid = (uint32_t)t->tid;
+	sb_add(e, &s.hdr);
+}
+
+/* ---- image store ------------------------------------------------------ */
+
+static const char *image_key_file(struct emu *e, const char *path)
+{
+	struct image_key *k;
+	struct sb_err err;
+	int ret;
+
+	for (k = e->keys; k; k = k->next)
+		if (!strcmp(k->path, path))
+			return k->key;
+	k = calloc(1, sizeof(*k));
+	if (!k || !(k->path = strdup(path))) {
+		free(k);
+		fail(e, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	ret = sb_bundle_add_image_file(e->b, path, k->key, sizeof(k->key),
+				       &err);
+	if (ret) {
+		/* A vanished file is a gap in replay, not a failed recording. */
+		if (!e->o->quiet)
+			fprintf(stderr, "ptrec record: warning: %s\n", err.msg);
+		k->key[0] = '\0';
+	}
+	k->next = e->keys;
+	e->keys = k;
+	return k->key;
+}
+
+/* The vdso exists only in memory: copy it from the process. */
+static const char *image_key_vdso(struct emu *e, pid_t pid,
+				  const struct map *mp)
+{
+	static char key[SB_IMAGE_KEY_MAX];
+	size_t len = (size_t)(mp->end - mp->start);
+	struct iovec local, remote;
+	struct sb_err err;
+	void *buf;
+
+	buf = malloc(len);
+	if (!buf)
+		return NULL;
+	local.iov_base = buf;
+	local.iov_len = len;
+	remote.iov_base = (void *)(uintptr_t)mp->start;
+	remote.iov_len = len;
+	if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != (ssize_t)len ||
+	    sb_bundle_add_image_mem(e->b, buf, len, "[vdso]", key, sizeof(key),
+				    &err)) {
+		free(buf);
+		return NULL;
+	}
+	free(buf);
+	return key;
+}
+
+/* ---- address space ------------------------------------------------------ */
+
+static void emit_mmap(struct emu *e, struct proc *p, pid_t tid,
+		      const struct map *mp, uint16_t flags)
+{
+	struct ptrec_sb_mmap m = { .hdr = { .type = PTREC_SB_MMAP,
+					    .flags = flags } };
+	const char *key = NULL;
+	struct sb_err err;
+	int ret;
+
+	if (mp->prot & PROT_EXEC) {
+		if (map_is_file(mp))
+			key = image_key_file(e, mp->path);
+		else if (!strcmp(mp->path, "[vdso]"))
+			key = image_key_vdso(e, p->pid, mp);
+	}
+	if (e->error)
+		return;
+	m.hdr.time = now(e);
+	m.pid = (uint32_t)p->pid;
+	m.tid = (uint32_t)tid;
+	m.start = mp->start;
+	m.len = mp->end - mp->start;
+	m.pgoff = mp->pgoff;
+	m.prot = mp->prot;
+	m.mflags = mp->mflags;
+	ret = sb_writer_add_mmap(e->sb, &m, key, mp->path, &err);
+	if (ret)
+		fail(e, ret, "%s", err.msg);
+	else
+		e->st->sideband_records++;
+}
+
+static bool maps_has(const struct maps *ms, const struct map *mp)
+{
+	size_t i;
+
+	for (i = 0; i < ms->n; i++)
+		if (map_equal(&ms->v[i], mp))
+			return true;
+	return false;
+}
+
+/* A protection change that keeps the same mapping and its executability. */
+static const struct map *same_but_prot(const struct maps *ms,
+				       const struct map *mp)
+{
+	size_t i;
+
+	for (i = 0; i < ms->n; i++) {
+		const struct map *o = &ms->v[i];
+
+		if (o->start == mp->start && o->end == mp->end &&
+		    o->pgoff == mp->pgoff && !strcmp(o->path, mp->path) &&
+		    o->prot != mp->prot &&
+		    !((o->prot ^ mp->prot) & PROT_EXEC))
+			return o;
+	}
+	return NULL;
+}
+
+/*
+ * Re-reads the process's mappings and records the difference from the
+ * model: MUNMAP and MPROTECT first, then MMAP, so that applying them in
+ * order yields the new address space.
+ */
+static void update_maps(struct emu *e, struct proc *p, pid_t tid,
+			uint16_t flags)
+{
+	struct maps nm;
+	size_t i;
+	int ret;
+
+	ret = maps_read(p->pid, &nm);
+	if (ret) {
+		if (ret != -ENOENT && ret != -ESRCH)
+			fail(e, ret, "/proc/%d/maps: %s", p->pid,
+			     strerror(-ret));
+		return;
+	}
+	for (i = 0; i < p->maps.n; i++) {
+		const struct map *o = &p->maps.v[i], *np;
+
+		if (maps_has(&nm, o))
+			continue;
+		np = same_but_prot(&nm, o);
+		if (np) {
+			struct ptrec_sb_mprotect r = {
+				.hdr = { .type = PTREC_SB_MPROTECT } };
+
+			r.pid = (uint32_t)p->pid;
+			r.tid = (uint32_t)tid;
+			r.start = o->start;
+			r.len = o->end - o->start;
+			r.prot = np->prot;
+			sb_add(e, &r.hdr);
+		} else {
+			struct ptrec_sb_munmap r = {
+				.hdr = { .type = PTREC_SB_MUNMAP } };
+
+			r.pid = (uint32_t)p->pid;
+			r.tid = (uint32_t)tid;
+			r.start = o->start;
+			r.len = o->end - o->start;
+			sb_add(e, &r.hdr);
+		}
+	}
+	for (i = 0; i < nm.n; i++)
+		if (!maps_has(&p->maps, &nm.v[i]) &&
+		    !same_but_prot(&p->maps, &nm.v[i]))
+			emit_mmap(e, p, tid, &nm.v[i], flags);
+	maps_free(&p->maps);
+	p->maps = nm;
+	e->gen++;	/* code may have changed under cached decodes */
+}
+
+static int maps_copy(struct maps *dst, const struct maps *src)
+{
+	size_t i;
+
+	dst->v = calloc(src->n ? src->n : 1, sizeof(*dst->v));
+	if (!dst->v)
+		return -ENOMEM;
+	for (i = 0; i < src->n; i++) {
+		dst->v[i] = src->v[i];
+		dst->v[i].path = strdup(src->v[i].path);
+		if (!dst->v[i].path) {
+			dst->n = i;
+			maps_free(dst);
+			return -ENOMEM;
+		}
+	}
+	dst->n = src->n;
+	return 0;
+}
+
+/* ---- processes and threads ------------------------------------------- */
+
+static struct proc *proc_find(struct emu *e, pid_t pid)
+{
+	struct proc *p;
+
+	for (p = e->procs; p; p = p->next)
+		if (p->pid == pid)
+			return p;
+	return NULL;
+}
+
+static struct proc *proc_new(struct emu *e, pid_t pid, pid_t ppid)
+{
+	struct proc *p = calloc(1, sizeof(*p));
+	struct sb_process *mp = sb_manifest_add_process(e->m);
+
+	if (!p || !mp) {
+		free(p);
+		fail(e, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	p->pid = pid;
+	p->ppid = ppid;
+	p->next = e->procs;
+	e->procs = p;
+	mp->pid = (uint32_t)pid;
+	mp->ppid = (uint32_t)ppid;
+	e->st->processes++;
+	return p;
+}
+
+static void proc_set_exe(struct emu *e, struct proc *p)
+{
+	char link[64], path[4096];
+	ssize_t n;
+	size_t i;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", p->pid);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n <= 0)
+		return;
+	path[n] = '\0';
+	for (i = 0; i < e->m->nprocs; i++)
+		if (e->m->procs[i].pid == (uint32_t)p->pid) {
+			free(e->m->procs[i].exe);
+			e->m->procs[i].exe = strdup(path);
+		}
+}
+
+static struct thr *thr_find(struct emu *e, pid_t tid)
+{
+	struct thr *t;
+
+	for (t = e->threads; t; t = t->next)
+		if (t->tid == tid)
+			return t;
+	return NULL;
+}
+
+static struct thr *thr_new(struct emu *e, pid_t tid, struct proc *p,
+			   enum tstate st)
+{
+	const struct sb_thread *mt;
+	char path[4096];
+	struct thr *t;
+	int ret;
+
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		fail(e, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	t->tid = tid;
+	t->proc = p;
+	t->st = st;
+	t->enc.fd = -1;
+	t->next = e->threads;
+	e->threads = t;
+	ret = sb_bundle_add_thread(e->b, (uint32_t)p->pid, (uint32_t)tid,
+				   e->o->ground_truth, &mt);
+	if (ret) {
+		fail(e, ret, "thread %d: cannot add to the bundle: %s", tid,
+		     strerror(-ret));
+		return t;
+	}
+	sb_bundle_path(e->b, mt->pt, path, sizeof(path));
+	ret = ptenc_open(&t->enc, path, e->o->psb_period, e->o->long_tnt);
+	if (ret) {
+		io_fail(e, ret, mt->pt);
+		return t;
+	}
+	t->opened = true;
+	if (mt->truth) {
+		struct sb_err err;
+
+		sb_bundle_path(e->b, mt->truth, path, sizeof(path));
+		ret = sb_truth_open(&t->truth, path, &err);
+		if (ret)
+			fail(e, ret, "%s", err.msg);
+	}
+	e->st->threads++;
+	return t;
+}
+
+static int get_regs(struct thr *t)
+{
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &t->regs) < 0)
+		return -errno;
+	t->have_regs = true;
+	return 0;
+}
+
+/* ---- instructions ------------------------------------------------------ */
+
+static int fetch_insn(struct emu *e, struct thr *t, uint64_t ip,
+		      struct insn *in)
+{
+	struct icache_ent *c = &e->icache[(ip ^ (ip >> 16)) & (ICACHE_SIZE - 1)];
+	uint8_t buf[16];
+	struct iovec local = { buf, sizeof(buf) };
+	struct iovec remote = { (void *)(uintptr_t)ip, sizeof(buf) };
+	ssize_t n;
+
+	if (c->gen == e->gen && c->ip == ip && c->pid == t->proc->pid) {
+		*in = c->in;
+		return 0;
+	}
+	n = process_vm_readv(t->tid, &local, 1, &remote, 1, 0);
+	if (n < (ssize_t)sizeof(buf)) {
+		/* The instruction may end just before an unmapped page. */
+		remote.iov_len = local.iov_len = 4096 - (ip & 4095);
+		if (remote.iov_len > sizeof(buf))
+			remote.iov_len = local.iov_len = sizeof(buf);
+		n = process_vm_readv(t->tid, &local, 1, &remote, 1, 0);
+	}
+	if (n <= 0 || insn_decode(e->dec, buf, (unsigned int)n, ip, in)) {
+		/* Unreadable or invalid: it will fault; no flow change. */
+		in->len = 0;
+		in->cls = IC_OTHER;
+		in->rep = false;
+		return 0;
+	}
+	c->ip = ip;
+	c->pid = t->proc->pid;
+	c->gen = e->gen;
+	c->in = *in;
+	return 0;
+}
+
+static void truth_add(struct emu *e, struct thr *t, uint64_t ip)
+{
+	int ret;
+
+	e->st->insns++;
+	if (!t->truth)
+		return;
+	ret = sb_truth_add(t->truth, ip);
+	if (ret)
+		io_fail(e, ret, "truth");
+}
+
+static void enc_check(struct emu *e, struct thr *t, int ret)
+{
+	if (ret < 0)
+		io_fail(e, ret, t->enc.path ? t->enc.path : "pt stream");
+}
+
+/* ---- signals ------------------------------------------------------------ */
+
+/* Reads one of the Sig* masks of /proc/PID/status. */
+static uint64_t sigmask_of(pid_t tid, const char *field)
+{
+	char path[64], line[256];
+	uint64_t mask = 0;
+	size_t flen = strlen(field);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, flen) && line[flen] == ':') {
+			mask = strtoull(line + flen + 1, NULL, 16);
+			break;
+		}
+	fclose(f);
+	return mask;
+}
+
+static bool sig_default_ignored(int sig)
+{
+	return sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH ||
+	       sig == SIGCONT;
+}
+
+/* ---- the syscall effects we record --------------------------------------- */
+
+static void after_syscall(struct emu *e, struct thr *t)
+{
+	long nr = (long)t->entry.rax;
+
+	switch (nr) {
+	case SYS_mmap:
+	case SYS_munmap:
+	case SYS_mprotect:
+	case SYS_mremap:
+	case SYS_brk:
+	case SYS_shmat:
+	case SYS_shmdt:
+	case SYS_pkey_mprotect:
+		update_maps(e, t->proc, t->tid, 0);
+		break;
+	case SYS_prctl:
+		sb_comm(e, t);		/* PR_SET_NAME */
+		break;
+	default:
+		break;
+	}
+}
+
+/* The SYSCALL at t->ip executed: it is in the history, and PacketEn
+ * dropped when it entered the kernel.
+ */
+static void syscall_entered(struct emu *e, struct thr *t)
+{
+	truth_add(e, t, t->ip);
+	enc_check(e, t, ptenc_disable_sync(&t->enc));
+}
+
+/* ---- thread end ------------------------------------------------------- */
+
+static void save_regs(struct emu *e, struct thr *t)
+{
+	const struct sb_thread *mt = sb_manifest_thread(e->m,
+							(uint32_t)t->tid);
+	const struct user_regs_struct *r = &t->regs;
+	struct sb_regs sr = { .tid = (uint32_t)t->tid };
+	char path[4096];
+	struct sb_err err;
+	unsigned int i;
+	const uint64_t v[SB_REG_COUNT] = {
+		r->rax, r->rbx, r->rcx, r->rdx, r->rsi, r->rdi, r->rbp, r->rsp,
+		r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15,
+		r->rip, r->eflags, r->cs, r->ss, r->ds, r->es, r->fs, r->gs,
+		r->fs_base, r->gs_base, r->orig_rax,
+	};
+
+	if (!t->have_regs || !mt || !mt->regs)
+		return;
+	for (i = 0; i < SB_REG_COUNT; i++)
+		sr.val[i] = v[i];
+	sr.valid = (1ull << SB_REG_COUNT) - 1;
+	sb_bundle_path(e->b, mt->regs, path, sizeof(path));
+	if (sb_regs_save(&sr, path, &err))
+		fail(e, -EIO, "%s", err.msg);
+}
+
+/* Closes the thread's stream: its history ends here. */
+static void thr_close(struct emu *e, struct thr *t)
+{
+	struct sb_err err;
+	int ret;
+
+	if (!t->opened)
+		return;
+	if (t->st == T_SYSCALL)
+		syscall_entered(e, t);	/* entered, never returned */
+	else if (t->enc.enabled)
+		enc_check(e, t, ptenc_disable_async(&t->enc, t->ip));
+	e->st->trace_bytes += ptenc_bytes(&t->enc);
+	ret = ptenc_close(&t->enc);
+	if (ret)
+		io_fail(e, ret, "pt stream");
+	ret = sb_truth_close(t->truth, &err);
+	t->truth = NULL;
+	if (ret)
+		fail(e, ret, "%s", err.msg);
+	save_regs(e, t);
+	t->opened = false;
+}
+
+static bool proc_alive(struct emu *e, struct proc *p)
+{
+	struct thr *t;
+
+	for (t = e->threads; t; t = t->next)
+		if (t->proc == p && t->st != T_DEAD)
+			return true;
+	return false;
+}
+
+static void thr_exited(struct emu *e, struct thr *t, int status)
+{
+	struct ptrec_sb_thread_exit te = {
+		.hdr = { .type = PTREC_SB_THREAD_EXIT } };
+	struct proc *p = t->proc;
+
+	thr_close(e, t);
+	t->st = T_DEAD;
+	if (e->cur == t)
+		e->cur = NULL;
+	te.pid = (uint32_t)p->pid;
+	te.tid = (uint32_t)t->tid;
+	te.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) :
+		       128 + WTERMSIG(status);
+	sb_add(e, &te.hdr);
+	if (!proc_alive(e, p) && !p->exited) {
+		struct ptrec_sb_process_exit pe = {
+			.hdr = { .type = PTREC_SB_PROCESS_EXIT } };
+
+		p->exited = true;
+		pe.pid = (uint32_t)p->pid;
+		if (WIFEXITED(status)) {
+			pe.kind = PTREC_SB_EXITED;
+			pe.status = WEXITSTATUS(status);
+		} else {
+			pe.kind = WCOREDUMP(status) ? PTREC_SB_DUMPED :
+				  PTREC_SB_KILLED;
+			pe.status = WTERMSIG(status);
+		}
+		sb_add(e, &pe.hdr);
+	}
+}
+
+/* ---- stops ------------------------------------------------------------ */
+
+static void new_child(struct emu *e, struct thr *parent, int event)
+{
+	struct ptrec_sb_thread_start ts = {
+		.hdr = { .type = PTREC_SB_THREAD_START } };
+	unsigned long msg = 0;
+	struct proc *p = parent->proc;
+	struct thr *t;
+	pid_t tid;
+
+	if (ptrace(PTRACE_GETEVENTMSG, parent->tid, 0, &msg) < 0)
+		return;
+	tid = (pid_t)msg;
+	if (event != PTRACE_EVENT_CLONE) {
+		p = proc_new(e, tid, parent->proc->pid);
+		if (!p || maps_copy(&p->maps, &parent->proc->maps)) {
+			fail(e, -ENOMEM, "out of memory");
+			return;
+		}
+		proc_set_exe(e, p);
+	}
+	t = thr_find(e, tid);
+	if (!t)
+		t = thr_new(e, tid, p, T_NEW);
+	else
+		t->proc = p;	/* its first stop came before this event */
+	for (unsigned int i = 0; t && i < e->nearly; i++)
+		if (e->early[i] == tid) {
+			e->early[i] = e->early[--e->nearly];
+			get_regs(t);
+			t->ip = t->regs.rip;
+			t->st = T_READY;
+			break;
+		}
+	ts.pid = (uint32_t)p->pid;
+	ts.tid = (uint32_t)tid;
+	ts.parent_pid = (uint32_t)parent->proc->pid;
+	ts.parent_tid = (uint32_t)parent->tid;
+	ts.clone_flags = event == PTRACE_EVENT_CLONE ? parent->entry.rdi :
+			 event == PTRACE_EVENT_VFORK ? CLONE_VFORK | CLONE_VM :
+			 0;
+	sb_add(e, &ts.hdr);
+	if (t)
+		sb_comm(e, t);
+}
+
+static void exec_happened(struct emu *e, struct thr *t)
+{
+	struct ptrec_sb_exec ex = { .hdr = { .type = PTREC_SB_EXEC } };
+	struct proc *p = t->proc;
+	char link[64], path[4096];
+	struct sb_err err;
+	ssize_t n;
+	int ret;
+
+	/* The SYSCALL that ran execve is in the history. */
+	if (t->st == T_SYSCALL)
+		syscall_entered(e, t);
+	snprintf(link, sizeof(link), "/proc/%d/exe", p->pid);
+	n = readlink(link, path, sizeof(path) - 1);
+	path[n > 0 ? n : 0] = '\0';
+	ex.hdr.time = now(e);
+	ex.pid = (uint32_t)p->pid;
+	ex.tid = (uint32_t)t->tid;
+	ret = sb_writer_add_exec(e->sb, &ex, path, &err);
+	if (ret)
+		fail(e, ret, "%s", err.msg);
+	proc_set_exe(e, p);
+	maps_free(&p->maps);
+	update_maps(e, p, t->tid, 0);
+	sb_comm(e, t);
+	get_regs(t);
+	t->st = T_READY;
+}
+
+/* A SIGTRAP stop after a step: the instruction completed. */
+static void step_done(struct emu *e, struct thr *t)
+{
+	uint64_t next;
+	int ret;
+
+	if (get_regs(t))
+		return;
+	next = t->regs.rip;
+	if (t->delivering) {
+		/* A caught signal was delivered before t->ip executed. */
+		t->delivering = false;
+		enc_check(e, t, ptenc_disable_async(&t->enc, t->ip));
+		t->st = T_READY;
+		return;
+	}
+	if (t->st == T_SYSCALL) {
+		syscall_entered(e, t);
+		after_syscall(e, t);
+		t->st = T_READY;
+		return;
+	}
+	t->st = T_READY;
+	/* REP string instructions trap after each iteration. */
+	if (t->in.rep && next == t->ip)
+		return;
+	truth_add(e, t, t->ip);
+	ret = ptenc_retire(&t->enc, &t->in, t->ip, next);
+	if (ret == 1) {
+		/* Not what the class allows: go there asynchronously. */
+		e->st->anomalies++;
+		ret = ptenc_disable_async(&t->enc, t->ip + t->in.len);
+	}
+	enc_check(e, t, ret);
+}
+
+static void signal_stop(struct emu *e, struct thr *t, int sig)
+{
+	struct ptrec_sb_signal s = { .hdr = { .type = PTREC_SB_SIGNAL } };
+	uint64_t caught, ignored;
+	siginfo_t si;
+
+	get_regs(t);
+	/* A syscall interrupted by (or returning into) a signal executed. */
+	if (t->st == T_SYSCALL) {
+		if ((long)t->regs.orig_rax != -1 || t->regs.rip != t->ip) {
+			syscall_entered(e, t);
+			after_syscall(e, t);
+		}
+	}
+	t->st = T_READY;
+	t->delivering = false;
+	memset(&si, 0, sizeof(si));
+	ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si);
+	caught = sigmask_of(t->tid, "SigCgt");
+	ignored = sigmask_of(t->tid, "SigIgn");
+	s.pid = (uint32_t)t->proc->pid;
+	s.tid = (uint32_t)t->tid;
+	s.signo = sig;
+	s.code = si.si_code;
+	if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE)
+		s.addr = (uint64_t)(uintptr_t)si.si_addr;
+	if (caught & (1ull << (sig - 1)))
+		s.sflags = PTREC_SB_SIG_HANDLED;
+	else if (!(ignored & (1ull << (sig - 1))) &&
+		 !sig_default_ignored(sig) && sig != SIGSTOP &&
+		 sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU)
+		s.sflags = PTREC_SB_SIG_FATAL;
+	sb_add(e, &s.hdr);
+	t->pending_sig = sig;
+}
+
+static void handle_stop(struct emu *e, pid_t tid, int status)
+{
+	struct thr *t = thr_find(e, tid);
+	int event = status >> 16;
+	int sig;
+
+	if (!t) {
+		/* A new thread's first stop, before its parent's event. */
+		char path[64], line[128];
+		pid_t tgid = tid;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/status", tid);
+		f = fopen(path, "re");
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "Tgid: %d", &tgid) == 1)
+				break;
+		if (f)
+			fclose(f);
+		if (!proc_find(e, tgid)) {
+			/* A fork child: its parent's event creates it. */
+			if (e->nearly < SB_ARRAY_SIZE_EARLY)
+				e->early[e->nearly++] = tid;
+			return;
+		}
+		t = thr_new(e, tid, proc_find(e, tgid), T_NEW);
+		if (!t)
+			return;
+	}
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		thr_exited(e, t, status);
+		return;
+	}
+	if (!WIFSTOPPED(status))
+		return;
+	sig = WSTOPSIG(status);
+	if (t->st == T_NEW) {
+		/* The SIGSTOP every new tracee starts with. */
+		get_regs(t);
+		t->ip = t->regs.rip;
+		t->st = T_READY;
+		return;
+	}
+	switch (event) {
+	case PTRACE_EVENT_CLONE:
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+		new_child(e, t, event);
+		/* Still inside the syscall: let it finish. */
+		ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0);
+		return;
+	case PTRACE_EVENT_EXEC:
+		exec_happened(e, t);
+		return;
+	case PTRACE_EVENT_STOP:
+		get_regs(t);
+		t->st = T_READY;
+		return;
+	default:
+		break;
+	}
+	if (sig == SIGTRAP)
+		step_done(e, t);
+	else
+		signal_stop(e, t, sig);
+}
+
+/* ---- scheduling --------------------------------------------------------- */
+
+static bool any_stepping(struct emu *e)
+{
+	struct thr *t;
+
+	for (t = e->threads; t; t = t->next)
+		if (t->st == T_STEP)
+			return true;
+	return false;
+}
+
+static struct thr *pick(struct emu *e)
+{
+	struct thr *t, *start;
+
+	if (e->cur && e->cur->st == T_READY && e->quantum)
+		return e->cur;
+	start = e->cur && e->cur->next ? e->cur->next : e->threads;
+	t = start;
+	do {
+		if (!t)
+			t = e->threads;
+		if (t->st == T_READY)
+			return t;
+		t = t->next ? t->next : e->threads;
+	} while (t != start);
+	return NULL;
+}
+
+static void issue_step(struct emu *e, struct thr *t)
+{
+	int sig = t->pending_sig;
+	int ret;
+
+	if (t != e->cur) {
+		struct thr *old = e->cur;
+
+		if (old && old->st != T_DEAD) {
+			if (old->st == T_READY && old->enc.enabled)
+				enc_check(e, old, ptenc_disable_async(
+						  &old->enc, old->regs.rip));
+			sb_switch(e, old, PTREC_SB_SWITCH_OUT,
+				  old->st == T_READY ? PTREC_SB_F_PREEMPT : 0);
+		}
+		e->cur = t;
+		e->quantum = QUANTUM;
+		sb_switch(e, t, PTREC_SB_SWITCH_IN, 0);
+	}
+	t->ip = t->regs.rip;
+	t->entry = t->regs;
+	fetch_insn(e, t, t->ip, &t->in);
+	if (!t->started) {
+		enc_check(e, t, ptenc_start(&t->enc, now(e)));
+		t->started = true;
+	}
+	if (!t->enc.enabled)
+		enc_check(e, t, ptenc_enable(&t->enc, t->ip, now(e)));
+	else
+		enc_check(e, t, ptenc_boundary(&t->enc, t->ip, now(e)));
+	t->pending_sig = 0;
+	t->delivering = false;
+	if (sig) {
+		uint64_t caught = sigmask_of(t->tid, "SigCgt");
+
+		t->delivering = caught & (1ull << (sig - 1));
+	}
+	t->st = t->in.cls == IC_FAR && !t->delivering ? T_SYSCALL : T_STEP;
+	if (e->quantum)
+		e->quantum--;
+	ret = (int)ptrace(PTRACE_SINGLESTEP, t->tid, 0, sig);
+	if (ret < 0 && errno == ESRCH)
+		t->st = T_READY;	/* killed meanwhile: its exit follows */
+}
+
+static void progress(struct emu *e)
+{
+	uint64_t t;
+
+	if (e->o->quiet)
+		return;
+	t = mono_ns();
+	if (t - e->last_progress < 1000000000ull)
+		return;
+	e->last_progress = t;
+	fprintf(stderr, "\rptrec record: %" PRIu64 " instructions, %u threads",
+		e->st->insns, e->st->threads);
+	if (!isatty(2))
+		fputc('\n', stderr);
+}
+
+static bool all_dead(struct emu *e)
+{
+	struct thr *t;
+
+	for (t = e->threads; t; t = t->next)
+		if (t->st != T_DEAD)
+			return false;
+	return true;
+}
+
+static void run(struct emu *e)
+{
+	int status;
+	pid_t tid;
+
+	while (!e->error && !all_dead(e)) {
+		if ((e->o->stop && *e->o->stop) ||
+		    (e->o->max_insns && e->st->insns >= e->o->max_insns))
+			break;
+		if (!any_stepping(e)) {
+			struct thr *t = pick(e);
+
+			if (t)
+				issue_step(e, t);
+		}
+		tid = waitpid(-1, &status, __WALL);
+		if (tid < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ECHILD)
+				break;
+			fail(e, -errno, "waitpid: %s", strerror(errno));
+			break;
+		}
+		handle_stop(e, tid, status);
+		progress(e);
+	}
+}
+
+/* ---- stopping ------------------------------------------------------------ */
+
+/*
+ * Ends the recording of live threads: the histories end where each thread
+ * is now; a launched program is killed, an attached one detached.
+ */
+static void finish_live(struct emu *e)
+{
+	struct proc *p;
+	struct thr *t;
+	int status;
+
+	/* Let an in-flight step land, so every live thread is stopped. */
+	for (t = e->threads; t; t = t->next)
+		while (t->st == T_STEP &&
+		       waitpid(t->tid, &status, __WALL) == t->tid)
+			handle_stop(e, t->tid, status);
+	for (t = e->threads; t; t = t->next) {
+		if (t->st == T_DEAD)
+			continue;
+		thr_close(e, t);
+		if (e->launched)
+			continue;
+		if (t->st == T_SYSCALL) {
+			ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
+			waitpid(t->tid, &status, __WALL);
+		}
+		ptrace(PTRACE_DETACH, t->tid, 0, 0);
+	}
+	for (p = e->procs; p; p = p->next) {
+		struct ptrec_sb_process_exit pe = {
+			.hdr = { .type = PTREC_SB_PROCESS_EXIT } };
+
+		if (p->exited)
+			continue;
+		p->exited = true;
+		pe.pid = (uint32_t)p->pid;
+		pe.kind = PTREC_SB_DETACHED;
+		sb_add(e, &pe.hdr);
+		if (e->launched)
+			kill(p->pid, SIGKILL);
+	}
+	for (t = e->threads; t; t = t->next)
+		t->st = T_DEAD;
+	if (e->launched)
+		while (waitpid(-1, &status, __WALL) > 0)
+			;
+}
+
+/* ---- start ----------------------------------------------------------- */
+
+/* Address of @sym in the main executable of @pid, load bias applied. */
+static int resolve_start(struct emu *e, pid_t pid, const char *spec,
+			 uint64_t *addr)
+{
+	char exe[64], *end;
+	uint64_t bias = 0, lowest = UINT64_MAX;
+	struct proc *p = proc_find(e, pid);
+	int fd, ret = -ENOENT;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	size_t i, nph;
+	Elf *elf;
+
+	if (!strncmp(spec, "0x", 2)) {
+		errno = 0;
+		*addr = strtoull(spec, &end, 16);
+		if (errno || *end || end == spec + 2)
+			return fail(e, -EINVAL,
+				    "--start-at %s: not a hex address", spec);
+		return 0;
+	}
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
+	fd = open(exe, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(e, -errno, "%s: %s", exe, strerror(errno));
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || !gelf_getehdr(elf, &eh)) {
+		ret = fail(e, -EINVAL, "%s: not an ELF file", exe);
+		goto out_close;
+	}
+	if (eh.e_type == ET_DYN && p) {
+		GElf_Phdr ph;
+		char real[4096];
+		ssize_t n = readlink(exe, real, sizeof(real) - 1);
+
+		real[n > 0 ? n : 0] = '\0';
+		elf_getphdrnum(elf, &nph);
+		for (i = 0; i < nph; i++)
+			if (gelf_getphdr(elf, (int)i, &ph) &&
+			    ph.p_type == PT_LOAD && ph.p_vaddr < lowest)
+				lowest = ph.p_vaddr & ~0xfffull;
+		for (i = 0; i < p->maps.n; i++)
+			if (!strcmp(p->maps.v[i].path, real) &&
+			    p->maps.v[i].pgoff == 0) {
+				bias = p->maps.v[i].start - lowest;
+				break;
+			}
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (i = 0; d && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize;
+		     i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(d, (int)i, &sym) || !sym.st_value ||
+			    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (name && !strcmp(name, spec)) {
+				*addr = sym.st_value + bias;
+				ret = 0;
+				goto out_end;
+			}
+		}
+	}
+out_end:
+	if (ret)
+		ret = -ENOENT;	/* the caller decides whether that is fatal */
+out_close:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+/* Runs the launched program to @addr with a breakpoint. */
+static int run_to(struct emu *e, pid_t pid, uint64_t addr)
+{
+	struct user_regs_struct regs;
+	long orig;
+	int status;
+	pid_t w;
+
+	errno = 0;
+	orig = ptrace(PTRACE_PEEKTEXT, pid, (void *)(uintptr_t)addr, 0);
+	if (errno)
+		return fail(e, -EINVAL, "start address 0x%" PRIx64
+			    " is not mapped in the program", addr);
+	if (ptrace(PTRACE_POKETEXT, pid, (void *)(uintptr_t)addr,
+		   (void *)((orig & ~0xffL) | 0xcc)) < 0)
+		return fail(e, -errno, "cannot set a breakpoint at 0x%" PRIx64
+			    ": %s", addr, strerror(errno));
+	ptrace(PTRACE_CONT, pid, 0, 0);
+	for (;;) {
+		w = waitpid(-1, &status, __WALL);
+		if (w < 0)
+			return fail(e, -ECHILD, "waitpid: %s", strerror(errno));
+		if (w != pid) {
+			/* Threads or children made before the start address
+			 * stay stopped until recording begins.
+			 */
+			continue;
+		}
+		if (WIFEXITED(status) || WIFSIGNALED(status))
+			return fail(e, -ECHILD,
+				    "%s ended before reaching the start address 0x%"
+				    PRIx64, e->o->argv[0], addr);
+		if (WSTOPSIG(status) == SIGTRAP && !(status >> 16)) {
+			ptrace(PTRACE_GETREGS, pid, 0, &regs);
+			if (regs.rip == addr + 1)
+				break;
+		}
+		if (status >> 16) {
+			ptrace(PTRACE_CONT, pid, 0, 0);
+			continue;
+		}
+		/* Signals before the start are delivered untraced. */
+		ptrace(PTRACE_CONT, pid, 0,
+		       WSTOPSIG(status) == SIGTRAP ? 0 : WSTOPSIG(status));
+	}
+	ptrace(PTRACE_POKETEXT, pid, (void *)(uintptr_t)addr, (void *)orig);
+	regs.rip = addr;
+	ptrace(PTRACE_SETREGS, pid, 0, &regs);
+	return 0;
+}
+
+#define TRACE_OPTS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | \
+		    PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC)
+
+static int launch(struct emu *e)
+{
+	const char *prog = e->o->argv[0];
+	int pipefd[2], status, child_errno = 0;
+	uint64_t start = 0;
+	pid_t pid;
+	int ret;
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return fail(e, -errno, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		return fail(e, -errno, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		close(pipefd[0]);
+		ptrace(PTRACE_TRACEME, 0, 0, 0);
+		raise(SIGSTOP);
+		execvp(prog, e->o->argv);
+		child_errno = errno;
+		if (write(pipefd[1], &child_errno, sizeof(child_errno)) < 0)
+			_exit(126);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	e->launched = true;
+	e->main_pid = pid;
+	waitpid(pid, &status, 0);
+	ptrace(PTRACE_SETOPTIONS, pid, 0, TRACE_OPTS | PTRACE_O_EXITKILL);
+	ptrace(PTRACE_CONT, pid, 0, 0);
+	waitpid(pid, &status, 0);
+	if (read(pipefd[0], &child_errno, sizeof(child_errno)) ==
+	    sizeof(child_errno)) {
+		close(pipefd[0]);
+		waitpid(pid, &status, 0);
+		return fail(e, -child_errno, "cannot execute %s: %s", prog,
+			    strerror(child_errno));
+	}
+	close(pipefd[0]);
+	if (!WIFSTOPPED(status) || status >> 16 != PTRACE_EVENT_EXEC)
+		return fail(e, -ECHILD, "%s: unexpected stop 0x%x after exec",
+			    prog, status);
+	if (!proc_new(e, pid, getpid()))
+		return e->error;
+	ret = maps_read(pid, &e->procs->maps);
+	if (ret)
+		return fail(e, ret, "/proc/%d/maps: %s", pid, strerror(-ret));
+	ret = resolve_start(e, pid, e->o->start_at ? e->o->start_at : "main",
+			    &start);
+	if (ret == -ENOENT && e->o->start_at)
+		return fail(e, -EINVAL,
+			    "--start-at %s: no such function in %s",
+			    e->o->start_at, prog);
+	if (!ret)
+		ret = run_to(e, pid, start);
+	else if (ret == -ENOENT)
+		ret = 0;	/* no main: record from the entry point */
+	maps_free(&e->procs->maps);
+	return ret;
+}
+
+static int attach(struct emu *e, pid_t pid)
+{
+	char dir[64];
+	bool added;
+	int status;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task", pid);
+	if (access(dir, F_OK) < 0)
+		return fail(e, -ESRCH, "process %d: no such process", pid);
+	if (!proc_new(e, pid, 0))
+		return e->error;
+	e->main_pid = pid;
+	/* Threads may appear while we attach: repeat until none is new. */
+	do {
+		struct dirent *de;
+		DIR *d = opendir(dir);
+
+		added = false;
+		while (d && (de = readdir(d))) {
+			pid_t tid = (pid_t)atoi(de->d_name);
+			struct thr *t;
+
+			if (tid <= 0 || thr_find(e, tid))
+				continue;
+			if (ptrace(PTRACE_SEIZE, tid, 0, TRACE_OPTS) < 0) {
+				int err = errno;
+
+				closedir(d);
+				return fail(e, -err,
+					    "cannot attach to process %d: %s%s",
+					    pid, strerror(err),
+					    err == EPERM ?
+					    " (needs CAP_SYS_PTRACE or the same user; see /proc/sys/kernel/yama/ptrace_scope)" :
+					    "");
+			}
+			ptrace(PTRACE_INTERRUPT, tid, 0, 0);
+			waitpid(tid, &status, __WALL);
+			t = thr_new(e, tid, e->procs, T_READY);
+			if (!t)
+				break;
+			get_regs(t);
+			added = true;
+		}
+		if (d)
+			closedir(d);
+	} while (added && !e->error);
+	return e->error;
+}
+
+/* ---- manifest --------------------------------------------------------- */
+
+static void fill_cpu(struct sb_manifest *m)
+{
+	char line[256];
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	unsigned int v;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "vendor_id : %15s", m->cpu.vendor) == 1)
+			continue;
+		if (sscanf(line, "cpu family : %u", &v) == 1)
+			m->cpu.family = v;
+		else if (sscanf(line, "model : %u", &v) == 1)
+			m->cpu.model = v;
+		else if (sscanf(line, "stepping : %u", &v) == 1)
+			m->cpu.stepping = v;
+		else if (line[0] == '\n')
+			break;	/* first CPU only */
+	}
+	if (f)
+		fclose(f);
+}
+
+static uint64_t real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void fill_manifest(struct emu *e)
+{
+	struct sb_manifest *m = e->m;
+	char cwd[4096];
+
+	m->backend = strdup("emu");
+	fill_cpu(m);
+	m->pt.emulated = true;
+	m->pt.features = SB_PT_USER | SB_PT_BRANCH | SB_PT_TSC |
+			 SB_PT_RET_COMPRESSION;
+	m->pt.psb_period = e->o->psb_period ? e->o->psb_period : 4096;
+	/* The "TSC" is CLOCK_MONOTONIC in ns; time_zero makes it realtime. */
+	m->time.time_shift = 0;
+	m->time.time_mult = 1;
+	m->time.time_zero = (uint64_t)e->mono_to_real;
+	m->time.tsc_hz = 1000000000ull;
+	if (getcwd(cwd, sizeof(cwd)))
+		m->cwd = strdup(cwd);
+	m->start_ns = real_ns();
+}
+
+static void write_snapshot(struct emu *e)
+{
+	struct ptrec_sb_time tm = { .hdr = { .type = PTREC_SB_TIME } };
+	struct thr *t;
+	struct proc *p;
+
+	tm.time_shift = 0;
+	tm.time_mult = 1;
+	tm.time_zero = (uint64_t)e->mono_to_real;
+	tm.tsc_hz = 1000000000ull;
+	tm.realtime_ns = real_ns();
+	sb_add(e, &tm.hdr);
+	for (p = e->procs; p; p = p->next) {
+		proc_set_exe(e, p);
+		update_maps(e, p, p->pid, PTREC_SB_F_SNAPSHOT);
+	}
+	for (t = e->threads; t; t = t->next)
+		sb_comm(e, t);
+}
+
+/* ---- entry point ----------------------------------------------------- */
+
+static void emu_free(struct emu *e)
+{
+	struct image_key *k;
+
+	while (e->threads) {
+		struct thr *t = e->threads;
+
+		e->threads = t->next;
+		if (t->opened) {
+			ptenc_close(&t->enc);
+			sb_truth_close(t->truth, NULL);
+		}
+		free(t);
+	}
+	while (e->procs) {
+		struct proc *p = e->procs;
+
+		e->procs = p->next;
+		maps_free(&p->maps);
+		free(p);
+	}
+	while ((k = e->keys)) {
+		e->keys = k->next;
+		free(k->path);
+		free(k);
+	}
+	insn_decoder_free(e->dec);
+	free(e->icache);
+	sb_bundle_free(e->b);
+}
+
+int rec_emu_record(const struct rec_options *o, struct rec_stats *st,
+		   struct sb_err *err)
+{
+	struct emu e = { .o = o, .st = st, .err = err };
+	struct sb_err serr;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	e.last_progress = mono_ns();
+	e.mono_to_real = (int64_t)(real_ns() - mono_ns());
+	ret = sb_bundle_create(&e.b, o->out, &serr);
+	if (ret) {
+		if (err)
+			*err = serr;
+		return ret;
+	}
+	e.m = sb_bundle_manifest(e.b);
+	ret = sb_bundle_open_sideband(e.b, &e.sb, &serr);
+	if (ret) {
+		fail(&e, ret, "%s", serr.msg);
+		goto out_free;
+	}
+	e.icache = calloc(ICACHE_SIZE, sizeof(*e.icache));
+	e.gen = 1;
+	if (!e.icache || insn_decoder_new(&e.dec)) {
+		fail(&e, -ENOMEM, "cannot start the instruction decoder");
+		goto out_free;
+	}
+	fill_manifest(&e);
+	if (o->argv) {
+		sb_manifest_set_argv(e.m, 0, NULL);
+		for (ret = 0; o->argv[ret]; ret++)
+			;
+		sb_manifest_set_argv(e.m, ret, (const char *const *)o->argv);
+		ret = launch(&e);
+		if (!ret && !thr_new(&e, e.main_pid, e.procs, T_READY))
+			ret = e.error;
+		if (!ret)
+			get_regs(thr_find(&e, e.main_pid));
+	} else {
+		ret = attach(&e, o->pid);
+	}
+	if (ret)
+		goto out_kill;
+	write_snapshot(&e);
+	run(&e);
+out_kill:
+	finish_live(&e);
+	e.m->stop_ns = real_ns();
+	if (!e.error) {
+		ret = sb_bundle_finish(e.b, &serr);
+		if (ret)
+			fail(&e, ret, "%s", serr.msg);
+	}
+out_free:
+	ret = e.error;
+	if (!o->quiet && st->insns)
+		fputc('\n', stderr);
+	emu_free(&e);
+	return ret;
+}

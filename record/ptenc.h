@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Private to record/: one thread's Intel PT packet stream, produced as a
+ * Skylake-class CPU would with user-only tracing (CPL > 0), BranchEn,
+ * TSCEn and return compression, and written with libipt's encoder.
+ */
+#ifndef PTREC_RECORD_PTENC_H
+#define PTREC_RECORD_PTENC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "insn.h"
+
+/* Depth of the return-compression stack the decoder keeps (libipt: 64). */
+#define PTENC_RETSTACK 64
+
+struct pt_encoder;
+
+struct ptenc {
+	int fd;
+	char *path;
+	struct pt_encoder *enc;
+	uint8_t *buf;
+	size_t bufsz;
+	uint64_t tnt;			/* pending TNT bits, oldest highest */
+	unsigned int ntnt;
+	unsigned int tnt_max;		/* 6: short TNT; 47: long TNT */
+	uint64_t rs[PTENC_RETSTACK];	/* return-compression stack (ring) */
+	unsigned int rs_top, rs_n;
+	uint64_t last_ip;		/* IP compression reference */
+	bool have_ip;
+	bool enabled;			/* PacketEn */
+	uint64_t psb_period;		/* bytes between PSBs */
+	uint64_t psb_mark;		/* stream offset of the last PSB */
+	uint64_t written;		/* bytes written to the file */
+	uint64_t tsc_period;		/* instructions between TSC packets */
+	uint64_t since_tsc;
+	int error;			/* sticky negative errno */
+};
+
+/* Creates @path.  Returns 0 or a negative errno. */
+int ptenc_open(struct ptenc *e, const char *path, uint64_t psb_period,
+	       bool long_tnt);
+
+/* Stream start: PSB+ with tracing enabled but PacketEn clear. */
+int ptenc_start(struct ptenc *e, uint64_t tsc);
+
+/* PacketEn set at @ip: TSC, MODE.Exec, TIP.PGE. */
+int ptenc_enable(struct ptenc *e, uint64_t ip, uint64_t tsc);
+
+/* Synchronous exit to the kernel (SYSCALL and other far transfers):
+ * TIP.PGD with the IP suppressed, as the CPU does for CPL filtering.
+ */
+int ptenc_disable_sync(struct ptenc *e);
+
+/* Asynchronous exit (signal, fault, preemption) before @ip executed:
+ * FUP(@ip), TIP.PGD.
+ */
+int ptenc_disable_async(struct ptenc *e, uint64_t ip);
+
+/*
+ * The instruction @in at @ip retired and execution continues at @next in
+ * user space.  Emits what its class requires.  Returns 0, a negative errno,
+ * or 1 when @next is impossible for the class (the caller must treat the
+ * transfer as asynchronous).
+ */
+int ptenc_retire(struct ptenc *e, const struct insn *in, uint64_t ip,
+		 uint64_t next);
+
+/* At an instruction boundary while enabled: PSB+ when the period is due,
+ * TSC when the instruction period is due.
+ */
+int ptenc_boundary(struct ptenc *e, uint64_t ip, uint64_t tsc);
+
+/* Bytes produced so far, buffered ones included. */
+uint64_t ptenc_bytes(const struct ptenc *e);
+
+/* Flush, fsync, close.  Returns 0 or the first error. */
+int ptenc_close(struct ptenc *e);
+
+#endif
