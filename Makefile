@@ -41,7 +41,7 @@ UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
-.PHONY: all check test unit fuzz asan demo install clean deps cli-test
+.PHONY: all check test unit fuzz asan demo install clean deps cli-test bench
 all: $(PTREC)
 
 $(BUILD)/%.o: %.c
@@ -111,6 +111,19 @@ fuzz: $(FUZZ_BINS) $(BUILD)/fuzz/mkseeds
 		grep -E 'stat::number_of_executed_units|Done' \
 			$(BUILD)/fuzz/$$n.log || true; \
 	done
+
+# ---- benchmarks: ratios against a baseline measured in the same run ------
+
+$(BUILD)/tests/bench/steploop: tests/bench/steploop.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $<
+
+$(BUILD)/tests/bench/workload: tests/bench/workload.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -static -o $@ $<
+
+bench: all $(BUILD)/tests/bench/steploop $(BUILD)/tests/bench/workload
+	./scripts/bench-record $(BUILD)
 
 # Unit tests again, built with AddressSanitizer and UBSan.
 asan:

@@ -177,5 +177,9 @@ int rec_main(int argc, char **argv)
 			st.trace_bytes,
 			st.insns ? 8.0 * (double)st.trace_bytes / (double)st.insns : 0.0,
 			stop_requested ? ", stopped by signal" : "");
+	if (st.anomalies)
+		fprintf(stderr,
+			"ptrec record: warning: %" PRIu64 " control transfers did not match the instruction's class; they are recorded as asynchronous\n",
+			st.anomalies);
 	return 0;
 }

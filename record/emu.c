@@ -521,10 +521,26 @@ static int get_regs(struct thr *t)
 
 /* ---- instructions ------------------------------------------------------ */
 
+static struct icache_ent *icache_slot(struct emu *e, uint64_t ip)
+{
+	return &e->icache[(ip ^ (ip >> 16)) & (ICACHE_SIZE - 1)];
+}
+
+static void icache_put(struct emu *e, struct thr *t, uint64_t ip,
+		       const struct insn *in)
+{
+	struct icache_ent *c = icache_slot(e, ip);
+
+	c->ip = ip;
+	c->pid = t->proc->pid;
+	c->gen = e->gen;
+	c->in = *in;
+}
+
 static int fetch_insn(struct emu *e, struct thr *t, uint64_t ip,
 		      struct insn *in)
 {
-	struct icache_ent *c = &e->icache[(ip ^ (ip >> 16)) & (ICACHE_SIZE - 1)];
+	struct icache_ent *c = icache_slot(e, ip);
 	uint8_t buf[16];
 	struct iovec local = { buf, sizeof(buf) };
 	struct iovec remote = { (void *)(uintptr_t)ip, sizeof(buf) };
@@ -549,10 +565,7 @@ static int fetch_insn(struct emu *e, struct thr *t, uint64_t ip,
 		in->rep = false;
 		return 0;
 	}
-	c->ip = ip;
-	c->pid = t->proc->pid;
-	c->gen = e->gen;
-	c->in = *in;
+	icache_put(e, t, ip, in);
 	return 0;
 }
 
@@ -834,6 +847,17 @@ static void step_done(struct emu *e, struct thr *t)
 	/* REP string instructions trap after each iteration. */
 	if (t->in.rep && next == t->ip)
 		return;
+	if (!t->in.len && next > t->ip && next - t->ip <= 15) {
+		/*
+		 * Capstone did not know it (some AVX-512 forms), but it cannot
+		 * be a branch: every branch opcode is known.  The CPU just told
+		 * us its length.
+		 */
+		t->in.len = (uint8_t)(next - t->ip);
+		t->in.cls = IC_OTHER;
+		icache_put(e, t, t->ip, &t->in);
+		e->st->learned++;
+	}
 	truth_add(e, t, t->ip);
 	ret = ptenc_retire(&t->enc, &t->in, t->ip, next);
 	if (ret == 1) {

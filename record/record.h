@@ -53,6 +53,7 @@ struct rec_stats {
 	uint64_t trace_bytes;
 	uint64_t sideband_records;
 	uint64_t anomalies;	/* transfers the classifier did not expect */
+	uint64_t learned;	/* lengths learned from steps (not decodable) */
 };
 
 /**
