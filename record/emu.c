@@ -784,9 +784,22 @@ static void new_child(struct emu *e, struct thr *parent, int event)
 	ts.tid = (uint32_t)tid;
 	ts.parent_pid = (uint32_t)parent->proc->pid;
 	ts.parent_tid = (uint32_t)parent->tid;
-	ts.clone_flags = event == PTRACE_EVENT_CLONE ? parent->entry.rdi :
-			 event == PTRACE_EVENT_VFORK ? CLONE_VFORK | CLONE_VM :
+	ts.clone_flags = event == PTRACE_EVENT_VFORK ? CLONE_VFORK | CLONE_VM :
 			 0;
+	if (event == PTRACE_EVENT_CLONE) {
+		/* clone(2) passes flags in RDI; clone3(2) in its struct
+		 * clone_args, whose first member is the flags.
+		 */
+		ts.clone_flags = parent->entry.rdi;
+		if ((long)parent->entry.rax == SYS_clone3) {
+			struct iovec l = { &ts.clone_flags, 8 };
+			struct iovec r = { (void *)(uintptr_t)parent->entry.rdi,
+					   8 };
+
+			if (process_vm_readv(parent->tid, &l, 1, &r, 1, 0) != 8)
+				ts.clone_flags = 0;
+		}
+	}
 	sb_add(e, &ts.hdr);
 	if (t)
 		sb_comm(e, t);
@@ -821,6 +834,45 @@ static void exec_happened(struct emu *e, struct thr *t)
 	t->st = T_READY;
 }
 
+/*
+ * Under a hypervisor the trap after an emulated instruction (CPUID) comes
+ * one instruction late: a single step retired more than one instruction.
+ * Explain the step as straight-line instructions from @pc, the last of
+ * which may branch to @next, and put them all in the history.  Returns
+ * false (nothing written) when no such path of at most 4 instructions
+ * exists.
+ */
+static bool explain_skip(struct emu *e, struct thr *t, uint64_t pc,
+			 uint64_t next)
+{
+	struct insn path[4];
+	uint64_t at[4], p = pc;
+	unsigned int n, i;
+
+	for (n = 0; n < 4 && p != next; n++) {
+		fetch_insn(e, t, p, &path[n]);
+		at[n] = p;
+		if (!path[n].len)
+			return false;
+		if (path[n].cls != IC_OTHER) {
+			n++;
+			break;	/* a branch ends the path wherever it goes */
+		}
+		p += path[n].len;
+	}
+	if (!n || (path[n - 1].cls == IC_OTHER && p != next) ||
+	    path[n - 1].cls == IC_FAR)
+		return false;
+	for (i = 0; i < n; i++) {
+		uint64_t to = i + 1 < n ? at[i + 1] : next;
+
+		truth_add(e, t, at[i]);
+		enc_check(e, t, ptenc_retire(&t->enc, &path[i], at[i], to));
+	}
+	e->st->skips++;
+	return true;
+}
+
 /* A SIGTRAP stop after a step: the instruction completed. */
 static void step_done(struct emu *e, struct thr *t)
 {
@@ -844,8 +896,12 @@ static void step_done(struct emu *e, struct thr *t)
 		return;
 	}
 	t->st = T_READY;
-	/* REP string instructions trap after each iteration. */
-	if (t->in.rep && next == t->ip)
+	/*
+	 * Nothing retired: REP string instructions trap after each
+	 * iteration, and the first step after an exec traps on the way back
+	 * to user space.  A non-branch that retired would have moved RIP.
+	 */
+	if (next == t->ip && (t->in.rep || t->in.cls == IC_OTHER))
 		return;
 	if (!t->in.len && next > t->ip && next - t->ip <= 15) {
 		/*
@@ -860,9 +916,14 @@ static void step_done(struct emu *e, struct thr *t)
 	}
 	truth_add(e, t, t->ip);
 	ret = ptenc_retire(&t->enc, &t->in, t->ip, next);
+	if (ret == 1 && t->in.cls == IC_OTHER &&
+	    explain_skip(e, t, t->ip + t->in.len, next))
+		ret = 0;
 	if (ret == 1) {
 		/* Not what the class allows: go there asynchronously. */
 		e->st->anomalies++;
+		if (getenv("PTREC_DEBUG"))
+			fprintf(stderr, "anomaly at 0x%" PRIx64 " len %u class %u -> 0x%" PRIx64 "\n", t->ip, t->in.len, t->in.cls, next);
 		ret = ptenc_disable_async(&t->enc, t->ip + t->in.len);
 	}
 	enc_check(e, t, ret);

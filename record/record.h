@@ -54,6 +54,7 @@ struct rec_stats {
 	uint64_t sideband_records;
 	uint64_t anomalies;	/* transfers the classifier did not expect */
 	uint64_t learned;	/* lengths learned from steps (not decodable) */
+	uint64_t skips;		/* steps that retired several instructions */
 };
 
 /**
