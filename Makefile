@@ -41,7 +41,7 @@ UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
-.PHONY: all check test unit fuzz asan demo install clean deps cli-test bench
+.PHONY: all check test unit fuzz asan demo install clean deps cli-test bench e2e
 all: $(PTREC)
 
 $(BUILD)/%.o: %.c
@@ -75,6 +75,40 @@ unit: $(UNIT_BINS)
 
 cli-test: $(PTREC) $(MKBUNDLE)
 	PTREC=$(CURDIR)/$(PTREC) MKBUNDLE=$(CURDIR)/$(MKBUNDLE) tests/cli/run.sh
+
+# ---- end to end: record real programs, decode with libipt, compare -------
+
+PROG_DIR := $(BUILD)/tests/programs
+PROGS := loops indirect plt signal jmp segv exec fork
+PROG_BINS := $(PROGS:%=$(PROG_DIR)/%) $(PROG_DIR)/threads $(PROG_DIR)/dl \
+	$(PROG_DIR)/libdla.so $(PROG_DIR)/libdlb.so $(PROG_DIR)/tiny
+PROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
+
+$(PROG_DIR)/%: tests/programs/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $<
+$(PROG_DIR)/threads: tests/programs/threads.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -pthread -o $@ $<
+$(PROG_DIR)/dl: tests/programs/dl.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -ldl
+$(PROG_DIR)/libdl%.so: tests/programs/dl_%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -shared -fPIC -o $@ $<
+$(PROG_DIR)/tiny: tests/programs/tiny.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -static -nostdlib -fno-stack-protector -o $@ $<
+
+PTCHECK := $(BUILD)/tests/e2e/ptcheck
+$(PTCHECK): tests/e2e/ptcheck.c $(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(SB_LIB) \
+		-lipt $(LIBS_SIDEBAND)
+
+e2e: $(PTREC) $(PTCHECK) $(PROG_BINS)
+	PTREC=$(CURDIR)/$(PTREC) PTCHECK=$(CURDIR)/$(PTCHECK) \
+		PROGS=$(CURDIR)/$(PROG_DIR) tests/e2e/run.sh
 
 # libFuzzer needs clang; harnesses link the library sources directly so the
 # whole reader is instrumented.  mkseeds writes each harness's seeds with the
@@ -131,7 +165,7 @@ asan:
 		EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 		LDFLAGS="-fsanitize=address,undefined" unit cli-test
 
-check: all unit cli-test asan fuzz
+check: all unit cli-test e2e asan fuzz
 	@echo "make check: all suites passed"
 
 deps:

@@ -120,9 +120,13 @@ int rec_main(int argc, char **argv)
 			o.long_tnt = true;
 			break;
 		case 'p':
-			if (parse_u64(optarg, "--pid", &pid) || !pid ||
-			    pid > INT32_MAX)
+			if (parse_u64(optarg, "--pid", &pid))
 				return 2;
+			if (!pid || pid > INT32_MAX) {
+				fprintf(stderr, "ptrec record: --pid %s: no such process\n",
+					optarg);
+				return 2;
+			}
 			o.pid = (pid_t)pid;
 			break;
 		case 'q':

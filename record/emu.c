@@ -686,10 +686,16 @@ static void thr_close(struct emu *e, struct thr *t)
 
 	if (!t->opened)
 		return;
+	/*
+	 * A stopped thread is before t->regs.rip (t->ip may have retired);
+	 * one whose step is in flight is still before t->ip.
+	 */
 	if (t->st == T_SYSCALL)
 		syscall_entered(e, t);	/* entered, never returned */
 	else if (t->enc.enabled)
-		enc_check(e, t, ptenc_disable_async(&t->enc, t->ip));
+		enc_check(e, t, ptenc_disable_async(&t->enc,
+			  t->st == T_READY && t->have_regs ? t->regs.rip :
+			  t->ip));
 	e->st->trace_bytes += ptenc_bytes(&t->enc);
 	ret = ptenc_close(&t->enc);
 	if (ret)

@@ -1,0 +1,151 @@
+#!/bin/sh
+# End-to-end tests: record real programs with `ptrec record --ground-truth`
+# and check, per thread, that libipt's instruction decoder (ptcheck)
+# reproduces exactly the executed addresses; check the sideband of the
+# interesting cases; decode real Intel PT traces from Skylake hardware.
+set -u
+: "${PTREC:?}" "${PTCHECK:?}" "${PROGS:?}"
+here=$(cd "$(dirname "$0")" && pwd)
+real=$here/../../../shared/testdata/real-pt/dynamorio
+[ -d "$real" ] || real=$here/../../shared/testdata/real-pt/dynamorio
+tmp=$(mktemp -d /tmp/ptrec-e2e-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+fails=0
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+bad() {
+	n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"
+	[ -f "$tmp/log" ] && sed 's/^/#   /' "$tmp/log" | tail -20
+}
+
+if ! "$PTREC" record --help >/dev/null 2>&1; then
+	echo "not ok - ptrec record not available"
+	exit 1
+fi
+
+# record NAME [OPTS --] PROG ARGS: records into $tmp/NAME, then ptcheck.
+record() {
+	name=$1
+	shift
+	rm -rf "${tmp:?}/$name"
+	if ! "$PTREC" record --ground-truth -q -o "$tmp/$name" "$@" \
+		>"$tmp/log" 2>&1; then
+		bad "$name: ptrec record failed"
+		return 1
+	fi
+	if "$PTCHECK" "$tmp/$name" >"$tmp/log" 2>&1; then
+		ok "$name: every thread decodes to its ground truth ($(grep -c match "$tmp/log") threads)"
+	else
+		bad "$name: decode differs from ground truth"
+		return 1
+	fi
+}
+
+# has NAME PATTERN DESCRIPTION: `ptrec dump` of bundle NAME matches.
+has() {
+	if "$PTREC" dump "$tmp/$1" >"$tmp/dump" 2>&1 &&
+		grep -E -q -- "$2" "$tmp/dump"; then
+		ok "$1: $3"
+	else
+		cp "$tmp/dump" "$tmp/log"
+		bad "$1: $3"
+	fi
+}
+
+for p in loops indirect plt jmp; do
+	record "$p" -- "$PROGS/$p"
+done
+record long-tnt --long-tnt --psb-period 256 -- "$PROGS/loops"
+
+record signal -- "$PROGS/signal" &&
+	has signal "SIGNAL .* signo 10 .* handled" "SIGUSR1 recorded as handled"
+
+record threads -- "$PROGS/threads" &&
+	has threads "THREAD_START .*clone_flags 0x3d0f00" \
+		"four thread starts with CLONE_VM|CLONE_THREAD flags" &&
+	[ "$(grep -c THREAD_START "$tmp/dump")" -eq 4 ] &&
+	ok "threads: exactly four THREAD_START records" ||
+	bad "threads: THREAD_START count"
+
+record dl -- "$PROGS/dl" "$PROGS" &&
+	has dl "MMAP .*libdla.so buildid-" "libdla mapped with its image" &&
+	has dl "MMAP .*libdlb.so buildid-" "libdlb mapped with its image"
+if [ -d "$tmp/dl" ]; then
+	a=$(awk '/MMAP .*libdla.so/ && / r-x / {print $7; exit}' "$tmp/dump")
+	b=$(awk '/MMAP .*libdlb.so/ && / r-x / {print $7; exit}' "$tmp/dump")
+	[ -n "$a" ] && [ "$a" = "$b" ] &&
+		ok "dl: both libraries' code at the same address ($a)" ||
+		bad "dl: libraries' code not at one address ('$a' vs '$b')"
+fi
+
+record fork -- "$PROGS/fork" &&
+	has fork "THREAD_START pid ([0-9]+) tid \1 parent" "fork child recorded" &&
+	[ "$(grep -c '"pid"' "$tmp/fork/manifest.json")" -ge 3 ] &&
+	ok "fork: two processes in the manifest" || bad "fork: processes"
+
+record exec -- "$PROGS/exec" "$PROGS/tiny" &&
+	has exec "EXEC .*tiny" "EXEC record names the new program" &&
+	has exec "PROCESS_EXIT pid [0-9]+ exited 0" "exit after exec"
+
+if record segv -- "$PROGS/segv"; then
+	"$PTREC" dump "$tmp/segv" | tail -n 3 >"$tmp/last"
+	if sed -n 1p "$tmp/last" | grep -q "SIGNAL .*signo 11 code 1 addr 0x0 fatal" &&
+		sed -n 3p "$tmp/last" | grep -q "PROCESS_EXIT .*killed 11"; then
+		ok "segv: fatal SIGSEGV at address 0, then the process exit, are the last events"
+	else
+		cp "$tmp/last" "$tmp/log"
+		bad "segv: last events"
+	fi
+	rip=$(sed -n 's/.*"rip": "\(0x[0-9a-f]*\)".*/\1/p' "$tmp"/segv/regs/*.json)
+	[ -n "$rip" ] && ok "segv: final registers saved (rip $rip)" ||
+		bad "segv: no final rip"
+fi
+
+# Stopping early still gives a complete, decodable bundle.
+record max-insns --max-insns 2000 -- "$PROGS/loops" &&
+	has max-insns "PROCESS_EXIT .* detached" "stopped recording is marked detached"
+
+# Bad input: clear errors, nothing half-written that a reader trusts.
+expect_err() {
+	name=$1 pat=$2
+	shift 2
+	if "$PTREC" record -q -o "$tmp/err-$name" "$@" >"$tmp/log" 2>&1; then
+		bad "$name: succeeded"
+	elif grep -q -- "$pat" "$tmp/log"; then
+		ok "$name: fails with '$pat'"
+	else
+		bad "$name: message lacks '$pat'"
+	fi
+}
+expect_err missing-program "cannot execute $tmp/nope: No such file" \
+	-- "$tmp/nope"
+: >"$tmp/noexec"
+expect_err not-executable "cannot execute $tmp/noexec: Permission denied" \
+	-- "$tmp/noexec"
+expect_err bad-start "start-at nosuch: no such function" \
+	--start-at nosuch -- "$PROGS/loops"
+expect_err bad-number "max-insns 12x: not a number" --max-insns 12x \
+	-- "$PROGS/loops"
+expect_err pid-out-of-range "pid 9999999999: no such process" \
+	-p 9999999999
+expect_err no-such-pid "process 2147483647: no such process" -p 2147483647
+mkdir -p "$tmp/full" && : >"$tmp/full/x"
+expect_err output-not-empty "exists and is not empty" -o "$tmp/full" \
+	-- "$PROGS/loops"
+
+# Real Intel PT from a Skylake-SP (see shared/testdata/real-pt/README.md).
+cfg="--cpu 6/85/4 --mtc-freq 3 --nom-freq 37 --cpuid-0x15 2/308"
+# shellcheck disable=SC2086
+"$PTCHECK" --raw "$real/simple/pt.bin" --elf "$real/simple/hello" $cfg \
+	--expect 8 >"$tmp/log" 2>&1 &&
+	ok "real hardware trace 'simple' decodes to its 8 instructions" ||
+	bad "real hardware trace 'simple'"
+# shellcheck disable=SC2086
+"$PTCHECK" --raw "$real/simple-glibc/pt.bin@8" \
+	--elf "$real/simple-glibc/hello" $cfg --expect 59234 >"$tmp/log" 2>&1 &&
+	ok "real hardware trace 'simple-glibc' decodes to its 59,234 instructions" ||
+	bad "real hardware trace 'simple-glibc'"
+
+echo "1..$n"
+[ "$fails" -eq 0 ] || { echo "$fails of $n end-to-end tests failed"; exit 1; }
