@@ -79,7 +79,7 @@ cli-test: $(PTREC) $(MKBUNDLE)
 # ---- end to end: record real programs, decode with libipt, compare -------
 
 PROG_DIR := $(BUILD)/tests/programs
-PROGS := loops indirect plt signal jmp segv exec fork
+PROGS := loops indirect plt signal jmp segv exec fork spin
 PROG_BINS := $(PROGS:%=$(PROG_DIR)/%) $(PROG_DIR)/threads $(PROG_DIR)/dl \
 	$(PROG_DIR)/libdla.so $(PROG_DIR)/libdlb.so $(PROG_DIR)/tiny
 PROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
@@ -174,7 +174,7 @@ deps:
 test: deps
 	$(MAKE) check
 
-demo: all $(MKBUNDLE)
+demo: all $(PTCHECK) $(PROG_DIR)/loops
 	./scripts/demo $(BUILD)
 
 # ---- install -------------------------------------------------------------

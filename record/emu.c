@@ -231,8 +231,14 @@ static const char *image_key_file(struct emu *e, const char *path)
 	}
 	ret = sb_bundle_add_image_file(e->b, path, k->key, sizeof(k->key),
 				       &err);
-	if (ret) {
-		/* A vanished file is a gap in replay, not a failed recording. */
+	if (ret == -ENOSPC || ret == -EFBIG || ret == -EDQUOT || ret == -EIO ||
+	    ret == -EROFS || ret == -ENOMEM) {
+		/* The bundle could not take it: the recording failed. */
+		fail(e, ret, "%s", err.msg);
+	} else if (ret) {
+		/* A vanished or unreadable file is a gap in replay, not a
+		 * failed recording.
+		 */
 		if (!e->o->quiet)
 			fprintf(stderr, "ptrec record: warning: %s\n", err.msg);
 		k->key[0] = '\0';

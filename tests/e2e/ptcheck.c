@@ -310,6 +310,30 @@ out_mismatch:
 	return 1;
 }
 
+/*
+ * Walks every packet with libipt's packet decoder.  Returns the number of
+ * packets, or a negative libipt error with its offset in *@err_offset.
+ */
+static int64_t check_packets(const struct pt_config *cfg, uint64_t *err_offset)
+{
+	struct pt_packet_decoder *d = pt_pkt_alloc_decoder(cfg);
+	struct pt_packet pkt;
+	int64_t n = 0;
+	int ret;
+
+	if (!d)
+		return -pte_nomem;
+	ret = pt_pkt_sync_forward(d);
+	while (ret >= 0) {
+		ret = pt_pkt_next(d, &pkt, sizeof(pkt));
+		if (ret >= 0)
+			n++;
+	}
+	pt_pkt_get_offset(d, err_offset);
+	pt_pkt_free_decoder(d);
+	return ret == -pte_eos ? n : ret;
+}
+
 /* ---- bundle mode --------------------------------------------------------- */
 
 struct chk_cmp {
@@ -381,6 +405,7 @@ static int check_thread(struct chk_ctx *c, const struct sb_thread *t,
 	uint64_t *truth = NULL, off = 0;
 	char path[4096];
 	struct sb_err err;
+	int64_t packets;
 	size_t n = 0;
 	int ret, i;
 
@@ -409,6 +434,13 @@ static int check_thread(struct chk_ctx *c, const struct sb_thread *t,
 	cfg.end = (uint8_t *)pt.data + pt.size;
 	cmp.truth = truth;
 	cmp.n = n;
+	packets = check_packets(&cfg, &off);
+	if (packets < 0) {
+		printf("thread %u: packet decoder error '%s' at offset %" PRIu64
+		       "\n", t->tid, pt_errstr(pt_errcode((int)packets)), off);
+		ret = 1;
+		goto out;
+	}
 	ret = decode(&cfg, image, c, compare, &cmp, &st, &off);
 	if (ret == 1) {
 		printf("thread %u: MISMATCH at instruction %" PRIu64
@@ -430,7 +462,8 @@ static int check_thread(struct chk_ctx *c, const struct sb_thread *t,
 		       t->tid, st.insns, n);
 		ret = 1;
 	} else {
-		printf("thread %u: %zu instructions match\n", t->tid, n);
+		printf("thread %u: %zu instructions match (%" PRId64
+		       " packets)\n", t->tid, n, packets);
 	}
 	if (verbose) {
 		printf("  events:");
@@ -440,6 +473,7 @@ static int check_thread(struct chk_ctx *c, const struct sb_thread *t,
 		printf("\n  memory reads %" PRIu64 ", unmapped %" PRIu64 "\n",
 		       c->reads, c->misses);
 	}
+out:
 	pt_image_free(image);
 	munmap((void *)pt.data, pt.size);
 	free(truth);

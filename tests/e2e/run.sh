@@ -134,6 +134,79 @@ mkdir -p "$tmp/full" && : >"$tmp/full/x"
 expect_err output-not-empty "exists and is not empty" -o "$tmp/full" \
 	-- "$PROGS/loops"
 
+# Attach to a running process, record a while, detach: it lives on.
+start_spin() {
+	"$PROGS/spin" >"$tmp/spin.out" &
+	spin=$!
+	i=0
+	while [ ! -s "$tmp/spin.out" ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+start_spin
+record attach --max-insns 20000 -p "$spin" &&
+	has attach "PROCESS_EXIT pid $spin detached" "attached process marked detached"
+kill -0 "$spin" 2>/dev/null && ok "attach: the process runs on after detach" ||
+	bad "attach: the process died"
+# Without the right to ptrace it: a clear error naming the process.
+if command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ]; then
+	chmod 777 "$tmp"
+	if setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$PTREC" record -q -o "$tmp/eperm" -p "$spin" >"$tmp/log" 2>&1; then
+		bad "attach without permission succeeded"
+	elif grep -q "cannot attach to process $spin: Operation not permitted" \
+		"$tmp/log"; then
+		ok "attach without permission: clear error"
+	else
+		bad "attach without permission: message"
+	fi
+fi
+kill "$spin"
+wait "$spin" 2>/dev/null
+
+# SIGINT to the recorder (Ctrl-C): the bundle is finished and decodes.
+rm -rf "$tmp/int"
+"$PTREC" record --ground-truth -q -o "$tmp/int" -- "$PROGS/spin" \
+	>"$tmp/log" 2>&1 &
+rec=$!
+sleep 1
+kill -INT "$rec"
+if wait "$rec" && "$PTCHECK" "$tmp/int" >"$tmp/log" 2>&1; then
+	ok "SIGINT to ptrec record: a finished bundle that decodes"
+else
+	bad "SIGINT to ptrec record"
+fi
+has int "PROCESS_EXIT .* detached" "interrupted recording marked detached"
+
+# The program is killed while being recorded.
+rm -rf "$tmp/kill"
+"$PTREC" record --ground-truth -q -o "$tmp/kill" -- "$PROGS/spin" \
+	>"$tmp/log" 2>&1 &
+rec=$!
+sleep 1
+pkill -KILL -f "^$PROGS/spin\$" || pkill -KILL -x spin
+if wait "$rec" && "$PTCHECK" "$tmp/kill" >"$tmp/log" 2>&1; then
+	ok "program killed during recording: a finished bundle that decodes"
+else
+	bad "program killed during recording"
+fi
+has kill "PROCESS_EXIT .* killed 9" "SIGKILL recorded as the end"
+
+# Writes fail (file size limit standing in for a full disk): a clear error,
+# and no manifest, so readers call the bundle incomplete.
+rm -rf "$tmp/full-disk"
+( trap '' XFSZ; ulimit -f 64
+  "$PTREC" record -q -o "$tmp/full-disk" -- "$PROGS/loops" ) >"$tmp/log" 2>&1
+if [ $? -ne 0 ] && grep -q "File too large" "$tmp/log" &&
+	grep -q "incomplete" "$tmp/log" &&
+	[ ! -e "$tmp/full-disk/manifest.json" ] &&
+	"$PTREC" dump "$tmp/full-disk" 2>&1 | grep -q "incomplete"; then
+	ok "write failure: clear error, bundle marked incomplete"
+else
+	bad "write failure"
+fi
+
 # Real Intel PT from a Skylake-SP (see shared/testdata/real-pt/README.md).
 cfg="--cpu 6/85/4 --mtc-freq 3 --nom-freq 37 --cpuid-0x15 2/308"
 # shellcheck disable=SC2086
