@@ -163,7 +163,7 @@ bench: all $(BUILD)/tests/bench/steploop $(BUILD)/tests/bench/workload
 asan:
 	$(MAKE) BUILD=build-asan \
 		EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-		LDFLAGS="-fsanitize=address,undefined" unit cli-test
+		LDFLAGS="-fsanitize=address,undefined" unit cli-test e2e
 
 check: all unit cli-test e2e asan fuzz
 	@echo "make check: all suites passed"
