@@ -56,6 +56,14 @@ $(PTREC): $(CLI_OBJS) $(REC_OBJS) $(SB_LIB)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(REC_OBJS) $(SB_LIB) \
 		$(LIBS_RECORD) $(LIBS_SIDEBAND)
 
+# record/ tests see its private headers and link its objects.
+REC_LIB_OBJS := $(filter-out $(BUILD)/record/cli.o,$(REC_OBJS))
+$(BUILD)/tests/unit/record/%: tests/unit/record/%.c $(REC_LIB_OBJS) $(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< \
+		$(REC_LIB_OBJS) $(SB_LIB) $(LIBS_RECORD) $(LIBS_SIDEBAND) \
+		-lcriterion
+
 $(BUILD)/tests/unit/%: tests/unit/%.c $(SB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< \

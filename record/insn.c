@@ -83,6 +83,14 @@ static enum insn_class classify(const cs_insn *ci)
 		return IC_FAR;
 	case X86_INS_RET:
 		return IC_RET;
+	/* Capstone 4 leaves LOOP* out of its jump group: name them all. */
+	case X86_INS_LOOP:
+	case X86_INS_LOOPE:
+	case X86_INS_LOOPNE:
+	case X86_INS_JRCXZ:
+	case X86_INS_JECXZ:
+	case X86_INS_JCXZ:
+		return IC_COND;
 	case X86_INS_CALL:
 		return is_direct(x) ? IC_CALL : IC_CALL_IND;
 	case X86_INS_JMP:
@@ -109,7 +117,9 @@ int insn_decode(struct insn_decoder *d, const uint8_t *buf, unsigned int n,
 	x = &d->ci->detail->x86;
 	out->len = (uint8_t)d->ci->size;
 	out->cls = (uint8_t)classify(d->ci);
-	out->rep = x->prefix[0] == X86_PREFIX_REP ||
-		   x->prefix[0] == X86_PREFIX_REPNE;
+	/* F2/F3 also prefix branches (BND); only string ops iterate. */
+	out->rep = out->cls == IC_OTHER &&
+		   (x->prefix[0] == X86_PREFIX_REP ||
+		    x->prefix[0] == X86_PREFIX_REPNE);
 	return 0;
 }

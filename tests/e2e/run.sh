@@ -6,8 +6,15 @@
 set -u
 : "${PTREC:?}" "${PTCHECK:?}" "${PROGS:?}"
 here=$(cd "$(dirname "$0")" && pwd)
-real=$here/../../../shared/testdata/real-pt/dynamorio
-[ -d "$real" ] || real=$here/../../shared/testdata/real-pt/dynamorio
+# Real hardware traces are shared data, not part of the repository.
+real=""
+for d in "${PTREC_TESTDATA:-}" "$here/../../../shared/testdata" \
+	/work/shared/testdata; do
+	if [ -n "$d" ] && [ -d "$d/real-pt/dynamorio" ]; then
+		real=$d/real-pt/dynamorio
+		break
+	fi
+done
 tmp=$(mktemp -d /tmp/ptrec-e2e-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 n=0
@@ -208,6 +215,10 @@ else
 fi
 
 # Real Intel PT from a Skylake-SP (see shared/testdata/real-pt/README.md).
+if [ -z "$real" ]; then
+	bad "real hardware traces not found (set PTREC_TESTDATA to shared/testdata)"
+	real=/nonexistent
+fi
 cfg="--cpu 6/85/4 --mtc-freq 3 --nom-freq 37 --cpuid-0x15 2/308"
 # shellcheck disable=SC2086
 "$PTCHECK" --raw "$real/simple/pt.bin" --elf "$real/simple/hello" $cfg \
