@@ -172,32 +172,32 @@ fi
 kill "$spin"
 wait "$spin" 2>/dev/null
 
-# SIGINT to the recorder (Ctrl-C): the bundle is finished and decodes.
-rm -rf "$tmp/int"
-"$PTREC" record --ground-truth -q -o "$tmp/int" -- "$PROGS/spin" \
-	>"$tmp/log" 2>&1 &
-rec=$!
-sleep 1
-kill -INT "$rec"
-if wait "$rec" && "$PTCHECK" "$tmp/int" >"$tmp/log" 2>&1; then
-	ok "SIGINT to ptrec record: a finished bundle that decodes"
-else
-	bad "SIGINT to ptrec record"
-fi
-has int "PROCESS_EXIT .* detached" "interrupted recording marked detached"
+# interrupted NAME DESCRIPTION CMD...: records spin into NAME, runs CMD
+# after a second (it may use $rec, the recorder's pid), and expects a
+# finished bundle that decodes.
+interrupted() {
+	name=$1 what=$2
+	shift 2
+	rm -rf "${tmp:?}/$name"
+	"$PTREC" record --ground-truth -q -o "$tmp/$name" -- "$PROGS/spin" \
+		>"$tmp/log" 2>&1 &
+	rec=$!
+	sleep 1
+	"$@"
+	if wait "$rec" && "$PTCHECK" "$tmp/$name" >"$tmp/log" 2>&1; then
+		ok "$what: a finished bundle that decodes"
+	else
+		bad "$what"
+	fi
+}
+kill_spin() { pkill -KILL -f "^$PROGS/spin\$"; }
+int_recorder() { kill -INT "$rec"; }
 
+# SIGINT to the recorder (Ctrl-C).
+interrupted int "SIGINT to ptrec record" int_recorder
+has int "PROCESS_EXIT .* detached" "interrupted recording marked detached"
 # The program is killed while being recorded.
-rm -rf "$tmp/kill"
-"$PTREC" record --ground-truth -q -o "$tmp/kill" -- "$PROGS/spin" \
-	>"$tmp/log" 2>&1 &
-rec=$!
-sleep 1
-pkill -KILL -f "^$PROGS/spin\$" || pkill -KILL -x spin
-if wait "$rec" && "$PTCHECK" "$tmp/kill" >"$tmp/log" 2>&1; then
-	ok "program killed during recording: a finished bundle that decodes"
-else
-	bad "program killed during recording"
-fi
+interrupted kill "program killed during recording" kill_spin
 has kill "PROCESS_EXIT .* killed 9" "SIGKILL recorded as the end"
 
 # Writes fail (file size limit standing in for a full disk): a clear error,
