@@ -88,14 +88,15 @@ cli-test: $(PTREC) $(MKBUNDLE)
 
 PROG_DIR := $(BUILD)/tests/programs
 PROGS := loops indirect plt signal jmp segv exec fork spin
-PROG_BINS := $(PROGS:%=$(PROG_DIR)/%) $(PROG_DIR)/threads $(PROG_DIR)/dl \
+PROG_BINS := $(PROGS:%=$(PROG_DIR)/%) $(PROG_DIR)/threads $(PROG_DIR)/pipe \
+	$(PROG_DIR)/dl \
 	$(PROG_DIR)/libdla.so $(PROG_DIR)/libdlb.so $(PROG_DIR)/tiny
 PROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
 
 $(PROG_DIR)/%: tests/programs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $<
-$(PROG_DIR)/threads: tests/programs/threads.c
+$(PROG_DIR)/threads $(PROG_DIR)/pipe: $(PROG_DIR)/%: tests/programs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -pthread -o $@ $<
 $(PROG_DIR)/dl: tests/programs/dl.c

@@ -48,6 +48,7 @@ enum tstate {
 	T_READY,	/* in ptrace-stop at an instruction boundary */
 	T_STEP,		/* stepping one user instruction */
 	T_SYSCALL,	/* stepping a SYSCALL: may block in the kernel */
+	T_EXITING,	/* vanished under us (killed): its exit follows */
 	T_DEAD,
 };
 
@@ -983,6 +984,7 @@ static void handle_stop(struct emu *e, pid_t tid, int status)
 	int event = status >> 16;
 	int sig;
 
+
 	if (!t) {
 		/* A new thread's first stop, before its parent's event. */
 		char path[64], line[128];
@@ -1116,7 +1118,7 @@ static void issue_step(struct emu *e, struct thr *t)
 		e->quantum--;
 	ret = (int)ptrace(PTRACE_SINGLESTEP, t->tid, 0, sig);
 	if (ret < 0 && errno == ESRCH)
-		t->st = T_READY;	/* killed meanwhile: its exit follows */
+		t->st = T_EXITING;	/* killed meanwhile: its exit follows */
 }
 
 static void progress(struct emu *e)
@@ -1154,11 +1156,17 @@ static void run(struct emu *e)
 		if ((e->o->stop && *e->o->stop) ||
 		    (e->o->max_insns && e->st->insns >= e->o->max_insns))
 			break;
-		if (!any_stepping(e)) {
+		/*
+		 * A SYSCALL step may block (wait4, futex): keep issuing until
+		 * a user-mode step is in flight or nobody is ready, or the
+		 * thread that would unblock it never runs.
+		 */
+		while (!any_stepping(e) && !e->error) {
 			struct thr *t = pick(e);
 
-			if (t)
-				issue_step(e, t);
+			if (!t)
+				break;
+			issue_step(e, t);
 		}
 		tid = waitpid(-1, &status, __WALL);
 		if (tid < 0) {

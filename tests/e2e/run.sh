@@ -36,8 +36,9 @@ record() {
 	name=$1
 	shift
 	rm -rf "${tmp:?}/$name"
-	if ! "$PTREC" record --ground-truth -q -o "$tmp/$name" "$@" \
-		>"$tmp/log" 2>&1; then
+	# A hang must fail the test, not the whole CI run.
+	if ! timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/$name" \
+		"$@" >"$tmp/log" 2>&1; then
 		bad "$name: ptrec record failed"
 		return 1
 	fi
@@ -74,6 +75,9 @@ record threads -- "$PROGS/threads" &&
 	[ "$(grep -c THREAD_START "$tmp/dump")" -eq 4 ] &&
 	ok "threads: exactly four THREAD_START records" ||
 	bad "threads: THREAD_START count"
+
+# Regression: the main thread blocks in read() until another thread runs.
+record pipe -- "$PROGS/pipe"
 
 record dl -- "$PROGS/dl" "$PROGS" &&
 	has dl "MMAP .*libdla.so buildid-" "libdla mapped with its image" &&
