@@ -41,7 +41,7 @@ UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
-.PHONY: all check test unit fuzz asan demo install clean deps cli-test bench e2e
+.PHONY: all check test unit fuzz asan demo install clean deps cli-test bench e2e install-check
 all: $(PTREC)
 
 $(BUILD)/%.o: %.c
@@ -174,7 +174,7 @@ asan:
 		EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 		LDFLAGS="-fsanitize=address,undefined" unit cli-test e2e
 
-check: all unit cli-test e2e asan fuzz
+check: all unit cli-test e2e install-check asan fuzz
 	@echo "make check: all suites passed"
 
 deps:
@@ -194,6 +194,13 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR)
 	install -m 755 $(PTREC) $(DESTDIR)$(BINDIR)/ptrec
 	install -m 644 README.md LICENSE docs/*.md $(DESTDIR)$(DOCDIR)/
+
+# make install honours PREFIX and DESTDIR, and the installed ptrec runs.
+install-check: all
+	rm -rf $(BUILD)/install-test
+	$(MAKE) -s install DESTDIR=$(CURDIR)/$(BUILD)/install-test PREFIX=/usr
+	$(BUILD)/install-test/usr/bin/ptrec version
+	test -f $(BUILD)/install-test/usr/share/doc/ptrec/bundle-format.md
 
 clean:
 	rm -rf build build-asan
