@@ -20,6 +20,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes \
 	-Wstrict-prototypes -Wformat=2 -Wno-format-nonliteral
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(EXTRA_CFLAGS)
 ALL_CPPFLAGS := -D_GNU_SOURCE -DPTREC_VERSION='"$(VERSION)"' -Isideband -Irecord \
+	-Ireplay \
 	$(CPPFLAGS)
 LIBS_SIDEBAND := -ljansson -ldw -lelf
 
@@ -30,6 +31,12 @@ SB_LIB := $(BUILD)/libptrec-sideband.a
 REC_SRCS := $(wildcard record/*.c)
 REC_OBJS := $(REC_SRCS:%.c=$(BUILD)/%.o)
 LIBS_RECORD := -lipt -lcapstone
+
+# The replay engine; symbols.c and disasm.c join it when they land.
+RP_SRCS := replay/session.c replay/aspace.c replay/walk.c replay/cursor.c \
+	replay/cli.c
+RP_OBJS := $(RP_SRCS:%.c=$(BUILD)/%.o)
+LIBS_REPLAY := -lipt
 
 CLI_SRCS := $(wildcard cli/*.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
@@ -52,9 +59,9 @@ $(SB_LIB): $(SB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(PTREC): $(CLI_OBJS) $(REC_OBJS) $(SB_LIB)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(REC_OBJS) $(SB_LIB) \
-		$(LIBS_RECORD) $(LIBS_SIDEBAND)
+$(PTREC): $(CLI_OBJS) $(REC_OBJS) $(RP_OBJS) $(SB_LIB)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(REC_OBJS) $(RP_OBJS) \
+		$(SB_LIB) $(LIBS_RECORD) $(LIBS_REPLAY) $(LIBS_SIDEBAND)
 
 # record/ tests see its private headers and link its objects.
 REC_LIB_OBJS := $(filter-out $(BUILD)/record/cli.o,$(REC_OBJS))

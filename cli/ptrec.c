@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "record.h"
+#include "replay_cli.h"
 
 static const struct {
 	const char *name;
@@ -15,6 +16,8 @@ static const struct {
 	const char *help;
 } commands[] = {
 	{ "record", rec_main, "record [OPTS] -- PROG ARGS  record a program (see ptrec record --help)" },
+	{ "info", rp_cli_info, "info BUNDLE            threads, instructions, gaps, sizes" },
+	{ "insns", rp_cli_insns, "insns BUNDLE [--thread TID] [--from N] [--count K] [--raw]  instruction history" },
 	{ "dump", cli_dump, "dump BUNDLE|SIDEBAND  print manifest and sideband records" },
 	{ "version", cli_version, "version               print the version and formats" },
 };
@@ -26,7 +29,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: ptrec COMMAND [ARGS]\n\ncommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %s\n", commands[i].help);
-	fprintf(f, "\nnot built yet: info, insns, calls, export (replay engine),\n"
+	fprintf(f, "\nnot built yet: calls, export (replay engine),\n"
 		   "replay (GDB integration)\n");
 }
 

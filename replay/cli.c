@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* `ptrec info` and `ptrec insns`: the replay engine from the shell. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "replay_cli.h"
+
+static const char *const gap_reasons[] = {
+	[RP_GAP_DECODE] = "decode error",
+	[RP_GAP_NOMAP] = "no code at this address (missing image)",
+	[RP_GAP_OVERFLOW] = "trace overflow",
+	[RP_GAP_LOST] = "lost trace data",
+};
+
+static struct rp_session *open_or_die(const char *cmd, const char *dir)
+{
+	struct rp_session *s;
+	int ret = rp_session_open(&s, dir);
+
+	if (ret) {
+		fprintf(stderr, "ptrec %s: %s: %s\n", cmd,
+			*rp_session_errmsg(s) ? rp_session_errmsg(s) : dir,
+			rp_errstr(ret));
+		rp_session_close(s);
+		return NULL;
+	}
+	return s;
+}
+
+int rp_cli_info(int argc, char **argv)
+{
+	struct rp_session *s;
+	const struct sb_manifest *m;
+	uint64_t insns = 0, gaps = 0;
+	size_t i;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: ptrec info BUNDLE\n");
+		return 2;
+	}
+	s = open_or_die("info", argv[1]);
+	if (!s)
+		return 1;
+	m = s->m;
+	printf("bundle:   %s\n", argv[1]);
+	printf("backend:  %s (%s PT)\n", m->backend,
+	       m->pt.emulated ? "emulated" : "hardware");
+	printf("cpu:      %s family %u model %u stepping %u\n", m->cpu.vendor,
+	       m->cpu.family, m->cpu.model, m->cpu.stepping);
+	printf("command: ");
+	for (i = 0; i < m->argc; i++)
+		printf(" %s", m->argv[i]);
+	printf("\n");
+	if (m->stop_ns > m->start_ns)
+		printf("duration: %.3f s of recording\n",
+		       (double)(m->stop_ns - m->start_ns) / 1e9);
+	printf("threads:  %zu\n", s->nthreads);
+	for (i = 0; i < s->nthreads; i++) {
+		struct rp_thread_info ti;
+
+		rp_thread_info(s, s->threads[i].tid, &ti);
+		insns += ti.insns;
+		gaps += ti.ngaps;
+		printf("  thread %u (pid %u): %" PRIu64 " instructions, %" PRIu64
+		       " gaps, %" PRIu64 " bytes of trace, %" PRIu64
+		       " checkpoints", ti.tid, ti.pid, ti.insns, ti.ngaps,
+		       ti.pt_bytes, ti.checkpoints);
+		if (ti.last_tsc > ti.first_tsc && m->time.tsc_hz)
+			printf(", %.3f ms", (double)(ti.last_tsc - ti.first_tsc) *
+			       1e3 / (double)m->time.tsc_hz);
+		printf("\n");
+	}
+	printf("total:    %" PRIu64 " instructions, %" PRIu64 " gaps\n", insns,
+	       gaps);
+	rp_session_close(s);
+	return 0;
+}
+
+static void print_gaps(struct rp_session *s, uint32_t tid, uint64_t before)
+{
+	struct rp_gap g;
+	uint64_t i;
+
+	for (i = 0; !rp_thread_gap(s, tid, i, &g); i++)
+		if (g.before == before)
+			printf("[%s at 0x%" PRIx64 ", trace offset %" PRIu64
+			       ": %s]\n", gap_reasons[g.reason], g.ip, g.offset,
+			       g.error ? g.error : "");
+}
+
+int rp_cli_insns(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "thread", required_argument, NULL, 't' },
+		{ "from", required_argument, NULL, 'f' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "raw", no_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t from = 1, count = UINT64_MAX, pos, end;
+	bool addr_only = false, raw = false;
+	struct rp_cursor *c = NULL;
+	struct rp_session *s;
+	struct rp_insn insn;
+	long tid = -1;
+	int opt, ret, i;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 't':
+			tid = strtol(optarg, NULL, 0);
+			break;
+		case 'f':
+			from = strtoull(optarg, NULL, 0);
+			break;
+		case 'c':
+			count = strtoull(optarg, NULL, 0);
+			break;
+		case 'F':
+			addr_only = !strcmp(optarg, "addr");
+			if (!addr_only && strcmp(optarg, "gdb")) {
+				fprintf(stderr, "ptrec insns: --format %s: gdb or addr\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'r':
+			raw = true;
+			break;
+		default:
+			return 2;
+		}
+	}
+	if (optind + 1 != argc || !from) {
+		fprintf(stderr,
+			"usage: ptrec insns BUNDLE [--thread TID] [--from N] [--count K] [--raw] [--format=gdb|addr]\n");
+		return 2;
+	}
+	s = open_or_die("insns", argv[optind]);
+	if (!s)
+		return 1;
+	if (tid < 0)
+		tid = rp_thread_tid(s, 0);
+	ret = rp_cursor_new(s, (uint32_t)tid, &c);
+	if (ret == -RP_ERR_RANGE) {
+		rp_session_close(s);
+		return 0;	/* an empty history prints nothing */
+	}
+	if (ret) {
+		fprintf(stderr, "ptrec insns: thread %ld: %s\n", tid,
+			rp_errstr(ret));
+		rp_session_close(s);
+		return 1;
+	}
+	end = rp_cursor_pos(c) + 1;
+	for (pos = from - 1; pos < end && count; pos++, count--) {
+		ret = rp_cursor_peek(c, pos, &insn);
+		if (ret) {
+			fprintf(stderr, "ptrec insns: %s: %s\n",
+				rp_session_errmsg(s), rp_errstr(ret));
+			break;
+		}
+		if (addr_only) {
+			printf("0x%" PRIx64 "\n", insn.ip);
+			continue;
+		}
+		print_gaps(s, (uint32_t)tid, pos);
+		printf("%" PRIu64 "\t   0x%016" PRIx64, pos + 1, insn.ip);
+		if (raw) {
+			printf(":\t");
+			for (i = 0; i < insn.size; i++)
+				printf("%s%02x", i ? " " : "", insn.raw[i]);
+		}
+		printf("\n");
+	}
+	rp_cursor_free(c);
+	rp_session_close(s);
+	return ret ? 1 : 0;
+}

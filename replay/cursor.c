@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Cursors: a position in one thread's history.  Instructions come from
+ * materialized segments (checkpoint to checkpoint), cached per thread, so
+ * moving near the cursor costs at most one segment's decode.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct rp_cursor {
+	struct rp_session *s;
+	struct rp_thread *t;
+	uint64_t pos;
+};
+
+/* The segment holding @pos: the last checkpoint at or before it. */
+static uint64_t ckpt_of(const struct rp_thread *t, uint64_t pos)
+{
+	uint64_t lo = 0, hi = t->nckpts;
+
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (t->ckpts[mid].insn <= pos)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The instruction at @pos, decoding its segment when not cached. */
+static int fetch(struct rp_session *s, struct rp_thread *t, uint64_t pos,
+		 const struct rp_insn **insn)
+{
+	uint64_t k = ckpt_of(t, pos);
+	struct rp_seg *seg = NULL;
+	size_t i;
+	int ret;
+
+	if (pos >= t->insns)
+		return -RP_ERR_RANGE;
+	for (i = 0; i < RP_SEG_CACHE; i++)
+		if (t->cache[i].ckpt == k) {
+			seg = &t->cache[i];
+			break;
+		}
+	if (!seg) {
+		/* Evict the least recently used segment. */
+		seg = &t->cache[0];
+		for (i = 1; i < RP_SEG_CACHE; i++)
+			if (t->cache[i].stamp < seg->stamp)
+				seg = &t->cache[i];
+		ret = rp_materialize(s, t, k, seg);
+		if (ret) {
+			seg->ckpt = UINT64_MAX;
+			return ret;
+		}
+	}
+	seg->stamp = ++t->clock;
+	if (pos - seg->first >= seg->n)
+		return rp_fail(s, RP_ERR_DECODE,
+			       "thread %u: position %llu not in its segment",
+			       t->tid, (unsigned long long)pos);
+	*insn = &seg->insns[pos - seg->first];
+	return 0;
+}
+
+int rp_cursor_new(struct rp_session *s, uint32_t tid, struct rp_cursor **cp)
+{
+	struct rp_thread *t = rp_find_thread(s, tid);
+	struct rp_cursor *c;
+
+	if (!t)
+		return -RP_ERR_NOTHREAD;
+	if (!t->insns)
+		return -RP_ERR_RANGE;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -RP_ERR_NOMEM;
+	c->s = s;
+	c->t = t;
+	c->pos = t->insns - 1;
+	*cp = c;
+	return 0;
+}
+
+void rp_cursor_free(struct rp_cursor *c)
+{
+	free(c);
+}
+
+uint64_t rp_cursor_pos(const struct rp_cursor *c)
+{
+	return c->pos;
+}
+
+int rp_cursor_peek(struct rp_cursor *c, uint64_t pos, struct rp_insn *insn)
+{
+	const struct rp_insn *ri;
+	int ret = fetch(c->s, c->t, pos, &ri);
+
+	if (!ret)
+		*insn = *ri;
+	return ret;
+}
+
+int rp_cursor_insn(struct rp_cursor *c, struct rp_insn *insn)
+{
+	return rp_cursor_peek(c, c->pos, insn);
+}
+
+int rp_cursor_goto(struct rp_cursor *c, uint64_t pos)
+{
+	const struct rp_insn *ri;
+	int ret = fetch(c->s, c->t, pos, &ri);
+
+	if (!ret)
+		c->pos = pos;
+	return ret;
+}
+
+int rp_cursor_step(struct rp_cursor *c, int dir)
+{
+	if (dir < 0)
+		return c->pos ? rp_cursor_goto(c, c->pos - 1) : -RP_ERR_RANGE;
+	return rp_cursor_goto(c, c->pos + 1);
+}
+
+/* Class of the instruction at @pos, or -1 past the edges. */
+static int cls(struct rp_cursor *c, uint64_t pos)
+{
+	const struct rp_insn *ri;
+
+	return fetch(c->s, c->t, pos, &ri) ? -1 : ri->iclass;
+}
+
+/*
+ * Scans from @from in direction @dir for the point where the call depth,
+ * relative to @from, drops below zero: forward, the instruction after the
+ * return that leaves the current function; backward, the call that entered
+ * it.  Returns the position, or UINT64_MAX when the history ends first.
+ */
+static uint64_t depth_exit(struct rp_cursor *c, uint64_t from, int dir)
+{
+	int64_t depth = 0;
+	uint64_t p = from;
+	int k;
+
+	for (;;) {
+		k = cls(c, p);
+		if (k < 0)
+			return UINT64_MAX;
+		if (dir > 0) {
+			if (k == RP_IC_CALL)
+				depth++;
+			else if (k == RP_IC_RETURN && depth-- == 0)
+				return p + 1 < c->t->insns ? p + 1 : UINT64_MAX;
+			p++;
+		} else {
+			if (k == RP_IC_RETURN)
+				depth++;
+			else if (k == RP_IC_CALL && depth-- == 0)
+				return p;
+			if (!p)
+				return UINT64_MAX;
+			p--;
+		}
+	}
+}
+
+int rp_cursor_finish(struct rp_cursor *c, int dir)
+{
+	uint64_t to;
+
+	if (dir < 0 && !c->pos)
+		return -RP_ERR_NOTFOUND;
+	to = depth_exit(c, dir < 0 ? c->pos - 1 : c->pos, dir);
+	if (to == UINT64_MAX) {
+		c->pos = dir < 0 ? 0 : c->t->insns - 1;
+		return -RP_ERR_NOTFOUND;
+	}
+	c->pos = to;
+	return 0;
+}
+
+int rp_cursor_next(struct rp_cursor *c, int dir)
+{
+	uint64_t to;
+	int k;
+
+	if (dir > 0) {
+		k = cls(c, c->pos);
+		if (k != RP_IC_CALL)
+			return rp_cursor_step(c, 1);
+		/* Past the call: to the instruction after its return. */
+		to = depth_exit(c, c->pos + 1, 1);
+	} else {
+		if (!c->pos)
+			return -RP_ERR_RANGE;
+		k = cls(c, c->pos - 1);
+		if (k != RP_IC_RETURN)
+			return rp_cursor_step(c, -1);
+		/* Before a return: back to the call it returns from. */
+		to = c->pos >= 2 ? depth_exit(c, c->pos - 2, -1) : UINT64_MAX;
+	}
+	if (to == UINT64_MAX) {
+		c->pos = dir < 0 ? 0 : c->t->insns - 1;
+		return -RP_ERR_RANGE;
+	}
+	c->pos = to;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int rp_cursor_search(struct rp_cursor *c, int dir, const uint64_t *ips,
+		     size_t n)
+{
+	const struct rp_insn *ri;
+	uint64_t *set, p = c->pos;
+	int ret = -RP_ERR_NOTFOUND;
+
+	if (!n)
+		return -RP_ERR_NOTFOUND;
+	set = malloc(n * sizeof(*set));
+	if (!set)
+		return -RP_ERR_NOMEM;
+	memcpy(set, ips, n * sizeof(*set));
+	qsort(set, n, sizeof(*set), cmp_u64);
+	for (;;) {
+		if (dir < 0 ? p == 0 : p + 1 >= c->t->insns)
+			break;
+		p = dir < 0 ? p - 1 : p + 1;
+		if (fetch(c->s, c->t, p, &ri))
+			break;
+		if (bsearch(&ri->ip, set, n, sizeof(*set), cmp_u64)) {
+			ret = 0;
+			break;
+		}
+	}
+	free(set);
+	c->pos = p;
+	return ret;
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Private to replay/: the engine's data structures. */
+#ifndef PTREC_REPLAY_INTERNAL_H
+#define PTREC_REPLAY_INTERNAL_H
+
+#include <intel-pt.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "replay.h"
+#include "sideband.h"
+
+#define RP_SEG_CACHE 4		/* materialized segments kept per thread */
+
+/* A mapping in a process's address space. */
+struct rp_map {
+	uint64_t start, end, pgoff;
+	int image;		/* index into session images, -1: no code */
+};
+
+struct rp_aspace {
+	uint32_t pid;
+	struct rp_map *v;
+	size_t n, cap;
+};
+
+/* A PSB in a thread's stream, from a packet scan. */
+struct rp_psb {
+	uint64_t offset;
+	uint64_t tsc;
+	uint64_t fup;		/* IP of its FUP (0: tracing was disabled) */
+};
+
+/*
+ * A checkpoint: where decoding can restart.  Checkpoint 0 is the start of
+ * the stream; the others are the PSBs with FUP, in order.
+ */
+struct rp_ckpt {
+	uint64_t offset;	/* PSB offset (checkpoint 0: the first sync) */
+	uint64_t insn;		/* instructions before it */
+	uint64_t tsc;
+	uint64_t sb_next;	/* sideband records applied before it */
+	uint64_t gap;		/* gaps before it */
+};
+
+/* Decoded instructions of one segment (checkpoint k to k+1). */
+struct rp_seg {
+	uint64_t ckpt;		/* checkpoint index, UINT64_MAX: empty slot */
+	uint64_t first;		/* position of insns[0] */
+	uint64_t n;
+	struct rp_insn *insns;
+	uint64_t stamp;		/* LRU */
+};
+
+struct rp_thread {
+	uint32_t tid, pid;
+	const uint8_t *pt;	/* the mapped stream */
+	size_t pt_size;
+	struct rp_psb *psbs;
+	size_t npsbs;
+	struct rp_ckpt *ckpts;
+	size_t nckpts;
+	struct rp_gap *gaps;
+	size_t ngaps;
+	uint64_t insns;
+	uint64_t first_tsc, last_tsc;
+	struct rp_seg cache[RP_SEG_CACHE];
+	uint64_t clock;
+};
+
+struct rp_image {
+	char *path;		/* file in the bundle's image store */
+	char *key;
+};
+
+struct rp_session {
+	char *dir;
+	struct sb_manifest *m;
+	struct ptrec_sb_header **recs;	/* whole sideband, stream order */
+	size_t nrecs;
+	struct rp_image *images;
+	size_t nimages;
+	struct pt_image_section_cache *iscache;
+	struct rp_thread *threads;
+	size_t nthreads;
+	char errmsg[512];
+};
+
+/* ---- address spaces (aspace.c) ----------------------------------------- */
+
+/* The address spaces of all processes as of sideband record @upto. */
+struct rp_world {
+	struct rp_session *s;
+	struct rp_aspace *as;
+	size_t nas;
+	size_t next;		/* next record to apply */
+	bool changed;		/* since the last image build */
+};
+
+void rp_world_init(struct rp_world *w, struct rp_session *s);
+void rp_world_fini(struct rp_world *w);
+/* Applies every record with time <= @tsc (all when @tsc is UINT64_MAX). */
+int rp_world_advance(struct rp_world *w, uint64_t tsc);
+/* Applies records until @next have been applied. */
+int rp_world_seek(struct rp_world *w, uint64_t next);
+/* A libipt image of @pid's address space.  Returns NULL on failure. */
+struct pt_image *rp_world_image(struct rp_world *w, uint32_t pid);
+
+/* ---- decoding (walk.c) --------------------------------------------------- */
+
+/* Scans a thread's stream for PSBs.  Returns 0 or -RP_ERR_NOMEM. */
+int rp_scan_psbs(struct rp_thread *t);
+
+/* Builds the index of a thread. */
+int rp_index_thread(struct rp_session *s, struct rp_thread *t);
+
+/* Decodes segment @k of @t into @seg. */
+int rp_materialize(struct rp_session *s, struct rp_thread *t, uint64_t k,
+		   struct rp_seg *seg);
+
+/* Formats a failure into the session's message; returns -@err. */
+int rp_fail(struct rp_session *s, enum rp_error err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+struct rp_thread *rp_find_thread(const struct rp_session *s, uint32_t tid);
+
+#endif

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * libptrec: the replay engine.  The one public header of replay/.
+ *
+ * Opens a trace bundle, decodes every thread's Intel PT stream with libipt
+ * against the address space in force at each point of that thread's
+ * history (rebuilt from sideband, code from the bundle's image store), and
+ * keeps a compact index (one checkpoint per PSB) instead of every
+ * instruction.  Cursors move through one thread's history; segments
+ * between checkpoints are decoded on demand and cached.
+ *
+ * Positions are 0-based instruction numbers within a thread (the CLI and
+ * GDB show them 1-based).  Functions return 0 or a negated enum rp_error;
+ * rp_errstr() names it, and rp_session_errmsg() says what failed in words
+ * (file, offset, thread).
+ */
+#ifndef PTREC_REPLAY_H
+#define PTREC_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum rp_error {
+	RP_OK = 0,
+	RP_ERR_INVAL,		/* bad argument */
+	RP_ERR_NOMEM,		/* out of memory */
+	RP_ERR_BUNDLE,		/* bundle missing, incomplete or damaged */
+	RP_ERR_VERSION,		/* bundle or stream format not supported */
+	RP_ERR_NOTHREAD,	/* no such thread in the bundle */
+	RP_ERR_RANGE,		/* position outside the history */
+	RP_ERR_NOTFOUND,	/* a search found nothing */
+	RP_ERR_DECODE,		/* libipt failed outside any gap (a bug) */
+	RP_ERR_IO,		/* reading a bundle file failed */
+	RP_ERR_COUNT
+};
+
+/* A static description of @err (negated or not). */
+const char *rp_errstr(int err);
+
+/* ---- sessions ----------------------------------------------------------- */
+
+struct rp_session;
+
+/**
+ * rp_session_open() - open a bundle and index every thread
+ * @dir:	the bundle directory.
+ *
+ * Decodes each thread once to build its index.  Returns 0, or
+ * -RP_ERR_BUNDLE (unreadable, incomplete or inconsistent bundle),
+ * -RP_ERR_VERSION, -RP_ERR_NOMEM, -RP_ERR_IO.  On failure *@s is still set
+ * (unless -RP_ERR_NOMEM) so that rp_session_errmsg() can explain; close it.
+ */
+int rp_session_open(struct rp_session **s, const char *dir);
+
+void rp_session_close(struct rp_session *s);
+
+/* What the last failure was, in words ("" when none). */
+const char *rp_session_errmsg(const struct rp_session *s);
+
+/* Number of threads, and the tid of thread @i (0-based, manifest order). */
+size_t rp_thread_count(const struct rp_session *s);
+uint32_t rp_thread_tid(const struct rp_session *s, size_t i);
+
+enum rp_gap_reason {
+	RP_GAP_DECODE,		/* libipt could not decode (corrupt trace) */
+	RP_GAP_NOMAP,		/* no code bytes at that address (missing image) */
+	RP_GAP_OVERFLOW,	/* the PT unit overflowed: packets were lost */
+	RP_GAP_LOST,		/* a LOST sideband record */
+};
+
+/**
+ * struct rp_gap - a hole in a thread's history
+ * @before:	position of the first instruction after the gap.
+ * @reason:	enum rp_gap_reason.
+ * @ip:		address where decoding stopped (0 if unknown).
+ * @offset:	byte offset in the thread's PT stream.
+ * @error:	the libipt error text, for RP_GAP_DECODE/NOMAP.
+ */
+struct rp_gap {
+	uint64_t before;
+	uint32_t reason;
+	uint64_t ip;
+	uint64_t offset;
+	const char *error;
+};
+
+struct rp_thread_info {
+	uint32_t tid;
+	uint32_t pid;
+	uint64_t insns;		/* instructions in the history */
+	uint64_t ngaps;
+	uint64_t first_tsc;	/* 0 when the stream has no timing */
+	uint64_t last_tsc;
+	uint64_t pt_bytes;
+	uint64_t checkpoints;
+	uint64_t index_bytes;	/* memory the index takes */
+};
+
+/* Returns 0 or -RP_ERR_NOTHREAD. */
+int rp_thread_info(const struct rp_session *s, uint32_t tid,
+		   struct rp_thread_info *info);
+
+/* Gap @i of thread @tid.  Returns 0, -RP_ERR_NOTHREAD or -RP_ERR_RANGE. */
+int rp_thread_gap(const struct rp_session *s, uint32_t tid, uint64_t i,
+		  struct rp_gap *gap);
+
+/* ---- instructions ------------------------------------------------------- */
+
+/* Instruction classes (from libipt's, translated). */
+enum rp_iclass {
+	RP_IC_OTHER,
+	RP_IC_JUMP,		/* near jump, direct or indirect */
+	RP_IC_COND,		/* conditional jump */
+	RP_IC_CALL,		/* near call */
+	RP_IC_RETURN,		/* near return */
+	RP_IC_FAR,		/* far call/return/jump, syscall, interrupt */
+};
+
+struct rp_insn {
+	uint64_t ip;
+	uint8_t size;		/* bytes */
+	uint8_t iclass;		/* enum rp_iclass */
+	uint8_t raw[15];
+	uint64_t tsc;		/* last timestamp at or before it (0: none) */
+};
+
+/* ---- cursors ------------------------------------------------------------ */
+
+struct rp_cursor;
+
+/* A cursor on thread @tid, at the end of its history (the last
+ * instruction).  Returns 0, -RP_ERR_NOTHREAD, -RP_ERR_RANGE (empty history),
+ * -RP_ERR_NOMEM.
+ */
+int rp_cursor_new(struct rp_session *s, uint32_t tid, struct rp_cursor **c);
+void rp_cursor_free(struct rp_cursor *c);
+
+/* The current position and instruction. */
+uint64_t rp_cursor_pos(const struct rp_cursor *c);
+int rp_cursor_insn(struct rp_cursor *c, struct rp_insn *insn);
+
+/* Instruction at any position of the cursor's thread, moving nothing.
+ * Returns 0 or -RP_ERR_RANGE.
+ */
+int rp_cursor_peek(struct rp_cursor *c, uint64_t pos, struct rp_insn *insn);
+
+/* Moves to @pos.  Returns 0 or -RP_ERR_RANGE (cursor unchanged). */
+int rp_cursor_goto(struct rp_cursor *c, uint64_t pos);
+
+/* One instruction back (@dir < 0) or forward.  -RP_ERR_RANGE at the edges. */
+int rp_cursor_step(struct rp_cursor *c, int dir);
+
+/*
+ * Steps over calls: like rp_cursor_step(), but a call is stepped over
+ * as a whole (forward: to the instruction after its return; backward from
+ * after a return: to the call).  -RP_ERR_RANGE at the edges (the cursor
+ * goes to the edge).
+ */
+int rp_cursor_next(struct rp_cursor *c, int dir);
+
+/*
+ * Steps out of the current function: backward to the call that entered
+ * it, forward to the first instruction after its return.  -RP_ERR_NOTFOUND
+ * when the history does not show the call/return (the cursor goes to the
+ * edge of the history).
+ */
+int rp_cursor_finish(struct rp_cursor *c, int dir);
+
+/*
+ * Moves to the nearest instruction strictly before (@dir < 0) or after the
+ * cursor whose address is one of @ips[0..@n).  Returns 0, or
+ * -RP_ERR_NOTFOUND (the cursor goes to the edge of the history).
+ */
+int rp_cursor_search(struct rp_cursor *c, int dir, const uint64_t *ips,
+		     size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PTREC_REPLAY_H */

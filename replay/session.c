@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* Sessions: opening a bundle, its threads, errors. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static const char *const errstrs[RP_ERR_COUNT] = {
+	[RP_OK] = "success",
+	[RP_ERR_INVAL] = "invalid argument",
+	[RP_ERR_NOMEM] = "out of memory",
+	[RP_ERR_BUNDLE] = "bundle missing, incomplete or damaged",
+	[RP_ERR_VERSION] = "bundle format version not supported",
+	[RP_ERR_NOTHREAD] = "no such thread",
+	[RP_ERR_RANGE] = "position outside the history",
+	[RP_ERR_NOTFOUND] = "not found in the history",
+	[RP_ERR_DECODE] = "internal decode error",
+	[RP_ERR_IO] = "I/O error reading the bundle",
+};
+
+const char *rp_errstr(int err)
+{
+	if (err < 0)
+		err = -err;
+	return err < RP_ERR_COUNT ? errstrs[err] : "unknown error";
+}
+
+int rp_fail(struct rp_session *s, enum rp_error err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s) {
+		va_start(ap, fmt);
+		vsnprintf(s->errmsg, sizeof(s->errmsg), fmt, ap);
+		va_end(ap);
+	}
+	return -(int)err;
+}
+
+const char *rp_session_errmsg(const struct rp_session *s)
+{
+	return s ? s->errmsg : "out of memory";
+}
+
+struct rp_thread *rp_find_thread(const struct rp_session *s, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < s->nthreads; i++)
+		if (s->threads[i].tid == tid)
+			return &s->threads[i];
+	return NULL;
+}
+
+static int load_sideband(struct rp_session *s)
+{
+	const struct ptrec_sb_header *h;
+	struct sb_reader *r;
+	struct sb_err err;
+	char path[4096];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s", s->dir, s->m->sideband);
+	ret = sb_reader_open(&r, path, &err);
+	if (ret)
+		return rp_fail(s, ret == -EPROTONOSUPPORT ? RP_ERR_VERSION :
+			       RP_ERR_BUNDLE, "%s", err.msg);
+	while ((ret = sb_reader_next(r, &h, &err)) > 0) {
+		struct ptrec_sb_header **v, *copy;
+
+		copy = malloc(h->size);
+		v = realloc(s->recs, (s->nrecs + 1) * sizeof(*v));
+		if (!copy || !v) {
+			free(copy);
+			if (v)
+				s->recs = v;
+			sb_reader_close(r);
+			return rp_fail(s, RP_ERR_NOMEM, "out of memory");
+		}
+		s->recs = v;
+		memcpy(copy, h, h->size);
+		s->recs[s->nrecs++] = copy;
+	}
+	sb_reader_close(r);
+	if (ret < 0)
+		return rp_fail(s, RP_ERR_BUNDLE, "%s", err.msg);
+	return 0;
+}
+
+static int map_stream(struct rp_session *s, struct rp_thread *t,
+		      const char *rel)
+{
+	char path[4096];
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", s->dir, rel);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return rp_fail(s, RP_ERR_IO, "%s: %s", path, strerror(errno));
+	}
+	t->pt_size = (size_t)st.st_size;
+	if (t->pt_size) {
+		t->pt = mmap(NULL, t->pt_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (t->pt == MAP_FAILED) {
+			t->pt = NULL;
+			close(fd);
+			return rp_fail(s, RP_ERR_IO, "%s: %s", path,
+				       strerror(errno));
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+int rp_session_open(struct rp_session **sp, const char *dir)
+{
+	struct rp_session *s;
+	struct sb_err err;
+	size_t i, k;
+	int ret;
+
+	if (!sp || !dir)
+		return -RP_ERR_INVAL;
+	s = calloc(1, sizeof(*s));
+	*sp = s;
+	if (!s || !(s->dir = strdup(dir)))
+		return -RP_ERR_NOMEM;
+	ret = sb_manifest_load(&s->m, dir, &err);
+	if (ret)
+		return rp_fail(s, ret == -EPROTONOSUPPORT ? RP_ERR_VERSION :
+			       RP_ERR_BUNDLE, "%s", err.msg);
+	ret = load_sideband(s);
+	if (ret)
+		return ret;
+	s->iscache = pt_iscache_alloc(NULL);
+	s->images = calloc(s->m->nimages + 1, sizeof(*s->images));
+	s->threads = calloc(s->m->nthreads + 1, sizeof(*s->threads));
+	if (!s->iscache || !s->images || !s->threads)
+		return rp_fail(s, RP_ERR_NOMEM, "out of memory");
+	for (i = 0; i < s->m->nimages; i++) {
+		struct rp_image *im = &s->images[s->nimages++];
+
+		if (asprintf(&im->path, "%s/%s", dir, s->m->images[i].file) < 0)
+			im->path = NULL;
+		im->key = strdup(s->m->images[i].key);
+		if (!im->path || !im->key)
+			return rp_fail(s, RP_ERR_NOMEM, "out of memory");
+	}
+	for (i = 0; i < s->m->nthreads; i++) {
+		struct rp_thread *t = &s->threads[s->nthreads++];
+
+		t->tid = s->m->threads[i].tid;
+		t->pid = s->m->threads[i].pid;
+		for (k = 0; k < RP_SEG_CACHE; k++)
+			t->cache[k].ckpt = UINT64_MAX;
+		ret = map_stream(s, t, s->m->threads[i].pt);
+		if (!ret)
+			ret = rp_index_thread(s, t);
+		if (ret)
+			return ret == -RP_ERR_NOMEM ?
+			       rp_fail(s, RP_ERR_NOMEM, "out of memory") : ret;
+	}
+	return 0;
+}
+
+void rp_session_close(struct rp_session *s)
+{
+	size_t i, k;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nthreads; i++) {
+		struct rp_thread *t = &s->threads[i];
+
+		if (t->pt)
+			munmap((void *)t->pt, t->pt_size);
+		free(t->psbs);
+		free(t->ckpts);
+		free(t->gaps);
+		for (k = 0; k < RP_SEG_CACHE; k++)
+			free(t->cache[k].insns);
+	}
+	free(s->threads);
+	for (i = 0; i < s->nimages; i++) {
+		free(s->images[i].path);
+		free(s->images[i].key);
+	}
+	free(s->images);
+	pt_iscache_free(s->iscache);
+	for (i = 0; i < s->nrecs; i++)
+		free(s->recs[i]);
+	free(s->recs);
+	sb_manifest_free(s->m);
+	free(s->dir);
+	free(s);
+}
+
+size_t rp_thread_count(const struct rp_session *s)
+{
+	return s->nthreads;
+}
+
+uint32_t rp_thread_tid(const struct rp_session *s, size_t i)
+{
+	return i < s->nthreads ? s->threads[i].tid : 0;
+}
+
+int rp_thread_info(const struct rp_session *s, uint32_t tid,
+		   struct rp_thread_info *info)
+{
+	const struct rp_thread *t = rp_find_thread(s, tid);
+
+	if (!t)
+		return -RP_ERR_NOTHREAD;
+	memset(info, 0, sizeof(*info));
+	info->tid = t->tid;
+	info->pid = t->pid;
+	info->insns = t->insns;
+	info->ngaps = t->ngaps;
+	info->first_tsc = t->first_tsc;
+	info->last_tsc = t->last_tsc;
+	info->pt_bytes = t->pt_size;
+	info->checkpoints = t->nckpts;
+	info->index_bytes = t->nckpts * sizeof(*t->ckpts) +
+			    t->npsbs * sizeof(*t->psbs) +
+			    t->ngaps * sizeof(*t->gaps);
+	return 0;
+}
+
+int rp_thread_gap(const struct rp_session *s, uint32_t tid, uint64_t i,
+		  struct rp_gap *gap)
+{
+	const struct rp_thread *t = rp_find_thread(s, tid);
+
+	if (!t)
+		return -RP_ERR_NOTHREAD;
+	if (i >= t->ngaps)
+		return -RP_ERR_RANGE;
+	*gap = t->gaps[i];
+	return 0;
+}

@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Decoding a thread with libipt's instruction decoder: one pass builds the
+ * index (a checkpoint at every PSB that carries a FUP), and the same loop,
+ * restarted at a checkpoint, materializes one segment on demand.  Sharing
+ * the loop means a segment decodes exactly as it did during indexing,
+ * gaps included.
+ *
+ * libipt 2.0 reports each in-stream PSB+ only as status-update events;
+ * they are matched, in order, with the PSBs a packet scan found, and each
+ * match is checked against the PSB's FUP (the next instruction's IP).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- PSB scan ------------------------------------------------------------ */
+
+int rp_scan_psbs(struct rp_thread *t)
+{
+	struct pt_packet_decoder *d;
+	struct pt_config cfg;
+	struct pt_packet pkt;
+	struct rp_psb *cur = NULL;
+	size_t cap = 0;
+	uint64_t off;
+	int ret;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)t->pt;
+	cfg.end = (uint8_t *)t->pt + t->pt_size;
+	d = pt_pkt_alloc_decoder(&cfg);
+	if (!d)
+		return -RP_ERR_NOMEM;
+	ret = pt_pkt_sync_forward(d);
+	while (ret >= 0) {
+		pt_pkt_get_offset(d, &off);
+		ret = pt_pkt_next(d, &pkt, sizeof(pkt));
+		if (ret < 0) {
+			/* Skip damage: the next PSB starts afresh. */
+			if (ret == -pte_eos)
+				break;
+			cur = NULL;
+			ret = pt_pkt_sync_forward(d);
+			continue;
+		}
+		if (pkt.type == ppt_psb) {
+			if (t->npsbs == cap) {
+				struct rp_psb *v;
+
+				cap = cap ? 2 * cap : 64;
+				v = realloc(t->psbs, cap * sizeof(*v));
+				if (!v) {
+					pt_pkt_free_decoder(d);
+					return -RP_ERR_NOMEM;
+				}
+				t->psbs = v;
+			}
+			cur = &t->psbs[t->npsbs++];
+			memset(cur, 0, sizeof(*cur));
+			cur->offset = off;
+		} else if (cur && pkt.type == ppt_tsc) {
+			cur->tsc = pkt.payload.tsc.tsc;
+		} else if (cur && pkt.type == ppt_fup) {
+			/* Inside PSB+ the FUP IP is never compressed against
+			 * an earlier IP: last-IP was reset by the PSB.
+			 */
+			cur->fup = pkt.payload.ip.ip;
+			if (pkt.payload.ip.ipc == pt_ipc_sext_48 &&
+			    (cur->fup & (1ull << 47)))
+				cur->fup |= 0xffffull << 48;
+		} else if (pkt.type == ppt_psbend) {
+			cur = NULL;
+		}
+	}
+	pt_pkt_free_decoder(d);
+	return 0;
+}
+
+/* ---- the decoding loop ----------------------------------------------------- */
+
+struct walk {
+	struct rp_session *s;
+	struct rp_thread *t;
+	struct rp_world world;
+	struct pt_insn_decoder *d;
+	struct pt_image *image;
+	uint64_t pos;
+	uint64_t tsc;
+	bool indexing;
+	/* indexing: PSB matching */
+	size_t psb_next;
+	uint64_t group_pos;
+	bool in_group;
+	bool expect_fup;
+	uint64_t fup_ip;
+	bool ckpt_added;	/* the pending match added a checkpoint */
+	/* materializing */
+	struct rp_seg *seg;
+	uint64_t end;
+	int err;		/* our own failure (negated enum rp_error) */
+};
+
+static int set_image(struct walk *w)
+{
+	struct pt_image *image = rp_world_image(&w->world, w->t->pid);
+
+	if (!image)
+		return -RP_ERR_NOMEM;
+	pt_insn_set_image(w->d, image);
+	pt_image_free(w->image);
+	w->image = image;
+	return 0;
+}
+
+static void decoder_config(struct rp_session *s, struct rp_thread *t,
+			   struct pt_config *cfg)
+{
+	const struct sb_manifest *m = s->m;
+
+	pt_config_init(cfg);
+	cfg->begin = (uint8_t *)t->pt;
+	cfg->end = (uint8_t *)t->pt + t->pt_size;
+	/* Errata apply to real Intel CPUs only, not to emulated streams. */
+	if (!m->pt.emulated && !strcmp(m->cpu.vendor, "GenuineIntel")) {
+		cfg->cpu.vendor = pcv_intel;
+		cfg->cpu.family = (uint16_t)m->cpu.family;
+		cfg->cpu.model = (uint8_t)m->cpu.model;
+		cfg->cpu.stepping = (uint8_t)m->cpu.stepping;
+		pt_cpu_errata(&cfg->errata, &cfg->cpu);
+	}
+	cfg->mtc_freq = (uint8_t)m->pt.mtc_freq;
+	cfg->nom_freq = (uint8_t)m->pt.nom_freq;
+	cfg->cpuid_0x15_eax = m->pt.cpuid_15_eax;
+	cfg->cpuid_0x15_ebx = m->pt.cpuid_15_ebx;
+}
+
+static int add_ckpt(struct rp_thread *t, const struct rp_ckpt *c)
+{
+	struct rp_ckpt *v = realloc(t->ckpts, (t->nckpts + 1) * sizeof(*v));
+
+	if (!v)
+		return -RP_ERR_NOMEM;
+	t->ckpts = v;
+	t->ckpts[t->nckpts++] = *c;
+	return 0;
+}
+
+static int add_gap(struct walk *w, int err, uint64_t ip)
+{
+	struct rp_thread *t = w->t;
+	struct rp_gap *v, *g;
+	uint64_t off = 0;
+
+	if (!w->indexing)
+		return 0;	/* recorded once, by the index pass */
+	v = realloc(t->gaps, (t->ngaps + 1) * sizeof(*v));
+	if (!v)
+		return -RP_ERR_NOMEM;
+	t->gaps = v;
+	g = &t->gaps[t->ngaps++];
+	pt_insn_get_offset(w->d, &off);
+	g->before = w->pos;
+	g->reason = err == -pte_nomap ? RP_GAP_NOMAP : RP_GAP_DECODE;
+	g->ip = ip;
+	g->offset = off;
+	g->error = pt_errstr(pt_errcode(err));
+	return 0;
+}
+
+/* A status update: the decoder passed an in-stream PSB+. */
+static int psb_passed(struct walk *w)
+{
+	struct rp_thread *t = w->t;
+	struct rp_ckpt c;
+
+	if (!w->indexing || (w->in_group && w->group_pos == w->pos))
+		return 0;
+	w->in_group = true;
+	w->group_pos = w->pos;
+	while (w->psb_next < t->npsbs && !t->psbs[w->psb_next].fup)
+		w->psb_next++;
+	if (w->psb_next == t->npsbs)
+		return 0;
+	c.offset = t->psbs[w->psb_next].offset;
+	c.insn = w->pos;
+	c.tsc = t->psbs[w->psb_next].tsc;
+	c.sb_next = w->world.next;
+	c.gap = t->ngaps;
+	w->expect_fup = true;
+	w->fup_ip = t->psbs[w->psb_next].fup;
+	w->psb_next++;
+	/* The stream's first PSB is checkpoint 0 already. */
+	w->ckpt_added = !(t->nckpts &&
+			  t->ckpts[t->nckpts - 1].offset == c.offset);
+	return w->ckpt_added ? add_ckpt(t, &c) : 0;
+}
+
+/* Handles pending events.  Returns libipt's status; our own failures go to
+ * w->err (and stop decoding with -pte_internal).
+ */
+static int events(struct walk *w, int status)
+{
+	struct pt_event ev;
+	int ret;
+
+	while (status & pts_event_pending) {
+		status = pt_insn_event(w->d, &ev, sizeof(ev));
+		if (status < 0)
+			return status;
+		if (ev.has_tsc)
+			w->tsc = ev.tsc;
+		ret = ev.status_update ? psb_passed(w) : 0;
+		if (!ret && ev.type == ptev_enabled && ev.has_tsc) {
+			ret = rp_world_advance(&w->world, ev.tsc);
+			if (!ret && w->world.changed)
+				ret = set_image(w);
+		}
+		if (ret) {
+			w->err = ret;
+			return -pte_internal;
+		}
+	}
+	return status;
+}
+
+/* After an error: resync at the next PSB, with the address space of then. */
+static int resync(struct walk *w)
+{
+	struct rp_thread *t = w->t;
+	uint64_t off = 0;
+	size_t i;
+	int ret, status;
+
+	status = pt_insn_sync_forward(w->d);
+	if (status < 0)
+		return status;
+	pt_insn_get_sync_offset(w->d, &off);
+	for (i = 0; i < t->npsbs; i++)
+		if (t->psbs[i].offset == off) {
+			ret = rp_world_advance(&w->world, t->psbs[i].tsc);
+			if (!ret && w->world.changed)
+				ret = set_image(w);
+			if (ret) {
+				w->err = ret;
+				return -pte_internal;
+			}
+			break;
+		}
+	return status;
+}
+
+static int store(struct walk *w, const struct pt_insn *insn)
+{
+	struct rp_seg *seg = w->seg;
+	struct rp_insn *ri;
+	uint32_t lost_mtc, lost_cyc;
+	uint64_t tsc = 0;
+
+	if (!seg)
+		return 0;
+	ri = &seg->insns[seg->n++];
+	ri->ip = insn->ip;
+	ri->size = insn->size;
+	memcpy(ri->raw, insn->raw, sizeof(ri->raw));
+	switch (insn->iclass) {
+	case ptic_call:
+		ri->iclass = RP_IC_CALL;
+		break;
+	case ptic_return:
+		ri->iclass = RP_IC_RETURN;
+		break;
+	case ptic_jump:
+		ri->iclass = RP_IC_JUMP;
+		break;
+	case ptic_cond_jump:
+		ri->iclass = RP_IC_COND;
+		break;
+	case ptic_far_call:
+	case ptic_far_return:
+	case ptic_far_jump:
+		ri->iclass = RP_IC_FAR;
+		break;
+	default:
+		ri->iclass = RP_IC_OTHER;
+		break;
+	}
+	ri->tsc = pt_insn_time(w->d, &tsc, &lost_mtc, &lost_cyc) >= 0 ? tsc :
+		  w->tsc;
+	return 0;
+}
+
+/*
+ * Decodes from the decoder's current sync point until @w->end instructions
+ * (UINT64_MAX: the end of the stream), turning errors into gaps.
+ */
+static int run(struct walk *w, int status)
+{
+	/* Each resync moves past a PSB, so this many gaps end any stream. */
+	size_t resyncs = w->t->npsbs + 2;
+	struct pt_insn insn;
+	int ret;
+
+	while (w->pos < w->end) {
+		if (status >= 0)
+			status = events(w, status);
+		if (w->err)
+			return w->err;
+		if (status >= 0 && (status & pts_eos))
+			break;
+		if (status >= 0) {
+			memset(&insn, 0, sizeof(insn));
+			status = pt_insn_next(w->d, &insn, sizeof(insn));
+		}
+		if (status < 0) {
+			if (status == -pte_eos || !resyncs--)
+				break;
+			ret = add_gap(w, status, insn.ip);
+			if (ret)
+				return ret;
+			status = resync(w);
+			if (w->err)
+				return w->err;
+			if (status == -pte_eos)
+				break;
+			continue;	/* a failed resync is another gap */
+		}
+		if (w->expect_fup) {
+			/* The PSB+ we matched must resume where we are. */
+			w->expect_fup = false;
+			if (insn.ip != w->fup_ip && w->indexing &&
+			    w->ckpt_added)
+				w->t->nckpts--;
+		}
+		w->in_group = false;
+		ret = store(w, &insn);
+		if (ret)
+			return ret;
+		w->pos++;
+	}
+	return 0;
+}
+
+static int walk_begin(struct walk *w, struct rp_session *s,
+		      struct rp_thread *t, uint64_t sb_next)
+{
+	struct pt_config cfg;
+	int ret;
+
+	memset(w, 0, sizeof(*w));
+	w->s = s;
+	w->t = t;
+	w->end = UINT64_MAX;
+	rp_world_init(&w->world, s);
+	ret = rp_world_seek(&w->world, sb_next);
+	if (ret)
+		return ret;
+	decoder_config(s, t, &cfg);
+	w->d = pt_insn_alloc_decoder(&cfg);
+	if (!w->d)
+		return -RP_ERR_NOMEM;
+	return set_image(w);
+}
+
+static void walk_end(struct walk *w)
+{
+	pt_insn_free_decoder(w->d);
+	pt_image_free(w->image);
+	rp_world_fini(&w->world);
+}
+
+int rp_index_thread(struct rp_session *s, struct rp_thread *t)
+{
+	struct rp_ckpt c0 = { 0 };
+	struct walk w;
+	int ret, status;
+
+	ret = rp_scan_psbs(t);
+	if (!ret)
+		ret = walk_begin(&w, s, t, 0);
+	if (ret)
+		return ret;
+	w.indexing = true;
+	status = pt_insn_sync_forward(w.d);
+	if (status < 0) {
+		/* Not a single PSB: an empty history with one gap. */
+		if (t->pt_size)
+			add_gap(&w, status, 0);
+		walk_end(&w);
+		return add_ckpt(t, &c0);
+	}
+	pt_insn_get_sync_offset(w.d, &c0.offset);
+	if (t->npsbs)
+		c0.tsc = t->psbs[0].tsc;
+	ret = add_ckpt(t, &c0);
+	if (!ret)
+		ret = run(&w, status);
+	t->insns = w.pos;
+	t->first_tsc = t->npsbs ? t->psbs[0].tsc : 0;
+	t->last_tsc = w.tsc;
+	walk_end(&w);
+	return ret;
+}
+
+int rp_materialize(struct rp_session *s, struct rp_thread *t, uint64_t k,
+		   struct rp_seg *seg)
+{
+	const struct rp_ckpt *c = &t->ckpts[k];
+	uint64_t end = k + 1 < t->nckpts ? t->ckpts[k + 1].insn : t->insns;
+	struct walk w;
+	int ret, status;
+
+	seg->n = 0;
+	seg->first = c->insn;
+	seg->ckpt = k;
+	free(seg->insns);
+	seg->insns = malloc((end - c->insn + 1) * sizeof(*seg->insns));
+	if (!seg->insns)
+		return -RP_ERR_NOMEM;
+	ret = walk_begin(&w, s, t, c->sb_next);
+	if (ret)
+		return ret;
+	w.seg = seg;
+	w.pos = c->insn;
+	w.end = end;
+	status = k ? pt_insn_sync_set(w.d, c->offset) :
+		     pt_insn_sync_forward(w.d);
+	if (status >= 0)
+		ret = run(&w, status);
+	walk_end(&w);
+	if (!ret && seg->first + seg->n != end)
+		ret = rp_fail(s, RP_ERR_DECODE,
+			      "thread %u: segment %llu decoded %llu of %llu instructions",
+			      t->tid, (unsigned long long)k,
+			      (unsigned long long)seg->n,
+			      (unsigned long long)(end - c->insn));
+	return ret;
+}
