@@ -122,8 +122,26 @@ $(PTCHECK): tests/e2e/ptcheck.c $(SB_LIB)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(SB_LIB) \
 		-lipt $(LIBS_SIDEBAND)
 
-e2e: $(PTREC) $(PTCHECK) $(PROG_BINS)
+TRUTHDUMP := $(BUILD)/tests/tools/truthdump
+$(TRUTHDUMP): tests/tools/truthdump.c $(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(SB_LIB) \
+		$(LIBS_SIDEBAND)
+
+# Checks libptrec's cursors; links the engine and the recorder's classifier.
+RP_LIB_OBJS := $(filter-out $(BUILD)/replay/cli.o,$(RP_OBJS))
+CURSORCHECK := $(BUILD)/tests/e2e/cursorcheck
+$(CURSORCHECK): tests/e2e/cursorcheck.c $(RP_LIB_OBJS) $(BUILD)/record/insn.o \
+		$(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(RP_LIB_OBJS) \
+		$(BUILD)/record/insn.o $(SB_LIB) $(LIBS_RECORD) $(LIBS_REPLAY) \
+		$(LIBS_SIDEBAND)
+
+e2e: $(PTREC) $(PTCHECK) $(TRUTHDUMP) $(CURSORCHECK) $(PROG_BINS)
 	PTREC=$(CURDIR)/$(PTREC) PTCHECK=$(CURDIR)/$(PTCHECK) \
+		TRUTHDUMP=$(CURDIR)/$(TRUTHDUMP) \
+		CURSORCHECK=$(CURDIR)/$(CURSORCHECK) \
 		PROGS=$(CURDIR)/$(PROG_DIR) tests/e2e/run.sh
 
 # libFuzzer needs clang; harnesses link the library sources directly so the

@@ -4,7 +4,7 @@
 # reproduces exactly the executed addresses; check the sideband of the
 # interesting cases; decode real Intel PT traces from Skylake hardware.
 set -u
-: "${PTREC:?}" "${PTCHECK:?}" "${PROGS:?}"
+: "${PTREC:?}" "${PTCHECK:?}" "${PROGS:?}" "${TRUTHDUMP:?}" "${CURSORCHECK:?}"
 here=$(cd "$(dirname "$0")" && pwd)
 # Real hardware traces are shared data, not part of the repository.
 real=""
@@ -48,6 +48,25 @@ record() {
 		bad "$name: decode differs from ground truth"
 		return 1
 	fi
+	replay_check "$name"
+}
+
+# The replay engine on the same bundle: ptrec insns lists exactly the
+# ground truth of every thread, and cursors move as the truth says.
+replay_check() {
+	same=1
+	for gt in "$tmp/$1"/truth/*.gt; do
+		t=$(basename "$gt" .gt)
+		"$PTREC" insns "$tmp/$1" --thread "$t" --format=addr \
+			>"$tmp/insns" 2>"$tmp/log" || same=0
+		"$TRUTHDUMP" "$gt" >"$tmp/truth" 2>>"$tmp/log" || same=0
+		cmp -s "$tmp/insns" "$tmp/truth" || same=0
+	done
+	[ $same = 1 ] && ok "$1: ptrec insns equals the ground truth" ||
+		bad "$1: ptrec insns differs from the ground truth"
+	"$CURSORCHECK" "$tmp/$1" >"$tmp/log" 2>&1 &&
+		ok "$1: cursors (goto, reverse walk, finish, next, search) agree with the ground truth" ||
+		bad "$1: cursors disagree with the ground truth"
 }
 
 # has NAME PATTERN DESCRIPTION: `ptrec dump` of bundle NAME matches.
