@@ -179,6 +179,9 @@ int rp_cli_insns(int argc, char **argv)
 		}
 		printf("\n");
 	}
+	/* Gaps after the last instruction end the history. */
+	if (!ret && !addr_only && pos == end)
+		print_gaps(s, (uint32_t)tid, end);
 	rp_cursor_free(c);
 	rp_session_close(s);
 	return ret ? 1 : 0;

@@ -136,6 +136,46 @@ fi
 record max-insns --max-insns 2000 -- "$PROGS/loops" &&
 	has max-insns "PROCESS_EXIT .* detached" "stopped recording is marked detached"
 
+# Damaged bundles: decode errors and missing images become gaps that
+# name the address, never a crash.
+if [ -d "$tmp/long-tnt" ]; then
+	cp -r "$tmp/long-tnt" "$tmp/flipped"
+	python3 - "$tmp"/flipped/pt/*.pt <<'PY'
+import random, sys
+p = sys.argv[1]
+d = bytearray(open(p, 'rb').read())
+random.seed(7)
+for _ in range(8):
+    d[random.randrange(60, len(d))] ^= 0xff
+open(p, 'wb').write(d)
+PY
+	if "$PTREC" insns "$tmp/flipped" >"$tmp/out" 2>"$tmp/log" &&
+		grep -q '^\[decode error at 0x' "$tmp/out" &&
+		"$PTREC" info "$tmp/flipped" | grep -q ' [1-9][0-9]* gaps'; then
+		ok "corrupt stream: decode errors shown as gaps, decoding resumes"
+	else
+		bad "corrupt stream"
+	fi
+fi
+if [ -d "$tmp/plt" ]; then
+	cp -r "$tmp/plt" "$tmp/noimage"
+	python3 - "$tmp/noimage/manifest.json" <<'PY'
+import json, sys
+p = sys.argv[1]
+m = json.load(open(p))
+libc = [i for i in m['images'] if 'libc.so' in (i.get('path') or '')][0]
+m['images'] = [i for i in m['images'] if i is not libc]
+m['files'] = [f for f in m['files'] if f['path'] != libc['file']]
+json.dump(m, open(p, 'w'), indent=2)
+PY
+	if "$PTREC" insns "$tmp/noimage" >"$tmp/out" 2>"$tmp/log" &&
+		grep -q '^\[no code at this address (missing image) at 0x7f' "$tmp/out"; then
+		ok "missing image: a gap naming the address"
+	else
+		bad "missing image"
+	fi
+fi
+
 # Bad input: clear errors, nothing half-written that a reader trusts.
 expect_err() {
 	name=$1 pat=$2
