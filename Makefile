@@ -157,13 +157,26 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(SB_SRCS) $(wildcard sideband/*.h) \
 	$(FUZZ_CC) $(ALL_CPPFLAGS) -std=gnu11 $(WARN) $(FUZZ_FLAGS) -o $@ $< \
 		$(SB_SRCS) $(LIBS_SIDEBAND)
 
+# The replay harness decodes fuzz input against a real recorded bundle.
+RP_LIB_SRCS := $(filter-out replay/cli.c,$(RP_SRCS))
+$(BUILD)/fuzz/fuzz_replay: tests/fuzz/fuzz_replay.c $(SB_SRCS) $(RP_LIB_SRCS) \
+		$(wildcard replay/*.h sideband/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(ALL_CPPFLAGS) -std=gnu11 $(WARN) $(FUZZ_FLAGS) -o $@ $< \
+		$(SB_SRCS) $(RP_LIB_SRCS) $(LIBS_REPLAY) $(LIBS_SIDEBAND)
+FUZZ_BUNDLE := $(BUILD)/fuzz/replay-bundle
+$(FUZZ_BUNDLE)/manifest.json: $(PTREC) $(PROG_DIR)/loops
+	rm -rf $(FUZZ_BUNDLE)
+	$(PTREC) record -q --psb-period 256 -o $(FUZZ_BUNDLE) -- $(PROG_DIR)/loops
+
 $(BUILD)/fuzz/mkseeds: tests/fuzz/mkseeds.c $(SB_LIB) sideband/sideband.h \
 		sideband/uapi/ptrec_sideband.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(SB_LIB) $(LIBS_SIDEBAND)
 
-fuzz: $(FUZZ_BINS) $(BUILD)/fuzz/mkseeds
-	@set -e; for f in $(FUZZ_BINS); do \
+fuzz: $(FUZZ_BINS) $(BUILD)/fuzz/mkseeds $(FUZZ_BUNDLE)/manifest.json
+	@set -e; export PTREC_FUZZ_BUNDLE=$(CURDIR)/$(FUZZ_BUNDLE); \
+	for f in $(FUZZ_BINS); do \
 		n=$$(basename $$f); c=$(BUILD)/fuzz/corpus/$$n; \
 		rm -rf $$c; mkdir -p $$c; $(BUILD)/fuzz/mkseeds $$n $$c; \
 		r=tests/fuzz/regressions/$$n; if [ -d $$r ]; then \

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "internal.h"
+#include "rp_internal.h"
 
 void rp_world_init(struct rp_world *w, struct rp_session *s)
 {

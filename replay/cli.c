@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "rp_internal.h"
 #include "replay_cli.h"
 
 static const char *const gap_reasons[] = {

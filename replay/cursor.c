@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "rp_internal.h"
 
 struct rp_cursor {
 	struct rp_session *s;

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "rp_internal.h"
 
 static const char *const errstrs[RP_ERR_COUNT] = {
 	[RP_OK] = "success",

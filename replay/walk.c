@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "rp_internal.h"
 
 /* ---- PSB scan ------------------------------------------------------------ */
 
@@ -239,6 +239,11 @@ static int resync(struct walk *w)
 	pt_insn_get_sync_offset(w->d, &off);
 	for (i = 0; i < t->npsbs; i++)
 		if (t->psbs[i].offset == off) {
+			/* Its status updates belong to this PSB, not to one
+			 * the error skipped.
+			 */
+			w->psb_next = i;
+			w->in_group = false;
 			ret = rp_world_advance(&w->world, t->psbs[i].tsc);
 			if (!ret && w->world.changed)
 				ret = set_image(w);
@@ -258,7 +263,7 @@ static int store(struct walk *w, const struct pt_insn *insn)
 	uint32_t lost_mtc, lost_cyc;
 	uint64_t tsc = 0;
 
-	if (!seg)
+	if (!seg || w->pos < seg->first)
 		return 0;
 	ri = &seg->insns[seg->n++];
 	ri->ip = insn->ip;
@@ -429,6 +434,23 @@ int rp_materialize(struct rp_session *s, struct rp_thread *t, uint64_t k,
 	if (status >= 0)
 		ret = run(&w, status);
 	walk_end(&w);
+	if (!ret && seg->first + seg->n != end && k) {
+		/*
+		 * A damaged stream can decode differently from a PSB than
+		 * through it.  The continuous decode from the start is the
+		 * index pass itself, so it reproduces the segment exactly.
+		 */
+		seg->n = 0;
+		ret = walk_begin(&w, s, t, 0);
+		if (ret)
+			return ret;
+		w.seg = seg;
+		w.end = end;
+		status = pt_insn_sync_forward(w.d);
+		if (status >= 0)
+			ret = run(&w, status);
+		walk_end(&w);
+	}
 	if (!ret && seg->first + seg->n != end)
 		ret = rp_fail(s, RP_ERR_DECODE,
 			      "thread %u: segment %llu decoded %llu of %llu instructions",

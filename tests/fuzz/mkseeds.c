@@ -343,6 +343,27 @@ static int seeds_manifest(void)
 	return ret ? fail(path, ret, &err) : 0;
 }
 
+/*
+ * fuzz_replay: the PT streams of the recorded bundle in $PTREC_FUZZ_BUNDLE,
+ * whole and cut in half.
+ */
+static int seeds_replay(void)
+{
+	const char *bundle = getenv("PTREC_FUZZ_BUNDLE");
+	char cmd[8192];
+
+	if (!bundle) {
+		fprintf(stderr, "mkseeds: fuzz_replay needs PTREC_FUZZ_BUNDLE\n");
+		return -1;
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; for f in '%s'/pt/*.pt; do b=$(basename \"$f\");"
+		 " cp \"$f\" '%s/$b';"
+		 " head -c $(( $(stat -c %%s \"$f\") / 2 )) \"$f\" > '%s/half-$b';"
+		 " done", bundle, dir, dir);
+	return system(cmd) ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	int ret;
@@ -356,6 +377,8 @@ int main(int argc, char **argv)
 		ret = seeds_reader();
 	} else if (!strcmp(argv[1], "fuzz_manifest")) {
 		ret = seeds_manifest();
+	} else if (!strcmp(argv[1], "fuzz_replay")) {
+		ret = seeds_replay();
 	} else {
 		fprintf(stderr, "mkseeds: no seeds for harness '%s'\n",
 			argv[1]);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Private to replay/: the engine's data structures. */
-#ifndef PTREC_REPLAY_INTERNAL_H
-#define PTREC_REPLAY_INTERNAL_H
+#ifndef PTREC_RP_INTERNAL_H
+#define PTREC_RP_INTERNAL_H
 
 #include <intel-pt.h>
 #include <stdbool.h>
