@@ -236,3 +236,15 @@ struct pt_image *rp_world_image(struct rp_world *w, uint32_t pid)
 	w->changed = false;
 	return image;
 }
+
+const struct rp_map *rp_world_lookup(struct rp_world *w, uint32_t pid,
+				     uint64_t ip)
+{
+	struct rp_aspace *as = as_get(w, pid);
+	size_t i;
+
+	for (i = 0; as && i < as->n; i++)
+		if (ip >= as->v[i].start && ip < as->v[i].end)
+			return &as->v[i];
+	return NULL;
+}

@@ -121,13 +121,27 @@ enum rp_iclass {
 	RP_IC_FAR,		/* far call/return/jump, syscall, interrupt */
 };
 
+/**
+ * struct rp_insn - one executed instruction
+ * @image:	1 + index of the image (rp_image_path()) mapped at @ip when
+ *		it ran, 0 when unknown.
+ * @image_off:	offset of @ip in that image's file.
+ */
 struct rp_insn {
 	uint64_t ip;
 	uint8_t size;		/* bytes */
 	uint8_t iclass;		/* enum rp_iclass */
 	uint8_t raw[15];
+	uint32_t image;
+	uint64_t image_off;
 	uint64_t tsc;		/* last timestamp at or before it (0: none) */
 };
+
+/* The bundle's copy of image @image (as in struct rp_insn) and the path it
+ * had on the recording machine; NULL when out of range.
+ */
+const char *rp_image_path(const struct rp_session *s, uint32_t image);
+const char *rp_image_origin(const struct rp_session *s, uint32_t image);
 
 /* ---- cursors ------------------------------------------------------------ */
 

@@ -71,6 +71,7 @@ struct rp_thread {
 struct rp_image {
 	char *path;		/* file in the bundle's image store */
 	char *key;
+	char *origin;		/* path on the recording machine */
 };
 
 struct rp_session {
@@ -105,6 +106,9 @@ int rp_world_advance(struct rp_world *w, uint64_t tsc);
 int rp_world_seek(struct rp_world *w, uint64_t next);
 /* A libipt image of @pid's address space.  Returns NULL on failure. */
 struct pt_image *rp_world_image(struct rp_world *w, uint32_t pid);
+/* The mapping of @pid holding @ip, or NULL. */
+const struct rp_map *rp_world_lookup(struct rp_world *w, uint32_t pid,
+				     uint64_t ip);
 
 /* ---- decoding (walk.c) --------------------------------------------------- */
 

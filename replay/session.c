@@ -153,7 +153,9 @@ int rp_session_open(struct rp_session **sp, const char *dir)
 		if (asprintf(&im->path, "%s/%s", dir, s->m->images[i].file) < 0)
 			im->path = NULL;
 		im->key = strdup(s->m->images[i].key);
-		if (!im->path || !im->key)
+		im->origin = strdup(s->m->images[i].path ?
+				    s->m->images[i].path : im->key);
+		if (!im->path || !im->key || !im->origin)
 			return rp_fail(s, RP_ERR_NOMEM, "out of memory");
 	}
 	for (i = 0; i < s->m->nthreads; i++) {
@@ -194,6 +196,7 @@ void rp_session_close(struct rp_session *s)
 	for (i = 0; i < s->nimages; i++) {
 		free(s->images[i].path);
 		free(s->images[i].key);
+		free(s->images[i].origin);
 	}
 	free(s->images);
 	pt_iscache_free(s->iscache);
@@ -248,4 +251,16 @@ int rp_thread_gap(const struct rp_session *s, uint32_t tid, uint64_t i,
 		return -RP_ERR_RANGE;
 	*gap = t->gaps[i];
 	return 0;
+}
+
+const char *rp_image_path(const struct rp_session *s, uint32_t image)
+{
+	return image && image <= s->nimages ? s->images[image - 1].path :
+	       NULL;
+}
+
+const char *rp_image_origin(const struct rp_session *s, uint32_t image)
+{
+	return image && image <= s->nimages ? s->images[image - 1].origin :
+	       NULL;
 }

@@ -100,6 +100,7 @@ struct walk {
 	struct rp_seg *seg;
 	uint64_t end;
 	int err;		/* our own failure (negated enum rp_error) */
+	const struct rp_map *last_map;	/* lookup cache for store() */
 };
 
 static int set_image(struct walk *w)
@@ -111,6 +112,7 @@ static int set_image(struct walk *w)
 	pt_insn_set_image(w->d, image);
 	pt_image_free(w->image);
 	w->image = image;
+	w->last_map = NULL;	/* the maps may have moved */
 	return 0;
 }
 
@@ -293,6 +295,17 @@ static int store(struct walk *w, const struct pt_insn *insn)
 	}
 	ri->tsc = pt_insn_time(w->d, &tsc, &lost_mtc, &lost_cyc) >= 0 ? tsc :
 		  w->tsc;
+	/* Most instructions run in the mapping of the previous one. */
+	if (!w->last_map || w->world.changed || insn->ip < w->last_map->start ||
+	    insn->ip >= w->last_map->end)
+		w->last_map = rp_world_lookup(&w->world, w->t->pid, insn->ip);
+	ri->image = 0;
+	ri->image_off = 0;
+	if (w->last_map && w->last_map->image >= 0) {
+		ri->image = (uint32_t)w->last_map->image + 1;
+		ri->image_off = w->last_map->pgoff + insn->ip -
+				w->last_map->start;
+	}
 	return 0;
 }
 
