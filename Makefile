@@ -32,11 +32,11 @@ REC_SRCS := $(wildcard record/*.c)
 REC_OBJS := $(REC_SRCS:%.c=$(BUILD)/%.o)
 LIBS_RECORD := -lipt -lcapstone
 
-# The replay engine; symbols.c and disasm.c join it when they land.
 RP_SRCS := replay/session.c replay/aspace.c replay/walk.c replay/cursor.c \
-	replay/cli.c
+	replay/symbols.c replay/syms.c replay/calls.c replay/cli.c \
+	replay/cli_calls.c
 RP_OBJS := $(RP_SRCS:%.c=$(BUILD)/%.o)
-LIBS_REPLAY := -lipt
+LIBS_REPLAY := -lipt -ldw -lelf
 
 CLI_SRCS := $(wildcard cli/*.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
@@ -129,7 +129,7 @@ $(TRUTHDUMP): tests/tools/truthdump.c $(SB_LIB)
 		$(LIBS_SIDEBAND)
 
 # Checks libptrec's cursors; links the engine and the recorder's classifier.
-RP_LIB_OBJS := $(filter-out $(BUILD)/replay/cli.o,$(RP_OBJS))
+RP_LIB_OBJS := $(filter-out $(BUILD)/replay/cli%.o,$(RP_OBJS))
 CURSORCHECK := $(BUILD)/tests/e2e/cursorcheck
 $(CURSORCHECK): tests/e2e/cursorcheck.c $(RP_LIB_OBJS) $(BUILD)/record/insn.o \
 		$(SB_LIB)
@@ -158,7 +158,7 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(SB_SRCS) $(wildcard sideband/*.h) \
 		$(SB_SRCS) $(LIBS_SIDEBAND)
 
 # The replay harness decodes fuzz input against a real recorded bundle.
-RP_LIB_SRCS := $(filter-out replay/cli.c,$(RP_SRCS))
+RP_LIB_SRCS := $(filter-out replay/cli%.c,$(RP_SRCS))
 $(BUILD)/fuzz/fuzz_replay: tests/fuzz/fuzz_replay.c $(SB_SRCS) $(RP_LIB_SRCS) \
 		$(wildcard replay/*.h sideband/*.h)
 	@mkdir -p $(dir $@)

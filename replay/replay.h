@@ -143,6 +143,63 @@ struct rp_insn {
 const char *rp_image_path(const struct rp_session *s, uint32_t image);
 const char *rp_image_origin(const struct rp_session *s, uint32_t image);
 
+/* ---- symbols ------------------------------------------------------------ */
+
+/**
+ * struct rp_sym - what an executed address was, in source terms
+ * @module:	the image's soname or file name.
+ * @vaddr:	the address in the image's link-time layout.
+ * @function:	containing function ("main", "puts@plt"), NULL if unknown.
+ * @offset:	@vaddr minus the function's start.
+ * @file, @line: source position (NULL, 0 without line information).
+ * @inlined:	innermost inlined function at @vaddr, or NULL.
+ *
+ * Strings live as long as the session.
+ */
+struct rp_sym {
+	const char *module;
+	uint64_t vaddr;
+	const char *function;
+	uint64_t func_vaddr;
+	uint64_t offset;
+	const char *file;
+	int line;
+	const char *inlined;
+};
+
+/* Symbolizes @insn against the image it ran from.  Returns 0 (fields may be
+ * unknown), or -RP_ERR_NOTFOUND when it ran from no known image.
+ */
+int rp_symbolize(struct rp_session *s, const struct rp_insn *insn,
+		 struct rp_sym *out);
+
+/* ---- function-call history ----------------------------------------------- */
+
+/**
+ * struct rp_call - one segment of the function-call history, as GDB's
+ * "record function-call-history" shows it
+ * @first, @last: positions of its first and last instruction.
+ * @level:	call depth, 0 the shallowest in the history.
+ * @function:	its function ("??" when unknown).
+ * @file, @line_min, @line_max: the source lines it executed.
+ */
+struct rp_call {
+	uint64_t first, last;
+	int level;
+	const char *function;
+	const char *file;
+	int line_min, line_max;
+};
+
+/*
+ * Builds the function-call history of thread @tid: a new segment after each
+ * call and return, at each gap, and where execution moves to another
+ * function otherwise (tail calls, longjmp, signal handlers).  Returns 0,
+ * -RP_ERR_NOTHREAD or -RP_ERR_NOMEM.  Free *@calls with free().
+ */
+int rp_calls_build(struct rp_session *s, uint32_t tid, struct rp_call **calls,
+		   size_t *n);
+
 /* ---- cursors ------------------------------------------------------------ */
 
 struct rp_cursor;

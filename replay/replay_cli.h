@@ -5,5 +5,7 @@
 
 int rp_cli_info(int argc, char **argv);
 int rp_cli_insns(int argc, char **argv);
+int rp_cli_calls(int argc, char **argv);
+int rp_cli_export(int argc, char **argv);
 
 #endif

@@ -68,10 +68,14 @@ struct rp_thread {
 	uint64_t clock;
 };
 
+struct sym_module;
+
 struct rp_image {
 	char *path;		/* file in the bundle's image store */
 	char *key;
 	char *origin;		/* path on the recording machine */
+	struct sym_module *sym;	/* opened on first use */
+	bool sym_failed;
 };
 
 struct rp_session {
@@ -127,5 +131,8 @@ int rp_fail(struct rp_session *s, enum rp_error err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 struct rp_thread *rp_find_thread(const struct rp_session *s, uint32_t tid);
+
+/* Closes the symbol modules of every image (syms.c). */
+void rp_syms_close(struct rp_session *s);
 
 #endif

@@ -193,6 +193,7 @@ void rp_session_close(struct rp_session *s)
 			free(t->cache[k].insns);
 	}
 	free(s->threads);
+	rp_syms_close(s);
 	for (i = 0; i < s->nimages; i++) {
 		free(s->images[i].path);
 		free(s->images[i].key);

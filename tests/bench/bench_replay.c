@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * bench_replay BUNDLE K1 K2 ...: replay-engine benchmark (issue #4).
+ *
+ * BUNDLE holds one thread recorded from a static program.  For each Ki the
+ * benchmark writes a bundle whose stream is the recorded one repeated Ki
+ * times (each copy starts at its own PSB, so the result is a valid, longer
+ * history) and measures, in the same run:
+ *   - the baseline: a plain libipt instruction-decoder loop over the stream;
+ *   - libptrec's full decode + index build (rp_session_open);
+ *   - index memory per instruction;
+ *   - goto N to random positions (each decoding a segment) and stepping
+ *     back at the end of the history: median and 99th percentile.
+ * Ratios, not absolute times, are what to compare across machines.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "replay.h"
+#include "sideband.h"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n);
+	if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+/* Copies @src to @dst with its stream repeated @k times. */
+static int make_bundle(const char *src, const char *dst, unsigned int k,
+		       char *pt_path, size_t pt_size)
+{
+	struct sb_manifest *m;
+	struct sb_err err;
+	char cmd[8192], path[4096];
+	uint8_t *pt;
+	size_t len, i;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -r '%s' '%s'", dst, src,
+		 dst);
+	if (system(cmd) || sb_manifest_load(&m, dst, &err))
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s", src, m->threads[0].pt);
+	pt = slurp(path, &len);
+	snprintf(pt_path, pt_size, "%s/%s", dst, m->threads[0].pt);
+	f = fopen(pt_path, "wb");
+	for (i = 0; pt && f && i < k; i++)
+		fwrite(pt, 1, len, f);
+	if (f)
+		fclose(f);
+	free(pt);
+	for (i = 0; i < m->nfiles; i++)
+		if (!strcmp(m->files[i].path, m->threads[0].pt))
+			m->files[i].size = (uint64_t)len * k;
+	i = sb_manifest_save(m, dst, &err);
+	sb_manifest_free(m);
+	return i ? -1 : 0;
+}
+
+/* The baseline: libipt's instruction decoder, straight through. */
+static double baseline(const char *dir, const char *pt_path, uint64_t *insns)
+{
+	const struct ptrec_sb_header *h;
+	struct pt_insn_decoder *d;
+	struct pt_image *image = pt_image_alloc(NULL);
+	struct sb_reader *r;
+	struct pt_config cfg;
+	struct pt_insn insn;
+	struct sb_err err;
+	char path[4096];
+	uint8_t *buf;
+	size_t len;
+	double t0, t;
+	int status;
+
+	/* The snapshot's code mappings (a static program: nothing changes). */
+	snprintf(path, sizeof(path), "%s/sideband.sb", dir);
+	if (sb_reader_open(&r, path, &err))
+		return -1;
+	while (sb_reader_next(r, &h, &err) > 0) {
+		const struct ptrec_sb_mmap *mm = (const void *)h;
+		char key[SB_IMAGE_KEY_MAX + 1];
+
+		if (h->type != PTREC_SB_MMAP || !mm->key_len ||
+		    mm->key_len > SB_IMAGE_KEY_MAX)
+			continue;
+		memcpy(key, sb_mmap_key(mm), mm->key_len);
+		key[mm->key_len] = '\0';
+		snprintf(path, sizeof(path), "%s/images/%s", dir, key);
+		pt_image_add_file(image, path, mm->pgoff, mm->len, NULL,
+				  mm->start);
+	}
+	sb_reader_close(r);
+	buf = slurp(pt_path, &len);
+	pt_config_init(&cfg);
+	cfg.begin = buf;
+	cfg.end = buf + len;
+	t0 = now();
+	d = pt_insn_alloc_decoder(&cfg);
+	pt_insn_set_image(d, image);
+	*insns = 0;
+	status = pt_insn_sync_forward(d);
+	while (status >= 0) {
+		while (status & pts_event_pending) {
+			struct pt_event ev;
+
+			status = pt_insn_event(d, &ev, sizeof(ev));
+			if (status < 0)
+				break;
+		}
+		if (status < 0 || (status & pts_eos))
+			break;
+		status = pt_insn_next(d, &insn, sizeof(insn));
+		if (status >= 0)
+			(*insns)++;
+	}
+	t = now() - t0;
+	pt_insn_free_decoder(d);
+	pt_image_free(image);
+	free(buf);
+	return t;
+}
+
+struct result {
+	uint64_t insns;
+	double base, index, bytes_per_insn;
+	double goto_p50, goto_p99, back_p50, back_p99;
+};
+
+static void latencies(struct rp_cursor *c, uint64_t n, struct result *r)
+{
+	enum { N = 200 };
+	double g[N], b[N], t;
+	uint64_t seed = 88172645463325252ull;
+	int i;
+
+	for (i = 0; i < N; i++) {
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		t = now();
+		rp_cursor_goto(c, seed % n);
+		g[i] = now() - t;
+	}
+	rp_cursor_goto(c, n - 1);
+	for (i = 0; i < N; i++) {
+		t = now();
+		rp_cursor_step(c, -1);
+		b[i] = now() - t;
+	}
+	qsort(g, N, sizeof(g[0]), cmp_d);
+	qsort(b, N, sizeof(b[0]), cmp_d);
+	r->goto_p50 = g[N / 2];
+	r->goto_p99 = g[N * 99 / 100];
+	r->back_p50 = b[N / 2];
+	r->back_p99 = b[N * 99 / 100];
+}
+
+int main(int argc, char **argv)
+{
+	struct result res[8];
+	int i, nres = 0;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: bench_replay BUNDLE K...\n");
+		return 2;
+	}
+	for (i = 2; i < argc && nres < 8; i++) {
+		struct result *r = &res[nres++];
+		struct rp_thread_info ti;
+		struct rp_session *s;
+		struct rp_cursor *c;
+		char dst[4096], pt[4096];
+		double t;
+
+		snprintf(dst, sizeof(dst), "%s.x%s", argv[1], argv[i]);
+		if (make_bundle(argv[1], dst, (unsigned int)atoi(argv[i]), pt,
+				sizeof(pt))) {
+			fprintf(stderr, "bench_replay: cannot build %s\n", dst);
+			return 1;
+		}
+		r->base = baseline(dst, pt, &r->insns);
+		t = now();
+		if (rp_session_open(&s, dst)) {
+			fprintf(stderr, "bench_replay: %s: %s\n", dst,
+				rp_session_errmsg(s));
+			return 1;
+		}
+		r->index = now() - t;
+		rp_thread_info(s, rp_thread_tid(s, 0), &ti);
+		if (ti.insns != r->insns)
+			fprintf(stderr, "bench_replay: engine %" PRIu64
+				" instructions, baseline %" PRIu64 "\n",
+				ti.insns, r->insns);
+		r->bytes_per_insn = (double)ti.index_bytes / (double)ti.insns;
+		rp_cursor_new(s, ti.tid, &c);
+		latencies(c, ti.insns, r);
+		rp_cursor_free(c);
+		rp_session_close(s);
+		snprintf(pt, sizeof(pt), "rm -rf '%s'", dst);
+		if (system(pt))
+			return 1;
+	}
+	printf("%12s %10s %10s %8s %10s %10s %10s %10s %10s\n",
+	       "instructions", "libipt/s", "index/s", "ratio", "idx B/ins",
+	       "goto p50", "goto p99", "back p50", "back p99");
+	for (i = 0; i < nres; i++)
+		printf("%12" PRIu64 " %10.3g %10.3g %8.2f %10.5f %8.2fms %8.2fms %8.3fms %8.3fms\n",
+		       res[i].insns, (double)res[i].insns / res[i].base,
+		       (double)res[i].insns / res[i].index,
+		       res[i].base / res[i].index, res[i].bytes_per_insn,
+		       res[i].goto_p50 * 1e3, res[i].goto_p99 * 1e3,
+		       res[i].back_p50 * 1e3, res[i].back_p99 * 1e3);
+	printf("ratio: index throughput / plain libipt loop (goal >= 2); "
+	       "goto and step-back should not grow with the history\n");
+	if (nres >= 2)
+		printf("goto p99 at largest / smallest: %.2f; step back p99: %.2f (goal <= 2)\n",
+		       res[nres - 1].goto_p99 / res[0].goto_p99,
+		       res[nres - 1].back_p99 / res[0].back_p99);
+	return 0;
+}
