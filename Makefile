@@ -33,10 +33,10 @@ REC_OBJS := $(REC_SRCS:%.c=$(BUILD)/%.o)
 LIBS_RECORD := -lipt -lcapstone
 
 RP_SRCS := replay/session.c replay/aspace.c replay/walk.c replay/cursor.c \
-	replay/symbols.c replay/syms.c replay/calls.c replay/cli.c \
-	replay/cli_calls.c
+	replay/symbols.c replay/syms.c replay/calls.c replay/disasm.c \
+	replay/cli.c replay/cli_calls.c
 RP_OBJS := $(RP_SRCS:%.c=$(BUILD)/%.o)
-LIBS_REPLAY := -lipt -ldw -lelf
+LIBS_REPLAY := -lipt -ldw -lelf -lopcodes -lbfd
 
 CLI_SRCS := $(wildcard cli/*.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)

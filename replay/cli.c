@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* `ptrec info` and `ptrec insns`: the replay engine from the shell. */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "disasm.h"
 #include "rp_internal.h"
 #include "replay_cli.h"
 
@@ -92,6 +94,87 @@ static void print_gaps(struct rp_session *s, uint32_t tid, uint64_t before)
 			       g.error ? g.error : "");
 }
 
+/* Names branch targets inside the image of the instruction being printed
+ * (calls to local functions and to PLT stubs), as GDB does.
+ */
+struct target_ctx {
+	struct rp_session *s;
+	const struct rp_insn *insn;
+};
+
+static int name_target(void *ctx, uint64_t addr, char *name, size_t namesz,
+		       uint64_t *offset)
+{
+	struct target_ctx *tc = ctx;
+	struct rp_insn at = *tc->insn;
+	struct rp_sym sym;
+
+	if (!at.image || addr - at.ip + at.image_off > UINT32_MAX * 16ull)
+		return -1;
+	at.image_off = at.image_off + (addr - at.ip);
+	at.ip = addr;
+	if (rp_symbolize(tc->s, &at, &sym) || !sym.function)
+		return -1;
+	snprintf(name, namesz, "%s", sym.function);
+	*offset = sym.offset;
+	return 0;
+}
+
+/*
+ * One line of GDB's "record instruction-history": number, PC prefix, the
+ * address as 16 hex digits, <function+offset>, raw bytes padded to the
+ * 7-byte field x86 uses (with --raw), and the disassembly.
+ */
+static void print_insn(struct rp_session *s, struct dis *d, uint64_t pos,
+		       const struct rp_insn *insn, bool raw)
+{
+	struct target_ctx tc = { s, insn };
+	struct rp_sym sym;
+	char text[256];
+	int i, len;
+
+	printf("%" PRIu64 "\t   0x%016" PRIx64, pos + 1, insn->ip);
+	if (!rp_symbolize(s, insn, &sym) && sym.function)
+		printf(" <%s+%" PRIu64 ">", sym.function, sym.offset);
+	printf(":\t");
+	if (raw) {
+		for (i = 0; i < insn->size; i++)
+			printf("%s%02x", i ? " " : "", insn->raw[i]);
+		for (i = insn->size; i < 7; i++)
+			printf("%s  ", i > insn->size ? " " : "");
+		printf("\t");
+	}
+	dis_set_symbolizer(d, name_target, &tc);
+	len = dis_insn(d, insn->raw, insn->size, insn->ip, text, sizeof(text));
+	printf("%s\n", len > 0 || len == -EILSEQ ? text : "(bad)");
+}
+
+/* With --source: the source line, when it changes, before its code. */
+static void print_source(struct rp_session *s, const struct rp_insn *insn,
+			 const char **last_file, int *last_line)
+{
+	struct rp_sym sym;
+	char buf[1024];
+	FILE *f;
+	int n = 0;
+
+	if (rp_symbolize(s, insn, &sym) || !sym.file || !sym.line ||
+	    (*last_file && !strcmp(*last_file, sym.file) &&
+	     *last_line == sym.line))
+		return;
+	*last_file = sym.file;
+	*last_line = sym.line;
+	f = fopen(sym.file, "r");
+	while (f && fgets(buf, sizeof(buf), f) && ++n < sym.line)
+		;
+	if (f && n == sym.line)
+		printf("%s:%d\t%s", sym.file, sym.line, buf);
+	else
+		printf("%s:%d\n", sym.file, sym.line);
+	if (f)
+		fclose(f);
+}
+
 int rp_cli_insns(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -100,15 +183,20 @@ int rp_cli_insns(int argc, char **argv)
 		{ "count", required_argument, NULL, 'c' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "raw", no_argument, NULL, 'r' },
+		{ "source", no_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *last_file = NULL;
+	int last_line = 0;
+	bool source = false;
+	struct dis *d = NULL;
 	uint64_t from = 1, count = UINT64_MAX, pos, end;
 	bool addr_only = false, raw = false;
 	struct rp_cursor *c = NULL;
 	struct rp_session *s;
 	struct rp_insn insn;
 	long tid = -1;
-	int opt, ret, i;
+	int opt, ret;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -132,6 +220,9 @@ int rp_cli_insns(int argc, char **argv)
 			break;
 		case 'r':
 			raw = true;
+			break;
+		case 's':
+			source = true;
 			break;
 		default:
 			return 2;
@@ -159,6 +250,11 @@ int rp_cli_insns(int argc, char **argv)
 		return 1;
 	}
 	end = rp_cursor_pos(c) + 1;
+	if (!addr_only && dis_new(&d)) {
+		fprintf(stderr, "ptrec insns: cannot start the disassembler\n");
+		ret = -RP_ERR_NOMEM;
+		end = 0;
+	}
 	for (pos = from - 1; pos < end && count; pos++, count--) {
 		ret = rp_cursor_peek(c, pos, &insn);
 		if (ret) {
@@ -171,17 +267,14 @@ int rp_cli_insns(int argc, char **argv)
 			continue;
 		}
 		print_gaps(s, (uint32_t)tid, pos);
-		printf("%" PRIu64 "\t   0x%016" PRIx64, pos + 1, insn.ip);
-		if (raw) {
-			printf(":\t");
-			for (i = 0; i < insn.size; i++)
-				printf("%s%02x", i ? " " : "", insn.raw[i]);
-		}
-		printf("\n");
+		if (source)
+			print_source(s, &insn, &last_file, &last_line);
+		print_insn(s, d, pos, &insn, raw);
 	}
 	/* Gaps after the last instruction end the history. */
 	if (!ret && !addr_only && pos == end)
 		print_gaps(s, (uint32_t)tid, end);
+	dis_free(d);
 	rp_cursor_free(c);
 	rp_session_close(s);
 	return ret ? 1 : 0;
