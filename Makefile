@@ -96,7 +96,7 @@ cli-test: $(PTREC) $(MKBUNDLE)
 PROG_DIR := $(BUILD)/tests/programs
 PROGS := loops indirect plt signal jmp segv exec fork spin
 PROG_BINS := $(PROGS:%=$(PROG_DIR)/%) $(PROG_DIR)/threads $(PROG_DIR)/pipe \
-	$(PROG_DIR)/dl \
+	$(PROG_DIR)/dl $(PROG_DIR)/loops-static \
 	$(PROG_DIR)/libdla.so $(PROG_DIR)/libdlb.so $(PROG_DIR)/tiny
 PROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
 
@@ -112,6 +112,11 @@ $(PROG_DIR)/dl: tests/programs/dl.c
 $(PROG_DIR)/libdl%.so: tests/programs/dl_%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -shared -fPIC -o $@ $<
+# Static and non-PIE: runtime addresses are link-time addresses, so GDB can
+# disassemble the file itself to compare with ptrec insns.
+$(PROG_DIR)/loops-static: tests/programs/loops.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -static -no-pie -o $@ $<
 $(PROG_DIR)/tiny: tests/programs/tiny.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -static -nostdlib -fno-stack-protector -o $@ $<

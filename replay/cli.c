@@ -106,17 +106,11 @@ static int name_target(void *ctx, uint64_t addr, char *name, size_t namesz,
 		       uint64_t *offset)
 {
 	struct target_ctx *tc = ctx;
-	struct rp_insn at = *tc->insn;
-	struct rp_sym sym;
+	const char *sym;
 
-	if (!at.image || addr - at.ip + at.image_off > UINT32_MAX * 16ull)
+	if (rp_name_address(tc->s, tc->insn, addr, &sym, offset))
 		return -1;
-	at.image_off = at.image_off + (addr - at.ip);
-	at.ip = addr;
-	if (rp_symbolize(tc->s, &at, &sym) || !sym.function)
-		return -1;
-	snprintf(name, namesz, "%s", sym.function);
-	*offset = sym.offset;
+	snprintf(name, namesz, "%s", sym);
 	return 0;
 }
 

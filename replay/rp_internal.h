@@ -132,6 +132,12 @@ int rp_fail(struct rp_session *s, enum rp_error err, const char *fmt, ...)
 
 struct rp_thread *rp_find_thread(const struct rp_session *s, uint32_t tid);
 
+/* Names @addr, an operand of @insn, as GDB's print_address does (code or
+ * data, same image only).  Returns 0 or -RP_ERR_NOTFOUND.
+ */
+int rp_name_address(struct rp_session *s, const struct rp_insn *insn,
+		    uint64_t addr, const char **name, uint64_t *offset);
+
 /* Closes the symbol modules of every image (syms.c). */
 void rp_syms_close(struct rp_session *s);
 

@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +22,14 @@
 struct sym {
 	uint64_t addr, size;
 	const char *name;
-	int rank;		/* which to prefer at one address */
+	size_t shndx;		/* section; SIZE_MAX for PLT stubs */
+	bool func;		/* code, not data */
+	bool plt;
+};
+
+struct scn_range {
+	uint64_t addr, size;
+	size_t index;
 };
 
 struct seg {
@@ -37,21 +46,26 @@ struct sym_module {
 	size_t nsyms;
 	struct seg *segs;
 	size_t nsegs;
+	struct scn_range *scns;	/* allocated sections, for section checks */
+	size_t nscns;
 	char *plt_names;	/* storage for "foo@plt" strings */
 	size_t plt_used, plt_cap;
 };
 
+/* GDB orders minimal symbols by address, then name, and takes the last
+ * one at an address: that is the name it prints for aliases.
+ */
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct sym *x = a, *y = b;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	return y->rank - x->rank;	/* preferred first */
+	return strcmp(x->name, y->name);
 }
 
 static int add_sym(struct sym_module *m, uint64_t addr, uint64_t size,
-		   const char *name, int rank)
+		   const char *name, size_t shndx, bool func, bool plt)
 {
 	struct sym *v;
 
@@ -64,21 +78,10 @@ static int add_sym(struct sym_module *m, uint64_t addr, uint64_t size,
 	m->syms[m->nsyms].addr = addr;
 	m->syms[m->nsyms].size = size;
 	m->syms[m->nsyms].name = name;
-	m->syms[m->nsyms++].rank = rank;
+	m->syms[m->nsyms].shndx = shndx;
+	m->syms[m->nsyms].func = func;
+	m->syms[m->nsyms++].plt = plt;
 	return 0;
-}
-
-/* GDB prefers global over weak over local symbols at one address. */
-static int rank_of(const GElf_Sym *s)
-{
-	switch (GELF_ST_BIND(s->st_info)) {
-	case STB_GLOBAL:
-		return 3;
-	case STB_WEAK:
-		return 2;
-	default:
-		return 1;
-	}
 }
 
 static int read_symtab(struct sym_module *m, Elf_Scn *scn, GElf_Shdr *sh)
@@ -97,12 +100,15 @@ static int read_symtab(struct sym_module *m, Elf_Scn *scn, GElf_Shdr *sh)
 		if (!gelf_getsym(d, (int)i, &s))
 			break;
 		type = GELF_ST_TYPE(s.st_info);
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
-		    s.st_shndx == SHN_UNDEF || !s.st_value)
+		/* Functions, and data objects for naming operands. */
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC &&
+		     type != STT_OBJECT) || s.st_shndx == SHN_UNDEF ||
+		    s.st_shndx >= SHN_LORESERVE || !s.st_value)
 			continue;
 		name = elf_strptr(m->elf, sh->sh_link, s.st_name);
-		if (name && *name && add_sym(m, s.st_value, s.st_size, name,
-					     rank_of(&s)))
+		if (name && *name &&
+		    add_sym(m, s.st_value, s.st_size, name, s.st_shndx,
+			    type != STT_OBJECT, false))
 			return -ENOMEM;
 	}
 	return 0;
@@ -182,7 +188,8 @@ static int read_plt(struct sym_module *m, size_t shstrndx)
 		if (!name || !*name)
 			continue;
 		pname = plt_name(m, name);
-		if (!pname || add_sym(m, base + 16 * i, 16, pname, 0))
+		if (!pname || add_sym(m, base + 16 * i, 16, pname, SIZE_MAX,
+				      true, true))
 			return -ENOMEM;
 	}
 	return 0;
@@ -210,6 +217,39 @@ static void read_soname(struct sym_module *m)
 						     dyn.d_un.d_val);
 		}
 	}
+}
+
+static int read_sections(struct sym_module *m)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t n = 0;
+
+	while ((scn = elf_nextscn(m->elf, scn)))
+		n++;
+	m->scns = calloc(n + 1, sizeof(*m->scns));
+	if (!m->scns)
+		return -ENOMEM;
+	while ((scn = elf_nextscn(m->elf, scn)))
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC) &&
+		    sh.sh_size) {
+			m->scns[m->nscns].addr = sh.sh_addr;
+			m->scns[m->nscns].size = sh.sh_size;
+			m->scns[m->nscns++].index = elf_ndxscn(scn);
+		}
+	return 0;
+}
+
+/* The allocated section holding @vaddr, SIZE_MAX when none. */
+static size_t section_of(const struct sym_module *m, uint64_t vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < m->nscns; i++)
+		if (vaddr >= m->scns[i].addr &&
+		    vaddr - m->scns[i].addr < m->scns[i].size)
+			return m->scns[i].index;
+	return SIZE_MAX;
 }
 
 static int read_segments(struct sym_module *m)
@@ -260,6 +300,8 @@ int sym_module_open(struct sym_module **mp, const char *path,
 		goto out_free;
 	}
 	ret = read_segments(m);
+	if (!ret)
+		ret = read_sections(m);
 	if (ret)
 		goto out_free;
 	while ((scn = elf_nextscn(m->elf, scn)))
@@ -276,7 +318,7 @@ int sym_module_open(struct sym_module **mp, const char *path,
 		goto out_free;
 	/* The PLT names are final: turn their offsets into pointers. */
 	for (i = 0; i < m->nsyms; i++)
-		if (!m->syms[i].rank)
+		if (m->syms[i].plt)
 			m->syms[i].name = m->plt_names +
 					  ((uintptr_t)m->syms[i].name - 1);
 	qsort(m->syms, m->nsyms, sizeof(*m->syms), cmp_sym);
@@ -306,6 +348,7 @@ void sym_module_close(struct sym_module *m)
 		close(m->fd);
 	free(m->syms);
 	free(m->segs);
+	free(m->scns);
 	free(m->plt_names);
 	free(m->display);
 	free(m);
@@ -330,10 +373,15 @@ int sym_offset_to_vaddr(const struct sym_module *m, uint64_t off,
 	return -ENOENT;
 }
 
-/* The innermost function symbol covering @vaddr. */
-static const struct sym *find(const struct sym_module *m, uint64_t vaddr)
+/*
+ * The symbol GDB would name @vaddr with: the last (by name) of the closest
+ * symbols at or below it in the same section; one with a size must
+ * contain it.  @code: only functions (the containing function of code).
+ */
+static const struct sym *find(const struct sym_module *m, uint64_t vaddr,
+			      bool code)
 {
-	size_t lo = 0, hi = m->nsyms, i;
+	size_t lo = 0, hi = m->nsyms, i, scn = section_of(m, vaddr);
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -349,12 +397,13 @@ static const struct sym *find(const struct sym_module *m, uint64_t vaddr)
 	for (i = lo; i-- > 0;) {
 		const struct sym *s = &m->syms[i];
 
-		while (i > 0 && m->syms[i - 1].addr == s->addr)
-			s = &m->syms[--i];	/* best rank sorts first */
+		if (lo - i > 256)
+			break;	/* far away: nothing covers it */
+		if ((code && !s->func) ||
+		    (s->plt ? vaddr - s->addr >= s->size : s->shndx != scn))
+			continue;
 		if (!s->size || vaddr < s->addr + s->size)
 			return s;
-		if (lo - i > 64)
-			break;	/* far away: nothing covers it */
 	}
 	return NULL;
 }
@@ -389,7 +438,7 @@ static void lines(struct sym_module *m, uint64_t vaddr, struct sym_info *out)
 
 int sym_lookup(struct sym_module *m, uint64_t vaddr, struct sym_info *out)
 {
-	const struct sym *s = find(m, vaddr);
+	const struct sym *s = find(m, vaddr, true);
 
 	memset(out, 0, sizeof(*out));
 	if (s) {
@@ -399,6 +448,18 @@ int sym_lookup(struct sym_module *m, uint64_t vaddr, struct sym_info *out)
 	}
 	lines(m, vaddr, out);
 	return out->function || out->file ? 0 : -ENOENT;
+}
+
+int sym_name_address(struct sym_module *m, uint64_t vaddr, const char **name,
+		     uint64_t *offset)
+{
+	const struct sym *s = find(m, vaddr, false);
+
+	if (!s)
+		return -ENOENT;
+	*name = s->name;
+	*offset = vaddr - s->addr;
+	return 0;
 }
 
 int sym_find_function(const struct sym_module *m, const char *name,

@@ -52,6 +52,12 @@ struct sym_info {
  */
 int sym_lookup(struct sym_module *m, uint64_t vaddr, struct sym_info *out);
 
+/* Names any address (code or data) as GDB's print_address does: the
+ * nearest symbol of its section.  Returns 0 or -ENOENT.
+ */
+int sym_name_address(struct sym_module *m, uint64_t vaddr, const char **name,
+		     uint64_t *offset);
+
 /* Link-time address and size of function @name.  Returns 0 or -ENOENT. */
 int sym_find_function(const struct sym_module *m, const char *name,
 		      uint64_t *vaddr, uint64_t *size);

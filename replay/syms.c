@@ -53,3 +53,17 @@ void rp_syms_close(struct rp_session *s)
 	for (i = 0; i < s->nimages; i++)
 		sym_module_close(s->images[i].sym);
 }
+
+int rp_name_address(struct rp_session *s, const struct rp_insn *insn,
+		    uint64_t addr, const char **name, uint64_t *offset)
+{
+	struct sym_module *m = module(s, insn->image);
+	uint64_t vaddr;
+
+	/* Only addresses in the same image: its layout is what we know. */
+	if (!m || sym_offset_to_vaddr(m, insn->image_off, &vaddr))
+		return -RP_ERR_NOTFOUND;
+	if (sym_name_address(m, vaddr + (addr - insn->ip), name, offset))
+		return -RP_ERR_NOTFOUND;
+	return 0;
+}

@@ -136,6 +136,18 @@ fi
 record max-insns --max-insns 2000 -- "$PROGS/loops" &&
 	has max-insns "PROCESS_EXIT .* detached" "stopped recording is marked detached"
 
+# ptrec insns against the real GDB: a static non-PIE program, so GDB can
+# disassemble the file at the recorded addresses.
+if record loops-static -- "$PROGS/loops-static"; then
+	"$PTREC" insns "$tmp/loops-static" >"$tmp/insns" 2>"$tmp/log"
+	if "$here/gdbdiff.py" "$tmp/insns" "$PROGS/loops-static" 99.5 \
+		>"$tmp/log" 2>&1; then
+		ok "ptrec insns matches GDB's disassembly: $(head -1 "$tmp/log")"
+	else
+		bad "ptrec insns differs from GDB's disassembly"
+	fi
+fi
+
 # Damaged bundles: decode errors and missing images become gaps that
 # name the address, never a crash.
 if [ -d "$tmp/long-tnt" ]; then
