@@ -208,8 +208,16 @@ $(BUILD)/tests/bench/workload: tests/bench/workload.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -static -o $@ $<
 
-bench: all $(BUILD)/tests/bench/steploop $(BUILD)/tests/bench/workload
+BENCH_REPLAY := $(BUILD)/tests/bench/bench_replay
+$(BENCH_REPLAY): tests/bench/bench_replay.c $(RP_LIB_OBJS) $(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(RP_LIB_OBJS) \
+		$(SB_LIB) $(LIBS_REPLAY) $(LIBS_SIDEBAND)
+
+bench: all $(BUILD)/tests/bench/steploop $(BUILD)/tests/bench/workload \
+		$(BENCH_REPLAY)
 	./scripts/bench-record $(BUILD)
+	./scripts/bench-replay $(BUILD)
 
 # Unit tests again, built with AddressSanitizer and UBSan.
 asan:

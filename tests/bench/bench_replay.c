@@ -13,6 +13,7 @@
  *     back at the end of the history: median and 99th percentile.
  * Ratios, not absolute times, are what to compare across machines.
  */
+#include <intel-pt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,19 +66,19 @@ static int make_bundle(const char *src, const char *dst, unsigned int k,
 {
 	struct sb_manifest *m;
 	struct sb_err err;
-	char cmd[8192], path[4096];
+	char cmd[16384], path[4096];
 	uint8_t *pt;
 	size_t len, i;
 	FILE *f;
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -r '%s' '%s'", dst, src,
-		 dst);
-	if (system(cmd) || sb_manifest_load(&m, dst, &err))
+	if (snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -r '%s' '%s'", dst,
+		     src, dst) >= (int)sizeof(cmd) ||
+	    system(cmd) || sb_manifest_load(&m, dst, &err))
 		return -1;
 	snprintf(path, sizeof(path), "%s/%s", src, m->threads[0].pt);
 	pt = slurp(path, &len);
-	snprintf(pt_path, pt_size, "%s/%s", dst, m->threads[0].pt);
-	f = fopen(pt_path, "wb");
+	f = snprintf(pt_path, pt_size, "%s/%s", dst, m->threads[0].pt) <
+	    (int)pt_size ? fopen(pt_path, "wb") : NULL;
 	for (i = 0; pt && f && i < k; i++)
 		fwrite(pt, 1, len, f);
 	if (f)
@@ -108,8 +109,8 @@ static double baseline(const char *dir, const char *pt_path, uint64_t *insns)
 	int status;
 
 	/* The snapshot's code mappings (a static program: nothing changes). */
-	snprintf(path, sizeof(path), "%s/sideband.sb", dir);
-	if (sb_reader_open(&r, path, &err))
+	if (snprintf(path, sizeof(path), "%s/sideband.sb", dir) >=
+	    (int)sizeof(path) || sb_reader_open(&r, path, &err))
 		return -1;
 	while (sb_reader_next(r, &h, &err) > 0) {
 		const struct ptrec_sb_mmap *mm = (const void *)h;
@@ -120,9 +121,10 @@ static double baseline(const char *dir, const char *pt_path, uint64_t *insns)
 			continue;
 		memcpy(key, sb_mmap_key(mm), mm->key_len);
 		key[mm->key_len] = '\0';
-		snprintf(path, sizeof(path), "%s/images/%s", dir, key);
-		pt_image_add_file(image, path, mm->pgoff, mm->len, NULL,
-				  mm->start);
+		if (snprintf(path, sizeof(path), "%s/images/%s", dir, key) <
+		    (int)sizeof(path))
+			pt_image_add_file(image, path, mm->pgoff, mm->len,
+					  NULL, mm->start);
 	}
 	sb_reader_close(r);
 	buf = slurp(pt_path, &len);
@@ -231,8 +233,8 @@ int main(int argc, char **argv)
 		latencies(c, ti.insns, r);
 		rp_cursor_free(c);
 		rp_session_close(s);
-		snprintf(pt, sizeof(pt), "rm -rf '%s'", dst);
-		if (system(pt))
+		if (snprintf(pt, sizeof(pt), "rm -rf '%s'", dst) >=
+		    (int)sizeof(pt) || system(pt))
 			return 1;
 	}
 	printf("%12s %10s %10s %8s %10s %10s %10s %10s %10s\n",
