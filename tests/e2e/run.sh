@@ -146,6 +146,12 @@ if record loops-static -- "$PROGS/loops-static"; then
 	else
 		bad "ptrec insns differs from GDB's disassembly"
 	fi
+	"$PTREC" calls "$tmp/loops-static" --tree --insn-range >"$tmp/calls" &&
+	"$TRUTHDUMP" "$tmp"/loops-static/truth/*.gt >"$tmp/truth" &&
+	"$here/callcheck.py" "$tmp/calls" "$tmp/truth" \
+		"$PROGS/loops-static" >"$tmp/log" 2>&1 &&
+		ok "ptrec calls equals an independent call history: $(head -1 "$tmp/log")" ||
+		bad "ptrec calls differs from the independent call history"
 fi
 
 # Damaged bundles: decode errors and missing images become gaps that
