@@ -250,3 +250,115 @@ int rp_cursor_search(struct rp_cursor *c, int dir, const uint64_t *ips,
 	c->pos = p;
 	return ret;
 }
+
+/* Time order of instructions across threads: timestamp, then thread. */
+struct when {
+	uint64_t tsc;
+	size_t thread;
+};
+
+static int when_cmp(struct when a, struct when b)
+{
+	if (a.tsc != b.tsc)
+		return a.tsc < b.tsc ? -1 : 1;
+	return a.thread < b.thread ? -1 : a.thread > b.thread;
+}
+
+/*
+ * The hit of thread @t nearest to @now in direction @dir, strictly beyond
+ * it; UINT64_MAX when none.  Scans from the checkpoint nearest to @now.
+ */
+static uint64_t thread_hit(struct rp_session *s, struct rp_thread *t,
+			   size_t ti, struct when now, int dir,
+			   const uint64_t *set, size_t n, struct when *at)
+{
+	const struct rp_insn *ri;
+	uint64_t p, k = 0, lo = 0, hi = t->nckpts;
+
+	if (!t->insns)
+		return UINT64_MAX;
+	/* Last checkpoint not after @now: the scan starts there. */
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (t->ckpts[mid].tsc <= now.tsc)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	k = lo;
+	p = dir > 0 ? t->ckpts[k].insn : t->insns - 1;
+	if (dir < 0 && k + 1 < t->nckpts && t->ckpts[k + 1].insn)
+		p = t->ckpts[k + 1].insn - 1;
+	for (;;) {
+		struct when w;
+
+		if (fetch(s, t, p, &ri))
+			return UINT64_MAX;
+		w.tsc = ri->tsc;
+		w.thread = ti;
+		if (bsearch(&ri->ip, set, n, sizeof(*set), cmp_u64) &&
+		    (dir > 0 ? when_cmp(w, now) > 0 : when_cmp(w, now) < 0)) {
+			*at = w;
+			return p;
+		}
+		if (dir > 0 ? p + 1 >= t->insns : p == 0)
+			return UINT64_MAX;
+		p = dir > 0 ? p + 1 : p - 1;
+	}
+}
+
+int rp_search_threads(struct rp_session *s, int dir, uint32_t *tid,
+		      uint64_t *pos, const uint64_t *ips, size_t n)
+{
+	struct rp_thread *start = rp_find_thread(s, *tid);
+	const struct rp_insn *ri;
+	struct when now, best = { 0, 0 }, w;
+	uint64_t *set, p, best_pos = UINT64_MAX;
+	size_t i, best_thread = 0;
+	int ret;
+
+	if (!start)
+		return -RP_ERR_NOTHREAD;
+	ret = fetch(s, start, *pos, &ri);
+	if (ret)
+		return ret;
+	now.tsc = ri->tsc;
+	now.thread = (size_t)(start - s->threads);
+	set = malloc((n ? n : 1) * sizeof(*set));
+	if (!set)
+		return -RP_ERR_NOMEM;
+	memcpy(set, ips, n * sizeof(*set));
+	qsort(set, n, sizeof(*set), cmp_u64);
+	for (i = 0; i < s->nthreads && n; i++) {
+		struct rp_thread *t = &s->threads[i];
+		struct rp_cursor c = { s, t, *pos };
+
+		if (t == start) {
+			/* Our own thread: strictly past the cursor. */
+			if (rp_cursor_search(&c, dir, set, n))
+				continue;
+			p = c.pos;
+			if (fetch(s, t, p, &ri))
+				continue;
+			w.tsc = ri->tsc;
+			w.thread = i;
+		} else {
+			p = thread_hit(s, t, i, now, dir, set, n, &w);
+			if (p == UINT64_MAX)
+				continue;
+		}
+		if (best_pos == UINT64_MAX ||
+		    (dir > 0 ? when_cmp(w, best) < 0 : when_cmp(w, best) > 0)) {
+			best = w;
+			best_pos = p;
+			best_thread = i;
+		}
+	}
+	free(set);
+	if (best_pos == UINT64_MAX)
+		return -RP_ERR_NOTFOUND;
+	*tid = s->threads[best_thread].tid;
+	*pos = best_pos;
+	return 0;
+}

@@ -250,6 +250,19 @@ int rp_cursor_finish(struct rp_cursor *c, int dir);
 int rp_cursor_search(struct rp_cursor *c, int dir, const uint64_t *ips,
 		     size_t n);
 
+/**
+ * rp_search_threads() - the nearest breakpoint hit in any thread
+ * @dir:	< 0 backward in time, > 0 forward.
+ * @tid, @pos:	where the search starts; on success, the hit.
+ *
+ * Orders instructions of different threads by their timestamps (ties, which
+ * only coarse hardware timing produces, by thread order in the bundle);
+ * within the starting thread by position.  Returns 0, -RP_ERR_NOTFOUND
+ * (nothing changed), -RP_ERR_NOTHREAD or -RP_ERR_RANGE.
+ */
+int rp_search_threads(struct rp_session *s, int dir, uint32_t *tid,
+		      uint64_t *pos, const uint64_t *ips, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

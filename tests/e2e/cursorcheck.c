@@ -205,6 +205,94 @@ out:
 	free(ips);
 }
 
+/*
+ * rp_search_threads() against brute force: every instruction of every
+ * thread, ordered by (timestamp, thread) and, in the starting thread, by
+ * position.
+ */
+static void check_threads_search(struct rp_session *s)
+{
+	size_t nt = rp_thread_count(s), i, j;
+	uint64_t seed = 0x2545f4914f6cdd1dull, *len;
+	struct rp_cursor **c;
+	int k, dir;
+
+	c = calloc(nt, sizeof(*c));
+	len = calloc(nt, sizeof(*len));
+	for (i = 0; i < nt; i++)
+		if (!rp_cursor_new(s, rp_thread_tid(s, i), &c[i]))
+			len[i] = rp_cursor_pos(c[i]) + 1;
+	for (k = 0; k < 40; k++) {
+		size_t ti = rnd(&seed) % nt, bt = SIZE_MAX;
+		uint64_t pos, bp, bpos = 0, btsc = 0;
+		struct rp_insn now, x;
+
+		if (!len[ti])
+			continue;
+		pos = rnd(&seed) % len[ti];
+		rp_cursor_peek(c[ti], pos, &now);
+		/* A breakpoint at an address some thread executes. */
+		j = rnd(&seed) % nt;
+		if (!len[j])
+			continue;
+		rp_cursor_peek(c[j], rnd(&seed) % len[j], &x);
+		bp = x.ip;
+		for (dir = -1; dir <= 1; dir += 2) {
+			uint32_t tid = rp_thread_tid(s, ti);
+			uint64_t p = pos;
+			int ret;
+
+			bt = SIZE_MAX;
+			for (i = 0; i < nt; i++) {
+				uint64_t q;
+
+				for (q = 0; q < len[i]; q++) {
+					bool later, better;
+
+					rp_cursor_peek(c[i], q, &x);
+					if (x.ip != bp)
+						continue;
+					later = i == ti ? (dir > 0 ? q > pos : q < pos) :
+						dir > 0 ? x.tsc > now.tsc ||
+							  (x.tsc == now.tsc && i > ti) :
+						x.tsc < now.tsc ||
+						(x.tsc == now.tsc && i < ti);
+					if (!later)
+						continue;
+					better = bt == SIZE_MAX ||
+						 (dir > 0 ? x.tsc < btsc ||
+						  (x.tsc == btsc && i < bt) :
+						  x.tsc > btsc ||
+						  (x.tsc == btsc && i >= bt));
+					if (better) {
+						bt = i;
+						bpos = q;
+						btsc = x.tsc;
+					}
+				}
+			}
+			ret = rp_search_threads(s, dir, &tid, &p, &bp, 1);
+			if (bt == SIZE_MAX)
+				CHECK(ret == -RP_ERR_NOTFOUND,
+				      "search all threads %+d: found %u/%" PRIu64
+				      ", expected nothing", dir, tid, p);
+			else
+				CHECK(!ret && tid == rp_thread_tid(s, bt) &&
+				      p == bpos, "search all threads %+d from %u/%"
+				      PRIu64 " for 0x%" PRIx64 ": got %u/%" PRIu64
+				      ", expected %u/%" PRIu64, dir,
+				      rp_thread_tid(s, ti), pos, bp, tid, p,
+				      rp_thread_tid(s, bt), bpos);
+		}
+	}
+	for (i = 0; i < nt; i++)
+		rp_cursor_free(c[i]);
+	free(c);
+	free(len);
+	printf("search across %zu threads in time order: %s\n", nt,
+	       failures ? "FAILED" : "ok");
+}
+
 int main(int argc, char **argv)
 {
 	struct insn_decoder *dec;
@@ -231,6 +319,7 @@ int main(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/truth/%u.gt", argv[1], tid);
 		check_thread(s, dec, tid, path);
 	}
+	check_threads_search(s);
 	insn_decoder_free(dec);
 	rp_session_close(s);
 	return failures ? 1 : 0;
