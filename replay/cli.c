@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "disasm.h"
 #include "rp_internal.h"
@@ -18,11 +20,32 @@ static const char *const gap_reasons[] = {
 	[RP_GAP_LOST] = "lost trace data",
 };
 
-static struct rp_session *open_or_die(const char *cmd, const char *dir)
+/* Redrawn at most ten times a second, only on a terminal. */
+static void progress_bar(void *ctx, uint64_t done, uint64_t total)
+{
+	static struct timespec last;
+	struct timespec now;
+	int pct = total ? (int)(done * 100 / total) : 100;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (done < total && (now.tv_sec - last.tv_sec) * 1000000000L +
+	    (now.tv_nsec - last.tv_nsec) < 100000000L)
+		return;
+	last = now;
+	fprintf(stderr, "\rptrec %s: decoding [%-40.*s] %3d%%",
+		(const char *)ctx, pct * 40 / 100,
+		"########################################", pct);
+	if (done >= total)
+		fprintf(stderr, "\r%*s\r", 70, "");
+}
+
+struct rp_session *rp_cli_open(const char *cmd, const char *dir)
 {
 	struct rp_session *s;
-	int ret = rp_session_open(&s, dir);
+	int ret;
 
+	ret = rp_session_open_progress(&s, dir, isatty(2) ? progress_bar :
+				       NULL, (void *)cmd);
 	if (ret) {
 		fprintf(stderr, "ptrec %s: %s: %s\n", cmd,
 			*rp_session_errmsg(s) ? rp_session_errmsg(s) : dir,
@@ -44,7 +67,7 @@ int rp_cli_info(int argc, char **argv)
 		fprintf(stderr, "usage: ptrec info BUNDLE\n");
 		return 2;
 	}
-	s = open_or_die("info", argv[1]);
+	s = rp_cli_open("info", argv[1]);
 	if (!s)
 		return 1;
 	m = s->m;
@@ -227,7 +250,7 @@ int rp_cli_insns(int argc, char **argv)
 			"usage: ptrec insns BUNDLE [--thread TID] [--from N] [--count K] [--raw] [--format=gdb|addr]\n");
 		return 2;
 	}
-	s = open_or_die("insns", argv[optind]);
+	s = rp_cli_open("insns", argv[optind]);
 	if (!s)
 		return 1;
 	if (tid < 0)

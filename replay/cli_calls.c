@@ -14,21 +14,6 @@
 #include "rp_internal.h"
 #include "replay_cli.h"
 
-static struct rp_session *open_bundle(const char *cmd, const char *dir)
-{
-	struct rp_session *s;
-	int ret = rp_session_open(&s, dir);
-
-	if (ret) {
-		fprintf(stderr, "ptrec %s: %s: %s\n", cmd,
-			*rp_session_errmsg(s) ? rp_session_errmsg(s) : dir,
-			rp_errstr(ret));
-		rp_session_close(s);
-		return NULL;
-	}
-	return s;
-}
-
 /* GDB prints a source range as "at FILE:MIN,MAX" (one line: "at FILE:N"). */
 static void print_lines(FILE *f, const struct rp_call *c)
 {
@@ -80,7 +65,7 @@ int rp_cli_calls(int argc, char **argv)
 			"usage: ptrec calls BUNDLE [--thread TID] [--tree] [--lines] [--insn-range]\n");
 		return 2;
 	}
-	s = open_bundle("calls", argv[optind]);
+	s = rp_cli_open("calls", argv[optind]);
 	if (!s)
 		return 1;
 	if (tid < 0)
@@ -288,7 +273,7 @@ int rp_cli_export(int argc, char **argv)
 			"usage: ptrec export BUNDLE --format=jsonl|csv|perfetto -o FILE [--thread TID]\n");
 		return 2;
 	}
-	s = open_bundle("export", argv[optind]);
+	s = rp_cli_open("export", argv[optind]);
 	if (!s)
 		return 1;
 	f = fopen(out, "w");

@@ -57,6 +57,15 @@ struct rp_session;
  */
 int rp_session_open(struct rp_session **s, const char *dir);
 
+/* Reports indexing progress: bytes of PT decoded so far, of @total. */
+typedef void (*rp_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+
+/* rp_session_open() that calls @fn (when not NULL) now and then while
+ * indexing, for a progress bar.
+ */
+int rp_session_open_progress(struct rp_session **s, const char *dir,
+			     rp_progress_fn fn, void *ctx);
+
 void rp_session_close(struct rp_session *s);
 
 /* What the last failure was, in words ("" when none). */

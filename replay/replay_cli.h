@@ -3,6 +3,13 @@
 #ifndef PTREC_REPLAY_CLI_H
 #define PTREC_REPLAY_CLI_H
 
+struct rp_session;
+
+/* Opens a bundle for command @cmd, with a progress bar on a terminal;
+ * prints the error and returns NULL on failure.
+ */
+struct rp_session *rp_cli_open(const char *cmd, const char *dir);
+
 int rp_cli_info(int argc, char **argv);
 int rp_cli_insns(int argc, char **argv);
 int rp_cli_calls(int argc, char **argv);

@@ -88,6 +88,10 @@ struct rp_session {
 	struct pt_image_section_cache *iscache;
 	struct rp_thread *threads;
 	size_t nthreads;
+	rp_progress_fn progress;
+	void *progress_ctx;
+	uint64_t progress_base;	/* bytes of threads already indexed */
+	uint64_t progress_total;
 	char errmsg[512];
 };
 

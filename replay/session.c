@@ -124,6 +124,12 @@ static int map_stream(struct rp_session *s, struct rp_thread *t,
 
 int rp_session_open(struct rp_session **sp, const char *dir)
 {
+	return rp_session_open_progress(sp, dir, NULL, NULL);
+}
+
+int rp_session_open_progress(struct rp_session **sp, const char *dir,
+			     rp_progress_fn fn, void *ctx)
+{
 	struct rp_session *s;
 	struct sb_err err;
 	size_t i, k;
@@ -135,6 +141,8 @@ int rp_session_open(struct rp_session **sp, const char *dir)
 	*sp = s;
 	if (!s || !(s->dir = strdup(dir)))
 		return -RP_ERR_NOMEM;
+	s->progress = fn;
+	s->progress_ctx = ctx;
 	ret = sb_manifest_load(&s->m, dir, &err);
 	if (ret)
 		return rp_fail(s, ret == -EPROTONOSUPPORT ? RP_ERR_VERSION :
@@ -158,6 +166,9 @@ int rp_session_open(struct rp_session **sp, const char *dir)
 		if (!im->path || !im->key || !im->origin)
 			return rp_fail(s, RP_ERR_NOMEM, "out of memory");
 	}
+	for (i = 0; i < s->m->nfiles; i++)
+		if (!strcmp(s->m->files[i].kind, "pt"))
+			s->progress_total += s->m->files[i].size;
 	for (i = 0; i < s->m->nthreads; i++) {
 		struct rp_thread *t = &s->threads[s->nthreads++];
 
@@ -168,6 +179,9 @@ int rp_session_open(struct rp_session **sp, const char *dir)
 		ret = map_stream(s, t, s->m->threads[i].pt);
 		if (!ret)
 			ret = rp_index_thread(s, t);
+		s->progress_base += t->pt_size;
+		if (s->progress)
+			s->progress(ctx, s->progress_base, s->progress_total);
 		if (ret)
 			return ret == -RP_ERR_NOMEM ?
 			       rp_fail(s, RP_ERR_NOMEM, "out of memory") : ret;

@@ -356,6 +356,14 @@ static int run(struct walk *w, int status)
 		if (ret)
 			return ret;
 		w->pos++;
+		if (w->indexing && w->s->progress && !(w->pos & 0xffff)) {
+			uint64_t off = 0;
+
+			pt_insn_get_offset(w->d, &off);
+			w->s->progress(w->s->progress_ctx,
+				       w->s->progress_base + off,
+				       w->s->progress_total);
+		}
 	}
 	return 0;
 }
