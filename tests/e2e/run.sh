@@ -136,6 +136,27 @@ fi
 record max-insns --max-insns 2000 -- "$PROGS/loops" &&
 	has max-insns "PROCESS_EXIT .* detached" "stopped recording is marked detached"
 
+# Golden outputs: a static program without libc has fixed addresses.
+golden() {
+	if diff -u "$here/golden/$1" "$tmp/out" >"$tmp/log" 2>&1; then
+		ok "golden $1"
+	else
+		bad "golden $1 differs"
+	fi
+}
+if record tiny -- "$PROGS/tiny"; then
+	"$PTREC" insns "$tmp/tiny" --raw >"$tmp/out" 2>&1
+	golden tiny-insns.txt
+	"$PTREC" calls "$tmp/tiny" --tree --insn-range --lines >"$tmp/out" 2>&1
+	golden tiny-calls.txt
+	"$PTREC" info "$tmp/tiny" 2>&1 | sed -e 's/^bundle: .*/bundle:   BUNDLE/' \
+		-e 's/^command: .*/command:  PROGRAM/' -e 's/^duration: .*/duration: D/' \
+		-e 's/^cpu: .*/cpu:      CPU/' \
+		-e 's/thread [0-9]* (pid [0-9]*)/thread TID (pid PID)/' \
+		-e 's/, [0-9.]* ms$/, T ms/' >"$tmp/out"
+	golden tiny-info.txt
+fi
+
 # ptrec insns against the real GDB: a static non-PIE program, so GDB can
 # disassemble the file at the recorded addresses.
 if record loops-static -- "$PROGS/loops-static"; then
