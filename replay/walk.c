@@ -85,6 +85,7 @@ struct walk {
 	struct rp_thread *t;
 	struct rp_world world;
 	struct pt_insn_decoder *d;
+	struct pt_block_decoder *bd;	/* fast indexing, when set */
 	struct pt_image *image;
 	uint64_t pos;
 	uint64_t tsc;
@@ -109,7 +110,10 @@ static int set_image(struct walk *w)
 
 	if (!image)
 		return -RP_ERR_NOMEM;
-	pt_insn_set_image(w->d, image);
+	if (w->bd)
+		pt_blk_set_image(w->bd, image);
+	else
+		pt_insn_set_image(w->d, image);
 	pt_image_free(w->image);
 	w->image = image;
 	w->last_map = NULL;	/* the maps may have moved */
@@ -208,7 +212,8 @@ static int events(struct walk *w, int status)
 	int ret;
 
 	while (status & pts_event_pending) {
-		status = pt_insn_event(w->d, &ev, sizeof(ev));
+		status = w->bd ? pt_blk_event(w->bd, &ev, sizeof(ev)) :
+				 pt_insn_event(w->d, &ev, sizeof(ev));
 		if (status < 0)
 			return status;
 		if (ev.has_tsc)
@@ -391,9 +396,87 @@ static int walk_begin(struct walk *w, struct rp_session *s,
 
 static void walk_end(struct walk *w)
 {
+	pt_blk_free_decoder(w->bd);
 	pt_insn_free_decoder(w->d);
 	pt_image_free(w->image);
 	rp_world_fini(&w->world);
+}
+
+/*
+ * The index needs instruction counts only, which libipt's block decoder
+ * gives far faster than stepping every instruction.  Any decode error or
+ * checkpoint mismatch returns 1: on damaged streams the two decoders may
+ * disagree about where errors fall, and segments are materialized with the
+ * instruction decoder, so the index must then come from that one too.
+ */
+static int index_blocks(struct rp_session *s, struct rp_thread *t)
+{
+	struct rp_ckpt c0 = { 0 };
+	struct pt_config cfg;
+	struct pt_block block;
+	struct walk w;
+	int ret, status;
+
+	memset(&w, 0, sizeof(w));
+	w.s = s;
+	w.t = t;
+	w.end = UINT64_MAX;
+	w.indexing = true;
+	rp_world_init(&w.world, s);
+	decoder_config(s, t, &cfg);
+	w.bd = pt_blk_alloc_decoder(&cfg);
+	ret = w.bd ? set_image(&w) : -RP_ERR_NOMEM;
+	if (ret)
+		goto out;
+	status = pt_blk_sync_forward(w.bd);
+	if (status < 0) {
+		ret = 1;
+		goto out;
+	}
+	pt_blk_get_sync_offset(w.bd, &c0.offset);
+	if (t->npsbs)
+		c0.tsc = t->psbs[0].tsc;
+	ret = add_ckpt(t, &c0);
+	while (!ret) {
+		status = events(&w, status);
+		if (w.err) {
+			ret = w.err;
+			break;
+		}
+		if (status >= 0 && (status & pts_eos))
+			break;
+		if (status >= 0)
+			status = pt_blk_next(w.bd, &block, sizeof(block));
+		if (status == -pte_eos)
+			break;
+		if (status < 0) {
+			ret = 1;
+			break;
+		}
+		if (w.expect_fup && block.ninsn) {
+			w.expect_fup = false;
+			if (block.ip != w.fup_ip) {
+				ret = 1;
+				break;
+			}
+		}
+		if (block.ninsn)
+			w.in_group = false;
+		w.pos += block.ninsn;
+		if (s->progress && (w.pos >> 16) != ((w.pos - block.ninsn) >> 16)) {
+			uint64_t off = 0;
+
+			pt_blk_get_offset(w.bd, &off);
+			s->progress(s->progress_ctx, s->progress_base + off,
+				    s->progress_total);
+		}
+	}
+	t->insns = w.pos;
+	t->first_tsc = t->npsbs ? t->psbs[0].tsc : 0;
+	t->last_tsc = w.tsc;
+out:
+	walk_end(&w);
+	return ret;
 }
 
 int rp_index_thread(struct rp_session *s, struct rp_thread *t)
@@ -403,8 +486,19 @@ int rp_index_thread(struct rp_session *s, struct rp_thread *t)
 	int ret, status;
 
 	ret = rp_scan_psbs(t);
-	if (!ret)
-		ret = walk_begin(&w, s, t, 0);
+	if (ret)
+		return ret;
+	ret = index_blocks(s, t);
+	if (ret <= 0)
+		return ret;
+	/* Fall back to the instruction decoder's own view of the stream. */
+	free(t->ckpts);
+	free(t->gaps);
+	t->ckpts = NULL;
+	t->gaps = NULL;
+	t->nckpts = t->ngaps = 0;
+	t->insns = 0;
+	ret = walk_begin(&w, s, t, 0);
 	if (ret)
 		return ret;
 	w.indexing = true;
