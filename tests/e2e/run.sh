@@ -136,6 +136,39 @@ fi
 record max-insns --max-insns 2000 -- "$PROGS/loops" &&
 	has max-insns "PROCESS_EXIT .* detached" "stopped recording is marked detached"
 
+# Exports of the four-thread recording: one JSON line and one CSV row per
+# instruction of the ground truth; Chrome trace events with a track per
+# thread and nested complete slices.
+if [ -d "$tmp/threads" ] &&
+	"$PTREC" export "$tmp/threads" --format=jsonl -o "$tmp/e.jsonl" &&
+	"$PTREC" export "$tmp/threads" --format=csv -o "$tmp/e.csv" &&
+	"$PTREC" export "$tmp/threads" --format=perfetto -o "$tmp/e.json"; then
+	for gt in "$tmp"/threads/truth/*.gt; do
+		"$TRUTHDUMP" "$gt" | sed "s/^/$(basename "$gt" .gt) /"
+	done >"$tmp/all-truth"
+	if python3 - "$tmp" <<'PY' >"$tmp/log" 2>&1
+import json, sys
+d = sys.argv[1]
+truth = sorted(tuple(l.split()) for l in open(d + '/all-truth'))
+rows = [json.loads(l) for l in open(d + '/e.jsonl')]
+assert sorted((str(r['tid']), r['ip']) for r in rows) == truth, 'jsonl'
+csv = [l.split(',') for l in open(d + '/e.csv')][1:]
+assert sorted((c[0], c[2]) for c in csv) == truth, 'csv'
+ev = json.load(open(d + '/e.json'))['traceEvents']
+tids = {t for t, _ in truth}
+x = [e for e in ev if e['ph'] == 'X']
+assert {str(e['tid']) for e in x} == tids, 'a track per thread'
+assert all(e['dur'] >= 0 and e['name'] for e in x), 'slices'
+assert any(e['name'] == 'worker' for e in x), 'worker slices'
+print(len(rows), 'instructions,', len(x), 'slices')
+PY
+	then
+		ok "export jsonl, csv and perfetto: $(cat "$tmp/log")"
+	else
+		bad "export"
+	fi
+fi
+
 # Golden outputs: a static program without libc has fixed addresses.
 golden() {
 	if diff -u "$here/golden/$1" "$tmp/out" >"$tmp/log" 2>&1; then
