@@ -38,6 +38,10 @@ RP_SRCS := replay/session.c replay/aspace.c replay/walk.c replay/cursor.c \
 RP_OBJS := $(RP_SRCS:%.c=$(BUILD)/%.o)
 LIBS_REPLAY := -lipt -ldw -lelf -lopcodes -lbfd
 
+GDB_SRCS := $(wildcard gdb-plugin/*.c)
+GDB_OBJS := $(GDB_SRCS:%.c=$(BUILD)/%.o)
+PTREC_SERVER := $(BUILD)/ptrec-server
+
 CLI_SRCS := $(wildcard cli/*.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 PTREC := $(BUILD)/ptrec
@@ -48,8 +52,8 @@ UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
-.PHONY: all check test unit fuzz asan demo install clean deps cli-test bench e2e install-check
-all: $(PTREC)
+.PHONY: all check test unit fuzz asan demo install clean deps cli-test bench e2e install-check gdb-test
+all: $(PTREC) $(PTREC_SERVER)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -62,6 +66,10 @@ $(SB_LIB): $(SB_OBJS)
 $(PTREC): $(CLI_OBJS) $(REC_OBJS) $(RP_OBJS) $(SB_LIB)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(REC_OBJS) $(RP_OBJS) \
 		$(SB_LIB) $(LIBS_RECORD) $(LIBS_REPLAY) $(LIBS_SIDEBAND)
+
+$(PTREC_SERVER): $(GDB_OBJS) $(filter-out $(BUILD)/replay/cli%.o,$(RP_OBJS)) \
+		$(SB_LIB)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS_REPLAY) $(LIBS_SIDEBAND)
 
 # record/ tests see its private headers and link its objects.
 REC_LIB_OBJS := $(filter-out $(BUILD)/record/cli.o,$(REC_OBJS))
@@ -149,6 +157,11 @@ e2e: $(PTREC) $(PTCHECK) $(TRUTHDUMP) $(CURSORCHECK) $(PROG_BINS)
 		CURSORCHECK=$(CURDIR)/$(CURSORCHECK) \
 		PROGS=$(CURDIR)/$(PROG_DIR) tests/e2e/run.sh
 
+# The real GDB against ptrec-server.
+gdb-test: $(PTREC) $(PTREC_SERVER) $(PROG_DIR)/loops
+	PTREC=$(CURDIR)/$(PTREC) PTREC_SERVER=$(CURDIR)/$(PTREC_SERVER) \
+		PROGS=$(CURDIR)/$(PROG_DIR) tests/gdb/run.sh
+
 # libFuzzer needs clang; harnesses link the library sources directly so the
 # whole reader is instrumented.  mkseeds writes each harness's seeds with the
 # library's own writers; crash inputs land in $(BUILD)/fuzz/NAME-crash-*, and
@@ -225,7 +238,7 @@ asan:
 		EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 		LDFLAGS="-fsanitize=address,undefined" unit cli-test e2e
 
-check: all unit cli-test e2e install-check asan fuzz
+check: all unit cli-test e2e gdb-test install-check asan fuzz
 	@echo "make check: all suites passed"
 
 deps:
@@ -244,6 +257,7 @@ DOCDIR := $(PREFIX)/share/doc/ptrec
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR)
 	install -m 755 $(PTREC) $(DESTDIR)$(BINDIR)/ptrec
+	install -m 755 $(PTREC_SERVER) $(DESTDIR)$(BINDIR)/ptrec-server
 	install -m 644 README.md LICENSE docs/*.md $(DESTDIR)$(DOCDIR)/
 
 # make install honours PREFIX and DESTDIR, and the installed ptrec runs.

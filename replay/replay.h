@@ -260,6 +260,44 @@ int rp_cursor_search(struct rp_cursor *c, int dir, const uint64_t *ips,
 		     size_t n);
 
 /**
+ * rp_read_code() - code bytes as mapped in thread @tid's process when
+ * instruction @pos ran (@pos may be one past the last instruction)
+ *
+ * Reads from the bundle's image store only.  Returns the number of bytes
+ * read (short at the end of a mapping), or -RP_ERR_NOTFOUND when no code is
+ * known at @addr, -RP_ERR_NOTHREAD, -RP_ERR_RANGE.
+ */
+int rp_read_code(struct rp_session *s, uint32_t tid, uint64_t pos,
+		 uint64_t addr, void *buf, size_t len);
+
+/**
+ * rp_process_entry() - where process @pid's main program was loaded
+ * @entry:	its entry point at run time.
+ * @phdr:	run-time address of its program headers.
+ * @phnum:	their number.
+ *
+ * What an auxiliary vector (AT_ENTRY, AT_PHDR, AT_PHNUM) tells a debugger
+ * so that it relocates a position-independent executable.  Returns 0 or
+ * -RP_ERR_NOTFOUND.
+ */
+int rp_process_entry(struct rp_session *s, uint32_t pid, uint64_t *entry,
+		     uint64_t *phdr, uint64_t *phnum);
+
+/**
+ * rp_libraries() - the ELF images mapped in @tid's process when
+ * instruction @pos ran, for a debugger's library list
+ * @fn:		called with each image's path on the recording machine, its
+ *		load bias, the run-time address of its dynamic section (0 if
+ *		none), and whether it is the main program.
+ *
+ * Returns the number of images, or -RP_ERR_NOTHREAD / -RP_ERR_RANGE.
+ */
+typedef void (*rp_library_fn)(void *ctx, const char *path, uint64_t bias,
+			      uint64_t dynamic, bool main);
+int rp_libraries(struct rp_session *s, uint32_t tid, uint64_t pos,
+		 rp_library_fn fn, void *ctx);
+
+/**
  * rp_search_threads() - the nearest breakpoint hit in any thread
  * @dir:	< 0 backward in time, > 0 forward.
  * @tid, @pos:	where the search starts; on success, the hit.

@@ -2,8 +2,11 @@
 /* Symbols of executed instructions: one symbols.c module per image,
  * opened on first use.
  */
+#include <fcntl.h>
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rp_internal.h"
 #include "symbols.h"
@@ -66,4 +69,222 @@ int rp_name_address(struct rp_session *s, const struct rp_insn *insn,
 	if (sym_name_address(m, vaddr + (addr - insn->ip), name, offset))
 		return -RP_ERR_NOTFOUND;
 	return 0;
+}
+
+/*
+ * The address spaces as they were when instruction @pos of @t ran (@pos may
+ * be one past the last): the checkpoint's sideband position, advanced to
+ * the instruction's time.  Release with rp_world_fini() on success.
+ */
+static int world_at(struct rp_session *s, struct rp_thread *t, uint64_t pos,
+		    struct rp_world *w)
+{
+	struct rp_cursor *c;
+	struct rp_insn insn;
+	uint64_t k, lo = 0, hi;
+	int ret;
+
+	if (!t->insns || pos > t->insns)
+		return -RP_ERR_RANGE;
+	if (pos == t->insns)
+		pos--;		/* the end: the last instruction's mappings */
+	ret = rp_cursor_new(s, t->tid, &c);
+	if (!ret)
+		ret = rp_cursor_peek(c, pos, &insn);
+	rp_cursor_free(c);
+	if (ret)
+		return ret;
+	for (hi = t->nckpts; hi - lo > 1;) {
+		k = lo + (hi - lo) / 2;
+		if (t->ckpts[k].insn <= pos)
+			lo = k;
+		else
+			hi = k;
+	}
+	rp_world_init(w, s);
+	ret = rp_world_seek(w, t->ckpts[lo].sb_next);
+	if (!ret)
+		ret = rp_world_advance(w, insn.tsc);
+	if (ret)
+		rp_world_fini(w);
+	return ret;
+}
+
+int rp_read_code(struct rp_session *s, uint32_t tid, uint64_t pos,
+		 uint64_t addr, void *buf, size_t len)
+{
+	struct rp_thread *t = rp_find_thread(s, tid);
+	const struct rp_map *mp;
+	struct rp_world w;
+	uint64_t off;
+	ssize_t n = -1;
+	int fd, ret;
+
+	if (!t)
+		return -RP_ERR_NOTHREAD;
+	ret = world_at(s, t, pos, &w);
+	mp = ret ? NULL : rp_world_lookup(&w, t->pid, addr);
+	if (mp && mp->image >= 0) {
+		off = mp->pgoff + (addr - mp->start);
+		if (len > mp->end - addr)
+			len = (size_t)(mp->end - addr);
+		fd = open(s->images[mp->image].path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			n = pread(fd, buf, len, (off_t)off);
+			close(fd);
+		}
+	}
+	if (ret)
+		return ret;
+	rp_world_fini(&w);
+	return n > 0 ? (int)n : -RP_ERR_NOTFOUND;
+}
+
+/* Lowest PT_LOAD address (page-aligned) and PT_DYNAMIC address of an ELF. */
+static int elf_layout(const char *path, uint64_t *lowest, uint64_t *dynamic)
+{
+	GElf_Phdr ph;
+	size_t k, n = 0;
+	Elf *elf;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -1;
+
+	if (fd < 0)
+		return -1;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	*lowest = UINT64_MAX;
+	*dynamic = 0;
+	if (elf && elf_kind(elf) == ELF_K_ELF && !elf_getphdrnum(elf, &n)) {
+		for (k = 0; k < n; k++) {
+			if (!gelf_getphdr(elf, (int)k, &ph))
+				continue;
+			if (ph.p_type == PT_LOAD && ph.p_vaddr < *lowest)
+				*lowest = ph.p_vaddr & ~0xfffull;
+			if (ph.p_type == PT_DYNAMIC)
+				*dynamic = ph.p_vaddr;
+		}
+		ret = *lowest == UINT64_MAX ? -1 : 0;
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+int rp_libraries(struct rp_session *s, uint32_t tid, uint64_t pos,
+		 rp_library_fn fn, void *ctx)
+{
+	struct rp_thread *t = rp_find_thread(s, tid);
+	const char *exe = NULL;
+	struct rp_world w;
+	struct rp_aspace *as = NULL;
+	size_t i;
+	int ret, count = 0;
+
+	if (!t)
+		return -RP_ERR_NOTHREAD;
+	ret = world_at(s, t, pos, &w);
+	if (ret)
+		return ret;
+	for (i = 0; i < s->m->nprocs; i++)
+		if (s->m->procs[i].pid == t->pid)
+			exe = s->m->procs[i].exe;
+	for (i = 0; i < w.nas; i++)
+		if (w.as[i].pid == t->pid)
+			as = &w.as[i];
+	/*
+	 * Code mappings carry the image: the load bias is the mapping's start
+	 * minus the link-time address of its file offset.  Each image once.
+	 */
+	for (i = 0; as && i < as->n; i++) {
+		const struct rp_map *mp = &as->v[i];
+		const struct rp_image *im;
+		struct sym_module *m;
+		uint64_t lowest, dynamic, vaddr, bias;
+		size_t j;
+
+		if (mp->image < 0)
+			continue;
+		for (j = 0; j < i; j++)
+			if (as->v[j].image == mp->image)
+				break;
+		im = &s->images[mp->image];
+		m = module(s, (uint32_t)mp->image + 1);
+		if (j < i || im->origin[0] != '/' || !m ||
+		    sym_offset_to_vaddr(m, mp->pgoff, &vaddr) ||
+		    elf_layout(im->path, &lowest, &dynamic))
+			continue;
+		bias = mp->start - vaddr;
+		fn(ctx, im->origin, bias, dynamic ? bias + dynamic : 0,
+		   exe && !strcmp(exe, im->origin));
+		count++;
+	}
+	rp_world_fini(&w);
+	return count;
+}
+
+int rp_process_entry(struct rp_session *s, uint32_t pid, uint64_t *entry,
+		     uint64_t *phdr, uint64_t *phnum)
+{
+	const char *exe = NULL;
+	uint64_t lowest = UINT64_MAX;
+	size_t i, j;
+	GElf_Ehdr eh;
+	GElf_Phdr ph;
+	Elf *elf;
+	int fd, ret = -RP_ERR_NOTFOUND;
+
+	for (i = 0; i < s->m->nprocs; i++)
+		if (s->m->procs[i].pid == pid)
+			exe = s->m->procs[i].exe;
+	if (!exe)
+		return -RP_ERR_NOTFOUND;
+	/* The last mapping of the program's first page (an exec may
+	 * replace an earlier image), and the image behind it.
+	 */
+	for (i = s->nrecs; i-- > 0;) {
+		const struct ptrec_sb_mmap *m = (const void *)s->recs[i];
+		char path[4096];
+
+		if (s->recs[i]->type != PTREC_SB_MMAP || m->pid != pid ||
+		    m->pgoff || m->path_len >= sizeof(path))
+			continue;
+		memcpy(path, sb_mmap_path(m), m->path_len);
+		path[m->path_len] = '\0';
+		if (strcmp(path, exe))
+			continue;
+		for (j = 0; j < s->nimages; j++) {
+			if (strcmp(s->images[j].origin, exe))
+				continue;
+			fd = open(s->images[j].path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				break;
+			elf_version(EV_CURRENT);
+			elf = elf_begin(fd, ELF_C_READ, NULL);
+			if (elf && gelf_getehdr(elf, &eh)) {
+				size_t k, n = 0;
+
+				elf_getphdrnum(elf, &n);
+				for (k = 0; k < n; k++)
+					if (gelf_getphdr(elf, (int)k, &ph) &&
+					    ph.p_type == PT_LOAD &&
+					    ph.p_vaddr < lowest)
+						lowest = ph.p_vaddr & ~0xfffull;
+				if (lowest != UINT64_MAX) {
+					uint64_t bias = m->start - lowest;
+
+					*entry = eh.e_entry + bias;
+					*phdr = lowest + eh.e_phoff + bias;
+					*phnum = eh.e_phnum;
+					ret = 0;
+				}
+			}
+			if (elf)
+				elf_end(elf);
+			close(fd);
+			break;
+		}
+		break;
+	}
+	return ret;
 }

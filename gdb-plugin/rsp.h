@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Private to gdb-plugin/: GDB remote serial protocol framing, apart from
+ * what the packets mean (server.c).  "$data#cs" packets, '+'/'-' acks until
+ * no-ack mode, '}'-escaping of binary data, and the 0x03 interrupt byte.
+ */
+#ifndef PTREC_GDB_RSP_H
+#define PTREC_GDB_RSP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define RSP_MAX_PACKET 16384
+
+struct rsp {
+	int in, out;
+	bool noack;		/* QStartNoAckMode accepted */
+	bool interrupted;	/* a 0x03 arrived */
+	char buf[4096];		/* read-ahead */
+	size_t pos, len;
+};
+
+void rsp_init(struct rsp *r, int in, int out);
+
+/*
+ * Reads the next packet's payload into @pkt (NUL-terminated, escapes
+ * undone), acknowledging it unless in no-ack mode; a bad checksum is
+ * answered '-' and the packet read again.  Returns its length, 0 for a
+ * lone interrupt byte, or -1 at end of input or on a read error.
+ */
+int rsp_recv(struct rsp *r, char *pkt, size_t size);
+
+/* Sends @len bytes as one packet, escaping '#', '$', '}' and '*'.  Waits for
+ * the '+' unless in no-ack mode (resending on '-').  Returns 0 or -1.
+ */
+int rsp_send(struct rsp *r, const char *data, size_t len);
+
+/* rsp_send() of a NUL-terminated string. */
+int rsp_send_str(struct rsp *r, const char *s);
+
+#endif

@@ -1,0 +1,725 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * ptrec-server: GDB's remote serial protocol over a recorded history, with
+ * reverse execution (GDB manual, "Remote Protocol": "Packets", "Stop Reply
+ * Packets", "General Query Packets").  rsp.c frames packets; this file
+ * gives them meaning.
+ *
+ * Each thread has a position p in [0, n]: its next instruction is
+ * instruction p of the history, and p = n is the end, where the final
+ * register snapshot holds.  The PC is the only register known before the
+ * end; the others are reported unavailable.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "replay.h"
+#include "rsp.h"
+#include "sideband.h"
+
+struct sthread {
+	uint32_t tid, pid;
+	struct rp_cursor *c;
+	uint64_t pos;		/* next instruction */
+	uint64_t n;		/* instructions in the history */
+	struct sb_regs regs;	/* at the end */
+	bool have_regs;
+};
+
+struct server {
+	const char *dir;
+	struct rp_session *s;
+	struct rsp rsp;
+	struct sthread *t;
+	size_t nt;
+	size_t cur;		/* Hg/Hc and stop replies */
+	uint64_t *bps;		/* Z0/Z1 breakpoints */
+	size_t nbps;
+	bool quit;
+	char out[2 * RSP_MAX_PACKET];
+};
+
+static const char hexd[] = "0123456789abcdef";
+
+static void hex_bytes(char *out, const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = hexd[p[i] >> 4];
+		out[2 * i + 1] = hexd[p[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+static int reply(struct server *sv, const char *s)
+{
+	return rsp_send_str(&sv->rsp, s);
+}
+
+/* The PC of thread @t at its position. */
+static uint64_t pc_of(struct sthread *t)
+{
+	struct rp_insn insn;
+
+	if (t->pos < t->n && !rp_cursor_peek(t->c, t->pos, &insn))
+		return insn.ip;
+	if (t->have_regs)
+		return t->regs.val[SB_REG_RIP];
+	if (t->n && !rp_cursor_peek(t->c, t->n - 1, &insn))
+		return insn.ip + insn.size;
+	return 0;
+}
+
+/* T05 with the thread, and replaylog at the edges of the history. */
+static int stop_reply(struct server *sv, const char *edge)
+{
+	char buf[128];
+
+	snprintf(buf, sizeof(buf), "T05thread:%x;%s%s%s", sv->t[sv->cur].tid,
+		 edge ? "replaylog:" : "", edge ? edge : "", edge ? ";" : "");
+	return reply(sv, buf);
+}
+
+/* ---- registers ---------------------------------------------------------- */
+
+/* Sizes of GDB's amd64 registers in its remote numbering. */
+static int reg_size(unsigned int regno)
+{
+	if (regno <= 16)
+		return 8;		/* rax..r15, rip */
+	if (regno <= 23)
+		return 4;		/* eflags, cs..gs */
+	if (regno <= 31)
+		return 10;		/* st0..st7 */
+	if (regno <= 39)
+		return 4;		/* fctrl..fop */
+	if (regno <= 55)
+		return 16;		/* xmm0..xmm15 */
+	if (regno == 56)
+		return 4;		/* mxcsr */
+	if (regno <= 59)
+		return 8;		/* orig_rax, fs_base, gs_base */
+	return 0;
+}
+
+/* Our snapshot's index of GDB register @regno, or -1. */
+static int snap_index(unsigned int regno)
+{
+	if (regno <= 23)
+		return (int)regno;	/* same order: rax..gs */
+	if (regno == 57)
+		return SB_REG_ORIG_RAX;
+	if (regno == 58)
+		return SB_REG_FS_BASE;
+	if (regno == 59)
+		return SB_REG_GS_BASE;
+	return -1;
+}
+
+/* Appends register @regno's value (or 'x's when unavailable). */
+static void put_reg(struct sthread *t, unsigned int regno, char *out)
+{
+	int size = reg_size(regno), idx = snap_index(regno), i;
+	uint64_t v = 0;
+	bool known = false;
+
+	if (regno == 16) {
+		v = pc_of(t);
+		known = true;
+	} else if (t->pos == t->n && t->have_regs && idx >= 0 &&
+		   (t->regs.valid & (1ull << idx))) {
+		v = t->regs.val[idx];
+		known = true;
+	}
+	for (i = 0; i < size; i++) {
+		if (known && i < 8) {
+			uint8_t b = (uint8_t)(v >> (8 * i));
+
+			out[2 * i] = hexd[b >> 4];
+			out[2 * i + 1] = hexd[b & 15];
+		} else if (known) {
+			out[2 * i] = out[2 * i + 1] = '0';
+		} else {
+			out[2 * i] = out[2 * i + 1] = 'x';
+		}
+	}
+	out[2 * size] = '\0';
+}
+
+static int do_g(struct server *sv)
+{
+	struct sthread *t = &sv->t[sv->cur];
+	char *p = sv->out;
+	unsigned int r;
+
+	/* GDB accepts a reply that stops after the registers it has. */
+	for (r = 0; r <= 23; r++) {
+		put_reg(t, r, p);
+		p += strlen(p);
+	}
+	return reply(sv, sv->out);
+}
+
+static int do_p(struct server *sv, const char *arg)
+{
+	unsigned int regno = (unsigned int)strtoul(arg, NULL, 16);
+
+	if (!reg_size(regno))
+		return reply(sv, "E01");
+	put_reg(&sv->t[sv->cur], regno, sv->out);
+	return reply(sv, sv->out);
+}
+
+/* ---- memory ------------------------------------------------------------- */
+
+static int do_m(struct server *sv, const char *arg)
+{
+	struct sthread *t = &sv->t[sv->cur];
+	uint8_t buf[4096];
+	uint64_t addr;
+	size_t len, done = 0;
+	char *end;
+	int n;
+
+	addr = strtoull(arg, &end, 16);
+	if (*end != ',')
+		return reply(sv, "E01");
+	len = strtoul(end + 1, NULL, 16);
+	if (len > sizeof(buf))
+		len = sizeof(buf);
+	while (done < len) {
+		n = rp_read_code(sv->s, t->tid, t->pos, addr + done,
+				 buf + done, len - done);
+		if (n <= 0)
+			break;
+		done += (size_t)n;
+	}
+	/* Only code is recorded: data memory is unavailable. */
+	if (!done)
+		return reply(sv, "E14");
+	hex_bytes(sv->out, buf, done);
+	return reply(sv, sv->out);
+}
+
+/* ---- execution -------------------------------------------------------------- */
+
+static void sort_unique(uint64_t *v, size_t *n)
+{
+	size_t i, j;
+
+	for (i = 1; i < *n; i++)
+		for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			uint64_t x = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = x;
+		}
+	for (i = j = 0; i < *n; i++)
+		if (!j || v[j - 1] != v[i])
+			v[j++] = v[i];
+	*n = j;
+}
+
+static int do_break(struct server *sv, const char *pkt, bool insert)
+{
+	uint64_t addr;
+	size_t i;
+
+	if ((pkt[1] != '0' && pkt[1] != '1') || pkt[2] != ',')
+		return reply(sv, "");	/* watchpoints: not supported */
+	addr = strtoull(pkt + 3, NULL, 16);
+	if (insert) {
+		uint64_t *v = realloc(sv->bps, (sv->nbps + 1) * sizeof(*v));
+
+		if (!v)
+			return reply(sv, "E01");
+		sv->bps = v;
+		sv->bps[sv->nbps++] = addr;
+		sort_unique(sv->bps, &sv->nbps);
+	} else {
+		for (i = 0; i < sv->nbps; i++)
+			if (sv->bps[i] == addr) {
+				sv->bps[i] = sv->bps[--sv->nbps];
+				sort_unique(sv->bps, &sv->nbps);
+				break;
+			}
+	}
+	return reply(sv, "OK");
+}
+
+static int step(struct server *sv, int dir)
+{
+	struct sthread *t = &sv->t[sv->cur];
+
+	if (dir < 0) {
+		if (!t->pos)
+			return stop_reply(sv, "begin");
+		t->pos--;
+		return stop_reply(sv, t->pos ? NULL : "begin");
+	}
+	if (t->pos >= t->n)
+		return stop_reply(sv, "end");
+	t->pos++;
+	return stop_reply(sv, t->pos == t->n ? "end" : NULL);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Whether the instruction at @pos of @t is at a breakpoint. */
+static bool bsearch_hit(struct server *sv, struct sthread *t, uint64_t pos)
+{
+	struct rp_insn insn;
+
+	return sv->nbps && !rp_cursor_peek(t->c, pos, &insn) &&
+	       bsearch(&insn.ip, sv->bps, sv->nbps, sizeof(*sv->bps), cmp_u64);
+}
+
+/*
+ * Continue either way to the nearest breakpoint hit in any thread, in time
+ * order; without one, to the edge of the current thread's history.
+ */
+static int cont(struct server *sv, int dir)
+{
+	struct sthread *t = &sv->t[sv->cur];
+	uint32_t tid = t->tid;
+	uint64_t pos;
+	size_t i;
+
+	if (dir > 0 && t->pos >= t->n)
+		return stop_reply(sv, "end");
+	if (dir < 0 && !t->pos)
+		return stop_reply(sv, "begin");
+	/* From the end, the search starts at the last instruction, which
+	 * itself may hit a breakpoint going backward.
+	 */
+	pos = t->pos < t->n ? t->pos : t->n - 1;
+	if (dir < 0 && t->pos == t->n &&
+	    bsearch_hit(sv, t, pos)) {
+		t->pos = pos;
+		return stop_reply(sv, NULL);
+	}
+	if (sv->nbps && t->n &&
+	    !rp_search_threads(sv->s, dir, &tid, &pos, sv->bps, sv->nbps)) {
+		for (i = 0; i < sv->nt; i++)
+			if (sv->t[i].tid == tid) {
+				sv->cur = i;
+				sv->t[i].pos = pos;
+			}
+		return stop_reply(sv, NULL);
+	}
+	t->pos = dir < 0 ? 0 : t->n;
+	return stop_reply(sv, dir < 0 ? "begin" : "end");
+}
+
+/* ---- queries ---------------------------------------------------------------- */
+
+/* qXfer reads: "m" + a window of @data, or "l" + the rest. */
+static int xfer(struct server *sv, const char *data, size_t size,
+		const char *annex_args)
+{
+	const char *colon = strrchr(annex_args, ':');
+	unsigned long off, len;
+	char *end;
+
+	if (!colon)
+		return reply(sv, "E01");
+	off = strtoul(colon + 1, &end, 16);
+	if (*end != ',')
+		return reply(sv, "E01");
+	len = strtoul(end + 1, NULL, 16);
+	if (len > RSP_MAX_PACKET - 8)
+		len = RSP_MAX_PACKET - 8;
+	if (off >= size)
+		return reply(sv, "l");
+	if (len > size - off)
+		len = size - off;
+	sv->out[0] = off + len < size ? 'm' : 'l';
+	memcpy(sv->out + 1, data + off, len);
+	return rsp_send(&sv->rsp, sv->out, len + 1);
+}
+
+/* An auxiliary vector with the entry point, so GDB relocates a PIE. */
+static int xfer_auxv(struct server *sv, const char *args)
+{
+	uint64_t v[8] = { 0 }, entry, phdr, phnum;
+	struct sthread *t = &sv->t[sv->cur];
+
+	if (rp_process_entry(sv->s, t->pid, &entry, &phdr, &phnum))
+		return xfer(sv, (const char *)v, 16, args);	/* AT_NULL */
+	v[0] = 3;		/* AT_PHDR */
+	v[1] = phdr;
+	v[2] = 5;		/* AT_PHNUM */
+	v[3] = phnum;
+	v[4] = 9;		/* AT_ENTRY */
+	v[5] = entry;
+	return xfer(sv, (const char *)v, sizeof(v), args);
+}
+
+static int xfer_threads(struct server *sv, const char *args)
+{
+	char xml[8192];
+	size_t i, n;
+
+	n = (size_t)snprintf(xml, sizeof(xml), "<threads>\n");
+	for (i = 0; i < sv->nt && n < sizeof(xml) - 64; i++)
+		n += (size_t)snprintf(xml + n, sizeof(xml) - n,
+				      "<thread id=\"%x\" core=\"0\"/>\n",
+				      sv->t[i].tid);
+	n += (size_t)snprintf(xml + n, sizeof(xml) - n, "</threads>\n");
+	return xfer(sv, xml, n, args);
+}
+
+struct libxml {
+	char *buf;
+	size_t n, size;
+	int lm;
+};
+
+static void add_library(void *ctx, const char *path, uint64_t bias,
+			uint64_t dynamic, bool main)
+{
+	struct libxml *x = ctx;
+
+	/* GDB relocates the main program from the auxiliary vector. */
+	if (main || x->n + 512 > x->size)
+		return;
+	x->n += (size_t)snprintf(x->buf + x->n, x->size - x->n,
+				 "<library name=\"%s\" lm=\"0x%x\" lmid=\"0x0\" l_addr=\"0x%"
+				 PRIx64 "\" l_ld=\"0x%" PRIx64 "\"/>\n",
+				 path, ++x->lm, bias, dynamic);
+}
+
+/* Shared libraries at their recorded addresses, as the dynamic linker's
+ * list would show them (GDB manual, "Library List Format for SVR4").
+ */
+static int xfer_libraries(struct server *sv, const char *args)
+{
+	struct sthread *t = &sv->t[sv->cur];
+	static char xml[RSP_MAX_PACKET * 4];
+	struct libxml x = { xml, 0, sizeof(xml), 0 };
+
+	x.n = (size_t)snprintf(xml, sizeof(xml),
+			       "<library-list-svr4 version=\"1.0\">\n");
+	rp_libraries(sv->s, t->tid, t->pos, add_library, &x);
+	x.n += (size_t)snprintf(xml + x.n, sizeof(xml) - x.n,
+				"</library-list-svr4>\n");
+	return xfer(sv, xml, x.n, args);
+}
+
+/* qRcmd: "monitor" commands for the plugin; output in O packets. */
+static int do_monitor(struct server *sv, const char *hex)
+{
+	struct sthread *t = &sv->t[sv->cur];
+	char cmd[256], out[512];
+	size_t i, n = strlen(hex) / 2;
+
+	if (n >= sizeof(cmd))
+		return reply(sv, "E01");
+	for (i = 0; i < n; i++) {
+		unsigned int b;
+
+		if (sscanf(hex + 2 * i, "%2x", &b) != 1)
+			return reply(sv, "E01");
+		cmd[i] = (char)b;
+	}
+	cmd[n] = '\0';
+	if (!strcmp(cmd, "ptrec position")) {
+		if (t->pos < t->n)
+			snprintf(out, sizeof(out), "thread %u position %" PRIu64
+				 " of %" PRIu64 "\n", t->tid, t->pos + 1, t->n);
+		else
+			snprintf(out, sizeof(out), "thread %u at the end, after %"
+				 PRIu64 " instructions\n", t->tid, t->n);
+	} else if (!strncmp(cmd, "ptrec goto ", 11)) {
+		const char *a = cmd + 11;
+		uint64_t to = !strcmp(a, "begin") ? 1 :
+			      !strcmp(a, "end") ? t->n + 1 :
+			      strtoull(a, NULL, 0);
+
+		if (!to || to > t->n + 1) {
+			snprintf(out, sizeof(out), "no instruction %s\n", a);
+		} else {
+			t->pos = to - 1;
+			snprintf(out, sizeof(out), "thread %u at %" PRIu64 "\n",
+				 t->tid, to);
+		}
+	} else {
+		snprintf(out, sizeof(out), "unknown monitor command '%s'\n",
+			 cmd);
+	}
+	sv->out[0] = 'O';
+	hex_bytes(sv->out + 1, (const uint8_t *)out, strlen(out));
+	if (reply(sv, sv->out))
+		return -1;
+	return reply(sv, "OK");
+}
+
+/* Selects thread @arg (hex; "-1" and "0" mean any).  Returns 0 or -1. */
+static int select_thread_quiet(struct server *sv, const char *arg)
+{
+	unsigned long tid = strtoul(arg, NULL, 16);
+	size_t i;
+
+	if (!strcmp(arg, "-1") || !tid)
+		return 0;
+	for (i = 0; i < sv->nt; i++)
+		if (sv->t[i].tid == tid) {
+			sv->cur = i;
+			return 0;
+		}
+	return -1;
+}
+
+static int select_thread(struct server *sv, const char *arg)
+{
+	return reply(sv, select_thread_quiet(sv, arg) ? "E01" : "OK");
+}
+
+static int do_vcont(struct server *sv, const char *args)
+{
+	const char *a = args;
+
+	if (!strcmp(args, "?"))
+		return reply(sv, "vCont;c;C;s;S");
+	/* The first action that applies to us: ;s:TID, ;c, ... */
+	while (*a == ';') {
+		char act = a[1];
+		const char *tid = strchr(a, ':');
+		const char *next = strchr(a + 1, ';');
+
+		if (tid && (!next || tid < next)) {
+			char buf[32];
+
+			snprintf(buf, sizeof(buf), "%.*s",
+				 (int)((next ? next : tid + strlen(tid)) - tid - 1),
+				 tid + 1);
+			select_thread_quiet(sv, buf);
+		}
+		if (act == 's' || act == 'S')
+			return step(sv, 1);
+		if (act == 'c' || act == 'C')
+			return cont(sv, 1);
+		if (!next)
+			break;
+		a = next;
+	}
+	return reply(sv, "E01");
+}
+
+static int dispatch(struct server *sv, char *pkt)
+{
+	switch (pkt[0]) {
+	case '?':
+		return stop_reply(sv, NULL);
+	case 'g':
+		return do_g(sv);
+	case 'p':
+		return do_p(sv, pkt + 1);
+	case 'm':
+		return do_m(sv, pkt + 1);
+	case 'G':
+	case 'P':
+	case 'M':
+	case 'X':
+		return reply(sv, "E01");	/* the past cannot be changed */
+	case 'Z':
+	case 'z':
+		return do_break(sv, pkt, pkt[0] == 'Z');
+	case 's':
+		return step(sv, 1);
+	case 'c':
+		return cont(sv, 1);
+	case 'b':
+		if (pkt[1] == 's')
+			return step(sv, -1);
+		if (pkt[1] == 'c')
+			return cont(sv, -1);
+		return reply(sv, "");
+	case 'H':
+		return select_thread(sv, pkt + 2);
+	case 'T':
+		return reply(sv, "OK");	/* every recorded thread is alive */
+	case 'k':
+		sv->quit = true;
+		return 0;
+	case 'D':
+		sv->quit = true;
+		return reply(sv, "OK");
+	default:
+		break;
+	}
+	if (!strncmp(pkt, "qSupported", 10))
+		return reply(sv, "PacketSize=4000;ReverseStep+;ReverseContinue+;"
+			    "QStartNoAckMode+;qXfer:auxv:read+;"
+			    "qXfer:libraries-svr4:read+;qXfer:threads:read+;"
+			    "vContSupported+");
+	if (!strcmp(pkt, "QStartNoAckMode")) {
+		if (reply(sv, "OK"))
+			return -1;
+		sv->rsp.noack = true;
+		return 0;
+	}
+	if (!strncmp(pkt, "qXfer:auxv:read:", 16))
+		return xfer_auxv(sv, pkt + 16);
+	if (!strncmp(pkt, "qXfer:libraries-svr4:read:", 26))
+		return xfer_libraries(sv, pkt + 26);
+	if (!strncmp(pkt, "qXfer:threads:read:", 19))
+		return xfer_threads(sv, pkt + 19);
+	if (!strcmp(pkt, "qC")) {
+		snprintf(sv->out, sizeof(sv->out), "QC%x",
+			 sv->t[sv->cur].tid);
+		return reply(sv, sv->out);
+	}
+	if (!strcmp(pkt, "qfThreadInfo")) {
+		char *p = sv->out;
+		size_t i;
+
+		*p++ = 'm';
+		for (i = 0; i < sv->nt; i++)
+			p += sprintf(p, "%s%x", i ? "," : "", sv->t[i].tid);
+		return reply(sv, sv->out);
+	}
+	if (!strcmp(pkt, "qsThreadInfo"))
+		return reply(sv, "l");
+	if (!strcmp(pkt, "qAttached"))
+		return reply(sv, "1");
+	if (!strncmp(pkt, "qRcmd,", 6))
+		return do_monitor(sv, pkt + 6);
+	if (!strncmp(pkt, "vCont", 5))
+		return do_vcont(sv, pkt + 5);
+	if (!strncmp(pkt, "vKill", 5)) {
+		sv->quit = true;
+		return reply(sv, "OK");
+	}
+	return reply(sv, "");	/* not supported */
+}
+
+static int load_threads(struct server *sv)
+{
+	size_t i, n = rp_thread_count(sv->s);
+	char path[4096];
+
+	sv->t = calloc(n + 1, sizeof(*sv->t));
+	if (!sv->t)
+		return -1;
+	for (i = 0; i < n; i++) {
+		struct sthread *t = &sv->t[sv->nt];
+		struct rp_thread_info ti;
+		struct sb_err err;
+
+		t->tid = rp_thread_tid(sv->s, i);
+		rp_thread_info(sv->s, t->tid, &ti);
+		if (rp_cursor_new(sv->s, t->tid, &t->c))
+			continue;	/* an empty history: no thread to show */
+		t->pid = ti.pid;
+		t->n = ti.insns;
+		t->pos = t->n;		/* replay starts at the end */
+		snprintf(path, sizeof(path), "%s/regs/%u.json", sv->dir, t->tid);
+		t->have_regs = !sb_regs_load(&t->regs, path, &err);
+		/*
+		 * A thread that ended inside a system call (exit) was last seen
+		 * before it: its registers are the state before the last
+		 * instruction, so that is where its history ends.
+		 */
+		if (t->have_regs && t->n) {
+			struct rp_insn last;
+
+			if (!rp_cursor_peek(t->c, t->n - 1, &last) &&
+			    last.ip == t->regs.val[SB_REG_RIP])
+				t->n--;
+			t->pos = t->n;
+		}
+		sv->nt++;
+	}
+	return sv->nt ? 0 : -1;
+}
+
+static int serve(struct server *sv, int in, int out)
+{
+	static char pkt[RSP_MAX_PACKET];
+	int n;
+
+	rsp_init(&sv->rsp, in, out);
+	while (!sv->quit) {
+		n = rsp_recv(&sv->rsp, pkt, sizeof(pkt));
+		if (n < 0)
+			return 0;	/* GDB went away */
+		if (n == 0)
+			continue;	/* interrupt: nothing runs */
+		if (dispatch(sv, pkt))
+			return 1;
+	}
+	return 0;
+}
+
+static int listen_tcp(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0), c, one = 1;
+
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 1)) {
+		close(fd);
+		return -1;
+	}
+	fprintf(stderr, "ptrec-server: listening on 127.0.0.1:%d\n", port);
+	c = accept(fd, NULL, NULL);
+	close(fd);
+	return c;
+}
+
+int main(int argc, char **argv)
+{
+	struct server sv = { 0 };
+	int port = -1, ret, fd;
+
+	if (argc == 4 && !strcmp(argv[2], "--port"))
+		port = atoi(argv[3]);
+	else if (argc != 2 && !(argc == 3 && !strcmp(argv[2], "--stdio"))) {
+		fprintf(stderr, "usage: ptrec-server BUNDLE [--stdio | --port N]\n");
+		return 2;
+	}
+	sv.dir = argv[1];
+	ret = rp_session_open(&sv.s, sv.dir);
+	if (ret) {
+		fprintf(stderr, "ptrec-server: %s: %s\n",
+			rp_session_errmsg(sv.s), rp_errstr(ret));
+		rp_session_close(sv.s);
+		return 1;
+	}
+	if (load_threads(&sv)) {
+		fprintf(stderr, "ptrec-server: %s: no thread has a history\n",
+			sv.dir);
+		return 1;
+	}
+	if (port >= 0) {
+		fd = listen_tcp(port);
+		if (fd < 0) {
+			perror("ptrec-server: port");
+			return 1;
+		}
+		ret = serve(&sv, fd, fd);
+		close(fd);
+	} else {
+		ret = serve(&sv, 0, 1);
+	}
+	rp_session_close(sv.s);
+	return ret;
+}

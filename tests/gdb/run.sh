@@ -1,0 +1,106 @@
+#!/bin/sh
+# GDB tests: the real GDB drives ptrec-server over a recorded program.
+# Positions come from the server's "monitor ptrec position"; what they must
+# be comes from the recorded history itself (ptrec insns --format=addr), so
+# a breakpoint stop proves which execution of the line it is.
+set -u
+: "${PTREC:?}" "${PTREC_SERVER:?}" "${PROGS:?}"
+tmp=$(mktemp -d /tmp/ptrec-gdb-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+fails=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+bad() {
+	n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"
+	sed 's/^/#   /' "$tmp/out" | tail -25
+}
+
+prog=$PROGS/loops
+timeout 120 "$PTREC" record -q -o "$tmp/b" -- "$prog" >/dev/null 2>&1 ||
+	{ echo "not ok - recording failed"; exit 1; }
+"$PTREC" insns "$tmp/b" --format=addr >"$tmp/addrs"
+
+# gdb_run SCRIPT-LINES...: runs GDB in batch mode against the bundle.
+gdb_run() {
+	{
+		echo "set pagination off"
+		echo "set confirm off"
+		echo "target remote | $PTREC_SERVER $tmp/b"
+		for l in "$@"; do echo "$l"; done
+	} >"$tmp/cmds"
+	timeout 120 gdb -batch -nx -x "$tmp/cmds" "$prog" >"$tmp/out" 2>&1
+}
+
+# Positions reported by the monitor command, in order.
+positions() { sed -n 's/.*position \([0-9]*\) of.*/\1/p' "$tmp/out"; }
+
+total=$(wc -l <"$tmp/addrs")
+
+gdb_run "monitor ptrec position" "reverse-stepi" "monitor ptrec position" \
+	"reverse-stepi" "monitor ptrec position" "stepi" \
+	"monitor ptrec position"
+# The process ended in exit(): its history ends before that system call.
+end=$((total - 1))
+if grep -q "at the end, after $end instructions" "$tmp/out" &&
+	[ "$(positions | tr '\n' ' ')" = "$end $((end - 1)) $end " ] &&
+	grep -q "_exit" "$tmp/out"; then
+	ok "reverse-stepi and stepi move one instruction; the end is in _exit"
+else
+	bad "reverse-stepi/stepi"
+fi
+
+gdb_run "break depth" "reverse-continue" "monitor ptrec position" \
+	"reverse-continue" "monitor ptrec position" "info registers rip"
+bp=$(sed -n 's/^Breakpoint 1 at \(0x[0-9a-f]*\).*/\1/p' "$tmp/out")
+# The last two executions of the breakpoint address, newest first.
+want=$(grep -n -x "$bp" "$tmp/addrs" | cut -d: -f1 | tail -2 | sort -rn |
+	tr '\n' ' ')
+got=$(positions | tr '\n' ' ')
+if [ -n "$bp" ] && [ "$got" = "$want" ] &&
+	grep -q "Breakpoint 1, depth" "$tmp/out" &&
+	grep -q "rip  *$bp" "$tmp/out"; then
+	ok "reverse-continue stops at the last, then the previous, execution of depth ($got)"
+else
+	bad "reverse-continue to a breakpoint (got '$got', want '$want')"
+fi
+
+gdb_run "break depth" "reverse-continue" "reverse-continue" "delete" \
+	"continue" "monitor ptrec position"
+if grep -q "No more reverse-execution history" "$tmp/out" &&
+	grep -q "at the end" "$tmp/out"; then
+	ok "continue runs forward to the end of the history"
+else
+	bad "continue to the end"
+fi
+
+gdb_run "monitor ptrec goto begin" "monitor ptrec position" "stepi" \
+	"monitor ptrec position" "info registers rip" "reverse-stepi" \
+	"reverse-stepi"
+first=$(sed -n 2p "$tmp/addrs")
+if [ "$(positions | tr '\n' ' ')" = "1 2 " ] &&
+	grep -q "rip  *$first" "$tmp/out" &&
+	grep -q "No more reverse-execution history" "$tmp/out"; then
+	ok "goto begin, stepi forward, reverse-stepi stops at the beginning"
+else
+	bad "goto begin and stepping from there"
+fi
+
+gdb_run "break main" "reverse-continue" "info registers rip" "next" \
+	"monitor ptrec position"
+if grep -q "Breakpoint 1, main" "$tmp/out" &&
+	[ -n "$(positions)" ]; then
+	ok "break main, reverse-continue to it, then next forward"
+else
+	bad "main and next"
+fi
+
+# Errors: the past cannot be written; data memory was not recorded.
+gdb_run "set var \$rax = 1" "x/x \$sp" "print \$rsp"
+if grep -qi "E01\|could not write\|cannot" "$tmp/out"; then
+	ok "writing registers is refused"
+else
+	bad "writing registers"
+fi
+
+echo "1..$n"
+[ "$fails" -eq 0 ] || { echo "$fails of $n GDB tests failed"; exit 1; }
