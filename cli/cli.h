@@ -7,5 +7,6 @@
 
 int cli_dump(int argc, char **argv);
 int cli_version(int argc, char **argv);
+int cli_replay(int argc, char **argv);
 
 #endif

@@ -20,6 +20,7 @@ static const struct {
 	{ "insns", rp_cli_insns, "insns BUNDLE [--thread TID] [--from N] [--count K] [--raw]  instruction history" },
 	{ "calls", rp_cli_calls, "calls BUNDLE [--thread TID] [--tree] [--lines] [--insn-range]  function-call history" },
 	{ "export", rp_cli_export, "export BUNDLE --format=jsonl|csv|perfetto -o FILE [--thread TID]" },
+	{ "replay", cli_replay, "replay BUNDLE [GDB-ARGS]  GDB on the recording, at its end (reverse-step, ...)" },
 	{ "dump", cli_dump, "dump BUNDLE|SIDEBAND  print manifest and sideband records" },
 	{ "version", cli_version, "version               print the version and formats" },
 };
@@ -31,7 +32,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: ptrec COMMAND [ARGS]\n\ncommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %s\n", commands[i].help);
-	fprintf(f, "\nnot built yet: replay (GDB integration)\n");
+
 }
 
 int cli_version(int argc, char **argv)

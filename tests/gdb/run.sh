@@ -94,6 +94,23 @@ else
 	bad "main and next"
 fi
 
+# ptrec replay: GDB started on the program, connected, plugin loaded.
+timeout 120 "$PTREC" replay "$tmp/b" -batch -ex "ptrec position" \
+	-ex "ptrec goto 100" -ex "ptrec position" -ex "ptrec goto begin" \
+	-ex "ptrec position" >"$tmp/out" 2>&1
+if grep -q "at the end, after $end instructions" "$tmp/out" &&
+	[ "$(positions | tr '\n' ' ')" = "100 1 " ] &&
+	grep -q "in main () at .*loops.c" "$tmp/out"; then
+	ok "ptrec replay: GDB at the end; plugin's ptrec goto and ptrec position"
+else
+	bad "ptrec replay and the plugin"
+fi
+"$PTREC" replay "$tmp/none" >"$tmp/out" 2>&1 &&
+	bad "ptrec replay of a missing bundle succeeded" ||
+	{ grep -q "$tmp/none" "$tmp/out" &&
+		ok "ptrec replay of a missing bundle names it" ||
+		bad "ptrec replay error message"; }
+
 # Errors: the past cannot be written; data memory was not recorded.
 gdb_run "set var \$rax = 1" "x/x \$sp" "print \$rsp"
 if grep -qi "E01\|could not write\|cannot" "$tmp/out"; then
