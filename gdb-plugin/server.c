@@ -419,6 +419,58 @@ static int xfer_libraries(struct server *sv, const char *args)
 	return xfer(sv, xml, x.n, args);
 }
 
+/*
+ * The target description: GDB's amd64 Linux register set (GDB manual,
+ * "Target Descriptions", "i386 Features"), numbered as do_g()/do_p()
+ * number them: rax..gs 0-23, st0-7 24-31, x87 control 32-39, xmm0-15
+ * 40-55, mxcsr 56, orig_rax 57, fs_base 58, gs_base 59.
+ */
+static size_t target_xml(char *xml, size_t size)
+{
+	static const char *const gp[] = {
+		"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",
+		"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+	};
+	static const char *const seg[] = { "cs", "ss", "ds", "es", "fs", "gs" };
+	static const char *const x87[] = { "fctrl", "fstat", "ftag", "fiseg",
+					   "fioff", "foseg", "fooff", "fop" };
+	size_t n = 0;
+	int i;
+
+#define ADD(...) (n += (size_t)snprintf(xml + n, size - n, __VA_ARGS__))
+	ADD("<?xml version=\"1.0\"?>\n<!DOCTYPE target SYSTEM \"gdb-target.dtd\">\n"
+	    "<target>\n<architecture>i386:x86-64</architecture>\n"
+	    "<osabi>GNU/Linux</osabi>\n"
+	    "<feature name=\"org.gnu.gdb.i386.core\">\n");
+	for (i = 0; i < 16; i++)
+		ADD("<reg name=\"%s\" bitsize=\"64\" type=\"%s\"/>\n", gp[i],
+		    i == 6 || i == 7 ? "data_ptr" : "int64");
+	ADD("<reg name=\"rip\" bitsize=\"64\" type=\"code_ptr\"/>\n"
+	    "<reg name=\"eflags\" bitsize=\"32\" type=\"int32\"/>\n");
+	for (i = 0; i < 6; i++)
+		ADD("<reg name=\"%s\" bitsize=\"32\" type=\"int32\"/>\n",
+		    seg[i]);
+	for (i = 0; i < 8; i++)
+		ADD("<reg name=\"st%d\" bitsize=\"80\" type=\"i387_ext\"/>\n",
+		    i);
+	for (i = 0; i < 8; i++)
+		ADD("<reg name=\"%s\" bitsize=\"32\" type=\"int\" group=\"float\"/>\n",
+		    x87[i]);
+	ADD("</feature>\n<feature name=\"org.gnu.gdb.i386.sse\">\n");
+	for (i = 0; i < 16; i++)
+		ADD("<reg name=\"xmm%d\" bitsize=\"128\" type=\"uint128\"/>\n",
+		    i);
+	ADD("<reg name=\"mxcsr\" bitsize=\"32\" type=\"int\" group=\"vector\"/>\n"
+	    "</feature>\n<feature name=\"org.gnu.gdb.i386.linux\">\n"
+	    "<reg name=\"orig_rax\" bitsize=\"64\" type=\"int\" regnum=\"57\"/>\n"
+	    "</feature>\n<feature name=\"org.gnu.gdb.i386.segments\">\n"
+	    "<reg name=\"fs_base\" bitsize=\"64\" type=\"int\"/>\n"
+	    "<reg name=\"gs_base\" bitsize=\"64\" type=\"int\"/>\n"
+	    "</feature>\n</target>\n");
+#undef ADD
+	return n;
+}
+
 /* qRcmd: "monitor" commands for the plugin; output in O packets. */
 static int do_monitor(struct server *sv, const char *hex)
 {
@@ -565,6 +617,7 @@ static int dispatch(struct server *sv, char *pkt)
 		return reply(sv, "PacketSize=4000;ReverseStep+;ReverseContinue+;"
 			    "QStartNoAckMode+;qXfer:auxv:read+;"
 			    "qXfer:libraries-svr4:read+;qXfer:threads:read+;"
+			    "qXfer:features:read+;qXfer:exec-file:read+;"
 			    "vContSupported+");
 	if (!strcmp(pkt, "QStartNoAckMode")) {
 		if (reply(sv, "OK"))
@@ -574,6 +627,17 @@ static int dispatch(struct server *sv, char *pkt)
 	}
 	if (!strncmp(pkt, "qXfer:auxv:read:", 16))
 		return xfer_auxv(sv, pkt + 16);
+	if (!strncmp(pkt, "qXfer:features:read:target.xml:", 31)) {
+		static char xml[8192];
+
+		return xfer(sv, xml, target_xml(xml, sizeof(xml)), pkt + 31);
+	}
+	if (!strncmp(pkt, "qXfer:exec-file:read:", 21)) {
+		char exe[4096] = "";
+
+		rp_process_exe(sv->s, sv->t[sv->cur].pid, exe, sizeof(exe));
+		return xfer(sv, exe, strlen(exe), pkt + 21);
+	}
 	if (!strncmp(pkt, "qXfer:libraries-svr4:read:", 26))
 		return xfer_libraries(sv, pkt + 26);
 	if (!strncmp(pkt, "qXfer:threads:read:", 19))

@@ -297,6 +297,12 @@ typedef void (*rp_library_fn)(void *ctx, const char *path, uint64_t bias,
 int rp_libraries(struct rp_session *s, uint32_t tid, uint64_t pos,
 		 rp_library_fn fn, void *ctx);
 
+/* The program file process @pid ran (its path on the recording machine),
+ * into @buf.  Returns 0 or -RP_ERR_NOTFOUND.
+ */
+int rp_process_exe(const struct rp_session *s, uint32_t pid, char *buf,
+		   size_t size);
+
 /**
  * rp_search_threads() - the nearest breakpoint hit in any thread
  * @dir:	< 0 backward in time, > 0 forward.

@@ -279,3 +279,16 @@ const char *rp_image_origin(const struct rp_session *s, uint32_t image)
 	return image && image <= s->nimages ? s->images[image - 1].origin :
 	       NULL;
 }
+
+int rp_process_exe(const struct rp_session *s, uint32_t pid, char *buf,
+		   size_t size)
+{
+	size_t i;
+
+	for (i = 0; i < s->m->nprocs; i++)
+		if (s->m->procs[i].pid == pid && s->m->procs[i].exe &&
+		    (size_t)snprintf(buf, size, "%s", s->m->procs[i].exe) <
+		    size)
+			return 0;
+	return -RP_ERR_NOTFOUND;
+}

@@ -111,6 +111,46 @@ fi
 		ok "ptrec replay of a missing bundle names it" ||
 		bad "ptrec replay error message"; }
 
+# Threads: reverse-continue finds the latest breakpoint hit in any thread,
+# by time; the expectation comes from the exported timestamps.
+timeout 120 "$PTREC" record -q -o "$tmp/t" -- "$PROGS/threads" >/dev/null 2>&1
+"$PTREC" export "$tmp/t" --format=jsonl -o "$tmp/t.jsonl"
+timeout 120 "$PTREC" replay "$tmp/t" -batch -ex "info threads" \
+	-ex "break worker" -ex "reverse-continue" -ex "monitor ptrec position" \
+	-ex "reverse-continue" -ex "monitor ptrec position" >"$tmp/out" 2>&1
+bp=$(sed -n 's/^Breakpoint 1 at \(0x[0-9a-f]*\).*/\1/p' "$tmp/out")
+want=$(python3 - "$tmp/t.jsonl" "$bp" <<'PY'
+import json, sys
+hits = [json.loads(l) for l in open(sys.argv[1])]
+hits = [h for h in hits if h['ip'] == sys.argv[2]]
+hits.sort(key=lambda h: h['tsc'])
+print(' '.join('%d:%d' % (h['tid'], h['n']) for h in reversed(hits[-2:])))
+PY
+)
+got=$(sed -n 's/.*thread \([0-9]*\) position \([0-9]*\) of.*/\1:\2/p' "$tmp/out" |
+	tr '\n' ' ' | sed 's/ $//')
+if [ "$(grep -c '^[ *] [0-9]  *Thread' "$tmp/out")" -eq 5 ] &&
+	[ -n "$bp" ] && [ "$got" = "$want" ] &&
+	grep -q "Thread .* hit Breakpoint 1, worker" "$tmp/out"; then
+	ok "threads: 5 threads; reverse-continue stops at the latest worker entries in time order ($got)"
+else
+	echo "# got '$got' want '$want'"
+	bad "threads: reverse-continue across threads"
+fi
+
+# A crash: GDB starts where the program died, registers known there.
+timeout 120 "$PTREC" record -q -o "$tmp/s" -- "$PROGS/segv" >/dev/null 2>&1
+timeout 120 "$PTREC" replay "$tmp/s" -batch -ex "info registers rip" \
+	-ex "reverse-stepi" -ex "monitor ptrec position" >"$tmp/out" 2>&1
+line=$(grep -n 'volatile int \*)p = 42' "$PROGS/../../../tests/programs/segv.c" |
+	cut -d: -f1)
+if grep -q "crash (p=0x0) at .*segv.c:$line" "$tmp/out" &&
+	grep -q "position" "$tmp/out"; then
+	ok "segv: replay starts at the faulting store (segv.c:$line), p=0x0"
+else
+	bad "segv: replay at the crash"
+fi
+
 # Errors: the past cannot be written; data memory was not recorded.
 gdb_run "set var \$rax = 1" "x/x \$sp" "print \$rsp"
 if grep -qi "E01\|could not write\|cannot" "$tmp/out"; then
