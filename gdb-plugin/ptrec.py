@@ -48,3 +48,67 @@ class PtrecPosition(gdb.Command):
 PtrecPrefix()
 PtrecGoto()
 PtrecPosition()
+
+
+# ---- frame unwinder ------------------------------------------------------
+#
+# Only the PC is known in replay, so GDB cannot unwind by itself.  The server
+# publishes the call stack at STACK_ADDR (read as memory: an unwinder must not
+# send packets).  Frame k's id uses a synthetic stack pointer that decreases
+# as calls nest (BASE minus its first instruction's position) and the address
+# of that first instruction, both fixed while stepping inside one call.
+
+import struct
+
+import gdb.unwinder
+
+STACK_ADDR = 0xffffffffff000000
+BASE = 0x7ff0000000000000
+
+
+def _read_stack():
+    inf = gdb.selected_inferior()
+    head = bytes(inf.read_memory(STACK_ADDR, 24))
+    if head[:8] != b'PTRECSTK':
+        return None
+    count = struct.unpack_from('<Q', head, 8)[0]
+    data = bytes(inf.read_memory(STACK_ADDR + 24, 24 * count))
+    return [struct.unpack_from('<QQQ', data, 24 * i) for i in range(count)]
+
+
+class _FrameId:
+    # GDB 13 takes any object with sp and pc (gdb.unwinder.FrameId is 14+).
+    def __init__(self, sp, pc):
+        self.sp = sp
+        self.pc = pc
+
+
+class PtrecUnwinder(gdb.unwinder.Unwinder):
+    def __init__(self):
+        super().__init__('ptrec')
+
+    def __call__(self, pending_frame):
+        try:
+            stack = _read_stack()
+        except gdb.MemoryError:
+            return None      # not a ptrec-server target
+        if not stack:
+            return None
+        level = pending_frame.level()
+        if level >= len(stack) - 1:
+            return None      # outermost: no caller recorded
+        u64 = gdb.lookup_type('unsigned long')
+        ptr = u64.pointer()
+        entry, first_ip, resume = stack[level]
+        frame_id = _FrameId(
+            gdb.Value(BASE - 16 * entry).cast(ptr),
+            gdb.Value(first_ip).cast(ptr))
+        info = pending_frame.create_unwind_info(frame_id)
+        # Only the PC is saved: the caller's stack pointer was not
+        # recorded, so its variables show as unavailable rather than being
+        # read at a synthetic address.
+        info.add_saved_register('rip', gdb.Value(resume).cast(ptr))
+        return info
+
+
+gdb.unwinder.register_unwinder(None, PtrecUnwinder(), replace=True)

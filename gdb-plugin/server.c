@@ -48,6 +48,8 @@ struct server {
 
 static const char hexd[] = "0123456789abcdef";
 
+#define SB_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 static void hex_bytes(char *out, const uint8_t *p, size_t n)
 {
 	size_t i;
@@ -178,6 +180,59 @@ static int do_p(struct server *sv, const char *arg)
 	return reply(sv, sv->out);
 }
 
+/* ---- the call stack, for the plugin's unwinder ---------------------------- */
+
+/*
+ * GDB crashes when a Python unwinder sends packets, but may read memory.
+ * So the call stack of the current thread at its position is served as
+ * memory at this reserved (kernel-space, never user) address: 64-bit
+ * words "PTRECSTK", the frame count, the position, then per frame (frame 0
+ * innermost) the position and address of its first instruction and the
+ * address its caller resumes at (0 for the outermost frame).
+ */
+#define STACK_ADDR 0xffffffffff000000ull
+#define STACK_MAX_FRAMES 512
+
+static size_t call_stack(struct server *sv, uint64_t *w, size_t maxw)
+{
+	struct sthread *t = &sv->t[sv->cur];
+	struct rp_insn insn;
+	uint64_t p = t->pos, depth = 0, j;
+	size_t n = 0;
+
+	memcpy(&w[0], "PTRECSTK", 8);
+	w[2] = t->pos;
+	/* One backward pass: each call not matched by a later return
+	 * opened one of the frames we are in.
+	 */
+	for (j = p; j-- > 0 && 3 + 3 * (n + 1) <= maxw &&
+		    n + 1 < STACK_MAX_FRAMES;) {
+		if (rp_cursor_peek(t->c, j, &insn))
+			break;
+		if (insn.iclass == RP_IC_RETURN) {
+			depth++;
+		} else if (insn.iclass == RP_IC_CALL) {
+			if (depth) {
+				depth--;
+				continue;
+			}
+			w[3 + 3 * n] = j + 1;
+			w[4 + 3 * n] = 0;
+			w[5 + 3 * n] = insn.ip + insn.size;
+			if (j + 1 < t->n && !rp_cursor_peek(t->c, j + 1, &insn))
+				w[4 + 3 * n] = insn.ip;
+			n++;
+		}
+	}
+	/* The outermost recorded frame. */
+	w[3 + 3 * n] = 0;
+	w[4 + 3 * n] = t->n && !rp_cursor_peek(t->c, 0, &insn) ? insn.ip : 0;
+	w[5 + 3 * n] = 0;
+	n++;
+	w[1] = n;
+	return 3 + 3 * n;
+}
+
 /* ---- memory ------------------------------------------------------------- */
 
 static int do_m(struct server *sv, const char *arg)
@@ -195,6 +250,18 @@ static int do_m(struct server *sv, const char *arg)
 	len = strtoul(end + 1, NULL, 16);
 	if (len > sizeof(buf))
 		len = sizeof(buf);
+	if (addr >= STACK_ADDR && addr - STACK_ADDR < 65536) {
+		static uint64_t words[3 + 3 * STACK_MAX_FRAMES];
+		size_t bytes = 8 * call_stack(sv, words, SB_ARRAY_SIZE(words));
+		uint64_t off = addr - STACK_ADDR;
+
+		if (off >= bytes)
+			return reply(sv, "E14");
+		if (len > bytes - off)
+			len = (size_t)(bytes - off);
+		hex_bytes(sv->out, (const uint8_t *)words + off, len);
+		return reply(sv, sv->out);
+	}
 	while (done < len) {
 		n = rp_read_code(sv->s, t->tid, t->pos, addr + done,
 				 buf + done, len - done);
