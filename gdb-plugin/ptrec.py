@@ -5,7 +5,9 @@ Load it by hand with `source gdb-plugin/ptrec.py`, or let `ptrec replay`
 load it.  It talks to the server only through monitor commands, never to
 the engine's internals.
 
-Commands so far: `ptrec goto begin|end|N`, `ptrec position`.  GDB's own
+Commands: `ptrec goto begin|end|N`, `ptrec position`,
+`ptrec instruction-history [/r] [range]`,
+`ptrec function-call-history [/c /l /i] [range]`, and a frame unwinder.  GDB's own
 reverse commands (reverse-step, reverse-next, reverse-finish,
 reverse-stepi, reverse-continue) work over the connection without it.
 """
@@ -45,9 +47,40 @@ class PtrecPosition(gdb.Command):
         gdb.execute('monitor ptrec position', to_string=False)
 
 
+class PtrecInsnHistory(gdb.Command):
+    """ptrec instruction-history [/r] [N | N,M | + | -]
+
+The instruction history of the current thread in the layout of GDB's
+"record instruction-history": by default the ten instructions up to the
+current one (marked =>), N ten around instruction N, N,M that range,
++ and - the ten after or before the last shown.  /r adds raw bytes."""
+
+    def __init__(self):
+        super().__init__('ptrec instruction-history', gdb.COMMAND_USER)
+
+    def invoke(self, arg, from_tty):
+        gdb.execute('monitor ptrec insns ' + arg, to_string=False)
+
+
+class PtrecCallHistory(gdb.Command):
+    """ptrec function-call-history [/c /l /i] [N | N,M | + | -]
+
+The function-call history of the current thread in the layout of GDB's
+"record function-call-history": /c indents by call depth, /l adds source
+lines, /i instruction ranges."""
+
+    def __init__(self):
+        super().__init__('ptrec function-call-history', gdb.COMMAND_USER)
+
+    def invoke(self, arg, from_tty):
+        gdb.execute('monitor ptrec calls ' + arg, to_string=False)
+
+
 PtrecPrefix()
 PtrecGoto()
 PtrecPosition()
+PtrecInsnHistory()
+PtrecCallHistory()
 
 
 # ---- frame unwinder ------------------------------------------------------

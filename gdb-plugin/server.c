@@ -43,6 +43,10 @@ struct server {
 	uint64_t *bps;		/* Z0/Z1 breakpoints */
 	size_t nbps;
 	bool quit;
+	uint64_t last_first, last_end;	/* last history range shown */
+	struct rp_call *calls;		/* call history of calls_tid */
+	size_t ncalls;
+	uint32_t calls_tid;
 	char out[2 * RSP_MAX_PACKET];
 };
 
@@ -538,6 +542,134 @@ static size_t target_xml(char *xml, size_t size)
 	return n;
 }
 
+/* Console output for monitor commands, in O packets of bounded size. */
+static int console(struct server *sv, const char *text)
+{
+	size_t len = strlen(text), chunk;
+
+	while (len) {
+		chunk = len > 2000 ? 2000 : len;
+		sv->out[0] = 'O';
+		hex_bytes(sv->out + 1, (const uint8_t *)text, chunk);
+		if (reply(sv, sv->out))
+			return -1;
+		text += chunk;
+		len -= chunk;
+	}
+	return 0;
+}
+
+/*
+ * GDB's history ranges: none (the ten lines up to @cur), "N" (ten around
+ * N), "N,M", "+" and "-" (the ten after or before the last shown).  Lines
+ * are numbered from 1; the result is [*first, *end) 0-based, within @total.
+ */
+static int parse_range(struct server *sv, const char *arg, uint64_t cur,
+		       uint64_t total, uint64_t *first, uint64_t *end)
+{
+	unsigned long long a, b;
+
+	while (*arg == ' ')
+		arg++;
+	if (!*arg) {
+		*end = cur + 1 < total ? cur + 1 : total;
+		*first = *end > 10 ? *end - 10 : 0;
+	} else if (!strcmp(arg, "+")) {
+		*first = sv->last_end;
+		*end = *first + 10;
+	} else if (!strcmp(arg, "-")) {
+		*end = sv->last_first;
+		*first = *end > 10 ? *end - 10 : 0;
+	} else if (sscanf(arg, "%llu,%llu", &a, &b) == 2 && a && b >= a) {
+		*first = a - 1;
+		*end = b;
+	} else if (sscanf(arg, "%llu", &a) == 1 && a) {
+		*first = a > 5 ? a - 5 : 0;	/* ten centred on a */
+		*end = *first + 10;
+	} else {
+		return -1;
+	}
+	if (*end > total)
+		*end = total;
+	if (*first > *end)
+		*first = *end;
+	sv->last_first = *first;
+	sv->last_end = *end;
+	return 0;
+}
+
+/* "ptrec insns [/r] [RANGE]": GDB's record instruction-history. */
+static int monitor_insns(struct server *sv, const char *arg)
+{
+	struct sthread *t = &sv->t[sv->cur];
+	static char text[64 * 1024];
+	struct rp_insn insn;
+	uint64_t first, end, p;
+	bool raw = false;
+	size_t n = 0;
+
+	while (*arg == ' ')
+		arg++;
+	if (*arg == '/') {
+		raw = strchr(arg, 'r') != NULL;
+		arg += strcspn(arg, " ");
+	}
+	if (parse_range(sv, arg, t->pos < t->n ? t->pos : t->n - 1, t->n,
+			&first, &end))
+		return console(sv, "usage: ptrec instruction-history [/r] [N|N,M|+|-]\n");
+	for (p = first; p < end && n < sizeof(text) - 1024; p++) {
+		if (rp_cursor_peek(t->c, p, &insn) ||
+		    rp_format_insn(sv->s, &insn, p, raw, p == t->pos,
+				   text + n, sizeof(text) - n - 1))
+			break;
+		n += strlen(text + n);
+		text[n++] = '\n';
+	}
+	text[n] = '\0';
+	return console(sv, n ? text : "no instructions in that range\n");
+}
+
+/* "ptrec calls [/cli] [RANGE]": GDB's record function-call-history. */
+static int monitor_calls(struct server *sv, const char *arg)
+{
+	struct sthread *t = &sv->t[sv->cur];
+	static char text[64 * 1024];
+	bool tree = false, lines = false, range = false;
+	uint64_t first, end, cur = 0, i;
+	size_t n = 0;
+
+	while (*arg == ' ')
+		arg++;
+	if (*arg == '/') {
+		size_t len = strcspn(arg, " ");
+
+		tree = memchr(arg, 'c', len) != NULL;
+		lines = memchr(arg, 'l', len) != NULL;
+		range = memchr(arg, 'i', len) != NULL;
+		arg += len;
+	}
+	if (!sv->calls || sv->calls_tid != t->tid) {
+		free(sv->calls);
+		sv->calls = NULL;
+		if (rp_calls_build(sv->s, t->tid, &sv->calls, &sv->ncalls))
+			return console(sv, "cannot build the call history\n");
+		sv->calls_tid = t->tid;
+	}
+	for (i = 0; i < sv->ncalls; i++)
+		if (sv->calls[i].first <= t->pos)
+			cur = i;
+	if (parse_range(sv, arg, cur, sv->ncalls, &first, &end))
+		return console(sv, "usage: ptrec function-call-history [/cli] [N|N,M|+|-]\n");
+	for (i = first; i < end && n < sizeof(text) - 4096; i++) {
+		rp_format_call(&sv->calls[i], i, tree, lines, range, text + n,
+			       sizeof(text) - n - 1);
+		n += strlen(text + n);
+		text[n++] = '\n';
+	}
+	text[n] = '\0';
+	return console(sv, n ? text : "no calls in that range\n");
+}
+
 /* qRcmd: "monitor" commands for the plugin; output in O packets. */
 static int do_monitor(struct server *sv, const char *hex)
 {
@@ -555,6 +687,16 @@ static int do_monitor(struct server *sv, const char *hex)
 		cmd[i] = (char)b;
 	}
 	cmd[n] = '\0';
+	if (!strncmp(cmd, "ptrec insns", 11)) {
+		if (monitor_insns(sv, cmd + 11))
+			return -1;
+		return reply(sv, "OK");
+	}
+	if (!strncmp(cmd, "ptrec calls", 11)) {
+		if (monitor_calls(sv, cmd + 11))
+			return -1;
+		return reply(sv, "OK");
+	}
 	if (!strcmp(cmd, "ptrec position")) {
 		if (t->pos < t->n)
 			snprintf(out, sizeof(out), "thread %u position %" PRIu64

@@ -9,7 +9,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "disasm.h"
 #include "rp_internal.h"
 #include "replay_cli.h"
 
@@ -117,55 +116,6 @@ static void print_gaps(struct rp_session *s, uint32_t tid, uint64_t before)
 			       g.error ? g.error : "");
 }
 
-/* Names branch targets inside the image of the instruction being printed
- * (calls to local functions and to PLT stubs), as GDB does.
- */
-struct target_ctx {
-	struct rp_session *s;
-	const struct rp_insn *insn;
-};
-
-static int name_target(void *ctx, uint64_t addr, char *name, size_t namesz,
-		       uint64_t *offset)
-{
-	struct target_ctx *tc = ctx;
-	const char *sym;
-
-	if (rp_name_address(tc->s, tc->insn, addr, &sym, offset))
-		return -1;
-	snprintf(name, namesz, "%s", sym);
-	return 0;
-}
-
-/*
- * One line of GDB's "record instruction-history": number, PC prefix, the
- * address as 16 hex digits, <function+offset>, raw bytes padded to the
- * 7-byte field x86 uses (with --raw), and the disassembly.
- */
-static void print_insn(struct rp_session *s, struct dis *d, uint64_t pos,
-		       const struct rp_insn *insn, bool raw)
-{
-	struct target_ctx tc = { s, insn };
-	struct rp_sym sym;
-	char text[256];
-	int i, len;
-
-	printf("%" PRIu64 "\t   0x%016" PRIx64, pos + 1, insn->ip);
-	if (!rp_symbolize(s, insn, &sym) && sym.function)
-		printf(" <%s+%" PRIu64 ">", sym.function, sym.offset);
-	printf(":\t");
-	if (raw) {
-		for (i = 0; i < insn->size; i++)
-			printf("%s%02x", i ? " " : "", insn->raw[i]);
-		for (i = insn->size; i < 7; i++)
-			printf("%s  ", i > insn->size ? " " : "");
-		printf("\t");
-	}
-	dis_set_symbolizer(d, name_target, &tc);
-	len = dis_insn(d, insn->raw, insn->size, insn->ip, text, sizeof(text));
-	printf("%s\n", len > 0 || len == -EILSEQ ? text : "(bad)");
-}
-
 /* With --source: the source line, when it changes, before its code. */
 static void print_source(struct rp_session *s, const struct rp_insn *insn,
 			 const char **last_file, int *last_line)
@@ -204,9 +154,9 @@ int rp_cli_insns(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *last_file = NULL;
+	char line[1024];
 	int last_line = 0;
 	bool source = false;
-	struct dis *d = NULL;
 	uint64_t from = 1, count = UINT64_MAX, pos, end;
 	bool addr_only = false, raw = false;
 	struct rp_cursor *c = NULL;
@@ -267,11 +217,7 @@ int rp_cli_insns(int argc, char **argv)
 		return 1;
 	}
 	end = rp_cursor_pos(c) + 1;
-	if (!addr_only && dis_new(&d)) {
-		fprintf(stderr, "ptrec insns: cannot start the disassembler\n");
-		ret = -RP_ERR_NOMEM;
-		end = 0;
-	}
+
 	for (pos = from - 1; pos < end && count; pos++, count--) {
 		ret = rp_cursor_peek(c, pos, &insn);
 		if (ret) {
@@ -286,12 +232,14 @@ int rp_cli_insns(int argc, char **argv)
 		print_gaps(s, (uint32_t)tid, pos);
 		if (source)
 			print_source(s, &insn, &last_file, &last_line);
-		print_insn(s, d, pos, &insn, raw);
+		if (rp_format_insn(s, &insn, pos, raw, false, line,
+				   sizeof(line)))
+			break;
+		printf("%s\n", line);
 	}
 	/* Gaps after the last instruction end the history. */
 	if (!ret && !addr_only && pos == end)
 		print_gaps(s, (uint32_t)tid, end);
-	dis_free(d);
 	rp_cursor_free(c);
 	rp_session_close(s);
 	return ret ? 1 : 0;

@@ -14,17 +14,6 @@
 #include "rp_internal.h"
 #include "replay_cli.h"
 
-/* GDB prints a source range as "at FILE:MIN,MAX" (one line: "at FILE:N"). */
-static void print_lines(FILE *f, const struct rp_call *c)
-{
-	if (!c->file || !c->line_min)
-		return;
-	if (c->line_min == c->line_max)
-		fprintf(f, "\tat %s:%d", c->file, c->line_min);
-	else
-		fprintf(f, "\tat %s:%d,%d", c->file, c->line_min, c->line_max);
-}
-
 int rp_cli_calls(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -39,7 +28,7 @@ int rp_cli_calls(int argc, char **argv)
 	struct rp_call *calls;
 	long tid = -1;
 	size_t n, i;
-	int opt, ret, k;
+	int opt, ret;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -78,16 +67,11 @@ int rp_cli_calls(int argc, char **argv)
 		return 1;
 	}
 	for (i = 0; i < n; i++) {
-		printf("%zu\t", i + 1);
-		for (k = 0; tree && k < calls[i].level; k++)
-			printf("  ");
-		printf("%s", calls[i].function);
-		if (range)
-			printf("\tinst %" PRIu64 ",%" PRIu64, calls[i].first + 1,
-			       calls[i].last + 1);
-		if (lines)
-			print_lines(stdout, &calls[i]);
-		printf("\n");
+		char line[4096];
+
+		rp_format_call(&calls[i], i, tree, lines, range, line,
+			       sizeof(line));
+		printf("%s\n", line);
 	}
 	free(calls);
 	rp_session_close(s);

@@ -209,6 +209,26 @@ struct rp_call {
 int rp_calls_build(struct rp_session *s, uint32_t tid, struct rp_call **calls,
 		   size_t *n);
 
+/* ---- text in GDB's layouts ------------------------------------------------ */
+
+/**
+ * rp_format_insn() - one line of GDB's "record instruction-history"
+ * @pos:	the instruction's position (printed 1-based).
+ * @raw:	with its bytes (GDB's /r).
+ * @current:	marked "=>" as GDB marks the current instruction.
+ *
+ * Writes the line without newline into @buf.  Returns 0 or -RP_ERR_NOMEM.
+ */
+int rp_format_insn(struct rp_session *s, const struct rp_insn *insn,
+		   uint64_t pos, bool raw, bool current, char *buf,
+		   size_t size);
+
+/* One line of GDB's "record function-call-history": @index is printed
+ * 1-based; @tree, @lines, @range are GDB's /c, /l, /i.
+ */
+void rp_format_call(const struct rp_call *call, size_t index, bool tree,
+		    bool lines, bool range, char *buf, size_t size);
+
 /* ---- cursors ------------------------------------------------------------ */
 
 struct rp_cursor;

@@ -69,6 +69,7 @@ struct rp_thread {
 };
 
 struct sym_module;
+struct dis;
 
 struct rp_image {
 	char *path;		/* file in the bundle's image store */
@@ -88,6 +89,7 @@ struct rp_session {
 	struct pt_image_section_cache *iscache;
 	struct rp_thread *threads;
 	size_t nthreads;
+	struct dis *dis;		/* for rp_format_insn(), made on use */
 	rp_progress_fn progress;
 	void *progress_ctx;
 	uint64_t progress_base;	/* bytes of threads already indexed */

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "disasm.h"
 #include "rp_internal.h"
 
 static const char *const errstrs[RP_ERR_COUNT] = {
@@ -208,6 +209,7 @@ void rp_session_close(struct rp_session *s)
 	}
 	free(s->threads);
 	rp_syms_close(s);
+	dis_free(s->dis);
 	for (i = 0; i < s->nimages; i++) {
 		free(s->images[i].path);
 		free(s->images[i].key);

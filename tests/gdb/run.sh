@@ -78,6 +78,24 @@ else
 	bad "unwinder: backtrace and reverse-finish"
 fi
 
+# History commands in GDB: the same lines as the CLI, current one marked.
+timeout 120 "$PTREC" replay "$tmp/b" -batch -ex "break depth" \
+	-ex "reverse-continue" -ex "monitor ptrec position" \
+	-ex "ptrec instruction-history" -ex "ptrec instruction-history /r 1,3" \
+	-ex "ptrec function-call-history /il 1,2" >"$tmp/out" 2>&1
+cur=$(positions | head -1)
+"$PTREC" insns "$tmp/b" --raw --count 3 >"$tmp/cli-insns"
+"$PTREC" calls "$tmp/b" --insn-range --lines | head -2 >"$tmp/cli-calls"
+if [ "$(grep -c "^[0-9]*	   0x\|^[0-9]*	=> 0x" "$tmp/out")" -eq 13 ] &&
+	grep -q "^$cur	=> 0x" "$tmp/out" &&
+	grep -q "^$((cur - 9))	   0x" "$tmp/out" &&
+	grep -F -f "$tmp/cli-insns" "$tmp/out" | [ "$(wc -l)" -eq 3 ] &&
+	grep -F -f "$tmp/cli-calls" "$tmp/out" | [ "$(wc -l)" -eq 2 ]; then
+	ok "ptrec instruction-history and function-call-history in GDB match the CLI"
+else
+	bad "history commands in GDB"
+fi
+
 gdb_run "break depth" "reverse-continue" "reverse-continue" "delete" \
 	"continue" "monitor ptrec position"
 if grep -q "No more reverse-execution history" "$tmp/out" &&
