@@ -183,6 +183,25 @@ else
 	bad "segv: replay at the crash"
 fi
 
+# Over TCP on loopback instead of stdio.
+port=$((20000 + $$ % 20000))
+"$PTREC_SERVER" "$tmp/b" --port "$port" 2>"$tmp/server.err" &
+srv=$!
+i=0
+while ! grep -q listening "$tmp/server.err" 2>/dev/null && [ $i -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+timeout 60 gdb -batch -nx -ex "target remote 127.0.0.1:$port" \
+	-ex "reverse-stepi" -ex "monitor ptrec position" "$prog" >"$tmp/out" 2>&1
+kill "$srv" 2>/dev/null
+wait "$srv" 2>/dev/null
+if [ "$(positions)" = "$end" ]; then
+	ok "ptrec-server --port: GDB over TCP on loopback"
+else
+	bad "ptrec-server over TCP"
+fi
+
 # Errors: the past cannot be written; data memory was not recorded.
 gdb_run "set var \$rax = 1" "x/x \$sp" "print \$rsp"
 if grep -qi "E01\|could not write\|cannot" "$tmp/out"; then
