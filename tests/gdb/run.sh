@@ -170,6 +170,36 @@ else
 	bad "threads: reverse-continue across threads"
 fi
 
+# Each thread keeps its own position: step one back, the others stay.
+timeout 120 "$PTREC" replay "$tmp/t" -batch -ex "thread 3" \
+	-ex "reverse-stepi" -ex "monitor ptrec position" -ex "thread 1" \
+	-ex "monitor ptrec position" -ex "thread 3" -ex "monitor ptrec position" \
+	>"$tmp/out" 2>&1
+t3=$(sed -n 's/.*thread \([0-9]*\) position.*/\1/p' "$tmp/out" | head -1)
+if [ "$(grep -c "thread $t3 position" "$tmp/out")" -eq 2 ] &&
+	[ "$(positions | sort -u | wc -l)" -eq 1 ] &&
+	grep -q "at the end, after" "$tmp/out" &&
+	grep -q "Switching to thread 1" "$tmp/out"; then
+	ok "thread N: each thread keeps its own position"
+else
+	bad "thread switching and positions"
+fi
+
+# A breakpoint on a shared-library function (libc's puts).
+timeout 120 "$PTREC" record -q -o "$tmp/p" -- "$PROGS/plt" >/dev/null 2>&1
+"$PTREC" insns "$tmp/p" --format=addr >"$tmp/p.addrs"
+timeout 120 "$PTREC" replay "$tmp/p" -batch -ex "break puts" \
+	-ex "reverse-continue" -ex "info registers rip" \
+	-ex "monitor ptrec position" >"$tmp/out" 2>&1
+rip=$(sed -n 's/^rip  *\(0x[0-9a-f]*\).*/\1/p' "$tmp/out")
+if grep -q "Breakpoint 1, .*puts" "$tmp/out" && [ -n "$rip" ] &&
+	[ "$(grep -n -x "$rip" "$tmp/p.addrs" | tail -1 | cut -d: -f1)" = \
+	  "$(positions)" ]; then
+	ok "break puts (libc): reverse-continue stops in the library at its recorded address"
+else
+	bad "breakpoint in a shared library"
+fi
+
 # A crash: GDB starts where the program died, registers known there.
 timeout 120 "$PTREC" record -q -o "$tmp/s" -- "$PROGS/segv" >/dev/null 2>&1
 timeout 120 "$PTREC" replay "$tmp/s" -batch -ex "info registers rip" \
