@@ -130,6 +130,11 @@ $(PROG_DIR)/tiny: tests/programs/tiny.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -static -nostdlib -fno-stack-protector -o $@ $<
 
+# The demo program (README): no optimization, so every line steps.
+$(BUILD)/examples/demo: examples/demo.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -pthread -o $@ $<
+
 PTCHECK := $(BUILD)/tests/e2e/ptcheck
 $(PTCHECK): tests/e2e/ptcheck.c $(SB_LIB)
 	@mkdir -p $(dir $@)
@@ -159,9 +164,10 @@ e2e: $(PTREC) $(PTCHECK) $(TRUTHDUMP) $(CURSORCHECK) $(PROG_BINS)
 		PROGS=$(CURDIR)/$(PROG_DIR) tests/e2e/run.sh
 
 # The real GDB against ptrec-server.
-gdb-test: $(PTREC) $(PTREC_SERVER) $(PROG_DIR)/loops
+gdb-test: $(PTREC) $(PTREC_SERVER) $(PROG_BINS) $(BUILD)/examples/demo
 	PTREC=$(CURDIR)/$(PTREC) PTREC_SERVER=$(CURDIR)/$(PTREC_SERVER) \
-		PROGS=$(CURDIR)/$(PROG_DIR) tests/gdb/run.sh
+		PROGS=$(CURDIR)/$(PROG_DIR) DEMO=$(CURDIR)/$(BUILD)/examples/demo \
+		tests/gdb/run.sh
 
 # libFuzzer needs clang; harnesses link the library sources directly so the
 # whole reader is instrumented.  mkseeds writes each harness's seeds with the
@@ -248,7 +254,7 @@ deps:
 test: deps
 	$(MAKE) check
 
-demo: all $(PTCHECK) $(PROG_DIR)/loops
+demo: all $(PTCHECK) $(PROG_DIR)/loops $(BUILD)/examples/demo
 	./scripts/demo $(BUILD)
 
 # ---- install -------------------------------------------------------------

@@ -39,7 +39,8 @@ struct server {
 	struct rsp rsp;
 	struct sthread *t;
 	size_t nt;
-	size_t cur;		/* Hg/Hc and stop replies */
+	size_t cur;		/* Hg: registers, memory, stop replies */
+	bool cont_all;		/* Hc -1/0: resume acts on every thread */
 	uint64_t *bps;		/* Z0/Z1 breakpoints */
 	size_t nbps;
 	bool quit;
@@ -382,8 +383,20 @@ static int cont(struct server *sv, int dir)
 		t->pos = pos;
 		return stop_reply(sv, NULL);
 	}
-	if (sv->nbps && t->n &&
-	    !rp_search_threads(sv->s, dir, &tid, &pos, sv->bps, sv->nbps)) {
+	/*
+	 * "Hc TID" resumes only that thread (GDB does so to step one thread
+	 * in replay); "Hc -1" or "Hc 0" lets breakpoints in any thread stop
+	 * it, in time order.
+	 */
+	if (sv->nbps && t->n && !sv->cont_all) {
+		if (!rp_cursor_goto(t->c, pos) &&
+		    !rp_cursor_search(t->c, dir, sv->bps, sv->nbps)) {
+			t->pos = rp_cursor_pos(t->c);
+			return stop_reply(sv, NULL);
+		}
+	} else if (sv->nbps && t->n &&
+		   !rp_search_threads(sv->s, dir, &tid, &pos, sv->bps,
+				      sv->nbps)) {
 		for (i = 0; i < sv->nt; i++)
 			if (sv->t[i].tid == tid) {
 				sv->cur = i;
@@ -744,8 +757,15 @@ static int select_thread_quiet(struct server *sv, const char *arg)
 	return -1;
 }
 
-static int select_thread(struct server *sv, const char *arg)
+/* Hg selects the thread for registers and memory; Hc the thread(s) that
+ * resume.  Both make the named thread current, as GDB expects.
+ */
+static int select_thread(struct server *sv, const char *pkt)
 {
+	const char *arg = pkt + 2;
+
+	if (pkt[1] == 'c')
+		sv->cont_all = !strcmp(arg, "-1") || !strcmp(arg, "0");
 	return reply(sv, select_thread_quiet(sv, arg) ? "E01" : "OK");
 }
 
@@ -810,7 +830,7 @@ static int dispatch(struct server *sv, char *pkt)
 			return cont(sv, -1);
 		return reply(sv, "");
 	case 'H':
-		return select_thread(sv, pkt + 2);
+		return select_thread(sv, pkt);
 	case 'T':
 		return reply(sv, "OK");	/* every recorded thread is alive */
 	case 'k':
@@ -883,6 +903,7 @@ static int dispatch(struct server *sv, char *pkt)
 static int load_threads(struct server *sv)
 {
 	size_t i, n = rp_thread_count(sv->s);
+	uint64_t latest = 0;
 	char path[4096];
 
 	sv->t = calloc(n + 1, sizeof(*sv->t));
@@ -915,8 +936,25 @@ static int load_threads(struct server *sv)
 				t->n--;
 			t->pos = t->n;
 		}
+		/* Start on the thread that ran last: where the program
+		 * stopped or crashed.
+		 */
+		if (!sv->nt || ti.last_tsc > latest) {
+			sv->cur = sv->nt;
+			latest = ti.last_tsc;
+		}
 		sv->nt++;
 	}
+	/* A crash: start on the thread that got the fatal signal. */
+	{
+		uint32_t tid;
+
+		if (!rp_fatal_thread(sv->s, &tid))
+			for (i = 0; i < sv->nt; i++)
+				if (sv->t[i].tid == tid)
+					sv->cur = i;
+	}
+	sv->cont_all = true;
 	return sv->nt ? 0 : -1;
 }
 

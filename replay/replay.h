@@ -323,6 +323,11 @@ int rp_libraries(struct rp_session *s, uint32_t tid, uint64_t pos,
 int rp_process_exe(const struct rp_session *s, uint32_t pid, char *buf,
 		   size_t size);
 
+/* The thread that received the last fatal signal (the crash), into @tid.
+ * Returns 0 or -RP_ERR_NOTFOUND when the program did not die of one.
+ */
+int rp_fatal_thread(const struct rp_session *s, uint32_t *tid);
+
 /**
  * rp_search_threads() - the nearest breakpoint hit in any thread
  * @dir:	< 0 backward in time, > 0 forward.

@@ -294,3 +294,19 @@ int rp_process_exe(const struct rp_session *s, uint32_t pid, char *buf,
 			return 0;
 	return -RP_ERR_NOTFOUND;
 }
+
+int rp_fatal_thread(const struct rp_session *s, uint32_t *tid)
+{
+	size_t i;
+
+	for (i = s->nrecs; i-- > 0;) {
+		const struct ptrec_sb_signal *sig = (const void *)s->recs[i];
+
+		if (s->recs[i]->type == PTREC_SB_SIGNAL &&
+		    (sig->sflags & PTREC_SB_SIG_FATAL)) {
+			*tid = sig->tid;
+			return 0;
+		}
+	}
+	return -RP_ERR_NOTFOUND;
+}

@@ -232,6 +232,26 @@ else
 	bad "ptrec-server over TCP"
 fi
 
+# examples/demo: a worker thread dies of SIGSEGV.  Replay starts on that
+# thread at the faulting line, backtrace shows how it got there, and
+# reverse-step in a multi-threaded recording finishes (regression: GDB
+# steps one thread with Hc + bs/bc; hits in other threads once made it
+# loop forever).
+if [ -n "${DEMO:-}" ]; then
+	timeout 120 "$PTREC" record -q -o "$tmp/d" -- "$DEMO" >/dev/null 2>&1
+	timeout 60 "$PTREC" replay "$tmp/d" -batch -ex "bt" \
+		-ex "reverse-step" -ex "reverse-step" -ex "monitor ptrec position" \
+		>"$tmp/out" 2>&1
+	st=$?
+	if [ $st -eq 0 ] && grep -q "^#0  .* in read_slot .* at .*demo.c:37" "$tmp/out" &&
+		grep -q "^#1  .* in worker .* at .*demo.c:45" "$tmp/out" &&
+		[ -n "$(positions)" ]; then
+		ok "demo crash: starts on the crashing thread in read_slot, backtrace, reverse-step finishes"
+	else
+		bad "demo crash replay (exit $st)"
+	fi
+fi
+
 # Errors: the past cannot be written; data memory was not recorded.
 gdb_run "set var \$rax = 1" "x/x \$sp" "print \$rsp"
 if grep -qi "E01\|could not write\|cannot" "$tmp/out"; then
