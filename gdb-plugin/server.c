@@ -1031,6 +1031,11 @@ int main(int argc, char **argv)
 	} else {
 		ret = serve(&sv, 0, 1);
 	}
+	for (size_t i = 0; i < sv.nt; i++)
+		rp_cursor_free(sv.t[i].c);
+	free(sv.t);
+	free(sv.bps);
+	free(sv.calls);
 	rp_session_close(sv.s);
 	return ret;
 }
