@@ -133,14 +133,16 @@ class PtrecUnwinder(gdb.unwinder.Unwinder):
         u64 = gdb.lookup_type('unsigned long')
         ptr = u64.pointer()
         entry, first_ip, resume = stack[level]
+        caller_entry = stack[level + 1][0]
         frame_id = _FrameId(
             gdb.Value(BASE - 16 * entry).cast(ptr),
             gdb.Value(first_ip).cast(ptr))
         info = pending_frame.create_unwind_info(frame_id)
-        # Only the PC is saved: the caller's stack pointer was not
-        # recorded, so its variables show as unavailable rather than being
-        # read at a synthetic address.
+        # GDB needs the caller's stack pointer to identify and finish
+        # into it: the synthetic one of the caller's call instance.
         info.add_saved_register('rip', gdb.Value(resume).cast(ptr))
+        info.add_saved_register('rsp',
+                                gdb.Value(BASE - 16 * caller_entry).cast(ptr))
         return info
 
 

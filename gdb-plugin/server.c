@@ -360,6 +360,37 @@ static bool bsearch_hit(struct server *sv, struct sthread *t, uint64_t pos)
 }
 
 /*
+ * Moves every thread but @keep to time @tsc: its first instruction after
+ * that time (the end when it has none), so that all threads stop together
+ * at one moment of the recording.  Positions are ordered by time within a
+ * thread, so a binary search finds it.
+ */
+static void sync_threads(struct server *sv, size_t keep, uint64_t tsc)
+{
+	struct rp_insn insn;
+	size_t i;
+
+	for (i = 0; i < sv->nt; i++) {
+		struct sthread *t = &sv->t[i];
+		uint64_t lo = 0, hi = t->n;
+
+		if (i == keep)
+			continue;
+		while (lo < hi) {
+			uint64_t mid = lo + (hi - lo) / 2;
+
+			if (rp_cursor_peek(t->c, mid, &insn))
+				break;
+			if (insn.tsc > tsc)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		t->pos = lo;
+	}
+}
+
+/*
  * Continue either way to the nearest breakpoint hit in any thread, in time
  * order; without one, to the edge of the current thread's history.
  */
@@ -397,11 +428,15 @@ static int cont(struct server *sv, int dir)
 	} else if (sv->nbps && t->n &&
 		   !rp_search_threads(sv->s, dir, &tid, &pos, sv->bps,
 				      sv->nbps)) {
+		struct rp_insn insn;
+
 		for (i = 0; i < sv->nt; i++)
 			if (sv->t[i].tid == tid) {
 				sv->cur = i;
 				sv->t[i].pos = pos;
 			}
+		if (!rp_cursor_peek(sv->t[sv->cur].c, pos, &insn))
+			sync_threads(sv, sv->cur, insn.tsc);
 		return stop_reply(sv, NULL);
 	}
 	t->pos = dir < 0 ? 0 : t->n;
