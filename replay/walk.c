@@ -80,6 +80,14 @@ int rp_scan_psbs(struct rp_thread *t)
 
 /* ---- the decoding loop ----------------------------------------------------- */
 
+/*
+ * Instructions decoded without consuming any trace: direct jumps need no
+ * packets, so on damaged input the decoder can loop in code forever.  In a
+ * real trace an event at that address ends even a `jmp .` spin, so this
+ * many means the trace no longer matches the code.
+ */
+#define STALL_LIMIT (1u << 20)
+
 struct walk {
 	struct rp_session *s;
 	struct rp_thread *t;
@@ -322,6 +330,7 @@ static int run(struct walk *w, int status)
 {
 	/* Each resync moves past a PSB, so this many gaps end any stream. */
 	size_t resyncs = w->t->npsbs + 2;
+	uint64_t trace_off, last_off = UINT64_MAX, stall = 0;
 	struct pt_insn insn;
 	int ret;
 
@@ -335,8 +344,14 @@ static int run(struct walk *w, int status)
 		if (status >= 0) {
 			memset(&insn, 0, sizeof(insn));
 			status = pt_insn_next(w->d, &insn, sizeof(insn));
+			pt_insn_get_offset(w->d, &trace_off);
+			stall = trace_off == last_off ? stall + 1 : 0;
+			last_off = trace_off;
+			if (stall > STALL_LIMIT)
+				status = -pte_bad_insn;	/* a gap: resync */
 		}
 		if (status < 0) {
+			stall = 0;
 			if (status == -pte_eos || !resyncs--)
 				break;
 			ret = add_gap(w, status, insn.ip);
@@ -412,6 +427,7 @@ static void walk_end(struct walk *w)
 static int index_blocks(struct rp_session *s, struct rp_thread *t)
 {
 	struct rp_ckpt c0 = { 0 };
+	uint64_t trace_off, last_off = UINT64_MAX, stall = 0;
 	struct pt_config cfg;
 	struct pt_block block;
 	struct walk w;
@@ -463,6 +479,14 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 		if (block.ninsn)
 			w.in_group = false;
 		w.pos += block.ninsn;
+		/* Looping in code without consuming trace: damaged input. */
+		pt_blk_get_offset(w.bd, &trace_off);
+		stall = trace_off == last_off ? stall + block.ninsn : 0;
+		last_off = trace_off;
+		if (stall > STALL_LIMIT) {
+			ret = 1;
+			break;
+		}
 		if (s->progress && (w.pos >> 16) != ((w.pos - block.ninsn) >> 16)) {
 			uint64_t off = 0;
 
