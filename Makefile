@@ -105,7 +105,7 @@ cli-test: $(PTREC) $(MKBUNDLE)
 PROG_DIR := $(BUILD)/tests/programs
 PROGS := loops indirect plt signal jmp segv exec fork spin
 PROG_BINS := $(PROGS:%=$(PROG_DIR)/%) $(PROG_DIR)/threads $(PROG_DIR)/pipe \
-	$(PROG_DIR)/dl $(PROG_DIR)/loops-static \
+	$(PROG_DIR)/dl $(PROG_DIR)/loops-static $(PROG_DIR)/spin_static \
 	$(PROG_DIR)/libdla.so $(PROG_DIR)/libdlb.so $(PROG_DIR)/tiny
 PROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
 
@@ -126,6 +126,9 @@ $(PROG_DIR)/libdl%.so: tests/programs/dl_%.c
 $(PROG_DIR)/loops-static: tests/programs/loops.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -static -no-pie -o $@ $<
+$(PROG_DIR)/spin_static: tests/programs/spin_static.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -static -nostdlib -fno-stack-protector -o $@ $<
 $(PROG_DIR)/tiny: tests/programs/tiny.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -static -nostdlib -fno-stack-protector -o $@ $<

@@ -440,6 +440,15 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 	w.indexing = true;
 	rp_world_init(&w.world, s);
 	decoder_config(s, t, &cfg);
+	/*
+	 * libipt 2.0's block cache follows direct jumps and calls by
+	 * recursion: on damaged input that loops in code ('jmp .') without
+	 * consuming trace, it recurses until the stack overflows.  Ending a
+	 * block at every jump and call hands control back to the stall check
+	 * below on each turn of such a loop.
+	 */
+	cfg.flags.variant.block.end_on_jump = 1;
+	cfg.flags.variant.block.end_on_call = 1;
 	w.bd = pt_blk_alloc_decoder(&cfg);
 	ret = w.bd ? set_image(&w) : -RP_ERR_NOMEM;
 	if (ret)
