@@ -140,13 +140,21 @@ int rp_read_code(struct rp_session *s, uint32_t tid, uint64_t pos,
 	return n > 0 ? (int)n : -RP_ERR_NOTFOUND;
 }
 
-/* Lowest PT_LOAD address (page-aligned) and PT_DYNAMIC address of an ELF. */
-static int elf_layout(const char *path, uint64_t *lowest, uint64_t *dynamic)
+struct elf_layout {
+	uint64_t lowest;	/* lowest PT_LOAD address, page-aligned */
+	uint64_t dynamic;	/* PT_DYNAMIC address, 0 if none */
+	uint64_t entry, phoff, phnum;
+};
+
+/* What a loader and a debugger need of an ELF file's layout. */
+static int elf_layout(const char *path, struct elf_layout *l)
 {
+	GElf_Ehdr eh;
 	GElf_Phdr ph;
 	size_t k, n = 0;
 	Elf *elf;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -1;
+	uint64_t *lowest = &l->lowest, *dynamic = &l->dynamic;
 
 	if (fd < 0)
 		return -1;
@@ -154,7 +162,11 @@ static int elf_layout(const char *path, uint64_t *lowest, uint64_t *dynamic)
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	*lowest = UINT64_MAX;
 	*dynamic = 0;
-	if (elf && elf_kind(elf) == ELF_K_ELF && !elf_getphdrnum(elf, &n)) {
+	if (elf && elf_kind(elf) == ELF_K_ELF && gelf_getehdr(elf, &eh) &&
+	    !elf_getphdrnum(elf, &n)) {
+		l->entry = eh.e_entry;
+		l->phoff = eh.e_phoff;
+		l->phnum = eh.e_phnum;
 		for (k = 0; k < n; k++) {
 			if (!gelf_getphdr(elf, (int)k, &ph))
 				continue;
@@ -200,7 +212,8 @@ int rp_libraries(struct rp_session *s, uint32_t tid, uint64_t pos,
 		const struct rp_map *mp = &as->v[i];
 		const struct rp_image *im;
 		struct sym_module *m;
-		uint64_t lowest, dynamic, vaddr, bias;
+		struct elf_layout l;
+		uint64_t vaddr, bias;
 		size_t j;
 
 		if (mp->image < 0)
@@ -212,10 +225,10 @@ int rp_libraries(struct rp_session *s, uint32_t tid, uint64_t pos,
 		m = module(s, (uint32_t)mp->image + 1);
 		if (j < i || im->origin[0] != '/' || !m ||
 		    sym_offset_to_vaddr(m, mp->pgoff, &vaddr) ||
-		    elf_layout(im->path, &lowest, &dynamic))
+		    elf_layout(im->path, &l))
 			continue;
 		bias = mp->start - vaddr;
-		fn(ctx, im->origin, bias, dynamic ? bias + dynamic : 0,
+		fn(ctx, im->origin, bias, l.dynamic ? bias + l.dynamic : 0,
 		   exe && !strcmp(exe, im->origin));
 		count++;
 	}
@@ -223,68 +236,40 @@ int rp_libraries(struct rp_session *s, uint32_t tid, uint64_t pos,
 	return count;
 }
 
+
 int rp_process_entry(struct rp_session *s, uint32_t pid, uint64_t *entry,
 		     uint64_t *phdr, uint64_t *phnum)
 {
 	const char *exe = NULL;
-	uint64_t lowest = UINT64_MAX;
+	struct elf_layout l;
 	size_t i, j;
-	GElf_Ehdr eh;
-	GElf_Phdr ph;
-	Elf *elf;
-	int fd, ret = -RP_ERR_NOTFOUND;
 
 	for (i = 0; i < s->m->nprocs; i++)
 		if (s->m->procs[i].pid == pid)
 			exe = s->m->procs[i].exe;
 	if (!exe)
 		return -RP_ERR_NOTFOUND;
-	/* The last mapping of the program's first page (an exec may
-	 * replace an earlier image), and the image behind it.
+	/* The last mapping of the program's first page (an exec may replace
+	 * an earlier image): where its lowest segment was loaded.
 	 */
 	for (i = s->nrecs; i-- > 0;) {
 		const struct ptrec_sb_mmap *m = (const void *)s->recs[i];
-		char path[4096];
 
 		if (s->recs[i]->type != PTREC_SB_MMAP || m->pid != pid ||
-		    m->pgoff || m->path_len >= sizeof(path))
+		    m->pgoff || m->path_len != strlen(exe) ||
+		    memcmp(sb_mmap_path(m), exe, m->path_len))
 			continue;
-		memcpy(path, sb_mmap_path(m), m->path_len);
-		path[m->path_len] = '\0';
-		if (strcmp(path, exe))
-			continue;
-		for (j = 0; j < s->nimages; j++) {
-			if (strcmp(s->images[j].origin, exe))
-				continue;
-			fd = open(s->images[j].path, O_RDONLY | O_CLOEXEC);
-			if (fd < 0)
-				break;
-			elf_version(EV_CURRENT);
-			elf = elf_begin(fd, ELF_C_READ, NULL);
-			if (elf && gelf_getehdr(elf, &eh)) {
-				size_t k, n = 0;
+		for (j = 0; j < s->nimages; j++)
+			if (!strcmp(s->images[j].origin, exe) &&
+			    !elf_layout(s->images[j].path, &l)) {
+				uint64_t bias = m->start - l.lowest;
 
-				elf_getphdrnum(elf, &n);
-				for (k = 0; k < n; k++)
-					if (gelf_getphdr(elf, (int)k, &ph) &&
-					    ph.p_type == PT_LOAD &&
-					    ph.p_vaddr < lowest)
-						lowest = ph.p_vaddr & ~0xfffull;
-				if (lowest != UINT64_MAX) {
-					uint64_t bias = m->start - lowest;
-
-					*entry = eh.e_entry + bias;
-					*phdr = lowest + eh.e_phoff + bias;
-					*phnum = eh.e_phnum;
-					ret = 0;
-				}
+				*entry = l.entry + bias;
+				*phdr = l.lowest + l.phoff + bias;
+				*phnum = l.phnum;
+				return 0;
 			}
-			if (elf)
-				elf_end(elf);
-			close(fd);
-			break;
-		}
 		break;
 	}
-	return ret;
+	return -RP_ERR_NOTFOUND;
 }
