@@ -34,6 +34,8 @@ static void usage(FILE *f)
 		"  --ground-truth           also store every executed address\n"
 		"  --psb-period BYTES       bytes between PSB packets (default 4096)\n"
 		"  --long-tnt               long TNT packets instead of short\n"
+		"  --counter-clock          timestamps count events, not time (the\n"
+		"                           same run recorded twice gives the same trace)\n"
 		"  -p, --pid PID            attach to a running process\n"
 		"  -q, --quiet              no progress or summary\n");
 }
@@ -74,6 +76,7 @@ int rec_main(int argc, char **argv)
 		{ "ground-truth", no_argument, NULL, 'g' },
 		{ "psb-period", required_argument, NULL, 'P' },
 		{ "long-tnt", no_argument, NULL, 'L' },
+		{ "counter-clock", no_argument, NULL, 'C' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -118,6 +121,9 @@ int rec_main(int argc, char **argv)
 			break;
 		case 'L':
 			o.long_tnt = true;
+			break;
+		case 'C':
+			o.counter_clock = true;
 			break;
 		case 'p':
 			if (parse_u64(optarg, "--pid", &pid))

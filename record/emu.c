@@ -130,7 +130,7 @@ static uint64_t mono_ns(void)
  */
 static uint64_t now(struct emu *e)
 {
-	uint64_t t = mono_ns();
+	uint64_t t = e->o->counter_clock ? 0 : mono_ns();
 
 	e->clock = t > e->clock ? t : e->clock + 1;
 	return e->clock;

@@ -31,6 +31,8 @@
  * @ground_truth: also write every executed address (truth/<tid>.gt).
  * @long_tnt:	use long TNT packets (47 bits) instead of short (6).
  * @quiet:	no progress or summary on stderr.
+ * @counter_clock: timestamps count events instead of nanoseconds, so that
+ *		recording the same run twice gives the same bytes (tests).
  * @stop:	set asynchronously (SIGINT) to end recording cleanly.
  */
 struct rec_options {
@@ -43,6 +45,7 @@ struct rec_options {
 	bool ground_truth;
 	bool long_tnt;
 	bool quiet;
+	bool counter_clock;
 	volatile sig_atomic_t *stop;
 };
 

@@ -54,6 +54,18 @@ static int fetch(struct rp_session *s, struct rp_thread *t, uint64_t pos,
 			if (t->cache[i].stamp < seg->stamp)
 				seg = &t->cache[i];
 		ret = rp_materialize(s, t, k, seg);
+		if (ret == -RP_ERR_DECODE && !rp_reindex_exact(s, t)) {
+			/*
+			 * The block decoder's index disagreed with the
+			 * instruction decoder on a damaged stream: the thread
+			 * is now indexed by the latter, and positions follow.
+			 */
+			if (pos >= t->insns)
+				return -RP_ERR_RANGE;
+			k = ckpt_of(t, pos);
+			seg = &t->cache[0];
+			ret = rp_materialize(s, t, k, seg);
+		}
 		if (ret) {
 			seg->ckpt = UINT64_MAX;
 			return ret;

@@ -66,6 +66,7 @@ struct rp_thread {
 	uint64_t first_tsc, last_tsc;
 	struct rp_seg cache[RP_SEG_CACHE];
 	uint64_t clock;
+	bool exact;		/* indexed by the instruction decoder */
 };
 
 struct sym_module;
@@ -127,6 +128,13 @@ int rp_scan_psbs(struct rp_thread *t);
 
 /* Builds the index of a thread. */
 int rp_index_thread(struct rp_session *s, struct rp_thread *t);
+
+/*
+ * Rebuilds @t's index with the instruction decoder, when the faster block
+ * decoder's index turned out not to match it (damaged streams only).
+ * Returns 0, or -RP_ERR_DECODE when it already was.
+ */
+int rp_reindex_exact(struct rp_session *s, struct rp_thread *t);
 
 /* Decodes segment @k of @t into @seg. */
 int rp_materialize(struct rp_session *s, struct rp_thread *t, uint64_t k,

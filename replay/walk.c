@@ -512,25 +512,25 @@ out:
 	return ret;
 }
 
-int rp_index_thread(struct rp_session *s, struct rp_thread *t)
+/* The index from the instruction decoder, which also materializes
+ * segments, so the two always agree.
+ */
+static int index_insns(struct rp_session *s, struct rp_thread *t)
 {
 	struct rp_ckpt c0 = { 0 };
 	struct walk w;
 	int ret, status;
+	size_t k;
 
-	ret = rp_scan_psbs(t);
-	if (ret)
-		return ret;
-	ret = index_blocks(s, t);
-	if (ret <= 0)
-		return ret;
-	/* Fall back to the instruction decoder's own view of the stream. */
 	free(t->ckpts);
 	free(t->gaps);
 	t->ckpts = NULL;
 	t->gaps = NULL;
 	t->nckpts = t->ngaps = 0;
 	t->insns = 0;
+	t->exact = true;
+	for (k = 0; k < RP_SEG_CACHE; k++)
+		t->cache[k].ckpt = UINT64_MAX;
 	ret = walk_begin(&w, s, t, 0);
 	if (ret)
 		return ret;
@@ -554,6 +554,21 @@ int rp_index_thread(struct rp_session *s, struct rp_thread *t)
 	t->last_tsc = w.tsc;
 	walk_end(&w);
 	return ret;
+}
+
+int rp_index_thread(struct rp_session *s, struct rp_thread *t)
+{
+	int ret = rp_scan_psbs(t);
+
+	if (ret)
+		return ret;
+	ret = index_blocks(s, t);
+	return ret <= 0 ? ret : index_insns(s, t);
+}
+
+int rp_reindex_exact(struct rp_session *s, struct rp_thread *t)
+{
+	return t->exact ? -RP_ERR_DECODE : index_insns(s, t);
 }
 
 int rp_materialize(struct rp_session *s, struct rp_thread *t, uint64_t k,

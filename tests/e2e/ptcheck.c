@@ -9,10 +9,12 @@
  *	from the bundle's image store, through each process's address space
  *	rebuilt from the sideband: records up to the TSC of a TIP.PGE apply
  *	from that PGE on (address-space changes happen inside system calls,
- *	i.e. while PacketEn is clear).
+ *	i.e. while PacketEn is clear).  Then decodes again from each later
+ *	PSB, as a replay engine seeking in the stream does, and checks that
+ *	each such decode is a run of the ground truth.
  *
  *   ptcheck --raw PT[@SKIP] --elf FILE [--cpu F/M/S] [--mtc-freq N]
- *	     [--nom-freq N] [--cpuid-0x15 EAX/EBX] [--expect N]
+ *	     [--nom-freq N] [--cpuid-0x15 EAX/EBX] [--expect N] [--verbose]
  *	Decodes a raw stream recorded on real hardware against an ELF
  *	loaded at its own addresses and prints the instruction count
  *	(exit 1 on decode errors or when it differs from --expect).
@@ -259,23 +261,78 @@ struct chk_stats {
 	uint64_t events[32];
 };
 
-typedef int (*chk_insn_fn)(void *arg, uint64_t index, uint64_t ip);
+/* Called for each decoded instruction: returns 0 to go on, CHK_MISMATCH or
+ * CHK_STOP to end the decode.
+ */
+typedef int (*chk_insn_fn)(void *arg, const struct pt_insn_decoder *d,
+			   uint64_t index, uint64_t ip);
+
+enum { CHK_MISMATCH = 1, CHK_STOP = 2 };
+
+/* decode() from the first PSB, not from a given offset. */
+#define CHK_SYNC_FORWARD	UINT64_MAX
+
+/* libipt's event names, for --verbose (indexed by enum pt_event_type). */
+static const char *const chk_event_names[] = {
+	[ptev_enabled] = "enabled", [ptev_disabled] = "disabled",
+	[ptev_async_disabled] = "async_disabled",
+	[ptev_async_branch] = "async_branch", [ptev_paging] = "paging",
+	[ptev_async_paging] = "async_paging", [ptev_overflow] = "overflow",
+	[ptev_exec_mode] = "exec_mode", [ptev_tsx] = "tsx",
+	[ptev_stop] = "stop", [ptev_vmcs] = "vmcs",
+	[ptev_async_vmcs] = "async_vmcs", [ptev_exstop] = "exstop",
+	[ptev_mwait] = "mwait", [ptev_pwre] = "pwre", [ptev_pwrx] = "pwrx",
+	[ptev_ptwrite] = "ptwrite", [ptev_tick] = "tick", [ptev_cbr] = "cbr",
+	[ptev_mnt] = "mnt",
+};
+
+static void print_events(const struct chk_stats *st)
+{
+	unsigned int i;
+
+	printf("  events:");
+	for (i = 0; i < 32; i++) {
+		if (!st->events[i])
+			continue;
+		if (i < sizeof(chk_event_names) / sizeof(chk_event_names[0]) &&
+		    chk_event_names[i])
+			printf(" %s %" PRIu64, chk_event_names[i],
+			       st->events[i]);
+		else
+			printf(" type%u %" PRIu64, i, st->events[i]);
+	}
+	printf("\n");
+}
 
 /*
- * Decodes a whole stream; calls @fn for each instruction and @c's sideband
- * at each enable.  Returns 0 at the clean end or the first libipt error.
+ * Decodes a stream from its first PSB or from the PSB at @start; calls @fn
+ * for each instruction and applies @c's sideband at each enable (and, when
+ * starting at @start, up to that PSB's timestamp).  Returns 0 at the clean
+ * end or when @fn says CHK_STOP, CHK_MISMATCH when @fn says so, or the first
+ * libipt error.
  */
 static int decode(struct pt_config *cfg, struct pt_image *image,
-		  struct chk_ctx *c, chk_insn_fn fn, void *arg,
+		  struct chk_ctx *c, uint64_t start, chk_insn_fn fn, void *arg,
 		  struct chk_stats *st, uint64_t *err_offset)
 {
 	struct pt_insn_decoder *d = pt_insn_alloc_decoder(cfg);
-	int status;
+	uint64_t tsc;
+	int status, stop;
 
 	if (!d)
 		return -pte_nomem;
 	pt_insn_set_image(d, image);
-	status = pt_insn_sync_forward(d);
+	if (start == CHK_SYNC_FORWARD) {
+		status = pt_insn_sync_forward(d);
+	} else {
+		status = pt_insn_sync_set(d, start);
+		/* Tracing may be enabled at this PSB, with no enable event to
+		 * come: the address space is the one of the PSB's time
+		 * (changes happen only while tracing is disabled).
+		 */
+		if (status >= 0 && c && pt_insn_time(d, &tsc, NULL, NULL) >= 0)
+			advance(c, tsc);
+	}
 	while (status >= 0) {
 		struct pt_insn insn;
 
@@ -295,9 +352,14 @@ static int decode(struct pt_config *cfg, struct pt_image *image,
 		status = pt_insn_next(d, &insn, sizeof(insn));
 		if (status < 0)
 			break;
-		if (fn && fn(arg, st->insns, insn.ip))
+		stop = fn ? fn(arg, d, st->insns, insn.ip) : 0;
+		if (stop == CHK_MISMATCH)
 			goto out_mismatch;
 		st->insns++;
+		if (stop == CHK_STOP) {
+			status = 0;
+			break;
+		}
 	}
 out:
 	if (status == -pte_eos || (status >= 0 && (status & pts_eos)))
@@ -307,27 +369,38 @@ out:
 	return status;
 out_mismatch:
 	pt_insn_free_decoder(d);
-	return 1;
+	return CHK_MISMATCH;
 }
 
 /*
- * Walks every packet with libipt's packet decoder.  Returns the number of
+ * Walks every packet with libipt's packet decoder and collects the offsets
+ * of the PSBs in *@psbs (malloc'ed, *@npsbs of them).  Returns the number of
  * packets, or a negative libipt error with its offset in *@err_offset.
  */
-static int64_t check_packets(const struct pt_config *cfg, uint64_t *err_offset)
+static int64_t check_packets(const struct pt_config *cfg, uint64_t *err_offset,
+			     uint64_t **psbs, size_t *npsbs)
 {
 	struct pt_packet_decoder *d = pt_pkt_alloc_decoder(cfg);
 	struct pt_packet pkt;
+	uint64_t off = 0;
 	int64_t n = 0;
 	int ret;
 
+	*psbs = NULL;
+	*npsbs = 0;
 	if (!d)
 		return -pte_nomem;
 	ret = pt_pkt_sync_forward(d);
 	while (ret >= 0) {
+		pt_pkt_get_offset(d, &off);
 		ret = pt_pkt_next(d, &pkt, sizeof(pkt));
-		if (ret >= 0)
-			n++;
+		if (ret < 0)
+			break;
+		n++;
+		if (pkt.type == ppt_psb) {
+			*psbs = realloc(*psbs, (*npsbs + 1) * sizeof(**psbs));
+			(*psbs)[(*npsbs)++] = off;
+		}
 	}
 	pt_pkt_get_offset(d, err_offset);
 	pt_pkt_free_decoder(d);
@@ -343,14 +416,16 @@ struct chk_cmp {
 	uint64_t bad_index, bad_ip;
 };
 
-static int compare(void *arg, uint64_t index, uint64_t ip)
+static int compare(void *arg, const struct pt_insn_decoder *d,
+		   uint64_t index, uint64_t ip)
 {
 	struct chk_cmp *cmp = arg;
 
+	(void)d;
 	if (index >= cmp->n || cmp->truth[index] != ip) {
 		cmp->bad_index = index;
 		cmp->bad_ip = ip;
-		return 1;
+		return CHK_MISMATCH;
 	}
 	cmp->last[index % 5] = ip;
 	return 0;
@@ -392,6 +467,96 @@ static void reset_ctx(struct chk_ctx *c)
 	c->as = NULL;
 	c->nas = 0;
 	c->next_rec = 0;
+	c->reads = c->misses = 0;	/* --verbose counts per thread */
+}
+
+/*
+ * Every PSB must be a place where decoding can start (the replay engine
+ * indexes streams by PSB): the return-compression stack is empty there, the
+ * PSB+ carries the IP and mode.  A decode from a PSB up to the next one must
+ * be a run of the ground truth.
+ */
+struct chk_seg {
+	uint64_t next_psb;		/* stop once the decoder passed it */
+	uint64_t *ips;
+	size_t n, cap, max;
+};
+
+static int collect(void *arg, const struct pt_insn_decoder *d,
+		   uint64_t index, uint64_t ip)
+{
+	struct chk_seg *sg = arg;
+	uint64_t off;
+
+	(void)index;
+	if (sg->n == sg->cap) {
+		sg->cap = sg->cap ? 2 * sg->cap : 1024;
+		sg->ips = realloc(sg->ips, sg->cap * sizeof(*sg->ips));
+	}
+	sg->ips[sg->n++] = ip;
+	/* The decoder reads ahead, so this may stop a little late; longer
+	 * runs only make the check stricter.
+	 */
+	if (pt_insn_get_offset(d, &off) >= 0 && off > sg->next_psb)
+		return CHK_STOP;
+	return sg->n > sg->max ? CHK_STOP : 0;
+}
+
+/* Finds @s[0..@len) in @truth at or after @from; returns its index or -1. */
+static ssize_t find_run(const uint64_t *truth, size_t n, size_t from,
+			const uint64_t *s, size_t len)
+{
+	size_t j;
+
+	for (j = from; j + len <= n; j++)
+		if (!memcmp(&truth[j], s, len * sizeof(*s)))
+			return (ssize_t)j;
+	return -1;
+}
+
+/* Returns 0 when the decode from every PSB but the first is in the truth. */
+static int check_psbs(struct chk_ctx *c, struct pt_config *cfg,
+		      struct pt_image *image, const struct sb_thread *t,
+		      const uint64_t *truth, size_t n, const uint64_t *psbs,
+		      size_t npsbs, bool verbose)
+{
+	struct chk_seg sg = { .max = n };
+	size_t i, from = 0;
+	ssize_t at;
+	int ret = 0;
+
+	for (i = 1; i < npsbs && !ret; i++) {
+		struct chk_stats st = { 0 };
+		uint64_t off = 0;
+
+		reset_ctx(c);
+		c->pid = t->pid;
+		sg.n = 0;
+		sg.next_psb = i + 1 < npsbs ? psbs[i + 1] : UINT64_MAX;
+		ret = decode(cfg, image, c, psbs[i], collect, &sg, &st, &off);
+		if (ret < 0) {
+			printf("thread %u: decode from the PSB at offset "
+			       "%" PRIu64 ": error '%s' at offset %" PRIu64 "\n", t->tid,
+			       psbs[i], pt_errstr(pt_errcode(ret)), off);
+			break;
+		}
+		at = find_run(truth, n, from, sg.ips, sg.n);
+		if (at < 0) {
+			printf("thread %u: decode from the PSB at offset "
+			       "%" PRIu64 " (%zu instructions from 0x%" PRIx64
+			       ") is not a run of the ground truth after "
+			       "instruction %zu\n", t->tid, psbs[i], sg.n,
+			       sg.n ? sg.ips[0] : 0, from);
+			ret = 1;
+		} else if (verbose) {
+			printf("  PSB at offset %" PRIu64 ": %zu instructions"
+			       " from 0x%" PRIx64 " = ground truth [%zd]\n",
+			       psbs[i], sg.n, sg.n ? sg.ips[0] : 0, at);
+		}
+		from = (size_t)at;
+	}
+	free(sg.ips);
+	return ret ? 1 : 0;
 }
 
 static int check_thread(struct chk_ctx *c, const struct sb_thread *t,
@@ -402,7 +567,8 @@ static int check_thread(struct chk_ctx *c, const struct sb_thread *t,
 	struct chk_file pt;
 	struct pt_config cfg;
 	struct pt_image *image;
-	uint64_t *truth = NULL, off = 0;
+	uint64_t *truth = NULL, off = 0, *psbs = NULL, reads, misses;
+	size_t npsbs = 0;
 	char path[4096];
 	struct sb_err err;
 	int64_t packets;
@@ -434,20 +600,28 @@ static int check_thread(struct chk_ctx *c, const struct sb_thread *t,
 	cfg.end = (uint8_t *)pt.data + pt.size;
 	cmp.truth = truth;
 	cmp.n = n;
-	packets = check_packets(&cfg, &off);
+	packets = check_packets(&cfg, &off, &psbs, &npsbs);
 	if (packets < 0) {
 		printf("thread %u: packet decoder error '%s' at offset %" PRIu64
 		       "\n", t->tid, pt_errstr(pt_errcode((int)packets)), off);
 		ret = 1;
 		goto out;
 	}
-	ret = decode(&cfg, image, c, compare, &cmp, &st, &off);
-	if (ret == 1) {
-		printf("thread %u: MISMATCH at instruction %" PRIu64
-		       ": expected 0x%" PRIx64 ", decoded 0x%" PRIx64
-		       "; last matching:", t->tid, cmp.bad_index,
-		       cmp.bad_index < n ? truth[cmp.bad_index] : 0,
-		       cmp.bad_ip);
+	ret = decode(&cfg, image, c, CHK_SYNC_FORWARD, compare, &cmp, &st,
+		     &off);
+	reads = c->reads;
+	misses = c->misses;
+	if (ret == CHK_MISMATCH) {
+		if (cmp.bad_index < n)
+			printf("thread %u: MISMATCH at instruction %" PRIu64
+			       ": expected 0x%" PRIx64 ", decoded 0x%" PRIx64,
+			       t->tid, cmp.bad_index, truth[cmp.bad_index],
+			       cmp.bad_ip);
+		else
+			printf("thread %u: MISMATCH at instruction %" PRIu64
+			       ": ground truth ended, decoded 0x%" PRIx64,
+			       t->tid, cmp.bad_index, cmp.bad_ip);
+		printf("; last matching:");
 		for (i = 5; i > 0; i--)
 			if (cmp.bad_index >= (uint64_t)i)
 				printf(" 0x%" PRIx64,
@@ -462,18 +636,20 @@ static int check_thread(struct chk_ctx *c, const struct sb_thread *t,
 		       t->tid, st.insns, n);
 		ret = 1;
 	} else {
-		printf("thread %u: %zu instructions match (%" PRId64
-		       " packets)\n", t->tid, n, packets);
+		ret = check_psbs(c, &cfg, image, t, truth, n, psbs, npsbs,
+				 verbose);
+		if (!ret)
+			printf("thread %u: %zu instructions match (%" PRId64
+			       " packets, %zu PSBs, each a good sync point)\n",
+			       t->tid, n, packets, npsbs);
 	}
 	if (verbose) {
-		printf("  events:");
-		for (i = 0; i < 32; i++)
-			if (st.events[i])
-				printf(" %d:%" PRIu64, i, st.events[i]);
-		printf("\n  memory reads %" PRIu64 ", unmapped %" PRIu64 "\n",
-		       c->reads, c->misses);
+		print_events(&st);
+		printf("  memory reads %" PRIu64 ", unmapped %" PRIu64 "\n",
+		       reads, misses);
 	}
 out:
+	free(psbs);
 	pt_image_free(image);
 	munmap((void *)pt.data, pt.size);
 	free(truth);
@@ -563,6 +739,7 @@ static int check_raw(int argc, char **argv)
 	struct pt_image *image;
 	unsigned int fam = 0, mod = 0, step = 0, a, b;
 	long long expect = -1;
+	bool verbose = false;
 	uint64_t off = 0, skip = 0;
 	char ptpath[4096], *at;
 	int i, ret;
@@ -571,6 +748,10 @@ static int check_raw(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : "";
 
+		if (!strcmp(argv[i], "--verbose")) {
+			verbose = true;
+			continue;
+		}
 		if (!strcmp(argv[i], "--raw"))
 			pt = v;
 		else if (!strcmp(argv[i], "--elf"))
@@ -620,16 +801,23 @@ static int check_raw(int argc, char **argv)
 		fprintf(stderr, "ptcheck: %s: no executable segments\n", elf);
 		return 1;
 	}
-	ret = decode(&cfg, image, NULL, NULL, NULL, &st, &off);
+	ret = decode(&cfg, image, NULL, CHK_SYNC_FORWARD, NULL, NULL, &st,
+		     &off);
 	printf("%s: %" PRIu64 " instructions", ptpath, st.insns);
 	if (ret < 0)
 		printf(", decode error '%s' at offset %" PRIu64,
 		       pt_errstr(pt_errcode(ret)), off + skip);
 	printf("\n");
+	if (verbose)
+		print_events(&st);
 	pt_image_free(image);
 	if (ret < 0)
 		return 1;
-	return expect >= 0 && (long long)st.insns != expect;
+	if (expect >= 0 && (long long)st.insns != expect) {
+		printf("%s: expected %lld instructions\n", ptpath, expect);
+		return 1;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)

@@ -84,6 +84,11 @@ for p in loops indirect plt jmp; do
 	record "$p" -- "$PROGS/$p"
 done
 record long-tnt --long-tnt --psb-period 256 -- "$PROGS/loops"
+# Dense PSBs around signal delivery, thread switches and dlopen: ptcheck
+# also decodes from every PSB, as the replay engine does when it seeks.
+record psb-signal --psb-period 256 -- "$PROGS/signal"
+record psb-threads --psb-period 256 -- "$PROGS/threads"
+record psb-dl --psb-period 256 -- "$PROGS/dl" "$PROGS"
 
 record signal -- "$PROGS/signal" &&
 	has signal "SIGNAL .* signo 10 .* handled" "SIGUSR1 recorded as handled"
@@ -245,6 +250,51 @@ PY
 		ok "missing image: a gap naming the address"
 	else
 		bad "missing image"
+	fi
+	# ptcheck itself must notice: a checker that passes everything proves
+	# nothing.
+	if ! "$PTCHECK" "$tmp/noimage" >"$tmp/log" 2>&1 &&
+		grep -q "decode error 'no memory mapped at this address'" \
+			"$tmp/log"; then
+		ok "ptcheck: a missing image is a decode error"
+	else
+		bad "ptcheck: a missing image not reported"
+	fi
+fi
+
+# ptcheck against a ground truth with one address changed, and with the
+# last address dropped (manifest size updated so the bundle still loads).
+if [ -d "$tmp/loops" ]; then
+	cp -r "$tmp/loops" "$tmp/badtruth"
+	cp -r "$tmp/loops" "$tmp/shorttruth"
+	python3 - "$tmp" <<'PY'
+import glob, json, os, struct, sys
+d = sys.argv[1]
+gt = glob.glob(d + '/badtruth/truth/*.gt')[0]
+b = bytearray(open(gt, 'rb').read())
+o = 16 + 8 * 1000			# header, then 8-byte addresses
+struct.pack_into('<Q', b, o, struct.unpack_from('<Q', b, o)[0] + 1)
+open(gt, 'wb').write(b)
+gt = glob.glob(d + '/shorttruth/truth/*.gt')[0]
+b = open(gt, 'rb').read()[:-8]
+open(gt, 'wb').write(b)
+m = json.load(open(d + '/shorttruth/manifest.json'))
+for f in m['files']:
+    if f['path'] == os.path.relpath(gt, d + '/shorttruth'):
+        f['size'] = len(b)
+json.dump(m, open(d + '/shorttruth/manifest.json', 'w'), indent=2)
+PY
+	if ! "$PTCHECK" "$tmp/badtruth" >"$tmp/log" 2>&1 &&
+		grep -q "MISMATCH at instruction 1000: expected" "$tmp/log"; then
+		ok "ptcheck: a wrong address in the ground truth is found at its index"
+	else
+		bad "ptcheck: wrong ground-truth address not found"
+	fi
+	if ! "$PTCHECK" "$tmp/shorttruth" >"$tmp/log" 2>&1 &&
+		grep -q "ground truth ended" "$tmp/log"; then
+		ok "ptcheck: a ground truth one instruction short is found"
+	else
+		bad "ptcheck: short ground truth not found"
 	fi
 fi
 

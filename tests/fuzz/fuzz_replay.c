@@ -30,6 +30,7 @@ static void reset(struct rp_thread *t)
 	t->gaps = NULL;
 	t->npsbs = t->nckpts = t->ngaps = 0;
 	t->insns = 0;
+	t->exact = false;
 	for (k = 0; k < RP_SEG_CACHE; k++) {
 		free(t->cache[k].insns);
 		t->cache[k].insns = NULL;

@@ -34,7 +34,7 @@ int main(int argc, char **argv)
 
 	fa = call(dir, "libdla.so", &a);
 	fb = call(dir, "libdlb.so", &b);
-	printf("dl a=%d b=%d %s\n", a, b, fa == fb ? "same address" :
-	       "different addresses");
+	printf("dl a=%d at %p, b=%d at %p: %s\n", a, fa, b, fb,
+	       fa == fb ? "same address" : "different addresses");
 	return fa && fb && fa == fb && a == 41 && b == 59 ? 0 : 2;
 }
