@@ -86,6 +86,13 @@ $(BUILD)/tests/unit/record/%: tests/unit/record/%.c $(REC_LIB_OBJS) $(SB_LIB)
 		$(REC_LIB_OBJS) $(SB_LIB) $(LIBS_RECORD) $(LIBS_SIDEBAND) \
 		-lcriterion
 
+# test_disasm links the one module it tests; it runs gcc, gdb and objcopy.
+$(BUILD)/tests/unit/replay/test_disasm: tests/unit/replay/test_disasm.c \
+		$(BUILD)/replay/disasm.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< \
+		$(BUILD)/replay/disasm.o -lopcodes -lbfd -lelf -lcriterion
+
 $(BUILD)/tests/unit/%: tests/unit/%.c $(SB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< \
