@@ -93,6 +93,22 @@ $(BUILD)/tests/unit/replay/test_disasm: tests/unit/replay/test_disasm.c \
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< \
 		$(BUILD)/replay/disasm.o -lopcodes -lbfd -lelf -lcriterion
 
+# test_symbols links the one module it tests and reads ELF fixtures that
+# fixtures/build.sh compiles with gcc (never sanitized); it runs binutils
+# and gdb.
+RP_SYMFIX := $(BUILD)/tests/unit/replay/fixtures
+$(RP_SYMFIX)/.stamp: tests/unit/replay/fixtures/build.sh \
+		tests/unit/replay/fixtures/symfix.c \
+		tests/unit/replay/fixtures/symfixlib.c
+	tests/unit/replay/fixtures/build.sh $(RP_SYMFIX)
+	@touch $@
+$(BUILD)/tests/unit/replay/test_symbols: tests/unit/replay/test_symbols.c \
+		$(BUILD)/replay/symbols.o $(RP_SYMFIX)/.stamp
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
+		-DRP_FIXTURES='"$(CURDIR)/$(RP_SYMFIX)"' -DRP_SRCDIR='"$(CURDIR)"' \
+		$(LDFLAGS) -o $@ $< $(BUILD)/replay/symbols.o -ldw -lelf -lcriterion
+
 $(BUILD)/tests/unit/%: tests/unit/%.c $(SB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< \
