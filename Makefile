@@ -26,7 +26,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes \
 	-Wstrict-prototypes -Wformat=2 -Wno-format-nonliteral
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(EXTRA_CFLAGS)
 ALL_CPPFLAGS := -D_GNU_SOURCE -DPTREC_VERSION='"$(VERSION)"' -Isideband -Irecord \
-	-Ireplay \
+	-Ireplay -Ikmod \
 	$(CPPFLAGS)
 LIBS_SIDEBAND := -ljansson -ldw -lelf
 
@@ -273,8 +273,15 @@ $(BENCH_REPLAY): tests/bench/bench_replay.c $(RP_LIB_OBJS) $(SB_LIB)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(RP_LIB_OBJS) \
 		$(SB_LIB) $(LIBS_REPLAY) $(LIBS_SIDEBAND)
 
+# Larger areas (the kernel module, importers, scale tools) keep their rules
+# in mk/*.mk, included here; each adds its suites to CHECK_EXTRA and its
+# benchmarks to BENCH_EXTRA.
+CHECK_EXTRA :=
+BENCH_EXTRA :=
+include $(sort $(wildcard mk/*.mk))
+
 bench: all $(BUILD)/tests/bench/steploop $(BUILD)/tests/bench/workload \
-		$(BENCH_REPLAY)
+		$(BENCH_REPLAY) $(BENCH_EXTRA)
 	./scripts/bench-record $(BUILD)
 	./scripts/bench-replay $(BUILD)
 
@@ -284,7 +291,7 @@ asan:
 		EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 		LDFLAGS="-fsanitize=address,undefined" unit cli-test e2e
 
-check: all unit cli-test e2e gdb-test install-check asan fuzz
+check: all unit cli-test e2e gdb-test $(CHECK_EXTRA) install-check asan fuzz
 	@echo "make check: all suites passed"
 
 deps:
