@@ -26,7 +26,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes \
 	-Wstrict-prototypes -Wformat=2 -Wno-format-nonliteral
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(EXTRA_CFLAGS)
 ALL_CPPFLAGS := -D_GNU_SOURCE -DPTREC_VERSION='"$(VERSION)"' -Isideband -Irecord \
-	-Ireplay -Ikmod \
+	-Ireplay -Ikmod -Icli \
 	$(CPPFLAGS)
 LIBS_SIDEBAND := -ljansson -ldw -lelf
 

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli_args.h"
 #include "record.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -38,19 +39,6 @@ static void usage(FILE *f)
 		"                           same run recorded twice gives the same trace)\n"
 		"  -p, --pid PID            attach to a running process\n"
 		"  -q, --quiet              no progress or summary\n");
-}
-
-static int parse_u64(const char *arg, const char *opt, uint64_t *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(arg, &end, 0);
-	if (errno || !*arg || *end || *arg == '-') {
-		fprintf(stderr, "ptrec record: %s %s: not a number\n", opt, arg);
-		return -1;
-	}
-	return 0;
 }
 
 /* PROGRAM.ptrec, or PROGRAM.ptrec-2, ... when taken. */
@@ -104,14 +92,16 @@ int rec_main(int argc, char **argv)
 			o.start_at = optarg;
 			break;
 		case 'm':
-			if (parse_u64(optarg, "--max-insns", &o.max_insns))
+			if (cli_parse_u64("ptrec record", "--max-insns", optarg,
+					  &o.max_insns))
 				return 2;
 			break;
 		case 'g':
 			o.ground_truth = true;
 			break;
 		case 'P':
-			if (parse_u64(optarg, "--psb-period", &o.psb_period))
+			if (cli_parse_u64("ptrec record", "--psb-period", optarg,
+					  &o.psb_period))
 				return 2;
 			if (o.psb_period < 256) {
 				fprintf(stderr, "ptrec record: --psb-period %s: at least 256\n",
@@ -126,7 +116,8 @@ int rec_main(int argc, char **argv)
 			o.counter_clock = true;
 			break;
 		case 'p':
-			if (parse_u64(optarg, "--pid", &pid))
+			if (cli_parse_u64("ptrec record", "--pid", optarg,
+					  &pid))
 				return 2;
 			if (!pid || pid > INT32_MAX) {
 				fprintf(stderr, "ptrec record: --pid %s: no such process\n",

@@ -11,6 +11,7 @@
 
 #include "rp_internal.h"
 #include "replay_cli.h"
+#include "cli_args.h"
 
 static const char *const gap_reasons[] = {
 	[RP_GAP_DECODE] = "decode error",
@@ -169,13 +170,19 @@ int rp_cli_insns(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't':
-			tid = strtol(optarg, NULL, 0);
+			if (cli_parse_tid("ptrec insns", "--thread", optarg,
+					  &tid))
+				return 2;
 			break;
 		case 'f':
-			from = strtoull(optarg, NULL, 0);
+			if (cli_parse_u64("ptrec insns", "--from", optarg,
+					  &from))
+				return 2;
 			break;
 		case 'c':
-			count = strtoull(optarg, NULL, 0);
+			if (cli_parse_u64("ptrec insns", "--count", optarg,
+					  &count))
+				return 2;
 			break;
 		case 'F':
 			addr_only = !strcmp(optarg, "addr");

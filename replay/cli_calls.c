@@ -13,6 +13,7 @@
 
 #include "rp_internal.h"
 #include "replay_cli.h"
+#include "cli_args.h"
 
 int rp_cli_calls(int argc, char **argv)
 {
@@ -34,7 +35,9 @@ int rp_cli_calls(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't':
-			tid = strtol(optarg, NULL, 0);
+			if (cli_parse_tid("ptrec calls", "--thread", optarg,
+					  &tid))
+				return 2;
 			break;
 		case 'c':
 			tree = true;
@@ -238,7 +241,9 @@ int rp_cli_export(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't':
-			tid = strtol(optarg, NULL, 0);
+			if (cli_parse_tid("ptrec export", "--thread", optarg,
+					  &tid))
+				return 2;
 			break;
 		case 'F':
 			format = optarg;

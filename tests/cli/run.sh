@@ -95,5 +95,25 @@ printf 'garbage' >"$tmp/garbage"
 expect_fail "not a sideband stream" 1 "not a ptrec sideband stream" \
 	"$PTREC" dump "$tmp/garbage"
 
+# Numbers in options are parsed whole: junk is refused, naming the option,
+# never read as a prefix ("10x" as 10) or as 0 ("abc").
+fresh
+expect_fail "insns --count with junk" 2 "ptrec insns: --count 10x: not a number" \
+	"$PTREC" insns "$tmp/b" --count 10x
+expect_fail "insns --from negative" 2 "ptrec insns: --from -1: not a number" \
+	"$PTREC" insns "$tmp/b" --from -1
+expect_fail "insns --thread not a number" 2 "ptrec insns: --thread abc: not a number" \
+	"$PTREC" insns "$tmp/b" --thread abc
+expect_fail "insns --thread zero" 2 "ptrec insns: --thread 0: not a thread id" \
+	"$PTREC" insns "$tmp/b" --thread 0
+expect_fail "calls --thread too large" 2 "ptrec calls: --thread 4294967296: not a thread id" \
+	"$PTREC" calls "$tmp/b" --thread 4294967296
+expect_fail "export --thread with junk" 2 "ptrec export: --thread 7q: not a number" \
+	"$PTREC" export "$tmp/b" --format=jsonl -o "$tmp/x.jsonl" --thread 7q
+expect_fail "record --max-insns overflow" 2 "ptrec record: --max-insns 99999999999999999999: out of range" \
+	"$PTREC" record --max-insns 99999999999999999999 -- /bin/true
+expect_fail "record --psb-period with blank" 2 "ptrec record: --psb-period  4096: not a number" \
+	"$PTREC" record --psb-period " 4096" -- /bin/true
+
 echo "1..$n"
 [ "$fails" -eq 0 ] || { echo "$fails of $n CLI tests failed"; exit 1; }
