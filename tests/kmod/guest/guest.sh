@@ -1,0 +1,68 @@
+#!/bin/sh
+# The kmod suite inside the guest.  Prints TAP lines without numbers
+# ("ok - ...", "not ok - ...", "# ..."); the host numbers them, adds its
+# own checks of the files left in /out, and prints the plan.
+mode=${1:-test}
+cd /kq || exit 1
+export PATH=/bin:/kq/bin
+
+ok() { echo "ok - $1"; }
+bad() {
+	echo "not ok - $1"
+	[ -f /tmp/log ] && sed 's/^/#   /' /tmp/log | tail -20
+	return 0
+}
+# check DESC CMD...: ok when CMD succeeds; its output is the diagnostic.
+check() {
+	d=$1
+	shift
+	if "$@" >/tmp/log 2>&1; then ok "$d"; else bad "$d"; fi
+}
+# dmesg_since MARK: kernel log lines after the line containing MARK.
+mark() { echo "kq-mark $1" >/dev/kmsg; }
+dmesg_since() { dmesg | sed -n "/kq-mark $1\$/,\$p"; }
+
+# ---- the harness's own module ------------------------------------------
+
+selftest() {
+	mark self
+	if insmod /kq/kqselftest.ko 2>/tmp/log; then
+		bad "selftest: loading without sim=1 fails"
+		rmmod kqselftest
+	else
+		ok "selftest: loading without sim=1 fails"
+	fi
+	dmesg_since self >/tmp/log
+	if grep -q 'kqselftest: no unit (load with sim=1)' /tmp/log; then
+		ok "selftest: the kernel log says why"
+	else
+		bad "selftest: the kernel log says why"
+	fi
+	check "selftest: loading with sim=1 works" insmod /kq/kqselftest.ko sim=1
+	check "selftest: the module is listed" grep -q '^kqselftest ' /proc/modules
+	check "selftest: unloading works" rmmod kqselftest
+	if grep -q '^kqselftest ' /proc/modules; then
+		bad "selftest: the module is gone after rmmod"
+	else
+		ok "selftest: the module is gone after rmmod"
+	fi
+	check "selftest: both CPUs are online" \
+		sh -c 'test "$(nproc)" = 2'
+}
+
+case $mode in
+test)
+	selftest
+	if [ -f /kq/ptrec.ko ]; then
+		. /kq/tests-ptrec.sh
+		ptrec_tests
+	else
+		echo "ok - ptrec.ko tests # SKIP kmod/ptrec.ko not built"
+	fi
+	;;
+bench)
+	. /kq/tests-ptrec.sh
+	ptrec_bench
+	;;
+esac
+echo "# guest done"

@@ -1,0 +1,148 @@
+#!/bin/sh
+# The kmod suite: boots the Debian cloud kernel in QEMU (TCG, 2 CPUs) with
+# a busybox initramfs holding the module, the static guest programs and
+# guest/guest.sh; the guest writes its results as a tar archive onto a raw
+# virtio disk, and the host numbers the guest's TAP lines and checks the
+# files (kernel log, traces, sideband) itself.  One boot for the suite.
+#
+#   KQ_KERNEL   directory the kernel image package was unpacked into
+#   KQ_KVER     its release (6.1.0-N-cloud-amd64)
+#   KQ_SELFTEST the harness's own module (selftest/kqselftest.ko)
+#   KQ_GUEST    directory of static guest programs
+#   PTREC_KO    kmod/ptrec.ko (tests skipped when absent)
+#   KQ_CHECK    host checker of traces and sideband (check.c)
+#   KQ_PTREC    the ptrec binary, run in the guest with its libraries
+#   KQ_MODE     test (default) or bench
+#   KQ_KEEP     directory to keep the results in (default: removed)
+set -u
+: "${KQ_KERNEL:?}" "${KQ_KVER:?}" "${KQ_SELFTEST:?}" "${KQ_GUEST:?}"
+mode=${KQ_MODE:-test}
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d /tmp/ptrec-kmod-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+fails=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+bad() {
+	n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"
+	[ -f "$tmp/log" ] && sed 's/^/#   /' "$tmp/log" | tail -30
+	return 0
+}
+die() { echo "not ok - $1"; echo "1..$((n + 1))"; exit 1; }
+
+kmods=$KQ_KERNEL/lib/modules/$KQ_KVER/kernel
+vmlinuz=$KQ_KERNEL/boot/vmlinuz-$KQ_KVER
+[ -f "$vmlinuz" ] || die "no kernel at $vmlinuz"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing"
+bb=$(command -v busybox) || die "busybox missing"
+# ldd fails on a static binary
+ldd "$bb" >/dev/null 2>&1 && die "$bb is not static (install busybox-static)"
+
+# ---- the initramfs -------------------------------------------------------
+
+root=$tmp/root
+mkdir -p "$root/bin" "$root/kq/bin" "$root/kq/mod"
+cp "$bb" "$root/bin/busybox"
+cp "$here/guest/init" "$root/init"
+cp "$here/guest/guest.sh" "$here/guest/tests-ptrec.sh" "$root/kq/"
+cp "$KQ_SELFTEST" "$root/kq/kqselftest.ko"
+if [ -n "${PTREC_KO:-}" ] && [ -f "$PTREC_KO" ]; then
+	cp "$PTREC_KO" "$root/kq/ptrec.ko"
+fi
+for f in "$KQ_GUEST"/*; do
+	[ -f "$f" ] && [ -x "$f" ] && cp "$f" "$root/kq/bin/"
+done
+
+# modules of the image, dependencies first (read from .modinfo, since the
+# package ships no modules.dep)
+modfile() { find "$kmods" -name "$1.ko" | head -1; }
+order=""
+addmod() {
+	local f deps d
+	case " $order " in *" $1 "*) return 0 ;; esac
+	f=$(modfile "$1")
+	[ -n "$f" ] || die "module $1 not in the kernel image"
+	deps=$(objcopy -O binary --only-section=.modinfo "$f" /dev/stdout |
+		tr '\0' '\n' | sed -n 's/^depends=//p' | tr ',' ' ')
+	for d in $deps; do addmod "$d"; done
+	case " $order " in *" $1 "*) return 0 ;; esac
+	order="$order $1"
+	cp "$f" "$root/kq/mod/"
+}
+for m in virtio_pci virtio_blk; do addmod "$m"; done
+echo "$order" | tr ' ' '\n' | sed '/^$/d' >"$root/kq/modules.order"
+
+# the dynamic ptrec binary with the libraries ldd names
+if [ -n "${KQ_PTREC:-}" ] && [ -x "$KQ_PTREC" ]; then
+	cp "$KQ_PTREC" "$root/kq/bin/ptrec"
+	ldd "$KQ_PTREC" | sed -n 's/.*=> \(\/[^ ]*\).*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p' |
+	while read -r lib; do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+fi
+
+(cd "$root" && find . | cpio -o -H newc -R 0:0 --quiet) >"$tmp/initrd.cpio" ||
+	die "cannot build the initramfs"
+
+# ---- boot ----------------------------------------------------------------
+
+truncate -s 1G "$tmp/disk.img"
+start=$(date +%s)
+timeout "${KQ_TIMEOUT:-900}" qemu-system-x86_64 -accel tcg -cpu max -smp 2 \
+	-m 1024 -nodefaults -no-reboot -display none -monitor none \
+	-kernel "$vmlinuz" -initrd "$tmp/initrd.cpio" \
+	-append "console=ttyS0 quiet panic=-1 kqmode=$mode" \
+	-serial "file:$tmp/console.log" \
+	-drive "file=$tmp/disk.img,format=raw,if=virtio" >"$tmp/qemu.log" 2>&1
+rc=$?
+echo "# guest ran $(($(date +%s) - start)) s (qemu exit $rc)"
+res=$tmp/out
+mkdir -p "$res"
+if [ $rc -ne 0 ] || ! tar -xf "$tmp/disk.img" -C "$res" 2>"$tmp/log" ||
+	[ ! -f "$res/guest.tap" ]; then
+	cat "$tmp/qemu.log" >>"$tmp/log"
+	tail -40 "$tmp/console.log" >>"$tmp/log"
+	bad "the guest booted, ran the suite and wrote its results"
+	echo "1..$n"
+	exit 1
+fi
+ok "the guest booted, ran the suite and wrote its results"
+[ -n "${KQ_KEEP:-}" ] && { rm -rf "$KQ_KEEP"; cp -r "$res" "$KQ_KEEP"; }
+
+# ---- the guest's TAP lines, numbered ---------------------------------------
+
+while IFS= read -r line; do
+	case $line in
+	"ok - "*)
+		n=$((n + 1)); echo "ok $n - ${line#ok - }" ;;
+	"not ok - "*)
+		n=$((n + 1)); fails=$((fails + 1))
+		echo "not ok $n - ${line#not ok - }" ;;
+	*) echo "$line" ;;
+	esac
+done <"$res/guest.tap"
+grep -q '^# guest done$' "$res/guest.tap" || {
+	rm -f "$tmp/log"
+	bad "the guest suite ran to its end"
+}
+
+# ---- host checks of what the guest left --------------------------------------
+
+# A warning, oops, BUG or lockdep report anywhere in the kernel's log
+# (console and dmesg) fails the suite.
+kbad='WARNING:|Oops|BUG:|BUG |general protection|Call Trace|lockdep|possible circular|INFO: task .* blocked|Kernel panic|RIP:|refcount_t|list_(add|del) corruption|UBSAN'
+grep -E "$kbad" "$res/dmesg.txt" "$tmp/console.log" >"$tmp/log" 2>&1
+if [ -s "$tmp/log" ]; then
+	bad "the kernel log has no warning, oops, BUG or lockdep report"
+else
+	ok "the kernel log has no warning, oops, BUG or lockdep report"
+fi
+
+if [ -f "$here/host-checks.sh" ]; then
+	. "$here/host-checks.sh"
+	host_checks "$res"
+fi
+
+echo "1..$n"
+[ "$fails" -eq 0 ] || { echo "$fails of $n kmod tests failed"; exit 1; }
