@@ -30,11 +30,20 @@ $(KQ_DIR)/guest/%: tests/kmod/guest/%.c kmod/uapi/ptrec.h \
 KQ_RUN = KQ_KERNEL=$(KQ_DIR)/kernel \
 	KQ_KVER=$$($(KQ_FETCH) $(KQ_DIR)/kernel) \
 	KQ_SELFTEST=$(KQ_SELFTEST) KQ_GUEST=$(KQ_DIR)/guest \
-	PTREC_KO=$(KQ_PTREC_KO) PTREC=$(PTREC) tests/kmod/run.sh
+	PTREC_KO=$(KQ_PTREC_KO) KQ_CHECK=$(KQ_CHECK) KQ_PTREC=$(PTREC) \
+	tests/kmod/run.sh
 
 .PHONY: kmod-test kmod-bench
-kmod-test: $(KQ_SELFTEST) $(KQ_GUEST_BINS) $(KQ_KMOD_DEP)
+kmod-test: $(KQ_SELFTEST) $(KQ_GUEST_BINS) $(KQ_CHECK) $(PTREC) \
+		$(KQ_KMOD_DEP)
 	@mkdir -p $(KQ_DIR)/guest
 	$(KQ_RUN)
 
 CHECK_EXTRA += kmod-test
+
+# Host side: checks the traces and sideband the guest brings back.
+KQ_CHECK := $(KQ_DIR)/kqcheck
+$(KQ_CHECK): tests/kmod/kqcheck.c $(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(SB_LIB) \
+		-lipt $(LIBS_SIDEBAND)

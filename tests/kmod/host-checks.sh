@@ -1,0 +1,46 @@
+# Sourced by run.sh after the guest ran: checks of the traces the guest
+# brought back in $1, with kqcheck (TAP lines without numbers, numbered by
+# relay()).
+
+host_checks() {
+	res=$1
+	[ -f "$res/work/rc" ] || return 0
+	if [ -z "${KQ_CHECK:-}" ] || [ ! -x "$KQ_CHECK" ]; then
+		rm -f "$tmp/log"
+		bad "host: kqcheck missing"
+		return 0
+	fi
+	for t in work keep ring stop detach; do
+		[ -f "$res/$t/rc" ] || continue
+		if [ "$(cat "$res/$t/rc")" != 0 ]; then
+			# the guest already failed it; say why once more
+			echo "# $t: kqtrace exit $(cat "$res/$t/rc"):"
+			sed 's/^/#   /' "$res/$t/log" | tail -5
+		fi
+		case $t in
+		work) opts="--worklog $res/work/worklog" ;;
+		keep) opts="--no-loss" ;;
+		ring) opts="--expect-loss wrap" ;;
+		stop) opts="--expect-loss full --stopped" ;;
+		*) opts="" ;;
+		esac
+		# shellcheck disable=SC2086 # options are words
+		"$KQ_CHECK" "$t" "$res/$t" $opts >"$tmp/check" 2>&1
+		relay <"$tmp/check"
+	done
+	if [ -d "$res/rec" ] && [ -n "${KQ_PTREC:-}" ]; then
+		if "$KQ_PTREC" info "$res/rec" >"$tmp/log" 2>&1; then
+			ok "ptrec info reads the bundle ptrec record --backend=kmod wrote in the guest"
+		else
+			bad "ptrec info reads the bundle ptrec record --backend=kmod wrote in the guest"
+		fi
+		if "$KQ_PTREC" dump "$res/rec" >"$tmp/dump" 2>"$tmp/log" &&
+			grep -q SWITCH_IN "$tmp/dump" &&
+			grep -q MMAP "$tmp/dump"; then
+			ok "ptrec dump shows the bundle's switch and mmap records"
+		else
+			cp "$tmp/dump" "$tmp/log" 2>/dev/null
+			bad "ptrec dump shows the bundle's switch and mmap records"
+		fi
+	fi
+}

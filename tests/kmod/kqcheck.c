@@ -1,0 +1,777 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * kqcheck: host-side checks of what guest/kqtrace left from one traced run
+ * of the simulated PT unit.  Prints TAP lines without numbers.
+ *
+ * kqcheck NAME DIR [--worklog LOG] [--no-loss] [--expect-loss REASON]
+ *         [--stopped]
+ *
+ * - the sideband is a valid sideband stream (sideband/ reader: format,
+ *   time order);
+ * - per thread, trace message offsets are contiguous except where
+ *   PTREC_SB_LOST records of that thread account for every skipped byte;
+ *   stats agree with the messages and the LOST records;
+ * - every thread's stream decodes with libipt's packet decoder; its PTW
+ *   payloads all carry its own tid (tid << 32 | sequence) with consecutive
+ *   sequence numbers inside every stretch without loss;
+ * - SWITCH_IN/SWITCH_OUT alternate per thread on one CPU, never two traced
+ *   threads in on one CPU, and every TSC packet of a thread falls inside
+ *   one of its switch-in..switch-out intervals;
+ * - with --worklog (guest/kqwork's log): the threads it names have
+ *   streams, its mmaps and munmap have matching MMAP/MUNMAP records, and
+ *   some thread ran on both CPUs.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <intel-pt.h>
+
+#include "sideband.h"
+
+#define KQ_MAX_THREADS	256
+#define KQ_MAX_MSGS	(1 << 20)
+#define KQ_MAX_LOST	65536
+#define KQ_MAX_SW	(1 << 20)
+
+struct kq_msg {
+	uint32_t tid;
+	uint32_t len;
+	uint64_t offset;
+	uint64_t fileoff;
+};
+
+struct kq_lost {
+	uint32_t tid;
+	uint32_t reason;
+	uint64_t bytes;
+	uint64_t offset;
+	int used;
+};
+
+struct kq_sw {
+	uint32_t tid;
+	uint32_t cpu;
+	uint16_t type;
+	uint64_t time;
+};
+
+struct kq_thread {
+	uint32_t tid;
+	uint64_t ptws;
+	uint64_t tscs;
+	uint64_t tsc_outside;
+	uint64_t first_bad_tsc;
+	int cpus;		/* bit per CPU it switched in on */
+};
+
+static const char *kq_name;
+static int kq_fails;
+static struct kq_msg *kq_msgs;
+static size_t kq_nmsgs;
+static struct kq_lost kq_losts[KQ_MAX_LOST];
+static size_t kq_nlost;
+static struct kq_sw *kq_sws;
+static size_t kq_nsws;
+static struct kq_thread kq_threads[KQ_MAX_THREADS];
+static size_t kq_nthreads;
+static uint32_t kq_pid;
+
+struct kq_mmap_rec {
+	uint32_t pid;
+	uint64_t start, len, pgoff;
+	uint32_t prot, mflags;
+	char path[256];
+};
+static struct kq_mmap_rec kq_mmaps[4096];
+static size_t kq_nmmaps;
+static struct {
+	uint64_t start, len;
+} kq_munmaps[4096];
+static size_t kq_nmunmaps;
+static size_t kq_type_count[PTREC_SB_TYPE_COUNT + 1];
+
+static void __attribute__((format(printf, 2, 3)))
+kq_result(int good, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s - %s: ", good ? "ok" : "not ok", kq_name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (!good)
+		kq_fails++;
+}
+
+static void __attribute__((format(printf, 1, 2))) kq_diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("#   ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+static struct kq_thread *kq_thread(uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < kq_nthreads; i++)
+		if (kq_threads[i].tid == tid)
+			return &kq_threads[i];
+	if (kq_nthreads == KQ_MAX_THREADS) {
+		fprintf(stderr, "kqcheck: too many threads\n");
+		exit(2);
+	}
+	kq_threads[kq_nthreads].tid = tid;
+	return &kq_threads[kq_nthreads++];
+}
+
+static void *kq_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf = NULL;
+	size_t cap = 0, n = 0, got;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 65536;
+			buf = realloc(buf, cap);
+			if (!buf)
+				exit(2);
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		if (!got)
+			break;
+		n += got;
+	}
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+/* ---- sideband ----------------------------------------------------------- */
+
+static int kq_load_sideband(const char *dir)
+{
+	const struct ptrec_sb_header *h;
+	struct sb_reader *r;
+	struct sb_err err = { "" };
+	char path[4096];
+	size_t n = 0;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/sideband", dir);
+	rc = sb_reader_open(&r, path, &err);
+	if (rc) {
+		kq_result(0, "the sideband is a valid stream");
+		kq_diag("%s", err.msg);
+		return -1;
+	}
+	while ((rc = sb_reader_next(r, &h, &err)) == 1) {
+		n++;
+		kq_type_count[h->type < PTREC_SB_TYPE_COUNT ? h->type :
+			      PTREC_SB_TYPE_COUNT]++;
+		switch (h->type) {
+		case PTREC_SB_LOST: {
+			const struct ptrec_sb_lost *l = (const void *)h;
+
+			if (kq_nlost < KQ_MAX_LOST) {
+				kq_losts[kq_nlost].tid = l->tid;
+				kq_losts[kq_nlost].reason = l->reason;
+				kq_losts[kq_nlost].bytes = l->bytes;
+				kq_losts[kq_nlost].offset = l->offset;
+				kq_nlost++;
+			}
+			break;
+		}
+		case PTREC_SB_SWITCH_IN:
+		case PTREC_SB_SWITCH_OUT: {
+			const struct ptrec_sb_switch *s = (const void *)h;
+
+			if (kq_nsws < KQ_MAX_SW) {
+				kq_sws[kq_nsws].tid = s->tid;
+				kq_sws[kq_nsws].cpu = s->cpu;
+				kq_sws[kq_nsws].type = h->type;
+				kq_sws[kq_nsws].time = h->time;
+				kq_nsws++;
+			}
+			break;
+		}
+		case PTREC_SB_MMAP: {
+			const struct ptrec_sb_mmap *m = (const void *)h;
+			struct kq_mmap_rec *k = &kq_mmaps[kq_nmmaps];
+			size_t pl = m->path_len < sizeof(k->path) - 1 ?
+				    m->path_len : sizeof(k->path) - 1;
+
+			if (kq_nmmaps == sizeof(kq_mmaps) / sizeof(*k))
+				break;
+			k->pid = m->pid;
+			k->start = m->start;
+			k->len = m->len;
+			k->pgoff = m->pgoff;
+			k->prot = m->prot;
+			k->mflags = m->mflags;
+			memcpy(k->path, sb_mmap_path(m), pl);
+			k->path[pl] = 0;
+			kq_nmmaps++;
+			break;
+		}
+		case PTREC_SB_MUNMAP: {
+			const struct ptrec_sb_munmap *m = (const void *)h;
+
+			if (kq_nmunmaps < sizeof(kq_munmaps) /
+			    sizeof(*kq_munmaps)) {
+				kq_munmaps[kq_nmunmaps].start = m->start;
+				kq_munmaps[kq_nmunmaps].len = m->len;
+				kq_nmunmaps++;
+			}
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	sb_reader_close(r);
+	if (rc < 0) {
+		kq_result(0, "the sideband is a valid stream");
+		kq_diag("%s", err.msg);
+		return -1;
+	}
+	kq_result(1, "the sideband is a valid stream (%zu records: %zu "
+		  "SWITCH_IN, %zu SWITCH_OUT, %zu MMAP, %zu THREAD_START, %zu "
+		  "LOST)", n, kq_type_count[PTREC_SB_SWITCH_IN],
+		  kq_type_count[PTREC_SB_SWITCH_OUT],
+		  kq_type_count[PTREC_SB_MMAP],
+		  kq_type_count[PTREC_SB_THREAD_START],
+		  kq_type_count[PTREC_SB_LOST]);
+	return 0;
+}
+
+/* ---- trace messages and losses ----------------------------------------- */
+
+static int kq_load_index(const char *dir)
+{
+	char path[4096];
+	unsigned long long off, fileoff, time;
+	unsigned int tid, len;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/index", dir);
+	f = fopen(path, "r");
+	if (!f) {
+		kq_result(0, "the tracer wrote its index");
+		return -1;
+	}
+	while (fscanf(f, "%u %llu %u %llu %llu", &tid, &off, &len, &fileoff,
+		      &time) == 5) {
+		if (kq_nmsgs == KQ_MAX_MSGS)
+			break;
+		kq_msgs[kq_nmsgs].tid = tid;
+		kq_msgs[kq_nmsgs].offset = off;
+		kq_msgs[kq_nmsgs].len = len;
+		kq_msgs[kq_nmsgs].fileoff = fileoff;
+		kq_nmsgs++;
+		kq_thread(tid);
+	}
+	fclose(f);
+	return 0;
+}
+
+static uint64_t kq_stat(const char *dir, const char *key)
+{
+	char path[4096], k[64];
+	unsigned long long v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/stats", dir);
+	f = fopen(path, "r");
+	if (!f)
+		return UINT64_MAX;
+	while (fscanf(f, "%63s %llu", k, &v) == 2) {
+		if (!strcmp(k, key)) {
+			fclose(f);
+			return v;
+		}
+	}
+	fclose(f);
+	return UINT64_MAX;
+}
+
+/*
+ * Every jump in a thread's message offsets is covered by LOST records of
+ * that thread at the jump's start whose bytes add up to the jump.
+ */
+static void kq_check_offsets(const char *dir)
+{
+	uint64_t trace_bytes = 0, lost_bytes = 0, unexplained = 0;
+	size_t t, i, j, jumps = 0;
+	char first_bad[160] = "";
+
+	for (t = 0; t < kq_nthreads; t++) {
+		uint32_t tid = kq_threads[t].tid;
+		uint64_t next = 0;
+
+		for (i = 0; i < kq_nmsgs; i++) {
+			uint64_t covered = 0;
+
+			if (kq_msgs[i].tid != tid)
+				continue;
+			trace_bytes += kq_msgs[i].len;
+			if (kq_msgs[i].offset == next) {
+				next += kq_msgs[i].len;
+				continue;
+			}
+			jumps++;
+			for (j = 0; j < kq_nlost; j++) {
+				if (kq_losts[j].tid != tid ||
+				    kq_losts[j].used ||
+				    kq_losts[j].offset < next ||
+				    kq_losts[j].offset >= kq_msgs[i].offset ||
+				    kq_losts[j].reason ==
+				    PTREC_SB_LOST_SIDEBAND)
+					continue;
+				covered += kq_losts[j].bytes;
+				kq_losts[j].used = 1;
+			}
+			if (kq_msgs[i].offset < next ||
+			    covered != kq_msgs[i].offset - next) {
+				unexplained++;
+				if (!first_bad[0])
+					snprintf(first_bad, sizeof(first_bad),
+						 "tid %u: offset %" PRIu64
+						 " after %" PRIu64 ", LOST "
+						 "records cover %" PRIu64,
+						 tid, kq_msgs[i].offset, next,
+						 covered);
+			}
+			next = kq_msgs[i].offset + kq_msgs[i].len;
+		}
+	}
+	for (j = 0; j < kq_nlost; j++)
+		if (kq_losts[j].reason != PTREC_SB_LOST_SIDEBAND)
+			lost_bytes += kq_losts[j].bytes;
+	kq_result(!unexplained, "every jump in a thread's stream offsets is "
+		  "accounted for by LOST records (%zu jumps)", jumps);
+	if (unexplained)
+		kq_diag("%s", first_bad);
+	kq_result(kq_stat(dir, "trace_bytes") == trace_bytes &&
+		  kq_stat(dir, "lost_bytes") == lost_bytes,
+		  "stats count the bytes delivered (%" PRIu64 ") and lost (%"
+		  PRIu64 ") as the messages and LOST records do",
+		  trace_bytes, lost_bytes);
+	if (kq_stat(dir, "trace_bytes") != trace_bytes ||
+	    kq_stat(dir, "lost_bytes") != lost_bytes)
+		kq_diag("stats: trace_bytes %" PRIu64 ", lost_bytes %" PRIu64,
+			kq_stat(dir, "trace_bytes"),
+			kq_stat(dir, "lost_bytes"));
+}
+
+/* ---- decoding ------------------------------------------------------------ */
+
+/* Is @time inside one of @tid's switch-in..switch-out intervals? */
+static int kq_in_interval(uint32_t tid, uint64_t time)
+{
+	uint64_t in = 0;
+	int open = 0;
+	size_t i;
+
+	for (i = 0; i < kq_nsws; i++) {
+		if (kq_sws[i].tid != tid)
+			continue;
+		if (kq_sws[i].type == PTREC_SB_SWITCH_IN) {
+			in = kq_sws[i].time;
+			open = 1;
+		} else if (open) {
+			if (time >= in && time <= kq_sws[i].time)
+				return 1;
+			open = 0;
+		}
+	}
+	return open && time >= in;
+}
+
+struct kq_decode {
+	uint64_t expect;	/* next sequence number, if known */
+	int known;
+	uint64_t bad_tid, bad_seq, errors, stretches;
+	char first_bad[200];
+};
+
+/* Decodes one stretch of a stream that has no loss inside. */
+static void kq_decode_stretch(struct kq_thread *th, uint8_t *buf,
+			      size_t len, struct kq_decode *d, int after_loss)
+{
+	struct pt_packet_decoder *dec;
+	struct pt_config cfg;
+	struct pt_packet pkt;
+	int rc;
+
+	if (!len)
+		return;
+	d->stretches++;
+	pt_config_init(&cfg);
+	cfg.begin = buf;
+	cfg.end = buf + len;
+	dec = pt_pkt_alloc_decoder(&cfg);
+	if (!dec)
+		exit(2);
+	rc = pt_pkt_sync_forward(dec);
+	if (rc < 0) {
+		/* A stretch after a loss may hold no PSB at all. */
+		if (!after_loss || rc != -pte_eos) {
+			d->errors++;
+			if (!d->first_bad[0])
+				snprintf(d->first_bad, sizeof(d->first_bad),
+					 "tid %u: no PSB in %zu bytes: %s",
+					 th->tid, len, pt_errstr(pt_errcode(rc)));
+		}
+		pt_pkt_free_decoder(dec);
+		return;
+	}
+	if (after_loss)
+		d->known = 0;
+	for (;;) {
+		uint64_t off = 0;
+
+		rc = pt_pkt_next(dec, &pkt, sizeof(pkt));
+		/* Also a last packet cut where tracing stopped. */
+		if (rc == -pte_eos)
+			break;
+		if (rc < 0) {
+			pt_pkt_get_offset(dec, &off);
+			d->errors++;
+			if (!d->first_bad[0])
+				snprintf(d->first_bad, sizeof(d->first_bad),
+					 "tid %u: %s at stream byte %" PRIu64
+					 " of %zu", th->tid,
+					 pt_errstr(pt_errcode(rc)), off, len);
+			break;
+		}
+		if (pkt.type == ppt_tsc) {
+			th->tscs++;
+			if (!kq_in_interval(th->tid, pkt.payload.tsc.tsc)) {
+				if (!th->tsc_outside)
+					th->first_bad_tsc = pkt.payload.tsc.tsc;
+				th->tsc_outside++;
+			}
+		}
+		if (pkt.type != ppt_ptw)
+			continue;
+		th->ptws++;
+		if ((pkt.payload.ptw.payload >> 32) != th->tid) {
+			d->bad_tid++;
+			if (!d->first_bad[0])
+				snprintf(d->first_bad, sizeof(d->first_bad),
+					 "tid %u: PTW payload 0x%" PRIx64
+					 " names tid %" PRIu64, th->tid,
+					 pkt.payload.ptw.payload,
+					 pkt.payload.ptw.payload >> 32);
+			continue;
+		}
+		if (d->known &&
+		    (pkt.payload.ptw.payload & 0xffffffff) != d->expect) {
+			d->bad_seq++;
+			if (!d->first_bad[0])
+				snprintf(d->first_bad, sizeof(d->first_bad),
+					 "tid %u: sequence %" PRIu64
+					 " where %" PRIu64 " was next",
+					 th->tid,
+					 pkt.payload.ptw.payload & 0xffffffff,
+					 d->expect);
+		}
+		d->expect = (pkt.payload.ptw.payload & 0xffffffff) + 1;
+		d->known = 1;
+	}
+	pt_pkt_free_decoder(dec);
+}
+
+static void kq_check_streams(const char *dir)
+{
+	struct kq_decode d;
+	uint64_t ptws = 0, tscs = 0, outside = 0;
+	size_t t, i;
+	char tsc_bad[160] = "";
+
+	memset(&d, 0, sizeof(d));
+	for (t = 0; t < kq_nthreads; t++) {
+		struct kq_thread *th = &kq_threads[t];
+		char path[4096];
+		uint8_t *buf;
+		size_t len, start = 0, end = 0;
+		uint64_t next = 0;
+		int after_loss = 0;
+
+		snprintf(path, sizeof(path), "%s/%u.pt", dir, th->tid);
+		buf = kq_read_file(path, &len);
+		if (!buf) {
+			d.errors++;
+			snprintf(d.first_bad, sizeof(d.first_bad),
+				 "stream of tid %u missing", th->tid);
+			continue;
+		}
+		d.known = 0;
+		/* Split the file where the message offsets jump. */
+		for (i = 0; i < kq_nmsgs; i++) {
+			if (kq_msgs[i].tid != th->tid)
+				continue;
+			if (kq_msgs[i].offset != next) {
+				kq_decode_stretch(th, buf + start,
+						  end - start, &d, after_loss);
+				start = end;
+				after_loss = 1;
+			}
+			end = kq_msgs[i].fileoff + kq_msgs[i].len;
+			next = kq_msgs[i].offset + kq_msgs[i].len;
+		}
+		if (end > len)
+			end = len;
+		kq_decode_stretch(th, buf + start, end - start, &d,
+				  after_loss);
+		free(buf);
+		ptws += th->ptws;
+		tscs += th->tscs;
+		outside += th->tsc_outside;
+		if (th->tsc_outside && !tsc_bad[0])
+			snprintf(tsc_bad, sizeof(tsc_bad),
+				 "tid %u: %" PRIu64 " of %" PRIu64 " TSC "
+				 "packets outside its switch intervals, "
+				 "first %" PRIu64, th->tid, th->tsc_outside,
+				 th->tscs, th->first_bad_tsc);
+	}
+	kq_result(!d.errors && !d.bad_tid && !d.bad_seq && ptws > 0,
+		  "%zu threads' streams decode to %" PRIu64 " PTW packets, "
+		  "each of its own tid, sequence numbers consecutive in "
+		  "every stretch without loss (%" PRIu64 " stretches)",
+		  kq_nthreads, ptws, d.stretches);
+	if (d.errors || d.bad_tid || d.bad_seq)
+		kq_diag("%" PRIu64 " decode errors, %" PRIu64 " foreign tids, "
+			"%" PRIu64 " sequence breaks; first: %s", d.errors,
+			d.bad_tid, d.bad_seq, d.first_bad);
+	kq_result(tscs > 0 && !outside, "every TSC packet of a thread (%"
+		  PRIu64 ") lies between its SWITCH_IN and SWITCH_OUT", tscs);
+	if (outside)
+		kq_diag("%s", tsc_bad);
+}
+
+/* ---- context switches ---------------------------------------------------- */
+
+static void kq_check_switches(void)
+{
+	uint32_t on_cpu[64];
+	size_t i, t, bad = 0, migrated = 0;
+	char first_bad[160] = "";
+
+	memset(on_cpu, 0, sizeof(on_cpu));
+	for (t = 0; t < kq_nthreads; t++)
+		kq_threads[t].cpus = -1;
+	for (i = 0; i < kq_nsws; i++) {
+		struct kq_sw *s = &kq_sws[i];
+		struct kq_thread *th = kq_thread(s->tid);
+		/* cpus: -1 = never in; else bit 31 = in now, low = cpu mask */
+		int in;
+
+		if (th->cpus == -1)
+			th->cpus = 0;
+		in = !!(th->cpus & (1 << 30));
+		if (s->cpu >= 30) {
+			bad++;
+			continue;
+		}
+		if (s->type == PTREC_SB_SWITCH_IN) {
+			if (in || on_cpu[s->cpu]) {
+				bad++;
+				if (!first_bad[0])
+					snprintf(first_bad, sizeof(first_bad),
+						 "tid %u in on cpu %u while "
+						 "%s", s->tid, s->cpu,
+						 in ? "already in" :
+						 "another traced thread is");
+			}
+			on_cpu[s->cpu] = s->tid;
+			th->cpus |= (1 << 30) | (1 << s->cpu);
+			th->cpus &= ~(0xff << 20);
+			th->cpus |= (int)s->cpu << 20;
+		} else {
+			if (!in || ((th->cpus >> 20) & 0xff) != (int)s->cpu ||
+			    on_cpu[s->cpu] != s->tid) {
+				bad++;
+				if (!first_bad[0])
+					snprintf(first_bad, sizeof(first_bad),
+						 "tid %u out on cpu %u without "
+						 "being in there", s->tid,
+						 s->cpu);
+			}
+			on_cpu[s->cpu] = 0;
+			th->cpus &= ~(1 << 30);
+		}
+	}
+	for (t = 0; t < kq_nthreads; t++) {
+		int mask = kq_threads[t].cpus & 0xfffff;
+
+		if (kq_threads[t].cpus != -1 && (mask & (mask - 1)))
+			migrated++;
+	}
+	kq_result(!bad && kq_nsws > 0, "SWITCH_IN/SWITCH_OUT alternate per "
+		  "thread on one CPU, one traced thread per CPU at a time (%zu "
+		  "records)", kq_nsws);
+	if (bad)
+		kq_diag("%zu violations; first: %s", bad, first_bad);
+	for (t = 0; t < kq_nthreads; t++) {
+		if (kq_threads[t].ptws && kq_threads[t].cpus == -1) {
+			kq_result(0, "tid %u has trace but no SWITCH_IN",
+				  kq_threads[t].tid);
+			return;
+		}
+	}
+	kq_result(migrated > 0, "%zu threads ran on more than one CPU",
+		  migrated);
+}
+
+/* ---- the workload's own log ---------------------------------------------- */
+
+static void kq_check_worklog(const char *log)
+{
+	char line[4600], path[4096];
+	unsigned long long start, len, pgoff;
+	unsigned int prot, flags, tid;
+	size_t i, tids = 0, traced = 0, mm = 0, mm_ok = 0, mu = 0, mu_ok = 0;
+	char first_bad[4700] = "";
+	FILE *f = fopen(log, "r");
+
+	if (!f) {
+		kq_result(0, "the workload wrote its log %s", log);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "pid %u", &tid) == 1) {
+			kq_pid = tid;
+		} else if (sscanf(line, "tid %u", &tid) == 1) {
+			tids++;
+			for (i = 0; i < kq_nthreads; i++)
+				if (kq_threads[i].tid == tid &&
+				    kq_threads[i].ptws)
+					traced++;
+		} else if (strncmp(line, "mmap ", 5) == 0) {
+			path[0] = 0;
+			if (sscanf(line, "mmap %llx %llu %u %x %llu %4095s",
+				   &start, &len, &prot, &flags, &pgoff,
+				   path) < 5)
+				continue;
+			mm++;
+			for (i = 0; i < kq_nmmaps; i++) {
+				struct kq_mmap_rec *k = &kq_mmaps[i];
+
+				if (k->pid == kq_pid && k->start == start &&
+				    k->len == len && k->pgoff == pgoff &&
+				    k->prot == prot &&
+				    !strcmp(k->path, path)) {
+					mm_ok++;
+					break;
+				}
+			}
+			if (i == kq_nmmaps && !first_bad[0])
+				snprintf(first_bad, sizeof(first_bad),
+					 "no MMAP record for '%s'", line);
+		} else if (sscanf(line, "munmap %llx %llu", &start,
+				  &len) == 2) {
+			mu++;
+			for (i = 0; i < kq_nmunmaps; i++)
+				if (kq_munmaps[i].start == start &&
+				    kq_munmaps[i].len == len)
+					break;
+			if (i < kq_nmunmaps)
+				mu_ok++;
+			else if (!first_bad[0])
+				snprintf(first_bad, sizeof(first_bad),
+					 "no MUNMAP record for '%s'", line);
+		}
+	}
+	fclose(f);
+	kq_result(tids == 4 && traced == tids, "all %zu worker threads have "
+		  "a stream with PTW packets (%zu do)", tids, traced);
+	kq_result(mm == 3 && mm_ok == mm && mu == 1 && mu_ok == mu,
+		  "the workload's %zu mmaps and %zu munmap have matching "
+		  "MMAP/MUNMAP records (%zu, %zu)", mm, mu, mm_ok, mu_ok);
+	if (first_bad[0]) {
+		kq_diag("%s", first_bad);
+		for (i = 0; i < kq_nmmaps && i < 40; i++)
+			kq_diag("MMAP pid %u 0x%" PRIx64 " len %" PRIu64
+				" pgoff %" PRIu64 " prot %u %s",
+				kq_mmaps[i].pid, kq_mmaps[i].start,
+				kq_mmaps[i].len, kq_mmaps[i].pgoff,
+				kq_mmaps[i].prot, kq_mmaps[i].path);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir, *worklog = NULL;
+	int no_loss = 0, stopped = 0, expect_reason = 0, i;
+	size_t j, n;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: kqcheck NAME DIR [--worklog LOG] "
+			"[--no-loss] [--expect-loss wrap|full] "
+			"[--stopped]\n");
+		return 2;
+	}
+	kq_name = argv[1];
+	dir = argv[2];
+	for (i = 3; i < argc; i++) {
+		if (!strcmp(argv[i], "--worklog") && i + 1 < argc) {
+			worklog = argv[++i];
+		} else if (!strcmp(argv[i], "--no-loss")) {
+			no_loss = 1;
+		} else if (!strcmp(argv[i], "--stopped")) {
+			stopped = 1;
+		} else if (!strcmp(argv[i], "--expect-loss") && i + 1 < argc) {
+			i++;
+			expect_reason = !strcmp(argv[i], "wrap") ?
+					PTREC_SB_LOST_WRAP :
+					PTREC_SB_LOST_FULL;
+		} else {
+			fprintf(stderr, "kqcheck: unknown option %s\n",
+				argv[i]);
+			return 2;
+		}
+	}
+	kq_msgs = calloc(KQ_MAX_MSGS, sizeof(*kq_msgs));
+	kq_sws = calloc(KQ_MAX_SW, sizeof(*kq_sws));
+	if (!kq_msgs || !kq_sws)
+		return 2;
+	if (kq_load_sideband(dir) || kq_load_index(dir))
+		return 1;
+	kq_check_offsets(dir);
+	kq_check_streams(dir);
+	kq_check_switches();
+	if (worklog)
+		kq_check_worklog(worklog);
+	if (no_loss)
+		kq_result(!kq_nlost && kq_stat(dir, "lost_bytes") == 0,
+			  "a reader that keeps up loses nothing (%zu LOST "
+			  "records)", kq_nlost);
+	if (expect_reason) {
+		for (j = 0, n = 0; j < kq_nlost; j++)
+			if (kq_losts[j].reason == (uint32_t)expect_reason)
+				n++;
+		kq_result(n > 0, "%zu LOST records say %s", n,
+			  expect_reason == PTREC_SB_LOST_WRAP ?
+			  "WRAP (ring mode overwrote old data)" :
+			  "FULL (stop-on-full)");
+	}
+	if (stopped)
+		kq_result(kq_stat(dir, "stopped") == 1,
+			  "stats say stop-on-full stopped tracing");
+	return kq_fails ? 1 : 0;
+}
