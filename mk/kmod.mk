@@ -7,6 +7,8 @@
 KQ_DIR := $(BUILD)/kmod-qemu
 KQ_FETCH := tests/kmod/fetch-kernel.sh
 KQ_SELFTEST := $(KQ_DIR)/selftest/kqselftest.ko
+KQ_CHECK := $(KQ_DIR)/kqcheck
+KQ_GEN := $(KQ_DIR)/kqgen
 KQ_GUEST_SRCS := $(wildcard tests/kmod/guest/*.c)
 KQ_GUEST_BINS := $(KQ_GUEST_SRCS:tests/kmod/guest/%.c=$(KQ_DIR)/guest/%)
 # The real module, once mk/kmod-build.mk builds it with target `kmod`.
@@ -30,20 +32,31 @@ $(KQ_DIR)/guest/%: tests/kmod/guest/%.c kmod/uapi/ptrec.h \
 KQ_RUN = KQ_KERNEL=$(KQ_DIR)/kernel \
 	KQ_KVER=$$($(KQ_FETCH) $(KQ_DIR)/kernel) \
 	KQ_SELFTEST=$(KQ_SELFTEST) KQ_GUEST=$(KQ_DIR)/guest \
-	PTREC_KO=$(KQ_PTREC_KO) KQ_CHECK=$(KQ_CHECK) KQ_PTREC=$(PTREC) \
+	PTREC_KO=$(KQ_PTREC_KO) KQ_CHECK=$(KQ_CHECK) KQ_GEN=$(KQ_GEN) \
+	KQ_PTREC=$(PTREC) \
 	tests/kmod/run.sh
 
 .PHONY: kmod-test kmod-bench
-kmod-test: $(KQ_SELFTEST) $(KQ_GUEST_BINS) $(KQ_CHECK) $(PTREC) \
+kmod-test: $(KQ_SELFTEST) $(KQ_GUEST_BINS) $(KQ_CHECK) $(KQ_GEN) $(PTREC) \
 		$(KQ_KMOD_DEP)
 	@mkdir -p $(KQ_DIR)/guest
 	$(KQ_RUN)
 
+kmod-bench: $(KQ_SELFTEST) $(KQ_GUEST_BINS) $(KQ_KMOD_DEP)
+	@mkdir -p $(KQ_DIR)/guest
+	KQ_MODE=bench $(KQ_RUN)
+
 CHECK_EXTRA += kmod-test
+BENCH_EXTRA += kmod-bench
 
 # Host side: checks the traces and sideband the guest brings back.
-KQ_CHECK := $(KQ_DIR)/kqcheck
 $(KQ_CHECK): tests/kmod/kqcheck.c $(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(SB_LIB) \
+		-lipt $(LIBS_SIDEBAND)
+
+# Writes small traces with known defects, to show that kqcheck catches them.
+$(KQ_GEN): tests/kmod/kqgen.c $(SB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(SB_LIB) \
 		-lipt $(LIBS_SIDEBAND)

@@ -433,10 +433,24 @@ static void kq_decode_stretch(struct kq_thread *th, uint8_t *buf,
 			if (!d->first_bad[0])
 				snprintf(d->first_bad, sizeof(d->first_bad),
 					 "tid %u: no PSB in %zu bytes: %s",
-					 th->tid, len, pt_errstr(pt_errcode(rc)));
+					 th->tid, len,
+					 pt_errstr(pt_errcode(rc)));
 		}
 		pt_pkt_free_decoder(dec);
 		return;
+	}
+	if (!after_loss) {
+		uint64_t sync = 0;
+
+		/* A stream begins with a PSB. */
+		pt_pkt_get_sync_offset(dec, &sync);
+		if (sync) {
+			d->errors++;
+			if (!d->first_bad[0])
+				snprintf(d->first_bad, sizeof(d->first_bad),
+					 "tid %u: first PSB at byte %" PRIu64,
+					 th->tid, sync);
+		}
 	}
 	if (after_loss)
 		d->known = 0;

@@ -10,7 +10,8 @@
 #   KQ_SELFTEST the harness's own module (selftest/kqselftest.ko)
 #   KQ_GUEST    directory of static guest programs
 #   PTREC_KO    kmod/ptrec.ko (tests skipped when absent)
-#   KQ_CHECK    host checker of traces and sideband (check.c)
+#   KQ_CHECK    host checker of traces and sideband (kqcheck.c)
+#   KQ_GEN      writes traces with known defects for kqcheck (kqgen.c)
 #   KQ_PTREC    the ptrec binary, run in the guest with its libraries
 #   KQ_MODE     test (default) or bench
 #   KQ_KEEP     directory to keep the results in (default: removed)
@@ -37,6 +38,28 @@ command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing"
 bb=$(command -v busybox) || die "busybox missing"
 # ldd fails on a static binary
 ldd "$bb" >/dev/null 2>&1 && die "$bb is not static (install busybox-static)"
+
+# ---- the checker itself: passes a good trace, catches each defect ---------
+
+if [ "$mode" = test ] && [ -n "${KQ_GEN:-}" ] && [ -n "${KQ_CHECK:-}" ]; then
+	for v in good lostgap foreign seqgap offgap tscout; do
+		rm -rf "$tmp/gen" && mkdir -p "$tmp/gen"
+		"$KQ_GEN" "$tmp/gen" "$v" >"$tmp/log" 2>&1 || {
+			bad "kqcheck self-test: kqgen $v"; continue; }
+		"$KQ_CHECK" "$v" "$tmp/gen" >"$tmp/log" 2>&1
+		rc=$?
+		case $v in
+		good|lostgap) want=0 ;;
+		*) want=1 ;;
+		esac
+		if [ $rc = $want ]; then
+			ok "kqcheck self-test: a trace with '$v' $([ $want = 0 ] && echo passes || echo fails)"
+		else
+			bad "kqcheck self-test: a trace with '$v' (exit $rc, want $want)"
+		fi
+	done
+	rm -rf "$tmp/gen"
+fi
 
 # ---- the initramfs -------------------------------------------------------
 
@@ -109,6 +132,27 @@ if [ $rc -ne 0 ] || ! tar -xf "$tmp/disk.img" -C "$res" 2>"$tmp/log" ||
 fi
 ok "the guest booted, ran the suite and wrote its results"
 [ -n "${KQ_KEEP:-}" ] && { rm -rf "$KQ_KEEP"; cp -r "$res" "$KQ_KEEP"; }
+
+# ---- make bench: context-switch cost, traced against untraced -------------
+
+if [ "$mode" = bench ]; then
+	sed 's/^/# /' "$res/guest.tap"
+	b=$res/bench.txt
+	if [ ! -s "$b" ]; then
+		echo "kmod bench: no result (ptrec.ko not built or not loaded)"
+		exit 0
+	fi
+	# best of the runs for each, as the other benchmarks do
+	u=$(sed -n 's/^untraced //p' "$b" | sort -n | head -1)
+	t=$(sed -n 's/^traced //p' "$b" | sort -n | head -1)
+	if [ -z "$u" ] || [ -z "$t" ]; then
+		echo "kmod bench: incomplete result:"; cat "$b"; exit 1
+	fi
+	echo "kmod bench (QEMU TCG guest, simulated PT unit): pipe ping-pong," \
+		"ns per context switch: untraced $u, both threads traced $t," \
+		"ratio $(awk "BEGIN { printf \"%.2f\", $t / $u }")"
+	exit 0
+fi
 
 # ---- the guest's TAP lines, numbered ---------------------------------------
 

@@ -61,8 +61,12 @@ test)
 	fi
 	;;
 bench)
-	. /kq/tests-ptrec.sh
-	ptrec_bench
+	if [ -f /kq/ptrec.ko ]; then
+		. /kq/tests-ptrec.sh
+		ptrec_bench
+	else
+		echo "# bench skipped: kmod/ptrec.ko not built"
+	fi
 	;;
 esac
 echo "# guest done"
