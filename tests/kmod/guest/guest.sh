@@ -69,4 +69,12 @@ bench)
 	fi
 	;;
 esac
+# Taint bits a warning (W, 9), an oops (D, 7) or a soft lockup (L, 14) set.
+t=$(cat /proc/sys/kernel/tainted)
+if [ $((t & ((1 << 9) | (1 << 7) | (1 << 14)))) = 0 ]; then
+	ok "the kernel is not tainted by a warning, oops or lockup (tainted=$t)"
+else
+	echo "$t" >/tmp/log
+	bad "the kernel is not tainted by a warning, oops or lockup (tainted=$t)"
+fi
 echo "# guest done"
