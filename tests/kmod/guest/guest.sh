@@ -53,6 +53,10 @@ selftest() {
 case $mode in
 test)
 	selftest
+	if [ -x /kq/bin/ptrec ]; then
+		check "the dynamic ptrec binary runs in the guest (libraries from ldd)" \
+			ptrec version
+	fi
 	if [ -f /kq/ptrec.ko ]; then
 		. /kq/tests-ptrec.sh
 		ptrec_tests
