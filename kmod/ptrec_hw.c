@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptrec.ko: probing the Intel PT unit and the real hardware ops (MSRs,
+ * XSAVES/XRSTORS of XSAVE state component 8, the ToPA PMI).
+ *
+ * SDM references: Vol. 3C 33.3.1 (detection, CPUID leaf 14H), 33.2.7
+ * (RTIT MSRs), 33.2.6.2 (ToPA), 33.3.5 (context switch), 33.5 (VMX);
+ * Vol. 1 13.2 (CPUID leaf 0DH), 13.5.6 (PT state), 13.11 (XSAVES).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/percpu.h>
+#include <linux/smp.h>
+#include <linux/syscore_ops.h>
+#include <asm/cpufeature.h>
+#include <asm/msr.h>
+#include <asm/nmi.h>
+#include <asm/processor.h>
+#include <asm/tsc.h>
+
+#include "ptrec_internal.h"
+
+const struct ptrec_hw_ops *ptrec_hw;
+struct ptrec_caps ptrec_caps;
+
+static DEFINE_PER_CPU(u64, ptrec_saved_xss);
+static DEFINE_PER_CPU(bool, ptrec_xss_owned);
+static enum cpuhp_state ptrec_hp_state;
+static bool ptrec_nmi_registered;
+
+/**
+ * ptrec_hw_probe() - find the PT unit's capabilities
+ *
+ * SDM Vol. 3C 33.3.1: CPUID.(EAX=07H,ECX=0):EBX[25] says Intel PT exists;
+ * leaf 14H sub-leaf 0 lists features, sub-leaf 1 the range count and the
+ * MTC/CYC/PSB period bitmaps.  Vol. 1 13.2: CPUID.(EAX=0DH,ECX=1):EAX[3]
+ * is XSAVES, ECX[8] says IA32_XSS[8] (PT) is supported, and
+ * CPUID.(EAX=0DH,ECX=8):EAX is the component's size.  Vol. 3C 33.5:
+ * IA32_VMX_MISC[14] says PT may be used in VMX operation.
+ *
+ * Return: 0 if a unit (real or simulated) can be used, -ENODEV otherwise
+ * (with one kernel log line naming what is missing).
+ */
+int ptrec_hw_probe(void)
+{
+	unsigned int eax, ebx, ecx, edx;
+	struct ptrec_caps *c = &ptrec_caps;
+	const char *missing = NULL;
+
+	memset(c, 0, sizeof(*c));
+	if (boot_cpu_has(X86_FEATURE_HYPERVISOR))
+		c->flags |= PTREC_INFO_HYPERVISOR;
+
+	if (boot_cpu_data.x86_vendor != X86_VENDOR_INTEL)
+		missing = "not an Intel CPU (CPUID vendor)";
+	else if (boot_cpu_data.cpuid_level < 0x14)
+		missing = "no CPUID leaf 14H (max basic leaf < 14H)";
+	else if (!(cpuid_ebx(7) & BIT(25)))
+		missing = "CPUID.07H:EBX[25] (Intel PT) is 0";
+
+	if (!missing) {
+		cpuid_count(0x14, 0, &eax, &ebx, &ecx, &edx);
+		if (ebx & BIT(0))
+			c->flags |= PTREC_INFO_CR3_FILTER;
+		if (ebx & BIT(1))
+			c->flags |= PTREC_INFO_PSB_CYC;
+		if (ebx & BIT(2))
+			c->flags |= PTREC_INFO_IP_FILTER;
+		if (ebx & BIT(3))
+			c->flags |= PTREC_INFO_MTC;
+		if (ebx & BIT(4))
+			c->flags |= PTREC_INFO_PTWRITE;
+		if (ebx & BIT(5))
+			c->flags |= PTREC_INFO_POWER_EVENTS;
+		if (ecx & BIT(0))
+			c->flags |= PTREC_INFO_TOPA;
+		if (ecx & BIT(1))
+			c->flags |= PTREC_INFO_TOPA_MULTI;
+		if (ecx & BIT(2))
+			c->flags |= PTREC_INFO_SINGLE_RANGE;
+		if (ecx & BIT(31))
+			c->flags |= PTREC_INFO_LIP;
+		if (eax >= 1) {
+			cpuid_count(0x14, 1, &eax, &ebx, &ecx, &edx);
+			c->nr_ranges = eax & 7;
+			c->mtc_periods = eax >> 16;
+			c->cyc_thresholds = ebx & 0xffff;
+			c->psb_periods = ebx >> 16;
+		}
+		if (!(c->flags & PTREC_INFO_TOPA))
+			missing = "no ToPA output (CPUID.14H.0:ECX[0] = 0)";
+	}
+
+	if (!missing) {
+		u64 misc;
+
+		if (boot_cpu_has(X86_FEATURE_VMX) &&
+		    !rdmsrl_safe(MSR_IA32_VMX_MISC, &misc) && (misc & BIT(14)))
+			c->flags |= PTREC_INFO_IN_VMX;
+		if (boot_cpu_data.cpuid_level >= 0xd) {
+			cpuid_count(0xd, 1, &eax, &ebx, &ecx, &edx);
+			if ((eax & BIT(3)) && (ecx & BIT(XFEATURE_PT_BIT)) &&
+			    boot_cpu_has(X86_FEATURE_XSAVES)) {
+				cpuid_count(0xd, XFEATURE_PT_BIT, &eax, &ebx,
+					    &ecx, &edx);
+				/* ECX[0] = 1: a supervisor component */
+				if (eax >= 72 && eax <= sizeof(struct
+					ptrec_pt_state) && (ecx & 1)) {
+					c->xsaves = true;
+					c->xsave_size = eax;
+					c->flags |= PTREC_INFO_XSAVES;
+				}
+			}
+		}
+	}
+	if (boot_cpu_data.cpuid_level >= 0x15) {
+		cpuid(0x15, &eax, &ebx, &ecx, &edx);
+		c->cpuid_15_eax = eax;
+		c->cpuid_15_ebx = ebx;
+	}
+
+	if (missing && !ptrec_sim_mode) {
+		pr_err("no usable Intel PT: %s; load with sim=1 for the simulated unit\n",
+		       missing);
+		return -ENODEV;
+	}
+	if (missing || ptrec_sim_mode) {
+		/* The model's capabilities: everything the module uses. */
+		memset(c, 0, sizeof(*c));
+		c->flags = PTREC_INFO_SIMULATED | PTREC_INFO_TOPA |
+			   PTREC_INFO_TOPA_MULTI | PTREC_INFO_CR3_FILTER |
+			   PTREC_INFO_PSB_CYC | PTREC_INFO_IP_FILTER |
+			   PTREC_INFO_MTC | PTREC_INFO_PTWRITE;
+		if (boot_cpu_has(X86_FEATURE_HYPERVISOR))
+			c->flags |= PTREC_INFO_HYPERVISOR;
+		c->nr_ranges = 2;
+		c->mtc_periods = 0x0249;
+		c->cyc_thresholds = 0x3fff;
+		c->psb_periods = 0x003f;
+		c->xsave_size = sizeof(struct ptrec_pt_state);
+		ptrec_hw = &ptrec_sim_ops;
+		return 0;
+	}
+	if (!c->xsave_size)
+		c->xsave_size = sizeof(struct ptrec_pt_state);
+	{
+		u64 pi;
+
+		if (!rdmsrl_safe(MSR_PLATFORM_INFO, &pi))
+			c->nom_freq = (pi >> 8) & 0xff;
+	}
+	return 0;
+}
+
+/* ---- the real unit ----------------------------------------------------- */
+
+static u64 ptrec_real_rdmsr(u32 msr)
+{
+	u64 v = 0;
+
+	rdmsrl_safe(msr, &v);
+	return v;
+}
+
+static int ptrec_real_wrmsr(u32 msr, u64 val)
+{
+	return wrmsrl_safe(msr, val) ? -EIO : 0;
+}
+
+/**
+ * ptrec_hw_save_msrs() - save PT state with RDMSR/WRMSR
+ * @a:	save area (component 8 layout).
+ *
+ * SDM Vol. 3C 33.3.5.1: clear TraceEn first, so the output pointers are
+ * final (33.2.7.7/8 call them unreliable while TraceEn = 1) and the other
+ * MSRs may be written later; then read the rest.
+ */
+void ptrec_hw_save_msrs(struct ptrec_save_area *a)
+{
+	struct ptrec_pt_state *s = &a->pt;
+
+	s->ctl = ptrec_hw->read_msr(MSR_IA32_RTIT_CTL);
+	if (s->ctl & RTIT_CTL_TRACEEN)
+		ptrec_hw->write_msr(MSR_IA32_RTIT_CTL, s->ctl & ~RTIT_CTL_TRACEEN);
+	s->status = ptrec_hw->read_msr(MSR_IA32_RTIT_STATUS);
+	s->output_base = ptrec_hw->read_msr(MSR_IA32_RTIT_OUTPUT_BASE);
+	s->output_mask = ptrec_hw->read_msr(MSR_IA32_RTIT_OUTPUT_MASK);
+	/* CR3_MATCH and ADDRn change only by software: the area has them. */
+}
+
+/**
+ * ptrec_hw_restore_msrs() - restore PT state with WRMSR, RTIT_CTL last
+ * @a:	save area.
+ *
+ * SDM Vol. 3C 33.3.5.1: write every MSR but IA32_RTIT_CTL while TraceEn
+ * is 0 (writing them with TraceEn = 1 is a #GP), then IA32_RTIT_CTL.
+ */
+void ptrec_hw_restore_msrs(struct ptrec_save_area *a)
+{
+	struct ptrec_pt_state *s = &a->pt;
+	unsigned int i;
+
+	ptrec_hw->write_msr(MSR_IA32_RTIT_STATUS, s->status);
+	ptrec_hw->write_msr(MSR_IA32_RTIT_OUTPUT_BASE, s->output_base);
+	ptrec_hw->write_msr(MSR_IA32_RTIT_OUTPUT_MASK, s->output_mask);
+	if (ptrec_caps.flags & PTREC_INFO_CR3_FILTER)
+		ptrec_hw->write_msr(MSR_IA32_RTIT_CR3_MATCH, s->cr3_match);
+	for (i = 0; i < ptrec_caps.nr_ranges && i < 2; i++) {
+		ptrec_hw->write_msr(MSR_IA32_RTIT_ADDR0_A + 2 * i,
+				s->addr01[2 * i]);
+		ptrec_hw->write_msr(MSR_IA32_RTIT_ADDR0_B + 2 * i,
+				s->addr01[2 * i + 1]);
+	}
+	for (i = 2; i < ptrec_caps.nr_ranges && i < 4; i++) {
+		ptrec_hw->write_msr(MSR_IA32_RTIT_ADDR0_A + 2 * i,
+				s->addr23[2 * (i - 2)]);
+		ptrec_hw->write_msr(MSR_IA32_RTIT_ADDR0_B + 2 * i,
+				s->addr23[2 * (i - 2) + 1]);
+	}
+	ptrec_hw->write_msr(MSR_IA32_RTIT_CTL, s->ctl);
+}
+
+/*
+ * XSAVES/XRSTORS with RFBM = bit 8 only (EDX:EAX = 0:0x100); SDM Vol. 1
+ * 13.11/13.12.  XSAVES clears TraceEn after saving IA32_RTIT_CTL, and
+ * XRSTORS writes IA32_RTIT_CTL last (13.5.6).  The compacted layout puts
+ * component 8 right after the 64-byte header (offset 576).
+ */
+static void ptrec_real_save(struct ptrec_save_area *a)
+{
+	u32 lo = BIT(XFEATURE_PT_BIT), hi = 0;
+
+	if (!ptrec_caps.xsaves) {
+		ptrec_hw_save_msrs(a);
+		return;
+	}
+	asm volatile(".byte 0x48, 0x0f, 0xc7, 0x2f"	/* xsaves64 (%rdi) */
+		     : : "D" (a), "a" (lo), "d" (hi) : "memory");
+}
+
+static void ptrec_real_restore(struct ptrec_save_area *a)
+{
+	u32 lo = BIT(XFEATURE_PT_BIT), hi = 0;
+
+	if (!ptrec_caps.xsaves) {
+		ptrec_hw_restore_msrs(a);
+		return;
+	}
+	/* ADDR2/3 are not in component 8 (SDM Vol. 1 13.5.6). */
+	if (ptrec_caps.nr_ranges > 2) {
+		unsigned int i;
+
+		for (i = 0; i < 4; i++)
+			wrmsrl_safe(MSR_IA32_RTIT_ADDR2_A + i, a->pt.addr23[i]);
+	}
+	a->xcomp_bv = BIT_ULL(63) | BIT_ULL(XFEATURE_PT_BIT);
+	a->xstate_bv = BIT_ULL(XFEATURE_PT_BIT);
+	asm volatile(".byte 0x48, 0x0f, 0xc7, 0x1f"	/* xrstors64 (%rdi) */
+		     : : "D" (a), "a" (lo), "d" (hi) : "memory");
+}
+
+static bool ptrec_real_pmi_pending(void)
+{
+	u64 st;
+
+	if (rdmsrl_safe(MSR_CORE_PERF_GLOBAL_STATUS, &st))
+		return false;
+	return st & PERF_STATUS_TOPA_PMI;
+}
+
+static void ptrec_real_pmi_ack(void)
+{
+	wrmsrl_safe(MSR_CORE_PERF_GLOBAL_OVF_CTRL, PERF_STATUS_TOPA_PMI);
+}
+
+static const struct ptrec_hw_ops ptrec_real_ops = {
+	.name		= "intel_pt",
+	.read_msr	= ptrec_real_rdmsr,
+	.write_msr	= ptrec_real_wrmsr,
+	.save		= ptrec_real_save,
+	.restore	= ptrec_real_restore,
+	.pmi_pending	= ptrec_real_pmi_pending,
+	.pmi_ack	= ptrec_real_pmi_ack,
+};
+
+/*
+ * The PT PMI is an NMI shared with perf (SDM Vol. 3C 33.2.6.2: ToPA PMI
+ * sets IA32_PERF_GLOBAL_STATUS[55]).  Registered first, we claim it only
+ * while a ptrec thread is loaded on this CPU, acknowledge bit 55 and defer
+ * the drain to irq_work: nothing is copied in NMI context.
+ */
+/**
+ * ptrec_hw_pmi() - the ToPA PMI, in NMI context (or the model's timer)
+ *
+ * Return: true if it was ours.
+ */
+bool ptrec_hw_pmi(void)
+{
+	if (!this_cpu_read(ptrec_cur) || !ptrec_hw->pmi_pending())
+		return false;
+	ptrec_hw->pmi_ack();
+	ptrec_pmi_raise();
+	return true;
+}
+
+static int ptrec_nmi(unsigned int cmd, struct pt_regs *regs)
+{
+	return ptrec_hw_pmi() ? NMI_HANDLED : NMI_DONE;
+}
+
+/* ---- IA32_XSS[8] ownership ------------------------------------------- */
+
+static void ptrec_xss_take(void *unused)
+{
+	u64 xss;
+
+	if (rdmsrl_safe(MSR_IA32_XSS, &xss))
+		return;
+	if (!this_cpu_read(ptrec_xss_owned))
+		this_cpu_write(ptrec_saved_xss, xss);
+	this_cpu_write(ptrec_xss_owned, true);
+	if (!(xss & BIT_ULL(XFEATURE_PT_BIT)))
+		wrmsrl(MSR_IA32_XSS, xss | BIT_ULL(XFEATURE_PT_BIT));
+}
+
+static void ptrec_xss_give(void *unused)
+{
+	if (!this_cpu_read(ptrec_xss_owned))
+		return;
+	wrmsrl(MSR_IA32_XSS, this_cpu_read(ptrec_saved_xss));
+	this_cpu_write(ptrec_xss_owned, false);
+}
+
+static int ptrec_cpu_online(unsigned int cpu)
+{
+	if (ptrec_caps.xsaves)
+		ptrec_xss_take(NULL);
+	return 0;
+}
+
+static int ptrec_cpu_offline(unsigned int cpu)
+{
+	if (ptrec_caps.xsaves)
+		ptrec_xss_give(NULL);
+	return 0;
+}
+
+/* The kernel rewrites IA32_XSS on resume (fpu__init_cpu_xstate). */
+static void ptrec_resume(void)
+{
+	if (ptrec_caps.xsaves) {
+		this_cpu_write(ptrec_xss_owned, false);
+		ptrec_xss_take(NULL);
+	}
+}
+
+static struct syscore_ops ptrec_syscore = {
+	.resume = ptrec_resume,
+};
+
+static void ptrec_foreign_one(void *arg)
+{
+	atomic_t *busy = arg;
+
+	if (ptrec_hw->read_msr(MSR_IA32_RTIT_CTL) & RTIT_CTL_TRACEEN &&
+	    !this_cpu_read(ptrec_cur))
+		atomic_inc(busy);
+}
+
+/**
+ * ptrec_hw_check_foreign() - is another user (perf's intel_pt) tracing?
+ *
+ * Return: 0, or -EBUSY if IA32_RTIT_CTL.TraceEn is set on a CPU where no
+ * ptrec thread is loaded.
+ */
+int ptrec_hw_check_foreign(void)
+{
+	atomic_t busy = ATOMIC_INIT(0);
+
+	if (ptrec_sim_mode && ptrec_sim_foreign)
+		atomic_inc(&busy);
+	else
+		on_each_cpu(ptrec_foreign_one, &busy, 1);
+	if (atomic_read(&busy)) {
+		pr_warn("Intel PT is in use by another tracer (perf intel_pt?) on %d CPU(s): not starting\n",
+			atomic_read(&busy));
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/**
+ * ptrec_hw_init() - take IA32_XSS[8], register the PMI handler
+ *
+ * Return: 0 or a negative errno.
+ */
+int ptrec_hw_init(void)
+{
+	int ret;
+
+	if (ptrec_hw == &ptrec_sim_ops)
+		return ptrec_sim_init();
+	ptrec_hw = &ptrec_real_ops;
+
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "ptrec:online",
+				ptrec_cpu_online, ptrec_cpu_offline);
+	if (ret < 0)
+		return ret;
+	ptrec_hp_state = ret;
+	register_syscore_ops(&ptrec_syscore);
+
+	ret = register_nmi_handler(NMI_LOCAL, ptrec_nmi, NMI_FLAG_FIRST,
+				   PTREC_NAME);
+	if (ret)
+		goto err_unregister_hotplug;
+	ptrec_nmi_registered = true;
+	return 0;
+
+err_unregister_hotplug:
+	unregister_syscore_ops(&ptrec_syscore);
+	cpuhp_remove_state(ptrec_hp_state);
+	return ret;
+}
+
+/**
+ * ptrec_hw_exit() - give IA32_XSS[8] back, unregister handlers
+ */
+void ptrec_hw_exit(void)
+{
+	if (ptrec_hw == &ptrec_sim_ops) {
+		ptrec_sim_exit();
+		return;
+	}
+	if (ptrec_nmi_registered)
+		unregister_nmi_handler(NMI_LOCAL, PTREC_NAME);
+	unregister_syscore_ops(&ptrec_syscore);
+	/* the teardown callback restores IA32_XSS on every online CPU */
+	cpuhp_remove_state(ptrec_hp_state);
+}

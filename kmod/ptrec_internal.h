@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ptrec.ko internals: the PT unit behind an ops table (real MSRs/XSAVES or
+ * the simulated model), per-thread trace state, sessions and sideband.
+ *
+ * References are to the Intel SDM (Intel 64 and IA-32 Architectures
+ * Software Developer's Manual): Vol. 3C chapter 33 "Intel Processor Trace"
+ * (numbered 36 in editions before 2019) and Vol. 1 chapter 13 "Managing
+ * State Using the XSAVE Feature Set".
+ */
+#ifndef PTREC_INTERNAL_H
+#define PTREC_INTERNAL_H
+
+#include <linux/atomic.h>
+#include <linux/irq_work.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/llist.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/task_work.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <asm/msr-index.h>
+
+#include "ptrec.h"
+#include "ptrec_sideband.h"
+
+#define PTREC_NAME "ptrec"
+
+/*
+ * IA32_RTIT_CTL and IA32_RTIT_STATUS bits (SDM Vol. 3C 33.2.7.2, 33.2.7.4)
+ * come from <asm/msr-index.h>; the field positions it lacks:
+ */
+#define RTIT_CTL_MTC_SHIFT	14
+#define RTIT_CTL_CYC_SHIFT	19
+#define RTIT_CTL_PSB_SHIFT	24
+#define RTIT_CTL_ADDR_SHIFT(n)	(32 + 4 * (n))
+
+/* ToPA table entry, SDM Vol. 3C 33.2.6.2 (Table 33-3). */
+#define TOPA_END		BIT_ULL(0)
+#define TOPA_INT		BIT_ULL(2)
+#define TOPA_STOP		BIT_ULL(4)
+#define TOPA_SIZE_SHIFT		6
+
+/* IA32_RTIT_OUTPUT_MASK_PTRS with ToPA, SDM Vol. 3C 33.2.7.8. */
+#define MASK_PTRS_LOWER		0x7fULL
+#define MASK_PTRS_IDX(v)	((u32)((v) >> 7) & 0x1ffffff)
+#define MASK_PTRS_OFF(v)	((u32)((v) >> 32))
+#define MASK_PTRS(idx, off)	(MASK_PTRS_LOWER | ((u64)(idx) << 7) | \
+				 ((u64)(off) << 32))
+
+/* IA32_PERF_GLOBAL_STATUS[55]: ToPA PMI, SDM Vol. 3C 33.2.6.2. */
+#define PERF_STATUS_TOPA_PMI	BIT_ULL(55)
+
+/* XSAVE state component 8, SDM Vol. 1 13.5.6. */
+#define XFEATURE_PT_BIT		8
+
+/**
+ * struct ptrec_pt_state - PT state in the layout of XSAVE component 8
+ *
+ * SDM Vol. 1 13.5.6: the nine MSRs in this order, 8 bytes each.  The MSR
+ * save path and the simulated unit use the same layout; ADDR2/3 are not
+ * XSAVE-managed and live in @addr23 (saved by RDMSR when in use).
+ */
+struct ptrec_pt_state {
+	u64 ctl;
+	u64 output_base;
+	u64 output_mask;
+	u64 status;
+	u64 cr3_match;
+	u64 addr01[4];
+	u64 addr23[4];
+};
+
+/**
+ * struct ptrec_save_area - a traced thread's PT save area
+ * @legacy:	XSAVE legacy region (unused by component 8, zero).
+ * @xstate_bv:	XSAVE header: XSTATE_BV.
+ * @xcomp_bv:	XCOMP_BV (bit 63: compacted format, bit 8: PT).
+ * @hdr_rsvd:	rest of the XSAVE header.
+ * @pt:		component 8, first (and only) compacted component, so at
+ *		offset 576 (SDM Vol. 1 13.4.3).
+ *
+ * 64-byte aligned as XSAVES requires (SDM Vol. 1 13.11).
+ */
+struct ptrec_save_area {
+	u8 legacy[512];
+	u64 xstate_bv;
+	u64 xcomp_bv;
+	u64 hdr_rsvd[6];
+	struct ptrec_pt_state pt;
+} __aligned(64);
+
+/**
+ * struct ptrec_hw_ops - access to the PT unit of the current CPU
+ * @name:	"intel_pt" or "simulated".
+ * @read_msr:	read an RTIT or PERF_GLOBAL MSR.
+ * @write_msr:	write one; returns -EIO where the SDM says #GP.
+ * @save:	save PT state to @a and leave TraceEn clear (XSAVES or MSRs).
+ * @restore:	restore PT state from @a, IA32_RTIT_CTL last.
+ * @pmi_pending: true if the ToPA PMI is pending on this CPU.
+ * @pmi_ack:	acknowledge it.
+ */
+struct ptrec_hw_ops {
+	const char *name;
+	u64 (*read_msr)(u32 msr);
+	int (*write_msr)(u32 msr, u64 val);
+	void (*save)(struct ptrec_save_area *a);
+	void (*restore)(struct ptrec_save_area *a);
+	bool (*pmi_pending)(void);
+	void (*pmi_ack)(void);
+};
+
+/**
+ * struct ptrec_caps - what the probe found (SDM Vol. 3C 33.3.1)
+ */
+struct ptrec_caps {
+	u32 flags;		/* enum ptrec_info_flag */
+	u32 nr_ranges;
+	u32 mtc_periods;
+	u32 cyc_thresholds;
+	u32 psb_periods;
+	u32 xsave_size;
+	u32 cpuid_15_eax;
+	u32 cpuid_15_ebx;
+	u32 nom_freq;
+	bool xsaves;		/* XSAVES manages component 8 */
+};
+
+extern const struct ptrec_hw_ops *ptrec_hw;
+extern struct ptrec_caps ptrec_caps;
+extern bool ptrec_sim_mode;
+extern unsigned int ptrec_sim_rate;
+extern bool ptrec_sim_foreign;
+
+int ptrec_hw_probe(void);
+int ptrec_hw_init(void);
+void ptrec_hw_exit(void);
+int ptrec_hw_check_foreign(void);
+bool ptrec_hw_pmi(void);
+void ptrec_hw_save_msrs(struct ptrec_save_area *a);
+void ptrec_hw_restore_msrs(struct ptrec_save_area *a);
+
+extern const struct ptrec_hw_ops ptrec_sim_ops;
+int ptrec_sim_init(void);
+void ptrec_sim_exit(void);
+
+/* Allocation counters, exported read-only so tests see them return to 0. */
+struct ptrec_counters {
+	atomic_long_t sessions;
+	atomic_long_t threads;
+	atomic_long_t pages;
+	atomic_long_t objects;
+	atomic_long_t pending_works;
+	atomic_long_t foreign_skips;
+};
+extern struct ptrec_counters ptrec_cnt;
+
+/**
+ * struct ptrec_session - one open /dev/ptrec
+ */
+struct ptrec_session {
+	struct kref ref;
+	struct mutex lock;		/* attach/detach/release */
+	struct ptrec_config cfg;
+	u64 rtit_ctl;			/* RTIT_CTL without TraceEn */
+	pid_t pid;
+	bool attached;
+	bool detached;			/* no new threads */
+	bool done;			/* process gone or detached */
+	struct list_head threads;	/* under ptrec_threads_lock */
+	unsigned int nr_live;		/* threads not yet released */
+	atomic_t nr_pending;		/* new tasks not yet attached */
+	struct list_head gnode;		/* ptrec_sessions */
+
+	/* message queue: byte ring of whole messages */
+	spinlock_t q_lock;
+	u8 *q_buf;
+	size_t q_size;			/* power of two */
+	u64 q_head, q_tail;
+	u64 lost_records;		/* pending PTREC_SB_LOST_SIDEBAND */
+	struct mutex read_lock;
+	wait_queue_head_t wq;
+	struct irq_work wake_iw;
+
+	/* counters for PTREC_IOC_STATS */
+	atomic64_t st_threads, st_switches, st_pmis, st_trace, st_lost,
+		st_records, st_lost_records;
+	atomic_t st_stopped;
+};
+
+/**
+ * struct ptrec_thread - a traced thread's PT buffers and state
+ */
+struct ptrec_thread {
+	struct hlist_node hnode;	/* ptrec_threads_hash by task */
+	struct list_head snode;		/* session->threads */
+	struct task_struct *task;
+	struct ptrec_session *s;
+	pid_t pid, tid;
+
+	raw_spinlock_t lock;		/* hardware state below */
+	int loaded_cpu;			/* CPU whose PT unit holds it, or -1 */
+	bool dead;			/* never load again */
+	bool stopped;			/* stop-on-full reached */
+	bool releasing;			/* release started (threads_lock) */
+	unsigned long drain_pending;	/* bit 0: on a drain list */
+	struct llist_node drain_node;
+	u64 last_cr3;			/* last CR3 record written */
+	struct ptrec_save_area *area;
+	u64 *topa;			/* one page */
+	struct page **regions;
+	unsigned int nr_regions;
+	u32 region_size;
+	u64 buf_size;
+	unsigned int stop_idx;		/* entry carrying STOP, stop mode */
+	u64 last_pos;			/* last seen ring position */
+	u64 produced;			/* logical bytes written by the unit */
+	u64 drained;			/* logical bytes delivered or lost */
+	u64 pend_lost, pend_lost_off;
+	u32 pend_lost_reason;
+	u32 sim_seq;			/* the simulated program's counter */
+	u64 sim_carry_ns;
+	struct work_struct free_work;
+};
+
+/* ptrec_thread.c */
+DECLARE_PER_CPU(struct ptrec_thread *, ptrec_cur);
+int ptrec_thread_init(void);
+void ptrec_thread_exit(void);
+struct ptrec_thread *ptrec_thread_find(struct task_struct *task);
+int ptrec_thread_attach(struct ptrec_session *s, struct task_struct *task);
+void ptrec_thread_stop(struct ptrec_thread *t);
+void ptrec_session_stop_threads(struct ptrec_session *s);
+void ptrec_pmi_raise(void);
+void ptrec_thread_on_exit(struct ptrec_thread *t);
+int ptrec_follow_fork(struct ptrec_thread *pt, struct task_struct *child);
+
+/* ptrec_main.c: queue */
+int ptrec_q_record(struct ptrec_session *s, void *rec, u32 rec_len,
+		   const void *tail, u32 tail_len);
+int ptrec_q_trace(struct ptrec_session *s, struct ptrec_thread *t,
+		  const void *data, u32 len, u64 offset);
+void ptrec_q_lost(struct ptrec_session *s, struct ptrec_thread *t,
+		  u32 reason, u64 bytes, u64 offset);
+void ptrec_q_flush_lost(struct ptrec_session *s, struct ptrec_thread *t);
+struct ptrec_session *ptrec_session_of_tgid(pid_t tgid);
+void ptrec_session_put(struct ptrec_session *s);
+void ptrec_session_thread_gone(struct ptrec_session *s);
+u64 ptrec_now(void);
+
+/* ptrec_sb.c */
+int ptrec_sb_init(void);
+void ptrec_sb_exit(void);
+void ptrec_sb_switch(struct ptrec_thread *t, u16 type, u16 flags, int cpu);
+void ptrec_sb_cr3(struct ptrec_thread *t);
+void ptrec_sb_comm(struct ptrec_thread *t, u16 flags);
+void ptrec_sb_time(struct ptrec_session *s);
+int ptrec_sb_snapshot_maps(struct ptrec_session *s, struct task_struct *task,
+			   u16 flags);
+
+void *ptrec_kzalloc(size_t size, gfp_t gfp);
+void ptrec_kfree(const void *p);
+
+#endif /* PTREC_INTERNAL_H */

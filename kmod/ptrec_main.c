@@ -1,0 +1,930 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptrec.ko: /dev/ptrec, sessions, the read() message queue, module
+ * parameters and load/unload.  The interface is kmod/uapi/ptrec.h.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/pid.h>
+#include <linux/poll.h>
+#include <linux/rculist.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <asm/tsc.h>
+
+#include "ptrec_internal.h"
+
+bool ptrec_sim_mode;
+module_param_named(sim, ptrec_sim_mode, bool, 0444);
+MODULE_PARM_DESC(sim, "use the simulated PT unit (no hardware needed)");
+
+unsigned int ptrec_sim_rate = 200;
+module_param_named(sim_rate, ptrec_sim_rate, uint, 0644);
+MODULE_PARM_DESC(sim_rate, "simulated unit: PTW packets per ms of run time when the session sets none");
+
+bool ptrec_sim_foreign;
+module_param_named(sim_foreign, ptrec_sim_foreign, bool, 0644);
+MODULE_PARM_DESC(sim_foreign, "simulated unit: pretend another tracer uses PT (test of the refusal)");
+
+static unsigned long ptrec_max_buf = 16UL << 20;
+module_param_named(max_buf_size, ptrec_max_buf, ulong, 0644);
+MODULE_PARM_DESC(max_buf_size, "largest per-thread PT buffer in bytes");
+
+static unsigned long ptrec_queue_size = 8UL << 20;
+module_param_named(queue_size, ptrec_queue_size, ulong, 0644);
+MODULE_PARM_DESC(queue_size, "bytes of read() queue per session (power of two)");
+
+struct ptrec_counters ptrec_cnt;
+
+/* Read-only "allocs": what is allocated now; all zero when idle. */
+static int ptrec_allocs_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "sessions %ld threads %ld pages %ld objects %ld pending %ld foreign_skips %ld\n",
+			  atomic_long_read(&ptrec_cnt.sessions),
+			  atomic_long_read(&ptrec_cnt.threads),
+			  atomic_long_read(&ptrec_cnt.pages),
+			  atomic_long_read(&ptrec_cnt.objects),
+			  atomic_long_read(&ptrec_cnt.pending_works),
+			  atomic_long_read(&ptrec_cnt.foreign_skips));
+}
+
+static const struct kernel_param_ops ptrec_allocs_ops = {
+	.get = ptrec_allocs_get,
+};
+module_param_cb(allocs, &ptrec_allocs_ops, NULL, 0444);
+MODULE_PARM_DESC(allocs, "allocation counters (read-only), zero when idle");
+
+static LIST_HEAD(ptrec_sessions);
+static DEFINE_SPINLOCK(ptrec_sessions_lock);
+
+/**
+ * ptrec_kzalloc() - kzalloc, counted in ptrec_cnt.objects
+ * @size:	bytes.
+ * @gfp:	allocation flags.
+ *
+ * Return: memory or NULL.
+ */
+void *ptrec_kzalloc(size_t size, gfp_t gfp)
+{
+	void *p = kzalloc(size, gfp);
+
+	if (p)
+		atomic_long_inc(&ptrec_cnt.objects);
+	return p;
+}
+
+/**
+ * ptrec_kfree() - free what ptrec_kzalloc() returned
+ * @p:	memory or NULL.
+ */
+void ptrec_kfree(const void *p)
+{
+	if (p)
+		atomic_long_dec(&ptrec_cnt.objects);
+	kfree(p);
+}
+
+/**
+ * ptrec_now() - the timestamp of records: the TSC
+ *
+ * Return: TSC ticks.
+ */
+u64 ptrec_now(void)
+{
+	return rdtsc_ordered();
+}
+
+/* ---- the message queue ---------------------------------------------- */
+
+#define PTREC_Q_RESERVE 4096	/* kept free of trace data for sideband */
+
+static u64 q_free(struct ptrec_session *s)
+{
+	return s->q_size - (s->q_head - s->q_tail);
+}
+
+static void q_put(struct ptrec_session *s, const void *src, u32 len)
+{
+	u64 pos = s->q_head & (s->q_size - 1);
+	u32 n = min_t(u64, len, s->q_size - pos);
+
+	if (src) {
+		memcpy(s->q_buf + pos, src, n);
+		memcpy(s->q_buf, (const u8 *)src + n, len - n);
+	} else {
+		memset(s->q_buf + pos, 0, n);
+		memset(s->q_buf, 0, len - n);
+	}
+	s->q_head += len;
+}
+
+static void q_get(struct ptrec_session *s, u64 at, void *dst, u32 len)
+{
+	u64 pos = at & (s->q_size - 1);
+	u32 n = min_t(u64, len, s->q_size - pos);
+
+	memcpy(dst, s->q_buf + pos, n);
+	memcpy((u8 *)dst + n, s->q_buf, len - n);
+}
+
+/* Context: q_lock held. */
+static void q_put_record(struct ptrec_session *s, void *rec, u32 rec_len,
+			 const void *tail, u32 tail_len)
+{
+	struct ptrec_sb_header *h = rec;
+	u32 size = ALIGN(rec_len + tail_len, PTREC_SB_ALIGN);
+
+	h->size = size;
+	h->time = ptrec_now();	/* under q_lock: never decreasing */
+	q_put(s, rec, rec_len);
+	if (tail_len)
+		q_put(s, tail, tail_len);
+	q_put(s, NULL, size - rec_len - tail_len);
+	atomic64_inc(&s->st_records);
+}
+
+/* Context: q_lock held.  A pending sideband loss is reported first. */
+static bool q_room(struct ptrec_session *s, u64 need)
+{
+	struct ptrec_sb_lost l = { .hdr.type = PTREC_SB_LOST };
+
+	if (s->lost_records) {
+		if (q_free(s) < need + sizeof(l))
+			return false;
+		l.reason = PTREC_SB_LOST_SIDEBAND;
+		l.bytes = s->lost_records;
+		s->lost_records = 0;
+		q_put_record(s, &l, sizeof(l), NULL, 0);
+	}
+	return q_free(s) >= need;
+}
+
+/**
+ * ptrec_q_record() - queue one sideband record for read()
+ * @s:		session.
+ * @rec:	the record, starting with struct ptrec_sb_header whose type
+ *		and flags are set; size and time are filled in here.
+ * @rec_len:	bytes of @rec.
+ * @tail:	bytes following it (a path), or NULL.
+ * @tail_len:	their length.
+ *
+ * Context: any but NMI.
+ * Return: 0, or -ENOSPC when the queue is full (counted, and reported by
+ * a PTREC_SB_LOST_SIDEBAND record once there is room).
+ */
+int ptrec_q_record(struct ptrec_session *s, void *rec, u32 rec_len,
+		   const void *tail, u32 tail_len)
+{
+	u32 size = ALIGN(rec_len + tail_len, PTREC_SB_ALIGN);
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&s->q_lock, flags);
+	if (!q_room(s, size)) {
+		s->lost_records += size;
+		atomic64_inc(&s->st_lost_records);
+		ret = -ENOSPC;
+	} else {
+		q_put_record(s, rec, rec_len, tail, tail_len);
+	}
+	spin_unlock_irqrestore(&s->q_lock, flags);
+	irq_work_queue(&s->wake_iw);
+	return ret;
+}
+
+/* Context: q_lock and t->lock held. */
+static bool q_put_lost(struct ptrec_session *s, struct ptrec_thread *t,
+		       u32 reason, u64 bytes, u64 offset)
+{
+	struct ptrec_sb_lost l = {
+		.hdr.type = PTREC_SB_LOST,
+		.tid = t->tid,
+		.reason = reason,
+		.bytes = bytes,
+		.offset = offset,
+	};
+
+	if (!q_room(s, sizeof(l)))
+		return false;
+	q_put_record(s, &l, sizeof(l), NULL, 0);
+	return true;
+}
+
+/**
+ * ptrec_q_lost() - report @bytes of @t's stream lost at @offset
+ * @s:		session.
+ * @t:		thread.
+ * @reason:	enum ptrec_sb_lost_reason.
+ * @bytes:	lost bytes.
+ * @offset:	logical stream offset of the loss.
+ *
+ * If even the record does not fit, the loss is kept in @t and reported
+ * before @t's next data.  Context: t->lock held.
+ */
+void ptrec_q_lost(struct ptrec_session *s, struct ptrec_thread *t,
+		  u32 reason, u64 bytes, u64 offset)
+{
+	unsigned long flags;
+	bool ok;
+
+	atomic64_add(bytes, &s->st_lost);
+	spin_lock_irqsave(&s->q_lock, flags);
+	ok = !t->pend_lost && !t->pend_lost_reason &&
+	     q_put_lost(s, t, reason, bytes, offset);
+	if (!ok) {
+		if (!t->pend_lost && !t->pend_lost_reason) {
+			t->pend_lost_off = offset;
+			t->pend_lost_reason = reason;
+		}
+		t->pend_lost += bytes;
+	}
+	spin_unlock_irqrestore(&s->q_lock, flags);
+	irq_work_queue(&s->wake_iw);
+}
+
+/* Context: q_lock and t->lock held. */
+static bool q_flush_lost(struct ptrec_session *s, struct ptrec_thread *t)
+{
+	if (!t->pend_lost && !t->pend_lost_reason)
+		return true;
+	if (!q_put_lost(s, t, t->pend_lost_reason, t->pend_lost,
+			t->pend_lost_off))
+		return false;
+	t->pend_lost = 0;
+	t->pend_lost_reason = 0;
+	return true;
+}
+
+/**
+ * ptrec_q_flush_lost() - write @t's pending loss record if there is room
+ * @s:	session.
+ * @t:	thread.  Context: t->lock held.
+ */
+void ptrec_q_flush_lost(struct ptrec_session *s, struct ptrec_thread *t)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&s->q_lock, flags);
+	q_flush_lost(s, t);
+	spin_unlock_irqrestore(&s->q_lock, flags);
+}
+
+/**
+ * ptrec_q_trace() - queue @len bytes of @t's PT stream
+ * @s:		session.
+ * @t:		thread.
+ * @data:	the bytes.
+ * @len:	at most PTREC_MSG_TRACE_MAX.
+ * @offset:	their logical offset in @t's stream.
+ *
+ * Context: t->lock held.
+ * Return: 0, or -ENOSPC (nothing queued).
+ */
+int ptrec_q_trace(struct ptrec_session *s, struct ptrec_thread *t,
+		  const void *data, u32 len, u64 offset)
+{
+	struct ptrec_msg_trace m = {
+		.type = PTREC_MSG_TRACE,
+		.pid = t->pid,
+		.tid = t->tid,
+		.offset = offset,
+		.len = len,
+	};
+	u32 size = ALIGN(sizeof(m) + len, 8);
+	unsigned long flags;
+	int ret = -ENOSPC;
+
+	spin_lock_irqsave(&s->q_lock, flags);
+	if (q_flush_lost(s, t) && q_free(s) >= size + PTREC_Q_RESERVE) {
+		m.size = size;
+		m.time = ptrec_now();
+		q_put(s, &m, sizeof(m));
+		q_put(s, data, len);
+		q_put(s, NULL, size - sizeof(m) - len);
+		atomic64_add(len, &s->st_trace);
+		ret = 0;
+	}
+	spin_unlock_irqrestore(&s->q_lock, flags);
+	irq_work_queue(&s->wake_iw);
+	return ret;
+}
+
+static void ptrec_wake_fn(struct irq_work *iw)
+{
+	struct ptrec_session *s = container_of(iw, struct ptrec_session,
+					       wake_iw);
+
+	wake_up_interruptible(&s->wq);
+}
+
+/* ---- sessions ------------------------------------------------------- */
+
+static void ptrec_session_free(struct kref *ref)
+{
+	struct ptrec_session *s = container_of(ref, struct ptrec_session, ref);
+
+	irq_work_sync(&s->wake_iw);
+	vfree(s->q_buf);
+	atomic_long_sub(s->q_size >> PAGE_SHIFT, &ptrec_cnt.pages);
+	ptrec_kfree(s);
+	atomic_long_dec(&ptrec_cnt.sessions);
+}
+
+/**
+ * ptrec_session_put() - drop a reference
+ * @s:	session.  Context: process context (the last put frees).
+ */
+void ptrec_session_put(struct ptrec_session *s)
+{
+	kref_put(&s->ref, ptrec_session_free);
+}
+
+/**
+ * ptrec_session_thread_gone() - a thread or pending task went away
+ * @s:	session.
+ *
+ * Once nothing is traced or about to be, the session is done: read()
+ * returns 0 after the last message and poll() reports POLLHUP.
+ */
+void ptrec_session_thread_gone(struct ptrec_session *s)
+{
+	/* a thread is added before its pending count drops */
+	if (list_empty_careful(&s->threads) && !atomic_read(&s->nr_pending) &&
+	    s->attached) {
+		WRITE_ONCE(s->done, true);
+		irq_work_queue(&s->wake_iw);
+	}
+}
+
+/**
+ * ptrec_session_of_tgid() - the attached session tracing process @tgid
+ * @tgid:	thread group id.
+ *
+ * Context: RCU read side.
+ * Return: the session or NULL.
+ */
+struct ptrec_session *ptrec_session_of_tgid(pid_t tgid)
+{
+	struct ptrec_session *s;
+
+	list_for_each_entry_rcu(s, &ptrec_sessions, gnode)
+		if (s->pid == tgid && !READ_ONCE(s->detached))
+			return s;
+	return NULL;
+}
+
+static int ptrec_open(struct inode *inode, struct file *file)
+{
+	struct ptrec_session *s;
+	size_t qs = roundup_pow_of_two(max_t(unsigned long, ptrec_queue_size,
+					     4 * PTREC_READ_MIN));
+
+	s = ptrec_kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	s->q_buf = vzalloc(qs);
+	if (!s->q_buf) {
+		ptrec_kfree(s);
+		return -ENOMEM;
+	}
+	s->q_size = qs;
+	atomic_long_add(qs >> PAGE_SHIFT, &ptrec_cnt.pages);
+	atomic_long_inc(&ptrec_cnt.sessions);
+	kref_init(&s->ref);
+	mutex_init(&s->lock);
+	mutex_init(&s->read_lock);
+	spin_lock_init(&s->q_lock);
+	init_waitqueue_head(&s->wq);
+	init_irq_work(&s->wake_iw, ptrec_wake_fn);
+	INIT_LIST_HEAD(&s->threads);
+	INIT_LIST_HEAD(&s->gnode);
+	file->private_data = s;
+	return 0;
+}
+
+/* Stop tracing; the last records say so. */
+static void ptrec_session_detach(struct ptrec_session *s)
+{
+	struct ptrec_sb_process_exit pe = {
+		.hdr.type = PTREC_SB_PROCESS_EXIT,
+		.kind = PTREC_SB_DETACHED,
+	};
+	unsigned long flags;
+	bool live;
+
+	if (!s->attached || s->detached)
+		return;
+	spin_lock_irqsave(&ptrec_sessions_lock, flags);
+	WRITE_ONCE(s->detached, true);
+	list_del_rcu(&s->gnode);
+	live = !list_empty(&s->threads);
+	spin_unlock_irqrestore(&ptrec_sessions_lock, flags);
+	synchronize_rcu();
+	ptrec_session_stop_threads(s);
+	if (live) {
+		pe.pid = s->pid;
+		ptrec_q_record(s, &pe, sizeof(pe), NULL, 0);
+	}
+	WRITE_ONCE(s->done, true);
+	irq_work_queue(&s->wake_iw);
+}
+
+static int ptrec_release(struct inode *inode, struct file *file)
+{
+	struct ptrec_session *s = file->private_data;
+
+	mutex_lock(&s->lock);
+	ptrec_session_detach(s);
+	mutex_unlock(&s->lock);
+	/* pending new tasks hold references; wait is not needed */
+	ptrec_session_put(s);
+	return 0;
+}
+
+/* ---- permission: ptrace-like, from exported helpers ------------------ */
+
+/*
+ * ptrace_may_access() is not exported.  This is its PTRACE_MODE_REALCREDS
+ * core (kernel/ptrace.c): the same real/effective/saved uids and gids, or
+ * CAP_SYS_PTRACE in the target's user namespace; and a dumpable mm, or
+ * CAP_SYS_PTRACE in the mm's namespace.  The LSM hook (Yama ptrace_scope,
+ * SELinux) is not consulted: documented in docs/kmod.md.
+ */
+static bool ptrec_may_trace(struct task_struct *task)
+{
+	const struct cred *cred = current_cred(), *tcred;
+	struct mm_struct *mm;
+	bool ok;
+
+	if (same_thread_group(task, current))
+		return true;
+	rcu_read_lock();
+	tcred = __task_cred(task);
+	ok = (uid_eq(cred->uid, tcred->euid) &&
+	      uid_eq(cred->uid, tcred->suid) &&
+	      uid_eq(cred->uid, tcred->uid) &&
+	      gid_eq(cred->gid, tcred->egid) &&
+	      gid_eq(cred->gid, tcred->sgid) &&
+	      gid_eq(cred->gid, tcred->gid)) ||
+	     ns_capable(tcred->user_ns, CAP_SYS_PTRACE);
+	rcu_read_unlock();
+	if (!ok)
+		return false;
+	mm = get_task_mm(task);
+	if (mm) {
+		ok = get_dumpable(mm) == SUID_DUMP_USER ||
+		     ns_capable(mm->user_ns, CAP_SYS_PTRACE);
+		mmput(mm);
+	}
+	return ok;
+}
+
+/* ---- ioctls --------------------------------------------------------- */
+
+static int ptrec_check_head(void __user *arg, u32 size)
+{
+	u32 head[2];
+
+	if (copy_from_user(head, arg, sizeof(head)))
+		return -EFAULT;
+	if (head[0] != size)
+		return -EINVAL;
+	if (head[1] != PTREC_UAPI_VERSION)
+		return -EPROTO;
+	return 0;
+}
+
+static long ptrec_ioc_info(void __user *arg)
+{
+	struct ptrec_info i = {
+		.size = sizeof(i),
+		.version = PTREC_UAPI_VERSION,
+	};
+	int ret = ptrec_check_head(arg, sizeof(i));
+
+	if (ret)
+		return ret;
+	i.flags = ptrec_caps.flags;
+	i.nr_addr_ranges = ptrec_caps.nr_ranges;
+	i.mtc_periods = ptrec_caps.mtc_periods;
+	i.cyc_thresholds = ptrec_caps.cyc_thresholds;
+	i.psb_periods = ptrec_caps.psb_periods;
+	i.xsave_size = ptrec_caps.xsave_size;
+	i.cpuid_15_eax = ptrec_caps.cpuid_15_eax;
+	i.cpuid_15_ebx = ptrec_caps.cpuid_15_ebx;
+	i.family = boot_cpu_data.x86;
+	i.model = boot_cpu_data.x86_model;
+	i.stepping = boot_cpu_data.x86_stepping;
+	i.nom_freq = ptrec_caps.nom_freq;
+	i.tsc_khz = tsc_khz;
+	return copy_to_user(arg, &i, sizeof(i)) ? -EFAULT : 0;
+}
+
+static bool ptrec_is_pow2(u64 v)
+{
+	return v && !(v & (v - 1));
+}
+
+static bool ptrec_canonical(u64 a)
+{
+	return (u64)((s64)(a << 16) >> 16) == a;
+}
+
+#define PTREC_CFG_ALL	(PTREC_CFG_USER | PTREC_CFG_KERNEL | PTREC_CFG_RING | \
+			 PTREC_CFG_FOLLOW_FORK | PTREC_CFG_TSC | PTREC_CFG_MTC | \
+			 PTREC_CFG_CYC | PTREC_CFG_PTWRITE | \
+			 PTREC_CFG_NO_RETCOMP | PTREC_CFG_CR3_FILTER)
+
+/*
+ * Validate @c against the unit (SDM Vol. 3C 33.2.7.2: MTCFreq, CycThresh
+ * and PSBFreq must be set in the CPUID.14H.1 bitmaps; RANGECNT ranges) and
+ * build IA32_RTIT_CTL.
+ */
+static int ptrec_config_check(struct ptrec_session *s,
+			      const struct ptrec_config *c)
+{
+	const struct ptrec_caps *k = &ptrec_caps;
+	u64 ctl = RTIT_CTL_TOPA | RTIT_CTL_BRANCH_EN;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(c->reserved); i++)
+		if (c->reserved[i])
+			return -EINVAL;
+	if (c->flags & ~PTREC_CFG_ALL)
+		return -EINVAL;
+	if (!(c->flags & (PTREC_CFG_USER | PTREC_CFG_KERNEL)))
+		return -EINVAL;
+	if ((int)c->pid <= 0)
+		return -EINVAL;
+	if (!ptrec_is_pow2(c->buf_size) || c->buf_size < 2 * PAGE_SIZE ||
+	    c->buf_size > ptrec_max_buf)
+		return -EINVAL;
+	if (!ptrec_is_pow2(c->nr_regions) ||
+	    c->buf_size / c->nr_regions < PAGE_SIZE ||
+	    c->nr_regions + 1 > PAGE_SIZE / 8 ||
+	    get_order(c->buf_size / c->nr_regions) >= MAX_ORDER)
+		return -EINVAL;
+	if (c->nr_regions > 1 && !(k->flags & PTREC_INFO_TOPA_MULTI))
+		return -EOPNOTSUPP;
+	if (c->psb_period > 15 ||
+	    (c->psb_period && !(k->psb_periods & BIT(c->psb_period))))
+		return -EINVAL;
+	if (c->flags & PTREC_CFG_MTC) {
+		if (!(k->flags & PTREC_INFO_MTC))
+			return -EOPNOTSUPP;
+		if (c->mtc_period > 15 || !(k->mtc_periods & BIT(c->mtc_period)))
+			return -EINVAL;
+	} else if (c->mtc_period) {
+		return -EINVAL;
+	}
+	if (c->flags & PTREC_CFG_CYC) {
+		if (!(k->flags & PTREC_INFO_PSB_CYC))
+			return -EOPNOTSUPP;
+		if (c->cyc_threshold > 15 ||
+		    (c->cyc_threshold &&
+		     !(k->cyc_thresholds & BIT(c->cyc_threshold))))
+			return -EINVAL;
+	} else if (c->cyc_threshold) {
+		return -EINVAL;
+	}
+	if (c->flags & PTREC_CFG_PTWRITE && !(k->flags & PTREC_INFO_PTWRITE))
+		return -EOPNOTSUPP;
+	if (c->flags & PTREC_CFG_CR3_FILTER &&
+	    !(k->flags & PTREC_INFO_CR3_FILTER))
+		return -EOPNOTSUPP;
+	if (c->nr_addr_ranges > k->nr_ranges ||
+	    c->nr_addr_ranges > PTREC_MAX_ADDR_RANGES)
+		return -EINVAL;
+	for (i = 0; i < PTREC_MAX_ADDR_RANGES; i++) {
+		const struct ptrec_addr_range *r = &c->addr_ranges[i];
+
+		if (r->reserved)
+			return -EINVAL;
+		if (i >= c->nr_addr_ranges) {
+			if (r->start || r->end || r->mode)
+				return -EINVAL;
+			continue;
+		}
+		if ((r->mode != 1 && r->mode != 2) || r->start > r->end ||
+		    !ptrec_canonical(r->start) || !ptrec_canonical(r->end))
+			return -EINVAL;
+		ctl |= (u64)r->mode << RTIT_CTL_ADDR_SHIFT(i);
+	}
+	if (c->sim_rate > 1000000)
+		return -EINVAL;
+
+	if (c->flags & PTREC_CFG_USER)
+		ctl |= RTIT_CTL_USR;
+	if (c->flags & PTREC_CFG_KERNEL)
+		ctl |= RTIT_CTL_OS;
+	if (c->flags & PTREC_CFG_TSC)
+		ctl |= RTIT_CTL_TSC_EN;
+	if (c->flags & PTREC_CFG_MTC)
+		ctl |= RTIT_CTL_MTC_EN | (u64)c->mtc_period << RTIT_CTL_MTC_SHIFT;
+	if (c->flags & PTREC_CFG_CYC)
+		ctl |= RTIT_CTL_CYCLEACC |
+		       (u64)c->cyc_threshold << RTIT_CTL_CYC_SHIFT;
+	if (c->flags & PTREC_CFG_PTWRITE)
+		ctl |= RTIT_CTL_PTW_EN;
+	if (c->flags & PTREC_CFG_NO_RETCOMP)
+		ctl |= RTIT_CTL_DISRETC;
+	if (c->flags & PTREC_CFG_CR3_FILTER)
+		ctl |= RTIT_CTL_CR3EN;
+	ctl |= (u64)c->psb_period << RTIT_CTL_PSB_SHIFT;
+	s->rtit_ctl = ctl;
+	return 0;
+}
+
+static long ptrec_ioc_attach(struct ptrec_session *s, void __user *arg)
+{
+	struct task_struct *task, *th, **tasks = NULL;
+	struct ptrec_config c;
+	unsigned int n = 0, max, i;
+	unsigned long flags;
+	int ret;
+
+	ret = ptrec_check_head(arg, sizeof(c));
+	if (ret)
+		return ret;
+	if (copy_from_user(&c, arg, sizeof(c)))
+		return -EFAULT;
+	if (!perfmon_capable())
+		return -EPERM;
+	if (s->attached)
+		return -EBUSY;
+	ret = ptrec_config_check(s, &c);
+	if (ret)
+		return ret;
+
+	task = get_pid_task(find_get_pid(c.pid), PIDTYPE_PID);
+	if (!task)
+		return -ESRCH;
+	if (task->tgid != c.pid || (task->flags & PF_KTHREAD) ||
+	    (task->flags & PF_EXITING)) {
+		ret = -ESRCH;
+		goto out_put_task;
+	}
+	if (!ptrec_may_trace(task)) {
+		ret = -EPERM;
+		goto out_put_task;
+	}
+	ret = ptrec_hw_check_foreign();
+	if (ret)
+		goto out_put_task;
+	rcu_read_lock();
+	if (ptrec_session_of_tgid(c.pid))
+		ret = -EBUSY;
+	rcu_read_unlock();
+	if (ret)
+		goto out_put_task;
+
+	s->cfg = c;
+	s->pid = c.pid;
+	s->attached = true;
+	/* published first: threads created from now on are followed */
+	spin_lock_irqsave(&ptrec_sessions_lock, flags);
+	list_add_rcu(&s->gnode, &ptrec_sessions);
+	spin_unlock_irqrestore(&ptrec_sessions_lock, flags);
+
+	ptrec_sb_time(s);
+	ptrec_sb_snapshot_maps(s, task, PTREC_SB_F_SNAPSHOT);
+
+	max = get_nr_threads(task) + 16;
+	tasks = kvcalloc(max, sizeof(*tasks), GFP_KERNEL);
+	if (!tasks) {
+		ret = -ENOMEM;
+		goto out_detach;
+	}
+	rcu_read_lock();
+	for_each_thread(task, th) {
+		if (n == max)
+			break;
+		get_task_struct(th);
+		tasks[n++] = th;
+	}
+	rcu_read_unlock();
+	ret = 0;
+	for (i = 0; i < n; i++) {
+		int r = ptrec_thread_attach(s, tasks[i]);
+
+		if (r && r != -EBUSY && r != -ESRCH && !ret)
+			ret = r;
+		put_task_struct(tasks[i]);
+	}
+	kvfree(tasks);
+	if (ret)
+		goto out_detach;
+	ptrec_session_thread_gone(s);	/* all exited already? */
+	put_task_struct(task);
+	return 0;
+
+out_detach:
+	ptrec_session_detach(s);
+out_put_task:
+	put_task_struct(task);
+	return ret;
+}
+
+static long ptrec_ioc_stats(struct ptrec_session *s, void __user *arg)
+{
+	struct ptrec_stats st = {
+		.size = sizeof(st),
+		.version = PTREC_UAPI_VERSION,
+	};
+	int ret = ptrec_check_head(arg, sizeof(st));
+
+	if (ret)
+		return ret;
+	st.threads = atomic64_read(&s->st_threads);
+	st.switches = atomic64_read(&s->st_switches);
+	st.pmis = atomic64_read(&s->st_pmis);
+	st.trace_bytes = atomic64_read(&s->st_trace);
+	st.lost_bytes = atomic64_read(&s->st_lost);
+	st.sideband_records = atomic64_read(&s->st_records);
+	st.lost_records = atomic64_read(&s->st_lost_records);
+	st.stopped = atomic_read(&s->st_stopped);
+	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
+}
+
+static long ptrec_ioctl(struct file *file, unsigned int cmd,
+			unsigned long uarg)
+{
+	struct ptrec_session *s = file->private_data;
+	void __user *arg = (void __user *)uarg;
+	long ret;
+
+	/* the size field, not the ioctl number's size, is checked */
+	if (_IOC_TYPE(cmd) != PTREC_IOC_MAGIC)
+		return -ENOTTY;
+	switch (_IOC_NR(cmd)) {
+	case _IOC_NR(PTREC_IOC_INFO):
+		return ptrec_ioc_info(arg);
+	case _IOC_NR(PTREC_IOC_STATS):
+		return ptrec_ioc_stats(s, arg);
+	case _IOC_NR(PTREC_IOC_ATTACH):
+		mutex_lock(&s->lock);
+		ret = ptrec_ioc_attach(s, arg);
+		mutex_unlock(&s->lock);
+		return ret;
+	case _IOC_NR(PTREC_IOC_DETACH):
+		mutex_lock(&s->lock);
+		ret = s->attached ? 0 : -EINVAL;
+		ptrec_session_detach(s);
+		mutex_unlock(&s->lock);
+		return ret;
+	}
+	return -ENOTTY;
+}
+
+/* ---- read and poll -------------------------------------------------- */
+
+static ssize_t ptrec_read(struct file *file, char __user *buf, size_t count,
+			  loff_t *ppos)
+{
+	struct ptrec_session *s = file->private_data;
+	struct ptrec_sb_header h;
+	u64 tail, avail, n = 0;
+	u32 pos, len;
+	ssize_t ret;
+
+	if (count < PTREC_READ_MIN)
+		return -EINVAL;
+	if (mutex_lock_interruptible(&s->read_lock))
+		return -ERESTARTSYS;
+	for (;;) {
+		spin_lock_irq(&s->q_lock);
+		tail = s->q_tail;
+		avail = s->q_head - tail;
+		while (n < avail) {
+			q_get(s, tail + n, &h, sizeof(h));
+			if (n + h.size > count)
+				break;
+			n += h.size;
+		}
+		spin_unlock_irq(&s->q_lock);
+		if (n)
+			break;
+		if (READ_ONCE(s->done)) {
+			ret = 0;
+			goto out_unlock;
+		}
+		if (file->f_flags & O_NONBLOCK) {
+			ret = -EAGAIN;
+			goto out_unlock;
+		}
+		ret = wait_event_interruptible(s->wq,
+				READ_ONCE(s->q_head) != READ_ONCE(s->q_tail) ||
+				READ_ONCE(s->done));
+		if (ret)
+			goto out_unlock;
+	}
+	/* writers never touch [tail, head): copy without the lock */
+	pos = tail & (s->q_size - 1);
+	len = min_t(u64, n, s->q_size - pos);
+	if (copy_to_user(buf, s->q_buf + pos, len) ||
+	    copy_to_user(buf + len, s->q_buf, n - len)) {
+		ret = -EFAULT;
+		goto out_unlock;
+	}
+	spin_lock_irq(&s->q_lock);
+	s->q_tail += n;
+	spin_unlock_irq(&s->q_lock);
+	ret = n;
+out_unlock:
+	mutex_unlock(&s->read_lock);
+	return ret;
+}
+
+static __poll_t ptrec_poll(struct file *file, poll_table *wait)
+{
+	struct ptrec_session *s = file->private_data;
+	__poll_t mask = 0;
+
+	poll_wait(file, &s->wq, wait);
+	if (READ_ONCE(s->q_head) != READ_ONCE(s->q_tail))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	else if (READ_ONCE(s->done))
+		mask |= EPOLLHUP;
+	return mask;
+}
+
+static const struct file_operations ptrec_fops = {
+	.owner		= THIS_MODULE,	/* open files pin the module */
+	.open		= ptrec_open,
+	.release	= ptrec_release,
+	.read		= ptrec_read,
+	.poll		= ptrec_poll,
+	.unlocked_ioctl	= ptrec_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.llseek		= noop_llseek,
+};
+
+static struct miscdevice ptrec_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= PTREC_NAME,
+	.fops	= &ptrec_fops,
+	.mode	= 0666,	/* ATTACH checks capabilities and ptrace rights */
+};
+
+static int __init ptrec_init(void)
+{
+	int ret;
+
+	ret = ptrec_hw_probe();
+	if (ret)
+		return ret;
+	ret = ptrec_hw_init();
+	if (ret)
+		return ret;
+	ret = ptrec_thread_init();
+	if (ret)
+		goto err_hw_exit;
+	ret = ptrec_sb_init();
+	if (ret)
+		goto err_thread_exit;
+	ret = misc_register(&ptrec_misc);
+	if (ret)
+		goto err_sb_exit;
+	pr_info("ready: %s unit, %s save path, %u address ranges\n",
+		ptrec_hw->name, ptrec_caps.xsaves ? "XSAVES" : "MSR",
+		ptrec_caps.nr_ranges);
+	return 0;
+
+err_sb_exit:
+	ptrec_sb_exit();
+err_thread_exit:
+	ptrec_thread_exit();
+err_hw_exit:
+	ptrec_hw_exit();
+	return ret;
+}
+
+static void __exit ptrec_exit(void)
+{
+	misc_deregister(&ptrec_misc);
+	ptrec_sb_exit();
+	ptrec_thread_exit();
+	ptrec_hw_exit();
+	if (atomic_long_read(&ptrec_cnt.objects) ||
+	    atomic_long_read(&ptrec_cnt.pages))
+		pr_err("leak at unload: %ld objects, %ld pages\n",
+		       atomic_long_read(&ptrec_cnt.objects),
+		       atomic_long_read(&ptrec_cnt.pages));
+}
+
+module_init(ptrec_init);
+module_exit(ptrec_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("ptrec: per-thread Intel PT with in-kernel sideband");
+MODULE_VERSION("0.1");

@@ -1,0 +1,656 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptrec.ko: traced threads.  Each owns a ToPA table, its output regions and
+ * a PT save area; the sched_switch tracepoint saves the outgoing traced
+ * thread's PT state (XSAVES of component 8, or the RTIT MSRs) and restores
+ * the incoming one's (XRSTORS, or the MSRs with IA32_RTIT_CTL last).
+ *
+ * Output is drained from irq_work, never from the PMI's NMI: after a ToPA
+ * PMI (an INT region filled) and after a switch-out that crossed a region.
+ * Positions are logical byte offsets in the thread's stream; the ring
+ * position is the offset modulo the buffer size.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/gfp.h>
+#include <linux/hashtable.h>
+#include <linux/llist.h>
+#include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/tracepoint.h>
+#include <asm/io.h>
+
+#include "ptrec_internal.h"
+
+DEFINE_PER_CPU(struct ptrec_thread *, ptrec_cur);
+
+static DEFINE_HASHTABLE(ptrec_threads_hash, 8);
+static DEFINE_SPINLOCK(ptrec_threads_lock);
+static atomic_t ptrec_nr_threads = ATOMIC_INIT(0);
+static struct workqueue_struct *ptrec_wq;
+
+struct ptrec_drain_cpu {
+	struct llist_head list;
+	struct irq_work iw;
+};
+static DEFINE_PER_CPU(struct ptrec_drain_cpu, ptrec_drain);
+
+/**
+ * ptrec_thread_find() - the traced thread of @task
+ * @task: a task.
+ *
+ * Context: RCU read side (or preemption disabled).
+ * Return: the thread, or NULL.
+ */
+struct ptrec_thread *ptrec_thread_find(struct task_struct *task)
+{
+	struct ptrec_thread *t;
+
+	if (!atomic_read(&ptrec_nr_threads))
+		return NULL;
+	hash_for_each_possible_rcu(ptrec_threads_hash, t, hnode,
+				   (unsigned long)task)
+		if (t->task == task)
+			return t;
+	return NULL;
+}
+
+static u64 ptrec_ring_pos(struct ptrec_thread *t)
+{
+	u64 m = t->area->pt.output_mask;
+	u32 idx = MASK_PTRS_IDX(m), off = MASK_PTRS_OFF(m);
+
+	if (idx >= t->nr_regions)	/* at the END entry: wrapped */
+		return 0;
+	return ((u64)idx * t->region_size + off) & (t->buf_size - 1);
+}
+
+/* Stop-on-full: STOP on the region before the oldest undrained byte. */
+static void ptrec_place_stop(struct ptrec_thread *t)
+{
+	unsigned int d = (t->drained & (t->buf_size - 1)) / t->region_size;
+	unsigned int idx = (d + t->nr_regions - 1) & (t->nr_regions - 1);
+
+	if (t->s->cfg.flags & PTREC_CFG_RING || idx == t->stop_idx)
+		return;
+	t->topa[t->stop_idx] &= ~TOPA_STOP;
+	t->topa[idx] |= TOPA_STOP;
+	t->stop_idx = idx;
+}
+
+/*
+ * Everything the unit wrote since the last call: account, drop what ring
+ * mode overwrote, copy the rest to the session queue.  The unit must not
+ * be writing (state saved).  Context: t->lock held, IRQs off.
+ */
+static void ptrec_collect(struct ptrec_thread *t)
+{
+	struct ptrec_session *s = t->s;
+	u64 pos = ptrec_ring_pos(t), delta;
+	bool ring = s->cfg.flags & PTREC_CFG_RING;
+
+	delta = (pos - t->last_pos) & (t->buf_size - 1);
+	t->last_pos = pos;
+	t->produced += delta;
+	if ((t->area->pt.status & RTIT_STATUS_STOPPED) && !t->stopped) {
+		/* SDM 33.2.6.2: the STOP region is full */
+		u64 end = round_down(t->drained, t->region_size) + t->buf_size;
+
+		t->produced = max(t->produced, end);
+		t->stopped = true;
+		atomic_set(&s->st_stopped, 1);
+		ptrec_q_lost(s, t, PTREC_SB_LOST_FULL, 0, t->produced);
+	}
+	if (t->produced - t->drained > t->buf_size) {
+		u64 lost = t->produced - t->buf_size - t->drained;
+
+		ptrec_q_lost(s, t, PTREC_SB_LOST_WRAP, lost, t->drained);
+		t->drained += lost;
+	}
+	while (t->drained < t->produced) {
+		u64 rp = t->drained & (t->buf_size - 1);
+		u32 r = rp / t->region_size, off = rp % t->region_size;
+		u32 n = min_t(u64, t->produced - t->drained,
+			      min_t(u32, t->region_size - off,
+				    PTREC_MSG_TRACE_MAX));
+		u8 *src = page_address(t->regions[r]) + off;
+
+		if (ptrec_q_trace(s, t, src, n, t->drained)) {
+			if (!ring)
+				break;	/* the STOP entry holds the rest */
+			ptrec_q_lost(s, t, PTREC_SB_LOST_READER,
+				     t->produced - t->drained, t->drained);
+			t->drained = t->produced;
+			break;
+		}
+		t->drained += n;
+	}
+	ptrec_place_stop(t);
+}
+
+/* Context: t->lock held, IRQs off, on the CPU that will own it. */
+static bool ptrec_load(struct ptrec_thread *t)
+{
+	if (t->dead || t->loaded_cpu >= 0)
+		return false;
+	if (ptrec_hw->read_msr(MSR_IA32_RTIT_CTL) & RTIT_CTL_TRACEEN) {
+		/* someone else (perf) traces on this CPU: leave it */
+		atomic_long_inc(&ptrec_cnt.foreign_skips);
+		return false;
+	}
+	ptrec_hw->restore(t->area);
+	t->loaded_cpu = smp_processor_id();
+	this_cpu_write(ptrec_cur, t);
+	return true;
+}
+
+static void ptrec_queue_drain(struct ptrec_thread *t);
+
+/* Context: t->lock held, IRQs off, t loaded on this CPU. */
+static void ptrec_unload(struct ptrec_thread *t)
+{
+	u64 before = t->last_pos;
+
+	ptrec_hw->save(t->area);
+	t->loaded_cpu = -1;
+	this_cpu_write(ptrec_cur, NULL);
+	if ((ptrec_ring_pos(t) / t->region_size) !=
+	    (before / t->region_size) ||
+	    (t->area->pt.status & RTIT_STATUS_STOPPED))
+		ptrec_queue_drain(t);
+}
+
+static void ptrec_queue_drain(struct ptrec_thread *t)
+{
+	struct ptrec_drain_cpu *d = this_cpu_ptr(&ptrec_drain);
+
+	if (test_and_set_bit(0, &t->drain_pending))
+		return;
+	llist_add(&t->drain_node, &d->list);
+	irq_work_queue(&d->iw);
+}
+
+/**
+ * ptrec_pmi_raise() - a ToPA PMI for the thread loaded on this CPU
+ *
+ * Context: NMI (or the model's hrtimer).
+ */
+void ptrec_pmi_raise(void)
+{
+	struct ptrec_thread *t = this_cpu_read(ptrec_cur);
+
+	if (t) {
+		atomic64_inc(&t->s->st_pmis);
+		ptrec_queue_drain(t);
+	}
+}
+
+static void ptrec_drain_fn(struct irq_work *iw)
+{
+	struct ptrec_drain_cpu *d = container_of(iw, struct ptrec_drain_cpu,
+						 iw);
+	struct llist_node *list = llist_del_all(&d->list);
+	struct ptrec_thread *t, *n;
+	unsigned long flags;
+
+	llist_for_each_entry_safe(t, n, list, drain_node) {
+		clear_bit(0, &t->drain_pending);
+		raw_spin_lock_irqsave(&t->lock, flags);
+		if (t->loaded_cpu == smp_processor_id()) {
+			/* stop the unit, drain, re-arm (33.3.5.1 order) */
+			ptrec_hw->save(t->area);
+			ptrec_collect(t);
+			ptrec_hw->restore(t->area);
+		} else if (t->loaded_cpu < 0 && !t->dead) {
+			ptrec_collect(t);
+		}
+		/* loaded elsewhere: that CPU drains it at switch-out */
+		raw_spin_unlock_irqrestore(&t->lock, flags);
+	}
+}
+
+static void ptrec_probe_switch(void *data, bool preempt,
+			       struct task_struct *prev,
+			       struct task_struct *next,
+			       unsigned int prev_state)
+{
+	struct ptrec_thread *t;
+	int cpu = smp_processor_id();
+
+	if (!atomic_read(&ptrec_nr_threads))
+		return;
+	t = this_cpu_read(ptrec_cur);
+	if (t && t->task == prev) {
+		raw_spin_lock(&t->lock);
+		ptrec_unload(t);
+		raw_spin_unlock(&t->lock);
+		ptrec_sb_switch(t, PTREC_SB_SWITCH_OUT,
+				preempt || prev_state == TASK_RUNNING ?
+				PTREC_SB_F_PREEMPT : 0, cpu);
+	}
+	t = ptrec_thread_find(next);
+	if (t) {
+		bool ok;
+
+		raw_spin_lock(&t->lock);
+		ok = ptrec_load(t);
+		raw_spin_unlock(&t->lock);
+		if (ok) {
+			atomic64_inc(&t->s->st_switches);
+			ptrec_sb_switch(t, PTREC_SB_SWITCH_IN, 0, cpu);
+			ptrec_sb_cr3(t);
+		}
+	}
+}
+
+/* IPI: start tracing @t now if it runs here (attach). */
+static void ptrec_kick_fn(void *arg)
+{
+	struct ptrec_thread *t = arg;
+	bool ok = false;
+
+	if (current != t->task)
+		return;
+	raw_spin_lock(&t->lock);
+	ok = ptrec_load(t);
+	raw_spin_unlock(&t->lock);
+	if (ok) {
+		atomic64_inc(&t->s->st_switches);
+		ptrec_sb_switch(t, PTREC_SB_SWITCH_IN, 0, smp_processor_id());
+		ptrec_sb_cr3(t);
+	}
+}
+
+/* IPI: stop tracing @t if it is loaded here (detach). */
+static void ptrec_unload_fn(void *arg)
+{
+	struct ptrec_thread *t = arg;
+	bool was = false;
+
+	raw_spin_lock(&t->lock);
+	if (t->loaded_cpu == smp_processor_id()) {
+		ptrec_unload(t);
+		was = true;
+	}
+	raw_spin_unlock(&t->lock);
+	if (was)
+		ptrec_sb_switch(t, PTREC_SB_SWITCH_OUT, PTREC_SB_F_PREEMPT,
+				smp_processor_id());
+}
+
+static void ptrec_thread_free(struct ptrec_thread *t)
+{
+	unsigned int i, order = get_order(t->region_size);
+
+	if (t->regions) {
+		for (i = 0; i < t->nr_regions; i++) {
+			if (!t->regions[i])
+				continue;
+			__free_pages(t->regions[i], order);
+			atomic_long_sub(1 << order, &ptrec_cnt.pages);
+		}
+		ptrec_kfree(t->regions);
+	}
+	if (t->topa) {
+		free_page((unsigned long)t->topa);
+		atomic_long_dec(&ptrec_cnt.pages);
+	}
+	ptrec_kfree(t->area);
+	if (t->task)
+		put_task_struct(t->task);
+	ptrec_kfree(t);
+}
+
+static struct ptrec_thread *ptrec_thread_alloc(struct ptrec_session *s,
+					       struct task_struct *task)
+{
+	const struct ptrec_config *cfg = &s->cfg;
+	struct ptrec_pt_state *pt;
+	struct ptrec_thread *t;
+	unsigned int i, order;
+
+	t = ptrec_kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return NULL;
+	raw_spin_lock_init(&t->lock);
+	INIT_LIST_HEAD(&t->snode);
+	t->loaded_cpu = -1;
+	t->s = s;
+	t->nr_regions = cfg->nr_regions;
+	t->buf_size = cfg->buf_size;
+	t->region_size = cfg->buf_size / cfg->nr_regions;
+	order = get_order(t->region_size);
+
+	/* power-of-two size: kmalloc aligns it naturally (64 for XSAVES) */
+	t->area = ptrec_kzalloc(roundup_pow_of_two(sizeof(*t->area)),
+				GFP_KERNEL);
+	t->regions = ptrec_kzalloc(t->nr_regions * sizeof(*t->regions),
+				   GFP_KERNEL);
+	t->topa = (u64 *)get_zeroed_page(GFP_KERNEL);
+	if (t->topa)
+		atomic_long_inc(&ptrec_cnt.pages);
+	if (!t->area || !t->regions || !t->topa)
+		goto err_free_thread;
+	for (i = 0; i < t->nr_regions; i++) {
+		t->regions[i] = alloc_pages(GFP_KERNEL | __GFP_ZERO |
+					    __GFP_NOWARN, order);
+		if (!t->regions[i])
+			goto err_free_thread;
+		atomic_long_add(1 << order, &ptrec_cnt.pages);
+		/* SDM 33.2.6.2: Size = log2(region / 4K); INT on each */
+		t->topa[i] = page_to_phys(t->regions[i]) |
+			     ((u64)order << TOPA_SIZE_SHIFT) | TOPA_INT;
+	}
+	t->topa[t->nr_regions] = virt_to_phys(t->topa) | TOPA_END;
+	if (!(cfg->flags & PTREC_CFG_RING)) {
+		t->stop_idx = t->nr_regions - 1;
+		t->topa[t->stop_idx] |= TOPA_STOP;
+	}
+
+	pt = &t->area->pt;
+	pt->ctl = s->rtit_ctl | RTIT_CTL_TRACEEN;
+	pt->output_base = virt_to_phys(t->topa);
+	pt->output_mask = MASK_PTRS(0, 0);
+	if (cfg->flags & PTREC_CFG_CR3_FILTER && task->mm)
+		pt->cr3_match = __pa(task->mm->pgd) & ~0x1fULL;
+	for (i = 0; i < cfg->nr_addr_ranges; i++) {
+		u64 *a = i < 2 ? &pt->addr01[2 * i] : &pt->addr23[2 * (i - 2)];
+
+		a[0] = cfg->addr_ranges[i].start;
+		a[1] = cfg->addr_ranges[i].end;
+	}
+
+	get_task_struct(task);
+	t->task = task;
+	t->pid = task_tgid_nr(task);
+	t->tid = task_pid_nr(task);
+	return t;
+
+err_free_thread:
+	ptrec_thread_free(t);
+	return NULL;
+}
+
+/**
+ * ptrec_thread_attach() - start tracing @task in session @s
+ * @s:		the session.
+ * @task:	a thread of the traced process (or of a followed child).
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -ENOMEM, -EBUSY (already traced) or -ESRCH (session over).
+ */
+int ptrec_thread_attach(struct ptrec_session *s, struct task_struct *task)
+{
+	struct ptrec_thread *t;
+	unsigned long flags;
+	int cpu;
+
+	if (task->flags & (PF_KTHREAD | PF_IO_WORKER | PF_EXITING))
+		return -ESRCH;
+	t = ptrec_thread_alloc(s, task);
+	if (!t)
+		return -ENOMEM;
+	spin_lock_irqsave(&ptrec_threads_lock, flags);
+	if (s->detached || (task->flags & PF_EXITING)) {
+		spin_unlock_irqrestore(&ptrec_threads_lock, flags);
+		ptrec_thread_free(t);
+		return -ESRCH;
+	}
+	rcu_read_lock();
+	if (ptrec_thread_find(task)) {
+		rcu_read_unlock();
+		spin_unlock_irqrestore(&ptrec_threads_lock, flags);
+		ptrec_thread_free(t);
+		return -EBUSY;
+	}
+	rcu_read_unlock();
+	kref_get(&s->ref);
+	s->nr_live++;
+	list_add_tail(&t->snode, &s->threads);
+	atomic_long_inc(&ptrec_cnt.threads);
+	atomic_inc(&ptrec_nr_threads);
+	hash_add_rcu(ptrec_threads_hash, &t->hnode, (unsigned long)task);
+	spin_unlock_irqrestore(&ptrec_threads_lock, flags);
+	atomic64_inc(&s->st_threads);
+
+	ptrec_sb_comm(t, 0);
+	/* start now if it is running; otherwise its next switch-in does */
+	if (task == current) {
+		local_irq_save(flags);
+		ptrec_kick_fn(t);
+		local_irq_restore(flags);
+	} else {
+		cpu = task_cpu(task);
+		if (cpu_online(cpu))
+			smp_call_function_single(cpu, ptrec_kick_fn, t, 1);
+	}
+	return 0;
+}
+
+/*
+ * The end of a thread's tracing, in process context: make sure no CPU
+ * holds its state, drain what is left, unpublish and free it.
+ */
+static void ptrec_thread_release(struct ptrec_thread *t)
+{
+	struct ptrec_session *s = t->s;
+	unsigned long flags;
+	int cpu;
+
+	raw_spin_lock_irqsave(&t->lock, flags);
+	t->dead = true;
+	cpu = t->loaded_cpu;
+	raw_spin_unlock_irqrestore(&t->lock, flags);
+	/* once dead it is never loaded again: one IPI suffices */
+	if (cpu >= 0)
+		smp_call_function_single(cpu, ptrec_unload_fn, t, 1);
+	for_each_online_cpu(cpu)
+		irq_work_sync(&per_cpu_ptr(&ptrec_drain, cpu)->iw);
+
+	raw_spin_lock_irqsave(&t->lock, flags);
+	ptrec_collect(t);
+	ptrec_q_flush_lost(s, t);
+	raw_spin_unlock_irqrestore(&t->lock, flags);
+
+	spin_lock_irqsave(&ptrec_threads_lock, flags);
+	hash_del_rcu(&t->hnode);
+	list_del_init(&t->snode);
+	atomic_dec(&ptrec_nr_threads);
+	spin_unlock_irqrestore(&ptrec_threads_lock, flags);
+	synchronize_rcu();	/* sched_switch probes run RCU-sched */
+	for_each_online_cpu(cpu)
+		irq_work_sync(&per_cpu_ptr(&ptrec_drain, cpu)->iw);
+
+	ptrec_thread_free(t);
+	atomic_long_dec(&ptrec_cnt.threads);
+	ptrec_session_thread_gone(s);
+	ptrec_session_put(s);
+}
+
+static void ptrec_free_work(struct work_struct *w)
+{
+	ptrec_thread_release(container_of(w, struct ptrec_thread, free_work));
+}
+
+/**
+ * ptrec_thread_on_exit() - @t (current) is exiting
+ * @t:	the thread.
+ *
+ * Context: sched_process_exit, preemption disabled.  Stops its tracing
+ * here and now (the rest of do_exit is not traced) and frees it from a
+ * work item.
+ */
+void ptrec_thread_on_exit(struct ptrec_thread *t)
+{
+	unsigned long flags;
+	bool mine;
+
+	raw_spin_lock_irqsave(&t->lock, flags);
+	t->dead = true;
+	if (t->loaded_cpu == smp_processor_id())
+		ptrec_unload(t);
+	raw_spin_unlock_irqrestore(&t->lock, flags);
+
+	spin_lock_irqsave(&ptrec_threads_lock, flags);
+	mine = !t->releasing;
+	t->releasing = true;
+	spin_unlock_irqrestore(&ptrec_threads_lock, flags);
+	if (mine) {
+		INIT_WORK(&t->free_work, ptrec_free_work);
+		queue_work(ptrec_wq, &t->free_work);
+	}
+}
+
+/**
+ * ptrec_session_stop_threads() - stop and free every thread of @s
+ * @s:	the session; s->detached is already set.
+ *
+ * Context: process context.
+ */
+void ptrec_session_stop_threads(struct ptrec_session *s)
+{
+	struct ptrec_thread *t;
+	unsigned long flags;
+
+	for (;;) {
+		t = NULL;
+		spin_lock_irqsave(&ptrec_threads_lock, flags);
+		list_for_each_entry(t, &s->threads, snode)
+			if (!t->releasing)
+				break;
+		if (list_entry_is_head(t, &s->threads, snode))
+			t = NULL;
+		else
+			t->releasing = true;
+		spin_unlock_irqrestore(&ptrec_threads_lock, flags);
+		if (!t)
+			break;
+		ptrec_thread_release(t);
+	}
+	/* threads already exiting are released by their work items */
+	flush_workqueue(ptrec_wq);
+}
+
+/* ---- following new threads and children --------------------------- */
+
+struct ptrec_pending {
+	struct callback_head cb;
+	struct ptrec_session *s;
+};
+
+static void ptrec_pending_fn(struct callback_head *cb)
+{
+	struct ptrec_pending *p = container_of(cb, struct ptrec_pending, cb);
+	struct ptrec_session *s = p->s;
+
+	/* runs in the new task before its first user instruction */
+	ptrec_thread_attach(s, current);
+	ptrec_kfree(p);
+	atomic_long_dec(&ptrec_cnt.pending_works);
+	atomic_dec(&s->nr_pending);
+	ptrec_session_thread_gone(s);
+	ptrec_session_put(s);
+	module_put(THIS_MODULE);
+}
+
+/**
+ * ptrec_follow_fork() - arrange for @child to be traced like @pt
+ * @pt:		the traced parent thread.
+ * @child:	the new task (not yet running).
+ *
+ * The child's state is allocated in its own context, by task_work before
+ * it first returns to user space, where GFP_KERNEL allocations may sleep.
+ * Context: sched_process_fork, preemption disabled.
+ * Return: 0 or a negative errno.
+ */
+int ptrec_follow_fork(struct ptrec_thread *pt, struct task_struct *child)
+{
+	struct ptrec_session *s = pt->s;
+	struct ptrec_pending *p;
+
+	if (READ_ONCE(s->detached) || !try_module_get(THIS_MODULE))
+		return -ESRCH;
+	p = ptrec_kzalloc(sizeof(*p), GFP_ATOMIC);
+	if (!p) {
+		module_put(THIS_MODULE);
+		return -ENOMEM;
+	}
+	p->s = s;
+	kref_get(&s->ref);	/* pt holds one: never the last here */
+	atomic_inc(&s->nr_pending);
+	atomic_long_inc(&ptrec_cnt.pending_works);
+	init_task_work(&p->cb, ptrec_pending_fn);
+	if (task_work_add(child, &p->cb, TWA_RESUME)) {
+		atomic_long_dec(&ptrec_cnt.pending_works);
+		atomic_dec(&s->nr_pending);
+		refcount_dec(&s->ref.refcount);
+		ptrec_kfree(p);
+		module_put(THIS_MODULE);
+		return -ESRCH;
+	}
+	return 0;
+}
+
+/* ---- registration --------------------------------------------------- */
+
+static struct tracepoint *ptrec_tp_switch;
+
+static void ptrec_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_switch"))
+		ptrec_tp_switch = tp;
+}
+
+/**
+ * ptrec_thread_init() - hook context switches
+ *
+ * Return: 0 or a negative errno.
+ */
+int ptrec_thread_init(void)
+{
+	int cpu, ret;
+
+	for_each_possible_cpu(cpu) {
+		struct ptrec_drain_cpu *d = per_cpu_ptr(&ptrec_drain, cpu);
+
+		init_llist_head(&d->list);
+		init_irq_work(&d->iw, ptrec_drain_fn);
+	}
+	ptrec_wq = alloc_workqueue("ptrec", 0, 0);
+	if (!ptrec_wq)
+		return -ENOMEM;
+	for_each_kernel_tracepoint(ptrec_find_tp, NULL);
+	if (!ptrec_tp_switch) {
+		pr_err("tracepoint sched_switch not found\n");
+		ret = -ENOENT;
+		goto err_destroy_wq;
+	}
+	ret = tracepoint_probe_register(ptrec_tp_switch, ptrec_probe_switch,
+					NULL);
+	if (ret)
+		goto err_destroy_wq;
+	return 0;
+
+err_destroy_wq:
+	destroy_workqueue(ptrec_wq);
+	return ret;
+}
+
+/**
+ * ptrec_thread_exit() - unhook (no thread is traced any more)
+ */
+void ptrec_thread_exit(void)
+{
+	int cpu;
+
+	tracepoint_probe_unregister(ptrec_tp_switch, ptrec_probe_switch, NULL);
+	tracepoint_synchronize_unregister();
+	destroy_workqueue(ptrec_wq);
+	for_each_possible_cpu(cpu)
+		irq_work_sync(&per_cpu_ptr(&ptrec_drain, cpu)->iw);
+}
