@@ -20,8 +20,8 @@ host_checks() {
 		case $t in
 		work) opts="--worklog $res/work/worklog" ;;
 		keep) opts="--no-loss" ;;
-		ring) opts="--expect-loss wrap" ;;
-		stop) opts="--expect-loss full --stopped" ;;
+		ring) opts="--ring" ;;
+		stop) opts="--stop" ;;
 		*) opts="" ;;
 		esac
 		# shellcheck disable=SC2086 # options are words

@@ -79,6 +79,7 @@ static size_t kq_nsws;
 static struct kq_thread kq_threads[KQ_MAX_THREADS];
 static size_t kq_nthreads;
 static uint32_t kq_pid;
+static uint64_t kq_ptw_after_loss;
 
 struct kq_mmap_rec {
 	uint32_t pid;
@@ -201,6 +202,23 @@ static int kq_load_sideband(const char *dir)
 			if (kq_nsws < KQ_MAX_SW) {
 				kq_sws[kq_nsws].tid = s->tid;
 				kq_sws[kq_nsws].cpu = s->cpu;
+				kq_sws[kq_nsws].type = h->type;
+				kq_sws[kq_nsws].time = h->time;
+				kq_nsws++;
+			}
+			break;
+		}
+		case PTREC_SB_THREAD_EXIT: {
+			/*
+			 * An exiting thread's last switch is not recorded:
+			 * THREAD_EXIT, written while it still runs, closes its
+			 * interval.
+			 */
+			const struct ptrec_sb_thread_exit *x = (const void *)h;
+
+			if (kq_nsws < KQ_MAX_SW) {
+				kq_sws[kq_nsws].tid = x->tid;
+				kq_sws[kq_nsws].cpu = UINT32_MAX;
 				kq_sws[kq_nsws].type = h->type;
 				kq_sws[kq_nsws].time = h->time;
 				kq_nsws++;
@@ -482,6 +500,8 @@ static void kq_decode_stretch(struct kq_thread *th, uint8_t *buf,
 		if (pkt.type != ppt_ptw)
 			continue;
 		th->ptws++;
+		if (after_loss)
+			kq_ptw_after_loss++;
 		if ((pkt.payload.ptw.payload >> 32) != th->tid) {
 			d->bad_tid++;
 			if (!d->first_bad[0])
@@ -597,6 +617,12 @@ static void kq_check_switches(void)
 		if (th->cpus == -1)
 			th->cpus = 0;
 		in = !!(th->cpus & (1 << 30));
+		if (s->type == PTREC_SB_THREAD_EXIT) {
+			if (in)
+				on_cpu[(th->cpus >> 20) & 0xff] = 0;
+			th->cpus &= ~(1 << 30);
+			continue;
+		}
 		if (s->cpu >= 30) {
 			bad++;
 			continue;
@@ -636,8 +662,8 @@ static void kq_check_switches(void)
 			migrated++;
 	}
 	kq_result(!bad && kq_nsws > 0, "SWITCH_IN/SWITCH_OUT alternate per "
-		  "thread on one CPU, one traced thread per CPU at a time (%zu "
-		  "records)", kq_nsws);
+		  "thread on one CPU (THREAD_EXIT ends the last), one traced "
+		  "thread per CPU at a time (%zu records)", kq_nsws);
 	if (bad)
 		kq_diag("%zu violations; first: %s", bad, first_bad);
 	for (t = 0; t < kq_nthreads; t++) {
@@ -728,16 +754,65 @@ static void kq_check_worklog(const char *log)
 	}
 }
 
+/*
+ * Ring mode: when the reader falls behind, data is dropped (overwritten in
+ * the buffer, WRAP, or not queued, READER), every drop is recorded, tracing
+ * never stops and the stream goes on after the loss.
+ */
+static void kq_check_ring(const char *dir)
+{
+	size_t j, n = 0, other = 0;
+
+	for (j = 0; j < kq_nlost; j++) {
+		if (kq_losts[j].reason == PTREC_SB_LOST_WRAP ||
+		    kq_losts[j].reason == PTREC_SB_LOST_READER)
+			n++;
+		else
+			other++;
+	}
+	kq_result(n > 0 && !other, "ring mode with a slow reader: %zu LOST "
+		  "records, each WRAP or READER (%zu others)", n, other);
+	kq_result(kq_stat(dir, "stopped") == 0,
+		  "ring mode never stops tracing");
+	kq_result(kq_ptw_after_loss > 0, "ring mode: the streams go on after "
+		  "the loss (%" PRIu64 " PTW packets after one)",
+		  kq_ptw_after_loss);
+}
+
+/*
+ * Stop-on-full: a FULL record says where a thread's tracing stopped, the
+ * stats say it stopped, and no data of that thread lies beyond that point.
+ */
+static void kq_check_stop(const char *dir)
+{
+	size_t j, i, n = 0, beyond = 0;
+
+	for (j = 0; j < kq_nlost; j++) {
+		if (kq_losts[j].reason != PTREC_SB_LOST_FULL)
+			continue;
+		n++;
+		for (i = 0; i < kq_nmsgs; i++)
+			if (kq_msgs[i].tid == kq_losts[j].tid &&
+			    kq_msgs[i].offset + kq_msgs[i].len >
+			    kq_losts[j].offset)
+				beyond++;
+	}
+	kq_result(n > 0, "stop-on-full with a slow reader: %zu LOST records "
+		  "say FULL", n);
+	kq_result(kq_stat(dir, "stopped") == 1,
+		  "stats say stop-on-full stopped tracing");
+	kq_result(n > 0 && !beyond, "stop-on-full: no thread has data past "
+		  "the point its FULL record names (%zu messages do)", beyond);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir, *worklog = NULL;
-	int no_loss = 0, stopped = 0, expect_reason = 0, i;
-	size_t j, n;
+	int no_loss = 0, ring = 0, stop = 0, i;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: kqcheck NAME DIR [--worklog LOG] "
-			"[--no-loss] [--expect-loss wrap|full] "
-			"[--stopped]\n");
+			"[--no-loss] [--ring] [--stop]\n");
 		return 2;
 	}
 	kq_name = argv[1];
@@ -747,13 +822,10 @@ int main(int argc, char **argv)
 			worklog = argv[++i];
 		} else if (!strcmp(argv[i], "--no-loss")) {
 			no_loss = 1;
-		} else if (!strcmp(argv[i], "--stopped")) {
-			stopped = 1;
-		} else if (!strcmp(argv[i], "--expect-loss") && i + 1 < argc) {
-			i++;
-			expect_reason = !strcmp(argv[i], "wrap") ?
-					PTREC_SB_LOST_WRAP :
-					PTREC_SB_LOST_FULL;
+		} else if (!strcmp(argv[i], "--ring")) {
+			ring = 1;
+		} else if (!strcmp(argv[i], "--stop")) {
+			stop = 1;
 		} else {
 			fprintf(stderr, "kqcheck: unknown option %s\n",
 				argv[i]);
@@ -775,17 +847,9 @@ int main(int argc, char **argv)
 		kq_result(!kq_nlost && kq_stat(dir, "lost_bytes") == 0,
 			  "a reader that keeps up loses nothing (%zu LOST "
 			  "records)", kq_nlost);
-	if (expect_reason) {
-		for (j = 0, n = 0; j < kq_nlost; j++)
-			if (kq_losts[j].reason == (uint32_t)expect_reason)
-				n++;
-		kq_result(n > 0, "%zu LOST records say %s", n,
-			  expect_reason == PTREC_SB_LOST_WRAP ?
-			  "WRAP (ring mode overwrote old data)" :
-			  "FULL (stop-on-full)");
-	}
-	if (stopped)
-		kq_result(kq_stat(dir, "stopped") == 1,
-			  "stats say stop-on-full stopped tracing");
+	if (ring)
+		kq_check_ring(dir);
+	if (stop)
+		kq_check_stop(dir);
 	return kq_fails ? 1 : 0;
 }

@@ -108,6 +108,11 @@ static pid_t kq_sleeper(uid_t uid)
 	if (p == 0) {
 		if (uid && setresuid(uid, uid, uid))
 			_exit(1);
+		/*
+		 * Changing uid made it non-dumpable, which ptrace (and so
+		 * ptrec) refuses; a user's own program is dumpable.
+		 */
+		prctl(PR_SET_DUMPABLE, 1);
 		for (;;)
 			pause();
 	}

@@ -4,12 +4,27 @@
 
 # The module parameter that asks for the simulated PT unit.
 PTREC_SIM=${PTREC_SIM:-sim=1}
+P=/sys/module/ptrec/parameters
+
+# allocs_zero: the module's allocation counters (parameter allocs) are all
+# zero once every session is gone; release may lag the close a little.
+allocs_zero() {
+	i=0
+	while [ $i -lt 30 ]; do
+		cat "$P/allocs" >/tmp/log
+		sed 's/foreign_skips [0-9]*//' /tmp/log | grep -q '[1-9]' ||
+			return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
 
 ptrec_loaded() { grep -q '^ptrec ' /proc/modules; }
 
 ptrec_load_sim() {
 	ptrec_loaded && return 0
-	insmod /kq/ptrec.ko $PTREC_SIM >/tmp/log 2>&1 || return 1
+	kqinsmod /kq/ptrec.ko $PTREC_SIM >/tmp/log 2>&1 || return 1
 	i=0
 	while [ ! -c /dev/ptrec ] && [ $i -lt 20 ]; do
 		sleep 0.1
@@ -32,11 +47,11 @@ trace() {
 ptrec_tests() {
 	# -- loading --------------------------------------------------------
 	mark noload
-	if insmod /kq/ptrec.ko >/tmp/log 2>&1; then
+	if kqinsmod /kq/ptrec.ko >/tmp/log 2>&1; then
 		bad "load: without PT and without the simulated unit, insmod fails"
 		rmmod ptrec
 	else
-		if grep -q 'No such device' /tmp/log; then
+		if grep -q 'ENODEV' /tmp/log; then
 			ok "load: without PT and without the simulated unit, insmod fails with ENODEV"
 		else
 			bad "load: without PT and without the simulated unit, insmod fails with ENODEV"
@@ -77,21 +92,42 @@ ptrec_tests() {
 		bad "keep-up: traced to the end"
 	fi
 
-	# -- ring mode with a slow reader: old data is overwritten ----------
-	if trace ring -r -s 1000 -b 8192 -n 2 -d 300 -- \
+	# -- a slow reader: the smallest read() queue, 8 KiB per thread, a
+	# high rate and 300 ms naps between reads, so the data outruns it
+	qs=$P/queue_size
+	qs_old=$(cat "$qs")
+	echo 4096 >"$qs"
+	# ring mode: data is dropped and recorded, tracing goes on
+	if trace ring -r -s 2000 -b 8192 -n 2 -d 300 -- \
 		kqwork /out/ring/worklog 10 5000; then
 		ok "ring: traced to the end with a slow reader"
 	else
 		bad "ring: traced to the end with a slow reader"
 	fi
-
-	# -- stop-on-full with a slow reader: tracing stops, says so -------
-	if trace stop -s 1000 -b 8192 -n 2 -d 300 -- \
+	# stop-on-full: tracing stops and says so
+	if trace stop -s 2000 -b 8192 -n 2 -d 300 -- \
 		kqwork /out/stop/worklog 10 5000; then
 		ok "stop-on-full: traced to the end with a slow reader"
 	else
 		bad "stop-on-full: traced to the end with a slow reader"
 	fi
+	echo "$qs_old" >"$qs"
+
+	# -- another PT user (simulated): ATTACH is refused, the log says why
+	echo 1 >"$P/sim_foreign"
+	mark foreign
+	if trace foreign -- kqwork /tmp/foreign.log 1 1000; then
+		bad "foreign: ATTACH while another tracer uses PT is refused"
+	elif grep -q 'PTREC_IOC_ATTACH: Device or resource busy' /tmp/log; then
+		ok "foreign: ATTACH while another tracer uses PT fails with EBUSY"
+	else
+		bad "foreign: ATTACH while another tracer uses PT fails with EBUSY"
+	fi
+	echo 0 >"$P/sim_foreign"
+	dmesg_since foreign | grep -i 'in use by another tracer' >/tmp/foreign
+	check "foreign: the kernel log says PT is in use by another tracer" \
+		test -s /tmp/foreign
+	rm -rf /out/foreign
 
 	# -- detach: a running process, then PTREC_IOC_DETACH --------------
 	kqwork /tmp/detach.log 400 2000 &
@@ -159,6 +195,13 @@ ptrec_tests() {
 		ok "unload: the tracer sees the end once its process is killed"
 	fi
 	wait "$tpid" 2>/dev/null
+	if ptrec_loaded; then
+		if allocs_zero; then
+			ok "unload: the allocation counters are back to zero with no session: $(cat /tmp/log)"
+		else
+			bad "unload: the allocation counters are back to zero with no session"
+		fi
+	fi
 	if ! ptrec_loaded || rmmod ptrec >/tmp/log 2>&1; then
 		ok "unload: rmmod works once the session is closed"
 	else
