@@ -189,7 +189,10 @@ int main(int argc, char **argv)
 {
 	struct ptrec_config cfg = {
 		.size = sizeof(cfg), .version = PTREC_UAPI_VERSION,
-		.flags = PTREC_CFG_USER | PTREC_CFG_TSC,
+		/* PTWEn: the simulated unit writes its PTW packets only
+		 * with it, as hardware does for PTWRITE.
+		 */
+		.flags = PTREC_CFG_USER | PTREC_CFG_TSC | PTREC_CFG_PTWRITE,
 		.buf_size = 64 * 1024, .nr_regions = 4,
 	};
 	struct ptrec_sb_file_header fh = {
