@@ -22,6 +22,7 @@ host_checks() {
 		keep) opts="--no-loss" ;;
 		ring) opts="--ring" ;;
 		stop) opts="--stop" ;;
+		detach) opts="--detached" ;;
 		*) opts="" ;;
 		esac
 		# shellcheck disable=SC2086 # options are words

@@ -3,8 +3,8 @@
  * kqcheck: host-side checks of what guest/kqtrace left from one traced run
  * of the simulated PT unit.  Prints TAP lines without numbers.
  *
- * kqcheck NAME DIR [--worklog LOG] [--no-loss] [--expect-loss REASON]
- *         [--stopped]
+ * kqcheck NAME DIR [--worklog LOG] [--no-loss] [--ring] [--stop]
+ *         [--detached]
  *
  * - the sideband is a valid sideband stream (sideband/ reader: format,
  *   time order);
@@ -80,6 +80,10 @@ static struct kq_thread kq_threads[KQ_MAX_THREADS];
 static size_t kq_nthreads;
 static uint32_t kq_pid;
 static uint64_t kq_ptw_after_loss;
+static char kq_exec_path[256];
+static int kq_exit_seen, kq_exit_kind, kq_exit_status;
+static uint32_t kq_start_tids[KQ_MAX_THREADS], kq_start_parent[KQ_MAX_THREADS];
+static size_t kq_nstarts;
 
 struct kq_mmap_rec {
 	uint32_t pid;
@@ -242,6 +246,34 @@ static int kq_load_sideband(const char *dir)
 			memcpy(k->path, sb_mmap_path(m), pl);
 			k->path[pl] = 0;
 			kq_nmmaps++;
+			break;
+		}
+		case PTREC_SB_EXEC: {
+			const struct ptrec_sb_exec *x = (const void *)h;
+			size_t pl = x->path_len < sizeof(kq_exec_path) - 1 ?
+				    x->path_len : sizeof(kq_exec_path) - 1;
+
+			memcpy(kq_exec_path, sb_exec_path(x), pl);
+			kq_exec_path[pl] = 0;
+			break;
+		}
+		case PTREC_SB_PROCESS_EXIT: {
+			const struct ptrec_sb_process_exit *x =
+				(const void *)h;
+
+			kq_exit_seen++;
+			kq_exit_kind = (int)x->kind;
+			kq_exit_status = x->status;
+			break;
+		}
+		case PTREC_SB_THREAD_START: {
+			const struct ptrec_sb_thread_start *x =
+				(const void *)h;
+
+			if (kq_nstarts < KQ_MAX_THREADS) {
+				kq_start_tids[kq_nstarts] = x->tid;
+				kq_start_parent[kq_nstarts++] = x->parent_pid;
+			}
 			break;
 		}
 		case PTREC_SB_MUNMAP: {
@@ -512,6 +544,13 @@ static void kq_decode_stretch(struct kq_thread *th, uint8_t *buf,
 					 pkt.payload.ptw.payload >> 32);
 			continue;
 		}
+		/* A thread's first packet without loss before it is its
+		 * first: sequence 0.
+		 */
+		if (!d->known && !after_loss) {
+			d->expect = 0;
+			d->known = 1;
+		}
 		if (d->known &&
 		    (pkt.payload.ptw.payload & 0xffffffff) != d->expect) {
 			d->bad_seq++;
@@ -690,7 +729,8 @@ static void kq_check_worklog(const char *log)
 	char line[4600], path[4096];
 	unsigned long long start, len, pgoff;
 	unsigned int prot, flags, tid;
-	size_t i, tids = 0, traced = 0, mm = 0, mm_ok = 0, mu = 0, mu_ok = 0;
+	size_t i, n, tids = 0, traced = 0, mm = 0, mm_ok = 0, mu = 0;
+	size_t mu_ok = 0;
 	char first_bad[4700] = "";
 	FILE *f = fopen(log, "r");
 
@@ -746,6 +786,19 @@ static void kq_check_worklog(const char *log)
 	fclose(f);
 	kq_result(tids == 4 && traced == tids, "all %zu worker threads have "
 		  "a stream with PTW packets (%zu do)", tids, traced);
+	for (i = 0, n = 0; i < kq_nstarts; i++)
+		if (kq_start_parent[i] == kq_pid)
+			n++;
+	kq_result(n == tids && kq_nstarts == tids, "THREAD_START records "
+		  "name the %zu worker threads of pid %u (%zu records)", n,
+		  kq_pid, kq_nstarts);
+	i = strlen(kq_exec_path);
+	kq_result(i >= 7 && !strcmp(kq_exec_path + i - 7, "/kqwork"),
+		  "an EXEC record names the program: '%s'", kq_exec_path);
+	kq_result(kq_exit_seen == 1 && kq_exit_kind == PTREC_SB_EXITED &&
+		  kq_exit_status == 0, "one PROCESS_EXIT record says it "
+		  "exited with status 0 (%d records, kind %d, status %d)",
+		  kq_exit_seen, kq_exit_kind, kq_exit_status);
 	kq_result(mm == 3 && mm_ok == mm && mu == 1 && mu_ok == mu,
 		  "the workload's %zu mmaps and %zu munmap have matching "
 		  "MMAP/MUNMAP records (%zu, %zu)", mm, mu, mm_ok, mu_ok);
@@ -815,11 +868,11 @@ static void kq_check_stop(const char *dir)
 int main(int argc, char **argv)
 {
 	const char *dir, *worklog = NULL;
-	int no_loss = 0, ring = 0, stop = 0, i;
+	int no_loss = 0, ring = 0, stop = 0, detached = 0, i;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: kqcheck NAME DIR [--worklog LOG] "
-			"[--no-loss] [--ring] [--stop]\n");
+			"[--no-loss] [--ring] [--stop] [--detached]\n");
 		return 2;
 	}
 	kq_name = argv[1];
@@ -829,6 +882,8 @@ int main(int argc, char **argv)
 			worklog = argv[++i];
 		} else if (!strcmp(argv[i], "--no-loss")) {
 			no_loss = 1;
+		} else if (!strcmp(argv[i], "--detached")) {
+			detached = 1;
 		} else if (!strcmp(argv[i], "--ring")) {
 			ring = 1;
 		} else if (!strcmp(argv[i], "--stop")) {
@@ -854,6 +909,12 @@ int main(int argc, char **argv)
 		kq_result(!kq_nlost && kq_stat(dir, "lost_bytes") == 0,
 			  "a reader that keeps up loses nothing (%zu LOST "
 			  "records)", kq_nlost);
+	if (detached)
+		kq_result(kq_exit_seen == 1 &&
+			  kq_exit_kind == PTREC_SB_DETACHED,
+			  "DETACH ends the stream with one PROCESS_EXIT of kind "
+			  "DETACHED (%d records, kind %d)", kq_exit_seen,
+			  kq_exit_kind);
 	if (ring)
 		kq_check_ring(dir);
 	if (stop)

@@ -130,7 +130,7 @@ ptrec_tests() {
 	rm -rf /out/foreign
 
 	# -- detach: a running process, then PTREC_IOC_DETACH --------------
-	kqwork /tmp/detach.log 400 2000 &
+	kqwork /tmp/detach.log 2000 2000 &
 	wpid=$!
 	sleep 0.3
 	if trace detach -p "$wpid" -s 100 -D 1500; then
@@ -165,7 +165,7 @@ ptrec_tests() {
 	fi
 
 	# -- unloading with a session open ---------------------------------
-	kqwork /tmp/unload.log 400 2000 &
+	kqwork /tmp/unload.log 2000 2000 &
 	wpid=$!
 	mkdir -p /tmp/unload
 	kqtrace -o /tmp/unload -p "$wpid" -s 100 >/tmp/unload.out 2>&1 &
