@@ -14,7 +14,9 @@
 #   KQ_GEN      writes traces with known defects for kqcheck (kqgen.c)
 #   KQ_PTREC    the ptrec binary, run in the guest with its libraries
 #   KQ_MODE     test (default) or bench
-#   KQ_KEEP     directory to keep the results in (default: removed)
+#   KQ_KEEP     directory to keep the results in (default: removed), and
+#               the console log as KQ_KEEP.console.log
+#   KQ_TIMEOUT  seconds the guest may run (default 300)
 set -u
 : "${KQ_KERNEL:?}" "${KQ_KVER:?}" "${KQ_SELFTEST:?}" "${KQ_GUEST:?}"
 mode=${KQ_MODE:-test}
@@ -26,7 +28,7 @@ fails=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 bad() {
 	n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"
-	[ -f "$tmp/log" ] && sed 's/^/#   /' "$tmp/log" | tail -30
+	[ -f "$tmp/log" ] && sed 's/^/#   /' "$tmp/log" | head -60
 	return 0
 }
 die() { echo "not ok - $1"; echo "1..$((n + 1))"; exit 1; }
@@ -113,20 +115,32 @@ fi
 
 truncate -s 1G "$tmp/disk.img"
 start=$(date +%s)
-timeout "${KQ_TIMEOUT:-900}" qemu-system-x86_64 -accel tcg -cpu max -smp 2 \
+# A soft lockup (watchdog_thresh 5: after 10 s) or a task blocked for 30 s
+# panics the guest, and panic=-1 with -no-reboot ends QEMU, so a hung
+# module fails the suite in seconds with its stack on the console; the
+# timeout catches anything else.
+timeout "${KQ_TIMEOUT:-300}" qemu-system-x86_64 -accel tcg -cpu max -smp 2 \
 	-m 1024 -nodefaults -no-reboot -display none -monitor none \
 	-kernel "$vmlinuz" -initrd "$tmp/initrd.cpio" \
-	-append "console=ttyS0 quiet panic=-1 kqmode=$mode" \
+	-append "console=ttyS0 quiet panic=-1 softlockup_panic=1 watchdog_thresh=5 hung_task_panic=1 kqmode=$mode" \
 	-serial "file:$tmp/console.log" \
 	-drive "file=$tmp/disk.img,format=raw,if=virtio" >"$tmp/qemu.log" 2>&1
 rc=$?
 echo "# guest ran $(($(date +%s) - start)) s (qemu exit $rc)"
+[ -n "${KQ_KEEP:-}" ] && cp "$tmp/console.log" "${KQ_KEEP%/}.console.log"
 res=$tmp/out
 mkdir -p "$res"
 if [ $rc -ne 0 ] || ! tar -xf "$tmp/disk.img" -C "$res" 2>"$tmp/log" ||
 	[ ! -f "$res/guest.tap" ]; then
 	cat "$tmp/qemu.log" >>"$tmp/log"
-	tail -40 "$tmp/console.log" >>"$tmp/log"
+	# the first report of a lockup or oops with its stack, else the end
+	if grep -q -E 'soft lockup|BUG:|Oops|blocked for more than|Kernel panic' \
+		"$tmp/console.log"; then
+		grep -E -m1 -A40 'soft lockup|BUG:|Oops|blocked for more than|Kernel panic' \
+			"$tmp/console.log" >>"$tmp/log"
+	else
+		tail -40 "$tmp/console.log" >>"$tmp/log"
+	fi
 	bad "the guest booted, ran the suite and wrote its results"
 	echo "1..$n"
 	exit 1

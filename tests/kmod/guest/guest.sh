@@ -65,6 +65,15 @@ test)
 		echo "ok - ptrec.ko tests # SKIP kmod/ptrec.ko not built"
 	fi
 	;;
+loadloop)
+	# debugging aid: KQ_MODE=loadloop loads and unloads ptrec.ko 30 times
+	for i in $(seq 30); do
+		kqinsmod /kq/ptrec.ko >/dev/null 2>&1
+		kqinsmod /kq/ptrec.ko sim=1 || { echo "not ok - load $i"; break; }
+		rmmod ptrec || { echo "not ok - unload $i"; break; }
+	done
+	echo "ok - loadloop"
+	;;
 bench)
 	if [ -f /kq/ptrec.ko ]; then
 		. /kq/tests-ptrec.sh
