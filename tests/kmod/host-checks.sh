@@ -10,7 +10,7 @@ host_checks() {
 		bad "host: kqcheck missing"
 		return 0
 	fi
-	for t in work keep ring stop detach; do
+	for t in work fork keep ring stop detach; do
 		[ -f "$res/$t/rc" ] || continue
 		if [ "$(cat "$res/$t/rc")" != 0 ]; then
 			# the guest already failed it; say why once more
@@ -19,6 +19,7 @@ host_checks() {
 		fi
 		case $t in
 		work) opts="--worklog $res/work/worklog" ;;
+		fork) opts="--worklog $res/fork/worklog --fork" ;;
 		keep) opts="--no-loss" ;;
 		ring) opts="--ring" ;;
 		stop) opts="--stop" ;;

@@ -4,7 +4,7 @@
  * of the simulated PT unit.  Prints TAP lines without numbers.
  *
  * kqcheck NAME DIR [--worklog LOG] [--no-loss] [--ring] [--stop]
- *         [--detached]
+ *         [--detached] [--fork]
  *
  * - the sideband is a valid sideband stream (sideband/ reader: format,
  *   time order);
@@ -81,8 +81,13 @@ static size_t kq_nthreads;
 static uint32_t kq_pid;
 static uint64_t kq_ptw_after_loss;
 static char kq_exec_path[256];
+/* PROCESS_EXIT records of the workload's pid (of any pid without a log) */
 static int kq_exit_seen, kq_exit_kind, kq_exit_status;
+static uint32_t kq_exit_pid[KQ_MAX_THREADS];
+static int kq_exit_kinds[KQ_MAX_THREADS], kq_exit_statuses[KQ_MAX_THREADS];
+static size_t kq_nexits;
 static uint32_t kq_start_tids[KQ_MAX_THREADS], kq_start_parent[KQ_MAX_THREADS];
+static uint32_t kq_start_pid[KQ_MAX_THREADS];
 static size_t kq_nstarts;
 
 struct kq_mmap_rec {
@@ -261,9 +266,11 @@ static int kq_load_sideband(const char *dir)
 			const struct ptrec_sb_process_exit *x =
 				(const void *)h;
 
-			kq_exit_seen++;
-			kq_exit_kind = (int)x->kind;
-			kq_exit_status = x->status;
+			if (kq_nexits < KQ_MAX_THREADS) {
+				kq_exit_pid[kq_nexits] = x->pid;
+				kq_exit_kinds[kq_nexits] = (int)x->kind;
+				kq_exit_statuses[kq_nexits++] = x->status;
+			}
 			break;
 		}
 		case PTREC_SB_THREAD_START: {
@@ -272,6 +279,7 @@ static int kq_load_sideband(const char *dir)
 
 			if (kq_nstarts < KQ_MAX_THREADS) {
 				kq_start_tids[kq_nstarts] = x->tid;
+				kq_start_pid[kq_nstarts] = x->pid;
 				kq_start_parent[kq_nstarts++] = x->parent_pid;
 			}
 			break;
@@ -724,6 +732,38 @@ static void kq_check_switches(void)
 
 /* ---- the workload's own log ---------------------------------------------- */
 
+/* PROCESS_EXIT records of @pid, or of every pid when @pid is 0 */
+static void kq_count_exits(uint32_t pid)
+{
+	size_t i;
+
+	kq_exit_seen = 0;
+	for (i = 0; i < kq_nexits; i++) {
+		if (pid && kq_exit_pid[i] != pid)
+			continue;
+		kq_exit_seen++;
+		kq_exit_kind = kq_exit_kinds[i];
+		kq_exit_status = kq_exit_statuses[i];
+	}
+}
+
+/*
+ * Following children (PTREC_CFG_FOLLOW_FORK): a THREAD_START with another
+ * parent process created the workload's process.
+ */
+static void kq_check_fork(void)
+{
+	size_t i, forks = 0;
+
+	for (i = 0; i < kq_nstarts; i++)
+		if (kq_start_pid[i] == kq_pid &&
+		    kq_start_parent[i] != kq_pid)
+			forks++;
+	kq_result(forks == 1, "FOLLOW_FORK: a THREAD_START record shows the "
+		  "fork that created the traced child %u (%zu)", kq_pid,
+		  forks);
+}
+
 static void kq_check_worklog(const char *log)
 {
 	char line[4600], path[4096];
@@ -787,11 +827,11 @@ static void kq_check_worklog(const char *log)
 	kq_result(tids == 4 && traced == tids, "all %zu worker threads have "
 		  "a stream with PTW packets (%zu do)", tids, traced);
 	for (i = 0, n = 0; i < kq_nstarts; i++)
-		if (kq_start_parent[i] == kq_pid)
+		if (kq_start_parent[i] == kq_pid && kq_start_pid[i] == kq_pid)
 			n++;
-	kq_result(n == tids && kq_nstarts == tids, "THREAD_START records "
-		  "name the %zu worker threads of pid %u (%zu records)", n,
-		  kq_pid, kq_nstarts);
+	kq_result(n == tids, "THREAD_START records name the %zu worker "
+		  "threads of pid %u (%zu records)", n, kq_pid, kq_nstarts);
+	kq_count_exits(kq_pid);
 	i = strlen(kq_exec_path);
 	kq_result(i >= 7 && !strcmp(kq_exec_path + i - 7, "/kqwork"),
 		  "an EXEC record names the program: '%s'", kq_exec_path);
@@ -868,11 +908,12 @@ static void kq_check_stop(const char *dir)
 int main(int argc, char **argv)
 {
 	const char *dir, *worklog = NULL;
-	int no_loss = 0, ring = 0, stop = 0, detached = 0, i;
+	int no_loss = 0, ring = 0, stop = 0, detached = 0, fork = 0, i;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: kqcheck NAME DIR [--worklog LOG] "
-			"[--no-loss] [--ring] [--stop] [--detached]\n");
+			"[--no-loss] [--ring] [--stop] [--detached] "
+			"[--fork]\n");
 		return 2;
 	}
 	kq_name = argv[1];
@@ -882,6 +923,8 @@ int main(int argc, char **argv)
 			worklog = argv[++i];
 		} else if (!strcmp(argv[i], "--no-loss")) {
 			no_loss = 1;
+		} else if (!strcmp(argv[i], "--fork")) {
+			fork = 1;
 		} else if (!strcmp(argv[i], "--detached")) {
 			detached = 1;
 		} else if (!strcmp(argv[i], "--ring")) {
@@ -909,12 +952,16 @@ int main(int argc, char **argv)
 		kq_result(!kq_nlost && kq_stat(dir, "lost_bytes") == 0,
 			  "a reader that keeps up loses nothing (%zu LOST "
 			  "records)", kq_nlost);
-	if (detached)
+	if (fork)
+		kq_check_fork();
+	if (detached) {
+		kq_count_exits(0);
 		kq_result(kq_exit_seen == 1 &&
 			  kq_exit_kind == PTREC_SB_DETACHED,
-			  "DETACH ends the stream with one PROCESS_EXIT of kind "
-			  "DETACHED (%d records, kind %d)", kq_exit_seen,
-			  kq_exit_kind);
+			  "DETACH ends the stream with one PROCESS_EXIT of "
+			  "kind DETACHED (%d records, kind %d)",
+			  kq_exit_seen, kq_exit_kind);
+	}
 	if (ring)
 		kq_check_ring(dir);
 	if (stop)

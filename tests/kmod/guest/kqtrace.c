@@ -10,9 +10,10 @@
  *   DIR/stats		PTREC_IOC_STATS at the end, key value lines
  *   DIR/info		PTREC_IOC_INFO, key value lines
  *
- * kqtrace [-r] [-b BYTES] [-n REGIONS] [-s RATE] [-d MS] [-D MS] -o DIR
+ * kqtrace [-rkf] [-b BYTES] [-n REGIONS] [-s RATE] [-d MS] [-D MS] -o DIR
  *         (-p PID | -- PROG ARGS)
- *   -r ring mode; -d sleep MS between reads (a slow reader); -D detach
+ *   -r ring mode; -f follow forks; -k kernel too; -d sleep MS between
+ *   reads (a slow reader); -D detach
  *   after MS and stop; -p attach a running process (else launch PROG, held
  *   until attached).
  */
@@ -207,10 +208,11 @@ int main(int argc, char **argv)
 	uint8_t *buf;
 	FILE *sb, *idx, *res;
 
-	while ((opt = getopt(argc, argv, "rkb:n:s:d:D:o:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "rkfb:n:s:d:D:o:p:")) != -1) {
 		switch (opt) {
 		case 'r': cfg.flags |= PTREC_CFG_RING; break;
 		case 'k': cfg.flags |= PTREC_CFG_KERNEL; break;
+		case 'f': cfg.flags |= PTREC_CFG_FOLLOW_FORK; break;
 		case 'b': cfg.buf_size = kq_num(optarg); break;
 		case 'n': cfg.nr_regions = (uint32_t)kq_num(optarg); break;
 		case 's': cfg.sim_rate = (uint32_t)kq_num(optarg); break;
@@ -219,7 +221,7 @@ int main(int argc, char **argv)
 		case 'o': kq_dir = optarg; break;
 		case 'p': pid = (pid_t)kq_num(optarg); break;
 		default:
-			fprintf(stderr, "usage: kqtrace [-rk] [-b BYTES] "
+			fprintf(stderr, "usage: kqtrace [-rkf] [-b BYTES] "
 				"[-n REGIONS] [-s RATE] [-d MS] [-D MS] -o DIR "
 				"(-p PID | -- PROG ARGS)\n");
 			return 2;

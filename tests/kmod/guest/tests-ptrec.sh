@@ -84,6 +84,14 @@ ptrec_tests() {
 		bad "trace: kqtrace traced the 4-thread workload to its end"
 	fi
 
+	# -- FOLLOW_FORK: a shell's child is traced -------------------------
+	if trace fork -f -s 200 -- sh -c \
+		'kqwork /out/fork/worklog 5 2000; echo child done'; then
+		ok "fork: traced a shell and the kqwork it started to the end"
+	else
+		bad "fork: traced a shell and the kqwork it started to the end"
+	fi
+
 	# -- a reader that keeps up loses nothing --------------------------
 	if trace keep -s 100 -b 262144 -n 8 -- kqwork /out/keep/worklog 10 3000
 	then
