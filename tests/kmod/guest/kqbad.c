@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -154,6 +155,36 @@ static int kq_attach_as(uid_t uid, uint64_t caps, pid_t target)
 	return WEXITSTATUS(st);
 }
 
+static void *kq_park(void *arg)
+{
+	for (;;)
+		pause();
+	return arg;
+}
+
+/* The tid of a second thread of this process (not a thread group id). */
+static pid_t kq_thread_tid(void)
+{
+	static pid_t tid;
+	pthread_t t;
+	char path[64];
+	int i;
+
+	if (tid)
+		return tid;
+	if (pthread_create(&t, NULL, kq_park, NULL))
+		return 0;
+	/* the newest entry of /proc/self/task other than ourselves */
+	for (i = getpid() + 1; i < getpid() + 1000; i++) {
+		snprintf(path, sizeof(path), "/proc/self/task/%d", i);
+		if (access(path, F_OK) == 0) {
+			tid = i;
+			break;
+		}
+	}
+	return tid;
+}
+
 int main(void)
 {
 	struct ptrec_info info = {
@@ -215,6 +246,11 @@ int main(void)
 	kq_expect(kq_attach(c), ESRCH, EINVAL, "ATTACH, pid 0");
 	c.pid = (uint32_t)-5;
 	kq_expect(kq_attach(c), ESRCH, EINVAL, "ATTACH, pid -5");
+	c.pid = 2;	/* kthreadd */
+	kq_expect(kq_attach(c), ESRCH, EPERM, "ATTACH, a kernel thread");
+	c.pid = (uint32_t)kq_thread_tid();
+	kq_expect(c.pid ? kq_attach(c) : -1, ESRCH, EINVAL,
+		  "ATTACH, a thread id that is not a process id (%u)", c.pid);
 
 	c = kq_good(self_target);
 	c.buf_size = 0;
