@@ -556,6 +556,58 @@ static int index_insns(struct rp_session *s, struct rp_thread *t)
 	return ret;
 }
 
+static int gap_cmp(const void *a, const void *b)
+{
+	const struct rp_gap *x = a, *y = b;
+
+	if (x->before != y->before)
+		return x->before < y->before ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/*
+ * Trace the recorder lost (a LOST sideband record of this thread) is a hole
+ * the decoder may not notice: the stream resumes at a PSB and decodes
+ * cleanly on both sides.  Each such record becomes a gap at the first
+ * checkpoint at or after its stream offset, or at the end of the history
+ * when the loss is in the stream's tail (a truncated import).
+ */
+static int add_lost_gaps(struct rp_session *s, struct rp_thread *t)
+{
+	size_t i, k, g;
+
+	for (i = 0; i < s->nrecs; i++) {
+		const struct ptrec_sb_lost *l = (const void *)s->recs[i];
+		struct rp_gap *v, *gap;
+
+		if (l->hdr.type != PTREC_SB_LOST || l->tid != t->tid ||
+		    l->reason == PTREC_SB_LOST_SIDEBAND)
+			continue;
+		v = realloc(t->gaps, (t->ngaps + 1) * sizeof(*v));
+		if (!v)
+			return -RP_ERR_NOMEM;
+		t->gaps = v;
+		gap = &t->gaps[t->ngaps++];
+		memset(gap, 0, sizeof(*gap));
+		gap->reason = RP_GAP_LOST;
+		gap->offset = l->offset;
+		gap->before = t->insns;
+		for (k = 0; k < t->nckpts; k++) {
+			if (t->ckpts[k].offset >= l->offset) {
+				gap->before = t->ckpts[k].insn;
+				break;
+			}
+		}
+	}
+	qsort(t->gaps, t->ngaps, sizeof(*t->gaps), gap_cmp);
+	for (k = 0, g = 0; k < t->nckpts; k++) {
+		while (g < t->ngaps && t->gaps[g].before <= t->ckpts[k].insn)
+			g++;
+		t->ckpts[k].gap = g;
+	}
+	return 0;
+}
+
 int rp_index_thread(struct rp_session *s, struct rp_thread *t)
 {
 	int ret = rp_scan_psbs(t);
@@ -563,12 +615,16 @@ int rp_index_thread(struct rp_session *s, struct rp_thread *t)
 	if (ret)
 		return ret;
 	ret = index_blocks(s, t);
-	return ret <= 0 ? ret : index_insns(s, t);
+	if (ret > 0)
+		ret = index_insns(s, t);
+	return ret ? ret : add_lost_gaps(s, t);
 }
 
 int rp_reindex_exact(struct rp_session *s, struct rp_thread *t)
 {
-	return t->exact ? -RP_ERR_DECODE : index_insns(s, t);
+	int ret = t->exact ? -RP_ERR_DECODE : index_insns(s, t);
+
+	return ret ? ret : add_lost_gaps(s, t);
 }
 
 int rp_materialize(struct rp_session *s, struct rp_thread *t, uint64_t k,
