@@ -26,7 +26,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes \
 	-Wstrict-prototypes -Wformat=2 -Wno-format-nonliteral
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(EXTRA_CFLAGS)
 ALL_CPPFLAGS := -D_GNU_SOURCE -DPTREC_VERSION='"$(VERSION)"' -Isideband -Irecord \
-	-Ireplay -Ikmod -Icli \
+	-Ireplay -Ikmod -Icli -Iimport \
 	$(CPPFLAGS)
 LIBS_SIDEBAND := -ljansson -ldw -lelf
 
@@ -49,6 +49,9 @@ GDB_SRCS := $(wildcard gdb-plugin/*.c)
 GDB_OBJS := $(GDB_SRCS:%.c=$(BUILD)/%.o)
 PTREC_SERVER := $(BUILD)/ptrec-server
 
+IMP_SRCS := $(wildcard import/*.c)
+IMP_OBJS := $(IMP_SRCS:%.c=$(BUILD)/%.o)
+
 CLI_SRCS := $(wildcard cli/*.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 PTREC := $(BUILD)/ptrec
@@ -70,8 +73,9 @@ $(SB_LIB): $(SB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(PTREC): $(CLI_OBJS) $(REC_OBJS) $(RP_OBJS) $(SB_LIB)
+$(PTREC): $(CLI_OBJS) $(REC_OBJS) $(RP_OBJS) $(IMP_OBJS) $(SB_LIB)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(REC_OBJS) $(RP_OBJS) \
+		$(IMP_OBJS) \
 		$(SB_LIB) $(LIBS_RECORD) $(LIBS_REPLAY) $(LIBS_SIDEBAND)
 
 $(PTREC_SERVER): $(GDB_OBJS) $(filter-out $(BUILD)/replay/cli%.o,$(RP_OBJS)) \

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "import.h"
 #include "record.h"
 #include "replay_cli.h"
 
@@ -21,6 +22,7 @@ static const struct {
 	{ "calls", rp_cli_calls, "calls BUNDLE [--thread TID] [--tree] [--lines] [--insn-range]  function-call history" },
 	{ "export", rp_cli_export, "export BUNDLE --format=jsonl|csv|perfetto -o FILE [--thread TID]" },
 	{ "replay", cli_replay, "replay BUNDLE [GDB-ARGS]  GDB on the recording, at its end (reverse-step, ...)" },
+	{ "import", import_cli_main, "import raw|... -o DIR ...  bundle from traces recorded elsewhere (ptrec import --help)" },
 	{ "dump", cli_dump, "dump BUNDLE|SIDEBAND  print manifest and sideband records" },
 	{ "version", cli_version, "version               print the version and formats" },
 };

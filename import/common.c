@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Pieces every importer needs: the packet scan that finds PSBs and a cut
+ * last packet, CPU parsing, and code images written as snapshot MMAPs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <intel-pt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "import.h"
+#include "import_internal.h"
+
+int imp_fail(struct sb_err *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+int import_stream_scan(const uint8_t *buf, size_t len,
+		       struct import_scan *scan)
+{
+	struct pt_packet_decoder *d;
+	struct pt_config cfg;
+	struct pt_packet pkt;
+	uint64_t off = 0;
+	int ret;
+
+	memset(scan, 0, sizeof(*scan));
+	scan->cut = UINT64_MAX;
+	if (!len)
+		return 0;
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + len;
+	d = pt_pkt_alloc_decoder(&cfg);
+	if (!d)
+		return -ENOMEM;
+	ret = pt_pkt_sync_forward(d);
+	while (ret >= 0) {
+		pt_pkt_get_offset(d, &off);
+		ret = pt_pkt_next(d, &pkt, sizeof(pkt));
+		if (ret == -pte_eos) {
+			/*
+			 * libipt says end-of-stream both at the end and for a
+			 * packet whose bytes run past it (SDM Vol. 3C 33.4:
+			 * every packet has a fixed or header-given size).
+			 */
+			if (off < len)
+				scan->cut = off;
+			break;
+		}
+		if (ret < 0) {
+			ret = pt_pkt_sync_forward(d);
+			continue;
+		}
+		switch (pkt.type) {
+		case ppt_psb:
+			if (!scan->npsb++)
+				scan->first_psb = off;
+			break;
+		case ppt_tsc:
+			scan->last_tsc = pkt.payload.tsc.tsc;
+			scan->features |= SB_PT_TSC;
+			break;
+		case ppt_mtc:
+			scan->features |= SB_PT_MTC;
+			break;
+		case ppt_cyc:
+			scan->features |= SB_PT_CYC;
+			break;
+		case ppt_ptw:
+			scan->features |= SB_PT_PTWRITE;
+			break;
+		case ppt_pwre:
+		case ppt_pwrx:
+		case ppt_exstop:
+		case ppt_mwait:
+			scan->features |= SB_PT_PWR_EVT;
+			break;
+		case ppt_tnt_8:
+		case ppt_tnt_64:
+		case ppt_tip:
+			scan->features |= SB_PT_BRANCH;
+			break;
+		default:
+			break;
+		}
+	}
+	pt_pkt_free_decoder(d);
+	return 0;
+}
+
+static int parse_num(const char *s, const char *end, uint64_t *v)
+{
+	char *e;
+
+	if (s == end || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &e, 0);
+	return errno || e != end ? -1 : 0;
+}
+
+int import_parse_cpu(const char *arg, struct sb_cpu *cpu, struct sb_err *err)
+{
+	uint64_t v[3] = { 0, 0, 0 };
+	const char *p = arg;
+	int n = 0;
+
+	while (n < 3) {
+		const char *e = strchr(p, '/');
+
+		if (!e)
+			e = p + strlen(p);
+		if (parse_num(p, e, &v[n]) || v[n] > 0xffff)
+			break;
+		n++;
+		if (!*e) {
+			p = e;
+			break;
+		}
+		p = e + 1;
+	}
+	if (n < 2 || *p)
+		return imp_fail(err, -EINVAL,
+				"--cpu %s: expected FAMILY/MODEL[/STEPPING], e.g. 6/85/4",
+				arg);
+	memset(cpu, 0, sizeof(*cpu));
+	strcpy(cpu->vendor, "GenuineIntel");
+	cpu->family = v[0];
+	cpu->model = v[1];
+	cpu->stepping = v[2];
+	return 0;
+}
+
+static int add_map(struct sb_writer *w, uint32_t pid, uint64_t start,
+		   uint64_t len, uint64_t pgoff, const char *key,
+		   const char *path, struct sb_err *err)
+{
+	struct ptrec_sb_mmap mm;
+
+	memset(&mm, 0, sizeof(mm));
+	mm.hdr.type = PTREC_SB_MMAP;
+	mm.hdr.flags = PTREC_SB_F_SNAPSHOT;
+	mm.pid = pid;
+	mm.tid = pid;
+	mm.start = start;
+	mm.len = len;
+	mm.pgoff = pgoff;
+	mm.prot = PROT_READ | PROT_EXEC;
+	mm.mflags = MAP_PRIVATE;
+	return sb_writer_add_mmap(w, &mm, key, path, err);
+}
+
+int import_add_elf(struct sb_bundle *b, struct sb_writer *w, uint32_t pid,
+		   const char *path, uint64_t base, struct sb_err *err)
+{
+	char key[SB_IMAGE_KEY_MAX];
+	uint64_t lowest = UINT64_MAX, bias = 0;
+	size_t i, nph = 0, nexec = 0;
+	struct stat st;
+	GElf_Phdr ph;
+	Elf *e = NULL;
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return imp_fail(err, -errno, "%s: %s", path, strerror(errno));
+	elf_version(EV_CURRENT);
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		ret = imp_fail(err, -EINVAL, "%s: not a regular file", path);
+		goto out_close;
+	}
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &nph)) {
+		ret = imp_fail(err, -ENOEXEC,
+			       "%s: not an ELF file (use --raw FILE:ADDRESS for a memory dump)",
+			       path);
+		goto out_elf;
+	}
+	for (i = 0; i < nph; i++)
+		if (gelf_getphdr(e, i, &ph) && ph.p_type == PT_LOAD &&
+		    ph.p_vaddr < lowest)
+			lowest = ph.p_vaddr & ~0xfffull;
+	if (base != UINT64_MAX && lowest != UINT64_MAX)
+		bias = base - lowest;
+	ret = sb_bundle_add_image_file(b, path, key, sizeof(key), err);
+	if (ret)
+		goto out_elf;
+	for (i = 0; i < nph && !ret; i++) {
+		uint64_t start, off;
+
+		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_LOAD ||
+		    !(ph.p_flags & PF_X) || !ph.p_filesz)
+			continue;
+		/* mmap() maps whole pages: the segment's page from its
+		 * page-aligned file offset (ELF gABI, "Program Loading").
+		 */
+		start = (ph.p_vaddr & ~0xfffull) + bias;
+		off = ph.p_offset & ~0xfffull;
+		if (off > (uint64_t)st.st_size ||
+		    ph.p_offset + ph.p_filesz > (uint64_t)st.st_size) {
+			ret = imp_fail(err, -ENOEXEC,
+				       "%s: program header %zu lies beyond the file's end",
+				       path, i);
+			break;
+		}
+		ret = add_map(w, pid, start,
+			      ph.p_offset + ph.p_filesz - off, off, key, path,
+			      err);
+		nexec++;
+	}
+	if (!ret && !nexec)
+		ret = imp_fail(err, -ENOEXEC,
+			       "%s: no executable PT_LOAD segment", path);
+out_elf:
+	if (e)
+		elf_end(e);
+out_close:
+	close(fd);
+	return ret;
+}
+
+int import_add_blob(struct sb_bundle *b, struct sb_writer *w, uint32_t pid,
+		    const char *path, uint64_t addr, uint64_t off,
+		    uint64_t size, struct sb_err *err)
+{
+	char key[SB_IMAGE_KEY_MAX];
+	struct stat st;
+	int ret;
+
+	if (stat(path, &st))
+		return imp_fail(err, -errno, "%s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return imp_fail(err, -EINVAL, "%s: not a regular file", path);
+	if (off > (uint64_t)st.st_size ||
+	    (size && size > (uint64_t)st.st_size - off))
+		return imp_fail(err, -EINVAL,
+				"%s: offset 0x%llx size 0x%llx lies beyond the file's %llu bytes",
+				path, (unsigned long long)off,
+				(unsigned long long)size,
+				(unsigned long long)st.st_size);
+	if (!size)
+		size = st.st_size - off;
+	if (!size)
+		return imp_fail(err, -EINVAL, "%s: empty image", path);
+	if (addr + size < addr)
+		return imp_fail(err, -EINVAL,
+				"%s: address 0x%llx + size wraps around",
+				path, (unsigned long long)addr);
+	ret = sb_bundle_add_image_file(b, path, key, sizeof(key), err);
+	return ret ? ret : add_map(w, pid, addr, size, off, key, path, err);
+}
