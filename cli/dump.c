@@ -104,11 +104,21 @@ static void print_record(const struct ptrec_sb_header *h)
 		break;
 	}
 	case PTREC_SB_LOST: {
+		static const char *const why[] = {
+			[PTREC_SB_LOST_OVERFLOW] = "overflow",
+			[PTREC_SB_LOST_FULL] = "full",
+			[PTREC_SB_LOST_WRAP] = "wrap",
+			[PTREC_SB_LOST_READER] = "reader",
+			[PTREC_SB_LOST_TRUNCATED] = "truncated",
+			[PTREC_SB_LOST_SIDEBAND] = "sideband",
+		};
 		const struct ptrec_sb_lost *l = r;
 
-		printf(" tid %u reason %u bytes %" PRIu64 " at offset %" PRIu64,
-		       l->tid, l->reason, (uint64_t)l->bytes,
-		       (uint64_t)l->offset);
+		printf(" tid %u reason %u", l->tid, l->reason);
+		if (l->reason < sizeof(why) / sizeof(why[0]) && why[l->reason])
+			printf(" (%s)", why[l->reason]);
+		printf(" bytes %" PRIu64 " at offset %" PRIu64,
+		       (uint64_t)l->bytes, (uint64_t)l->offset);
 		break;
 	}
 	case PTREC_SB_TIME: {

@@ -730,9 +730,22 @@ static int add_elf(struct pt_image *image, const char *path)
 	return added ? 0 : -1;
 }
 
+/* --addrs FILE: every decoded address, one per line, as `ptrec insns
+ * --format=addr` prints them, so an import can be compared with libipt.
+ */
+static int print_addr(void *arg, const struct pt_insn_decoder *d,
+		      uint64_t index, uint64_t ip)
+{
+	(void)d;
+	(void)index;
+	fprintf(arg, "0x%" PRIx64 "\n", ip);
+	return 0;
+}
+
 static int check_raw(int argc, char **argv)
 {
-	const char *pt = NULL, *elf = NULL;
+	const char *pt = NULL, *elf = NULL, *addrs = NULL;
+	FILE *af = NULL;
 	struct chk_stats st = { 0 };
 	struct chk_file f;
 	struct pt_config cfg;
@@ -769,6 +782,8 @@ static int check_raw(int argc, char **argv)
 			cfg.cpuid_0x15_ebx = b;
 		} else if (!strcmp(argv[i], "--expect"))
 			expect = atoll(v);
+		else if (!strcmp(argv[i], "--addrs"))
+			addrs = v;
 		else
 			continue;
 		i++;
@@ -801,8 +816,16 @@ static int check_raw(int argc, char **argv)
 		fprintf(stderr, "ptcheck: %s: no executable segments\n", elf);
 		return 1;
 	}
-	ret = decode(&cfg, image, NULL, CHK_SYNC_FORWARD, NULL, NULL, &st,
-		     &off);
+	if (addrs && !(af = fopen(addrs, "w"))) {
+		perror(addrs);
+		return 1;
+	}
+	ret = decode(&cfg, image, NULL, CHK_SYNC_FORWARD,
+		     af ? print_addr : NULL, af, &st, &off);
+	if (af && fclose(af)) {
+		perror(addrs);
+		return 1;
+	}
 	printf("%s: %" PRIu64 " instructions", ptpath, st.insns);
 	if (ret < 0)
 		printf(", decode error '%s' at offset %" PRIu64,
