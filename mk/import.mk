@@ -5,3 +5,10 @@ import-test: $(PTREC) $(PTCHECK)
 		sh tests/import/run.sh
 
 CHECK_EXTRA += import-test
+
+# make bench: import + info against a plain libipt loop on the real trace.
+.PHONY: import-bench
+import-bench: $(PTREC) $(PTCHECK)
+	./scripts/bench-import $(BUILD)
+
+BENCH_EXTRA += import-bench
