@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <intel-pt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,19 +15,6 @@
 #include <unistd.h>
 
 #include "import.h"
-#include "import_internal.h"
-
-int imp_fail(struct sb_err *err, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
 
 int import_stream_scan(const uint8_t *buf, size_t len,
 		       struct import_scan *scan)
@@ -136,7 +122,7 @@ int import_parse_cpu(const char *arg, struct sb_cpu *cpu, struct sb_err *err)
 		p = e + 1;
 	}
 	if (n < 2 || *p)
-		return imp_fail(err, -EINVAL,
+		return sb_fail(err, -EINVAL,
 				"--cpu %s: expected FAMILY/MODEL[/STEPPING], e.g. 6/85/4",
 				arg);
 	memset(cpu, 0, sizeof(*cpu));
@@ -179,15 +165,15 @@ int import_add_elf(struct sb_bundle *b, struct sb_writer *w, uint32_t pid,
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return imp_fail(err, -errno, "%s: %s", path, strerror(errno));
+		return sb_fail(err, -errno, "%s: %s", path, strerror(errno));
 	elf_version(EV_CURRENT);
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		ret = imp_fail(err, -EINVAL, "%s: not a regular file", path);
+		ret = sb_fail(err, -EINVAL, "%s: not a regular file", path);
 		goto out_close;
 	}
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &nph)) {
-		ret = imp_fail(err, -ENOEXEC,
+		ret = sb_fail(err, -ENOEXEC,
 			       "%s: not an ELF file (use --raw FILE:ADDRESS for a memory dump)",
 			       path);
 		goto out_elf;
@@ -214,7 +200,7 @@ int import_add_elf(struct sb_bundle *b, struct sb_writer *w, uint32_t pid,
 		off = ph.p_offset & ~0xfffull;
 		if (off > (uint64_t)st.st_size ||
 		    ph.p_offset + ph.p_filesz > (uint64_t)st.st_size) {
-			ret = imp_fail(err, -ENOEXEC,
+			ret = sb_fail(err, -ENOEXEC,
 				       "%s: program header %zu lies beyond the file's end",
 				       path, i);
 			break;
@@ -225,7 +211,7 @@ int import_add_elf(struct sb_bundle *b, struct sb_writer *w, uint32_t pid,
 		nexec++;
 	}
 	if (!ret && !nexec)
-		ret = imp_fail(err, -ENOEXEC,
+		ret = sb_fail(err, -ENOEXEC,
 			       "%s: no executable PT_LOAD segment", path);
 out_elf:
 	if (e)
@@ -244,12 +230,12 @@ int import_add_blob(struct sb_bundle *b, struct sb_writer *w, uint32_t pid,
 	int ret;
 
 	if (stat(path, &st))
-		return imp_fail(err, -errno, "%s: %s", path, strerror(errno));
+		return sb_fail(err, -errno, "%s: %s", path, strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		return imp_fail(err, -EINVAL, "%s: not a regular file", path);
+		return sb_fail(err, -EINVAL, "%s: not a regular file", path);
 	if (off > (uint64_t)st.st_size ||
 	    (size && size > (uint64_t)st.st_size - off))
-		return imp_fail(err, -EINVAL,
+		return sb_fail(err, -EINVAL,
 				"%s: offset 0x%llx size 0x%llx lies beyond the file's %llu bytes",
 				path, (unsigned long long)off,
 				(unsigned long long)size,
@@ -257,9 +243,9 @@ int import_add_blob(struct sb_bundle *b, struct sb_writer *w, uint32_t pid,
 	if (!size)
 		size = st.st_size - off;
 	if (!size)
-		return imp_fail(err, -EINVAL, "%s: empty image", path);
+		return sb_fail(err, -EINVAL, "%s: empty image", path);
 	if (addr + size < addr)
-		return imp_fail(err, -EINVAL,
+		return sb_fail(err, -EINVAL,
 				"%s: address 0x%llx + size wraps around",
 				path, (unsigned long long)addr);
 	ret = sb_bundle_add_image_file(b, path, key, sizeof(key), err);

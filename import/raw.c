@@ -18,7 +18,6 @@
 
 #include "cli_args.h"
 #include "import.h"
-#include "import_internal.h"
 
 #define CMD "ptrec import raw"
 #define MAX_STREAMS 1024

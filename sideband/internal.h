@@ -11,10 +11,6 @@
 #define SB_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define SB_ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
 
-/* Formats a message into @err (when non-NULL) and returns @code. */
-int sb_fail(struct sb_err *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
 /*
  * Reads a whole regular file of at most @max bytes into a NUL-terminated
  * heap buffer.  Returns 0, -EFBIG, -ENOMEM or -errno, with a message.

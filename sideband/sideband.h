@@ -37,6 +37,12 @@ struct sb_err {
 	char msg[512];
 };
 
+/* Formats a message into @err (when non-NULL) and returns @code; for
+ * components that report through struct sb_err too (import/).
+ */
+int sb_fail(struct sb_err *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* ---- record types ------------------------------------------------------ */
 
 /**

@@ -6,25 +6,10 @@
 set -u
 : "${PTREC:?}" "${PTCHECK:?}" "${PROGS:?}" "${TRUTHDUMP:?}" "${CURSORCHECK:?}"
 here=$(cd "$(dirname "$0")" && pwd)
-# Real hardware traces are shared data, not part of the repository.
-real=""
-for d in "${PTREC_TESTDATA:-}" "$here/../../../shared/testdata" \
-	/work/shared/testdata; do
-	if [ -n "$d" ] && [ -d "$d/real-pt/dynamorio" ]; then
-		real=$d/real-pt/dynamorio
-		break
-	fi
-done
-tmp=$(mktemp -d /tmp/ptrec-e2e-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-fails=0
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-bad() {
-	n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"
-	[ -f "$tmp/log" ] && sed 's/^/#   /' "$tmp/log" | tail -20
-}
+testlib_dir=$here/..
+. "$testlib_dir/lib.sh"
+tap_begin e2e
+find_real_pt
 
 if ! "$PTREC" record --help >/dev/null 2>&1; then
 	echo "not ok - ptrec record not available"
@@ -443,5 +428,4 @@ cfg="--cpu 6/85/4 --mtc-freq 3 --nom-freq 37 --cpuid-0x15 2/308"
 	ok "real hardware trace 'simple-glibc' decodes to its 59,234 instructions" ||
 	bad "real hardware trace 'simple-glibc'"
 
-echo "1..$n"
-[ "$fails" -eq 0 ] || { echo "$fails of $n end-to-end tests failed"; exit 1; }
+tap_end end-to-end

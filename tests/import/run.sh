@@ -7,23 +7,10 @@
 set -u
 : "${PTREC:?}" "${PTCHECK:?}"
 here=$(cd "$(dirname "$0")" && pwd)
-real=""
-for d in "${PTREC_TESTDATA:-}" "$here/../../../shared/testdata" \
-	/work/shared/testdata; do
-	if [ -n "$d" ] && [ -d "$d/real-pt/dynamorio" ]; then
-		real=$d/real-pt/dynamorio
-		break
-	fi
-done
-tmp=$(mktemp -d /tmp/ptrec-import-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-bad() {
-	n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"
-	[ -f "$tmp/log" ] && sed 's/^/#   /' "$tmp/log" | tail -20
-}
+testlib_dir=$here/..
+. "$testlib_dir/lib.sh"
+tap_begin import
+find_real_pt
 # check DESC CMD...: CMD must succeed.
 check() { d=$1; shift; if "$@" >"$tmp/log" 2>&1; then ok "$d"; else bad "$d"; fi; }
 # fails DESC PATTERN CMD...: CMD must exit 1 or 2 (not crash) and print PATTERN.
@@ -187,5 +174,4 @@ grep -q "total:    59234 instructions, 1 gap" "$tmp/log" &&
 	cmp -s "$tmp/got" "$tmp/want-g" && ok "cut stream: the same addresses as the whole stream" ||
 	bad "cut stream: addresses"
 
-echo "1..$n"
-[ "$fails" -eq 0 ] || { echo "$fails of $n import tests failed"; exit 1; }
+tap_end import

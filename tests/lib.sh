@@ -1,0 +1,41 @@
+# Shared by the test scripts (sourced): TAP output, a scratch directory,
+# and where the real hardware traces are.
+#
+#   tap_begin NAME     $tmp: a scratch directory, removed at exit
+#   ok DESC / bad DESC one TAP line; bad also shows the tail of $tmp/log
+#   tap_end SUITE      the plan line; exit status 1 if anything failed
+#   find_real_pt       $real: shared/testdata/real-pt/dynamorio, or ""
+
+# shellcheck disable=SC2034 # variables are for the sourcing script
+n=0
+fails=0
+
+tap_begin() {
+	tmp=$(mktemp -d "/tmp/ptrec-$1-XXXXXX")
+	# shellcheck disable=SC2064 # expand $tmp now
+	trap "rm -rf '$tmp'" EXIT
+}
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+
+bad() {
+	n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"
+	[ -f "$tmp/log" ] && sed 's/^/#   /' "$tmp/log" | tail -20
+}
+
+tap_end() {
+	echo "1..$n"
+	[ "$fails" -eq 0 ] || { echo "$fails of $n $1 tests failed"; exit 1; }
+}
+
+# Real hardware traces are shared data, not part of the repository.
+find_real_pt() {
+	real=""
+	for d in "${PTREC_TESTDATA:-}" "$testlib_dir/../../shared/testdata" \
+		/work/shared/testdata; do
+		if [ -n "$d" ] && [ -d "$d/real-pt/dynamorio" ]; then
+			real=$d/real-pt/dynamorio
+			return 0
+		fi
+	done
+}
