@@ -10,8 +10,10 @@
  * they are matched, in order, with the PSBs a packet scan found, and each
  * match is checked against the PSB's FUP (the next instruction's IP).
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rp_internal.h"
 
@@ -105,6 +107,10 @@ struct walk {
 	bool expect_fup;
 	uint64_t fup_ip;
 	bool ckpt_added;	/* the pending match added a checkpoint */
+	struct rp_ckpt **ckpts;	/* where checkpoints go: the thread's, or */
+	size_t *nckpts;		/* a parallel indexing worker's own */
+	size_t stop_psb;	/* a worker ends on reaching this PSB */
+	bool stopped;
 	/* materializing */
 	struct rp_seg *seg;
 	uint64_t end;
@@ -150,14 +156,14 @@ static void decoder_config(struct rp_session *s, struct rp_thread *t,
 	cfg->cpuid_0x15_ebx = m->pt.cpuid_15_ebx;
 }
 
-static int add_ckpt(struct rp_thread *t, const struct rp_ckpt *c)
+static int add_ckpt(struct walk *w, const struct rp_ckpt *c)
 {
-	struct rp_ckpt *v = realloc(t->ckpts, (t->nckpts + 1) * sizeof(*v));
+	struct rp_ckpt *v = realloc(*w->ckpts, (*w->nckpts + 1) * sizeof(*v));
 
 	if (!v)
 		return -RP_ERR_NOMEM;
-	t->ckpts = v;
-	t->ckpts[t->nckpts++] = *c;
+	*w->ckpts = v;
+	v[(*w->nckpts)++] = *c;
 	return 0;
 }
 
@@ -197,6 +203,11 @@ static int psb_passed(struct walk *w)
 		w->psb_next++;
 	if (w->psb_next == t->npsbs)
 		return 0;
+	if (w->psb_next >= w->stop_psb) {
+		/* The next worker's range starts here. */
+		w->stopped = true;
+		return 0;
+	}
 	c.offset = t->psbs[w->psb_next].offset;
 	c.insn = w->pos;
 	c.tsc = t->psbs[w->psb_next].tsc;
@@ -206,9 +217,9 @@ static int psb_passed(struct walk *w)
 	w->fup_ip = t->psbs[w->psb_next].fup;
 	w->psb_next++;
 	/* The stream's first PSB is checkpoint 0 already. */
-	w->ckpt_added = !(t->nckpts &&
-			  t->ckpts[t->nckpts - 1].offset == c.offset);
-	return w->ckpt_added ? add_ckpt(t, &c) : 0;
+	w->ckpt_added = !(*w->nckpts &&
+			  (*w->ckpts)[*w->nckpts - 1].offset == c.offset);
+	return w->ckpt_added ? add_ckpt(w, &c) : 0;
 }
 
 /* Handles pending events.  Returns libipt's status; our own failures go to
@@ -369,7 +380,7 @@ static int run(struct walk *w, int status)
 			w->expect_fup = false;
 			if (insn.ip != w->fup_ip && w->indexing &&
 			    w->ckpt_added)
-				w->t->nckpts--;
+				(*w->nckpts)--;
 		}
 		w->in_group = false;
 		ret = store(w, &insn);
@@ -398,6 +409,9 @@ static int walk_begin(struct walk *w, struct rp_session *s,
 	w->s = s;
 	w->t = t;
 	w->end = UINT64_MAX;
+	w->ckpts = &t->ckpts;
+	w->nckpts = &t->nckpts;
+	w->stop_psb = SIZE_MAX;
 	rp_world_init(&w->world, s);
 	ret = rp_world_seek(&w->world, sb_next);
 	if (ret)
@@ -423,9 +437,30 @@ static void walk_end(struct walk *w)
  * checkpoint mismatch returns 1: on damaged streams the two decoders may
  * disagree about where errors fall, and segments are materialized with the
  * instruction decoder, so the index must then come from that one too.
+ *
+ * A long stream is cut at PSBs into ranges that workers index in parallel
+ * (a PSB is a sync point: decoding can start there, SDM Vol. 3C 33.4.2.17).
+ * Each worker starts with the address space as of its PSB's time, as
+ * resync() does, and records that in its first checkpoint, so a segment
+ * materializes with the world it was indexed with.
  */
-static int index_blocks(struct rp_session *s, struct rp_thread *t)
+struct range {
+	struct rp_session *s;
+	struct rp_thread *t;
+	size_t first_psb;	/* SIZE_MAX: from the stream's first sync */
+	size_t stop_psb;	/* SIZE_MAX: to the stream's end */
+	bool progress;
+	struct rp_ckpt *ckpts;
+	size_t nckpts;
+	uint64_t insns, tsc;
+	bool stopped;
+	int ret;
+};
+
+static int index_range(struct range *r)
 {
+	struct rp_session *s = r->s;
+	struct rp_thread *t = r->t;
 	struct rp_ckpt c0 = { 0 };
 	uint64_t trace_off, last_off = UINT64_MAX, stall = 0;
 	struct pt_config cfg;
@@ -438,7 +473,17 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 	w.t = t;
 	w.end = UINT64_MAX;
 	w.indexing = true;
+	w.ckpts = &r->ckpts;
+	w.nckpts = &r->nckpts;
+	w.stop_psb = r->stop_psb;
 	rp_world_init(&w.world, s);
+	if (r->first_psb != SIZE_MAX) {
+		ret = rp_world_advance(&w.world, t->psbs[r->first_psb].tsc);
+		if (ret) {
+			rp_world_fini(&w.world);
+			return ret;
+		}
+	}
 	decoder_config(s, t, &cfg);
 	/*
 	 * libipt 2.0's block cache follows direct jumps and calls by
@@ -453,21 +498,32 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 	ret = w.bd ? set_image(&w) : -RP_ERR_NOMEM;
 	if (ret)
 		goto out;
-	status = pt_blk_sync_forward(w.bd);
+	if (r->first_psb == SIZE_MAX) {
+		status = pt_blk_sync_forward(w.bd);
+		if (status >= 0)
+			pt_blk_get_sync_offset(w.bd, &c0.offset);
+		if (t->npsbs)
+			c0.tsc = t->psbs[0].tsc;
+	} else {
+		c0.offset = t->psbs[r->first_psb].offset;
+		c0.tsc = t->psbs[r->first_psb].tsc;
+		c0.sb_next = w.world.next;
+		w.psb_next = r->first_psb;
+		status = pt_blk_sync_set(w.bd, c0.offset);
+	}
 	if (status < 0) {
 		ret = 1;
 		goto out;
 	}
-	pt_blk_get_sync_offset(w.bd, &c0.offset);
-	if (t->npsbs)
-		c0.tsc = t->psbs[0].tsc;
-	ret = add_ckpt(t, &c0);
+	ret = add_ckpt(&w, &c0);
 	while (!ret) {
 		status = events(&w, status);
 		if (w.err) {
 			ret = w.err;
 			break;
 		}
+		if (w.stopped)
+			break;
 		if (status >= 0 && (status & pts_eos))
 			break;
 		if (status >= 0)
@@ -496,7 +552,8 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 			ret = 1;
 			break;
 		}
-		if (s->progress && (w.pos >> 16) != ((w.pos - block.ninsn) >> 16)) {
+		if (r->progress && s->progress &&
+		    (w.pos >> 16) != ((w.pos - block.ninsn) >> 16)) {
 			uint64_t off = 0;
 
 			pt_blk_get_offset(w.bd, &off);
@@ -504,11 +561,134 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 				    s->progress_total);
 		}
 	}
-	t->insns = w.pos;
-	t->first_tsc = t->npsbs ? t->psbs[0].tsc : 0;
-	t->last_tsc = w.tsc;
+	r->insns = w.pos;
+	r->tsc = w.tsc;
+	r->stopped = w.stopped;
+	/* A range that should end at the next one's PSB but did not. */
+	if (!ret && r->stop_psb != SIZE_MAX && !w.stopped)
+		ret = 1;
 out:
 	walk_end(&w);
+	return ret;
+}
+
+static void *range_main(void *arg)
+{
+	struct range *r = arg;
+
+	r->ret = index_range(r);
+	return NULL;
+}
+
+#define RANGE_MIN_BYTES	(32u << 10)	/* smaller streams: one range */
+#define RANGE_MAX	8
+
+/* Workers for @t: one per online CPU, PTREC_INDEX_THREADS to override. */
+static size_t range_count(const struct rp_thread *t)
+{
+	const char *env = getenv("PTREC_INDEX_THREADS");
+	long n = env ? atol(env) : sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (!env && t->pt_size < 2 * RANGE_MIN_BYTES)
+		return 1;
+	if (n < 1)
+		n = 1;
+	return n > RANGE_MAX ? RANGE_MAX : (size_t)n;
+}
+
+/* Cuts the stream into up to @n ranges of about equal size at PSBs that
+ * carry a FUP (where checkpoints are).  Returns the number of ranges.
+ */
+static size_t plan_ranges(struct rp_session *s, struct rp_thread *t,
+			  struct range *r, size_t n)
+{
+	size_t i, k = 1, p = 0;
+
+	memset(r, 0, n * sizeof(*r));
+	r[0].first_psb = SIZE_MAX;
+	for (i = 1; i < n; i++) {
+		uint64_t target = t->pt_size / n * i;
+
+		while (p < t->npsbs &&
+		       (!t->psbs[p].fup || t->psbs[p].offset < target ||
+			(k > 1 && p <= r[k - 1].first_psb)))
+			p++;
+		/* The first PSB is range 0's own start. */
+		if (p >= t->npsbs || !p)
+			break;
+		r[k++].first_psb = p;
+	}
+	for (i = 0; i < k; i++) {
+		r[i].s = s;
+		r[i].t = t;
+		r[i].stop_psb = i + 1 < k ? r[i + 1].first_psb : SIZE_MAX;
+	}
+	r[0].progress = true;
+	return k;
+}
+
+/* Joins the ranges' checkpoints into the thread's index. */
+static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
+{
+	size_t i, j, total = 0;
+	uint64_t base = 0;
+	struct rp_ckpt *v;
+
+	for (i = 0; i < n; i++)
+		total += r[i].nckpts;
+	v = malloc(total * sizeof(*v));
+	if (!v)
+		return -RP_ERR_NOMEM;
+	free(t->ckpts);
+	t->ckpts = v;
+	t->nckpts = 0;
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < r[i].nckpts; j++) {
+			v[t->nckpts] = r[i].ckpts[j];
+			v[t->nckpts++].insn += base;
+		}
+		base += r[i].insns;
+	}
+	t->insns = base;
+	t->first_tsc = t->npsbs ? t->psbs[0].tsc : 0;
+	t->last_tsc = r[n - 1].tsc;
+	return 0;
+}
+
+static int index_blocks(struct rp_session *s, struct rp_thread *t)
+{
+	struct range r[RANGE_MAX];
+	pthread_t tid[RANGE_MAX];
+	bool started[RANGE_MAX] = { false };
+	size_t i, n = plan_ranges(s, t, r, range_count(t));
+	int ret = 0;
+
+	for (i = 1; i < n; i++)
+		started[i] = !pthread_create(&tid[i], NULL, range_main, &r[i]);
+	for (i = 1; i < n; i++)
+		if (!started[i])
+			r[i].ret = index_range(&r[i]);
+	r[0].ret = index_range(&r[0]);
+	for (i = 0; i < n; i++) {
+		if (started[i])
+			pthread_join(tid[i], NULL);
+		if (r[i].ret < 0 || (r[i].ret > 0 && !ret))
+			ret = r[i].ret;
+	}
+	if (!ret)
+		ret = merge_ranges(t, r, n);
+	for (i = 0; i < n; i++)
+		free(r[i].ckpts);
+	/* Ranges that do not join up: index it in one piece. */
+	if (ret > 0 && n > 1) {
+		struct range one = { .s = s, .t = t, .first_psb = SIZE_MAX,
+				     .stop_psb = SIZE_MAX, .progress = true };
+
+		ret = index_range(&one);
+		if (!ret)
+			ret = merge_ranges(t, &one, 1);
+		free(one.ckpts);
+	}
 	return ret;
 }
 
@@ -540,13 +720,14 @@ static int index_insns(struct rp_session *s, struct rp_thread *t)
 		/* Not a single PSB: an empty history with one gap. */
 		if (t->pt_size)
 			add_gap(&w, status, 0);
+		ret = add_ckpt(&w, &c0);
 		walk_end(&w);
-		return add_ckpt(t, &c0);
+		return ret;
 	}
 	pt_insn_get_sync_offset(w.d, &c0.offset);
 	if (t->npsbs)
 		c0.tsc = t->psbs[0].tsc;
-	ret = add_ckpt(t, &c0);
+	ret = add_ckpt(&w, &c0);
 	if (!ret)
 		ret = run(&w, status);
 	t->insns = w.pos;

@@ -254,7 +254,7 @@ int main(int argc, char **argv)
 		       res[i].base / res[i].index, res[i].bytes_per_insn,
 		       res[i].goto_p50 * 1e3, res[i].goto_p99 * 1e3,
 		       res[i].back_p50 * 1e6, res[i].back_p99 * 1e6);
-	printf("ratio: index throughput / plain libipt loop (goal >= 2); "
+	printf("ratio: index throughput / plain libipt loop (goal >= 3, issue #7); "
 	       "goto and step-back should not grow with the history\n");
 	if (nres >= 2)
 		printf("goto p99 at largest / smallest: %.2f; step back p99: %.2f (goal <= 2)\n",
