@@ -1,8 +1,13 @@
 # ptrec import: real hardware traces, image arguments, bad input.
+MKPT32 := $(BUILD)/tests/tools/mkpt32
+$(MKPT32): tests/tools/mkpt32.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -lipt
+
 .PHONY: import-test
-import-test: $(PTREC) $(PTCHECK)
+import-test: $(PTREC) $(PTCHECK) $(MKPT32)
 	PTREC=$(CURDIR)/$(PTREC) PTCHECK=$(CURDIR)/$(PTCHECK) \
-		sh tests/import/run.sh
+		MKPT32=$(CURDIR)/$(MKPT32) sh tests/import/run.sh
 
 CHECK_EXTRA += import-test
 

@@ -214,8 +214,11 @@ int rp_cli_insns(int argc, char **argv)
 		tid = rp_thread_tid(s, 0);
 	ret = rp_cursor_new(s, (uint32_t)tid, &c);
 	if (ret == -RP_ERR_RANGE) {
+		/* An empty history: only its gaps, if it has any. */
+		if (!addr_only)
+			print_gaps(s, (uint32_t)tid, 0);
 		rp_session_close(s);
-		return 0;	/* an empty history prints nothing */
+		return 0;
 	}
 	if (ret) {
 		fprintf(stderr, "ptrec insns: thread %ld: %s\n", tid,

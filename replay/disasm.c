@@ -205,6 +205,24 @@ void dis_set_symbolizer(struct dis *d, dis_sym_fn fn, void *ctx)
 	d->sym_ctx = ctx;
 }
 
+int dis_set_bits(struct dis *d, unsigned int bits)
+{
+	/* libopcodes' i386 printer picks the mode from the machine. */
+	switch (bits) {
+	case 64:
+		d->info.mach = bfd_mach_x86_64;
+		return 0;
+	case 32:
+		d->info.mach = bfd_mach_i386_i386;
+		return 0;
+	case 16:
+		d->info.mach = bfd_mach_i386_i8086;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
 int dis_insn(struct dis *d, const uint8_t *buf, size_t n, uint64_t ip,
 	     char *out, size_t outsz)
 {

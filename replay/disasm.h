@@ -103,6 +103,14 @@ void dis_set_symbolizer(struct dis *d, dis_sym_fn fn, void *ctx);
  * holds as much of it as fits, NUL-terminated (unless @outsz is 0),
  * -EINVAL when @n is 0.
  */
+/**
+ * dis_set_bits() - the code size of the instructions that follow
+ * @bits:	64 (the default), 32 or 16, as the CPU's CS.L/CS.D say
+ *
+ * Return: 0, or -EINVAL for another value.
+ */
+int dis_set_bits(struct dis *d, unsigned int bits);
+
 int dis_insn(struct dis *d, const uint8_t *buf, size_t n, uint64_t ip,
 	     char *out, size_t outsz);
 

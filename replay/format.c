@@ -67,6 +67,7 @@ int rp_format_insn(struct rp_session *s, const struct rp_insn *insn,
 		PUT("\t");
 	}
 	dis_set_symbolizer(s->dis, name_target, &tc);
+	dis_set_bits(s->dis, insn->bits ? insn->bits : 64);
 	len = dis_insn(s->dis, insn->raw, insn->size, insn->ip, text,
 		       sizeof(text));
 	PUT("%s", len > 0 || len == -EILSEQ ? text : "(bad)");

@@ -141,6 +141,7 @@ struct rp_insn {
 	uint8_t size;		/* bytes */
 	uint8_t iclass;		/* enum rp_iclass */
 	uint8_t raw[15];
+	uint8_t bits;		/* code size: 64, 32 or 16 (libipt's exec mode) */
 	uint32_t image;
 	uint64_t image_off;
 	uint64_t tsc;		/* last timestamp at or before it (0: none) */

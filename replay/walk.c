@@ -294,6 +294,8 @@ static int store(struct walk *w, const struct pt_insn *insn)
 	ri = &seg->insns[seg->n++];
 	ri->ip = insn->ip;
 	ri->size = insn->size;
+	ri->bits = insn->mode == ptem_32bit ? 32 :
+		   insn->mode == ptem_16bit ? 16 : 64;
 	memcpy(ri->raw, insn->raw, sizeof(ri->raw));
 	switch (insn->iclass) {
 	case ptic_call:
@@ -457,6 +459,18 @@ struct range {
 	int ret;
 };
 
+/*
+ * The address space decoding starts with: everything up to the time of
+ * the first PSB (for range 0, the stream's first), so that a stream
+ * without timing packets still sees the snapshot (time 0) mappings.
+ */
+static uint64_t start_tsc(const struct rp_thread *t, size_t psb)
+{
+	if (psb == SIZE_MAX)
+		psb = 0;
+	return psb < t->npsbs ? t->psbs[psb].tsc : 0;
+}
+
 static int index_range(struct range *r)
 {
 	struct rp_session *s = r->s;
@@ -477,12 +491,10 @@ static int index_range(struct range *r)
 	w.nckpts = &r->nckpts;
 	w.stop_psb = r->stop_psb;
 	rp_world_init(&w.world, s);
-	if (r->first_psb != SIZE_MAX) {
-		ret = rp_world_advance(&w.world, t->psbs[r->first_psb].tsc);
-		if (ret) {
-			rp_world_fini(&w.world);
-			return ret;
-		}
+	ret = rp_world_advance(&w.world, start_tsc(t, r->first_psb));
+	if (ret) {
+		rp_world_fini(&w.world);
+		return ret;
 	}
 	decoder_config(s, t, &cfg);
 	/*
@@ -504,6 +516,7 @@ static int index_range(struct range *r)
 			pt_blk_get_sync_offset(w.bd, &c0.offset);
 		if (t->npsbs)
 			c0.tsc = t->psbs[0].tsc;
+		c0.sb_next = w.world.next;
 	} else {
 		c0.offset = t->psbs[r->first_psb].offset;
 		c0.tsc = t->psbs[r->first_psb].tsc;
@@ -712,8 +725,15 @@ static int index_insns(struct rp_session *s, struct rp_thread *t)
 	for (k = 0; k < RP_SEG_CACHE; k++)
 		t->cache[k].ckpt = UINT64_MAX;
 	ret = walk_begin(&w, s, t, 0);
-	if (ret)
+	if (!ret)
+		ret = rp_world_advance(&w.world, start_tsc(t, SIZE_MAX));
+	if (!ret && w.world.changed)
+		ret = set_image(&w);
+	if (ret) {
+		walk_end(&w);
 		return ret;
+	}
+	c0.sb_next = w.world.next;
 	w.indexing = true;
 	status = pt_insn_sync_forward(w.d);
 	if (status < 0) {

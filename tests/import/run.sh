@@ -5,7 +5,7 @@
 # bad input gets a clear error naming the file, offset or line, or an
 # explicit gap, never a crash.
 set -u
-: "${PTREC:?}" "${PTCHECK:?}"
+: "${PTREC:?}" "${PTCHECK:?}" "${MKPT32:?}"
 here=$(cd "$(dirname "$0")" && pwd)
 testlib_dir=$here/..
 . "$testlib_dir/lib.sh"
@@ -103,6 +103,24 @@ if command -v gdb >/dev/null 2>&1; then
 		ok "GDB: reverse-stepi, goto begin, stepi on an import" || bad "GDB on an import"
 fi
 
+# 32-bit code: a hand-made ELF32 and the stream of one run (mkpt32).
+mkdir -p "$tmp/p32"
+if "$MKPT32" "$tmp/p32" >"$tmp/log" 2>&1 &&
+	imp b32 --pt "$tmp/p32/pt.bin" --elf "$tmp/p32/prog32" >"$tmp/log" 2>&1 &&
+	"$PTREC" insns "$tmp/b32" --format=addr >"$tmp/got" 2>>"$tmp/log" &&
+	cmp -s "$tmp/got" "$tmp/p32/expect"; then
+	ok "32-bit: the 11 instructions of the run, in order"
+else
+	bad "32-bit: addresses"
+fi
+same b32 "$tmp/p32/pt.bin" "$tmp/p32/prog32" "32-bit: same addresses as libipt"
+# 0x49 is "dec %ecx" in 32-bit code, a REX prefix in 64-bit code.
+"$PTREC" insns "$tmp/b32" >"$tmp/log" 2>&1
+grep -q '<_start+5>:	dec    %ecx' "$tmp/log" &&
+	grep -q '<f+0>:	ret' "$tmp/log" &&
+	ok "32-bit: disassembled as 32-bit code, with the ELF32 symbols" ||
+	bad "32-bit: disassembly"
+
 # Bad input.
 fails "not PT: no PSB anywhere" "no PSB packet at or after offset 0: not an Intel PT stream" \
 	imp bad1 --pt "$S/hello" --elf "$S/hello"
@@ -143,7 +161,7 @@ if imp wrong --pt "$G/pt.bin@8" --elf "$S/hello" >"$tmp/log" 2>&1 &&
 else
 	bad "wrong image: the history has a gap"
 fi
-# No image at all: the same.
+# No image at all: the same, and `insns` shows the gap.
 if imp noimg --pt "$S/pt.bin" >"$tmp/log" 2>&1 &&
 	"$PTREC" info "$tmp/noimg" >"$tmp/log" 2>&1 &&
 	grep -Eq "total: +0 instructions, [1-9][0-9]* gaps?" "$tmp/log"; then
@@ -151,6 +169,9 @@ if imp noimg --pt "$S/pt.bin" >"$tmp/log" 2>&1 &&
 else
 	bad "no image: zero instructions and a gap"
 fi
+"$PTREC" insns "$tmp/noimg" >"$tmp/log" 2>&1 &&
+	grep -q "^\[no code at this address (missing image) at 0x401000" "$tmp/log" &&
+	ok "no image: insns shows the gap at 0x401000" || bad "no image: insns shows the gap"
 
 # A stream cut inside a packet: the whole stream plus the first 7 bytes of
 # a PSB (16 bytes long, SDM Vol. 3C 33.4.2.17), as a dump taken while the
