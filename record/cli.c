@@ -12,6 +12,7 @@
 
 #include "cli_args.h"
 #include "record.h"
+#include "uapi/ptrec.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -38,7 +39,25 @@ static void usage(FILE *f)
 		"  --counter-clock          timestamps count events, not time (the\n"
 		"                           same run recorded twice gives the same trace)\n"
 		"  -p, --pid PID            attach to a running process\n"
-		"  -q, --quiet              no progress or summary\n");
+		"  -q, --quiet              no progress or summary\n"
+		"\n"
+		"  emu only: --start-at, --max-insns, --ground-truth, --long-tnt,\n"
+		"  --counter-clock (with --backend=auto they choose emu)\n"
+		"\n"
+		"  kmod (ptrec.ko, docs/kmod.md) only:\n"
+		"  --buffer-size BYTES      PT buffer per thread, power of two (1 MiB)\n"
+		"  --regions N              ToPA regions per buffer (8)\n"
+		"  --ring                   overwrite the oldest data when a buffer is\n"
+		"                           full, recorded as a loss (the default)\n"
+		"  --stop-on-full           stop the thread's tracing instead\n"
+		"  --kernel                 trace kernel code too\n"
+		"  --no-tsc                 no TSC packets\n"
+		"  --mtc N                  MTC packets, period encoding N\n"
+		"  --cyc N                  cycle-accurate mode, threshold encoding N\n"
+		"  --ptwrite                PTWRITE packets\n"
+		"  --follow-fork            trace forked children too\n"
+		"  --sim-rate N             simulated unit: PTW packets per ms\n"
+		"  (--psb-period: a power of two from 2048 with kmod)\n");
 }
 
 /* PROGRAM.ptrec, or PROGRAM.ptrec-2, ... when taken. */
@@ -52,6 +71,73 @@ static void default_out(char *buf, size_t size, const char *prog)
 	snprintf(buf, size, "%s.ptrec", base);
 	for (i = 2; stat(buf, &st) == 0 && i < 10000; i++)
 		snprintf(buf, size, "%s.ptrec-%d", base, i);
+}
+
+/*
+ * --backend=auto: kmod where /dev/ptrec reports a PT unit (real or
+ * simulated) and ptrec may use it, else emu.  Says which on stderr.
+ * Returns 0 with *@backend set to "kmod" or "emu", or an exit status.
+ */
+static int choose_backend(const char **backend, const char *emu_only,
+			  const char *kmod_only, bool quiet)
+{
+	struct ptrec_info info;
+	struct sb_err err = { "" };
+	char why[600];
+	int ret;
+
+	if (!strcmp(*backend, "emu")) {
+		if (kmod_only) {
+			fprintf(stderr, "ptrec record: %s is an option of --backend=kmod\n",
+				kmod_only);
+			return 2;
+		}
+		if (!quiet)
+			fprintf(stderr, "ptrec record: backend emu (software recorder, --backend=emu)\n");
+		return 0;
+	}
+	if (emu_only) {
+		if (!strcmp(*backend, "kmod") || kmod_only) {
+			fprintf(stderr, "ptrec record: %s is an option of the software recorder (--backend=emu), not of %s\n",
+				emu_only, kmod_only ? kmod_only : "--backend=kmod");
+			return 2;
+		}
+		*backend = "emu";
+		if (!quiet)
+			fprintf(stderr, "ptrec record: backend emu (software recorder): %s needs it\n",
+				emu_only);
+		return 0;
+	}
+	ret = rec_kmod_probe(&info, &err);
+	if (!ret && strcmp(*backend, "kmod") && !rec_kmod_capable()) {
+		snprintf(err.msg, sizeof(err.msg), "ptrec.ko is loaded, but tracing with it needs CAP_PERFMON or root");
+		ret = -EPERM;
+	}
+	if (ret) {
+		if (!strcmp(*backend, "kmod") || kmod_only) {
+			fprintf(stderr, "ptrec record: %s: %s\n",
+				kmod_only ? kmod_only : "--backend=kmod",
+				err.msg);
+			return 1;
+		}
+		if (ret == -ENOENT)
+			snprintf(why, sizeof(why), "no %s, ptrec.ko is not loaded",
+				 PTREC_DEVICE);
+		else
+			snprintf(why, sizeof(why), "%s", err.msg);
+		*backend = "emu";
+		if (!quiet)
+			fprintf(stderr, "ptrec record: backend emu (software recorder): %s\n",
+				why);
+		return 0;
+	}
+	*backend = "kmod";
+	if (!quiet)
+		fprintf(stderr, "ptrec record: backend kmod (%s: %s)\n",
+			PTREC_DEVICE, info.flags & PTREC_INFO_SIMULATED ?
+			"the module's simulated PT unit, not real Intel PT" :
+			"Intel PT");
+	return 0;
 }
 
 int rec_main(int argc, char **argv)
@@ -68,9 +154,23 @@ int rec_main(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "buffer-size", required_argument, NULL, 1000 },
+		{ "regions", required_argument, NULL, 1001 },
+		{ "ring", no_argument, NULL, 1002 },
+		{ "stop-on-full", no_argument, NULL, 1003 },
+		{ "kernel", no_argument, NULL, 1004 },
+		{ "no-tsc", no_argument, NULL, 1005 },
+		{ "mtc", required_argument, NULL, 1006 },
+		{ "cyc", required_argument, NULL, 1007 },
+		{ "ptwrite", no_argument, NULL, 1008 },
+		{ "follow-fork", no_argument, NULL, 1009 },
+		{ "sim-rate", required_argument, NULL, 1010 },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rec_options o = { .stop = &stop_requested };
+	const char *emu_only = NULL, *kmod_only = NULL;
+	uint64_t v;
+	struct rec_options o = { .stop = &stop_requested,
+				 .kmod = { .mtc = -1, .cyc = -1 } };
 	const char *backend = "auto";
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct rec_stats st;
@@ -89,14 +189,17 @@ int rec_main(int argc, char **argv)
 			o.out = optarg;
 			break;
 		case 's':
+			emu_only = "--start-at";
 			o.start_at = optarg;
 			break;
 		case 'm':
+			emu_only = "--max-insns";
 			if (cli_parse_u64("ptrec record", "--max-insns", optarg,
 					  &o.max_insns))
 				return 2;
 			break;
 		case 'g':
+			emu_only = "--ground-truth";
 			o.ground_truth = true;
 			break;
 		case 'P':
@@ -110,9 +213,11 @@ int rec_main(int argc, char **argv)
 			}
 			break;
 		case 'L':
+			emu_only = "--long-tnt";
 			o.long_tnt = true;
 			break;
 		case 'C':
+			emu_only = "--counter-clock";
 			o.counter_clock = true;
 			break;
 		case 'p':
@@ -132,6 +237,75 @@ int rec_main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 1000:
+			kmod_only = "--buffer-size";
+			if (cli_parse_u64("ptrec record", "--buffer-size",
+					  optarg, &o.kmod.buf_size))
+				return 2;
+			break;
+		case 1001:
+			kmod_only = "--regions";
+			if (cli_parse_u64("ptrec record", "--regions", optarg,
+					  &v))
+				return 2;
+			if (!v || v > 256 || (v & (v - 1))) {
+				fprintf(stderr, "ptrec record: --regions %s: a power of two from 1 to 256\n",
+					optarg);
+				return 2;
+			}
+			o.kmod.nr_regions = (uint32_t)v;
+			break;
+		case 1002:
+			kmod_only = "--ring";
+			o.kmod.stop_on_full = false;
+			break;
+		case 1003:
+			kmod_only = "--stop-on-full";
+			o.kmod.stop_on_full = true;
+			break;
+		case 1004:
+			kmod_only = "--kernel";
+			o.kmod.kernel = true;
+			break;
+		case 1005:
+			kmod_only = "--no-tsc";
+			o.kmod.no_tsc = true;
+			break;
+		case 1006:
+		case 1007:
+			kmod_only = c == 1006 ? "--mtc" : "--cyc";
+			if (cli_parse_u64("ptrec record", kmod_only, optarg, &v))
+				return 2;
+			if (v > 15) {
+				fprintf(stderr, "ptrec record: %s %s: an encoding from 0 to 15\n",
+					kmod_only, optarg);
+				return 2;
+			}
+			if (c == 1006)
+				o.kmod.mtc = (int)v;
+			else
+				o.kmod.cyc = (int)v;
+			break;
+		case 1008:
+			kmod_only = "--ptwrite";
+			o.kmod.ptwrite = true;
+			break;
+		case 1009:
+			kmod_only = "--follow-fork";
+			o.kmod.follow_fork = true;
+			break;
+		case 1010:
+			kmod_only = "--sim-rate";
+			if (cli_parse_u64("ptrec record", "--sim-rate", optarg,
+					  &v))
+				return 2;
+			if (v > 1000000) {
+				fprintf(stderr, "ptrec record: --sim-rate %s: at most 1000000\n",
+					optarg);
+				return 2;
+			}
+			o.kmod.sim_rate = (uint32_t)v;
+			break;
 		default:
 			usage(stderr);
 			return 2;
@@ -148,11 +322,9 @@ int rec_main(int argc, char **argv)
 			backend);
 		return 2;
 	}
-	if (!strcmp(backend, "kmod")) {
-		fprintf(stderr,
-			"ptrec record: --backend=kmod: the kernel-module recorder is not built yet; use --backend=emu\n");
-		return 1;
-	}
+	ret = choose_backend(&backend, emu_only, kmod_only, o.quiet);
+	if (ret)
+		return ret;
 	if (o.pid == 0)
 		o.argv = argv + optind;
 	if (!o.out) {
@@ -161,7 +333,10 @@ int rec_main(int argc, char **argv)
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	ret = rec_emu_record(&o, &st, &err);
+	if (!strcmp(backend, "kmod"))
+		ret = rec_kmod_record(&o, &st, &err);
+	else
+		ret = rec_emu_record(&o, &st, &err);
 	if (ret) {
 		fprintf(stderr, "ptrec record: %s\n", err.msg);
 		if (ret != -EEXIST && access(o.out, F_OK) == 0)
@@ -170,7 +345,15 @@ int rec_main(int argc, char **argv)
 				o.out);
 		return 1;
 	}
-	if (!o.quiet)
+	if (!o.quiet && !strcmp(backend, "kmod"))
+		fprintf(stderr,
+			"ptrec record: wrote %s: %u processes, %u threads, %" PRIu64
+			" bytes of trace, %" PRIu64 " sideband records, %" PRIu64
+			" context switches, %" PRIu64 " bytes of trace lost%s\n",
+			o.out, st.processes, st.threads, st.trace_bytes,
+			st.sideband_records, st.switches, st.lost_bytes,
+			stop_requested ? ", stopped by signal" : "");
+	else if (!o.quiet)
 		fprintf(stderr,
 			"ptrec record: wrote %s: %u processes, %u threads, %" PRIu64
 			" instructions, %" PRIu64 " bytes of trace (%.2f bits/instruction)%s\n",

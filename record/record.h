@@ -17,6 +17,34 @@
 #include "sideband.h"
 
 /**
+ * struct rec_kmod_options - how the kernel-module recorder traces
+ * @buf_size:	PT output bytes per thread, a power of two (0: 1 MiB).
+ * @nr_regions:	ToPA regions per thread (0: 8 with multi-entry ToPA, else 1).
+ * @stop_on_full: stop a thread's tracing when its buffer is full instead
+ *		of overwriting the oldest data (ring, the default).
+ * @kernel:	trace kernel code too (CPL 0), not only user code.
+ * @no_tsc:	no TSC packets.
+ * @mtc:	MTC period encoding, or -1 for no MTC packets.
+ * @cyc:	CYC threshold encoding, or -1 for no cycle-accurate mode.
+ * @ptwrite:	PTWRITE packets (the simulated unit writes its packets only
+ *		with this).
+ * @follow_fork: trace the children the process forks, too.
+ * @sim_rate:	simulated unit only: PTW packets per ms (0: module default).
+ */
+struct rec_kmod_options {
+	uint64_t buf_size;
+	uint32_t nr_regions;
+	bool stop_on_full;
+	bool kernel;
+	bool no_tsc;
+	int mtc;
+	int cyc;
+	bool ptwrite;
+	bool follow_fork;
+	uint32_t sim_rate;
+};
+
+/**
  * struct rec_options - what to record and how
  * @argv:	program and arguments to launch (NULL-terminated), or NULL
  *		when attaching.
@@ -34,6 +62,7 @@
  * @counter_clock: timestamps count events instead of nanoseconds, so that
  *		recording the same run twice gives the same bytes (tests).
  * @stop:	set asynchronously (SIGINT) to end recording cleanly.
+ * @kmod:	options of the kernel-module recorder (rec_kmod_record()).
  */
 struct rec_options {
 	char *const *argv;
@@ -47,6 +76,7 @@ struct rec_options {
 	bool quiet;
 	bool counter_clock;
 	volatile sig_atomic_t *stop;
+	struct rec_kmod_options kmod;
 };
 
 struct rec_stats {
@@ -58,6 +88,12 @@ struct rec_stats {
 	uint64_t anomalies;	/* transfers the classifier did not expect */
 	uint64_t learned;	/* lengths learned from steps (not decodable) */
 	uint64_t skips;		/* steps that retired several instructions */
+	/* kmod: */
+	uint64_t lost_bytes;	/* PT bytes lost (LOST records) */
+	uint64_t lost_records;	/* sideband bytes the module dropped */
+	uint64_t unexplained;	/* offset jumps without a LOST record */
+	uint64_t switches;	/* switch-ins of traced threads */
+	uint64_t pmis;		/* ToPA interrupts */
 };
 
 /**
@@ -74,6 +110,43 @@ struct rec_stats {
  */
 int rec_emu_record(const struct rec_options *o, struct rec_stats *st,
 		   struct sb_err *err);
+
+struct ptrec_info;
+
+/**
+ * rec_kmod_probe() - is /dev/ptrec there and usable by this ptrec?
+ * @info:	receives PTREC_IOC_INFO.
+ *
+ * Returns 0, or with a message saying what to do:
+ * -ENOENT: no /dev/ptrec (the module is not loaded);
+ * -ENODEV, -ENXIO: a device node without its driver;
+ * -EACCES: the node cannot be opened;
+ * -EPROTO: the module speaks another interface version;
+ * -ENOTTY: /dev/ptrec is not ptrec.ko's;
+ * -EOPNOTSUPP: the module reports no PT unit.
+ */
+int rec_kmod_probe(struct ptrec_info *info, struct sb_err *err);
+
+/* Whether this process has CAP_PERFMON or CAP_SYS_ADMIN, which
+ * PTREC_IOC_ATTACH requires.
+ */
+bool rec_kmod_capable(void);
+
+/**
+ * rec_kmod_record() - record with ptrec.ko (docs/kmod.md)
+ *
+ * Uses @o->argv or @o->pid, @o->out, @o->psb_period, @o->quiet, @o->stop
+ * and @o->kmod; the software recorder's other options do not apply.
+ * Returns 0 with a finished bundle, the errors of rec_kmod_probe(), or:
+ * -EPERM: no CAP_PERFMON, or no right to trace the process;
+ * -ESRCH: no such process; -EBUSY: already traced, or PT is in use;
+ * -EINVAL, -EOPNOTSUPP: an option the unit or the module refuses;
+ * -ENOENT, -EACCES: the program cannot be executed;
+ * -EEXIST: @o->out exists and is not empty;
+ * write errors such as -ENOSPC (the bundle is left without manifest).
+ */
+int rec_kmod_record(const struct rec_options *o, struct rec_stats *st,
+		    struct sb_err *err);
 
 /* `ptrec record ARGS`: parses arguments, records, prints a summary.
  * Returns the process exit status.
