@@ -976,19 +976,40 @@ static void km_close_streams(struct km *k)
 	}
 }
 
+/*
+ * Nothing was recorded (the attach failed): remove what sb_bundle_create()
+ * made, so no unfinished bundle is left behind.  Context: k->b freed.
+ */
+static void km_unmake_bundle(const char *dir, bool made_dir)
+{
+	static const char *const sub[] = { "pt", "regs", "truth", "images" };
+	char path[PATH_MAX];
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/sideband.sb", dir);
+	unlink(path);
+	for (i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, sub[i]);
+		rmdir(path);
+	}
+	if (made_dir)
+		rmdir(dir);
+}
+
 int rec_kmod_record(const struct rec_options *o, struct rec_stats *st,
 		    struct sb_err *err)
 {
 	struct km k = { .o = o, .st = st, .err = err, .fd = -1 };
 	struct ptrec_config cfg;
 	struct sb_err serr;
-	bool reaped = false;
+	bool reaped = false, made_dir, attached = false;
 	int status = 0, ret, i;
 
 	memset(st, 0, sizeof(*st));
 	k.fd = km_open(&k.info, err);
 	if (k.fd < 0)
 		return k.fd;
+	made_dir = access(o->out, F_OK) != 0;
 	ret = sb_bundle_create(&k.b, o->out, &serr);
 	if (ret) {
 		if (err)
@@ -1029,6 +1050,7 @@ int rec_kmod_record(const struct rec_options *o, struct rec_stats *st,
 	}
 	if (ret)
 		goto out_free;
+	attached = true;
 	km_run(&k, &status, &reaped);
 	km_stats(&k);
 	if (k.launched && !reaped)
@@ -1053,5 +1075,7 @@ int rec_kmod_record(const struct rec_options *o, struct rec_stats *st,
 out_free:
 	ret = k.error;
 	km_free(&k);
+	if (ret && ret != -EEXIST && !attached)
+		km_unmake_bundle(o->out, made_dir);
 	return ret;
 }

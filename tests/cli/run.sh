@@ -5,6 +5,7 @@
 set -u
 : "${PTREC:?set PTREC to the ptrec binary}"
 : "${MKBUNDLE:?set MKBUNDLE to the mkbundle test tool}"
+: "${PTREC_TINY:?set PTREC_TINY to tests/programs/tiny (make cli-test does)}"
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d /tmp/ptrec-cli-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -114,6 +115,60 @@ expect_fail "record --max-insns overflow" 2 "ptrec record: --max-insns 999999999
 	"$PTREC" record --max-insns 99999999999999999999 -- /bin/true
 expect_fail "record --psb-period with blank" 2 "ptrec record: --psb-period  4096: not a number" \
 	"$PTREC" record --psb-period " 4096" -- /bin/true
+
+# ---- ptrec record's backends (record/cli.c, record/kmod.c) ---------------
+expect_fail "record --backend unknown" 2 "ptrec record: --backend=fast: unknown (auto, emu, kmod)" \
+	"$PTREC" record --backend=fast -- /bin/true
+expect_fail "record: a kmod option with --backend=emu" 2 \
+	"ptrec record: --buffer-size is an option of --backend=kmod" \
+	"$PTREC" record --backend=emu --buffer-size 65536 -- /bin/true
+expect_fail "record: an emu option with --backend=kmod" 2 \
+	"ptrec record: --max-insns is an option of the software recorder (--backend=emu), not of --backend=kmod" \
+	"$PTREC" record --backend=kmod --max-insns 5 -- /bin/true
+expect_fail "record: emu and kmod options together" 2 \
+	"ptrec record: --ground-truth is an option of the software recorder (--backend=emu), not of --stop-on-full" \
+	"$PTREC" record --stop-on-full --ground-truth -- /bin/true
+expect_fail "record --regions not a power of two" 2 \
+	"ptrec record: --regions 3: a power of two from 1 to 256" \
+	"$PTREC" record --backend=kmod --regions 3 -- /bin/true
+expect_fail "record --mtc out of range" 2 "ptrec record: --mtc 16: an encoding from 0 to 15" \
+	"$PTREC" record --backend=kmod --mtc 16 -- /bin/true
+expect_fail "record --sim-rate junk" 2 "ptrec record: --sim-rate 5x: not a number" \
+	"$PTREC" record --backend=kmod --sim-rate 5x -- /bin/true
+if [ -e /dev/ptrec ]; then
+	echo "ok - record without /dev/ptrec # SKIP this machine has /dev/ptrec"
+else
+	# --backend=kmod without the module: the message says what to do,
+	# and no bundle directory is left behind
+	expect_fail "record --backend=kmod without /dev/ptrec says to load the module" 1 \
+		"ptrec record: --backend=kmod: /dev/ptrec does not exist: the ptrec.ko kernel module is not loaded (modprobe ptrec, or install it: see docs/kmod.md)" \
+		"$PTREC" record --backend=kmod -o "$tmp/k" -- /bin/true
+	[ ! -e "$tmp/k" ] && ok "record --backend=kmod without /dev/ptrec leaves no bundle" ||
+		bad "record --backend=kmod without /dev/ptrec leaves no bundle"
+	# a kmod-only option asks for kmod, so no fallback either
+	expect_fail "record: a kmod option without /dev/ptrec does not fall back" 1 \
+		"ptrec record: --buffer-size: /dev/ptrec does not exist" \
+		"$PTREC" record --buffer-size 65536 -o "$tmp/k" -- /bin/true
+	# auto falls back to the software recorder and says so, once
+	if "$PTREC" record -o "$tmp/auto" -- "$PTREC_TINY" >"$tmp/out" 2>"$tmp/err" &&
+		[ "$(grep -c 'backend' "$tmp/err")" = 1 ] &&
+		grep -q "^ptrec record: backend emu (software recorder): no /dev/ptrec, ptrec.ko is not loaded$" "$tmp/err" &&
+		grep -q '"backend": "emu"' "$tmp/auto/manifest.json"; then
+		ok "record without --backend falls back to emu without /dev/ptrec and says so"
+	else
+		bad "record without --backend falls back to emu: $(cat "$tmp/err")"
+	fi
+	# -q: not even that line
+	if "$PTREC" record -q -o "$tmp/autoq" -- "$PTREC_TINY" >"$tmp/out" 2>"$tmp/err" &&
+		[ ! -s "$tmp/err" ]; then
+		ok "record -q does not name the backend"
+	else
+		bad "record -q does not name the backend: $(cat "$tmp/err")"
+	fi
+fi
+expect_fail "record: an emu-only option makes auto choose emu, and says why" 0 \
+	"ptrec record: backend emu (software recorder): --max-insns needs it" \
+	"$PTREC" record --max-insns 3 -o "$tmp/mi" -- "$PTREC_TINY"
 
 echo "1..$n"
 [ "$fails" -eq 0 ] || { echo "$fails of $n CLI tests failed"; exit 1; }

@@ -30,19 +30,30 @@ host_checks() {
 		"$KQ_CHECK" "$t" "$res/$t" $opts >"$tmp/check" 2>&1
 		relay <"$tmp/check"
 	done
-	if [ -d "$res/rec" ] && [ -n "${KQ_PTREC:-}" ]; then
-		if "$KQ_PTREC" info "$res/rec" >"$tmp/log" 2>&1; then
-			ok "ptrec info reads the bundle ptrec record --backend=kmod wrote in the guest"
+	# ptrec record --backend=kmod in the guest: the bundle
+	for b in rec recp; do
+		[ -d "$res/$b" ] || continue
+		case $b in
+		rec) opts="--worklog $res/rec.worklog" ;;
+		*) opts="" ;;
+		esac
+		# shellcheck disable=SC2086 # options are words
+		"$KQ_CHECK" "$b" "$res/$b" --bundle $opts >"$tmp/check" 2>&1
+		relay <"$tmp/check"
+		[ -n "${KQ_PTREC:-}" ] || continue
+		if "$KQ_PTREC" info "$res/$b" >"$tmp/log" 2>&1 &&
+			grep -q '^backend:  kmod (emulated PT)' "$tmp/log"; then
+			ok "$b: ptrec info reads the bundle ptrec record --backend=kmod wrote in the guest"
 		else
-			bad "ptrec info reads the bundle ptrec record --backend=kmod wrote in the guest"
+			bad "$b: ptrec info reads the bundle ptrec record --backend=kmod wrote in the guest"
 		fi
-		if "$KQ_PTREC" dump "$res/rec" >"$tmp/dump" 2>"$tmp/log" &&
+		if "$KQ_PTREC" dump "$res/$b" >"$tmp/dump" 2>"$tmp/log" &&
 			grep -q SWITCH_IN "$tmp/dump" &&
 			grep -q MMAP "$tmp/dump"; then
-			ok "ptrec dump shows the bundle's switch and mmap records"
+			ok "$b: ptrec dump shows the bundle's switch and mmap records"
 		else
 			cp "$tmp/dump" "$tmp/log" 2>/dev/null
-			bad "ptrec dump shows the bundle's switch and mmap records"
+			bad "$b: ptrec dump shows the bundle's switch and mmap records"
 		fi
-	fi
+	done
 }

@@ -5,6 +5,7 @@
  *
  * kqcheck NAME DIR [--worklog LOG] [--no-loss] [--ring] [--stop]
  *         [--detached] [--fork]
+ * kqcheck NAME BUNDLE --bundle [--worklog LOG]
  *
  * - the sideband is a valid sideband stream (sideband/ reader: format,
  *   time order);
@@ -20,6 +21,15 @@
  * - with --worklog (guest/kqwork's log): the threads it names have
  *   streams, its mmaps and munmap have matching MMAP/MUNMAP records, and
  *   some thread ran on both CPUs.
+ *
+ * With --bundle, DIR is a bundle `ptrec record --backend=kmod` wrote: the
+ * manifest loads and says backend "kmod", the sideband and every thread's
+ * pt/<tid>.pt are checked as above (a stream is split into stretches at
+ * its LOST records, whose offsets are byte offsets of the file), every
+ * executable file mapping has an image key that the image store holds,
+ * and the program's path comes from the manifest (the recorder attaches
+ * after the exec, so there is no EXEC record of it).  There is no index
+ * or stats file, so the offset and stats checks do not apply.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -95,6 +105,7 @@ struct kq_mmap_rec {
 	uint64_t start, len, pgoff;
 	uint32_t prot, mflags;
 	char path[256];
+	char key[SB_IMAGE_KEY_MAX];
 };
 static struct kq_mmap_rec kq_mmaps[4096];
 static size_t kq_nmmaps;
@@ -103,6 +114,8 @@ static struct {
 } kq_munmaps[4096];
 static size_t kq_nmunmaps;
 static size_t kq_type_count[PTREC_SB_TYPE_COUNT + 1];
+/* --bundle: the bundle's manifest */
+static struct sb_manifest *kq_man;
 
 static void __attribute__((format(printf, 2, 3)))
 kq_result(int good, const char *fmt, ...)
@@ -180,7 +193,10 @@ static int kq_load_sideband(const char *dir)
 	size_t n = 0;
 	int rc;
 
-	snprintf(path, sizeof(path), "%s/sideband", dir);
+	if (kq_man)
+		snprintf(path, sizeof(path), "%s/%s", dir, kq_man->sideband);
+	else
+		snprintf(path, sizeof(path), "%s/sideband", dir);
 	rc = sb_reader_open(&r, path, &err);
 	if (rc) {
 		kq_result(0, "the sideband is a valid stream");
@@ -250,6 +266,10 @@ static int kq_load_sideband(const char *dir)
 			k->mflags = m->mflags;
 			memcpy(k->path, sb_mmap_path(m), pl);
 			k->path[pl] = 0;
+			pl = m->key_len < sizeof(k->key) - 1 ? m->key_len :
+			     sizeof(k->key) - 1;
+			memcpy(k->key, sb_mmap_key(m), pl);
+			k->key[pl] = 0;
 			kq_nmmaps++;
 			break;
 		}
@@ -592,7 +612,15 @@ static void kq_check_streams(const char *dir)
 		uint64_t next = 0;
 		int after_loss = 0;
 
-		snprintf(path, sizeof(path), "%s/%u.pt", dir, th->tid);
+		if (kq_man) {
+			const struct sb_thread *mt =
+				sb_manifest_thread(kq_man, th->tid);
+
+			snprintf(path, sizeof(path), "%s/%s", dir,
+				 mt ? mt->pt : "(not in the manifest)");
+		} else {
+			snprintf(path, sizeof(path), "%s/%u.pt", dir, th->tid);
+		}
 		buf = kq_read_file(path, &len);
 		if (!buf) {
 			d.errors++;
@@ -834,7 +862,9 @@ static void kq_check_worklog(const char *log)
 	kq_count_exits(kq_pid);
 	i = strlen(kq_exec_path);
 	kq_result(i >= 7 && !strcmp(kq_exec_path + i - 7, "/kqwork"),
-		  "an EXEC record names the program: '%s'", kq_exec_path);
+		  "%s names the program: '%s'", kq_man ?
+		  "the manifest's process entry" : "an EXEC record",
+		  kq_exec_path);
 	kq_result(kq_exit_seen == 1 && kq_exit_kind == PTREC_SB_EXITED &&
 		  kq_exit_status == 0, "one PROCESS_EXIT record says it "
 		  "exited with status 0 (%d records, kind %d, status %d)",
@@ -905,15 +935,121 @@ static void kq_check_stop(const char *dir)
 		  "the point its FULL record names (%zu messages do)", beyond);
 }
 
+/* ---- --bundle: what ptrec record --backend=kmod wrote --------------------- */
+
+static int kq_cmp_lost(const void *a, const void *b)
+{
+	const struct kq_lost *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static int kq_load_bundle(const char *dir)
+{
+	struct sb_err err = { "" };
+	int rc;
+
+	rc = sb_manifest_load(&kq_man, dir, &err);
+	kq_result(!rc && !strcmp(kq_man->backend, "kmod"),
+		  "the bundle's manifest loads and names backend kmod (%s)",
+		  rc ? "no manifest" : kq_man->backend);
+	if (rc) {
+		kq_diag("%s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A bundle has no message index: each thread's stream is one run of
+ * messages per stretch between its LOST records.  Also checks that LOST
+ * offsets lie inside the thread's file and that every executable mapping
+ * of a file has an image in the store.
+ */
+static void kq_bundle_msgs(const char *dir)
+{
+	size_t i, j, bad_off = 0, exec_maps = 0, keyed = 0;
+	char first_bad[300] = "";
+
+	qsort(kq_losts, kq_nlost, sizeof(*kq_losts), kq_cmp_lost);
+	for (i = 0; i < kq_man->nthreads; i++) {
+		const struct sb_thread *mt = &kq_man->threads[i];
+		uint64_t size = 0, pos = 0, lost = 0;
+		char path[4096];
+		FILE *f;
+
+		kq_thread(mt->tid);
+		snprintf(path, sizeof(path), "%s/%s", dir, mt->pt);
+		f = fopen(path, "rb");
+		if (f) {
+			fseek(f, 0, SEEK_END);
+			size = (uint64_t)ftell(f);
+			fclose(f);
+		}
+		for (j = 0; j <= kq_nlost && kq_nmsgs < KQ_MAX_MSGS; j++) {
+			uint64_t end = size;
+
+			if (j < kq_nlost) {
+				if (kq_losts[j].tid != mt->tid ||
+				    kq_losts[j].reason ==
+				    PTREC_SB_LOST_SIDEBAND)
+					continue;
+				if (kq_losts[j].offset > size) {
+					bad_off++;
+					continue;
+				}
+				end = kq_losts[j].offset;
+			}
+			if (end > pos) {
+				kq_msgs[kq_nmsgs].tid = mt->tid;
+				kq_msgs[kq_nmsgs].offset = pos + lost;
+				kq_msgs[kq_nmsgs].len = (uint32_t)(end - pos);
+				kq_msgs[kq_nmsgs].fileoff = pos;
+				kq_nmsgs++;
+				pos = end;
+			}
+			if (j < kq_nlost)
+				lost += kq_losts[j].bytes + 1;
+		}
+	}
+	kq_result(!bad_off, "every LOST record's offset lies inside its "
+		  "thread's stream file (%zu records)", kq_nlost);
+	for (i = 0; i < kq_nmmaps; i++) {
+		if (!(kq_mmaps[i].prot & 4) || kq_mmaps[i].path[0] != '/')
+			continue;
+		exec_maps++;
+		if (kq_mmaps[i].key[0] &&
+		    sb_manifest_image(kq_man, kq_mmaps[i].key))
+			keyed++;
+		else if (!first_bad[0])
+			snprintf(first_bad, sizeof(first_bad),
+				 "%s at 0x%" PRIx64 ": key '%s'",
+				 kq_mmaps[i].path, kq_mmaps[i].start,
+				 kq_mmaps[i].key);
+	}
+	kq_result(exec_maps > 0 && keyed == exec_maps, "every executable "
+		  "mapping of a file has its image in the store (%zu of %zu)",
+		  keyed, exec_maps);
+	if (first_bad[0])
+		kq_diag("%s", first_bad);
+	for (i = 0; i < kq_man->nprocs; i++)
+		if (kq_man->procs[i].exe && !kq_exec_path[0])
+			snprintf(kq_exec_path, sizeof(kq_exec_path), "%s",
+				 kq_man->procs[i].exe);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir, *worklog = NULL;
 	int no_loss = 0, ring = 0, stop = 0, detached = 0, fork = 0, i;
+	int bundle = 0;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: kqcheck NAME DIR [--worklog LOG] "
 			"[--no-loss] [--ring] [--stop] [--detached] "
-			"[--fork]\n");
+			"[--fork] [--bundle]\n");
 		return 2;
 	}
 	kq_name = argv[1];
@@ -931,6 +1067,8 @@ int main(int argc, char **argv)
 			ring = 1;
 		} else if (!strcmp(argv[i], "--stop")) {
 			stop = 1;
+		} else if (!strcmp(argv[i], "--bundle")) {
+			bundle = 1;
 		} else {
 			fprintf(stderr, "kqcheck: unknown option %s\n",
 				argv[i]);
@@ -941,9 +1079,15 @@ int main(int argc, char **argv)
 	kq_sws = calloc(KQ_MAX_SW, sizeof(*kq_sws));
 	if (!kq_msgs || !kq_sws)
 		return 2;
-	if (kq_load_sideband(dir) || kq_load_index(dir))
-		return 1;
-	kq_check_offsets(dir);
+	if (bundle) {
+		if (kq_load_bundle(dir) || kq_load_sideband(dir))
+			return 1;
+		kq_bundle_msgs(dir);
+	} else {
+		if (kq_load_sideband(dir) || kq_load_index(dir))
+			return 1;
+		kq_check_offsets(dir);
+	}
 	kq_check_streams(dir);
 	kq_check_switches();
 	if (worklog)

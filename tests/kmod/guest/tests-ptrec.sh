@@ -44,6 +44,20 @@ trace() {
 	[ "$(cat "/out/$name/rc")" = 0 ]
 }
 
+# rec_check DESC LOG CMD...: ok when CMD succeeds, else LOG is the
+# diagnostic.
+rec_check() {
+	d=$1
+	log=$2
+	shift 2
+	if "$@" >/dev/null 2>&1; then
+		ok "$d"
+	else
+		cp "$log" /tmp/log 2>/dev/null || echo "(no $log)" >/tmp/log
+		bad "$d"
+	fi
+}
+
 ptrec_tests() {
 	# -- loading --------------------------------------------------------
 	mark noload
@@ -155,21 +169,62 @@ ptrec_tests() {
 	wait "$wpid" 2>/dev/null
 
 	# -- ptrec record --backend=kmod -----------------------------------
-	if [ -x /kq/bin/ptrec ] &&
-		ptrec record --help 2>&1 | grep -q -- '--backend'; then
+	# The host checks the bundle (host-checks.sh: kqcheck --bundle, ptrec
+	# info, ptrec dump).
+	if [ -x /kq/bin/ptrec ]; then
 		rm -rf /out/rec
-		if timeout 120 ptrec record --backend=kmod -o /out/rec -- \
-			kqwork /tmp/rec.log 5 2000 >/tmp/log 2>&1; then
+		if timeout 120 ptrec record --backend=kmod --ptwrite \
+			--sim-rate 200 --buffer-size 65536 -o /out/rec -- \
+			kqwork /out/rec.worklog 20 2000 >/tmp/log 2>&1; then
 			ok "ptrec record --backend=kmod records kqwork"
-		elif grep -q 'not built yet' /tmp/log; then
-			echo "ok - ptrec record --backend=kmod # SKIP $(cat /tmp/log)"
-			rm -rf /out/rec
 		else
 			bad "ptrec record --backend=kmod records kqwork"
 		fi
-		cp /tmp/rec.log /out/rec.worklog 2>/dev/null
-	else
-		echo "ok - ptrec record --backend=kmod # SKIP ptrec has no --backend yet"
+		cp /tmp/log /out/rec.log
+		check "ptrec record --backend=kmod says it uses the simulated unit" \
+			grep -q 'backend kmod (/dev/ptrec: the module.s simulated PT unit' \
+			/out/rec.log
+		# auto: /dev/ptrec reports a unit and we are root, so kmod
+		rm -rf /tmp/rec-auto
+		timeout 120 ptrec record --ptwrite -o /tmp/rec-auto -- \
+			kqwork /tmp/rec-auto.log 1 1000 >/out/rec-auto.log 2>&1
+		rec_check "ptrec record without --backend uses kmod where /dev/ptrec reports PT" \
+			/out/rec-auto.log sh -c \
+			'grep -q "backend kmod" /out/rec-auto.log &&
+			grep -q "\"backend\": \"kmod\"" /tmp/rec-auto/manifest.json'
+		rm -rf /tmp/rec-auto
+		# -p PID: a running process, until it exits
+		kqwork /tmp/rec-p.log 100 2000 &
+		wpid=$!
+		sleep 0.3
+		rm -rf /out/recp
+		timeout 120 ptrec record --backend=kmod --ptwrite -p "$wpid" \
+			-o /out/recp >/out/recp.log 2>&1
+		rc=$?
+		wait "$wpid"
+		rec_check "ptrec record --backend=kmod -p PID records a running process to its end (exit $rc)" \
+			/out/recp.log sh -c "test $rc = 0 && test -f /out/recp/manifest.json"
+		# without CAP_PERFMON: ATTACH says EPERM and what to do; auto
+		# falls back to the software recorder and says why
+		rm -rf /tmp/recperm /tmp/recperm2
+		kqasuser 1000 \
+			ptrec record --backend=kmod -o /tmp/recperm -- \
+			kqwork /tmp/recperm.log 1 1000 >/out/recperm.log 2>&1
+		rc=$?
+		rec_check "ptrec record --backend=kmod without CAP_PERFMON fails, says what is needed and leaves no bundle (exit $rc)" \
+			/out/recperm.log sh -c "test $rc = 1 &&
+			grep -q 'PTREC_IOC_ATTACH.*needs CAP_PERFMON' /out/recperm.log &&
+			test ! -e /tmp/recperm"
+		# (the choice is made before the program starts; emu under TCG
+		# runs a few hundred instructions a second, so no program)
+		kqasuser 1000 \
+			ptrec record -o /tmp/recperm2 -- /kq/no-such-program \
+			>/out/recperm2.log 2>&1
+		rec_check "ptrec record without CAP_PERFMON falls back to emu and says why" \
+			/out/recperm2.log grep -q \
+			'backend emu (software recorder): .*CAP_PERFMON' \
+			/out/recperm2.log
+		rm -rf /tmp/recperm /tmp/recperm2
 	fi
 
 	# -- unloading with a session open ---------------------------------
