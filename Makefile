@@ -293,7 +293,7 @@ bench: all $(BUILD)/tests/bench/steploop $(BUILD)/tests/bench/workload \
 asan:
 	$(MAKE) BUILD=build-asan \
 		EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-		LDFLAGS="-fsanitize=address,undefined" unit cli-test e2e
+		LDFLAGS="-fsanitize=address,undefined" unit cli-test e2e import-test
 
 check: all unit cli-test e2e gdb-test $(CHECK_EXTRA) install-check asan fuzz
 	@echo "make check: all suites passed"

@@ -65,16 +65,16 @@ int cli_replay(int argc, char **argv)
 		exe = m->procs[0].exe;
 	if (find_near_self("ptrec-server", server, sizeof(server))) {
 		fprintf(stderr, "ptrec replay: ptrec-server not found next to ptrec\n");
-		return 1;
+		goto out_free_manifest;
 	}
 	if (snprintf(target, sizeof(target), "target remote | %s %s", server,
 		     argv[1]) >= (int)sizeof(target)) {
 		fprintf(stderr, "ptrec replay: %s: path too long\n", argv[1]);
-		return 1;
+		goto out_free_manifest;
 	}
 	gargv = calloc((size_t)argc + 12, sizeof(*gargv));
 	if (!gargv)
-		return 1;
+		goto out_free_manifest;
 	gargv[n++] = "gdb";
 	gargv[n++] = "-q";
 	if (!find_near_self("ptrec.py", plugin, sizeof(plugin))) {
@@ -92,5 +92,8 @@ int cli_replay(int argc, char **argv)
 		gargv[n++] = (char *)exe;
 	execvp("gdb", gargv);
 	perror("ptrec replay: gdb");
+	free(gargv);
+out_free_manifest:
+	sb_manifest_free(m);
 	return 1;
 }

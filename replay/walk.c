@@ -800,7 +800,8 @@ static int add_lost_gaps(struct rp_session *s, struct rp_thread *t)
 			}
 		}
 	}
-	qsort(t->gaps, t->ngaps, sizeof(*t->gaps), gap_cmp);
+	if (t->ngaps > 1)
+		qsort(t->gaps, t->ngaps, sizeof(*t->gaps), gap_cmp);
 	for (k = 0, g = 0; k < t->nckpts; k++) {
 		while (g < t->ngaps && t->gaps[g].before <= t->ckpts[k].insn)
 			g++;

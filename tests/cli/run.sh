@@ -115,6 +115,13 @@ expect_fail "record --max-insns overflow" 2 "ptrec record: --max-insns 999999999
 	"$PTREC" record --max-insns 99999999999999999999 -- /bin/true
 expect_fail "record --psb-period with blank" 2 "ptrec record: --psb-period  4096: not a number" \
 	"$PTREC" record --psb-period " 4096" -- /bin/true
+# Regression: replay's error paths freed nothing (LeakSanitizer under
+# make asan); a ptrec without ptrec-server beside it takes one of them.
+mkdir -p "$tmp/alone"
+cp "$PTREC" "$tmp/alone/ptrec"
+expect_fail "replay without ptrec-server beside ptrec" 1 \
+	"ptrec replay: ptrec-server not found next to ptrec" \
+	"$tmp/alone/ptrec" replay "$tmp/b"
 
 # ---- ptrec record's backends (record/cli.c, record/kmod.c) ---------------
 expect_fail "record --backend unknown" 2 "ptrec record: --backend=fast: unknown (auto, emu, kmod)" \
