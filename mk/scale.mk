@@ -1,0 +1,20 @@
+# Synthetic traces at scale (issue #7, docs/scale.md): tools/ptgen writes
+# bundles of generated programs with a compact ground truth.
+#
+#   make scale-test   generated bundles decoded by libptrec against the
+#                     generator's ground truth (part of make check)
+#   make scale-bench  10^6..SCALE_MAX instructions (make bench)
+
+PTGEN := $(BUILD)/tools/ptgen/ptgen
+$(PTGEN): tools/ptgen/ptgen.c tools/ptgen/truth.h $(BUILD)/record/ptenc.o \
+		$(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itools/ptgen $(LDFLAGS) -o $@ $< \
+		$(BUILD)/record/ptenc.o $(SB_LIB) -lipt $(LIBS_SIDEBAND)
+
+SCALECHECK := $(BUILD)/tests/scale/scalecheck
+$(SCALECHECK): tests/scale/scalecheck.c tools/ptgen/truth.h $(RP_LIB_OBJS) \
+		$(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itools/ptgen $(LDFLAGS) -o $@ $< \
+		$(RP_LIB_OBJS) $(SB_LIB) $(LIBS_REPLAY) $(LIBS_SIDEBAND)
