@@ -18,3 +18,10 @@ $(SCALECHECK): tests/scale/scalecheck.c tools/ptgen/truth.h $(RP_LIB_OBJS) \
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itools/ptgen $(LDFLAGS) -o $@ $< \
 		$(RP_LIB_OBJS) $(SB_LIB) $(LIBS_REPLAY) $(LIBS_SIDEBAND)
+
+.PHONY: scale-test
+scale-test: $(PTGEN) $(SCALECHECK) $(PTREC)
+	PTGEN=$(CURDIR)/$(PTGEN) SCALECHECK=$(CURDIR)/$(SCALECHECK) \
+		PTREC=$(CURDIR)/$(PTREC) tests/scale/run.sh
+
+CHECK_EXTRA += scale-test

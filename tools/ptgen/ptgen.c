@@ -205,7 +205,7 @@ static void set_term(struct block *b, enum term t)
  */
 static uint32_t callee(struct prog *p, int lv)
 {
-	if (lv == 1 && rndn(4) == 0)
+	if (lv == 1 && rndn(12) == 0)
 		return pick(p, 4);
 	return pick(p, lv + 1);
 }
@@ -733,8 +733,10 @@ static int walk(struct walker *w)
 			fr->call_pos = w->pos - 1;
 			fr->ret_block = cur + 1;
 			fr->rec = p->f[fi].level == 4;
+			/* Mostly shallow, one in four up to --max-depth. */
 			if (fr->rec && !w->rec_depth++)
-				w->rec_target = 1 + rnd() % w->max_depth_arg;
+				w->rec_target = 1 + rnd() % (rnd() & 3 ? 8 :
+							      w->max_depth_arg);
 			if (fr->rec && w->rec_depth > w->st.max_rec)
 				w->st.max_rec = w->rec_depth;
 			if (w->depth > w->st.max_depth)
