@@ -996,42 +996,108 @@ static void km_unmake_bundle(const char *dir, bool made_dir)
 		rmdir(dir);
 }
 
+/* Creates the bundle, checks the options, starts the manifest. */
+static int km_begin(struct km *k, struct ptrec_config *cfg)
+{
+	const struct rec_options *o = k->o;
+	struct sb_err serr;
+	int ret, i;
+
+	ret = sb_bundle_create(&k->b, o->out, &serr);
+	if (ret) {
+		if (k->err)
+			*k->err = serr;
+		return k->error = ret;
+	}
+	k->m = sb_bundle_manifest(k->b);
+	ret = sb_bundle_open_sideband(k->b, &k->sb, &serr);
+	if (ret)
+		return km_fail(k, ret, "%s", serr.msg);
+	/* check the options before starting anything */
+	ret = km_config(k, cfg);
+	if (ret)
+		return ret;
+	km_fill_manifest(k, cfg);
+	k->m->start_ns = km_real_ns();
+	if (o->argv) {
+		for (i = 0; o->argv[i]; i++)
+			;
+		sb_manifest_set_argv(k->m, i, (const char *const *)o->argv);
+	}
+	return 0;
+}
+
+/* Closes the streams, warns about the module's oddities, writes the
+ * manifest.
+ */
+static void km_end(struct km *k)
+{
+	struct sb_err serr;
+	int ret;
+
+	km_close_streams(k);
+	k->m->stop_ns = km_real_ns();
+	k->st->sideband_records = sb_writer_count(k->sb);
+	if (k->clamped)
+		km_warn(k, "%" PRIu64 " sideband records from the module went back in time; stored with the previous record's time",
+			k->clamped);
+	if (k->unknown)
+		km_warn(k, "%" PRIu64 " sideband records of types this ptrec does not know were left out",
+			k->unknown);
+	if (k->st->unexplained)
+		km_warn(k, "%" PRIu64 " jumps in the module's trace offsets had no LOST record; ptrec added them",
+			k->st->unexplained);
+	if (!k->error) {
+		ret = sb_bundle_finish(k->b, &serr);
+		if (ret)
+			km_fail(k, ret, "%s", serr.msg);
+	}
+}
+
+int rec_kmod_split(const struct rec_options *o, const struct ptrec_info *info,
+		   const void *stream, size_t len, struct rec_stats *st,
+		   struct sb_err *err)
+{
+	struct km k = { .o = o, .st = st, .err = err, .fd = -1,
+			.info = *info };
+	struct ptrec_config cfg;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	k.pid = o->pid;
+	if (!km_begin(&k, &cfg)) {
+		if (o->pid)
+			km_proc(&k, (uint32_t)o->pid, 0);
+		km_consume(&k, stream, len);
+		km_end(&k);
+	}
+	ret = k.error;
+	km_free(&k);
+	return ret;
+}
+
 int rec_kmod_record(const struct rec_options *o, struct rec_stats *st,
 		    struct sb_err *err)
 {
 	struct km k = { .o = o, .st = st, .err = err, .fd = -1 };
 	struct ptrec_config cfg;
-	struct sb_err serr;
 	bool reaped = false, made_dir, attached = false;
-	int status = 0, ret, i;
+	int status = 0, ret;
 
 	memset(st, 0, sizeof(*st));
 	k.fd = km_open(&k.info, err);
 	if (k.fd < 0)
 		return k.fd;
 	made_dir = access(o->out, F_OK) != 0;
-	ret = sb_bundle_create(&k.b, o->out, &serr);
-	if (ret) {
-		if (err)
-			*err = serr;
-		close(k.fd);
-		return ret;
-	}
-	k.m = sb_bundle_manifest(k.b);
-	ret = sb_bundle_open_sideband(k.b, &k.sb, &serr);
-	if (ret) {
-		km_fail(&k, ret, "%s", serr.msg);
+	if (km_begin(&k, &cfg)) {
+		ret = k.error;
+		if (ret == -EEXIST || !k.b) {
+			close(k.fd);
+			return ret;
+		}
 		goto out_free;
 	}
-	/* check the options before starting anything */
-	if (km_config(&k, &cfg))
-		goto out_free;
-	km_fill_manifest(&k, &cfg);
-	k.m->start_ns = km_real_ns();
 	if (o->argv) {
-		for (i = 0; o->argv[i]; i++)
-			;
-		sb_manifest_set_argv(k.m, i, (const char *const *)o->argv);
 		if (km_launch(&k))
 			goto out_free;
 	} else {
@@ -1055,23 +1121,7 @@ int rec_kmod_record(const struct rec_options *o, struct rec_stats *st,
 	km_stats(&k);
 	if (k.launched && !reaped)
 		waitpid(k.pid, &status, 0);
-	km_close_streams(&k);
-	k.m->stop_ns = km_real_ns();
-	st->sideband_records = sb_writer_count(k.sb);
-	if (k.clamped)
-		km_warn(&k, "%" PRIu64 " sideband records from the module went back in time; stored with the previous record's time",
-			k.clamped);
-	if (k.unknown)
-		km_warn(&k, "%" PRIu64 " sideband records of types this ptrec does not know were left out",
-			k.unknown);
-	if (st->unexplained)
-		km_warn(&k, "%" PRIu64 " jumps in the module's trace offsets had no LOST record; ptrec added them",
-			st->unexplained);
-	if (!k.error) {
-		ret = sb_bundle_finish(k.b, &serr);
-		if (ret)
-			km_fail(&k, ret, "%s", serr.msg);
-	}
+	km_end(&k);
 out_free:
 	ret = k.error;
 	km_free(&k);

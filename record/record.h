@@ -148,6 +148,22 @@ bool rec_kmod_capable(void);
 int rec_kmod_record(const struct rec_options *o, struct rec_stats *st,
 		    struct sb_err *err);
 
+/**
+ * rec_kmod_split() - write a bundle from a captured /dev/ptrec stream
+ * @o:		as for rec_kmod_record(); @o->pid, when set, is the traced
+ *		process; @o->argv, when set, its command line.
+ * @info:	the PTREC_IOC_INFO the stream was recorded with.
+ * @stream:	whole read() messages, as the device returns them.
+ *
+ * What rec_kmod_record() does with what it reads, without the device: the
+ * tests use it.  Returns 0 with a finished bundle, -EBADMSG for a
+ * malformed message (the message names its byte offset), the option and
+ * bundle errors of rec_kmod_record().
+ */
+int rec_kmod_split(const struct rec_options *o, const struct ptrec_info *info,
+		   const void *stream, size_t len, struct rec_stats *st,
+		   struct sb_err *err);
+
 /* `ptrec record ARGS`: parses arguments, records, prints a summary.
  * Returns the process exit status.
  */
