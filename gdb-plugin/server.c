@@ -470,11 +470,39 @@ static int xfer(struct server *sv, const char *data, size_t size,
 	return rsp_send(&sv->rsp, sv->out, len + 1);
 }
 
-/* An auxiliary vector with the entry point, so GDB relocates a PIE. */
+struct interp_base {
+	const char *name;	/* basename of the program's PT_INTERP */
+	uint64_t bias;
+	bool found;
+};
+
+static void find_interp(void *ctx, const char *path, uint64_t bias,
+			uint64_t dynamic, bool main)
+{
+	struct interp_base *ib = ctx;
+	const char *slash = strrchr(path, '/');
+
+	(void)dynamic;
+	if (!main && !ib->found && !strcmp(slash ? slash + 1 : path, ib->name)) {
+		ib->bias = bias;
+		ib->found = true;
+	}
+}
+
+/*
+ * An auxiliary vector with the entry point, so GDB relocates a PIE, and
+ * the dynamic linker's base (AT_BASE).  Without AT_BASE, and when the
+ * library list names the linker by another path than the program's
+ * PT_INTERP (/lib64 is a link), GDB guesses the linker's base from the
+ * current PC: it then takes the program's own code for the linker's and
+ * treats it as resolver code, which made reverse-finish run past callers.
+ */
 static int xfer_auxv(struct server *sv, const char *args)
 {
-	uint64_t v[8] = { 0 }, entry, phdr, phnum;
+	uint64_t v[10] = { 0 }, entry, phdr, phnum;
 	struct sthread *t = &sv->t[sv->cur];
+	char interp[4096];
+	size_t n = 6;
 
 	if (rp_process_entry(sv->s, t->pid, &entry, &phdr, &phnum))
 		return xfer(sv, (const char *)v, 16, args);	/* AT_NULL */
@@ -484,7 +512,17 @@ static int xfer_auxv(struct server *sv, const char *args)
 	v[3] = phnum;
 	v[4] = 9;		/* AT_ENTRY */
 	v[5] = entry;
-	return xfer(sv, (const char *)v, sizeof(v), args);
+	if (!rp_process_interp(sv->s, t->pid, interp, sizeof(interp))) {
+		const char *slash = strrchr(interp, '/');
+		struct interp_base ib = { slash ? slash + 1 : interp, 0, false };
+
+		rp_libraries(sv->s, t->tid, t->pos, find_interp, &ib);
+		if (ib.found) {
+			v[n++] = 7;	/* AT_BASE */
+			v[n++] = ib.bias;
+		}
+	}
+	return xfer(sv, (const char *)v, (n + 2) * sizeof(v[0]), args);
 }
 
 static int xfer_threads(struct server *sv, const char *args)

@@ -324,6 +324,13 @@ int rp_libraries(struct rp_session *s, uint32_t tid, uint64_t pos,
 int rp_process_exe(const struct rp_session *s, uint32_t pid, char *buf,
 		   size_t size);
 
+/* The program interpreter (PT_INTERP, the dynamic linker's path as the
+ * program names it) of process @pid's main program, into @buf.  Returns 0
+ * or -RP_ERR_NOTFOUND (a static program, or its image is not in the bundle).
+ */
+int rp_process_interp(struct rp_session *s, uint32_t pid, char *buf,
+		      size_t size);
+
 /* The thread that received the last fatal signal (the crash), into @tid.
  * Returns 0 or -RP_ERR_NOTFOUND when the program did not die of one.
  */

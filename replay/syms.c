@@ -144,6 +144,7 @@ struct elf_layout {
 	uint64_t lowest;	/* lowest PT_LOAD address, page-aligned */
 	uint64_t dynamic;	/* PT_DYNAMIC address, 0 if none */
 	uint64_t entry, phoff, phnum;
+	uint64_t interp_off, interp_size;	/* PT_INTERP, 0 if none */
 };
 
 /* What a loader and a debugger need of an ELF file's layout. */
@@ -162,6 +163,7 @@ static int elf_layout(const char *path, struct elf_layout *l)
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	*lowest = UINT64_MAX;
 	*dynamic = 0;
+	l->interp_off = l->interp_size = 0;
 	if (elf && elf_kind(elf) == ELF_K_ELF && gelf_getehdr(elf, &eh) &&
 	    !elf_getphdrnum(elf, &n)) {
 		l->entry = eh.e_entry;
@@ -174,6 +176,10 @@ static int elf_layout(const char *path, struct elf_layout *l)
 				*lowest = ph.p_vaddr & ~0xfffull;
 			if (ph.p_type == PT_DYNAMIC)
 				*dynamic = ph.p_vaddr;
+			if (ph.p_type == PT_INTERP) {
+				l->interp_off = ph.p_offset;
+				l->interp_size = ph.p_filesz;
+			}
 		}
 		ret = *lowest == UINT64_MAX ? -1 : 0;
 	}
@@ -270,6 +276,36 @@ int rp_process_entry(struct rp_session *s, uint32_t pid, uint64_t *entry,
 				return 0;
 			}
 		break;
+	}
+	return -RP_ERR_NOTFOUND;
+}
+
+int rp_process_interp(struct rp_session *s, uint32_t pid, char *buf,
+		      size_t size)
+{
+	const char *exe = NULL;
+	struct elf_layout l;
+	size_t i;
+	ssize_t n;
+	int fd;
+
+	for (i = 0; i < s->m->nprocs; i++)
+		if (s->m->procs[i].pid == pid)
+			exe = s->m->procs[i].exe;
+	for (i = 0; exe && size && i < s->nimages; i++) {
+		if (strcmp(s->images[i].origin, exe) ||
+		    elf_layout(s->images[i].path, &l) || !l.interp_size)
+			continue;
+		fd = open(s->images[i].path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = pread(fd, buf, l.interp_size < size ? l.interp_size :
+			  size - 1, (off_t)l.interp_off);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n < (ssize_t)size ? n : (ssize_t)size - 1] = '\0';
+		return buf[0] ? 0 : -RP_ERR_NOTFOUND;
 	}
 	return -RP_ERR_NOTFOUND;
 }

@@ -250,6 +250,24 @@ if [ -n "${DEMO:-}" ]; then
 	else
 		bad "demo crash replay (exit $st)"
 	fi
+
+	# Regression: reverse-finish from read_slot ran past worker into
+	# start_thread.  Without AT_BASE in the auxv, GDB placed the dynamic
+	# linker relative to the PC, took worker's code for the linker's and
+	# stepped on back.  It must stop at the call, the last one to
+	# read_slot in the crashing thread's history.
+	tid=$(sed -n 's/.*thread \([0-9]*\) position.*/\1/p' "$tmp/out" |
+		head -1)
+	timeout 60 "$PTREC" replay "$tmp/d" -batch -ex "reverse-finish" \
+		-ex "monitor ptrec position" -ex "bt 1" >"$tmp/out" 2>&1
+	"$PTREC" insns "$tmp/d" --thread "${tid:-0}" >"$tmp/d.insns" 2>&1
+	call=$(grep 'call .*<read_slot>' "$tmp/d.insns" | tail -1 | cut -f1)
+	if [ -n "$call" ] && [ "$(positions)" = "$call" ] &&
+		grep -q "^#0  .* in worker .* at .*demo.c:45" "$tmp/out"; then
+		ok "demo: reverse-finish from read_slot stops in worker at the call ($call)"
+	else
+		bad "demo: reverse-finish from read_slot (call '$call', at '$(positions)')"
+	fi
 fi
 
 # Errors: the past cannot be written; data memory was not recorded.
