@@ -272,9 +272,11 @@ $(BUILD)/tests/bench/workload: tests/bench/workload.c
 	$(CC) -O1 -static -o $@ $<
 
 BENCH_REPLAY := $(BUILD)/tests/bench/bench_replay
-$(BENCH_REPLAY): tests/bench/bench_replay.c $(RP_LIB_OBJS) $(SB_LIB)
+$(BENCH_REPLAY): tests/bench/bench_replay.c tests/bench/iptloop.c \
+		tests/bench/iptloop.h $(RP_LIB_OBJS) $(SB_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(RP_LIB_OBJS) \
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< \
+		tests/bench/iptloop.c $(RP_LIB_OBJS) \
 		$(SB_LIB) $(LIBS_REPLAY) $(LIBS_SIDEBAND)
 
 # Larger areas (the kernel module, importers, scale tools) keep their rules

@@ -25,3 +25,21 @@ scale-test: $(PTGEN) $(SCALECHECK) $(PTREC)
 		PTREC=$(CURDIR)/$(PTREC) tests/scale/run.sh
 
 CHECK_EXTRA += scale-test
+
+# make bench: sizes 10^6, 10^7, 10^8; SCALE_MAX=1e9 adds 10^9 (about 110 MB
+# of trace, a few minutes in all).  Bundles go to $(BUILD)/scale-bench.
+SCALE_MAX ?= 1e8
+BENCH_SCALE := $(BUILD)/tests/bench/bench_scale
+$(BENCH_SCALE): tests/bench/bench_scale.c tests/bench/iptloop.c \
+		tests/bench/iptloop.h tools/ptgen/truth.h $(RP_LIB_OBJS) \
+		$(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itools/ptgen $(LDFLAGS) -o $@ $< \
+		tests/bench/iptloop.c $(RP_LIB_OBJS) $(SB_LIB) $(LIBS_REPLAY) \
+		$(LIBS_SIDEBAND)
+
+.PHONY: scale-bench
+scale-bench: $(PTGEN) $(BENCH_SCALE)
+	./scripts/bench-scale $(BUILD) $(SCALE_MAX)
+
+BENCH_EXTRA += scale-bench

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "iptloop.h"
 #include "replay.h"
 #include "sideband.h"
 
@@ -69,7 +70,7 @@ static int make_bundle(const char *src, const char *dst, unsigned int k,
 	struct sb_err err;
 	char cmd[16384], path[4096];
 	uint8_t *pt;
-	size_t len, i;
+	size_t len = 0, i;
 	FILE *f;
 
 	if (snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -r '%s' '%s'", dst,
@@ -91,71 +92,6 @@ static int make_bundle(const char *src, const char *dst, unsigned int k,
 	i = sb_manifest_save(m, dst, &err);
 	sb_manifest_free(m);
 	return i ? -1 : 0;
-}
-
-/* The baseline: libipt's instruction decoder, straight through. */
-static double baseline(const char *dir, const char *pt_path, uint64_t *insns)
-{
-	const struct ptrec_sb_header *h;
-	struct pt_insn_decoder *d;
-	struct pt_image *image = pt_image_alloc(NULL);
-	struct sb_reader *r;
-	struct pt_config cfg;
-	struct pt_insn insn;
-	struct sb_err err;
-	char path[4096];
-	uint8_t *buf;
-	size_t len;
-	double t0, t;
-	int status;
-
-	/* The snapshot's code mappings (a static program: nothing changes). */
-	if (snprintf(path, sizeof(path), "%s/sideband.sb", dir) >=
-	    (int)sizeof(path) || sb_reader_open(&r, path, &err))
-		return -1;
-	while (sb_reader_next(r, &h, &err) > 0) {
-		const struct ptrec_sb_mmap *mm = (const void *)h;
-		char key[SB_IMAGE_KEY_MAX + 1];
-
-		if (h->type != PTREC_SB_MMAP || !mm->key_len ||
-		    mm->key_len > SB_IMAGE_KEY_MAX)
-			continue;
-		memcpy(key, sb_mmap_key(mm), mm->key_len);
-		key[mm->key_len] = '\0';
-		if (snprintf(path, sizeof(path), "%s/images/%s", dir, key) <
-		    (int)sizeof(path))
-			pt_image_add_file(image, path, mm->pgoff, mm->len,
-					  NULL, mm->start);
-	}
-	sb_reader_close(r);
-	buf = slurp(pt_path, &len);
-	pt_config_init(&cfg);
-	cfg.begin = buf;
-	cfg.end = buf + len;
-	t0 = now();
-	d = pt_insn_alloc_decoder(&cfg);
-	pt_insn_set_image(d, image);
-	*insns = 0;
-	status = pt_insn_sync_forward(d);
-	while (status >= 0) {
-		while (status & pts_event_pending) {
-			struct pt_event ev;
-
-			status = pt_insn_event(d, &ev, sizeof(ev));
-			if (status < 0)
-				break;
-		}
-		if (status < 0 || (status & pts_eos))
-			break;
-		status = pt_insn_next(d, &insn, sizeof(insn));
-		if (status >= 0)
-			(*insns)++;
-	}
-	t = now() - t0;
-	pt_insn_free_decoder(d);
-	pt_image_free(image);
-	free(buf);
-	return t;
 }
 
 struct result {
@@ -222,7 +158,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "bench_replay: cannot build %s\n", dst);
 			return 1;
 		}
-		r->base = baseline(dst, pt, &r->insns);
+		r->base = iptloop_run(dst, pt, &r->insns);
 		t = now();
 		if (rp_session_open(&s, dst)) {
 			fprintf(stderr, "bench_replay: %s: %s\n", dst,

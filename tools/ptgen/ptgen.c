@@ -19,9 +19,10 @@
  * through pointer tables); level-1 functions call level-2 ones and the
  * recursive functions; level 2 calls the leaves.  Functions have
  * conditional branches (forward, and backward ones that make loops), jump
- * tables, direct jumps and returns.  The recursive functions recurse to a
- * depth drawn per outermost call (up to --max-depth, beyond the 64 entries
- * of the return-compression stack).
+ * tables, direct jumps and returns.  main's first call goes to a recursive
+ * function.  The recursive functions recurse to a depth drawn per
+ * outermost call (up to --max-depth, beyond the 64 entries of the
+ * return-compression stack).
  */
 #include <elf.h>
 #include <errno.h>
@@ -252,9 +253,10 @@ static void gen_func(struct prog *p, uint32_t fi)
 				b->target = f->first + i + 1 + rndn(n);
 				b->taken = (uint32_t)rnd();
 			}
-		} else if (r < 45 && lv < 3) {
+		} else if ((r < 45 && lv < 3) || (lv == 0 && !i)) {
+			/* main's first call recurses: every seed recurses */
 			set_term(b, T_CALL);
-			b->target = callee(p, lv);
+			b->target = lv == 0 && !i ? pick(p, 4) : callee(p, lv);
 		} else if (r < 57 && lv < 3) {
 			set_term(b, T_ICALL);
 			n = 2 + rndn(4);
