@@ -31,10 +31,11 @@ host_checks() {
 		relay <"$tmp/check"
 	done
 	# ptrec record --backend=kmod in the guest: the bundle
-	for b in rec recp; do
+	for b in rec recp recint; do
 		[ -d "$res/$b" ] || continue
 		case $b in
 		rec) opts="--worklog $res/rec.worklog" ;;
+		recint) opts="--detached" ;;
 		*) opts="" ;;
 		esac
 		# shellcheck disable=SC2086 # options are words

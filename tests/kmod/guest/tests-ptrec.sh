@@ -174,7 +174,7 @@ ptrec_tests() {
 	if [ -x /kq/bin/ptrec ]; then
 		rm -rf /out/rec
 		if timeout 120 ptrec record --backend=kmod --ptwrite \
-			--sim-rate 200 --buffer-size 65536 -o /out/rec -- \
+			--sim-rate 200 -o /out/rec -- \
 			kqwork /out/rec.worklog 20 2000 >/tmp/log 2>&1; then
 			ok "ptrec record --backend=kmod records kqwork"
 		else
@@ -204,6 +204,35 @@ ptrec_tests() {
 		wait "$wpid"
 		rec_check "ptrec record --backend=kmod -p PID records a running process to its end (exit $rc)" \
 			/out/recp.log sh -c "test $rc = 0 && test -f /out/recp/manifest.json"
+		# SIGINT to ptrec recording -p PID: it detaches, the bundle is
+		# finished (PROCESS_EXIT of kind DETACHED, checked on the host)
+		# and the process lives on
+		kqwork /tmp/rec-int.log 2000 2000 &
+		wpid=$!
+		sleep 0.3
+		rm -rf /out/recint
+		ptrec record --backend=kmod --ptwrite -p "$wpid" -o /out/recint \
+			>/out/recint.log 2>&1 &
+		rpid=$!
+		sleep 1
+		kill -INT "$rpid"
+		i=0
+		while kill -0 "$rpid" 2>/dev/null && [ $i -lt 100 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		kill -9 "$rpid" 2>/dev/null
+		wait "$rpid"
+		rc=$?
+		rec_check "SIGINT to ptrec record -p PID detaches and finishes the bundle (exit $rc)" \
+			/out/recint.log sh -c "test $rc = 0 &&
+			test -f /out/recint/manifest.json &&
+			grep -q 'stopped by signal' /out/recint.log"
+		rec_check "the process lives on after ptrec record detached" \
+			/out/recint.log kill -0 "$wpid"
+		kill "$wpid" 2>/dev/null
+		wait "$wpid" 2>/dev/null
+
 		# without CAP_PERFMON: ATTACH says EPERM and what to do; auto
 		# falls back to the software recorder and says why
 		rm -rf /tmp/recperm /tmp/recperm2
