@@ -46,11 +46,20 @@
  */
 #define KM_END_GRACE_MS	10000
 
+#define KM_PEND_MAX	16
+
 struct km_thread {
 	uint32_t pid, tid;
 	FILE *f;
 	uint64_t file_bytes;	/* bytes in pt/<tid>.pt */
 	uint64_t next_off;	/* module stream offset expected next */
+	/*
+	 * LOST records whose stream offset lies beyond the data received so
+	 * far: stop-on-full reports FULL at the end of what the unit wrote
+	 * before that data is drained.  Placed once the data reaches them.
+	 */
+	struct ptrec_sb_lost pend[KM_PEND_MAX];
+	unsigned int npend;
 	struct km_thread *next;
 };
 
@@ -504,12 +513,50 @@ static void km_lost(struct km *k, struct km_thread *t, uint32_t reason,
 	k->st->lost_bytes += bytes;
 }
 
+/*
+ * Writes a module LOST record at the current end of the thread's file (the
+ * bundle's LOST offset is a file offset; the module's is its logical
+ * stream offset) and moves the expected stream offset past the loss.
+ */
+static void km_place_lost(struct km *k, struct km_thread *t,
+			  struct ptrec_sb_lost *l)
+{
+	uint64_t off = l->offset;
+
+	if (off + l->bytes > t->next_off)
+		t->next_off = off + l->bytes;
+	l->offset = t->file_bytes;
+	l->hdr.size = 0;
+	k->st->lost_bytes += l->bytes;
+	km_sb_add(k, &l->hdr);
+}
+
+/* Places the pending losses the data has reached (all with @all). */
+static void km_flush_lost(struct km *k, struct km_thread *t, uint64_t upto,
+			  bool all)
+{
+	unsigned int i;
+
+	while (t->npend && !k->error &&
+	       (all || t->pend[0].offset <= upto)) {
+		/* placed late on purpose: not a record going back in time */
+		if (t->pend[0].hdr.time < k->last_time)
+			t->pend[0].hdr.time = k->last_time;
+		km_place_lost(k, t, &t->pend[0]);
+		t->npend--;
+		for (i = 0; i < t->npend; i++)
+			t->pend[i] = t->pend[i + 1];
+	}
+}
+
 static void km_trace(struct km *k, const struct ptrec_msg_trace *m)
 {
 	struct km_thread *t = km_thread(k, m->pid, m->tid);
 
 	if (!t)
 		return;
+	/* losses at or before this data's start */
+	km_flush_lost(k, t, m->offset, false);
 	if (m->offset != t->next_off) {
 		/* a jump the module did not explain with a LOST record */
 		k->st->unexplained++;
@@ -525,6 +572,8 @@ static void km_trace(struct km *k, const struct ptrec_msg_trace *m)
 	t->file_bytes += m->len;
 	t->next_off = m->offset + m->len;
 	k->st->trace_bytes += m->len;
+	/* a loss right at this data's end (FULL) */
+	km_flush_lost(k, t, t->next_off, false);
 }
 
 static void km_record(struct km *k, const struct ptrec_sb_header *h)
@@ -610,11 +659,13 @@ static void km_record(struct km *k, const struct ptrec_sb_header *h)
 			if (!t)
 				return;
 		}
-		if (r->offset >= t->next_off)
-			t->next_off = r->offset + r->bytes;
-		r->offset = t->file_bytes;
-		k->st->lost_bytes += r->bytes;
-		break;
+		if (r->offset > t->next_off && t->npend < KM_PEND_MAX) {
+			t->pend[t->npend++] = *r;
+		} else {
+			km_flush_lost(k, t, 0, true);
+			km_place_lost(k, t, r);
+		}
+		return;
 	}
 	case PTREC_SB_TIME: {
 		const struct ptrec_sb_time *r = (void *)u.bytes;
@@ -969,6 +1020,7 @@ static void km_close_streams(struct km *k)
 	struct km_thread *t;
 
 	for (t = k->threads; t; t = t->next) {
+		km_flush_lost(k, t, 0, true);
 		if (fclose(t->f) && !k->error)
 			km_fail(k, -errno, "%s/pt/%u.pt: %s",
 				sb_bundle_dir(k->b), t->tid, strerror(errno));

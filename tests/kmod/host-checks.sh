@@ -31,11 +31,12 @@ host_checks() {
 		relay <"$tmp/check"
 	done
 	# ptrec record --backend=kmod in the guest: the bundle
-	for b in rec recp recint; do
+	for b in rec recp recint recstop; do
 		[ -d "$res/$b" ] || continue
 		case $b in
 		rec) opts="--worklog $res/rec.worklog" ;;
 		recint) opts="--detached" ;;
+		recstop) opts="--stop" ;;
 		*) opts="" ;;
 		esac
 		# shellcheck disable=SC2086 # options are words

@@ -204,6 +204,18 @@ ptrec_tests() {
 		wait "$wpid"
 		rec_check "ptrec record --backend=kmod -p PID records a running process to its end (exit $rc)" \
 			/out/recp.log sh -c "test $rc = 0 && test -f /out/recp/manifest.json"
+		# stop-on-full with a buffer the simulated unit fills within a
+		# tick: FULL records, placed after the data before them (host)
+		rm -rf /out/recstop
+		timeout 120 ptrec record --backend=kmod --ptwrite --stop-on-full \
+			--buffer-size 8192 --regions 2 --sim-rate 2000 \
+			-o /out/recstop -- kqwork /tmp/recstop.log 10 2000 \
+			>/out/recstop.log 2>&1
+		rc=$?
+		rec_check "ptrec record --stop-on-full with a small buffer finishes, says tracing stopped, and finds no unexplained jump (exit $rc)" \
+			/out/recstop.log sh -c "test $rc = 0 &&
+			grep -q 'tracing stopped' /out/recstop.log &&
+			! grep -q 'had no LOST record' /out/recstop.log"
 		# SIGINT to ptrec recording -p PID: it detaches, the bundle is
 		# finished (PROCESS_EXIT of kind DETACHED, checked on the host)
 		# and the process lives on

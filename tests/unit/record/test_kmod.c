@@ -254,6 +254,41 @@ Test(kmod, streams_losses_images_manifest)
 	sb_manifest_free(m);
 }
 
+/*
+ * Stop-on-full: the module reports FULL at the end of what the unit wrote
+ * (logical offset 30) before it drains the last 20 bytes; the loss belongs
+ * after them in the file, and the late data is no unexplained jump.
+ */
+Test(kmod, full_is_placed_after_the_data_before_it)
+{
+	struct ptrec_sb_header *recs[16];
+	struct rec_stats st;
+	struct sb_err err = { "" };
+	size_t i, n, full = 0;
+
+	trace(100, 0, 10, 1);
+	lost(100, PTREC_SB_LOST_FULL, 0, 30, 50);
+	switch_in(100, 60);
+	trace(100, 10, 20, 2);
+	cr_assert_eq(split(&st, &err), 0, "%s", err.msg);
+	cr_assert_eq(st.unexplained, 0);
+	cr_assert_eq(st.trace_bytes, 30);
+	n = read_sideband(recs, 16);
+	for (i = 0; i < n; i++) {
+		if (recs[i]->type == PTREC_SB_LOST) {
+			const struct ptrec_sb_lost *l = (void *)recs[i];
+
+			cr_assert_eq(l->reason, PTREC_SB_LOST_FULL);
+			cr_assert_eq(l->offset, 30, "FULL at file offset %llu",
+				     (unsigned long long)l->offset);
+			cr_assert_geq(l->hdr.time, 60, "placed in time order");
+			full++;
+		}
+		free(recs[i]);
+	}
+	cr_assert_eq(full, 1);
+}
+
 Test(kmod, malformed_message_names_its_offset)
 {
 	struct rec_stats st;
