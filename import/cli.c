@@ -12,6 +12,8 @@ static const struct {
 } importers[] = {
 	{ "raw", import_raw_main,
 	  "raw -o DIR --pt FILE[@OFFSET] [--thread TID] --elf FILE[:BASE] ...  raw PT streams" },
+	{ "perf", import_perf_main,
+	  "perf -o DIR PERF.DATA  a perf.data recorded with the intel_pt PMU" },
 };
 
 int import_cli_main(int argc, char **argv)

@@ -25,6 +25,21 @@ int import_cli_main(int argc, char **argv);
 /* `ptrec import raw ...` (raw.c). */
 int import_raw_main(int argc, char **argv);
 
+/* `ptrec import perf -o DIR perf.data` (perf.c). */
+int import_perf_main(int argc, char **argv);
+
+/**
+ * import_perf_parse_mem() - parse and split a perf.data image in memory
+ * @quiet:	print no messages.
+ * @nthreads, @nevents: receive the thread streams and sideband events
+ *		found (may be NULL).
+ *
+ * What `ptrec import perf` does before writing anything, for the fuzz
+ * harness.  Returns 0, or -1 when the file is refused.
+ */
+int import_perf_parse_mem(const uint8_t *buf, size_t len, bool quiet,
+			  size_t *nthreads, size_t *nevents);
+
 /**
  * struct import_scan - what a packet-level pass over a PT stream found
  * @first_psb:	offset of the first PSB (valid when @npsb > 0).

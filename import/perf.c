@@ -1,0 +1,2208 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * `ptrec import perf`: a perf.data file recorded with the intel_pt PMU
+ * becomes a bundle.
+ *
+ * The file is read in three steps.  perf_parse() walks the header, the
+ * attrs, the feature sections and every record of the data section,
+ * checking each size against the section before reading it, and collects
+ * AUX data (AUXTRACE records), the records that become sideband, and the
+ * context switches.  perf_split() turns the AUX streams into one stream
+ * per thread: a per-thread recording already has one; a per-cpu stream is
+ * cut at its PSB packets and each piece goes to the thread that ran on
+ * that CPU at the piece's TSC (docs/import.md says what that can and
+ * cannot do).  perf_write() writes the bundle: streams, images (recorded
+ * paths or the build-id cache) and the sideband records sorted by TSC.
+ *
+ * Memory: everything allocated is bounded by the input's size (records,
+ * chunks and switches are at most one per 8 bytes of file, streams at most
+ * the AUX bytes present).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <intel-pt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "import.h"
+#include "perf_format.h"
+
+#define CMD "ptrec import perf"
+#define NONE UINT32_MAX
+
+/* One sideband event, before it is written. */
+struct ev {
+	uint64_t tsc;
+	uint64_t seq;			/* file order, for a stable sort */
+	uint16_t type;			/* PTREC_SB_* */
+	uint16_t flags;
+	uint32_t pid, tid;
+	uint32_t a, b;			/* parent pid/tid, cpu, reason */
+	uint64_t start, len, pgoff, bytes, offset;
+	uint32_t prot, mflags;
+	char *str;			/* comm or path (owned) */
+	uint8_t bid[20];
+	uint8_t bid_len;
+};
+
+/* AUX data of one buffer (AUXTRACE idx). */
+struct chunk {
+	uint64_t foff;			/* file offset of the data */
+	uint64_t size, offset;		/* offset: position in the AUX area */
+	uint64_t seq;
+};
+
+struct auxbuf {
+	uint32_t idx, tid, cpu;
+	struct chunk *c;
+	size_t nc;
+	uint8_t *data;			/* the chunks joined */
+	size_t len;
+	uint64_t first;			/* AUX offset of data[0] */
+};
+
+/* A LOST point in an AUX buffer, mapped to a thread after the split. */
+struct mark {
+	uint32_t buf;			/* auxbuf index */
+	uint64_t pos;			/* byte position in its data */
+	uint64_t bytes, tsc;
+	uint32_t reason;
+};
+
+/* From this TSC on, @tid runs on @cpu (NONE: no traced thread). */
+struct sw {
+	uint64_t tsc, seq;
+	uint32_t cpu, tid;
+};
+
+struct bid {
+	char *path;
+	uint8_t id[20];
+	uint8_t len;
+};
+
+/* A piece of an AUX buffer that belongs to one thread. */
+struct piece {
+	uint32_t buf, tid;
+	uint64_t start, end, tsc, seq;
+	bool lost;			/* undecodable: becomes a LOST record */
+};
+
+struct thr {
+	uint32_t tid, pid;
+	uint8_t *data;
+	size_t len, cap;
+};
+
+struct perf {
+	const char *name;
+	const uint8_t *buf;
+	size_t len;
+	bool quiet;
+	struct pf_header h;
+	/* attrs */
+	struct pf_attr *attr;
+	uint64_t *sample_type;
+	uint64_t **ids;
+	size_t *nids;
+	size_t nattr;
+	int pt_attr;			/* index of the intel_pt attr */
+	/* AUXTRACE_INFO */
+	bool have_info;
+	uint64_t priv[PF_PT_PRIV_MAX];
+	size_t npriv;
+	/* time */
+	bool have_time;
+	uint64_t time_shift, time_mult, time_zero;
+	/* features */
+	struct sb_cpu cpu;
+	bool have_cpu;
+	uint32_t nr_cpus;
+	char **cmdline;
+	size_t ncmdline;
+	struct bid *bids;
+	size_t nbids;
+	/* collected */
+	struct ev *ev;
+	size_t nev, capev;
+	struct auxbuf *ab;
+	size_t nab;
+	struct mark *mk;
+	size_t nmk;
+	struct sw *sw;
+	size_t nsw;
+	uint64_t seq;
+	uint64_t aux_bytes;
+	bool per_cpu;
+	/* result */
+	struct thr *th;
+	size_t nth;
+	uint32_t features;
+};
+
+static int perr(struct perf *p, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int perr(struct perf *p, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->quiet)
+		return -1;
+	fprintf(stderr, CMD ": %s: offset %llu: ", p->name,
+		(unsigned long long)off);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+static void warn(struct perf *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void warn(struct perf *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->quiet)
+		return;
+	fprintf(stderr, CMD ": %s: ", p->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Grows *v to hold n + 1 elements of @size (doubling). */
+static int grow(void *vp, size_t n, size_t *cap, size_t size)
+{
+	void **v = vp;
+	size_t nc;
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : 16;
+	nv = realloc(*v, nc * size);
+	if (!nv)
+		return -1;
+	*v = nv;
+	*cap = nc;
+	return 0;
+}
+
+static bool in_file(const struct perf *p, uint64_t off, uint64_t size)
+{
+	return off <= p->len && size <= p->len - off;
+}
+
+/* ---- time ----------------------------------------------------------- */
+
+/*
+ * perf's time is tsc_to_perf_time(): zero + floor(tsc * mult / 2^shift)
+ * (its quot/rem split computes exactly that, modulo 2^64).  The inverse
+ * used here is the smallest TSC whose perf time is at least @t, so an
+ * event never moves after the trace that follows it.  Time 0 is perf's
+ * "synthesized before recording" and stays 0.
+ */
+static uint64_t to_tsc(const struct perf *p, uint64_t t)
+{
+	unsigned __int128 d, r;
+
+	if (!t || !p->have_time)
+		return t;
+	d = (uint64_t)(t - p->time_zero);
+	if ((int64_t)(t - p->time_zero) < 0)
+		return 0;
+	r = ((d << p->time_shift) + p->time_mult - 1) / p->time_mult;
+	return r > UINT64_MAX ? UINT64_MAX : (uint64_t)r;
+}
+
+/* ---- sample_id trailers ---------------------------------------------- */
+
+struct sid {
+	uint32_t pid, tid, cpu;
+	uint64_t time, id;
+	bool have_time;
+};
+
+static int trailer_size(uint64_t st)
+{
+	int n = 0;
+
+	n += !!(st & PF_SAMPLE_TID) + !!(st & PF_SAMPLE_TIME) +
+	     !!(st & PF_SAMPLE_ID) + !!(st & PF_SAMPLE_STREAM_ID) +
+	     !!(st & PF_SAMPLE_CPU) + !!(st & PF_SAMPLE_IDENTIFIER);
+	return n * 8;
+}
+
+static uint64_t rd64(const uint8_t *b)
+{
+	uint64_t v;
+
+	memcpy(&v, b, 8);
+	return v;
+}
+
+static uint32_t rd32(const uint8_t *b)
+{
+	uint32_t v;
+
+	memcpy(&v, b, 4);
+	return v;
+}
+
+/* Which attr a record of @size bytes at @r belongs to. */
+static int rec_attr(const struct perf *p, const uint8_t *r, size_t size)
+{
+	uint64_t id;
+	size_t i, j;
+
+	if (p->nattr == 1)
+		return 0;
+	for (i = 1; i < p->nattr; i++)
+		if (p->sample_type[i] != p->sample_type[0])
+			break;
+	if (i == p->nattr)
+		return 0;
+	if (!(p->sample_type[0] & PF_SAMPLE_IDENTIFIER) || size < 16)
+		return -1;
+	id = rd64(r + size - 8);
+	for (i = 0; i < p->nattr; i++)
+		for (j = 0; j < p->nids[i]; j++)
+			if (p->ids[i][j] == id)
+				return (int)i;
+	return -1;
+}
+
+/*
+ * The trailer of a kernel record whose fixed part is @fixed bytes.
+ * Returns 0 (s filled; fields absent from the trailer are NONE / 0).
+ */
+static int parse_sid(const struct perf *p, const uint8_t *r, size_t size,
+		     size_t fixed, struct sid *s)
+{
+	const uint8_t *t;
+	uint64_t st;
+	int a, n;
+
+	memset(s, 0, sizeof(*s));
+	s->pid = s->tid = s->cpu = NONE;
+	a = rec_attr(p, r, size);
+	if (a < 0 || !(p->attr[a].flags & PF_ATTR_SAMPLE_ID_ALL))
+		return 0;
+	st = p->sample_type[a];
+	n = trailer_size(st);
+	if (size < fixed + n)
+		return -1;
+	t = r + size - n;
+	if (st & PF_SAMPLE_TID) {
+		s->pid = rd32(t);
+		s->tid = rd32(t + 4);
+		t += 8;
+	}
+	if (st & PF_SAMPLE_TIME) {
+		s->time = rd64(t);
+		s->have_time = true;
+		t += 8;
+	}
+	if (st & PF_SAMPLE_ID) {
+		s->id = rd64(t);
+		t += 8;
+	}
+	if (st & PF_SAMPLE_STREAM_ID)
+		t += 8;
+	if (st & PF_SAMPLE_CPU) {
+		s->cpu = rd32(t);
+		t += 8;
+	}
+	if (st & PF_SAMPLE_IDENTIFIER)
+		s->id = rd64(t);
+	return 0;
+}
+
+/* ---- header, attrs, features ---------------------------------------- */
+
+static const char *const feat_names[] = {
+	"RESERVED", "TRACING_DATA", "BUILD_ID", "HOSTNAME", "OSRELEASE",
+	"VERSION", "ARCH", "NRCPUS", "CPUDESC", "CPUID", "TOTAL_MEM",
+	"CMDLINE", "EVENT_DESC", "CPU_TOPOLOGY", "NUMA_TOPOLOGY",
+	"BRANCH_STACK", "PMU_MAPPINGS", "GROUP_DESC", "AUXTRACE", "STAT",
+	"CACHE", "SAMPLE_TIME", "MEM_TOPOLOGY", "CLOCKID", "DIR_FORMAT",
+	"BPF_PROG_INFO", "BPF_BTF", "COMPRESSED", "CPU_PMU_CAPS",
+	"CLOCK_DATA", "HYBRID_TOPOLOGY", "PMU_CAPS",
+};
+
+/* A perf_header_string at @off within [off, end): a copy, or NULL. */
+static char *fstring(struct perf *p, uint64_t *off, uint64_t end)
+{
+	uint32_t n;
+
+	if (*off + 4 > end)
+		return NULL;
+	n = rd32(p->buf + *off);
+	if (n > end - *off - 4)
+		return NULL;
+	*off += 4;
+	*off += n;
+	return strndup((const char *)p->buf + *off - n, n);
+}
+
+static int parse_cpuid(struct perf *p, const char *s)
+{
+	unsigned int f, m, st = 0;
+	char vendor[16];
+
+	/* x86: "GenuineIntel,6,85,4" (vendor, family, model, stepping). */
+	if (sscanf(s, "%15[^,],%u,%u,%u", vendor, &f, &m, &st) < 3)
+		return 0;
+	memset(&p->cpu, 0, sizeof(p->cpu));
+	snprintf(p->cpu.vendor, sizeof(p->cpu.vendor), "%s", vendor);
+	p->cpu.family = f;
+	p->cpu.model = m;
+	p->cpu.stepping = st;
+	p->have_cpu = true;
+	return 0;
+}
+
+static int parse_build_ids(struct perf *p, uint64_t off, uint64_t end)
+{
+	size_t cap = 0;
+
+	while (off + sizeof(struct pf_build_id) <= end) {
+		struct pf_build_id e;
+		struct bid *b;
+		size_t nlen;
+
+		memcpy(&e, p->buf + off, sizeof(e));
+		if (e.hdr.size < sizeof(e) || e.hdr.size > end - off)
+			return perr(p, off,
+				    "HEADER_BUILD_ID entry of %u bytes does not fit its section",
+				    e.hdr.size);
+		if (grow(&p->bids, p->nbids, &cap, sizeof(*p->bids)))
+			return -1;
+		b = &p->bids[p->nbids];
+		b->len = 20;
+		if ((e.hdr.misc & PF_MISC_BUILD_ID_SIZE) && e.build_id[20] &&
+		    e.build_id[20] <= 20)
+			b->len = e.build_id[20];
+		memcpy(b->id, e.build_id, 20);
+		nlen = strnlen((const char *)p->buf + off + sizeof(e),
+			       e.hdr.size - sizeof(e));
+		b->path = strndup((const char *)p->buf + off + sizeof(e), nlen);
+		if (!b->path)
+			return -1;
+		p->nbids++;
+		off += e.hdr.size;
+	}
+	return 0;
+}
+
+static int parse_features(struct perf *p)
+{
+	uint64_t soff = p->h.data.offset + p->h.data.size;
+	unsigned int bit;
+
+	for (bit = 0; bit < 256; bit++) {
+		struct pf_section s;
+		uint64_t off, end;
+
+		if (!(p->h.features[bit / 64] & (1ull << (bit % 64))))
+			continue;
+		if (!in_file(p, soff, sizeof(s)))
+			return perr(p, soff,
+				    "truncated feature table (feature bit %u)",
+				    bit);
+		memcpy(&s, p->buf + soff, sizeof(s));
+		soff += sizeof(s);
+		if (bit > PF_FEAT_LAST_KNOWN) {
+			warn(p, "unknown header feature bit %u (section at offset %llu, %llu bytes): ignored",
+			     bit, (unsigned long long)s.offset,
+			     (unsigned long long)s.size);
+			continue;
+		}
+		if (!in_file(p, s.offset, s.size))
+			return perr(p, soff - sizeof(s),
+				    "feature %s: section at offset %llu, %llu bytes, lies beyond the file's %zu bytes",
+				    feat_names[bit],
+				    (unsigned long long)s.offset,
+				    (unsigned long long)s.size, p->len);
+		off = s.offset;
+		end = s.offset + s.size;
+		switch (bit) {
+		case PF_FEAT_CPUID: {
+			char *str = fstring(p, &off, end);
+
+			if (str)
+				parse_cpuid(p, str);
+			free(str);
+			break;
+		}
+		case PF_FEAT_NRCPUS:
+			if (s.size >= 8)
+				p->nr_cpus = rd32(p->buf + off);
+			break;
+		case PF_FEAT_CMDLINE: {
+			uint32_t n, i;
+
+			if (s.size < 4)
+				break;
+			n = rd32(p->buf + off);
+			off += 4;
+			if (n > s.size / 4)
+				return perr(p, s.offset,
+					    "CMDLINE: %u strings cannot fit in %llu bytes",
+					    n, (unsigned long long)s.size);
+			p->cmdline = calloc(n + 1, sizeof(char *));
+			if (!p->cmdline)
+				return -1;
+			for (i = 0; i < n; i++) {
+				char *str = fstring(p, &off, end);
+
+				if (!str)
+					break;
+				p->cmdline[p->ncmdline++] = str;
+			}
+			break;
+		}
+		case PF_FEAT_BUILD_ID:
+			if (parse_build_ids(p, off, end))
+				return -1;
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+static int parse_attrs(struct perf *p)
+{
+	uint64_t n, i, off = p->h.attrs.offset;
+
+	if (p->h.attr_size < PF_ATTR_SIZE_VER0 + sizeof(struct pf_section) ||
+	    p->h.attr_size > 4096)
+		return perr(p, 16, "attr_size %llu is not a perf_event_attr",
+			    (unsigned long long)p->h.attr_size);
+	if (!in_file(p, p->h.attrs.offset, p->h.attrs.size))
+		return perr(p, 24,
+			    "attrs section (offset %llu, %llu bytes) lies beyond the file's %zu bytes",
+			    (unsigned long long)p->h.attrs.offset,
+			    (unsigned long long)p->h.attrs.size, p->len);
+	n = p->h.attrs.size / p->h.attr_size;
+	if (!n)
+		return perr(p, 24, "no event attributes");
+	p->attr = calloc(n, sizeof(*p->attr));
+	p->sample_type = calloc(n, sizeof(*p->sample_type));
+	p->ids = calloc(n, sizeof(*p->ids));
+	p->nids = calloc(n, sizeof(*p->nids));
+	if (!p->attr || !p->sample_type || !p->ids || !p->nids)
+		return -1;
+	p->nattr = n;
+	for (i = 0; i < n; i++, off += p->h.attr_size) {
+		struct pf_section ids;
+		struct pf_attr *a = &p->attr[i];
+
+		memcpy(a, p->buf + off, sizeof(*a));
+		memcpy(&ids, p->buf + off + p->h.attr_size - sizeof(ids),
+		       sizeof(ids));
+		p->sample_type[i] = a->sample_type;
+		if (!in_file(p, ids.offset, ids.size) || ids.size % 8)
+			return perr(p, off + p->h.attr_size - sizeof(ids),
+				    "attr %llu: ids (offset %llu, %llu bytes) lie beyond the file",
+				    (unsigned long long)i,
+				    (unsigned long long)ids.offset,
+				    (unsigned long long)ids.size);
+		p->nids[i] = ids.size / 8;
+		if (p->nids[i]) {
+			p->ids[i] = malloc(ids.size);
+			if (!p->ids[i])
+				return -1;
+			memcpy(p->ids[i], p->buf + ids.offset, ids.size);
+		}
+	}
+	return 0;
+}
+
+/* ---- records ---------------------------------------------------------- */
+
+static struct ev *new_ev(struct perf *p, uint16_t type, const struct sid *s)
+{
+	struct ev *e;
+
+	if (grow(&p->ev, p->nev, &p->capev, sizeof(*p->ev)))
+		return NULL;
+	e = &p->ev[p->nev++];
+	memset(e, 0, sizeof(*e));
+	e->type = type;
+	e->seq = p->seq++;
+	e->tsc = s ? to_tsc(p, s->time) : 0;
+	if (s && !s->time)
+		e->flags |= PTREC_SB_F_SNAPSHOT;
+	e->pid = s ? s->pid : 0;
+	e->tid = s ? s->tid : 0;
+	return e;
+}
+
+static int add_sw(struct perf *p, size_t *cap, const struct sid *s,
+		  uint32_t tid)
+{
+	struct sw *w;
+
+	if (s->cpu == NONE)
+		return 0;
+	if (grow(&p->sw, p->nsw, cap, sizeof(*p->sw)))
+		return -1;
+	w = &p->sw[p->nsw++];
+	w->tsc = to_tsc(p, s->time);
+	w->seq = p->seq++;
+	w->cpu = s->cpu;
+	w->tid = tid ? tid : NONE;
+	return 0;
+}
+
+static struct auxbuf *get_buf(struct perf *p, size_t *cap, uint32_t idx)
+{
+	struct auxbuf *b;
+	size_t i;
+
+	for (i = 0; i < p->nab; i++)
+		if (p->ab[i].idx == idx)
+			return &p->ab[i];
+	if (grow(&p->ab, p->nab, cap, sizeof(*p->ab)))
+		return NULL;
+	b = &p->ab[p->nab++];
+	memset(b, 0, sizeof(*b));
+	b->idx = idx;
+	return b;
+}
+
+/* An AUX record: the buffer it belongs to (by tid or cpu), or -1. */
+static int aux_buf_of(const struct perf *p, const struct sid *s)
+{
+	size_t i;
+
+	for (i = 0; i < p->nab; i++) {
+		const struct auxbuf *b = &p->ab[i];
+
+		if (b->cpu != NONE && b->cpu == s->cpu)
+			return (int)i;
+		if (b->cpu == NONE && b->tid != NONE && b->tid == s->tid)
+			return (int)i;
+	}
+	return -1;
+}
+
+struct pending_aux {
+	struct sid s;
+	struct pf_aux a;
+	uint64_t off;
+};
+
+static int parse_info(struct perf *p, const uint8_t *r, uint16_t size,
+		      uint64_t off)
+{
+	struct pf_auxtrace_info ai;
+	size_t n, i;
+
+	if (size < 8 + sizeof(ai))
+		return perr(p, off, "AUXTRACE_INFO record of %u bytes", size);
+	memcpy(&ai, r + 8, sizeof(ai));
+	if (ai.type != PF_AUXTRACE_INTEL_PT)
+		return perr(p, off,
+			    "AUXTRACE_INFO says the AUX area holds %s (type %u); only intel_pt is supported",
+			    ai.type == PF_AUXTRACE_INTEL_BTS ? "intel_bts" :
+			    "another tracer's data", ai.type);
+	n = (size - 8 - sizeof(ai)) / 8;
+	if (n <= PF_PT_PER_CPU_MMAPS)
+		return perr(p, off,
+			    "AUXTRACE_INFO for intel_pt holds %zu values, needs at least %d",
+			    n, PF_PT_PER_CPU_MMAPS + 1);
+	memset(p->priv, 0, sizeof(p->priv));
+	for (i = 0; i < n && i < PF_PT_PRIV_MAX; i++)
+		p->priv[i] = rd64(r + 16 + 8 * i);
+	p->npriv = i;
+	p->have_info = true;
+	if (!p->have_time && p->priv[PF_PT_CAP_USER_TIME_ZERO] &&
+	    p->priv[PF_PT_TIME_MULT] && p->priv[PF_PT_TIME_SHIFT] < 64) {
+		p->time_shift = p->priv[PF_PT_TIME_SHIFT];
+		p->time_mult = p->priv[PF_PT_TIME_MULT];
+		p->time_zero = p->priv[PF_PT_TIME_ZERO];
+		p->have_time = true;
+	}
+	return 0;
+}
+
+/*
+ * The records that convert perf time to TSC come first in a perf.data
+ * file, but nothing requires it: a first pass finds them.
+ */
+static int scan_time(struct perf *p)
+{
+	uint64_t off = p->h.data.offset, end = off + p->h.data.size;
+
+	while (off + 8 <= end) {
+		struct pf_rec_header h;
+		uint64_t next;
+
+		memcpy(&h, p->buf + off, sizeof(h));
+		if (h.size < 8)
+			break;
+		next = off + h.size;
+		if (next > end)
+			break;
+		if (h.type == PF_REC_TIME_CONV && h.size >= 8 + 24) {
+			struct pf_time_conv tc;
+
+			memset(&tc, 0, sizeof(tc));
+			memcpy(&tc, p->buf + off + 8,
+			       (size_t)h.size - 8 < sizeof(tc) ?
+			       (size_t)h.size - 8 : sizeof(tc));
+			if (tc.time_mult && tc.time_shift < 64) {
+				p->time_shift = tc.time_shift;
+				p->time_mult = tc.time_mult;
+				p->time_zero = tc.time_zero;
+				p->have_time = true;
+			}
+		} else if (h.type == PF_REC_AUXTRACE && h.size >= 8 + 40) {
+			next += rd64(p->buf + off + 8);
+			if (next < off)
+				break;
+		}
+		off = next;
+	}
+	return 0;
+}
+
+static const char *str_of(const uint8_t *r, size_t from, size_t to)
+{
+	static char buf[4096];
+	size_t n = to > from ? strnlen((const char *)r + from, to - from) : 0;
+
+	if (n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	memcpy(buf, r + from, n);
+	buf[n] = 0;
+	return buf;
+}
+
+static int parse_mmap(struct perf *p, const uint8_t *r, uint16_t size,
+		      const struct sid *s, uint64_t off)
+{
+	bool v2 = rd32(r) == PF_REC_MMAP2;
+	uint16_t misc;
+	size_t fixed = 8 + (v2 ? sizeof(struct pf_mmap2) :
+			    sizeof(struct pf_mmap));
+	struct ev *e;
+
+	memcpy(&misc, r + 4, 2);
+	if (size < fixed)
+		return perr(p, off, "MMAP%s record of %u bytes, needs %zu",
+			    v2 ? "2" : "", size, fixed);
+	e = new_ev(p, PTREC_SB_MMAP, s);
+	if (!e)
+		return -1;
+	if (v2) {
+		struct pf_mmap2 m;
+
+		memcpy(&m, r + 8, sizeof(m));
+		e->pid = m.pid;
+		e->tid = m.tid;
+		e->start = m.addr;
+		e->len = m.len;
+		e->pgoff = m.pgoff;
+		e->prot = m.prot;
+		e->mflags = m.flags;
+		if ((misc & PF_MISC_MMAP_BUILD_ID) && m.id[0] &&
+		    m.id[0] <= 20) {
+			e->bid_len = m.id[0];
+			memcpy(e->bid, m.id + 4, e->bid_len);
+		}
+	} else {
+		struct pf_mmap m;
+
+		memcpy(&m, r + 8, sizeof(m));
+		e->pid = m.pid;
+		e->tid = m.tid;
+		e->start = m.addr;
+		e->len = m.len;
+		e->pgoff = m.pgoff;
+		e->prot = (misc & PF_MISC_MMAP_DATA) ?
+			  PROT_READ | PROT_WRITE : PROT_READ | PROT_EXEC;
+		e->mflags = MAP_PRIVATE;
+	}
+	e->str = strdup(str_of(r, fixed, size));
+	return e->str ? 0 : -1;
+}
+
+static int parse_record(struct perf *p, const uint8_t *r, uint64_t off,
+			struct pf_rec_header h, size_t *capsw,
+			struct pending_aux **pa, size_t *npa, size_t *cappa)
+{
+	struct sid s;
+	struct ev *e;
+
+	if (h.type < PF_REC_HEADER_ATTR && h.type != PF_REC_SAMPLE &&
+	    parse_sid(p, r, h.size, 8, &s))
+		return perr(p, off,
+			    "record type %u of %u bytes is too short for its sample_id trailer",
+			    h.type, h.size);
+	switch (h.type) {
+	case PF_REC_MMAP:
+	case PF_REC_MMAP2:
+		return parse_mmap(p, r, h.size, &s, off);
+	case PF_REC_COMM: {
+		struct pf_comm c;
+
+		if (h.size < 8 + sizeof(c))
+			return perr(p, off, "COMM record of %u bytes", h.size);
+		memcpy(&c, r + 8, sizeof(c));
+		if (h.misc & PF_MISC_COMM_EXEC) {
+			e = new_ev(p, PTREC_SB_EXEC, &s);
+			if (!e)
+				return -1;
+			e->pid = c.pid;
+			e->tid = c.tid;
+		}
+		e = new_ev(p, PTREC_SB_COMM, &s);
+		if (!e)
+			return -1;
+		e->pid = c.pid;
+		e->tid = c.tid;
+		e->str = strdup(str_of(r, 16, h.size));
+		return e->str ? 0 : -1;
+	}
+	case PF_REC_FORK:
+	case PF_REC_EXIT: {
+		struct pf_fork f;
+
+		if (h.size < 8 + sizeof(f))
+			return perr(p, off, "%s record of %u bytes",
+				    h.type == PF_REC_FORK ? "FORK" : "EXIT",
+				    h.size);
+		memcpy(&f, r + 8, sizeof(f));
+		if (!s.have_time)
+			s.time = f.time;
+		e = new_ev(p, h.type == PF_REC_FORK ? PTREC_SB_THREAD_START :
+			   PTREC_SB_THREAD_EXIT, &s);
+		if (!e)
+			return -1;
+		e->flags &= ~PTREC_SB_F_SNAPSHOT;
+		e->pid = f.pid;
+		e->tid = f.tid;
+		e->a = f.ppid;
+		e->b = f.ptid;
+		return 0;
+	}
+	case PF_REC_LOST:
+	case PF_REC_LOST_SAMPLES: {
+		uint64_t lost = rd64(r + 8 + (h.type == PF_REC_LOST ? 8 : 0));
+
+		if (h.size < (h.type == PF_REC_LOST ? 24 : 16))
+			return perr(p, off, "LOST record of %u bytes", h.size);
+		e = new_ev(p, PTREC_SB_LOST, &s);
+		if (!e)
+			return -1;
+		e->tid = 0;
+		e->a = PTREC_SB_LOST_SIDEBAND;
+		e->bytes = lost;
+		warn(p, "offset %llu: the kernel lost %llu %s",
+		     (unsigned long long)off, (unsigned long long)lost,
+		     h.type == PF_REC_LOST ? "sideband records" : "samples");
+		return 0;
+	}
+	case PF_REC_AUX:
+		if (h.size < 8 + sizeof(struct pf_aux))
+			return perr(p, off, "AUX record of %u bytes", h.size);
+		if (grow(pa, *npa, cappa, sizeof(**pa)))
+			return -1;
+		(*pa)[*npa].s = s;
+		(*pa)[*npa].off = off;
+		memcpy(&(*pa)[(*npa)++].a, r + 8, sizeof(struct pf_aux));
+		return 0;
+	case PF_REC_ITRACE_START: {
+		struct pf_itrace_start it;
+
+		if (h.size < 8 + sizeof(it))
+			return perr(p, off, "ITRACE_START record of %u bytes",
+				    h.size);
+		memcpy(&it, r + 8, sizeof(it));
+		return add_sw(p, capsw, &s, it.tid);
+	}
+	case PF_REC_SWITCH:
+	case PF_REC_SWITCH_CPU_WIDE: {
+		bool out = h.misc & PF_MISC_SWITCH_OUT;
+		uint32_t next = NONE;
+
+		if (h.type == PF_REC_SWITCH_CPU_WIDE) {
+			if (h.size < 16)
+				return perr(p, off,
+					    "SWITCH_CPU_WIDE record of %u bytes",
+					    h.size);
+			if (out)
+				next = rd32(r + 12);
+		}
+		if (s.tid == NONE)
+			return 0;
+		if (s.tid) {
+			e = new_ev(p, out ? PTREC_SB_SWITCH_OUT :
+				   PTREC_SB_SWITCH_IN, &s);
+			if (!e)
+				return -1;
+			e->a = s.cpu == NONE ? 0 : s.cpu;
+			if (out && (h.misc & PF_MISC_SWITCH_OUT_PREEMPT))
+				e->flags |= PTREC_SB_F_PREEMPT;
+		}
+		return add_sw(p, capsw, &s, out ? next : s.tid);
+	}
+	case PF_REC_AUXTRACE_INFO:
+		return parse_info(p, r, h.size, off);
+	case PF_REC_AUXTRACE_ERROR:
+		warn(p, "offset %llu: perf recorded an AUXTRACE_ERROR (a decoder or driver error during recording)",
+		     (unsigned long long)off);
+		return 0;
+	case PF_REC_COMPRESSED:
+		return perr(p, off,
+			    "compressed records (perf record -z) are not supported; record without -z");
+	default:
+		return 0;
+	}
+}
+
+static int add_chunk(struct perf *p, const uint8_t *r, uint64_t off,
+		     size_t *capab, uint64_t *next, uint64_t end)
+{
+	struct pf_auxtrace at;
+	struct auxbuf *b;
+	size_t cap;
+
+	memcpy(&at, r + 8, sizeof(at));
+	if (at.size > end - *next)
+		return perr(p, off,
+			    "AUXTRACE record's %llu bytes of trace data run past the data section's end (%llu bytes left)",
+			    (unsigned long long)at.size,
+			    (unsigned long long)(end - *next));
+	b = get_buf(p, capab, at.idx);
+	if (!b)
+		return -1;
+	if (!b->nc) {
+		b->tid = at.tid == (uint32_t)-1 ? NONE : at.tid;
+		b->cpu = at.cpu == (uint32_t)-1 ? NONE : at.cpu;
+	}
+	cap = b->nc;
+	/* Doubling on powers of two: nc is the capacity's witness. */
+	if (!(b->nc & (b->nc - 1)) || !b->nc) {
+		struct chunk *nc = realloc(b->c, (b->nc ? b->nc * 2 : 1) *
+					   sizeof(*nc));
+
+		if (!nc)
+			return -1;
+		b->c = nc;
+	}
+	(void)cap;
+	b->c[b->nc].foff = *next;
+	b->c[b->nc].size = at.size;
+	b->c[b->nc].offset = at.offset;
+	b->c[b->nc].seq = p->seq++;
+	b->nc++;
+	p->aux_bytes += at.size;
+	*next += at.size;
+	return 0;
+}
+
+static int chunk_cmp(const void *x, const void *y)
+{
+	const struct chunk *a = x, *b = y;
+
+	if (a->offset != b->offset)
+		return a->offset < b->offset ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int add_mark(struct perf *p, size_t *cap, uint32_t buf, uint64_t pos,
+		    uint64_t bytes, uint64_t tsc, uint32_t reason)
+{
+	struct mark *m;
+
+	if (grow(&p->mk, p->nmk, cap, sizeof(*p->mk)))
+		return -1;
+	m = &p->mk[p->nmk++];
+	m->buf = buf;
+	m->pos = pos;
+	m->bytes = bytes;
+	m->tsc = tsc;
+	m->reason = reason;
+	return 0;
+}
+
+/* Joins each buffer's chunks in AUX-offset order; gaps become marks. */
+static int join_bufs(struct perf *p, size_t *capmk)
+{
+	size_t i, j;
+
+	for (i = 0; i < p->nab; i++) {
+		struct auxbuf *b = &p->ab[i];
+		uint64_t want;
+
+		qsort(b->c, b->nc, sizeof(*b->c), chunk_cmp);
+		for (j = 0; j < b->nc; j++)
+			b->len += b->c[j].size;
+		b->data = malloc(b->len ? b->len : 1);
+		if (!b->data)
+			return -1;
+		b->len = 0;
+		b->first = b->nc ? b->c[0].offset : 0;
+		want = b->first;
+		for (j = 0; j < b->nc; j++) {
+			const struct chunk *c = &b->c[j];
+			uint64_t skip = 0;
+
+			if (c->offset > want) {
+				warn(p, "AUX buffer %u: %llu bytes missing before AUX offset %llu",
+				     b->idx,
+				     (unsigned long long)(c->offset - want),
+				     (unsigned long long)c->offset);
+				if (add_mark(p, capmk, i, b->len,
+					     c->offset - want, 0,
+					     PTREC_SB_LOST_READER))
+					return -1;
+			} else if (c->offset < want) {
+				skip = want - c->offset;
+				if (skip > c->size)
+					skip = c->size;
+			}
+			memcpy(b->data + b->len, p->buf + c->foff + skip,
+			       c->size - skip);
+			b->len += c->size - skip;
+			if (c->offset + c->size > want)
+				want = c->offset + c->size;
+		}
+	}
+	return 0;
+}
+
+/* Position in buffer @b's joined data of AUX offset @aoff. */
+static uint64_t buf_pos(const struct auxbuf *b, uint64_t aoff)
+{
+	uint64_t pos = 0, want = b->first;
+	size_t j;
+
+	for (j = 0; j < b->nc; j++) {
+		const struct chunk *c = &b->c[j];
+		uint64_t s = c->offset < want ? want : c->offset;
+		uint64_t e = c->offset + c->size;
+
+		if (e <= want)
+			continue;
+		if (aoff < s)
+			return pos;
+		if (aoff < e)
+			return pos + (aoff - s);
+		pos += e - s;
+		want = e;
+	}
+	return pos;
+}
+
+static int apply_aux(struct perf *p, const struct pending_aux *pa, size_t n,
+		     size_t *capmk)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct pf_aux *a = &pa[i].a;
+		uint32_t reason = 0;
+		int bi;
+
+		if (a->flags & PF_AUX_FLAG_TRUNCATED)
+			reason = PTREC_SB_LOST_FULL;
+		else if (a->flags & PF_AUX_FLAG_PARTIAL)
+			reason = PTREC_SB_LOST_TRUNCATED;
+		else if (a->flags & PF_AUX_FLAG_OVERWRITE &&
+			 !(p->npriv > PF_PT_SNAPSHOT_MODE &&
+			   p->priv[PF_PT_SNAPSHOT_MODE]))
+			reason = PTREC_SB_LOST_WRAP;
+		if (!reason)
+			continue;
+		bi = aux_buf_of(p, &pa[i].s);
+		if (bi < 0) {
+			warn(p, "offset %llu: AUX record (flags 0x%llx) for no AUX buffer of this file: ignored",
+			     (unsigned long long)pa[i].off,
+			     (unsigned long long)a->flags);
+			continue;
+		}
+		warn(p, "offset %llu: the kernel flagged AUX data at AUX offset %llu as %s: the trace has a gap there",
+		     (unsigned long long)pa[i].off,
+		     (unsigned long long)(a->aux_offset + a->aux_size),
+		     reason == PTREC_SB_LOST_FULL ? "truncated (buffer full)" :
+		     reason == PTREC_SB_LOST_WRAP ? "overwritten" : "partial");
+		if (add_mark(p, capmk, bi,
+			     buf_pos(&p->ab[bi], a->aux_offset + a->aux_size),
+			     0, to_tsc(p, pa[i].s.time), reason))
+			return -1;
+	}
+	return 0;
+}
+
+/* Walks the data section.  Errors name the byte offset. */
+static int parse_data(struct perf *p)
+{
+	uint64_t off = p->h.data.offset, end = off + p->h.data.size;
+	size_t capsw = 0, capab = 0, capmk = 0, npa = 0, cappa = 0;
+	struct pending_aux *pa = NULL;
+	int ret = -1;
+
+	scan_time(p);
+	while (off < end) {
+		struct pf_rec_header h;
+		const uint8_t *r = p->buf + off;
+		uint64_t next;
+
+		if (end - off < sizeof(h)) {
+			perr(p, off, "truncated record header (%llu of 8 bytes)",
+			     (unsigned long long)(end - off));
+			goto out;
+		}
+		memcpy(&h, r, sizeof(h));
+		if (h.size < sizeof(h)) {
+			perr(p, off, "record type %u: size %u is below the 8-byte header",
+			     h.type, h.size);
+			goto out;
+		}
+		if (h.size > end - off) {
+			perr(p, off, "record type %u: size %u runs past the data section's end (%llu bytes left)",
+			     h.type, h.size, (unsigned long long)(end - off));
+			goto out;
+		}
+		next = off + h.size;
+		if (h.type == PF_REC_AUXTRACE) {
+			if (h.size < 8 + sizeof(struct pf_auxtrace)) {
+				perr(p, off, "AUXTRACE record of %u bytes, needs 48",
+				     h.size);
+				goto out;
+			}
+			if (add_chunk(p, r, off, &capab, &next, end))
+				goto out;
+		} else if (parse_record(p, r, off, h, &capsw, &pa,
+					&npa, &cappa)) {
+			goto out;
+		}
+		off = next;
+	}
+	if (join_bufs(p, &capmk) || apply_aux(p, pa, npa, &capmk))
+		goto out;
+	ret = 0;
+out:
+	free(pa);
+	return ret;
+}
+
+static int parse_header(struct perf *p)
+{
+	uint64_t magic;
+
+	if (p->len < 8)
+		return perr(p, 0, "%zu bytes: too short for a perf.data header; not a perf.data file",
+			    p->len);
+	magic = rd64(p->buf);
+	if (magic == PF_MAGIC_SWAPPED)
+		return perr(p, 0, "a big-endian perf.data file; only little-endian files are supported");
+	if (magic != PF_MAGIC)
+		return perr(p, 0, "bad magic (not PERFILE2); not a perf.data file");
+	if (p->len >= 16 && rd64(p->buf + 8) == sizeof(struct pf_pipe_header))
+		return perr(p, 8, "a pipe-mode perf.data (perf record -o -) is not supported; write the file with perf record -o FILE, or convert it with perf inject -i IN -o OUT");
+	if (p->len < sizeof(p->h))
+		return perr(p, 0, "truncated header (%zu of %zu bytes)",
+			    p->len, sizeof(p->h));
+	memcpy(&p->h, p->buf, sizeof(p->h));
+	if (p->h.size < sizeof(p->h) || p->h.size > p->len)
+		return perr(p, 8, "header size %llu (expected %zu)",
+			    (unsigned long long)p->h.size, sizeof(p->h));
+	if (!in_file(p, p->h.data.offset, p->h.data.size))
+		return perr(p, 40,
+			    "data section (offset %llu, %llu bytes) lies beyond the file's %zu bytes (truncated file?)",
+			    (unsigned long long)p->h.data.offset,
+			    (unsigned long long)p->h.data.size, p->len);
+	return 0;
+}
+
+/* Parse the whole file into @p.  Returns 0 or -1 (message printed). */
+static int perf_parse(struct perf *p)
+{
+	size_t i;
+
+	if (parse_header(p) || parse_attrs(p) || parse_features(p) ||
+	    parse_data(p))
+		return -1;
+	if (!p->have_info)
+		return perr(p, p->h.data.offset,
+			    "no AUXTRACE_INFO record: not recorded with the intel_pt PMU (perf record -e intel_pt//)");
+	p->pt_attr = -1;
+	for (i = 0; i < p->nattr; i++)
+		if (p->attr[i].type == p->priv[PF_PT_PMU_TYPE])
+			p->pt_attr = (int)i;
+	if (p->pt_attr < 0)
+		return perr(p, p->h.attrs.offset,
+			    "none of the %zu events is the intel_pt PMU (type %llu named by AUXTRACE_INFO)",
+			    p->nattr,
+			    (unsigned long long)p->priv[PF_PT_PMU_TYPE]);
+	if (!p->aux_bytes)
+		return perr(p, p->h.data.offset,
+			    "no AUX data (no AUXTRACE record with trace bytes): nothing to import");
+	if (!p->have_time)
+		warn(p, "no TSC conversion (TIME_CONV, or cap_user_time_zero in AUXTRACE_INFO): sideband times are perf's, not TSC, and may not line up with the trace");
+	p->per_cpu = p->priv[PF_PT_PER_CPU_MMAPS] != 0;
+	for (i = 0; i < p->nab; i++)
+		if (p->ab[i].cpu != NONE && p->ab[i].tid == NONE)
+			p->per_cpu = true;
+	return 0;
+}
+
+/* ---- splitting AUX buffers into thread streams ------------------------ */
+
+struct psb {
+	uint64_t off, tsc;
+	bool have_tsc;
+};
+
+/*
+ * PSB offsets of a buffer, each with the TSC of its PSB+ or, lacking one,
+ * the last TSC before it; @tscs receives every TSC packet.
+ */
+static int scan_psbs(const uint8_t *buf, size_t len, struct psb **out,
+		     size_t *n, struct psb **tscs, size_t *ntscs)
+{
+	struct pt_packet_decoder *d;
+	size_t cap = 0, capt = 0;
+	struct pt_config cfg;
+	struct pt_packet pkt;
+	uint64_t off, last = 0;
+	bool have = false, in_psb = false;
+	int ret;
+
+	*out = *tscs = NULL;
+	*n = *ntscs = 0;
+	if (!len)
+		return 0;
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + len;
+	d = pt_pkt_alloc_decoder(&cfg);
+	if (!d)
+		return -1;
+	ret = pt_pkt_sync_forward(d);
+	while (ret >= 0) {
+		pt_pkt_get_offset(d, &off);
+		ret = pt_pkt_next(d, &pkt, sizeof(pkt));
+		if (ret == -pte_eos)
+			break;
+		if (ret < 0) {
+			in_psb = false;
+			ret = pt_pkt_sync_forward(d);
+			continue;
+		}
+		if (pkt.type == ppt_psb) {
+			if (grow(out, *n, &cap, sizeof(**out)))
+				goto fail;
+			(*out)[*n].off = off;
+			(*out)[*n].tsc = last;
+			(*out)[(*n)++].have_tsc = have;
+			in_psb = true;
+		} else if (pkt.type == ppt_psbend) {
+			in_psb = false;
+		} else if (pkt.type == ppt_tsc) {
+			last = pkt.payload.tsc.tsc;
+			have = true;
+			if (in_psb && *n) {
+				(*out)[*n - 1].tsc = last;
+				(*out)[*n - 1].have_tsc = true;
+			}
+			if (grow(tscs, *ntscs, &capt, sizeof(**tscs)))
+				goto fail;
+			(*tscs)[*ntscs].off = off;
+			(*tscs)[(*ntscs)++].tsc = last;
+		}
+	}
+	pt_pkt_free_decoder(d);
+	return 0;
+fail:
+	pt_pkt_free_decoder(d);
+	return -1;
+}
+
+static int sw_cmp(const void *x, const void *y)
+{
+	const struct sw *a = x, *b = y;
+
+	if (a->cpu != b->cpu)
+		return a->cpu < b->cpu ? -1 : 1;
+	if (a->tsc != b->tsc)
+		return a->tsc < b->tsc ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Index of the first switch on @cpu with TSC above @tsc (binary search). */
+static size_t sw_after(const struct perf *p, uint32_t cpu, uint64_t tsc)
+{
+	size_t lo = 0, hi = p->nsw;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct sw *w = &p->sw[mid];
+
+		if (w->cpu < cpu || (w->cpu == cpu && w->tsc <= tsc))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The thread running on @cpu at @tsc: the last switch at or before it. */
+static uint32_t owner_at(const struct perf *p, uint32_t cpu, uint64_t tsc)
+{
+	size_t i = sw_after(p, cpu, tsc);
+
+	return i && p->sw[i - 1].cpu == cpu ? p->sw[i - 1].tid : NONE;
+}
+
+/* First switch on @cpu after @from and before @to, or NULL. */
+static const struct sw *switch_within(const struct perf *p, uint32_t cpu,
+				      uint64_t from, uint64_t to)
+{
+	size_t i = sw_after(p, cpu, from);
+
+	return i < p->nsw && p->sw[i].cpu == cpu && p->sw[i].tsc < to ?
+	       &p->sw[i] : NULL;
+}
+
+static int add_piece(struct piece **v, size_t *n, size_t *cap, uint32_t buf,
+		     uint32_t tid, uint64_t start, uint64_t end, uint64_t tsc,
+		     bool lost)
+{
+	struct piece *pc;
+
+	if (start >= end)
+		return 0;
+	if (grow(v, *n, cap, sizeof(**v)))
+		return -1;
+	pc = &(*v)[(*n)++];
+	pc->buf = buf;
+	pc->tid = tid;
+	pc->start = start;
+	pc->end = end;
+	pc->tsc = tsc;
+	pc->seq = *n;
+	pc->lost = lost;
+	return 0;
+}
+
+/* The value of the TSC packet at @off (one exists: cuts are made there). */
+static uint64_t ts_at(const struct psb *ts, size_t nt, uint64_t off)
+{
+	size_t i;
+
+	for (i = 0; i < nt; i++)
+		if (ts[i].off == off)
+			return ts[i].tsc;
+	return 0;
+}
+
+/*
+ * A per-cpu buffer: PSB to PSB pieces, each given to the thread running at
+ * the PSB's TSC.  A switch to another thread inside a piece cuts it at the
+ * first TSC packet at or after the switch; the rest, up to the next PSB,
+ * has no sync point for the new thread and is lost to it.
+ */
+static int split_cpu(struct perf *p, uint32_t bi, struct piece **v,
+		     size_t *n, size_t *cap, uint64_t *dropped)
+{
+	const struct auxbuf *b = &p->ab[bi];
+	struct psb *ps, *ts;
+	size_t np, nt, i, k = 0;
+	int ret = -1;
+
+	if (scan_psbs(b->data, b->len, &ps, &np, &ts, &nt))
+		return -1;
+	if (!np) {
+		warn(p, "CPU %u: %zu bytes of trace without a PSB packet: dropped",
+		     b->cpu, b->len);
+		*dropped += b->len;
+		ret = 0;
+		goto out;
+	}
+	if (!nt)
+		warn(p, "CPU %u: the trace has no TSC packets, so it cannot be split by time; it goes to the first thread switched in",
+		     b->cpu);
+	*dropped += ps[0].off;
+	for (i = 0; i < np; i++) {
+		uint64_t start = ps[i].off;
+		uint64_t end = i + 1 < np ? ps[i + 1].off : b->len;
+		uint64_t t0 = ps[i].tsc, t1 = UINT64_MAX, cut = end;
+		uint32_t tid = nt ? owner_at(p, b->cpu, t0) :
+			       (p->nsw ? owner_at(p, b->cpu, UINT64_MAX) : b->tid);
+		const struct sw *w;
+
+		if (!nt && p->nsw) {
+			/* No time: the first thread switched in. */
+			size_t j;
+
+			for (j = 0; j < p->nsw; j++)
+				if (p->sw[j].cpu == b->cpu &&
+				    p->sw[j].tid != NONE) {
+					tid = p->sw[j].tid;
+					break;
+				}
+		}
+		if (i + 1 < np && ps[i + 1].have_tsc)
+			t1 = ps[i + 1].tsc;
+		w = nt ? switch_within(p, b->cpu, t0, t1) : NULL;
+		if (w) {
+			/* The first TSC packet of this piece at or after it. */
+			while (k < nt && ts[k].off < start)
+				k++;
+			for (size_t j = k; j < nt && ts[j].off < end; j++)
+				if (ts[j].tsc >= w->tsc) {
+					cut = ts[j].off;
+					break;
+				}
+		}
+		if (tid == NONE)
+			*dropped += cut - start;
+		else if (add_piece(v, n, cap, bi, tid, start, cut, t0, false))
+			goto out;
+		if (cut < end) {
+			uint32_t who = owner_at(p, b->cpu, ts_at(ts, nt, cut));
+
+			if (who != NONE && who != tid) {
+				if (add_piece(v, n, cap, bi, who, cut, end,
+					      w->tsc, true))
+					goto out;
+			} else {
+				*dropped += end - cut;
+			}
+		}
+	}
+	ret = 0;
+out:
+	free(ps);
+	free(ts);
+	return ret;
+}
+
+static int piece_cmp(const void *x, const void *y)
+{
+	const struct piece *a = x, *b = y;
+
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	if (a->tsc != b->tsc)
+		return a->tsc < b->tsc ? -1 : 1;
+	if (a->buf != b->buf)
+		return a->buf < b->buf ? -1 : 1;
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+static struct thr *get_thr(struct perf *p, size_t *cap, uint32_t tid)
+{
+	struct thr *t;
+	size_t i;
+
+	for (i = 0; i < p->nth; i++)
+		if (p->th[i].tid == tid)
+			return &p->th[i];
+	if (grow(&p->th, p->nth, cap, sizeof(*p->th)))
+		return NULL;
+	t = &p->th[p->nth++];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->pid = tid;
+	return t;
+}
+
+static int lost_ev(struct perf *p, uint32_t tid, uint64_t off, uint64_t bytes,
+		   uint64_t tsc, uint32_t reason)
+{
+	struct ev *e = new_ev(p, PTREC_SB_LOST, NULL);
+
+	if (!e)
+		return -1;
+	e->tsc = tsc;
+	e->tid = tid;
+	e->a = reason;
+	e->bytes = bytes;
+	e->offset = off;
+	return 0;
+}
+
+/* Builds p->th: one stream per thread, and LOST events. */
+static int perf_split(struct perf *p)
+{
+	struct piece *v = NULL;
+	size_t n = 0, cap = 0, capth = 0, i, j;
+	uint64_t dropped = 0;
+	int ret = -1;
+
+	qsort(p->sw, p->nsw, sizeof(*p->sw), sw_cmp);
+	for (i = 0; i < p->nab; i++) {
+		const struct auxbuf *b = &p->ab[i];
+
+		if (!b->len)
+			continue;
+		if (p->per_cpu && b->cpu != NONE) {
+			if (split_cpu(p, i, &v, &n, &cap, &dropped))
+				goto out;
+		} else if (b->tid == NONE) {
+			warn(p, "AUX buffer %u names neither a thread nor a CPU: its %zu bytes are dropped",
+			     b->idx, b->len);
+			dropped += b->len;
+		} else if (add_piece(&v, &n, &cap, i, b->tid, 0, b->len, 0,
+				     false)) {
+			goto out;
+		}
+	}
+	if (dropped)
+		warn(p, "%llu bytes of AUX data belong to no traced thread (before the first PSB, or while another task ran): dropped",
+		     (unsigned long long)dropped);
+	qsort(v, n, sizeof(*v), piece_cmp);
+	for (i = 0; i < n; i++) {
+		const struct piece *pc = &v[i];
+		const struct auxbuf *b = &p->ab[pc->buf];
+		struct thr *t = get_thr(p, &capth, pc->tid);
+		uint64_t sz = pc->end - pc->start;
+
+		if (!t)
+			goto out;
+		if (pc->lost) {
+			if (lost_ev(p, t->tid, t->len, sz, pc->tsc,
+				    PTREC_SB_LOST_TRUNCATED))
+				goto out;
+			continue;
+		}
+		/* LOST marks inside this piece move with it. */
+		for (j = 0; j < p->nmk; j++) {
+			const struct mark *m = &p->mk[j];
+
+			if (m->buf != pc->buf || m->pos < pc->start ||
+			    m->pos > pc->end ||
+			    (m->pos == pc->end && pc->end != b->len))
+				continue;
+			if (lost_ev(p, t->tid, t->len + (m->pos - pc->start),
+				    m->bytes, m->tsc, m->reason))
+				goto out;
+		}
+		if (t->len + sz > t->cap) {
+			size_t nc = t->cap ? t->cap : 4096;
+			uint8_t *nd;
+
+			while (nc < t->len + sz)
+				nc *= 2;
+			nd = realloc(t->data, nc);
+			if (!nd)
+				goto out;
+			t->data = nd;
+			t->cap = nc;
+		}
+		memcpy(t->data + t->len, b->data + pc->start, sz);
+		t->len += sz;
+	}
+	/* Each thread's process, from any record naming both. */
+	for (i = 0; i < p->nth; i++)
+		for (j = 0; j < p->nev; j++)
+			if (p->ev[j].tid == p->th[i].tid && p->ev[j].pid &&
+			    p->ev[j].pid != NONE &&
+			    p->ev[j].type != PTREC_SB_LOST) {
+				p->th[i].pid = p->ev[j].pid;
+				break;
+			}
+	ret = 0;
+out:
+	free(v);
+	return ret;
+}
+
+/* ---- writing the bundle ----------------------------------------------- */
+
+static int ev_cmp(const void *x, const void *y)
+{
+	const struct ev *a = x, *b = y;
+
+	if (a->tsc != b->tsc)
+		return a->tsc < b->tsc ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+struct imgcache {
+	char *path;
+	char key[SB_IMAGE_KEY_MAX];
+	bool none;
+};
+
+static void hex(char *out, const uint8_t *id, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", id[i]);
+	out[2 * n] = 0;
+}
+
+static const struct bid *bid_of(const struct perf *p, const struct ev *e)
+{
+	static struct bid tmp;
+	size_t i;
+
+	if (e->bid_len) {
+		tmp.len = e->bid_len;
+		memcpy(tmp.id, e->bid, e->bid_len);
+		return &tmp;
+	}
+	for (i = 0; i < p->nbids; i++)
+		if (e->str && !strcmp(p->bids[i].path, e->str))
+			return &p->bids[i];
+	return NULL;
+}
+
+/*
+ * The file to store for a mapping: the build-id cache first (what perf
+ * itself reads), then the recorded path.  Returns 0 with *key set, 1 when
+ * there is no image (a warning was printed), -1 on error.
+ */
+static int image_for(struct perf *p, struct sb_bundle *b, const struct ev *e,
+		     struct imgcache **cache, size_t *ncache, const char **key)
+{
+	const char *dir = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+	char hx[41], path[4200], base[4000], want[SB_IMAGE_KEY_MAX];
+	const struct bid *bi = bid_of(p, e);
+	struct imgcache *c, *nc;
+	struct sb_err err;
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < *ncache; i++)
+		if (!strcmp((*cache)[i].path, e->str)) {
+			*key = (*cache)[i].key;
+			return (*cache)[i].none ? 1 : 0;
+		}
+	nc = realloc(*cache, (*ncache + 1) * sizeof(**cache));
+	if (!nc)
+		return -1;
+	*cache = nc;
+	c = &nc[*ncache];
+	memset(c, 0, sizeof(*c));
+	c->path = strdup(e->str);
+	if (!c->path)
+		return -1;
+	(*ncache)++;
+	*key = c->key;
+	path[0] = 0;
+	if (dir && *dir)
+		snprintf(base, sizeof(base), "%s", dir);
+	else
+		snprintf(base, sizeof(base), "%s/.debug", home ? home : "");
+	if (bi) {
+		hex(hx, bi->id, bi->len);
+		snprintf(want, sizeof(want), "buildid-%s", hx);
+		snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s/elf", base,
+			 hx, hx + 2);
+		if (stat(path, &st) || !S_ISREG(st.st_mode)) {
+			snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s",
+				 base, hx, hx + 2);
+			if (stat(path, &st) || !S_ISREG(st.st_mode))
+				path[0] = 0;
+		}
+	}
+	if (!path[0] && e->str[0] == '/' && !stat(e->str, &st) &&
+	    S_ISREG(st.st_mode))
+		snprintf(path, sizeof(path), "%s", e->str);
+	if (!path[0]) {
+		c->none = true;
+		if (bi)
+			warn(p, "%s: no image: neither in the build-id cache (%s/.build-id/%.2s/%s) nor at the recorded path; its code is missing",
+			     e->str, base, hx, hx + 2);
+		else
+			warn(p, "%s: no image at the recorded path and no build-id to look up; its code is missing",
+			     e->str);
+		return 1;
+	}
+	if (sb_bundle_add_image_file(b, path, c->key, sizeof(c->key), &err)) {
+		warn(p, "%s: %s", e->str, err.msg);
+		c->none = true;
+		return 1;
+	}
+	if (bi && strcmp(c->key, want))
+		warn(p, "%s: its build-id differs from the recorded %s: a different file (the trace may not match)",
+		     path, hx);
+	return 0;
+}
+
+static int write_ev(struct perf *p, struct sb_bundle *b, struct sb_writer *w,
+		    const struct ev *e, struct imgcache **cache,
+		    size_t *ncache)
+{
+	union {
+		struct ptrec_sb_header h;
+		struct ptrec_sb_mmap mm;
+		struct ptrec_sb_exec ex;
+		struct ptrec_sb_comm co;
+		struct ptrec_sb_switch sw;
+		struct ptrec_sb_thread_start ts;
+		struct ptrec_sb_thread_exit te;
+		struct ptrec_sb_process_exit pe;
+		struct ptrec_sb_lost lo;
+	} r;
+	const char *key = NULL;
+	struct sb_err err;
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	r.h.type = e->type;
+	r.h.flags = e->flags;
+	r.h.time = e->tsc;
+	switch (e->type) {
+	case PTREC_SB_MMAP:
+		r.mm.pid = e->pid;
+		r.mm.tid = e->tid;
+		r.mm.start = e->start;
+		r.mm.len = e->len;
+		r.mm.pgoff = e->pgoff;
+		r.mm.prot = e->prot;
+		r.mm.mflags = e->mflags;
+		if ((e->prot & PROT_EXEC) && e->str[0] &&
+		    strcmp(e->str, "//anon") &&
+		    (e->str[0] == '/' || !strcmp(e->str, "[vdso]"))) {
+			ret = image_for(p, b, e, cache, ncache, &key);
+			if (ret < 0)
+				return -1;
+			if (ret)
+				key = NULL;
+		}
+		ret = sb_writer_add_mmap(w, &r.mm, key, e->str, &err);
+		break;
+	case PTREC_SB_EXEC:
+		r.ex.pid = e->pid;
+		r.ex.tid = e->tid;
+		ret = sb_writer_add_exec(w, &r.ex, e->str ? e->str : "", &err);
+		break;
+	case PTREC_SB_COMM:
+		r.co.pid = e->pid;
+		r.co.tid = e->tid;
+		snprintf((char *)r.co.comm, sizeof(r.co.comm), "%s", e->str);
+		ret = sb_writer_add(w, &r.h, &err);
+		break;
+	case PTREC_SB_SWITCH_IN:
+	case PTREC_SB_SWITCH_OUT:
+		r.sw.pid = e->pid;
+		r.sw.tid = e->tid;
+		r.sw.cpu = e->a;
+		ret = sb_writer_add(w, &r.h, &err);
+		break;
+	case PTREC_SB_THREAD_START:
+		r.ts.pid = e->pid;
+		r.ts.tid = e->tid;
+		r.ts.parent_pid = e->a;
+		r.ts.parent_tid = e->b;
+		ret = sb_writer_add(w, &r.h, &err);
+		break;
+	case PTREC_SB_THREAD_EXIT:
+		r.te.pid = e->pid;
+		r.te.tid = e->tid;
+		ret = sb_writer_add(w, &r.h, &err);
+		break;
+	case PTREC_SB_PROCESS_EXIT:
+		r.pe.pid = e->pid;
+		r.pe.kind = PTREC_SB_EXITED;
+		ret = sb_writer_add(w, &r.h, &err);
+		break;
+	case PTREC_SB_LOST:
+		r.lo.tid = e->tid;
+		r.lo.reason = e->a;
+		r.lo.bytes = e->bytes;
+		r.lo.offset = e->offset;
+		ret = sb_writer_add(w, &r.h, &err);
+		break;
+	default:
+		return 0;
+	}
+	if (ret)
+		fprintf(stderr, CMD ": %s\n", err.msg);
+	return ret ? -1 : 0;
+}
+
+struct live {
+	uint32_t pid;
+	uint32_t n;
+};
+
+static struct live *live_of(struct live **v, size_t *n, uint32_t pid)
+{
+	struct live *nv;
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if ((*v)[i].pid == pid)
+			return &(*v)[i];
+	nv = realloc(*v, (*n + 1) * sizeof(*nv));
+	if (!nv)
+		return NULL;
+	*v = nv;
+	nv[*n].pid = pid;
+	nv[*n].n = 1;		/* the leader */
+	return &nv[(*n)++];
+}
+
+/* PROCESS_EXIT after the exit of the last thread of a process. */
+static int count_exits(struct perf *p, size_t n)
+{
+	struct live *v = NULL, *l;
+	size_t nv = 0, i;
+	int ret = -1;
+
+	for (i = 0; i < n; i++) {
+		const struct ev *e = &p->ev[i];
+		struct ev *x;
+
+		if (e->type != PTREC_SB_THREAD_START &&
+		    e->type != PTREC_SB_THREAD_EXIT)
+			continue;
+		l = live_of(&v, &nv, e->pid);
+		if (!l)
+			goto out;
+		if (e->type == PTREC_SB_THREAD_START) {
+			if (e->pid == e->a && e->tid != e->pid)
+				l->n++;
+			continue;
+		}
+		if (!l->n || --l->n)
+			continue;
+		x = new_ev(p, PTREC_SB_PROCESS_EXIT, NULL);
+		if (!x)
+			goto out;
+		x->tsc = p->ev[i].tsc;
+		x->pid = p->ev[i].pid;
+	}
+	ret = 0;
+out:
+	free(v);
+	return ret;
+}
+
+/*
+ * EXEC records take the path of the process's next executable mapping
+ * (perf's COMM_EXEC has only the new name); PROCESS_EXIT follows the exit
+ * of the last thread perf saw in a process.
+ */
+static int finish_events(struct perf *p)
+{
+	size_t i, j, n = p->nev;
+
+	qsort(p->ev, p->nev, sizeof(*p->ev), ev_cmp);
+	for (i = 0; i < n; i++) {
+		struct ev *e = &p->ev[i];
+
+		if (e->type != PTREC_SB_EXEC)
+			continue;
+		for (j = i + 1; j < n; j++)
+			if (p->ev[j].type == PTREC_SB_MMAP &&
+			    p->ev[j].pid == e->pid &&
+			    (p->ev[j].prot & PROT_EXEC) && p->ev[j].str &&
+			    p->ev[j].str[0] == '/')
+				break;
+		e->str = strdup(j < n ? p->ev[j].str : "");
+		if (!e->str)
+			return -1;
+	}
+	if (count_exits(p, n))
+		return -1;
+	qsort(p->ev, p->nev, sizeof(*p->ev), ev_cmp);
+	return 0;
+}
+
+static void set_pt_config(struct perf *p, struct sb_manifest *m)
+{
+	const struct pf_attr *a = &p->attr[p->pt_attr];
+	uint64_t cfg = a->config;
+	uint32_t f = 0;
+	unsigned int tsc = PF_PT_CFG_TSC, noret = PF_PT_CFG_NORETCOMP;
+	unsigned int mtc = PF_PT_CFG_MTC, cyc = PF_PT_CFG_CYC;
+	unsigned int mtcp = PF_PT_CFG_MTC_PERIOD;
+
+	if (p->priv[PF_PT_TSC_BIT] && p->priv[PF_PT_TSC_BIT] < 64)
+		tsc = p->priv[PF_PT_TSC_BIT];
+	if (p->priv[PF_PT_NORETCOMP_BIT] && p->priv[PF_PT_NORETCOMP_BIT] < 64)
+		noret = p->priv[PF_PT_NORETCOMP_BIT];
+	if (p->npriv > PF_PT_MTC_BIT && p->priv[PF_PT_MTC_BIT] &&
+	    p->priv[PF_PT_MTC_BIT] < 64)
+		mtc = p->priv[PF_PT_MTC_BIT];
+	if (p->npriv > PF_PT_MTC_FREQ_BITS && p->priv[PF_PT_MTC_FREQ_BITS] &&
+	    p->priv[PF_PT_MTC_FREQ_BITS] < 61)
+		mtcp = p->priv[PF_PT_MTC_FREQ_BITS];
+	if (p->npriv > PF_PT_CYC_BIT && p->priv[PF_PT_CYC_BIT] &&
+	    p->priv[PF_PT_CYC_BIT] < 64)
+		cyc = p->priv[PF_PT_CYC_BIT];
+	if (!(a->flags & PF_ATTR_EXCLUDE_USER))
+		f |= SB_PT_USER;
+	if (!(a->flags & PF_ATTR_EXCLUDE_KERNEL))
+		f |= SB_PT_KERNEL;
+	/* branch defaults to on; the bit is only ever written as 1. */
+	if (cfg & (1ull << PF_PT_CFG_BRANCH) || !(cfg >> 1))
+		f |= SB_PT_BRANCH;
+	if (cfg & (1ull << tsc))
+		f |= SB_PT_TSC;
+	if (cfg & (1ull << mtc))
+		f |= SB_PT_MTC;
+	if (cfg & (1ull << cyc))
+		f |= SB_PT_CYC;
+	if (!(cfg & (1ull << noret)))
+		f |= SB_PT_RET_COMPRESSION;
+	if (cfg & (1ull << PF_PT_CFG_PTW))
+		f |= SB_PT_PTWRITE;
+	if (cfg & (1ull << PF_PT_CFG_PWR_EVT))
+		f |= SB_PT_PWR_EVT;
+	m->pt.emulated = false;
+	m->pt.features = f | p->features;
+	m->pt.mtc_freq = (cfg >> mtcp) & 0xf;
+	m->pt.cyc_thresh = (cfg >> PF_PT_CFG_CYC_THRESH) & 0xf;
+	m->pt.psb_period = 1ull << (((cfg >> PF_PT_CFG_PSB_PERIOD) & 0xf) + 11);
+	if (p->npriv > PF_PT_MAX_NONTURBO_RATIO)
+		m->pt.nom_freq = p->priv[PF_PT_MAX_NONTURBO_RATIO];
+	if (p->npriv > PF_PT_TSC_CTC_D) {
+		m->pt.cpuid_15_eax = p->priv[PF_PT_TSC_CTC_D];
+		m->pt.cpuid_15_ebx = p->priv[PF_PT_TSC_CTC_N];
+	}
+}
+
+static int write_stream(struct perf *p, struct sb_bundle *b, struct thr *t)
+{
+	const struct sb_thread *th;
+	struct import_scan scan;
+	char dst[4096];
+	FILE *f;
+
+	if (sb_bundle_add_thread(b, t->pid, t->tid, false, &th) ||
+	    sb_bundle_path(b, th->pt, dst, sizeof(dst)) < 0) {
+		fprintf(stderr, CMD ": thread %u: cannot add it to the bundle\n",
+			t->tid);
+		return -1;
+	}
+	f = fopen(dst, "wb");
+	if (!f || (t->len && fwrite(t->data, 1, t->len, f) != t->len) |
+	    fclose(f)) {
+		fprintf(stderr, CMD ": %s: %s\n", dst, strerror(errno));
+		return -1;
+	}
+	if (import_stream_scan(t->data, t->len, &scan))
+		return -1;
+	p->features |= scan.features & (SB_PT_PTWRITE | SB_PT_PWR_EVT);
+	if (!scan.npsb)
+		warn(p, "thread %u: its %zu bytes of trace hold no PSB packet: nothing of it can be decoded",
+		     t->tid, t->len);
+	if (scan.cut != UINT64_MAX) {
+		warn(p, "thread %u: the trace ends inside a packet at stream offset %llu: its last %llu bytes are lost",
+		     t->tid, (unsigned long long)scan.cut,
+		     (unsigned long long)(t->len - scan.cut));
+		return 1;
+	}
+	return 0;
+}
+
+static int add_processes(struct perf *p, struct sb_manifest *m)
+{
+	size_t i, j;
+
+	for (i = 0; i < p->nth; i++) {
+		uint32_t pid = p->th[i].pid;
+		struct sb_process *pr;
+
+		for (j = 0; j < m->nprocs; j++)
+			if (m->procs[j].pid == pid)
+				break;
+		if (j < m->nprocs)
+			continue;
+		pr = sb_manifest_add_process(m);
+		if (!pr)
+			return -1;
+		pr->pid = pid;
+		for (j = 0; j < p->nev; j++) {
+			const struct ev *e = &p->ev[j];
+
+			if (e->type == PTREC_SB_THREAD_START && e->tid == pid &&
+			    e->a != pid)
+				pr->ppid = e->a;
+			if (!pr->exe && e->type == PTREC_SB_MMAP &&
+			    e->pid == pid && (e->prot & PROT_EXEC) &&
+			    e->str[0] == '/') {
+				pr->exe = strdup(e->str);
+				if (!pr->exe)
+					return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+static int perf_write(struct perf *p, const char *out, int argc, char **argv)
+{
+	struct imgcache *cache = NULL;
+	struct ptrec_sb_time tm;
+	struct sb_manifest *m;
+	struct sb_bundle *b;
+	struct sb_writer *w;
+	struct sb_err err;
+	size_t ncache = 0, i;
+	const char **av;
+	bool *cut;
+	int ret;
+
+	if (sb_bundle_create(&b, out, &err)) {
+		fprintf(stderr, CMD ": -o %s: %s\n", out, err.msg);
+		return -1;
+	}
+	ret = -1;
+	cut = calloc(p->nth + 1, sizeof(*cut));
+	if (!cut)
+		goto out;
+	if (finish_events(p))
+		goto out;
+	if (sb_bundle_open_sideband(b, &w, &err)) {
+		fprintf(stderr, CMD ": %s\n", err.msg);
+		goto out;
+	}
+	m = sb_bundle_manifest(b);
+	memset(&tm, 0, sizeof(tm));
+	tm.hdr.type = PTREC_SB_TIME;
+	if (p->have_time) {
+		tm.time_shift = p->time_shift;
+		tm.time_mult = p->time_mult;
+		tm.time_zero = p->time_zero;
+		tm.tsc_hz = (uint64_t)(((unsigned __int128)1000000000
+					<< p->time_shift) / p->time_mult);
+		m->time.time_shift = tm.time_shift;
+		m->time.time_mult = tm.time_mult;
+		m->time.time_zero = tm.time_zero;
+		m->time.tsc_hz = tm.tsc_hz;
+		if (sb_writer_add(w, &tm.hdr, &err)) {
+			fprintf(stderr, CMD ": %s\n", err.msg);
+			goto out;
+		}
+	}
+	for (i = 0; i < p->nth; i++) {
+		int r = write_stream(p, b, &p->th[i]);
+
+		if (r < 0)
+			goto out;
+		cut[i] = r;
+	}
+	for (i = 0; i < p->nev; i++)
+		if (write_ev(p, b, w, &p->ev[i], &cache, &ncache))
+			goto out;
+	/* Streams cut inside a packet: LOST at the end of the history. */
+	for (i = 0; i < p->nth; i++) {
+		struct import_scan scan;
+		struct ptrec_sb_lost lost;
+
+		if (!cut[i] || import_stream_scan(p->th[i].data, p->th[i].len,
+						  &scan))
+			continue;
+		memset(&lost, 0, sizeof(lost));
+		lost.hdr.type = PTREC_SB_LOST;
+		lost.hdr.time = p->nev ? p->ev[p->nev - 1].tsc : 0;
+		if (scan.last_tsc > lost.hdr.time)
+			lost.hdr.time = scan.last_tsc;
+		lost.tid = p->th[i].tid;
+		lost.reason = PTREC_SB_LOST_TRUNCATED;
+		lost.bytes = p->th[i].len - scan.cut;
+		lost.offset = scan.cut;
+		if (sb_writer_add(w, &lost.hdr, &err)) {
+			fprintf(stderr, CMD ": %s\n", err.msg);
+			goto out;
+		}
+	}
+	if (add_processes(p, m))
+		goto out;
+	free(m->backend);
+	m->backend = strdup("import-perf");
+	if (p->have_cpu)
+		m->cpu = p->cpu;
+	set_pt_config(p, m);
+	/* command: the traced program's argv is not in perf.data; the
+	 * perf command line (CMDLINE) is, and the import's own.
+	 */
+	av = calloc(argc + 2, sizeof(*av));
+	if (!m->backend || !av) {
+		free(av);
+		goto out;
+	}
+	av[0] = "ptrec";
+	av[1] = "import";
+	for (i = 0; i < (size_t)argc; i++)
+		av[i + 2] = argv[i];
+	ret = sb_manifest_set_argv(m, argc + 2, av);
+	free(av);
+	if (ret) {
+		ret = -1;
+		goto out;
+	}
+	ret = sb_bundle_finish(b, &err);
+	if (ret) {
+		fprintf(stderr, CMD ": %s\n", err.msg);
+		ret = -1;
+	}
+out:
+	for (i = 0; i < ncache; i++)
+		free(cache[i].path);
+	free(cache);
+	free(cut);
+	sb_bundle_free(b);
+	return ret;
+}
+
+/* ---- entry points ------------------------------------------------------ */
+
+static void perf_free(struct perf *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nattr; i++)
+		free(p->ids[i]);
+	free(p->attr);
+	free(p->sample_type);
+	free(p->ids);
+	free(p->nids);
+	for (i = 0; i < p->ncmdline; i++)
+		free(p->cmdline[i]);
+	free(p->cmdline);
+	for (i = 0; i < p->nbids; i++)
+		free(p->bids[i].path);
+	free(p->bids);
+	for (i = 0; i < p->nev; i++)
+		free(p->ev[i].str);
+	free(p->ev);
+	for (i = 0; i < p->nab; i++) {
+		free(p->ab[i].c);
+		free(p->ab[i].data);
+	}
+	free(p->ab);
+	free(p->mk);
+	free(p->sw);
+	for (i = 0; i < p->nth; i++)
+		free(p->th[i].data);
+	free(p->th);
+}
+
+int import_perf_parse_mem(const uint8_t *buf, size_t len, bool quiet,
+			  size_t *nthreads, size_t *nevents)
+{
+	struct perf p;
+	int ret;
+
+	memset(&p, 0, sizeof(p));
+	p.name = "perf.data";
+	p.buf = buf;
+	p.len = len;
+	p.quiet = quiet;
+	ret = perf_parse(&p) || perf_split(&p) || finish_events(&p) ? -1 : 0;
+	if (nthreads)
+		*nthreads = p.nth;
+	if (nevents)
+		*nevents = p.nev;
+	perf_free(&p);
+	return ret;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " CMD " -o DIR PERF.DATA\n"
+		"\n"
+		"  A perf.data recorded with the intel_pt PMU, per-thread or per-cpu.\n"
+		"  Images come from the build-id cache ($PERF_BUILDID_DIR, else\n"
+		"  ~/.debug) or the paths the mmaps recorded.\n");
+}
+
+int import_perf_main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *out = NULL, *in;
+	struct stat st;
+	struct perf p;
+	void *map = NULL;
+	int c, fd, ret = 1;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!out || optind != argc - 1) {
+		fprintf(stderr, CMD ": %s\n", !out ? "-o DIR is required" :
+			optind >= argc ? "no perf.data file given" :
+			"give exactly one perf.data file");
+		usage(stderr);
+		return 2;
+	}
+	in = argv[optind];
+	memset(&p, 0, sizeof(p));
+	p.name = in;
+	fd = open(in, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		fprintf(stderr, CMD ": %s: %s\n", in, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(stderr, CMD ": %s: not a regular file\n", in);
+		close(fd);
+		return 1;
+	}
+	p.len = st.st_size;
+	if (p.len) {
+		map = mmap(NULL, p.len, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map == MAP_FAILED) {
+			fprintf(stderr, CMD ": %s: %s\n", in, strerror(errno));
+			close(fd);
+			return 1;
+		}
+		p.buf = map;
+	} else {
+		p.buf = (const uint8_t *)"";
+	}
+	close(fd);
+	if (!perf_parse(&p) && !perf_split(&p)) {
+		if (!p.nth)
+			fprintf(stderr, CMD ": %s: no AUX data belongs to a known thread; nothing to import\n",
+				in);
+		else if (!perf_write(&p, out, argc, argv))
+			ret = 0;
+	}
+	if (!ret)
+		fprintf(stderr, CMD ": wrote %s (%zu thread%s, %s)\n", out,
+			p.nth, p.nth == 1 ? "" : "s",
+			p.per_cpu ? "per-cpu trace split by context switches" :
+			"per-thread trace");
+	perf_free(&p);
+	if (map)
+		munmap(map, p.len);
+	return ret;
+}
