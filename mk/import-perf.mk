@@ -1,0 +1,14 @@
+# ptrec import perf: perf.data files written by mkperf around recorded
+# bundles (the ground truth), bad input, and perf's own reader when present.
+MKPERF := $(BUILD)/tests/tools/mkperf
+$(MKPERF): tests/tools/mkperf.c import/perf_format.h $(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(SB_LIB) -lipt \
+		$(LIBS_SIDEBAND)
+
+.PHONY: import-perf-test
+import-perf-test: $(PTREC) $(MKPERF) $(PROG_DIR)/threads $(PROG_DIR)/loops
+	PTREC=$(CURDIR)/$(PTREC) MKPERF=$(CURDIR)/$(MKPERF) \
+		PROGS=$(CURDIR)/$(PROG_DIR) sh tests/import/perf.sh
+
+CHECK_EXTRA += import-perf-test
