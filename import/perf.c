@@ -1442,6 +1442,64 @@ static int lost_ev(struct perf *p, uint32_t tid, uint64_t off, uint64_t bytes,
 	return 0;
 }
 
+static int thr_put(struct thr *t, const uint8_t *d, size_t n)
+{
+	if (t->len + n > t->cap) {
+		size_t nc = t->cap ? t->cap : 4096;
+		uint8_t *nd;
+
+		while (nc < t->len + n)
+			nc *= 2;
+		nd = realloc(t->data, nc);
+		if (!nd)
+			return -1;
+		t->data = nd;
+		t->cap = nc;
+	}
+	memcpy(t->data + t->len, d, n);
+	t->len += n;
+	return 0;
+}
+
+/*
+ * Appends a piece to its thread's stream.  Where the kernel says data was
+ * lost inside it, an OVF packet (SDM Vol. 3C 33.4.2.16: packets were
+ * lost) goes in first, so the decoder does not join the packets on either
+ * side of the hole, and a LOST record names the OVF's stream offset.
+ */
+static int copy_piece(struct perf *p, struct thr *t, const struct piece *pc,
+		      const struct auxbuf *b)
+{
+	static const uint8_t ovf[2] = { 0x02, 0xf3 };
+	uint64_t at = pc->start;
+	size_t j;
+
+	for (j = 0; j < p->nmk; j++) {
+		const struct mark *m = &p->mk[j];
+
+		if (m->buf != pc->buf || m->pos < at || m->pos > pc->end ||
+		    (m->pos == pc->end && pc->end != b->len))
+			continue;
+		if (thr_put(t, b->data + at, m->pos - at))
+			return -1;
+		at = m->pos;
+		if (lost_ev(p, t->tid, t->len, m->bytes, m->tsc, m->reason))
+			return -1;
+		if (m->pos < b->len && thr_put(t, ovf, sizeof(ovf)))
+			return -1;
+	}
+	return thr_put(t, b->data + at, pc->end - at);
+}
+
+static int mark_cmp(const void *x, const void *y)
+{
+	const struct mark *a = x, *b = y;
+
+	if (a->buf != b->buf)
+		return a->buf < b->buf ? -1 : 1;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
 /* Builds p->th: one stream per thread, and LOST events. */
 static int perf_split(struct perf *p)
 {
@@ -1451,6 +1509,7 @@ static int perf_split(struct perf *p)
 	int ret = -1;
 
 	qsort(p->sw, p->nsw, sizeof(*p->sw), sw_cmp);
+	qsort(p->mk, p->nmk, sizeof(*p->mk), mark_cmp);
 	for (i = 0; i < p->nab; i++) {
 		const struct auxbuf *b = &p->ab[i];
 
@@ -1486,32 +1545,8 @@ static int perf_split(struct perf *p)
 				goto out;
 			continue;
 		}
-		/* LOST marks inside this piece move with it. */
-		for (j = 0; j < p->nmk; j++) {
-			const struct mark *m = &p->mk[j];
-
-			if (m->buf != pc->buf || m->pos < pc->start ||
-			    m->pos > pc->end ||
-			    (m->pos == pc->end && pc->end != b->len))
-				continue;
-			if (lost_ev(p, t->tid, t->len + (m->pos - pc->start),
-				    m->bytes, m->tsc, m->reason))
-				goto out;
-		}
-		if (t->len + sz > t->cap) {
-			size_t nc = t->cap ? t->cap : 4096;
-			uint8_t *nd;
-
-			while (nc < t->len + sz)
-				nc *= 2;
-			nd = realloc(t->data, nc);
-			if (!nd)
-				goto out;
-			t->data = nd;
-			t->cap = nc;
-		}
-		memcpy(t->data + t->len, b->data + pc->start, sz);
-		t->len += sz;
+		if (copy_piece(p, t, pc, b))
+			goto out;
 	}
 	/* Each thread's process, from any record naming both. */
 	for (i = 0; i < p->nth; i++)
