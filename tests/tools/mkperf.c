@@ -24,8 +24,10 @@
  *                    there (DIR/.build-id/xx/yyyy.../elf)
  *   --path-prefix P  put P before every recorded path (so the files are
  *                    only found through the build-id cache)
+ *   --no-aux         leave out the AUX data (AUX and AUXTRACE records)
  *
- * Prints "data OFFSET SIZE" (the data section) and "first-record OFFSET".
+ * Prints "data OFFSET SIZE" (the data section) and "auxtrace OFFSET" (the
+ * first AUXTRACE record).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -281,6 +283,8 @@ static void aux_rec(uint64_t aoff, uint64_t size, uint64_t flags,
 	rec(PF_REC_AUX, 0, &a, sizeof(a), NULL, pid, tid, end_tsc, false, id);
 }
 
+static size_t first_auxtrace;
+
 static void auxtrace(const uint8_t *d, size_t n, uint64_t aoff, uint32_t idx,
 		     uint32_t tid, uint32_t cpu)
 {
@@ -288,6 +292,8 @@ static void auxtrace(const uint8_t *d, size_t n, uint64_t aoff, uint32_t idx,
 	struct pf_auxtrace a = { .size = n, .offset = aoff, .idx = idx,
 				 .tid = tid, .cpu = cpu };
 
+	if (!first_auxtrace)
+		first_auxtrace = out.len;
 	put(&out, &h, sizeof(h));
 	put(&out, &a, sizeof(a));
 	put(&out, d, n);
@@ -386,11 +392,12 @@ int main(int argc, char **argv)
 		{ "unknown-feature", no_argument, NULL, 'u' },
 		{ "buildid-dir", required_argument, NULL, 'b' },
 		{ "path-prefix", required_argument, NULL, 'p' },
+		{ "no-aux", no_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *bdir = NULL, *prefix = "", *dir, *outp;
 	uint32_t trunc_tid = 0, prev = 0;
-	bool unknown = false;
+	bool unknown = false, no_aux = false;
 	const struct ptrec_sb_header *h;
 	struct sb_manifest *m;
 	struct sb_reader *r;
@@ -410,6 +417,7 @@ int main(int argc, char **argv)
 		case 'u': unknown = true; break;
 		case 'b': bdir = optarg; break;
 		case 'p': prefix = optarg; break;
+		case 'a': no_aux = true; break;
 		default: return 2;
 		}
 	}
@@ -508,7 +516,6 @@ int main(int argc, char **argv)
 		put(&out, &ai, sizeof(ai));
 		put(&out, priv, sizeof(priv));
 	}
-	printf("data %zu\nfirst-record %zu\n", data_off, data_off);
 
 	/* Sideband. */
 	snprintf(path, sizeof(path), "%s/%s", dir, m->sideband);
@@ -632,7 +639,7 @@ int main(int argc, char **argv)
 	sb_reader_close(r);
 
 	/* AUX data. */
-	for (i = 0; i < m->nthreads; i++) {
+	for (i = 0; i < m->nthreads && !no_aux; i++) {
 		const struct sb_thread *t = &m->threads[i];
 		uint64_t trunc_at = 0, trunc_len = 0, v[64];
 		uint8_t *d;
@@ -657,7 +664,7 @@ int main(int argc, char **argv)
 				    trunc_at, trunc_len);
 		free(d);
 	}
-	if (per_cpu) {
+	if (per_cpu && !no_aux) {
 		struct buf all = { 0 };
 
 		qsort(segs, nsegs, sizeof(*segs), seg_cmp);
@@ -671,6 +678,8 @@ int main(int argc, char **argv)
 	}
 	hdr.data.offset = data_off;
 	hdr.data.size = out.len - data_off;
+	printf("data %zu %llu\nauxtrace %zu\n", data_off,
+	       (unsigned long long)hdr.data.size, first_auxtrace);
 
 	/* Features: BUILD_ID, NRCPUS, CPUID, CMDLINE (and bit 200). */
 	{
