@@ -133,8 +133,21 @@ static void ptrec_collect(struct ptrec_thread *t)
 	ptrec_place_stop(t);
 }
 
-/* Context: t->lock held, IRQs off, on the CPU that will own it. */
-static bool ptrec_load(struct ptrec_thread *t)
+/**
+ * ptrec_load() - switch @t in on this CPU: SWITCH_IN, then its PT state
+ * @t:		the thread.
+ * @cpu:	this CPU.
+ *
+ * SWITCH_IN is queued before the restore: once TraceEn is set the unit
+ * starts with PSB+ and, with TSCEn, a TSC packet (SDM Vol. 3C 33.4.2.11,
+ * 33.4.2.17), and every TSC packet of the thread must lie between its
+ * SWITCH_IN and SWITCH_OUT.  Nothing below can fail once the record is
+ * written.
+ *
+ * Context: t->lock held, IRQs off, on the CPU that will own it.
+ * Return: true if @t is now loaded here.
+ */
+static bool ptrec_load(struct ptrec_thread *t, int cpu)
 {
 	if (t->dead || t->loaded_cpu >= 0)
 		return false;
@@ -143,8 +156,10 @@ static bool ptrec_load(struct ptrec_thread *t)
 		atomic_long_inc(&ptrec_cnt.foreign_skips);
 		return false;
 	}
+	atomic64_inc(&t->s->st_switches);
+	ptrec_sb_switch(t, PTREC_SB_SWITCH_IN, 0, cpu);
 	ptrec_hw->restore(t->area);
-	t->loaded_cpu = smp_processor_id();
+	t->loaded_cpu = cpu;
 	this_cpu_write(ptrec_cur, t);
 	return true;
 }
@@ -238,13 +253,10 @@ static void ptrec_probe_switch(void *data, bool preempt,
 		bool ok;
 
 		raw_spin_lock(&t->lock);
-		ok = ptrec_load(t);
+		ok = ptrec_load(t, cpu);
 		raw_spin_unlock(&t->lock);
-		if (ok) {
-			atomic64_inc(&t->s->st_switches);
-			ptrec_sb_switch(t, PTREC_SB_SWITCH_IN, 0, cpu);
+		if (ok)
 			ptrec_sb_cr3(t);
-		}
 	}
 }
 
@@ -257,13 +269,10 @@ static void ptrec_kick_fn(void *arg)
 	if (current != t->task)
 		return;
 	raw_spin_lock(&t->lock);
-	ok = ptrec_load(t);
+	ok = ptrec_load(t, smp_processor_id());
 	raw_spin_unlock(&t->lock);
-	if (ok) {
-		atomic64_inc(&t->s->st_switches);
-		ptrec_sb_switch(t, PTREC_SB_SWITCH_IN, 0, smp_processor_id());
+	if (ok)
 		ptrec_sb_cr3(t);
-	}
 }
 
 /* IPI: stop tracing @t if it is loaded here (detach). */
