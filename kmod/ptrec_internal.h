@@ -160,6 +160,25 @@ struct ptrec_counters {
 extern struct ptrec_counters ptrec_cnt;
 
 /**
+ * struct ptrec_lost_orphan - a loss whose thread is gone before its record
+ * @node:	on ptrec_session.lost_orphans.
+ * @tid:	the thread.
+ * @reason:	enum ptrec_sb_lost_reason.
+ * @bytes:	lost bytes.
+ * @offset:	stream offset of the loss.
+ *
+ * Allocated with the thread, so handing a pending loss to the session at
+ * release cannot fail.
+ */
+struct ptrec_lost_orphan {
+	struct list_head node;
+	u32 tid;
+	u32 reason;
+	u64 bytes;
+	u64 offset;
+};
+
+/**
  * struct ptrec_session - one open /dev/ptrec
  */
 struct ptrec_session {
@@ -182,6 +201,7 @@ struct ptrec_session {
 	size_t q_size;			/* power of two */
 	u64 q_head, q_tail;
 	u64 lost_records;		/* pending PTREC_SB_LOST_SIDEBAND */
+	struct list_head lost_orphans;	/* pending LOST of freed threads */
 	struct mutex read_lock;
 	wait_queue_head_t wq;
 	struct irq_work wake_iw;
@@ -222,6 +242,7 @@ struct ptrec_thread {
 	u64 drained;			/* logical bytes delivered or lost */
 	u64 pend_lost, pend_lost_off;
 	u32 pend_lost_reason;
+	struct ptrec_lost_orphan *orphan; /* for a loss pending at release */
 	u32 sim_seq;			/* the simulated program's counter */
 	u64 sim_carry_ns;
 	struct work_struct free_work;
@@ -246,7 +267,7 @@ int ptrec_q_trace(struct ptrec_session *s, struct ptrec_thread *t,
 		  const void *data, u32 len, u64 offset);
 void ptrec_q_lost(struct ptrec_session *s, struct ptrec_thread *t,
 		  u32 reason, u64 bytes, u64 offset);
-void ptrec_q_flush_lost(struct ptrec_session *s, struct ptrec_thread *t);
+void ptrec_q_release_lost(struct ptrec_session *s, struct ptrec_thread *t);
 struct ptrec_session *ptrec_session_of_tgid(pid_t tgid);
 void ptrec_session_put(struct ptrec_session *s);
 void ptrec_session_thread_gone(struct ptrec_session *s);

@@ -154,20 +154,43 @@ static void q_put_record(struct ptrec_session *s, void *rec, u32 rec_len,
 	atomic64_inc(&s->st_records);
 }
 
-/* Context: q_lock held.  A pending sideband loss is reported first. */
+/*
+ * Context: q_lock held.  Pending losses are reported first: those of
+ * threads already freed (ptrec_q_release_lost()), then dropped sideband.
+ */
 static bool q_room(struct ptrec_session *s, u64 need)
 {
 	struct ptrec_sb_lost l = { .hdr.type = PTREC_SB_LOST };
+	struct ptrec_lost_orphan *o, *n;
 
+	list_for_each_entry_safe(o, n, &s->lost_orphans, node) {
+		if (q_free(s) < need + sizeof(l))
+			return false;
+		l.tid = o->tid;
+		l.reason = o->reason;
+		l.bytes = o->bytes;
+		l.offset = o->offset;
+		q_put_record(s, &l, sizeof(l), NULL, 0);
+		list_del(&o->node);
+		ptrec_kfree(o);
+	}
 	if (s->lost_records) {
 		if (q_free(s) < need + sizeof(l))
 			return false;
+		memset(&l, 0, sizeof(l));
+		l.hdr.type = PTREC_SB_LOST;
 		l.reason = PTREC_SB_LOST_SIDEBAND;
 		l.bytes = s->lost_records;
 		s->lost_records = 0;
 		q_put_record(s, &l, sizeof(l), NULL, 0);
 	}
 	return q_free(s) >= need;
+}
+
+/* Context: q_lock held.  Is a loss waiting for room in the queue? */
+static bool q_loss_pending(struct ptrec_session *s)
+{
+	return !list_empty(&s->lost_orphans) || s->lost_records;
 }
 
 /**
@@ -267,16 +290,31 @@ static bool q_flush_lost(struct ptrec_session *s, struct ptrec_thread *t)
 }
 
 /**
- * ptrec_q_flush_lost() - write @t's pending loss record if there is room
+ * ptrec_q_release_lost() - @t goes away: keep its pending loss in @s
  * @s:	session.
- * @t:	thread.  Context: t->lock held.
+ * @t:	thread being freed.
+ *
+ * A loss that still has no room in the queue moves to the session, whose
+ * next record, read() or poll() reports it once the reader made room, so
+ * every lost byte gets its PTREC_SB_LOST record (ptrec.h) even after the
+ * thread is gone.  Context: t->lock held.
  */
-void ptrec_q_flush_lost(struct ptrec_session *s, struct ptrec_thread *t)
+void ptrec_q_release_lost(struct ptrec_session *s, struct ptrec_thread *t)
 {
+	struct ptrec_lost_orphan *o = t->orphan;
 	unsigned long flags;
 
 	spin_lock_irqsave(&s->q_lock, flags);
-	q_flush_lost(s, t);
+	if (!q_flush_lost(s, t)) {
+		o->tid = t->tid;
+		o->reason = t->pend_lost_reason;
+		o->bytes = t->pend_lost;
+		o->offset = t->pend_lost_off;
+		list_add_tail(&o->node, &s->lost_orphans);
+		t->orphan = NULL;
+		t->pend_lost = 0;
+		t->pend_lost_reason = 0;
+	}
 	spin_unlock_irqrestore(&s->q_lock, flags);
 }
 
@@ -306,7 +344,7 @@ int ptrec_q_trace(struct ptrec_session *s, struct ptrec_thread *t,
 	int ret = -ENOSPC;
 
 	spin_lock_irqsave(&s->q_lock, flags);
-	if (q_flush_lost(s, t) && q_free(s) >= size + PTREC_Q_RESERVE) {
+	if (q_flush_lost(s, t) && q_room(s, size + PTREC_Q_RESERVE)) {
 		m.size = size;
 		m.time = ptrec_now();
 		q_put(s, &m, sizeof(m));
@@ -333,8 +371,11 @@ static void ptrec_wake_fn(struct irq_work *iw)
 static void ptrec_session_free(struct kref *ref)
 {
 	struct ptrec_session *s = container_of(ref, struct ptrec_session, ref);
+	struct ptrec_lost_orphan *o, *n;
 
 	irq_work_sync(&s->wake_iw);
+	list_for_each_entry_safe(o, n, &s->lost_orphans, node)
+		ptrec_kfree(o);
 	vfree(s->q_buf);
 	atomic_long_sub(s->q_size >> PAGE_SHIFT, &ptrec_cnt.pages);
 	ptrec_kfree(s);
@@ -409,6 +450,7 @@ static int ptrec_open(struct inode *inode, struct file *file)
 	init_irq_work(&s->wake_iw, ptrec_wake_fn);
 	INIT_LIST_HEAD(&s->threads);
 	INIT_LIST_HEAD(&s->gnode);
+	INIT_LIST_HEAD(&s->lost_orphans);
 	file->private_data = s;
 	return 0;
 }
@@ -804,6 +846,7 @@ static ssize_t ptrec_read(struct file *file, char __user *buf, size_t count,
 		return -ERESTARTSYS;
 	for (;;) {
 		spin_lock_irq(&s->q_lock);
+		q_room(s, 0);	/* losses waiting for room the reader made */
 		tail = s->q_tail;
 		avail = s->q_head - tail;
 		while (n < avail) {
@@ -852,6 +895,10 @@ static __poll_t ptrec_poll(struct file *file, poll_table *wait)
 	__poll_t mask = 0;
 
 	poll_wait(file, &s->wq, wait);
+	spin_lock_irq(&s->q_lock);
+	if (q_loss_pending(s))
+		q_room(s, 0);
+	spin_unlock_irq(&s->q_lock);
 	if (READ_ONCE(s->q_head) != READ_ONCE(s->q_tail))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	else if (READ_ONCE(s->done))

@@ -310,6 +310,7 @@ static void ptrec_thread_free(struct ptrec_thread *t)
 		atomic_long_dec(&ptrec_cnt.pages);
 	}
 	ptrec_kfree(t->area);
+	ptrec_kfree(t->orphan);
 	if (t->task)
 		put_task_struct(t->task);
 	ptrec_kfree(t);
@@ -340,10 +341,11 @@ static struct ptrec_thread *ptrec_thread_alloc(struct ptrec_session *s,
 				GFP_KERNEL);
 	t->regions = ptrec_kzalloc(t->nr_regions * sizeof(*t->regions),
 				   GFP_KERNEL);
+	t->orphan = ptrec_kzalloc(sizeof(*t->orphan), GFP_KERNEL);
 	t->topa = (u64 *)get_zeroed_page(GFP_KERNEL);
 	if (t->topa)
 		atomic_long_inc(&ptrec_cnt.pages);
-	if (!t->area || !t->regions || !t->topa)
+	if (!t->area || !t->regions || !t->orphan || !t->topa)
 		goto err_free_thread;
 	for (i = 0; i < t->nr_regions; i++) {
 		t->regions[i] = alloc_pages(GFP_KERNEL | __GFP_ZERO |
@@ -463,7 +465,7 @@ static void ptrec_thread_release(struct ptrec_thread *t)
 
 	raw_spin_lock_irqsave(&t->lock, flags);
 	ptrec_collect(t);
-	ptrec_q_flush_lost(s, t);
+	ptrec_q_release_lost(s, t);
 	raw_spin_unlock_irqrestore(&t->lock, flags);
 
 	spin_lock_irqsave(&ptrec_threads_lock, flags);

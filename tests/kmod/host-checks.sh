@@ -10,7 +10,7 @@ host_checks() {
 		bad "host: kqcheck missing"
 		return 0
 	fi
-	for t in work fork keep ring stop detach; do
+	for t in work fork keep ring stop lag detach; do
 		[ -f "$res/$t/rc" ] || continue
 		if [ "$(cat "$res/$t/rc")" != 0 ]; then
 			# the guest already failed it; say why once more
@@ -23,6 +23,7 @@ host_checks() {
 		keep) opts="--no-loss" ;;
 		ring) opts="--ring" ;;
 		stop) opts="--stop" ;;
+		lag) opts="--lag" ;;
 		detach) opts="--detached" ;;
 		*) opts="" ;;
 		esac

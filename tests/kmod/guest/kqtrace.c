@@ -10,10 +10,11 @@
  *   DIR/stats		PTREC_IOC_STATS at the end, key value lines
  *   DIR/info		PTREC_IOC_INFO, key value lines
  *
- * kqtrace [-rkf] [-b BYTES] [-n REGIONS] [-s RATE] [-d MS] [-D MS] -o DIR
+ * kqtrace [-rkfW] [-b BYTES] [-n REGIONS] [-s RATE] [-d MS] [-D MS] -o DIR
  *         (-p PID | -- PROG ARGS)
  *   -r ring mode; -f follow forks; -k kernel too; -d sleep MS between
- *   reads (a slow reader); -D detach
+ *   reads (a slow reader); -W read nothing until PROG has exited (the
+ *   queue is full when its threads are freed); -D detach
  *   after MS and stop; -p attach a running process (else launch PROG, held
  *   until attached).
  */
@@ -200,7 +201,7 @@ int main(int argc, char **argv)
 		.magic = PTREC_SB_MAGIC, .version = PTREC_SB_VERSION,
 		.header_size = sizeof(fh),
 	};
-	unsigned int delay_ms = 0, detach_ms = 0;
+	unsigned int delay_ms = 0, detach_ms = 0, wait_exit = 0;
 	int go[2] = { -1, -1 }, opt, fd, status = 0, rc = 0;
 	pid_t pid = 0, child = 0;
 	uint64_t t0;
@@ -208,11 +209,12 @@ int main(int argc, char **argv)
 	uint8_t *buf;
 	FILE *sb, *idx, *res;
 
-	while ((opt = getopt(argc, argv, "rkfb:n:s:d:D:o:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "rkfWb:n:s:d:D:o:p:")) != -1) {
 		switch (opt) {
 		case 'r': cfg.flags |= PTREC_CFG_RING; break;
 		case 'k': cfg.flags |= PTREC_CFG_KERNEL; break;
 		case 'f': cfg.flags |= PTREC_CFG_FOLLOW_FORK; break;
+		case 'W': wait_exit = 1; break;
 		case 'b': cfg.buf_size = kq_num(optarg); break;
 		case 'n': cfg.nr_regions = (uint32_t)kq_num(optarg); break;
 		case 's': cfg.sim_rate = (uint32_t)kq_num(optarg); break;
@@ -221,13 +223,13 @@ int main(int argc, char **argv)
 		case 'o': kq_dir = optarg; break;
 		case 'p': pid = (pid_t)kq_num(optarg); break;
 		default:
-			fprintf(stderr, "usage: kqtrace [-rkf] [-b BYTES] "
+			fprintf(stderr, "usage: kqtrace [-rkfW] [-b BYTES] "
 				"[-n REGIONS] [-s RATE] [-d MS] [-D MS] -o DIR "
 				"(-p PID | -- PROG ARGS)\n");
 			return 2;
 		}
 	}
-	if (!kq_dir || (!pid && optind >= argc)) {
+	if (!kq_dir || (!pid && optind >= argc) || (wait_exit && pid)) {
 		fprintf(stderr, "kqtrace: need -o DIR and -p PID or PROG\n");
 		return 2;
 	}
@@ -274,6 +276,11 @@ int main(int argc, char **argv)
 		if (write(go[1], "g", 1) != 1)
 			kq_die("release the child");
 		close(go[1]);
+		if (wait_exit) {
+			if (waitpid(child, &status, 0) < 0)
+				kq_die("waitpid");
+			wait_exit = 2;	/* reaped */
+		}
 	}
 
 	sb = kq_open("sideband", "w");
@@ -319,7 +326,7 @@ int main(int argc, char **argv)
 	for (opt = 0; opt < kq_nstreams; opt++)
 		fclose(kq_streams[opt].f);
 	if (child) {
-		if (waitpid(child, &status, 0) < 0)
+		if (wait_exit != 2 && waitpid(child, &status, 0) < 0)
 			kq_die("waitpid");
 		res = kq_open("result", "w");
 		fprintf(res, "status %d\n", status);

@@ -133,6 +133,15 @@ ptrec_tests() {
 	else
 		bad "stop-on-full: traced to the end with a slow reader"
 	fi
+	# ring mode, a reader that reads nothing until the process has
+	# exited: the queue is full when the threads are freed, and their
+	# pending losses still need LOST records (host check "lag")
+	if trace lag -r -W -s 2000 -b 8192 -n 2 -- \
+		kqwork /out/lag/worklog 30 3000; then
+		ok "lag: traced to the end, reading only after the exit"
+	else
+		bad "lag: traced to the end, reading only after the exit"
+	fi
 	echo "$qs_old" >"$qs"
 
 	# -- another PT user (simulated): ATTACH is refused, the log says why
