@@ -13,3 +13,14 @@ $(KMODFEED): tests/tools/kmodfeed.c $(REC_LIB_OBJS) $(SB_LIB)
 		$(REC_LIB_OBJS) $(SB_LIB) $(LIBS_RECORD) $(LIBS_SIDEBAND)
 e2e: $(KMODFEED)
 e2e: export KMODFEED := $(CURDIR)/$(KMODFEED)
+
+# fakeptrec.so: an LD_PRELOAD /dev/ptrec that fails as told, for the CLI
+# tests of ptrec record's errors.  Built without sanitizers even in
+# build-asan (the test lets ASan accept the preload).
+FAKEPTREC := $(BUILD)/tests/tools/fakeptrec.so
+$(FAKEPTREC): tests/tools/fakeptrec.c kmod/uapi/ptrec.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) -std=gnu11 $(WARN) $(CFLAGS) -shared -fPIC \
+		-o $@ $< -ldl
+cli-test: $(FAKEPTREC)
+cli-test: export FAKEPTREC := $(CURDIR)/$(FAKEPTREC)

@@ -173,6 +173,57 @@ else
 		bad "record -q does not name the backend: $(cat "$tmp/err")"
 	fi
 fi
+# Each failure of the device, with fakeptrec.so standing in for
+# /dev/ptrec: the message says what is wrong and what to do.
+fake() {
+	mode=$1
+	shift
+	FAKE_PTREC=$mode LD_PRELOAD=$FAKEPTREC \
+		ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+		"$@"
+}
+if [ -n "${FAKEPTREC:-}" ]; then
+	expect_fail "record: /dev/ptrec without its driver (ENODEV)" 1 \
+		"ptrec record: --backend=kmod: /dev/ptrec: No such device: the device node has no driver behind it (the module was unloaded?); modprobe ptrec" \
+		fake enodev "$PTREC" record --backend=kmod -o "$tmp/k" -- "$PTREC_TINY"
+	expect_fail "record: /dev/ptrec not accessible (EACCES)" 1 \
+		"/dev/ptrec: Permission denied: the module creates it mode 0666" \
+		fake eacces "$PTREC" record --backend=kmod -o "$tmp/k" -- "$PTREC_TINY"
+	for m in eproto einval; do
+		expect_fail "record: a module of another release ($m) is named, with what to do" 1 \
+			"does not speak interface version 1 of this ptrec .*install the module of this release (make kmod, or DKMS: see README, \"Installing the module with DKMS\") and reload it (rmmod ptrec; modprobe ptrec)" \
+			fake $m "$PTREC" record --backend=kmod -o "$tmp/k" -- "$PTREC_TINY"
+	done
+	expect_fail "record: a module answering with an older interface version" 1 \
+		"the module answers with interface version 0, this ptrec speaks 1: install the module of this release" \
+		fake oldversion "$PTREC" record --backend=kmod -o "$tmp/k" -- "$PTREC_TINY"
+	expect_fail "record: /dev/ptrec of something else (ENOTTY)" 1 \
+		"this device is not ptrec.ko's /dev/ptrec" \
+		fake enotty "$PTREC" record --backend=kmod -o "$tmp/k" -- "$PTREC_TINY"
+	expect_fail "record: a module without a PT unit" 1 \
+		"the module reports no usable Intel PT unit" \
+		fake nopt "$PTREC" record --backend=kmod -o "$tmp/k" -- "$PTREC_TINY"
+	expect_fail "record: ATTACH refused for lack of CAP_PERFMON (EPERM)" 1 \
+		"PTREC_IOC_ATTACH to process [0-9]*: Operation not permitted: tracing needs CAP_PERFMON (or CAP_SYS_ADMIN) and the right to ptrace the process: run ptrec as root, give it the capability (setcap cap_perfmon+ep), or record with --backend=emu" \
+		fake eperm "$PTREC" record --backend=kmod -o "$tmp/k" -- "$PTREC_TINY"
+	# the program stopped at its exec and was killed: it never printed
+	if [ ! -s "$tmp/out" ] && [ ! -e "$tmp/k" ]; then
+		ok "record: after a failed ATTACH the program never ran and no bundle is left"
+	else
+		bad "record: after a failed ATTACH: stdout '$(cat "$tmp/out")', bundle $(ls -d "$tmp/k" 2>/dev/null)"
+	fi
+	expect_fail "record: ATTACH to a traced process (EBUSY)" 1 \
+		"Device or resource busy: the process is already traced by another ptrec session, or another tracer (perf's intel_pt) uses Intel PT now" \
+		fake ebusy "$PTREC" record --backend=kmod -p $$ -o "$tmp/k"
+	expect_fail "record: auto falls back from a module of another release, and says why" 0 \
+		"ptrec record: backend emu (software recorder): /dev/ptrec: PTREC_IOC_INFO: Protocol error: the loaded ptrec.ko does not speak" \
+		fake eproto "$PTREC" record -o "$tmp/fb" -- "$PTREC_TINY"
+	if [ "$(id -u)" = 0 ]; then
+		expect_fail "record: auto uses a module that reports Intel PT, and says so" 1 \
+			"ptrec record: backend kmod (/dev/ptrec: Intel PT)" \
+			fake eperm "$PTREC" record -o "$tmp/k2" -- "$PTREC_TINY"
+	fi
+fi
 expect_fail "record: an emu-only option makes auto choose emu, and says why" 0 \
 	"ptrec record: backend emu (software recorder): --max-insns needs it" \
 	"$PTREC" record --max-insns 3 -o "$tmp/mi" -- "$PTREC_TINY"
