@@ -632,9 +632,21 @@ static void km_record(struct km *k, const struct ptrec_sb_header *h)
 	}
 	case PTREC_SB_THREAD_START: {
 		const struct ptrec_sb_thread_start *r = (void *)u.bytes;
+		struct sb_process *p, *parent;
+		size_t i;
 
-		if (r->pid != r->parent_pid)
-			km_proc(k, r->pid, r->parent_pid);
+		if (r->pid == r->parent_pid)
+			break;
+		/* a forked child runs its parent's program until it execs */
+		p = km_proc(k, r->pid, r->parent_pid);
+		if (!p || p->exe)
+			break;
+		parent = NULL;
+		for (i = 0; i < k->m->nprocs; i++)
+			if (k->m->procs[i].pid == r->parent_pid)
+				parent = &k->m->procs[i];
+		if (parent && parent->exe)
+			km_proc_exe(k, r->pid, parent->exe);
 		break;
 	}
 	case PTREC_SB_SWITCH_IN: {

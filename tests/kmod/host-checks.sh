@@ -32,12 +32,13 @@ host_checks() {
 		relay <"$tmp/check"
 	done
 	# ptrec record --backend=kmod in the guest: the bundle
-	for b in rec recp recint recstop; do
+	for b in rec recp recint recstop recfork; do
 		[ -d "$res/$b" ] || continue
 		case $b in
 		rec) opts="--worklog $res/rec.worklog" ;;
 		recint) opts="--detached" ;;
 		recstop) opts="--stop" ;;
+		recfork) opts="--fork --worklog $res/recfork.worklog" ;;
 		*) opts="" ;;
 		esac
 		# shellcheck disable=SC2086 # options are words

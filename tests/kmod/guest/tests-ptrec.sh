@@ -213,6 +213,17 @@ ptrec_tests() {
 		wait "$wpid"
 		rec_check "ptrec record --backend=kmod -p PID records a running process to its end (exit $rc)" \
 			/out/recp.log sh -c "test $rc = 0 && test -f /out/recp/manifest.json"
+		# --follow-fork: a shell and the kqwork it starts (host:
+		# kqcheck --bundle --fork with kqwork's log)
+		rm -rf /out/recfork
+		timeout 120 ptrec record --backend=kmod --ptwrite --follow-fork \
+			-o /out/recfork -- sh -c \
+			'kqwork /out/recfork.worklog 5 2000; echo child done' \
+			>/out/recfork.log 2>&1
+		rc=$?
+		rec_check "ptrec record --follow-fork records a shell and its child (exit $rc)" \
+			/out/recfork.log sh -c "test $rc = 0 &&
+			grep -q '2 processes' /out/recfork.log"
 		# stop-on-full with a buffer the simulated unit fills within a
 		# tick: FULL records, placed after the data before them (host)
 		rm -rf /out/recstop
