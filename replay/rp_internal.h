@@ -98,6 +98,16 @@ struct rp_session {
 	char errmsg[512];
 };
 
+/* ---- the index cache (idxcache.c) -------------------------------------- */
+
+/* Loads @t's index saved for the stream at bundle path @rel.  Returns 0,
+ * or -1 when there is no usable cache (build the index instead).
+ */
+int rp_idx_load(struct rp_session *s, struct rp_thread *t, const char *rel);
+/* Saves @t's index; failures only mean no cache. */
+void rp_idx_save(struct rp_session *s, const struct rp_thread *t,
+		 const char *rel);
+
 /* ---- address spaces (aspace.c) ----------------------------------------- */
 
 /* The address spaces of all processes as of sideband record @upto. */

@@ -178,8 +178,11 @@ int rp_session_open_progress(struct rp_session **sp, const char *dir,
 		for (k = 0; k < RP_SEG_CACHE; k++)
 			t->cache[k].ckpt = UINT64_MAX;
 		ret = map_stream(s, t, s->m->threads[i].pt);
-		if (!ret)
+		if (!ret && rp_idx_load(s, t, s->m->threads[i].pt)) {
 			ret = rp_index_thread(s, t);
+			if (!ret)
+				rp_idx_save(s, t, s->m->threads[i].pt);
+		}
 		s->progress_base += t->pt_size;
 		if (s->progress)
 			s->progress(ctx, s->progress_base, s->progress_total);

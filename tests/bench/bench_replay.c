@@ -96,7 +96,7 @@ static int make_bundle(const char *src, const char *dst, unsigned int k,
 
 struct result {
 	uint64_t insns;
-	double base, index, bytes_per_insn;
+	double base, index, reopen, bytes_per_insn;
 	double goto_p50, goto_p99, back_p50, back_p99;
 };
 
@@ -159,6 +159,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		r->base = iptloop_run(dst, pt, &r->insns);
+		/* The index build itself: no saved index (replay/idxcache.c). */
+		setenv("PTREC_INDEX_CACHE", "0", 1);
 		t = now();
 		if (rp_session_open(&s, dst)) {
 			fprintf(stderr, "bench_replay: %s: %s\n", dst,
@@ -176,21 +178,35 @@ int main(int argc, char **argv)
 		latencies(c, ti.insns, r);
 		rp_cursor_free(c);
 		rp_session_close(s);
+		/* Opening again with the index saved by a first open. */
+		unsetenv("PTREC_INDEX_CACHE");
+		if (rp_session_open(&s, dst) == 0)
+			rp_session_close(s);
+		t = now();
+		if (rp_session_open(&s, dst)) {
+			fprintf(stderr, "bench_replay: reopen %s: %s\n", dst,
+				rp_session_errmsg(s));
+			return 1;
+		}
+		r->reopen = now() - t;
+		rp_session_close(s);
 		if (snprintf(pt, sizeof(pt), "rm -rf '%s'", dst) >=
 		    (int)sizeof(pt) || system(pt))
 			return 1;
 	}
-	printf("%12s %10s %10s %8s %10s %10s %10s %11s %11s\n",
-	       "instructions", "libipt/s", "index/s", "ratio", "idx B/ins",
-	       "goto p50", "goto p99", "back p50", "back p99");
+	printf("%12s %10s %10s %8s %10s %10s %10s %10s %11s %11s\n",
+	       "instructions", "libipt/s", "index/s", "ratio", "reopen",
+	       "idx B/ins", "goto p50", "goto p99", "back p50", "back p99");
 	for (i = 0; i < nres; i++)
-		printf("%12" PRIu64 " %10.3g %10.3g %8.2f %10.5f %8.2fms %8.2fms %8.3fus %8.3fus\n",
+		printf("%12" PRIu64 " %10.3g %10.3g %8.2f %8.2fms %10.5f %8.2fms %8.2fms %8.3fus %8.3fus\n",
 		       res[i].insns, (double)res[i].insns / res[i].base,
 		       (double)res[i].insns / res[i].index,
-		       res[i].base / res[i].index, res[i].bytes_per_insn,
+		       res[i].base / res[i].index, res[i].reopen * 1e3,
+		       res[i].bytes_per_insn,
 		       res[i].goto_p50 * 1e3, res[i].goto_p99 * 1e3,
 		       res[i].back_p50 * 1e6, res[i].back_p99 * 1e6);
 	printf("ratio: index throughput / plain libipt loop (goal >= 3, issue #7); "
+	       "reopen: rp_session_open with the index a first open saved; "
 	       "goto and step-back should not grow with the history\n");
 	if (nres >= 2)
 		printf("goto p99 at largest / smallest: %.2f; step back p99: %.2f (goal <= 2)\n",
