@@ -26,9 +26,11 @@ scale-test: $(PTGEN) $(SCALECHECK) $(PTREC)
 
 CHECK_EXTRA += scale-test
 
-# make bench: sizes 10^6, 10^7, 10^8; SCALE_MAX=1e9 adds 10^9 (about 110 MB
-# of trace, a few minutes in all).  Bundles go to $(BUILD)/scale-bench.
+# make bench: sizes 10^6, 10^7, 10^8; SCALE_MAX=1e9 adds 10^9 (160 MB of
+# trace, several minutes in all).  The same moves through GDB on the sizes
+# up to SCALE_GDB_MAX.  Bundles go to $(BUILD)/scale-bench.
 SCALE_MAX ?= 1e8
+SCALE_GDB_MAX ?= 1e6
 BENCH_SCALE := $(BUILD)/tests/bench/bench_scale
 $(BENCH_SCALE): tests/bench/bench_scale.c tests/bench/iptloop.c \
 		tests/bench/iptloop.h tools/ptgen/truth.h $(RP_LIB_OBJS) \
@@ -40,6 +42,6 @@ $(BENCH_SCALE): tests/bench/bench_scale.c tests/bench/iptloop.c \
 
 .PHONY: scale-bench
 scale-bench: $(PTGEN) $(BENCH_SCALE)
-	./scripts/bench-scale $(BUILD) $(SCALE_MAX)
+	./scripts/bench-scale $(BUILD) $(SCALE_MAX) $(SCALE_GDB_MAX)
 
 BENCH_EXTRA += scale-bench

@@ -614,6 +614,7 @@ struct walker {
 	struct ptgen_seg seg;
 	uint64_t sample_gap, next_sample;
 	struct stats st;
+	uint64_t end_ip;	/* where the history stops: not executed */
 	int err;
 };
 
@@ -685,6 +686,7 @@ static int walk(struct walker *w)
 			}
 			w->pos = w->n;
 			w->seg.hash = h;
+			w->end_ip = ip;
 			if (!ret)
 				ret = ptenc_disable_async(&w->enc, ip);
 			return ret;
@@ -773,6 +775,7 @@ static int walk(struct walker *w)
 		cur = next;
 	}
 	w->seg.hash = h;
+	w->end_ip = blocks[cur].ip;
 	if (!ret)
 		ret = ptenc_disable_async(&w->enc, blocks[cur].ip);
 	return ret;
@@ -806,6 +809,27 @@ static int add_sideband(struct sb_bundle *bn, const char *key,
 		ret = sb_writer_add(w, &comm.hdr, err);
 	if (!ret)
 		ret = sb_writer_add_mmap(w, &mm, key, origin, err);
+	return ret;
+}
+
+/* The register snapshot at the end: the PC only (nothing else ran). */
+static int write_regs(struct sb_bundle *bn, const struct sb_thread *th,
+		      uint64_t ip)
+{
+	struct sb_regs regs;
+	struct sb_err err;
+	char path[4096];
+	int ret;
+
+	memset(&regs, 0, sizeof(regs));
+	regs.tid = th->tid;
+	regs.valid = 1ull << SB_REG_RIP;
+	regs.val[SB_REG_RIP] = ip;
+	if (!th->regs || sb_bundle_path(bn, th->regs, path, sizeof(path)) < 0)
+		return -ENAMETOOLONG;
+	ret = sb_regs_save(&regs, path, &err);
+	if (ret)
+		fprintf(stderr, CMD ": %s\n", err.msg);
 	return ret;
 }
 
@@ -1015,7 +1039,9 @@ int main(int argc, char **argv)
 		goto fail;
 	}
 	put_seg(&w, w.pos);
-	ret = ptenc_close(&w.enc);
+	ret = write_regs(bn, th, w.end_ip);
+	if (!ret)
+		ret = ptenc_close(&w.enc);
 	if (ret) {
 		fprintf(stderr, CMD ": %s: %s\n", path, strerror(-ret));
 		goto fail;
