@@ -184,6 +184,7 @@ struct ptrec_lost_orphan {
 struct ptrec_session {
 	struct kref ref;
 	struct mutex lock;		/* attach/detach/release */
+	spinlock_t exit_lock;		/* orders THREAD/PROCESS_EXIT */
 	struct ptrec_config cfg;
 	u64 rtit_ctl;			/* RTIT_CTL without TraceEn */
 	pid_t pid;
@@ -227,6 +228,7 @@ struct ptrec_thread {
 	bool dead;			/* never load again */
 	bool stopped;			/* stop-on-full reached */
 	bool releasing;			/* release started (threads_lock) */
+	bool exited;			/* THREAD_EXIT written (exit_lock) */
 	unsigned long drain_pending;	/* bit 0: on a drain list */
 	struct llist_node drain_node;
 	u64 last_cr3;			/* last CR3 record written */
@@ -258,6 +260,7 @@ void ptrec_thread_stop(struct ptrec_thread *t);
 void ptrec_session_stop_threads(struct ptrec_session *s);
 void ptrec_pmi_raise(void);
 void ptrec_thread_on_exit(struct ptrec_thread *t);
+bool ptrec_thread_last_of_process(struct ptrec_thread *t);
 int ptrec_follow_fork(struct ptrec_thread *pt, struct task_struct *child);
 
 /* ptrec_main.c: queue */

@@ -444,6 +444,7 @@ static int ptrec_open(struct inode *inode, struct file *file)
 	atomic_long_inc(&ptrec_cnt.sessions);
 	kref_init(&s->ref);
 	mutex_init(&s->lock);
+	spin_lock_init(&s->exit_lock);
 	mutex_init(&s->read_lock);
 	spin_lock_init(&s->q_lock);
 	init_waitqueue_head(&s->wq);

@@ -324,37 +324,59 @@ out_unlock:
 	rcu_read_unlock();
 }
 
+/*
+ * The exit status wait(2) reports for the process of @p: the group exit
+ * code after exit_group() or a fatal signal, else the leader's own.
+ */
+static void ptrec_exit_status(struct task_struct *p,
+			      struct ptrec_sb_process_exit *pe)
+{
+	int code = p->signal->flags & SIGNAL_GROUP_EXIT ?
+		   p->signal->group_exit_code : p->group_leader->exit_code;
+
+	if (code & 0x7f) {
+		pe->kind = code & 0x80 ? PTREC_SB_DUMPED : PTREC_SB_KILLED;
+		pe->status = code & 0x7f;
+	} else {
+		pe->kind = PTREC_SB_EXITED;
+		pe->status = (code >> 8) & 0xff;
+	}
+}
+
+/*
+ * THREAD_EXIT of @p, and PROCESS_EXIT after the last one.  do_exit()
+ * drops signal->live before this tracepoint, so two threads exiting at
+ * once may both read 0 here: the process ends with whichever traced
+ * thread writes its THREAD_EXIT last, decided under s->exit_lock so the
+ * PROCESS_EXIT record follows every THREAD_EXIT of the process.
+ */
 static void ptrec_probe_exit(void *data, struct task_struct *p)
 {
 	struct ptrec_sb_thread_exit r = { .hdr.type = PTREC_SB_THREAD_EXIT };
 	struct ptrec_sb_process_exit pe = { .hdr.type = PTREC_SB_PROCESS_EXIT };
+	struct ptrec_session *s;
 	struct ptrec_thread *t;
-	int code;
+	unsigned long flags;
 
 	rcu_read_lock();
 	t = ptrec_thread_find(p);
 	if (!t || t->dead)
 		goto out_unlock;
 	ptrec_thread_on_exit(t);
+	s = t->s;
 	r.pid = t->pid;
 	r.tid = t->tid;
 	r.exit_code = p->exit_code;
-	ptrec_q_record(t->s, &r, sizeof(r), NULL, 0);
-	/* do_exit() dropped signal->live before this tracepoint */
-	if (!atomic_read(&p->signal->live)) {
-		code = p->signal->flags & SIGNAL_GROUP_EXIT ?
-		       p->signal->group_exit_code : p->exit_code;
+	spin_lock_irqsave(&s->exit_lock, flags);
+	t->exited = true;
+	ptrec_q_record(s, &r, sizeof(r), NULL, 0);
+	if (!atomic_read(&p->signal->live) &&
+	    ptrec_thread_last_of_process(t)) {
 		pe.pid = t->pid;
-		if (code & 0x7f) {
-			pe.kind = code & 0x80 ? PTREC_SB_DUMPED :
-						PTREC_SB_KILLED;
-			pe.status = code & 0x7f;
-		} else {
-			pe.kind = PTREC_SB_EXITED;
-			pe.status = (code >> 8) & 0xff;
-		}
-		ptrec_q_record(t->s, &pe, sizeof(pe), NULL, 0);
+		ptrec_exit_status(p, &pe);
+		ptrec_q_record(s, &pe, sizeof(pe), NULL, 0);
 	}
+	spin_unlock_irqrestore(&s->exit_lock, flags);
 out_unlock:
 	rcu_read_unlock();
 }

@@ -518,6 +518,33 @@ void ptrec_thread_on_exit(struct ptrec_thread *t)
 }
 
 /**
+ * ptrec_thread_last_of_process() - is @t the last traced thread of its
+ * process to exit?
+ * @t:	an exiting thread, marked exited.
+ *
+ * A thread released earlier has left the session's list; one still on it
+ * that has not written THREAD_EXIT is yet to pass the exit tracepoint.
+ * Context: t->s->exit_lock held, which orders the exit records.
+ * Return: true if no other thread of t->pid in the session is left.
+ */
+bool ptrec_thread_last_of_process(struct ptrec_thread *t)
+{
+	struct ptrec_thread *o;
+	unsigned long flags;
+	bool last = true;
+
+	spin_lock_irqsave(&ptrec_threads_lock, flags);
+	list_for_each_entry(o, &t->s->threads, snode) {
+		if (o != t && o->pid == t->pid && !o->exited) {
+			last = false;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&ptrec_threads_lock, flags);
+	return last;
+}
+
+/**
  * ptrec_session_stop_threads() - stop and free every thread of @s
  * @s:	the session; s->detached is already set.
  *

@@ -10,7 +10,7 @@ host_checks() {
 		bad "host: kqcheck missing"
 		return 0
 	fi
-	for t in work fork keep ring stop lag detach; do
+	for t in work fork exits keep ring stop lag detach; do
 		[ -f "$res/$t/rc" ] || continue
 		if [ "$(cat "$res/$t/rc")" != 0 ]; then
 			# the guest already failed it; say why once more
@@ -24,6 +24,7 @@ host_checks() {
 		ring) opts="--ring" ;;
 		stop) opts="--stop" ;;
 		lag) opts="--lag" ;;
+		exits) opts="--exits $res/exits/exitlog" ;;
 		detach) opts="--detached" ;;
 		*) opts="" ;;
 		esac

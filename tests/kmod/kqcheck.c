@@ -4,7 +4,7 @@
  * of the simulated PT unit.  Prints TAP lines without numbers.
  *
  * kqcheck NAME DIR [--worklog LOG] [--no-loss] [--ring] [--stop]
- *         [--detached] [--fork] [--lag]
+ *         [--detached] [--fork] [--lag] [--exits LOG]
  * kqcheck NAME BUNDLE --bundle [--worklog LOG]
  *
  * - the sideband is a valid sideband stream (sideband/ reader: format,
@@ -95,7 +95,12 @@ static char kq_exec_path[256];
 static int kq_exit_seen, kq_exit_kind, kq_exit_status;
 static uint32_t kq_exit_pid[KQ_MAX_THREADS];
 static int kq_exit_kinds[KQ_MAX_THREADS], kq_exit_statuses[KQ_MAX_THREADS];
+static size_t kq_exit_seq[KQ_MAX_THREADS];
 static size_t kq_nexits;
+/* THREAD_EXIT records: pid and position in the sideband */
+static uint32_t kq_texit_pid[KQ_MAX_THREADS];
+static size_t kq_texit_seq[KQ_MAX_THREADS];
+static size_t kq_ntexits;
 static uint32_t kq_start_tids[KQ_MAX_THREADS], kq_start_parent[KQ_MAX_THREADS];
 static uint32_t kq_start_pid[KQ_MAX_THREADS];
 static size_t kq_nstarts;
@@ -241,6 +246,10 @@ static int kq_load_sideband(const char *dir)
 			 */
 			const struct ptrec_sb_thread_exit *x = (const void *)h;
 
+			if (kq_ntexits < KQ_MAX_THREADS) {
+				kq_texit_pid[kq_ntexits] = x->pid;
+				kq_texit_seq[kq_ntexits++] = n;
+			}
 			if (kq_nsws < KQ_MAX_SW) {
 				kq_sws[kq_nsws].tid = x->tid;
 				kq_sws[kq_nsws].cpu = UINT32_MAX;
@@ -287,6 +296,7 @@ static int kq_load_sideband(const char *dir)
 				(const void *)h;
 
 			if (kq_nexits < KQ_MAX_THREADS) {
+				kq_exit_seq[kq_nexits] = n;
 				kq_exit_pid[kq_nexits] = x->pid;
 				kq_exit_kinds[kq_nexits] = (int)x->kind;
 				kq_exit_statuses[kq_nexits++] = x->status;
@@ -921,6 +931,61 @@ static void kq_check_ring(const char *dir)
 }
 
 /*
+ * guest/kqexit's children: two threads each that exit at once on two
+ * CPUs.  Every child has exactly one PROCESS_EXIT, status 0, after both of
+ * its THREAD_EXIT records.
+ */
+static void kq_check_exits(const char *log)
+{
+	size_t children = 0, good = 0, i, nexit, nthr, last_thr, ex_seq;
+	unsigned int pid;
+	char line[256], first_bad[200] = "";
+	FILE *f = fopen(log, "r");
+
+	if (!f) {
+		kq_result(0, "the workload wrote its log %s", log);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "child %u", &pid) != 1)
+			continue;
+		children++;
+		nexit = nthr = last_thr = ex_seq = 0;
+		for (i = 0; i < kq_nexits; i++) {
+			if (kq_exit_pid[i] != pid)
+				continue;
+			nexit++;
+			ex_seq = kq_exit_seq[i];
+			if (kq_exit_kinds[i] != PTREC_SB_EXITED ||
+			    kq_exit_statuses[i])
+				nexit += 100;
+		}
+		for (i = 0; i < kq_ntexits; i++) {
+			if (kq_texit_pid[i] != pid)
+				continue;
+			nthr++;
+			if (kq_texit_seq[i] > last_thr)
+				last_thr = kq_texit_seq[i];
+		}
+		if (nexit == 1 && nthr == 2 && ex_seq > last_thr)
+			good++;
+		else if (!first_bad[0])
+			snprintf(first_bad, sizeof(first_bad), "pid %u: %zu "
+				 "PROCESS_EXIT (+100 per wrong status), %zu "
+				 "THREAD_EXIT, PROCESS_EXIT %s the last",
+				 pid, nexit, nthr, ex_seq > last_thr ?
+				 "after" : "before");
+	}
+	fclose(f);
+	kq_result(children > 0 && good == children, "each of %zu processes "
+		  "whose two threads exit at once has one PROCESS_EXIT "
+		  "(status 0), after both THREAD_EXIT records (%zu do)",
+		  children, good);
+	if (first_bad[0])
+		kq_diag("%s", first_bad);
+}
+
+/*
  * A ring-mode reader that read nothing until the process had exited: the
  * queue was full when the threads were freed, so losses were still pending
  * then; each must have its LOST record (the stats check compares the
@@ -1083,11 +1148,12 @@ int main(int argc, char **argv)
 	const char *dir, *worklog = NULL;
 	int no_loss = 0, ring = 0, stop = 0, detached = 0, fork = 0, i;
 	int bundle = 0, lag = 0;
+	const char *exits = NULL;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: kqcheck NAME DIR [--worklog LOG] "
 			"[--no-loss] [--ring] [--stop] [--detached] "
-			"[--fork] [--bundle] [--lag]\n");
+			"[--fork] [--bundle] [--lag] [--exits LOG]\n");
 		return 2;
 	}
 	kq_name = argv[1];
@@ -1109,6 +1175,8 @@ int main(int argc, char **argv)
 			bundle = 1;
 		} else if (!strcmp(argv[i], "--lag")) {
 			lag = 1;
+		} else if (!strcmp(argv[i], "--exits") && i + 1 < argc) {
+			exits = argv[++i];
 		} else {
 			fprintf(stderr, "kqcheck: unknown option %s\n",
 				argv[i]);
@@ -1152,5 +1220,7 @@ int main(int argc, char **argv)
 		kq_check_stop(dir);
 	if (lag)
 		kq_check_lag(dir);
+	if (exits)
+		kq_check_exits(exits);
 	return kq_fails ? 1 : 0;
 }

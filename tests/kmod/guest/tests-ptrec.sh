@@ -106,6 +106,22 @@ ptrec_tests() {
 		bad "fork: traced a shell and the kqwork it started to the end"
 	fi
 
+	# -- two threads exit at once on two CPUs: one PROCESS_EXIT each ----
+	# kqselftest exit_stall=kqexit holds every exiting kqexit thread at
+	# the exit tracepoint until its process's signal->live is 0, so both
+	# threads of every child read 0 there (host check "exits")
+	if insmod /kq/kqselftest.ko sim=1 exit_stall=kqexit >/tmp/log 2>&1
+	then
+		if trace exits -f -s 200 -- kqexit /out/exits/exitlog 8; then
+			ok "exits: traced 8 processes whose two threads exit at once"
+		else
+			bad "exits: traced 8 processes whose two threads exit at once"
+		fi
+		rmmod kqselftest
+	else
+		bad "exits: kqselftest loads with exit_stall=kqexit"
+	fi
+
 	# -- a reader that keeps up loses nothing --------------------------
 	if trace keep -s 100 -b 262144 -n 8 -- kqwork /out/keep/worklog 10 3000
 	then
