@@ -198,6 +198,14 @@ static int grow(void *vp, size_t n, size_t *cap, size_t size)
 	return 0;
 }
 
+/* qsort() must not see NULL, even for no elements. */
+static void xsort(void *v, size_t n, size_t size,
+		  int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(v, n, size, cmp);
+}
+
 static bool in_file(const struct perf *p, uint64_t off, uint64_t size)
 {
 	return off <= p->len && size <= p->len - off;
@@ -803,10 +811,11 @@ static int parse_record(struct perf *p, const uint8_t *r, uint64_t off,
 	}
 	case PF_REC_LOST:
 	case PF_REC_LOST_SAMPLES: {
-		uint64_t lost = rd64(r + 8 + (h.type == PF_REC_LOST ? 8 : 0));
+		uint64_t lost;
 
 		if (h.size < (h.type == PF_REC_LOST ? 24 : 16))
 			return perr(p, off, "LOST record of %u bytes", h.size);
+		lost = rd64(r + 8 + (h.type == PF_REC_LOST ? 8 : 0));
 		e = new_ev(p, PTREC_SB_LOST, &s);
 		if (!e)
 			return -1;
@@ -951,7 +960,7 @@ static int join_bufs(struct perf *p, size_t *capmk)
 		struct auxbuf *b = &p->ab[i];
 		uint64_t want;
 
-		qsort(b->c, b->nc, sizeof(*b->c), chunk_cmp);
+		xsort(b->c, b->nc, sizeof(*b->c), chunk_cmp);
 		for (j = 0; j < b->nc; j++)
 			b->len += b->c[j].size;
 		b->data = malloc(b->len ? b->len : 1);
@@ -1444,6 +1453,8 @@ static int lost_ev(struct perf *p, uint32_t tid, uint64_t off, uint64_t bytes,
 
 static int thr_put(struct thr *t, const uint8_t *d, size_t n)
 {
+	if (!n)
+		return 0;
 	if (t->len + n > t->cap) {
 		size_t nc = t->cap ? t->cap : 4096;
 		uint8_t *nd;
@@ -1508,8 +1519,8 @@ static int perf_split(struct perf *p)
 	uint64_t dropped = 0;
 	int ret = -1;
 
-	qsort(p->sw, p->nsw, sizeof(*p->sw), sw_cmp);
-	qsort(p->mk, p->nmk, sizeof(*p->mk), mark_cmp);
+	xsort(p->sw, p->nsw, sizeof(*p->sw), sw_cmp);
+	xsort(p->mk, p->nmk, sizeof(*p->mk), mark_cmp);
 	for (i = 0; i < p->nab; i++) {
 		const struct auxbuf *b = &p->ab[i];
 
@@ -1530,7 +1541,7 @@ static int perf_split(struct perf *p)
 	if (dropped)
 		warn(p, "%llu bytes of AUX data belong to no traced thread (before the first PSB, or while another task ran): dropped",
 		     (unsigned long long)dropped);
-	qsort(v, n, sizeof(*v), piece_cmp);
+	xsort(v, n, sizeof(*v), piece_cmp);
 	for (i = 0; i < n; i++) {
 		const struct piece *pc = &v[i];
 		const struct auxbuf *b = &p->ab[pc->buf];
@@ -1838,7 +1849,7 @@ static int finish_events(struct perf *p)
 {
 	size_t i, j, n = p->nev;
 
-	qsort(p->ev, p->nev, sizeof(*p->ev), ev_cmp);
+	xsort(p->ev, p->nev, sizeof(*p->ev), ev_cmp);
 	for (i = 0; i < n; i++) {
 		struct ev *e = &p->ev[i];
 
@@ -1856,7 +1867,7 @@ static int finish_events(struct perf *p)
 	}
 	if (count_exits(p, n))
 		return -1;
-	qsort(p->ev, p->nev, sizeof(*p->ev), ev_cmp);
+	xsort(p->ev, p->nev, sizeof(*p->ev), ev_cmp);
 	return 0;
 }
 

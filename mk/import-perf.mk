@@ -12,3 +12,12 @@ import-perf-test: $(PTREC) $(MKPERF) $(PROG_DIR)/threads $(PROG_DIR)/loops
 		PROGS=$(CURDIR)/$(PROG_DIR) sh tests/import/perf.sh
 
 CHECK_EXTRA += import-perf-test
+
+# The perf.data reader under libFuzzer (make fuzz): the importer's parse
+# and split steps, with libipt for the PSB scan.  mkseeds runs mkperf.
+$(BUILD)/fuzz/fuzz_perf: tests/fuzz/fuzz_perf.c $(SB_SRCS) import/perf.c \
+		import/common.c $(wildcard import/*.h sideband/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(ALL_CPPFLAGS) -std=gnu11 $(WARN) $(FUZZ_FLAGS) -o $@ $< \
+		import/perf.c import/common.c $(SB_SRCS) -lipt $(LIBS_SIDEBAND)
+fuzz: $(MKPERF)

@@ -5,7 +5,8 @@
  * The seeds come from the library's own writers, so they follow the format
  * as it is now: for fuzz_sideband_reader a stream holding one record of
  * every type, an empty stream and a stream cut inside a record; for
- * fuzz_manifest a manifest with every field set and a register snapshot.
+ * fuzz_manifest a manifest with every field set and a register snapshot;
+ * fuzz_replay and fuzz_perf start from the recorded fuzz bundle.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -364,6 +365,37 @@ static int seeds_replay(void)
 	return system(cmd) ? -1 : 0;
 }
 
+/*
+ * fuzz_perf: perf.data files mkperf (next to this program's directory, in
+ * BUILD/tests/tools) writes around $PTREC_FUZZ_BUNDLE: per-thread in small
+ * AUX chunks, per-cpu, with a truncated AUX record, with an unknown header
+ * feature, and cut in half.
+ */
+static int seeds_perf(const char *self)
+{
+	const char *bundle = getenv("PTREC_FUZZ_BUNDLE");
+	char cmd[16384], tools[4096];
+	const char *slash = strrchr(self, '/');
+
+	if (!bundle) {
+		fprintf(stderr, "mkseeds: fuzz_perf needs PTREC_FUZZ_BUNDLE\n");
+		return -1;
+	}
+	snprintf(tools, sizeof(tools), "%.*s/../tests/tools/mkperf",
+		 slash ? (int)(slash - self) : 1, slash ? self : ".");
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; m='%s'; b='%s'; d='%s';"
+		 " \"$m\" --chunk 128 \"$b\" \"$d/thread.data\" >/dev/null;"
+		 " \"$m\" --per-cpu \"$b\" \"$d/cpu.data\" >/dev/null;"
+		 " \"$m\" --unknown-feature \"$b\" \"$d/unknown.data\" >/dev/null;"
+		 " t=$(ls \"$b/pt\" | head -1); t=${t%%.pt};"
+		 " \"$m\" --truncate \"$t\" \"$b\" \"$d/trunc.data\" >/dev/null || true;"
+		 " head -c $(( $(stat -c %%s \"$d/thread.data\") / 2 ))"
+		 " \"$d/thread.data\" > \"$d/half.data\"",
+		 tools, bundle, dir);
+	return system(cmd) ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	int ret;
@@ -379,6 +411,8 @@ int main(int argc, char **argv)
 		ret = seeds_manifest();
 	} else if (!strcmp(argv[1], "fuzz_replay")) {
 		ret = seeds_replay();
+	} else if (!strcmp(argv[1], "fuzz_perf")) {
+		ret = seeds_perf(argv[0]);
 	} else {
 		fprintf(stderr, "mkseeds: no seeds for harness '%s'\n",
 			argv[1]);
