@@ -1166,6 +1166,11 @@ int rec_kmod_record(const struct rec_options *o, struct rec_stats *st,
 			goto out_free;
 	} else {
 		k.pid = o->pid;
+		if (kill(o->pid, 0) < 0 && errno == ESRCH) {
+			km_fail(&k, -ESRCH, "process %d: no such process",
+				o->pid);
+			goto out_free;
+		}
 		km_cmdline(&k, o->pid);
 	}
 	ret = km_attach(&k);

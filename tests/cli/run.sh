@@ -212,6 +212,9 @@ if [ -n "${FAKEPTREC:-}" ]; then
 	else
 		bad "record: after a failed ATTACH: stdout '$(cat "$tmp/out")', bundle $(ls -d "$tmp/k" 2>/dev/null)"
 	fi
+	expect_fail "record: -p of a process that does not exist" 1 \
+		"ptrec record: process 2147483646: no such process" \
+		fake eperm "$PTREC" record --backend=kmod -p 2147483646 -o "$tmp/k"
 	expect_fail "record: ATTACH to a traced process (EBUSY)" 1 \
 		"Device or resource busy: the process is already traced by another ptrec session, or another tracer (perf's intel_pt) uses Intel PT now" \
 		fake ebusy "$PTREC" record --backend=kmod -p $$ -o "$tmp/k"
