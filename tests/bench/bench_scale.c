@@ -4,8 +4,9 @@
  * (issue #7, docs/performance.md).  Each BUNDLE has its ground truth in
  * BUNDLE.truth.  For each, in the same run:
  *   - the baseline: a plain libipt instruction-decoder loop (iptloop.c);
- *   - open to ready: rp_session_open (decode + index build), a cursor, and
- *     the instruction at the end of the history;
+ *   - open to ready: rp_session_open (decode + index build, no saved
+ *     index), a cursor, and the instruction at the end of the history;
+ *     and opening again with the index a first open saved;
  *   (both best of BENCH_SCALE_REPEAT runs, default 3, taking turns;)
  *   - index memory per instruction;
  *   - latency, p50 and p99, of goto to random positions, one step back
@@ -38,7 +39,7 @@ static const char *const kind_name[NKIND] = {
 
 struct result {
 	uint64_t insns, pt_bytes;
-	double base, ready, index_bpi;
+	double base, ready, reopen, index_bpi;
 	double p50[NKIND], p99[NKIND];
 	int n[NKIND];
 	uint64_t rc_dist50;	/* median reverse-continue distance */
@@ -187,6 +188,8 @@ static int bench(const char *dir, struct result *r)
 			rp_cursor_free(c);
 			rp_session_close(s);
 		}
+		/* The index build itself: no saved index (idxcache.c). */
+		setenv("PTREC_INDEX_CACHE", "0", 1);
 		t0 = iptloop_now();
 		if (rp_session_open(&s, dir)) {
 			fprintf(stderr, "bench_scale: %s: %s\n", dir,
@@ -200,6 +203,22 @@ static int bench(const char *dir, struct result *r)
 		b = iptloop_now() - t0;
 		if (!rep || b < r->ready)
 			r->ready = b;
+	}
+	/* Opening again, with the index a first open saved. */
+	unsetenv("PTREC_INDEX_CACHE");
+	{
+		struct rp_session *s2;
+
+		if (!rp_session_open(&s2, dir))
+			rp_session_close(s2);
+		t0 = iptloop_now();
+		if (rp_session_open(&s2, dir)) {
+			fprintf(stderr, "bench_scale: reopen %s: %s\n", dir,
+				rp_session_errmsg(s2));
+			return -1;
+		}
+		r->reopen = iptloop_now() - t0;
+		rp_session_close(s2);
 	}
 	rp_thread_info(s, t.h.tid, &ti);
 	if (ti.insns != t.h.insns) {
@@ -247,9 +266,9 @@ int main(int argc, char **argv)
 			return 1;
 		fprintf(stderr, "bench_scale: %s done\n", argv[i + 1]);
 	}
-	printf("%13s %9s %10s %10s %6s %9s %9s  %s\n", "instructions",
+	printf("%13s %9s %10s %10s %6s %9s %10s %10s\n", "instructions",
 	       "PT bytes", "libipt/s", "index/s", "ratio", "idx B/ins",
-	       "ready", "(open + index + first insn)");
+	       "ready", "reopen");
 	for (i = 0; i < n; i++) {
 		struct result *r = &res[i];
 
@@ -258,6 +277,7 @@ int main(int argc, char **argv)
 		       (double)r->insns / r->ready, r->base / r->ready,
 		       r->index_bpi);
 		ms(r->ready);
+		ms(r->reopen);
 		printf("\n");
 	}
 	printf("\n%13s", "latency");
@@ -281,7 +301,8 @@ int main(int argc, char **argv)
 		       k + 1 < NKIND ? "," : "");
 	printf("; reverse-continue distance p50 %" PRIu64 " instructions\n",
 	       res[n - 1].rc_dist50);
-	printf("ratio: decode + index + first instruction against the plain libipt loop (goal >= 3);\n"
+	printf("ready: open + decode + index + first instruction, no saved index; reopen: rp_session_open\n"
+	       "with the index a first open saved (BUNDLE/index); ratio: ready against the plain libipt loop (goal >= 3);\n"
 	       "reverse moves from the truth's samples, targets at most %llu instructions back\n",
 	       REACH);
 	if (n >= 2) {
