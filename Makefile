@@ -203,7 +203,8 @@ e2e: $(PTREC) $(PTCHECK) $(TRUTHDUMP) $(CURSORCHECK) $(PROG_BINS)
 gdb-test: $(PTREC) $(PTREC_SERVER) $(PROG_BINS) $(BUILD)/examples/demo
 	PTREC=$(CURDIR)/$(PTREC) PTREC_SERVER=$(CURDIR)/$(PTREC_SERVER) \
 		PROGS=$(CURDIR)/$(PROG_DIR) DEMO=$(CURDIR)/$(BUILD)/examples/demo \
-		tests/gdb/run.sh
+		GDB_LINES=$(CURDIR)/$(BUILD)/tests/gdb/lines \
+		TRUTHDUMP=$(CURDIR)/$(TRUTHDUMP) tests/gdb/run.sh
 
 # libFuzzer needs clang; harnesses link the library sources directly so the
 # whole reader is instrumented.  mkseeds writes each harness's seeds with the

@@ -89,7 +89,9 @@ PtrecCallHistory()
 # publishes the call stack at STACK_ADDR (read as memory: an unwinder must not
 # send packets).  Frame k's id uses a synthetic stack pointer that decreases
 # as calls nest (BASE minus its first instruction's position) and the address
-# of that first instruction, both fixed while stepping inside one call.
+# of that first instruction, both fixed while stepping inside one call.  Every
+# recorded frame, the outermost too, gets its id here, so that a frame's id
+# is the same whether it is frame 0 or a caller.
 
 import struct
 
@@ -128,21 +130,34 @@ class PtrecUnwinder(gdb.unwinder.Unwinder):
         if not stack:
             return None
         level = pending_frame.level()
-        if level >= len(stack) - 1:
-            return None      # outermost: no caller recorded
+        if level >= len(stack):
+            return None      # beyond the recorded call stack
         u64 = gdb.lookup_type('unsigned long')
         ptr = u64.pointer()
         entry, first_ip, resume = stack[level]
-        caller_entry = stack[level + 1][0]
+        # Stable while this call runs: its first instruction's position
+        # and address (the callee's entry).
         frame_id = _FrameId(
             gdb.Value(BASE - 16 * entry).cast(ptr),
             gdb.Value(first_ip).cast(ptr))
         info = pending_frame.create_unwind_info(frame_id)
-        # GDB needs the caller's stack pointer to identify and finish
-        # into it: the synthetic one of the caller's call instance.
-        info.add_saved_register('rip', gdb.Value(resume).cast(ptr))
-        info.add_saved_register('rsp',
-                                gdb.Value(BASE - 16 * caller_entry).cast(ptr))
+        if level < len(stack) - 1:
+            # Only the caller's PC is known.  Its other registers, the
+            # stack pointer too, read as <not saved>, never as made-up
+            # values.
+            info.add_saved_register('rip', gdb.Value(resume).cast(ptr))
+        else:
+            # The outermost recorded frame: its caller was not recorded.
+            # A zero PC, and a stack and frame pointer from which GDB's
+            # fallback unwinder computes a zero frame base, its mark of
+            # the outermost frame (backtrace ends with "0x0 in ?? ()").
+            # Returning nothing here instead leaves this frame to GDB's
+            # DWARF unwinder, which needs registers of the frame below
+            # that this unwinder cannot give: reverse-step failed with
+            # "value has been optimized out".
+            info.add_saved_register('rip', gdb.Value(0).cast(ptr))
+            info.add_saved_register('rsp', gdb.Value(8).cast(ptr))
+            info.add_saved_register('rbp', gdb.Value(0).cast(ptr))
         return info
 
 

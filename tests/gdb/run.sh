@@ -270,6 +270,53 @@ if [ -n "${DEMO:-}" ]; then
 	fi
 fi
 
+# Line stepping against the ground truth: tests/gdb/linetruth.py says from
+# the recorded addresses and the line table where each reverse-step and
+# reverse-next must stop (position, function, line), from the last
+# execution of line 36 back to the history's beginning; tests/gdb/steps.py
+# repeats the command in GDB and prints where it stopped.
+here=$(cd "$(dirname "$0")" && pwd)
+if [ -n "${GDB_LINES:-}" ] && [ -n "${TRUTHDUMP:-}" ]; then
+	timeout 120 "$PTREC" record -q --ground-truth -o "$tmp/l" -- \
+		"$GDB_LINES" >/dev/null 2>&1
+	"$TRUTHDUMP" "$tmp"/l/truth/*.gt >"$tmp/l.truth"
+	for m in step next; do
+		want=$(python3 "$here/linetruth.py" "$GDB_LINES" "$tmp/l.truth" \
+			36 "$m")
+		timeout 120 "$PTREC" replay "$tmp/l" -batch \
+			-ex "break lines.c:36" -ex "reverse-continue" \
+			-ex "set \$cmd = \"reverse-$m\"" \
+			-ex "source $here/steps.py" >"$tmp/out" 2>&1
+		got=$(sed -n 's/^STOPS //p' "$tmp/out")
+		if [ -n "$want" ] && [ "$got" = "$want" ]; then
+			ok "reverse-$m: $(echo "$got" | wc -w) stops, each the ground truth's (position:function:line)"
+		else
+			echo "# want: $want"
+			echo "# got:  $got"
+			bad "reverse-$m against the ground truth"
+		fi
+	done
+	# Every reverse-next stop is in main: it stepped over the calls.
+	if [ -n "$got" ] && [ "$(echo "$got" | tr ' ' '\n' | grep -vc ':main:')" = 0 ]; then
+		ok "reverse-next never stops in a callee"
+	else
+		bad "reverse-next stopped in a callee"
+	fi
+	# reverse-finish from sq's return line: at the call in main.
+	want=$(python3 "$here/linetruth.py" "$GDB_LINES" "$tmp/l.truth" 12 \
+		finish)
+	timeout 60 "$PTREC" replay "$tmp/l" -batch -ex "break lines.c:12" \
+		-ex "reverse-continue" -ex "reverse-finish" \
+		-ex "monitor ptrec position" -ex "frame" >"$tmp/out" 2>&1
+	got=$(positions):$(sed -n 's/^#0  .* in \([a-z]*\) () at .*lines.c:\([0-9]*\)$/\1:\2/p' \
+		"$tmp/out")
+	if [ -n "$want" ] && [ "$got" = "$want" ]; then
+		ok "reverse-finish from sq stops at its call in main ($got)"
+	else
+		bad "reverse-finish to the call line (got '$got', want '$want')"
+	fi
+fi
+
 # Errors: the past cannot be written; data memory was not recorded.
 gdb_run "set var \$rax = 1" "x/x \$sp" "print \$rsp"
 if grep -qi "E01\|could not write\|cannot" "$tmp/out"; then
