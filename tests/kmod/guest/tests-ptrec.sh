@@ -211,15 +211,16 @@ ptrec_tests() {
 			/out/rec.log
 		# auto: /dev/ptrec reports a unit and we are root, so kmod
 		rm -rf /tmp/rec-auto
-		timeout 120 ptrec record --ptwrite -o /tmp/rec-auto -- \
-			kqwork /tmp/rec-auto.log 1 1000 >/out/rec-auto.log 2>&1
+		# (no module option, which would ask for kmod by itself)
+		timeout 120 ptrec record -o /tmp/rec-auto -- \
+			kqwork /tmp/rec-auto.log 0 1 >/out/rec-auto.log 2>&1
 		rec_check "ptrec record without --backend uses kmod where /dev/ptrec reports PT" \
 			/out/rec-auto.log sh -c \
 			'grep -q "backend kmod" /out/rec-auto.log &&
 			grep -q "\"backend\": \"kmod\"" /tmp/rec-auto/manifest.json'
 		rm -rf /tmp/rec-auto
 		# -p PID: a running process, until it exits
-		kqwork /tmp/rec-p.log 100 2000 &
+		kqwork /tmp/rec-p.log 50 2000 &
 		wpid=$!
 		sleep 0.3
 		rm -rf /out/recp
@@ -262,7 +263,7 @@ ptrec_tests() {
 		ptrec record --backend=kmod --ptwrite -p "$wpid" -o /out/recint \
 			>/out/recint.log 2>&1 &
 		rpid=$!
-		sleep 1
+		sleep 0.5
 		kill -INT "$rpid"
 		i=0
 		while kill -0 "$rpid" 2>/dev/null && [ $i -lt 100 ]; do
