@@ -92,6 +92,8 @@ struct piece {
 	uint32_t buf, tid;
 	uint64_t start, end, tsc, seq;
 	bool lost;			/* undecodable: becomes a LOST record */
+	bool resync;			/* starts at a re-enable, not a PSB */
+	uint64_t last_ip;		/* IP compression state there */
 };
 
 struct thr {
@@ -1176,14 +1178,65 @@ static int perf_parse(struct perf *p)
 
 /* ---- splitting AUX buffers into thread streams ------------------------ */
 
+/*
+ * A place a piece of a per-cpu buffer can start: a PSB, or (@enable) the
+ * first packet after a TIP.PGD, where tracing was off and comes back on
+ * with TIP.PGE (Linux stops and starts a per-task trace at every context
+ * switch, SDM Vol. 3C 33.2.7.3: no PSB unless the byte count was 0).  A
+ * decoder cannot start at the latter: the importer gives it a PSB+ there
+ * and the IPs that follow in full, from @last_ip (the IP compression
+ * state of the CPU's stream at that point).
+ */
 struct psb {
-	uint64_t off, tsc;
-	bool have_tsc;
+	uint64_t off, tsc, last_ip;
+	bool have_tsc, enable;
 };
 
+static uint64_t ip_update(uint64_t last, const struct pt_packet_ip *ip)
+{
+	/* SDM Vol. 3C 33.4.2.2: which bytes of the last IP are replaced. */
+	switch (ip->ipc) {
+	case pt_ipc_update_16:
+		return (last & ~0xffffull) | (ip->ip & 0xffff);
+	case pt_ipc_update_32:
+		return (last & ~0xffffffffull) | (ip->ip & 0xffffffff);
+	case pt_ipc_update_48:
+		return (last & ~0xffffffffffffull) |
+		       (ip->ip & 0xffffffffffffull);
+	case pt_ipc_sext_48:
+		return (ip->ip & 0x800000000000ull) ?
+		       ip->ip | 0xffff000000000000ull :
+		       ip->ip & 0xffffffffffffull;
+	case pt_ipc_full:
+		return ip->ip;
+	default:
+		return last;
+	}
+}
+
+static bool is_ip_packet(enum pt_packet_type t)
+{
+	return t == ppt_fup || t == ppt_tip || t == ppt_tip_pge ||
+	       t == ppt_tip_pgd;
+}
+
+static int add_cand(struct psb **out, size_t *n, size_t *cap, uint64_t off,
+		    uint64_t tsc, bool have, uint64_t last_ip, bool enable)
+{
+	if (grow(out, *n, cap, sizeof(**out)))
+		return -1;
+	(*out)[*n].off = off;
+	(*out)[*n].tsc = tsc;
+	(*out)[*n].have_tsc = have;
+	(*out)[*n].last_ip = last_ip;
+	(*out)[(*n)++].enable = enable;
+	return 0;
+}
+
 /*
- * PSB offsets of a buffer, each with the TSC of its PSB+ or, lacking one,
- * the last TSC before it; @tscs receives every TSC packet.
+ * The places a buffer can be cut (struct psb), each with the TSC of its
+ * PSB+ or of the re-enable (lacking one, the last TSC before it); @tscs
+ * receives every TSC packet.
  */
 static int scan_psbs(const uint8_t *buf, size_t len, struct psb **out,
 		     size_t *n, struct psb **tscs, size_t *ntscs)
@@ -1192,8 +1245,9 @@ static int scan_psbs(const uint8_t *buf, size_t len, struct psb **out,
 	size_t cap = 0, capt = 0;
 	struct pt_config cfg;
 	struct pt_packet pkt;
-	uint64_t off, last = 0;
-	bool have = false, in_psb = false;
+	uint64_t off, last = 0, ip = 0;
+	bool have = false, in_psb = false, synced = false;
+	bool after_pgd = false, want_tsc = false;
 	int ret;
 
 	*out = *tscs = NULL;
@@ -1213,30 +1267,45 @@ static int scan_psbs(const uint8_t *buf, size_t len, struct psb **out,
 		if (ret == -pte_eos)
 			break;
 		if (ret < 0) {
-			in_psb = false;
+			/* Lost the packet boundaries: wait for a PSB. */
+			in_psb = synced = after_pgd = want_tsc = false;
 			ret = pt_pkt_sync_forward(d);
 			continue;
 		}
 		if (pkt.type == ppt_psb) {
-			if (grow(out, *n, &cap, sizeof(**out)))
+			if (add_cand(out, n, &cap, off, last, have, 0, false))
 				goto fail;
-			(*out)[*n].off = off;
-			(*out)[*n].tsc = last;
-			(*out)[(*n)++].have_tsc = have;
-			in_psb = true;
-		} else if (pkt.type == ppt_psbend) {
+			in_psb = synced = want_tsc = true;
+			after_pgd = false;
+			ip = 0;
+			continue;
+		}
+		if (after_pgd && !in_psb && pkt.type != ppt_pad) {
+			if (add_cand(out, n, &cap, off, last, have, ip, true))
+				goto fail;
+			after_pgd = false;
+			want_tsc = true;
+		}
+		if (pkt.type == ppt_psbend) {
 			in_psb = false;
 		} else if (pkt.type == ppt_tsc) {
 			last = pkt.payload.tsc.tsc;
 			have = true;
-			if (in_psb && *n) {
+			if (want_tsc && *n) {
 				(*out)[*n - 1].tsc = last;
 				(*out)[*n - 1].have_tsc = true;
+				want_tsc = false;
 			}
 			if (grow(tscs, *ntscs, &capt, sizeof(**tscs)))
 				goto fail;
 			(*tscs)[*ntscs].off = off;
 			(*tscs)[(*ntscs)++].tsc = last;
+		} else if (is_ip_packet(pkt.type)) {
+			ip = ip_update(ip, &pkt.payload.ip);
+			if (pkt.type == ppt_tip_pgd && synced && !in_psb)
+				after_pgd = true;
+			if (pkt.type == ppt_tip_pge)
+				want_tsc = false;
 		}
 	}
 	pt_pkt_free_decoder(d);
@@ -1282,6 +1351,24 @@ static uint32_t owner_at(const struct perf *p, uint32_t cpu, uint64_t tsc)
 	return i && p->sw[i - 1].cpu == cpu ? p->sw[i - 1].tid : NONE;
 }
 
+/*
+ * The thread a piece starting at @tsc belongs to: the one switched in
+ * last; when the last switch took the CPU away from every traced thread,
+ * the next one switched in (Linux enables a per-task trace before it
+ * writes the SWITCH record of the switch-in).
+ */
+static uint32_t owner_of_piece(const struct perf *p, uint32_t cpu,
+			       uint64_t tsc)
+{
+	size_t i = sw_after(p, cpu, tsc);
+
+	if (i && p->sw[i - 1].cpu == cpu && p->sw[i - 1].tid != NONE)
+		return p->sw[i - 1].tid;
+	if (i < p->nsw && p->sw[i].cpu == cpu)
+		return p->sw[i].tid;
+	return NONE;
+}
+
 /* First switch on @cpu after @from and before @to, or NULL. */
 static const struct sw *switch_within(const struct perf *p, uint32_t cpu,
 				      uint64_t from, uint64_t to)
@@ -1310,6 +1397,8 @@ static int add_piece(struct piece **v, size_t *n, size_t *cap, uint32_t buf,
 	pc->tsc = tsc;
 	pc->seq = *n;
 	pc->lost = lost;
+	pc->resync = false;
+	pc->last_ip = 0;
 	return 0;
 }
 
@@ -1352,10 +1441,12 @@ static int split_cpu(struct perf *p, uint32_t bi, struct piece **v,
 		     b->cpu);
 	*dropped += ps[0].off;
 	for (i = 0; i < np; i++) {
+		if (!ps[i].have_tsc && i)
+			ps[i].tsc = ps[i - 1].tsc;
 		uint64_t start = ps[i].off;
 		uint64_t end = i + 1 < np ? ps[i + 1].off : b->len;
 		uint64_t t0 = ps[i].tsc, t1 = UINT64_MAX, cut = end;
-		uint32_t tid = nt ? owner_at(p, b->cpu, t0) :
+		uint32_t tid = nt ? owner_of_piece(p, b->cpu, t0) :
 			       (p->nsw ? owner_at(p, b->cpu, UINT64_MAX) : b->tid);
 		const struct sw *w;
 
@@ -1383,10 +1474,19 @@ static int split_cpu(struct perf *p, uint32_t bi, struct piece **v,
 					break;
 				}
 		}
-		if (tid == NONE)
+		if (tid == NONE) {
 			*dropped += cut - start;
-		else if (add_piece(v, n, cap, bi, tid, start, cut, t0, false))
-			goto out;
+		} else if (*n && (*v)[*n - 1].buf == bi &&
+			   (*v)[*n - 1].tid == tid && (*v)[*n - 1].end == start &&
+			   !(*v)[*n - 1].lost) {
+			/* The same thread goes on: one piece. */
+			(*v)[*n - 1].end = cut;
+		} else {
+			if (add_piece(v, n, cap, bi, tid, start, cut, t0, false))
+				goto out;
+			(*v)[*n - 1].resync = ps[i].enable;
+			(*v)[*n - 1].last_ip = ps[i].last_ip;
+		}
 		if (cut < end) {
 			uint32_t who = owner_at(p, b->cpu, ts_at(ts, nt, cut));
 
@@ -1478,12 +1578,108 @@ static int thr_put(struct thr *t, const uint8_t *d, size_t n)
  * lost) goes in first, so the decoder does not join the packets on either
  * side of the hole, and a LOST record names the OVF's stream offset.
  */
+static int put_packet(struct thr *t, const struct pt_packet *pkt)
+{
+	uint8_t tmp[32];
+	struct pt_encoder *e;
+	struct pt_config cfg;
+	int n;
+
+	pt_config_init(&cfg);
+	cfg.begin = tmp;
+	cfg.end = tmp + sizeof(tmp);
+	e = pt_alloc_encoder(&cfg);
+	if (!e)
+		return -1;
+	n = pt_enc_next(e, pkt);
+	pt_free_encoder(e);
+	return n < 0 ? -1 : thr_put(t, tmp, n);
+}
+
+static const uint8_t ovf_bytes[2] = { 0x02, 0xf3 };
+
+/*
+ * A piece that starts where tracing was re-enabled: a PSB+ (PSB, TSC,
+ * PSBEND, SDM Vol. 3C 33.3.7) gives the decoder a place to start, and
+ * every IP packet is re-encoded in full (sign-extended 48 bits or 64),
+ * since the decoder restarts IP compression from zero at a PSB.  Marks
+ * inside it get their OVF at the packet boundary at or after them.
+ */
+static int copy_resync(struct perf *p, struct thr *t, const struct piece *pc,
+		       const struct auxbuf *b)
+{
+	struct pt_packet_decoder *d;
+	struct pt_config cfg;
+	struct pt_packet pkt;
+	uint64_t off, ip = pc->last_ip;
+	size_t j = 0;
+	int ret = -1;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = ppt_psb;
+	if (put_packet(t, &pkt))
+		return -1;
+	pkt.type = ppt_tsc;
+	pkt.payload.tsc.tsc = pc->tsc & ((1ull << 56) - 1);
+	if (put_packet(t, &pkt))
+		return -1;
+	pkt.type = ppt_psbend;
+	if (put_packet(t, &pkt))
+		return -1;
+	pt_config_init(&cfg);
+	cfg.begin = b->data;
+	cfg.end = b->data + pc->end;
+	d = pt_pkt_alloc_decoder(&cfg);
+	if (!d || pt_pkt_sync_set(d, pc->start) < 0)
+		goto out;
+	for (off = pc->start; off < pc->end; ) {
+		for (; j < p->nmk; j++) {
+			const struct mark *m = &p->mk[j];
+
+			if (m->buf != pc->buf || m->pos < pc->start)
+				continue;
+			if (m->pos > off)
+				break;
+			if (lost_ev(p, t->tid, t->len, m->bytes, m->tsc,
+				    m->reason) ||
+			    thr_put(t, ovf_bytes, sizeof(ovf_bytes)))
+				goto out;
+		}
+		if (pt_pkt_next(d, &pkt, sizeof(pkt)) < 0) {
+			/* Not a packet: the bytes as they are. */
+			if (thr_put(t, b->data + off, pc->end - off))
+				goto out;
+			break;
+		}
+		if (pkt.type == ppt_psb)
+			ip = 0;
+		if (is_ip_packet(pkt.type) &&
+		    pkt.payload.ip.ipc != pt_ipc_suppressed) {
+			ip = ip_update(ip, &pkt.payload.ip);
+			pkt.payload.ip.ip = ip;
+			pkt.payload.ip.ipc =
+				((int64_t)(ip << 16) >> 16) == (int64_t)ip ?
+				pt_ipc_sext_48 : pt_ipc_full;
+		}
+		if (put_packet(t, &pkt))
+			goto out;
+		pt_pkt_get_offset(d, &off);
+	}
+	ret = 0;
+out:
+	if (d)
+		pt_pkt_free_decoder(d);
+	return ret;
+}
+
 static int copy_piece(struct perf *p, struct thr *t, const struct piece *pc,
 		      const struct auxbuf *b)
 {
-	static const uint8_t ovf[2] = { 0x02, 0xf3 };
 	uint64_t at = pc->start;
 	size_t j;
+
+	if (pc->resync)
+		return copy_resync(p, t, pc, b);
 
 	for (j = 0; j < p->nmk; j++) {
 		const struct mark *m = &p->mk[j];
@@ -1496,7 +1692,8 @@ static int copy_piece(struct perf *p, struct thr *t, const struct piece *pc,
 		at = m->pos;
 		if (lost_ev(p, t->tid, t->len, m->bytes, m->tsc, m->reason))
 			return -1;
-		if (m->pos < b->len && thr_put(t, ovf, sizeof(ovf)))
+		if (m->pos < b->len &&
+		    thr_put(t, ovf_bytes, sizeof(ovf_bytes)))
 			return -1;
 	}
 	return thr_put(t, b->data + at, pc->end - at);

@@ -148,7 +148,9 @@ else
 fi
 
 # Per-cpu: one buffer for CPU 0 with every thread's trace as the threads
-# ran, split back by the SWITCH_CPU_WIDE records.
+# ran, split back by the SWITCH_CPU_WIDE records.  As a CPU writes a
+# per-task trace: no PSB at a switch-in, and each thread's first IP after
+# it compressed against the previous thread's last IP.
 "$MKPERF" --per-cpu --buildid-dir "$cache" "$tmp/orig" "$tmp/cpu.data" >/dev/null 2>"$tmp/log" &&
 	ok "mkperf: per-cpu perf.data" || bad "mkperf per-cpu"
 if imp cpu "$tmp/cpu.data" >"$tmp/log" 2>&1 &&
@@ -164,6 +166,11 @@ swt=$(grep " SWITCH_IN " "$tmp/dump" | sed 's/.* tid \([0-9]*\).*/\1/' | sort -u
 	ok "per-cpu: $nsw switch-ins of 5 threads interleaved on CPU 0" ||
 	bad "per-cpu: interleaving ($nsw switches, $swt threads)"
 same cpu "per-cpu"
+# The same with a PSB+ at every switch-in (a CPU whose byte count was 0).
+"$MKPERF" --per-cpu --psb-at-switch --buildid-dir "$cache" "$tmp/orig" "$tmp/cpu2.data" >/dev/null 2>"$tmp/log" &&
+	imp cpu2 "$tmp/cpu2.data" >"$tmp/log" 2>&1 && ok "import perf: per-cpu file with a PSB at every switch-in" ||
+	bad "per-cpu file with PSBs at switch-ins"
+same cpu2 "per-cpu, PSB at switch-in"
 
 # A truncated AUX record: the bytes between two PSBs never reached the file.
 t1=$(echo "$tids" | head -1)

@@ -9,12 +9,15 @@
  *
  *   --per-cpu        one AUX buffer for CPU 0 holding every thread's
  *                    trace, interleaved as the threads ran, with
- *                    SWITCH_CPU_WIDE records.  Each stretch a thread ran
- *                    is re-encoded to start with a PSB+ and carry full IPs
- *                    (what a CPU writes when tracing is enabled again at a
- *                    switch-in), so it decodes without the packets of the
- *                    thread before it.  Default: per-thread buffers and
- *                    SWITCH records.
+ *                    SWITCH_CPU_WIDE records.  As a CPU writes it when
+ *                    Linux stops and restarts a per-task trace at each
+ *                    switch: the stretches follow each other without a
+ *                    PSB (the stream's own PSBs stay), and every IP packet
+ *                    is compressed against the last IP of the CPU's stream,
+ *                    whichever thread it came from.  Default: per-thread
+ *                    buffers and SWITCH records.
+ *   --psb-at-switch  with --per-cpu: start every stretch with a PSB+
+ *                    (what a CPU writes when its packet byte count was 0)
  *   --chunk N        bytes of AUX data per AUXTRACE record (default 512)
  *   --truncate TID   drop the bytes between two PSBs in the middle of
  *                    TID's trace and flag the AUX record before them
@@ -125,6 +128,7 @@ struct seg {
 
 static struct seg *segs;
 static size_t nsegs;
+static bool psb_at_switch;
 
 static uint64_t ip_update(uint64_t last, const struct pt_packet_ip *ip)
 {
@@ -176,7 +180,7 @@ static struct seg *new_seg(uint32_t tid, uint64_t tsc, bool synth)
 	memset(s, 0, sizeof(*s));
 	s->tid = tid;
 	s->tsc = tsc;
-	if (!synth)
+	if (!synth || !psb_at_switch)
 		return s;
 	/* PSB, TSC, PSBEND: a sync point (SDM Vol. 3C 33.3.7). */
 	memset(&pkt, 0, sizeof(pkt));
@@ -257,6 +261,48 @@ static void segment(uint32_t tid, const uint8_t *data, size_t len)
 			break;
 		}
 		enc(&s->b, &pkt);
+	}
+	pt_pkt_free_decoder(d);
+}
+
+/*
+ * The joined CPU stream: every IP packet compressed against the last IP of
+ * this stream (SDM Vol. 3C 33.4.2.2), as the CPU does, so a thread's first
+ * TIP.PGE after a switch may depend on the other thread's last IP.
+ */
+static void recompress(struct buf *out_b, const uint8_t *data, size_t len)
+{
+	struct pt_packet_decoder *d;
+	struct pt_config cfg;
+	struct pt_packet pkt;
+	uint64_t last = 0, ip;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)data;
+	cfg.end = (uint8_t *)data + len;
+	d = pt_pkt_alloc_decoder(&cfg);
+	if (!d || pt_pkt_sync_forward(d) < 0)
+		die("recompress: no PSB");
+	while (pt_pkt_next(d, &pkt, sizeof(pkt)) >= 0) {
+		if (pkt.type == ppt_psb)
+			last = 0;
+		if ((pkt.type == ppt_fup || pkt.type == ppt_tip ||
+		     pkt.type == ppt_tip_pge || pkt.type == ppt_tip_pgd) &&
+		    pkt.payload.ip.ipc != pt_ipc_suppressed) {
+			ip = ip_update(last, &pkt.payload.ip);
+			if ((ip >> 16) == (last >> 16)) {
+				pkt.payload.ip.ipc = pt_ipc_update_16;
+				pkt.payload.ip.ip = ip & 0xffff;
+			} else if ((ip >> 32) == (last >> 32)) {
+				pkt.payload.ip.ipc = pt_ipc_update_32;
+				pkt.payload.ip.ip = ip & 0xffffffff;
+			} else {
+				pkt.payload.ip.ipc = pt_ipc_sext_48;
+				pkt.payload.ip.ip = ip & 0xffffffffffffull;
+			}
+			last = ip;
+		}
+		enc(out_b, &pkt);
 	}
 	pt_pkt_free_decoder(d);
 }
@@ -393,6 +439,7 @@ int main(int argc, char **argv)
 		{ "buildid-dir", required_argument, NULL, 'b' },
 		{ "path-prefix", required_argument, NULL, 'p' },
 		{ "no-aux", no_argument, NULL, 'a' },
+		{ "psb-at-switch", no_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *bdir = NULL, *prefix = "", *dir, *outp;
@@ -418,6 +465,7 @@ int main(int argc, char **argv)
 		case 'b': bdir = optarg; break;
 		case 'p': prefix = optarg; break;
 		case 'a': no_aux = true; break;
+		case 's': psb_at_switch = true; break;
 		default: return 2;
 		}
 	}
@@ -665,16 +713,18 @@ int main(int argc, char **argv)
 		free(d);
 	}
 	if (per_cpu && !no_aux) {
-		struct buf all = { 0 };
+		struct buf all = { 0 }, cpu = { 0 };
 
 		qsort(segs, nsegs, sizeof(*segs), seg_cmp);
 		for (i = 0; i < nsegs; i++) {
 			put(&all, segs[i].b.p, segs[i].b.len);
 			free(segs[i].b.p);
 		}
-		emit_buffer(all.p, all.len, 0, (uint32_t)-1, (uint32_t)-1, 0,
+		recompress(&cpu, all.p, all.len);
+		emit_buffer(cpu.p, cpu.len, 0, (uint32_t)-1, (uint32_t)-1, 0,
 			    0, 0);
 		free(all.p);
+		free(cpu.p);
 	}
 	hdr.data.offset = data_off;
 	hdr.data.size = out.len - data_off;
