@@ -31,7 +31,10 @@ class PtrecGoto(gdb.Command):
         arg = arg.strip()
         if not arg:
             raise gdb.GdbError('usage: ptrec goto begin|end|N')
-        gdb.execute('monitor ptrec goto ' + arg, to_string=False)
+        out = gdb.execute('monitor ptrec goto ' + arg, to_string=True)
+        if out.startswith('ptrec goto:'):
+            raise gdb.GdbError(out.strip())
+        gdb.write(out)
         # The registers and frames of the new position.
         gdb.execute('maintenance flush register-cache', to_string=True)
         gdb.execute('frame', to_string=False)

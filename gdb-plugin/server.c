@@ -756,6 +756,50 @@ static int monitor_calls(struct server *sv, const char *arg)
 	return console(sv, n ? text : "no calls in that range\n");
 }
 
+/*
+ * "ptrec goto begin|end|N": N is an instruction number, 1 to @n + 1 (the
+ * end), in decimal.  Anything else ("", "10x", "abc", "-1", too large)
+ * is refused with a message in @err that starts with "ptrec goto:".
+ */
+static int parse_goto(const char *arg, uint64_t n, uint64_t *to, char *err,
+		      size_t errsize)
+{
+	const char *p;
+	char *end;
+	unsigned long long v;
+
+	while (*arg == ' ')
+		arg++;
+	if (!strcmp(arg, "begin")) {
+		*to = 1;
+		return 0;
+	}
+	if (!strcmp(arg, "end")) {
+		*to = n + 1;
+		return 0;
+	}
+	for (p = arg; *p >= '0' && *p <= '9'; p++)
+		;
+	while (*p == ' ')
+		p++;
+	if (!*arg || *p || *arg < '0' || *arg > '9') {
+		snprintf(err, errsize, "ptrec goto: '%s' is not begin, end or "
+			 "an instruction number (1 to %" PRIu64 ")\n", arg,
+			 n + 1);
+		return -1;
+	}
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno == ERANGE || !v || v > n + 1) {
+		snprintf(err, errsize, "ptrec goto: no instruction %.*s: "
+			 "the history has 1 to %" PRIu64 " (%" PRIu64
+			 " is the end)\n", (int)(end - arg), arg, n, n + 1);
+		return -1;
+	}
+	*to = v;
+	return 0;
+}
+
 /* qRcmd: "monitor" commands for the plugin; output in O packets. */
 static int do_monitor(struct server *sv, const char *hex)
 {
@@ -790,15 +834,11 @@ static int do_monitor(struct server *sv, const char *hex)
 		else
 			snprintf(out, sizeof(out), "thread %u at the end, after %"
 				 PRIu64 " instructions\n", t->tid, t->n);
-	} else if (!strncmp(cmd, "ptrec goto ", 11)) {
-		const char *a = cmd + 11;
-		uint64_t to = !strcmp(a, "begin") ? 1 :
-			      !strcmp(a, "end") ? t->n + 1 :
-			      strtoull(a, NULL, 0);
+	} else if (!strcmp(cmd, "ptrec goto") ||
+		   !strncmp(cmd, "ptrec goto ", 11)) {
+		uint64_t to;
 
-		if (!to || to > t->n + 1) {
-			snprintf(out, sizeof(out), "no instruction %s\n", a);
-		} else {
+		if (parse_goto(cmd + 10, t->n, &to, out, sizeof(out)) == 0) {
 			t->pos = to - 1;
 			snprintf(out, sizeof(out), "thread %u at %" PRIu64 "\n",
 				 t->tid, to);

@@ -143,6 +143,35 @@ fi
 		ok "ptrec replay of a missing bundle names it" ||
 		bad "ptrec replay error message"; }
 
+# ptrec goto refuses what is not an instruction number, and stays put.
+gdb_run "monitor ptrec goto 10x" "monitor ptrec goto abc" \
+	"monitor ptrec goto" "monitor ptrec goto 99999999999999999999999" \
+	"monitor ptrec goto 0" "monitor ptrec goto -1" \
+	"monitor ptrec goto $((end + 2))" "monitor ptrec position" \
+	"monitor ptrec goto 12" "monitor ptrec position"
+if [ "$(grep -c "^ptrec goto: '\(10x\|abc\|\|-1\)' is not begin, end or an instruction number (1 to $((end + 1)))" "$tmp/out")" -eq 4 ] &&
+	[ "$(grep -c "^ptrec goto: no instruction \(99999999999999999999999\|0\|$((end + 2))\): the history has 1 to $end" "$tmp/out")" -eq 3 ] &&
+	grep -q "at the end, after $end instructions" "$tmp/out" &&
+	[ "$(positions)" = 12 ]; then
+	ok "monitor ptrec goto refuses junk, 0 and out-of-range numbers, then goes to 12"
+else
+	bad "monitor ptrec goto argument checks"
+fi
+cat >"$tmp/goto.py" <<'EOF'
+try:
+    gdb.execute('ptrec goto 12abc')
+except gdb.error as e:
+    print('GDB ERROR: %s' % e)
+EOF
+timeout 120 "$PTREC" replay "$tmp/b" -batch -ex "source $tmp/goto.py" \
+	-ex "ptrec position" >"$tmp/out" 2>&1
+if grep -q "^GDB ERROR: ptrec goto: '12abc' is not" "$tmp/out" &&
+	grep -q "at the end" "$tmp/out"; then
+	ok "the plugin's ptrec goto reports the refusal as an error"
+else
+	bad "plugin ptrec goto error"
+fi
+
 # Threads: reverse-continue finds the latest breakpoint hit in any thread,
 # by time; the expectation comes from the exported timestamps.
 timeout 120 "$PTREC" record -q -o "$tmp/t" -- "$PROGS/threads" >/dev/null 2>&1
