@@ -5,12 +5,17 @@ Load it by hand with `source gdb-plugin/ptrec.py`, or let `ptrec replay`
 load it.  It talks to the server only through monitor commands, never to
 the engine's internals.
 
-Commands: `ptrec goto begin|end|N`, `ptrec position`,
+Commands: `ptrec goto begin|end|N`, `ptrec position`, `ptrec info`,
+`ptrec export ...` (both run the ptrec CLI on the server's bundle),
 `ptrec instruction-history [/r] [range]`,
 `ptrec function-call-history [/c /l /i] [range]`, and a frame unwinder.  GDB's own
 reverse commands (reverse-step, reverse-next, reverse-finish,
 reverse-stepi, reverse-continue) work over the connection without it.
 """
+import os
+import shutil
+import subprocess
+
 import gdb
 
 
@@ -79,7 +84,67 @@ lines, /i instruction ranges."""
         gdb.execute('monitor ptrec calls ' + arg, to_string=False)
 
 
+def _bundle():
+    """The bundle the server replays, and the ptrec CLI to run on it: the
+    one next to ptrec-server, else ptrec on PATH."""
+    out = gdb.execute('monitor ptrec bundle', to_string=True)
+    where = dict(line.split(' ', 1) for line in out.splitlines()
+                 if ' ' in line)
+    if 'bundle' not in where:
+        raise gdb.GdbError('ptrec: the target is not a ptrec-server')
+    cli = os.path.join(os.path.dirname(where.get('server', '')), 'ptrec')
+    if not os.access(cli, os.X_OK):
+        cli = shutil.which('ptrec') or 'ptrec'
+    return where['bundle'], cli
+
+
+def _run_cli(command, args):
+    bundle, cli = _bundle()
+    try:
+        proc = subprocess.run([cli, command, bundle] + args,
+                              capture_output=True, text=True, check=False)
+    except OSError as e:
+        raise gdb.GdbError('ptrec %s: cannot run %s: %s' %
+                           (command, cli, e.strerror))
+    gdb.write(proc.stdout)
+    if proc.returncode:
+        msg = proc.stderr.strip() or 'exit status %d' % proc.returncode
+        # The CLI's usage names the bundle; in GDB it is implicit.
+        raise gdb.GdbError(msg.replace(' BUNDLE', ''))
+    if proc.stderr:
+        gdb.write(proc.stderr)
+
+
+class PtrecInfo(gdb.Command):
+    """ptrec info: the recording's threads, instructions, gaps and sizes
+(what `ptrec info BUNDLE` prints)."""
+
+    def __init__(self):
+        super().__init__('ptrec info', gdb.COMMAND_USER)
+
+    def invoke(self, arg, from_tty):
+        if arg.strip():
+            raise gdb.GdbError('usage: ptrec info')
+        _run_cli('info', [])
+
+
+class PtrecExport(gdb.Command):
+    """ptrec export --format=jsonl|csv|perfetto -o FILE [--thread TID]
+
+Writes the recording's instruction history to FILE, as
+`ptrec export BUNDLE ...` does (a relative FILE is relative to GDB's
+working directory)."""
+
+    def __init__(self):
+        super().__init__('ptrec export', gdb.COMMAND_USER)
+
+    def invoke(self, arg, from_tty):
+        _run_cli('export', gdb.string_to_argv(arg))
+
+
 PtrecPrefix()
+PtrecInfo()
+PtrecExport()
 PtrecGoto()
 PtrecPosition()
 PtrecInsnHistory()

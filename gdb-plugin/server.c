@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,7 @@ struct server {
 	size_t ncalls;
 	uint32_t calls_tid;
 	char out[2 * RSP_MAX_PACKET];
+	char text[2 * PATH_MAX + 64];	/* monitor replies */
 };
 
 static const char hexd[] = "0123456789abcdef";
@@ -824,6 +826,22 @@ static int do_monitor(struct server *sv, const char *hex)
 	}
 	if (!strncmp(cmd, "ptrec calls", 11)) {
 		if (monitor_calls(sv, cmd + 11))
+			return -1;
+		return reply(sv, "OK");
+	}
+	if (!strcmp(cmd, "ptrec bundle")) {
+		/* Where the plugin finds the bundle and the ptrec CLI (next
+		 * to this server) to run ptrec info and ptrec export on it.
+		 */
+		char dir[PATH_MAX], self[PATH_MAX];
+		ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		self[len > 0 ? len : 0] = '\0';
+		if (!realpath(sv->dir, dir))
+			snprintf(dir, sizeof(dir), "%s", sv->dir);
+		snprintf(sv->text, sizeof(sv->text), "bundle %s\nserver %s\n",
+			 dir, self);
+		if (console(sv, sv->text))
 			return -1;
 		return reply(sv, "OK");
 	}

@@ -172,6 +172,28 @@ else
 	bad "plugin ptrec goto error"
 fi
 
+# ptrec info and ptrec export inside GDB: the CLI's output and files, run
+# on the server's bundle; a relative -o is relative to GDB's directory.
+"$PTREC" info "$tmp/b" >"$tmp/cli-info"
+"$PTREC" export "$tmp/b" --format=jsonl -o "$tmp/cli.jsonl"
+cat >"$tmp/export.py" <<'EOF'
+try:
+    gdb.execute('ptrec export --format=bogus -o x')
+except gdb.error as e:
+    print('GDB ERROR: %s' % e)
+EOF
+(cd "$tmp" && timeout 120 "$PTREC" replay "$tmp/b" -batch -ex "ptrec info" \
+	-ex "ptrec export --format=jsonl -o gdb.jsonl" \
+	-ex "source $tmp/export.py") >"$tmp/out" 2>&1
+if grep -F -x -f "$tmp/cli-info" "$tmp/out" |
+	cmp -s - "$tmp/cli-info" && [ -s "$tmp/cli-info" ] &&
+	cmp -s "$tmp/cli.jsonl" "$tmp/gdb.jsonl" &&
+	grep -q "^GDB ERROR: usage: ptrec export --format=" "$tmp/out"; then
+	ok "ptrec info and ptrec export in GDB: the CLI's output and file; bad arguments are an error"
+else
+	bad "ptrec info / ptrec export in GDB"
+fi
+
 # Threads: reverse-continue finds the latest breakpoint hit in any thread,
 # by time; the expectation comes from the exported timestamps.
 timeout 120 "$PTREC" record -q -o "$tmp/t" -- "$PROGS/threads" >/dev/null 2>&1
