@@ -32,6 +32,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -88,6 +89,8 @@ struct km {
 	uint64_t last_time;
 	uint64_t clamped;	/* records whose time went backwards */
 	uint64_t unknown;	/* records of types this ptrec does not know */
+	struct rlimit nofile;	/* RLIMIT_NOFILE as ptrec found it */
+	bool nofile_raised;
 	int error;
 };
 
@@ -749,6 +752,8 @@ static int km_launch(struct km *k)
 		return km_fail(k, -errno, "fork: %s", strerror(errno));
 	if (pid == 0) {
 		close(pipefd[0]);
+		if (k->nofile_raised)
+			setrlimit(RLIMIT_NOFILE, &k->nofile);
 		if (ptrace(PTRACE_TRACEME, 0, 0, 0) == 0)
 			execvp(prog, k->o->argv);
 		child_errno = errno;
@@ -1149,6 +1154,16 @@ int rec_kmod_record(const struct rec_options *o, struct rec_stats *st,
 	int status = 0, ret;
 
 	memset(st, 0, sizeof(*st));
+	/*
+	 * One open stream file per traced thread: as many files as allowed
+	 * (the launched program gets the limit it would have had).
+	 */
+	if (!getrlimit(RLIMIT_NOFILE, &k.nofile) &&
+	    k.nofile.rlim_cur < k.nofile.rlim_max) {
+		struct rlimit rl = { k.nofile.rlim_max, k.nofile.rlim_max };
+
+		k.nofile_raised = !setrlimit(RLIMIT_NOFILE, &rl);
+	}
 	k.fd = km_open(&k.info, err);
 	if (k.fd < 0)
 		return k.fd;

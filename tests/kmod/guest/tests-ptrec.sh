@@ -253,6 +253,17 @@ ptrec_tests() {
 			/out/recstop.log sh -c "test $rc = 0 &&
 			grep -q 'tracing stopped' /out/recstop.log &&
 			! grep -q 'had no LOST record' /out/recstop.log"
+		# ptrec raises its own open-file limit (a stream per thread);
+		# the program it launches keeps the one it was given
+		rm -rf /tmp/recul
+		(ulimit -S -n 200 &&
+			timeout 60 ptrec record --backend=kmod -o /tmp/recul -- \
+			sh -c 'ulimit -S -n >/tmp/recul.txt') >/out/recul.log 2>&1
+		echo "limit seen by the program: $(cat /tmp/recul.txt 2>&1)" \
+			>>/out/recul.log
+		rec_check "the launched program keeps its open-file limit" \
+			/out/recul.log grep -qx 200 /tmp/recul.txt
+		rm -rf /tmp/recul
 		# SIGINT to ptrec recording -p PID: it detaches, the bundle is
 		# finished (PROCESS_EXIT of kind DETACHED, checked on the host)
 		# and the process lives on
