@@ -234,12 +234,14 @@ struct ptrec_thread {
 	u64 last_cr3;			/* last CR3 record written */
 	struct ptrec_save_area *area;
 	u64 *topa;			/* one page */
-	struct page **regions;
+	struct page **regions;		/* the buffer's allocations */
 	unsigned int nr_regions;
 	u32 region_size;
+	unsigned int nr_entries;	/* ToPA entries: regions, at least 2 */
+	u32 entry_size;
 	u64 buf_size;
 	unsigned int stop_idx;		/* entry carrying STOP, stop mode */
-	u64 last_pos;			/* last seen ring position */
+	u64 last_pos;			/* ring position at the last reading */
 	u64 produced;			/* logical bytes written by the unit */
 	u64 drained;			/* logical bytes delivered or lost */
 	u64 pend_lost, pend_lost_off;
@@ -260,6 +262,7 @@ void ptrec_thread_stop(struct ptrec_thread *t);
 void ptrec_session_stop_threads(struct ptrec_session *s);
 void ptrec_pmi_raise(void);
 void ptrec_thread_on_exit(struct ptrec_thread *t);
+void ptrec_thread_set_cr3_match(struct ptrec_thread *t, u64 cr3);
 bool ptrec_thread_last_of_process(struct ptrec_thread *t);
 int ptrec_follow_fork(struct ptrec_thread *pt, struct task_struct *child);
 

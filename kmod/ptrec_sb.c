@@ -270,7 +270,6 @@ static void ptrec_probe_exec(void *data, struct task_struct *p,
 	struct ptrec_exec_work *w;
 	struct ptrec_thread *t;
 	const char *path = NULL;
-	unsigned long flags;
 
 	rcu_read_lock();
 	t = ptrec_thread_find(p);
@@ -290,17 +289,8 @@ static void ptrec_probe_exec(void *data, struct task_struct *p,
 	ptrec_sb_comm(t, 0);
 
 	/* new address space: new CR3 for the filter and the record */
-	raw_spin_lock_irqsave(&t->lock, flags);
-	if (t->s->cfg.flags & PTREC_CFG_CR3_FILTER && p->mm) {
-		bool loaded = t->loaded_cpu == smp_processor_id();
-
-		if (loaded)
-			ptrec_hw->save(t->area);
-		t->area->pt.cr3_match = __pa(p->mm->pgd) & ~0x1fULL;
-		if (loaded)
-			ptrec_hw->restore(t->area);
-	}
-	raw_spin_unlock_irqrestore(&t->lock, flags);
+	if (t->s->cfg.flags & PTREC_CFG_CR3_FILTER && p->mm)
+		ptrec_thread_set_cr3_match(t, __pa(p->mm->pgd) & ~0x1fULL);
 	ptrec_sb_cr3(t);
 
 	if (!try_module_get(THIS_MODULE))

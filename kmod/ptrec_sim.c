@@ -15,7 +15,11 @@
  * position the model holds, walking the ToPA (33.2.6.2) and honouring its
  * END, INT and STOP bits; a filled INT region sets
  * IA32_PERF_GLOBAL_STATUS[55] in the model and raises the PMI through the
- * same handler the NMI uses.  Packets: PSB+ (PSB, TSC with TSCEn, PSBEND)
+ * same handler the NMI uses after the packet that filled it, in the
+ * middle of a tick's packets, as the hardware interrupts the program (a
+ * packet is never split: clearing TraceEn completes the packets in
+ * flight).  PMIs do not nest: one raised while the handler runs (its
+ * restart writes PSB+) is taken after it.  Packets: PSB+ (PSB, TSC with TSCEn, PSBEND)
  * when tracing starts and every PSB period, TSC each tick with TSCEn, and
  * PTW with an 8-byte payload (tid << 32 | per-thread sequence number) with
  * PTWEn and User, at the session's sim_rate per millisecond.
@@ -43,9 +47,12 @@ struct ptrec_sim_cpu {
 	u64 last_ns;
 	u64 psb_bytes;		/* bytes since the last PSB */
 	bool started;
+	bool in_pmi;		/* the PMI handler runs */
 };
 
 static DEFINE_PER_CPU(struct ptrec_sim_cpu, ptrec_sim);
+
+static void sim_pmi(struct ptrec_sim_cpu *c);
 
 /* SDM Vol. 3C 33.4.2.17 PSB: 02 82 repeated 8 times. */
 static const u8 sim_psb[16] = {
@@ -95,16 +102,25 @@ static bool sim_out(struct ptrec_sim_cpu *c, const u8 *p, u32 len)
 			c->r.output_mask = MASK_PTRS(idx, off);
 			continue;
 		}
-		/* region full: next entry; INT then STOP (33.2.6.2) */
+		/* region full: next entry; STOP, and INT's PMI (33.2.6.2) */
 		c->r.output_mask = MASK_PTRS(idx + 1, 0);
+		if (e & TOPA_STOP)
+			c->r.status |= RTIT_STATUS_STOPPED;
 		if (e & TOPA_INT)
 			c->global_status |= PERF_STATUS_TOPA_PMI;
-		if (e & TOPA_STOP) {
-			c->r.status |= RTIT_STATUS_STOPPED;
+		if (c->r.status & RTIT_STATUS_STOPPED)
 			return false;
-		}
 	}
 	return true;
+}
+
+/* One whole packet (or PSB+), then the PMI it may have raised. */
+static bool sim_packet(struct ptrec_sim_cpu *c, const u8 *p, u32 len)
+{
+	bool ok = sim_out(c, p, len);
+
+	sim_pmi(c);
+	return ok;
 }
 
 static bool sim_tsc(struct ptrec_sim_cpu *c)
@@ -115,19 +131,26 @@ static bool sim_tsc(struct ptrec_sim_cpu *c)
 	/* SDM Vol. 3C 33.4.2.11 TSC: 19H, then TSC[55:0] little-endian. */
 	pkt[0] = 0x19;
 	memcpy(&pkt[1], &tsc, 7);
-	return sim_out(c, pkt, sizeof(pkt));
+	return sim_packet(c, pkt, sizeof(pkt));
 }
 
 static bool sim_psb_plus(struct ptrec_sim_cpu *c)
 {
 	static const u8 psbend[2] = { 0x02, 0x23 };	/* 33.4.2.18 */
+	u64 tsc = rdtsc_ordered();
+	u8 pkt[sizeof(sim_psb) + 8 + sizeof(psbend)];
+	u32 n = sizeof(sim_psb);
 
+	/* PSB, TSC with TSCEn (33.4.2.11), PSBEND: written as one */
 	c->psb_bytes = 0;
-	if (!sim_out(c, sim_psb, sizeof(sim_psb)))
-		return false;
-	if ((c->r.ctl & RTIT_CTL_TSC_EN) && !sim_tsc(c))
-		return false;
-	return sim_out(c, psbend, sizeof(psbend));
+	memcpy(pkt, sim_psb, sizeof(sim_psb));
+	if (c->r.ctl & RTIT_CTL_TSC_EN) {
+		pkt[n] = 0x19;
+		memcpy(&pkt[n + 1], &tsc, 7);
+		n += 8;
+	}
+	memcpy(&pkt[n], psbend, sizeof(psbend));
+	return sim_packet(c, pkt, n + sizeof(psbend));
 }
 
 static bool sim_ptw(struct ptrec_sim_cpu *c, u64 payload)
@@ -142,7 +165,7 @@ static bool sim_ptw(struct ptrec_sim_cpu *c, u64 payload)
 	pkt[0] = 0x02;
 	pkt[1] = 0x32;
 	memcpy(&pkt[2], &payload, 8);
-	if (!sim_out(c, pkt, sizeof(pkt)))
+	if (!sim_packet(c, pkt, sizeof(pkt)))
 		return false;
 	c->psb_bytes += sizeof(pkt);
 	if (c->psb_bytes >= period)
@@ -150,10 +173,15 @@ static bool sim_ptw(struct ptrec_sim_cpu *c, u64 payload)
 	return true;
 }
 
+/* Deliver a pending ToPA PMI unless the handler runs already. */
 static void sim_pmi(struct ptrec_sim_cpu *c)
 {
-	if (c->global_status & PERF_STATUS_TOPA_PMI)
-		ptrec_hw_pmi();
+	if (c->in_pmi)
+		return;
+	c->in_pmi = true;
+	while ((c->global_status & PERF_STATUS_TOPA_PMI) && ptrec_hw_pmi())
+		;
+	c->in_pmi = false;
 }
 
 static enum hrtimer_restart sim_tick(struct hrtimer *timer)
@@ -304,6 +332,7 @@ int ptrec_sim_init(void)
 		memset(&c->r, 0, sizeof(c->r));
 		c->global_status = 0;
 		c->started = false;
+		c->in_pmi = false;
 		hrtimer_init(&c->timer, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_REL_PINNED_HARD);
 		c->timer.function = sim_tick;

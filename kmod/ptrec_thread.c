@@ -8,7 +8,12 @@
  * Output is drained from irq_work, never from the PMI's NMI: after a ToPA
  * PMI (an INT region filled) and after a switch-out that crossed a region.
  * Positions are logical byte offsets in the thread's stream; the ring
- * position is the offset modulo the buffer size.
+ * position is the offset modulo the buffer size.  The unit's progress is
+ * read at every save and at every ToPA PMI; every ToPA entry has INT and
+ * there are at least two, so between two readings the unit writes less
+ * than the buffer and the progress modulo its size is exact, however far
+ * the drain lags: a ring buffer that wrapped before its drain is counted
+ * (and reported lost) byte for byte.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -40,6 +45,25 @@ struct ptrec_drain_cpu {
 };
 static DEFINE_PER_CPU(struct ptrec_drain_cpu, ptrec_drain);
 
+/*
+ * Non-zero while this CPU saves, drains or restores its loaded thread's
+ * unit under t->lock: the ToPA PMI then leaves the unit alone (as perf's
+ * pt->handle_nmi), and the section reads the position itself.
+ */
+static DEFINE_PER_CPU(int, ptrec_pmi_hold);
+
+static void ptrec_hold_pmi(void)
+{
+	this_cpu_inc(ptrec_pmi_hold);
+	barrier();
+}
+
+static void ptrec_allow_pmi(void)
+{
+	barrier();
+	this_cpu_dec(ptrec_pmi_hold);
+}
+
 /**
  * ptrec_thread_find() - the traced thread of @task
  * @task: a task.
@@ -60,21 +84,36 @@ struct ptrec_thread *ptrec_thread_find(struct task_struct *task)
 	return NULL;
 }
 
+/* SDM Vol. 3C 33.2.7.8: table index and offset, as a ring position. */
 static u64 ptrec_ring_pos(struct ptrec_thread *t)
 {
 	u64 m = t->area->pt.output_mask;
 	u32 idx = MASK_PTRS_IDX(m), off = MASK_PTRS_OFF(m);
 
-	if (idx >= t->nr_regions)	/* at the END entry: wrapped */
+	if (idx >= t->nr_entries)	/* at the END entry: wrapped */
 		return 0;
-	return ((u64)idx * t->region_size + off) & (t->buf_size - 1);
+	return ((u64)idx * t->entry_size + off) & (t->buf_size - 1);
 }
 
-/* Stop-on-full: STOP on the region before the oldest undrained byte. */
+/*
+ * Count what the unit wrote since the last reading into t->produced, from
+ * the output position in t->area (read with TraceEn clear).  Reading the
+ * same position twice adds nothing.  Context: t->lock held, or the PMI on
+ * the CPU holding @t outside a ptrec_hold_pmi() section.
+ */
+static void ptrec_account(struct ptrec_thread *t)
+{
+	u64 pos = ptrec_ring_pos(t);
+
+	t->produced += (pos - t->last_pos) & (t->buf_size - 1);
+	t->last_pos = pos;
+}
+
+/* Stop-on-full: STOP on the entry before the oldest undrained byte. */
 static void ptrec_place_stop(struct ptrec_thread *t)
 {
-	unsigned int d = (t->drained & (t->buf_size - 1)) / t->region_size;
-	unsigned int idx = (d + t->nr_regions - 1) & (t->nr_regions - 1);
+	unsigned int d = (t->drained & (t->buf_size - 1)) / t->entry_size;
+	unsigned int idx = (d + t->nr_entries - 1) & (t->nr_entries - 1);
 
 	if (t->s->cfg.flags & PTREC_CFG_RING || idx == t->stop_idx)
 		return;
@@ -91,15 +130,12 @@ static void ptrec_place_stop(struct ptrec_thread *t)
 static void ptrec_collect(struct ptrec_thread *t)
 {
 	struct ptrec_session *s = t->s;
-	u64 pos = ptrec_ring_pos(t), delta;
 	bool ring = s->cfg.flags & PTREC_CFG_RING;
 
-	delta = (pos - t->last_pos) & (t->buf_size - 1);
-	t->last_pos = pos;
-	t->produced += delta;
+	ptrec_account(t);
 	if ((t->area->pt.status & RTIT_STATUS_STOPPED) && !t->stopped) {
 		/* SDM 33.2.6.2: the STOP region is full */
-		u64 end = round_down(t->drained, t->region_size) + t->buf_size;
+		u64 end = round_down(t->drained, t->entry_size) + t->buf_size;
 
 		t->produced = max(t->produced, end);
 		t->stopped = true;
@@ -158,9 +194,11 @@ static bool ptrec_load(struct ptrec_thread *t, int cpu)
 	}
 	atomic64_inc(&t->s->st_switches);
 	ptrec_sb_switch(t, PTREC_SB_SWITCH_IN, 0, cpu);
-	ptrec_hw->restore(t->area);
+	ptrec_hold_pmi();
 	t->loaded_cpu = cpu;
 	this_cpu_write(ptrec_cur, t);
+	ptrec_hw->restore(t->area);
+	ptrec_allow_pmi();
 	return true;
 }
 
@@ -169,13 +207,15 @@ static void ptrec_queue_drain(struct ptrec_thread *t);
 /* Context: t->lock held, IRQs off, t loaded on this CPU. */
 static void ptrec_unload(struct ptrec_thread *t)
 {
-	u64 before = t->last_pos;
+	u64 before = t->produced;
 
+	ptrec_hold_pmi();
 	ptrec_hw->save(t->area);
+	ptrec_account(t);
 	t->loaded_cpu = -1;
 	this_cpu_write(ptrec_cur, NULL);
-	if ((ptrec_ring_pos(t) / t->region_size) !=
-	    (before / t->region_size) ||
+	ptrec_allow_pmi();
+	if (t->produced / t->entry_size != before / t->entry_size ||
 	    (t->area->pt.status & RTIT_STATUS_STOPPED))
 		ptrec_queue_drain(t);
 }
@@ -190,8 +230,34 @@ static void ptrec_queue_drain(struct ptrec_thread *t)
 	irq_work_queue(&d->iw);
 }
 
+/*
+ * The position at a ToPA PMI.  SDM Vol. 3C 33.2.7.8: the output pointers
+ * are reliable only with TraceEn clear, so, as perf's PMI handler does,
+ * stop the unit, read them and start it again (writing IA32_RTIT_CTL is
+ * allowed with TraceEn set, 33.2.7.2).  The saved area is not restored:
+ * its next save overwrites what is read here.
+ */
+static void ptrec_pmi_account(struct ptrec_thread *t)
+{
+	struct ptrec_pt_state *pt = &t->area->pt;
+	u64 ctl = ptrec_hw->read_msr(MSR_IA32_RTIT_CTL);
+
+	if (!(ctl & RTIT_CTL_TRACEEN))
+		return;
+	ptrec_hw->write_msr(MSR_IA32_RTIT_CTL, ctl & ~RTIT_CTL_TRACEEN);
+	pt->status = ptrec_hw->read_msr(MSR_IA32_RTIT_STATUS);
+	pt->output_base = ptrec_hw->read_msr(MSR_IA32_RTIT_OUTPUT_BASE);
+	pt->output_mask = ptrec_hw->read_msr(MSR_IA32_RTIT_OUTPUT_MASK);
+	ptrec_account(t);
+	ptrec_hw->write_msr(MSR_IA32_RTIT_CTL, ctl);
+}
+
 /**
  * ptrec_pmi_raise() - a ToPA PMI for the thread loaded on this CPU
+ *
+ * Reads the unit's position, so a ring buffer the unit wraps before the
+ * drain runs is still counted byte for byte, and queues the drain.
+ * Inside a ptrec_hold_pmi() section that section reads the position.
  *
  * Context: NMI (or the model's hrtimer).
  */
@@ -199,10 +265,12 @@ void ptrec_pmi_raise(void)
 {
 	struct ptrec_thread *t = this_cpu_read(ptrec_cur);
 
-	if (t) {
-		atomic64_inc(&t->s->st_pmis);
-		ptrec_queue_drain(t);
-	}
+	if (!t)
+		return;
+	atomic64_inc(&t->s->st_pmis);
+	if (!this_cpu_read(ptrec_pmi_hold))
+		ptrec_pmi_account(t);
+	ptrec_queue_drain(t);
 }
 
 static void ptrec_drain_fn(struct irq_work *iw)
@@ -218,9 +286,11 @@ static void ptrec_drain_fn(struct irq_work *iw)
 		raw_spin_lock_irqsave(&t->lock, flags);
 		if (t->loaded_cpu == smp_processor_id()) {
 			/* stop the unit, drain, re-arm (33.3.5.1 order) */
+			ptrec_hold_pmi();
 			ptrec_hw->save(t->area);
 			ptrec_collect(t);
 			ptrec_hw->restore(t->area);
+			ptrec_allow_pmi();
 		} else if (t->loaded_cpu < 0 && !t->dead) {
 			ptrec_collect(t);
 		}
@@ -334,6 +404,9 @@ static struct ptrec_thread *ptrec_thread_alloc(struct ptrec_session *s,
 	t->nr_regions = cfg->nr_regions;
 	t->buf_size = cfg->buf_size;
 	t->region_size = cfg->buf_size / cfg->nr_regions;
+	/* two entries at least, so a PMI reading never sees a whole wrap */
+	t->nr_entries = max(cfg->nr_regions, 2U);
+	t->entry_size = cfg->buf_size / t->nr_entries;
 	order = get_order(t->region_size);
 
 	/* power-of-two size: kmalloc aligns it naturally (64 for XSAVES) */
@@ -353,13 +426,23 @@ static struct ptrec_thread *ptrec_thread_alloc(struct ptrec_session *s,
 		if (!t->regions[i])
 			goto err_free_thread;
 		atomic_long_add(1 << order, &ptrec_cnt.pages);
-		/* SDM 33.2.6.2: Size = log2(region / 4K); INT on each */
-		t->topa[i] = page_to_phys(t->regions[i]) |
-			     ((u64)order << TOPA_SIZE_SHIFT) | TOPA_INT;
 	}
-	t->topa[t->nr_regions] = virt_to_phys(t->topa) | TOPA_END;
+	/*
+	 * SDM Vol. 3C 33.2.6.2: Size = log2(entry / 4K), INT on each entry;
+	 * an entry is a region or, with one region, half of it (naturally
+	 * aligned as the region is).
+	 */
+	for (i = 0; i < t->nr_entries; i++) {
+		u64 at = (u64)i * t->entry_size;
+
+		t->topa[i] = (page_to_phys(t->regions[at / t->region_size]) +
+			      at % t->region_size) |
+			     ((u64)get_order(t->entry_size) << TOPA_SIZE_SHIFT) |
+			     TOPA_INT;
+	}
+	t->topa[t->nr_entries] = virt_to_phys(t->topa) | TOPA_END;
 	if (!(cfg->flags & PTREC_CFG_RING)) {
-		t->stop_idx = t->nr_regions - 1;
+		t->stop_idx = t->nr_entries - 1;
 		t->topa[t->stop_idx] |= TOPA_STOP;
 	}
 
@@ -515,6 +598,36 @@ void ptrec_thread_on_exit(struct ptrec_thread *t)
 		INIT_WORK(&t->free_work, ptrec_free_work);
 		queue_work(ptrec_wq, &t->free_work);
 	}
+}
+
+/**
+ * ptrec_thread_set_cr3_match() - trace @t's new address space
+ * @t:		the thread, current on this CPU (exec).
+ * @cr3:	IA32_RTIT_CR3_MATCH value.
+ *
+ * SDM Vol. 3C 33.2.7: IA32_RTIT_CR3_MATCH, like every RTIT MSR but
+ * IA32_RTIT_CTL, may be written only with TraceEn clear, so a loaded unit
+ * is saved, changed and restored.
+ * Context: preemption disabled.
+ */
+void ptrec_thread_set_cr3_match(struct ptrec_thread *t, u64 cr3)
+{
+	unsigned long flags;
+	bool loaded;
+
+	raw_spin_lock_irqsave(&t->lock, flags);
+	loaded = t->loaded_cpu == smp_processor_id();
+	if (loaded) {
+		ptrec_hold_pmi();
+		ptrec_hw->save(t->area);
+		ptrec_account(t);
+	}
+	t->area->pt.cr3_match = cr3;
+	if (loaded) {
+		ptrec_hw->restore(t->area);
+		ptrec_allow_pmi();
+	}
+	raw_spin_unlock_irqrestore(&t->lock, flags);
 }
 
 /**
