@@ -488,21 +488,61 @@ static int kq_in_interval(uint32_t tid, uint64_t time)
 	return open && time >= in;
 }
 
+/* Bytes of a PTW packet with an 8-byte payload (SDM Vol. 3C 33.4.2.21). */
+#define KQ_PTW_SIZE	10
+
 struct kq_decode {
 	uint64_t expect;	/* next sequence number, if known */
 	int known;
 	uint64_t bad_tid, bad_seq, errors, stretches;
 	char first_bad[200];
+	/* the thread's last PTW: sequence, stream offset past its end */
+	int have_last;
+	uint64_t last_seq, last_end;
+	uint64_t gaps, undercounts;
+	char first_under[200];
 };
 
-/* Decodes one stretch of a stream that has no loss inside. */
+/*
+ * Across a loss, the PTW packets the program wrote in between (their
+ * sequence numbers are missing) lay in the bytes between the last PTW
+ * before and the first after, which are the LOST records' bytes plus what
+ * the two stretches hold around them: fewer than KQ_PTW_SIZE per missing
+ * packet means the module counted less than it lost.
+ */
+static void kq_check_gap(struct kq_thread *th, struct kq_decode *d,
+			 uint64_t seq, uint64_t at)
+{
+	uint64_t missing, bytes;
+
+	if (!d->have_last || seq <= d->last_seq || at < d->last_end)
+		return;
+	d->gaps++;
+	missing = seq - d->last_seq - 1;
+	bytes = at - d->last_end;
+	if (bytes >= missing * KQ_PTW_SIZE)
+		return;
+	d->undercounts++;
+	if (!d->first_under[0])
+		snprintf(d->first_under, sizeof(d->first_under),
+			 "tid %u: %" PRIu64 " PTW packets (%" PRIu64 "..%"
+			 PRIu64 ") missing in %" PRIu64 " bytes at stream "
+			 "offset %" PRIu64, th->tid, missing,
+			 d->last_seq + 1, seq - 1, bytes, d->last_end);
+}
+
+/*
+ * Decodes one stretch of a stream that has no loss inside; @base is the
+ * stream offset of its first byte.
+ */
 static void kq_decode_stretch(struct kq_thread *th, uint8_t *buf,
-			      size_t len, struct kq_decode *d, int after_loss)
+			      size_t len, uint64_t base, struct kq_decode *d,
+			      int after_loss)
 {
 	struct pt_packet_decoder *dec;
 	struct pt_config cfg;
 	struct pt_packet pkt;
-	int rc;
+	int rc, first_ptw = 1;
 
 	if (!len)
 		return;
@@ -543,8 +583,9 @@ static void kq_decode_stretch(struct kq_thread *th, uint8_t *buf,
 	if (after_loss)
 		d->known = 0;
 	for (;;) {
-		uint64_t off = 0;
+		uint64_t off = 0, at = 0;
 
+		pt_pkt_get_offset(dec, &at);
 		rc = pt_pkt_next(dec, &pkt, sizeof(pkt));
 		/* Also a last packet cut where tracing stopped. */
 		if (rc == -pte_eos)
@@ -600,6 +641,13 @@ static void kq_decode_stretch(struct kq_thread *th, uint8_t *buf,
 					 pkt.payload.ptw.payload & 0xffffffff,
 					 d->expect);
 		}
+		if (after_loss && first_ptw)
+			kq_check_gap(th, d, pkt.payload.ptw.payload &
+				     0xffffffff, base + at);
+		first_ptw = 0;
+		d->have_last = 1;
+		d->last_seq = pkt.payload.ptw.payload & 0xffffffff;
+		d->last_end = base + at + pkt.size;
 		d->expect = (pkt.payload.ptw.payload & 0xffffffff) + 1;
 		d->known = 1;
 	}
@@ -630,7 +678,7 @@ static void kq_check_streams(const char *dir)
 		char path[4096];
 		uint8_t *buf;
 		size_t len, start = 0, end = 0;
-		uint64_t next = 0;
+		uint64_t next = 0, base = 0;
 		int after_loss = 0;
 
 		if (kq_man) {
@@ -650,14 +698,17 @@ static void kq_check_streams(const char *dir)
 			continue;
 		}
 		d.known = 0;
+		d.have_last = 0;
 		/* Split the file where the message offsets jump. */
 		for (i = 0; i < kq_nmsgs; i++) {
 			if (kq_msgs[i].tid != th->tid)
 				continue;
 			if (kq_msgs[i].offset != next) {
 				kq_decode_stretch(th, buf + start,
-						  end - start, &d, after_loss);
+						  end - start, base, &d,
+						  after_loss);
 				start = end;
+				base = kq_msgs[i].offset;
 				after_loss = 1;
 			}
 			end = kq_msgs[i].fileoff + kq_msgs[i].len;
@@ -665,7 +716,7 @@ static void kq_check_streams(const char *dir)
 		}
 		if (end > len)
 			end = len;
-		kq_decode_stretch(th, buf + start, end - start, &d,
+		kq_decode_stretch(th, buf + start, end - start, base, &d,
 				  after_loss);
 		free(buf);
 		ptws += th->ptws;
@@ -687,6 +738,13 @@ static void kq_check_streams(const char *dir)
 		kq_diag("%" PRIu64 " decode errors, %" PRIu64 " foreign tids, "
 			"%" PRIu64 " sequence breaks; first: %s", d.errors,
 			d.bad_tid, d.bad_seq, d.first_bad);
+	if (d.gaps)
+		kq_result(!d.undercounts, "every loss covers the PTW packets "
+			  "missing across it, %d bytes each (%" PRIu64
+			  " losses, %" PRIu64 " too small)", KQ_PTW_SIZE,
+			  d.gaps, d.undercounts);
+	if (d.undercounts)
+		kq_diag("%s", d.first_under);
 	/* Dropped switch records leave the intervals unknown. */
 	kq_result(tscs > 0 && (!outside || sb_lost), "every TSC packet of a "
 		  "thread (%" PRIu64 ") lies between its SWITCH_IN and "
