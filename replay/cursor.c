@@ -150,17 +150,56 @@ static int cls(struct rp_cursor *c, uint64_t pos)
 }
 
 /*
+ * Where a depth scan entering a new segment goes on: the nearest segment
+ * in direction @dir, starting with segment @k, whose lowest call depth is
+ * below @target (the frame's depth), since no other can hold the frame's
+ * call or return.  Sets *@p to the scan's next position there (its first
+ * instruction forward, its last backward) and *@depth to the scan's count
+ * at it.  Returns false when no segment qualifies.
+ */
+static bool skip_segments(const struct rp_thread *t, uint64_t k, int dir,
+			  int64_t target, uint64_t *p, int64_t *depth)
+{
+	if (dir > 0) {
+		while (k < t->nckpts && t->ckpts[k].dmin >= target)
+			k++;
+		if (k == t->nckpts)
+			return false;
+		*p = t->ckpts[k].insn;
+		*depth = t->ckpts[k].depth - target;
+	} else {
+		/* k is the segment the scan leaves; k - 1 is next. */
+		while (k && t->ckpts[k - 1].dmin >= target)
+			k--;
+		if (!k)
+			return false;
+		*p = t->ckpts[k].insn - 1;
+		*depth = t->ckpts[k].depth - target;
+	}
+	return true;
+}
+
+/*
  * Scans from @from in direction @dir for the point where the call depth,
  * relative to @from, drops below zero: forward, the instruction after the
  * return that leaves the current function; backward, the call that entered
  * it.  Returns the position, or UINT64_MAX when the history ends first.
+ *
+ * Between segments, the checkpoints' call depths skip the segments that
+ * cannot hold the answer, so a frame opened or closed far away costs a
+ * scan of the index, not of the history.  The scan's count is D - D0
+ * forward (D the depth before the instruction, D0 at @from) and D' - D0'
+ * backward (D' after it, D0' after @from).
  */
 static uint64_t depth_exit(struct rp_cursor *c, uint64_t from, int dir)
 {
+	const struct rp_thread *t = c->t;
+	uint64_t p = from, seg = ckpt_of(t, from), lo, hi;
 	int64_t depth = 0;
-	uint64_t p = from;
 	int k;
 
+	lo = t->ckpts[seg].insn;
+	hi = seg + 1 < t->nckpts ? t->ckpts[seg + 1].insn : UINT64_MAX;
 	for (;;) {
 		k = cls(c, p);
 		if (k < 0)
@@ -171,6 +210,13 @@ static uint64_t depth_exit(struct rp_cursor *c, uint64_t from, int dir)
 			else if (k == RP_IC_RETURN && depth-- == 0)
 				return p + 1 < c->t->insns ? p + 1 : UINT64_MAX;
 			p++;
+			if (p < hi || p >= t->insns)
+				continue;
+			/* Into the segment starting at p. */
+			seg = ckpt_of(t, p);
+			if (!skip_segments(t, seg, 1, t->ckpts[seg].depth - depth,
+					   &p, &depth))
+				return UINT64_MAX;
 		} else {
 			if (k == RP_IC_RETURN)
 				depth++;
@@ -179,7 +225,17 @@ static uint64_t depth_exit(struct rp_cursor *c, uint64_t from, int dir)
 			if (!p)
 				return UINT64_MAX;
 			p--;
+			if (p >= lo)
+				continue;
+			/* Out of the segment starting at p + 1. */
+			seg = ckpt_of(t, p + 1);
+			if (!skip_segments(t, seg, -1,
+					   t->ckpts[seg].depth - depth, &p, &depth))
+				return UINT64_MAX;
 		}
+		seg = ckpt_of(t, p);
+		lo = t->ckpts[seg].insn;
+		hi = seg + 1 < t->nckpts ? t->ckpts[seg + 1].insn : UINT64_MAX;
 	}
 }
 

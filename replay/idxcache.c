@@ -23,7 +23,7 @@
 
 #define IDX_MAGIC	"PTRECIX"
 /* Bump with any change to what the index holds or how walk.c builds it. */
-#define IDX_VERSION	1
+#define IDX_VERSION	2	/* 2: checkpoints carry call depths */
 #define IDX_SAMPLE	(64u << 10)
 
 struct idx_header {
@@ -165,7 +165,11 @@ static bool idx_valid(const struct rp_session *s, const struct rp_thread *t,
 		if ((t->pt_size && ck[i].offset >= t->pt_size) ||
 		    ck[i].insn > h->insns || ck[i].sb_next > s->nrecs ||
 		    ck[i].gap > h->ngaps ||
-		    (i && ck[i].insn < ck[i - 1].insn))
+		    (i && ck[i].insn < ck[i - 1].insn) ||
+		    ck[i].dmin > ck[i].depth ||
+		    (i + 1 < h->nckpts && ck[i].dmin > ck[i + 1].depth) ||
+		    (ck[i].dmin != RP_DMIN_UNKNOWN &&
+		     (uint64_t)(ck[i].depth - ck[i].dmin) > h->insns))
 			return false;
 	for (i = 0; i < h->ngaps; i++)
 		if (g[i].before > h->insns || g[i].reason > RP_GAP_LOST ||

@@ -41,7 +41,18 @@ struct rp_ckpt {
 	uint64_t tsc;
 	uint64_t sb_next;	/* sideband records applied before it */
 	uint64_t gap;		/* gaps before it */
+	/*
+	 * Call depth (calls minus returns, from the history's start) at it,
+	 * and the lowest depth from it to the next checkpoint, both ends
+	 * included (RP_DMIN_UNKNOWN: not known).  A search for the call
+	 * that opened a frame, or the return that closes it, skips the
+	 * segments that never go below the frame's depth.
+	 */
+	int64_t depth;
+	int64_t dmin;
 };
+
+#define RP_DMIN_UNKNOWN	INT64_MIN
 
 /* Decoded instructions of one segment (checkpoint k to k+1). */
 struct rp_seg {

@@ -10,6 +10,7 @@
  * they are matched, in order, with the PSBs a packet scan found, and each
  * match is checked against the PSB's FUP (the next instruction's IP).
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,12 +112,23 @@ struct walk {
 	size_t *nckpts;		/* a parallel indexing worker's own */
 	size_t stop_psb;	/* a worker ends on reaching this PSB */
 	bool stopped;
+	int64_t depth;		/* call depth, from the start of decoding */
+	int64_t seg_min;	/* lowest depth since the last checkpoint */
+	struct cls_slot *cls;	/* indexing: classes of block ends */
 	/* materializing */
 	struct rp_seg *seg;
 	uint64_t end;
 	int err;		/* our own failure (negated enum rp_error) */
 	const struct rp_map *last_map;	/* lookup cache for store() */
 };
+
+/* The class of the instruction at an address, from its bytes. */
+struct cls_slot {
+	uint64_t ip1;		/* address + 1; 0: empty */
+	int cls;		/* enum pt_insn_class, -1: unknown */
+};
+
+#define CLS_SLOTS 1024
 
 static int set_image(struct walk *w)
 {
@@ -131,7 +143,75 @@ static int set_image(struct walk *w)
 	pt_image_free(w->image);
 	w->image = image;
 	w->last_map = NULL;	/* the maps may have moved */
+	if (w->cls)
+		memset(w->cls, 0, CLS_SLOTS * sizeof(*w->cls));
 	return 0;
+}
+
+/* Near call, near return or neither, from an instruction's bytes (SDM Vol.
+ * 2: legacy prefixes, REX in 64-bit mode, then the opcode).
+ */
+static int classify(const uint8_t *b, size_t n, bool rex)
+{
+	static const uint8_t prefixes[] = { 0x66, 0x67, 0xf2, 0xf3, 0xf0,
+					    0x2e, 0x3e, 0x26, 0x36, 0x64,
+					    0x65 };
+	size_t i = 0;
+
+	while (i < n && memchr(prefixes, b[i], sizeof(prefixes)))
+		i++;
+	if (rex && i < n && (b[i] & 0xf0) == 0x40)
+		i++;
+	if (i >= n)
+		return -1;
+	switch (b[i]) {
+	case 0xc2:
+	case 0xc3:
+		return ptic_return;
+	case 0xe8:
+		return ptic_call;
+	case 0xff:	/* FF /2: near indirect call */
+		if (i + 1 >= n)
+			return -1;
+		return ((b[i + 1] >> 3) & 7) == 2 ? ptic_call : ptic_other;
+	default:
+		return ptic_other;
+	}
+}
+
+/*
+ * The class of a block's last instruction when libipt's block cache did
+ * not say (it leaves ptic_error, for indirect jumps at least), read from
+ * the code, cached by address.  Returns -1 when the code is not known.
+ */
+static int block_class(struct walk *w, const struct pt_block *b)
+{
+	struct cls_slot *slot;
+	const struct rp_map *mp;
+	uint8_t buf[15];
+	ssize_t n = -1;
+	int fd;
+
+	if (b->iclass != ptic_error)
+		return b->iclass;
+	if (!w->cls)
+		return -1;
+	slot = &w->cls[(b->end_ip * 0x9e3779b97f4a7c15ull) >> 54];
+	if (slot->ip1 == b->end_ip + 1)
+		return slot->cls;
+	mp = rp_world_lookup(&w->world, w->t->pid, b->end_ip);
+	if (mp && mp->image >= 0) {
+		fd = open(w->s->images[mp->image].path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			n = pread(fd, buf, sizeof(buf), (off_t)(mp->pgoff +
+				  b->end_ip - mp->start));
+			close(fd);
+		}
+	}
+	slot->ip1 = b->end_ip + 1;
+	slot->cls = n > 0 ? classify(buf, (size_t)n,
+				     b->mode == ptem_64bit) : -1;
+	return slot->cls;
 }
 
 static void decoder_config(struct rp_session *s, struct rp_thread *t,
@@ -156,6 +236,13 @@ static void decoder_config(struct rp_session *s, struct rp_thread *t,
 	cfg->cpuid_0x15_ebx = m->pt.cpuid_15_ebx;
 }
 
+/* Closes the last checkpoint's segment: its lowest call depth. */
+static void close_ckpt(struct walk *w)
+{
+	if (*w->nckpts)
+		(*w->ckpts)[*w->nckpts - 1].dmin = w->seg_min;
+}
+
 static int add_ckpt(struct walk *w, const struct rp_ckpt *c)
 {
 	struct rp_ckpt *v = realloc(*w->ckpts, (*w->nckpts + 1) * sizeof(*v));
@@ -163,8 +250,33 @@ static int add_ckpt(struct walk *w, const struct rp_ckpt *c)
 	if (!v)
 		return -RP_ERR_NOMEM;
 	*w->ckpts = v;
-	v[(*w->nckpts)++] = *c;
+	close_ckpt(w);
+	v[*w->nckpts] = *c;
+	v[*w->nckpts].depth = w->depth;
+	v[(*w->nckpts)++].dmin = w->depth;
+	w->seg_min = w->depth;
 	return 0;
+}
+
+/* Drops the checkpoint just added: its segment joins the one before. */
+static void drop_ckpt(struct walk *w)
+{
+	(*w->nckpts)--;
+	if (*w->nckpts && (*w->ckpts)[*w->nckpts - 1].dmin < w->seg_min)
+		w->seg_min = (*w->ckpts)[*w->nckpts - 1].dmin;
+}
+
+/* The call depth after an instruction of class @iclass. */
+static void track_depth(struct walk *w, enum pt_insn_class iclass)
+{
+	if (iclass == ptic_call)
+		w->depth++;
+	else if (iclass == ptic_return)
+		w->depth--;
+	else
+		return;
+	if (w->depth < w->seg_min)
+		w->seg_min = w->depth;
 }
 
 static int add_gap(struct walk *w, int err, uint64_t ip)
@@ -382,13 +494,15 @@ static int run(struct walk *w, int status)
 			w->expect_fup = false;
 			if (insn.ip != w->fup_ip && w->indexing &&
 			    w->ckpt_added)
-				(*w->nckpts)--;
+				drop_ckpt(w);
 		}
 		w->in_group = false;
 		ret = store(w, &insn);
 		if (ret)
 			return ret;
 		w->pos++;
+		if (w->indexing)
+			track_depth(w, insn.iclass);
 		if (w->indexing && w->s->progress && !(w->pos & 0xffff)) {
 			uint64_t off = 0;
 
@@ -455,6 +569,8 @@ struct range {
 	struct rp_ckpt *ckpts;
 	size_t nckpts;
 	uint64_t insns, tsc;
+	int64_t depth;		/* call depth at its end, from its start */
+	bool nodepth;		/* a block without instruction class */
 	bool stopped;
 	int ret;
 };
@@ -507,7 +623,8 @@ static int index_range(struct range *r)
 	cfg.flags.variant.block.end_on_jump = 1;
 	cfg.flags.variant.block.end_on_call = 1;
 	w.bd = pt_blk_alloc_decoder(&cfg);
-	ret = w.bd ? set_image(&w) : -RP_ERR_NOMEM;
+	w.cls = calloc(CLS_SLOTS, sizeof(*w.cls));
+	ret = w.bd && w.cls ? set_image(&w) : -RP_ERR_NOMEM;
 	if (ret)
 		goto out;
 	if (r->first_psb == SIZE_MAX) {
@@ -554,8 +671,16 @@ static int index_range(struct range *r)
 				break;
 			}
 		}
-		if (block.ninsn)
+		if (block.ninsn) {
+			/* Calls and returns end blocks (end_on_call). */
+			int cls = block_class(&w, &block);
+
 			w.in_group = false;
+			if (cls < 0)
+				r->nodepth = true;
+			else
+				track_depth(&w, (enum pt_insn_class)cls);
+		}
 		w.pos += block.ninsn;
 		/* Looping in code without consuming trace: damaged input. */
 		pt_blk_get_offset(w.bd, &trace_off);
@@ -574,13 +699,16 @@ static int index_range(struct range *r)
 				    s->progress_total);
 		}
 	}
+	close_ckpt(&w);
 	r->insns = w.pos;
 	r->tsc = w.tsc;
+	r->depth = w.depth;
 	r->stopped = w.stopped;
 	/* A range that should end at the next one's PSB but did not. */
 	if (!ret && r->stop_psb != SIZE_MAX && !w.stopped)
 		ret = 1;
 out:
+	free(w.cls);
 	walk_end(&w);
 	return ret;
 }
@@ -645,6 +773,8 @@ static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 {
 	size_t i, j, total = 0;
 	uint64_t base = 0;
+	int64_t dbase = 0;
+	bool nodepth = false;
 	struct rp_ckpt *v;
 
 	for (i = 0; i < n; i++)
@@ -658,10 +788,17 @@ static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < r[i].nckpts; j++) {
 			v[t->nckpts] = r[i].ckpts[j];
+			v[t->nckpts].depth += dbase;
+			v[t->nckpts].dmin += dbase;
 			v[t->nckpts++].insn += base;
 		}
 		base += r[i].insns;
+		dbase += r[i].depth;
+		nodepth |= r[i].nodepth;
 	}
+	if (nodepth)
+		for (j = 0; j < t->nckpts; j++)
+			v[j].dmin = RP_DMIN_UNKNOWN;
 	t->insns = base;
 	t->first_tsc = t->npsbs ? t->psbs[0].tsc : 0;
 	t->last_tsc = r[n - 1].tsc;
@@ -750,6 +887,7 @@ static int index_insns(struct rp_session *s, struct rp_thread *t)
 	ret = add_ckpt(&w, &c0);
 	if (!ret)
 		ret = run(&w, status);
+	close_ckpt(&w);
 	t->insns = w.pos;
 	t->first_tsc = t->npsbs ? t->psbs[0].tsc : 0;
 	t->last_tsc = w.tsc;

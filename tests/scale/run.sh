@@ -59,6 +59,18 @@ run s4 --seed 4 --insns 400000 --max-depth 40
 run s5 --seed 5 --insns 100003 --psb-period 128 --long-tnt
 run s6 --seed 6 --insns 1
 
+# The saved index (BUNDLE/index) gives the same answers: one open saves
+# it, the next reads it.
+rm -rf "$tmp/s1/index"
+SCALECHECK_CACHE=1 "$SCALECHECK" "$tmp/s1" "$tmp/s1.truth" >/dev/null 2>&1
+if [ -f "$tmp/s1/index/4242.idx" ] &&
+	SCALECHECK_CACHE=1 "$SCALECHECK" "$tmp/s1" "$tmp/s1.truth" \
+		>"$tmp/out" 2>&1; then
+	ok "s1 from its saved index: $(grep checked: "$tmp/out")"
+else
+	bad "s1 from its saved index: $(cat "$tmp/out")"
+fi
+
 # Every construct and packet kind, over the seeds.
 cat "$tmp"/s[1-5].gen >"$tmp/all.gen"
 for k in cond_taken cond_not loops jmp call icall jtab ret; do

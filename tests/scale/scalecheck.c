@@ -6,10 +6,16 @@
  *   - every segment's address hash (every instruction is read);
  *   - each sample's address, and where reverse-continue to a breakpoint at
  *     it (rp_cursor_search), reverse-finish and reverse-next from it go;
+ *   - forward finish from each sample against a plain scan of the
+ *     instructions;
+ *   - (white box) each checkpoint's call depth and lowest depth, which
+ *     let finish and next skip segments, against the decoded instructions,
+ *     and the same from the instruction decoder's index;
  *   - a packet census of the stream (printed; the test script checks that
  *     each packet kind the recorders write is there).
  * Prints the first difference, naming segment or sample and position, and
- * exits 1 on any.
+ * exits 1 on any.  The index is built afresh (PTREC_INDEX_CACHE=0) unless
+ * SCALECHECK_CACHE is set.
  */
 #include <intel-pt.h>
 #include <inttypes.h>
@@ -18,6 +24,7 @@
 #include <string.h>
 
 #include "replay.h"
+#include "rp_internal.h"
 #include "sideband.h"
 #include "truth.h"
 
@@ -91,6 +98,58 @@ static int census(const char *dir, const char *rel)
 	return 0;
 }
 
+/* Forward finish from @from by a plain scan; PTGEN_NONE past @limit. */
+static uint64_t scan_finish(struct rp_cursor *c, uint64_t from, uint64_t n,
+			    uint64_t limit)
+{
+	struct rp_insn in;
+	int64_t depth = 0;
+	uint64_t p;
+
+	for (p = from; p < n && p - from < limit; p++) {
+		if (rp_cursor_peek(c, p, &in))
+			return PTGEN_NONE;
+		if (in.iclass == RP_IC_CALL)
+			depth++;
+		else if (in.iclass == RP_IC_RETURN && depth-- == 0)
+			return p + 1 < n ? p + 1 : UINT64_MAX;
+	}
+	return p == n ? UINT64_MAX : PTGEN_NONE;
+}
+
+/* Each checkpoint's depth summary against the decoded instructions. */
+static void check_depths(struct rp_session *s, struct rp_cursor *c,
+			 uint32_t tid, const char *what)
+{
+	struct rp_thread *t = rp_find_thread(s, tid);
+	struct rp_insn in;
+	int64_t depth = 0, lo = 0;
+	uint64_t k, p = 0;
+
+	for (k = 0; k < t->nckpts && errors < 20; k++) {
+		uint64_t end = k + 1 < t->nckpts ? t->ckpts[k + 1].insn :
+			       t->insns;
+
+		if (t->ckpts[k].depth != depth)
+			FAIL("%s: checkpoint %" PRIu64 ": depth %" PRId64
+			     ", instructions say %" PRId64 "\n", what, k,
+			     t->ckpts[k].depth, depth);
+		lo = depth;
+		for (p = t->ckpts[k].insn; p < end; p++) {
+			if (rp_cursor_peek(c, p, &in))
+				break;
+			depth += in.iclass == RP_IC_CALL ? 1 :
+				 in.iclass == RP_IC_RETURN ? -1 : 0;
+			if (depth < lo)
+				lo = depth;
+		}
+		if (t->ckpts[k].dmin != lo)
+			FAIL("%s: checkpoint %" PRIu64 ": lowest depth %" PRId64
+			     ", instructions say %" PRId64 "\n", what, k,
+			     t->ckpts[k].dmin, lo);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct ptgen_truth t;
@@ -100,7 +159,8 @@ int main(int argc, char **argv)
 	struct rp_insn in;
 	struct sb_manifest *m;
 	struct sb_err err;
-	uint64_t i, p, nsearch = 0, nfinish = 0, nnext = 0;
+	uint64_t i, p, want, nsearch = 0, nfinish = 0, nnext = 0;
+	uint64_t nforward = 0;
 	int ret;
 
 	if (argc != 3) {
@@ -109,6 +169,9 @@ int main(int argc, char **argv)
 	}
 	if (ptgen_truth_load(argv[2], &t))
 		return 2;
+	/* Check the index build, not a saved index, unless asked to. */
+	if (!getenv("SCALECHECK_CACHE"))
+		setenv("PTREC_INDEX_CACHE", "0", 1);
 	if (sb_manifest_load(&m, argv[1], &err)) {
 		fprintf(stderr, "scalecheck: %s\n", err.msg);
 		return 2;
@@ -175,18 +238,25 @@ int main(int argc, char **argv)
 			     (int64_t)x->prev);
 		nsearch += x->prev != PTGEN_NONE;
 		rp_cursor_goto(c, x->index);
-		/* The outermost function's caller is not in the history:
-		 * reverse-finish scans all of it.  Skip those when long.
-		 */
-		if (x->frame_call != PTGEN_NONE || x->index < 200000) {
-			ret = rp_cursor_finish(c, -1);
-			p = ret ? PTGEN_NONE : rp_cursor_pos(c);
-			if (p != x->frame_call)
-				FAIL("sample %" PRIu64 ": reverse-finish from %"
-				     PRIu64 " stops at %" PRId64 ", truth %"
+		ret = rp_cursor_finish(c, -1);
+		p = ret ? PTGEN_NONE : rp_cursor_pos(c);
+		if (p != x->frame_call)
+			FAIL("sample %" PRIu64 ": reverse-finish from %" PRIu64
+			     " stops at %" PRId64 ", truth %" PRId64 "\n", i,
+			     x->index, (int64_t)p, (int64_t)x->frame_call);
+		nfinish += x->frame_call != PTGEN_NONE;
+		/* Forward: where a plain scan finds the return, if near. */
+		want = scan_finish(c, x->index, t.h.insns, 300000);
+		if (want != PTGEN_NONE) {
+			rp_cursor_goto(c, x->index);
+			ret = rp_cursor_finish(c, 1);
+			p = ret ? UINT64_MAX : rp_cursor_pos(c);
+			if (p != want)
+				FAIL("sample %" PRIu64 ": finish from %" PRIu64
+				     " stops at %" PRId64 ", a scan at %"
 				     PRId64 "\n", i, x->index, (int64_t)p,
-				     (int64_t)x->frame_call);
-			nfinish += x->frame_call != PTGEN_NONE;
+				     (int64_t)want);
+			nforward++;
 		}
 		if (x->ret_call != PTGEN_NONE) {
 			rp_cursor_goto(c, x->index);
@@ -200,10 +270,17 @@ int main(int argc, char **argv)
 			nnext++;
 		}
 	}
+	check_depths(s, c, t.h.tid, "block index");
+	/* The instruction decoder's index must carry the same depths. */
+	if (rp_reindex_exact(s, rp_find_thread(s, t.h.tid)))
+		FAIL("reindexing with the instruction decoder failed\n");
+	else
+		check_depths(s, c, t.h.tid, "instruction index");
 	printf("checked: insns=%" PRIu64 " segments=%" PRIu64 " samples=%"
 	       PRIu64 " reverse_continue=%" PRIu64 " reverse_finish=%" PRIu64
-	       " reverse_next=%" PRIu64 " errors=%d\n", t.h.insns, t.h.nsegs,
-	       t.h.nsamples, nsearch, nfinish, nnext, errors);
+	       " reverse_next=%" PRIu64 " finish=%" PRIu64 " errors=%d\n",
+	       t.h.insns, t.h.nsegs, t.h.nsamples, nsearch, nfinish, nnext,
+	       nforward, errors);
 	rp_cursor_free(c);
 	rp_session_close(s);
 	ptgen_truth_free(&t);
