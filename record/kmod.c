@@ -43,7 +43,8 @@
 
 #define KM_READ_SIZE	(4 * PTREC_READ_MIN)
 /* After the launched program is gone, how long the module may take to end
- * the session before ptrec detaches by itself.
+ * the session before ptrec detaches by itself, and after a detach, to end
+ * the stream (environment PTREC_KMOD_GRACE_MS overrides it, for tests).
  */
 #define KM_END_GRACE_MS	10000
 
@@ -922,11 +923,12 @@ static uint64_t km_mono_ms(void)
 
 /* ---- the loop ------------------------------------------------------------- */
 
-static void km_detach(struct km *k, bool *detached)
+static void km_detach(struct km *k, bool *detached, uint64_t *when)
 {
 	if (*detached)
 		return;
 	*detached = true;
+	*when = km_mono_ms();
 	if (ioctl(k->fd, PTREC_IOC_DETACH) < 0 && errno != EINVAL)
 		km_warn(k, "PTREC_IOC_DETACH: %s", strerror(errno));
 }
@@ -935,7 +937,11 @@ static void km_run(struct km *k, int *status, bool *reaped)
 {
 	uint8_t *buf = malloc(KM_READ_SIZE);
 	bool detached = false;
-	uint64_t gone_at = 0;
+	uint64_t gone_at = 0, quiet_since = 0, grace = KM_END_GRACE_MS;
+	const char *g = getenv("PTREC_KMOD_GRACE_MS");	/* tests */
+
+	if (g && *g)
+		grace = strtoull(g, NULL, 10);
 
 	if (!buf) {
 		km_fail(k, -ENOMEM, "out of memory");
@@ -946,7 +952,7 @@ static void km_run(struct km *k, int *status, bool *reaped)
 		ssize_t n;
 
 		if (k->o->stop && *k->o->stop && !detached) {
-			km_detach(k, &detached);
+			km_detach(k, &detached, &quiet_since);
 			/* a launched program does not outlive its recording */
 			if (k->launched && !*reaped)
 				kill(k->pid, SIGKILL);
@@ -958,11 +964,16 @@ static void km_run(struct km *k, int *status, bool *reaped)
 		      (*reaped = true)) ||
 		     (!k->launched && kill(k->pid, 0) < 0 && errno == ESRCH)))
 			gone_at = km_mono_ms();
-		if (gone_at && !detached &&
-		    km_mono_ms() - gone_at > KM_END_GRACE_MS) {
-			km_warn(k, "the module did not end the session %d s after process %d ended; detaching",
-				KM_END_GRACE_MS / 1000, k->pid);
-			km_detach(k, &detached);
+		if (gone_at && !detached && km_mono_ms() - gone_at > grace) {
+			km_warn(k, "the module did not end the session %.1f s after process %d ended; detaching",
+				(double)grace / 1000, k->pid);
+			km_detach(k, &detached, &quiet_since);
+		}
+		/* detached: the stream must end; never wait for it forever */
+		if (detached && km_mono_ms() - quiet_since > grace) {
+			km_warn(k, "the module did not end the stream %.1f s after the detach; the recording ends here",
+				(double)grace / 1000);
+			break;
 		}
 		if (poll(&p, 1, 200) < 0) {
 			if (errno == EINTR)
@@ -983,6 +994,8 @@ static void km_run(struct km *k, int *status, bool *reaped)
 		}
 		if (n == 0)
 			break;
+		if (detached)
+			quiet_since = km_mono_ms();
 		km_consume(k, buf, (size_t)n);
 	}
 	free(buf);

@@ -218,6 +218,30 @@ if [ -n "${FAKEPTREC:-}" ]; then
 	expect_fail "record: ATTACH to a traced process (EBUSY)" 1 \
 		"Device or resource busy: the process is already traced by another ptrec session, or another tracer (perf's intel_pt) uses Intel PT now" \
 		fake ebusy "$PTREC" record --backend=kmod -p $$ -o "$tmp/k"
+	# ATTACH works and the stream is empty: the program runs (it prints
+	# after its exec stop), the bundle is finished, with no thread
+	if fake empty "$PTREC" record --backend=kmod -o "$tmp/e" -- "$PTREC_TINY" \
+		>"$tmp/out" 2>"$tmp/err" && grep -q '^tiny$' "$tmp/out" &&
+		grep -q '"backend": "kmod"' "$tmp/e/manifest.json" &&
+		"$PTREC" info "$tmp/e" >"$tmp/info" 2>>"$tmp/err" &&
+		grep -q '^threads:  0$' "$tmp/info"; then
+		ok "record: an empty stream from the module gives a finished bundle without threads"
+	else
+		bad "record: an empty stream from the module: $(cat "$tmp/err")"
+	fi
+	# a module that never ends the stream: ptrec detaches, then gives up,
+	# says so, and still finishes the bundle (never hangs)
+	if PTREC_KMOD_GRACE_MS=300 timeout 20 sh -c \
+		'FAKE_PTREC=hang LD_PRELOAD=$0 ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 "$@"' \
+		"$FAKEPTREC" "$PTREC" record --backend=kmod -o "$tmp/h" -- "$PTREC_TINY" \
+		>"$tmp/out" 2>"$tmp/err" &&
+		grep -q "did not end the session 0.3 s after process [0-9]* ended; detaching" "$tmp/err" &&
+		grep -q "did not end the stream 0.3 s after the detach; the recording ends here" "$tmp/err" &&
+		[ -f "$tmp/h/manifest.json" ]; then
+		ok "record: a module that never ends the stream does not hang ptrec"
+	else
+		bad "record: a module that never ends the stream: $(cat "$tmp/err")"
+	fi
 	expect_fail "record: auto falls back from a module of another release, and says why" 0 \
 		"ptrec record: backend emu (software recorder): /dev/ptrec: PTREC_IOC_INFO: Protocol error: the loaded ptrec.ko does not speak" \
 		fake eproto "$PTREC" record -o "$tmp/fb" -- "$PTREC_TINY"

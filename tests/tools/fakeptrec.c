@@ -9,17 +9,22 @@
  *   oldversion               INFO answers with interface version 0
  *   nopt                     INFO reports no PT unit
  *   eperm, ebusy, esrch      INFO reports a unit, ATTACH fails so
+ *   empty                    ATTACH works, the stream ends at once
+ *   hang                     ATTACH works, the stream never ends (poll()
+ *                            reports nothing, even after DETACH)
  *
  * Only the path /dev/ptrec is touched; every other call goes through.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "uapi/ptrec.h"
 
@@ -125,10 +130,39 @@ int ioctl(int fd, unsigned long req, ...)
 		return 0;
 	}
 	if (req == PTREC_IOC_ATTACH) {
+		if (!strcmp(mode, "empty") || !strcmp(mode, "hang"))
+			return 0;
 		e = fake_errno(mode, att_names, att_errs);
 		errno = e ? e : EIO;
 		return -1;
 	}
+	if (req == PTREC_IOC_DETACH)
+		return 0;
+	if (req == PTREC_IOC_STATS) {
+		struct ptrec_stats *st = arg;
+
+		memset(st, 0, sizeof(*st));
+		st->size = sizeof(*st);
+		st->version = PTREC_UAPI_VERSION;
+		return 0;
+	}
 	errno = ENOTTY;
 	return -1;
+}
+
+/* "hang": nothing ever arrives on the fake device. */
+int poll(struct pollfd *fds, nfds_t n, int timeout);
+int poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	int (*real)(struct pollfd *, nfds_t, int) =
+		(int (*)(struct pollfd *, nfds_t, int))dlsym(RTLD_NEXT, "poll");
+	const char *mode = getenv("FAKE_PTREC");
+
+	if (mode && !strcmp(mode, "hang") && n == 1 && fds[0].fd == fake_fd &&
+	    fake_fd >= 0) {
+		fds[0].revents = 0;
+		usleep(timeout > 0 ? (useconds_t)timeout * 1000 : 0);
+		return 0;
+	}
+	return real(fds, n, timeout);
 }
