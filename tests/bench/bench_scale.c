@@ -15,7 +15,9 @@
  *     reverse-finish, and reverse-continue to a breakpoint at the sample's
  *     own address, whose previous execution the truth knows.  Moves whose
  *     target the truth puts more than REACH instructions back are left
- *     out, so every size measures the same kind of move.
+ *     out, so every size measures the same kind of move; and
+ *     reverse-finish from samples at any distance, the outermost function
+ *     (whose caller the history does not show) included.
  * Every timed move is checked against the truth.
  */
 #include <inttypes.h>
@@ -31,10 +33,10 @@
 #define NMOVES 200
 #define REACH 100000ull		/* instructions back, at most */
 
-enum { GOTO, BACK, RNEXT, RFINISH, RCONT, NKIND };
+enum { GOTO, BACK, RNEXT, RFINISH, RCONT, RFAR, NKIND };
 static const char *const kind_name[NKIND] = {
 	"goto", "step back", "reverse-next", "reverse-finish",
-	"reverse-continue",
+	"reverse-continue", "rev-finish (any)",
 };
 
 struct result {
@@ -43,6 +45,7 @@ struct result {
 	double p50[NKIND], p99[NKIND];
 	int n[NKIND];
 	uint64_t rc_dist50;	/* median reverse-continue distance */
+	int outer;		/* RFAR moves from the outermost function */
 };
 
 static int wrong;
@@ -127,6 +130,21 @@ static void moves(struct rp_cursor *c, const struct ptgen_truth *t,
 			v[RFINISH][r->n[RFINISH]++] = iptloop_now() - t0;
 			check("reverse-finish", x->index, rp_cursor_pos(c),
 			      x->frame_call);
+		}
+		if (r->n[RFAR] < NMOVES) {
+			/* Any distance, the outermost function included
+			 * (its caller is not in the history).
+			 */
+			rp_cursor_goto(c, x->index);
+			t0 = iptloop_now();
+			rp_cursor_finish(c, -1);
+			v[RFAR][r->n[RFAR]++] = iptloop_now() - t0;
+			/* Not found: the cursor goes to the start. */
+			check("reverse-finish (any)", x->index,
+			      rp_cursor_pos(c), x->frame_call == PTGEN_NONE ?
+			      0 : x->frame_call);
+			if (x->frame_call == PTGEN_NONE)
+				r->outer++;
 		}
 		if (x->prev != PTGEN_NONE && x->index - x->prev <= REACH &&
 		    r->n[RCONT] < NMOVES) {
@@ -299,8 +317,9 @@ int main(int argc, char **argv)
 	for (k = 0; k < NKIND; k++)
 		printf(" %s %d%s", kind_name[k], res[n - 1].n[k],
 		       k + 1 < NKIND ? "," : "");
-	printf("; reverse-continue distance p50 %" PRIu64 " instructions\n",
-	       res[n - 1].rc_dist50);
+	printf("; reverse-continue distance p50 %" PRIu64 " instructions;"
+	       " rev-finish (any) from the outermost function: %d\n",
+	       res[n - 1].rc_dist50, res[n - 1].outer);
 	printf("ready: open + decode + index + first instruction, no saved index; reopen: rp_session_open\n"
 	       "with the index a first open saved (BUNDLE/index); ratio: ready against the plain libipt loop (goal >= 3);\n"
 	       "reverse moves from the truth's samples, targets at most %llu instructions back\n",
