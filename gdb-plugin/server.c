@@ -203,33 +203,31 @@ static int do_p(struct server *sv, const char *arg)
 static size_t call_stack(struct server *sv, uint64_t *w, size_t maxw)
 {
 	struct sthread *t = &sv->t[sv->cur];
+	static uint64_t calls[STACK_MAX_FRAMES];
 	struct rp_insn insn;
-	uint64_t p = t->pos, depth = 0, j;
-	size_t n = 0;
+	size_t n = 0, max = (maxw - 3) / 3 - 1;
+	int i, found;
 
 	memcpy(&w[0], "PTRECSTK", 8);
 	w[2] = t->pos;
-	/* One backward pass: each call not matched by a later return
-	 * opened one of the frames we are in.
+	if (max > STACK_MAX_FRAMES - 1)
+		max = STACK_MAX_FRAMES - 1;
+	/*
+	 * Each call not matched by a later return opened one of the frames
+	 * we are in; the engine finds them with its index's call depths, so
+	 * the cost does not grow with the position.
 	 */
-	for (j = p; j-- > 0 && 3 + 3 * (n + 1) <= maxw &&
-		    n + 1 < STACK_MAX_FRAMES;) {
-		if (rp_cursor_peek(t->c, j, &insn))
+	found = rp_cursor_callers(t->c, t->pos, calls, max);
+	for (i = 0; i < found; i++) {
+		if (rp_cursor_peek(t->c, calls[i], &insn))
 			break;
-		if (insn.iclass == RP_IC_RETURN) {
-			depth++;
-		} else if (insn.iclass == RP_IC_CALL) {
-			if (depth) {
-				depth--;
-				continue;
-			}
-			w[3 + 3 * n] = j + 1;
-			w[4 + 3 * n] = 0;
-			w[5 + 3 * n] = insn.ip + insn.size;
-			if (j + 1 < t->n && !rp_cursor_peek(t->c, j + 1, &insn))
-				w[4 + 3 * n] = insn.ip;
-			n++;
-		}
+		w[3 + 3 * n] = calls[i] + 1;
+		w[4 + 3 * n] = 0;
+		w[5 + 3 * n] = insn.ip + insn.size;
+		if (calls[i] + 1 < t->n &&
+		    !rp_cursor_peek(t->c, calls[i] + 1, &insn))
+			w[4 + 3 * n] = insn.ip;
+		n++;
 	}
 	/* The outermost recorded frame. */
 	w[3 + 3 * n] = 0;

@@ -254,6 +254,24 @@ int rp_cursor_finish(struct rp_cursor *c, int dir)
 	return 0;
 }
 
+int rp_cursor_callers(struct rp_cursor *c, uint64_t pos, uint64_t *calls,
+		      size_t max)
+{
+	size_t n = 0;
+	uint64_t at;
+
+	if (pos > c->t->insns)
+		return -RP_ERR_RANGE;
+	for (at = pos; at && n < max; at = calls[n++]) {
+		uint64_t call = depth_exit(c, at - 1, -1);
+
+		if (call == UINT64_MAX)
+			break;
+		calls[n] = call;
+	}
+	return (int)n;
+}
+
 int rp_cursor_next(struct rp_cursor *c, int dir)
 {
 	uint64_t to;

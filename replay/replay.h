@@ -272,6 +272,26 @@ int rp_cursor_next(struct rp_cursor *c, int dir);
  */
 int rp_cursor_finish(struct rp_cursor *c, int dir);
 
+/**
+ * rp_cursor_callers() - the calls that opened the frames around a position
+ * @pos:	a position of the cursor's thread, or the end (its instruction
+ *		count: the frames of the last instruction's successor).
+ * @calls:	receives the positions of those call instructions, innermost
+ *		first (each is the last call before the one after it that no
+ *		return matches).
+ * @max:	room in @calls.
+ *
+ * What a backward scan of the whole history from @pos would find, at the
+ * cost of one segment's scan per frame: the checkpoints' call depths skip
+ * the segments that cannot hold a frame's call.  Does not move the cursor.
+ *
+ * Return: the number of frames found (0 at the outermost recorded level),
+ * -RP_ERR_RANGE when @pos is outside the history, or the errors of
+ * rp_cursor_peek().
+ */
+int rp_cursor_callers(struct rp_cursor *c, uint64_t pos, uint64_t *calls,
+		      size_t max);
+
 /*
  * Moves to the nearest instruction strictly before (@dir < 0) or after the
  * cursor whose address is one of @ips[0..@n).  Returns 0, or

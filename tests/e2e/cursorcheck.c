@@ -172,7 +172,27 @@ static void check_thread(struct rp_session *s, struct insn_decoder *dec,
 	      "thread %u: goto past the end", tid);
 	/* Sampled moves against the reference. */
 	for (i = 0; i < SAMPLES; i++) {
-		uint64_t pos = rnd(&seed) % n, want, bp;
+		uint64_t pos = rnd(&seed) % (n + 1), want, bp, at;
+		uint64_t calls[64];
+		int nc, k;
+
+		/* The frames around pos (n: the end): the reference's
+		 * backward exits, one after the other.
+		 */
+		nc = rp_cursor_callers(c, pos, calls, 64);
+		for (k = 0, at = pos; at && k < 64; k++, at = want) {
+			want = ref_exit(&r, at - 1, -1);
+			if (want == UINT64_MAX)
+				break;
+			CHECK(k < nc && calls[k] == want, "thread %u: frame %d "
+			      "around %" PRIu64 ": call at %" PRIu64
+			      ", expected %" PRIu64, tid, k, pos,
+			      k < nc ? calls[k] : UINT64_MAX, want);
+		}
+		CHECK(nc == k, "thread %u: %d frames around %" PRIu64
+		      ", expected %d", tid, nc, pos, k);
+		if (pos == n)
+			continue;
 
 		for (dir = -1; dir <= 1; dir += 2) {
 			rp_cursor_goto(c, pos);
@@ -197,7 +217,7 @@ static void check_thread(struct rp_session *s, struct insn_decoder *dec,
 			      rp_cursor_pos(c), want);
 		}
 	}
-	printf("thread %u: %zu positions, reverse walk, %d sampled finish/next/search moves: %s\n",
+	printf("thread %u: %zu positions, reverse walk, %d sampled finish/next/search moves and call stacks: %s\n",
 	       tid, n, SAMPLES * 6, failures ? "FAILED" : "ok");
 out:
 	rp_cursor_free(c);
