@@ -94,6 +94,46 @@ for k in TIME MMAP COMM THREAD_START THREAD_EXIT PROCESS_EXIT SWITCH_IN SWITCH_O
 done
 ok "sideband: TIME, MMAP, COMM, THREAD_START/EXIT, PROCESS_EXIT, SWITCH_IN/OUT"
 
+# Time: perf time = zero + floor(tsc * 1000 / 2^10) in mkperf; each record's
+# TSC is the smallest whose perf time is the recorded one, so it is the
+# original TSC or at most one tick before it (two TSCs share a perf ns).
+"$PTREC" dump "$tmp/orig" | awk '$2 == "SWITCH_IN" || $2 == "THREAD_START" { print $1 }' >"$tmp/t-orig"
+awk '$2 == "SWITCH_IN" || $2 == "THREAD_START" { print $1 }' "$tmp/dump" >"$tmp/t-imp"
+if [ -s "$tmp/t-orig" ] && [ "$(wc -l <"$tmp/t-orig")" -eq "$(wc -l <"$tmp/t-imp")" ] &&
+	paste "$tmp/t-orig" "$tmp/t-imp" | awk '{ d = $1 - $2; if (d < 0 || d > 1) bad = 1 } END { exit bad }'; then
+	ok "time: $(wc -l <"$tmp/t-imp") switch and thread times back in TSC, within one tick"
+else
+	paste "$tmp/t-orig" "$tmp/t-imp" | head >"$tmp/log"; bad "time conversion"
+fi
+
+# GDB on the import: the history ends where the trace does.
+if command -v gdb >/dev/null 2>&1; then
+	t1=$(echo "$tids" | head -1)
+	want=$("$PTREC" insns "$tmp/orig" --thread "$t1" --format=addr | tail -1)
+	timeout 120 "$PTREC" replay "$tmp/thr" -batch -ex 'reverse-stepi' -ex 'p/x $pc' \
+		-ex 'ptrec goto begin' -ex 'p/x $pc' >"$tmp/log" 2>&1
+	first=$("$PTREC" insns "$tmp/orig" --thread "$t1" --format=addr | head -1)
+	grep -q "^\$1 = $want\$" "$tmp/log" && grep -q "^\$2 = $first\$" "$tmp/log" &&
+		ok "GDB on the import: at the last instruction, goto begin reaches the first" ||
+		bad "GDB on the import"
+fi
+
+# Two processes (fork): each one's history, and fork/exit as sideband.
+setarch x86_64 -R "$PTREC" record -q --counter-clock -o "$tmp/forko" -- "$PROGS/fork" >"$tmp/log" 2>&1
+"$MKPERF" --buildid-dir "$cache" "$tmp/forko" "$tmp/fork.data" >/dev/null 2>&1
+imp forki "$tmp/fork.data" >"$tmp/log" 2>&1
+good=0; all=0
+for t in $(cd "$tmp/forko/pt" && ls | sed 's/\.pt$//'); do
+	all=$((all + 1))
+	"$PTREC" insns "$tmp/forko" --thread "$t" --format=addr >"$tmp/want" 2>/dev/null
+	"$PTREC" insns "$tmp/forki" --thread "$t" --format=addr >"$tmp/got" 2>>"$tmp/log"
+	[ -s "$tmp/want" ] && cmp -s "$tmp/want" "$tmp/got" && good=$((good + 1))
+done
+"$PTREC" info "$tmp/forki" >>"$tmp/log" 2>&1
+[ "$all" -eq 2 ] && [ "$good" -eq 2 ] && [ "$(grep -c "pid" "$tmp/log")" -ge 2 ] &&
+	"$PTREC" dump "$tmp/forki" | grep -q "THREAD_START .*parent" &&
+	ok "fork: both processes' histories are the original's" || bad "fork: $good of $all"
+
 # Images only through the build-id cache (the recorded paths do not exist).
 "$MKPERF" --path-prefix /nonexistent --buildid-dir "$cache" "$tmp/orig" "$tmp/pfx.data" >/dev/null 2>&1
 imp pfx "$tmp/pfx.data" >"$tmp/log" 2>&1 && ok "import: files from the build-id cache only" ||
