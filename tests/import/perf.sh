@@ -139,6 +139,12 @@ done
 imp pfx "$tmp/pfx.data" >"$tmp/log" 2>&1 && ok "import: files from the build-id cache only" ||
 	bad "import with the build-id cache"
 same pfx "build-id cache"
+# Build-ids in the MMAP2 records themselves, no HEADER_BUILD_ID.
+"$MKPERF" --mmap-buildid --path-prefix /nonexistent --buildid-dir "$cache" "$tmp/orig" "$tmp/mb.data" >/dev/null 2>&1
+imp mb "$tmp/mb.data" >"$tmp/log" 2>&1 && ! grep -q "no image" "$tmp/log" &&
+	ok "import: build-ids from MMAP2 records (PERF_RECORD_MISC_MMAP_BUILD_ID)" ||
+	bad "import with MMAP2 build-ids"
+same mb "MMAP2 build-ids"
 # Neither: the import works, the history has gaps, the warning names the file.
 cache=$tmp/empty
 imp nocache "$tmp/pfx.data" >"$tmp/log" 2>&1 &&
@@ -169,6 +175,8 @@ if command -v perf >/dev/null 2>&1; then
 		grep -Eq "SWITCH events: +[1-9]" "$tmp/perf.log" &&
 		grep -Eq "MMAP2 events: +[1-9]" "$tmp/perf.log" &&
 		! grep -q "incompatible\|unsupported" "$tmp/perf.log" &&
+		timeout 120 perf report -D -i "$tmp/mb.data" 2>&1 |
+		grep -q "PERF_RECORD_MMAP2 .* <[0-9a-f]\{40\}>\]: r-xp /nonexistent.*/threads" &&
 		ok "perf report -D reads the file: $naux AUXTRACE records, switches, mmaps" ||
 		bad "perf report -D on mkperf's file"
 	timeout 60 perf buildid-list -i "$tmp/thr.data" 2>"$tmp/log" | sort >"$tmp/got"

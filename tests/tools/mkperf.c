@@ -28,6 +28,9 @@
  *   --path-prefix P  put P before every recorded path (so the files are
  *                    only found through the build-id cache)
  *   --no-aux         leave out the AUX data (AUX and AUXTRACE records)
+ *   --mmap-buildid   executable MMAP2 records carry the build-id
+ *                    (PERF_RECORD_MISC_MMAP_BUILD_ID) and the file has no
+ *                    HEADER_BUILD_ID feature
  *
  * Prints "data OFFSET SIZE" (the data section) and "auxtrace OFFSET" (the
  * first AUXTRACE record).
@@ -440,11 +443,12 @@ int main(int argc, char **argv)
 		{ "path-prefix", required_argument, NULL, 'p' },
 		{ "no-aux", no_argument, NULL, 'a' },
 		{ "psb-at-switch", no_argument, NULL, 's' },
+		{ "mmap-buildid", no_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *bdir = NULL, *prefix = "", *dir, *outp;
 	uint32_t trunc_tid = 0, prev = 0;
-	bool unknown = false, no_aux = false;
+	bool unknown = false, no_aux = false, mmap_bid = false;
 	const struct ptrec_sb_header *h;
 	struct sb_manifest *m;
 	struct sb_reader *r;
@@ -466,6 +470,7 @@ int main(int argc, char **argv)
 		case 'p': prefix = optarg; break;
 		case 'a': no_aux = true; break;
 		case 's': psb_at_switch = true; break;
+		case 'm': mmap_bid = true; break;
 		default: return 2;
 		}
 	}
@@ -580,6 +585,7 @@ int main(int argc, char **argv)
 			const struct ptrec_sb_mmap *mm = (const void *)h;
 			struct pf_mmap2 m2;
 			char name[4096], p0[4096];
+			uint16_t misc;
 
 			memset(&m2, 0, sizeof(m2));
 			m2.pid = mm->pid;
@@ -597,7 +603,18 @@ int main(int argc, char **argv)
 				snprintf(name, sizeof(name), "%s%s", prefix, p0);
 			else
 				snprintf(name, sizeof(name), "%s", p0);
-			rec(PF_REC_MMAP2, 2, &m2, sizeof(m2), name, mm->pid,
+			misc = 2;
+			if (mmap_bid && mm->key_len > 8 &&
+			    !strncmp(sb_mmap_key(mm), "buildid-", 8)) {
+				size_t k, nl = (mm->key_len - 8) / 2;
+
+				for (k = 0; k < nl && k < 20; k++)
+					sscanf(sb_mmap_key(mm) + 8 + 2 * k,
+					       "%2hhx", &m2.id[4 + k]);
+				m2.id[0] = k;
+				misc |= PF_MISC_MMAP_BUILD_ID;
+			}
+			rec(PF_REC_MMAP2, misc, &m2, sizeof(m2), name, mm->pid,
 			    mm->tid, t, snap, ID_DUMMY);
 			break;
 		}
@@ -759,6 +776,8 @@ int main(int argc, char **argv)
 
 			if (strncmp(im->key, "buildid-", 8))
 				continue;
+			if (mmap_bid)
+				goto cache_only;
 			memset(&be, 0, sizeof(be));
 			nl = strlen(im->key + 8) / 2;
 			for (k = 0; k < nl && k < 20; k++)
@@ -777,6 +796,7 @@ int main(int argc, char **argv)
 			put(&feat, &be, sizeof(be));
 			put(&feat, name, strlen(name) + 1);
 			pad8(&feat);
+cache_only:
 			if (bdir) {
 				char cache[8192], src[8192];
 				uint8_t *d;
