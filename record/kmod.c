@@ -921,7 +921,7 @@ static uint64_t km_mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* ---- the loop ------------------------------------------------------------- */
+/* ---- the loop ---------------------------------------------------------- */
 
 static void km_detach(struct km *k, bool *detached, uint64_t *when)
 {
