@@ -24,3 +24,5 @@ $(FAKEPTREC): tests/tools/fakeptrec.c kmod/uapi/ptrec.h
 		-o $@ $< -ldl
 cli-test: $(FAKEPTREC)
 cli-test: export FAKEPTREC := $(CURDIR)/$(FAKEPTREC)
+gdb-test: $(KMODFEED)
+gdb-test: export KMODFEED := $(CURDIR)/$(KMODFEED)

@@ -1137,8 +1137,8 @@ static void km_end(struct km *k)
 }
 
 int rec_kmod_split(const struct rec_options *o, const struct ptrec_info *info,
-		   const void *stream, size_t len, struct rec_stats *st,
-		   struct sb_err *err)
+		   const char *exe, const void *stream, size_t len,
+		   struct rec_stats *st, struct sb_err *err)
 {
 	struct km k = { .o = o, .st = st, .err = err, .fd = -1,
 			.info = *info };
@@ -1150,6 +1150,8 @@ int rec_kmod_split(const struct rec_options *o, const struct ptrec_info *info,
 	if (!km_begin(&k, &cfg)) {
 		if (o->pid)
 			km_proc(&k, (uint32_t)o->pid, 0);
+		if (o->pid && exe)
+			km_proc_exe(&k, (uint32_t)o->pid, exe);
 		km_consume(&k, stream, len);
 		km_end(&k);
 	}

@@ -153,6 +153,7 @@ int rec_kmod_record(const struct rec_options *o, struct rec_stats *st,
  * @o:		as for rec_kmod_record(); @o->pid, when set, is the traced
  *		process; @o->argv, when set, its command line.
  * @info:	the PTREC_IOC_INFO the stream was recorded with.
+ * @exe:	the program of @o->pid (/proc/PID/exe when recording), or NULL.
  * @stream:	whole read() messages, as the device returns them.
  *
  * What rec_kmod_record() does with what it reads, without the device: the
@@ -161,8 +162,8 @@ int rec_kmod_record(const struct rec_options *o, struct rec_stats *st,
  * bundle errors of rec_kmod_record().
  */
 int rec_kmod_split(const struct rec_options *o, const struct ptrec_info *info,
-		   const void *stream, size_t len, struct rec_stats *st,
-		   struct sb_err *err);
+		   const char *exe, const void *stream, size_t len,
+		   struct rec_stats *st, struct sb_err *err);
 
 /* `ptrec record ARGS`: parses arguments, records, prints a summary.
  * Returns the process exit status.

@@ -78,6 +78,35 @@ else
 	bad "unwinder: backtrace and reverse-finish"
 fi
 
+# The kernel-module recorder's bundle of the same run of loops
+# (tests/tools/kmodfeed: the stream /dev/ptrec would deliver, written by
+# record/kmod.c, which stores the images itself): GDB stops at the same
+# executions of depth, and the backtrace and reverse-finish work there
+# too.  It has no register snapshot, so its history ends one instruction
+# later (after the exit system call); positions count from the start.
+if [ -n "${KMODFEED:-}" ]; then
+	rm -rf "$tmp/bk"
+	if "$KMODFEED" "$tmp/b" "$tmp/bk" >"$tmp/out" 2>&1; then
+		timeout 120 "$PTREC" replay "$tmp/bk" -batch -ex "break depth" \
+			-ex "reverse-continue" -ex "monitor ptrec position" \
+			-ex "reverse-continue" -ex "monitor ptrec position" \
+			-ex "bt 4" -ex "reverse-finish" \
+			-ex "monitor ptrec position" >"$tmp/out" 2>&1
+		kwant=$(grep -n -x "$bp" "$tmp/addrs" | cut -d: -f1 | tail -2 |
+			sort -rn | tr '\n' ' ')
+		set -- $(positions)
+		if [ "$#" -eq 3 ] && [ "$1 $2 " = "$kwant" ] &&
+			[ "$3" -eq $(($2 - 1)) ] &&
+			[ "$(grep -c '^#[1-3]  0x[0-9a-f]* in depth ' "$tmp/out")" -eq 3 ]; then
+			ok "kmod recorder's bundle: reverse-continue to depth ($1, $2), backtrace, reverse-finish ($3) as in the emu bundle"
+		else
+			bad "kmod recorder's bundle in GDB (positions '$*', want '$kwant' and one less)"
+		fi
+	else
+		bad "kmodfeed of the loops bundle"
+	fi
+fi
+
 # History commands in GDB: the same lines as the CLI, current one marked.
 timeout 120 "$PTREC" replay "$tmp/b" -batch -ex "break depth" \
 	-ex "reverse-continue" -ex "monitor ptrec position" \

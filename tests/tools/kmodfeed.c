@@ -156,7 +156,8 @@ int main(int argc, char **argv)
 	info.stepping = (uint8_t)m->cpu.stepping;
 	o.out = argv[2];
 	o.pid = m->nprocs ? (pid_t)m->procs[0].pid : 0;
-	rc = rec_kmod_split(&o, &info, buf, len, &st, &err);
+	rc = rec_kmod_split(&o, &info, m->nprocs ? m->procs[0].exe : NULL,
+			    buf, len, &st, &err);
 	if (rc) {
 		fprintf(stderr, "kmodfeed: %s\n", err.msg);
 		return 1;

@@ -115,7 +115,7 @@ static int split(struct rec_stats *st, struct sb_err *err)
 		.tsc_khz = 2000000,
 	};
 
-	return rec_kmod_split(&o, &info, stream, slen, st, err);
+	return rec_kmod_split(&o, &info, "/bin/prog", stream, slen, st, err);
 }
 
 static uint64_t file_size(const char *rel)
@@ -209,6 +209,7 @@ Test(kmod, streams_losses_images_manifest)
 	cr_assert_eq(m->time.time_zero, 7);
 	cr_assert_eq(m->nprocs, 1);
 	cr_assert_eq(m->procs[0].pid, 100);
+	cr_assert_str_eq(m->procs[0].exe, "/bin/prog");
 	cr_assert_not_null(sb_manifest_thread(m, 100));
 	cr_assert_not_null(sb_manifest_thread(m, 101));
 	cr_assert_eq(file_size(sb_manifest_thread(m, 100)->pt), 20);
@@ -328,13 +329,13 @@ Test(kmod, bad_psb_period_is_refused_before_anything)
 	struct rec_stats st;
 	struct sb_err err = { "" };
 
-	cr_assert_eq(rec_kmod_split(&o, &info, stream, 0, &st, &err),
+	cr_assert_eq(rec_kmod_split(&o, &info, NULL, stream, 0, &st, &err),
 		     -EINVAL);
 	cr_assert(strstr(err.msg, "--psb-period 3000"), "%s", err.msg);
 	/* a period the unit does not offer */
 	o.psb_period = 1u << 20;	/* PSBFreq 9 */
 	strcat(dir, "2");
-	cr_assert_eq(rec_kmod_split(&o, &info, stream, 0, &st, &err),
+	cr_assert_eq(rec_kmod_split(&o, &info, NULL, stream, 0, &st, &err),
 		     -EINVAL);
 	cr_assert(strstr(err.msg, "not a period this unit offers"), "%s",
 		  err.msg);
