@@ -107,6 +107,7 @@ struct perf {
 	const uint8_t *buf;
 	size_t len;
 	bool quiet;
+	const char *symfs;		/* --symfs: a root for recorded paths */
 	struct pf_header h;
 	/* attrs */
 	struct pf_attr *attr;
@@ -1862,6 +1863,11 @@ static int image_for(struct perf *p, struct sb_bundle *b, const struct ev *e,
 				path[0] = 0;
 		}
 	}
+	if (!path[0] && p->symfs && e->str[0] == '/') {
+		snprintf(path, sizeof(path), "%s%s", p->symfs, e->str);
+		if (stat(path, &st) || !S_ISREG(st.st_mode))
+			path[0] = 0;
+	}
 	if (!path[0] && e->str[0] == '/' && !stat(e->str, &st) &&
 	    S_ISREG(st.st_mode))
 		snprintf(path, sizeof(path), "%s", e->str);
@@ -2363,21 +2369,22 @@ int import_perf_parse_mem(const uint8_t *buf, size_t len, bool quiet,
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: " CMD " -o DIR PERF.DATA\n"
+		"usage: " CMD " -o DIR [--symfs DIR] PERF.DATA\n"
 		"\n"
 		"  A perf.data recorded with the intel_pt PMU, per-thread or per-cpu.\n"
 		"  Images come from the build-id cache ($PERF_BUILDID_DIR, else\n"
-		"  ~/.debug) or the paths the mmaps recorded.\n");
+		"  ~/.debug), from under --symfs DIR, or the paths the mmaps recorded.\n");
 }
 
 int import_perf_main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "symfs", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *out = NULL, *in;
+	const char *out = NULL, *in, *symfs = NULL;
 	struct stat st;
 	struct perf p;
 	void *map = NULL;
@@ -2388,6 +2395,9 @@ int import_perf_main(int argc, char **argv)
 		switch (c) {
 		case 'o':
 			out = optarg;
+			break;
+		case 's':
+			symfs = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -2407,6 +2417,7 @@ int import_perf_main(int argc, char **argv)
 	in = argv[optind];
 	memset(&p, 0, sizeof(p));
 	p.name = in;
+	p.symfs = symfs;
 	fd = open(in, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st)) {
 		fprintf(stderr, CMD ": %s: %s\n", in, strerror(errno));

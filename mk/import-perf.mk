@@ -7,9 +7,11 @@ $(MKPERF): tests/tools/mkperf.c import/perf_format.h $(SB_LIB)
 		$(LIBS_SIDEBAND)
 
 .PHONY: import-perf-test
-import-perf-test: $(PTREC) $(MKPERF) $(PROG_DIR)/threads $(PROG_DIR)/loops
+import-perf-test: $(PTREC) $(MKPERF) $(PTCHECK) $(PROG_DIR)/threads \
+		$(PROG_DIR)/fork
 	PTREC=$(CURDIR)/$(PTREC) MKPERF=$(CURDIR)/$(MKPERF) \
-		PROGS=$(CURDIR)/$(PROG_DIR) sh tests/import/perf.sh
+		PTCHECK=$(CURDIR)/$(PTCHECK) PROGS=$(CURDIR)/$(PROG_DIR) \
+		sh tests/import/perf.sh
 
 CHECK_EXTRA += import-perf-test
 

@@ -7,7 +7,7 @@
 # naming the file and offset, never a crash.  perf's own reader checks the
 # layout when perf is installed.
 set -u
-: "${PTREC:?}" "${MKPERF:?}" "${PROGS:?}"
+: "${PTREC:?}" "${MKPERF:?}" "${PROGS:?}" "${PTCHECK:?}"
 here=$(cd "$(dirname "$0")" && pwd)
 testlib_dir=$here/..
 . "$testlib_dir/lib.sh"
@@ -254,6 +254,59 @@ imp unk "$tmp/unk.data" >"$tmp/log" 2>&1 &&
 	grep -q "unknown header feature bit 200 (section at offset [0-9]*, 22 bytes): ignored" "$tmp/log" &&
 	ok "unknown feature bit 200: warning, still imports" || bad "unknown feature"
 same unk "unknown feature"
+
+# Real hardware: the Skylake-SP traces of shared/testdata/real-pt with the
+# records perf and the kernel wrote for them (the .pevent files, byte for
+# byte: TIME_CONV, ID_INDEX, THREAD_MAP, CPU_MAP, COMM, SWITCH,
+# ITRACE_START, COMM_EXEC, MMAP2, AUX, EXIT with sample type 0x10086).
+find_real_pt
+if [ -n "$real" ]; then
+	S=$real/simple; G=$real/simple-glibc
+	mkdir -p "$tmp/symfs1" "$tmp/symfs2"
+	cp "$S/hello" "$tmp/symfs1/hello"; cp "$G/hello" "$tmp/symfs2/hello"
+	"$MKPERF" --pevent "$S/secondary.sideband.pevent" --pevent "$S/primary.sideband.pevent" \
+		--pt "$S/pt.bin" --sample-type 0x10086 "$tmp/real1.data" >/dev/null 2>"$tmp/log"
+	imp real1 --symfs "$tmp/symfs1" "$tmp/real1.data" >"$tmp/log" 2>&1 &&
+		ok "real perf records: import with --symfs" || bad "real perf records: import"
+	"$PTREC" insns "$tmp/real1" --format=addr >"$tmp/got" 2>>"$tmp/log"
+	printf '0x%x\n' 0x401000 0x401005 0x40100a 0x401014 0x401019 0x40101b \
+		0x401020 0x401025 >"$tmp/want"
+	cmp -s "$tmp/want" "$tmp/got" &&
+		ok "real perf records: simple decodes to its 8 instructions at 0x401000-0x401025" ||
+		bad "real perf records: simple's 8 instructions"
+	"$PTREC" dump "$tmp/real1" >"$tmp/dump" 2>&1
+	cp "$tmp/dump" "$tmp/log"
+	grep -q "TIME .*shift 31 mult 581029125 zero 18444502336406842448 tsc_hz 3696000003" "$tmp/dump" &&
+		grep -q "SWITCH_IN .*pid 223991 tid 223991 cpu 9" "$tmp/dump" &&
+		grep -q "EXEC .*pid 223991 tid 223991 /hello" "$tmp/dump" &&
+		grep -q "MMAP .*0x401000-0x402000 pgoff 0x1000 prot r-x .*/hello sha256-" "$tmp/dump" &&
+		grep -q "MMAP .*0x7ffff6767000-0x7ffff6769000 .*\[vdso\]" "$tmp/dump" &&
+		grep -q "THREAD_EXIT .*tid 223991" "$tmp/dump" &&
+		ok "real perf records: TIME (3.696 GHz TSC), SWITCH_IN on CPU 9, EXEC, MMAP2s, EXIT" ||
+		bad "real perf records: sideband"
+	"$MKPERF" --pevent "$G/sideband.pevent" --pt "$G/pt.bin" --sample-type 0x10086 \
+		"$tmp/real2.data" >/dev/null 2>"$tmp/log"
+	imp real2 --symfs "$tmp/symfs2" "$tmp/real2.data" >"$tmp/log" 2>&1 &&
+		grep -q "8 bytes of AUX data belong to no traced thread" "$tmp/log" &&
+		ok "real perf records: simple-glibc, the 8 bytes before the first PSB dropped" ||
+		bad "real perf records: simple-glibc import"
+	"$PTREC" info "$tmp/real2" >"$tmp/log" 2>&1
+	grep -q "total:    59234 instructions, 0 gaps" "$tmp/log" &&
+		ok "real perf records: simple-glibc is exactly 59,234 instructions, no gap" ||
+		bad "real perf records: 59,234"
+	"$PTCHECK" --raw "$G/pt.bin@8" --elf "$G/hello" --cpu 6/85/4 --mtc-freq 3 --nom-freq 37 \
+		--cpuid-0x15 2/308 --addrs "$tmp/want" >/dev/null 2>&1
+	"$PTREC" insns "$tmp/real2" --format=addr >"$tmp/got" 2>"$tmp/log"
+	cmp -s "$tmp/want" "$tmp/got" &&
+		ok "real perf records: simple-glibc, the same addresses as libipt" ||
+		bad "real perf records: simple-glibc addresses"
+	grep -q "buildid-9fd65d2b087315802683ba521d1ddc7f1e90400e" "$tmp/real2/manifest.json" &&
+		grep -q '"mtc_freq": 3' "$tmp/real2/manifest.json" &&
+		ok "real perf records: the image by build-id, MTC period 3" || bad "real perf records: manifest"
+else
+	echo "not ok $((n + 1)) - real hardware traces not found (set PTREC_TESTDATA to shared/testdata)"
+	n=$((n + 1)); fails=$((fails + 1))
+fi
 
 # Bad input.
 data=$(sed -n 's/^data \([0-9]*\) .*/\1/p' "$tmp/mk-thr")
