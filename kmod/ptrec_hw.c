@@ -183,7 +183,8 @@ void ptrec_hw_save_msrs(struct ptrec_save_area *a)
 
 	s->ctl = ptrec_hw->read_msr(MSR_IA32_RTIT_CTL);
 	if (s->ctl & RTIT_CTL_TRACEEN)
-		ptrec_hw->write_msr(MSR_IA32_RTIT_CTL, s->ctl & ~RTIT_CTL_TRACEEN);
+		ptrec_hw->write_msr(MSR_IA32_RTIT_CTL,
+				    s->ctl & ~RTIT_CTL_TRACEEN);
 	s->status = ptrec_hw->read_msr(MSR_IA32_RTIT_STATUS);
 	s->output_base = ptrec_hw->read_msr(MSR_IA32_RTIT_OUTPUT_BASE);
 	s->output_mask = ptrec_hw->read_msr(MSR_IA32_RTIT_OUTPUT_MASK);

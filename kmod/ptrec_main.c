@@ -584,10 +584,11 @@ static bool ptrec_canonical(u64 a)
 	return (u64)((s64)(a << 16) >> 16) == a;
 }
 
-#define PTREC_CFG_ALL	(PTREC_CFG_USER | PTREC_CFG_KERNEL | PTREC_CFG_RING | \
-			 PTREC_CFG_FOLLOW_FORK | PTREC_CFG_TSC | PTREC_CFG_MTC | \
-			 PTREC_CFG_CYC | PTREC_CFG_PTWRITE | \
-			 PTREC_CFG_NO_RETCOMP | PTREC_CFG_CR3_FILTER)
+#define PTREC_CFG_ALL	(PTREC_CFG_USER | PTREC_CFG_KERNEL | \
+			 PTREC_CFG_RING | PTREC_CFG_FOLLOW_FORK | \
+			 PTREC_CFG_TSC | PTREC_CFG_MTC | PTREC_CFG_CYC | \
+			 PTREC_CFG_PTWRITE | PTREC_CFG_NO_RETCOMP | \
+			 PTREC_CFG_CR3_FILTER)
 
 /*
  * Validate @c against the unit (SDM Vol. 3C 33.2.7.2: MTCFreq, CycThresh
@@ -626,7 +627,8 @@ static int ptrec_config_check(struct ptrec_session *s,
 	if (c->flags & PTREC_CFG_MTC) {
 		if (!(k->flags & PTREC_INFO_MTC))
 			return -EOPNOTSUPP;
-		if (c->mtc_period > 15 || !(k->mtc_periods & BIT(c->mtc_period)))
+		if (c->mtc_period > 15 ||
+		    !(k->mtc_periods & BIT(c->mtc_period)))
 			return -EINVAL;
 	} else if (c->mtc_period) {
 		return -EINVAL;
@@ -674,7 +676,8 @@ static int ptrec_config_check(struct ptrec_session *s,
 	if (c->flags & PTREC_CFG_TSC)
 		ctl |= RTIT_CTL_TSC_EN;
 	if (c->flags & PTREC_CFG_MTC)
-		ctl |= RTIT_CTL_MTC_EN | (u64)c->mtc_period << RTIT_CTL_MTC_SHIFT;
+		ctl |= RTIT_CTL_MTC_EN |
+		       (u64)c->mtc_period << RTIT_CTL_MTC_SHIFT;
 	if (c->flags & PTREC_CFG_CYC)
 		ctl |= RTIT_CTL_CYCLEACC |
 		       (u64)c->cyc_threshold << RTIT_CTL_CYC_SHIFT;

@@ -19,10 +19,12 @@
  * middle of a tick's packets, as the hardware interrupts the program (a
  * packet is never split: clearing TraceEn completes the packets in
  * flight).  PMIs do not nest: one raised while the handler runs (its
- * restart writes PSB+) is taken after it.  Packets: PSB+ (PSB, TSC with TSCEn, PSBEND)
- * when tracing starts and every PSB period, TSC each tick with TSCEn, and
- * PTW with an 8-byte payload (tid << 32 | per-thread sequence number) with
- * PTWEn and User, at the session's sim_rate per millisecond.
+ * restart writes PSB+) is taken after it.
+ *
+ * Packets: PSB+ (PSB, TSC with TSCEn, PSBEND) when tracing starts and
+ * every PSB period, TSC each tick with TSCEn, and PTW with an 8-byte
+ * payload (tid << 32 | per-thread sequence number) with PTWEn and User, at
+ * the session's sim_rate per millisecond.
  *
  * Not modelled: CR3 and IP filtering (packets are generated regardless),
  * MTC/CYC/TNT/TIP packets, internal buffer overflow.

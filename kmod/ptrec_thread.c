@@ -432,13 +432,13 @@ static struct ptrec_thread *ptrec_thread_alloc(struct ptrec_session *s,
 	 * an entry is a region or, with one region, half of it (naturally
 	 * aligned as the region is).
 	 */
+	order = get_order(t->entry_size);
 	for (i = 0; i < t->nr_entries; i++) {
 		u64 at = (u64)i * t->entry_size;
 
 		t->topa[i] = (page_to_phys(t->regions[at / t->region_size]) +
 			      at % t->region_size) |
-			     ((u64)get_order(t->entry_size) << TOPA_SIZE_SHIFT) |
-			     TOPA_INT;
+			     ((u64)order << TOPA_SIZE_SHIFT) | TOPA_INT;
 	}
 	t->topa[t->nr_entries] = virt_to_phys(t->topa) | TOPA_END;
 	if (!(cfg->flags & PTREC_CFG_RING)) {
