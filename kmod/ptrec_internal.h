@@ -64,6 +64,14 @@
  * SDM Vol. 1 13.5.6: the nine MSRs in this order, 8 bytes each.  The MSR
  * save path and the simulated unit use the same layout; ADDR2/3 are not
  * XSAVE-managed and live in @addr23 (saved by RDMSR when in use).
+ *
+ * @ctl:	IA32_RTIT_CTL.
+ * @output_base: IA32_RTIT_OUTPUT_BASE.
+ * @output_mask: IA32_RTIT_OUTPUT_MASK_PTRS.
+ * @status:	IA32_RTIT_STATUS.
+ * @cr3_match:	IA32_RTIT_CR3_MATCH.
+ * @addr01:	IA32_RTIT_ADDR0_A, ADDR0_B, ADDR1_A, ADDR1_B.
+ * @addr23:	IA32_RTIT_ADDR2_A, ADDR2_B, ADDR3_A, ADDR3_B.
  */
 struct ptrec_pt_state {
 	u64 ctl;
@@ -116,9 +124,19 @@ struct ptrec_hw_ops {
 
 /**
  * struct ptrec_caps - what the probe found (SDM Vol. 3C 33.3.1)
+ * @flags:	enum ptrec_info_flag.
+ * @nr_ranges:	IP filter ranges.
+ * @mtc_periods: bitmap of MTC periods.
+ * @cyc_thresholds: bitmap of CYC thresholds.
+ * @psb_periods: bitmap of PSB periods.
+ * @xsave_size:	size of the PT state (XSAVE component 8 or the MSR area).
+ * @cpuid_15_eax: CPUID.15H:EAX.
+ * @cpuid_15_ebx: CPUID.15H:EBX.
+ * @nom_freq:	maximum non-turbo ratio, or 0.
+ * @xsaves:	XSAVES manages component 8.
  */
 struct ptrec_caps {
-	u32 flags;		/* enum ptrec_info_flag */
+	u32 flags;
 	u32 nr_ranges;
 	u32 mtc_periods;
 	u32 cyc_thresholds;
@@ -127,7 +145,7 @@ struct ptrec_caps {
 	u32 cpuid_15_eax;
 	u32 cpuid_15_ebx;
 	u32 nom_freq;
-	bool xsaves;		/* XSAVES manages component 8 */
+	bool xsaves;
 };
 
 extern const struct ptrec_hw_ops *ptrec_hw;
@@ -180,34 +198,63 @@ struct ptrec_lost_orphan {
 
 /**
  * struct ptrec_session - one open /dev/ptrec
+ * @ref:	references: the file, each thread, each pending task.
+ * @lock:	serialises attach, detach and release.
+ * @exit_lock:	orders THREAD_EXIT and PROCESS_EXIT records.
+ * @cfg:	the configuration ATTACH was given.
+ * @rtit_ctl:	IA32_RTIT_CTL of every thread, without TraceEn.
+ * @pid:	the traced process.
+ * @attached:	ATTACH succeeded.
+ * @detached:	no new threads are traced.
+ * @done:	the process is gone or detached: read() ends after the queue.
+ * @threads:	traced threads, under ptrec_threads_lock.
+ * @nr_live:	threads not yet released.
+ * @nr_pending:	new tasks not yet attached.
+ * @gnode:	on ptrec_sessions.
+ * @q_lock:	protects the message queue (a byte ring of whole messages).
+ * @q_buf:	the queue.
+ * @q_size:	its size, a power of two.
+ * @q_head:	bytes ever written.
+ * @q_tail:	bytes ever read.
+ * @lost_records: bytes of sideband records dropped, not yet reported.
+ * @lost_orphans: LOST records of freed threads waiting for room.
+ * @read_lock:	one reader at a time.
+ * @wq:		readers and pollers.
+ * @wake_iw:	wakes them from any context.
+ * @st_threads:	struct ptrec_stats.threads (PTREC_IOC_STATS).
+ * @st_switches: .switches.
+ * @st_pmis:	.pmis.
+ * @st_trace:	.trace_bytes.
+ * @st_lost:	.lost_bytes.
+ * @st_records:	.sideband_records.
+ * @st_lost_records: .lost_records.
+ * @st_stopped:	.stopped.
  */
 struct ptrec_session {
 	struct kref ref;
-	struct mutex lock;		/* attach/detach/release */
-	spinlock_t exit_lock;		/* orders THREAD/PROCESS_EXIT */
+	struct mutex lock;
+	spinlock_t exit_lock;
 	struct ptrec_config cfg;
-	u64 rtit_ctl;			/* RTIT_CTL without TraceEn */
+	u64 rtit_ctl;
 	pid_t pid;
 	bool attached;
-	bool detached;			/* no new threads */
-	bool done;			/* process gone or detached */
-	struct list_head threads;	/* under ptrec_threads_lock */
-	unsigned int nr_live;		/* threads not yet released */
-	atomic_t nr_pending;		/* new tasks not yet attached */
-	struct list_head gnode;		/* ptrec_sessions */
+	bool detached;
+	bool done;
+	struct list_head threads;
+	unsigned int nr_live;
+	atomic_t nr_pending;
+	struct list_head gnode;
 
-	/* message queue: byte ring of whole messages */
 	spinlock_t q_lock;
 	u8 *q_buf;
-	size_t q_size;			/* power of two */
+	size_t q_size;
 	u64 q_head, q_tail;
-	u64 lost_records;		/* pending PTREC_SB_LOST_SIDEBAND */
-	struct list_head lost_orphans;	/* pending LOST of freed threads */
+	u64 lost_records;
+	struct list_head lost_orphans;
 	struct mutex read_lock;
 	wait_queue_head_t wq;
 	struct irq_work wake_iw;
 
-	/* counters for PTREC_IOC_STATS */
 	atomic64_t st_threads, st_switches, st_pmis, st_trace, st_lost,
 		st_records, st_lost_records;
 	atomic_t st_stopped;
@@ -215,39 +262,73 @@ struct ptrec_session {
 
 /**
  * struct ptrec_thread - a traced thread's PT buffers and state
+ * @hnode:	on ptrec_threads_hash, by task.
+ * @snode:	on session->threads.
+ * @task:	the thread (a reference is held).
+ * @s:		its session (a reference is held).
+ * @pid:	its process.
+ * @tid:	its thread id (changes when a non-leader execs).
+ * @lock:	protects the hardware state and positions below.
+ * @loaded_cpu:	CPU whose PT unit holds its state, or -1.
+ * @dead:	never load it again.
+ * @stopped:	stop-on-full reached.
+ * @releasing:	release started (ptrec_threads_lock).
+ * @exited:	THREAD_EXIT written (session->exit_lock).
+ * @drain_pending: bit 0: on a CPU's drain list.
+ * @drain_node:	on that list.
+ * @last_cr3:	the last CR3 record written.
+ * @area:	PT save area.
+ * @topa:	the ToPA table, one page.
+ * @regions:	the output buffer's allocations.
+ * @nr_regions:	their number.
+ * @region_size: their size.
+ * @nr_entries:	ToPA output entries: the regions, at least two.
+ * @entry_size:	their size.
+ * @buf_size:	the output buffer's size.
+ * @stop_idx:	the entry carrying STOP (stop-on-full).
+ * @last_pos:	ring position at the last reading of the unit.
+ * @produced:	stream bytes the unit wrote.
+ * @drained:	stream bytes delivered or reported lost.
+ * @pend_lost:	lost bytes whose LOST record found no room yet.
+ * @pend_lost_off: their stream offset.
+ * @pend_lost_reason: their enum ptrec_sb_lost_reason.
+ * @orphan:	carries a pending loss to the session at release.
+ * @sim_seq:	the simulated program's PTW counter.
+ * @sim_carry_ns: simulated run time not yet turned into packets.
+ * @free_work:	releases the thread after it exited.
  */
 struct ptrec_thread {
-	struct hlist_node hnode;	/* ptrec_threads_hash by task */
-	struct list_head snode;		/* session->threads */
+	struct hlist_node hnode;
+	struct list_head snode;
 	struct task_struct *task;
 	struct ptrec_session *s;
 	pid_t pid, tid;
 
-	raw_spinlock_t lock;		/* hardware state below */
-	int loaded_cpu;			/* CPU whose PT unit holds it, or -1 */
-	bool dead;			/* never load again */
-	bool stopped;			/* stop-on-full reached */
-	bool releasing;			/* release started (threads_lock) */
-	bool exited;			/* THREAD_EXIT written (exit_lock) */
-	unsigned long drain_pending;	/* bit 0: on a drain list */
+	raw_spinlock_t lock;
+	int loaded_cpu;
+	bool dead;
+	bool stopped;
+	bool releasing;
+	bool exited;
+	unsigned long drain_pending;
 	struct llist_node drain_node;
-	u64 last_cr3;			/* last CR3 record written */
+	u64 last_cr3;
 	struct ptrec_save_area *area;
-	u64 *topa;			/* one page */
-	struct page **regions;		/* the buffer's allocations */
+	u64 *topa;
+	struct page **regions;
 	unsigned int nr_regions;
 	u32 region_size;
-	unsigned int nr_entries;	/* ToPA entries: regions, at least 2 */
+	unsigned int nr_entries;
 	u32 entry_size;
 	u64 buf_size;
-	unsigned int stop_idx;		/* entry carrying STOP, stop mode */
-	u64 last_pos;			/* ring position at the last reading */
-	u64 produced;			/* logical bytes written by the unit */
-	u64 drained;			/* logical bytes delivered or lost */
+	unsigned int stop_idx;
+	u64 last_pos;
+	u64 produced;
+	u64 drained;
 	u64 pend_lost, pend_lost_off;
 	u32 pend_lost_reason;
-	struct ptrec_lost_orphan *orphan; /* for a loss pending at release */
-	u32 sim_seq;			/* the simulated program's counter */
+	struct ptrec_lost_orphan *orphan;
+	u32 sim_seq;
 	u64 sim_carry_ns;
 	struct work_struct free_work;
 };
