@@ -32,6 +32,7 @@ struct sthread {
 	uint64_t n;		/* instructions in the history */
 	struct sb_regs regs;	/* at the end */
 	bool have_regs;
+	uint64_t first_ip;	/* of instruction 0 (peeking it evicts segments) */
 };
 
 struct server {
@@ -231,11 +232,31 @@ static size_t call_stack(struct server *sv, uint64_t *w, size_t maxw)
 	}
 	/* The outermost recorded frame. */
 	w[3 + 3 * n] = 0;
-	w[4 + 3 * n] = t->n && !rp_cursor_peek(t->c, 0, &insn) ? insn.ip : 0;
+	w[4 + 3 * n] = t->first_ip;
 	w[5 + 3 * n] = 0;
 	n++;
 	w[1] = n;
 	return 3 + 3 * n;
+}
+
+/* The call stack of the current thread at its position, computed once per
+ * position: GDB reads it several times at every stop.
+ */
+static const uint64_t *stack_words(struct server *sv, size_t *nwords)
+{
+	static uint64_t words[3 + 3 * STACK_MAX_FRAMES];
+	static size_t n;
+	static uint32_t tid;
+	static uint64_t pos = UINT64_MAX;
+	struct sthread *t = &sv->t[sv->cur];
+
+	if (t->tid != tid || t->pos != pos) {
+		n = call_stack(sv, words, SB_ARRAY_SIZE(words));
+		tid = t->tid;
+		pos = t->pos;
+	}
+	*nwords = n;
+	return words;
 }
 
 /* ---- memory ------------------------------------------------------------- */
@@ -256,8 +277,9 @@ static int do_m(struct server *sv, const char *arg)
 	if (len > sizeof(buf))
 		len = sizeof(buf);
 	if (addr >= STACK_ADDR && addr - STACK_ADDR < 65536) {
-		static uint64_t words[3 + 3 * STACK_MAX_FRAMES];
-		size_t bytes = 8 * call_stack(sv, words, SB_ARRAY_SIZE(words));
+		size_t nwords;
+		const uint64_t *words = stack_words(sv, &nwords);
+		size_t bytes = 8 * nwords;
 		uint64_t off = addr - STACK_ADDR;
 
 		if (off >= bytes)
@@ -1064,6 +1086,12 @@ static int load_threads(struct server *sv)
 			    last.ip == t->regs.val[SB_REG_RIP])
 				t->n--;
 			t->pos = t->n;
+		}
+		{
+			struct rp_insn first;
+
+			if (t->n && !rp_cursor_peek(t->c, 0, &first))
+				t->first_ip = first.ip;
 		}
 		/* Start on the thread that ran last: where the program
 		 * stopped or crashed.

@@ -107,6 +107,17 @@ if [ -n "${KMODFEED:-}" ]; then
 	fi
 fi
 
+# The call stack the server publishes for the unwinder, at every 37th
+# position, against a plain backward scan of ptrec insns.
+"$PTREC" insns "$tmp/b" >"$tmp/b.insns"
+STACK_INSNS="$tmp/b.insns" STACK_EVERY=37 timeout 120 "$PTREC" replay \
+	"$tmp/b" -batch -x "$(dirname "$0")/stackcheck.py" >"$tmp/out" 2>&1
+if grep -q "^stackcheck checked=[1-9][0-9]* bad=0$" "$tmp/out"; then
+	ok "call stack for the unwinder matches a plain scan at $(sed -n 's/^stackcheck checked=\([0-9]*\).*/\1/p' "$tmp/out") positions"
+else
+	bad "call stack for the unwinder"
+fi
+
 # History commands in GDB: the same lines as the CLI, current one marked.
 timeout 120 "$PTREC" replay "$tmp/b" -batch -ex "break depth" \
 	-ex "reverse-continue" -ex "monitor ptrec position" \
