@@ -10,3 +10,15 @@ $(GDB_LINES): tests/gdb/lines.c
 	$(CC) -O0 -g -no-pie -fno-pie -o $@ $<
 
 gdb-test: $(GDB_LINES) $(TRUTHDUMP)
+
+# make bench: reverse-step and reverse-finish through GDB at 10^7
+# instructions against 10^5 (scripts/bench-gdb).
+$(BUILD)/tests/bench/gdbloop: tests/bench/gdbloop.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -static -no-pie -o $@ $<
+
+.PHONY: gdb-bench
+gdb-bench: $(PTREC) $(PTREC_SERVER) $(BUILD)/tests/bench/gdbloop
+	./scripts/bench-gdb $(BUILD)
+
+BENCH_EXTRA += gdb-bench
