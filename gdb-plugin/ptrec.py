@@ -230,3 +230,8 @@ class PtrecUnwinder(gdb.unwinder.Unwinder):
 
 
 gdb.unwinder.register_unwinder(None, PtrecUnwinder(), replace=True)
+
+# Entry values (arg@entry) come from the caller's call-site information,
+# evaluated with the caller's frame base, which in replay is the unwinder's
+# synthetic stack pointer: they would print made-up addresses.
+gdb.execute('set print entry-values no')

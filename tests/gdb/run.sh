@@ -291,6 +291,24 @@ else
 	bad "breakpoint in a shared library"
 fi
 
+# Unknown values stay unknown: inside libc (puts, frame 0) registers other
+# than the PC are <unavailable>; in main (frame 1, unwound) they are <not
+# saved>, never the unwinder's synthetic stack addresses (0x7fef...), and
+# no argument@entry value is made up from them.
+timeout 120 "$PTREC" replay "$tmp/p" -batch -ex "break puts" \
+	-ex "reverse-continue" -ex "bt" -ex "info registers rsp rbx" -ex "up" \
+	-ex "info registers rip rsp rbp rbx" >"$tmp/out" 2>&1
+if grep -q "^#0  .*puts (str=<unavailable>) at .*ioputs.c" "$tmp/out" &&
+	grep -q "^#1  0x[0-9a-f]* in main () at .*plt.c:13" "$tmp/out" &&
+	[ "$(grep -c "^rsp  *<unavailable>\|^rbx  *<unavailable>" "$tmp/out")" = 2 ] &&
+	[ "$(grep -c "^rsp  *<not saved>\|^rbp  *<not saved>\|^rbx  *<not saved>" "$tmp/out")" = 3 ] &&
+	grep -q "^rip  *0x[0-9a-f]*  *0x[0-9a-f]* <main+" "$tmp/out" &&
+	! grep -q "@entry\|^r[sb]p  *0x7fef" "$tmp/out"; then
+	ok "libc frame and its caller: backtrace; unknown registers <unavailable> / <not saved>, no made-up values"
+else
+	bad "registers and arguments in replay frames"
+fi
+
 # A crash: GDB starts where the program died, registers known there.
 timeout 120 "$PTREC" record -q -o "$tmp/s" -- "$PROGS/segv" >/dev/null 2>&1
 timeout 120 "$PTREC" replay "$tmp/s" -batch -ex "info registers rip" \
