@@ -37,6 +37,7 @@
 #include "insn.h"
 #include "maps.h"
 #include "ptenc.h"
+#include "images.h"
 #include "record.h"
 
 #define QUANTUM 10000		/* instructions before another thread runs */
@@ -84,12 +85,6 @@ struct icache_ent {
 	struct insn in;
 };
 
-struct image_key {
-	char *path;
-	char key[SB_IMAGE_KEY_MAX];
-	struct image_key *next;
-};
-
 struct emu {
 	const struct rec_options *o;
 	struct rec_stats *st;
@@ -106,7 +101,7 @@ struct emu {
 	uint64_t quantum;
 	uint64_t clock;
 	int64_t mono_to_real;
-	struct image_key *keys;
+	struct rec_images images;
 	pid_t main_pid;
 	bool launched;
 	int error;			/* first fatal error */
@@ -217,36 +212,16 @@ static void sb_switch(struct emu *e, struct thr *t, uint16_t type,
 
 static const char *image_key_file(struct emu *e, const char *path)
 {
-	struct image_key *k;
+	const char *key;
 	struct sb_err err;
-	int ret;
+	int fatal;
 
-	for (k = e->keys; k; k = k->next)
-		if (!strcmp(k->path, path))
-			return k->key;
-	k = calloc(1, sizeof(*k));
-	if (!k || !(k->path = strdup(path))) {
-		free(k);
-		fail(e, -ENOMEM, "out of memory");
-		return NULL;
-	}
-	ret = sb_bundle_add_image_file(e->b, path, k->key, sizeof(k->key),
-				       &err);
-	if (ret == -ENOSPC || ret == -EFBIG || ret == -EDQUOT || ret == -EIO ||
-	    ret == -EROFS || ret == -ENOMEM) {
-		/* The bundle could not take it: the recording failed. */
-		fail(e, ret, "%s", err.msg);
-	} else if (ret) {
-		/* A vanished or unreadable file is a gap in replay, not a
-		 * failed recording.
-		 */
-		if (!e->o->quiet)
-			fprintf(stderr, "ptrec record: warning: %s\n", err.msg);
-		k->key[0] = '\0';
-	}
-	k->next = e->keys;
-	e->keys = k;
-	return k->key;
+	key = rec_image_key(&e->images, e->b, path, &fatal, &err);
+	if (!key)
+		fail(e, fatal, "%s", err.msg);	/* the recording failed */
+	else if (!*key && !e->o->quiet)
+		fprintf(stderr, "ptrec record: warning: %s\n", err.msg);
+	return key;
 }
 
 /* The vdso exists only in memory: copy it from the process. */
@@ -1556,8 +1531,6 @@ static void write_snapshot(struct emu *e)
 
 static void emu_free(struct emu *e)
 {
-	struct image_key *k;
-
 	while (e->threads) {
 		struct thr *t = e->threads;
 
@@ -1575,11 +1548,7 @@ static void emu_free(struct emu *e)
 		maps_free(&p->maps);
 		free(p);
 	}
-	while ((k = e->keys)) {
-		e->keys = k->next;
-		free(k->path);
-		free(k);
-	}
+	rec_images_free(&e->images);
 	insn_decoder_free(e->dec);
 	free(e->icache);
 	sb_bundle_free(e->b);

@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "images.h"
 #include "record.h"
 #include "uapi/ptrec.h"
 
@@ -65,12 +66,6 @@ struct km_thread {
 	struct km_thread *next;
 };
 
-struct km_image {
-	char *path;
-	char key[SB_IMAGE_KEY_MAX];
-	struct km_image *next;
-};
-
 struct km {
 	const struct rec_options *o;
 	struct rec_stats *st;
@@ -83,7 +78,7 @@ struct km {
 	pid_t pid;
 	bool launched;
 	struct km_thread *threads;
-	struct km_image *images;
+	struct rec_images images;
 	char vdso_key[SB_IMAGE_KEY_MAX];
 	int vdso_state;		/* 0 unknown, 1 stored, -1 failed */
 	bool have_time;
@@ -410,32 +405,16 @@ static void km_proc_exe(struct km *k, uint32_t pid, const char *exe)
 
 static const char *km_image_file(struct km *k, const char *path)
 {
-	struct km_image *im;
+	const char *key;
 	struct sb_err err;
-	int ret;
+	int fatal;
 
-	for (im = k->images; im; im = im->next)
-		if (!strcmp(im->path, path))
-			return im->key;
-	im = calloc(1, sizeof(*im));
-	if (!im || !(im->path = strdup(path))) {
-		free(im);
-		km_fail(k, -ENOMEM, "out of memory");
-		return NULL;
-	}
-	ret = sb_bundle_add_image_file(k->b, path, im->key, sizeof(im->key),
-				       &err);
-	if (ret == -ENOSPC || ret == -EFBIG || ret == -EDQUOT ||
-	    ret == -EIO || ret == -EROFS || ret == -ENOMEM) {
-		km_fail(k, ret, "%s", err.msg);
-	} else if (ret) {
-		/* gone or unreadable: a gap in replay, not a failed recording */
-		km_warn(k, "%s", err.msg);
-		im->key[0] = '\0';
-	}
-	im->next = k->images;
-	k->images = im;
-	return im->key;
+	key = rec_image_key(&k->images, k->b, path, &fatal, &err);
+	if (!key)
+		km_fail(k, fatal, "%s", err.msg);
+	else if (!*key)
+		km_warn(k, "%s", err.msg);	/* gone: a gap in replay */
+	return key;
 }
 
 /*
@@ -1033,13 +1012,7 @@ static void km_free(struct km *k)
 			fclose(t->f);
 		free(t);
 	}
-	while (k->images) {
-		struct km_image *im = k->images;
-
-		k->images = im->next;
-		free(im->path);
-		free(im);
-	}
+	rec_images_free(&k->images);
 	if (k->fd >= 0)
 		close(k->fd);
 	sb_bundle_free(k->b);
