@@ -19,6 +19,15 @@ import subprocess
 import gdb
 
 
+def _monitor(cmd, refusal):
+    """Runs a monitor command; its output, or a GDB error when the server
+    refused the arguments (its message starts with @refusal)."""
+    out = gdb.execute('monitor ' + cmd, to_string=True)
+    if out.startswith(refusal):
+        raise gdb.GdbError(out.strip())
+    gdb.write(out)
+
+
 class PtrecPrefix(gdb.Command):
     """ptrec: replay a recorded history (goto, position)."""
 
@@ -67,7 +76,7 @@ current one (marked =>), N ten around instruction N, N,M that range,
         super().__init__('ptrec instruction-history', gdb.COMMAND_USER)
 
     def invoke(self, arg, from_tty):
-        gdb.execute('monitor ptrec insns ' + arg, to_string=False)
+        _monitor('ptrec insns ' + arg, 'ptrec instruction-history:')
 
 
 class PtrecCallHistory(gdb.Command):
@@ -81,7 +90,7 @@ lines, /i instruction ranges."""
         super().__init__('ptrec function-call-history', gdb.COMMAND_USER)
 
     def invoke(self, arg, from_tty):
-        gdb.execute('monitor ptrec calls ' + arg, to_string=False)
+        _monitor('ptrec calls ' + arg, 'ptrec function-call-history:')
 
 
 def _bundle():

@@ -672,10 +672,33 @@ static int console(struct server *sv, const char *text)
  * N), "N,M", "+" and "-" (the ten after or before the last shown).  Lines
  * are numbered from 1; the result is [*first, *end) 0-based, within @total.
  */
+/* A decimal number at *@s (digits only, no overflow), skipping spaces
+ * around it; *@s moves past it.  Returns 0 or -1.
+ */
+static int parse_number(const char **s, unsigned long long *v)
+{
+	const char *p = *s;
+	char *end;
+
+	while (*p == ' ')
+		p++;
+	if (*p < '0' || *p > '9')
+		return -1;
+	errno = 0;
+	*v = strtoull(p, &end, 10);
+	if (errno == ERANGE)
+		return -1;
+	while (*end == ' ')
+		end++;
+	*s = end;
+	return 0;
+}
+
 static int parse_range(struct server *sv, const char *arg, uint64_t cur,
 		       uint64_t total, uint64_t *first, uint64_t *end)
 {
 	unsigned long long a, b;
+	const char *p = arg;
 
 	while (*arg == ' ')
 		arg++;
@@ -688,12 +711,13 @@ static int parse_range(struct server *sv, const char *arg, uint64_t cur,
 	} else if (!strcmp(arg, "-")) {
 		*end = sv->last_first;
 		*first = *end > 10 ? *end - 10 : 0;
-	} else if (sscanf(arg, "%llu,%llu", &a, &b) == 2 && a && b >= a) {
-		*first = a - 1;
-		*end = b;
-	} else if (sscanf(arg, "%llu", &a) == 1 && a) {
+	} else if (!parse_number(&p, &a) && a && !*p) {
 		*first = a > 5 ? a - 5 : 0;	/* ten centred on a */
 		*end = *first + 10;
+	} else if (!parse_number((p = arg, &p), &a) && *p++ == ',' &&
+		   !parse_number(&p, &b) && !*p && a && b >= a) {
+		*first = a - 1;
+		*end = b;
 	} else {
 		return -1;
 	}
@@ -704,6 +728,20 @@ static int parse_range(struct server *sv, const char *arg, uint64_t cur,
 	sv->last_first = *first;
 	sv->last_end = *end;
 	return 0;
+}
+
+/* The refusal of a history range, naming it; the plugin raises it. */
+static int bad_range(struct server *sv, const char *cmd, const char *arg)
+{
+	char msg[512];
+	int len = (int)strcspn(cmd, " ");
+
+	while (*arg == ' ')
+		arg++;
+	snprintf(msg, sizeof(msg), "ptrec %.*s: '%.100s' is not a range; "
+		 "usage: ptrec %s [N|N,M|+|-] (1 <= N <= M)\n", len, cmd,
+		 arg, cmd);
+	return console(sv, msg);
 }
 
 /* "ptrec insns [/r] [RANGE]": GDB's record instruction-history. */
@@ -724,7 +762,7 @@ static int monitor_insns(struct server *sv, const char *arg)
 	}
 	if (parse_range(sv, arg, t->pos < t->n ? t->pos : t->n - 1, t->n,
 			&first, &end))
-		return console(sv, "usage: ptrec instruction-history [/r] [N|N,M|+|-]\n");
+		return bad_range(sv, "instruction-history [/r]", arg);
 	for (p = first; p < end && n < sizeof(text) - 1024; p++) {
 		if (rp_cursor_peek(t->c, p, &insn) ||
 		    rp_format_insn(sv->s, &insn, p, raw, p == t->pos,
@@ -767,7 +805,7 @@ static int monitor_calls(struct server *sv, const char *arg)
 		if (sv->calls[i].first <= t->pos)
 			cur = i;
 	if (parse_range(sv, arg, cur, sv->ncalls, &first, &end))
-		return console(sv, "usage: ptrec function-call-history [/cli] [N|N,M|+|-]\n");
+		return bad_range(sv, "function-call-history [/cli]", arg);
 	for (i = first; i < end && n < sizeof(text) - 4096; i++) {
 		rp_format_call(&sv->calls[i], i, tree, lines, range, text + n,
 			       sizeof(text) - n - 1);
@@ -1158,9 +1196,17 @@ int main(int argc, char **argv)
 	struct server sv = { 0 };
 	int port = -1, ret, fd;
 
-	if (argc == 4 && !strcmp(argv[2], "--port"))
-		port = atoi(argv[3]);
-	else if (argc != 2 && !(argc == 3 && !strcmp(argv[2], "--stdio"))) {
+	if (argc == 4 && !strcmp(argv[2], "--port")) {
+		const char *a = argv[3];
+		unsigned long long v;
+
+		if (parse_number(&a, &v) || *a || !v || v > 65535) {
+			fprintf(stderr, "ptrec-server: --port: '%s' is not a port number (1 to 65535)\n",
+				argv[3]);
+			return 2;
+		}
+		port = (int)v;
+	} else if (argc != 2 && !(argc == 3 && !strcmp(argv[2], "--stdio"))) {
 		fprintf(stderr, "usage: ptrec-server BUNDLE [--stdio | --port N]\n");
 		return 2;
 	}

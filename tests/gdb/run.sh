@@ -234,6 +234,32 @@ else
 	bad "ptrec info / ptrec export in GDB"
 fi
 
+# History ranges that are not N, N,M (N <= M), + or - are refused by name,
+# as GDB errors in the plugin; a bad --port is refused before listening.
+cat >"$tmp/range.py" <<'EOF'
+for cmd in ('ptrec instruction-history 10x', 'ptrec instruction-history 5,3',
+            'ptrec function-call-history /c abc',
+            'ptrec function-call-history 1,99999999999999999999999'):
+    try:
+        gdb.execute(cmd)
+        print('ACCEPTED: ' + cmd)
+    except gdb.error as e:
+        print('GDB ERROR: %s' % e)
+EOF
+timeout 120 "$PTREC" replay "$tmp/b" -batch -ex "source $tmp/range.py" \
+	>"$tmp/out" 2>&1
+"$PTREC_SERVER" "$tmp/b" --port 12x >"$tmp/port.out" 2>&1
+pst=$?
+if [ "$(grep -c "^GDB ERROR: ptrec instruction-history: '\(10x\|5,3\)' is not a range" "$tmp/out")" = 2 ] &&
+	[ "$(grep -c "^GDB ERROR: ptrec function-call-history: '\(abc\|1,99999999999999999999999\)' is not a range" "$tmp/out")" = 2 ] &&
+	! grep -q ACCEPTED "$tmp/out" && [ $pst = 2 ] &&
+	grep -q "^ptrec-server: --port: '12x' is not a port number" "$tmp/port.out"; then
+	ok "bad history ranges and a bad --port are refused, naming them"
+else
+	cat "$tmp/port.out" >>"$tmp/out"
+	bad "history range and --port checks"
+fi
+
 # Threads: reverse-continue finds the latest breakpoint hit in any thread,
 # by time; the expectation comes from the exported timestamps.
 timeout 120 "$PTREC" record -q -o "$tmp/t" -- "$PROGS/threads" >/dev/null 2>&1
