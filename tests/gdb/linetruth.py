@@ -3,7 +3,7 @@
 """tests/gdb: where GDB's reverse-step / reverse-next must stop, from the
 ground truth and the program's line table alone.
 
-    linetruth.py PROG ADDRS LINE step|next|finish
+    linetruth.py PROG ADDRS LINE step|next|finish|forward-next
 
 PROG is a non-PIE program built with -g (run-time addresses are link-time
 addresses); ADDRS its recorded thread's ground truth, one address a line
@@ -18,7 +18,9 @@ stepping into a function stops after the prologue, and stepping back out
 of it returns to the caller.  reverse-next stops only in the function of
 the start line (no recursion in the test program).  The backward walk ends
 at the history's first instruction.  "finish" prints the call instruction
-that entered the function running at the start point.
+that entered the function running at the start point; "forward-next" the
+stops of `next` from the history's first instruction up to the last
+execution of LINE.
 """
 import subprocess
 import sys
@@ -83,6 +85,16 @@ def main():
         entry = [a for a in entries if funcs[a] == func_of(ips[begin])][0]
         i = max(i for i in range(begin) if ips[i + 1] == entry)
         print('%d:%s:%d' % (i + 1, func_of(ips[i]), lines[i]))
+        return
+    if mode == 'forward-next':
+        # `ptrec goto begin`, then next: the stops in the first
+        # instruction's function, forward, up to the start point.
+        home = func_of(ips[0])
+        stops = ['%d:%s:%d' % (i + 1, home, lines[i])
+                 for i in range(1, begin + 1)
+                 if ips[i] in starts and ips[i] not in funcs and
+                 lines[i] != lines[i - 1] and func_of(ips[i]) == home]
+        print(' '.join(stops))
         return
     home = func_of(ips[begin])
     stops = []

@@ -437,6 +437,20 @@ if [ -n "${GDB_LINES:-}" ] && [ -n "${TRUTHDUMP:-}" ]; then
 	else
 		bad "reverse-next stopped in a callee"
 	fi
+	# ptrec goto begin, then next forward to line 36, against the truth.
+	want=$(python3 "$here/linetruth.py" "$GDB_LINES" "$tmp/l.truth" 36 \
+		forward-next)
+	timeout 120 "$PTREC" replay "$tmp/l" -batch -ex "ptrec goto begin" \
+		-ex "set \$cmd = \"next\"" -ex "set \$count = $(echo "$want" | wc -w)" \
+		-ex "source $here/steps.py" >"$tmp/out" 2>&1
+	got=$(sed -n 's/^STOPS //p' "$tmp/out")
+	if [ -n "$want" ] && [ "$got" = "$want" ]; then
+		ok "ptrec goto begin, then next: $(echo "$got" | wc -w) stops, each the ground truth's"
+	else
+		echo "# want: $want"
+		echo "# got:  $got"
+		bad "goto begin and next forward against the ground truth"
+	fi
 	# reverse-finish from sq's return line: at the call in main.
 	want=$(python3 "$here/linetruth.py" "$GDB_LINES" "$tmp/l.truth" 12 \
 		finish)

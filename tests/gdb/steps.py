@@ -2,8 +2,9 @@
 """tests/gdb: repeats a GDB stepping command and prints where each stops.
 
 Loaded by `source` after the convenience variable $cmd names the command
-(reverse-step, reverse-next): runs it until the history's beginning (the
-position stops changing) or 300 times, then prints one line
+(reverse-step, reverse-next, next): runs it until the position stops
+changing (an edge of the history) or $count times (default 300), then
+prints one line
     STOPS pos:function:line pos:function:line ...
 with the position from the server's "monitor ptrec position" (1-based
 instruction number, as in `ptrec insns`).
@@ -26,9 +27,11 @@ def _where():
 
 
 cmd = str(gdb.parse_and_eval('$cmd').string())
+count = gdb.parse_and_eval('$count')
+count = 300 if count.type.code == gdb.TYPE_CODE_VOID else int(count)
 stops = []
 last = _position()
-for _ in range(300):
+for _ in range(count):
     gdb.execute(cmd, to_string=True)
     pos = _position()
     if pos == last:
