@@ -108,6 +108,8 @@ struct perf {
 	size_t len;
 	bool quiet;
 	const char *symfs;		/* --symfs: a root for recorded paths */
+	bool pipe;			/* pipe mode: attrs and features are records */
+	size_t capattr;
 	struct pf_header h;
 	/* attrs */
 	struct pf_attr *attr;
@@ -276,6 +278,8 @@ static int rec_attr(const struct perf *p, const uint8_t *r, size_t size)
 	uint64_t id;
 	size_t i, j;
 
+	if (!p->nattr)
+		return -1;
 	if (p->nattr == 1)
 		return 0;
 	for (i = 1; i < p->nattr; i++)
@@ -416,6 +420,55 @@ static int parse_build_ids(struct perf *p, uint64_t off, uint64_t end)
 	return 0;
 }
 
+/* The contents of feature @bit, in [off, end) of the file. */
+static int parse_feature(struct perf *p, unsigned int bit, uint64_t off,
+			 uint64_t end)
+{
+	switch (bit) {
+	case PF_FEAT_CPUID: {
+		char *str = fstring(p, &off, end);
+
+		if (str)
+			parse_cpuid(p, str);
+		free(str);
+		break;
+	}
+	case PF_FEAT_NRCPUS:
+		if (end - off >= 8)
+			p->nr_cpus = rd32(p->buf + off);
+		break;
+	case PF_FEAT_CMDLINE: {
+		uint64_t start = off;
+		uint32_t n, i;
+
+		if (end - off < 4 || p->cmdline)
+			break;
+		n = rd32(p->buf + off);
+		off += 4;
+		if (n > (end - start) / 4)
+			return perr(p, start,
+				    "CMDLINE: %u strings cannot fit in %llu bytes",
+				    n, (unsigned long long)(end - start));
+		p->cmdline = calloc(n + 1, sizeof(char *));
+		if (!p->cmdline)
+			return -1;
+		for (i = 0; i < n; i++) {
+			char *str = fstring(p, &off, end);
+
+			if (!str)
+				break;
+			p->cmdline[p->ncmdline++] = str;
+		}
+		break;
+	}
+	case PF_FEAT_BUILD_ID:
+		return parse_build_ids(p, off, end);
+	default:
+		break;
+	}
+	return 0;
+}
+
 static int parse_features(struct perf *p)
 {
 	uint64_t soff = p->h.data.offset + p->h.data.size;
@@ -423,7 +476,6 @@ static int parse_features(struct perf *p)
 
 	for (bit = 0; bit < 256; bit++) {
 		struct pf_section s;
-		uint64_t off, end;
 
 		if (!(p->h.features[bit / 64] & (1ull << (bit % 64))))
 			continue;
@@ -445,51 +497,8 @@ static int parse_features(struct perf *p)
 				    feat_names[bit],
 				    (unsigned long long)s.offset,
 				    (unsigned long long)s.size, p->len);
-		off = s.offset;
-		end = s.offset + s.size;
-		switch (bit) {
-		case PF_FEAT_CPUID: {
-			char *str = fstring(p, &off, end);
-
-			if (str)
-				parse_cpuid(p, str);
-			free(str);
-			break;
-		}
-		case PF_FEAT_NRCPUS:
-			if (s.size >= 8)
-				p->nr_cpus = rd32(p->buf + off);
-			break;
-		case PF_FEAT_CMDLINE: {
-			uint32_t n, i;
-
-			if (s.size < 4)
-				break;
-			n = rd32(p->buf + off);
-			off += 4;
-			if (n > s.size / 4)
-				return perr(p, s.offset,
-					    "CMDLINE: %u strings cannot fit in %llu bytes",
-					    n, (unsigned long long)s.size);
-			p->cmdline = calloc(n + 1, sizeof(char *));
-			if (!p->cmdline)
-				return -1;
-			for (i = 0; i < n; i++) {
-				char *str = fstring(p, &off, end);
-
-				if (!str)
-					break;
-				p->cmdline[p->ncmdline++] = str;
-			}
-			break;
-		}
-		case PF_FEAT_BUILD_ID:
-			if (parse_build_ids(p, off, end))
-				return -1;
-			break;
-		default:
-			break;
-		}
+		if (parse_feature(p, bit, s.offset, s.offset + s.size))
+			return -1;
 	}
 	return 0;
 }
@@ -753,6 +762,53 @@ static int parse_mmap(struct perf *p, const uint8_t *r, uint16_t size,
 	return e->str ? 0 : -1;
 }
 
+/* Pipe mode: HEADER_ATTR is a perf_event_attr and the event's u64 ids. */
+static int header_attr(struct perf *p, const uint8_t *r, uint16_t size,
+		       uint64_t off)
+{
+	size_t n = p->nattr, cap = p->capattr;
+	uint32_t asz;
+
+	if (size < 8 + PF_ATTR_SIZE_VER0)
+		return perr(p, off, "HEADER_ATTR record of %u bytes", size);
+	asz = rd32(r + 8 + 4);
+	if (asz < PF_ATTR_SIZE_VER0 || asz > size - 8u)
+		return perr(p, off, "HEADER_ATTR: attr size %u in a record of %u bytes",
+			    asz, size);
+	if (n == cap) {
+		size_t nc = cap ? cap * 2 : 4;
+		void *a = realloc(p->attr, nc * sizeof(*p->attr));
+
+		if (a)
+			p->attr = a;
+		a = a ? realloc(p->sample_type, nc * sizeof(uint64_t)) : NULL;
+		if (a)
+			p->sample_type = a;
+		a = a ? realloc(p->ids, nc * sizeof(*p->ids)) : NULL;
+		if (a)
+			p->ids = a;
+		a = a ? realloc(p->nids, nc * sizeof(size_t)) : NULL;
+		if (!a)
+			return -1;
+		p->nids = a;
+		p->capattr = nc;
+	}
+	memset(&p->attr[n], 0, sizeof(p->attr[n]));
+	memcpy(&p->attr[n], r + 8,
+	       asz < sizeof(p->attr[n]) ? asz : sizeof(p->attr[n]));
+	p->sample_type[n] = p->attr[n].sample_type;
+	p->nids[n] = (size - 8 - asz) / 8;
+	p->ids[n] = NULL;
+	if (p->nids[n]) {
+		p->ids[n] = malloc(p->nids[n] * 8);
+		if (!p->ids[n])
+			return -1;
+		memcpy(p->ids[n], r + 8 + asz, p->nids[n] * 8);
+	}
+	p->nattr++;
+	return 0;
+}
+
 static int parse_record(struct perf *p, const uint8_t *r, uint64_t off,
 			struct pf_rec_header h, size_t *capsw,
 			struct pending_aux **pa, size_t *npa, size_t *cappa)
@@ -876,6 +932,28 @@ static int parse_record(struct perf *p, const uint8_t *r, uint64_t off,
 	}
 	case PF_REC_AUXTRACE_INFO:
 		return parse_info(p, r, h.size, off);
+	case PF_REC_HEADER_ATTR:
+		return p->pipe ? header_attr(p, r, h.size, off) : 0;
+	case PF_REC_HEADER_BUILD_ID:
+		/* One entry of the BUILD_ID feature, header and all. */
+		return parse_build_ids(p, off, off + h.size);
+	case PF_REC_HEADER_FEATURE: {
+		uint64_t bit;
+
+		if (!p->pipe)
+			return 0;
+		if (h.size < 16)
+			return perr(p, off, "HEADER_FEATURE record of %u bytes",
+				    h.size);
+		bit = rd64(r + 8);
+		if (bit > PF_FEAT_LAST_KNOWN) {
+			warn(p, "offset %llu: unknown header feature bit %llu (%u bytes): ignored",
+			     (unsigned long long)off, (unsigned long long)bit,
+			     h.size - 16);
+			return 0;
+		}
+		return parse_feature(p, bit, off + 16, off + h.size);
+	}
 	case PF_REC_AUXTRACE_ERROR:
 		warn(p, "offset %llu: perf recorded an AUXTRACE_ERROR (a decoder or driver error during recording)",
 		     (unsigned long long)off);
@@ -1128,8 +1206,15 @@ static int parse_header(struct perf *p)
 		return perr(p, 0, "a big-endian perf.data file; only little-endian files are supported");
 	if (magic != PF_MAGIC)
 		return perr(p, 0, "bad magic (not PERFILE2); not a perf.data file");
-	if (p->len >= 16 && rd64(p->buf + 8) == sizeof(struct pf_pipe_header))
-		return perr(p, 8, "a pipe-mode perf.data (perf record -o -) is not supported; write the file with perf record -o FILE, or convert it with perf inject -i IN -o OUT");
+	if (p->len >= 16 && rd64(p->buf + 8) == sizeof(struct pf_pipe_header)) {
+		/* Pipe mode: records follow; attrs and features are some. */
+		p->pipe = true;
+		p->h.magic = magic;
+		p->h.size = 16;
+		p->h.data.offset = 16;
+		p->h.data.size = p->len - 16;
+		return 0;
+	}
 	if (p->len < sizeof(p->h))
 		return perr(p, 0, "truncated header (%zu of %zu bytes)",
 			    p->len, sizeof(p->h));
@@ -1150,9 +1235,12 @@ static int perf_parse(struct perf *p)
 {
 	size_t i;
 
-	if (parse_header(p) || parse_attrs(p) || parse_features(p) ||
+	if (parse_header(p) ||
+	    (!p->pipe && (parse_attrs(p) || parse_features(p))) ||
 	    parse_data(p))
 		return -1;
+	if (!p->nattr)
+		return perr(p, 16, "no HEADER_ATTR record: a pipe-mode file without event attributes");
 	if (!p->have_info)
 		return perr(p, p->h.data.offset,
 			    "no AUXTRACE_INFO record: not recorded with the intel_pt PMU (perf record -e intel_pt//)");

@@ -36,7 +36,12 @@ struct pf_header {
 	uint64_t features[4];		/* HEADER_FEAT_BITS = 256 */
 };
 
-/* The pipe-mode header: magic and size 16, records follow. */
+/*
+ * The pipe-mode header: magic and size 16, records follow.  The attrs come
+ * as HEADER_ATTR records (a perf_event_attr, then the event's u64 ids), the
+ * features as HEADER_FEATURE records (u64 feature bit, then what the
+ * feature's section would hold).
+ */
 struct pf_pipe_header {
 	uint64_t magic;
 	uint64_t size;
@@ -123,12 +128,14 @@ enum {
 /* Records the perf tool writes itself (type 64 and up). */
 enum {
 	PF_REC_HEADER_ATTR	= 64,
+	PF_REC_HEADER_BUILD_ID	= 67,	/* pipe mode: one BUILD_ID entry */
 	PF_REC_FINISHED_ROUND	= 68,
 	PF_REC_ID_INDEX		= 69,
 	PF_REC_AUXTRACE_INFO	= 70,
 	PF_REC_AUXTRACE		= 71,
 	PF_REC_AUXTRACE_ERROR	= 72,
 	PF_REC_TIME_CONV	= 79,
+	PF_REC_HEADER_FEATURE	= 80,
 	PF_REC_COMPRESSED	= 81,
 };
 

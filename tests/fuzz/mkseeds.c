@@ -369,7 +369,7 @@ static int seeds_replay(void)
  * fuzz_perf: perf.data files mkperf (next to this program's directory, in
  * BUILD/tests/tools) writes around $PTREC_FUZZ_BUNDLE: per-thread in small
  * AUX chunks, per-cpu, with a truncated AUX record, with an unknown header
- * feature, and cut in half.
+ * feature, in pipe mode, and cut in half.
  */
 static int seeds_perf(const char *self)
 {
@@ -388,6 +388,7 @@ static int seeds_perf(const char *self)
 		 " \"$m\" --chunk 128 \"$b\" \"$d/thread.data\" >/dev/null;"
 		 " \"$m\" --per-cpu \"$b\" \"$d/cpu.data\" >/dev/null;"
 		 " \"$m\" --unknown-feature \"$b\" \"$d/unknown.data\" >/dev/null;"
+		 " \"$m\" --pipe \"$b\" \"$d/pipe.data\" >/dev/null;"
 		 " t=$(ls \"$b/pt\" | head -1); t=${t%%.pt};"
 		 " \"$m\" --truncate \"$t\" \"$b\" \"$d/trunc.data\" >/dev/null || true;"
 		 " head -c $(( $(stat -c %%s \"$d/thread.data\") / 2 ))"

@@ -28,6 +28,10 @@
  *   --path-prefix P  put P before every recorded path (so the files are
  *                    only found through the build-id cache)
  *   --no-aux         leave out the AUX data (AUX and AUXTRACE records)
+ *   --pipe           pipe mode (perf record -o -): a 16-byte header, the
+ *                    attrs as HEADER_ATTR and the features as
+ *                    HEADER_FEATURE records before the data, the
+ *                    build-ids as HEADER_BUILD_ID records after it
  *   --mmap-buildid   executable MMAP2 records carry the build-id
  *                    (PERF_RECORD_MISC_MMAP_BUILD_ID) and the file has no
  *                    HEADER_BUILD_ID feature
@@ -443,6 +447,76 @@ static void mkdirs(const char *path)
 	mkdir(tmp, 0755);
 }
 
+/* ---- --pipe ------------------------------------------------------------ */
+
+/* Rewrites the file in @out (header, attrs, data, features) in pipe mode. */
+static void to_pipe(void)
+{
+	struct buf p = { 0 }, bids = { 0 };
+	struct pf_header h;
+	struct pf_pipe_header ph = { PF_MAGIC, sizeof(ph) };
+	uint64_t soff;
+	size_t i, na;
+	unsigned int bit;
+
+	memcpy(&h, out.p, sizeof(h));
+	put(&p, &ph, sizeof(ph));
+	na = h.attrs.size / h.attr_size;
+	for (i = 0; i < na; i++) {
+		const uint8_t *a = out.p + h.attrs.offset + i * h.attr_size;
+		struct pf_section ids;
+		struct pf_rec_header rh = { .type = PF_REC_HEADER_ATTR };
+		uint32_t asz;
+
+		memcpy(&asz, a + 4, 4);
+		memcpy(&ids, a + h.attr_size - sizeof(ids), sizeof(ids));
+		rh.size = 8 + asz + ids.size;
+		put(&p, &rh, sizeof(rh));
+		put(&p, a, asz);
+		put(&p, out.p + ids.offset, ids.size);
+	}
+	soff = h.data.offset + h.data.size;
+	for (bit = 0; bit < 256; bit++) {
+		struct pf_rec_header rh = { .type = PF_REC_HEADER_FEATURE };
+		struct pf_section s;
+		uint64_t b = bit;
+
+		if (!(h.features[bit / 64] & (1ull << (bit % 64))))
+			continue;
+		memcpy(&s, out.p + soff, sizeof(s));
+		soff += sizeof(s);
+		if (bit == PF_FEAT_BUILD_ID) {
+			/* Pipe mode sends each entry as a HEADER_BUILD_ID
+			 * record (the entry's own header, type 67).
+			 */
+			uint64_t o = s.offset;
+
+			while (o + 8 <= s.offset + s.size) {
+				struct pf_rec_header eh;
+
+				memcpy(&eh, out.p + o, 8);
+				eh.type = PF_REC_HEADER_BUILD_ID;
+				put(&bids, &eh, 8);
+				put(&bids, out.p + o + 8, eh.size - 8);
+				o += eh.size;
+			}
+			continue;
+		}
+		if (16 + s.size > 0xffff)
+			die("--pipe: a feature section too large for a record");
+		rh.size = 16 + ((s.size + 7) & ~7ull);
+		put(&p, &rh, sizeof(rh));
+		put(&p, &b, 8);
+		put(&p, out.p + s.offset, s.size);
+		pad8(&p);
+	}
+	put(&p, out.p + h.data.offset, h.data.size);
+	put(&p, bids.p, bids.len);
+	free(bids.p);
+	free(out.p);
+	out = p;
+}
+
 /* ---- --pevent: real records around a real PT buffer ------------------- */
 
 #define MAX_PEVENT 8
@@ -615,6 +689,7 @@ int main(int argc, char **argv)
 		{ "no-aux", no_argument, NULL, 'a' },
 		{ "psb-at-switch", no_argument, NULL, 's' },
 		{ "mmap-buildid", no_argument, NULL, 'm' },
+		{ "pipe", no_argument, NULL, 'i' },
 		{ "pevent", required_argument, NULL, 'e' },
 		{ "pt", required_argument, NULL, 'P' },
 		{ "sample-type", required_argument, NULL, 'S' },
@@ -622,7 +697,7 @@ int main(int argc, char **argv)
 	};
 	const char *bdir = NULL, *prefix = "", *dir, *outp;
 	uint32_t trunc_tid = 0, prev = 0;
-	bool unknown = false, no_aux = false, mmap_bid = false;
+	bool unknown = false, no_aux = false, mmap_bid = false, pipe = false;
 	const char *pev[MAX_PEVENT], *ptfile = NULL;
 	size_t npev = 0;
 	uint64_t stype = 0;
@@ -648,6 +723,7 @@ int main(int argc, char **argv)
 		case 'a': no_aux = true; break;
 		case 's': psb_at_switch = true; break;
 		case 'm': mmap_bid = true; break;
+		case 'i': pipe = true; break;
 		case 'e':
 			if (npev == MAX_PEVENT)
 				die("too many --pevent");
@@ -1055,6 +1131,8 @@ cache_only:
 		put(&out, feat.p, feat.len);
 	}
 	memcpy(out.p, &hdr, sizeof(hdr));
+	if (pipe)
+		to_pipe();
 	f = fopen(outp, "wb");
 	if (!f || fwrite(out.p, 1, out.len, f) != out.len || fclose(f))
 		die(outp);
