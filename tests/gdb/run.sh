@@ -348,6 +348,23 @@ else
 	bad "segv: replay at the crash"
 fi
 
+# From the fault, reverse-step goes back to the line that loaded the null
+# pointer and passed it: crash(target) in main, at the start of that line
+# (the last execution of its first address).
+timeout 120 "$PTREC" replay "$tmp/s" -batch -ex "reverse-step" \
+	-ex "monitor ptrec position" -ex "info registers rip" >"$tmp/out" 2>&1
+line=$(grep -n 'crash(target);' "$PROGS/../../../tests/programs/segv.c" |
+	cut -d: -f1)
+"$PTREC" insns "$tmp/s" --format=addr >"$tmp/s.addrs"
+rip=$(sed -n 's/^rip  *\(0x[0-9a-f]*\) .*/\1/p' "$tmp/out")
+if grep -q "^main () at .*segv.c:$line" "$tmp/out" && [ -n "$rip" ] &&
+	[ "$(grep -n -x "$rip" "$tmp/s.addrs" | tail -1 | cut -d: -f1)" = \
+	  "$(positions)" ]; then
+	ok "segv: reverse-step from the fault stops where the bad pointer was passed (segv.c:$line, position $(positions))"
+else
+	bad "segv: reverse-step from the fault"
+fi
+
 # Over TCP on loopback instead of stdio.
 port=$((20000 + $$ % 20000))
 "$PTREC_SERVER" "$tmp/b" --port "$port" 2>"$tmp/server.err" &
