@@ -1754,6 +1754,14 @@ static int copy_resync(struct perf *p, struct thr *t, const struct piece *pc,
 			goto out;
 		pt_pkt_get_offset(d, &off);
 	}
+	/* A loss at the very end of the buffer: the end of the history. */
+	for (; j < p->nmk && pc->end == b->len; j++) {
+		const struct mark *m = &p->mk[j];
+
+		if (m->buf == pc->buf && m->pos == b->len &&
+		    lost_ev(p, t->tid, t->len, m->bytes, m->tsc, m->reason))
+			goto out;
+	}
 	ret = 0;
 out:
 	if (d)
