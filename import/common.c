@@ -90,6 +90,22 @@ int import_stream_scan(const uint8_t *buf, size_t len,
 	return 0;
 }
 
+int import_set_argv(struct sb_manifest *m, int argc, char **argv)
+{
+	const char **av = calloc((size_t)argc + 2, sizeof(*av));
+	int i, ret;
+
+	if (!av)
+		return -ENOMEM;
+	av[0] = "ptrec";
+	av[1] = "import";
+	for (i = 0; i < argc; i++)
+		av[i + 2] = argv[i];
+	ret = sb_manifest_set_argv(m, argc + 2, av);
+	free(av);
+	return ret;
+}
+
 static int parse_num(const char *s, const char *end, uint64_t *v)
 {
 	char *e;

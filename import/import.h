@@ -41,6 +41,14 @@ int import_perf_parse_mem(const uint8_t *buf, size_t len, bool quiet,
 			  size_t *nthreads, size_t *nevents);
 
 /**
+ * import_set_argv() - record the import's own command line in the manifest
+ * @argv:	the importer's arguments, "raw ..." or "perf ...".
+ *
+ * Stores "ptrec import" followed by @argv.  Returns 0 or -ENOMEM.
+ */
+int import_set_argv(struct sb_manifest *m, int argc, char **argv);
+
+/**
  * struct import_scan - what a packet-level pass over a PT stream found
  * @first_psb:	offset of the first PSB (valid when @npsb > 0).
  * @npsb:	PSB packets seen.

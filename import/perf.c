@@ -2302,7 +2302,6 @@ static int perf_write(struct perf *p, const char *out, int argc, char **argv)
 	struct sb_writer *w;
 	struct sb_err err;
 	size_t ncache = 0, i;
-	const char **av;
 	bool *cut;
 	int ret;
 
@@ -2380,17 +2379,7 @@ static int perf_write(struct perf *p, const char *out, int argc, char **argv)
 	/* command: the traced program's argv is not in perf.data; the
 	 * perf command line (CMDLINE) is, and the import's own.
 	 */
-	av = calloc(argc + 2, sizeof(*av));
-	if (!m->backend || !av) {
-		free(av);
-		goto out;
-	}
-	av[0] = "ptrec";
-	av[1] = "import";
-	for (i = 0; i < (size_t)argc; i++)
-		av[i + 2] = argv[i];
-	ret = sb_manifest_set_argv(m, argc + 2, av);
-	free(av);
+	ret = m->backend ? import_set_argv(m, argc, argv) : -ENOMEM;
 	if (ret) {
 		ret = -1;
 		goto out;

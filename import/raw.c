@@ -537,7 +537,6 @@ static int import_raw(int argc, char **argv, const struct raw_opts *o)
 	struct sb_writer *w;
 	struct sb_err err;
 	uint32_t features = 0;
-	const char **av;
 	size_t i;
 	int ret;
 
@@ -572,18 +571,7 @@ static int import_raw(int argc, char **argv, const struct raw_opts *o)
 	m->pt.nom_freq = o->nom_freq;
 	m->pt.cpuid_15_eax = o->cpuid_15_eax;
 	m->pt.cpuid_15_ebx = o->cpuid_15_ebx;
-	/* The command line as typed: "ptrec import raw ...". */
-	av = calloc(argc + 2, sizeof(*av));
-	if (!m->backend || !av) {
-		free(av);
-		goto out_free;
-	}
-	av[0] = "ptrec";
-	av[1] = "import";
-	for (i = 0; i < (size_t)argc; i++)
-		av[i + 2] = argv[i];
-	ret = sb_manifest_set_argv(m, argc + 2, av);
-	free(av);
+	ret = m->backend ? import_set_argv(m, argc, argv) : -ENOMEM;
 	if (ret)
 		goto out_free;
 	ret = sb_bundle_finish(b, &err);
