@@ -454,6 +454,27 @@ if [ -n "${GDB_LINES:-}" ] && [ -n "${TRUTHDUMP:-}" ]; then
 	else
 		bad "reverse-next stopped in a callee"
 	fi
+	# Forward finish from sq: back in main after the call, at the
+	# instruction after the call; no made-up return value (rax is not
+	# known there).
+	timeout 60 "$PTREC" replay "$tmp/l" -batch -ex "break lines.c:12" \
+		-ex "reverse-continue" -ex "finish" -ex "monitor ptrec position" \
+		-ex "info registers rip" >"$tmp/out" 2>&1
+	call=$(python3 "$here/linetruth.py" "$GDB_LINES" "$tmp/l.truth" 12 \
+		finish | cut -d: -f1)
+	# After the call (a 5-byte direct call): the first execution of the
+	# next address after it.
+	after=$(printf '0x%x' $(($(sed -n "${call}p" "$tmp/l.truth") + 5)))
+	want=$(awk -v c="$call" -v a="$after" 'NR > c && $1 == a { print NR; exit }' \
+		"$tmp/l.truth")
+	if [ -n "$want" ] && [ "$(positions)" = "$want" ] &&
+		grep -q "^rip  *$after " "$tmp/out" &&
+		grep -q "^0x0*${after#0x} in main () at .*lines.c:30" "$tmp/out" &&
+		grep -q "Value returned is .* = <not displayed>" "$tmp/out"; then
+		ok "finish from sq returns to main after its call ($want); the unknown return value is not shown"
+	else
+		bad "forward finish"
+	fi
 	# ptrec goto begin, then next forward to line 36, against the truth.
 	want=$(python3 "$here/linetruth.py" "$GDB_LINES" "$tmp/l.truth" 36 \
 		forward-next)
