@@ -3,6 +3,8 @@
 #
 #   tap_begin NAME     $tmp: a scratch directory, removed at exit
 #   ok DESC / bad DESC one TAP line; bad also shows the tail of $tmp/log
+#   check DESC CMD     CMD succeeds
+#   fails DESC PAT CMD CMD fails (exit 1 or 2) and prints PAT
 #   tap_end SUITE      the plan line; exit status 1 if anything failed
 #   find_real_pt       $real: shared/testdata/real-pt/dynamorio, or ""
 
@@ -21,6 +23,23 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 bad() {
 	n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"
 	[ -f "$tmp/log" ] && sed 's/^/#   /' "$tmp/log" | tail -20
+}
+
+# check DESC CMD...: CMD must succeed.
+check() { d=$1; shift; if "$@" >"$tmp/log" 2>&1; then ok "$d"; else bad "$d"; fi; }
+
+# fails DESC PATTERN CMD...: CMD must exit 1 or 2 (an error, not a crash)
+# and print PATTERN.
+fails() {
+	d=$1; p=$2; shift 2
+	"$@" >"$tmp/log" 2>&1
+	rc=$?
+	if [ "$rc" -ge 1 ] && [ "$rc" -le 2 ] && grep -q -- "$p" "$tmp/log"; then
+		ok "$d"
+	else
+		echo "exit status $rc" >>"$tmp/log"
+		bad "$d"
+	fi
 }
 
 tap_end() {

@@ -7,13 +7,9 @@ set -u
 : "${MKBUNDLE:?set MKBUNDLE to the mkbundle test tool}"
 : "${PTREC_TINY:?set PTREC_TINY to tests/programs/tiny (make cli-test does)}"
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d /tmp/ptrec-cli-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-n=0
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
+testlib_dir=$here/..
+. "$testlib_dir/lib.sh"
+tap_begin cli
 
 # expect_fail NAME STATUS PATTERN CMD...: CMD exits STATUS, stderr has PATTERN
 expect_fail() {
@@ -255,5 +251,4 @@ expect_fail "record: an emu-only option makes auto choose emu, and says why" 0 \
 	"ptrec record: backend emu (software recorder): --max-insns needs it" \
 	"$PTREC" record --max-insns 3 -o "$tmp/mi" -- "$PTREC_TINY"
 
-echo "1..$n"
-[ "$fails" -eq 0 ] || { echo "$fails of $n CLI tests failed"; exit 1; }
+tap_end CLI

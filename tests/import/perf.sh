@@ -12,18 +12,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 testlib_dir=$here/..
 . "$testlib_dir/lib.sh"
 tap_begin import-perf
-# fails DESC PATTERN CMD...: CMD must exit 1 or 2 (not crash) and print PATTERN.
-fails() {
-	d=$1; p=$2; shift 2
-	"$@" >"$tmp/log" 2>&1
-	rc=$?
-	if [ "$rc" -ge 1 ] && [ "$rc" -le 2 ] && grep -q -- "$p" "$tmp/log"; then
-		ok "$d"
-	else
-		echo "exit status $rc" >>"$tmp/log"
-		bad "$d"
-	fi
-}
 # le VALUE NBYTES: little-endian bytes.  poke FILE OFFSET VALUE NBYTES.
 le() {
 	v=$1; i=0

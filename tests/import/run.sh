@@ -11,20 +11,6 @@ testlib_dir=$here/..
 . "$testlib_dir/lib.sh"
 tap_begin import
 find_real_pt
-# check DESC CMD...: CMD must succeed.
-check() { d=$1; shift; if "$@" >"$tmp/log" 2>&1; then ok "$d"; else bad "$d"; fi; }
-# fails DESC PATTERN CMD...: CMD must exit 1 or 2 (not crash) and print PATTERN.
-fails() {
-	d=$1; p=$2; shift 2
-	"$@" >"$tmp/log" 2>&1
-	rc=$?
-	if [ "$rc" -ge 1 ] && [ "$rc" -le 2 ] && grep -q -- "$p" "$tmp/log"; then
-		ok "$d"
-	else
-		echo "exit status $rc" >>"$tmp/log"
-		bad "$d"
-	fi
-}
 
 if [ -z "$real" ]; then
 	echo "not ok 1 - real hardware traces not found (set PTREC_TESTDATA to shared/testdata)"
