@@ -204,6 +204,7 @@ gdb-test: $(PTREC) $(PTREC_SERVER) $(PROG_BINS) $(BUILD)/examples/demo
 	PTREC=$(CURDIR)/$(PTREC) PTREC_SERVER=$(CURDIR)/$(PTREC_SERVER) \
 		PROGS=$(CURDIR)/$(PROG_DIR) DEMO=$(CURDIR)/$(BUILD)/examples/demo \
 		GDB_LINES=$(CURDIR)/$(BUILD)/tests/gdb/lines \
+		GDB_RECURSE=$(CURDIR)/$(BUILD)/tests/gdb/recurse \
 		TRUTHDUMP=$(CURDIR)/$(TRUTHDUMP) tests/gdb/run.sh
 
 # libFuzzer needs clang; harnesses link the library sources directly so the

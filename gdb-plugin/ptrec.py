@@ -8,9 +8,11 @@ the engine's internals.
 Commands: `ptrec goto begin|end|N`, `ptrec position`, `ptrec info`,
 `ptrec export ...` (both run the ptrec CLI on the server's bundle),
 `ptrec instruction-history [/r] [range]`,
-`ptrec function-call-history [/c /l /i] [range]`, and a frame unwinder.  GDB's own
-reverse commands (reverse-step, reverse-next, reverse-finish,
-reverse-stepi, reverse-continue) work over the connection without it.
+`ptrec function-call-history [/c /l /i] [range]`, a frame unwinder, and
+reverse-finish from the recorded call stack (GDB 13's own stops at the
+wrong call inside a recursion).  GDB's other reverse commands
+(reverse-step, reverse-next, reverse-stepi, reverse-continue) work over
+the connection without it.
 """
 import os
 import shutil
@@ -239,6 +241,48 @@ class PtrecUnwinder(gdb.unwinder.Unwinder):
 
 
 gdb.unwinder.register_unwinder(None, PtrecUnwinder(), replace=True)
+
+
+class ReverseFinish(gdb.Command):
+    """reverse-finish: run back to the call of the selected frame.
+
+In ptrec replay this comes from the recorded call stack.  GDB 13's own
+reverse-finish puts a breakpoint on the function's entry with no frame
+attached and stops at the first hit, which inside a recursion is the
+entry of a deeper call, not the selected frame's."""
+
+    def __init__(self):
+        super().__init__('reverse-finish', gdb.COMMAND_RUNNING)
+
+    def invoke(self, arg, from_tty):
+        if arg.strip():
+            raise gdb.GdbError('reverse-finish takes no arguments')
+        try:
+            stack = _read_stack()
+        except gdb.MemoryError:
+            stack = None
+        if not stack:
+            raise gdb.GdbError('reverse-finish: no recorded call stack '
+                               '(not a ptrec-server target)')
+        level = gdb.selected_frame().level()
+        if level >= len(stack) - 1:
+            raise gdb.GdbError('"finish" not meaningful in the outermost '
+                               'frame.')
+        # The call is the instruction before the frame's first one;
+        # ptrec goto counts from 1.
+        call = stack[level][0]
+        desc = gdb.execute('frame %d' % level, to_string=True)
+        gdb.write('Run back to call of ' + desc.splitlines()[0] + '\n')
+        out = gdb.execute('monitor ptrec goto %d' % call, to_string=True)
+        if out.startswith('ptrec goto:'):
+            raise gdb.GdbError(out.strip())
+        gdb.execute('maintenance flush register-cache', to_string=True)
+        # Where it stopped, as GDB prints a stop: no frame number.
+        where = gdb.execute('frame', to_string=True)
+        gdb.write(where[4:] if where.startswith('#0  ') else where)
+
+
+ReverseFinish()
 
 # Entry values (arg@entry) come from the caller's call-site information,
 # evaluated with the caller's frame base, which in replay is the unwinder's

@@ -9,7 +9,12 @@ $(GDB_LINES): tests/gdb/lines.c
 	@mkdir -p $(dir $@)
 	$(CC) -O0 -g -no-pie -fno-pie -o $@ $<
 
-gdb-test: $(GDB_LINES) $(TRUTHDUMP)
+GDB_RECURSE := $(BUILD)/tests/gdb/recurse
+$(GDB_RECURSE): tests/gdb/recurse.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -no-pie -fno-pie -o $@ $<
+
+gdb-test: $(GDB_LINES) $(GDB_RECURSE) $(TRUTHDUMP)
 
 # make bench: reverse-step and reverse-finish through GDB at 10^7
 # instructions against 10^5 (scripts/bench-gdb).

@@ -504,6 +504,34 @@ if [ -n "${GDB_LINES:-}" ] && [ -n "${TRUTHDUMP:-}" ]; then
 	fi
 fi
 
+# reverse-finish inside a recursion (the plugin's, from the recorded call
+# stack): depth(5) -> depth(4) -> depth(3), which has returned from
+# depth(2) and then from depth(0); reverse-finish there must reach the call
+# of depth(3) in depth(4), one frame out, where GDB 13's own would stop at
+# the call of depth(0) in depth(3).  Forward from the start: the 7th entry
+# of depth is depth(0) called by depth(3); finish returns into depth(3).
+if [ -n "${GDB_RECURSE:-}" ] &&
+	timeout 120 "$PTREC" record -q -o "$tmp/r" -- "$GDB_RECURSE" \
+		>/dev/null 2>&1; then
+	timeout 60 "$PTREC" replay "$tmp/r" -batch -ex "ptrec goto begin" \
+		-ex "break depth" -ex continue -ex continue -ex continue \
+		-ex continue -ex continue -ex continue -ex continue \
+		-ex "delete" -ex "finish" \
+		-ex "echo BEFORE\n" -ex "bt" -ex "reverse-finish" \
+		-ex "echo AFTER\n" -ex "bt" -ex "x/i \$pc" >"$tmp/out" 2>&1
+	before=$(sed -n '/^BEFORE/,/^AFTER/p' "$tmp/out" | grep -c '^#[0-9].* depth ')
+	after=$(sed -n '/^AFTER/,$p' "$tmp/out" | grep -c '^#[0-9].* depth ')
+	if [ "$before" = 3 ] && [ "$after" = 2 ] &&
+		grep -q '^=> .*call.*<depth>' "$tmp/out" &&
+		grep -q '^Run back to call of #0' "$tmp/out"; then
+		ok "reverse-finish in a recursion: one frame out, at the call ($before -> $after depth frames)"
+	else
+		bad "reverse-finish in a recursion ($before -> $after depth frames)"
+	fi
+else
+	bad "recording tests/gdb/recurse"
+fi
+
 # Errors: the past cannot be written; data memory was not recorded.
 gdb_run "set var \$rax = 1" "x/x \$sp" "print \$rsp"
 if grep -qi "E01\|could not write\|cannot" "$tmp/out"; then
