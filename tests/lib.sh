@@ -3,6 +3,7 @@
 #
 #   tap_begin NAME     $tmp: a scratch directory, removed at exit
 #   ok DESC / bad DESC one TAP line; bad also shows the tail of $tmp/log
+#                      (or of $tap_log when set)
 #   check DESC CMD     CMD succeeds
 #   fails DESC PAT CMD CMD fails (exit 1 or 2) and prints PAT
 #   tap_end SUITE      the plan line; exit status 1 if anything failed
@@ -22,7 +23,8 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 
 bad() {
 	n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"
-	[ -f "$tmp/log" ] && sed 's/^/#   /' "$tmp/log" | tail -20
+	[ -f "${tap_log:-$tmp/log}" ] &&
+		sed 's/^/#   /' "${tap_log:-$tmp/log}" | tail -25
 }
 
 # check DESC CMD...: CMD must succeed.

@@ -5,15 +5,10 @@
 # a breakpoint stop proves which execution of the line it is.
 set -u
 : "${PTREC:?}" "${PTREC_SERVER:?}" "${PROGS:?}"
-tmp=$(mktemp -d /tmp/ptrec-gdb-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-bad() {
-	n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"
-	sed 's/^/#   /' "$tmp/out" | tail -25
-}
+testlib_dir=$(cd "$(dirname "$0")/.." && pwd)
+. "$testlib_dir/lib.sh"
+tap_begin gdb
+tap_log=$tmp/out
 
 prog=$PROGS/loops
 timeout 120 "$PTREC" record -q -o "$tmp/b" -- "$prog" >/dev/null 2>&1 ||
@@ -540,5 +535,4 @@ else
 	bad "writing registers"
 fi
 
-echo "1..$n"
-[ "$fails" -eq 0 ] || { echo "$fails of $n GDB tests failed"; exit 1; }
+tap_end GDB
