@@ -74,7 +74,14 @@ int rp_scan_psbs(struct rp_thread *t)
 			    (cur->fup & (1ull << 47)))
 				cur->fup |= 0xffffull << 48;
 		} else if (pkt.type == ppt_psbend) {
+			/*
+			 * Only PSB+ matters here: go straight to the next PSB,
+			 * found by its pattern (SDM Vol. 3C 33.4.2.17), as
+			 * libipt's sync does, instead of decoding every packet
+			 * in between (3 of the 28 s of a 10^9 open).
+			 */
 			cur = NULL;
+			ret = pt_pkt_sync_forward(d);
 		}
 	}
 	pt_pkt_free_decoder(d);
