@@ -219,8 +219,10 @@ ptrec_tests() {
 			'grep -q "backend kmod" /out/rec-auto.log &&
 			grep -q "\"backend\": \"kmod\"" /tmp/rec-auto/manifest.json'
 		rm -rf /tmp/rec-auto
-		# -p PID: a running process, until it exits
-		kqwork /tmp/rec-p.log 50 2000 &
+		# -p PID: a running process, until it exits.  500 rounds (about
+		# 1.5 s on an idle host): with 50 the process had ended before
+		# ptrec attached when the host was idle ("no such process").
+		kqwork /tmp/rec-p.log 500 2000 &
 		wpid=$!
 		sleep 0.3
 		rm -rf /out/recp
