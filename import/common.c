@@ -214,8 +214,10 @@ int import_add_elf(struct sb_bundle *b, struct sb_writer *w, uint32_t pid,
 		 */
 		start = (ph.p_vaddr & ~0xfffull) + bias;
 		off = ph.p_offset & ~0xfffull;
-		if (off > (uint64_t)st.st_size ||
-		    ph.p_offset + ph.p_filesz > (uint64_t)st.st_size) {
+		/* Written so that no sum can wrap (review). */
+		if (ph.p_filesz > (uint64_t)st.st_size ||
+		    ph.p_offset > (uint64_t)st.st_size - ph.p_filesz ||
+		    start + (ph.p_offset + ph.p_filesz - off) < start) {
 			ret = sb_fail(err, -ENOEXEC,
 				       "%s: program header %zu lies beyond the file's end",
 				       path, i);

@@ -169,7 +169,7 @@ static bool idx_valid(const struct rp_session *s, const struct rp_thread *t,
 		    ck[i].dmin > ck[i].depth ||
 		    (i + 1 < h->nckpts && ck[i].dmin > ck[i + 1].depth) ||
 		    (ck[i].dmin != RP_DMIN_UNKNOWN &&
-		     (uint64_t)(ck[i].depth - ck[i].dmin) > h->insns))
+		     (uint64_t)ck[i].depth - (uint64_t)ck[i].dmin > h->insns))
 			return false;
 	for (i = 0; i < h->ngaps; i++)
 		if (g[i].before > h->insns || g[i].reason > RP_GAP_LOST ||

@@ -986,6 +986,13 @@ int rp_materialize(struct rp_session *s, struct rp_thread *t, uint64_t k,
 	seg->first = c->insn;
 	seg->ckpt = k;
 	free(seg->insns);
+	seg->insns = NULL;
+	/* A damaged saved index must not make the size wrap (review). */
+	if (end < c->insn || end - c->insn >= SIZE_MAX / sizeof(*seg->insns))
+		return rp_fail(s, RP_ERR_DECODE,
+			       "thread %u: segment %llu: %llu instructions",
+			       t->tid, (unsigned long long)k,
+			       (unsigned long long)(end - c->insn));
 	seg->insns = malloc((end - c->insn + 1) * sizeof(*seg->insns));
 	if (!seg->insns)
 		return -RP_ERR_NOMEM;

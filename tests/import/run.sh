@@ -120,6 +120,21 @@ fails "--raw without an address" "expected FILE:NUMBER" \
 	imp bad5 --pt "$S/pt.bin" --raw "$tmp/text.bin"
 fails "--elf on a file that is not ELF" "not an ELF file" \
 	imp bad6 --pt "$S/pt.bin" --elf "$tmp/text.bin"
+# A program header whose offset + size wraps (review): refused, not mapped.
+python3 - "$S/hello" "$tmp/wrap.elf" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+phoff, = struct.unpack_from('<Q', d, 32)
+phentsize, phnum = struct.unpack_from('<HH', d, 54)
+for i in range(phnum):
+    o = phoff + i * phentsize
+    ptype, flags = struct.unpack_from('<II', d, o)
+    if ptype == 1 and flags & 1:
+        struct.pack_into('<Q', d, o + 32, 0xffffffffffffe010)
+open(sys.argv[2], 'wb').write(d)
+PY
+fails "an ELF whose segment size wraps is refused" "lies beyond the file's end" \
+	imp badwrap --pt "$S/pt.bin" --elf "$tmp/wrap.elf"
 for c in 6 x/85 6/85/4/1 6/-1 6/0x10000; do
 	fails "--cpu $c is refused" "FAMILY/MODEL" imp bad7 --pt "$S/pt.bin" --cpu "$c"
 done
