@@ -116,6 +116,9 @@ struct perf {
 	uint64_t *sample_type;
 	uint64_t **ids;
 	size_t *nids;
+	uint64_t ids_bytes;		/* all attrs' ids, bounded by the file */
+	bool reported;			/* perr() said why parsing failed */
+	struct id_index *ididx;		/* id -> attr, built on first use */
 	size_t nattr;
 	int pt_attr;			/* index of the intel_pt attr */
 	/* AUXTRACE_INFO */
@@ -158,6 +161,7 @@ static int perr(struct perf *p, uint64_t off, const char *fmt, ...)
 {
 	va_list ap;
 
+	p->reported = true;
 	if (p->quiet)
 		return -1;
 	fprintf(stderr, CMD ": %s: offset %llu: ", p->name,
@@ -272,11 +276,65 @@ static uint32_t rd32(const uint8_t *b)
 	return v;
 }
 
+/*
+ * The sample ids of all attrs, sorted, so a record's attr is a binary
+ * search rather than a scan of every id (a file of many ids and records
+ * took quadratic time: review).  Rebuilt when attrs were added since.
+ */
+struct id_attr {
+	uint64_t id;
+	size_t attr;
+};
+
+struct id_index {
+	struct id_attr *v;
+	size_t n;
+	size_t nattr;		/* attrs it covers */
+	bool failed;
+};
+
+static int id_cmp(const void *a, const void *b)
+{
+	const struct id_attr *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->attr < y->attr ? -1 : x->attr > y->attr;
+}
+
+static const struct id_index *id_index_get(const struct perf *p)
+{
+	struct id_index *x = p->ididx;
+	size_t i, j, n = 0;
+
+	if (x->nattr == p->nattr && !x->failed)
+		return x;
+	for (i = 0; i < p->nattr; i++)
+		n += p->nids[i];
+	free(x->v);
+	x->v = malloc((n + 1) * sizeof(*x->v));
+	x->n = 0;
+	x->failed = !x->v;
+	if (x->failed)
+		return x;
+	for (i = 0; i < p->nattr; i++)
+		for (j = 0; j < p->nids[i]; j++) {
+			x->v[x->n].id = p->ids[i][j];
+			x->v[x->n++].attr = i;
+		}
+	/* Equal ids keep the first attr first, as the scan found it. */
+	qsort(x->v, x->n, sizeof(*x->v), id_cmp);
+	x->nattr = p->nattr;
+	return x;
+}
+
 /* Which attr a record of @size bytes at @r belongs to. */
 static int rec_attr(const struct perf *p, const uint8_t *r, size_t size)
 {
+	const struct id_index *x;
+	size_t lo, hi;
 	uint64_t id;
-	size_t i, j;
+	size_t i;
 
 	if (!p->nattr)
 		return -1;
@@ -290,11 +348,19 @@ static int rec_attr(const struct perf *p, const uint8_t *r, size_t size)
 	if (!(p->sample_type[0] & PF_SAMPLE_IDENTIFIER) || size < 16)
 		return -1;
 	id = rd64(r + size - 8);
-	for (i = 0; i < p->nattr; i++)
-		for (j = 0; j < p->nids[i]; j++)
-			if (p->ids[i][j] == id)
-				return (int)i;
-	return -1;
+	x = id_index_get(p);
+	if (x->failed)
+		return -1;
+	/* The first entry with this id. */
+	for (lo = 0, hi = x->n; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->v[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < x->n && x->v[lo].id == id ? (int)x->v[lo].attr : -1;
 }
 
 /*
@@ -540,6 +606,13 @@ static int parse_attrs(struct perf *p)
 				    (unsigned long long)i,
 				    (unsigned long long)ids.offset,
 				    (unsigned long long)ids.size);
+		/* Sections may overlap: bound the copies by the file. */
+		if (ids.size > p->len - p->ids_bytes)
+			return perr(p, off + p->h.attr_size - sizeof(ids),
+				    "attr %llu: the attrs' ids sections add up to more than the file's %llu bytes",
+				    (unsigned long long)i,
+				    (unsigned long long)p->len);
+		p->ids_bytes += ids.size;
 		p->nids[i] = ids.size / 8;
 		if (p->nids[i]) {
 			p->ids[i] = malloc(ids.size);
@@ -2406,6 +2479,7 @@ static void perf_free(struct perf *p)
 
 	for (i = 0; i < p->nattr; i++)
 		free(p->ids[i]);
+	free(p->ididx->v);
 	free(p->attr);
 	free(p->sample_type);
 	free(p->ids);
@@ -2434,10 +2508,12 @@ static void perf_free(struct perf *p)
 int import_perf_parse_mem(const uint8_t *buf, size_t len, bool quiet,
 			  size_t *nthreads, size_t *nevents)
 {
+	struct id_index ididx = { 0 };
 	struct perf p;
 	int ret;
 
 	memset(&p, 0, sizeof(p));
+	p.ididx = &ididx;
 	p.name = "perf.data";
 	p.buf = buf;
 	p.len = len;
@@ -2471,6 +2547,7 @@ int import_perf_main(int argc, char **argv)
 	};
 	const char *out = NULL, *in, *symfs = NULL;
 	struct stat st;
+	struct id_index ididx = { 0 };
 	struct perf p;
 	void *map = NULL;
 	int c, fd, ret = 1;
@@ -2501,6 +2578,7 @@ int import_perf_main(int argc, char **argv)
 	}
 	in = argv[optind];
 	memset(&p, 0, sizeof(p));
+	p.ididx = &ididx;
 	p.name = in;
 	p.symfs = symfs;
 	fd = open(in, O_RDONLY | O_CLOEXEC);
@@ -2528,7 +2606,13 @@ int import_perf_main(int argc, char **argv)
 		p.buf = (const uint8_t *)"";
 	}
 	close(fd);
-	if (!perf_parse(&p) && !perf_split(&p)) {
+	if (perf_parse(&p) || perf_split(&p)) {
+		/* Every other failure there is an allocation's (review:
+		 * it used to end with exit 1 and no word).
+		 */
+		if (!p.reported)
+			fprintf(stderr, CMD ": %s: out of memory\n", in);
+	} else {
 		if (!p.nth)
 			fprintf(stderr, CMD ": %s: no AUX data belongs to a known thread; nothing to import\n",
 				in);
