@@ -2217,26 +2217,52 @@ out:
  * (perf's COMM_EXEC has only the new name); PROCESS_EXIT follows the exit
  * of the last thread perf saw in a process.
  */
+/* Events by pid, then by their order in the sorted stream. */
+static int pid_order(const void *a, const void *b, void *arg)
+{
+	const struct ev *v = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	if (v[x].pid != v[y].pid)
+		return v[x].pid < v[y].pid ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
 static int finish_events(struct perf *p)
 {
-	size_t i, j, n = p->nev;
+	size_t k, n = p->nev, *ix;
+	const char *next = "";
 
 	xsort(p->ev, p->nev, sizeof(*p->ev), ev_cmp);
-	for (i = 0; i < n; i++) {
-		struct ev *e = &p->ev[i];
+	/*
+	 * An EXEC's path is that of its process's next executable file
+	 * mapping.  One backward pass over each process's events finds it
+	 * (scanning forward from every EXEC took quadratic time on a file
+	 * of many COMM-with-EXEC records: review).
+	 */
+	ix = malloc((n + 1) * sizeof(*ix));
+	if (!ix)
+		return -1;
+	for (k = 0; k < n; k++)
+		ix[k] = k;
+	qsort_r(ix, n, sizeof(*ix), pid_order, p->ev);
+	for (k = n; k-- > 0;) {
+		struct ev *e = &p->ev[ix[k]];
 
-		if (e->type != PTREC_SB_EXEC)
-			continue;
-		for (j = i + 1; j < n; j++)
-			if (p->ev[j].type == PTREC_SB_MMAP &&
-			    p->ev[j].pid == e->pid &&
-			    (p->ev[j].prot & PROT_EXEC) && p->ev[j].str &&
-			    p->ev[j].str[0] == '/')
-				break;
-		e->str = strdup(j < n ? p->ev[j].str : "");
-		if (!e->str)
-			return -1;
+		if (k + 1 == n || p->ev[ix[k + 1]].pid != e->pid)
+			next = "";
+		if (e->type == PTREC_SB_MMAP && (e->prot & PROT_EXEC) &&
+		    e->str && e->str[0] == '/') {
+			next = e->str;
+		} else if (e->type == PTREC_SB_EXEC) {
+			e->str = strdup(next);
+			if (!e->str) {
+				free(ix);
+				return -1;
+			}
+		}
 	}
+	free(ix);
 	if (count_exits(p, n))
 		return -1;
 	xsort(p->ev, p->nev, sizeof(*p->ev), ev_cmp);

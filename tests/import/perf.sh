@@ -374,6 +374,14 @@ else
 	bad "300,000 records among 500,000 ids (exit $?)"
 fi
 
+python3 "$here/perfbomb.py" exec "$tmp/exec.data"
+rm -rf "$tmp/oexec"
+if timeout 20 "$PTREC" import perf -o "$tmp/oexec" "$tmp/exec.data" >"$tmp/log" 2>&1; then
+	ok "300,000 exec COMM records: imported within 20 s"
+else
+	bad "300,000 exec COMM records (exit $?)"
+fi
+
 # Damage at 150 pseudo-random places (fixed seed): exit 0, 1 or 2, never
 # a crash or a hang.
 crashes=0

@@ -4,6 +4,8 @@
 #   amp   20,000 attrs whose ids sections all name one 4 MB blob
 #   quad  two attrs of different sample types sharing 500,000 ids, and
 #         300,000 records whose ids must each be looked up
+#   exec  300,000 COMM records marked exec (PERF_RECORD_MISC_COMM_EXEC),
+#         each an EXEC whose path is looked up
 import struct
 import sys
 
@@ -45,6 +47,10 @@ kind, out = sys.argv[1], sys.argv[2]
 trace = auxinfo() + auxtrace(PSB + PSBEND)
 if kind == 'amp':
     f = build(b'\x01' * (4 << 20), [0] * 20000, trace)
+elif kind == 'exec':
+    comm = rec(3, struct.pack('<II', 1, 1) + b'x\0\0\0\0\0\0\0',
+               misc=1 << 13)
+    f = build(b'', [0], trace + comm * 300000)
 else:
     ident = 1 << 16
     f = build(struct.pack('<Q', 7) * 500000, [ident | 2, ident],
