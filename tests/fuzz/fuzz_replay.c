@@ -51,6 +51,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!session) {
 		const char *dir = getenv("PTREC_FUZZ_BUNDLE");
 
+		/*
+		 * Index the bundle afresh every run: a saved index would
+		 * leave libipt's block cache empty, and inputs decode
+		 * differently against a filled one, so a crash found in one
+		 * run would not replay in the next.
+		 */
+		setenv("PTREC_INDEX_CACHE", "0", 1);
 		if (!dir || rp_session_open(&session, dir)) {
 			fprintf(stderr, "fuzz_replay: set PTREC_FUZZ_BUNDLE to a recorded bundle\n");
 			abort();
@@ -66,16 +73,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	t->pt_size = size;
 	if (rp_index_thread(session, t) == 0 &&
 	    rp_cursor_new(session, t->tid, &c) == 0) {
-		/* Every position must materialize. */
-		for (pos = 0; pos < t->insns && pos < 200000; pos++)
-			if (rp_cursor_peek(c, pos, &insn)) {
+		/*
+		 * Every position must materialize.  Where the block decoder's
+		 * index disagrees with the instruction decoder (libipt's block
+		 * cache, filled by the bundle's own trace, can make it), the
+		 * thread is re-indexed by the latter and its history may get
+		 * shorter: positions past the new end are gone, not broken.
+		 */
+		bp = 0;
+		for (pos = 0; pos < t->insns && pos < 200000; pos++) {
+			int ret = rp_cursor_peek(c, pos, &insn);
+
+			if (ret == -RP_ERR_RANGE && pos >= t->insns && t->exact)
+				break;
+			if (ret) {
 				fprintf(stderr, "position %llu of %llu: %s\n",
 					(unsigned long long)pos,
 					(unsigned long long)t->insns,
 					rp_session_errmsg(session));
 				abort();
 			}
-		bp = insn.ip;
+			bp = insn.ip;
+		}
 		rp_cursor_goto(c, t->insns / 2);
 		rp_cursor_finish(c, -1);
 		rp_cursor_goto(c, t->insns / 2);
