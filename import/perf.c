@@ -118,6 +118,8 @@ struct perf {
 	size_t *nids;
 	uint64_t ids_bytes;		/* all attrs' ids, bounded by the file */
 	bool reported;			/* perr() said why parsing failed */
+	struct u32map *abmap;		/* AUX buffer idx -> index in ab */
+	struct u32map *thmap;		/* tid -> index in th */
 	struct id_index *ididx;		/* id -> attr, built on first use */
 	size_t nattr;
 	int pt_attr;			/* index of the intel_pt attr */
@@ -661,15 +663,88 @@ static int add_sw(struct perf *p, size_t *cap, const struct sid *s,
 	return 0;
 }
 
+/*
+ * A small open-addressing map from a 32-bit key (AUX buffer idx, tid) to
+ * an array index: a hostile file of 100,000 buffers took seconds, and
+ * longer the bigger it got, when every lookup scanned the array (review).
+ */
+struct u32map {
+	uint32_t *key;
+	size_t *val;		/* index + 1; 0: an empty slot */
+	size_t cap, n;		/* cap: a power of two, or 0 */
+};
+
+static size_t u32map_slot(const struct u32map *m, uint32_t key)
+{
+	size_t i = ((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 32;
+
+	for (i &= m->cap - 1; m->val[i] && m->key[i] != key;
+	     i = (i + 1) & (m->cap - 1))
+		;
+	return i;
+}
+
+/* The index stored for @key, or SIZE_MAX. */
+static size_t u32map_get(const struct u32map *m, uint32_t key)
+{
+	size_t i;
+
+	if (!m->cap)
+		return SIZE_MAX;
+	i = u32map_slot(m, key);
+	return m->val[i] ? m->val[i] - 1 : SIZE_MAX;
+}
+
+/* Stores @val for a @key not yet in the map.  Returns 0 or -1 (memory). */
+static int u32map_put(struct u32map *m, uint32_t key, size_t val)
+{
+	size_t i;
+
+	if (2 * (m->n + 1) > m->cap) {
+		struct u32map big = { 0 };
+
+		big.cap = m->cap ? 2 * m->cap : 64;
+		big.key = malloc(big.cap * sizeof(*big.key));
+		big.val = calloc(big.cap, sizeof(*big.val));
+		if (!big.key || !big.val) {
+			free(big.key);
+			free(big.val);
+			return -1;
+		}
+		for (i = 0; i < m->cap; i++)
+			if (m->val[i]) {
+				size_t j = u32map_slot(&big, m->key[i]);
+
+				big.key[j] = m->key[i];
+				big.val[j] = m->val[i];
+			}
+		big.n = m->n;
+		free(m->key);
+		free(m->val);
+		*m = big;
+	}
+	i = u32map_slot(m, key);
+	m->key[i] = key;
+	m->val[i] = val + 1;
+	m->n++;
+	return 0;
+}
+
+static void u32map_free(struct u32map *m)
+{
+	free(m->key);
+	free(m->val);
+}
+
 static struct auxbuf *get_buf(struct perf *p, size_t *cap, uint32_t idx)
 {
 	struct auxbuf *b;
-	size_t i;
+	size_t i = u32map_get(p->abmap, idx);
 
-	for (i = 0; i < p->nab; i++)
-		if (p->ab[i].idx == idx)
-			return &p->ab[i];
-	if (grow(&p->ab, p->nab, cap, sizeof(*p->ab)))
+	if (i != SIZE_MAX)
+		return &p->ab[i];
+	if (grow(&p->ab, p->nab, cap, sizeof(*p->ab)) ||
+	    u32map_put(p->abmap, idx, p->nab))
 		return NULL;
 	b = &p->ab[p->nab++];
 	memset(b, 0, sizeof(*b));
@@ -1684,12 +1759,12 @@ static int piece_cmp(const void *x, const void *y)
 static struct thr *get_thr(struct perf *p, size_t *cap, uint32_t tid)
 {
 	struct thr *t;
-	size_t i;
+	size_t i = u32map_get(p->thmap, tid);
 
-	for (i = 0; i < p->nth; i++)
-		if (p->th[i].tid == tid)
-			return &p->th[i];
-	if (grow(&p->th, p->nth, cap, sizeof(*p->th)))
+	if (i != SIZE_MAX)
+		return &p->th[i];
+	if (grow(&p->th, p->nth, cap, sizeof(*p->th)) ||
+	    u32map_put(p->thmap, tid, p->nth))
 		return NULL;
 	t = &p->th[p->nth++];
 	memset(t, 0, sizeof(*t));
@@ -2506,6 +2581,8 @@ static void perf_free(struct perf *p)
 	for (i = 0; i < p->nattr; i++)
 		free(p->ids[i]);
 	free(p->ididx->v);
+	u32map_free(p->abmap);
+	u32map_free(p->thmap);
 	free(p->attr);
 	free(p->sample_type);
 	free(p->ids);
@@ -2535,11 +2612,14 @@ int import_perf_parse_mem(const uint8_t *buf, size_t len, bool quiet,
 			  size_t *nthreads, size_t *nevents)
 {
 	struct id_index ididx = { 0 };
+	struct u32map abmap = { 0 }, thmap = { 0 };
 	struct perf p;
 	int ret;
 
 	memset(&p, 0, sizeof(p));
 	p.ididx = &ididx;
+	p.abmap = &abmap;
+	p.thmap = &thmap;
 	p.name = "perf.data";
 	p.buf = buf;
 	p.len = len;
@@ -2574,6 +2654,7 @@ int import_perf_main(int argc, char **argv)
 	const char *out = NULL, *in, *symfs = NULL;
 	struct stat st;
 	struct id_index ididx = { 0 };
+	struct u32map abmap = { 0 }, thmap = { 0 };
 	struct perf p;
 	void *map = NULL;
 	int c, fd, ret = 1;
@@ -2605,6 +2686,8 @@ int import_perf_main(int argc, char **argv)
 	in = argv[optind];
 	memset(&p, 0, sizeof(p));
 	p.ididx = &ididx;
+	p.abmap = &abmap;
+	p.thmap = &thmap;
 	p.name = in;
 	p.symfs = symfs;
 	fd = open(in, O_RDONLY | O_CLOEXEC);

@@ -382,6 +382,14 @@ else
 	bad "300,000 exec COMM records (exit $?)"
 fi
 
+python3 "$here/perfbomb.py" bufs "$tmp/bufs.data"
+rm -rf "$tmp/obufs"
+if timeout 20 "$PTREC" import perf -o "$tmp/obufs" "$tmp/bufs.data" >"$tmp/log" 2>&1; then
+	ok "400,000 AUX buffers: imported within 20 s"
+else
+	bad "400,000 AUX buffers (exit $?)"
+fi
+
 # Damage at 150 pseudo-random places (fixed seed): exit 0, 1 or 2, never
 # a crash or a hang.
 crashes=0

@@ -6,6 +6,7 @@
 #         300,000 records whose ids must each be looked up
 #   exec  300,000 COMM records marked exec (PERF_RECORD_MISC_COMM_EXEC),
 #         each an EXEC whose path is looked up
+#   bufs  AUXTRACE records for 400,000 distinct AUX buffers and threads
 import struct
 import sys
 
@@ -47,6 +48,12 @@ kind, out = sys.argv[1], sys.argv[2]
 trace = auxinfo() + auxtrace(PSB + PSBEND)
 if kind == 'amp':
     f = build(b'\x01' * (4 << 20), [0] * 20000, trace)
+elif kind == 'bufs':
+    n = 400000
+    aux = b''.join(rec(71, struct.pack('<QQQIIII', 0, 0, 0, i, i + 1,
+                                       0xffffffff, 0)) for i in range(n))
+    last = auxtrace(PSB + PSBEND)
+    f = build(b'', [0], auxinfo() + aux + last)
 elif kind == 'exec':
     comm = rec(3, struct.pack('<II', 1, 1) + b'x\0\0\0\0\0\0\0',
                misc=1 << 13)
