@@ -736,19 +736,35 @@ static void u32map_free(struct u32map *m)
 	free(m->val);
 }
 
+/*
+ * The element of array *@vp (*@n elements of @size bytes) that @m maps
+ * @key to, or a new zeroed one appended and mapped (*@fresh set).  NULL
+ * when memory runs out.
+ */
+static void *find_or_add(void *vp, size_t *n, size_t *cap, size_t size,
+			 struct u32map *m, uint32_t key, bool *fresh)
+{
+	char **v = vp;
+	size_t i = u32map_get(m, key);
+
+	*fresh = i == SIZE_MAX;
+	if (!*fresh)
+		return *v + i * size;
+	if (grow(vp, *n, cap, size) || u32map_put(m, key, *n))
+		return NULL;
+	i = (*n)++;
+	memset(*v + i * size, 0, size);
+	return *v + i * size;
+}
+
 static struct auxbuf *get_buf(struct perf *p, size_t *cap, uint32_t idx)
 {
-	struct auxbuf *b;
-	size_t i = u32map_get(p->abmap, idx);
+	bool fresh;
+	struct auxbuf *b = find_or_add(&p->ab, &p->nab, cap, sizeof(*p->ab),
+				       p->abmap, idx, &fresh);
 
-	if (i != SIZE_MAX)
-		return &p->ab[i];
-	if (grow(&p->ab, p->nab, cap, sizeof(*p->ab)) ||
-	    u32map_put(p->abmap, idx, p->nab))
-		return NULL;
-	b = &p->ab[p->nab++];
-	memset(b, 0, sizeof(*b));
-	b->idx = idx;
+	if (b && fresh)
+		b->idx = idx;
 	return b;
 }
 
@@ -1758,18 +1774,12 @@ static int piece_cmp(const void *x, const void *y)
 
 static struct thr *get_thr(struct perf *p, size_t *cap, uint32_t tid)
 {
-	struct thr *t;
-	size_t i = u32map_get(p->thmap, tid);
+	bool fresh;
+	struct thr *t = find_or_add(&p->th, &p->nth, cap, sizeof(*p->th),
+				    p->thmap, tid, &fresh);
 
-	if (i != SIZE_MAX)
-		return &p->th[i];
-	if (grow(&p->th, p->nth, cap, sizeof(*p->th)) ||
-	    u32map_put(p->thmap, tid, p->nth))
-		return NULL;
-	t = &p->th[p->nth++];
-	memset(t, 0, sizeof(*t));
-	t->tid = tid;
-	t->pid = tid;
+	if (t && fresh)
+		t->tid = t->pid = tid;
 	return t;
 }
 
