@@ -26,7 +26,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes \
 	-Wstrict-prototypes -Wformat=2 -Wno-format-nonliteral
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(EXTRA_CFLAGS)
 ALL_CPPFLAGS := -D_GNU_SOURCE -DPTREC_VERSION='"$(VERSION)"' -Isideband -Irecord \
-	-Ireplay -Ikmod -Icli -Iimport \
+	-Ireplay -Ikmod -Icli -Iimport -Iptkit -Igdb/server \
 	$(CPPFLAGS)
 LIBS_SIDEBAND := -ljansson -ldw -lelf
 
@@ -34,18 +34,24 @@ SB_SRCS := $(wildcard sideband/*.c)
 SB_OBJS := $(SB_SRCS:%.c=$(BUILD)/%.o)
 SB_LIB := $(BUILD)/libptrec-sideband.a
 
+# ptkit/: the small PT library shared by record/, import/, replay/ and
+# tools/ptgen (encoder, instruction classification).
+PTK_SRCS := $(wildcard ptkit/*.c)
+PTK_OBJS := $(PTK_SRCS:%.c=$(BUILD)/%.o)
+PTK_LIB := $(BUILD)/libptkit.a
+LIBS_PTKIT := -lipt -lcapstone
+
 REC_SRCS := $(wildcard record/*.c)
 REC_OBJS := $(REC_SRCS:%.c=$(BUILD)/%.o)
 LIBS_RECORD := -lipt -lcapstone
 
 RP_SRCS := replay/session.c replay/aspace.c replay/walk.c replay/cursor.c \
 	replay/symbols.c replay/syms.c replay/calls.c replay/disasm.c \
-	replay/format.c replay/idxcache.c \
-	replay/cli.c replay/cli_calls.c
+	replay/format.c replay/idxcache.c
 RP_OBJS := $(RP_SRCS:%.c=$(BUILD)/%.o)
 LIBS_REPLAY := -lipt -ldw -lelf -lopcodes -lbfd
 
-GDB_SRCS := $(wildcard gdb-plugin/*.c)
+GDB_SRCS := $(wildcard gdb/server/*.c)
 GDB_OBJS := $(GDB_SRCS:%.c=$(BUILD)/%.o)
 PTREC_SERVER := $(BUILD)/ptrec-server
 
@@ -73,22 +79,31 @@ $(SB_LIB): $(SB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(PTREC): $(CLI_OBJS) $(REC_OBJS) $(RP_OBJS) $(IMP_OBJS) $(SB_LIB)
+$(PTK_LIB): $(PTK_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(PTREC): $(CLI_OBJS) $(REC_OBJS) $(RP_OBJS) $(IMP_OBJS) $(PTK_LIB) $(SB_LIB)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(REC_OBJS) $(RP_OBJS) \
 		$(IMP_OBJS) \
-		$(SB_LIB) $(LIBS_RECORD) $(LIBS_REPLAY) $(LIBS_SIDEBAND)
+		$(PTK_LIB) $(SB_LIB) $(LIBS_RECORD) $(LIBS_REPLAY) $(LIBS_SIDEBAND)
 
-$(PTREC_SERVER): $(GDB_OBJS) $(filter-out $(BUILD)/replay/cli%.o,$(RP_OBJS)) \
-		$(SB_LIB)
+$(PTREC_SERVER): $(GDB_OBJS) $(RP_OBJS) $(SB_LIB)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS_REPLAY) $(LIBS_SIDEBAND)
 
 # record/ tests see its private headers and link its objects.
-REC_LIB_OBJS := $(filter-out $(BUILD)/record/cli.o,$(REC_OBJS))
-$(BUILD)/tests/unit/record/%: tests/unit/record/%.c $(REC_LIB_OBJS) $(SB_LIB)
+REC_LIB_OBJS := $(REC_OBJS)
+$(BUILD)/tests/unit/record/%: tests/unit/record/%.c $(REC_LIB_OBJS) \
+		$(PTK_LIB) $(SB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< \
-		$(REC_LIB_OBJS) $(SB_LIB) $(LIBS_RECORD) $(LIBS_SIDEBAND) \
-		-lcriterion
+		$(REC_LIB_OBJS) $(PTK_LIB) $(SB_LIB) $(LIBS_RECORD) \
+		$(LIBS_SIDEBAND) -lcriterion
+
+$(BUILD)/tests/unit/ptkit/%: tests/unit/ptkit/%.c $(PTK_LIB) $(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< \
+		$(PTK_LIB) $(SB_LIB) $(LIBS_PTKIT) $(LIBS_SIDEBAND) -lcriterion
 
 # test_disasm links the one module it tests; it runs gcc, gdb and objcopy.
 $(BUILD)/tests/unit/replay/test_disasm: tests/unit/replay/test_disasm.c \
@@ -184,13 +199,12 @@ $(TRUTHDUMP): tests/tools/truthdump.c $(SB_LIB)
 		$(LIBS_SIDEBAND)
 
 # Checks libptrec's cursors; links the engine and the recorder's classifier.
-RP_LIB_OBJS := $(filter-out $(BUILD)/replay/cli%.o,$(RP_OBJS))
+RP_LIB_OBJS := $(RP_OBJS)
 CURSORCHECK := $(BUILD)/tests/e2e/cursorcheck
-$(CURSORCHECK): tests/e2e/cursorcheck.c $(RP_LIB_OBJS) $(BUILD)/record/insn.o \
-		$(SB_LIB)
+$(CURSORCHECK): tests/e2e/cursorcheck.c $(RP_LIB_OBJS) $(PTK_LIB) $(SB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(RP_LIB_OBJS) \
-		$(BUILD)/record/insn.o $(SB_LIB) $(LIBS_RECORD) $(LIBS_REPLAY) \
+		$(PTK_LIB) $(SB_LIB) $(LIBS_PTKIT) $(LIBS_REPLAY) \
 		$(LIBS_SIDEBAND)
 
 e2e: $(PTREC) $(PTCHECK) $(TRUTHDUMP) $(CURSORCHECK) $(PROG_BINS)
@@ -221,7 +235,7 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(SB_SRCS) $(wildcard sideband/*.h) \
 		$(SB_SRCS) $(LIBS_SIDEBAND)
 
 # The replay harness decodes fuzz input against a real recorded bundle.
-RP_LIB_SRCS := $(filter-out replay/cli%.c,$(RP_SRCS))
+RP_LIB_SRCS := $(RP_SRCS)
 $(BUILD)/fuzz/fuzz_replay: tests/fuzz/fuzz_replay.c $(SB_SRCS) $(RP_LIB_SRCS) \
 		$(wildcard replay/*.h sideband/*.h)
 	@mkdir -p $(dir $@)
@@ -320,7 +334,7 @@ install: all
 	install -m 755 $(PTREC) $(DESTDIR)$(BINDIR)/ptrec
 	install -m 755 $(PTREC_SERVER) $(DESTDIR)$(BINDIR)/ptrec-server
 	install -d $(DESTDIR)$(PREFIX)/share/ptrec
-	install -m 644 gdb-plugin/ptrec.py $(DESTDIR)$(PREFIX)/share/ptrec/
+	install -m 644 gdb/plugin/ptrec.py $(DESTDIR)$(PREFIX)/share/ptrec/
 	install -m 644 README.md LICENSE docs/*.md $(DESTDIR)$(DOCDIR)/
 
 # make install honours PREFIX and DESTDIR, and the installed ptrec runs.

@@ -22,7 +22,7 @@ static int candidate(char *out, size_t size, const char *dir,
 }
 
 /* A file next to the running ptrec: in its directory (installed, or
- * build/ in the tree), the tree's gdb-plugin/, or ../share/ptrec/.
+ * build/ in the tree), the tree's gdb/plugin/, or ../share/ptrec/.
  */
 static int find_near_self(const char *name, char *out, size_t size)
 {
@@ -38,7 +38,7 @@ static int find_near_self(const char *name, char *out, size_t size)
 		return -1;
 	*slash = '\0';
 	if (!candidate(out, size, self, "/", name) ||
-	    !candidate(out, size, self, "/../gdb-plugin/", name) ||
+	    !candidate(out, size, self, "/../gdb/plugin/", name) ||
 	    !candidate(out, size, self, "/../share/ptrec/", name))
 		return 0;
 	return -1;

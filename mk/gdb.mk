@@ -1,4 +1,4 @@
-# GDB integration (gdb-plugin/, tests/gdb/): test programs and the GDB
+# GDB integration (gdb/, tests/gdb/): test programs and the GDB
 # latency benchmark.  The gdb-test rule itself is in the Makefile.
 
 # Line stepping against the line table: -O0 so every statement has its

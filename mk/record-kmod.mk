@@ -1,4 +1,4 @@
-# ptrec record's backend choice (record/cli.c, record/kmod.c): the CLI
+# ptrec record's backend choice (cli/record.c, record/kmod.c): the CLI
 # tests record tests/programs/tiny through --backend=auto, which falls back
 # to the software recorder where /dev/ptrec is missing.
 cli-test: $(PROG_DIR)/tiny
@@ -7,10 +7,10 @@ cli-test: export PTREC_TINY := $(CURDIR)/$(PROG_DIR)/tiny
 # kmodfeed: a software-recorder bundle through the kmod recorder's stream
 # handling (rec_kmod_split); e2e checks both bundles replay the same.
 KMODFEED := $(BUILD)/tests/tools/kmodfeed
-$(KMODFEED): tests/tools/kmodfeed.c $(REC_LIB_OBJS) $(SB_LIB)
+$(KMODFEED): tests/tools/kmodfeed.c $(REC_LIB_OBJS) $(PTK_LIB) $(SB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< \
-		$(REC_LIB_OBJS) $(SB_LIB) $(LIBS_RECORD) $(LIBS_SIDEBAND)
+		$(REC_LIB_OBJS) $(PTK_LIB) $(SB_LIB) $(LIBS_RECORD) $(LIBS_SIDEBAND)
 e2e: $(KMODFEED)
 e2e: export KMODFEED := $(CURDIR)/$(KMODFEED)
 

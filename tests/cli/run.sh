@@ -119,7 +119,7 @@ expect_fail "replay without ptrec-server beside ptrec" 1 \
 	"ptrec replay: ptrec-server not found next to ptrec" \
 	"$tmp/alone/ptrec" replay "$tmp/b"
 
-# ---- ptrec record's backends (record/cli.c, record/kmod.c) ---------------
+# ---- ptrec record's backends (cli/record.c, record/kmod.c) ---------------
 expect_fail "record --backend unknown" 2 "ptrec record: --backend=fast: unknown (auto, emu, kmod)" \
 	"$PTREC" record --backend=fast -- /bin/true
 expect_fail "record: a kmod option with --backend=emu" 2 \

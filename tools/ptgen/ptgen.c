@@ -6,7 +6,7 @@
  * one executable PT_LOAD segment and a symbol table), walks it
  * pseudo-randomly for exactly N instructions, and writes a trace bundle as
  * the software recorder would: the image in the store, snapshot sideband,
- * one thread whose PT stream comes from record/ptenc.c (PSB+ every
+ * one thread whose PT stream comes from ptkit/ptenc.c (PSB+ every
  * --psb-period bytes, TSC, TNT-8 or long TNT, TIP for indirect branches and
  * for returns that return compression does not cover), and a compact
  * ground truth (tools/ptgen/truth.h).

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Private to replay/ and cli/: the replay subcommands. */
+/* Private to cli/: the replay subcommands. */
 #ifndef PTREC_REPLAY_CLI_H
 #define PTREC_REPLAY_CLI_H
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * Private to record/: one thread's Intel PT packet stream, produced as a
- * Skylake-class CPU would with user-only tracing (CPL > 0), BranchEn,
- * TSCEn and return compression, and written with libipt's encoder.
+ * ptkit/, shared by record/ and tools/ptgen: one thread's Intel PT packet
+ * stream, produced as a Skylake-class CPU would with user-only tracing
+ * (CPL > 0), BranchEn, TSCEn and return compression, and written with
+ * libipt's encoder.
  */
 #ifndef PTREC_RECORD_PTENC_H
 #define PTREC_RECORD_PTENC_H

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Private to record/: what the PT encoder needs to know of an instruction. */
+/*
+ * ptkit/, shared by record/, tests and tools/ptgen: what the PT encoder
+ * needs to know of an instruction.
+ */
 #ifndef PTREC_RECORD_INSN_H
 #define PTREC_RECORD_INSN_H
 

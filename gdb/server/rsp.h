@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * Private to gdb-plugin/: GDB remote serial protocol framing, apart from
+ * Private to gdb/server/: GDB remote serial protocol framing, apart from
  * what the packets mean (server.c).  "$data#cs" packets, '+'/'-' acks until
  * no-ack mode, '}'-escaping of binary data, and the 0x03 interrupt byte.
  */

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """ptrec's GDB plugin: commands over a ptrec-server connection.
 
-Load it by hand with `source gdb-plugin/ptrec.py`, or let `ptrec replay`
+Load it by hand with `source gdb/plugin/ptrec.py`, or let `ptrec replay`
 load it.  It talks to the server only through monitor commands, never to
 the engine's internals.
 
