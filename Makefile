@@ -25,11 +25,28 @@ CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes \
 	-Wstrict-prototypes -Wformat=2 -Wno-format-nonliteral
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(EXTRA_CFLAGS)
-ALL_CPPFLAGS := -D_GNU_SOURCE -DPTREC_VERSION='"$(VERSION)"' -Isideband -Irecord \
-	-Ireplay -Ikmod -Icli -Iimport -Iptkit -Igdb/server \
-	$(CPPFLAGS)
+# Every component compiles with -I of its own folder and of the folders of
+# the components below it only (arrows point down: cli/ and gdb/server/ ->
+# replay/, record/, import/ -> ptkit/ -> sideband/), so a header of a
+# component above is not even found; scripts/check-layering (make
+# layering-check, part of make check) also refuses private headers of
+# another component, which share those folders with the public ones.
+BASE_CPPFLAGS := -D_GNU_SOURCE -DPTREC_VERSION='"$(VERSION)"' $(CPPFLAGS)
+INC_sideband := -Isideband
+INC_ptkit := -Iptkit $(INC_sideband)
+INC_record := -Irecord $(INC_ptkit) -Ikmod
+INC_import := -Iimport $(INC_ptkit)
+INC_replay := -Ireplay $(INC_ptkit)
+INC_gdb_server := -Igdb/server -Ireplay $(INC_ptkit)
+INC_cli := -Icli -Ireplay -Irecord -Iimport $(INC_ptkit) -Ikmod
+# Tests and tools see every folder: a unit test includes the private
+# header of the module it tests.
+ALL_CPPFLAGS := $(BASE_CPPFLAGS) -Isideband -Iptkit -Irecord -Iimport \
+	-Ireplay -Ikmod -Igdb/server
 LIBS_SIDEBAND := -ljansson -ldw -lelf
 
+# One static library per component below the front ends; every program,
+# test, tool, fuzzer and bench links the libraries, never object lists.
 SB_SRCS := $(wildcard sideband/*.c)
 SB_OBJS := $(SB_SRCS:%.c=$(BUILD)/%.o)
 SB_LIB := $(BUILD)/libptrec-sideband.a
@@ -43,20 +60,32 @@ LIBS_PTKIT := -lipt -lcapstone
 
 REC_SRCS := $(wildcard record/*.c)
 REC_OBJS := $(REC_SRCS:%.c=$(BUILD)/%.o)
+REC_LIB := $(BUILD)/libptrec-record.a
 LIBS_RECORD := -lipt -lcapstone
 
-RP_SRCS := replay/session.c replay/aspace.c replay/walk.c replay/cursor.c \
-	replay/symbols.c replay/syms.c replay/calls.c replay/disasm.c \
-	replay/format.c replay/idxcache.c
+# replay/: libptrec, the replay engine.
+RP_SRCS := $(wildcard replay/*.c)
 RP_OBJS := $(RP_SRCS:%.c=$(BUILD)/%.o)
+RP_LIB := $(BUILD)/libptrec.a
 LIBS_REPLAY := -lipt -ldw -lelf -lopcodes -lbfd
+
+IMP_SRCS := $(wildcard import/*.c)
+IMP_OBJS := $(IMP_SRCS:%.c=$(BUILD)/%.o)
+IMP_LIB := $(BUILD)/libptrec-import.a
+LIBS_IMPORT := -lipt
+
+# Old names, kept so rules written before the libraries still link.
+RP_LIB_OBJS := $(RP_LIB)
+REC_LIB_OBJS := $(REC_LIB)
+RP_LIB_SRCS := $(RP_SRCS)
+
+# What a program linking libptrec (and what is below it) adds.
+LINK_REPLAY := $(RP_LIB) $(PTK_LIB) $(SB_LIB) $(LIBS_REPLAY) $(LIBS_PTKIT) \
+	$(LIBS_SIDEBAND)
 
 GDB_SRCS := $(wildcard gdb/server/*.c)
 GDB_OBJS := $(GDB_SRCS:%.c=$(BUILD)/%.o)
 PTREC_SERVER := $(BUILD)/ptrec-server
-
-IMP_SRCS := $(wildcard import/*.c)
-IMP_OBJS := $(IMP_SRCS:%.c=$(BUILD)/%.o)
 
 CLI_SRCS := $(wildcard cli/*.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
@@ -71,9 +100,17 @@ FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 .PHONY: all check test unit fuzz asan demo install clean deps cli-test bench e2e install-check gdb-test
 all: $(PTREC) $(PTREC_SERVER)
 
+# Each object gets its component's include path (INC_* above).
+$(BUILD)/sideband/%.o: COMP_INC = $(INC_sideband)
+$(BUILD)/ptkit/%.o: COMP_INC = $(INC_ptkit)
+$(BUILD)/record/%.o: COMP_INC = $(INC_record)
+$(BUILD)/import/%.o: COMP_INC = $(INC_import)
+$(BUILD)/replay/%.o: COMP_INC = $(INC_replay)
+$(BUILD)/gdb/server/%.o: COMP_INC = $(INC_gdb_server)
+$(BUILD)/cli/%.o: COMP_INC = $(INC_cli)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(BASE_CPPFLAGS) $(COMP_INC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(SB_LIB): $(SB_OBJS)
 	@rm -f $@
@@ -83,21 +120,33 @@ $(PTK_LIB): $(PTK_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(PTREC): $(CLI_OBJS) $(REC_OBJS) $(RP_OBJS) $(IMP_OBJS) $(PTK_LIB) $(SB_LIB)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(REC_OBJS) $(RP_OBJS) \
-		$(IMP_OBJS) \
-		$(PTK_LIB) $(SB_LIB) $(LIBS_RECORD) $(LIBS_REPLAY) $(LIBS_SIDEBAND)
+$(REC_LIB): $(REC_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
 
-$(PTREC_SERVER): $(GDB_OBJS) $(RP_OBJS) $(SB_LIB)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS_REPLAY) $(LIBS_SIDEBAND)
+$(IMP_LIB): $(IMP_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
 
-# record/ tests see its private headers and link its objects.
-REC_LIB_OBJS := $(REC_OBJS)
-$(BUILD)/tests/unit/record/%: tests/unit/record/%.c $(REC_LIB_OBJS) \
-		$(PTK_LIB) $(SB_LIB)
+$(RP_LIB): $(RP_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(PTREC): $(CLI_OBJS) $(REC_LIB) $(IMP_LIB) $(RP_LIB) $(PTK_LIB) $(SB_LIB)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(REC_LIB) \
+		$(IMP_LIB) $(RP_LIB) $(PTK_LIB) $(SB_LIB) $(LIBS_RECORD) \
+		$(LIBS_IMPORT) $(LIBS_REPLAY) $(LIBS_SIDEBAND)
+
+$(PTREC_SERVER): $(GDB_OBJS) $(RP_LIB) $(PTK_LIB) $(SB_LIB)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(GDB_OBJS) $(LINK_REPLAY)
+
+# Unit tests: tests/unit/<comp>/test_<mod>.c links <comp>'s library and
+# those below it; it may include the private header of what it tests.
+$(BUILD)/tests/unit/record/%: tests/unit/record/%.c $(REC_LIB) $(PTK_LIB) \
+		$(SB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< \
-		$(REC_LIB_OBJS) $(PTK_LIB) $(SB_LIB) $(LIBS_RECORD) \
+		$(REC_LIB) $(PTK_LIB) $(SB_LIB) $(LIBS_RECORD) \
 		$(LIBS_SIDEBAND) -lcriterion
 
 $(BUILD)/tests/unit/ptkit/%: tests/unit/ptkit/%.c $(PTK_LIB) $(SB_LIB)
@@ -105,16 +154,15 @@ $(BUILD)/tests/unit/ptkit/%: tests/unit/ptkit/%.c $(PTK_LIB) $(SB_LIB)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< \
 		$(PTK_LIB) $(SB_LIB) $(LIBS_PTKIT) $(LIBS_SIDEBAND) -lcriterion
 
-# test_disasm links the one module it tests; it runs gcc, gdb and objcopy.
-$(BUILD)/tests/unit/replay/test_disasm: tests/unit/replay/test_disasm.c \
-		$(BUILD)/replay/disasm.o
+$(BUILD)/tests/unit/replay/%: tests/unit/replay/%.c $(RP_LIB) $(PTK_LIB) \
+		$(SB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< \
-		$(BUILD)/replay/disasm.o -lopcodes -lbfd -lelf -lcriterion
+		$(LINK_REPLAY) -lcriterion
 
-# test_symbols links the one module it tests and reads ELF fixtures that
-# fixtures/build.sh compiles with gcc (never sanitized); it runs binutils
-# and gdb.
+# test_symbols reads ELF fixtures that fixtures/build.sh compiles with gcc
+# (never sanitized); it runs binutils and gdb.  test_disasm runs gcc, gdb
+# and objcopy.
 RP_SYMFIX := $(BUILD)/tests/unit/replay/fixtures
 $(RP_SYMFIX)/.stamp: tests/unit/replay/fixtures/build.sh \
 		tests/unit/replay/fixtures/symfix.c \
@@ -122,11 +170,11 @@ $(RP_SYMFIX)/.stamp: tests/unit/replay/fixtures/build.sh \
 	tests/unit/replay/fixtures/build.sh $(RP_SYMFIX)
 	@touch $@
 $(BUILD)/tests/unit/replay/test_symbols: tests/unit/replay/test_symbols.c \
-		$(BUILD)/replay/symbols.o $(RP_SYMFIX)/.stamp
+		$(RP_LIB) $(PTK_LIB) $(SB_LIB) $(RP_SYMFIX)/.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
 		-DRP_FIXTURES='"$(CURDIR)/$(RP_SYMFIX)"' -DRP_SRCDIR='"$(CURDIR)"' \
-		$(LDFLAGS) -o $@ $< $(BUILD)/replay/symbols.o -ldw -lelf -lcriterion
+		$(LDFLAGS) -o $@ $< $(LINK_REPLAY) -lcriterion
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(SB_LIB)
 	@mkdir -p $(dir $@)
@@ -198,14 +246,11 @@ $(TRUTHDUMP): tests/tools/truthdump.c $(SB_LIB)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(SB_LIB) \
 		$(LIBS_SIDEBAND)
 
-# Checks libptrec's cursors; links the engine and the recorder's classifier.
-RP_LIB_OBJS := $(RP_OBJS)
+# Checks libptrec's cursors; links the engine and ptkit's classifier.
 CURSORCHECK := $(BUILD)/tests/e2e/cursorcheck
-$(CURSORCHECK): tests/e2e/cursorcheck.c $(RP_LIB_OBJS) $(PTK_LIB) $(SB_LIB)
+$(CURSORCHECK): tests/e2e/cursorcheck.c $(RP_LIB) $(PTK_LIB) $(SB_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(RP_LIB_OBJS) \
-		$(PTK_LIB) $(SB_LIB) $(LIBS_PTKIT) $(LIBS_REPLAY) \
-		$(LIBS_SIDEBAND)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LINK_REPLAY)
 
 e2e: $(PTREC) $(PTCHECK) $(TRUTHDUMP) $(CURSORCHECK) $(PROG_BINS)
 	PTREC=$(CURDIR)/$(PTREC) PTCHECK=$(CURDIR)/$(PTCHECK) \
@@ -221,26 +266,50 @@ gdb-test: $(PTREC) $(PTREC_SERVER) $(PROG_BINS) $(BUILD)/examples/demo
 		GDB_RECURSE=$(CURDIR)/$(BUILD)/tests/gdb/recurse \
 		TRUTHDUMP=$(CURDIR)/$(TRUTHDUMP) tests/gdb/run.sh
 
-# libFuzzer needs clang; harnesses link the library sources directly so the
-# whole reader is instrumented.  mkseeds writes each harness's seeds with the
-# library's own writers; crash inputs land in $(BUILD)/fuzz/NAME-crash-*, and
-# -timeout keeps a hanging input from outliving FUZZ_SECONDS by much.
+# libFuzzer needs clang; harnesses link the libraries built again with
+# clang and the fuzzer's instrumentation under $(BUILD)/fuzz/lib, so the
+# whole reader is instrumented.  mkseeds writes each harness's seeds with
+# the library's own writers; crash inputs land in $(BUILD)/fuzz/NAME-crash-*,
+# and -timeout keeps a hanging input from outliving FUZZ_SECONDS by much.
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(SB_SRCS) $(wildcard sideband/*.h) \
-		sideband/uapi/ptrec_sideband.h
+# The libraries' objects take only the instrumentation, not libFuzzer's main.
+FUZZ_OBJ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=undefined
+FZ := $(BUILD)/fuzz/lib
+$(FZ)/sideband/%.o: COMP_INC = $(INC_sideband)
+$(FZ)/ptkit/%.o: COMP_INC = $(INC_ptkit)
+$(FZ)/import/%.o: COMP_INC = $(INC_import)
+$(FZ)/replay/%.o: COMP_INC = $(INC_replay)
+$(FZ)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(BASE_CPPFLAGS) $(COMP_INC) -std=gnu11 $(WARN) \
+		$(FUZZ_OBJ_FLAGS) -MMD -MP -c -o $@ $<
+FZ_SB_LIB := $(FZ)/libptrec-sideband.a
+FZ_PTK_LIB := $(FZ)/libptkit.a
+FZ_IMP_LIB := $(FZ)/libptrec-import.a
+FZ_RP_LIB := $(FZ)/libptrec.a
+$(FZ_SB_LIB): $(SB_SRCS:%.c=$(FZ)/%.o)
+$(FZ_PTK_LIB): $(PTK_SRCS:%.c=$(FZ)/%.o)
+$(FZ_IMP_LIB): $(IMP_SRCS:%.c=$(FZ)/%.o)
+$(FZ_RP_LIB): $(RP_SRCS:%.c=$(FZ)/%.o)
+$(FZ_SB_LIB) $(FZ_PTK_LIB) $(FZ_IMP_LIB) $(FZ_RP_LIB):
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FZ_SB_LIB)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(ALL_CPPFLAGS) -std=gnu11 $(WARN) $(FUZZ_FLAGS) -o $@ $< \
-		$(SB_SRCS) $(LIBS_SIDEBAND)
+		$(FZ_SB_LIB) $(LIBS_SIDEBAND)
 
 # The replay harness decodes fuzz input against a real recorded bundle.
-RP_LIB_SRCS := $(RP_SRCS)
-$(BUILD)/fuzz/fuzz_replay: tests/fuzz/fuzz_replay.c $(SB_SRCS) $(RP_LIB_SRCS) \
-		$(wildcard replay/*.h sideband/*.h)
+$(BUILD)/fuzz/fuzz_replay: tests/fuzz/fuzz_replay.c $(FZ_RP_LIB) \
+		$(FZ_PTK_LIB) $(FZ_SB_LIB)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(ALL_CPPFLAGS) -std=gnu11 $(WARN) $(FUZZ_FLAGS) -o $@ $< \
-		$(SB_SRCS) $(RP_LIB_SRCS) $(LIBS_REPLAY) $(LIBS_SIDEBAND)
+		$(FZ_RP_LIB) $(FZ_PTK_LIB) $(FZ_SB_LIB) $(LIBS_REPLAY) \
+		$(LIBS_PTKIT) $(LIBS_SIDEBAND)
 FUZZ_BUNDLE := $(BUILD)/fuzz/replay-bundle
 # Without address randomization and with the counter clock, the bundle, and
 # so every fuzz run, is the same on every machine with the same toolchain.
@@ -289,11 +358,10 @@ $(BUILD)/tests/bench/workload: tests/bench/workload.c
 
 BENCH_REPLAY := $(BUILD)/tests/bench/bench_replay
 $(BENCH_REPLAY): tests/bench/bench_replay.c tests/bench/iptloop.c \
-		tests/bench/iptloop.h $(RP_LIB_OBJS) $(SB_LIB)
+		tests/bench/iptloop.h $(RP_LIB) $(PTK_LIB) $(SB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< \
-		tests/bench/iptloop.c $(RP_LIB_OBJS) \
-		$(SB_LIB) $(LIBS_REPLAY) $(LIBS_SIDEBAND)
+		tests/bench/iptloop.c $(LINK_REPLAY)
 
 # Larger areas (the kernel module, importers, scale tools) keep their rules
 # in mk/*.mk, included here; each adds its suites to CHECK_EXTRA and its

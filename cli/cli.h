@@ -8,5 +8,7 @@
 int cli_dump(int argc, char **argv);
 int cli_version(int argc, char **argv);
 int cli_replay(int argc, char **argv);
+int cli_import(int argc, char **argv);
+int cli_record(int argc, char **argv);
 
 #endif

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * ptrec: command-line front end.  Dispatches subcommands; each lives in its
- * component (record/, replay/) as those land.
+ * ptrec: command-line front end.  Dispatches subcommands; each parses its
+ * arguments and prints in its own cli/ file, over the public headers of
+ * libptrec (replay/), record/ and import/.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
-#include "import.h"
-#include "record.h"
 #include "replay_cli.h"
 
 static const struct {
@@ -16,13 +15,13 @@ static const struct {
 	int (*run)(int argc, char **argv);
 	const char *help;
 } commands[] = {
-	{ "record", rec_main, "record [OPTS] -- PROG ARGS  record a program (see ptrec record --help)" },
+	{ "record", cli_record, "record [OPTS] -- PROG ARGS  record a program (see ptrec record --help)" },
 	{ "info", rp_cli_info, "info BUNDLE            threads, instructions, gaps, sizes" },
 	{ "insns", rp_cli_insns, "insns BUNDLE [--thread TID] [--from N] [--count K] [--raw]  instruction history" },
 	{ "calls", rp_cli_calls, "calls BUNDLE [--thread TID] [--tree] [--lines] [--insn-range]  function-call history" },
 	{ "export", rp_cli_export, "export BUNDLE --format=jsonl|csv|perfetto -o FILE [--thread TID]" },
 	{ "replay", cli_replay, "replay BUNDLE [GDB-ARGS]  GDB on the recording, at its end (reverse-step, ...)" },
-	{ "import", import_cli_main, "import raw|... -o DIR ...  bundle from traces recorded elsewhere (ptrec import --help)" },
+	{ "import", cli_import, "import raw|... -o DIR ...  bundle from traces recorded elsewhere (ptrec import --help)" },
 	{ "dump", cli_dump, "dump BUNDLE|SIDEBAND  print manifest and sideband records" },
 	{ "version", cli_version, "version               print the version and formats" },
 };

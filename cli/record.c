@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "cli_args.h"
 #include "record.h"
 #include "uapi/ptrec.h"
@@ -140,7 +141,7 @@ static int choose_backend(const char **backend, const char *emu_only,
 	return 0;
 }
 
-int rec_main(int argc, char **argv)
+int cli_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "backend", required_argument, NULL, 'b' },

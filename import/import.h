@@ -19,14 +19,63 @@
 
 #include "sideband.h"
 
-/* `ptrec import SUBCOMMAND ...`: returns the process exit status. */
-int import_cli_main(int argc, char **argv);
+/* The images of `ptrec import raw`, as the front end parsed them. */
+enum import_img_kind { IMPORT_IMG_ELF, IMPORT_IMG_RAW, IMPORT_IMG_LIST };
 
-/* `ptrec import raw ...` (raw.c). */
-int import_raw_main(int argc, char **argv);
+/**
+ * struct import_raw_image - one --elf, --raw or --images argument
+ * @arg:	the argument as given, for messages.
+ * @path:	the file (for a list: the list file).
+ * @addr:	ELF: its load base, UINT64_MAX for the file's own addresses;
+ *		raw: the address of its first byte.
+ */
+struct import_raw_image {
+	enum import_img_kind kind;
+	const char *arg;
+	char *path;
+	uint64_t addr;
+};
 
-/* `ptrec import perf -o DIR perf.data` (perf.c). */
-int import_perf_main(int argc, char **argv);
+/**
+ * struct import_raw_stream - one --pt FILE[@OFFSET] and its --thread
+ */
+struct import_raw_stream {
+	const char *arg;
+	char *path;
+	uint64_t off;
+	uint32_t tid;
+};
+
+/* Everything `ptrec import raw` was told (cli/import.c parses it). */
+struct import_raw_opts {
+	const char *out;
+	struct import_raw_stream *streams;
+	size_t nstreams;
+	struct import_raw_image *images;
+	size_t nimages;
+	struct sb_cpu cpu;
+	bool have_cpu;
+	uint32_t mtc_freq, nom_freq, cpuid_15_eax, cpuid_15_ebx;
+	uint32_t pid;
+};
+
+/**
+ * import_raw() - write the bundle @o->out from raw PT streams and images
+ * @argc, @argv: the importer's command line ("raw ..."), for the manifest.
+ *
+ * Prints its messages.  Returns the process exit status (0 or 1).
+ */
+int import_raw(const struct import_raw_opts *o, int argc, char **argv);
+
+/**
+ * import_perf() - write the bundle @out from the perf.data file @in
+ * @symfs:	where to look for images first (NULL: none).
+ * @argc, @argv: the importer's command line ("perf ..."), for the manifest.
+ *
+ * Prints its messages.  Returns the process exit status (0 or 1).
+ */
+int import_perf(const char *out, const char *in, const char *symfs,
+		int argc, char **argv);
 
 /**
  * import_perf_parse_mem() - parse and split a perf.data image in memory

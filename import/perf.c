@@ -20,7 +20,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <intel-pt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -2643,57 +2642,16 @@ int import_perf_parse_mem(const uint8_t *buf, size_t len, bool quiet,
 	return ret;
 }
 
-static void usage(FILE *f)
+int import_perf(const char *out, const char *in, const char *symfs,
+		int argc, char **argv)
 {
-	fprintf(f,
-		"usage: " CMD " -o DIR [--symfs DIR] PERF.DATA\n"
-		"\n"
-		"  A perf.data recorded with the intel_pt PMU, per-thread or per-cpu.\n"
-		"  Images come from the build-id cache ($PERF_BUILDID_DIR, else\n"
-		"  ~/.debug), from under --symfs DIR, or the paths the mmaps recorded.\n");
-}
-
-int import_perf_main(int argc, char **argv)
-{
-	static const struct option lopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "symfs", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *out = NULL, *in, *symfs = NULL;
 	struct stat st;
 	struct id_index ididx = { 0 };
 	struct u32map abmap = { 0 }, thmap = { 0 };
 	struct perf p;
 	void *map = NULL;
-	int c, fd, ret = 1;
+	int fd, ret = 1;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			out = optarg;
-			break;
-		case 's':
-			symfs = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (!out || optind != argc - 1) {
-		fprintf(stderr, CMD ": %s\n", !out ? "-o DIR is required" :
-			optind >= argc ? "no perf.data file given" :
-			"give exactly one perf.data file");
-		usage(stderr);
-		return 2;
-	}
-	in = argv[optind];
 	memset(&p, 0, sizeof(p));
 	p.ididx = &ididx;
 	p.abmap = &abmap;

@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,245 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli_args.h"
 #include "import.h"
 
 #define CMD "ptrec import raw"
-#define MAX_STREAMS 1024
-
-enum img_kind { IMG_ELF, IMG_RAW, IMG_LIST };
-
-struct stream {
-	const char *arg;	/* FILE[@OFFSET] as given */
-	char *path;
-	uint64_t off;
-	uint32_t tid;
-};
-
-struct image_arg {
-	enum img_kind kind;
-	const char *arg;
-};
-
-struct raw_opts {
-	const char *out;
-	struct stream *streams;
-	size_t nstreams;
-	struct image_arg *images;
-	size_t nimages;
-	struct sb_cpu cpu;
-	bool have_cpu;
-	uint32_t mtc_freq, nom_freq, cpuid_15_eax, cpuid_15_ebx;
-	uint32_t pid;
-};
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: " CMD " -o DIR --pt FILE[@OFFSET] [--thread TID] [--pt ...]\n"
-		"           [--elf FILE[:BASE]]... [--raw FILE:ADDRESS]... [--images LIST]...\n"
-		"           [--cpu FAMILY/MODEL[/STEPPING]] [--mtc-freq N] [--nom-freq N]\n"
-		"           [--cpuid-0x15 EAX/EBX] [--pid PID]\n"
-		"\n"
-		"  --pt FILE[@OFFSET]  a raw Intel PT stream; @OFFSET skips a header\n"
-		"  --thread TID        thread id of the preceding --pt (default 1, 2, ...)\n"
-		"  --elf FILE[:BASE]   an ELF file, loaded at BASE or at its own addresses\n"
-		"  --raw FILE:ADDRESS  a memory dump holding code at ADDRESS\n"
-		"  --images LIST       a file of lines 'PATH ADDRESS [FILE-OFFSET SIZE]'\n"
-		"  --cpu F/M[/S]       the recording CPU (enables libipt's errata workarounds)\n"
-		"  --mtc-freq, --nom-freq, --cpuid-0x15 EAX/EBX  timing configuration\n");
-}
-
-/* Splits "TEXT<sep>NUMBER" at the last @sep; *num stays put without one. */
-static int split_num(const char *opt, const char *arg, int sep, char **text,
-		     uint64_t *num, bool required)
-{
-	const char *p = strrchr(arg, sep);
-
-	if (!p) {
-		if (required) {
-			fprintf(stderr, CMD ": %s %s: expected FILE%cNUMBER\n",
-				opt, arg, sep);
-			return -1;
-		}
-		*text = strdup(arg);
-		return *text ? 0 : -1;
-	}
-	if (p == arg) {
-		fprintf(stderr, CMD ": %s %s: no file name\n", opt, arg);
-		return -1;
-	}
-	if (cli_parse_u64(CMD, opt, p + 1, num))
-		return -1;
-	*text = strndup(arg, p - arg);
-	return *text ? 0 : -1;
-}
-
-static int parse_u32(const char *opt, const char *arg, uint32_t *out)
-{
-	uint64_t v;
-
-	if (cli_parse_u64(CMD, opt, arg, &v))
-		return -1;
-	if (v > UINT32_MAX) {
-		fprintf(stderr, CMD ": %s %s: out of range\n", opt, arg);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-static int parse_cpuid15(const char *arg, struct raw_opts *o)
-{
-	char *slash = strchr(arg, '/'), *a;
-	int ret;
-
-	if (!slash) {
-		fprintf(stderr, CMD ": --cpuid-0x15 %s: expected EAX/EBX\n", arg);
-		return -1;
-	}
-	a = strndup(arg, slash - arg);
-	if (!a)
-		return -1;
-	ret = parse_u32("--cpuid-0x15", a, &o->cpuid_15_eax) ||
-	      parse_u32("--cpuid-0x15", slash + 1, &o->cpuid_15_ebx) ? -1 : 0;
-	free(a);
-	return ret;
-}
-
-static void *grow(void *v, size_t n, size_t size)
-{
-	return realloc(v, (n + 1) * size);
-}
-
-static int parse_args(int argc, char **argv, struct raw_opts *o)
-{
-	static const struct option lopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "pt", required_argument, NULL, 'p' },
-		{ "thread", required_argument, NULL, 't' },
-		{ "elf", required_argument, NULL, 'e' },
-		{ "raw", required_argument, NULL, 'r' },
-		{ "images", required_argument, NULL, 'i' },
-		{ "cpu", required_argument, NULL, 'c' },
-		{ "mtc-freq", required_argument, NULL, 'm' },
-		{ "nom-freq", required_argument, NULL, 'n' },
-		{ "cpuid-0x15", required_argument, NULL, 'x' },
-		{ "pid", required_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	bool tid_given = false;
-	struct sb_err err;
-	long id;
-	int c;
-
-	o->pid = 1;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
-		struct stream *s;
-		struct image_arg *im;
-
-		switch (c) {
-		case 'o':
-			o->out = optarg;
-			break;
-		case 'p':
-			if (o->nstreams == MAX_STREAMS) {
-				fprintf(stderr, CMD ": more than %d streams\n",
-					MAX_STREAMS);
-				return -1;
-			}
-			s = grow(o->streams, o->nstreams, sizeof(*s));
-			if (!s)
-				return -1;
-			o->streams = s;
-			s = &s[o->nstreams++];
-			memset(s, 0, sizeof(*s));
-			s->arg = optarg;
-			s->tid = o->nstreams;
-			tid_given = false;
-			if (split_num("--pt", optarg, '@', &s->path, &s->off,
-				      false))
-				return -1;
-			break;
-		case 't':
-			if (!o->nstreams || tid_given) {
-				fprintf(stderr,
-					CMD ": --thread %s: names the thread of the --pt before it; give --pt FILE first\n",
-					optarg);
-				return -1;
-			}
-			if (cli_parse_tid(CMD, "--thread", optarg, &id))
-				return -1;
-			o->streams[o->nstreams - 1].tid = id;
-			tid_given = true;
-			break;
-		case 'e':
-		case 'r':
-		case 'i':
-			im = grow(o->images, o->nimages, sizeof(*im));
-			if (!im)
-				return -1;
-			o->images = im;
-			im[o->nimages].kind = c == 'e' ? IMG_ELF :
-					      c == 'r' ? IMG_RAW : IMG_LIST;
-			im[o->nimages++].arg = optarg;
-			break;
-		case 'c':
-			if (import_parse_cpu(optarg, &o->cpu, &err)) {
-				fprintf(stderr, CMD ": %s\n", err.msg);
-				return -1;
-			}
-			o->have_cpu = true;
-			break;
-		case 'm':
-			if (parse_u32("--mtc-freq", optarg, &o->mtc_freq))
-				return -1;
-			break;
-		case 'n':
-			if (parse_u32("--nom-freq", optarg, &o->nom_freq))
-				return -1;
-			break;
-		case 'x':
-			if (parse_cpuid15(optarg, o))
-				return -1;
-			break;
-		case 'P':
-			if (cli_parse_tid(CMD, "--pid", optarg, &id))
-				return -1;
-			o->pid = id;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			usage(stderr);
-			return -1;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, CMD ": unexpected argument '%s'\n", argv[optind]);
-		return -1;
-	}
-	if (!o->out || !o->nstreams) {
-		fprintf(stderr, CMD ": %s is required\n",
-			!o->out ? "-o DIR" : "--pt FILE");
-		usage(stderr);
-		return -1;
-	}
-	for (size_t i = 0; i < o->nstreams; i++)
-		for (size_t j = 0; j < i; j++)
-			if (o->streams[i].tid == o->streams[j].tid) {
-				fprintf(stderr,
-					CMD ": --pt %s and --pt %s are both thread %u; give each its own --thread\n",
-					o->streams[j].arg, o->streams[i].arg,
-					o->streams[i].tid);
-				return -1;
-			}
-	return 0;
-}
-
 /* One line of an --images list: PATH ADDRESS [FILE-OFFSET SIZE]. */
 static int list_line(struct sb_bundle *b, struct sb_writer *w, uint32_t pid,
 		     const char *list, unsigned int lineno, char *line,
@@ -329,41 +92,27 @@ static int add_list(struct sb_bundle *b, struct sb_writer *w, uint32_t pid,
 }
 
 static int add_images(struct sb_bundle *b, struct sb_writer *w,
-		      const struct raw_opts *o)
+		      const struct import_raw_opts *o)
 {
 	struct sb_err err;
 	size_t i;
 
 	for (i = 0; i < o->nimages; i++) {
-		const struct image_arg *im = &o->images[i];
-		uint64_t addr = UINT64_MAX;
-		char *path = NULL;
+		const struct import_raw_image *im = &o->images[i];
 		int ret;
 
-		if (im->kind == IMG_LIST) {
+		if (im->kind == IMPORT_IMG_LIST) {
 			if (add_list(b, w, o->pid, im->arg))
 				return -1;
 			continue;
 		}
-		/* A ':' in an ELF path is taken as the start of BASE only
-		 * when a number follows it.
-		 */
-		if (im->kind == IMG_ELF && (!strrchr(im->arg, ':') ||
-					    !access(im->arg, F_OK)))
-			path = strdup(im->arg);
-		else if (split_num(im->kind == IMG_ELF ? "--elf" : "--raw",
-				   im->arg, ':', &path, &addr,
-				   im->kind == IMG_RAW))
-			return -1;
-		if (!path)
-			return -1;
-		ret = im->kind == IMG_ELF ?
-			import_add_elf(b, w, o->pid, path, addr, &err) :
-			import_add_blob(b, w, o->pid, path, addr, 0, 0, &err);
-		free(path);
+		ret = im->kind == IMPORT_IMG_ELF ?
+			import_add_elf(b, w, o->pid, im->path, im->addr, &err) :
+			import_add_blob(b, w, o->pid, im->path, im->addr, 0, 0,
+					&err);
 		if (ret) {
 			fprintf(stderr, CMD ": %s %s: %s\n",
-				im->kind == IMG_ELF ? "--elf" : "--raw",
+				im->kind == IMPORT_IMG_ELF ? "--elf" : "--raw",
 				im->arg, err.msg);
 			return -1;
 		}
@@ -420,7 +169,7 @@ static int write_all(const char *path, const uint8_t *buf, size_t len)
  * record, so the history shows where the trace ends early.
  */
 static int add_stream(struct sb_bundle *b, struct sb_writer *w,
-		      const struct raw_opts *o, const struct stream *s,
+		      const struct import_raw_opts *o, const struct import_raw_stream *s,
 		      struct import_scan *scan)
 {
 	const struct sb_thread *th;
@@ -489,7 +238,7 @@ out_unmap:
 }
 
 static int add_process(struct sb_bundle *b, struct sb_writer *w,
-		       const struct raw_opts *o)
+		       const struct import_raw_opts *o)
 {
 	struct sb_manifest *m = sb_bundle_manifest(b);
 	struct ptrec_sb_comm comm;
@@ -503,7 +252,7 @@ static int add_process(struct sb_bundle *b, struct sb_writer *w,
 		return -1;
 	p->pid = o->pid;
 	for (i = 0; i < o->nimages; i++) {
-		if (o->images[i].kind != IMG_ELF)
+		if (o->images[i].kind != IMPORT_IMG_ELF)
 			continue;
 		p->exe = strndup(o->images[i].arg,
 				 strcspn(o->images[i].arg, ":"));
@@ -529,7 +278,7 @@ static int add_process(struct sb_bundle *b, struct sb_writer *w,
 	return 0;
 }
 
-static int import_raw(int argc, char **argv, const struct raw_opts *o)
+int import_raw(const struct import_raw_opts *o, int argc, char **argv)
 {
 	struct import_scan scan;
 	struct sb_manifest *m;
@@ -583,19 +332,4 @@ out_free:
 		fprintf(stderr, CMD ": wrote %s (%zu stream%s)\n", o->out,
 			o->nstreams, o->nstreams == 1 ? "" : "s");
 	return ret ? 1 : 0;
-}
-
-int import_raw_main(int argc, char **argv)
-{
-	struct raw_opts o;
-	size_t i;
-	int ret;
-
-	memset(&o, 0, sizeof(o));
-	ret = parse_args(argc, argv, &o) ? 2 : import_raw(argc, argv, &o);
-	for (i = 0; i < o.nstreams; i++)
-		free(o.streams[i].path);
-	free(o.streams);
-	free(o.images);
-	return ret;
 }

@@ -17,9 +17,10 @@ CHECK_EXTRA += import-perf-test
 
 # The perf.data reader under libFuzzer (make fuzz): the importer's parse
 # and split steps, with libipt for the PSB scan.  mkseeds runs mkperf.
-$(BUILD)/fuzz/fuzz_perf: tests/fuzz/fuzz_perf.c $(SB_SRCS) import/perf.c \
-		import/common.c $(wildcard import/*.h sideband/*.h)
+$(BUILD)/fuzz/fuzz_perf: tests/fuzz/fuzz_perf.c $(FZ_IMP_LIB) $(FZ_PTK_LIB) \
+		$(FZ_SB_LIB)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(ALL_CPPFLAGS) -std=gnu11 $(WARN) $(FUZZ_FLAGS) -o $@ $< \
-		import/perf.c import/common.c $(SB_SRCS) -lipt $(LIBS_SIDEBAND)
+		$(FZ_IMP_LIB) $(FZ_PTK_LIB) $(FZ_SB_LIB) $(LIBS_IMPORT) \
+		$(LIBS_PTKIT) $(LIBS_SIDEBAND)
 fuzz: $(MKPERF)

@@ -7,10 +7,10 @@ cli-test: export PTREC_TINY := $(CURDIR)/$(PROG_DIR)/tiny
 # kmodfeed: a software-recorder bundle through the kmod recorder's stream
 # handling (rec_kmod_split); e2e checks both bundles replay the same.
 KMODFEED := $(BUILD)/tests/tools/kmodfeed
-$(KMODFEED): tests/tools/kmodfeed.c $(REC_LIB_OBJS) $(PTK_LIB) $(SB_LIB)
+$(KMODFEED): tests/tools/kmodfeed.c $(REC_LIB) $(PTK_LIB) $(SB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< \
-		$(REC_LIB_OBJS) $(PTK_LIB) $(SB_LIB) $(LIBS_RECORD) $(LIBS_SIDEBAND)
+		$(REC_LIB) $(PTK_LIB) $(SB_LIB) $(LIBS_RECORD) $(LIBS_SIDEBAND)
 e2e: $(KMODFEED)
 e2e: export KMODFEED := $(CURDIR)/$(KMODFEED)
 

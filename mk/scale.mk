@@ -13,11 +13,11 @@ $(PTGEN): tools/ptgen/ptgen.c tools/ptgen/truth.h $(PTK_LIB) \
 		$(PTK_LIB) $(SB_LIB) -lipt $(LIBS_SIDEBAND)
 
 SCALECHECK := $(BUILD)/tests/scale/scalecheck
-$(SCALECHECK): tests/scale/scalecheck.c tools/ptgen/truth.h $(RP_LIB_OBJS) \
-		$(SB_LIB)
+$(SCALECHECK): tests/scale/scalecheck.c tools/ptgen/truth.h $(RP_LIB) \
+		$(PTK_LIB) $(SB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itools/ptgen $(LDFLAGS) -o $@ $< \
-		$(RP_LIB_OBJS) $(SB_LIB) $(LIBS_REPLAY) $(LIBS_SIDEBAND)
+		$(LINK_REPLAY)
 
 .PHONY: scale-test
 scale-test: $(PTGEN) $(SCALECHECK) $(PTREC)
@@ -33,12 +33,11 @@ SCALE_MAX ?= 1e8
 SCALE_GDB_MAX ?= 1e6
 BENCH_SCALE := $(BUILD)/tests/bench/bench_scale
 $(BENCH_SCALE): tests/bench/bench_scale.c tests/bench/iptloop.c \
-		tests/bench/iptloop.h tools/ptgen/truth.h $(RP_LIB_OBJS) \
-		$(SB_LIB)
+		tests/bench/iptloop.h tools/ptgen/truth.h $(RP_LIB) \
+		$(PTK_LIB) $(SB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itools/ptgen $(LDFLAGS) -o $@ $< \
-		tests/bench/iptloop.c $(RP_LIB_OBJS) $(SB_LIB) $(LIBS_REPLAY) \
-		$(LIBS_SIDEBAND)
+		tests/bench/iptloop.c $(LINK_REPLAY)
 
 .PHONY: scale-bench
 scale-bench: $(PTGEN) $(BENCH_SCALE)

@@ -165,9 +165,4 @@ int rec_kmod_split(const struct rec_options *o, const struct ptrec_info *info,
 		   const char *exe, const void *stream, size_t len,
 		   struct rec_stats *st, struct sb_err *err);
 
-/* `ptrec record ARGS`: parses arguments, records, prints a summary.
- * Returns the process exit status.
- */
-int rec_main(int argc, char **argv);
-
 #endif
