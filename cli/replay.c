@@ -3,11 +3,24 @@
  * ptrec replay BUNDLE [GDB-ARGS...]: GDB on the recorded program, connected
  * to ptrec-server over stdio, with the plugin loaded, at the end of the
  * history (where the program stopped or crashed).
+ *
+ * Nothing goes through a shell (GDB runs `target remote | COMMAND` with
+ * /bin/sh, so a bundle path such as 'b;touch x;true' used to run touch):
+ * ptrec listens on a Unix socket in a fresh directory only its user can
+ * enter, a child accepts GDB's one connection there and execs ptrec-server
+ * on it (bundle path as an argument), and GDB is told `target remote
+ * SOCKET`, a path ptrec made of safe characters only.
  */
+#include <errno.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -44,10 +57,97 @@ static int find_near_self(const char *name, char *out, size_t size)
 	return -1;
 }
 
+/* Milliseconds the server child waits for GDB to connect. */
+#define ACCEPT_TIMEOUT_MS	(120 * 1000)
+
+struct server_link {
+	char dir[80];
+	char sock[100];
+	pid_t child;
+};
+
+/* $TMPDIR when GDB can take it as a plain path, else /tmp. */
+static const char *socket_root(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	if (!t || !*t || *t != '/' || strlen(t) > 48 ||
+	    strspn(t, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		   "0123456789/._-") != strlen(t))
+		return "/tmp";
+	return t;
+}
+
+static void link_cleanup(struct server_link *l)
+{
+	unlink(l->sock);
+	rmdir(l->dir);
+}
+
+/*
+ * Listens on @l->sock in a new 0700 directory and forks a child that
+ * accepts one connection and execs ptrec-server on it.  Returns 0, or -1
+ * after a message.
+ */
+static int start_server(struct server_link *l, const char *server,
+			const char *bundle)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int lfd;
+
+	snprintf(l->dir, sizeof(l->dir), "%s/ptrec-replay-XXXXXX",
+		 socket_root());
+	if (!mkdtemp(l->dir)) {
+		fprintf(stderr, "ptrec replay: %s: %s\n", l->dir,
+			strerror(errno));
+		return -1;
+	}
+	snprintf(l->sock, sizeof(l->sock), "%s/gdb.sock", l->dir);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", l->sock);
+	lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    listen(lfd, 1)) {
+		fprintf(stderr, "ptrec replay: %s: %s\n", l->sock,
+			strerror(errno));
+		if (lfd >= 0)
+			close(lfd);
+		link_cleanup(l);
+		return -1;
+	}
+	l->child = fork();
+	if (l->child < 0) {
+		perror("ptrec replay: fork");
+		close(lfd);
+		link_cleanup(l);
+		return -1;
+	}
+	if (!l->child) {
+		struct pollfd p = { .fd = lfd, .events = POLLIN };
+		int c = -1;
+
+		if (poll(&p, 1, ACCEPT_TIMEOUT_MS) == 1)
+			c = accept(lfd, NULL, NULL);
+		/* Nobody else needs the name once GDB is connected. */
+		link_cleanup(l);
+		if (c < 0)
+			_exit(1);
+		if (dup2(c, 0) < 0 || dup2(c, 1) < 0)
+			_exit(1);
+		close(c);
+		execl(server, server, bundle, "--stdio", (char *)NULL);
+		fprintf(stderr, "ptrec replay: %s: %s\n", server,
+			strerror(errno));
+		_exit(127);
+	}
+	close(lfd);
+	return 0;
+}
+
 int cli_replay(int argc, char **argv)
 {
-	char server[PATH_MAX], plugin[PATH_MAX], target[2 * PATH_MAX];
-	char **gargv;
+	char server[PATH_MAX], plugin[PATH_MAX], target[160];
+	struct server_link link;
+	char **gargv = NULL;
 	struct sb_manifest *m;
 	struct sb_err err;
 	const char *exe = NULL;
@@ -67,14 +167,10 @@ int cli_replay(int argc, char **argv)
 		fprintf(stderr, "ptrec replay: ptrec-server not found next to ptrec\n");
 		goto out_free_manifest;
 	}
-	if (snprintf(target, sizeof(target), "target remote | %s %s", server,
-		     argv[1]) >= (int)sizeof(target)) {
-		fprintf(stderr, "ptrec replay: %s: path too long\n", argv[1]);
-		goto out_free_manifest;
-	}
 	gargv = calloc((size_t)argc + 12, sizeof(*gargv));
-	if (!gargv)
+	if (!gargv || start_server(&link, server, argv[1]))
 		goto out_free_manifest;
+	snprintf(target, sizeof(target), "target remote %s", link.sock);
 	gargv[n++] = "gdb";
 	gargv[n++] = "-q";
 	if (!find_near_self("ptrec.py", plugin, sizeof(plugin))) {
@@ -92,8 +188,11 @@ int cli_replay(int argc, char **argv)
 		gargv[n++] = (char *)exe;
 	execvp("gdb", gargv);
 	perror("ptrec replay: gdb");
-	free(gargv);
+	kill(link.child, SIGTERM);
+	waitpid(link.child, NULL, 0);
+	link_cleanup(&link);
 out_free_manifest:
+	free(gargv);
 	sb_manifest_free(m);
 	return 1;
 }
