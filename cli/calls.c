@@ -2,66 +2,65 @@
 /*
  * `ptrec calls` (GDB's record function-call-history layout, with its /c,
  * /l, /i modifiers as --tree, --lines, --insn-range) and `ptrec export`
- * (JSON lines, CSV, and Chrome trace events that ui.perfetto.dev opens).
+ * (libptrec's exporters: JSON lines, CSV, Chrome trace events), over
+ * libptrec's public header only.
+ *
+ * ptrec export writes FILE whole or not at all: into a temporary file in
+ * FILE's directory, renamed over FILE once complete, so a failed export
+ * leaves what was there.  An existing regular FILE is replaced only with
+ * --force; a FILE that is not a regular file (a FIFO, /dev/stdout, a
+ * terminal) is written directly.  FILE may not be inside the bundle.
  */
-#include <getopt.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
-#include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include "rp_internal.h"
-#include "replay_cli.h"
 #include "cli_args.h"
+#include "replay.h"
+#include "replay_cli.h"
 
 int rp_cli_calls(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "thread", required_argument, NULL, 't' },
-		{ "tree", no_argument, NULL, 'c' },
-		{ "lines", no_argument, NULL, 'l' },
-		{ "insn-range", no_argument, NULL, 'i' },
-		{ NULL, 0, NULL, 0 },
-	};
 	bool tree = false, lines = false, range = false;
 	struct rp_session *s;
 	struct rp_call *calls;
 	long tid = -1;
 	size_t n, i;
-	int opt, ret;
+	int a, ret;
+	const struct cli_opt opts[] = {
+		CLI_OPT("thread", 0, CLI_TID, &tid, "TID",
+			"the thread (default: the first)"),
+		CLI_FLAG_OPT("tree", 0, &tree,
+			     "indent by call depth (GDB's /c)"),
+		CLI_FLAG_OPT("lines", 0, &lines,
+			     "with source lines (GDB's /l)"),
+		CLI_FLAG_OPT("insn-range", 0, &range,
+			     "with instruction ranges (GDB's /i)"),
+		CLI_END,
+	};
+	const struct cli_cmd cmd = {
+		.name = "ptrec calls", .synopsis = "BUNDLE", .opts = opts,
+		.min_args = 1, .max_args = 1,
+	};
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (opt) {
-		case 't':
-			if (cli_parse_tid("ptrec calls", "--thread", optarg,
-					  &tid))
-				return 2;
-			break;
-		case 'c':
-			tree = true;
-			break;
-		case 'l':
-			lines = true;
-			break;
-		case 'i':
-			range = true;
-			break;
-		default:
-			return 2;
-		}
-	}
-	if (optind + 1 != argc) {
-		fprintf(stderr,
-			"usage: ptrec calls BUNDLE [--thread TID] [--tree] [--lines] [--insn-range]\n");
-		return 2;
-	}
-	s = rp_cli_open("calls", argv[optind]);
+	a = cli_parse(&cmd, argc, argv);
+	if (a < 0)
+		return cli_exit(a);
+	s = rp_cli_open("calls", argv[a]);
 	if (!s)
 		return 1;
-	if (tid < 0)
+	if (tid < 0) {
 		tid = rp_thread_tid(s, 0);
+	} else if (rp_cli_thread("ptrec calls", s, argv[a], tid)) {
+		rp_session_close(s);
+		return 1;
+	}
 	ret = rp_calls_build(s, (uint32_t)tid, &calls, &n);
 	if (ret) {
 		fprintf(stderr, "ptrec calls: thread %ld: %s\n", tid,
@@ -83,218 +82,205 @@ int rp_cli_calls(int argc, char **argv)
 
 /* ---- export --------------------------------------------------------------- */
 
-static double tsc_us(const struct sb_manifest *m, uint64_t tsc)
+#define EXPORT "ptrec export"
+
+/* Where the output goes: straight to @path, or to @tmp renamed over it. */
+struct out_file {
+	const char *path;
+	char tmp[PATH_MAX];
+	bool direct;
+	FILE *f;
+};
+
+/* Is @path (which may not exist yet) the bundle @dir or inside it? */
+static bool inside(const char *dir, const char *path)
 {
-	struct ptrec_sb_time conv = { .time_shift = m->time.time_shift,
-				      .time_mult = m->time.time_mult,
-				      .time_zero = 0 };
+	char rdir[PATH_MAX], rparent[PATH_MAX], *copy, *slash;
+	size_t n;
+	bool in;
 
-	return (double)sb_time_to_ns(&conv, tsc) / 1000.0;
-}
-
-static int export_insns(struct rp_session *s, uint32_t tid, FILE *f,
-			bool csv)
-{
-	struct rp_cursor *c;
-	struct rp_insn insn;
-	struct rp_sym sym;
-	uint64_t pos, n;
-	int ret;
-
-	ret = rp_cursor_new(s, tid, &c);
-	if (ret)
-		return ret == -RP_ERR_RANGE ? 0 : ret;
-	n = rp_cursor_pos(c) + 1;
-	for (pos = 0; pos < n; pos++) {
-		ret = rp_cursor_peek(c, pos, &insn);
-		if (ret)
-			break;
-		rp_symbolize(s, &insn, &sym);
-		if (csv) {
-			fprintf(f, "%u,%" PRIu64 ",0x%" PRIx64 ",%" PRIu64
-				",%s,%" PRIu64 ",%s,%d\n", tid, pos + 1,
-				insn.ip, insn.tsc,
-				sym.function ? sym.function : "",
-				sym.offset, sym.file ? sym.file : "", sym.line);
-		} else {
-			char ip[24], *text;
-			json_t *o;
-
-			snprintf(ip, sizeof(ip), "0x%" PRIx64, insn.ip);
-			o = json_pack("{s:I, s:I, s:s, s:I}",
-				      "tid", (json_int_t)tid,
-				      "n", (json_int_t)(pos + 1), "ip", ip,
-				      "tsc", (json_int_t)insn.tsc);
-			if (sym.function) {
-				json_object_set_new(o, "function",
-						    json_string(sym.function));
-				json_object_set_new(o, "offset",
-					json_integer((json_int_t)sym.offset));
-			}
-			if (sym.file) {
-				json_object_set_new(o, "file",
-						    json_string(sym.file));
-				json_object_set_new(o, "line",
-						    json_integer(sym.line));
-			}
-			text = json_dumps(o, JSON_COMPACT);
-			fprintf(f, "%s\n", text);
-			free(text);
-			json_decref(o);
-		}
+	if (!realpath(dir, rdir))
+		return false;
+	copy = strdup(path);
+	if (!copy)
+		return false;
+	slash = strrchr(copy, '/');
+	if (slash == copy)
+		copy[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	in = realpath(slash ? copy : ".", rparent) &&
+	     (n = strlen(rdir), !strncmp(rparent, rdir, n)) &&
+	     (rparent[n] == '\0' || rparent[n] == '/' || n == 1);
+	free(copy);
+	/* An existing file through a symlink: where it really is. */
+	if (!in && realpath(path, rparent)) {
+		n = strlen(rdir);
+		in = !strncmp(rparent, rdir, n) &&
+		     (rparent[n] == '\0' || rparent[n] == '/');
 	}
-	rp_cursor_free(c);
-	return ret;
+	return in;
 }
 
-/* One complete ("X") event for call segment @j's invocation. */
-static void slice(struct rp_session *s, struct rp_cursor *c, json_t *events,
-		  const struct rp_thread *t, const struct rp_call *call,
-		  uint64_t last)
-{
-	struct rp_insn a, b;
-
-	if (rp_cursor_peek(c, call->first, &a) || rp_cursor_peek(c, last, &b))
-		return;
-	json_array_append_new(events,
-		json_pack("{s:s, s:s, s:s, s:f, s:f, s:I, s:I}",
-			  "name", call->function, "cat", "call", "ph", "X",
-			  "ts", tsc_us(s->m, a.tsc),
-			  "dur", tsc_us(s->m, b.tsc) - tsc_us(s->m, a.tsc),
-			  "pid", (json_int_t)t->pid, "tid", (json_int_t)t->tid));
-}
-
-/*
- * Chrome trace events: one complete event per function invocation, nested
- * by call depth, one track per thread.  A call opens an invocation; a
- * return closes the deeper ones and continues the caller's; reaching
- * another function sideways (tail call, longjmp, signal handler) replaces
- * the invocation at that depth.
+/* Checks where -o points, before the bundle is decoded.  Returns 0, or -1
+ * after a message.
  */
-static int export_perfetto(struct rp_session *s, uint32_t tid, json_t *events)
+static int out_check(struct out_file *o, const char *bundle, bool force)
 {
-	const struct rp_thread *t = rp_find_thread(s, tid);
-	struct rp_call *calls;
-	struct rp_cursor *c;
-	size_t n, i, *open;
-	int ret, top = -1;
+	struct stat st;
 
-	ret = rp_calls_build(s, tid, &calls, &n);
-	if (ret || !n)
-		return ret;
-	ret = rp_cursor_new(s, tid, &c);
-	open = calloc(n, sizeof(*open));
-	if (ret || !open) {
-		free(calls);
-		free(open);
-		return ret ? ret : -RP_ERR_NOMEM;
+	if (inside(bundle, o->path)) {
+		fprintf(stderr, EXPORT ": -o %s: inside the bundle %s; write the export elsewhere\n",
+			o->path, bundle);
+		return -1;
 	}
-	json_array_append_new(events,
-		json_pack("{s:s, s:s, s:I, s:I, s:{s:s}}", "name", "thread_name",
-			  "ph", "M", "pid", (json_int_t)t->pid, "tid",
-			  (json_int_t)tid, "args", "name",
-			  tid == t->pid ? "main thread" : "thread"));
-	for (i = 0; i < n; i++) {
-		int level = calls[i].level;
-		bool deeper = i && level > calls[i - 1].level;
-		bool back = i && level < calls[i - 1].level;
-
-		/* Close what ends here: deeper ones on a return, and the
-		 * one at this level too when moving sideways.
-		 */
-		while (top >= 0 &&
-		       (calls[open[top]].level > level ||
-			(!deeper && !back && calls[open[top]].level == level))) {
-			slice(s, c, events, t, &calls[open[top]],
-			      calls[i].first - 1);
-			top--;
-		}
-		if (back && top >= 0 && calls[open[top]].level == level)
-			continue;	/* the caller's invocation goes on */
-		open[++top] = i;
+	if (stat(o->path, &st)) {
+		if (errno == ENOENT)
+			return 0;
+		fprintf(stderr, EXPORT ": -o %s: %s\n", o->path,
+			strerror(errno));
+		return -1;
 	}
-	while (top >= 0)
-		slice(s, c, events, t, &calls[open[top--]], calls[n - 1].last);
-	rp_cursor_free(c);
-	free(open);
-	free(calls);
+	if (S_ISDIR(st.st_mode)) {
+		fprintf(stderr, EXPORT ": -o %s: a directory\n", o->path);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		o->direct = true;	/* a FIFO, a terminal, /dev/null */
+		return 0;
+	}
+	if (!force) {
+		fprintf(stderr, EXPORT ": -o %s: exists; give --force to replace it\n",
+			o->path);
+		return -1;
+	}
 	return 0;
+}
+
+static int out_open(struct out_file *o)
+{
+	const char *slash = strrchr(o->path, '/');
+	const char *base = slash ? slash + 1 : o->path;
+	int dlen = slash ? (int)(slash - o->path + 1) : 0;
+	mode_t mask;
+	int fd;
+
+	if (o->direct) {
+		o->f = fopen(o->path, "w");
+		if (!o->f) {
+			fprintf(stderr, EXPORT ": -o %s: %s\n", o->path,
+				strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	if (snprintf(o->tmp, sizeof(o->tmp), "%.*s.%s.XXXXXX", dlen, o->path,
+		     base) >= (int)sizeof(o->tmp)) {
+		fprintf(stderr, EXPORT ": -o %s: path too long\n", o->path);
+		return -1;
+	}
+	fd = mkstemp(o->tmp);
+	if (fd < 0) {
+		fprintf(stderr, EXPORT ": -o %s: %s\n", o->path,
+			strerror(errno));
+		return -1;
+	}
+	/* What a plain fopen() would have created, not mkstemp()'s 0600. */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) || !(o->f = fdopen(fd, "w"))) {
+		fprintf(stderr, EXPORT ": -o %s: %s\n", o->tmp,
+			strerror(errno));
+		close(fd);
+		unlink(o->tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* Finishes the output: on success renames the temporary file over the
+ * target.  Returns 0, or -1 after a message naming the file.
+ */
+static int out_close(struct out_file *o, bool ok)
+{
+	int err = 0;
+
+	if (fflush(o->f) || ferror(o->f))
+		err = errno ? errno : EIO;
+	if (fclose(o->f) && !err)
+		err = errno ? errno : EIO;
+	if (ok && err)
+		fprintf(stderr, EXPORT ": -o %s: writing failed: %s\n",
+			o->path, strerror(err));
+	if (o->direct)
+		return ok && !err ? 0 : -1;
+	if (ok && !err && rename(o->tmp, o->path)) {
+		err = errno;
+		fprintf(stderr, EXPORT ": -o %s: %s\n", o->path,
+			strerror(err));
+	}
+	if (!ok || err)
+		unlink(o->tmp);
+	return ok && !err ? 0 : -1;
 }
 
 int rp_cli_export(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "thread", required_argument, NULL, 't' },
-		{ "format", required_argument, NULL, 'F' },
-		{ "output", required_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *format = NULL, *out = NULL;
+	const char *format = NULL;
+	struct out_file out = { 0 };
 	struct rp_session *s;
-	json_t *events = NULL;
-	long tid = -1;
-	size_t i;
-	int opt, ret = 0;
-	FILE *f;
+	bool force = false;
+	long tid = 0;
+	int a, fmt, ret;
+	const struct cli_opt opts[] = {
+		CLI_REQ_OPT("format", 0, CLI_STR, &format, "jsonl|csv|perfetto",
+			    "JSON lines, CSV, or Chrome trace events"),
+		CLI_REQ_OPT("output", 'o', CLI_STR, &out.path, "FILE",
+			    "the file to write, whole or not at all"),
+		CLI_OPT("thread", 0, CLI_TID, &tid, "TID",
+			"one thread (default: all)"),
+		CLI_FLAG_OPT("force", 'f', &force,
+			     "replace FILE if it exists"),
+		CLI_END,
+	};
+	const struct cli_cmd cmd = {
+		.name = EXPORT,
+		.synopsis = "BUNDLE --format=jsonl|csv|perfetto -o FILE",
+		.opts = opts, .min_args = 1, .max_args = 1,
+		.more = "FILE is written whole or not at all (a temporary file renamed over\n"
+			"it). An existing FILE is replaced only with --force; FILE may not be\n"
+			"inside the bundle.\n",
+	};
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
-		switch (opt) {
-		case 't':
-			if (cli_parse_tid("ptrec export", "--thread", optarg,
-					  &tid))
-				return 2;
-			break;
-		case 'F':
-			format = optarg;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		default:
-			return 2;
-		}
-	}
-	if (optind + 1 != argc || !format || !out ||
-	    (strcmp(format, "jsonl") && strcmp(format, "csv") &&
-	     strcmp(format, "perfetto"))) {
-		fprintf(stderr,
-			"usage: ptrec export BUNDLE --format=jsonl|csv|perfetto -o FILE [--thread TID]\n");
+	a = cli_parse(&cmd, argc, argv);
+	if (a < 0)
+		return cli_exit(a);
+	fmt = format ? rp_export_format_by_name(format) : -RP_ERR_INVAL;
+	if (fmt < 0 || !out.path) {
+		cli_usage(&cmd, stderr, false);
 		return 2;
 	}
-	s = rp_cli_open("export", argv[optind]);
+	if (out_check(&out, argv[a], force))
+		return 1;
+	s = rp_cli_open("export", argv[a]);
 	if (!s)
 		return 1;
-	f = fopen(out, "w");
-	if (!f) {
-		perror(out);
+	if (tid && rp_cli_thread(EXPORT, s, argv[a], tid)) {
 		rp_session_close(s);
 		return 1;
 	}
-	if (!strcmp(format, "csv"))
-		fprintf(f, "tid,n,ip,tsc,function,offset,file,line\n");
-	if (!strcmp(format, "perfetto"))
-		events = json_array();
-	for (i = 0; i < rp_thread_count(s) && !ret; i++) {
-		uint32_t t = rp_thread_tid(s, i);
-
-		if (tid >= 0 && t != (uint32_t)tid)
-			continue;
-		ret = events ? export_perfetto(s, t, events) :
-		      export_insns(s, t, f, !strcmp(format, "csv"));
+	if (out_open(&out)) {
+		rp_session_close(s);
+		return 1;
 	}
-	if (events) {
-		json_t *root = json_pack("{s:o, s:s}", "traceEvents", events,
-					 "displayTimeUnit", "ns");
-
-		if (json_dumpf(root, f, JSON_COMPACT))
-			ret = -RP_ERR_IO;
-		json_decref(root);
-	}
-	if (fclose(f) && !ret)
-		ret = -RP_ERR_IO;
-	if (ret)
-		fprintf(stderr, "ptrec export: %s: %s\n", out, rp_errstr(ret));
+	errno = 0;
+	ret = rp_export(s, fmt, (uint32_t)tid, out.f);
+	if (ret && ret != -RP_ERR_IO)
+		fprintf(stderr, EXPORT ": %s: %s\n", *rp_session_errmsg(s) ?
+			rp_session_errmsg(s) : argv[a], rp_errstr(ret));
+	/* A write error (-RP_ERR_IO) is reported by out_close(). */
+	if (out_close(&out, ret == 0 || ret == -RP_ERR_IO) || ret)
+		ret = 1;
 	rp_session_close(s);
 	return ret ? 1 : 0;
 }

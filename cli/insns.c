@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-/* `ptrec info` and `ptrec insns`: the replay engine from the shell. */
+/*
+ * `ptrec info` and `ptrec insns`: the replay engine from the shell, over
+ * libptrec's public header (replay.h) only.
+ */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,9 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rp_internal.h"
-#include "replay_cli.h"
 #include "cli_args.h"
+#include "replay.h"
+#include "replay_cli.h"
 
 static const char *const gap_reasons[] = {
 	[RP_GAP_DECODE] = "decode error",
@@ -56,47 +58,71 @@ struct rp_session *rp_cli_open(const char *cmd, const char *dir)
 	return s;
 }
 
+int rp_cli_thread(const char *cmd, struct rp_session *s, const char *dir,
+		  long tid)
+{
+	struct rp_thread_info ti;
+	size_t i, n = rp_thread_count(s);
+
+	if (!rp_thread_info(s, (uint32_t)tid, &ti))
+		return 0;
+	fprintf(stderr, "%s: --thread %ld: no such thread in %s (", cmd, tid,
+		dir);
+	if (!n)
+		fprintf(stderr, "it has none");
+	for (i = 0; i < n && i < 16; i++)
+		fprintf(stderr, "%s%u", i ? ", " : "threads: ",
+			rp_thread_tid(s, i));
+	fprintf(stderr, "%s)\n", i < n ? ", ..." : "");
+	return -1;
+}
+
 int rp_cli_info(int argc, char **argv)
 {
+	static const struct cli_opt opts[] = { CLI_END };
+	static const struct cli_cmd cmd = {
+		.name = "ptrec info", .synopsis = "BUNDLE", .opts = opts,
+		.min_args = 1, .max_args = 1,
+	};
+	struct rp_session_info m;
 	struct rp_session *s;
-	const struct sb_manifest *m;
 	uint64_t insns = 0, gaps = 0;
-	size_t i;
+	size_t i, n;
+	int a = cli_parse(&cmd, argc, argv);
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: ptrec info BUNDLE\n");
-		return 2;
-	}
-	s = rp_cli_open("info", argv[1]);
+	if (a < 0)
+		return cli_exit(a);
+	s = rp_cli_open("info", argv[a]);
 	if (!s)
 		return 1;
-	m = s->m;
-	printf("bundle:   %s\n", argv[1]);
-	printf("backend:  %s (%s PT)\n", m->backend,
-	       m->pt.emulated ? "emulated" : "hardware");
-	printf("cpu:      %s family %u model %u stepping %u\n", m->cpu.vendor,
-	       m->cpu.family, m->cpu.model, m->cpu.stepping);
+	rp_session_info(s, &m);
+	n = rp_thread_count(s);
+	printf("bundle:   %s\n", argv[a]);
+	printf("backend:  %s (%s PT)\n", m.backend,
+	       m.emulated ? "emulated" : "hardware");
+	printf("cpu:      %s family %u model %u stepping %u\n", m.cpu_vendor,
+	       m.cpu_family, m.cpu_model, m.cpu_stepping);
 	printf("command: ");
-	for (i = 0; i < m->argc; i++)
-		printf(" %s", m->argv[i]);
+	for (i = 0; i < m.argc; i++)
+		printf(" %s", m.argv[i]);
 	printf("\n");
-	if (m->stop_ns > m->start_ns)
+	if (m.stop_ns > m.start_ns)
 		printf("duration: %.3f s of recording\n",
-		       (double)(m->stop_ns - m->start_ns) / 1e9);
-	printf("threads:  %zu\n", s->nthreads);
-	for (i = 0; i < s->nthreads; i++) {
+		       (double)(m.stop_ns - m.start_ns) / 1e9);
+	printf("threads:  %zu\n", n);
+	for (i = 0; i < n; i++) {
 		struct rp_thread_info ti;
 
-		rp_thread_info(s, s->threads[i].tid, &ti);
+		rp_thread_info(s, rp_thread_tid(s, i), &ti);
 		insns += ti.insns;
 		gaps += ti.ngaps;
 		printf("  thread %u (pid %u): %" PRIu64 " instructions, %" PRIu64
 		       " gaps, %" PRIu64 " bytes of trace, %" PRIu64
 		       " checkpoints", ti.tid, ti.pid, ti.insns, ti.ngaps,
 		       ti.pt_bytes, ti.checkpoints);
-		if (ti.last_tsc > ti.first_tsc && m->time.tsc_hz)
+		if (ti.last_tsc > ti.first_tsc && m.tsc_hz)
 			printf(", %.3f ms", (double)(ti.last_tsc - ti.first_tsc) *
-			       1e3 / (double)m->time.tsc_hz);
+			       1e3 / (double)m.tsc_hz);
 		printf("\n");
 	}
 	printf("total:    %" PRIu64 " instructions, %" PRIu64 " gaps\n", insns,
@@ -143,17 +169,21 @@ static void print_source(struct rp_session *s, const struct rp_insn *insn,
 		fclose(f);
 }
 
+/* --format=gdb|addr */
+static int insns_format(void *ctx, const char *opt, const char *arg)
+{
+	bool *addr_only = ctx;
+
+	*addr_only = !strcmp(arg, "addr");
+	if (!*addr_only && strcmp(arg, "gdb")) {
+		fprintf(stderr, "ptrec insns: %s %s: gdb or addr\n", opt, arg);
+		return -1;
+	}
+	return 0;
+}
+
 int rp_cli_insns(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "thread", required_argument, NULL, 't' },
-		{ "from", required_argument, NULL, 'f' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "format", required_argument, NULL, 'F' },
-		{ "raw", no_argument, NULL, 'r' },
-		{ "source", no_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *last_file = NULL;
 	char line[1024];
 	int last_line = 0;
@@ -164,54 +194,43 @@ int rp_cli_insns(int argc, char **argv)
 	struct rp_session *s;
 	struct rp_insn insn;
 	long tid = -1;
-	int opt, ret;
+	int a, ret;
+	const struct cli_opt opts[] = {
+		CLI_OPT("thread", 0, CLI_TID, &tid, "TID",
+			"the thread (default: the first)"),
+		CLI_OPT("from", 0, CLI_U64, &from, "N",
+			"start at instruction N (1-based)"),
+		CLI_OPT("count", 0, CLI_U64, &count, "K",
+			"print K instructions"),
+		CLI_FLAG_OPT("raw", 0, &raw,
+			     "with the instruction bytes (GDB's /r)"),
+		CLI_FLAG_OPT("source", 0, &source,
+			     "the source line before its code"),
+		CLI_CALL_OPT("format", 0, insns_format, "gdb|addr",
+			     "GDB's layout, or addresses only"),
+		CLI_END,
+	};
+	const struct cli_cmd cmd = {
+		.name = "ptrec insns", .synopsis = "BUNDLE", .opts = opts,
+		.min_args = 1, .max_args = 1, .ctx = &addr_only,
+	};
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (opt) {
-		case 't':
-			if (cli_parse_tid("ptrec insns", "--thread", optarg,
-					  &tid))
-				return 2;
-			break;
-		case 'f':
-			if (cli_parse_u64("ptrec insns", "--from", optarg,
-					  &from))
-				return 2;
-			break;
-		case 'c':
-			if (cli_parse_u64("ptrec insns", "--count", optarg,
-					  &count))
-				return 2;
-			break;
-		case 'F':
-			addr_only = !strcmp(optarg, "addr");
-			if (!addr_only && strcmp(optarg, "gdb")) {
-				fprintf(stderr, "ptrec insns: --format %s: gdb or addr\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'r':
-			raw = true;
-			break;
-		case 's':
-			source = true;
-			break;
-		default:
-			return 2;
-		}
-	}
-	if (optind + 1 != argc || !from) {
-		fprintf(stderr,
-			"usage: ptrec insns BUNDLE [--thread TID] [--from N] [--count K] [--raw] [--format=gdb|addr]\n");
+	a = cli_parse(&cmd, argc, argv);
+	if (a < 0)
+		return cli_exit(a);
+	if (!from) {
+		fprintf(stderr, "ptrec insns: --from 0: instructions count from 1\n");
 		return 2;
 	}
-	s = rp_cli_open("insns", argv[optind]);
+	s = rp_cli_open("insns", argv[a]);
 	if (!s)
 		return 1;
 	if (tid < 0)
 		tid = rp_thread_tid(s, 0);
+	else if (rp_cli_thread("ptrec insns", s, argv[a], tid)) {
+		rp_session_close(s);
+		return 1;
+	}
 	ret = rp_cursor_new(s, (uint32_t)tid, &c);
 	if (ret == -RP_ERR_RANGE) {
 		/* An empty history: only its gaps, if it has any. */

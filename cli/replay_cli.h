@@ -10,6 +10,12 @@ struct rp_session;
  */
 struct rp_session *rp_cli_open(const char *cmd, const char *dir);
 
+/* 0 when @tid is a thread of session @s; else -1 after a message naming
+ * the option, the bundle @dir and the threads it has.
+ */
+int rp_cli_thread(const char *cmd, struct rp_session *s, const char *dir,
+		  long tid);
+
 int rp_cli_info(int argc, char **argv);
 int rp_cli_insns(int argc, char **argv);
 int rp_cli_calls(int argc, char **argv);

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -70,6 +71,29 @@ void rp_session_close(struct rp_session *s);
 
 /* What the last failure was, in words ("" when none). */
 const char *rp_session_errmsg(const struct rp_session *s);
+
+/**
+ * struct rp_session_info - what the bundle says about its recording
+ * @backend:	"emu", "kmod", "import-raw", "import-perf", ...
+ * @emulated:	PT emulated by the software recorder, not hardware.
+ * @argc, @argv: the recorded command line.
+ * @start_ns, @stop_ns: wall clock (CLOCK_REALTIME) of the recording.
+ * @tsc_hz:	the TSC frequency, 0 when unknown.
+ *
+ * Strings live as long as the session.
+ */
+struct rp_session_info {
+	const char *backend;
+	bool emulated;
+	const char *cpu_vendor;
+	unsigned int cpu_family, cpu_model, cpu_stepping;
+	size_t argc;
+	const char *const *argv;
+	uint64_t start_ns, stop_ns;
+	uint64_t tsc_hz;
+};
+
+void rp_session_info(const struct rp_session *s, struct rp_session_info *info);
 
 /* Number of threads, and the tid of thread @i (0-based, manifest order). */
 size_t rp_thread_count(const struct rp_session *s);
@@ -209,6 +233,28 @@ struct rp_call {
  */
 int rp_calls_build(struct rp_session *s, uint32_t tid, struct rp_call **calls,
 		   size_t *n);
+
+/* ---- exporters (export.c) ------------------------------------------------ */
+
+enum rp_export_format {
+	RP_EXPORT_JSONL,	/* one JSON object per instruction */
+	RP_EXPORT_CSV,		/* tid,n,ip,tsc,function,offset,file,line */
+	RP_EXPORT_PERFETTO,	/* Chrome trace events: a slice per call */
+};
+
+/* The format called @name ("jsonl", "csv", "perfetto"), or -RP_ERR_INVAL. */
+int rp_export_format_by_name(const char *name);
+
+/**
+ * rp_export() - write histories to @f in format @fmt
+ * @tid:	one thread, or 0 for every thread in bundle order.
+ *
+ * Returns 0, -RP_ERR_NOTHREAD (nothing written), -RP_ERR_IO when writing
+ * to @f failed (errno, or ferror(@f), says why), -RP_ERR_NOMEM, or the
+ * errors of the cursors.
+ */
+int rp_export(struct rp_session *s, enum rp_export_format fmt, uint32_t tid,
+	      FILE *f);
 
 /* ---- text in GDB's layouts ------------------------------------------------ */
 

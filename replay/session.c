@@ -45,6 +45,23 @@ int rp_fail(struct rp_session *s, enum rp_error err, const char *fmt, ...)
 	return -(int)err;
 }
 
+void rp_session_info(const struct rp_session *s, struct rp_session_info *info)
+{
+	const struct sb_manifest *m = s->m;
+
+	info->backend = m->backend;
+	info->emulated = m->pt.emulated;
+	info->cpu_vendor = m->cpu.vendor;
+	info->cpu_family = m->cpu.family;
+	info->cpu_model = m->cpu.model;
+	info->cpu_stepping = m->cpu.stepping;
+	info->argc = m->argc;
+	info->argv = (const char *const *)m->argv;
+	info->start_ns = m->start_ns;
+	info->stop_ns = m->stop_ns;
+	info->tsc_hz = m->time.tsc_hz;
+}
+
 const char *rp_session_errmsg(const struct rp_session *s)
 {
 	return s ? s->errmsg : "out of memory";

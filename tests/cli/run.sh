@@ -119,6 +119,96 @@ expect_fail "replay without ptrec-server beside ptrec" 1 \
 	"ptrec replay: ptrec-server not found next to ptrec" \
 	"$tmp/alone/ptrec" replay "$tmp/b"
 
+# ---- ptrec export -o, --thread, ptrec replay without a shell (#15, #13) ---
+rec="$tmp/rec dir"
+"$PTREC" record -q -o "$rec" -- "$PTREC_TINY" >/dev/null 2>&1 ||
+	bad "record tiny for the export tests"
+"$PTREC" info "$rec" >"$tmp/info" 2>&1
+tid=$(sed -n 's/^  thread \([0-9]*\) (pid.*/\1/p' "$tmp/info" | head -n 1)
+ninsn=$(sed -n 's/^total: *\([0-9]*\) instructions.*/\1/p' "$tmp/info")
+for cmd in insns calls; do
+	expect_fail "$cmd --thread of no thread names it and the bundle's threads" 1 \
+		"ptrec $cmd: --thread 999: no such thread in $rec (threads: $tid)" \
+		"$PTREC" $cmd "$rec" --thread 999
+done
+expect_fail "export --thread of no thread is an error" 1 \
+	"ptrec export: --thread 999: no such thread in $rec (threads: $tid)" \
+	"$PTREC" export "$rec" --format=csv -o "$tmp/t999.csv" --thread 999
+[ ! -e "$tmp/t999.csv" ] && ok "export --thread of no thread writes no file" ||
+	bad "export --thread 999 left $tmp/t999.csv"
+if "$PTREC" export "$rec" --format=csv -o "$tmp/t.csv" --thread "$tid" \
+	2>"$tmp/err" && [ "$(wc -l <"$tmp/t.csv")" -eq $((ninsn + 1)) ]; then
+	ok "export --thread of the bundle's thread: a header and one line per instruction"
+else
+	bad "export --thread $tid: $(cat "$tmp/err")"
+fi
+echo original >"$tmp/keep.csv"
+expect_fail "export -o an existing file asks for --force" 1 \
+	"ptrec export: -o $tmp/keep.csv: exists; give --force to replace it" \
+	"$PTREC" export "$rec" --format=csv -o "$tmp/keep.csv"
+[ "$(cat "$tmp/keep.csv")" = original ] &&
+	ok "export without --force leaves an existing file alone" ||
+	bad "export without --force changed $tmp/keep.csv"
+# A write that fails halfway (a file size limit) leaves the old file
+# whole and no temporary file beside it.
+(trap '' XFSZ; ulimit -f 1; "$PTREC" export "$rec" --format=jsonl --force \
+	-o "$tmp/keep.csv") >"$tmp/out" 2>"$tmp/err"
+st=$?
+if [ $st -eq 1 ] && [ "$(cat "$tmp/keep.csv")" = original ] &&
+	grep -q "ptrec export: -o $tmp/keep.csv: writing failed: File too large" "$tmp/err" &&
+	[ -z "$(ls -a "$tmp" | grep '^\.keep\.csv\.')" ]; then
+	ok "a failed export --force keeps the old file and leaves no temporary file"
+else
+	bad "failed export --force (exit $st): $(cat "$tmp/err"; ls -a "$tmp")"
+fi
+if "$PTREC" export "$rec" --format=jsonl --force -o "$tmp/keep.csv" 2>"$tmp/err" &&
+	[ "$(wc -l <"$tmp/keep.csv")" -eq "$ninsn" ] &&
+	: >"$tmp/ref" &&
+	[ "$(stat -c %a "$tmp/keep.csv")" = "$(stat -c %a "$tmp/ref")" ]; then
+	ok "export --force replaces the file (mode as fopen would create it)"
+else
+	bad "export --force: $(cat "$tmp/err")"
+fi
+expect_fail "export -o /dev/full names the file and the write error" 1 \
+	"ptrec export: -o /dev/full: writing failed: No space left on device" \
+	"$PTREC" export "$rec" --format=csv -o /dev/full
+cp -r "$rec" "$tmp/rec2"
+for f in "$tmp/rec2/new.csv" "$tmp/rec2/pt/$tid.pt" "$tmp/rec2/manifest.json"; do
+	expect_fail "export -o into the bundle is refused ($(basename "$f"))" 1 \
+		"ptrec export: -o $f: inside the bundle $tmp/rec2" \
+		"$PTREC" export "$tmp/rec2" --format=csv --force -o "$f"
+done
+ln -s "$tmp/rec2/manifest.json" "$tmp/link.json"
+expect_fail "export -o a symlink into the bundle is refused" 1 \
+	"ptrec export: -o $tmp/link.json: inside the bundle" \
+	"$PTREC" export "$tmp/rec2" --format=csv --force -o "$tmp/link.json"
+"$PTREC" info "$tmp/rec2" >/dev/null 2>&1 && cmp -s "$rec/manifest.json" "$tmp/rec2/manifest.json" &&
+	ok "the bundle is intact after the refused exports" ||
+	bad "the bundle was damaged by export -o"
+# ptrec replay: the bundle path reaches ptrec-server as an argument, never
+# through a shell (GDB runs `target remote | ...` with /bin/sh).
+if command -v gdb >/dev/null; then
+	mkdir -p "$tmp/sock"
+	(cd "$tmp" && cp -r "$rec" 'b;touch PWNED;true' &&
+	 TMPDIR=$tmp/sock timeout 120 "$PTREC" replay 'b;touch PWNED;true' \
+		-batch -ex 'ptrec position') >"$tmp/out" 2>&1
+	if [ ! -e "$tmp/PWNED" ] && grep -q "at the end, after [0-9]* instructions" "$tmp/out"; then
+		ok "replay of a bundle named 'b;touch PWNED;true' runs no shell command"
+	else
+		bad "replay 'b;touch PWNED;true': $(cat "$tmp/out"; ls "$tmp")"
+	fi
+	TMPDIR=$tmp/sock timeout 120 "$PTREC" replay "$rec" -batch \
+		-ex 'ptrec position' >"$tmp/out" 2>&1
+	grep -q "at the end, after [0-9]* instructions" "$tmp/out" &&
+		ok "replay of a bundle whose path has a space" ||
+		bad "replay '$rec': $(cat "$tmp/out")"
+	[ -z "$(ls -A "$tmp/sock")" ] &&
+		ok "replay leaves no socket directory behind" ||
+		bad "replay left $(ls -A "$tmp/sock")"
+else
+	echo "ok - replay without a shell # SKIP no gdb"
+fi
+
 # ---- ptrec record's backends (cli/record.c, record/kmod.c) ---------------
 expect_fail "record --backend unknown" 2 "ptrec record: --backend=fast: unknown (auto, emu, kmod)" \
 	"$PTREC" record --backend=fast -- /bin/true
