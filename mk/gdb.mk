@@ -27,3 +27,24 @@ gdb-bench: $(PTREC) $(PTREC_SERVER) $(BUILD)/tests/bench/gdbloop
 	./scripts/bench-gdb $(BUILD)
 
 BENCH_EXTRA += gdb-bench
+
+# The timeline's unit test reads a recording of tests/programs/threads
+# (without address randomization, so it is the same run to run).
+TL_BUNDLE := $(BUILD)/tests/unit/replay/threads-bundle
+$(TL_BUNDLE)/manifest.json: $(PTREC) $(PROG_DIR)/threads
+	rm -rf $(TL_BUNDLE) && mkdir -p $(dir $(TL_BUNDLE))
+	setarch x86_64 -R $(PTREC) record -q -o $(TL_BUNDLE) -- \
+		$(PROG_DIR)/threads >/dev/null
+$(BUILD)/tests/unit/replay/test_timeline: tests/unit/replay/test_timeline.c \
+		$(RP_OBJS) $(SB_LIB) $(TL_BUNDLE)/manifest.json
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
+		-DTL_BUNDLE='"$(CURDIR)/$(TL_BUNDLE)"' $(LDFLAGS) -o $@ $< \
+		$(RP_OBJS) $(SB_LIB) $(LIBS_REPLAY) $(LIBS_SIDEBAND) -lcriterion
+
+# The GDB server's framing and request parsing, without a bundle.
+$(BUILD)/tests/unit/gdb/test_rsp: tests/unit/gdb/test_rsp.c \
+		$(BUILD)/gdb/server/rsp.o $(BUILD)/gdb/server/conn.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< \
+		$(BUILD)/gdb/server/rsp.o $(BUILD)/gdb/server/conn.o -lcriterion

@@ -415,6 +415,165 @@ int rp_fatal_thread(const struct rp_session *s, uint32_t *tid);
 int rp_search_threads(struct rp_session *s, int dir, uint32_t *tid,
 		      uint64_t *pos, const uint64_t *ips, size_t n);
 
+/* ---- where histories end ------------------------------------------------ */
+
+/* Registers in GDB's amd64 order (as the bundle's register snapshots). */
+enum rp_reg {
+	RP_REG_RAX, RP_REG_RBX, RP_REG_RCX, RP_REG_RDX,
+	RP_REG_RSI, RP_REG_RDI, RP_REG_RBP, RP_REG_RSP,
+	RP_REG_R8, RP_REG_R9, RP_REG_R10, RP_REG_R11,
+	RP_REG_R12, RP_REG_R13, RP_REG_R14, RP_REG_R15,
+	RP_REG_RIP, RP_REG_EFLAGS,
+	RP_REG_CS, RP_REG_SS, RP_REG_DS, RP_REG_ES, RP_REG_FS, RP_REG_GS,
+	RP_REG_FS_BASE, RP_REG_GS_BASE, RP_REG_ORIG_RAX,
+	RP_REG_COUNT
+};
+
+/* A thread's registers at the end of its history; bit (1 << reg) of
+ * @valid set for each one known.
+ */
+struct rp_regs {
+	uint64_t valid;
+	uint64_t val[RP_REG_COUNT];
+};
+
+/**
+ * rp_thread_end() - where thread @tid's history ends
+ * @end:	receives the position of the thread at the end: its
+ *		instruction count, or one less when its final register
+ *		snapshot shows it still at its last instruction (a system
+ *		call it never returned from, such as exit, or a faulting
+ *		instruction).  That instruction ran but never completed: it
+ *		is the one the thread is at when the recording ends.
+ * @regs:	receives the final registers (valid 0 when the bundle has
+ *		none); may be NULL.
+ *
+ * The one rule every front end uses for the end of a history (the CLI
+ * marks that instruction, GDB starts there).  The snapshot is found
+ * through the manifest.  Returns 0, -RP_ERR_NOTHREAD, or the errors of
+ * rp_cursor_peek().
+ */
+int rp_thread_end(struct rp_session *s, uint32_t tid, uint64_t *end,
+		  struct rp_regs *regs);
+
+/**
+ * struct rp_signal - the fatal signal a program died of
+ * @tid, @pid:	the thread that received it.
+ * @signo, @code, @addr: as in its siginfo (si_signo, si_code, si_addr).
+ */
+struct rp_signal {
+	uint32_t tid, pid;
+	int32_t signo, code;
+	uint64_t addr;
+};
+
+/* The last fatal signal in the sideband.  Returns 0 or -RP_ERR_NOTFOUND. */
+int rp_fatal_signal(const struct rp_session *s, struct rp_signal *sig);
+
+/* ---- the timeline: moving through a multi-threaded history ---------------- */
+
+/*
+ * A timeline owns the rules of moving through every thread's history at
+ * once, as a debugger does: each thread's position (0 to its end, see
+ * rp_thread_end()), the present moment across threads (the thread whose
+ * position last moved; the others wait at their first instruction after
+ * it), breakpoints, continuing and stepping either way, the registers
+ * known at the end, and code memory read through an address space cached
+ * at each thread's position.  Threads are numbered 0..count-1, in the
+ * bundle's order, leaving out threads with an empty history.
+ */
+struct rp_timeline;
+
+/* Why a move stopped. */
+enum rp_stop {
+	RP_STOP_STEP,		/* a step completed */
+	RP_STOP_BREAK,		/* at a breakpoint */
+	RP_STOP_BEGIN,		/* at the start of the history */
+	RP_STOP_END,		/* at the end of the history */
+};
+
+/*
+ * A timeline over @s with every thread at its end; the selected thread is
+ * the one that got the fatal signal, else the one that ran last.  Returns
+ * 0, -RP_ERR_NOMEM or -RP_ERR_NOTHREAD (no thread has a history).
+ */
+int rp_timeline_new(struct rp_session *s, struct rp_timeline **tl);
+void rp_timeline_free(struct rp_timeline *tl);
+
+/* Every thread back at its end, no breakpoints, as rp_timeline_new(). */
+void rp_timeline_reset(struct rp_timeline *tl);
+
+size_t rp_timeline_count(const struct rp_timeline *tl);
+uint32_t rp_timeline_tid(const struct rp_timeline *tl, size_t i);
+uint32_t rp_timeline_pid(const struct rp_timeline *tl, size_t i);
+/* The index of thread @tid, or -1. */
+long rp_timeline_find(const struct rp_timeline *tl, uint32_t tid);
+
+/* The selected thread (what steps, and whose registers are read). */
+size_t rp_timeline_selected(const struct rp_timeline *tl);
+void rp_timeline_select(struct rp_timeline *tl, size_t i);
+
+/* Position and end of thread @i; its cursor (for peeks and call stacks,
+ * never moved by the timeline's users).
+ */
+uint64_t rp_timeline_pos(const struct rp_timeline *tl, size_t i);
+uint64_t rp_timeline_end(const struct rp_timeline *tl, size_t i);
+struct rp_cursor *rp_timeline_cursor(const struct rp_timeline *tl, size_t i);
+
+/* Address of thread @i's first instruction. */
+uint64_t rp_timeline_first_ip(const struct rp_timeline *tl, size_t i);
+
+/* Thread @i's PC at its position. */
+uint64_t rp_timeline_pc(const struct rp_timeline *tl, size_t i);
+
+/* Register @reg (enum rp_reg) of thread @i at its position: the PC
+ * always, the others at the end only.  Returns 0 or -RP_ERR_NOTFOUND.
+ */
+int rp_timeline_reg(const struct rp_timeline *tl, size_t i, unsigned int reg,
+		    uint64_t *val);
+
+/* Moves thread @i to @pos (0 to its end) and makes it the present.
+ * Returns 0 or -RP_ERR_RANGE.
+ */
+int rp_timeline_goto(struct rp_timeline *tl, size_t i, uint64_t pos);
+
+/* Breakpoints at instruction addresses.  Insert returns 0 or
+ * -RP_ERR_NOMEM; inserting twice or removing an absent one is not an
+ * error.
+ */
+int rp_timeline_break_insert(struct rp_timeline *tl, uint64_t addr);
+void rp_timeline_break_remove(struct rp_timeline *tl, uint64_t addr);
+
+/* One instruction of the selected thread, back (@dir < 0) or forward.
+ * Returns RP_STOP_STEP, or RP_STOP_BEGIN / RP_STOP_END at the edges.
+ */
+enum rp_stop rp_timeline_step(struct rp_timeline *tl, int dir);
+
+/*
+ * Continues back (@dir < 0) or forward to the nearest breakpoint hit: in
+ * the selected thread only (@all false), or in any thread in time order
+ * from the present (the selected thread may change; the others wait at
+ * that moment).  Without a hit, to the start of the whole history (the
+ * thread that started first) or the end of every thread.  Returns the
+ * enum rp_stop.
+ */
+enum rp_stop rp_timeline_continue(struct rp_timeline *tl, int dir, bool all);
+
+/* The fatal signal, when thread @i is at the end of its history and
+ * received it there.  Returns 0 or -RP_ERR_NOTFOUND.
+ */
+int rp_timeline_signal(const struct rp_timeline *tl, size_t i,
+		       struct rp_signal *sig);
+
+/*
+ * Code bytes mapped in thread @i's process at its position, from the
+ * bundle's image store; the address space is rebuilt only when the
+ * position's sideband changes.  Returns the bytes read (short at the end
+ * of a mapping) or -RP_ERR_NOTFOUND.
+ */
+int rp_timeline_read_code(struct rp_timeline *tl, size_t i, uint64_t addr,
+			  void *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -330,3 +330,74 @@ int rp_fatal_thread(const struct rp_session *s, uint32_t *tid)
 	}
 	return -RP_ERR_NOTFOUND;
 }
+
+int rp_fatal_signal(const struct rp_session *s, struct rp_signal *out)
+{
+	size_t i;
+
+	for (i = s->nrecs; i-- > 0;) {
+		const struct ptrec_sb_signal *sig = (const void *)s->recs[i];
+
+		if (s->recs[i]->type == PTREC_SB_SIGNAL &&
+		    (sig->sflags & PTREC_SB_SIG_FATAL)) {
+			out->tid = sig->tid;
+			out->pid = sig->pid;
+			out->signo = sig->signo;
+			out->code = sig->code;
+			out->addr = sig->addr;
+			return 0;
+		}
+	}
+	return -RP_ERR_NOTFOUND;
+}
+
+_Static_assert((int)RP_REG_COUNT == (int)SB_REG_COUNT &&
+	       (int)RP_REG_RIP == (int)SB_REG_RIP &&
+	       (int)RP_REG_ORIG_RAX == (int)SB_REG_ORIG_RAX,
+	       "enum rp_reg follows enum sb_reg");
+
+/*
+ * The end of a history, one rule for every front end: a thread whose
+ * final registers show it still at its last instruction (it died in a
+ * system call such as exit, or at a faulting instruction) ends at that
+ * instruction, which ran but never completed; any other ends after its
+ * last instruction.
+ */
+int rp_thread_end(struct rp_session *s, uint32_t tid, uint64_t *end,
+		  struct rp_regs *regs)
+{
+	struct rp_thread *t = rp_find_thread(s, tid);
+	struct rp_regs r = { 0 };
+	struct rp_cursor *c = NULL;
+	struct rp_insn last;
+	struct sb_regs sr;
+	struct sb_err err;
+	char path[4096];
+	size_t i = 0;
+	int ret;
+
+	if (!t)
+		return -RP_ERR_NOTHREAD;
+	i = (size_t)(t - s->threads);
+	*end = t->insns;
+	if (i < s->m->nthreads && s->m->threads[i].regs &&
+	    (size_t)snprintf(path, sizeof(path), "%s/%s", s->dir,
+			     s->m->threads[i].regs) < sizeof(path) &&
+	    !sb_regs_load(&sr, path, &err)) {
+		r.valid = sr.valid;
+		memcpy(r.val, sr.val, sizeof(r.val));
+	}
+	if (regs)
+		*regs = r;
+	if (!t->insns || !(r.valid & (1ull << RP_REG_RIP)))
+		return 0;
+	ret = rp_cursor_new(s, tid, &c);
+	if (!ret)
+		ret = rp_cursor_peek(c, t->insns - 1, &last);
+	rp_cursor_free(c);
+	if (ret)
+		return ret;
+	if (last.ip == r.val[RP_REG_RIP])
+		*end = t->insns - 1;
+	return 0;
+}

@@ -67,7 +67,7 @@ int rsp_recv(struct rsp *r, char *pkt, size_t size)
 		unsigned int sum = 0, want;
 		size_t n = 0;
 		int c, h, l;
-		bool esc = false;
+		bool esc = false, overlong = false;
 
 		/* Skip acks and noise until a packet or an interrupt. */
 		do {
@@ -95,19 +95,25 @@ int rsp_recv(struct rsp *r, char *pkt, size_t size)
 			}
 			if (n + 1 < size)
 				pkt[n++] = (char)c;
+			else
+				overlong = true;
 		}
 		h = hexval(get(r));
 		l = hexval(get(r));
 		pkt[n] = '\0';
-		want = (unsigned int)(h << 4 | l);
-		if (h < 0 || l < 0 || want != (sum & 0xff)) {
+		/* A non-hex checksum digit is a bad checksum, never a shift
+		 * of -1.
+		 */
+		want = h < 0 || l < 0 ? 0x100 : (unsigned int)(h << 4 | l);
+		if (want != (sum & 0xff)) {
 			if (!r->noack && put(r, "-", 1))
 				return -1;
 			continue;
 		}
 		if (!r->noack && put(r, "+", 1))
 			return -1;
-		return (int)n;
+		/* Never a truncated packet's meaning: refuse it whole. */
+		return overlong ? RSP_OVERLONG : (int)n;
 	}
 }
 

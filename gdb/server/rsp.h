@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #define RSP_MAX_PACKET 16384
+#define RSP_OVERLONG (-2)	/* rsp_recv(): a packet longer than the buffer */
 
 struct rsp {
 	int in, out;
@@ -25,8 +26,10 @@ void rsp_init(struct rsp *r, int in, int out);
 /*
  * Reads the next packet's payload into @pkt (NUL-terminated, escapes
  * undone), acknowledging it unless in no-ack mode; a bad checksum is
- * answered '-' and the packet read again.  Returns its length, 0 for a
- * lone interrupt byte, or -1 at end of input or on a read error.
+ * answered '-' and the packet read again (a non-hex checksum digit is a
+ * bad checksum).  Returns its length, 0 for a lone interrupt byte,
+ * RSP_OVERLONG for a packet that did not fit in @size (acknowledged, its
+ * payload dropped), or -1 at end of input or on a read error.
  */
 int rsp_recv(struct rsp *r, char *pkt, size_t size);
 

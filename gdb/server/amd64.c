@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * GDB's amd64 Linux register set (GDB manual, "Target Descriptions",
+ * "i386 Features"), numbered as the "g" and "p" packets number them: rax..gs
+ * 0-23, st0-7 24-31, x87 control 32-39, xmm0-15 40-55, mxcsr 56, orig_rax
+ * 57, fs_base 58, gs_base 59.  One file, so that another architecture is
+ * another file.
+ */
+#include <stdio.h>
+
+#include "amd64.h"
+#include "replay.h"
+
+int amd64_reg_size(unsigned int regno)
+{
+	if (regno <= 16)
+		return 8;		/* rax..r15, rip */
+	if (regno <= 23)
+		return 4;		/* eflags, cs..gs */
+	if (regno <= 31)
+		return 10;		/* st0..st7 */
+	if (regno <= 39)
+		return 4;		/* fctrl..fop */
+	if (regno <= 55)
+		return 16;		/* xmm0..xmm15 */
+	if (regno == 56)
+		return 4;		/* mxcsr */
+	if (regno <= 59)
+		return 8;		/* orig_rax, fs_base, gs_base */
+	return 0;
+}
+
+int amd64_rp_reg(unsigned int regno)
+{
+	if (regno <= 23)
+		return (int)regno;	/* same order: rax..gs */
+	if (regno == 57)
+		return RP_REG_ORIG_RAX;
+	if (regno == 58)
+		return RP_REG_FS_BASE;
+	if (regno == 59)
+		return RP_REG_GS_BASE;
+	return -1;
+}
+
+const char *amd64_target_xml(size_t *len)
+{
+	static const char *const gp[] = {
+		"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",
+		"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+	};
+	static const char *const seg[] = { "cs", "ss", "ds", "es", "fs", "gs" };
+	static const char *const x87[] = { "fctrl", "fstat", "ftag", "fiseg",
+					   "fioff", "foseg", "fooff", "fop" };
+	static char xml[8192];
+	static size_t n;
+	const size_t size = sizeof(xml);
+	int i;
+
+	if (n) {
+		*len = n;
+		return xml;
+	}
+#define ADD(...) (n += (size_t)snprintf(xml + n, size - n, __VA_ARGS__))
+	ADD("<?xml version=\"1.0\"?>\n<!DOCTYPE target SYSTEM \"gdb-target.dtd\">\n"
+	    "<target>\n<architecture>i386:x86-64</architecture>\n"
+	    "<osabi>GNU/Linux</osabi>\n"
+	    "<feature name=\"org.gnu.gdb.i386.core\">\n");
+	for (i = 0; i < 16; i++)
+		ADD("<reg name=\"%s\" bitsize=\"64\" type=\"%s\"/>\n", gp[i],
+		    i == 6 || i == 7 ? "data_ptr" : "int64");
+	ADD("<reg name=\"rip\" bitsize=\"64\" type=\"code_ptr\"/>\n"
+	    "<reg name=\"eflags\" bitsize=\"32\" type=\"int32\"/>\n");
+	for (i = 0; i < 6; i++)
+		ADD("<reg name=\"%s\" bitsize=\"32\" type=\"int32\"/>\n",
+		    seg[i]);
+	for (i = 0; i < 8; i++)
+		ADD("<reg name=\"st%d\" bitsize=\"80\" type=\"i387_ext\"/>\n",
+		    i);
+	for (i = 0; i < 8; i++)
+		ADD("<reg name=\"%s\" bitsize=\"32\" type=\"int\" group=\"float\"/>\n",
+		    x87[i]);
+	ADD("</feature>\n<feature name=\"org.gnu.gdb.i386.sse\">\n");
+	for (i = 0; i < 16; i++)
+		ADD("<reg name=\"xmm%d\" bitsize=\"128\" type=\"uint128\"/>\n",
+		    i);
+	ADD("<reg name=\"mxcsr\" bitsize=\"32\" type=\"int\" group=\"vector\"/>\n"
+	    "</feature>\n<feature name=\"org.gnu.gdb.i386.linux\">\n"
+	    "<reg name=\"orig_rax\" bitsize=\"64\" type=\"int\" regnum=\"57\"/>\n"
+	    "</feature>\n<feature name=\"org.gnu.gdb.i386.segments\">\n"
+	    "<reg name=\"fs_base\" bitsize=\"64\" type=\"int\"/>\n"
+	    "<reg name=\"gs_base\" bitsize=\"64\" type=\"int\"/>\n"
+	    "</feature>\n</target>\n");
+#undef ADD
+	*len = n;
+	return xml;
+}

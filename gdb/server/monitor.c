@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Monitor commands: GDB's record instruction-history and
+ * function-call-history layouts ("ptrec insns", "ptrec calls"), "ptrec goto",
+ * "ptrec position" and "ptrec bundle", on the selected thread.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "monitor.h"
+
+int parse_number(const char **s, unsigned long long *v)
+{
+	const char *p = *s;
+	char *end;
+
+	while (*p == ' ')
+		p++;
+	if (*p < '0' || *p > '9')
+		return -1;
+	errno = 0;
+	*v = strtoull(p, &end, 10);
+	if (errno == ERANGE)
+		return -1;
+	while (*end == ' ')
+		end++;
+	*s = end;
+	return 0;
+}
+
+/*
+ * GDB's history ranges: none (the ten lines up to @cur), "N" (ten around
+ * N), "N,M", "+" and "-" (the ten after or before the last shown).  Lines
+ * are numbered from 1; the result is [*first, *end) 0-based, within @total.
+ */
+static int parse_range(struct monitor *m, const char *arg, uint64_t cur,
+		       uint64_t total, uint64_t *first, uint64_t *end)
+{
+	unsigned long long a, b;
+	const char *p = arg;
+
+	while (*arg == ' ')
+		arg++;
+	if (!*arg) {
+		*end = cur + 1 < total ? cur + 1 : total;
+		*first = *end > 10 ? *end - 10 : 0;
+	} else if (!strcmp(arg, "+")) {
+		*first = m->last_end;
+		*end = *first + 10;
+	} else if (!strcmp(arg, "-")) {
+		*end = m->last_first;
+		*first = *end > 10 ? *end - 10 : 0;
+	} else if (!parse_number(&p, &a) && a && !*p) {
+		*first = a > 5 ? a - 5 : 0;	/* ten centred on a */
+		*end = *first + 10;
+	} else if (!parse_number((p = arg, &p), &a) && *p++ == ',' &&
+		   !parse_number(&p, &b) && !*p && a && b >= a) {
+		*first = a - 1;
+		*end = b;
+	} else {
+		return -1;
+	}
+	if (*end > total)
+		*end = total;
+	if (*first > *end)
+		*first = *end;
+	m->last_first = *first;
+	m->last_end = *end;
+	return 0;
+}
+
+/* The refusal of a history range, naming it; the plugin raises it. */
+static void bad_range(const char *cmd, const char *arg, struct text *out)
+{
+	int len = (int)strcspn(cmd, " ");
+
+	while (*arg == ' ')
+		arg++;
+	text_add(out, "ptrec %.*s: '%.100s' is not a range; "
+		 "usage: ptrec %s [N|N,M|+|-] (1 <= N <= M)\n", len, cmd,
+		 arg, cmd);
+}
+
+/* "ptrec insns [/r] [RANGE]": GDB's record instruction-history. */
+static void monitor_insns(struct monitor *m, struct target *tg,
+			  const char *arg, struct text *out)
+{
+	size_t cur = rp_timeline_selected(tg->tl);
+	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
+	uint64_t pos = rp_timeline_pos(tg->tl, cur);
+	uint64_t n = rp_timeline_end(tg->tl, cur);
+	uint64_t first, end, p;
+	struct rp_insn insn;
+	char line[1024];
+	bool raw = false;
+	size_t start = out->n;
+
+	while (*arg == ' ')
+		arg++;
+	if (*arg == '/') {
+		raw = strchr(arg, 'r') != NULL;
+		arg += strcspn(arg, " ");
+	}
+	if (parse_range(m, arg, pos < n ? pos : n - 1, n, &first, &end)) {
+		bad_range("instruction-history [/r]", arg, out);
+		return;
+	}
+	for (p = first; p < end && out->n - start < 63 * 1024; p++) {
+		if (rp_cursor_peek(c, p, &insn) ||
+		    rp_format_insn(tg->s, &insn, p, raw, p == pos, line,
+				   sizeof(line)))
+			break;
+		text_add(out, "%s\n", line);
+	}
+	if (out->n == start)
+		text_add(out, "no instructions in that range\n");
+}
+
+/* "ptrec calls [/cli] [RANGE]": GDB's record function-call-history. */
+static void monitor_calls(struct monitor *m, struct target *tg,
+			  const char *arg, struct text *out)
+{
+	size_t cur = rp_timeline_selected(tg->tl), start = out->n;
+	uint32_t tid = rp_timeline_tid(tg->tl, cur);
+	uint64_t pos = rp_timeline_pos(tg->tl, cur);
+	bool tree = false, lines = false, range = false;
+	uint64_t first, end, at = 0, i;
+	char line[4096];
+
+	while (*arg == ' ')
+		arg++;
+	if (*arg == '/') {
+		size_t len = strcspn(arg, " ");
+
+		tree = memchr(arg, 'c', len) != NULL;
+		lines = memchr(arg, 'l', len) != NULL;
+		range = memchr(arg, 'i', len) != NULL;
+		arg += len;
+	}
+	if (!m->calls || m->calls_tid != tid) {
+		free(m->calls);
+		m->calls = NULL;
+		if (rp_calls_build(tg->s, tid, &m->calls, &m->ncalls)) {
+			text_add(out, "cannot build the call history\n");
+			return;
+		}
+		m->calls_tid = tid;
+	}
+	for (i = 0; i < m->ncalls; i++)
+		if (m->calls[i].first <= pos)
+			at = i;
+	if (parse_range(m, arg, at, m->ncalls, &first, &end)) {
+		bad_range("function-call-history [/cli]", arg, out);
+		return;
+	}
+	for (i = first; i < end && out->n - start < 60 * 1024; i++) {
+		rp_format_call(&m->calls[i], i, tree, lines, range, line,
+			       sizeof(line));
+		text_add(out, "%s\n", line);
+	}
+	if (out->n == start)
+		text_add(out, "no calls in that range\n");
+}
+
+/*
+ * "ptrec goto begin|end|N": N is an instruction number, 1 to @n + 1 (the
+ * end), in decimal.  Anything else ("", "10x", "abc", "-1", too large)
+ * is refused with a message that starts with "ptrec goto:".
+ */
+static int parse_goto(const char *arg, uint64_t n, uint64_t *to,
+		      struct text *out)
+{
+	const char *p;
+	char *end;
+	unsigned long long v;
+
+	while (*arg == ' ')
+		arg++;
+	if (!strcmp(arg, "begin")) {
+		*to = 1;
+		return 0;
+	}
+	if (!strcmp(arg, "end")) {
+		*to = n + 1;
+		return 0;
+	}
+	for (p = arg; *p >= '0' && *p <= '9'; p++)
+		;
+	while (*p == ' ')
+		p++;
+	if (!*arg || *p || *arg < '0' || *arg > '9') {
+		text_add(out, "ptrec goto: '%s' is not begin, end or "
+			 "an instruction number (1 to %" PRIu64 ")\n", arg,
+			 n + 1);
+		return -1;
+	}
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno == ERANGE || !v || v > n + 1) {
+		text_add(out, "ptrec goto: no instruction %.*s: "
+			 "the history has 1 to %" PRIu64 " (%" PRIu64
+			 " is the end)\n", (int)(end - arg), arg, n, n + 1);
+		return -1;
+	}
+	*to = v;
+	return 0;
+}
+
+void monitor_run(struct monitor *m, struct target *tg, const char *cmd,
+		 struct text *out)
+{
+	size_t cur = rp_timeline_selected(tg->tl);
+	uint32_t tid = rp_timeline_tid(tg->tl, cur);
+	uint64_t pos = rp_timeline_pos(tg->tl, cur);
+	uint64_t n = rp_timeline_end(tg->tl, cur), to;
+
+	if (!strncmp(cmd, "ptrec insns", 11)) {
+		monitor_insns(m, tg, cmd + 11, out);
+	} else if (!strncmp(cmd, "ptrec calls", 11)) {
+		monitor_calls(m, tg, cmd + 11, out);
+	} else if (!strcmp(cmd, "ptrec bundle")) {
+		/* Where the plugin finds the bundle and the ptrec CLI (next
+		 * to this server) to run ptrec info and ptrec export on it.
+		 */
+		char dir[PATH_MAX], self[PATH_MAX];
+		ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		self[len > 0 ? len : 0] = '\0';
+		if (!realpath(tg->dir, dir))
+			snprintf(dir, sizeof(dir), "%s", tg->dir);
+		text_add(out, "bundle %s\nserver %s\n", dir, self);
+	} else if (!strcmp(cmd, "ptrec position")) {
+		if (pos < n)
+			text_add(out, "thread %u position %" PRIu64 " of %"
+				 PRIu64 "\n", tid, pos + 1, n);
+		else
+			text_add(out, "thread %u at the end, after %" PRIu64
+				 " instructions\n", tid, n);
+	} else if (!strcmp(cmd, "ptrec goto") ||
+		   !strncmp(cmd, "ptrec goto ", 11)) {
+		if (!parse_goto(cmd + 10, n, &to, out)) {
+			rp_timeline_goto(tg->tl, cur, to - 1);
+			text_add(out, "thread %u at %" PRIu64 "\n", tid, to);
+		}
+	} else {
+		text_add(out, "unknown monitor command '%s'\n", cmd);
+	}
+}
+
+void monitor_free(struct monitor *m)
+{
+	free(m->calls);
+	m->calls = NULL;
+}

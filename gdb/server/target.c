@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The target GDB debugs: registers, memory, threads and libraries of the
+ * selected thread at its position on libptrec's timeline.  The PC is the
+ * only register known before the end of a history; the others are
+ * reported unavailable, and only code memory was recorded.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "amd64.h"
+#include "target.h"
+
+int target_open(struct target *tg, const char *dir)
+{
+	size_t i;
+	int ret;
+
+	memset(tg, 0, sizeof(*tg));
+	tg->dir = dir;
+	tg->stack_pos = UINT64_MAX;
+	ret = rp_session_open(&tg->s, dir);
+	if (ret) {
+		fprintf(stderr, "ptrec-server: %s: %s\n",
+			rp_session_errmsg(tg->s), rp_errstr(ret));
+		rp_session_close(tg->s);
+		tg->s = NULL;
+		return -1;
+	}
+	ret = rp_timeline_new(tg->s, &tg->tl);
+	if (ret) {
+		fprintf(stderr, "ptrec-server: %s: %s\n", dir,
+			ret == -RP_ERR_NOTHREAD ? "no thread has a history" :
+			rp_errstr(ret));
+		target_close(tg);
+		return -1;
+	}
+	tg->tids = calloc(rp_timeline_count(tg->tl), sizeof(*tg->tids));
+	if (!tg->tids) {
+		fprintf(stderr, "ptrec-server: out of memory\n");
+		target_close(tg);
+		return -1;
+	}
+	for (i = 0; i < rp_timeline_count(tg->tl); i++)
+		tg->tids[i] = rp_timeline_tid(tg->tl, i);
+	return 0;
+}
+
+void target_close(struct target *tg)
+{
+	rp_timeline_free(tg->tl);
+	rp_session_close(tg->s);
+	free(tg->tids);
+	memset(tg, 0, sizeof(*tg));
+}
+
+int target_reg(struct target *tg, unsigned int regno, struct regval *v)
+{
+	size_t cur = rp_timeline_selected(tg->tl);
+	int idx = amd64_rp_reg(regno), i;
+	uint64_t val = 0;
+
+	memset(v, 0, sizeof(*v));
+	v->size = amd64_reg_size(regno);
+	if (!v->size)
+		return -1;
+	v->known = idx >= 0 &&
+		   !rp_timeline_reg(tg->tl, cur, (unsigned int)idx, &val);
+	for (i = 0; i < v->size && i < 8; i++)
+		v->bytes[i] = (uint8_t)(val >> (8 * i));
+	return 0;
+}
+
+/* ---- the call stack, for the plugin's unwinder ---------------------------- */
+
+/*
+ * GDB crashes when a Python unwinder sends packets, but may read memory.
+ * So the call stack of the selected thread at its position is served as
+ * memory at STACK_ADDR (kernel space, never user): 64-bit words
+ * "PTRECSTK", the frame count, the position, then per frame (frame 0
+ * innermost) the position and address of its first instruction and the
+ * address its caller resumes at (0 for the outermost frame).
+ */
+static size_t call_stack(struct target *tg, size_t cur, uint64_t *w,
+			 size_t maxw)
+{
+	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
+	uint64_t pos = rp_timeline_pos(tg->tl, cur);
+	uint64_t end = rp_timeline_end(tg->tl, cur);
+	static uint64_t calls[STACK_MAX_FRAMES];
+	struct rp_insn insn;
+	size_t n = 0, max = (maxw - 3) / 3 - 1;
+	int i, found;
+
+	memcpy(&w[0], "PTRECSTK", 8);
+	w[2] = pos;
+	if (max > STACK_MAX_FRAMES - 1)
+		max = STACK_MAX_FRAMES - 1;
+	/*
+	 * Each call not matched by a later return opened one of the frames
+	 * we are in; the engine finds them with its index's call depths, so
+	 * the cost does not grow with the position.
+	 */
+	found = rp_cursor_callers(c, pos, calls, max);
+	for (i = 0; i < found; i++) {
+		if (rp_cursor_peek(c, calls[i], &insn))
+			break;
+		w[3 + 3 * n] = calls[i] + 1;
+		w[4 + 3 * n] = 0;
+		w[5 + 3 * n] = insn.ip + insn.size;
+		if (calls[i] + 1 < end &&
+		    !rp_cursor_peek(c, calls[i] + 1, &insn))
+			w[4 + 3 * n] = insn.ip;
+		n++;
+	}
+	/* The outermost recorded frame. */
+	w[3 + 3 * n] = 0;
+	w[4 + 3 * n] = rp_timeline_first_ip(tg->tl, cur);
+	w[5 + 3 * n] = 0;
+	n++;
+	w[1] = n;
+	return 3 + 3 * n;
+}
+
+size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
+		   size_t len)
+{
+	size_t cur = rp_timeline_selected(tg->tl), done = 0;
+	uint32_t tid = rp_timeline_tid(tg->tl, cur);
+	uint64_t pos = rp_timeline_pos(tg->tl, cur);
+	int n;
+
+	if (addr >= STACK_ADDR && addr - STACK_ADDR < 65536) {
+		uint64_t off = addr - STACK_ADDR, bytes;
+
+		/* Computed once per position: GDB reads it several times
+		 * at every stop.
+		 */
+		if (tid != tg->stack_tid || pos != tg->stack_pos) {
+			tg->stack_words = call_stack(tg, cur, tg->stack,
+						     sizeof(tg->stack) /
+						     sizeof(tg->stack[0]));
+			tg->stack_tid = tid;
+			tg->stack_pos = pos;
+		}
+		bytes = 8 * tg->stack_words;
+		if (off >= bytes)
+			return 0;
+		if (len > bytes - off)
+			len = (size_t)(bytes - off);
+		memcpy(buf, (const uint8_t *)tg->stack + off, len);
+		return len;
+	}
+	while (done < len) {
+		n = rp_timeline_read_code(tg->tl, cur, addr + done, buf + done,
+					  len - done);
+		if (n <= 0)
+			break;
+		done += (size_t)n;
+	}
+	return done;
+}
+
+/* ---- qXfer objects ---------------------------------------------------------- */
+
+void target_threads_xml(struct target *tg, struct text *out)
+{
+	size_t i;
+
+	text_add(out, "<threads>\n");
+	for (i = 0; i < rp_timeline_count(tg->tl); i++)
+		text_add(out, "<thread id=\"%x\" core=\"0\"/>\n", tg->tids[i]);
+	text_add(out, "</threads>\n");
+}
+
+struct libxml {
+	struct text *out;
+	int lm;
+};
+
+static void add_library(void *ctx, const char *path, uint64_t bias,
+			uint64_t dynamic, bool main)
+{
+	struct libxml *x = ctx;
+
+	/* GDB relocates the main program from the auxiliary vector. */
+	if (main)
+		return;
+	text_add(x->out, "<library name=\"");
+	text_add_xml(x->out, path);
+	text_add(x->out, "\" lm=\"0x%x\" lmid=\"0x0\" l_addr=\"0x%" PRIx64
+		 "\" l_ld=\"0x%" PRIx64 "\"/>\n", ++x->lm, bias, dynamic);
+}
+
+/* Shared libraries at their recorded addresses as of the selected
+ * thread's position, as the dynamic linker's list would show them (GDB
+ * manual, "Library List Format for SVR4").
+ */
+void target_libraries_xml(struct target *tg, struct text *out)
+{
+	size_t cur = rp_timeline_selected(tg->tl);
+	struct libxml x = { out, 0 };
+
+	text_add(out, "<library-list-svr4 version=\"1.0\">\n");
+	rp_libraries(tg->s, rp_timeline_tid(tg->tl, cur),
+		     rp_timeline_pos(tg->tl, cur), add_library, &x);
+	text_add(out, "</library-list-svr4>\n");
+}
+
+struct interp_base {
+	const char *name;	/* basename of the program's PT_INTERP */
+	uint64_t bias;
+	bool found;
+};
+
+static void find_interp(void *ctx, const char *path, uint64_t bias,
+			uint64_t dynamic, bool main)
+{
+	struct interp_base *ib = ctx;
+	const char *slash = strrchr(path, '/');
+
+	(void)dynamic;
+	if (!main && !ib->found && !strcmp(slash ? slash + 1 : path, ib->name)) {
+		ib->bias = bias;
+		ib->found = true;
+	}
+}
+
+/*
+ * An auxiliary vector with the entry point, so GDB relocates a PIE, and
+ * the dynamic linker's base (AT_BASE).  Without AT_BASE, and when the
+ * library list names the linker by another path than the program's
+ * PT_INTERP (/lib64 is a link), GDB guesses the linker's base from the
+ * current PC: it then takes the program's own code for the linker's and
+ * treats it as resolver code, which made reverse-finish run past callers.
+ */
+void target_auxv(struct target *tg, struct text *out)
+{
+	size_t cur = rp_timeline_selected(tg->tl);
+	uint32_t pid = rp_timeline_pid(tg->tl, cur);
+	uint64_t v[10] = { 0 }, entry, phdr, phnum;
+	char interp[4096];
+	size_t n = 6;
+
+	if (rp_process_entry(tg->s, pid, &entry, &phdr, &phnum)) {
+		n = 0;		/* AT_NULL only */
+	} else {
+		v[0] = 3;	/* AT_PHDR */
+		v[1] = phdr;
+		v[2] = 5;	/* AT_PHNUM */
+		v[3] = phnum;
+		v[4] = 9;	/* AT_ENTRY */
+		v[5] = entry;
+	}
+	if (n && !rp_process_interp(tg->s, pid, interp, sizeof(interp))) {
+		const char *slash = strrchr(interp, '/');
+		struct interp_base ib = { slash ? slash + 1 : interp, 0, false };
+
+		rp_libraries(tg->s, rp_timeline_tid(tg->tl, cur),
+			     rp_timeline_pos(tg->tl, cur), find_interp, &ib);
+		if (ib.found) {
+			v[n++] = 7;	/* AT_BASE */
+			v[n++] = ib.bias;
+		}
+	}
+	text_add_bytes(out, v, (n + 2) * sizeof(v[0]));
+}
+
+int target_exec_file(struct target *tg, struct text *out)
+{
+	size_t cur = rp_timeline_selected(tg->tl);
+	char exe[4096] = "";
+
+	rp_process_exe(tg->s, rp_timeline_pid(tg->tl, cur), exe, sizeof(exe));
+	text_add(out, "%s", exe);
+	return 0;
+}
+
+int target_siginfo(struct target *tg, struct text *out)
+{
+	size_t cur = rp_timeline_selected(tg->tl);
+	struct rp_signal sig;
+	uint8_t si[128] = { 0 };
+	int32_t errno_ = 0;
+
+	if (rp_timeline_signal(tg->tl, cur, &sig))
+		return -1;
+	/* x86-64 siginfo_t: si_signo, si_errno, si_code, then the union
+	 * (si_addr for SIGSEGV, SIGBUS, SIGILL, SIGFPE) at 16.
+	 */
+	memcpy(si, &sig.signo, 4);
+	memcpy(si + 4, &errno_, 4);
+	memcpy(si + 8, &sig.code, 4);
+	memcpy(si + 16, &sig.addr, 8);
+	text_add_bytes(out, si, sizeof(si));
+	return out->oom ? -1 : 0;
+}
+
+int target_signo(struct target *tg)
+{
+	struct rp_signal sig;
+
+	if (rp_timeline_signal(tg->tl, rp_timeline_selected(tg->tl), &sig) ||
+	    sig.signo <= 0 || sig.signo > 64)
+		return 5;
+	return sig.signo;
+}

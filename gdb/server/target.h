@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Private to gdb/server/: the debugged target as GDB sees it, over
+ * libptrec's timeline: registers, memory (code from the bundle, and the
+ * recorded call stack for the plugin's unwinder), threads, libraries, the
+ * auxiliary vector and the fatal signal.  Answers in values, never in
+ * packets.
+ */
+#ifndef PTREC_GDB_TARGET_H
+#define PTREC_GDB_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conn.h"
+#include "replay.h"
+
+/* The plugin reads the call stack as memory here (target.c). */
+#define STACK_ADDR 0xffffffffff000000ull
+#define STACK_MAX_FRAMES 512
+
+struct target {
+	const char *dir;
+	struct rp_session *s;
+	struct rp_timeline *tl;
+	uint32_t *tids;		/* of the timeline's threads, in order */
+	/* The call stack served at STACK_ADDR, for (stack_tid, stack_pos). */
+	uint64_t stack[3 + 3 * STACK_MAX_FRAMES];
+	size_t stack_words;
+	uint32_t stack_tid;
+	uint64_t stack_pos;
+};
+
+/* Opens the bundle @dir.  Returns 0, or -1 with a message on stderr. */
+int target_open(struct target *tg, const char *dir);
+void target_close(struct target *tg);
+
+/* The selected thread's register @regno into @v.  Returns 0, or -1 when
+ * GDB has no such register.
+ */
+int target_reg(struct target *tg, unsigned int regno, struct regval *v);
+
+/* Memory of the selected thread at its position: code, or the call stack
+ * at STACK_ADDR.  Returns the bytes read (0: unavailable).
+ */
+size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
+		   size_t len);
+
+/* XML documents and binary objects for qXfer reads; @out is appended to.
+ * Each returns 0, or -1 when there is nothing to send.
+ */
+void target_threads_xml(struct target *tg, struct text *out);
+void target_libraries_xml(struct target *tg, struct text *out);
+void target_auxv(struct target *tg, struct text *out);
+int target_exec_file(struct target *tg, struct text *out);
+/* A siginfo_t (x86-64 layout) of the fatal signal, when the selected
+ * thread is at it.
+ */
+int target_siginfo(struct target *tg, struct text *out);
+
+/* The signal GDB should see at the selected thread's position (5, SIGTRAP,
+ * unless it is at the fatal signal at the end of its history).
+ */
+int target_signo(struct target *tg);
+
+#endif

@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The timeline: the rules of moving through a multi-threaded history, so
+ * that front ends (the GDB server today) only translate requests.  Each
+ * thread has a position p in [0, end]: its next instruction is instruction
+ * p of its history, and p = end is where its final registers hold
+ * (rp_thread_end()).  The present is the position of the thread that moved
+ * last; when a search across threads stops in one thread, the others wait
+ * at their first instruction after that moment, so all stop together.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rp_internal.h"
+
+struct tl_thread {
+	uint32_t tid, pid;
+	struct rp_thread *rt;
+	struct rp_cursor *c;
+	uint64_t pos;		/* next instruction */
+	uint64_t end;		/* where the history ends */
+	uint64_t first_ip;	/* of instruction 0 (peeking evicts segments) */
+	uint64_t first_tsc;
+	struct rp_regs regs;	/* at the end */
+	/* The address space at the last position code was read at. */
+	struct rp_world w;
+	bool have_w;
+};
+
+struct rp_timeline {
+	struct rp_session *s;
+	struct tl_thread *t;
+	size_t nt;
+	size_t cur;		/* selected */
+	size_t now;		/* whose position is the present */
+	size_t start_cur;	/* selected at the end, for resets */
+	uint64_t *bps;		/* sorted, unique */
+	size_t nbps;
+	struct rp_signal sig;
+	bool have_sig;
+};
+
+void rp_timeline_reset(struct rp_timeline *tl)
+{
+	size_t i;
+
+	for (i = 0; i < tl->nt; i++)
+		tl->t[i].pos = tl->t[i].end;
+	tl->cur = tl->now = tl->start_cur;
+	tl->nbps = 0;
+}
+
+int rp_timeline_new(struct rp_session *s, struct rp_timeline **tlp)
+{
+	size_t i, n = rp_thread_count(s);
+	struct rp_timeline *tl;
+	uint64_t latest = 0;
+
+	*tlp = NULL;
+	tl = calloc(1, sizeof(*tl));
+	if (!tl || !(tl->t = calloc(n + 1, sizeof(*tl->t)))) {
+		free(tl);
+		return -RP_ERR_NOMEM;
+	}
+	tl->s = s;
+	tl->have_sig = !rp_fatal_signal(s, &tl->sig);
+	for (i = 0; i < n; i++) {
+		struct tl_thread *t = &tl->t[tl->nt];
+		struct rp_insn first;
+
+		t->tid = rp_thread_tid(s, i);
+		t->rt = rp_find_thread(s, t->tid);
+		if (rp_cursor_new(s, t->tid, &t->c))
+			continue;	/* an empty history: no thread to show */
+		if (rp_thread_end(s, t->tid, &t->end, &t->regs)) {
+			rp_cursor_free(t->c);
+			continue;
+		}
+		t->pid = t->rt->pid;
+		if (!rp_cursor_peek(t->c, 0, &first)) {
+			t->first_ip = first.ip;
+			t->first_tsc = first.tsc;
+		}
+		/* Start on the thread that ran last: where the program
+		 * stopped or crashed.
+		 */
+		if (!tl->nt || t->rt->last_tsc > latest) {
+			tl->start_cur = tl->nt;
+			latest = t->rt->last_tsc;
+		}
+		tl->nt++;
+	}
+	if (!tl->nt) {
+		rp_timeline_free(tl);
+		return -RP_ERR_NOTHREAD;
+	}
+	/* A crash: start on the thread that got the fatal signal. */
+	for (i = 0; tl->have_sig && i < tl->nt; i++)
+		if (tl->t[i].tid == tl->sig.tid)
+			tl->start_cur = i;
+	rp_timeline_reset(tl);
+	*tlp = tl;
+	return 0;
+}
+
+void rp_timeline_free(struct rp_timeline *tl)
+{
+	size_t i;
+
+	if (!tl)
+		return;
+	for (i = 0; i < tl->nt; i++) {
+		rp_cursor_free(tl->t[i].c);
+		if (tl->t[i].have_w)
+			rp_world_fini(&tl->t[i].w);
+	}
+	free(tl->t);
+	free(tl->bps);
+	free(tl);
+}
+
+size_t rp_timeline_count(const struct rp_timeline *tl)
+{
+	return tl->nt;
+}
+
+uint32_t rp_timeline_tid(const struct rp_timeline *tl, size_t i)
+{
+	return tl->t[i].tid;
+}
+
+uint32_t rp_timeline_pid(const struct rp_timeline *tl, size_t i)
+{
+	return tl->t[i].pid;
+}
+
+long rp_timeline_find(const struct rp_timeline *tl, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < tl->nt; i++)
+		if (tl->t[i].tid == tid)
+			return (long)i;
+	return -1;
+}
+
+size_t rp_timeline_selected(const struct rp_timeline *tl)
+{
+	return tl->cur;
+}
+
+void rp_timeline_select(struct rp_timeline *tl, size_t i)
+{
+	if (i < tl->nt)
+		tl->cur = i;
+}
+
+uint64_t rp_timeline_pos(const struct rp_timeline *tl, size_t i)
+{
+	return tl->t[i].pos;
+}
+
+uint64_t rp_timeline_end(const struct rp_timeline *tl, size_t i)
+{
+	return tl->t[i].end;
+}
+
+struct rp_cursor *rp_timeline_cursor(const struct rp_timeline *tl, size_t i)
+{
+	return tl->t[i].c;
+}
+
+uint64_t rp_timeline_first_ip(const struct rp_timeline *tl, size_t i)
+{
+	return tl->t[i].first_ip;
+}
+
+uint64_t rp_timeline_pc(const struct rp_timeline *tl, size_t i)
+{
+	const struct tl_thread *t = &tl->t[i];
+	struct rp_insn insn;
+
+	if (t->pos < t->end && !rp_cursor_peek(t->c, t->pos, &insn))
+		return insn.ip;
+	if (t->regs.valid & (1ull << RP_REG_RIP))
+		return t->regs.val[RP_REG_RIP];
+	if (t->end && !rp_cursor_peek(t->c, t->end - 1, &insn))
+		return insn.ip + insn.size;
+	return 0;
+}
+
+int rp_timeline_reg(const struct rp_timeline *tl, size_t i, unsigned int reg,
+		    uint64_t *val)
+{
+	const struct tl_thread *t = &tl->t[i];
+
+	if (reg == RP_REG_RIP) {
+		*val = rp_timeline_pc(tl, i);
+		return 0;
+	}
+	if (reg >= RP_REG_COUNT || t->pos != t->end ||
+	    !(t->regs.valid & (1ull << reg)))
+		return -RP_ERR_NOTFOUND;
+	*val = t->regs.val[reg];
+	return 0;
+}
+
+int rp_timeline_goto(struct rp_timeline *tl, size_t i, uint64_t pos)
+{
+	if (i >= tl->nt || pos > tl->t[i].end)
+		return -RP_ERR_RANGE;
+	tl->t[i].pos = pos;
+	tl->now = i;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int rp_timeline_break_insert(struct rp_timeline *tl, uint64_t addr)
+{
+	uint64_t *v;
+	size_t i;
+
+	if (bsearch(&addr, tl->bps, tl->nbps, sizeof(*tl->bps), cmp_u64))
+		return 0;
+	v = realloc(tl->bps, (tl->nbps + 1) * sizeof(*v));
+	if (!v)
+		return -RP_ERR_NOMEM;
+	tl->bps = v;
+	for (i = tl->nbps; i > 0 && v[i - 1] > addr; i--)
+		v[i] = v[i - 1];
+	v[i] = addr;
+	tl->nbps++;
+	return 0;
+}
+
+void rp_timeline_break_remove(struct rp_timeline *tl, uint64_t addr)
+{
+	uint64_t *hit = bsearch(&addr, tl->bps, tl->nbps, sizeof(*tl->bps),
+				cmp_u64);
+
+	if (!hit)
+		return;
+	memmove(hit, hit + 1,
+		(size_t)(tl->bps + tl->nbps - hit - 1) * sizeof(*hit));
+	tl->nbps--;
+}
+
+enum rp_stop rp_timeline_step(struct rp_timeline *tl, int dir)
+{
+	struct tl_thread *t = &tl->t[tl->cur];
+
+	tl->now = tl->cur;
+	if (dir < 0) {
+		if (!t->pos)
+			return RP_STOP_BEGIN;
+		t->pos--;
+		return t->pos ? RP_STOP_STEP : RP_STOP_BEGIN;
+	}
+	if (t->pos >= t->end)
+		return RP_STOP_END;
+	t->pos++;
+	return t->pos == t->end ? RP_STOP_END : RP_STOP_STEP;
+}
+
+/* Whether the instruction at @pos of @t is at a breakpoint. */
+static bool is_hit(struct rp_timeline *tl, struct tl_thread *t, uint64_t pos)
+{
+	struct rp_insn insn;
+
+	return tl->nbps && !rp_cursor_peek(t->c, pos, &insn) &&
+	       bsearch(&insn.ip, tl->bps, tl->nbps, sizeof(*tl->bps), cmp_u64);
+}
+
+/*
+ * Moves every thread but @keep to time @tsc: its first instruction after
+ * that time (its end when it has none).  Positions are ordered by time
+ * within a thread, so a binary search finds it.
+ */
+static void sync_threads(struct rp_timeline *tl, size_t keep, uint64_t tsc)
+{
+	struct rp_insn insn;
+	size_t i;
+
+	for (i = 0; i < tl->nt; i++) {
+		struct tl_thread *t = &tl->t[i];
+		uint64_t lo = 0, hi = t->end;
+
+		if (i == keep)
+			continue;
+		while (lo < hi) {
+			uint64_t mid = lo + (hi - lo) / 2;
+
+			if (rp_cursor_peek(t->c, mid, &insn))
+				break;
+			if (insn.tsc > tsc)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		t->pos = lo;
+	}
+}
+
+/* The start of the whole history: the thread that started first (ties in
+ * bundle order), every other thread before its first instruction after.
+ */
+static enum rp_stop to_begin(struct rp_timeline *tl)
+{
+	size_t i, first = tl->cur;
+
+	for (i = 0; i < tl->nt; i++)
+		if (tl->t[i].first_tsc < tl->t[first].first_tsc ||
+		    (tl->t[i].first_tsc == tl->t[first].first_tsc &&
+		     i < first))
+			first = i;
+	tl->cur = tl->now = first;
+	tl->t[first].pos = 0;
+	sync_threads(tl, first, tl->t[first].first_tsc);
+	return RP_STOP_BEGIN;
+}
+
+static enum rp_stop to_end(struct rp_timeline *tl)
+{
+	size_t i;
+
+	for (i = 0; i < tl->nt; i++)
+		tl->t[i].pos = tl->t[i].end;
+	tl->now = tl->cur;
+	return RP_STOP_END;
+}
+
+/* Continuing in the selected thread only (GDB's "Hc TID"). */
+static enum rp_stop continue_one(struct rp_timeline *tl, int dir)
+{
+	struct tl_thread *t = &tl->t[tl->cur];
+	uint64_t pos;
+
+	tl->now = tl->cur;
+	if (dir > 0 && t->pos >= t->end)
+		return RP_STOP_END;
+	if (dir < 0 && !t->pos)
+		return RP_STOP_BEGIN;
+	pos = t->pos < t->end ? t->pos : t->end - 1;
+	if (dir < 0 && t->pos == t->end && is_hit(tl, t, pos)) {
+		t->pos = pos;
+		return RP_STOP_BREAK;
+	}
+	if (tl->nbps && !rp_cursor_goto(t->c, pos) &&
+	    !rp_cursor_search(t->c, dir, tl->bps, tl->nbps) &&
+	    rp_cursor_pos(t->c) < t->end) {
+		t->pos = rp_cursor_pos(t->c);
+		return RP_STOP_BREAK;
+	}
+	t->pos = dir < 0 ? 0 : t->end;
+	return dir < 0 ? RP_STOP_BEGIN : RP_STOP_END;
+}
+
+enum rp_stop rp_timeline_continue(struct rp_timeline *tl, int dir, bool all)
+{
+	struct tl_thread *t;
+	struct rp_insn insn;
+	uint64_t pos;
+	uint32_t tid;
+	long hit;
+
+	if (!all)
+		return continue_one(tl, dir);
+	/* The search starts at the present, whichever thread is selected:
+	 * a thread waiting after that moment must not move it.
+	 */
+	t = &tl->t[tl->now];
+	tid = t->tid;
+	if (dir > 0 && t->pos >= t->end && tl->now == tl->cur)
+		return to_end(tl);
+	if (!t->end)
+		return dir < 0 ? to_begin(tl) : to_end(tl);
+	/* From the end, the search starts at the last instruction, which
+	 * itself may hit a breakpoint going backward.
+	 */
+	pos = t->pos < t->end ? t->pos : t->end - 1;
+	if (dir < 0 && t->pos == t->end && is_hit(tl, t, pos)) {
+		t->pos = pos;
+		tl->cur = tl->now;
+		return RP_STOP_BREAK;
+	}
+	if (tl->nbps &&
+	    !rp_search_threads(tl->s, dir, &tid, &pos, tl->bps, tl->nbps) &&
+	    (hit = rp_timeline_find(tl, tid)) >= 0 &&
+	    pos < tl->t[hit].end) {
+		tl->cur = tl->now = (size_t)hit;
+		tl->t[hit].pos = pos;
+		if (!rp_cursor_peek(tl->t[hit].c, pos, &insn))
+			sync_threads(tl, (size_t)hit, insn.tsc);
+		return RP_STOP_BREAK;
+	}
+	return dir < 0 ? to_begin(tl) : to_end(tl);
+}
+
+int rp_timeline_signal(const struct rp_timeline *tl, size_t i,
+		       struct rp_signal *sig)
+{
+	const struct tl_thread *t = &tl->t[i];
+
+	if (!tl->have_sig || tl->sig.tid != t->tid || t->pos != t->end)
+		return -RP_ERR_NOTFOUND;
+	*sig = tl->sig;
+	return 0;
+}
+
+/*
+ * @t's address space as of its position: the sideband up to the
+ * position's checkpoint, then to the instruction's time.  Records are in
+ * time order, so the state is that of the first max(checkpoint's count,
+ * records up to the time) records: the cached one is advanced when it is
+ * not past that, rebuilt only when the thread moved back over a change.
+ */
+static int world_at(struct rp_timeline *tl, struct tl_thread *t)
+{
+	const struct rp_thread *rt = t->rt;
+	uint64_t pos = t->pos, lo = 0, hi = rt->nckpts, k, sb;
+	struct rp_session *s = tl->s;
+	struct rp_insn insn;
+	int ret;
+
+	if (pos >= rt->insns)
+		pos = rt->insns - 1;	/* the end: the last one's mappings */
+	ret = rp_cursor_peek(t->c, pos, &insn);
+	if (ret)
+		return ret;
+	while (hi - lo > 1) {
+		k = lo + (hi - lo) / 2;
+		if (rt->ckpts[k].insn <= pos)
+			lo = k;
+		else
+			hi = k;
+	}
+	sb = rt->ckpts[lo].sb_next;
+	if (t->have_w && t->w.next > sb &&
+	    s->recs[t->w.next - 1]->time > insn.tsc) {
+		rp_world_fini(&t->w);
+		t->have_w = false;
+	}
+	if (!t->have_w) {
+		rp_world_init(&t->w, s);
+		t->have_w = true;
+	}
+	ret = rp_world_seek(&t->w, sb);
+	if (!ret)
+		ret = rp_world_advance(&t->w, insn.tsc);
+	if (ret) {
+		rp_world_fini(&t->w);
+		t->have_w = false;
+	}
+	return ret;
+}
+
+int rp_timeline_read_code(struct rp_timeline *tl, size_t i, uint64_t addr,
+			  void *buf, size_t len)
+{
+	struct tl_thread *t = &tl->t[i];
+	const struct rp_map *mp;
+	ssize_t n = -1;
+	int fd, ret;
+
+	ret = world_at(tl, t);
+	if (ret)
+		return ret;
+	mp = rp_world_lookup(&t->w, t->pid, addr);
+	if (!mp || mp->image < 0)
+		return -RP_ERR_NOTFOUND;
+	if (len > mp->end - addr)
+		len = (size_t)(mp->end - addr);
+	fd = open(tl->s->images[mp->image].path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = pread(fd, buf, len, (off_t)(mp->pgoff + (addr - mp->start)));
+		close(fd);
+	}
+	return n > 0 ? (int)n : -RP_ERR_NOTFOUND;
+}
