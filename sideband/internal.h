@@ -44,8 +44,6 @@ int sb_write_file_atomic(const char *path, const void *buf, size_t len,
 /* fsync the directory that holds @path.  Returns 0 or -errno. */
 int sb_sync_parent(const char *path);
 
-/* SHA-256 (FIPS 180-4) of @len bytes into @digest. */
-void sb_sha256(const void *buf, size_t len, uint8_t digest[32]);
 
 /* Checks a manifest-relative path: not empty, not absolute, no "..". */
 int sb_path_is_safe(const char *rel);

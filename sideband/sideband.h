@@ -588,6 +588,11 @@ void sb_bundle_free(struct sb_bundle *b);
  */
 int sb_image_key(const void *buf, size_t len, char *key, size_t keysz);
 
+/* SHA-256 (FIPS 180-4) of @len bytes into @digest (image keys; replay's
+ * index cache MAC).
+ */
+void sb_sha256(const void *buf, size_t len, uint8_t digest[32]);
+
 #ifdef __cplusplus
 }
 #endif
