@@ -257,6 +257,7 @@ e2e: $(PTREC) $(PTCHECK) $(TRUTHDUMP) $(CURSORCHECK) $(PROG_BINS)
 		TRUTHDUMP=$(CURDIR)/$(TRUTHDUMP) \
 		CURSORCHECK=$(CURDIR)/$(CURSORCHECK) \
 		PROGS=$(CURDIR)/$(PROG_DIR) tests/e2e/run.sh
+	PTREC=$(CURDIR)/$(PTREC) PROGS=$(CURDIR)/$(PROG_DIR) tests/e2e/hostile.sh
 
 # The real GDB against ptrec-server.
 gdb-test: $(PTREC) $(PTREC_SERVER) $(PROG_BINS) $(BUILD)/examples/demo

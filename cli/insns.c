@@ -4,10 +4,12 @@
  * libptrec's public header (replay.h) only.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -143,6 +145,29 @@ static void print_gaps(struct rp_session *s, uint32_t tid, uint64_t before)
 			       g.error ? g.error : "");
 }
 
+/* Source files are named by the bundle's DWARF and are read from this
+ * machine: regular files only (a FIFO or device never blocks or streams
+ * forever), and no further than SOURCE_MAX bytes.
+ */
+#define SOURCE_MAX (64l << 20)
+
+static FILE *source_open(const char *path)
+{
+	struct stat st;
+	FILE *f;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) ||
+	    !(f = fdopen(fd, "r"))) {
+		close(fd);
+		return NULL;
+	}
+	return f;
+}
+
 /* With --source: the source line, when it changes, before its code. */
 static void print_source(struct rp_session *s, const struct rp_insn *insn,
 			 const char **last_file, int *last_line)
@@ -158,8 +183,9 @@ static void print_source(struct rp_session *s, const struct rp_insn *insn,
 		return;
 	*last_file = sym.file;
 	*last_line = sym.line;
-	f = fopen(sym.file, "r");
-	while (f && fgets(buf, sizeof(buf), f) && ++n < sym.line)
+	f = source_open(sym.file);
+	while (f && fgets(buf, sizeof(buf), f) && ++n < sym.line &&
+	       ftell(f) < SOURCE_MAX)
 		;
 	if (f && n == sym.line)
 		printf("%s:%d\t%s", sym.file, sym.line, buf);

@@ -6,16 +6,25 @@
  * 10^9 instructions here).  Bundles do not change once finished; the key
  * still checks the stream's size and mtime, a hash of its ends, the
  * sideband's record count and libipt's version, and every value read is
- * checked against the stream, so a stale or damaged cache is rebuilt, never
- * trusted.  PTREC_INDEX_CACHE=0 turns the cache off (benchmarks that time
- * the index build).  A bundle directory that is not writable is simply
- * not cached.
+ * checked against the stream, so a stale or damaged cache is rebuilt.
+ *
+ * A bundle is untrusted input (docs/security.md), and an index that came
+ * with it was written by someone else: each file ends with an HMAC-SHA256
+ * under a key only this user can read (~/.cache/ptrec/index-key, made on
+ * first use), so an index this user did not write is rebuilt, never
+ * trusted.  The file is read and written by the bundle rule
+ * (sb_bundle_open_file): no symlinks, regular files only; it is written
+ * through a temporary file created with O_EXCL | O_NOFOLLOW in the index
+ * directory opened without following links, then renamed, and only in a
+ * bundle directory this user owns.  PTREC_INDEX_CACHE=0 turns the cache
+ * off (benchmarks that time the index build).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,7 +32,7 @@
 
 #define IDX_MAGIC	"PTRECIX"
 /* Bump with any change to what the index holds or how walk.c builds it. */
-#define IDX_VERSION	2	/* 2: checkpoints carry call depths */
+#define IDX_VERSION	3	/* 2: checkpoints carry call depths, 3: MAC */
 #define IDX_SAMPLE	(64u << 10)
 
 struct idx_header {
@@ -36,8 +45,10 @@ struct idx_header {
 	uint64_t nrecs;
 	uint64_t npsbs, nckpts, ngaps;
 	uint64_t insns, first_tsc, last_tsc;
-	uint64_t sum;		/* FNV-1a of the file, this field as 0 */
+	uint64_t reserved;	/* 0 */
 };
+
+#define IDX_MAC_SIZE	32	/* HMAC-SHA256 of all bytes before it */
 
 struct idx_gap {
 	uint64_t before;
@@ -83,31 +94,120 @@ static uint64_t idx_key(const struct rp_thread *t)
 	return fnv(h, &v.patch, sizeof(v.patch));
 }
 
-static int idx_path(const struct rp_session *s, const struct rp_thread *t,
-		    char *buf, size_t size)
-{
-	int n = snprintf(buf, size, "%s/index/%u.idx", s->dir, t->tid);
+/* ---- the key and the MAC ------------------------------------------------ */
 
+static uint8_t idx_key_bytes[32];
+static int idx_key_state;	/* 0: not read yet, 1: have it, -1: none */
+
+/* $XDG_CACHE_HOME/ptrec or $HOME/.cache/ptrec into @buf. */
+static int key_dir(char *buf, size_t size)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	int n;
+
+	if (xdg && *xdg == '/')
+		n = snprintf(buf, size, "%s/ptrec", xdg);
+	else if (home && *home == '/')
+		n = snprintf(buf, size, "%s/.cache/ptrec", home);
+	else
+		return -1;
 	return n < 0 || (size_t)n >= size ? -1 : 0;
 }
 
-static int stream_mtime(const struct rp_session *s, const char *rel,
-			uint64_t *ns)
+/* Reads the user's key: a 32-byte regular file, this user's, mode 0600. */
+static int key_read(int fd)
 {
-	char path[4096];
 	struct stat st;
+	ssize_t n;
 
-	if (snprintf(path, sizeof(path), "%s/%s", s->dir, rel) >=
-	    (int)sizeof(path) || stat(path, &st))
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    st.st_uid != geteuid() || (st.st_mode & 077) ||
+	    st.st_size != (off_t)sizeof(idx_key_bytes))
 		return -1;
-	*ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull +
-	      (uint64_t)st.st_mtim.tv_nsec;
+	n = pread(fd, idx_key_bytes, sizeof(idx_key_bytes), 0);
+	return n == (ssize_t)sizeof(idx_key_bytes) ? 0 : -1;
+}
+
+static int key_make(const char *path)
+{
+	uint8_t k[32];
+	int fd, ret = -1;
+
+	if (getrandom(k, sizeof(k), 0) != (ssize_t)sizeof(k))
+		return -1;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0)
+		return -1;
+	if (write(fd, k, sizeof(k)) == (ssize_t)sizeof(k) && !fsync(fd))
+		ret = 0;
+	close(fd);
+	if (ret)
+		unlink(path);
+	return ret;
+}
+
+/* The user's index key, made on first use; -1 when there is none. */
+static int idx_key_get(void)
+{
+	char dir[4096], path[4200], *slash;
+	int fd, tries;
+
+	if (idx_key_state)
+		return idx_key_state > 0 ? 0 : -1;
+	idx_key_state = -1;
+	if (key_dir(dir, sizeof(dir)))
+		return -1;
+	snprintf(path, sizeof(path), "%s/index-key", dir);
+	for (tries = 0; tries < 2; tries++) {
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd >= 0) {
+			if (!key_read(fd))
+				idx_key_state = 1;
+			close(fd);
+			break;
+		}
+		if (errno != ENOENT)
+			break;
+		/* mkdir -p, private; then create (a racing open wins). */
+		slash = strrchr(dir, '/');
+		*slash = '\0';
+		mkdir(dir, 0700);
+		*slash = '/';
+		mkdir(dir, 0700);
+		key_make(path);
+	}
+	return idx_key_state > 0 ? 0 : -1;
+}
+
+/* HMAC-SHA256 (RFC 2104) of @len bytes at @buf + 64; @buf's first 64 bytes
+ * are scratch.  Returns 0, or -1 without a key or memory.
+ */
+static int idx_mac(uint8_t *buf, size_t len, uint8_t mac[IDX_MAC_SIZE])
+{
+	uint8_t outer[64 + 32];
+	size_t i;
+
+	if (idx_key_get())
+		return -1;
+	memset(buf, 0x36, 64);
+	memset(outer, 0x5c, 64);
+	for (i = 0; i < sizeof(idx_key_bytes); i++) {
+		buf[i] ^= idx_key_bytes[i];
+		outer[i] ^= idx_key_bytes[i];
+	}
+	sb_sha256(buf, 64 + len, outer + 64);
+	sb_sha256(outer, sizeof(outer), mac);
 	return 0;
 }
 
+int rp_idx_sign(uint8_t *buf, size_t len, uint8_t mac[32])
+{
+	return idx_mac(buf, len, mac);
+}
+
 static void idx_header_fill(const struct rp_session *s,
-			    const struct rp_thread *t, uint64_t mtime,
-			    struct idx_header *h)
+			    const struct rp_thread *t, struct idx_header *h)
 {
 	memset(h, 0, sizeof(*h));
 	memcpy(h->magic, IDX_MAGIC, sizeof(IDX_MAGIC));
@@ -115,7 +215,7 @@ static void idx_header_fill(const struct rp_session *s,
 	h->exact = t->exact;
 	h->key = t->pt_size ? idx_key(t) : 0;
 	h->pt_size = t->pt_size;
-	h->pt_mtime_ns = mtime;
+	h->pt_mtime_ns = t->pt_mtime_ns;
 	h->nrecs = s->nrecs;
 	h->npsbs = t->npsbs;
 	h->nckpts = t->nckpts;
@@ -123,19 +223,6 @@ static void idx_header_fill(const struct rp_session *s,
 	h->insns = t->insns;
 	h->first_tsc = t->first_tsc;
 	h->last_tsc = t->last_tsc;
-}
-
-static uint64_t idx_sum(const struct idx_header *h, const struct rp_psb *psbs,
-			const struct rp_ckpt *ck, const struct idx_gap *g)
-{
-	struct idx_header z = *h;
-	uint64_t sum;
-
-	z.sum = 0;
-	sum = fnv(FNV_INIT, &z, sizeof(z));
-	sum = fnv(sum, psbs, h->npsbs * sizeof(*psbs));
-	sum = fnv(sum, ck, h->nckpts * sizeof(*ck));
-	return fnv(sum, g, h->ngaps * sizeof(*g));
 }
 
 /* libipt's error strings are constants: find the code of one. */
@@ -178,52 +265,53 @@ static bool idx_valid(const struct rp_session *s, const struct rp_thread *t,
 	return true;
 }
 
-int rp_idx_load(struct rp_session *s, struct rp_thread *t, const char *rel)
+/* An index of more than this is not ours: the stream's size bounds it. */
+static uint64_t idx_max(const struct rp_thread *t)
+{
+	return (64ull << 20) + 64 * (uint64_t)t->pt_size;
+}
+
+int rp_idx_parse(struct rp_session *s, struct rp_thread *t,
+		 const uint8_t *data, size_t len)
 {
 	struct rp_psb *psbs = NULL;
 	struct rp_ckpt *ck = NULL;
 	struct idx_gap *g = NULL;
 	struct rp_gap *gaps = NULL;
 	struct idx_header h, want;
-	char path[4096];
-	struct stat st;
-	uint64_t mtime, i, need;
-	FILE *f;
+	const uint8_t *p = data + sizeof(h);
+	uint64_t i, need;
 	int ret = -1;
 
-	if (!idx_enabled() || idx_path(s, t, path, sizeof(path)) ||
-	    stream_mtime(s, rel, &mtime))
+	if (len < sizeof(h))
 		return -1;
-	f = fopen(path, "rb");
-	if (!f)
-		return -1;
-	if (fstat(fileno(f), &st) || fread(&h, sizeof(h), 1, f) != 1)
-		goto out;
-	idx_header_fill(s, t, mtime, &want);
+	memcpy(&h, data, sizeof(h));
+	idx_header_fill(s, t, &want);
 	if (memcmp(h.magic, want.magic, sizeof(h.magic)) ||
 	    h.version != want.version || h.key != want.key ||
 	    h.pt_size != want.pt_size || h.pt_mtime_ns != want.pt_mtime_ns ||
-	    h.nrecs != want.nrecs || h.exact > 1)
-		goto out;
-	/* The counts must add up to the file's size exactly. */
-	if (h.npsbs > (uint64_t)st.st_size / sizeof(*psbs) ||
-	    h.nckpts > (uint64_t)st.st_size / sizeof(*ck) ||
-	    h.ngaps > (uint64_t)st.st_size / sizeof(*g))
-		goto out;
+	    h.nrecs != want.nrecs || h.exact > 1 || h.reserved)
+		return -1;
+	/* The counts must add up to the size exactly. */
+	if (h.npsbs > len / sizeof(*psbs) || h.nckpts > len / sizeof(*ck) ||
+	    h.ngaps > len / sizeof(*g))
+		return -1;
 	need = sizeof(h) + h.npsbs * sizeof(*psbs) + h.nckpts * sizeof(*ck) +
 	       h.ngaps * sizeof(*g);
-	if (need != (uint64_t)st.st_size)
-		goto out;
+	if (need != len)
+		return -1;
 	psbs = malloc(h.npsbs * sizeof(*psbs) + 1);
 	ck = malloc(h.nckpts * sizeof(*ck) + 1);
 	g = malloc(h.ngaps * sizeof(*g) + 1);
 	gaps = malloc(h.ngaps * sizeof(*gaps) + 1);
-	if (!psbs || !ck || !g || !gaps ||
-	    fread(psbs, sizeof(*psbs), h.npsbs, f) != h.npsbs ||
-	    fread(ck, sizeof(*ck), h.nckpts, f) != h.nckpts ||
-	    fread(g, sizeof(*g), h.ngaps, f) != h.ngaps ||
-	    idx_sum(&h, psbs, ck, g) != h.sum ||
-	    !idx_valid(s, t, psbs, ck, g, &h))
+	if (!psbs || !ck || !g || !gaps)
+		goto out;
+	memcpy(psbs, p, h.npsbs * sizeof(*psbs));
+	p += h.npsbs * sizeof(*psbs);
+	memcpy(ck, p, h.nckpts * sizeof(*ck));
+	p += h.nckpts * sizeof(*ck);
+	memcpy(g, p, h.ngaps * sizeof(*g));
+	if (!idx_valid(s, t, psbs, ck, g, &h))
 		goto out;
 	for (i = 0; i < h.ngaps; i++) {
 		gaps[i].before = g[i].before;
@@ -255,45 +343,146 @@ out:
 	free(ck);
 	free(g);
 	free(gaps);
-	fclose(f);
 	return ret;
 }
 
-void rp_idx_save(struct rp_session *s, const struct rp_thread *t,
-		 const char *rel)
+int rp_idx_load(struct rp_session *s, struct rp_thread *t)
 {
-	char path[4096], tmp[4200];
-	struct idx_header h;
-	struct idx_gap *g;
-	uint64_t mtime, i;
-	bool ok;
-	FILE *f;
+	uint8_t mac[IDX_MAC_SIZE], *buf = NULL;
+	char rel[64];
+	struct stat st;
+	size_t len, done = 0;
+	int fd, ret = -1;
 
-	if (!idx_enabled() || idx_path(s, t, path, sizeof(path)) ||
-	    stream_mtime(s, rel, &mtime))
-		return;
-	snprintf(tmp, sizeof(tmp), "%s/index", s->dir);
-	if (mkdir(tmp, 0755) && errno != EEXIST)
-		return;
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	g = calloc(t->ngaps + 1, sizeof(*g));
-	if (!g)
-		return;
-	for (i = 0; i < t->ngaps; i++) {
-		g[i].before = t->gaps[i].before;
-		g[i].ip = t->gaps[i].ip;
-		g[i].offset = t->gaps[i].offset;
-		g[i].reason = t->gaps[i].reason;
-		g[i].errcode = errcode_of(t->gaps[i].error);
+	if (!idx_enabled() || idx_key_get())
+		return -1;
+	snprintf(rel, sizeof(rel), "index/%u.idx", t->tid);
+	fd = sb_bundle_open_file(s->dir, rel, NULL, NULL);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || (uint64_t)st.st_size > idx_max(t) ||
+	    (size_t)st.st_size < sizeof(struct idx_header) + IDX_MAC_SIZE)
+		goto out;
+	/* 64 bytes in front for the MAC's inner pad. */
+	len = (size_t)st.st_size - IDX_MAC_SIZE;
+	buf = malloc(64 + (size_t)st.st_size);
+	if (!buf)
+		goto out;
+	while (done < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + 64 + done, (size_t)st.st_size - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			goto out;
+		done += (size_t)n;
 	}
-	idx_header_fill(s, t, mtime, &h);
-	h.sum = idx_sum(&h, t->psbs, t->ckpts, g);
-	f = fopen(tmp, "wb");
-	ok = f && fwrite(&h, sizeof(h), 1, f) == 1 &&
-	     fwrite(t->psbs, sizeof(*t->psbs), t->npsbs, f) == t->npsbs &&
-	     fwrite(t->ckpts, sizeof(*t->ckpts), t->nckpts, f) == t->nckpts &&
-	     fwrite(g, sizeof(*g), t->ngaps, f) == t->ngaps;
-	free(g);
-	if ((f && fclose(f)) || !ok || rename(tmp, path))
-		unlink(tmp);
+	if (idx_mac(buf, len, mac) ||
+	    memcmp(mac, buf + 64 + len, sizeof(mac)))
+		goto out;
+	ret = rp_idx_parse(s, t, buf + 64, len);
+out:
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Appends @len bytes (none when @len is 0: @src may then be NULL). */
+static uint8_t *put(uint8_t *p, const void *src, size_t len)
+{
+	if (len)
+		memcpy(p, src, len);
+	return p + len;
+}
+
+/*
+ * The directory to write in: BUNDLE/index, reached without a symlink, in a
+ * bundle directory this user owns and an index directory this user owns.
+ */
+static int index_dir(const struct rp_session *s)
+{
+	struct stat st;
+	int dfd, ifd;
+
+	dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	if (fstat(dfd, &st) || st.st_uid != geteuid() ||
+	    (mkdirat(dfd, "index", 0755) && errno != EEXIST)) {
+		close(dfd);
+		return -1;
+	}
+	close(dfd);
+	ifd = sb_bundle_open_dir(s->dir, "index", NULL);
+	if (ifd >= 0 && (fstat(ifd, &st) || st.st_uid != geteuid())) {
+		close(ifd);
+		return -1;
+	}
+	return ifd;
+}
+
+void rp_idx_save(struct rp_session *s, const struct rp_thread *t)
+{
+	char name[64], tmp[96];
+	struct idx_header h;
+	struct idx_gap gap;
+	uint8_t *buf, *p;
+	size_t len;
+	uint64_t i;
+	int ifd, fd, ok;
+
+	if (!idx_enabled() || idx_key_get())
+		return;
+	len = sizeof(h) + t->npsbs * sizeof(*t->psbs) +
+	      t->nckpts * sizeof(*t->ckpts) + t->ngaps * sizeof(gap);
+	buf = malloc(64 + len + IDX_MAC_SIZE);
+	if (!buf)
+		return;
+	idx_header_fill(s, t, &h);
+	p = put(buf + 64, &h, sizeof(h));
+	p = put(p, t->psbs, t->npsbs * sizeof(*t->psbs));
+	p = put(p, t->ckpts, t->nckpts * sizeof(*t->ckpts));
+	for (i = 0; i < t->ngaps; i++) {
+		memset(&gap, 0, sizeof(gap));
+		gap.before = t->gaps[i].before;
+		gap.ip = t->gaps[i].ip;
+		gap.offset = t->gaps[i].offset;
+		gap.reason = t->gaps[i].reason;
+		gap.errcode = errcode_of(t->gaps[i].error);
+		p = put(p, &gap, sizeof(gap));
+	}
+	ifd = idx_mac(buf, len, p) ? -1 : index_dir(s);
+	if (ifd < 0) {
+		free(buf);
+		return;
+	}
+	snprintf(name, sizeof(name), "%u.idx", t->tid);
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", name, (int)getpid());
+	fd = openat(ifd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, 0644);
+	if (fd < 0 && errno == EEXIST && !unlinkat(ifd, tmp, 0))
+		fd = openat(ifd, tmp, O_WRONLY | O_CREAT | O_EXCL |
+			    O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		ok = !write_all(fd, buf + 64, len + IDX_MAC_SIZE);
+		if (close(fd) || !ok || renameat(ifd, tmp, ifd, name))
+			unlinkat(ifd, tmp, 0);
+	}
+	close(ifd);
+	free(buf);
 }

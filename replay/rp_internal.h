@@ -67,6 +67,7 @@ struct rp_thread {
 	uint32_t tid, pid;
 	const uint8_t *pt;	/* the mapped stream */
 	size_t pt_size;
+	uint64_t pt_mtime_ns;	/* the stream file's, for the index cache */
 	struct rp_psb *psbs;
 	size_t npsbs;
 	struct rp_ckpt *ckpts;
@@ -111,13 +112,20 @@ struct rp_session {
 
 /* ---- the index cache (idxcache.c) -------------------------------------- */
 
-/* Loads @t's index saved for the stream at bundle path @rel.  Returns 0,
- * or -1 when there is no usable cache (build the index instead).
+/* Loads @t's saved index.  Returns 0, or -1 when there is no usable cache
+ * (build the index instead): none, another version, stream or user's key,
+ * damaged, or a value that does not fit the stream.
  */
-int rp_idx_load(struct rp_session *s, struct rp_thread *t, const char *rel);
+int rp_idx_load(struct rp_session *s, struct rp_thread *t);
 /* Saves @t's index; failures only mean no cache. */
-void rp_idx_save(struct rp_session *s, const struct rp_thread *t,
-		 const char *rel);
+void rp_idx_save(struct rp_session *s, const struct rp_thread *t);
+/* For the fuzz harness: the checks of rp_idx_load on @len bytes of index
+ * (without MAC), and the MAC of @len bytes at @buf + 64 (@buf's first 64
+ * bytes are scratch) under this user's key.
+ */
+int rp_idx_parse(struct rp_session *s, struct rp_thread *t,
+		 const uint8_t *data, size_t len);
+int rp_idx_sign(uint8_t *buf, size_t len, uint8_t mac[32]);
 
 /* ---- address spaces (aspace.c) ----------------------------------------- */
 

@@ -83,10 +83,11 @@ static int load_sideband(struct rp_session *s)
 	struct sb_reader *r;
 	struct sb_err err;
 	char path[4096];
-	int ret;
+	int fd, ret;
 
 	snprintf(path, sizeof(path), "%s/%s", s->dir, s->m->sideband);
-	ret = sb_reader_open(&r, path, &err);
+	fd = sb_bundle_open_file(s->dir, s->m->sideband, s->m, &err);
+	ret = fd < 0 ? fd : sb_reader_open_fd(&r, fd, path, &err);
 	if (ret)
 		return rp_fail(s, ret == -EPROTONOSUPPORT ? RP_ERR_VERSION :
 			       RP_ERR_BUNDLE, "%s", err.msg);
@@ -112,27 +113,35 @@ static int load_sideband(struct rp_session *s)
 	return 0;
 }
 
+/* Stands in for an empty stream: libipt wants a non-NULL begin. */
+static const uint8_t empty_stream[1];
+
 static int map_stream(struct rp_session *s, struct rp_thread *t,
 		      const char *rel)
 {
-	char path[4096];
+	struct sb_err err;
 	struct stat st;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s", s->dir, rel);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		if (fd >= 0)
-			close(fd);
-		return rp_fail(s, RP_ERR_IO, "%s: %s", path, strerror(errno));
+	fd = sb_bundle_open_file(s->dir, rel, s->m, &err);
+	if (fd < 0)
+		return rp_fail(s, fd == -ENOMEM ? RP_ERR_NOMEM : RP_ERR_BUNDLE,
+			       "%s", err.msg);
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return rp_fail(s, RP_ERR_IO, "%s/%s: %s", s->dir, rel,
+			       strerror(errno));
 	}
 	t->pt_size = (size_t)st.st_size;
+	t->pt_mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull +
+			 (uint64_t)st.st_mtim.tv_nsec;
+	t->pt = empty_stream;
 	if (t->pt_size) {
 		t->pt = mmap(NULL, t->pt_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (t->pt == MAP_FAILED) {
 			t->pt = NULL;
 			close(fd);
-			return rp_fail(s, RP_ERR_IO, "%s: %s", path,
+			return rp_fail(s, RP_ERR_IO, "%s/%s: %s", s->dir, rel,
 				       strerror(errno));
 		}
 	}
@@ -195,10 +204,10 @@ int rp_session_open_progress(struct rp_session **sp, const char *dir,
 		for (k = 0; k < RP_SEG_CACHE; k++)
 			t->cache[k].ckpt = UINT64_MAX;
 		ret = map_stream(s, t, s->m->threads[i].pt);
-		if (!ret && rp_idx_load(s, t, s->m->threads[i].pt)) {
+		if (!ret && rp_idx_load(s, t)) {
 			ret = rp_index_thread(s, t);
 			if (!ret)
-				rp_idx_save(s, t, s->m->threads[i].pt);
+				rp_idx_save(s, t);
 		}
 		s->progress_base += t->pt_size;
 		if (s->progress)
@@ -219,7 +228,7 @@ void rp_session_close(struct rp_session *s)
 	for (i = 0; i < s->nthreads; i++) {
 		struct rp_thread *t = &s->threads[i];
 
-		if (t->pt)
+		if (t->pt && t->pt_size)
 			munmap((void *)t->pt, t->pt_size);
 		free(t->psbs);
 		free(t->ckpts);

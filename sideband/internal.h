@@ -3,6 +3,7 @@
 #ifndef PTREC_SIDEBAND_INTERNAL_H
 #define PTREC_SIDEBAND_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,6 +19,21 @@
 int sb_read_file(const char *path, size_t max, char **buf, size_t *len,
 		 struct sb_err *err);
 
+/*
+ * Opens @path read-only without blocking on a FIFO or device and refuses
+ * anything but a regular file (-EINVAL).  Returns a blocking descriptor or
+ * -errno, with a message.  For files outside a bundle; inside one,
+ * sb_bundle_open_file().
+ */
+int sb_open_regular(const char *path, struct sb_err *err);
+
+/* sb_read_file() on an open descriptor, which it closes; @path names it. */
+int sb_read_fd(int fd, const char *path, size_t max, char **buf, size_t *len,
+	       struct sb_err *err);
+
+/* Tests: take the openat() walk even where the kernel has openat2(). */
+void sb_open_force_walk(bool walk);
+
 /* write(2) all of @buf, retrying short writes; returns 0 or -errno. */
 int sb_write_all(int fd, const void *buf, size_t len);
 
@@ -28,8 +44,6 @@ int sb_write_file_atomic(const char *path, const void *buf, size_t len,
 /* fsync the directory that holds @path.  Returns 0 or -errno. */
 int sb_sync_parent(const char *path);
 
-/* SHA-256 (FIPS 180-4) of @len bytes into @digest. */
-void sb_sha256(const void *buf, size_t len, uint8_t digest[32]);
 
 /* Checks a manifest-relative path: not empty, not absolute, no "..". */
 int sb_path_is_safe(const char *rel);

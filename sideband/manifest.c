@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -695,8 +696,7 @@ static int check_listed(const struct sb_manifest *m, const char *name,
 static int check_files(const struct sb_manifest *m, const char *dir,
 		       const char *name, struct sb_err *err)
 {
-	char path[4096], field[64];
-	struct stat st;
+	char field[64];
 	size_t i;
 	int ret;
 
@@ -717,27 +717,19 @@ static int check_files(const struct sb_manifest *m, const char *dir,
 		snprintf(field, sizeof(field), "images[%zu].file", i);
 		ret = check_listed(m, name, field, m->images[i].file, err);
 	}
+	/* Every listed file by the bundle rule: no symlink, regular, its size. */
 	for (i = 0; !ret && i < m->nfiles; i++) {
 		const struct sb_file *f = &m->files[i];
+		int fd = sb_bundle_open_file(dir, f->path, m, err);
 
-		if (snprintf(path, sizeof(path), "%s/%s", dir, f->path) >=
-		    (int)sizeof(path))
-			return sb_fail(err, -ENAMETOOLONG, "%s/%s: path too long",
-				       dir, f->path);
-		if (stat(path, &st) < 0)
-			return sb_fail(err, -errno,
-				       "%s: listed in %s but %s", path, name,
-				       errno == ENOENT ? "missing" :
-				       strerror(errno));
-		if (!S_ISREG(st.st_mode))
-			return sb_fail(err, -EBADMSG, "%s: not a regular file",
-				       path);
-		if ((uint64_t)st.st_size != f->size)
-			return sb_fail(err, -EBADMSG,
-				       "%s: %lld bytes, but %s lists %" PRIu64
-				       " (truncated or damaged)",
-				       path, (long long)st.st_size, name,
-				       f->size);
+		if (fd == -ENOENT)
+			return sb_fail(err, fd, "%s/%s: listed in %s but missing",
+				       dir, f->path, name);
+		if (fd == -EINVAL)	/* not a regular file */
+			return -EBADMSG;
+		if (fd < 0)
+			return fd;
+		close(fd);
 	}
 	return ret;
 }
@@ -756,7 +748,8 @@ int sb_manifest_load(struct sb_manifest **mp, const char *dir,
 	if (snprintf(path, sizeof(path), "%s/manifest.json", dir) >=
 	    (int)sizeof(path))
 		return sb_fail(err, -ENAMETOOLONG, "%s: path too long", dir);
-	ret = sb_read_file(path, SB_MANIFEST_MAX, &text, &len, err);
+	ret = sb_bundle_read_file(dir, "manifest.json", NULL, SB_MANIFEST_MAX,
+				  &text, &len, err);
 	if (ret == -ENOENT) {
 		struct stat st;
 

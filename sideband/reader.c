@@ -124,28 +124,29 @@ static int reader_new(struct sb_reader **readerp, const char *name,
 	return 0;
 }
 
-int sb_reader_open(struct sb_reader **readerp, const char *path,
-		   struct sb_err *err)
+int sb_reader_open_fd(struct sb_reader **readerp, int fd, const char *name,
+		      struct sb_err *err)
 {
 	struct sb_reader *r;
 	int ret;
 
-	if (!readerp || !path)
-		return sb_fail(err, -EINVAL, "sb_reader_open: NULL argument");
-	ret = reader_new(&r, path, err);
-	if (ret)
+	if (!readerp || fd < 0 || !name) {
+		if (fd >= 0)
+			close(fd);
+		return sb_fail(err, -EINVAL, "sb_reader_open_fd: bad argument");
+	}
+	ret = reader_new(&r, name, err);
+	if (ret) {
+		close(fd);
 		return ret;
+	}
+	r->fd = fd;
 	r->buf = malloc(READ_CHUNK);
 	if (!r->buf) {
-		ret = sb_fail(err, -ENOMEM, "%s: out of memory", path);
+		ret = sb_fail(err, -ENOMEM, "%s: out of memory", name);
 		goto out_free;
 	}
 	r->mem = r->buf;
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (r->fd < 0) {
-		ret = sb_fail(err, -errno, "%s: %s", path, strerror(errno));
-		goto out_free;
-	}
 	ret = check_file_header(r, err);
 	if (ret)
 		goto out_free;
@@ -154,6 +155,19 @@ int sb_reader_open(struct sb_reader **readerp, const char *path,
 out_free:
 	sb_reader_close(r);
 	return ret;
+}
+
+int sb_reader_open(struct sb_reader **readerp, const char *path,
+		   struct sb_err *err)
+{
+	int fd;
+
+	if (!readerp || !path)
+		return sb_fail(err, -EINVAL, "sb_reader_open: NULL argument");
+	fd = sb_open_regular(path, err);
+	if (fd < 0)
+		return fd;
+	return sb_reader_open_fd(readerp, fd, path, err);
 }
 
 int sb_reader_open_mem(struct sb_reader **readerp, const void *buf,

@@ -70,21 +70,16 @@ static int regs_fail(struct sb_err *err, const char *path, const char *field,
 	return sb_fail(err, -EBADMSG, "%s: field '%s': %s", path, field, what);
 }
 
-int sb_regs_load(struct sb_regs *regs, const char *path, struct sb_err *err)
+static int regs_parse(struct sb_regs *regs, char *text, size_t len,
+		      const char *path, struct sb_err *err)
 {
 	json_t *root, *vals, *v;
 	json_error_t jerr;
 	const char *key;
-	char *text, *end;
-	size_t len;
+	char *end;
 	unsigned int i;
 	int ret;
 
-	if (!regs || !path)
-		return sb_fail(err, -EINVAL, "sb_regs_load: NULL argument");
-	ret = sb_read_file(path, REGS_MAX, &text, &len, err);
-	if (ret)
-		return ret;
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	free(text);
 	if (!root)
@@ -148,4 +143,36 @@ int sb_regs_load(struct sb_regs *regs, const char *path, struct sb_err *err)
 out_decref:
 	json_decref(root);
 	return ret;
+}
+
+int sb_regs_load(struct sb_regs *regs, const char *path, struct sb_err *err)
+{
+	char *text;
+	size_t len;
+	int ret;
+
+	if (!regs || !path)
+		return sb_fail(err, -EINVAL, "sb_regs_load: NULL argument");
+	ret = sb_read_file(path, REGS_MAX, &text, &len, err);
+	if (ret)
+		return ret;
+	return regs_parse(regs, text, len, path, err);
+}
+
+int sb_regs_load_bundle(struct sb_regs *regs, const char *dir,
+			const char *rel, const struct sb_manifest *m,
+			struct sb_err *err)
+{
+	char path[4096];
+	char *text;
+	size_t len;
+	int ret;
+
+	if (!regs || !dir || !rel)
+		return sb_fail(err, -EINVAL, "sb_regs_load_bundle: NULL argument");
+	ret = sb_bundle_read_file(dir, rel, m, REGS_MAX, &text, &len, err);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	return regs_parse(regs, text, len, path, err);
 }

@@ -102,6 +102,12 @@ struct sb_reader;
 int sb_reader_open(struct sb_reader **reader, const char *path,
 		   struct sb_err *err);
 
+/* As sb_reader_open(), on a descriptor the reader takes over (closes);
+ * @name is used in messages.  For sb_bundle_open_file()'s descriptors.
+ */
+int sb_reader_open_fd(struct sb_reader **reader, int fd, const char *name,
+		      struct sb_err *err);
+
 /**
  * sb_reader_open_mem() - read a stream held in memory
  * @name:	used in error messages in place of a file name.
@@ -341,6 +347,8 @@ int sb_manifest_parse(struct sb_manifest **m, const char *text, size_t len,
  *  listed path is not a regular file, or a file the manifest names is not
  *  listed in "files";
  * -EINVAL when manifest.json is not a regular file;
+ * -ELOOP when manifest.json or a listed file is (or is reached through) a
+ *  symbolic link: every file is opened by sb_bundle_open_file()'s rule;
  * -ENAMETOOLONG when a path does not fit PATH_MAX;
  * -EFBIG when manifest.json is larger than SB_MANIFEST_MAX;
  * the errno of open/read otherwise.
@@ -366,6 +374,47 @@ int sb_manifest_load(struct sb_manifest **m, const char *dir,
  */
 int sb_manifest_save(const struct sb_manifest *m, const char *dir,
 		     struct sb_err *err);
+
+/* ---- opening files inside a bundle ------------------------------------- */
+
+/**
+ * sb_bundle_open_file() - open a file inside a bundle for reading
+ * @dir:	the bundle directory (followed if a symlink: the user named it).
+ * @rel:	the file's path relative to @dir, as the manifest names it.
+ * @m:		when non-NULL and @rel is listed in its "files", the file must
+ *		have the listed size.
+ *
+ * The rule for every file ptrec opens inside a bundle (docs/security.md):
+ * reached from @dir without following any symbolic link and without
+ * leaving @dir, opened without blocking (a FIFO or device never hangs the
+ * open), and a regular file.  The descriptor returned is blocking,
+ * read-only and close-on-exec.
+ *
+ * Returns the descriptor, or:
+ * -ELOOP when a component of @rel is a symbolic link;
+ * -EINVAL when @rel is empty, absolute or has "..", or the file is not a
+ *  regular file (FIFO, device, socket, directory);
+ * -EBADMSG when its size is not the one @m lists;
+ * -ENOTDIR, -ENOENT, -EACCES, ... (errno of the open).
+ */
+int sb_bundle_open_file(const char *dir, const char *rel,
+			const struct sb_manifest *m, struct sb_err *err);
+
+/* A directory inside a bundle (O_RDONLY | O_DIRECTORY), by the same rule:
+ * for writers of files beside the recorded ones (the index cache).
+ * Returns the descriptor or the errors of sb_bundle_open_file().
+ */
+int sb_bundle_open_dir(const char *dir, const char *rel, struct sb_err *err);
+
+/**
+ * sb_bundle_read_file() - read a whole file inside a bundle
+ *
+ * Opens @rel with sb_bundle_open_file() and reads at most @max bytes into
+ * a NUL-terminated heap buffer.  Returns 0, its errors, -EFBIG or -ENOMEM.
+ */
+int sb_bundle_read_file(const char *dir, const char *rel,
+			const struct sb_manifest *m, size_t max, char **buf,
+			size_t *len, struct sb_err *err);
 
 /* ---- register snapshots ------------------------------------------------ */
 
@@ -403,6 +452,13 @@ int sb_regs_save(const struct sb_regs *regs, const char *path,
  * regular file), or the errno of the file operation.
  */
 int sb_regs_load(struct sb_regs *regs, const char *path, struct sb_err *err);
+
+/* As sb_regs_load(), for a snapshot inside a bundle: @rel opened by
+ * sb_bundle_open_file()'s rule and checked against @m (may be NULL).
+ */
+int sb_regs_load_bundle(struct sb_regs *regs, const char *dir,
+			const char *rel, const struct sb_manifest *m,
+			struct sb_err *err);
 
 /* ---- ground truth ------------------------------------------------------ */
 
@@ -531,6 +587,11 @@ void sb_bundle_free(struct sb_bundle *b);
  * Returns 0, or -ENAMETOOLONG when @keysz is below SB_IMAGE_KEY_MAX.
  */
 int sb_image_key(const void *buf, size_t len, char *key, size_t keysz);
+
+/* SHA-256 (FIPS 180-4) of @len bytes into @digest (image keys; replay's
+ * index cache MAC).
+ */
+void sb_sha256(const void *buf, size_t len, uint8_t digest[32]);
 
 #ifdef __cplusplus
 }

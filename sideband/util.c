@@ -23,17 +23,38 @@ int sb_fail(struct sb_err *err, int code, const char *fmt, ...)
 	return code;
 }
 
-int sb_read_file(const char *path, size_t max, char **bufp, size_t *lenp,
-		 struct sb_err *err)
+int sb_open_regular(const char *path, struct sb_err *err)
+{
+	struct stat st;
+	int fd;
+
+	/* O_NONBLOCK: opening a FIFO without a writer would block forever. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return sb_fail(err, -errno, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0 ||
+	    (S_ISREG(st.st_mode) &&
+	     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)) {
+		int ret = -errno;
+
+		close(fd);
+		return sb_fail(err, ret, "%s: %s", path, strerror(-ret));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return sb_fail(err, -EINVAL, "%s: not a regular file", path);
+	}
+	return fd;
+}
+
+int sb_read_fd(int fd, const char *path, size_t max, char **bufp,
+	       size_t *lenp, struct sb_err *err)
 {
 	struct stat st;
 	size_t done = 0;
 	char *buf;
-	int fd, ret;
+	int ret;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return sb_fail(err, -errno, "%s: %s", path, strerror(errno));
 	if (fstat(fd, &st) < 0) {
 		ret = sb_fail(err, -errno, "%s: %s", path, strerror(errno));
 		goto out_close;
@@ -75,6 +96,16 @@ int sb_read_file(const char *path, size_t max, char **bufp, size_t *lenp,
 out_close:
 	close(fd);
 	return ret;
+}
+
+int sb_read_file(const char *path, size_t max, char **bufp, size_t *lenp,
+		 struct sb_err *err)
+{
+	int fd = sb_open_regular(path, err);
+
+	if (fd < 0)
+		return fd;
+	return sb_read_fd(fd, path, max, bufp, lenp, err);
 }
 
 int sb_write_all(int fd, const void *buf, size_t len)
