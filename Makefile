@@ -28,7 +28,7 @@ ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(EXTRA_CFLAGS)
 ALL_CPPFLAGS := -D_GNU_SOURCE -DPTREC_VERSION='"$(VERSION)"' -Isideband -Irecord \
 	-Ireplay -Ikmod -Icli -Iimport -Iptkit -Igdb/server \
 	$(CPPFLAGS)
-LIBS_SIDEBAND := -ljansson -ldw -lelf
+LIBS_SIDEBAND := -ljansson -ldw -lelf -lzstd
 
 SB_SRCS := $(wildcard sideband/*.c)
 SB_OBJS := $(SB_SRCS:%.c=$(BUILD)/%.o)
