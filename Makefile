@@ -47,7 +47,7 @@ LIBS_RECORD := -lipt -lcapstone
 
 RP_SRCS := replay/session.c replay/aspace.c replay/walk.c replay/cursor.c \
 	replay/symbols.c replay/syms.c replay/calls.c replay/disasm.c \
-	replay/format.c replay/idxcache.c
+	replay/format.c replay/idxcache.c replay/snapshot.c
 RP_OBJS := $(RP_SRCS:%.c=$(BUILD)/%.o)
 LIBS_REPLAY := -lipt -ldw -lelf -lopcodes -lbfd
 
