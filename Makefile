@@ -43,7 +43,7 @@ INC_cli := -Icli -Ireplay -Irecord -Iimport $(INC_ptkit) -Ikmod
 # header of the module it tests.
 ALL_CPPFLAGS := $(BASE_CPPFLAGS) -Isideband -Iptkit -Irecord -Iimport \
 	-Ireplay -Ikmod -Igdb/server
-LIBS_SIDEBAND := -ljansson -ldw -lelf
+LIBS_SIDEBAND := -ljansson -ldw -lelf -lzstd
 
 # One static library per component below the front ends; every program,
 # test, tool, fuzzer and bench links the libraries, never object lists.

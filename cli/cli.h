@@ -10,5 +10,7 @@ int cli_version(int argc, char **argv);
 int cli_replay(int argc, char **argv);
 int cli_import(int argc, char **argv);
 int cli_record(int argc, char **argv);
+/* `ptrec core BUNDLE [--pid PID] -o FILE` (core.c). */
+int cli_core(int argc, char **argv);
 
 #endif

@@ -22,6 +22,7 @@ static const struct {
 	{ "export", rp_cli_export, "export BUNDLE --format=jsonl|csv|perfetto -o FILE [--thread TID]" },
 	{ "replay", cli_replay, "replay BUNDLE [GDB-ARGS]  GDB on the recording, at its end (reverse-step, ...)" },
 	{ "import", cli_import, "import raw|... -o DIR ...  bundle from traces recorded elsewhere (ptrec import --help)" },
+	{ "core", cli_core, "core BUNDLE [--pid PID] -o FILE  ELF core file of the state at the end" },
 	{ "dump", cli_dump, "dump BUNDLE|SIDEBAND  print manifest and sideband records" },
 	{ "version", cli_version, "version               print the version and formats" },
 };

@@ -41,6 +41,9 @@ static void usage(FILE *f)
 		"                           same run recorded twice gives the same trace)\n"
 		"  -p, --pid PID            attach to a running process\n"
 		"  -q, --quiet              no progress or summary\n"
+		"  --snapshot-limit BYTES   end-state snapshot: at most this many\n"
+		"                           bytes of memory (default 1 GiB)\n"
+		"  --no-snapshot            no end-state snapshot\n"
 		"\n"
 		"  emu only: --start-at, --max-insns, --ground-truth, --long-tnt,\n"
 		"  --counter-clock (with --backend=auto they choose emu)\n"
@@ -166,6 +169,8 @@ int cli_record(int argc, char **argv)
 		{ "ptwrite", no_argument, NULL, 1008 },
 		{ "follow-fork", no_argument, NULL, 1009 },
 		{ "sim-rate", required_argument, NULL, 1010 },
+		{ "snapshot-limit", required_argument, NULL, 1011 },
+		{ "no-snapshot", no_argument, NULL, 1012 },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *emu_only = NULL, *kmod_only = NULL;
@@ -307,6 +312,16 @@ int cli_record(int argc, char **argv)
 			}
 			o.kmod.sim_rate = (uint32_t)v;
 			break;
+		case 1011:
+			if (cli_parse_u64("ptrec record", "--snapshot-limit",
+					  optarg, &o.snapshot_limit))
+				return 2;
+			if (!o.snapshot_limit)
+				o.no_snapshot = true;
+			break;
+		case 1012:
+			o.no_snapshot = true;
+			break;
 		default:
 			usage(stderr);
 			return 2;
@@ -362,6 +377,12 @@ int cli_record(int argc, char **argv)
 			st.trace_bytes,
 			st.insns ? 8.0 * (double)st.trace_bytes / (double)st.insns : 0.0,
 			stop_requested ? ", stopped by signal" : "");
+	if (!o.quiet && st.snap_procs)
+		fprintf(stderr,
+			"ptrec record: snapshot: %u processes, %" PRIu64
+			" bytes of memory%s\n", st.snap_procs, st.snap_bytes,
+			st.snap_left_out ? " (some left out, listed above)" :
+			"");
 	if (st.anomalies)
 		fprintf(stderr,
 			"ptrec record: warning: %" PRIu64 " control transfers did not match the instruction's class; they are recorded as asynchronous\n",

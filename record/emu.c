@@ -39,6 +39,7 @@
 #include "ptenc.h"
 #include "images.h"
 #include "record.h"
+#include "snapshot.h"
 
 #define QUANTUM 10000		/* instructions before another thread runs */
 #define ICACHE_SIZE (1u << 16)
@@ -57,6 +58,7 @@ struct proc {
 	pid_t pid, ppid;
 	struct maps maps;
 	bool exited;
+	bool snapped;			/* its end state is in the snapshot */
 	struct proc *next;
 };
 
@@ -102,6 +104,7 @@ struct emu {
 	uint64_t clock;
 	int64_t mono_to_real;
 	struct rec_images images;
+	struct rec_snap snap;
 	pid_t main_pid;
 	bool launched;
 	int error;			/* first fatal error */
@@ -632,6 +635,73 @@ static void syscall_entered(struct emu *e, struct thr *t)
 	enc_check(e, t, ptenc_disable_sync(&t->enc));
 }
 
+/* ---- the end-state snapshot ------------------------------------------ */
+
+/*
+ * Takes @p's end state once, while its threads are stopped: at its exit
+ * (PTRACE_EVENT_EXIT, before the address space goes), at a fatal signal
+ * (before the kernel kills it), or where recording stops.
+ */
+static void snap_proc(struct emu *e, struct proc *p, uint32_t end,
+		      int status, const struct thr *sig_t,
+		      const siginfo_t *si)
+{
+	struct rec_snap_thr th[256];
+	struct rec_snap_proc rp = { .pid = p->pid, .ppid = p->ppid,
+				    .end = end, .status = status,
+				    .threads = th, .si = si,
+				    .sig_tid = sig_t ? sig_t->tid : 0 };
+	struct sb_err err;
+	struct thr *t;
+	int ret;
+
+	if (p->snapped || e->snap.off)
+		return;
+	p->snapped = true;
+	for (t = e->threads; t && rp.nthreads < 256; t = t->next)
+		if (t->proc == p && t->st != T_DEAD)
+			th[rp.nthreads++] = (struct rec_snap_thr){
+				t->tid, t->have_regs ? &t->regs : NULL };
+	ret = rec_snap_take(&e->snap, &rp, &err);
+	if (ret)
+		fail(e, ret, "%s", err.msg);
+}
+
+static bool others_alive(struct emu *e, struct thr *me)
+{
+	struct thr *t;
+
+	for (t = e->threads; t; t = t->next)
+		if (t != me && t->proc == me->proc && t->st != T_DEAD)
+			return true;
+	return false;
+}
+
+/*
+ * PTRACE_EVENT_EXIT: the thread is leaving, its process's memory is still
+ * there.  A thread that ends alone (exit(2) with others alive) only
+ * leaves; otherwise the process is ending: snapshot it.
+ */
+static void exit_stop(struct emu *e, struct thr *t)
+{
+	unsigned long msg = 0;
+
+	ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg);
+	if (!(t->st == T_SYSCALL && (long)t->entry.rax == SYS_exit &&
+	      others_alive(e, t)))
+		snap_proc(e, t->proc, WIFSIGNALED((int)msg) ?
+			  SB_SNAP_END_SIGNAL : SB_SNAP_END_EXIT,
+			  WIFSIGNALED((int)msg) ? WTERMSIG((int)msg) :
+			  WEXITSTATUS((int)msg), NULL, NULL);
+	if (t->st == T_READY && t->enc.enabled)
+		enc_check(e, t, ptenc_disable_async(&t->enc, t->regs.rip));
+	if (t->st == T_SYSCALL)
+		syscall_entered(e, t);	/* exit(2) entered, never returns */
+	if (t->st != T_DEAD)
+		t->st = T_EXITING;
+	ptrace(PTRACE_CONT, t->tid, 0, 0);
+}
+
 /* ---- thread end ------------------------------------------------------- */
 
 static void save_regs(struct emu *e, struct thr *t)
@@ -951,6 +1021,8 @@ static void signal_stop(struct emu *e, struct thr *t, int sig)
 		s.sflags = PTREC_SB_SIG_FATAL;
 	sb_add(e, &s.hdr);
 	t->pending_sig = sig;
+	if (s.sflags == PTREC_SB_SIG_FATAL)
+		snap_proc(e, t->proc, SB_SNAP_END_SIGNAL, sig, t, &si);
 }
 
 static void handle_stop(struct emu *e, pid_t tid, int status)
@@ -1011,6 +1083,9 @@ static void handle_stop(struct emu *e, pid_t tid, int status)
 	case PTRACE_EVENT_STOP:
 		get_regs(t);
 		t->st = T_READY;
+		return;
+	case PTRACE_EVENT_EXIT:
+		exit_stop(e, t);
 		return;
 	default:
 		break;
@@ -1174,6 +1249,10 @@ static void finish_live(struct emu *e)
 		while (t->st == T_STEP &&
 		       waitpid(t->tid, &status, __WALL) == t->tid)
 			handle_stop(e, t->tid, status);
+	for (p = e->procs; p; p = p->next)
+		if (!p->exited && proc_alive(e, p))
+			snap_proc(e, p, e->launched ? SB_SNAP_END_STOP :
+				  SB_SNAP_END_DETACH, 0, NULL, NULL);
 	for (t = e->threads; t; t = t->next) {
 		if (t->st == T_DEAD)
 			continue;
@@ -1343,7 +1422,8 @@ static int run_to(struct emu *e, pid_t pid, uint64_t addr)
 }
 
 #define TRACE_OPTS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | \
-		    PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC)
+		    PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC | \
+		    PTRACE_O_TRACEEXIT)
 
 static int launch(struct emu *e)
 {
@@ -1571,6 +1651,11 @@ int rec_emu_record(const struct rec_options *o, struct rec_stats *st,
 		return ret;
 	}
 	e.m = sb_bundle_manifest(e.b);
+	e.snap = (struct rec_snap){ .b = e.b, .off = o->no_snapshot,
+				    .quiet = o->quiet,
+				    .limit = o->snapshot_limit ?
+					     o->snapshot_limit :
+					     SB_SNAP_DEFAULT_LIMIT };
 	ret = sb_bundle_open_sideband(e.b, &e.sb, &serr);
 	if (ret) {
 		fail(&e, ret, "%s", serr.msg);
@@ -1610,6 +1695,10 @@ out_kill:
 	}
 out_free:
 	ret = e.error;
+	st->snap_procs = e.snap.procs;
+	st->snap_bytes = e.snap.used;
+	st->snap_left_out = e.snap.left_out;
+	st->snap_ns = e.snap.ns;
 	if (!o->quiet && st->insns)
 		fputc('\n', stderr);
 	emu_free(&e);

@@ -62,6 +62,10 @@ struct rec_kmod_options {
  * @counter_clock: timestamps count events instead of nanoseconds, so that
  *		recording the same run twice gives the same bytes (tests).
  * @stop:	set asynchronously (SIGINT) to end recording cleanly.
+ * @no_snapshot: no end-state snapshot (docs/bundle-format.md).
+ * @snapshot_limit: bytes of mapping contents the snapshot may hold
+ *		(0: SB_SNAP_DEFAULT_LIMIT); larger mappings are listed as
+ *		left out.
  * @kmod:	options of the kernel-module recorder (rec_kmod_record()).
  */
 struct rec_options {
@@ -76,6 +80,8 @@ struct rec_options {
 	bool quiet;
 	bool counter_clock;
 	volatile sig_atomic_t *stop;
+	bool no_snapshot;
+	uint64_t snapshot_limit;
 	struct rec_kmod_options kmod;
 };
 
@@ -94,6 +100,11 @@ struct rec_stats {
 	uint64_t unexplained;	/* offset jumps without a LOST record */
 	uint64_t switches;	/* switch-ins of traced threads */
 	uint64_t pmis;		/* ToPA interrupts */
+	/* snapshot: */
+	uint32_t snap_procs;	/* processes taken */
+	uint64_t snap_bytes;	/* mapping bytes taken */
+	uint64_t snap_left_out;	/* mapping bytes over the limit */
+	uint64_t snap_ns;	/* time taking them */
 };
 
 /**

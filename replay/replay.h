@@ -574,6 +574,94 @@ int rp_timeline_signal(const struct rp_timeline *tl, size_t i,
 int rp_timeline_read_code(struct rp_timeline *tl, size_t i, uint64_t addr,
 			  void *buf, size_t len);
 
+/* ---- the end-state snapshot (snapshot.c) ------------------------------- */
+
+/*
+ * The memory and registers of every process where its recording ended
+ * (docs/bundle-format.md, "Snapshot").  Valid at the LAST position of each
+ * thread only: before the end, memory may have differed.
+ */
+struct rp_snapshot;
+
+enum rp_snap_content {
+	RP_SNAP_DATA,		/* bytes in the snapshot */
+	RP_SNAP_IMAGE,		/* read-only file mapping: the image store */
+	RP_SNAP_OVER_LIMIT,	/* left out: --snapshot-limit */
+	RP_SNAP_UNREADABLE,	/* left out: no access */
+};
+
+struct rp_snap_proc_info {
+	uint32_t pid, ppid;
+	uint32_t end;		/* 1 exit, 2 signal, 3 stop, 4 detach, 5 exec */
+	int32_t status;		/* exit status or signal number */
+	const char *end_name;	/* "exit", "signal", ... */
+	const char *exe;
+	const uint8_t *auxv;
+	uint32_t auxv_len;
+	size_t nthreads, nmaps;
+	uint64_t data_bytes;	/* bytes of RP_SNAP_DATA mappings */
+};
+
+/* regs[] in GDB's amd64 order (rax, rbx, rcx, rdx, rsi, rdi, rbp, rsp,
+ * r8-r15, rip, eflags, cs, ss, ds, es, fs, gs, fs_base, gs_base, orig_rax).
+ */
+struct rp_snap_thread_info {
+	uint32_t tid, pid;
+	uint64_t regs[27];
+	const uint8_t *fpregs;	/* FXSAVE area (NT_PRFPREG), or NULL */
+	uint32_t fpregs_len;
+	const uint8_t *xstate;	/* XSAVE area (NT_X86_XSTATE), or NULL */
+	uint32_t xstate_len;
+	const uint8_t *siginfo;	/* 128 bytes for the crashing thread, or NULL */
+};
+
+struct rp_snap_map_info {
+	uint64_t start, end, pgoff;
+	uint32_t prot;		/* 1 read, 2 write, 4 exec, 8 shared */
+	uint32_t content;	/* enum rp_snap_content */
+	const char *path;	/* "" anonymous */
+};
+
+/**
+ * rp_snapshot_open() - read the snapshot part of bundle @dir
+ *
+ * Returns 0, or -RP_ERR_NOTFOUND (the bundle has none: recorded with
+ * --no-snapshot or before bundle format 2), -RP_ERR_BUNDLE (damaged: the
+ * message names the file and offset), -RP_ERR_VERSION, -RP_ERR_NOMEM.  On
+ * failure *@sn is still set (unless -RP_ERR_NOMEM) for
+ * rp_snapshot_errmsg(); close it.
+ */
+int rp_snapshot_open(struct rp_snapshot **sn, const char *dir);
+void rp_snapshot_close(struct rp_snapshot *sn);
+const char *rp_snapshot_errmsg(const struct rp_snapshot *sn);
+
+size_t rp_snapshot_proc_count(const struct rp_snapshot *sn);
+/* Process @i (snapshot order).  Returns 0 or -RP_ERR_RANGE. */
+int rp_snapshot_proc(const struct rp_snapshot *sn, size_t i,
+		     struct rp_snap_proc_info *info);
+/* Process @pid.  Returns 0 or -RP_ERR_NOTFOUND. */
+int rp_snapshot_proc_by_pid(const struct rp_snapshot *sn, uint32_t pid,
+			    struct rp_snap_proc_info *info);
+/* Thread or mapping @i of process @pid.  0, -RP_ERR_NOTFOUND, -RP_ERR_RANGE. */
+int rp_snapshot_proc_thread(const struct rp_snapshot *sn, uint32_t pid,
+			    size_t i, struct rp_snap_thread_info *info);
+int rp_snapshot_proc_map(const struct rp_snapshot *sn, uint32_t pid,
+			 size_t i, struct rp_snap_map_info *info);
+/* Thread @tid at its end.  Returns 0 or -RP_ERR_NOTFOUND (not in it). */
+int rp_snapshot_thread(const struct rp_snapshot *sn, uint32_t tid,
+		       struct rp_snap_thread_info *info);
+
+/**
+ * rp_snapshot_read() - process @pid's memory at its end
+ *
+ * Copies from @addr on what the snapshot holds (RP_SNAP_DATA) and, with
+ * @images, what the image store holds for read-only file mappings.
+ * Returns the number of bytes copied from @addr on; it stops at the first
+ * byte it does not have.
+ */
+size_t rp_snapshot_read(struct rp_snapshot *sn, uint32_t pid, uint64_t addr,
+			void *buf, size_t len, bool images);
+
 #ifdef __cplusplus
 }
 #endif

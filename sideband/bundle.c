@@ -17,6 +17,7 @@
 #include "internal.h"
 
 #define SIDEBAND_FILE "sideband.sb"
+#define SNAPSHOT_FILE "snapshot.ptsnap"
 #define PRODUCER "ptrec " PTREC_VERSION
 #define IMAGE_MAX (1ull << 30)
 
@@ -29,6 +30,7 @@ struct sb_bundle {
 	struct sb_manifest *m;
 	struct sb_writer *sideband;
 	bool sideband_opened;
+	struct sb_snap_writer *snap;
 };
 
 static const char *const subdirs[] = { "pt", "regs", "truth", "images" };
@@ -288,6 +290,30 @@ static int list_file(struct sb_bundle *b, const char *rel, const char *kind,
 	return 0;
 }
 
+int sb_bundle_open_snapshot(struct sb_bundle *b, struct sb_snap_writer **w,
+			    struct sb_err *err)
+{
+	char path[4096];
+	int ret;
+
+	if (b->snap || b->m->snapshot)
+		return sb_fail(err, -EBUSY, "%s: snapshot already opened",
+			       b->dir);
+	if (sb_bundle_path(b, SNAPSHOT_FILE, path, sizeof(path)) < 0)
+		return sb_fail(err, -ENAMETOOLONG, "%s: path too long", b->dir);
+	ret = sb_snap_writer_open(&b->snap, path, err);
+	if (ret)
+		return ret;
+	b->m->snapshot = strdup(SNAPSHOT_FILE);
+	if (!b->m->snapshot) {
+		sb_snap_writer_abort(b->snap);
+		b->snap = NULL;
+		return sb_fail(err, -ENOMEM, "out of memory");
+	}
+	*w = b->snap;
+	return 0;
+}
+
 /* Optional per-thread files that were never written are dropped. */
 static int list_optional(struct sb_bundle *b, char **rel, const char *kind,
 			 struct sb_err *err)
@@ -326,12 +352,20 @@ int sb_bundle_finish(struct sb_bundle *b, struct sb_err *err)
 	b->sideband = NULL;
 	if (ret)
 		return ret;
+	if (b->snap) {
+		ret = sb_snap_writer_close(b->snap, err);
+		b->snap = NULL;
+		if (ret)
+			return ret;
+	}
 	for (i = 0; i < m->nfiles; i++) {
 		free(m->files[i].path);
 		free(m->files[i].kind);
 	}
 	m->nfiles = 0;
 	ret = list_file(b, m->sideband, "sideband", err);
+	if (!ret && m->snapshot)
+		ret = list_file(b, m->snapshot, "snapshot", err);
 	for (i = 0; !ret && i < m->nthreads; i++) {
 		ret = list_file(b, m->threads[i].pt, "pt", err);
 		if (ret == -ENOENT)
@@ -358,6 +392,7 @@ void sb_bundle_free(struct sb_bundle *b)
 	if (!b)
 		return;
 	sb_writer_close(b->sideband, NULL);
+	sb_snap_writer_abort(b->snap);
 	sb_manifest_free(b->m);
 	free(b->dir);
 	free(b);

@@ -56,6 +56,7 @@ void sb_manifest_free(struct sb_manifest *m)
 	free(m->argv);
 	free(m->cwd);
 	free(m->sideband);
+	free(m->snapshot);
 	for (i = 0; i < m->nprocs; i++)
 		free(m->procs[i].exe);
 	free(m->procs);
@@ -607,11 +608,12 @@ static int parse_root(const struct ctx *c, json_t *root, struct sb_manifest *m)
 	ret = get_u64(c, root, "format_version", true, UINT32_MAX, &version);
 	if (ret)
 		return ret;
-	if (version != SB_BUNDLE_VERSION)
+	if (version < SB_BUNDLE_VERSION_MIN || version > SB_BUNDLE_VERSION)
 		return sb_fail(c->err, -EPROTONOSUPPORT,
 			       "%s: bundle format version %" PRIu64
-			       ", this ptrec reads version %d; %s",
-			       c->name, version, SB_BUNDLE_VERSION,
+			       ", this ptrec reads versions %d to %d; %s",
+			       c->name, version, SB_BUNDLE_VERSION_MIN,
+			       SB_BUNDLE_VERSION,
 			       version > SB_BUNDLE_VERSION ?
 			       "upgrade ptrec to read it" :
 			       "re-record it or use the ptrec release that wrote it");
@@ -635,6 +637,8 @@ static int parse_root(const struct ctx *c, json_t *root, struct sb_manifest *m)
 		ret = get_u64(c, root, "stop_ns", false, UINT64_MAX, &m->stop_ns);
 	if (!ret)
 		ret = get_path(c, root, "sideband", true, &m->sideband);
+	if (!ret && version >= 2)
+		ret = get_path(c, root, "snapshot", false, &m->snapshot);
 	if (!ret)
 		ret = parse_procs(c, root, m);
 	if (!ret)
@@ -701,6 +705,8 @@ static int check_files(const struct sb_manifest *m, const char *dir,
 	int ret;
 
 	ret = check_listed(m, name, "sideband", m->sideband, err);
+	if (!ret)
+		ret = check_listed(m, name, "snapshot", m->snapshot, err);
 	for (i = 0; !ret && i < m->nthreads; i++) {
 		snprintf(field, sizeof(field), "threads[%zu].pt", i);
 		ret = check_listed(m, name, field, m->threads[i].pt, err);
@@ -855,6 +861,7 @@ static json_t *build(const struct sb_manifest *m)
 	bad |= set(root, "start_ns", u64_str(m->start_ns));
 	bad |= set(root, "stop_ns", u64_str(m->stop_ns));
 	bad |= set(root, "sideband", json_string(m->sideband));
+	bad |= set_opt(root, "snapshot", m->snapshot);
 
 	arr = json_array();
 	for (i = 0; arr && i < m->nprocs; i++) {
@@ -914,6 +921,8 @@ static int check_required(const struct sb_manifest *m, struct sb_err *err)
 			       "manifest: producer, backend and sideband are required");
 	if (!sb_path_is_safe(m->sideband))
 		return sb_fail(err, -EINVAL, "manifest: unsafe sideband path");
+	if (m->snapshot && !sb_path_is_safe(m->snapshot))
+		return sb_fail(err, -EINVAL, "manifest: unsafe snapshot path");
 	if (strlen(m->cpu.vendor) >= sizeof(m->cpu.vendor))
 		return sb_fail(err, -EINVAL, "manifest: cpu vendor too long");
 	for (i = 0; i < m->nthreads; i++) {

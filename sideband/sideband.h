@@ -29,8 +29,11 @@
 extern "C" {
 #endif
 
-/* The bundle format version this library reads and writes. */
-#define SB_BUNDLE_VERSION	1
+/* The bundle format version this library writes; it reads every version
+ * from SB_BUNDLE_VERSION_MIN on (version 1 has no snapshot part).
+ */
+#define SB_BUNDLE_VERSION	2
+#define SB_BUNDLE_VERSION_MIN	1
 
 /* A message describing the last failure. */
 struct sb_err {
@@ -287,6 +290,7 @@ struct sb_manifest {
 	uint64_t start_ns;		/* CLOCK_REALTIME */
 	uint64_t stop_ns;
 	char *sideband;
+	char *snapshot;			/* end-state snapshot, NULL if none */
 	struct sb_process *procs;
 	size_t nprocs;
 	struct sb_thread *threads;
@@ -492,6 +496,7 @@ int sb_truth_load(const char *path, uint64_t **ips, size_t *count,
 /* ---- writing a bundle -------------------------------------------------- */
 
 struct sb_bundle;
+struct sb_snap_writer;
 
 /**
  * sb_bundle_create() - start a new bundle directory
@@ -525,6 +530,16 @@ int sb_bundle_path(const struct sb_bundle *b, const char *rel, char *buf,
  * must not.  Errors as sb_writer_open(), and -EBUSY when already opened.
  */
 int sb_bundle_open_sideband(struct sb_bundle *b, struct sb_writer **w,
+			    struct sb_err *err);
+
+/**
+ * sb_bundle_open_snapshot() - start the bundle's snapshot part (once)
+ *
+ * The bundle owns the writer: sb_bundle_finish() closes it and lists the
+ * part, sb_bundle_free() abandons it.  Errors as sb_snap_writer_open(),
+ * -EBUSY when already opened.
+ */
+int sb_bundle_open_snapshot(struct sb_bundle *b, struct sb_snap_writer **w,
 			    struct sb_err *err);
 
 /**
@@ -592,6 +607,169 @@ int sb_image_key(const void *buf, size_t len, char *key, size_t keysz);
  * index cache MAC).
  */
 void sb_sha256(const void *buf, size_t len, uint8_t digest[32]);
+
+/* ---- the snapshot part ----------------------------------------------- */
+/*
+ * The end state (docs/bundle-format.md, "Snapshot"): per process its
+ * mappings with the contents of the writable and anonymous ones, its
+ * auxiliary vector, and per thread every register, where the recording
+ * ended.
+ */
+#define SB_SNAP_MAGIC		"PTRSNAP"	/* 8 bytes with its NUL */
+#define SB_SNAP_VERSION		1
+#define SB_SNAP_HEADER_SIZE	32
+/* Largest decompressed snapshot a reader accepts (its allocation bound). */
+#define SB_SNAP_RAW_MAX		(16ull << 30)
+/* The recorders' default --snapshot-limit (bytes of mapping contents). */
+#define SB_SNAP_DEFAULT_LIMIT	(1ull << 30)
+
+/* How a process's recording ended (struct sb_snap_proc.end). */
+enum sb_snap_end {
+	SB_SNAP_END_EXIT = 1,	/* exit/exit_group, at PTRACE_EVENT_EXIT */
+	SB_SNAP_END_SIGNAL,	/* a fatal signal, before it killed */
+	SB_SNAP_END_STOP,	/* --max-insns, SIGINT/SIGTERM to ptrec */
+	SB_SNAP_END_DETACH,	/* -p: ptrec detached */
+	SB_SNAP_END_EXEC,	/* the old image, at execve */
+};
+
+/* Where a mapping's bytes are (struct sb_snap_map.content). */
+enum sb_snap_content {
+	SB_SNAP_DATA = 0,	/* in the snapshot */
+	SB_SNAP_IMAGE,		/* a read-only file mapping: the image store */
+	SB_SNAP_OVER_LIMIT,	/* left out: --snapshot-limit */
+	SB_SNAP_UNREADABLE,	/* left out: no access (PROT_NONE, [vvar]) */
+};
+
+/* Mapping permissions (struct sb_snap_map.prot). */
+#define SB_SNAP_R	1u
+#define SB_SNAP_W	2u
+#define SB_SNAP_X	4u
+#define SB_SNAP_SHARED	8u
+
+#define SB_SNAP_SIGINFO_SIZE	128
+#define SB_SNAP_FPREGS_SIZE	512	/* struct user_fpregs_struct */
+#define SB_SNAP_XSTATE_MAX	(64u << 10)
+
+struct sb_snap_thread {
+	uint32_t tid;
+	uint32_t has_siginfo;		/* the thread a fatal signal hit */
+	uint64_t regs[27];		/* enum sb_reg order */
+	const uint8_t *fpregs;		/* NT_PRFPREG, NULL if unknown */
+	uint32_t fpregs_len;
+	uint32_t xstate_len;
+	const uint8_t *xstate;		/* NT_X86_XSTATE, NULL if unknown */
+	uint8_t siginfo[SB_SNAP_SIGINFO_SIZE];
+};
+
+struct sb_snap_map {
+	uint64_t start, end, pgoff;
+	uint32_t prot;			/* SB_SNAP_R | ... */
+	uint32_t content;		/* enum sb_snap_content */
+	const char *path;		/* "" for anonymous */
+	const uint8_t *data;		/* end - start bytes for SB_SNAP_DATA */
+};
+
+struct sb_snap_proc {
+	uint32_t pid, ppid;
+	uint32_t end;			/* enum sb_snap_end */
+	int32_t status;			/* signal number or exit status */
+	const char *exe;
+	const uint8_t *auxv;
+	uint32_t auxv_len;
+	struct sb_snap_thread *threads;
+	size_t nthreads;
+	struct sb_snap_map *maps;	/* sorted, not overlapping */
+	size_t nmaps;
+};
+
+struct sb_snapshot {
+	uint8_t *raw;			/* the decompressed part; owns the data */
+	size_t raw_len;
+	struct sb_snap_proc *procs;
+	size_t nprocs;
+};
+
+/**
+ * sb_snap_load() - read and check a snapshot part
+ *
+ * Reads the header, decompresses (zstd, with its checksum) and checks every
+ * record: sizes, a process before its threads and mappings, mappings in
+ * order and not overlapping, contents present exactly for SB_SNAP_DATA,
+ * the end record.  Allocates at most SB_SNAP_RAW_MAX plus the index.
+ *
+ * Returns 0, or with a message naming the file and the byte offset (in the
+ * file for the header and compressed data, in the decompressed data for
+ * records):
+ * -EBADMSG: truncated, damaged, or not a snapshot;
+ * -EPROTONOSUPPORT: another snapshot version;
+ * -EFBIG: over SB_SNAP_RAW_MAX; -ENOMEM; the errno of the file operation.
+ */
+int sb_snap_load(struct sb_snapshot **snap, const char *path,
+		 struct sb_err *err);
+
+/* As sb_snap_load() for a part held in memory; @name names it in messages. */
+int sb_snap_load_mem(struct sb_snapshot **snap, const void *buf, size_t len,
+		     const char *name, struct sb_err *err);
+
+void sb_snap_free(struct sb_snapshot *snap);
+
+/* Lookups; NULL when absent. */
+const struct sb_snap_proc *sb_snap_proc(const struct sb_snapshot *s,
+					uint32_t pid);
+const struct sb_snap_thread *sb_snap_thread(const struct sb_snapshot *s,
+					    uint32_t tid,
+					    const struct sb_snap_proc **proc);
+
+/**
+ * sb_snap_read_mem() - bytes of a process's memory from the snapshot
+ *
+ * Copies what SB_SNAP_DATA mappings hold of [@addr, @addr + @len).
+ * Returns the number of bytes copied from @addr on (stops at the first
+ * byte the snapshot does not hold).
+ */
+size_t sb_snap_read_mem(const struct sb_snap_proc *p, uint64_t addr,
+			void *buf, size_t len);
+
+/* Names for messages ("exit", "data", ...). */
+const char *sb_snap_end_name(uint32_t end);
+const char *sb_snap_content_name(uint32_t content);
+
+/* ---- writing ----------------------------------------------------------- */
+
+struct sb_snap_writer;
+
+/**
+ * sb_snap_writer_open() - start a snapshot part at @path
+ *
+ * Writes into "@path.tmp" and renames it to @path in
+ * sb_snap_writer_close(), so @path is whole or absent.  Returns 0, -ENOMEM
+ * or the errno of the file operation.
+ */
+int sb_snap_writer_open(struct sb_snap_writer **w, const char *path,
+			struct sb_err *err);
+
+/* Begins a process: its threads and mappings follow.  @exe may be NULL. */
+int sb_snap_writer_proc(struct sb_snap_writer *w,
+			const struct sb_snap_proc *p, struct sb_err *err);
+int sb_snap_writer_thread(struct sb_snap_writer *w,
+			  const struct sb_snap_thread *t, struct sb_err *err);
+/* @m->data is written for SB_SNAP_DATA; mappings in address order. */
+int sb_snap_writer_map(struct sb_snap_writer *w, const struct sb_snap_map *m,
+		       struct sb_err *err);
+
+/* Bytes of mapping contents written so far (before compression). */
+uint64_t sb_snap_writer_data_bytes(const struct sb_snap_writer *w);
+
+/**
+ * sb_snap_writer_close() - end record, flush, sync, rename into place
+ *
+ * Returns 0 or the first error (for example -ENOSPC); frees @w in every
+ * case.  On error the temporary file is removed.
+ */
+int sb_snap_writer_close(struct sb_snap_writer *w, struct sb_err *err);
+
+/* Abandons the part: removes the temporary file, frees @w. */
+void sb_snap_writer_abort(struct sb_snap_writer *w);
 
 #ifdef __cplusplus
 }

@@ -775,20 +775,22 @@ Test(manifest, unknown_format_name)
 	expect_bad("format", "1", "expected a string");
 }
 
-/* Versions other than 1 fail with -EPROTONOSUPPORT; newer asks to upgrade. */
+/* Versions other than 1 and 2 fail with -EPROTONOSUPPORT; newer asks to
+ * upgrade.
+ */
 Test(manifest, format_versions)
 {
 	static const struct {
 		const char *value;
 		const char *want;
 	} cases[] = {
-		{ "2", "upgrade ptrec" },
-		{ "\"2\"", "upgrade ptrec" },
+		{ "3", "upgrade ptrec" },
+		{ "\"3\"", "upgrade ptrec" },
 		{ "4294967295", "upgrade ptrec" },
 		{ "0", "version 0" },
 	};
 	static const char v2[] =
-		"{\"format\": \"ptrec-bundle\", \"format_version\": 2}";
+		"{\"format\": \"ptrec-bundle\", \"format_version\": 3}";
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

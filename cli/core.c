@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * `ptrec core BUNDLE [--pid PID] -o FILE`: the end state of a recorded
+ * process as a standard ELF core file, laid out as Linux's
+ * fs/binfmt_elf.c writes one (notes of the first thread: NT_PRSTATUS,
+ * NT_PRPSINFO, NT_SIGINFO, NT_AUXV, NT_FILE, NT_PRFPREG, NT_X86_XSTATE;
+ * then NT_PRSTATUS, NT_PRFPREG, NT_X86_XSTATE of every other thread; one
+ * PT_LOAD per mapping), so that GDB, eu-stack and eu-readelf read it as a
+ * kernel core dump.  Read-only file mappings are filled from the bundle's
+ * image store.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/procfs.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cli_args.h"
+#include "replay.h"
+
+#define PAGE 4096u
+#define CHUNK (1u << 20)
+
+#ifndef NT_SIGINFO
+#define NT_SIGINFO 0x53494749
+#endif
+#ifndef NT_FILE
+#define NT_FILE 0x46494c45
+#endif
+
+/* GDB's amd64 order (replay.h) to struct user_regs_struct's. */
+static const unsigned char greg_from[27] = {
+	15, 14, 13, 12, 6, 1, 11, 10, 9, 8, 0, 2, 3, 4, 5, 26,
+	16, 18, 17, 7, 19, 24, 25, 20, 21, 22, 23,
+};
+
+struct buf {
+	uint8_t *p;
+	size_t len, cap;
+	bool nomem;
+};
+
+static void put(struct buf *b, const void *src, size_t len)
+{
+	if (b->nomem)
+		return;
+	if (b->len + len > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		uint8_t *np;
+
+		while (cap < b->len + len)
+			cap *= 2;
+		np = realloc(b->p, cap);
+		if (!np) {
+			b->nomem = true;
+			return;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, src, len);
+	b->len += len;
+}
+
+static void pad4(struct buf *b)
+{
+	static const uint8_t z[4];
+
+	if (b->len % 4)
+		put(b, z, 4 - b->len % 4);
+}
+
+static void note(struct buf *b, const char *name, uint32_t type,
+		 const void *desc, size_t len)
+{
+	Elf64_Nhdr h = { .n_namesz = (Elf64_Word)strlen(name) + 1,
+			 .n_descsz = (Elf64_Word)len, .n_type = type };
+
+	put(b, &h, sizeof(h));
+	put(b, name, h.n_namesz);
+	pad4(b);
+	put(b, desc, len);
+	pad4(b);
+}
+
+static void thread_notes(struct buf *b, const struct rp_snap_thread_info *t,
+			 const struct rp_snap_proc_info *p, int sig,
+			 bool first, const void *psinfo, struct buf *nt_file)
+{
+	struct elf_prstatus st;
+	unsigned int i;
+
+	memset(&st, 0, sizeof(st));
+	st.pr_info.si_signo = sig;
+	st.pr_cursig = (short)sig;
+	st.pr_pid = (pid_t)t->tid;
+	st.pr_ppid = (pid_t)p->ppid;
+	st.pr_pgrp = (pid_t)p->pid;
+	st.pr_sid = (pid_t)p->pid;
+	for (i = 0; i < 27; i++)
+		st.pr_reg[i] = t->regs[greg_from[i]];
+	st.pr_fpvalid = t->fpregs ? 1 : 0;
+	note(b, "CORE", NT_PRSTATUS, &st, sizeof(st));
+	if (first) {
+		note(b, "CORE", NT_PRPSINFO, psinfo, sizeof(struct elf_prpsinfo));
+		if (t->siginfo)
+			note(b, "CORE", NT_SIGINFO, t->siginfo, 128);
+		if (p->auxv)
+			note(b, "CORE", NT_AUXV, p->auxv, p->auxv_len);
+		if (nt_file->len)
+			note(b, "CORE", NT_FILE, nt_file->p, nt_file->len);
+	}
+	if (t->fpregs)
+		note(b, "CORE", NT_PRFPREG, t->fpregs, t->fpregs_len);
+	if (t->xstate)
+		note(b, "LINUX", NT_X86_XSTATE, t->xstate, t->xstate_len);
+}
+
+static void fill_psinfo(struct elf_prpsinfo *ps,
+			const struct rp_snap_proc_info *p, int argc,
+			char **argv)
+{
+	const char *base = p->exe && strrchr(p->exe, '/') ?
+			   strrchr(p->exe, '/') + 1 : p->exe ? p->exe : "";
+	size_t off = 0;
+	int i;
+
+	memset(ps, 0, sizeof(*ps));
+	ps->pr_state = 0;
+	ps->pr_sname = 'R';
+	ps->pr_pid = (pid_t)p->pid;
+	ps->pr_ppid = (pid_t)p->ppid;
+	ps->pr_pgrp = (pid_t)p->pid;
+	ps->pr_sid = (pid_t)p->pid;
+	snprintf(ps->pr_fname, sizeof(ps->pr_fname), "%s", base);
+	for (i = 0; i < argc && off + 1 < sizeof(ps->pr_psargs); i++) {
+		int n = snprintf(ps->pr_psargs + off,
+				 sizeof(ps->pr_psargs) - off, "%s%s",
+				 i ? " " : "", argv[i]);
+
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+}
+
+/* NT_FILE: count, page size, (start, end, offset in pages), names. */
+static void fill_nt_file(struct buf *b, const struct rp_snapshot *sn,
+			 const struct rp_snap_proc_info *p)
+{
+	struct rp_snap_map_info mi;
+	struct buf names = { 0 };
+	uint64_t count = 0, page = PAGE;
+	size_t i;
+
+	for (i = 0; i < p->nmaps; i++)
+		if (!rp_snapshot_proc_map(sn, p->pid, i, &mi) &&
+		    mi.path[0] == '/')
+			count++;
+	put(b, &count, 8);
+	put(b, &page, 8);
+	for (i = 0; i < p->nmaps; i++) {
+		uint64_t v[3];
+
+		if (rp_snapshot_proc_map(sn, p->pid, i, &mi) ||
+		    mi.path[0] != '/')
+			continue;
+		v[0] = mi.start;
+		v[1] = mi.end;
+		v[2] = mi.pgoff / PAGE;
+		put(b, v, sizeof(v));
+		put(&names, mi.path, strlen(mi.path) + 1);
+	}
+	put(b, names.p, names.len);
+	b->nomem |= names.nomem;
+	free(names.p);
+}
+
+static int usage(FILE *f)
+{
+	fprintf(f, "usage: ptrec core BUNDLE [--pid PID] -o FILE\n"
+		"  an ELF core file of the state where the recording of the\n"
+		"  process ended (default: the first process of the snapshot)\n");
+	return f == stdout ? 0 : 2;
+}
+
+/* Fills a PT_LOAD's bytes; returns bytes present (0: none, p_filesz 0). */
+static uint64_t load_size(struct rp_snapshot *sn, uint32_t pid,
+			  const struct rp_snap_map_info *mi)
+{
+	uint8_t probe[1];
+
+	if (mi->content == RP_SNAP_DATA)
+		return mi->end - mi->start;
+	if (mi->content == RP_SNAP_IMAGE &&
+	    rp_snapshot_read(sn, pid, mi->start, probe, 1, true) == 1)
+		return mi->end - mi->start;
+	return 0;
+}
+
+static int write_core(struct rp_snapshot *sn,
+		      const struct rp_snap_proc_info *p, int argc, char **argv,
+		      FILE *f, const char *out)
+{
+	struct buf notes = { 0 }, ntf = { 0 };
+	struct rp_snap_thread_info t;
+	struct rp_snap_map_info mi;
+	struct elf_prpsinfo ps;
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	uint64_t off, *fsz;
+	uint8_t *chunk;
+	size_t i, first = 0, nload = p->nmaps;
+	int sig = p->end == 2 ? p->status : 0;
+	int ret = 0;
+
+	fill_psinfo(&ps, p, argc, argv);
+	fill_nt_file(&ntf, sn, p);
+	/* The thread a fatal signal hit goes first, as the kernel does. */
+	for (i = 0; i < p->nthreads; i++)
+		if (!rp_snapshot_proc_thread(sn, p->pid, i, &t) && t.siginfo)
+			first = i;
+	rp_snapshot_proc_thread(sn, p->pid, first, &t);
+	thread_notes(&notes, &t, p, sig, true, &ps, &ntf);
+	for (i = 0; i < p->nthreads; i++)
+		if (i != first &&
+		    !rp_snapshot_proc_thread(sn, p->pid, i, &t))
+			thread_notes(&notes, &t, p, sig, false, &ps, &ntf);
+	fsz = calloc(nload + 1, sizeof(*fsz));
+	chunk = malloc(CHUNK);
+	if (notes.nomem || ntf.nomem || !fsz || !chunk) {
+		fprintf(stderr, "ptrec core: out of memory\n");
+		ret = 1;
+		goto out;
+	}
+	memset(&eh, 0, sizeof(eh));
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_ident[EI_OSABI] = ELFOSABI_NONE;
+	eh.e_type = ET_CORE;
+	eh.e_machine = EM_X86_64;
+	eh.e_version = EV_CURRENT;
+	eh.e_phoff = sizeof(eh);
+	eh.e_ehsize = sizeof(eh);
+	eh.e_phentsize = sizeof(ph);
+	eh.e_phnum = (Elf64_Half)(1 + nload);
+	fwrite(&eh, sizeof(eh), 1, f);
+	off = sizeof(eh) + (1 + nload) * sizeof(ph);
+	memset(&ph, 0, sizeof(ph));
+	ph.p_type = PT_NOTE;
+	ph.p_offset = off;
+	ph.p_filesz = notes.len;
+	fwrite(&ph, sizeof(ph), 1, f);
+	off = (off + notes.len + PAGE - 1) / PAGE * PAGE;
+	for (i = 0; i < nload; i++) {
+		rp_snapshot_proc_map(sn, p->pid, i, &mi);
+		fsz[i] = load_size(sn, p->pid, &mi);
+		memset(&ph, 0, sizeof(ph));
+		ph.p_type = PT_LOAD;
+		ph.p_offset = off;
+		ph.p_vaddr = mi.start;
+		ph.p_memsz = mi.end - mi.start;
+		ph.p_filesz = fsz[i];
+		ph.p_flags = (mi.prot & 1 ? PF_R : 0) |
+			     (mi.prot & 2 ? PF_W : 0) |
+			     (mi.prot & 4 ? PF_X : 0);
+		ph.p_align = PAGE;
+		fwrite(&ph, sizeof(ph), 1, f);
+		off += fsz[i];
+	}
+	fwrite(notes.p, 1, notes.len, f);
+	/* Pad to the first page boundary after the notes. */
+	off = sizeof(eh) + (1 + nload) * sizeof(ph) + notes.len;
+	memset(chunk, 0, PAGE);
+	if (off % PAGE)
+		fwrite(chunk, 1, PAGE - off % PAGE, f);
+	for (i = 0; i < nload; i++) {
+		uint64_t a;
+
+		if (!fsz[i])
+			continue;
+		rp_snapshot_proc_map(sn, p->pid, i, &mi);
+		for (a = mi.start; a < mi.end; a += CHUNK) {
+			size_t n = mi.end - a < CHUNK ? mi.end - a : CHUNK;
+			size_t got = rp_snapshot_read(sn, p->pid, a, chunk, n,
+						      true);
+
+			memset(chunk + got, 0, n - got);
+			fwrite(chunk, 1, n, f);
+		}
+	}
+	if (fflush(f) || ferror(f)) {
+		fprintf(stderr, "ptrec core: %s: %s\n", out, strerror(errno));
+		ret = 1;
+	}
+out:
+	free(notes.p);
+	free(ntf.p);
+	free(fsz);
+	free(chunk);
+	return ret;
+}
+
+int cli_core(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rp_snap_proc_info p;
+	struct rp_snapshot *sn;
+	const char *out = NULL;
+	char **pargv = NULL;
+	long pid = 0;
+	FILE *f;
+	int c, ret, pargc = 0;
+
+	while ((c = getopt_long(argc, argv, "p:o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (cli_parse_tid("ptrec core", "--pid", optarg, &pid))
+				return 2;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			return usage(stdout);
+		default:
+			return usage(stderr);
+		}
+	}
+	if (optind + 1 != argc || !out)
+		return usage(stderr);
+	ret = rp_snapshot_open(&sn, argv[optind]);
+	if (ret) {
+		fprintf(stderr, "ptrec core: %s\n", rp_snapshot_errmsg(sn));
+		rp_snapshot_close(sn);
+		return 1;
+	}
+	ret = pid ? rp_snapshot_proc_by_pid(sn, (uint32_t)pid, &p) :
+		    rp_snapshot_proc(sn, 0, &p);
+	if (ret) {
+		if (pid)
+			fprintf(stderr, "ptrec core: %s: process %ld is not in the snapshot\n",
+				argv[optind], pid);
+		else
+			fprintf(stderr, "ptrec core: %s: the snapshot holds no process\n",
+				argv[optind]);
+		rp_snapshot_close(sn);
+		return 1;
+	}
+	if (!p.nthreads) {
+		fprintf(stderr, "ptrec core: %s: process %u has no thread in the snapshot\n",
+			argv[optind], p.pid);
+		rp_snapshot_close(sn);
+		return 1;
+	}
+	f = fopen(out, "we");
+	if (!f) {
+		fprintf(stderr, "ptrec core: %s: %s\n", out, strerror(errno));
+		rp_snapshot_close(sn);
+		return 1;
+	}
+	if (p.exe && p.exe[0]) {
+		pargv = (char **)&p.exe;
+		pargc = 1;
+	}
+	ret = write_core(sn, &p, pargc, pargv, f, out);
+	if (fclose(f) && !ret) {
+		fprintf(stderr, "ptrec core: %s: %s\n", out, strerror(errno));
+		ret = 1;
+	}
+	if (ret)
+		unlink(out);
+	rp_snapshot_close(sn);
+	return ret;
+}

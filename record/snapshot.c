@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Taking the end-state snapshot of a ptrace-stopped process, for every
+ * recorder: its mappings (the contents of the writable and anonymous ones,
+ * within --snapshot-limit), its auxiliary vector and every register of
+ * its threads, written into the bundle's snapshot part.  The recorders
+ * call rec_snap_take() where a process's recording ends.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "maps.h"
+#include "snapshot.h"
+
+#define CHUNK (1u << 20)
+#define PAGE 4096u
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void rec_snap_regs(uint64_t v[27], const struct user_regs_struct *r)
+{
+	const uint64_t g[27] = {
+		r->rax, r->rbx, r->rcx, r->rdx, r->rsi, r->rdi, r->rbp, r->rsp,
+		r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15,
+		r->rip, r->eflags, r->cs, r->ss, r->ds, r->es, r->fs, r->gs,
+		r->fs_base, r->gs_base, r->orig_rax,
+	};
+
+	memcpy(v, g, sizeof(g));
+}
+
+static int open_writer(struct rec_snap *s, struct sb_err *err)
+{
+	if (s->w)
+		return 0;
+	return sb_bundle_open_snapshot(s->b, &s->w, err);
+}
+
+/* Which bytes of @mp the snapshot holds. */
+static uint32_t content_of(const struct map *mp)
+{
+	if (!(mp->prot & PROT_READ) || !strcmp(mp->path, "[vvar]") ||
+	    !strcmp(mp->path, "[vsyscall]"))
+		return SB_SNAP_UNREADABLE;
+	if (map_is_file(mp) && !(mp->prot & PROT_WRITE) &&
+	    mp->mflags == MAP_PRIVATE)
+		return SB_SNAP_IMAGE;
+	return SB_SNAP_DATA;
+}
+
+/* Reads [start, end) through /proc/PID/mem; pages that cannot be read
+ * (beyond a file's end) stay zero.
+ */
+static void read_mem(int fd, uint64_t start, uint64_t end, uint8_t *buf)
+{
+	uint64_t a = start;
+
+	while (a < end) {
+		size_t n = end - a < CHUNK ? end - a : CHUNK;
+		ssize_t got = pread(fd, buf + (a - start), n, (off_t)a);
+
+		if (got == (ssize_t)n) {
+			a += n;
+			continue;
+		}
+		if (got > 0) {
+			a += (uint64_t)got;
+			continue;
+		}
+		memset(buf + (a - start), 0, PAGE);
+		a += PAGE;
+	}
+}
+
+static int take_thread(struct rec_snap *s, const struct rec_snap_thr *th,
+		       pid_t sig_tid, const siginfo_t *si, struct sb_err *err)
+{
+	struct sb_snap_thread t = { .tid = (uint32_t)th->tid };
+	struct user_regs_struct r;
+	static uint8_t fp[SB_SNAP_FPREGS_SIZE], xs[SB_SNAP_XSTATE_MAX];
+	struct iovec iov;
+
+	if (ptrace(PTRACE_GETREGS, th->tid, 0, &r) == 0)
+		rec_snap_regs(t.regs, &r);
+	else if (th->regs)
+		rec_snap_regs(t.regs, th->regs);	/* running in a syscall */
+	else
+		return 0;	/* nothing known: not in the snapshot */
+	iov = (struct iovec){ fp, sizeof(fp) };
+	if (ptrace(PTRACE_GETREGSET, th->tid, (void *)NT_PRFPREG, &iov) == 0) {
+		t.fpregs = fp;
+		t.fpregs_len = (uint32_t)iov.iov_len;
+	}
+	iov = (struct iovec){ xs, sizeof(xs) };
+	if (ptrace(PTRACE_GETREGSET, th->tid, (void *)NT_X86_XSTATE,
+		   &iov) == 0) {
+		t.xstate = xs;
+		t.xstate_len = (uint32_t)iov.iov_len;
+	}
+	if (si && th->tid == sig_tid) {
+		t.has_siginfo = 1;
+		memcpy(t.siginfo, si, sizeof(t.siginfo) < sizeof(*si) ?
+		       sizeof(t.siginfo) : sizeof(*si));
+	}
+	return sb_snap_writer_thread(s->w, &t, err);
+}
+
+static int read_small(const char *path, uint8_t **buf, size_t *len)
+{
+	size_t cap = 4096;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*buf = NULL;
+	*len = 0;
+	if (fd < 0)
+		return -errno;
+	*buf = malloc(cap);
+	while (*buf && (n = read(fd, *buf + *len, cap - *len)) > 0) {
+		*len += (size_t)n;
+		if (*len == cap) {
+			uint8_t *nb = realloc(*buf, cap * 2);
+
+			if (!nb) {
+				free(*buf);
+				*buf = NULL;
+				break;
+			}
+			*buf = nb;
+			cap *= 2;
+		}
+	}
+	close(fd);
+	return *buf ? 0 : -ENOMEM;
+}
+
+int rec_snap_take(struct rec_snap *s, const struct rec_snap_proc *rp,
+		  struct sb_err *err)
+{
+	struct sb_snap_proc p = { .pid = (uint32_t)rp->pid,
+				  .ppid = (uint32_t)rp->ppid,
+				  .end = rp->end, .status = rp->status };
+	char path[64], exe[4096];
+	struct maps ms = { 0 };
+	uint8_t *auxv = NULL, *buf = NULL;
+	size_t auxv_len = 0, i;
+	uint64_t t0 = mono_ns();
+	ssize_t n;
+	int fd, ret;
+
+	if (s->off)
+		return 0;
+	ret = open_writer(s, err);
+	if (ret)
+		return ret;
+	ret = maps_read(rp->pid, &ms);
+	if (ret) {
+		/* Gone already (killed): nothing to take. */
+		if (!s->quiet)
+			fprintf(stderr,
+				"ptrec record: snapshot: process %d: /proc/%d/maps: %s; no snapshot of it\n",
+				rp->pid, rp->pid, strerror(-ret));
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/exe", rp->pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	p.exe = exe;
+	snprintf(path, sizeof(path), "/proc/%d/auxv", rp->pid);
+	if (!read_small(path, &auxv, &auxv_len)) {
+		p.auxv = auxv;
+		p.auxv_len = (uint32_t)(auxv_len & ~15ul);
+	}
+	ret = sb_snap_writer_proc(s->w, &p, err);
+	for (i = 0; !ret && i < rp->nthreads; i++)
+		ret = take_thread(s, &rp->threads[i], rp->sig_tid, rp->si, err);
+	snprintf(path, sizeof(path), "/proc/%d/mem", rp->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	for (i = 0; !ret && i < ms.n; i++) {
+		const struct map *mp = &ms.v[i];
+		struct sb_snap_map m = {
+			.start = mp->start, .end = mp->end, .pgoff = mp->pgoff,
+			.path = mp->path, .content = content_of(mp),
+			.prot = (mp->prot & PROT_READ ? SB_SNAP_R : 0) |
+				(mp->prot & PROT_WRITE ? SB_SNAP_W : 0) |
+				(mp->prot & PROT_EXEC ? SB_SNAP_X : 0) |
+				(mp->mflags == MAP_SHARED ? SB_SNAP_SHARED : 0),
+		};
+		uint64_t len = mp->end - mp->start;
+
+		if (m.content == SB_SNAP_DATA && fd < 0)
+			m.content = SB_SNAP_UNREADABLE;
+		if (m.content == SB_SNAP_DATA && s->used + len > s->limit) {
+			m.content = SB_SNAP_OVER_LIMIT;
+			s->left_out += len;
+			if (!s->quiet)
+				fprintf(stderr,
+					"ptrec record: snapshot: process %d: 0x%" PRIx64 "-0x%" PRIx64 " %s (%" PRIu64 " bytes) left out: over --snapshot-limit %" PRIu64 "\n",
+					rp->pid, mp->start, mp->end,
+					mp->path[0] ? mp->path : "[anon]", len,
+					s->limit);
+		}
+		if (m.content == SB_SNAP_DATA) {
+			buf = malloc(len);
+			if (!buf) {
+				ret = sb_fail(err, -ENOMEM,
+					      "snapshot: out of memory for %" PRIu64 " bytes",
+					      len);
+				break;
+			}
+			read_mem(fd, mp->start, mp->end, buf);
+			m.data = buf;
+			s->used += len;
+		}
+		ret = sb_snap_writer_map(s->w, &m, err);
+		free(buf);
+		buf = NULL;
+	}
+	if (fd >= 0)
+		close(fd);
+	s->procs++;
+	s->ns += mono_ns() - t0;
+	maps_free(&ms);
+	free(auxv);
+	return ret;
+}

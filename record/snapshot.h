@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Private to record/: the end-state snapshot both recorders take
+ * (snapshot.c), written through the bundle's snapshot part.
+ */
+#ifndef PTREC_RECORD_SNAPSHOT_H
+#define PTREC_RECORD_SNAPSHOT_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include "sideband.h"
+
+/* The snapshots of one recording. */
+struct rec_snap {
+	struct sb_bundle *b;
+	struct sb_snap_writer *w;	/* opened at the first snapshot */
+	bool off;			/* --no-snapshot */
+	bool quiet;
+	uint64_t limit;			/* --snapshot-limit */
+	uint64_t used;			/* mapping bytes taken */
+	uint64_t left_out;		/* mapping bytes over the limit */
+	uint32_t procs;
+	uint64_t ns;			/* time spent taking them */
+};
+
+/* A thread to take; @regs, when not NULL, stands in for the registers of
+ * a thread that is not in a ptrace-stop (blocked in a system call).
+ */
+struct rec_snap_thr {
+	pid_t tid;
+	const struct user_regs_struct *regs;
+};
+
+struct rec_snap_proc {
+	pid_t pid, ppid;
+	uint32_t end;			/* enum sb_snap_end */
+	int32_t status;			/* exit status or signal */
+	const struct rec_snap_thr *threads;
+	size_t nthreads;
+	pid_t sig_tid;			/* the thread @si hit, for a crash */
+	const siginfo_t *si;
+};
+
+/*
+ * rec_snap_take() - snapshot a process whose threads are ptrace-stopped
+ *
+ * Mappings over @s->limit are listed as left out and said on stderr.
+ * Returns 0 (also when the process is gone: nothing is taken) or the
+ * error of writing the part (for example -ENOSPC), with a message.
+ */
+int rec_snap_take(struct rec_snap *s, const struct rec_snap_proc *p,
+		  struct sb_err *err);
+
+/* The general registers in enum sb_reg order. */
+void rec_snap_regs(uint64_t v[27], const struct user_regs_struct *r);
+
+#endif

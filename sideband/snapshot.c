@@ -1,0 +1,682 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The snapshot part (snapshot.ptsnap): the state of every process where
+ * its recording ended, so that the end of a history is as rich as a core
+ * file.  A 32-byte header, then one zstd frame (with its checksum) of
+ * records; docs/bundle-format.md is the specification.  Written through a
+ * temporary file renamed into place, so the part is whole or absent.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "internal.h"
+
+enum {
+	REC_PROC = 1,
+	REC_THREAD = 2,
+	REC_MAP = 3,
+	REC_END = 4,
+};
+
+#define REC_HDR 16		/* u32 type, u32 zero, u64 size */
+#define PROC_FIXED 24
+#define THREAD_FIXED (16 + 27 * 8 + SB_SNAP_SIGINFO_SIZE)
+#define MAP_FIXED 40
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+const char *sb_snap_end_name(uint32_t end)
+{
+	static const char *const n[] = { "?", "exit", "signal", "stop",
+					 "detach", "exec" };
+
+	return end < SB_ARRAY_SIZE(n) ? n[end] : "?";
+}
+
+const char *sb_snap_content_name(uint32_t content)
+{
+	static const char *const n[] = { "data", "image", "over-limit",
+					 "unreadable" };
+
+	return content < SB_ARRAY_SIZE(n) ? n[content] : "?";
+}
+
+/* ---- writer ----------------------------------------------------------- */
+
+struct sb_snap_writer {
+	char *path, *tmp;
+	FILE *f;
+	ZSTD_CCtx *cctx;
+	uint8_t *out;
+	size_t outsz;
+	uint64_t raw;
+	uint64_t data_bytes;
+	uint64_t nprocs;
+	int error;
+};
+
+static int w_fail(struct sb_snap_writer *w, struct sb_err *err, int code,
+		  const char *what)
+{
+	if (!w->error)
+		w->error = code;
+	return sb_fail(err, w->error, "%s: %s: %s", w->tmp, what,
+		       strerror(-w->error));
+}
+
+static int w_push(struct sb_snap_writer *w, const void *buf, size_t len,
+		  ZSTD_EndDirective mode, struct sb_err *err)
+{
+	ZSTD_inBuffer in = { buf, len, 0 };
+	size_t left;
+
+	if (w->error)
+		return sb_fail(err, w->error, "%s: an earlier write failed: %s",
+			       w->tmp, strerror(-w->error));
+	do {
+		ZSTD_outBuffer out = { w->out, w->outsz, 0 };
+
+		left = ZSTD_compressStream2(w->cctx, &out, &in, mode);
+		if (ZSTD_isError(left))
+			return w_fail(w, err, -EIO, ZSTD_getErrorName(left));
+		if (out.pos && fwrite(w->out, 1, out.pos, w->f) != out.pos)
+			return w_fail(w, err, errno ? -errno : -EIO, "write");
+	} while (mode == ZSTD_e_end ? left != 0 : in.pos < in.size);
+	w->raw += len;
+	return 0;
+}
+
+static const uint8_t zeros[8];
+
+static int w_rec(struct sb_snap_writer *w, uint32_t type, const void *fixed,
+		 size_t flen, const void *a, size_t alen, const void *b,
+		 size_t blen, struct sb_err *err)
+{
+	uint8_t h[REC_HDR] = { 0 };
+	uint64_t body = flen + alen + blen;
+	uint64_t size = REC_HDR + SB_ALIGN_UP(body, 8);
+	int ret;
+
+	put32(h, type);
+	put64(h + 8, size);
+	ret = w_push(w, h, sizeof(h), ZSTD_e_continue, err);
+	if (!ret && flen)
+		ret = w_push(w, fixed, flen, ZSTD_e_continue, err);
+	if (!ret && alen)
+		ret = w_push(w, a, alen, ZSTD_e_continue, err);
+	if (!ret && blen)
+		ret = w_push(w, b, blen, ZSTD_e_continue, err);
+	if (!ret && size - REC_HDR - body)
+		ret = w_push(w, zeros, size - REC_HDR - body, ZSTD_e_continue,
+			     err);
+	return ret;
+}
+
+int sb_snap_writer_open(struct sb_snap_writer **wp, const char *path,
+			struct sb_err *err)
+{
+	struct sb_snap_writer *w = calloc(1, sizeof(*w));
+	uint8_t hdr[SB_SNAP_HEADER_SIZE] = { 0 };
+
+	if (!w)
+		return sb_fail(err, -ENOMEM, "out of memory");
+	w->path = strdup(path);
+	if (w->path && asprintf(&w->tmp, "%s.tmp", path) < 0)
+		w->tmp = NULL;
+	w->outsz = ZSTD_CStreamOutSize();
+	w->out = malloc(w->outsz);
+	w->cctx = ZSTD_createCCtx();
+	if (!w->path || !w->tmp || !w->out || !w->cctx) {
+		sb_snap_writer_abort(w);
+		return sb_fail(err, -ENOMEM, "out of memory");
+	}
+	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, 1);
+	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
+	w->f = fopen(w->tmp, "wxe");
+	if (!w->f) {
+		int e = -errno;
+
+		free(w->tmp);
+		w->tmp = NULL;
+		sb_snap_writer_abort(w);
+		return sb_fail(err, e, "%s.tmp: %s", path, strerror(-e));
+	}
+	memcpy(hdr, SB_SNAP_MAGIC, 8);
+	put32(hdr + 8, SB_SNAP_VERSION);
+	if (fwrite(hdr, 1, sizeof(hdr), w->f) != sizeof(hdr)) {
+		int e = errno ? -errno : -EIO;
+
+		sb_fail(err, e, "%s: write: %s", w->tmp, strerror(-e));
+		sb_snap_writer_abort(w);
+		return e;
+	}
+	*wp = w;
+	return 0;
+}
+
+int sb_snap_writer_proc(struct sb_snap_writer *w,
+			const struct sb_snap_proc *p, struct sb_err *err)
+{
+	uint8_t f[PROC_FIXED] = { 0 };
+	const char *exe = p->exe ? p->exe : "";
+	size_t elen = strlen(exe) + 1;
+
+	put32(f, p->pid);
+	put32(f + 4, p->ppid);
+	put32(f + 8, p->end);
+	put32(f + 12, (uint32_t)p->status);
+	put32(f + 16, (uint32_t)elen);
+	put32(f + 20, p->auxv ? p->auxv_len : 0);
+	w->nprocs++;
+	return w_rec(w, REC_PROC, f, sizeof(f), exe, elen, p->auxv,
+		     p->auxv ? p->auxv_len : 0, err);
+}
+
+int sb_snap_writer_thread(struct sb_snap_writer *w,
+			  const struct sb_snap_thread *t, struct sb_err *err)
+{
+	uint8_t f[THREAD_FIXED] = { 0 };
+	uint32_t fl = t->fpregs ? t->fpregs_len : 0;
+	uint32_t xl = t->xstate ? t->xstate_len : 0;
+	unsigned int i;
+
+	if (xl > SB_SNAP_XSTATE_MAX || fl > SB_SNAP_XSTATE_MAX)
+		return sb_fail(err, -EINVAL, "%s: thread %u: register set too large",
+			       w->tmp, t->tid);
+	put32(f, t->tid);
+	put32(f + 4, t->has_siginfo ? 1 : 0);
+	put32(f + 8, fl);
+	put32(f + 12, xl);
+	for (i = 0; i < 27; i++)
+		put64(f + 16 + 8 * i, t->regs[i]);
+	memcpy(f + 16 + 27 * 8, t->siginfo, SB_SNAP_SIGINFO_SIZE);
+	return w_rec(w, REC_THREAD, f, sizeof(f), t->fpregs, fl, t->xstate, xl,
+		     err);
+}
+
+int sb_snap_writer_map(struct sb_snap_writer *w, const struct sb_snap_map *m,
+		       struct sb_err *err)
+{
+	uint8_t f[MAP_FIXED] = { 0 };
+	const char *path = m->path ? m->path : "";
+	size_t plen = SB_ALIGN_UP(strlen(path) + 1, 8);
+	uint64_t dlen = m->content == SB_SNAP_DATA ? m->end - m->start : 0;
+	char *pbuf;
+	int ret;
+
+	if (m->end <= m->start || (dlen && !m->data))
+		return sb_fail(err, -EINVAL, "%s: bad mapping 0x%" PRIx64 "-0x%"
+			       PRIx64, w->tmp, m->start, m->end);
+	pbuf = calloc(1, plen);
+	if (!pbuf)
+		return sb_fail(err, -ENOMEM, "out of memory");
+	strcpy(pbuf, path);
+	put64(f, m->start);
+	put64(f + 8, m->end);
+	put64(f + 16, m->pgoff);
+	put32(f + 24, m->prot);
+	put32(f + 28, m->content);
+	put32(f + 32, (uint32_t)plen);
+	ret = w_rec(w, REC_MAP, f, sizeof(f), pbuf, plen, m->data, dlen, err);
+	free(pbuf);
+	w->data_bytes += dlen;
+	return ret;
+}
+
+uint64_t sb_snap_writer_data_bytes(const struct sb_snap_writer *w)
+{
+	return w ? w->data_bytes : 0;
+}
+
+void sb_snap_writer_abort(struct sb_snap_writer *w)
+{
+	if (!w)
+		return;
+	if (w->f) {
+		fclose(w->f);
+		unlink(w->tmp);
+	}
+	ZSTD_freeCCtx(w->cctx);
+	free(w->out);
+	free(w->path);
+	free(w->tmp);
+	free(w);
+}
+
+int sb_snap_writer_close(struct sb_snap_writer *w, struct sb_err *err)
+{
+	uint8_t end[8], raw[8];
+	int ret;
+
+	if (!w)
+		return 0;
+	put64(end, w->nprocs);
+	ret = w_rec(w, REC_END, end, sizeof(end), NULL, 0, NULL, 0, err);
+	if (!ret)
+		ret = w_push(w, NULL, 0, ZSTD_e_end, err);
+	put64(raw, w->raw);
+	if (!ret && (fseek(w->f, 16, SEEK_SET) ||
+		     fwrite(raw, 1, 8, w->f) != 8 || fflush(w->f) ||
+		     fsync(fileno(w->f))))
+		ret = w_fail(w, err, errno ? -errno : -EIO, "write");
+	if (!ret) {
+		ret = fclose(w->f) ? -errno : 0;
+		w->f = NULL;
+		if (ret)
+			unlink(w->tmp);
+		else if (rename(w->tmp, w->path))
+			ret = -errno;
+		if (ret)
+			sb_fail(err, ret, "%s: %s", w->path, strerror(-ret));
+		else
+			sb_sync_parent(w->path);
+	}
+	sb_snap_writer_abort(w);
+	return ret;
+}
+
+/* ---- reader ----------------------------------------------------------- */
+
+struct rd {
+	const char *name;
+	struct sb_err *err;
+	struct sb_snapshot *s;
+};
+
+static int bad(struct rd *r, uint64_t off, const char *what)
+{
+	return sb_fail(r->err, -EBADMSG,
+		       "%s: snapshot byte offset %" PRIu64
+		       " (decompressed): %s", r->name, off, what);
+}
+
+static void *grow(void *v, size_t *n, size_t sz)
+{
+	void *nv;
+
+	if ((*n & (*n - 1)) == 0 || *n == 0) {
+		size_t cap = *n ? *n * 2 : 4;
+
+		nv = realloc(v, cap * sz);
+		if (!nv)
+			return NULL;
+		v = nv;
+	}
+	memset((char *)v + *n * sz, 0, sz);
+	(*n)++;
+	return v;
+}
+
+/* A NUL-terminated string of exactly @len bytes (NUL inside). */
+static bool str_ok(const uint8_t *p, size_t len)
+{
+	return len && memchr(p, 0, len) != NULL;
+}
+
+static int parse_proc(struct rd *r, const uint8_t *b, uint64_t len,
+		      uint64_t off)
+{
+	struct sb_snap_proc *p;
+	uint32_t elen, alen;
+	void *v;
+
+	if (len < PROC_FIXED)
+		return bad(r, off, "process record too short");
+	elen = get32(b + 16);
+	alen = get32(b + 20);
+	if ((uint64_t)PROC_FIXED + elen + alen > len || !str_ok(b + 24, elen))
+		return bad(r, off, "process record: lengths exceed the record");
+	if (alen % 16)
+		return bad(r, off, "process record: auxv is not whole pairs");
+	if (sb_snap_proc(r->s, get32(b)))
+		return bad(r, off, "process listed twice");
+	v = grow(r->s->procs, &r->s->nprocs, sizeof(*p));
+	if (!v)
+		return sb_fail(r->err, -ENOMEM, "out of memory");
+	r->s->procs = v;
+	p = &r->s->procs[r->s->nprocs - 1];
+	p->pid = get32(b);
+	p->ppid = get32(b + 4);
+	p->end = get32(b + 8);
+	p->status = (int32_t)get32(b + 12);
+	p->exe = (const char *)b + 24;
+	p->auxv = alen ? b + 24 + elen : NULL;
+	p->auxv_len = alen;
+	if (p->end < SB_SNAP_END_EXIT || p->end > SB_SNAP_END_EXEC)
+		return bad(r, off, "process record: unknown end kind");
+	return 0;
+}
+
+static int parse_thread(struct rd *r, struct sb_snap_proc *p,
+			const uint8_t *b, uint64_t len, uint64_t off)
+{
+	struct sb_snap_thread *t;
+	uint32_t fl, xl;
+	unsigned int i;
+	void *v;
+
+	if (len < THREAD_FIXED)
+		return bad(r, off, "thread record too short");
+	fl = get32(b + 8);
+	xl = get32(b + 12);
+	if (fl > SB_SNAP_XSTATE_MAX || xl > SB_SNAP_XSTATE_MAX ||
+	    (uint64_t)THREAD_FIXED + fl + xl > len)
+		return bad(r, off, "thread record: lengths exceed the record");
+	if (sb_snap_thread(r->s, get32(b), NULL))
+		return bad(r, off, "thread listed twice");
+	v = grow(p->threads, &p->nthreads, sizeof(*t));
+	if (!v)
+		return sb_fail(r->err, -ENOMEM, "out of memory");
+	p->threads = v;
+	t = &p->threads[p->nthreads - 1];
+	t->tid = get32(b);
+	t->has_siginfo = get32(b + 4) ? 1 : 0;
+	for (i = 0; i < 27; i++)
+		t->regs[i] = get64(b + 16 + 8 * i);
+	memcpy(t->siginfo, b + 16 + 27 * 8, SB_SNAP_SIGINFO_SIZE);
+	t->fpregs_len = fl;
+	t->fpregs = fl ? b + THREAD_FIXED : NULL;
+	t->xstate_len = xl;
+	t->xstate = xl ? b + THREAD_FIXED + fl : NULL;
+	return 0;
+}
+
+static int parse_map(struct rd *r, struct sb_snap_proc *p, const uint8_t *b,
+		     uint64_t len, uint64_t off)
+{
+	struct sb_snap_map *m;
+	uint64_t start, end, dlen;
+	uint32_t plen, content;
+	void *v;
+
+	if (len < MAP_FIXED)
+		return bad(r, off, "mapping record too short");
+	start = get64(b);
+	end = get64(b + 8);
+	content = get32(b + 28);
+	plen = get32(b + 32);
+	if (end <= start || (start | end) & 0xfff)
+		return bad(r, off, "mapping: not a page-aligned range");
+	if (content > SB_SNAP_UNREADABLE)
+		return bad(r, off, "mapping: unknown content kind");
+	dlen = content == SB_SNAP_DATA ? end - start : 0;
+	if (plen > len - MAP_FIXED || dlen > len - MAP_FIXED - plen ||
+	    !str_ok(b + MAP_FIXED, plen))
+		return bad(r, off, "mapping: contents exceed the record");
+	if (p->nmaps && p->maps[p->nmaps - 1].end > start)
+		return bad(r, off, "mapping overlaps or precedes the one before");
+	v = grow(p->maps, &p->nmaps, sizeof(*m));
+	if (!v)
+		return sb_fail(r->err, -ENOMEM, "out of memory");
+	p->maps = v;
+	m = &p->maps[p->nmaps - 1];
+	m->start = start;
+	m->end = end;
+	m->pgoff = get64(b + 16);
+	m->prot = get32(b + 24);
+	m->content = content;
+	m->path = (const char *)b + MAP_FIXED;
+	m->data = dlen ? b + MAP_FIXED + plen : NULL;
+	return 0;
+}
+
+static int parse(struct rd *r)
+{
+	struct sb_snapshot *s = r->s;
+	uint64_t off = 0;
+	struct sb_snap_proc *p = NULL;
+	int ret = 0;
+
+	while (!ret) {
+		const uint8_t *b = s->raw + off;
+		uint64_t size;
+		uint32_t type;
+
+		if (s->raw_len - off < REC_HDR)
+			return bad(r, off, "truncated: no end record");
+		type = get32(b);
+		size = get64(b + 8);
+		if (size < REC_HDR || size % 8 || size > s->raw_len - off)
+			return bad(r, off, "record size out of bounds");
+		switch (type) {
+		case REC_PROC:
+			ret = parse_proc(r, b + REC_HDR, size - REC_HDR, off);
+			p = ret ? NULL : &s->procs[s->nprocs - 1];
+			break;
+		case REC_THREAD:
+		case REC_MAP:
+			if (!p)
+				return bad(r, off, "thread or mapping before any process");
+			ret = type == REC_THREAD ?
+			      parse_thread(r, p, b + REC_HDR, size - REC_HDR,
+					   off) :
+			      parse_map(r, p, b + REC_HDR, size - REC_HDR,
+					off);
+			break;
+		case REC_END:
+			if (size < REC_HDR + 8 ||
+			    get64(b + REC_HDR) != s->nprocs)
+				return bad(r, off, "end record does not match the processes");
+			if (off + size != s->raw_len)
+				return bad(r, off + size, "data after the end record");
+			return 0;
+		default:
+			return bad(r, off, "unknown record type");
+		}
+		/* The process pointer moves when procs grows. */
+		if (!ret && type == REC_PROC)
+			p = &s->procs[s->nprocs - 1];
+		off += size;
+	}
+	return ret;
+}
+
+int sb_snap_load_mem(struct sb_snapshot **sp, const void *buf, size_t len,
+		     const char *name, struct sb_err *err)
+{
+	const uint8_t *h = buf;
+	struct rd r = { .name = name ? name : "snapshot", .err = err };
+	ZSTD_DCtx *d;
+	ZSTD_inBuffer in;
+	ZSTD_outBuffer out;
+	uint64_t raw;
+	size_t zr;
+	int ret;
+
+	*sp = NULL;
+	if (len < SB_SNAP_HEADER_SIZE)
+		return sb_fail(err, -EBADMSG,
+			       "%s: byte offset %zu: truncated header (%d bytes)",
+			       r.name, len, SB_SNAP_HEADER_SIZE);
+	if (memcmp(h, SB_SNAP_MAGIC, 8))
+		return sb_fail(err, -EBADMSG,
+			       "%s: byte offset 0: not a ptrec snapshot (bad magic)",
+			       r.name);
+	if (get32(h + 8) != SB_SNAP_VERSION)
+		return sb_fail(err, -EPROTONOSUPPORT,
+			       "%s: byte offset 8: snapshot version %u, this ptrec reads version %d; %s",
+			       r.name, get32(h + 8), SB_SNAP_VERSION,
+			       get32(h + 8) > SB_SNAP_VERSION ?
+			       "upgrade ptrec to read it" :
+			       "re-record it");
+	raw = get64(h + 16);
+	if (raw > SB_SNAP_RAW_MAX)
+		return sb_fail(err, -EFBIG,
+			       "%s: byte offset 16: %" PRIu64
+			       " bytes decompressed, over the %llu limit",
+			       r.name, raw, SB_SNAP_RAW_MAX);
+	r.s = calloc(1, sizeof(*r.s));
+	if (!r.s)
+		return sb_fail(err, -ENOMEM, "out of memory");
+	r.s->raw = malloc(raw ? raw : 1);
+	d = ZSTD_createDCtx();
+	if (!r.s->raw || !d) {
+		ZSTD_freeDCtx(d);
+		sb_snap_free(r.s);
+		return sb_fail(err, -ENOMEM, "out of memory (%" PRIu64
+			       " bytes for %s)", raw, r.name);
+	}
+	in = (ZSTD_inBuffer){ h + SB_SNAP_HEADER_SIZE,
+			      len - SB_SNAP_HEADER_SIZE, 0 };
+	out = (ZSTD_outBuffer){ r.s->raw, raw, 0 };
+	zr = 1;
+	while (in.pos < in.size && zr) {
+		size_t before_in = in.pos, before_out = out.pos;
+
+		zr = ZSTD_decompressStream(d, &out, &in);
+		if (ZSTD_isError(zr))
+			break;
+		if (in.pos == before_in && out.pos == before_out)
+			break;	/* output full, more input: too long */
+	}
+	ZSTD_freeDCtx(d);
+	r.s->raw_len = out.pos;
+	if (ZSTD_isError(zr)) {
+		ret = sb_fail(err, -EBADMSG,
+			      "%s: byte offset %zu: damaged compressed data: %s",
+			      r.name, SB_SNAP_HEADER_SIZE + in.pos,
+			      ZSTD_getErrorName(zr));
+	} else if (zr) {
+		ret = sb_fail(err, -EBADMSG,
+			      "%s: byte offset %zu: truncated compressed data (%zu of %" PRIu64 " bytes decompressed)",
+			      r.name, len, out.pos, raw);
+	} else if (out.pos != raw || in.pos != in.size) {
+		ret = sb_fail(err, -EBADMSG,
+			      "%s: byte offset %zu: decompressed size %zu differs from the header's %" PRIu64,
+			      r.name, SB_SNAP_HEADER_SIZE + in.pos, out.pos,
+			      raw);
+	} else {
+		ret = parse(&r);
+	}
+	if (ret) {
+		sb_snap_free(r.s);
+		return ret;
+	}
+	*sp = r.s;
+	return 0;
+}
+
+int sb_snap_load(struct sb_snapshot **sp, const char *path,
+		 struct sb_err *err)
+{
+	char *buf;
+	size_t len;
+	int ret;
+
+	*sp = NULL;
+	ret = sb_read_file(path, SB_SNAP_RAW_MAX, &buf, &len, err);
+	if (ret)
+		return ret;
+	ret = sb_snap_load_mem(sp, buf, len, path, err);
+	free(buf);
+	return ret;
+}
+
+void sb_snap_free(struct sb_snapshot *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nprocs; i++) {
+		free(s->procs[i].threads);
+		free(s->procs[i].maps);
+	}
+	free(s->procs);
+	free(s->raw);
+	free(s);
+}
+
+const struct sb_snap_proc *sb_snap_proc(const struct sb_snapshot *s,
+					uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; s && i < s->nprocs; i++)
+		if (s->procs[i].pid == pid)
+			return &s->procs[i];
+	return NULL;
+}
+
+const struct sb_snap_thread *sb_snap_thread(const struct sb_snapshot *s,
+					    uint32_t tid,
+					    const struct sb_snap_proc **proc)
+{
+	size_t i, j;
+
+	for (i = 0; s && i < s->nprocs; i++)
+		for (j = 0; j < s->procs[i].nthreads; j++)
+			if (s->procs[i].threads[j].tid == tid) {
+				if (proc)
+					*proc = &s->procs[i];
+				return &s->procs[i].threads[j];
+			}
+	return NULL;
+}
+
+size_t sb_snap_read_mem(const struct sb_snap_proc *p, uint64_t addr,
+			void *buf, size_t len)
+{
+	size_t done = 0, lo = 0, hi;
+
+	if (!p)
+		return 0;
+	while (done < len) {
+		uint64_t a = addr + done;
+		const struct sb_snap_map *m = NULL;
+		size_t n;
+
+		if (a < addr)
+			break;
+		/* Binary search: the mappings are sorted. */
+		lo = 0;
+		hi = p->nmaps;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (p->maps[mid].end <= a)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < p->nmaps && p->maps[lo].start <= a)
+			m = &p->maps[lo];
+		if (!m || m->content != SB_SNAP_DATA)
+			break;
+		n = m->end - a < len - done ? m->end - a : len - done;
+		memcpy((uint8_t *)buf + done, m->data + (a - m->start), n);
+		done += n;
+	}
+	return done;
+}
