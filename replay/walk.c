@@ -109,9 +109,8 @@ struct walk {
 	uint64_t tsc;
 	bool indexing;
 	/* indexing: PSB matching */
-	size_t psb_next;
-	uint64_t group_pos;
-	bool in_group;
+	size_t psb_next;	/* PSBs before this one are matched */
+	bool overshot;		/* a worker passed its end unseen */
 	bool expect_fup;
 	uint64_t fup_ip;
 	bool ckpt_added;	/* the pending match added a checkpoint */
@@ -308,33 +307,67 @@ static int add_gap(struct walk *w, int err, uint64_t ip)
 	return 0;
 }
 
-/* A status update: the decoder passed an in-stream PSB+. */
+/* The index of the last PSB at or before trace offset @off, or SIZE_MAX. */
+static size_t psb_at(const struct rp_thread *t, uint64_t off)
+{
+	size_t lo = 0, hi = t->npsbs, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (t->psbs[mid].offset <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? lo - 1 : SIZE_MAX;
+}
+
+/*
+ * A status update: the decoder passed an in-stream PSB+.  Which one is
+ * found by the decoder's trace offset, not by counting: libipt reports
+ * some PSB+ (those without a FUP, tracing off) with status updates too and
+ * others not at all, so counting them drifts (kAFL traces, issue #19).
+ */
 static int psb_passed(struct walk *w)
 {
 	struct rp_thread *t = w->t;
 	struct rp_ckpt c;
+	uint64_t off = 0;
+	size_t i;
 
-	if (!w->indexing || (w->in_group && w->group_pos == w->pos))
+	if (!w->indexing)
 		return 0;
-	w->in_group = true;
-	w->group_pos = w->pos;
-	while (w->psb_next < t->npsbs && !t->psbs[w->psb_next].fup)
-		w->psb_next++;
-	if (w->psb_next == t->npsbs)
+	if (w->bd)
+		pt_blk_get_offset(w->bd, &off);
+	else
+		pt_insn_get_offset(w->d, &off);
+	i = psb_at(t, off);
+	/* Before the first PSB, or one matched already (its other status
+	 * updates).
+	 */
+	if (i == SIZE_MAX || i < w->psb_next)
 		return 0;
-	if (w->psb_next >= w->stop_psb) {
+	w->psb_next = i + 1;
+	if (i > w->stop_psb) {
+		/* Passed the next worker's start without seeing it. */
+		w->overshot = true;
+		w->stopped = true;
+		return 0;
+	}
+	if (i == w->stop_psb) {
 		/* The next worker's range starts here. */
 		w->stopped = true;
 		return 0;
 	}
-	c.offset = t->psbs[w->psb_next].offset;
+	if (!t->psbs[i].fup)
+		return 0;
+	c.offset = t->psbs[i].offset;
 	c.insn = w->pos;
-	c.tsc = t->psbs[w->psb_next].tsc;
+	c.tsc = t->psbs[i].tsc;
 	c.sb_next = w->world.next;
 	c.gap = t->ngaps;
 	w->expect_fup = true;
-	w->fup_ip = t->psbs[w->psb_next].fup;
-	w->psb_next++;
+	w->fup_ip = t->psbs[i].fup;
 	/* The stream's first PSB is checkpoint 0 already. */
 	w->ckpt_added = !(*w->nckpts &&
 			  (*w->ckpts)[*w->nckpts - 1].offset == c.offset);
@@ -388,7 +421,6 @@ static int resync(struct walk *w)
 			 * the error skipped.
 			 */
 			w->psb_next = i;
-			w->in_group = false;
 			ret = rp_world_advance(&w->world, t->psbs[i].tsc);
 			if (!ret && w->world.changed)
 				ret = set_image(w);
@@ -503,7 +535,6 @@ static int run(struct walk *w, int status)
 			    w->ckpt_added)
 				drop_ckpt(w);
 		}
-		w->in_group = false;
 		ret = store(w, &insn);
 		if (ret)
 			return ret;
@@ -672,8 +703,16 @@ static int index_range(struct range *r)
 			break;
 		}
 		if (w.expect_fup && block.ninsn) {
+			/*
+			 * As run() does: a PSB+ whose FUP is not where decoding
+			 * resumes (tracing was off at the PSB, as in kAFL's
+			 * traces) is no checkpoint.  A worker's own first PSB
+			 * cannot be dropped: index in one piece then.
+			 */
 			w.expect_fup = false;
-			if (block.ip != w.fup_ip) {
+			if (block.ip != w.fup_ip && w.ckpt_added) {
+				drop_ckpt(&w);
+			} else if (block.ip != w.fup_ip) {
 				ret = 1;
 				break;
 			}
@@ -682,7 +721,6 @@ static int index_range(struct range *r)
 			/* Calls and returns end blocks (end_on_call). */
 			int cls = block_class(&w, &block);
 
-			w.in_group = false;
 			if (cls < 0)
 				r->nodepth = true;
 			else
@@ -712,7 +750,7 @@ static int index_range(struct range *r)
 	r->depth = w.depth;
 	r->stopped = w.stopped;
 	/* A range that should end at the next one's PSB but did not. */
-	if (!ret && r->stop_psb != SIZE_MAX && !w.stopped)
+	if (!ret && r->stop_psb != SIZE_MAX && (!w.stopped || w.overshot))
 		ret = 1;
 out:
 	free(w.cls);
