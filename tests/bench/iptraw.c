@@ -7,9 +7,11 @@
  * import raw's format ('PATH ADDRESS [FILE-OFFSET SIZE]' per line), through
  * libipt's section cache, as its own ptxed does.
  *
- *   iptraw PT[@SKIP] LIST [FAMILY/MODEL/STEPPING]
+ *   iptraw PT[@SKIP] LIST [FAMILY/MODEL/STEPPING [ADDRS]]
  *
- * Prints "N instructions, E errors" (the history ptrec must reproduce).
+ * Prints "N instructions, E errors" (the history ptrec must reproduce) and
+ * writes every instruction's address to ADDRS, one 0x... per line, as
+ * `ptrec insns --format=addr` does (tests/import/real.sh compares them).
  */
 #include <inttypes.h>
 #include <intel-pt.h>
@@ -80,6 +82,7 @@ int main(int argc, char **argv)
 	unsigned int fam, model, step;
 	char *at, *path;
 	size_t len, skip = 0;
+	FILE *addrs = NULL;
 	uint8_t *buf;
 	int status;
 
@@ -109,6 +112,13 @@ int main(int argc, char **argv)
 		cfg.cpu.stepping = (uint8_t)step;
 		pt_cpu_errata(&cfg.errata, &cfg.cpu);
 	}
+	if (argc > 4) {
+		addrs = fopen(argv[4], "w");
+		if (!addrs) {
+			perror(argv[4]);
+			return 1;
+		}
+	}
 	d = pt_insn_alloc_decoder(&cfg);
 	pt_insn_set_image(d, image);
 	status = pt_insn_sync_forward(d);
@@ -130,11 +140,18 @@ int main(int argc, char **argv)
 		if (status & pts_eos)
 			break;
 		status = pt_insn_next(d, &insn, sizeof(insn));
-		if (status >= 0)
+		if (status >= 0) {
 			insns++;
+			if (addrs)
+				fprintf(addrs, "0x%" PRIx64 "\n", insn.ip);
+		}
 	}
 	printf("%" PRIu64 " instructions, %" PRIu64 " errors\n", insns,
 	       errors);
+	if (addrs && fclose(addrs)) {
+		perror(argv[4]);
+		return 1;
+	}
 	pt_insn_free_decoder(d);
 	pt_image_free(image);
 	pt_iscache_free(isc);
