@@ -633,6 +633,7 @@ struct range {
 	size_t first_psb;	/* SIZE_MAX: from the stream's first sync */
 	size_t stop_psb;	/* SIZE_MAX: to the stream's end */
 	bool progress;
+	bool own_iscache;	/* one of several workers */
 	struct rp_ckpt *ckpts;
 	size_t nckpts;
 	struct rp_gap *gaps;
@@ -756,6 +757,7 @@ static int index_range(struct range *r)
 	struct rp_ckpt c0 = { 0 };
 	uint64_t trace_off, last_off = UINT64_MAX, stall = 0;
 	struct pt_config cfg;
+	struct pt_image_section_cache *isc;
 	struct pt_block block;
 	struct walk w;
 	int ret, status;
@@ -772,8 +774,16 @@ static int index_range(struct range *r)
 	w.stop_psb = r->stop_psb;
 	w.start_psb = r->first_psb;
 	rp_world_init(&w.world, s);
+	if (r->own_iscache) {
+		w.world.iscache = pt_iscache_alloc(NULL);
+		if (!w.world.iscache) {
+			rp_world_fini(&w.world);
+			return -RP_ERR_NOMEM;
+		}
+	}
 	ret = rp_world_advance(&w.world, start_tsc(t, r->first_psb));
 	if (ret) {
+		pt_iscache_free(w.world.iscache);
 		rp_world_fini(&w.world);
 		return ret;
 	}
@@ -906,7 +916,9 @@ static int index_range(struct range *r)
 		ret = 1;
 out:
 	free(w.cls);
+	isc = w.world.iscache;
 	walk_end(&w);
+	pt_iscache_free(isc);	/* after the image that uses it */
 	return ret;
 }
 
@@ -960,6 +972,7 @@ static size_t plan_ranges(struct rp_session *s, struct rp_thread *t,
 		r[i].s = s;
 		r[i].t = t;
 		r[i].stop_psb = i + 1 < k ? r[i + 1].first_psb : SIZE_MAX;
+		r[i].own_iscache = k > 1;
 	}
 	r[0].progress = true;
 	return k;
