@@ -364,6 +364,11 @@ $(BENCH_REPLAY): tests/bench/bench_replay.c tests/bench/iptloop.c \
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< \
 		tests/bench/iptloop.c $(LINK_REPLAY)
 
+IPTRAW := $(BUILD)/tests/bench/iptraw
+$(IPTRAW): tests/bench/iptraw.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< -lipt
+
 # Larger areas (the kernel module, importers, scale tools) keep their rules
 # in mk/*.mk, included here; each adds its suites to CHECK_EXTRA and its
 # benchmarks to BENCH_EXTRA.
@@ -372,9 +377,10 @@ BENCH_EXTRA :=
 include $(sort $(wildcard mk/*.mk))
 
 bench: all $(BUILD)/tests/bench/steploop $(BUILD)/tests/bench/workload \
-		$(BENCH_REPLAY) $(BENCH_EXTRA)
+		$(BENCH_REPLAY) $(IPTRAW) $(BENCH_EXTRA)
 	./scripts/bench-record $(BUILD)
 	./scripts/bench-replay $(BUILD)
+	./scripts/bench-real $(BUILD)
 
 # Unit tests again, built with AddressSanitizer and UBSan.
 asan:

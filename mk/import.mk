@@ -5,9 +5,11 @@ $(MKPT32): tests/tools/mkpt32.c
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -lipt
 
 .PHONY: import-test
-import-test: $(PTREC) $(PTREC_SERVER) $(PTCHECK) $(MKPT32)
+import-test: $(PTREC) $(PTREC_SERVER) $(PTCHECK) $(MKPT32) $(IPTRAW)
 	PTREC=$(CURDIR)/$(PTREC) PTCHECK=$(CURDIR)/$(PTCHECK) \
 		MKPT32=$(CURDIR)/$(MKPT32) sh tests/import/run.sh
+	PTREC=$(CURDIR)/$(PTREC) IPTRAW=$(CURDIR)/$(IPTRAW) \
+		sh tests/import/real.sh
 
 CHECK_EXTRA += import-test
 

@@ -208,6 +208,8 @@ int rp_world_advance(struct rp_world *w, uint64_t tsc)
 
 struct pt_image *rp_world_image(struct rp_world *w, uint32_t pid)
 {
+	struct pt_image_section_cache *isc = w->iscache ? w->iscache :
+					     w->s->iscache;
 	struct rp_aspace *as = as_get(w, pid);
 	struct pt_image *image = pt_image_alloc(NULL);
 	size_t i;
@@ -225,13 +227,13 @@ struct pt_image *rp_world_image(struct rp_world *w, uint32_t pid)
 		/* The cache hands back the same section for the same file
 		 * range, so rebuilding an image is cheap.
 		 */
-		isid = pt_iscache_add_file(w->s->iscache,
+		isid = pt_iscache_add_file(isc,
 					   w->s->images[mp->image].path,
 					   mp->pgoff, mp->end - mp->start,
 					   mp->start);
 		if (isid < 0)
 			continue;	/* beyond the file: no code bytes */
-		pt_image_add_cached(image, w->s->iscache, isid, NULL);
+		pt_image_add_cached(image, isc, isid, NULL);
 	}
 	w->changed = false;
 	return image;

@@ -136,6 +136,11 @@ struct rp_world {
 	size_t nas;
 	size_t next;		/* next record to apply */
 	bool changed;		/* since the last image build */
+	/* Where images get their sections: NULL for the session's; an
+	 * indexing worker's own, so workers do not contend for the
+	 * sections' locks.
+	 */
+	struct pt_image_section_cache *iscache;
 };
 
 void rp_world_init(struct rp_world *w, struct rp_session *s);

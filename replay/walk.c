@@ -109,15 +109,23 @@ struct walk {
 	uint64_t tsc;
 	bool indexing;
 	/* indexing: PSB matching */
-	size_t psb_next;
-	uint64_t group_pos;
-	bool in_group;
+	size_t psb_next;	/* PSBs before this one are matched */
+	bool overshot;		/* a worker passed its end unseen */
 	bool expect_fup;
 	uint64_t fup_ip;
 	bool ckpt_added;	/* the pending match added a checkpoint */
 	struct rp_ckpt **ckpts;	/* where checkpoints go: the thread's, or */
 	size_t *nckpts;		/* a parallel indexing worker's own */
 	size_t stop_psb;	/* a worker ends on reaching this PSB */
+	size_t start_psb;	/* a worker's first PSB (SIZE_MAX: none) */
+	size_t match_psb;	/* the PSB of the pending FUP check */
+	struct rp_gap **gaps;	/* where gaps go: the thread's, or */
+	size_t *ngaps;		/* a parallel indexing worker's own */
+	bool stop_at_error;	/* counting: stop at the first error */
+	bool count_depth;	/* counting: track the call depth */
+	int error;		/* counting: the error stopped at (libipt) */
+	uint64_t error_ip, error_off;
+	uint64_t resync_off;	/* counting: where it resynced (or ~0) */
 	bool stopped;
 	int64_t depth;		/* call depth, from the start of decoding */
 	int64_t seg_min;	/* lowest depth since the last checkpoint */
@@ -286,20 +294,18 @@ static void track_depth(struct walk *w, enum pt_insn_class iclass)
 		w->seg_min = w->depth;
 }
 
-static int add_gap(struct walk *w, int err, uint64_t ip)
+static int add_gap_at(struct walk *w, int err, uint64_t ip, uint64_t off)
 {
-	struct rp_thread *t = w->t;
 	struct rp_gap *v, *g;
-	uint64_t off = 0;
 
 	if (!w->indexing)
 		return 0;	/* recorded once, by the index pass */
-	v = realloc(t->gaps, (t->ngaps + 1) * sizeof(*v));
+	v = realloc(*w->gaps, (*w->ngaps + 1) * sizeof(*v));
 	if (!v)
 		return -RP_ERR_NOMEM;
-	t->gaps = v;
-	g = &t->gaps[t->ngaps++];
-	pt_insn_get_offset(w->d, &off);
+	*w->gaps = v;
+	g = &v[(*w->ngaps)++];
+	memset(g, 0, sizeof(*g));
 	g->before = w->pos;
 	g->reason = err == -pte_nomap ? RP_GAP_NOMAP : RP_GAP_DECODE;
 	g->ip = ip;
@@ -308,33 +314,76 @@ static int add_gap(struct walk *w, int err, uint64_t ip)
 	return 0;
 }
 
-/* A status update: the decoder passed an in-stream PSB+. */
+static int add_gap(struct walk *w, int err, uint64_t ip)
+{
+	uint64_t off = 0;
+
+	pt_insn_get_offset(w->d, &off);
+	return add_gap_at(w, err, ip, off);
+}
+
+/* The index of the last PSB at or before trace offset @off, or SIZE_MAX. */
+static size_t psb_at(const struct rp_thread *t, uint64_t off)
+{
+	size_t lo = 0, hi = t->npsbs, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (t->psbs[mid].offset <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? lo - 1 : SIZE_MAX;
+}
+
+/*
+ * A status update: the decoder passed an in-stream PSB+.  Which one is
+ * found by the decoder's trace offset, not by counting: libipt reports
+ * some PSB+ (those without a FUP, tracing off) with status updates too and
+ * others not at all, so counting them drifts (kAFL traces, issue #19).
+ */
 static int psb_passed(struct walk *w)
 {
 	struct rp_thread *t = w->t;
 	struct rp_ckpt c;
+	uint64_t off = 0;
+	size_t i;
 
-	if (!w->indexing || (w->in_group && w->group_pos == w->pos))
+	if (!w->indexing)
 		return 0;
-	w->in_group = true;
-	w->group_pos = w->pos;
-	while (w->psb_next < t->npsbs && !t->psbs[w->psb_next].fup)
-		w->psb_next++;
-	if (w->psb_next == t->npsbs)
+	if (w->bd)
+		pt_blk_get_offset(w->bd, &off);
+	else
+		pt_insn_get_offset(w->d, &off);
+	i = psb_at(t, off);
+	/* Before the first PSB, or one matched already (its other status
+	 * updates).
+	 */
+	if (i == SIZE_MAX || i < w->psb_next)
 		return 0;
-	if (w->psb_next >= w->stop_psb) {
+	w->psb_next = i + 1;
+	if (i > w->stop_psb) {
+		/* Passed the next worker's start without seeing it. */
+		w->overshot = true;
+		w->stopped = true;
+		return 0;
+	}
+	if (i == w->stop_psb) {
 		/* The next worker's range starts here. */
 		w->stopped = true;
 		return 0;
 	}
-	c.offset = t->psbs[w->psb_next].offset;
+	if (!t->psbs[i].fup)
+		return 0;
+	c.offset = t->psbs[i].offset;
 	c.insn = w->pos;
-	c.tsc = t->psbs[w->psb_next].tsc;
+	c.tsc = t->psbs[i].tsc;
 	c.sb_next = w->world.next;
-	c.gap = t->ngaps;
+	c.gap = *w->ngaps;
 	w->expect_fup = true;
-	w->fup_ip = t->psbs[w->psb_next].fup;
-	w->psb_next++;
+	w->match_psb = i;
+	w->fup_ip = t->psbs[i].fup;
 	/* The stream's first PSB is checkpoint 0 already. */
 	w->ckpt_added = !(*w->nckpts &&
 			  (*w->ckpts)[*w->nckpts - 1].offset == c.offset);
@@ -388,7 +437,6 @@ static int resync(struct walk *w)
 			 * the error skipped.
 			 */
 			w->psb_next = i;
-			w->in_group = false;
 			ret = rp_world_advance(&w->world, t->psbs[i].tsc);
 			if (!ret && w->world.changed)
 				ret = set_image(w);
@@ -486,6 +534,16 @@ static int run(struct walk *w, int status)
 			stall = 0;
 			if (status == -pte_eos || !resyncs--)
 				break;
+			if (w->stop_at_error) {
+				w->error = status;
+				w->error_ip = insn.ip;
+				pt_insn_get_offset(w->d, &w->error_off);
+				w->resync_off = UINT64_MAX;
+				if (pt_insn_sync_forward(w->d) >= 0)
+					pt_insn_get_sync_offset(w->d,
+								&w->resync_off);
+				break;
+			}
 			ret = add_gap(w, status, insn.ip);
 			if (ret)
 				return ret;
@@ -503,12 +561,11 @@ static int run(struct walk *w, int status)
 			    w->ckpt_added)
 				drop_ckpt(w);
 		}
-		w->in_group = false;
 		ret = store(w, &insn);
 		if (ret)
 			return ret;
 		w->pos++;
-		if (w->indexing)
+		if (w->indexing || w->count_depth)
 			track_depth(w, insn.iclass);
 		if (w->indexing && w->s->progress && !(w->pos & 0xffff)) {
 			uint64_t off = 0;
@@ -534,7 +591,10 @@ static int walk_begin(struct walk *w, struct rp_session *s,
 	w->end = UINT64_MAX;
 	w->ckpts = &t->ckpts;
 	w->nckpts = &t->nckpts;
+	w->gaps = &t->gaps;
+	w->ngaps = &t->ngaps;
 	w->stop_psb = SIZE_MAX;
+	w->start_psb = SIZE_MAX;
 	rp_world_init(&w->world, s);
 	ret = rp_world_seek(&w->world, sb_next);
 	if (ret)
@@ -573,8 +633,11 @@ struct range {
 	size_t first_psb;	/* SIZE_MAX: from the stream's first sync */
 	size_t stop_psb;	/* SIZE_MAX: to the stream's end */
 	bool progress;
+	bool own_iscache;	/* one of several workers */
 	struct rp_ckpt *ckpts;
 	size_t nckpts;
+	struct rp_gap *gaps;
+	size_t ngaps;
 	uint64_t insns, tsc;
 	int64_t depth;		/* call depth at its end, from its start */
 	bool nodepth;		/* a block without instruction class */
@@ -594,6 +657,99 @@ static uint64_t start_tsc(const struct rp_thread *t, size_t psb)
 	return psb < t->npsbs ? t->psbs[psb].tsc : 0;
 }
 
+/*
+ * The block decoder failed in the segment that starts at the last
+ * checkpoint.  libipt's two decoders may stop at different instructions
+ * on damaged input, and segments are materialized with the instruction
+ * decoder, so that one decodes this segment again, to its first error, and
+ * resyncs as it will when materializing: the index then counts what the
+ * segment will hold, by construction, and the block decoder goes on from
+ * the same PSB.  Only damaged segments are decoded twice.  Returns 1 when
+ * the decoders disagree beyond repair (index in one piece with pt_insn).
+ */
+static int count_to_error(struct walk *bw, uint64_t *resync_off)
+{
+	const struct rp_thread *t = bw->t;
+	const struct rp_ckpt *c = &(*bw->ckpts)[*bw->nckpts - 1];
+	struct walk cw;
+	int ret, status;
+
+	ret = walk_begin(&cw, bw->s, bw->t, c->sb_next);
+	if (ret) {
+		walk_end(&cw);
+		return ret;
+	}
+	cw.pos = c->insn;
+	cw.depth = c->depth;
+	cw.seg_min = c->depth;
+	cw.stop_at_error = true;
+	cw.count_depth = true;
+	status = pt_insn_sync_set(cw.d, c->offset);
+	ret = status < 0 ? 1 : run(&cw, status);
+	walk_end(&cw);
+	if (ret)
+		return ret;
+	/* No error (the decoders disagree), or one past the worker's end. */
+	if (!cw.error || (bw->stop_psb < t->npsbs &&
+			  cw.resync_off > t->psbs[bw->stop_psb].offset))
+		return 1;
+	bw->pos = cw.pos;
+	bw->depth = cw.depth;
+	bw->seg_min = cw.seg_min;
+	bw->expect_fup = false;
+	*resync_off = cw.resync_off;
+	return add_gap_at(bw, cw.error, cw.error_ip, cw.error_off);
+}
+
+/* A gap where code is missing, then the block decoder's own resync. */
+static int nomap_gap(struct walk *w, uint64_t ip, uint64_t *resync_off)
+{
+	uint64_t off = 0;
+	int ret;
+
+	pt_blk_get_offset(w->bd, &off);
+	ret = add_gap_at(w, -pte_nomap, ip, off);
+	w->expect_fup = false;
+	*resync_off = UINT64_MAX;
+	if (!ret && pt_blk_sync_forward(w->bd) >= 0)
+		pt_blk_get_sync_offset(w->bd, resync_off);
+	return ret;
+}
+
+/* The block decoder after an error: on at @off, a checkpoint there; its
+ * libipt status in @status.
+ */
+static int resync_blocks(struct walk *w, uint64_t off, int *status)
+{
+	const struct rp_thread *t = w->t;
+	size_t i = psb_at(t, off);
+	struct rp_ckpt c = { 0 };
+	int ret;
+
+	if (i == SIZE_MAX || t->psbs[i].offset != off)
+		return 1;
+	if (i >= w->stop_psb) {
+		/* The next worker's range starts there. */
+		w->stopped = true;
+		w->overshot = i > w->stop_psb;
+		return 0;
+	}
+	*status = pt_blk_sync_set(w->bd, off);
+	if (*status < 0)
+		return 1;
+	w->psb_next = i;
+	ret = rp_world_advance(&w->world, t->psbs[i].tsc);
+	if (!ret && w->world.changed)
+		ret = set_image(w);
+	if (ret)
+		return ret;
+	c.offset = off;
+	c.insn = w->pos;
+	c.tsc = t->psbs[i].tsc;
+	c.sb_next = w->world.next;
+	return add_ckpt(w, &c);
+}
+
 static int index_range(struct range *r)
 {
 	struct rp_session *s = r->s;
@@ -601,6 +757,7 @@ static int index_range(struct range *r)
 	struct rp_ckpt c0 = { 0 };
 	uint64_t trace_off, last_off = UINT64_MAX, stall = 0;
 	struct pt_config cfg;
+	struct pt_image_section_cache *isc;
 	struct pt_block block;
 	struct walk w;
 	int ret, status;
@@ -612,10 +769,21 @@ static int index_range(struct range *r)
 	w.indexing = true;
 	w.ckpts = &r->ckpts;
 	w.nckpts = &r->nckpts;
+	w.gaps = &r->gaps;
+	w.ngaps = &r->ngaps;
 	w.stop_psb = r->stop_psb;
+	w.start_psb = r->first_psb;
 	rp_world_init(&w.world, s);
+	if (r->own_iscache) {
+		w.world.iscache = pt_iscache_alloc(NULL);
+		if (!w.world.iscache) {
+			rp_world_fini(&w.world);
+			return -RP_ERR_NOMEM;
+		}
+	}
 	ret = rp_world_advance(&w.world, start_tsc(t, r->first_psb));
 	if (ret) {
+		pt_iscache_free(w.world.iscache);
 		rp_world_fini(&w.world);
 		return ret;
 	}
@@ -654,7 +822,8 @@ static int index_range(struct range *r)
 	}
 	ret = add_ckpt(&w, &c0);
 	while (!ret) {
-		status = events(&w, status);
+		if (status >= 0)
+			status = events(&w, status);
 		if (w.err) {
 			ret = w.err;
 			break;
@@ -663,17 +832,48 @@ static int index_range(struct range *r)
 			break;
 		if (status >= 0 && (status & pts_eos))
 			break;
-		if (status >= 0)
+		if (status >= 0) {
+			memset(&block, 0, sizeof(block));
 			status = pt_blk_next(w.bd, &block, sizeof(block));
+		}
 		if (status == -pte_eos)
 			break;
 		if (status < 0) {
-			ret = 1;
-			break;
+			uint64_t off = UINT64_MAX;
+
+			stall = 0;
+			last_off = UINT64_MAX;
+			/*
+			 * Code missing where decoding goes next: both decoders
+			 * stop before that instruction, having read the same
+			 * packets (checked on real traces, tests/import; a
+			 * segment that disagrees is refused when it
+			 * materializes).  Any other error: count_to_error().
+			 */
+			if (status == -pte_nomap && !block.ninsn)
+				ret = nomap_gap(&w, block.ip, &off);
+			else
+				ret = count_to_error(&w, &off);
+			if (!ret && off == UINT64_MAX)
+				break;	/* the end of the stream */
+			if (!ret)
+				ret = resync_blocks(&w, off, &status);
+			if (w.stopped)
+				break;
+			continue;
 		}
 		if (w.expect_fup && block.ninsn) {
+			/*
+			 * As run() does: a PSB+ whose FUP is not where decoding
+			 * resumes (tracing was off at the PSB, as in kAFL's
+			 * traces) is no checkpoint.  A worker's own first PSB
+			 * cannot be dropped: index in one piece then.
+			 */
 			w.expect_fup = false;
-			if (block.ip != w.fup_ip) {
+			if (block.ip != w.fup_ip && w.ckpt_added) {
+				drop_ckpt(&w);
+			} else if (block.ip != w.fup_ip &&
+				   w.match_psb == w.start_psb) {
 				ret = 1;
 				break;
 			}
@@ -682,7 +882,6 @@ static int index_range(struct range *r)
 			/* Calls and returns end blocks (end_on_call). */
 			int cls = block_class(&w, &block);
 
-			w.in_group = false;
 			if (cls < 0)
 				r->nodepth = true;
 			else
@@ -694,8 +893,9 @@ static int index_range(struct range *r)
 		stall = trace_off == last_off ? stall + block.ninsn : 0;
 		last_off = trace_off;
 		if (stall > STALL_LIMIT) {
-			ret = 1;
-			break;
+			/* A gap, as the instruction decoder's stall check. */
+			status = -pte_bad_insn;
+			continue;
 		}
 		if (r->progress && s->progress &&
 		    (w.pos >> 16) != ((w.pos - block.ninsn) >> 16)) {
@@ -712,11 +912,13 @@ static int index_range(struct range *r)
 	r->depth = w.depth;
 	r->stopped = w.stopped;
 	/* A range that should end at the next one's PSB but did not. */
-	if (!ret && r->stop_psb != SIZE_MAX && !w.stopped)
+	if (!ret && r->stop_psb != SIZE_MAX && (!w.stopped || w.overshot))
 		ret = 1;
 out:
 	free(w.cls);
+	isc = w.world.iscache;
 	walk_end(&w);
+	pt_iscache_free(isc);	/* after the image that uses it */
 	return ret;
 }
 
@@ -770,6 +972,7 @@ static size_t plan_ranges(struct rp_session *s, struct rp_thread *t,
 		r[i].s = s;
 		r[i].t = t;
 		r[i].stop_psb = i + 1 < k ? r[i + 1].first_psb : SIZE_MAX;
+		r[i].own_iscache = k > 1;
 	}
 	r[0].progress = true;
 	return k;
@@ -783,12 +986,23 @@ static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 	int64_t dbase = 0;
 	bool nodepth = false;
 	struct rp_ckpt *v;
+	struct rp_gap *g;
+	size_t ngaps = 0;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		total += r[i].nckpts;
+		ngaps += r[i].ngaps;
+	}
 	v = malloc(total * sizeof(*v));
-	if (!v)
+	g = malloc((ngaps ? ngaps : 1) * sizeof(*g));
+	if (!v || !g) {
+		free(v);
+		free(g);
 		return -RP_ERR_NOMEM;
+	}
+	free(t->gaps);
+	t->gaps = g;
+	t->ngaps = 0;
 	free(t->ckpts);
 	t->ckpts = v;
 	t->nckpts = 0;
@@ -798,6 +1012,10 @@ static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 			v[t->nckpts].depth += dbase;
 			v[t->nckpts].dmin += dbase;
 			v[t->nckpts++].insn += base;
+		}
+		for (j = 0; j < r[i].ngaps; j++) {
+			g[t->ngaps] = r[i].gaps[j];
+			g[t->ngaps++].before += base;
 		}
 		base += r[i].insns;
 		dbase += r[i].depth;
@@ -834,8 +1052,10 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 	}
 	if (!ret)
 		ret = merge_ranges(t, r, n);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		free(r[i].ckpts);
+		free(r[i].gaps);
+	}
 	/* Ranges that do not join up: index it in one piece. */
 	if (ret > 0 && n > 1) {
 		struct range one = { .s = s, .t = t, .first_psb = SIZE_MAX,
@@ -845,6 +1065,7 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 		if (!ret)
 			ret = merge_ranges(t, &one, 1);
 		free(one.ckpts);
+		free(one.gaps);
 	}
 	return ret;
 }

@@ -1,0 +1,69 @@
+#!/bin/sh
+# Real hardware traces through import + replay (issue #19): libxdc's kAFL
+# guest traces (many PSB+ without a FUP, tracing off) and DynamoRIO's
+# simple-glibc stream with a code page withheld (a decode error in every
+# copy).  Each history must equal, address for address and gap for gap,
+# what a plain libipt instruction-decoder loop (tests/bench/iptraw) decodes,
+# with the counts documented in shared/testdata/real-pt/README.md, on one
+# index worker and on two.
+set -u
+: "${PTREC:?}" "${IPTRAW:?}"
+here=$(cd "$(dirname "$0")" && pwd)
+testlib_dir=$here/..
+. "$testlib_dir/lib.sh"
+tap_begin import-real
+find_real_pt
+if [ -z "$real" ] || [ ! -d "$real/../libxdc" ]; then
+	echo "not ok 1 - real hardware traces not found (set PTREC_TESTDATA to shared/testdata)"
+	exit 1
+fi
+x=$(cd "$real/../libxdc" && pwd)
+g=$(cd "$real/simple-glibc" && pwd)
+pages() {
+	od -An -v -t x8 -w8 "$1/data.addr" |
+		awk -v d="$1/data.dump" '{ printf "%s 0x%s %d 4096\n", d, $1, (NR - 1) * 4096 }'
+}
+
+# real NAME PT LIST CPU INSNS GAPS: import, then per worker count the
+# history and compare it with the plain loop's.
+real_trace() {
+	name=$1 pt=$2 list=$3 cpu=$4 want=$5 gaps=$6
+	"$IPTRAW" "$pt" "$list" "$cpu" "$tmp/want" >"$tmp/base" 2>&1 &&
+		grep -q "^$want instructions, $gaps errors" "$tmp/base" &&
+		ok "$name: the plain libipt loop decodes $want instructions, $gaps errors" ||
+		bad "$name: plain libipt loop: $(cat "$tmp/base")"
+	for w in 1 2; do
+		rm -rf "$tmp/b"
+		"$PTREC" import raw -o "$tmp/b" --pt "$pt" --images "$list" \
+			--cpu "$cpu" 2>"$tmp/log" &&
+		PTREC_INDEX_THREADS=$w "$PTREC" info "$tmp/b" >"$tmp/info" 2>&1 &&
+		grep -q "^total: *$want instructions, $gaps gap" "$tmp/info" &&
+			ok "$name, $w worker(s): ptrec info counts $want instructions, $gaps gaps" ||
+			bad "$name, $w worker(s): $(tail -1 "$tmp/info")"
+		"$PTREC" insns "$tmp/b" --format=addr >"$tmp/got" 2>"$tmp/log" &&
+			cmp -s "$tmp/want" "$tmp/got" &&
+			ok "$name, $w worker(s): ptrec insns lists the plain loop's addresses" ||
+			bad "$name, $w worker(s): ptrec insns differs ($(wc -l <"$tmp/got") lines; $(tail -1 "$tmp/log"))"
+	done
+}
+
+pages "$x/Unzip" >"$tmp/unzip.list"
+real_trace Unzip "$x/Unzip/trace" "$tmp/unzip.list" 6/94/3 149576 0
+pages "$x/mruby" >"$tmp/mruby.list"
+real_trace mruby "$x/mruby/trace" "$tmp/mruby.list" 6/94/3 6334131 0
+
+# simple-glibc x20, its text (0x401000-0x487fb1, file offset 0x1000) without
+# the page at 0x440000: the plain loop stops 47,233 instructions into each
+# copy and resyncs at the next copy's PSB.
+printf '%s 0x401000 4096 %d\n%s 0x441000 %d %d\n' "$g/hello" $((0x3f000)) \
+	"$g/hello" $((0x41000)) $((0x86fb1 - 0x40000)) >"$tmp/nolib.list"
+: >"$tmp/nolib.pt"
+i=0
+while [ $i -lt 20 ]; do
+	tail -c +9 "$g/pt.bin" >>"$tmp/nolib.pt"
+	i=$((i + 1))
+done
+real_trace "simple-glibc x20, a page withheld" "$tmp/nolib.pt" "$tmp/nolib.list" \
+	6/85/4 $((20 * 47233)) 20
+
+tap_end import-real
