@@ -27,3 +27,29 @@ gdb-bench: $(PTREC) $(PTREC_SERVER) $(BUILD)/tests/bench/gdbloop
 	./scripts/bench-gdb $(BUILD)
 
 BENCH_EXTRA += gdb-bench
+
+# make gdb-diff: ptrec replay against GDB's own record full, stop by stop
+# (tests/gdb/diff/run.py), on small programs built -O0 and -O2.
+GDB_DIFF_DIR := $(BUILD)/tests/gdb/diff
+GDB_DIFF_C := inl rec lj sig
+GDB_DIFF_BINS := $(foreach p,$(GDB_DIFF_C) exc,$(GDB_DIFF_DIR)/$(p)-O0 \
+	$(GDB_DIFF_DIR)/$(p)-O2)
+$(GDB_DIFF_DIR)/%-O0: tests/gdb/diff/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -o $@ $<
+$(GDB_DIFF_DIR)/%-O2: tests/gdb/diff/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -o $@ $<
+$(GDB_DIFF_DIR)/%-O0: tests/gdb/diff/%.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O0 -g -o $@ $<
+$(GDB_DIFF_DIR)/%-O2: tests/gdb/diff/%.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -g -o $@ $<
+
+.PHONY: gdb-diff
+gdb-diff: $(PTREC) $(PTREC_SERVER) $(GDB_DIFF_BINS)
+	PTREC=$(CURDIR)/$(PTREC) PTREC_SERVER=$(CURDIR)/$(PTREC_SERVER) \
+		tests/gdb/diff/run.py $(GDB_DIFF_DIR)
+
+CHECK_EXTRA += gdb-diff
