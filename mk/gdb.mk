@@ -36,11 +36,11 @@ $(TL_BUNDLE)/manifest.json: $(PTREC) $(PROG_DIR)/threads
 	setarch x86_64 -R $(PTREC) record -q -o $(TL_BUNDLE) -- \
 		$(PROG_DIR)/threads >/dev/null
 $(BUILD)/tests/unit/replay/test_timeline: tests/unit/replay/test_timeline.c \
-		$(RP_OBJS) $(SB_LIB) $(TL_BUNDLE)/manifest.json
+		$(RP_LIB) $(PTK_LIB) $(SB_LIB) $(TL_BUNDLE)/manifest.json
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
 		-DTL_BUNDLE='"$(CURDIR)/$(TL_BUNDLE)"' $(LDFLAGS) -o $@ $< \
-		$(RP_OBJS) $(SB_LIB) $(LIBS_REPLAY) $(LIBS_SIDEBAND) -lcriterion
+		$(LINK_REPLAY) -lcriterion
 
 # The GDB server's framing and request parsing, without a bundle.
 $(BUILD)/tests/unit/gdb/test_rsp: tests/unit/gdb/test_rsp.c \
@@ -48,3 +48,29 @@ $(BUILD)/tests/unit/gdb/test_rsp: tests/unit/gdb/test_rsp.c \
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< \
 		$(BUILD)/gdb/server/rsp.o $(BUILD)/gdb/server/conn.o -lcriterion
+
+# make gdb-diff: ptrec replay against GDB's own record full, stop by stop
+# (tests/gdb/diff/run.py), on small programs built -O0 and -O2.
+GDB_DIFF_DIR := $(BUILD)/tests/gdb/diff
+GDB_DIFF_C := inl rec lj sig
+GDB_DIFF_BINS := $(foreach p,$(GDB_DIFF_C) exc,$(GDB_DIFF_DIR)/$(p)-O0 \
+	$(GDB_DIFF_DIR)/$(p)-O2)
+$(GDB_DIFF_DIR)/%-O0: tests/gdb/diff/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -o $@ $<
+$(GDB_DIFF_DIR)/%-O2: tests/gdb/diff/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -o $@ $<
+$(GDB_DIFF_DIR)/%-O0: tests/gdb/diff/%.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O0 -g -o $@ $<
+$(GDB_DIFF_DIR)/%-O2: tests/gdb/diff/%.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -g -o $@ $<
+
+.PHONY: gdb-diff
+gdb-diff: $(PTREC) $(PTREC_SERVER) $(GDB_DIFF_BINS)
+	PTREC=$(CURDIR)/$(PTREC) PTREC_SERVER=$(CURDIR)/$(PTREC_SERVER) \
+		tests/gdb/diff/run.py $(GDB_DIFF_DIR)
+
+CHECK_EXTRA += gdb-diff

@@ -180,14 +180,34 @@ STACK_ADDR = 0xffffffffff000000
 BASE = 0x7ff0000000000000
 
 
-def _read_stack():
+def _read_stack_keyed():
+    """The published call stack and a key naming it (thread, position and
+    frames), or None when the target publishes none."""
     inf = gdb.selected_inferior()
     head = bytes(inf.read_memory(STACK_ADDR, 24))
     if head[:8] != b'PTRECSTK':
         return None
     count = struct.unpack_from('<Q', head, 8)[0]
     data = bytes(inf.read_memory(STACK_ADDR + 24, 24 * count))
-    return [struct.unpack_from('<QQQ', data, 24 * i) for i in range(count)]
+    stack = [struct.unpack_from('<QQQ', data, 24 * i) for i in range(count)]
+    return (gdb.selected_thread().ptid, head, data), stack
+
+
+def _read_stack():
+    got = _read_stack_keyed()
+    return got[1] if got else None
+
+
+def _real_index(frame):
+    """The recorded frame that @frame is or is inlined into: how many real
+    (not inline) frames are newer than it."""
+    index = 0
+    f = gdb.newest_frame()
+    while f is not None and f != frame:
+        if f.type() != gdb.INLINE_FRAME:
+            index += 1
+        f = f.older()
+    return index
 
 
 class _FrameId:
@@ -198,17 +218,39 @@ class _FrameId:
 
 
 class PtrecUnwinder(gdb.unwinder.Unwinder):
+    """GDB's frame levels count inline frames, which GDB's own inline
+    unwinder handles before this one is asked; the recorded call stack has
+    only real calls.  So the recorded frame of a pending frame is not its
+    level but how many real frames this unwinder gave since GDB last
+    started building frames at this position (it builds them innermost
+    first, each once): a level at or below the last one seen, or another
+    position or stack, starts over at the innermost recorded frame."""
+
     def __init__(self):
         super().__init__('ptrec')
+        self.key = None
+        self.last_level = -1
+        self.last_index = -1
+
+    def index_of(self, key, level):
+        if key != self.key or level <= self.last_level:
+            self.key = key
+            index = 0
+        else:
+            index = self.last_index + 1
+        self.last_level = level
+        self.last_index = index
+        return index
 
     def __call__(self, pending_frame):
         try:
-            stack = _read_stack()
+            got = _read_stack_keyed()
         except gdb.MemoryError:
             return None      # not a ptrec-server target
-        if not stack:
+        if not got or not got[1]:
             return None
-        level = pending_frame.level()
+        key, stack = got
+        level = self.index_of(key, pending_frame.level())
         if level >= len(stack):
             return None      # beyond the recorded call stack
         u64 = gdb.lookup_type('unsigned long')
@@ -264,23 +306,55 @@ entry of a deeper call, not the selected frame's."""
         if not stack:
             raise gdb.GdbError('reverse-finish: no recorded call stack '
                                '(not a ptrec-server target)')
-        level = gdb.selected_frame().level()
-        if level >= len(stack) - 1:
+        selected = gdb.selected_frame()
+        level = _real_index(selected)
+        if level >= len(stack) - 1 and \
+                selected.type() != gdb.INLINE_FRAME:
             raise gdb.GdbError('"finish" not meaningful in the outermost '
                                'frame.')
-        # The call is the instruction before the frame's first one;
-        # ptrec goto counts from 1.
-        call = stack[level][0]
-        desc = gdb.execute('frame %d' % level, to_string=True)
+        desc = gdb.execute('frame %d' % selected.level(), to_string=True)
         gdb.write('Run back to call of ' + desc.splitlines()[0] + '\n')
-        out = gdb.execute('monitor ptrec goto %d' % call, to_string=True)
-        if out.startswith('ptrec goto:'):
-            raise gdb.GdbError(out.strip())
-        gdb.execute('maintenance flush register-cache', to_string=True)
+        if selected.type() == gdb.INLINE_FRAME:
+            self.out_of_inline(selected, len(stack) - level)
+        else:
+            # The call is the instruction before the frame's first one;
+            # ptrec goto counts from 1.
+            _goto(stack[level][0])
         # Where it stopped, as GDB prints a stop: no frame number.
         where = gdb.execute('frame', to_string=True)
         gdb.write(where[4:] if where.startswith('#0  ') else where)
 
+    @staticmethod
+    def out_of_inline(frame, outer):
+        """Back to the instruction before the inlined call's code: an
+        inlined call has no call instruction, so step back until the PC
+        leaves the inlined function's block in the same real frame (the
+        one @outer frames from the outermost), jumping over the calls it
+        made by their recorded entries."""
+        block = frame.block()
+        while block.superblock is not None and \
+                block.function != frame.function():
+            block = block.superblock
+        start, end = block.start, block.end
+        for _ in range(100000):
+            out = gdb.execute('reverse-stepi', to_string=True)
+            if 'No more reverse-execution history' in out:
+                return
+            stack = _read_stack()
+            if len(stack) < outer:
+                return      # before the real frame's entry
+            if len(stack) > outer:
+                _goto(stack[len(stack) - outer - 1][0])
+            pc = gdb.newest_frame().pc()
+            if not start <= pc < end:
+                return
+
+
+def _goto(pos):
+    out = gdb.execute('monitor ptrec goto %d' % pos, to_string=True)
+    if out.startswith('ptrec goto:'):
+        raise gdb.GdbError(out.strip())
+    gdb.execute('maintenance flush register-cache', to_string=True)
 
 ReverseFinish()
 

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""tests/gdb/diff: ptrec replay against GDB's own `record full`, stop by
+stop.
+
+For each test program (built -O0 and -O2), the same chains of reverse-step,
+reverse-next, reverse-finish, reverse-stepi, next, step and finish start
+at the same breakpoint hit under `record full` (live, recorded from main's
+entry) and under `ptrec replay` (recorded by the software recorder, which
+starts at main), and every stop's function, line and frame depth must
+agree.  Known differences, each with its reason in docs/gdb.md, are listed
+in KNOWN: they must still differ the way they are listed (so a fix shows).
+glibc's AVX paths are off in both runs: record full cannot record them.
+
+usage: run.py BUILD-DIR   (PTREC, PTREC_SERVER in the environment)
+Prints TAP.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+TUNABLES = ('glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,'
+            '-AVX2,-AVX,-BMI2,-EVEX')
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+REV = ['reverse-step'] * 6 + ['reverse-next'] * 3 + ['reverse-finish'] + \
+    ['reverse-stepi'] * 3 + ['reverse-finish']
+FWD = ['finish', 'next', 'next', 'step', 'step', 'step', 'finish', 'next',
+       'next', 'step', 'next']
+MIX = ['reverse-finish', 'next', 'reverse-next', 'reverse-step', 'step',
+       'finish', 'reverse-next', 'reverse-stepi', 'stepi', 'next']
+CHAINS = {'rev': REV, 'fwd': FWD, 'mix': MIX}
+
+# program -> (breakpoint, hit)
+PROGRAMS = {
+    'inl': ('leaf', 2),
+    'rec': ('fib', 6),
+    'lj': ('deep', 4),
+    'sig': ('work', 1),
+    'exc': ('thrower', 1),
+}
+
+# (binary, chain) -> reason; the chain must differ (see docs/gdb.md).
+KNOWN = {}
+
+
+# record full replays forward only up to where the live run stopped, and
+# stops there: so the oracle records on to _exit and goes back to the start
+# point by its instruction number.
+GOTO_LATER = ['python import re; START = re.search(r"Log contains (\\d+) '
+              'instructions", gdb.execute("info record", to_string=True))'
+              '.group(1)',
+              'catch syscall exit_group', 'continue',
+              'python gdb.execute("record goto " + START, to_string=True)']
+
+
+def gdb_run(prog, lines, timeout=120):
+    env = dict(os.environ, GLIBC_TUNABLES=TUNABLES)
+    with tempfile.NamedTemporaryFile('w', suffix='.gdb', delete=False) as f:
+        f.write('\n'.join(lines) + '\n')
+        script = f.name
+    try:
+        proc = subprocess.run(prog + ['-x', script], env=env, timeout=timeout,
+                              capture_output=True, text=True, check=False)
+        out = proc.stdout + proc.stderr
+    except subprocess.TimeoutExpired:
+        out = 'TIMEOUT'
+    os.unlink(script)
+    return out
+
+
+def stops(out):
+    return [line.split(' ', 1)[1] for line in out.splitlines()
+            if line.startswith('START ') or line.startswith('STOP ')]
+
+
+def run_chain(binary, bundle, bp, hit, chain):
+    common = ['set pagination off', 'set confirm off',
+              'python CHAIN = %r' % chain]
+    full = gdb_run(['gdb', '-batch', '-nx', binary], [
+        'set pagination off', 'set confirm off',
+        'set record full insn-number-max unlimited',
+        'handle SIGUSR1 nostop noprint pass',
+        'break *main', 'run', 'record full', 'break %s' % bp] +
+        ['continue'] * hit + ['delete'] + GOTO_LATER + common +
+        ['source %s/chain.py' % HERE])
+    ptrec = gdb_run([os.environ['PTREC'], 'replay', bundle, '-batch'], [
+        'ptrec goto begin', 'break %s' % bp] + ['continue'] * hit +
+        ['delete'] + common + ['source %s/chain.py' % HERE])
+    return stops(full), stops(ptrec), full, ptrec
+
+
+def main():
+    build = sys.argv[1]
+    only = sys.argv[2:]
+    tmp = tempfile.mkdtemp(prefix='ptrec-diff-')
+    n = 0
+    failed = 0
+    compared = 0
+    differ = 0
+    for name, (bp, hit) in PROGRAMS.items():
+        for opt in ('O0', 'O2'):
+            binary = os.path.join(build, '%s-%s' % (name, opt))
+            if only and os.path.basename(binary) not in only:
+                continue
+            bundle = os.path.join(tmp, os.path.basename(binary))
+            rec = subprocess.run(
+                [os.environ['PTREC'], 'record', '-q', '-o', bundle, '--',
+                 binary], env=dict(os.environ, GLIBC_TUNABLES=TUNABLES),
+                capture_output=True, text=True, timeout=300, check=False)
+            for cname, chain in CHAINS.items():
+                n += 1
+                key = '%s-%s/%s' % (name, opt, cname)
+                if rec.returncode:
+                    print('not ok %d - %s: recording failed: %s' %
+                          (n, key, rec.stderr.strip()))
+                    failed += 1
+                    continue
+                want, got, fout, pout = run_chain(binary, bundle, bp, hit,
+                                                  chain)
+                same = 0
+                while (same < len(want) and same < len(got) and
+                       want[same] == got[same]):
+                    same += 1
+                ok = len(want) == len(chain) + 1 and want == got
+                compared += len(want)
+                if not ok:
+                    differ += 1
+                known = KNOWN.get(key)
+                if ok and not known:
+                    print('ok %d - %s: %d stops as record full\'s' %
+                          (n, key, len(want)))
+                elif not ok and known:
+                    print('ok %d - %s: differs as documented from stop %d '
+                          '(%s)' % (n, key, same, known))
+                else:
+                    failed += 1
+                    print('not ok %d - %s: first difference at stop %d%s' %
+                          (n, key, same, ' (listed as known but agrees)'
+                           if known else ''))
+                    for i in range(max(len(want), len(got))):
+                        w = want[i] if i < len(want) else '-'
+                        g = got[i] if i < len(got) else '-'
+                        print('#  %s %-40s %s' % ('  ' if w == g else '!=',
+                                                  w, g))
+                    if len(want) != len(chain) + 1:
+                        print('# record full output:\n# ' +
+                              fout[-2000:].replace('\n', '\n# '))
+                    if len(got) != len(chain) + 1:
+                        print('# ptrec output:\n# ' +
+                              pout[-2000:].replace('\n', '\n# '))
+    print('1..%d' % n)
+    print('# %d stops compared in %d chains; %d chains differ (%d listed '
+          'in docs/gdb.md)' % (compared, n, differ, len(KNOWN)))
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
