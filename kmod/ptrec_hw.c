@@ -30,15 +30,74 @@ static DEFINE_PER_CPU(bool, ptrec_xss_owned);
 static enum cpuhp_state ptrec_hp_state;
 static bool ptrec_nmi_registered;
 
+enum { PTREC_EAX, PTREC_EBX, PTREC_ECX, PTREC_EDX };
+
+#define PTREC_CAP_FLAG(_sub, _reg, _mask, _flag) \
+	{ .sub = _sub, .reg = PTREC_##_reg, .mask = _mask, .flag = _flag }
+#define PTREC_CAP_VAL(_sub, _reg, _mask, _field) \
+	{ .sub = _sub, .reg = PTREC_##_reg, .mask = _mask, \
+	  .field = offsetof(struct ptrec_caps, _field) }
+
+/*
+ * What CPUID leaf 14H says (SDM Vol. 3C 33.3.1, Table 33-11), as the
+ * flags and values of struct ptrec_caps: one row per capability, read by
+ * ptrec_caps_from_cpuid() alone.
+ */
+static const struct ptrec_cap_desc {
+	u8 sub;		/* sub-leaf */
+	u8 reg;		/* PTREC_EAX.. */
+	u32 mask;	/* the bits */
+	u32 flag;	/* enum ptrec_info_flag set when non-zero, or 0 */
+	size_t field;	/* else the u32 of struct ptrec_caps to store in */
+} ptrec_cap_table[] = {
+	PTREC_CAP_FLAG(0, EBX, BIT(0), PTREC_INFO_CR3_FILTER),
+	PTREC_CAP_FLAG(0, EBX, BIT(1), PTREC_INFO_PSB_CYC),
+	PTREC_CAP_FLAG(0, EBX, BIT(2), PTREC_INFO_IP_FILTER),
+	PTREC_CAP_FLAG(0, EBX, BIT(3), PTREC_INFO_MTC),
+	PTREC_CAP_FLAG(0, EBX, BIT(4), PTREC_INFO_PTWRITE),
+	PTREC_CAP_FLAG(0, EBX, BIT(5), PTREC_INFO_POWER_EVENTS),
+	PTREC_CAP_FLAG(0, ECX, BIT(0), PTREC_INFO_TOPA),
+	PTREC_CAP_FLAG(0, ECX, BIT(1), PTREC_INFO_TOPA_MULTI),
+	PTREC_CAP_FLAG(0, ECX, BIT(2), PTREC_INFO_SINGLE_RANGE),
+	PTREC_CAP_FLAG(0, ECX, BIT(31), PTREC_INFO_LIP),
+	PTREC_CAP_VAL(1, EAX, GENMASK(2, 0), nr_ranges),
+	PTREC_CAP_VAL(1, EAX, GENMASK(31, 16), mtc_periods),
+	PTREC_CAP_VAL(1, EBX, GENMASK(15, 0), cyc_thresholds),
+	PTREC_CAP_VAL(1, EBX, GENMASK(31, 16), psb_periods),
+};
+
+/* The rows of ptrec_cap_table from sub-leaves 0 and 1 of leaf 14H. */
+static void ptrec_caps_from_cpuid(struct ptrec_caps *c, u32 regs[2][4])
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ptrec_cap_table); i++) {
+		const struct ptrec_cap_desc *d = &ptrec_cap_table[i];
+		u32 v = (regs[d->sub][d->reg] & d->mask) >> __ffs(d->mask);
+
+		if (d->flag && v)
+			c->flags |= d->flag;
+		else if (!d->flag)
+			*(u32 *)((u8 *)c + d->field) = v;
+	}
+}
+
+/* CPUID of this CPU, as a ptrec_hw_cpuid_fn. */
+static void ptrec_real_cpuid(u32 leaf, u32 sub, u32 r[4])
+{
+	cpuid_count(leaf, sub, &r[PTREC_EAX], &r[PTREC_EBX], &r[PTREC_ECX],
+		    &r[PTREC_EDX]);
+}
+
 /**
  * ptrec_hw_probe() - find the PT unit's capabilities
  *
  * SDM Vol. 3C 33.3.1: CPUID.(EAX=07H,ECX=0):EBX[25] says Intel PT exists;
  * leaf 14H sub-leaf 0 lists features, sub-leaf 1 the range count and the
- * MTC/CYC/PSB period bitmaps.  Vol. 1 13.2: CPUID.(EAX=0DH,ECX=1):EAX[3]
- * is XSAVES, ECX[8] says IA32_XSS[8] (PT) is supported, and
- * CPUID.(EAX=0DH,ECX=8):EAX is the component's size.  Vol. 3C 33.5:
- * IA32_VMX_MISC[14] says PT may be used in VMX operation.
+ * MTC/CYC/PSB period bitmaps (ptrec_cap_table).  Vol. 1 13.2:
+ * CPUID.(EAX=0DH,ECX=1):EAX[3] is XSAVES, ECX[8] says IA32_XSS[8] (PT) is
+ * supported, and CPUID.(EAX=0DH,ECX=8):EAX is the component's size.
+ * Vol. 3C 33.5: IA32_VMX_MISC[14] says PT may be used in VMX operation.
  *
  * Return: 0 if a unit (real or simulated) can be used, -ENODEV otherwise
  * (with one kernel log line naming what is missing).
@@ -48,6 +107,7 @@ int ptrec_hw_probe(void)
 	unsigned int eax, ebx, ecx, edx;
 	struct ptrec_caps *c = &ptrec_caps;
 	const char *missing = NULL;
+	u32 regs[2][4];
 
 	memset(c, 0, sizeof(*c));
 	if (boot_cpu_has(X86_FEATURE_HYPERVISOR))
@@ -55,40 +115,17 @@ int ptrec_hw_probe(void)
 
 	if (boot_cpu_data.x86_vendor != X86_VENDOR_INTEL)
 		missing = "not an Intel CPU (CPUID vendor)";
-	else if (boot_cpu_data.cpuid_level < 0x14)
+	else if (boot_cpu_data.cpuid_level < CPUID_LEAF_PT)
 		missing = "no CPUID leaf 14H (max basic leaf < 14H)";
-	else if (!(cpuid_ebx(7) & BIT(25)))
+	else if (!(cpuid_ebx(7) & CPUID_7_EBX_PT))
 		missing = "CPUID.07H:EBX[25] (Intel PT) is 0";
 
 	if (!missing) {
-		cpuid_count(0x14, 0, &eax, &ebx, &ecx, &edx);
-		if (ebx & BIT(0))
-			c->flags |= PTREC_INFO_CR3_FILTER;
-		if (ebx & BIT(1))
-			c->flags |= PTREC_INFO_PSB_CYC;
-		if (ebx & BIT(2))
-			c->flags |= PTREC_INFO_IP_FILTER;
-		if (ebx & BIT(3))
-			c->flags |= PTREC_INFO_MTC;
-		if (ebx & BIT(4))
-			c->flags |= PTREC_INFO_PTWRITE;
-		if (ebx & BIT(5))
-			c->flags |= PTREC_INFO_POWER_EVENTS;
-		if (ecx & BIT(0))
-			c->flags |= PTREC_INFO_TOPA;
-		if (ecx & BIT(1))
-			c->flags |= PTREC_INFO_TOPA_MULTI;
-		if (ecx & BIT(2))
-			c->flags |= PTREC_INFO_SINGLE_RANGE;
-		if (ecx & BIT(31))
-			c->flags |= PTREC_INFO_LIP;
-		if (eax >= 1) {
-			cpuid_count(0x14, 1, &eax, &ebx, &ecx, &edx);
-			c->nr_ranges = eax & 7;
-			c->mtc_periods = eax >> 16;
-			c->cyc_thresholds = ebx & 0xffff;
-			c->psb_periods = ebx >> 16;
-		}
+		memset(regs, 0, sizeof(regs));
+		ptrec_real_cpuid(CPUID_LEAF_PT, 0, regs[0]);
+		if (regs[0][PTREC_EAX] >= 1)
+			ptrec_real_cpuid(CPUID_LEAF_PT, 1, regs[1]);
+		ptrec_caps_from_cpuid(c, regs);
 		if (!(c->flags & PTREC_INFO_TOPA))
 			missing = "no ToPA output (CPUID.14H.0:ECX[0] = 0)";
 	}
@@ -97,17 +134,20 @@ int ptrec_hw_probe(void)
 		u64 misc;
 
 		if (boot_cpu_has(X86_FEATURE_VMX) &&
-		    !rdmsrl_safe(MSR_IA32_VMX_MISC, &misc) && (misc & BIT(14)))
+		    !rdmsrl_safe(MSR_IA32_VMX_MISC, &misc) &&
+		    (misc & VMX_MISC_PT_IN_VMX))
 			c->flags |= PTREC_INFO_IN_VMX;
-		if (boot_cpu_data.cpuid_level >= 0xd) {
-			cpuid_count(0xd, 1, &eax, &ebx, &ecx, &edx);
-			if ((eax & BIT(3)) && (ecx & BIT(XFEATURE_PT_BIT)) &&
+		if (boot_cpu_data.cpuid_level >= CPUID_LEAF_XSTATE) {
+			cpuid_count(CPUID_LEAF_XSTATE, 1, &eax, &ebx, &ecx,
+				    &edx);
+			if ((eax & CPUID_D1_EAX_XSAVES) &&
+			    (ecx & BIT(XFEATURE_PT_BIT)) &&
 			    boot_cpu_has(X86_FEATURE_XSAVES)) {
-				cpuid_count(0xd, XFEATURE_PT_BIT, &eax, &ebx,
-					    &ecx, &edx);
-				/* ECX[0] = 1: a supervisor component */
-				if (eax >= 72 && eax <= sizeof(struct
-					ptrec_pt_state) && (ecx & 1)) {
+				cpuid_count(CPUID_LEAF_XSTATE, XFEATURE_PT_BIT,
+					    &eax, &ebx, &ecx, &edx);
+				if (eax >= XSAVE_PT_MSR_BYTES &&
+				    eax <= sizeof(struct ptrec_pt_state) &&
+				    (ecx & CPUID_D8_ECX_SUPERVISOR)) {
 					c->xsaves = true;
 					c->xsave_size = eax;
 					c->flags |= PTREC_INFO_XSAVES;
@@ -115,8 +155,8 @@ int ptrec_hw_probe(void)
 			}
 		}
 	}
-	if (boot_cpu_data.cpuid_level >= 0x15) {
-		cpuid(0x15, &eax, &ebx, &ecx, &edx);
+	if (boot_cpu_data.cpuid_level >= CPUID_LEAF_TSC) {
+		cpuid(CPUID_LEAF_TSC, &eax, &ebx, &ecx, &edx);
 		c->cpuid_15_eax = eax;
 		c->cpuid_15_ebx = ebx;
 	}

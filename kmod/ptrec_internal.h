@@ -1,12 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ptrec.ko internals: the PT unit behind an ops table (real MSRs/XSAVES or
- * the simulated model), per-thread trace state, sessions and sideband.
- *
- * References are to the Intel SDM (Intel 64 and IA-32 Architectures
- * Software Developer's Manual): Vol. 3C chapter 33 "Intel Processor Trace"
- * (numbered 36 in editions before 2019) and Vol. 1 chapter 13 "Managing
- * State Using the XSAVE Feature Set".
+ * the simulated model), per-thread trace state, sessions, the read() queue
+ * and sideband.  What the hardware defines (register bits, ToPA, the XSAVE
+ * layout) is in ptrec_pt.h; this header holds only the module's own state.
  */
 #ifndef PTREC_INTERNAL_H
 #define PTREC_INTERNAL_H
@@ -26,37 +23,10 @@
 #include <asm/msr-index.h>
 
 #include "ptrec.h"
+#include "ptrec_pt.h"
 #include "ptrec_sideband.h"
 
 #define PTREC_NAME "ptrec"
-
-/*
- * IA32_RTIT_CTL and IA32_RTIT_STATUS bits (SDM Vol. 3C 33.2.7.2, 33.2.7.4)
- * come from <asm/msr-index.h>; the field positions it lacks:
- */
-#define RTIT_CTL_MTC_SHIFT	14
-#define RTIT_CTL_CYC_SHIFT	19
-#define RTIT_CTL_PSB_SHIFT	24
-#define RTIT_CTL_ADDR_SHIFT(n)	(32 + 4 * (n))
-
-/* ToPA table entry, SDM Vol. 3C 33.2.6.2 (Table 33-3). */
-#define TOPA_END		BIT_ULL(0)
-#define TOPA_INT		BIT_ULL(2)
-#define TOPA_STOP		BIT_ULL(4)
-#define TOPA_SIZE_SHIFT		6
-
-/* IA32_RTIT_OUTPUT_MASK_PTRS with ToPA, SDM Vol. 3C 33.2.7.8. */
-#define MASK_PTRS_LOWER		0x7fULL
-#define MASK_PTRS_IDX(v)	((u32)((v) >> 7) & 0x1ffffff)
-#define MASK_PTRS_OFF(v)	((u32)((v) >> 32))
-#define MASK_PTRS(idx, off)	(MASK_PTRS_LOWER | ((u64)(idx) << 7) | \
-				 ((u64)(off) << 32))
-
-/* IA32_PERF_GLOBAL_STATUS[55]: ToPA PMI, SDM Vol. 3C 33.2.6.2. */
-#define PERF_STATUS_TOPA_PMI	BIT_ULL(55)
-
-/* XSAVE state component 8, SDM Vol. 1 13.5.6. */
-#define XFEATURE_PT_BIT		8
 
 /**
  * struct ptrec_pt_state - PT state in the layout of XSAVE component 8
@@ -347,7 +317,15 @@ void ptrec_thread_set_cr3_match(struct ptrec_thread *t, u64 cr3);
 bool ptrec_thread_last_of_process(struct ptrec_thread *t);
 int ptrec_follow_fork(struct ptrec_thread *pt, struct task_struct *child);
 
-/* ptrec_main.c: queue */
+/* ptrec_queue.c */
+int ptrec_q_init(struct ptrec_session *s, size_t size);
+void ptrec_q_free(struct ptrec_session *s);
+bool ptrec_q_empty(struct ptrec_session *s);
+void ptrec_q_report_pending(struct ptrec_session *s);
+u64 ptrec_q_ready(struct ptrec_session *s, size_t count);
+ssize_t ptrec_q_copy_to_user(struct ptrec_session *s, char __user *buf,
+			     u64 n);
+void ptrec_q_wake_fn(struct irq_work *iw);
 int ptrec_q_record(struct ptrec_session *s, void *rec, u32 rec_len,
 		   const void *tail, u32 tail_len);
 int ptrec_q_trace(struct ptrec_session *s, struct ptrec_thread *t,
@@ -355,10 +333,12 @@ int ptrec_q_trace(struct ptrec_session *s, struct ptrec_thread *t,
 void ptrec_q_lost(struct ptrec_session *s, struct ptrec_thread *t,
 		  u32 reason, u64 bytes, u64 offset);
 void ptrec_q_release_lost(struct ptrec_session *s, struct ptrec_thread *t);
+u64 ptrec_now(void);
+
+/* ptrec_main.c */
 struct ptrec_session *ptrec_session_of_tgid(pid_t tgid);
 void ptrec_session_put(struct ptrec_session *s);
 void ptrec_session_thread_gone(struct ptrec_session *s);
-u64 ptrec_now(void);
 
 /* ptrec_sb.c */
 int ptrec_sb_init(void);

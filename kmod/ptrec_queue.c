@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptrec.ko: the read() queue of a session.  Sideband records and trace
+ * chunks go into one byte ring of whole messages per session, stamped with
+ * the TSC under its lock so records are in time order; losses that find no
+ * room wait (in the thread, or in the session once the thread is freed)
+ * and are reported before the next message.  The traced-thread and
+ * sideband code write here; /dev/ptrec's read() and poll()
+ * (ptrec_main.c) take from here.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/irq_work.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
+#include <asm/tsc.h>
+
+#include "ptrec_internal.h"
+
+/**
+ * ptrec_now() - the timestamp of records: the TSC
+ *
+ * Return: TSC ticks.
+ */
+u64 ptrec_now(void)
+{
+	return rdtsc_ordered();
+}
+
+/* ---- the message queue ---------------------------------------------- */
+
+#define PTREC_Q_RESERVE 4096	/* kept free of trace data for sideband */
+
+static u64 q_free(struct ptrec_session *s)
+{
+	return s->q_size - (s->q_head - s->q_tail);
+}
+
+static void q_put(struct ptrec_session *s, const void *src, u32 len)
+{
+	u64 pos = s->q_head & (s->q_size - 1);
+	u32 n = min_t(u64, len, s->q_size - pos);
+
+	if (src) {
+		memcpy(s->q_buf + pos, src, n);
+		memcpy(s->q_buf, (const u8 *)src + n, len - n);
+	} else {
+		memset(s->q_buf + pos, 0, n);
+		memset(s->q_buf, 0, len - n);
+	}
+	s->q_head += len;
+}
+
+static void q_get(struct ptrec_session *s, u64 at, void *dst, u32 len)
+{
+	u64 pos = at & (s->q_size - 1);
+	u32 n = min_t(u64, len, s->q_size - pos);
+
+	memcpy(dst, s->q_buf + pos, n);
+	memcpy((u8 *)dst + n, s->q_buf, len - n);
+}
+
+/* Context: q_lock held. */
+static void q_put_record(struct ptrec_session *s, void *rec, u32 rec_len,
+			 const void *tail, u32 tail_len)
+{
+	struct ptrec_sb_header *h = rec;
+	u32 size = ALIGN(rec_len + tail_len, PTREC_SB_ALIGN);
+
+	h->size = size;
+	h->time = ptrec_now();	/* under q_lock: never decreasing */
+	q_put(s, rec, rec_len);
+	if (tail_len)
+		q_put(s, tail, tail_len);
+	q_put(s, NULL, size - rec_len - tail_len);
+	atomic64_inc(&s->st_records);
+}
+
+/*
+ * Context: q_lock held.  Pending losses are reported first: those of
+ * threads already freed (ptrec_q_release_lost()), then dropped sideband.
+ */
+static bool q_room(struct ptrec_session *s, u64 need)
+{
+	struct ptrec_sb_lost l = { .hdr.type = PTREC_SB_LOST };
+	struct ptrec_lost_orphan *o, *n;
+
+	list_for_each_entry_safe(o, n, &s->lost_orphans, node) {
+		if (q_free(s) < need + sizeof(l))
+			return false;
+		l.tid = o->tid;
+		l.reason = o->reason;
+		l.bytes = o->bytes;
+		l.offset = o->offset;
+		q_put_record(s, &l, sizeof(l), NULL, 0);
+		list_del(&o->node);
+		ptrec_kfree(o);
+	}
+	if (s->lost_records) {
+		if (q_free(s) < need + sizeof(l))
+			return false;
+		memset(&l, 0, sizeof(l));
+		l.hdr.type = PTREC_SB_LOST;
+		l.reason = PTREC_SB_LOST_SIDEBAND;
+		l.bytes = s->lost_records;
+		s->lost_records = 0;
+		q_put_record(s, &l, sizeof(l), NULL, 0);
+	}
+	return q_free(s) >= need;
+}
+
+
+/**
+ * ptrec_q_record() - queue one sideband record for read()
+ * @s:		session.
+ * @rec:	the record, starting with struct ptrec_sb_header whose type
+ *		and flags are set; size and time are filled in here.
+ * @rec_len:	bytes of @rec.
+ * @tail:	bytes following it (a path), or NULL.
+ * @tail_len:	their length.
+ *
+ * Context: any but NMI.
+ * Return: 0, or -ENOSPC when the queue is full (counted, and reported by
+ * a PTREC_SB_LOST_SIDEBAND record once there is room).
+ */
+int ptrec_q_record(struct ptrec_session *s, void *rec, u32 rec_len,
+		   const void *tail, u32 tail_len)
+{
+	u32 size = ALIGN(rec_len + tail_len, PTREC_SB_ALIGN);
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&s->q_lock, flags);
+	if (!q_room(s, size)) {
+		s->lost_records += size;
+		atomic64_inc(&s->st_lost_records);
+		ret = -ENOSPC;
+	} else {
+		q_put_record(s, rec, rec_len, tail, tail_len);
+	}
+	spin_unlock_irqrestore(&s->q_lock, flags);
+	irq_work_queue(&s->wake_iw);
+	return ret;
+}
+
+/* Context: q_lock and t->lock held. */
+static bool q_put_lost(struct ptrec_session *s, struct ptrec_thread *t,
+		       u32 reason, u64 bytes, u64 offset)
+{
+	struct ptrec_sb_lost l = {
+		.hdr.type = PTREC_SB_LOST,
+		.tid = t->tid,
+		.reason = reason,
+		.bytes = bytes,
+		.offset = offset,
+	};
+
+	if (!q_room(s, sizeof(l)))
+		return false;
+	q_put_record(s, &l, sizeof(l), NULL, 0);
+	return true;
+}
+
+/**
+ * ptrec_q_lost() - report @bytes of @t's stream lost at @offset
+ * @s:		session.
+ * @t:		thread.
+ * @reason:	enum ptrec_sb_lost_reason.
+ * @bytes:	lost bytes.
+ * @offset:	logical stream offset of the loss.
+ *
+ * If even the record does not fit, the loss is kept in @t and reported
+ * before @t's next data.  Context: t->lock held.
+ */
+void ptrec_q_lost(struct ptrec_session *s, struct ptrec_thread *t,
+		  u32 reason, u64 bytes, u64 offset)
+{
+	unsigned long flags;
+	bool ok;
+
+	atomic64_add(bytes, &s->st_lost);
+	spin_lock_irqsave(&s->q_lock, flags);
+	ok = !t->pend_lost && !t->pend_lost_reason &&
+	     q_put_lost(s, t, reason, bytes, offset);
+	if (!ok) {
+		if (!t->pend_lost && !t->pend_lost_reason) {
+			t->pend_lost_off = offset;
+			t->pend_lost_reason = reason;
+		}
+		t->pend_lost += bytes;
+	}
+	spin_unlock_irqrestore(&s->q_lock, flags);
+	irq_work_queue(&s->wake_iw);
+}
+
+/* Context: q_lock and t->lock held. */
+static bool q_flush_lost(struct ptrec_session *s, struct ptrec_thread *t)
+{
+	if (!t->pend_lost && !t->pend_lost_reason)
+		return true;
+	if (!q_put_lost(s, t, t->pend_lost_reason, t->pend_lost,
+			t->pend_lost_off))
+		return false;
+	t->pend_lost = 0;
+	t->pend_lost_reason = 0;
+	return true;
+}
+
+/**
+ * ptrec_q_release_lost() - @t goes away: keep its pending loss in @s
+ * @s:	session.
+ * @t:	thread being freed.
+ *
+ * A loss that still has no room in the queue moves to the session, whose
+ * next record, read() or poll() reports it once the reader made room, so
+ * every lost byte gets its PTREC_SB_LOST record (ptrec.h) even after the
+ * thread is gone.  Context: t->lock held.
+ */
+void ptrec_q_release_lost(struct ptrec_session *s, struct ptrec_thread *t)
+{
+	struct ptrec_lost_orphan *o = t->orphan;
+	unsigned long flags;
+
+	spin_lock_irqsave(&s->q_lock, flags);
+	if (!q_flush_lost(s, t)) {
+		o->tid = t->tid;
+		o->reason = t->pend_lost_reason;
+		o->bytes = t->pend_lost;
+		o->offset = t->pend_lost_off;
+		list_add_tail(&o->node, &s->lost_orphans);
+		t->orphan = NULL;
+		t->pend_lost = 0;
+		t->pend_lost_reason = 0;
+	}
+	spin_unlock_irqrestore(&s->q_lock, flags);
+}
+
+/**
+ * ptrec_q_trace() - queue @len bytes of @t's PT stream
+ * @s:		session.
+ * @t:		thread.
+ * @data:	the bytes.
+ * @len:	at most PTREC_MSG_TRACE_MAX.
+ * @offset:	their logical offset in @t's stream.
+ *
+ * Context: t->lock held.
+ * Return: 0, or -ENOSPC (nothing queued).
+ */
+int ptrec_q_trace(struct ptrec_session *s, struct ptrec_thread *t,
+		  const void *data, u32 len, u64 offset)
+{
+	struct ptrec_msg_trace m = {
+		.type = PTREC_MSG_TRACE,
+		.pid = t->pid,
+		.tid = t->tid,
+		.offset = offset,
+		.len = len,
+	};
+	u32 size = ALIGN(sizeof(m) + len, 8);
+	unsigned long flags;
+	int ret = -ENOSPC;
+
+	spin_lock_irqsave(&s->q_lock, flags);
+	if (q_flush_lost(s, t) && q_room(s, size + PTREC_Q_RESERVE)) {
+		m.size = size;
+		m.time = ptrec_now();
+		q_put(s, &m, sizeof(m));
+		q_put(s, data, len);
+		q_put(s, NULL, size - sizeof(m) - len);
+		atomic64_add(len, &s->st_trace);
+		ret = 0;
+	}
+	spin_unlock_irqrestore(&s->q_lock, flags);
+	irq_work_queue(&s->wake_iw);
+	return ret;
+}
+
+/**
+ * ptrec_q_wake_fn() - wake readers and pollers of a session's queue
+ * @iw:	the session's wake_iw.
+ */
+void ptrec_q_wake_fn(struct irq_work *iw)
+{
+	struct ptrec_session *s = container_of(iw, struct ptrec_session,
+					       wake_iw);
+
+	wake_up_interruptible(&s->wq);
+}
+
+
+/**
+ * ptrec_q_init() - give session @s an empty queue
+ * @s:		the session.
+ * @size:	bytes, a power of two.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int ptrec_q_init(struct ptrec_session *s, size_t size)
+{
+	s->q_buf = vzalloc(size);
+	if (!s->q_buf)
+		return -ENOMEM;
+	s->q_size = size;
+	atomic_long_add(size >> PAGE_SHIFT, &ptrec_cnt.pages);
+	spin_lock_init(&s->q_lock);
+	mutex_init(&s->read_lock);
+	init_waitqueue_head(&s->wq);
+	init_irq_work(&s->wake_iw, ptrec_q_wake_fn);
+	INIT_LIST_HEAD(&s->lost_orphans);
+	return 0;
+}
+
+/**
+ * ptrec_q_free() - free the queue of session @s and its waiting losses
+ * @s:	the session, unreferenced.
+ */
+void ptrec_q_free(struct ptrec_session *s)
+{
+	struct ptrec_lost_orphan *o, *n;
+
+	irq_work_sync(&s->wake_iw);
+	list_for_each_entry_safe(o, n, &s->lost_orphans, node)
+		ptrec_kfree(o);
+	vfree(s->q_buf);
+	atomic_long_sub(s->q_size >> PAGE_SHIFT, &ptrec_cnt.pages);
+}
+
+/**
+ * ptrec_q_empty() - nothing to read?
+ * @s:	the session.
+ *
+ * Return: true if no message is queued.
+ */
+bool ptrec_q_empty(struct ptrec_session *s)
+{
+	return READ_ONCE(s->q_head) == READ_ONCE(s->q_tail);
+}
+
+/**
+ * ptrec_q_report_pending() - queue the losses that wait for room
+ * @s:	the session.
+ */
+void ptrec_q_report_pending(struct ptrec_session *s)
+{
+	spin_lock_irq(&s->q_lock);
+	if (!list_empty(&s->lost_orphans) || s->lost_records)
+		q_room(s, 0);
+	spin_unlock_irq(&s->q_lock);
+}
+
+/**
+ * ptrec_q_ready() - bytes of whole messages at the tail that fit @count
+ * @s:		the session.
+ * @count:	the reader's buffer size.
+ *
+ * Losses waiting for room the reader made are queued first.
+ * Context: s->read_lock held (one reader).
+ * Return: bytes, 0 if no message is queued.
+ */
+u64 ptrec_q_ready(struct ptrec_session *s, size_t count)
+{
+	struct ptrec_sb_header h;
+	u64 tail, avail, n = 0;
+
+	spin_lock_irq(&s->q_lock);
+	q_room(s, 0);
+	tail = s->q_tail;
+	avail = s->q_head - tail;
+	while (n < avail) {
+		q_get(s, tail + n, &h, sizeof(h));
+		if (n + h.size > count)
+			break;
+		n += h.size;
+	}
+	spin_unlock_irq(&s->q_lock);
+	return n;
+}
+
+/**
+ * ptrec_q_copy_to_user() - hand @n bytes ptrec_q_ready() found to @buf
+ * @s:		the session.
+ * @buf:	the reader's buffer.
+ * @n:		bytes.
+ *
+ * Writers never touch [tail, head), so the copy runs without the lock.
+ * Context: s->read_lock held.
+ * Return: @n, or -EFAULT (nothing consumed).
+ */
+ssize_t ptrec_q_copy_to_user(struct ptrec_session *s, char __user *buf,
+			     u64 n)
+{
+	u32 pos = s->q_tail & (s->q_size - 1);
+	u32 len = min_t(u64, n, s->q_size - pos);
+
+	if (copy_to_user(buf, s->q_buf + pos, len) ||
+	    copy_to_user(buf + len, s->q_buf, n - len))
+		return -EFAULT;
+	spin_lock_irq(&s->q_lock);
+	s->q_tail += n;
+	spin_unlock_irq(&s->q_lock);
+	return n;
+}
