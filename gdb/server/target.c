@@ -245,7 +245,7 @@ size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
 	    rp_timeline_pos(tg->tl, cur) == rp_timeline_end(tg->tl, cur)) {
 		/* At the end: the process's memory, as a core file holds it. */
 		done = rp_snapshot_read(tg->snap, rp_timeline_pid(tg->tl, cur),
-					addr, buf, len, false);
+					addr, buf, len, true);
 		if (done)
 			return done;
 	}

@@ -18,13 +18,17 @@ tap_begin snapshot
 # what differs from one run of a program to the next masked: thread ids
 # (${MASK_REGS}: registers that hold one), and libc's pointer-guarded
 # jmp_bufs and uninitialized signal masks (AT_RANDOM's canary).
+mask() {
+	sed -e 's/jmp_buf = {[^}]*}/jmp_buf = {...}/' \
+		-e 's/__val = {[^}]*}/__val = {...}/' \
+		-e "s/^\(${MASK_REGS:-none}\) .*/\1 (a thread id)/"
+}
+
 gdb_core() {
 	gdb -nx -batch -x "$1" "$2" "$3" 2>&1 |
 		grep -v -e '^\[New LWP' -e 'libthread_db' -e '^Core was generated' \
 			-e '^\[Current thread is' -e '^warning: Unexpected size of section' |
-		sed -e 's/jmp_buf = {[^}]*}/jmp_buf = {...}/' \
-			-e 's/__val = {[^}]*}/__val = {...}/' \
-			-e "s/^\(${MASK_REGS:-none}\) .*/\1 (a thread id)/"
+		mask
 }
 
 # record NAME PROG [ARGS]: bundle $tmp/NAME.b, core $tmp/NAME.core
@@ -58,6 +62,26 @@ same() {
 		bad "$1: GDB on ptrec core's file differs from gcore's"
 	fi
 }
+
+# replay_same NAME CMDFILE PROG: GDB through ptrec replay at the end of the
+# history prints between the markers what GDB prints on ptrec core's file
+# (with the plugin's printing setting: no entry values, which before the
+# end would come from made-up frame bases).
+replay_same() {
+	timeout 120 "$PTREC" replay "$tmp/$1.b" -batch -x "$2" 2>&1 |
+		sed -n '/^==BEGIN==/,/^==END==/p' | mask >"$tmp/$1.replay"
+	gdb -nx -batch -ex 'set print entry-values no' -x "$2" "$3" \
+		"$tmp/$1.core" 2>&1 | mask |
+		sed -n '/^==BEGIN==/,/^==END==/p' >"$tmp/$1.corev"
+	if [ "$(wc -l <"$tmp/$1.replay")" -gt 5 ] &&
+		diff -u "$tmp/$1.corev" "$tmp/$1.replay" >"$tmp/log" 2>&1; then
+		ok "$1: GDB at the end of the replay = GDB on the core file ($(wc -l <"$tmp/$1.replay") lines)"
+	else
+		bad "$1: GDB at the end of the replay differs from GDB on the core file"
+	fi
+}
+
+REGS="rax rbx rcx rdx rsi rdi rbp rsp r8 r9 r10 r11 r12 r13 r14 r15 rip eflags cs ss ds es fs gs fs_base gs_base"
 
 P=$SNAP_PROGS
 
@@ -94,6 +118,36 @@ else
 	cp "$tmp/crash.got" "$tmp/log"
 	bad "crash: locals, arguments and heap data are there"
 fi
+cat >"$tmp/crashr.gdb" <<EOF
+echo ==BEGIN==\\n
+bt full
+info registers $REGS
+info registers xmm0 xmm1 mxcsr st0 fctrl fstat
+print *head
+print global_counter
+print gbuf
+frame 1
+info locals
+info frame
+x/8gx \$rsp
+up
+print d
+down 2
+print *n
+echo ==END==\\n
+EOF
+replay_same crash "$tmp/crashr.gdb" "$P/crash"
+# Before the end nothing is shown as if it were the past.
+timeout 120 "$PTREC" replay "$tmp/crash.b" -batch -ex 'print global_counter' \
+	-ex 'reverse-stepi' -ex 'print global_counter' -ex 'info registers rax' \
+	-ex 'stepi' -ex 'print global_counter' >"$tmp/log" 2>&1
+if [ "$(grep -c '= 99' "$tmp/log")" -eq 2 ] &&
+	grep -q 'Cannot access memory' "$tmp/log" &&
+	grep -q 'rax *<unavailable>' "$tmp/log"; then
+	ok "crash: one instruction before the end, memory and registers are unavailable; back at the end, there again"
+else
+	bad "crash: one instruction before the end, memory and registers are unavailable; back at the end, there again"
+fi
 eu-stack --core "$tmp/crash.core" -e "$P/crash" >"$tmp/log" 2>&1
 if grep -q depth3 "$tmp/log" && grep -q depth1 "$tmp/log" &&
 	grep -q main "$tmp/log"; then
@@ -118,6 +172,15 @@ EOF
 record mt "$P/mtcrash"
 reference mt -ex run "$P/mtcrash"
 same mt "$tmp/mt.gdb" "$P/mtcrash"
+cat >"$tmp/mtr.gdb" <<EOF
+echo ==BEGIN==\\n
+bt full
+info registers $REGS
+print shared_total
+print *j
+echo ==END==\\n
+EOF
+replay_same mt "$tmp/mtr.gdb" "$P/mtcrash"
 n_ref=$(gdb -nx -batch -ex 'info threads' "$P/mtcrash" "$tmp/mt.ref" 2>&1 |
 	grep -c '^[* ] *[0-9]')
 n_got=$(gdb -nx -batch -ex 'info threads' "$P/mtcrash" "$tmp/mt.core" 2>&1 |
@@ -145,6 +208,16 @@ record abort "$P/abort"
 reference abort -ex run "$P/abort"
 MASK_REGS='rbx\|rsi\|rdi' same abort "$tmp/abort.gdb" "$P/abort"
 
+cat >"$tmp/abortr.gdb" <<EOF
+echo ==BEGIN==\\n
+bt full
+info registers $REGS
+print message
+print checks
+echo ==END==\\n
+EOF
+replay_same abort "$tmp/abortr.gdb" "$P/abort"
+
 # ---- a normal exit: the state at exit_group ------------------------------
 cat >"$tmp/exit.gdb" <<'EOF'
 bt
@@ -156,6 +229,15 @@ EOF
 record exit "$P/exit"
 reference exit -ex 'catch syscall exit_group' -ex run "$P/exit"
 same exit "$tmp/exit.gdb" "$P/exit"
+cat >"$tmp/exitr.gdb" <<EOF
+echo ==BEGIN==\\n
+bt
+info registers $REGS
+print sum
+print *last
+echo ==END==\\n
+EOF
+replay_same exit "$tmp/exitr.gdb" "$P/exit"
 if "$PTREC" info "$tmp/exit.b" 2>&1 | grep -q 'snapshot: .*exit'; then
 	ok "exit: ptrec info shows the snapshot"
 else
