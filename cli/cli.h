@@ -3,6 +3,8 @@
 #ifndef PTREC_CLI_H
 #define PTREC_CLI_H
 
+#include <stdbool.h>
+
 #include "sideband.h"
 
 int cli_dump(int argc, char **argv);
@@ -12,5 +14,7 @@ int cli_import(int argc, char **argv);
 int cli_record(int argc, char **argv);
 /* `ptrec core BUNDLE [--pid PID] -o FILE` (core.c). */
 int cli_core(int argc, char **argv);
+/* The snapshot of bundle @dir for info (@maps false) and dump (true). */
+void cli_snapshot_print(const char *dir, bool maps);
 
 #endif

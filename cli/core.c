@@ -181,6 +181,73 @@ static void fill_nt_file(struct buf *b, const struct rp_snapshot *sn,
 	free(names.p);
 }
 
+static void prot_str(uint32_t prot, char out[5])
+{
+	out[0] = prot & 1 ? 'r' : '-';
+	out[1] = prot & 2 ? 'w' : '-';
+	out[2] = prot & 4 ? 'x' : '-';
+	out[3] = prot & 8 ? 's' : 'p';
+	out[4] = '\0';
+}
+
+void cli_snapshot_print(const char *dir, bool maps)
+{
+	static const char *const content[] = { "data", "image", "over-limit",
+					       "unreadable" };
+	struct rp_snapshot *sn;
+	uint64_t bytes = 0;
+	size_t i, j;
+	int ret = rp_snapshot_open(&sn, dir);
+
+	if (ret == -RP_ERR_NOTFOUND) {
+		printf("snapshot: none\n");
+		rp_snapshot_close(sn);
+		return;
+	}
+	if (ret) {
+		printf("snapshot: damaged: %s\n", rp_snapshot_errmsg(sn));
+		rp_snapshot_close(sn);
+		return;
+	}
+	for (i = 0; i < rp_snapshot_proc_count(sn); i++) {
+		struct rp_snap_proc_info p;
+
+		rp_snapshot_proc(sn, i, &p);
+		bytes += p.data_bytes;
+	}
+	printf("snapshot: %zu processes, %" PRIu64 " bytes of memory\n",
+	       rp_snapshot_proc_count(sn), bytes);
+	for (i = 0; i < rp_snapshot_proc_count(sn); i++) {
+		struct rp_snap_proc_info p;
+
+		rp_snapshot_proc(sn, i, &p);
+		printf("  snapshot: process %u (%s): %s %d, %zu threads, %zu mappings, %" PRIu64 " bytes\n",
+		       p.pid, p.exe, p.end_name, p.status, p.nthreads,
+		       p.nmaps, p.data_bytes);
+		for (j = 0; maps && j < p.nthreads; j++) {
+			struct rp_snap_thread_info t;
+
+			rp_snapshot_proc_thread(sn, p.pid, j, &t);
+			printf("    thread %u: rip 0x%" PRIx64 " rsp 0x%" PRIx64
+			       ", fpregs %u bytes, xstate %u bytes%s\n", t.tid,
+			       t.regs[16], t.regs[7], t.fpregs_len,
+			       t.xstate_len, t.siginfo ? ", siginfo" : "");
+		}
+		for (j = 0; maps && j < p.nmaps; j++) {
+			struct rp_snap_map_info mi;
+			char prot[5];
+
+			rp_snapshot_proc_map(sn, p.pid, j, &mi);
+			prot_str(mi.prot, prot);
+			printf("    map 0x%" PRIx64 "-0x%" PRIx64 " %s %08" PRIx64
+			       " %-10s %s\n", mi.start, mi.end, prot, mi.pgoff,
+			       mi.content < 4 ? content[mi.content] : "?",
+			       mi.path);
+		}
+	}
+	rp_snapshot_close(sn);
+}
+
 static int usage(FILE *f)
 {
 	fprintf(f, "usage: ptrec core BUNDLE [--pid PID] -o FILE\n"

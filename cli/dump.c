@@ -219,6 +219,7 @@ int cli_dump(int argc, char **argv)
 		return 1;
 	}
 	print_manifest(m);
+	cli_snapshot_print(argv[1], true);
 	snprintf(path, sizeof(path), "%s/%s", argv[1], m->sideband);
 	sb_manifest_free(m);
 	return dump_stream(path);

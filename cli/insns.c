@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "cli_args.h"
 #include "replay.h"
 #include "replay_cli.h"
@@ -129,6 +130,7 @@ int rp_cli_info(int argc, char **argv)
 	}
 	printf("total:    %" PRIu64 " instructions, %" PRIu64 " gaps\n", insns,
 	       gaps);
+	cli_snapshot_print(argv[a], false);
 	rp_session_close(s);
 	return 0;
 }

@@ -646,6 +646,7 @@ static void snap_proc(struct emu *e, struct proc *p, uint32_t end,
 		      int status, const struct thr *sig_t,
 		      const siginfo_t *si)
 {
+	static struct user_regs_struct adj[256];
 	struct rec_snap_thr th[256];
 	struct rec_snap_proc rp = { .pid = p->pid, .ppid = p->ppid,
 				    .end = end, .status = status,
@@ -658,10 +659,27 @@ static void snap_proc(struct emu *e, struct proc *p, uint32_t end,
 	if (p->snapped || e->snap.off)
 		return;
 	p->snapped = true;
-	for (t = e->threads; t && rp.nthreads < 256; t = t->next)
-		if (t->proc == p && t->st != T_DEAD)
-			th[rp.nthreads++] = (struct rec_snap_thr){
-				t->tid, t->have_regs ? &t->regs : NULL };
+	for (t = e->threads; t && rp.nthreads < 256; t = t->next) {
+		struct user_regs_struct *r = &adj[rp.nthreads];
+
+		if (t->proc != p || t->st == T_DEAD)
+			continue;
+		*r = t->regs;
+		if (t->st == T_SYSCALL) {
+			/*
+			 * Blocked in the system call it was stepped into: as
+			 * the kernel shows such a thread, RIP after the
+			 * SYSCALL (which set RCX and R11), RAX -ENOSYS.
+			 */
+			r->rip += 2;
+			r->rcx = r->rip;
+			r->r11 = r->eflags;
+			r->orig_rax = r->rax;
+			r->rax = (unsigned long long)-ENOSYS;
+		}
+		th[rp.nthreads++] = (struct rec_snap_thr){
+			t->tid, t->have_regs ? r : NULL };
+	}
 	ret = rec_snap_take(&e->snap, &rp, &err);
 	if (ret)
 		fail(e, ret, "%s", err.msg);
@@ -1243,6 +1261,7 @@ static void finish_live(struct emu *e)
 	struct proc *p;
 	struct thr *t;
 	int status;
+	pid_t tid;
 
 	/* Let an in-flight step land, so every live thread is stopped. */
 	for (t = e->threads; t; t = t->next)
@@ -1280,9 +1299,11 @@ static void finish_live(struct emu *e)
 	}
 	for (t = e->threads; t; t = t->next)
 		t->st = T_DEAD;
+	/* With PTRACE_O_TRACEEXIT even SIGKILL stops at the exit event. */
 	if (e->launched)
-		while (waitpid(-1, &status, __WALL) > 0)
-			;
+		while ((tid = waitpid(-1, &status, __WALL)) > 0)
+			if (WIFSTOPPED(status))
+				ptrace(PTRACE_CONT, tid, 0, 0);
 }
 
 /* ---- start ----------------------------------------------------------- */
@@ -1452,7 +1473,9 @@ static int launch(struct emu *e)
 	e->launched = true;
 	e->main_pid = pid;
 	waitpid(pid, &status, 0);
-	ptrace(PTRACE_SETOPTIONS, pid, 0, TRACE_OPTS | PTRACE_O_EXITKILL);
+	/* No exit stop yet: a failed exec just exits. */
+	ptrace(PTRACE_SETOPTIONS, pid, 0,
+	       (TRACE_OPTS & ~PTRACE_O_TRACEEXIT) | PTRACE_O_EXITKILL);
 	ptrace(PTRACE_CONT, pid, 0, 0);
 	waitpid(pid, &status, 0);
 	if (read(pipefd[0], &child_errno, sizeof(child_errno)) ==
@@ -1466,6 +1489,7 @@ static int launch(struct emu *e)
 	if (!WIFSTOPPED(status) || status >> 16 != PTRACE_EVENT_EXEC)
 		return fail(e, -ECHILD, "%s: unexpected stop 0x%x after exec",
 			    prog, status);
+	ptrace(PTRACE_SETOPTIONS, pid, 0, TRACE_OPTS | PTRACE_O_EXITKILL);
 	if (!proc_new(e, pid, getpid()))
 		return e->error;
 	ret = maps_read(pid, &e->procs->maps);
@@ -1652,7 +1676,7 @@ int rec_emu_record(const struct rec_options *o, struct rec_stats *st,
 	}
 	e.m = sb_bundle_manifest(e.b);
 	e.snap = (struct rec_snap){ .b = e.b, .off = o->no_snapshot,
-				    .quiet = o->quiet,
+				    .quiet = o->quiet, .stepping = true,
 				    .limit = o->snapshot_limit ?
 					     o->snapshot_limit :
 					     SB_SNAP_DEFAULT_LIMIT };

@@ -89,6 +89,55 @@ static void read_mem(int fd, uint64_t start, uint64_t end, uint8_t *buf)
 	}
 }
 
+/*
+ * Start addresses of the mappings that hold private (copy-on-write)
+ * pages, from /proc/PID/smaps: a read-only file mapping that was written
+ * before (the RELRO region, with the dynamic linker's DT_DEBUG) is not
+ * what the file holds, so its contents are taken, as the kernel dumps them.
+ */
+static size_t anon_starts(pid_t pid, uint64_t **out)
+{
+	char path[64], line[512];
+	uint64_t start = 0, a, b, *v = NULL;
+	size_t n = 0, cap = 0;
+	unsigned long kb;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps", pid);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " ", &a, &b) == 2) {
+			start = a;
+			continue;
+		}
+		if (sscanf(line, "Anonymous: %lu kB", &kb) != 1 || !kb)
+			continue;
+		if (n == cap) {
+			uint64_t *nv = realloc(v, (cap = cap ? cap * 2 : 64) *
+					       sizeof(*v));
+
+			if (!nv)
+				break;
+			v = nv;
+		}
+		v[n++] = start;
+	}
+	if (f)
+		fclose(f);
+	*out = v;
+	return n;
+}
+
+static bool has_anon(const uint64_t *v, size_t n, uint64_t start)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == start)
+			return true;
+	return false;
+}
+
 static int take_thread(struct rec_snap *s, const struct rec_snap_thr *th,
 		       pid_t sig_tid, const siginfo_t *si, struct sb_err *err)
 {
@@ -97,8 +146,16 @@ static int take_thread(struct rec_snap *s, const struct rec_snap_thr *th,
 	static uint8_t fp[SB_SNAP_FPREGS_SIZE], xs[SB_SNAP_XSTATE_MAX];
 	struct iovec iov;
 
-	if (ptrace(PTRACE_GETREGS, th->tid, 0, &r) == 0)
+	if (ptrace(PTRACE_GETREGS, th->tid, 0, &r) == 0) {
+		/*
+		 * Right after a SYSCALL that was single-stepped, R11 holds
+		 * RFLAGS with the trap flag the stepping set; the program
+		 * untraced has it clear.
+		 */
+		if (s->stepping && r.rcx == r.rip)
+			r.r11 &= ~0x100ull;
 		rec_snap_regs(t.regs, &r);
+	}
 	else if (th->regs)
 		rec_snap_regs(t.regs, th->regs);	/* running in a syscall */
 	else
@@ -160,7 +217,8 @@ int rec_snap_take(struct rec_snap *s, const struct rec_snap_proc *rp,
 	char path[64], exe[4096];
 	struct maps ms = { 0 };
 	uint8_t *auxv = NULL, *buf = NULL;
-	size_t auxv_len = 0, i;
+	uint64_t *anon = NULL;
+	size_t auxv_len = 0, i, nanon;
 	uint64_t t0 = mono_ns();
 	ssize_t n;
 	int fd, ret;
@@ -179,6 +237,7 @@ int rec_snap_take(struct rec_snap *s, const struct rec_snap_proc *rp,
 				rp->pid, rp->pid, strerror(-ret));
 		return 0;
 	}
+	nanon = anon_starts(rp->pid, &anon);
 	snprintf(path, sizeof(path), "/proc/%d/exe", rp->pid);
 	n = readlink(path, exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
@@ -205,6 +264,9 @@ int rec_snap_take(struct rec_snap *s, const struct rec_snap_proc *rp,
 		};
 		uint64_t len = mp->end - mp->start;
 
+		if (m.content == SB_SNAP_IMAGE &&
+		    has_anon(anon, nanon, mp->start))
+			m.content = SB_SNAP_DATA;
 		if (m.content == SB_SNAP_DATA && fd < 0)
 			m.content = SB_SNAP_UNREADABLE;
 		if (m.content == SB_SNAP_DATA && s->used + len > s->limit) {
@@ -239,5 +301,6 @@ int rec_snap_take(struct rec_snap *s, const struct rec_snap_proc *rp,
 	s->ns += mono_ns() - t0;
 	maps_free(&ms);
 	free(auxv);
+	free(anon);
 	return ret;
 }

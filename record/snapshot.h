@@ -20,6 +20,7 @@ struct rec_snap {
 	struct sb_snap_writer *w;	/* opened at the first snapshot */
 	bool off;			/* --no-snapshot */
 	bool quiet;
+	bool stepping;			/* the recorder single-steps */
 	uint64_t limit;			/* --snapshot-limit */
 	uint64_t used;			/* mapping bytes taken */
 	uint64_t left_out;		/* mapping bytes over the limit */

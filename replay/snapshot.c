@@ -231,8 +231,10 @@ size_t rp_snapshot_read(struct rp_snapshot *sn, uint32_t pid, uint64_t addr,
 		size_t i;
 
 		done += n;
-		if (n || !images)
+		if (n)
 			continue;
+		if (!images)
+			break;
 		for (i = 0; i < p->nmaps; i++)
 			if (p->maps[i].start <= a && a < p->maps[i].end)
 				break;

@@ -29,6 +29,7 @@ enum {
 #define PROC_FIXED 24
 #define THREAD_FIXED (16 + 27 * 8 + SB_SNAP_SIGINFO_SIZE)
 #define MAP_FIXED 40
+#define CHUNK0 (1u << 20)	/* first decompression buffer */
 
 static void put32(uint8_t *p, uint32_t v)
 {
@@ -511,7 +512,8 @@ int sb_snap_load_mem(struct sb_snapshot **sp, const void *buf, size_t len,
 	ZSTD_inBuffer in;
 	ZSTD_outBuffer out;
 	uint64_t raw;
-	size_t zr;
+	size_t zr, cap;
+	bool nomem = false;
 	int ret;
 
 	*sp = NULL;
@@ -539,7 +541,12 @@ int sb_snap_load_mem(struct sb_snapshot **sp, const void *buf, size_t len,
 	r.s = calloc(1, sizeof(*r.s));
 	if (!r.s)
 		return sb_fail(err, -ENOMEM, "out of memory");
-	r.s->raw = malloc(raw ? raw : 1);
+	/*
+	 * The buffer grows with what really decompresses, so a header that
+	 * claims more than the data holds allocates no more than the data.
+	 */
+	cap = raw < CHUNK0 ? raw : CHUNK0;
+	r.s->raw = malloc(cap ? cap : 1);
 	d = ZSTD_createDCtx();
 	if (!r.s->raw || !d) {
 		ZSTD_freeDCtx(d);
@@ -549,20 +556,35 @@ int sb_snap_load_mem(struct sb_snapshot **sp, const void *buf, size_t len,
 	}
 	in = (ZSTD_inBuffer){ h + SB_SNAP_HEADER_SIZE,
 			      len - SB_SNAP_HEADER_SIZE, 0 };
-	out = (ZSTD_outBuffer){ r.s->raw, raw, 0 };
+	out = (ZSTD_outBuffer){ r.s->raw, cap, 0 };
 	zr = 1;
 	while (in.pos < in.size && zr) {
 		size_t before_in = in.pos, before_out = out.pos;
 
+		if (out.pos == out.size && out.size < raw) {
+			size_t ncap = out.size * 2 < raw ? out.size * 2 : raw;
+			uint8_t *nb = realloc(r.s->raw, ncap);
+
+			if (!nb) {
+				nomem = true;
+				break;
+			}
+			r.s->raw = nb;
+			out.dst = nb;
+			out.size = ncap;
+		}
 		zr = ZSTD_decompressStream(d, &out, &in);
 		if (ZSTD_isError(zr))
 			break;
-		if (in.pos == before_in && out.pos == before_out)
+		if (in.pos == before_in && out.pos == before_out &&
+		    out.pos == out.size && out.size >= raw)
 			break;	/* output full, more input: too long */
 	}
 	ZSTD_freeDCtx(d);
 	r.s->raw_len = out.pos;
-	if (ZSTD_isError(zr)) {
+	if (nomem) {
+		ret = sb_fail(err, -ENOMEM, "%s: out of memory", r.name);
+	} else if (ZSTD_isError(zr)) {
 		ret = sb_fail(err, -EBADMSG,
 			      "%s: byte offset %zu: damaged compressed data: %s",
 			      r.name, SB_SNAP_HEADER_SIZE + in.pos,

@@ -185,7 +185,7 @@ def _read_stack_keyed():
     frames), or None when the target publishes none."""
     inf = gdb.selected_inferior()
     head = bytes(inf.read_memory(STACK_ADDR, 24))
-    if head[:8] != b'PTRECSTK':
+    if head[:8] not in (b'PTRECSTK', b'PTRECSTR'):
         return None
     count = struct.unpack_from('<Q', head, 8)[0]
     data = bytes(inf.read_memory(STACK_ADDR + 24, 24 * count))
@@ -250,6 +250,10 @@ class PtrecUnwinder(gdb.unwinder.Unwinder):
         if not got or not got[1]:
             return None
         key, stack = got
+        if key[1][:8] == b'PTRECSTR':
+            # At the end, with the snapshot's real registers and memory:
+            # GDB's own DWARF CFI unwinding, as on a core file.
+            return None
         level = self.index_of(key, pending_frame.level())
         if level >= len(stack):
             return None      # beyond the recorded call stack

@@ -52,7 +52,37 @@ const char *amd64_target_xml(size_t *len)
 	static const char *const seg[] = { "cs", "ss", "ds", "es", "fs", "gs" };
 	static const char *const x87[] = { "fctrl", "fstat", "ftag", "fiseg",
 					   "fioff", "foseg", "fooff", "fop" };
-	static char xml[8192];
+	static const struct {
+		const char *name;
+		int bit;
+	} eflags[] = {
+		{ "CF", 0 }, { "", 1 }, { "PF", 2 }, { "AF", 4 }, { "ZF", 6 },
+		{ "SF", 7 }, { "TF", 8 }, { "IF", 9 }, { "DF", 10 },
+		{ "OF", 11 }, { "NT", 14 }, { "RF", 16 }, { "VM", 17 },
+		{ "AC", 18 }, { "VIF", 19 }, { "VIP", 20 }, { "ID", 21 },
+	};
+	static const struct {
+		const char *id, *type, *field;
+		int count;
+	} vec[] = {
+		{ "v8bf16", "bfloat16", "v8_bfloat16", 8 },
+		{ "v8h", "ieee_half", "v8_half", 8 },
+		{ "v4f", "ieee_single", "v4_float", 4 },
+		{ "v2d", "ieee_double", "v2_double", 2 },
+		{ "v16i8", "int8", "v16_int8", 16 },
+		{ "v8i16", "int16", "v8_int16", 8 },
+		{ "v4i32", "int32", "v4_int32", 4 },
+		{ "v2i64", "int64", "v2_int64", 2 },
+	};
+	static const struct {
+		const char *name;
+		int bit;
+	} mxcsr[] = {
+		{ "IE", 0 }, { "DE", 1 }, { "ZE", 2 }, { "OE", 3 }, { "UE", 4 },
+		{ "PE", 5 }, { "DAZ", 6 }, { "IM", 7 }, { "DM", 8 }, { "ZM", 9 },
+		{ "OM", 10 }, { "UM", 11 }, { "PM", 12 }, { "FZ", 15 },
+	};
+	static char xml[16384];
 	static size_t n;
 	const size_t size = sizeof(xml);
 	int i;
@@ -65,12 +95,18 @@ const char *amd64_target_xml(size_t *len)
 	ADD("<?xml version=\"1.0\"?>\n<!DOCTYPE target SYSTEM \"gdb-target.dtd\">\n"
 	    "<target>\n<architecture>i386:x86-64</architecture>\n"
 	    "<osabi>GNU/Linux</osabi>\n"
-	    "<feature name=\"org.gnu.gdb.i386.core\">\n");
+	    "<feature name=\"org.gnu.gdb.i386.core\">\n"
+	    "<flags id=\"i386_eflags\" size=\"4\">\n");
+	/* EFLAGS bits (Intel SDM Vol. 1, 3.4.3), so GDB prints their names. */
+	for (i = 0; i < (int)(sizeof(eflags) / sizeof(eflags[0])); i++)
+		ADD("<field name=\"%s\" start=\"%d\" end=\"%d\"/>\n",
+		    eflags[i].name, eflags[i].bit, eflags[i].bit);
+	ADD("</flags>\n");
 	for (i = 0; i < 16; i++)
 		ADD("<reg name=\"%s\" bitsize=\"64\" type=\"%s\"/>\n", gp[i],
 		    i == 6 || i == 7 ? "data_ptr" : "int64");
 	ADD("<reg name=\"rip\" bitsize=\"64\" type=\"code_ptr\"/>\n"
-	    "<reg name=\"eflags\" bitsize=\"32\" type=\"int32\"/>\n");
+	    "<reg name=\"eflags\" bitsize=\"32\" type=\"i386_eflags\"/>\n");
 	for (i = 0; i < 6; i++)
 		ADD("<reg name=\"%s\" bitsize=\"32\" type=\"int32\"/>\n",
 		    seg[i]);
@@ -81,10 +117,26 @@ const char *amd64_target_xml(size_t *len)
 		ADD("<reg name=\"%s\" bitsize=\"32\" type=\"int\" group=\"float\"/>\n",
 		    x87[i]);
 	ADD("</feature>\n<feature name=\"org.gnu.gdb.i386.sse\">\n");
+	/* The types GDB's own amd64 description gives xmm and mxcsr, so
+	 * they print as on a core file or a live process.
+	 */
+	for (i = 0; i < (int)(sizeof(vec) / sizeof(vec[0])); i++)
+		ADD("<vector id=\"%s\" type=\"%s\" count=\"%d\"/>\n",
+		    vec[i].id, vec[i].type, vec[i].count);
+	ADD("<union id=\"vec128\">\n");
+	for (i = 0; i < (int)(sizeof(vec) / sizeof(vec[0])); i++)
+		ADD("<field name=\"%s\" type=\"%s\"/>\n", vec[i].field,
+		    vec[i].id);
+	ADD("<field name=\"uint128\" type=\"uint128\"/>\n</union>\n"
+	    "<flags id=\"i386_mxcsr\" size=\"4\">\n");
+	for (i = 0; i < (int)(sizeof(mxcsr) / sizeof(mxcsr[0])); i++)
+		ADD("<field name=\"%s\" start=\"%d\" end=\"%d\"/>\n",
+		    mxcsr[i].name, mxcsr[i].bit, mxcsr[i].bit);
+	ADD("</flags>\n");
 	for (i = 0; i < 16; i++)
-		ADD("<reg name=\"xmm%d\" bitsize=\"128\" type=\"uint128\"/>\n",
+		ADD("<reg name=\"xmm%d\" bitsize=\"128\" type=\"vec128\"/>\n",
 		    i);
-	ADD("<reg name=\"mxcsr\" bitsize=\"32\" type=\"int\" group=\"vector\"/>\n"
+	ADD("<reg name=\"mxcsr\" bitsize=\"32\" type=\"i386_mxcsr\" group=\"vector\"/>\n"
 	    "</feature>\n<feature name=\"org.gnu.gdb.i386.linux\">\n"
 	    "<reg name=\"orig_rax\" bitsize=\"64\" type=\"int\" regnum=\"57\"/>\n"
 	    "</feature>\n<feature name=\"org.gnu.gdb.i386.segments\">\n"

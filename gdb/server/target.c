@@ -45,27 +45,112 @@ int target_open(struct target *tg, const char *dir)
 	}
 	for (i = 0; i < rp_timeline_count(tg->tl); i++)
 		tg->tids[i] = rp_timeline_tid(tg->tl, i);
+	/* The end state: a bundle without one (or a damaged one) still
+	 * replays, with what the history holds.
+	 */
+	ret = rp_snapshot_open(&tg->snap, dir);
+	if (ret) {
+		if (ret != -RP_ERR_NOTFOUND)
+			fprintf(stderr, "ptrec-server: %s; the end of the history has no memory or registers beyond the PC\n",
+				rp_snapshot_errmsg(tg->snap));
+		rp_snapshot_close(tg->snap);
+		tg->snap = NULL;
+	}
 	return 0;
 }
 
 void target_close(struct target *tg)
 {
+	rp_snapshot_close(tg->snap);
 	rp_timeline_free(tg->tl);
 	rp_session_close(tg->s);
 	free(tg->tids);
 	memset(tg, 0, sizeof(*tg));
 }
 
+/*
+ * The snapshot's thread @cur, when the thread is at the end of its history
+ * (the only place the snapshot is true: before it, memory and registers
+ * may have differed).
+ */
+static bool at_end_snap(struct target *tg, size_t cur,
+			struct rp_snap_thread_info *ti)
+{
+	return tg->snap &&
+	       rp_timeline_pos(tg->tl, cur) == rp_timeline_end(tg->tl, cur) &&
+	       !rp_snapshot_thread(tg->snap, rp_timeline_tid(tg->tl, cur), ti);
+}
+
+static void put_le(struct regval *v, const uint8_t *src, int n)
+{
+	memcpy(v->bytes, src, (size_t)n);
+	v->known = true;
+}
+
+/* Register @regno from a snapshot: the general registers, and x87/SSE
+ * from the FXSAVE area (Intel SDM Vol. 1, 10.5.1).
+ */
+static bool snap_reg(const struct rp_snap_thread_info *ti,
+		     unsigned int regno, struct regval *v)
+{
+	static const unsigned char x87_off[8] = { 0, 2, 4, 12, 8, 20, 16, 6 };
+	static const unsigned char x87_len[8] = { 2, 2, 1, 2, 4, 2, 4, 2 };
+	const uint8_t *fx = ti->fpregs_len >= 512 ? ti->fpregs : NULL;
+	int idx = amd64_rp_reg(regno);
+
+	if (idx >= 0) {
+		uint64_t val = ti->regs[idx];
+
+		put_le(v, (const uint8_t *)&val, v->size);
+		return true;
+	}
+	if (!fx)
+		return false;
+	if (regno >= 24 && regno <= 31) {
+		put_le(v, fx + 32 + 16 * (regno - 24), 10);
+	} else if (regno >= 32 && regno <= 39) {
+		unsigned int k = regno - 32;
+		uint32_t val = 0;
+
+		memcpy(&val, fx + x87_off[k], x87_len[k]);
+		if (k == 2) {
+			/* Abridged tag (one bit per register) to the full
+			 * tag word: empty (3) or valid (0).
+			 */
+			uint32_t full = 0;
+			int r;
+
+			for (r = 0; r < 8; r++)
+				if (!(val & (1u << r)))
+					full |= 3u << (2 * r);
+			val = full;
+		} else if (k == 7) {
+			val &= 0x7ff;
+		}
+		put_le(v, (const uint8_t *)&val, 4);
+	} else if (regno >= 40 && regno <= 55) {
+		put_le(v, fx + 160 + 16 * (regno - 40), 16);
+	} else if (regno == 56) {
+		put_le(v, fx + 24, 4);
+	} else {
+		return false;
+	}
+	return true;
+}
+
 int target_reg(struct target *tg, unsigned int regno, struct regval *v)
 {
 	size_t cur = rp_timeline_selected(tg->tl);
 	int idx = amd64_rp_reg(regno), i;
+	struct rp_snap_thread_info ti;
 	uint64_t val = 0;
 
 	memset(v, 0, sizeof(*v));
 	v->size = amd64_reg_size(regno);
 	if (!v->size)
 		return -1;
+	if (at_end_snap(tg, cur, &ti) && snap_reg(&ti, regno, v))
+		return 0;
 	v->known = idx >= 0 &&
 		   !rp_timeline_reg(tg->tl, cur, (unsigned int)idx, &val);
 	for (i = 0; i < v->size && i < 8; i++)
@@ -79,7 +164,9 @@ int target_reg(struct target *tg, unsigned int regno, struct regval *v)
  * GDB crashes when a Python unwinder sends packets, but may read memory.
  * So the call stack of the selected thread at its position is served as
  * memory at STACK_ADDR (kernel space, never user): 64-bit words
- * "PTRECSTK", the frame count, the position, then per frame (frame 0
+ * "PTRECSTK" ("PTRECSTR" at the end of a history whose real registers
+ * the snapshot holds: the plugin's unwinder then leaves unwinding to GDB's
+ * own DWARF CFI), the frame count, the position, then per frame (frame 0
  * innermost) the position and address of its first instruction and the
  * address its caller resumes at (0 for the outermost frame).
  */
@@ -90,11 +177,12 @@ static size_t call_stack(struct target *tg, size_t cur, uint64_t *w,
 	uint64_t pos = rp_timeline_pos(tg->tl, cur);
 	uint64_t end = rp_timeline_end(tg->tl, cur);
 	static uint64_t calls[STACK_MAX_FRAMES];
+	struct rp_snap_thread_info ti;
 	struct rp_insn insn;
 	size_t n = 0, max = (maxw - 3) / 3 - 1;
 	int i, found;
 
-	memcpy(&w[0], "PTRECSTK", 8);
+	memcpy(&w[0], at_end_snap(tg, cur, &ti) ? "PTRECSTR" : "PTRECSTK", 8);
 	w[2] = pos;
 	if (max > STACK_MAX_FRAMES - 1)
 		max = STACK_MAX_FRAMES - 1;
@@ -152,6 +240,14 @@ size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
 			len = (size_t)(bytes - off);
 		memcpy(buf, (const uint8_t *)tg->stack + off, len);
 		return len;
+	}
+	if (tg->snap &&
+	    rp_timeline_pos(tg->tl, cur) == rp_timeline_end(tg->tl, cur)) {
+		/* At the end: the process's memory, as a core file holds it. */
+		done = rp_snapshot_read(tg->snap, rp_timeline_pid(tg->tl, cur),
+					addr, buf, len, true);
+		if (done)
+			return done;
 	}
 	while (done < len) {
 		n = rp_timeline_read_code(tg->tl, cur, addr + done, buf + done,

@@ -24,6 +24,7 @@ struct target {
 	const char *dir;
 	struct rp_session *s;
 	struct rp_timeline *tl;
+	struct rp_snapshot *snap;	/* the end state, NULL if none */
 	uint32_t *tids;		/* of the timeline's threads, in order */
 	/* The call stack served at STACK_ADDR, for (stack_tid, stack_pos). */
 	uint64_t stack[3 + 3 * STACK_MAX_FRAMES];

@@ -267,7 +267,9 @@ if record tiny -- "$PROGS/tiny"; then
 		-e 's/^command: .*/command:  PROGRAM/' -e 's/^duration: .*/duration: D/' \
 		-e 's/^cpu: .*/cpu:      CPU/' \
 		-e 's/thread [0-9]* (pid [0-9]*)/thread TID (pid PID)/' \
-		-e 's/, [0-9.]* ms$/, T ms/' >"$tmp/out"
+		-e 's/, [0-9.]* ms$/, T ms/' \
+		-e 's/snapshot: process [0-9]* ([^)]*)/snapshot: process PID (PROGRAM)/' \
+		-e 's/[0-9]* bytes\( of memory\)*$/N bytes\1/' >"$tmp/out"
 	golden tiny-info.txt
 fi
 

@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <zstd.h>
+
 #include "sideband.h"
 
 static const char *dir;
@@ -397,6 +399,65 @@ static int seeds_perf(const char *self)
 	return system(cmd) ? -1 : 0;
 }
 
+/* ---- fuzz_snapshot ---------------------------------------------------- */
+
+/* A whole part with a process, a thread and two mappings; the same
+ * records raw (the harness's 'R' inputs).
+ */
+static int seeds_snapshot(void)
+{
+	static uint8_t page[4096], fx[512];
+	struct sb_snap_writer *w;
+	struct sb_err err;
+	struct sb_snap_proc p = { .pid = 9, .ppid = 1, .end = SB_SNAP_END_SIGNAL,
+				  .status = 11, .exe = "/bin/x" };
+	struct sb_snap_thread t = { .tid = 9, .fpregs = fx, .fpregs_len = 512,
+				    .has_siginfo = 1 };
+	struct sb_snap_map m1 = { .start = 0x1000, .end = 0x2000,
+				  .prot = SB_SNAP_R | SB_SNAP_W,
+				  .content = SB_SNAP_DATA, .path = "[heap]",
+				  .data = page };
+	struct sb_snap_map m2 = { .start = 0x4000, .end = 0x6000,
+				  .prot = SB_SNAP_R, .content = SB_SNAP_IMAGE,
+				  .path = "/bin/x" };
+	char path[4096];
+	ZSTD_DCtx *d;
+	size_t len, rawlen;
+	uint8_t *buf, *raw;
+	FILE *f;
+
+	seed_path(path, sizeof(path), "part");
+	if (sb_snap_writer_open(&w, path, &err) ||
+	    sb_snap_writer_proc(w, &p, &err) ||
+	    sb_snap_writer_thread(w, &t, &err) ||
+	    sb_snap_writer_map(w, &m1, &err) ||
+	    sb_snap_writer_map(w, &m2, &err) ||
+	    sb_snap_writer_close(w, &err)) {
+		fprintf(stderr, "mkseeds: %s\n", err.msg);
+		return -1;
+	}
+	f = fopen(path, "rb");
+	buf = malloc(1 << 20);
+	len = f ? fread(buf, 1, 1 << 20, f) : 0;
+	if (f)
+		fclose(f);
+	memcpy(&rawlen, buf + 16, 8);
+	raw = malloc(rawlen + 1);
+	raw[0] = 'R';
+	d = ZSTD_createDCtx();
+	ZSTD_decompressDCtx(d, raw + 1, rawlen, buf + SB_SNAP_HEADER_SIZE,
+			    len - SB_SNAP_HEADER_SIZE);
+	ZSTD_freeDCtx(d);
+	seed_path(path, sizeof(path), "raw");
+	f = fopen(path, "wb");
+	if (!f || fwrite(raw, 1, rawlen + 1, f) != rawlen + 1)
+		return -1;
+	fclose(f);
+	free(buf);
+	free(raw);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int ret;
@@ -412,6 +473,8 @@ int main(int argc, char **argv)
 		ret = seeds_manifest();
 	} else if (!strcmp(argv[1], "fuzz_replay")) {
 		ret = seeds_replay();
+	} else if (!strcmp(argv[1], "fuzz_snapshot")) {
+		ret = seeds_snapshot();
 	} else if (!strcmp(argv[1], "fuzz_perf")) {
 		ret = seeds_perf(argv[0]);
 	} else {

@@ -1,0 +1,17 @@
+# The end-state snapshot (issue #16): `make snapshot-test` records real
+# programs, writes `ptrec core` and compares GDB on it with GDB on gcore's
+# file of the same state (tests/snapshot/run.sh).
+SNAP_PROG_DIR := $(BUILD)/tests/snapshot
+SNAP_PROGS := crash mtcrash abort exit spin forkexit bigheap
+SNAP_PROG_BINS := $(SNAP_PROGS:%=$(SNAP_PROG_DIR)/%)
+
+$(SNAP_PROG_DIR)/%: tests/snapshot/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -pthread -o $@ $<
+
+.PHONY: snapshot-test
+snapshot-test: $(PTREC) $(PTREC_SERVER) $(SNAP_PROG_BINS)
+	PTREC=$(CURDIR)/$(PTREC) PTREC_SERVER=$(CURDIR)/$(PTREC_SERVER) \
+		SNAP_PROGS=$(CURDIR)/$(SNAP_PROG_DIR) tests/snapshot/run.sh
+
+CHECK_EXTRA += snapshot-test

@@ -1,0 +1,411 @@
+#!/bin/sh
+# The end-state snapshot (issue #16): record real programs with the
+# software recorder, write `ptrec core`, and compare what the real GDB shows
+# on it with what it shows on a core file of the same state taken
+# independently by GDB's own gcore (same program, same empty environment,
+# no address randomization).  Also eu-stack and eu-readelf on it, and bad
+# input: damaged, truncated, missing and over-the-limit snapshots.
+set -u
+: "${PTREC:?set PTREC to the ptrec binary}"
+: "${SNAP_PROGS:?set SNAP_PROGS to the built tests/snapshot programs}"
+here=$(cd "$(dirname "$0")" && pwd)
+testlib_dir=$here/..
+. "$testlib_dir/lib.sh"
+tap_begin snapshot
+
+# GDB's view of a core, without the lines that name the producer, the LWP
+# numbers or libthread_db (which GDB loads for gcore's file only), and with
+# what differs from one run of a program to the next masked: thread ids
+# (${MASK_REGS}: registers that hold one), and libc's pointer-guarded
+# jmp_bufs and uninitialized signal masks (AT_RANDOM's canary).
+mask() {
+	sed -e 's/jmp_buf = {[^}]*}/jmp_buf = {...}/' \
+		-e 's/__val = {[^}]*}/__val = {...}/' \
+		-e "s/^\(${MASK_REGS:-none}\) .*/\1 (a thread id)/"
+}
+
+gdb_core() {
+	gdb -nx -batch -x "$1" "$2" "$3" 2>&1 |
+		grep -v -e '^\[New LWP' -e 'libthread_db' -e '^Core was generated' \
+			-e '^\[Current thread is' -e '^warning: Unexpected size of section' |
+		mask
+}
+
+# record NAME PROG [ARGS]: bundle $tmp/NAME.b, core $tmp/NAME.core
+record() {
+	name=$1
+	shift
+	rm -rf "$tmp/$name.b"
+	setarch -R env -i "$PTREC" record -q -o "$tmp/$name.b" -- "$@" \
+		>"$tmp/$name.rec" 2>&1
+	"$PTREC" core "$tmp/$name.b" -o "$tmp/$name.core" >>"$tmp/$name.rec" 2>&1
+}
+
+# reference NAME GDB-ARGS...: gcore of the same program at the same stop
+reference() {
+	name=$1
+	shift
+	rm -f "$tmp/$name.ref"
+	gdb -nx -batch -ex 'set exec-wrapper env -i' "$@" \
+		-ex "gcore $tmp/$name.ref" >"$tmp/$name.gdbrun" 2>&1
+}
+
+# same NAME CMDFILE PROG: GDB prints the same on both cores
+same() {
+	gdb_core "$2" "$3" "$tmp/$1.ref" >"$tmp/$1.want"
+	gdb_core "$2" "$3" "$tmp/$1.core" >"$tmp/$1.got"
+	if [ -s "$tmp/$1.ref" ] && [ -s "$tmp/$1.core" ] &&
+		diff -u "$tmp/$1.want" "$tmp/$1.got" >"$tmp/log" 2>&1; then
+		ok "$1: GDB on ptrec core's file = GDB on gcore's ($(wc -l <"$tmp/$1.got") lines)"
+	else
+		cat "$tmp/$1.rec" >>"$tmp/log" 2>/dev/null
+		bad "$1: GDB on ptrec core's file differs from gcore's"
+	fi
+}
+
+# replay_same NAME CMDFILE PROG: GDB through ptrec replay at the end of the
+# history prints between the markers what GDB prints on ptrec core's file
+# (with the plugin's printing setting: no entry values, which before the
+# end would come from made-up frame bases).
+replay_same() {
+	timeout 120 "$PTREC" replay "$tmp/$1.b" -batch -x "$2" 2>&1 |
+		sed -n '/^==BEGIN==/,/^==END==/p' | mask >"$tmp/$1.replay"
+	gdb -nx -batch -ex 'set print entry-values no' -x "$2" "$3" \
+		"$tmp/$1.core" 2>&1 | mask |
+		sed -n '/^==BEGIN==/,/^==END==/p' >"$tmp/$1.corev"
+	if [ "$(wc -l <"$tmp/$1.replay")" -gt 5 ] &&
+		diff -u "$tmp/$1.corev" "$tmp/$1.replay" >"$tmp/log" 2>&1; then
+		ok "$1: GDB at the end of the replay = GDB on the core file ($(wc -l <"$tmp/$1.replay") lines)"
+	else
+		bad "$1: GDB at the end of the replay differs from GDB on the core file"
+	fi
+}
+
+REGS="rax rbx rcx rdx rsi rdi rbp rsp r8 r9 r10 r11 r12 r13 r14 r15 rip eflags cs ss ds es fs gs fs_base gs_base"
+
+P=$SNAP_PROGS
+
+# ---- a crash through a pointer three calls deep ----------------------------
+cat >"$tmp/crash.gdb" <<'EOF'
+bt full
+info registers
+info all-registers xmm0 ymm1 k0
+print *head
+print head->name
+print global_counter
+print gbuf
+print $_siginfo.si_signo
+print $_siginfo._sifields._sigfault.si_addr
+frame 1
+info locals
+info frame
+x/8gx $rsp
+up
+print d
+print k
+down 2
+print *n
+print bad
+EOF
+record crash "$P/crash"
+reference crash -ex run "$P/crash"
+same crash "$tmp/crash.gdb" "$P/crash"
+if grep -q 'depth3 (n=0x[0-9a-f]*, k=19)' "$tmp/crash.got" &&
+	grep -q 'local3 = 57' "$tmp/crash.got" &&
+	grep -q 'val = 1234' "$tmp/crash.got"; then
+	ok "crash: locals, arguments and heap data are there"
+else
+	cp "$tmp/crash.got" "$tmp/log"
+	bad "crash: locals, arguments and heap data are there"
+fi
+cat >"$tmp/crashr.gdb" <<EOF
+echo ==BEGIN==\\n
+bt full
+info registers $REGS
+info registers xmm0 xmm1 mxcsr st0 fctrl fstat
+print *head
+print global_counter
+print gbuf
+frame 1
+info locals
+info frame
+x/8gx \$rsp
+up
+print d
+down 2
+print *n
+echo ==END==\\n
+EOF
+replay_same crash "$tmp/crashr.gdb" "$P/crash"
+# Before the end nothing is shown as if it were the past.
+timeout 120 "$PTREC" replay "$tmp/crash.b" -batch -ex 'print global_counter' \
+	-ex 'reverse-stepi' -ex 'print global_counter' -ex 'info registers rax' \
+	-ex 'stepi' -ex 'print global_counter' >"$tmp/log" 2>&1
+if [ "$(grep -c '= 99' "$tmp/log")" -eq 2 ] &&
+	grep -q 'Cannot access memory' "$tmp/log" &&
+	grep -q 'rax *<unavailable>' "$tmp/log"; then
+	ok "crash: one instruction before the end, memory and registers are unavailable; back at the end, there again"
+else
+	bad "crash: one instruction before the end, memory and registers are unavailable; back at the end, there again"
+fi
+eu-stack --core "$tmp/crash.core" -e "$P/crash" >"$tmp/log" 2>&1
+if grep -q depth3 "$tmp/log" && grep -q depth1 "$tmp/log" &&
+	grep -q main "$tmp/log"; then
+	ok "crash: eu-stack unwinds ptrec core's file to main"
+else
+	bad "crash: eu-stack unwinds ptrec core's file to main"
+fi
+eu-readelf --notes "$tmp/crash.core" >"$tmp/log" 2>&1
+for note in PRSTATUS PRPSINFO SIGINFO AUXV FILE FPREGSET X86_XSTATE; do
+	grep -q "$note" "$tmp/log" || { bad "crash: eu-readelf shows $note"; continue; }
+	ok "crash: eu-readelf shows $note"
+done
+
+# ---- a multi-threaded crash ----------------------------------------------
+cat >"$tmp/mt.gdb" <<'EOF'
+bt full
+info registers
+print shared_total
+print *j
+info locals
+EOF
+record mt "$P/mtcrash"
+reference mt -ex run "$P/mtcrash"
+same mt "$tmp/mt.gdb" "$P/mtcrash"
+cat >"$tmp/mtr.gdb" <<EOF
+echo ==BEGIN==\\n
+bt full
+info registers $REGS
+print shared_total
+print *j
+echo ==END==\\n
+EOF
+replay_same mt "$tmp/mtr.gdb" "$P/mtcrash"
+n_ref=$(gdb -nx -batch -ex 'info threads' "$P/mtcrash" "$tmp/mt.ref" 2>&1 |
+	grep -c '^[* ] *[0-9]')
+n_got=$(gdb -nx -batch -ex 'info threads' "$P/mtcrash" "$tmp/mt.core" 2>&1 |
+	grep -c '^[* ] *[0-9]')
+gdb -nx -batch -ex 'thread apply all bt' "$P/mtcrash" "$tmp/mt.core" \
+	>"$tmp/log" 2>&1
+if [ "$n_ref" -eq 4 ] && [ "$n_got" -eq 4 ] &&
+	[ "$(grep -c 'in waiter' "$tmp/log")" -eq 2 ] &&
+	grep -q 'in main' "$tmp/log"; then
+	ok "mt: four threads, the waiters and main unwind from their system calls"
+else
+	echo "threads: gcore $n_ref, ptrec $n_got" >>"$tmp/log"
+	bad "mt: four threads, the waiters and main unwind from their system calls"
+fi
+
+# ---- an assert that fails (SIGABRT inside libc) -------------------------
+cat >"$tmp/abort.gdb" <<'EOF'
+bt full
+info registers
+print message
+print checks
+print $_siginfo.si_signo
+EOF
+record abort "$P/abort"
+reference abort -ex run "$P/abort"
+MASK_REGS='rbx\|rsi\|rdi' same abort "$tmp/abort.gdb" "$P/abort"
+
+cat >"$tmp/abortr.gdb" <<EOF
+echo ==BEGIN==\\n
+bt full
+info registers $REGS
+print message
+print checks
+echo ==END==\\n
+EOF
+replay_same abort "$tmp/abortr.gdb" "$P/abort"
+
+# ---- a normal exit: the state at exit_group ------------------------------
+cat >"$tmp/exit.gdb" <<'EOF'
+bt
+info registers
+print sum
+print *last
+print last->tag
+EOF
+record exit "$P/exit"
+reference exit -ex 'catch syscall exit_group' -ex run "$P/exit"
+same exit "$tmp/exit.gdb" "$P/exit"
+cat >"$tmp/exitr.gdb" <<EOF
+echo ==BEGIN==\\n
+bt
+info registers $REGS
+print sum
+print *last
+echo ==END==\\n
+EOF
+replay_same exit "$tmp/exitr.gdb" "$P/exit"
+if "$PTREC" info "$tmp/exit.b" 2>&1 | grep -q 'snapshot: .*exit'; then
+	ok "exit: ptrec info shows the snapshot"
+else
+	"$PTREC" info "$tmp/exit.b" >"$tmp/log" 2>&1
+	bad "exit: ptrec info shows the snapshot"
+fi
+
+# ---- -p: the state where ptrec detached -----------------------------------
+rm -f "$tmp/ready"
+setarch -R "$P/spin" "$tmp/ready" &
+spid=$!
+i=0
+while [ ! -s "$tmp/ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+"$PTREC" record -q -o "$tmp/attach.b" -p "$spid" >"$tmp/attach.rec" 2>&1 &
+rpid=$!
+sleep 1
+kill -INT "$rpid"
+wait "$rpid"
+rc=$?
+"$PTREC" core "$tmp/attach.b" -o "$tmp/attach.core" >>"$tmp/attach.rec" 2>&1
+gcore -o "$tmp/attach.ref" "$spid" >/dev/null 2>&1
+mv "$tmp/attach.ref.$spid" "$tmp/attach.ref" 2>/dev/null
+kill -KILL "$spid"
+wait "$spid" 2>/dev/null
+cat >"$tmp/attach.gdb" <<'EOF'
+print note
+print table
+bt
+EOF
+gdb_core "$tmp/attach.gdb" "$P/spin" "$tmp/attach.ref" |
+	sed 's/0x[0-9a-f]* in //' >"$tmp/attach.want"
+gdb_core "$tmp/attach.gdb" "$P/spin" "$tmp/attach.core" |
+	sed 's/0x[0-9a-f]* in //' >"$tmp/attach.got"
+if [ "$rc" -eq 0 ] && grep -q spin "$tmp/attach.got" &&
+	diff -u "$tmp/attach.want" "$tmp/attach.got" >"$tmp/log" 2>&1; then
+	ok "-p: the detached process's core prints as gcore's (globals, heap, frames)"
+else
+	cat "$tmp/attach.rec" >>"$tmp/log"
+	bad "-p: the detached process's core prints as gcore's (globals, heap, frames)"
+fi
+
+# ---- a fork tree: every process has its end ------------------------------
+record fork "$P/forkexit"
+"$PTREC" info "$tmp/fork.b" >"$tmp/fork.info" 2>&1
+child=$(sed -n 's/.*snapshot: process \([0-9]*\) .*signal 11.*/\1/p' \
+	"$tmp/fork.info" | head -1)
+if grep -q 'snapshot: process [0-9]* .*exit 7' "$tmp/fork.info" &&
+	[ -n "$child" ] &&
+	"$PTREC" core "$tmp/fork.b" --pid "$child" -o "$tmp/child.core" \
+		>"$tmp/log" 2>&1 &&
+	gdb -nx -batch -ex 'print who' -ex 'print $_siginfo.si_signo' \
+		"$P/forkexit" "$tmp/child.core" 2>&1 | grep -q '= 2'; then
+	ok "fork: parent (exit 7) and crashed child in the snapshot; core --pid of the child"
+else
+	cat "$tmp/fork.info" >>"$tmp/log"
+	bad "fork: parent (exit 7) and crashed child in the snapshot; core --pid of the child"
+fi
+
+# ---- --max-insns: where recording stopped -----------------------------------
+rm -rf "$tmp/max.b"
+"$PTREC" record -q --max-insns 500 -o "$tmp/max.b" -- "$P/crash" \
+	>"$tmp/log" 2>&1
+"$PTREC" core "$tmp/max.b" -o "$tmp/max.core" >>"$tmp/log" 2>&1
+if gdb -nx -batch -ex bt "$P/crash" "$tmp/max.core" 2>&1 |
+	grep -q 'main'; then
+	ok "--max-insns: the core of where recording stopped unwinds to main"
+else
+	bad "--max-insns: the core of where recording stopped unwinds to main"
+fi
+
+# ---- limits and bad input ----------------------------------------------------
+rm -rf "$tmp/lim.b"
+"$PTREC" record -o "$tmp/lim.b" --snapshot-limit 8192 -- "$P/crash" \
+	>"$tmp/lim.rec" 2>&1
+if grep -q 'left out: over --snapshot-limit 8192' "$tmp/lim.rec" &&
+	grep -q '\[stack\]' "$tmp/lim.rec" &&
+	"$PTREC" dump "$tmp/lim.b" 2>&1 | grep -q 'over-limit.*\[stack\]'; then
+	ok "--snapshot-limit: each left-out mapping said on stderr and listed in the bundle"
+else
+	cp "$tmp/lim.rec" "$tmp/log"
+	bad "--snapshot-limit: each left-out mapping said on stderr and listed in the bundle"
+fi
+
+rm -rf "$tmp/none.b"
+"$PTREC" record -q --no-snapshot -o "$tmp/none.b" -- "$P/crash" \
+	>/dev/null 2>&1
+fails "core without a snapshot: a clear error" \
+	"no snapshot in this bundle" "$PTREC" core "$tmp/none.b" -o "$tmp/x.core"
+fails "core --pid of a process not in the snapshot" \
+	"process 1 is not in the snapshot" \
+	"$PTREC" core "$tmp/crash.b" --pid 1 -o "$tmp/x.core"
+if "$PTREC" info "$tmp/none.b" 2>&1 | grep -q 'snapshot: none'; then
+	ok "info says a bundle has no snapshot"
+else
+	bad "info says a bundle has no snapshot"
+fi
+
+# A damaged byte inside the compressed data: the checksum catches it, the
+# error names the file and offset, and the rest of the bundle still replays.
+cp -r "$tmp/crash.b" "$tmp/dmg.b"
+rm -rf "$tmp/dmg.b/index"
+size=$(stat -c %s "$tmp/dmg.b/snapshot.ptsnap")
+python3 - "$tmp/dmg.b/snapshot.ptsnap" "$size" <<'EOF'
+import sys
+p, n = sys.argv[1], int(sys.argv[2])
+b = bytearray(open(p, 'rb').read())
+b[n // 2] ^= 0x5a
+open(p, 'wb').write(b)
+EOF
+fails "damaged snapshot: ptrec core names the file and offset" \
+	"snapshot.ptsnap: byte offset [0-9]*: damaged compressed data" \
+	"$PTREC" core "$tmp/dmg.b" -o "$tmp/x.core"
+"$PTREC" info "$tmp/dmg.b" >"$tmp/log" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q 'snapshot: damaged' "$tmp/log" &&
+	"$PTREC" insns "$tmp/dmg.b" --count 3 >/dev/null 2>&1; then
+	ok "damaged snapshot: the rest of the bundle still replays, info says why"
+else
+	bad "damaged snapshot: the rest of the bundle still replays, info says why"
+fi
+
+# Truncated, with the manifest's size made to agree (so the snapshot
+# reader, not the manifest check, sees it).
+cp -r "$tmp/crash.b" "$tmp/trunc.b"
+python3 - "$tmp/trunc.b" <<'EOF'
+import json, os, sys
+d = sys.argv[1]
+p = os.path.join(d, 'snapshot.ptsnap')
+b = open(p, 'rb').read()
+open(p, 'wb').write(b[:len(b) * 2 // 3])
+m = json.load(open(os.path.join(d, 'manifest.json')))
+for f in m['files']:
+    if f['path'] == 'snapshot.ptsnap':
+        f['size'] = len(b) * 2 // 3
+json.dump(m, open(os.path.join(d, 'manifest.json'), 'w'))
+EOF
+fails "truncated snapshot: ptrec core names the file and offset" \
+	"snapshot.ptsnap: byte offset [0-9]*: truncated compressed data" \
+	"$PTREC" core "$tmp/trunc.b" -o "$tmp/x.core"
+cp -r "$tmp/crash.b" "$tmp/tr2.b"
+truncate -s -100 "$tmp/tr2.b/snapshot.ptsnap"
+fails "truncated snapshot, manifest not edited: the size check names the file" \
+	"snapshot.ptsnap" "$PTREC" core "$tmp/tr2.b" -o "$tmp/x.core"
+
+# A recording killed while writing its snapshot leaves no manifest.
+rm -rf "$tmp/kill.b" "$tmp/ready2"
+"$P/bigheap" 400 "$tmp/ready2" &
+bpid=$!
+i=0
+while [ ! -s "$tmp/ready2" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+"$PTREC" record -q -o "$tmp/kill.b" -p "$bpid" >/dev/null 2>&1 &
+kpid=$!
+sleep 0.5
+kill -INT "$kpid"
+i=0
+while [ ! -e "$tmp/kill.b/snapshot.ptsnap.tmp" ] && [ $i -lt 400 ]; do
+	sleep 0.01
+	i=$((i + 1))
+done
+kill -KILL "$kpid"
+wait "$kpid" 2>/dev/null
+kill -KILL "$bpid"
+wait "$bpid" 2>/dev/null
+if [ ! -e "$tmp/kill.b/manifest.json" ]; then
+	fails "killed while writing the snapshot: an unfinished bundle, said so" \
+		"did not finish" "$PTREC" core "$tmp/kill.b" -o "$tmp/x.core"
+else
+	bad "killed while writing the snapshot: ptrec finished first (a 400 MB heap)"
+fi
+
+tap_end snapshot

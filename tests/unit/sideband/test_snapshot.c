@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The snapshot part (sideband/snapshot.c): what the writer writes the
+ * reader gives back, and every kind of bad input is refused with a message
+ * naming the file and the byte offset: truncated, damaged, overlapping
+ * mappings, wrong magic or version.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "sideband.h"
+
+TestSuite(snapshot, .init = test_dir_setup, .fini = test_dir_teardown);
+
+static uint8_t page_a[8192], fx[512], xs[832];
+
+/* One process, two threads, three mappings (data, image, over the limit). */
+static void write_snap(const char *path, bool overlap)
+{
+	struct sb_snap_writer *w;
+	struct sb_err err;
+	struct sb_snap_proc p = { .pid = 100, .ppid = 1,
+				  .end = SB_SNAP_END_SIGNAL, .status = 11,
+				  .exe = "/bin/prog" };
+	static const uint8_t auxv[32] = { 6, 0, 0, 0, 0, 0, 0, 0,
+					  0, 16 };
+	struct sb_snap_thread t = { .tid = 100, .has_siginfo = 1,
+				    .fpregs = fx, .fpregs_len = sizeof(fx),
+				    .xstate = xs, .xstate_len = sizeof(xs) };
+	struct sb_snap_map m1 = { .start = 0x10000, .end = 0x12000,
+				  .prot = SB_SNAP_R | SB_SNAP_W,
+				  .content = SB_SNAP_DATA, .path = "[heap]",
+				  .data = page_a };
+	struct sb_snap_map m2 = { .start = 0x20000, .end = 0x21000,
+				  .pgoff = 0x3000, .prot = SB_SNAP_R | SB_SNAP_X,
+				  .content = SB_SNAP_IMAGE, .path = "/bin/prog" };
+	struct sb_snap_map m3 = { .start = 0x30000, .end = 0x40000,
+				  .prot = SB_SNAP_R | SB_SNAP_W,
+				  .content = SB_SNAP_OVER_LIMIT, .path = "" };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(page_a); i++)
+		page_a[i] = (uint8_t)(i * 7);
+	for (i = 0; i < sizeof(fx); i++)
+		fx[i] = (uint8_t)i;
+	for (i = 0; i < 27; i++)
+		t.regs[i] = 0x1000 + i;
+	t.siginfo[0] = 11;
+	p.auxv = auxv;
+	p.auxv_len = sizeof(auxv);
+	if (overlap)
+		m2.start = 0x11000;
+	cr_assert_eq(sb_snap_writer_open(&w, path, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_snap_writer_proc(w, &p, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_snap_writer_thread(w, &t, &err), 0, "%s", err.msg);
+	t.tid = 101;
+	t.has_siginfo = 0;
+	t.xstate = NULL;
+	cr_assert_eq(sb_snap_writer_thread(w, &t, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_snap_writer_map(w, &m1, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_snap_writer_map(w, &m2, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_snap_writer_map(w, &m3, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_snap_writer_data_bytes(w), 8192);
+	cr_assert_eq(sb_snap_writer_close(w, &err), 0, "%s", err.msg);
+}
+
+Test(snapshot, round_trip)
+{
+	char path[128], tmp[128];
+	struct sb_snapshot *s;
+	const struct sb_snap_proc *p;
+	const struct sb_snap_thread *t;
+	struct sb_err err;
+	uint8_t buf[16];
+
+	tpath(path, sizeof(path), "snap");
+	write_snap(path, false);
+	cr_assert(!file_exists(tpath(tmp, sizeof(tmp), "snap.tmp")),
+		  "the temporary file is renamed");
+	cr_assert_eq(sb_snap_load(&s, path, &err), 0, "%s", err.msg);
+	cr_assert_eq(s->nprocs, 1);
+	p = sb_snap_proc(s, 100);
+	cr_assert_not_null(p);
+	cr_assert_eq(p->end, SB_SNAP_END_SIGNAL);
+	cr_assert_eq(p->status, 11);
+	cr_assert_str_eq(p->exe, "/bin/prog");
+	cr_assert_eq(p->auxv_len, 32);
+	cr_assert_eq(p->nthreads, 2);
+	cr_assert_eq(p->nmaps, 3);
+	t = sb_snap_thread(s, 101, &p);
+	cr_assert_not_null(t);
+	cr_assert_eq(t->regs[16], 0x1000 + 16);
+	cr_assert_eq(t->fpregs_len, 512);
+	cr_assert_eq(memcmp(t->fpregs, fx, 512), 0);
+	cr_assert_null(t->xstate);
+	cr_assert(!t->has_siginfo);
+	t = sb_snap_thread(s, 100, NULL);
+	cr_assert_eq(t->xstate_len, sizeof(xs));
+	cr_assert(t->has_siginfo && t->siginfo[0] == 11);
+	cr_assert_str_eq(p->maps[1].path, "/bin/prog");
+	cr_assert_eq(p->maps[1].pgoff, 0x3000);
+	cr_assert_null(p->maps[2].data);
+	/* Memory: only what SB_SNAP_DATA mappings hold. */
+	cr_assert_eq(sb_snap_read_mem(p, 0x10ff8, buf, 16), 16);
+	cr_assert_eq(memcmp(buf, page_a + 0xff8, 16), 0);
+	cr_assert_eq(sb_snap_read_mem(p, 0x11ff8, buf, 16), 8,
+		     "stops at the end of the data");
+	cr_assert_eq(sb_snap_read_mem(p, 0x20000, buf, 16), 0,
+		     "an image mapping is not in the snapshot");
+	cr_assert_eq(sb_snap_read_mem(p, 0x5000, buf, 16), 0);
+	sb_snap_free(s);
+}
+
+static void expect_bad(const void *buf, size_t len, int code, const char *want)
+{
+	struct sb_snapshot *s = (void *)1;
+	struct sb_err err;
+	int ret = sb_snap_load_mem(&s, buf, len, "snap.ptsnap", &err);
+
+	cr_assert_eq(ret, code, "got %d: %s", ret, err.msg);
+	cr_assert_null(s);
+	assert_msg_has(&err, "snap.ptsnap");
+	assert_msg_has(&err, want);
+}
+
+Test(snapshot, overlapping_mappings)
+{
+	char path[128];
+	size_t len;
+	char *b;
+
+	write_snap(tpath(path, sizeof(path), "snap"), true);
+	b = read_bytes(path, &len);
+	expect_bad(b, len, -EBADMSG, "overlaps");
+	free(b);
+}
+
+Test(snapshot, truncated_and_damaged)
+{
+	char path[128];
+	size_t len, cut;
+	char *b;
+
+	write_snap(tpath(path, sizeof(path), "snap"), false);
+	b = read_bytes(path, &len);
+	expect_bad(b, 10, -EBADMSG, "truncated header");
+	for (cut = SB_SNAP_HEADER_SIZE; cut < len; cut += 97)
+		expect_bad(b, cut, -EBADMSG, "byte offset");
+	b[len / 2] ^= 0x40;
+	expect_bad(b, len, -EBADMSG, "damaged compressed data");
+	b[len / 2] ^= 0x40;
+	b[0] = 'X';
+	expect_bad(b, len, -EBADMSG, "bad magic");
+	b[0] = 'P';
+	b[8] = 2;
+	expect_bad(b, len, -EPROTONOSUPPORT, "upgrade ptrec");
+	b[8] = 1;
+	b[16] ^= 1;	/* the header's decompressed size */
+	expect_bad(b, len, -EBADMSG, "byte offset");
+	free(b);
+}
+
+Test(snapshot, records_checked)
+{
+	/* Records made by hand, compressed by the writer's format: a
+	 * thread before its process, an unknown type, no end record.
+	 */
+	struct sb_snap_writer *w;
+	struct sb_snap_thread t = { .tid = 5 };
+	struct sb_err err;
+	char path[128];
+	size_t len;
+	char *b;
+
+	tpath(path, sizeof(path), "snap");
+	cr_assert_eq(sb_snap_writer_open(&w, path, &err), 0);
+	cr_assert_eq(sb_snap_writer_thread(w, &t, &err), 0);
+	cr_assert_eq(sb_snap_writer_close(w, &err), 0);
+	b = read_bytes(path, &len);
+	expect_bad(b, len, -EBADMSG, "before any process");
+	free(b);
+}
+
+Test(snapshot, bundle_lists_it)
+{
+	struct sb_bundle *bd;
+	struct sb_snap_writer *w;
+	struct sb_manifest *m;
+	struct sb_snap_proc p = { .pid = 7, .end = SB_SNAP_END_EXIT };
+	struct sb_err err;
+	char dir[128];
+	size_t i;
+	bool listed = false;
+
+	tpath(dir, sizeof(dir), "b");
+	cr_assert_eq(sb_bundle_create(&bd, dir, &err), 0, "%s", err.msg);
+	sb_bundle_manifest(bd)->backend = strdup("emu");
+	cr_assert_eq(sb_bundle_open_snapshot(bd, &w, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_bundle_open_snapshot(bd, &w, &err), -EBUSY);
+	cr_assert_eq(sb_snap_writer_proc(w, &p, &err), 0);
+	cr_assert_eq(sb_bundle_finish(bd, &err), 0, "%s", err.msg);
+	sb_bundle_free(bd);
+	cr_assert_eq(sb_manifest_load(&m, dir, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(m->snapshot, "snapshot.ptsnap");
+	cr_assert_eq(m->format_version, 2);
+	for (i = 0; i < m->nfiles; i++)
+		if (!strcmp(m->files[i].path, "snapshot.ptsnap") &&
+		    !strcmp(m->files[i].kind, "snapshot"))
+			listed = true;
+	cr_assert(listed, "the part is listed in files");
+	sb_manifest_free(m);
+}
