@@ -297,6 +297,84 @@ else
 	bad "thread switching and positions"
 fi
 
+# The CLI and GDB agree on where every history ends (libptrec's
+# rp_thread_end(), one rule): at the end, GDB has executed E instructions
+# of the thread, the first E that ptrec insns lists; when the thread died
+# inside its last instruction (a system call, exit here) GDB is at it, the
+# CLI's last one (E + 1), else after the CLI's last (E).  One step back,
+# GDB is at the CLI's instruction E.
+set --
+for i in 1 2 3 4 5; do
+	set -- "$@" -ex "thread $i" -ex "p/x \$pc" -ex "monitor ptrec position" \
+		-ex "reverse-stepi" -ex "p/x \$pc" -ex "monitor ptrec position"
+done
+timeout 120 "$PTREC" replay "$tmp/t" -batch "$@" >"$tmp/out" 2>&1
+python3 - "$tmp/out" "$PTREC" "$tmp/t" >"$tmp/agree" 2>&1 <<'PY'
+import re, subprocess, sys
+out = open(sys.argv[1]).read().splitlines()
+pcs = [int(m.group(1), 16) for l in out
+       for m in [re.match(r'^\$\d+ = (0x[0-9a-f]+)', l)] if m]
+pos = [m.groups() for l in out for m in
+       [re.match(r'^thread (\d+) (?:at the end, after (\d+)|position (\d+) of)', l)]
+       if m]
+assert len(pcs) == 10 and len(pos) == 10, (pcs, pos)
+seen = set()
+for k in range(5):
+    (tid, end, _), (tid2, _, back) = pos[2 * k], pos[2 * k + 1]
+    assert end and tid == tid2, (tid, tid2, end)
+    seen.add(tid)
+    addrs = [int(a, 16) for a in subprocess.run(
+        [sys.argv[2], 'insns', sys.argv[3], '--thread', tid,
+         '--format=addr'], capture_output=True, text=True,
+        check=True).stdout.split()]
+    e = int(end)
+    assert e in (len(addrs) - 1, len(addrs)), (tid, e, len(addrs))
+    if e < len(addrs):
+        assert pcs[2 * k] == addrs[e], (tid, hex(pcs[2 * k]), hex(addrs[e]))
+    else:
+        assert pcs[2 * k] not in (addrs[-1],), tid
+    assert int(back) == e and pcs[2 * k + 1] == addrs[e - 1], (tid, back)
+    print('thread %s: ends at %d of %d' % (tid, e, len(addrs)))
+assert len(seen) == 5
+PY
+if [ $? -eq 0 ]; then
+	ok "threads: GDB's end of every thread is where ptrec insns ends ($(grep -c ends "$tmp/agree") threads)"
+else
+	cat "$tmp/agree" | sed 's/^/# /'
+	bad "threads: GDB and the CLI disagree on where a history ends"
+fi
+
+# Issue #13 item 4: repeated reverse-continue over every worker entry
+# reaches the start of the whole history (main's first instruction), not
+# "No more reverse-execution history" at a thread's clone3; selecting
+# thread 1 between stops never moves a thread forward in time (the next
+# stop is the next older hit, not the same one again).
+timeout 120 "$PTREC" replay "$tmp/t" -batch -ex "break worker" \
+	-ex "reverse-continue" -ex "monitor ptrec position" -ex "thread 1" \
+	-ex "reverse-continue" -ex "monitor ptrec position" -ex "thread 1" \
+	-ex "reverse-continue" -ex "monitor ptrec position" \
+	-ex "reverse-continue" -ex "monitor ptrec position" \
+	-ex "reverse-continue" -ex "monitor ptrec position" >"$tmp/out" 2>&1
+want=$(python3 - "$tmp/t.jsonl" "$bp" <<'PY'
+import json, sys
+hits = [json.loads(l) for l in open(sys.argv[1])]
+first = min(hits, key=lambda h: h['tsc'])
+hits = [h for h in hits if h['ip'] == sys.argv[2]]
+hits.sort(key=lambda h: h['tsc'])
+print(' '.join(['%d:%d' % (h['tid'], h['n']) for h in reversed(hits)] +
+               ['%d:%d' % (first['tid'], first['n'])]))
+PY
+)
+got=$(sed -n 's/.*thread \([0-9]*\) position \([0-9]*\) of.*/\1:\2/p' "$tmp/out" |
+	tr '\n' ' ' | sed 's/ $//')
+if [ -n "$bp" ] && [ "$got" = "$want" ] &&
+	[ "$(grep -c 'No more reverse-execution history' "$tmp/out")" -eq 1 ]; then
+	ok "threads: reverse-continue visits every worker entry newest first, thread 1 selected between, then the start of main ($got)"
+else
+	echo "# got '$got' want '$want'"
+	bad "threads: reverse-continue to the start of the whole history"
+fi
+
 # A breakpoint on a shared-library function (libc's puts).
 timeout 120 "$PTREC" record -q -o "$tmp/p" -- "$PROGS/plt" >/dev/null 2>&1
 "$PTREC" insns "$tmp/p" --format=addr >"$tmp/p.addrs"
@@ -341,6 +419,25 @@ if grep -q "crash (p=0x0.*) at .*segv.c:$line" "$tmp/out" &&
 	ok "segv: replay starts at the faulting store (segv.c:$line), p=0x0"
 else
 	bad "segv: replay at the crash"
+fi
+
+# Issue #13 item 5: the crash is a signal.  At the end GDB reports SIGSEGV
+# (stop reply T0b), info program says so, $_siginfo is the recorded one
+# (qXfer:siginfo:read: si_signo 11, si_addr 0, the null pointer); stepping
+# back onto the fault again reports the signal, not the end of a log.
+timeout 120 "$PTREC" replay "$tmp/s" -batch -ex "info program" \
+	-ex 'p $_siginfo.si_signo' -ex 'p $_siginfo._sifields._sigfault.si_addr' \
+	-ex "reverse-stepi" -ex "stepi" >"$tmp/out" 2>&1
+sig=$("$PTREC" dump "$tmp/s" | grep -i 'signal' | head -3)
+if grep -q "It stopped with signal SIGSEGV" "$tmp/out" &&
+	grep -q '^\$1 = 11$' "$tmp/out" &&
+	grep -q '^\$2 = (void \*) 0x0$' "$tmp/out" &&
+	grep -q "Program received signal SIGSEGV, Segmentation fault" "$tmp/out" &&
+	! grep -q "No more reverse-execution history" "$tmp/out"; then
+	ok "segv: the crash is SIGSEGV (info program, \$_siginfo si_signo 11 si_addr 0x0, stepping onto it)"
+else
+	echo "# sideband: $sig"
+	bad "segv: the crash as a signal"
 fi
 
 # From the fault, reverse-step goes back to the line that loaded the null
