@@ -221,6 +221,7 @@ int server_handle(struct server *sv, const struct req *r)
 void server_start(struct server *sv, int in, int out)
 {
 	conn_init(&sv->c, in, out);
+	sv->c.rsp.idle_ms = sv->idle_ms;
 	sv->quit = false;
 	sv->cont_all = true;
 }

@@ -468,12 +468,67 @@ while ! grep -q listening "$tmp/server.err" 2>/dev/null && [ $i -lt 50 ]; do
 done
 timeout 60 gdb -batch -nx -ex "target remote 127.0.0.1:$port" \
 	-ex "reverse-stepi" -ex "monitor ptrec position" "$prog" >"$tmp/out" 2>&1
-kill "$srv" 2>/dev/null
-wait "$srv" 2>/dev/null
 if [ "$(positions)" = "$end" ]; then
 	ok "ptrec-server --port: GDB over TCP on loopback"
 else
 	bad "ptrec-server over TCP"
+fi
+kill "$srv" 2>/dev/null
+wait "$srv" 2>/dev/null
+
+# Issue #15 item 7: on a port, a client silent for --idle-timeout is
+# dropped and the next one served; the server survives each disconnect
+# (GDB's extended-remote reconnects, starting at the end again); another
+# user's connection is refused (only where this test can be another user).
+"$PTREC_SERVER" --port "$port" --idle-timeout 1 "$tmp/b" 2>"$tmp/server.err" &
+srv=$!
+i=0
+while ! grep -q listening "$tmp/server.err" 2>/dev/null && [ $i -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+idle=$(timeout 20 python3 - "$port" <<'PY'
+import socket, sys, time
+s = socket.create_connection(('127.0.0.1', int(sys.argv[1])))
+t = time.time()
+s.settimeout(10)
+print('closed' if s.recv(16) == b'' else 'data', round(time.time() - t))
+PY
+)
+for n in 1 2; do
+	timeout 60 gdb -batch -nx -ex "target extended-remote 127.0.0.1:$port" \
+		-ex "reverse-stepi" -ex "monitor ptrec position" -ex "detach" \
+		"$prog" >"$tmp/out.$n" 2>&1
+done
+other=skipped
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
+	[ -x /usr/bin/python3 ]; then
+	other=$(cd / && timeout 20 setpriv --reuid=65534 --regid=65534 \
+		--clear-groups /usr/bin/python3 - "$port" <<'PY'
+import socket, sys
+s = socket.create_connection(('127.0.0.1', int(sys.argv[1])))
+s.sendall(b'$?#3f')
+s.settimeout(10)
+try:
+    print('refused' if s.recv(64) == b'' else 'served')
+except ConnectionResetError:
+    print('refused')
+PY
+)
+fi
+kill "$srv" 2>/dev/null
+wait "$srv" 2>/dev/null
+p1=$(sed -n 's/.*position \([0-9]*\) of.*/\1/p' "$tmp/out.1")
+p2=$(sed -n 's/.*position \([0-9]*\) of.*/\1/p' "$tmp/out.2")
+if [ "$idle" = "closed 1" ] && [ "$p1" = "$end" ] && [ "$p2" = "$end" ] &&
+	grep -q "idle too long, dropped" "$tmp/server.err" &&
+	{ [ "$other" = skipped ] || { [ "$other" = refused ] &&
+	  grep -q "refused a connection from another user" "$tmp/server.err"; }; }; then
+	ok "ptrec-server --port: idle client dropped after 1 s, two GDB sessions in a row, another user $other"
+else
+	echo "# idle '$idle' p1 '$p1' p2 '$p2' other '$other'"
+	sed 's/^/# /' "$tmp/server.err"
+	bad "ptrec-server --port: idle timeout, reconnects, other users"
 fi
 
 # examples/demo: a worker thread dies of SIGSEGV.  Replay starts on that
