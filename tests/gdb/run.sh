@@ -344,6 +344,20 @@ else
 	bad "threads: GDB and the CLI disagree on where a history ends"
 fi
 
+# Issue #15 item 8: qXfer:threads was capped at 8 KB (a real 301-thread
+# recording showed 280 threads in GDB).  A crafted bundle of 301 threads
+# (tests/gdb/manythreads.py: copies of a recording of tiny) shows all.
+timeout 120 "$PTREC" record -q -o "$tmp/tiny" -- "$PROGS/tiny" >/dev/null 2>&1
+python3 "$testlib_dir/gdb/manythreads.py" "$tmp/tiny" "$tmp/many" 301
+timeout 300 gdb -batch -nx -ex "target remote | $PTREC_SERVER $tmp/many" \
+	-ex "info threads" "$PROGS/tiny" >"$tmp/out" 2>&1
+nthr=$(grep -c "^[ *] [0-9]*  *Thread " "$tmp/out")
+if [ "$nthr" -eq 301 ]; then
+	ok "301 threads: GDB lists every one"
+else
+	bad "301 threads: GDB lists $nthr"
+fi
+
 # Issue #13 item 4: repeated reverse-continue over every worker entry
 # reaches the start of the whole history (main's first instruction), not
 # "No more reverse-execution history" at a thread's clone3; selecting
@@ -495,10 +509,10 @@ s.settimeout(10)
 print('closed' if s.recv(16) == b'' else 'data', round(time.time() - t))
 PY
 )
-for n in 1 2; do
+for k in 1 2; do
 	timeout 60 gdb -batch -nx -ex "target extended-remote 127.0.0.1:$port" \
 		-ex "reverse-stepi" -ex "monitor ptrec position" -ex "detach" \
-		"$prog" >"$tmp/out.$n" 2>&1
+		"$prog" >"$tmp/out.$k" 2>&1
 done
 other=skipped
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
