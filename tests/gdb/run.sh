@@ -344,6 +344,20 @@ else
 	bad "threads: GDB and the CLI disagree on where a history ends"
 fi
 
+# Issue #13 item 7: the plugin's commands act on GDB's selected thread,
+# not the one the server last heard of (thread apply sends no Hg).
+timeout 120 "$PTREC" replay "$tmp/t" -batch -ex "info threads" \
+	-ex "thread apply 2 ptrec position" -ex "thread apply 3 ptrec position" \
+	>"$tmp/out" 2>&1
+t2=$(sed -n 's/^  2  *Thread \([0-9]*\) .*/\1/p' "$tmp/out")
+t3=$(sed -n 's/^  3  *Thread \([0-9]*\) .*/\1/p' "$tmp/out")
+got=$(sed -n 's/^thread \([0-9]*\) at the end.*/\1/p' "$tmp/out" | tr '\n' ' ')
+if [ -n "$t2" ] && [ -n "$t3" ] && [ "$got" = "$t2 $t3 " ]; then
+	ok "thread apply N ptrec position: thread N's ($got)"
+else
+	bad "thread apply N ptrec position: got '$got', want '$t2 $t3 '"
+fi
+
 # Issue #15 item 8: qXfer:threads was capped at 8 KB (a real 301-thread
 # recording showed 280 threads in GDB).  A crafted bundle of 301 threads
 # (tests/gdb/manythreads.py: copies of a recording of tiny) shows all.
