@@ -156,6 +156,15 @@ int server_handle(struct server *sv, const struct req *r)
 	case REQ_READ_MEM:
 		return read_mem(sv, r->addr, r->len);
 	case REQ_BREAK_INSERT:
+		/*
+		 * No program maps the first 64 KiB (Linux's default
+		 * mmap_min_addr); the outermost recorded frame's caller is at
+		 * 0.  Refused, so finish from the first frame of a -p
+		 * recording stops with an error instead of running to the
+		 * end.
+		 */
+		if (r->addr < 0x10000)
+			return conn_error(&sv->c, 0x0e);
 		if (rp_timeline_break_insert(tl, r->addr))
 			return conn_error(&sv->c, 1);
 		return conn_ok(&sv->c);

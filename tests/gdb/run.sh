@@ -358,6 +358,43 @@ else
 	bad "thread apply N ptrec position: got '$got', want '$t2 $t3 '"
 fi
 
+# Issue #13 item 7: with -p the first recorded frame has no callers;
+# finish there is refused (its caller's PC 0 cannot hold a breakpoint)
+# instead of running to the end of the history.
+"$PROGS/spin" >"$tmp/spin.out" &
+spin=$!
+i=0
+while ! grep -q ready "$tmp/spin.out" 2>/dev/null && [ $i -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+timeout 120 "$PTREC" record -q --max-insns 20000 -o "$tmp/att" -p "$spin" \
+	>/dev/null 2>&1
+kill "$spin" 2>/dev/null
+wait "$spin" 2>/dev/null
+timeout 120 "$PTREC" replay "$tmp/att" -batch -ex "ptrec goto begin" \
+	-ex "finish" -ex "ptrec position" >"$tmp/out" 2>&1
+if grep -q "position 1 of" "$tmp/out" &&
+	grep -q "Cannot insert breakpoint" "$tmp/out" &&
+	! grep -q "No more reverse-execution history" "$tmp/out"; then
+	ok "-p recording: finish in the first recorded frame is refused, position stays 1"
+else
+	bad "-p recording: finish in the first recorded frame"
+fi
+
+# GNU option order: ptrec-server --stdio BUNDLE (was refused).
+gdb_run_stdio() {
+	timeout 120 gdb -batch -nx \
+		-ex "target remote | $PTREC_SERVER --stdio $tmp/b" \
+		-ex "monitor ptrec position" "$prog" >"$tmp/out" 2>&1
+}
+gdb_run_stdio
+if grep -q "at the end, after $end instructions" "$tmp/out"; then
+	ok "ptrec-server --stdio BUNDLE: options before the bundle"
+else
+	bad "ptrec-server --stdio BUNDLE"
+fi
+
 # Issue #15 item 8: qXfer:threads was capped at 8 KB (a real 301-thread
 # recording showed 280 threads in GDB).  A crafted bundle of 301 threads
 # (tests/gdb/manythreads.py: copies of a recording of tiny) shows all.
