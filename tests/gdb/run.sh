@@ -395,6 +395,36 @@ else
 	bad "ptrec-server --stdio BUNDLE"
 fi
 
+# Issue #13 item 7, dlopen: the library list is the one at GDB's
+# position (qXfer:libraries-svr4), so a pending breakpoint on a function
+# of a library dlopen'ed and dlclose'd before the end resolves in each
+# library in turn: reverse-continue stops in libdlb's dl_value, then in
+# libdla's (loaded at the same address), at their last executions.
+(cd "$PROGS" && timeout 120 "$PTREC" record -q -o "$tmp/dl" -- ./dl) \
+	>/dev/null 2>&1
+"$PTREC" export "$tmp/dl" --format=jsonl -o "$tmp/dl.jsonl" 2>/dev/null
+timeout 120 "$PTREC" replay "$tmp/dl" -batch \
+	-ex "set breakpoint pending on" -ex "break dl_value" \
+	-ex "reverse-continue" -ex "ptrec position" -ex "info sharedlibrary" \
+	-ex "reverse-continue" -ex "ptrec position" >"$tmp/out" 2>&1
+want=$(python3 - "$tmp/dl.jsonl" <<'PY'
+import json, sys
+hits = [json.loads(l) for l in open(sys.argv[1])]
+ent = [h for h in hits if h.get('function') == 'dl_value' and h['offset'] == 0]
+print(' '.join(str(h['n']) for h in reversed(ent)))
+PY
+)
+got=$(positions | tr '\n' ' ' | sed 's/ $//')
+if [ -n "$want" ] && [ "$got" = "$want" ] &&
+	grep -q "^Breakpoint 1, dl_value .* at .*dl_b.c" "$tmp/out" &&
+	grep -q "^Breakpoint 1, dl_value .* at .*dl_a.c" "$tmp/out" &&
+	grep -q "libdlb.so" "$tmp/out"; then
+	ok "dlopen: a pending breakpoint resolves in each library as the list at the position says (libdlb then libdla, $got)"
+else
+	echo "# got '$got' want '$want'"
+	bad "dlopen: breakpoint in dlopen'ed libraries"
+fi
+
 # Issue #15 item 8: qXfer:threads was capped at 8 KB (a real 301-thread
 # recording showed 280 threads in GDB).  A crafted bundle of 301 threads
 # (tests/gdb/manythreads.py: copies of a recording of tiny) shows all.
