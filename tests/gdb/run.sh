@@ -425,6 +425,33 @@ else
 	bad "dlopen: breakpoint in dlopen'ed libraries"
 fi
 
+# Issue #13 item 4, fork: reverse-continue with the child selected stops
+# at the parent's later hit first (time order across processes), then the
+# child's; never at the child's first instruction.
+timeout 120 "$PTREC" record -q -o "$tmp/f" -- "$PROGS/fork" >/dev/null 2>&1
+"$PTREC" export "$tmp/f" --format=jsonl -o "$tmp/f.jsonl" 2>/dev/null
+timeout 120 "$PTREC" replay "$tmp/f" -batch -ex "thread 2" -ex "break write" \
+	-ex "reverse-continue" -ex "ptrec position" \
+	-ex "reverse-continue" -ex "ptrec position" >"$tmp/out" 2>&1
+fbp=$(sed -n 's/^Breakpoint 1 at \(0x[0-9a-f]*\).*/\1/p' "$tmp/out")
+want=$(python3 - "$tmp/f.jsonl" "$fbp" <<'PY'
+import json, sys
+hits = [json.loads(l) for l in open(sys.argv[1])]
+hits = [h for h in hits if h['ip'] == sys.argv[2]]
+hits.sort(key=lambda h: h['tsc'])
+print(' '.join('%d:%d' % (h['tid'], h['n']) for h in reversed(hits[-2:])))
+PY
+)
+got=$(sed -n 's/.*thread \([0-9]*\) position \([0-9]*\) of.*/\1:\2/p' "$tmp/out" |
+	tr '\n' ' ' | sed 's/ $//')
+if [ -n "$fbp" ] && [ "$got" = "$want" ] &&
+	[ "${got%% *}" != "${got##* }" ]; then
+	ok "fork: reverse-continue from the child stops at the parent's later write, then the child's ($got)"
+else
+	echo "# got '$got' want '$want'"
+	bad "fork: reverse-continue with the child selected"
+fi
+
 # Issue #15 item 8: qXfer:threads was capped at 8 KB (a real 301-thread
 # recording showed 280 threads in GDB).  A crafted bundle of 301 threads
 # (tests/gdb/manythreads.py: copies of a recording of tiny) shows all.
