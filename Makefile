@@ -266,6 +266,7 @@ gdb-test: $(PTREC) $(PTREC_SERVER) $(PROG_BINS) $(BUILD)/examples/demo
 		PROGS=$(CURDIR)/$(PROG_DIR) DEMO=$(CURDIR)/$(BUILD)/examples/demo \
 		GDB_LINES=$(CURDIR)/$(BUILD)/tests/gdb/lines \
 		GDB_RECURSE=$(CURDIR)/$(BUILD)/tests/gdb/recurse \
+		GDB_FORKEXEC=$(CURDIR)/$(BUILD)/tests/gdb/forkexec \
 		TRUTHDUMP=$(CURDIR)/$(TRUTHDUMP) tests/gdb/run.sh
 
 # libFuzzer needs clang; harnesses link the libraries built again with

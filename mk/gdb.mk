@@ -91,3 +91,11 @@ $(BUILD)/tests/unit/gdb/test_server: tests/unit/gdb/test_server.c \
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
 		-DMANY_BUNDLE='"$(CURDIR)/$(MANY_BUNDLE)"' $(LDFLAGS) -o $@ $< \
 		$(SRV_TEST_OBJS) $(LINK_REPLAY) -lcriterion
+
+# fork, then exec in the child: two inferiors in GDB (multiprocess).
+GDB_FORKEXEC := $(BUILD)/tests/gdb/forkexec
+$(GDB_FORKEXEC): tests/gdb/forkexec.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -o $@ $<
+
+gdb-test: $(GDB_FORKEXEC)

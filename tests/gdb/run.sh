@@ -349,8 +349,9 @@ fi
 timeout 120 "$PTREC" replay "$tmp/t" -batch -ex "info threads" \
 	-ex "thread apply 2 ptrec position" -ex "thread apply 3 ptrec position" \
 	>"$tmp/out" 2>&1
-t2=$(sed -n 's/^  2  *Thread \([0-9]*\) .*/\1/p' "$tmp/out")
-t3=$(sed -n 's/^  3  *Thread \([0-9]*\) .*/\1/p' "$tmp/out")
+# (GDB names threads PID.TID: the server speaks multiprocess.)
+t2=$(sed -n 's/^  2  *Thread \([0-9]*\.\)\{0,1\}\([0-9]*\) .*/\2/p' "$tmp/out")
+t3=$(sed -n 's/^  3  *Thread \([0-9]*\.\)\{0,1\}\([0-9]*\) .*/\2/p' "$tmp/out")
 got=$(sed -n 's/^thread \([0-9]*\) at the end.*/\1/p' "$tmp/out" | tr '\n' ' ')
 if [ -n "$t2" ] && [ -n "$t3" ] && [ "$got" = "$t2 $t3 " ]; then
 	ok "thread apply N ptrec position: thread N's ($got)"
@@ -450,6 +451,29 @@ if [ -n "$fbp" ] && [ "$got" = "$want" ] &&
 else
 	echo "# got '$got' want '$want'"
 	bad "fork: reverse-continue with the child selected"
+fi
+
+# Issue #13 item 7: fork and exec are separate inferiors (multiprocess:
+# pPID.TID thread ids, qXfer:exec-file per process, each process's own
+# libraries): the child that exec'ed tiny shows tiny and its symbols,
+# not a thread of the parent at '?? ()'.
+if [ -n "${GDB_FORKEXEC:-}" ]; then
+	timeout 120 "$PTREC" record -q -o "$tmp/fe" -- "$GDB_FORKEXEC" \
+		"$PROGS/tiny" >/dev/null 2>&1
+	timeout 120 "$PTREC" replay "$tmp/fe" -batch -ex "info inferiors" \
+		-ex "inferior 2" -ex "bt" -ex "inferior 1" -ex "bt 1" \
+		>"$tmp/out" 2>&1
+	if grep -q "^ *2 *process [0-9]* .*programs/tiny *$" "$tmp/out" &&
+		grep -q "^\* 1 *process [0-9]* .*gdb/forkexec *$" "$tmp/out" &&
+		grep -q "^#0  0x[0-9a-f]* in _start ()" "$tmp/out" &&
+		grep -q "^#0 .*_exit" "$tmp/out" &&
+		! grep -q "in ?? ()" "$tmp/out"; then
+		ok "fork+exec: two inferiors, the child with tiny's program and symbols"
+	else
+		bad "fork+exec: separate inferiors"
+	fi
+else
+	bad "GDB_FORKEXEC not set"
 fi
 
 # Issue #15 item 8: qXfer:threads was capped at 8 KB (a real 301-thread
