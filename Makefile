@@ -19,6 +19,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_RUNS_READER ?= 600000
 FUZZ_RUNS_MANIFEST ?= 60000
 FUZZ_RUNS_REPLAY ?= 10000
+FUZZ_RUNS_SERVER ?= 6000
 
 CC ?= gcc
 CFLAGS ?= -O2 -g
@@ -265,6 +266,7 @@ gdb-test: $(PTREC) $(PTREC_SERVER) $(PROG_BINS) $(BUILD)/examples/demo
 		PROGS=$(CURDIR)/$(PROG_DIR) DEMO=$(CURDIR)/$(BUILD)/examples/demo \
 		GDB_LINES=$(CURDIR)/$(BUILD)/tests/gdb/lines \
 		GDB_RECURSE=$(CURDIR)/$(BUILD)/tests/gdb/recurse \
+		GDB_FORKEXEC=$(CURDIR)/$(BUILD)/tests/gdb/forkexec \
 		TRUTHDUMP=$(CURDIR)/$(TRUTHDUMP) tests/gdb/run.sh
 
 # libFuzzer needs clang; harnesses link the libraries built again with
@@ -311,6 +313,17 @@ $(BUILD)/fuzz/fuzz_replay: tests/fuzz/fuzz_replay.c $(FZ_RP_LIB) \
 	$(FUZZ_CC) $(ALL_CPPFLAGS) -std=gnu11 $(WARN) $(FUZZ_FLAGS) -o $@ $< \
 		$(FZ_RP_LIB) $(FZ_PTK_LIB) $(FZ_SB_LIB) $(LIBS_REPLAY) \
 		$(LIBS_PTKIT) $(LIBS_SIDEBAND)
+# The server harness serves fuzz input as GDB's packets over the same
+# bundle, through everything of ptrec-server but its main().
+SRV_LIB_SRCS := $(filter-out gdb/server/main.c,$(GDB_SRCS))
+$(FZ)/gdb/server/%.o: COMP_INC = $(INC_gdb_server)
+$(BUILD)/fuzz/fuzz_server: tests/fuzz/fuzz_server.c \
+		$(SRV_LIB_SRCS:%.c=$(FZ)/%.o) $(FZ_RP_LIB) $(FZ_PTK_LIB) \
+		$(FZ_SB_LIB)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(ALL_CPPFLAGS) -std=gnu11 $(WARN) $(FUZZ_FLAGS) -o $@ $< \
+		$(SRV_LIB_SRCS:%.c=$(FZ)/%.o) $(FZ_RP_LIB) $(FZ_PTK_LIB) \
+		$(FZ_SB_LIB) $(LIBS_REPLAY) $(LIBS_PTKIT) $(LIBS_SIDEBAND)
 FUZZ_BUNDLE := $(BUILD)/fuzz/replay-bundle
 # Without address randomization and with the counter clock, the bundle, and
 # so every fuzz run, is the same on every machine with the same toolchain.
@@ -335,6 +348,7 @@ fuzz: $(FUZZ_BINS) $(BUILD)/fuzz/mkseeds $(FUZZ_BUNDLE)/manifest.json
 			{ tail -40 $(BUILD)/fuzz/$$n.replay.log; exit 1; }; fi; \
 		echo "== $$n ($(FUZZ_SECONDS) s)"; \
 		runs=$$(case $$n in fuzz_replay) echo $(FUZZ_RUNS_REPLAY);; \
+			fuzz_server) echo $(FUZZ_RUNS_SERVER);; \
 			fuzz_manifest) echo $(FUZZ_RUNS_MANIFEST);; \
 			*) echo $(FUZZ_RUNS_READER);; esac); \
 		$$f -seed=1 -runs=$$runs -max_total_time=$(FUZZ_SECONDS) \

@@ -74,3 +74,28 @@ gdb-diff: $(PTREC) $(PTREC_SERVER) $(GDB_DIFF_BINS)
 		tests/gdb/diff/run.py $(GDB_DIFF_DIR)
 
 CHECK_EXTRA += gdb-diff
+
+# The whole server on a crafted bundle of 6,000 threads (issue #15).
+MANY_BUNDLE := $(BUILD)/tests/unit/gdb/many-bundle
+$(MANY_BUNDLE)/manifest.json: $(PTREC) $(PROG_DIR)/tiny \
+		tests/gdb/manythreads.py
+	rm -rf $(MANY_BUNDLE) $(MANY_BUNDLE)-src
+	mkdir -p $(dir $(MANY_BUNDLE))
+	$(PTREC) record -q -o $(MANY_BUNDLE)-src -- $(PROG_DIR)/tiny >/dev/null
+	python3 tests/gdb/manythreads.py $(MANY_BUNDLE)-src $(MANY_BUNDLE) 6000
+SRV_TEST_OBJS := $(filter-out $(BUILD)/gdb/server/main.o,$(GDB_OBJS))
+$(BUILD)/tests/unit/gdb/test_server: tests/unit/gdb/test_server.c \
+		$(SRV_TEST_OBJS) $(RP_LIB) $(PTK_LIB) $(SB_LIB) \
+		$(MANY_BUNDLE)/manifest.json
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
+		-DMANY_BUNDLE='"$(CURDIR)/$(MANY_BUNDLE)"' $(LDFLAGS) -o $@ $< \
+		$(SRV_TEST_OBJS) $(LINK_REPLAY) -lcriterion
+
+# fork, then exec in the child: two inferiors in GDB (multiprocess).
+GDB_FORKEXEC := $(BUILD)/tests/gdb/forkexec
+$(GDB_FORKEXEC): tests/gdb/forkexec.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -o $@ $<
+
+gdb-test: $(GDB_FORKEXEC)

@@ -448,8 +448,8 @@ struct rp_regs {
  * @regs:	receives the final registers (valid 0 when the bundle has
  *		none); may be NULL.
  *
- * The one rule every front end uses for the end of a history (the CLI
- * marks that instruction, GDB starts there).  The snapshot is found
+ * The one rule every front end uses for the end of a history (ptrec
+ * insns lists that instruction last, GDB stops at it).  The snapshot is found
  * through the manifest.  Returns 0, -RP_ERR_NOTHREAD, or the errors of
  * rp_cursor_peek().
  */

@@ -228,7 +228,8 @@ int rp_timeline_break_insert(struct rp_timeline *tl, uint64_t addr)
 	uint64_t *v;
 	size_t i;
 
-	if (bsearch(&addr, tl->bps, tl->nbps, sizeof(*tl->bps), cmp_u64))
+	if (tl->nbps &&
+	    bsearch(&addr, tl->bps, tl->nbps, sizeof(*tl->bps), cmp_u64))
 		return 0;
 	v = realloc(tl->bps, (tl->nbps + 1) * sizeof(*v));
 	if (!v)
@@ -243,9 +244,11 @@ int rp_timeline_break_insert(struct rp_timeline *tl, uint64_t addr)
 
 void rp_timeline_break_remove(struct rp_timeline *tl, uint64_t addr)
 {
-	uint64_t *hit = bsearch(&addr, tl->bps, tl->nbps, sizeof(*tl->bps),
-				cmp_u64);
+	uint64_t *hit;
 
+	if (!tl->nbps)
+		return;
+	hit = bsearch(&addr, tl->bps, tl->nbps, sizeof(*tl->bps), cmp_u64);
 	if (!hit)
 		return;
 	memmove(hit, hit + 1,

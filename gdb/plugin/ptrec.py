@@ -21,10 +21,20 @@ import subprocess
 import gdb
 
 
+def _mon(cmd):
+    """'monitor ptrec CMD' for GDB's selected thread: GDB tells the server
+    which thread it means (Hg) only when it next reads registers, so the
+    command names it ('ptrec thread TID CMD')."""
+    thread = gdb.selected_thread()
+    if thread is not None and cmd.startswith('ptrec '):
+        return 'monitor ptrec thread %d %s' % (thread.ptid[1], cmd[6:])
+    return 'monitor ' + cmd
+
+
 def _monitor(cmd, refusal):
     """Runs a monitor command; its output, or a GDB error when the server
     refused the arguments (its message starts with @refusal)."""
-    out = gdb.execute('monitor ' + cmd, to_string=True)
+    out = gdb.execute(_mon(cmd), to_string=True)
     if out.startswith(refusal):
         raise gdb.GdbError(out.strip())
     gdb.write(out)
@@ -47,7 +57,7 @@ class PtrecGoto(gdb.Command):
         arg = arg.strip()
         if not arg:
             raise gdb.GdbError('usage: ptrec goto begin|end|N')
-        out = gdb.execute('monitor ptrec goto ' + arg, to_string=True)
+        out = gdb.execute(_mon('ptrec goto ' + arg), to_string=True)
         if out.startswith('ptrec goto:'):
             raise gdb.GdbError(out.strip())
         gdb.write(out)
@@ -63,7 +73,7 @@ class PtrecPosition(gdb.Command):
         super().__init__('ptrec position', gdb.COMMAND_USER)
 
     def invoke(self, arg, from_tty):
-        gdb.execute('monitor ptrec position', to_string=False)
+        gdb.execute(_mon('ptrec position'), to_string=False)
 
 
 class PtrecInsnHistory(gdb.Command):
@@ -355,7 +365,7 @@ entry of a deeper call, not the selected frame's."""
 
 
 def _goto(pos):
-    out = gdb.execute('monitor ptrec goto %d' % pos, to_string=True)
+    out = gdb.execute(_mon('ptrec goto %d' % pos), to_string=True)
     if out.startswith('ptrec goto:'):
         raise gdb.GdbError(out.strip())
     gdb.execute('maintenance flush register-cache', to_string=True)

@@ -125,17 +125,24 @@ static bool parse_hex(const char **s, uint64_t *v)
 	return n > 0;
 }
 
-/* A thread id: "-1", "0", hex, or multiprocess "pPID.TID" (its tid). */
-static bool parse_thread(const char **s, long long *tid)
+/* A thread id: "-1", "0", hex, or multiprocess "pPID[.TID]" (*@pid the
+ * process, THREAD_ALL for "p-1"; 0 when no process is named).
+ */
+static bool parse_thread(const char **s, long long *pid, long long *tid)
 {
 	uint64_t v;
 
+	*pid = 0;
 	if (**s == 'p') {
 		(*s)++;
-		if (!strncmp(*s, "-1", 2))
+		if (!strncmp(*s, "-1", 2)) {
 			*s += 2;
-		else if (!parse_hex(s, &v))
+			*pid = THREAD_ALL;
+		} else if (!parse_hex(s, &v) || v > UINT32_MAX) {
 			return false;
+		} else {
+			*pid = (long long)v;
+		}
 		if (**s != '.') {
 			*tid = THREAD_ALL;
 			return true;
@@ -150,6 +157,20 @@ static bool parse_thread(const char **s, long long *tid)
 	if (!parse_hex(s, &v) || v > UINT32_MAX)
 		return false;
 	*tid = (long long)v;
+	return true;
+}
+
+/* ";PID" (hex) after D or vKill, or nothing. */
+static bool parse_pid_suffix(const char *p, long long *pid)
+{
+	uint64_t v;
+
+	*pid = 0;
+	if (!*p)
+		return true;
+	if (*p++ != ';' || !parse_hex(&p, &v) || *p || v > UINT32_MAX)
+		return false;
+	*pid = (long long)v;
 	return true;
 }
 
@@ -191,6 +212,15 @@ static void parse_xfer(const char *pkt, struct req *r)
 		r->object = xfers[i].object;
 		if (!parse_addr_len(colon + 1, &r->addr, &r->len))
 			r->type = REQ_BAD;
+		/* exec-file's annex is a pid (hex), or empty. */
+		if (r->object == XFER_EXEC_FILE && colon > pkt + len - 1) {
+			const char *a = pkt + len;
+			uint64_t v;
+
+			if (!parse_hex(&a, &v) || a != colon || v > UINT32_MAX)
+				r->type = REQ_BAD;
+			r->pid = (long long)v;
+		}
 		return;
 	}
 }
@@ -242,7 +272,7 @@ static void parse_vcont(const char *a, struct req *r)
 	}
 	if (*a == ':') {
 		a++;
-		if (!parse_thread(&a, &r->thread))
+		if (!parse_thread(&a, &r->pid, &r->thread))
 			goto bad;
 		r->has_thread = true;
 	}
@@ -328,13 +358,13 @@ void conn_parse(const char *pkt, size_t n, struct req *r)
 		r->type = REQ_SET_THREAD;
 		r->which = pkt[1];
 		if ((pkt[1] != 'g' && pkt[1] != 'c') ||
-		    !parse_thread(&p, &r->thread) || *p)
+		    !parse_thread(&p, &r->pid, &r->thread) || *p)
 			r->type = REQ_BAD;
 		return;
 	case 'T':
 		p = pkt + 1;
 		r->type = REQ_THREAD_ALIVE;
-		if (!parse_thread(&p, &r->thread) || *p)
+		if (!parse_thread(&p, &r->pid, &r->thread) || *p)
 			r->type = REQ_BAD;
 		return;
 	case 'k':
@@ -342,12 +372,16 @@ void conn_parse(const char *pkt, size_t n, struct req *r)
 		return;
 	case 'D':
 		r->type = REQ_DETACH;
+		if (!parse_pid_suffix(pkt + 1, &r->pid))
+			r->type = REQ_BAD;
 		return;
 	default:
 		break;
 	}
-	if (!strncmp(pkt, "qSupported", 10))
+	if (!strncmp(pkt, "qSupported", 10)) {
 		r->type = REQ_SUPPORTED;
+		r->multiprocess = strstr(pkt, "multiprocess+") != NULL;
+	}
 	else if (!strcmp(pkt, "QStartNoAckMode"))
 		r->type = REQ_NOACK;
 	else if (!strncmp(pkt, "qXfer:", 6))
@@ -369,6 +403,8 @@ void conn_parse(const char *pkt, size_t n, struct req *r)
 	else if (!strncmp(pkt, "vKill", 5)) {
 		r->type = REQ_KILL;
 		r->which = 'v';
+		if (!parse_pid_suffix(pkt + 5, &r->pid))
+			r->type = REQ_BAD;
 	}
 }
 
@@ -376,6 +412,7 @@ void conn_init(struct conn *c, int in, int out)
 {
 	rsp_init(&c->rsp, in, out);
 	c->list_next = 0;
+	c->multiprocess = false;
 }
 
 int conn_read(struct conn *c, struct req *r)
@@ -434,23 +471,36 @@ int conn_unsupported(struct conn *c)
 	return send_str(c, "");
 }
 
+void conn_thread_id(const struct conn *c, uint32_t pid, uint32_t tid,
+		    char *buf, size_t size)
+{
+	if (c->multiprocess)
+		snprintf(buf, size, "p%x.%x", pid, tid);
+	else
+		snprintf(buf, size, "%x", tid);
+}
+
 int conn_stop(struct conn *c, const struct stop *s)
 {
-	char buf[128];
+	char buf[128], id[32];
 
-	snprintf(buf, sizeof(buf), "T%02xthread:%x;%s%s%s", s->signo & 0xff,
-		 s->tid, s->edge ? "replaylog:" : "", s->edge ? s->edge : "",
+	conn_thread_id(c, s->pid, s->tid, id, sizeof(id));
+	snprintf(buf, sizeof(buf), "T%02xthread:%s;%s%s%s", s->signo & 0xff,
+		 id, s->edge ? "replaylog:" : "", s->edge ? s->edge : "",
 		 s->edge ? ";" : "");
 	return send_str(c, buf);
 }
 
-int conn_supported(struct conn *c)
+int conn_supported(struct conn *c, const struct req *r)
 {
-	return send_str(c, "PacketSize=4000;ReverseStep+;ReverseContinue+;"
-			"QStartNoAckMode+;qXfer:auxv:read+;"
-			"qXfer:libraries-svr4:read+;qXfer:threads:read+;"
-			"qXfer:features:read+;qXfer:exec-file:read+;"
-			"qXfer:siginfo:read+;vContSupported+");
+	c->multiprocess = r->multiprocess;
+	snprintf(c->out, sizeof(c->out), "PacketSize=4000;ReverseStep+;"
+		 "ReverseContinue+;QStartNoAckMode+;qXfer:auxv:read+;"
+		 "qXfer:libraries-svr4:read+;qXfer:threads:read+;"
+		 "qXfer:features:read+;qXfer:exec-file:read+;"
+		 "qXfer:siginfo:read+;vContSupported+%s",
+		 c->multiprocess ? ";multiprocess+" : "");
+	return send_str(c, c->out);
 }
 
 int conn_noack(struct conn *c)
@@ -506,14 +556,17 @@ int conn_xfer(struct conn *c, const struct req *r, const void *data,
 	return rsp_send(&c->rsp, c->out, len + 1);
 }
 
-int conn_current_thread(struct conn *c, uint32_t tid)
+int conn_current_thread(struct conn *c, uint32_t pid, uint32_t tid)
 {
-	snprintf(c->out, sizeof(c->out), "QC%x", tid);
+	char id[32];
+
+	conn_thread_id(c, pid, tid, id, sizeof(id));
+	snprintf(c->out, sizeof(c->out), "QC%s", id);
 	return send_str(c, c->out);
 }
 
-int conn_thread_list(struct conn *c, const uint32_t *tids, size_t n,
-		     bool first)
+int conn_thread_list(struct conn *c, const uint32_t *pids,
+		     const uint32_t *tids, size_t n, bool first)
 {
 	/* Bounded replies: GDB asks again (qsThreadInfo) until "l". */
 	const size_t room = 4000;
@@ -524,10 +577,15 @@ int conn_thread_list(struct conn *c, const uint32_t *tids, size_t n,
 	if (c->list_next >= n)
 		return send_str(c, "l");
 	c->out[0] = 'm';
-	while (c->list_next < n && len + 10 < room)
+	while (c->list_next < n && len + 24 < room) {
+		char id[32];
+
+		conn_thread_id(c, pids[c->list_next], tids[c->list_next], id,
+			       sizeof(id));
+		c->list_next++;
 		len += (size_t)snprintf(c->out + len, sizeof(c->out) - len,
-					"%s%x", len > 1 ? "," : "",
-					tids[c->list_next++]);
+					"%s%s", len > 1 ? "," : "", id);
+	}
 	return send_str(c, c->out);
 }
 

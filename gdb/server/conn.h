@@ -62,6 +62,10 @@ struct req {
 	char which;		/* SET_THREAD: 'g' or 'c'; KILL: 'v' (vKill) */
 	bool has_thread;	/* STEP, CONT: vCont named one */
 	long long thread;	/* tid, THREAD_ANY or THREAD_ALL */
+	long long pid;		/* "pPID.TID" ids, D;PID, vKill;PID, exec-file
+				 * annex: the process (0: none named,
+				 * THREAD_ALL: every one) */
+	bool multiprocess;	/* SUPPORTED: GDB offers multiprocess+ */
 	enum xfer_object object;
 	char text[512];		/* MONITOR: the command, decoded */
 };
@@ -82,13 +86,14 @@ void text_free(struct text *t);
 
 /* What a stop reply says. */
 struct stop {
-	uint32_t tid;
+	uint32_t pid, tid;
 	int signo;		/* 5 (SIGTRAP) for ordinary stops */
 	const char *edge;	/* "begin", "end" or NULL */
 };
 
 struct conn {
 	struct rsp rsp;
+	bool multiprocess;	/* agreed: thread ids are "pPID.TID" */
 	size_t list_next;	/* qsThreadInfo continues here */
 	char pkt[RSP_MAX_PACKET];
 	char out[2 * RSP_MAX_PACKET];
@@ -110,7 +115,8 @@ int conn_ok(struct conn *c);
 int conn_error(struct conn *c, int code);
 int conn_unsupported(struct conn *c);
 int conn_stop(struct conn *c, const struct stop *s);
-int conn_supported(struct conn *c);
+/* qSupported; agrees to multiprocess when GDB offered it (@r). */
+int conn_supported(struct conn *c, const struct req *r);
 /* QStartNoAckMode: "OK", then no more acks. */
 int conn_noack(struct conn *c);
 /* A register value of @size bytes, little-endian in @bytes, or unknown. */
@@ -124,14 +130,17 @@ int conn_memory(struct conn *c, const void *data, size_t n);
 /* A window of @data at the request's offset and length ("m"/"l"). */
 int conn_xfer(struct conn *c, const struct req *r, const void *data,
 	      size_t size);
-int conn_current_thread(struct conn *c, uint32_t tid);
+int conn_current_thread(struct conn *c, uint32_t pid, uint32_t tid);
 /*
  * qfThreadInfo (@first) and qsThreadInfo: the tids of @tids from the
  * start or from where the last reply stopped, as many as fit in a
  * bounded packet; "l" after the last.
  */
-int conn_thread_list(struct conn *c, const uint32_t *tids, size_t n,
-		     bool first);
+int conn_thread_list(struct conn *c, const uint32_t *pids,
+		     const uint32_t *tids, size_t n, bool first);
+/* A thread id as the agreed protocol writes it ("pPID.TID" or "TID"). */
+void conn_thread_id(const struct conn *c, uint32_t pid, uint32_t tid,
+		    char *buf, size_t size);
 int conn_attached(struct conn *c);
 int conn_vcont_actions(struct conn *c);
 /* Console output ("O" packets of bounded size) for monitor commands. */

@@ -211,8 +211,41 @@ static int parse_goto(const char *arg, uint64_t n, uint64_t *to,
 	return 0;
 }
 
+static void run(struct monitor *m, struct target *tg, const char *cmd,
+		struct text *out);
+
+/*
+ * "ptrec thread TID CMD" runs "ptrec CMD" on thread TID (decimal), the
+ * thread GDB has selected (the plugin names it: GDB sends Hg only before
+ * it reads registers), leaving the selection GDB knows of unchanged.
+ */
 void monitor_run(struct monitor *m, struct target *tg, const char *cmd,
 		 struct text *out)
+{
+	size_t was = rp_timeline_selected(tg->tl);
+	unsigned long long tid;
+	const char *p = cmd + 12;
+	char sub[512];
+	long i;
+
+	if (strncmp(cmd, "ptrec thread", 12)) {
+		run(m, tg, cmd, out);
+		return;
+	}
+	if (parse_number(&p, &tid) || tid > UINT32_MAX ||
+	    (i = rp_timeline_find(tg->tl, (uint32_t)tid)) < 0) {
+		text_add(out, "ptrec: no thread '%.40s' in the recording\n",
+			 cmd + 12);
+		return;
+	}
+	snprintf(sub, sizeof(sub), "ptrec %s", p);
+	rp_timeline_select(tg->tl, (size_t)i);
+	run(m, tg, sub, out);
+	rp_timeline_select(tg->tl, was);
+}
+
+static void run(struct monitor *m, struct target *tg, const char *cmd,
+		struct text *out)
 {
 	size_t cur = rp_timeline_selected(tg->tl);
 	uint32_t tid = rp_timeline_tid(tg->tl, cur);

@@ -6,6 +6,7 @@
  * 0x20; the receiver answers '+' or '-' until no-ack mode is agreed.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,6 +25,18 @@ static int get(struct rsp *r)
 	if (r->pos == r->len) {
 		ssize_t n;
 
+		if (r->idle_ms > 0) {
+			struct pollfd p = { .fd = r->in, .events = POLLIN };
+			int k;
+
+			do
+				k = poll(&p, 1, r->idle_ms);
+			while (k < 0 && errno == EINTR);
+			if (k <= 0) {
+				r->timed_out = k == 0;
+				return -1;
+			}
+		}
 		do
 			n = read(r->in, r->buf, sizeof(r->buf));
 		while (n < 0 && errno == EINTR);

@@ -17,6 +17,8 @@ struct rsp {
 	int in, out;
 	bool noack;		/* QStartNoAckMode accepted */
 	bool interrupted;	/* a 0x03 arrived */
+	int idle_ms;		/* > 0: a client silent this long is gone */
+	bool timed_out;		/* ... and that is why reading stopped */
 	char buf[4096];		/* read-ahead */
 	size_t pos, len;
 };

@@ -14,7 +14,8 @@
 static int stop_reply(struct server *sv, enum rp_stop why)
 {
 	size_t cur = rp_timeline_selected(sv->tg.tl);
-	struct stop st = { rp_timeline_tid(sv->tg.tl, cur), 5, NULL };
+	struct stop st = { rp_timeline_pid(sv->tg.tl, cur),
+			   rp_timeline_tid(sv->tg.tl, cur), 5, NULL };
 
 	st.signo = target_signo(&sv->tg);
 	/* A crash is a signal at the end, not the end of a replay log. */
@@ -28,26 +29,41 @@ static int stop_reply(struct server *sv, enum rp_stop why)
 /* The stop reply for where the selected thread is, as for "?". */
 static int where_reply(struct server *sv)
 {
-	struct stop st = { 0, 5, NULL };
+	size_t cur = rp_timeline_selected(sv->tg.tl);
+	struct stop st = { rp_timeline_pid(sv->tg.tl, cur),
+			   rp_timeline_tid(sv->tg.tl, cur), 5, NULL };
 
-	st.tid = rp_timeline_tid(sv->tg.tl, rp_timeline_selected(sv->tg.tl));
 	st.signo = target_signo(&sv->tg);
 	return conn_stop(&sv->c, &st);
 }
 
-/* Makes thread @tid (a tid, THREAD_ANY or THREAD_ALL) selected.  Returns
- * 0, or -1 when there is no such thread.
+/*
+ * Makes thread @tid (a tid, THREAD_ANY or THREAD_ALL) of process @pid (0
+ * or THREAD_ALL: any) selected; "any thread of process P" keeps the
+ * selected thread when it is P's, else selects P's first.  Returns 0, or
+ * -1 when there is no such thread.
  */
-static int select_thread(struct server *sv, long long tid)
+static int select_thread(struct server *sv, long long pid, long long tid)
 {
-	long i;
+	struct rp_timeline *tl = sv->tg.tl;
+	size_t i, n = rp_timeline_count(tl);
+	long k;
 
-	if (tid == THREAD_ANY || tid == THREAD_ALL)
-		return 0;
-	i = rp_timeline_find(sv->tg.tl, (uint32_t)tid);
-	if (i < 0)
+	if (tid == THREAD_ANY || tid == THREAD_ALL) {
+		if (pid <= 0 ||
+		    rp_timeline_pid(tl, rp_timeline_selected(tl)) == pid)
+			return 0;
+		for (i = 0; i < n; i++)
+			if (rp_timeline_pid(tl, i) == pid) {
+				rp_timeline_select(tl, i);
+				return 0;
+			}
 		return -1;
-	rp_timeline_select(sv->tg.tl, (size_t)i);
+	}
+	k = rp_timeline_find(tl, (uint32_t)tid);
+	if (k < 0 || (pid > 0 && rp_timeline_pid(tl, (size_t)k) != pid))
+		return -1;
+	rp_timeline_select(tl, (size_t)k);
 	return 0;
 }
 
@@ -100,13 +116,14 @@ static int xfer(struct server *sv, const struct req *r)
 		target_auxv(&sv->tg, &t);
 		break;
 	case XFER_EXEC_FILE:
-		target_exec_file(&sv->tg, &t);
+		target_exec_file(&sv->tg, (uint32_t)(r->pid > 0 ? r->pid : 0),
+				 &t);
 		break;
 	case XFER_LIBRARIES:
 		target_libraries_xml(&sv->tg, &t);
 		break;
 	case XFER_THREADS:
-		target_threads_xml(&sv->tg, &t);
+		target_threads_xml(&sv->tg, &sv->c, &t);
 		break;
 	case XFER_SIGINFO:
 		if (target_siginfo(&sv->tg, &t)) {
@@ -156,6 +173,15 @@ int server_handle(struct server *sv, const struct req *r)
 	case REQ_READ_MEM:
 		return read_mem(sv, r->addr, r->len);
 	case REQ_BREAK_INSERT:
+		/*
+		 * No program maps the first 64 KiB (Linux's default
+		 * mmap_min_addr); the outermost recorded frame's caller is at
+		 * 0.  Refused, so finish from the first frame of a -p
+		 * recording stops with an error instead of running to the
+		 * end.
+		 */
+		if (r->addr < 0x10000)
+			return conn_error(&sv->c, 0x0e);
 		if (rp_timeline_break_insert(tl, r->addr))
 			return conn_error(&sv->c, 1);
 		return conn_ok(&sv->c);
@@ -164,11 +190,11 @@ int server_handle(struct server *sv, const struct req *r)
 		return conn_ok(&sv->c);
 	case REQ_STEP:
 		if (r->has_thread)
-			select_thread(sv, r->thread);
+			select_thread(sv, r->pid, r->thread);
 		return stop_reply(sv, rp_timeline_step(tl, r->dir));
 	case REQ_CONT:
 		if (r->has_thread)
-			select_thread(sv, r->thread);
+			select_thread(sv, r->pid, r->thread);
 		return stop_reply(sv, rp_timeline_continue(tl, r->dir,
 							   sv->cont_all));
 	case REQ_SET_THREAD:
@@ -182,30 +208,34 @@ int server_handle(struct server *sv, const struct req *r)
 		if (r->which == 'c')
 			sv->cont_all = r->thread == THREAD_ALL ||
 				       r->thread == THREAD_ANY;
-		if (select_thread(sv, r->thread))
+		if (select_thread(sv, r->pid, r->thread))
 			return conn_error(&sv->c, 1);
 		return conn_ok(&sv->c);
 	case REQ_THREAD_ALIVE:
 		return conn_ok(&sv->c);	/* every recorded thread is */
 	case REQ_KILL:
-		sv->quit = true;
+		/* vKill;PID and D;PID end one inferior of several: GDB
+		 * ends the others, then the connection.
+		 */
+		sv->quit = r->pid <= 0;
 		/* vKill is answered, k is not. */
 		return r->which == 'v' ? conn_ok(&sv->c) : 0;
 	case REQ_DETACH:
-		sv->quit = true;
+		sv->quit = r->pid <= 0;
 		return conn_ok(&sv->c);
 	case REQ_SUPPORTED:
-		return conn_supported(&sv->c);
+		return conn_supported(&sv->c, r);
 	case REQ_NOACK:
 		return conn_noack(&sv->c);
 	case REQ_XFER:
 		return xfer(sv, r);
 	case REQ_CURRENT_THREAD:
 		return conn_current_thread(&sv->c,
+			rp_timeline_pid(tl, rp_timeline_selected(tl)),
 			rp_timeline_tid(tl, rp_timeline_selected(tl)));
 	case REQ_THREADS_FIRST:
 	case REQ_THREADS_NEXT:
-		return conn_thread_list(&sv->c, sv->tg.tids,
+		return conn_thread_list(&sv->c, sv->tg.pids, sv->tg.tids,
 					rp_timeline_count(tl),
 					r->type == REQ_THREADS_FIRST);
 	case REQ_ATTACHED:
@@ -221,6 +251,7 @@ int server_handle(struct server *sv, const struct req *r)
 void server_start(struct server *sv, int in, int out)
 {
 	conn_init(&sv->c, in, out);
+	sv->c.rsp.idle_ms = sv->idle_ms;
 	sv->quit = false;
 	sv->cont_all = true;
 }

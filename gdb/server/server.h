@@ -19,6 +19,7 @@ struct server {
 	struct monitor mon;
 	bool cont_all;		/* Hc -1/0: resume acts on every thread */
 	bool quit;		/* k, D, vKill */
+	int idle_ms;		/* > 0: drop a client silent this long */
 };
 
 /* A new connection on @in/@out: acks on, every thread resumes. */

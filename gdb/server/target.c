@@ -38,13 +38,16 @@ int target_open(struct target *tg, const char *dir)
 		return -1;
 	}
 	tg->tids = calloc(rp_timeline_count(tg->tl), sizeof(*tg->tids));
-	if (!tg->tids) {
+	tg->pids = calloc(rp_timeline_count(tg->tl), sizeof(*tg->pids));
+	if (!tg->tids || !tg->pids) {
 		fprintf(stderr, "ptrec-server: out of memory\n");
 		target_close(tg);
 		return -1;
 	}
-	for (i = 0; i < rp_timeline_count(tg->tl); i++)
+	for (i = 0; i < rp_timeline_count(tg->tl); i++) {
 		tg->tids[i] = rp_timeline_tid(tg->tl, i);
+		tg->pids[i] = rp_timeline_pid(tg->tl, i);
+	}
 	/* The end state: a bundle without one (or a damaged one) still
 	 * replays, with what the history holds.
 	 */
@@ -65,6 +68,7 @@ void target_close(struct target *tg)
 	rp_timeline_free(tg->tl);
 	rp_session_close(tg->s);
 	free(tg->tids);
+	free(tg->pids);
 	memset(tg, 0, sizeof(*tg));
 }
 
@@ -261,13 +265,17 @@ size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
 
 /* ---- qXfer objects ---------------------------------------------------------- */
 
-void target_threads_xml(struct target *tg, struct text *out)
+void target_threads_xml(struct target *tg, const struct conn *c,
+			struct text *out)
 {
+	char id[32];
 	size_t i;
 
 	text_add(out, "<threads>\n");
-	for (i = 0; i < rp_timeline_count(tg->tl); i++)
-		text_add(out, "<thread id=\"%x\" core=\"0\"/>\n", tg->tids[i]);
+	for (i = 0; i < rp_timeline_count(tg->tl); i++) {
+		conn_thread_id(c, tg->pids[i], tg->tids[i], id, sizeof(id));
+		text_add(out, "<thread id=\"%s\" core=\"0\"/>\n", id);
+	}
 	text_add(out, "</threads>\n");
 }
 
@@ -364,12 +372,14 @@ void target_auxv(struct target *tg, struct text *out)
 	text_add_bytes(out, v, (n + 2) * sizeof(v[0]));
 }
 
-int target_exec_file(struct target *tg, struct text *out)
+int target_exec_file(struct target *tg, uint32_t pid, struct text *out)
 {
 	size_t cur = rp_timeline_selected(tg->tl);
 	char exe[4096] = "";
 
-	rp_process_exe(tg->s, rp_timeline_pid(tg->tl, cur), exe, sizeof(exe));
+	if (!pid)
+		pid = rp_timeline_pid(tg->tl, cur);
+	rp_process_exe(tg->s, pid, exe, sizeof(exe));
 	text_add(out, "%s", exe);
 	return 0;
 }

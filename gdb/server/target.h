@@ -26,6 +26,7 @@ struct target {
 	struct rp_timeline *tl;
 	struct rp_snapshot *snap;	/* the end state, NULL if none */
 	uint32_t *tids;		/* of the timeline's threads, in order */
+	uint32_t *pids;		/* their processes */
 	/* The call stack served at STACK_ADDR, for (stack_tid, stack_pos). */
 	uint64_t stack[3 + 3 * STACK_MAX_FRAMES];
 	size_t stack_words;
@@ -51,10 +52,15 @@ size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
 /* XML documents and binary objects for qXfer reads; @out is appended to.
  * Each returns 0, or -1 when there is nothing to send.
  */
-void target_threads_xml(struct target *tg, struct text *out);
+/* The thread list, ids as @c writes them. */
+void target_threads_xml(struct target *tg, const struct conn *c,
+			struct text *out);
 void target_libraries_xml(struct target *tg, struct text *out);
 void target_auxv(struct target *tg, struct text *out);
-int target_exec_file(struct target *tg, struct text *out);
+/* The program process @pid runs (0: the selected thread's process), as of
+ * its last thread's position: after an exec, the new program.
+ */
+int target_exec_file(struct target *tg, uint32_t pid, struct text *out);
 /* A siginfo_t (x86-64 layout) of the fatal signal, when the selected
  * thread is at it.
  */

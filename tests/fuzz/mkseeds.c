@@ -9,6 +9,7 @@
  * fuzz_replay and fuzz_perf start from the recorded fuzz bundle.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -458,6 +459,69 @@ static int seeds_snapshot(void)
 	return 0;
 }
 
+/* Writes @pkts, each framed as "$payload#sum", into seed file @name. */
+static int seed_packets(const char *name, const char *const *pkts, size_t n,
+			bool acks)
+{
+	char path[4096];
+	size_t i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (!f)
+		return -1;
+	for (i = 0; i < n; i++) {
+		unsigned int sum = 0;
+		const char *p;
+
+		for (p = pkts[i]; *p; p++)
+			sum += (unsigned char)*p;
+		fprintf(f, "%s$%s#%02x", acks ? "+" : "", pkts[i], sum & 0xff);
+	}
+	return fclose(f);
+}
+
+/*
+ * fuzz_server: what GDB 13 sends on connect and in a replay session
+ * (reverse and forward steps and continues, breakpoints, threads, memory,
+ * qXfer objects, monitor commands: "ptrec insns", "ptrec calls /c",
+ * "ptrec goto 3", "ptrec position"), with acks and in no-ack mode.
+ */
+static int seeds_server(void)
+{
+	static const char *const connect[] = {
+		"qSupported:multiprocess+;swbreak+;hwbreak+;qRelocInsn+;"
+		"fork-events+;vfork-events+;exec-events+;vContSupported+;"
+		"QThreadEvents+;no-resumed+;memory-tagging+;xmlRegisters=i386",
+		"vMustReplyEmpty", "QStartNoAckMode", "Hgp0.0",
+		"qXfer:features:read:target.xml:0,ffb", "qXfer:auxv:read::0,ffb",
+		"qXfer:exec-file:read::0,ffb", "qTStatus",
+		"qXfer:threads:read::0,ffb", "qXfer:threads:read::10,ffb",
+		"qfThreadInfo", "qsThreadInfo", "qAttached:1", "?", "qC", "g",
+		"qXfer:libraries-svr4:read::0,ffb", "p10", "p39", "p100000010",
+		"m555555555149,40", "mffffffffff000000,200", "m0,8",
+		"qXfer:siginfo:read::0,80",
+	};
+	static const char *const replay[] = {
+		"QStartNoAckMode", "?", "Z0,555555555149,1", "Hc-1", "bc", "g",
+		"mffffffffff000000,200", "bs", "bs", "s", "Hc0", "c",
+		"z0,555555555149,1", "bc", "c", "vCont;s:1", "vCont;c",
+		"qRcmd,707472656320696e736e73",
+		"qRcmd,707472656320696e736e73202f7220312c3230",
+		"qRcmd,70747265632063616c6c73202f63",
+		"qRcmd,70747265632063616c6c73202d",
+		"qRcmd,707472656320676f746f2033",
+		"qRcmd,707472656320706f736974696f6e",
+		"qRcmd,707472656320676f746f20656e64",
+		"Z2,1000,4", "G00", "D",
+	};
+	return seed_packets("connect", connect,
+			    sizeof(connect) / sizeof(connect[0]), true) ||
+	       seed_packets("replay", replay,
+			    sizeof(replay) / sizeof(replay[0]), false) ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	int ret;
@@ -477,6 +541,8 @@ int main(int argc, char **argv)
 		ret = seeds_snapshot();
 	} else if (!strcmp(argv[1], "fuzz_perf")) {
 		ret = seeds_perf(argv[0]);
+	} else if (!strcmp(argv[1], "fuzz_server")) {
+		ret = seeds_server();
 	} else {
 		fprintf(stderr, "mkseeds: no seeds for harness '%s'\n",
 			argv[1]);

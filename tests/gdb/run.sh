@@ -297,6 +297,230 @@ else
 	bad "thread switching and positions"
 fi
 
+# The CLI and GDB agree on where every history ends (libptrec's
+# rp_thread_end(), one rule): at the end, GDB has executed E instructions
+# of the thread, the first E that ptrec insns lists; when the thread died
+# inside its last instruction (a system call, exit here) GDB is at it, the
+# CLI's last one (E + 1), else after the CLI's last (E).  One step back,
+# GDB is at the CLI's instruction E.
+set --
+for i in 1 2 3 4 5; do
+	set -- "$@" -ex "thread $i" -ex "p/x \$pc" -ex "monitor ptrec position" \
+		-ex "reverse-stepi" -ex "p/x \$pc" -ex "monitor ptrec position"
+done
+timeout 120 "$PTREC" replay "$tmp/t" -batch "$@" >"$tmp/out" 2>&1
+python3 - "$tmp/out" "$PTREC" "$tmp/t" >"$tmp/agree" 2>&1 <<'PY'
+import re, subprocess, sys
+out = open(sys.argv[1]).read().splitlines()
+pcs = [int(m.group(1), 16) for l in out
+       for m in [re.match(r'^\$\d+ = (0x[0-9a-f]+)', l)] if m]
+pos = [m.groups() for l in out for m in
+       [re.match(r'^thread (\d+) (?:at the end, after (\d+)|position (\d+) of)', l)]
+       if m]
+assert len(pcs) == 10 and len(pos) == 10, (pcs, pos)
+seen = set()
+for k in range(5):
+    (tid, end, _), (tid2, _, back) = pos[2 * k], pos[2 * k + 1]
+    assert end and tid == tid2, (tid, tid2, end)
+    seen.add(tid)
+    addrs = [int(a, 16) for a in subprocess.run(
+        [sys.argv[2], 'insns', sys.argv[3], '--thread', tid,
+         '--format=addr'], capture_output=True, text=True,
+        check=True).stdout.split()]
+    e = int(end)
+    assert e in (len(addrs) - 1, len(addrs)), (tid, e, len(addrs))
+    if e < len(addrs):
+        assert pcs[2 * k] == addrs[e], (tid, hex(pcs[2 * k]), hex(addrs[e]))
+    else:
+        assert pcs[2 * k] not in (addrs[-1],), tid
+    assert int(back) == e and pcs[2 * k + 1] == addrs[e - 1], (tid, back)
+    print('thread %s: ends at %d of %d' % (tid, e, len(addrs)))
+assert len(seen) == 5
+PY
+if [ $? -eq 0 ]; then
+	ok "threads: GDB's end of every thread is where ptrec insns ends ($(grep -c ends "$tmp/agree") threads)"
+else
+	cat "$tmp/agree" | sed 's/^/# /'
+	bad "threads: GDB and the CLI disagree on where a history ends"
+fi
+
+# Issue #13 item 7: the plugin's commands act on GDB's selected thread,
+# not the one the server last heard of (thread apply sends no Hg).
+timeout 120 "$PTREC" replay "$tmp/t" -batch -ex "info threads" \
+	-ex "thread apply 2 ptrec position" -ex "thread apply 3 ptrec position" \
+	>"$tmp/out" 2>&1
+# (GDB names threads PID.TID: the server speaks multiprocess.)
+t2=$(sed -n 's/^  2  *Thread \([0-9]*\.\)\{0,1\}\([0-9]*\) .*/\2/p' "$tmp/out")
+t3=$(sed -n 's/^  3  *Thread \([0-9]*\.\)\{0,1\}\([0-9]*\) .*/\2/p' "$tmp/out")
+got=$(sed -n 's/^thread \([0-9]*\) at the end.*/\1/p' "$tmp/out" | tr '\n' ' ')
+if [ -n "$t2" ] && [ -n "$t3" ] && [ "$got" = "$t2 $t3 " ]; then
+	ok "thread apply N ptrec position: thread N's ($got)"
+else
+	bad "thread apply N ptrec position: got '$got', want '$t2 $t3 '"
+fi
+
+# Issue #13 item 7: with -p the first recorded frame has no callers;
+# finish there is refused (its caller's PC 0 cannot hold a breakpoint)
+# instead of running to the end of the history.
+"$PROGS/spin" >"$tmp/spin.out" &
+spin=$!
+i=0
+while ! grep -q ready "$tmp/spin.out" 2>/dev/null && [ $i -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+timeout 120 "$PTREC" record -q --max-insns 20000 -o "$tmp/att" -p "$spin" \
+	>/dev/null 2>&1
+kill "$spin" 2>/dev/null
+wait "$spin" 2>/dev/null
+timeout 120 "$PTREC" replay "$tmp/att" -batch -ex "ptrec goto begin" \
+	-ex "finish" -ex "ptrec position" >"$tmp/out" 2>&1
+if grep -q "position 1 of" "$tmp/out" &&
+	grep -q "Cannot insert breakpoint" "$tmp/out" &&
+	! grep -q "No more reverse-execution history" "$tmp/out"; then
+	ok "-p recording: finish in the first recorded frame is refused, position stays 1"
+else
+	bad "-p recording: finish in the first recorded frame"
+fi
+
+# GNU option order: ptrec-server --stdio BUNDLE (was refused).
+gdb_run_stdio() {
+	timeout 120 gdb -batch -nx \
+		-ex "target remote | $PTREC_SERVER --stdio $tmp/b" \
+		-ex "monitor ptrec position" "$prog" >"$tmp/out" 2>&1
+}
+gdb_run_stdio
+if grep -q "at the end, after $end instructions" "$tmp/out"; then
+	ok "ptrec-server --stdio BUNDLE: options before the bundle"
+else
+	bad "ptrec-server --stdio BUNDLE"
+fi
+
+# Issue #13 item 7, dlopen: the library list is the one at GDB's
+# position (qXfer:libraries-svr4), so a pending breakpoint on a function
+# of a library dlopen'ed and dlclose'd before the end resolves in each
+# library in turn: reverse-continue stops in libdlb's dl_value, then in
+# libdla's (loaded at the same address), at their last executions.
+(cd "$PROGS" && timeout 120 "$PTREC" record -q -o "$tmp/dl" -- ./dl) \
+	>/dev/null 2>&1
+"$PTREC" export "$tmp/dl" --format=jsonl -o "$tmp/dl.jsonl" 2>/dev/null
+timeout 120 "$PTREC" replay "$tmp/dl" -batch \
+	-ex "set breakpoint pending on" -ex "break dl_value" \
+	-ex "reverse-continue" -ex "ptrec position" -ex "info sharedlibrary" \
+	-ex "reverse-continue" -ex "ptrec position" >"$tmp/out" 2>&1
+want=$(python3 - "$tmp/dl.jsonl" <<'PY'
+import json, sys
+hits = [json.loads(l) for l in open(sys.argv[1])]
+ent = [h for h in hits if h.get('function') == 'dl_value' and h['offset'] == 0]
+print(' '.join(str(h['n']) for h in reversed(ent)))
+PY
+)
+got=$(positions | tr '\n' ' ' | sed 's/ $//')
+if [ -n "$want" ] && [ "$got" = "$want" ] &&
+	grep -q "^Breakpoint 1, dl_value .* at .*dl_b.c" "$tmp/out" &&
+	grep -q "^Breakpoint 1, dl_value .* at .*dl_a.c" "$tmp/out" &&
+	grep -q "libdlb.so" "$tmp/out"; then
+	ok "dlopen: a pending breakpoint resolves in each library as the list at the position says (libdlb then libdla, $got)"
+else
+	echo "# got '$got' want '$want'"
+	bad "dlopen: breakpoint in dlopen'ed libraries"
+fi
+
+# Issue #13 item 4, fork: reverse-continue with the child selected stops
+# at the parent's later hit first (time order across processes), then the
+# child's; never at the child's first instruction.
+timeout 120 "$PTREC" record -q -o "$tmp/f" -- "$PROGS/fork" >/dev/null 2>&1
+"$PTREC" export "$tmp/f" --format=jsonl -o "$tmp/f.jsonl" 2>/dev/null
+timeout 120 "$PTREC" replay "$tmp/f" -batch -ex "thread 2" -ex "break write" \
+	-ex "reverse-continue" -ex "ptrec position" \
+	-ex "reverse-continue" -ex "ptrec position" >"$tmp/out" 2>&1
+fbp=$(sed -n 's/^Breakpoint 1 at \(0x[0-9a-f]*\).*/\1/p' "$tmp/out")
+want=$(python3 - "$tmp/f.jsonl" "$fbp" <<'PY'
+import json, sys
+hits = [json.loads(l) for l in open(sys.argv[1])]
+hits = [h for h in hits if h['ip'] == sys.argv[2]]
+hits.sort(key=lambda h: h['tsc'])
+print(' '.join('%d:%d' % (h['tid'], h['n']) for h in reversed(hits[-2:])))
+PY
+)
+got=$(sed -n 's/.*thread \([0-9]*\) position \([0-9]*\) of.*/\1:\2/p' "$tmp/out" |
+	tr '\n' ' ' | sed 's/ $//')
+if [ -n "$fbp" ] && [ "$got" = "$want" ] &&
+	[ "${got%% *}" != "${got##* }" ]; then
+	ok "fork: reverse-continue from the child stops at the parent's later write, then the child's ($got)"
+else
+	echo "# got '$got' want '$want'"
+	bad "fork: reverse-continue with the child selected"
+fi
+
+# Issue #13 item 7: fork and exec are separate inferiors (multiprocess:
+# pPID.TID thread ids, qXfer:exec-file per process, each process's own
+# libraries): the child that exec'ed tiny shows tiny and its symbols,
+# not a thread of the parent at '?? ()'.
+if [ -n "${GDB_FORKEXEC:-}" ]; then
+	timeout 120 "$PTREC" record -q -o "$tmp/fe" -- "$GDB_FORKEXEC" \
+		"$PROGS/tiny" >/dev/null 2>&1
+	timeout 120 "$PTREC" replay "$tmp/fe" -batch -ex "info inferiors" \
+		-ex "inferior 2" -ex "bt" -ex "inferior 1" -ex "bt 1" \
+		>"$tmp/out" 2>&1
+	if grep -q "^ *2 *process [0-9]* .*programs/tiny *$" "$tmp/out" &&
+		grep -q "^\* 1 *process [0-9]* .*gdb/forkexec *$" "$tmp/out" &&
+		grep -q "^#0  0x[0-9a-f]* in _start ()" "$tmp/out" &&
+		grep -q "^#0 .*_exit" "$tmp/out" &&
+		! grep -q "in ?? ()" "$tmp/out"; then
+		ok "fork+exec: two inferiors, the child with tiny's program and symbols"
+	else
+		bad "fork+exec: separate inferiors"
+	fi
+else
+	bad "GDB_FORKEXEC not set"
+fi
+
+# Issue #15 item 8: qXfer:threads was capped at 8 KB (a real 301-thread
+# recording showed 280 threads in GDB).  A crafted bundle of 301 threads
+# (tests/gdb/manythreads.py: copies of a recording of tiny) shows all.
+timeout 120 "$PTREC" record -q -o "$tmp/tiny" -- "$PROGS/tiny" >/dev/null 2>&1
+python3 "$testlib_dir/gdb/manythreads.py" "$tmp/tiny" "$tmp/many" 301
+timeout 300 gdb -batch -nx -ex "target remote | $PTREC_SERVER $tmp/many" \
+	-ex "info threads" "$PROGS/tiny" >"$tmp/out" 2>&1
+nthr=$(grep -c "^[ *] [0-9]*  *Thread " "$tmp/out")
+if [ "$nthr" -eq 301 ]; then
+	ok "301 threads: GDB lists every one"
+else
+	bad "301 threads: GDB lists $nthr"
+fi
+
+# Issue #13 item 4: repeated reverse-continue over every worker entry
+# reaches the start of the whole history (main's first instruction), not
+# "No more reverse-execution history" at a thread's clone3; selecting
+# thread 1 between stops never moves a thread forward in time (the next
+# stop is the next older hit, not the same one again).
+timeout 120 "$PTREC" replay "$tmp/t" -batch -ex "break worker" \
+	-ex "reverse-continue" -ex "monitor ptrec position" -ex "thread 1" \
+	-ex "reverse-continue" -ex "monitor ptrec position" -ex "thread 1" \
+	-ex "reverse-continue" -ex "monitor ptrec position" \
+	-ex "reverse-continue" -ex "monitor ptrec position" \
+	-ex "reverse-continue" -ex "monitor ptrec position" >"$tmp/out" 2>&1
+want=$(python3 - "$tmp/t.jsonl" "$bp" <<'PY'
+import json, sys
+hits = [json.loads(l) for l in open(sys.argv[1])]
+first = min(hits, key=lambda h: h['tsc'])
+hits = [h for h in hits if h['ip'] == sys.argv[2]]
+hits.sort(key=lambda h: h['tsc'])
+print(' '.join(['%d:%d' % (h['tid'], h['n']) for h in reversed(hits)] +
+               ['%d:%d' % (first['tid'], first['n'])]))
+PY
+)
+got=$(sed -n 's/.*thread \([0-9]*\) position \([0-9]*\) of.*/\1:\2/p' "$tmp/out" |
+	tr '\n' ' ' | sed 's/ $//')
+if [ -n "$bp" ] && [ "$got" = "$want" ] &&
+	[ "$(grep -c 'No more reverse-execution history' "$tmp/out")" -eq 1 ]; then
+	ok "threads: reverse-continue visits every worker entry newest first, thread 1 selected between, then the start of main ($got)"
+else
+	echo "# got '$got' want '$want'"
+	bad "threads: reverse-continue to the start of the whole history"
+fi
+
 # A breakpoint on a shared-library function (libc's puts).
 timeout 120 "$PTREC" record -q -o "$tmp/p" -- "$PROGS/plt" >/dev/null 2>&1
 "$PTREC" insns "$tmp/p" --format=addr >"$tmp/p.addrs"
@@ -343,6 +567,25 @@ else
 	bad "segv: replay at the crash"
 fi
 
+# Issue #13 item 5: the crash is a signal.  At the end GDB reports SIGSEGV
+# (stop reply T0b), info program says so, $_siginfo is the recorded one
+# (qXfer:siginfo:read: si_signo 11, si_addr 0, the null pointer); stepping
+# back onto the fault again reports the signal, not the end of a log.
+timeout 120 "$PTREC" replay "$tmp/s" -batch -ex "info program" \
+	-ex 'p $_siginfo.si_signo' -ex 'p $_siginfo._sifields._sigfault.si_addr' \
+	-ex "reverse-stepi" -ex "stepi" >"$tmp/out" 2>&1
+sig=$("$PTREC" dump "$tmp/s" | grep -i 'signal' | head -3)
+if grep -q "It stopped with signal SIGSEGV" "$tmp/out" &&
+	grep -q '^\$1 = 11$' "$tmp/out" &&
+	grep -q '^\$2 = (void \*) 0x0$' "$tmp/out" &&
+	grep -q "Program received signal SIGSEGV, Segmentation fault" "$tmp/out" &&
+	! grep -q "No more reverse-execution history" "$tmp/out"; then
+	ok "segv: the crash is SIGSEGV (info program, \$_siginfo si_signo 11 si_addr 0x0, stepping onto it)"
+else
+	echo "# sideband: $sig"
+	bad "segv: the crash as a signal"
+fi
+
 # From the fault, reverse-step goes back to the line that loaded the null
 # pointer and passed it: crash(target) in main, at the start of that line
 # (the last execution of its first address).
@@ -371,12 +614,67 @@ while ! grep -q listening "$tmp/server.err" 2>/dev/null && [ $i -lt 50 ]; do
 done
 timeout 60 gdb -batch -nx -ex "target remote 127.0.0.1:$port" \
 	-ex "reverse-stepi" -ex "monitor ptrec position" "$prog" >"$tmp/out" 2>&1
-kill "$srv" 2>/dev/null
-wait "$srv" 2>/dev/null
 if [ "$(positions)" = "$end" ]; then
 	ok "ptrec-server --port: GDB over TCP on loopback"
 else
 	bad "ptrec-server over TCP"
+fi
+kill "$srv" 2>/dev/null
+wait "$srv" 2>/dev/null
+
+# Issue #15 item 7: on a port, a client silent for --idle-timeout is
+# dropped and the next one served; the server survives each disconnect
+# (GDB's extended-remote reconnects, starting at the end again); another
+# user's connection is refused (only where this test can be another user).
+"$PTREC_SERVER" --port "$port" --idle-timeout 1 "$tmp/b" 2>"$tmp/server.err" &
+srv=$!
+i=0
+while ! grep -q listening "$tmp/server.err" 2>/dev/null && [ $i -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+idle=$(timeout 20 python3 - "$port" <<'PY'
+import socket, sys, time
+s = socket.create_connection(('127.0.0.1', int(sys.argv[1])))
+t = time.time()
+s.settimeout(10)
+print('closed' if s.recv(16) == b'' else 'data', round(time.time() - t))
+PY
+)
+for k in 1 2; do
+	timeout 60 gdb -batch -nx -ex "target extended-remote 127.0.0.1:$port" \
+		-ex "reverse-stepi" -ex "monitor ptrec position" -ex "detach" \
+		"$prog" >"$tmp/out.$k" 2>&1
+done
+other=skipped
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
+	[ -x /usr/bin/python3 ]; then
+	other=$(cd / && timeout 20 setpriv --reuid=65534 --regid=65534 \
+		--clear-groups /usr/bin/python3 - "$port" <<'PY'
+import socket, sys
+s = socket.create_connection(('127.0.0.1', int(sys.argv[1])))
+s.sendall(b'$?#3f')
+s.settimeout(10)
+try:
+    print('refused' if s.recv(64) == b'' else 'served')
+except ConnectionResetError:
+    print('refused')
+PY
+)
+fi
+kill "$srv" 2>/dev/null
+wait "$srv" 2>/dev/null
+p1=$(sed -n 's/.*position \([0-9]*\) of.*/\1/p' "$tmp/out.1")
+p2=$(sed -n 's/.*position \([0-9]*\) of.*/\1/p' "$tmp/out.2")
+if [ "$idle" = "closed 1" ] && [ "$p1" = "$end" ] && [ "$p2" = "$end" ] &&
+	grep -q "idle too long, dropped" "$tmp/server.err" &&
+	{ [ "$other" = skipped ] || { [ "$other" = refused ] &&
+	  grep -q "refused a connection from another user" "$tmp/server.err"; }; }; then
+	ok "ptrec-server --port: idle client dropped after 1 s, two GDB sessions in a row, another user $other"
+else
+	echo "# idle '$idle' p1 '$p1' p2 '$p2' other '$other'"
+	sed 's/^/# /' "$tmp/server.err"
+	bad "ptrec-server --port: idle timeout, reconnects, other users"
 fi
 
 # examples/demo: a worker thread dies of SIGSEGV.  Replay starts on that

@@ -267,6 +267,45 @@ Test(conn, queries)
 	cr_assert_eq(parse("k").which, 0);
 }
 
+Test(conn, multiprocess_ids)
+{
+	struct req r = parse("Hgp2a.2b");
+
+	cr_assert_eq(r.pid, 0x2a);
+	cr_assert_eq(r.thread, 0x2b);
+	r = parse("Hcp2a.-1");
+	cr_assert_eq(r.pid, 0x2a);
+	cr_assert_eq(r.thread, THREAD_ALL);
+	r = parse("Hgp-1.-1");
+	cr_assert_eq(r.pid, THREAD_ALL);
+	r = parse("D;2a");
+	cr_assert_eq(r.type, REQ_DETACH);
+	cr_assert_eq(r.pid, 0x2a);
+	cr_assert_eq(parse("D").pid, 0);
+	cr_assert_eq(parse("D;zz").type, REQ_BAD);
+	r = parse("vKill;2a");
+	cr_assert_eq(r.pid, 0x2a);
+	r = parse("qXfer:exec-file:read:2a:0,ffb");
+	cr_assert_eq(r.type, REQ_XFER);
+	cr_assert_eq(r.pid, 0x2a);
+	cr_assert_eq(r.len, 0xffb);
+	cr_assert_eq(parse("qXfer:exec-file:read:2x:0,ffb").type, REQ_BAD);
+	cr_assert(parse("qSupported:multiprocess+;swbreak+").multiprocess);
+	cr_assert(!parse("qSupported:swbreak+").multiprocess);
+}
+
+Test(conn, thread_ids_follow_the_agreement)
+{
+	struct conn c = { 0 };
+	char id[32];
+
+	conn_thread_id(&c, 0x2a, 0x2b, id, sizeof(id));
+	cr_assert_str_eq(id, "2b");
+	c.multiprocess = true;
+	conn_thread_id(&c, 0x2a, 0x2b, id, sizeof(id));
+	cr_assert_str_eq(id, "p2a.2b");
+}
+
 Test(conn, embedded_nul_is_bad)
 {
 	struct req r;
@@ -296,7 +335,7 @@ Test(conn, thread_list_is_complete_and_bounded)
 	c.rsp.noack = true;
 	out = malloc(1 << 20);
 	for (;;) {
-		cr_assert_eq(conn_thread_list(&c, tids, 6000, first), 0);
+		cr_assert_eq(conn_thread_list(&c, tids, tids, 6000, first), 0);
 		first = false;
 		n = (int)read(fds[0], out, (1 << 20) - 1);
 		cr_assert_gt(n, 4);

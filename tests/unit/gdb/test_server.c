@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The whole GDB server (conn.c, server.c, target.c, monitor.c) on a
+ * crafted bundle of 6,000 threads (tests/gdb/manythreads.py over a
+ * recording of tests/programs/tiny), as GDB's packets arrive.  Issue #15:
+ * qfThreadInfo overflowed a stack buffer with 6,000 threads (item 3),
+ * qXfer:threads was capped at 8 KB (item 8); runs under ASan in make asan.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "server.h"
+
+#ifndef MANY_BUNDLE
+#error "MANY_BUNDLE: the crafted bundle of 6,000 threads"
+#endif
+#define NTHREADS 6000
+
+static struct server sv;
+
+static void setup(void)
+{
+	cr_assert_eq(target_open(&sv.tg, MANY_BUNDLE), 0);
+}
+
+static void teardown(void)
+{
+	monitor_free(&sv.mon);
+	target_close(&sv.tg);
+}
+
+/* Serves the packets @pkts (payloads, NULL-terminated) in no-ack mode;
+ * returns every reply's payload, NUL-separated, in *@len bytes.
+ */
+static char *serve(const char *const *pkts, size_t *len)
+{
+	int in = memfd_create("in", 0), out = memfd_create("out", 0);
+	FILE *f = fdopen(dup(in), "w");
+	char *raw, *res, *p;
+	off_t size;
+	size_t n = 0;
+
+	cr_assert(in >= 0 && out >= 0 && f);
+	fprintf(f, "$QStartNoAckMode#b0+");
+	for (; *pkts; pkts++) {
+		unsigned int sum = 0;
+		const char *c;
+
+		for (c = *pkts; *c; c++)
+			sum += (unsigned char)*c;
+		fprintf(f, "$%s#%02x", *pkts, sum & 0xff);
+	}
+	fclose(f);
+	lseek(in, 0, SEEK_SET);
+	server_run(&sv, in, out);
+	size = lseek(out, 0, SEEK_END);
+	raw = malloc((size_t)size + 1);
+	res = malloc((size_t)size + 1);
+	cr_assert(raw && res);
+	cr_assert_eq(pread(out, raw, (size_t)size, 0), size);
+	raw[size] = '\0';
+	/* Unframe: "$payload#cs" (no escapes in these replies). */
+	for (p = raw; (p = strchr(p, '$'));) {
+		char *end = strchr(p, '#');
+
+		cr_assert(end);
+		memcpy(res + n, p + 1, (size_t)(end - p - 1));
+		n += (size_t)(end - p - 1);
+		res[n++] = '\0';
+		p = end;
+	}
+	free(raw);
+	close(in);
+	close(out);
+	*len = n;
+	return res;
+}
+
+TestSuite(server, .init = setup, .fini = teardown);
+
+Test(server, thread_list_has_every_thread)
+{
+	static const char *pkts[2 + NTHREADS / 100] = { "qfThreadInfo" };
+	size_t len, seen = 0, i;
+	char *out, *p;
+	bool last = false;
+
+	for (i = 1; i < sizeof(pkts) / sizeof(pkts[0]) - 1; i++)
+		pkts[i] = "qsThreadInfo";
+	out = serve(pkts, &len);
+	p = out + strlen(out) + 1;	/* past the OK of no-ack mode */
+	while (p < out + len) {
+		size_t plen = strlen(p);
+
+		cr_assert_leq(plen, 4000, "a reply of %zu bytes", plen);
+		if (*p == 'l') {
+			last = true;
+			break;
+		}
+		cr_assert_eq(*p, 'm');
+		for (p++; *p; p += *p == ',') {
+			strtoul(p, &p, 16);
+			seen++;
+		}
+		p++;
+	}
+	cr_assert(last, "no end of the list");
+	cr_assert_eq(seen, NTHREADS);
+	free(out);
+}
+
+/* qXfer:threads in 4 KB windows: the whole list, every thread once. */
+Test(server, xfer_threads_is_complete)
+{
+	static char bufs[128][64];
+	static const char *pkts[129];
+	size_t len, i, count = 0;
+	char *out, *p;
+	char *xml = calloc(1, 1 << 20);
+
+	for (i = 0; i < 128; i++) {
+		snprintf(bufs[i], sizeof(bufs[i]),
+			 "qXfer:threads:read::%zx,1000", i * 0x1000);
+		pkts[i] = bufs[i];
+	}
+	out = serve(pkts, &len);
+	p = out + strlen(out) + 1;
+	for (i = 0; i < 128 && p < out + len; i++) {
+		cr_assert(*p == 'm' || *p == 'l', "reply '%.20s'", p);
+		strcat(xml, p + 1);
+		if (*p == 'l')
+			break;
+		p += strlen(p) + 1;
+	}
+	for (p = xml; (p = strstr(p, "<thread id=")); p++)
+		count++;
+	cr_assert_eq(count, NTHREADS);
+	cr_assert(strstr(xml, "</threads>"));
+	free(out);
+	free(xml);
+}
+
+/* Issue #15 item 14: refused, not register 16. */
+Test(server, bad_packets_are_refused)
+{
+	static const char *pkts[] = { "p100000010", "p10", "m0,zz", "g1",
+				      "Hg99999", NULL };
+	size_t len;
+	char *out = serve(pkts, &len), *p = out;
+
+	p += strlen(p) + 1;
+	cr_assert_str_eq(p, "E01");
+	p += strlen(p) + 1;
+	cr_assert_eq(strlen(p), 16);	/* rip, 8 bytes */
+	p += strlen(p) + 1;
+	cr_assert_str_eq(p, "E01");
+	p += strlen(p) + 1;
+	cr_assert_str_eq(p, "E01");
+	p += strlen(p) + 1;
+	cr_assert_str_eq(p, "E01");
+	free(out);
+}
