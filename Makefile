@@ -97,7 +97,8 @@ UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
-.PHONY: all check test unit fuzz asan demo install clean deps cli-test bench e2e install-check gdb-test
+.PHONY: all check test unit fuzz asan demo install clean deps cli-test bench e2e install-check gdb-test \
+	layering-check
 all: $(PTREC) $(PTREC_SERVER)
 
 # Each object gets its component's include path (INC_* above).
@@ -192,6 +193,12 @@ $(MKBUNDLE): tests/tools/mkbundle.c $(SB_LIB)
 unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do \
 		echo "== $$t"; PTREC_SRCDIR=$(CURDIR) $$t --jobs 2; done
+
+# Includes follow the arrows (scripts/check-layering), and the check
+# refuses a planted wrong include of each kind.
+layering-check:
+	scripts/check-layering
+	tests/layering/run.sh
 
 cli-test: $(PTREC) $(MKBUNDLE)
 	PTREC=$(CURDIR)/$(PTREC) MKBUNDLE=$(CURDIR)/$(MKBUNDLE) tests/cli/run.sh
@@ -388,7 +395,7 @@ asan:
 		EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 		LDFLAGS="-fsanitize=address,undefined" unit cli-test e2e import-test
 
-check: all unit cli-test e2e gdb-test $(CHECK_EXTRA) install-check asan fuzz
+check: all layering-check unit cli-test e2e gdb-test $(CHECK_EXTRA) install-check asan fuzz
 	@echo "make check: all suites passed"
 
 deps:
