@@ -1280,9 +1280,13 @@ static void finish_live(struct emu *e)
 	}
 	for (t = e->threads; t; t = t->next)
 		t->st = T_DEAD;
+	/* With PTRACE_O_TRACEEXIT a killed tracee still stops at its exit
+	 * event: let it go on, or this waits forever.
+	 */
 	if (e->launched)
-		while (waitpid(-1, &status, __WALL) > 0)
-			;
+		for (pid_t w; (w = waitpid(-1, &status, __WALL)) > 0;)
+			if (WIFSTOPPED(status))
+				ptrace(PTRACE_CONT, w, 0, 0);
 }
 
 /* ---- start ----------------------------------------------------------- */
