@@ -29,7 +29,7 @@ fresh() {
 	"$MKBUNDLE" "$tmp/b" || { bad "mkbundle"; exit 1; }
 }
 
-"$PTREC" version | grep -q "bundle format 1, sideband format 1" &&
+"$PTREC" version | grep -q "bundle format 2, sideband format 1" &&
 	ok "version names the formats" || bad "version"
 
 fresh
@@ -61,7 +61,7 @@ expect_fail "manifest not JSON names the offset" 1 "byte offset" \
 	"$PTREC" dump "$tmp/b"
 
 fresh
-sed -i 's/"format_version": 1/"format_version": 7/' "$tmp/b/manifest.json"
+sed -i "s/\"format_version\": 2/\"format_version\": 7/" "$tmp/b/manifest.json"
 expect_fail "newer bundle version asks to upgrade" 1 "upgrade ptrec" \
 	"$PTREC" dump "$tmp/b"
 
