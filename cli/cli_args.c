@@ -211,6 +211,8 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv)
 		o = find_opt(cmd, c);
 		if (!o || store(cmd, o, optarg))
 			return CLI_EXIT_USAGE;
+		if (o->seen)
+			*o->seen = o->name;
 	}
 	nargs = argc - optind;
 	if (nargs < cmd->min_args) {
