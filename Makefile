@@ -241,6 +241,20 @@ $(BUILD)/examples/demo: examples/demo.c
 	@mkdir -p $(dir $@)
 	$(CC) -O0 -g -pthread -o $@ $<
 
+# test_export reads a recording of tests/programs/threads with the
+# recorder's ground truth (no address randomization: the same run to run).
+EXP_BUNDLE := $(BUILD)/tests/unit/replay/export-bundle
+$(EXP_BUNDLE)/manifest.json: $(PTREC) $(PROG_DIR)/threads
+	rm -rf $(EXP_BUNDLE) && mkdir -p $(dir $(EXP_BUNDLE))
+	setarch x86_64 -R $(PTREC) record -q --ground-truth -o $(EXP_BUNDLE) \
+		-- $(PROG_DIR)/threads >/dev/null
+$(BUILD)/tests/unit/replay/test_export: tests/unit/replay/test_export.c \
+		$(RP_LIB) $(PTK_LIB) $(SB_LIB) $(EXP_BUNDLE)/manifest.json
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
+		-DEXP_BUNDLE='"$(CURDIR)/$(EXP_BUNDLE)"' $(LDFLAGS) -o $@ $< \
+		$(LINK_REPLAY) -ljansson -lcriterion
+
 PTCHECK := $(BUILD)/tests/e2e/ptcheck
 $(PTCHECK): tests/e2e/ptcheck.c $(SB_LIB)
 	@mkdir -p $(dir $@)
