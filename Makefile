@@ -161,6 +161,12 @@ $(BUILD)/tests/unit/replay/%: tests/unit/replay/%.c $(RP_LIB) $(PTK_LIB) \
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< \
 		$(LINK_REPLAY) -lcriterion
 
+# cli/'s argument parser, on its own.
+$(BUILD)/tests/unit/cli/%: tests/unit/cli/%.c $(BUILD)/cli/cli_args.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) -Icli $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) \
+		-o $@ $< $(BUILD)/cli/cli_args.o -lcriterion
+
 # test_symbols reads ELF fixtures that fixtures/build.sh compiles with gcc
 # (never sanitized); it runs binutils and gdb.  test_disasm runs gcc, gdb
 # and objcopy.
