@@ -98,7 +98,8 @@ UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
-.PHONY: all check test unit fuzz asan demo install clean deps cli-test bench e2e install-check gdb-test
+.PHONY: all check test unit fuzz asan demo install clean deps cli-test bench e2e install-check gdb-test \
+	layering-check
 all: $(PTREC) $(PTREC_SERVER)
 
 # Each object gets its component's include path (INC_* above).
@@ -161,6 +162,12 @@ $(BUILD)/tests/unit/replay/%: tests/unit/replay/%.c $(RP_LIB) $(PTK_LIB) \
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< \
 		$(LINK_REPLAY) -lcriterion
 
+# cli/'s argument parser, on its own.
+$(BUILD)/tests/unit/cli/%: tests/unit/cli/%.c $(BUILD)/cli/cli_args.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) -Icli $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) \
+		-o $@ $< $(BUILD)/cli/cli_args.o -lcriterion
+
 # test_symbols reads ELF fixtures that fixtures/build.sh compiles with gcc
 # (never sanitized); it runs binutils and gdb.  test_disasm runs gcc, gdb
 # and objcopy.
@@ -193,6 +200,12 @@ $(MKBUNDLE): tests/tools/mkbundle.c $(SB_LIB)
 unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do \
 		echo "== $$t"; PTREC_SRCDIR=$(CURDIR) $$t --jobs 2; done
+
+# Includes follow the arrows (scripts/check-layering), and the check
+# refuses a planted wrong include of each kind.
+layering-check:
+	scripts/check-layering
+	tests/layering/run.sh
 
 cli-test: $(PTREC) $(MKBUNDLE)
 	PTREC=$(CURDIR)/$(PTREC) MKBUNDLE=$(CURDIR)/$(MKBUNDLE) tests/cli/run.sh
@@ -234,6 +247,20 @@ $(PROG_DIR)/tiny: tests/programs/tiny.c
 $(BUILD)/examples/demo: examples/demo.c
 	@mkdir -p $(dir $@)
 	$(CC) -O0 -g -pthread -o $@ $<
+
+# test_export reads a recording of tests/programs/threads with the
+# recorder's ground truth (no address randomization: the same run to run).
+EXP_BUNDLE := $(BUILD)/tests/unit/replay/export-bundle
+$(EXP_BUNDLE)/manifest.json: $(PTREC) $(PROG_DIR)/threads
+	rm -rf $(EXP_BUNDLE) && mkdir -p $(dir $(EXP_BUNDLE))
+	setarch x86_64 -R $(PTREC) record -q --ground-truth -o $(EXP_BUNDLE) \
+		-- $(PROG_DIR)/threads >/dev/null
+$(BUILD)/tests/unit/replay/test_export: tests/unit/replay/test_export.c \
+		$(RP_LIB) $(PTK_LIB) $(SB_LIB) $(EXP_BUNDLE)/manifest.json
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
+		-DEXP_BUNDLE='"$(CURDIR)/$(EXP_BUNDLE)"' $(LDFLAGS) -o $@ $< \
+		$(LINK_REPLAY) -ljansson -lcriterion
 
 PTCHECK := $(BUILD)/tests/e2e/ptcheck
 $(PTCHECK): tests/e2e/ptcheck.c $(SB_LIB)
@@ -402,7 +429,7 @@ asan:
 		EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 		LDFLAGS="-fsanitize=address,undefined" unit cli-test e2e import-test
 
-check: all unit cli-test e2e gdb-test $(CHECK_EXTRA) install-check asan fuzz
+check: all layering-check unit cli-test e2e gdb-test $(CHECK_EXTRA) install-check asan fuzz
 	@echo "make check: all suites passed"
 
 deps:

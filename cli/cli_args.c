@@ -74,17 +74,31 @@ void cli_usage(const struct cli_cmd *cmd, FILE *f, bool full)
 {
 	const struct cli_opt *o;
 
-	fprintf(f, "usage: %s%s%s", cmd->name, *cmd->synopsis ? " " : "",
-		cmd->synopsis);
+	int col, indent;
+
+	col = fprintf(f, "usage: %s%s%s", cmd->name,
+		      *cmd->synopsis ? " " : "", cmd->synopsis);
+	indent = (int)strlen("usage: ") + (int)strlen(cmd->name) + 1;
 	if (!strstr(cmd->synopsis, "OPTIONS"))
-		for (o = cmd->opts; o->name; o++)
-			if (o->help && !o->required)
-				fprintf(f, " [--%s%s%s]", o->name,
-					o->arg ? " " : "", o->arg ? o->arg : "");
+		for (o = cmd->opts; o->name; o++) {
+			char item[128];
+			int n;
+
+			if (!o->help || o->required)
+				continue;
+			n = snprintf(item, sizeof(item), " [--%s%s%s]", o->name,
+				     o->arg ? " " : "", o->arg ? o->arg : "");
+			if (col + n > 79)
+				col = fprintf(f, "\n%*s", indent - 1, "") - 1;
+			col += fprintf(f, "%s", item);
+		}
 	fputc('\n', f);
 	if (!full)
 		return;
-	fputc('\n', f);
+	for (o = cmd->opts; o->name && !o->help; o++)
+		;
+	if (o->name)
+		fputc('\n', f);
 	for (o = cmd->opts; o->name; o++) {
 		int n;
 
@@ -197,6 +211,8 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv)
 		o = find_opt(cmd, c);
 		if (!o || store(cmd, o, optarg))
 			return CLI_EXIT_USAGE;
+		if (o->seen)
+			*o->seen = o->name;
 	}
 	nargs = argc - optind;
 	if (nargs < cmd->min_args) {

@@ -38,6 +38,8 @@ enum cli_kind {
  *		returns 0, or -1 after printing why.
  * @required:	the usage's first line names it (in struct cli_cmd's
  *		@synopsis) rather than listing it as [--opt ARG].
+ * @seen:	when not NULL, set to @name each time the option is given
+ *		(options of one backend note that one was given).
  */
 struct cli_opt {
 	const char *name;
@@ -48,6 +50,7 @@ struct cli_opt {
 	const char *help;
 	int (*fn)(void *ctx, const char *opt, const char *arg);
 	bool required;
+	const char **seen;
 };
 
 /* Table entries: an option with an argument stored by @kind, a flag, an

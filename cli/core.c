@@ -11,7 +11,6 @@
  */
 #include <elf.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,14 +247,6 @@ void cli_snapshot_print(const char *dir, bool maps)
 	rp_snapshot_close(sn);
 }
 
-static int usage(FILE *f)
-{
-	fprintf(f, "usage: ptrec core BUNDLE [--pid PID] -o FILE\n"
-		"  an ELF core file of the state where the recording of the\n"
-		"  process ended (default: the first process of the snapshot)\n");
-	return f == stdout ? 0 : 2;
-}
-
 /* Fills a PT_LOAD's bytes; returns bytes present (0: none, p_filesz 0). */
 static uint64_t load_size(struct rp_snapshot *sn, uint32_t pid,
 			  const struct rp_snap_map_info *mi)
@@ -377,38 +368,36 @@ out:
 
 int cli_core(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct rp_snap_proc_info p;
 	struct rp_snapshot *sn;
 	const char *out = NULL;
 	char **pargv = NULL;
 	long pid = 0;
 	FILE *f;
-	int c, ret, pargc = 0;
+	int a, ret, pargc = 0;
+	const struct cli_opt opts[] = {
+		CLI_REQ_OPT("output", 'o', CLI_STR, &out, "FILE",
+			    "the core file to write"),
+		CLI_OPT("pid", 'p', CLI_TID, &pid, "PID",
+			"the process (default: the first of the snapshot)"),
+		CLI_END,
+	};
+	const struct cli_cmd cmd = {
+		.name = "ptrec core", .synopsis = "BUNDLE -o FILE",
+		.opts = opts, .min_args = 1, .max_args = 1,
+		.more = "An ELF core file of the state where the recording of the process\n"
+			"ended.\n",
+	};
 
-	while ((c = getopt_long(argc, argv, "p:o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (cli_parse_tid("ptrec core", "--pid", optarg, &pid))
-				return 2;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'h':
-			return usage(stdout);
-		default:
-			return usage(stderr);
-		}
+	a = cli_parse(&cmd, argc, argv);
+	if (a < 0)
+		return cli_exit(a);
+	if (!out) {
+		cli_usage(&cmd, stderr, false);
+		return 2;
 	}
-	if (optind + 1 != argc || !out)
-		return usage(stderr);
-	ret = rp_snapshot_open(&sn, argv[optind]);
+	argv += a;
+	ret = rp_snapshot_open(&sn, argv[0]);
 	if (ret) {
 		fprintf(stderr, "ptrec core: %s\n", rp_snapshot_errmsg(sn));
 		rp_snapshot_close(sn);
@@ -419,16 +408,16 @@ int cli_core(int argc, char **argv)
 	if (ret) {
 		if (pid)
 			fprintf(stderr, "ptrec core: %s: process %ld is not in the snapshot\n",
-				argv[optind], pid);
+				argv[0], pid);
 		else
 			fprintf(stderr, "ptrec core: %s: the snapshot holds no process\n",
-				argv[optind]);
+				argv[0]);
 		rp_snapshot_close(sn);
 		return 1;
 	}
 	if (!p.nthreads) {
 		fprintf(stderr, "ptrec core: %s: process %u has no thread in the snapshot\n",
-			argv[optind], p.pid);
+			argv[0], p.pid);
 		rp_snapshot_close(sn);
 		return 1;
 	}

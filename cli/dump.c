@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "cli_args.h"
 
 static void print_record(const struct ptrec_sb_header *h)
 {
@@ -201,11 +202,16 @@ int cli_dump(int argc, char **argv)
 	struct sb_err err;
 	struct stat st;
 	int ret;
+	static const struct cli_opt opts[] = { CLI_END };
+	static const struct cli_cmd cmd = {
+		.name = "ptrec dump", .synopsis = "BUNDLE|SIDEBAND-FILE",
+		.opts = opts, .min_args = 1, .max_args = 1,
+	};
+	int a = cli_parse(&cmd, argc, argv);
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: ptrec dump BUNDLE|SIDEBAND-FILE\n");
-		return 2;
-	}
+	if (a < 0)
+		return cli_exit(a);
+	argv += a - 1;
 	if (stat(argv[1], &st) < 0) {
 		fprintf(stderr, "ptrec dump: %s: %s\n", argv[1],
 			strerror(errno));

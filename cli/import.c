@@ -6,7 +6,6 @@
  * beyond what it records in the manifest.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,23 +17,6 @@
 
 #define RAW "ptrec import raw"
 #define MAX_STREAMS 1024
-
-static void raw_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: " RAW " -o DIR --pt FILE[@OFFSET] [--thread TID] [--pt ...]\n"
-		"           [--elf FILE[:BASE]]... [--raw FILE:ADDRESS]... [--images LIST]...\n"
-		"           [--cpu FAMILY/MODEL[/STEPPING]] [--mtc-freq N] [--nom-freq N]\n"
-		"           [--cpuid-0x15 EAX/EBX] [--pid PID]\n"
-		"\n"
-		"  --pt FILE[@OFFSET]  a raw Intel PT stream; @OFFSET skips a header\n"
-		"  --thread TID        thread id of the preceding --pt (default 1, 2, ...)\n"
-		"  --elf FILE[:BASE]   an ELF file, loaded at BASE or at its own addresses\n"
-		"  --raw FILE:ADDRESS  a memory dump holding code at ADDRESS\n"
-		"  --images LIST       a file of lines 'PATH ADDRESS [FILE-OFFSET SIZE]'\n"
-		"  --cpu F/M[/S]       the recording CPU (enables libipt's errata workarounds)\n"
-		"  --mtc-freq, --nom-freq, --cpuid-0x15 EAX/EBX  timing configuration\n");
-}
 
 /* Splits "TEXT<sep>NUMBER" at the last @sep; *num stays put without one. */
 static int split_num(const char *opt, const char *arg, int sep, char **text,
@@ -119,124 +101,161 @@ static void *grow(void *v, size_t n, size_t size)
 	return realloc(v, (n + 1) * size);
 }
 
-static int raw_parse(int argc, char **argv, struct import_raw_opts *o)
+/* What the raw importer's option handlers share. */
+struct raw_ctx {
+	struct import_raw_opts *o;
+	bool tid_given;		/* the last --pt has its --thread */
+};
+
+static int raw_pt(void *ctx, const char *opt, const char *arg)
 {
-	static const struct option lopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "pt", required_argument, NULL, 'p' },
-		{ "thread", required_argument, NULL, 't' },
-		{ "elf", required_argument, NULL, 'e' },
-		{ "raw", required_argument, NULL, 'r' },
-		{ "images", required_argument, NULL, 'i' },
-		{ "cpu", required_argument, NULL, 'c' },
-		{ "mtc-freq", required_argument, NULL, 'm' },
-		{ "nom-freq", required_argument, NULL, 'n' },
-		{ "cpuid-0x15", required_argument, NULL, 'x' },
-		{ "pid", required_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	bool tid_given = false;
-	struct sb_err err;
-	long id;
-	int c;
+	struct raw_ctx *r = ctx;
+	struct import_raw_opts *o = r->o;
+	struct import_raw_stream *s;
 
-	o->pid = 1;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
-		struct import_raw_stream *s;
-		struct import_raw_image *im;
-
-		switch (c) {
-		case 'o':
-			o->out = optarg;
-			break;
-		case 'p':
-			if (o->nstreams == MAX_STREAMS) {
-				fprintf(stderr, RAW ": more than %d streams\n",
-					MAX_STREAMS);
-				return -1;
-			}
-			s = grow(o->streams, o->nstreams, sizeof(*s));
-			if (!s)
-				return -1;
-			o->streams = s;
-			s = &s[o->nstreams++];
-			memset(s, 0, sizeof(*s));
-			s->arg = optarg;
-			s->tid = o->nstreams;
-			tid_given = false;
-			if (split_num("--pt", optarg, '@', &s->path, &s->off,
-				      false))
-				return -1;
-			break;
-		case 't':
-			if (!o->nstreams || tid_given) {
-				fprintf(stderr,
-					RAW ": --thread %s: names the thread of the --pt before it; give --pt FILE first\n",
-					optarg);
-				return -1;
-			}
-			if (cli_parse_tid(RAW, "--thread", optarg, &id))
-				return -1;
-			o->streams[o->nstreams - 1].tid = id;
-			tid_given = true;
-			break;
-		case 'e':
-		case 'r':
-		case 'i':
-			im = grow(o->images, o->nimages, sizeof(*im));
-			if (!im)
-				return -1;
-			o->images = im;
-			if (raw_image(&im[o->nimages],
-				      c == 'e' ? IMPORT_IMG_ELF :
-				      c == 'r' ? IMPORT_IMG_RAW : IMPORT_IMG_LIST,
-				      optarg))
-				return -1;
-			o->nimages++;
-			break;
-		case 'c':
-			if (import_parse_cpu(optarg, &o->cpu, &err)) {
-				fprintf(stderr, RAW ": %s\n", err.msg);
-				return -1;
-			}
-			o->have_cpu = true;
-			break;
-		case 'm':
-			if (parse_u32("--mtc-freq", optarg, &o->mtc_freq))
-				return -1;
-			break;
-		case 'n':
-			if (parse_u32("--nom-freq", optarg, &o->nom_freq))
-				return -1;
-			break;
-		case 'x':
-			if (parse_cpuid15(optarg, o))
-				return -1;
-			break;
-		case 'P':
-			if (cli_parse_tid(RAW, "--pid", optarg, &id))
-				return -1;
-			o->pid = id;
-			break;
-		case 'h':
-			raw_usage(stdout);
-			exit(0);
-		default:
-			raw_usage(stderr);
-			return -1;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, RAW ": unexpected argument '%s'\n", argv[optind]);
+	if (o->nstreams == MAX_STREAMS) {
+		fprintf(stderr, RAW ": more than %d streams\n", MAX_STREAMS);
 		return -1;
 	}
+	s = grow(o->streams, o->nstreams, sizeof(*s));
+	if (!s)
+		return -1;
+	o->streams = s;
+	s = &s[o->nstreams++];
+	memset(s, 0, sizeof(*s));
+	s->arg = arg;
+	s->tid = o->nstreams;
+	r->tid_given = false;
+	return split_num(opt, arg, '@', &s->path, &s->off, false);
+}
+
+static int raw_thread(void *ctx, const char *opt, const char *arg)
+{
+	struct raw_ctx *r = ctx;
+	struct import_raw_opts *o = r->o;
+	long id;
+
+	if (!o->nstreams || r->tid_given) {
+		fprintf(stderr,
+			RAW ": %s %s: names the thread of the --pt before it; give --pt FILE first\n",
+			opt, arg);
+		return -1;
+	}
+	if (cli_parse_tid(RAW, opt, arg, &id))
+		return -1;
+	o->streams[o->nstreams - 1].tid = id;
+	r->tid_given = true;
+	return 0;
+}
+
+static int raw_add_image(struct raw_ctx *r, enum import_img_kind kind,
+			 const char *arg)
+{
+	struct import_raw_opts *o = r->o;
+	struct import_raw_image *im;
+
+	im = grow(o->images, o->nimages, sizeof(*im));
+	if (!im)
+		return -1;
+	o->images = im;
+	if (raw_image(&im[o->nimages], kind, arg))
+		return -1;
+	o->nimages++;
+	return 0;
+}
+
+static int raw_elf(void *ctx, const char *opt, const char *arg)
+{
+	(void)opt;
+	return raw_add_image(ctx, IMPORT_IMG_ELF, arg);
+}
+
+static int raw_blob(void *ctx, const char *opt, const char *arg)
+{
+	(void)opt;
+	return raw_add_image(ctx, IMPORT_IMG_RAW, arg);
+}
+
+static int raw_list(void *ctx, const char *opt, const char *arg)
+{
+	(void)opt;
+	return raw_add_image(ctx, IMPORT_IMG_LIST, arg);
+}
+
+static int raw_cpu(void *ctx, const char *opt, const char *arg)
+{
+	struct raw_ctx *r = ctx;
+	struct sb_err err;
+
+	(void)opt;
+	if (import_parse_cpu(arg, &r->o->cpu, &err)) {
+		fprintf(stderr, RAW ": %s\n", err.msg);
+		return -1;
+	}
+	r->o->have_cpu = true;
+	return 0;
+}
+
+static int raw_mtc(void *ctx, const char *opt, const char *arg)
+{
+	return parse_u32(opt, arg, &((struct raw_ctx *)ctx)->o->mtc_freq);
+}
+
+static int raw_nom(void *ctx, const char *opt, const char *arg)
+{
+	return parse_u32(opt, arg, &((struct raw_ctx *)ctx)->o->nom_freq);
+}
+
+static int raw_cpuid15(void *ctx, const char *opt, const char *arg)
+{
+	(void)opt;
+	return parse_cpuid15(arg, ((struct raw_ctx *)ctx)->o);
+}
+
+static int raw_parse(int argc, char **argv, struct import_raw_opts *o)
+{
+	struct raw_ctx r = { .o = o };
+	long pid = 1;
+	const struct cli_opt opts[] = {
+		CLI_REQ_OPT("output", 'o', CLI_STR, &o->out, "DIR",
+			    "the bundle to write"),
+		{ .name = "pt", .kind = CLI_CALL, .fn = raw_pt,
+		  .arg = "FILE[@OFFSET]", .required = true,
+		  .help = "a raw Intel PT stream; @OFFSET skips a header" },
+		CLI_CALL_OPT("thread", 0, raw_thread, "TID",
+			     "thread id of the preceding --pt (default 1, 2, ...)"),
+		CLI_CALL_OPT("elf", 0, raw_elf, "FILE[:BASE]",
+			     "an ELF file, loaded at BASE or at its own addresses"),
+		CLI_CALL_OPT("raw", 0, raw_blob, "FILE:ADDRESS",
+			     "a memory dump holding code at ADDRESS"),
+		CLI_CALL_OPT("images", 0, raw_list, "LIST",
+			     "a file of lines 'PATH ADDRESS [FILE-OFFSET SIZE]'"),
+		CLI_CALL_OPT("cpu", 0, raw_cpu, "F/M[/S]",
+			     "the recording CPU (enables libipt's errata workarounds)"),
+		CLI_CALL_OPT("mtc-freq", 0, raw_mtc, "N",
+			     "timing configuration: MTC frequency"),
+		CLI_CALL_OPT("nom-freq", 0, raw_nom, "N",
+			     "timing configuration: nominal frequency"),
+		CLI_CALL_OPT("cpuid-0x15", 0, raw_cpuid15, "EAX/EBX",
+			     "timing configuration: TSC/core crystal ratio"),
+		CLI_OPT("pid", 0, CLI_TID, &pid, "PID",
+			"the process id the bundle gives the streams (1)"),
+		CLI_END,
+	};
+	const struct cli_cmd cmd = {
+		.name = RAW, .synopsis = "-o DIR --pt FILE[@OFFSET]",
+		.opts = opts, .ctx = &r,
+	};
+	int a = cli_parse(&cmd, argc, argv);
+
+	if (a < 0)
+		return a;
+	o->pid = (uint32_t)pid;
 	if (!o->out || !o->nstreams) {
 		fprintf(stderr, RAW ": %s is required\n",
 			!o->out ? "-o DIR" : "--pt FILE");
-		raw_usage(stderr);
-		return -1;
+		cli_usage(&cmd, stderr, false);
+		return CLI_EXIT_USAGE;
 	}
 	for (size_t i = 0; i < o->nstreams; i++)
 		for (size_t j = 0; j < i; j++)
@@ -245,7 +264,7 @@ static int raw_parse(int argc, char **argv, struct import_raw_opts *o)
 					RAW ": --pt %s and --pt %s are both thread %u; give each its own --thread\n",
 					o->streams[j].arg, o->streams[i].arg,
 					o->streams[i].tid);
-				return -1;
+				return CLI_EXIT_USAGE;
 			}
 	return 0;
 }
@@ -268,59 +287,43 @@ static int raw_main(int argc, char **argv)
 	int ret;
 
 	memset(&o, 0, sizeof(o));
-	ret = raw_parse(argc, argv, &o) ? 2 : import_raw(&o, argc, argv);
+	ret = raw_parse(argc, argv, &o);
+	ret = ret < 0 ? cli_exit(ret) : import_raw(&o, argc, argv);
 	raw_free(&o);
 	return ret;
 }
 
 #define PERF "ptrec import perf"
 
-static void perf_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: " PERF " -o DIR [--symfs DIR] PERF.DATA\n"
-		"\n"
-		"  A perf.data recorded with the intel_pt PMU, per-thread or per-cpu.\n"
-		"  Images come from the build-id cache ($PERF_BUILDID_DIR, else\n"
-		"  ~/.debug), from under --symfs DIR, or the paths the mmaps recorded.\n");
-}
-
 static int perf_main(int argc, char **argv)
 {
-	static const struct option lopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "symfs", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *out = NULL, *symfs = NULL;
-	int c;
+	const struct cli_opt opts[] = {
+		CLI_REQ_OPT("output", 'o', CLI_STR, &out, "DIR",
+			    "the bundle to write"),
+		CLI_OPT("symfs", 0, CLI_STR, &symfs, "DIR",
+			"look for the recorded images under DIR first"),
+		CLI_END,
+	};
+	const struct cli_cmd cmd = {
+		.name = PERF, .synopsis = "-o DIR PERF.DATA", .opts = opts,
+		.max_args = -1,
+		.more = "A perf.data recorded with the intel_pt PMU, per-thread or per-cpu.\n"
+			"Images come from the build-id cache ($PERF_BUILDID_DIR, else\n"
+			"~/.debug), from under --symfs DIR, or the paths the mmaps recorded.\n",
+	};
+	int a = cli_parse(&cmd, argc, argv);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			out = optarg;
-			break;
-		case 's':
-			symfs = optarg;
-			break;
-		case 'h':
-			perf_usage(stdout);
-			return 0;
-		default:
-			perf_usage(stderr);
-			return 2;
-		}
-	}
-	if (!out || optind != argc - 1) {
+	if (a < 0)
+		return cli_exit(a);
+	if (!out || a != argc - 1) {
 		fprintf(stderr, PERF ": %s\n", !out ? "-o DIR is required" :
-			optind >= argc ? "no perf.data file given" :
+			a >= argc ? "no perf.data file given" :
 			"give exactly one perf.data file");
-		perf_usage(stderr);
+		cli_usage(&cmd, stderr, false);
 		return 2;
 	}
-	return import_perf(out, argv[optind], symfs, argc, argv);
+	return import_perf(out, argv[a], symfs, argc, argv);
 }
 
 static const struct {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_args.h"
 #include "replay_cli.h"
 
 static const struct {
@@ -39,8 +40,14 @@ static void usage(FILE *f)
 
 int cli_version(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	static const struct cli_opt opts[] = { CLI_END };
+	static const struct cli_cmd cmd = {
+		.name = "ptrec version", .synopsis = "", .opts = opts,
+	};
+	int a = argc ? cli_parse(&cmd, argc, argv) : 1;
+
+	if (a < 0)
+		return cli_exit(a);
 	printf("ptrec %s (bundle format %d, sideband format %d)\n",
 	       PTREC_VERSION, SB_BUNDLE_VERSION, PTREC_SB_VERSION);
 	return 0;

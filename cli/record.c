@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* `ptrec record`: argument parsing, backend choice, summary. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,47 +20,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop_requested = 1;
-}
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: ptrec record [OPTIONS] -- PROGRAM [ARGS...]\n"
-		"       ptrec record [OPTIONS] -p PID\n"
-		"\n"
-		"  --backend=auto|emu|kmod  recorder (auto: kmod where /dev/ptrec\n"
-		"                           and Intel PT exist, else emu)\n"
-		"  -o, --output DIR         bundle directory (default PROGRAM.ptrec)\n"
-		"  --start-at SYMBOL|0xADDR where recording starts (default main)\n"
-		"  --max-insns N            stop after N instructions\n"
-		"  --ground-truth           also store every executed address\n"
-		"  --psb-period BYTES       bytes between PSB packets (default 4096)\n"
-		"  --long-tnt               long TNT packets instead of short\n"
-		"  --counter-clock          timestamps count events, not time (the\n"
-		"                           same run recorded twice gives the same trace)\n"
-		"  -p, --pid PID            attach to a running process\n"
-		"  -q, --quiet              no progress or summary\n"
-		"  --snapshot-limit BYTES   end-state snapshot: at most this many\n"
-		"                           bytes of memory (default 1 GiB)\n"
-		"  --no-snapshot            no end-state snapshot\n"
-		"\n"
-		"  emu only: --start-at, --max-insns, --ground-truth, --long-tnt,\n"
-		"  --counter-clock (with --backend=auto they choose emu)\n"
-		"\n"
-		"  kmod (ptrec.ko, docs/kmod.md) only:\n"
-		"  --buffer-size BYTES      PT buffer per thread, power of two (1 MiB)\n"
-		"  --regions N              ToPA regions per buffer (8)\n"
-		"  --ring                   overwrite the oldest data when a buffer is\n"
-		"                           full, recorded as a loss (the default)\n"
-		"  --stop-on-full           stop the thread's tracing instead\n"
-		"  --kernel                 trace kernel code too\n"
-		"  --no-tsc                 no TSC packets\n"
-		"  --mtc N                  MTC packets, period encoding N\n"
-		"  --cyc N                  cycle-accurate mode, threshold encoding N\n"
-		"  --ptwrite                PTWRITE packets\n"
-		"  --follow-fork            trace forked children too\n"
-		"  --sim-rate N             simulated unit: PTW packets per ms\n"
-		"  (--psb-period: a power of two from 2048 with kmod)\n");
 }
 
 /* PROGRAM.ptrec, or PROGRAM.ptrec-2, ... when taken. */
@@ -144,192 +102,215 @@ static int choose_backend(const char **backend, const char *emu_only,
 	return 0;
 }
 
+/* What the option handlers of ptrec record fill. */
+struct rec_ctx {
+	struct rec_options *o;
+};
+
+#define REC "ptrec record"
+
+static int rec_u64(const char *opt, const char *arg, uint64_t min,
+		   uint64_t max, uint64_t *v, const char *range)
+{
+	if (cli_parse_u64(REC, opt, arg, v))
+		return -1;
+	if (*v < min || *v > max) {
+		fprintf(stderr, REC ": %s %s: %s\n", opt, arg, range);
+		return -1;
+	}
+	return 0;
+}
+
+static int rec_psb(void *ctx, const char *opt, const char *arg)
+{
+	struct rec_ctx *r = ctx;
+
+	return rec_u64(opt, arg, 256, UINT64_MAX, &r->o->psb_period,
+		       "at least 256");
+}
+
+static int rec_pid(void *ctx, const char *opt, const char *arg)
+{
+	struct rec_ctx *r = ctx;
+	uint64_t pid;
+
+	if (rec_u64(opt, arg, 1, INT32_MAX, &pid, "no such process"))
+		return -1;
+	r->o->pid = (pid_t)pid;
+	return 0;
+}
+
+static int rec_regions(void *ctx, const char *opt, const char *arg)
+{
+	struct rec_ctx *r = ctx;
+	uint64_t v;
+
+	if (rec_u64(opt, arg, 1, 256, &v, "a power of two from 1 to 256"))
+		return -1;
+	if (v & (v - 1)) {
+		fprintf(stderr, REC ": %s %s: a power of two from 1 to 256\n",
+			opt, arg);
+		return -1;
+	}
+	r->o->kmod.nr_regions = (uint32_t)v;
+	return 0;
+}
+
+static int rec_ring(void *ctx, const char *opt, const char *arg)
+{
+	(void)opt;
+	(void)arg;
+	((struct rec_ctx *)ctx)->o->kmod.stop_on_full = false;
+	return 0;
+}
+
+static int rec_stop_on_full(void *ctx, const char *opt, const char *arg)
+{
+	(void)opt;
+	(void)arg;
+	((struct rec_ctx *)ctx)->o->kmod.stop_on_full = true;
+	return 0;
+}
+
+static int rec_encoding(const char *opt, const char *arg, int *out)
+{
+	uint64_t v;
+
+	if (rec_u64(opt, arg, 0, 15, &v, "an encoding from 0 to 15"))
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static int rec_mtc(void *ctx, const char *opt, const char *arg)
+{
+	return rec_encoding(opt, arg, &((struct rec_ctx *)ctx)->o->kmod.mtc);
+}
+
+static int rec_cyc(void *ctx, const char *opt, const char *arg)
+{
+	return rec_encoding(opt, arg, &((struct rec_ctx *)ctx)->o->kmod.cyc);
+}
+
+static int rec_sim_rate(void *ctx, const char *opt, const char *arg)
+{
+	uint64_t v;
+
+	if (rec_u64(opt, arg, 0, 1000000, &v, "at most 1000000"))
+		return -1;
+	((struct rec_ctx *)ctx)->o->kmod.sim_rate = (uint32_t)v;
+	return 0;
+}
+
+static int rec_snapshot_limit(void *ctx, const char *opt, const char *arg)
+{
+	struct rec_options *o = ((struct rec_ctx *)ctx)->o;
+
+	if (cli_parse_u64(REC, opt, arg, &o->snapshot_limit))
+		return -1;
+	if (!o->snapshot_limit)
+		o->no_snapshot = true;
+	return 0;
+}
+
+/* "--NAME" of an option cli_parse() noted, into @buf; NULL for none. */
+static const char *dashed(const char *name, char *buf, size_t size)
+{
+	if (!name)
+		return NULL;
+	snprintf(buf, size, "--%s", name);
+	return buf;
+}
+
 int cli_record(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "backend", required_argument, NULL, 'b' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "start-at", required_argument, NULL, 's' },
-		{ "max-insns", required_argument, NULL, 'm' },
-		{ "ground-truth", no_argument, NULL, 'g' },
-		{ "psb-period", required_argument, NULL, 'P' },
-		{ "long-tnt", no_argument, NULL, 'L' },
-		{ "counter-clock", no_argument, NULL, 'C' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "buffer-size", required_argument, NULL, 1000 },
-		{ "regions", required_argument, NULL, 1001 },
-		{ "ring", no_argument, NULL, 1002 },
-		{ "stop-on-full", no_argument, NULL, 1003 },
-		{ "kernel", no_argument, NULL, 1004 },
-		{ "no-tsc", no_argument, NULL, 1005 },
-		{ "mtc", required_argument, NULL, 1006 },
-		{ "cyc", required_argument, NULL, 1007 },
-		{ "ptwrite", no_argument, NULL, 1008 },
-		{ "follow-fork", no_argument, NULL, 1009 },
-		{ "sim-rate", required_argument, NULL, 1010 },
-		{ "snapshot-limit", required_argument, NULL, 1011 },
-		{ "no-snapshot", no_argument, NULL, 1012 },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *emu_only = NULL, *kmod_only = NULL;
-	uint64_t v;
+	char emu_buf[32], kmod_buf[32];
 	struct rec_options o = { .stop = &stop_requested,
 				 .kmod = { .mtc = -1, .cyc = -1 } };
+	struct rec_ctx r = { .o = &o };
 	const char *backend = "auto";
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct rec_stats st;
 	struct sb_err err;
 	char out[4096];
-	uint64_t pid = 0;
-	int c, ret;
+	int a, ret;
+#define EMU .seen = &emu_only
+#define KMOD .seen = &kmod_only
+	const struct cli_opt opts[] = {
+		CLI_OPT("backend", 0, CLI_STR, &backend, "auto|emu|kmod",
+			"recorder (auto: kmod where /dev/ptrec and Intel PT exist, else emu)"),
+		CLI_OPT("output", 'o', CLI_STR, &o.out, "DIR",
+			"bundle directory (default PROGRAM.ptrec)"),
+		{ .name = "start-at", .kind = CLI_STR, .dst = &o.start_at,
+		  .arg = "SYMBOL|0xADDR", EMU,
+		  .help = "where recording starts (default main)" },
+		{ .name = "max-insns", .kind = CLI_U64, .dst = &o.max_insns,
+		  .arg = "N", EMU, .help = "stop after N instructions" },
+		{ .name = "ground-truth", .kind = CLI_FLAG,
+		  .dst = &o.ground_truth, EMU,
+		  .help = "also store every executed address" },
+		CLI_CALL_OPT("psb-period", 0, rec_psb, "BYTES",
+			     "bytes between PSB packets (default 4096; kmod: a power of two from 2048)"),
+		{ .name = "long-tnt", .kind = CLI_FLAG, .dst = &o.long_tnt,
+		  EMU, .help = "long TNT packets instead of short" },
+		{ .name = "counter-clock", .kind = CLI_FLAG,
+		  .dst = &o.counter_clock, EMU,
+		  .help = "timestamps count events, not time (the same run recorded twice gives the same trace)" },
+		CLI_CALL_OPT("pid", 'p', rec_pid, "PID",
+			     "attach to a running process"),
+		CLI_FLAG_OPT("quiet", 'q', &o.quiet, "no progress or summary"),
+		CLI_CALL_OPT("snapshot-limit", 0, rec_snapshot_limit, "BYTES",
+			     "end-state snapshot: at most this many bytes of memory (default 1 GiB)"),
+		CLI_FLAG_OPT("no-snapshot", 0, &o.no_snapshot,
+			     "no end-state snapshot"),
+		{ .name = "buffer-size", .kind = CLI_U64,
+		  .dst = &o.kmod.buf_size, .arg = "BYTES", KMOD,
+		  .help = "kmod: PT buffer per thread, power of two (1 MiB)" },
+		{ .name = "regions", .kind = CLI_CALL, .fn = rec_regions,
+		  .arg = "N", KMOD, .help = "kmod: ToPA regions per buffer (8)" },
+		{ .name = "ring", .kind = CLI_CALL, .fn = rec_ring, KMOD,
+		  .help = "kmod: overwrite the oldest data when a buffer is full, recorded as a loss (the default)" },
+		{ .name = "stop-on-full", .kind = CLI_CALL,
+		  .fn = rec_stop_on_full, KMOD,
+		  .help = "kmod: stop the thread's tracing instead" },
+		{ .name = "kernel", .kind = CLI_FLAG, .dst = &o.kmod.kernel,
+		  KMOD, .help = "kmod: trace kernel code too" },
+		{ .name = "no-tsc", .kind = CLI_FLAG, .dst = &o.kmod.no_tsc,
+		  KMOD, .help = "kmod: no TSC packets" },
+		{ .name = "mtc", .kind = CLI_CALL, .fn = rec_mtc, .arg = "N",
+		  KMOD, .help = "kmod: MTC packets, period encoding N" },
+		{ .name = "cyc", .kind = CLI_CALL, .fn = rec_cyc, .arg = "N",
+		  KMOD, .help = "kmod: cycle-accurate mode, threshold encoding N" },
+		{ .name = "ptwrite", .kind = CLI_FLAG, .dst = &o.kmod.ptwrite,
+		  KMOD, .help = "kmod: PTWRITE packets" },
+		{ .name = "follow-fork", .kind = CLI_FLAG,
+		  .dst = &o.kmod.follow_fork, KMOD,
+		  .help = "kmod: trace forked children too" },
+		{ .name = "sim-rate", .kind = CLI_CALL, .fn = rec_sim_rate,
+		  .arg = "N", KMOD,
+		  .help = "kmod: simulated unit: PTW packets per ms" },
+		CLI_END,
+	};
+#undef EMU
+#undef KMOD
+	const struct cli_cmd cmd = {
+		.name = REC, .synopsis = "[OPTIONS] -- PROGRAM [ARGS...]",
+		.opts = opts, .max_args = -1, .in_order = true, .ctx = &r,
+		.more = "       ptrec record [OPTIONS] -p PID\n\n"
+			"emu only: --start-at, --max-insns, --ground-truth, --long-tnt,\n"
+			"--counter-clock (with --backend=auto they choose emu).\n"
+			"kmod (ptrec.ko, docs/kmod.md) only: the options marked kmod.\n",
+	};
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:p:qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			backend = optarg;
-			break;
-		case 'o':
-			o.out = optarg;
-			break;
-		case 's':
-			emu_only = "--start-at";
-			o.start_at = optarg;
-			break;
-		case 'm':
-			emu_only = "--max-insns";
-			if (cli_parse_u64("ptrec record", "--max-insns", optarg,
-					  &o.max_insns))
-				return 2;
-			break;
-		case 'g':
-			emu_only = "--ground-truth";
-			o.ground_truth = true;
-			break;
-		case 'P':
-			if (cli_parse_u64("ptrec record", "--psb-period", optarg,
-					  &o.psb_period))
-				return 2;
-			if (o.psb_period < 256) {
-				fprintf(stderr, "ptrec record: --psb-period %s: at least 256\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'L':
-			emu_only = "--long-tnt";
-			o.long_tnt = true;
-			break;
-		case 'C':
-			emu_only = "--counter-clock";
-			o.counter_clock = true;
-			break;
-		case 'p':
-			if (cli_parse_u64("ptrec record", "--pid", optarg,
-					  &pid))
-				return 2;
-			if (!pid || pid > INT32_MAX) {
-				fprintf(stderr, "ptrec record: --pid %s: no such process\n",
-					optarg);
-				return 2;
-			}
-			o.pid = (pid_t)pid;
-			break;
-		case 'q':
-			o.quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 1000:
-			kmod_only = "--buffer-size";
-			if (cli_parse_u64("ptrec record", "--buffer-size",
-					  optarg, &o.kmod.buf_size))
-				return 2;
-			break;
-		case 1001:
-			kmod_only = "--regions";
-			if (cli_parse_u64("ptrec record", "--regions", optarg,
-					  &v))
-				return 2;
-			if (!v || v > 256 || (v & (v - 1))) {
-				fprintf(stderr, "ptrec record: --regions %s: a power of two from 1 to 256\n",
-					optarg);
-				return 2;
-			}
-			o.kmod.nr_regions = (uint32_t)v;
-			break;
-		case 1002:
-			kmod_only = "--ring";
-			o.kmod.stop_on_full = false;
-			break;
-		case 1003:
-			kmod_only = "--stop-on-full";
-			o.kmod.stop_on_full = true;
-			break;
-		case 1004:
-			kmod_only = "--kernel";
-			o.kmod.kernel = true;
-			break;
-		case 1005:
-			kmod_only = "--no-tsc";
-			o.kmod.no_tsc = true;
-			break;
-		case 1006:
-		case 1007:
-			kmod_only = c == 1006 ? "--mtc" : "--cyc";
-			if (cli_parse_u64("ptrec record", kmod_only, optarg, &v))
-				return 2;
-			if (v > 15) {
-				fprintf(stderr, "ptrec record: %s %s: an encoding from 0 to 15\n",
-					kmod_only, optarg);
-				return 2;
-			}
-			if (c == 1006)
-				o.kmod.mtc = (int)v;
-			else
-				o.kmod.cyc = (int)v;
-			break;
-		case 1008:
-			kmod_only = "--ptwrite";
-			o.kmod.ptwrite = true;
-			break;
-		case 1009:
-			kmod_only = "--follow-fork";
-			o.kmod.follow_fork = true;
-			break;
-		case 1010:
-			kmod_only = "--sim-rate";
-			if (cli_parse_u64("ptrec record", "--sim-rate", optarg,
-					  &v))
-				return 2;
-			if (v > 1000000) {
-				fprintf(stderr, "ptrec record: --sim-rate %s: at most 1000000\n",
-					optarg);
-				return 2;
-			}
-			o.kmod.sim_rate = (uint32_t)v;
-			break;
-		case 1011:
-			if (cli_parse_u64("ptrec record", "--snapshot-limit",
-					  optarg, &o.snapshot_limit))
-				return 2;
-			if (!o.snapshot_limit)
-				o.no_snapshot = true;
-			break;
-		case 1012:
-			o.no_snapshot = true;
-			break;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if ((optind < argc) == (o.pid != 0)) {
+	a = cli_parse(&cmd, argc, argv);
+	if (a < 0)
+		return cli_exit(a);
+	emu_only = dashed(emu_only, emu_buf, sizeof(emu_buf));
+	kmod_only = dashed(kmod_only, kmod_buf, sizeof(kmod_buf));
+	if ((a < argc) == (o.pid != 0)) {
 		fprintf(stderr, "ptrec record: give a PROGRAM or -p PID (one of them)\n");
-		usage(stderr);
+		cli_usage(&cmd, stderr, false);
 		return 2;
 	}
 	if (strcmp(backend, "auto") && strcmp(backend, "emu") &&
@@ -342,7 +323,7 @@ int cli_record(int argc, char **argv)
 	if (ret)
 		return ret;
 	if (o.pid == 0)
-		o.argv = argv + optind;
+		o.argv = argv + a;
 	if (!o.out) {
 		default_out(out, sizeof(out), o.argv ? o.argv[0] : "attach");
 		o.out = out;

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_args.h"
 
 /* @dir + @mid + @name, when it fits and is readable.  Returns 0 or -1. */
 static int candidate(char *out, size_t size, const char *dir,
@@ -152,11 +153,20 @@ int cli_replay(int argc, char **argv)
 	struct sb_err err;
 	const char *exe = NULL;
 	int i, n = 0;
+	static const struct cli_opt opts[] = { CLI_END };
+	static const struct cli_cmd cmd = {
+		.name = "ptrec replay", .synopsis = "BUNDLE [GDB-ARGS...]",
+		.opts = opts, .min_args = 1, .max_args = -1, .in_order = true,
+		.more = "GDB on the recording, connected to ptrec-server, at the end of the\n"
+			"history; GDB-ARGS go to GDB (-batch, -ex CMD, ...).\n",
+	};
+	int a = cli_parse(&cmd, argc, argv);
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: ptrec replay BUNDLE [GDB-ARGS...]\n");
-		return 2;
-	}
+	if (a < 0)
+		return cli_exit(a);
+	/* From here on argv[1] is the bundle, argv[2..] GDB's. */
+	argv += a - 1;
+	argc -= a - 1;
 	if (sb_manifest_load(&m, argv[1], &err)) {
 		fprintf(stderr, "ptrec replay: %s\n", err.msg);
 		return 1;

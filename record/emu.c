@@ -1261,7 +1261,6 @@ static void finish_live(struct emu *e)
 	struct proc *p;
 	struct thr *t;
 	int status;
-	pid_t tid;
 
 	/* Let an in-flight step land, so every live thread is stopped. */
 	for (t = e->threads; t; t = t->next)
@@ -1299,11 +1298,13 @@ static void finish_live(struct emu *e)
 	}
 	for (t = e->threads; t; t = t->next)
 		t->st = T_DEAD;
-	/* With PTRACE_O_TRACEEXIT even SIGKILL stops at the exit event. */
+	/* With PTRACE_O_TRACEEXIT a killed tracee still stops at its exit
+	 * event: let it go on, or this waits forever.
+	 */
 	if (e->launched)
-		while ((tid = waitpid(-1, &status, __WALL)) > 0)
+		for (pid_t w; (w = waitpid(-1, &status, __WALL)) > 0;)
 			if (WIFSTOPPED(status))
-				ptrace(PTRACE_CONT, tid, 0, 0);
+				ptrace(PTRACE_CONT, w, 0, 0);
 }
 
 /* ---- start ----------------------------------------------------------- */
