@@ -19,6 +19,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_RUNS_READER ?= 600000
 FUZZ_RUNS_MANIFEST ?= 60000
 FUZZ_RUNS_REPLAY ?= 10000
+FUZZ_RUNS_IDXCACHE ?= 8000
 
 CC ?= gcc
 CFLAGS ?= -O2 -g
@@ -311,6 +312,13 @@ $(BUILD)/fuzz/fuzz_replay: tests/fuzz/fuzz_replay.c $(FZ_RP_LIB) \
 	$(FUZZ_CC) $(ALL_CPPFLAGS) -std=gnu11 $(WARN) $(FUZZ_FLAGS) -o $@ $< \
 		$(FZ_RP_LIB) $(FZ_PTK_LIB) $(FZ_SB_LIB) $(LIBS_REPLAY) \
 		$(LIBS_PTKIT) $(LIBS_SIDEBAND)
+# The index cache harness loads saved indexes into the same bundle's engine.
+$(BUILD)/fuzz/fuzz_idxcache: tests/fuzz/fuzz_idxcache.c $(FZ_RP_LIB) \
+		$(FZ_PTK_LIB) $(FZ_SB_LIB)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(ALL_CPPFLAGS) -std=gnu11 $(WARN) $(FUZZ_FLAGS) -o $@ $< \
+		$(FZ_RP_LIB) $(FZ_PTK_LIB) $(FZ_SB_LIB) $(LIBS_REPLAY) \
+		$(LIBS_PTKIT) $(LIBS_SIDEBAND)
 FUZZ_BUNDLE := $(BUILD)/fuzz/replay-bundle
 # Without address randomization and with the counter clock, the bundle, and
 # so every fuzz run, is the same on every machine with the same toolchain.
@@ -336,6 +344,7 @@ fuzz: $(FUZZ_BINS) $(BUILD)/fuzz/mkseeds $(FUZZ_BUNDLE)/manifest.json
 		echo "== $$n ($(FUZZ_SECONDS) s)"; \
 		runs=$$(case $$n in fuzz_replay) echo $(FUZZ_RUNS_REPLAY);; \
 			fuzz_manifest) echo $(FUZZ_RUNS_MANIFEST);; \
+			fuzz_idxcache) echo $(FUZZ_RUNS_IDXCACHE);; \
 			*) echo $(FUZZ_RUNS_READER);; esac); \
 		$$f -seed=1 -runs=$$runs -max_total_time=$(FUZZ_SECONDS) \
 			-max_len=65536 \

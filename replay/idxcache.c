@@ -34,6 +34,8 @@
 /* Bump with any change to what the index holds or how walk.c builds it. */
 #define IDX_VERSION	3	/* 2: checkpoints carry call depths, 3: MAC */
 #define IDX_SAMPLE	(64u << 10)
+#define SEG_MIN		(1ull << 16)
+#define SEG_PER_BYTE	1024ull
 
 struct idx_header {
 	char magic[8];
@@ -258,6 +260,23 @@ static bool idx_valid(const struct rp_session *s, const struct rp_thread *t,
 		    (ck[i].dmin != RP_DMIN_UNKNOWN &&
 		     (uint64_t)ck[i].depth - (uint64_t)ck[i].dmin > h->insns))
 			return false;
+	/*
+	 * The engine allocates a segment's instructions by the count the
+	 * index claims (walk.c), so a claim must fit the trace bytes it
+	 * covers: at most SEG_PER_BYTE instructions a byte (a tight loop
+	 * under long TNT packets gives tens).  A real index past the bound
+	 * is only rebuilt: slower, never wrong.
+	 */
+	for (i = 0; i < h->nckpts; i++) {
+		uint64_t end = i + 1 < h->nckpts ? ck[i + 1].insn : h->insns;
+		uint64_t to = i + 1 < h->nckpts ? ck[i + 1].offset : t->pt_size;
+		uint64_t bytes = to > ck[i].offset ? to - ck[i].offset :
+				 t->pt_size;
+
+		if (end < ck[i].insn ||
+		    end - ck[i].insn > SEG_MIN + SEG_PER_BYTE * bytes)
+			return false;
+	}
 	for (i = 0; i < h->ngaps; i++)
 		if (g[i].before > h->insns || g[i].reason > RP_GAP_LOST ||
 		    (i && g[i].before < g[i - 1].before))
