@@ -81,6 +81,14 @@ ln -s "$tmp/pt-elsewhere" "$tmp/pt-dir/pt"
 fails "a symlinked pt/ directory is refused" "symbolic link" \
 	$T "$PTREC" insns "$tmp/pt-dir"
 
+if [ -f "$tmp/orig/snapshot.ptsnap" ]; then
+	fresh snaplink
+	mv "$tmp/snaplink/snapshot.ptsnap" "$tmp/outside-snap"
+	ln -s "$tmp/outside-snap" "$tmp/snaplink/snapshot.ptsnap"
+	fails "a symlinked snapshot is refused (ptrec core)" "symbolic link" \
+		$T "$PTREC" core "$tmp/snaplink" -o "$tmp/core"
+fi
+
 # 6. FIFOs and devices never block: manifest, PT stream, regs, index.
 fresh fifo-manifest
 rm "$tmp/fifo-manifest/manifest.json"
