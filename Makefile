@@ -20,6 +20,7 @@ FUZZ_RUNS_READER ?= 600000
 FUZZ_RUNS_MANIFEST ?= 60000
 FUZZ_RUNS_REPLAY ?= 10000
 FUZZ_RUNS_IDXCACHE ?= 8000
+FUZZ_RUNS_SNAPSHOT ?= 150000
 
 CC ?= gcc
 CFLAGS ?= -O2 -g
@@ -345,6 +346,7 @@ fuzz: $(FUZZ_BINS) $(BUILD)/fuzz/mkseeds $(FUZZ_BUNDLE)/manifest.json
 		runs=$$(case $$n in fuzz_replay) echo $(FUZZ_RUNS_REPLAY);; \
 			fuzz_manifest) echo $(FUZZ_RUNS_MANIFEST);; \
 			fuzz_idxcache) echo $(FUZZ_RUNS_IDXCACHE);; \
+			fuzz_snapshot) echo $(FUZZ_RUNS_SNAPSHOT);; \
 			*) echo $(FUZZ_RUNS_READER);; esac); \
 		$$f -seed=1 -runs=$$runs -max_total_time=$(FUZZ_SECONDS) \
 			-max_len=65536 \

@@ -29,6 +29,7 @@ enum {
 #define PROC_FIXED 24
 #define THREAD_FIXED (16 + 27 * 8 + SB_SNAP_SIGINFO_SIZE)
 #define MAP_FIXED 40
+#define SNAP_GROW_FIRST ((size_t)1 << 20)	/* decompression buffer */
 
 static void put32(uint8_t *p, uint32_t v)
 {
@@ -511,7 +512,7 @@ int sb_snap_load_mem(struct sb_snapshot **sp, const void *buf, size_t len,
 	ZSTD_inBuffer in;
 	ZSTD_outBuffer out;
 	uint64_t raw;
-	size_t zr;
+	size_t zr, cap;
 	int ret;
 
 	*sp = NULL;
@@ -539,7 +540,12 @@ int sb_snap_load_mem(struct sb_snapshot **sp, const void *buf, size_t len,
 	r.s = calloc(1, sizeof(*r.s));
 	if (!r.s)
 		return sb_fail(err, -ENOMEM, "out of memory");
-	r.s->raw = malloc(raw ? raw : 1);
+	/*
+	 * The header's size is a claim: grow the buffer as the frame really
+	 * decompresses, so a small file saying 16 GiB allocates little.
+	 */
+	cap = raw < SNAP_GROW_FIRST ? (size_t)raw : SNAP_GROW_FIRST;
+	r.s->raw = malloc(cap ? cap : 1);
 	d = ZSTD_createDCtx();
 	if (!r.s->raw || !d) {
 		ZSTD_freeDCtx(d);
@@ -549,11 +555,27 @@ int sb_snap_load_mem(struct sb_snapshot **sp, const void *buf, size_t len,
 	}
 	in = (ZSTD_inBuffer){ h + SB_SNAP_HEADER_SIZE,
 			      len - SB_SNAP_HEADER_SIZE, 0 };
-	out = (ZSTD_outBuffer){ r.s->raw, raw, 0 };
+	out = (ZSTD_outBuffer){ r.s->raw, cap, 0 };
 	zr = 1;
 	while (in.pos < in.size && zr) {
 		size_t before_in = in.pos, before_out = out.pos;
 
+		if (out.pos == out.size && out.size < raw) {
+			size_t more = out.size < raw / 2 ? 2 * out.size :
+				      (size_t)raw;
+			uint8_t *v = realloc(r.s->raw, more);
+
+			if (!v) {
+				ZSTD_freeDCtx(d);
+				sb_snap_free(r.s);
+				return sb_fail(err, -ENOMEM,
+					       "out of memory (%zu bytes for %s)",
+					       more, r.name);
+			}
+			r.s->raw = v;
+			out.dst = v;
+			out.size = more;
+		}
 		zr = ZSTD_decompressStream(d, &out, &in);
 		if (ZSTD_isError(zr))
 			break;

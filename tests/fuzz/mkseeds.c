@@ -428,6 +428,106 @@ static int seeds_idxcache(const char *self)
 	return system(cmd) ? -1 : 0;
 }
 
+/* Writes @len bytes after the selector byte @sel to DIR/@name. */
+static int put_seed(const char *name, uint8_t sel, const void *buf,
+		    size_t len)
+{
+	char path[4096];
+	FILE *f;
+	int ok;
+
+	seed_path(path, sizeof(path), name);
+	f = fopen(path, "wb");
+	ok = f && fputc(sel, f) != EOF &&
+	     (!len || fwrite(buf, 1, len, f) == len);
+	if (f && fclose(f))
+		ok = 0;
+	return ok ? 0 : fail(path, -EIO, NULL);
+}
+
+/*
+ * fuzz_snapshot: a snapshot part from the library's writer (a process with
+ * its exe and auxv, two threads, one with fpregs, xstate and siginfo, and
+ * mappings of every content kind), as a file (selector 0) and as the
+ * decompressed records (selector 1).
+ */
+static int seeds_snapshot(void)
+{
+	static uint8_t page[4096], fp[SB_SNAP_FPREGS_SIZE], xs[1024];
+	static const uint8_t auxv[32] = { 6, 0, 0, 0, 0, 0, 0, 0, 0, 16 };
+	struct sb_snap_thread th[2] = { { .tid = 100 }, { .tid = 101 } };
+	struct sb_snap_proc p = {
+		.pid = 100, .ppid = 1, .end = SB_SNAP_END_SIGNAL, .status = 11,
+		.exe = "/bin/prog",
+		.auxv = auxv, .auxv_len = sizeof(auxv),
+	};
+	struct sb_snap_map maps[3] = {
+		{ .start = 0x400000, .end = 0x401000, .prot = SB_SNAP_R |
+		  SB_SNAP_X, .content = SB_SNAP_IMAGE, .path = "/bin/prog" },
+		{ .start = 0x600000, .end = 0x601000, .prot = SB_SNAP_R |
+		  SB_SNAP_W, .content = SB_SNAP_DATA, .path = "",
+		  .data = page },
+		{ .start = 0x7ff000, .end = 0x800000,
+		  .content = SB_SNAP_UNREADABLE, .path = "[vvar]" },
+	};
+	struct sb_snap_writer *w;
+	struct sb_snapshot *s;
+	struct sb_err err;
+	char path[4096], *file;
+	size_t len, i;
+	int ret;
+
+	for (i = 0; i < sizeof(page); i++)
+		page[i] = (uint8_t)i;
+	th[0].has_siginfo = 1;
+	th[0].siginfo[0] = 11;
+	th[0].regs[SB_REG_RIP] = 0x400010;
+	th[0].fpregs = fp;
+	th[0].fpregs_len = sizeof(fp);
+	th[0].xstate = xs;
+	th[0].xstate_len = sizeof(xs);
+	seed_path(path, sizeof(path), "snap.tmp");
+	ret = sb_snap_writer_open(&w, path, &err);
+	if (!ret)
+		ret = sb_snap_writer_proc(w, &p, &err);
+	for (i = 0; !ret && i < 2; i++)
+		ret = sb_snap_writer_thread(w, &th[i], &err);
+	for (i = 0; !ret && i < 3; i++)
+		ret = sb_snap_writer_map(w, &maps[i], &err);
+	ret = ret ? (sb_snap_writer_abort(w), ret) :
+	      sb_snap_writer_close(w, &err);
+	if (ret)
+		return fail(path, ret, &err);
+	ret = sb_snap_load(&s, path, &err);
+	if (ret)
+		return fail(path, ret, &err);
+	file = NULL;
+	{
+		FILE *f = fopen(path, "rb");
+		struct stat st;
+
+		if (!f || fstat(fileno(f), &st) ||
+		    !(file = malloc((size_t)st.st_size + 1)) ||
+		    fread(file, 1, (size_t)st.st_size, f) !=
+		    (size_t)st.st_size) {
+			if (f)
+				fclose(f);
+			free(file);
+			sb_snap_free(s);
+			return fail(path, -EIO, NULL);
+		}
+		fclose(f);
+		len = (size_t)st.st_size;
+	}
+	unlink(path);
+	ret = put_seed("snap-file", 0, file, len);
+	if (!ret)
+		ret = put_seed("snap-raw", 1, s->raw, s->raw_len);
+	free(file);
+	sb_snap_free(s);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	int ret;
@@ -443,6 +543,8 @@ int main(int argc, char **argv)
 		ret = seeds_manifest();
 	} else if (!strcmp(argv[1], "fuzz_replay")) {
 		ret = seeds_replay();
+	} else if (!strcmp(argv[1], "fuzz_snapshot")) {
+		ret = seeds_snapshot();
 	} else if (!strcmp(argv[1], "fuzz_idxcache")) {
 		ret = seeds_idxcache(argv[0]);
 	} else if (!strcmp(argv[1], "fuzz_perf")) {
