@@ -156,14 +156,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	restore(t);
 
 	/* 3. Signed: the same verdict through the file. */
-	buf = malloc(64 + size + 32);
+	buf = malloc(size + 32);
 	if (!buf)
 		abort();
 	if (size)
-		memcpy(buf + 64, data, size);
-	if (rp_idx_sign(buf, size, buf + 64 + size))
+		memcpy(buf, data, size);
+	if (rp_idx_sign(buf, size, buf + size))
 		abort();
-	write_file(buf + 64, size + 32);
+	write_file(buf, size + 32);
 	free(buf);
 	signed_ok = rp_idx_load(session, t);
 	if ((signed_ok == 0) != (parsed == 0)) {
