@@ -20,6 +20,8 @@ FUZZ_RUNS_READER ?= 600000
 FUZZ_RUNS_MANIFEST ?= 60000
 FUZZ_RUNS_REPLAY ?= 10000
 FUZZ_RUNS_SERVER ?= 6000
+FUZZ_RUNS_IDXCACHE ?= 8000
+FUZZ_RUNS_SNAPSHOT ?= 150000
 
 CC ?= gcc
 CFLAGS ?= -O2 -g
@@ -68,7 +70,7 @@ LIBS_RECORD := -lipt -lcapstone
 RP_SRCS := $(wildcard replay/*.c)
 RP_OBJS := $(RP_SRCS:%.c=$(BUILD)/%.o)
 RP_LIB := $(BUILD)/libptrec.a
-LIBS_REPLAY := -lipt -ldw -lelf -lopcodes -lbfd
+LIBS_REPLAY := -lipt -ldw -lelf -lopcodes -lbfd -lcrypto
 
 IMP_SRCS := $(wildcard import/*.c)
 IMP_OBJS := $(IMP_SRCS:%.c=$(BUILD)/%.o)
@@ -351,6 +353,14 @@ $(BUILD)/fuzz/fuzz_server: tests/fuzz/fuzz_server.c \
 	$(FUZZ_CC) $(ALL_CPPFLAGS) -std=gnu11 $(WARN) $(FUZZ_FLAGS) -o $@ $< \
 		$(SRV_LIB_SRCS:%.c=$(FZ)/%.o) $(FZ_RP_LIB) $(FZ_PTK_LIB) \
 		$(FZ_SB_LIB) $(LIBS_REPLAY) $(LIBS_PTKIT) $(LIBS_SIDEBAND)
+
+# The index cache harness loads saved indexes into the same bundle's engine.
+$(BUILD)/fuzz/fuzz_idxcache: tests/fuzz/fuzz_idxcache.c $(FZ_RP_LIB) \
+		$(FZ_PTK_LIB) $(FZ_SB_LIB)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(ALL_CPPFLAGS) -std=gnu11 $(WARN) $(FUZZ_FLAGS) -o $@ $< \
+		$(FZ_RP_LIB) $(FZ_PTK_LIB) $(FZ_SB_LIB) $(LIBS_REPLAY) \
+		$(LIBS_PTKIT) $(LIBS_SIDEBAND)
 FUZZ_BUNDLE := $(BUILD)/fuzz/replay-bundle
 # Without address randomization and with the counter clock, the bundle, and
 # so every fuzz run, is the same on every machine with the same toolchain.
@@ -377,6 +387,8 @@ fuzz: $(FUZZ_BINS) $(BUILD)/fuzz/mkseeds $(FUZZ_BUNDLE)/manifest.json
 		runs=$$(case $$n in fuzz_replay) echo $(FUZZ_RUNS_REPLAY);; \
 			fuzz_server) echo $(FUZZ_RUNS_SERVER);; \
 			fuzz_manifest) echo $(FUZZ_RUNS_MANIFEST);; \
+			fuzz_idxcache) echo $(FUZZ_RUNS_IDXCACHE);; \
+			fuzz_snapshot) echo $(FUZZ_RUNS_SNAPSHOT);; \
 			*) echo $(FUZZ_RUNS_READER);; esac); \
 		$$f -seed=1 -runs=$$runs -max_total_time=$(FUZZ_SECONDS) \
 			-max_len=65536 \

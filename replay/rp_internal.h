@@ -120,12 +120,11 @@ int rp_idx_load(struct rp_session *s, struct rp_thread *t);
 /* Saves @t's index; failures only mean no cache. */
 void rp_idx_save(struct rp_session *s, const struct rp_thread *t);
 /* For the fuzz harness: the checks of rp_idx_load on @len bytes of index
- * (without MAC), and the MAC of @len bytes at @buf + 64 (@buf's first 64
- * bytes are scratch) under this user's key.
+ * (without MAC), and the MAC of @len bytes under this user's key.
  */
 int rp_idx_parse(struct rp_session *s, struct rp_thread *t,
 		 const uint8_t *data, size_t len);
-int rp_idx_sign(uint8_t *buf, size_t len, uint8_t mac[32]);
+int rp_idx_sign(const uint8_t *buf, size_t len, uint8_t mac[32]);
 
 /* ---- address spaces (aspace.c) ----------------------------------------- */
 

@@ -381,7 +381,6 @@ int rp_thread_end(struct rp_session *s, uint32_t tid, uint64_t *end,
 	struct rp_insn last;
 	struct sb_regs sr;
 	struct sb_err err;
-	char path[4096];
 	size_t i = 0;
 	int ret;
 
@@ -389,10 +388,10 @@ int rp_thread_end(struct rp_session *s, uint32_t tid, uint64_t *end,
 		return -RP_ERR_NOTHREAD;
 	i = (size_t)(t - s->threads);
 	*end = t->insns;
+	/* By the bundle rule: no symlink, no FIFO, the listed size. */
 	if (i < s->m->nthreads && s->m->threads[i].regs &&
-	    (size_t)snprintf(path, sizeof(path), "%s/%s", s->dir,
-			     s->m->threads[i].regs) < sizeof(path) &&
-	    !sb_regs_load(&sr, path, &err)) {
+	    !sb_regs_load_bundle(&sr, s->dir, s->m->threads[i].regs, s->m,
+				 &err)) {
 		r.valid = sr.valid;
 		memcpy(r.val, sr.val, sizeof(r.val));
 	}

@@ -30,7 +30,8 @@ static int sn_fail(struct rp_snapshot *sn, int code, const char *msg)
 int rp_snapshot_open(struct rp_snapshot **snp, const char *dir)
 {
 	struct rp_snapshot *sn = calloc(1, sizeof(*sn));
-	char path[4096];
+	char path[4096], *buf;
+	size_t len;
 	struct sb_err err;
 	int ret;
 
@@ -56,7 +57,13 @@ int rp_snapshot_open(struct rp_snapshot **snp, const char *dir)
 	if (snprintf(path, sizeof(path), "%s/%s", dir, sn->m->snapshot) >=
 	    (int)sizeof(path))
 		return sn_fail(sn, RP_ERR_BUNDLE, "snapshot path too long");
-	ret = sb_snap_load(&sn->snap, path, &err);
+	/* By the bundle rule (docs/security.md): no symlink, no FIFO. */
+	ret = sb_bundle_read_file(dir, sn->m->snapshot, sn->m, SB_SNAP_RAW_MAX,
+				  &buf, &len, &err);
+	if (!ret) {
+		ret = sb_snap_load_mem(&sn->snap, buf, len, path, &err);
+		free(buf);
+	}
 	if (ret)
 		return sn_fail(sn, ret == -EPROTONOSUPPORT ? RP_ERR_VERSION :
 			       ret == -ENOMEM ? RP_ERR_NOMEM : RP_ERR_BUNDLE,
@@ -190,7 +197,6 @@ int rp_snapshot_thread(const struct rp_snapshot *sn, uint32_t tid,
 static size_t read_image(struct rp_snapshot *sn, const struct sb_snap_map *m,
 			 uint64_t addr, void *buf, size_t len)
 {
-	char path[4096];
 	size_t i, n;
 	ssize_t got;
 	int fd;
@@ -201,10 +207,7 @@ static size_t read_image(struct rp_snapshot *sn, const struct sb_snap_map *m,
 			break;
 	if (i == sn->m->nimages)
 		return 0;
-	if (snprintf(path, sizeof(path), "%s/%s", sn->dir,
-		     sn->m->images[i].file) >= (int)sizeof(path))
-		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = sb_bundle_open_file(sn->dir, sn->m->images[i].file, sn->m, NULL);
 	if (fd < 0)
 		return 0;
 	n = m->end - addr < len ? m->end - addr : len;

@@ -94,7 +94,8 @@ static bool try_debug(struct sym_module *m, const char *file,
 	uint32_t c;
 	bool ok = false, have_id;
 	Elf *e;
-	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	/* A debug link names any file here: never block on a FIFO. */
+	int fd = open(file, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 
 	if (fd < 0)
 		return false;

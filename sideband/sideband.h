@@ -695,7 +695,9 @@ struct sb_snapshot {
  * Reads the header, decompresses (zstd, with its checksum) and checks every
  * record: sizes, a process before its threads and mappings, mappings in
  * order and not overlapping, contents present exactly for SB_SNAP_DATA,
- * the end record.  Allocates at most SB_SNAP_RAW_MAX plus the index.
+ * the end record.  Allocates at most SB_SNAP_RAW_MAX plus the index, and
+ * no more than twice what the frame really decompresses to (the header's
+ * size is a claim, checked at the end).
  *
  * Returns 0, or with a message naming the file and the byte offset (in the
  * file for the header and compressed data, in the decompressed data for

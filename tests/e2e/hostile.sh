@@ -81,6 +81,14 @@ ln -s "$tmp/pt-elsewhere" "$tmp/pt-dir/pt"
 fails "a symlinked pt/ directory is refused" "symbolic link" \
 	$T "$PTREC" insns "$tmp/pt-dir"
 
+if [ -f "$tmp/orig/snapshot.ptsnap" ]; then
+	fresh snaplink
+	mv "$tmp/snaplink/snapshot.ptsnap" "$tmp/outside-snap"
+	ln -s "$tmp/outside-snap" "$tmp/snaplink/snapshot.ptsnap"
+	fails "a symlinked snapshot is refused (ptrec core)" "symbolic link" \
+		$T "$PTREC" core "$tmp/snaplink" -o "$tmp/core"
+fi
+
 # 6. FIFOs and devices never block: manifest, PT stream, regs, index.
 fresh fifo-manifest
 rm "$tmp/fifo-manifest/manifest.json"
@@ -134,6 +142,19 @@ fi
 	cmp -s "$tmp/a1" "$tmp/a2" &&
 	ok "an empty PT stream: another thread's history is unchanged" ||
 	bad "an empty PT stream: another thread's history"
+
+# 7b. A stream without a PSB (all PAD bytes, same size): indexed as one
+# gap and saved (the save wrote a NULL array: UB under make asan).
+fresh nopsb
+sz=$(wc -c <"$tmp/nopsb/pt/$last.pt")
+head -c "$sz" /dev/zero >"$tmp/nopsb/pt/$last.pt"
+"$PTREC" info "$tmp/nopsb" >"$tmp/info.nopsb" 2>"$tmp/log"
+rc=$?
+[ $rc = 0 ] && grep -q "thread $last .*: 0 instructions, 1 gaps" "$tmp/info.nopsb" &&
+	[ -s "$tmp/nopsb/index/$last.idx" ] &&
+	"$PTREC" info "$tmp/nopsb" 2>&1 | cmp -s - "$tmp/info.nopsb" &&
+	ok "a stream without a PSB: one gap, its index saved and read back" ||
+	{ cat "$tmp/info.nopsb" >>"$tmp/log"; bad "a stream without a PSB (exit $rc)"; }
 
 # 8. A forged index (count + 2^60, checksum-free layout rewritten, as an
 # editor would) is not trusted; nor is one written under another key.

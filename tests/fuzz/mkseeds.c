@@ -522,6 +522,37 @@ static int seeds_server(void)
 			    sizeof(replay) / sizeof(replay[0]), false) ? -1 : 0;
 }
 
+/*
+ * fuzz_idxcache: the index files ptrec itself saves for a copy of
+ * $PTREC_FUZZ_BUNDLE (ptrec next to this program's directory, in BUILD),
+ * without their MAC, whole and cut inside the checkpoints.
+ */
+static int seeds_idxcache(const char *self)
+{
+	const char *bundle = getenv("PTREC_FUZZ_BUNDLE");
+	char cmd[16384], ptrec[4096];
+	const char *slash = strrchr(self, '/');
+
+	if (!bundle) {
+		fprintf(stderr, "mkseeds: fuzz_idxcache needs PTREC_FUZZ_BUNDLE\n");
+		return -1;
+	}
+	snprintf(ptrec, sizeof(ptrec), "%.*s/../ptrec",
+		 slash ? (int)(slash - self) : 1, slash ? self : ".");
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; d='%s'; t=\"$d/tmp\"; rm -rf \"$t\"; mkdir \"$t\";"
+		 " cp -a '%s' \"$t/b\"; rm -rf \"$t/b/index\";"
+		 " XDG_CACHE_HOME=\"$t/cache\" PTREC_INDEX_CACHE=1 '%s' info"
+		 " \"$t/b\" >/dev/null;"
+		 " for f in \"$t\"/b/index/*.idx; do n=$(basename \"$f\");"
+		 " s=$(stat -c %%s \"$f\");"
+		 " head -c $((s - 32)) \"$f\" > \"$d/$n\";"
+		 " head -c $(((s - 32) / 2)) \"$f\" > \"$d/half-$n\"; done;"
+		 " rm -rf \"$t\"",
+		 dir, bundle, ptrec);
+	return system(cmd) ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	int ret;
@@ -539,6 +570,8 @@ int main(int argc, char **argv)
 		ret = seeds_replay();
 	} else if (!strcmp(argv[1], "fuzz_snapshot")) {
 		ret = seeds_snapshot();
+	} else if (!strcmp(argv[1], "fuzz_idxcache")) {
+		ret = seeds_idxcache(argv[0]);
 	} else if (!strcmp(argv[1], "fuzz_perf")) {
 		ret = seeds_perf(argv[0]);
 	} else if (!strcmp(argv[1], "fuzz_server")) {
