@@ -157,9 +157,6 @@ const struct rp_map *rp_world_lookup(struct rp_world *w, uint32_t pid,
 
 /* ---- decoding (walk.c) --------------------------------------------------- */
 
-/* Scans a thread's stream for PSBs.  Returns 0 or -RP_ERR_NOMEM. */
-int rp_scan_psbs(struct rp_thread *t);
-
 /* Builds the index of a thread. */
 int rp_index_thread(struct rp_session *s, struct rp_thread *t);
 
