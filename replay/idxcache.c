@@ -31,7 +31,7 @@
 #include "rp_internal.h"
 
 #define IDX_MAGIC	"PTRECIX"
-/* Bump with any change to what the index holds or how walk.c builds it. */
+/* Bump with any change to what the index holds or how index.c builds it. */
 #define IDX_VERSION	4	/* 2: checkpoints carry call depths, 3: MAC,
 				 * 4: loop gaps (RP_GAP_LOOP) */
 #define IDX_SAMPLE	(64u << 10)

@@ -155,7 +155,7 @@ struct pt_image *rp_world_image(struct rp_world *w, uint32_t pid);
 const struct rp_map *rp_world_lookup(struct rp_world *w, uint32_t pid,
 				     uint64_t ip);
 
-/* ---- decoding (walk.c) --------------------------------------------------- */
+/* ---- decoding (psbscan.c, decode.c, gaps.c, index.c) ---------------- */
 
 /* Builds the index of a thread. */
 int rp_index_thread(struct rp_session *s, struct rp_thread *t);

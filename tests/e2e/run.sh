@@ -39,7 +39,7 @@ record() {
 # The replay engine on the same bundle: ptrec insns lists exactly the
 # ground truth of every thread, and cursors move as the truth says.  The
 # listing comes from an index built by 3 workers in parallel (each from its
-# own PSB, replay/walk.c), the cursors from the default one; `ptrec info`
+# own PSB, replay/index.c), the cursors from the default one; `ptrec info`
 # (instructions, gaps, checkpoints) must not depend on the worker count.
 replay_check() {
 	same=1
