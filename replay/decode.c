@@ -394,7 +394,7 @@ int rp_walk_run(struct walk *w, int status)
 		if (ret)
 			return ret;
 		w->pos++;
-		if (w->indexing || w->count_depth)
+		if (w->indexing)
 			rp_walk_track_depth(w, insn.iclass);
 		if (w->indexing && w->s->progress && !(w->pos & 0xffff)) {
 			uint64_t off = 0;
@@ -484,7 +484,8 @@ int rp_materialize(struct rp_session *s, struct rp_thread *t, uint64_t k,
 		 * index pass itself, so it reproduces the segment exactly.
 		 */
 		seg->n = 0;
-		ret = rp_walk_begin(&w, s, t, 0);
+		/* The index pass's world at its start, not an empty one. */
+		ret = rp_walk_begin(&w, s, t, t->ckpts[0].sb_next);
 		if (ret)
 			return ret;
 		w.seg = seg;
