@@ -46,7 +46,6 @@ struct walk {
 	struct rp_gap **gaps;	/* where gaps go: the thread's, or */
 	size_t *ngaps;		/* a parallel indexing worker's own */
 	bool stop_at_error;	/* counting: stop at the first error */
-	bool count_depth;	/* counting: track the call depth */
 	int error;		/* counting: the error stopped at (libipt) */
 	uint64_t error_ip, error_off;
 	uint64_t resync_off;	/* counting: where it resynced (or ~0) */

@@ -30,18 +30,20 @@ static uint64_t start_tsc(const struct rp_thread *t, size_t psb)
 }
 
 /*
- * The block decoder failed in the segment that starts at the last
- * checkpoint.  libipt's two decoders may stop at different instructions
- * on damaged input, and segments are materialized with the instruction
- * decoder, so that one decodes this segment again, to its first error, and
- * resyncs as it will when materializing: the index then counts what the
- * segment will hold, by construction, and the block decoder goes on from
- * the same PSB.  Only damaged segments are decoded twice.  Returns 1 when
- * the decoders disagree beyond repair (index in one piece with pt_insn).
+ * On a damaged stream the two decoders can also part without the block
+ * decoder seeing an error: where the stream ends inside damage, the block
+ * decoder took one more instruction before a disable event than the
+ * instruction decoder decodes (fuzz_replay).  So the last segment is
+ * decoded again, as it will materialize, when the stream had gaps or the
+ * segment is small (not on a long stream with one PSB, where it would
+ * double the cost): any difference, or an error only the instruction
+ * decoder sees, returns 1, and the thread is indexed with the instruction
+ * decoder.
  */
-static int count_to_error(struct walk *bw, uint64_t *resync_off)
+#define TAIL_CHECK	(64u << 10)	/* instructions always checked */
+
+static int check_tail(struct walk *bw)
 {
-	const struct rp_thread *t = bw->t;
 	const struct rp_ckpt *c = &(*bw->ckpts)[*bw->nckpts - 1];
 	struct walk cw;
 	int ret, status;
@@ -52,25 +54,13 @@ static int count_to_error(struct walk *bw, uint64_t *resync_off)
 		return ret;
 	}
 	cw.pos = c->insn;
-	cw.depth = c->depth;
-	cw.seg_min = c->depth;
 	cw.stop_at_error = true;
-	cw.count_depth = true;
 	status = pt_insn_sync_set(cw.d, c->offset);
 	ret = status < 0 ? 1 : rp_walk_run(&cw, status);
 	rp_walk_end(&cw);
-	if (ret)
-		return ret;
-	/* No error (the decoders disagree), or one past the worker's end. */
-	if (!cw.error || (bw->stop_psb < t->npsbs &&
-			  cw.resync_off > t->psbs[bw->stop_psb].offset))
-		return 1;
-	bw->pos = cw.pos;
-	bw->depth = cw.depth;
-	bw->seg_min = cw.seg_min;
-	bw->expect_fup = false;
-	*resync_off = cw.resync_off;
-	return rp_gap_add_at(bw, cw.error, cw.error_ip, cw.error_off);
+	if (!ret && (cw.error || cw.pos != bw->pos))
+		ret = 1;
+	return ret;
 }
 
 /* A gap where code is missing, then the block decoder's own resync. */
@@ -146,12 +136,17 @@ static int index_range(struct range *r)
 	w.stop_psb = r->stop_psb;
 	w.start_psb = r->first_psb;
 	rp_world_init(&w.world, s);
-	if (r->own_iscache) {
-		w.world.iscache = pt_iscache_alloc(NULL);
-		if (!w.world.iscache) {
-			rp_world_fini(&w.world);
-			return -RP_ERR_NOMEM;
-		}
+	/*
+	 * The pass's own section cache: workers do not contend for the
+	 * sections' locks, and libipt's block cache holds only what this
+	 * pass decoded (one filled by other threads' or earlier decodes made
+	 * the block decoder disagree with the instruction decoder on damaged
+	 * input: fuzz_replay's bcache-mode-shorter-history).
+	 */
+	w.world.iscache = pt_iscache_alloc(NULL);
+	if (!w.world.iscache) {
+		rp_world_fini(&w.world);
+		return -RP_ERR_NOMEM;
 	}
 	ret = rp_world_advance(&w.world, start_tsc(t, r->first_psb));
 	if (ret) {
@@ -216,16 +211,21 @@ static int index_range(struct range *r)
 			stall = 0;
 			last_off = UINT64_MAX;
 			/*
-			 * Code missing where decoding goes next: both decoders
-			 * stop before that instruction, having read the same
-			 * packets (checked on real traces, tests/import; a
-			 * segment that disagrees is refused when it
-			 * materializes).  Any other error: count_to_error().
+			 * Code missing where decoding goes next (a library not
+			 * given, the usual damage in real traces): both
+			 * decoders stop before that instruction, having read
+			 * the same packets.  Any other error means corrupt
+			 * trace, on which libipt's two decoders part ways even
+			 * where the block decoder sees nothing wrong (fuzz_replay
+			 * found a PSB one decoder could not start at and the
+			 * other passed): the thread is indexed with the
+			 * instruction decoder, which materializes segments.
 			 */
-			if (status == -pte_nomap && !block.ninsn)
-				ret = nomap_gap(&w, block.ip, &off);
-			else
-				ret = count_to_error(&w, &off);
+			if (status != -pte_nomap || block.ninsn) {
+				ret = 1;
+				break;
+			}
+			ret = nomap_gap(&w, block.ip, &off);
 			if (!ret && off == UINT64_MAX)
 				break;	/* the end of the stream */
 			if (!ret)
@@ -277,6 +277,13 @@ static int index_range(struct range *r)
 			s->progress(s->progress_ctx, s->progress_base + off,
 				    s->progress_total);
 		}
+	}
+	/* The last segment, as it will materialize (when cheap or damaged). */
+	if (!ret && r->stop_psb == SIZE_MAX && *w.nckpts) {
+		uint64_t tail = w.pos - (*w.ckpts)[*w.nckpts - 1].insn;
+
+		if (*w.ngaps || tail <= TAIL_CHECK || tail <= w.pos / 8)
+			ret = check_tail(&w);
 	}
 	rp_walk_close_ckpt(&w);
 	r->insns = w.pos;
@@ -343,7 +350,6 @@ size_t rp_index_plan(struct rp_session *s, struct rp_thread *t,
 		r[i].s = s;
 		r[i].t = t;
 		r[i].stop_psb = i + 1 < k ? r[i + 1].first_psb : SIZE_MAX;
-		r[i].own_iscache = k > 1;
 	}
 	r[0].progress = true;
 	return k;

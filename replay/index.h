@@ -31,7 +31,6 @@ struct range {
 	size_t first_psb;	/* SIZE_MAX: from the stream's first sync */
 	size_t stop_psb;	/* SIZE_MAX: to the stream's end */
 	bool progress;
-	bool own_iscache;	/* one of several workers */
 	struct rp_ckpt *ckpts;
 	size_t nckpts;
 	struct rp_gap *gaps;

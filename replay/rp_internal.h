@@ -136,9 +136,8 @@ struct rp_world {
 	size_t nas;
 	size_t next;		/* next record to apply */
 	bool changed;		/* since the last image build */
-	/* Where images get their sections: NULL for the session's; an
-	 * indexing worker's own, so workers do not contend for the
-	 * sections' locks.
+	/* Where images get their sections: NULL for the session's; the
+	 * index pass's own (index.c).
 	 */
 	struct pt_image_section_cache *iscache;
 };

@@ -39,7 +39,6 @@ Test(index, two_halves)
 	cr_assert_eq(r[1].first_psb, 5);
 	cr_assert_eq(r[1].stop_psb, SIZE_MAX);
 	cr_assert(r[0].progress && !r[1].progress);
-	cr_assert(r[0].own_iscache && r[1].own_iscache);
 	cr_assert_eq(r[1].t, &t);
 }
 
@@ -62,7 +61,6 @@ Test(index, nothing_to_cut)
 	stream(1, 0);
 	cr_assert_eq(rp_index_plan(NULL, &t, r, 4), 1);
 	cr_assert_eq(r[0].stop_psb, SIZE_MAX);
-	cr_assert(!r[0].own_iscache);
 	stream(10, 0x3fe);	/* only the first PSB has a FUP */
 	cr_assert_eq(rp_index_plan(NULL, &t, r, 2), 1);
 }
