@@ -23,6 +23,7 @@ static const char *const gap_reasons[] = {
 	[RP_GAP_NOMAP] = "no code at this address (missing image)",
 	[RP_GAP_OVERFLOW] = "trace overflow",
 	[RP_GAP_LOST] = "lost trace data",
+	[RP_GAP_LOOP] = "loop without conditional branches, iterations unknown",
 };
 
 /* Redrawn at most ten times a second, only on a terminal. */
@@ -143,8 +144,8 @@ static void print_gaps(struct rp_session *s, uint32_t tid, uint64_t before)
 	for (i = 0; !rp_thread_gap(s, tid, i, &g); i++)
 		if (g.before == before)
 			printf("[%s at 0x%" PRIx64 ", trace offset %" PRIu64
-			       ": %s]\n", gap_reasons[g.reason], g.ip, g.offset,
-			       g.error ? g.error : "");
+			       "%s%s]\n", gap_reasons[g.reason], g.ip, g.offset,
+			       g.error ? ": " : "", g.error ? g.error : "");
 }
 
 /* Source files are named by the bundle's DWARF and are read from this

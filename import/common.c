@@ -15,79 +15,54 @@
 #include <unistd.h>
 
 #include "import.h"
+#include "ptkit.h"
+
+static int scan_packet(void *ctx, uint64_t off, const struct pt_packet *pkt)
+{
+	struct import_scan *scan = ctx;
+
+	if (!pkt)
+		return PTKIT_SCAN_NEXT;	/* damage: on at the next PSB */
+	switch (pkt->type) {
+	case ppt_psb:
+		if (!scan->npsb++)
+			scan->first_psb = off;
+		break;
+	case ppt_tsc:
+		scan->last_tsc = pkt->payload.tsc.tsc;
+		scan->features |= SB_PT_TSC;
+		break;
+	case ppt_mtc:
+		scan->features |= SB_PT_MTC;
+		break;
+	case ppt_cyc:
+		scan->features |= SB_PT_CYC;
+		break;
+	case ppt_ptw:
+		scan->features |= SB_PT_PTWRITE;
+		break;
+	case ppt_pwre:
+	case ppt_pwrx:
+	case ppt_exstop:
+	case ppt_mwait:
+		scan->features |= SB_PT_PWR_EVT;
+		break;
+	case ppt_tnt_8:
+	case ppt_tnt_64:
+	case ppt_tip:
+		scan->features |= SB_PT_BRANCH;
+		break;
+	default:
+		break;
+	}
+	return PTKIT_SCAN_NEXT;
+}
 
 int import_stream_scan(const uint8_t *buf, size_t len,
 		       struct import_scan *scan)
 {
-	struct pt_packet_decoder *d;
-	struct pt_config cfg;
-	struct pt_packet pkt;
-	uint64_t off = 0;
-	int ret;
-
 	memset(scan, 0, sizeof(*scan));
-	scan->cut = UINT64_MAX;
-	if (!len)
-		return 0;
-	pt_config_init(&cfg);
-	cfg.begin = (uint8_t *)buf;
-	cfg.end = (uint8_t *)buf + len;
-	d = pt_pkt_alloc_decoder(&cfg);
-	if (!d)
-		return -ENOMEM;
-	ret = pt_pkt_sync_forward(d);
-	while (ret >= 0) {
-		pt_pkt_get_offset(d, &off);
-		ret = pt_pkt_next(d, &pkt, sizeof(pkt));
-		if (ret == -pte_eos) {
-			/*
-			 * libipt says end-of-stream both at the end and for a
-			 * packet whose bytes run past it (SDM Vol. 3C 33.4:
-			 * every packet has a fixed or header-given size).
-			 */
-			if (off < len)
-				scan->cut = off;
-			break;
-		}
-		if (ret < 0) {
-			ret = pt_pkt_sync_forward(d);
-			continue;
-		}
-		switch (pkt.type) {
-		case ppt_psb:
-			if (!scan->npsb++)
-				scan->first_psb = off;
-			break;
-		case ppt_tsc:
-			scan->last_tsc = pkt.payload.tsc.tsc;
-			scan->features |= SB_PT_TSC;
-			break;
-		case ppt_mtc:
-			scan->features |= SB_PT_MTC;
-			break;
-		case ppt_cyc:
-			scan->features |= SB_PT_CYC;
-			break;
-		case ppt_ptw:
-			scan->features |= SB_PT_PTWRITE;
-			break;
-		case ppt_pwre:
-		case ppt_pwrx:
-		case ppt_exstop:
-		case ppt_mwait:
-			scan->features |= SB_PT_PWR_EVT;
-			break;
-		case ppt_tnt_8:
-		case ppt_tnt_64:
-		case ppt_tip:
-			scan->features |= SB_PT_BRANCH;
-			break;
-		default:
-			break;
-		}
-	}
-	pt_pkt_free_decoder(d);
-	return 0;
+	return ptkit_stream_scan(buf, len, scan_packet, scan, &scan->cut);
 }
 
 int import_set_argv(struct sb_manifest *m, int argc, char **argv)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "perf_internal.h"
+#include "ptkit.h"
 
 /* ---- splitting AUX buffers into thread streams ------------------------ */
 
@@ -81,81 +82,72 @@ static int add_cand(struct psb **out, size_t *n, size_t *cap, uint64_t off,
  * PSB+ or of the re-enable (lacking one, the last TSC before it); @tscs
  * receives every TSC packet.
  */
+struct psb_scan {
+	struct psb **out, **tscs;
+	size_t *n, *ntscs, cap, capt;
+	uint64_t last, ip;
+	bool have, in_psb, synced, after_pgd, want_tsc;
+};
+
+static int psb_packet(void *ctx, uint64_t off, const struct pt_packet *pkt)
+{
+	struct psb_scan *sc = ctx;
+
+	if (!pkt) {
+		/* Lost the packet boundaries: wait for a PSB. */
+		sc->in_psb = sc->synced = sc->after_pgd = sc->want_tsc = false;
+		return PTKIT_SCAN_NEXT;
+	}
+	if (pkt->type == ppt_psb) {
+		if (add_cand(sc->out, sc->n, &sc->cap, off, sc->last, sc->have,
+			     0, false))
+			return -1;
+		sc->in_psb = sc->synced = sc->want_tsc = true;
+		sc->after_pgd = false;
+		sc->ip = 0;
+		return PTKIT_SCAN_NEXT;
+	}
+	if (sc->after_pgd && !sc->in_psb && pkt->type != ppt_pad) {
+		if (add_cand(sc->out, sc->n, &sc->cap, off, sc->last, sc->have,
+			     sc->ip, true))
+			return -1;
+		sc->after_pgd = false;
+		sc->want_tsc = true;
+	}
+	if (pkt->type == ppt_psbend) {
+		sc->in_psb = false;
+	} else if (pkt->type == ppt_tsc) {
+		sc->last = pkt->payload.tsc.tsc;
+		sc->have = true;
+		if (sc->want_tsc && *sc->n) {
+			(*sc->out)[*sc->n - 1].tsc = sc->last;
+			(*sc->out)[*sc->n - 1].have_tsc = true;
+			sc->want_tsc = false;
+		}
+		if (perf_grow(sc->tscs, *sc->ntscs, &sc->capt,
+			      sizeof(**sc->tscs)))
+			return -1;
+		(*sc->tscs)[*sc->ntscs].off = off;
+		(*sc->tscs)[(*sc->ntscs)++].tsc = sc->last;
+	} else if (is_ip_packet(pkt->type)) {
+		sc->ip = ip_update(sc->ip, &pkt->payload.ip);
+		if (pkt->type == ppt_tip_pgd && sc->synced && !sc->in_psb)
+			sc->after_pgd = true;
+		if (pkt->type == ppt_tip_pge)
+			sc->want_tsc = false;
+	}
+	return PTKIT_SCAN_NEXT;
+}
+
 static int scan_psbs(const uint8_t *buf, size_t len, struct psb **out,
 		     size_t *n, struct psb **tscs, size_t *ntscs)
 {
-	struct pt_packet_decoder *d;
-	size_t cap = 0, capt = 0;
-	struct pt_config cfg;
-	struct pt_packet pkt;
-	uint64_t off, last = 0, ip = 0;
-	bool have = false, in_psb = false, synced = false;
-	bool after_pgd = false, want_tsc = false;
-	int ret;
+	struct psb_scan sc = { .out = out, .tscs = tscs, .n = n,
+			       .ntscs = ntscs };
 
 	*out = *tscs = NULL;
 	*n = *ntscs = 0;
-	if (!len)
-		return 0;
-	pt_config_init(&cfg);
-	cfg.begin = (uint8_t *)buf;
-	cfg.end = (uint8_t *)buf + len;
-	d = pt_pkt_alloc_decoder(&cfg);
-	if (!d)
-		return -1;
-	ret = pt_pkt_sync_forward(d);
-	while (ret >= 0) {
-		pt_pkt_get_offset(d, &off);
-		ret = pt_pkt_next(d, &pkt, sizeof(pkt));
-		if (ret == -pte_eos)
-			break;
-		if (ret < 0) {
-			/* Lost the packet boundaries: wait for a PSB. */
-			in_psb = synced = after_pgd = want_tsc = false;
-			ret = pt_pkt_sync_forward(d);
-			continue;
-		}
-		if (pkt.type == ppt_psb) {
-			if (add_cand(out, n, &cap, off, last, have, 0, false))
-				goto fail;
-			in_psb = synced = want_tsc = true;
-			after_pgd = false;
-			ip = 0;
-			continue;
-		}
-		if (after_pgd && !in_psb && pkt.type != ppt_pad) {
-			if (add_cand(out, n, &cap, off, last, have, ip, true))
-				goto fail;
-			after_pgd = false;
-			want_tsc = true;
-		}
-		if (pkt.type == ppt_psbend) {
-			in_psb = false;
-		} else if (pkt.type == ppt_tsc) {
-			last = pkt.payload.tsc.tsc;
-			have = true;
-			if (want_tsc && *n) {
-				(*out)[*n - 1].tsc = last;
-				(*out)[*n - 1].have_tsc = true;
-				want_tsc = false;
-			}
-			if (perf_grow(tscs, *ntscs, &capt, sizeof(**tscs)))
-				goto fail;
-			(*tscs)[*ntscs].off = off;
-			(*tscs)[(*ntscs)++].tsc = last;
-		} else if (is_ip_packet(pkt.type)) {
-			ip = ip_update(ip, &pkt.payload.ip);
-			if (pkt.type == ppt_tip_pgd && synced && !in_psb)
-				after_pgd = true;
-			if (pkt.type == ppt_tip_pge)
-				want_tsc = false;
-		}
-	}
-	pt_pkt_free_decoder(d);
-	return 0;
-fail:
-	pt_pkt_free_decoder(d);
-	return -1;
+	return ptkit_stream_scan(buf, len, psb_packet, &sc, NULL) ? -1 : 0;
 }
 
 static int sw_cmp(const void *x, const void *y)

@@ -34,8 +34,9 @@
 #include "rp_internal.h"
 
 #define IDX_MAGIC	"PTRECIX"
-/* Bump with any change to what the index holds or how walk.c builds it. */
-#define IDX_VERSION	3	/* 2: checkpoints carry call depths, 3: MAC */
+/* Bump with any change to what the index holds or how index.c builds it. */
+#define IDX_VERSION	4	/* 2: checkpoints carry call depths, 3: MAC,
+				 * 4: loop gaps (RP_GAP_LOOP) */
 #define IDX_SAMPLE	(64u << 10)
 #define SEG_MIN		(1ull << 16)
 #define SEG_PER_BYTE	1024ull
@@ -276,7 +277,7 @@ static bool idx_valid(const struct rp_session *s, const struct rp_thread *t,
 			return false;
 	}
 	for (i = 0; i < h->ngaps; i++)
-		if (g[i].before > h->insns || g[i].reason > RP_GAP_LOST ||
+		if (g[i].before > h->insns || g[i].reason > RP_GAP_LOOP ||
 		    (i && g[i].before < g[i - 1].before))
 			return false;
 	return true;

@@ -104,6 +104,8 @@ enum rp_gap_reason {
 	RP_GAP_NOMAP,		/* no code bytes at that address (missing image) */
 	RP_GAP_OVERFLOW,	/* the PT unit overflowed: packets were lost */
 	RP_GAP_LOST,		/* a LOST sideband record */
+	RP_GAP_LOOP,		/* a loop PT cannot count (no conditional
+				 * branch): iterations unknown */
 };
 
 /**

@@ -135,9 +135,8 @@ struct rp_world {
 	size_t nas;
 	size_t next;		/* next record to apply */
 	bool changed;		/* since the last image build */
-	/* Where images get their sections: NULL for the session's; an
-	 * indexing worker's own, so workers do not contend for the
-	 * sections' locks.
+	/* Where images get their sections: NULL for the session's; the
+	 * index pass's own (index.c).
 	 */
 	struct pt_image_section_cache *iscache;
 };
@@ -154,10 +153,7 @@ struct pt_image *rp_world_image(struct rp_world *w, uint32_t pid);
 const struct rp_map *rp_world_lookup(struct rp_world *w, uint32_t pid,
 				     uint64_t ip);
 
-/* ---- decoding (walk.c) --------------------------------------------------- */
-
-/* Scans a thread's stream for PSBs.  Returns 0 or -RP_ERR_NOMEM. */
-int rp_scan_psbs(struct rp_thread *t);
+/* ---- decoding (psbscan.c, decode.c, gaps.c, index.c) ---------------- */
 
 /* Builds the index of a thread. */
 int rp_index_thread(struct rp_session *s, struct rp_thread *t);

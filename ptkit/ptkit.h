@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * ptkit's public header: the Intel PT pieces record/, import/, replay/ and
+ * tools/ptgen share.  The packet scan lives here because the replay
+ * engine's PSB scan and the importers' stream checks walked packets the
+ * same way, three times over (issue #14); the encoder and the instruction
+ * classifier keep their own headers for now (ptenc.h, insn.h).
+ */
+#ifndef PTREC_PTKIT_H
+#define PTREC_PTKIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct pt_packet;
+
+/* What a scan callback returns. */
+enum ptkit_scan_action {
+	PTKIT_SCAN_NEXT = 0,	/* the next packet */
+	PTKIT_SCAN_SKIP = 1,	/* straight to the next PSB, by its pattern */
+};
+
+/*
+ * Called for every packet the scan decodes, at its stream offset @off;
+ * with @pkt NULL for bytes libipt cannot decode at @off (the scan then
+ * resyncs at the next PSB).  Returns an enum ptkit_scan_action, or a
+ * negative value that ends the scan with it.
+ */
+typedef int (*ptkit_scan_fn)(void *ctx, uint64_t off,
+			     const struct pt_packet *pkt);
+
+/**
+ * ptkit_stream_scan() - every packet of a raw PT stream, from its first PSB
+ * @buf, @len:	the stream
+ * @fn, @ctx:	the callback and its context
+ * @cut:	(optional) set to the offset of a last packet whose bytes run
+ *		past the end (a truncated dump), else UINT64_MAX
+ *
+ * Decoding errors resync at the next PSB (SDM Vol. 3C 33.4.2.17: a PSB is
+ * a sync point), so damage never ends a scan.
+ *
+ * Return: 0, -ENOMEM, or the callback's negative value.
+ */
+int ptkit_stream_scan(const uint8_t *buf, size_t len, ptkit_scan_fn fn,
+		      void *ctx, uint64_t *cut);
+
+#endif

@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Segment decoding (decode.h): libipt's instruction decoder from a
+ * checkpoint to the next, turning errors into gaps and resyncing at the
+ * next PSB, with the address space of the moment; the same loop, with
+ * indexing on, matches in-stream PSB+ to checkpoints.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "decode.h"
+#include "disasm.h"
+#include "gaps.h"
+#include "psbscan.h"
+
+int rp_walk_set_image(struct walk *w)
+{
+	struct pt_image *image = rp_world_image(&w->world, w->t->pid);
+
+	if (!image)
+		return -RP_ERR_NOMEM;
+	if (w->bd)
+		pt_blk_set_image(w->bd, image);
+	else
+		pt_insn_set_image(w->d, image);
+	pt_image_free(w->image);
+	w->image = image;
+	w->last_map = NULL;	/* the maps may have moved */
+	if (w->cls)
+		memset(w->cls, 0, CLS_SLOTS * sizeof(*w->cls));
+	return 0;
+}
+
+/* Near call, near return or neither, from an instruction's bytes (SDM Vol.
+ * 2: legacy prefixes, REX in 64-bit mode, then the opcode).
+ */
+static int classify(const uint8_t *b, size_t n, bool rex)
+{
+	static const uint8_t prefixes[] = { 0x66, 0x67, 0xf2, 0xf3, 0xf0,
+					    0x2e, 0x3e, 0x26, 0x36, 0x64,
+					    0x65 };
+	size_t i = 0;
+
+	while (i < n && memchr(prefixes, b[i], sizeof(prefixes)))
+		i++;
+	if (rex && i < n && (b[i] & 0xf0) == 0x40)
+		i++;
+	if (i >= n)
+		return -1;
+	switch (b[i]) {
+	case 0xc2:
+	case 0xc3:
+		return ptic_return;
+	case 0xe8:
+		return ptic_call;
+	case 0xff:	/* FF /2: near indirect call */
+		if (i + 1 >= n)
+			return -1;
+		return ((b[i + 1] >> 3) & 7) == 2 ? ptic_call : ptic_other;
+	default:
+		return ptic_other;
+	}
+}
+
+/*
+ * The class of a block's last instruction when libipt's block cache did
+ * not say (it leaves ptic_error, for indirect jumps at least), read from
+ * the code, cached by address.  Returns -1 when the code is not known.
+ */
+int rp_walk_block_class(struct walk *w, const struct pt_block *b)
+{
+	struct cls_slot *slot;
+	const struct rp_map *mp;
+	uint8_t buf[15];
+	ssize_t n = -1;
+	int fd;
+
+	if (b->iclass != ptic_error)
+		return b->iclass;
+	if (!w->cls)
+		return -1;
+	slot = &w->cls[(b->end_ip * 0x9e3779b97f4a7c15ull) >> 54];
+	if (slot->ip1 == b->end_ip + 1)
+		return slot->cls;
+	mp = rp_world_lookup(&w->world, w->t->pid, b->end_ip);
+	if (mp && mp->image >= 0) {
+		fd = open(w->s->images[mp->image].path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			n = pread(fd, buf, sizeof(buf), (off_t)(mp->pgoff +
+				  b->end_ip - mp->start));
+			close(fd);
+		}
+	}
+	slot->ip1 = b->end_ip + 1;
+	slot->cls = n > 0 ? classify(buf, (size_t)n,
+				     b->mode == ptem_64bit) : -1;
+	return slot->cls;
+}
+
+void rp_walk_config(struct rp_session *s, struct rp_thread *t,
+		    struct pt_config *cfg)
+{
+	const struct sb_manifest *m = s->m;
+
+	pt_config_init(cfg);
+	cfg->begin = (uint8_t *)t->pt;
+	cfg->end = (uint8_t *)t->pt + t->pt_size;
+	/* Errata apply to real Intel CPUs only, not to emulated streams. */
+	if (!m->pt.emulated && !strcmp(m->cpu.vendor, "GenuineIntel")) {
+		cfg->cpu.vendor = pcv_intel;
+		cfg->cpu.family = (uint16_t)m->cpu.family;
+		cfg->cpu.model = (uint8_t)m->cpu.model;
+		cfg->cpu.stepping = (uint8_t)m->cpu.stepping;
+		pt_cpu_errata(&cfg->errata, &cfg->cpu);
+	}
+	cfg->mtc_freq = (uint8_t)m->pt.mtc_freq;
+	cfg->nom_freq = (uint8_t)m->pt.nom_freq;
+	cfg->cpuid_0x15_eax = m->pt.cpuid_15_eax;
+	cfg->cpuid_0x15_ebx = m->pt.cpuid_15_ebx;
+}
+
+/* Closes the last checkpoint's segment: its lowest call depth. */
+void rp_walk_close_ckpt(struct walk *w)
+{
+	if (*w->nckpts)
+		(*w->ckpts)[*w->nckpts - 1].dmin = w->seg_min;
+}
+
+int rp_walk_add_ckpt(struct walk *w, const struct rp_ckpt *c)
+{
+	struct rp_ckpt *v = realloc(*w->ckpts, (*w->nckpts + 1) * sizeof(*v));
+
+	if (!v)
+		return -RP_ERR_NOMEM;
+	*w->ckpts = v;
+	rp_walk_close_ckpt(w);
+	v[*w->nckpts] = *c;
+	v[*w->nckpts].depth = w->depth;
+	v[(*w->nckpts)++].dmin = w->depth;
+	w->seg_min = w->depth;
+	return 0;
+}
+
+/* Drops the checkpoint just added: its segment joins the one before. */
+void rp_walk_drop_ckpt(struct walk *w)
+{
+	(*w->nckpts)--;
+	if (*w->nckpts && (*w->ckpts)[*w->nckpts - 1].dmin < w->seg_min)
+		w->seg_min = (*w->ckpts)[*w->nckpts - 1].dmin;
+}
+
+/* The call depth after an instruction of class @iclass. */
+void rp_walk_track_depth(struct walk *w, enum pt_insn_class iclass)
+{
+	if (iclass == ptic_call)
+		w->depth++;
+	else if (iclass == ptic_return)
+		w->depth--;
+	else
+		return;
+	if (w->depth < w->seg_min)
+		w->seg_min = w->depth;
+}
+
+/*
+ * A status update: the decoder passed an in-stream PSB+.  Which one is
+ * found by the decoder's trace offset, not by counting: libipt reports
+ * some PSB+ (those without a FUP, tracing off) with status updates too and
+ * others not at all, so counting them drifts (kAFL traces, issue #19).
+ */
+static int psb_passed(struct walk *w)
+{
+	struct rp_thread *t = w->t;
+	struct rp_ckpt c;
+	uint64_t off = 0;
+	size_t i;
+
+	if (!w->indexing)
+		return 0;
+	if (w->bd)
+		pt_blk_get_offset(w->bd, &off);
+	else
+		pt_insn_get_offset(w->d, &off);
+	i = rp_psb_at(t, off);
+	/* Before the first PSB, or one matched already (its other status
+	 * updates).
+	 */
+	if (i == SIZE_MAX || i < w->psb_next)
+		return 0;
+	w->psb_next = i + 1;
+	if (i > w->stop_psb) {
+		/* Passed the next worker's start without seeing it. */
+		w->overshot = true;
+		w->stopped = true;
+		return 0;
+	}
+	if (i == w->stop_psb) {
+		/* The next worker's range starts here. */
+		w->stopped = true;
+		return 0;
+	}
+	if (!t->psbs[i].fup)
+		return 0;
+	c.offset = t->psbs[i].offset;
+	c.insn = w->pos;
+	c.tsc = t->psbs[i].tsc;
+	c.sb_next = w->world.next;
+	c.gap = *w->ngaps;
+	w->expect_fup = true;
+	w->match_psb = i;
+	w->fup_ip = t->psbs[i].fup;
+	/* The stream's first PSB is checkpoint 0 already. */
+	w->ckpt_added = !(*w->nckpts &&
+			  (*w->ckpts)[*w->nckpts - 1].offset == c.offset);
+	return w->ckpt_added ? rp_walk_add_ckpt(w, &c) : 0;
+}
+
+/* Handles pending events.  Returns libipt's status; our own failures go to
+ * w->err (and stop decoding with -pte_internal).
+ */
+int rp_walk_events(struct walk *w, int status)
+{
+	struct pt_event ev;
+	int ret;
+
+	while (status & pts_event_pending) {
+		status = w->bd ? pt_blk_event(w->bd, &ev, sizeof(ev)) :
+				 pt_insn_event(w->d, &ev, sizeof(ev));
+		if (status < 0)
+			return status;
+		if (ev.has_tsc)
+			w->tsc = ev.tsc;
+		ret = ev.status_update ? psb_passed(w) : 0;
+		if (!ret && w->indexing)
+			ret = rp_gap_loop(w, &ev);
+		if (!ret && ev.type == ptev_enabled && ev.has_tsc) {
+			ret = rp_world_advance(&w->world, ev.tsc);
+			if (!ret && w->world.changed)
+				ret = rp_walk_set_image(w);
+		}
+		if (ret) {
+			w->err = ret;
+			return -pte_internal;
+		}
+	}
+	return status;
+}
+
+/* After an error: resync at the next PSB, with the address space of then. */
+static int resync(struct walk *w)
+{
+	struct rp_thread *t = w->t;
+	uint64_t off = 0;
+	size_t i;
+	int ret, status;
+
+	status = pt_insn_sync_forward(w->d);
+	if (status < 0)
+		return status;
+	pt_insn_get_sync_offset(w->d, &off);
+	for (i = 0; i < t->npsbs; i++)
+		if (t->psbs[i].offset == off) {
+			/* Its status updates belong to this PSB, not to one
+			 * the error skipped.
+			 */
+			w->psb_next = i;
+			ret = rp_world_advance(&w->world, t->psbs[i].tsc);
+			if (!ret && w->world.changed)
+				ret = rp_walk_set_image(w);
+			if (ret) {
+				w->err = ret;
+				return -pte_internal;
+			}
+			break;
+		}
+	return status;
+}
+
+static int store(struct walk *w, const struct pt_insn *insn)
+{
+	struct rp_seg *seg = w->seg;
+	struct rp_insn *ri;
+	uint32_t lost_mtc, lost_cyc;
+	uint64_t tsc = 0;
+
+	if (!seg || w->pos < seg->first)
+		return 0;
+	ri = &seg->insns[seg->n++];
+	ri->ip = insn->ip;
+	ri->size = insn->size;
+	ri->bits = insn->mode == ptem_32bit ? 32 :
+		   insn->mode == ptem_16bit ? 16 : 64;
+	memcpy(ri->raw, insn->raw, sizeof(ri->raw));
+	switch (insn->iclass) {
+	case ptic_call:
+		ri->iclass = RP_IC_CALL;
+		break;
+	case ptic_return:
+		ri->iclass = RP_IC_RETURN;
+		break;
+	case ptic_jump:
+		ri->iclass = RP_IC_JUMP;
+		break;
+	case ptic_cond_jump:
+		ri->iclass = RP_IC_COND;
+		break;
+	case ptic_far_call:
+	case ptic_far_return:
+	case ptic_far_jump:
+		ri->iclass = RP_IC_FAR;
+		break;
+	default:
+		ri->iclass = RP_IC_OTHER;
+		break;
+	}
+	ri->tsc = pt_insn_time(w->d, &tsc, &lost_mtc, &lost_cyc) >= 0 ? tsc :
+		  w->tsc;
+	/* Most instructions run in the mapping of the previous one. */
+	if (!w->last_map || w->world.changed || insn->ip < w->last_map->start ||
+	    insn->ip >= w->last_map->end)
+		w->last_map = rp_world_lookup(&w->world, w->t->pid, insn->ip);
+	ri->image = 0;
+	ri->image_off = 0;
+	if (w->last_map && w->last_map->image >= 0) {
+		ri->image = (uint32_t)w->last_map->image + 1;
+		ri->image_off = w->last_map->pgoff + insn->ip -
+				w->last_map->start;
+	}
+	return 0;
+}
+
+/*
+ * Decodes from the decoder's current sync point until @w->end instructions
+ * (UINT64_MAX: the end of the stream), turning errors into gaps.
+ */
+int rp_walk_run(struct walk *w, int status)
+{
+	/* Each resync moves past a PSB, so this many gaps end any stream. */
+	size_t resyncs = w->t->npsbs + 2;
+	uint64_t trace_off, last_off = UINT64_MAX, stall = 0;
+	struct pt_insn insn;
+	int ret;
+
+	while (w->pos < w->end) {
+		if (status >= 0)
+			status = rp_walk_events(w, status);
+		if (w->err)
+			return w->err;
+		if (status >= 0 && (status & pts_eos))
+			break;
+		if (status >= 0) {
+			memset(&insn, 0, sizeof(insn));
+			status = pt_insn_next(w->d, &insn, sizeof(insn));
+			pt_insn_get_offset(w->d, &trace_off);
+			stall = trace_off == last_off ? stall + 1 : 0;
+			last_off = trace_off;
+			if (stall > STALL_LIMIT)
+				status = -pte_bad_insn;	/* a gap: resync */
+		}
+		if (status < 0) {
+			stall = 0;
+			if (status == -pte_eos || !resyncs--)
+				break;
+			if (w->stop_at_error) {
+				w->error = status;
+				w->error_ip = insn.ip;
+				pt_insn_get_offset(w->d, &w->error_off);
+				w->resync_off = UINT64_MAX;
+				if (pt_insn_sync_forward(w->d) >= 0)
+					pt_insn_get_sync_offset(w->d,
+								&w->resync_off);
+				break;
+			}
+			ret = rp_gap_add(w, status, insn.ip);
+			if (ret)
+				return ret;
+			status = resync(w);
+			if (w->err)
+				return w->err;
+			if (status == -pte_eos)
+				break;
+			continue;	/* a failed resync is another gap */
+		}
+		if (w->expect_fup) {
+			/* The PSB+ we matched must resume where we are. */
+			w->expect_fup = false;
+			if (insn.ip != w->fup_ip && w->indexing &&
+			    w->ckpt_added)
+				rp_walk_drop_ckpt(w);
+		}
+		ret = store(w, &insn);
+		if (ret)
+			return ret;
+		w->pos++;
+		if (w->indexing)
+			rp_walk_track_depth(w, insn.iclass);
+		if (w->indexing && w->s->progress && !(w->pos & 0xffff)) {
+			uint64_t off = 0;
+
+			pt_insn_get_offset(w->d, &off);
+			w->s->progress(w->s->progress_ctx,
+				       w->s->progress_base + off,
+				       w->s->progress_total);
+		}
+	}
+	return 0;
+}
+
+int rp_walk_begin(struct walk *w, struct rp_session *s,
+		  struct rp_thread *t, uint64_t sb_next)
+{
+	struct pt_config cfg;
+	int ret;
+
+	memset(w, 0, sizeof(*w));
+	w->s = s;
+	w->t = t;
+	w->end = UINT64_MAX;
+	w->ckpts = &t->ckpts;
+	w->nckpts = &t->nckpts;
+	w->gaps = &t->gaps;
+	w->ngaps = &t->ngaps;
+	w->stop_psb = SIZE_MAX;
+	w->start_psb = SIZE_MAX;
+	rp_world_init(&w->world, s);
+	ret = rp_world_seek(&w->world, sb_next);
+	if (ret)
+		return ret;
+	rp_walk_config(s, t, &cfg);
+	w->d = pt_insn_alloc_decoder(&cfg);
+	if (!w->d)
+		return -RP_ERR_NOMEM;
+	return rp_walk_set_image(w);
+}
+
+void rp_walk_end(struct walk *w)
+{
+	dis_free(w->dis);
+	pt_blk_free_decoder(w->bd);
+	pt_insn_free_decoder(w->d);
+	pt_image_free(w->image);
+	rp_world_fini(&w->world);
+}
+
+int rp_materialize(struct rp_session *s, struct rp_thread *t, uint64_t k,
+		   struct rp_seg *seg)
+{
+	const struct rp_ckpt *c = &t->ckpts[k];
+	uint64_t end = k + 1 < t->nckpts ? t->ckpts[k + 1].insn : t->insns;
+	struct walk w;
+	int ret, status;
+
+	seg->n = 0;
+	seg->first = c->insn;
+	seg->ckpt = k;
+	free(seg->insns);
+	seg->insns = NULL;
+	/* A damaged saved index must not make the size wrap (review). */
+	if (end < c->insn || end - c->insn >= SIZE_MAX / sizeof(*seg->insns))
+		return rp_fail(s, RP_ERR_DECODE,
+			       "thread %u: segment %llu: %llu instructions",
+			       t->tid, (unsigned long long)k,
+			       (unsigned long long)(end - c->insn));
+	seg->insns = malloc((end - c->insn + 1) * sizeof(*seg->insns));
+	if (!seg->insns)
+		return -RP_ERR_NOMEM;
+	ret = rp_walk_begin(&w, s, t, c->sb_next);
+	if (ret)
+		return ret;
+	w.seg = seg;
+	w.pos = c->insn;
+	w.end = end;
+	status = k ? pt_insn_sync_set(w.d, c->offset) :
+		     pt_insn_sync_forward(w.d);
+	if (status >= 0)
+		ret = rp_walk_run(&w, status);
+	rp_walk_end(&w);
+	if (!ret && seg->first + seg->n != end && k) {
+		/*
+		 * A damaged stream can decode differently from a PSB than
+		 * through it.  The continuous decode from the start is the
+		 * index pass itself, so it reproduces the segment exactly.
+		 */
+		seg->n = 0;
+		/* The index pass's world at its start, not an empty one. */
+		ret = rp_walk_begin(&w, s, t, t->ckpts[0].sb_next);
+		if (ret)
+			return ret;
+		w.seg = seg;
+		w.end = end;
+		status = pt_insn_sync_forward(w.d);
+		if (status >= 0)
+			ret = rp_walk_run(&w, status);
+		rp_walk_end(&w);
+	}
+	if (!ret && seg->first + seg->n != end)
+		ret = rp_fail(s, RP_ERR_DECODE,
+			      "thread %u: segment %llu decoded %llu of %llu instructions",
+			      t->tid, (unsigned long long)k,
+			      (unsigned long long)seg->n,
+			      (unsigned long long)(end - c->insn));
+	return ret;
+}

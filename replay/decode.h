@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Segment decoding, the layer above the PSB scan: one walk through a
+ * thread's stream with libipt's instruction decoder (or, for the index,
+ * its block decoder), the address space following the sideband.  The index
+ * pass (index.h) and segment materialization (rp_materialize) share it, so
+ * a segment decodes exactly as it was counted.
+ */
+#ifndef PTREC_REPLAY_DECODE_H
+#define PTREC_REPLAY_DECODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rp_internal.h"
+
+/*
+ * Instructions decoded without consuming any trace: direct jumps need no
+ * packets, so on damaged input the decoder can loop in code forever.  In a
+ * real trace an event at that address ends even a `jmp .` spin, so this
+ * many means the trace no longer matches the code.
+ */
+#define STALL_LIMIT (1u << 20)
+
+struct walk {
+	struct rp_session *s;
+	struct rp_thread *t;
+	struct rp_world world;
+	struct pt_insn_decoder *d;
+	struct pt_block_decoder *bd;	/* fast indexing, when set */
+	struct pt_image *image;
+	uint64_t pos;
+	uint64_t tsc;
+	bool indexing;
+	/* indexing: PSB matching */
+	size_t psb_next;	/* PSBs before this one are matched */
+	bool overshot;		/* a worker passed its end unseen */
+	bool expect_fup;
+	uint64_t fup_ip;
+	bool ckpt_added;	/* the pending match added a checkpoint */
+	struct rp_ckpt **ckpts;	/* where checkpoints go: the thread's, or */
+	size_t *nckpts;		/* a parallel indexing worker's own */
+	size_t stop_psb;	/* a worker ends on reaching this PSB */
+	size_t start_psb;	/* a worker's first PSB (SIZE_MAX: none) */
+	size_t match_psb;	/* the PSB of the pending FUP check */
+	struct rp_gap **gaps;	/* where gaps go: the thread's, or */
+	size_t *ngaps;		/* a parallel indexing worker's own */
+	bool stop_at_error;	/* counting: stop at the first error */
+	int error;		/* counting: the error stopped at (libipt) */
+	uint64_t error_ip, error_off;
+	uint64_t resync_off;	/* counting: where it resynced (or ~0) */
+	bool stopped;
+	int64_t depth;		/* call depth, from the start of decoding */
+	int64_t seg_min;	/* lowest depth since the last checkpoint */
+	struct cls_slot *cls;	/* indexing: classes of block ends */
+	/* materializing */
+	struct rp_seg *seg;
+	uint64_t end;
+	int err;		/* our own failure (negated enum rp_error) */
+	const struct rp_map *last_map;	/* lookup cache for store() */
+	struct dis *dis;	/* instruction lengths (gaps.c) */
+};
+
+/* The class of the instruction at an address, from its bytes. */
+struct cls_slot {
+	uint64_t ip1;		/* address + 1; 0: empty */
+	int cls;		/* enum pt_insn_class, -1: unknown */
+};
+
+#define CLS_SLOTS 1024
+
+/* Decodes against @w's address space of now (after it changed). */
+int rp_walk_set_image(struct walk *w);
+
+/*
+ * The class of a block's last instruction when libipt's block cache did
+ * not say (it leaves ptic_error, for indirect jumps at least), read from
+ * the code, cached by address.  Returns -1 when the code is not known.
+ */
+int rp_walk_block_class(struct walk *w, const struct pt_block *b);
+
+/* libipt's configuration for @t's stream (CPU, errata, timing). */
+void rp_walk_config(struct rp_session *s, struct rp_thread *t,
+		    struct pt_config *cfg);
+
+/* Closes the last checkpoint's segment: its lowest call depth. */
+void rp_walk_close_ckpt(struct walk *w);
+
+/* Adds checkpoint @c at the walk's position and depth. */
+int rp_walk_add_ckpt(struct walk *w, const struct rp_ckpt *c);
+
+/* Drops the checkpoint just added: its segment joins the one before. */
+void rp_walk_drop_ckpt(struct walk *w);
+
+/* The call depth after an instruction of class @iclass. */
+void rp_walk_track_depth(struct walk *w, enum pt_insn_class iclass);
+
+/* Handles pending events.  Returns libipt's status; our own failures go to
+ * w->err (and stop decoding with -pte_internal).
+ */
+int rp_walk_events(struct walk *w, int status);
+
+/*
+ * Decodes from the decoder's current sync point until @w->end instructions
+ * (UINT64_MAX: the end of the stream), turning errors into gaps.
+ */
+int rp_walk_run(struct walk *w, int status);
+
+/* An instruction-decoder walk of @t, the sideband applied up to @sb_next. */
+int rp_walk_begin(struct walk *w, struct rp_session *s,
+		  struct rp_thread *t, uint64_t sb_next);
+
+/* Frees what a walk holds (either decoder, image, world). */
+void rp_walk_end(struct walk *w);
+
+#endif

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Gap accounting (gaps.h): a gap where decoding stopped and resumes, a gap of
+ * unknown length where an event interrupts a loop that makes no packets,
+ * and the trace a recorder lost, placed at checkpoints.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "disasm.h"
+#include "gaps.h"
+
+/* Up to 15 code bytes at @ip from the image file mapped there.  Returns
+ * how many, or -1 when no code is known there.
+ */
+static ssize_t read_code(struct walk *w, uint64_t ip, uint8_t *buf)
+{
+	const struct rp_map *mp = rp_world_lookup(&w->world, w->t->pid, ip);
+	ssize_t n = -1;
+	size_t len;
+	int fd;
+
+	if (!mp || mp->image < 0)
+		return -1;
+	len = mp->end - ip < 15 ? (size_t)(mp->end - ip) : 15;
+	fd = open(w->s->images[mp->image].path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = pread(fd, buf, len, (off_t)(mp->pgoff + ip - mp->start));
+		close(fd);
+	}
+	return n;
+}
+
+/*
+ * Where an instruction that needs no trace packet goes (SDM Vol. 3C,
+ * Table 33-1: only direct jumps and calls, and instructions that do not
+ * change the flow), from its bytes and length: the next address, or 0
+ * when it needs a packet (conditional, indirect, return, far) or cannot be
+ * told.
+ */
+uint64_t rp_gap_next_ip(const uint8_t *b, size_t len, uint64_t ip)
+{
+	static const uint8_t prefixes[] = { 0x66, 0x67, 0xf2, 0xf3, 0xf0,
+					    0x2e, 0x3e, 0x26, 0x36, 0x64,
+					    0x65 };
+	size_t i = 0;
+	int32_t rel;
+
+	while (i < len && memchr(prefixes, b[i], sizeof(prefixes)))
+		i++;
+	if (i < len && (b[i] & 0xf0) == 0x40)
+		i++;	/* REX (64-bit code only reaches here) */
+	if (i >= len)
+		return 0;
+	switch (b[i]) {
+	case 0xeb:	/* JMP rel8 */
+		return ip + len + (uint64_t)(int64_t)(int8_t)b[len - 1];
+	case 0xe8:	/* CALL rel32 */
+	case 0xe9:	/* JMP rel32 */
+		if (len < i + 5)
+			return 0;
+		memcpy(&rel, b + len - 4, 4);
+		return ip + len + (uint64_t)(int64_t)rel;
+	case 0x70 ... 0x7f:	/* Jcc */
+	case 0xe0 ... 0xe3:	/* LOOP*, JCXZ */
+	case 0xc2: case 0xc3: case 0xca: case 0xcb: case 0xcf:
+	case 0xcc: case 0xcd: case 0xce: case 0xf1:	/* INT* */
+	case 0x9a: case 0xea:	/* far CALL, far JMP */
+		return 0;
+	case 0x0f:
+		if (i + 1 >= len)
+			return 0;
+		/* Jcc rel32, SYSCALL, SYSENTER, SYSEXIT, SYSRET, UD2 */
+		if ((b[i + 1] & 0xf0) == 0x80 || b[i + 1] == 0x05 ||
+		    b[i + 1] == 0x34 || b[i + 1] == 0x35 || b[i + 1] == 0x07 ||
+		    b[i + 1] == 0x0b)
+			return 0;
+		return ip + len;
+	case 0xff:	/* FF /2../5: indirect CALL and JMP */
+		if (i + 1 >= len)
+			return 0;
+		if (((b[i + 1] >> 3) & 7) >= 2 && ((b[i + 1] >> 3) & 7) <= 5)
+			return 0;
+		return ip + len;
+	default:
+		return ip + len;
+	}
+}
+
+#define LOOP_MAX 256	/* instructions followed from an event's IP */
+
+/*
+ * Whether the code at @ip (64-bit) runs in a loop that needs no trace
+ * packet: followed instruction by instruction, through direct jumps and
+ * calls only, it comes back to @ip.  PT says nothing about how often such
+ * a loop ran (issue #15, item 15), so an event that binds there cannot
+ * tell which iteration it interrupted.
+ */
+static bool loop_free(struct walk *w, uint64_t ip)
+{
+	uint64_t at = ip;
+	uint8_t buf[15];
+	char text[256];
+	ssize_t n;
+	int len, i;
+
+	if (!w->dis && dis_new(&w->dis))
+		return false;
+	for (i = 0; i < LOOP_MAX; i++) {
+		n = read_code(w, at, buf);
+		if (n <= 0)
+			return false;
+		len = dis_insn(w->dis, buf, (size_t)n, at, text,
+			       sizeof(text));
+		if (len <= 0 || len > n)
+			return false;
+		at = rp_gap_next_ip(buf, (size_t)len, at);
+		if (!at)
+			return false;
+		if (at == ip)
+			return true;
+	}
+	return false;
+}
+
+int rp_gap_add_at(struct walk *w, int err, uint64_t ip, uint64_t off)
+{
+	struct rp_gap *v, *g;
+
+	if (!w->indexing)
+		return 0;	/* recorded once, by the index pass */
+	v = realloc(*w->gaps, (*w->ngaps + 1) * sizeof(*v));
+	if (!v)
+		return -RP_ERR_NOMEM;
+	*w->gaps = v;
+	g = &v[(*w->ngaps)++];
+	memset(g, 0, sizeof(*g));
+	g->before = w->pos;
+	g->reason = !err ? RP_GAP_LOOP : err == -pte_nomap ? RP_GAP_NOMAP :
+		    RP_GAP_DECODE;
+	g->ip = ip;
+	g->offset = off;
+	g->error = err ? pt_errstr(pt_errcode(err)) : NULL;
+	return 0;
+}
+
+int rp_gap_add(struct walk *w, int err, uint64_t ip)
+{
+	uint64_t off = 0;
+
+	pt_insn_get_offset(w->d, &off);
+	return rp_gap_add_at(w, err, ip, off);
+}
+
+/*
+ * An event that interrupts a loop the trace cannot count (tracing turned
+ * off, or an interrupt, inside a `jmp` loop): the history shows the loop
+ * up to the event's first chance to bind, not the iterations that ran, so
+ * a gap of unknown length says so there.
+ */
+int rp_gap_loop(struct walk *w, const struct pt_event *ev)
+{
+	uint64_t at, off = 0;
+
+	if (ev->type == ptev_async_disabled)
+		at = ev->variant.async_disabled.at;
+	else if (ev->type == ptev_async_branch)
+		at = ev->variant.async_branch.from;
+	else
+		return 0;
+	if (!loop_free(w, at))
+		return 0;
+	if (w->bd)
+		pt_blk_get_offset(w->bd, &off);
+	else
+		pt_insn_get_offset(w->d, &off);
+	return rp_gap_add_at(w, 0, at, off);
+}
+
+static int gap_cmp(const void *a, const void *b)
+{
+	const struct rp_gap *x = a, *y = b;
+
+	if (x->before != y->before)
+		return x->before < y->before ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/*
+ * Trace the recorder lost (a LOST sideband record of this thread) is a hole
+ * the decoder may not notice: the stream resumes at a PSB and decodes
+ * cleanly on both sides.  Each such record becomes a gap at the first
+ * checkpoint at or after its stream offset, or at the end of the history
+ * when the loss is in the stream's tail (a truncated import).
+ */
+int rp_gaps_add_lost(struct rp_session *s, struct rp_thread *t)
+{
+	size_t i, k, g;
+
+	for (i = 0; i < s->nrecs; i++) {
+		const struct ptrec_sb_lost *l = (const void *)s->recs[i];
+		struct rp_gap *v, *gap;
+
+		if (l->hdr.type != PTREC_SB_LOST || l->tid != t->tid ||
+		    l->reason == PTREC_SB_LOST_SIDEBAND)
+			continue;
+		v = realloc(t->gaps, (t->ngaps + 1) * sizeof(*v));
+		if (!v)
+			return -RP_ERR_NOMEM;
+		t->gaps = v;
+		gap = &t->gaps[t->ngaps++];
+		memset(gap, 0, sizeof(*gap));
+		gap->reason = RP_GAP_LOST;
+		gap->offset = l->offset;
+		gap->before = t->insns;
+		for (k = 0; k < t->nckpts; k++) {
+			if (t->ckpts[k].offset >= l->offset) {
+				gap->before = t->ckpts[k].insn;
+				break;
+			}
+		}
+	}
+	if (t->ngaps > 1)
+		qsort(t->gaps, t->ngaps, sizeof(*t->gaps), gap_cmp);
+	for (k = 0, g = 0; k < t->nckpts; k++) {
+		while (g < t->ngaps && t->gaps[g].before <= t->ckpts[k].insn)
+			g++;
+		t->ckpts[k].gap = g;
+	}
+	return 0;
+}

@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The index planner and builder: the stream cut at PSBs into ranges that
+ * workers index in parallel with libipt's block decoder, the ranges'
+ * checkpoints and gaps joined, damaged segments counted by the decoder
+ * that materializes them (decode.h).  Before this split all of it, the PSB
+ * scan, segment decoding and gap accounting were one file (walk.c).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "decode.h"
+#include "gaps.h"
+#include "index.h"
+#include "psbscan.h"
+
+
+/*
+ * The address space decoding starts with: everything up to the time of
+ * the first PSB (for range 0, the stream's first), so that a stream
+ * without timing packets still sees the snapshot (time 0) mappings.
+ */
+static uint64_t start_tsc(const struct rp_thread *t, size_t psb)
+{
+	if (psb == SIZE_MAX)
+		psb = 0;
+	return psb < t->npsbs ? t->psbs[psb].tsc : 0;
+}
+
+/*
+ * On a damaged stream the two decoders can also part without the block
+ * decoder seeing an error: where the stream ends inside damage, the block
+ * decoder took one more instruction before a disable event than the
+ * instruction decoder decodes (fuzz_replay).  So the last segment is
+ * decoded again, as it will materialize, when the stream had gaps or the
+ * segment is small (not on a long stream with one PSB, where it would
+ * double the cost): any difference, or an error only the instruction
+ * decoder sees, returns 1, and the thread is indexed with the instruction
+ * decoder.
+ */
+#define TAIL_CHECK	(64u << 10)	/* instructions always checked */
+
+static int check_tail(struct walk *bw)
+{
+	const struct rp_ckpt *c = &(*bw->ckpts)[*bw->nckpts - 1];
+	struct walk cw;
+	int ret, status;
+
+	ret = rp_walk_begin(&cw, bw->s, bw->t, c->sb_next);
+	if (ret) {
+		rp_walk_end(&cw);
+		return ret;
+	}
+	cw.pos = c->insn;
+	cw.stop_at_error = true;
+	status = pt_insn_sync_set(cw.d, c->offset);
+	ret = status < 0 ? 1 : rp_walk_run(&cw, status);
+	rp_walk_end(&cw);
+	if (!ret && (cw.error || cw.pos != bw->pos))
+		ret = 1;
+	return ret;
+}
+
+/* A gap where code is missing, then the block decoder's own resync. */
+static int nomap_gap(struct walk *w, uint64_t ip, uint64_t *resync_off)
+{
+	uint64_t off = 0;
+	int ret;
+
+	pt_blk_get_offset(w->bd, &off);
+	ret = rp_gap_add_at(w, -pte_nomap, ip, off);
+	w->expect_fup = false;
+	*resync_off = UINT64_MAX;
+	if (!ret && pt_blk_sync_forward(w->bd) >= 0)
+		pt_blk_get_sync_offset(w->bd, resync_off);
+	return ret;
+}
+
+/* The block decoder after an error: on at @off, a checkpoint there; its
+ * libipt status in @status.
+ */
+static int resync_blocks(struct walk *w, uint64_t off, int *status)
+{
+	const struct rp_thread *t = w->t;
+	size_t i = rp_psb_at(t, off);
+	struct rp_ckpt c = { 0 };
+	int ret;
+
+	if (i == SIZE_MAX || t->psbs[i].offset != off)
+		return 1;
+	if (i >= w->stop_psb) {
+		/* The next worker's range starts there. */
+		w->stopped = true;
+		w->overshot = i > w->stop_psb;
+		return 0;
+	}
+	*status = pt_blk_sync_set(w->bd, off);
+	if (*status < 0)
+		return 1;
+	w->psb_next = i;
+	ret = rp_world_advance(&w->world, t->psbs[i].tsc);
+	if (!ret && w->world.changed)
+		ret = rp_walk_set_image(w);
+	if (ret)
+		return ret;
+	c.offset = off;
+	c.insn = w->pos;
+	c.tsc = t->psbs[i].tsc;
+	c.sb_next = w->world.next;
+	return rp_walk_add_ckpt(w, &c);
+}
+
+static int index_range(struct range *r)
+{
+	struct rp_session *s = r->s;
+	struct rp_thread *t = r->t;
+	struct rp_ckpt c0 = { 0 };
+	uint64_t trace_off, last_off = UINT64_MAX, stall = 0;
+	struct pt_config cfg;
+	struct pt_image_section_cache *isc;
+	struct pt_block block;
+	struct walk w;
+	int ret, status;
+
+	memset(&w, 0, sizeof(w));
+	w.s = s;
+	w.t = t;
+	w.end = UINT64_MAX;
+	w.indexing = true;
+	w.ckpts = &r->ckpts;
+	w.nckpts = &r->nckpts;
+	w.gaps = &r->gaps;
+	w.ngaps = &r->ngaps;
+	w.stop_psb = r->stop_psb;
+	w.start_psb = r->first_psb;
+	rp_world_init(&w.world, s);
+	/*
+	 * The pass's own section cache: workers do not contend for the
+	 * sections' locks, and libipt's block cache holds only what this
+	 * pass decoded (one filled by other threads' or earlier decodes made
+	 * the block decoder disagree with the instruction decoder on damaged
+	 * input: fuzz_replay's bcache-mode-shorter-history).
+	 */
+	w.world.iscache = pt_iscache_alloc(NULL);
+	if (!w.world.iscache) {
+		rp_world_fini(&w.world);
+		return -RP_ERR_NOMEM;
+	}
+	ret = rp_world_advance(&w.world, start_tsc(t, r->first_psb));
+	if (ret) {
+		pt_iscache_free(w.world.iscache);
+		rp_world_fini(&w.world);
+		return ret;
+	}
+	rp_walk_config(s, t, &cfg);
+	/*
+	 * libipt 2.0's block cache follows direct jumps and calls by
+	 * recursion: on damaged input that loops in code ('jmp .') without
+	 * consuming trace, it recurses until the stack overflows.  Ending a
+	 * block at every jump and call hands control back to the stall check
+	 * below on each turn of such a loop.
+	 */
+	cfg.flags.variant.block.end_on_jump = 1;
+	cfg.flags.variant.block.end_on_call = 1;
+	w.bd = pt_blk_alloc_decoder(&cfg);
+	w.cls = calloc(CLS_SLOTS, sizeof(*w.cls));
+	ret = w.bd && w.cls ? rp_walk_set_image(&w) : -RP_ERR_NOMEM;
+	if (ret)
+		goto out;
+	if (r->first_psb == SIZE_MAX) {
+		status = pt_blk_sync_forward(w.bd);
+		if (status >= 0)
+			pt_blk_get_sync_offset(w.bd, &c0.offset);
+		if (t->npsbs)
+			c0.tsc = t->psbs[0].tsc;
+		c0.sb_next = w.world.next;
+	} else {
+		c0.offset = t->psbs[r->first_psb].offset;
+		c0.tsc = t->psbs[r->first_psb].tsc;
+		c0.sb_next = w.world.next;
+		w.psb_next = r->first_psb;
+		status = pt_blk_sync_set(w.bd, c0.offset);
+	}
+	if (status < 0) {
+		ret = 1;
+		goto out;
+	}
+	ret = rp_walk_add_ckpt(&w, &c0);
+	while (!ret) {
+		if (status >= 0)
+			status = rp_walk_events(&w, status);
+		if (w.err) {
+			ret = w.err;
+			break;
+		}
+		if (w.stopped)
+			break;
+		if (status >= 0 && (status & pts_eos))
+			break;
+		if (status >= 0) {
+			memset(&block, 0, sizeof(block));
+			status = pt_blk_next(w.bd, &block, sizeof(block));
+		}
+		if (status == -pte_eos)
+			break;
+		if (status < 0) {
+			uint64_t off = UINT64_MAX;
+
+			stall = 0;
+			last_off = UINT64_MAX;
+			/*
+			 * Code missing where decoding goes next (a library not
+			 * given, the usual damage in real traces): both
+			 * decoders stop before that instruction, having read
+			 * the same packets.  Any other error means corrupt
+			 * trace, on which libipt's two decoders part ways even
+			 * where the block decoder sees nothing wrong (fuzz_replay
+			 * found a PSB one decoder could not start at and the
+			 * other passed): the thread is indexed with the
+			 * instruction decoder, which materializes segments.
+			 */
+			if (status != -pte_nomap || block.ninsn) {
+				ret = 1;
+				break;
+			}
+			ret = nomap_gap(&w, block.ip, &off);
+			if (!ret && off == UINT64_MAX)
+				break;	/* the end of the stream */
+			if (!ret)
+				ret = resync_blocks(&w, off, &status);
+			if (w.stopped)
+				break;
+			continue;
+		}
+		if (w.expect_fup && block.ninsn) {
+			/*
+			 * As rp_walk_run() does: a PSB+ whose FUP is not where decoding
+			 * resumes (tracing was off at the PSB, as in kAFL's
+			 * traces) is no checkpoint.  A worker's own first PSB
+			 * cannot be dropped: index in one piece then.
+			 */
+			w.expect_fup = false;
+			if (block.ip != w.fup_ip && w.ckpt_added) {
+				rp_walk_drop_ckpt(&w);
+			} else if (block.ip != w.fup_ip &&
+				   w.match_psb == w.start_psb) {
+				ret = 1;
+				break;
+			}
+		}
+		if (block.ninsn) {
+			/* Calls and returns end blocks (end_on_call). */
+			int cls = rp_walk_block_class(&w, &block);
+
+			if (cls < 0)
+				r->nodepth = true;
+			else
+				rp_walk_track_depth(&w, (enum pt_insn_class)cls);
+		}
+		w.pos += block.ninsn;
+		/* Looping in code without consuming trace: damaged input. */
+		pt_blk_get_offset(w.bd, &trace_off);
+		stall = trace_off == last_off ? stall + block.ninsn : 0;
+		last_off = trace_off;
+		if (stall > STALL_LIMIT) {
+			/* A gap, as the instruction decoder's stall check. */
+			status = -pte_bad_insn;
+			continue;
+		}
+		if (r->progress && s->progress &&
+		    (w.pos >> 16) != ((w.pos - block.ninsn) >> 16)) {
+			uint64_t off = 0;
+
+			pt_blk_get_offset(w.bd, &off);
+			s->progress(s->progress_ctx, s->progress_base + off,
+				    s->progress_total);
+		}
+	}
+	/* The last segment, as it will materialize (when cheap or damaged). */
+	if (!ret && r->stop_psb == SIZE_MAX && *w.nckpts) {
+		uint64_t tail = w.pos - (*w.ckpts)[*w.nckpts - 1].insn;
+
+		if (*w.ngaps || tail <= TAIL_CHECK || tail <= w.pos / 8)
+			ret = check_tail(&w);
+	}
+	rp_walk_close_ckpt(&w);
+	r->insns = w.pos;
+	r->tsc = w.tsc;
+	r->depth = w.depth;
+	r->stopped = w.stopped;
+	/* A range that should end at the next one's PSB but did not. */
+	if (!ret && r->stop_psb != SIZE_MAX && (!w.stopped || w.overshot))
+		ret = 1;
+out:
+	free(w.cls);
+	isc = w.world.iscache;
+	rp_walk_end(&w);
+	pt_iscache_free(isc);	/* after the image that uses it */
+	return ret;
+}
+
+static void *range_main(void *arg)
+{
+	struct range *r = arg;
+
+	r->ret = index_range(r);
+	return NULL;
+}
+
+#define RANGE_MIN_BYTES	(32u << 10)	/* smaller streams: one range */
+
+/* Workers for @t: one per online CPU, PTREC_INDEX_THREADS to override. */
+static size_t range_count(const struct rp_thread *t)
+{
+	const char *env = getenv("PTREC_INDEX_THREADS");
+	long n = env ? atol(env) : sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (!env && t->pt_size < 2 * RANGE_MIN_BYTES)
+		return 1;
+	if (n < 1)
+		n = 1;
+	return n > RANGE_MAX ? RANGE_MAX : (size_t)n;
+}
+
+/* Cuts the stream into up to @n ranges of about equal size at PSBs that
+ * carry a FUP (where checkpoints are).  Returns the number of ranges.
+ */
+size_t rp_index_plan(struct rp_session *s, struct rp_thread *t,
+		     struct range *r, size_t n)
+{
+	size_t i, k = 1, p = 0;
+
+	memset(r, 0, n * sizeof(*r));
+	r[0].first_psb = SIZE_MAX;
+	for (i = 1; i < n; i++) {
+		uint64_t target = t->pt_size / n * i;
+
+		while (p < t->npsbs &&
+		       (!t->psbs[p].fup || t->psbs[p].offset < target ||
+			(k > 1 && p <= r[k - 1].first_psb)))
+			p++;
+		/* The first PSB is range 0's own start. */
+		if (p >= t->npsbs || !p)
+			break;
+		r[k++].first_psb = p;
+	}
+	for (i = 0; i < k; i++) {
+		r[i].s = s;
+		r[i].t = t;
+		r[i].stop_psb = i + 1 < k ? r[i + 1].first_psb : SIZE_MAX;
+	}
+	r[0].progress = true;
+	return k;
+}
+
+/* Joins the ranges' checkpoints into the thread's index. */
+static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
+{
+	size_t i, j, total = 0;
+	uint64_t base = 0;
+	int64_t dbase = 0;
+	bool nodepth = false;
+	struct rp_ckpt *v;
+	struct rp_gap *g;
+	size_t ngaps = 0;
+
+	for (i = 0; i < n; i++) {
+		total += r[i].nckpts;
+		ngaps += r[i].ngaps;
+	}
+	v = malloc(total * sizeof(*v));
+	g = malloc((ngaps ? ngaps : 1) * sizeof(*g));
+	if (!v || !g) {
+		free(v);
+		free(g);
+		return -RP_ERR_NOMEM;
+	}
+	free(t->gaps);
+	t->gaps = g;
+	t->ngaps = 0;
+	free(t->ckpts);
+	t->ckpts = v;
+	t->nckpts = 0;
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < r[i].nckpts; j++) {
+			v[t->nckpts] = r[i].ckpts[j];
+			v[t->nckpts].depth += dbase;
+			v[t->nckpts].dmin += dbase;
+			v[t->nckpts++].insn += base;
+		}
+		for (j = 0; j < r[i].ngaps; j++) {
+			g[t->ngaps] = r[i].gaps[j];
+			g[t->ngaps++].before += base;
+		}
+		base += r[i].insns;
+		dbase += r[i].depth;
+		nodepth |= r[i].nodepth;
+	}
+	if (nodepth)
+		for (j = 0; j < t->nckpts; j++)
+			v[j].dmin = RP_DMIN_UNKNOWN;
+	t->insns = base;
+	t->first_tsc = t->npsbs ? t->psbs[0].tsc : 0;
+	t->last_tsc = r[n - 1].tsc;
+	return 0;
+}
+
+static int index_blocks(struct rp_session *s, struct rp_thread *t)
+{
+	struct range r[RANGE_MAX];
+	pthread_t tid[RANGE_MAX];
+	bool started[RANGE_MAX] = { false };
+	size_t i, n = rp_index_plan(s, t, r, range_count(t));
+	int ret = 0;
+
+	for (i = 1; i < n; i++)
+		started[i] = !pthread_create(&tid[i], NULL, range_main, &r[i]);
+	for (i = 1; i < n; i++)
+		if (!started[i])
+			r[i].ret = index_range(&r[i]);
+	r[0].ret = index_range(&r[0]);
+	for (i = 0; i < n; i++) {
+		if (started[i])
+			pthread_join(tid[i], NULL);
+		if (r[i].ret < 0 || (r[i].ret > 0 && !ret))
+			ret = r[i].ret;
+	}
+	if (!ret)
+		ret = merge_ranges(t, r, n);
+	for (i = 0; i < n; i++) {
+		free(r[i].ckpts);
+		free(r[i].gaps);
+	}
+	/* Ranges that do not join up: index it in one piece. */
+	if (ret > 0 && n > 1) {
+		struct range one = { .s = s, .t = t, .first_psb = SIZE_MAX,
+				     .stop_psb = SIZE_MAX, .progress = true };
+
+		ret = index_range(&one);
+		if (!ret)
+			ret = merge_ranges(t, &one, 1);
+		free(one.ckpts);
+		free(one.gaps);
+	}
+	return ret;
+}
+
+/* The index from the instruction decoder, which also materializes
+ * segments, so the two always agree.
+ */
+static int index_insns(struct rp_session *s, struct rp_thread *t)
+{
+	struct rp_ckpt c0 = { 0 };
+	struct walk w;
+	int ret, status;
+	size_t k;
+
+	free(t->ckpts);
+	free(t->gaps);
+	t->ckpts = NULL;
+	t->gaps = NULL;
+	t->nckpts = t->ngaps = 0;
+	t->insns = 0;
+	t->exact = true;
+	for (k = 0; k < RP_SEG_CACHE; k++)
+		t->cache[k].ckpt = UINT64_MAX;
+	ret = rp_walk_begin(&w, s, t, 0);
+	if (!ret)
+		ret = rp_world_advance(&w.world, start_tsc(t, SIZE_MAX));
+	if (!ret && w.world.changed)
+		ret = rp_walk_set_image(&w);
+	if (ret) {
+		rp_walk_end(&w);
+		return ret;
+	}
+	c0.sb_next = w.world.next;
+	w.indexing = true;
+	status = pt_insn_sync_forward(w.d);
+	if (status < 0) {
+		/* Not a single PSB: an empty history with one gap. */
+		if (t->pt_size)
+			rp_gap_add(&w, status, 0);
+		ret = rp_walk_add_ckpt(&w, &c0);
+		rp_walk_end(&w);
+		return ret;
+	}
+	pt_insn_get_sync_offset(w.d, &c0.offset);
+	if (t->npsbs)
+		c0.tsc = t->psbs[0].tsc;
+	ret = rp_walk_add_ckpt(&w, &c0);
+	if (!ret)
+		ret = rp_walk_run(&w, status);
+	rp_walk_close_ckpt(&w);
+	t->insns = w.pos;
+	t->first_tsc = t->npsbs ? t->psbs[0].tsc : 0;
+	t->last_tsc = w.tsc;
+	rp_walk_end(&w);
+	return ret;
+}
+
+int rp_index_thread(struct rp_session *s, struct rp_thread *t)
+{
+	int ret = rp_scan_psbs(t);
+
+	if (ret)
+		return ret;
+	ret = index_blocks(s, t);
+	if (ret > 0)
+		ret = index_insns(s, t);
+	return ret ? ret : rp_gaps_add_lost(s, t);
+}
+
+int rp_reindex_exact(struct rp_session *s, struct rp_thread *t)
+{
+	int ret = t->exact ? -RP_ERR_DECODE : index_insns(s, t);
+
+	return ret ? ret : rp_gaps_add_lost(s, t);
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The index planner and builder, the layer above segment decoding: how a
+ * thread's stream is cut into ranges for parallel workers, and the index
+ * (checkpoints, gaps) built from them.  rp_index_thread() and
+ * rp_reindex_exact() (rp_internal.h) are its entry points.
+ */
+#ifndef PTREC_REPLAY_INDEX_H
+#define PTREC_REPLAY_INDEX_H
+
+#include "rp_internal.h"
+
+#define RANGE_MAX	8	/* workers at most */
+
+/*
+ * The index needs instruction counts only, which libipt's block decoder
+ * gives far faster than stepping every instruction.  Any decode error or
+ * checkpoint mismatch returns 1: on damaged streams the two decoders may
+ * disagree about where errors fall, and segments are materialized with the
+ * instruction decoder, so the index must then come from that one too.
+ *
+ * A long stream is cut at PSBs into ranges that workers index in parallel
+ * (a PSB is a sync point: decoding can start there, SDM Vol. 3C 33.4.2.17).
+ * Each worker starts with the address space as of its PSB's time, as
+ * resync() does, and records that in its first checkpoint, so a segment
+ * materializes with the world it was indexed with.
+ */
+struct range {
+	struct rp_session *s;
+	struct rp_thread *t;
+	size_t first_psb;	/* SIZE_MAX: from the stream's first sync */
+	size_t stop_psb;	/* SIZE_MAX: to the stream's end */
+	bool progress;
+	struct rp_ckpt *ckpts;
+	size_t nckpts;
+	struct rp_gap *gaps;
+	size_t ngaps;
+	uint64_t insns, tsc;
+	int64_t depth;		/* call depth at its end, from its start */
+	bool nodepth;		/* a block without instruction class */
+	bool stopped;
+	int ret;
+};
+
+/* Cuts the stream into up to @n ranges of about equal size at PSBs that
+ * carry a FUP (where checkpoints are).  Returns the number of ranges.
+ */
+size_t rp_index_plan(struct rp_session *s, struct rp_thread *t,
+		     struct range *r, size_t n);
+
+#endif
