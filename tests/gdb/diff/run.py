@@ -42,7 +42,30 @@ PROGRAMS = {
 }
 
 # (binary, chain) -> reason; the chain must differ (see docs/gdb.md).
-KNOWN = {}
+UNWOUND = ('not fixed: after longjmp or a C++ exception, the recorded call '
+           'stack keeps the unwound frames (calls and returns are counted, '
+           'the stack pointer is not followed), so at exit the backtrace '
+           'still has them')
+SIGNAL = ('not fixed: the recorded call stack has no <signal handler '
+          'called> frame and runs the handler as a call from the '
+          'interrupted code, so depths and reverse-finish differ')
+KNOWN = {
+    'lj-O0/rev': 'reverse-finish in main, the first recorded frame: ptrec '
+                 'refuses (its caller was not recorded), record full stops '
+                 'in setjmp',
+    'lj-O2/rev': 'as lj-O0/rev',
+    'lj-O0/fwd': UNWOUND, 'lj-O0/mix': UNWOUND,
+    'lj-O2/fwd': UNWOUND, 'lj-O2/mix': UNWOUND,
+    'exc-O0/fwd': UNWOUND, 'exc-O0/mix': UNWOUND,
+    'exc-O2/fwd': UNWOUND, 'exc-O2/mix': UNWOUND,
+    'sig-O0/rev': SIGNAL, 'sig-O0/fwd': SIGNAL,
+    'sig-O2/rev': SIGNAL, 'sig-O2/fwd': SIGNAL,
+}
+
+# Chains the oracle cannot run: record full never comes back from this
+# reverse-finish in a signal handler (GDB 13, killed after the timeout).
+SKIP = {'sig-O0/mix': 'record full hangs in reverse-finish from the handler',
+        'sig-O2/mix': 'record full hangs in reverse-finish from the handler'}
 
 
 # record full replays forward only up to where the live run stopped, and
@@ -55,7 +78,7 @@ GOTO_LATER = ['python import re; START = re.search(r"Log contains (\\d+) '
               'python gdb.execute("record goto " + START, to_string=True)']
 
 
-def gdb_run(prog, lines, timeout=120):
+def gdb_run(prog, lines, timeout=60):
     env = dict(os.environ, GLIBC_TUNABLES=TUNABLES)
     with tempfile.NamedTemporaryFile('w', suffix='.gdb', delete=False) as f:
         f.write('\n'.join(lines) + '\n')
@@ -112,6 +135,9 @@ def main():
             for cname, chain in CHAINS.items():
                 n += 1
                 key = '%s-%s/%s' % (name, opt, cname)
+                if key in SKIP:
+                    print('ok %d - %s # skip %s' % (n, key, SKIP[key]))
+                    continue
                 if rec.returncode:
                     print('not ok %d - %s: recording failed: %s' %
                           (n, key, rec.stderr.strip()))
@@ -151,8 +177,9 @@ def main():
                         print('# ptrec output:\n# ' +
                               pout[-2000:].replace('\n', '\n# '))
     print('1..%d' % n)
-    print('# %d stops compared in %d chains; %d chains differ (%d listed '
-          'in docs/gdb.md)' % (compared, n, differ, len(KNOWN)))
+    print('# %d stops compared in %d chains (%d skipped); %d chains differ '
+          '(%d listed in docs/gdb.md)' % (compared, n - len(SKIP), len(SKIP),
+                                         differ, len(KNOWN)))
     return 1 if failed else 0
 
 
