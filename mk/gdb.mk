@@ -74,3 +74,11 @@ gdb-diff: $(PTREC) $(PTREC_SERVER) $(GDB_DIFF_BINS)
 		tests/gdb/diff/run.py $(GDB_DIFF_DIR)
 
 CHECK_EXTRA += gdb-diff
+
+# The plugin's own tests (tests/gdb/plugin.sh), apart from the server's.
+.PHONY: gdb-plugin-test
+gdb-plugin-test: $(PTREC) $(PTREC_SERVER) $(GDB_DIFF_BINS)
+	PTREC=$(CURDIR)/$(PTREC) PTREC_SERVER=$(CURDIR)/$(PTREC_SERVER) \
+		DIFF_BINS=$(CURDIR)/$(GDB_DIFF_DIR) tests/gdb/plugin.sh
+
+CHECK_EXTRA += gdb-plugin-test

@@ -95,18 +95,38 @@ lines, /i instruction ranges."""
         _monitor('ptrec calls ' + arg, 'ptrec function-call-history:')
 
 
+# Where this file is: GDB defines __file__ only while it sources it.
+try:
+    _HERE = os.path.dirname(os.path.abspath(__file__))
+except NameError:
+    _HERE = os.getcwd()
+
+
+def _cli():
+    """The ptrec CLI to run: the one installed or built with this plugin
+    (./ptrec, ../../bin/ptrec from share/ptrec/, ../../build/ptrec from the
+    tree's gdb/plugin/), else ptrec on PATH.  Never a path the remote
+    names: the server's reply is data from the other end of a connection,
+    and a fake server once made GDB run a program of its choice that way."""
+    for rel in ('ptrec', '../../bin/ptrec', '../../build/ptrec'):
+        cli = os.path.normpath(os.path.join(_HERE, rel))
+        if os.path.isfile(cli) and os.access(cli, os.X_OK):
+            return cli
+    return shutil.which('ptrec') or 'ptrec'
+
+
 def _bundle():
-    """The bundle the server replays, and the ptrec CLI to run on it: the
-    one next to ptrec-server, else ptrec on PATH."""
+    """The bundle the server replays (an argument to our own CLI, never a
+    program to run), and the CLI to run on it."""
     out = gdb.execute('monitor ptrec bundle', to_string=True)
     where = dict(line.split(' ', 1) for line in out.splitlines()
                  if ' ' in line)
     if 'bundle' not in where:
         raise gdb.GdbError('ptrec: the target is not a ptrec-server')
-    cli = os.path.join(os.path.dirname(where.get('server', '')), 'ptrec')
-    if not os.access(cli, os.X_OK):
-        cli = shutil.which('ptrec') or 'ptrec'
-    return where['bundle'], cli
+    bundle = where['bundle']
+    if bundle.startswith('-'):
+        bundle = './' + bundle  # a path, never an option
+    return bundle, _cli()
 
 
 def _run_cli(command, args):
@@ -331,11 +351,8 @@ entry of a deeper call, not the selected frame's."""
         leaves the inlined function's block in the same real frame (the
         one @outer frames from the outermost), jumping over the calls it
         made by their recorded entries."""
-        block = frame.block()
-        while block.superblock is not None and \
-                block.function != frame.function():
-            block = block.superblock
-        start, end = block.start, block.end
+        func = frame.function()
+        mine = _inlined_block(frame.pc(), func)
         for _ in range(100000):
             out = gdb.execute('reverse-stepi', to_string=True)
             if 'No more reverse-execution history' in out:
@@ -345,10 +362,19 @@ entry of a deeper call, not the selected frame's."""
                 return      # before the real frame's entry
             if len(stack) > outer:
                 _goto(stack[len(stack) - outer - 1][0])
-            pc = gdb.newest_frame().pc()
-            if not start <= pc < end:
+            # Another inlined copy of the function is not this call.
+            if _inlined_block(gdb.newest_frame().pc(), func) != mine:
                 return
 
+
+def _inlined_block(pc, func):
+    """The innermost block of inlined @func around @pc, as (start, end),
+    or None.  (gdb.Symbol objects compare by identity: by name here.)"""
+    block = gdb.block_for_pc(pc)
+    while block is not None and (block.function is None or
+                                 block.function.name != func.name):
+        block = block.superblock
+    return (block.start, block.end) if block is not None else None
 
 def _goto(pos):
     out = gdb.execute('monitor ptrec goto %d' % pos, to_string=True)

@@ -1,0 +1,78 @@
+#!/bin/sh
+# GDB plugin tests (gdb/plugin/ptrec.py), apart from tests/gdb/run.sh (the
+# server's): backtraces through inlined code, and what the plugin runs.
+# The truth for a backtrace is GDB's own on the live program.
+set -u
+: "${PTREC:?}" "${PTREC_SERVER:?}" "${DIFF_BINS:?}"
+testlib_dir=$(cd "$(dirname "$0")/.." && pwd)
+. "$testlib_dir/lib.sh"
+tap_begin gdbplugin
+tap_log=$tmp/out
+export GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX2,-AVX,-BMI2,-EVEX
+
+# frames: the function names of a backtrace, one line.
+frames() {
+	sed -n 's/^#[0-9]*  \(0x[0-9a-f]* in \)\{0,1\}\([A-Za-z_0-9]*\) .*/\2/p' "$1" |
+		tr '\n' ' '
+}
+
+# Inline frames at -O2: outer is inlined into caller and calls helper,
+# which calls leaf.  At leaf's second entry GDB's live backtrace and the
+# replay's must name the same frames (the unwinder once indexed the
+# recorded stack by GDB's level, which counts inline frames: outer went
+# missing and the chain ended early).
+prog=$DIFF_BINS/inl-O2
+timeout 120 "$PTREC" record -q -o "$tmp/inl" -- "$prog" >/dev/null 2>&1 ||
+	bad "recording inl-O2"
+timeout 60 gdb -batch -nx -ex "break leaf" -ex run -ex continue -ex bt \
+	"$prog" >"$tmp/live" 2>&1
+timeout 60 "$PTREC" replay "$tmp/inl" -batch -ex "ptrec goto begin" \
+	-ex "break leaf" -ex continue -ex continue -ex "echo BT\\n" -ex bt \
+	-ex "up 2" \
+	-ex "reverse-finish" -ex "bt 1" >"$tmp/out" 2>&1
+want=$(frames "$tmp/live")
+sed -n '/^BT/,/^#4 /p' "$tmp/out" >"$tmp/bt"
+got=$(frames "$tmp/bt")
+if [ "$want" = "leaf helper outer caller main " ] && [ "$got" = "$want" ]; then
+	ok "inline frames: backtrace at -O2 as GDB's live one ($got)"
+else
+	echo "# want '$want' got '$got'"
+	bad "inline frames: backtrace at -O2"
+fi
+# reverse-finish from the inlined frame (outer, #2): back to before
+# outer's code: in caller, or at the end of the first inlined copy.
+if grep -q "^Run back to call of #2  .*outer" "$tmp/out" &&
+	grep "^#0  " "$tmp/out" | tail -1 | grep -q "^#0  .* in \(caller (.*inl.c:3[12]\|outer (.*inl.c:25\)$"; then
+	ok "reverse-finish from an inlined frame stops in its caller"
+else
+	bad "reverse-finish from an inlined frame"
+fi
+
+# The plugin never runs a program the remote names: a server that says it
+# is /tmp/.../evil/ptrec-server must not make `ptrec info` run
+# /tmp/.../evil/ptrec (it runs the CLI built or installed with the plugin).
+mkdir -p "$tmp/evil"
+printf '#!/bin/sh\ntouch %s/ran\n' "$tmp" >"$tmp/evil/ptrec"
+chmod +x "$tmp/evil/ptrec"
+cat >"$tmp/fake.py" <<PY
+import gdb
+real = gdb.execute
+def fake(cmd, *a, **k):
+    if cmd == 'monitor ptrec bundle':
+        return 'bundle $tmp/inl\nserver $tmp/evil/ptrec-server\n'
+    return real(cmd, *a, **k)
+gdb.execute = fake
+try:
+    real('ptrec info')
+finally:
+    gdb.execute = real
+PY
+timeout 60 "$PTREC" replay "$tmp/inl" -batch -ex "source $tmp/fake.py" \
+	>"$tmp/out" 2>&1
+if [ ! -e "$tmp/ran" ] && grep -q "instructions" "$tmp/out"; then
+	ok "ptrec info runs its own CLI, never the path the remote names"
+else
+	bad "ptrec info ran the remote's program"
+fi
+
+tap_end "GDB plugin"
