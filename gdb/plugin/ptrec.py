@@ -30,6 +30,16 @@ def _monitor(cmd, refusal):
     gdb.write(out)
 
 
+def _modifiers(arg):
+    """GDB's history commands take modifiers apart or together (/c /l /i
+    or /cli); the server takes one group: joins the leading ones."""
+    words = arg.split()
+    mods = ''
+    while words and words[0].startswith('/'):
+        mods += words.pop(0)[1:]
+    return ' '.join((['/' + mods] if mods else []) + words)
+
+
 class PtrecPrefix(gdb.Command):
     """ptrec: replay a recorded history (goto, position)."""
 
@@ -78,7 +88,8 @@ current one (marked =>), N ten around instruction N, N,M that range,
         super().__init__('ptrec instruction-history', gdb.COMMAND_USER)
 
     def invoke(self, arg, from_tty):
-        _monitor('ptrec insns ' + arg, 'ptrec instruction-history:')
+        _monitor('ptrec insns ' + _modifiers(arg),
+                 'ptrec instruction-history:')
 
 
 class PtrecCallHistory(gdb.Command):
@@ -92,7 +103,8 @@ lines, /i instruction ranges."""
         super().__init__('ptrec function-call-history', gdb.COMMAND_USER)
 
     def invoke(self, arg, from_tty):
-        _monitor('ptrec calls ' + arg, 'ptrec function-call-history:')
+        _monitor('ptrec calls ' + _modifiers(arg),
+                 'ptrec function-call-history:')
 
 
 # Where this file is: GDB defines __file__ only while it sources it.

@@ -75,4 +75,18 @@ else
 	bad "ptrec info ran the remote's program"
 fi
 
+# ptrec function-call-history takes its modifiers apart as documented
+# (/c /l /i) and together (/cli), with the same output.
+timeout 60 "$PTREC" replay "$tmp/inl" -batch \
+	-ex "ptrec function-call-history /c /l /i 1,6" >"$tmp/apart" 2>&1
+timeout 60 "$PTREC" replay "$tmp/inl" -batch \
+	-ex "ptrec function-call-history /cli 1,6" >"$tmp/together" 2>&1
+if cmp -s "$tmp/apart" "$tmp/together" &&
+	grep -q "^1	  *main	inst 1,[0-9]*	at .*inl.c:[0-9]" "$tmp/apart"; then
+	ok "ptrec function-call-history /c /l /i as /cli"
+else
+	cat "$tmp/apart" >"$tmp/out"
+	bad "ptrec function-call-history /c /l /i"
+fi
+
 tap_end "GDB plugin"
