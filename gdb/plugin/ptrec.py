@@ -405,3 +405,44 @@ gdb.execute('set print entry-values no')
 # without checking that they are available, and would print an unavailable
 # rax as 0.  Only the end of the history knows registers.
 gdb.execute('set print finish off')
+
+
+# ---- GDB's own recording on a ptrec target ---------------------------------
+#
+# `record full` or `record btrace` on a ptrec-server would start recording
+# a target that only replays, and reverse execution would then go to GDB's
+# own empty log.  A hook that fails stops the command; elsewhere the hook
+# does nothing and GDB's own command runs.
+
+
+def _on_ptrec():
+    try:
+        return _read_stack() is not None
+    except gdb.error:
+        return False
+
+
+class PtrecRecordGuard(gdb.Command):
+    """ptrec record-guard KIND: fails on a ptrec target (used by the hooks
+of `record`, `record full` and `record btrace`)."""
+
+    def __init__(self):
+        super().__init__('ptrec record-guard', gdb.COMMAND_USER)
+
+    def invoke(self, arg, from_tty):
+        if _on_ptrec():
+            raise gdb.GdbError(
+                'record %s: this is a ptrec replay, already recorded: '
+                'reverse execution works without it (see "help ptrec")'
+                % (arg.strip() or 'full'))
+
+
+PtrecRecordGuard()
+for _hook in ('define hook-record', 'define record hook-full',
+              'define record hook-btrace', 'define record btrace hook-pt',
+              'define record btrace hook-bts', 'define hook-rec'):
+    _kind = 'btrace' if 'btrace' in _hook else 'full'
+    try:
+        gdb.execute('%s\nptrec record-guard %s\nend' % (_hook, _kind))
+    except gdb.error:
+        pass    # an older GDB without that command: nothing to guard

@@ -6,6 +6,7 @@ set -u
 : "${PTREC:?}" "${PTREC_SERVER:?}" "${DIFF_BINS:?}"
 testlib_dir=$(cd "$(dirname "$0")/.." && pwd)
 . "$testlib_dir/lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
 tap_begin gdbplugin
 tap_log=$tmp/out
 export GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX2,-AVX,-BMI2,-EVEX
@@ -87,6 +88,26 @@ if cmp -s "$tmp/apart" "$tmp/together" &&
 else
 	cat "$tmp/apart" >"$tmp/out"
 	bad "ptrec function-call-history /c /l /i"
+fi
+
+# GDB's own recording is refused on a ptrec target (it was accepted and
+# then reverse execution went to GDB's empty log); reverse-stepi still
+# moves one instruction back in ptrec's history.  Elsewhere GDB's own
+# record full still works with the plugin loaded.
+timeout 60 "$PTREC" replay "$tmp/inl" -batch -ex "record full" \
+	-ex "record btrace" -ex "record" -ex "info record" \
+	-ex "reverse-stepi" -ex "monitor ptrec position" >"$tmp/out" 2>&1
+timeout 60 gdb -batch -nx -x "$here/../../gdb/plugin/ptrec.py" \
+	-ex "break main" -ex run -ex "record full" -ex "info record" \
+	"$prog" >"$tmp/live" 2>&1
+if [ "$(grep -c "^record \(full\|btrace\): this is a ptrec replay" "$tmp/out")" = 3 ] &&
+	grep -q "No recording is currently active" "$tmp/out" &&
+	grep -q "position [0-9]* of" "$tmp/out" &&
+	grep -q "^Active record target: record-full" "$tmp/live"; then
+	ok "record full/btrace refused on a ptrec target, GDB's own elsewhere"
+else
+	cat "$tmp/live" >>"$tmp/out"
+	bad "record full/btrace on a ptrec target"
 fi
 
 tap_end "GDB plugin"
