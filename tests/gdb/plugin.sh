@@ -110,4 +110,28 @@ else
 	bad "record full/btrace on a ptrec target"
 fi
 
+# C++ exception caught two frames up: in the catch block the backtrace is
+# GDB's live one (the thrower's frames were unwound; the recorded stack
+# once kept them: 8 frames instead of outer <- self_contained <- main).
+# Same after a longjmp back into main.
+for t in "exc-O0 exc.cc:29" "exc-O2 exc.cc:29" "lj-O0 lj.c:29"; do
+	set -- $t
+	prog=$DIFF_BINS/$1
+	timeout 120 "$PTREC" record -q -o "$tmp/$1" -- "$prog" >/dev/null 2>&1
+	timeout 60 gdb -batch -nx -ex "break $2" -ex run -ex bt "$prog" \
+		>"$tmp/live" 2>&1
+	timeout 60 "$PTREC" replay "$tmp/$1" -batch -ex "ptrec goto begin" \
+		-ex "break $2" -ex continue -ex "echo BT\\n" -ex bt \
+		>"$tmp/out" 2>&1
+	want=$(frames "$tmp/live")
+	sed -n '/^BT/,$p' "$tmp/out" >"$tmp/bt"
+	got=$(frames "$tmp/bt")
+	if [ -n "$want" ] && [ "$got" = "$want" ]; then
+		ok "$1: backtrace at $2 after the non-local exit as GDB's live one ($got)"
+	else
+		echo "# want '$want' got '$got'"
+		bad "$1: backtrace at $2 after the non-local exit"
+	fi
+done
+
 tap_end "GDB plugin"
