@@ -15,6 +15,7 @@ wrong call inside a recursion).  GDB's other reverse commands
 the connection without it.
 """
 import os
+import re
 import shutil
 import subprocess
 
@@ -349,12 +350,13 @@ entry of a deeper call, not the selected frame's."""
         if selected.type() == gdb.INLINE_FRAME:
             self.out_of_inline(selected, len(stack) - level)
         else:
-            # The call is the instruction before the frame's first one;
-            # ptrec goto counts from 1.
-            _goto(stack[level][0])
-        # Where it stopped, as GDB prints a stop: no frame number.
-        where = gdb.execute('frame', to_string=True)
-        gdb.write(where[4:] if where.startswith('#0  ') else where)
+            # To the frame's first instruction (ptrec goto counts from 1:
+            # stack[level][0] is the call, one before it) without a stop,
+            # then one real step back onto the call: GDB stops as after
+            # any reverse-stepi, with hook-stop, Python stop events and
+            # MI's *stopped (an IDE's -exec-finish --reverse needs it).
+            _goto(stack[level][0] + 1)
+        gdb.execute('reverse-stepi', from_tty)
 
     @staticmethod
     def out_of_inline(frame, outer):
@@ -366,17 +368,21 @@ entry of a deeper call, not the selected frame's."""
         func = frame.function()
         mine = _inlined_block(frame.pc(), func)
         for _ in range(100000):
+            here = _position()
             out = gdb.execute('reverse-stepi', to_string=True)
             if 'No more reverse-execution history' in out:
-                return
+                break
             stack = _read_stack()
             if len(stack) < outer:
-                return      # before the real frame's entry
+                break       # before the real frame's entry
             if len(stack) > outer:
                 _goto(stack[len(stack) - outer - 1][0])
             # Another inlined copy of the function is not this call.
             if _inlined_block(gdb.newest_frame().pc(), func) != mine:
-                return
+                break
+        # Back to the instruction after the stop, for the caller's real
+        # reverse-stepi onto it.
+        _goto(here)
 
 
 def _inlined_block(pc, func):
@@ -388,8 +394,19 @@ def _inlined_block(pc, func):
         block = block.superblock
     return (block.start, block.end) if block is not None else None
 
+def _position():
+    """The current thread's position as ptrec goto takes it: N, or end."""
+    out = gdb.execute('monitor ptrec position', to_string=True)
+    m = re.search(r'position (\d+) of', out)
+    if m:
+        return m.group(1)
+    if 'at the end' in out:
+        return 'end'
+    raise gdb.GdbError('ptrec: no position in %r' % out.strip())
+
+
 def _goto(pos):
-    out = gdb.execute('monitor ptrec goto %d' % pos, to_string=True)
+    out = gdb.execute('monitor ptrec goto %s' % pos, to_string=True)
     if out.startswith('ptrec goto:'):
         raise gdb.GdbError(out.strip())
     gdb.execute('maintenance flush register-cache', to_string=True)

@@ -134,4 +134,24 @@ for t in "exc-O0 exc.cc:29" "exc-O2 exc.cc:29" "lj-O0 lj.c:29"; do
 	fi
 done
 
+# MI: -exec-finish --reverse (an IDE's reverse-finish) answers with a
+# *stopped in the caller; it once answered ^done alone and the IDE never
+# refreshed.  The stop is the call instruction in helper (leaf's caller).
+prog=$DIFF_BINS/inl-O2
+printf '%s\n' "-break-insert leaf" "-exec-continue --reverse" \
+	"-exec-finish --reverse" "-data-evaluate-expression \$pc" \
+	"-gdb-exit" >"$tmp/mi.in"
+timeout 60 "$PTREC" replay "$tmp/inl" -i=mi <"$tmp/mi.in" >"$tmp/out" 2>&1
+"$PTREC" insns "$tmp/inl" >"$tmp/inl.insns" 2>&1
+call=$(grep 'call .*<leaf>' "$tmp/inl.insns" | tail -1 | awk '{print $2}')
+if [ "$(grep -c '^\*stopped' "$tmp/out")" = 3 ] &&
+	grep '^\*stopped' "$tmp/out" | tail -1 | grep -q 'func="helper"' &&
+	[ -n "$call" ] &&
+	grep -q "^\^done,value=\"$(printf '0x%x' "$call") <helper+" "$tmp/out"; then
+	ok "MI -exec-finish --reverse: *stopped in helper at the call ($call)"
+else
+	echo "# call '$call'"
+	bad "MI -exec-finish --reverse"
+fi
+
 tap_end "GDB plugin"
