@@ -99,3 +99,11 @@ $(GDB_FORKEXEC): tests/gdb/forkexec.c
 	$(CC) -O0 -g -o $@ $<
 
 gdb-test: $(GDB_FORKEXEC)
+
+# The plugin's own tests (tests/gdb/plugin.sh), apart from the server's.
+.PHONY: gdb-plugin-test
+gdb-plugin-test: $(PTREC) $(PTREC_SERVER) $(GDB_DIFF_BINS)
+	PTREC=$(CURDIR)/$(PTREC) PTREC_SERVER=$(CURDIR)/$(PTREC_SERVER) \
+		DIFF_BINS=$(CURDIR)/$(GDB_DIFF_DIR) tests/gdb/plugin.sh
+
+CHECK_EXTRA += gdb-plugin-test

@@ -448,3 +448,93 @@ int rp_search_threads(struct rp_session *s, int dir, uint32_t *tid,
 	*pos = best_pos;
 	return 0;
 }
+
+/* The function the instruction at @pos belongs to. */
+struct fn {
+	bool known, plt;	/* plt: a PLT stub (name@plt) */
+	uint32_t image;
+	uint64_t start;
+	const char *name;	/* lives as long as the session */
+	size_t len;		/* of the name without a .cold suffix */
+};
+
+static struct fn fn_at(struct rp_cursor *c, uint64_t pos)
+{
+	struct fn f = { 0 };
+	struct rp_insn insn;
+	struct rp_sym sym;
+	size_t len;
+
+	if (pos >= c->t->insns || rp_cursor_peek(c, pos, &insn) ||
+	    rp_symbolize(c->s, &insn, &sym) || !sym.function)
+		return f;
+	len = strlen(sym.function);
+	f.known = true;
+	f.plt = len > 4 && !strcmp(sym.function + len - 4, "@plt");
+	f.image = insn.image;
+	f.start = sym.func_vaddr;
+	f.name = sym.function;
+	/* GCC moves a function's cold paths, landing pads too, to a
+	 * part of their own, "name.cold": the same frame.
+	 */
+	f.len = len > 5 && !strcmp(sym.function + len - 5, ".cold") ?
+		len - 5 : len;
+	return f;
+}
+
+static bool same_fn(struct fn a, struct fn b)
+{
+	return a.known && b.known && a.image == b.image &&
+	       (a.start == b.start ||
+		(a.len == b.len && !strncmp(a.name, b.name, a.len)));
+}
+
+/* How far back a landing looks for the frame it lands in. */
+#define FRAMES_LANDING_WINDOW 64
+
+int rp_cursor_frames(struct rp_cursor *c, uint64_t pos, uint64_t *calls,
+		     size_t max)
+{
+	size_t want = max + FRAMES_LANDING_WINDOW, i = 0, j, n = 0;
+	uint64_t *raw;
+	struct fn f, target;
+	int nraw;
+
+	if (pos > c->t->insns)
+		return -RP_ERR_RANGE;
+	raw = malloc(want * sizeof(*raw));
+	if (!raw)
+		return -RP_ERR_NOMEM;
+	nraw = rp_cursor_callers(c, pos, raw, want);
+	if (nraw < 0) {
+		free(raw);
+		return nraw;
+	}
+	f = fn_at(c, pos < c->t->insns ? pos : c->t->insns - 1);
+	while (i < (size_t)nraw && n < max) {
+		target = fn_at(c, raw[i] + 1);
+		if (target.plt)	/* where the stub's jump went */
+			target = fn_at(c, raw[i] + 2);
+		if (f.known && !same_fn(target, f)) {
+			/*
+			 * The frame's code is not the callee's: a tail call,
+			 * or a landing (longjmp, an exception's landing pad)
+			 * in the frame that made an older call.  Only the
+			 * landing finds that frame among the callers.
+			 */
+			for (j = i; j < (size_t)nraw &&
+			     j < i + FRAMES_LANDING_WINDOW; j++)
+				if (same_fn(fn_at(c, raw[j]), f))
+					break;
+			if (j < (size_t)nraw && j < i + FRAMES_LANDING_WINDOW) {
+				i = j + 1;
+				continue;
+			}
+		}
+		calls[n++] = raw[i];
+		f = fn_at(c, raw[i]);
+		i++;
+	}
+	free(raw);
+	return (int)n;
+}

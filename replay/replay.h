@@ -340,6 +340,23 @@ int rp_cursor_finish(struct rp_cursor *c, int dir);
 int rp_cursor_callers(struct rp_cursor *c, uint64_t pos, uint64_t *calls,
 		      size_t max);
 
+/**
+ * rp_cursor_frames() - the calls that opened the frames still live at @pos
+ *
+ * As rp_cursor_callers(), without the frames that a non-local exit
+ * abandoned: calls and returns alone keep the frames a longjmp or a C++
+ * exception unwound (their calls never see a return).  Where a frame's
+ * code is not in the function its call entered, and the function is that
+ * of an older caller's call site (the landing of longjmp or of an
+ * exception's landing pad), the frames in between are dropped; otherwise
+ * (a tail call) the frame stays.
+ *
+ * Return: the number of frames, or the errors of rp_cursor_callers() and
+ * -RP_ERR_NOMEM.
+ */
+int rp_cursor_frames(struct rp_cursor *c, uint64_t pos, uint64_t *calls,
+		     size_t max);
+
 /*
  * Moves to the nearest instruction strictly before (@dir < 0) or after the
  * cursor whose address is one of @ips[0..@n).  Returns 0, or

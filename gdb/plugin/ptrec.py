@@ -15,6 +15,7 @@ wrong call inside a recursion).  GDB's other reverse commands
 the connection without it.
 """
 import os
+import re
 import shutil
 import subprocess
 
@@ -38,6 +39,16 @@ def _monitor(cmd, refusal):
     if out.startswith(refusal):
         raise gdb.GdbError(out.strip())
     gdb.write(out)
+
+
+def _modifiers(arg):
+    """GDB's history commands take modifiers apart or together (/c /l /i
+    or /cli); the server takes one group: joins the leading ones."""
+    words = arg.split()
+    mods = ''
+    while words and words[0].startswith('/'):
+        mods += words.pop(0)[1:]
+    return ' '.join((['/' + mods] if mods else []) + words)
 
 
 class PtrecPrefix(gdb.Command):
@@ -88,7 +99,8 @@ current one (marked =>), N ten around instruction N, N,M that range,
         super().__init__('ptrec instruction-history', gdb.COMMAND_USER)
 
     def invoke(self, arg, from_tty):
-        _monitor('ptrec insns ' + arg, 'ptrec instruction-history:')
+        _monitor('ptrec insns ' + _modifiers(arg),
+                 'ptrec instruction-history:')
 
 
 class PtrecCallHistory(gdb.Command):
@@ -102,21 +114,42 @@ lines, /i instruction ranges."""
         super().__init__('ptrec function-call-history', gdb.COMMAND_USER)
 
     def invoke(self, arg, from_tty):
-        _monitor('ptrec calls ' + arg, 'ptrec function-call-history:')
+        _monitor('ptrec calls ' + _modifiers(arg),
+                 'ptrec function-call-history:')
+
+
+# Where this file is: GDB defines __file__ only while it sources it.
+try:
+    _HERE = os.path.dirname(os.path.abspath(__file__))
+except NameError:
+    _HERE = os.getcwd()
+
+
+def _cli():
+    """The ptrec CLI to run: the one installed or built with this plugin
+    (./ptrec, ../../bin/ptrec from share/ptrec/, ../../build/ptrec from the
+    tree's gdb/plugin/), else ptrec on PATH.  Never a path the remote
+    names: the server's reply is data from the other end of a connection,
+    and a fake server once made GDB run a program of its choice that way."""
+    for rel in ('ptrec', '../../bin/ptrec', '../../build/ptrec'):
+        cli = os.path.normpath(os.path.join(_HERE, rel))
+        if os.path.isfile(cli) and os.access(cli, os.X_OK):
+            return cli
+    return shutil.which('ptrec') or 'ptrec'
 
 
 def _bundle():
-    """The bundle the server replays, and the ptrec CLI to run on it: the
-    one next to ptrec-server, else ptrec on PATH."""
+    """The bundle the server replays (an argument to our own CLI, never a
+    program to run), and the CLI to run on it."""
     out = gdb.execute('monitor ptrec bundle', to_string=True)
     where = dict(line.split(' ', 1) for line in out.splitlines()
                  if ' ' in line)
     if 'bundle' not in where:
         raise gdb.GdbError('ptrec: the target is not a ptrec-server')
-    cli = os.path.join(os.path.dirname(where.get('server', '')), 'ptrec')
-    if not os.access(cli, os.X_OK):
-        cli = shutil.which('ptrec') or 'ptrec'
-    return where['bundle'], cli
+    bundle = where['bundle']
+    if bundle.startswith('-'):
+        bundle = './' + bundle  # a path, never an option
+    return bundle, _cli()
 
 
 def _run_cli(command, args):
@@ -331,12 +364,13 @@ entry of a deeper call, not the selected frame's."""
         if selected.type() == gdb.INLINE_FRAME:
             self.out_of_inline(selected, len(stack) - level)
         else:
-            # The call is the instruction before the frame's first one;
-            # ptrec goto counts from 1.
-            _goto(stack[level][0])
-        # Where it stopped, as GDB prints a stop: no frame number.
-        where = gdb.execute('frame', to_string=True)
-        gdb.write(where[4:] if where.startswith('#0  ') else where)
+            # To the frame's first instruction (ptrec goto counts from 1:
+            # stack[level][0] is the call, one before it) without a stop,
+            # then one real step back onto the call: GDB stops as after
+            # any reverse-stepi, with hook-stop, Python stop events and
+            # MI's *stopped (an IDE's -exec-finish --reverse needs it).
+            _goto(stack[level][0] + 1)
+        gdb.execute('reverse-stepi', from_tty)
 
     @staticmethod
     def out_of_inline(frame, outer):
@@ -345,27 +379,48 @@ entry of a deeper call, not the selected frame's."""
         leaves the inlined function's block in the same real frame (the
         one @outer frames from the outermost), jumping over the calls it
         made by their recorded entries."""
-        block = frame.block()
-        while block.superblock is not None and \
-                block.function != frame.function():
-            block = block.superblock
-        start, end = block.start, block.end
+        func = frame.function()
+        mine = _inlined_block(frame.pc(), func)
         for _ in range(100000):
+            here = _position()
             out = gdb.execute('reverse-stepi', to_string=True)
             if 'No more reverse-execution history' in out:
-                return
+                break
             stack = _read_stack()
             if len(stack) < outer:
-                return      # before the real frame's entry
+                break       # before the real frame's entry
             if len(stack) > outer:
                 _goto(stack[len(stack) - outer - 1][0])
-            pc = gdb.newest_frame().pc()
-            if not start <= pc < end:
-                return
+            # Another inlined copy of the function is not this call.
+            if _inlined_block(gdb.newest_frame().pc(), func) != mine:
+                break
+        # Back to the instruction after the stop, for the caller's real
+        # reverse-stepi onto it.
+        _goto(here)
+
+
+def _inlined_block(pc, func):
+    """The innermost block of inlined @func around @pc, as (start, end),
+    or None.  (gdb.Symbol objects compare by identity: by name here.)"""
+    block = gdb.block_for_pc(pc)
+    while block is not None and (block.function is None or
+                                 block.function.name != func.name):
+        block = block.superblock
+    return (block.start, block.end) if block is not None else None
+
+def _position():
+    """The current thread's position as ptrec goto takes it: N, or end."""
+    out = gdb.execute('monitor ptrec position', to_string=True)
+    m = re.search(r'position (\d+) of', out)
+    if m:
+        return m.group(1)
+    if 'at the end' in out:
+        return 'end'
+    raise gdb.GdbError('ptrec: no position in %r' % out.strip())
 
 
 def _goto(pos):
-    out = gdb.execute(_mon('ptrec goto %d' % pos), to_string=True)
+    out = gdb.execute(_mon('ptrec goto %s' % pos), to_string=True)
     if out.startswith('ptrec goto:'):
         raise gdb.GdbError(out.strip())
     gdb.execute('maintenance flush register-cache', to_string=True)
@@ -381,3 +436,44 @@ gdb.execute('set print entry-values no')
 # without checking that they are available, and would print an unavailable
 # rax as 0.  Only the end of the history knows registers.
 gdb.execute('set print finish off')
+
+
+# ---- GDB's own recording on a ptrec target ---------------------------------
+#
+# `record full` or `record btrace` on a ptrec-server would start recording
+# a target that only replays, and reverse execution would then go to GDB's
+# own empty log.  A hook that fails stops the command; elsewhere the hook
+# does nothing and GDB's own command runs.
+
+
+def _on_ptrec():
+    try:
+        return _read_stack() is not None
+    except gdb.error:
+        return False
+
+
+class PtrecRecordGuard(gdb.Command):
+    """ptrec record-guard KIND: fails on a ptrec target (used by the hooks
+of `record`, `record full` and `record btrace`)."""
+
+    def __init__(self):
+        super().__init__('ptrec record-guard', gdb.COMMAND_USER)
+
+    def invoke(self, arg, from_tty):
+        if _on_ptrec():
+            raise gdb.GdbError(
+                'record %s: this is a ptrec replay, already recorded: '
+                'reverse execution works without it (see "help ptrec")'
+                % (arg.strip() or 'full'))
+
+
+PtrecRecordGuard()
+for _hook in ('define hook-record', 'define record hook-full',
+              'define record hook-btrace', 'define record btrace hook-pt',
+              'define record btrace hook-bts', 'define hook-rec'):
+    _kind = 'btrace' if 'btrace' in _hook else 'full'
+    try:
+        gdb.execute('%s\nptrec record-guard %s\nend' % (_hook, _kind))
+    except gdb.error:
+        pass    # an older GDB without that command: nothing to guard

@@ -195,7 +195,7 @@ static size_t call_stack(struct target *tg, size_t cur, uint64_t *w,
 	 * we are in; the engine finds them with its index's call depths, so
 	 * the cost does not grow with the position.
 	 */
-	found = rp_cursor_callers(c, pos, calls, max);
+	found = rp_cursor_frames(c, pos, calls, max);
 	for (i = 0; i < found; i++) {
 		if (rp_cursor_peek(c, calls[i], &insn))
 			break;

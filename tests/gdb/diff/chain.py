@@ -5,24 +5,28 @@ where each stops, the same way under `record full` and under ptrec replay.
 Sourced after the driver (run.py) set the Python variable CHAIN through
 `python CHAIN = [...]`.  One line per command:
     STOP <command> <function>:<line>:<depth>[:edge]
-depth counts the frames from the newest to main (main included); edge marks
+depth counts the frames from the newest to main (main included, - when
+main is not among them); edge marks
 "No more reverse-execution history".
 """
 import gdb
 
 
 def _depth():
+    """Frames from the newest to main, main included; '-' past main (in
+    exit): the recording starts at main, so main's callers are not known
+    to ptrec."""
     depth = 0
     try:
         frame = gdb.newest_frame()
         while frame is not None and depth < 200:
             depth += 1
             if frame.name() == 'main':
-                break
+                return str(depth)
             frame = frame.older()
     except gdb.error:
-        return -1
-    return depth
+        return 'error'
+    return '-'
 
 
 def _where():
@@ -30,7 +34,7 @@ def _where():
         frame = gdb.selected_frame()
     except gdb.error:
         return 'noframe'
-    return '%s:%d:%d' % (frame.name() or '??', frame.find_sal().line,
+    return '%s:%d:%s' % (frame.name() or '??', frame.find_sal().line,
                          _depth())
 
 

@@ -32,17 +32,47 @@ MIX = ['reverse-finish', 'next', 'reverse-next', 'reverse-step', 'step',
        'finish', 'reverse-next', 'reverse-stepi', 'stepi', 'next']
 CHAINS = {'rev': REV, 'fwd': FWD, 'mix': MIX}
 
-# program -> (breakpoint, hit)
+# program -> [(breakpoint, hit, label)]: chains start at that hit.
 PROGRAMS = {
-    'inl': ('leaf', 2),
-    'rec': ('fib', 6),
-    'lj': ('deep', 4),
-    'sig': ('work', 1),
-    'exc': ('thrower', 1),
+    'inl': [('leaf', 2, '')],
+    'rec': [('fib', 6, '')],
+    'lj': [('deep', 4, ''), ('lj.c:29', 1, '@landed')],
+    'sig': [('work', 1, '')],
+    'exc': [('thrower', 1, ''), ('exc.cc:29', 1, '@catch')],
 }
 
 # (binary, chain) -> reason; the chain must differ (see docs/gdb.md).
-KNOWN = {}
+UNWOUND = ('not fixed: once main has returned, the frames a longjmp or an '
+           'exception unwound earlier come back in the backtrace at exit '
+           '(main\'s return is matched to their oldest call)')
+SIGNAL = ('not fixed: the recorded call stack has no <signal handler '
+          'called> frame and runs the handler as a call from the '
+          'interrupted code, so depths and reverse-finish differ')
+TAILCALL = ('reverse-finish from __sigsetjmp, which _setjmp entered by a '
+            'jump (tail call): ptrec goes back to the call of _setjmp in '
+            'main, the frame\'s opener; record full stops in _setjmp')
+KNOWN = {
+    'lj-O0/rev': 'reverse-finish in main, the first recorded frame: ptrec '
+                 'refuses (its caller was not recorded), record full stops '
+                 'in setjmp',
+    'lj-O2/rev': 'as lj-O0/rev',
+    'lj-O0@landed/rev': TAILCALL, 'lj-O2@landed/rev': TAILCALL,
+    'exc-O0@catch/rev': 'not fixed: reverse-step from the catch block back '
+                        'into the unwinder (_Unwind_RaiseException, no line '
+                        'table) runs back to the start of the history',
+    'exc-O0@catch/fwd': UNWOUND, 'exc-O2@catch/fwd': UNWOUND,
+    'lj-O0/fwd': UNWOUND, 'lj-O0/mix': UNWOUND,
+    'lj-O2/fwd': UNWOUND, 'lj-O2/mix': UNWOUND,
+    'exc-O0/fwd': UNWOUND, 'exc-O0/mix': UNWOUND,
+    'exc-O2/fwd': UNWOUND, 'exc-O2/mix': UNWOUND,
+    'sig-O0/rev': SIGNAL, 'sig-O0/fwd': SIGNAL,
+    'sig-O2/rev': SIGNAL, 'sig-O2/fwd': SIGNAL,
+}
+
+# Chains the oracle cannot run: record full never comes back from this
+# reverse-finish in a signal handler (GDB 13, killed after the timeout).
+SKIP = {'sig-O0/mix': 'record full hangs in reverse-finish from the handler',
+        'sig-O2/mix': 'record full hangs in reverse-finish from the handler'}
 
 
 # record full replays forward only up to where the live run stopped, and
@@ -55,7 +85,7 @@ GOTO_LATER = ['python import re; START = re.search(r"Log contains (\\d+) '
               'python gdb.execute("record goto " + START, to_string=True)']
 
 
-def gdb_run(prog, lines, timeout=120):
+def gdb_run(prog, lines, timeout=60):
     env = dict(os.environ, GLIBC_TUNABLES=TUNABLES)
     with tempfile.NamedTemporaryFile('w', suffix='.gdb', delete=False) as f:
         f.write('\n'.join(lines) + '\n')
@@ -99,7 +129,7 @@ def main():
     failed = 0
     compared = 0
     differ = 0
-    for name, (bp, hit) in PROGRAMS.items():
+    for name, starts in PROGRAMS.items():
         for opt in ('O0', 'O2'):
             binary = os.path.join(build, '%s-%s' % (name, opt))
             if only and os.path.basename(binary) not in only:
@@ -109,9 +139,13 @@ def main():
                 [os.environ['PTREC'], 'record', '-q', '-o', bundle, '--',
                  binary], env=dict(os.environ, GLIBC_TUNABLES=TUNABLES),
                 capture_output=True, text=True, timeout=300, check=False)
-            for cname, chain in CHAINS.items():
+            for (bp, hit, label), (cname, chain) in [
+                    (st, ch) for st in starts for ch in CHAINS.items()]:
                 n += 1
-                key = '%s-%s/%s' % (name, opt, cname)
+                key = '%s-%s%s/%s' % (name, opt, label, cname)
+                if key in SKIP:
+                    print('ok %d - %s # skip %s' % (n, key, SKIP[key]))
+                    continue
                 if rec.returncode:
                     print('not ok %d - %s: recording failed: %s' %
                           (n, key, rec.stderr.strip()))
@@ -151,8 +185,9 @@ def main():
                         print('# ptrec output:\n# ' +
                               pout[-2000:].replace('\n', '\n# '))
     print('1..%d' % n)
-    print('# %d stops compared in %d chains; %d chains differ (%d listed '
-          'in docs/gdb.md)' % (compared, n, differ, len(KNOWN)))
+    print('# %d stops compared in %d chains (%d skipped); %d chains differ '
+          '(%d listed in docs/gdb.md)' % (compared, n - len(SKIP), len(SKIP),
+                                         differ, len(KNOWN)))
     return 1 if failed else 0
 
 

@@ -1,0 +1,157 @@
+#!/bin/sh
+# GDB plugin tests (gdb/plugin/ptrec.py), apart from tests/gdb/run.sh (the
+# server's): backtraces through inlined code, and what the plugin runs.
+# The truth for a backtrace is GDB's own on the live program.
+set -u
+: "${PTREC:?}" "${PTREC_SERVER:?}" "${DIFF_BINS:?}"
+testlib_dir=$(cd "$(dirname "$0")/.." && pwd)
+. "$testlib_dir/lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+tap_begin gdbplugin
+tap_log=$tmp/out
+export GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX2,-AVX,-BMI2,-EVEX
+
+# frames: the function names of a backtrace, one line.
+frames() {
+	sed -n 's/^#[0-9]*  \(0x[0-9a-f]* in \)\{0,1\}\([A-Za-z_0-9]*\) .*/\2/p' "$1" |
+		tr '\n' ' '
+}
+
+# Inline frames at -O2: outer is inlined into caller and calls helper,
+# which calls leaf.  At leaf's second entry GDB's live backtrace and the
+# replay's must name the same frames (the unwinder once indexed the
+# recorded stack by GDB's level, which counts inline frames: outer went
+# missing and the chain ended early).
+prog=$DIFF_BINS/inl-O2
+timeout 120 "$PTREC" record -q -o "$tmp/inl" -- "$prog" >/dev/null 2>&1 ||
+	bad "recording inl-O2"
+timeout 60 gdb -batch -nx -ex "break leaf" -ex run -ex continue -ex bt \
+	"$prog" >"$tmp/live" 2>&1
+timeout 60 "$PTREC" replay "$tmp/inl" -batch -ex "ptrec goto begin" \
+	-ex "break leaf" -ex continue -ex continue -ex "echo BT\\n" -ex bt \
+	-ex "up 2" \
+	-ex "reverse-finish" -ex "bt 1" >"$tmp/out" 2>&1
+want=$(frames "$tmp/live")
+sed -n '/^BT/,/^#4 /p' "$tmp/out" >"$tmp/bt"
+got=$(frames "$tmp/bt")
+if [ "$want" = "leaf helper outer caller main " ] && [ "$got" = "$want" ]; then
+	ok "inline frames: backtrace at -O2 as GDB's live one ($got)"
+else
+	echo "# want '$want' got '$got'"
+	bad "inline frames: backtrace at -O2"
+fi
+# reverse-finish from the inlined frame (outer, #2): back to before
+# outer's code: in caller, or at the end of the first inlined copy.
+if grep -q "^Run back to call of #2  .*outer" "$tmp/out" &&
+	grep "^#0  " "$tmp/out" | tail -1 | grep -q "^#0  .* in \(caller (.*inl.c:3[12]\|outer (.*inl.c:25\)$"; then
+	ok "reverse-finish from an inlined frame stops in its caller"
+else
+	bad "reverse-finish from an inlined frame"
+fi
+
+# The plugin never runs a program the remote names: a server that says it
+# is /tmp/.../evil/ptrec-server must not make `ptrec info` run
+# /tmp/.../evil/ptrec (it runs the CLI built or installed with the plugin).
+mkdir -p "$tmp/evil"
+printf '#!/bin/sh\ntouch %s/ran\n' "$tmp" >"$tmp/evil/ptrec"
+chmod +x "$tmp/evil/ptrec"
+cat >"$tmp/fake.py" <<PY
+import gdb
+real = gdb.execute
+def fake(cmd, *a, **k):
+    if cmd == 'monitor ptrec bundle':
+        return 'bundle $tmp/inl\nserver $tmp/evil/ptrec-server\n'
+    return real(cmd, *a, **k)
+gdb.execute = fake
+try:
+    real('ptrec info')
+finally:
+    gdb.execute = real
+PY
+timeout 60 "$PTREC" replay "$tmp/inl" -batch -ex "source $tmp/fake.py" \
+	>"$tmp/out" 2>&1
+if [ ! -e "$tmp/ran" ] && grep -q "instructions" "$tmp/out"; then
+	ok "ptrec info runs its own CLI, never the path the remote names"
+else
+	bad "ptrec info ran the remote's program"
+fi
+
+# ptrec function-call-history takes its modifiers apart as documented
+# (/c /l /i) and together (/cli), with the same output.
+timeout 60 "$PTREC" replay "$tmp/inl" -batch \
+	-ex "ptrec function-call-history /c /l /i 1,6" >"$tmp/apart" 2>&1
+timeout 60 "$PTREC" replay "$tmp/inl" -batch \
+	-ex "ptrec function-call-history /cli 1,6" >"$tmp/together" 2>&1
+if cmp -s "$tmp/apart" "$tmp/together" &&
+	grep -q "^1	  *main	inst 1,[0-9]*	at .*inl.c:[0-9]" "$tmp/apart"; then
+	ok "ptrec function-call-history /c /l /i as /cli"
+else
+	cat "$tmp/apart" >"$tmp/out"
+	bad "ptrec function-call-history /c /l /i"
+fi
+
+# GDB's own recording is refused on a ptrec target (it was accepted and
+# then reverse execution went to GDB's empty log); reverse-stepi still
+# moves one instruction back in ptrec's history.  Elsewhere GDB's own
+# record full still works with the plugin loaded.
+timeout 60 "$PTREC" replay "$tmp/inl" -batch -ex "record full" \
+	-ex "record btrace" -ex "record" -ex "info record" \
+	-ex "reverse-stepi" -ex "monitor ptrec position" >"$tmp/out" 2>&1
+timeout 60 gdb -batch -nx -x "$here/../../gdb/plugin/ptrec.py" \
+	-ex "break main" -ex run -ex "record full" -ex "info record" \
+	"$prog" >"$tmp/live" 2>&1
+if [ "$(grep -c "^record \(full\|btrace\): this is a ptrec replay" "$tmp/out")" = 3 ] &&
+	grep -q "No recording is currently active" "$tmp/out" &&
+	grep -q "position [0-9]* of" "$tmp/out" &&
+	grep -q "^Active record target: record-full" "$tmp/live"; then
+	ok "record full/btrace refused on a ptrec target, GDB's own elsewhere"
+else
+	cat "$tmp/live" >>"$tmp/out"
+	bad "record full/btrace on a ptrec target"
+fi
+
+# C++ exception caught two frames up: in the catch block the backtrace is
+# GDB's live one (the thrower's frames were unwound; the recorded stack
+# once kept them: 8 frames instead of outer <- self_contained <- main).
+# Same after a longjmp back into main.
+for t in "exc-O0 exc.cc:29" "exc-O2 exc.cc:29" "lj-O0 lj.c:29"; do
+	set -- $t
+	prog=$DIFF_BINS/$1
+	timeout 120 "$PTREC" record -q -o "$tmp/$1" -- "$prog" >/dev/null 2>&1
+	timeout 60 gdb -batch -nx -ex "break $2" -ex run -ex bt "$prog" \
+		>"$tmp/live" 2>&1
+	timeout 60 "$PTREC" replay "$tmp/$1" -batch -ex "ptrec goto begin" \
+		-ex "break $2" -ex continue -ex "echo BT\\n" -ex bt \
+		>"$tmp/out" 2>&1
+	want=$(frames "$tmp/live")
+	sed -n '/^BT/,$p' "$tmp/out" >"$tmp/bt"
+	got=$(frames "$tmp/bt")
+	if [ -n "$want" ] && [ "$got" = "$want" ]; then
+		ok "$1: backtrace at $2 after the non-local exit as GDB's live one ($got)"
+	else
+		echo "# want '$want' got '$got'"
+		bad "$1: backtrace at $2 after the non-local exit"
+	fi
+done
+
+# MI: -exec-finish --reverse (an IDE's reverse-finish) answers with a
+# *stopped in the caller; it once answered ^done alone and the IDE never
+# refreshed.  The stop is the call instruction in helper (leaf's caller).
+prog=$DIFF_BINS/inl-O2
+printf '%s\n' "-break-insert leaf" "-exec-continue --reverse" \
+	"-exec-finish --reverse" "-data-evaluate-expression \$pc" \
+	"-gdb-exit" >"$tmp/mi.in"
+timeout 60 "$PTREC" replay "$tmp/inl" -i=mi <"$tmp/mi.in" >"$tmp/out" 2>&1
+"$PTREC" insns "$tmp/inl" >"$tmp/inl.insns" 2>&1
+call=$(grep 'call .*<leaf>' "$tmp/inl.insns" | tail -1 | awk '{print $2}')
+if [ "$(grep -c '^\*stopped' "$tmp/out")" = 3 ] &&
+	grep '^\*stopped' "$tmp/out" | tail -1 | grep -q 'func="helper"' &&
+	[ -n "$call" ] &&
+	grep -q "^\^done,value=\"$(printf '0x%x' "$call") <helper+" "$tmp/out"; then
+	ok "MI -exec-finish --reverse: *stopped in helper at the call ($call)"
+else
+	echo "# call '$call'"
+	bad "MI -exec-finish --reverse"
+fi
+
+tap_end "GDB plugin"
