@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ptrec.ko: probing the Intel PT unit and the real hardware ops (MSRs,
- * XSAVES/XRSTORS of XSAVE state component 8, the ToPA PMI).
+ * ptrec.ko: the PT unit.  The real instructions (RDMSR/WRMSR, XSAVES/XRSTORS
+ * of XSAVE state component 8, the ToPA PMI as an NMI) behind the ops table
+ * the simulated unit (ptrec_sim.c) also fills; and, on top of either, the
+ * probe, saving and restoring a thread's state, the PMI handler and
+ * IA32_XSS ownership, so the module's policy runs unchanged on both.
  *
  * SDM references: Vol. 3C 33.3.1 (detection, CPUID leaf 14H), 33.2.7
  * (RTIT MSRs), 33.2.6.2 (ToPA), 33.3.5 (context switch), 33.5 (VMX);
@@ -29,8 +32,6 @@ static DEFINE_PER_CPU(u64, ptrec_saved_xss);
 static DEFINE_PER_CPU(bool, ptrec_xss_owned);
 static enum cpuhp_state ptrec_hp_state;
 static bool ptrec_nmi_registered;
-
-enum { PTREC_EAX, PTREC_EBX, PTREC_ECX, PTREC_EDX };
 
 #define PTREC_CAP_FLAG(_sub, _reg, _mask, _flag) \
 	{ .sub = _sub, .reg = PTREC_##_reg, .mask = _mask, .flag = _flag }
@@ -82,126 +83,17 @@ static void ptrec_caps_from_cpuid(struct ptrec_caps *c, u32 regs[2][4])
 	}
 }
 
-/* CPUID of this CPU, as a ptrec_hw_cpuid_fn. */
+/* ---- the real unit ----------------------------------------------------- */
+
 static void ptrec_real_cpuid(u32 leaf, u32 sub, u32 r[4])
 {
 	cpuid_count(leaf, sub, &r[PTREC_EAX], &r[PTREC_EBX], &r[PTREC_ECX],
 		    &r[PTREC_EDX]);
 }
 
-/**
- * ptrec_hw_probe() - find the PT unit's capabilities
- *
- * SDM Vol. 3C 33.3.1: CPUID.(EAX=07H,ECX=0):EBX[25] says Intel PT exists;
- * leaf 14H sub-leaf 0 lists features, sub-leaf 1 the range count and the
- * MTC/CYC/PSB period bitmaps (ptrec_cap_table).  Vol. 1 13.2:
- * CPUID.(EAX=0DH,ECX=1):EAX[3] is XSAVES, ECX[8] says IA32_XSS[8] (PT) is
- * supported, and CPUID.(EAX=0DH,ECX=8):EAX is the component's size.
- * Vol. 3C 33.5: IA32_VMX_MISC[14] says PT may be used in VMX operation.
- *
- * Return: 0 if a unit (real or simulated) can be used, -ENODEV otherwise
- * (with one kernel log line naming what is missing).
- */
-int ptrec_hw_probe(void)
+static int ptrec_real_rdmsr(u32 msr, u64 *val)
 {
-	unsigned int eax, ebx, ecx, edx;
-	struct ptrec_caps *c = &ptrec_caps;
-	const char *missing = NULL;
-	u32 regs[2][4];
-
-	memset(c, 0, sizeof(*c));
-	if (boot_cpu_has(X86_FEATURE_HYPERVISOR))
-		c->flags |= PTREC_INFO_HYPERVISOR;
-
-	if (boot_cpu_data.x86_vendor != X86_VENDOR_INTEL)
-		missing = "not an Intel CPU (CPUID vendor)";
-	else if (boot_cpu_data.cpuid_level < CPUID_LEAF_PT)
-		missing = "no CPUID leaf 14H (max basic leaf < 14H)";
-	else if (!(cpuid_ebx(7) & CPUID_7_EBX_PT))
-		missing = "CPUID.07H:EBX[25] (Intel PT) is 0";
-
-	if (!missing) {
-		memset(regs, 0, sizeof(regs));
-		ptrec_real_cpuid(CPUID_LEAF_PT, 0, regs[0]);
-		if (regs[0][PTREC_EAX] >= 1)
-			ptrec_real_cpuid(CPUID_LEAF_PT, 1, regs[1]);
-		ptrec_caps_from_cpuid(c, regs);
-		if (!(c->flags & PTREC_INFO_TOPA))
-			missing = "no ToPA output (CPUID.14H.0:ECX[0] = 0)";
-	}
-
-	if (!missing) {
-		u64 misc;
-
-		if (boot_cpu_has(X86_FEATURE_VMX) &&
-		    !rdmsrl_safe(MSR_IA32_VMX_MISC, &misc) &&
-		    (misc & VMX_MISC_PT_IN_VMX))
-			c->flags |= PTREC_INFO_IN_VMX;
-		if (boot_cpu_data.cpuid_level >= CPUID_LEAF_XSTATE) {
-			cpuid_count(CPUID_LEAF_XSTATE, 1, &eax, &ebx, &ecx,
-				    &edx);
-			if ((eax & CPUID_D1_EAX_XSAVES) &&
-			    (ecx & BIT(XFEATURE_PT_BIT)) &&
-			    boot_cpu_has(X86_FEATURE_XSAVES)) {
-				cpuid_count(CPUID_LEAF_XSTATE, XFEATURE_PT_BIT,
-					    &eax, &ebx, &ecx, &edx);
-				if (eax >= XSAVE_PT_MSR_BYTES &&
-				    eax <= sizeof(struct ptrec_pt_state) &&
-				    (ecx & CPUID_D8_ECX_SUPERVISOR)) {
-					c->xsaves = true;
-					c->xsave_size = eax;
-					c->flags |= PTREC_INFO_XSAVES;
-				}
-			}
-		}
-	}
-	if (boot_cpu_data.cpuid_level >= CPUID_LEAF_TSC) {
-		cpuid(CPUID_LEAF_TSC, &eax, &ebx, &ecx, &edx);
-		c->cpuid_15_eax = eax;
-		c->cpuid_15_ebx = ebx;
-	}
-
-	if (missing && !ptrec_sim_mode) {
-		pr_err("no usable Intel PT: %s; load with sim=1 for the simulated unit\n",
-		       missing);
-		return -ENODEV;
-	}
-	if (missing || ptrec_sim_mode) {
-		/* The model's capabilities: everything the module uses. */
-		memset(c, 0, sizeof(*c));
-		c->flags = PTREC_INFO_SIMULATED | PTREC_INFO_TOPA |
-			   PTREC_INFO_TOPA_MULTI | PTREC_INFO_CR3_FILTER |
-			   PTREC_INFO_PSB_CYC | PTREC_INFO_IP_FILTER |
-			   PTREC_INFO_MTC | PTREC_INFO_PTWRITE;
-		if (boot_cpu_has(X86_FEATURE_HYPERVISOR))
-			c->flags |= PTREC_INFO_HYPERVISOR;
-		c->nr_ranges = 2;
-		c->mtc_periods = 0x0249;
-		c->cyc_thresholds = 0x3fff;
-		c->psb_periods = 0x003f;
-		c->xsave_size = sizeof(struct ptrec_pt_state);
-		ptrec_hw = &ptrec_sim_ops;
-		return 0;
-	}
-	if (!c->xsave_size)
-		c->xsave_size = sizeof(struct ptrec_pt_state);
-	{
-		u64 pi;
-
-		if (!rdmsrl_safe(MSR_PLATFORM_INFO, &pi))
-			c->nom_freq = (pi >> 8) & 0xff;
-	}
-	return 0;
-}
-
-/* ---- the real unit ----------------------------------------------------- */
-
-static u64 ptrec_real_rdmsr(u32 msr)
-{
-	u64 v = 0;
-
-	rdmsrl_safe(msr, &v);
-	return v;
+	return rdmsrl_safe(msr, val) ? -EIO : 0;
 }
 
 static int ptrec_real_wrmsr(u32 msr, u64 val)
@@ -209,36 +101,206 @@ static int ptrec_real_wrmsr(u32 msr, u64 val)
 	return wrmsrl_safe(msr, val) ? -EIO : 0;
 }
 
+/*
+ * XSAVES/XRSTORS with RFBM = bit 8 only (EDX:EAX = 0:0x100); SDM Vol. 1
+ * 13.11/13.12.  The compacted layout puts component 8 right after the
+ * 64-byte header (offset 576).
+ */
+static int ptrec_real_xsaves(struct ptrec_save_area *a)
+{
+	u32 lo = BIT(XFEATURE_PT_BIT), hi = 0;
+
+	asm volatile(".byte 0x48, 0x0f, 0xc7, 0x2f"	/* xsaves64 (%rdi) */
+		     : : "D" (a), "a" (lo), "d" (hi) : "memory");
+	return 0;
+}
+
+static int ptrec_real_xrstors(struct ptrec_save_area *a)
+{
+	u32 lo = BIT(XFEATURE_PT_BIT), hi = 0;
+
+	asm volatile(".byte 0x48, 0x0f, 0xc7, 0x1f"	/* xrstors64 (%rdi) */
+		     : : "D" (a), "a" (lo), "d" (hi) : "memory");
+	return 0;
+}
+
+static bool ptrec_real_pmi_pending(void)
+{
+	u64 st;
+
+	if (rdmsrl_safe(MSR_CORE_PERF_GLOBAL_STATUS, &st))
+		return false;
+	return st & PERF_STATUS_TOPA_PMI;
+}
+
+static void ptrec_real_pmi_ack(void)
+{
+	wrmsrl_safe(MSR_CORE_PERF_GLOBAL_OVF_CTRL, PERF_STATUS_TOPA_PMI);
+}
+
+static void ptrec_real_pmi_unmask(void)
+{
+}
+
+static bool ptrec_real_in_vmx(void)
+{
+	return false;
+}
+
+static const struct ptrec_hw_ops ptrec_real_ops = {
+	.name		= "intel_pt",
+	.cpuid		= ptrec_real_cpuid,
+	.read_msr	= ptrec_real_rdmsr,
+	.write_msr	= ptrec_real_wrmsr,
+	.xsaves		= ptrec_real_xsaves,
+	.xrstors	= ptrec_real_xrstors,
+	.pmi_pending	= ptrec_real_pmi_pending,
+	.pmi_ack	= ptrec_real_pmi_ack,
+	.pmi_unmask	= ptrec_real_pmi_unmask,
+	.in_vmx		= ptrec_real_in_vmx,
+};
+
+/* ---- probing ----------------------------------------------------------- */
+
+/* Why the real CPU cannot be used, or NULL. */
+static const char *ptrec_real_missing(void)
+{
+	if (boot_cpu_data.x86_vendor != X86_VENDOR_INTEL)
+		return "not an Intel CPU (CPUID vendor)";
+	if (boot_cpu_data.cpuid_level < CPUID_LEAF_PT)
+		return "no CPUID leaf 14H (max basic leaf < 14H)";
+	if (!(cpuid_ebx(7) & CPUID_7_EBX_PT))
+		return "CPUID.07H:EBX[25] (Intel PT) is 0";
+	return NULL;
+}
+
+/*
+ * XSAVES for component 8 (SDM Vol. 1 13.2): CPUID.(EAX=0DH,ECX=1):EAX[3]
+ * (XSAVES) and ECX[8] (IA32_XSS[8] supported), component 8 a supervisor
+ * component (CPUID.(EAX=0DH,ECX=8):ECX[0]) of CPUID.(0DH,8):EAX bytes.
+ */
+static void ptrec_probe_xsaves(struct ptrec_caps *c)
+{
+	u32 r[4];
+
+	ptrec_hw->cpuid(CPUID_LEAF_XSTATE, 1, r);
+	if (!(r[PTREC_EAX] & CPUID_D1_EAX_XSAVES) ||
+	    !(r[PTREC_ECX] & BIT(XFEATURE_PT_BIT)))
+		return;
+	if (ptrec_hw == &ptrec_real_ops && !boot_cpu_has(X86_FEATURE_XSAVES))
+		return;
+	ptrec_hw->cpuid(CPUID_LEAF_XSTATE, XFEATURE_PT_BIT, r);
+	if (r[PTREC_EAX] >= XSAVE_PT_MSR_BYTES &&
+	    r[PTREC_EAX] <= sizeof(struct ptrec_pt_state) &&
+	    (r[PTREC_ECX] & CPUID_D8_ECX_SUPERVISOR)) {
+		c->xsaves = true;
+		c->xsave_size = r[PTREC_EAX];
+		c->flags |= PTREC_INFO_XSAVES;
+	}
+}
+
 /**
- * ptrec_hw_save_msrs() - save PT state with RDMSR/WRMSR
- * @a:	save area (component 8 layout).
+ * ptrec_hw_probe() - find the PT unit's capabilities
  *
+ * SDM Vol. 3C 33.3.1: CPUID.(EAX=07H,ECX=0):EBX[25] says Intel PT exists;
+ * leaf 14H sub-leaf 0 lists features, sub-leaf 1 the range count and the
+ * MTC/CYC/PSB period bitmaps (ptrec_cap_table).  Vol. 1 13.2: XSAVES of
+ * component 8 (ptrec_probe_xsaves()).  Vol. 3C 33.5: IA32_VMX_MISC[14]
+ * says PT may be used in VMX operation.  With sim=1 the same probe reads
+ * the simulated unit's CPUID and MSRs.
+ *
+ * Return: 0 if a unit (real or simulated) can be used, -ENODEV otherwise
+ * (with one kernel log line naming what is missing).
+ */
+int ptrec_hw_probe(void)
+{
+	struct ptrec_caps *c = &ptrec_caps;
+	const char *missing = NULL;
+	u32 regs[2][4], r[4];
+	u64 v;
+
+	memset(c, 0, sizeof(*c));
+	if (ptrec_sim_mode) {
+		ptrec_hw = &ptrec_sim_ops;
+		c->flags |= PTREC_INFO_SIMULATED;
+	} else {
+		ptrec_hw = &ptrec_real_ops;
+		missing = ptrec_real_missing();
+		if (missing) {
+			pr_err("no usable Intel PT: %s; load with sim=1 for the simulated unit\n",
+			       missing);
+			return -ENODEV;
+		}
+	}
+	if (boot_cpu_has(X86_FEATURE_HYPERVISOR))
+		c->flags |= PTREC_INFO_HYPERVISOR;
+
+	memset(regs, 0, sizeof(regs));
+	ptrec_hw->cpuid(CPUID_LEAF_PT, 0, regs[0]);
+	if (regs[0][PTREC_EAX] >= 1)
+		ptrec_hw->cpuid(CPUID_LEAF_PT, 1, regs[1]);
+	ptrec_caps_from_cpuid(c, regs);
+	if (!(c->flags & PTREC_INFO_TOPA)) {
+		pr_err("no usable Intel PT: no ToPA output (CPUID.14H.0:ECX[0] = 0)\n");
+		return -ENODEV;
+	}
+	if ((ptrec_sim_mode || boot_cpu_has(X86_FEATURE_VMX)) &&
+	    !ptrec_hw->read_msr(MSR_IA32_VMX_MISC, &v) &&
+	    (v & VMX_MISC_PT_IN_VMX))
+		c->flags |= PTREC_INFO_IN_VMX;
+	ptrec_probe_xsaves(c);
+	if (!c->xsave_size)
+		c->xsave_size = sizeof(struct ptrec_pt_state);
+	if (boot_cpu_data.cpuid_level >= CPUID_LEAF_TSC) {
+		ptrec_real_cpuid(CPUID_LEAF_TSC, 0, r);
+		c->cpuid_15_eax = r[PTREC_EAX];
+		c->cpuid_15_ebx = r[PTREC_EBX];
+	}
+	if (!ptrec_hw->read_msr(MSR_PLATFORM_INFO, &v))
+		c->nom_freq = (v >> 8) & 0xff;
+	return 0;
+}
+
+/**
+ * ptrec_hw_rdmsr() - read an MSR of the unit, 0 if the read faults
+ * @msr:	the MSR.
+ *
+ * Return: its value.
+ */
+u64 ptrec_hw_rdmsr(u32 msr)
+{
+	u64 v = 0;
+
+	ptrec_hw->read_msr(msr, &v);
+	return v;
+}
+
+/* ---- saving and restoring a thread's PT state ------------------------ */
+
+/*
  * SDM Vol. 3C 33.3.5.1: clear TraceEn first, so the output pointers are
  * final (33.2.7.7/8 call them unreliable while TraceEn = 1) and the other
  * MSRs may be written later; then read the rest.
  */
-void ptrec_hw_save_msrs(struct ptrec_save_area *a)
+static void ptrec_save_msrs(struct ptrec_save_area *a)
 {
 	struct ptrec_pt_state *s = &a->pt;
 
-	s->ctl = ptrec_hw->read_msr(MSR_IA32_RTIT_CTL);
+	s->ctl = ptrec_hw_rdmsr(MSR_IA32_RTIT_CTL);
 	if (s->ctl & RTIT_CTL_TRACEEN)
 		ptrec_hw->write_msr(MSR_IA32_RTIT_CTL,
 				    s->ctl & ~RTIT_CTL_TRACEEN);
-	s->status = ptrec_hw->read_msr(MSR_IA32_RTIT_STATUS);
-	s->output_base = ptrec_hw->read_msr(MSR_IA32_RTIT_OUTPUT_BASE);
-	s->output_mask = ptrec_hw->read_msr(MSR_IA32_RTIT_OUTPUT_MASK);
+	s->status = ptrec_hw_rdmsr(MSR_IA32_RTIT_STATUS);
+	s->output_base = ptrec_hw_rdmsr(MSR_IA32_RTIT_OUTPUT_BASE);
+	s->output_mask = ptrec_hw_rdmsr(MSR_IA32_RTIT_OUTPUT_MASK);
 	/* CR3_MATCH and ADDRn change only by software: the area has them. */
 }
 
-/**
- * ptrec_hw_restore_msrs() - restore PT state with WRMSR, RTIT_CTL last
- * @a:	save area.
- *
+/*
  * SDM Vol. 3C 33.3.5.1: write every MSR but IA32_RTIT_CTL while TraceEn
  * is 0 (writing them with TraceEn = 1 is a #GP), then IA32_RTIT_CTL.
  */
-void ptrec_hw_restore_msrs(struct ptrec_save_area *a)
+static void ptrec_restore_msrs(struct ptrec_save_area *a)
 {
 	struct ptrec_pt_state *s = &a->pt;
 	unsigned int i;
@@ -263,77 +325,56 @@ void ptrec_hw_restore_msrs(struct ptrec_save_area *a)
 	ptrec_hw->write_msr(MSR_IA32_RTIT_CTL, s->ctl);
 }
 
-/*
- * XSAVES/XRSTORS with RFBM = bit 8 only (EDX:EAX = 0:0x100); SDM Vol. 1
- * 13.11/13.12.  XSAVES clears TraceEn after saving IA32_RTIT_CTL, and
- * XRSTORS writes IA32_RTIT_CTL last (13.5.6).  The compacted layout puts
- * component 8 right after the 64-byte header (offset 576).
+/**
+ * ptrec_hw_save() - save the unit's state to @a and leave TraceEn clear
+ * @a:	the thread's save area.
+ *
+ * XSAVES of component 8 where the probe chose it, else the MSRs.
+ * Context: IRQs off, on the CPU whose unit holds the state.
+ * Return: 0.
  */
-static void ptrec_real_save(struct ptrec_save_area *a)
+int ptrec_hw_save(struct ptrec_save_area *a)
 {
-	u32 lo = BIT(XFEATURE_PT_BIT), hi = 0;
-
-	if (!ptrec_caps.xsaves) {
-		ptrec_hw_save_msrs(a);
-		return;
-	}
-	asm volatile(".byte 0x48, 0x0f, 0xc7, 0x2f"	/* xsaves64 (%rdi) */
-		     : : "D" (a), "a" (lo), "d" (hi) : "memory");
+	if (ptrec_caps.xsaves)
+		ptrec_hw->xsaves(a);
+	else
+		ptrec_save_msrs(a);
+	return 0;
 }
 
-static void ptrec_real_restore(struct ptrec_save_area *a)
+/**
+ * ptrec_hw_restore() - load @a into the unit, IA32_RTIT_CTL last
+ * @a:	the thread's save area.
+ *
+ * Context: IRQs off.
+ * Return: 0.
+ */
+int ptrec_hw_restore(struct ptrec_save_area *a)
 {
-	u32 lo = BIT(XFEATURE_PT_BIT), hi = 0;
+	unsigned int i;
 
 	if (!ptrec_caps.xsaves) {
-		ptrec_hw_restore_msrs(a);
-		return;
+		ptrec_restore_msrs(a);
+		return 0;
 	}
 	/* ADDR2/3 are not in component 8 (SDM Vol. 1 13.5.6). */
-	if (ptrec_caps.nr_ranges > 2) {
-		unsigned int i;
-
-		for (i = 0; i < 4; i++)
-			wrmsrl_safe(MSR_IA32_RTIT_ADDR2_A + i, a->pt.addr23[i]);
-	}
-	a->xcomp_bv = BIT_ULL(63) | BIT_ULL(XFEATURE_PT_BIT);
+	for (i = 0; ptrec_caps.nr_ranges > 2 && i < 4; i++)
+		ptrec_hw->write_msr(MSR_IA32_RTIT_ADDR2_A + i, a->pt.addr23[i]);
+	a->xcomp_bv = XCOMP_BV_COMPACTED | BIT_ULL(XFEATURE_PT_BIT);
 	a->xstate_bv = BIT_ULL(XFEATURE_PT_BIT);
-	asm volatile(".byte 0x48, 0x0f, 0xc7, 0x1f"	/* xrstors64 (%rdi) */
-		     : : "D" (a), "a" (lo), "d" (hi) : "memory");
+	ptrec_hw->xrstors(a);
+	return 0;
 }
 
-static bool ptrec_real_pmi_pending(void)
-{
-	u64 st;
+/* ---- the PMI ----------------------------------------------------------- */
 
-	if (rdmsrl_safe(MSR_CORE_PERF_GLOBAL_STATUS, &st))
-		return false;
-	return st & PERF_STATUS_TOPA_PMI;
-}
-
-static void ptrec_real_pmi_ack(void)
-{
-	wrmsrl_safe(MSR_CORE_PERF_GLOBAL_OVF_CTRL, PERF_STATUS_TOPA_PMI);
-}
-
-static const struct ptrec_hw_ops ptrec_real_ops = {
-	.name		= "intel_pt",
-	.read_msr	= ptrec_real_rdmsr,
-	.write_msr	= ptrec_real_wrmsr,
-	.save		= ptrec_real_save,
-	.restore	= ptrec_real_restore,
-	.pmi_pending	= ptrec_real_pmi_pending,
-	.pmi_ack	= ptrec_real_pmi_ack,
-};
-
-/*
+/**
+ * ptrec_hw_pmi() - the ToPA PMI, in NMI context (or the model's timer)
+ *
  * The PT PMI is an NMI shared with perf (SDM Vol. 3C 33.2.6.2: ToPA PMI
  * sets IA32_PERF_GLOBAL_STATUS[55]).  Registered first, we claim it only
  * while a ptrec thread is loaded on this CPU, acknowledge bit 55 and defer
  * the drain to irq_work: nothing is copied in NMI context.
- */
-/**
- * ptrec_hw_pmi() - the ToPA PMI, in NMI context (or the model's timer)
  *
  * Return: true if it was ours.
  */
@@ -351,31 +392,46 @@ static int ptrec_nmi(unsigned int cmd, struct pt_regs *regs)
 	return ptrec_hw_pmi() ? NMI_HANDLED : NMI_DONE;
 }
 
+/**
+ * ptrec_hw_unit_claimed() - does ptrec own the PT unit of @cpu, so that
+ * another PT user (perf's intel_pt) must not start there?
+ * @cpu:	the CPU.
+ *
+ * Return: false: ptrec claims nothing.
+ */
+bool ptrec_hw_unit_claimed(int cpu)
+{
+	return false;
+}
+
 /* ---- IA32_XSS[8] ownership ------------------------------------------- */
 
 static void ptrec_xss_take(void *unused)
 {
 	u64 xss;
 
-	if (rdmsrl_safe(MSR_IA32_XSS, &xss))
+	if (ptrec_hw->read_msr(MSR_IA32_XSS, &xss))
 		return;
 	if (!this_cpu_read(ptrec_xss_owned))
 		this_cpu_write(ptrec_saved_xss, xss);
 	this_cpu_write(ptrec_xss_owned, true);
 	if (!(xss & BIT_ULL(XFEATURE_PT_BIT)))
-		wrmsrl(MSR_IA32_XSS, xss | BIT_ULL(XFEATURE_PT_BIT));
+		ptrec_hw->write_msr(MSR_IA32_XSS,
+				    xss | BIT_ULL(XFEATURE_PT_BIT));
 }
 
 static void ptrec_xss_give(void *unused)
 {
 	if (!this_cpu_read(ptrec_xss_owned))
 		return;
-	wrmsrl(MSR_IA32_XSS, this_cpu_read(ptrec_saved_xss));
+	ptrec_hw->write_msr(MSR_IA32_XSS, this_cpu_read(ptrec_saved_xss));
 	this_cpu_write(ptrec_xss_owned, false);
 }
 
 static int ptrec_cpu_online(unsigned int cpu)
 {
+	if (ptrec_hw == &ptrec_sim_ops)
+		ptrec_sim_cpu_online();
 	if (ptrec_caps.xsaves)
 		ptrec_xss_take(NULL);
 	return 0;
@@ -405,7 +461,7 @@ static void ptrec_foreign_one(void *arg)
 {
 	atomic_t *busy = arg;
 
-	if (ptrec_hw->read_msr(MSR_IA32_RTIT_CTL) & RTIT_CTL_TRACEEN &&
+	if (ptrec_hw_rdmsr(MSR_IA32_RTIT_CTL) & RTIT_CTL_TRACEEN &&
 	    !this_cpu_read(ptrec_cur))
 		atomic_inc(busy);
 }
@@ -420,10 +476,7 @@ int ptrec_hw_check_foreign(void)
 {
 	atomic_t busy = ATOMIC_INIT(0);
 
-	if (ptrec_sim_mode && ptrec_sim_foreign)
-		atomic_inc(&busy);
-	else
-		on_each_cpu(ptrec_foreign_one, &busy, 1);
+	on_each_cpu(ptrec_foreign_one, &busy, 1);
 	if (atomic_read(&busy)) {
 		pr_warn("Intel PT is in use by another tracer (perf intel_pt?) on %d CPU(s): not starting\n",
 			atomic_read(&busy));
@@ -441,27 +494,33 @@ int ptrec_hw_init(void)
 {
 	int ret;
 
-	if (ptrec_hw == &ptrec_sim_ops)
-		return ptrec_sim_init();
-	ptrec_hw = &ptrec_real_ops;
-
+	if (ptrec_hw == &ptrec_sim_ops) {
+		ret = ptrec_sim_init();
+		if (ret)
+			return ret;
+	}
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "ptrec:online",
 				ptrec_cpu_online, ptrec_cpu_offline);
 	if (ret < 0)
-		return ret;
+		goto err_sim_exit;
 	ptrec_hp_state = ret;
 	register_syscore_ops(&ptrec_syscore);
 
-	ret = register_nmi_handler(NMI_LOCAL, ptrec_nmi, NMI_FLAG_FIRST,
-				   PTREC_NAME);
-	if (ret)
-		goto err_unregister_hotplug;
-	ptrec_nmi_registered = true;
+	if (ptrec_hw == &ptrec_real_ops) {
+		ret = register_nmi_handler(NMI_LOCAL, ptrec_nmi,
+					   NMI_FLAG_FIRST, PTREC_NAME);
+		if (ret)
+			goto err_unregister_hotplug;
+		ptrec_nmi_registered = true;
+	}
 	return 0;
 
 err_unregister_hotplug:
 	unregister_syscore_ops(&ptrec_syscore);
 	cpuhp_remove_state(ptrec_hp_state);
+err_sim_exit:
+	if (ptrec_hw == &ptrec_sim_ops)
+		ptrec_sim_exit();
 	return ret;
 }
 
@@ -470,13 +529,12 @@ err_unregister_hotplug:
  */
 void ptrec_hw_exit(void)
 {
-	if (ptrec_hw == &ptrec_sim_ops) {
-		ptrec_sim_exit();
-		return;
-	}
 	if (ptrec_nmi_registered)
 		unregister_nmi_handler(NMI_LOCAL, PTREC_NAME);
+	ptrec_nmi_registered = false;
 	unregister_syscore_ops(&ptrec_syscore);
 	/* the teardown callback restores IA32_XSS on every online CPU */
 	cpuhp_remove_state(ptrec_hp_state);
+	if (ptrec_hw == &ptrec_sim_ops)
+		ptrec_sim_exit();
 }

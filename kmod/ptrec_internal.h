@@ -28,6 +28,11 @@
 
 #define PTREC_NAME "ptrec"
 
+struct ptrec_save_area;
+
+/* The registers of struct ptrec_hw_ops.cpuid's result. */
+enum ptrec_cpuid_reg { PTREC_EAX, PTREC_EBX, PTREC_ECX, PTREC_EDX };
+
 /**
  * struct ptrec_pt_state - PT state in the layout of XSAVE component 8
  *
@@ -73,23 +78,32 @@ struct ptrec_save_area {
 } __aligned(64);
 
 /**
- * struct ptrec_hw_ops - access to the PT unit of the current CPU
+ * struct ptrec_hw_ops - the instructions that reach the PT unit of the
+ * current CPU: the real ones, or the simulated unit's model of them
  * @name:	"intel_pt" or "simulated".
- * @read_msr:	read an RTIT or PERF_GLOBAL MSR.
- * @write_msr:	write one; returns -EIO where the SDM says #GP.
- * @save:	save PT state to @a and leave TraceEn clear (XSAVES or MSRs).
- * @restore:	restore PT state from @a, IA32_RTIT_CTL last.
- * @pmi_pending: true if the ToPA PMI is pending on this CPU.
- * @pmi_ack:	acknowledge it.
+ * @cpuid:	CPUID leaf @leaf, sub-leaf @sub into EAX..EDX.
+ * @read_msr:	RDMSR; -EIO where the SDM says #GP.
+ * @write_msr:	WRMSR; -EIO where the SDM says #GP.
+ * @xsaves:	XSAVES of XSAVE state component 8 only (RFBM = 0x100) in the
+ *		compacted format; -EIO on a fault.
+ * @xrstors:	XRSTORS of component 8 only; -EIO on a fault.
+ * @pmi_pending: IA32_PERF_GLOBAL_STATUS[55] is set.
+ * @pmi_ack:	clear it (IA32_PERF_GLOBAL_OVF_CTRL[55]).
+ * @pmi_unmask:	clear the LVT performance counter entry's mask bit, which
+ *		the APIC set when it delivered the PMI.
+ * @in_vmx:	this CPU is in VMX operation (CR4.VMXE: KVM did VMXON).
  */
 struct ptrec_hw_ops {
 	const char *name;
-	u64 (*read_msr)(u32 msr);
+	void (*cpuid)(u32 leaf, u32 sub, u32 regs[4]);
+	int (*read_msr)(u32 msr, u64 *val);
 	int (*write_msr)(u32 msr, u64 val);
-	void (*save)(struct ptrec_save_area *a);
-	void (*restore)(struct ptrec_save_area *a);
+	int (*xsaves)(struct ptrec_save_area *a);
+	int (*xrstors)(struct ptrec_save_area *a);
 	bool (*pmi_pending)(void);
 	void (*pmi_ack)(void);
+	void (*pmi_unmask)(void);
+	bool (*in_vmx)(void);
 };
 
 /**
@@ -122,21 +136,27 @@ extern const struct ptrec_hw_ops *ptrec_hw;
 extern struct ptrec_caps ptrec_caps;
 extern bool ptrec_sim_mode;
 extern unsigned int ptrec_sim_rate;
-extern bool ptrec_sim_foreign;
 
 int ptrec_hw_probe(void);
 int ptrec_hw_init(void);
 void ptrec_hw_exit(void);
 int ptrec_hw_check_foreign(void);
 bool ptrec_hw_pmi(void);
-void ptrec_hw_save_msrs(struct ptrec_save_area *a);
-void ptrec_hw_restore_msrs(struct ptrec_save_area *a);
+bool ptrec_hw_unit_claimed(int cpu);
+int ptrec_hw_save(struct ptrec_save_area *a);
+int ptrec_hw_restore(struct ptrec_save_area *a);
+u64 ptrec_hw_rdmsr(u32 msr);
 
 extern const struct ptrec_hw_ops ptrec_sim_ops;
 int ptrec_sim_init(void);
 void ptrec_sim_exit(void);
+void ptrec_sim_cpu_online(void);
 
-/* Allocation counters, exported read-only so tests see them return to 0. */
+/*
+ * Allocation counters, exported read-only so tests see them return to 0
+ * (parameter allocs); and what the unit did that it should not have
+ * (parameter hwstats).
+ */
 struct ptrec_counters {
 	atomic_long_t sessions;
 	atomic_long_t threads;
@@ -144,6 +164,10 @@ struct ptrec_counters {
 	atomic_long_t objects;
 	atomic_long_t pending_works;
 	atomic_long_t foreign_skips;
+	atomic_long_t msr_faults;
+	atomic_long_t unit_errors;
+	atomic_long_t untraced;
+	atomic_long_t irqsoff_copied;
 };
 extern struct ptrec_counters ptrec_cnt;
 

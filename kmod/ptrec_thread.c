@@ -187,7 +187,7 @@ static bool ptrec_load(struct ptrec_thread *t, int cpu)
 {
 	if (t->dead || t->loaded_cpu >= 0)
 		return false;
-	if (ptrec_hw->read_msr(MSR_IA32_RTIT_CTL) & RTIT_CTL_TRACEEN) {
+	if (ptrec_hw_rdmsr(MSR_IA32_RTIT_CTL) & RTIT_CTL_TRACEEN) {
 		/* someone else (perf) traces on this CPU: leave it */
 		atomic_long_inc(&ptrec_cnt.foreign_skips);
 		return false;
@@ -197,7 +197,7 @@ static bool ptrec_load(struct ptrec_thread *t, int cpu)
 	ptrec_hold_pmi();
 	t->loaded_cpu = cpu;
 	this_cpu_write(ptrec_cur, t);
-	ptrec_hw->restore(t->area);
+	ptrec_hw_restore(t->area);
 	ptrec_allow_pmi();
 	return true;
 }
@@ -210,7 +210,7 @@ static void ptrec_unload(struct ptrec_thread *t)
 	u64 before = t->produced;
 
 	ptrec_hold_pmi();
-	ptrec_hw->save(t->area);
+	ptrec_hw_save(t->area);
 	ptrec_account(t);
 	t->loaded_cpu = -1;
 	this_cpu_write(ptrec_cur, NULL);
@@ -240,14 +240,14 @@ static void ptrec_queue_drain(struct ptrec_thread *t)
 static void ptrec_pmi_account(struct ptrec_thread *t)
 {
 	struct ptrec_pt_state *pt = &t->area->pt;
-	u64 ctl = ptrec_hw->read_msr(MSR_IA32_RTIT_CTL);
+	u64 ctl = ptrec_hw_rdmsr(MSR_IA32_RTIT_CTL);
 
 	if (!(ctl & RTIT_CTL_TRACEEN))
 		return;
 	ptrec_hw->write_msr(MSR_IA32_RTIT_CTL, ctl & ~RTIT_CTL_TRACEEN);
-	pt->status = ptrec_hw->read_msr(MSR_IA32_RTIT_STATUS);
-	pt->output_base = ptrec_hw->read_msr(MSR_IA32_RTIT_OUTPUT_BASE);
-	pt->output_mask = ptrec_hw->read_msr(MSR_IA32_RTIT_OUTPUT_MASK);
+	pt->status = ptrec_hw_rdmsr(MSR_IA32_RTIT_STATUS);
+	pt->output_base = ptrec_hw_rdmsr(MSR_IA32_RTIT_OUTPUT_BASE);
+	pt->output_mask = ptrec_hw_rdmsr(MSR_IA32_RTIT_OUTPUT_MASK);
 	ptrec_account(t);
 	ptrec_hw->write_msr(MSR_IA32_RTIT_CTL, ctl);
 }
@@ -287,9 +287,9 @@ static void ptrec_drain_fn(struct irq_work *iw)
 		if (t->loaded_cpu == smp_processor_id()) {
 			/* stop the unit, drain, re-arm (33.3.5.1 order) */
 			ptrec_hold_pmi();
-			ptrec_hw->save(t->area);
+			ptrec_hw_save(t->area);
 			ptrec_collect(t);
-			ptrec_hw->restore(t->area);
+			ptrec_hw_restore(t->area);
 			ptrec_allow_pmi();
 		} else if (t->loaded_cpu < 0 && !t->dead) {
 			ptrec_collect(t);
@@ -619,12 +619,12 @@ void ptrec_thread_set_cr3_match(struct ptrec_thread *t, u64 cr3)
 	loaded = t->loaded_cpu == smp_processor_id();
 	if (loaded) {
 		ptrec_hold_pmi();
-		ptrec_hw->save(t->area);
+		ptrec_hw_save(t->area);
 		ptrec_account(t);
 	}
 	t->area->pt.cr3_match = cr3;
 	if (loaded) {
-		ptrec_hw->restore(t->area);
+		ptrec_hw_restore(t->area);
 		ptrec_allow_pmi();
 	}
 	raw_spin_unlock_irqrestore(&t->lock, flags);
