@@ -17,7 +17,9 @@
 #include <linux/percpu.h>
 #include <linux/smp.h>
 #include <linux/syscore_ops.h>
+#include <asm/asm.h>
 #include <asm/cpufeature.h>
+#include <asm/extable_fixup_types.h>
 #include <asm/msr.h>
 #include <asm/nmi.h>
 #include <asm/processor.h>
@@ -104,24 +106,38 @@ static int ptrec_real_wrmsr(u32 msr, u64 val)
 /*
  * XSAVES/XRSTORS with RFBM = bit 8 only (EDX:EAX = 0:0x100); SDM Vol. 1
  * 13.11/13.12.  The compacted layout puts component 8 right after the
- * 64-byte header (offset 576).
+ * 64-byte header (offset 576).  A fault (say IA32_XSS[8] cleared under
+ * us, or XRSTORS with TraceEn set) must not oops inside __schedule():
+ * the exception table turns it into a non-zero trap number in EAX.
  */
 static int ptrec_real_xsaves(struct ptrec_save_area *a)
 {
 	u32 lo = BIT(XFEATURE_PT_BIT), hi = 0;
+	int err;
 
-	asm volatile(".byte 0x48, 0x0f, 0xc7, 0x2f"	/* xsaves64 (%rdi) */
-		     : : "D" (a), "a" (lo), "d" (hi) : "memory");
-	return 0;
+	asm volatile("1: .byte 0x48, 0x0f, 0xc7, 0x2f\n\t"	/* xsaves64 (%rdi) */
+		     "xor %[err], %[err]\n"
+		     "2:\n\t"
+		     _ASM_EXTABLE_TYPE(1b, 2b, EX_TYPE_FAULT)
+		     : [err] "=a" (err)
+		     : "D" (a), "a" (lo), "d" (hi)
+		     : "memory");
+	return err ? -EIO : 0;
 }
 
 static int ptrec_real_xrstors(struct ptrec_save_area *a)
 {
 	u32 lo = BIT(XFEATURE_PT_BIT), hi = 0;
+	int err;
 
-	asm volatile(".byte 0x48, 0x0f, 0xc7, 0x1f"	/* xrstors64 (%rdi) */
-		     : : "D" (a), "a" (lo), "d" (hi) : "memory");
-	return 0;
+	asm volatile("1: .byte 0x48, 0x0f, 0xc7, 0x1f\n\t"	/* xrstors64 (%rdi) */
+		     "xor %[err], %[err]\n"
+		     "2:\n\t"
+		     _ASM_EXTABLE_TYPE(1b, 2b, EX_TYPE_FAULT)
+		     : [err] "=a" (err)
+		     : "D" (a), "a" (lo), "d" (hi)
+		     : "memory");
+	return err ? -EIO : 0;
 }
 
 static bool ptrec_real_pmi_pending(void)
@@ -190,8 +206,9 @@ static void ptrec_probe_xsaves(struct ptrec_caps *c)
 	if (ptrec_hw == &ptrec_real_ops && !boot_cpu_has(X86_FEATURE_XSAVES))
 		return;
 	ptrec_hw->cpuid(CPUID_LEAF_XSTATE, XFEATURE_PT_BIT, r);
+	/* sized from CPUID: 128 bytes on real parts, 72 of them MSRs */
 	if (r[PTREC_EAX] >= XSAVE_PT_MSR_BYTES &&
-	    r[PTREC_EAX] <= sizeof(struct ptrec_pt_state) &&
+	    r[PTREC_EAX] <= PTREC_XSTATE_PT_MAX &&
 	    (r[PTREC_ECX] & CPUID_D8_ECX_SUPERVISOR)) {
 		c->xsaves = true;
 		c->xsave_size = r[PTREC_EAX];
@@ -249,8 +266,8 @@ int ptrec_hw_probe(void)
 	    (v & VMX_MISC_PT_IN_VMX))
 		c->flags |= PTREC_INFO_IN_VMX;
 	ptrec_probe_xsaves(c);
-	if (!c->xsave_size)
-		c->xsave_size = sizeof(struct ptrec_pt_state);
+	if (!c->xsave_size)	/* the MSR path's area: 9 + 4 MSRs */
+		c->xsave_size = XSAVE_PT_MSR_BYTES + 4 * sizeof(u64);
 	if (boot_cpu_data.cpuid_level >= CPUID_LEAF_TSC) {
 		ptrec_real_cpuid(CPUID_LEAF_TSC, 0, r);
 		c->cpuid_15_eax = r[PTREC_EAX];
@@ -284,7 +301,7 @@ u64 ptrec_hw_rdmsr(u32 msr)
  */
 static void ptrec_save_msrs(struct ptrec_save_area *a)
 {
-	struct ptrec_pt_state *s = &a->pt;
+	struct ptrec_pt_xstate *s = &a->pt;
 
 	s->ctl = ptrec_hw_rdmsr(MSR_IA32_RTIT_CTL);
 	if (s->ctl & RTIT_CTL_TRACEEN)
@@ -302,7 +319,7 @@ static void ptrec_save_msrs(struct ptrec_save_area *a)
  */
 static void ptrec_restore_msrs(struct ptrec_save_area *a)
 {
-	struct ptrec_pt_state *s = &a->pt;
+	struct ptrec_pt_xstate *s = &a->pt;
 	unsigned int i;
 
 	ptrec_hw->write_msr(MSR_IA32_RTIT_STATUS, s->status);
@@ -318,9 +335,9 @@ static void ptrec_restore_msrs(struct ptrec_save_area *a)
 	}
 	for (i = 2; i < ptrec_caps.nr_ranges && i < 4; i++) {
 		ptrec_hw->write_msr(MSR_IA32_RTIT_ADDR0_A + 2 * i,
-				s->addr23[2 * (i - 2)]);
+				a->addr23[2 * (i - 2)]);
 		ptrec_hw->write_msr(MSR_IA32_RTIT_ADDR0_B + 2 * i,
-				s->addr23[2 * (i - 2) + 1]);
+				a->addr23[2 * (i - 2) + 1]);
 	}
 	ptrec_hw->write_msr(MSR_IA32_RTIT_CTL, s->ctl);
 }
@@ -329,16 +346,25 @@ static void ptrec_restore_msrs(struct ptrec_save_area *a)
  * ptrec_hw_save() - save the unit's state to @a and leave TraceEn clear
  * @a:	the thread's save area.
  *
- * XSAVES of component 8 where the probe chose it, else the MSRs.
+ * XSAVES of component 8 where the probe chose it, else the MSRs.  XSAVES
+ * clears TraceEn only if it saves PT state (SDM Vol. 1 13.5.6), and its
+ * modified optimization (13.6) may skip a component unchanged since the
+ * XRSTORS from the same area; so TraceEn is read back, and if it is still
+ * set the state is saved through the MSRs, which clears it first.
  * Context: IRQs off, on the CPU whose unit holds the state.
  * Return: 0.
  */
 int ptrec_hw_save(struct ptrec_save_area *a)
 {
-	if (ptrec_caps.xsaves)
-		ptrec_hw->xsaves(a);
-	else
+	if (!ptrec_caps.xsaves) {
 		ptrec_save_msrs(a);
+		return 0;
+	}
+	if (ptrec_hw->xsaves(a) ||
+	    (ptrec_hw_rdmsr(MSR_IA32_RTIT_CTL) & RTIT_CTL_TRACEEN)) {
+		pr_info_once("XSAVES left PT state unsaved (TraceEn still set): saving through the MSRs where it does\n");
+		ptrec_save_msrs(a);
+	}
 	return 0;
 }
 
@@ -359,7 +385,7 @@ int ptrec_hw_restore(struct ptrec_save_area *a)
 	}
 	/* ADDR2/3 are not in component 8 (SDM Vol. 1 13.5.6). */
 	for (i = 0; ptrec_caps.nr_ranges > 2 && i < 4; i++)
-		ptrec_hw->write_msr(MSR_IA32_RTIT_ADDR2_A + i, a->pt.addr23[i]);
+		ptrec_hw->write_msr(MSR_IA32_RTIT_ADDR2_A + i, a->addr23[i]);
 	a->xcomp_bv = XCOMP_BV_COMPACTED | BIT_ULL(XFEATURE_PT_BIT);
 	a->xstate_bv = BIT_ULL(XFEATURE_PT_BIT);
 	ptrec_hw->xrstors(a);
@@ -437,10 +463,14 @@ static int ptrec_cpu_online(unsigned int cpu)
 	return 0;
 }
 
+/*
+ * IA32_XSS[8] stays set on a CPU going offline: a traced task can still
+ * be switched in there after this callback, and its XRSTORS would fault
+ * without the bit.  The kernel writes IA32_XSS anew when the CPU comes
+ * back (fpu__init_cpu_xstate()); module exit gives it back everywhere.
+ */
 static int ptrec_cpu_offline(unsigned int cpu)
 {
-	if (ptrec_caps.xsaves)
-		ptrec_xss_give(NULL);
 	return 0;
 }
 
@@ -533,8 +563,11 @@ void ptrec_hw_exit(void)
 		unregister_nmi_handler(NMI_LOCAL, PTREC_NAME);
 	ptrec_nmi_registered = false;
 	unregister_syscore_ops(&ptrec_syscore);
-	/* the teardown callback restores IA32_XSS on every online CPU */
-	cpuhp_remove_state(ptrec_hp_state);
+	cpus_read_lock();
+	cpuhp_remove_state_nocalls_cpuslocked(ptrec_hp_state);
+	if (ptrec_caps.xsaves)
+		on_each_cpu(ptrec_xss_give, NULL, 1);
+	cpus_read_unlock();
 	if (ptrec_hw == &ptrec_sim_ops)
 		ptrec_sim_exit();
 }

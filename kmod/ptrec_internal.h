@@ -33,30 +33,8 @@ struct ptrec_save_area;
 /* The registers of struct ptrec_hw_ops.cpuid's result. */
 enum ptrec_cpuid_reg { PTREC_EAX, PTREC_EBX, PTREC_ECX, PTREC_EDX };
 
-/**
- * struct ptrec_pt_state - PT state in the layout of XSAVE component 8
- *
- * SDM Vol. 1 13.5.6: the nine MSRs in this order, 8 bytes each.  The MSR
- * save path and the simulated unit use the same layout; ADDR2/3 are not
- * XSAVE-managed and live in @addr23 (saved by RDMSR when in use).
- *
- * @ctl:	IA32_RTIT_CTL.
- * @output_base: IA32_RTIT_OUTPUT_BASE.
- * @output_mask: IA32_RTIT_OUTPUT_MASK_PTRS.
- * @status:	IA32_RTIT_STATUS.
- * @cr3_match:	IA32_RTIT_CR3_MATCH.
- * @addr01:	IA32_RTIT_ADDR0_A, ADDR0_B, ADDR1_A, ADDR1_B.
- * @addr23:	IA32_RTIT_ADDR2_A, ADDR2_B, ADDR3_A, ADDR3_B.
- */
-struct ptrec_pt_state {
-	u64 ctl;
-	u64 output_base;
-	u64 output_mask;
-	u64 status;
-	u64 cr3_match;
-	u64 addr01[4];
-	u64 addr23[4];
-};
+/* Room for component 8: 128 bytes on the parts that have it. */
+#define PTREC_XSTATE_PT_MAX	256
 
 /**
  * struct ptrec_save_area - a traced thread's PT save area
@@ -65,16 +43,25 @@ struct ptrec_pt_state {
  * @xcomp_bv:	XCOMP_BV (bit 63: compacted format, bit 8: PT).
  * @hdr_rsvd:	rest of the XSAVE header.
  * @pt:		component 8, first (and only) compacted component, so at
- *		offset 576 (SDM Vol. 1 13.4.3).
+ *		offset 576 (SDM Vol. 1 13.4.3); the MSR path uses the same
+ *		layout.
+ * @comp:	the whole component: XSAVES writes CPUID.(0DH,8):EAX bytes
+ *		here, zeros past @pt (13.5.6), so nothing else may live in it.
+ * @addr23:	IA32_RTIT_ADDR2_A/B, ADDR3_A/B, which component 8 does not
+ *		hold: outside it.
  *
  * 64-byte aligned as XSAVES requires (SDM Vol. 1 13.11).
  */
 struct ptrec_save_area {
-	u8 legacy[512];
+	u8 legacy[XSAVE_LEGACY_BYTES];
 	u64 xstate_bv;
 	u64 xcomp_bv;
 	u64 hdr_rsvd[6];
-	struct ptrec_pt_state pt;
+	union {
+		struct ptrec_pt_xstate pt;
+		u8 comp[PTREC_XSTATE_PT_MAX];
+	};
+	u64 addr23[4];
 } __aligned(64);
 
 /**

@@ -106,7 +106,7 @@ MODULE_PARM_DESC(sim_xsaves, "simulated unit: XSAVES manages PT state (a 128-byt
  * @in_pmi:	the PMI handler runs.
  */
 struct ptrec_sim_cpu {
-	struct ptrec_pt_state r;
+	struct ptrec_pt_xstate r;
 	u64 global_status;
 	u64 xss;
 	bool lvtpc_masked;
@@ -464,6 +464,8 @@ static void sim_start_tick(void *unused)
  */
 void ptrec_sim_cpu_online(void)
 {
+	/* the kernel's fpu__init_cpu_xstate() wrote IA32_XSS without bit 8 */
+	this_cpu_write(ptrec_sim.xss, 0);
 	sim_start_tick(NULL);
 }
 

@@ -239,7 +239,7 @@ static void ptrec_queue_drain(struct ptrec_thread *t)
  */
 static void ptrec_pmi_account(struct ptrec_thread *t)
 {
-	struct ptrec_pt_state *pt = &t->area->pt;
+	struct ptrec_pt_xstate *pt = &t->area->pt;
 	u64 ctl = ptrec_hw_rdmsr(MSR_IA32_RTIT_CTL);
 
 	if (!(ctl & RTIT_CTL_TRACEEN))
@@ -390,7 +390,7 @@ static struct ptrec_thread *ptrec_thread_alloc(struct ptrec_session *s,
 					       struct task_struct *task)
 {
 	const struct ptrec_config *cfg = &s->cfg;
-	struct ptrec_pt_state *pt;
+	struct ptrec_pt_xstate *pt;
 	struct ptrec_thread *t;
 	unsigned int i, order;
 
@@ -453,7 +453,8 @@ static struct ptrec_thread *ptrec_thread_alloc(struct ptrec_session *s,
 	if (cfg->flags & PTREC_CFG_CR3_FILTER && task->mm)
 		pt->cr3_match = __pa(task->mm->pgd) & ~0x1fULL;
 	for (i = 0; i < cfg->nr_addr_ranges; i++) {
-		u64 *a = i < 2 ? &pt->addr01[2 * i] : &pt->addr23[2 * (i - 2)];
+		u64 *a = i < 2 ? &pt->addr01[2 * i] :
+				 &t->area->addr23[2 * (i - 2)];
 
 		a[0] = cfg->addr_ranges[i].start;
 		a[1] = cfg->addr_ranges[i].end;

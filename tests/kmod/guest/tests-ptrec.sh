@@ -412,6 +412,15 @@ ptrec_tests() {
 			sleep 0.1
 			i=$((i + 1))
 		done
+		if kill -0 "$rpid" 2>/dev/null; then
+			# where it hangs, for the diagnostic
+			{ echo "ptrec still running after 30 s: wchan $(cat /proc/$rpid/wchan 2>&1)"
+				cat /proc/"$rpid"/stack 2>&1
+				for tk in /proc/"$rpid"/task/*; do
+					echo "task $tk: $(cat "$tk"/wchan 2>&1)"
+					cat "$tk"/stack 2>&1
+				done; } >>/out/recint.log
+		fi
 		kill -9 "$rpid" 2>/dev/null
 		wait "$rpid"
 		rc=$?
