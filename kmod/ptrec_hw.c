@@ -14,9 +14,17 @@
 
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
+#include <linux/fs.h>
+#include <linux/kprobes.h>
+#include <linux/mutex.h>
+#include <linux/panic_notifier.h>
+#include <linux/perf_event.h>
+#include <linux/reboot.h>
+#include <linux/string.h>
 #include <linux/percpu.h>
 #include <linux/smp.h>
 #include <linux/syscore_ops.h>
+#include <asm/apic.h>
 #include <asm/asm.h>
 #include <asm/cpufeature.h>
 #include <asm/extable_fixup_types.h>
@@ -156,11 +164,13 @@ static void ptrec_real_pmi_ack(void)
 
 static void ptrec_real_pmi_unmask(void)
 {
+	apic_write(APIC_LVTPC, APIC_DM_NMI);
 }
 
+/* KVM's VMXON sets CR4.VMXE first (SDM Vol. 3C 24.7). */
 static bool ptrec_real_in_vmx(void)
 {
-	return false;
+	return __read_cr4() & X86_CR4_VMXE;
 }
 
 static const struct ptrec_hw_ops ptrec_real_ops = {
@@ -297,49 +307,68 @@ u64 ptrec_hw_rdmsr(u32 msr)
 /*
  * SDM Vol. 3C 33.3.5.1: clear TraceEn first, so the output pointers are
  * final (33.2.7.7/8 call them unreliable while TraceEn = 1) and the other
- * MSRs may be written later; then read the rest.
+ * MSRs may be written later; then read the rest.  Return: 0 or -EIO if
+ * any access faulted.
  */
-static void ptrec_save_msrs(struct ptrec_save_area *a)
+static int ptrec_save_msrs(struct ptrec_save_area *a)
 {
 	struct ptrec_pt_xstate *s = &a->pt;
+	int err;
 
-	s->ctl = ptrec_hw_rdmsr(MSR_IA32_RTIT_CTL);
-	if (s->ctl & RTIT_CTL_TRACEEN)
-		ptrec_hw->write_msr(MSR_IA32_RTIT_CTL,
-				    s->ctl & ~RTIT_CTL_TRACEEN);
-	s->status = ptrec_hw_rdmsr(MSR_IA32_RTIT_STATUS);
-	s->output_base = ptrec_hw_rdmsr(MSR_IA32_RTIT_OUTPUT_BASE);
-	s->output_mask = ptrec_hw_rdmsr(MSR_IA32_RTIT_OUTPUT_MASK);
+	err = ptrec_hw->read_msr(MSR_IA32_RTIT_CTL, &s->ctl);
+	if (!err && (s->ctl & RTIT_CTL_TRACEEN))
+		err = ptrec_hw->write_msr(MSR_IA32_RTIT_CTL,
+					  s->ctl & ~RTIT_CTL_TRACEEN);
+	err |= ptrec_hw->read_msr(MSR_IA32_RTIT_STATUS, &s->status);
+	err |= ptrec_hw->read_msr(MSR_IA32_RTIT_OUTPUT_BASE, &s->output_base);
+	err |= ptrec_hw->read_msr(MSR_IA32_RTIT_OUTPUT_MASK, &s->output_mask);
 	/* CR3_MATCH and ADDRn change only by software: the area has them. */
+	return err ? -EIO : 0;
+}
+
+/* ADDR2/3, which component 8 does not hold (SDM Vol. 1 13.5.6). */
+static int ptrec_restore_addr23(struct ptrec_save_area *a)
+{
+	unsigned int i;
+	int err = 0;
+
+	for (i = 2; i < ptrec_caps.nr_ranges && i < 4; i++) {
+		err |= ptrec_hw->write_msr(MSR_IA32_RTIT_ADDR0_A + 2 * i,
+					   a->addr23[2 * (i - 2)]);
+		err |= ptrec_hw->write_msr(MSR_IA32_RTIT_ADDR0_B + 2 * i,
+					   a->addr23[2 * (i - 2) + 1]);
+	}
+	return err;
 }
 
 /*
  * SDM Vol. 3C 33.3.5.1: write every MSR but IA32_RTIT_CTL while TraceEn
  * is 0 (writing them with TraceEn = 1 is a #GP), then IA32_RTIT_CTL.
+ * Return: 0 or -EIO if any write faulted (IA32_RTIT_CTL is then not
+ * written, so the unit stays off).
  */
-static void ptrec_restore_msrs(struct ptrec_save_area *a)
+static int ptrec_restore_msrs(struct ptrec_save_area *a)
 {
 	struct ptrec_pt_xstate *s = &a->pt;
 	unsigned int i;
+	int err;
 
-	ptrec_hw->write_msr(MSR_IA32_RTIT_STATUS, s->status);
-	ptrec_hw->write_msr(MSR_IA32_RTIT_OUTPUT_BASE, s->output_base);
-	ptrec_hw->write_msr(MSR_IA32_RTIT_OUTPUT_MASK, s->output_mask);
+	err = ptrec_hw->write_msr(MSR_IA32_RTIT_STATUS, s->status);
+	err |= ptrec_hw->write_msr(MSR_IA32_RTIT_OUTPUT_BASE, s->output_base);
+	err |= ptrec_hw->write_msr(MSR_IA32_RTIT_OUTPUT_MASK, s->output_mask);
 	if (ptrec_caps.flags & PTREC_INFO_CR3_FILTER)
-		ptrec_hw->write_msr(MSR_IA32_RTIT_CR3_MATCH, s->cr3_match);
+		err |= ptrec_hw->write_msr(MSR_IA32_RTIT_CR3_MATCH,
+					   s->cr3_match);
 	for (i = 0; i < ptrec_caps.nr_ranges && i < 2; i++) {
-		ptrec_hw->write_msr(MSR_IA32_RTIT_ADDR0_A + 2 * i,
-				s->addr01[2 * i]);
-		ptrec_hw->write_msr(MSR_IA32_RTIT_ADDR0_B + 2 * i,
-				s->addr01[2 * i + 1]);
+		err |= ptrec_hw->write_msr(MSR_IA32_RTIT_ADDR0_A + 2 * i,
+					   s->addr01[2 * i]);
+		err |= ptrec_hw->write_msr(MSR_IA32_RTIT_ADDR0_B + 2 * i,
+					   s->addr01[2 * i + 1]);
 	}
-	for (i = 2; i < ptrec_caps.nr_ranges && i < 4; i++) {
-		ptrec_hw->write_msr(MSR_IA32_RTIT_ADDR0_A + 2 * i,
-				a->addr23[2 * (i - 2)]);
-		ptrec_hw->write_msr(MSR_IA32_RTIT_ADDR0_B + 2 * i,
-				a->addr23[2 * (i - 2) + 1]);
-	}
-	ptrec_hw->write_msr(MSR_IA32_RTIT_CTL, s->ctl);
+	err |= ptrec_restore_addr23(a);
+	if (!err)
+		err = ptrec_hw->write_msr(MSR_IA32_RTIT_CTL, s->ctl);
+	return err ? -EIO : 0;
 }
 
 /**
@@ -352,18 +381,16 @@ static void ptrec_restore_msrs(struct ptrec_save_area *a)
  * XRSTORS from the same area; so TraceEn is read back, and if it is still
  * set the state is saved through the MSRs, which clears it first.
  * Context: IRQs off, on the CPU whose unit holds the state.
- * Return: 0.
+ * Return: 0, or -EIO if an access faulted (the area is then unreliable).
  */
 int ptrec_hw_save(struct ptrec_save_area *a)
 {
-	if (!ptrec_caps.xsaves) {
-		ptrec_save_msrs(a);
-		return 0;
-	}
+	if (!ptrec_caps.xsaves)
+		return ptrec_save_msrs(a);
 	if (ptrec_hw->xsaves(a) ||
 	    (ptrec_hw_rdmsr(MSR_IA32_RTIT_CTL) & RTIT_CTL_TRACEEN)) {
 		pr_info_once("XSAVES left PT state unsaved (TraceEn still set): saving through the MSRs where it does\n");
-		ptrec_save_msrs(a);
+		return ptrec_save_msrs(a);
 	}
 	return 0;
 }
@@ -373,23 +400,17 @@ int ptrec_hw_save(struct ptrec_save_area *a)
  * @a:	the thread's save area.
  *
  * Context: IRQs off.
- * Return: 0.
+ * Return: 0, or -EIO if a write or XRSTORS faulted.
  */
 int ptrec_hw_restore(struct ptrec_save_area *a)
 {
-	unsigned int i;
-
-	if (!ptrec_caps.xsaves) {
-		ptrec_restore_msrs(a);
-		return 0;
-	}
-	/* ADDR2/3 are not in component 8 (SDM Vol. 1 13.5.6). */
-	for (i = 0; ptrec_caps.nr_ranges > 2 && i < 4; i++)
-		ptrec_hw->write_msr(MSR_IA32_RTIT_ADDR2_A + i, a->addr23[i]);
+	if (!ptrec_caps.xsaves)
+		return ptrec_restore_msrs(a);
+	if (ptrec_restore_addr23(a))
+		return -EIO;
 	a->xcomp_bv = XCOMP_BV_COMPACTED | BIT_ULL(XFEATURE_PT_BIT);
 	a->xstate_bv = BIT_ULL(XFEATURE_PT_BIT);
-	ptrec_hw->xrstors(a);
-	return 0;
+	return ptrec_hw->xrstors(a);
 }
 
 /* ---- the PMI ----------------------------------------------------------- */
@@ -398,18 +419,24 @@ int ptrec_hw_restore(struct ptrec_save_area *a)
  * ptrec_hw_pmi() - the ToPA PMI, in NMI context (or the model's timer)
  *
  * The PT PMI is an NMI shared with perf (SDM Vol. 3C 33.2.6.2: ToPA PMI
- * sets IA32_PERF_GLOBAL_STATUS[55]).  Registered first, we claim it only
- * while a ptrec thread is loaded on this CPU, acknowledge bit 55 and defer
- * the drain to irq_work: nothing is copied in NMI context.
+ * sets IA32_PERF_GLOBAL_STATUS[55]).  It is not precise: it may arrive
+ * after the thread that filled the region was switched out (#20.3), so
+ * bit 55 is ours wherever ptrec has armed the unit (no other PT user can
+ * run there while ptrec holds it, ptrec_hw_claim()): acknowledged and
+ * claimed, the loaded thread (if any) read and its drain queued.  The
+ * APIC masked the LVT entry when it delivered the PMI (Vol. 3A 10.5.1);
+ * it is unmasked here (#20.2), as perf's handler does, or no PMI would
+ * come again on this CPU without perf's NMI watchdog.
  *
  * Return: true if it was ours.
  */
 bool ptrec_hw_pmi(void)
 {
-	if (!this_cpu_read(ptrec_cur) || !ptrec_hw->pmi_pending())
+	if (!this_cpu_read(ptrec_armed) || !ptrec_hw->pmi_pending())
 		return false;
 	ptrec_hw->pmi_ack();
 	ptrec_pmi_raise();
+	ptrec_hw->pmi_unmask();
 	return true;
 }
 
@@ -418,16 +445,241 @@ static int ptrec_nmi(unsigned int cmd, struct pt_regs *regs)
 	return ptrec_hw_pmi() ? NMI_HANDLED : NMI_DONE;
 }
 
+/* ---- holding the unit against perf's intel_pt (#20.8) ------------------ */
+
+static DEFINE_PER_CPU(bool, ptrec_claimed);
+static DEFINE_PER_CPU(struct perf_event *, ptrec_claim_ev);
+static DEFINE_MUTEX(ptrec_claim_lock);
+static unsigned int ptrec_claims;	/* sessions that hold the unit */
+static int ptrec_pt_type = -1;		/* intel_pt's PMU type, or -1 */
+
+/* intel_pt's perf PMU type from sysfs, or a negative errno (no PMU). */
+static int ptrec_pt_pmu_type(void)
+{
+	char buf[16] = "";
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+	int type;
+
+	f = filp_open("/sys/bus/event_source/devices/intel_pt/type",
+		      O_RDONLY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
+	filp_close(f, NULL);
+	if (n <= 0 || kstrtoint(strim(buf), 10, &type))
+		return -EINVAL;
+	return type;
+}
+
+/*
+ * Holds @cpu's unit: a disabled CPU-wide intel_pt event.  intel_pt is an
+ * exclusive PMU (PERF_PMU_CAP_EXCLUSIVE): while it exists, perf refuses
+ * per-task intel_pt events (pmu->exclusive_cnt) and other CPU-wide ones
+ * on that CPU (exclusive_event_installable()) with EBUSY, and its
+ * creation fails with EBUSY if perf uses PT already; pt_event_init()'s
+ * x86_add_exclusive() also keeps perf's NMI handler running.  Disabled,
+ * it never runs.  Without an intel_pt PMU (the simulated unit), nothing
+ * can use PT through perf, and the flag alone stands for the claim.
+ */
+static int ptrec_claim_cpu(unsigned int cpu)
+{
+	struct perf_event_attr attr = {
+		.type		= ptrec_pt_type,
+		.size		= sizeof(attr),
+		.disabled	= 1,
+		.exclude_kernel	= 1,
+	};
+	struct perf_event *ev;
+
+	if (ptrec_pt_type >= 0) {
+		ev = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL,
+						      NULL);
+		if (IS_ERR(ev))
+			return PTR_ERR(ev);
+		per_cpu(ptrec_claim_ev, cpu) = ev;
+	}
+	per_cpu(ptrec_claimed, cpu) = true;
+	return 0;
+}
+
+static void ptrec_unclaim_cpu(unsigned int cpu)
+{
+	struct perf_event *ev = per_cpu(ptrec_claim_ev, cpu);
+
+	per_cpu(ptrec_claimed, cpu) = false;
+	per_cpu(ptrec_claim_ev, cpu) = NULL;
+	if (ev)
+		perf_event_release_kernel(ev);
+}
+
 /**
- * ptrec_hw_unit_claimed() - does ptrec own the PT unit of @cpu, so that
- * another PT user (perf's intel_pt) must not start there?
+ * ptrec_hw_claim() - hold the PT unit of every CPU for a session
+ *
+ * The first session takes it, the last ptrec_hw_release() gives it back.
+ * Context: process, may sleep.
+ * Return: 0, or -EBUSY (logged) if perf uses Intel PT.
+ */
+int ptrec_hw_claim(void)
+{
+	unsigned int cpu;
+	int ret = 0;
+
+	cpus_read_lock();
+	mutex_lock(&ptrec_claim_lock);
+	if (ptrec_claims++)
+		goto out_unlock;
+	ptrec_pt_type = ptrec_hw == &ptrec_real_ops ? ptrec_pt_pmu_type() : -1;
+	for_each_online_cpu(cpu) {
+		ret = ptrec_claim_cpu(cpu);
+		if (ret)
+			break;
+	}
+	if (ret) {
+		for_each_possible_cpu(cpu)
+			ptrec_unclaim_cpu(cpu);
+		ptrec_claims = 0;
+		pr_warn("Intel PT is in use by perf (an intel_pt or LBR event exists, error %d): not starting\n",
+			ret);
+		ret = -EBUSY;
+	}
+out_unlock:
+	mutex_unlock(&ptrec_claim_lock);
+	cpus_read_unlock();
+	return ret;
+}
+
+/**
+ * ptrec_hw_release() - a session no longer needs the unit
+ *
+ * Context: process, may sleep.
+ */
+void ptrec_hw_release(void)
+{
+	unsigned int cpu;
+
+	mutex_lock(&ptrec_claim_lock);
+	if (!WARN_ON(!ptrec_claims) && !--ptrec_claims)
+		for_each_possible_cpu(cpu)
+			ptrec_unclaim_cpu(cpu);
+	mutex_unlock(&ptrec_claim_lock);
+}
+
+/* A CPU coming online while the unit is held is held too. */
+static void ptrec_claim_online(unsigned int cpu)
+{
+	mutex_lock(&ptrec_claim_lock);
+	if (ptrec_claims && !per_cpu(ptrec_claimed, cpu) &&
+	    ptrec_claim_cpu(cpu))
+		pr_warn("CPU %u: cannot hold its PT unit against perf\n", cpu);
+	mutex_unlock(&ptrec_claim_lock);
+}
+
+/**
+ * ptrec_hw_unit_claimed() - does ptrec hold the PT unit of @cpu, so that
+ * another PT user (perf's intel_pt) cannot start there?
  * @cpu:	the CPU.
  *
- * Return: false: ptrec claims nothing.
+ * Return: true while a session holds it.
  */
 bool ptrec_hw_unit_claimed(int cpu)
 {
-	return false;
+	return per_cpu(ptrec_claimed, cpu);
+}
+
+/* ---- stopping the unit for reboot, kexec and crash (#20.13) ------------- */
+
+static bool ptrec_shut;
+
+/**
+ * ptrec_hw_shut() - is the machine going down (no unit may start again)?
+ *
+ * Return: true after a reboot, kexec or panic began.
+ */
+bool ptrec_hw_shut(void)
+{
+	return READ_ONCE(ptrec_shut);
+}
+
+/* Clear TraceEn on this CPU's unit if ptrec set it; NMI-safe. */
+static void ptrec_stop_unit(void *unused)
+{
+	u64 ctl;
+
+	if (!this_cpu_read(ptrec_armed) ||
+	    ptrec_hw->read_msr(MSR_IA32_RTIT_CTL, &ctl) ||
+	    !(ctl & RTIT_CTL_TRACEEN))
+		return;
+	ptrec_hw->write_msr(MSR_IA32_RTIT_CTL, ctl & ~RTIT_CTL_TRACEEN);
+}
+
+/*
+ * Reboot and kexec (kernel_restart_prepare() and kernel_kexec() call the
+ * reboot notifiers): no unit may go on writing into memory the next
+ * kernel reuses, as perf's cpu_emergency_stop_pt() ensures for its own.
+ */
+static int ptrec_reboot(struct notifier_block *nb, unsigned long code,
+			void *unused)
+{
+	WRITE_ONCE(ptrec_shut, true);
+	on_each_cpu(ptrec_stop_unit, NULL, 1);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block ptrec_reboot_nb = {
+	.notifier_call	= ptrec_reboot,
+	.priority	= INT_MAX,
+};
+
+/* Panic: this CPU; the others stop in the kprobe below (kdump). */
+static int ptrec_panic(struct notifier_block *nb, unsigned long code,
+		       void *unused)
+{
+	WRITE_ONCE(ptrec_shut, true);
+	ptrec_stop_unit(NULL);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block ptrec_panic_nb = {
+	.notifier_call	= ptrec_panic,
+	.priority	= INT_MAX,
+};
+
+/*
+ * Crash kexec: the kernel calls cpu_emergency_stop_pt() on every CPU
+ * (the crashing one, and the others from the NMI that stops them) to stop
+ * perf's PT before the crash kernel runs; ptrec stops its own there too.
+ */
+static int ptrec_kp_emergency(struct kprobe *kp, struct pt_regs *regs)
+{
+	WRITE_ONCE(ptrec_shut, true);
+	ptrec_stop_unit(NULL);
+	return 0;
+}
+
+static struct kprobe ptrec_kp_stop = {
+	.symbol_name	= "cpu_emergency_stop_pt",
+	.pre_handler	= ptrec_kp_emergency,
+};
+
+static bool ptrec_kp_stop_on;
+
+static void ptrec_emergency_init(void)
+{
+	register_reboot_notifier(&ptrec_reboot_nb);
+	atomic_notifier_chain_register(&panic_notifier_list, &ptrec_panic_nb);
+	ptrec_kp_stop_on = !register_kprobe(&ptrec_kp_stop);
+	if (!ptrec_kp_stop_on)
+		pr_info("no kprobe on cpu_emergency_stop_pt: a crash kexec does not stop the unit on other CPUs\n");
+}
+
+static void ptrec_emergency_exit(void)
+{
+	if (ptrec_kp_stop_on)
+		unregister_kprobe(&ptrec_kp_stop);
+	atomic_notifier_chain_unregister(&panic_notifier_list, &ptrec_panic_nb);
+	unregister_reboot_notifier(&ptrec_reboot_nb);
 }
 
 /* ---- IA32_XSS[8] ownership ------------------------------------------- */
@@ -458,6 +710,7 @@ static int ptrec_cpu_online(unsigned int cpu)
 {
 	if (ptrec_hw == &ptrec_sim_ops)
 		ptrec_sim_cpu_online();
+	ptrec_claim_online(cpu);
 	if (ptrec_caps.xsaves)
 		ptrec_xss_take(NULL);
 	return 0;
@@ -543,6 +796,7 @@ int ptrec_hw_init(void)
 			goto err_unregister_hotplug;
 		ptrec_nmi_registered = true;
 	}
+	ptrec_emergency_init();
 	return 0;
 
 err_unregister_hotplug:
@@ -559,6 +813,7 @@ err_sim_exit:
  */
 void ptrec_hw_exit(void)
 {
+	ptrec_emergency_exit();
 	if (ptrec_nmi_registered)
 		unregister_nmi_handler(NMI_LOCAL, PTREC_NAME);
 	ptrec_nmi_registered = false;

@@ -130,6 +130,9 @@ void ptrec_hw_exit(void);
 int ptrec_hw_check_foreign(void);
 bool ptrec_hw_pmi(void);
 bool ptrec_hw_unit_claimed(int cpu);
+int ptrec_hw_claim(void);
+void ptrec_hw_release(void);
+bool ptrec_hw_shut(void);
 int ptrec_hw_save(struct ptrec_save_area *a);
 int ptrec_hw_restore(struct ptrec_save_area *a);
 u64 ptrec_hw_rdmsr(u32 msr);
@@ -186,6 +189,7 @@ struct ptrec_lost_orphan {
  * @rtit_ctl:	IA32_RTIT_CTL of every thread, without TraceEn.
  * @pid:	the traced process.
  * @attached:	ATTACH succeeded.
+ * @claimed:	it holds the PT unit (ptrec_hw_claim()).
  * @detached:	no new threads are traced.
  * @done:	the process is gone or detached: read() ends after the queue.
  * @threads:	traced threads, under ptrec_threads_lock.
@@ -219,6 +223,7 @@ struct ptrec_session {
 	u64 rtit_ctl;
 	pid_t pid;
 	bool attached;
+	bool claimed;
 	bool detached;
 	bool done;
 	struct list_head threads;
@@ -266,7 +271,12 @@ struct ptrec_session {
  * @nr_entries:	ToPA output entries: the regions, at least two.
  * @entry_size:	their size.
  * @buf_size:	the output buffer's size.
- * @stop_idx:	the entry carrying STOP (stop-on-full).
+ * @stop_idx:	the entry carrying STOP: the guard before the oldest
+ *		undrained byte.
+ * @guard_end:	stream offset where the unit stops at that guard.
+ * @untraced:	a PTREC_SB_LOST_UNTRACED record marks the hole it is in.
+ * @drain_work:	copies its trace to the queue, in process context.
+ * @drain_mutex: one drain at a time (the work item, release).
  * @last_pos:	ring position at the last reading of the unit.
  * @produced:	stream bytes the unit wrote.
  * @drained:	stream bytes delivered or reported lost.
@@ -303,6 +313,10 @@ struct ptrec_thread {
 	u32 entry_size;
 	u64 buf_size;
 	unsigned int stop_idx;
+	u64 guard_end;
+	bool untraced;
+	struct work_struct drain_work;
+	struct mutex drain_mutex;
 	u64 last_pos;
 	u64 produced;
 	u64 drained;
@@ -316,6 +330,7 @@ struct ptrec_thread {
 
 /* ptrec_thread.c */
 DECLARE_PER_CPU(struct ptrec_thread *, ptrec_cur);
+DECLARE_PER_CPU(bool, ptrec_armed);
 int ptrec_thread_init(void);
 void ptrec_thread_exit(void);
 struct ptrec_thread *ptrec_thread_find(struct task_struct *task);
@@ -358,6 +373,7 @@ void ptrec_sb_switch(struct ptrec_thread *t, u16 type, u16 flags, int cpu);
 void ptrec_sb_cr3(struct ptrec_thread *t);
 void ptrec_sb_comm(struct ptrec_thread *t, u16 flags);
 void ptrec_sb_time(struct ptrec_session *s);
+u64 ptrec_sb_user_cr3(struct mm_struct *mm);
 int ptrec_sb_snapshot_maps(struct ptrec_session *s, struct task_struct *task,
 			   u16 flags);
 

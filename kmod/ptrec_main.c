@@ -114,6 +114,8 @@ static void ptrec_session_free(struct kref *ref)
 {
 	struct ptrec_session *s = container_of(ref, struct ptrec_session, ref);
 
+	if (s->claimed)
+		ptrec_hw_release();
 	ptrec_q_free(s);
 	ptrec_kfree(s);
 	atomic_long_dec(&ptrec_cnt.sessions);
@@ -377,6 +379,16 @@ static int ptrec_config_check(struct ptrec_session *s,
 	if (c->flags & PTREC_CFG_CR3_FILTER &&
 	    !(k->flags & PTREC_INFO_CR3_FILTER))
 		return -EOPNOTSUPP;
+	/*
+	 * #20.5: IA32_RTIT_CR3_MATCH is compared with CR3[63:5], PCID bits
+	 * 11:5 included (SDM Vol. 3C 33.2.7.6), and the PCID of an address
+	 * space differs from CPU to CPU and changes; with PCID on, no value
+	 * matches the process everywhere.
+	 */
+	if (c->flags & PTREC_CFG_CR3_FILTER && (__read_cr4() & X86_CR4_PCIDE)) {
+		pr_info_ratelimited("CR3 filtering refused: with PCID the CR3 of a process differs between CPUs\n");
+		return -EOPNOTSUPP;
+	}
 	if (c->nr_addr_ranges > k->nr_ranges ||
 	    c->nr_addr_ranges > PTREC_MAX_ADDR_RANGES)
 		return -EINVAL;
@@ -453,6 +465,12 @@ static long ptrec_ioc_attach(struct ptrec_session *s, void __user *arg)
 	if (!ptrec_may_trace(task)) {
 		ret = -EPERM;
 		goto out_put_task;
+	}
+	if (!s->claimed) {
+		ret = ptrec_hw_claim();
+		if (ret)
+			goto out_put_task;
+		s->claimed = true;
 	}
 	ret = ptrec_hw_check_foreign();
 	if (ret)

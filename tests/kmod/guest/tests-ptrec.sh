@@ -239,7 +239,7 @@ ptrec_tests() {
 	sim_reset
 	(sleep 0.3; echo 1 >"$P/sim_foreign"; sleep 0.3
 		echo 0 >"$P/sim_foreign") &
-	if trace foreignlate -s 200 -- kqwork /out/foreignlate/worklog 150 2000
+	if trace foreignlate -s 50 -- kqwork /out/foreignlate/worklog 150 2000
 	then
 		ok "foreign-late: traced kqwork to its end while another PT user tried to start"
 	else
@@ -258,7 +258,7 @@ ptrec_tests() {
 	# clears TraceEn and forbids setting it; the time untraced is a loss
 	sim_reset
 	(sleep 0.3; echo 1 >"$P/sim_vmx"; sleep 0.3; echo 0 >"$P/sim_vmx") &
-	if trace vmx -s 200 -- kqwork /out/vmx/worklog 150 2000; then
+	if trace vmx -s 50 -- kqwork /out/vmx/worklog 150 2000; then
 		ok "vmx: traced kqwork to its end across a time in VMX operation"
 	else
 		bad "vmx: traced kqwork to its end across a time in VMX operation"
@@ -277,7 +277,7 @@ ptrec_tests() {
 	sim_reset
 	(for i in 1 2 3; do sleep 0.2; echo 0 >/sys/devices/system/cpu/cpu1/online
 		sleep 0.1; echo 1 >/sys/devices/system/cpu/cpu1/online; done) &
-	if trace hotplug -s 200 -- kqwork /out/hotplug/worklog 150 2000; then
+	if trace hotplug -s 50 -- kqwork /out/hotplug/worklog 150 2000; then
 		ok "hotplug: traced kqwork to its end while CPU 1 went offline and online 3 times"
 	else
 		bad "hotplug: traced kqwork to its end while CPU 1 went offline and online 3 times"
