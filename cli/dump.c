@@ -112,6 +112,7 @@ static void print_record(const struct ptrec_sb_header *h)
 			[PTREC_SB_LOST_READER] = "reader",
 			[PTREC_SB_LOST_TRUNCATED] = "truncated",
 			[PTREC_SB_LOST_SIDEBAND] = "sideband",
+			[PTREC_SB_LOST_UNTRACED] = "untraced",
 		};
 		const struct ptrec_sb_lost *l = r;
 

@@ -28,30 +28,13 @@
 
 #define PTREC_NAME "ptrec"
 
-/**
- * struct ptrec_pt_state - PT state in the layout of XSAVE component 8
- *
- * SDM Vol. 1 13.5.6: the nine MSRs in this order, 8 bytes each.  The MSR
- * save path and the simulated unit use the same layout; ADDR2/3 are not
- * XSAVE-managed and live in @addr23 (saved by RDMSR when in use).
- *
- * @ctl:	IA32_RTIT_CTL.
- * @output_base: IA32_RTIT_OUTPUT_BASE.
- * @output_mask: IA32_RTIT_OUTPUT_MASK_PTRS.
- * @status:	IA32_RTIT_STATUS.
- * @cr3_match:	IA32_RTIT_CR3_MATCH.
- * @addr01:	IA32_RTIT_ADDR0_A, ADDR0_B, ADDR1_A, ADDR1_B.
- * @addr23:	IA32_RTIT_ADDR2_A, ADDR2_B, ADDR3_A, ADDR3_B.
- */
-struct ptrec_pt_state {
-	u64 ctl;
-	u64 output_base;
-	u64 output_mask;
-	u64 status;
-	u64 cr3_match;
-	u64 addr01[4];
-	u64 addr23[4];
-};
+struct ptrec_save_area;
+
+/* The registers of struct ptrec_hw_ops.cpuid's result. */
+enum ptrec_cpuid_reg { PTREC_EAX, PTREC_EBX, PTREC_ECX, PTREC_EDX };
+
+/* Room for component 8: 128 bytes on the parts that have it. */
+#define PTREC_XSTATE_PT_MAX	256
 
 /**
  * struct ptrec_save_area - a traced thread's PT save area
@@ -60,36 +43,54 @@ struct ptrec_pt_state {
  * @xcomp_bv:	XCOMP_BV (bit 63: compacted format, bit 8: PT).
  * @hdr_rsvd:	rest of the XSAVE header.
  * @pt:		component 8, first (and only) compacted component, so at
- *		offset 576 (SDM Vol. 1 13.4.3).
+ *		offset 576 (SDM Vol. 1 13.4.3); the MSR path uses the same
+ *		layout.
+ * @comp:	the whole component: XSAVES writes CPUID.(0DH,8):EAX bytes
+ *		here, zeros past @pt (13.5.6), so nothing else may live in it.
+ * @addr23:	IA32_RTIT_ADDR2_A/B, ADDR3_A/B, which component 8 does not
+ *		hold: outside it.
  *
  * 64-byte aligned as XSAVES requires (SDM Vol. 1 13.11).
  */
 struct ptrec_save_area {
-	u8 legacy[512];
+	u8 legacy[XSAVE_LEGACY_BYTES];
 	u64 xstate_bv;
 	u64 xcomp_bv;
 	u64 hdr_rsvd[6];
-	struct ptrec_pt_state pt;
+	union {
+		struct ptrec_pt_xstate pt;
+		u8 comp[PTREC_XSTATE_PT_MAX];
+	};
+	u64 addr23[4];
 } __aligned(64);
 
 /**
- * struct ptrec_hw_ops - access to the PT unit of the current CPU
+ * struct ptrec_hw_ops - the instructions that reach the PT unit of the
+ * current CPU: the real ones, or the simulated unit's model of them
  * @name:	"intel_pt" or "simulated".
- * @read_msr:	read an RTIT or PERF_GLOBAL MSR.
- * @write_msr:	write one; returns -EIO where the SDM says #GP.
- * @save:	save PT state to @a and leave TraceEn clear (XSAVES or MSRs).
- * @restore:	restore PT state from @a, IA32_RTIT_CTL last.
- * @pmi_pending: true if the ToPA PMI is pending on this CPU.
- * @pmi_ack:	acknowledge it.
+ * @cpuid:	CPUID leaf @leaf, sub-leaf @sub into EAX..EDX.
+ * @read_msr:	RDMSR; -EIO where the SDM says #GP.
+ * @write_msr:	WRMSR; -EIO where the SDM says #GP.
+ * @xsaves:	XSAVES of XSAVE state component 8 only (RFBM = 0x100) in the
+ *		compacted format; -EIO on a fault.
+ * @xrstors:	XRSTORS of component 8 only; -EIO on a fault.
+ * @pmi_pending: IA32_PERF_GLOBAL_STATUS[55] is set.
+ * @pmi_ack:	clear it (IA32_PERF_GLOBAL_OVF_CTRL[55]).
+ * @pmi_unmask:	clear the LVT performance counter entry's mask bit, which
+ *		the APIC set when it delivered the PMI.
+ * @in_vmx:	this CPU is in VMX operation (CR4.VMXE: KVM did VMXON).
  */
 struct ptrec_hw_ops {
 	const char *name;
-	u64 (*read_msr)(u32 msr);
+	void (*cpuid)(u32 leaf, u32 sub, u32 regs[4]);
+	int (*read_msr)(u32 msr, u64 *val);
 	int (*write_msr)(u32 msr, u64 val);
-	void (*save)(struct ptrec_save_area *a);
-	void (*restore)(struct ptrec_save_area *a);
+	int (*xsaves)(struct ptrec_save_area *a);
+	int (*xrstors)(struct ptrec_save_area *a);
 	bool (*pmi_pending)(void);
 	void (*pmi_ack)(void);
+	void (*pmi_unmask)(void);
+	bool (*in_vmx)(void);
 };
 
 /**
@@ -122,21 +123,30 @@ extern const struct ptrec_hw_ops *ptrec_hw;
 extern struct ptrec_caps ptrec_caps;
 extern bool ptrec_sim_mode;
 extern unsigned int ptrec_sim_rate;
-extern bool ptrec_sim_foreign;
 
 int ptrec_hw_probe(void);
 int ptrec_hw_init(void);
 void ptrec_hw_exit(void);
 int ptrec_hw_check_foreign(void);
 bool ptrec_hw_pmi(void);
-void ptrec_hw_save_msrs(struct ptrec_save_area *a);
-void ptrec_hw_restore_msrs(struct ptrec_save_area *a);
+bool ptrec_hw_unit_claimed(int cpu);
+int ptrec_hw_claim(void);
+void ptrec_hw_release(void);
+bool ptrec_hw_shut(void);
+int ptrec_hw_save(struct ptrec_save_area *a);
+int ptrec_hw_restore(struct ptrec_save_area *a);
+u64 ptrec_hw_rdmsr(u32 msr);
 
 extern const struct ptrec_hw_ops ptrec_sim_ops;
 int ptrec_sim_init(void);
 void ptrec_sim_exit(void);
+void ptrec_sim_cpu_online(void);
 
-/* Allocation counters, exported read-only so tests see them return to 0. */
+/*
+ * Allocation counters, exported read-only so tests see them return to 0
+ * (parameter allocs); and what the unit did that it should not have
+ * (parameter hwstats).
+ */
 struct ptrec_counters {
 	atomic_long_t sessions;
 	atomic_long_t threads;
@@ -144,6 +154,10 @@ struct ptrec_counters {
 	atomic_long_t objects;
 	atomic_long_t pending_works;
 	atomic_long_t foreign_skips;
+	atomic_long_t msr_faults;
+	atomic_long_t unit_errors;
+	atomic_long_t untraced;
+	atomic_long_t irqsoff_copied;
 };
 extern struct ptrec_counters ptrec_cnt;
 
@@ -175,6 +189,7 @@ struct ptrec_lost_orphan {
  * @rtit_ctl:	IA32_RTIT_CTL of every thread, without TraceEn.
  * @pid:	the traced process.
  * @attached:	ATTACH succeeded.
+ * @claimed:	it holds the PT unit (ptrec_hw_claim()).
  * @detached:	no new threads are traced.
  * @done:	the process is gone or detached: read() ends after the queue.
  * @threads:	traced threads, under ptrec_threads_lock.
@@ -208,6 +223,7 @@ struct ptrec_session {
 	u64 rtit_ctl;
 	pid_t pid;
 	bool attached;
+	bool claimed;
 	bool detached;
 	bool done;
 	struct list_head threads;
@@ -255,7 +271,12 @@ struct ptrec_session {
  * @nr_entries:	ToPA output entries: the regions, at least two.
  * @entry_size:	their size.
  * @buf_size:	the output buffer's size.
- * @stop_idx:	the entry carrying STOP (stop-on-full).
+ * @stop_idx:	the entry carrying STOP: the guard before the oldest
+ *		undrained byte.
+ * @guard_end:	stream offset where the unit stops at that guard.
+ * @untraced:	a PTREC_SB_LOST_UNTRACED record marks the hole it is in.
+ * @drain_work:	copies its trace to the queue, in process context.
+ * @drain_mutex: one drain at a time (the work item, release).
  * @last_pos:	ring position at the last reading of the unit.
  * @produced:	stream bytes the unit wrote.
  * @drained:	stream bytes delivered or reported lost.
@@ -292,6 +313,10 @@ struct ptrec_thread {
 	u32 entry_size;
 	u64 buf_size;
 	unsigned int stop_idx;
+	u64 guard_end;
+	bool untraced;
+	struct work_struct drain_work;
+	struct mutex drain_mutex;
 	u64 last_pos;
 	u64 produced;
 	u64 drained;
@@ -305,6 +330,7 @@ struct ptrec_thread {
 
 /* ptrec_thread.c */
 DECLARE_PER_CPU(struct ptrec_thread *, ptrec_cur);
+DECLARE_PER_CPU(bool, ptrec_armed);
 int ptrec_thread_init(void);
 void ptrec_thread_exit(void);
 struct ptrec_thread *ptrec_thread_find(struct task_struct *task);
@@ -347,6 +373,7 @@ void ptrec_sb_switch(struct ptrec_thread *t, u16 type, u16 flags, int cpu);
 void ptrec_sb_cr3(struct ptrec_thread *t);
 void ptrec_sb_comm(struct ptrec_thread *t, u16 flags);
 void ptrec_sb_time(struct ptrec_session *s);
+u64 ptrec_sb_user_cr3(struct mm_struct *mm);
 int ptrec_sb_snapshot_maps(struct ptrec_session *s, struct task_struct *task,
 			   u16 flags);
 

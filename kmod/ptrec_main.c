@@ -33,10 +33,6 @@ unsigned int ptrec_sim_rate = 200;
 module_param_named(sim_rate, ptrec_sim_rate, uint, 0644);
 MODULE_PARM_DESC(sim_rate, "simulated unit: PTW packets per ms of run time when the session sets none");
 
-bool ptrec_sim_foreign;
-module_param_named(sim_foreign, ptrec_sim_foreign, bool, 0644);
-MODULE_PARM_DESC(sim_foreign, "simulated unit: pretend another tracer uses PT (test of the refusal)");
-
 static unsigned long ptrec_max_buf = 16UL << 20;
 module_param_named(max_buf_size, ptrec_max_buf, ulong, 0644);
 MODULE_PARM_DESC(max_buf_size, "largest per-thread PT buffer in bytes");
@@ -64,6 +60,23 @@ static const struct kernel_param_ops ptrec_allocs_ops = {
 };
 module_param_cb(allocs, &ptrec_allocs_ops, NULL, 0444);
 MODULE_PARM_DESC(allocs, "allocation counters (read-only), zero when idle");
+
+/* Read-only "hwstats": what went wrong with the unit, since load. */
+static int ptrec_hwstats_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "msr_faults %ld unit_errors %ld untraced %ld irqsoff_copied %ld foreign_skips %ld\n",
+			  atomic_long_read(&ptrec_cnt.msr_faults),
+			  atomic_long_read(&ptrec_cnt.unit_errors),
+			  atomic_long_read(&ptrec_cnt.untraced),
+			  atomic_long_read(&ptrec_cnt.irqsoff_copied),
+			  atomic_long_read(&ptrec_cnt.foreign_skips));
+}
+
+static const struct kernel_param_ops ptrec_hwstats_ops = {
+	.get = ptrec_hwstats_get,
+};
+module_param_cb(hwstats, &ptrec_hwstats_ops, NULL, 0444);
+MODULE_PARM_DESC(hwstats, "faulting RDMSR/WRMSR/XSAVES/XRSTORS, unit errors (IA32_RTIT_STATUS.Error), timeslices a thread ran untraced, trace bytes copied with interrupts off, loads skipped for another PT user");
 
 static LIST_HEAD(ptrec_sessions);
 static DEFINE_SPINLOCK(ptrec_sessions_lock);
@@ -101,6 +114,8 @@ static void ptrec_session_free(struct kref *ref)
 {
 	struct ptrec_session *s = container_of(ref, struct ptrec_session, ref);
 
+	if (s->claimed)
+		ptrec_hw_release();
 	ptrec_q_free(s);
 	ptrec_kfree(s);
 	atomic_long_dec(&ptrec_cnt.sessions);
@@ -364,6 +379,16 @@ static int ptrec_config_check(struct ptrec_session *s,
 	if (c->flags & PTREC_CFG_CR3_FILTER &&
 	    !(k->flags & PTREC_INFO_CR3_FILTER))
 		return -EOPNOTSUPP;
+	/*
+	 * #20.5: IA32_RTIT_CR3_MATCH is compared with CR3[63:5], PCID bits
+	 * 11:5 included (SDM Vol. 3C 33.2.7.6), and the PCID of an address
+	 * space differs from CPU to CPU and changes; with PCID on, no value
+	 * matches the process everywhere.
+	 */
+	if (c->flags & PTREC_CFG_CR3_FILTER && (__read_cr4() & X86_CR4_PCIDE)) {
+		pr_info_ratelimited("CR3 filtering refused: with PCID the CR3 of a process differs between CPUs\n");
+		return -EOPNOTSUPP;
+	}
 	if (c->nr_addr_ranges > k->nr_ranges ||
 	    c->nr_addr_ranges > PTREC_MAX_ADDR_RANGES)
 		return -EINVAL;
@@ -440,6 +465,12 @@ static long ptrec_ioc_attach(struct ptrec_session *s, void __user *arg)
 	if (!ptrec_may_trace(task)) {
 		ret = -EPERM;
 		goto out_put_task;
+	}
+	if (!s->claimed) {
+		ret = ptrec_hw_claim();
+		if (ret)
+			goto out_put_task;
+		s->claimed = true;
 	}
 	ret = ptrec_hw_check_foreign();
 	if (ret)

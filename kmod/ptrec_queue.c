@@ -264,6 +264,8 @@ int ptrec_q_trace(struct ptrec_session *s, struct ptrec_thread *t,
 	unsigned long flags;
 	int ret = -ENOSPC;
 
+	if (irqs_disabled())
+		atomic_long_add(len, &ptrec_cnt.irqsoff_copied);
 	spin_lock_irqsave(&s->q_lock, flags);
 	if (q_flush_lost(s, t) && q_room(s, size + PTREC_Q_RESERVE)) {
 		m.size = size;

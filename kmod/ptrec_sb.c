@@ -56,6 +56,27 @@ void ptrec_sb_switch(struct ptrec_thread *t, u16 type, u16 flags, int cpu)
 }
 
 /**
+ * ptrec_sb_user_cr3() - the CR3 threads of @mm run with in user mode
+ * @mm:	the address space.
+ *
+ * #20.5: with page-table isolation (Linux's PTI, on Meltdown-affected
+ * CPUs) user mode runs on the user half of the PGD, the page after the
+ * kernel's, so its CR3 has bit 12 set (PTI_USER_PGTABLE_BIT in Linux);
+ * that is what PIP packets of user code show.  The PCID in bits 11:0 is
+ * per CPU and not known here: compare PIP payloads with bits 11:5 masked.
+ *
+ * Return: the physical address of the page tables user mode runs on.
+ */
+u64 ptrec_sb_user_cr3(struct mm_struct *mm)
+{
+	u64 cr3 = __pa(mm->pgd);
+
+	if (boot_cpu_has(X86_FEATURE_PTI))
+		cr3 |= BIT_ULL(12);
+	return cr3;
+}
+
+/**
  * ptrec_sb_cr3() - CR3 of @t's address space, when it changed
  * @t:	thread, current on this CPU.
  */
@@ -70,8 +91,8 @@ void ptrec_sb_cr3(struct ptrec_thread *t)
 
 	if (!mm)
 		return;
-	/* the kernel CR3 of the mm, without PCID bits */
-	r.cr3 = __pa(mm->pgd);
+	/* the user CR3 of the mm, without PCID bits */
+	r.cr3 = ptrec_sb_user_cr3(mm);
 	if (r.cr3 == t->last_cr3)
 		return;
 	t->last_cr3 = r.cr3;
@@ -290,7 +311,8 @@ static void ptrec_probe_exec(void *data, struct task_struct *p,
 
 	/* new address space: new CR3 for the filter and the record */
 	if (t->s->cfg.flags & PTREC_CFG_CR3_FILTER && p->mm)
-		ptrec_thread_set_cr3_match(t, __pa(p->mm->pgd) & ~0x1fULL);
+		ptrec_thread_set_cr3_match(t, ptrec_sb_user_cr3(p->mm) &
+					   ~0x1fULL);
 	ptrec_sb_cr3(t);
 
 	if (!try_module_get(THIS_MODULE))

@@ -33,6 +33,8 @@
 #include "ptrec_internal.h"
 
 DEFINE_PER_CPU(struct ptrec_thread *, ptrec_cur);
+/* ptrec has set TraceEn on this CPU's unit since load (#20.3) */
+DEFINE_PER_CPU(bool, ptrec_armed);
 
 static DEFINE_HASHTABLE(ptrec_threads_hash, 8);
 static DEFINE_SPINLOCK(ptrec_threads_lock);
@@ -98,8 +100,11 @@ static u64 ptrec_ring_pos(struct ptrec_thread *t)
 /*
  * Count what the unit wrote since the last reading into t->produced, from
  * the output position in t->area (read with TraceEn clear).  Reading the
- * same position twice adds nothing.  Context: t->lock held, or the PMI on
- * the CPU holding @t outside a ptrec_hold_pmi() section.
+ * same position twice adds nothing.  A unit stopped at the guard has
+ * filled everything up to it (SDM 33.2.6.2 "ToPA STOP"), a whole lap if
+ * the drain lagged, which the position alone cannot tell.  Context:
+ * t->lock held, or the PMI on the CPU holding @t outside a
+ * ptrec_hold_pmi() section.
  */
 static void ptrec_account(struct ptrec_thread *t)
 {
@@ -107,15 +112,32 @@ static void ptrec_account(struct ptrec_thread *t)
 
 	t->produced += (pos - t->last_pos) & (t->buf_size - 1);
 	t->last_pos = pos;
+	if (t->area->pt.status & RTIT_STATUS_STOPPED)
+		t->produced = max(t->produced, t->guard_end);
 }
 
-/* Stop-on-full: STOP on the entry before the oldest undrained byte. */
-static void ptrec_place_stop(struct ptrec_thread *t)
+/*
+ * The guard (#20.7, as perf's pt_buffer_reset_markers()): STOP on the
+ * ToPA entry before the one holding the oldest undrained byte, in both
+ * modes, so the unit stops instead of overwriting data not yet copied
+ * however late the PMI is taken and however many INT fills it coalesces.
+ * With one entry (single-entry ToPA) STOP sits on it for good.  Only
+ * while the unit is stopped: it may cache ToPA entries while TraceEn is
+ * set (33.2.7.3); and not while it is parked at the guard (Stopped),
+ * where t->guard_end says how far it wrote.  Context: t->lock held or
+ * the PMI, unit stopped.
+ */
+static void ptrec_place_guard(struct ptrec_thread *t)
 {
-	unsigned int d = (t->drained & (t->buf_size - 1)) / t->entry_size;
-	unsigned int idx = (d + t->nr_entries - 1) & (t->nr_entries - 1);
+	u64 drained = READ_ONCE(t->drained);
+	unsigned int d = (drained & (t->buf_size - 1)) / t->entry_size;
+	unsigned int idx = (d + t->nr_entries - 1) % t->nr_entries;
 
-	if (t->s->cfg.flags & PTREC_CFG_RING || idx == t->stop_idx)
+	/* a unit parked at the guard stays there until it is resumed */
+	if (t->area->pt.status & RTIT_STATUS_STOPPED)
+		return;
+	t->guard_end = round_down(drained, t->entry_size) + t->buf_size;
+	if (idx == t->stop_idx)
 		return;
 	t->topa[t->stop_idx] &= ~TOPA_STOP;
 	t->topa[idx] |= TOPA_STOP;
@@ -123,50 +145,87 @@ static void ptrec_place_stop(struct ptrec_thread *t)
 }
 
 /*
- * Everything the unit wrote since the last call: account, drop what ring
- * mode overwrote, copy the rest to the session queue.  The unit must not
- * be writing (state saved).  Context: t->lock held, IRQs off.
+ * A stretch of time @t ran while the unit did not trace it: one
+ * PTREC_SB_LOST_UNTRACED record (0 bytes, size unknown) at the current
+ * end of its stream, until it is traced again.  Context: t->lock held.
  */
-static void ptrec_collect(struct ptrec_thread *t)
+static void ptrec_untraced(struct ptrec_thread *t, const char *why)
 {
-	struct ptrec_session *s = t->s;
-	bool ring = s->cfg.flags & PTREC_CFG_RING;
+	if (t->untraced)
+		return;
+	t->untraced = true;
+	atomic_long_inc(&ptrec_cnt.untraced);
+	pr_debug("tid %d ran untraced: %s\n", t->tid, why);
+	ptrec_q_lost(t->s, t, PTREC_SB_LOST_UNTRACED, 0, t->produced);
+}
 
+/*
+ * After a save: what IA32_RTIT_STATUS says (as perf's pt_handle_status()).
+ * Error (#20.4): an operational error stopped packet generation (SDM
+ * 33.2.7.4, "ToPA Errors" in 33.2.6.2); it is logged, counted, cleared,
+ * the output set back to where the thread's stream is, and the time
+ * since is a loss.  Stopped at the guard in ring mode, once everything
+ * is copied: output goes on at the next entry (the STOP offset is the
+ * region's size, an error if kept) and the time stopped is a loss.
+ * Stop-on-full keeps Stopped for good (ptrec_drain() writes FULL).
+ * The unit is not running.  Context: t->lock held.
+ */
+static void ptrec_check_status(struct ptrec_thread *t)
+{
+	struct ptrec_pt_xstate *pt = &t->area->pt;
+	u64 at = t->produced & (t->buf_size - 1);
+	u32 idx;
+
+	if (pt->status & RTIT_STATUS_ERROR) {
+		atomic_long_inc(&ptrec_cnt.unit_errors);
+		pr_err_ratelimited("tid %d: IA32_RTIT_STATUS.Error (ToPA error: OUTPUT_BASE %llx OUTPUT_MASK_PTRS %llx): tracing of it resumes at its next switch-in\n",
+				   t->tid, pt->output_base, pt->output_mask);
+		pt->status &= ~(RTIT_STATUS_ERROR | RTIT_STATUS_STOPPED);
+		pt->output_base = virt_to_phys(t->topa);
+		pt->output_mask = MASK_PTRS(at / t->entry_size,
+					    at % t->entry_size);
+		t->last_pos = at;
+		ptrec_untraced(t, "unit error");
+	}
+	if ((pt->status & RTIT_STATUS_STOPPED) &&
+	    (t->s->cfg.flags & PTREC_CFG_RING) &&
+	    READ_ONCE(t->drained) == t->produced) {
+		idx = MASK_PTRS_IDX(pt->output_mask) + 1;
+		if (idx >= t->nr_entries)
+			idx = 0;
+		pt->output_mask = MASK_PTRS(idx, 0);
+		pt->status &= ~RTIT_STATUS_STOPPED;
+		ptrec_untraced(t, "stopped at the guard");
+	}
+	ptrec_place_guard(t);
+}
+
+/*
+ * Save @t's state from this CPU's unit (stopping it), read its position
+ * and status.  A save that faults leaves the area as it was and the time
+ * since the last reading is a loss (#20.4); a unit found stopped behind
+ * our back (VMXON, another PT user) is one too (#20.11).  Context: t->lock
+ * held, IRQs off, @t loaded here, inside ptrec_hold_pmi().
+ */
+static void ptrec_save(struct ptrec_thread *t)
+{
+	struct ptrec_pt_xstate before = t->area->pt;
+
+	if (ptrec_hw_save(t->area)) {
+		atomic_long_inc(&ptrec_cnt.msr_faults);
+		pr_warn_ratelimited("tid %d: saving PT state faulted: the time since the last switch-in is lost\n",
+				    t->tid);
+		t->area->pt = before;
+		ptrec_untraced(t, "save faulted");
+		return;
+	}
+	if (!(t->area->pt.ctl & RTIT_CTL_TRACEEN)) {
+		/* RTIT_CTL as saved: TraceEn was clear before our save */
+		t->area->pt.ctl = before.ctl;
+		ptrec_untraced(t, "TraceEn cleared under us");
+	}
 	ptrec_account(t);
-	if ((t->area->pt.status & RTIT_STATUS_STOPPED) && !t->stopped) {
-		/* SDM 33.2.6.2: the STOP region is full */
-		u64 end = round_down(t->drained, t->entry_size) + t->buf_size;
-
-		t->produced = max(t->produced, end);
-		t->stopped = true;
-		atomic_set(&s->st_stopped, 1);
-		ptrec_q_lost(s, t, PTREC_SB_LOST_FULL, 0, t->produced);
-	}
-	if (t->produced - t->drained > t->buf_size) {
-		u64 lost = t->produced - t->buf_size - t->drained;
-
-		ptrec_q_lost(s, t, PTREC_SB_LOST_WRAP, lost, t->drained);
-		t->drained += lost;
-	}
-	while (t->drained < t->produced) {
-		u64 rp = t->drained & (t->buf_size - 1);
-		u32 r = rp / t->region_size, off = rp % t->region_size;
-		u32 n = min_t(u64, t->produced - t->drained,
-			      min_t(u32, t->region_size - off,
-				    PTREC_MSG_TRACE_MAX));
-		u8 *src = page_address(t->regions[r]) + off;
-
-		if (ptrec_q_trace(s, t, src, n, t->drained)) {
-			if (!ring)
-				break;	/* the STOP entry holds the rest */
-			ptrec_q_lost(s, t, PTREC_SB_LOST_READER,
-				     t->produced - t->drained, t->drained);
-			t->drained = t->produced;
-			break;
-		}
-		t->drained += n;
-	}
-	ptrec_place_stop(t);
+	ptrec_check_status(t);
 }
 
 /**
@@ -177,27 +236,49 @@ static void ptrec_collect(struct ptrec_thread *t)
  * SWITCH_IN is queued before the restore: once TraceEn is set the unit
  * starts with PSB+ and, with TSCEn, a TSC packet (SDM Vol. 3C 33.4.2.11,
  * 33.4.2.17), and every TSC packet of the thread must lie between its
- * SWITCH_IN and SWITCH_OUT.  Nothing below can fail once the record is
- * written.
+ * SWITCH_IN and SWITCH_OUT.  PacketByteCnt is cleared first (#20.9):
+ * setting TraceEn writes PSB+ only when it is 0 (33.2.7.3), and every
+ * switch-in must be a sync point, or decoding a thread would depend on
+ * what came before its switch-out.  A unit another user holds, VMX
+ * operation without IA32_VMX_MISC[14], and a restore that faults leave
+ * @t untraced, and say so in a LOST record (#20.8, #20.11, #20.4).
  *
  * Context: t->lock held, IRQs off, on the CPU that will own it.
  * Return: true if @t is now loaded here.
  */
 static bool ptrec_load(struct ptrec_thread *t, int cpu)
 {
-	if (t->dead || t->loaded_cpu >= 0)
+	if (t->dead || t->loaded_cpu >= 0 || ptrec_hw_shut())
 		return false;
-	if (ptrec_hw->read_msr(MSR_IA32_RTIT_CTL) & RTIT_CTL_TRACEEN) {
+	if (ptrec_hw_rdmsr(MSR_IA32_RTIT_CTL) & RTIT_CTL_TRACEEN) {
 		/* someone else (perf) traces on this CPU: leave it */
 		atomic_long_inc(&ptrec_cnt.foreign_skips);
+		ptrec_untraced(t, "another PT user holds the unit");
 		return false;
 	}
+	if (ptrec_hw->in_vmx() && !(ptrec_caps.flags & PTREC_INFO_IN_VMX)) {
+		ptrec_untraced(t, "VMX operation");
+		return false;
+	}
+	this_cpu_write(ptrec_armed, true);
+	ptrec_check_status(t);
+	t->area->pt.status &= ~RTIT_STATUS_BYTECNT;
 	atomic64_inc(&t->s->st_switches);
 	ptrec_sb_switch(t, PTREC_SB_SWITCH_IN, 0, cpu);
 	ptrec_hold_pmi();
+	if (ptrec_hw_restore(t->area)) {
+		atomic_long_inc(&ptrec_cnt.msr_faults);
+		pr_warn_ratelimited("tid %d: restoring PT state faulted: not traced until its next switch-in\n",
+				    t->tid);
+		ptrec_hw->write_msr(MSR_IA32_RTIT_CTL, 0);
+		ptrec_allow_pmi();
+		ptrec_untraced(t, "restore faulted");
+		ptrec_sb_switch(t, PTREC_SB_SWITCH_OUT, 0, cpu);
+		return false;
+	}
+	t->untraced = false;
 	t->loaded_cpu = cpu;
 	this_cpu_write(ptrec_cur, t);
-	ptrec_hw->restore(t->area);
 	ptrec_allow_pmi();
 	return true;
 }
@@ -210,8 +291,7 @@ static void ptrec_unload(struct ptrec_thread *t)
 	u64 before = t->produced;
 
 	ptrec_hold_pmi();
-	ptrec_hw->save(t->area);
-	ptrec_account(t);
+	ptrec_save(t);
 	t->loaded_cpu = -1;
 	this_cpu_write(ptrec_cur, NULL);
 	ptrec_allow_pmi();
@@ -220,6 +300,12 @@ static void ptrec_unload(struct ptrec_thread *t)
 		ptrec_queue_drain(t);
 }
 
+/*
+ * Drains run from a work item (#20.12): the copy into the queue happens
+ * in process context with interrupts on, while the unit goes on writing
+ * behind the guard.  NMI and the scheduler cannot queue work, so they
+ * queue the thread on this CPU's list and an irq_work hands it on.
+ */
 static void ptrec_queue_drain(struct ptrec_thread *t)
 {
 	struct ptrec_drain_cpu *d = this_cpu_ptr(&ptrec_drain);
@@ -233,22 +319,23 @@ static void ptrec_queue_drain(struct ptrec_thread *t)
 /*
  * The position at a ToPA PMI.  SDM Vol. 3C 33.2.7.8: the output pointers
  * are reliable only with TraceEn clear, so, as perf's PMI handler does,
- * stop the unit, read them and start it again (writing IA32_RTIT_CTL is
- * allowed with TraceEn set, 33.2.7.2).  The saved area is not restored:
- * its next save overwrites what is read here.
+ * stop the unit, read them, move the guard and start it again (writing
+ * IA32_RTIT_CTL is allowed with TraceEn set, 33.2.7.2).  The saved area
+ * is not restored: its next save overwrites what is read here.
  */
 static void ptrec_pmi_account(struct ptrec_thread *t)
 {
-	struct ptrec_pt_state *pt = &t->area->pt;
-	u64 ctl = ptrec_hw->read_msr(MSR_IA32_RTIT_CTL);
+	struct ptrec_pt_xstate *pt = &t->area->pt;
+	u64 ctl = ptrec_hw_rdmsr(MSR_IA32_RTIT_CTL);
 
 	if (!(ctl & RTIT_CTL_TRACEEN))
 		return;
 	ptrec_hw->write_msr(MSR_IA32_RTIT_CTL, ctl & ~RTIT_CTL_TRACEEN);
-	pt->status = ptrec_hw->read_msr(MSR_IA32_RTIT_STATUS);
-	pt->output_base = ptrec_hw->read_msr(MSR_IA32_RTIT_OUTPUT_BASE);
-	pt->output_mask = ptrec_hw->read_msr(MSR_IA32_RTIT_OUTPUT_MASK);
+	pt->status = ptrec_hw_rdmsr(MSR_IA32_RTIT_STATUS);
+	pt->output_base = ptrec_hw_rdmsr(MSR_IA32_RTIT_OUTPUT_BASE);
+	pt->output_mask = ptrec_hw_rdmsr(MSR_IA32_RTIT_OUTPUT_MASK);
 	ptrec_account(t);
+	ptrec_place_guard(t);
 	ptrec_hw->write_msr(MSR_IA32_RTIT_CTL, ctl);
 }
 
@@ -279,24 +366,109 @@ static void ptrec_drain_fn(struct irq_work *iw)
 						 iw);
 	struct llist_node *list = llist_del_all(&d->list);
 	struct ptrec_thread *t, *n;
-	unsigned long flags;
 
 	llist_for_each_entry_safe(t, n, list, drain_node) {
 		clear_bit(0, &t->drain_pending);
-		raw_spin_lock_irqsave(&t->lock, flags);
-		if (t->loaded_cpu == smp_processor_id()) {
-			/* stop the unit, drain, re-arm (33.3.5.1 order) */
-			ptrec_hold_pmi();
-			ptrec_hw->save(t->area);
-			ptrec_collect(t);
-			ptrec_hw->restore(t->area);
-			ptrec_allow_pmi();
-		} else if (t->loaded_cpu < 0 && !t->dead) {
-			ptrec_collect(t);
-		}
-		/* loaded elsewhere: that CPU drains it at switch-out */
-		raw_spin_unlock_irqrestore(&t->lock, flags);
+		queue_work(ptrec_wq, &t->drain_work);
 	}
+}
+
+/*
+ * IPI: on the CPU that holds @t, stop the unit, read it, let the status
+ * and guard follow what the drain copied, start it again.
+ */
+static void ptrec_rearm_fn(void *arg)
+{
+	struct ptrec_thread *t = arg;
+
+	raw_spin_lock(&t->lock);
+	if (t->loaded_cpu == smp_processor_id()) {
+		ptrec_hold_pmi();
+		ptrec_save(t);
+		t->area->pt.status &= ~RTIT_STATUS_BYTECNT;
+		if (ptrec_hw_restore(t->area)) {
+			/* the next switch-out finds TraceEn clear */
+			atomic_long_inc(&ptrec_cnt.msr_faults);
+			ptrec_hw->write_msr(MSR_IA32_RTIT_CTL, 0);
+		}
+		ptrec_allow_pmi();
+	}
+	raw_spin_unlock(&t->lock);
+}
+
+/*
+ * Copy what @t's unit wrote since the last drain into the session queue,
+ * with interrupts on: the guard keeps the unit off bytes not yet copied.
+ * Ring mode drops what the queue cannot take (READER); stop-on-full
+ * leaves it in the buffer, where the guard stops the unit.  Then the
+ * guard moves, on the CPU holding @t if it is loaded.
+ * Context: process, t->drain_mutex held.
+ */
+static void ptrec_drain_thread(struct ptrec_thread *t)
+{
+	struct ptrec_session *s = t->s;
+	bool ring = s->cfg.flags & PTREC_CFG_RING;
+	unsigned long flags;
+	u64 from, to;
+	int cpu;
+
+	raw_spin_lock_irqsave(&t->lock, flags);
+	if ((t->area->pt.status & RTIT_STATUS_STOPPED) && !ring &&
+	    !t->stopped) {
+		/* SDM 33.2.6.2: the STOP region is full */
+		t->stopped = true;
+		atomic_set(&s->st_stopped, 1);
+		ptrec_q_lost(s, t, PTREC_SB_LOST_FULL, 0, t->produced);
+	}
+	if (t->produced - t->drained > t->buf_size) {
+		/* cannot happen behind the guard; counted if it does */
+		u64 lost = t->produced - t->buf_size - t->drained;
+
+		ptrec_q_lost(s, t, PTREC_SB_LOST_WRAP, lost, t->drained);
+		t->drained += lost;
+	}
+	from = t->drained;
+	to = t->produced;
+	raw_spin_unlock_irqrestore(&t->lock, flags);
+
+	while (from < to) {
+		u64 rp = from & (t->buf_size - 1);
+		u32 r = rp / t->region_size, off = rp % t->region_size;
+		u32 n = min_t(u64, to - from,
+			      min_t(u32, t->region_size - off,
+				    PTREC_MSG_TRACE_MAX));
+		u8 *src = page_address(t->regions[r]) + off;
+
+		if (ptrec_q_trace(s, t, src, n, from)) {
+			if (!ring)
+				break;	/* the guard holds the rest */
+			ptrec_q_lost(s, t, PTREC_SB_LOST_READER, to - from,
+				     from);
+			from = to;
+			break;
+		}
+		from += n;
+		cond_resched();
+	}
+
+	raw_spin_lock_irqsave(&t->lock, flags);
+	WRITE_ONCE(t->drained, from);
+	cpu = t->loaded_cpu;
+	if (cpu < 0 && !t->dead)
+		ptrec_check_status(t);
+	raw_spin_unlock_irqrestore(&t->lock, flags);
+	if (cpu >= 0)
+		smp_call_function_single(cpu, ptrec_rearm_fn, t, 1);
+}
+
+static void ptrec_drain_work(struct work_struct *w)
+{
+	struct ptrec_thread *t = container_of(w, struct ptrec_thread,
+					      drain_work);
+
+	mutex_lock(&t->drain_mutex);
+	ptrec_drain_thread(t);
+	mutex_unlock(&t->drain_mutex);
 }
 
 static void ptrec_probe_switch(void *data, bool preempt,
@@ -390,7 +562,7 @@ static struct ptrec_thread *ptrec_thread_alloc(struct ptrec_session *s,
 					       struct task_struct *task)
 {
 	const struct ptrec_config *cfg = &s->cfg;
-	struct ptrec_pt_state *pt;
+	struct ptrec_pt_xstate *pt;
 	struct ptrec_thread *t;
 	unsigned int i, order;
 
@@ -398,14 +570,24 @@ static struct ptrec_thread *ptrec_thread_alloc(struct ptrec_session *s,
 	if (!t)
 		return NULL;
 	raw_spin_lock_init(&t->lock);
+	mutex_init(&t->drain_mutex);
+	INIT_WORK(&t->drain_work, ptrec_drain_work);
 	INIT_LIST_HEAD(&t->snode);
 	t->loaded_cpu = -1;
 	t->s = s;
 	t->nr_regions = cfg->nr_regions;
 	t->buf_size = cfg->buf_size;
 	t->region_size = cfg->buf_size / cfg->nr_regions;
-	/* two entries at least, so a PMI reading never sees a whole wrap */
-	t->nr_entries = max(cfg->nr_regions, 2U);
+	/*
+	 * Two entries at least where the CPU allows more than one, so the
+	 * guard leaves the unit half the buffer; single-entry ToPA (#20.6):
+	 * one output entry, then END back to the table, as perf's
+	 * topa_alloc() does and SDM 33.2.6.2 requires.
+	 */
+	if (ptrec_caps.flags & PTREC_INFO_TOPA_MULTI)
+		t->nr_entries = max(cfg->nr_regions, 2U);
+	else
+		t->nr_entries = 1;
 	t->entry_size = cfg->buf_size / t->nr_entries;
 	order = get_order(t->region_size);
 
@@ -429,8 +611,9 @@ static struct ptrec_thread *ptrec_thread_alloc(struct ptrec_session *s,
 	}
 	/*
 	 * SDM Vol. 3C 33.2.6.2: Size = log2(entry / 4K), INT on each entry;
-	 * an entry is a region or, with one region, half of it (naturally
-	 * aligned as the region is).
+	 * an entry is a region or, with one region and multiple-entry ToPA,
+	 * half of it (naturally aligned as the region is).  The guard's STOP
+	 * starts on the last entry.
 	 */
 	order = get_order(t->entry_size);
 	for (i = 0; i < t->nr_entries; i++) {
@@ -441,19 +624,19 @@ static struct ptrec_thread *ptrec_thread_alloc(struct ptrec_session *s,
 			     ((u64)order << TOPA_SIZE_SHIFT) | TOPA_INT;
 	}
 	t->topa[t->nr_entries] = virt_to_phys(t->topa) | TOPA_END;
-	if (!(cfg->flags & PTREC_CFG_RING)) {
-		t->stop_idx = t->nr_entries - 1;
-		t->topa[t->stop_idx] |= TOPA_STOP;
-	}
+	t->stop_idx = t->nr_entries - 1;
+	t->topa[t->stop_idx] |= TOPA_STOP;
+	t->guard_end = t->buf_size;
 
 	pt = &t->area->pt;
 	pt->ctl = s->rtit_ctl | RTIT_CTL_TRACEEN;
 	pt->output_base = virt_to_phys(t->topa);
 	pt->output_mask = MASK_PTRS(0, 0);
 	if (cfg->flags & PTREC_CFG_CR3_FILTER && task->mm)
-		pt->cr3_match = __pa(task->mm->pgd) & ~0x1fULL;
+		pt->cr3_match = ptrec_sb_user_cr3(task->mm) & ~0x1fULL;
 	for (i = 0; i < cfg->nr_addr_ranges; i++) {
-		u64 *a = i < 2 ? &pt->addr01[2 * i] : &pt->addr23[2 * (i - 2)];
+		u64 *a = i < 2 ? &pt->addr01[2 * i] :
+				 &t->area->addr23[2 * (i - 2)];
 
 		a[0] = cfg->addr_ranges[i].start;
 		a[1] = cfg->addr_ranges[i].end;
@@ -545,9 +728,12 @@ static void ptrec_thread_release(struct ptrec_thread *t)
 		smp_call_function_single(cpu, ptrec_unload_fn, t, 1);
 	for_each_online_cpu(cpu)
 		irq_work_sync(&per_cpu_ptr(&ptrec_drain, cpu)->iw);
+	flush_work(&t->drain_work);
 
+	mutex_lock(&t->drain_mutex);
+	ptrec_drain_thread(t);
+	mutex_unlock(&t->drain_mutex);
 	raw_spin_lock_irqsave(&t->lock, flags);
-	ptrec_collect(t);
 	ptrec_q_release_lost(s, t);
 	raw_spin_unlock_irqrestore(&t->lock, flags);
 
@@ -559,6 +745,7 @@ static void ptrec_thread_release(struct ptrec_thread *t)
 	synchronize_rcu();	/* sched_switch probes run RCU-sched */
 	for_each_online_cpu(cpu)
 		irq_work_sync(&per_cpu_ptr(&ptrec_drain, cpu)->iw);
+	cancel_work_sync(&t->drain_work);
 
 	ptrec_thread_free(t);
 	atomic_long_dec(&ptrec_cnt.threads);
@@ -619,12 +806,16 @@ void ptrec_thread_set_cr3_match(struct ptrec_thread *t, u64 cr3)
 	loaded = t->loaded_cpu == smp_processor_id();
 	if (loaded) {
 		ptrec_hold_pmi();
-		ptrec_hw->save(t->area);
-		ptrec_account(t);
+		ptrec_save(t);
 	}
 	t->area->pt.cr3_match = cr3;
 	if (loaded) {
-		ptrec_hw->restore(t->area);
+		t->area->pt.status &= ~RTIT_STATUS_BYTECNT;
+		if (ptrec_hw_restore(t->area)) {
+			/* the next switch-out finds TraceEn clear */
+			atomic_long_inc(&ptrec_cnt.msr_faults);
+			ptrec_hw->write_msr(MSR_IA32_RTIT_CTL, 0);
+		}
 		ptrec_allow_pmi();
 	}
 	raw_spin_unlock_irqrestore(&t->lock, flags);

@@ -213,6 +213,11 @@ enum ptrec_sb_lost_reason {
 	PTREC_SB_LOST_READER	= 4,	/* user space drained too slowly */
 	PTREC_SB_LOST_TRUNCATED	= 5,	/* importer: truncated input */
 	PTREC_SB_LOST_SIDEBAND	= 6,	/* sideband records were dropped */
+	PTREC_SB_LOST_UNTRACED	= 7,	/* the thread ran while the unit could
+					 * not trace it (stopped at a full
+					 * buffer's guard, another PT user,
+					 * VMX, a faulting MSR, a unit error):
+					 * @bytes is 0, the size is unknown */
 };
 
 /*

@@ -76,6 +76,12 @@ struct kq_thread {
 	uint64_t tsc_outside;
 	uint64_t first_bad_tsc;
 	int cpus;		/* bit per CPU it switched in on */
+	/* switch-in intervals with a TSC, and those whose first is not
+	 * inside PSB+ (the unit started without a sync point)
+	 */
+	long last_iv;
+	uint64_t ivs, ivs_nopsb, first_nopsb;
+	int lossy;		/* it has LOST records */
 };
 
 static const char *kq_name;
@@ -488,6 +494,29 @@ static int kq_in_interval(uint32_t tid, uint64_t time)
 	return open && time >= in;
 }
 
+/*
+ * The switch-in interval of @tid holding @time: the index of its
+ * SWITCH_IN record in kq_sws, or -1.
+ */
+static long kq_interval_of(uint32_t tid, uint64_t time)
+{
+	long in = -1;
+	size_t i;
+
+	for (i = 0; i < kq_nsws; i++) {
+		if (kq_sws[i].tid != tid)
+			continue;
+		if (kq_sws[i].type == PTREC_SB_SWITCH_IN) {
+			in = (long)i;
+		} else if (in >= 0) {
+			if (time >= kq_sws[in].time && time <= kq_sws[i].time)
+				return in;
+			in = -1;
+		}
+	}
+	return in >= 0 && time >= kq_sws[in].time ? in : -1;
+}
+
 /* Bytes of a PTW packet with an 8-byte payload (SDM Vol. 3C 33.4.2.21). */
 #define KQ_PTW_SIZE	10
 
@@ -498,6 +527,7 @@ struct kq_decode {
 	char first_bad[200];
 	/* the thread's last PTW: sequence, stream offset past its end */
 	int have_last;
+	int unknown;		/* this stretch follows a loss of unknown size */
 	uint64_t last_seq, last_end;
 	uint64_t gaps, undercounts;
 	char first_under[200];
@@ -516,6 +546,9 @@ static void kq_check_gap(struct kq_thread *th, struct kq_decode *d,
 	uint64_t missing, bytes;
 
 	if (!d->have_last || seq <= d->last_seq || at < d->last_end)
+		return;
+	/* a LOST record of 0 bytes: the unit did not trace, size unknown */
+	if (d->unknown)
 		return;
 	d->gaps++;
 	missing = seq - d->last_seq - 1;
@@ -542,7 +575,7 @@ static void kq_decode_stretch(struct kq_thread *th, uint8_t *buf,
 	struct pt_packet_decoder *dec;
 	struct pt_config cfg;
 	struct pt_packet pkt;
-	int rc, first_ptw = 1;
+	int rc, first_ptw = 1, in_psb = 0;
 
 	if (!len)
 		return;
@@ -600,7 +633,20 @@ static void kq_decode_stretch(struct kq_thread *th, uint8_t *buf,
 					 pt_errstr(pt_errcode(rc)), off, len);
 			break;
 		}
+		if (pkt.type == ppt_psb)
+			in_psb = 1;
+		if (pkt.type == ppt_psbend)
+			in_psb = 0;
 		if (pkt.type == ppt_tsc) {
+			long iv = kq_interval_of(th->tid,
+						 pkt.payload.tsc.tsc);
+
+			if (iv >= 0 && iv != th->last_iv) {
+				th->last_iv = iv;
+				th->ivs++;
+				if (!in_psb && !th->ivs_nopsb++)
+					th->first_nopsb = pkt.payload.tsc.tsc;
+			}
 			th->tscs++;
 			if (!kq_in_interval(th->tid, pkt.payload.tsc.tsc)) {
 				if (!th->tsc_outside)
@@ -665,12 +711,41 @@ static size_t kq_sideband_losses(void)
 	return n;
 }
 
+static int kq_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The stream offsets of @th's LOST records of unknown size (0 bytes: it
+ * ran while the unit did not trace it), sorted; marks @th lossy if it has
+ * any LOST record.
+ */
+static size_t kq_cuts(struct kq_thread *th, uint64_t *cuts)
+{
+	size_t j, n = 0;
+
+	for (j = 0; j < kq_nlost; j++) {
+		if (kq_losts[j].tid != th->tid ||
+		    kq_losts[j].reason == PTREC_SB_LOST_SIDEBAND)
+			continue;
+		th->lossy = 1;
+		if (!kq_losts[j].bytes)
+			cuts[n++] = kq_losts[j].offset;
+	}
+	qsort(cuts, n, sizeof(*cuts), kq_cmp_u64);
+	return n;
+}
+
 static void kq_check_streams(const char *dir)
 {
 	struct kq_decode d;
-	uint64_t ptws = 0, tscs = 0, outside = 0;
-	size_t t, i, sb_lost = kq_sideband_losses();
-	char tsc_bad[160] = "";
+	uint64_t ptws = 0, tscs = 0, outside = 0, ivs = 0, nopsb = 0;
+	size_t t, i, k, ncuts, sb_lost = kq_sideband_losses(), judged = 0;
+	char tsc_bad[160] = "", psb_bad[160] = "";
+	uint64_t *cuts = calloc(KQ_MAX_LOST, sizeof(*cuts));
 
 	memset(&d, 0, sizeof(d));
 	for (t = 0; t < kq_nthreads; t++) {
@@ -699,8 +774,17 @@ static void kq_check_streams(const char *dir)
 		}
 		d.known = 0;
 		d.have_last = 0;
-		/* Split the file where the message offsets jump. */
+		d.unknown = 0;
+		th->last_iv = -1;
+		ncuts = kq_cuts(th, cuts);
+		k = 0;
+		/*
+		 * Split the file where the message offsets jump, and where a
+		 * LOST record of unknown size (0 bytes) lies.
+		 */
 		for (i = 0; i < kq_nmsgs; i++) {
+			uint64_t mend;
+
 			if (kq_msgs[i].tid != th->tid)
 				continue;
 			if (kq_msgs[i].offset != next) {
@@ -710,9 +794,25 @@ static void kq_check_streams(const char *dir)
 				start = end;
 				base = kq_msgs[i].offset;
 				after_loss = 1;
+				d.unknown = 0;
+			}
+			mend = kq_msgs[i].offset + kq_msgs[i].len;
+			for (; k < ncuts && cuts[k] < mend; k++) {
+				uint64_t at;
+
+				if (cuts[k] < kq_msgs[i].offset)
+					continue;
+				at = kq_msgs[i].fileoff + cuts[k] -
+				     kq_msgs[i].offset;
+				kq_decode_stretch(th, buf + start, at - start,
+						  base, &d, after_loss);
+				start = at;
+				base = cuts[k];
+				after_loss = 1;
+				d.unknown = 1;
 			}
 			end = kq_msgs[i].fileoff + kq_msgs[i].len;
-			next = kq_msgs[i].offset + kq_msgs[i].len;
+			next = mend;
 		}
 		if (end > len)
 			end = len;
@@ -722,6 +822,18 @@ static void kq_check_streams(const char *dir)
 		ptws += th->ptws;
 		tscs += th->tscs;
 		outside += th->tsc_outside;
+		if (!th->lossy) {
+			judged++;
+			ivs += th->ivs;
+			nopsb += th->ivs_nopsb;
+			if (th->ivs_nopsb && !psb_bad[0])
+				snprintf(psb_bad, sizeof(psb_bad),
+					 "tid %u: %" PRIu64 " of %" PRIu64
+					 " switch-ins start without PSB+, "
+					 "first TSC %" PRIu64, th->tid,
+					 th->ivs_nopsb, th->ivs,
+					 th->first_nopsb);
+		}
 		if (th->tsc_outside && !tsc_bad[0])
 			snprintf(tsc_bad, sizeof(tsc_bad),
 				 "tid %u: %" PRIu64 " of %" PRIu64 " TSC "
@@ -752,6 +864,20 @@ static void kq_check_streams(const char *dir)
 		  "so not judged)" : "");
 	if (outside)
 		kq_diag("%s", tsc_bad);
+	/*
+	 * SDM Vol. 3C 33.2.7.3: setting TraceEn writes PSB+ only with
+	 * PacketByteCnt 0; a switch-in without one leaves the thread's
+	 * decoding dependent on what came before its switch-out.
+	 */
+	if (judged && ivs && !sb_lost)
+		kq_result(!nopsb, "every switch-in of a thread "
+			  "starts its stream with PSB+: the first TSC packet "
+			  "of each of %" PRIu64 " switch-in intervals of %zu "
+			  "threads without loss lies inside PSB+", ivs,
+			  judged);
+	if (nopsb)
+		kq_diag("%s", psb_bad);
+	free(cuts);
 }
 
 /* ---- context switches ---------------------------------------------------- */
@@ -973,14 +1099,15 @@ static void kq_check_ring(const char *dir)
 
 	for (j = 0; j < kq_nlost; j++) {
 		if (kq_losts[j].reason == PTREC_SB_LOST_WRAP ||
-		    kq_losts[j].reason == PTREC_SB_LOST_READER)
+		    kq_losts[j].reason == PTREC_SB_LOST_READER ||
+		    kq_losts[j].reason == PTREC_SB_LOST_UNTRACED)
 			n++;
 		else if (kq_losts[j].reason != PTREC_SB_LOST_SIDEBAND)
 			other++;
 	}
 	kq_result(n > 0 && !other, "ring mode with a slow reader: %zu LOST "
-		  "records of trace, each WRAP or READER (%zu others)", n,
-		  other);
+		  "records of trace, each WRAP, READER or UNTRACED (%zu "
+		  "others)", n, other);
 	kq_result(kq_stat(dir, "stopped") == 0,
 		  "ring mode never stops tracing");
 	kq_result(kq_ptw_after_loss > 0, "ring mode: the streams go on after "

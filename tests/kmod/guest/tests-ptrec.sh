@@ -22,6 +22,43 @@ allocs_zero() {
 
 ptrec_loaded() { grep -q '^ptrec ' /proc/modules; }
 
+# kv FILE KEY: KEY's number in a "key value key value" line
+kv() { tr ' ' '\n' <"$1" | sed -n "/^$2\$/{n;p;q}"; }
+simstat() { kv "$P/sim_stats" "$1"; }
+hwstat() { kv "$P/hwstats" "$1"; }
+# what the simulated unit saw from here on
+sim_reset() {
+	echo 0 >"$P/sim_stats"
+	cp "$P/hwstats" /tmp/hwstats.before
+}
+
+# sim_checks NAME: how the module treated the simulated unit during run
+# NAME (since sim_reset): no #GP and no ToPA error, no PMI dropped at a
+# masked LVT entry, no PMI left unclaimed, no trace copied with IRQs off.
+sim_checks() {
+	cat "$P/sim_stats" "$P/hwstats" >/tmp/log
+	if [ "$(simstat faults)" = 0 ] && [ "$(simstat errors)" = 0 ]; then
+		ok "$1: the simulated unit saw no #GP and no ToPA error"
+	else
+		bad "$1: the simulated unit saw no #GP and no ToPA error (faults $(simstat faults), errors $(simstat errors))"
+	fi
+	if [ "$(simstat masked_pmis)" = 0 ]; then
+		ok "$1: no PMI was dropped at a masked LVT entry ($(simstat pmis) taken)"
+	else
+		bad "$1: no PMI was dropped at a masked LVT entry ($(simstat masked_pmis) dropped, $(simstat pmis) taken)"
+	fi
+	if [ "$(simstat unknown_nmis)" = 0 ]; then
+		ok "$1: every PMI the unit raised was claimed (no NMI for unknown reason)"
+	else
+		bad "$1: every PMI the unit raised was claimed (no NMI for unknown reason: $(simstat unknown_nmis) were not)"
+	fi
+	if [ "$(hwstat irqsoff_copied)" = "$(kv /tmp/hwstats.before irqsoff_copied)" ]; then
+		ok "$1: no trace byte was copied with interrupts off"
+	else
+		bad "$1: no trace byte was copied with interrupts off ($(( $(hwstat irqsoff_copied) - $(kv /tmp/hwstats.before irqsoff_copied) )) were)"
+	fi
+}
+
 ptrec_load_sim() {
 	ptrec_loaded && return 0
 	kqinsmod /kq/ptrec.ko $PTREC_SIM >/tmp/log 2>&1 || return 1
@@ -40,6 +77,7 @@ trace() {
 	mkdir -p "/out/$name"
 	timeout 120 kqtrace -o "/out/$name" "$@" >"/out/$name/log" 2>&1
 	echo $? >"/out/$name/rc"
+	echo "# $name: done at $(cut -d' ' -f1 /proc/uptime) s"
 	cp "/out/$name/log" /tmp/log
 	[ "$(cat "/out/$name/rc")" = 0 ]
 }
@@ -86,17 +124,28 @@ ptrec_tests() {
 	fi
 	check "load: PTREC_IOC_INFO reports the simulated unit" \
 		sh -c 'kqinfo | grep -q "simulated 1"'
+	# the model's CPUID has XSAVES of a 128-byte PT component, as real
+	# parts do (SDM Vol. 1 13.5.6: bytes 72 and up reserved)
+	kqinfo >/tmp/log 2>&1
+	if grep -q '^xsaves 1$' /tmp/log && grep -q '^xsave_size 128$' /tmp/log
+	then
+		ok "load: the probe picks XSAVES for the simulated unit's 128-byte PT component"
+	else
+		bad "load: the probe picks XSAVES for the simulated unit's 128-byte PT component"
+	fi
 
 	# -- bad requests --------------------------------------------------
 	timeout 120 kqbad 2>&1 || echo "# kqbad exit $?"
 
 	# -- the 4-thread workload -----------------------------------------
+	sim_reset
 	if trace work -s 200 -b 65536 -n 4 -- kqwork /out/work/worklog 20 2000
 	then
 		ok "trace: kqtrace traced the 4-thread workload to its end"
 	else
 		bad "trace: kqtrace traced the 4-thread workload to its end"
 	fi
+	sim_checks work
 
 	# -- FOLLOW_FORK: a shell's child is traced -------------------------
 	if trace fork -f -s 200 -- sh -c \
@@ -123,12 +172,14 @@ ptrec_tests() {
 	fi
 
 	# -- a reader that keeps up loses nothing --------------------------
+	sim_reset
 	if trace keep -s 100 -b 262144 -n 8 -- kqwork /out/keep/worklog 10 3000
 	then
 		ok "keep-up: traced to the end"
 	else
 		bad "keep-up: traced to the end"
 	fi
+	sim_checks keep
 
 	# -- a slow reader: the smallest read() queue, 8 KiB per thread, a
 	# high rate and 300 ms naps between reads, so the data outruns it
@@ -136,12 +187,15 @@ ptrec_tests() {
 	qs_old=$(cat "$qs")
 	echo 4096 >"$qs"
 	# ring mode: data is dropped and recorded, tracing goes on
+	sim_reset
 	if trace ring -r -s 2000 -b 8192 -n 2 -d 300 -- \
 		kqwork /out/ring/worklog 60 5000; then
 		ok "ring: traced to the end with a slow reader"
 	else
 		bad "ring: traced to the end with a slow reader"
 	fi
+	sim_checks ring
+	sim_reset
 	# stop-on-full: tracing stops and says so
 	if trace stop -s 2000 -b 8192 -n 2 -d 300 -- \
 		kqwork /out/stop/worklog 60 5000; then
@@ -149,6 +203,7 @@ ptrec_tests() {
 	else
 		bad "stop-on-full: traced to the end with a slow reader"
 	fi
+	sim_checks stop
 	# ring mode, a reader that reads nothing until the process has
 	# exited: the queue is full when the threads are freed, and their
 	# pending losses still need LOST records (host check "lag")
@@ -159,6 +214,77 @@ ptrec_tests() {
 		bad "lag: traced to the end, reading only after the exit"
 	fi
 	echo "$qs_old" >"$qs"
+
+	# -- first-generation PT: one ToPA output region (SDM Vol. 3C
+	# 33.2.6.2: entry 1 must be END back to the table, else Error)
+	rmmod ptrec
+	if kqinsmod /kq/ptrec.ko $PTREC_SIM sim_topa_multi=0 >/tmp/log 2>&1 &&
+		kqinfo | grep -q 'flags' ; then
+		sim_reset
+		if trace single -r -s 200 -b 65536 -n 1 -- \
+			kqwork /out/single/worklog 20 2000; then
+			ok "single-entry ToPA: traced kqwork to its end with one region"
+		else
+			bad "single-entry ToPA: traced kqwork to its end with one region"
+		fi
+		sim_checks single
+		rmmod ptrec
+	else
+		bad "single-entry ToPA: ptrec.ko loads with sim_topa_multi=0"
+	fi
+	ptrec_load_sim
+
+	# -- perf's intel_pt (simulated) starting while ptrec traces: refused
+	# on every CPU (ptrec holds the unit), no #GP, no untraced hole
+	sim_reset
+	(sleep 0.3; echo 1 >"$P/sim_foreign"; sleep 0.3
+		echo 0 >"$P/sim_foreign") &
+	if trace foreignlate -s 50 -- kqwork /out/foreignlate/worklog 150 2000
+	then
+		ok "foreign-late: traced kqwork to its end while another PT user tried to start"
+	else
+		bad "foreign-late: traced kqwork to its end while another PT user tried to start"
+	fi
+	wait
+	cp "$P/sim_stats" /tmp/log
+	if [ "$(simstat foreign_started)" = 0 ] && [ "$(simstat foreign_busy)" -gt 0 ]; then
+		ok "foreign-late: the other PT user was refused the unit on every CPU ($(simstat foreign_busy) refusals)"
+	else
+		bad "foreign-late: the other PT user was refused the unit on every CPU (started on $(simstat foreign_started), refused on $(simstat foreign_busy))"
+	fi
+	sim_checks foreignlate
+
+	# -- KVM's VMXON (simulated) while ptrec traces: IA32_VMX_MISC[14] = 0
+	# clears TraceEn and forbids setting it; the time untraced is a loss
+	sim_reset
+	(sleep 0.3; echo 1 >"$P/sim_vmx"; sleep 0.3; echo 0 >"$P/sim_vmx") &
+	if trace vmx -s 50 -- kqwork /out/vmx/worklog 150 2000; then
+		ok "vmx: traced kqwork to its end across a time in VMX operation"
+	else
+		bad "vmx: traced kqwork to its end across a time in VMX operation"
+	fi
+	wait
+	sim_checks vmx
+	cat "$P/hwstats" >/tmp/log
+	if [ "$(hwstat untraced)" -gt "$(kv /tmp/hwstats.before untraced)" ]; then
+		ok "vmx: the module counted the timeslices it could not trace"
+	else
+		bad "vmx: the module counted the timeslices it could not trace"
+	fi
+
+	# -- CPU hotplug while tracing with XSAVES: IA32_XSS[8] must stay set
+	# while a traced task can still run on a CPU going offline
+	sim_reset
+	(for i in 1 2 3; do sleep 0.2; echo 0 >/sys/devices/system/cpu/cpu1/online
+		sleep 0.1; echo 1 >/sys/devices/system/cpu/cpu1/online; done) &
+	if trace hotplug -s 50 -- kqwork /out/hotplug/worklog 150 2000; then
+		ok "hotplug: traced kqwork to its end while CPU 1 went offline and online 3 times"
+	else
+		bad "hotplug: traced kqwork to its end while CPU 1 went offline and online 3 times"
+	fi
+	wait
+	echo 1 >/sys/devices/system/cpu/cpu1/online 2>/dev/null
+	sim_checks hotplug
 
 	# -- another PT user (simulated): ATTACH is refused, the log says why
 	echo 1 >"$P/sim_foreign"
@@ -286,6 +412,15 @@ ptrec_tests() {
 			sleep 0.1
 			i=$((i + 1))
 		done
+		if kill -0 "$rpid" 2>/dev/null; then
+			# where it hangs, for the diagnostic
+			{ echo "ptrec still running after 30 s: wchan $(cat /proc/$rpid/wchan 2>&1)"
+				cat /proc/"$rpid"/stack 2>&1
+				for tk in /proc/"$rpid"/task/*; do
+					echo "task $tk: $(cat "$tk"/wchan 2>&1)"
+					cat "$tk"/stack 2>&1
+				done; } >>/out/recint.log
+		fi
 		kill -9 "$rpid" 2>/dev/null
 		wait "$rpid"
 		rc=$?
@@ -376,7 +511,15 @@ ptrec_tests() {
 		ok "unload: no allocation left at unload (kernel log)"
 	fi
 	check "unload: the module loads again after unload" ptrec_load_sim
-	rmmod ptrec 2>/dev/null
+
+	# -- left tracing at power-off: the host checks the console for the
+	# simulated unit's report that no CPU still traces (kexec would let
+	# the unit write into memory the next kernel reuses)
+	mkdir -p /tmp/last
+	kqtrace -o /tmp/last -s 200 -- kqwork /tmp/last.log 100000 2000 \
+		>/dev/null 2>&1 &
+	sleep 0.5
+	echo "# left kqwork traced for the power-off check"
 }
 
 ptrec_bench() {
