@@ -45,9 +45,9 @@ refused "the bottom layer including one above it" \
 copy; plant cli/insns.c rp_internal.h
 refused "the front end including libptrec's private header" \
 	"cli/insns.c:1: includes replay/rp_internal.h, a private header of replay (its public header: replay/replay.h)"
-copy; plant replay/walk.c perf_internal.h
+copy; plant replay/aspace.c perf_internal.h
 refused "a component including a sibling's private header" \
-	"replay/walk.c:1: includes import/perf_internal.h: replay may not use import"
+	"replay/aspace.c:1: includes import/perf_internal.h: replay may not use import"
 copy; plant gdb/server/rsp.c sym_internal.h
 refused "the GDB server including a private header below it" \
 	"gdb/server/rsp.c:1: includes replay/sym_internal.h, a private header of replay"
