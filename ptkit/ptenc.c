@@ -54,6 +54,11 @@ static int flush(struct ptenc *e)
 	return 0;
 }
 
+int ptenc_flush(struct ptenc *e)
+{
+	return flush(e);
+}
+
 static int put(struct ptenc *e, const struct pt_packet *pkt)
 {
 	int ret;

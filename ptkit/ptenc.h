@@ -80,4 +80,9 @@ uint64_t ptenc_bytes(const struct ptenc *e);
 /* Flush, fsync, close.  Returns 0 or the first error. */
 int ptenc_close(struct ptenc *e);
 
+/* Writes the complete packets buffered so far (a pending TNT stays), so a
+ * full disk shows at once.  Returns 0 or the write's negative errno.
+ */
+int ptenc_flush(struct ptenc *e);
+
 #endif

@@ -39,6 +39,7 @@
 #include "ptenc.h"
 #include "images.h"
 #include "record.h"
+#include "skel.h"
 #include "snapshot.h"
 
 #define QUANTUM 10000		/* instructions before another thread runs */
@@ -111,6 +112,7 @@ struct emu {
 	pid_t early[64];		/* stopped before their fork event */
 	unsigned int nearly;
 	uint64_t last_progress;
+	uint64_t last_flush;
 };
 
 /* ---- time ------------------------------------------------------------ */
@@ -1205,6 +1207,35 @@ static void progress(struct emu *e)
 		fputc('\n', stderr);
 }
 
+/*
+ * Every second, writes what the streams buffered: a full disk (ENOSPC)
+ * then stops the recording at once instead of when the buffers fill or
+ * the recording ends, seconds or minutes of lost work later.
+ */
+static void flush_all(struct emu *e)
+{
+	uint64_t t = mono_ns();
+	struct thr *th;
+	int ret;
+
+	if (t - e->last_flush < 1000000000ull)
+		return;
+	e->last_flush = t;
+	ret = sb_writer_flush(e->sb);
+	if (ret) {
+		io_fail(e, ret, "sideband.sb");
+		return;
+	}
+	for (th = e->threads; th && !e->error; th = th->next) {
+		if (!th->opened)
+			continue;
+		enc_check(e, th, ptenc_flush(&th->enc));
+		ret = sb_truth_flush(th->truth);
+		if (ret)
+			io_fail(e, ret, "truth");
+	}
+}
+
 static bool all_dead(struct emu *e)
 {
 	struct thr *t;
@@ -1247,6 +1278,7 @@ static void run(struct emu *e)
 		}
 		handle_stop(e, tid, status);
 		progress(e);
+		flush_all(e);
 	}
 }
 
@@ -1663,6 +1695,7 @@ int rec_emu_record(const struct rec_options *o, struct rec_stats *st,
 		   struct sb_err *err)
 {
 	struct emu e = { .o = o, .st = st, .err = err };
+	bool made_dir = access(o->out, F_OK) != 0, started = false;
 	struct sb_err serr;
 	int ret;
 
@@ -1708,6 +1741,7 @@ int rec_emu_record(const struct rec_options *o, struct rec_stats *st,
 	}
 	if (ret)
 		goto out_kill;
+	started = true;
 	write_snapshot(&e);
 	run(&e);
 out_kill:
@@ -1727,5 +1761,10 @@ out_free:
 	if (!o->quiet && st->insns)
 		fputc('\n', stderr);
 	emu_free(&e);
+	/* Nothing was recorded (no such process, no permission, a program
+	 * that cannot run): leave nothing behind.
+	 */
+	if (ret && !started)
+		rec_bundle_unmake(o->out, made_dir);
 	return ret;
 }

@@ -40,6 +40,7 @@
 
 #include "images.h"
 #include "record.h"
+#include "skel.h"
 #include "uapi/ptrec.h"
 
 #define KM_READ_SIZE	(4 * PTREC_READ_MIN)
@@ -1035,22 +1036,6 @@ static void km_close_streams(struct km *k)
  * Nothing was recorded (the attach failed): remove what sb_bundle_create()
  * made, so no unfinished bundle is left behind.  Context: k->b freed.
  */
-static void km_unmake_bundle(const char *dir, bool made_dir)
-{
-	static const char *const sub[] = { "pt", "regs", "truth", "images" };
-	char path[PATH_MAX];
-	size_t i;
-
-	snprintf(path, sizeof(path), "%s/sideband.sb", dir);
-	unlink(path);
-	for (i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, sub[i]);
-		rmdir(path);
-	}
-	if (made_dir)
-		rmdir(dir);
-}
-
 /* Creates the bundle, checks the options, starts the manifest. */
 static int km_begin(struct km *k, struct ptrec_config *cfg)
 {
@@ -1198,6 +1183,6 @@ out_free:
 	ret = k.error;
 	km_free(&k);
 	if (ret && ret != -EEXIST && !attached)
-		km_unmake_bundle(o->out, made_dir);
+		rec_bundle_unmake(o->out, made_dir);
 	return ret;
 }

@@ -181,6 +181,11 @@ int sb_writer_add_exec(struct sb_writer *writer,
 /* Records written so far. */
 uint64_t sb_writer_count(const struct sb_writer *writer);
 
+/* Writes what is buffered, so that a full disk shows at once.  Returns 0
+ * or the write's errno (then every later call fails the same way).
+ */
+int sb_writer_flush(struct sb_writer *writer);
+
 /**
  * sb_writer_close() - flush, close and free
  *
@@ -479,6 +484,9 @@ int sb_truth_open(struct sb_truth_writer **tw, const char *path,
 
 /* Append one executed instruction address.  Returns 0 or a write errno. */
 int sb_truth_add(struct sb_truth_writer *tw, uint64_t ip);
+
+/* Writes the buffered addresses.  Returns 0 or a write errno. */
+int sb_truth_flush(struct sb_truth_writer *tw);
 
 /* Flush and free.  Returns 0 or the first write error. */
 int sb_truth_close(struct sb_truth_writer *tw, struct sb_err *err);

@@ -73,6 +73,11 @@ static int truth_flush(struct sb_truth_writer *tw)
 	return tw->error = ret;
 }
 
+int sb_truth_flush(struct sb_truth_writer *tw)
+{
+	return tw ? truth_flush(tw) : 0;
+}
+
 int sb_truth_add(struct sb_truth_writer *tw, uint64_t ip)
 {
 	if (tw->used == TRUTH_BUF) {

@@ -41,6 +41,11 @@ static int flush(struct sb_writer *w)
 	return 0;
 }
 
+int sb_writer_flush(struct sb_writer *w)
+{
+	return flush(w);
+}
+
 static int put(struct sb_writer *w, const void *p, size_t len)
 {
 	int ret;

@@ -408,4 +408,69 @@ else
 	bad "killed while writing the snapshot: ptrec finished first (a 400 MB heap)"
 fi
 
+# ---- recordings that never start leave nothing behind (#15 item 14) --------
+fails "-p 999999: no such process" "no such process" \
+	"$PTREC" record -q -o "$tmp/np.b" -p 999999
+[ ! -e "$tmp/np.b" ] && ok "-p 999999: no directory left behind" ||
+	bad "-p 999999: no directory left behind"
+fails "a missing program" "cannot execute" \
+	"$PTREC" record -q -o "$tmp/mp.b" -- "$tmp/no-such-program"
+[ ! -e "$tmp/mp.b" ] && ok "a missing program: no directory left behind" ||
+	bad "a missing program: no directory left behind"
+printf '#!/bin/sh\n' >"$tmp/noexec"
+chmod 644 "$tmp/noexec"
+fails "a non-executable program" "Permission denied" \
+	"$PTREC" record -q -o "$tmp/nx.b" -- "$tmp/noexec"
+[ ! -e "$tmp/nx.b" ] && ok "a non-executable program: no directory left behind" ||
+	bad "a non-executable program: no directory left behind"
+mkdir "$tmp/mine"
+"$PTREC" record -q -o "$tmp/mine" -- "$tmp/no-such-program" >/dev/null 2>&1
+if [ -d "$tmp/mine" ] && [ -z "$(ls -A "$tmp/mine")" ]; then
+	ok "a pre-existing empty directory stays (emptied of what ptrec made)"
+else
+	bad "a pre-existing empty directory stays (emptied of what ptrec made)"
+fi
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	chmod 711 "$tmp"
+	mkdir -m 777 "$tmp/eperm"
+	fails "-p 1 as another user: permission denied" "cannot attach" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$PTREC" record -q -o "$tmp/eperm/b" -p 1
+	[ ! -e "$tmp/eperm/b" ] && ok "-p 1 (EPERM): no directory left behind" ||
+		bad "-p 1 (EPERM): no directory left behind"
+fi
+
+# A full disk stops the recording at once (the streams are flushed every
+# second), not when it ends: a program that never ends, a tmpfs filled
+# while it is recorded.
+if [ "$(id -u)" = 0 ] && mkdir "$tmp/small" &&
+	mount -t tmpfs -o size=4m tmpfs "$tmp/small" 2>/dev/null; then
+	"$PTREC" record -o "$tmp/small/b" -- "$P/busy" \
+		>"$tmp/full.out" 2>&1 &
+	fpid=$!
+	sleep 1.5
+	dd if=/dev/zero of="$tmp/small/fill" bs=4k >/dev/null 2>&1
+	i=0
+	while kill -0 "$fpid" 2>/dev/null && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if kill -0 "$fpid" 2>/dev/null; then
+		kill -INT "$fpid"
+		wait "$fpid"
+		cp "$tmp/full.out" "$tmp/log"
+		bad "a full disk: still recording 10 s later"
+	else
+		wait "$fpid"
+		rc=$?
+		cp "$tmp/full.out" "$tmp/log"
+		if [ "$rc" -eq 1 ] && grep -q 'No space left on device' "$tmp/full.out"; then
+			ok "a full disk: ENOSPC reported and recording stopped within $((i / 10)) s"
+		else
+			bad "a full disk: ENOSPC reported and recording stopped"
+		fi
+	fi
+	umount "$tmp/small"
+fi
+
 tap_end snapshot
