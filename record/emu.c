@@ -165,7 +165,7 @@ static int io_fail(struct emu *e, int ret, const char *what)
 
 /* ---- sideband --------------------------------------------------------- */
 
-static void sb_add(struct emu *e, struct ptrec_sb_header *h)
+static void emit_record(struct emu *e, struct ptrec_sb_header *h)
 {
 	struct sb_err err;
 	int ret;
@@ -180,7 +180,7 @@ static void sb_add(struct emu *e, struct ptrec_sb_header *h)
 		e->st->sideband_records++;
 }
 
-static void sb_comm(struct emu *e, struct thr *t)
+static void emit_comm(struct emu *e, struct thr *t)
 {
 	struct ptrec_sb_comm c = { .hdr = { .type = PTREC_SB_COMM } };
 	char path[64];
@@ -200,17 +200,17 @@ static void sb_comm(struct emu *e, struct thr *t)
 		c.comm[n - 1] = '\0';
 	c.pid = (uint32_t)t->proc->pid;
 	c.tid = (uint32_t)t->tid;
-	sb_add(e, &c.hdr);
+	emit_record(e, &c.hdr);
 }
 
-static void sb_switch(struct emu *e, struct thr *t, uint16_t type,
+static void emit_switch(struct emu *e, struct thr *t, uint16_t type,
 		      uint16_t flags)
 {
 	struct ptrec_sb_switch s = { .hdr = { .type = type, .flags = flags } };
 
 	s.pid = (uint32_t)t->proc->pid;
 	s.tid = (uint32_t)t->tid;
-	sb_add(e, &s.hdr);
+	emit_record(e, &s.hdr);
 }
 
 /* ---- image store ------------------------------------------------------ */
@@ -352,7 +352,7 @@ static void update_maps(struct emu *e, struct proc *p, pid_t tid,
 			r.start = o->start;
 			r.len = o->end - o->start;
 			r.prot = np->prot;
-			sb_add(e, &r.hdr);
+			emit_record(e, &r.hdr);
 		} else {
 			struct ptrec_sb_munmap r = {
 				.hdr = { .type = PTREC_SB_MUNMAP } };
@@ -361,7 +361,7 @@ static void update_maps(struct emu *e, struct proc *p, pid_t tid,
 			r.tid = (uint32_t)tid;
 			r.start = o->start;
 			r.len = o->end - o->start;
-			sb_add(e, &r.hdr);
+			emit_record(e, &r.hdr);
 		}
 	}
 	for (i = 0; i < nm.n; i++)
@@ -621,7 +621,7 @@ static void after_syscall(struct emu *e, struct thr *t)
 		update_maps(e, t->proc, t->tid, 0);
 		break;
 	case SYS_prctl:
-		sb_comm(e, t);		/* PR_SET_NAME */
+		emit_comm(e, t);		/* PR_SET_NAME */
 		break;
 	default:
 		break;
@@ -804,7 +804,7 @@ static void thr_exited(struct emu *e, struct thr *t, int status)
 	te.tid = (uint32_t)t->tid;
 	te.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) :
 		       128 + WTERMSIG(status);
-	sb_add(e, &te.hdr);
+	emit_record(e, &te.hdr);
 	if (!proc_alive(e, p) && !p->exited) {
 		struct ptrec_sb_process_exit pe = {
 			.hdr = { .type = PTREC_SB_PROCESS_EXIT } };
@@ -819,7 +819,7 @@ static void thr_exited(struct emu *e, struct thr *t, int status)
 				  PTREC_SB_KILLED;
 			pe.status = WTERMSIG(status);
 		}
-		sb_add(e, &pe.hdr);
+		emit_record(e, &pe.hdr);
 	}
 }
 
@@ -878,9 +878,9 @@ static void new_child(struct emu *e, struct thr *parent, int event)
 				ts.clone_flags = 0;
 		}
 	}
-	sb_add(e, &ts.hdr);
+	emit_record(e, &ts.hdr);
 	if (t)
-		sb_comm(e, t);
+		emit_comm(e, t);
 }
 
 static void exec_happened(struct emu *e, struct thr *t)
@@ -907,7 +907,7 @@ static void exec_happened(struct emu *e, struct thr *t)
 	proc_set_exe(e, p);
 	maps_free(&p->maps);
 	update_maps(e, p, t->tid, 0);
-	sb_comm(e, t);
+	emit_comm(e, t);
 	get_regs(t);
 	t->st = T_READY;
 }
@@ -1039,7 +1039,7 @@ static void signal_stop(struct emu *e, struct thr *t, int sig)
 		 !sig_default_ignored(sig) && sig != SIGSTOP &&
 		 sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU)
 		s.sflags = PTREC_SB_SIG_FATAL;
-	sb_add(e, &s.hdr);
+	emit_record(e, &s.hdr);
 	t->pending_sig = sig;
 	if (s.sflags == PTREC_SB_SIG_FATAL)
 		snap_proc(e, t->proc, SB_SNAP_END_SIGNAL, sig, t, &si);
@@ -1158,12 +1158,12 @@ static void issue_step(struct emu *e, struct thr *t)
 			if (old->st == T_READY && old->enc.enabled)
 				enc_check(e, old, ptenc_disable_async(
 						  &old->enc, old->regs.rip));
-			sb_switch(e, old, PTREC_SB_SWITCH_OUT,
+			emit_switch(e, old, PTREC_SB_SWITCH_OUT,
 				  old->st == T_READY ? PTREC_SB_F_PREEMPT : 0);
 		}
 		e->cur = t;
 		e->quantum = QUANTUM;
-		sb_switch(e, t, PTREC_SB_SWITCH_IN, 0);
+		emit_switch(e, t, PTREC_SB_SWITCH_IN, 0);
 	}
 	t->ip = t->regs.rip;
 	t->entry = t->regs;
@@ -1324,7 +1324,7 @@ static void finish_live(struct emu *e)
 		p->exited = true;
 		pe.pid = (uint32_t)p->pid;
 		pe.kind = PTREC_SB_DETACHED;
-		sb_add(e, &pe.hdr);
+		emit_record(e, &pe.hdr);
 		if (e->launched)
 			kill(p->pid, SIGKILL);
 	}
@@ -1655,13 +1655,13 @@ static void write_snapshot(struct emu *e)
 	tm.time_zero = (uint64_t)e->mono_to_real;
 	tm.tsc_hz = 1000000000ull;
 	tm.realtime_ns = real_ns();
-	sb_add(e, &tm.hdr);
+	emit_record(e, &tm.hdr);
 	for (p = e->procs; p; p = p->next) {
 		proc_set_exe(e, p);
 		update_maps(e, p, p->pid, PTREC_SB_F_SNAPSHOT);
 	}
 	for (t = e->threads; t; t = t->next)
-		sb_comm(e, t);
+		emit_comm(e, t);
 }
 
 /* ---- entry point ----------------------------------------------------- */
