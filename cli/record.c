@@ -361,7 +361,8 @@ int cli_record(int argc, char **argv)
 	if (!o.quiet && st.snap_procs)
 		fprintf(stderr,
 			"ptrec record: snapshot: %u processes, %" PRIu64
-			" bytes of memory%s\n", st.snap_procs, st.snap_bytes,
+			" bytes of memory in %.1f ms%s\n", st.snap_procs,
+			st.snap_bytes, (double)st.snap_ns / 1e6,
 			st.snap_left_out ? " (some left out, listed above)" :
 			"");
 	if (st.anomalies)

@@ -15,3 +15,10 @@ snapshot-test: $(PTREC) $(PTREC_SERVER) $(SNAP_PROG_BINS)
 		SNAP_PROGS=$(CURDIR)/$(SNAP_PROG_DIR) tests/snapshot/run.sh
 
 CHECK_EXTRA += snapshot-test
+
+# make bench: the snapshot of a 100 MB heap against its resident size and
+# against gcore in the same run (scripts/bench-snapshot).
+.PHONY: bench-snapshot
+bench-snapshot: $(PTREC) $(SNAP_PROG_DIR)/bigheap
+	./scripts/bench-snapshot $(BUILD)
+BENCH_EXTRA += bench-snapshot

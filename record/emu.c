@@ -1285,6 +1285,25 @@ static void run(struct emu *e)
 /* ---- stopping ------------------------------------------------------------ */
 
 /*
+ * Detaches a thread in a ptrace-stop.  A thread interrupted inside a
+ * system call it was single-stepped into has the step's SIGTRAP pending
+ * (raised on the way out of the call): it is taken here, or it would kill
+ * the process once detached.
+ */
+static void detach_thread(pid_t tid)
+{
+	uint64_t pend = sigmask_of(tid, "SigPnd");
+	int status;
+
+	if (pend & (1ull << (SIGTRAP - 1)) &&
+	    ptrace(PTRACE_CONT, tid, 0, 0) == 0)
+		while (waitpid(tid, &status, __WALL) == tid &&
+		       WIFSTOPPED(status) && WSTOPSIG(status) != SIGTRAP)
+			ptrace(PTRACE_CONT, tid, 0, WSTOPSIG(status));
+	ptrace(PTRACE_DETACH, tid, 0, 0);
+}
+
+/*
  * Ends the recording of live threads: the histories end where each thread
  * is now; a launched program is killed, an attached one detached.
  */
@@ -1294,11 +1313,32 @@ static void finish_live(struct emu *e)
 	struct thr *t;
 	int status;
 
-	/* Let an in-flight step land, so every live thread is stopped. */
-	for (t = e->threads; t; t = t->next)
-		while (t->st == T_STEP &&
-		       waitpid(t->tid, &status, __WALL) == t->tid)
-			handle_stop(e, t->tid, status);
+	/*
+	 * Let an in-flight step land, so every live thread is stopped.  A
+	 * step into a system call that blocks (a restarted pause(), read())
+	 * never lands: after 100 ms an attached thread is interrupted, a
+	 * launched one is left as blocked in its system call.
+	 */
+	for (t = e->threads; t; t = t->next) {
+		int waited = 0;
+
+		while (t->st == T_STEP) {
+			tid = waitpid(t->tid, &status, __WALL | WNOHANG);
+			if (tid == t->tid) {
+				handle_stop(e, t->tid, status);
+				continue;
+			}
+			if (tid < 0 && errno != EINTR)
+				break;
+			if (waited++ < 100) {
+				usleep(1000);
+				continue;
+			}
+			/* Blocked in a system call it was stepped into. */
+			t->st = T_SYSCALL;
+			break;
+		}
+	}
 	for (p = e->procs; p; p = p->next)
 		if (!p->exited && proc_alive(e, p))
 			snap_proc(e, p, e->launched ? SB_SNAP_END_STOP :
@@ -1313,7 +1353,7 @@ static void finish_live(struct emu *e)
 			ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
 			waitpid(t->tid, &status, __WALL);
 		}
-		ptrace(PTRACE_DETACH, t->tid, 0, 0);
+		detach_thread(t->tid);
 	}
 	for (p = e->procs; p; p = p->next) {
 		struct ptrec_sb_process_exit pe = {

@@ -279,6 +279,30 @@ else
 	bad "-p: the detached process's core prints as gcore's (globals, heap, frames)"
 fi
 
+# -p of a process blocked in a system call (pause): SIGINT ends the
+# recording at once, and the process lives on after the detach (the
+# single step's pending SIGTRAP used to kill it).
+rm -f "$tmp/ready3"
+"$P/bigheap" 4 "$tmp/ready3" &
+bpid=$!
+i=0
+while [ ! -s "$tmp/ready3" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+"$PTREC" record -q -o "$tmp/blk.b" -p "$bpid" >"$tmp/log" 2>&1 &
+rpid=$!
+sleep 0.5
+kill -INT "$rpid"
+i=0
+while kill -0 "$rpid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+if ! kill -0 "$rpid" 2>/dev/null && sleep 0.3 && kill -0 "$bpid" 2>/dev/null &&
+	"$PTREC" core "$tmp/blk.b" -o "$tmp/blk.core" >>"$tmp/log" 2>&1; then
+	ok "-p of a blocked process: stops at SIGINT, the process survives, its core is written"
+else
+	kill -KILL "$rpid" 2>/dev/null
+	bad "-p of a blocked process: stops at SIGINT, the process survives, its core is written"
+fi
+kill -KILL "$bpid" 2>/dev/null
+wait "$bpid" 2>/dev/null
+
 # ---- a fork tree: every process has its end ------------------------------
 record fork "$P/forkexit"
 "$PTREC" info "$tmp/fork.b" >"$tmp/fork.info" 2>&1
