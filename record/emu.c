@@ -1312,6 +1312,7 @@ static void finish_live(struct emu *e)
 	struct proc *p;
 	struct thr *t;
 	int status;
+	pid_t tid;
 
 	/*
 	 * Let an in-flight step land, so every live thread is stopped.  A
