@@ -153,7 +153,13 @@ int target_reg(struct target *tg, unsigned int regno, struct regval *v)
 	v->size = amd64_reg_size(regno);
 	if (!v->size)
 		return -1;
-	if (at_end_snap(tg, cur, &ti) && snap_reg(&ti, regno, v))
+	/*
+	 * The PC stays the timeline's, so GDB and the CLI agree on where a
+	 * history ends (a thread that ended in exit(2) has its history end
+	 * at the SYSCALL; the snapshot was taken after it entered).
+	 */
+	if (regno != AMD64_PC && at_end_snap(tg, cur, &ti) &&
+	    snap_reg(&ti, regno, v))
 		return 0;
 	v->known = idx >= 0 &&
 		   !rp_timeline_reg(tg->tl, cur, (unsigned int)idx, &val);
