@@ -73,7 +73,7 @@ int rp_timeline_new(struct rp_session *s, struct rp_timeline **tlp)
 		t->tid = rp_thread_tid(s, i);
 		t->rt = rp_find_thread(s, t->tid);
 		if (rp_cursor_new(s, t->tid, &t->c))
-			continue;	/* an empty history: no thread to show */
+			continue;	/* an empty history: not shown */
 		if (rp_thread_end(s, t->tid, &t->end, &t->regs)) {
 			rp_cursor_free(t->c);
 			continue;
@@ -483,7 +483,8 @@ int rp_timeline_read_code(struct rp_timeline *tl, size_t i, uint64_t addr,
 		len = (size_t)(mp->end - addr);
 	fd = open(tl->s->images[mp->image].path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
-		n = pread(fd, buf, len, (off_t)(mp->pgoff + (addr - mp->start)));
+		n = pread(fd, buf, len,
+			  (off_t)(mp->pgoff + (addr - mp->start)));
 		close(fd);
 	}
 	return n > 0 ? (int)n : -RP_ERR_NOTFOUND;
