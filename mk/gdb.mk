@@ -83,13 +83,21 @@ $(MANY_BUNDLE)/manifest.json: $(PTREC) $(PROG_DIR)/tiny \
 	mkdir -p $(dir $(MANY_BUNDLE))
 	$(PTREC) record -q -o $(MANY_BUNDLE)-src -- $(PROG_DIR)/tiny >/dev/null
 	python3 tests/gdb/manythreads.py $(MANY_BUNDLE)-src $(MANY_BUNDLE) 6000
+# ... and on loops with libc's path 70,000 bytes long.
+LONG_BUNDLE := $(BUILD)/tests/unit/gdb/long-bundle
+$(LONG_BUNDLE)/manifest.json: $(PTREC) $(PROG_DIR)/loops tests/gdb/longpath.py
+	rm -rf $(LONG_BUNDLE) $(LONG_BUNDLE)-src
+	mkdir -p $(dir $(LONG_BUNDLE))
+	$(PTREC) record -q -o $(LONG_BUNDLE)-src -- $(PROG_DIR)/loops >/dev/null
+	python3 tests/gdb/longpath.py $(LONG_BUNDLE)-src $(LONG_BUNDLE)
 SRV_TEST_OBJS := $(filter-out $(BUILD)/gdb/server/main.o,$(GDB_OBJS))
 $(BUILD)/tests/unit/gdb/test_server: tests/unit/gdb/test_server.c \
 		$(SRV_TEST_OBJS) $(RP_LIB) $(PTK_LIB) $(SB_LIB) \
-		$(MANY_BUNDLE)/manifest.json
+		$(MANY_BUNDLE)/manifest.json $(LONG_BUNDLE)/manifest.json
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
-		-DMANY_BUNDLE='"$(CURDIR)/$(MANY_BUNDLE)"' $(LDFLAGS) -o $@ $< \
+		-DMANY_BUNDLE='"$(CURDIR)/$(MANY_BUNDLE)"' \
+		-DLONG_BUNDLE='"$(CURDIR)/$(LONG_BUNDLE)"' $(LDFLAGS) -o $@ $< \
 		$(SRV_TEST_OBJS) $(LINK_REPLAY) -lcriterion
 
 # fork, then exec in the child: two inferiors in GDB (multiprocess).

@@ -459,18 +459,21 @@ struct rp_regs {
 /**
  * rp_thread_end() - where thread @tid's history ends
  * @end:	receives the position of the thread at the end: its
- *		instruction count, or one less when its final register
- *		snapshot shows it still at its last instruction (a system
- *		call it never returned from, such as exit, or a faulting
+ *		instruction count, or one less when its final registers show
+ *		it still at its last instruction (a system call it never
+ *		returned from, as the recorder saw it, or a faulting
  *		instruction).  That instruction ran but never completed: it
  *		is the one the thread is at when the recording ends.
  * @regs:	receives the final registers (valid 0 when the bundle has
  *		none); may be NULL.
  *
  * The one rule every front end uses for the end of a history (ptrec
- * insns lists that instruction last, GDB stops at it).  The snapshot is found
- * through the manifest.  Returns 0, -RP_ERR_NOTHREAD, or the errors of
- * rp_cursor_peek().
+ * insns lists the last instruction, GDB stops at or after it by this
+ * rule).  The final registers are the end-state snapshot's where the
+ * bundle has one that holds the thread (what a core file would show: a
+ * thread inside a system call is after its syscall instruction), else the
+ * thread's register file, found through the manifest.  Returns 0,
+ * -RP_ERR_NOTHREAD, or the errors of rp_cursor_peek().
  */
 int rp_thread_end(struct rp_session *s, uint32_t tid, uint64_t *end,
 		  struct rp_regs *regs);

@@ -108,6 +108,11 @@ struct rp_session {
 	uint64_t progress_base;	/* bytes of threads already indexed */
 	uint64_t progress_total;
 	char errmsg[512];
+	/* The end-state snapshot, opened on first use by rp_thread_end()
+	 * (NULL: none, or not usable).
+	 */
+	struct rp_snapshot *snap;
+	bool snap_tried;
 };
 
 /* ---- the index cache (idxcache.c) -------------------------------------- */

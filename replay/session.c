@@ -225,6 +225,7 @@ void rp_session_close(struct rp_session *s)
 
 	if (!s)
 		return;
+	rp_snapshot_close(s->snap);
 	for (i = 0; i < s->nthreads; i++) {
 		struct rp_thread *t = &s->threads[i];
 
@@ -378,12 +379,15 @@ int rp_thread_end(struct rp_session *s, uint32_t tid, uint64_t *end,
 	struct rp_thread *t = rp_find_thread(s, tid);
 	struct rp_regs r = { 0 };
 	struct rp_cursor *c = NULL;
+	struct rp_snap_thread_info st;
 	struct rp_insn last;
 	struct sb_regs sr;
 	struct sb_err err;
 	size_t i = 0;
 	int ret;
 
+	_Static_assert(sizeof(st.regs) == sizeof(r.val),
+		       "snapshot registers in enum rp_reg order");
 	if (!t)
 		return -RP_ERR_NOTHREAD;
 	i = (size_t)(t - s->threads);
@@ -394,6 +398,23 @@ int rp_thread_end(struct rp_session *s, uint32_t tid, uint64_t *end,
 				 &err)) {
 		r.valid = sr.valid;
 		memcpy(r.val, sr.val, sizeof(r.val));
+	}
+	/*
+	 * The end-state snapshot, where the bundle has one and it holds the
+	 * thread, is what GDB shows at the end (as a core file would): its
+	 * registers decide.  A thread inside a system call is there after
+	 * the syscall instruction, as the kernel reports it.
+	 */
+	if (!s->snap_tried) {
+		s->snap_tried = true;
+		if (rp_snapshot_open(&s->snap, s->dir)) {
+			rp_snapshot_close(s->snap);
+			s->snap = NULL;
+		}
+	}
+	if (s->snap && !rp_snapshot_thread(s->snap, tid, &st)) {
+		r.valid = (1ull << RP_REG_COUNT) - 1;
+		memcpy(r.val, st.regs, sizeof(r.val));
 	}
 	if (regs)
 		*regs = r;

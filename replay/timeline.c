@@ -40,6 +40,8 @@ struct rp_timeline {
 	size_t nbps;
 	struct rp_signal sig;
 	bool have_sig;
+	int image_fd;		/* open image file for code reads, or -1 */
+	int image_idx;		/* its session image index */
 };
 
 void rp_timeline_reset(struct rp_timeline *tl)
@@ -65,6 +67,7 @@ int rp_timeline_new(struct rp_session *s, struct rp_timeline **tlp)
 		return -RP_ERR_NOMEM;
 	}
 	tl->s = s;
+	tl->image_fd = -1;
 	tl->have_sig = !rp_fatal_signal(s, &tl->sig);
 	for (i = 0; i < n; i++) {
 		struct tl_thread *t = &tl->t[tl->nt];
@@ -73,7 +76,7 @@ int rp_timeline_new(struct rp_session *s, struct rp_timeline **tlp)
 		t->tid = rp_thread_tid(s, i);
 		t->rt = rp_find_thread(s, t->tid);
 		if (rp_cursor_new(s, t->tid, &t->c))
-			continue;	/* an empty history: no thread to show */
+			continue;	/* an empty history: not shown */
 		if (rp_thread_end(s, t->tid, &t->end, &t->regs)) {
 			rp_cursor_free(t->c);
 			continue;
@@ -116,6 +119,8 @@ void rp_timeline_free(struct rp_timeline *tl)
 		if (tl->t[i].have_w)
 			rp_world_fini(&tl->t[i].w);
 	}
+	if (tl->image_fd >= 0)
+		close(tl->image_fd);
 	free(tl->t);
 	free(tl->bps);
 	free(tl);
@@ -481,10 +486,22 @@ int rp_timeline_read_code(struct rp_timeline *tl, size_t i, uint64_t addr,
 		return -RP_ERR_NOTFOUND;
 	if (len > mp->end - addr)
 		len = (size_t)(mp->end - addr);
-	fd = open(tl->s->images[mp->image].path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = pread(fd, buf, len, (off_t)(mp->pgoff + (addr - mp->start)));
-		close(fd);
+	/* GDB reads code in small pieces, mostly from one image. */
+	if (tl->image_fd < 0 || tl->image_idx != mp->image) {
+		if (tl->image_fd >= 0)
+			close(tl->image_fd);
+		/* By the bundle rule: an image that is a symlink to a
+		 * file outside is never served.
+		 */
+		tl->image_fd = (size_t)mp->image < tl->s->m->nimages ?
+			sb_bundle_open_file(tl->s->dir,
+					    tl->s->m->images[mp->image].file,
+					    tl->s->m, NULL) : -1;
+		tl->image_idx = mp->image;
 	}
+	fd = tl->image_fd;
+	if (fd >= 0)
+		n = pread(fd, buf, len,
+			  (off_t)(mp->pgoff + (addr - mp->start)));
 	return n > 0 ? (int)n : -RP_ERR_NOTFOUND;
 }

@@ -435,7 +435,7 @@ int conn_read(struct conn *c, struct req *r)
 	return 0;
 }
 
-/* ---- replies -------------------------------------------------------------- */
+/* ---- replies ---------------------------------------------------------- */
 
 static int send_str(struct conn *c, const char *s)
 {

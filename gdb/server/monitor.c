@@ -261,7 +261,8 @@ static void run(struct monitor *m, struct target *tg, const char *cmd,
 		 * to this server) to run ptrec info and ptrec export on it.
 		 */
 		char dir[PATH_MAX], self[PATH_MAX];
-		ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		ssize_t len = readlink("/proc/self/exe", self,
+				       sizeof(self) - 1);
 
 		self[len > 0 ? len : 0] = '\0';
 		if (!realpath(tg->dir, dir))

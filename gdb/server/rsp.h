@@ -11,7 +11,8 @@
 #include <stddef.h>
 
 #define RSP_MAX_PACKET 16384
-#define RSP_OVERLONG (-2)	/* rsp_recv(): a packet longer than the buffer */
+/* rsp_recv(): a packet longer than the buffer. */
+#define RSP_OVERLONG (-2)
 
 struct rsp {
 	int in, out;

@@ -168,7 +168,7 @@ int target_reg(struct target *tg, unsigned int regno, struct regval *v)
 	return 0;
 }
 
-/* ---- the call stack, for the plugin's unwinder ---------------------------- */
+/* ---- the call stack, for the plugin's unwinder ------------------------ */
 
 /*
  * GDB crashes when a Python unwinder sends packets, but may read memory.
@@ -269,7 +269,7 @@ size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
 	return done;
 }
 
-/* ---- qXfer objects ---------------------------------------------------------- */
+/* ---- qXfer objects ---------------------------------------------------- */
 
 void target_threads_xml(struct target *tg, const struct conn *c,
 			struct text *out)
@@ -332,7 +332,8 @@ static void find_interp(void *ctx, const char *path, uint64_t bias,
 	const char *slash = strrchr(path, '/');
 
 	(void)dynamic;
-	if (!main && !ib->found && !strcmp(slash ? slash + 1 : path, ib->name)) {
+	if (!main && !ib->found &&
+	    !strcmp(slash ? slash + 1 : path, ib->name)) {
 		ib->bias = bias;
 		ib->found = true;
 	}
@@ -366,7 +367,8 @@ void target_auxv(struct target *tg, struct text *out)
 	}
 	if (n && !rp_process_interp(tg->s, pid, interp, sizeof(interp))) {
 		const char *slash = strrchr(interp, '/');
-		struct interp_base ib = { slash ? slash + 1 : interp, 0, false };
+		struct interp_base ib = { slash ? slash + 1 : interp, 0,
+					  false };
 
 		rp_libraries(tg->s, rp_timeline_tid(tg->tl, cur),
 			     rp_timeline_pos(tg->tl, cur), find_interp, &ib);

@@ -34,8 +34,12 @@ total=$(wc -l <"$tmp/addrs")
 gdb_run "monitor ptrec position" "reverse-stepi" "monitor ptrec position" \
 	"reverse-stepi" "monitor ptrec position" "stepi" \
 	"monitor ptrec position"
-# The process ended in exit(): its history ends before that system call.
-end=$((total - 1))
+# The process ended inside exit_group, where the end-state snapshot shows
+# it (after the syscall instruction, as a core file would): its history
+# ends after the CLI's last instruction, that system call (libptrec's
+# rp_thread_end(); it ended before it when only the recorder's register
+# file, taken at the syscall, decided).
+end=$total
 if grep -q "at the end, after $end instructions" "$tmp/out" &&
 	[ "$(positions | tr '\n' ' ')" = "$end $((end - 1)) $end " ] &&
 	grep -q "_exit" "$tmp/out"; then
@@ -299,10 +303,11 @@ fi
 
 # The CLI and GDB agree on where every history ends (libptrec's
 # rp_thread_end(), one rule): at the end, GDB has executed E instructions
-# of the thread, the first E that ptrec insns lists; when the thread died
-# inside its last instruction (a system call, exit here) GDB is at it, the
-# CLI's last one (E + 1), else after the CLI's last (E).  One step back,
-# GDB is at the CLI's instruction E.
+# of the thread, the first E that ptrec insns lists; when the thread's
+# final registers show it still at its last instruction (a worker's exit
+# system call here) GDB is at it, the CLI's last one (E + 1), else after
+# the CLI's last (E; main, inside exit_group as the end-state snapshot
+# shows it).  One step back, GDB is at the CLI's instruction E.
 set --
 for i in 1 2 3 4 5; do
 	set -- "$@" -ex "thread $i" -ex "p/x \$pc" -ex "monitor ptrec position" \

@@ -154,7 +154,7 @@ Test(rsp, send_resends_on_nack)
 	pr_close(&p);
 }
 
-/* ---- request parsing ------------------------------------------------------ */
+/* ---- request parsing -------------------------------------------------- */
 
 static struct req parse(const char *pkt)
 {

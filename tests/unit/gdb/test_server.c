@@ -27,6 +27,11 @@ static void setup(void)
 	cr_assert_eq(target_open(&sv.tg, MANY_BUNDLE), 0);
 }
 
+static void setup_long(void)
+{
+	cr_assert_eq(target_open(&sv.tg, LONG_BUNDLE), 0);
+}
+
 static void teardown(void)
 {
 	monitor_free(&sv.mon);
@@ -81,6 +86,7 @@ static char *serve(const char *const *pkts, size_t *len)
 }
 
 TestSuite(server, .init = setup, .fini = teardown);
+TestSuite(libraries, .init = setup_long, .fini = teardown);
 
 Test(server, thread_list_has_every_thread)
 {
@@ -163,4 +169,40 @@ Test(server, bad_packets_are_refused)
 	p += strlen(p) + 1;
 	cr_assert_str_eq(p, "E01");
 	free(out);
+}
+
+/*
+ * Issue #15 item 4: an image path over 64 KB made add_library read and
+ * write past its buffer (ASan) and send the memory beyond it.  Now the
+ * whole list, the path escaped, in the windows GDB asks for.
+ */
+Test(libraries, long_library_path_is_sent_whole)
+{
+	static char bufs[32][64];
+	static const char *pkts[33];
+	size_t len, i;
+	char *out, *p, *xml = calloc(1, 1 << 20), *name;
+
+	for (i = 0; i < 32; i++) {
+		snprintf(bufs[i], sizeof(bufs[i]),
+			 "qXfer:libraries-svr4:read::%zx,1000", i * 0x1000);
+		pkts[i] = bufs[i];
+	}
+	out = serve(pkts, &len);
+	p = out + strlen(out) + 1;
+	for (i = 0; i < 32 && p < out + len; i++) {
+		cr_assert(*p == 'm' || *p == 'l', "reply '%.20s'", p);
+		strcat(xml, p + 1);
+		if (*p == 'l')
+			break;
+		p += strlen(p) + 1;
+	}
+	cr_assert(strstr(xml, "</library-list-svr4>\n"));
+	name = strstr(xml, "/aaaa");
+	cr_assert(name, "no libc entry");
+	cr_assert_eq(strspn(name + 1, "a"), 70000);
+	cr_assert(!strncmp(name + 70001, "/&lt;&amp;&quot;&gt;libc.so.6\"",
+			   30));
+	free(out);
+	free(xml);
 }

@@ -111,20 +111,32 @@ Test(timeline, threads_start_at_their_end)
 		cr_assert_eq(rp_timeline_pos(tl, i), rp_timeline_end(tl, i));
 }
 
-/* The end is where the recorder's register snapshot says the thread is. */
+/*
+ * The end is where the recorder says the thread is: the end-state snapshot
+ * (what a core file would hold) for the threads alive at the end, else
+ * the thread's register file.  Every thread of this program ended in a
+ * system call: main in exit_group, which the snapshot shows it inside
+ * (RIP after the 2-byte syscall, so its history ends after it), the
+ * workers in exit, which their register files show them at (so theirs
+ * ends at it).
+ */
 Test(timeline, ends_agree_with_register_snapshots)
 {
+	struct rp_snapshot *sn = NULL;
 	struct sb_manifest *m;
 	struct sb_err err;
-	size_t i, k;
+	size_t i, k, in_snap = 0;
 
 	cr_assert_eq(sb_manifest_load(&m, TL_BUNDLE, &err), 0);
+	cr_assert_eq(rp_snapshot_open(&sn, TL_BUNDLE), 0);
 	for (i = 0; i < rp_timeline_count(tl); i++) {
 		uint32_t tid = rp_timeline_tid(tl, i);
+		struct rp_snap_thread_info st;
 		struct rp_thread_info ti;
+		struct rp_insn last;
 		struct sb_regs regs;
 		char path[4096];
-		uint64_t pc;
+		uint64_t pc, rip, rsp;
 
 		for (k = 0; k < m->nthreads && m->threads[k].tid != tid; k++)
 			;
@@ -134,17 +146,30 @@ Test(timeline, ends_agree_with_register_snapshots)
 			 m->threads[k].regs);
 		cr_assert_eq(sb_regs_load(&regs, path, &err), 0, "%s",
 			     err.msg);
+		rip = regs.val[SB_REG_RIP];
+		rsp = regs.val[SB_REG_RSP];
 		cr_assert_eq(rp_thread_info(s, tid, &ti), 0);
-		/* Each thread ended in a system call (exit) it never
-		 * returned from: the history ends at it.
-		 */
-		cr_assert_eq(rp_timeline_end(tl, i), ti.insns - 1,
-			     "thread %u", tid);
+		cr_assert_eq(rp_cursor_peek(rp_timeline_cursor(tl, i),
+					    ti.insns - 1, &last), 0);
+		if (!rp_snapshot_thread(sn, tid, &st)) {
+			in_snap++;
+			rip = st.regs[SB_REG_RIP];
+			rsp = st.regs[SB_REG_RSP];
+			cr_assert_eq(rp_timeline_end(tl, i), ti.insns,
+				     "thread %u", tid);
+			cr_assert_eq(rip, last.ip + last.size);
+		} else {
+			cr_assert_eq(rp_timeline_end(tl, i), ti.insns - 1,
+				     "thread %u", tid);
+			cr_assert_eq(rip, last.ip);
+		}
 		pc = rp_timeline_pc(tl, i);
-		cr_assert_eq(pc, regs.val[SB_REG_RIP], "thread %u", tid);
+		cr_assert_eq(pc, rip, "thread %u", tid);
 		cr_assert_eq(rp_timeline_reg(tl, i, RP_REG_RSP, &pc), 0);
-		cr_assert_eq(pc, regs.val[SB_REG_RSP]);
+		cr_assert_eq(pc, rsp);
 	}
+	cr_assert_eq(in_snap, 1, "only main is alive at the end");
+	rp_snapshot_close(sn);
 	sb_manifest_free(m);
 }
 
