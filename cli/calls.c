@@ -25,7 +25,7 @@
 #include "replay.h"
 #include "replay_cli.h"
 
-int rp_cli_calls(int argc, char **argv)
+int cli_calls(int argc, char **argv)
 {
 	bool tree = false, lines = false, range = false;
 	struct rp_session *s;
@@ -52,12 +52,12 @@ int rp_cli_calls(int argc, char **argv)
 	a = cli_parse(&cmd, argc, argv);
 	if (a < 0)
 		return cli_exit(a);
-	s = rp_cli_open("calls", argv[a]);
+	s = cli_session_open("calls", argv[a]);
 	if (!s)
 		return 1;
 	if (tid < 0) {
 		tid = rp_thread_tid(s, 0);
-	} else if (rp_cli_thread("ptrec calls", s, argv[a], tid)) {
+	} else if (cli_thread_check("ptrec calls", s, argv[a], tid)) {
 		rp_session_close(s);
 		return 1;
 	}
@@ -224,7 +224,7 @@ static int out_close(struct out_file *o, bool ok)
 	return ok && !err ? 0 : -1;
 }
 
-int rp_cli_export(int argc, char **argv)
+int cli_export(int argc, char **argv)
 {
 	const char *format = NULL;
 	struct out_file out = { 0 };
@@ -262,10 +262,10 @@ int rp_cli_export(int argc, char **argv)
 	}
 	if (out_check(&out, argv[a], force))
 		return 1;
-	s = rp_cli_open("export", argv[a]);
+	s = cli_session_open("export", argv[a]);
 	if (!s)
 		return 1;
-	if (tid && rp_cli_thread(EXPORT, s, argv[a], tid)) {
+	if (tid && cli_thread_check(EXPORT, s, argv[a], tid)) {
 		rp_session_close(s);
 		return 1;
 	}

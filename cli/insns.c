@@ -45,7 +45,7 @@ static void progress_bar(void *ctx, uint64_t done, uint64_t total)
 		fprintf(stderr, "\r%*s\r", 70, "");
 }
 
-struct rp_session *rp_cli_open(const char *cmd, const char *dir)
+struct rp_session *cli_session_open(const char *cmd, const char *dir)
 {
 	struct rp_session *s;
 	int ret;
@@ -62,8 +62,8 @@ struct rp_session *rp_cli_open(const char *cmd, const char *dir)
 	return s;
 }
 
-int rp_cli_thread(const char *cmd, struct rp_session *s, const char *dir,
-		  long tid)
+int cli_thread_check(const char *cmd, struct rp_session *s, const char *dir,
+		     long tid)
 {
 	struct rp_thread_info ti;
 	size_t i, n = rp_thread_count(s);
@@ -81,7 +81,7 @@ int rp_cli_thread(const char *cmd, struct rp_session *s, const char *dir,
 	return -1;
 }
 
-int rp_cli_info(int argc, char **argv)
+int cli_info(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = { CLI_END };
 	static const struct cli_cmd cmd = {
@@ -96,7 +96,7 @@ int rp_cli_info(int argc, char **argv)
 
 	if (a < 0)
 		return cli_exit(a);
-	s = rp_cli_open("info", argv[a]);
+	s = cli_session_open("info", argv[a]);
 	if (!s)
 		return 1;
 	rp_session_info(s, &m);
@@ -211,7 +211,7 @@ static int insns_format(void *ctx, const char *opt, const char *arg)
 	return 0;
 }
 
-int rp_cli_insns(int argc, char **argv)
+int cli_insns(int argc, char **argv)
 {
 	const char *last_file = NULL;
 	char line[1024];
@@ -251,12 +251,12 @@ int rp_cli_insns(int argc, char **argv)
 		fprintf(stderr, "ptrec insns: --from 0: instructions count from 1\n");
 		return 2;
 	}
-	s = rp_cli_open("insns", argv[a]);
+	s = cli_session_open("insns", argv[a]);
 	if (!s)
 		return 1;
 	if (tid < 0)
 		tid = rp_thread_tid(s, 0);
-	else if (rp_cli_thread("ptrec insns", s, argv[a], tid)) {
+	else if (cli_thread_check("ptrec insns", s, argv[a], tid)) {
 		rp_session_close(s);
 		return 1;
 	}

@@ -17,10 +17,10 @@ static const struct {
 	const char *help;
 } commands[] = {
 	{ "record", cli_record, "record [OPTS] -- PROG ARGS  record a program (see ptrec record --help)" },
-	{ "info", rp_cli_info, "info BUNDLE            threads, instructions, gaps, sizes" },
-	{ "insns", rp_cli_insns, "insns BUNDLE [--thread TID] [--from N] [--count K] [--raw]  instruction history" },
-	{ "calls", rp_cli_calls, "calls BUNDLE [--thread TID] [--tree] [--lines] [--insn-range]  function-call history" },
-	{ "export", rp_cli_export, "export BUNDLE --format=jsonl|csv|perfetto -o FILE [--thread TID]" },
+	{ "info", cli_info, "info BUNDLE            threads, instructions, gaps, sizes" },
+	{ "insns", cli_insns, "insns BUNDLE [--thread TID] [--from N] [--count K] [--raw]  instruction history" },
+	{ "calls", cli_calls, "calls BUNDLE [--thread TID] [--tree] [--lines] [--insn-range]  function-call history" },
+	{ "export", cli_export, "export BUNDLE --format=jsonl|csv|perfetto -o FILE [--thread TID]" },
 	{ "replay", cli_replay, "replay BUNDLE [GDB-ARGS]  GDB on the recording, at its end (reverse-step, ...)" },
 	{ "import", cli_import, "import raw|... -o DIR ...  bundle from traces recorded elsewhere (ptrec import --help)" },
 	{ "core", cli_core, "core BUNDLE [--pid PID] -o FILE  ELF core file of the state at the end" },

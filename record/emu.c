@@ -1555,7 +1555,14 @@ static int launch(struct emu *e)
 	if (read(pipefd[0], &child_errno, sizeof(child_errno)) ==
 	    sizeof(child_errno)) {
 		close(pipefd[0]);
-		waitpid(pid, &status, 0);
+		/* With PTRACE_O_TRACEEXIT the child stops at its exit too:
+		 * let it go until it is gone, or this waits forever.
+		 */
+		while (WIFSTOPPED(status)) {
+			ptrace(PTRACE_CONT, pid, 0, 0);
+			if (waitpid(pid, &status, 0) != pid)
+				break;
+		}
 		return fail(e, -child_errno, "cannot execute %s: %s", prog,
 			    strerror(child_errno));
 	}
