@@ -481,7 +481,7 @@ int rp_timeline_read_code(struct rp_timeline *tl, size_t i, uint64_t addr,
 		return -RP_ERR_NOTFOUND;
 	if (len > mp->end - addr)
 		len = (size_t)(mp->end - addr);
-	fd = open(tl->s->images[mp->image].path, O_RDONLY | O_CLOEXEC);
+	fd = rp_image_open(tl->s, (size_t)mp->image);
 	if (fd >= 0) {
 		n = pread(fd, buf, len, (off_t)(mp->pgoff + (addr - mp->start)));
 		close(fd);
