@@ -75,6 +75,13 @@ rm "$tmp/imglink/images/$img"
 ln -s "$tmp/outside-image" "$tmp/imglink/images/$img"
 fails "a symlinked image is refused" "images/$img: a symbolic link" \
 	$T "$PTREC" info "$tmp/imglink"
+# The GDB server refuses it too, so no m packet can read the outside file.
+server=${PTREC_SERVER:-$(dirname "$PTREC")/ptrec-server}
+if [ -x "$server" ]; then
+	fails "ptrec-server refuses a bundle with a symlinked image" \
+		"images/$img: a symbolic link" \
+		$T "$server" --stdio "$tmp/imglink" </dev/null
+fi
 fresh pt-dir
 mv "$tmp/pt-dir/pt" "$tmp/pt-elsewhere"
 ln -s "$tmp/pt-elsewhere" "$tmp/pt-dir/pt"
