@@ -86,7 +86,7 @@ int rp_walk_block_class(struct walk *w, const struct pt_block *b)
 		return slot->cls;
 	mp = rp_world_lookup(&w->world, w->t->pid, b->end_ip);
 	if (mp && mp->image >= 0) {
-		fd = open(w->s->images[mp->image].path, O_RDONLY | O_CLOEXEC);
+		fd = rp_image_open(w->s, (size_t)mp->image);
 		if (fd >= 0) {
 			n = pread(fd, buf, sizeof(buf), (off_t)(mp->pgoff +
 				  b->end_ip - mp->start));

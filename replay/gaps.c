@@ -25,7 +25,7 @@ static ssize_t read_code(struct walk *w, uint64_t ip, uint8_t *buf)
 	if (!mp || mp->image < 0)
 		return -1;
 	len = mp->end - ip < 15 ? (size_t)(mp->end - ip) : 15;
-	fd = open(w->s->images[mp->image].path, O_RDONLY | O_CLOEXEC);
+	fd = rp_image_open(w->s, (size_t)mp->image);
 	if (fd >= 0) {
 		n = pread(fd, buf, len, (off_t)(mp->pgoff + ip - mp->start));
 		close(fd);

@@ -10,20 +10,21 @@
  *
  * A bundle is untrusted input (docs/security.md), and an index that came
  * with it was written by someone else: each file ends with an HMAC-SHA256
- * (libcrypto) under a key only this user can read (~/.cache/ptrec/index-key, made on
- * first use), so an index this user did not write is rebuilt, never
- * trusted.  The file is read and written by the bundle rule
- * (sb_bundle_open_file): no symlinks, regular files only; it is written
- * through a temporary file created with O_EXCL | O_NOFOLLOW in the index
- * directory opened without following links, then renamed, and only in a
- * bundle directory this user owns.  PTREC_INDEX_CACHE=0 turns the cache
- * off (benchmarks that time the index build).
+ * (libcrypto) under a key only this user can read
+ * (~/.cache/ptrec/index-key, made on first use), so an index this user
+ * did not write is rebuilt, never trusted.  The file is read and written
+ * by the bundle rule (sb_bundle_open_file): no symlinks, regular files
+ * only; it is written through a temporary file created with O_EXCL |
+ * O_NOFOLLOW in the index directory opened without following links, then
+ * renamed, and only in a bundle directory this user owns.
+ * PTREC_INDEX_CACHE=0 turns the cache off (benchmarks that time the index
+ * build).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -394,7 +395,8 @@ int rp_idx_load(struct rp_session *s, struct rp_thread *t)
 			goto out;
 		done += (size_t)n;
 	}
-	if (idx_mac(buf, len, mac) || CRYPTO_memcmp(mac, buf + len, sizeof(mac)))
+	if (idx_mac(buf, len, mac) ||
+	    CRYPTO_memcmp(mac, buf + len, sizeof(mac)))
 		goto out;
 	ret = rp_idx_parse(s, t, buf, len);
 out:

@@ -115,6 +115,13 @@ struct rp_session {
 	bool snap_tried;
 };
 
+/* A read-only descriptor of session image @i (0-based), opened by the
+ * bundle rule (sb_bundle_open_file: no symlink, regular, the listed size),
+ * or -1.  Every read of image bytes goes through it; libipt's section
+ * cache alone opens images by path (checked when the session opened).
+ */
+int rp_image_open(const struct rp_session *s, size_t i);
+
 /* ---- the index cache (idxcache.c) -------------------------------------- */
 
 /* Loads @t's saved index.  Returns 0, or -1 when there is no usable cache

@@ -300,6 +300,13 @@ int rp_thread_gap(const struct rp_session *s, uint32_t tid, uint64_t i,
 	return 0;
 }
 
+int rp_image_open(const struct rp_session *s, size_t i)
+{
+	if (i >= s->nimages || i >= s->m->nimages)
+		return -1;
+	return sb_bundle_open_file(s->dir, s->m->images[i].file, s->m, NULL);
+}
+
 const char *rp_image_path(const struct rp_session *s, uint32_t image)
 {
 	return image && image <= s->nimages ? s->images[image - 1].path :

@@ -128,7 +128,7 @@ int rp_read_code(struct rp_session *s, uint32_t tid, uint64_t pos,
 		off = mp->pgoff + (addr - mp->start);
 		if (len > mp->end - addr)
 			len = (size_t)(mp->end - addr);
-		fd = open(s->images[mp->image].path, O_RDONLY | O_CLOEXEC);
+		fd = rp_image_open(s, (size_t)mp->image);
 		if (fd >= 0) {
 			n = pread(fd, buf, len, (off_t)off);
 			close(fd);
@@ -148,13 +148,14 @@ struct elf_layout {
 };
 
 /* What a loader and a debugger need of an ELF file's layout. */
-static int elf_layout(const char *path, struct elf_layout *l)
+static int elf_layout(const struct rp_session *s, size_t image,
+		      struct elf_layout *l)
 {
 	GElf_Ehdr eh;
 	GElf_Phdr ph;
 	size_t k, n = 0;
 	Elf *elf;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -1;
+	int fd = rp_image_open(s, image), ret = -1;
 	uint64_t *lowest = &l->lowest, *dynamic = &l->dynamic;
 
 	if (fd < 0)
@@ -231,7 +232,7 @@ int rp_libraries(struct rp_session *s, uint32_t tid, uint64_t pos,
 		m = module(s, (uint32_t)mp->image + 1);
 		if (j < i || im->origin[0] != '/' || !m ||
 		    sym_offset_to_vaddr(m, mp->pgoff, &vaddr) ||
-		    elf_layout(im->path, &l))
+		    elf_layout(s, (size_t)mp->image, &l))
 			continue;
 		bias = mp->start - vaddr;
 		fn(ctx, im->origin, bias, l.dynamic ? bias + l.dynamic : 0,
@@ -267,7 +268,7 @@ int rp_process_entry(struct rp_session *s, uint32_t pid, uint64_t *entry,
 			continue;
 		for (j = 0; j < s->nimages; j++)
 			if (!strcmp(s->images[j].origin, exe) &&
-			    !elf_layout(s->images[j].path, &l)) {
+			    !elf_layout(s, j, &l)) {
 				uint64_t bias = m->start - l.lowest;
 
 				*entry = l.entry + bias;
@@ -294,9 +295,9 @@ int rp_process_interp(struct rp_session *s, uint32_t pid, char *buf,
 			exe = s->m->procs[i].exe;
 	for (i = 0; exe && size && i < s->nimages; i++) {
 		if (strcmp(s->images[i].origin, exe) ||
-		    elf_layout(s->images[i].path, &l) || !l.interp_size)
+		    elf_layout(s, i, &l) || !l.interp_size)
 			continue;
-		fd = open(s->images[i].path, O_RDONLY | O_CLOEXEC);
+		fd = rp_image_open(s, i);
 		if (fd < 0)
 			continue;
 		n = pread(fd, buf, l.interp_size < size ? l.interp_size :

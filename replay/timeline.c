@@ -486,17 +486,13 @@ int rp_timeline_read_code(struct rp_timeline *tl, size_t i, uint64_t addr,
 		return -RP_ERR_NOTFOUND;
 	if (len > mp->end - addr)
 		len = (size_t)(mp->end - addr);
-	/* GDB reads code in small pieces, mostly from one image. */
+	/* GDB reads code in small pieces, mostly from one image; the image
+	 * is opened by the bundle rule (rp_image_open).
+	 */
 	if (tl->image_fd < 0 || tl->image_idx != mp->image) {
 		if (tl->image_fd >= 0)
 			close(tl->image_fd);
-		/* By the bundle rule: an image that is a symlink to a
-		 * file outside is never served.
-		 */
-		tl->image_fd = (size_t)mp->image < tl->s->m->nimages ?
-			sb_bundle_open_file(tl->s->dir,
-					    tl->s->m->images[mp->image].file,
-					    tl->s->m, NULL) : -1;
+		tl->image_fd = rp_image_open(tl->s, (size_t)mp->image);
 		tl->image_idx = mp->image;
 	}
 	fd = tl->image_fd;

@@ -63,7 +63,8 @@ static int open_walk(int dirfd, const char *rel, int flags)
 				      O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 				      O_CLOEXEC);
 			/* O_DIRECTORY | O_NOFOLLOW on a symlink: ENOTDIR. */
-			if (next < 0 && errno == ENOTDIR && is_symlink(fd, comp))
+			if (next < 0 && errno == ENOTDIR &&
+			    is_symlink(fd, comp))
 				errno = ELOOP;
 		}
 		if (fd != dirfd) {

@@ -75,6 +75,13 @@ rm "$tmp/imglink/images/$img"
 ln -s "$tmp/outside-image" "$tmp/imglink/images/$img"
 fails "a symlinked image is refused" "images/$img: a symbolic link" \
 	$T "$PTREC" info "$tmp/imglink"
+# The GDB server refuses it too, so no m packet can read the outside file.
+server=${PTREC_SERVER:-$(dirname "$PTREC")/ptrec-server}
+if [ -x "$server" ]; then
+	fails "ptrec-server refuses a bundle with a symlinked image" \
+		"images/$img: a symbolic link" \
+		$T "$server" --stdio "$tmp/imglink" </dev/null
+fi
 fresh pt-dir
 mv "$tmp/pt-dir/pt" "$tmp/pt-elsewhere"
 ln -s "$tmp/pt-elsewhere" "$tmp/pt-dir/pt"
@@ -169,6 +176,24 @@ cp "$tmp/otherkey/index/$tid.idx" "$tmp/idx.k2"
 same otherkey && ! cmp -s "$tmp/otherkey/index/$tid.idx" "$tmp/idx.k2" &&
 	ok "index cache: an index signed with another user's key is rebuilt (and re-signed)" ||
 	bad "index cache: another key's index"
+
+# 8b. The key must be the user's alone: readable by others (so anyone
+# could sign) or a symlink, it is not used and nothing is cached.
+fresh badkey
+mkdir -p "$tmp/cache3/ptrec"
+head -c 32 /dev/urandom >"$tmp/cache3/ptrec/index-key"
+chmod 644 "$tmp/cache3/ptrec/index-key"
+XDG_CACHE_HOME="$tmp/cache3" "$PTREC" info "$tmp/badkey" >/dev/null 2>&1
+rc1=$?
+[ -e "$tmp/badkey/index" ] && ls "$tmp/badkey/index" | grep -q . && rc1=x
+mkdir -p "$tmp/cache4/ptrec"
+ln -s "$tmp/cache/ptrec/index-key" "$tmp/cache4/ptrec/index-key"
+XDG_CACHE_HOME="$tmp/cache4" "$PTREC" info "$tmp/badkey" >/dev/null 2>&1
+rc2=$?
+[ -e "$tmp/badkey/index" ] && ls "$tmp/badkey/index" | grep -q . && rc2=x
+[ "$rc1$rc2" = 00 ] &&
+	ok "index cache: a key others can read, or a symlinked key, is not used (nothing cached)" ||
+	bad "index cache: bad key used ($rc1 $rc2)"
 
 # 9. insns --source: DWARF naming a FIFO or /dev/zero as source file.
 cat >"$tmp/src.c" <<EOF
