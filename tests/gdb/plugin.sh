@@ -154,4 +154,27 @@ else
 	bad "MI -exec-finish --reverse"
 fi
 
+# A libc callback at -O2 (qsort's cmp): the backtrace reaches main through
+# msort_with_tmp, its inlined copy and qsort_r, as GDB's live one at the
+# same (last) call of cmp, less the frame GDB's live unwinder makes up for
+# qsort's tail call to qsort_r (qsort jumps; no return address is left).
+# It once ended "qsort_r <- 0x0 ??" (inline frames counted as recorded).
+prog=$DIFF_BINS/qs-O2
+timeout 120 "$PTREC" record -q -o "$tmp/qs" -- "$prog" >/dev/null 2>&1
+hits=$("$PTREC" insns "$tmp/qs" | grep -c "<cmp+0>")
+timeout 60 gdb -batch -nx -ex "break cmp" -ex "ignore 1 $((hits - 1))" \
+	-ex run -ex bt "$prog" >"$tmp/live" 2>&1
+timeout 60 "$PTREC" replay "$tmp/qs" -batch -ex "break cmp" \
+	-ex reverse-continue -ex "echo BT\\n" -ex bt >"$tmp/out" 2>&1
+want=$(frames "$tmp/live" | sed 's/__GI_qsort //')
+sed -n '/^BT/,$p' "$tmp/out" >"$tmp/bt"
+got=$(frames "$tmp/bt")
+if [ "$hits" -gt 0 ] && [ -n "$want" ] && [ "$got" = "$want" ] &&
+	[ "${got%main }" != "$got" ]; then
+	ok "qsort callback: backtrace reaches main ($got)"
+else
+	echo "# want '$want' got '$got'"
+	bad "qsort callback backtrace"
+fi
+
 tap_end "GDB plugin"
