@@ -177,4 +177,20 @@ else
 	bad "qsort callback backtrace"
 fi
 
+# Breakpoint conditions: one on a variable cannot be evaluated in the
+# past (only the PC is recorded): GDB stops, and the plugin says which
+# condition and why; one on what is known ($_thread, $pc) is evaluated:
+# "$pc == 0" is never true, so reverse-continue runs to the beginning.
+timeout 60 "$PTREC" replay "$tmp/inl" -batch -ex "break leaf if x == 1" \
+	-ex reverse-continue -ex "break caller if \$pc == 0" -ex "delete 1" \
+	-ex reverse-continue -ex "monitor ptrec position" >"$tmp/out" 2>&1
+if grep -q "^ptrec: the condition of breakpoint 1 (x == 1) cannot be evaluated here: value is not available" "$tmp/out" &&
+	[ "$(grep -c "^ptrec: the condition" "$tmp/out")" = 1 ] &&
+	grep -q "No more reverse-execution history" "$tmp/out" &&
+	grep -q "position 1 of" "$tmp/out"; then
+	ok "breakpoint conditions: unknown values named, known ones evaluated"
+else
+	bad "breakpoint conditions"
+fi
+
 tap_end "GDB plugin"
