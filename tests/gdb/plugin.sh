@@ -193,4 +193,28 @@ else
 	bad "breakpoint conditions"
 fi
 
+# A signal handler entered from raise's system call: in it, the backtrace
+# reaches main through the interrupted frames (it once showed on_usr1 <-
+# main), and reverse-finish from the handler stops at the interrupted
+# system call in libc, the instruction before the handler's first.
+prog=$DIFF_BINS/sig-O0
+timeout 120 "$PTREC" record -q -o "$tmp/sig" -- "$prog" >/dev/null 2>&1
+timeout 60 "$PTREC" replay "$tmp/sig" -batch -ex "ptrec goto begin" \
+	-ex "break work" -ex continue -ex "echo BT\\n" -ex bt -ex "up" \
+	-ex "reverse-finish" -ex "x/i \$pc" -ex "monitor ptrec position" \
+	>"$tmp/out" 2>&1
+sed -n '/^BT/,/^#5 /p' "$tmp/out" >"$tmp/bt"
+got=$(frames "$tmp/bt")
+"$PTREC" insns "$tmp/sig" >"$tmp/sig.insns" 2>&1
+entry=$(grep -n "<on_usr1+0>" "$tmp/sig.insns" | head -1 | cut -f1 | cut -d: -f1)
+pos=$(sed -n 's/.*position \([0-9]*\) of.*/\1/p' "$tmp/out")
+if [ "$got" = "work on_usr1 __pthread_kill_implementation __GI_raise spin main " ] &&
+	grep -q "^=> .*:	syscall" "$tmp/out" && [ -n "$entry" ] &&
+	[ "$pos" = "$((entry - 1))" ]; then
+	ok "signal handler: backtrace to main through the interrupted frames; reverse-finish to the interrupted syscall ($pos)"
+else
+	echo "# got '$got' entry '$entry' pos '$pos'"
+	bad "signal handler: backtrace and reverse-finish"
+fi
+
 tap_end "GDB plugin"
