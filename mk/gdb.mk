@@ -52,7 +52,7 @@ $(BUILD)/tests/unit/gdb/test_rsp: tests/unit/gdb/test_rsp.c \
 # make gdb-diff: ptrec replay against GDB's own record full, stop by stop
 # (tests/gdb/diff/run.py), on small programs built -O0 and -O2.
 GDB_DIFF_DIR := $(BUILD)/tests/gdb/diff
-GDB_DIFF_C := inl rec lj sig
+GDB_DIFF_C := inl rec lj sig qs
 GDB_DIFF_BINS := $(foreach p,$(GDB_DIFF_C) exc,$(GDB_DIFF_DIR)/$(p)-O0 \
 	$(GDB_DIFF_DIR)/$(p)-O2)
 $(GDB_DIFF_DIR)/%-O0: tests/gdb/diff/%.c

@@ -456,6 +456,7 @@ struct fn {
 	uint64_t start;
 	const char *name;	/* lives as long as the session */
 	size_t len;		/* of the name without a .cold suffix */
+	uint64_t entry;		/* run-time address of the function start */
 };
 
 static struct fn fn_at(struct rp_cursor *c, uint64_t pos)
@@ -473,6 +474,7 @@ static struct fn fn_at(struct rp_cursor *c, uint64_t pos)
 	f.plt = len > 4 && !strcmp(sym.function + len - 4, "@plt");
 	f.image = insn.image;
 	f.start = sym.func_vaddr;
+	f.entry = insn.ip - sym.offset;
 	f.name = sym.function;
 	/* GCC moves a function's cold paths, landing pads too, to a
 	 * part of their own, "name.cold": the same frame.
@@ -489,6 +491,37 @@ static bool same_fn(struct fn a, struct fn b)
 		(a.len == b.len && !strncmp(a.name, b.name, a.len)));
 }
 
+/* How far back a frame's code is searched for a signal delivery. */
+#define FRAMES_SIGNAL_SCAN (1u << 18)
+
+/*
+ * Where the kernel entered @f's frame to run a signal handler, between the
+ * call @from and the position @at inside the frame: the nearest execution
+ * of @f's entry that follows neither a branch nor its predecessor's next
+ * address (the instruction before it was interrupted: a system call, or
+ * any instruction for an asynchronous signal).  Returns its position, or
+ * 0 when there is none within FRAMES_SIGNAL_SCAN instructions.
+ */
+static uint64_t signal_entry(struct rp_cursor *c, struct fn f, uint64_t from,
+			     uint64_t at)
+{
+	struct rp_insn insn, prev;
+	uint64_t p, stop = at > FRAMES_SIGNAL_SCAN ? at - FRAMES_SIGNAL_SCAN : 0;
+
+	if (!f.known || stop < from + 1)
+		stop = from + 1;
+	for (p = at; p > stop; p--) {
+		if (rp_cursor_peek(c, p, &insn) || insn.ip != f.entry)
+			continue;
+		if (rp_cursor_peek(c, p - 1, &prev))
+			return 0;
+		if ((prev.iclass == RP_IC_OTHER || prev.iclass == RP_IC_FAR) &&
+		    prev.ip + prev.size != insn.ip)
+			return p;
+	}
+	return 0;
+}
+
 /* How far back a landing looks for the frame it lands in. */
 #define FRAMES_LANDING_WINDOW 64
 
@@ -496,7 +529,7 @@ int rp_cursor_frames(struct rp_cursor *c, uint64_t pos, uint64_t *calls,
 		     size_t max)
 {
 	size_t want = max + FRAMES_LANDING_WINDOW, i = 0, j, n = 0;
-	uint64_t *raw;
+	uint64_t *raw, at, sig;
 	struct fn f, target;
 	int nraw;
 
@@ -510,7 +543,8 @@ int rp_cursor_frames(struct rp_cursor *c, uint64_t pos, uint64_t *calls,
 		free(raw);
 		return nraw;
 	}
-	f = fn_at(c, pos < c->t->insns ? pos : c->t->insns - 1);
+	at = pos < c->t->insns ? pos : c->t->insns - 1;
+	f = fn_at(c, at);
 	while (i < (size_t)nraw && n < max) {
 		target = fn_at(c, raw[i] + 1);
 		if (target.plt)	/* where the stub's jump went */
@@ -530,9 +564,24 @@ int rp_cursor_frames(struct rp_cursor *c, uint64_t pos, uint64_t *calls,
 				i = j + 1;
 				continue;
 			}
+			/*
+			 * A signal handler: entered by the kernel, not by a
+			 * call.  Its frame opens at the interrupted
+			 * instruction, whose next address is where the
+			 * interrupted frame resumes; that frame's own call
+			 * is still raw[i].
+			 */
+			sig = signal_entry(c, f, raw[i], at);
+			if (sig) {
+				calls[n++] = sig - 1;
+				f = fn_at(c, sig - 1);
+				at = sig - 1;
+				continue;
+			}
 		}
 		calls[n++] = raw[i];
 		f = fn_at(c, raw[i]);
+		at = raw[i];
 		i++;
 	}
 	free(raw);

@@ -477,3 +477,33 @@ for _hook in ('define hook-record', 'define record hook-full',
         gdb.execute('%s\nptrec record-guard %s\nend' % (_hook, _kind))
     except gdb.error:
         pass    # an older GDB without that command: nothing to guard
+
+
+# ---- breakpoint conditions -----------------------------------------------
+#
+# Before the end of the history only the PC is known, so a condition on a
+# variable or on memory cannot be evaluated: GDB stops at every hit with
+# "Error in testing breakpoint condition".  Conditions on what is known
+# ($pc, $_thread, ...) work as usual.  After such a stop, say which
+# condition could not be evaluated, why, and what GDB did.
+
+
+def _on_stop(event):
+    if not isinstance(event, gdb.BreakpointEvent) or not _on_ptrec():
+        return
+    for bp in event.breakpoints:
+        cond = bp.condition
+        if not cond:
+            continue
+        try:
+            gdb.parse_and_eval(cond)
+        except gdb.error as e:
+            gdb.write('ptrec: the condition of breakpoint %d (%s) cannot be '
+                      'evaluated here: %s.  Only the PC is recorded before '
+                      'the end of the history (no registers, no data '
+                      'memory), so GDB stops at every hit; a condition on '
+                      '$pc or $_thread can be evaluated.\n'
+                      % (bp.number, cond, e))
+
+
+gdb.events.stop.connect(_on_stop)

@@ -154,4 +154,67 @@ else
 	bad "MI -exec-finish --reverse"
 fi
 
+# A libc callback at -O2 (qsort's cmp): the backtrace reaches main through
+# msort_with_tmp, its inlined copy and qsort_r, as GDB's live one at the
+# same (last) call of cmp, less the frame GDB's live unwinder makes up for
+# qsort's tail call to qsort_r (qsort jumps; no return address is left).
+# It once ended "qsort_r <- 0x0 ??" (inline frames counted as recorded).
+prog=$DIFF_BINS/qs-O2
+timeout 120 "$PTREC" record -q -o "$tmp/qs" -- "$prog" >/dev/null 2>&1
+hits=$("$PTREC" insns "$tmp/qs" | grep -c "<cmp+0>")
+timeout 60 gdb -batch -nx -ex "break cmp" -ex "ignore 1 $((hits - 1))" \
+	-ex run -ex bt "$prog" >"$tmp/live" 2>&1
+timeout 60 "$PTREC" replay "$tmp/qs" -batch -ex "break cmp" \
+	-ex reverse-continue -ex "echo BT\\n" -ex bt >"$tmp/out" 2>&1
+want=$(frames "$tmp/live" | sed 's/__GI_qsort //')
+sed -n '/^BT/,$p' "$tmp/out" >"$tmp/bt"
+got=$(frames "$tmp/bt")
+if [ "$hits" -gt 0 ] && [ -n "$want" ] && [ "$got" = "$want" ] &&
+	[ "${got%main }" != "$got" ]; then
+	ok "qsort callback: backtrace reaches main ($got)"
+else
+	echo "# want '$want' got '$got'"
+	bad "qsort callback backtrace"
+fi
+
+# Breakpoint conditions: one on a variable cannot be evaluated in the
+# past (only the PC is recorded): GDB stops, and the plugin says which
+# condition and why; one on what is known ($_thread, $pc) is evaluated:
+# "$pc == 0" is never true, so reverse-continue runs to the beginning.
+timeout 60 "$PTREC" replay "$tmp/inl" -batch -ex "break leaf if x == 1" \
+	-ex reverse-continue -ex "break caller if \$pc == 0" -ex "delete 1" \
+	-ex reverse-continue -ex "monitor ptrec position" >"$tmp/out" 2>&1
+if grep -q "^ptrec: the condition of breakpoint 1 (x == 1) cannot be evaluated here: value is not available" "$tmp/out" &&
+	[ "$(grep -c "^ptrec: the condition" "$tmp/out")" = 1 ] &&
+	grep -q "No more reverse-execution history" "$tmp/out" &&
+	grep -q "position 1 of" "$tmp/out"; then
+	ok "breakpoint conditions: unknown values named, known ones evaluated"
+else
+	bad "breakpoint conditions"
+fi
+
+# A signal handler entered from raise's system call: in it, the backtrace
+# reaches main through the interrupted frames (it once showed on_usr1 <-
+# main), and reverse-finish from the handler stops at the interrupted
+# system call in libc, the instruction before the handler's first.
+prog=$DIFF_BINS/sig-O0
+timeout 120 "$PTREC" record -q -o "$tmp/sig" -- "$prog" >/dev/null 2>&1
+timeout 60 "$PTREC" replay "$tmp/sig" -batch -ex "ptrec goto begin" \
+	-ex "break work" -ex continue -ex "echo BT\\n" -ex bt -ex "up" \
+	-ex "reverse-finish" -ex "x/i \$pc" -ex "monitor ptrec position" \
+	>"$tmp/out" 2>&1
+sed -n '/^BT/,/^#5 /p' "$tmp/out" >"$tmp/bt"
+got=$(frames "$tmp/bt")
+"$PTREC" insns "$tmp/sig" >"$tmp/sig.insns" 2>&1
+entry=$(grep -n "<on_usr1+0>" "$tmp/sig.insns" | head -1 | cut -f1 | cut -d: -f1)
+pos=$(sed -n 's/.*position \([0-9]*\) of.*/\1/p' "$tmp/out")
+if [ "$got" = "work on_usr1 __pthread_kill_implementation __GI_raise spin main " ] &&
+	grep -q "^=> .*:	syscall" "$tmp/out" && [ -n "$entry" ] &&
+	[ "$pos" = "$((entry - 1))" ]; then
+	ok "signal handler: backtrace to main through the interrupted frames; reverse-finish to the interrupted syscall ($pos)"
+else
+	echo "# got '$got' entry '$entry' pos '$pos'"
+	bad "signal handler: backtrace and reverse-finish"
+fi
+
 tap_end "GDB plugin"

@@ -45,9 +45,11 @@ PROGRAMS = {
 UNWOUND = ('not fixed: once main has returned, the frames a longjmp or an '
            'exception unwound earlier come back in the backtrace at exit '
            '(main\'s return is matched to their oldest call)')
-SIGNAL = ('not fixed: the recorded call stack has no <signal handler '
-          'called> frame and runs the handler as a call from the '
-          'interrupted code, so depths and reverse-finish differ')
+SIGNAL = ('partly fixed: in the handler the backtrace reaches main through '
+          'the interrupted frames, but GDB\'s <signal handler called> frame '
+          'and the interrupted frame\'s inline frames are missing; after the '
+          'handler returns, the stack loses frames (not fixed: the '
+          'handler\'s return is matched to an older call)')
 TAILCALL = ('reverse-finish from __sigsetjmp, which _setjmp entered by a '
             'jump (tail call): ptrec goes back to the call of _setjmp in '
             'main, the frame\'s opener; record full stops in _setjmp')
