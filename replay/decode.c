@@ -69,7 +69,7 @@ static int classify(const uint8_t *b, size_t n, bool rex)
  * not say (it leaves ptic_error, for indirect jumps at least), read from
  * the code, cached by address.  Returns -1 when the code is not known.
  */
-int rp_walk_block_class(struct walk *w, const struct pt_block *b)
+int rp_walk_block_class_slow(struct walk *w, const struct pt_block *b)
 {
 	struct cls_slot *slot;
 	const struct rp_map *mp;
@@ -77,8 +77,6 @@ int rp_walk_block_class(struct walk *w, const struct pt_block *b)
 	ssize_t n = -1;
 	int fd;
 
-	if (b->iclass != ptic_error)
-		return b->iclass;
 	if (!w->cls)
 		return -1;
 	slot = &w->cls[(b->end_ip * 0x9e3779b97f4a7c15ull) >> 54];
@@ -149,19 +147,6 @@ void rp_walk_drop_ckpt(struct walk *w)
 	(*w->nckpts)--;
 	if (*w->nckpts && (*w->ckpts)[*w->nckpts - 1].dmin < w->seg_min)
 		w->seg_min = (*w->ckpts)[*w->nckpts - 1].dmin;
-}
-
-/* The call depth after an instruction of class @iclass. */
-void rp_walk_track_depth(struct walk *w, enum pt_insn_class iclass)
-{
-	if (iclass == ptic_call)
-		w->depth++;
-	else if (iclass == ptic_return)
-		w->depth--;
-	else
-		return;
-	if (w->depth < w->seg_min)
-		w->seg_min = w->depth;
 }
 
 /*

@@ -77,7 +77,15 @@ int rp_walk_set_image(struct walk *w);
  * not say (it leaves ptic_error, for indirect jumps at least), read from
  * the code, cached by address.  Returns -1 when the code is not known.
  */
-int rp_walk_block_class(struct walk *w, const struct pt_block *b);
+int rp_walk_block_class_slow(struct walk *w, const struct pt_block *b);
+
+/* Inline, as the index pass calls these for every block. */
+static inline int rp_walk_block_class(struct walk *w,
+				      const struct pt_block *b)
+{
+	return b->iclass != ptic_error ? (int)b->iclass :
+					 rp_walk_block_class_slow(w, b);
+}
 
 /* libipt's configuration for @t's stream (CPU, errata, timing). */
 void rp_walk_config(struct rp_session *s, struct rp_thread *t,
@@ -93,7 +101,18 @@ int rp_walk_add_ckpt(struct walk *w, const struct rp_ckpt *c);
 void rp_walk_drop_ckpt(struct walk *w);
 
 /* The call depth after an instruction of class @iclass. */
-void rp_walk_track_depth(struct walk *w, enum pt_insn_class iclass);
+static inline void rp_walk_track_depth(struct walk *w,
+				       enum pt_insn_class iclass)
+{
+	if (iclass == ptic_call)
+		w->depth++;
+	else if (iclass == ptic_return)
+		w->depth--;
+	else
+		return;
+	if (w->depth < w->seg_min)
+		w->seg_min = w->depth;
+}
 
 /* Handles pending events.  Returns libipt's status; our own failures go to
  * w->err (and stop decoding with -pte_internal).
