@@ -58,7 +58,18 @@ static int check_tail(struct walk *bw)
 	status = pt_insn_sync_set(cw.d, c->offset);
 	ret = status < 0 ? 1 : rp_walk_run(&cw, status);
 	rp_walk_end(&cw);
-	if (!ret && (cw.error || cw.pos != bw->pos))
+	if (!ret && cw.error) {
+		/* Only the missing code the block pass saw there, at the
+		 * stream's last PSB, is the same history.
+		 */
+		const struct rp_gap *g = *bw->ngaps ?
+					 &(*bw->gaps)[*bw->ngaps - 1] : NULL;
+
+		if (cw.error != -pte_nomap || cw.resync_off != UINT64_MAX ||
+		    !g || g->reason != RP_GAP_NOMAP || g->before != cw.pos)
+			ret = 1;
+	}
+	if (!ret && cw.pos != bw->pos)
 		ret = 1;
 	return ret;
 }
