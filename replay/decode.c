@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "decode.h"
-#include "disasm.h"
 #include "gaps.h"
+#include "insn.h"
 #include "psbscan.h"
 
 int rp_walk_set_image(struct walk *w)
@@ -422,7 +422,7 @@ int rp_walk_begin(struct walk *w, struct rp_session *s,
 
 void rp_walk_end(struct walk *w)
 {
-	dis_free(w->dis);
+	insn_decoder_free(w->dec);
 	pt_blk_free_decoder(w->bd);
 	pt_insn_free_decoder(w->d);
 	pt_image_free(w->image);

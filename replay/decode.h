@@ -58,7 +58,10 @@ struct walk {
 	uint64_t end;
 	int err;		/* our own failure (negated enum rp_error) */
 	const struct rp_map *last_map;	/* lookup cache for store() */
-	struct dis *dis;	/* instruction lengths (gaps.c) */
+	struct insn_decoder *dec;	/* instruction lengths (gaps.c) */
+	uint8_t code[128];	/* gaps.c: code read last, at code_ip */
+	uint64_t code_ip;
+	size_t code_n;
 };
 
 /* The class of the instruction at an address, from its bytes. */
