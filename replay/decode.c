@@ -350,8 +350,6 @@ int rp_walk_run(struct walk *w, int status)
 				break;
 			if (w->stop_at_error) {
 				w->error = status;
-				w->error_ip = insn.ip;
-				pt_insn_get_offset(w->d, &w->error_off);
 				w->resync_off = UINT64_MAX;
 				if (pt_insn_sync_forward(w->d) >= 0)
 					pt_insn_get_sync_offset(w->d,

@@ -47,7 +47,6 @@ struct walk {
 	size_t *ngaps;		/* a parallel indexing worker's own */
 	bool stop_at_error;	/* counting: stop at the first error */
 	int error;		/* counting: the error stopped at (libipt) */
-	uint64_t error_ip, error_off;
 	uint64_t resync_off;	/* counting: where it resynced (or ~0) */
 	bool stopped;
 	int64_t depth;		/* call depth, from the start of decoding */

@@ -2,9 +2,10 @@
 /*
  * The index planner and builder: the stream cut at PSBs into ranges that
  * workers index in parallel with libipt's block decoder, the ranges'
- * checkpoints and gaps joined, damaged segments counted by the decoder
- * that materializes them (decode.h).  Before this split all of it, the PSB
- * scan, segment decoding and gap accounting were one file (walk.c).
+ * checkpoints and gaps joined, and the instruction decoder (which
+ * materializes segments, decode.h) wherever the two could disagree.
+ * Before the split, the PSB scan, segment decoding, gap accounting and
+ * this were one file (walk.c).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -15,7 +16,6 @@
 #include "gaps.h"
 #include "index.h"
 #include "psbscan.h"
-
 
 /*
  * The address space decoding starts with: everything up to the time of
