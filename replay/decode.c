@@ -265,13 +265,22 @@ static int resync(struct walk *w)
 
 static int store(struct walk *w, const struct pt_insn *insn)
 {
-	struct rp_seg *seg = w->seg;
-	struct rp_insn *ri;
 	uint32_t lost_mtc, lost_cyc;
 	uint64_t tsc = 0;
 
-	if (!seg || w->pos < seg->first)
+	if (!w->seg || w->pos < w->seg->first)
 		return 0;
+	if (pt_insn_time(w->d, &tsc, &lost_mtc, &lost_cyc) < 0)
+		tsc = w->tsc;
+	rp_walk_store(w, insn, tsc);
+	return 0;
+}
+
+void rp_walk_store(struct walk *w, const struct pt_insn *insn, uint64_t tsc)
+{
+	struct rp_seg *seg = w->seg;
+	struct rp_insn *ri;
+
 	ri = &seg->insns[seg->n++];
 	ri->ip = insn->ip;
 	ri->size = insn->size;
@@ -300,8 +309,7 @@ static int store(struct walk *w, const struct pt_insn *insn)
 		ri->iclass = RP_IC_OTHER;
 		break;
 	}
-	ri->tsc = pt_insn_time(w->d, &tsc, &lost_mtc, &lost_cyc) >= 0 ? tsc :
-		  w->tsc;
+	ri->tsc = tsc;
 	/* Most instructions run in the mapping of the previous one. */
 	if (!w->last_map || w->world.changed || insn->ip < w->last_map->start ||
 	    insn->ip >= w->last_map->end)
@@ -313,6 +321,46 @@ static int store(struct walk *w, const struct pt_insn *insn)
 		ri->image_off = w->last_map->pgoff + insn->ip -
 				w->last_map->start;
 	}
+}
+
+int rp_walk_store_block(struct walk *w, const struct pt_block *b, int cls)
+{
+	uint64_t ip = b->ip, pos = w->pos, last = 0;
+	struct pt_insn in;
+	struct insn d;
+	ssize_t n;
+	uint16_t i;
+
+	if (w->dec == NULL && insn_decoder_new(&w->dec))
+		return -RP_ERR_NOMEM;
+	for (i = 0; i < b->ninsn && pos < w->end; i++, pos++) {
+		memset(&in, 0, sizeof(in));
+		in.ip = ip;
+		in.mode = b->mode;
+		in.iclass = ptic_other;
+		if (i + 1 == b->ninsn) {
+			in.iclass = cls >= 0 ? (enum pt_insn_class)cls :
+				    ptic_other;
+		}
+		if (i + 1 == b->ninsn && b->truncated) {
+			in.size = b->size;
+			memcpy(in.raw, b->raw, sizeof(in.raw));
+		} else {
+			n = rp_walk_read_code(w, ip, in.raw);
+			if (n <= 0 || insn_decode(w->dec, in.raw,
+						  (unsigned int)n, ip, &d) ||
+			    d.len > n)
+				return -RP_ERR_DECODE;
+			in.size = d.len;
+		}
+		last = ip;
+		if (pos >= w->seg->first)
+			rp_walk_store(w, &in, w->tsc);
+		ip += in.size;
+	}
+	/* The lengths must lead to the block's last instruction. */
+	if (i == b->ninsn && last != b->end_ip)
+		return -RP_ERR_DECODE;
 	return 0;
 }
 
@@ -427,8 +475,8 @@ void rp_walk_end(struct walk *w)
 	rp_world_fini(&w->world);
 }
 
-int rp_materialize(struct rp_session *s, struct rp_thread *t, uint64_t k,
-		   struct rp_seg *seg)
+int rp_walk_materialize(struct rp_session *s, struct rp_thread *t,
+			uint64_t k, struct rp_seg *seg)
 {
 	const struct rp_ckpt *c = &t->ckpts[k];
 	uint64_t end = k + 1 < t->nckpts ? t->ckpts[k + 1].insn : t->insns;
@@ -478,11 +526,5 @@ int rp_materialize(struct rp_session *s, struct rp_thread *t, uint64_t k,
 			ret = rp_walk_run(&w, status);
 		rp_walk_end(&w);
 	}
-	if (!ret && seg->first + seg->n != end)
-		ret = rp_fail(s, RP_ERR_DECODE,
-			      "thread %u: segment %llu decoded %llu of %llu instructions",
-			      t->tid, (unsigned long long)k,
-			      (unsigned long long)seg->n,
-			      (unsigned long long)(end - c->insn));
 	return ret;
 }

@@ -71,6 +71,17 @@ struct cls_slot {
 
 #define CLS_SLOTS 1024
 
+/* Stores @insn, at @tsc, when the walk's position is in its segment. */
+void rp_walk_store(struct walk *w, const struct pt_insn *insn, uint64_t tsc);
+
+/*
+ * Stores the instructions of block @b (the last of class @cls, -1: not
+ * known) from the walk's position on, up to @w->end: their lengths from
+ * the code (ptkit's decoder), checked against the block's end.  Returns 0
+ * or a negated enum rp_error.
+ */
+int rp_walk_store_block(struct walk *w, const struct pt_block *b, int cls);
+
 /* Decodes against @w's address space of now (after it changed). */
 int rp_walk_set_image(struct walk *w);
 
@@ -130,6 +141,15 @@ int rp_walk_run(struct walk *w, int status);
 /* An instruction-decoder walk of @t, the sideband applied up to @sb_next. */
 int rp_walk_begin(struct walk *w, struct rp_session *s,
 		  struct rp_thread *t, uint64_t sb_next);
+
+/*
+ * Segment @k of @t into @seg with the instruction decoder: from its
+ * checkpoint, or, when that decodes another count than the index's, from
+ * the start of the stream.  Returns 0 (@seg may still hold another count:
+ * the caller decides) or a negated enum rp_error.
+ */
+int rp_walk_materialize(struct rp_session *s, struct rp_thread *t,
+			uint64_t k, struct rp_seg *seg);
 
 /* Frees what a walk holds (either decoder, image, world). */
 void rp_walk_end(struct walk *w);

@@ -14,7 +14,7 @@
 /* Up to 15 code bytes at @ip from the image file mapped there.  Returns
  * how many, or -1 when no code is known there.
  */
-static ssize_t read_code(struct walk *w, uint64_t ip, uint8_t *buf)
+ssize_t rp_walk_read_code(struct walk *w, uint64_t ip, uint8_t *buf)
 {
 	const struct rp_map *mp;
 	struct pt_image_section_cache *isc;
@@ -127,7 +127,7 @@ static bool loop_free(struct walk *w, uint64_t ip)
 			if (seen[j] == at)
 				return false;
 		seen[i] = at;
-		n = read_code(w, at, buf);
+		n = rp_walk_read_code(w, at, buf);
 		if (n <= 0)
 			return false;
 		if (insn_decode(w->dec, buf, (unsigned int)n, at, &in) ||

@@ -146,6 +146,11 @@ static int index_range(struct range *r)
 	w.ngaps = &r->ngaps;
 	w.stop_psb = r->stop_psb;
 	w.start_psb = r->first_psb;
+	if (r->seg) {
+		w.seg = r->seg;
+		w.end = r->seg->first + r->seg->n;	/* its length, here */
+		r->seg->n = 0;
+	}
 	rp_world_init(&w.world, s);
 	/*
 	 * The pass's own section cache: workers do not contend for the
@@ -265,6 +270,12 @@ static int index_range(struct range *r)
 			/* Calls and returns end blocks (end_on_call). */
 			int cls = rp_walk_block_class(&w, &block);
 
+			if (w.seg) {
+				ret = rp_walk_store_block(&w, &block, cls);
+				if (ret || w.pos + block.ninsn >= w.end)
+					break;
+			}
+
 			if (cls < 0)
 				r->nodepth = true;
 			else
@@ -290,7 +301,7 @@ static int index_range(struct range *r)
 		}
 	}
 	/* The last segment, as it will materialize (damaged or short). */
-	if (!ret && r->stop_psb == SIZE_MAX && *w.nckpts &&
+	if (!ret && !w.seg && r->stop_psb == SIZE_MAX && *w.nckpts &&
 	    (*w.ngaps || w.pos <= TAIL_CHECK))
 		ret = check_tail(&w);
 	rp_walk_close_ckpt(&w);
@@ -525,4 +536,38 @@ int rp_reindex_exact(struct rp_session *s, struct rp_thread *t)
 	int ret = t->exact ? -RP_ERR_DECODE : index_insns(s, t);
 
 	return ret ? ret : rp_gaps_add_lost(s, t);
+}
+
+/*
+ * A segment as the index counted it.  The instruction decoder is the fast
+ * way; on a corrupt stream it can part from the block decoder that built
+ * the index even where that one saw nothing wrong (fuzz_replay), and then
+ * the block pass itself is run again, from the stream's start, storing
+ * the segment's instructions from its blocks: what ptrec info counts is
+ * what every command reads (issue #15, item 9).  Slow, and only for
+ * segments that need it.
+ */
+int rp_materialize(struct rp_session *s, struct rp_thread *t, uint64_t k,
+		   struct rp_seg *seg)
+{
+	uint64_t end = k + 1 < t->nckpts ? t->ckpts[k + 1].insn : t->insns;
+	struct range one = { .s = s, .t = t, .first_psb = SIZE_MAX,
+			     .stop_psb = SIZE_MAX, .seg = seg };
+	int ret = rp_walk_materialize(s, t, k, seg);
+
+	if (!ret && seg->first + seg->n != end && !t->exact) {
+		seg->n = end - seg->first;	/* how many to store */
+		ret = index_range(&one);
+		free(one.ckpts);
+		free(one.gaps);
+		if (ret > 0 || ret == -RP_ERR_DECODE)
+			ret = 0;	/* a count that differs, below */
+	}
+	if (!ret && seg->first + seg->n != end)
+		ret = rp_fail(s, RP_ERR_DECODE,
+			      "thread %u: segment %llu decoded %llu of %llu instructions",
+			      t->tid, (unsigned long long)k,
+			      (unsigned long long)seg->n,
+			      (unsigned long long)(end - seg->first));
+	return ret;
 }
