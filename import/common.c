@@ -65,6 +65,59 @@ int import_stream_scan(const uint8_t *buf, size_t len,
 	return ptkit_stream_scan(buf, len, scan_packet, scan, &scan->cut);
 }
 
+#define PROBE_BYTES	(64u << 10)
+
+/* PSB: 02 82 repeated 8 times (SDM Vol. 3C 33.4.2.17). */
+static const uint8_t psb_pattern[16] = {
+	0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+	0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+};
+
+/* The offset of the last PSB in @buf; @from is one. */
+static size_t last_psb(const uint8_t *buf, size_t len, size_t from)
+{
+	size_t i = len - sizeof(psb_pattern);
+
+	while (i > from && (buf[i] != 0x02 ||
+			    memcmp(buf + i, psb_pattern, sizeof(psb_pattern))))
+		i--;
+	return i;
+}
+
+int import_stream_probe(const uint8_t *buf, size_t len,
+			struct import_scan *scan)
+{
+	const uint8_t *first = memmem(buf, len, psb_pattern,
+				      sizeof(psb_pattern));
+	struct import_scan tail;
+	size_t off, end;
+	int ret;
+
+	if (!first || len - (size_t)(first - buf) <= 2 * PROBE_BYTES)
+		return import_stream_scan(buf, len, scan);
+	off = (size_t)(first - buf);
+	memset(scan, 0, sizeof(*scan));
+	scan->cut = UINT64_MAX;
+	/* The head: its end may cut a packet, which is no damage. */
+	ret = ptkit_stream_scan(buf, off + PROBE_BYTES, scan_packet, scan,
+				NULL);
+	if (ret)
+		return ret;
+	/* The last PSB (a long stream with one PSB: all of it again). */
+	off = last_psb(buf, len, off);
+	end = len - off;
+	ret = import_stream_scan(buf + off, end, &tail);
+	if (ret)
+		return ret;
+	scan->npsb += tail.npsb;
+	scan->features |= tail.features;
+	if (tail.last_tsc)
+		scan->last_tsc = tail.last_tsc;
+	if (tail.cut != UINT64_MAX)
+		scan->cut = off + tail.cut;
+	return 0;
+}
+
 int import_set_argv(struct sb_manifest *m, int argc, char **argv)
 {
 	const char **av = calloc((size_t)argc + 2, sizeof(*av));

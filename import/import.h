@@ -129,6 +129,22 @@ int import_stream_scan(const uint8_t *buf, size_t len,
 		       struct import_scan *scan);
 
 /**
+ * import_stream_probe() - import_stream_scan() without a full pass
+ *
+ * The first open of the bundle decodes the whole stream (its index), so an
+ * importer that only copies the stream need not decode it too (issue #19):
+ * this decodes the first 64 KiB from the first PSB and the stream from its
+ * last PSB to the end, which is where a cut last packet and the last TSC
+ * are.  @scan->features then holds the packet kinds seen in those parts;
+ * @scan->npsb is nonzero exactly when the stream has a PSB.  Streams of up
+ * to 128 KiB are scanned whole.
+ *
+ * Returns 0, or -ENOMEM.
+ */
+int import_stream_probe(const uint8_t *buf, size_t len,
+			struct import_scan *scan);
+
+/**
  * import_parse_cpu() - parse FAMILY/MODEL[/STEPPING] (decimal or 0x hex)
  *
  * Fills @cpu (vendor "GenuineIntel").  Returns 0, or -EINVAL with a message

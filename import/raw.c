@@ -189,7 +189,7 @@ static int add_stream(struct sb_bundle *b, struct sb_writer *w,
 			s->arg, (unsigned long long)s->off, len);
 		goto out_unmap;
 	}
-	if (import_stream_scan(buf + s->off, len - s->off, scan)) {
+	if (import_stream_probe(buf + s->off, len - s->off, scan)) {
 		fprintf(stderr, CMD ": out of memory\n");
 		goto out_unmap;
 	}

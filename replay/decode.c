@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "decode.h"
-#include "disasm.h"
 #include "gaps.h"
+#include "insn.h"
 #include "psbscan.h"
 
 int rp_walk_set_image(struct walk *w)
@@ -69,7 +69,7 @@ static int classify(const uint8_t *b, size_t n, bool rex)
  * not say (it leaves ptic_error, for indirect jumps at least), read from
  * the code, cached by address.  Returns -1 when the code is not known.
  */
-int rp_walk_block_class(struct walk *w, const struct pt_block *b)
+int rp_walk_block_class_slow(struct walk *w, const struct pt_block *b)
 {
 	struct cls_slot *slot;
 	const struct rp_map *mp;
@@ -77,8 +77,6 @@ int rp_walk_block_class(struct walk *w, const struct pt_block *b)
 	ssize_t n = -1;
 	int fd;
 
-	if (b->iclass != ptic_error)
-		return b->iclass;
 	if (!w->cls)
 		return -1;
 	slot = &w->cls[(b->end_ip * 0x9e3779b97f4a7c15ull) >> 54];
@@ -149,19 +147,6 @@ void rp_walk_drop_ckpt(struct walk *w)
 	(*w->nckpts)--;
 	if (*w->nckpts && (*w->ckpts)[*w->nckpts - 1].dmin < w->seg_min)
 		w->seg_min = (*w->ckpts)[*w->nckpts - 1].dmin;
-}
-
-/* The call depth after an instruction of class @iclass. */
-void rp_walk_track_depth(struct walk *w, enum pt_insn_class iclass)
-{
-	if (iclass == ptic_call)
-		w->depth++;
-	else if (iclass == ptic_return)
-		w->depth--;
-	else
-		return;
-	if (w->depth < w->seg_min)
-		w->seg_min = w->depth;
 }
 
 /*
@@ -280,13 +265,22 @@ static int resync(struct walk *w)
 
 static int store(struct walk *w, const struct pt_insn *insn)
 {
-	struct rp_seg *seg = w->seg;
-	struct rp_insn *ri;
 	uint32_t lost_mtc, lost_cyc;
 	uint64_t tsc = 0;
 
-	if (!seg || w->pos < seg->first)
+	if (!w->seg || w->pos < w->seg->first)
 		return 0;
+	if (pt_insn_time(w->d, &tsc, &lost_mtc, &lost_cyc) < 0)
+		tsc = w->tsc;
+	rp_walk_store(w, insn, tsc);
+	return 0;
+}
+
+void rp_walk_store(struct walk *w, const struct pt_insn *insn, uint64_t tsc)
+{
+	struct rp_seg *seg = w->seg;
+	struct rp_insn *ri;
+
 	ri = &seg->insns[seg->n++];
 	ri->ip = insn->ip;
 	ri->size = insn->size;
@@ -315,8 +309,7 @@ static int store(struct walk *w, const struct pt_insn *insn)
 		ri->iclass = RP_IC_OTHER;
 		break;
 	}
-	ri->tsc = pt_insn_time(w->d, &tsc, &lost_mtc, &lost_cyc) >= 0 ? tsc :
-		  w->tsc;
+	ri->tsc = tsc;
 	/* Most instructions run in the mapping of the previous one. */
 	if (!w->last_map || w->world.changed || insn->ip < w->last_map->start ||
 	    insn->ip >= w->last_map->end)
@@ -328,6 +321,46 @@ static int store(struct walk *w, const struct pt_insn *insn)
 		ri->image_off = w->last_map->pgoff + insn->ip -
 				w->last_map->start;
 	}
+}
+
+int rp_walk_store_block(struct walk *w, const struct pt_block *b, int cls)
+{
+	uint64_t ip = b->ip, pos = w->pos, last = 0;
+	struct pt_insn in;
+	struct insn d;
+	ssize_t n;
+	uint16_t i;
+
+	if (w->dec == NULL && insn_decoder_new(&w->dec))
+		return -RP_ERR_NOMEM;
+	for (i = 0; i < b->ninsn && pos < w->end; i++, pos++) {
+		memset(&in, 0, sizeof(in));
+		in.ip = ip;
+		in.mode = b->mode;
+		in.iclass = ptic_other;
+		if (i + 1 == b->ninsn) {
+			in.iclass = cls >= 0 ? (enum pt_insn_class)cls :
+				    ptic_other;
+		}
+		if (i + 1 == b->ninsn && b->truncated) {
+			in.size = b->size;
+			memcpy(in.raw, b->raw, sizeof(in.raw));
+		} else {
+			n = rp_walk_read_code(w, ip, in.raw);
+			if (n <= 0 || insn_decode(w->dec, in.raw,
+						  (unsigned int)n, ip, &d) ||
+			    d.len > n)
+				return -RP_ERR_DECODE;
+			in.size = d.len;
+		}
+		last = ip;
+		if (pos >= w->seg->first)
+			rp_walk_store(w, &in, w->tsc);
+		ip += in.size;
+	}
+	/* The lengths must lead to the block's last instruction. */
+	if (i == b->ninsn && last != b->end_ip)
+		return -RP_ERR_DECODE;
 	return 0;
 }
 
@@ -365,8 +398,6 @@ int rp_walk_run(struct walk *w, int status)
 				break;
 			if (w->stop_at_error) {
 				w->error = status;
-				w->error_ip = insn.ip;
-				pt_insn_get_offset(w->d, &w->error_off);
 				w->resync_off = UINT64_MAX;
 				if (pt_insn_sync_forward(w->d) >= 0)
 					pt_insn_get_sync_offset(w->d,
@@ -437,15 +468,15 @@ int rp_walk_begin(struct walk *w, struct rp_session *s,
 
 void rp_walk_end(struct walk *w)
 {
-	dis_free(w->dis);
+	insn_decoder_free(w->dec);
 	pt_blk_free_decoder(w->bd);
 	pt_insn_free_decoder(w->d);
 	pt_image_free(w->image);
 	rp_world_fini(&w->world);
 }
 
-int rp_materialize(struct rp_session *s, struct rp_thread *t, uint64_t k,
-		   struct rp_seg *seg)
+int rp_walk_materialize(struct rp_session *s, struct rp_thread *t,
+			uint64_t k, struct rp_seg *seg)
 {
 	const struct rp_ckpt *c = &t->ckpts[k];
 	uint64_t end = k + 1 < t->nckpts ? t->ckpts[k + 1].insn : t->insns;
@@ -495,11 +526,5 @@ int rp_materialize(struct rp_session *s, struct rp_thread *t, uint64_t k,
 			ret = rp_walk_run(&w, status);
 		rp_walk_end(&w);
 	}
-	if (!ret && seg->first + seg->n != end)
-		ret = rp_fail(s, RP_ERR_DECODE,
-			      "thread %u: segment %llu decoded %llu of %llu instructions",
-			      t->tid, (unsigned long long)k,
-			      (unsigned long long)seg->n,
-			      (unsigned long long)(end - c->insn));
 	return ret;
 }

@@ -47,7 +47,6 @@ struct walk {
 	size_t *ngaps;		/* a parallel indexing worker's own */
 	bool stop_at_error;	/* counting: stop at the first error */
 	int error;		/* counting: the error stopped at (libipt) */
-	uint64_t error_ip, error_off;
 	uint64_t resync_off;	/* counting: where it resynced (or ~0) */
 	bool stopped;
 	int64_t depth;		/* call depth, from the start of decoding */
@@ -58,7 +57,10 @@ struct walk {
 	uint64_t end;
 	int err;		/* our own failure (negated enum rp_error) */
 	const struct rp_map *last_map;	/* lookup cache for store() */
-	struct dis *dis;	/* instruction lengths (gaps.c) */
+	struct insn_decoder *dec;	/* instruction lengths (gaps.c) */
+	uint8_t code[128];	/* gaps.c: code read last, at code_ip */
+	uint64_t code_ip;
+	size_t code_n;
 };
 
 /* The class of the instruction at an address, from its bytes. */
@@ -69,6 +71,17 @@ struct cls_slot {
 
 #define CLS_SLOTS 1024
 
+/* Stores @insn, at @tsc, when the walk's position is in its segment. */
+void rp_walk_store(struct walk *w, const struct pt_insn *insn, uint64_t tsc);
+
+/*
+ * Stores the instructions of block @b (the last of class @cls, -1: not
+ * known) from the walk's position on, up to @w->end: their lengths from
+ * the code (ptkit's decoder), checked against the block's end.  Returns 0
+ * or a negated enum rp_error.
+ */
+int rp_walk_store_block(struct walk *w, const struct pt_block *b, int cls);
+
 /* Decodes against @w's address space of now (after it changed). */
 int rp_walk_set_image(struct walk *w);
 
@@ -77,7 +90,15 @@ int rp_walk_set_image(struct walk *w);
  * not say (it leaves ptic_error, for indirect jumps at least), read from
  * the code, cached by address.  Returns -1 when the code is not known.
  */
-int rp_walk_block_class(struct walk *w, const struct pt_block *b);
+int rp_walk_block_class_slow(struct walk *w, const struct pt_block *b);
+
+/* Inline, as the index pass calls these for every block. */
+static inline int rp_walk_block_class(struct walk *w,
+				      const struct pt_block *b)
+{
+	return b->iclass != ptic_error ? (int)b->iclass :
+					 rp_walk_block_class_slow(w, b);
+}
 
 /* libipt's configuration for @t's stream (CPU, errata, timing). */
 void rp_walk_config(struct rp_session *s, struct rp_thread *t,
@@ -93,7 +114,18 @@ int rp_walk_add_ckpt(struct walk *w, const struct rp_ckpt *c);
 void rp_walk_drop_ckpt(struct walk *w);
 
 /* The call depth after an instruction of class @iclass. */
-void rp_walk_track_depth(struct walk *w, enum pt_insn_class iclass);
+static inline void rp_walk_track_depth(struct walk *w,
+				       enum pt_insn_class iclass)
+{
+	if (iclass == ptic_call)
+		w->depth++;
+	else if (iclass == ptic_return)
+		w->depth--;
+	else
+		return;
+	if (w->depth < w->seg_min)
+		w->seg_min = w->depth;
+}
 
 /* Handles pending events.  Returns libipt's status; our own failures go to
  * w->err (and stop decoding with -pte_internal).
@@ -109,6 +141,15 @@ int rp_walk_run(struct walk *w, int status);
 /* An instruction-decoder walk of @t, the sideband applied up to @sb_next. */
 int rp_walk_begin(struct walk *w, struct rp_session *s,
 		  struct rp_thread *t, uint64_t sb_next);
+
+/*
+ * Segment @k of @t into @seg with the instruction decoder: from its
+ * checkpoint, or, when that decodes another count than the index's, from
+ * the start of the stream.  Returns 0 (@seg may still hold another count:
+ * the caller decides) or a negated enum rp_error.
+ */
+int rp_walk_materialize(struct rp_session *s, struct rp_thread *t,
+			uint64_t k, struct rp_seg *seg);
 
 /* Frees what a walk holds (either decoder, image, world). */
 void rp_walk_end(struct walk *w);

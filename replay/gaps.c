@@ -4,32 +4,44 @@
  * unknown length where an event interrupts a loop that makes no packets,
  * and the trace a recorder lost, placed at checkpoints.
  */
-#include <fcntl.h>
+#include <intel-pt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "disasm.h"
 #include "gaps.h"
+#include "insn.h"
 
 /* Up to 15 code bytes at @ip from the image file mapped there.  Returns
  * how many, or -1 when no code is known there.
  */
-static ssize_t read_code(struct walk *w, uint64_t ip, uint8_t *buf)
+ssize_t rp_walk_read_code(struct walk *w, uint64_t ip, uint8_t *buf)
 {
-	const struct rp_map *mp = rp_world_lookup(&w->world, w->t->pid, ip);
-	ssize_t n = -1;
-	size_t len;
-	int fd;
+	const struct rp_map *mp;
+	struct pt_image_section_cache *isc;
+	int isid, n;
 
+	/* Straight-line code: most reads fall in the last window. */
+	if (w->code_n && ip >= w->code_ip &&
+	    ip + 15 <= w->code_ip + w->code_n) {
+		memcpy(buf, w->code + (ip - w->code_ip), 15);
+		return 15;
+	}
+	mp = rp_world_lookup(&w->world, w->t->pid, ip);
 	if (!mp || mp->image < 0)
 		return -1;
-	len = mp->end - ip < 15 ? (size_t)(mp->end - ip) : 15;
-	fd = rp_image_open(w->s, (size_t)mp->image);
-	if (fd >= 0) {
-		n = pread(fd, buf, len, (off_t)(mp->pgoff + ip - mp->start));
-		close(fd);
-	}
+	/* The section the decoder reads too. */
+	isc = w->world.iscache ? w->world.iscache : w->s->iscache;
+	isid = pt_iscache_add_file(isc, w->s->images[mp->image].path,
+				   mp->pgoff, mp->end - mp->start, mp->start);
+	if (isid < 0)
+		return -1;
+	n = pt_iscache_read(isc, w->code, sizeof(w->code), isid, ip);
+	if (n <= 0)
+		return -1;
+	w->code_ip = ip;
+	w->code_n = (size_t)n;
+	n = n < 15 ? n : 15;
+	memcpy(buf, w->code, (size_t)n);
 	return n;
 }
 
@@ -89,7 +101,7 @@ uint64_t rp_gap_next_ip(const uint8_t *b, size_t len, uint64_t ip)
 	}
 }
 
-#define LOOP_MAX 256	/* instructions followed from an event's IP */
+#define LOOP_MAX 64	/* instructions followed from an event's IP */
 
 /*
  * Whether the code at @ip (64-bit) runs in a loop that needs no trace
@@ -100,23 +112,28 @@ uint64_t rp_gap_next_ip(const uint8_t *b, size_t len, uint64_t ip)
  */
 static bool loop_free(struct walk *w, uint64_t ip)
 {
-	uint64_t at = ip;
+	uint64_t at = ip, seen[LOOP_MAX];
+	struct insn in;
 	uint8_t buf[15];
-	char text[256];
 	ssize_t n;
-	int len, i;
+	int i, j;
 
-	if (!w->dis && dis_new(&w->dis))
+	if (!w->dec && insn_decoder_new(&w->dec))
 		return false;
+	w->code_n = 0;	/* the address space may have changed */
 	for (i = 0; i < LOOP_MAX; i++) {
-		n = read_code(w, at, buf);
+		/* A packet-free cycle that does not pass @ip. */
+		for (j = 0; j < i; j++)
+			if (seen[j] == at)
+				return false;
+		seen[i] = at;
+		n = rp_walk_read_code(w, at, buf);
 		if (n <= 0)
 			return false;
-		len = dis_insn(w->dis, buf, (size_t)n, at, text,
-			       sizeof(text));
-		if (len <= 0 || len > n)
+		if (insn_decode(w->dec, buf, (unsigned int)n, at, &in) ||
+		    in.len > n)
 			return false;
-		at = rp_gap_next_ip(buf, (size_t)len, at);
+		at = rp_gap_next_ip(buf, in.len, at);
 		if (!at)
 			return false;
 		if (at == ip)

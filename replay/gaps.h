@@ -18,6 +18,11 @@
  */
 uint64_t rp_gap_next_ip(const uint8_t *b, size_t len, uint64_t ip);
 
+/* Up to 15 code bytes at @ip, as the decoder sees them.  Returns how many,
+ * or -1 when no code is known there.
+ */
+ssize_t rp_walk_read_code(struct walk *w, uint64_t ip, uint8_t *buf);
+
 /*
  * A gap before the walk's position, for libipt error @err (0: a loop PT
  * cannot count) at @ip and stream offset @off; only while indexing.

@@ -31,6 +31,7 @@ struct range {
 	size_t first_psb;	/* SIZE_MAX: from the stream's first sync */
 	size_t stop_psb;	/* SIZE_MAX: to the stream's end */
 	bool progress;
+	struct rp_seg *seg;	/* set: materialize it from blocks */
 	struct rp_ckpt *ckpts;
 	size_t nckpts;
 	struct rp_gap *gaps;

@@ -66,4 +66,20 @@ done
 real_trace "simple-glibc x20, a page withheld" "$tmp/nolib.pt" "$tmp/nolib.list" \
 	6/85/4 $((20 * 47233)) 20
 
+# The same stream cut inside a packet (the first 7 bytes of a PSB): longer
+# than 128 KiB, so import raw does not scan it whole (the first open
+# decodes it) but still finds the cut from the last PSB.
+len=$(wc -c <"$tmp/nolib.pt")
+{ cat "$tmp/nolib.pt"; printf '\002\202\002\202\002\202\002'; } >"$tmp/nolib-cut.pt"
+rm -rf "$tmp/b"
+"$PTREC" import raw -o "$tmp/b" --pt "$tmp/nolib-cut.pt" --images "$tmp/nolib.list" \
+	--cpu 6/85/4 >"$tmp/log" 2>&1 &&
+	grep -q "ends inside a packet at offset $len: its last 7 bytes are lost" "$tmp/log" &&
+	ok "a long stream cut inside a packet: the import names the offset" ||
+	bad "long cut stream: $(tail -1 "$tmp/log")"
+"$PTREC" info "$tmp/b" >"$tmp/info" 2>&1 &&
+	grep -q "^total: *$((20 * 47233)) instructions, 21 gaps" "$tmp/info" &&
+	ok "a long cut stream: every instruction, the 20 gaps and one for the lost bytes" ||
+	bad "long cut stream: $(tail -1 "$tmp/info")"
+
 tap_end import-real
