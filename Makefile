@@ -101,7 +101,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 .PHONY: all check test unit fuzz asan demo install clean deps cli-test bench e2e install-check gdb-test \
-	layering-check
+	layering-check values-test
 all: $(PTREC) $(PTREC_SERVER)
 
 # Each object gets its component's include path (INC_* above).
@@ -281,6 +281,17 @@ CURSORCHECK := $(BUILD)/tests/e2e/cursorcheck
 $(CURSORCHECK): tests/e2e/cursorcheck.c $(RP_LIB) $(PTK_LIB) $(SB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LINK_REPLAY)
+
+# Checks recovered values (#17) against the ground truth's registers.
+VALCHECK := $(BUILD)/tests/values/valcheck
+$(VALCHECK): tests/values/valcheck.c $(RP_LIB) $(PTK_LIB) $(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LINK_REPLAY)
+
+# make values-test: recovered registers against the ground truth (#17).
+values-test: $(PTREC) $(VALCHECK) $(PROG_BINS)
+	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
+		PROGS=$(CURDIR)/$(PROG_DIR) tests/values/run.sh
 
 e2e: $(PTREC) $(PTCHECK) $(TRUTHDUMP) $(CURSORCHECK) $(PROG_BINS)
 	PTREC=$(CURDIR)/$(PTREC) PTCHECK=$(CURDIR)/$(PTCHECK) \

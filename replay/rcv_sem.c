@@ -23,6 +23,7 @@
 #define F_SF	0x080ull
 #define F_DF	0x400ull
 #define F_OF	0x800ull
+#define F_RF	0x10000ull
 
 struct rcv_dec {
 	csh cs;
@@ -161,6 +162,34 @@ static bool implicit_store(unsigned int id)
 	}
 }
 
+/* rflags bits capstone's eflags field says an instruction writes. */
+static uint64_t flags_written(uint64_t e)
+{
+	static const struct { uint64_t cs, bit; } map[] = {
+		{ X86_EFLAGS_MODIFY_CF | X86_EFLAGS_RESET_CF |
+		  X86_EFLAGS_SET_CF | X86_EFLAGS_UNDEFINED_CF, F_CF },
+		{ X86_EFLAGS_MODIFY_PF | X86_EFLAGS_RESET_PF |
+		  X86_EFLAGS_SET_PF | X86_EFLAGS_UNDEFINED_PF, F_PF },
+		{ X86_EFLAGS_MODIFY_AF | X86_EFLAGS_RESET_AF |
+		  X86_EFLAGS_SET_AF | X86_EFLAGS_UNDEFINED_AF, F_AF },
+		{ X86_EFLAGS_MODIFY_ZF | X86_EFLAGS_RESET_ZF |
+		  X86_EFLAGS_SET_ZF | X86_EFLAGS_UNDEFINED_ZF, F_ZF },
+		{ X86_EFLAGS_MODIFY_SF | X86_EFLAGS_RESET_SF |
+		  X86_EFLAGS_SET_SF | X86_EFLAGS_UNDEFINED_SF, F_SF },
+		{ X86_EFLAGS_MODIFY_OF | X86_EFLAGS_RESET_OF |
+		  X86_EFLAGS_SET_OF | X86_EFLAGS_UNDEFINED_OF, F_OF },
+		{ X86_EFLAGS_MODIFY_DF | X86_EFLAGS_RESET_DF |
+		  X86_EFLAGS_SET_DF, F_DF },
+	};
+	uint64_t fw = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (e & map[i].cs)
+			fw |= map[i].bit;
+	return fw;
+}
+
 void rcv_decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		size_t len, uint8_t iclass, struct rcv_ins *in)
 {
@@ -237,8 +266,8 @@ void rcv_decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		return;
 	}
 	for (i = 0; i < nw; i++) {
-		if (rw[i] == X86_REG_EFLAGS)
-			in->fw = ~0ull;
+		if (rw[i] == X86_REG_EFLAGS && !x->eflags)
+			in->fw |= ARITH_FLAGS | F_DF;
 		else if (gpr(rw[i], &g, &sz, &sh))
 			add_write(in, g, wcode_of(sz, sh));
 	}
@@ -250,9 +279,16 @@ void rcv_decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		    (in->op[i].access & CS_AC_WRITE))
 			add_write(in, in->op[i].reg,
 				  wcode_of(in->op[i].size, in->op[i].shift));
-	if (x->eflags & ~(0x3full << 33 | 0x7full << 11 |
-			  X86_EFLAGS_TEST_RF | X86_EFLAGS_TEST_IF |
-			  X86_EFLAGS_TEST_TF | X86_EFLAGS_TEST_AF))
+	/* Flags written, by capstone's table; any but the arithmetic flags
+	 * and DF: all of them.
+	 */
+	in->fw |= flags_written(x->eflags);
+	if (x->eflags & (X86_EFLAGS_MODIFY_TF | X86_EFLAGS_MODIFY_IF |
+			 X86_EFLAGS_MODIFY_NT | X86_EFLAGS_MODIFY_RF |
+			 X86_EFLAGS_RESET_IF | X86_EFLAGS_RESET_TF |
+			 X86_EFLAGS_RESET_NT | X86_EFLAGS_SET_IF |
+			 X86_EFLAGS_RESET_RF | X86_EFLAGS_RESET_AC |
+			 X86_EFLAGS_RESET_0F))
 		in->fw = ~0ull;
 	if (implicit_store(in->id))
 		in->flags |= RCV_I_MEMBAR;
@@ -630,8 +666,9 @@ static void pass(const struct rcv_ins *in, const struct rcv_state *from,
 		to->r[g].k = from->r[g].k & keep;
 		to->r[g].v = from->r[g].v & keep;
 	}
-	to->r[RCV_FLAGS].k = from->r[RCV_FLAGS].k & ~in->fw;
-	to->r[RCV_FLAGS].v = from->r[RCV_FLAGS].v & ~in->fw;
+	/* RF: before an instruction it tells nothing about after it. */
+	to->r[RCV_FLAGS].k = from->r[RCV_FLAGS].k & ~in->fw & ~F_RF;
+	to->r[RCV_FLAGS].v = from->r[RCV_FLAGS].v & ~in->fw & ~F_RF;
 }
 
 static void set_flags(struct rcv_state *s, uint64_t mask, uint64_t f)
@@ -918,6 +955,13 @@ bool rcv_forward(const struct rcv_ctx *c, uint64_t i,
 	if (in->flags & RCV_I_BARRIER)
 		return false;
 	pass(in, pre, &o);
+	/* An instruction that completes clears RF (a fault's saved rflags,
+	 * the end of a crash, has it set).
+	 */
+	o.r[RCV_FLAGS].k &= ~F_RF;
+	o.r[RCV_FLAGS].v &= ~F_RF;
+	if (in->fw != ~0ull)
+		o.r[RCV_FLAGS].k |= F_RF;
 	emulate(c, i, in, pre, &o);
 	return merge_state(post, &o, conflicts);
 }

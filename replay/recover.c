@@ -12,6 +12,8 @@
  * write between, else the snapshot when nothing may have written it up to
  * the end.  Anything not implied stays unknown: docs/values.md.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -444,6 +446,11 @@ static int win_load(struct rp_recover *rc, struct win *w)
 			in->flags |= RCV_I_BARRIER | RCV_I_MEMBAR;
 			ncalls = 0;
 			rc->stats.async++;
+			if (getenv("PTREC_RCV_DEBUG"))
+				fprintf(stderr, "recover: transfer at %"
+					PRIu64 " %#" PRIx64 " class %u -> %#"
+					PRIx64 "\n", w->first + i, in->ip,
+					in->iclass, in->next);
 		}
 	}
 	for (i = 0; !rp_thread_gap(rc->s, rc->tid, i, &gap); i++)
