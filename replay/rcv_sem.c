@@ -12,6 +12,7 @@
 
 #include <capstone/capstone.h>
 
+#include "disasm.h"
 #include "rcv_internal.h"
 #include "replay.h"
 
@@ -28,6 +29,7 @@
 struct rcv_dec {
 	csh cs;
 	cs_insn *ci;
+	struct dis *dis;	/* libopcodes, for what capstone 4 lacks */
 };
 
 int rcv_dec_new(struct rcv_dec **dp)
@@ -48,6 +50,8 @@ int rcv_dec_new(struct rcv_dec **dp)
 		free(d);
 		return -RP_ERR_NOMEM;
 	}
+	if (dis_new(&d->dis))
+		d->dis = NULL;	/* then those stay barriers */
 	*dp = d;
 	return 0;
 }
@@ -58,6 +62,7 @@ void rcv_dec_free(struct rcv_dec *d)
 		return;
 	cs_free(d->ci, 1);
 	cs_close(&d->cs);
+	dis_free(d->dis);
 	free(d);
 }
 
@@ -190,6 +195,109 @@ static uint64_t flags_written(uint64_t e)
 	return fw;
 }
 
+/* Conditional jumps (their one operand is a target). */
+static bool cond_of_jcc(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_JO: case X86_INS_JNO: case X86_INS_JB: case X86_INS_JAE:
+	case X86_INS_JE: case X86_INS_JNE: case X86_INS_JBE: case X86_INS_JA:
+	case X86_INS_JS: case X86_INS_JNS: case X86_INS_JP: case X86_INS_JNP:
+	case X86_INS_JL: case X86_INS_JGE: case X86_INS_JLE: case X86_INS_JG:
+	case X86_INS_JRCXZ: case X86_INS_JECXZ: case X86_INS_LOOP:
+	case X86_INS_LOOPE: case X86_INS_LOOPNE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Is @r (after '%') a vector or mask register? */
+static bool vector_reg(const char *r)
+{
+	return !strncmp(r, "xmm", 3) || !strncmp(r, "ymm", 3) ||
+	       !strncmp(r, "zmm", 3) ||
+	       (r[0] == 'k' && r[1] >= '0' && r[1] <= '7');
+}
+
+/*
+ * Capstone 4 does not know AVX-512 (EVEX) instructions and their VEX mask
+ * moves, which glibc's string functions use.  libopcodes does: in its AT&T text the
+ * destination is the last operand.  An instruction whose operands are all
+ * vector or mask registers writes no general-purpose register and no
+ * memory (flags: unknown); one whose last operand is a 32- or 64-bit
+ * general-purpose register writes that register whole.  Anything else
+ * (a memory destination) stays a barrier.
+ */
+static void vector_only(struct rcv_dec *d, const uint8_t *raw, size_t len,
+			uint64_t ip, struct rcv_ins *in)
+{
+	char text[256], *ops, *last, *p;
+	int g, size, shift, n;
+
+	if (!d->dis || (raw[0] != 0x62 && raw[0] != 0xc4 && raw[0] != 0xc5))
+		return;	/* EVEX and VEX only */
+	n = dis_insn(d->dis, raw, len, ip, text, sizeof(text));
+	if (n != (int)len || strchr(text, '('))
+		return;	/* a memory operand: barrier */
+	ops = strpbrk(text, " \t");
+	if (!ops)
+		return;
+	last = strrchr(ops, ',');
+	last = last ? last + 1 : ops;
+	while (*last == ' ' || *last == '\t')
+		last++;
+	p = strchr(last, '{');	/* {%k1}{z}: the mask, not the destination */
+	if (p)
+		*p = '\0';
+	/* Every operand but the last: registers or immediates. */
+	for (p = ops; (p = strchr(p, '%')) && p < last; p++)
+		if (!vector_reg(p + 1))
+			return;
+	if (*last != '%')
+		return;
+	if (!vector_reg(last + 1)) {
+		unsigned int r;
+
+		for (r = X86_REG_INVALID + 1; r < X86_REG_ENDING; r++) {
+			const char *name = cs_reg_name(d->cs, r);
+
+			if (name && !strcmp(name, last + 1))
+				break;
+		}
+		if (r == X86_REG_ENDING || !gpr(r, &g, &size, &shift) ||
+		    size < 4)
+			return;
+		in->wcode[g] = 4;
+	}
+	in->flags = RCV_I_BAD;	/* decoded, but not by capstone */
+	in->fw = ARITH_FLAGS | F_DF;
+}
+
+/*
+ * Instructions whose first (Intel order: destination) operand is only
+ * read.  For every other instruction the first operand counts as written
+ * whatever capstone's access flags say: capstone 4 marks some AVX-512
+ * stores' memory destination as read only (vmovdqu64 [rdi], ymm16), and a
+ * missed write would give wrong values.
+ */
+static bool op0_read_only(unsigned int id, unsigned int nops)
+{
+	switch (id) {
+	case X86_INS_CMP: case X86_INS_TEST: case X86_INS_BT:
+	case X86_INS_PUSH: case X86_INS_CALL: case X86_INS_JMP:
+	case X86_INS_NOP: case X86_INS_PREFETCH: case X86_INS_PREFETCHNTA:
+	case X86_INS_PREFETCHT0: case X86_INS_PREFETCHT1:
+	case X86_INS_PREFETCHT2: case X86_INS_PREFETCHW:
+	case X86_INS_CLFLUSH: case X86_INS_CLFLUSHOPT: case X86_INS_CLWB:
+	case X86_INS_DIV: case X86_INS_IDIV: case X86_INS_MUL:
+		return true;
+	case X86_INS_IMUL:
+		return nops == 1;
+	default:
+		return cond_of_jcc(id);
+	}
+}
+
 void rcv_decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		size_t len, uint8_t iclass, struct rcv_ins *in)
 {
@@ -209,6 +317,8 @@ void rcv_decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	if (!cs_disasm_iter(d->cs, &code, &size, &addr, d->ci) ||
 	    d->ci->size != len) {
 		in->flags = RCV_I_BAD | RCV_I_BARRIER | RCV_I_MEMBAR;
+		if (iclass == RP_IC_OTHER)
+			vector_only(d, raw, len, ip, in);
 		return;
 	}
 	in->id = (uint16_t)d->ci->id;
@@ -250,10 +360,6 @@ void rcv_decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 			    o->mem.segment == X86_REG_ES ||
 			    o->mem.segment == X86_REG_SS)
 				p->seg = 0;	/* base 0 in 64-bit mode */
-			if ((o->access & CS_AC_WRITE) &&
-			    (p->base == -2 || p->index == -2 || p->seg == 3 ||
-			     !o->size || o->size > 64))
-				in->flags |= RCV_I_MEMBAR;
 			break;
 		default:
 			p->type = RCV_OP_OTHER;
@@ -261,6 +367,17 @@ void rcv_decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		}
 	}
 	in->nops = (uint8_t)(x->op_count < 3 ? x->op_count : 3);
+	if (in->nops && !op0_read_only(in->id, in->nops) &&
+	    (in->op[0].type == RCV_OP_MEM || in->op[0].type == RCV_OP_REG))
+		in->op[0].access |= CS_AC_WRITE;
+	for (i = 0; i < in->nops; i++) {
+		const struct rcv_op *p = &in->op[i];
+
+		if (p->type == RCV_OP_MEM && (p->access & CS_AC_WRITE) &&
+		    (p->base == -2 || p->index == -2 || p->seg == 3 ||
+		     !p->size || p->size > 64))
+			in->flags |= RCV_I_MEMBAR;
+	}
 	if (cs_regs_access(d->cs, d->ci, rr, &nr, rw, &nw) != CS_ERR_OK) {
 		in->flags |= RCV_I_BARRIER | RCV_I_MEMBAR;
 		return;

@@ -377,8 +377,8 @@ static bool expected(const struct rcv_ins *in, uint64_t next, uint64_t ret)
 {
 	uint64_t fall = in->ip + in->len;
 
-	if (in->flags & RCV_I_BAD)
-		return false;
+	if (in->flags & RCV_I_BARRIER)
+		return false;	/* undecodable */
 	switch (in->iclass) {
 	case RP_IC_OTHER:
 		return next == fall;

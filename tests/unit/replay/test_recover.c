@@ -339,3 +339,40 @@ Test(recover, accesses)
 	rcv_writes(&ctx, &st, &pre, &post, &a);
 	cr_assert(a.valid && !a.addr_known);
 }
+
+/* AVX-512 that capstone 4 cannot decode: libopcodes' text says what it
+ * writes.  Vector-only operands write no GPR; kmovd %k0,%eax writes rax;
+ * an EVEX store to memory stays a barrier.
+ */
+Test(recover, evex_by_libopcodes)
+{
+	struct rcv_ins vx = INS("\x62\xb2\x66\x20\x26\xc3"),	/* vptestnmb */
+		       km = INS("\xc5\xfb\x93\xc0"),	/* kmovd %k0,%eax */
+		       st = INS("\x62\xe1\xfe\x28\x7f\x07");	/* vmovdqu64 %ymm16,(%rdi) */
+	struct rcv_state pre = { 0 }, post = { 0 };
+	uint64_t conf = 0;
+	int g;
+
+	for (g = 0; g < 16; g++)
+		pre.r[g] = val((uint64_t)g);
+	cr_assert_eq(vx.flags & RCV_I_BARRIER, 0);
+	rcv_forward(&ctx, 0, &vx, &pre, &post, &conf);
+	for (g = 0; g < 16; g++)
+		cr_assert_eq(post.r[g].k, ~0ull, "reg %d", g);
+	cr_assert_eq(km.flags & RCV_I_BARRIER, 0);
+	memset(&post, 0, sizeof(post));
+	rcv_forward(&ctx, 0, &km, &pre, &post, &conf);
+	cr_assert_eq(post.r[RP_REG_RAX].k, 0);
+	cr_assert_eq(post.r[RP_REG_RBX].k, ~0ull);
+	/* The store: a barrier when only libopcodes knows it, else a
+	 * memory write at (%rdi).
+	 */
+	if (!(st.flags & RCV_I_BARRIER)) {
+		struct rcv_acc a;
+
+		pre.r[RP_REG_RDI] = val(0x5000);
+		rcv_writes(&ctx, &st, &pre, &post, &a);
+		cr_assert(a.valid && a.addr_known && a.addr == 0x5000 &&
+			  a.size == 32);
+	}
+}
