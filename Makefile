@@ -282,17 +282,6 @@ $(CURSORCHECK): tests/e2e/cursorcheck.c $(RP_LIB) $(PTK_LIB) $(SB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LINK_REPLAY)
 
-# Checks recovered values (#17) against the ground truth's registers.
-VALCHECK := $(BUILD)/tests/values/valcheck
-$(VALCHECK): tests/values/valcheck.c $(RP_LIB) $(PTK_LIB) $(SB_LIB)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LINK_REPLAY)
-
-# make values-test: recovered registers against the ground truth (#17).
-values-test: $(PTREC) $(VALCHECK) $(PROG_BINS)
-	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
-		PROGS=$(CURDIR)/$(PROG_DIR) tests/values/run.sh
-
 e2e: $(PTREC) $(PTCHECK) $(TRUTHDUMP) $(CURSORCHECK) $(PROG_BINS)
 	PTREC=$(CURDIR)/$(PTREC) PTCHECK=$(CURDIR)/$(PTCHECK) \
 		TRUTHDUMP=$(CURDIR)/$(TRUTHDUMP) \

@@ -126,4 +126,21 @@ bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 /* Merges known bits of @from into @to; true when it added any. */
 bool rcv_merge(struct rcv_val *to, struct rcv_val from, uint64_t *conflicts);
 
+/* rsp and rbp before an instruction as class + offset (rcv_stack.c): two
+ * positions of one class differ by the difference of their offsets.
+ * Class 0: unknown (rbp only).
+ */
+struct rcv_frame {
+	uint32_t rsp_c, rbp_c;
+	int64_t rsp_o, rbp_o;
+};
+
+/*
+ * Fills @f[0..@n] for instructions @ins[0..@n) and @pair[i]: for a pop (or
+ * leave's pop of rbp) the push whose value it reads back, else -1.
+ * Returns the number of classes (ids below it), or -RP_ERR_NOMEM.
+ */
+int rcv_stack_build(const struct rcv_ins *ins, size_t n,
+		    struct rcv_frame *f, int64_t *pair);
+
 #endif /* PTREC_RCV_INTERNAL_H */

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <capstone/capstone.h>
+
 #include "rcv_internal.h"
 #include "rp_internal.h"
 
@@ -62,7 +64,10 @@ struct win {
 	int64_t *pb;		/* last barrier < i (-1: none) */
 	struct ent *idx;
 	size_t nidx, idx_cap;
-	/* syscall i writes [saddr[i], +slen[i]) (read/pread) */
+	struct rcv_frame *fr;	/* rsp/rbp as class + offset */
+	int64_t *pair;		/* pop -> its push */
+	struct rcv_val *base;	/* per class: its base, when known */
+	size_t nclass;
 	struct rp_recover *rc;
 };
 
@@ -367,6 +372,9 @@ static void win_free(struct win *w)
 	free(w->nb);
 	free(w->pb);
 	free(w->idx);
+	free(w->fr);
+	free(w->pair);
+	free(w->base);
 	free(w);
 }
 
@@ -457,7 +465,12 @@ static int win_load(struct rp_recover *rc, struct win *w)
 		if (gap.before > w->first && gap.before <= w->last)
 			w->ins[gap.before - 1 - w->first].flags |=
 				RCV_I_BARRIER | RCV_I_MEMBAR;
-	ret = 0;
+	ret = rcv_stack_build(w->ins, w->n, w->fr, w->pair);
+	if (ret > 0) {
+		w->nclass = (size_t)ret;
+		w->base = calloc(w->nclass, sizeof(*w->base));
+		ret = w->base ? 0 : -RP_ERR_NOMEM;
+	}
 out:
 	free(calls);
 	rp_cursor_free(c);
@@ -483,6 +496,70 @@ static void top_state(struct rp_recover *rc, struct win *w)
 			rc->end_regs.val[RP_REG_EFLAGS], ~0ull };
 }
 
+/*
+ * Knowledge across positions (rcv_stack.c): rsp and rbp of one class
+ * differ by their offsets; a pop reads back what its push wrote.
+ */
+static bool link_frames(struct rp_recover *rc, struct win *w)
+{
+	uint64_t *conf = &rc->stats.conflicts;
+	bool ch = false;
+	size_t i;
+
+	memset(w->base, 0, w->nclass * sizeof(*w->base));
+	for (i = 0; i <= w->n; i++) {
+		const struct rcv_frame *f = &w->fr[i];
+		const struct rcv_state *s = &w->st[i];
+
+		if (s->r[RP_REG_RSP].k == ~0ull && !w->base[f->rsp_c].k)
+			w->base[f->rsp_c] = (struct rcv_val){
+				s->r[RP_REG_RSP].v - (uint64_t)f->rsp_o, ~0ull };
+		if (f->rbp_c && s->r[RP_REG_RBP].k == ~0ull &&
+		    !w->base[f->rbp_c].k)
+			w->base[f->rbp_c] = (struct rcv_val){
+				s->r[RP_REG_RBP].v - (uint64_t)f->rbp_o, ~0ull };
+	}
+	for (i = 0; i <= w->n; i++) {
+		const struct rcv_frame *f = &w->fr[i];
+		struct rcv_state *s = &w->st[i];
+		struct rcv_val b = w->base[f->rsp_c];
+
+		if (b.k)
+			ch |= rcv_merge(&s->r[RP_REG_RSP],
+					(struct rcv_val){ b.v + (uint64_t)f->rsp_o,
+							  ~0ull }, conf);
+		b = f->rbp_c ? w->base[f->rbp_c] : (struct rcv_val){ 0, 0 };
+		if (b.k)
+			ch |= rcv_merge(&s->r[RP_REG_RBP],
+					(struct rcv_val){ b.v + (uint64_t)f->rbp_o,
+							  ~0ull }, conf);
+	}
+	for (i = 0; i < w->n; i++) {
+		const struct rcv_ins *q = &w->ins[i], *p;
+		struct rcv_val pushed;
+		int dst;
+
+		if (w->pair[i] < 0)
+			continue;
+		p = &w->ins[w->pair[i]];
+		dst = q->id == X86_INS_LEAVE ? RP_REG_RBP : q->op[0].reg;
+		if (p->op[0].type == RCV_OP_IMM) {
+			pushed = (struct rcv_val){ (uint64_t)p->op[0].imm,
+						   ~0ull };
+		} else if (p->op[0].type == RCV_OP_REG) {
+			pushed = w->st[w->pair[i]].r[p->op[0].reg];
+			if (p->op[0].reg != RP_REG_RSP)
+				ch |= rcv_merge(
+					&w->st[w->pair[i]].r[p->op[0].reg],
+					w->st[i + 1].r[dst], conf);
+		} else {
+			continue;
+		}
+		ch |= rcv_merge(&w->st[i + 1].r[dst], pushed, conf);
+	}
+	return ch;
+}
+
 static int win_compute(struct rp_recover *rc, struct win *w)
 {
 	struct rcv_ctx *c = &rc->ctx;
@@ -505,6 +582,7 @@ static int win_compute(struct rp_recover *rc, struct win *w)
 			ch |= rcv_forward(c, i, &w->ins[i], &w->st[i],
 					  &w->st[i + 1],
 					  &rc->stats.conflicts);
+		ch |= link_frames(rc, w);
 		rc->stats.passes++;
 		if (!ch)
 			break;
@@ -534,7 +612,10 @@ static int win_new(struct rp_recover *rc, uint64_t first, uint64_t last,
 	w->mbar = calloc(n + 1, 1);
 	w->nb = calloc(n + 1, sizeof(*w->nb));
 	w->pb = calloc(n + 1, sizeof(*w->pb));
-	if (!w->ins || !w->st || !w->mbar || !w->nb || !w->pb) {
+	w->fr = calloc(n + 1, sizeof(*w->fr));
+	w->pair = calloc(n + 1, sizeof(*w->pair));
+	if (!w->ins || !w->st || !w->mbar || !w->nb || !w->pb || !w->fr ||
+	    !w->pair) {
 		win_free(w);
 		return -RP_ERR_NOMEM;
 	}

@@ -55,6 +55,7 @@ int target_open(struct target *tg, const char *dir)
 		return -1;
 	}
 	tg->no_values = getenv("PTREC_NO_VALUES") != NULL;
+	tg->values_unwind = getenv("PTREC_VALUES_UNWIND") != NULL;
 	tg->vals_pos = UINT64_MAX;
 	/* The end state: a bundle without one (or a damaged one) still
 	 * replays, with what the history holds.
@@ -193,6 +194,34 @@ static bool past_reg(struct target *tg, size_t cur, int idx, uint64_t *val)
 	return true;
 }
 
+/*
+ * Does the recovered rbp chain of thread @cur show the @n recorded frames
+ * of @w (call_stack()'s words): rsp known, and for each caller, the
+ * return address at rbp + 8 and the caller's rbp at rbp?
+ */
+static bool past_frames(struct target *tg, size_t cur, const uint64_t *w,
+			size_t n)
+{
+	uint64_t pos = rp_timeline_pos(tg->tl, cur), rbp, v;
+	struct rp_recover *rc = recovery(tg, cur);
+	size_t k;
+
+	if (!rc || n < 2 || !past_reg(tg, cur, RP_REG_RSP, &v) ||
+	    !past_reg(tg, cur, RP_REG_RBP, &rbp))
+		return false;
+	for (k = 0; k + 1 < n; k++) {
+		uint64_t ret, next;
+
+		if (rp_recover_mem(rc, pos, rbp + 8, &ret, 8) != 8 ||
+		    ret != w[5 + 3 * k] ||
+		    rp_recover_mem(rc, pos, rbp, &next, 8) != 8 ||
+		    next <= rbp)
+			return false;
+		rbp = next;
+	}
+	return true;
+}
+
 int target_reg(struct target *tg, unsigned int regno, struct regval *v)
 {
 	size_t cur = rp_timeline_selected(tg->tl);
@@ -265,6 +294,15 @@ static size_t call_stack(struct target *tg, size_t cur, uint64_t *w,
 	w[5 + 3 * n] = 0;
 	n++;
 	w[1] = n;
+	/* Before the end, real registers too (#17) when the recovered frame
+	 * pointer chain shows every recorded caller: GDB's own unwinding
+	 * then finds the same frames, with their values.  Only with
+	 * PTREC_VALUES_UNWIND=1 for now: where the chain cannot be shown the
+	 * plugin's frames are used, and GDB's finish compares frame ids made
+	 * by the two unwinders (docs/values.md).
+	 */
+	if (pos < end && tg->values_unwind && past_frames(tg, cur, w, n))
+		memcpy(&w[0], "PTRECSTR", 8);
 	return 3 + 3 * n;
 }
 

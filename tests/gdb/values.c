@@ -17,6 +17,8 @@ int main(void)
 {
 	int i, sum = 0;
 
+	/* Unbuffered: the crash would lose buffered lines. */
+	setvbuf(stdout, NULL, _IONBF, 0);
 	for (i = 0; i < 5; i++) {
 		sum += i * i;
 		printf("loop i=%d sum=%d\n", i, sum);	/* line 22 */

@@ -376,3 +376,60 @@ Test(recover, evex_by_libopcodes)
 			  a.size == 32);
 	}
 }
+
+/* ---- stack frames (rcv_stack.c) ------------------------------------------ */
+
+/* push rbx; push 5; add rsp, 8; pop rbx: the pop reads the first push's
+ * slot, not the discarded second one; rsp offsets follow each move.
+ */
+Test(recover, pop_pairs_with_the_push_of_its_slot)
+{
+	struct rcv_ins in[4] = {
+		INS("\x53"),			/* push rbx */
+		INS("\x6a\x05"),		/* push 5 */
+		INS("\x48\x83\xc4\x08"),	/* add rsp, 8 */
+		INS("\x5b"),			/* pop rbx */
+	};
+	struct rcv_frame f[5];
+	int64_t pair[4];
+
+	cr_assert_gt(rcv_stack_build(in, 4, f, pair), 0);
+	cr_assert_eq(pair[3], 0);
+	cr_assert_eq(f[1].rsp_o, -8);
+	cr_assert_eq(f[2].rsp_o, -16);
+	cr_assert_eq(f[3].rsp_o, -8);
+	cr_assert_eq(f[4].rsp_o, 0);
+	cr_assert_eq(f[4].rsp_c, f[0].rsp_c);
+}
+
+/* A store through rsp into the slot between push and pop breaks the pair;
+ * an unknown change of rsp (alloca) starts another class, and
+ * lea rsp, [rbp - d] returns to rbp's.
+ */
+Test(recover, stores_and_alloca_break_or_restore)
+{
+	struct rcv_ins a[3] = {
+		INS("\x53"),			/* push rbx */
+		INS("\x48\x89\x04\x24"),	/* mov [rsp], rax */
+		INS("\x5b"),			/* pop rbx */
+	};
+	struct rcv_ins b[6] = {
+		INS("\x55"),			/* push rbp */
+		INS("\x48\x89\xe5"),		/* mov rbp, rsp */
+		INS("\x48\x29\xc4"),		/* sub rsp, rax */
+		INS("\x48\x8d\x65\x00"),	/* lea rsp, [rbp+0] */
+		INS("\x5d"),			/* pop rbp */
+		INS("\xc3"),			/* ret */
+	};
+	struct rcv_frame f[7];
+	int64_t pair[6];
+
+	cr_assert_gt(rcv_stack_build(a, 3, f, pair), 0);
+	cr_assert_eq(pair[2], -1);
+	cr_assert_gt(rcv_stack_build(b, 6, f, pair), 0);
+	cr_assert_neq(f[3].rsp_c, f[2].rsp_c, "alloca: a new class");
+	cr_assert_eq(f[4].rsp_c, f[0].rsp_c);
+	cr_assert_eq(f[4].rsp_o, -8);
+	cr_assert_eq(pair[4], 0);
+	cr_assert_eq(f[6].rsp_o, 8);
+}
