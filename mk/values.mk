@@ -25,3 +25,10 @@ gdb-values-test: $(PTREC) $(PTREC_SERVER) $(GDB_VALUES)
 
 .PHONY: values-test gdb-values-test
 CHECK_EXTRA += values-test gdb-values-test
+
+# make bench: the recovery table and GDB's first stop, values on vs off.
+.PHONY: values-bench
+values-bench: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(PROG_BINS)
+	./scripts/bench-values $(BUILD)
+
+BENCH_EXTRA += values-bench
