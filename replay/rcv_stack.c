@@ -82,6 +82,27 @@ static int64_t slot_pusher(struct slots *t, uint32_t cls, int64_t off,
 	return a->writer;
 }
 
+/*
+ * Does the syscall at @i keep rsp and rbp?  Only when the instruction
+ * before it set its number to a constant other than rt_sigreturn (which
+ * loads them from the signal frame) and execve/execveat; the engine
+ * decides the rest from rax when it knows it, but frames are built
+ * before any value is known.
+ */
+static bool plain_syscall(const struct rcv_ins *ins, size_t i)
+{
+	const struct rcv_ins *p = i ? &ins[i - 1] : NULL;
+	int64_t nr;
+
+	if (!p || p->id != X86_INS_MOV || p->nops != 2 ||
+	    p->op[0].type != RCV_OP_REG || p->op[0].reg != RP_REG_RAX ||
+	    p->op[0].size < 4 || p->op[1].type != RCV_OP_IMM ||
+	    (p->flags & RCV_I_BARRIER))
+		return false;
+	nr = p->op[1].imm;
+	return nr != 15 && nr != 59 && nr != 322;
+}
+
 int rcv_stack_build(const struct rcv_ins *ins, size_t n,
 		    struct rcv_frame *f, int64_t *pair)
 {
@@ -104,7 +125,8 @@ int rcv_stack_build(const struct rcv_ins *ins, size_t n,
 		int k;
 
 		pair[i] = -1;
-		if (in->flags & RCV_I_BARRIER) {
+		if (((in->flags & RCV_I_SYSCALL) && !plain_syscall(ins, i)) ||
+		    (in->flags & RCV_I_BARRIER)) {
 			f[i + 1] = (struct rcv_frame){ next++, 0, 0, 0 };
 			continue;
 		}

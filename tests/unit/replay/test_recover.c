@@ -433,3 +433,28 @@ Test(recover, stores_and_alloca_break_or_restore)
 	cr_assert_eq(pair[4], 0);
 	cr_assert_eq(f[6].rsp_o, 8);
 }
+
+/* rt_sigreturn loads rsp from the signal frame: a new class after it; a
+ * write(2) keeps the frame.
+ */
+Test(recover, sigreturn_breaks_the_frame)
+{
+	struct rcv_ins sr[3] = {
+		INS("\x53"),			/* push rbx */
+		INS("\xb8\x0f\x00\x00\x00"),	/* mov eax, 15 */
+		INS("\x0f\x05"),		/* syscall */
+	};
+	struct rcv_ins wr[3] = {
+		INS("\x53"),
+		INS("\xb8\x01\x00\x00\x00"),	/* mov eax, 1 */
+		INS("\x0f\x05"),
+	};
+	struct rcv_frame f[4];
+	int64_t pair[3];
+
+	cr_assert_gt(rcv_stack_build(sr, 3, f, pair), 0);
+	cr_assert_neq(f[3].rsp_c, f[2].rsp_c);
+	cr_assert_gt(rcv_stack_build(wr, 3, f, pair), 0);
+	cr_assert_eq(f[3].rsp_c, f[2].rsp_c);
+	cr_assert_eq(f[3].rsp_o, -8);
+}
