@@ -68,7 +68,7 @@ static void print_mem(struct rp_recover *rc, uint64_t pos, uint64_t addr,
 
 int cli_values(int argc, char **argv)
 {
-	uint64_t at = 0, mem = 0, len = 64, end, pos;
+	uint64_t at = UINT64_MAX, mem = 0, len = 64, end, pos;
 	bool have_mem = false, all = false;
 	struct rp_recover_stats st;
 	struct rp_recover *rc;
@@ -100,6 +100,11 @@ int cli_values(int argc, char **argv)
 	a = cli_parse(&cmd, argc, argv);
 	if (a < 0)
 		return cli_exit(a);
+	if (at == UINT64_MAX) {
+		fprintf(stderr, "ptrec values: --at N is required\n");
+		cli_usage(&cmd, stderr, false);
+		return 2;
+	}
 	for (int i = 1; i < argc; i++)
 		if (!strncmp(argv[i], "--mem", 5))
 			have_mem = true;

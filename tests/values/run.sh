@@ -43,4 +43,35 @@ if [ -f "$tmp/loops/manifest.json" ]; then
 		ok "valcheck: a forged truth register is reported wrong" ||
 		bad "valcheck: forged truth not caught: $(tail -3 "$tmp/out")"
 fi
+# ptrec values: at the end, the final registers; just before, what the
+# last instruction implies (rsp of loops' _exit is known); bad arguments
+# named.
+if [ -f "$tmp/loops/manifest.json" ]; then
+	end=$("$PTREC" values "$tmp/loops" --at 999999999 2>&1 |
+		sed -n 's/.*(\([0-9]*\): its end).*/\1/p')
+	"$PTREC" values "$tmp/loops" --at "$end" >"$tmp/end" 2>&1
+	"$PTREC" values "$tmp/loops" --at $((end - 1)) --mem 0 --len 8 \
+		>"$tmp/before" 2>&1
+	if [ -n "$end" ] && grep -q '^rsp  *0x' "$tmp/end" &&
+		grep -q '^rsp  *0x' "$tmp/before" &&
+		grep -q '^0x0000000000000000: ?? ?? ?? ?? ?? ?? ?? ??' "$tmp/before"; then
+		ok "ptrec values: registers at and before the end, unknown memory as ??"
+	else
+		bad "ptrec values: $(cat "$tmp/end" "$tmp/before" | head -8)"
+	fi
+	"$PTREC" values "$tmp/loops" >"$tmp/out" 2>&1
+	st=$?
+	"$PTREC" values "$tmp/loops" --at 0 >>"$tmp/out" 2>&1
+	st2=$?
+	"$PTREC" values "$tmp/loops" --at 1 --thread 1 >>"$tmp/out" 2>&1
+	st3=$?
+	if [ $st -eq 2 ] && [ $st2 -eq 1 ] && [ $st3 -eq 1 ] &&
+		grep -q -- '--at N is required' "$tmp/out" &&
+		grep -q -- '--at 0: thread [0-9]* has instructions 1 to' "$tmp/out" &&
+		grep -q -- '--thread 1: no such thread' "$tmp/out"; then
+		ok "ptrec values: a missing --at, --at 0 and a bad thread are named"
+	else
+		bad "ptrec values bad arguments ($st $st2 $st3): $(cat "$tmp/out")"
+	fi
+fi
 tap_end values
