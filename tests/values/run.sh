@@ -29,6 +29,19 @@ for prog in tiny loops indirect signal segv threads fork jmp plt; do
 	grep '^distance' "$tmp/out" | sed "s/^/# $prog /"
 done
 
+# Chained windows and windows beyond the chain (the engine's 16 windows
+# back from the end, then windows on their own), on a short history.
+if [ -f "$tmp/loops/manifest.json" ]; then
+	for b in 1000 300; do
+		if VALCHECK_BLOCK=$b "$VALCHECK" "$tmp/loops" >"$tmp/out" 2>&1 &&
+			grep -q "[0-9][0-9] windows" "$tmp/out"; then
+			ok "loops in windows of $b: no wrong value; $(grep 'distance all' "$tmp/out" | sed 's/  */ /g')"
+		else
+			bad "loops in windows of $b: $(head -5 "$tmp/out")"
+		fi
+	done
+fi
+
 # The checker itself: a truth with one register changed is caught.
 if [ -f "$tmp/loops/manifest.json" ]; then
 	cp -r "$tmp/loops" "$tmp/forged"

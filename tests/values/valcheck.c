@@ -6,7 +6,9 @@
  * 2: the registers after each instruction).  Prints the share known and
  * the number wrong overall and by distance from the end (10, 100, 10^3,
  * 10^4 instructions before it); exits 1 when any value is wrong, 2 on
- * bad input.  Wrong is a bug; unknown is allowed.
+ * bad input.  Wrong is a bug; unknown is allowed.  VALCHECK_BLOCK=N
+ * makes the engine's windows N instructions long (chained windows and
+ * windows beyond the chain on short histories).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -67,7 +69,12 @@ int main(int argc, char **argv)
 			fprintf(stderr, "valcheck: %s\n", err.msg);
 			continue;
 		}
-		if (rp_recover_new(s, tid, &rc) ||
+		if (rp_recover_new(s, tid, &rc))
+			rc = NULL;
+		if (rc && getenv("VALCHECK_BLOCK"))
+			rp_recover_set_block(rc, strtoull(
+				getenv("VALCHECK_BLOCK"), NULL, 0));
+		if (!rc ||
 		    rp_cursor_new(s, tid, &cur) ||
 		    rp_thread_end(s, tid, &end, NULL)) {
 			fprintf(stderr, "valcheck: thread %u: no history\n",
