@@ -70,7 +70,7 @@ LIBS_RECORD := -lipt -lcapstone
 RP_SRCS := $(wildcard replay/*.c)
 RP_OBJS := $(RP_SRCS:%.c=$(BUILD)/%.o)
 RP_LIB := $(BUILD)/libptrec.a
-LIBS_REPLAY := -lipt -ldw -lelf -lopcodes -lbfd -lcrypto
+LIBS_REPLAY := -lipt -ldw -lelf -lopcodes -lbfd -lcrypto -lcapstone
 
 IMP_SRCS := $(wildcard import/*.c)
 IMP_OBJS := $(IMP_SRCS:%.c=$(BUILD)/%.o)
@@ -101,7 +101,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 .PHONY: all check test unit fuzz asan demo install clean deps cli-test bench e2e install-check gdb-test \
-	layering-check
+	layering-check values-test
 all: $(PTREC) $(PTREC_SERVER)
 
 # Each object gets its component's include path (INC_* above).

@@ -16,5 +16,7 @@ int cli_record(int argc, char **argv);
 int cli_core(int argc, char **argv);
 /* The snapshot of bundle @dir for info (@maps false) and dump (true). */
 void cli_snapshot_print(const char *dir, bool maps);
+/* `ptrec values BUNDLE --at N` (values.c). */
+int cli_values(int argc, char **argv);
 
 #endif

@@ -20,6 +20,7 @@ static const struct {
 	{ "info", cli_info, "info BUNDLE            threads, instructions, gaps, sizes" },
 	{ "insns", cli_insns, "insns BUNDLE [--thread TID] [--from N] [--count K] [--raw]  instruction history" },
 	{ "calls", cli_calls, "calls BUNDLE [--thread TID] [--tree] [--lines] [--insn-range]  function-call history" },
+	{ "values", cli_values, "values BUNDLE --at N [--thread TID] [--mem ADDR]  registers and memory known in the past" },
 	{ "export", cli_export, "export BUNDLE --format=jsonl|csv|perfetto -o FILE [--thread TID]" },
 	{ "replay", cli_replay, "replay BUNDLE [GDB-ARGS]  GDB on the recording, at its end (reverse-step, ...)" },
 	{ "import", cli_import, "import raw|... -o DIR ...  bundle from traces recorded elsewhere (ptrec import --help)" },

@@ -249,7 +249,7 @@ int cli_record(int argc, char **argv)
 		  .arg = "N", EMU, .help = "stop after N instructions" },
 		{ .name = "ground-truth", .kind = CLI_FLAG,
 		  .dst = &o.ground_truth, EMU,
-		  .help = "also store every executed address" },
+		  .help = "also store every executed address and the registers after it" },
 		CLI_CALL_OPT("psb-period", 0, rec_psb, "BYTES",
 			     "bytes between PSB packets (default 4096; kmod: a power of two from 2048)"),
 		{ .name = "long-tnt", .kind = CLI_FLAG, .dst = &o.long_tnt,

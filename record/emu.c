@@ -556,16 +556,32 @@ static int fetch_insn(struct emu *e, struct thr *t, uint64_t ip,
 	return 0;
 }
 
-static void truth_add(struct emu *e, struct thr *t, uint64_t ip)
+/* Records instruction @ip in the ground truth; with @regs, the registers
+ * after it (t->regs, read at the step's stop) too.
+ */
+static void truth_add_regs(struct emu *e, struct thr *t, uint64_t ip,
+			   bool regs)
 {
+	const struct user_regs_struct *r = &t->regs;
+	const uint64_t v[SB_TRUTH_NREGS] = {
+		r->rax, r->rbx, r->rcx, r->rdx, r->rsi, r->rdi, r->rbp,
+		r->rsp, r->r8, r->r9, r->r10, r->r11, r->r12, r->r13,
+		r->r14, r->r15, r->eflags,
+	};
 	int ret;
 
 	e->st->insns++;
 	if (!t->truth)
 		return;
-	ret = sb_truth_add(t->truth, ip);
+	ret = sb_truth_add_regs(t->truth, ip,
+				regs ? (1ull << SB_TRUTH_NREGS) - 1 : 0, v);
 	if (ret)
 		io_fail(e, ret, "truth");
+}
+
+static void truth_add(struct emu *e, struct thr *t, uint64_t ip)
+{
+	truth_add_regs(e, t, ip, false);
 }
 
 static void enc_check(struct emu *e, struct thr *t, int ret)
@@ -992,8 +1008,11 @@ static void step_done(struct emu *e, struct thr *t)
 		icache_put(e, t, t->ip, &t->in);
 		e->st->learned++;
 	}
-	truth_add(e, t, t->ip);
 	ret = ptenc_retire(&t->enc, &t->in, t->ip, next);
+	/* The registers are those after t->ip only when the step retired
+	 * just it, where its class allows.
+	 */
+	truth_add_regs(e, t, t->ip, ret == 0);
 	if (ret == 1 && t->in.cls == IC_OTHER &&
 	    explain_skip(e, t, t->ip + t->in.len, next))
 		ret = 0;

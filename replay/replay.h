@@ -684,6 +684,63 @@ int rp_snapshot_thread(const struct rp_snapshot *sn, uint32_t tid,
 size_t rp_snapshot_read(struct rp_snapshot *sn, uint32_t pid, uint64_t addr,
 			void *buf, size_t len, bool images);
 
+/* ---- values in the past (recover.c) ------------------------------------- */
+
+/*
+ * The registers and memory of a thread before the end of its history,
+ * recovered from the instructions it executed and the end snapshot
+ * (docs/values.md).  A value is known only when the history and the
+ * snapshot imply it; everything else is unknown, never guessed.  Work is
+ * done on demand, in windows of instructions counted back from the end.
+ */
+struct rp_recover;
+
+struct rp_recover_stats {
+	uint64_t windows;	/* windows computed */
+	uint64_t insns;		/* instructions analysed */
+	uint64_t passes;	/* backward+forward passes */
+	uint64_t conflicts;	/* contradictions found (a bug: 0) */
+	uint64_t async;		/* transfers the code does not explain */
+};
+
+/* A recovery context for thread @tid of @s (which must outlive it).
+ * Returns 0, -RP_ERR_NOTHREAD, -RP_ERR_NOMEM.
+ */
+int rp_recover_new(struct rp_session *s, uint32_t tid, struct rp_recover **rc);
+void rp_recover_free(struct rp_recover *rc);
+
+/* Instructions per window (0: the default, 16384); drops what was
+ * computed.
+ */
+void rp_recover_set_block(struct rp_recover *rc, uint64_t block);
+
+/**
+ * rp_recover_regs() - the registers known before instruction @pos
+ * @pos:	0 to the thread's end (rp_thread_end()); at the end, the final
+ *		registers.
+ * @regs:	bit (1 << reg) of valid set for each register known whole
+ *		(the general-purpose registers, rflags and rip before the end).
+ *
+ * Returns 0, -RP_ERR_RANGE, -RP_ERR_NOMEM or a cursor's error.
+ */
+int rp_recover_regs(struct rp_recover *rc, uint64_t pos, struct rp_regs *regs);
+
+/* Register @reg (RP_REG_RAX..RP_REG_R15, RP_REG_EFLAGS) before @pos bit by
+ * bit: *@known has a bit set for each bit of *@val known.
+ */
+int rp_recover_reg_bits(struct rp_recover *rc, uint64_t pos, unsigned int reg,
+			uint64_t *val, uint64_t *known);
+
+/* Memory of the thread's process before instruction @pos: copies the
+ * bytes known from @addr on into @buf and returns how many (it stops at
+ * the first unknown byte).
+ */
+size_t rp_recover_mem(struct rp_recover *rc, uint64_t pos, uint64_t addr,
+		      void *buf, size_t len);
+
+void rp_recover_stats(const struct rp_recover *rc,
+		      struct rp_recover_stats *st);
+
 #ifdef __cplusplus
 }
 #endif

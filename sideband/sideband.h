@@ -472,7 +472,18 @@ int sb_regs_load_bundle(struct sb_regs *regs, const char *dir,
 /* ---- ground truth ------------------------------------------------------ */
 
 #define SB_TRUTH_MAGIC		"PTRECGT"
-#define SB_TRUTH_VERSION	1
+#define SB_TRUTH_VERSION	2
+#define SB_TRUTH_NREGS		17	/* rax..r15 (GDB's order), rflags */
+#define SB_TRUTH_WORDS		(2 + SB_TRUTH_NREGS)
+
+/* One executed instruction: bit i of @mask set when regs[i] (after it
+ * ran) was recorded.
+ */
+struct sb_truth_rec {
+	uint64_t ip;
+	uint64_t mask;
+	uint64_t regs[SB_TRUTH_NREGS];
+};
 
 struct sb_truth_writer;
 
@@ -487,6 +498,18 @@ int sb_truth_add(struct sb_truth_writer *tw, uint64_t ip);
 
 /* Writes the buffered addresses.  Returns 0 or a write errno. */
 int sb_truth_flush(struct sb_truth_writer *tw);
+
+/* Append one executed instruction and the registers (@mask of @regs, GDB's
+ * order, rflags last) after it.  Returns 0 or a write errno.
+ */
+int sb_truth_add_regs(struct sb_truth_writer *tw, uint64_t ip,
+		      uint64_t mask, const uint64_t *regs);
+
+/* Every record of a ground-truth file (version 1: addresses only, mask 0).
+ * Free *@recs with free().  Errors as sb_truth_load().
+ */
+int sb_truth_load_recs(const char *path, struct sb_truth_rec **recs,
+		       size_t *count, struct sb_err *err);
 
 /* Flush and free.  Returns 0 or the first write error. */
 int sb_truth_close(struct sb_truth_writer *tw, struct sb_err *err);

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * Ground truth (truth/<tid>.gt): a 16-byte header, then the address of every
- * instruction the thread executed, as little-endian 64-bit values.
+ * Ground truth (truth/<tid>.gt): a 16-byte header, then one record per
+ * instruction the thread executed.  Version 1 records are its address;
+ * version 2 records (SB_TRUTH_WORDS little-endian 64-bit words) are its
+ * address, a mask of the registers recorded, and the general-purpose
+ * registers and rflags after it ran, so that values recovered in the past
+ * (replay/recover.c) can be checked.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -78,16 +82,27 @@ int sb_truth_flush(struct sb_truth_writer *tw)
 	return tw ? truth_flush(tw) : 0;
 }
 
-int sb_truth_add(struct sb_truth_writer *tw, uint64_t ip)
+int sb_truth_add_regs(struct sb_truth_writer *tw, uint64_t ip,
+		      uint64_t mask, const uint64_t *regs)
 {
-	if (tw->used == TRUTH_BUF) {
+	unsigned int i;
+
+	if (tw->used + SB_TRUTH_WORDS > TRUTH_BUF) {
 		int ret = truth_flush(tw);
 
 		if (ret)
 			return ret;
 	}
 	tw->buf[tw->used++] = ip;
+	tw->buf[tw->used++] = regs ? mask : 0;
+	for (i = 0; i < SB_TRUTH_NREGS; i++)
+		tw->buf[tw->used++] = regs && (mask >> i & 1) ? regs[i] : 0;
 	return tw->error;
+}
+
+int sb_truth_add(struct sb_truth_writer *tw, uint64_t ip)
+{
+	return sb_truth_add_regs(tw, ip, 0, NULL);
 }
 
 int sb_truth_close(struct sb_truth_writer *tw, struct sb_err *err)
@@ -108,18 +123,18 @@ int sb_truth_close(struct sb_truth_writer *tw, struct sb_err *err)
 	return ret;
 }
 
-int sb_truth_load(const char *path, uint64_t **ipsp, size_t *countp,
-		  struct sb_err *err)
+int sb_truth_load_recs(const char *path, struct sb_truth_rec **recsp,
+		       size_t *countp, struct sb_err *err)
 {
 	struct truth_header h;
+	struct sb_truth_rec *recs;
 	char *data;
-	size_t len, n;
-	uint64_t *ips;
+	size_t len, n, i, words;
 	int ret;
 
-	if (!path || !ipsp || !countp)
+	if (!path || !recsp || !countp)
 		return sb_fail(err, -EINVAL, "sb_truth_load: NULL argument");
-	/* Ground truth is for tests: 1 GiB (2^27 instructions) is plenty. */
+	/* Ground truth is for tests: 1 GiB is plenty. */
 	ret = sb_read_file(path, 1u << 30, &data, &len, err);
 	if (ret)
 		return ret;
@@ -135,32 +150,66 @@ int sb_truth_load(const char *path, uint64_t **ipsp, size_t *countp,
 			      path);
 		goto out_free;
 	}
-	if (h.version != SB_TRUTH_VERSION) {
+	if (h.version != SB_TRUTH_VERSION && h.version != 1) {
 		ret = sb_fail(err, -EPROTONOSUPPORT,
-			      "%s: ground-truth version %u, this ptrec reads version %d; %s",
+			      "%s: ground-truth version %u, this ptrec reads versions 1 and %d; %s",
 			      path, h.version, SB_TRUTH_VERSION,
 			      h.version > SB_TRUTH_VERSION ?
 			      "upgrade ptrec to read it" :
 			      "re-record it or use the ptrec release that wrote it");
 		goto out_free;
 	}
-	if ((len - sizeof(h)) % sizeof(uint64_t)) {
+	words = h.version == 1 ? 1 : SB_TRUTH_WORDS;
+	if ((len - sizeof(h)) % (words * 8)) {
 		ret = sb_fail(err, -EBADMSG,
-			      "%s: offset %zu: truncated address (file size %zu)",
-			      path, len - (len - sizeof(h)) % sizeof(uint64_t),
-			      len);
+			      "%s: offset %zu: truncated record (file size %zu)",
+			      path, len - (len - sizeof(h)) % (words * 8), len);
 		goto out_free;
 	}
-	n = (len - sizeof(h)) / sizeof(uint64_t);
-	ips = malloc(n ? n * sizeof(*ips) : 1);
-	if (!ips) {
+	n = (len - sizeof(h)) / (words * 8);
+	recs = calloc(n ? n : 1, sizeof(*recs));
+	if (!recs) {
 		ret = sb_fail(err, -ENOMEM, "%s: out of memory", path);
 		goto out_free;
 	}
-	memcpy(ips, data + sizeof(h), n * sizeof(*ips));
-	*ipsp = ips;
+	for (i = 0; i < n; i++) {
+		const char *r = data + sizeof(h) + i * words * 8;
+
+		memcpy(&recs[i].ip, r, 8);
+		if (words == 1)
+			continue;
+		memcpy(&recs[i].mask, r + 8, 8);
+		memcpy(recs[i].regs, r + 16, sizeof(recs[i].regs));
+	}
+	*recsp = recs;
 	*countp = n;
 out_free:
 	free(data);
 	return ret;
+}
+
+int sb_truth_load(const char *path, uint64_t **ipsp, size_t *countp,
+		  struct sb_err *err)
+{
+	struct sb_truth_rec *recs;
+	uint64_t *ips;
+	size_t n, i;
+	int ret;
+
+	if (!path || !ipsp || !countp)
+		return sb_fail(err, -EINVAL, "sb_truth_load: NULL argument");
+	ret = sb_truth_load_recs(path, &recs, &n, err);
+	if (ret)
+		return ret;
+	ips = malloc(n ? n * sizeof(*ips) : 1);
+	if (!ips) {
+		free(recs);
+		return sb_fail(err, -ENOMEM, "%s: out of memory", path);
+	}
+	for (i = 0; i < n; i++)
+		ips[i] = recs[i].ip;
+	free(recs);
+	*ipsp = ips;
+	*countp = n;
+	return 0;
 }

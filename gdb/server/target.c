@@ -48,6 +48,15 @@ int target_open(struct target *tg, const char *dir)
 		tg->tids[i] = rp_timeline_tid(tg->tl, i);
 		tg->pids[i] = rp_timeline_pid(tg->tl, i);
 	}
+	tg->rcv = calloc(rp_timeline_count(tg->tl), sizeof(*tg->rcv));
+	if (!tg->rcv) {
+		fprintf(stderr, "ptrec-server: out of memory\n");
+		target_close(tg);
+		return -1;
+	}
+	tg->no_values = getenv("PTREC_NO_VALUES") != NULL;
+	tg->values_unwind = getenv("PTREC_VALUES_UNWIND") != NULL;
+	tg->vals_pos = UINT64_MAX;
 	/* The end state: a bundle without one (or a damaged one) still
 	 * replays, with what the history holds.
 	 */
@@ -64,6 +73,11 @@ int target_open(struct target *tg, const char *dir)
 
 void target_close(struct target *tg)
 {
+	size_t i;
+
+	for (i = 0; tg->rcv && i < rp_timeline_count(tg->tl); i++)
+		rp_recover_free(tg->rcv[i]);
+	free(tg->rcv);
 	rp_snapshot_close(tg->snap);
 	rp_timeline_free(tg->tl);
 	rp_session_close(tg->s);
@@ -142,6 +156,72 @@ static bool snap_reg(const struct rp_snap_thread_info *ti,
 	return true;
 }
 
+/* ---- values in the past (#17) ---------------------------------------- */
+
+/* Thread @cur's recovery context, or NULL (values off, or it failed). */
+static struct rp_recover *recovery(struct target *tg, size_t cur)
+{
+	if (tg->no_values)
+		return NULL;
+	if (!tg->rcv[cur] &&
+	    rp_recover_new(tg->s, rp_timeline_tid(tg->tl, cur), &tg->rcv[cur]))
+		tg->rcv[cur] = NULL;
+	return tg->rcv[cur];
+}
+
+/* Register @idx (enum rp_reg) of thread @cur before the end, recovered
+ * from the history and the snapshot.  False when not known.
+ */
+static bool past_reg(struct target *tg, size_t cur, int idx, uint64_t *val)
+{
+	uint32_t tid = rp_timeline_tid(tg->tl, cur);
+	uint64_t pos = rp_timeline_pos(tg->tl, cur);
+	struct rp_recover *rc;
+
+	if (idx < 0 || pos >= rp_timeline_end(tg->tl, cur))
+		return false;
+	if (tid != tg->vals_tid || pos != tg->vals_pos) {
+		rc = recovery(tg, cur);
+		memset(&tg->vals, 0, sizeof(tg->vals));
+		if (rc && rp_recover_regs(rc, pos, &tg->vals))
+			memset(&tg->vals, 0, sizeof(tg->vals));
+		tg->vals_tid = tid;
+		tg->vals_pos = pos;
+	}
+	if (!(tg->vals.valid >> idx & 1))
+		return false;
+	*val = tg->vals.val[idx];
+	return true;
+}
+
+/*
+ * Does the recovered rbp chain of thread @cur show the @n recorded frames
+ * of @w (call_stack()'s words): rsp known, and for each caller, the
+ * return address at rbp + 8 and the caller's rbp at rbp?
+ */
+static bool past_frames(struct target *tg, size_t cur, const uint64_t *w,
+			size_t n)
+{
+	uint64_t pos = rp_timeline_pos(tg->tl, cur), rbp, v;
+	struct rp_recover *rc = recovery(tg, cur);
+	size_t k;
+
+	if (!rc || n < 2 || !past_reg(tg, cur, RP_REG_RSP, &v) ||
+	    !past_reg(tg, cur, RP_REG_RBP, &rbp))
+		return false;
+	for (k = 0; k + 1 < n; k++) {
+		uint64_t ret, next;
+
+		if (rp_recover_mem(rc, pos, rbp + 8, &ret, 8) != 8 ||
+		    ret != w[5 + 3 * k] ||
+		    rp_recover_mem(rc, pos, rbp, &next, 8) != 8 ||
+		    next <= rbp)
+			return false;
+		rbp = next;
+	}
+	return true;
+}
+
 int target_reg(struct target *tg, unsigned int regno, struct regval *v)
 {
 	size_t cur = rp_timeline_selected(tg->tl);
@@ -162,7 +242,8 @@ int target_reg(struct target *tg, unsigned int regno, struct regval *v)
 	    snap_reg(&ti, regno, v))
 		return 0;
 	v->known = idx >= 0 &&
-		   !rp_timeline_reg(tg->tl, cur, (unsigned int)idx, &val);
+		   (!rp_timeline_reg(tg->tl, cur, (unsigned int)idx, &val) ||
+		    past_reg(tg, cur, idx, &val));
 	for (i = 0; i < v->size && i < 8; i++)
 		v->bytes[i] = (uint8_t)(val >> (8 * i));
 	return 0;
@@ -219,6 +300,15 @@ static size_t call_stack(struct target *tg, size_t cur, uint64_t *w,
 	w[5 + 3 * n] = 0;
 	n++;
 	w[1] = n;
+	/* Before the end, real registers too (#17) when the recovered frame
+	 * pointer chain shows every recorded caller: GDB's own unwinding
+	 * then finds the same frames, with their values.  Only with
+	 * PTREC_VALUES_UNWIND=1 for now: where the chain cannot be shown the
+	 * plugin's frames are used, and GDB's finish compares frame ids made
+	 * by the two unwinders (docs/values.md).
+	 */
+	if (pos < end && tg->values_unwind && past_frames(tg, cur, w, n))
+		memcpy(&w[0], "PTRECSTR", 8);
 	return 3 + 3 * n;
 }
 
@@ -256,6 +346,15 @@ size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
 		/* At the end: the process's memory, as a core file holds it. */
 		done = rp_snapshot_read(tg->snap, rp_timeline_pid(tg->tl, cur),
 					addr, buf, len, true);
+		if (done)
+			return done;
+	}
+	if (rp_timeline_pos(tg->tl, cur) < rp_timeline_end(tg->tl, cur) &&
+	    recovery(tg, cur)) {
+		/* Before the end: the bytes the history and the snapshot
+		 * imply, up to the first unknown one.
+		 */
+		done = rp_recover_mem(tg->rcv[cur], pos, addr, buf, len);
 		if (done)
 			return done;
 	}

@@ -32,6 +32,16 @@ struct target {
 	size_t stack_words;
 	uint32_t stack_tid;
 	uint64_t stack_pos;
+	/* Values in the past (#17): a recovery context per timeline thread,
+	 * made on first use, and the registers of (vals_tid, vals_pos).
+	 */
+	struct rp_recover **rcv;
+	bool no_values;		/* PTREC_NO_VALUES: the PC alone, as before */
+	bool values_unwind;	/* PTREC_VALUES_UNWIND: GDB unwinds itself
+				 * where the recovered rbp chain allows */
+	uint32_t vals_tid;
+	uint64_t vals_pos;
+	struct rp_regs vals;
 };
 
 /* Opens the bundle @dir.  Returns 0, or -1 with a message on stderr. */

@@ -350,11 +350,11 @@ import glob, json, os, struct, sys
 d = sys.argv[1]
 gt = glob.glob(d + '/badtruth/truth/*.gt')[0]
 b = bytearray(open(gt, 'rb').read())
-o = 16 + 8 * 1000			# header, then 8-byte addresses
+o = 16 + 152 * 1000			# header, then 152-byte records (format 2)
 struct.pack_into('<Q', b, o, struct.unpack_from('<Q', b, o)[0] + 1)
 open(gt, 'wb').write(b)
 gt = glob.glob(d + '/shorttruth/truth/*.gt')[0]
-b = open(gt, 'rb').read()[:-8]
+b = open(gt, 'rb').read()[:-152]	# one whole record less
 open(gt, 'wb').write(b)
 m = json.load(open(d + '/shorttruth/manifest.json'))
 for f in m['files']:

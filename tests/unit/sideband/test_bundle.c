@@ -416,7 +416,7 @@ Test(bundle, complete_bundle)
 		if (!strcmp(f->path, pt2))
 			cr_assert_eq(f->size, 37);
 		if (!strcmp(f->path, truth1))
-			cr_assert_eq(f->size, 16 + 3 * 8);
+			cr_assert_eq(f->size, 16 + 3 * 8 * SB_TRUTH_WORDS);
 	}
 
 	cr_assert_eq(back->nthreads, 2);

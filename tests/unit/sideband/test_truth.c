@@ -55,7 +55,8 @@ static void round_trip(size_t n)
 
 	tpath(path, sizeof(path), "%zu.gt", n);
 	write_truth(path, n);
-	cr_assert_eq(file_size(path), HEADER_SIZE + 8 * (long long)n);
+	cr_assert_eq(file_size(path),
+		     HEADER_SIZE + 8 * SB_TRUTH_WORDS * (long long)n);
 	ret = sb_truth_load(path, &ips, &count, &err);
 	cr_assert_eq(ret, 0, "%d %s", ret, err.msg);
 	cr_assert_eq(count, n);
@@ -116,13 +117,14 @@ Test(truth, round_trip_buffer_edges)
 		round_trip(counts[i]);
 }
 
-/* The file is the 16-byte header ("PTRECGT\0", version 1 little-endian,
- * zero) followed by little-endian 64-bit addresses.
+/* The file is the 16-byte header ("PTRECGT\0", version 2 little-endian,
+ * zero) followed by records of SB_TRUTH_WORDS little-endian 64-bit words:
+ * the address, the register mask (0 from sb_truth_add) and the registers.
  */
 Test(truth, on_disk_layout)
 {
 	static const unsigned char head[HEADER_SIZE] = {
-		'P', 'T', 'R', 'E', 'C', 'G', 'T', 0, 1, 0, 0, 0, 0, 0, 0, 0,
+		'P', 'T', 'R', 'E', 'C', 'G', 'T', 0, 2, 0, 0, 0, 0, 0, 0, 0,
 	};
 	unsigned char *data;
 	char path[4096];
@@ -130,7 +132,7 @@ Test(truth, on_disk_layout)
 
 	write_truth(tpath(path, sizeof(path), "t.gt"), 3);
 	data = (unsigned char *)read_bytes(path, &len);
-	cr_assert_eq(len, HEADER_SIZE + 3 * 8);
+	cr_assert_eq(len, HEADER_SIZE + 3 * 8 * SB_TRUTH_WORDS);
 	cr_assert_arr_eq(data, head, HEADER_SIZE);
 	cr_assert_eq(memcmp(data, SB_TRUTH_MAGIC, sizeof(SB_TRUTH_MAGIC)), 0);
 	for (i = 0; i < 3; i++) {
@@ -138,7 +140,8 @@ Test(truth, on_disk_layout)
 		int b;
 
 		for (b = 7; b >= 0; b--)
-			v = v << 8 | data[HEADER_SIZE + 8 * i + (size_t)b];
+			v = v << 8 | data[HEADER_SIZE +
+					  8 * SB_TRUTH_WORDS * i + (size_t)b];
 		cr_assert_eq(v, addr(i));
 	}
 	free(data);
@@ -152,7 +155,7 @@ Test(truth, open_truncates)
 	tpath(path, sizeof(path), "t.gt");
 	write_truth(path, 100);
 	write_truth(path, 2);
-	cr_assert_eq(file_size(path), HEADER_SIZE + 2 * 8);
+	cr_assert_eq(file_size(path), HEADER_SIZE + 2 * 8 * SB_TRUTH_WORDS);
 }
 
 /* ---- damaged files ------------------------------------------------------ */
@@ -180,29 +183,93 @@ Test(truth, truncated_header)
 
 	tpath(path, sizeof(path), "t.gt");
 	for (len = 0; len < HEADER_SIZE; len++) {
-		write_bytes(path, "PTRECGT\0\1\0\0\0\0\0\0\0", len);
+		write_bytes(path, "PTRECGT\0\2\0\0\0\0\0\0\0", len);
 		expect_load(path, -EBADMSG, "offset 0");
 	}
 }
 
-/* A size that is not header + 8n fails with the offset of the partial
- * address.
+/* A size that is not header + record size * n fails with the offset of the
+ * partial record: 8 bytes in version 1, 8 * SB_TRUTH_WORDS in version 2.
  */
 Test(truth, partial_address)
 {
 	char path[4096], want[64];
-	size_t n, extra;
+	size_t n, extra, rec;
+	uint32_t v;
 
 	tpath(path, sizeof(path), "t.gt");
-	for (n = 0; n < 3; n++) {
-		for (extra = 1; extra < 8; extra++) {
-			write_raw(path, SB_TRUTH_MAGIC, SB_TRUTH_VERSION,
-				  8 * n + extra);
-			snprintf(want, sizeof(want), "offset %zu",
-				 HEADER_SIZE + 8 * n);
-			expect_load(path, -EBADMSG, want);
+	for (v = 1; v <= 2; v++) {
+		rec = v == 1 ? 8 : 8 * SB_TRUTH_WORDS;
+		for (n = 0; n < 3; n++) {
+			for (extra = 1; extra < rec; extra += 7) {
+				write_raw(path, SB_TRUTH_MAGIC, v,
+					  rec * n + extra);
+				snprintf(want, sizeof(want), "offset %zu",
+					 HEADER_SIZE + rec * n);
+				expect_load(path, -EBADMSG, want);
+			}
 		}
 	}
+}
+
+/* Version 1 files (addresses only) still read, with no registers. */
+Test(truth, version_1_reads)
+{
+	struct sb_truth_rec *recs;
+	struct sb_err err;
+	char path[4096];
+	size_t n;
+
+	tpath(path, sizeof(path), "t.gt");
+	write_raw(path, SB_TRUTH_MAGIC, 1, 16);
+	cr_assert_eq(sb_truth_load_recs(path, &recs, &n, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(recs[0].mask, 0);
+	free(recs);
+}
+
+/* Registers written with sb_truth_add_regs come back with their mask; the
+ * registers outside the mask read as 0.
+ */
+Test(truth, registers_round_trip)
+{
+	struct sb_truth_writer *tw;
+	struct sb_truth_rec *recs;
+	uint64_t regs[SB_TRUTH_NREGS];
+	struct sb_err err;
+	char path[4096];
+	size_t n, i, j;
+
+	tpath(path, sizeof(path), "t.gt");
+	cr_assert_eq(sb_truth_open(&tw, path, &err), 0, "%s", err.msg);
+	for (i = 0; i < 1000; i++) {
+		for (j = 0; j < SB_TRUTH_NREGS; j++)
+			regs[j] = i * 100 + j + 1;
+		if (i % 3)
+			cr_assert_eq(sb_truth_add_regs(tw, addr(i),
+				     (1ull << SB_TRUTH_NREGS) - 1 - (i & 1),
+				     regs), 0);
+		else
+			cr_assert_eq(sb_truth_add(tw, addr(i)), 0);
+	}
+	cr_assert_eq(sb_truth_close(tw, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_truth_load_recs(path, &recs, &n, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(n, 1000);
+	for (i = 0; i < n; i++) {
+		cr_assert_eq(recs[i].ip, addr(i));
+		if (!(i % 3)) {
+			cr_assert_eq(recs[i].mask, 0);
+			continue;
+		}
+		cr_assert_eq(recs[i].mask,
+			     (1ull << SB_TRUTH_NREGS) - 1 - (i & 1));
+		for (j = 0; j < SB_TRUTH_NREGS; j++)
+			cr_assert_eq(recs[i].regs[j],
+				     (i & 1) && !j ? 0 : i * 100 + j + 1);
+	}
+	free(recs);
 }
 
 /* Any other version fails with -EPROTONOSUPPORT. */
@@ -211,8 +278,8 @@ Test(truth, other_version)
 	char path[4096];
 
 	tpath(path, sizeof(path), "t.gt");
-	write_raw(path, SB_TRUTH_MAGIC, 2, 16);
-	expect_load(path, -EPROTONOSUPPORT, "version 2");
+	write_raw(path, SB_TRUTH_MAGIC, 3, 16);
+	expect_load(path, -EPROTONOSUPPORT, "version 3");
 	write_raw(path, SB_TRUTH_MAGIC, 0, 0);
 	expect_load(path, -EPROTONOSUPPORT, "version 0");
 }

@@ -1,0 +1,34 @@
+# Values in the past (issue #17, docs/values.md).
+#   make values-test      recovered registers at every position of recorded
+#                         programs against the ground truth (0 wrong)
+#   make gdb-values-test  print in GDB deep in the history against what the
+#                         program printed itself
+
+# Checks recovered values (#17) against the ground truth's registers.
+VALCHECK := $(BUILD)/tests/values/valcheck
+$(VALCHECK): tests/values/valcheck.c $(RP_LIB) $(PTK_LIB) $(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LINK_REPLAY)
+
+values-test: $(PTREC) $(VALCHECK) $(PROG_BINS)
+	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
+		PROGS=$(CURDIR)/$(PROG_DIR) tests/values/run.sh
+
+GDB_VALUES := $(BUILD)/tests/gdb/values
+$(GDB_VALUES): tests/gdb/values.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -fno-omit-frame-pointer -o $@ $<
+
+gdb-values-test: $(PTREC) $(PTREC_SERVER) $(GDB_VALUES)
+	PTREC=$(CURDIR)/$(PTREC) PROG=$(CURDIR)/$(GDB_VALUES) \
+		tests/gdb/values.sh
+
+.PHONY: values-test gdb-values-test
+CHECK_EXTRA += values-test gdb-values-test
+
+# make bench: the recovery table and GDB's first stop, values on vs off.
+.PHONY: values-bench
+values-bench: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(PROG_BINS)
+	./scripts/bench-values $(BUILD)
+
+BENCH_EXTRA += values-bench

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Private to the recovery engine (recover.c, rcv_sem.c): values in the past
+ * recovered from a thread's instructions and the end snapshot.
+ *
+ * A value is a 64-bit word with a mask of the bits known.  A window holds
+ * the state (16 general-purpose registers and rflags) before each of its
+ * instructions and after the last; rcv_sem.c moves knowledge across one
+ * instruction, forward (emulation) and backward (inversion), and names the
+ * memory each instruction reads and writes, which recover.c turns into
+ * memory knowledge.
+ */
+#ifndef PTREC_RCV_INTERNAL_H
+#define PTREC_RCV_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define RCV_NREG	17	/* rax..r15 in enum rp_reg order, rflags */
+#define RCV_FLAGS	16
+#define RCV_RIP		16	/* as a memory base: the next instruction */
+
+struct rcv_val {
+	uint64_t v;		/* value; bits outside k are 0 */
+	uint64_t k;		/* bits known */
+};
+
+struct rcv_state {
+	struct rcv_val r[RCV_NREG];
+};
+
+enum rcv_optype { RCV_OP_NONE, RCV_OP_REG, RCV_OP_IMM, RCV_OP_MEM,
+		  RCV_OP_OTHER };
+
+struct rcv_op {
+	uint8_t type;		/* enum rcv_optype */
+	uint8_t size;		/* bytes */
+	uint8_t access;		/* 1 read, 2 write */
+	int8_t reg;		/* OP_REG: GPR 0..15 */
+	uint8_t shift;		/* OP_REG: 8 for ah, ch, dh, bh */
+	int8_t base, index;	/* OP_MEM: GPR, RCV_RIP, -1 none */
+	uint8_t scale;
+	uint8_t seg;		/* 0 none, 1 fs, 2 gs, 3 other */
+	int64_t imm;		/* OP_IMM: value; OP_MEM: displacement */
+};
+
+/* struct rcv_ins.flags */
+#define RCV_I_BARRIER	0x01	/* nothing known flows across it */
+#define RCV_I_MEMBAR	0x02	/* may write memory we cannot name */
+#define RCV_I_REP	0x04	/* rep/repne prefix */
+#define RCV_I_BAD	0x08	/* capstone did not decode it */
+#define RCV_I_SYSCALL	0x10
+
+struct rcv_ins {
+	uint64_t ip;
+	uint64_t next;		/* address of the instruction after it */
+	uint16_t id;		/* capstone's instruction id */
+	uint8_t len, iclass, nops, flags;
+	uint8_t wcode[16];	/* per GPR: 0 not written, 1 low byte, 2 bits
+				 * 8-15, 3 low 16 bits, 4 all 64 */
+	uint64_t fw;		/* rflags bits written */
+	struct rcv_op op[3];
+};
+
+/* Bits of a GPR that write code @c changes. */
+uint64_t rcv_wmask(uint8_t c);
+
+struct rcv_dec;
+int rcv_dec_new(struct rcv_dec **d);
+void rcv_dec_free(struct rcv_dec *d);
+/* Decodes @len bytes at @ip into @in.  Always fills @in (an instruction it
+ * cannot decode is a barrier).
+ */
+void rcv_decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
+		size_t len, uint8_t iclass, struct rcv_ins *in);
+
+/*
+ * What semantics need from a window: memory before instruction @i (bytes
+ * of @addr.. into *@out), and the fs/gs bases.
+ */
+struct rcv_ctx {
+	struct rcv_val (*mem)(void *ctx, uint64_t i, uint64_t addr,
+			      unsigned int size);
+	void *mctx;
+	struct rcv_val fs_base, gs_base;
+};
+
+/* A memory access of instruction @in with @s the state before it. */
+struct rcv_acc {
+	bool valid;		/* there is one */
+	bool addr_known;
+	uint64_t addr;
+	unsigned int size;
+	struct rcv_val val;	/* the value read or written, when known */
+};
+
+/* Address of memory operand @op in state @s (before instruction @in). */
+struct rcv_val rcv_addr(const struct rcv_ctx *c, const struct rcv_ins *in,
+			const struct rcv_op *op, const struct rcv_state *s);
+
+/*
+ * The memory instruction @in reads and writes, with @pre and @post the
+ * states before and after it (the value read is what @post shows it
+ * loaded, the value written what @pre held).
+ */
+void rcv_reads(const struct rcv_ctx *c, const struct rcv_ins *in,
+	       const struct rcv_state *pre, const struct rcv_state *post,
+	       struct rcv_acc *rd);
+void rcv_writes(const struct rcv_ctx *c, const struct rcv_ins *in,
+		const struct rcv_state *pre, const struct rcv_state *post,
+		struct rcv_acc *wr);
+
+/*
+ * Knowledge across instruction @i (@in): forward, what @pre implies about
+ * the state after it, merged into @post; backward, what @post implies
+ * about @pre.  Return true when they added something.  *@conflicts counts
+ * known bits that disagreed (never overwritten; a test failure).
+ */
+bool rcv_forward(const struct rcv_ctx *c, uint64_t i,
+		 const struct rcv_ins *in, const struct rcv_state *pre,
+		 struct rcv_state *post, uint64_t *conflicts);
+bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
+		  const struct rcv_ins *in, struct rcv_state *pre,
+		  const struct rcv_state *post, uint64_t *conflicts);
+
+/* Merges known bits of @from into @to; true when it added any. */
+bool rcv_merge(struct rcv_val *to, struct rcv_val from, uint64_t *conflicts);
+
+/* rsp and rbp before an instruction as class + offset (rcv_stack.c): two
+ * positions of one class differ by the difference of their offsets.
+ * Class 0: unknown (rbp only).
+ */
+struct rcv_frame {
+	uint32_t rsp_c, rbp_c;
+	int64_t rsp_o, rbp_o;
+};
+
+/*
+ * Fills @f[0..@n] for instructions @ins[0..@n) and @pair[i]: for a pop (or
+ * leave's pop of rbp) the push whose value it reads back, else -1.
+ * Returns the number of classes (ids below it), or -RP_ERR_NOMEM.
+ */
+int rcv_stack_build(const struct rcv_ins *ins, size_t n,
+		    struct rcv_frame *f, int64_t *pair);
+
+#endif /* PTREC_RCV_INTERNAL_H */

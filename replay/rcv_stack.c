@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Stack frames for the recovery engine, where the stack pointer's value
+ * is not known: rsp (and rbp) as an unknown base plus a known offset.
+ * Between two instructions whose rsp has the same base, rsp differs by
+ * the difference of offsets (so one known value gives them all), and a
+ * pop that reads the slot a push wrote (same base and offset, no store
+ * through rsp or rbp to it since) restores the pushed value: callee-saved
+ * registers come back across calls whose own memory is unknown.  The
+ * assumption (docs/values.md): a function writes its callers' saved
+ * register slots only with push and call, never through another pointer.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <capstone/capstone.h>
+
+#include "rcv_internal.h"
+#include "replay.h"
+
+struct slot {
+	uint32_t cls;
+	int64_t key;		/* offset / 8, rounded down */
+	int64_t writer;		/* position of the last write, -1 none */
+	int64_t first;		/* push: the slot's exact offset */
+};
+
+struct slots {
+	struct slot *v;
+	size_t cap;
+};
+
+static struct slot *slot_at(struct slots *t, uint32_t cls, int64_t key)
+{
+	size_t h = ((size_t)cls * 0x9e3779b97f4a7c15ull ^
+		    (size_t)key * 0xc2b2ae3d27d4eb4full) & (t->cap - 1);
+
+	while (t->v[h].cls && (t->v[h].cls != cls || t->v[h].key != key))
+		h = (h + 1) & (t->cap - 1);
+	if (!t->v[h].cls) {
+		t->v[h].cls = cls;
+		t->v[h].key = key;
+		t->v[h].writer = -1;
+	}
+	return &t->v[h];
+}
+
+static int64_t floor8(int64_t o)
+{
+	return o >= 0 ? o / 8 : -((-o + 7) / 8);
+}
+
+/* A write of @size bytes at (@cls, @off) by instruction @pos. */
+static void slot_write(struct slots *t, uint32_t cls, int64_t off,
+		       unsigned int size, int64_t pos)
+{
+	int64_t k;
+
+	if (!cls || !size)
+		return;
+	for (k = floor8(off); k <= floor8(off + size - 1); k++) {
+		struct slot *s = slot_at(t, cls, k);
+
+		s->writer = pos;
+		s->first = off;
+	}
+}
+
+/* The push that wrote the 8 bytes at (@cls, @off) last, or -1. */
+static int64_t slot_pusher(struct slots *t, uint32_t cls, int64_t off,
+			   const struct rcv_ins *ins)
+{
+	struct slot *a, *b;
+
+	if (!cls)
+		return -1;
+	a = slot_at(t, cls, floor8(off));
+	b = slot_at(t, cls, floor8(off + 7));
+	if (a->writer < 0 || a->writer != b->writer || a->first != off ||
+	    ins[a->writer].id != X86_INS_PUSH)
+		return -1;
+	return a->writer;
+}
+
+/*
+ * Does the syscall at @i keep rsp and rbp?  Only when the instruction
+ * before it set its number to a constant other than rt_sigreturn (which
+ * loads them from the signal frame) and execve/execveat; the engine
+ * decides the rest from rax when it knows it, but frames are built
+ * before any value is known.
+ */
+static bool plain_syscall(const struct rcv_ins *ins, size_t i)
+{
+	const struct rcv_ins *p = i ? &ins[i - 1] : NULL;
+	int64_t nr;
+
+	if (!p || p->id != X86_INS_MOV || p->nops != 2 ||
+	    p->op[0].type != RCV_OP_REG || p->op[0].reg != RP_REG_RAX ||
+	    p->op[0].size < 4 || p->op[1].type != RCV_OP_IMM ||
+	    (p->flags & RCV_I_BARRIER))
+		return false;
+	nr = p->op[1].imm;
+	return nr != 15 && nr != 59 && nr != 322;
+}
+
+int rcv_stack_build(const struct rcv_ins *ins, size_t n,
+		    struct rcv_frame *f, int64_t *pair)
+{
+	struct slots t;
+	uint32_t next = 1;
+	size_t i;
+
+	t.cap = 16;
+	while (t.cap < 4 * n + 16)
+		t.cap *= 2;
+	t.v = calloc(t.cap, sizeof(*t.v));
+	if (!t.v)
+		return -RP_ERR_NOMEM;
+	f[0] = (struct rcv_frame){ next++, 0, 0, 0 };
+	for (i = 0; i < n; i++) {
+		const struct rcv_ins *in = &ins[i];
+		const struct rcv_op *d = &in->op[0], *s = &in->op[1];
+		struct rcv_frame o = f[i];
+		int64_t p;
+		int k;
+
+		pair[i] = -1;
+		if (((in->flags & RCV_I_SYSCALL) && !plain_syscall(ins, i)) ||
+		    (in->flags & RCV_I_BARRIER)) {
+			f[i + 1] = (struct rcv_frame){ next++, 0, 0, 0 };
+			continue;
+		}
+		/* rsp- and rbp-relative stores, by base and offset. */
+		for (k = 0; k < in->nops; k++) {
+			const struct rcv_op *m = &in->op[k];
+
+			if (m->type != RCV_OP_MEM || !(m->access & CS_AC_WRITE) ||
+			    m->index >= 0 || m->seg)
+				continue;
+			if (m->base == RP_REG_RSP)
+				slot_write(&t, o.rsp_c, o.rsp_o + m->imm,
+					   m->size, (int64_t)i);
+			else if (m->base == RP_REG_RBP)
+				slot_write(&t, o.rbp_c, o.rbp_o + m->imm,
+					   m->size, (int64_t)i);
+		}
+		switch (in->id) {
+		case X86_INS_PUSH:
+			if (d->size != 8 && d->type != RCV_OP_IMM) {
+				o.rsp_c = next++;
+				break;
+			}
+			o.rsp_o -= 8;
+			slot_write(&t, o.rsp_c, o.rsp_o, 8, (int64_t)i);
+			break;
+		case X86_INS_CALL:
+			o.rsp_o -= 8;
+			slot_write(&t, o.rsp_c, o.rsp_o, 8, (int64_t)i);
+			break;
+		case X86_INS_POP:
+			if (d->type != RCV_OP_REG || d->size != 8 ||
+			    d->reg == RP_REG_RSP) {
+				o.rsp_c = next++;
+				break;
+			}
+			p = slot_pusher(&t, o.rsp_c, o.rsp_o, ins);
+			if (p >= 0 && ins[p].op[0].type != RCV_OP_MEM)
+				pair[i] = p;
+			o.rsp_o += 8;
+			if (d->reg == RP_REG_RBP) {
+				if (pair[i] >= 0 &&
+				    ins[p].op[0].type == RCV_OP_REG &&
+				    ins[p].op[0].reg == RP_REG_RBP) {
+					o.rbp_c = f[p].rbp_c;
+					o.rbp_o = f[p].rbp_o;
+				} else {
+					o.rbp_c = 0;
+				}
+			}
+			break;
+		case X86_INS_RET:
+			o.rsp_o += 8 + (in->nops == 1 ? d->imm : 0);
+			break;
+		case X86_INS_LEAVE:
+			if (!o.rbp_c) {
+				o.rsp_c = next++;
+				o.rsp_o = 0;
+				break;
+			}
+			o.rsp_c = o.rbp_c;
+			o.rsp_o = o.rbp_o;
+			p = slot_pusher(&t, o.rsp_c, o.rsp_o, ins);
+			if (p >= 0 && ins[p].op[0].type == RCV_OP_REG &&
+			    ins[p].op[0].reg == RP_REG_RBP) {
+				pair[i] = p;
+				o.rbp_c = f[p].rbp_c;
+				o.rbp_o = f[p].rbp_o;
+			} else {
+				o.rbp_c = 0;
+			}
+			o.rsp_o += 8;
+			break;
+		case X86_INS_ADD:
+		case X86_INS_SUB:
+			if (d->type == RCV_OP_REG && d->reg == RP_REG_RSP &&
+			    d->size == 8 && s->type == RCV_OP_IMM) {
+				o.rsp_o += in->id == X86_INS_ADD ? s->imm : -s->imm;
+				break;
+			}
+			goto other;
+		case X86_INS_LEA:
+			if (d->type == RCV_OP_REG && d->size == 8 &&
+			    (d->reg == RP_REG_RSP || d->reg == RP_REG_RBP) &&
+			    s->index < 0 && !s->seg &&
+			    (s->base == RP_REG_RSP || s->base == RP_REG_RBP)) {
+				uint32_t c = s->base == RP_REG_RSP ? f[i].rsp_c :
+								     f[i].rbp_c;
+				int64_t b = s->base == RP_REG_RSP ? f[i].rsp_o :
+								    f[i].rbp_o;
+
+				if (d->reg == RP_REG_RSP) {
+					o.rsp_c = c ? c : next++;
+					o.rsp_o = c ? b + s->imm : 0;
+				} else {
+					o.rbp_c = c;
+					o.rbp_o = b + s->imm;
+				}
+				break;
+			}
+			goto other;
+		case X86_INS_MOV:
+			if (d->type == RCV_OP_REG && s->type == RCV_OP_REG &&
+			    d->size == 8 &&
+			    (d->reg == RP_REG_RSP || d->reg == RP_REG_RBP) &&
+			    (s->reg == RP_REG_RSP || s->reg == RP_REG_RBP)) {
+				uint32_t c = s->reg == RP_REG_RSP ? f[i].rsp_c :
+								    f[i].rbp_c;
+				int64_t b = s->reg == RP_REG_RSP ? f[i].rsp_o :
+								   f[i].rbp_o;
+
+				if (d->reg == RP_REG_RSP) {
+					o.rsp_c = c ? c : next++;
+					o.rsp_o = c ? b : 0;
+				} else {
+					o.rbp_c = c;
+					o.rbp_o = b;
+				}
+				break;
+			}
+			goto other;
+		default:
+other:
+			if (in->wcode[RP_REG_RSP]) {
+				o.rsp_c = next++;
+				o.rsp_o = 0;
+			}
+			if (in->wcode[RP_REG_RBP])
+				o.rbp_c = 0;
+			break;
+		}
+		f[i + 1] = o;
+	}
+	free(t.v);
+	return (int)next;
+}

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Unit tests of the recovery engine's semantics (replay/rcv_sem.c): the
+ * values and flags it computes forward are checked against this CPU
+ * running the same instruction; inversions and pass-through on hand-made
+ * states; an instruction it does not model makes exactly its outputs
+ * unknown.  The whole engine against recorded programs' ground truth is
+ * tests/values/run.sh (make values-test).
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rcv_internal.h"
+#include "replay.h"
+
+#define ARITH 0x8d5ull
+
+static struct rcv_dec *dec;
+
+static void setup(void)
+{
+	cr_assert_eq(rcv_dec_new(&dec), 0);
+}
+
+static void teardown(void)
+{
+	rcv_dec_free(dec);
+}
+
+TestSuite(recover, .init = setup, .fini = teardown);
+
+static struct rcv_ins ins(const char *bytes, size_t len)
+{
+	struct rcv_ins in;
+
+	rcv_decode(dec, 0x401000, (const uint8_t *)bytes, len, RP_IC_OTHER,
+		   &in);
+	in.next = in.ip + in.len;
+	return in;
+}
+
+#define INS(b) ins(b, sizeof(b) - 1)
+
+static const struct rcv_val unknown = { 0, 0 };
+
+static struct rcv_val val(uint64_t v)
+{
+	return (struct rcv_val){ v, ~0ull };
+}
+
+/* 8 bytes of fake memory at 0x7000 for push/pop/store tests. */
+static uint64_t mem_word;
+static bool mem_known;
+
+static struct rcv_val mem_cb(void *ctx, uint64_t i, uint64_t addr,
+			     unsigned int size)
+{
+	(void)ctx;
+	(void)i;
+	if (!mem_known || addr != 0x7000 || size != 8)
+		return unknown;
+	return val(mem_word);
+}
+
+static struct rcv_ctx ctx = { .mem = mem_cb };
+
+/* ---- forward against the CPU ------------------------------------------- */
+
+enum op { ADD, SUB, AND, OR, XOR, CMP, ADC, SBB, NEG, INC, DEC, ADD32,
+	  ADD8, SUB32, NOP_OP };
+
+static const char *const code[] = {
+	[ADD] = "\x48\x01\xd8", [SUB] = "\x48\x29\xd8", [AND] = "\x48\x21\xd8",
+	[OR] = "\x48\x09\xd8", [XOR] = "\x48\x31\xd8", [CMP] = "\x48\x39\xd8",
+	[ADC] = "\x48\x11\xd8", [SBB] = "\x48\x19\xd8", [NEG] = "\x48\xf7\xd8",
+	[INC] = "\x48\xff\xc0", [DEC] = "\x48\xff\xc8", [ADD32] = "\x01\xd8",
+	[ADD8] = "\x02\xc3", [SUB32] = "\x29\xd8",
+};
+
+#define RUN(insn) \
+	__asm__ volatile("mov %[cf], %%rdx\n\tbt $0, %%rdx\n\t" insn \
+			 "\n\tpushfq\n\tpop %%rdx" \
+			 : "+a"(a), "=&d"(f) : "b"(b), [cf] "r"(cf) : "cc")
+
+/* @op on the CPU: rax after and rflags after. */
+static void cpu(enum op op, uint64_t a, uint64_t b, uint64_t cf,
+		uint64_t *ra, uint64_t *rf)
+{
+	uint64_t f;
+
+	switch (op) {
+	case ADD: RUN("add %%rbx, %%rax"); break;
+	case SUB: RUN("sub %%rbx, %%rax"); break;
+	case AND: RUN("and %%rbx, %%rax"); break;
+	case OR: RUN("or %%rbx, %%rax"); break;
+	case XOR: RUN("xor %%rbx, %%rax"); break;
+	case CMP: RUN("cmp %%rbx, %%rax"); break;
+	case ADC: RUN("adc %%rbx, %%rax"); break;
+	case SBB: RUN("sbb %%rbx, %%rax"); break;
+	case NEG: RUN("neg %%rax"); break;
+	case INC: RUN("inc %%rax"); break;
+	case DEC: RUN("dec %%rax"); break;
+	case ADD32: RUN("add %%ebx, %%eax"); break;
+	case ADD8: RUN("add %%bl, %%al"); break;
+	case SUB32: RUN("sub %%ebx, %%eax"); break;
+	default: f = 0; break;
+	}
+	*ra = a;
+	*rf = f;
+}
+
+static uint64_t rnd(void)
+{
+	static const uint64_t edge[] = {
+		0, 1, 0x7f, 0x80, 0xff, 0x7fffffff, 0x80000000, 0xffffffff,
+		0x7fffffffffffffffull, 0x8000000000000000ull, ~0ull, 0x0f,
+		0x10,
+	};
+	uint64_t r = ((uint64_t)random() << 33) ^ ((uint64_t)random() << 11) ^
+		     (uint64_t)random();
+
+	return r % 3 ? r : edge[r % (sizeof(edge) / sizeof(edge[0]))];
+}
+
+/* Every modelled bit of rax and of the flags equals the CPU's, for random
+ * and edge operands; the flags they leave undefined are unknown.
+ */
+Test(recover, forward_matches_cpu)
+{
+	enum op op;
+	int k;
+
+	srandom(17);
+	for (op = ADD; op < NOP_OP; op++) {
+		struct rcv_ins in = ins(code[op], strlen(code[op]));
+
+		cr_assert_eq(in.flags & RCV_I_BAD, 0, "op %d", op);
+		for (k = 0; k < 2000; k++) {
+			struct rcv_state pre = { 0 }, post = { 0 };
+			uint64_t a = rnd(), b = rnd(), cf = random() & 1;
+			uint64_t ra, rf, conf = 0, fk;
+
+			pre.r[RP_REG_RAX] = val(a);
+			pre.r[RP_REG_RBX] = val(b);
+			pre.r[RCV_FLAGS] = val(0x202 | cf);
+			cpu(op, a, b, cf, &ra, &rf);
+			rcv_forward(&ctx, 0, &in, &pre, &post, &conf);
+			cr_assert_eq(conf, 0);
+			cr_assert_eq(post.r[RP_REG_RAX].k, ~0ull,
+				     "op %d rax not known", op);
+			cr_assert_eq(post.r[RP_REG_RAX].v, ra,
+				     "op %d a %#lx b %#lx: %#lx, cpu %#lx", op,
+				     a, b, post.r[RP_REG_RAX].v, ra);
+			cr_assert_eq(post.r[RP_REG_RBX].v, b);
+			fk = post.r[RCV_FLAGS].k & ARITH;
+			cr_assert(fk == ARITH ||
+				  ((op == AND || op == OR || op == XOR) &&
+				   fk == (ARITH & ~0x10ull)),
+				  "op %d flags known %#lx", op, fk);
+			cr_assert_eq(post.r[RCV_FLAGS].v & fk, rf & fk,
+				     "op %d a %#lx b %#lx cf %lu: flags %#lx, cpu %#lx",
+				     op, a, b, cf, post.r[RCV_FLAGS].v & fk,
+				     rf & fk);
+		}
+	}
+}
+
+/* ---- backward ----------------------------------------------------------- */
+
+Test(recover, inverts_add_sub_xor_inc_neg_not)
+{
+	static const struct { const char *b; size_t n; uint64_t after,
+			      before; } t[] = {
+		{ "\x48\x83\xc0\x05", 4, 10, 5 },		/* add rax, 5 */
+		{ "\x48\x83\xe8\x05", 4, 10, 15 },		/* sub rax, 5 */
+		{ "\x48\x35\xff\x00\x00\x00", 6, 0xf0, 0x0f },	/* xor rax, 0xff */
+		{ "\x48\xff\xc0", 3, 0, ~0ull },		/* inc rax */
+		{ "\x48\xf7\xd8", 3, 5, -5ull },		/* neg rax */
+		{ "\x48\xf7\xd0", 3, 0, ~0ull },		/* not rax */
+		{ "\x48\x0f\xc8", 3, 0x0102030405060708ull,
+		  0x0807060504030201ull },			/* bswap rax */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct rcv_ins in = ins(t[i].b, t[i].n);
+		struct rcv_state pre = { 0 }, post = { 0 };
+		uint64_t conf = 0;
+
+		post.r[RP_REG_RAX] = val(t[i].after);
+		post.r[RP_REG_R12] = val(77);
+		cr_assert(rcv_backward(&ctx, 0, &in, &pre, &post, &conf));
+		cr_assert_eq(pre.r[RP_REG_RAX].k, ~0ull, "case %zu", i);
+		cr_assert_eq(pre.r[RP_REG_RAX].v, t[i].before, "case %zu", i);
+		/* Not written: passes through. */
+		cr_assert_eq(pre.r[RP_REG_R12].v, 77);
+		cr_assert_eq(conf, 0);
+	}
+}
+
+/* A 32-bit add inverts only the low half: the upper half before it was
+ * zeroed by the write.
+ */
+Test(recover, add32_inverts_low_half_only)
+{
+	struct rcv_ins in = INS("\x83\xc0\x01");	/* add eax, 1 */
+	struct rcv_state pre = { 0 }, post = { 0 };
+	uint64_t conf = 0;
+
+	post.r[RP_REG_RAX] = val(0x10);
+	rcv_backward(&ctx, 0, &in, &pre, &post, &conf);
+	cr_assert_eq(pre.r[RP_REG_RAX].k, 0xffffffffull);
+	cr_assert_eq(pre.r[RP_REG_RAX].v, 0xf);
+}
+
+Test(recover, mov_teaches_source_not_destination)
+{
+	struct rcv_ins in = INS("\x48\x89\xc3");	/* mov rbx, rax */
+	struct rcv_state pre = { 0 }, post = { 0 };
+	uint64_t conf = 0;
+
+	post.r[RP_REG_RBX] = val(42);
+	rcv_backward(&ctx, 0, &in, &pre, &post, &conf);
+	cr_assert_eq(pre.r[RP_REG_RAX].k, ~0ull);
+	cr_assert_eq(pre.r[RP_REG_RAX].v, 42);
+	cr_assert_eq(pre.r[RP_REG_RBX].k, 0, "rbx before the mov is unknown");
+}
+
+Test(recover, push_pop_leave_move_the_stack)
+{
+	struct rcv_ins push = INS("\x53"), pop = INS("\x5b"),
+		       leave = INS("\xc9");
+	struct rcv_state pre = { 0 }, post = { 0 };
+	uint64_t conf = 0;
+
+	/* push rbx: rsp was 8 higher; rbx is what memory holds after. */
+	post.r[RP_REG_RSP] = val(0x7000);
+	mem_known = true;
+	mem_word = 0x1234;
+	rcv_backward(&ctx, 0, &push, &pre, &post, &conf);
+	cr_assert_eq(pre.r[RP_REG_RSP].v, 0x7008);
+	cr_assert_eq(pre.r[RP_REG_RBX].k, ~0ull);
+	cr_assert_eq(pre.r[RP_REG_RBX].v, 0x1234);
+	/* pop rbx forward: loads known memory. */
+	memset(&pre, 0, sizeof(pre));
+	memset(&post, 0, sizeof(post));
+	pre.r[RP_REG_RSP] = val(0x7000);
+	rcv_forward(&ctx, 0, &pop, &pre, &post, &conf);
+	cr_assert_eq(post.r[RP_REG_RSP].v, 0x7008);
+	cr_assert_eq(post.r[RP_REG_RBX].v, 0x1234);
+	mem_known = false;
+	/* leave backward: rbp before = rsp after - 8 */
+	memset(&pre, 0, sizeof(pre));
+	memset(&post, 0, sizeof(post));
+	post.r[RP_REG_RSP] = val(0x7010);
+	rcv_backward(&ctx, 0, &leave, &pre, &post, &conf);
+	cr_assert_eq(pre.r[RP_REG_RBP].v, 0x7008);
+	cr_assert_eq(pre.r[RP_REG_RBP].k, ~0ull);
+	cr_assert_eq(pre.r[RP_REG_RSP].k, 0);
+	cr_assert_eq(conf, 0);
+}
+
+/* ---- what is not modelled ---------------------------------------------- */
+
+Test(recover, unmodelled_makes_exactly_its_outputs_unknown)
+{
+	struct rcv_ins cpuid = INS("\x0f\xa2"),
+		       popcnt = INS("\xf3\x48\x0f\xb8\xc3");
+	struct rcv_state pre = { 0 }, post = { 0 };
+	uint64_t conf = 0;
+	int g;
+
+	for (g = 0; g < 16; g++)
+		pre.r[g] = val((uint64_t)g);
+	rcv_forward(&ctx, 0, &cpuid, &pre, &post, &conf);
+	for (g = 0; g < 16; g++)
+		cr_assert_eq(post.r[g].k, g <= RP_REG_RDX ? 0 : ~0ull,
+			     "reg %d", g);
+	memset(&post, 0, sizeof(post));
+	rcv_forward(&ctx, 0, &popcnt, &pre, &post, &conf);
+	cr_assert_eq(post.r[RP_REG_RAX].k, 0);
+	cr_assert_eq(post.r[RP_REG_RBX].v, RP_REG_RBX);
+	cr_assert_eq(post.r[RCV_FLAGS].k & ARITH, 0);
+}
+
+Test(recover, xor_self_is_zero_and_32bit_writes_zero_extend)
+{
+	struct rcv_ins x = INS("\x31\xc0"), m = INS("\x89\xd8");
+	struct rcv_state pre = { 0 }, post = { 0 };
+	uint64_t conf = 0;
+
+	rcv_forward(&ctx, 0, &x, &pre, &post, &conf);
+	cr_assert_eq(post.r[RP_REG_RAX].k, ~0ull);
+	cr_assert_eq(post.r[RP_REG_RAX].v, 0);
+	memset(&post, 0, sizeof(post));
+	pre.r[RP_REG_RBX] = (struct rcv_val){ 0x5, 0xffffffffull };
+	rcv_forward(&ctx, 0, &m, &pre, &post, &conf);	/* mov eax, ebx */
+	cr_assert_eq(post.r[RP_REG_RAX].k, ~0ull);
+	cr_assert_eq(post.r[RP_REG_RAX].v, 5);
+}
+
+/* Undecodable bytes are a barrier: nothing flows across. */
+Test(recover, undecodable_is_a_barrier)
+{
+	struct rcv_ins in = ins("\x0f\x0b\x0b", 3);	/* ud2 + junk: bad size */
+	struct rcv_state pre = { 0 }, post = { 0 };
+	uint64_t conf = 0;
+
+	cr_assert(in.flags & RCV_I_BARRIER);
+	post.r[RP_REG_R12] = val(1);
+	cr_assert_not(rcv_backward(&ctx, 0, &in, &pre, &post, &conf));
+	cr_assert_eq(pre.r[RP_REG_R12].k, 0);
+}
+
+/* Memory accesses: a store names its address and value; a load the value
+ * the register holds after it.
+ */
+Test(recover, accesses)
+{
+	struct rcv_ins st = INS("\x48\x89\x43\x08"),	/* mov [rbx+8], rax */
+		       ld = INS("\x48\x8b\x43\x08");	/* mov rax, [rbx+8] */
+	struct rcv_state pre = { 0 }, post = { 0 };
+	struct rcv_acc a;
+
+	pre.r[RP_REG_RBX] = val(0x1000);
+	pre.r[RP_REG_RAX] = val(9);
+	rcv_writes(&ctx, &st, &pre, &post, &a);
+	cr_assert(a.valid && a.addr_known);
+	cr_assert_eq(a.addr, 0x1008);
+	cr_assert_eq(a.size, 8);
+	cr_assert_eq(a.val.v, 9);
+	post.r[RP_REG_RAX] = val(11);
+	rcv_reads(&ctx, &ld, &pre, &post, &a);
+	cr_assert(a.valid && a.addr_known);
+	cr_assert_eq(a.val.v, 11);
+	/* Unknown base: the address is unknown (a barrier for memory). */
+	pre.r[RP_REG_RBX] = unknown;
+	rcv_writes(&ctx, &st, &pre, &post, &a);
+	cr_assert(a.valid && !a.addr_known);
+}
+
+/* AVX-512 that capstone 4 cannot decode: libopcodes' text says what it
+ * writes.  Vector-only operands write no GPR; kmovd %k0,%eax writes rax;
+ * an EVEX store to memory stays a barrier.
+ */
+Test(recover, evex_by_libopcodes)
+{
+	struct rcv_ins vx = INS("\x62\xb2\x66\x20\x26\xc3"),	/* vptestnmb */
+		       km = INS("\xc5\xfb\x93\xc0"),	/* kmovd %k0,%eax */
+		       st = INS("\x62\xe1\xfe\x28\x7f\x07");	/* vmovdqu64 %ymm16,(%rdi) */
+	struct rcv_state pre = { 0 }, post = { 0 };
+	uint64_t conf = 0;
+	int g;
+
+	for (g = 0; g < 16; g++)
+		pre.r[g] = val((uint64_t)g);
+	cr_assert_eq(vx.flags & RCV_I_BARRIER, 0);
+	rcv_forward(&ctx, 0, &vx, &pre, &post, &conf);
+	for (g = 0; g < 16; g++)
+		cr_assert_eq(post.r[g].k, ~0ull, "reg %d", g);
+	cr_assert_eq(km.flags & RCV_I_BARRIER, 0);
+	memset(&post, 0, sizeof(post));
+	rcv_forward(&ctx, 0, &km, &pre, &post, &conf);
+	cr_assert_eq(post.r[RP_REG_RAX].k, 0);
+	cr_assert_eq(post.r[RP_REG_RBX].k, ~0ull);
+	/* The store: a barrier when only libopcodes knows it, else a
+	 * memory write at (%rdi).
+	 */
+	if (!(st.flags & RCV_I_BARRIER)) {
+		struct rcv_acc a;
+
+		pre.r[RP_REG_RDI] = val(0x5000);
+		rcv_writes(&ctx, &st, &pre, &post, &a);
+		cr_assert(a.valid && a.addr_known && a.addr == 0x5000 &&
+			  a.size == 32);
+	}
+}
+
+/* ---- stack frames (rcv_stack.c) ------------------------------------------ */
+
+/* push rbx; push 5; add rsp, 8; pop rbx: the pop reads the first push's
+ * slot, not the discarded second one; rsp offsets follow each move.
+ */
+Test(recover, pop_pairs_with_the_push_of_its_slot)
+{
+	struct rcv_ins in[4] = {
+		INS("\x53"),			/* push rbx */
+		INS("\x6a\x05"),		/* push 5 */
+		INS("\x48\x83\xc4\x08"),	/* add rsp, 8 */
+		INS("\x5b"),			/* pop rbx */
+	};
+	struct rcv_frame f[5];
+	int64_t pair[4];
+
+	cr_assert_gt(rcv_stack_build(in, 4, f, pair), 0);
+	cr_assert_eq(pair[3], 0);
+	cr_assert_eq(f[1].rsp_o, -8);
+	cr_assert_eq(f[2].rsp_o, -16);
+	cr_assert_eq(f[3].rsp_o, -8);
+	cr_assert_eq(f[4].rsp_o, 0);
+	cr_assert_eq(f[4].rsp_c, f[0].rsp_c);
+}
+
+/* A store through rsp into the slot between push and pop breaks the pair;
+ * an unknown change of rsp (alloca) starts another class, and
+ * lea rsp, [rbp - d] returns to rbp's.
+ */
+Test(recover, stores_and_alloca_break_or_restore)
+{
+	struct rcv_ins a[3] = {
+		INS("\x53"),			/* push rbx */
+		INS("\x48\x89\x04\x24"),	/* mov [rsp], rax */
+		INS("\x5b"),			/* pop rbx */
+	};
+	struct rcv_ins b[6] = {
+		INS("\x55"),			/* push rbp */
+		INS("\x48\x89\xe5"),		/* mov rbp, rsp */
+		INS("\x48\x29\xc4"),		/* sub rsp, rax */
+		INS("\x48\x8d\x65\x00"),	/* lea rsp, [rbp+0] */
+		INS("\x5d"),			/* pop rbp */
+		INS("\xc3"),			/* ret */
+	};
+	struct rcv_frame f[7];
+	int64_t pair[6];
+
+	cr_assert_gt(rcv_stack_build(a, 3, f, pair), 0);
+	cr_assert_eq(pair[2], -1);
+	cr_assert_gt(rcv_stack_build(b, 6, f, pair), 0);
+	cr_assert_neq(f[3].rsp_c, f[2].rsp_c, "alloca: a new class");
+	cr_assert_eq(f[4].rsp_c, f[0].rsp_c);
+	cr_assert_eq(f[4].rsp_o, -8);
+	cr_assert_eq(pair[4], 0);
+	cr_assert_eq(f[6].rsp_o, 8);
+}
+
+/* rt_sigreturn loads rsp from the signal frame: a new class after it; a
+ * write(2) keeps the frame.
+ */
+Test(recover, sigreturn_breaks_the_frame)
+{
+	struct rcv_ins sr[3] = {
+		INS("\x53"),			/* push rbx */
+		INS("\xb8\x0f\x00\x00\x00"),	/* mov eax, 15 */
+		INS("\x0f\x05"),		/* syscall */
+	};
+	struct rcv_ins wr[3] = {
+		INS("\x53"),
+		INS("\xb8\x01\x00\x00\x00"),	/* mov eax, 1 */
+		INS("\x0f\x05"),
+	};
+	struct rcv_frame f[4];
+	int64_t pair[3];
+
+	cr_assert_gt(rcv_stack_build(sr, 3, f, pair), 0);
+	cr_assert_neq(f[3].rsp_c, f[2].rsp_c);
+	cr_assert_gt(rcv_stack_build(wr, 3, f, pair), 0);
+	cr_assert_eq(f[3].rsp_c, f[2].rsp_c);
+	cr_assert_eq(f[3].rsp_o, -8);
+}

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * valcheck BUNDLE [STRIDE]: checks every register the recovery engine
+ * (rp_recover_regs) says it knows, at every STRIDE-th position of every
+ * thread (1: all), against the software recorder's ground truth (version
+ * 2: the registers after each instruction).  Prints the share known and
+ * the number wrong overall and by distance from the end (10, 100, 10^3,
+ * 10^4 instructions before it); exits 1 when any value is wrong, 2 on
+ * bad input.  Wrong is a bug; unknown is allowed.  VALCHECK_BLOCK=N
+ * makes the engine's windows N instructions long (chained windows and
+ * windows beyond the chain on short histories).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+#include "sideband.h"
+
+#define NB 5
+static const uint64_t bucket_max[NB] = { 10, 100, 1000, 10000, UINT64_MAX };
+static const char *const bucket_name[NB] = {
+	"<=10", "<=100", "<=1000", "<=10000", "all"
+};
+
+static uint64_t reg_known[SB_TRUTH_NREGS], reg_checked[SB_TRUTH_NREGS];
+
+struct count {
+	uint64_t checked, known, wrong;
+};
+
+int main(int argc, char **argv)
+{
+	struct count c[NB] = { { 0 } };
+	uint64_t stride = 1, wrong_total = 0;
+	struct rp_session *s;
+	size_t ti;
+	int ret, b;
+
+	if (argc < 2 || argc > 3) {
+		fprintf(stderr, "usage: valcheck BUNDLE [STRIDE]\n");
+		return 2;
+	}
+	if (argc == 3)
+		stride = strtoull(argv[2], NULL, 0);
+	if (!stride)
+		stride = 1;
+	ret = rp_session_open(&s, argv[1]);
+	if (ret) {
+		fprintf(stderr, "valcheck: %s: %s\n", rp_session_errmsg(s),
+			rp_errstr(ret));
+		return 2;
+	}
+	for (ti = 0; ti < rp_thread_count(s); ti++) {
+		uint32_t tid = rp_thread_tid(s, ti);
+		struct sb_truth_rec *recs;
+		struct rp_recover_stats st;
+		struct rp_recover *rc;
+		struct rp_cursor *cur;
+		struct rp_insn insn;
+		struct sb_err err;
+		char path[4096];
+		uint64_t end, p;
+		size_t n;
+
+		snprintf(path, sizeof(path), "%s/truth/%u.gt", argv[1], tid);
+		if (sb_truth_load_recs(path, &recs, &n, &err)) {
+			fprintf(stderr, "valcheck: %s\n", err.msg);
+			continue;
+		}
+		if (rp_recover_new(s, tid, &rc))
+			rc = NULL;
+		if (rc && getenv("VALCHECK_BLOCK"))
+			rp_recover_set_block(rc, strtoull(
+				getenv("VALCHECK_BLOCK"), NULL, 0));
+		if (!rc ||
+		    rp_cursor_new(s, tid, &cur) ||
+		    rp_thread_end(s, tid, &end, NULL)) {
+			fprintf(stderr, "valcheck: thread %u: no history\n",
+				tid);
+			free(recs);
+			continue;
+		}
+		for (p = end; p-- > 1;) {
+			struct rp_regs r;
+			const struct sb_truth_rec *t = &recs[p - 1];
+			uint64_t dist = end - p;
+			unsigned int g;
+
+			if ((end - p) % stride && dist > 100)
+				continue;
+			if (p - 1 >= n || !(t->mask & 1) ||
+			    rp_cursor_peek(cur, p - 1, &insn) ||
+			    insn.ip != t->ip)
+				continue;
+			if (rp_recover_regs(rc, p, &r))
+				continue;
+			for (g = 0; g < SB_TRUTH_NREGS; g++) {
+				unsigned int reg = g == 16 ? RP_REG_EFLAGS : g;
+				bool known = r.valid >> reg & 1;
+				bool wrong = known && r.val[reg] != t->regs[g];
+
+				if (wrong && wrong_total++ < 20)
+					printf("WRONG thread %u pos %" PRIu64
+					       " (ip %#" PRIx64 ") reg %u: %#"
+					       PRIx64 ", truth %#" PRIx64 "\n",
+					       tid, p, insn.ip, g, r.val[reg],
+					       t->regs[g]);
+				if (dist <= 1000) {
+					reg_checked[g]++;
+					reg_known[g] += known;
+				}
+				for (b = 0; b < NB; b++) {
+					if (dist > bucket_max[b])
+						continue;
+					c[b].checked++;
+					c[b].known += known;
+					c[b].wrong += wrong;
+				}
+			}
+		}
+		rp_recover_stats(rc, &st);
+		printf("thread %u: %" PRIu64 " instructions, %" PRIu64
+		       " windows, %" PRIu64 " passes, %" PRIu64
+		       " conflicts, %" PRIu64 " unexplained transfers\n",
+		       tid, end, st.windows, st.passes, st.conflicts, st.async);
+		rp_cursor_free(cur);
+		rp_recover_free(rc);
+		free(recs);
+	}
+	for (b = 0; b < NB; b++)
+		printf("distance %-8s registers checked %10" PRIu64
+		       "  known %5.1f%%  wrong %" PRIu64 "\n", bucket_name[b],
+		       c[b].checked,
+		       c[b].checked ? 100.0 * (double)c[b].known /
+				      (double)c[b].checked : 0.0,
+		       c[b].wrong);
+	if (getenv("VALCHECK_REGS"))
+		for (b = 0; b < SB_TRUTH_NREGS; b++)
+			printf("reg %2d known %5.1f%% within 1000\n", b,
+			       reg_checked[b] ? 100.0 * (double)reg_known[b] /
+			       (double)reg_checked[b] : 0.0);
+	rp_session_close(s);
+	return c[NB - 1].wrong ? 1 : 0;
+}
