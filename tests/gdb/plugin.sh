@@ -181,7 +181,8 @@ fi
 # past (only the PC is recorded): GDB stops, and the plugin says which
 # condition and why; one on what is known ($_thread, $pc) is evaluated:
 # "$pc == 0" is never true, so reverse-continue runs to the beginning.
-timeout 60 "$PTREC" replay "$tmp/inl" -batch -ex "break leaf if x == 1" \
+# Without recovered values (docs/values.md), so that x is unknown.
+PTREC_NO_VALUES=1 timeout 60 "$PTREC" replay "$tmp/inl" -batch -ex "break leaf if x == 1" \
 	-ex reverse-continue -ex "break caller if \$pc == 0" -ex "delete 1" \
 	-ex reverse-continue -ex "monitor ptrec position" >"$tmp/out" 2>&1
 if grep -q "^ptrec: the condition of breakpoint 1 (x == 1) cannot be evaluated here: value is not available" "$tmp/out" &&

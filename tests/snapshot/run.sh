@@ -137,8 +137,10 @@ print *n
 echo ==END==\\n
 EOF
 replay_same crash "$tmp/crashr.gdb" "$P/crash"
-# Before the end nothing is shown as if it were the past.
-timeout 120 "$PTREC" replay "$tmp/crash.b" -batch -ex 'print global_counter' \
+# Before the end the snapshot is never shown as if it were the past (the
+# snapshot's own rule, so without the recovered values of docs/values.md,
+# which have their own tests against the ground truth).
+PTREC_NO_VALUES=1 timeout 120 "$PTREC" replay "$tmp/crash.b" -batch -ex 'print global_counter' \
 	-ex 'reverse-stepi' -ex 'print global_counter' -ex 'info registers rax' \
 	-ex 'stepi' -ex 'print global_counter' >"$tmp/log" 2>&1
 if [ "$(grep -c '= 99' "$tmp/log")" -eq 2 ] &&
