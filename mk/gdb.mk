@@ -39,7 +39,7 @@ $(BUILD)/tests/unit/replay/test_timeline: tests/unit/replay/test_timeline.c \
 		$(RP_LIB) $(PTK_LIB) $(SB_LIB) $(TL_BUNDLE)/manifest.json
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
-		-DTL_BUNDLE='"$(CURDIR)/$(TL_BUNDLE)"' $(LDFLAGS) -o $@ $< \
+		-DTL_BUNDLE='"$(abspath $(TL_BUNDLE))"' $(LDFLAGS) -o $@ $< \
 		$(LINK_REPLAY) -lcriterion
 
 # The GDB server's framing and request parsing, without a bundle.
@@ -96,8 +96,8 @@ $(BUILD)/tests/unit/gdb/test_server: tests/unit/gdb/test_server.c \
 		$(MANY_BUNDLE)/manifest.json $(LONG_BUNDLE)/manifest.json
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
-		-DMANY_BUNDLE='"$(CURDIR)/$(MANY_BUNDLE)"' \
-		-DLONG_BUNDLE='"$(CURDIR)/$(LONG_BUNDLE)"' $(LDFLAGS) -o $@ $< \
+		-DMANY_BUNDLE='"$(abspath $(MANY_BUNDLE))"' \
+		-DLONG_BUNDLE='"$(abspath $(LONG_BUNDLE))"' $(LDFLAGS) -o $@ $< \
 		$(SRV_TEST_OBJS) $(LINK_REPLAY) -lcriterion
 
 # fork, then exec in the child: two inferiors in GDB (multiprocess).

@@ -363,7 +363,7 @@ static enum rp_stop continue_one(struct rp_timeline *tl, int dir)
 	}
 	if (tl->nbps && !rp_cursor_goto(t->c, pos) &&
 	    !rp_cursor_search(t->c, dir, tl->bps, tl->nbps) &&
-	    rp_cursor_pos(t->c) < t->end) {
+	    rp_cursor_pos(t->c) <= t->end) {
 		t->pos = rp_cursor_pos(t->c);
 		return RP_STOP_BREAK;
 	}
@@ -402,7 +402,10 @@ enum rp_stop rp_timeline_continue(struct rp_timeline *tl, int dir, bool all)
 	if (tl->nbps &&
 	    !rp_search_threads(tl->s, dir, &tid, &pos, tl->bps, tl->nbps) &&
 	    (hit = rp_timeline_find(tl, tid)) >= 0 &&
-	    pos < tl->t[hit].end) {
+	    pos <= tl->t[hit].end) {
+		/* (At the end itself when the hit is the instruction a
+		 * thread died in: that is where it stays.)
+		 */
 		tl->cur = tl->now = (size_t)hit;
 		tl->t[hit].pos = pos;
 		if (!rp_cursor_peek(tl->t[hit].c, pos, &insn))

@@ -325,3 +325,54 @@ Test(timeline, crash_free_program_has_no_signal)
 	cr_assert_eq(rp_timeline_signal(tl, rp_timeline_selected(tl), &sig),
 		     -RP_ERR_NOTFOUND);
 }
+
+/*
+ * A breakpoint on the instruction the workers died in (their exit system
+ * call, where their histories end): reverse-continue stops at each, in
+ * time order, at the end of that thread, the position GDB shows there.
+ */
+Test(timeline, hits_at_the_instruction_a_thread_died_in)
+{
+	struct hit *v = NULL;
+	struct rp_insn insn;
+	size_t i, n = 0, w = SIZE_MAX, k;
+
+	for (i = 0; i < rp_timeline_count(tl) && w == SIZE_MAX; i++) {
+		struct rp_thread_info ti;
+
+		rp_thread_info(s, rp_timeline_tid(tl, i), &ti);
+		if (rp_timeline_end(tl, i) < ti.insns)
+			w = i;
+	}
+	cr_assert_neq(w, SIZE_MAX, "no thread died inside an instruction");
+	cr_assert_eq(rp_cursor_peek(rp_timeline_cursor(tl, w),
+				    rp_timeline_end(tl, w), &insn), 0);
+	/* Every execution of it, the unfinished ones too, by brute force. */
+	for (i = 0; i < rp_timeline_count(tl); i++) {
+		struct rp_thread_info ti;
+		struct rp_insn at;
+		uint64_t p;
+
+		rp_thread_info(s, rp_timeline_tid(tl, i), &ti);
+		for (p = 0; p < ti.insns; p++) {
+			cr_assert_eq(rp_cursor_peek(rp_timeline_cursor(tl, i),
+						    p, &at), 0);
+			if (at.ip != insn.ip)
+				continue;
+			v = realloc(v, (n + 1) * sizeof(*v));
+			v[n++] = (struct hit){ at.tsc, i, p };
+		}
+	}
+	qsort(v, n, sizeof(*v), hit_cmp);
+	cr_assert_geq(n, 4, "%zu executions", n);
+	rp_timeline_break_insert(tl, insn.ip);
+	for (k = n; k-- > 0;) {
+		cr_assert_eq(rp_timeline_continue(tl, -1, true),
+			     RP_STOP_BREAK, "hit %zu", k);
+		cr_assert_eq(rp_timeline_selected(tl), v[k].thread);
+		cr_assert_eq(rp_timeline_pos(tl, v[k].thread), v[k].pos);
+		cr_assert_eq(rp_timeline_pc(tl, v[k].thread), insn.ip);
+	}
+	cr_assert_eq(rp_timeline_continue(tl, -1, true), RP_STOP_BEGIN);
+	free(v);
+}
