@@ -35,6 +35,9 @@ static bool sys_quiet(uint64_t nr)
 	case 18:	/* pwrite64 */
 	case 110:	/* getppid */
 	case 102: case 104: case 107: case 108:	/* get[e]uid/gid */
+	case 2: case 257: case 21: case 269:	/* open, openat, access */
+	case 218: case 273:	/* set_tid_address, set_robust_list */
+	case 11:		/* munmap: bytes gone, none changed */
 		return true;
 	default:
 		return false;
@@ -80,6 +83,7 @@ struct rp_recover {
 	bool snap_ok;		/* the snapshot shows this thread's end */
 	bool mt;		/* other threads share its memory */
 	uint64_t stack_lo, stack_hi;	/* its stack mapping (mt) */
+	uint64_t tls_lo, tls_hi;	/* around fs_base: never private */
 	struct rcv_dec *dec;
 	struct rcv_ctx ctx;
 	struct win *chain[RCV_CHAIN];	/* [0] ends at the end */
@@ -103,11 +107,16 @@ static bool private_mem(struct rp_recover *rc, uint64_t a)
 
 	if (rc->mt && !(rc->stack_lo <= a && a < rc->stack_hi))
 		return false;
+	/* The thread's control block: the kernel writes its rseq area (the
+	 * CPU it runs on) whenever it likes.
+	 */
+	if (rc->tls_lo <= a && a < rc->tls_hi)
+		return false;
 	if (!rc->sn)
 		return !rc->mt;
 	for (i = 0; !rp_snapshot_proc_map(rc->sn, rc->pid, i, &mi); i++)
 		if (mi.start <= a && a < mi.end)
-			return !(mi.prot & 8);
+			return !(mi.prot & 8) && strncmp(mi.path, "[vvar", 5);
 	return !rc->mt;
 }
 
@@ -156,20 +165,69 @@ static int acc_byte(const struct rcv_acc *x, uint64_t a, uint8_t *out)
 	return 1;
 }
 
-/* Known user-memory writes of syscall @i: read/pread into a known buffer. */
-static bool sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len)
+/*
+ * The user memory system call @i writes, by its number and arguments
+ * (Linux x86-64): 1 when it writes [*addr, *addr + *len) alone, 0 when it
+ * writes none, -1 when not known (a barrier).
+ */
+static const struct {
+	uint16_t nr;
+	int8_t ptr, lenreg;	/* argument registers (enum rp_reg), -1 */
+	uint16_t len;		/* fixed size when lenreg < 0 */
+	bool optional;		/* a NULL pointer writes nothing */
+} sys_out[] = {
+	{ 0, RP_REG_RSI, RP_REG_RDX, 0, false },	/* read */
+	{ 17, RP_REG_RSI, RP_REG_RDX, 0, false },	/* pread64 */
+	{ 4, RP_REG_RSI, -1, 144, false },		/* stat */
+	{ 5, RP_REG_RSI, -1, 144, false },		/* fstat */
+	{ 6, RP_REG_RSI, -1, 144, false },		/* lstat */
+	{ 262, RP_REG_RDX, -1, 144, false },		/* newfstatat */
+	{ 228, RP_REG_RSI, -1, 16, false },		/* clock_gettime */
+	{ 318, RP_REG_RDI, RP_REG_RSI, 0, false },	/* getrandom */
+	{ 14, RP_REG_RDX, -1, 128, true },		/* rt_sigprocmask */
+	{ 13, RP_REG_RDX, -1, 160, true },		/* rt_sigaction */
+	{ 35, RP_REG_RSI, -1, 16, true },		/* nanosleep */
+	{ 97, RP_REG_RSI, -1, 16, false },		/* getrlimit */
+	{ 89, RP_REG_RSI, RP_REG_RDX, 0, false },	/* readlink */
+	{ 79, RP_REG_RDI, RP_REG_RSI, 0, false },	/* getcwd */
+};
+
+static int sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len)
 {
 	const struct rcv_state *s = &w->st[i];
 	uint64_t nr = s->r[RP_REG_RAX].v;
+	size_t k;
 
-	if (s->r[RP_REG_RAX].k != ~0ull || (nr != 0 && nr != 17))
-		return false;
-	if (s->r[RP_REG_RSI].k != ~0ull || s->r[RP_REG_RDX].k != ~0ull ||
-	    s->r[RP_REG_RDX].v > 65536)
-		return false;
-	*addr = s->r[RP_REG_RSI].v;
-	*len = s->r[RP_REG_RDX].v;
-	return true;
+	if (s->r[RP_REG_RAX].k != ~0ull)
+		return -1;
+	if (sys_quiet(nr))
+		return 0;
+	/* ioctl(fd, TCGETS, termios *) */
+	if (nr == 16 && s->r[RP_REG_RSI].k == ~0ull &&
+	    s->r[RP_REG_RSI].v == 0x5401 && s->r[RP_REG_RDX].k == ~0ull) {
+		*addr = s->r[RP_REG_RDX].v;
+		*len = 64;
+		return 1;
+	}
+	for (k = 0; k < sizeof(sys_out) / sizeof(sys_out[0]); k++) {
+		if (sys_out[k].nr != nr)
+			continue;
+		if (s->r[sys_out[k].ptr].k != ~0ull)
+			return -1;
+		*addr = s->r[sys_out[k].ptr].v;
+		if (!*addr && sys_out[k].optional)
+			return 0;
+		if (sys_out[k].lenreg < 0) {
+			*len = sys_out[k].len;
+		} else {
+			if (s->r[sys_out[k].lenreg].k != ~0ull ||
+			    s->r[sys_out[k].lenreg].v > 65536)
+				return -1;
+			*len = s->r[sys_out[k].lenreg].v;
+		}
+		return 1;
+	}
+	return -1;
 }
 
 static int add_ent(struct win *w, uint64_t addr, uint64_t len, size_t pos)
@@ -218,14 +276,15 @@ static int build_index(struct win *w)
 				in->flags &= ~RCV_I_BARRIER;
 			else
 				in->flags |= RCV_I_BARRIER;
-			if (in->flags & RCV_I_BARRIER)
+			if (in->flags & RCV_I_BARRIER) {
 				bar = true;
-			else if (sys_write(w, i, &sa, &sl)) {
-				ret = add_ent(w, sa, sl, i);
-				if (ret)
+			} else {
+				int e = sys_write(w, i, &sa, &sl);
+
+				if (e < 0)
+					bar = true;
+				else if (e > 0 && (ret = add_ent(w, sa, sl, i)))
 					return ret;
-			} else if (!sys_quiet(nr)) {
-				bar = true;
 			}
 		}
 		if (!bar) {
@@ -308,7 +367,7 @@ static bool mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out)
 		if (acc_byte(&x, a, out) >= 0)
 			goto backward;
 		if ((w->ins[q].flags & RCV_I_SYSCALL) &&
-		    sys_write(w, q, &sa, &sl) && a - sa < sl)
+		    sys_write(w, q, &sa, &sl) > 0 && a - sa < sl)
 			goto backward;
 	}
 	if (w->nb[i] == w->n) {
@@ -325,7 +384,7 @@ backward:
 		size_t q = w->idx[j].pos;
 
 		if ((w->ins[q].flags & RCV_I_SYSCALL) &&
-		    sys_write(w, q, &sa, &sl) && a - sa < sl)
+		    sys_write(w, q, &sa, &sl) > 0 && a - sa < sl)
 			return false;
 		rcv_writes(c, &w->ins[q], &w->st[q], &w->st[q + 1], &x);
 		r = acc_byte(&x, a, out);
@@ -695,6 +754,15 @@ int rp_recover_new(struct rp_session *s, uint32_t tid,
 	}
 	rc->pid = info.pid;
 	rc->count = info.insns;
+	/* Around the thread pointer (struct pthread, its rseq area): when
+	 * fs_base is not known, a guess far from any data.
+	 */
+	if (rc->end_regs.valid & (1ull << RP_REG_FS_BASE)) {
+		uint64_t fs = rc->end_regs.val[RP_REG_FS_BASE];
+
+		rc->tls_lo = fs > 16384 ? fs - 16384 : 0;
+		rc->tls_hi = fs + 16384;
+	}
 	for (i = 0; i < rp_thread_count(s); i++)
 		if (rp_thread_tid(s, i) != tid &&
 		    !rp_thread_info(s, rp_thread_tid(s, i), &o) &&
