@@ -29,6 +29,18 @@ for prog in tiny loops indirect signal segv threads fork jmp plt; do
 	grep '^distance' "$tmp/out" | sed "s/^/# $prog /"
 done
 
+# Without a snapshot (--no-snapshot): the final registers and the
+# history alone.
+rm -rf "$tmp/nosnap"
+timeout 120 "$PTREC" record --ground-truth --no-snapshot -q -o "$tmp/nosnap" \
+	"$PROGS/loops" >/dev/null 2>&1
+if [ -f "$tmp/nosnap/manifest.json" ] && [ ! -e "$tmp/nosnap/snapshot.ptsnap" ] &&
+	"$VALCHECK" "$tmp/nosnap" >"$tmp/out" 2>&1; then
+	ok "loops without a snapshot: no wrong value; $(grep 'distance all' "$tmp/out" | sed 's/  */ /g')"
+else
+	bad "loops without a snapshot: $(head -5 "$tmp/out")"
+fi
+
 # Chained windows and windows beyond the chain (the engine's 16 windows
 # back from the end, then windows on their own), on a short history.
 if [ -f "$tmp/loops/manifest.json" ]; then
