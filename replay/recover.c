@@ -70,6 +70,8 @@ struct win {
 	struct rcv_frame *fr;	/* rsp/rbp as class + offset */
 	int64_t *pair;		/* pop -> its push */
 	struct rcv_val *base;	/* per class: its base, when known */
+	struct rcv_val *base0;	/* bases the later window shows */
+	struct rcv_val *xpair;	/* push i: the value its later pop read */
 	size_t nclass;
 	struct rp_recover *rc;
 };
@@ -434,6 +436,8 @@ static void win_free(struct win *w)
 	free(w->fr);
 	free(w->pair);
 	free(w->base);
+	free(w->base0);
+	free(w->xpair);
 	free(w);
 }
 
@@ -464,6 +468,66 @@ static bool expected(const struct rcv_ins *in, uint64_t next, uint64_t ret)
 	default:
 		return false;
 	}
+}
+
+/*
+ * Stack frames of @w built over its instructions and the later window's,
+ * so that a push here and its pop there, and rsp and rbp known there,
+ * count here: the later window's values are final.  Fills w->fr, w->pair
+ * (pairs within @w), w->xpair (pushes here whose pop is there, with the
+ * popped value) and w->base0 (class bases the later window shows).
+ * Returns the number of classes or -RP_ERR_NOMEM.
+ */
+static int frames_across(struct win *w)
+{
+	const struct win *l = w->later;
+	size_t m = w->n + l->n, i;
+	struct rcv_frame *f = malloc((m + 1) * sizeof(*f));
+	struct rcv_ins *ins = malloc((m + 1) * sizeof(*ins));
+	int64_t *pair = malloc((m + 1) * sizeof(*pair));
+	int nc = -RP_ERR_NOMEM;
+
+	if (!f || !ins || !pair)
+		goto out;
+	memcpy(ins, w->ins, w->n * sizeof(*ins));
+	memcpy(ins + w->n, l->ins, l->n * sizeof(*ins));
+	nc = rcv_stack_build(ins, m, f, pair);
+	if (nc <= 0)
+		goto out;
+	memcpy(w->fr, f, (w->n + 1) * sizeof(*f));
+	memcpy(w->pair, pair, w->n * sizeof(*pair));
+	w->base0 = calloc((size_t)nc, sizeof(*w->base0));
+	w->xpair = calloc(w->n + 1, sizeof(*w->xpair));
+	if (!w->base0 || !w->xpair) {
+		nc = -RP_ERR_NOMEM;
+		goto out;
+	}
+	for (i = w->n; i <= m; i++) {
+		const struct rcv_state *s = &l->st[i - w->n];
+
+		if (s->r[RP_REG_RSP].k == ~0ull && !w->base0[f[i].rsp_c].k)
+			w->base0[f[i].rsp_c] = (struct rcv_val){
+				s->r[RP_REG_RSP].v - (uint64_t)f[i].rsp_o,
+				~0ull };
+		if (f[i].rbp_c && s->r[RP_REG_RBP].k == ~0ull &&
+		    !w->base0[f[i].rbp_c].k)
+			w->base0[f[i].rbp_c] = (struct rcv_val){
+				s->r[RP_REG_RBP].v - (uint64_t)f[i].rbp_o,
+				~0ull };
+		/* A pop there of a push here: the pushed register's value. */
+		if (i < m && pair[i] >= 0 && (size_t)pair[i] < w->n) {
+			const struct rcv_ins *q = &ins[i];
+			int dst = q->id == X86_INS_LEAVE ? RP_REG_RBP :
+							   q->op[0].reg;
+
+			w->xpair[pair[i]] = l->st[i - w->n + 1].r[dst];
+		}
+	}
+out:
+	free(f);
+	free(ins);
+	free(pair);
+	return nc;
 }
 
 static int win_load(struct rp_recover *rc, struct win *w)
@@ -524,11 +588,14 @@ static int win_load(struct rp_recover *rc, struct win *w)
 		if (gap.before > w->first && gap.before <= w->last)
 			w->ins[gap.before - 1 - w->first].flags |=
 				RCV_I_BARRIER | RCV_I_MEMBAR;
-	ret = rcv_stack_build(w->ins, w->n, w->fr, w->pair);
+	ret = w->later ? frames_across(w) :
+			 rcv_stack_build(w->ins, w->n, w->fr, w->pair);
 	if (ret > 0) {
 		w->nclass = (size_t)ret;
 		w->base = calloc(w->nclass, sizeof(*w->base));
-		ret = w->base ? 0 : -RP_ERR_NOMEM;
+		if (!w->base0)
+			w->base0 = calloc(w->nclass, sizeof(*w->base0));
+		ret = w->base && w->base0 ? 0 : -RP_ERR_NOMEM;
 	}
 out:
 	free(calls);
@@ -565,7 +632,7 @@ static bool link_frames(struct rp_recover *rc, struct win *w)
 	bool ch = false;
 	size_t i;
 
-	memset(w->base, 0, w->nclass * sizeof(*w->base));
+	memcpy(w->base, w->base0, w->nclass * sizeof(*w->base));
 	for (i = 0; i <= w->n; i++) {
 		const struct rcv_frame *f = &w->fr[i];
 		const struct rcv_state *s = &w->st[i];
@@ -592,6 +659,15 @@ static bool link_frames(struct rp_recover *rc, struct win *w)
 			ch |= rcv_merge(&s->r[RP_REG_RBP],
 					(struct rcv_val){ b.v + (uint64_t)f->rbp_o,
 							  ~0ull }, conf);
+	}
+	for (i = 0; w->xpair && i < w->n; i++) {
+		const struct rcv_ins *p = &w->ins[i];
+
+		/* A push here whose pop is in the later window. */
+		if (w->xpair[i].k && p->op[0].type == RCV_OP_REG &&
+		    p->op[0].reg != RP_REG_RSP)
+			ch |= rcv_merge(&w->st[i].r[p->op[0].reg], w->xpair[i],
+					conf);
 	}
 	for (i = 0; i < w->n; i++) {
 		const struct rcv_ins *q = &w->ins[i], *p;
