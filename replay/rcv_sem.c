@@ -298,6 +298,33 @@ static bool op0_read_only(unsigned int id, unsigned int nops)
 	}
 }
 
+static int cond_of(unsigned int id);
+
+/* Instructions whose register effects rcv_sem.c models itself (their
+ * written registers still come from capstone too).
+ */
+static bool modelled(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_MOV: case X86_INS_MOVZX: case X86_INS_MOVSX:
+	case X86_INS_MOVSXD: case X86_INS_LEA: case X86_INS_ADD:
+	case X86_INS_SUB: case X86_INS_AND: case X86_INS_OR: case X86_INS_XOR:
+	case X86_INS_CMP: case X86_INS_TEST: case X86_INS_ADC:
+	case X86_INS_SBB: case X86_INS_INC: case X86_INS_DEC:
+	case X86_INS_NEG: case X86_INS_NOT: case X86_INS_PUSH:
+	case X86_INS_POP: case X86_INS_CALL: case X86_INS_RET:
+	case X86_INS_LEAVE: case X86_INS_CDQE: case X86_INS_CWDE:
+	case X86_INS_CDQ: case X86_INS_CQO: case X86_INS_BSWAP:
+	case X86_INS_SHL: case X86_INS_SHR: case X86_INS_SAR:
+	case X86_INS_IMUL: case X86_INS_JMP: case X86_INS_NOP:
+	case X86_INS_ENDBR64: case X86_INS_SYSCALL: case X86_INS_CPUID:
+	case X86_INS_RDTSC: case X86_INS_RDTSCP: case X86_INS_XGETBV:
+		return true;
+	default:
+		return cond_of_jcc(id) || cond_of(id) >= 0;
+	}
+}
+
 void rcv_decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		size_t len, uint8_t iclass, struct rcv_ins *in)
 {
@@ -409,6 +436,48 @@ void rcv_decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		in->fw = ~0ull;
 	if (implicit_store(in->id))
 		in->flags |= RCV_I_MEMBAR;
+	if (!modelled(in->id)) {
+		/* Capstone 4's lists miss some writes (cmpxchg's rax, mulx's
+		 * second destination): every explicit general-purpose
+		 * register of an instruction we do not model counts as
+		 * written, and so do the flags.
+		 */
+		for (i = 0; i < in->nops; i++)
+			if (in->op[i].type == RCV_OP_REG)
+				add_write(in, in->op[i].reg, 4);
+		in->fw |= ARITH_FLAGS | F_DF;
+	}
+	switch (in->id) {
+	case X86_INS_CMPXCHG:
+		in->wcode[RP_REG_RAX] = 4;
+		break;
+	case X86_INS_CMPXCHG8B: case X86_INS_CMPXCHG16B:
+	case X86_INS_CWD: case X86_INS_CQO: case X86_INS_CDQ:
+		in->wcode[RP_REG_RAX] = in->wcode[RP_REG_RDX] = 4;
+		break;
+	case X86_INS_LAHF: case X86_INS_CBW: case X86_INS_CWDE:
+	case X86_INS_CDQE:
+		in->wcode[RP_REG_RAX] = 4;
+		break;
+	case X86_INS_LODSB: case X86_INS_LODSW: case X86_INS_LODSD:
+	case X86_INS_LODSQ:
+		in->wcode[RP_REG_RAX] = in->wcode[RP_REG_RSI] = 4;
+		in->wcode[RP_REG_RCX] = 4;
+		break;
+	case X86_INS_STOSB: case X86_INS_STOSW: case X86_INS_STOSD:
+	case X86_INS_STOSQ: case X86_INS_SCASB: case X86_INS_SCASW:
+	case X86_INS_SCASD: case X86_INS_SCASQ:
+		in->wcode[RP_REG_RDI] = in->wcode[RP_REG_RCX] = 4;
+		break;
+	case X86_INS_MOVSB: case X86_INS_MOVSW: case X86_INS_MOVSD:
+	case X86_INS_MOVSQ: case X86_INS_CMPSB: case X86_INS_CMPSW:
+	case X86_INS_CMPSD: case X86_INS_CMPSQ:
+		in->wcode[RP_REG_RDI] = in->wcode[RP_REG_RCX] = 4;
+		in->wcode[RP_REG_RSI] = 4;
+		break;
+	default:
+		break;
+	}
 	switch (in->id) {
 	case X86_INS_SYSCALL:
 		in->flags |= RCV_I_SYSCALL;
