@@ -16,9 +16,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#define ARITH_FLAGS	0x8d5ull	/* CF PF AF ZF SF OF */
+#define F_CF	0x001ull
+#define F_PF	0x004ull
+#define F_AF	0x010ull
+#define F_ZF	0x040ull
+#define F_SF	0x080ull
+#define F_DF	0x400ull
+#define F_OF	0x800ull
+#define F_RF	0x10000ull
+
 #define RCV_NREG	17	/* rax..r15 in enum rp_reg order, rflags */
 #define RCV_FLAGS	16
-#define RCV_RIP		16	/* as a memory base: the next instruction */
+#define RCV_RIP		16	/* as a memory base: rip */
 
 struct rcv_val {
 	uint64_t v;		/* value; bits outside k are 0 */
@@ -61,6 +71,9 @@ struct rcv_ins {
 	uint64_t fw;		/* rflags bits written */
 	struct rcv_op op[3];
 };
+
+/* Condition code of jcc/setcc/cmovcc @id: 0..15 as in the opcode, or -1. */
+int rcv_cond_of(unsigned int id);
 
 /* Bits of a GPR that write code @c changes. */
 uint64_t rcv_wmask(uint8_t c);

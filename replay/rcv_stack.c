@@ -134,8 +134,9 @@ int rcv_stack_build(const struct rcv_ins *ins, size_t n,
 		for (k = 0; k < in->nops; k++) {
 			const struct rcv_op *m = &in->op[k];
 
-			if (m->type != RCV_OP_MEM || !(m->access & CS_AC_WRITE) ||
-			    m->index >= 0 || m->seg)
+			if (m->type != RCV_OP_MEM ||
+			    !(m->access & CS_AC_WRITE) || m->index >= 0 ||
+			    m->seg)
 				continue;
 			if (m->base == RP_REG_RSP)
 				slot_write(&t, o.rsp_c, o.rsp_o + m->imm,
@@ -204,7 +205,8 @@ int rcv_stack_build(const struct rcv_ins *ins, size_t n,
 		case X86_INS_SUB:
 			if (d->type == RCV_OP_REG && d->reg == RP_REG_RSP &&
 			    d->size == 8 && s->type == RCV_OP_IMM) {
-				o.rsp_o += in->id == X86_INS_ADD ? s->imm : -s->imm;
+				o.rsp_o += in->id == X86_INS_ADD ? s->imm :
+								   -s->imm;
 				break;
 			}
 			goto other;
@@ -213,10 +215,9 @@ int rcv_stack_build(const struct rcv_ins *ins, size_t n,
 			    (d->reg == RP_REG_RSP || d->reg == RP_REG_RBP) &&
 			    s->index < 0 && !s->seg &&
 			    (s->base == RP_REG_RSP || s->base == RP_REG_RBP)) {
-				uint32_t c = s->base == RP_REG_RSP ? f[i].rsp_c :
-								     f[i].rbp_c;
-				int64_t b = s->base == RP_REG_RSP ? f[i].rsp_o :
-								    f[i].rbp_o;
+				bool sp = s->base == RP_REG_RSP;
+				uint32_t c = sp ? f[i].rsp_c : f[i].rbp_c;
+				int64_t b = sp ? f[i].rsp_o : f[i].rbp_o;
 
 				if (d->reg == RP_REG_RSP) {
 					o.rsp_c = c ? c : next++;

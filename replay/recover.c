@@ -60,9 +60,9 @@ struct win {
 	size_t n;		/* instructions: last - first */
 	struct rcv_ins *ins;
 	struct rcv_state *st;
-	bool top_end;		/* last is the thread's end: the snapshot */
+	bool top_end;		/* last is the thread's end (snapshot) */
 	struct win *later;	/* the window after it, or NULL */
-	uint8_t *mbar;		/* instruction i may write unnamed memory */
+	uint8_t *mbar;		/* i may write memory we cannot name */
 	uint32_t *nb;		/* first barrier >= i (n: none) */
 	int64_t *pb;		/* last barrier < i (-1: none) */
 	struct ent *idx;
@@ -421,7 +421,7 @@ static struct rcv_val mem_cb(void *ctx, uint64_t i, uint64_t addr,
 	return r;
 }
 
-/* ---- windows --------------------------------------------------------------- */
+/* ---- windows ----------------------------------------------------------- */
 
 static void win_free(struct win *w)
 {
@@ -616,7 +616,8 @@ static void top_state(struct rp_recover *rc, struct win *w)
 		return;
 	for (g = 0; g < 16; g++)
 		if (rc->end_regs.valid & (1ull << g))
-			t->r[g] = (struct rcv_val){ rc->end_regs.val[g], ~0ull };
+			t->r[g] = (struct rcv_val){ rc->end_regs.val[g],
+						    ~0ull };
 	if (rc->end_regs.valid & (1ull << RP_REG_EFLAGS))
 		t->r[RCV_FLAGS] = (struct rcv_val){
 			rc->end_regs.val[RP_REG_EFLAGS], ~0ull };
@@ -639,26 +640,26 @@ static bool link_frames(struct rp_recover *rc, struct win *w)
 
 		if (s->r[RP_REG_RSP].k == ~0ull && !w->base[f->rsp_c].k)
 			w->base[f->rsp_c] = (struct rcv_val){
-				s->r[RP_REG_RSP].v - (uint64_t)f->rsp_o, ~0ull };
+				s->r[RP_REG_RSP].v - (uint64_t)f->rsp_o,
+				~0ull };
 		if (f->rbp_c && s->r[RP_REG_RBP].k == ~0ull &&
 		    !w->base[f->rbp_c].k)
 			w->base[f->rbp_c] = (struct rcv_val){
-				s->r[RP_REG_RBP].v - (uint64_t)f->rbp_o, ~0ull };
+				s->r[RP_REG_RBP].v - (uint64_t)f->rbp_o,
+				~0ull };
 	}
 	for (i = 0; i <= w->n; i++) {
 		const struct rcv_frame *f = &w->fr[i];
 		struct rcv_state *s = &w->st[i];
-		struct rcv_val b = w->base[f->rsp_c];
+		struct rcv_val b = w->base[f->rsp_c], x;
 
+		x = (struct rcv_val){ b.v + (uint64_t)f->rsp_o, ~0ull };
 		if (b.k)
-			ch |= rcv_merge(&s->r[RP_REG_RSP],
-					(struct rcv_val){ b.v + (uint64_t)f->rsp_o,
-							  ~0ull }, conf);
+			ch |= rcv_merge(&s->r[RP_REG_RSP], x, conf);
 		b = f->rbp_c ? w->base[f->rbp_c] : (struct rcv_val){ 0, 0 };
+		x = (struct rcv_val){ b.v + (uint64_t)f->rbp_o, ~0ull };
 		if (b.k)
-			ch |= rcv_merge(&s->r[RP_REG_RBP],
-					(struct rcv_val){ b.v + (uint64_t)f->rbp_o,
-							  ~0ull }, conf);
+			ch |= rcv_merge(&s->r[RP_REG_RBP], x, conf);
 	}
 	for (i = 0; w->xpair && i < w->n; i++) {
 		const struct rcv_ins *p = &w->ins[i];

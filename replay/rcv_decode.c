@@ -1,0 +1,528 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The recovery engine's decoder: capstone 4 in detail mode turned into
+ * struct rcv_ins (operands, the registers and flags each instruction
+ * writes, barriers), with the corrections capstone 4 needs (memory
+ * destinations it marks read-only, register writes its lists miss,
+ * AVX-512 it cannot decode, read through libopcodes' text).  What the
+ * instructions do is rcv_sem.c.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <capstone/capstone.h>
+
+#include "disasm.h"
+#include "rcv_internal.h"
+#include "replay.h"
+
+struct rcv_dec {
+	csh cs;
+	cs_insn *ci;
+	struct dis *dis;	/* libopcodes, for what capstone 4 lacks */
+};
+
+int rcv_dec_new(struct rcv_dec **dp)
+{
+	struct rcv_dec *d = calloc(1, sizeof(*d));
+
+	*dp = NULL;
+	if (!d)
+		return -RP_ERR_NOMEM;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &d->cs) != CS_ERR_OK) {
+		free(d);
+		return -RP_ERR_NOMEM;
+	}
+	cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	d->ci = cs_malloc(d->cs);
+	if (!d->ci) {
+		cs_close(&d->cs);
+		free(d);
+		return -RP_ERR_NOMEM;
+	}
+	if (dis_new(&d->dis))
+		d->dis = NULL;	/* then those stay barriers */
+	*dp = d;
+	return 0;
+}
+
+void rcv_dec_free(struct rcv_dec *d)
+{
+	if (!d)
+		return;
+	cs_free(d->ci, 1);
+	cs_close(&d->cs);
+	dis_free(d->dis);
+	free(d);
+}
+
+uint64_t rcv_wmask(uint8_t c)
+{
+	switch (c) {
+	case 1: return 0xffull;
+	case 2: return 0xff00ull;
+	case 3: return 0xffffull;
+	case 4: return ~0ull;
+	default: return 0;
+	}
+}
+
+/* Capstone register -> GPR, size in bytes, shift; false for others. */
+static bool gpr(unsigned int r, int *g, int *size, int *shift)
+{
+	static const unsigned int tab[16][5] = {
+		{ X86_REG_RAX, X86_REG_EAX, X86_REG_AX, X86_REG_AL,
+		  X86_REG_AH },
+		{ X86_REG_RBX, X86_REG_EBX, X86_REG_BX, X86_REG_BL,
+		  X86_REG_BH },
+		{ X86_REG_RCX, X86_REG_ECX, X86_REG_CX, X86_REG_CL,
+		  X86_REG_CH },
+		{ X86_REG_RDX, X86_REG_EDX, X86_REG_DX, X86_REG_DL,
+		  X86_REG_DH },
+		{ X86_REG_RSI, X86_REG_ESI, X86_REG_SI, X86_REG_SIL, 0 },
+		{ X86_REG_RDI, X86_REG_EDI, X86_REG_DI, X86_REG_DIL, 0 },
+		{ X86_REG_RBP, X86_REG_EBP, X86_REG_BP, X86_REG_BPL, 0 },
+		{ X86_REG_RSP, X86_REG_ESP, X86_REG_SP, X86_REG_SPL, 0 },
+		{ X86_REG_R8, X86_REG_R8D, X86_REG_R8W, X86_REG_R8B, 0 },
+		{ X86_REG_R9, X86_REG_R9D, X86_REG_R9W, X86_REG_R9B, 0 },
+		{ X86_REG_R10, X86_REG_R10D, X86_REG_R10W, X86_REG_R10B, 0 },
+		{ X86_REG_R11, X86_REG_R11D, X86_REG_R11W, X86_REG_R11B, 0 },
+		{ X86_REG_R12, X86_REG_R12D, X86_REG_R12W, X86_REG_R12B, 0 },
+		{ X86_REG_R13, X86_REG_R13D, X86_REG_R13W, X86_REG_R13B, 0 },
+		{ X86_REG_R14, X86_REG_R14D, X86_REG_R14W, X86_REG_R14B, 0 },
+		{ X86_REG_R15, X86_REG_R15D, X86_REG_R15W, X86_REG_R15B, 0 },
+	};
+	static const int sizes[5] = { 8, 4, 2, 1, 1 };
+	int i, j;
+
+	if (!r)
+		return false;
+	for (i = 0; i < 16; i++)
+		for (j = 0; j < 5; j++)
+			if (tab[i][j] == r) {
+				*g = i;
+				*size = sizes[j];
+				*shift = j == 4 ? 8 : 0;
+				return true;
+			}
+	return false;
+}
+
+static uint8_t wcode_of(int size, int shift)
+{
+	if (size >= 4)
+		return 4;
+	if (size == 2)
+		return 3;
+	return shift ? 2 : 1;
+}
+
+static void add_write(struct rcv_ins *in, int g, uint8_t c)
+{
+	uint8_t o = in->wcode[g];
+
+	if (!o || o == c)
+		in->wcode[g] = c;
+	else
+		in->wcode[g] = (o == 4 || c == 4) ? 4 : 3;
+}
+
+static int8_t mem_reg(unsigned int r)
+{
+	int g, size, shift;
+
+	if (r == X86_REG_RIP)
+		return RCV_RIP;
+	if (!r)
+		return -1;
+	if (gpr(r, &g, &size, &shift) && size == 8)
+		return (int8_t)g;
+	return -2;		/* a base we do not model: unknown address */
+}
+
+/* Instructions that write memory without an explicit operand and that
+ * rcv_writes() does not name.
+ */
+static bool implicit_store(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_STOSB: case X86_INS_STOSW: case X86_INS_STOSD:
+	case X86_INS_STOSQ: case X86_INS_MOVSB: case X86_INS_MOVSW:
+	case X86_INS_MOVSD: case X86_INS_MOVSQ: case X86_INS_MASKMOVDQU:
+	case X86_INS_MASKMOVQ: case X86_INS_PUSHF: case X86_INS_PUSHFQ:
+	case X86_INS_ENTER: case X86_INS_XSAVE: case X86_INS_XSAVEC:
+	case X86_INS_XSAVEOPT: case X86_INS_FXSAVE: case X86_INS_FXSAVE64:
+	case X86_INS_XSAVE64: case X86_INS_XSAVEC64: case X86_INS_XSAVEOPT64:
+	case X86_INS_XSAVES: case X86_INS_XSAVES64: case X86_INS_CMPXCHG16B:
+	case X86_INS_CMPXCHG8B:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* rflags bits capstone's eflags field says an instruction writes. */
+static uint64_t flags_written(uint64_t e)
+{
+	static const struct { uint64_t cs, bit; } map[] = {
+		{ X86_EFLAGS_MODIFY_CF | X86_EFLAGS_RESET_CF |
+		  X86_EFLAGS_SET_CF | X86_EFLAGS_UNDEFINED_CF, F_CF },
+		{ X86_EFLAGS_MODIFY_PF | X86_EFLAGS_RESET_PF |
+		  X86_EFLAGS_SET_PF | X86_EFLAGS_UNDEFINED_PF, F_PF },
+		{ X86_EFLAGS_MODIFY_AF | X86_EFLAGS_RESET_AF |
+		  X86_EFLAGS_SET_AF | X86_EFLAGS_UNDEFINED_AF, F_AF },
+		{ X86_EFLAGS_MODIFY_ZF | X86_EFLAGS_RESET_ZF |
+		  X86_EFLAGS_SET_ZF | X86_EFLAGS_UNDEFINED_ZF, F_ZF },
+		{ X86_EFLAGS_MODIFY_SF | X86_EFLAGS_RESET_SF |
+		  X86_EFLAGS_SET_SF | X86_EFLAGS_UNDEFINED_SF, F_SF },
+		{ X86_EFLAGS_MODIFY_OF | X86_EFLAGS_RESET_OF |
+		  X86_EFLAGS_SET_OF | X86_EFLAGS_UNDEFINED_OF, F_OF },
+		{ X86_EFLAGS_MODIFY_DF | X86_EFLAGS_RESET_DF |
+		  X86_EFLAGS_SET_DF, F_DF },
+	};
+	uint64_t fw = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (e & map[i].cs)
+			fw |= map[i].bit;
+	return fw;
+}
+
+/* Conditional jumps (their one operand is a target). */
+static bool cond_of_jcc(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_JO: case X86_INS_JNO: case X86_INS_JB: case X86_INS_JAE:
+	case X86_INS_JE: case X86_INS_JNE: case X86_INS_JBE: case X86_INS_JA:
+	case X86_INS_JS: case X86_INS_JNS: case X86_INS_JP: case X86_INS_JNP:
+	case X86_INS_JL: case X86_INS_JGE: case X86_INS_JLE: case X86_INS_JG:
+	case X86_INS_JRCXZ: case X86_INS_JECXZ: case X86_INS_LOOP:
+	case X86_INS_LOOPE: case X86_INS_LOOPNE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Is @r (after '%') a vector or mask register? */
+static bool vector_reg(const char *r)
+{
+	return !strncmp(r, "xmm", 3) || !strncmp(r, "ymm", 3) ||
+	       !strncmp(r, "zmm", 3) ||
+	       (r[0] == 'k' && r[1] >= '0' && r[1] <= '7');
+}
+
+/*
+ * Capstone 4 does not know AVX-512 (EVEX) instructions and their VEX
+ * mask moves, which glibc's string functions use.  libopcodes does: in
+ * its AT&T text the destination is the last operand.  An instruction
+ * whose operands are all vector or mask registers writes no
+ * general-purpose register and no memory (flags: unknown); one whose last operand is a 32- or 64-bit
+ * general-purpose register writes that register whole.  Anything else
+ * (a memory destination) stays a barrier.
+ */
+static void vector_only(struct rcv_dec *d, const uint8_t *raw, size_t len,
+			uint64_t ip, struct rcv_ins *in)
+{
+	char text[256], *ops, *last, *p;
+	int g, size, shift, n;
+
+	if (!d->dis || (raw[0] != 0x62 && raw[0] != 0xc4 && raw[0] != 0xc5))
+		return;	/* EVEX and VEX only */
+	n = dis_insn(d->dis, raw, len, ip, text, sizeof(text));
+	if (n != (int)len || strchr(text, '('))
+		return;	/* a memory operand: barrier */
+	ops = strpbrk(text, " \t");
+	if (!ops)
+		return;
+	last = strrchr(ops, ',');
+	last = last ? last + 1 : ops;
+	while (*last == ' ' || *last == '\t')
+		last++;
+	/* {%k1}{z}: the mask, not the destination */
+	p = strchr(last, '{');
+	if (p)
+		*p = '\0';
+	/* Every operand but the last: registers or immediates. */
+	for (p = ops; (p = strchr(p, '%')) && p < last; p++)
+		if (!vector_reg(p + 1))
+			return;
+	if (*last != '%')
+		return;
+	if (!vector_reg(last + 1)) {
+		unsigned int r;
+
+		for (r = X86_REG_INVALID + 1; r < X86_REG_ENDING; r++) {
+			const char *name = cs_reg_name(d->cs, r);
+
+			if (name && !strcmp(name, last + 1))
+				break;
+		}
+		if (r == X86_REG_ENDING || !gpr(r, &g, &size, &shift) ||
+		    size < 4)
+			return;
+		in->wcode[g] = 4;
+	}
+	in->flags = RCV_I_BAD;	/* decoded, but not by capstone */
+	in->fw = ARITH_FLAGS | F_DF;
+}
+
+/*
+ * Instructions whose first (Intel order: destination) operand is only
+ * read.  For every other instruction the first operand counts as written
+ * whatever capstone's access flags say: capstone 4 marks some AVX-512
+ * stores' memory destination as read only (vmovdqu64 [rdi], ymm16), and a
+ * missed write would give wrong values.
+ */
+static bool op0_read_only(unsigned int id, unsigned int nops)
+{
+	switch (id) {
+	case X86_INS_CMP: case X86_INS_TEST: case X86_INS_BT:
+	case X86_INS_PUSH: case X86_INS_CALL: case X86_INS_JMP:
+	case X86_INS_NOP: case X86_INS_PREFETCH: case X86_INS_PREFETCHNTA:
+	case X86_INS_PREFETCHT0: case X86_INS_PREFETCHT1:
+	case X86_INS_PREFETCHT2: case X86_INS_PREFETCHW:
+	case X86_INS_CLFLUSH: case X86_INS_CLFLUSHOPT: case X86_INS_CLWB:
+	case X86_INS_DIV: case X86_INS_IDIV: case X86_INS_MUL:
+		return true;
+	case X86_INS_IMUL:
+		return nops == 1;
+	default:
+		return cond_of_jcc(id);
+	}
+}
+
+/* Instructions whose register effects rcv_sem.c models itself (their
+ * written registers still come from capstone too).
+ */
+static bool modelled(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_MOV: case X86_INS_MOVZX: case X86_INS_MOVSX:
+	case X86_INS_MOVSXD: case X86_INS_LEA: case X86_INS_ADD:
+	case X86_INS_SUB: case X86_INS_AND: case X86_INS_OR: case X86_INS_XOR:
+	case X86_INS_CMP: case X86_INS_TEST: case X86_INS_ADC:
+	case X86_INS_SBB: case X86_INS_INC: case X86_INS_DEC:
+	case X86_INS_NEG: case X86_INS_NOT: case X86_INS_PUSH:
+	case X86_INS_POP: case X86_INS_CALL: case X86_INS_RET:
+	case X86_INS_LEAVE: case X86_INS_CDQE: case X86_INS_CWDE:
+	case X86_INS_CDQ: case X86_INS_CQO: case X86_INS_BSWAP:
+	case X86_INS_SHL: case X86_INS_SHR: case X86_INS_SAR:
+	case X86_INS_IMUL: case X86_INS_JMP: case X86_INS_NOP:
+	case X86_INS_ENDBR64: case X86_INS_SYSCALL: case X86_INS_CPUID:
+	case X86_INS_RDTSC: case X86_INS_RDTSCP: case X86_INS_XGETBV:
+		return true;
+	default:
+		return cond_of_jcc(id) || rcv_cond_of(id) >= 0;
+	}
+}
+
+void rcv_decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
+		size_t len, uint8_t iclass, struct rcv_ins *in)
+{
+	const uint8_t *code = raw;
+	uint64_t addr = ip;
+	size_t size = len;
+	cs_regs rr, rw;
+	uint8_t nr = 0, nw = 0;
+	cs_x86 *x;
+	int i, g, sz, sh;
+
+	memset(in, 0, sizeof(*in));
+	in->ip = ip;
+	in->len = (uint8_t)len;
+	in->next = ip + len;
+	in->iclass = iclass;
+	if (!cs_disasm_iter(d->cs, &code, &size, &addr, d->ci) ||
+	    d->ci->size != len) {
+		in->flags = RCV_I_BAD | RCV_I_BARRIER | RCV_I_MEMBAR;
+		if (iclass == RP_IC_OTHER)
+			vector_only(d, raw, len, ip, in);
+		return;
+	}
+	in->id = (uint16_t)d->ci->id;
+	x = &d->ci->detail->x86;
+	if (x->prefix[0] == X86_PREFIX_REP || x->prefix[0] == X86_PREFIX_REPNE)
+		in->flags |= RCV_I_REP;
+	for (i = 0; i < x->op_count && i < 3; i++) {
+		const cs_x86_op *o = &x->operands[i];
+		struct rcv_op *p = &in->op[i];
+
+		p->size = o->size;
+		p->access = o->access;
+		switch (o->type) {
+		case X86_OP_REG:
+			if (gpr(o->reg, &g, &sz, &sh)) {
+				p->type = RCV_OP_REG;
+				p->reg = (int8_t)g;
+				p->shift = (uint8_t)sh;
+				p->size = (uint8_t)sz;
+			} else {
+				p->type = RCV_OP_OTHER;
+			}
+			break;
+		case X86_OP_IMM:
+			p->type = RCV_OP_IMM;
+			p->imm = o->imm;
+			break;
+		case X86_OP_MEM:
+			p->type = RCV_OP_MEM;
+			p->base = mem_reg(o->mem.base);
+			p->index = mem_reg(o->mem.index);
+			p->scale = (uint8_t)o->mem.scale;
+			p->imm = o->mem.disp;
+			p->seg = o->mem.segment == X86_REG_INVALID ? 0 :
+				 o->mem.segment == X86_REG_FS ? 1 :
+				 o->mem.segment == X86_REG_GS ? 2 : 3;
+			if (o->mem.segment == X86_REG_CS ||
+			    o->mem.segment == X86_REG_DS ||
+			    o->mem.segment == X86_REG_ES ||
+			    o->mem.segment == X86_REG_SS)
+				p->seg = 0;	/* base 0 in 64-bit mode */
+			break;
+		default:
+			p->type = RCV_OP_OTHER;
+			break;
+		}
+	}
+	in->nops = (uint8_t)(x->op_count < 3 ? x->op_count : 3);
+	if (in->nops && !op0_read_only(in->id, in->nops) &&
+	    (in->op[0].type == RCV_OP_MEM || in->op[0].type == RCV_OP_REG))
+		in->op[0].access |= CS_AC_WRITE;
+	for (i = 0; i < in->nops; i++) {
+		const struct rcv_op *p = &in->op[i];
+
+		if (p->type == RCV_OP_MEM && (p->access & CS_AC_WRITE) &&
+		    (p->base == -2 || p->index == -2 || p->seg == 3 ||
+		     !p->size || p->size > 64))
+			in->flags |= RCV_I_MEMBAR;
+	}
+	if (cs_regs_access(d->cs, d->ci, rr, &nr, rw, &nw) != CS_ERR_OK) {
+		in->flags |= RCV_I_BARRIER | RCV_I_MEMBAR;
+		return;
+	}
+	for (i = 0; i < nw; i++) {
+		if (rw[i] == X86_REG_EFLAGS && !x->eflags)
+			in->fw |= ARITH_FLAGS | F_DF;
+		else if (gpr(rw[i], &g, &sz, &sh))
+			add_write(in, g, wcode_of(sz, sh));
+	}
+	/* Explicit register operands written (cs_regs_access has them, but
+	 * be sure).
+	 */
+	for (i = 0; i < in->nops; i++)
+		if (in->op[i].type == RCV_OP_REG &&
+		    (in->op[i].access & CS_AC_WRITE))
+			add_write(in, in->op[i].reg,
+				  wcode_of(in->op[i].size, in->op[i].shift));
+	/* Flags written, by capstone's table; any but the arithmetic flags
+	 * and DF: all of them.
+	 */
+	in->fw |= flags_written(x->eflags);
+	if (x->eflags & (X86_EFLAGS_MODIFY_TF | X86_EFLAGS_MODIFY_IF |
+			 X86_EFLAGS_MODIFY_NT | X86_EFLAGS_MODIFY_RF |
+			 X86_EFLAGS_RESET_IF | X86_EFLAGS_RESET_TF |
+			 X86_EFLAGS_RESET_NT | X86_EFLAGS_SET_IF |
+			 X86_EFLAGS_RESET_RF | X86_EFLAGS_RESET_AC |
+			 X86_EFLAGS_RESET_0F))
+		in->fw = ~0ull;
+	if (implicit_store(in->id))
+		in->flags |= RCV_I_MEMBAR;
+	if (!modelled(in->id)) {
+		/* Capstone 4's lists miss some writes (cmpxchg's rax, mulx's
+		 * second destination): every explicit general-purpose
+		 * register of an instruction we do not model counts as
+		 * written, and so do the flags.
+		 */
+		for (i = 0; i < in->nops; i++)
+			if (in->op[i].type == RCV_OP_REG)
+				add_write(in, in->op[i].reg, 4);
+		in->fw |= ARITH_FLAGS | F_DF;
+	}
+	switch (in->id) {
+	case X86_INS_CMPXCHG:
+		in->wcode[RP_REG_RAX] = 4;
+		break;
+	case X86_INS_CMPXCHG8B: case X86_INS_CMPXCHG16B:
+	case X86_INS_CWD: case X86_INS_CQO: case X86_INS_CDQ:
+		in->wcode[RP_REG_RAX] = in->wcode[RP_REG_RDX] = 4;
+		break;
+	case X86_INS_LAHF: case X86_INS_CBW: case X86_INS_CWDE:
+	case X86_INS_CDQE:
+		in->wcode[RP_REG_RAX] = 4;
+		break;
+	case X86_INS_LODSB: case X86_INS_LODSW: case X86_INS_LODSD:
+	case X86_INS_LODSQ:
+		in->wcode[RP_REG_RAX] = in->wcode[RP_REG_RSI] = 4;
+		in->wcode[RP_REG_RCX] = 4;
+		break;
+	case X86_INS_STOSB: case X86_INS_STOSW: case X86_INS_STOSD:
+	case X86_INS_STOSQ: case X86_INS_SCASB: case X86_INS_SCASW:
+	case X86_INS_SCASD: case X86_INS_SCASQ:
+		in->wcode[RP_REG_RDI] = in->wcode[RP_REG_RCX] = 4;
+		break;
+	case X86_INS_MOVSB: case X86_INS_MOVSW: case X86_INS_MOVSD:
+	case X86_INS_MOVSQ: case X86_INS_CMPSB: case X86_INS_CMPSW:
+	case X86_INS_CMPSD: case X86_INS_CMPSQ:
+		in->wcode[RP_REG_RDI] = in->wcode[RP_REG_RCX] = 4;
+		in->wcode[RP_REG_RSI] = 4;
+		break;
+	default:
+		break;
+	}
+	switch (in->id) {
+	case X86_INS_SYSCALL:
+		in->flags |= RCV_I_SYSCALL;
+		in->wcode[RP_REG_RAX] = in->wcode[RP_REG_RCX] = 4;
+		in->wcode[RP_REG_R11] = 4;
+		in->fw = ~0ull;
+		break;
+	case X86_INS_CPUID:
+		in->wcode[RP_REG_RAX] = in->wcode[RP_REG_RBX] = 4;
+		in->wcode[RP_REG_RCX] = in->wcode[RP_REG_RDX] = 4;
+		break;
+	case X86_INS_RDTSCP:
+		in->wcode[RP_REG_RCX] = 4;
+		/* fall through */
+	case X86_INS_RDTSC:
+	case X86_INS_XGETBV:
+	case X86_INS_RDPMC:
+		in->wcode[RP_REG_RAX] = in->wcode[RP_REG_RDX] = 4;
+		break;
+	case X86_INS_POPF: case X86_INS_POPFQ: case X86_INS_SAHF:
+		in->fw = ~0ull;
+		break;
+	case X86_INS_INT: case X86_INS_INT3: case X86_INS_INTO:
+	case X86_INS_UD2: case X86_INS_SYSENTER: case X86_INS_IRET:
+	case X86_INS_IRETQ: case X86_INS_HLT:
+		in->flags |= RCV_I_BARRIER | RCV_I_MEMBAR;
+		break;
+	default:
+		break;
+	}
+}
+
+/* Condition code of jcc/setcc/cmovcc @id: 0..15 as in the opcode, or -1. */
+int rcv_cond_of(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_JO: case X86_INS_SETO: case X86_INS_CMOVO: return 0;
+	case X86_INS_JNO: case X86_INS_SETNO: case X86_INS_CMOVNO: return 1;
+	case X86_INS_JB: case X86_INS_SETB: case X86_INS_CMOVB: return 2;
+	case X86_INS_JAE: case X86_INS_SETAE: case X86_INS_CMOVAE: return 3;
+	case X86_INS_JE: case X86_INS_SETE: case X86_INS_CMOVE: return 4;
+	case X86_INS_JNE: case X86_INS_SETNE: case X86_INS_CMOVNE: return 5;
+	case X86_INS_JBE: case X86_INS_SETBE: case X86_INS_CMOVBE: return 6;
+	case X86_INS_JA: case X86_INS_SETA: case X86_INS_CMOVA: return 7;
+	case X86_INS_JS: case X86_INS_SETS: case X86_INS_CMOVS: return 8;
+	case X86_INS_JNS: case X86_INS_SETNS: case X86_INS_CMOVNS: return 9;
+	case X86_INS_JP: case X86_INS_SETP: case X86_INS_CMOVP: return 10;
+	case X86_INS_JNP: case X86_INS_SETNP: case X86_INS_CMOVNP: return 11;
+	case X86_INS_JL: case X86_INS_SETL: case X86_INS_CMOVL: return 12;
+	case X86_INS_JGE: case X86_INS_SETGE: case X86_INS_CMOVGE: return 13;
+	case X86_INS_JLE: case X86_INS_SETLE: case X86_INS_CMOVLE: return 14;
+	case X86_INS_JG: case X86_INS_SETG: case X86_INS_CMOVG: return 15;
+	default: return -1;
+	}
+}
