@@ -41,6 +41,7 @@
 #include "images.h"
 #include "record.h"
 #include "skel.h"
+#include "snapshot.h"
 #include "uapi/ptrec.h"
 
 #define KM_READ_SIZE	(4 * PTREC_READ_MIN)
@@ -88,6 +89,8 @@ struct km {
 	uint64_t unknown;	/* records of types this ptrec does not know */
 	struct rlimit nofile;	/* RLIMIT_NOFILE as ptrec found it */
 	bool nofile_raised;
+	struct rec_snap snap;		/* the end state (record/snapshot.c) */
+	struct rec_snap_tracer tr;	/* the launched program, traced for it */
 	int error;
 };
 
@@ -913,6 +916,36 @@ static void km_detach(struct km *k, bool *detached, uint64_t *when)
 		km_warn(k, "PTREC_IOC_DETACH: %s", strerror(errno));
 }
 
+/*
+ * Whether the launched program has ended (@block: wait for it).  Traced
+ * for its snapshot, its stops are handled here: the snapshot at its exit
+ * or fatal signal, every other stop continued at once.
+ */
+static bool km_reap(struct km *k, int *status, bool block)
+{
+	struct sb_err serr;
+
+	if (k->tr.traced) {
+		if (rec_snap_tracer_poll(&k->snap, &k->tr, block, status,
+					 &serr) == 1)
+			return true;
+		if (k->tr.error)
+			km_fail(k, k->tr.error, "%s", serr.msg);
+		return !k->tr.traced && block;
+	}
+	return waitpid(k->pid, status, block ? 0 : WNOHANG) == k->pid;
+}
+
+/* Recording stops early: the snapshot of where the program is. */
+static void km_snap_end(struct km *k)
+{
+	struct sb_err serr;
+
+	rec_snap_tracer_end(&k->snap, &k->tr, &serr);
+	if (k->tr.error)
+		km_fail(k, k->tr.error, "%s", serr.msg);
+}
+
 static void km_run(struct km *k, int *status, bool *reaped)
 {
 	uint8_t *buf = malloc(KM_READ_SIZE);
@@ -934,13 +967,14 @@ static void km_run(struct km *k, int *status, bool *reaped)
 		if (k->o->stop && *k->o->stop && !detached) {
 			km_detach(k, &detached, &quiet_since);
 			/* a launched program does not outlive its recording */
-			if (k->launched && !*reaped)
+			if (k->launched && !*reaped) {
+				km_snap_end(k);
 				kill(k->pid, SIGKILL);
+			}
 		}
 		/* the program is gone: the session must end soon */
 		if (!gone_at && !detached &&
-		    ((k->launched && !*reaped &&
-		      waitpid(k->pid, status, WNOHANG) == k->pid &&
+		    ((k->launched && !*reaped && km_reap(k, status, false) &&
 		      (*reaped = true)) ||
 		     (!k->launched && kill(k->pid, 0) < 0 && errno == ESRCH)))
 			gone_at = km_mono_ms();
@@ -1050,6 +1084,11 @@ static int km_begin(struct km *k, struct ptrec_config *cfg)
 		return k->error = ret;
 	}
 	k->m = sb_bundle_manifest(k->b);
+	k->snap = (struct rec_snap){ .b = k->b, .off = o->no_snapshot,
+				     .quiet = o->quiet,
+				     .limit = o->snapshot_limit ?
+					      o->snapshot_limit :
+					      SB_SNAP_DEFAULT_LIMIT };
 	ret = sb_bundle_open_sideband(k->b, &k->sb, &serr);
 	if (ret)
 		return km_fail(k, ret, "%s", serr.msg);
@@ -1118,6 +1157,11 @@ int rec_kmod_split(const struct rec_options *o, const struct ptrec_info *info,
 	return ret;
 }
 
+static void km_on_chld(int sig)
+{
+	(void)sig;
+}
+
 int rec_kmod_record(const struct rec_options *o, struct rec_stats *st,
 		    struct sb_err *err)
 {
@@ -1168,8 +1212,20 @@ int rec_kmod_record(const struct rec_options *o, struct rec_stats *st,
 			waitpid(k.pid, &status, 0);
 			goto out_free;
 		}
-		/* tracing is armed: let the program run */
-		ptrace(PTRACE_DETACH, k.pid, 0, 0);
+		/*
+		 * Tracing is armed: let the program run, under ptrace only
+		 * for the stops where it ends (its snapshot), never stepped.
+		 */
+		if (o->no_snapshot ||
+		    rec_snap_tracer_start(&k.tr, k.pid, getpid())) {
+			k.tr.traced = false;
+			ptrace(PTRACE_DETACH, k.pid, 0, 0);
+		} else {
+			struct sigaction sa = { .sa_handler = km_on_chld };
+
+			/* A stop interrupts the poll at once. */
+			sigaction(SIGCHLD, &sa, NULL);
+		}
 	}
 	if (ret)
 		goto out_free;
@@ -1177,7 +1233,11 @@ int rec_kmod_record(const struct rec_options *o, struct rec_stats *st,
 	km_run(&k, &status, &reaped);
 	km_stats(&k);
 	if (k.launched && !reaped)
-		waitpid(k.pid, &status, 0);
+		km_reap(&k, &status, true);
+	st->snap_procs = k.snap.procs;
+	st->snap_bytes = k.snap.used;
+	st->snap_left_out = k.snap.left_out;
+	st->snap_ns = k.snap.ns;
 	km_end(&k);
 out_free:
 	ret = k.error;
