@@ -38,20 +38,12 @@
 
 /* ---- time ------------------------------------------------------------ */
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* The recording's clock: monotonic nanoseconds, strictly increasing, so
  * it totally orders every stamped event.
  */
 static uint64_t now(struct emu *e)
 {
-	uint64_t t = e->o->counter_clock ? 0 : mono_ns();
+	uint64_t t = e->o->counter_clock ? 0 : rec_mono_ns();
 
 	e->clock = t > e->clock ? t : e->clock + 1;
 	return e->clock;
@@ -1049,7 +1041,7 @@ static void progress(struct emu *e)
 
 	if (e->o->quiet)
 		return;
-	t = mono_ns();
+	t = rec_mono_ns();
 	if (t - e->last_progress < 1000000000ull)
 		return;
 	e->last_progress = t;
@@ -1066,7 +1058,7 @@ static void progress(struct emu *e)
  */
 static void flush_all(struct emu *e)
 {
-	uint64_t t = mono_ns();
+	uint64_t t = rec_mono_ns();
 	struct thr *th;
 	int ret;
 
@@ -1136,43 +1128,13 @@ static void run(struct emu *e)
 
 /* ---- manifest --------------------------------------------------------- */
 
-static void fill_cpu(struct sb_manifest *m)
-{
-	char line[256];
-	FILE *f = fopen("/proc/cpuinfo", "re");
-	unsigned int v;
-
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "vendor_id : %15s", m->cpu.vendor) == 1)
-			continue;
-		if (sscanf(line, "cpu family : %u", &v) == 1)
-			m->cpu.family = v;
-		else if (sscanf(line, "model : %u", &v) == 1)
-			m->cpu.model = v;
-		else if (sscanf(line, "stepping : %u", &v) == 1)
-			m->cpu.stepping = v;
-		else if (line[0] == '\n')
-			break;	/* first CPU only */
-	}
-	if (f)
-		fclose(f);
-}
-
-static uint64_t real_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void fill_manifest(struct emu *e)
 {
 	struct sb_manifest *m = e->m;
 	char cwd[4096];
 
 	m->backend = strdup("emu");
-	fill_cpu(m);
+	rec_cpu_fill(&m->cpu);
 	m->pt.emulated = true;
 	m->pt.features = SB_PT_USER | SB_PT_BRANCH | SB_PT_TSC |
 			 SB_PT_RET_COMPRESSION;
@@ -1184,7 +1146,7 @@ static void fill_manifest(struct emu *e)
 	m->time.tsc_hz = 1000000000ull;
 	if (getcwd(cwd, sizeof(cwd)))
 		m->cwd = strdup(cwd);
-	m->start_ns = real_ns();
+	m->start_ns = rec_real_ns();
 }
 
 static void write_snapshot(struct emu *e)
@@ -1197,7 +1159,7 @@ static void write_snapshot(struct emu *e)
 	tm.time_mult = 1;
 	tm.time_zero = (uint64_t)e->mono_to_real;
 	tm.tsc_hz = 1000000000ull;
-	tm.realtime_ns = real_ns();
+	tm.realtime_ns = rec_real_ns();
 	emu_emit_record(e, &tm.hdr);
 	for (p = e->procs; p; p = p->next) {
 		proc_set_exe(e, p);
@@ -1243,8 +1205,8 @@ int rec_emu_record(const struct rec_options *o, struct rec_stats *st,
 	int ret;
 
 	memset(st, 0, sizeof(*st));
-	e.last_progress = mono_ns();
-	e.mono_to_real = (int64_t)(real_ns() - mono_ns());
+	e.last_progress = rec_mono_ns();
+	e.mono_to_real = (int64_t)(rec_real_ns() - rec_mono_ns());
 	ret = sb_bundle_create(&e.b, o->out, &serr);
 	if (ret) {
 		if (err)
@@ -1289,7 +1251,7 @@ int rec_emu_record(const struct rec_options *o, struct rec_stats *st,
 	run(&e);
 out_kill:
 	emu_finish_live(&e);
-	e.m->stop_ns = real_ns();
+	e.m->stop_ns = rec_real_ns();
 	if (!e.error) {
 		ret = sb_bundle_finish(e.b, &serr);
 		if (ret)

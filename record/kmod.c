@@ -828,18 +828,9 @@ static int km_attach(struct km *k)
 static void km_fill_manifest(struct km *k, const struct ptrec_config *c)
 {
 	struct sb_manifest *m = k->m;
-	char line[256];
-	FILE *f;
 
 	m->backend = strdup("kmod");
-	f = fopen("/proc/cpuinfo", "re");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "vendor_id : %15s", m->cpu.vendor) == 1)
-			break;
-	if (f)
-		fclose(f);
-	if (!m->cpu.vendor[0])
-		strcpy(m->cpu.vendor, "unknown");
+	rec_cpu_fill(&m->cpu);
 	m->cpu.family = k->info.family;
 	m->cpu.model = k->info.model;
 	m->cpu.stepping = k->info.stepping;
@@ -888,23 +879,12 @@ static void km_fill_manifest(struct km *k, const struct ptrec_config *c)
 	}
 }
 
-static uint64_t km_real_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+/* ---- the loop ---------------------------------------------------------- */
 
 static uint64_t km_mono_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return rec_mono_ns() / 1000000;
 }
-
-/* ---- the loop ---------------------------------------------------------- */
 
 static void km_detach(struct km *k, bool *detached, uint64_t *when)
 {
@@ -1097,7 +1077,7 @@ static int km_begin(struct km *k, struct ptrec_config *cfg)
 	if (ret)
 		return ret;
 	km_fill_manifest(k, cfg);
-	k->m->start_ns = km_real_ns();
+	k->m->start_ns = rec_real_ns();
 	if (o->argv) {
 		for (i = 0; o->argv[i]; i++)
 			;
@@ -1115,7 +1095,7 @@ static void km_end(struct km *k)
 	int ret;
 
 	km_close_streams(k);
-	k->m->stop_ns = km_real_ns();
+	k->m->stop_ns = rec_real_ns();
 	k->st->sideband_records = sb_writer_count(k->sb);
 	if (k->clamped)
 		km_warn(k, "%" PRIu64 " sideband records from the module went back in time; stored with the previous record's time",

@@ -23,18 +23,11 @@
 #include <unistd.h>
 
 #include "maps.h"
+#include "skel.h"
 #include "snapshot.h"
 
 #define CHUNK (1u << 20)
 #define PAGE 4096u
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 void rec_snap_regs(uint64_t v[27], const struct user_regs_struct *r)
 {
@@ -221,7 +214,7 @@ int rec_snap_take(struct rec_snap *s, const struct rec_snap_proc *rp,
 	uint8_t *auxv = NULL, *buf = NULL;
 	uint64_t *anon = NULL;
 	size_t auxv_len = 0, i, nanon;
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = rec_mono_ns();
 	ssize_t n;
 	int fd, ret;
 
@@ -300,7 +293,7 @@ int rec_snap_take(struct rec_snap *s, const struct rec_snap_proc *rp,
 	if (fd >= 0)
 		close(fd);
 	s->procs++;
-	s->ns += mono_ns() - t0;
+	s->ns += rec_mono_ns() - t0;
 	maps_free(&ms);
 	free(auxv);
 	free(anon);
