@@ -2,7 +2,7 @@
 # programs, writes `ptrec core` and compares GDB on it with GDB on gcore's
 # file of the same state (tests/snapshot/run.sh).
 SNAP_PROG_DIR := $(BUILD)/tests/snapshot
-SNAP_PROGS := crash mtcrash abort exit spin forkexit bigheap busy
+SNAP_PROGS := crash mtcrash abort exit spin forkexit bigheap busy sigloop
 SNAP_PROG_BINS := $(SNAP_PROGS:%=$(SNAP_PROG_DIR)/%)
 
 $(SNAP_PROG_DIR)/%: tests/snapshot/%.c
@@ -10,15 +10,17 @@ $(SNAP_PROG_DIR)/%: tests/snapshot/%.c
 	$(CC) -O0 -g -pthread -o $@ $<
 
 .PHONY: snapshot-test
-snapshot-test: $(PTREC) $(PTREC_SERVER) $(SNAP_PROG_BINS)
+snapshot-test: $(PTREC) $(PTREC_SERVER) $(SNAP_PROG_BINS) $(FAKEPTREC)
 	PTREC=$(CURDIR)/$(PTREC) PTREC_SERVER=$(CURDIR)/$(PTREC_SERVER) \
-		SNAP_PROGS=$(CURDIR)/$(SNAP_PROG_DIR) tests/snapshot/run.sh
+		SNAP_PROGS=$(CURDIR)/$(SNAP_PROG_DIR) \
+		FAKEPTREC=$(CURDIR)/$(FAKEPTREC) tests/snapshot/run.sh
 
 CHECK_EXTRA += snapshot-test
 
 # make bench: the snapshot of a 100 MB heap against its resident size and
 # against gcore in the same run (scripts/bench-snapshot).
 .PHONY: bench-snapshot
-bench-snapshot: $(PTREC) $(SNAP_PROG_DIR)/bigheap
+bench-snapshot: $(PTREC) $(SNAP_PROG_DIR)/bigheap $(SNAP_PROG_DIR)/sigloop \
+		$(FAKEPTREC)
 	./scripts/bench-snapshot $(BUILD)
 BENCH_EXTRA += bench-snapshot

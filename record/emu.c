@@ -33,104 +33,17 @@
 #include <stdarg.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "insn.h"
-#include "maps.h"
-#include "ptenc.h"
-#include "images.h"
-#include "record.h"
+#include "emu.h"
 #include "skel.h"
-#include "snapshot.h"
-
-#define QUANTUM 10000		/* instructions before another thread runs */
-#define ICACHE_SIZE (1u << 16)
-#define SB_ARRAY_SIZE_EARLY 64
-
-enum tstate {
-	T_NEW,		/* announced by a clone event, first stop pending */
-	T_READY,	/* in ptrace-stop at an instruction boundary */
-	T_STEP,		/* stepping one user instruction */
-	T_SYSCALL,	/* stepping a SYSCALL: may block in the kernel */
-	T_EXITING,	/* vanished under us (killed): its exit follows */
-	T_DEAD,
-};
-
-struct proc {
-	pid_t pid, ppid;
-	struct maps maps;
-	bool exited;
-	bool snapped;			/* its end state is in the snapshot */
-	struct proc *next;
-};
-
-struct thr {
-	pid_t tid;
-	struct proc *proc;
-	enum tstate st;
-	struct user_regs_struct regs;	/* at the last stop */
-	bool have_regs;
-	struct user_regs_struct entry;	/* when the step was issued */
-	struct insn in;			/* instruction being stepped */
-	uint64_t ip;
-	int pending_sig;		/* to deliver at the next resume */
-	bool delivering;		/* a caught signal is being delivered */
-	bool started;			/* PSB+ written */
-	bool opened;
-	struct ptenc enc;
-	struct sb_truth_writer *truth;
-	struct thr *next;
-};
-
-struct icache_ent {
-	uint64_t ip;
-	pid_t pid;
-	uint32_t gen;
-	struct insn in;
-};
-
-struct emu {
-	const struct rec_options *o;
-	struct rec_stats *st;
-	struct sb_err *err;
-	struct sb_bundle *b;
-	struct sb_manifest *m;
-	struct sb_writer *sb;
-	struct insn_decoder *dec;
-	struct icache_ent *icache;
-	uint32_t gen;
-	struct proc *procs;
-	struct thr *threads;
-	struct thr *cur;
-	uint64_t quantum;
-	uint64_t clock;
-	int64_t mono_to_real;
-	struct rec_images images;
-	struct rec_snap snap;
-	pid_t main_pid;
-	bool launched;
-	int error;			/* first fatal error */
-	pid_t early[64];		/* stopped before their fork event */
-	unsigned int nearly;
-	uint64_t last_progress;
-	uint64_t last_flush;
-};
 
 /* ---- time ------------------------------------------------------------ */
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* The recording's clock: monotonic nanoseconds, strictly increasing, so
  * it totally orders every stamped event.
  */
 static uint64_t now(struct emu *e)
 {
-	uint64_t t = e->o->counter_clock ? 0 : mono_ns();
+	uint64_t t = e->o->counter_clock ? 0 : rec_mono_ns();
 
 	e->clock = t > e->clock ? t : e->clock + 1;
 	return e->clock;
@@ -138,10 +51,7 @@ static uint64_t now(struct emu *e)
 
 /* ---- errors ----------------------------------------------------------- */
 
-static int fail(struct emu *e, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct emu *e, int code, const char *fmt, ...)
+int emu_fail(struct emu *e, int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -159,13 +69,13 @@ static int fail(struct emu *e, int code, const char *fmt, ...)
 /* Records a write error of the bundle (sideband or a stream). */
 static int io_fail(struct emu *e, int ret, const char *what)
 {
-	return fail(e, ret, "%s/%s: %s", sb_bundle_dir(e->b), what,
+	return emu_fail(e, ret, "%s/%s: %s", sb_bundle_dir(e->b), what,
 		    strerror(-ret));
 }
 
 /* ---- sideband --------------------------------------------------------- */
 
-static void emit_record(struct emu *e, struct ptrec_sb_header *h)
+void emu_emit_record(struct emu *e, struct ptrec_sb_header *h)
 {
 	struct sb_err err;
 	int ret;
@@ -175,7 +85,7 @@ static void emit_record(struct emu *e, struct ptrec_sb_header *h)
 	h->time = now(e);
 	ret = sb_writer_add(e->sb, h, &err);
 	if (ret)
-		fail(e, ret, "%s", err.msg);
+		emu_fail(e, ret, "%s", err.msg);
 	else
 		e->st->sideband_records++;
 }
@@ -200,7 +110,7 @@ static void emit_comm(struct emu *e, struct thr *t)
 		c.comm[n - 1] = '\0';
 	c.pid = (uint32_t)t->proc->pid;
 	c.tid = (uint32_t)t->tid;
-	emit_record(e, &c.hdr);
+	emu_emit_record(e, &c.hdr);
 }
 
 static void emit_switch(struct emu *e, struct thr *t, uint16_t type,
@@ -210,7 +120,7 @@ static void emit_switch(struct emu *e, struct thr *t, uint16_t type,
 
 	s.pid = (uint32_t)t->proc->pid;
 	s.tid = (uint32_t)t->tid;
-	emit_record(e, &s.hdr);
+	emu_emit_record(e, &s.hdr);
 }
 
 /* ---- image store ------------------------------------------------------ */
@@ -223,7 +133,7 @@ static const char *image_key_file(struct emu *e, const char *path)
 
 	key = rec_image_key(&e->images, e->b, path, &fatal, &err);
 	if (!key)
-		fail(e, fatal, "%s", err.msg);	/* the recording failed */
+		emu_fail(e, fatal, "%s", err.msg);	/* the recording failed */
 	else if (!*key && !e->o->quiet)
 		fprintf(stderr, "ptrec record: warning: %s\n", err.msg);
 	return key;
@@ -285,7 +195,7 @@ static void emit_mmap(struct emu *e, struct proc *p, pid_t tid,
 	m.mflags = mp->mflags;
 	ret = sb_writer_add_mmap(e->sb, &m, key, mp->path, &err);
 	if (ret)
-		fail(e, ret, "%s", err.msg);
+		emu_fail(e, ret, "%s", err.msg);
 	else
 		e->st->sideband_records++;
 }
@@ -333,7 +243,7 @@ static void update_maps(struct emu *e, struct proc *p, pid_t tid,
 	ret = maps_read(p->pid, &nm);
 	if (ret) {
 		if (ret != -ENOENT && ret != -ESRCH)
-			fail(e, ret, "/proc/%d/maps: %s", p->pid,
+			emu_fail(e, ret, "/proc/%d/maps: %s", p->pid,
 			     strerror(-ret));
 		return;
 	}
@@ -352,7 +262,7 @@ static void update_maps(struct emu *e, struct proc *p, pid_t tid,
 			r.start = o->start;
 			r.len = o->end - o->start;
 			r.prot = np->prot;
-			emit_record(e, &r.hdr);
+			emu_emit_record(e, &r.hdr);
 		} else {
 			struct ptrec_sb_munmap r = {
 				.hdr = { .type = PTREC_SB_MUNMAP } };
@@ -361,7 +271,7 @@ static void update_maps(struct emu *e, struct proc *p, pid_t tid,
 			r.tid = (uint32_t)tid;
 			r.start = o->start;
 			r.len = o->end - o->start;
-			emit_record(e, &r.hdr);
+			emu_emit_record(e, &r.hdr);
 		}
 	}
 	for (i = 0; i < nm.n; i++)
@@ -395,7 +305,7 @@ static int maps_copy(struct maps *dst, const struct maps *src)
 
 /* ---- processes and threads ------------------------------------------- */
 
-static struct proc *proc_find(struct emu *e, pid_t pid)
+struct proc *emu_proc_find(struct emu *e, pid_t pid)
 {
 	struct proc *p;
 
@@ -405,14 +315,14 @@ static struct proc *proc_find(struct emu *e, pid_t pid)
 	return NULL;
 }
 
-static struct proc *proc_new(struct emu *e, pid_t pid, pid_t ppid)
+struct proc *emu_proc_new(struct emu *e, pid_t pid, pid_t ppid)
 {
 	struct proc *p = calloc(1, sizeof(*p));
 	struct sb_process *mp = sb_manifest_add_process(e->m);
 
 	if (!p || !mp) {
 		free(p);
-		fail(e, -ENOMEM, "out of memory");
+		emu_fail(e, -ENOMEM, "out of memory");
 		return NULL;
 	}
 	p->pid = pid;
@@ -443,7 +353,7 @@ static void proc_set_exe(struct emu *e, struct proc *p)
 		}
 }
 
-static struct thr *thr_find(struct emu *e, pid_t tid)
+struct thr *emu_thr_find(struct emu *e, pid_t tid)
 {
 	struct thr *t;
 
@@ -453,7 +363,7 @@ static struct thr *thr_find(struct emu *e, pid_t tid)
 	return NULL;
 }
 
-static struct thr *thr_new(struct emu *e, pid_t tid, struct proc *p,
+struct thr *emu_thr_new(struct emu *e, pid_t tid, struct proc *p,
 			   enum tstate st)
 {
 	const struct sb_thread *mt;
@@ -463,7 +373,7 @@ static struct thr *thr_new(struct emu *e, pid_t tid, struct proc *p,
 
 	t = calloc(1, sizeof(*t));
 	if (!t) {
-		fail(e, -ENOMEM, "out of memory");
+		emu_fail(e, -ENOMEM, "out of memory");
 		return NULL;
 	}
 	t->tid = tid;
@@ -475,7 +385,7 @@ static struct thr *thr_new(struct emu *e, pid_t tid, struct proc *p,
 	ret = sb_bundle_add_thread(e->b, (uint32_t)p->pid, (uint32_t)tid,
 				   e->o->ground_truth, &mt);
 	if (ret) {
-		fail(e, ret, "thread %d: cannot add to the bundle: %s", tid,
+		emu_fail(e, ret, "thread %d: cannot add to the bundle: %s", tid,
 		     strerror(-ret));
 		return t;
 	}
@@ -492,13 +402,13 @@ static struct thr *thr_new(struct emu *e, pid_t tid, struct proc *p,
 		sb_bundle_path(e->b, mt->truth, path, sizeof(path));
 		ret = sb_truth_open(&t->truth, path, &err);
 		if (ret)
-			fail(e, ret, "%s", err.msg);
+			emu_fail(e, ret, "%s", err.msg);
 	}
 	e->st->threads++;
 	return t;
 }
 
-static int get_regs(struct thr *t)
+int emu_get_regs(struct thr *t)
 {
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &t->regs) < 0)
 		return -errno;
@@ -584,7 +494,7 @@ static void truth_add(struct emu *e, struct thr *t, uint64_t ip)
 	truth_add_regs(e, t, ip, false);
 }
 
-static void enc_check(struct emu *e, struct thr *t, int ret)
+void emu_enc_check(struct emu *e, struct thr *t, int ret)
 {
 	if (ret < 0)
 		io_fail(e, ret, t->enc.path ? t->enc.path : "pt stream");
@@ -593,7 +503,7 @@ static void enc_check(struct emu *e, struct thr *t, int ret)
 /* ---- signals ------------------------------------------------------------ */
 
 /* Reads one of the Sig* masks of /proc/PID/status. */
-static uint64_t sigmask_of(pid_t tid, const char *field)
+uint64_t emu_sigmask_of(pid_t tid, const char *field)
 {
 	char path[64], line[256];
 	uint64_t mask = 0;
@@ -647,95 +557,10 @@ static void after_syscall(struct emu *e, struct thr *t)
 /* The SYSCALL at t->ip executed: it is in the history, and PacketEn
  * dropped when it entered the kernel.
  */
-static void syscall_entered(struct emu *e, struct thr *t)
+void emu_syscall_entered(struct emu *e, struct thr *t)
 {
 	truth_add(e, t, t->ip);
-	enc_check(e, t, ptenc_disable_sync(&t->enc));
-}
-
-/* ---- the end-state snapshot ------------------------------------------ */
-
-/*
- * Takes @p's end state once, while its threads are stopped: at its exit
- * (PTRACE_EVENT_EXIT, before the address space goes), at a fatal signal
- * (before the kernel kills it), or where recording stops.
- */
-static void snap_proc(struct emu *e, struct proc *p, uint32_t end,
-		      int status, const struct thr *sig_t,
-		      const siginfo_t *si)
-{
-	static struct user_regs_struct adj[256];
-	struct rec_snap_thr th[256];
-	struct rec_snap_proc rp = { .pid = p->pid, .ppid = p->ppid,
-				    .end = end, .status = status,
-				    .threads = th, .si = si,
-				    .sig_tid = sig_t ? sig_t->tid : 0 };
-	struct sb_err err;
-	struct thr *t;
-	int ret;
-
-	if (p->snapped || e->snap.off)
-		return;
-	p->snapped = true;
-	for (t = e->threads; t && rp.nthreads < 256; t = t->next) {
-		struct user_regs_struct *r = &adj[rp.nthreads];
-
-		if (t->proc != p || t->st == T_DEAD)
-			continue;
-		*r = t->regs;
-		if (t->st == T_SYSCALL) {
-			/*
-			 * Blocked in the system call it was stepped into: as
-			 * the kernel shows such a thread, RIP after the
-			 * SYSCALL (which set RCX and R11), RAX -ENOSYS.
-			 */
-			r->rip += 2;
-			r->rcx = r->rip;
-			r->r11 = r->eflags;
-			r->orig_rax = r->rax;
-			r->rax = (unsigned long long)-ENOSYS;
-		}
-		th[rp.nthreads++] = (struct rec_snap_thr){
-			t->tid, t->have_regs ? r : NULL };
-	}
-	ret = rec_snap_take(&e->snap, &rp, &err);
-	if (ret)
-		fail(e, ret, "%s", err.msg);
-}
-
-static bool others_alive(struct emu *e, struct thr *me)
-{
-	struct thr *t;
-
-	for (t = e->threads; t; t = t->next)
-		if (t != me && t->proc == me->proc && t->st != T_DEAD)
-			return true;
-	return false;
-}
-
-/*
- * PTRACE_EVENT_EXIT: the thread is leaving, its process's memory is still
- * there.  A thread that ends alone (exit(2) with others alive) only
- * leaves; otherwise the process is ending: snapshot it.
- */
-static void exit_stop(struct emu *e, struct thr *t)
-{
-	unsigned long msg = 0;
-
-	ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg);
-	if (!(t->st == T_SYSCALL && (long)t->entry.rax == SYS_exit &&
-	      others_alive(e, t)))
-		snap_proc(e, t->proc, WIFSIGNALED((int)msg) ?
-			  SB_SNAP_END_SIGNAL : SB_SNAP_END_EXIT,
-			  WIFSIGNALED((int)msg) ? WTERMSIG((int)msg) :
-			  WEXITSTATUS((int)msg), NULL, NULL);
-	if (t->st == T_READY && t->enc.enabled)
-		enc_check(e, t, ptenc_disable_async(&t->enc, t->regs.rip));
-	if (t->st == T_SYSCALL)
-		syscall_entered(e, t);	/* exit(2) entered, never returns */
-	if (t->st != T_DEAD)
-		t->st = T_EXITING;
-	ptrace(PTRACE_CONT, t->tid, 0, 0);
+	emu_enc_check(e, t, ptenc_disable_sync(&t->enc));
 }
 
 /* ---- thread end ------------------------------------------------------- */
@@ -763,11 +588,11 @@ static void save_regs(struct emu *e, struct thr *t)
 	sr.valid = (1ull << SB_REG_COUNT) - 1;
 	sb_bundle_path(e->b, mt->regs, path, sizeof(path));
 	if (sb_regs_save(&sr, path, &err))
-		fail(e, -EIO, "%s", err.msg);
+		emu_fail(e, -EIO, "%s", err.msg);
 }
 
 /* Closes the thread's stream: its history ends here. */
-static void thr_close(struct emu *e, struct thr *t)
+void emu_thr_close(struct emu *e, struct thr *t)
 {
 	struct sb_err err;
 	int ret;
@@ -779,9 +604,9 @@ static void thr_close(struct emu *e, struct thr *t)
 	 * one whose step is in flight is still before t->ip.
 	 */
 	if (t->st == T_SYSCALL)
-		syscall_entered(e, t);	/* entered, never returned */
+		emu_syscall_entered(e, t);	/* entered, never returned */
 	else if (t->enc.enabled)
-		enc_check(e, t, ptenc_disable_async(&t->enc,
+		emu_enc_check(e, t, ptenc_disable_async(&t->enc,
 			  t->st == T_READY && t->have_regs ? t->regs.rip :
 			  t->ip));
 	e->st->trace_bytes += ptenc_bytes(&t->enc);
@@ -791,12 +616,12 @@ static void thr_close(struct emu *e, struct thr *t)
 	ret = sb_truth_close(t->truth, &err);
 	t->truth = NULL;
 	if (ret)
-		fail(e, ret, "%s", err.msg);
+		emu_fail(e, ret, "%s", err.msg);
 	save_regs(e, t);
 	t->opened = false;
 }
 
-static bool proc_alive(struct emu *e, struct proc *p)
+bool emu_proc_alive(struct emu *e, struct proc *p)
 {
 	struct thr *t;
 
@@ -812,7 +637,7 @@ static void thr_exited(struct emu *e, struct thr *t, int status)
 		.hdr = { .type = PTREC_SB_THREAD_EXIT } };
 	struct proc *p = t->proc;
 
-	thr_close(e, t);
+	emu_thr_close(e, t);
 	t->st = T_DEAD;
 	if (e->cur == t)
 		e->cur = NULL;
@@ -820,8 +645,8 @@ static void thr_exited(struct emu *e, struct thr *t, int status)
 	te.tid = (uint32_t)t->tid;
 	te.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) :
 		       128 + WTERMSIG(status);
-	emit_record(e, &te.hdr);
-	if (!proc_alive(e, p) && !p->exited) {
+	emu_emit_record(e, &te.hdr);
+	if (!emu_proc_alive(e, p) && !p->exited) {
 		struct ptrec_sb_process_exit pe = {
 			.hdr = { .type = PTREC_SB_PROCESS_EXIT } };
 
@@ -835,7 +660,7 @@ static void thr_exited(struct emu *e, struct thr *t, int status)
 				  PTREC_SB_KILLED;
 			pe.status = WTERMSIG(status);
 		}
-		emit_record(e, &pe.hdr);
+		emu_emit_record(e, &pe.hdr);
 	}
 }
 
@@ -854,22 +679,22 @@ static void new_child(struct emu *e, struct thr *parent, int event)
 		return;
 	tid = (pid_t)msg;
 	if (event != PTRACE_EVENT_CLONE) {
-		p = proc_new(e, tid, parent->proc->pid);
+		p = emu_proc_new(e, tid, parent->proc->pid);
 		if (!p || maps_copy(&p->maps, &parent->proc->maps)) {
-			fail(e, -ENOMEM, "out of memory");
+			emu_fail(e, -ENOMEM, "out of memory");
 			return;
 		}
 		proc_set_exe(e, p);
 	}
-	t = thr_find(e, tid);
+	t = emu_thr_find(e, tid);
 	if (!t)
-		t = thr_new(e, tid, p, T_NEW);
+		t = emu_thr_new(e, tid, p, T_NEW);
 	else
 		t->proc = p;	/* its first stop came before this event */
 	for (unsigned int i = 0; t && i < e->nearly; i++)
 		if (e->early[i] == tid) {
 			e->early[i] = e->early[--e->nearly];
-			get_regs(t);
+			emu_get_regs(t);
 			t->ip = t->regs.rip;
 			t->st = T_READY;
 			break;
@@ -894,7 +719,7 @@ static void new_child(struct emu *e, struct thr *parent, int event)
 				ts.clone_flags = 0;
 		}
 	}
-	emit_record(e, &ts.hdr);
+	emu_emit_record(e, &ts.hdr);
 	if (t)
 		emit_comm(e, t);
 }
@@ -910,7 +735,7 @@ static void exec_happened(struct emu *e, struct thr *t)
 
 	/* The SYSCALL that ran execve is in the history. */
 	if (t->st == T_SYSCALL)
-		syscall_entered(e, t);
+		emu_syscall_entered(e, t);
 	snprintf(link, sizeof(link), "/proc/%d/exe", p->pid);
 	n = readlink(link, path, sizeof(path) - 1);
 	path[n > 0 ? n : 0] = '\0';
@@ -919,12 +744,12 @@ static void exec_happened(struct emu *e, struct thr *t)
 	ex.tid = (uint32_t)t->tid;
 	ret = sb_writer_add_exec(e->sb, &ex, path, &err);
 	if (ret)
-		fail(e, ret, "%s", err.msg);
+		emu_fail(e, ret, "%s", err.msg);
 	proc_set_exe(e, p);
 	maps_free(&p->maps);
 	update_maps(e, p, t->tid, 0);
 	emit_comm(e, t);
-	get_regs(t);
+	emu_get_regs(t);
 	t->st = T_READY;
 }
 
@@ -961,7 +786,7 @@ static bool explain_skip(struct emu *e, struct thr *t, uint64_t pc,
 		uint64_t to = i + 1 < n ? at[i + 1] : next;
 
 		truth_add(e, t, at[i]);
-		enc_check(e, t, ptenc_retire(&t->enc, &path[i], at[i], to));
+		emu_enc_check(e, t, ptenc_retire(&t->enc, &path[i], at[i], to));
 	}
 	e->st->skips++;
 	return true;
@@ -973,18 +798,18 @@ static void step_done(struct emu *e, struct thr *t)
 	uint64_t next;
 	int ret;
 
-	if (get_regs(t))
+	if (emu_get_regs(t))
 		return;
 	next = t->regs.rip;
 	if (t->delivering) {
 		/* A caught signal was delivered before t->ip executed. */
 		t->delivering = false;
-		enc_check(e, t, ptenc_disable_async(&t->enc, t->ip));
+		emu_enc_check(e, t, ptenc_disable_async(&t->enc, t->ip));
 		t->st = T_READY;
 		return;
 	}
 	if (t->st == T_SYSCALL) {
-		syscall_entered(e, t);
+		emu_syscall_entered(e, t);
 		after_syscall(e, t);
 		t->st = T_READY;
 		return;
@@ -1023,7 +848,7 @@ static void step_done(struct emu *e, struct thr *t)
 			fprintf(stderr, "anomaly at 0x%" PRIx64 " len %u class %u -> 0x%" PRIx64 "\n", t->ip, t->in.len, t->in.cls, next);
 		ret = ptenc_disable_async(&t->enc, t->ip + t->in.len);
 	}
-	enc_check(e, t, ret);
+	emu_enc_check(e, t, ret);
 }
 
 static void signal_stop(struct emu *e, struct thr *t, int sig)
@@ -1032,11 +857,11 @@ static void signal_stop(struct emu *e, struct thr *t, int sig)
 	uint64_t caught, ignored;
 	siginfo_t si;
 
-	get_regs(t);
+	emu_get_regs(t);
 	/* A syscall interrupted by (or returning into) a signal executed. */
 	if (t->st == T_SYSCALL) {
 		if ((long)t->regs.orig_rax != -1 || t->regs.rip != t->ip) {
-			syscall_entered(e, t);
+			emu_syscall_entered(e, t);
 			after_syscall(e, t);
 		}
 	}
@@ -1044,8 +869,8 @@ static void signal_stop(struct emu *e, struct thr *t, int sig)
 	t->delivering = false;
 	memset(&si, 0, sizeof(si));
 	ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si);
-	caught = sigmask_of(t->tid, "SigCgt");
-	ignored = sigmask_of(t->tid, "SigIgn");
+	caught = emu_sigmask_of(t->tid, "SigCgt");
+	ignored = emu_sigmask_of(t->tid, "SigIgn");
 	s.pid = (uint32_t)t->proc->pid;
 	s.tid = (uint32_t)t->tid;
 	s.signo = sig;
@@ -1058,15 +883,15 @@ static void signal_stop(struct emu *e, struct thr *t, int sig)
 		 !sig_default_ignored(sig) && sig != SIGSTOP &&
 		 sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU)
 		s.sflags = PTREC_SB_SIG_FATAL;
-	emit_record(e, &s.hdr);
+	emu_emit_record(e, &s.hdr);
 	t->pending_sig = sig;
 	if (s.sflags == PTREC_SB_SIG_FATAL)
-		snap_proc(e, t->proc, SB_SNAP_END_SIGNAL, sig, t, &si);
+		emu_snap_proc(e, t->proc, SB_SNAP_END_SIGNAL, sig, t, &si);
 }
 
-static void handle_stop(struct emu *e, pid_t tid, int status)
+void emu_handle_stop(struct emu *e, pid_t tid, int status)
 {
-	struct thr *t = thr_find(e, tid);
+	struct thr *t = emu_thr_find(e, tid);
 	int event = status >> 16;
 	int sig;
 
@@ -1084,13 +909,13 @@ static void handle_stop(struct emu *e, pid_t tid, int status)
 				break;
 		if (f)
 			fclose(f);
-		if (!proc_find(e, tgid)) {
+		if (!emu_proc_find(e, tgid)) {
 			/* A fork child: its parent's event creates it. */
 			if (e->nearly < SB_ARRAY_SIZE_EARLY)
 				e->early[e->nearly++] = tid;
 			return;
 		}
-		t = thr_new(e, tid, proc_find(e, tgid), T_NEW);
+		t = emu_thr_new(e, tid, emu_proc_find(e, tgid), T_NEW);
 		if (!t)
 			return;
 	}
@@ -1103,7 +928,7 @@ static void handle_stop(struct emu *e, pid_t tid, int status)
 	sig = WSTOPSIG(status);
 	if (t->st == T_NEW) {
 		/* The SIGSTOP every new tracee starts with. */
-		get_regs(t);
+		emu_get_regs(t);
 		t->ip = t->regs.rip;
 		t->st = T_READY;
 		return;
@@ -1120,11 +945,11 @@ static void handle_stop(struct emu *e, pid_t tid, int status)
 		exec_happened(e, t);
 		return;
 	case PTRACE_EVENT_STOP:
-		get_regs(t);
+		emu_get_regs(t);
 		t->st = T_READY;
 		return;
 	case PTRACE_EVENT_EXIT:
-		exit_stop(e, t);
+		emu_exit_stop(e, t);
 		return;
 	default:
 		break;
@@ -1175,7 +1000,7 @@ static void issue_step(struct emu *e, struct thr *t)
 
 		if (old && old->st != T_DEAD) {
 			if (old->st == T_READY && old->enc.enabled)
-				enc_check(e, old, ptenc_disable_async(
+				emu_enc_check(e, old, ptenc_disable_async(
 						  &old->enc, old->regs.rip));
 			emit_switch(e, old, PTREC_SB_SWITCH_OUT,
 				  old->st == T_READY ? PTREC_SB_F_PREEMPT : 0);
@@ -1188,17 +1013,17 @@ static void issue_step(struct emu *e, struct thr *t)
 	t->entry = t->regs;
 	fetch_insn(e, t, t->ip, &t->in);
 	if (!t->started) {
-		enc_check(e, t, ptenc_start(&t->enc, now(e)));
+		emu_enc_check(e, t, ptenc_start(&t->enc, now(e)));
 		t->started = true;
 	}
 	if (!t->enc.enabled)
-		enc_check(e, t, ptenc_enable(&t->enc, t->ip, now(e)));
+		emu_enc_check(e, t, ptenc_enable(&t->enc, t->ip, now(e)));
 	else
-		enc_check(e, t, ptenc_boundary(&t->enc, t->ip, now(e)));
+		emu_enc_check(e, t, ptenc_boundary(&t->enc, t->ip, now(e)));
 	t->pending_sig = 0;
 	t->delivering = false;
 	if (sig) {
-		uint64_t caught = sigmask_of(t->tid, "SigCgt");
+		uint64_t caught = emu_sigmask_of(t->tid, "SigCgt");
 
 		t->delivering = caught & (1ull << (sig - 1));
 	}
@@ -1216,7 +1041,7 @@ static void progress(struct emu *e)
 
 	if (e->o->quiet)
 		return;
-	t = mono_ns();
+	t = rec_mono_ns();
 	if (t - e->last_progress < 1000000000ull)
 		return;
 	e->last_progress = t;
@@ -1233,7 +1058,7 @@ static void progress(struct emu *e)
  */
 static void flush_all(struct emu *e)
 {
-	uint64_t t = mono_ns();
+	uint64_t t = rec_mono_ns();
 	struct thr *th;
 	int ret;
 
@@ -1248,7 +1073,7 @@ static void flush_all(struct emu *e)
 	for (th = e->threads; th && !e->error; th = th->next) {
 		if (!th->opened)
 			continue;
-		enc_check(e, th, ptenc_flush(&th->enc));
+		emu_enc_check(e, th, ptenc_flush(&th->enc));
 		ret = sb_truth_flush(th->truth);
 		if (ret)
 			io_fail(e, ret, "truth");
@@ -1292,403 +1117,16 @@ static void run(struct emu *e)
 				continue;
 			if (errno == ECHILD)
 				break;
-			fail(e, -errno, "waitpid: %s", strerror(errno));
+			emu_fail(e, -errno, "waitpid: %s", strerror(errno));
 			break;
 		}
-		handle_stop(e, tid, status);
+		emu_handle_stop(e, tid, status);
 		progress(e);
 		flush_all(e);
 	}
 }
 
-/* ---- stopping ------------------------------------------------------------ */
-
-/*
- * Detaches a thread in a ptrace-stop.  A thread interrupted inside a
- * system call it was single-stepped into has the step's SIGTRAP pending
- * (raised on the way out of the call): it is taken here, or it would kill
- * the process once detached.
- */
-static void detach_thread(pid_t tid)
-{
-	uint64_t pend = sigmask_of(tid, "SigPnd");
-	int status;
-
-	if (pend & (1ull << (SIGTRAP - 1)) &&
-	    ptrace(PTRACE_CONT, tid, 0, 0) == 0)
-		while (waitpid(tid, &status, __WALL) == tid &&
-		       WIFSTOPPED(status) && WSTOPSIG(status) != SIGTRAP)
-			ptrace(PTRACE_CONT, tid, 0, WSTOPSIG(status));
-	ptrace(PTRACE_DETACH, tid, 0, 0);
-}
-
-/*
- * Ends the recording of live threads: the histories end where each thread
- * is now; a launched program is killed, an attached one detached.
- */
-static void finish_live(struct emu *e)
-{
-	struct proc *p;
-	struct thr *t;
-	int status;
-	pid_t tid;
-
-	/*
-	 * Let an in-flight step land, so every live thread is stopped.  A
-	 * step into a system call that blocks (a restarted pause(), read())
-	 * never lands: after 100 ms an attached thread is interrupted, a
-	 * launched one is left as blocked in its system call.
-	 */
-	for (t = e->threads; t; t = t->next) {
-		int waited = 0;
-
-		while (t->st == T_STEP) {
-			tid = waitpid(t->tid, &status, __WALL | WNOHANG);
-			if (tid == t->tid) {
-				handle_stop(e, t->tid, status);
-				continue;
-			}
-			if (tid < 0 && errno != EINTR)
-				break;
-			if (waited++ < 100) {
-				usleep(1000);
-				continue;
-			}
-			/* Blocked in a system call it was stepped into. */
-			t->st = T_SYSCALL;
-			break;
-		}
-	}
-	for (p = e->procs; p; p = p->next)
-		if (!p->exited && proc_alive(e, p))
-			snap_proc(e, p, e->launched ? SB_SNAP_END_STOP :
-				  SB_SNAP_END_DETACH, 0, NULL, NULL);
-	for (t = e->threads; t; t = t->next) {
-		if (t->st == T_DEAD)
-			continue;
-		thr_close(e, t);
-		if (e->launched)
-			continue;
-		if (t->st == T_SYSCALL) {
-			ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
-			waitpid(t->tid, &status, __WALL);
-		}
-		detach_thread(t->tid);
-	}
-	for (p = e->procs; p; p = p->next) {
-		struct ptrec_sb_process_exit pe = {
-			.hdr = { .type = PTREC_SB_PROCESS_EXIT } };
-
-		if (p->exited)
-			continue;
-		p->exited = true;
-		pe.pid = (uint32_t)p->pid;
-		pe.kind = PTREC_SB_DETACHED;
-		emit_record(e, &pe.hdr);
-		if (e->launched)
-			kill(p->pid, SIGKILL);
-	}
-	for (t = e->threads; t; t = t->next)
-		t->st = T_DEAD;
-	/* With PTRACE_O_TRACEEXIT a killed tracee still stops at its exit
-	 * event: let it go on, or this waits forever.
-	 */
-	if (e->launched)
-		for (pid_t w; (w = waitpid(-1, &status, __WALL)) > 0;)
-			if (WIFSTOPPED(status))
-				ptrace(PTRACE_CONT, w, 0, 0);
-}
-
-/* ---- start ----------------------------------------------------------- */
-
-/* Address of @sym in the main executable of @pid, load bias applied. */
-static int resolve_start(struct emu *e, pid_t pid, const char *spec,
-			 uint64_t *addr)
-{
-	char exe[64], *end;
-	uint64_t bias = 0, lowest = UINT64_MAX;
-	struct proc *p = proc_find(e, pid);
-	int fd, ret = -ENOENT;
-	Elf_Scn *scn = NULL;
-	GElf_Ehdr eh;
-	size_t i, nph;
-	Elf *elf;
-
-	if (!strncmp(spec, "0x", 2)) {
-		errno = 0;
-		*addr = strtoull(spec, &end, 16);
-		if (errno || *end || end == spec + 2)
-			return fail(e, -EINVAL,
-				    "--start-at %s: not a hex address", spec);
-		return 0;
-	}
-	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
-	fd = open(exe, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return fail(e, -errno, "%s: %s", exe, strerror(errno));
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || !gelf_getehdr(elf, &eh)) {
-		ret = fail(e, -EINVAL, "%s: not an ELF file", exe);
-		goto out_close;
-	}
-	if (eh.e_type == ET_DYN && p) {
-		GElf_Phdr ph;
-		char real[4096];
-		ssize_t n = readlink(exe, real, sizeof(real) - 1);
-
-		real[n > 0 ? n : 0] = '\0';
-		elf_getphdrnum(elf, &nph);
-		for (i = 0; i < nph; i++)
-			if (gelf_getphdr(elf, (int)i, &ph) &&
-			    ph.p_type == PT_LOAD && ph.p_vaddr < lowest)
-				lowest = ph.p_vaddr & ~0xfffull;
-		for (i = 0; i < p->maps.n; i++)
-			if (!strcmp(p->maps.v[i].path, real) &&
-			    p->maps.v[i].pgoff == 0) {
-				bias = p->maps.v[i].start - lowest;
-				break;
-			}
-	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (i = 0; d && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize;
-		     i++) {
-			GElf_Sym sym;
-			const char *name;
-
-			if (!gelf_getsym(d, (int)i, &sym) || !sym.st_value ||
-			    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
-				continue;
-			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (name && !strcmp(name, spec)) {
-				*addr = sym.st_value + bias;
-				ret = 0;
-				goto out_end;
-			}
-		}
-	}
-out_end:
-	if (ret)
-		ret = -ENOENT;	/* the caller decides whether that is fatal */
-out_close:
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return ret;
-}
-
-/* Runs the launched program to @addr with a breakpoint. */
-static int run_to(struct emu *e, pid_t pid, uint64_t addr)
-{
-	struct user_regs_struct regs;
-	long orig;
-	int status;
-	pid_t w;
-
-	errno = 0;
-	orig = ptrace(PTRACE_PEEKTEXT, pid, (void *)(uintptr_t)addr, 0);
-	if (errno)
-		return fail(e, -EINVAL, "start address 0x%" PRIx64
-			    " is not mapped in the program", addr);
-	if (ptrace(PTRACE_POKETEXT, pid, (void *)(uintptr_t)addr,
-		   (void *)((orig & ~0xffL) | 0xcc)) < 0)
-		return fail(e, -errno, "cannot set a breakpoint at 0x%" PRIx64
-			    ": %s", addr, strerror(errno));
-	ptrace(PTRACE_CONT, pid, 0, 0);
-	for (;;) {
-		w = waitpid(-1, &status, __WALL);
-		if (w < 0)
-			return fail(e, -ECHILD, "waitpid: %s", strerror(errno));
-		if (w != pid) {
-			/* Threads or children made before the start address
-			 * stay stopped until recording begins.
-			 */
-			continue;
-		}
-		if (WIFEXITED(status) || WIFSIGNALED(status))
-			return fail(e, -ECHILD,
-				    "%s ended before reaching the start address 0x%"
-				    PRIx64, e->o->argv[0], addr);
-		if (WSTOPSIG(status) == SIGTRAP && !(status >> 16)) {
-			ptrace(PTRACE_GETREGS, pid, 0, &regs);
-			if (regs.rip == addr + 1)
-				break;
-		}
-		if (status >> 16) {
-			ptrace(PTRACE_CONT, pid, 0, 0);
-			continue;
-		}
-		/* Signals before the start are delivered untraced. */
-		ptrace(PTRACE_CONT, pid, 0,
-		       WSTOPSIG(status) == SIGTRAP ? 0 : WSTOPSIG(status));
-	}
-	ptrace(PTRACE_POKETEXT, pid, (void *)(uintptr_t)addr, (void *)orig);
-	regs.rip = addr;
-	ptrace(PTRACE_SETREGS, pid, 0, &regs);
-	return 0;
-}
-
-#define TRACE_OPTS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | \
-		    PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC | \
-		    PTRACE_O_TRACEEXIT)
-
-static int launch(struct emu *e)
-{
-	const char *prog = e->o->argv[0];
-	int pipefd[2], status, child_errno = 0;
-	uint64_t start = 0;
-	pid_t pid;
-	int ret;
-
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return fail(e, -errno, "pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		return fail(e, -errno, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		close(pipefd[0]);
-		ptrace(PTRACE_TRACEME, 0, 0, 0);
-		raise(SIGSTOP);
-		execvp(prog, e->o->argv);
-		child_errno = errno;
-		if (write(pipefd[1], &child_errno, sizeof(child_errno)) < 0)
-			_exit(126);
-		_exit(127);
-	}
-	close(pipefd[1]);
-	e->launched = true;
-	e->main_pid = pid;
-	waitpid(pid, &status, 0);
-	/* No exit stop yet: a failed exec just exits. */
-	ptrace(PTRACE_SETOPTIONS, pid, 0,
-	       (TRACE_OPTS & ~PTRACE_O_TRACEEXIT) | PTRACE_O_EXITKILL);
-	ptrace(PTRACE_CONT, pid, 0, 0);
-	waitpid(pid, &status, 0);
-	if (read(pipefd[0], &child_errno, sizeof(child_errno)) ==
-	    sizeof(child_errno)) {
-		close(pipefd[0]);
-		/* With PTRACE_O_TRACEEXIT the child stops at its exit too:
-		 * let it go until it is gone, or this waits forever.
-		 */
-		while (WIFSTOPPED(status)) {
-			ptrace(PTRACE_CONT, pid, 0, 0);
-			if (waitpid(pid, &status, 0) != pid)
-				break;
-		}
-		return fail(e, -child_errno, "cannot execute %s: %s", prog,
-			    strerror(child_errno));
-	}
-	close(pipefd[0]);
-	if (!WIFSTOPPED(status) || status >> 16 != PTRACE_EVENT_EXEC)
-		return fail(e, -ECHILD, "%s: unexpected stop 0x%x after exec",
-			    prog, status);
-	ptrace(PTRACE_SETOPTIONS, pid, 0, TRACE_OPTS | PTRACE_O_EXITKILL);
-	if (!proc_new(e, pid, getpid()))
-		return e->error;
-	ret = maps_read(pid, &e->procs->maps);
-	if (ret)
-		return fail(e, ret, "/proc/%d/maps: %s", pid, strerror(-ret));
-	ret = resolve_start(e, pid, e->o->start_at ? e->o->start_at : "main",
-			    &start);
-	if (ret == -ENOENT && e->o->start_at)
-		return fail(e, -EINVAL,
-			    "--start-at %s: no such function in %s",
-			    e->o->start_at, prog);
-	if (!ret)
-		ret = run_to(e, pid, start);
-	else if (ret == -ENOENT)
-		ret = 0;	/* no main: record from the entry point */
-	maps_free(&e->procs->maps);
-	return ret;
-}
-
-static int attach(struct emu *e, pid_t pid)
-{
-	char dir[64];
-	bool added;
-	int status;
-
-	snprintf(dir, sizeof(dir), "/proc/%d/task", pid);
-	if (access(dir, F_OK) < 0)
-		return fail(e, -ESRCH, "process %d: no such process", pid);
-	if (!proc_new(e, pid, 0))
-		return e->error;
-	e->main_pid = pid;
-	/* Threads may appear while we attach: repeat until none is new. */
-	do {
-		struct dirent *de;
-		DIR *d = opendir(dir);
-
-		added = false;
-		while (d && (de = readdir(d))) {
-			pid_t tid = (pid_t)atoi(de->d_name);
-			struct thr *t;
-
-			if (tid <= 0 || thr_find(e, tid))
-				continue;
-			if (ptrace(PTRACE_SEIZE, tid, 0, TRACE_OPTS) < 0) {
-				int err = errno;
-
-				closedir(d);
-				return fail(e, -err,
-					    "cannot attach to process %d: %s%s",
-					    pid, strerror(err),
-					    err == EPERM ?
-					    " (needs CAP_SYS_PTRACE or the same user; see /proc/sys/kernel/yama/ptrace_scope)" :
-					    "");
-			}
-			ptrace(PTRACE_INTERRUPT, tid, 0, 0);
-			waitpid(tid, &status, __WALL);
-			t = thr_new(e, tid, e->procs, T_READY);
-			if (!t)
-				break;
-			get_regs(t);
-			added = true;
-		}
-		if (d)
-			closedir(d);
-	} while (added && !e->error);
-	return e->error;
-}
-
 /* ---- manifest --------------------------------------------------------- */
-
-static void fill_cpu(struct sb_manifest *m)
-{
-	char line[256];
-	FILE *f = fopen("/proc/cpuinfo", "re");
-	unsigned int v;
-
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "vendor_id : %15s", m->cpu.vendor) == 1)
-			continue;
-		if (sscanf(line, "cpu family : %u", &v) == 1)
-			m->cpu.family = v;
-		else if (sscanf(line, "model : %u", &v) == 1)
-			m->cpu.model = v;
-		else if (sscanf(line, "stepping : %u", &v) == 1)
-			m->cpu.stepping = v;
-		else if (line[0] == '\n')
-			break;	/* first CPU only */
-	}
-	if (f)
-		fclose(f);
-}
-
-static uint64_t real_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void fill_manifest(struct emu *e)
 {
@@ -1696,7 +1134,7 @@ static void fill_manifest(struct emu *e)
 	char cwd[4096];
 
 	m->backend = strdup("emu");
-	fill_cpu(m);
+	rec_cpu_fill(&m->cpu);
 	m->pt.emulated = true;
 	m->pt.features = SB_PT_USER | SB_PT_BRANCH | SB_PT_TSC |
 			 SB_PT_RET_COMPRESSION;
@@ -1708,7 +1146,7 @@ static void fill_manifest(struct emu *e)
 	m->time.tsc_hz = 1000000000ull;
 	if (getcwd(cwd, sizeof(cwd)))
 		m->cwd = strdup(cwd);
-	m->start_ns = real_ns();
+	m->start_ns = rec_real_ns();
 }
 
 static void write_snapshot(struct emu *e)
@@ -1721,8 +1159,8 @@ static void write_snapshot(struct emu *e)
 	tm.time_mult = 1;
 	tm.time_zero = (uint64_t)e->mono_to_real;
 	tm.tsc_hz = 1000000000ull;
-	tm.realtime_ns = real_ns();
-	emit_record(e, &tm.hdr);
+	tm.realtime_ns = rec_real_ns();
+	emu_emit_record(e, &tm.hdr);
 	for (p = e->procs; p; p = p->next) {
 		proc_set_exe(e, p);
 		update_maps(e, p, p->pid, PTREC_SB_F_SNAPSHOT);
@@ -1767,8 +1205,8 @@ int rec_emu_record(const struct rec_options *o, struct rec_stats *st,
 	int ret;
 
 	memset(st, 0, sizeof(*st));
-	e.last_progress = mono_ns();
-	e.mono_to_real = (int64_t)(real_ns() - mono_ns());
+	e.last_progress = rec_mono_ns();
+	e.mono_to_real = (int64_t)(rec_real_ns() - rec_mono_ns());
 	ret = sb_bundle_create(&e.b, o->out, &serr);
 	if (ret) {
 		if (err)
@@ -1783,13 +1221,13 @@ int rec_emu_record(const struct rec_options *o, struct rec_stats *st,
 					     SB_SNAP_DEFAULT_LIMIT };
 	ret = sb_bundle_open_sideband(e.b, &e.sb, &serr);
 	if (ret) {
-		fail(&e, ret, "%s", serr.msg);
+		emu_fail(&e, ret, "%s", serr.msg);
 		goto out_free;
 	}
 	e.icache = calloc(ICACHE_SIZE, sizeof(*e.icache));
 	e.gen = 1;
 	if (!e.icache || insn_decoder_new(&e.dec)) {
-		fail(&e, -ENOMEM, "cannot start the instruction decoder");
+		emu_fail(&e, -ENOMEM, "cannot start the instruction decoder");
 		goto out_free;
 	}
 	fill_manifest(&e);
@@ -1798,13 +1236,13 @@ int rec_emu_record(const struct rec_options *o, struct rec_stats *st,
 		for (ret = 0; o->argv[ret]; ret++)
 			;
 		sb_manifest_set_argv(e.m, ret, (const char *const *)o->argv);
-		ret = launch(&e);
-		if (!ret && !thr_new(&e, e.main_pid, e.procs, T_READY))
+		ret = emu_launch(&e);
+		if (!ret && !emu_thr_new(&e, e.main_pid, e.procs, T_READY))
 			ret = e.error;
 		if (!ret)
-			get_regs(thr_find(&e, e.main_pid));
+			emu_get_regs(emu_thr_find(&e, e.main_pid));
 	} else {
-		ret = attach(&e, o->pid);
+		ret = emu_attach(&e, o->pid);
 	}
 	if (ret)
 		goto out_kill;
@@ -1812,12 +1250,12 @@ int rec_emu_record(const struct rec_options *o, struct rec_stats *st,
 	write_snapshot(&e);
 	run(&e);
 out_kill:
-	finish_live(&e);
-	e.m->stop_ns = real_ns();
+	emu_finish_live(&e);
+	e.m->stop_ns = rec_real_ns();
 	if (!e.error) {
 		ret = sb_bundle_finish(e.b, &serr);
 		if (ret)
-			fail(&e, ret, "%s", serr.msg);
+			emu_fail(&e, ret, "%s", serr.msg);
 	}
 out_free:
 	ret = e.error;

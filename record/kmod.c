@@ -41,6 +41,7 @@
 #include "images.h"
 #include "record.h"
 #include "skel.h"
+#include "snapshot.h"
 #include "uapi/ptrec.h"
 
 #define KM_READ_SIZE	(4 * PTREC_READ_MIN)
@@ -88,6 +89,8 @@ struct km {
 	uint64_t unknown;	/* records of types this ptrec does not know */
 	struct rlimit nofile;	/* RLIMIT_NOFILE as ptrec found it */
 	bool nofile_raised;
+	struct rec_snap snap;		/* the end state (record/snapshot.c) */
+	struct rec_snap_tracer tr;	/* the launched program, traced for it */
 	int error;
 };
 
@@ -825,18 +828,9 @@ static int km_attach(struct km *k)
 static void km_fill_manifest(struct km *k, const struct ptrec_config *c)
 {
 	struct sb_manifest *m = k->m;
-	char line[256];
-	FILE *f;
 
 	m->backend = strdup("kmod");
-	f = fopen("/proc/cpuinfo", "re");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "vendor_id : %15s", m->cpu.vendor) == 1)
-			break;
-	if (f)
-		fclose(f);
-	if (!m->cpu.vendor[0])
-		strcpy(m->cpu.vendor, "unknown");
+	rec_cpu_fill(&m->cpu);
 	m->cpu.family = k->info.family;
 	m->cpu.model = k->info.model;
 	m->cpu.stepping = k->info.stepping;
@@ -885,23 +879,12 @@ static void km_fill_manifest(struct km *k, const struct ptrec_config *c)
 	}
 }
 
-static uint64_t km_real_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+/* ---- the loop ---------------------------------------------------------- */
 
 static uint64_t km_mono_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return rec_mono_ns() / 1000000;
 }
-
-/* ---- the loop ---------------------------------------------------------- */
 
 static void km_detach(struct km *k, bool *detached, uint64_t *when)
 {
@@ -911,6 +894,36 @@ static void km_detach(struct km *k, bool *detached, uint64_t *when)
 	*when = km_mono_ms();
 	if (ioctl(k->fd, PTREC_IOC_DETACH) < 0 && errno != EINVAL)
 		km_warn(k, "PTREC_IOC_DETACH: %s", strerror(errno));
+}
+
+/*
+ * Whether the launched program has ended (@block: wait for it).  Traced
+ * for its snapshot, its stops are handled here: the snapshot at its exit
+ * or fatal signal, every other stop continued at once.
+ */
+static bool km_reap(struct km *k, int *status, bool block)
+{
+	struct sb_err serr;
+
+	if (k->tr.traced) {
+		if (rec_snap_tracer_poll(&k->snap, &k->tr, block, status,
+					 &serr) == 1)
+			return true;
+		if (k->tr.error)
+			km_fail(k, k->tr.error, "%s", serr.msg);
+		return !k->tr.traced && block;
+	}
+	return waitpid(k->pid, status, block ? 0 : WNOHANG) == k->pid;
+}
+
+/* Recording stops early: the snapshot of where the program is. */
+static void km_snap_end(struct km *k)
+{
+	struct sb_err serr;
+
+	rec_snap_tracer_end(&k->snap, &k->tr, &serr);
+	if (k->tr.error)
+		km_fail(k, k->tr.error, "%s", serr.msg);
 }
 
 static void km_run(struct km *k, int *status, bool *reaped)
@@ -934,13 +947,14 @@ static void km_run(struct km *k, int *status, bool *reaped)
 		if (k->o->stop && *k->o->stop && !detached) {
 			km_detach(k, &detached, &quiet_since);
 			/* a launched program does not outlive its recording */
-			if (k->launched && !*reaped)
+			if (k->launched && !*reaped) {
+				km_snap_end(k);
 				kill(k->pid, SIGKILL);
+			}
 		}
 		/* the program is gone: the session must end soon */
 		if (!gone_at && !detached &&
-		    ((k->launched && !*reaped &&
-		      waitpid(k->pid, status, WNOHANG) == k->pid &&
+		    ((k->launched && !*reaped && km_reap(k, status, false) &&
 		      (*reaped = true)) ||
 		     (!k->launched && kill(k->pid, 0) < 0 && errno == ESRCH)))
 			gone_at = km_mono_ms();
@@ -1050,6 +1064,11 @@ static int km_begin(struct km *k, struct ptrec_config *cfg)
 		return k->error = ret;
 	}
 	k->m = sb_bundle_manifest(k->b);
+	k->snap = (struct rec_snap){ .b = k->b, .off = o->no_snapshot,
+				     .quiet = o->quiet,
+				     .limit = o->snapshot_limit ?
+					      o->snapshot_limit :
+					      SB_SNAP_DEFAULT_LIMIT };
 	ret = sb_bundle_open_sideband(k->b, &k->sb, &serr);
 	if (ret)
 		return km_fail(k, ret, "%s", serr.msg);
@@ -1058,7 +1077,7 @@ static int km_begin(struct km *k, struct ptrec_config *cfg)
 	if (ret)
 		return ret;
 	km_fill_manifest(k, cfg);
-	k->m->start_ns = km_real_ns();
+	k->m->start_ns = rec_real_ns();
 	if (o->argv) {
 		for (i = 0; o->argv[i]; i++)
 			;
@@ -1076,7 +1095,7 @@ static void km_end(struct km *k)
 	int ret;
 
 	km_close_streams(k);
-	k->m->stop_ns = km_real_ns();
+	k->m->stop_ns = rec_real_ns();
 	k->st->sideband_records = sb_writer_count(k->sb);
 	if (k->clamped)
 		km_warn(k, "%" PRIu64 " sideband records from the module went back in time; stored with the previous record's time",
@@ -1116,6 +1135,11 @@ int rec_kmod_split(const struct rec_options *o, const struct ptrec_info *info,
 	ret = k.error;
 	km_free(&k);
 	return ret;
+}
+
+static void km_on_chld(int sig)
+{
+	(void)sig;
 }
 
 int rec_kmod_record(const struct rec_options *o, struct rec_stats *st,
@@ -1168,8 +1192,20 @@ int rec_kmod_record(const struct rec_options *o, struct rec_stats *st,
 			waitpid(k.pid, &status, 0);
 			goto out_free;
 		}
-		/* tracing is armed: let the program run */
-		ptrace(PTRACE_DETACH, k.pid, 0, 0);
+		/*
+		 * Tracing is armed: let the program run, under ptrace only
+		 * for the stops where it ends (its snapshot), never stepped.
+		 */
+		if (o->no_snapshot ||
+		    rec_snap_tracer_start(&k.tr, k.pid, getpid())) {
+			k.tr.traced = false;
+			ptrace(PTRACE_DETACH, k.pid, 0, 0);
+		} else {
+			struct sigaction sa = { .sa_handler = km_on_chld };
+
+			/* A stop interrupts the poll at once. */
+			sigaction(SIGCHLD, &sa, NULL);
+		}
 	}
 	if (ret)
 		goto out_free;
@@ -1177,7 +1213,11 @@ int rec_kmod_record(const struct rec_options *o, struct rec_stats *st,
 	km_run(&k, &status, &reaped);
 	km_stats(&k);
 	if (k.launched && !reaped)
-		waitpid(k.pid, &status, 0);
+		km_reap(&k, &status, true);
+	st->snap_procs = k.snap.procs;
+	st->snap_bytes = k.snap.used;
+	st->snap_left_out = k.snap.left_out;
+	st->snap_ns = k.snap.ns;
 	km_end(&k);
 out_free:
 	ret = k.error;

@@ -7,6 +7,8 @@
  */
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "skel.h"
@@ -30,4 +32,44 @@ void rec_bundle_unmake(const char *dir, bool made_dir)
 	}
 	if (made_dir)
 		rmdir(dir);
+}
+
+uint64_t rec_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t rec_real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void rec_cpu_fill(struct sb_cpu *cpu)
+{
+	char line[256];
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	unsigned int v;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "vendor_id : %15s", cpu->vendor) == 1)
+			continue;
+		if (sscanf(line, "cpu family : %u", &v) == 1)
+			cpu->family = v;
+		else if (sscanf(line, "model : %u", &v) == 1)
+			cpu->model = v;
+		else if (sscanf(line, "stepping : %u", &v) == 1)
+			cpu->stepping = v;
+		else if (line[0] == '\n')
+			break;	/* first CPU only */
+	}
+	if (f)
+		fclose(f);
+	if (!cpu->vendor[0])
+		strcpy(cpu->vendor, "unknown");
 }

@@ -4,6 +4,9 @@
 #define PTREC_RECORD_SKEL_H
 
 #include <stdbool.h>
+#include <stdint.h>
+
+#include "sideband.h"
 
 /*
  * Removes what sb_bundle_create() and the sideband writer made in @dir for
@@ -11,5 +14,12 @@
  * not exist before).  Files a caller wrote elsewhere in it stay.
  */
 void rec_bundle_unmake(const char *dir, bool made_dir);
+
+/* CLOCK_MONOTONIC and CLOCK_REALTIME in nanoseconds. */
+uint64_t rec_mono_ns(void);
+uint64_t rec_real_ns(void);
+
+/* Vendor, family, model and stepping of the first CPU (/proc/cpuinfo). */
+void rec_cpu_fill(struct sb_cpu *cpu);
 
 #endif

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,22 +18,16 @@
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/user.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "maps.h"
+#include "skel.h"
 #include "snapshot.h"
 
 #define CHUNK (1u << 20)
 #define PAGE 4096u
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 void rec_snap_regs(uint64_t v[27], const struct user_regs_struct *r)
 {
@@ -219,7 +214,7 @@ int rec_snap_take(struct rec_snap *s, const struct rec_snap_proc *rp,
 	uint8_t *auxv = NULL, *buf = NULL;
 	uint64_t *anon = NULL;
 	size_t auxv_len = 0, i, nanon;
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = rec_mono_ns();
 	ssize_t n;
 	int fd, ret;
 
@@ -298,9 +293,147 @@ int rec_snap_take(struct rec_snap *s, const struct rec_snap_proc *rp,
 	if (fd >= 0)
 		close(fd);
 	s->procs++;
-	s->ns += mono_ns() - t0;
+	s->ns += rec_mono_ns() - t0;
 	maps_free(&ms);
 	free(auxv);
 	free(anon);
 	return ret;
+}
+
+/* ---- a program traced only for its end (the kmod recorder) ------------- */
+
+static uint64_t status_mask(pid_t tid, const char *field)
+{
+	char path[64], line[256];
+	uint64_t v = 0;
+	size_t n = strlen(field);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, n) && line[n] == ':') {
+			v = strtoull(line + n + 1, NULL, 16);
+			break;
+		}
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* Whether delivering @sig to @tid ends its process (no handler, not
+ * ignored, its default action terminates).
+ */
+static bool sig_fatal(pid_t tid, int sig)
+{
+	uint64_t bit = 1ull << (sig - 1);
+
+	if ((status_mask(tid, "SigCgt") | status_mask(tid, "SigIgn")) & bit)
+		return false;
+	switch (sig) {
+	case SIGCHLD: case SIGURG: case SIGWINCH: case SIGCONT:
+	case SIGSTOP: case SIGTSTP: case SIGTTIN: case SIGTTOU:
+		return false;
+	default:
+		return true;
+	}
+}
+
+static void tracer_snap(struct rec_snap *s, struct rec_snap_tracer *tr,
+			uint32_t end, int status, const siginfo_t *si,
+			struct sb_err *err)
+{
+	struct rec_snap_thr th = { .tid = tr->pid };
+	struct rec_snap_proc p = { .pid = tr->pid, .ppid = tr->ppid,
+				   .end = end, .status = status,
+				   .threads = &th, .nthreads = 1,
+				   .sig_tid = si ? tr->pid : 0, .si = si };
+
+	if (tr->snapped || s->off)
+		return;
+	tr->snapped = true;
+	if (rec_snap_take(s, &p, err) && !tr->error)
+		tr->error = -EIO;
+}
+
+int rec_snap_tracer_start(struct rec_snap_tracer *tr, pid_t pid, pid_t ppid)
+{
+	memset(tr, 0, sizeof(*tr));
+	tr->pid = pid;
+	tr->ppid = ppid;
+	if (ptrace(PTRACE_SETOPTIONS, pid, 0,
+		   PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL) < 0)
+		return -errno;
+	tr->traced = true;
+	return ptrace(PTRACE_CONT, pid, 0, 0) < 0 ? -errno : 0;
+}
+
+/* One stop: take the snapshot where the process ends, then let it go on
+ * (with its signal).
+ */
+static void tracer_stop(struct rec_snap *s, struct rec_snap_tracer *tr,
+			int st, struct sb_err *err)
+{
+	int sig = WSTOPSIG(st), event = st >> 16;
+	unsigned long msg = 0;
+	siginfo_t si;
+
+	tr->stops++;
+	if (event == PTRACE_EVENT_EXIT) {
+		ptrace(PTRACE_GETEVENTMSG, tr->pid, 0, &msg);
+		tracer_snap(s, tr, WIFSIGNALED((int)msg) ? SB_SNAP_END_SIGNAL :
+			    SB_SNAP_END_EXIT, WIFSIGNALED((int)msg) ?
+			    WTERMSIG((int)msg) : WEXITSTATUS((int)msg), NULL,
+			    err);
+		sig = 0;
+	} else if (event) {
+		sig = 0;
+	} else if (sig_fatal(tr->pid, sig)) {
+		memset(&si, 0, sizeof(si));
+		ptrace(PTRACE_GETSIGINFO, tr->pid, 0, &si);
+		tracer_snap(s, tr, SB_SNAP_END_SIGNAL, sig, &si, err);
+	}
+	ptrace(PTRACE_CONT, tr->pid, 0, sig);
+}
+
+int rec_snap_tracer_poll(struct rec_snap *s, struct rec_snap_tracer *tr,
+			 bool block, int *status, struct sb_err *err)
+{
+	int st;
+	pid_t w;
+
+	for (;;) {
+		w = waitpid(tr->pid, &st, __WALL | (block ? 0 : WNOHANG));
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : 0;
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			*status = st;
+			tr->traced = false;
+			return 1;
+		}
+		if (WIFSTOPPED(st) && tr->traced)
+			tracer_stop(s, tr, st, err);
+	}
+}
+
+void rec_snap_tracer_end(struct rec_snap *s, struct rec_snap_tracer *tr,
+			 struct sb_err *err)
+{
+	int st;
+
+	if (!tr->traced || tr->snapped || s->off)
+		return;
+	/* Stop it where it is (a signal-delivery stop of SIGSTOP). */
+	kill(tr->pid, SIGSTOP);
+	while (waitpid(tr->pid, &st, __WALL) == tr->pid) {
+		if (!WIFSTOPPED(st))
+			return;
+		if (!(st >> 16) && WSTOPSIG(st) == SIGSTOP) {
+			tracer_snap(s, tr, SB_SNAP_END_STOP, 0, NULL, err);
+			return;	/* left stopped: the caller kills it */
+		}
+		tracer_stop(s, tr, st, err);
+	}
 }

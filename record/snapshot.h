@@ -56,6 +56,38 @@ struct rec_snap_proc {
 int rec_snap_take(struct rec_snap *s, const struct rec_snap_proc *p,
 		  struct sb_err *err);
 
+/*
+ * A launched program traced only for its end (the kmod recorder: no
+ * single-stepping): PTRACE_O_TRACEEXIT and signal-delivery stops, where
+ * its snapshot is taken; every other stop just continues.
+ */
+struct rec_snap_tracer {
+	pid_t pid, ppid;
+	bool traced;
+	bool snapped;
+	uint64_t stops;			/* ptrace stops it cost */
+	int error;
+};
+
+/* Sets the options on a program in its post-exec ptrace stop and lets it
+ * run.  Returns 0 or the negative errno of ptrace().
+ */
+int rec_snap_tracer_start(struct rec_snap_tracer *tr, pid_t pid, pid_t ppid);
+
+/*
+ * Handles the stops that happened (@block: waits for the end).  Returns
+ * 1 with the wait status in *@status when the program has ended, 0 when it
+ * runs on, or a negative errno of waitpid().
+ */
+int rec_snap_tracer_poll(struct rec_snap *s, struct rec_snap_tracer *tr,
+			 bool block, int *status, struct sb_err *err);
+
+/* Recording stops early: stops the program and takes its snapshot (the
+ * caller then kills it).
+ */
+void rec_snap_tracer_end(struct rec_snap *s, struct rec_snap_tracer *tr,
+			 struct sb_err *err);
+
 /* The general registers in enum sb_reg order. */
 void rec_snap_regs(uint64_t v[27], const struct user_regs_struct *r);
 

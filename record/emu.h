@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Private to the software recorder (emu.c, emu_start.c, emu_end.c): its
+ * state (processes, threads, the recording) and the functions its files
+ * share.  emu.c steps threads and turns stops into trace and sideband;
+ * emu_start.c launches or attaches; emu_end.c ends each process's
+ * recording with its snapshot and ends the live ones.
+ */
+#ifndef PTREC_RECORD_EMU_H
+#define PTREC_RECORD_EMU_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include "images.h"
+#include "insn.h"
+#include "maps.h"
+#include "ptenc.h"
+#include "record.h"
+#include "snapshot.h"
+
+#define QUANTUM 10000		/* instructions before another thread runs */
+#define ICACHE_SIZE (1u << 16)
+#define SB_ARRAY_SIZE_EARLY 64
+
+enum tstate {
+	T_NEW,		/* announced by a clone event, first stop pending */
+	T_READY,	/* in ptrace-stop at an instruction boundary */
+	T_STEP,		/* stepping one user instruction */
+	T_SYSCALL,	/* stepping a SYSCALL: may block in the kernel */
+	T_EXITING,	/* vanished under us (killed): its exit follows */
+	T_DEAD,
+};
+
+struct proc {
+	pid_t pid, ppid;
+	struct maps maps;
+	bool exited;
+	bool snapped;			/* its end state is in the snapshot */
+	struct proc *next;
+};
+
+struct thr {
+	pid_t tid;
+	struct proc *proc;
+	enum tstate st;
+	struct user_regs_struct regs;	/* at the last stop */
+	bool have_regs;
+	struct user_regs_struct entry;	/* when the step was issued */
+	struct insn in;			/* instruction being stepped */
+	uint64_t ip;
+	int pending_sig;		/* to deliver at the next resume */
+	bool delivering;		/* a caught signal is being delivered */
+	bool started;			/* PSB+ written */
+	bool opened;
+	struct ptenc enc;
+	struct sb_truth_writer *truth;
+	struct thr *next;
+};
+
+struct icache_ent {
+	uint64_t ip;
+	pid_t pid;
+	uint32_t gen;
+	struct insn in;
+};
+
+struct emu {
+	const struct rec_options *o;
+	struct rec_stats *st;
+	struct sb_err *err;
+	struct sb_bundle *b;
+	struct sb_manifest *m;
+	struct sb_writer *sb;
+	struct insn_decoder *dec;
+	struct icache_ent *icache;
+	uint32_t gen;
+	struct proc *procs;
+	struct thr *threads;
+	struct thr *cur;
+	uint64_t quantum;
+	uint64_t clock;
+	int64_t mono_to_real;
+	struct rec_images images;
+	struct rec_snap snap;
+	pid_t main_pid;
+	bool launched;
+	int error;			/* first fatal error */
+	pid_t early[64];		/* stopped before their fork event */
+	unsigned int nearly;
+	uint64_t last_progress;
+	uint64_t last_flush;
+};
+
+/* emu.c */
+int emu_fail(struct emu *e, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void emu_emit_record(struct emu *e, struct ptrec_sb_header *h);
+struct proc *emu_proc_find(struct emu *e, pid_t pid);
+struct proc *emu_proc_new(struct emu *e, pid_t pid, pid_t ppid);
+struct thr *emu_thr_find(struct emu *e, pid_t tid);
+struct thr *emu_thr_new(struct emu *e, pid_t tid, struct proc *p,
+			enum tstate st);
+int emu_get_regs(struct thr *t);
+void emu_enc_check(struct emu *e, struct thr *t, int ret);
+uint64_t emu_sigmask_of(pid_t tid, const char *field);
+void emu_syscall_entered(struct emu *e, struct thr *t);
+void emu_thr_close(struct emu *e, struct thr *t);
+bool emu_proc_alive(struct emu *e, struct proc *p);
+void emu_handle_stop(struct emu *e, pid_t tid, int status);
+
+/* emu_start.c */
+int emu_launch(struct emu *e);
+int emu_attach(struct emu *e, pid_t pid);
+
+/* emu_end.c */
+void emu_snap_proc(struct emu *e, struct proc *p, uint32_t end, int status,
+		   const struct thr *sig_t, const siginfo_t *si);
+void emu_exit_stop(struct emu *e, struct thr *t);
+void emu_finish_live(struct emu *e);
+
+#endif

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The software recorder, where recordings end: each process's snapshot
+ * (at its exit, a fatal signal, or where recording stops or detaches),
+ * and the end of the live threads (killed or detached).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "emu.h"
+
+/* ---- the end-state snapshot ------------------------------------------ */
+
+/*
+ * Takes @p's end state once, while its threads are stopped: at its exit
+ * (PTRACE_EVENT_EXIT, before the address space goes), at a fatal signal
+ * (before the kernel kills it), or where recording stops.
+ */
+void emu_snap_proc(struct emu *e, struct proc *p, uint32_t end,
+		      int status, const struct thr *sig_t,
+		      const siginfo_t *si)
+{
+	static struct user_regs_struct adj[256];
+	struct rec_snap_thr th[256];
+	struct rec_snap_proc rp = { .pid = p->pid, .ppid = p->ppid,
+				    .end = end, .status = status,
+				    .threads = th, .si = si,
+				    .sig_tid = sig_t ? sig_t->tid : 0 };
+	struct sb_err err;
+	struct thr *t;
+	int ret;
+
+	if (p->snapped || e->snap.off)
+		return;
+	p->snapped = true;
+	for (t = e->threads; t && rp.nthreads < 256; t = t->next) {
+		struct user_regs_struct *r = &adj[rp.nthreads];
+
+		if (t->proc != p || t->st == T_DEAD)
+			continue;
+		*r = t->regs;
+		if (t->st == T_SYSCALL) {
+			/*
+			 * Blocked in the system call it was stepped into: as
+			 * the kernel shows such a thread, RIP after the
+			 * SYSCALL (which set RCX and R11), RAX -ENOSYS.
+			 */
+			r->rip += 2;
+			r->rcx = r->rip;
+			r->r11 = r->eflags;
+			r->orig_rax = r->rax;
+			r->rax = (unsigned long long)-ENOSYS;
+		}
+		th[rp.nthreads++] = (struct rec_snap_thr){
+			t->tid, t->have_regs ? r : NULL };
+	}
+	ret = rec_snap_take(&e->snap, &rp, &err);
+	if (ret)
+		emu_fail(e, ret, "%s", err.msg);
+}
+
+static bool others_alive(struct emu *e, struct thr *me)
+{
+	struct thr *t;
+
+	for (t = e->threads; t; t = t->next)
+		if (t != me && t->proc == me->proc && t->st != T_DEAD)
+			return true;
+	return false;
+}
+
+/*
+ * PTRACE_EVENT_EXIT: the thread is leaving, its process's memory is still
+ * there.  A thread that ends alone (exit(2) with others alive) only
+ * leaves; otherwise the process is ending: snapshot it.
+ */
+void emu_exit_stop(struct emu *e, struct thr *t)
+{
+	unsigned long msg = 0;
+
+	ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg);
+	if (!(t->st == T_SYSCALL && (long)t->entry.rax == SYS_exit &&
+	      others_alive(e, t)))
+		emu_snap_proc(e, t->proc, WIFSIGNALED((int)msg) ?
+			  SB_SNAP_END_SIGNAL : SB_SNAP_END_EXIT,
+			  WIFSIGNALED((int)msg) ? WTERMSIG((int)msg) :
+			  WEXITSTATUS((int)msg), NULL, NULL);
+	if (t->st == T_READY && t->enc.enabled)
+		emu_enc_check(e, t, ptenc_disable_async(&t->enc, t->regs.rip));
+	if (t->st == T_SYSCALL)
+		emu_syscall_entered(e, t);	/* exit(2) entered, never returns */
+	if (t->st != T_DEAD)
+		t->st = T_EXITING;
+	ptrace(PTRACE_CONT, t->tid, 0, 0);
+}
+
+/* ---- stopping ------------------------------------------------------------ */
+
+/*
+ * Detaches a thread in a ptrace-stop.  A thread interrupted inside a
+ * system call it was single-stepped into has the step's SIGTRAP pending
+ * (raised on the way out of the call): it is taken here, or it would kill
+ * the process once detached.
+ */
+static void detach_thread(pid_t tid)
+{
+	uint64_t pend = emu_sigmask_of(tid, "SigPnd");
+	int status;
+
+	if (pend & (1ull << (SIGTRAP - 1)) &&
+	    ptrace(PTRACE_CONT, tid, 0, 0) == 0)
+		while (waitpid(tid, &status, __WALL) == tid &&
+		       WIFSTOPPED(status) && WSTOPSIG(status) != SIGTRAP)
+			ptrace(PTRACE_CONT, tid, 0, WSTOPSIG(status));
+	ptrace(PTRACE_DETACH, tid, 0, 0);
+}
+
+/*
+ * Ends the recording of live threads: the histories end where each thread
+ * is now; a launched program is killed, an attached one detached.
+ */
+void emu_finish_live(struct emu *e)
+{
+	struct proc *p;
+	struct thr *t;
+	int status;
+	pid_t tid;
+
+	/*
+	 * Let an in-flight step land, so every live thread is stopped.  A
+	 * step into a system call that blocks (a restarted pause(), read())
+	 * never lands: after 100 ms an attached thread is interrupted, a
+	 * launched one is left as blocked in its system call.
+	 */
+	for (t = e->threads; t; t = t->next) {
+		int waited = 0;
+
+		while (t->st == T_STEP) {
+			tid = waitpid(t->tid, &status, __WALL | WNOHANG);
+			if (tid == t->tid) {
+				emu_handle_stop(e, t->tid, status);
+				continue;
+			}
+			if (tid < 0 && errno != EINTR)
+				break;
+			if (waited++ < 100) {
+				usleep(1000);
+				continue;
+			}
+			/* Blocked in a system call it was stepped into. */
+			t->st = T_SYSCALL;
+			break;
+		}
+	}
+	for (p = e->procs; p; p = p->next)
+		if (!p->exited && emu_proc_alive(e, p))
+			emu_snap_proc(e, p, e->launched ? SB_SNAP_END_STOP :
+				  SB_SNAP_END_DETACH, 0, NULL, NULL);
+	for (t = e->threads; t; t = t->next) {
+		if (t->st == T_DEAD)
+			continue;
+		emu_thr_close(e, t);
+		if (e->launched)
+			continue;
+		if (t->st == T_SYSCALL) {
+			ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
+			waitpid(t->tid, &status, __WALL);
+		}
+		detach_thread(t->tid);
+	}
+	for (p = e->procs; p; p = p->next) {
+		struct ptrec_sb_process_exit pe = {
+			.hdr = { .type = PTREC_SB_PROCESS_EXIT } };
+
+		if (p->exited)
+			continue;
+		p->exited = true;
+		pe.pid = (uint32_t)p->pid;
+		pe.kind = PTREC_SB_DETACHED;
+		emu_emit_record(e, &pe.hdr);
+		if (e->launched)
+			kill(p->pid, SIGKILL);
+	}
+	for (t = e->threads; t; t = t->next)
+		t->st = T_DEAD;
+	/* With PTRACE_O_TRACEEXIT a killed tracee still stops at its exit
+	 * event: let it go on, or this waits forever.
+	 */
+	if (e->launched)
+		for (pid_t w; (w = waitpid(-1, &status, __WALL)) > 0;)
+			if (WIFSTOPPED(status))
+				ptrace(PTRACE_CONT, w, 0, 0);
+}
