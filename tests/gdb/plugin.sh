@@ -218,4 +218,23 @@ else
 	bad "signal handler: backtrace and reverse-finish"
 fi
 
+# After the handler has returned (spin, after raise): the backtrace is
+# spin <- main as GDB's live one; it once ended in 0x0 ?? (the handler's
+# return was matched to spin's call).
+timeout 60 gdb -batch -nx -ex "handle SIGUSR1 nostop noprint" \
+	-ex "break sig.c:25" -ex run -ex bt "$prog" >"$tmp/live" 2>&1
+timeout 60 "$PTREC" replay "$tmp/sig" -batch -ex "ptrec goto begin" \
+	-ex "break sig.c:25" -ex continue -ex "echo BT\\n" -ex bt \
+	>"$tmp/out" 2>&1
+want=$(frames "$tmp/live")
+sed -n '/^BT/,$p' "$tmp/out" >"$tmp/bt"
+got=$(frames "$tmp/bt")
+if [ "$want" = "spin main " ] && [ "$got" = "$want" ] &&
+	! grep -q "0x0000000000000000 in ??" "$tmp/bt"; then
+	ok "after a signal handler returned: backtrace as GDB's live one ($got)"
+else
+	echo "# want '$want' got '$got'"
+	bad "backtrace after a signal handler returned"
+fi
+
 tap_end "GDB plugin"
