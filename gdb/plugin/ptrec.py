@@ -507,3 +507,96 @@ def _on_stop(event):
 
 
 gdb.events.stop.connect(_on_stop)
+
+
+# ---- GDB's record commands on a ptrec target --------------------------------
+#
+# `info record`, `record goto`, `record instruction-history` and `record
+# function-call-history` are GDB's btrace commands; on a ptrec target they
+# answer from the recording, in btrace's layouts.  GDB cannot hand a
+# replaced command back, so they are replaced only once a ptrec target is
+# connected (ptrec replay's GDB is for that target alone); until then, and
+# in any other session, GDB's own commands stay.
+
+_RECORD_DONE = []
+
+
+class _RecordInfo(gdb.Command):
+    """info record: what is recorded and where replay is (ptrec target)."""
+
+    def __init__(self):
+        super().__init__('info record', gdb.COMMAND_STATUS)
+
+    def invoke(self, arg, from_tty):
+        if not _on_ptrec():
+            raise gdb.GdbError('No recording is currently active '
+                               '(and this is not a ptrec target).')
+        out = gdb.execute('monitor ptrec position', to_string=True)
+        m = re.search(r'thread (\d+) position (\d+) of (\d+)', out)
+        end = re.search(r'thread (\d+) at the end, after (\d+)', out)
+        bundle, _ = _bundle()
+        gdb.write('Active record target: ptrec (replay of %s).\n' % bundle)
+        gdb.write('Recording format: Intel Processor Trace (ptrec).\n')
+        if m:
+            gdb.write('Recorded %s instructions for thread %s.\n'
+                      % (m.group(3), m.group(1)))
+            gdb.write('Replay in progress.  At instruction %s.\n'
+                      % m.group(2))
+        elif end:
+            gdb.write('Recorded %s instructions for thread %s.\n'
+                      % (end.group(2), end.group(1)))
+        gdb.write('Threads, instructions and gaps of every thread: '
+                  '"ptrec info".\n')
+
+
+class _RecordGoto(gdb.Command):
+    """record goto begin|start|end|N: move to instruction N (ptrec)."""
+
+    def __init__(self):
+        super().__init__('record goto', gdb.COMMAND_RUNNING)
+
+    def invoke(self, arg, from_tty):
+        arg = arg.strip()
+        if arg == 'start':
+            arg = 'begin'
+        gdb.execute('ptrec goto ' + arg, from_tty)
+
+
+class _RecordInsns(gdb.Command):
+    """record instruction-history [/r] [N | N,M | + | -] (ptrec target)."""
+
+    def __init__(self):
+        super().__init__('record instruction-history', gdb.COMMAND_DATA)
+
+    def invoke(self, arg, from_tty):
+        mods = ''.join(w[1:] for w in arg.split() if w.startswith('/'))
+        other = set(mods) - set('r')
+        if other:
+            raise gdb.GdbError('record instruction-history: /%s is not '
+                               'supported on a ptrec target (only /r)'
+                               % ''.join(sorted(other)))
+        gdb.execute('ptrec instruction-history ' + arg, from_tty)
+
+
+class _RecordCalls(gdb.Command):
+    """record function-call-history [/c /l /i] [N | N,M | + | -] (ptrec)."""
+
+    def __init__(self):
+        super().__init__('record function-call-history', gdb.COMMAND_DATA)
+
+    def invoke(self, arg, from_tty):
+        gdb.execute('ptrec function-call-history ' + arg, from_tty)
+
+
+def _record_commands(_event=None):
+    if _RECORD_DONE or not _on_ptrec():
+        return
+    _RECORD_DONE.append(True)
+    _RecordInfo()
+    _RecordGoto()
+    _RecordInsns()
+    _RecordCalls()
+
+
+gdb.events.new_objfile.connect(_record_commands)
+gdb.events.stop.connect(_record_commands)

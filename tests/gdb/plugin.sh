@@ -101,7 +101,7 @@ timeout 60 gdb -batch -nx -x "$here/../../gdb/plugin/ptrec.py" \
 	-ex "break main" -ex run -ex "record full" -ex "info record" \
 	"$prog" >"$tmp/live" 2>&1
 if [ "$(grep -c "^record \(full\|btrace\): this is a ptrec replay" "$tmp/out")" = 3 ] &&
-	grep -q "No recording is currently active" "$tmp/out" &&
+	grep -q "^Active record target: ptrec" "$tmp/out" &&
 	grep -q "position [0-9]* of" "$tmp/out" &&
 	grep -q "^Active record target: record-full" "$tmp/live"; then
 	ok "record full/btrace refused on a ptrec target, GDB's own elsewhere"
@@ -235,6 +235,28 @@ if [ "$want" = "spin main " ] && [ "$got" = "$want" ] &&
 else
 	echo "# want '$want' got '$got'"
 	bad "backtrace after a signal handler returned"
+fi
+
+# GDB's record commands answer from the recording on a ptrec target, with
+# the output of the plugin's own (btrace layouts); unsupported modifiers
+# are refused by name.
+timeout 60 "$PTREC" replay "$tmp/inl" -batch -ex "record goto 5" \
+	-ex "echo A\\n" -ex "record instruction-history" \
+	-ex "record function-call-history /c 1,3" -ex "echo B\\n" \
+	-ex "ptrec instruction-history" -ex "ptrec function-call-history /c 1,3" \
+	-ex "echo C\\n" -ex "info record" -ex "record goto start" \
+	-ex "monitor ptrec position" -ex "record instruction-history /s" \
+	>"$tmp/out" 2>&1
+sed -n '/^A$/,/^B$/p' "$tmp/out" | sed '1d;$d' >"$tmp/gdbs"
+sed -n '/^B$/,/^C$/p' "$tmp/out" | sed '1d;$d' >"$tmp/ours"
+if [ -s "$tmp/gdbs" ] && cmp -s "$tmp/gdbs" "$tmp/ours" &&
+	grep -q "^5	=> .*<helper+3>:	call" "$tmp/gdbs" &&
+	grep -q "^Replay in progress.  At instruction 5." "$tmp/out" &&
+	grep -q "position 1 of" "$tmp/out" &&
+	grep -q "^record instruction-history: /s is not supported" "$tmp/out"; then
+	ok "record goto / instruction-history / function-call-history / info record on a ptrec target"
+else
+	bad "GDB's record commands on a ptrec target"
 fi
 
 tap_end "GDB plugin"
