@@ -575,7 +575,49 @@ class _RecordInsns(gdb.Command):
             raise gdb.GdbError('record instruction-history: /%s is not '
                                'supported on a ptrec target (only /r)'
                                % ''.join(sorted(other)))
-        gdb.execute('ptrec instruction-history ' + arg, from_tty)
+        words = [w for w in arg.split() if not w.startswith('/')]
+        rng = self.range(words[0] if words else '')
+        gdb.execute('ptrec instruction-history %s %s'
+                    % ('/r' if mods else '', rng), from_tty)
+
+    last = None     # (first, last) shown, 1-based
+
+    def range(self, arg):
+        """GDB's range forms with `set record instruction-history-size`
+        as N,M for the server: none (SIZE up to the current instruction),
+        N (SIZE around N), + and - (SIZE after or before the last shown),
+        N,M as it is."""
+        size = gdb.parameter('record instruction-history-size') or 10
+        out = gdb.execute('monitor ptrec position', to_string=True)
+        m = re.search(r'position (\d+) of (\d+)', out)
+        e = re.search(r'at the end, after (\d+)', out)
+        if not m and not e:
+            return arg
+        total = int(m.group(2) if m else e.group(1))
+        pos = int(m.group(1)) if m else total
+        if ',' in arg or total == 0:
+            return arg
+        if not arg:
+            self.last = (max(pos - size + 1, 1), pos)
+            return '%d,%d' % self.last
+        elif arg == '+':
+            first = (self.last[1] + 1) if self.last else pos + 1
+        elif arg == '-':
+            last = (self.last[0] - 1) if self.last else pos - 1
+            if last < 1:
+                raise gdb.GdbError('At the start of the instruction '
+                                   'history.')
+            first = max(last - size + 1, 1)
+            self.last = (first, last)
+            return '%d,%d' % (first, last)
+        elif arg.isdigit():
+            first = int(arg) - size // 2
+        else:
+            return arg      # the server names what it refuses
+        first = min(max(first, 1), total)
+        last = min(first + size - 1, total)
+        self.last = (first, last)
+        return '%d,%d' % (first, last)
 
 
 class _RecordCalls(gdb.Command):

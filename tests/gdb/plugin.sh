@@ -259,4 +259,20 @@ else
 	bad "GDB's record commands on a ptrec target"
 fi
 
+# set record instruction-history-size: 3 instructions up to the current
+# one, then the 2 before them (the start), then the 3 after those.
+timeout 60 "$PTREC" replay "$tmp/inl" -batch \
+	-ex "set record instruction-history-size 3" -ex "record goto 5" \
+	-ex "echo A\\n" -ex "record instruction-history" \
+	-ex "record instruction-history -" -ex "record instruction-history +" \
+	>"$tmp/out" 2>&1
+got=$(sed -n '/^A$/,$p' "$tmp/out" | sed -n 's/^\([0-9]*\)	.*/\1/p' |
+	tr '\n' ' ')
+if [ "$got" = "3 4 5 1 2 3 4 5 " ]; then
+	ok "record instruction-history follows set record instruction-history-size ($got)"
+else
+	echo "# got '$got'"
+	bad "record instruction-history-size"
+fi
+
 tap_end "GDB plugin"
