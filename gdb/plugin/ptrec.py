@@ -481,11 +481,11 @@ for _hook in ('define hook-record', 'define record hook-full',
 
 # ---- breakpoint conditions -----------------------------------------------
 #
-# Before the end of the history only the PC is known, so a condition on a
-# variable or on memory cannot be evaluated: GDB stops at every hit with
-# "Error in testing breakpoint condition".  Conditions on what is known
-# ($pc, $_thread, ...) work as usual.  After such a stop, say which
-# condition could not be evaluated, why, and what GDB did.
+# Before the end of the history replay knows the PC and what the value
+# recovery finds, not everything: a condition on an unknown value cannot
+# be evaluated, and GDB stops at every hit with "Error in testing
+# breakpoint condition".  After such a stop, say which condition could not
+# be evaluated, why, and what GDB did.
 
 
 def _on_stop(event):
@@ -499,11 +499,11 @@ def _on_stop(event):
             gdb.parse_and_eval(cond)
         except gdb.error as e:
             gdb.write('ptrec: the condition of breakpoint %d (%s) cannot be '
-                      'evaluated here: %s.  Only the PC is recorded before '
-                      'the end of the history (no registers, no data '
-                      'memory), so GDB stops at every hit; a condition on '
-                      '$pc or $_thread can be evaluated.\n'
-                      % (bp.number, cond, e))
+                      'evaluated here: %s.  In the past replay knows the '
+                      'PC and what the value recovery finds (docs/'
+                      'values.md), not every register or byte of memory; '
+                      'GDB stops at every hit where a condition cannot be '
+                      'evaluated.\n' % (bp.number, cond, e))
 
 
 gdb.events.stop.connect(_on_stop)

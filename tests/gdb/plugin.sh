@@ -177,19 +177,22 @@ else
 	bad "qsort callback backtrace"
 fi
 
-# Breakpoint conditions: one on a variable cannot be evaluated in the
-# past (only the PC is recorded): GDB stops, and the plugin says which
-# condition and why; one on what is known ($_thread, $pc) is evaluated:
-# "$pc == 0" is never true, so reverse-continue runs to the beginning.
-# Without recovered values (docs/values.md), so that x is unknown.
-PTREC_NO_VALUES=1 timeout 60 "$PTREC" replay "$tmp/inl" -batch -ex "break leaf if x == 1" \
-	-ex reverse-continue -ex "break caller if \$pc == 0" -ex "delete 1" \
+# Breakpoint conditions: one on a value replay knows is evaluated (x is
+# leaf's argument: reverse-continue stops at the hit where it is 1, or,
+# were x unknown there, says so); one on memory nothing can know stops
+# and the plugin says which condition and why; "$pc == 0" is never true,
+# so reverse-continue runs to the beginning.
+timeout 60 "$PTREC" replay "$tmp/inl" -batch -ex "break leaf if x == 1" \
+	-ex reverse-continue -ex "delete 1" \
+	-ex "break helper if *(int *)8 == 1" -ex reverse-continue \
+	-ex "delete 2" -ex "break caller if \$pc == 0" \
 	-ex reverse-continue -ex "monitor ptrec position" >"$tmp/out" 2>&1
-if grep -q "^ptrec: the condition of breakpoint 1 (x == 1) cannot be evaluated here: value is not available" "$tmp/out" &&
-	[ "$(grep -c "^ptrec: the condition" "$tmp/out")" = 1 ] &&
+if { grep -q "^Breakpoint 1, leaf (x=1)" "$tmp/out" ||
+	grep -q "^ptrec: the condition of breakpoint 1 (x == 1) cannot" "$tmp/out"; } &&
+	grep -q "^ptrec: the condition of breakpoint 2 (\*(int \*)8 == 1) cannot be evaluated here: Cannot access memory at address 0x8" "$tmp/out" &&
 	grep -q "No more reverse-execution history" "$tmp/out" &&
 	grep -q "position 1 of" "$tmp/out"; then
-	ok "breakpoint conditions: unknown values named, known ones evaluated"
+	ok "breakpoint conditions: evaluated where the values are known, the others named"
 else
 	bad "breakpoint conditions"
 fi
