@@ -525,13 +525,89 @@ static uint64_t signal_entry(struct rp_cursor *c, struct fn f, uint64_t from,
 /* How far back a landing looks for the frame it lands in. */
 #define FRAMES_LANDING_WINDOW 64
 
+/* How deep signal-return resynchronizations may nest. */
+#define FRAMES_RESYNC_DEPTH 8
+
+static int frames_at(struct rp_cursor *c, uint64_t pos, uint64_t *calls,
+		     size_t max, int depth);
+
+/*
+ * After a signal handler has returned, calls and returns no longer match:
+ * the handler's return counts, its entry did not, so the frames around the
+ * interrupted point lose their oldest call.  The frames of @f at @at are
+ * then those at the interrupted instruction: finds the latest handler
+ * return before @at (a return followed, within three instructions, by a
+ * system call that resumes elsewhere: rt_sigreturn), the delivery it ends
+ * (the instruction whose next address is where rt_sigreturn resumed,
+ * followed by something else), and takes the frames there from @f's on.
+ * Returns how many it put in @calls, or -1 when it finds none.
+ */
+static int resync_after_signal(struct rp_cursor *c, struct fn f, uint64_t at,
+			       uint64_t *calls, size_t max, int depth)
+{
+	uint64_t stop = at > FRAMES_SIGNAL_SCAN ? at - FRAMES_SIGNAL_SCAN : 0;
+	uint64_t p, d, resume = 0, *sub;
+	struct rp_insn insn, next;
+	struct fn g;
+	int k, nsub, m;
+
+	if (depth >= FRAMES_RESYNC_DEPTH || !f.known)
+		return -1;
+	for (p = at; p-- > stop && !resume;) {
+		if (rp_cursor_peek(c, p, &insn) || insn.iclass != RP_IC_RETURN)
+			continue;
+		for (k = 1; k <= 3 && p + k + 1 <= at; k++) {
+			if (rp_cursor_peek(c, p + k, &insn) ||
+			    rp_cursor_peek(c, p + k + 1, &next))
+				break;
+			if (insn.iclass == RP_IC_FAR) {
+				if (insn.ip + insn.size != next.ip)
+					resume = next.ip;
+				break;
+			}
+		}
+	}
+	if (!resume)
+		return -1;
+	/* p is now one before the handler's return: its delivery. */
+	for (d = p + 1; d-- > stop + 1;) {
+		if (rp_cursor_peek(c, d - 1, &insn) ||
+		    rp_cursor_peek(c, d, &next))
+			continue;
+		if (insn.ip + insn.size == resume && next.ip != resume)
+			break;
+	}
+	if (d <= stop + 1)
+		return -1;
+	sub = malloc(max * sizeof(*sub));
+	if (!sub)
+		return -1;
+	nsub = frames_at(c, d - 1, sub, max, depth + 1);
+	g = fn_at(c, d - 1);
+	for (m = 0; m < nsub && !same_fn(g, f); m++)
+		g = fn_at(c, sub[m]);
+	if (m >= nsub && !same_fn(g, f)) {
+		free(sub);
+		return -1;
+	}
+	memcpy(calls, sub + m, (size_t)(nsub - m) * sizeof(*calls));
+	free(sub);
+	return nsub - m;
+}
+
 int rp_cursor_frames(struct rp_cursor *c, uint64_t pos, uint64_t *calls,
 		     size_t max)
+{
+	return frames_at(c, pos, calls, max, 0);
+}
+
+static int frames_at(struct rp_cursor *c, uint64_t pos, uint64_t *calls,
+		     size_t max, int depth)
 {
 	size_t want = max + FRAMES_LANDING_WINDOW, i = 0, j, n = 0;
 	uint64_t *raw, at, sig;
 	struct fn f, target;
-	int nraw;
+	int nraw, got;
 
 	if (pos > c->t->insns)
 		return -RP_ERR_RANGE;
@@ -578,11 +654,24 @@ int rp_cursor_frames(struct rp_cursor *c, uint64_t pos, uint64_t *calls,
 				at = sig - 1;
 				continue;
 			}
+			got = resync_after_signal(c, f, at, calls + n, max - n,
+						  depth);
+			if (got >= 0) {
+				n += got;
+				break;
+			}
 		}
 		calls[n++] = raw[i];
 		f = fn_at(c, raw[i]);
 		at = raw[i];
 		i++;
+	}
+	/* Out of calls below a frame that is not the history's first. */
+	if (i >= (size_t)nraw && n < max && f.known &&
+	    !same_fn(f, fn_at(c, 0))) {
+		got = resync_after_signal(c, f, at, calls + n, max - n, depth);
+		if (got > 0)
+			n += got;
 	}
 	free(raw);
 	return (int)n;

@@ -481,11 +481,11 @@ for _hook in ('define hook-record', 'define record hook-full',
 
 # ---- breakpoint conditions -----------------------------------------------
 #
-# Before the end of the history only the PC is known, so a condition on a
-# variable or on memory cannot be evaluated: GDB stops at every hit with
-# "Error in testing breakpoint condition".  Conditions on what is known
-# ($pc, $_thread, ...) work as usual.  After such a stop, say which
-# condition could not be evaluated, why, and what GDB did.
+# Before the end of the history replay knows the PC and what the value
+# recovery finds, not everything: a condition on an unknown value cannot
+# be evaluated, and GDB stops at every hit with "Error in testing
+# breakpoint condition".  After such a stop, say which condition could not
+# be evaluated, why, and what GDB did.
 
 
 def _on_stop(event):
@@ -499,11 +499,146 @@ def _on_stop(event):
             gdb.parse_and_eval(cond)
         except gdb.error as e:
             gdb.write('ptrec: the condition of breakpoint %d (%s) cannot be '
-                      'evaluated here: %s.  Only the PC is recorded before '
-                      'the end of the history (no registers, no data '
-                      'memory), so GDB stops at every hit; a condition on '
-                      '$pc or $_thread can be evaluated.\n'
-                      % (bp.number, cond, e))
+                      'evaluated here: %s.  In the past replay knows the '
+                      'PC and what the value recovery finds (docs/'
+                      'values.md), not every register or byte of memory; '
+                      'GDB stops at every hit where a condition cannot be '
+                      'evaluated.\n' % (bp.number, cond, e))
 
 
 gdb.events.stop.connect(_on_stop)
+
+
+# ---- GDB's record commands on a ptrec target --------------------------------
+#
+# `info record`, `record goto`, `record instruction-history` and `record
+# function-call-history` are GDB's btrace commands; on a ptrec target they
+# answer from the recording, in btrace's layouts.  GDB cannot hand a
+# replaced command back, so they are replaced only once a ptrec target is
+# connected (ptrec replay's GDB is for that target alone); until then, and
+# in any other session, GDB's own commands stay.
+
+_RECORD_DONE = []
+
+
+class _RecordInfo(gdb.Command):
+    """info record: what is recorded and where replay is (ptrec target)."""
+
+    def __init__(self):
+        super().__init__('info record', gdb.COMMAND_STATUS)
+
+    def invoke(self, arg, from_tty):
+        if not _on_ptrec():
+            raise gdb.GdbError('No recording is currently active '
+                               '(and this is not a ptrec target).')
+        out = gdb.execute('monitor ptrec position', to_string=True)
+        m = re.search(r'thread (\d+) position (\d+) of (\d+)', out)
+        end = re.search(r'thread (\d+) at the end, after (\d+)', out)
+        bundle, _ = _bundle()
+        gdb.write('Active record target: ptrec (replay of %s).\n' % bundle)
+        gdb.write('Recording format: Intel Processor Trace (ptrec).\n')
+        if m:
+            gdb.write('Recorded %s instructions for thread %s.\n'
+                      % (m.group(3), m.group(1)))
+            gdb.write('Replay in progress.  At instruction %s.\n'
+                      % m.group(2))
+        elif end:
+            gdb.write('Recorded %s instructions for thread %s.\n'
+                      % (end.group(2), end.group(1)))
+        gdb.write('Threads, instructions and gaps of every thread: '
+                  '"ptrec info".\n')
+
+
+class _RecordGoto(gdb.Command):
+    """record goto begin|start|end|N: move to instruction N (ptrec)."""
+
+    def __init__(self):
+        super().__init__('record goto', gdb.COMMAND_RUNNING)
+
+    def invoke(self, arg, from_tty):
+        arg = arg.strip()
+        if arg == 'start':
+            arg = 'begin'
+        gdb.execute('ptrec goto ' + arg, from_tty)
+
+
+class _RecordInsns(gdb.Command):
+    """record instruction-history [/r] [N | N,M | + | -] (ptrec target)."""
+
+    def __init__(self):
+        super().__init__('record instruction-history', gdb.COMMAND_DATA)
+
+    def invoke(self, arg, from_tty):
+        mods = ''.join(w[1:] for w in arg.split() if w.startswith('/'))
+        other = set(mods) - set('r')
+        if other:
+            raise gdb.GdbError('record instruction-history: /%s is not '
+                               'supported on a ptrec target (only /r)'
+                               % ''.join(sorted(other)))
+        words = [w for w in arg.split() if not w.startswith('/')]
+        rng = self.range(words[0] if words else '')
+        gdb.execute('ptrec instruction-history %s %s'
+                    % ('/r' if mods else '', rng), from_tty)
+
+    last = None     # (first, last) shown, 1-based
+
+    def range(self, arg):
+        """GDB's range forms with `set record instruction-history-size`
+        as N,M for the server: none (SIZE up to the current instruction),
+        N (SIZE around N), + and - (SIZE after or before the last shown),
+        N,M as it is."""
+        size = gdb.parameter('record instruction-history-size') or 10
+        out = gdb.execute('monitor ptrec position', to_string=True)
+        m = re.search(r'position (\d+) of (\d+)', out)
+        e = re.search(r'at the end, after (\d+)', out)
+        if not m and not e:
+            return arg
+        total = int(m.group(2) if m else e.group(1))
+        pos = int(m.group(1)) if m else total
+        if ',' in arg or total == 0:
+            return arg
+        if not arg:
+            self.last = (max(pos - size + 1, 1), pos)
+            return '%d,%d' % self.last
+        elif arg == '+':
+            first = (self.last[1] + 1) if self.last else pos + 1
+        elif arg == '-':
+            last = (self.last[0] - 1) if self.last else pos - 1
+            if last < 1:
+                raise gdb.GdbError('At the start of the instruction '
+                                   'history.')
+            first = max(last - size + 1, 1)
+            self.last = (first, last)
+            return '%d,%d' % (first, last)
+        elif arg.isdigit():
+            first = int(arg) - size // 2
+        else:
+            return arg      # the server names what it refuses
+        first = min(max(first, 1), total)
+        last = min(first + size - 1, total)
+        self.last = (first, last)
+        return '%d,%d' % (first, last)
+
+
+class _RecordCalls(gdb.Command):
+    """record function-call-history [/c /l /i] [N | N,M | + | -] (ptrec)."""
+
+    def __init__(self):
+        super().__init__('record function-call-history', gdb.COMMAND_DATA)
+
+    def invoke(self, arg, from_tty):
+        gdb.execute('ptrec function-call-history ' + arg, from_tty)
+
+
+def _record_commands(_event=None):
+    if _RECORD_DONE or not _on_ptrec():
+        return
+    _RECORD_DONE.append(True)
+    _RecordInfo()
+    _RecordGoto()
+    _RecordInsns()
+    _RecordCalls()
+
+
+gdb.events.new_objfile.connect(_record_commands)
+gdb.events.stop.connect(_record_commands)

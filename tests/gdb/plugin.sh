@@ -101,7 +101,7 @@ timeout 60 gdb -batch -nx -x "$here/../../gdb/plugin/ptrec.py" \
 	-ex "break main" -ex run -ex "record full" -ex "info record" \
 	"$prog" >"$tmp/live" 2>&1
 if [ "$(grep -c "^record \(full\|btrace\): this is a ptrec replay" "$tmp/out")" = 3 ] &&
-	grep -q "No recording is currently active" "$tmp/out" &&
+	grep -q "^Active record target: ptrec" "$tmp/out" &&
 	grep -q "position [0-9]* of" "$tmp/out" &&
 	grep -q "^Active record target: record-full" "$tmp/live"; then
 	ok "record full/btrace refused on a ptrec target, GDB's own elsewhere"
@@ -177,19 +177,22 @@ else
 	bad "qsort callback backtrace"
 fi
 
-# Breakpoint conditions: one on a variable cannot be evaluated in the
-# past (only the PC is recorded): GDB stops, and the plugin says which
-# condition and why; one on what is known ($_thread, $pc) is evaluated:
-# "$pc == 0" is never true, so reverse-continue runs to the beginning.
-# Without recovered values (docs/values.md), so that x is unknown.
-PTREC_NO_VALUES=1 timeout 60 "$PTREC" replay "$tmp/inl" -batch -ex "break leaf if x == 1" \
-	-ex reverse-continue -ex "break caller if \$pc == 0" -ex "delete 1" \
+# Breakpoint conditions: one on a value replay knows is evaluated (x is
+# leaf's argument: reverse-continue stops at the hit where it is 1, or,
+# were x unknown there, says so); one on memory nothing can know stops
+# and the plugin says which condition and why; "$pc == 0" is never true,
+# so reverse-continue runs to the beginning.
+timeout 60 "$PTREC" replay "$tmp/inl" -batch -ex "break leaf if x == 1" \
+	-ex reverse-continue -ex "delete 1" \
+	-ex "break helper if *(int *)8 == 1" -ex reverse-continue \
+	-ex "delete 2" -ex "break caller if \$pc == 0" \
 	-ex reverse-continue -ex "monitor ptrec position" >"$tmp/out" 2>&1
-if grep -q "^ptrec: the condition of breakpoint 1 (x == 1) cannot be evaluated here: value is not available" "$tmp/out" &&
-	[ "$(grep -c "^ptrec: the condition" "$tmp/out")" = 1 ] &&
+if { grep -q "^Breakpoint 1, leaf (x=1)" "$tmp/out" ||
+	grep -q "^ptrec: the condition of breakpoint 1 (x == 1) cannot" "$tmp/out"; } &&
+	grep -q "^ptrec: the condition of breakpoint 2 (\*(int \*)8 == 1) cannot be evaluated here: Cannot access memory at address 0x8" "$tmp/out" &&
 	grep -q "No more reverse-execution history" "$tmp/out" &&
 	grep -q "position 1 of" "$tmp/out"; then
-	ok "breakpoint conditions: unknown values named, known ones evaluated"
+	ok "breakpoint conditions: evaluated where the values are known, the others named"
 else
 	bad "breakpoint conditions"
 fi
@@ -216,6 +219,63 @@ if [ "$got" = "work on_usr1 __pthread_kill_implementation __GI_raise spin main "
 else
 	echo "# got '$got' entry '$entry' pos '$pos'"
 	bad "signal handler: backtrace and reverse-finish"
+fi
+
+# After the handler has returned (spin, after raise): the backtrace is
+# spin <- main as GDB's live one; it once ended in 0x0 ?? (the handler's
+# return was matched to spin's call).
+timeout 60 gdb -batch -nx -ex "handle SIGUSR1 nostop noprint" \
+	-ex "break sig.c:25" -ex run -ex bt "$prog" >"$tmp/live" 2>&1
+timeout 60 "$PTREC" replay "$tmp/sig" -batch -ex "ptrec goto begin" \
+	-ex "break sig.c:25" -ex continue -ex "echo BT\\n" -ex bt \
+	>"$tmp/out" 2>&1
+want=$(frames "$tmp/live")
+sed -n '/^BT/,$p' "$tmp/out" >"$tmp/bt"
+got=$(frames "$tmp/bt")
+if [ "$want" = "spin main " ] && [ "$got" = "$want" ] &&
+	! grep -q "0x0000000000000000 in ??" "$tmp/bt"; then
+	ok "after a signal handler returned: backtrace as GDB's live one ($got)"
+else
+	echo "# want '$want' got '$got'"
+	bad "backtrace after a signal handler returned"
+fi
+
+# GDB's record commands answer from the recording on a ptrec target, with
+# the output of the plugin's own (btrace layouts); unsupported modifiers
+# are refused by name.
+timeout 60 "$PTREC" replay "$tmp/inl" -batch -ex "record goto 5" \
+	-ex "echo A\\n" -ex "record instruction-history" \
+	-ex "record function-call-history /c 1,3" -ex "echo B\\n" \
+	-ex "ptrec instruction-history" -ex "ptrec function-call-history /c 1,3" \
+	-ex "echo C\\n" -ex "info record" -ex "record goto start" \
+	-ex "monitor ptrec position" -ex "record instruction-history /s" \
+	>"$tmp/out" 2>&1
+sed -n '/^A$/,/^B$/p' "$tmp/out" | sed '1d;$d' >"$tmp/gdbs"
+sed -n '/^B$/,/^C$/p' "$tmp/out" | sed '1d;$d' >"$tmp/ours"
+if [ -s "$tmp/gdbs" ] && cmp -s "$tmp/gdbs" "$tmp/ours" &&
+	grep -q "^5	=> .*<helper+3>:	call" "$tmp/gdbs" &&
+	grep -q "^Replay in progress.  At instruction 5." "$tmp/out" &&
+	grep -q "position 1 of" "$tmp/out" &&
+	grep -q "^record instruction-history: /s is not supported" "$tmp/out"; then
+	ok "record goto / instruction-history / function-call-history / info record on a ptrec target"
+else
+	bad "GDB's record commands on a ptrec target"
+fi
+
+# set record instruction-history-size: 3 instructions up to the current
+# one, then the 2 before them (the start), then the 3 after those.
+timeout 60 "$PTREC" replay "$tmp/inl" -batch \
+	-ex "set record instruction-history-size 3" -ex "record goto 5" \
+	-ex "echo A\\n" -ex "record instruction-history" \
+	-ex "record instruction-history -" -ex "record instruction-history +" \
+	>"$tmp/out" 2>&1
+got=$(sed -n '/^A$/,$p' "$tmp/out" | sed -n 's/^\([0-9]*\)	.*/\1/p' |
+	tr '\n' ' ')
+if [ "$got" = "3 4 5 1 2 3 4 5 " ]; then
+	ok "record instruction-history follows set record instruction-history-size ($got)"
+else
+	echo "# got '$got'"
+	bad "record instruction-history-size"
 fi
 
 tap_end "GDB plugin"
