@@ -216,7 +216,9 @@ static int index_range(struct range *r)
 		if (status >= 0 && (status & pts_eos))
 			break;
 		if (status >= 0) {
-			memset(&block, 0, sizeof(block));
+			/* What an error leaves is read below: clear it. */
+			block.ip = 0;
+			block.ninsn = 0;
 			status = pt_blk_next(w.bd, &block, sizeof(block));
 		}
 		if (status == -pte_eos)
