@@ -10,7 +10,9 @@
 
 #include "rp_internal.h"
 
-#define RANGE_MAX	8	/* workers at most */
+#define WORKERS_MAX	8	/* index workers at most */
+#define RANGES_PER_WORKER 4
+#define RANGE_MAX	(WORKERS_MAX * RANGES_PER_WORKER)
 
 /*
  * The index needs instruction counts only, which libipt's block decoder
