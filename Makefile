@@ -209,7 +209,7 @@ layering-check:
 	scripts/check-layering
 	tests/layering/run.sh
 
-cli-test: $(PTREC) $(MKBUNDLE)
+cli-test: $(PTREC) $(PTREC_SERVER) $(MKBUNDLE)
 	PTREC=$(CURDIR)/$(PTREC) MKBUNDLE=$(CURDIR)/$(MKBUNDLE) tests/cli/run.sh
 
 # ---- end to end: record real programs, decode with libipt, compare -------
