@@ -3,8 +3,10 @@
  * GDB's amd64 Linux register set (GDB manual, "Target Descriptions",
  * "i386 Features"), numbered as the "g" and "p" packets number them: rax..gs
  * 0-23, st0-7 24-31, x87 control 32-39, xmm0-15 40-55, mxcsr 56, orig_rax
- * 57, fs_base 58, gs_base 59.  One file, so that another architecture is
- * another file.
+ * 57, fs_base 58, gs_base 59, and the upper halves of ymm0-15 (the avx
+ * feature, from which GDB composes $ymm0..$ymm15 with the xmm registers)
+ * 60-75, in the order GDB's own amd64-avx-linux description gives them.
+ * One file, so that another architecture is another file.
  */
 #include <stdio.h>
 
@@ -27,6 +29,8 @@ int amd64_reg_size(unsigned int regno)
 		return 4;		/* mxcsr */
 	if (regno <= 59)
 		return 8;		/* orig_rax, fs_base, gs_base */
+	if (regno < AMD64_NREGS)
+		return 16;		/* ymm0h..ymm15h */
 	return 0;
 }
 
@@ -142,7 +146,11 @@ const char *amd64_target_xml(size_t *len)
 	    "</feature>\n<feature name=\"org.gnu.gdb.i386.segments\">\n"
 	    "<reg name=\"fs_base\" bitsize=\"64\" type=\"int\"/>\n"
 	    "<reg name=\"gs_base\" bitsize=\"64\" type=\"int\"/>\n"
-	    "</feature>\n</target>\n");
+	    "</feature>\n<feature name=\"org.gnu.gdb.i386.avx\">\n");
+	for (i = 0; i < 16; i++)
+		ADD("<reg name=\"ymm%dh\" bitsize=\"128\" type=\"uint128\"/>\n",
+		    i);
+	ADD("</feature>\n</target>\n");
 #undef ADD
 	*len = n;
 	return xml;

@@ -10,7 +10,8 @@
 #include <stddef.h>
 
 /* Registers GDB numbers 0..AMD64_NREGS-1; "g" replies hold rax..gs. */
-#define AMD64_NREGS 60
+#define AMD64_NREGS 76
+#define AMD64_YMM0H 60
 #define AMD64_G_REGS 24
 #define AMD64_PC 16
 
@@ -18,7 +19,7 @@
 int amd64_reg_size(unsigned int regno);
 
 /* The libptrec register (enum rp_reg) of @regno, or -1 for registers no
- * snapshot holds (x87, SSE).
+ * the snapshot holds only in its FXSAVE/XSAVE areas (x87, SSE, AVX).
  */
 int amd64_rp_reg(unsigned int regno);
 

@@ -105,8 +105,31 @@ static void put_le(struct regval *v, const uint8_t *src, int n)
 	v->known = true;
 }
 
-/* Register @regno from a snapshot: the general registers, and x87/SSE
- * from the FXSAVE area (Intel SDM Vol. 1, 10.5.1).
+/*
+ * The upper half of ymm@k from the XSAVE area as PTRACE_GETREGSET gives it
+ * (NT_X86_XSTATE, always the standard format; Intel SDM Vol. 1, 13.4):
+ * XSTATE_BV, the first word of the header at 512, says whether the AVX
+ * component (bit 2) was saved; when clear it is in its initial state
+ * (zero).  The component is at offset 576 in the standard format (CPUID
+ * leaf 0xD, sub-leaf 2, on every processor with AVX), 16 bytes a register.
+ */
+static bool snap_ymmh(const struct rp_snap_thread_info *ti, unsigned int k,
+		      struct regval *v)
+{
+	uint64_t xstate_bv;
+
+	if (!ti->xstate || ti->xstate_len < 576 + 16 * 16)
+		return false;
+	memcpy(&xstate_bv, ti->xstate + 512, 8);
+	if (xstate_bv & 4)
+		put_le(v, ti->xstate + 576 + 16 * k, 16);
+	else
+		v->known = true;	/* bytes are zero */
+	return true;
+}
+
+/* Register @regno from a snapshot: the general registers, x87/SSE from
+ * the FXSAVE area (Intel SDM Vol. 1, 10.5.1), AVX from the XSAVE area.
  */
 static bool snap_reg(const struct rp_snap_thread_info *ti,
 		     unsigned int regno, struct regval *v)
@@ -122,6 +145,8 @@ static bool snap_reg(const struct rp_snap_thread_info *ti,
 		put_le(v, (const uint8_t *)&val, v->size);
 		return true;
 	}
+	if (regno >= AMD64_YMM0H && regno < AMD64_YMM0H + 16)
+		return snap_ymmh(ti, regno - AMD64_YMM0H, v);
 	if (!fx)
 		return false;
 	if (regno >= 24 && regno <= 31) {

@@ -162,6 +162,39 @@ if [ "$(grep -c '= 99' "$tmp/log")" -eq 2 ] &&
 else
 	bad "crash: before the end the snapshot's memory is not shown as the past; at the end again it is"
 fi
+# ---- AVX: ymm registers at the end (the XSAVE area) ------------------------
+# ymm0 and ymm15 hold known patterns when the program crashes: GDB on
+# ptrec core's file prints them as on gcore's, and GDB through the replay
+# prints them as on ptrec core's file (the server's avx feature, served
+# from the snapshot's XSAVE area); one instruction back they are
+# unavailable.
+cat >"$tmp/avx.gdb" <<'EOF'
+echo ==BEGIN==\n
+info registers ymm0 ymm1 ymm15
+print/x $ymm0.v4_int64
+print/x $ymm15.v4_int64
+echo ==END==\n
+EOF
+record avx "$P/avx"
+reference avx -ex run "$P/avx"
+same avx "$tmp/avx.gdb" "$P/avx"
+replay_same avx "$tmp/avx.gdb" "$P/avx"
+if grep -q '0x7766554433221100, 0xffeeddccbbaa9988, 0xcefaedfeefbeadde, 0xefcdab8967452301' "$tmp/avx.replay" &&
+	grep -q '0x8090a0b0c0d0e0f, 0x1020304050607, 0x78563412bebafeca, 0xdf9b5713f0debc9a' "$tmp/avx.replay"; then
+	ok "avx: through the replay, ymm0 and ymm15 at the end hold the program's patterns (upper halves too)"
+else
+	cat "$tmp/avx.replay" >>"$tmp/log"
+	bad "avx: through the replay, ymm0 and ymm15 at the end hold the program's patterns (upper halves too)"
+fi
+PTREC_NO_VALUES=1 timeout 120 "$PTREC" replay "$tmp/avx.b" -batch \
+	-ex 'reverse-stepi' -ex 'print $ymm0.v4_int64' -ex 'stepi' \
+	-ex 'print/x $ymm0.v4_int64' >"$tmp/log" 2>&1
+if grep -q '^\$1 = <unavailable>' "$tmp/log" &&
+	grep -q '^\$2 = {0x7766554433221100, 0xffeeddccbbaa9988' "$tmp/log"; then
+	ok "avx: one instruction before the end ymm0 is unavailable; back at the end, there again"
+else
+	bad "avx: one instruction before the end ymm0 is unavailable; back at the end, there again"
+fi
 eu-stack --core "$tmp/crash.core" -e "$P/crash" >"$tmp/log" 2>&1
 if grep -q depth3 "$tmp/log" && grep -q depth1 "$tmp/log" &&
 	grep -q main "$tmp/log"; then
