@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * `ptrec core BUNDLE [--pid PID] -o FILE`: the end state of a recorded
- * process as a standard ELF core file, laid out as Linux's
+ * `ptrec core BUNDLE [--pid PID] [--exec N] -o FILE`: the end state of a
+ * recorded process (or of its image before an execve) as a standard ELF core file, laid out as Linux's
  * fs/binfmt_elf.c writes one (notes of the first thread: NT_PRSTATUS,
  * NT_PRPSINFO, NT_SIGINFO, NT_AUXV, NT_FILE, NT_PRFPREG, NT_X86_XSTATE;
  * then NT_PRSTATUS, NT_PRFPREG, NT_X86_XSTATE of every other thread; one
@@ -220,9 +220,15 @@ void cli_snapshot_print(const char *dir, bool maps)
 		struct rp_snap_proc_info p;
 
 		rp_snapshot_proc(sn, i, &p);
-		printf("  snapshot: process %u (%s): %s %d, %zu threads, %zu mappings, %" PRIu64 " bytes\n",
+		/* Its threads below are this image's. */
+		rp_snapshot_pick_exec(sn, p.pid, p.gen);
+		printf("  snapshot: process %u (%s): %s %d, %zu threads, %zu mappings, %" PRIu64 " bytes",
 		       p.pid, p.exe, p.end_name, p.status, p.nthreads,
 		       p.nmaps, p.data_bytes);
+		/* A process that called execve: which image (ptrec core --exec). */
+		if (p.gen || p.end == 5)
+			printf(", image --exec %u", p.gen);
+		printf("\n");
 		for (j = 0; maps && j < p.nthreads; j++) {
 			struct rp_snap_thread_info t;
 
@@ -372,6 +378,7 @@ int cli_core(int argc, char **argv)
 	struct rp_snapshot *sn;
 	const char *out = NULL;
 	char **pargv = NULL;
+	uint64_t gen = UINT64_MAX;
 	long pid = 0;
 	FILE *f;
 	int a, ret, pargc = 0;
@@ -380,6 +387,10 @@ int cli_core(int argc, char **argv)
 			    "the core file to write"),
 		CLI_OPT("pid", 'p', CLI_TID, &pid, "PID",
 			"the process (default: the first of the snapshot)"),
+		CLI_OPT("exec", 'e', CLI_U64, &gen, "N",
+			"its image after N execve calls, 0 the first recorded\n"
+			"(default: the last; an earlier one is its state where\n"
+			"it called execve)"),
 		CLI_END,
 	};
 	const struct cli_cmd cmd = {
@@ -403,8 +414,18 @@ int cli_core(int argc, char **argv)
 		rp_snapshot_close(sn);
 		return 1;
 	}
-	ret = pid ? rp_snapshot_proc_by_pid(sn, (uint32_t)pid, &p) :
-		    rp_snapshot_proc(sn, 0, &p);
+	/* A process's last image, unless --exec picks another. */
+	if (!pid && !rp_snapshot_proc(sn, 0, &p))
+		pid = p.pid;
+	if (pid && gen != UINT64_MAX &&
+	    (gen > UINT32_MAX ||
+	     rp_snapshot_pick_exec(sn, (uint32_t)pid, (uint32_t)gen))) {
+		fprintf(stderr, "ptrec core: %s: --exec %" PRIu64 ": process %ld has no such image in the snapshot (see ptrec info)\n",
+			argv[0], gen, pid);
+		rp_snapshot_close(sn);
+		return 1;
+	}
+	ret = pid ? rp_snapshot_proc_by_pid(sn, (uint32_t)pid, &p) : -1;
 	if (ret) {
 		if (pid)
 			fprintf(stderr, "ptrec core: %s: process %ld is not in the snapshot\n",

@@ -10,9 +10,11 @@ $(SNAP_PROG_DIR)/%: tests/snapshot/%.c
 	$(CC) -O0 -g -pthread -o $@ $<
 
 .PHONY: snapshot-test
-snapshot-test: $(PTREC) $(PTREC_SERVER) $(SNAP_PROG_BINS) $(FAKEPTREC)
+snapshot-test: $(PTREC) $(PTREC_SERVER) $(SNAP_PROG_BINS) $(FAKEPTREC) \
+		$(PROG_DIR)/exec $(PROG_DIR)/tiny
 	PTREC=$(CURDIR)/$(PTREC) PTREC_SERVER=$(CURDIR)/$(PTREC_SERVER) \
 		SNAP_PROGS=$(CURDIR)/$(SNAP_PROG_DIR) \
+		PROGS=$(CURDIR)/$(PROG_DIR) \
 		FAKEPTREC=$(CURDIR)/$(FAKEPTREC) tests/snapshot/run.sh
 
 CHECK_EXTRA += snapshot-test

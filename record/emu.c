@@ -990,6 +990,20 @@ static struct thr *pick(struct emu *e)
 	return NULL;
 }
 
+/* Is @t, stopped at a far transfer, at a SYSCALL running execve or
+ * execveat (x86-64 numbers 59 and 322)?
+ */
+static bool is_execve(const struct thr *t)
+{
+	long word;
+
+	if (t->regs.rax != SYS_execve && t->regs.rax != SYS_execveat)
+		return false;
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, t->tid, (void *)t->regs.rip, 0);
+	return !errno && (word & 0xffff) == 0x050f;	/* 0f 05: SYSCALL */
+}
+
 static void issue_step(struct emu *e, struct thr *t)
 {
 	int sig = t->pending_sig;
@@ -1028,6 +1042,13 @@ static void issue_step(struct emu *e, struct thr *t)
 		t->delivering = caught & (1ull << (sig - 1));
 	}
 	t->st = t->in.cls == IC_FAR && !t->delivering ? T_SYSCALL : T_STEP;
+	/*
+	 * The old image's last state: at PTRACE_EVENT_EXEC it is gone, so
+	 * it is taken before the execve runs, as the kernel would show it
+	 * entered (an execve that then fails leaves this state too).
+	 */
+	if (t->st == T_SYSCALL && is_execve(t))
+		emu_snap_proc(e, t->proc, SB_SNAP_END_EXEC, 0, NULL, NULL);
 	if (e->quantum)
 		e->quantum--;
 	ret = (int)ptrace(PTRACE_SINGLESTEP, t->tid, 0, sig);

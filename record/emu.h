@@ -40,6 +40,7 @@ struct proc {
 	struct maps maps;
 	bool exited;
 	bool snapped;			/* its end state is in the snapshot */
+	uint32_t gen;			/* images snapshotted at execve */
 	struct proc *next;
 };
 

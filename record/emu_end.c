@@ -20,7 +20,9 @@
 /*
  * Takes @p's end state once, while its threads are stopped: at its exit
  * (PTRACE_EVENT_EXIT, before the address space goes), at a fatal signal
- * (before the kernel kills it), or where recording stops.
+ * (before the kernel kills it), or where recording stops.  At an execve
+ * (SB_SNAP_END_EXEC) the old image's state is taken as one more exec
+ * generation, and the process's end is still to come.
  */
 void emu_snap_proc(struct emu *e, struct proc *p, uint32_t end,
 		      int status, const struct thr *sig_t,
@@ -30,7 +32,7 @@ void emu_snap_proc(struct emu *e, struct proc *p, uint32_t end,
 	struct rec_snap_thr th[256];
 	struct rec_snap_proc rp = { .pid = p->pid, .ppid = p->ppid,
 				    .end = end, .status = status,
-				    .threads = th, .si = si,
+				    .gen = p->gen, .threads = th, .si = si,
 				    .sig_tid = sig_t ? sig_t->tid : 0 };
 	struct sb_err err;
 	struct thr *t;
@@ -38,7 +40,10 @@ void emu_snap_proc(struct emu *e, struct proc *p, uint32_t end,
 
 	if (p->snapped || e->snap.off)
 		return;
-	p->snapped = true;
+	if (end == SB_SNAP_END_EXEC)
+		p->gen++;
+	else
+		p->snapped = true;
 	for (t = e->threads; t && rp.nthreads < 256; t = t->next) {
 		struct user_regs_struct *r = &adj[rp.nthreads];
 
@@ -58,7 +63,8 @@ void emu_snap_proc(struct emu *e, struct proc *p, uint32_t end,
 			r->rax = (unsigned long long)-ENOSYS;
 		}
 		th[rp.nthreads++] = (struct rec_snap_thr){
-			t->tid, t->have_regs ? r : NULL };
+			t->tid, t->have_regs ? r : NULL,
+			end == SB_SNAP_END_EXEC && t->st == T_SYSCALL };
 	}
 	ret = rec_snap_take(&e->snap, &rp, &err);
 	if (ret)

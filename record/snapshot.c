@@ -141,7 +141,10 @@ static int take_thread(struct rec_snap *s, const struct rec_snap_thr *th,
 	static uint8_t fp[SB_SNAP_FPREGS_SIZE], xs[SB_SNAP_XSTATE_MAX];
 	struct iovec iov;
 
-	if (ptrace(PTRACE_GETREGS, th->tid, 0, &r) == 0) {
+	if (th->entered && th->regs) {
+		/* Stopped before the SYSCALL: as the kernel shows it entered. */
+		rec_snap_regs(t.regs, th->regs);
+	} else if (ptrace(PTRACE_GETREGS, th->tid, 0, &r) == 0) {
 		/*
 		 * Right after a SYSCALL that was single-stepped, R11 holds
 		 * RFLAGS with the trap flag the stepping set; the program
@@ -208,7 +211,8 @@ int rec_snap_take(struct rec_snap *s, const struct rec_snap_proc *rp,
 {
 	struct sb_snap_proc p = { .pid = (uint32_t)rp->pid,
 				  .ppid = (uint32_t)rp->ppid,
-				  .end = rp->end, .status = rp->status };
+				  .end = rp->end, .status = rp->status,
+				  .gen = rp->gen };
 	char path[64], exe[4096];
 	struct maps ms = { 0 };
 	uint8_t *auxv = NULL, *buf = NULL;

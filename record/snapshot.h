@@ -34,12 +34,14 @@ struct rec_snap {
 struct rec_snap_thr {
 	pid_t tid;
 	const struct user_regs_struct *regs;
+	bool entered;	/* @regs even when stopped: at an execve's entry */
 };
 
 struct rec_snap_proc {
 	pid_t pid, ppid;
 	uint32_t end;			/* enum sb_snap_end */
 	int32_t status;			/* exit status or signal */
+	uint32_t gen;			/* exec generation (0: first image) */
 	const struct rec_snap_thr *threads;
 	size_t nthreads;
 	pid_t sig_tid;			/* the thread @si hit, for a crash */

@@ -614,6 +614,7 @@ enum rp_snap_content {
 
 struct rp_snap_proc_info {
 	uint32_t pid, ppid;
+	uint32_t gen;		/* exec generation: 0 the first image */
 	uint32_t end;		/* 1 exit, 2 signal, 3 stop, 4 detach, 5 exec */
 	int32_t status;		/* exit status or signal number */
 	const char *end_name;	/* "exit", "signal", ... */
@@ -661,9 +662,17 @@ size_t rp_snapshot_proc_count(const struct rp_snapshot *sn);
 /* Process @i (snapshot order).  Returns 0 or -RP_ERR_RANGE. */
 int rp_snapshot_proc(const struct rp_snapshot *sn, size_t i,
 		     struct rp_snap_proc_info *info);
-/* Process @pid.  Returns 0 or -RP_ERR_NOTFOUND. */
+/* Process @pid (its last image, unless rp_snapshot_pick_exec() picked
+ * another).  Returns 0 or -RP_ERR_NOTFOUND.
+ */
 int rp_snapshot_proc_by_pid(const struct rp_snapshot *sn, uint32_t pid,
 			    struct rp_snap_proc_info *info);
+/*
+ * A process that called execve has a record for each image (exec
+ * generation 0, 1, ...; the old one's end is "exec").  From now on the
+ * calls that take @pid read generation @gen.  0 or -RP_ERR_NOTFOUND.
+ */
+int rp_snapshot_pick_exec(struct rp_snapshot *sn, uint32_t pid, uint32_t gen);
 /* Thread or mapping @i of process @pid.  0, -RP_ERR_NOTFOUND, -RP_ERR_RANGE. */
 int rp_snapshot_proc_thread(const struct rp_snapshot *sn, uint32_t pid,
 			    size_t i, struct rp_snap_thread_info *info);

@@ -19,6 +19,8 @@ struct rp_snapshot {
 	struct sb_manifest *m;
 	struct sb_snapshot *snap;
 	char errmsg[512];
+	bool picked;			/* rp_snapshot_pick_exec() was called */
+	uint32_t pick_pid, pick_gen;
 };
 
 static int sn_fail(struct rp_snapshot *sn, int code, const char *msg)
@@ -91,6 +93,27 @@ size_t rp_snapshot_proc_count(const struct rp_snapshot *sn)
 	return sn && sn->snap ? sn->snap->nprocs : 0;
 }
 
+/* Process @pid's record: the picked exec generation, or its last. */
+static const struct sb_snap_proc *proc_of(const struct rp_snapshot *sn,
+					  uint32_t pid)
+{
+	if (!sn)
+		return NULL;
+	if (sn->picked && sn->pick_pid == pid)
+		return sb_snap_proc_gen(sn->snap, pid, sn->pick_gen);
+	return sb_snap_proc(sn->snap, pid);
+}
+
+int rp_snapshot_pick_exec(struct rp_snapshot *sn, uint32_t pid, uint32_t gen)
+{
+	if (!sn || !sb_snap_proc_gen(sn->snap, pid, gen))
+		return -RP_ERR_NOTFOUND;
+	sn->picked = true;
+	sn->pick_pid = pid;
+	sn->pick_gen = gen;
+	return 0;
+}
+
 static void proc_info(const struct sb_snap_proc *p,
 		      struct rp_snap_proc_info *info)
 {
@@ -99,6 +122,7 @@ static void proc_info(const struct sb_snap_proc *p,
 	memset(info, 0, sizeof(*info));
 	info->pid = p->pid;
 	info->ppid = p->ppid;
+	info->gen = p->gen;
 	info->end = p->end;
 	info->status = p->status;
 	info->end_name = sb_snap_end_name(p->end);
@@ -124,7 +148,7 @@ int rp_snapshot_proc(const struct rp_snapshot *sn, size_t i,
 int rp_snapshot_proc_by_pid(const struct rp_snapshot *sn, uint32_t pid,
 			    struct rp_snap_proc_info *info)
 {
-	const struct sb_snap_proc *p = sn ? sb_snap_proc(sn->snap, pid) : NULL;
+	const struct sb_snap_proc *p = proc_of(sn, pid);
 
 	if (!p)
 		return -RP_ERR_NOTFOUND;
@@ -150,7 +174,7 @@ static void thread_info(const struct sb_snap_proc *p,
 int rp_snapshot_proc_thread(const struct rp_snapshot *sn, uint32_t pid,
 			    size_t i, struct rp_snap_thread_info *info)
 {
-	const struct sb_snap_proc *p = sn ? sb_snap_proc(sn->snap, pid) : NULL;
+	const struct sb_snap_proc *p = proc_of(sn, pid);
 
 	if (!p)
 		return -RP_ERR_NOTFOUND;
@@ -163,7 +187,7 @@ int rp_snapshot_proc_thread(const struct rp_snapshot *sn, uint32_t pid,
 int rp_snapshot_proc_map(const struct rp_snapshot *sn, uint32_t pid,
 			 size_t i, struct rp_snap_map_info *info)
 {
-	const struct sb_snap_proc *p = sn ? sb_snap_proc(sn->snap, pid) : NULL;
+	const struct sb_snap_proc *p = proc_of(sn, pid);
 	const struct sb_snap_map *m;
 
 	if (!p)
@@ -224,7 +248,7 @@ static size_t read_image(struct rp_snapshot *sn, const struct sb_snap_map *m,
 size_t rp_snapshot_read(struct rp_snapshot *sn, uint32_t pid, uint64_t addr,
 			void *buf, size_t len, bool images)
 {
-	const struct sb_snap_proc *p = sn ? sb_snap_proc(sn->snap, pid) : NULL;
+	const struct sb_snap_proc *p = proc_of(sn, pid);
 	size_t done = 0;
 
 	while (p && done < len) {

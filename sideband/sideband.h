@@ -647,7 +647,7 @@ void sb_sha256(const void *buf, size_t len, uint8_t digest[32]);
  * ended.
  */
 #define SB_SNAP_MAGIC		"PTRSNAP"	/* 8 bytes with its NUL */
-#define SB_SNAP_VERSION		1
+#define SB_SNAP_VERSION		2	/* 2: PROCESS has an exec generation */
 #define SB_SNAP_HEADER_SIZE	32
 /* Largest decompressed snapshot a reader accepts (its allocation bound). */
 #define SB_SNAP_RAW_MAX		(16ull << 30)
@@ -702,6 +702,7 @@ struct sb_snap_map {
 
 struct sb_snap_proc {
 	uint32_t pid, ppid;
+	uint32_t gen;			/* exec generation: 0, 1 after an exec */
 	uint32_t end;			/* enum sb_snap_end */
 	int32_t status;			/* signal number or exit status */
 	const char *exe;
@@ -746,9 +747,14 @@ int sb_snap_load_mem(struct sb_snapshot **snap, const void *buf, size_t len,
 
 void sb_snap_free(struct sb_snapshot *snap);
 
-/* Lookups; NULL when absent. */
+/* Lookups; NULL when absent.  A process and thread are looked up in its
+ * last image (the highest exec generation); sb_snap_proc_gen() gives an
+ * earlier one.
+ */
 const struct sb_snap_proc *sb_snap_proc(const struct sb_snapshot *s,
 					uint32_t pid);
+const struct sb_snap_proc *sb_snap_proc_gen(const struct sb_snapshot *s,
+					    uint32_t pid, uint32_t gen);
 const struct sb_snap_thread *sb_snap_thread(const struct sb_snapshot *s,
 					    uint32_t tid,
 					    const struct sb_snap_proc **proc);

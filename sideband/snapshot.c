@@ -26,7 +26,8 @@ enum {
 };
 
 #define REC_HDR 16		/* u32 type, u32 zero, u64 size */
-#define PROC_FIXED 24
+#define PROC_FIXED_V1 24
+#define PROC_FIXED 32		/* version 2: + u32 gen, u32 0 */
 #define THREAD_FIXED (16 + 27 * 8 + SB_SNAP_SIGINFO_SIZE)
 #define MAP_FIXED 40
 #define CHUNK0 (1u << 20)	/* first decompression buffer */
@@ -199,6 +200,7 @@ int sb_snap_writer_proc(struct sb_snap_writer *w,
 	put32(f + 12, (uint32_t)p->status);
 	put32(f + 16, (uint32_t)elen);
 	put32(f + 20, p->auxv ? p->auxv_len : 0);
+	put32(f + 24, p->gen);
 	w->nprocs++;
 	return w_rec(w, REC_PROC, f, sizeof(f), exe, elen, p->auxv,
 		     p->auxv ? p->auxv_len : 0, err);
@@ -313,6 +315,7 @@ struct rd {
 	const char *name;
 	struct sb_err *err;
 	struct sb_snapshot *s;
+	uint32_t version;
 };
 
 static int bad(struct rd *r, uint64_t off, const char *what)
@@ -348,20 +351,25 @@ static bool str_ok(const uint8_t *p, size_t len)
 static int parse_proc(struct rd *r, const uint8_t *b, uint64_t len,
 		      uint64_t off)
 {
+	uint32_t fixed = r->version == 1 ? PROC_FIXED_V1 : PROC_FIXED;
+	const struct sb_snap_proc *prev;
 	struct sb_snap_proc *p;
-	uint32_t elen, alen;
+	uint32_t elen, alen, gen;
 	void *v;
 
-	if (len < PROC_FIXED)
+	if (len < fixed)
 		return bad(r, off, "process record too short");
 	elen = get32(b + 16);
 	alen = get32(b + 20);
-	if ((uint64_t)PROC_FIXED + elen + alen > len || !str_ok(b + 24, elen))
+	if ((uint64_t)fixed + elen + alen > len || !str_ok(b + fixed, elen))
 		return bad(r, off, "process record: lengths exceed the record");
 	if (alen % 16)
 		return bad(r, off, "process record: auxv is not whole pairs");
-	if (sb_snap_proc(r->s, get32(b)))
-		return bad(r, off, "process listed twice");
+	/* Version 1 has one record a process, generation 0. */
+	gen = r->version == 1 ? 0 : get32(b + 24);
+	prev = sb_snap_proc(r->s, get32(b));
+	if (prev && prev->gen >= gen)
+		return bad(r, off, "process listed twice (same or earlier exec generation)");
 	v = grow(r->s->procs, &r->s->nprocs, sizeof(*p));
 	if (!v)
 		return sb_fail(r->err, -ENOMEM, "out of memory");
@@ -371,8 +379,9 @@ static int parse_proc(struct rd *r, const uint8_t *b, uint64_t len,
 	p->ppid = get32(b + 4);
 	p->end = get32(b + 8);
 	p->status = (int32_t)get32(b + 12);
-	p->exe = (const char *)b + 24;
-	p->auxv = alen ? b + 24 + elen : NULL;
+	p->gen = gen;
+	p->exe = (const char *)b + fixed;
+	p->auxv = alen ? b + fixed + elen : NULL;
 	p->auxv_len = alen;
 	if (p->end < SB_SNAP_END_EXIT || p->end > SB_SNAP_END_EXEC)
 		return bad(r, off, "process record: unknown end kind");
@@ -382,6 +391,7 @@ static int parse_proc(struct rd *r, const uint8_t *b, uint64_t len,
 static int parse_thread(struct rd *r, struct sb_snap_proc *p,
 			const uint8_t *b, uint64_t len, uint64_t off)
 {
+	const struct sb_snap_proc *tp = NULL;
 	struct sb_snap_thread *t;
 	uint32_t fl, xl;
 	unsigned int i;
@@ -394,7 +404,9 @@ static int parse_thread(struct rd *r, struct sb_snap_proc *p,
 	if (fl > SB_SNAP_XSTATE_MAX || xl > SB_SNAP_XSTATE_MAX ||
 	    (uint64_t)THREAD_FIXED + fl + xl > len)
 		return bad(r, off, "thread record: lengths exceed the record");
-	if (sb_snap_thread(r->s, get32(b), NULL))
+	/* A thread is in each image of its process it lived in. */
+	if (sb_snap_thread(r->s, get32(b), &tp) &&
+	    (tp == p || tp->pid != p->pid))
 		return bad(r, off, "thread listed twice");
 	v = grow(p->threads, &p->nthreads, sizeof(*t));
 	if (!v)
@@ -525,9 +537,11 @@ int sb_snap_load_mem(struct sb_snapshot **sp, const void *buf, size_t len,
 		return sb_fail(err, -EBADMSG,
 			       "%s: byte offset 0: not a ptrec snapshot (bad magic)",
 			       r.name);
-	if (get32(h + 8) != SB_SNAP_VERSION)
+	/* Version 1 (no exec generation) is still read. */
+	r.version = get32(h + 8);
+	if (r.version != SB_SNAP_VERSION && r.version != 1)
 		return sb_fail(err, -EPROTONOSUPPORT,
-			       "%s: byte offset 8: snapshot version %u, this ptrec reads version %d; %s",
+			       "%s: byte offset 8: snapshot version %u, this ptrec reads versions 1 to %d; %s",
 			       r.name, get32(h + 8), SB_SNAP_VERSION,
 			       get32(h + 8) > SB_SNAP_VERSION ?
 			       "upgrade ptrec to read it" :
@@ -643,10 +657,22 @@ void sb_snap_free(struct sb_snapshot *s)
 const struct sb_snap_proc *sb_snap_proc(const struct sb_snapshot *s,
 					uint32_t pid)
 {
+	const struct sb_snap_proc *last = NULL;
 	size_t i;
 
 	for (i = 0; s && i < s->nprocs; i++)
 		if (s->procs[i].pid == pid)
+			last = &s->procs[i];
+	return last;
+}
+
+const struct sb_snap_proc *sb_snap_proc_gen(const struct sb_snapshot *s,
+					    uint32_t pid, uint32_t gen)
+{
+	size_t i;
+
+	for (i = 0; s && i < s->nprocs; i++)
+		if (s->procs[i].pid == pid && s->procs[i].gen == gen)
 			return &s->procs[i];
 	return NULL;
 }
@@ -655,6 +681,7 @@ const struct sb_snap_thread *sb_snap_thread(const struct sb_snapshot *s,
 					    uint32_t tid,
 					    const struct sb_snap_proc **proc)
 {
+	const struct sb_snap_thread *last = NULL;
 	size_t i, j;
 
 	for (i = 0; s && i < s->nprocs; i++)
@@ -662,9 +689,9 @@ const struct sb_snap_thread *sb_snap_thread(const struct sb_snapshot *s,
 			if (s->procs[i].threads[j].tid == tid) {
 				if (proc)
 					*proc = &s->procs[i];
-				return &s->procs[i].threads[j];
+				last = &s->procs[i].threads[j];
 			}
-	return NULL;
+	return last;
 }
 
 size_t sb_snap_read_mem(const struct sb_snap_proc *p, uint64_t addr,

@@ -27,7 +27,7 @@ static void walk(const struct sb_snapshot *s)
 	for (i = 0; i < s->nprocs; i++) {
 		const struct sb_snap_proc *p = &s->procs[i];
 
-		if (sb_snap_proc(s, p->pid) != p)
+		if (sb_snap_proc_gen(s, p->pid, p->gen) != p)
 			abort();
 		for (j = 0; j < p->nthreads; j++)
 			if (!sb_snap_thread(s, p->threads[j].tid, NULL))

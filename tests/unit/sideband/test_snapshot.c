@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <string.h>
+#include <zstd.h>
 
 #include "helpers.h"
 #include "sideband.h"
@@ -154,9 +155,9 @@ Test(snapshot, truncated_and_damaged)
 	b[0] = 'X';
 	expect_bad(b, len, -EBADMSG, "bad magic");
 	b[0] = 'P';
-	b[8] = 2;
+	b[8] = SB_SNAP_VERSION + 1;
 	expect_bad(b, len, -EPROTONOSUPPORT, "upgrade ptrec");
-	b[8] = 1;
+	b[8] = SB_SNAP_VERSION;
 	b[16] ^= 1;	/* the header's decompressed size */
 	expect_bad(b, len, -EBADMSG, "byte offset");
 	free(b);
@@ -211,4 +212,100 @@ Test(snapshot, bundle_lists_it)
 			listed = true;
 	cr_assert(listed, "the part is listed in files");
 	sb_manifest_free(m);
+}
+
+/* A process that called execve: one record per image, the same thread in
+ * both; lookups give the last image unless a generation is asked for.
+ */
+Test(snapshot, exec_generations)
+{
+	struct sb_snap_proc p = { .pid = 100, .ppid = 1,
+				  .end = SB_SNAP_END_EXEC, .exe = "/bin/old" };
+	struct sb_snap_thread t = { .tid = 100 };
+	const struct sb_snap_proc *got;
+	struct sb_snap_writer *w;
+	struct sb_snapshot *s;
+	struct sb_err err;
+	char path[128];
+	size_t len;
+	char *b;
+
+	tpath(path, sizeof(path), "snap");
+	cr_assert_eq(sb_snap_writer_open(&w, path, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_snap_writer_proc(w, &p, &err), 0, "%s", err.msg);
+	t.regs[16] = 0x1111;
+	cr_assert_eq(sb_snap_writer_thread(w, &t, &err), 0, "%s", err.msg);
+	p.gen = 1;
+	p.end = SB_SNAP_END_EXIT;
+	p.exe = "/bin/new";
+	cr_assert_eq(sb_snap_writer_proc(w, &p, &err), 0, "%s", err.msg);
+	t.regs[16] = 0x2222;
+	cr_assert_eq(sb_snap_writer_thread(w, &t, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_snap_writer_close(w, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_snap_load(&s, path, &err), 0, "%s", err.msg);
+	cr_assert_eq(s->nprocs, 2);
+	cr_assert_str_eq(sb_snap_proc(s, 100)->exe, "/bin/new");
+	got = sb_snap_proc_gen(s, 100, 0);
+	cr_assert_not_null(got);
+	cr_assert_str_eq(got->exe, "/bin/old");
+	cr_assert_eq(got->end, SB_SNAP_END_EXEC);
+	cr_assert_eq(got->threads[0].regs[16], 0x1111);
+	cr_assert_null(sb_snap_proc_gen(s, 100, 2));
+	cr_assert_eq(sb_snap_thread(s, 100, &got)->regs[16], 0x2222);
+	cr_assert_eq(got->gen, 1);
+	sb_snap_free(s);
+
+	/* The same generation twice is refused. */
+	cr_assert_eq(sb_snap_writer_open(&w, path, &err), 0, "%s", err.msg);
+	p.gen = 0;
+	cr_assert_eq(sb_snap_writer_proc(w, &p, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_snap_writer_proc(w, &p, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_snap_writer_close(w, &err), 0, "%s", err.msg);
+	b = read_bytes(path, &len);
+	expect_bad(b, len, -EBADMSG, "process listed twice");
+	free(b);
+}
+
+static void put32le(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+/* Version 1 (no exec generation, 24 fixed bytes a PROCESS) is still read. */
+Test(snapshot, reads_version_1)
+{
+	uint8_t raw[72] = { 0 }, file[512] = { 0 };
+	const struct sb_snap_proc *p;
+	struct sb_snapshot *s;
+	struct sb_err err;
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	size_t n;
+	uint64_t size = sizeof(raw);
+
+	put32le(raw, 1);		/* PROCESS, 16 + 24 + "/p" padded */
+	put32le(raw + 8, 48);
+	put32le(raw + 16, 7);		/* pid */
+	put32le(raw + 20, 1);		/* ppid */
+	put32le(raw + 24, SB_SNAP_END_EXIT);
+	put32le(raw + 28, 3);		/* status */
+	put32le(raw + 32, 3);		/* exe_len */
+	memcpy(raw + 40, "/p", 3);
+	put32le(raw + 48, 4);		/* END */
+	put32le(raw + 56, 24);
+	raw[64] = 1;			/* one process */
+	ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
+	n = ZSTD_compress2(cc, file + 32, sizeof(file) - 32, raw, sizeof(raw));
+	ZSTD_freeCCtx(cc);
+	cr_assert(!ZSTD_isError(n));
+	memcpy(file, SB_SNAP_MAGIC, 8);
+	put32le(file + 8, 1);
+	memcpy(file + 16, &size, 8);
+	cr_assert_eq(sb_snap_load_mem(&s, file, 32 + n, "v1.ptsnap", &err), 0,
+		     "%s", err.msg);
+	p = sb_snap_proc(s, 7);
+	cr_assert_not_null(p);
+	cr_assert_str_eq(p->exe, "/p");
+	cr_assert_eq(p->status, 3);
+	cr_assert_eq(p->gen, 0);
+	sb_snap_free(s);
 }
