@@ -945,7 +945,27 @@ static void km_run(struct km *k, int *status, bool *reaped)
 		ssize_t n;
 
 		if (k->o->stop && *k->o->stop && !detached) {
+			struct rec_snap_seized *sz = NULL;
+
+			/*
+			 * -p: the state where the recording ends, its threads
+			 * held from before the detach until the snapshot is
+			 * taken, so the trace ends where the snapshot is.
+			 */
+			if (!k->launched && !k->snap.off &&
+			    (sz = malloc(sizeof(*sz))))
+				rec_snap_seize(sz, k->pid);
 			km_detach(k, &detached, &quiet_since);
+			if (sz) {
+				struct sb_err serr;
+				int r = rec_snap_release(&k->snap, sz,
+							 SB_SNAP_END_DETACH,
+							 &serr);
+
+				if (r)
+					km_fail(k, r, "%s", serr.msg);
+				free(sz);
+			}
 			/* a launched program does not outlive its recording */
 			if (k->launched && !*reaped) {
 				km_snap_end(k);

@@ -6,6 +6,7 @@
  * its threads, written into the bundle's snapshot part.  The recorders
  * call rec_snap_take() where a process's recording ends.
  */
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -358,6 +359,98 @@ static void tracer_snap(struct rec_snap *s, struct rec_snap_tracer *tr,
 	tr->snapped = true;
 	if (rec_snap_take(s, &p, err) && !tr->error)
 		tr->error = -EIO;
+}
+
+/* The parent of @pid (field 4 of /proc/PID/stat, after the command's
+ * closing parenthesis), or 0.
+ */
+static pid_t ppid_of(pid_t pid)
+{
+	char path[64], line[1024], *p;
+	int ppid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fgets(line, sizeof(line), f)) {
+		p = strrchr(line, ')');
+		if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
+			ppid = 0;
+	}
+	fclose(f);
+	return ppid;
+}
+
+void rec_snap_seize(struct rec_snap_seized *sz, pid_t pid)
+{
+	char path[64];
+	struct dirent *de;
+	size_t i;
+	DIR *d;
+
+	memset(sz, 0, sizeof(*sz));
+	sz->pid = pid;
+	sz->ppid = ppid_of(pid);
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	while (d && (de = readdir(d)) && sz->n < REC_SNAP_SEIZE_MAX) {
+		pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
+
+		if (tid <= 0 || ptrace(PTRACE_SEIZE, tid, 0, 0) < 0)
+			continue;
+		if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0) {
+			ptrace(PTRACE_DETACH, tid, 0, 0);
+			continue;
+		}
+		sz->tids[sz->n++] = tid;
+	}
+	if (d)
+		closedir(d);
+	/*
+	 * Each stops at PTRACE_EVENT_STOP, or first at a signal's delivery
+	 * (the signal is kept for the detach); one that exits is dropped.
+	 */
+	for (i = 0; i < sz->n; i++) {
+		int st;
+
+		while (waitpid(sz->tids[i], &st, __WALL) == sz->tids[i]) {
+			if (!WIFSTOPPED(st)) {
+				sz->tids[i] = 0;
+				break;
+			}
+			if (st >> 16 == PTRACE_EVENT_STOP)
+				break;
+			if (!(st >> 16)) {
+				sz->sigs[i] = WSTOPSIG(st);
+				break;
+			}
+			ptrace(PTRACE_CONT, sz->tids[i], 0, 0);
+		}
+	}
+}
+
+int rec_snap_release(struct rec_snap *s, struct rec_snap_seized *sz,
+		     uint32_t end, struct sb_err *err)
+{
+	struct rec_snap_thr th[REC_SNAP_SEIZE_MAX];
+	struct rec_snap_proc p = { .pid = sz->pid, .ppid = sz->ppid,
+				   .end = end, .threads = th };
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < sz->n; i++)
+		if (sz->tids[i] > 0)
+			th[p.nthreads++] = (struct rec_snap_thr){ .tid =
+								  sz->tids[i] };
+	if (p.nthreads && !s->off)
+		ret = rec_snap_take(s, &p, err);
+	for (i = 0; i < sz->n; i++)
+		if (sz->tids[i] > 0)
+			ptrace(PTRACE_DETACH, sz->tids[i], 0, sz->sigs[i]);
+	sz->n = 0;
+	return ret;
 }
 
 int rec_snap_tracer_start(struct rec_snap_tracer *tr, pid_t pid, pid_t ppid)

@@ -90,6 +90,25 @@ int rec_snap_tracer_poll(struct rec_snap *s, struct rec_snap_tracer *tr,
 void rec_snap_tracer_end(struct rec_snap *s, struct rec_snap_tracer *tr,
 			 struct sb_err *err);
 
+/*
+ * A process the recorder does not trace (the kmod recorder's -p), held
+ * for its snapshot where recording detaches: rec_snap_seize() stops every
+ * thread it has (PTRACE_SEIZE and PTRACE_INTERRUPT), rec_snap_release()
+ * takes the snapshot (@end) and lets them run on, with any signal that
+ * arrived meanwhile.  A thread created in between is not in it.
+ */
+#define REC_SNAP_SEIZE_MAX 256
+struct rec_snap_seized {
+	pid_t pid, ppid;
+	size_t n;
+	pid_t tids[REC_SNAP_SEIZE_MAX];
+	int sigs[REC_SNAP_SEIZE_MAX];	/* to deliver at the detach */
+};
+
+void rec_snap_seize(struct rec_snap_seized *sz, pid_t pid);
+int rec_snap_release(struct rec_snap *s, struct rec_snap_seized *sz,
+		     uint32_t end, struct sb_err *err);
+
 /* The general registers in enum sb_reg order. */
 void rec_snap_regs(uint64_t v[27], const struct user_regs_struct *r);
 

@@ -457,6 +457,43 @@ if [ -n "${FAKEPTREC:-}" ] && [ -f "$FAKEPTREC" ]; then
 	else
 		bad "kmod recorder (device faked): snapshot at exit (status 3)"
 	fi
+	# -p: the kmod recorder stops the process's threads (PTRACE_SEIZE,
+	# PTRACE_INTERRUPT) where it detaches, takes the snapshot, lets it
+	# run on; its core prints as gcore's taken afterwards (globals,
+	# heap, frames; the spinning PC masked), and the process lives on.
+	rm -rf "$tmp/kp.b" "$tmp/kready"
+	"$P/spin" "$tmp/kready" &
+	kpid=$!
+	i=0
+	while [ ! -s "$tmp/kready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	PTREC_KMOD_GRACE_MS=200 FAKE_PTREC=hang LD_PRELOAD=$FAKEPTREC \
+		"$PTREC" record --backend=kmod -q -o "$tmp/kp.b" -p "$kpid" \
+		>"$tmp/kp.rec" 2>&1 &
+	rpid=$!
+	sleep 1
+	kill -INT "$rpid"
+	wait "$rpid"
+	rc=$?
+	"$PTREC" core "$tmp/kp.b" -o "$tmp/kp.core" >>"$tmp/kp.rec" 2>&1
+	alive=no
+	kill -0 "$kpid" 2>/dev/null && alive=yes
+	rm -f "$tmp/kp.ref.$kpid"
+	gcore -o "$tmp/kp.ref" "$kpid" >/dev/null 2>&1
+	kill -KILL "$kpid"
+	wait "$kpid" 2>/dev/null
+	gdb_core "$tmp/attach.gdb" "$P/spin" "$tmp/kp.ref.$kpid" |
+		sed 's/0x[0-9a-f]* in //' >"$tmp/kp.want"
+	gdb_core "$tmp/attach.gdb" "$P/spin" "$tmp/kp.core" |
+		sed 's/0x[0-9a-f]* in //' >"$tmp/kp.got"
+	if [ "$rc" -eq 0 ] && [ "$alive" = yes ] &&
+		"$PTREC" info "$tmp/kp.b" 2>&1 | grep -q 'snapshot: process .*: detach 0, 1 threads' &&
+		grep -q '"attached"' "$tmp/kp.got" && grep -q 'spin ()' "$tmp/kp.got" &&
+		diff -u "$tmp/kp.want" "$tmp/kp.got" >"$tmp/log" 2>&1; then
+		ok "kmod recorder (device faked) -p: snapshot where it detached; its core prints as gcore's (globals, heap, frames), the process lives on"
+	else
+		cat "$tmp/kp.rec" >>"$tmp/log"
+		bad "kmod recorder (device faked) -p: snapshot where it detached; its core prints as gcore's (globals, heap, frames), the process lives on"
+	fi
 fi
 
 # ---- limits and bad input ----------------------------------------------------
