@@ -809,6 +809,17 @@ static void step_done(struct emu *e, struct thr *t)
 		return;
 	}
 	if (t->st == T_SYSCALL) {
+		/*
+		 * A single-stepped SYSCALL saved RFLAGS with the trap flag
+		 * the stepping set into R11; untraced, the program has it
+		 * clear there (and a core file taken later shows R11 as the
+		 * untraced program would have it).
+		 */
+		if (t->regs.rcx == next && (t->regs.r11 & 0x100) &&
+		    !(t->regs.eflags & 0x100)) {
+			t->regs.r11 &= ~0x100ull;
+			ptrace(PTRACE_SETREGS, t->tid, 0, &t->regs);
+		}
 		emu_syscall_entered(e, t);
 		after_syscall(e, t);
 		t->st = T_READY;

@@ -36,19 +36,21 @@ static void *crasher(void *arg)
 {
 	struct job *j = arg;
 
-	/* Sleeps at least once, so that its registers at the crash (r10,
-	 * r11: the last system call's) do not depend on whether the
-	 * waiters were ready at its first look.
-	 */
 	for (;;) {
-		usleep(1000);
 		pthread_mutex_lock(&mu);
 		if (ready == 2) {
 			pthread_mutex_unlock(&mu);
 			break;
 		}
 		pthread_mutex_unlock(&mu);
+		usleep(1000);
 	}
+	/*
+	 * A last system call, so its registers at the crash (r10, r11) are
+	 * the same whether or not the waiters were ready at its first look
+	 * (then its first pthread_mutex_unlock, bound lazily, left them).
+	 */
+	usleep(1000);
 	return (void *)(long)crunch(j);
 }
 
