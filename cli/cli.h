@@ -12,6 +12,8 @@ int cli_version(int argc, char **argv);
 int cli_replay(int argc, char **argv);
 int cli_import(int argc, char **argv);
 int cli_record(int argc, char **argv);
+/* `ptrec selftest`: ptrec.ko bring-up checks (selftest.c). */
+int cli_selftest(int argc, char **argv);
 /* `ptrec core BUNDLE [--pid PID] -o FILE` (core.c). */
 int cli_core(int argc, char **argv);
 /* The snapshot of bundle @dir for info (@maps false) and dump (true). */

@@ -25,6 +25,7 @@ static const struct {
 	{ "replay", cli_replay, "replay BUNDLE [GDB-ARGS]  GDB on the recording, at its end (reverse-step, ...)" },
 	{ "import", cli_import, "import raw|... -o DIR ...  bundle from traces recorded elsewhere (ptrec import --help)" },
 	{ "core", cli_core, "core BUNDLE [--pid PID] -o FILE  ELF core file of the state at the end" },
+	{ "selftest", cli_selftest, "selftest              check ptrec.ko on this machine, print a report (docs/kmod.md)" },
 	{ "dump", cli_dump, "dump BUNDLE|SIDEBAND  print manifest and sideband records" },
 	{ "version", cli_version, "version               print the version and formats" },
 };

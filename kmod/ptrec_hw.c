@@ -16,6 +16,7 @@
 #include <linux/cpuhotplug.h>
 #include <linux/fs.h>
 #include <linux/kprobes.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/panic_notifier.h>
 #include <linux/perf_event.h>
@@ -205,10 +206,16 @@ static const char *ptrec_real_missing(void)
  * (XSAVES) and ECX[8] (IA32_XSS[8] supported), component 8 a supervisor
  * component (CPUID.(EAX=0DH,ECX=8):ECX[0]) of CPUID.(0DH,8):EAX bytes.
  */
+static bool ptrec_use_xsaves = true;
+module_param_named(xsaves, ptrec_use_xsaves, bool, 0444);
+MODULE_PARM_DESC(xsaves, "save PT state with XSAVES where the CPU offers it (0: always the MSRs; bring-up compares the two)");
+
 static void ptrec_probe_xsaves(struct ptrec_caps *c)
 {
 	u32 r[4];
 
+	if (!ptrec_use_xsaves)
+		return;
 	ptrec_hw->cpuid(CPUID_LEAF_XSTATE, 1, r);
 	if (!(r[PTREC_EAX] & CPUID_D1_EAX_XSAVES) ||
 	    !(r[PTREC_ECX] & BIT(XFEATURE_PT_BIT)))

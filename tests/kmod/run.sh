@@ -64,6 +64,20 @@ if [ "$mode" = test ] && [ -n "${KQ_GEN:-}" ] && [ -n "${KQ_CHECK:-}" ]; then
 	rm -rf "$tmp/gen"
 fi
 
+# ---- ptrec selftest on this host: no module, a clear failure -----------------
+
+if [ "$mode" = test ] && [ -n "${KQ_PTREC:-}" ] && [ -x "$KQ_PTREC" ] &&
+	[ ! -e /dev/ptrec ]; then
+	"$KQ_PTREC" selftest >"$tmp/log" 2>&1
+	rc=$?
+	if [ $rc = 1 ] && grep -q '^FAIL  module .*/dev/ptrec' "$tmp/log" &&
+		grep -q '0 passed, 1 failed' "$tmp/log"; then
+		ok "ptrec selftest without ptrec.ko fails at its first step and says so"
+	else
+		bad "ptrec selftest without ptrec.ko fails at its first step and says so (exit $rc)"
+	fi
+fi
+
 # ---- the initramfs -------------------------------------------------------
 
 root=$tmp/root
@@ -119,12 +133,32 @@ start=$(date +%s)
 # panics the guest, and panic=-1 with -no-reboot ends QEMU, so a hung
 # module fails the suite in seconds with its stack on the console; the
 # timeout catches anything else.
-timeout "${KQ_TIMEOUT:-300}" qemu-system-x86_64 -accel tcg -cpu max -smp 2 \
-	-m 1024 -nodefaults -no-reboot -display none -monitor none \
+# At the timeout the monitor injects an NMI first: with unknown_nmi_panic
+# and panic_print=0x41 the guest panics with every CPU's stack, also of a
+# CPU that hangs with interrupts off (which no lockup detector under TCG
+# reports), and every task's state (a step waiting for good shows where),
+# then QEMU is ended.
+qemu-system-x86_64 -accel tcg -cpu max -smp 2 \
+	-m 1024 -nodefaults -no-reboot -display none \
+	-monitor "unix:$tmp/mon,server,nowait" \
 	-kernel "$vmlinuz" -initrd "$tmp/initrd.cpio" \
-	-append "console=ttyS0 quiet panic=-1 softlockup_panic=1 watchdog_thresh=5 hung_task_panic=1 kqmode=$mode" \
+	-append "console=ttyS0 quiet panic=-1 softlockup_panic=1 watchdog_thresh=5 hung_task_panic=1 unknown_nmi_panic=1 panic_print=0x41 kqmode=$mode" \
 	-serial "file:$tmp/console.log" \
-	-drive "file=$tmp/disk.img,format=raw,if=virtio" >"$tmp/qemu.log" 2>&1
+	-drive "file=$tmp/disk.img,format=raw,if=virtio" >"$tmp/qemu.log" 2>&1 &
+qpid=$!
+limit=$(($(date +%s) + ${KQ_TIMEOUT:-300}))
+while kill -0 "$qpid" 2>/dev/null && [ "$(date +%s)" -lt "$limit" ]; do
+	sleep 1
+done
+if kill -0 "$qpid" 2>/dev/null; then
+	echo "kq: timeout: NMI to the guest for a stack" >>"$tmp/qemu.log"
+	python3 -c 'import socket,sys,time
+s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"nmi\n"); time.sleep(1)' \
+		"$tmp/mon" >/dev/null 2>&1
+	sleep 10
+	kill "$qpid" 2>/dev/null
+fi
+wait "$qpid"
 rc=$?
 echo "# guest ran $(($(date +%s) - start)) s (qemu exit $rc)"
 [ -n "${KQ_KEEP:-}" ] && cp "$tmp/console.log" "${KQ_KEEP%/}.console.log"
