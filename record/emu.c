@@ -51,21 +51,6 @@ static uint64_t now(struct emu *e)
 
 /* ---- errors ----------------------------------------------------------- */
 
-int emu_fail(struct emu *e, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!e->error) {
-		e->error = code;
-		if (e->err) {
-			va_start(ap, fmt);
-			vsnprintf(e->err->msg, sizeof(e->err->msg), fmt, ap);
-			va_end(ap);
-		}
-	}
-	return code;
-}
-
 /* Records a write error of the bundle (sideband or a stream). */
 static int io_fail(struct emu *e, int ret, const char *what)
 {

@@ -20,6 +20,7 @@
 #include "maps.h"
 #include "ptenc.h"
 #include "record.h"
+#include "skel.h"
 #include "snapshot.h"
 
 #define QUANTUM 10000		/* instructions before another thread runs */
@@ -97,8 +98,9 @@ struct emu {
 };
 
 /* emu.c */
-int emu_fail(struct emu *e, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* The first error wins (rec_fail()); returns @code. */
+#define emu_fail(e, code, ...) \
+	rec_fail(&(e)->error, (e)->err, (code), __VA_ARGS__)
 void emu_emit_record(struct emu *e, struct ptrec_sb_header *h);
 struct proc *emu_proc_find(struct emu *e, pid_t pid);
 struct proc *emu_proc_new(struct emu *e, pid_t pid, pid_t ppid);

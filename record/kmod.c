@@ -96,23 +96,9 @@ struct km {
 
 /* ---- errors ----------------------------------------------------------- */
 
-static int km_fail(struct km *k, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int km_fail(struct km *k, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!k->error) {
-		k->error = code;
-		if (k->err) {
-			va_start(ap, fmt);
-			vsnprintf(k->err->msg, sizeof(k->err->msg), fmt, ap);
-			va_end(ap);
-		}
-	}
-	return code;
-}
+/* The first error wins (rec_fail()); returns @code. */
+#define km_fail(k, code, ...) \
+	rec_fail(&(k)->error, (k)->err, (code), __VA_ARGS__)
 
 static void km_warn(const struct km *k, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * What both recorders share around their own loops (issue #14's recorder
- * skeleton, started here): removing a bundle that a recording failed to
- * start, so that `ptrec record -p 999999` or a program that cannot run
- * leaves nothing behind, and never touches a directory it did not create.
+ * skeleton): the first error that wins, removing a bundle that a recording
+ * failed to start (so that `ptrec record -p 999999` or a program that
+ * cannot run leaves nothing behind, and never touches a directory it did
+ * not create), the clocks and the CPU's identity.
  */
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -32,6 +34,21 @@ void rec_bundle_unmake(const char *dir, bool made_dir)
 	}
 	if (made_dir)
 		rmdir(dir);
+}
+
+int rec_fail(int *error, struct sb_err *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!*error) {
+		*error = code;
+		if (err) {
+			va_start(ap, fmt);
+			vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+			va_end(ap);
+		}
+	}
+	return code;
 }
 
 uint64_t rec_mono_ns(void)
