@@ -163,53 +163,23 @@ static int run_to(struct emu *e, pid_t pid, uint64_t addr)
 int emu_launch(struct emu *e)
 {
 	const char *prog = e->o->argv[0];
-	int pipefd[2], status, child_errno = 0;
+	/* No exit stop yet: a failed exec just exits. */
+	struct rec_launch l = {
+		.argv = e->o->argv,
+		.opts = (TRACE_OPTS & ~PTRACE_O_TRACEEXIT) | PTRACE_O_EXITKILL,
+	};
 	uint64_t start = 0;
 	pid_t pid;
 	int ret;
 
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return emu_fail(e, -errno, "pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		return emu_fail(e, -errno, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		close(pipefd[0]);
-		ptrace(PTRACE_TRACEME, 0, 0, 0);
-		raise(SIGSTOP);
-		execvp(prog, e->o->argv);
-		child_errno = errno;
-		if (write(pipefd[1], &child_errno, sizeof(child_errno)) < 0)
-			_exit(126);
-		_exit(127);
+	ret = rec_launch(&l, &e->error, e->err);
+	pid = l.pid;
+	if (pid) {
+		e->launched = true;
+		e->main_pid = pid;
 	}
-	close(pipefd[1]);
-	e->launched = true;
-	e->main_pid = pid;
-	waitpid(pid, &status, 0);
-	/* No exit stop yet: a failed exec just exits. */
-	ptrace(PTRACE_SETOPTIONS, pid, 0,
-	       (TRACE_OPTS & ~PTRACE_O_TRACEEXIT) | PTRACE_O_EXITKILL);
-	ptrace(PTRACE_CONT, pid, 0, 0);
-	waitpid(pid, &status, 0);
-	if (read(pipefd[0], &child_errno, sizeof(child_errno)) ==
-	    sizeof(child_errno)) {
-		close(pipefd[0]);
-		/* With PTRACE_O_TRACEEXIT the child stops at its exit too:
-		 * let it go until it is gone, or this waits forever.
-		 */
-		while (WIFSTOPPED(status)) {
-			ptrace(PTRACE_CONT, pid, 0, 0);
-			if (waitpid(pid, &status, 0) != pid)
-				break;
-		}
-		return emu_fail(e, -child_errno, "cannot execute %s: %s", prog,
-			    strerror(child_errno));
-	}
-	close(pipefd[0]);
-	if (!WIFSTOPPED(status) || status >> 16 != PTRACE_EVENT_EXEC)
-		return emu_fail(e, -ECHILD, "%s: unexpected stop 0x%x after exec",
-			    prog, status);
+	if (ret)
+		return ret;
 	ptrace(PTRACE_SETOPTIONS, pid, 0, TRACE_OPTS | PTRACE_O_EXITKILL);
 	if (!emu_proc_new(e, pid, getpid()))
 		return e->error;

@@ -711,44 +711,16 @@ static void km_consume(struct km *k, const uint8_t *buf, size_t len)
  */
 static int km_launch(struct km *k)
 {
-	const char *prog = k->o->argv[0];
-	int pipefd[2], status, child_errno = 0;
-	pid_t pid;
+	struct rec_launch l = {
+		.argv = k->o->argv,
+		.nofile = k->nofile_raised ? &k->nofile : NULL,
+	};
+	int ret;
 
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return km_fail(k, -errno, "pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		return km_fail(k, -errno, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		close(pipefd[0]);
-		if (k->nofile_raised)
-			setrlimit(RLIMIT_NOFILE, &k->nofile);
-		if (ptrace(PTRACE_TRACEME, 0, 0, 0) == 0)
-			execvp(prog, k->o->argv);
-		child_errno = errno;
-		if (write(pipefd[1], &child_errno, sizeof(child_errno)) < 0)
-			_exit(126);
-		_exit(127);
-	}
-	close(pipefd[1]);
-	k->pid = pid;
-	k->launched = true;
-	if (read(pipefd[0], &child_errno, sizeof(child_errno)) ==
-	    sizeof(child_errno)) {
-		close(pipefd[0]);
-		waitpid(pid, &status, 0);
-		k->launched = false;
-		return km_fail(k, -child_errno, "cannot execute %s: %s", prog,
-			       strerror(child_errno));
-	}
-	close(pipefd[0]);
-	if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status)) {
-		k->launched = false;
-		return km_fail(k, -ECHILD, "%s: ended before it could be traced (status 0x%x)",
-			       prog, status);
-	}
-	return 0;
+	ret = rec_launch(&l, &k->error, k->err);
+	k->pid = l.pid;
+	k->launched = !ret;
+	return ret;
 }
 
 static void km_read_link(pid_t pid, const char *what, char *buf, size_t sz)

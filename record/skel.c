@@ -4,12 +4,18 @@
  * skeleton): the first error that wins, removing a bundle that a recording
  * failed to start (so that `ptrec record -p 999999` or a program that
  * cannot run leaves nothing behind, and never touches a directory it did
- * not create), the clocks and the CPU's identity.
+ * not create), launching the program as a tracee, the clocks and the
+ * CPU's identity.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -49,6 +55,75 @@ int rec_fail(int *error, struct sb_err *err, int code, const char *fmt, ...)
 		}
 	}
 	return code;
+}
+
+int rec_launch(struct rec_launch *l, int *error, struct sb_err *err)
+{
+	const char *prog = l->argv[0];
+	int pipefd[2], status = 0, child_errno = 0, e;
+	pid_t pid;
+
+	l->pid = 0;
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return rec_fail(error, err, -errno, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0) {
+		e = errno;
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return rec_fail(error, err, -e, "fork: %s", strerror(e));
+	}
+	if (pid == 0) {
+		close(pipefd[0]);
+		if (l->nofile)
+			setrlimit(RLIMIT_NOFILE, l->nofile);
+		if (ptrace(PTRACE_TRACEME, 0, 0, 0) == 0) {
+			if (l->opts)
+				raise(SIGSTOP);
+			execvp(prog, l->argv);
+		}
+		child_errno = errno;
+		if (write(pipefd[1], &child_errno, sizeof(child_errno)) < 0)
+			_exit(126);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	l->pid = pid;
+	if (l->opts) {
+		waitpid(pid, &status, 0);
+		ptrace(PTRACE_SETOPTIONS, pid, 0, l->opts);
+		ptrace(PTRACE_CONT, pid, 0, 0);
+	}
+	/* The exec's stop, or the exit of a child whose exec failed. */
+	if (waitpid(pid, &status, 0) != pid)
+		status = 0;
+	l->status = status;
+	if (read(pipefd[0], &child_errno, sizeof(child_errno)) ==
+	    sizeof(child_errno)) {
+		close(pipefd[0]);
+		/* Should it stop at its exit (PTRACE_O_TRACEEXIT), let it go
+		 * until it is gone, or this waits forever.
+		 */
+		while (WIFSTOPPED(status)) {
+			ptrace(PTRACE_CONT, pid, 0, 0);
+			if (waitpid(pid, &status, 0) != pid)
+				break;
+		}
+		return rec_fail(error, err, -child_errno,
+				"cannot execute %s: %s", prog,
+				strerror(child_errno));
+	}
+	close(pipefd[0]);
+	if (!WIFSTOPPED(status))
+		return rec_fail(error, err, -ECHILD,
+				"%s: ended before it could be traced (status 0x%x)",
+				prog, status);
+	if ((l->opts & PTRACE_O_TRACEEXEC) &&
+	    status >> 16 != PTRACE_EVENT_EXEC)
+		return rec_fail(error, err, -ECHILD,
+				"%s: unexpected stop 0x%x after exec", prog,
+				status);
+	return 0;
 }
 
 uint64_t rec_mono_ns(void)

@@ -6,6 +6,8 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
 
 #include "sideband.h"
 
@@ -24,6 +26,36 @@ void rec_bundle_unmake(const char *dir, bool made_dir);
  */
 int rec_fail(int *error, struct sb_err *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/**
+ * struct rec_launch - how a recorder starts its program (rec_launch())
+ * @argv:	program and arguments (NULL-terminated).
+ * @opts:	ptrace options to set before the exec: the child stops
+ *		(SIGSTOP) after PTRACE_TRACEME so that they can be; 0: none,
+ *		no stop.
+ * @nofile:	RLIMIT_NOFILE the child gets back before its exec (the
+ *		recorder raised its own), or NULL.
+ * @pid:	out: the child, from its fork on (0: no fork).
+ * @status:	out: the child's stop after its exec.
+ */
+struct rec_launch {
+	char *const *argv;
+	int opts;
+	const struct rlimit *nofile;
+	pid_t pid;
+	int status;
+};
+
+/*
+ * rec_launch() - fork and exec @l->argv as a tracee (PTRACE_TRACEME)
+ *
+ * Returns 0 with the child ptrace-stopped right after its exec (with
+ * PTRACE_O_TRACEEXEC in @l->opts, at its exec event), or through
+ * rec_fail(): -errno of pipe() or fork(); the child's errno when it
+ * cannot be traced or executed ("cannot execute PROG: ..."), the child
+ * reaped; -ECHILD when it ended, or stopped otherwise, before that.
+ */
+int rec_launch(struct rec_launch *l, int *error, struct sb_err *err);
 
 /* CLOCK_MONOTONIC and CLOCK_REALTIME in nanoseconds. */
 uint64_t rec_mono_ns(void);
