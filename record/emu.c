@@ -1145,13 +1145,12 @@ static void run(struct emu *e)
 
 /* ---- manifest --------------------------------------------------------- */
 
+/* The software recorder's part of the manifest (rec_bundle_begin()). */
 static void fill_manifest(struct emu *e)
 {
 	struct sb_manifest *m = e->m;
 	char cwd[4096];
 
-	m->backend = strdup("emu");
-	rec_cpu_fill(&m->cpu);
 	m->pt.emulated = true;
 	m->pt.features = SB_PT_USER | SB_PT_BRANCH | SB_PT_TSC |
 			 SB_PT_RET_COMPRESSION;
@@ -1163,7 +1162,6 @@ static void fill_manifest(struct emu *e)
 	m->time.tsc_hz = 1000000000ull;
 	if (getcwd(cwd, sizeof(cwd)))
 		m->cwd = strdup(cwd);
-	m->start_ns = rec_real_ns();
 }
 
 static void write_snapshot(struct emu *e)
@@ -1224,23 +1222,13 @@ int rec_emu_record(const struct rec_options *o, struct rec_stats *st,
 	memset(st, 0, sizeof(*st));
 	e.last_progress = rec_mono_ns();
 	e.mono_to_real = (int64_t)(rec_real_ns() - rec_mono_ns());
-	ret = sb_bundle_create(&e.b, o->out, &serr);
-	if (ret) {
-		if (err)
-			*err = serr;
+	ret = rec_bundle_begin(o, "emu", true, &e.b, &e.sb, &e.snap, &e.error,
+			       err);
+	if (!e.b)
 		return ret;
-	}
-	e.m = sb_bundle_manifest(e.b);
-	e.snap = (struct rec_snap){ .b = e.b, .off = o->no_snapshot,
-				    .quiet = o->quiet, .stepping = true,
-				    .limit = o->snapshot_limit ?
-					     o->snapshot_limit :
-					     SB_SNAP_DEFAULT_LIMIT };
-	ret = sb_bundle_open_sideband(e.b, &e.sb, &serr);
-	if (ret) {
-		emu_fail(&e, ret, "%s", serr.msg);
+	if (ret)
 		goto out_free;
-	}
+	e.m = sb_bundle_manifest(e.b);
 	e.icache = calloc(ICACHE_SIZE, sizeof(*e.icache));
 	e.gen = 1;
 	if (!e.icache || insn_decoder_new(&e.dec)) {
@@ -1249,10 +1237,6 @@ int rec_emu_record(const struct rec_options *o, struct rec_stats *st,
 	}
 	fill_manifest(&e);
 	if (o->argv) {
-		sb_manifest_set_argv(e.m, 0, NULL);
-		for (ret = 0; o->argv[ret]; ret++)
-			;
-		sb_manifest_set_argv(e.m, ret, (const char *const *)o->argv);
 		ret = emu_launch(&e);
 		if (!ret && !emu_thr_new(&e, e.main_pid, e.procs, T_READY))
 			ret = e.error;
@@ -1276,10 +1260,7 @@ out_kill:
 	}
 out_free:
 	ret = e.error;
-	st->snap_procs = e.snap.procs;
-	st->snap_bytes = e.snap.used;
-	st->snap_left_out = e.snap.left_out;
-	st->snap_ns = e.snap.ns;
+	rec_snap_stats(&e.snap, st);
 	if (!o->quiet && st->insns)
 		fputc('\n', stderr);
 	emu_free(&e);

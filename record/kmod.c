@@ -783,12 +783,11 @@ static int km_attach(struct km *k)
 
 /* ---- the manifest -------------------------------------------------------- */
 
+/* The kmod recorder's part of the manifest (rec_bundle_begin()). */
 static void km_fill_manifest(struct km *k, const struct ptrec_config *c)
 {
 	struct sb_manifest *m = k->m;
 
-	m->backend = strdup("kmod");
-	rec_cpu_fill(&m->cpu);
 	m->cpu.family = k->info.family;
 	m->cpu.model = k->info.model;
 	m->cpu.stepping = k->info.stepping;
@@ -1032,35 +1031,18 @@ static void km_close_streams(struct km *k)
 static int km_begin(struct km *k, struct ptrec_config *cfg)
 {
 	const struct rec_options *o = k->o;
-	struct sb_err serr;
-	int ret, i;
+	int ret;
 
-	ret = sb_bundle_create(&k->b, o->out, &serr);
-	if (ret) {
-		if (k->err)
-			*k->err = serr;
-		return k->error = ret;
-	}
-	k->m = sb_bundle_manifest(k->b);
-	k->snap = (struct rec_snap){ .b = k->b, .off = o->no_snapshot,
-				     .quiet = o->quiet,
-				     .limit = o->snapshot_limit ?
-					      o->snapshot_limit :
-					      SB_SNAP_DEFAULT_LIMIT };
-	ret = sb_bundle_open_sideband(k->b, &k->sb, &serr);
+	ret = rec_bundle_begin(o, "kmod", false, &k->b, &k->sb, &k->snap,
+			       &k->error, k->err);
 	if (ret)
-		return km_fail(k, ret, "%s", serr.msg);
+		return ret;
+	k->m = sb_bundle_manifest(k->b);
 	/* check the options before starting anything */
 	ret = km_config(k, cfg);
 	if (ret)
 		return ret;
 	km_fill_manifest(k, cfg);
-	k->m->start_ns = rec_real_ns();
-	if (o->argv) {
-		for (i = 0; o->argv[i]; i++)
-			;
-		sb_manifest_set_argv(k->m, i, (const char *const *)o->argv);
-	}
 	return 0;
 }
 
@@ -1192,10 +1174,7 @@ int rec_kmod_record(const struct rec_options *o, struct rec_stats *st,
 	km_stats(&k);
 	if (k.launched && !reaped)
 		km_reap(&k, &status, true);
-	st->snap_procs = k.snap.procs;
-	st->snap_bytes = k.snap.used;
-	st->snap_left_out = k.snap.left_out;
-	st->snap_ns = k.snap.ns;
+	rec_snap_stats(&k.snap, st);
 	km_end(&k);
 out_free:
 	ret = k.error;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * What both recorders share around their own loops (issue #14's recorder
- * skeleton): the first error that wins, removing a bundle that a recording
+ * skeleton): the first error that wins, the bundle's and the manifest's
+ * beginning and the snapshot's statistics, removing a bundle that a recording
  * failed to start (so that `ptrec record -p 999999` or a program that
  * cannot run leaves nothing behind, and never touches a directory it did
  * not create), launching the program as a tracee, the clocks and the
@@ -55,6 +56,45 @@ int rec_fail(int *error, struct sb_err *err, int code, const char *fmt, ...)
 		}
 	}
 	return code;
+}
+
+int rec_bundle_begin(const struct rec_options *o, const char *backend,
+		     bool stepping, struct sb_bundle **b, struct sb_writer **sb,
+		     struct rec_snap *snap, int *error, struct sb_err *err)
+{
+	struct sb_manifest *m;
+	struct sb_err serr;
+	int ret, argc;
+
+	ret = sb_bundle_create(b, o->out, &serr);
+	if (ret)
+		return rec_fail(error, err, ret, "%s", serr.msg);
+	*snap = (struct rec_snap){ .b = *b, .off = o->no_snapshot,
+				   .quiet = o->quiet, .stepping = stepping,
+				   .limit = o->snapshot_limit ?
+					    o->snapshot_limit :
+					    SB_SNAP_DEFAULT_LIMIT };
+	ret = sb_bundle_open_sideband(*b, sb, &serr);
+	if (ret)
+		return rec_fail(error, err, ret, "%s", serr.msg);
+	m = sb_bundle_manifest(*b);
+	m->backend = strdup(backend);
+	rec_cpu_fill(&m->cpu);
+	if (o->argv) {
+		for (argc = 0; o->argv[argc]; argc++)
+			;
+		sb_manifest_set_argv(m, argc, (const char *const *)o->argv);
+	}
+	m->start_ns = rec_real_ns();
+	return 0;
+}
+
+void rec_snap_stats(const struct rec_snap *snap, struct rec_stats *st)
+{
+	st->snap_procs = snap->procs;
+	st->snap_bytes = snap->used;
+	st->snap_left_out = snap->left_out;
+	st->snap_ns = snap->ns;
 }
 
 int rec_launch(struct rec_launch *l, int *error, struct sb_err *err)

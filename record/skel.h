@@ -9,7 +9,9 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "record.h"
 #include "sideband.h"
+#include "snapshot.h"
 
 /*
  * Removes what sb_bundle_create() and the sideband writer made in @dir for
@@ -26,6 +28,25 @@ void rec_bundle_unmake(const char *dir, bool made_dir);
  */
 int rec_fail(int *error, struct sb_err *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/**
+ * rec_bundle_begin() - what both recorders write first
+ * @backend:	the manifest's backend ("emu", "kmod").
+ * @stepping:	the recorder single-steps (struct rec_snap).
+ *
+ * Creates the bundle @o->out (@*b), opens its sideband (@*sb), sets @snap
+ * up from @o, and starts the manifest: backend, CPU (/proc/cpuinfo), the
+ * command line @o->argv when launching, the start time.  The backend adds
+ * its own fields (PT configuration, time conversion, cwd).  Returns 0, or
+ * through rec_fail() the error of sb_bundle_create() (@*b stays NULL) or
+ * of opening the sideband.
+ */
+int rec_bundle_begin(const struct rec_options *o, const char *backend,
+		     bool stepping, struct sb_bundle **b, struct sb_writer **sb,
+		     struct rec_snap *snap, int *error, struct sb_err *err);
+
+/* The snapshot's part of @st, from @snap. */
+void rec_snap_stats(const struct rec_snap *snap, struct rec_stats *st);
 
 /**
  * struct rec_launch - how a recorder starts its program (rec_launch())
