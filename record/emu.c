@@ -487,27 +487,6 @@ void emu_enc_check(struct emu *e, struct thr *t, int ret)
 
 /* ---- signals ------------------------------------------------------------ */
 
-/* Reads one of the Sig* masks of /proc/PID/status. */
-uint64_t emu_sigmask_of(pid_t tid, const char *field)
-{
-	char path[64], line[256];
-	uint64_t mask = 0;
-	size_t flen = strlen(field);
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, flen) && line[flen] == ':') {
-			mask = strtoull(line + flen + 1, NULL, 16);
-			break;
-		}
-	fclose(f);
-	return mask;
-}
-
 static bool sig_default_ignored(int sig)
 {
 	return sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH ||
@@ -865,8 +844,8 @@ static void signal_stop(struct emu *e, struct thr *t, int sig)
 	t->delivering = false;
 	memset(&si, 0, sizeof(si));
 	ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si);
-	caught = emu_sigmask_of(t->tid, "SigCgt");
-	ignored = emu_sigmask_of(t->tid, "SigIgn");
+	caught = rec_sigmask_of(t->tid, "SigCgt");
+	ignored = rec_sigmask_of(t->tid, "SigIgn");
 	s.pid = (uint32_t)t->proc->pid;
 	s.tid = (uint32_t)t->tid;
 	s.signo = sig;
@@ -1033,7 +1012,7 @@ static void issue_step(struct emu *e, struct thr *t)
 	t->pending_sig = 0;
 	t->delivering = false;
 	if (sig) {
-		uint64_t caught = emu_sigmask_of(t->tid, "SigCgt");
+		uint64_t caught = rec_sigmask_of(t->tid, "SigCgt");
 
 		t->delivering = caught & (1ull << (sig - 1));
 	}

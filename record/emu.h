@@ -109,7 +109,6 @@ struct thr *emu_thr_new(struct emu *e, pid_t tid, struct proc *p,
 			enum tstate st);
 int emu_get_regs(struct thr *t);
 void emu_enc_check(struct emu *e, struct thr *t, int ret);
-uint64_t emu_sigmask_of(pid_t tid, const char *field);
 void emu_syscall_entered(struct emu *e, struct thr *t);
 void emu_thr_close(struct emu *e, struct thr *t);
 bool emu_proc_alive(struct emu *e, struct proc *p);

@@ -116,7 +116,7 @@ void emu_exit_stop(struct emu *e, struct thr *t)
  */
 static void detach_thread(pid_t tid)
 {
-	uint64_t pend = emu_sigmask_of(tid, "SigPnd");
+	uint64_t pend = rec_sigmask_of(tid, "SigPnd");
 	int status;
 
 	if (pend & (1ull << (SIGTRAP - 1)) &&

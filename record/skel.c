@@ -5,8 +5,8 @@
  * beginning and the snapshot's statistics, removing a bundle that a recording
  * failed to start (so that `ptrec record -p 999999` or a program that
  * cannot run leaves nothing behind, and never touches a directory it did
- * not create), launching the program as a tracee, the clocks and the
- * CPU's identity.
+ * not create), launching the program as a tracee, the clocks, the CPU's
+ * identity and a thread's signal masks.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
@@ -164,6 +165,26 @@ int rec_launch(struct rec_launch *l, int *error, struct sb_err *err)
 				"%s: unexpected stop 0x%x after exec", prog,
 				status);
 	return 0;
+}
+
+uint64_t rec_sigmask_of(pid_t tid, const char *field)
+{
+	char path[64], line[256];
+	uint64_t mask = 0;
+	size_t flen = strlen(field);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, flen) && line[flen] == ':') {
+			mask = strtoull(line + flen + 1, NULL, 16);
+			break;
+		}
+	fclose(f);
+	return mask;
 }
 
 uint64_t rec_mono_ns(void)

@@ -78,6 +78,11 @@ struct rec_launch {
  */
 int rec_launch(struct rec_launch *l, int *error, struct sb_err *err);
 
+/* One of the Sig* masks (SigCgt, SigIgn, SigPnd, ...) of /proc/@tid/status;
+ * 0 when it cannot be read.
+ */
+uint64_t rec_sigmask_of(pid_t tid, const char *field);
+
 /* CLOCK_MONOTONIC and CLOCK_REALTIME in nanoseconds. */
 uint64_t rec_mono_ns(void);
 uint64_t rec_real_ns(void);

@@ -307,25 +307,6 @@ int rec_snap_take(struct rec_snap *s, const struct rec_snap_proc *rp,
 
 /* ---- a program traced only for its end (the kmod recorder) ------------- */
 
-static uint64_t status_mask(pid_t tid, const char *field)
-{
-	char path[64], line[256];
-	uint64_t v = 0;
-	size_t n = strlen(field);
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, n) && line[n] == ':') {
-			v = strtoull(line + n + 1, NULL, 16);
-			break;
-		}
-	if (f)
-		fclose(f);
-	return v;
-}
-
 /* Whether delivering @sig to @tid ends its process (no handler, not
  * ignored, its default action terminates).
  */
@@ -333,7 +314,7 @@ static bool sig_fatal(pid_t tid, int sig)
 {
 	uint64_t bit = 1ull << (sig - 1);
 
-	if ((status_mask(tid, "SigCgt") | status_mask(tid, "SigIgn")) & bit)
+	if ((rec_sigmask_of(tid, "SigCgt") | rec_sigmask_of(tid, "SigIgn")) & bit)
 		return false;
 	switch (sig) {
 	case SIGCHLD: case SIGURG: case SIGWINCH: case SIGCONT:
