@@ -112,16 +112,8 @@ static void emit_switch(struct emu *e, struct thr *t, uint16_t type,
 
 static const char *image_key_file(struct emu *e, const char *path)
 {
-	const char *key;
-	struct sb_err err;
-	int fatal;
-
-	key = rec_image_key(&e->images, e->b, path, &fatal, &err);
-	if (!key)
-		emu_fail(e, fatal, "%s", err.msg);	/* the recording failed */
-	else if (!*key && !e->o->quiet)
-		fprintf(stderr, "ptrec record: warning: %s\n", err.msg);
-	return key;
+	return rec_image_file(&e->images, e->b, path, e->o->quiet, &e->error,
+			      e->err);
 }
 
 /* The vdso exists only in memory: copy it from the process. */

@@ -100,21 +100,8 @@ struct km {
 #define km_fail(k, code, ...) \
 	rec_fail(&(k)->error, (k)->err, (code), __VA_ARGS__)
 
-static void km_warn(const struct km *k, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void km_warn(const struct km *k, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (k->o->quiet)
-		return;
-	fputs("ptrec record: warning: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
+/* A warning on stderr, unless --quiet (rec_warn()). */
+#define km_warn(k, ...) rec_warn((k)->o->quiet, __VA_ARGS__)
 
 /* ---- the device ------------------------------------------------------- */
 
@@ -395,16 +382,8 @@ static void km_proc_exe(struct km *k, uint32_t pid, const char *exe)
 
 static const char *km_image_file(struct km *k, const char *path)
 {
-	const char *key;
-	struct sb_err err;
-	int fatal;
-
-	key = rec_image_key(&k->images, k->b, path, &fatal, &err);
-	if (!key)
-		km_fail(k, fatal, "%s", err.msg);
-	else if (!*key)
-		km_warn(k, "%s", err.msg);	/* gone: a gap in replay */
-	return key;
+	return rec_image_file(&k->images, k->b, path, k->o->quiet, &k->error,
+			      k->err);
 }
 
 /*

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * What both recorders share around their own loops (issue #14's recorder
- * skeleton): the first error that wins, the bundle's and the manifest's
- * beginning and the snapshot's statistics, removing a bundle that a recording
- * failed to start (so that `ptrec record -p 999999` or a program that
- * cannot run leaves nothing behind, and never touches a directory it did
- * not create), launching the program as a tracee, the clocks, the CPU's
- * identity and a thread's signal masks.
+ * skeleton): the first error that wins, warnings, image keys, the
+ * bundle's and the manifest's beginning and the snapshot's statistics,
+ * removing a bundle that a recording failed to start (so that `ptrec
+ * record -p 999999` or a program that cannot run leaves nothing behind,
+ * and never touches a directory it did not create), launching the program
+ * as a tracee, the clocks, the CPU's identity and a thread's signal masks.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -57,6 +57,35 @@ int rec_fail(int *error, struct sb_err *err, int code, const char *fmt, ...)
 		}
 	}
 	return code;
+}
+
+void rec_warn(bool quiet, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (quiet)
+		return;
+	fputs("ptrec record: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+const char *rec_image_file(struct rec_images *ims, struct sb_bundle *b,
+			   const char *path, bool quiet, int *error,
+			   struct sb_err *err)
+{
+	const char *key;
+	struct sb_err ierr;
+	int fatal;
+
+	key = rec_image_key(ims, b, path, &fatal, &ierr);
+	if (!key)
+		rec_fail(error, err, fatal, "%s", ierr.msg);
+	else if (!*key)
+		rec_warn(quiet, "%s", ierr.msg);
+	return key;
 }
 
 int rec_bundle_begin(const struct rec_options *o, const char *backend,

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "record.h"
+#include "images.h"
 #include "sideband.h"
 #include "snapshot.h"
 
@@ -28,6 +29,19 @@ void rec_bundle_unmake(const char *dir, bool made_dir);
  */
 int rec_fail(int *error, struct sb_err *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/* "ptrec record: warning: ..." on stderr, unless @quiet. */
+void rec_warn(bool quiet, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * The image-store key of the file at @path (rec_image_key()): NULL when
+ * the recording failed (rec_fail()), "" with a warning (unless @quiet)
+ * when the file is gone, which leaves a gap in replay.
+ */
+const char *rec_image_file(struct rec_images *ims, struct sb_bundle *b,
+			   const char *path, bool quiet, int *error,
+			   struct sb_err *err);
 
 /**
  * rec_bundle_begin() - what both recorders write first
