@@ -246,6 +246,20 @@ struct ptrec_session {
 	atomic_t st_stopped;
 };
 
+#define PTREC_PEND_MAX	8
+
+/**
+ * struct ptrec_pend_loss - a loss waiting for room in the queue
+ * @bytes:	lost bytes (0: unknown, PTREC_SB_LOST_UNTRACED).
+ * @offset:	stream offset.
+ * @reason:	enum ptrec_sb_lost_reason.
+ */
+struct ptrec_pend_loss {
+	u64 bytes;
+	u64 offset;
+	u32 reason;
+};
+
 /**
  * struct ptrec_thread - a traced thread's PT buffers and state
  * @hnode:	on ptrec_threads_hash, by task.
@@ -280,9 +294,8 @@ struct ptrec_session {
  * @last_pos:	ring position at the last reading of the unit.
  * @produced:	stream bytes the unit wrote.
  * @drained:	stream bytes delivered or reported lost.
- * @pend_lost:	lost bytes whose LOST record found no room yet.
- * @pend_lost_off: their stream offset.
- * @pend_lost_reason: their enum ptrec_sb_lost_reason.
+ * @pend:	losses whose LOST record found no room yet, in order.
+ * @npend:	their number.
  * @orphan:	carries a pending loss to the session at release.
  * @sim_seq:	the simulated program's PTW counter.
  * @sim_carry_ns: simulated run time not yet turned into packets.
@@ -320,8 +333,8 @@ struct ptrec_thread {
 	u64 last_pos;
 	u64 produced;
 	u64 drained;
-	u64 pend_lost, pend_lost_off;
-	u32 pend_lost_reason;
+	struct ptrec_pend_loss pend[PTREC_PEND_MAX];
+	unsigned int npend;
 	struct ptrec_lost_orphan *orphan;
 	u32 sim_seq;
 	u64 sim_carry_ns;

@@ -174,67 +174,85 @@ static bool q_put_lost(struct ptrec_session *s, struct ptrec_thread *t,
  * @offset:	logical stream offset of the loss.
  *
  * If even the record does not fit, the loss is kept in @t and reported
- * before @t's next data.  Context: t->lock held.
+ * before @t's next data.  Context: any but NMI; q_lock orders it.
  */
 void ptrec_q_lost(struct ptrec_session *s, struct ptrec_thread *t,
 		  u32 reason, u64 bytes, u64 offset)
 {
+	struct ptrec_pend_loss *p;
 	unsigned long flags;
-	bool ok;
 
 	atomic64_add(bytes, &s->st_lost);
 	spin_lock_irqsave(&s->q_lock, flags);
-	ok = !t->pend_lost && !t->pend_lost_reason &&
-	     q_put_lost(s, t, reason, bytes, offset);
-	if (!ok) {
-		if (!t->pend_lost && !t->pend_lost_reason) {
-			t->pend_lost_off = offset;
-			t->pend_lost_reason = reason;
+	if (t->npend || !q_put_lost(s, t, reason, bytes, offset)) {
+		/*
+		 * Each loss keeps its own place in the stream (a hole after
+		 * another loss is elsewhere); only when the list is full do
+		 * the last ones merge, as a loss of unknown extent.
+		 */
+		if (t->npend < PTREC_PEND_MAX) {
+			p = &t->pend[t->npend++];
+			p->reason = reason;
+			p->bytes = bytes;
+			p->offset = offset;
+		} else {
+			p = &t->pend[PTREC_PEND_MAX - 1];
+			if (p->reason != reason)
+				p->reason = PTREC_SB_LOST_UNTRACED;
+			p->bytes += bytes;
 		}
-		t->pend_lost += bytes;
 	}
 	spin_unlock_irqrestore(&s->q_lock, flags);
 	irq_work_queue(&s->wake_iw);
 }
 
-/* Context: q_lock and t->lock held. */
+/* Context: q_lock held.  The pending losses in order, as room allows. */
 static bool q_flush_lost(struct ptrec_session *s, struct ptrec_thread *t)
 {
-	if (!t->pend_lost && !t->pend_lost_reason)
-		return true;
-	if (!q_put_lost(s, t, t->pend_lost_reason, t->pend_lost,
-			t->pend_lost_off))
-		return false;
-	t->pend_lost = 0;
-	t->pend_lost_reason = 0;
-	return true;
+	unsigned int n = 0;
+
+	while (n < t->npend && q_put_lost(s, t, t->pend[n].reason,
+					  t->pend[n].bytes, t->pend[n].offset))
+		n++;
+	if (n) {
+		memmove(t->pend, t->pend + n, (t->npend - n) * sizeof(*t->pend));
+		t->npend -= n;
+	}
+	return !t->npend;
 }
 
 /**
- * ptrec_q_release_lost() - @t goes away: keep its pending loss in @s
+ * ptrec_q_release_lost() - @t goes away: keep its pending losses in @s
  * @s:	session.
  * @t:	thread being freed.
  *
- * A loss that still has no room in the queue moves to the session, whose
- * next record, read() or poll() reports it once the reader made room, so
- * every lost byte gets its PTREC_SB_LOST record (ptrec.h) even after the
- * thread is gone.  Context: t->lock held.
+ * Losses that still have no room in the queue move to the session, whose
+ * next record, read() or poll() reports them once the reader made room,
+ * so every lost byte gets its PTREC_SB_LOST record (ptrec.h) even after
+ * the thread is gone.  They move as one record (at the first one's place,
+ * of UNTRACED reason if they differ): nothing of the thread follows them.
+ * Context: t->lock held.
  */
 void ptrec_q_release_lost(struct ptrec_session *s, struct ptrec_thread *t)
 {
 	struct ptrec_lost_orphan *o = t->orphan;
 	unsigned long flags;
+	unsigned int i;
 
 	spin_lock_irqsave(&s->q_lock, flags);
 	if (!q_flush_lost(s, t)) {
 		o->tid = t->tid;
-		o->reason = t->pend_lost_reason;
-		o->bytes = t->pend_lost;
-		o->offset = t->pend_lost_off;
+		o->reason = t->pend[0].reason;
+		o->offset = t->pend[0].offset;
+		o->bytes = 0;
+		for (i = 0; i < t->npend; i++) {
+			o->bytes += t->pend[i].bytes;
+			if (t->pend[i].reason != o->reason)
+				o->reason = PTREC_SB_LOST_UNTRACED;
+		}
 		list_add_tail(&o->node, &s->lost_orphans);
 		t->orphan = NULL;
-		t->pend_lost = 0;
-		t->pend_lost_reason = 0;
+		t->npend = 0;
 	}
 	spin_unlock_irqrestore(&s->q_lock, flags);
 }

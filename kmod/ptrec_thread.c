@@ -147,7 +147,8 @@ static void ptrec_place_guard(struct ptrec_thread *t)
 /*
  * A stretch of time @t ran while the unit did not trace it: one
  * PTREC_SB_LOST_UNTRACED record (0 bytes, size unknown) at the current
- * end of its stream, until it is traced again.  Context: t->lock held.
+ * end of its stream, until a restore starts the unit again (then a next
+ * hole is a new one, with its own record).  Context: t->lock held.
  */
 static void ptrec_untraced(struct ptrec_thread *t, const char *why)
 {
@@ -210,6 +211,7 @@ static void ptrec_check_status(struct ptrec_thread *t)
 static void ptrec_save(struct ptrec_thread *t)
 {
 	struct ptrec_pt_xstate before = t->area->pt;
+	bool cleared;
 
 	if (ptrec_hw_save(t->area)) {
 		atomic_long_inc(&ptrec_cnt.msr_faults);
@@ -219,12 +221,13 @@ static void ptrec_save(struct ptrec_thread *t)
 		ptrec_untraced(t, "save faulted");
 		return;
 	}
-	if (!(t->area->pt.ctl & RTIT_CTL_TRACEEN)) {
-		/* RTIT_CTL as saved: TraceEn was clear before our save */
+	cleared = !(t->area->pt.ctl & RTIT_CTL_TRACEEN);
+	if (cleared)	/* RTIT_CTL as saved: TraceEn was clear before */
 		t->area->pt.ctl = before.ctl;
-		ptrec_untraced(t, "TraceEn cleared under us");
-	}
 	ptrec_account(t);
+	/* the hole begins where the unit stopped writing: after account */
+	if (cleared)
+		ptrec_untraced(t, "TraceEn cleared under us");
 	ptrec_check_status(t);
 }
 
@@ -390,6 +393,8 @@ static void ptrec_rearm_fn(void *arg)
 			/* the next switch-out finds TraceEn clear */
 			atomic_long_inc(&ptrec_cnt.msr_faults);
 			ptrec_hw->write_msr(MSR_IA32_RTIT_CTL, 0);
+		} else {
+			t->untraced = false;	/* a next hole is a new one */
 		}
 		ptrec_allow_pmi();
 	}
@@ -815,6 +820,8 @@ void ptrec_thread_set_cr3_match(struct ptrec_thread *t, u64 cr3)
 			/* the next switch-out finds TraceEn clear */
 			atomic_long_inc(&ptrec_cnt.msr_faults);
 			ptrec_hw->write_msr(MSR_IA32_RTIT_CTL, 0);
+		} else {
+			t->untraced = false;
 		}
 		ptrec_allow_pmi();
 	}

@@ -719,9 +719,9 @@ static int kq_cmp_u64(const void *a, const void *b)
 }
 
 /*
- * The stream offsets of @th's LOST records of unknown size (0 bytes: it
- * ran while the unit did not trace it), sorted; marks @th lossy if it has
- * any LOST record.
+ * The stream offsets of @th's LOST records of unknown size (0 bytes or
+ * UNTRACED: it ran while the unit did not trace it), sorted; marks @th
+ * lossy if it has any LOST record.
  */
 static size_t kq_cuts(struct kq_thread *th, uint64_t *cuts)
 {
@@ -732,7 +732,8 @@ static size_t kq_cuts(struct kq_thread *th, uint64_t *cuts)
 		    kq_losts[j].reason == PTREC_SB_LOST_SIDEBAND)
 			continue;
 		th->lossy = 1;
-		if (!kq_losts[j].bytes)
+		if (!kq_losts[j].bytes ||
+		    kq_losts[j].reason == PTREC_SB_LOST_UNTRACED)
 			cuts[n++] = kq_losts[j].offset;
 	}
 	qsort(cuts, n, sizeof(*cuts), kq_cmp_u64);
@@ -795,6 +796,11 @@ static void kq_check_streams(const char *dir)
 				base = kq_msgs[i].offset;
 				after_loss = 1;
 				d.unknown = 0;
+				/* a loss of unknown size inside the jump */
+				for (; k < ncuts &&
+				     cuts[k] < kq_msgs[i].offset; k++)
+					if (cuts[k] >= next)
+						d.unknown = 1;
 			}
 			mend = kq_msgs[i].offset + kq_msgs[i].len;
 			for (; k < ncuts && cuts[k] < mend; k++) {
