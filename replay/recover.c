@@ -307,7 +307,8 @@ static int build_index(struct win *w)
 		}
 		w->mbar[i] = bar;
 	}
-	qsort(w->idx, w->nidx, sizeof(*w->idx), ent_cmp);
+	if (w->nidx)	/* qsort's array may not be NULL, even empty */
+		qsort(w->idx, w->nidx, sizeof(*w->idx), ent_cmp);
 	w->pb[0] = -1;
 	for (i = 0; i < w->n; i++)
 		w->pb[i + 1] = w->mbar[i] ? (int64_t)i : w->pb[i];
@@ -489,13 +490,16 @@ static int frames_across(struct win *w)
 
 	if (!f || !ins || !pair)
 		goto out;
-	memcpy(ins, w->ins, w->n * sizeof(*ins));
-	memcpy(ins + w->n, l->ins, l->n * sizeof(*ins));
+	if (w->n)
+		memcpy(ins, w->ins, w->n * sizeof(*ins));
+	if (l->n)
+		memcpy(ins + w->n, l->ins, l->n * sizeof(*ins));
 	nc = rcv_stack_build(ins, m, f, pair);
 	if (nc <= 0)
 		goto out;
 	memcpy(w->fr, f, (w->n + 1) * sizeof(*f));
-	memcpy(w->pair, pair, w->n * sizeof(*pair));
+	if (w->n)
+		memcpy(w->pair, pair, w->n * sizeof(*pair));
 	w->base0 = calloc((size_t)nc, sizeof(*w->base0));
 	w->xpair = calloc(w->n + 1, sizeof(*w->xpair));
 	if (!w->base0 || !w->xpair) {
@@ -633,7 +637,8 @@ static bool link_frames(struct rp_recover *rc, struct win *w)
 	bool ch = false;
 	size_t i;
 
-	memcpy(w->base, w->base0, w->nclass * sizeof(*w->base));
+	if (w->nclass)
+		memcpy(w->base, w->base0, w->nclass * sizeof(*w->base));
 	for (i = 0; i <= w->n; i++) {
 		const struct rcv_frame *f = &w->fr[i];
 		const struct rcv_state *s = &w->st[i];
