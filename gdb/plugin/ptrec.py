@@ -559,75 +559,195 @@ class _RecordGoto(gdb.Command):
         arg = arg.strip()
         if arg == 'start':
             arg = 'begin'
+        _HISTORY.clear()
         gdb.execute('ptrec goto ' + arg, from_tty)
 
 
+# The range each history command showed last, 1-based inclusive; btrace
+# forgets it when replay moves (record goto, a stop), and so do we.
+_HISTORY = {}
+
+
+def _forget_history(_event=None):
+    _HISTORY.clear()
+
+
+gdb.events.stop.connect(_forget_history)
+
+
+def _history_span(what, arg, size, cur, total):
+    """GDB 13's record instruction/function-call-history ranges as btrace
+    computes them: none or + (SIZE from the replay position, or the last
+    SIZE at the end; then the SIZE after the last shown), - (SIZE up to
+    and including the replay position, then the SIZE before the last
+    shown), N (SIZE from N), N,M, N,+K (K from N), N,-K (K up to N).
+    @cur is the 1-based replay position, None at the end; @total the
+    history's length.  Returns (first, last) or None when nothing is
+    left (btrace then says it is at the start or end)."""
+    last = _HISTORY.get(what)
+    if arg in ('', '+', '-'):
+        back = arg == '-'
+        if last:
+            first, end = ((last[0] - size, last[0] - 1) if back else
+                          (last[1] + 1, last[1] + size))
+        elif cur is None:
+            first, end = total - size + 1, total
+        elif back:
+            first, end = cur - size + 1, cur
+        else:
+            first, end = cur, cur + size - 1
+        first, end = max(first, 1), min(end, total)
+        if first > end:
+            gdb.write('At the %s of the branch trace record.\n'
+                      % ('start' if back else 'end'))
+            return None
+    else:
+        m = re.fullmatch(r'(\d+)(?:,([+-]?)(\d+))?', arg)
+        if not m:
+            raise gdb.GdbError('Expected positive number, got: %s.' % arg)
+        first = int(m.group(1))
+        k = int(m.group(3)) if m.group(3) else size
+        if m.group(2) is not None and m.group(2) == '' and m.group(3):
+            end = k
+            if end < first:
+                raise gdb.GdbError('Bad range.')
+        elif k == 0:
+            raise gdb.GdbError('Bad record %s-size.' % what)
+        elif m.group(2) == '-':
+            first, end = max(first - k + 1, 1), first
+        else:
+            end = first + k - 1
+        if first < 1 or first > total:
+            raise gdb.GdbError('Range out of bounds.')
+        end = min(end, total)
+    _HISTORY[what] = (first, end)
+    return first, end
+
+
+def _mods(arg, allowed):
+    """The modifiers (/a /bc ...) and the range of a history command."""
+    mods = ''.join(w[1:] for w in arg.split() if w.startswith('/'))
+    other = set(mods) - set(allowed)
+    if other:
+        raise gdb.GdbError('Invalid modifier: %s.' % sorted(other)[0])
+    return mods, ''.join(w for w in arg.split() if not w.startswith('/'))
+
+
 class _RecordInsns(gdb.Command):
-    """record instruction-history [/r] [N | N,M | + | -] (ptrec target)."""
+    """record instruction-history [/m /s /r /f /p] [N | N,M | N,+K | N,-K |
++ | -] (ptrec target).  /m and /s interleave source lines, /r adds raw
+bytes, /f omits function names, /p omits the current-position marker;
+`set record instruction-history-size` sets how many."""
 
     def __init__(self):
         super().__init__('record instruction-history', gdb.COMMAND_DATA)
 
     def invoke(self, arg, from_tty):
-        mods = ''.join(w[1:] for w in arg.split() if w.startswith('/'))
-        other = set(mods) - set('r')
-        if other:
-            raise gdb.GdbError('record instruction-history: /%s is not '
-                               'supported on a ptrec target (only /r)'
-                               % ''.join(sorted(other)))
-        words = [w for w in arg.split() if not w.startswith('/')]
-        rng = self.range(words[0] if words else '')
-        gdb.execute('ptrec instruction-history %s %s'
-                    % ('/r' if mods else '', rng), from_tty)
-
-    last = None     # (first, last) shown, 1-based
-
-    def range(self, arg):
-        """GDB's range forms with `set record instruction-history-size`
-        as N,M for the server: none (SIZE up to the current instruction),
-        N (SIZE around N), + and - (SIZE after or before the last shown),
-        N,M as it is."""
+        mods, rng = _mods(arg, 'msrfp')
         size = gdb.parameter('record instruction-history-size') or 10
-        out = gdb.execute('monitor ptrec position', to_string=True)
+        out = gdb.execute(_mon('ptrec position'), to_string=True)
         m = re.search(r'position (\d+) of (\d+)', out)
         e = re.search(r'at the end, after (\d+)', out)
         if not m and not e:
-            return arg
+            raise gdb.GdbError(out.strip())
         total = int(m.group(2) if m else e.group(1))
-        pos = int(m.group(1)) if m else total
-        if ',' in arg or total == 0:
-            return arg
-        if not arg:
-            self.last = (max(pos - size + 1, 1), pos)
-            return '%d,%d' % self.last
-        elif arg == '+':
-            first = (self.last[1] + 1) if self.last else pos + 1
-        elif arg == '-':
-            last = (self.last[0] - 1) if self.last else pos - 1
-            if last < 1:
-                raise gdb.GdbError('At the start of the instruction '
-                                   'history.')
-            first = max(last - size + 1, 1)
-            self.last = (first, last)
-            return '%d,%d' % (first, last)
-        elif arg.isdigit():
-            first = int(arg) - size // 2
-        else:
-            return arg      # the server names what it refuses
-        first = min(max(first, 1), total)
-        last = min(first + size - 1, total)
-        self.last = (first, last)
-        return '%d,%d' % (first, last)
+        span = _history_span('instruction-history', rng, size,
+                             int(m.group(1)) if m else None, total)
+        if span is None:
+            return
+        out = gdb.execute('ptrec instruction-history %s %d,%d'
+                          % ('/r' if 'r' in mods else '', span[0], span[1]),
+                          to_string=True)
+        gdb.write(_insn_layout(out, 'm' in mods or 's' in mods,
+                               'f' in mods, 'p' in mods))
+
+
+_INSN_LINE = re.compile(r'^(\d+)\t(=> |   )(0x[0-9a-f]+)( <[^>]*>)?(:\t.*)$')
+
+
+def _stmt_lines(symtab):
+    """pc -> the is_stmt line numbers that start there (GDB's btrace takes
+    a source range from the line-table entries at exactly that pc)."""
+    table = {}
+    for ent in list(symtab.linetable())[:-1]:
+        if ent.line and getattr(ent, 'is_stmt', True):
+            table.setdefault(ent.pc, []).append(ent.line)
+    return table
+
+
+def _source_line(symtab, line, cache):
+    name = symtab.fullname()
+    if name not in cache:
+        try:
+            with open(name, errors='replace') as f:
+                cache[name] = f.read().split('\n')
+        except OSError:
+            cache[name] = None
+    text = cache[name]
+    if text is None or line > len(text):
+        return '%d\tin %s' % (line, symtab.filename)
+    return '%s:%d\t%s' % (symtab.filename, line, text[line - 1])
+
+
+def _insn_layout(out, source, omit_fname, omit_pc):
+    """The server's instruction lines in btrace's /s /f /p layouts: /s
+    prints FILE:LINE and the line's text before the first instruction of a
+    source range not inside the last one printed; /f drops <func+off>; /p
+    prints one space where the => or blank position marker was."""
+    res, tables, files, last = [], {}, {}, None
+    for line in out.splitlines():
+        m = _INSN_LINE.match(line)
+        if not m:
+            res.append(line)
+            continue
+        if source:
+            pc = int(m.group(3), 16)
+            sal = gdb.find_pc_line(pc)
+            st = sal.symtab
+            if st is not None and st.linetable() is not None:
+                key = st.fullname()
+                if key not in tables:
+                    tables[key] = _stmt_lines(st)
+                nums = tables[key].get(pc)
+                if nums:
+                    rng = (key, min(nums), max(nums) + 1)
+                    inside = (last and last[0] == key and
+                              last[1] <= rng[1] and rng[2] <= last[2])
+                    if not inside:
+                        for n in range(rng[1], rng[2]):
+                            res.append(_source_line(st, n, files))
+                        last = rng
+        res.append('%s\t%s%s%s%s' % (
+            m.group(1), ' ' if omit_pc else m.group(2), m.group(3),
+            '' if omit_fname else (m.group(4) or ''), m.group(5)))
+    return ''.join(l + '\n' for l in res)
 
 
 class _RecordCalls(gdb.Command):
-    """record function-call-history [/c /l /i] [N | N,M | + | -] (ptrec)."""
+    """record function-call-history [/c /l /i] [N | N,M | N,+K | N,-K | +
+| -] (ptrec target); `set record function-call-history-size` sets how
+many."""
 
     def __init__(self):
         super().__init__('record function-call-history', gdb.COMMAND_DATA)
 
     def invoke(self, arg, from_tty):
-        gdb.execute('ptrec function-call-history ' + arg, from_tty)
+        mods, rng = _mods(arg, 'cli')
+        size = gdb.parameter('record function-call-history-size') or 10
+        out = gdb.execute(_mon('ptrec calls count'), to_string=True)
+        m = re.match(r'(\d+) calls, the current is (\d+)', out)
+        if not m:
+            raise gdb.GdbError(out.strip())
+        pos = gdb.execute(_mon('ptrec position'), to_string=True)
+        replaying = re.search(r'position (\d+) of', pos) is not None
+        total, at = int(m.group(1)), int(m.group(2))
+        span = _history_span('function-call-history', rng, size,
+                             at if replaying else None, total)
+        if span is None:
+            return
+        _monitor('ptrec calls %s %d,%d'
+                 % ('/' + mods if mods else '', span[0], span[1]),
+                 'ptrec function-call-history:')
 
 
 def _record_commands(_event=None):

@@ -121,7 +121,10 @@ static void monitor_insns(struct monitor *m, struct target *tg,
 		text_add(out, "no instructions in that range\n");
 }
 
-/* "ptrec calls [/cli] [RANGE]": GDB's record function-call-history. */
+/*
+ * "ptrec calls [/cli] [RANGE]": GDB's record function-call-history;
+ * "ptrec calls count": how many calls and the current one's number.
+ */
 static void monitor_calls(struct monitor *m, struct target *tg,
 			  const char *arg, struct text *out)
 {
@@ -154,6 +157,11 @@ static void monitor_calls(struct monitor *m, struct target *tg,
 	for (i = 0; i < m->ncalls; i++)
 		if (m->calls[i].first <= pos)
 			at = i;
+	if (!strcmp(arg, "count")) {	/* the plugin's history ranges */
+		text_add(out, "%zu calls, the current is %" PRIu64 "\n",
+			 m->ncalls, at + 1);
+		return;
+	}
 	if (parse_range(m, arg, at, m->ncalls, &first, &end)) {
 		bad_range("function-call-history [/cli]", arg, out);
 		return;

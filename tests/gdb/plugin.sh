@@ -244,11 +244,11 @@ fi
 # the output of the plugin's own (btrace layouts); unsupported modifiers
 # are refused by name.
 timeout 60 "$PTREC" replay "$tmp/inl" -batch -ex "record goto 5" \
-	-ex "echo A\\n" -ex "record instruction-history" \
+	-ex "echo A\\n" -ex "record instruction-history -" \
 	-ex "record function-call-history /c 1,3" -ex "echo B\\n" \
 	-ex "ptrec instruction-history" -ex "ptrec function-call-history /c 1,3" \
 	-ex "echo C\\n" -ex "info record" -ex "record goto start" \
-	-ex "monitor ptrec position" -ex "record instruction-history /s" \
+	-ex "monitor ptrec position" -ex "record instruction-history /q" \
 	>"$tmp/out" 2>&1
 sed -n '/^A$/,/^B$/p' "$tmp/out" | sed '1d;$d' >"$tmp/gdbs"
 sed -n '/^B$/,/^C$/p' "$tmp/out" | sed '1d;$d' >"$tmp/ours"
@@ -256,14 +256,15 @@ if [ -s "$tmp/gdbs" ] && cmp -s "$tmp/gdbs" "$tmp/ours" &&
 	grep -q "^5	=> .*<helper+3>:	call" "$tmp/gdbs" &&
 	grep -q "^Replay in progress.  At instruction 5." "$tmp/out" &&
 	grep -q "position 1 of" "$tmp/out" &&
-	grep -q "^record instruction-history: /s is not supported" "$tmp/out"; then
+	grep -q "^Invalid modifier: q\.$" "$tmp/out"; then
 	ok "record goto / instruction-history / function-call-history / info record on a ptrec target"
 else
 	bad "GDB's record commands on a ptrec target"
 fi
 
-# set record instruction-history-size: 3 instructions up to the current
-# one, then the 2 before them (the start), then the 3 after those.
+# set record instruction-history-size as btrace (GDB 13's record-btrace.c)
+# counts: 3 instructions from the replay position, then the 3 before
+# them, then the 3 after those.
 timeout 60 "$PTREC" replay "$tmp/inl" -batch \
 	-ex "set record instruction-history-size 3" -ex "record goto 5" \
 	-ex "echo A\\n" -ex "record instruction-history" \
@@ -271,11 +272,93 @@ timeout 60 "$PTREC" replay "$tmp/inl" -batch \
 	>"$tmp/out" 2>&1
 got=$(sed -n '/^A$/,$p' "$tmp/out" | sed -n 's/^\([0-9]*\)	.*/\1/p' |
 	tr '\n' ' ')
-if [ "$got" = "3 4 5 1 2 3 4 5 " ]; then
+if [ "$got" = "5 6 7 2 3 4 5 6 7 " ]; then
 	ok "record instruction-history follows set record instruction-history-size ($got)"
 else
 	echo "# got '$got'"
 	bad "record instruction-history-size"
+fi
+
+# record instruction-history /s, /f, /p, N,+K and N,-K on -O0 code.  The
+# truth for /s is GDB's own "info line *ADDR": btrace prints a source line
+# (FILE:LINE and its text) before an instruction that starts a line-table
+# entry, unless it is the line printed last.  /f drops <func+off>, /p
+# prints one space where the position marker was; N,+K is K from N and
+# N,-K is K up to N.
+prog=$DIFF_BINS/inl-O0
+timeout 120 "$PTREC" record -q -o "$tmp/inl0" -- "$prog" >/dev/null 2>&1 ||
+	bad "recording inl-O0"
+timeout 60 "$PTREC" replay "$tmp/inl0" -batch -ex "record goto 3" \
+	-ex "echo A\\n" -ex "record instruction-history 1,40" \
+	-ex "echo B\\n" -ex "record instruction-history /s 1,40" \
+	-ex "echo C\\n" -ex "record instruction-history /fp 1,40" \
+	-ex "echo D\\n" -ex "record instruction-history 3,+4" \
+	-ex "record instruction-history 10,-3" \
+	-ex "echo E\\n" >"$tmp/out" 2>&1
+part() { sed -n "/^$1\$/,/^$2\$/p" "$tmp/out" | sed '1d;$d'; }
+part A B >"$tmp/plain"
+part B C >"$tmp/src"
+part C D >"$tmp/fp"
+rel=$(part D E | sed -n 's/^\([0-9]*\)	.*/\1/p' | tr '\n' ' ')
+sed -n 's/^[0-9]*	[ =][ >] \(0x[0-9a-f]*\) .*/info line *\1/p' \
+	"$tmp/plain" >"$tmp/lines.gdb"
+timeout 60 "$PTREC" replay "$tmp/inl0" -batch -ex "echo A\\n" \
+	-x "$tmp/lines.gdb" >"$tmp/info" 2>&1
+python3 - "$tmp/plain" "$tmp/info" "$here/diff/inl.c" >"$tmp/want" <<'EOF'
+import re, sys
+insns = open(sys.argv[1]).read().splitlines()
+info = [l for l in open(sys.argv[2]).read().splitlines()
+        if l.startswith(('Line ', 'No line'))]
+src = open(sys.argv[3]).read().split('\n')
+last = None
+for insn, line in zip(insns, info):
+    addr = int(re.search(r'(0x[0-9a-f]+) ', insn).group(1), 16)
+    m = re.match(r'Line (\d+) of "([^"]+)"\s+starts at address (0x[0-9a-f]+)',
+                 line)
+    if m and int(m.group(3), 16) == addr and (m.group(2), m.group(1)) != last:
+        last = (m.group(2), m.group(1))
+        print('%s:%s\t%s' % (m.group(2), m.group(1), src[int(m.group(1)) - 1]))
+    print(insn)
+if len(insns) != len(info):
+    print('# %d instructions, %d info lines' % (len(insns), len(info)))
+EOF
+sed 's/^\([0-9]*\)	[ =][ >] /\1	 /; s/^\([^:]*\) <[^>]*>:/\1:/' \
+	"$tmp/plain" >"$tmp/fpwant"
+if [ "$(wc -l <"$tmp/plain")" = 40 ] && grep -q "^3	=> " "$tmp/plain" &&
+	[ "$(grep -c "^tests/gdb/diff/inl.c:[0-9]*	" "$tmp/src")" -ge 3 ] &&
+	cmp -s "$tmp/want" "$tmp/src" && cmp -s "$tmp/fpwant" "$tmp/fp" &&
+	[ "$rel" = "3 4 5 6 8 9 10 " ]; then
+	ok "record instruction-history /s /f /p N,+K N,-K in btrace's layout"
+else
+	diff "$tmp/want" "$tmp/src" | head -20
+	diff "$tmp/fpwant" "$tmp/fp" | head -5
+	echo "# N,+K N,-K: '$rel'"
+	bad "record instruction-history /s /f /p N,+K N,-K"
+fi
+
+# set record function-call-history-size 2: from the replay position's call
+# (main), then + and - continue from the last shown, and - again says
+# btrace's "At the start"; N,+K and N,-K as for instructions.
+timeout 60 "$PTREC" replay "$tmp/inl0" -batch \
+	-ex "set record function-call-history-size 2" -ex "record goto 5" \
+	-ex "echo A\\n" -ex "record function-call-history" \
+	-ex "record function-call-history +" \
+	-ex "record function-call-history -" \
+	-ex "record function-call-history -" \
+	-ex "record function-call-history 2,+2" \
+	-ex "record function-call-history 4,-2" \
+	-ex "echo B\\n" -ex "record function-call-history 1,4" \
+	-ex "echo C\\n" >"$tmp/out" 2>&1
+got=$(part A B | sed -n 's/^\([0-9]*\)	.*/\1/p' | tr '\n' ' ')
+part B C >"$tmp/all"
+if [ "$got" = "1 2 3 4 1 2 2 3 3 4 " ] &&
+	part A B | grep -q "^At the start of the branch trace record\.$" &&
+	[ "$(wc -l <"$tmp/all")" = 4 ] &&
+	part A B | head -4 | cmp -s - "$tmp/all"; then
+	ok "record function-call-history follows set record function-call-history-size ($got)"
+else
+	echo "# got '$got'"
+	bad "record function-call-history-size"
 fi
 
 tap_end "GDB plugin"
