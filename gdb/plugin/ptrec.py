@@ -531,22 +531,28 @@ class _RecordInfo(gdb.Command):
         if not _on_ptrec():
             raise gdb.GdbError('No recording is currently active '
                                '(and this is not a ptrec target).')
-        out = gdb.execute('monitor ptrec position', to_string=True)
+        out = gdb.execute(_mon('ptrec position'), to_string=True)
         m = re.search(r'thread (\d+) position (\d+) of (\d+)', out)
-        end = re.search(r'thread (\d+) at the end, after (\d+)', out)
+        count = gdb.execute(_mon('ptrec calls count'), to_string=True)
+        c = re.match(r'(\d+) calls, the current is \d+, (\d+) '
+                     r'instructions, (\d+) gaps', count)
         bundle, _ = _bundle()
         gdb.write('Active record target: ptrec (replay of %s).\n' % bundle)
         gdb.write('Recording format: Intel Processor Trace (ptrec).\n')
+        # btrace's line; the thread as GDB's "thread" names it.
+        cur = re.search(r'Current thread is (\S+) \((.*)\)\]',
+                        gdb.execute('thread', to_string=True))
+        if c and cur:
+            gdb.write('Recorded %s instructions in %s functions (%s gaps) '
+                      'for thread %s (%s).\n'
+                      % (c.group(2), c.group(1), c.group(3), cur.group(1),
+                         cur.group(2)))
+        elif count.strip():
+            gdb.write(count)
         if m:
-            gdb.write('Recorded %s instructions for thread %s.\n'
-                      % (m.group(3), m.group(1)))
             gdb.write('Replay in progress.  At instruction %s.\n'
                       % m.group(2))
-        elif end:
-            gdb.write('Recorded %s instructions for thread %s.\n'
-                      % (end.group(2), end.group(1)))
-        gdb.write('Threads, instructions and gaps of every thread: '
-                  '"ptrec info".\n')
+        gdb.write('Every thread\'s instructions and gaps: "ptrec info".\n')
 
 
 class _RecordGoto(gdb.Command):

@@ -123,7 +123,8 @@ static void monitor_insns(struct monitor *m, struct target *tg,
 
 /*
  * "ptrec calls [/cli] [RANGE]": GDB's record function-call-history;
- * "ptrec calls count": how many calls and the current one's number.
+ * "ptrec calls count": how many calls, the current one's number, and the
+ * thread's instructions and gaps (GDB's info record line).
  */
 static void monitor_calls(struct monitor *m, struct target *tg,
 			  const char *arg, struct text *out)
@@ -157,9 +158,13 @@ static void monitor_calls(struct monitor *m, struct target *tg,
 	for (i = 0; i < m->ncalls; i++)
 		if (m->calls[i].first <= pos)
 			at = i;
-	if (!strcmp(arg, "count")) {	/* the plugin's history ranges */
-		text_add(out, "%zu calls, the current is %" PRIu64 "\n",
-			 m->ncalls, at + 1);
+	if (!strcmp(arg, "count")) {	/* history ranges, info record */
+		struct rp_thread_info ti = { 0 };
+
+		rp_thread_info(tg->s, tid, &ti);
+		text_add(out, "%zu calls, the current is %" PRIu64 ", %"
+			 PRIu64 " instructions, %" PRIu64 " gaps\n",
+			 m->ncalls, at + 1, ti.insns, ti.ngaps);
 		return;
 	}
 	if (parse_range(m, arg, at, m->ncalls, &first, &end)) {

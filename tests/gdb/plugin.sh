@@ -361,4 +361,34 @@ else
 	bad "record function-call-history-size"
 fi
 
+# info record in btrace's layout with the gap count: a byte of inl-O0's
+# trace is corrupted so that decoding stops in a gap (as in
+# tests/e2e/run.sh).  The truth for instructions and gaps is the CLI's
+# `ptrec info`; for functions, the lines `record function-call-history`
+# lists; for the thread, GDB's `thread`.
+rm -rf "$tmp/gap" && cp -r "$tmp/inl0" "$tmp/gap" && rm -rf "$tmp/gap/index"
+python3 - "$tmp"/gap/pt/*.pt <<'EOF'
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+d[90:92] = b'\x06\xff'
+open(sys.argv[1], 'wb').write(d)
+EOF
+"$PTREC" info "$tmp/gap" >"$tmp/cli" 2>&1
+want=$(sed -n 's/^  thread [0-9]* (pid [0-9]*): \([0-9]*\) instructions, \([0-9]*\) gaps.*/\1 \2/p' "$tmp/cli")
+timeout 60 "$PTREC" replay "$tmp/gap" -batch -ex "record goto 7" \
+	-ex "echo A\\n" -ex "info record" -ex "thread" \
+	-ex "echo B\\n" -ex "record function-call-history 1,100000" \
+	>"$tmp/out" 2>&1
+calls=$(sed -n '/^B$/,$p' "$tmp/out" | grep -c "^[0-9]*	")
+thr=$(sed -n 's/^\[Current thread is \(.*\)\]$/\1/p' "$tmp/out")
+line="Recorded ${want% *} instructions in $calls functions (${want#* } gaps) for thread $thr."
+if [ "${want#* }" = 1 ] && [ -n "$thr" ] && [ "$calls" -gt 1 ] &&
+	grep -qxF "$line" "$tmp/out" &&
+	grep -qx "Replay in progress.  At instruction 7." "$tmp/out"; then
+	ok "info record: $line"
+else
+	echo "# want '$line' (cli: '$want')"
+	bad "info record with the gap count"
+fi
+
 tap_end "GDB plugin"
