@@ -110,8 +110,10 @@ gdb-test: $(GDB_FORKEXEC)
 
 # The plugin's own tests (tests/gdb/plugin.sh), apart from the server's.
 .PHONY: gdb-plugin-test
-gdb-plugin-test: $(PTREC) $(PTREC_SERVER) $(GDB_DIFF_BINS)
+gdb-plugin-test: $(PTREC) $(PTREC_SERVER) $(GDB_DIFF_BINS) \
+		$(PROG_DIR)/threads
 	PTREC=$(CURDIR)/$(PTREC) PTREC_SERVER=$(CURDIR)/$(PTREC_SERVER) \
-		DIFF_BINS=$(CURDIR)/$(GDB_DIFF_DIR) tests/gdb/plugin.sh
+		DIFF_BINS=$(CURDIR)/$(GDB_DIFF_DIR) \
+		PROGS=$(CURDIR)/$(PROG_DIR) tests/gdb/plugin.sh
 
 CHECK_EXTRA += gdb-plugin-test

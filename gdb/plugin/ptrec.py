@@ -569,8 +569,9 @@ class _RecordGoto(gdb.Command):
         gdb.execute('ptrec goto ' + arg, from_tty)
 
 
-# The range each history command showed last, 1-based inclusive; btrace
-# forgets it when replay moves (record goto, a stop), and so do we.
+# The range each history command showed last per thread, 1-based
+# inclusive; btrace forgets it when replay moves (record goto, a stop),
+# and so do we.
 _HISTORY = {}
 
 
@@ -590,6 +591,8 @@ def _history_span(what, arg, size, cur, total):
     @cur is the 1-based replay position, None at the end; @total the
     history's length.  Returns (first, last) or None when nothing is
     left (btrace then says it is at the start or end)."""
+    thread = gdb.selected_thread()
+    what = (what, thread.num if thread is not None else 0)
     last = _HISTORY.get(what)
     if arg in ('', '+', '-'):
         back = arg == '-'
@@ -618,7 +621,7 @@ def _history_span(what, arg, size, cur, total):
             if end < first:
                 raise gdb.GdbError('Bad range.')
         elif k == 0:
-            raise gdb.GdbError('Bad record %s-size.' % what)
+            raise gdb.GdbError('Bad record %s-size.' % what[0])
         elif m.group(2) == '-':
             first, end = max(first - k + 1, 1), first
         else:

@@ -3,7 +3,7 @@
 # server's): backtraces through inlined code, and what the plugin runs.
 # The truth for a backtrace is GDB's own on the live program.
 set -u
-: "${PTREC:?}" "${PTREC_SERVER:?}" "${DIFF_BINS:?}"
+: "${PTREC:?}" "${PTREC_SERVER:?}" "${DIFF_BINS:?}" "${PROGS:?}"
 testlib_dir=$(cd "$(dirname "$0")/.." && pwd)
 . "$testlib_dir/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -389,6 +389,30 @@ if [ "${want#* }" = 1 ] && [ -n "$thr" ] && [ "$calls" -gt 1 ] &&
 else
 	echo "# want '$line' (cli: '$want')"
 	bad "info record with the gap count"
+fi
+
+# The last range shown is per thread, as btrace's: at the end of a
+# thread's history no range is its last SIZE, - the SIZE before; thread
+# 3's first - starts from its own end, not from thread 1's range.
+timeout 120 "$PTREC" record -q -o "$tmp/t" -- "$PROGS/threads" >/dev/null 2>&1 ||
+	bad "recording threads"
+timeout 120 "$PTREC" replay "$tmp/t" -batch \
+	-ex "set record instruction-history-size 3" \
+	-ex "monitor ptrec position" -ex "record instruction-history" \
+	-ex "record instruction-history -" -ex "thread 3" \
+	-ex "monitor ptrec position" -ex "record instruction-history -" \
+	-ex "thread 1" -ex "record instruction-history -" >"$tmp/out" 2>&1
+ends=$(sed -n 's/.* at the end, after \([0-9]*\).*/\1/p' "$tmp/out")
+e1=${ends%%[!0-9]*} e3=${ends##*[!0-9]}
+want="$((e1 - 2)) $((e1 - 1)) $e1 $((e1 - 5)) $((e1 - 4)) $((e1 - 3)) \
+$((e3 - 2)) $((e3 - 1)) $e3 $((e1 - 8)) $((e1 - 7)) $((e1 - 6)) "
+got=$(sed -n 's/^\([0-9]*\)	[ =][ >] 0x.*/\1/p' "$tmp/out" | tr '\n' ' ')
+if [ -n "$e1" ] && [ -n "$e3" ] && [ "$e1" != "$e3" ] && [ "$got" = "$want" ]; then
+	ok "instruction-history ranges continue per thread ($got)"
+else
+	echo "# want '$want'"
+	echo "# got  '$got'"
+	bad "instruction-history ranges per thread"
 fi
 
 tap_end "GDB plugin"
