@@ -685,13 +685,17 @@ def _stmt_lines(symtab):
 
 
 def _source_line(symtab, line, cache):
+    """GDB's print_source_lines with the file name: FILE:LINE<tab>text;
+    for a file it cannot read, LINE<tab>FILE: <error> the first time and
+    LINE<tab>in FILE after that."""
     name = symtab.fullname()
     if name not in cache:
         try:
             with open(name, errors='replace') as f:
                 cache[name] = f.read().split('\n')
-        except OSError:
+        except OSError as e:
             cache[name] = None
+            return '%d\t%s: %s.' % (line, symtab.filename, e.strerror)
     text = cache[name]
     if text is None or line > len(text):
         return '%d\tin %s' % (line, symtab.filename)

@@ -415,4 +415,20 @@ else
 	bad "instruction-history ranges per thread"
 fi
 
+# /s where the source file cannot be read (libc's, when its sources are
+# not installed): GDB's own message, "LINE<tab>FILE: <error>.", the first
+# time in a command, then "LINE<tab>in FILE".  The truth is GDB's own
+# frame print at the end of the history, where replay starts (skipped
+# where libc's sources are installed).
+timeout 60 "$PTREC" replay "$tmp/inl0" -batch -ex "echo B\\n" \
+	-ex "record instruction-history /s" >"$tmp/out" 2>&1
+gdbmsg=$(sed '/^B$/q' "$tmp/out" | sed -n 's/^[0-9]*	\(.*: No such file or directory\.\)$/\1/p' | head -1)
+if [ -z "$gdbmsg" ]; then
+	ok "instruction-history /s without sources: skipped (libc's sources readable)"
+elif sed -n '/^B$/,$p' "$tmp/out" | grep -q "^[0-9]*	$gdbmsg\$"; then
+	ok "instruction-history /s without sources as GDB says it ($gdbmsg)"
+else
+	bad "instruction-history /s without sources ($gdbmsg)"
+fi
+
 tap_end "GDB plugin"
