@@ -61,10 +61,18 @@ int rec_snap_take(struct rec_snap *s, const struct rec_snap_proc *p,
 /*
  * A launched program traced only for its end (the kmod recorder: no
  * single-stepping): PTRACE_O_TRACEEXIT and signal-delivery stops, where
- * its snapshot is taken; every other stop just continues.
+ * its snapshot is taken, with every thread's registers (each thread is
+ * traced, PTRACE_O_TRACECLONE, and the others are stopped with a SIGSTOP
+ * of their own for it); every other stop just continues.
  */
+#define REC_SNAP_TRACER_MAX 256
 struct rec_snap_tracer {
 	pid_t pid, ppid;
+	/* its threads (PTRACE_O_TRACECLONE), the leader first */
+	size_t n;
+	pid_t tids[REC_SNAP_TRACER_MAX];
+	bool stop_due[REC_SNAP_TRACER_MAX];	/* a SIGSTOP to drop */
+	int held_sig[REC_SNAP_TRACER_MAX];	/* to deliver on resuming */
 	bool traced;
 	bool snapped;
 	uint64_t stops;			/* ptrace stops it cost */

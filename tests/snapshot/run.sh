@@ -457,6 +457,50 @@ if [ -n "${FAKEPTREC:-}" ] && [ -f "$FAKEPTREC" ]; then
 	else
 		bad "kmod recorder (device faked): snapshot at exit (status 3)"
 	fi
+	# Every thread's registers: the crash of one of mtcrash's threads
+	# (the others traced too, PTRACE_O_TRACECLONE, and stopped with a
+	# SIGSTOP each, as GDB stops them for gcore): GDB on its core shows
+	# the threads of gcore's file of the same program run with the same
+	# environment (fakeptrec.so preloaded moves libc), each with the
+	# same frames, rip and rsp (thread ids masked).
+	rm -rf "$tmp/kmt.b"
+	setarch -R env -i PTREC_KMOD_GRACE_MS=200 FAKE_PTREC=hang \
+		LD_PRELOAD="$FAKEPTREC" "$PTREC" record --backend=kmod \
+		-o "$tmp/kmt.b" -- "$P/mtcrash" >"$tmp/kmt.rec" 2>&1
+	"$PTREC" core "$tmp/kmt.b" -o "$tmp/kmt.core" >>"$tmp/kmt.rec" 2>&1
+	reference kmt -ex "set exec-wrapper env -i PTREC_KMOD_GRACE_MS=200 FAKE_PTREC=hang LD_PRELOAD=$FAKEPTREC" \
+		-ex run "$P/mtcrash"
+	printf 'thread apply all bt\nthread apply all info registers rip rsp\n' \
+		>"$tmp/kmt.gdb"
+	gdb_core "$tmp/kmt.gdb" "$P/mtcrash" "$tmp/kmt.ref" |
+		sed 's/LWP [0-9]*/LWP/; s/expected=[0-9]*/expected=N/g' \
+		>"$tmp/kmt.want"
+	gdb_core "$tmp/kmt.gdb" "$P/mtcrash" "$tmp/kmt.core" |
+		sed 's/LWP [0-9]*/LWP/; s/expected=[0-9]*/expected=N/g' \
+		>"$tmp/kmt.got"
+	if "$PTREC" info "$tmp/kmt.b" 2>&1 | grep -q 'signal 11, 4 threads' &&
+		[ "$(grep -c '^Thread ' "$tmp/kmt.got")" -eq 8 ] &&
+		grep -q 'in crunch' "$tmp/kmt.got" &&
+		diff -u "$tmp/kmt.want" "$tmp/kmt.got" >"$tmp/log" 2>&1; then
+		ok "kmod recorder (device faked): every thread's registers at a thread's crash; GDB shows gcore's threads, frames, rip and rsp"
+	else
+		cat "$tmp/kmt.rec" >>"$tmp/log"
+		bad "kmod recorder (device faked): every thread's registers at a thread's crash; GDB shows gcore's threads, frames, rip and rsp"
+	fi
+	# A program that execs: the tracer sees the exec as an event
+	# (PTRACE_O_TRACEEXEC); before, the kernel's SIGTRAP after the exec
+	# was handed on as a signal and killed the new image (signal 5).
+	rm -rf "$tmp/kex.b"
+	PTREC_KMOD_GRACE_MS=200 FAKE_PTREC=hang LD_PRELOAD=$FAKEPTREC \
+		"$PTREC" record -q --backend=kmod -o "$tmp/kex.b" \
+		-- "$PROGS/exec" "$PROGS/tiny" >"$tmp/kex.rec" 2>&1
+	if grep -q '^tiny' "$tmp/kex.rec" &&
+		"$PTREC" info "$tmp/kex.b" 2>&1 | grep -q "snapshot: process .*($PROGS/tiny): exit 0"; then
+		ok "kmod recorder (device faked): a program that execs runs on in its new image (exit 0 in the snapshot)"
+	else
+		cat "$tmp/kex.rec" >>"$tmp/log"
+		bad "kmod recorder (device faked): a program that execs runs on in its new image (exit 0 in the snapshot)"
+	fi
 	# -p: the kmod recorder stops the process's threads (PTRACE_SEIZE,
 	# PTRACE_INTERRUPT) where it detaches, takes the snapshot, lets it
 	# run on; its core prints as gcore's taken afterwards (globals,
