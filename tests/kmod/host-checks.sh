@@ -79,4 +79,18 @@ host_checks() {
 			bad "$b: ptrec dump shows the bundle's switch and mmap records"
 		fi
 	done
+	# the core ptrec core wrote in the guest from rec's snapshot (taken
+	# at kqwork's exit): GDB here unwinds it through the program's frames
+	# (kqwork is static: its libc's exit path, up to _start)
+	if [ -f "$res/rec.core" ] && [ -n "${KQ_GUEST:-}" ]; then
+		gdb -nx -batch -ex bt "$KQ_GUEST/kqwork" "$res/rec.core" \
+			>"$tmp/log" 2>&1
+		if grep -q '^#0 .* in _exit ()' "$tmp/log" &&
+			grep -q '^#[0-9].* in exit ()' "$tmp/log" &&
+			grep -q '^#[0-9].* in _start ()' "$tmp/log"; then
+			ok "rec: GDB on the host unwinds the core ptrec core wrote in the guest from the kmod bundle's snapshot (_exit, exit, _start)"
+		else
+			bad "rec: GDB on the host unwinds the core ptrec core wrote in the guest from the kmod bundle's snapshot (_exit, exit, _start)"
+		fi
+	fi
 }

@@ -361,6 +361,16 @@ ptrec_tests() {
 		check "ptrec record --backend=kmod says it uses the simulated unit" \
 			grep -q 'backend kmod (/dev/ptrec: the module.s simulated PT unit' \
 			/out/rec.log
+		# its end-state snapshot (#16), taken at kqwork's exit: ptrec
+		# core writes the core the host opens with GDB (host-checks.sh)
+		ptrec info /out/rec >/out/rec.info 2>&1
+		rm -f /out/rec.core
+		ptrec core /out/rec -o /out/rec.core >>/out/rec.info 2>&1
+		rec_check "ptrec record --backend=kmod took the snapshot (ptrec info: a process at its exit) and ptrec core writes its core" \
+			/out/rec.info sh -c \
+			"grep -q 'snapshot: [1-9][0-9]* processes' /out/rec.info &&
+			grep -q 'snapshot: process .*kqwork): exit 0' /out/rec.info &&
+			test -s /out/rec.core"
 		# auto: /dev/ptrec reports a unit and we are root, so kmod
 		rm -rf /tmp/rec-auto
 		# (no module option, which would ask for kmod by itself)
