@@ -487,6 +487,29 @@ if [ -n "${FAKEPTREC:-}" ] && [ -f "$FAKEPTREC" ]; then
 		cat "$tmp/kmt.rec" >>"$tmp/log"
 		bad "kmod recorder (device faked): every thread's registers at a thread's crash; GDB shows gcore's threads, frames, rip and rsp"
 	fi
+	# Recording stopped early (SIGINT) in a launched multi-threaded
+	# program: the snapshot stops every thread where it is (end stop).
+	rm -rf "$tmp/kms.b" "$tmp/kms.ready"
+	PTREC_KMOD_GRACE_MS=200 FAKE_PTREC=hang LD_PRELOAD=$FAKEPTREC \
+		"$PTREC" record -q --backend=kmod -o "$tmp/kms.b" \
+		-- "$P/mtspin" "$tmp/kms.ready" >"$tmp/kms.rec" 2>&1 &
+	rpid=$!
+	i=0
+	while [ ! -e "$tmp/kms.ready" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+	sleep 0.2
+	kill -INT "$rpid"
+	wait "$rpid"
+	"$PTREC" core "$tmp/kms.b" -o "$tmp/kms.core" >>"$tmp/kms.rec" 2>&1
+	gdb -nx -batch -ex 'thread apply all bt' "$P/mtspin" "$tmp/kms.core" \
+		>"$tmp/kms.got" 2>&1
+	if "$PTREC" info "$tmp/kms.b" 2>&1 | grep -q 'snapshot: process .*: stop 0, 4 threads' &&
+		[ "$(grep -c 'in sleeper' "$tmp/kms.got")" -eq 2 ] &&
+		grep -q 'spinner' "$tmp/kms.got" && grep -q 'in main' "$tmp/kms.got"; then
+		ok "kmod recorder (device faked): recording stopped early, every thread of the launched program in the snapshot (2 sleepers, the spinner, main)"
+	else
+		cat "$tmp/kms.rec" "$tmp/kms.got" >>"$tmp/log"
+		bad "kmod recorder (device faked): recording stopped early, every thread of the launched program in the snapshot (2 sleepers, the spinner, main)"
+	fi
 	# A program that execs: the tracer sees the exec as an event
 	# (PTRACE_O_TRACEEXEC); before, the kernel's SIGTRAP after the exec
 	# was handed on as a signal and killed the new image (signal 5).
