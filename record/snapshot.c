@@ -410,6 +410,36 @@ static bool thr_hold(struct rec_snap_tracer *tr, size_t i)
 }
 
 /*
+ * Whether another thread of the tracer's process is in execve/execveat:
+ * then the leader's exit is the exec's (de_thread() ends every other
+ * thread), not the process's.
+ */
+static bool exec_under_way(const struct rec_snap_tracer *tr)
+{
+	char path[96], line[32];
+	size_t i;
+	long nr;
+
+	for (i = 1; i < tr->n; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall",
+			 tr->pid, tr->tids[i]);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		nr = -1;
+		if (!fgets(line, sizeof(line), f) ||
+		    sscanf(line, "%ld", &nr) != 1)
+			nr = -1;
+		fclose(f);
+		if (nr == SYS_execve || nr == SYS_execveat)
+			return true;
+	}
+	return false;
+}
+
+/*
  * The snapshot, @cur being the thread in its stop: every other thread is
  * stopped for it, then resumed (the thread in its stop is the caller's).
  */
@@ -568,7 +598,8 @@ static void tracer_stop(struct rec_snap *s, struct rec_snap_tracer *tr,
 	tr->stops++;
 	if (i < 0)
 		i = thr_add(tr, tid);	/* before its parent's clone event */
-	if (event == PTRACE_EVENT_EXIT && tid == tr->pid) {
+	if (event == PTRACE_EVENT_EXIT && tid == tr->pid &&
+	    !exec_under_way(tr)) {
 		ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg);
 		tracer_snap(s, tr, tid, WIFSIGNALED((int)msg) ?
 			    SB_SNAP_END_SIGNAL : SB_SNAP_END_EXIT,

@@ -524,6 +524,20 @@ if [ -n "${FAKEPTREC:-}" ] && [ -f "$FAKEPTREC" ]; then
 		cat "$tmp/kex.rec" >>"$tmp/log"
 		bad "kmod recorder (device faked): a program that execs runs on in its new image (exit 0 in the snapshot)"
 	fi
+	# A thread other than main execs: main's exit (the kernel ends it in
+	# the exec) is not the program's end; the snapshot is the new
+	# image's exit.
+	rm -rf "$tmp/ktx.b"
+	PTREC_KMOD_GRACE_MS=200 FAKE_PTREC=hang LD_PRELOAD=$FAKEPTREC \
+		"$PTREC" record -q --backend=kmod -o "$tmp/ktx.b" \
+		-- "$P/threxec" "$PROGS/tiny" >"$tmp/ktx.rec" 2>&1
+	if grep -q '^tiny' "$tmp/ktx.rec" &&
+		"$PTREC" info "$tmp/ktx.b" 2>&1 | grep -q "snapshot: process .*($PROGS/tiny): exit 0"; then
+		ok "kmod recorder (device faked): a thread's exec is not taken for the program's exit (snapshot at the new image's exit)"
+	else
+		cat "$tmp/ktx.rec" >>"$tmp/log"
+		bad "kmod recorder (device faked): a thread's exec is not taken for the program's exit (snapshot at the new image's exit)"
+	fi
 	# -p: the kmod recorder stops the process's threads (PTRACE_SEIZE,
 	# PTRACE_INTERRUPT) where it detaches, takes the snapshot, lets it
 	# run on; its core prints as gcore's taken afterwards (globals,
