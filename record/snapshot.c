@@ -447,7 +447,7 @@ static void tracer_snap(struct rec_snap *s, struct rec_snap_tracer *tr,
 			pid_t cur, uint32_t end, int status,
 			const siginfo_t *si, struct sb_err *err)
 {
-	static struct rec_snap_thr th[REC_SNAP_TRACER_MAX];
+	static struct rec_snap_thr th[REC_SNAP_TRACER_MAX + 1];
 	bool held[REC_SNAP_TRACER_MAX] = { 0 };
 	struct rec_snap_proc p = { .pid = tr->pid, .ppid = tr->ppid,
 				   .end = end, .status = status,
@@ -618,8 +618,10 @@ static void tracer_stop(struct rec_snap *s, struct rec_snap_tracer *tr,
 		sig = 0;
 	} else if (event) {
 		sig = 0;
-	} else if (sig == SIGSTOP && i >= 0 && tr->stop_due[i]) {
-		tr->stop_due[i] = false;	/* ours, or a new thread's */
+	} else if (sig == SIGSTOP && (i < 0 || tr->stop_due[i])) {
+		/* ours, or a new thread's (also one past the table's end) */
+		if (i >= 0)
+			tr->stop_due[i] = false;
 		sig = 0;
 	} else if (sig_fatal(tid, sig)) {
 		memset(&si, 0, sizeof(si));

@@ -538,6 +538,22 @@ if [ -n "${FAKEPTREC:-}" ] && [ -f "$FAKEPTREC" ]; then
 		cat "$tmp/ktx.rec" >>"$tmp/log"
 		bad "kmod recorder (device faked): a thread's exec is not taken for the program's exit (snapshot at the new image's exit)"
 	fi
+	# More threads than the tracer's table (256): those past it run on
+	# untouched (their first SIGSTOP dropped all the same), and the one
+	# that crashes is in the snapshot with every thread the table holds.
+	rm -rf "$tmp/kmany.b"
+	PTREC_KMOD_GRACE_MS=200 FAKE_PTREC=hang LD_PRELOAD=$FAKEPTREC \
+		timeout 120 "$PTREC" record -q --backend=kmod \
+		-o "$tmp/kmany.b" -- "$P/manythr" 300 >"$tmp/kmany.rec" 2>&1
+	"$PTREC" core "$tmp/kmany.b" -o "$tmp/kmany.core" >>"$tmp/kmany.rec" 2>&1
+	gdb -nx -batch -ex bt "$P/manythr" "$tmp/kmany.core" >>"$tmp/kmany.rec" 2>&1
+	if "$PTREC" info "$tmp/kmany.b" 2>&1 | grep -q 'snapshot: process .*: signal 11, 257 threads' &&
+		grep -q '^#0 .* in crasher' "$tmp/kmany.rec"; then
+		ok "kmod recorder (device faked): 301 threads, past the tracer's 256: the crashing one and 256 others in the snapshot"
+	else
+		cat "$tmp/kmany.rec" >>"$tmp/log"
+		bad "kmod recorder (device faked): 301 threads, past the tracer's 256: the crashing one and 256 others in the snapshot"
+	fi
 	# -p: the kmod recorder stops the process's threads (PTRACE_SEIZE,
 	# PTRACE_INTERRUPT) where it detaches, takes the snapshot, lets it
 	# run on; its core prints as gcore's taken afterwards (globals,
