@@ -337,7 +337,8 @@ const struct sb_image *sb_manifest_image(const struct sb_manifest *m,
  * Returns 0, or:
  * -EBADMSG when the text is not JSON or a field is missing or mistyped
  *  (the message names the byte offset or the field);
- * -EPROTONOSUPPORT when the format version is not SB_BUNDLE_VERSION;
+ * -EPROTONOSUPPORT when the format version is outside
+ *  SB_BUNDLE_VERSION_MIN..SB_BUNDLE_VERSION;
  * -ENOMEM.
  */
 int sb_manifest_parse(struct sb_manifest **m, const char *text, size_t len,

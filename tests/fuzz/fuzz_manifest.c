@@ -189,7 +189,8 @@ static void check_parsed(const struct sb_manifest *m)
 {
 	size_t i;
 
-	CHECK(m->format_version == SB_BUNDLE_VERSION);
+	CHECK(m->format_version >= SB_BUNDLE_VERSION_MIN &&
+	      m->format_version <= SB_BUNDLE_VERSION);
 	CHECK(m->producer && m->backend && m->sideband);
 	CHECK(memchr(m->cpu.vendor, '\0', sizeof(m->cpu.vendor)) != NULL);
 	CHECK(m->time.time_shift < 64);
