@@ -97,17 +97,6 @@ void text_free(struct text *t)
 
 /* ---- parsing ------------------------------------------------------------ */
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* A hex number at *@s of at most 16 digits; *@s moves past it. */
 static bool parse_hex(const char **s, uint64_t *v)
 {
@@ -115,7 +104,7 @@ static bool parse_hex(const char **s, uint64_t *v)
 	int d, n = 0;
 
 	*v = 0;
-	while ((d = hexval((unsigned char)*p)) >= 0) {
+	while ((d = rsp_hexval((unsigned char)*p)) >= 0) {
 		if (++n > 16)
 			return false;
 		*v = *v << 4 | (uint64_t)d;
@@ -233,8 +222,8 @@ static void parse_monitor(const char *hex, struct req *r)
 	if (n % 2 || n / 2 >= sizeof(r->text))
 		return;
 	for (i = 0; i < n / 2; i++) {
-		int h = hexval((unsigned char)hex[2 * i]);
-		int l = hexval((unsigned char)hex[2 * i + 1]);
+		int h = rsp_hexval((unsigned char)hex[2 * i]);
+		int l = rsp_hexval((unsigned char)hex[2 * i + 1]);
 
 		if (h < 0 || l < 0 || (!h && !l))
 			return;

@@ -63,7 +63,7 @@ static int put(struct rsp *r, const char *p, size_t len)
 	return 0;
 }
 
-static int hexval(int c)
+int rsp_hexval(int c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -111,8 +111,8 @@ int rsp_recv(struct rsp *r, char *pkt, size_t size)
 			else
 				overlong = true;
 		}
-		h = hexval(get(r));
-		l = hexval(get(r));
+		h = rsp_hexval(get(r));
+		l = rsp_hexval(get(r));
 		pkt[n] = '\0';
 		/* A non-hex checksum digit is a bad checksum, never a shift
 		 * of -1.

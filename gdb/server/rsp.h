@@ -44,4 +44,7 @@ int rsp_send(struct rsp *r, const char *data, size_t len);
 /* rsp_send() of a NUL-terminated string. */
 int rsp_send_str(struct rsp *r, const char *s);
 
+/* The value of hex digit @c (either case), or -1. */
+int rsp_hexval(int c);
+
 #endif
