@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * A program traced only for its end (the kmod recorder, which never
+ * single-steps): the launched program under ptrace for the stops where its
+ * state is taken (its exit, a fatal signal, an execve's entry, recording
+ * stopped early), and a running process (-p) seized only where recording
+ * detaches.  Every other stop just continues.  The snapshot itself is
+ * snapshot.c's rec_snap_take().
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "skel.h"
+#include "snapshot.h"
+
+
+/* Whether delivering @sig to @tid ends its process (no handler, not
+ * ignored, its default action terminates).
+ */
+static bool sig_fatal(pid_t tid, int sig)
+{
+	uint64_t bit = 1ull << (sig - 1);
+
+	if ((rec_sigmask_of(tid, "SigCgt") | rec_sigmask_of(tid, "SigIgn")) & bit)
+		return false;
+	switch (sig) {
+	case SIGCHLD: case SIGURG: case SIGWINCH: case SIGCONT:
+	case SIGSTOP: case SIGTSTP: case SIGTTIN: case SIGTTOU:
+		return false;
+	default:
+		return true;
+	}
+}
+
+/* The index of @tid among the tracer's threads, or -1. */
+static int thr_find(const struct rec_snap_tracer *tr, pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < tr->n; i++)
+		if (tr->tids[i] == tid)
+			return (int)i;
+	return -1;
+}
+
+/* A thread new to the tracer: it starts with a SIGSTOP (auto-attached). */
+static int thr_add(struct rec_snap_tracer *tr, pid_t tid)
+{
+	int i = thr_find(tr, tid);
+
+	if (i >= 0 || tr->n == REC_SNAP_TRACER_MAX)
+		return i;
+	tr->tids[tr->n] = tid;
+	tr->stop_due[tr->n] = true;
+	tr->held_sig[tr->n] = 0;
+	return (int)tr->n++;
+}
+
+static void thr_del(struct rec_snap_tracer *tr, pid_t tid)
+{
+	int i = thr_find(tr, tid);
+
+	if (i <= 0)	/* the leader stays */
+		return;
+	tr->n--;
+	tr->tids[i] = tr->tids[tr->n];
+	tr->stop_due[i] = tr->stop_due[tr->n];
+	tr->held_sig[i] = tr->held_sig[tr->n];
+}
+
+/*
+ * Stops thread @i (not in a stop) for the snapshot: a SIGSTOP of its own
+ * (tgkill), waited for at most ~1 s.  Any stop will do: a signal that
+ * arrived first is kept for its resumption (and our SIGSTOP is dropped
+ * when it comes); an event stop (its exit, a clone) as well.  Returns
+ * whether it is stopped.
+ */
+static bool thr_hold(struct rec_snap_tracer *tr, size_t i)
+{
+	pid_t tid = tr->tids[i];
+	unsigned long msg;
+	int st, n;
+
+	if (syscall(SYS_tgkill, tr->pid, tid, SIGSTOP) < 0)
+		return false;
+	for (n = 0; n < 1000; n++) {
+		pid_t w = waitpid(tid, &st, __WALL | WNOHANG);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return false;
+		if (w == 0) {
+			usleep(1000);
+			continue;
+		}
+		if (!WIFSTOPPED(st)) {
+			tr->tids[i] = 0;	/* gone: dropped after */
+			return false;
+		}
+		if (!(st >> 16) && WSTOPSIG(st) == SIGSTOP) {
+			tr->stop_due[i] = false;	/* one pending at most */
+			return true;
+		}
+		tr->stop_due[i] = true;
+		if (!(st >> 16)) {
+			tr->held_sig[i] = WSTOPSIG(st);
+		} else if (st >> 16 == PTRACE_EVENT_CLONE &&
+			   !ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg)) {
+			thr_add(tr, (pid_t)msg);
+		}
+		return true;
+	}
+	tr->stop_due[i] = true;	/* still due; not in the snapshot */
+	return false;
+}
+
+/*
+ * Whether another thread of the tracer's process is in execve/execveat:
+ * then the leader's exit is the exec's (de_thread() ends every other
+ * thread), not the process's.
+ */
+static bool exec_under_way(const struct rec_snap_tracer *tr)
+{
+	char path[96], line[32];
+	size_t i;
+	long nr;
+
+	for (i = 1; i < tr->n; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall",
+			 tr->pid, tr->tids[i]);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		nr = -1;
+		if (!fgets(line, sizeof(line), f) ||
+		    sscanf(line, "%ld", &nr) != 1)
+			nr = -1;
+		fclose(f);
+		if (nr == SYS_execve || nr == SYS_execveat)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The snapshot, @cur being the thread in its stop: every other thread is
+ * stopped for it, then resumed (the thread in its stop is the caller's).
+ */
+static void tracer_snap(struct rec_snap *s, struct rec_snap_tracer *tr,
+			pid_t cur, uint32_t end, int status,
+			const siginfo_t *si, struct sb_err *err)
+{
+	static struct rec_snap_thr th[REC_SNAP_TRACER_MAX + 1];
+	bool held[REC_SNAP_TRACER_MAX] = { 0 };
+	struct rec_snap_proc p = { .pid = tr->pid, .ppid = tr->ppid,
+				   .end = end, .status = status,
+				   .threads = th,
+				   .sig_tid = si ? cur : 0, .si = si };
+	size_t i;
+
+	if (tr->snapped || s->off)
+		return;
+	tr->snapped = true;
+	for (i = 0; i < tr->n; i++)
+		if (tr->tids[i] != cur)
+			held[i] = thr_hold(tr, i);
+	for (i = 0; i < tr->n; i++)
+		if (tr->tids[i] == cur || held[i])
+			th[p.nthreads++] = (struct rec_snap_thr){
+				.tid = tr->tids[i] };
+	if (thr_find(tr, cur) < 0)
+		th[p.nthreads++] = (struct rec_snap_thr){ .tid = cur };
+	if (rec_snap_take(s, &p, err) && !tr->error)
+		tr->error = -EIO;
+	for (i = 0; i < tr->n; i++)
+		if (held[i]) {
+			ptrace(PTRACE_CONT, tr->tids[i], 0, tr->held_sig[i]);
+			tr->held_sig[i] = 0;
+		}
+	while (thr_find(tr, 0) > 0)
+		thr_del(tr, 0);
+}
+
+/* The parent of @pid (field 4 of /proc/PID/stat, after the command's
+ * closing parenthesis), or 0.
+ */
+static pid_t ppid_of(pid_t pid)
+{
+	char path[64], line[1024], *p;
+	int ppid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fgets(line, sizeof(line), f)) {
+		p = strrchr(line, ')');
+		if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
+			ppid = 0;
+	}
+	fclose(f);
+	return ppid;
+}
+
+void rec_snap_seize(struct rec_snap_seized *sz, pid_t pid)
+{
+	char path[64];
+	struct dirent *de;
+	size_t i;
+	DIR *d;
+
+	memset(sz, 0, sizeof(*sz));
+	sz->pid = pid;
+	sz->ppid = ppid_of(pid);
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	while (d && (de = readdir(d)) && sz->n < REC_SNAP_SEIZE_MAX) {
+		pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
+
+		if (tid <= 0 || ptrace(PTRACE_SEIZE, tid, 0, 0) < 0)
+			continue;
+		if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0) {
+			ptrace(PTRACE_DETACH, tid, 0, 0);
+			continue;
+		}
+		sz->tids[sz->n++] = tid;
+	}
+	if (d)
+		closedir(d);
+	/*
+	 * Each stops at PTRACE_EVENT_STOP, or first at a signal's delivery
+	 * (the signal is kept for the detach); one that exits is dropped.
+	 */
+	for (i = 0; i < sz->n; i++) {
+		int st;
+
+		while (waitpid(sz->tids[i], &st, __WALL) == sz->tids[i]) {
+			if (!WIFSTOPPED(st)) {
+				sz->tids[i] = 0;
+				break;
+			}
+			if (st >> 16 == PTRACE_EVENT_STOP)
+				break;
+			if (!(st >> 16)) {
+				sz->sigs[i] = WSTOPSIG(st);
+				break;
+			}
+			ptrace(PTRACE_CONT, sz->tids[i], 0, 0);
+		}
+	}
+}
+
+int rec_snap_release(struct rec_snap *s, struct rec_snap_seized *sz,
+		     uint32_t end, struct sb_err *err)
+{
+	struct rec_snap_thr th[REC_SNAP_SEIZE_MAX];
+	struct rec_snap_proc p = { .pid = sz->pid, .ppid = sz->ppid,
+				   .end = end, .threads = th };
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < sz->n; i++)
+		if (sz->tids[i] > 0)
+			th[p.nthreads++] = (struct rec_snap_thr){ .tid =
+								  sz->tids[i] };
+	if (p.nthreads && !s->off)
+		ret = rec_snap_take(s, &p, err);
+	for (i = 0; i < sz->n; i++)
+		if (sz->tids[i] > 0)
+			ptrace(PTRACE_DETACH, sz->tids[i], 0, sz->sigs[i]);
+	sz->n = 0;
+	return ret;
+}
+
+int rec_snap_tracer_start(struct rec_snap_tracer *tr, pid_t pid, pid_t ppid)
+{
+	memset(tr, 0, sizeof(*tr));
+	tr->pid = pid;
+	tr->ppid = ppid;
+	tr->tids[0] = pid;
+	tr->n = 1;
+	if (ptrace(PTRACE_SETOPTIONS, pid, 0,
+		   PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL |
+		   PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC) < 0)
+		return -errno;
+	tr->traced = true;
+	return ptrace(PTRACE_CONT, pid, 0, 0) < 0 ? -errno : 0;
+}
+
+/* One stop of thread @tid: take the snapshot where the process ends,
+ * then let it go on (with its signal).
+ */
+static void tracer_stop(struct rec_snap *s, struct rec_snap_tracer *tr,
+			pid_t tid, int st, struct sb_err *err)
+{
+	int sig = WSTOPSIG(st), event = st >> 16, i = thr_find(tr, tid);
+	unsigned long msg = 0;
+	siginfo_t si;
+
+	tr->stops++;
+	if (i < 0)
+		i = thr_add(tr, tid);	/* before its parent's clone event */
+	if (event == PTRACE_EVENT_EXIT && tid == tr->pid &&
+	    !exec_under_way(tr)) {
+		ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg);
+		tracer_snap(s, tr, tid, WIFSIGNALED((int)msg) ?
+			    SB_SNAP_END_SIGNAL : SB_SNAP_END_EXIT,
+			    WIFSIGNALED((int)msg) ? WTERMSIG((int)msg) :
+			    WEXITSTATUS((int)msg), NULL, err);
+		sig = 0;
+	} else if (event == PTRACE_EVENT_CLONE) {
+		if (!ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg))
+			thr_add(tr, (pid_t)msg);
+		sig = 0;
+	} else if (event == PTRACE_EVENT_EXEC) {
+		/* One thread is left, as the leader. */
+		tr->n = 1;
+		tr->stop_due[0] = false;
+		tr->held_sig[0] = 0;
+		sig = 0;
+	} else if (event) {
+		sig = 0;
+	} else if (sig == SIGSTOP && (i < 0 || tr->stop_due[i])) {
+		/* ours, or a new thread's (also one past the table's end) */
+		if (i >= 0)
+			tr->stop_due[i] = false;
+		sig = 0;
+	} else if (sig_fatal(tid, sig)) {
+		memset(&si, 0, sizeof(si));
+		ptrace(PTRACE_GETSIGINFO, tid, 0, &si);
+		tracer_snap(s, tr, tid, SB_SNAP_END_SIGNAL, sig, &si, err);
+	}
+	ptrace(PTRACE_CONT, tid, 0, sig);
+}
+
+int rec_snap_tracer_poll(struct rec_snap *s, struct rec_snap_tracer *tr,
+			 bool block, int *status, struct sb_err *err)
+{
+	int st;
+	pid_t w;
+
+	for (;;) {
+		/* its threads are the recorder's only tracees */
+		w = waitpid(-1, &st, __WALL | (block ? 0 : WNOHANG));
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : 0;
+		if ((WIFEXITED(st) || WIFSIGNALED(st)) && w != tr->pid) {
+			thr_del(tr, w);
+			continue;
+		}
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			*status = st;
+			tr->traced = false;
+			return 1;
+		}
+		if (WIFSTOPPED(st) && tr->traced)
+			tracer_stop(s, tr, w, st, err);
+	}
+}
+
+void rec_snap_tracer_end(struct rec_snap *s, struct rec_snap_tracer *tr,
+			 struct sb_err *err)
+{
+	int st;
+
+	if (!tr->traced || tr->snapped || s->off)
+		return;
+	/*
+	 * Stop its leader where it is (a signal-delivery stop of a SIGSTOP
+	 * sent to it alone); the snapshot stops the other threads.
+	 */
+	tr->stop_due[0] = false;
+	syscall(SYS_tgkill, tr->pid, tr->pid, SIGSTOP);
+	while (waitpid(tr->pid, &st, __WALL) == tr->pid) {
+		if (!WIFSTOPPED(st))
+			return;
+		if (!(st >> 16) && WSTOPSIG(st) == SIGSTOP) {
+			tracer_snap(s, tr, tr->pid, SB_SNAP_END_STOP, 0, NULL,
+				    err);
+			return;	/* left stopped: the caller kills it */
+		}
+		tracer_stop(s, tr, tr->pid, st, err);
+	}
+}
