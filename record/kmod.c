@@ -91,6 +91,7 @@ struct km {
 	bool nofile_raised;
 	struct rec_snap snap;		/* the end state (record/snapshot.c) */
 	struct rec_snap_tracer tr;	/* the launched program, traced for it */
+	bool exec_filtered;		/* its execve calls stop (tracer.c) */
 	int error;
 };
 
@@ -696,9 +697,15 @@ static int km_launch(struct km *k)
 	};
 	int ret;
 
+	/* the old image's state at each execve (tracer.c) */
+	if (!k->o->no_snapshot) {
+		l.opts = PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEEXEC;
+		l.exec_filter = true;
+	}
 	ret = rec_launch(&l, &k->error, k->err);
 	k->pid = l.pid;
 	k->launched = !ret;
+	k->exec_filtered = l.filtered;
 	return ret;
 }
 
@@ -907,6 +914,14 @@ static void km_run(struct km *k, int *status, bool *reaped)
 				km_snap_end(k);
 				kill(k->pid, SIGKILL);
 			}
+		}
+		/* its descendants' stops (the exec filter), after its end */
+		if (*reaped && k->tr.execs && k->tr.ndesc) {
+			int dst;
+			struct sb_err serr;
+
+			rec_snap_tracer_poll(&k->snap, &k->tr, false, &dst,
+					     &serr);
 		}
 		/* the program is gone: the session must end soon */
 		if (!gone_at && !detached &&
@@ -1136,7 +1151,8 @@ int rec_kmod_record(const struct rec_options *o, struct rec_stats *st,
 		 * for the stops where it ends (its snapshot), never stepped.
 		 */
 		if (o->no_snapshot ||
-		    rec_snap_tracer_start(&k.tr, k.pid, getpid())) {
+		    rec_snap_tracer_start(&k.tr, k.pid, getpid(),
+					  k.exec_filtered)) {
 			k.tr.traced = false;
 			ptrace(PTRACE_DETACH, k.pid, 0, 0);
 		} else {
@@ -1153,6 +1169,9 @@ int rec_kmod_record(const struct rec_options *o, struct rec_stats *st,
 	km_stats(&k);
 	if (k.launched && !reaped)
 		km_reap(&k, &status, true);
+	if (k.tr.execs && rec_snap_tracer_left(&k.tr))
+		km_warn(&k, "%zu threads of processes the program started outlive the recording: each execve of theirs now fails with ENOSYS (ptrec's exec filter, docs/recorder.md; --no-snapshot has none)",
+			rec_snap_tracer_left(&k.tr));
 	rec_snap_stats(&k.snap, st);
 	km_end(&k);
 out_free:

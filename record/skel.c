@@ -16,7 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -127,6 +133,36 @@ void rec_snap_stats(const struct rec_snap *snap, struct rec_stats *st)
 	st->snap_ns = snap->ns;
 }
 
+/*
+ * In the child before its exec: every execve and execveat (x86-64 system
+ * calls) stops in its tracer, SECCOMP_RET_TRACE, at the call's entry, while
+ * the old image is whole.  Without CAP_SYS_ADMIN the kernel wants
+ * no_new_privs first; a traced program gains no privileges from a set-user-ID
+ * exec anyway.  Failing leaves the program unfiltered (the parent sees it in
+ * /proc/PID/status).
+ */
+static void exec_filter_install(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execve, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execveat, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	if (!syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+		return;
+	if (errno == EACCES && !prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
 int rec_launch(struct rec_launch *l, int *error, struct sb_err *err)
 {
 	const char *prog = l->argv[0];
@@ -150,6 +186,8 @@ int rec_launch(struct rec_launch *l, int *error, struct sb_err *err)
 		if (ptrace(PTRACE_TRACEME, 0, 0, 0) == 0) {
 			if (l->opts)
 				raise(SIGSTOP);
+			if (l->exec_filter)
+				exec_filter_install();
 			execvp(prog, l->argv);
 		}
 		child_errno = errno;
@@ -164,9 +202,17 @@ int rec_launch(struct rec_launch *l, int *error, struct sb_err *err)
 		ptrace(PTRACE_SETOPTIONS, pid, 0, l->opts);
 		ptrace(PTRACE_CONT, pid, 0, 0);
 	}
-	/* The exec's stop, or the exit of a child whose exec failed. */
-	if (waitpid(pid, &status, 0) != pid)
-		status = 0;
+	/*
+	 * The exec's stop, or the exit of a child whose exec failed; the
+	 * filter's stops at the entries of execvp()'s execve calls on the
+	 * way are let through.
+	 */
+	do {
+		if (WIFSTOPPED(status) && status >> 16 == PTRACE_EVENT_SECCOMP)
+			ptrace(PTRACE_CONT, pid, 0, 0);
+		if (waitpid(pid, &status, 0) != pid)
+			status = 0;
+	} while (WIFSTOPPED(status) && status >> 16 == PTRACE_EVENT_SECCOMP);
 	l->status = status;
 	if (read(pipefd[0], &child_errno, sizeof(child_errno)) ==
 	    sizeof(child_errno)) {
@@ -193,6 +239,8 @@ int rec_launch(struct rec_launch *l, int *error, struct sb_err *err)
 		return rec_fail(error, err, -ECHILD,
 				"%s: unexpected stop 0x%x after exec", prog,
 				status);
+	/* "Seccomp: 2" (SECCOMP_MODE_FILTER) */
+	l->filtered = l->exec_filter && rec_sigmask_of(pid, "Seccomp") == 2;
 	return 0;
 }
 

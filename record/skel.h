@@ -70,15 +70,23 @@ void rec_snap_stats(const struct rec_snap *snap, struct rec_stats *st);
  *		no stop.
  * @nofile:	RLIMIT_NOFILE the child gets back before its exec (the
  *		recorder raised its own), or NULL.
+ * @exec_filter: install a seccomp filter before the exec that stops every
+ *		execve/execveat of the program and of its descendants in
+ *		ptrace (SECCOMP_RET_TRACE; @opts must have
+ *		PTRACE_O_TRACESECCOMP): where the old image's state can be
+ *		taken.  The program's own first exec passes through it.
  * @pid:	out: the child, from its fork on (0: no fork).
  * @status:	out: the child's stop after its exec.
+ * @filtered:	out: the filter is in place (the kernel may refuse it).
  */
 struct rec_launch {
 	char *const *argv;
 	int opts;
 	const struct rlimit *nofile;
+	bool exec_filter;
 	pid_t pid;
 	int status;
+	bool filtered;
 };
 
 /*

@@ -60,12 +60,19 @@ int rec_snap_take(struct rec_snap *s, const struct rec_snap_proc *p,
 
 /*
  * A launched program traced only for its end (the kmod recorder: no
- * single-stepping): PTRACE_O_TRACEEXIT and signal-delivery stops, where
- * its snapshot is taken, with every thread's registers (each thread is
- * traced, PTRACE_O_TRACECLONE, and the others are stopped with a SIGSTOP
- * of their own for it); every other stop just continues.
+ * single-stepping, tracer.c): PTRACE_O_TRACEEXIT and signal-delivery
+ * stops, where its snapshot is taken, with every thread's registers (each
+ * thread is traced, PTRACE_O_TRACECLONE, and the others are stopped with a
+ * SIGSTOP of their own for it); every other stop just continues.
+ *
+ * With @execs (rec_launch()'s exec filter in place), the seccomp stop at
+ * an execve's entry takes the old image's state as one more exec
+ * generation; the program's descendants inherit the filter, so they are
+ * traced too (PTRACE_O_TRACEFORK, _VFORK), or their execve would fail with
+ * ENOSYS, and every stop of theirs just continues.
  */
 #define REC_SNAP_TRACER_MAX 256
+#define REC_SNAP_DESC_MAX 256
 struct rec_snap_tracer {
 	pid_t pid, ppid;
 	/* its threads (PTRACE_O_TRACECLONE), the leader first */
@@ -73,16 +80,24 @@ struct rec_snap_tracer {
 	pid_t tids[REC_SNAP_TRACER_MAX];
 	bool stop_due[REC_SNAP_TRACER_MAX];	/* a SIGSTOP to drop */
 	int held_sig[REC_SNAP_TRACER_MAX];	/* to deliver on resuming */
+	/* the descendants' threads, auto-attached (with @execs) */
+	size_t ndesc;
+	pid_t desc[REC_SNAP_DESC_MAX];
+	bool desc_due[REC_SNAP_DESC_MAX];	/* its first SIGSTOP to come */
 	bool traced;
+	bool execs;
 	bool snapped;
+	uint32_t gen;			/* exec generation of the image */
 	uint64_t stops;			/* ptrace stops it cost */
 	int error;
 };
 
 /* Sets the options on a program in its post-exec ptrace stop and lets it
- * run.  Returns 0 or the negative errno of ptrace().
+ * run (@execs: its exec filter is in place).  Returns 0 or the negative
+ * errno of ptrace().
  */
-int rec_snap_tracer_start(struct rec_snap_tracer *tr, pid_t pid, pid_t ppid);
+int rec_snap_tracer_start(struct rec_snap_tracer *tr, pid_t pid, pid_t ppid,
+			  bool execs);
 
 /*
  * Handles the stops that happened (@block: waits for the end).  Returns
@@ -91,6 +106,12 @@ int rec_snap_tracer_start(struct rec_snap_tracer *tr, pid_t pid, pid_t ppid);
  */
 int rec_snap_tracer_poll(struct rec_snap *s, struct rec_snap_tracer *tr,
 			 bool block, int *status, struct sb_err *err);
+
+/*
+ * The descendants' threads still alive (the recording ends): no longer
+ * traced once ptrec exits, an execve of theirs then fails with ENOSYS.
+ */
+size_t rec_snap_tracer_left(struct rec_snap_tracer *tr);
 
 /* Recording stops early: stops the program and takes its snapshot (the
  * caller then kills it).

@@ -76,6 +76,72 @@ static void thr_del(struct rec_snap_tracer *tr, pid_t tid)
 	tr->held_sig[i] = tr->held_sig[tr->n];
 }
 
+/* The thread group of @tid (Tgid: of /proc/TID/status), or 0. */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], line[256];
+	int tgid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+static int desc_find(const struct rec_snap_tracer *tr, pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < tr->ndesc; i++)
+		if (tr->desc[i] == tid)
+			return (int)i;
+	return -1;
+}
+
+/* A descendant's thread new to the tracer (its SIGSTOP to come). */
+static int desc_add(struct rec_snap_tracer *tr, pid_t tid)
+{
+	int i = desc_find(tr, tid);
+
+	if (i >= 0 || tr->ndesc == REC_SNAP_DESC_MAX)
+		return i;
+	tr->desc[tr->ndesc] = tid;
+	tr->desc_due[tr->ndesc] = true;
+	return (int)tr->ndesc++;
+}
+
+static void desc_del(struct rec_snap_tracer *tr, pid_t tid)
+{
+	int i = desc_find(tr, tid);
+
+	if (i < 0)
+		return;
+	tr->ndesc--;
+	tr->desc[i] = tr->desc[tr->ndesc];
+	tr->desc_due[i] = tr->desc_due[tr->ndesc];
+}
+
+/* A new thread or process, from a fork, vfork or clone event's message. */
+static void new_child(struct rec_snap_tracer *tr, pid_t tid, int event,
+		      bool member)
+{
+	unsigned long msg = 0;
+
+	if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg))
+		return;
+	if (member && event == PTRACE_EVENT_CLONE && tgid_of((pid_t)msg) ==
+	    tr->pid)
+		thr_add(tr, (pid_t)msg);
+	else
+		desc_add(tr, (pid_t)msg);
+}
+
 /*
  * Stops thread @i (not in a stop) for the snapshot: a SIGSTOP of its own
  * (tgkill), waited for at most ~1 s.  Any stop will do: a signal that
@@ -86,7 +152,6 @@ static void thr_del(struct rec_snap_tracer *tr, pid_t tid)
 static bool thr_hold(struct rec_snap_tracer *tr, size_t i)
 {
 	pid_t tid = tr->tids[i];
-	unsigned long msg;
 	int st, n;
 
 	if (syscall(SYS_tgkill, tr->pid, tid, SIGSTOP) < 0)
@@ -113,9 +178,10 @@ static bool thr_hold(struct rec_snap_tracer *tr, size_t i)
 		tr->stop_due[i] = true;
 		if (!(st >> 16)) {
 			tr->held_sig[i] = WSTOPSIG(st);
-		} else if (st >> 16 == PTRACE_EVENT_CLONE &&
-			   !ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg)) {
-			thr_add(tr, (pid_t)msg);
+		} else if (st >> 16 == PTRACE_EVENT_CLONE ||
+			   st >> 16 == PTRACE_EVENT_FORK ||
+			   st >> 16 == PTRACE_EVENT_VFORK) {
+			new_child(tr, tid, st >> 16, true);
 		}
 		return true;
 	}
@@ -171,7 +237,12 @@ static void tracer_snap(struct rec_snap *s, struct rec_snap_tracer *tr,
 
 	if (tr->snapped || s->off)
 		return;
-	tr->snapped = true;
+	/* an execve's entry: one more generation; the end is still to come */
+	p.gen = tr->gen;
+	if (end == SB_SNAP_END_EXEC)
+		tr->gen++;
+	else
+		tr->snapped = true;
 	for (i = 0; i < tr->n; i++)
 		if (tr->tids[i] != cur)
 			held[i] = thr_hold(tr, i);
@@ -284,19 +355,56 @@ int rec_snap_release(struct rec_snap *s, struct rec_snap_seized *sz,
 	return ret;
 }
 
-int rec_snap_tracer_start(struct rec_snap_tracer *tr, pid_t pid, pid_t ppid)
+/* What a descendant is traced for: its execve let through, its children
+ * followed.  Not PTRACE_O_EXITKILL: it may outlive the recording.
+ */
+#define DESC_OPTS (PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEEXEC | \
+		   PTRACE_O_TRACECLONE | \
+		   PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK)
+
+int rec_snap_tracer_start(struct rec_snap_tracer *tr, pid_t pid, pid_t ppid,
+			  bool execs)
 {
+	long opts = PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL |
+		    PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC;
+
 	memset(tr, 0, sizeof(*tr));
 	tr->pid = pid;
 	tr->ppid = ppid;
 	tr->tids[0] = pid;
 	tr->n = 1;
-	if (ptrace(PTRACE_SETOPTIONS, pid, 0,
-		   PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL |
-		   PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC) < 0)
+	tr->execs = execs;
+	if (execs)
+		opts |= DESC_OPTS;
+	if (ptrace(PTRACE_SETOPTIONS, pid, 0, opts) < 0)
 		return -errno;
 	tr->traced = true;
 	return ptrace(PTRACE_CONT, pid, 0, 0) < 0 ? -errno : 0;
+}
+
+/*
+ * A stop of a descendant (traced only so that its execve passes the
+ * filter): its first SIGSTOP (auto-attached) is dropped and its options
+ * set, every other stop continues with its signal.
+ */
+static void desc_stop(struct rec_snap_tracer *tr, pid_t tid, int st)
+{
+	int sig = WSTOPSIG(st), event = st >> 16, i = desc_find(tr, tid);
+
+	if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK ||
+	    event == PTRACE_EVENT_CLONE)
+		new_child(tr, tid, event, false);
+	if (event) {
+		sig = 0;
+	} else if (sig == SIGSTOP && (i < 0 || tr->desc_due[i])) {
+		if (i < 0)
+			i = desc_add(tr, tid);
+		if (i >= 0)
+			tr->desc_due[i] = false;
+		ptrace(PTRACE_SETOPTIONS, tid, 0, DESC_OPTS);
+		sig = 0;
+	}
+	ptrace(PTRACE_CONT, tid, 0, sig);
 }
 
 /* One stop of thread @tid: take the snapshot where the process ends,
@@ -310,6 +418,11 @@ static void tracer_stop(struct rec_snap *s, struct rec_snap_tracer *tr,
 	siginfo_t si;
 
 	tr->stops++;
+	if (i < 0 && tr->execs &&
+	    (desc_find(tr, tid) >= 0 || tgid_of(tid) != tr->pid)) {
+		desc_stop(tr, tid, st);
+		return;
+	}
 	if (i < 0)
 		i = thr_add(tr, tid);	/* before its parent's clone event */
 	if (event == PTRACE_EVENT_EXIT && tid == tr->pid &&
@@ -320,9 +433,23 @@ static void tracer_stop(struct rec_snap *s, struct rec_snap_tracer *tr,
 			    WIFSIGNALED((int)msg) ? WTERMSIG((int)msg) :
 			    WEXITSTATUS((int)msg), NULL, err);
 		sig = 0;
-	} else if (event == PTRACE_EVENT_CLONE) {
+	} else if (event == PTRACE_EVENT_CLONE && !tr->execs) {
 		if (!ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg))
 			thr_add(tr, (pid_t)msg);
+		sig = 0;
+	} else if (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK ||
+		   event == PTRACE_EVENT_VFORK) {
+		new_child(tr, tid, event, true);
+		sig = 0;
+	} else if (event == PTRACE_EVENT_SECCOMP) {
+		/*
+		 * At an execve's entry, the old image whole: its state, as
+		 * the kernel shows a thread that entered the call (RAX
+		 * -ENOSYS, ORIG_RAX the call, RIP after the SYSCALL).  An
+		 * execve that then fails leaves this state too, as the
+		 * software recorder's.
+		 */
+		tracer_snap(s, tr, tid, SB_SNAP_END_EXEC, 0, NULL, err);
 		sig = 0;
 	} else if (event == PTRACE_EVENT_EXEC) {
 		/* One thread is left, as the leader. */
@@ -360,6 +487,7 @@ int rec_snap_tracer_poll(struct rec_snap *s, struct rec_snap_tracer *tr,
 			return w < 0 ? -errno : 0;
 		if ((WIFEXITED(st) || WIFSIGNALED(st)) && w != tr->pid) {
 			thr_del(tr, w);
+			desc_del(tr, w);
 			continue;
 		}
 		if (WIFEXITED(st) || WIFSIGNALED(st)) {
@@ -369,6 +497,8 @@ int rec_snap_tracer_poll(struct rec_snap *s, struct rec_snap_tracer *tr,
 		}
 		if (WIFSTOPPED(st) && tr->traced)
 			tracer_stop(s, tr, w, st, err);
+		else if (WIFSTOPPED(st))	/* a descendant, after the end */
+			desc_stop(tr, w, st);
 	}
 }
 
@@ -395,4 +525,14 @@ void rec_snap_tracer_end(struct rec_snap *s, struct rec_snap_tracer *tr,
 		}
 		tracer_stop(s, tr, tr->pid, st, err);
 	}
+}
+
+size_t rec_snap_tracer_left(struct rec_snap_tracer *tr)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < tr->ndesc; i++)
+		if (!kill(tr->desc[i], 0))
+			n++;
+	return n;
 }

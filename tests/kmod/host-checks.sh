@@ -93,4 +93,20 @@ host_checks() {
 			bad "rec: GDB on the host unwinds the core ptrec core wrote in the guest from the kmod bundle's snapshot (_exit, exit, _start)"
 		fi
 	fi
+	# the old image at its execve (#16): GDB here unwinds `ptrec core
+	# --exec 0` of the guest's kmod bundle through kqexec's own frames
+	if [ -f "$res/recexec.core" ] && [ -n "${KQ_GUEST:-}" ]; then
+		gdb -nx -batch -ex bt -ex 'frame 1' -ex 'print argv[0]' \
+			"$KQ_GUEST/kqexec" "$res/recexec.core" >"$tmp/log" 2>&1
+		if grep -q '^#0 .* in [_a-z]*execve ()' "$tmp/log" &&
+			grep -q '^#[0-9].* in kq_exec_inner (argv=' "$tmp/log" &&
+			grep -q '^#[0-9].* in kq_exec_mid (argv=' "$tmp/log" &&
+			grep -q '^#[0-9].* in kq_exec_outer (argv=' "$tmp/log" &&
+			grep -q '^#[0-9].* in main (' "$tmp/log" &&
+			grep -q '^\$1 = 0x[0-9a-f]* "/kq/bin/kqwork"' "$tmp/log"; then
+			ok "recexec: GDB on the host unwinds ptrec core --exec 0 of the guest's kmod bundle: kqexec at its execve (execve < kq_exec_inner < kq_exec_mid < kq_exec_outer < main; argv[0] read from its stack)"
+		else
+			bad "recexec: GDB on the host unwinds ptrec core --exec 0 of the guest's kmod bundle: kqexec at its execve (execve < kq_exec_inner < kq_exec_mid < kq_exec_outer < main; argv[0] read from its stack)"
+		fi
+	fi
 }

@@ -524,6 +524,52 @@ if [ -n "${FAKEPTREC:-}" ] && [ -f "$FAKEPTREC" ]; then
 		cat "$tmp/kex.rec" >>"$tmp/log"
 		bad "kmod recorder (device faked): a program that execs runs on in its new image (exit 0 in the snapshot)"
 	fi
+	# The old image at its execve (#16): rec_launch()'s seccomp filter
+	# stops the execve at its entry (SECCOMP_RET_TRACE), where the kmod
+	# recorder takes generation 0.  GDB on `ptrec core --exec 0` prints
+	# what it prints on gcore's file of the same program, run in the
+	# same environment, stopped by `catch syscall execve`.
+	rm -rf "$tmp/kxe.b"
+	setarch -R env -i PTREC_KMOD_GRACE_MS=200 FAKE_PTREC=hang \
+		LD_PRELOAD="$FAKEPTREC" "$PTREC" record -q --backend=kmod \
+		-o "$tmp/kxe.b" -- "$PROGS/exec" "$PROGS/tiny" \
+		>"$tmp/kxe.rec" 2>&1
+	"$PTREC" core "$tmp/kxe.b" --exec 0 -o "$tmp/kxe.core" \
+		>>"$tmp/kxe.rec" 2>&1
+	reference kxe -ex "set exec-wrapper env -i PTREC_KMOD_GRACE_MS=200 FAKE_PTREC=hang LD_PRELOAD=$FAKEPTREC" \
+		-ex "set args $PROGS/tiny" -ex 'catch syscall execve' -ex run \
+		"$PROGS/exec"
+	gdb_core "$tmp/exec.gdb" "$PROGS/exec" "$tmp/kxe.ref" >"$tmp/kxe.want"
+	gdb_core "$tmp/exec.gdb" "$PROGS/exec" "$tmp/kxe.core" >"$tmp/kxe.got"
+	if "$PTREC" info "$tmp/kxe.b" 2>&1 | grep -q "process [0-9]* ($PROGS/exec): exec 0, 1 threads.*image --exec 0" &&
+		"$PTREC" info "$tmp/kxe.b" 2>&1 | grep -q "process [0-9]* ($PROGS/tiny): exit 0, 1 threads.*image --exec 1" &&
+		grep -q '__GI_execl' "$tmp/kxe.got" &&
+		grep -q 'in main (argc' "$tmp/kxe.got" &&
+		diff -u "$tmp/kxe.want" "$tmp/kxe.got" >"$tmp/log" 2>&1; then
+		ok "kmod recorder (device faked): the old image at its execve (--exec 0): GDB on its core = GDB on gcore's at catch syscall execve ($(wc -l <"$tmp/kxe.got") lines)"
+	else
+		cat "$tmp/kxe.rec" >>"$tmp/log"
+		bad "kmod recorder (device faked): the old image at its execve (--exec 0): GDB on its core = GDB on gcore's at catch syscall execve"
+	fi
+	# The filter is inherited: the program's children are traced
+	# (PTRACE_O_TRACEFORK) so that their execve passes (untraced, it
+	# would fail with ENOSYS); each runs, the shell's own snapshot is
+	# its exit.  A child still alive when the recording ends is named.
+	rm -rf "$tmp/kxc.b"
+	PTREC_KMOD_GRACE_MS=200 FAKE_PTREC=hang LD_PRELOAD=$FAKEPTREC \
+		"$PTREC" record --backend=kmod -o "$tmp/kxc.b" -- sh -c \
+		"$PROGS/tiny && echo child-ran; $PROGS/exec $PROGS/tiny | cat; sleep 3 & exit 0" \
+		>"$tmp/kxc.rec" 2>&1
+	if [ "$(grep -c '^tiny' "$tmp/kxc.rec")" -eq 2 ] &&
+		grep -q '^child-ran' "$tmp/kxc.rec" &&
+		! grep -q 'Function not implemented' "$tmp/kxc.rec" &&
+		grep -q 'warning: 1 threads of processes the program started outlive the recording' "$tmp/kxc.rec" &&
+		"$PTREC" info "$tmp/kxc.b" 2>&1 | grep -q 'snapshot: process .*: exit 0'; then
+		ok "kmod recorder (device faked): the program's children exec through the filter (traced, no ENOSYS); one outliving the recording is named"
+	else
+		cp "$tmp/kxc.rec" "$tmp/log"
+		bad "kmod recorder (device faked): the program's children exec through the filter (traced, no ENOSYS); one outliving the recording is named"
+	fi
 	# A thread other than main execs: main's exit (the kernel ends it in
 	# the exec) is not the program's end; the snapshot is the new
 	# image's exit.

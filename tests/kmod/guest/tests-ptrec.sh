@@ -371,6 +371,21 @@ ptrec_tests() {
 			"grep -q 'snapshot: [1-9][0-9]* processes' /out/rec.info &&
 			grep -q 'snapshot: process .*kqwork): exit 0' /out/rec.info &&
 			test -s /out/rec.core"
+		# the old image at its execve (#16): kqexec execs kqwork from
+		# three calls deep; `ptrec core --exec 0` is kqexec at the
+		# execve's entry (the host's GDB unwinds it: host-checks.sh)
+		rm -rf /out/recexec /out/recexec.core
+		timeout 120 ptrec record --backend=kmod --ptwrite \
+			--sim-rate 200 -o /out/recexec -- kqexec /kq/bin/kqwork \
+			/tmp/recexec.worklog 2 100 >/out/recexec.info 2>&1
+		ptrec info /out/recexec >>/out/recexec.info 2>&1
+		ptrec core /out/recexec --exec 0 -o /out/recexec.core \
+			>>/out/recexec.info 2>&1
+		rec_check "ptrec record --backend=kmod took the old image at its execve (ptrec info: exec 0, then kqwork's exit) and ptrec core --exec 0 writes its core" \
+			/out/recexec.info sh -c \
+			"grep -q 'snapshot: process .*kqexec): exec 0, 1 threads.*image --exec 0' /out/recexec.info &&
+			grep -q 'snapshot: process .*kqwork): exit 0, 1 threads.*image --exec 1' /out/recexec.info &&
+			test -s /out/recexec.core"
 		# auto: /dev/ptrec reports a unit and we are root, so kmod
 		rm -rf /tmp/rec-auto
 		# (no module option, which would ask for kmod by itself)
