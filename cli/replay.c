@@ -9,7 +9,10 @@
  * ptrec listens on a Unix socket in a fresh directory only its user can
  * enter, a child accepts GDB's one connection there and execs ptrec-server
  * on it (bundle path as an argument), and GDB is told `target remote
- * SOCKET`, a path ptrec made of safe characters only.
+ * SOCKET`, a path ptrec made of safe characters only.  The child also
+ * holds the read end of a pipe whose write end GDB inherits: when GDB ends
+ * (or fails to start) without connecting, the pipe hangs up and the child
+ * cleans up at once instead of at its accept timeout.
  */
 #include <errno.h>
 #include <limits.h>
@@ -94,7 +97,7 @@ static int start_server(struct server_link *l, const char *server,
 			const char *bundle)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int lfd;
+	int lfd, alive[2];
 
 	snprintf(l->dir, sizeof(l->dir), "%s/ptrec-replay-XXXXXX",
 		 socket_root());
@@ -115,19 +118,35 @@ static int start_server(struct server_link *l, const char *server,
 		link_cleanup(l);
 		return -1;
 	}
-	l->child = fork();
-	if (l->child < 0) {
-		perror("ptrec replay: fork");
+	/* alive[1] stays open across the exec of GDB (no O_CLOEXEC) */
+	if (pipe(alive)) {
+		perror("ptrec replay: pipe");
 		close(lfd);
 		link_cleanup(l);
 		return -1;
 	}
+	l->child = fork();
+	if (l->child < 0) {
+		perror("ptrec replay: fork");
+		close(lfd);
+		close(alive[0]);
+		close(alive[1]);
+		link_cleanup(l);
+		return -1;
+	}
 	if (!l->child) {
-		struct pollfd p = { .fd = lfd, .events = POLLIN };
-		int c = -1;
+		struct pollfd p[2] = { { .fd = lfd, .events = POLLIN },
+				       { .fd = alive[0], .events = POLLIN } };
+		int c = -1, r;
 
-		if (poll(&p, 1, ACCEPT_TIMEOUT_MS) == 1)
+		close(alive[1]);
+		do
+			r = poll(p, 2, ACCEPT_TIMEOUT_MS);
+		while (r < 0 && errno == EINTR);
+		/* a connection, not GDB gone (hang-up of the pipe) */
+		if (r > 0 && (p[0].revents & POLLIN))
 			c = accept(lfd, NULL, NULL);
+		close(alive[0]);
 		/* Nobody else needs the name once GDB is connected. */
 		link_cleanup(l);
 		if (c < 0)
@@ -141,6 +160,7 @@ static int start_server(struct server_link *l, const char *server,
 		_exit(127);
 	}
 	close(lfd);
+	close(alive[0]);
 	return 0;
 }
 

@@ -169,6 +169,28 @@ if "$PTREC" export "$rec" --format=jsonl --force -o "$tmp/keep.csv" 2>"$tmp/err"
 else
 	bad "export --force: $(cat "$tmp/err")"
 fi
+# Regression: --force onto a symbolic link replaced the link with a
+# regular file; a link to a regular file (or to nothing) is refused, the
+# link and its target left as they were (docs/security.md).  A link to a
+# device (/dev/stdout) is still written directly.
+echo target >"$tmp/target.csv"
+ln -s "$tmp/target.csv" "$tmp/out-link.csv"
+ln -s "$tmp/nowhere.csv" "$tmp/dangling.csv"
+expect_fail "export --force onto a symlink to a file is refused" 1 \
+	"ptrec export: -o $tmp/out-link.csv: a symbolic link; ptrec export writes no file through a link" \
+	"$PTREC" export "$rec" --format=csv --force -o "$tmp/out-link.csv"
+expect_fail "export --force onto a dangling symlink is refused" 1 \
+	"ptrec export: -o $tmp/dangling.csv: a symbolic link" \
+	"$PTREC" export "$rec" --format=csv --force -o "$tmp/dangling.csv"
+[ -L "$tmp/out-link.csv" ] && [ "$(cat "$tmp/target.csv")" = target ] &&
+	[ -L "$tmp/dangling.csv" ] && [ ! -e "$tmp/nowhere.csv" ] &&
+	ok "the refused links and the link's target are unchanged" ||
+	bad "export --force changed a link or its target: $(ls -l "$tmp")"
+{ "$PTREC" export "$rec" --format=csv -o /dev/stdout 2>"$tmp/err"; } |
+	cat >"$tmp/stdout.csv"
+[ "$(wc -l <"$tmp/stdout.csv")" -gt 1 ] &&
+	ok "export -o /dev/stdout (a link to a pipe) is written directly" ||
+	bad "export -o /dev/stdout: $(cat "$tmp/err")"
 expect_fail "export -o /dev/full names the file and the write error" 1 \
 	"ptrec export: -o /dev/full: writing failed: No space left on device" \
 	"$PTREC" export "$rec" --format=csv -o /dev/full
@@ -205,6 +227,20 @@ if command -v gdb >/dev/null; then
 	[ -z "$(ls -A "$tmp/sock")" ] &&
 		ok "replay leaves no socket directory behind" ||
 		bad "replay left $(ls -A "$tmp/sock")"
+	# Regression: GDB that never connects (here it refuses an option
+	# and exits) left the server child waiting 120 s for it, its socket
+	# directory with it; it now sees GDB gone (its pipe hangs up).
+	mkdir -p "$tmp/sock2"
+	TMPDIR=$tmp/sock2 "$PTREC" replay "$rec" --no-such-gdb-option \
+		>"$tmp/out" 2>&1
+	i=0
+	while [ -n "$(ls -A "$tmp/sock2")" ] && [ $i -lt 25 ]; do
+		sleep 0.2
+		i=$((i + 1))
+	done
+	[ -z "$(ls -A "$tmp/sock2")" ] &&
+		ok "replay: GDB exits without connecting; the server child cleans up at once ($((i * 200)) ms)" ||
+		bad "replay: GDB exited without connecting; 5 s later $(ls -A "$tmp/sock2") is still there"
 else
 	echo "ok - replay without a shell # SKIP no gdb"
 fi
