@@ -9,7 +9,11 @@
  * FILE's directory, renamed over FILE once complete, so a failed export
  * leaves what was there.  An existing regular FILE is replaced only with
  * --force; a FILE that is not a regular file (a FIFO, /dev/stdout, a
- * terminal) is written directly.  FILE may not be inside the bundle.
+ * terminal) is written directly.  FILE may not be inside the bundle.  A
+ * FILE that is a symbolic link to a regular file (or to nothing) is
+ * refused, even with --force: the rename would replace the link, not the
+ * file it names, and writing through it would let a link planted in a
+ * shared directory aim the export at any file of the user's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -132,6 +136,12 @@ static int out_check(struct out_file *o, const char *bundle, bool force)
 	if (inside(bundle, o->path)) {
 		fprintf(stderr, EXPORT ": -o %s: inside the bundle %s; write the export elsewhere\n",
 			o->path, bundle);
+		return -1;
+	}
+	if (!lstat(o->path, &st) && S_ISLNK(st.st_mode) &&
+	    (stat(o->path, &st) || S_ISREG(st.st_mode))) {
+		fprintf(stderr, EXPORT ": -o %s: a symbolic link; ptrec export writes no file through a link: give the file's own path\n",
+			o->path);
 		return -1;
 	}
 	if (stat(o->path, &st)) {
