@@ -160,6 +160,7 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv)
 	struct option lopts[MAX_OPTS + 2];
 	char shorts[3 * MAX_OPTS + 4], *sp = shorts;
 	const struct cli_opt *o;
+	bool given[MAX_OPTS] = { 0 };
 	size_t n = 0;
 	int c, nargs;
 
@@ -213,6 +214,8 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv)
 			return CLI_EXIT_USAGE;
 		if (o->seen)
 			*o->seen = o->name;
+		if (o - cmd->opts < MAX_OPTS)
+			given[o - cmd->opts] = true;
 	}
 	nargs = argc - optind;
 	if (nargs < cmd->min_args) {
@@ -222,6 +225,20 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv)
 	if (cmd->max_args >= 0 && nargs > cmd->max_args) {
 		fprintf(stderr, "%s: unexpected argument '%s'\n", cmd->name,
 			argv[optind + cmd->max_args]);
+		cli_usage(cmd, stderr, false);
+		return CLI_EXIT_USAGE;
+	}
+	/* the options the synopsis names must be there */
+	for (o = cmd->opts; o->name && o - cmd->opts < MAX_OPTS; o++) {
+		if (!o->required || given[o - cmd->opts])
+			continue;
+		if (o->key)
+			fprintf(stderr, "%s: -%c%s%s is required\n", cmd->name,
+				o->key, o->arg ? " " : "", o->arg ? o->arg : "");
+		else
+			fprintf(stderr, "%s: --%s%s%s is required\n",
+				cmd->name, o->name, o->arg ? " " : "",
+				o->arg ? o->arg : "");
 		cli_usage(cmd, stderr, false);
 		return CLI_EXIT_USAGE;
 	}

@@ -36,8 +36,10 @@ enum cli_kind {
  * @help:	one line for the usage; NULL leaves the option out of it.
  * @fn:		CLI_CALL: handles the option (@arg NULL when it takes none);
  *		returns 0, or -1 after printing why.
- * @required:	the usage's first line names it (in struct cli_cmd's
- *		@synopsis) rather than listing it as [--opt ARG].
+ * @required:	cli_parse() refuses a command line without it ("CMD: -o
+ *		FILE is required" and the usage); the usage's first line
+ *		names it (in struct cli_cmd's @synopsis) rather than listing
+ *		it as [--opt ARG].
  * @seen:	when not NULL, set to @name each time the option is given
  *		(options of one backend note that one was given).
  */

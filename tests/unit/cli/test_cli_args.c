@@ -130,6 +130,39 @@ Test(cli_args, unknown_and_missing_are_refused_with_the_usage,
 		"usage: ptrec test BUNDLE -o FILE [--flag] [--count N] [--thread TID] [--call X]\n");
 }
 
+/* Regression: a required option (CLI_REQ_OPT) left out was not noticed. */
+Test(cli_args, required_options_are_enforced, .init = cr_redirect_stderr)
+{
+	static const struct cli_opt o[] = {
+		CLI_REQ_OPT("format", 0, CLI_STR, &str, "F", "which"),
+		CLI_FLAG_OPT("flag", 'f', &flag, "a flag"),
+		CLI_END,
+	};
+	static const struct cli_cmd c = {
+		.name = "ptrec req", .synopsis = "--format F", .opts = o,
+	};
+	const char *a1[] = { "test", "B", "-f", NULL };
+	const char *a2[] = { "test", "-f", NULL };
+	const char *a3[] = { "test", "B", "-o", "x", NULL };
+	const char *a4[] = { "test", "--format", "csv", NULL };
+	const char *a5[] = { "test", "--help", NULL };
+
+	reset();
+	cr_assert_eq(parse(&cmd, 3, a1), CLI_EXIT_USAGE, "no -o FILE");
+	cr_assert(flag, "the options given are still parsed");
+	cr_assert_eq(parse(&c, 2, a2), CLI_EXIT_USAGE, "no --format F");
+	cr_assert_eq(parse(&cmd, 4, a3), 3, "-o given (B after it)");
+	cr_assert_eq(parse(&c, 3, a4), 3, "--format given");
+	cr_assert_str_eq(str, "csv");
+	cr_assert_eq(parse(&c, 2, a5), CLI_EXIT_OK, "--help needs none");
+	fflush(stderr);
+	cr_assert_stderr_eq_str(
+		"ptrec test: -o FILE is required\n"
+		"usage: ptrec test BUNDLE -o FILE [--flag] [--count N] [--thread TID] [--call X]\n"
+		"ptrec req: --format F is required\n"
+		"usage: ptrec req --format F [--flag]\n");
+}
+
 Test(cli_args, help_prints_the_table, .init = cr_redirect_stdout)
 {
 	const char *argv[] = { "test", "--help", NULL };
