@@ -123,27 +123,27 @@ int sb_truth_close(struct sb_truth_writer *tw, struct sb_err *err)
 	return ret;
 }
 
-int sb_truth_load_recs(const char *path, struct sb_truth_rec **recsp,
-		       size_t *countp, struct sb_err *err)
+/*
+ * Reads @path whole and checks its header and size: *@data (to free), its
+ * *@len bytes, *@words per record and their number *@n.  Returns 0 or an
+ * error naming the file and offset.
+ */
+static int truth_read(const char *path, char **data, size_t *len,
+		      size_t *words, size_t *n, struct sb_err *err)
 {
 	struct truth_header h;
-	struct sb_truth_rec *recs;
-	char *data;
-	size_t len, n, i, words;
 	int ret;
 
-	if (!path || !recsp || !countp)
-		return sb_fail(err, -EINVAL, "sb_truth_load: NULL argument");
 	/* Ground truth is for tests: 1 GiB is plenty. */
-	ret = sb_read_file(path, 1u << 30, &data, &len, err);
+	ret = sb_read_file(path, 1u << 30, data, len, err);
 	if (ret)
 		return ret;
-	if (len < sizeof(h)) {
+	if (*len < sizeof(h)) {
 		ret = sb_fail(err, -EBADMSG, "%s: offset 0: truncated header",
 			      path);
 		goto out_free;
 	}
-	memcpy(&h, data, sizeof(h));
+	memcpy(&h, *data, sizeof(h));
 	if (memcmp(h.magic, SB_TRUTH_MAGIC, sizeof(h.magic))) {
 		ret = sb_fail(err, -EBADMSG,
 			      "%s: offset 0: bad magic; not a ptrec ground-truth file",
@@ -159,21 +159,43 @@ int sb_truth_load_recs(const char *path, struct sb_truth_rec **recsp,
 			      "re-record it or use the ptrec release that wrote it");
 		goto out_free;
 	}
-	words = h.version == 1 ? 1 : SB_TRUTH_WORDS;
-	if ((len - sizeof(h)) % (words * 8)) {
+	*words = h.version == 1 ? 1 : SB_TRUTH_WORDS;
+	if ((*len - sizeof(h)) % (*words * 8)) {
 		ret = sb_fail(err, -EBADMSG,
 			      "%s: offset %zu: truncated record (file size %zu)",
-			      path, len - (len - sizeof(h)) % (words * 8), len);
+			      path, *len - (*len - sizeof(h)) % (*words * 8),
+			      *len);
 		goto out_free;
 	}
-	n = (len - sizeof(h)) / (words * 8);
+	*n = (*len - sizeof(h)) / (*words * 8);
+	return 0;
+out_free:
+	free(*data);
+	*data = NULL;
+	return ret;
+}
+
+int sb_truth_load_recs(const char *path, struct sb_truth_rec **recsp,
+		       size_t *countp, struct sb_err *err)
+{
+	struct sb_truth_rec *recs;
+	char *data;
+	size_t len, n, i, words;
+	int ret;
+
+	if (!path || !recsp || !countp)
+		return sb_fail(err, -EINVAL, "sb_truth_load: NULL argument");
+	ret = truth_read(path, &data, &len, &words, &n, err);
+	if (ret)
+		return ret;
 	recs = calloc(n ? n : 1, sizeof(*recs));
 	if (!recs) {
 		ret = sb_fail(err, -ENOMEM, "%s: out of memory", path);
 		goto out_free;
 	}
 	for (i = 0; i < n; i++) {
-		const char *r = data + sizeof(h) + i * words * 8;
+		const char *r = data + sizeof(struct truth_header) +
+				i * words * 8;
 
 		memcpy(&recs[i].ip, r, 8);
 		if (words == 1)
@@ -188,27 +210,33 @@ out_free:
 	return ret;
 }
 
+/*
+ * Addresses only, taken straight from the file: going through
+ * sb_truth_load_recs() allocated a full record (SB_TRUTH_WORDS words) per
+ * 8-byte address of a version-1 file, 19 times the file's size.
+ */
 int sb_truth_load(const char *path, uint64_t **ipsp, size_t *countp,
 		  struct sb_err *err)
 {
-	struct sb_truth_rec *recs;
 	uint64_t *ips;
-	size_t n, i;
+	char *data;
+	size_t len, n, i, words;
 	int ret;
 
 	if (!path || !ipsp || !countp)
 		return sb_fail(err, -EINVAL, "sb_truth_load: NULL argument");
-	ret = sb_truth_load_recs(path, &recs, &n, err);
+	ret = truth_read(path, &data, &len, &words, &n, err);
 	if (ret)
 		return ret;
 	ips = malloc(n ? n * sizeof(*ips) : 1);
 	if (!ips) {
-		free(recs);
+		free(data);
 		return sb_fail(err, -ENOMEM, "%s: out of memory", path);
 	}
 	for (i = 0; i < n; i++)
-		ips[i] = recs[i].ip;
-	free(recs);
+		memcpy(&ips[i], data + sizeof(struct truth_header) +
+		       i * words * 8, 8);
+	free(data);
 	*ipsp = ips;
 	*countp = n;
 	return 0;

@@ -5,6 +5,7 @@
  * write errors reported by sb_truth_add/sb_truth_close.
  */
 #include <inttypes.h>
+#include <sys/resource.h>
 
 #include "helpers.h"
 
@@ -227,6 +228,62 @@ Test(truth, version_1_reads)
 	cr_assert_eq(n, 2);
 	cr_assert_eq(recs[0].mask, 0);
 	free(recs);
+}
+
+/* VmSize of this process in bytes (/proc/self/status), or 0. */
+static uint64_t vm_size(void)
+{
+	char line[256];
+	unsigned long long kb = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmSize: %llu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb * 1024;
+}
+
+/*
+ * Regression: sb_truth_load() went through full records, one of
+ * SB_TRUTH_WORDS words per 8-byte address of a version-1 file (19x the
+ * file).  A 16 MB version-1 file now loads within 96 MB of address space
+ * more than the process has (the file and its addresses; 19x would need
+ * 304 MB), every address in place.
+ */
+Test(truth, version_1_loads_in_twice_its_size)
+{
+	const size_t n = 2u << 20;
+	unsigned char *buf = calloc(1, HEADER_SIZE + n * 8);
+	struct rlimit rl;
+	struct sb_err err;
+	char path[4096];
+	uint64_t *ips, base;
+	uint32_t v = 1;
+	size_t i, count;
+
+	cr_assert_not_null(buf);
+	memcpy(buf, SB_TRUTH_MAGIC, 8);
+	memcpy(buf + 8, &v, 4);
+	for (i = 0; i < n; i++) {
+		uint64_t a = addr(i);
+
+		memcpy(buf + HEADER_SIZE + i * 8, &a, 8);
+	}
+	tpath(path, sizeof(path), "v1big.gt");
+	write_bytes(path, buf, HEADER_SIZE + n * 8);
+	free(buf);
+	base = vm_size();
+	cr_assert_gt(base, 0);
+	rl.rlim_cur = rl.rlim_max = base + (96ull << 20);
+	cr_assert_eq(setrlimit(RLIMIT_AS, &rl), 0);
+	cr_assert_eq(sb_truth_load(path, &ips, &count, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(count, n);
+	for (i = 0; i < n; i++)
+		cr_assert_eq(ips[i], addr(i), "address %zu", i);
+	free(ips);
 }
 
 /* Registers written with sb_truth_add_regs come back with their mask; the
