@@ -187,12 +187,39 @@ int sb_snap_writer_open(struct sb_snap_writer **wp, const char *path,
 	return 0;
 }
 
+/*
+ * What one record's own fields must hold, for the writer and the reader
+ * alike (the writer once wrote end kinds its reader refused): NULL when
+ * they are good, else what is wrong.
+ */
+static const char *proc_invalid(uint32_t end)
+{
+	if (end < SB_SNAP_END_EXIT || end > SB_SNAP_END_EXEC)
+		return "process record: unknown end kind";
+	return NULL;
+}
+
+static const char *map_invalid(uint64_t start, uint64_t end,
+			       uint32_t content)
+{
+	if (end <= start || (start | end) & 0xfff)
+		return "mapping: not a page-aligned range";
+	if (content > SB_SNAP_UNREADABLE)
+		return "mapping: unknown content kind";
+	return NULL;
+}
+
 int sb_snap_writer_proc(struct sb_snap_writer *w,
 			const struct sb_snap_proc *p, struct sb_err *err)
 {
 	uint8_t f[PROC_FIXED] = { 0 };
 	const char *exe = p->exe ? p->exe : "";
 	size_t elen = strlen(exe) + 1;
+	const char *why = proc_invalid(p->end);
+
+	if (why)
+		return sb_fail(err, -EINVAL, "%s: process %u: %s (%u)", w->tmp,
+			       p->pid, why, p->end);
 
 	put32(f, p->pid);
 	put32(f + 4, p->ppid);
@@ -235,12 +262,16 @@ int sb_snap_writer_map(struct sb_snap_writer *w, const struct sb_snap_map *m,
 	const char *path = m->path ? m->path : "";
 	size_t plen = SB_ALIGN_UP(strlen(path) + 1, 8);
 	uint64_t dlen = m->content == SB_SNAP_DATA ? m->end - m->start : 0;
+	const char *why = map_invalid(m->start, m->end, m->content);
 	char *pbuf;
 	int ret;
 
-	if (m->end <= m->start || (dlen && !m->data))
-		return sb_fail(err, -EINVAL, "%s: bad mapping 0x%" PRIx64 "-0x%"
-			       PRIx64, w->tmp, m->start, m->end);
+	if (!why && dlen && !m->data)
+		why = "mapping: contents missing";
+	if (why)
+		return sb_fail(err, -EINVAL, "%s: %s: 0x%" PRIx64 "-0x%" PRIx64
+			       " (content %u)", w->tmp, why, m->start, m->end,
+			       m->content);
 	pbuf = calloc(1, plen);
 	if (!pbuf)
 		return sb_fail(err, -ENOMEM, "out of memory");
@@ -383,8 +414,8 @@ static int parse_proc(struct rd *r, const uint8_t *b, uint64_t len,
 	p->exe = (const char *)b + fixed;
 	p->auxv = alen ? b + fixed + elen : NULL;
 	p->auxv_len = alen;
-	if (p->end < SB_SNAP_END_EXIT || p->end > SB_SNAP_END_EXEC)
-		return bad(r, off, "process record: unknown end kind");
+	if (proc_invalid(p->end))
+		return bad(r, off, proc_invalid(p->end));
 	return 0;
 }
 
@@ -439,10 +470,8 @@ static int parse_map(struct rd *r, struct sb_snap_proc *p, const uint8_t *b,
 	end = get64(b + 8);
 	content = get32(b + 28);
 	plen = get32(b + 32);
-	if (end <= start || (start | end) & 0xfff)
-		return bad(r, off, "mapping: not a page-aligned range");
-	if (content > SB_SNAP_UNREADABLE)
-		return bad(r, off, "mapping: unknown content kind");
+	if (map_invalid(start, end, content))
+		return bad(r, off, map_invalid(start, end, content));
 	dlen = content == SB_SNAP_DATA ? end - start : 0;
 	if (plen > len - MAP_FIXED || dlen > len - MAP_FIXED - plen ||
 	    !str_ok(b + MAP_FIXED, plen))
