@@ -5,7 +5,10 @@
  * 0-23, st0-7 24-31, x87 control 32-39, xmm0-15 40-55, mxcsr 56, orig_rax
  * 57, fs_base 58, gs_base 59, and the upper halves of ymm0-15 (the avx
  * feature, from which GDB composes $ymm0..$ymm15 with the xmm registers)
- * 60-75, in the order GDB's own amd64-avx-linux description gives them.
+ * 60-75, in the order GDB's own amd64-avx-linux description gives them;
+ * with the avx512 feature (GDB composes $zmm0..$zmm31 and $ymm16..$ymm31
+ * from its parts) xmm16-31 76-91, ymm16h-31h 92-107, k0-7 108-115 and
+ * zmm0h-31h 116-147, as in GDB's amd64-avx-avx512-linux description.
  * One file, so that another architecture is another file.
  */
 #include <stdio.h>
@@ -29,8 +32,12 @@ int amd64_reg_size(unsigned int regno)
 		return 4;		/* mxcsr */
 	if (regno <= 59)
 		return 8;		/* orig_rax, fs_base, gs_base */
-	if (regno < AMD64_NREGS)
-		return 16;		/* ymm0h..ymm15h */
+	if (regno < AMD64_K0)
+		return 16;	/* ymm0h..ymm15h, xmm16..xmm31, ymm16h..ymm31h */
+	if (regno < AMD64_ZMM0H)
+		return 8;		/* k0..k7 */
+	if (regno < AMD64_NREGS_AVX512)
+		return 32;		/* zmm0h..zmm31h */
 	return 0;
 }
 
@@ -47,7 +54,41 @@ int amd64_rp_reg(unsigned int regno)
 	return -1;
 }
 
-const char *amd64_target_xml(size_t *len)
+/* The vector types and the vec128 union of GDB's sse and avx512
+ * features: types are the feature's own, so each declares them.
+ */
+static size_t add_vec128(char *xml, size_t n, size_t size)
+{
+	static const struct {
+		const char *id, *type, *field;
+		int count;
+	} vec[] = {
+		{ "v8bf16", "bfloat16", "v8_bfloat16", 8 },
+		{ "v8h", "ieee_half", "v8_half", 8 },
+		{ "v4f", "ieee_single", "v4_float", 4 },
+		{ "v2d", "ieee_double", "v2_double", 2 },
+		{ "v16i8", "int8", "v16_int8", 16 },
+		{ "v8i16", "int16", "v8_int16", 8 },
+		{ "v4i32", "int32", "v4_int32", 4 },
+		{ "v2i64", "int64", "v2_int64", 2 },
+	};
+	int i;
+
+	for (i = 0; i < (int)(sizeof(vec) / sizeof(vec[0])); i++)
+		n += (size_t)snprintf(xml + n, size - n,
+				      "<vector id=\"%s\" type=\"%s\" count=\"%d\"/>\n",
+				      vec[i].id, vec[i].type, vec[i].count);
+	n += (size_t)snprintf(xml + n, size - n, "<union id=\"vec128\">\n");
+	for (i = 0; i < (int)(sizeof(vec) / sizeof(vec[0])); i++)
+		n += (size_t)snprintf(xml + n, size - n,
+				      "<field name=\"%s\" type=\"%s\"/>\n",
+				      vec[i].field, vec[i].id);
+	n += (size_t)snprintf(xml + n, size - n,
+			      "<field name=\"uint128\" type=\"uint128\"/>\n</union>\n");
+	return n;
+}
+
+const char *amd64_target_xml(bool avx512, size_t *len)
 {
 	static const char *const gp[] = {
 		"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",
@@ -66,19 +107,6 @@ const char *amd64_target_xml(size_t *len)
 		{ "AC", 18 }, { "VIF", 19 }, { "VIP", 20 }, { "ID", 21 },
 	};
 	static const struct {
-		const char *id, *type, *field;
-		int count;
-	} vec[] = {
-		{ "v8bf16", "bfloat16", "v8_bfloat16", 8 },
-		{ "v8h", "ieee_half", "v8_half", 8 },
-		{ "v4f", "ieee_single", "v4_float", 4 },
-		{ "v2d", "ieee_double", "v2_double", 2 },
-		{ "v16i8", "int8", "v16_int8", 16 },
-		{ "v8i16", "int16", "v8_int16", 8 },
-		{ "v4i32", "int32", "v4_int32", 4 },
-		{ "v2i64", "int64", "v2_int64", 2 },
-	};
-	static const struct {
 		const char *name;
 		int bit;
 	} mxcsr[] = {
@@ -86,9 +114,11 @@ const char *amd64_target_xml(size_t *len)
 		{ "PE", 5 }, { "DAZ", 6 }, { "IM", 7 }, { "DM", 8 }, { "ZM", 9 },
 		{ "OM", 10 }, { "UM", 11 }, { "PM", 12 }, { "FZ", 15 },
 	};
-	static char xml[16384];
-	static size_t n;
-	const size_t size = sizeof(xml);
+	static char xmls[2][24576];
+	static size_t ns[2];
+	char *xml = xmls[avx512];
+	size_t n = ns[avx512];
+	const size_t size = sizeof(xmls[0]);
 	int i;
 
 	if (n) {
@@ -124,15 +154,8 @@ const char *amd64_target_xml(size_t *len)
 	/* The types GDB's own amd64 description gives xmm and mxcsr, so
 	 * they print as on a core file or a live process.
 	 */
-	for (i = 0; i < (int)(sizeof(vec) / sizeof(vec[0])); i++)
-		ADD("<vector id=\"%s\" type=\"%s\" count=\"%d\"/>\n",
-		    vec[i].id, vec[i].type, vec[i].count);
-	ADD("<union id=\"vec128\">\n");
-	for (i = 0; i < (int)(sizeof(vec) / sizeof(vec[0])); i++)
-		ADD("<field name=\"%s\" type=\"%s\"/>\n", vec[i].field,
-		    vec[i].id);
-	ADD("<field name=\"uint128\" type=\"uint128\"/>\n</union>\n"
-	    "<flags id=\"i386_mxcsr\" size=\"4\">\n");
+	n = add_vec128(xml, n, size);
+	ADD("<flags id=\"i386_mxcsr\" size=\"4\">\n");
 	for (i = 0; i < (int)(sizeof(mxcsr) / sizeof(mxcsr[0])); i++)
 		ADD("<field name=\"%s\" start=\"%d\" end=\"%d\"/>\n",
 		    mxcsr[i].name, mxcsr[i].bit, mxcsr[i].bit);
@@ -150,8 +173,28 @@ const char *amd64_target_xml(size_t *len)
 	for (i = 0; i < 16; i++)
 		ADD("<reg name=\"ymm%dh\" bitsize=\"128\" type=\"uint128\"/>\n",
 		    i);
-	ADD("</feature>\n</target>\n");
+	ADD("</feature>\n");
+	if (avx512) {
+		ADD("<feature name=\"org.gnu.gdb.i386.avx512\">\n");
+		n = add_vec128(xml, n, size);
+		ADD("<vector id=\"v2ui128\" type=\"uint128\" count=\"2\"/>\n");
+		for (i = 16; i < 32; i++)
+			ADD("<reg name=\"xmm%d\" bitsize=\"128\" type=\"vec128\"/>\n",
+			    i);
+		for (i = 16; i < 32; i++)
+			ADD("<reg name=\"ymm%dh\" bitsize=\"128\" type=\"uint128\"/>\n",
+			    i);
+		for (i = 0; i < 8; i++)
+			ADD("<reg name=\"k%d\" bitsize=\"64\" type=\"uint64\"/>\n",
+			    i);
+		for (i = 0; i < 32; i++)
+			ADD("<reg name=\"zmm%dh\" bitsize=\"256\" type=\"v2ui128\"/>\n",
+			    i);
+		ADD("</feature>\n");
+	}
+	ADD("</target>\n");
 #undef ADD
+	ns[avx512] = n;
 	*len = n;
 	return xml;
 }

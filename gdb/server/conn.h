@@ -121,7 +121,7 @@ int conn_supported(struct conn *c, const struct req *r);
 int conn_noack(struct conn *c);
 /* A register value of @size bytes, little-endian in @bytes, or unknown. */
 struct regval {
-	uint8_t bytes[16];
+	uint8_t bytes[32];	/* zmm0h..zmm31h are the largest */
 	int size;
 	bool known;
 };

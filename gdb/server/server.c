@@ -110,7 +110,7 @@ static int xfer(struct server *sv, const struct req *r)
 
 	switch (r->object) {
 	case XFER_FEATURES:
-		xml = amd64_target_xml(&len);
+		xml = amd64_target_xml(target_avx512(&sv->tg), &len);
 		return conn_xfer(&sv->c, r, xml, len);
 	case XFER_AUXV:
 		target_auxv(&sv->tg, &t);

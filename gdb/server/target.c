@@ -128,8 +128,85 @@ static bool snap_ymmh(const struct rp_snap_thread_info *ti, unsigned int k,
 	return true;
 }
 
+/*
+ * The AVX-512 registers from the XSAVE area in the standard format (Intel
+ * SDM Vol. 1, 13.4 and 13.5.7; CPUID leaf 0xD sub-leaves 5-7 give these
+ * offsets on every processor with AVX-512, AMD's too): the opmask
+ * component (XSTATE_BV bit 5, k0-k7, 8 bytes each) at 1088, ZMM_Hi256
+ * (bit 6, bits 511:256 of zmm0-15, 32 bytes each) at 1152, Hi16_ZMM (bit
+ * 7, zmm16-31 whole, 64 bytes each) at 1664.  A component whose bit is
+ * clear is in its initial state: zero.
+ */
+#define XS_K 1088
+#define XS_ZMM_HI256 1152
+#define XS_HI16_ZMM 1664
+#define XS_AVX512_END (XS_HI16_ZMM + 16 * 64)
+
+static bool snap_avx512(const struct rp_snap_thread_info *ti,
+			unsigned int regno, struct regval *v)
+{
+	unsigned int bit, off, k;
+	uint64_t xstate_bv;
+
+	if (!ti->xstate || ti->xstate_len < XS_AVX512_END)
+		return false;
+	if (regno < AMD64_YMM16H) {		/* xmm16..31 */
+		k = regno - AMD64_XMM16;
+		bit = 7;
+		off = XS_HI16_ZMM + 64 * k;
+	} else if (regno < AMD64_K0) {		/* ymm16h..31h */
+		k = regno - AMD64_YMM16H;
+		bit = 7;
+		off = XS_HI16_ZMM + 64 * k + 16;
+	} else if (regno < AMD64_ZMM0H) {	/* k0..7 */
+		bit = 5;
+		off = XS_K + 8 * (regno - AMD64_K0);
+	} else if (regno < AMD64_ZMM0H + 16) {	/* zmm0h..15h */
+		bit = 6;
+		off = XS_ZMM_HI256 + 32 * (regno - AMD64_ZMM0H);
+	} else {				/* zmm16h..31h */
+		k = regno - AMD64_ZMM0H - 16;
+		bit = 7;
+		off = XS_HI16_ZMM + 64 * k + 32;
+	}
+	memcpy(&xstate_bv, ti->xstate + 512, 8);
+	if (xstate_bv & (1ull << bit))
+		put_le(v, ti->xstate + off, v->size);
+	else
+		v->known = true;	/* bytes are zero */
+	return true;
+}
+
+/* XCR0 as the kernel puts it in the software-reserved bytes of the XSAVE
+ * area it gives ptrace and core files (their first word, offset 464),
+ * where GDB reads it from a core file too.
+ */
+static uint64_t snap_xcr0(const struct rp_snap_thread_info *ti)
+{
+	uint64_t xcr0 = 0;
+
+	if (ti->xstate && ti->xstate_len >= 512)
+		memcpy(&xcr0, ti->xstate + 464, 8);
+	return xcr0;
+}
+
+bool target_avx512(struct target *tg)
+{
+	struct rp_snap_thread_info ti;
+	size_t i;
+
+	for (i = 0; tg->snap && i < rp_timeline_count(tg->tl); i++)
+		if (!rp_snapshot_thread(tg->snap, rp_timeline_tid(tg->tl, i),
+					&ti) &&
+		    (snap_xcr0(&ti) & 0xe0) == 0xe0 &&
+		    ti.xstate_len >= XS_AVX512_END)
+			return true;
+	return false;
+}
+
 /* Register @regno from a snapshot: the general registers, x87/SSE from
- * the FXSAVE area (Intel SDM Vol. 1, 10.5.1), AVX from the XSAVE area.
+ * the FXSAVE area (Intel SDM Vol. 1, 10.5.1), AVX and AVX-512 from the
+ * XSAVE area.
  */
 static bool snap_reg(const struct rp_snap_thread_info *ti,
 		     unsigned int regno, struct regval *v)
@@ -147,6 +224,8 @@ static bool snap_reg(const struct rp_snap_thread_info *ti,
 	}
 	if (regno >= AMD64_YMM0H && regno < AMD64_YMM0H + 16)
 		return snap_ymmh(ti, regno - AMD64_YMM0H, v);
+	if (regno >= AMD64_XMM16 && regno < AMD64_NREGS_AVX512)
+		return snap_avx512(ti, regno, v);
 	if (!fx)
 		return false;
 	if (regno >= 24 && regno <= 31) {

@@ -52,6 +52,10 @@ void target_close(struct target *tg);
  * GDB has no such register.
  */
 int target_reg(struct target *tg, unsigned int regno, struct regval *v);
+/* Whether the snapshot's XSAVE areas hold AVX-512 state (XCR0 bits 5-7):
+ * the target description then has the avx512 feature.
+ */
+bool target_avx512(struct target *tg);
 
 /* Memory of the selected thread at its position: code, or the call stack
  * at STACK_ADDR.  Returns the bytes read (0: unavailable).

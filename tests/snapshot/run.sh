@@ -195,6 +195,45 @@ if grep -q '^\$1 = <unavailable>' "$tmp/log" &&
 else
 	bad "avx: one instruction before the end ymm0 is unavailable; back at the end, there again"
 fi
+# ---- AVX-512: zmm and k registers at the end (the XSAVE area) ---------------
+# zmm0 (upper half in ZMM_Hi256), zmm16 and zmm31 (Hi16_ZMM), k1 and k7
+# (opmask) hold known patterns at the crash: GDB on ptrec core's file prints
+# them as on gcore's, GDB through the replay (the server's avx512 feature,
+# declared when the snapshot's XCR0 has it) as on ptrec core's file, and
+# the values are the program's constants.  This host's CPU (AMD EPYC) has
+# AVX-512; elsewhere the test is skipped.
+if grep -q 'avx512f' /proc/cpuinfo && grep -q 'avx512bw' /proc/cpuinfo; then
+	cat >"$tmp/avx512.gdb" <<'EOF'
+echo ==BEGIN==\n
+info registers zmm0 zmm16 zmm31 k0 k1 k7
+print/x $zmm0.v8_int64
+print/x $zmm31.v8_int64
+print/x $ymm16.v4_int64
+print/x $xmm31.v2_int64
+print/x $zmm15.v8_int64
+print/x $k1
+echo ==END==\n
+EOF
+	record avx512 "$P/avx512"
+	reference avx512 -ex run "$P/avx512"
+	same avx512 "$tmp/avx512.gdb" "$P/avx512"
+	replay_same avx512 "$tmp/avx512.gdb" "$P/avx512"
+	if grep -q '^\$1 = {0x11223344556677, 0x8899aabbccddeeff, 0xdeadbeefcafef00d, 0x123456789abcdef, 0x1000000000000001, 0x2000000000000002, 0x3000000000000003, 0x4000000000000004}' "$tmp/avx512.replay" &&
+		grep -q '^\$2 = {0xf1f1f1f1f1f1f1f1, 0xf2f2f2f2f2f2f2f2, 0xf3f3f3f3f3f3f3f3, 0xf4f4f4f4f4f4f4f4, 0xf5f5f5f5f5f5f5f5, 0xf6f6f6f6f6f6f6f6, 0xf7f7f7f7f7f7f7f7, 0xf8f8f8f8f8f8f8f8}' "$tmp/avx512.replay" &&
+		grep -q '^\$3 = {0x1616161616161616, 0x1717171717171717, 0x1818181818181818, 0x1919191919191919}' "$tmp/avx512.replay" &&
+		grep -q '^\$4 = {0xf1f1f1f1f1f1f1f1, 0xf2f2f2f2f2f2f2f2}' "$tmp/avx512.replay" &&
+		grep -q '^\$5 = {0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0}' "$tmp/avx512.replay" &&
+		grep -q '^\$6 = 0xa5a5a5a5c3c3c3c3' "$tmp/avx512.replay" &&
+		grep -q '^k7 *0x8000000000000001' "$tmp/avx512.replay"; then
+		ok "avx512: through the replay, zmm0/zmm16/zmm31 (all 512 bits), k1 and k7 at the end hold the program's patterns"
+	else
+		cat "$tmp/avx512.replay" >>"$tmp/log"
+		bad "avx512: through the replay, zmm0/zmm16/zmm31 (all 512 bits), k1 and k7 at the end hold the program's patterns"
+	fi
+else
+	n=$((n + 1))
+	echo "ok $n - avx512 # SKIP this CPU has no AVX-512F/BW"
+fi
 # ---- execve: the old image's state (end kind exec) ---------------------------
 # tests/programs/exec runs execl(tiny): the snapshot holds the old image
 # taken at the execve's entry (--exec 0) and tiny's end (the default).
