@@ -240,14 +240,14 @@ int rec_launch(struct rec_launch *l, int *error, struct sb_err *err)
 				"%s: unexpected stop 0x%x after exec", prog,
 				status);
 	/* "Seccomp: 2" (SECCOMP_MODE_FILTER) */
-	l->filtered = l->exec_filter && rec_sigmask_of(pid, "Seccomp") == 2;
+	l->filtered = l->exec_filter && rec_status_of(pid, "Seccomp", 10) == 2;
 	return 0;
 }
 
-uint64_t rec_sigmask_of(pid_t tid, const char *field)
+uint64_t rec_status_of(pid_t tid, const char *field, int base)
 {
 	char path[64], line[256];
-	uint64_t mask = 0;
+	uint64_t v = 0;
 	size_t flen = strlen(field);
 	FILE *f;
 
@@ -257,11 +257,16 @@ uint64_t rec_sigmask_of(pid_t tid, const char *field)
 		return 0;
 	while (fgets(line, sizeof(line), f))
 		if (!strncmp(line, field, flen) && line[flen] == ':') {
-			mask = strtoull(line + flen + 1, NULL, 16);
+			v = strtoull(line + flen + 1, NULL, base);
 			break;
 		}
 	fclose(f);
-	return mask;
+	return v;
+}
+
+uint64_t rec_sigmask_of(pid_t tid, const char *field)
+{
+	return rec_status_of(tid, field, 16);
 }
 
 uint64_t rec_mono_ns(void)

@@ -100,6 +100,11 @@ struct rec_launch {
  */
 int rec_launch(struct rec_launch *l, int *error, struct sb_err *err);
 
+/* The number in @field ("Tgid", "Seccomp", ...) of /proc/@tid/status, in
+ * @base; 0 when it cannot be read.
+ */
+uint64_t rec_status_of(pid_t tid, const char *field, int base);
+
 /* One of the Sig* masks (SigCgt, SigIgn, SigPnd, ...) of /proc/@tid/status;
  * 0 when it cannot be read.
  */

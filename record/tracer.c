@@ -79,19 +79,7 @@ static void thr_del(struct rec_snap_tracer *tr, pid_t tid)
 /* The thread group of @tid (Tgid: of /proc/TID/status), or 0. */
 static pid_t tgid_of(pid_t tid)
 {
-	char path[64], line[256];
-	int tgid = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
+	return (pid_t)rec_status_of(tid, "Tgid", 10);
 }
 
 static int desc_find(const struct rec_snap_tracer *tr, pid_t tid)
