@@ -22,7 +22,14 @@ CHECK_EXTRA += snapshot-test
 # make bench: the snapshot of a 100 MB heap against its resident size and
 # against gcore in the same run (scripts/bench-snapshot).
 .PHONY: bench-snapshot
-bench-snapshot: $(PTREC) $(SNAP_PROG_DIR)/bigheap $(SNAP_PROG_DIR)/sigloop \
-		$(FAKEPTREC)
+bench-snapshot: $(PTREC) $(SNAP_PROG_DIR)/bigheap
 	./scripts/bench-snapshot $(BUILD)
 BENCH_EXTRA += bench-snapshot
+
+# make bench: what the kmod recorder's ptrace stops cost a program taking
+# 10,000 signals, against the same program untraced in the same run, with
+# the load average (scripts/bench-sigcost).
+.PHONY: bench-sigcost
+bench-sigcost: $(PTREC) $(SNAP_PROG_DIR)/sigloop $(FAKEPTREC)
+	./scripts/bench-sigcost $(BUILD)
+BENCH_EXTRA += bench-sigcost
