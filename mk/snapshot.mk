@@ -2,7 +2,7 @@
 # programs, writes `ptrec core` and compares GDB on it with GDB on gcore's
 # file of the same state (tests/snapshot/run.sh).
 SNAP_PROG_DIR := $(BUILD)/tests/snapshot
-SNAP_PROGS := crash mtcrash mtspin threxec manythr abort exit spin forkexit bigheap busy sigloop avx avx512
+SNAP_PROGS := crash mtcrash mtspin threxec manythr abort exit spin forkexit bigheap busy sigloop avx avx512 spawn
 SNAP_PROG_BINS := $(SNAP_PROGS:%=$(SNAP_PROG_DIR)/%)
 
 $(SNAP_PROG_DIR)/%: tests/snapshot/%.c

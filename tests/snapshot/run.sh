@@ -609,6 +609,20 @@ if [ -n "${FAKEPTREC:-}" ] && [ -f "$FAKEPTREC" ]; then
 		cp "$tmp/kxc.rec" "$tmp/log"
 		bad "kmod recorder (device faked): the program's children exec through the filter (traced, no ENOSYS); one outliving the recording is named"
 	fi
+	# posix_spawn: the child comes from a vfork-like clone
+	# (PTRACE_EVENT_VFORK) and execs through the filter too.
+	rm -rf "$tmp/kxv.b"
+	PTREC_KMOD_GRACE_MS=200 FAKE_PTREC=hang LD_PRELOAD=$FAKEPTREC \
+		"$PTREC" record -q --backend=kmod -o "$tmp/kxv.b" -- "$P/spawn" \
+		"$PROGS/tiny" "$PROGS/tiny" >"$tmp/kxv.rec" 2>&1
+	if [ "$(grep -c '^spawned ' "$tmp/kxv.rec")" -eq 2 ] &&
+		[ "$(grep -c '^tiny' "$tmp/kxv.rec")" -eq 2 ] &&
+		"$PTREC" info "$tmp/kxv.b" 2>&1 | grep -q 'snapshot: process .*spawn): exit 0'; then
+		ok "kmod recorder (device faked): posix_spawn's children (vfork) exec through the filter"
+	else
+		cp "$tmp/kxv.rec" "$tmp/log"
+		bad "kmod recorder (device faked): posix_spawn's children (vfork) exec through the filter"
+	fi
 	# A thread other than main execs: main's exit (the kernel ends it in
 	# the exec) is not the program's end; the snapshot is the new
 	# image's exit.
