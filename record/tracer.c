@@ -50,9 +50,11 @@ static bool sig_fatal(pid_t tid, int sig)
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	buf[n > 0 ? n : 0] = '\0';
-	if ((p = strstr(buf, "\nSigIgn:")))
+	p = strstr(buf, "\nSigIgn:");
+	if (p)
 		ign = strtoull(p + 8, NULL, 16);
-	if ((p = strstr(buf, "\nSigCgt:")))
+	p = strstr(buf, "\nSigCgt:");
+	if (p)
 		cgt = strtoull(p + 8, NULL, 16);
 	return !((cgt | ign) & bit);
 }
