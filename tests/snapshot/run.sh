@@ -637,6 +637,21 @@ if [ -n "${FAKEPTREC:-}" ] && [ -f "$FAKEPTREC" ]; then
 		cat "$tmp/ktx.rec" >>"$tmp/log"
 		bad "kmod recorder (device faked): a thread's exec is not taken for the program's exit (snapshot at the new image's exit)"
 	fi
+	# ... and its old image at the thread's execve: both threads, the
+	# one in execve (from run()) and main waiting in pthread_join.
+	"$PTREC" core "$tmp/ktx.b" --exec 0 -o "$tmp/ktx.core" >>"$tmp/ktx.rec" 2>&1
+	gdb -nx -batch -ex 'thread apply all bt' "$P/threxec" "$tmp/ktx.core" \
+		>"$tmp/ktx.got" 2>&1
+	if "$PTREC" info "$tmp/ktx.b" 2>&1 | grep -q "snapshot: process .*($P/threxec): exec 0, 2 threads" &&
+		[ "$(grep -c '^Thread ' "$tmp/ktx.got")" -eq 2 ] &&
+		grep -q 'in __GI_execl' "$tmp/ktx.got" &&
+		grep -q 'in run (arg=' "$tmp/ktx.got" &&
+		grep -q 'in main (argc=' "$tmp/ktx.got"; then
+		ok "kmod recorder (device faked): a thread's execve: the old image with both threads (execve < execl < run, and main)"
+	else
+		cat "$tmp/ktx.rec" "$tmp/ktx.got" >>"$tmp/log"
+		bad "kmod recorder (device faked): a thread's execve: the old image with both threads (execve < execl < run, and main)"
+	fi
 	# More threads than the tracer's table (256): those past it run on
 	# untouched (their first SIGSTOP dropped all the same), and the one
 	# that crashes is in the snapshot with every thread the table holds.
