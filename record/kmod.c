@@ -441,6 +441,10 @@ int rec_kmod_record(const struct rec_options *o, struct rec_stats *st,
 		if (o->no_snapshot ||
 		    rec_snap_tracer_start(&k.tr, k.pid, getpid(),
 					  k.exec_filtered)) {
+			/* (the exec filter is in place only with snapshots) */
+			if (!o->no_snapshot && k.exec_filtered)
+				km_warn(&k, "cannot trace process %d for its snapshot: %s; there is none, and each execve of the program now fails with ENOSYS (--no-snapshot avoids both)",
+					k.pid, strerror(errno));
 			k.tr.traced = false;
 			ptrace(PTRACE_DETACH, k.pid, 0, 0);
 		} else {
