@@ -158,6 +158,7 @@ struct ptrec_counters {
 	atomic_long_t unit_errors;
 	atomic_long_t untraced;
 	atomic_long_t irqsoff_copied;
+	atomic_long_t qlock_max_copy;
 };
 extern struct ptrec_counters ptrec_cnt;
 
@@ -360,6 +361,7 @@ int ptrec_follow_fork(struct ptrec_thread *pt, struct task_struct *child);
 int ptrec_q_init(struct ptrec_session *s, size_t size);
 void ptrec_q_free(struct ptrec_session *s);
 bool ptrec_q_empty(struct ptrec_session *s);
+bool ptrec_q_readable(struct ptrec_session *s);
 void ptrec_q_report_pending(struct ptrec_session *s);
 u64 ptrec_q_ready(struct ptrec_session *s, size_t count);
 ssize_t ptrec_q_copy_to_user(struct ptrec_session *s, char __user *buf,

@@ -34,15 +34,17 @@ u64 ptrec_now(void)
 /* ---- the message queue ---------------------------------------------- */
 
 #define PTREC_Q_RESERVE 4096	/* kept free of trace data for sideband */
+#define PTREC_Q_BUSY	0	/* type of a message still being copied in */
 
 static u64 q_free(struct ptrec_session *s)
 {
 	return s->q_size - (s->q_head - s->q_tail);
 }
 
-static void q_put(struct ptrec_session *s, const void *src, u32 len)
+/* Writes @len bytes (zeros if @src is NULL) at ring position @at. */
+static void q_write(struct ptrec_session *s, u64 at, const void *src, u32 len)
 {
-	u64 pos = s->q_head & (s->q_size - 1);
+	u64 pos = at & (s->q_size - 1);
 	u32 n = min_t(u64, len, s->q_size - pos);
 
 	if (src) {
@@ -52,7 +54,33 @@ static void q_put(struct ptrec_session *s, const void *src, u32 len)
 		memset(s->q_buf + pos, 0, n);
 		memset(s->q_buf, 0, len - n);
 	}
+}
+
+/*
+ * Context: q_lock held.  hwstats keeps the largest copy made under it:
+ * records only, never a trace chunk (ptrec_q_trace()).
+ */
+static void q_put(struct ptrec_session *s, const void *src, u32 len)
+{
+	long max = atomic_long_read(&ptrec_cnt.qlock_max_copy);
+
+	while (src && len > max &&
+	       !atomic_long_try_cmpxchg(&ptrec_cnt.qlock_max_copy, &max, len))
+		;
+	q_write(s, s->q_head, src, len);
 	s->q_head += len;
+}
+
+/*
+ * The type of the message at @at, read once its writer is done: a trace
+ * chunk is reserved under q_lock with type 0 (PTREC_Q_BUSY) and copied
+ * after the lock is dropped; its writer then publishes the type with
+ * release semantics.  A type is 8-byte aligned, so it never wraps.
+ */
+static u16 q_type_at(struct ptrec_session *s, u64 at)
+{
+	/* pairs with ptrec_q_trace()'s release: the data is there */
+	return smp_load_acquire((u16 *)(s->q_buf + (at & (s->q_size - 1))));
 }
 
 static void q_get(struct ptrec_session *s, u64 at, void *dst, u32 len)
@@ -265,14 +293,22 @@ void ptrec_q_release_lost(struct ptrec_session *s, struct ptrec_thread *t)
  * @len:	at most PTREC_MSG_TRACE_MAX.
  * @offset:	their logical offset in @t's stream.
  *
- * Context: t->lock held.
+ * The chunk's place is reserved, and its header stamped, under q_lock,
+ * so messages keep their time order; the data is copied after the lock
+ * is dropped, and the message is published by its type (q_type_at()):
+ * the read side stops at a message still being copied, and no writer,
+ * the scheduler's included, waits for a copy of up to 64 KiB (#20).
+ * One drain per thread at a time (drain_mutex) keeps a thread's chunks
+ * in order.
+ *
+ * Context: process, t->drain_mutex held.
  * Return: 0, or -ENOSPC (nothing queued).
  */
 int ptrec_q_trace(struct ptrec_session *s, struct ptrec_thread *t,
 		  const void *data, u32 len, u64 offset)
 {
 	struct ptrec_msg_trace m = {
-		.type = PTREC_MSG_TRACE,
+		.type = PTREC_Q_BUSY,
 		.pid = t->pid,
 		.tid = t->tid,
 		.offset = offset,
@@ -280,23 +316,30 @@ int ptrec_q_trace(struct ptrec_session *s, struct ptrec_thread *t,
 	};
 	u32 size = ALIGN(sizeof(m) + len, 8);
 	unsigned long flags;
-	int ret = -ENOSPC;
+	u64 at;
 
 	if (irqs_disabled())
 		atomic_long_add(len, &ptrec_cnt.irqsoff_copied);
 	spin_lock_irqsave(&s->q_lock, flags);
-	if (q_flush_lost(s, t) && q_room(s, size + PTREC_Q_RESERVE)) {
-		m.size = size;
-		m.time = ptrec_now();
-		q_put(s, &m, sizeof(m));
-		q_put(s, data, len);
-		q_put(s, NULL, size - sizeof(m) - len);
-		atomic64_add(len, &s->st_trace);
-		ret = 0;
+	if (!q_flush_lost(s, t) || !q_room(s, size + PTREC_Q_RESERVE)) {
+		spin_unlock_irqrestore(&s->q_lock, flags);
+		return -ENOSPC;
 	}
+	at = s->q_head;
+	m.size = size;
+	m.time = ptrec_now();	/* under q_lock: never decreasing */
+	q_put(s, &m, sizeof(m));
+	s->q_head += size - sizeof(m);	/* the data's place */
 	spin_unlock_irqrestore(&s->q_lock, flags);
+
+	q_write(s, at + sizeof(m), data, len);
+	q_write(s, at + sizeof(m) + len, NULL, size - sizeof(m) - len);
+	/* publish: the data before the type (q_type_at()'s acquire) */
+	smp_store_release((u16 *)(s->q_buf + (at & (s->q_size - 1))),
+			  (u16)PTREC_MSG_TRACE);
+	atomic64_add(len, &s->st_trace);
 	irq_work_queue(&s->wake_iw);
-	return ret;
+	return 0;
 }
 
 /**
@@ -350,14 +393,29 @@ void ptrec_q_free(struct ptrec_session *s)
 }
 
 /**
- * ptrec_q_empty() - nothing to read?
+ * ptrec_q_empty() - nothing queued, not even a message being copied in?
  * @s:	the session.
  *
- * Return: true if no message is queued.
+ * Return: true if no message is queued or reserved.
  */
 bool ptrec_q_empty(struct ptrec_session *s)
 {
 	return READ_ONCE(s->q_head) == READ_ONCE(s->q_tail);
+}
+
+/**
+ * ptrec_q_readable() - a whole message waits at the tail?
+ * @s:	the session.
+ *
+ * Return: true if the oldest message is queued and no longer being
+ * copied in.
+ */
+bool ptrec_q_readable(struct ptrec_session *s)
+{
+	u64 tail = READ_ONCE(s->q_tail);
+
+	return READ_ONCE(s->q_head) != tail &&
+	       q_type_at(s, tail) != PTREC_Q_BUSY;
 }
 
 /**
@@ -391,6 +449,8 @@ u64 ptrec_q_ready(struct ptrec_session *s, size_t count)
 	tail = s->q_tail;
 	avail = s->q_head - tail;
 	while (n < avail) {
+		if (q_type_at(s, tail + n) == PTREC_Q_BUSY)
+			break;	/* its writer is still copying */
 		q_get(s, tail + n, &h, sizeof(h));
 		if (n + h.size > count)
 			break;
@@ -406,7 +466,8 @@ u64 ptrec_q_ready(struct ptrec_session *s, size_t count)
  * @buf:	the reader's buffer.
  * @n:		bytes.
  *
- * Writers never touch [tail, head), so the copy runs without the lock.
+ * Writers never touch the whole messages of [tail, head) that
+ * ptrec_q_ready() found, so the copy runs without the lock.
  * Context: s->read_lock held.
  * Return: @n, or -EFAULT (nothing consumed).
  */
