@@ -205,6 +205,29 @@ ptrec_tests() {
 		bad "exits: kqselftest loads with exit_stall=kqexit"
 	fi
 
+	# -- #20.5: CR3 under page-table isolation.  The guest boots with
+	# pti=on nopcid (run.sh), so user code runs on the user CR3 (bit 12
+	# set) and the kernel on the PGD; the simulated unit filters on and
+	# writes PIP packets of the CR3 the CPU really runs on
+	if grep -qw pti /proc/cpuinfo; then
+		ok "cr3: the guest kernel runs with page-table isolation"
+	else
+		bad "cr3: the guest kernel runs with page-table isolation"
+	fi
+	sim_reset
+	if trace cr3filter -c -s 200 -- kqwork /out/cr3filter/worklog 8 2000
+	then
+		ok "cr3: kqtrace traced kqwork to its end with the CR3 filter"
+	else
+		bad "cr3: kqtrace traced kqwork to its end with the CR3 filter"
+	fi
+	sim_checks cr3filter
+	if trace cr3pip -k -s 200 -- kqwork /out/cr3pip/worklog 8 2000; then
+		ok "cr3: kqtrace traced kqwork to its end with kernel tracing (PIPs)"
+	else
+		bad "cr3: kqtrace traced kqwork to its end with kernel tracing (PIPs)"
+	fi
+
 	# -- a reader that keeps up loses nothing --------------------------
 	sim_reset
 	if trace keep -s 100 -b 262144 -n 8 -- kqwork /out/keep/worklog 10 3000
