@@ -118,13 +118,17 @@ static bool q_room(struct ptrec_session *s, u64 need)
 	struct ptrec_lost_orphan *o, *n;
 
 	list_for_each_entry_safe(o, n, &s->lost_orphans, node) {
-		if (q_free(s) < need + sizeof(l))
-			return false;
-		l.tid = o->tid;
-		l.reason = o->reason;
-		l.bytes = o->bytes;
-		l.offset = o->offset;
-		q_put_record(s, &l, sizeof(l), NULL, 0);
+		while (o->npend) {
+			if (q_free(s) < need + sizeof(l))
+				return false;
+			l.tid = o->tid;
+			l.reason = o->pend[o->first].reason;
+			l.bytes = o->pend[o->first].bytes;
+			l.offset = o->pend[o->first].offset;
+			q_put_record(s, &l, sizeof(l), NULL, 0);
+			o->first++;
+			o->npend--;
+		}
 		list_del(&o->node);
 		ptrec_kfree(o);
 	}
@@ -201,8 +205,17 @@ static bool q_put_lost(struct ptrec_session *s, struct ptrec_thread *t,
  * @bytes:	lost bytes.
  * @offset:	logical stream offset of the loss.
  *
- * If even the record does not fit, the loss is kept in @t and reported
- * before @t's next data.  Context: any but NMI; q_lock orders it.
+ * If even the record does not fit, the loss waits in @t and is reported
+ * before @t's next data, or by the reader once it made room.  Waiting
+ * losses stay exact for any number (#20): a loss joins the one before it
+ * only where they are one loss (same reason, and it starts where that one
+ * ends: a lost stretch the drain cut in two, or a second hole where the
+ * stream did not move), and a thread with waiting losses is not traced
+ * (ptrec_load(), ptrec_rearm_fn()), so at most a few more can come: the
+ * bytes the unit wrote before it was stopped (one stretch), its hole
+ * (one), a FULL.  PTREC_PEND_MAX leaves room to spare; hwstats'
+ * pend_merged counts a loss that found none (0, or a bug).
+ * Context: any but NMI; q_lock orders it.
  */
 void ptrec_q_lost(struct ptrec_session *s, struct ptrec_thread *t,
 		  u32 reason, u64 bytes, u64 offset)
@@ -212,24 +225,25 @@ void ptrec_q_lost(struct ptrec_session *s, struct ptrec_thread *t,
 
 	atomic64_add(bytes, &s->st_lost);
 	spin_lock_irqsave(&s->q_lock, flags);
-	if (t->npend || !q_put_lost(s, t, reason, bytes, offset)) {
-		/*
-		 * Each loss keeps its own place in the stream (a hole after
-		 * another loss is elsewhere); only when the list is full do
-		 * the last ones merge, as a loss of unknown extent.
-		 */
-		if (t->npend < PTREC_PEND_MAX) {
-			p = &t->pend[t->npend++];
-			p->reason = reason;
-			p->bytes = bytes;
-			p->offset = offset;
-		} else {
-			p = &t->pend[PTREC_PEND_MAX - 1];
-			if (p->reason != reason)
-				p->reason = PTREC_SB_LOST_UNTRACED;
-			p->bytes += bytes;
-		}
+	if (!t->npend && q_put_lost(s, t, reason, bytes, offset))
+		goto out;
+	p = t->npend ? &t->pend[t->npend - 1] : NULL;
+	if (p && p->reason == reason && p->offset + p->bytes == offset) {
+		p->bytes += bytes;	/* one loss, exactly */
+	} else if (t->npend < PTREC_PEND_MAX) {
+		if (!t->npend)
+			list_add_tail(&t->pend_node, &s->pend_threads);
+		p = &t->pend[t->npend++];
+		p->reason = reason;
+		p->bytes = bytes;
+		p->offset = offset;
+	} else {
+		/* cannot happen (above); counted, never silent */
+		atomic_long_inc(&ptrec_cnt.pend_merged);
+		p->reason = PTREC_SB_LOST_UNTRACED;
+		p->bytes += bytes;
 	}
+out:
 	spin_unlock_irqrestore(&s->q_lock, flags);
 	irq_work_queue(&s->wake_iw);
 }
@@ -239,6 +253,8 @@ static bool q_flush_lost(struct ptrec_session *s, struct ptrec_thread *t)
 {
 	unsigned int n = 0;
 
+	if (!t->npend)
+		return true;
 	while (n < t->npend && q_put_lost(s, t, t->pend[n].reason,
 					  t->pend[n].bytes, t->pend[n].offset))
 		n++;
@@ -246,7 +262,48 @@ static bool q_flush_lost(struct ptrec_session *s, struct ptrec_thread *t)
 		memmove(t->pend, t->pend + n, (t->npend - n) * sizeof(*t->pend));
 		t->npend -= n;
 	}
-	return !t->npend;
+	if (t->npend)
+		return false;
+	list_del_init(&t->pend_node);
+	return true;
+}
+
+/**
+ * ptrec_q_flush_thread() - report @t's waiting losses if there is room
+ * @s:	session.
+ * @t:	thread.
+ *
+ * Context: any but NMI (the scheduler's switch-in, the rearm IPI).
+ * Return: true if none waits any more, so @t may be traced again.
+ */
+bool ptrec_q_flush_thread(struct ptrec_session *s, struct ptrec_thread *t)
+{
+	unsigned long flags;
+	bool done;
+
+	if (!READ_ONCE(t->npend))
+		return true;
+	spin_lock_irqsave(&s->q_lock, flags);
+	done = q_flush_lost(s, t);
+	spin_unlock_irqrestore(&s->q_lock, flags);
+	return done;
+}
+
+/*
+ * Context: q_lock held, by the reader, which just made room.  Threads
+ * whose waiting losses are now all reported are kicked, so one that was
+ * stopped while loaded is traced again without waiting for its next
+ * switch-in.
+ */
+static void q_flush_threads(struct ptrec_session *s)
+{
+	struct ptrec_thread *t, *n;
+
+	list_for_each_entry_safe(t, n, &s->pend_threads, pend_node) {
+		if (!q_flush_lost(s, t))
+			break;	/* the queue is full again */
+		ptrec_thread_kick(t);
+	}
 }
 
 /**
@@ -256,29 +313,23 @@ static bool q_flush_lost(struct ptrec_session *s, struct ptrec_thread *t)
  *
  * Losses that still have no room in the queue move to the session, whose
  * next record, read() or poll() reports them once the reader made room,
- * so every lost byte gets its PTREC_SB_LOST record (ptrec.h) even after
- * the thread is gone.  They move as one record (at the first one's place,
- * of UNTRACED reason if they differ): nothing of the thread follows them.
+ * so every loss gets its own PTREC_SB_LOST record (ptrec.h), in order and
+ * as it was, even after the thread is gone.
  * Context: t->lock held.
  */
 void ptrec_q_release_lost(struct ptrec_session *s, struct ptrec_thread *t)
 {
 	struct ptrec_lost_orphan *o = t->orphan;
 	unsigned long flags;
-	unsigned int i;
 
 	spin_lock_irqsave(&s->q_lock, flags);
 	if (!q_flush_lost(s, t)) {
 		o->tid = t->tid;
-		o->reason = t->pend[0].reason;
-		o->offset = t->pend[0].offset;
-		o->bytes = 0;
-		for (i = 0; i < t->npend; i++) {
-			o->bytes += t->pend[i].bytes;
-			if (t->pend[i].reason != o->reason)
-				o->reason = PTREC_SB_LOST_UNTRACED;
-		}
+		o->first = 0;
+		o->npend = t->npend;
+		memcpy(o->pend, t->pend, t->npend * sizeof(*t->pend));
 		list_add_tail(&o->node, &s->lost_orphans);
+		list_del_init(&t->pend_node);
 		t->orphan = NULL;
 		t->npend = 0;
 	}
@@ -374,6 +425,7 @@ int ptrec_q_init(struct ptrec_session *s, size_t size)
 	init_waitqueue_head(&s->wq);
 	init_irq_work(&s->wake_iw, ptrec_q_wake_fn);
 	INIT_LIST_HEAD(&s->lost_orphans);
+	INIT_LIST_HEAD(&s->pend_threads);
 	return 0;
 }
 
@@ -427,6 +479,7 @@ void ptrec_q_report_pending(struct ptrec_session *s)
 	spin_lock_irq(&s->q_lock);
 	if (!list_empty(&s->lost_orphans) || s->lost_records)
 		q_room(s, 0);
+	q_flush_threads(s);
 	spin_unlock_irq(&s->q_lock);
 }
 
@@ -446,6 +499,7 @@ u64 ptrec_q_ready(struct ptrec_session *s, size_t count)
 
 	spin_lock_irq(&s->q_lock);
 	q_room(s, 0);
+	q_flush_threads(s);
 	tail = s->q_tail;
 	avail = s->q_head - tail;
 	while (n < avail) {

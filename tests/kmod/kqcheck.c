@@ -474,6 +474,26 @@ static void kq_check_offsets(const char *dir)
 	for (j = 0; j < kq_nlost; j++)
 		if (kq_losts[j].reason != PTREC_SB_LOST_SIDEBAND)
 			lost_bytes += kq_losts[j].bytes;
+	/*
+	 * #20: waiting losses never merge.  A hole of unknown size (UNTRACED,
+	 * FULL) has 0 bytes; before the fix, more than eight waiting losses
+	 * of a thread, or those left at its release, were folded into one
+	 * UNTRACED record carrying the others' bytes at the first's place.
+	 */
+	for (i = j = 0; j < kq_nlost; j++)
+		if ((kq_losts[j].reason == PTREC_SB_LOST_UNTRACED ||
+		     kq_losts[j].reason == PTREC_SB_LOST_FULL) &&
+		    kq_losts[j].bytes && !i++)
+			snprintf(first_bad, sizeof(first_bad),
+				 "tid %u: reason %u, %" PRIu64 " bytes at %"
+				 PRIu64, kq_losts[j].tid, kq_losts[j].reason,
+				 kq_losts[j].bytes, kq_losts[j].offset);
+	kq_result(!i, "no LOST record merges losses: every hole of unknown "
+		  "size (UNTRACED, FULL) has 0 bytes (%zu of %zu records do "
+		  "not)", i, kq_nlost);
+	if (i)
+		kq_diag("%s", first_bad);
+	first_bad[0] = '\0';
 	kq_result(!unexplained, "every jump in a thread's stream offsets is "
 		  "accounted for by LOST records (%zu jumps)", jumps);
 	if (unexplained)

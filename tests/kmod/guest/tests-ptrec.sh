@@ -65,6 +65,11 @@ sim_checks() {
 	else
 		bad "$1: no trace chunk was copied under the queue's lock (one of $(hwstat qlock_max_copy) bytes was)"
 	fi
+	if [ "$(hwstat pend_merged)" = "$(kv /tmp/hwstats.before pend_merged)" ]; then
+		ok "$1: no waiting loss had to merge with another"
+	else
+		bad "$1: no waiting loss had to merge with another ($(( $(hwstat pend_merged) - $(kv /tmp/hwstats.before pend_merged) )) did)"
+	fi
 }
 
 ptrec_load_sim() {
@@ -263,13 +268,16 @@ ptrec_tests() {
 	sim_checks stop
 	# ring mode, a reader that reads nothing until the process has
 	# exited: the queue is full when the threads are freed, and their
-	# pending losses still need LOST records (host check "lag")
+	# pending losses still need LOST records (host check "lag"), each
+	# its own (host check: no LOST record merges losses)
+	sim_reset
 	if trace lag -r -W -s 2000 -b 8192 -n 2 -- \
 		kqwork /out/lag/worklog 30 3000; then
 		ok "lag: traced to the end, reading only after the exit"
 	else
 		bad "lag: traced to the end, reading only after the exit"
 	fi
+	sim_checks lag
 	echo "$qs_old" >"$qs"
 
 	# -- first-generation PT: one ToPA output region (SDM Vol. 3C
