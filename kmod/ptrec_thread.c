@@ -482,11 +482,14 @@ static void ptrec_drain_thread(struct ptrec_thread *t)
  * ptrec_thread_kick() - drain @t and rearm its unit where it is loaded
  * @t:	thread whose waiting losses were just reported.
  *
- * Context: any but NMI.
+ * Through the per-CPU list and irq_work, not queue_work(): the caller
+ * holds q_lock, which the scheduler takes under its runqueue lock, and
+ * waking a worker takes a runqueue lock.
+ * Context: any but NMI, IRQs off.
  */
 void ptrec_thread_kick(struct ptrec_thread *t)
 {
-	queue_work(ptrec_wq, &t->drain_work);
+	ptrec_queue_drain(t);
 }
 
 static void ptrec_drain_work(struct work_struct *w)
