@@ -160,6 +160,9 @@ struct ptrec_counters {
 	atomic_long_t irqsoff_copied;
 	atomic_long_t qlock_max_copy;
 	atomic_long_t pend_merged;
+	atomic_long_t qbusy_reads;
+	atomic_long_t qcopying;
+	atomic_long_t qcopying_max;
 };
 extern struct ptrec_counters ptrec_cnt;
 

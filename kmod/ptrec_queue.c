@@ -10,8 +10,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/irq_work.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
@@ -35,6 +37,15 @@ u64 ptrec_now(void)
 
 #define PTREC_Q_RESERVE 4096	/* kept free of trace data for sideband */
 #define PTREC_Q_BUSY	0	/* type of a message still being copied in */
+
+/*
+ * Tests only: with the simulated unit, every trace chunk's copy into the
+ * queue takes this much longer, so drains on two CPUs and the reader
+ * overlap there for sure (tests/kmod, run "contend").
+ */
+static unsigned int sim_copy_delay_us;
+module_param(sim_copy_delay_us, uint, 0644);
+MODULE_PARM_DESC(sim_copy_delay_us, "simulated unit only, for tests: microseconds added to each trace chunk's copy into the read() queue");
 
 static u64 q_free(struct ptrec_session *s)
 {
@@ -367,6 +378,7 @@ int ptrec_q_trace(struct ptrec_session *s, struct ptrec_thread *t,
 	};
 	u32 size = ALIGN(sizeof(m) + len, 8);
 	unsigned long flags;
+	long busy, max;
 	u64 at;
 
 	if (irqs_disabled())
@@ -383,11 +395,20 @@ int ptrec_q_trace(struct ptrec_session *s, struct ptrec_thread *t,
 	s->q_head += size - sizeof(m);	/* the data's place */
 	spin_unlock_irqrestore(&s->q_lock, flags);
 
+	/* how many chunks are copied in at once (hwstats, for the tests) */
+	busy = atomic_long_inc_return(&ptrec_cnt.qcopying);
+	max = atomic_long_read(&ptrec_cnt.qcopying_max);
+	while (busy > max &&
+	       !atomic_long_try_cmpxchg(&ptrec_cnt.qcopying_max, &max, busy))
+		;
 	q_write(s, at + sizeof(m), data, len);
 	q_write(s, at + sizeof(m) + len, NULL, size - sizeof(m) - len);
+	if (ptrec_sim_mode && READ_ONCE(sim_copy_delay_us))
+		usleep_range(sim_copy_delay_us, sim_copy_delay_us + 100);
 	/* publish: the data before the type (q_type_at()'s acquire) */
 	smp_store_release((u16 *)(s->q_buf + (at & (s->q_size - 1))),
 			  (u16)PTREC_MSG_TRACE);
+	atomic_long_dec(&ptrec_cnt.qcopying);
 	atomic64_add(len, &s->st_trace);
 	irq_work_queue(&s->wake_iw);
 	return 0;
@@ -503,8 +524,11 @@ u64 ptrec_q_ready(struct ptrec_session *s, size_t count)
 	tail = s->q_tail;
 	avail = s->q_head - tail;
 	while (n < avail) {
-		if (q_type_at(s, tail + n) == PTREC_Q_BUSY)
-			break;	/* its writer is still copying */
+		if (q_type_at(s, tail + n) == PTREC_Q_BUSY) {
+			/* its writer is still copying */
+			atomic_long_inc(&ptrec_cnt.qbusy_reads);
+			break;
+		}
 		q_get(s, tail + n, &h, sizeof(h));
 		if (n + h.size > count)
 			break;

@@ -121,6 +121,19 @@ trace() {
 	[ "$(cat "/out/$name/rc")" = 0 ]
 }
 
+# attached LOG: wait until the kqwork that kqtrace launched writes LOG,
+# which it opens only once ATTACH let it run (a fixed sleep raced a slow
+# start under load: the simulated perf then took the unit before ATTACH),
+# then a little more
+attached() {
+	i=0
+	while [ ! -e "$1" ] && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	sleep 0.1
+}
+
 # rec_check DESC LOG CMD...: ok when CMD succeeds, else LOG is the
 # diagnostic.
 rec_check() {
@@ -242,6 +255,27 @@ ptrec_tests() {
 		bad "keep-up: traced to the end"
 	fi
 	sim_checks keep
+	# -- the read() queue under contention: four threads on two CPUs,
+	# and every trace chunk's copy into the queue (outside its lock)
+	# takes 2 ms longer, so drains on both CPUs and the reader overlap;
+	# kqcheck finds every chunk whole and in order
+	echo 2000 >"$P/sim_copy_delay_us"
+	sim_reset
+	if trace contend -r -s 200 -b 65536 -n 8 -- \
+		kqwork /out/contend/worklog 8 2000; then
+		ok "contend: traced to the end with slow copies into the queue"
+	else
+		bad "contend: traced to the end with slow copies into the queue"
+	fi
+	echo 0 >"$P/sim_copy_delay_us"
+	sim_checks contend
+	cp "$P/hwstats" /tmp/log
+	busy=$(( $(hwstat qbusy_reads) - $(kv /tmp/hwstats.before qbusy_reads) ))
+	if [ "$(hwstat qcopying_max)" -ge 2 ] && [ "$busy" -ge 1 ]; then
+		ok "contend: chunks were copied in concurrently ($(hwstat qcopying_max) at once) and read() met one still being copied ($busy times)"
+	else
+		bad "contend: chunks were copied in concurrently ($(hwstat qcopying_max) at once) and read() met one still being copied ($busy times)"
+	fi
 
 	# -- a slow reader: the smallest read() queue, 8 KiB per thread, a
 	# high rate and 300 ms naps between reads, so the data outruns it
@@ -302,7 +336,7 @@ ptrec_tests() {
 	# -- perf's intel_pt (simulated) starting while ptrec traces: refused
 	# on every CPU (ptrec holds the unit), no #GP, no untraced hole
 	sim_reset
-	(sleep 0.3; echo 1 >"$P/sim_foreign"; sleep 0.3
+	(attached /out/foreignlate/worklog; echo 1 >"$P/sim_foreign"; sleep 0.3
 		echo 0 >"$P/sim_foreign") &
 	if trace foreignlate -s 50 -- kqwork /out/foreignlate/worklog 150 2000
 	then
@@ -322,7 +356,8 @@ ptrec_tests() {
 	# -- KVM's VMXON (simulated) while ptrec traces: IA32_VMX_MISC[14] = 0
 	# clears TraceEn and forbids setting it; the time untraced is a loss
 	sim_reset
-	(sleep 0.3; echo 1 >"$P/sim_vmx"; sleep 0.3; echo 0 >"$P/sim_vmx") &
+	(attached /out/vmx/worklog; echo 1 >"$P/sim_vmx"; sleep 0.3
+		echo 0 >"$P/sim_vmx") &
 	if trace vmx -s 50 -- kqwork /out/vmx/worklog 150 2000; then
 		ok "vmx: traced kqwork to its end across a time in VMX operation"
 	else
