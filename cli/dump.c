@@ -71,6 +71,10 @@ static void print_record(const struct ptrec_sb_header *h)
 
 		printf(" pid %u tid %u cr3 0x%" PRIx64, c->pid, c->tid,
 		       (uint64_t)c->cr3);
+		/* 0: a sideband version 1 stream, which has only one */
+		if (c->kernel_cr3)
+			printf(" kernel_cr3 0x%" PRIx64,
+			       (uint64_t)c->kernel_cr3);
 		break;
 	}
 	case PTREC_SB_SWITCH_IN:

@@ -158,26 +158,45 @@ struct ptrec_counters {
 	atomic_long_t unit_errors;
 	atomic_long_t untraced;
 	atomic_long_t irqsoff_copied;
+	atomic_long_t qlock_max_copy;
+	atomic_long_t pend_merged;
+	atomic_long_t qbusy_reads;
+	atomic_long_t qcopying;
+	atomic_long_t qcopying_max;
 };
 extern struct ptrec_counters ptrec_cnt;
 
+#define PTREC_PEND_MAX	8
+
 /**
- * struct ptrec_lost_orphan - a loss whose thread is gone before its record
+ * struct ptrec_pend_loss - a loss waiting for room in the queue
+ * @bytes:	lost bytes (0: unknown, PTREC_SB_LOST_UNTRACED).
+ * @offset:	stream offset.
+ * @reason:	enum ptrec_sb_lost_reason.
+ */
+struct ptrec_pend_loss {
+	u64 bytes;
+	u64 offset;
+	u32 reason;
+};
+
+/**
+ * struct ptrec_lost_orphan - the losses of a thread gone before their
+ * records found room
  * @node:	on ptrec_session.lost_orphans.
  * @tid:	the thread.
- * @reason:	enum ptrec_sb_lost_reason.
- * @bytes:	lost bytes.
- * @offset:	stream offset of the loss.
+ * @npend:	how many of @pend are left, from @first.
+ * @first:	the next one to report.
+ * @pend:	the losses, in order, each as it was.
  *
- * Allocated with the thread, so handing a pending loss to the session at
- * release cannot fail.
+ * Allocated with the thread, so handing its pending losses to the
+ * session at release cannot fail.
  */
 struct ptrec_lost_orphan {
 	struct list_head node;
 	u32 tid;
-	u32 reason;
-	u64 bytes;
-	u64 offset;
+	unsigned int npend, first;
+	struct ptrec_pend_loss pend[PTREC_PEND_MAX];
 };
 
 /**
@@ -203,6 +222,7 @@ struct ptrec_lost_orphan {
  * @q_tail:	bytes ever read.
  * @lost_records: bytes of sideband records dropped, not yet reported.
  * @lost_orphans: LOST records of freed threads waiting for room.
+ * @pend_threads: threads whose LOST records wait for room.
  * @read_lock:	one reader at a time.
  * @wq:		readers and pollers.
  * @wake_iw:	wakes them from any context.
@@ -237,6 +257,7 @@ struct ptrec_session {
 	u64 q_head, q_tail;
 	u64 lost_records;
 	struct list_head lost_orphans;
+	struct list_head pend_threads;
 	struct mutex read_lock;
 	wait_queue_head_t wq;
 	struct irq_work wake_iw;
@@ -244,20 +265,6 @@ struct ptrec_session {
 	atomic64_t st_threads, st_switches, st_pmis, st_trace, st_lost,
 		st_records, st_lost_records;
 	atomic_t st_stopped;
-};
-
-#define PTREC_PEND_MAX	8
-
-/**
- * struct ptrec_pend_loss - a loss waiting for room in the queue
- * @bytes:	lost bytes (0: unknown, PTREC_SB_LOST_UNTRACED).
- * @offset:	stream offset.
- * @reason:	enum ptrec_sb_lost_reason.
- */
-struct ptrec_pend_loss {
-	u64 bytes;
-	u64 offset;
-	u32 reason;
 };
 
 /**
@@ -295,7 +302,8 @@ struct ptrec_pend_loss {
  * @produced:	stream bytes the unit wrote.
  * @drained:	stream bytes delivered or reported lost.
  * @pend:	losses whose LOST record found no room yet, in order.
- * @npend:	their number.
+ * @npend:	their number; while not 0 the thread is not traced.
+ * @pend_node:	on session->pend_threads while @npend is not 0.
  * @orphan:	carries a pending loss to the session at release.
  * @sim_seq:	the simulated program's PTW counter.
  * @sim_carry_ns: simulated run time not yet turned into packets.
@@ -335,6 +343,7 @@ struct ptrec_thread {
 	u64 drained;
 	struct ptrec_pend_loss pend[PTREC_PEND_MAX];
 	unsigned int npend;
+	struct list_head pend_node;
 	struct ptrec_lost_orphan *orphan;
 	u32 sim_seq;
 	u64 sim_carry_ns;
@@ -355,11 +364,13 @@ void ptrec_thread_on_exit(struct ptrec_thread *t);
 void ptrec_thread_set_cr3_match(struct ptrec_thread *t, u64 cr3);
 bool ptrec_thread_last_of_process(struct ptrec_thread *t);
 int ptrec_follow_fork(struct ptrec_thread *pt, struct task_struct *child);
+void ptrec_thread_kick(struct ptrec_thread *t);
 
 /* ptrec_queue.c */
 int ptrec_q_init(struct ptrec_session *s, size_t size);
 void ptrec_q_free(struct ptrec_session *s);
 bool ptrec_q_empty(struct ptrec_session *s);
+bool ptrec_q_readable(struct ptrec_session *s);
 void ptrec_q_report_pending(struct ptrec_session *s);
 u64 ptrec_q_ready(struct ptrec_session *s, size_t count);
 ssize_t ptrec_q_copy_to_user(struct ptrec_session *s, char __user *buf,
@@ -372,6 +383,7 @@ int ptrec_q_trace(struct ptrec_session *s, struct ptrec_thread *t,
 void ptrec_q_lost(struct ptrec_session *s, struct ptrec_thread *t,
 		  u32 reason, u64 bytes, u64 offset);
 void ptrec_q_release_lost(struct ptrec_session *s, struct ptrec_thread *t);
+bool ptrec_q_flush_thread(struct ptrec_session *s, struct ptrec_thread *t);
 u64 ptrec_now(void);
 
 /* ptrec_main.c */

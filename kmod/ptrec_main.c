@@ -64,19 +64,23 @@ MODULE_PARM_DESC(allocs, "allocation counters (read-only), zero when idle");
 /* Read-only "hwstats": what went wrong with the unit, since load. */
 static int ptrec_hwstats_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "msr_faults %ld unit_errors %ld untraced %ld irqsoff_copied %ld foreign_skips %ld\n",
+	return sysfs_emit(buf, "msr_faults %ld unit_errors %ld untraced %ld irqsoff_copied %ld foreign_skips %ld qlock_max_copy %ld pend_merged %ld qbusy_reads %ld qcopying_max %ld\n",
 			  atomic_long_read(&ptrec_cnt.msr_faults),
 			  atomic_long_read(&ptrec_cnt.unit_errors),
 			  atomic_long_read(&ptrec_cnt.untraced),
 			  atomic_long_read(&ptrec_cnt.irqsoff_copied),
-			  atomic_long_read(&ptrec_cnt.foreign_skips));
+			  atomic_long_read(&ptrec_cnt.foreign_skips),
+			  atomic_long_read(&ptrec_cnt.qlock_max_copy),
+			  atomic_long_read(&ptrec_cnt.pend_merged),
+			  atomic_long_read(&ptrec_cnt.qbusy_reads),
+			  atomic_long_read(&ptrec_cnt.qcopying_max));
 }
 
 static const struct kernel_param_ops ptrec_hwstats_ops = {
 	.get = ptrec_hwstats_get,
 };
 module_param_cb(hwstats, &ptrec_hwstats_ops, NULL, 0444);
-MODULE_PARM_DESC(hwstats, "faulting RDMSR/WRMSR/XSAVES/XRSTORS, unit errors (IA32_RTIT_STATUS.Error), timeslices a thread ran untraced, trace bytes copied with interrupts off, loads skipped for another PT user");
+MODULE_PARM_DESC(hwstats, "faulting RDMSR/WRMSR/XSAVES/XRSTORS, unit errors (IA32_RTIT_STATUS.Error), timeslices a thread ran untraced, trace bytes copied with interrupts off, loads skipped for another PT user, the largest copy into a read() queue under its lock, waiting losses that had to merge (0), reads that stopped at a chunk still being copied in, the most chunks copied in at once");
 
 static LIST_HEAD(ptrec_sessions);
 static DEFINE_SPINLOCK(ptrec_sessions_lock);
@@ -597,7 +601,8 @@ static ssize_t ptrec_read(struct file *file, char __user *buf, size_t count,
 		n = ptrec_q_ready(s, count);
 		if (n)
 			break;
-		if (READ_ONCE(s->done)) {
+		/* the end only once no chunk is still being copied in */
+		if (READ_ONCE(s->done) && ptrec_q_empty(s)) {
 			ret = 0;
 			goto out_unlock;
 		}
@@ -605,8 +610,9 @@ static ssize_t ptrec_read(struct file *file, char __user *buf, size_t count,
 			ret = -EAGAIN;
 			goto out_unlock;
 		}
-		ret = wait_event_interruptible(s->wq, !ptrec_q_empty(s) ||
-					       READ_ONCE(s->done));
+		ret = wait_event_interruptible(s->wq, ptrec_q_readable(s) ||
+					       (READ_ONCE(s->done) &&
+						ptrec_q_empty(s)));
 		if (ret)
 			goto out_unlock;
 	}
@@ -623,9 +629,9 @@ static __poll_t ptrec_poll(struct file *file, poll_table *wait)
 
 	poll_wait(file, &s->wq, wait);
 	ptrec_q_report_pending(s);
-	if (!ptrec_q_empty(s))
+	if (ptrec_q_readable(s))
 		mask |= EPOLLIN | EPOLLRDNORM;
-	else if (READ_ONCE(s->done))
+	else if (READ_ONCE(s->done) && ptrec_q_empty(s))
 		mask |= EPOLLHUP;
 	return mask;
 }

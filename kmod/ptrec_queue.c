@@ -10,8 +10,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/irq_work.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
@@ -34,15 +36,26 @@ u64 ptrec_now(void)
 /* ---- the message queue ---------------------------------------------- */
 
 #define PTREC_Q_RESERVE 4096	/* kept free of trace data for sideband */
+#define PTREC_Q_BUSY	0	/* type of a message still being copied in */
+
+/*
+ * Tests only: with the simulated unit, every trace chunk's copy into the
+ * queue takes this much longer, so drains on two CPUs and the reader
+ * overlap there for sure (tests/kmod, run "contend").
+ */
+static unsigned int sim_copy_delay_us;
+module_param(sim_copy_delay_us, uint, 0644);
+MODULE_PARM_DESC(sim_copy_delay_us, "simulated unit only, for tests: microseconds added to each trace chunk's copy into the read() queue");
 
 static u64 q_free(struct ptrec_session *s)
 {
 	return s->q_size - (s->q_head - s->q_tail);
 }
 
-static void q_put(struct ptrec_session *s, const void *src, u32 len)
+/* Writes @len bytes (zeros if @src is NULL) at ring position @at. */
+static void q_write(struct ptrec_session *s, u64 at, const void *src, u32 len)
 {
-	u64 pos = s->q_head & (s->q_size - 1);
+	u64 pos = at & (s->q_size - 1);
 	u32 n = min_t(u64, len, s->q_size - pos);
 
 	if (src) {
@@ -52,7 +65,33 @@ static void q_put(struct ptrec_session *s, const void *src, u32 len)
 		memset(s->q_buf + pos, 0, n);
 		memset(s->q_buf, 0, len - n);
 	}
+}
+
+/*
+ * Context: q_lock held.  hwstats keeps the largest copy made under it:
+ * records only, never a trace chunk (ptrec_q_trace()).
+ */
+static void q_put(struct ptrec_session *s, const void *src, u32 len)
+{
+	long max = atomic_long_read(&ptrec_cnt.qlock_max_copy);
+
+	while (src && len > max &&
+	       !atomic_long_try_cmpxchg(&ptrec_cnt.qlock_max_copy, &max, len))
+		;
+	q_write(s, s->q_head, src, len);
 	s->q_head += len;
+}
+
+/*
+ * The type of the message at @at, read once its writer is done: a trace
+ * chunk is reserved under q_lock with type 0 (PTREC_Q_BUSY) and copied
+ * after the lock is dropped; its writer then publishes the type with
+ * release semantics.  A type is 8-byte aligned, so it never wraps.
+ */
+static u16 q_type_at(struct ptrec_session *s, u64 at)
+{
+	/* pairs with ptrec_q_trace()'s release: the data is there */
+	return smp_load_acquire((u16 *)(s->q_buf + (at & (s->q_size - 1))));
 }
 
 static void q_get(struct ptrec_session *s, u64 at, void *dst, u32 len)
@@ -90,13 +129,17 @@ static bool q_room(struct ptrec_session *s, u64 need)
 	struct ptrec_lost_orphan *o, *n;
 
 	list_for_each_entry_safe(o, n, &s->lost_orphans, node) {
-		if (q_free(s) < need + sizeof(l))
-			return false;
-		l.tid = o->tid;
-		l.reason = o->reason;
-		l.bytes = o->bytes;
-		l.offset = o->offset;
-		q_put_record(s, &l, sizeof(l), NULL, 0);
+		while (o->npend) {
+			if (q_free(s) < need + sizeof(l))
+				return false;
+			l.tid = o->tid;
+			l.reason = o->pend[o->first].reason;
+			l.bytes = o->pend[o->first].bytes;
+			l.offset = o->pend[o->first].offset;
+			q_put_record(s, &l, sizeof(l), NULL, 0);
+			o->first++;
+			o->npend--;
+		}
 		list_del(&o->node);
 		ptrec_kfree(o);
 	}
@@ -173,8 +216,17 @@ static bool q_put_lost(struct ptrec_session *s, struct ptrec_thread *t,
  * @bytes:	lost bytes.
  * @offset:	logical stream offset of the loss.
  *
- * If even the record does not fit, the loss is kept in @t and reported
- * before @t's next data.  Context: any but NMI; q_lock orders it.
+ * If even the record does not fit, the loss waits in @t and is reported
+ * before @t's next data, or by the reader once it made room.  Waiting
+ * losses stay exact for any number (#20): a loss joins the one before it
+ * only where they are one loss (same reason, and it starts where that one
+ * ends: a lost stretch the drain cut in two, or a second hole where the
+ * stream did not move), and a thread with waiting losses is not traced
+ * (ptrec_load(), ptrec_rearm_fn()), so at most a few more can come: the
+ * bytes the unit wrote before it was stopped (one stretch), its hole
+ * (one), a FULL.  PTREC_PEND_MAX leaves room to spare; hwstats'
+ * pend_merged counts a loss that found none (0, or a bug).
+ * Context: any but NMI; q_lock orders it.
  */
 void ptrec_q_lost(struct ptrec_session *s, struct ptrec_thread *t,
 		  u32 reason, u64 bytes, u64 offset)
@@ -184,24 +236,25 @@ void ptrec_q_lost(struct ptrec_session *s, struct ptrec_thread *t,
 
 	atomic64_add(bytes, &s->st_lost);
 	spin_lock_irqsave(&s->q_lock, flags);
-	if (t->npend || !q_put_lost(s, t, reason, bytes, offset)) {
-		/*
-		 * Each loss keeps its own place in the stream (a hole after
-		 * another loss is elsewhere); only when the list is full do
-		 * the last ones merge, as a loss of unknown extent.
-		 */
-		if (t->npend < PTREC_PEND_MAX) {
-			p = &t->pend[t->npend++];
-			p->reason = reason;
-			p->bytes = bytes;
-			p->offset = offset;
-		} else {
-			p = &t->pend[PTREC_PEND_MAX - 1];
-			if (p->reason != reason)
-				p->reason = PTREC_SB_LOST_UNTRACED;
-			p->bytes += bytes;
-		}
+	if (!t->npend && q_put_lost(s, t, reason, bytes, offset))
+		goto out;
+	p = t->npend ? &t->pend[t->npend - 1] : NULL;
+	if (p && p->reason == reason && p->offset + p->bytes == offset) {
+		p->bytes += bytes;	/* one loss, exactly */
+	} else if (t->npend < PTREC_PEND_MAX) {
+		if (!t->npend)
+			list_add_tail(&t->pend_node, &s->pend_threads);
+		p = &t->pend[t->npend++];
+		p->reason = reason;
+		p->bytes = bytes;
+		p->offset = offset;
+	} else {
+		/* cannot happen (above); counted, never silent */
+		atomic_long_inc(&ptrec_cnt.pend_merged);
+		p->reason = PTREC_SB_LOST_UNTRACED;
+		p->bytes += bytes;
 	}
+out:
 	spin_unlock_irqrestore(&s->q_lock, flags);
 	irq_work_queue(&s->wake_iw);
 }
@@ -211,6 +264,8 @@ static bool q_flush_lost(struct ptrec_session *s, struct ptrec_thread *t)
 {
 	unsigned int n = 0;
 
+	if (!t->npend)
+		return true;
 	while (n < t->npend && q_put_lost(s, t, t->pend[n].reason,
 					  t->pend[n].bytes, t->pend[n].offset))
 		n++;
@@ -218,7 +273,48 @@ static bool q_flush_lost(struct ptrec_session *s, struct ptrec_thread *t)
 		memmove(t->pend, t->pend + n, (t->npend - n) * sizeof(*t->pend));
 		t->npend -= n;
 	}
-	return !t->npend;
+	if (t->npend)
+		return false;
+	list_del_init(&t->pend_node);
+	return true;
+}
+
+/**
+ * ptrec_q_flush_thread() - report @t's waiting losses if there is room
+ * @s:	session.
+ * @t:	thread.
+ *
+ * Context: any but NMI (the scheduler's switch-in, the rearm IPI).
+ * Return: true if none waits any more, so @t may be traced again.
+ */
+bool ptrec_q_flush_thread(struct ptrec_session *s, struct ptrec_thread *t)
+{
+	unsigned long flags;
+	bool done;
+
+	if (!READ_ONCE(t->npend))
+		return true;
+	spin_lock_irqsave(&s->q_lock, flags);
+	done = q_flush_lost(s, t);
+	spin_unlock_irqrestore(&s->q_lock, flags);
+	return done;
+}
+
+/*
+ * Context: q_lock held, by the reader, which just made room.  Threads
+ * whose waiting losses are now all reported are kicked, so one that was
+ * stopped while loaded is traced again without waiting for its next
+ * switch-in.
+ */
+static void q_flush_threads(struct ptrec_session *s)
+{
+	struct ptrec_thread *t, *n;
+
+	list_for_each_entry_safe(t, n, &s->pend_threads, pend_node) {
+		if (!q_flush_lost(s, t))
+			break;	/* the queue is full again */
+		ptrec_thread_kick(t);
+	}
 }
 
 /**
@@ -228,29 +324,23 @@ static bool q_flush_lost(struct ptrec_session *s, struct ptrec_thread *t)
  *
  * Losses that still have no room in the queue move to the session, whose
  * next record, read() or poll() reports them once the reader made room,
- * so every lost byte gets its PTREC_SB_LOST record (ptrec.h) even after
- * the thread is gone.  They move as one record (at the first one's place,
- * of UNTRACED reason if they differ): nothing of the thread follows them.
+ * so every loss gets its own PTREC_SB_LOST record (ptrec.h), in order and
+ * as it was, even after the thread is gone.
  * Context: t->lock held.
  */
 void ptrec_q_release_lost(struct ptrec_session *s, struct ptrec_thread *t)
 {
 	struct ptrec_lost_orphan *o = t->orphan;
 	unsigned long flags;
-	unsigned int i;
 
 	spin_lock_irqsave(&s->q_lock, flags);
 	if (!q_flush_lost(s, t)) {
 		o->tid = t->tid;
-		o->reason = t->pend[0].reason;
-		o->offset = t->pend[0].offset;
-		o->bytes = 0;
-		for (i = 0; i < t->npend; i++) {
-			o->bytes += t->pend[i].bytes;
-			if (t->pend[i].reason != o->reason)
-				o->reason = PTREC_SB_LOST_UNTRACED;
-		}
+		o->first = 0;
+		o->npend = t->npend;
+		memcpy(o->pend, t->pend, t->npend * sizeof(*t->pend));
 		list_add_tail(&o->node, &s->lost_orphans);
+		list_del_init(&t->pend_node);
 		t->orphan = NULL;
 		t->npend = 0;
 	}
@@ -265,14 +355,22 @@ void ptrec_q_release_lost(struct ptrec_session *s, struct ptrec_thread *t)
  * @len:	at most PTREC_MSG_TRACE_MAX.
  * @offset:	their logical offset in @t's stream.
  *
- * Context: t->lock held.
+ * The chunk's place is reserved, and its header stamped, under q_lock,
+ * so messages keep their time order; the data is copied after the lock
+ * is dropped, and the message is published by its type (q_type_at()):
+ * the read side stops at a message still being copied, and no writer,
+ * the scheduler's included, waits for a copy of up to 64 KiB (#20).
+ * One drain per thread at a time (drain_mutex) keeps a thread's chunks
+ * in order.
+ *
+ * Context: process, t->drain_mutex held.
  * Return: 0, or -ENOSPC (nothing queued).
  */
 int ptrec_q_trace(struct ptrec_session *s, struct ptrec_thread *t,
 		  const void *data, u32 len, u64 offset)
 {
 	struct ptrec_msg_trace m = {
-		.type = PTREC_MSG_TRACE,
+		.type = PTREC_Q_BUSY,
 		.pid = t->pid,
 		.tid = t->tid,
 		.offset = offset,
@@ -280,23 +378,40 @@ int ptrec_q_trace(struct ptrec_session *s, struct ptrec_thread *t,
 	};
 	u32 size = ALIGN(sizeof(m) + len, 8);
 	unsigned long flags;
-	int ret = -ENOSPC;
+	long busy, max;
+	u64 at;
 
 	if (irqs_disabled())
 		atomic_long_add(len, &ptrec_cnt.irqsoff_copied);
 	spin_lock_irqsave(&s->q_lock, flags);
-	if (q_flush_lost(s, t) && q_room(s, size + PTREC_Q_RESERVE)) {
-		m.size = size;
-		m.time = ptrec_now();
-		q_put(s, &m, sizeof(m));
-		q_put(s, data, len);
-		q_put(s, NULL, size - sizeof(m) - len);
-		atomic64_add(len, &s->st_trace);
-		ret = 0;
+	if (!q_flush_lost(s, t) || !q_room(s, size + PTREC_Q_RESERVE)) {
+		spin_unlock_irqrestore(&s->q_lock, flags);
+		return -ENOSPC;
 	}
+	at = s->q_head;
+	m.size = size;
+	m.time = ptrec_now();	/* under q_lock: never decreasing */
+	q_put(s, &m, sizeof(m));
+	s->q_head += size - sizeof(m);	/* the data's place */
 	spin_unlock_irqrestore(&s->q_lock, flags);
+
+	/* how many chunks are copied in at once (hwstats, for the tests) */
+	busy = atomic_long_inc_return(&ptrec_cnt.qcopying);
+	max = atomic_long_read(&ptrec_cnt.qcopying_max);
+	while (busy > max &&
+	       !atomic_long_try_cmpxchg(&ptrec_cnt.qcopying_max, &max, busy))
+		;
+	q_write(s, at + sizeof(m), data, len);
+	q_write(s, at + sizeof(m) + len, NULL, size - sizeof(m) - len);
+	if (ptrec_sim_mode && READ_ONCE(sim_copy_delay_us))
+		usleep_range(sim_copy_delay_us, sim_copy_delay_us + 100);
+	/* publish: the data before the type (q_type_at()'s acquire) */
+	smp_store_release((u16 *)(s->q_buf + (at & (s->q_size - 1))),
+			  (u16)PTREC_MSG_TRACE);
+	atomic_long_dec(&ptrec_cnt.qcopying);
+	atomic64_add(len, &s->st_trace);
 	irq_work_queue(&s->wake_iw);
-	return ret;
+	return 0;
 }
 
 /**
@@ -331,6 +446,7 @@ int ptrec_q_init(struct ptrec_session *s, size_t size)
 	init_waitqueue_head(&s->wq);
 	init_irq_work(&s->wake_iw, ptrec_q_wake_fn);
 	INIT_LIST_HEAD(&s->lost_orphans);
+	INIT_LIST_HEAD(&s->pend_threads);
 	return 0;
 }
 
@@ -350,14 +466,29 @@ void ptrec_q_free(struct ptrec_session *s)
 }
 
 /**
- * ptrec_q_empty() - nothing to read?
+ * ptrec_q_empty() - nothing queued, not even a message being copied in?
  * @s:	the session.
  *
- * Return: true if no message is queued.
+ * Return: true if no message is queued or reserved.
  */
 bool ptrec_q_empty(struct ptrec_session *s)
 {
 	return READ_ONCE(s->q_head) == READ_ONCE(s->q_tail);
+}
+
+/**
+ * ptrec_q_readable() - a whole message waits at the tail?
+ * @s:	the session.
+ *
+ * Return: true if the oldest message is queued and no longer being
+ * copied in.
+ */
+bool ptrec_q_readable(struct ptrec_session *s)
+{
+	u64 tail = READ_ONCE(s->q_tail);
+
+	return READ_ONCE(s->q_head) != tail &&
+	       q_type_at(s, tail) != PTREC_Q_BUSY;
 }
 
 /**
@@ -369,6 +500,7 @@ void ptrec_q_report_pending(struct ptrec_session *s)
 	spin_lock_irq(&s->q_lock);
 	if (!list_empty(&s->lost_orphans) || s->lost_records)
 		q_room(s, 0);
+	q_flush_threads(s);
 	spin_unlock_irq(&s->q_lock);
 }
 
@@ -388,9 +520,15 @@ u64 ptrec_q_ready(struct ptrec_session *s, size_t count)
 
 	spin_lock_irq(&s->q_lock);
 	q_room(s, 0);
+	q_flush_threads(s);
 	tail = s->q_tail;
 	avail = s->q_head - tail;
 	while (n < avail) {
+		if (q_type_at(s, tail + n) == PTREC_Q_BUSY) {
+			/* its writer is still copying */
+			atomic_long_inc(&ptrec_cnt.qbusy_reads);
+			break;
+		}
 		q_get(s, tail + n, &h, sizeof(h));
 		if (n + h.size > count)
 			break;
@@ -406,7 +544,8 @@ u64 ptrec_q_ready(struct ptrec_session *s, size_t count)
  * @buf:	the reader's buffer.
  * @n:		bytes.
  *
- * Writers never touch [tail, head), so the copy runs without the lock.
+ * Writers never touch the whole messages of [tail, head) that
+ * ptrec_q_ready() found, so the copy runs without the lock.
  * Context: s->read_lock held.
  * Return: @n, or -EFAULT (nothing consumed).
  */

@@ -77,8 +77,12 @@ u64 ptrec_sb_user_cr3(struct mm_struct *mm)
 }
 
 /**
- * ptrec_sb_cr3() - CR3 of @t's address space, when it changed
+ * ptrec_sb_cr3() - CR3s of @t's address space, when they changed
  * @t:	thread, current on this CPU.
+ *
+ * Both (#20.5): the user CR3, which PIP packets of user code show, and
+ * the kernel's (the PGD itself), which PIP packets of kernel code show
+ * (--kernel); they differ under PTI.
  */
 void ptrec_sb_cr3(struct ptrec_thread *t)
 {
@@ -91,8 +95,9 @@ void ptrec_sb_cr3(struct ptrec_thread *t)
 
 	if (!mm)
 		return;
-	/* the user CR3 of the mm, without PCID bits */
+	/* the user CR3 of the mm and the kernel's, without PCID bits */
 	r.cr3 = ptrec_sb_user_cr3(mm);
+	r.kernel_cr3 = __pa(mm->pgd);
 	if (r.cr3 == t->last_cr3)
 		return;
 	t->last_cr3 = r.cr3;

@@ -55,9 +55,13 @@
  * session's sim_rate per millisecond, payload `tid << 32 | sequence`; the
  * unit writes them as PTW packets (with PTWEn and User), with a TSC packet
  * per tick (TSCEn) and PSB+ every PSB period, when it traces that thread,
- * and the sequence numbers go by unrecorded when it does not.  Not modelled: CR3 and IP
- * filtering, control-flow packets (TNT, TIP, FUP, PIP, MODE), MTC/CYC,
- * internal buffer overflow, the NMI itself (the PMI runs from the timer).
+ * and the sequence numbers go by unrecorded when it does not.
+ * - CR3 filtering (CR3Filter, IA32_RTIT_CR3_MATCH) and PIP packets, with
+ *   the CR3 pair of page-table isolation: user code runs on the user
+ *   CR3, the kernel on the kernel one (sim_user_cr3(), sim_program()).
+ * Not modelled: IP filtering, control-flow packets (TNT, TIP, FUP,
+ * MODE), MTC/CYC, internal buffer overflow, the NMI itself (the PMI runs
+ * from the timer).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -307,6 +311,56 @@ static bool sim_tsc(struct ptrec_sim_cpu *c, bool program)
 	return sim_out(c, pkt, sizeof(pkt), program);
 }
 
+/*
+ * SDM Vol. 3C 33.4.2.7 PIP: 02H 43H, then six bytes: bit 0 NR (0: VMX
+ * root or no VMX), bits 47:1 CR3[51:5].
+ */
+static bool sim_pip(struct ptrec_sim_cpu *c, u64 cr3, bool program)
+{
+	u64 payload = ((cr3 & GENMASK_ULL(51, 5)) >> 5) << 1;
+	u8 pkt[8];
+
+	pkt[0] = 0x02;
+	pkt[1] = 0x43;
+	memcpy(&pkt[2], &payload, 6);
+	return sim_out(c, pkt, sizeof(pkt), program);
+}
+
+/*
+ * ContextEn for code at CPL 3 (@user) or 0 running on @cr3 (33.2.4):
+ * CPL filtering by User/OS, and with CR3Filter, CR3[63:5] must equal
+ * IA32_RTIT_CR3_MATCH[63:5] (33.2.4.2; PCID bits 11:5 included).
+ */
+static bool sim_context_en(struct ptrec_sim_cpu *c, u64 cr3, bool user)
+{
+	if (!(c->r.ctl & (user ? RTIT_CTL_USR : RTIT_CTL_OS)))
+		return false;
+	if ((c->r.ctl & RTIT_CTL_CR3EN) &&
+	    ((cr3 ^ c->r.cr3_match) & ~0x1fULL))
+		return false;
+	return true;
+}
+
+/*
+ * The CR3 this CPU runs the interrupted task's user code on.  The tick
+ * runs in the kernel, on the kernel CR3 (__read_cr3(), PCID bits
+ * included).  With page-table isolation Linux returns to user mode on the
+ * user half of the PGD, the page after the kernel half (bit 12,
+ * PTI_USER_PGTABLE_BIT), and with PCID the user PCID (bit 11,
+ * X86_CR3_PTI_PCID_USER_BIT); without PTI user and kernel share one CR3.
+ * Facts of Linux and the SDM, modelled here independently of the
+ * module's own ptrec_sb_user_cr3() so a wrong belief there shows.
+ */
+static u64 sim_user_cr3(u64 kcr3)
+{
+	if (!static_cpu_has(X86_FEATURE_PTI))
+		return kcr3;
+	kcr3 |= BIT_ULL(12);
+	if (__read_cr4() & X86_CR4_PCIDE)
+		kcr3 |= BIT_ULL(11);
+	return kcr3;
+}
+
 /* PSB, TSC with TSCEn, PSBEND (33.3.7); PacketByteCnt starts again. */
 static bool sim_psb_plus(struct ptrec_sim_cpu *c, bool program)
 {
@@ -322,8 +376,13 @@ static bool sim_psb_plus(struct ptrec_sim_cpu *c, bool program)
 		memcpy(&pkt[n + 1], &tsc, 7);
 		n += 8;
 	}
-	memcpy(&pkt[n], psbend, sizeof(psbend));
-	return sim_out(c, pkt, n + sizeof(psbend), program);
+	if (!sim_out(c, pkt, n, program))
+		return false;
+	/* PIP in PSB+ if ContextEn and OS (33.3.7): the CPU is in the kernel */
+	if ((c->r.ctl & RTIT_CTL_OS) && sim_context_en(c, __read_cr3(), false) &&
+	    !sim_pip(c, __read_cr3(), program))
+		return false;
+	return sim_out(c, psbend, sizeof(psbend), program);
 }
 
 static bool sim_ptw(struct ptrec_sim_cpu *c, u64 payload)
@@ -392,38 +451,53 @@ static u64 sim_ptws_due(struct ptrec_thread *t, u64 elapsed)
 /*
  * The traced program, when it is the task this tick interrupted: it
  * executes PTWRITE at its rate whether or not the unit records it, so a
- * time it ran untraced shows as missing sequence numbers.
+ * time it ran untraced shows as missing sequence numbers.  Its user code
+ * runs on its user CR3 (sim_user_cr3()), so with CR3Filter it is traced
+ * only if IA32_RTIT_CR3_MATCH holds that CR3.  With PTI, the return to
+ * user mode and this interrupt's entry each wrote CR3 at CPL 0, which
+ * with OS=1 and ContextEn gives a PIP of the new CR3 (SDM Vol. 3C, the
+ * packet generation table, "MOV to CR3"): PIP(user CR3) before the
+ * program's packets, PIP(kernel CR3) after them.
  */
 static void sim_program(struct ptrec_sim_cpu *c, u64 now)
 {
+	struct pt_regs *regs = get_irq_regs();
+	bool user = regs && user_mode(regs);
 	struct ptrec_thread *t;
-	bool tracing;
-	u64 n;
+	u64 n, kcr3, ucr3;
+	bool on, pti;
 
 	rcu_read_lock();
 	t = ptrec_thread_find(current);
 	if (!t || t->dead)
 		goto out_unlock;
 	n = sim_ptws_due(t, now - c->last_ns);
-	tracing = t == this_cpu_read(ptrec_cur) && !c->foreign &&
-		  (c->r.ctl & RTIT_CTL_TRACEEN) &&
-		  (c->r.ctl & RTIT_CTL_USR) && (c->r.ctl & RTIT_CTL_PTW_EN) &&
-		  !(c->r.status & (RTIT_STATUS_STOPPED | RTIT_STATUS_ERROR));
-	if (!tracing) {
+	kcr3 = __read_cr3();
+	ucr3 = sim_user_cr3(kcr3);
+	pti = user && ucr3 != kcr3;
+	on = t == this_cpu_read(ptrec_cur) && !c->foreign &&
+	     (c->r.ctl & RTIT_CTL_TRACEEN) &&
+	     !(c->r.status & (RTIT_STATUS_STOPPED | RTIT_STATUS_ERROR));
+	if (on && n && (c->r.ctl & RTIT_CTL_TSC_EN))
+		sim_tsc(c, true);
+	if (on && pti && sim_context_en(c, ucr3, false))
+		sim_pip(c, ucr3, true);
+	if (!on || !(c->r.ctl & RTIT_CTL_PTW_EN) ||
+	    !sim_context_en(c, ucr3, true)) {
 		/* only user code is the program (User=1, OS=0) */
-		if (get_irq_regs() && user_mode(get_irq_regs()))
+		if (user)
 			t->sim_seq += n;
 		goto out_unlock;
 	}
-	if (n && (c->r.ctl & RTIT_CTL_TSC_EN))
-		sim_tsc(c, true);
 	while (n--) {
 		if (!sim_ptw(c, ((u64)t->tid << 32) | t->sim_seq)) {
 			t->sim_seq += n + 1;	/* ran on untraced */
-			break;
+			goto out_unlock;
 		}
 		t->sim_seq++;
 	}
+	if (pti && sim_context_en(c, kcr3, false))
+		sim_pip(c, kcr3, true);
 out_unlock:
 	rcu_read_unlock();
 }

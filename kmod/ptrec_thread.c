@@ -263,6 +263,11 @@ static bool ptrec_load(struct ptrec_thread *t, int cpu)
 		ptrec_untraced(t, "VMX operation");
 		return false;
 	}
+	/* its LOST records wait for room: untraced, so they stay exact */
+	if (!ptrec_q_flush_thread(t->s, t)) {
+		ptrec_untraced(t, "its losses wait for room in the queue");
+		return false;
+	}
 	this_cpu_write(ptrec_armed, true);
 	ptrec_check_status(t);
 	t->area->pt.status &= ~RTIT_STATUS_BYTECNT;
@@ -389,7 +394,14 @@ static void ptrec_rearm_fn(void *arg)
 		ptrec_hold_pmi();
 		ptrec_save(t);
 		t->area->pt.status &= ~RTIT_STATUS_BYTECNT;
-		if (ptrec_hw_restore(t->area)) {
+		if (!ptrec_q_flush_thread(t->s, t)) {
+			/*
+			 * Its LOST records wait for room (ptrec_q_lost()):
+			 * the unit stays stopped until the reader made room
+			 * and kicks it (ptrec_thread_kick()).
+			 */
+			ptrec_untraced(t, "its losses wait for room in the queue");
+		} else if (ptrec_hw_restore(t->area)) {
 			/* the next switch-out finds TraceEn clear */
 			atomic_long_inc(&ptrec_cnt.msr_faults);
 			ptrec_hw->write_msr(MSR_IA32_RTIT_CTL, 0);
@@ -464,6 +476,20 @@ static void ptrec_drain_thread(struct ptrec_thread *t)
 	raw_spin_unlock_irqrestore(&t->lock, flags);
 	if (cpu >= 0)
 		smp_call_function_single(cpu, ptrec_rearm_fn, t, 1);
+}
+
+/**
+ * ptrec_thread_kick() - drain @t and rearm its unit where it is loaded
+ * @t:	thread whose waiting losses were just reported.
+ *
+ * Through the per-CPU list and irq_work, not queue_work(): the caller
+ * holds q_lock, which the scheduler takes under its runqueue lock, and
+ * waking a worker takes a runqueue lock.
+ * Context: any but NMI, IRQs off.
+ */
+void ptrec_thread_kick(struct ptrec_thread *t)
+{
+	ptrec_queue_drain(t);
 }
 
 static void ptrec_drain_work(struct work_struct *w)
@@ -578,6 +604,7 @@ static struct ptrec_thread *ptrec_thread_alloc(struct ptrec_session *s,
 	mutex_init(&t->drain_mutex);
 	INIT_WORK(&t->drain_work, ptrec_drain_work);
 	INIT_LIST_HEAD(&t->snode);
+	INIT_LIST_HEAD(&t->pend_node);
 	t->loaded_cpu = -1;
 	t->s = s;
 	t->nr_regions = cfg->nr_regions;

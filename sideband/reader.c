@@ -27,6 +27,7 @@ struct sb_reader {
 	bool eof;			/* file fully read */
 	uint64_t offset;		/* offset of the last record/failure */
 	uint64_t last_time;
+	uint32_t version;		/* the stream's format version */
 	int error;			/* sticky failure */
 	char errmsg[sizeof(((struct sb_err *)0)->msg)];
 	uint64_t rec[PTREC_SB_RECORD_MAX / sizeof(uint64_t)];
@@ -90,10 +91,10 @@ static int check_file_header(struct sb_reader *r, struct sb_err *err)
 	if (memcmp(fh.magic, PTREC_SB_MAGIC, sizeof(fh.magic)))
 		return reader_fail(r, err, -EBADMSG,
 				   "bad magic; not a ptrec sideband stream");
-	if (fh.version != PTREC_SB_VERSION)
+	if (fh.version < PTREC_SB_VERSION_MIN || fh.version > PTREC_SB_VERSION)
 		return reader_fail(r, err, -EPROTONOSUPPORT,
-				   "sideband format version %u, this ptrec reads version %d; %s",
-				   fh.version, PTREC_SB_VERSION,
+				   "sideband format version %u, this ptrec reads versions %d to %d; %s",
+				   fh.version, PTREC_SB_VERSION_MIN, PTREC_SB_VERSION,
 				   fh.version > PTREC_SB_VERSION ?
 				   "upgrade ptrec to read it" :
 				   "re-record it or use the ptrec release that wrote it");
@@ -107,7 +108,26 @@ static int check_file_header(struct sb_reader *r, struct sb_err *err)
 	if (r->len - r->pos < fh.header_size)
 		return reader_fail(r, err, -EBADMSG, "truncated file header");
 	r->pos += fh.header_size;
+	r->version = fh.version;
 	return 0;
+}
+
+/*
+ * A version-1 CR3 record (32 bytes, no kernel_cr3) in r->rec becomes the
+ * version-2 record it stands for: kernel_cr3 0, unknown.  Callers see
+ * version 2 only.
+ */
+static bool upgrade_v1(struct sb_reader *r, size_t avail)
+{
+	struct ptrec_sb_cr3 *c = (void *)r->rec;
+
+	if (r->version != 1 || c->hdr.type != PTREC_SB_CR3 ||
+	    c->hdr.size != PTREC_SB_CR3_V1_SIZE ||
+	    avail < PTREC_SB_CR3_V1_SIZE)
+		return false;
+	c->hdr.size = sizeof(*c);
+	c->kernel_cr3 = 0;
+	return true;
 }
 
 static int reader_new(struct sb_reader **readerp, const char *name,
@@ -224,11 +244,13 @@ int sb_reader_next(struct sb_reader *r, const struct ptrec_sb_header **recp,
 			return reader_fail(r, err, ret, "%s", strerror(-ret));
 		avail = r->len - r->pos;
 	}
-	memcpy(r->rec, r->mem + r->pos,
-	       avail < sizeof(r->rec) ? avail : sizeof(r->rec));
-	ret = sb_record_check((const void *)r->rec,
-			      avail < sizeof(r->rec) ? avail : sizeof(r->rec),
-			      why, sizeof(why));
+	if (avail > sizeof(r->rec))
+		avail = sizeof(r->rec);
+	memcpy(r->rec, r->mem + r->pos, avail);
+	/* an upgraded record is longer than the stream's */
+	if (upgrade_v1(r, avail) && avail < sizeof(struct ptrec_sb_cr3))
+		avail = sizeof(struct ptrec_sb_cr3);
+	ret = sb_record_check((const void *)r->rec, avail, why, sizeof(why));
 	if (ret)
 		return reader_fail(r, err, ret, "type %u: %s", hdr.type, why);
 	if (hdr.time < r->last_time)

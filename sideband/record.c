@@ -15,7 +15,7 @@ _Static_assert(sizeof(struct ptrec_sb_munmap) == 40, "MUNMAP");
 _Static_assert(sizeof(struct ptrec_sb_mprotect) == 48, "MPROTECT");
 _Static_assert(sizeof(struct ptrec_sb_exec) == 32, "EXEC");
 _Static_assert(sizeof(struct ptrec_sb_comm) == 40, "COMM");
-_Static_assert(sizeof(struct ptrec_sb_cr3) == 32, "CR3");
+_Static_assert(sizeof(struct ptrec_sb_cr3) == 40, "CR3");
 _Static_assert(sizeof(struct ptrec_sb_switch) == 32, "SWITCH");
 _Static_assert(sizeof(struct ptrec_sb_thread_start) == 40, "THREAD_START");
 _Static_assert(sizeof(struct ptrec_sb_thread_exit) == 32, "THREAD_EXIT");

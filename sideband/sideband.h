@@ -99,7 +99,8 @@ struct sb_reader;
  * Returns 0 and sets *@reader, or:
  * -ENOENT, -EACCES, ... (errno of open/read) when the file cannot be read;
  * -EBADMSG when the file header is truncated or has the wrong magic;
- * -EPROTONOSUPPORT when the stream's version is not PTREC_SB_VERSION;
+ * -EPROTONOSUPPORT when the stream's version is not PTREC_SB_VERSION_MIN to
+ * PTREC_SB_VERSION;
  * -ENOMEM.
  */
 int sb_reader_open(struct sb_reader **reader, const char *path,

@@ -102,9 +102,11 @@ struct ptrec_info {
 enum ptrec_cfg_flag {
 	PTREC_CFG_USER		= 1 << 0,  /* RTIT_CTL.User: trace CPL > 0 */
 	PTREC_CFG_KERNEL	= 1 << 1,  /* RTIT_CTL.OS: trace CPL 0 */
-	PTREC_CFG_RING		= 1 << 2,  /* overwrite the oldest data when
-					    * full; without it tracing stops
-					    * (STOP ToPA entry) and says so */
+	/*
+	 * overwrite the oldest data when full; without it tracing stops
+	 * (STOP ToPA entry) and says so
+	 */
+	PTREC_CFG_RING		= 1 << 2,
 	PTREC_CFG_FOLLOW_FORK	= 1 << 3,  /* trace children too */
 	PTREC_CFG_TSC		= 1 << 4,  /* RTIT_CTL.TSCEn */
 	PTREC_CFG_MTC		= 1 << 5,  /* RTIT_CTL.MTCEn, @mtc_period */

@@ -23,7 +23,12 @@
 #include <linux/types.h>
 
 #define PTREC_SB_MAGIC		"PTRECSB"	/* 7 chars + NUL = 8 bytes */
-#define PTREC_SB_VERSION	1
+#define PTREC_SB_VERSION	2
+/*
+ * Oldest version readers still accept.  Version 1's CR3 record is 32
+ * bytes, without @kernel_cr3 (PTREC_SB_CR3_V1_SIZE).
+ */
+#define PTREC_SB_VERSION_MIN	1
 
 /* Largest record a writer may emit or a reader will accept, in bytes. */
 #define PTREC_SB_RECORD_MAX	8192
@@ -151,13 +156,25 @@ struct ptrec_sb_comm {
 	__u8 comm[PTREC_SB_COMM_LEN];
 };
 
-/* PTREC_SB_CR3: the page-table base of @pid's address space (seen on @tid). */
+/*
+ * PTREC_SB_CR3: the page-table bases of @pid's address space (seen on
+ * @tid).  @cr3 is the CR3 its user code runs on, which PIP packets of user
+ * code show; @kernel_cr3 the one the kernel runs on in its behalf, which
+ * PIP packets of kernel code show.  They differ under page-table isolation
+ * (the user CR3 has bit 12 set); PCID bits (11:0) are per CPU and not
+ * recorded.  Version 1 records (PTREC_SB_CR3_V1_SIZE bytes) have no
+ * @kernel_cr3; the reader (sideband/) returns them as version-2 records
+ * with @kernel_cr3 0, unknown.
+ */
 struct ptrec_sb_cr3 {
 	struct ptrec_sb_header hdr;
 	__u32 pid;
 	__u32 tid;
 	__u64 cr3;
+	__u64 kernel_cr3;
 };
+
+#define PTREC_SB_CR3_V1_SIZE	32
 
 /* PTREC_SB_SWITCH_IN / PTREC_SB_SWITCH_OUT: @tid got or lost @cpu at time. */
 struct ptrec_sb_switch {

@@ -139,6 +139,7 @@ static void touch_record(const struct ptrec_sb_header *rec)
 		touch_u64(c->pid);
 		touch_u64(c->tid);
 		touch_u64(c->cr3);
+		touch_u64(c->kernel_cr3);
 		break;
 	}
 	case PTREC_SB_SWITCH_IN:

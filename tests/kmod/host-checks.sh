@@ -11,7 +11,7 @@ host_checks() {
 		return 0
 	fi
 	for t in work fork exits keep ring stop lag detach single foreignlate \
-		vmx hotplug; do
+		vmx hotplug cr3filter cr3pip contend; do
 		[ -f "$res/$t/rc" ] || continue
 		if [ "$(cat "$res/$t/rc")" != 0 ]; then
 			# the guest already failed it; say why once more
@@ -27,6 +27,8 @@ host_checks() {
 		lag) opts="--lag" ;;
 		exits) opts="--exits $res/exits/exitlog" ;;
 		detach) opts="--detached" ;;
+		cr3filter) opts="--cr3filter" ;;
+		cr3pip) opts="--pip" ;;
 		*) opts="" ;;
 		esac
 		# shellcheck disable=SC2086 # options are words

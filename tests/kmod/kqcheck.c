@@ -82,6 +82,11 @@ struct kq_thread {
 	long last_iv;
 	uint64_t ivs, ivs_nopsb, first_nopsb;
 	int lossy;		/* it has LOST records */
+	/* PIP packets: inside PSB+ (not judged: at a switch-in the CPU
+	 * still runs on the previous task's CR3), and outside it those equal
+	 * to a CR3 record's user CR3, its kernel CR3, or neither
+	 */
+	uint64_t pip_psb, pip_user, pip_kernel, pip_bad, first_bad_pip;
 };
 
 static const char *kq_name;
@@ -125,6 +130,11 @@ static struct {
 } kq_munmaps[4096];
 static size_t kq_nmunmaps;
 static size_t kq_type_count[PTREC_SB_TYPE_COUNT + 1];
+/* CR3 records: the user and the kernel CR3 (0 if version 1) */
+static struct {
+	uint64_t user, kernel;
+} kq_cr3s[256];
+static size_t kq_ncr3s;
 /* --bundle: the bundle's manifest */
 static struct sb_manifest *kq_man;
 
@@ -219,6 +229,16 @@ static int kq_load_sideband(const char *dir)
 		kq_type_count[h->type < PTREC_SB_TYPE_COUNT ? h->type :
 			      PTREC_SB_TYPE_COUNT]++;
 		switch (h->type) {
+		case PTREC_SB_CR3: {
+			const struct ptrec_sb_cr3 *c = (const void *)h;
+
+			if (kq_ncr3s < sizeof(kq_cr3s) / sizeof(kq_cr3s[0])) {
+				kq_cr3s[kq_ncr3s].user = c->cr3;
+				kq_cr3s[kq_ncr3s].kernel = c->kernel_cr3;
+				kq_ncr3s++;
+			}
+			break;
+		}
 		case PTREC_SB_LOST: {
 			const struct ptrec_sb_lost *l = (const void *)h;
 
@@ -454,6 +474,26 @@ static void kq_check_offsets(const char *dir)
 	for (j = 0; j < kq_nlost; j++)
 		if (kq_losts[j].reason != PTREC_SB_LOST_SIDEBAND)
 			lost_bytes += kq_losts[j].bytes;
+	/*
+	 * #20: waiting losses never merge.  A hole of unknown size (UNTRACED,
+	 * FULL) has 0 bytes; before the fix, more than eight waiting losses
+	 * of a thread, or those left at its release, were folded into one
+	 * UNTRACED record carrying the others' bytes at the first's place.
+	 */
+	for (i = j = 0; j < kq_nlost; j++)
+		if ((kq_losts[j].reason == PTREC_SB_LOST_UNTRACED ||
+		     kq_losts[j].reason == PTREC_SB_LOST_FULL) &&
+		    kq_losts[j].bytes && !i++)
+			snprintf(first_bad, sizeof(first_bad),
+				 "tid %u: reason %u, %" PRIu64 " bytes at %"
+				 PRIu64, kq_losts[j].tid, kq_losts[j].reason,
+				 kq_losts[j].bytes, kq_losts[j].offset);
+	kq_result(!i, "no LOST record merges losses: every hole of unknown "
+		  "size (UNTRACED, FULL) has 0 bytes (%zu of %zu records do "
+		  "not)", i, kq_nlost);
+	if (i)
+		kq_diag("%s", first_bad);
+	first_bad[0] = '\0';
 	kq_result(!unexplained, "every jump in a thread's stream offsets is "
 		  "accounted for by LOST records (%zu jumps)", jumps);
 	if (unexplained)
@@ -565,6 +605,73 @@ static void kq_check_gap(struct kq_thread *th, struct kq_decode *d,
 }
 
 /*
+ * A PIP packet of @th: PIP payloads carry CR3[51:5], and the PCID bits
+ * 11:5 are per CPU and not recorded, so compare CR3[51:12].
+ */
+static void kq_pip(struct kq_thread *th, uint64_t cr3, int in_psb)
+{
+	const uint64_t m = 0x000ffffffffff000ULL;
+	size_t i;
+
+	if (in_psb) {
+		th->pip_psb++;
+		return;
+	}
+	for (i = 0; i < kq_ncr3s; i++) {
+		if (!((cr3 ^ kq_cr3s[i].user) & m)) {
+			th->pip_user++;
+			return;
+		}
+		if (kq_cr3s[i].kernel && !((cr3 ^ kq_cr3s[i].kernel) & m)) {
+			th->pip_kernel++;
+			return;
+		}
+	}
+	if (!th->pip_bad++)
+		th->first_bad_pip = cr3;
+}
+
+/*
+ * #20.5 (--pip): a --kernel trace under page-table isolation: the PIP of
+ * every CR3 write (the return to user mode, the kernel entry) equals the
+ * user or the kernel CR3 the sideband recorded for the process, and both
+ * kinds occur.  (--cr3filter): with CR3 filtering on the user CR3 every
+ * thread's user code was traced.
+ */
+static void kq_check_cr3(int pip, int filter)
+{
+	uint64_t user = 0, kernel = 0, bad = 0, psb = 0, first = 0;
+	size_t t, untraced = 0;
+
+	for (t = 0; t < kq_nthreads; t++) {
+		struct kq_thread *th = &kq_threads[t];
+
+		user += th->pip_user;
+		kernel += th->pip_kernel;
+		psb += th->pip_psb;
+		if (th->pip_bad && !bad)
+			first = th->first_bad_pip;
+		bad += th->pip_bad;
+		if (!th->ptws)
+			untraced++;
+	}
+	if (pip) {
+		kq_result(kq_ncr3s > 0 && user > 0 && kernel > 0 && !bad,
+			  "CR3 under PTI: every PIP outside PSB+ equals the "
+			  "user or the kernel CR3 of the sideband's %zu CR3 "
+			  "records (%" PRIu64 " user, %" PRIu64 " kernel, %"
+			  PRIu64 " neither, first 0x%" PRIx64 "; %" PRIu64
+			  " in PSB+ not judged)", kq_ncr3s, user, kernel, bad,
+			  first, psb);
+	}
+	if (filter)
+		kq_result(kq_nthreads > 0 && !untraced,
+			  "CR3 filter under PTI: every thread's user code was "
+			  "traced (%zu of %zu threads without a PTW packet)",
+			  untraced, kq_nthreads);
+}
+
+/*
  * Decodes one stretch of a stream that has no loss inside; @base is the
  * stream offset of its first byte.
  */
@@ -633,6 +740,8 @@ static void kq_decode_stretch(struct kq_thread *th, uint8_t *buf,
 					 pt_errstr(pt_errcode(rc)), off, len);
 			break;
 		}
+		if (pkt.type == ppt_pip)
+			kq_pip(th, pkt.payload.pip.cr3, in_psb);
 		if (pkt.type == ppt_psb)
 			in_psb = 1;
 		if (pkt.type == ppt_psbend)
@@ -1338,13 +1447,14 @@ int main(int argc, char **argv)
 {
 	const char *dir, *worklog = NULL;
 	int no_loss = 0, ring = 0, stop = 0, detached = 0, fork = 0, i;
-	int bundle = 0, lag = 0;
+	int bundle = 0, lag = 0, pip = 0, cr3filter = 0;
 	const char *exits = NULL;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: kqcheck NAME DIR [--worklog LOG] "
 			"[--no-loss] [--ring] [--stop] [--detached] "
-			"[--fork] [--bundle] [--lag] [--exits LOG]\n");
+			"[--fork] [--bundle] [--lag] [--exits LOG] [--pip] "
+			"[--cr3filter]\n");
 		return 2;
 	}
 	kq_name = argv[1];
@@ -1366,6 +1476,10 @@ int main(int argc, char **argv)
 			bundle = 1;
 		} else if (!strcmp(argv[i], "--lag")) {
 			lag = 1;
+		} else if (!strcmp(argv[i], "--pip")) {
+			pip = 1;
+		} else if (!strcmp(argv[i], "--cr3filter")) {
+			cr3filter = 1;
 		} else if (!strcmp(argv[i], "--exits") && i + 1 < argc) {
 			exits = argv[++i];
 		} else {
@@ -1413,5 +1527,7 @@ int main(int argc, char **argv)
 		kq_check_lag(dir);
 	if (exits)
 		kq_check_exits(exits);
+	if (pip || cr3filter)
+		kq_check_cr3(pip, cr3filter);
 	return kq_fails ? 1 : 0;
 }

@@ -142,7 +142,7 @@ qemu-system-x86_64 -accel tcg -cpu max -smp 2 \
 	-m 1024 -nodefaults -no-reboot -display none \
 	-monitor "unix:$tmp/mon,server,nowait" \
 	-kernel "$vmlinuz" -initrd "$tmp/initrd.cpio" \
-	-append "console=ttyS0 quiet panic=-1 softlockup_panic=1 watchdog_thresh=5 hung_task_panic=1 unknown_nmi_panic=1 panic_print=0x41 kqmode=$mode" \
+	-append "console=ttyS0 quiet pti=on nopcid panic=-1 softlockup_panic=1 watchdog_thresh=5 hung_task_panic=1 unknown_nmi_panic=1 panic_print=0x41 kqmode=$mode" \
 	-serial "file:$tmp/console.log" \
 	-drive "file=$tmp/disk.img,format=raw,if=virtio" >"$tmp/qemu.log" 2>&1 &
 qpid=$!

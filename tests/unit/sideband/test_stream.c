@@ -461,6 +461,54 @@ Test(stream, unknown_types_are_skipped_by_size)
 	sb_reader_close(r);
 }
 
+/*
+ * Sideband version 1 (before #20's "record both"): a 32-byte CR3 record
+ * without kernel_cr3 is still read, as a version-2 record with
+ * kernel_cr3 0; a version-2 one carries both.  In version 2 a 32-byte
+ * CR3 record is too short.
+ */
+Test(stream, version_1_cr3_records_are_still_read)
+{
+	uint64_t raw[16] = { 0 };
+	struct ptrec_sb_file_header fh = { .version = 1,
+					   .header_size = HDR_SIZE };
+	struct ptrec_sb_cr3 cr3 = { .hdr = { .type = PTREC_SB_CR3,
+					     .size = PTREC_SB_CR3_V1_SIZE,
+					     .time = 6 },
+				    .pid = 7, .tid = 8, .cr3 = 0x1abc000 };
+	const struct ptrec_sb_header *h;
+	struct sb_reader *r;
+	uint8_t *p = (uint8_t *)raw;
+	struct sb_err err;
+	int v;
+
+	for (v = 1; v <= 2; v++) {
+		memset(raw, 0, sizeof(raw));
+		fh.version = v;
+		cr3.hdr.size = v == 1 ? PTREC_SB_CR3_V1_SIZE : sizeof(cr3);
+		cr3.kernel_cr3 = 0xabc000;
+		memcpy(fh.magic, PTREC_SB_MAGIC, sizeof(fh.magic));
+		memcpy(p, &fh, sizeof(fh));
+		memcpy(p + HDR_SIZE, &cr3, cr3.hdr.size);
+		cr_assert_eq(sb_reader_open_mem(&r, raw,
+						HDR_SIZE + cr3.hdr.size,
+						"v.sb", &err), 0,
+			     "version %d: %s", v, err.msg);
+		cr_assert_eq(sb_reader_next(r, &h, &err), 1, "%s", err.msg);
+		cr_assert_eq(h->type, PTREC_SB_CR3);
+		/* a version-1 record comes back as version 2's */
+		cr_assert_eq(h->size, 40);
+		cr_assert_eq(((const struct ptrec_sb_cr3 *)h)->pid, 7);
+		cr_assert_eq(((const struct ptrec_sb_cr3 *)h)->tid, 8);
+		cr_assert_eq(((const struct ptrec_sb_cr3 *)h)->cr3, 0x1abc000);
+		cr_assert_eq(((const struct ptrec_sb_cr3 *)h)->kernel_cr3,
+			     v == 1 ? 0 : 0xabc000);
+		cr_assert_eq(sb_reader_offset(r), HDR_SIZE);
+		cr_assert_eq(sb_reader_next(r, &h, &err), 0);
+		sb_reader_close(r);
+	}
+}
+
 Test(stream, many_records_cross_the_read_buffer)
 {
 	struct ptrec_sb_mmap m = { .hdr = { .type = PTREC_SB_MMAP },
