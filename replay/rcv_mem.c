@@ -284,8 +284,10 @@ bool rcv_mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out)
 	int r;
 
 	if (!private_mem(w->rc, a)) {
-		/* Shared: only what instruction i itself loads. */
-		if (i >= w->n)
+		/* Shared: only what instruction i itself loads (not a
+		 * branch still unproven: what it loaded is not known).
+		 */
+		if (i >= w->n || (w->ins[i].flags & RCV_I_BARRIER))
 			return false;
 		rcv_reads(c, &w->ins[i], &w->st[i], &w->st[i + 1], &x);
 		return acc_byte(&x, a, out) == 1;

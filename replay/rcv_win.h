@@ -47,6 +47,8 @@ struct rp_recover {
 	struct rp_regs end_regs;
 	bool snap_ok;		/* the snapshot shows this thread's end */
 	bool mt;		/* other threads share its memory */
+	bool no_handlers;	/* no signal handler ran in it (the recorder
+				 * saw every signal it got) */
 	uint64_t stack_lo, stack_hi;	/* its stack mapping (mt) */
 	uint64_t tls_lo, tls_hi;	/* around fs_base: never private */
 	struct rcv_dec *dec;

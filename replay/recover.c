@@ -20,7 +20,9 @@
 #include <capstone/capstone.h>
 
 #include "rcv_win.h"
+#include "sideband.h"
 
+#define RCV_SEED	512	/* calls open at a window's start, at most */
 #define RCV_PASSES	12	/* backward+forward passes at most */
 
 /* ---- windows ----------------------------------------------------------- */
@@ -44,14 +46,16 @@ static void win_free(struct win *w)
 }
 
 /* Did the trace go where instruction @in allows?  @ret is the address the
- * matching call in the window returns to, or 0.
+ * matching call returns to, or 0.  1: yes; 0: no (a signal, a restarted
+ * syscall...); 2: not known yet (an indirect branch, a return with no
+ * matching call: a signal delivered right after it would look the same).
  */
-static bool expected(const struct rcv_ins *in, uint64_t next, uint64_t ret)
+static int expected(const struct rcv_ins *in, uint64_t next, uint64_t ret)
 {
 	uint64_t fall = in->ip + in->len;
 
 	if (in->flags & RCV_I_BARRIER)
-		return false;	/* undecodable */
+		return 0;	/* undecodable */
 	switch (in->iclass) {
 	case RP_IC_OTHER:
 		return next == fall;
@@ -64,12 +68,78 @@ static bool expected(const struct rcv_ins *in, uint64_t next, uint64_t ret)
 	case RP_IC_CALL:
 		if (in->nops == 1 && in->op[0].type == RCV_OP_IMM)
 			return next == (uint64_t)in->op[0].imm;
-		return true;	/* indirect: docs/values.md, limits */
+		return 2;
 	case RP_IC_RETURN:
-		return !ret || next == ret;
+		return !ret ? 2 : next == ret;
 	default:
-		return false;
+		return 0;
 	}
+}
+
+/*
+ * Where branch @i of @w goes by the values known before it: its register
+ * operand, or the word its memory operand (or a return's [rsp]) holds.
+ * Memory after the branch counts only where a signal delivered right after
+ * it could not have written: the slot a return read lies in the red zone
+ * of the interrupted code's stack, which the kernel skips (or the frame is
+ * on the alternate stack).  Other memory operands: only what is known
+ * from before the branch.
+ */
+static struct rcv_val branch_target(struct rp_recover *rc, struct win *w,
+				    size_t i)
+{
+	const struct rcv_ins *in = &w->ins[i];
+	const struct rcv_state *s = &w->st[i];
+	struct rcv_val a, t = { 0, 0 };
+	uint32_t nb = w->nb[i];
+
+	if (in->iclass == RP_IC_RETURN) {
+		a = s->r[RP_REG_RSP];
+		w->nb[i] = w->nb[i + 1];
+	} else if (in->op[0].type == RCV_OP_REG && in->op[0].size == 8) {
+		return s->r[in->op[0].reg];
+	} else if (in->op[0].type == RCV_OP_MEM && in->op[0].size == 8) {
+		a = rcv_addr(&rc->ctx, in, &in->op[0], s);
+	} else {
+		return t;
+	}
+	if (a.k == ~0ull)
+		t = rcv_mem_cb(w, i, a.v, 8);
+	w->nb[i] = nb;
+	return t;
+}
+
+/*
+ * Lifts the barrier of each branch whose target the values now show to be
+ * where the trace went, and makes those that went elsewhere transfers for
+ * good (a signal).  From the last to the first, so that memory known past
+ * a lifted return reaches the branches before it.  True when it lifted any.
+ */
+static bool prove_branches(struct rp_recover *rc, struct win *w)
+{
+	bool lifted = false;
+	size_t i;
+
+	for (i = w->n; i-- > 0;) {
+		struct rcv_ins *in = &w->ins[i];
+		struct rcv_val t;
+
+		if (in->flags & RCV_I_UNPROVEN) {
+			t = branch_target(rc, w, i);
+			if (t.k == ~0ull && t.v == in->next) {
+				in->flags &= ~(RCV_I_UNPROVEN | RCV_I_BARRIER |
+					       RCV_I_MEMBAR);
+				/* A call's push is not in the index yet. */
+				w->mbar[i] = in->iclass == RP_IC_CALL;
+				lifted = true;
+			} else if (t.k == ~0ull) {
+				in->flags &= ~RCV_I_UNPROVEN;
+				rc->stats.async++;
+			}
+		}
+		w->nb[i] = w->mbar[i] ? (uint32_t)i : w->nb[i + 1];
+	}
+	return lifted;
 }
 
 /*
@@ -135,23 +205,57 @@ out:
 	return nc;
 }
 
+/* (Re)builds @w's stack frames from its instructions' barriers now. */
+static int win_frames(struct win *w)
+{
+	int ret;
+
+	free(w->base);
+	free(w->base0);
+	free(w->xpair);
+	w->base = w->base0 = w->xpair = NULL;
+	w->nclass = 0;
+	ret = w->later ? frames_across(w) :
+			 rcv_stack_build(w->ins, w->n, w->fr, w->pair);
+	if (ret > 0) {
+		w->nclass = (size_t)ret;
+		w->base = calloc(w->nclass, sizeof(*w->base));
+		if (!w->base0)
+			w->base0 = calloc(w->nclass, sizeof(*w->base0));
+		ret = w->base && w->base0 ? 0 : -RP_ERR_NOMEM;
+	}
+	return ret;
+}
+
 static int win_load(struct rp_recover *rc, struct win *w)
 {
 	struct rp_cursor *c = NULL;
 	struct rp_insn insn;
 	uint64_t *calls = NULL, ncalls = 0, p;
 	struct rp_gap gap;
-	size_t i;
-	int ret;
+	size_t i, k;
+	int ret, ns, e;
 
 	ret = rp_cursor_new(rc->s, rc->tid, &c);
 	if (ret)
 		return ret;
-	calls = malloc((w->n + 1) * sizeof(*calls));
+	calls = malloc((w->n + 1 + RCV_SEED) * sizeof(*calls));
 	if (!calls) {
 		rp_cursor_free(c);
 		return -RP_ERR_NOMEM;
 	}
+	/* The calls still open where the window starts (outermost first),
+	 * so that its returns to them are matched.
+	 */
+	ns = w->first ? rp_cursor_callers(c, w->first, calls, RCV_SEED) : 0;
+	for (k = 0; ns > 0 && k < (size_t)ns / 2; k++) {
+		p = calls[k];
+		calls[k] = calls[ns - 1 - k];
+		calls[ns - 1 - k] = p;
+	}
+	for (k = 0; ns > 0 && k < (size_t)ns; k++)
+		if (!rp_cursor_peek(c, calls[k], &insn))
+			calls[ncalls++] = insn.ip + insn.size;
 	for (i = 0; i < w->n; i++) {
 		struct rcv_ins *in = &w->ins[i];
 
@@ -178,7 +282,13 @@ static int win_load(struct rp_recover *rc, struct win *w)
 			calls[ncalls++] = in->ip + in->len;
 		else if (in->iclass == RP_IC_RETURN && ncalls)
 			ret_to = calls[--ncalls];
-		if (!in->next || !expected(in, in->next, ret_to)) {
+		e = in->next ? expected(in, in->next, ret_to) : 0;
+		if (e == 2 && rc->no_handlers)
+			e = 1;
+		if (e == 2) {
+			in->flags |= RCV_I_UNPROVEN | RCV_I_BARRIER |
+				     RCV_I_MEMBAR;
+		} else if (!e) {
 			in->flags |= RCV_I_BARRIER | RCV_I_MEMBAR;
 			ncalls = 0;
 			rc->stats.async++;
@@ -193,15 +303,7 @@ static int win_load(struct rp_recover *rc, struct win *w)
 		if (gap.before > w->first && gap.before <= w->last)
 			w->ins[gap.before - 1 - w->first].flags |=
 				RCV_I_BARRIER | RCV_I_MEMBAR;
-	ret = w->later ? frames_across(w) :
-			 rcv_stack_build(w->ins, w->n, w->fr, w->pair);
-	if (ret > 0) {
-		w->nclass = (size_t)ret;
-		w->base = calloc(w->nclass, sizeof(*w->base));
-		if (!w->base0)
-			w->base0 = calloc(w->nclass, sizeof(*w->base0));
-		ret = w->base && w->base0 ? 0 : -RP_ERR_NOMEM;
-	}
+	ret = win_frames(w);
 out:
 	free(calls);
 	rp_cursor_free(c);
@@ -325,10 +427,23 @@ static int win_compute(struct rp_recover *rc, struct win *w)
 					  &w->st[i + 1],
 					  &rc->stats.conflicts);
 		ch |= link_frames(rc, w);
+		if (prove_branches(rc, w)) {
+			ret = win_frames(w);
+			if (ret)
+				return ret;
+			ch = true;
+		}
 		rc->stats.passes++;
 		if (!ch)
 			break;
 	}
+	if (getenv("PTREC_RCV_DEBUG"))
+		for (i = 0; i < w->n; i++)
+			if (w->ins[i].flags & RCV_I_UNPROVEN)
+				fprintf(stderr, "recover: unproven at %" PRIu64
+					" %#" PRIx64 " class %u -> %#" PRIx64
+					"\n", w->first + i, w->ins[i].ip,
+					w->ins[i].iclass, w->ins[i].next);
 	/* The index the queries use must match the final states. */
 	return rcv_build_index(w);
 }
@@ -410,6 +525,30 @@ static struct win *win_at(struct rp_recover *rc, uint64_t pos, int *err)
 
 /* ---- the public interface ---------------------------------------------- */
 
+/*
+ * May a signal handler have run in thread @tid?  The software recorder
+ * stops the thread at every signal it is sent and records each
+ * (PTREC_SB_SIGNAL, "handled" when a handler runs next), so its bundles
+ * answer; other recorders do not record signals: maybe.
+ */
+static bool handlers_ran(struct rp_session *s, uint32_t tid)
+{
+	struct rp_session_info si;
+	size_t i;
+
+	rp_session_info(s, &si);
+	if (!si.backend || strcmp(si.backend, "emu"))
+		return true;
+	for (i = 0; i < s->nrecs; i++) {
+		const struct ptrec_sb_signal *g = (const void *)s->recs[i];
+
+		if (s->recs[i]->type == PTREC_SB_SIGNAL && g->tid == tid &&
+		    (g->sflags & PTREC_SB_SIG_HANDLED))
+			return true;
+	}
+	return false;
+}
+
 int rp_recover_new(struct rp_session *s, uint32_t tid,
 		   struct rp_recover **rcp)
 {
@@ -468,6 +607,7 @@ int rp_recover_new(struct rp_session *s, uint32_t tid,
 				rc->stack_hi = mi.end;
 			}
 	}
+	rc->no_handlers = !handlers_ran(s, tid);
 	rc->ctx.mem = rcv_mem_cb;
 	*rcp = rc;
 	return 0;
