@@ -64,12 +64,6 @@ struct rp_recover {
 	struct rp_recover_stats stats;
 };
 
-/* Syscalls that write no user memory and keep all but rax/rcx/r11; those
- * after which no register is known.
- */
-bool rcv_sys_quiet(uint64_t nr);
-bool rcv_sys_resets(uint64_t nr);
-
 /* Byte @a of the snapshot, where it shows this thread's end. */
 bool rcv_snap_byte(struct rp_recover *rc, uint64_t a, uint8_t *b);
 
