@@ -36,6 +36,56 @@ bool rcv_sys_resets(uint64_t nr)
 	return nr == 15 || nr == 59 || nr == 322;
 }
 
+/* Syscalls that may change what is mapped where, or its protection. */
+static bool sys_maps(uint64_t nr)
+{
+	switch (nr) {
+	case 9: case 10: case 11: case 12: case 25: case 30: case 67:
+	case 59: case 322: case 329:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Is @a in memory no one wrote from before instruction @i of @w to the
+ * end?  A mapping the snapshot shows private and not writable, in a
+ * process with no other recorded thread, with no system call between
+ * that may have changed mappings or protections: a store to it faults,
+ * and the kernel's own writes (syscall buffers, signal frames) fail.
+ */
+static bool ro_mem(struct win *w, uint64_t i, uint64_t a)
+{
+	struct rp_recover *rc = w->rc;
+	struct rp_snap_map_info mi;
+	const struct win *l;
+	size_t k;
+
+	if (rc->mt || !rc->snap_ok || (!w->top_end && !w->later) ||
+	    (int64_t)i <= w->protc)
+		return false;
+	for (l = w->later; l; l = l->later)
+		if (l->protc >= 0)
+			return false;
+	if (!(rc->map_lo <= a && a < rc->map_hi)) {
+		rc->map_lo = rc->map_hi = 0;
+		for (k = 0; !rp_snapshot_proc_map(rc->sn, rc->pid, k, &mi);
+		     k++) {
+			if (mi.start <= a && a < mi.end) {
+				rc->map_lo = mi.start;
+				rc->map_hi = mi.end;
+				rc->map_ro = !(mi.prot & 10) &&
+					     strncmp(mi.path, "[vvar", 5);
+				break;
+			}
+		}
+		if (!rc->map_hi)
+			return false;
+	}
+	return rc->map_ro;
+}
+
 /* Is @a memory this thread alone writes, as far as the snapshot tells? */
 static bool private_mem(struct rp_recover *rc, uint64_t a)
 {
@@ -196,6 +246,7 @@ int rcv_build_index(struct win *w)
 	int ret;
 
 	w->nidx = 0;
+	w->protc = -1;
 	for (i = 0; i < w->n; i++) {
 		struct rcv_ins *in = &w->ins[i];
 		bool bar = in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR);
@@ -238,6 +289,10 @@ int rcv_build_index(struct win *w)
 					return ret;
 			}
 		}
+		if ((in->flags & RCV_I_SYSCALL) &&
+		    (w->st[i].r[RP_REG_RAX].k != ~0ull ||
+		     sys_maps(w->st[i].r[RP_REG_RAX].v)))
+			w->protc = (int64_t)i;
 		w->mbar[i] = bar;
 	}
 	if (w->nidx)	/* qsort's array may not be NULL, even empty */
@@ -283,6 +338,8 @@ bool rcv_mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out)
 	size_t k, j;
 	int r;
 
+	if (ro_mem(w, i, a))
+		return rcv_snap_byte(w->rc, a, out);
 	if (!private_mem(w->rc, a)) {
 		/* Shared: only what instruction i itself loads (not a
 		 * branch still unproven: what it loaded is not known).

@@ -28,6 +28,7 @@ struct win {
 	uint8_t *mbar;		/* i may write memory we cannot name */
 	uint32_t *nb;		/* first barrier >= i (n: none) */
 	int64_t *pb;		/* last barrier < i (-1: none) */
+	int64_t protc;		/* last syscall that may change mappings, -1 */
 	struct ent *idx;
 	size_t nidx, idx_cap;
 	struct rcv_frame *fr;	/* rsp/rbp as class + offset */
@@ -61,6 +62,10 @@ struct rp_recover {
 	size_t page_len;
 	bool page_valid;
 	uint8_t page_buf[4096];
+	/* the mapping last looked up */
+	uint64_t map_lo, map_hi;
+	uint32_t map_prot;
+	bool map_ro;
 	struct rp_recover_stats stats;
 };
 
