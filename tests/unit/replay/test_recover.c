@@ -379,6 +379,30 @@ Test(recover, accesses)
 	cr_assert(a.valid && !a.addr_known);
 }
 
+/* test/cmp/bt with a memory operand only read it, whatever capstone 4's
+ * access flags say (it marks `test [rbx], imm` written): no store, so no
+ * barrier where rbx is unknown.
+ */
+Test(recover, compares_do_not_store)
+{
+	struct rcv_ins t[] = {
+		INS("\xf7\x03\x00\x80\x00\x00"),	/* test dword [rbx], 0x8000 */
+		INS("\xf6\x43\x74\x02"),		/* test byte [rbx+0x74], 2 */
+		INS("\x48\x39\x03"),			/* cmp [rbx], rax */
+		INS("\x0f\xa3\x03"),			/* bt [rbx], eax */
+	};
+	struct rcv_state pre = { 0 }, post = { 0 };
+	struct rcv_acc a;
+	size_t k;
+
+	for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+		cr_assert(!mem_op_written(&t[k]), "insn %zu", k);
+		cr_assert(!(t[k].flags & RCV_I_MEMBAR), "insn %zu", k);
+		rcv_writes(&ctx, &t[k], &pre, &post, &a);
+		cr_assert(!a.valid, "insn %zu stores", k);
+	}
+}
+
 /* AVX-512 that capstone 4 cannot decode: libopcodes' text says what it
  * writes.  Vector-only operands write no GPR; kmovd %k0,%eax writes rax;
  * an EVEX store to memory stays a barrier.
