@@ -27,9 +27,9 @@ $(GDB_VALUES): tests/gdb/values.c
 	@mkdir -p $(dir $@)
 	$(CC) -O0 -g -fno-omit-frame-pointer -o $@ $<
 
-gdb-values-test: $(PTREC) $(PTREC_SERVER) $(GDB_VALUES)
+gdb-values-test: $(PTREC) $(PTREC_SERVER) $(GDB_VALUES) $(VALCHECK)
 	PTREC=$(CURDIR)/$(PTREC) PROG=$(CURDIR)/$(GDB_VALUES) \
-		tests/gdb/values.sh
+		VALCHECK=$(CURDIR)/$(VALCHECK) tests/gdb/values.sh
 
 .PHONY: values-test gdb-values-test
 CHECK_EXTRA += values-test gdb-values-test

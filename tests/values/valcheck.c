@@ -30,6 +30,48 @@ struct count {
 	uint64_t checked, known, wrong;
 };
 
+/*
+ * --truth N: the ground truth's registers of the first thread before
+ * instruction N (1-based, as `ptrec values --at` and GDB's `record goto`
+ * count), one "name 0xvalue" per line, for tests that check what a front
+ * end shows.
+ */
+static int print_truth(const char *dir, uint64_t at)
+{
+	static const char *const names[SB_TRUTH_NREGS] = {
+		"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8",
+		"r9", "r10", "r11", "r12", "r13", "r14", "r15", "eflags"
+	};
+	struct sb_truth_rec *recs;
+	struct rp_session *s;
+	struct sb_err err;
+	char path[4096];
+	size_t n;
+	int g;
+
+	if (rp_session_open(&s, dir) || !rp_thread_count(s)) {
+		fprintf(stderr, "valcheck: %s: cannot open\n", dir);
+		return 2;
+	}
+	snprintf(path, sizeof(path), "%s/truth/%u.gt", dir,
+		 rp_thread_tid(s, 0));
+	rp_session_close(s);
+	if (sb_truth_load_recs(path, &recs, &n, &err)) {
+		fprintf(stderr, "valcheck: %s\n", err.msg);
+		return 2;
+	}
+	if (at < 2 || at - 2 >= n || !(recs[at - 2].mask & 1)) {
+		fprintf(stderr, "valcheck: --truth %" PRIu64 ": no registers "
+			"there (2 to %zu)\n", at, n + 1);
+		free(recs);
+		return 2;
+	}
+	for (g = 0; g < SB_TRUTH_NREGS; g++)
+		printf("%s %#" PRIx64 "\n", names[g], recs[at - 2].regs[g]);
+	free(recs);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct count c[NB] = { { 0 } };
@@ -38,8 +80,11 @@ int main(int argc, char **argv)
 	size_t ti;
 	int ret, b;
 
+	if (argc == 4 && !strcmp(argv[2], "--truth"))
+		return print_truth(argv[1], strtoull(argv[3], NULL, 0));
 	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: valcheck BUNDLE [STRIDE]\n");
+		fprintf(stderr, "usage: valcheck BUNDLE [STRIDE]\n"
+			"       valcheck BUNDLE --truth N\n");
 		return 2;
 	}
 	if (argc == 3)
