@@ -330,7 +330,11 @@ static size_t lower(const struct win *w, uint64_t word, uint64_t pos)
  * window.  Backward: the last access before i, a store or load with a
  * known value.  Any barrier between stops it.
  */
-bool rcv_mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out)
+#define MB_FWD	1	/* may look into the later windows */
+#define MB_BACK	2	/* may look into the earlier windows */
+
+static bool mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out,
+		     int dirs)
 {
 	struct rcv_ctx *c = &w->rc->ctx;
 	struct rcv_acc x;
@@ -365,11 +369,12 @@ bool rcv_mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out)
 		    sys_write(w, q, &sa, &sl) > 0 && a - sa < sl)
 			goto backward;
 	}
-	if (w->nb[i] == w->n) {
+	if (w->nb[i] == w->n && (dirs & MB_FWD)) {
 		if (w->top_end) {
 			if (rcv_snap_byte(w->rc, a, out))
 				return true;
-		} else if (w->later && rcv_mem_byte(w->later, 0, a, out)) {
+		} else if (w->later &&
+			   mem_byte(w->later, 0, a, out, MB_FWD)) {
 			return true;
 		}
 	}
@@ -391,7 +396,17 @@ backward:
 		if (acc_byte(&x, a, out) == 1)
 			return true;
 	}
+	/* Nothing may have written it since the window began: what the
+	 * window before it shows at its end.
+	 */
+	if (w->pb[i] < 0 && w->earlier && (dirs & MB_BACK))
+		return mem_byte(w->earlier, w->earlier->n, a, out, MB_BACK);
 	return false;
+}
+
+bool rcv_mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out)
+{
+	return mem_byte(w, i, a, out, MB_FWD | MB_BACK);
 }
 
 struct rcv_val rcv_mem_cb(void *ctx, uint64_t i, uint64_t addr,

@@ -5,7 +5,7 @@
  * thread (1: all), against the software recorder's ground truth (version
  * 2: the registers after each instruction).  Prints the share known and
  * the number wrong overall and by distance from the end (10, 100, 10^3,
- * 10^4 instructions before it); exits 1 when any value is wrong, 2 on
+ * 10^4, 10^5 instructions before it); exits 1 when any value is wrong, 2 on
  * bad input.  Wrong is a bug; unknown is allowed.  VALCHECK_BLOCK=N
  * makes the engine's windows N instructions long (chained windows and
  * windows beyond the chain on short histories).
@@ -18,10 +18,12 @@
 #include "replay.h"
 #include "sideband.h"
 
-#define NB 5
-static const uint64_t bucket_max[NB] = { 10, 100, 1000, 10000, UINT64_MAX };
+#define NB 6
+static const uint64_t bucket_max[NB] = {
+	10, 100, 1000, 10000, 100000, UINT64_MAX
+};
 static const char *const bucket_name[NB] = {
-	"<=10", "<=100", "<=1000", "<=10000", "all"
+	"<=10", "<=100", "<=1000", "<=10000", "<=100000", "all"
 };
 
 static uint64_t reg_known[SB_TRUTH_NREGS], reg_checked[SB_TRUTH_NREGS];
@@ -126,6 +128,16 @@ int main(int argc, char **argv)
 				tid);
 			free(recs);
 			continue;
+		}
+		/* The engine's windows from the first position the walk
+		 * will reach (what a user who went back there sees after):
+		 * knowledge found early flows forward into later windows.
+		 * VALCHECK_COLD=1: each position as the walk first meets it.
+		 */
+		if (!getenv("VALCHECK_COLD")) {
+			struct rp_regs warm;
+
+			rp_recover_regs(rc, 1, &warm);
 		}
 		for (p = end; p-- > 1;) {
 			struct rp_regs r;
