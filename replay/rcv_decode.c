@@ -390,6 +390,11 @@ void rcv_decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	if (in->nops && !op0_read_only(in->id, in->nops) &&
 	    (in->op[0].type == RCV_OP_MEM || in->op[0].type == RCV_OP_REG))
 		in->op[0].access |= CS_AC_WRITE;
+	/* And the other way: capstone 4 marks the memory operand of
+	 * `test [rbx], imm` as written; the SDM says these only read it.
+	 */
+	if (in->nops && op0_read_only(in->id, in->nops))
+		in->op[0].access &= (uint8_t)~CS_AC_WRITE;
 	for (i = 0; i < in->nops; i++) {
 		const struct rcv_op *p = &in->op[i];
 

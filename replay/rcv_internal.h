@@ -60,6 +60,8 @@ struct rcv_op {
 #define RCV_I_REP	0x04	/* rep/repne prefix */
 #define RCV_I_BAD	0x08	/* capstone did not decode it */
 #define RCV_I_SYSCALL	0x10
+#define RCV_I_UNPROVEN	0x20	/* a branch whose target is not yet shown
+				 * to be where it went (a barrier until then) */
 
 struct rcv_ins {
 	uint64_t ip;
@@ -138,6 +140,12 @@ bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 
 /* Merges known bits of @from into @to; true when it added any. */
 bool rcv_merge(struct rcv_val *to, struct rcv_val from, uint64_t *conflicts);
+
+/* Syscalls that write no user memory and keep all but rax/rcx/r11; those
+ * after which no register is known (rcv_mem.c).
+ */
+bool rcv_sys_quiet(uint64_t nr);
+bool rcv_sys_resets(uint64_t nr);
 
 /* rsp and rbp before an instruction as class + offset (rcv_stack.c): two
  * positions of one class differ by the difference of their offsets.

@@ -103,9 +103,55 @@ static bool plain_syscall(const struct rcv_ins *ins, size_t i)
 	return nr != 15 && nr != 59 && nr != 322;
 }
 
+/*
+ * Writes that a pair of push and pop must not span: every write to memory
+ * other than through rsp or rbp of a known class (its address may be the
+ * slot), and writes through another class (two classes may overlap).
+ */
+struct kills {
+	int64_t any;		/* last write of unknown place */
+	int64_t pos1, pos2;	/* last class write; last of another class */
+	uint32_t cls1, cls2;
+};
+
+static void kill_class(struct kills *k, uint32_t cls, int64_t pos)
+{
+	if (!cls) {
+		k->any = pos;
+		return;
+	}
+	if (cls != k->cls1) {
+		k->pos2 = k->pos1;
+		k->cls2 = k->cls1;
+	}
+	k->pos1 = pos;
+	k->cls1 = cls;
+}
+
+/* Did anything since @p write where slot class @cls may be? */
+static bool killed_since(const struct kills *k, uint32_t cls, int64_t p)
+{
+	if (k->any > p)
+		return true;
+	return (k->cls1 != cls ? k->pos1 : k->pos2) > p;
+}
+
+/* Does the syscall at @i write no memory, by the number set before it? */
+static bool quiet_syscall(const struct rcv_ins *ins, size_t i)
+{
+	const struct rcv_ins *p = i ? &ins[i - 1] : NULL;
+
+	return p && p->id == X86_INS_MOV && p->nops == 2 &&
+	       p->op[0].type == RCV_OP_REG && p->op[0].reg == RP_REG_RAX &&
+	       p->op[0].size >= 4 && p->op[1].type == RCV_OP_IMM &&
+	       !(p->flags & RCV_I_BARRIER) &&
+	       rcv_sys_quiet((uint64_t)p->op[1].imm);
+}
+
 int rcv_stack_build(const struct rcv_ins *ins, size_t n,
 		    struct rcv_frame *f, int64_t *pair)
 {
+	struct kills kl = { -1, -1, -1, 0, 0 };
 	struct slots t;
 	uint32_t next = 1;
 	size_t i;
@@ -125,26 +171,38 @@ int rcv_stack_build(const struct rcv_ins *ins, size_t n,
 		int k;
 
 		pair[i] = -1;
+		if ((in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR | RCV_I_REP)) ||
+		    ((in->flags & RCV_I_SYSCALL) && !quiet_syscall(ins, i)))
+			kl.any = (int64_t)i;
 		if (((in->flags & RCV_I_SYSCALL) && !plain_syscall(ins, i)) ||
 		    (in->flags & RCV_I_BARRIER)) {
 			f[i + 1] = (struct rcv_frame){ next++, 0, 0, 0 };
 			continue;
 		}
-		/* rsp- and rbp-relative stores, by base and offset. */
+		/* rsp- and rbp-relative stores, by base and offset; any
+		 * other store may write anywhere.
+		 */
 		for (k = 0; k < in->nops; k++) {
 			const struct rcv_op *m = &in->op[k];
 
 			if (m->type != RCV_OP_MEM ||
-			    !(m->access & CS_AC_WRITE) || m->index >= 0 ||
-			    m->seg)
+			    !(m->access & CS_AC_WRITE))
 				continue;
-			if (m->base == RP_REG_RSP)
+			if (m->index >= 0 || m->seg ||
+			    (m->base != RP_REG_RSP && m->base != RP_REG_RBP)) {
+				kl.any = (int64_t)i;
+			} else if (m->base == RP_REG_RSP) {
 				slot_write(&t, o.rsp_c, o.rsp_o + m->imm,
 					   m->size, (int64_t)i);
-			else if (m->base == RP_REG_RBP)
+				kill_class(&kl, o.rsp_c, (int64_t)i);
+			} else {
 				slot_write(&t, o.rbp_c, o.rbp_o + m->imm,
 					   m->size, (int64_t)i);
+				kill_class(&kl, o.rbp_c, (int64_t)i);
+			}
 		}
+		if (in->id == X86_INS_PUSH || in->id == X86_INS_CALL)
+			kill_class(&kl, o.rsp_c, (int64_t)i);
 		switch (in->id) {
 		case X86_INS_PUSH:
 			if (d->size != 8 && d->type != RCV_OP_IMM) {
@@ -165,6 +223,8 @@ int rcv_stack_build(const struct rcv_ins *ins, size_t n,
 				break;
 			}
 			p = slot_pusher(&t, o.rsp_c, o.rsp_o, ins);
+			if (p >= 0 && killed_since(&kl, o.rsp_c, p))
+				p = -1;
 			if (p >= 0 && ins[p].op[0].type != RCV_OP_MEM)
 				pair[i] = p;
 			o.rsp_o += 8;
@@ -191,6 +251,8 @@ int rcv_stack_build(const struct rcv_ins *ins, size_t n,
 			o.rsp_c = o.rbp_c;
 			o.rsp_o = o.rbp_o;
 			p = slot_pusher(&t, o.rsp_c, o.rsp_o, ins);
+			if (p >= 0 && killed_since(&kl, o.rsp_c, p))
+				p = -1;
 			if (p >= 0 && ins[p].op[0].type == RCV_OP_REG &&
 			    ins[p].op[0].reg == RP_REG_RBP) {
 				pair[i] = p;

@@ -19,408 +19,11 @@
 
 #include <capstone/capstone.h>
 
-#include "rcv_internal.h"
-#include "rp_internal.h"
+#include "rcv_win.h"
+#include "sideband.h"
 
-#define RCV_BLOCK	16384	/* instructions per window */
-#define RCV_CHAIN	16	/* windows chained back from the end */
+#define RCV_SEED	512	/* calls open at a window's start, at most */
 #define RCV_PASSES	12	/* backward+forward passes at most */
-
-/* Syscalls that write no user memory and leave all but rax/rcx/r11. */
-static bool sys_quiet(uint64_t nr)
-{
-	switch (nr) {
-	case 1: case 3: case 8: case 10: case 20: case 24: case 39:
-	case 60: case 62: case 186: case 200: case 231: case 234:
-	case 18:	/* pwrite64 */
-	case 110:	/* getppid */
-	case 102: case 104: case 107: case 108:	/* get[e]uid/gid */
-	case 2: case 257: case 21: case 269:	/* open, openat, access */
-	case 218: case 273:	/* set_tid_address, set_robust_list */
-	case 11:		/* munmap: bytes gone, none changed */
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* Syscalls after which no register is known (the kernel sets them all). */
-static bool sys_resets(uint64_t nr)
-{
-	return nr == 15 || nr == 59 || nr == 322;
-}
-
-struct ent {
-	uint64_t word;		/* address >> 3 */
-	uint32_t pos;		/* instruction in the window */
-};
-
-struct win {
-	uint64_t first, last;	/* states first..last */
-	size_t n;		/* instructions: last - first */
-	struct rcv_ins *ins;
-	struct rcv_state *st;
-	bool top_end;		/* last is the thread's end (snapshot) */
-	struct win *later;	/* the window after it, or NULL */
-	uint8_t *mbar;		/* i may write memory we cannot name */
-	uint32_t *nb;		/* first barrier >= i (n: none) */
-	int64_t *pb;		/* last barrier < i (-1: none) */
-	struct ent *idx;
-	size_t nidx, idx_cap;
-	struct rcv_frame *fr;	/* rsp/rbp as class + offset */
-	int64_t *pair;		/* pop -> its push */
-	struct rcv_val *base;	/* per class: its base, when known */
-	struct rcv_val *base0;	/* bases the later window shows */
-	struct rcv_val *xpair;	/* push i: the value its later pop read */
-	size_t nclass;
-	struct rp_recover *rc;
-};
-
-struct rp_recover {
-	struct rp_session *s;
-	struct rp_snapshot *sn;
-	uint32_t tid, pid;
-	uint64_t end, count;
-	struct rp_regs end_regs;
-	bool snap_ok;		/* the snapshot shows this thread's end */
-	bool mt;		/* other threads share its memory */
-	uint64_t stack_lo, stack_hi;	/* its stack mapping (mt) */
-	uint64_t tls_lo, tls_hi;	/* around fs_base: never private */
-	struct rcv_dec *dec;
-	struct rcv_ctx ctx;
-	struct win *chain[RCV_CHAIN];	/* [0] ends at the end */
-	struct win *far;		/* one window beyond the chain */
-	uint64_t block;
-	/* a page of snapshot memory */
-	uint64_t page;
-	size_t page_len;
-	bool page_valid;
-	uint8_t page_buf[4096];
-	struct rp_recover_stats stats;
-};
-
-/* ---- memory knowledge ---------------------------------------------------- */
-
-/* Is @a memory this thread alone writes, as far as the snapshot tells? */
-static bool private_mem(struct rp_recover *rc, uint64_t a)
-{
-	struct rp_snap_map_info mi;
-	size_t i;
-
-	if (rc->mt && !(rc->stack_lo <= a && a < rc->stack_hi))
-		return false;
-	/* The thread's control block: the kernel writes its rseq area (the
-	 * CPU it runs on) whenever it likes.
-	 */
-	if (rc->tls_lo <= a && a < rc->tls_hi)
-		return false;
-	if (!rc->sn)
-		return !rc->mt;
-	for (i = 0; !rp_snapshot_proc_map(rc->sn, rc->pid, i, &mi); i++)
-		if (mi.start <= a && a < mi.end)
-			return !(mi.prot & 8) && strncmp(mi.path, "[vvar", 5);
-	return !rc->mt;
-}
-
-static bool snap_byte(struct rp_recover *rc, uint64_t a, uint8_t *b)
-{
-	uint64_t page = a & ~4095ull;
-
-	if (!rc->snap_ok)
-		return false;
-	if (!rc->page_valid || rc->page != page) {
-		rc->page = page;
-		rc->page_valid = true;
-		rc->page_len = rp_snapshot_read(rc->sn, rc->pid, page,
-						rc->page_buf, 4096, true);
-	}
-	if (a - page >= rc->page_len)
-		return false;
-	*b = rc->page_buf[a - page];
-	return true;
-}
-
-static int ent_cmp(const void *x, const void *y)
-{
-	const struct ent *a = x, *b = y;
-
-	if (a->word != b->word)
-		return a->word < b->word ? -1 : 1;
-	return a->pos < b->pos ? -1 : a->pos > b->pos;
-}
-
-static bool mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out);
-
-/* Byte @a of access @x, if it covers it and its value is known. */
-static int acc_byte(const struct rcv_acc *x, uint64_t a, uint8_t *out)
-{
-	unsigned int sh;
-
-	if (!x->valid || !x->addr_known || a - x->addr >= x->size)
-		return -1;	/* does not cover */
-	if (x->size > 8)
-		return 0;
-	sh = (unsigned int)(a - x->addr) * 8;
-	if ((x->val.k >> sh & 0xff) != 0xff)
-		return 0;	/* covers, value unknown */
-	*out = (uint8_t)(x->val.v >> sh);
-	return 1;
-}
-
-/*
- * The user memory system call @i writes, by its number and arguments
- * (Linux x86-64): 1 when it writes [*addr, *addr + *len) alone, 0 when it
- * writes none, -1 when not known (a barrier).
- */
-static const struct {
-	uint16_t nr;
-	int8_t ptr, lenreg;	/* argument registers (enum rp_reg), -1 */
-	uint16_t len;		/* fixed size when lenreg < 0 */
-	bool optional;		/* a NULL pointer writes nothing */
-} sys_out[] = {
-	{ 0, RP_REG_RSI, RP_REG_RDX, 0, false },	/* read */
-	{ 17, RP_REG_RSI, RP_REG_RDX, 0, false },	/* pread64 */
-	{ 4, RP_REG_RSI, -1, 144, false },		/* stat */
-	{ 5, RP_REG_RSI, -1, 144, false },		/* fstat */
-	{ 6, RP_REG_RSI, -1, 144, false },		/* lstat */
-	{ 262, RP_REG_RDX, -1, 144, false },		/* newfstatat */
-	{ 228, RP_REG_RSI, -1, 16, false },		/* clock_gettime */
-	{ 318, RP_REG_RDI, RP_REG_RSI, 0, false },	/* getrandom */
-	{ 14, RP_REG_RDX, -1, 128, true },		/* rt_sigprocmask */
-	{ 13, RP_REG_RDX, -1, 160, true },		/* rt_sigaction */
-	{ 35, RP_REG_RSI, -1, 16, true },		/* nanosleep */
-	{ 97, RP_REG_RSI, -1, 16, false },		/* getrlimit */
-	{ 89, RP_REG_RSI, RP_REG_RDX, 0, false },	/* readlink */
-	{ 79, RP_REG_RDI, RP_REG_RSI, 0, false },	/* getcwd */
-};
-
-static int sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len)
-{
-	const struct rcv_state *s = &w->st[i];
-	uint64_t nr = s->r[RP_REG_RAX].v;
-	size_t k;
-
-	if (s->r[RP_REG_RAX].k != ~0ull)
-		return -1;
-	if (sys_quiet(nr))
-		return 0;
-	/* ioctl(fd, TCGETS, termios *) */
-	if (nr == 16 && s->r[RP_REG_RSI].k == ~0ull &&
-	    s->r[RP_REG_RSI].v == 0x5401 && s->r[RP_REG_RDX].k == ~0ull) {
-		*addr = s->r[RP_REG_RDX].v;
-		*len = 64;
-		return 1;
-	}
-	for (k = 0; k < sizeof(sys_out) / sizeof(sys_out[0]); k++) {
-		if (sys_out[k].nr != nr)
-			continue;
-		if (s->r[sys_out[k].ptr].k != ~0ull)
-			return -1;
-		*addr = s->r[sys_out[k].ptr].v;
-		if (!*addr && sys_out[k].optional)
-			return 0;
-		if (sys_out[k].lenreg < 0) {
-			*len = sys_out[k].len;
-		} else {
-			if (s->r[sys_out[k].lenreg].k != ~0ull ||
-			    s->r[sys_out[k].lenreg].v > 65536)
-				return -1;
-			*len = s->r[sys_out[k].lenreg].v;
-		}
-		return 1;
-	}
-	return -1;
-}
-
-static int add_ent(struct win *w, uint64_t addr, uint64_t len, size_t pos)
-{
-	uint64_t a;
-
-	if (!len)
-		return 0;
-	for (a = addr >> 3; a <= (addr + len - 1) >> 3; a++) {
-		if (w->nidx == w->idx_cap) {
-			size_t cap = w->idx_cap ? 2 * w->idx_cap : 4096;
-			struct ent *e = realloc(w->idx, cap * sizeof(*e));
-
-			if (!e)
-				return -RP_ERR_NOMEM;
-			w->idx = e;
-			w->idx_cap = cap;
-		}
-		w->idx[w->nidx++] = (struct ent){ a, (uint32_t)pos };
-	}
-	return 0;
-}
-
-/* Rebuilds the access index and barriers from what the states know now. */
-static int build_index(struct win *w)
-{
-	struct rcv_ctx *c = &w->rc->ctx;
-	struct rcv_acc rd, wr;
-	uint64_t sa, sl;
-	size_t i;
-	int ret;
-
-	w->nidx = 0;
-	for (i = 0; i < w->n; i++) {
-		struct rcv_ins *in = &w->ins[i];
-		bool bar = in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR);
-
-		if (in->flags & RCV_I_SYSCALL) {
-			uint64_t nr = w->st[i].r[RP_REG_RAX].v;
-			bool known = w->st[i].r[RP_REG_RAX].k == ~0ull;
-
-			/* Registers: only a known, ordinary syscall lets
-			 * knowledge pass.  Once known, always known.
-			 */
-			if (known && !sys_resets(nr))
-				in->flags &= ~RCV_I_BARRIER;
-			else
-				in->flags |= RCV_I_BARRIER;
-			if (in->flags & RCV_I_BARRIER) {
-				bar = true;
-			} else {
-				int e = sys_write(w, i, &sa, &sl);
-
-				if (e < 0)
-					bar = true;
-				else if (e > 0 && (ret = add_ent(w, sa, sl, i)))
-					return ret;
-			}
-		}
-		if (!bar) {
-			rcv_reads(c, in, &w->st[i], &w->st[i + 1], &rd);
-			rcv_writes(c, in, &w->st[i], &w->st[i + 1], &wr);
-			if (wr.valid && !wr.addr_known)
-				bar = true;
-			if (rd.valid && rd.addr_known) {
-				ret = add_ent(w, rd.addr, rd.size, i);
-				if (ret)
-					return ret;
-			}
-			if (wr.valid && wr.addr_known) {
-				ret = add_ent(w, wr.addr, wr.size, i);
-				if (ret)
-					return ret;
-			}
-		}
-		w->mbar[i] = bar;
-	}
-	if (w->nidx)	/* qsort's array may not be NULL, even empty */
-		qsort(w->idx, w->nidx, sizeof(*w->idx), ent_cmp);
-	w->pb[0] = -1;
-	for (i = 0; i < w->n; i++)
-		w->pb[i + 1] = w->mbar[i] ? (int64_t)i : w->pb[i];
-	w->nb[w->n] = (uint32_t)w->n;
-	for (i = w->n; i-- > 0;)
-		w->nb[i] = w->mbar[i] ? (uint32_t)i : w->nb[i + 1];
-	return 0;
-}
-
-/* First index entry at or after (word, pos). */
-static size_t lower(const struct win *w, uint64_t word, uint64_t pos)
-{
-	size_t lo = 0, hi = w->nidx;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		const struct ent *e = &w->idx[mid];
-
-		if (e->word < word || (e->word == word && e->pos < pos))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/*
- * Byte @a of memory before instruction @i of @w (state i).  Forward: the
- * first access at or after i, if a load with a known value; reaching the
- * end of the window with no possible write, the snapshot or the later
- * window.  Backward: the last access before i, a store or load with a
- * known value.  Any barrier between stops it.
- */
-static bool mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out)
-{
-	struct rcv_ctx *c = &w->rc->ctx;
-	struct rcv_acc x;
-	uint64_t word = a >> 3, sa, sl;
-	size_t k, j;
-	int r;
-
-	if (!private_mem(w->rc, a)) {
-		/* Shared: only what instruction i itself loads. */
-		if (i >= w->n)
-			return false;
-		rcv_reads(c, &w->ins[i], &w->st[i], &w->st[i + 1], &x);
-		return acc_byte(&x, a, out) == 1;
-	}
-	k = lower(w, word, i);
-	for (j = k; j < w->nidx && w->idx[j].word == word &&
-	     w->idx[j].pos < w->nb[i]; j++) {
-		size_t q = w->idx[j].pos;
-
-		rcv_reads(c, &w->ins[q], &w->st[q], &w->st[q + 1], &x);
-		r = acc_byte(&x, a, out);
-		if (r == 1)
-			return true;
-		rcv_writes(c, &w->ins[q], &w->st[q], &w->st[q + 1], &x);
-		if (acc_byte(&x, a, out) >= 0)
-			goto backward;
-		if ((w->ins[q].flags & RCV_I_SYSCALL) &&
-		    sys_write(w, q, &sa, &sl) > 0 && a - sa < sl)
-			goto backward;
-	}
-	if (w->nb[i] == w->n) {
-		if (w->top_end) {
-			if (snap_byte(w->rc, a, out))
-				return true;
-		} else if (w->later && mem_byte(w->later, 0, a, out)) {
-			return true;
-		}
-	}
-backward:
-	for (j = k; j-- > 0 && w->idx[j].word == word &&
-	     (int64_t)w->idx[j].pos > w->pb[i];) {
-		size_t q = w->idx[j].pos;
-
-		if ((w->ins[q].flags & RCV_I_SYSCALL) &&
-		    sys_write(w, q, &sa, &sl) > 0 && a - sa < sl)
-			return false;
-		rcv_writes(c, &w->ins[q], &w->st[q], &w->st[q + 1], &x);
-		r = acc_byte(&x, a, out);
-		if (r == 1)
-			return true;
-		if (r == 0)
-			return false;
-		rcv_reads(c, &w->ins[q], &w->st[q], &w->st[q + 1], &x);
-		if (acc_byte(&x, a, out) == 1)
-			return true;
-	}
-	return false;
-}
-
-struct mctx {
-	struct win *w;
-};
-
-static struct rcv_val mem_cb(void *ctx, uint64_t i, uint64_t addr,
-			     unsigned int size)
-{
-	struct win *w = ctx;
-	struct rcv_val r = { 0, 0 };
-	unsigned int b;
-	uint8_t v;
-
-	for (b = 0; b < size && b < 8; b++)
-		if (mem_byte(w, i, addr + b, &v)) {
-			r.v |= (uint64_t)v << (8 * b);
-			r.k |= 0xffull << (8 * b);
-		}
-	return r;
-}
 
 /* ---- windows ----------------------------------------------------------- */
 
@@ -443,14 +46,16 @@ static void win_free(struct win *w)
 }
 
 /* Did the trace go where instruction @in allows?  @ret is the address the
- * matching call in the window returns to, or 0.
+ * matching call returns to, or 0.  1: yes; 0: no (a signal, a restarted
+ * syscall...); 2: not known yet (an indirect branch, a return with no
+ * matching call: a signal delivered right after it would look the same).
  */
-static bool expected(const struct rcv_ins *in, uint64_t next, uint64_t ret)
+static int expected(const struct rcv_ins *in, uint64_t next, uint64_t ret)
 {
 	uint64_t fall = in->ip + in->len;
 
 	if (in->flags & RCV_I_BARRIER)
-		return false;	/* undecodable */
+		return 0;	/* undecodable */
 	switch (in->iclass) {
 	case RP_IC_OTHER:
 		return next == fall;
@@ -463,12 +68,78 @@ static bool expected(const struct rcv_ins *in, uint64_t next, uint64_t ret)
 	case RP_IC_CALL:
 		if (in->nops == 1 && in->op[0].type == RCV_OP_IMM)
 			return next == (uint64_t)in->op[0].imm;
-		return true;	/* indirect: docs/values.md, limits */
+		return 2;
 	case RP_IC_RETURN:
-		return !ret || next == ret;
+		return !ret ? 2 : next == ret;
 	default:
-		return false;
+		return 0;
 	}
+}
+
+/*
+ * Where branch @i of @w goes by the values known before it: its register
+ * operand, or the word its memory operand (or a return's [rsp]) holds.
+ * Memory after the branch counts only where a signal delivered right after
+ * it could not have written: the slot a return read lies in the red zone
+ * of the interrupted code's stack, which the kernel skips (or the frame is
+ * on the alternate stack).  Other memory operands: only what is known
+ * from before the branch.
+ */
+static struct rcv_val branch_target(struct rp_recover *rc, struct win *w,
+				    size_t i)
+{
+	const struct rcv_ins *in = &w->ins[i];
+	const struct rcv_state *s = &w->st[i];
+	struct rcv_val a, t = { 0, 0 };
+	uint32_t nb = w->nb[i];
+
+	if (in->iclass == RP_IC_RETURN) {
+		a = s->r[RP_REG_RSP];
+		w->nb[i] = w->nb[i + 1];
+	} else if (in->op[0].type == RCV_OP_REG && in->op[0].size == 8) {
+		return s->r[in->op[0].reg];
+	} else if (in->op[0].type == RCV_OP_MEM && in->op[0].size == 8) {
+		a = rcv_addr(&rc->ctx, in, &in->op[0], s);
+	} else {
+		return t;
+	}
+	if (a.k == ~0ull)
+		t = rcv_mem_cb(w, i, a.v, 8);
+	w->nb[i] = nb;
+	return t;
+}
+
+/*
+ * Lifts the barrier of each branch whose target the values now show to be
+ * where the trace went, and makes those that went elsewhere transfers for
+ * good (a signal).  From the last to the first, so that memory known past
+ * a lifted return reaches the branches before it.  True when it lifted any.
+ */
+static bool prove_branches(struct rp_recover *rc, struct win *w)
+{
+	bool lifted = false;
+	size_t i;
+
+	for (i = w->n; i-- > 0;) {
+		struct rcv_ins *in = &w->ins[i];
+		struct rcv_val t;
+
+		if (in->flags & RCV_I_UNPROVEN) {
+			t = branch_target(rc, w, i);
+			if (t.k == ~0ull && t.v == in->next) {
+				in->flags &= ~(RCV_I_UNPROVEN | RCV_I_BARRIER |
+					       RCV_I_MEMBAR);
+				/* A call's push is not in the index yet. */
+				w->mbar[i] = in->iclass == RP_IC_CALL;
+				lifted = true;
+			} else if (t.k == ~0ull) {
+				in->flags &= ~RCV_I_UNPROVEN;
+				rc->stats.async++;
+			}
+		}
+		w->nb[i] = w->mbar[i] ? (uint32_t)i : w->nb[i + 1];
+	}
+	return lifted;
 }
 
 /*
@@ -534,23 +205,57 @@ out:
 	return nc;
 }
 
+/* (Re)builds @w's stack frames from its instructions' barriers now. */
+static int win_frames(struct win *w)
+{
+	int ret;
+
+	free(w->base);
+	free(w->base0);
+	free(w->xpair);
+	w->base = w->base0 = w->xpair = NULL;
+	w->nclass = 0;
+	ret = w->later ? frames_across(w) :
+			 rcv_stack_build(w->ins, w->n, w->fr, w->pair);
+	if (ret > 0) {
+		w->nclass = (size_t)ret;
+		w->base = calloc(w->nclass, sizeof(*w->base));
+		if (!w->base0)
+			w->base0 = calloc(w->nclass, sizeof(*w->base0));
+		ret = w->base && w->base0 ? 0 : -RP_ERR_NOMEM;
+	}
+	return ret;
+}
+
 static int win_load(struct rp_recover *rc, struct win *w)
 {
 	struct rp_cursor *c = NULL;
 	struct rp_insn insn;
 	uint64_t *calls = NULL, ncalls = 0, p;
 	struct rp_gap gap;
-	size_t i;
-	int ret;
+	size_t i, k;
+	int ret, ns, e;
 
 	ret = rp_cursor_new(rc->s, rc->tid, &c);
 	if (ret)
 		return ret;
-	calls = malloc((w->n + 1) * sizeof(*calls));
+	calls = malloc((w->n + 1 + RCV_SEED) * sizeof(*calls));
 	if (!calls) {
 		rp_cursor_free(c);
 		return -RP_ERR_NOMEM;
 	}
+	/* The calls still open where the window starts (outermost first),
+	 * so that its returns to them are matched.
+	 */
+	ns = w->first ? rp_cursor_callers(c, w->first, calls, RCV_SEED) : 0;
+	for (k = 0; ns > 0 && k < (size_t)ns / 2; k++) {
+		p = calls[k];
+		calls[k] = calls[ns - 1 - k];
+		calls[ns - 1 - k] = p;
+	}
+	for (k = 0; ns > 0 && k < (size_t)ns; k++)
+		if (!rp_cursor_peek(c, calls[k], &insn))
+			calls[ncalls++] = insn.ip + insn.size;
 	for (i = 0; i < w->n; i++) {
 		struct rcv_ins *in = &w->ins[i];
 
@@ -577,7 +282,13 @@ static int win_load(struct rp_recover *rc, struct win *w)
 			calls[ncalls++] = in->ip + in->len;
 		else if (in->iclass == RP_IC_RETURN && ncalls)
 			ret_to = calls[--ncalls];
-		if (!in->next || !expected(in, in->next, ret_to)) {
+		e = in->next ? expected(in, in->next, ret_to) : 0;
+		if (e == 2 && rc->no_handlers)
+			e = 1;
+		if (e == 2) {
+			in->flags |= RCV_I_UNPROVEN | RCV_I_BARRIER |
+				     RCV_I_MEMBAR;
+		} else if (!e) {
 			in->flags |= RCV_I_BARRIER | RCV_I_MEMBAR;
 			ncalls = 0;
 			rc->stats.async++;
@@ -592,15 +303,7 @@ static int win_load(struct rp_recover *rc, struct win *w)
 		if (gap.before > w->first && gap.before <= w->last)
 			w->ins[gap.before - 1 - w->first].flags |=
 				RCV_I_BARRIER | RCV_I_MEMBAR;
-	ret = w->later ? frames_across(w) :
-			 rcv_stack_build(w->ins, w->n, w->fr, w->pair);
-	if (ret > 0) {
-		w->nclass = (size_t)ret;
-		w->base = calloc(w->nclass, sizeof(*w->base));
-		if (!w->base0)
-			w->base0 = calloc(w->nclass, sizeof(*w->base0));
-		ret = w->base && w->base0 ? 0 : -RP_ERR_NOMEM;
-	}
+	ret = win_frames(w);
 out:
 	free(calls);
 	rp_cursor_free(c);
@@ -613,7 +316,9 @@ static void top_state(struct rp_recover *rc, struct win *w)
 	int g;
 
 	if (w->later) {
-		*t = w->later->st[0];
+		for (g = 0; g < RCV_NREG; g++)
+			rcv_merge(&t->r[g], w->later->st[0].r[g],
+				  &rc->stats.conflicts);
 		return;
 	}
 	if (!w->top_end)
@@ -712,7 +417,7 @@ static int win_compute(struct rp_recover *rc, struct win *w)
 	for (pass = 0; pass < RCV_PASSES; pass++) {
 		bool ch = false;
 
-		ret = build_index(w);
+		ret = rcv_build_index(w);
 		if (ret)
 			return ret;
 		for (i = w->n; i-- > 0;)
@@ -724,12 +429,25 @@ static int win_compute(struct rp_recover *rc, struct win *w)
 					  &w->st[i + 1],
 					  &rc->stats.conflicts);
 		ch |= link_frames(rc, w);
+		if (prove_branches(rc, w)) {
+			ret = win_frames(w);
+			if (ret)
+				return ret;
+			ch = true;
+		}
 		rc->stats.passes++;
 		if (!ch)
 			break;
 	}
+	if (getenv("PTREC_RCV_DEBUG"))
+		for (i = 0; i < w->n; i++)
+			if (w->ins[i].flags & RCV_I_UNPROVEN)
+				fprintf(stderr, "recover: unproven at %" PRIu64
+					" %#" PRIx64 " class %u -> %#" PRIx64
+					"\n", w->first + i, w->ins[i].ip,
+					w->ins[i].iclass, w->ins[i].next);
 	/* The index the queries use must match the final states. */
-	return build_index(w);
+	return rcv_build_index(w);
 }
 
 static int win_new(struct rp_recover *rc, uint64_t first, uint64_t last,
@@ -773,6 +491,63 @@ static int win_new(struct rp_recover *rc, uint64_t first, uint64_t last,
 	return 0;
 }
 
+/*
+ * New knowledge at the start of @w carried forward, one instruction after
+ * the other while it adds anything (a full recompute per window would make
+ * a walk back through the chain quadratic).  *@end_ch: the window's last
+ * state changed.
+ */
+static int win_forward(struct rp_recover *rc, struct win *w, bool *end_ch)
+{
+	struct rcv_ctx *c = &rc->ctx;
+	size_t i, quiet = 0;
+	int ret;
+
+	*end_ch = false;
+	c->mctx = w;
+	for (i = 0; i < w->n; i++) {
+		if (rcv_forward(c, i, &w->ins[i], &w->st[i], &w->st[i + 1],
+				&rc->stats.conflicts))
+			quiet = 0;
+		else if (++quiet > 64)
+			return 0;
+	}
+	*end_ch = quiet == 0;
+	ret = rcv_build_index(w);
+	return ret;
+}
+
+/*
+ * What window @k of the chain (just computed) knows at its end is what
+ * the window after it knows at its start: it flows forward, window after
+ * window, as far as it adds anything (loop counters set long before).
+ */
+static int flow_forward(struct rp_recover *rc, size_t k)
+{
+	size_t j;
+	int g, ret;
+
+	for (j = k; j > 0; j--) {
+		struct win *e = rc->chain[j], *l = rc->chain[j - 1];
+		bool ch = false;
+
+		for (g = 0; g < RCV_NREG; g++)
+			ch |= rcv_merge(&l->st[0].r[g], e->st[e->n].r[g],
+					&rc->stats.conflicts);
+		if (getenv("PTREC_RCV_DEBUG"))
+			fprintf(stderr, "recover: forward into window %zu: %d\n",
+				j - 1, ch);
+		if (!ch)
+			break;
+		ret = win_forward(rc, l, &ch);
+		if (ret)
+			return ret;
+		if (!ch)
+			break;
+	}
+	return 0;
+}
+
 /* The window that holds position @pos (computing it and those after it
  * up to the end), or NULL with *@err set.
  */
@@ -793,6 +568,11 @@ static struct win *win_at(struct rp_recover *rc, uint64_t pos, int *err)
 				       &rc->chain[j]);
 			if (*err)
 				return NULL;
+			if (j)
+				rc->chain[j - 1]->earlier = rc->chain[j];
+			*err = flow_forward(rc, j);
+			if (*err)
+				return NULL;
 		}
 		return rc->chain[k];
 	}
@@ -808,6 +588,30 @@ static struct win *win_at(struct rp_recover *rc, uint64_t pos, int *err)
 }
 
 /* ---- the public interface ---------------------------------------------- */
+
+/*
+ * May a signal handler have run in thread @tid?  The software recorder
+ * stops the thread at every signal it is sent and records each
+ * (PTREC_SB_SIGNAL, "handled" when a handler runs next), so its bundles
+ * answer; other recorders do not record signals: maybe.
+ */
+static bool handlers_ran(struct rp_session *s, uint32_t tid)
+{
+	struct rp_session_info si;
+	size_t i;
+
+	rp_session_info(s, &si);
+	if (!si.backend || strcmp(si.backend, "emu"))
+		return true;
+	for (i = 0; i < s->nrecs; i++) {
+		const struct ptrec_sb_signal *g = (const void *)s->recs[i];
+
+		if (s->recs[i]->type == PTREC_SB_SIGNAL && g->tid == tid &&
+		    (g->sflags & PTREC_SB_SIG_HANDLED))
+			return true;
+	}
+	return false;
+}
 
 int rp_recover_new(struct rp_session *s, uint32_t tid,
 		   struct rp_recover **rcp)
@@ -867,7 +671,8 @@ int rp_recover_new(struct rp_session *s, uint32_t tid,
 				rc->stack_hi = mi.end;
 			}
 	}
-	rc->ctx.mem = mem_cb;
+	rc->no_handlers = !handlers_ran(s, tid);
+	rc->ctx.mem = rcv_mem_cb;
 	*rcp = rc;
 	return 0;
 }
@@ -978,7 +783,7 @@ size_t rp_recover_mem(struct rp_recover *rc, uint64_t pos, uint64_t addr,
 		 * is the snapshot's).
 		 */
 		for (i = 0; i < len; i++)
-			if (!snap_byte(rc, addr + i, (uint8_t *)buf + i))
+			if (!rcv_snap_byte(rc, addr + i, (uint8_t *)buf + i))
 				break;
 		return i;
 	}
@@ -987,7 +792,7 @@ size_t rp_recover_mem(struct rp_recover *rc, uint64_t pos, uint64_t addr,
 		return 0;
 	rc->ctx.mctx = w;
 	for (i = 0; i < len; i++)
-		if (!mem_byte(w, pos - w->first, addr + i, (uint8_t *)buf + i))
+		if (!rcv_mem_byte(w, pos - w->first, addr + i, (uint8_t *)buf + i))
 			break;
 	return i;
 }

@@ -5,7 +5,7 @@
  * thread (1: all), against the software recorder's ground truth (version
  * 2: the registers after each instruction).  Prints the share known and
  * the number wrong overall and by distance from the end (10, 100, 10^3,
- * 10^4 instructions before it); exits 1 when any value is wrong, 2 on
+ * 10^4, 10^5 instructions before it); exits 1 when any value is wrong, 2 on
  * bad input.  Wrong is a bug; unknown is allowed.  VALCHECK_BLOCK=N
  * makes the engine's windows N instructions long (chained windows and
  * windows beyond the chain on short histories).
@@ -18,10 +18,12 @@
 #include "replay.h"
 #include "sideband.h"
 
-#define NB 5
-static const uint64_t bucket_max[NB] = { 10, 100, 1000, 10000, UINT64_MAX };
+#define NB 6
+static const uint64_t bucket_max[NB] = {
+	10, 100, 1000, 10000, 100000, UINT64_MAX
+};
 static const char *const bucket_name[NB] = {
-	"<=10", "<=100", "<=1000", "<=10000", "all"
+	"<=10", "<=100", "<=1000", "<=10000", "<=100000", "all"
 };
 
 static uint64_t reg_known[SB_TRUTH_NREGS], reg_checked[SB_TRUTH_NREGS];
@@ -29,6 +31,48 @@ static uint64_t reg_known[SB_TRUTH_NREGS], reg_checked[SB_TRUTH_NREGS];
 struct count {
 	uint64_t checked, known, wrong;
 };
+
+/*
+ * --truth N: the ground truth's registers of the first thread before
+ * instruction N (1-based, as `ptrec values --at` and GDB's `record goto`
+ * count), one "name 0xvalue" per line, for tests that check what a front
+ * end shows.
+ */
+static int print_truth(const char *dir, uint64_t at)
+{
+	static const char *const names[SB_TRUTH_NREGS] = {
+		"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8",
+		"r9", "r10", "r11", "r12", "r13", "r14", "r15", "eflags"
+	};
+	struct sb_truth_rec *recs;
+	struct rp_session *s;
+	struct sb_err err;
+	char path[4096];
+	size_t n;
+	int g;
+
+	if (rp_session_open(&s, dir) || !rp_thread_count(s)) {
+		fprintf(stderr, "valcheck: %s: cannot open\n", dir);
+		return 2;
+	}
+	snprintf(path, sizeof(path), "%s/truth/%u.gt", dir,
+		 rp_thread_tid(s, 0));
+	rp_session_close(s);
+	if (sb_truth_load_recs(path, &recs, &n, &err)) {
+		fprintf(stderr, "valcheck: %s\n", err.msg);
+		return 2;
+	}
+	if (at < 2 || at - 2 >= n || !(recs[at - 2].mask & 1)) {
+		fprintf(stderr, "valcheck: --truth %" PRIu64 ": no registers "
+			"there (2 to %zu)\n", at, n + 1);
+		free(recs);
+		return 2;
+	}
+	for (g = 0; g < SB_TRUTH_NREGS; g++)
+		printf("%s %#" PRIx64 "\n", names[g], recs[at - 2].regs[g]);
+	free(recs);
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -38,8 +82,11 @@ int main(int argc, char **argv)
 	size_t ti;
 	int ret, b;
 
+	if (argc == 4 && !strcmp(argv[2], "--truth"))
+		return print_truth(argv[1], strtoull(argv[3], NULL, 0));
 	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: valcheck BUNDLE [STRIDE]\n");
+		fprintf(stderr, "usage: valcheck BUNDLE [STRIDE]\n"
+			"       valcheck BUNDLE --truth N\n");
 		return 2;
 	}
 	if (argc == 3)
@@ -81,6 +128,16 @@ int main(int argc, char **argv)
 				tid);
 			free(recs);
 			continue;
+		}
+		/* The engine's windows from the first position the walk
+		 * will reach (what a user who went back there sees after):
+		 * knowledge found early flows forward into later windows.
+		 * VALCHECK_COLD=1: each position as the walk first meets it.
+		 */
+		if (!getenv("VALCHECK_COLD")) {
+			struct rp_regs warm;
+
+			rp_recover_regs(rc, 1, &warm);
 		}
 		for (p = end; p-- > 1;) {
 			struct rp_regs r;

@@ -379,6 +379,30 @@ Test(recover, accesses)
 	cr_assert(a.valid && !a.addr_known);
 }
 
+/* test/cmp/bt with a memory operand only read it, whatever capstone 4's
+ * access flags say (it marks `test [rbx], imm` written): no store, so no
+ * barrier where rbx is unknown.
+ */
+Test(recover, compares_do_not_store)
+{
+	struct rcv_ins t[] = {
+		INS("\xf7\x03\x00\x80\x00\x00"),	/* test dword [rbx], 0x8000 */
+		INS("\xf6\x43\x74\x02"),		/* test byte [rbx+0x74], 2 */
+		INS("\x48\x39\x03"),			/* cmp [rbx], rax */
+		INS("\x0f\xa3\x03"),			/* bt [rbx], eax */
+	};
+	struct rcv_state pre = { 0 }, post = { 0 };
+	struct rcv_acc a;
+	size_t k;
+
+	for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+		cr_assert(!mem_op_written(&t[k]), "insn %zu", k);
+		cr_assert(!(t[k].flags & RCV_I_MEMBAR), "insn %zu", k);
+		rcv_writes(&ctx, &t[k], &pre, &post, &a);
+		cr_assert(!a.valid, "insn %zu stores", k);
+	}
+}
+
 /* AVX-512 that capstone 4 cannot decode: libopcodes' text says what it
  * writes.  Vector-only operands write no GPR; kmovd %k0,%eax writes rax;
  * an EVEX store to memory stays a barrier.
@@ -496,4 +520,61 @@ Test(recover, sigreturn_breaks_the_frame)
 	cr_assert_gt(rcv_stack_build(wr, 3, f, pair), 0);
 	cr_assert_eq(f[3].rsp_c, f[2].rsp_c);
 	cr_assert_eq(f[3].rsp_o, -8);
+}
+
+/* A store the frames cannot place (through another pointer, an indexed
+ * one, fs:, or in another class of rsp), or a syscall that may write
+ * memory, between push and pop may have written the slot: no pair.  A
+ * store to another slot of the same class, or write(2), keeps it.
+ */
+Test(recover, unplaced_stores_break_the_pair)
+{
+	static const char *const kill[] = {
+		"\x48\x89\x06",			/* mov [rsi], rax */
+		"\x48\x89\x04\xcc",		/* mov [rsp+rcx*8], rax */
+		"\x64\x48\x89\x04\x25\x00\x00\x00\x00",	/* mov fs:[0], rax */
+		"\x48\xab",			/* stosq */
+	};
+	static const size_t klen[] = { 3, 4, 9, 2 };
+	struct rcv_ins keep[4] = {
+		INS("\x53"),			/* push rbx */
+		INS("\x48\x89\x44\x24\xf8"),	/* mov [rsp-8], rax */
+		INS("\xb8\x01\x00\x00\x00"),	/* mov eax, 1 */
+		INS("\x0f\x05"),		/* syscall (write) */
+	};
+	struct rcv_ins in[5], rd[4] = {
+		INS("\x53"),
+		INS("\x31\xc0"),		/* xor eax, eax */
+		INS("\x0f\x05"),		/* syscall (read) */
+		INS("\x5b"),
+	};
+	struct rcv_ins cls[5] = {
+		INS("\x53"),			/* push rbx */
+		INS("\x48\x89\xe5"),		/* mov rbp, rsp */
+		INS("\x48\x83\xe4\xf0"),	/* and rsp, -16: a new class */
+		INS("\x48\x89\x04\x24"),	/* mov [rsp], rax */
+		INS("\x48\x8d\x65\x00"),	/* lea rsp, [rbp+0] */
+	};
+	struct rcv_ins c6[6];
+	struct rcv_frame f[7];
+	int64_t pair[6];
+	size_t k;
+
+	for (k = 0; k < 4; k++) {
+		in[0] = INS("\x53");
+		in[1] = ins(kill[k], klen[k]);
+		in[2] = INS("\x5b");
+		cr_assert_gt(rcv_stack_build(in, 3, f, pair), 0);
+		cr_assert_eq(pair[2], -1, "store %zu", k);
+	}
+	memcpy(in, keep, sizeof(keep));
+	in[4] = INS("\x5b");
+	cr_assert_gt(rcv_stack_build(in, 5, f, pair), 0);
+	cr_assert_eq(pair[4], 0);
+	cr_assert_gt(rcv_stack_build(rd, 4, f, pair), 0);
+	cr_assert_eq(pair[3], -1, "read(2) may write the slot");
+	memcpy(c6, cls, sizeof(cls));
+	c6[5] = INS("\x5b");
+	cr_assert_gt(rcv_stack_build(c6, 6, f, pair), 0);
+	cr_assert_eq(pair[5], -1, "a store in another class");
 }

@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Memory knowledge of the recovery engine (issue #17, docs/values.md): an
+ * index of every load and store whose address is known in a window, the
+ * barriers where memory may change in ways the history does not name
+ * (stores through unknown pointers, system calls by number and
+ * arguments), and the answer to "byte A before instruction N": the
+ * nearest access of A with no possible write between, else the snapshot.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rcv_win.h"
+
+/* Syscalls that write no user memory and leave all but rax/rcx/r11. */
+bool rcv_sys_quiet(uint64_t nr)
+{
+	switch (nr) {
+	case 1: case 3: case 8: case 10: case 20: case 24: case 39:
+	case 60: case 62: case 186: case 200: case 231: case 234:
+	case 18:	/* pwrite64 */
+	case 110:	/* getppid */
+	case 102: case 104: case 107: case 108:	/* get[e]uid/gid */
+	case 2: case 257: case 21: case 269:	/* open, openat, access */
+	case 218: case 273:	/* set_tid_address, set_robust_list */
+	case 11:		/* munmap: bytes gone, none changed */
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Syscalls after which no register is known (the kernel sets them all). */
+bool rcv_sys_resets(uint64_t nr)
+{
+	return nr == 15 || nr == 59 || nr == 322;
+}
+
+/* Syscalls that may change what is mapped where, or its protection. */
+static bool sys_maps(uint64_t nr)
+{
+	switch (nr) {
+	case 9: case 10: case 11: case 12: case 25: case 30: case 67:
+	case 59: case 322: case 329:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Is @a in memory no one wrote from before instruction @i of @w to the
+ * end?  A mapping the snapshot shows private and not writable, in a
+ * process with no other recorded thread, with no system call between
+ * that may have changed mappings or protections: a store to it faults,
+ * and the kernel's own writes (syscall buffers, signal frames) fail.
+ */
+static bool ro_mem(struct win *w, uint64_t i, uint64_t a)
+{
+	struct rp_recover *rc = w->rc;
+	struct rp_snap_map_info mi;
+	const struct win *l;
+	size_t k;
+
+	if (rc->mt || !rc->snap_ok || (!w->top_end && !w->later) ||
+	    (int64_t)i <= w->protc)
+		return false;
+	for (l = w->later; l; l = l->later)
+		if (l->protc >= 0)
+			return false;
+	if (!(rc->map_lo <= a && a < rc->map_hi)) {
+		rc->map_lo = rc->map_hi = 0;
+		for (k = 0; !rp_snapshot_proc_map(rc->sn, rc->pid, k, &mi);
+		     k++) {
+			if (mi.start <= a && a < mi.end) {
+				rc->map_lo = mi.start;
+				rc->map_hi = mi.end;
+				rc->map_ro = !(mi.prot & 10) &&
+					     strncmp(mi.path, "[vvar", 5);
+				break;
+			}
+		}
+		if (!rc->map_hi)
+			return false;
+	}
+	return rc->map_ro;
+}
+
+/* Is @a memory this thread alone writes, as far as the snapshot tells? */
+static bool private_mem(struct rp_recover *rc, uint64_t a)
+{
+	struct rp_snap_map_info mi;
+	size_t i;
+
+	if (rc->mt && !(rc->stack_lo <= a && a < rc->stack_hi))
+		return false;
+	/* The thread's control block: the kernel writes its rseq area (the
+	 * CPU it runs on) whenever it likes.
+	 */
+	if (rc->tls_lo <= a && a < rc->tls_hi)
+		return false;
+	if (!rc->sn)
+		return !rc->mt;
+	for (i = 0; !rp_snapshot_proc_map(rc->sn, rc->pid, i, &mi); i++)
+		if (mi.start <= a && a < mi.end)
+			return !(mi.prot & 8) && strncmp(mi.path, "[vvar", 5);
+	return !rc->mt;
+}
+
+bool rcv_snap_byte(struct rp_recover *rc, uint64_t a, uint8_t *b)
+{
+	uint64_t page = a & ~4095ull;
+
+	if (!rc->snap_ok)
+		return false;
+	if (!rc->page_valid || rc->page != page) {
+		rc->page = page;
+		rc->page_valid = true;
+		rc->page_len = rp_snapshot_read(rc->sn, rc->pid, page,
+						rc->page_buf, 4096, true);
+	}
+	if (a - page >= rc->page_len)
+		return false;
+	*b = rc->page_buf[a - page];
+	return true;
+}
+
+static int ent_cmp(const void *x, const void *y)
+{
+	const struct ent *a = x, *b = y;
+
+	if (a->word != b->word)
+		return a->word < b->word ? -1 : 1;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+/* Byte @a of access @x, if it covers it and its value is known. */
+static int acc_byte(const struct rcv_acc *x, uint64_t a, uint8_t *out)
+{
+	unsigned int sh;
+
+	if (!x->valid || !x->addr_known || a - x->addr >= x->size)
+		return -1;	/* does not cover */
+	if (x->size > 8)
+		return 0;
+	sh = (unsigned int)(a - x->addr) * 8;
+	if ((x->val.k >> sh & 0xff) != 0xff)
+		return 0;	/* covers, value unknown */
+	*out = (uint8_t)(x->val.v >> sh);
+	return 1;
+}
+
+/*
+ * The user memory system call @i writes, by its number and arguments
+ * (Linux x86-64): 1 when it writes [*addr, *addr + *len) alone, 0 when it
+ * writes none, -1 when not known (a barrier).
+ */
+static const struct {
+	uint16_t nr;
+	int8_t ptr, lenreg;	/* argument registers (enum rp_reg), -1 */
+	uint16_t len;		/* fixed size when lenreg < 0 */
+	bool optional;		/* a NULL pointer writes nothing */
+} sys_out[] = {
+	{ 0, RP_REG_RSI, RP_REG_RDX, 0, false },	/* read */
+	{ 17, RP_REG_RSI, RP_REG_RDX, 0, false },	/* pread64 */
+	{ 4, RP_REG_RSI, -1, 144, false },		/* stat */
+	{ 5, RP_REG_RSI, -1, 144, false },		/* fstat */
+	{ 6, RP_REG_RSI, -1, 144, false },		/* lstat */
+	{ 262, RP_REG_RDX, -1, 144, false },		/* newfstatat */
+	{ 228, RP_REG_RSI, -1, 16, false },		/* clock_gettime */
+	{ 318, RP_REG_RDI, RP_REG_RSI, 0, false },	/* getrandom */
+	{ 14, RP_REG_RDX, -1, 128, true },		/* rt_sigprocmask */
+	{ 13, RP_REG_RDX, -1, 160, true },		/* rt_sigaction */
+	{ 35, RP_REG_RSI, -1, 16, true },		/* nanosleep */
+	{ 97, RP_REG_RSI, -1, 16, false },		/* getrlimit */
+	{ 89, RP_REG_RSI, RP_REG_RDX, 0, false },	/* readlink */
+	{ 79, RP_REG_RDI, RP_REG_RSI, 0, false },	/* getcwd */
+};
+
+static int sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len)
+{
+	const struct rcv_state *s = &w->st[i];
+	uint64_t nr = s->r[RP_REG_RAX].v;
+	size_t k;
+
+	if (s->r[RP_REG_RAX].k != ~0ull)
+		return -1;
+	if (rcv_sys_quiet(nr))
+		return 0;
+	/* ioctl(fd, TCGETS, termios *) */
+	if (nr == 16 && s->r[RP_REG_RSI].k == ~0ull &&
+	    s->r[RP_REG_RSI].v == 0x5401 && s->r[RP_REG_RDX].k == ~0ull) {
+		*addr = s->r[RP_REG_RDX].v;
+		*len = 64;
+		return 1;
+	}
+	for (k = 0; k < sizeof(sys_out) / sizeof(sys_out[0]); k++) {
+		if (sys_out[k].nr != nr)
+			continue;
+		if (s->r[sys_out[k].ptr].k != ~0ull)
+			return -1;
+		*addr = s->r[sys_out[k].ptr].v;
+		if (!*addr && sys_out[k].optional)
+			return 0;
+		if (sys_out[k].lenreg < 0) {
+			*len = sys_out[k].len;
+		} else {
+			if (s->r[sys_out[k].lenreg].k != ~0ull ||
+			    s->r[sys_out[k].lenreg].v > 65536)
+				return -1;
+			*len = s->r[sys_out[k].lenreg].v;
+		}
+		return 1;
+	}
+	return -1;
+}
+
+static int add_ent(struct win *w, uint64_t addr, uint64_t len, size_t pos)
+{
+	uint64_t a;
+
+	if (!len)
+		return 0;
+	for (a = addr >> 3; a <= (addr + len - 1) >> 3; a++) {
+		if (w->nidx == w->idx_cap) {
+			size_t cap = w->idx_cap ? 2 * w->idx_cap : 4096;
+			struct ent *e = realloc(w->idx, cap * sizeof(*e));
+
+			if (!e)
+				return -RP_ERR_NOMEM;
+			w->idx = e;
+			w->idx_cap = cap;
+		}
+		w->idx[w->nidx++] = (struct ent){ a, (uint32_t)pos };
+	}
+	return 0;
+}
+
+/* Rebuilds the access index and barriers from what the states know now. */
+int rcv_build_index(struct win *w)
+{
+	struct rcv_ctx *c = &w->rc->ctx;
+	struct rcv_acc rd, wr;
+	uint64_t sa, sl;
+	size_t i;
+	int ret;
+
+	w->nidx = 0;
+	w->protc = -1;
+	for (i = 0; i < w->n; i++) {
+		struct rcv_ins *in = &w->ins[i];
+		bool bar = in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR);
+
+		if (in->flags & RCV_I_SYSCALL) {
+			uint64_t nr = w->st[i].r[RP_REG_RAX].v;
+			bool known = w->st[i].r[RP_REG_RAX].k == ~0ull;
+
+			/* Registers: only a known, ordinary syscall lets
+			 * knowledge pass.  Once known, always known.
+			 */
+			if (known && !rcv_sys_resets(nr))
+				in->flags &= ~RCV_I_BARRIER;
+			else
+				in->flags |= RCV_I_BARRIER;
+			if (in->flags & RCV_I_BARRIER) {
+				bar = true;
+			} else {
+				int e = sys_write(w, i, &sa, &sl);
+
+				if (e < 0)
+					bar = true;
+				else if (e > 0 && (ret = add_ent(w, sa, sl, i)))
+					return ret;
+			}
+		}
+		if (!bar) {
+			rcv_reads(c, in, &w->st[i], &w->st[i + 1], &rd);
+			rcv_writes(c, in, &w->st[i], &w->st[i + 1], &wr);
+			if (wr.valid && !wr.addr_known)
+				bar = true;
+			if (rd.valid && rd.addr_known) {
+				ret = add_ent(w, rd.addr, rd.size, i);
+				if (ret)
+					return ret;
+			}
+			if (wr.valid && wr.addr_known) {
+				ret = add_ent(w, wr.addr, wr.size, i);
+				if (ret)
+					return ret;
+			}
+		}
+		if ((in->flags & RCV_I_SYSCALL) &&
+		    (w->st[i].r[RP_REG_RAX].k != ~0ull ||
+		     sys_maps(w->st[i].r[RP_REG_RAX].v)))
+			w->protc = (int64_t)i;
+		w->mbar[i] = bar;
+	}
+	if (w->nidx)	/* qsort's array may not be NULL, even empty */
+		qsort(w->idx, w->nidx, sizeof(*w->idx), ent_cmp);
+	w->pb[0] = -1;
+	for (i = 0; i < w->n; i++)
+		w->pb[i + 1] = w->mbar[i] ? (int64_t)i : w->pb[i];
+	w->nb[w->n] = (uint32_t)w->n;
+	for (i = w->n; i-- > 0;)
+		w->nb[i] = w->mbar[i] ? (uint32_t)i : w->nb[i + 1];
+	return 0;
+}
+
+/* First index entry at or after (word, pos). */
+static size_t lower(const struct win *w, uint64_t word, uint64_t pos)
+{
+	size_t lo = 0, hi = w->nidx;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct ent *e = &w->idx[mid];
+
+		if (e->word < word || (e->word == word && e->pos < pos))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Byte @a of memory before instruction @i of @w (state i).  Forward: the
+ * first access at or after i, if a load with a known value; reaching the
+ * end of the window with no possible write, the snapshot or the later
+ * window.  Backward: the last access before i, a store or load with a
+ * known value.  Any barrier between stops it.
+ */
+#define MB_FWD	1	/* may look into the later windows */
+#define MB_BACK	2	/* may look into the earlier windows */
+
+static bool mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out,
+		     int dirs)
+{
+	struct rcv_ctx *c = &w->rc->ctx;
+	struct rcv_acc x;
+	uint64_t word = a >> 3, sa, sl;
+	size_t k, j;
+	int r;
+
+	if (ro_mem(w, i, a))
+		return rcv_snap_byte(w->rc, a, out);
+	if (!private_mem(w->rc, a)) {
+		/* Shared: only what instruction i itself loads (not a
+		 * branch still unproven: what it loaded is not known).
+		 */
+		if (i >= w->n || (w->ins[i].flags & RCV_I_BARRIER))
+			return false;
+		rcv_reads(c, &w->ins[i], &w->st[i], &w->st[i + 1], &x);
+		return acc_byte(&x, a, out) == 1;
+	}
+	k = lower(w, word, i);
+	for (j = k; j < w->nidx && w->idx[j].word == word &&
+	     w->idx[j].pos < w->nb[i]; j++) {
+		size_t q = w->idx[j].pos;
+
+		rcv_reads(c, &w->ins[q], &w->st[q], &w->st[q + 1], &x);
+		r = acc_byte(&x, a, out);
+		if (r == 1)
+			return true;
+		rcv_writes(c, &w->ins[q], &w->st[q], &w->st[q + 1], &x);
+		if (acc_byte(&x, a, out) >= 0)
+			goto backward;
+		if ((w->ins[q].flags & RCV_I_SYSCALL) &&
+		    sys_write(w, q, &sa, &sl) > 0 && a - sa < sl)
+			goto backward;
+	}
+	if (w->nb[i] == w->n && (dirs & MB_FWD)) {
+		if (w->top_end) {
+			if (rcv_snap_byte(w->rc, a, out))
+				return true;
+		} else if (w->later &&
+			   mem_byte(w->later, 0, a, out, MB_FWD)) {
+			return true;
+		}
+	}
+backward:
+	for (j = k; j-- > 0 && w->idx[j].word == word &&
+	     (int64_t)w->idx[j].pos > w->pb[i];) {
+		size_t q = w->idx[j].pos;
+
+		if ((w->ins[q].flags & RCV_I_SYSCALL) &&
+		    sys_write(w, q, &sa, &sl) > 0 && a - sa < sl)
+			return false;
+		rcv_writes(c, &w->ins[q], &w->st[q], &w->st[q + 1], &x);
+		r = acc_byte(&x, a, out);
+		if (r == 1)
+			return true;
+		if (r == 0)
+			return false;
+		rcv_reads(c, &w->ins[q], &w->st[q], &w->st[q + 1], &x);
+		if (acc_byte(&x, a, out) == 1)
+			return true;
+	}
+	/* Nothing may have written it since the window began: what the
+	 * window before it shows at its end.
+	 */
+	if (w->pb[i] < 0 && w->earlier && (dirs & MB_BACK))
+		return mem_byte(w->earlier, w->earlier->n, a, out, MB_BACK);
+	return false;
+}
+
+bool rcv_mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out)
+{
+	return mem_byte(w, i, a, out, MB_FWD | MB_BACK);
+}
+
+struct rcv_val rcv_mem_cb(void *ctx, uint64_t i, uint64_t addr,
+			     unsigned int size)
+{
+	struct win *w = ctx;
+	struct rcv_val r = { 0, 0 };
+	unsigned int b;
+	uint8_t v;
+
+	for (b = 0; b < size && b < 8; b++)
+		if (rcv_mem_byte(w, i, addr + b, &v)) {
+			r.v |= (uint64_t)v << (8 * b);
+			r.k |= 0xffull << (8 * b);
+		}
+	return r;
+}
+

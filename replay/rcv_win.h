@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Private to the recovery engine's window code (recover.c, rcv_mem.c,
+ * rcv_proof.c): a window of a thread's history, its states and memory
+ * index, and the recovery context that owns the windows.
+ */
+#ifndef PTREC_RCV_WIN_H
+#define PTREC_RCV_WIN_H
+
+#include "rcv_internal.h"
+#include "rp_internal.h"
+
+#define RCV_BLOCK	16384	/* instructions per window */
+#define RCV_CHAIN	16	/* windows chained back from the end */
+
+struct ent {
+	uint64_t word;		/* address >> 3 */
+	uint32_t pos;		/* instruction in the window */
+};
+
+struct win {
+	uint64_t first, last;	/* states first..last */
+	size_t n;		/* instructions: last - first */
+	struct rcv_ins *ins;
+	struct rcv_state *st;
+	bool top_end;		/* last is the thread's end (snapshot) */
+	struct win *later;	/* the window after it, or NULL */
+	struct win *earlier;	/* the window before it, once computed */
+	uint8_t *mbar;		/* i may write memory we cannot name */
+	uint32_t *nb;		/* first barrier >= i (n: none) */
+	int64_t *pb;		/* last barrier < i (-1: none) */
+	int64_t protc;		/* last syscall that may change mappings, -1 */
+	struct ent *idx;
+	size_t nidx, idx_cap;
+	struct rcv_frame *fr;	/* rsp/rbp as class + offset */
+	int64_t *pair;		/* pop -> its push */
+	struct rcv_val *base;	/* per class: its base, when known */
+	struct rcv_val *base0;	/* bases the later window shows */
+	struct rcv_val *xpair;	/* push i: the value its later pop read */
+	size_t nclass;
+	struct rp_recover *rc;
+};
+
+struct rp_recover {
+	struct rp_session *s;
+	struct rp_snapshot *sn;
+	uint32_t tid, pid;
+	uint64_t end, count;
+	struct rp_regs end_regs;
+	bool snap_ok;		/* the snapshot shows this thread's end */
+	bool mt;		/* other threads share its memory */
+	bool no_handlers;	/* no signal handler ran in it (the recorder
+				 * saw every signal it got) */
+	uint64_t stack_lo, stack_hi;	/* its stack mapping (mt) */
+	uint64_t tls_lo, tls_hi;	/* around fs_base: never private */
+	struct rcv_dec *dec;
+	struct rcv_ctx ctx;
+	struct win *chain[RCV_CHAIN];	/* [0] ends at the end */
+	struct win *far;		/* one window beyond the chain */
+	uint64_t block;
+	/* a page of snapshot memory */
+	uint64_t page;
+	size_t page_len;
+	bool page_valid;
+	uint8_t page_buf[4096];
+	/* the mapping last looked up */
+	uint64_t map_lo, map_hi;
+	uint32_t map_prot;
+	bool map_ro;
+	struct rp_recover_stats stats;
+};
+
+/* Byte @a of the snapshot, where it shows this thread's end. */
+bool rcv_snap_byte(struct rp_recover *rc, uint64_t a, uint8_t *b);
+
+/* Rebuilds @w's access index and barriers from what its states know. */
+int rcv_build_index(struct win *w);
+
+/* Byte @a of memory before instruction @i of @w (state i), if known. */
+bool rcv_mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out);
+
+/* struct rcv_ctx's mem: up to 8 bytes at @addr before @i; @ctx is a win. */
+struct rcv_val rcv_mem_cb(void *ctx, uint64_t i, uint64_t addr,
+			  unsigned int size);
+
+#endif /* PTREC_RCV_WIN_H */

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The two cases docs/values.md once listed as able to give a wrong value
+ * (issue #17), for tests/values/run.sh to check against the ground truth:
+ *
+ * 1. A signal delivered right after an indirect jump, an indirect call, or
+ *    a return the engine cannot match to its call: the instruction at the
+ *    branch's target faults (SIGSEGV), so the history goes from the branch
+ *    straight to the handler, whose rdi/rsi/rdx/rsp are the kernel's, not
+ *    the values set just before the branch.
+ * 2. A store through a pointer the engine cannot compute into the slot
+ *    where a function saved a callee-saved register: the pop gets the
+ *    stored value, not the pushed one.
+ *
+ * The branch targets and the pointer are offset by (getpid() >> 31), 0 at
+ * run time but unknown to the engine.  `unsound saved` runs case 2 alone,
+ * in a process where no signal handler runs.
+ */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static sigjmp_buf env;
+static volatile long zero_ptr;	/* 0: the faulting load's address */
+
+static void handler(int sig)
+{
+	(void)sig;
+	siglongjmp(env, 1);
+}
+
+/* fault_at: a load through rcx = 0; spin: rax iterations then return. */
+__asm__(".text\n"
+	".globl unsound_fault\n"
+	"unsound_fault:\n"
+	"	mov (%rcx), %rax\n"
+	"	ret\n"
+	".globl unsound_spin\n"
+	"unsound_spin:\n"
+	"1:	dec %rax\n"
+	"	jnz 1b\n"
+	"	ret\n"
+	/* saved(rdi = slot offset): with rbx = 0x3333, saved2 pushes rbx,
+	 * sets it to 0x1111, stores 0x2222 through rsp + rdi (unknown to
+	 * the engine) into the slot and pops rbx: 0x2222, not 0x3333.
+	 */
+	".globl unsound_saved\n"
+	"unsound_saved:\n"
+	"	push %rbx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_saved2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_saved2:\n"
+	"	push %rbx\n"
+	"	mov $0x1111, %ebx\n"
+	"	lea (%rsp,%rdi), %rsi\n"
+	"	call unsound_store\n"
+	"	pop %rbx\n"
+	"	mov %rbx, %rax\n"
+	"	ret\n"
+	"unsound_store:\n"
+	"	movq $0x2222, (%rsi)\n"
+	"	ret\n");
+
+void unsound_fault(void);
+long unsound_saved(long off);
+
+static long unknown_zero(void)
+{
+	return (long)getpid() >> 31;
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa;
+	volatile int round = 0;
+	long r, z;
+
+	if (argc > 1 && !strcmp(argv[1], "saved")) {
+		r = unsound_saved(unknown_zero());
+		printf("saved %#lx\n", r);
+		return r == 0x2222 ? 0 : 1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sa.sa_flags = SA_NODEFER;
+	sigaction(SIGSEGV, &sa, NULL);
+	z = unknown_zero();
+	if (sigsetjmp(env, 1) == 0) {
+		/* jmp *%rax, rax unknown to the engine */
+		__asm__ volatile("lea unsound_fault(%%rip), %%rax\n"
+				 "add %0, %%rax\n"
+				 "mov %1, %%rcx\n"
+				 "mov $0x1234, %%edi\n"
+				 "mov $0x5678, %%esi\n"
+				 "mov $0x9abc, %%edx\n"
+				 "jmp *%%rax\n"
+				 : : "r"(z), "r"(zero_ptr)
+				 : "rax", "rcx", "rdi", "rsi", "rdx", "memory");
+	}
+	round++;
+	if (sigsetjmp(env, 1) == 0) {
+		/* jmp *%rax, rax known */
+		__asm__ volatile("lea unsound_fault(%%rip), %%rax\n"
+				 "mov %0, %%rcx\n"
+				 "mov $0x1235, %%edi\n"
+				 "mov $0x5679, %%esi\n"
+				 "jmp *%%rax\n"
+				 : : "r"(zero_ptr)
+				 : "rax", "rcx", "rdi", "rsi", "memory");
+	}
+	round++;
+	if (sigsetjmp(env, 1) == 0) {
+		/* call *%rax, rax unknown */
+		__asm__ volatile("lea unsound_fault(%%rip), %%rax\n"
+				 "add %0, %%rax\n"
+				 "mov %1, %%rcx\n"
+				 "mov $0x1236, %%edi\n"
+				 "mov $0x567a, %%esi\n"
+				 "call *%%rax\n"
+				 : : "r"(z), "r"(zero_ptr)
+				 : "rax", "rcx", "rdi", "rsi", "memory");
+	}
+	round++;
+	if (sigsetjmp(env, 1) == 0) {
+		/* push target; ret: a return with no call */
+		__asm__ volatile("lea unsound_fault(%%rip), %%rax\n"
+				 "add %0, %%rax\n"
+				 "mov %1, %%rcx\n"
+				 "mov $0x1237, %%edi\n"
+				 "mov $0x567b, %%esi\n"
+				 "push %%rax\n"
+				 "ret\n"
+				 : : "r"(z), "r"(zero_ptr)
+				 : "rax", "rcx", "rdi", "rsi", "memory");
+	}
+	round++;
+	if (sigsetjmp(env, 1) == 0) {
+		/* A return to its call's site, where the next instruction
+		 * faults; the call is thousands of instructions before it
+		 * (small windows put it in an earlier window).
+		 */
+		__asm__ volatile("mov $3000, %%eax\n"
+				 "mov %0, %%rcx\n"
+				 "mov $0x1238, %%edi\n"
+				 "mov $0x567c, %%esi\n"
+				 "call unsound_spin\n"
+				 "mov (%%rcx), %%rax\n"
+				 : : "r"(zero_ptr)
+				 : "rax", "rcx", "rdi", "rsi", "memory");
+	}
+	round++;
+	printf("rounds %d\n", round);
+	return round == 5 ? 0 : 1;
+}
