@@ -505,6 +505,8 @@ int rp_fatal_signal(const struct rp_session *s, struct rp_signal *sig);
  * bundle's order, leaving out threads with an empty history.
  */
 struct rp_timeline;
+struct rp_watch_hit;
+struct rp_recover;
 
 /* Why a move stopped. */
 enum rp_stop {
@@ -512,6 +514,7 @@ enum rp_stop {
 	RP_STOP_BREAK,		/* at a breakpoint */
 	RP_STOP_BEGIN,		/* at the start of the history */
 	RP_STOP_END,		/* at the end of the history */
+	RP_STOP_WATCH,		/* at a watchpoint: rp_timeline_watch_hit() */
 };
 
 /*
@@ -580,6 +583,32 @@ enum rp_stop rp_timeline_step(struct rp_timeline *tl, int dir);
  * enum rp_stop.
  */
 enum rp_stop rp_timeline_continue(struct rp_timeline *tl, int dir, bool all);
+
+/*
+ * Watchpoints (watch.c) on the selected thread's process: continuing
+ * either way also stops at the nearest access to a watched range, in any
+ * thread in time order as for breakpoints.  Forward, the thread stops
+ * after the accessing instruction; backward, before it (where its effect
+ * is undone).  Insert returns 0, -RP_ERR_INVAL or -RP_ERR_NOMEM; remove
+ * 0 or -RP_ERR_NOTFOUND.
+ */
+int rp_timeline_watch_insert(struct rp_timeline *tl, unsigned int type,
+			     uint64_t addr, uint64_t len);
+int rp_timeline_watch_remove(struct rp_timeline *tl, unsigned int type,
+			     uint64_t addr, uint64_t len);
+/* Whether stores with an unknown address stop (the default) or not. */
+void rp_timeline_watch_unknown(struct rp_timeline *tl, bool stop);
+bool rp_timeline_watch_unknown_get(const struct rp_timeline *tl);
+/* The access the last continue stopped at (RP_STOP_WATCH), as long as
+ * nothing moved since.  Returns 0 or -RP_ERR_NOTFOUND.
+ */
+int rp_timeline_watch_hit(const struct rp_timeline *tl,
+			  struct rp_watch_hit *hit);
+
+/* Thread @i's recovery context (values in the past), made on first use
+ * and owned by the timeline; NULL when it cannot be made.
+ */
+struct rp_recover *rp_timeline_recover(struct rp_timeline *tl, size_t i);
 
 /* The fatal signal, when thread @i is at the end of its history and
  * received it there.  Returns 0 or -RP_ERR_NOTFOUND.

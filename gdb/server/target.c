@@ -73,10 +73,9 @@ int target_open(struct target *tg, const char *dir)
 
 void target_close(struct target *tg)
 {
-	size_t i;
-
-	for (i = 0; tg->rcv && i < rp_timeline_count(tg->tl); i++)
-		rp_recover_free(tg->rcv[i]);
+	/* The recovery contexts are the timeline's (shared with its
+	 * watchpoints).
+	 */
 	free(tg->rcv);
 	rp_snapshot_close(tg->snap);
 	rp_timeline_free(tg->tl);
@@ -188,9 +187,8 @@ static struct rp_recover *recovery(struct target *tg, size_t cur)
 {
 	if (tg->no_values)
 		return NULL;
-	if (!tg->rcv[cur] &&
-	    rp_recover_new(tg->s, rp_timeline_tid(tg->tl, cur), &tg->rcv[cur]))
-		tg->rcv[cur] = NULL;
+	if (!tg->rcv[cur])
+		tg->rcv[cur] = rp_timeline_recover(tg->tl, cur);
 	return tg->rcv[cur];
 }
 
@@ -544,4 +542,13 @@ int target_signo(struct target *tg)
 	    sig.signo <= 0 || sig.signo > 64)
 		return 5;
 	return sig.signo;
+}
+
+bool target_known(struct target *tg, uint64_t addr, uint64_t len)
+{
+	uint8_t buf[4096];
+
+	if (len > sizeof(buf))
+		len = sizeof(buf);
+	return target_read(tg, addr, buf, (size_t)len) == len;
 }

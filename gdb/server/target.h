@@ -59,6 +59,11 @@ int target_reg(struct target *tg, unsigned int regno, struct regval *v);
 size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
 		   size_t len);
 
+/* Whether all of [@addr, @addr + @len) is readable at the selected
+ * thread's position (at most the first 4096 bytes are checked).
+ */
+bool target_known(struct target *tg, uint64_t addr, uint64_t len);
+
 /* XML documents and binary objects for qXfer reads; @out is appended to.
  * Each returns 0, or -1 when there is nothing to send.
  */
