@@ -290,11 +290,11 @@ static void parse_break(const char *pkt, struct req *r)
 	}
 	if (!parse_hex(&p, &r->addr) || *p++ != ',' || !parse_hex(&p, &kind))
 		r->type = REQ_BAD;
-	else if (r->type == REQ_WATCH_INSERT || r->type == REQ_WATCH_REMOVE)
-		r->len = kind;
 	/* Conditions and commands (";X...") are GDB's to evaluate. */
 	else if (*p && *p != ';')
 		r->type = REQ_BAD;
+	else if (r->type == REQ_WATCH_INSERT || r->type == REQ_WATCH_REMOVE)
+		r->len = kind;
 }
 
 void conn_parse(const char *pkt, size_t n, struct req *r)

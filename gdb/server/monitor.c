@@ -273,11 +273,12 @@ static void monitor_watch(struct target *tg, const char *arg,
 			 PRIu64 " bytes at %#" PRIx64 "\n", insn.ip, h.tid,
 			 h.pos + 1, h.acc_size, h.acc_addr);
 	if (!h.maybe && h.type == RP_WATCH_WRITE &&
-	    !target_known(tg, h.addr, h.len))
+	    !target_watch_values(tg, &h))
 		text_add(out, "ptrec: the %s at %#" PRIx64 " (thread %u, "
 			 "instruction %" PRIu64 ") wrote %" PRIu64 " bytes at %#"
-			 PRIx64 "; the watched value is unknown here, so GDB "
-			 "cannot show it (docs/values.md)\n",
+			 PRIx64 "; the watched value before or after it is "
+			 "unknown, so GDB cannot compare them (docs/values."
+			 "md)\n",
 			 h.syscall ? "system call" : "store", insn.ip, h.tid,
 			 h.pos + 1, h.acc_size, h.acc_addr);
 }

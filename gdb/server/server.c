@@ -32,9 +32,11 @@ static int stop_reply(struct server *sv, enum rp_stop why)
 		 */
 		if (!rp_timeline_watch_hit(sv->tg.tl, &h) &&
 		    (h.maybe || (h.type == RP_WATCH_WRITE &&
-				 !target_known(&sv->tg, h.addr, h.len)))) {
-			/* Nor is a write whose new value is unknown: GDB
-			 * would see no change.
+				 !target_watch_values(&sv->tg, &h)))) {
+			/* Nor is a write whose value before or after is
+			 * unknown: GDB compares what it last saw with what
+			 * it reads now, and would resume where it reads
+			 * nothing twice.
 			 */
 			st.signo = 0;
 		} else if (!rp_timeline_watch_hit(sv->tg.tl, &h)) {

@@ -544,11 +544,16 @@ int target_signo(struct target *tg)
 	return sig.signo;
 }
 
-bool target_known(struct target *tg, uint64_t addr, uint64_t len)
+bool target_watch_values(struct target *tg, const struct rp_watch_hit *h)
 {
+	long i = rp_timeline_find(tg->tl, h->tid);
+	struct rp_recover *rc;
 	uint8_t buf[4096];
+	uint64_t len = h->len < sizeof(buf) ? h->len : sizeof(buf);
 
-	if (len > sizeof(buf))
-		len = sizeof(buf);
-	return target_read(tg, addr, buf, (size_t)len) == len;
+	if (i < 0 || tg->no_values ||
+	    !(rc = rp_timeline_recover(tg->tl, (size_t)i)))
+		return false;
+	return rp_recover_mem(rc, h->pos, h->addr, buf, len) == len &&
+	       rp_recover_mem(rc, h->pos + 1, h->addr, buf, len) == len;
 }

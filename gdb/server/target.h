@@ -59,10 +59,10 @@ int target_reg(struct target *tg, unsigned int regno, struct regval *v);
 size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
 		   size_t len);
 
-/* Whether all of [@addr, @addr + @len) is readable at the selected
- * thread's position (at most the first 4096 bytes are checked).
+/* Whether the bytes watchpoint hit @h watches are known both before and
+ * after its access (at most the first 4096), so GDB can compare them.
  */
-bool target_known(struct target *tg, uint64_t addr, uint64_t len);
+bool target_watch_values(struct target *tg, const struct rp_watch_hit *h);
 
 /* XML documents and binary objects for qXfer reads; @out is appended to.
  * Each returns 0, or -1 when there is nothing to send.

@@ -22,6 +22,11 @@ long shared;			/* the other thread's */
 char buf[16];			/* read(2)'s */
 long slots[2];			/* the unknown store's */
 long sink;
+/* Where the heap field and the stack variable were, for GDB at the end
+ * (the test watches them by address from there).
+ */
+long *heap_field;
+int *stack_var;
 
 static void __attribute__((noinline)) loop(void)
 {
@@ -36,6 +41,7 @@ static void __attribute__((noinline)) heap(void)
 	struct node *n = malloc(sizeof(*n));
 	struct node *p = n, *q = n;
 
+	heap_field = &n->val;
 	p->val = 11;
 	q->val = 22;
 	sink = n->val;
@@ -51,6 +57,7 @@ static void __attribute__((noinline)) stack(void)
 {
 	volatile int local = 5;
 
+	stack_var = (int *)&local;
 	set_through((int *)&local, 7);
 	sink = local;
 }

@@ -1,0 +1,32 @@
+# Watchpoints in both directions (issue #18, docs/gdb.md "Watchpoints").
+#   make gdb-watch-test  the real GDB's watch/rwatch/awatch on recorded
+#                        programs, every stop against the ground truth
+#   make watch-bench     the reverse watchpoint scan against a plain
+#                        libipt instruction loop (part of make bench)
+
+# The ground truth's writers of some bytes (the recorder's registers).
+WATCHTRUTH := $(BUILD)/tests/gdb/watchtruth
+$(WATCHTRUTH): tests/gdb/watchtruth.c $(RP_LIB) $(PTK_LIB) $(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LINK_REPLAY)
+
+# -z now: no lazy binding, whose resolver hides the arguments of read(2)
+# from the recovery engine (docs/values.md).
+GDB_WATCH := $(BUILD)/tests/gdb/watch
+$(GDB_WATCH): tests/gdb/watch.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -no-pie -fno-pie -pthread -Wl,-z,now -o $@ $<
+
+GDB_WATCHVAL := $(BUILD)/tests/gdb/watchval
+$(GDB_WATCHVAL): tests/gdb/watchval.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -no-pie -fno-pie -o $@ $<
+
+gdb-watch-test: $(PTREC) $(PTREC_SERVER) $(GDB_WATCH) $(GDB_WATCHVAL) \
+		$(WATCHTRUTH)
+	PTREC=$(CURDIR)/$(PTREC) PROG=$(CURDIR)/$(GDB_WATCH) \
+		VALPROG=$(CURDIR)/$(GDB_WATCHVAL) \
+		WATCHTRUTH=$(CURDIR)/$(WATCHTRUTH) tests/gdb/watch.sh
+
+.PHONY: gdb-watch-test
+CHECK_EXTRA += gdb-watch-test
