@@ -30,3 +30,16 @@ gdb-watch-test: $(PTREC) $(PTREC_SERVER) $(GDB_WATCH) $(GDB_WATCHVAL) \
 
 .PHONY: gdb-watch-test
 CHECK_EXTRA += gdb-watch-test
+
+BENCH_WATCH := $(BUILD)/tests/bench/bench_watch
+$(BENCH_WATCH): tests/bench/bench_watch.c tests/bench/iptloop.c \
+		tests/bench/iptloop.h $(RP_LIB) $(PTK_LIB) $(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< \
+		tests/bench/iptloop.c $(LINK_REPLAY)
+
+.PHONY: watch-bench
+watch-bench: $(PTREC) $(BENCH_WATCH) $(BUILD)/tests/bench/gdbloop
+	./scripts/bench-watch $(BUILD)
+
+BENCH_EXTRA += watch-bench
