@@ -43,3 +43,18 @@ watch-bench: $(PTREC) $(BENCH_WATCH) $(BUILD)/tests/bench/gdbloop
 	./scripts/bench-watch $(BUILD)
 
 BENCH_EXTRA += watch-bench
+
+# The watch module's unit test reads a recording of tests/gdb/watchval;
+# the address of its variables comes from the program's symbols (not PIE).
+WATCH_BUNDLE := $(BUILD)/tests/unit/replay/watch-bundle
+$(WATCH_BUNDLE)/manifest.json: $(PTREC) $(GDB_WATCHVAL)
+	rm -rf $(WATCH_BUNDLE) && mkdir -p $(dir $(WATCH_BUNDLE))
+	$(PTREC) record -q -o $(WATCH_BUNDLE) -- $(GDB_WATCHVAL) >/dev/null
+$(BUILD)/tests/unit/replay/test_watch: tests/unit/replay/test_watch.c \
+		$(RP_LIB) $(PTK_LIB) $(SB_LIB) $(WATCH_BUNDLE)/manifest.json
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
+		-DWATCH_BUNDLE='"$(abspath $(WATCH_BUNDLE))"' \
+		-DWATCH_TOTAL=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "total" { print $$1 }') \
+		-DWATCH_STEP=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "step" { print $$1 }') \
+		$(LDFLAGS) -o $@ $< $(LINK_REPLAY) -lcriterion
