@@ -791,9 +791,10 @@ enum rp_access_kind { RP_ACC_READ = 1, RP_ACC_WRITE = 2 };
  * @lo, @hi:	when !@addr_known and @hi > @lo, bytes it may touch lie in
  *		[@lo, @hi): an access relative to the stack pointer (or to
  *		a frame pointer derived from it) lies in the thread's stack
- *		mapping (docs/values.md: the stack pointer stays in it); one
+ *		mapping (assumed: the stack pointer stays in it); one
  *		relative to fs, at fs_base as the thread ended plus a known
- *		offset.  @hi == 0: anywhere.
+ *		offset (assumed: fs_base does not change).  docs/gdb.md,
+ *		"Watchpoints".  @hi == 0: anywhere.
  */
 struct rp_access {
 	uint8_t kind;
