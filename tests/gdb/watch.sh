@@ -26,11 +26,12 @@ if [ ! -f "$tmp/b/manifest.json" ] || [ ! -f "$tmp/v/manifest.json" ]; then
 fi
 bundle=$tmp/b
 
-# gdb_watch NAME SETUP EXPR K: SETUP (GDB commands, ';'-separated) puts
-# GDB where the watch starts; then "watch EXPR", K reverse-continues, K
-# continues, each followed by the position.
+# gdb_watch NAME SETUP EXPR K [WATCHES]: SETUP (GDB commands,
+# ';'-separated) puts GDB where the watch starts; then "watch -l EXPR"
+# (or the commands WATCHES; EXPR then only names the bytes they cover), K
+# reverse-continues, K continues, each followed by the position.
 gdb_watch() {
-	name=$1 setup=$2 expr=$3 k=$4
+	name=$1 setup=$2 expr=$3 k=$4 watches=${5:-"watch -l $3"}
 	set -- -ex "set pagination off"
 	old_ifs=$IFS
 	IFS=';'
@@ -39,9 +40,13 @@ gdb_watch() {
 	done
 	IFS=$old_ifs
 	set -- "$@" -ex "echo @@addr\n" -ex "p/x (long)&($expr)" \
-		-ex "echo @@size\n" -ex "p (long)sizeof($expr)" \
-		-ex "watch -l $expr" \
-		-ex "echo @@start\n" -ex "ptrec position"
+		-ex "echo @@size\n" -ex "p (long)sizeof($expr)"
+	IFS=';'
+	for c in $watches; do
+		set -- "$@" -ex "$c"
+	done
+	IFS=$old_ifs
+	set -- "$@" -ex "echo @@start\n" -ex "ptrec position"
 	i=0
 	while [ $i -lt "$k" ]; do
 		set -- "$@" -ex "echo @@stop rc\n" -ex "reverse-continue" \
@@ -198,7 +203,7 @@ run_case() {
 	name=$1 setup=$2 expr=$3 k=$4 vals=$5 desc=$6
 	mode=stop
 	case $setup in "$skip"*) mode=skip ;; esac
-	gdb_watch "$name" "$setup" "$expr" "$k"
+	gdb_watch "$name" "$setup" "$expr" "$k" ${7:+"$7"}
 	if check_watch "$name" "$vals" "$mode" >"$tmp/res" 2>&1; then
 		ok "$desc: $(tail -1 "$tmp/res")"
 	else
@@ -222,6 +227,9 @@ run_case reader "$skip;break watch.c:75;reverse-continue" "buf" 1 "" \
 	"watch buf (filled by read(2)): the system call"
 run_case threads "$skip" shared 2 "" \
 	"watch shared (written by another thread): both threads in time order"
+run_case two "$skip" "*(char (*)[16])&counter" 6 "" \
+	"watch counter and watch shared at once: the writes of both in time order" \
+	"watch counter;watch shared"
 
 bundle=$tmp/v
 run_case values "$skip" total 7 "0 1 4 13 40 121 364" \
