@@ -11,6 +11,7 @@
  * tests/gdb/watch.sh.
  */
 #include <criterion/criterion.h>
+#include <string.h>
 
 #include "replay.h"
 
@@ -92,6 +93,7 @@ Test(watch, every_write_either_way)
 {
 	uint64_t back[16], fwd[16];
 	struct rp_cursor *c;
+	int32_t disp;
 	struct rp_insn insn;
 	size_t n, i;
 
@@ -107,7 +109,8 @@ Test(watch, every_write_either_way)
 		cr_assert(i == 0 || fwd[i] > fwd[i - 1]);
 		/* A store to total: rip-relative with total's address. */
 		cr_assert_eq(rp_cursor_peek(c, fwd[i], &insn), 0);
-		cr_assert_eq(insn.ip + insn.size + *(int32_t *)&insn.raw[3],
+		memcpy(&disp, &insn.raw[3], 4);
+		cr_assert_eq(insn.ip + insn.size + (uint64_t)(int64_t)disp,
 			     WATCH_TOTAL, "position %lu", (unsigned long)fwd[i]);
 	}
 	rp_cursor_free(c);
