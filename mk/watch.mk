@@ -58,3 +58,14 @@ $(BUILD)/tests/unit/replay/test_watch: tests/unit/replay/test_watch.c \
 		-DWATCH_TOTAL=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "total" { print $$1 }') \
 		-DWATCH_STEP=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "step" { print $$1 }') \
 		$(LDFLAGS) -o $@ $< $(LINK_REPLAY) -lcriterion
+
+# The server's watchpoint packets and stop replies on the same recording.
+$(BUILD)/tests/unit/gdb/test_server_watch: tests/unit/gdb/test_server_watch.c \
+		$(SRV_TEST_OBJS) $(RP_LIB) $(PTK_LIB) $(SB_LIB) \
+		$(WATCH_BUNDLE)/manifest.json
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
+		-DWATCH_BUNDLE='"$(abspath $(WATCH_BUNDLE))"' \
+		-DWATCH_TOTAL=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "total" { print $$1 }') \
+		-DWATCH_STEP=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "step" { print $$1 }') \
+		$(LDFLAGS) -o $@ $< $(SRV_TEST_OBJS) $(LINK_REPLAY) -lcriterion
