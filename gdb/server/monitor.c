@@ -264,7 +264,9 @@ static void monitor_watch(struct target *tg, const char *arg,
 	if (h.maybe)
 		text_add(out, "ptrec: the %s at %#" PRIx64 " (thread %u, "
 			 "instruction %" PRIu64 ") may have written %" PRIu64
-			 " bytes at %#" PRIx64 ": its address is unknown\n",
+			 " bytes at %#" PRIx64 ": its address is unknown "
+			 "(set ptrec watch-unknown skip: only stores of known "
+			 "address stop)\n",
 			 h.syscall ? "system call" : "store", insn.ip, h.tid,
 			 h.pos + 1, h.len, h.addr);
 	else if (h.syscall)
