@@ -1000,160 +1000,13 @@ void rp_recover_stats(const struct rp_recover *rc,
 
 /* ---- the memory an instruction touches (watchpoints, #18) -------------- */
 
-static size_t acc_add(struct rp_access *acc, size_t n, size_t max,
-		      uint8_t kind, bool known, uint64_t addr, uint64_t size)
-{
-	if (n < max)
-		acc[n] = (struct rp_access){ kind, known, false,
-					     known ? addr : 0,
-					     known ? size : 0, 0, 0 };
-	return n + 1;
-}
-
-/*
- * Where an access through memory operand @op (NULL: the stack pointer,
- * push and call) of instruction @i of @w may lie when its address is not
- * known: the thread's stack for rsp, or rbp derived from rsp
- * (rcv_stack.c); fs_base at the end plus a known offset for fs.
- */
-static void acc_bounds(struct rp_recover *rc, const struct win *w, size_t i,
-		       const struct rcv_op *op, struct rp_access *a)
-{
-	const struct rcv_frame *f = &w->fr[i];
-	const struct rcv_state *s = &w->st[i];
-	struct rcv_op o;
-	struct rcv_val ad;
-	bool stack;
-
-	if (a->addr_known)
-		return;
-	if (!op) {
-		stack = true;
-	} else if (op->seg == 1) {
-		if (!(rc->end_regs.valid & (1ull << RP_REG_FS_BASE)))
-			return;
-		o = *op;
-		o.seg = 0;
-		ad = rcv_addr(&rc->ctx, &w->ins[i], &o, s);
-		if (ad.k != ~0ull || !op->size)
-			return;
-		a->lo = ad.v + rc->end_regs.val[RP_REG_FS_BASE];
-		a->hi = a->lo + op->size;
-		return;
-	} else {
-		stack = op->seg == 0 && op->index < 0 &&
-			(op->base == RP_REG_RSP ||
-			 (op->base == RP_REG_RBP && f->rbp_c));
-	}
-	if (stack && rc->stack_hi > rc->stack_lo) {
-		a->lo = rc->stack_lo;
-		a->hi = rc->stack_hi;
-	}
-}
-
-/* The memory operand rcv_writes() names for @in, NULL for push/call. */
-static const struct rcv_op *write_op(const struct rcv_ins *in)
-{
-	int k;
-
-	if (in->id == X86_INS_PUSH || in->id == X86_INS_CALL)
-		return NULL;
-	for (k = 0; k < in->nops; k++)
-		if (in->op[k].type == RCV_OP_MEM &&
-		    (in->op[k].access & CS_AC_WRITE))
-			return &in->op[k];
-	return NULL;
-}
-
-/* Element size of string instruction @id (0: not one), and whether it
- * reads [rsi] (@src), reads [rdi] (@dread) or writes [rdi] (@dst).
- */
-static unsigned int str_op(unsigned int id, bool *src, bool *dread,
-			   bool *dst)
-{
-	*src = *dread = *dst = false;
-	switch (id) {
-	case X86_INS_STOSB: *dst = true; return 1;
-	case X86_INS_STOSW: *dst = true; return 2;
-	case X86_INS_STOSD: *dst = true; return 4;
-	case X86_INS_STOSQ: *dst = true; return 8;
-	case X86_INS_MOVSB: *src = *dst = true; return 1;
-	case X86_INS_MOVSW: *src = *dst = true; return 2;
-	case X86_INS_MOVSQ: *src = *dst = true; return 8;
-	case X86_INS_LODSB: *src = true; return 1;
-	case X86_INS_LODSW: *src = true; return 2;
-	case X86_INS_LODSD: *src = true; return 4;
-	case X86_INS_LODSQ: *src = true; return 8;
-	case X86_INS_SCASB: *dread = true; return 1;
-	case X86_INS_SCASW: *dread = true; return 2;
-	case X86_INS_SCASD: *dread = true; return 4;
-	case X86_INS_SCASQ: *dread = true; return 8;
-	case X86_INS_CMPSB: *src = *dread = true; return 1;
-	case X86_INS_CMPSW: *src = *dread = true; return 2;
-	case X86_INS_CMPSQ: *src = *dread = true; return 8;
-	default: return 0;
-	}
-}
-
-/* movsd and cmpsd are also SSE's (scalar doubles): the string forms have
- * two memory operands.
- */
-static unsigned int str_op_of(const struct rcv_ins *in, bool *src,
-			      bool *dread, bool *dst)
-{
-	bool two = in->nops == 2 && in->op[0].type == RCV_OP_MEM &&
-		   in->op[1].type == RCV_OP_MEM;
-
-	if (in->id == X86_INS_MOVSD && two) {
-		*src = *dst = true;
-		*dread = false;
-		return 4;
-	}
-	if (in->id == X86_INS_CMPSD && two) {
-		*src = *dread = true;
-		*dst = false;
-		return 4;
-	}
-	return str_op(in->id, src, dread, dst);
-}
-
-/* The bytes a string instruction covers from register @reg: all its
- * iterations (rcx of them with a rep prefix; a repe/repne scan may stop
- * early, so that is a bound, which is what a watchpoint needs).
- */
-static bool str_range(const struct rcv_ins *in, const struct rcv_state *s,
-		      int reg, unsigned int esize, uint64_t *addr,
-		      uint64_t *size)
-{
-	uint64_t cnt = 1;
-
-	if (s->r[reg].k != ~0ull || !(s->r[RCV_FLAGS].k & F_DF))
-		return false;
-	if (in->flags & RCV_I_REP) {
-		if (s->r[RP_REG_RCX].k != ~0ull ||
-		    s->r[RP_REG_RCX].v > (1ull << 32))
-			return false;
-		cnt = s->r[RP_REG_RCX].v;
-	}
-	*size = cnt * esize;
-	*addr = s->r[reg].v;
-	if (s->r[RCV_FLAGS].v & F_DF)	/* downward */
-		*addr -= *size - esize;
-	return true;
-}
-
 int rp_recover_accesses(struct rp_recover *rc, uint64_t pos,
 			struct rp_access *acc, size_t max)
 {
-	const struct rcv_state *pre, *post;
-	const struct rcv_ins *in;
-	struct rcv_acc rd, wr;
-	bool src, dread, dst;
-	uint64_t a, l;
-	unsigned int es;
+	struct rcv_where at = { 0 };
 	struct win *w;
-	size_t i, n = 0;
-	int err, e;
+	size_t i;
+	int err;
 
 	if (pos >= rc->end)
 		return -RP_ERR_RANGE;
@@ -1163,79 +1016,17 @@ int rp_recover_accesses(struct rp_recover *rc, uint64_t pos,
 	if (pos < w->first || pos >= w->last)
 		return -RP_ERR_RANGE;
 	i = pos - w->first;
-	in = &w->ins[i];
-	pre = &w->st[i];
-	post = &w->st[i + 1];
 	rc->ctx.mctx = w;
-	if (in->flags & RCV_I_SYSCALL) {
-		e = sys_write(w, i, &a, &l);
-		if (e)
-			n = acc_add(acc, n, max, RP_ACC_WRITE, e > 0, a, l);
-		if (n && n <= max)
-			acc[n - 1].syscall = true;
-		return (int)(n < max ? n : max);
-	}
-	if (in->flags & RCV_I_BAD) {
-		n = acc_add(acc, n, max, RP_ACC_READ, false, 0, 0);
-		n = acc_add(acc, n, max, RP_ACC_WRITE, false, 0, 0);
-		return (int)(n < max ? n : max);
-	}
-	es = str_op_of(in, &src, &dread, &dst);
-	if (es) {
-		bool k;
-
-		if (src) {
-			k = str_range(in, pre, RP_REG_RSI, es, &a, &l);
-			if (!k || l)
-				n = acc_add(acc, n, max, RP_ACC_READ, k, a, l);
-		}
-		if (dread || dst) {
-			k = str_range(in, pre, RP_REG_RDI, es, &a, &l);
-			if (dread && (!k || l))
-				n = acc_add(acc, n, max, RP_ACC_READ, k, a, l);
-			if (dst && (!k || l))
-				n = acc_add(acc, n, max, RP_ACC_WRITE, k, a, l);
-		}
-		return (int)(n < max ? n : max);
-	}
-	rcv_reads(&rc->ctx, in, pre, post, &rd);
-	if (rd.valid) {
-		n = acc_add(acc, n, max, RP_ACC_READ, rd.addr_known, rd.addr,
-			    rd.size);
-	} else if (in->id != X86_INS_LEA && in->id != X86_INS_NOP) {
-		unsigned int o;
-
-		/* Loads the semantics do not name: every memory operand
-		 * read.
-		 */
-		for (o = 0; o < in->nops; o++) {
-			const struct rcv_op *op = &in->op[o];
-			struct rcv_val ad;
-
-			if (op->type != RCV_OP_MEM || !(op->access & 1))
-				continue;
-			ad = rcv_addr(&rc->ctx, in, op, pre);
-			n = acc_add(acc, n, max, RP_ACC_READ,
-				    ad.k == ~0ull && op->size, ad.v,
-				    op->size);
-			if (n <= max)
-				acc_bounds(rc, w, i, op, &acc[n - 1]);
-		}
-	}
-	/* Capstone 4 marks some compares' memory operand written. */
-	if (in->id == X86_INS_CMP || in->id == X86_INS_TEST ||
-	    in->id == X86_INS_BT)
-		return (int)(n < max ? n : max);
-	rcv_writes(&rc->ctx, in, pre, post, &wr);
-	if (wr.valid) {
-		const struct rcv_op *op = write_op(in);
-
-		n = acc_add(acc, n, max, RP_ACC_WRITE,
-			    wr.addr_known && wr.size, wr.addr, wr.size);
-		if (n <= max && (op || in->id == X86_INS_PUSH ||
-				 in->id == X86_INS_CALL))
-			acc_bounds(rc, w, i, op, &acc[n - 1]);
-	} else if (in->flags & RCV_I_MEMBAR)
-		n = acc_add(acc, n, max, RP_ACC_WRITE, false, 0, 0);
-	return (int)(n < max ? n : max);
+	at.in = &w->ins[i];
+	at.pre = &w->st[i];
+	at.post = &w->st[i + 1];
+	at.fr = &w->fr[i];
+	at.stack_lo = rc->stack_lo;
+	at.stack_hi = rc->stack_hi;
+	if (rc->end_regs.valid & (1ull << RP_REG_FS_BASE))
+		at.fs_end = (struct rcv_val){
+			rc->end_regs.val[RP_REG_FS_BASE], ~0ull };
+	if (at.in->flags & RCV_I_SYSCALL)
+		at.sys = sys_write(w, i, &at.sys_addr, &at.sys_len);
+	return rcv_accesses(&rc->ctx, &at, acc, max);
 }
