@@ -14,6 +14,7 @@
 #define PTREC_RCV_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define ARITH_FLAGS	0x8d5ull	/* CF PF AF ZF SF OF */
@@ -163,5 +164,28 @@ struct rcv_frame {
  */
 int rcv_stack_build(const struct rcv_ins *ins, size_t n,
 		    struct rcv_frame *f, int64_t *pair);
+
+/*
+ * One instruction of a window, for rcv_accesses() (rcv_access.c): its
+ * states before and after, its stack frame, the thread's stack mapping,
+ * fs_base at the end, and what the system call table says it writes
+ * (@sys as recover.c's sys_write(): 1 [@sys_addr, + @sys_len), 0 none,
+ * -1 unknown).
+ */
+struct rcv_where {
+	const struct rcv_ins *in;
+	const struct rcv_state *pre, *post;
+	const struct rcv_frame *fr;
+	uint64_t stack_lo, stack_hi;
+	struct rcv_val fs_end;
+	int sys;
+	uint64_t sys_addr, sys_len;
+};
+
+struct rp_access;
+
+/* The accesses of @at into @acc (at most @max); returns their number. */
+int rcv_accesses(const struct rcv_ctx *c, const struct rcv_where *at,
+		 struct rp_access *acc, size_t max);
 
 #endif /* PTREC_RCV_INTERNAL_H */

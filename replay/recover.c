@@ -802,3 +802,36 @@ void rp_recover_stats(const struct rp_recover *rc,
 {
 	*st = rc->stats;
 }
+
+/* ---- the memory an instruction touches (watchpoints, #18) -------------- */
+
+int rp_recover_accesses(struct rp_recover *rc, uint64_t pos,
+			struct rp_access *acc, size_t max)
+{
+	struct rcv_where at = { 0 };
+	struct win *w;
+	size_t i;
+	int err;
+
+	if (pos >= rc->end)
+		return -RP_ERR_RANGE;
+	w = win_at(rc, pos, &err);
+	if (!w)
+		return err;
+	if (pos < w->first || pos >= w->last)
+		return -RP_ERR_RANGE;
+	i = pos - w->first;
+	rc->ctx.mctx = w;
+	at.in = &w->ins[i];
+	at.pre = &w->st[i];
+	at.post = &w->st[i + 1];
+	at.fr = &w->fr[i];
+	at.stack_lo = rc->stack_lo;
+	at.stack_hi = rc->stack_hi;
+	if (rc->end_regs.valid & (1ull << RP_REG_FS_BASE))
+		at.fs_end = (struct rcv_val){
+			rc->end_regs.val[RP_REG_FS_BASE], ~0ull };
+	if (at.in->flags & RCV_I_SYSCALL)
+		at.sys = sys_write(w, i, &at.sys_addr, &at.sys_len);
+	return rcv_accesses(&rc->ctx, &at, acc, max);
+}

@@ -505,6 +505,8 @@ int rp_fatal_signal(const struct rp_session *s, struct rp_signal *sig);
  * bundle's order, leaving out threads with an empty history.
  */
 struct rp_timeline;
+struct rp_watch_hit;
+struct rp_recover;
 
 /* Why a move stopped. */
 enum rp_stop {
@@ -512,6 +514,7 @@ enum rp_stop {
 	RP_STOP_BREAK,		/* at a breakpoint */
 	RP_STOP_BEGIN,		/* at the start of the history */
 	RP_STOP_END,		/* at the end of the history */
+	RP_STOP_WATCH,		/* at a watchpoint: rp_timeline_watch_hit() */
 };
 
 /*
@@ -580,6 +583,32 @@ enum rp_stop rp_timeline_step(struct rp_timeline *tl, int dir);
  * enum rp_stop.
  */
 enum rp_stop rp_timeline_continue(struct rp_timeline *tl, int dir, bool all);
+
+/*
+ * Watchpoints (watch.c) on the selected thread's process: continuing
+ * either way also stops at the nearest access to a watched range, in any
+ * thread in time order as for breakpoints.  Forward, the thread stops
+ * after the accessing instruction; backward, before it (where its effect
+ * is undone).  Insert returns 0, -RP_ERR_INVAL or -RP_ERR_NOMEM; remove
+ * 0 or -RP_ERR_NOTFOUND.
+ */
+int rp_timeline_watch_insert(struct rp_timeline *tl, unsigned int type,
+			     uint64_t addr, uint64_t len);
+int rp_timeline_watch_remove(struct rp_timeline *tl, unsigned int type,
+			     uint64_t addr, uint64_t len);
+/* Whether stores with an unknown address stop (the default) or not. */
+void rp_timeline_watch_unknown(struct rp_timeline *tl, bool stop);
+bool rp_timeline_watch_unknown_get(const struct rp_timeline *tl);
+/* The access the last continue stopped at (RP_STOP_WATCH), as long as
+ * nothing moved since.  Returns 0 or -RP_ERR_NOTFOUND.
+ */
+int rp_timeline_watch_hit(const struct rp_timeline *tl,
+			  struct rp_watch_hit *hit);
+
+/* Thread @i's recovery context (values in the past), made on first use
+ * and owned by the timeline; NULL when it cannot be made.
+ */
+struct rp_recover *rp_timeline_recover(struct rp_timeline *tl, size_t i);
 
 /* The fatal signal, when thread @i is at the end of its history and
  * received it there.  Returns 0 or -RP_ERR_NOTFOUND.
@@ -749,6 +778,119 @@ size_t rp_recover_mem(struct rp_recover *rc, uint64_t pos, uint64_t addr,
 
 void rp_recover_stats(const struct rp_recover *rc,
 		      struct rp_recover_stats *st);
+
+/* struct rp_access.kind */
+enum rp_access_kind { RP_ACC_READ = 1, RP_ACC_WRITE = 2 };
+
+/**
+ * struct rp_access - one memory access of an executed instruction
+ * @kind:	RP_ACC_READ or RP_ACC_WRITE.
+ * @addr_known:	@addr and @size are known; else it may touch any byte.
+ * @syscall:	the kernel's, at a system call (by its number and
+ *		arguments, the engine's table of system calls).
+ * @lo, @hi:	when !@addr_known and @hi > @lo, bytes it may touch lie in
+ *		[@lo, @hi): an access relative to the stack pointer (or to
+ *		a frame pointer derived from it) lies in the thread's stack
+ *		mapping (assumed: the stack pointer stays in it); one
+ *		relative to fs, at fs_base as the thread ended plus a known
+ *		offset (assumed: fs_base does not change).  docs/gdb.md,
+ *		"Watchpoints".  @hi == 0: anywhere.
+ */
+struct rp_access {
+	uint8_t kind;
+	bool addr_known;
+	bool syscall;
+	uint64_t addr, size;
+	uint64_t lo, hi;
+};
+
+/**
+ * rp_recover_accesses() - the memory instruction @pos reads and writes
+ * @acc:	receives up to @max accesses (4 is always enough).
+ *
+ * Addresses as recovered before @pos (rp_recover_regs()): a store whose
+ * address is not implied by the history is an access with !addr_known, as
+ * is any write the engine cannot name (an instruction it does not decode,
+ * a string instruction with an unknown count, a system call not in its
+ * table).  Returns the number of accesses, -RP_ERR_RANGE (@pos is not an
+ * instruction that completed: at or past rp_thread_end()), -RP_ERR_NOMEM
+ * or a cursor's error.
+ */
+int rp_recover_accesses(struct rp_recover *rc, uint64_t pos,
+			struct rp_access *acc, size_t max);
+
+/* ---- watchpoints (watch.c) --------------------------------------------- */
+
+/*
+ * Who wrote (or read) these bytes, either way in time (issue #18): a set
+ * of watched ranges and a scan of a thread's history for the nearest
+ * instruction that touched one, with the addresses the recovery engine
+ * implies (rp_recover_accesses()).  A store whose address is not known is
+ * a possible hit ("may have written"), unless the set skips those.
+ */
+enum rp_watch_type {
+	RP_WATCH_WRITE = 1,	/* GDB's watch (Z2) */
+	RP_WATCH_READ = 2,	/* rwatch (Z3) */
+	RP_WATCH_ACCESS = 3,	/* awatch (Z4) */
+};
+
+struct rp_watch;
+
+/**
+ * struct rp_watch_hit - an access to a watched range
+ * @tid, @pos:	the instruction that made it.
+ * @type:	the watchpoint's enum rp_watch_type; @addr, @len its range.
+ * @kind:	the access, RP_ACC_READ or RP_ACC_WRITE.
+ * @maybe:	a store whose address is unknown: it may have written there.
+ * @syscall:	the kernel's write at a system call.
+ * @acc_addr, @acc_size: the bytes accessed (unknown when @maybe).
+ */
+struct rp_watch_hit {
+	uint32_t tid;
+	uint64_t pos;
+	unsigned int type;
+	uint64_t addr, len;
+	uint8_t kind;
+	bool maybe;
+	bool syscall;
+	uint64_t acc_addr, acc_size;
+};
+
+/* An empty set.  Returns 0 or -RP_ERR_NOMEM. */
+int rp_watch_new(struct rp_watch **w);
+void rp_watch_free(struct rp_watch *w);
+
+/* Watches [@addr, @addr + @len) of process @pid for @type accesses; any
+ * length, any number, overlapping or not.  Inserting one twice is not an
+ * error.  Returns 0, -RP_ERR_INVAL (a length of 0 or past the address
+ * space) or -RP_ERR_NOMEM.
+ */
+int rp_watch_insert(struct rp_watch *w, unsigned int type, uint32_t pid,
+		    uint64_t addr, uint64_t len);
+/* Removes one.  Returns 0 or -RP_ERR_NOTFOUND. */
+int rp_watch_remove(struct rp_watch *w, unsigned int type, uint32_t pid,
+		    uint64_t addr, uint64_t len);
+size_t rp_watch_count(const struct rp_watch *w);
+void rp_watch_clear(struct rp_watch *w);
+
+/* Whether a store with an unknown address is a hit (the default) or is
+ * skipped.
+ */
+void rp_watch_set_unknown(struct rp_watch *w, bool stop);
+bool rp_watch_get_unknown(const struct rp_watch *w);
+
+/**
+ * rp_watch_scan() - the nearest watched access in one thread's history
+ * @rc:		the thread's recovery context (rp_recover_new()).
+ * @pid:	its process (watchpoints of other processes do not count).
+ * @dir:	< 0: from @hi - 1 down to @lo; > 0: from @lo up to @hi - 1.
+ *
+ * Returns 0 with *@hit filled (@hit->tid is left to the caller),
+ * -RP_ERR_NOTFOUND, or the errors of rp_recover_accesses().
+ */
+int rp_watch_scan(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
+		  int dir, uint64_t lo, uint64_t hi,
+		  struct rp_watch_hit *hit);
 
 #ifdef __cplusplus
 }

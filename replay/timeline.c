@@ -42,6 +42,13 @@ struct rp_timeline {
 	bool have_sig;
 	int image_fd;		/* open image file for code reads, or -1 */
 	int image_idx;		/* its session image index */
+	/* Watchpoints (#18): the set, each thread's recovery context (its
+	 * addresses), and the access the last continue stopped at.
+	 */
+	struct rp_watch *watch;
+	struct rp_recover **rcv;
+	struct rp_watch_hit hit;
+	bool have_hit;
 };
 
 void rp_timeline_reset(struct rp_timeline *tl)
@@ -52,6 +59,9 @@ void rp_timeline_reset(struct rp_timeline *tl)
 		tl->t[i].pos = tl->t[i].end;
 	tl->cur = tl->now = tl->start_cur;
 	tl->nbps = 0;
+	if (tl->watch)
+		rp_watch_clear(tl->watch);
+	tl->have_hit = false;
 }
 
 int rp_timeline_new(struct rp_session *s, struct rp_timeline **tlp)
@@ -68,6 +78,13 @@ int rp_timeline_new(struct rp_session *s, struct rp_timeline **tlp)
 	}
 	tl->s = s;
 	tl->image_fd = -1;
+	tl->rcv = calloc(n + 1, sizeof(*tl->rcv));
+	if (!tl->rcv || rp_watch_new(&tl->watch)) {
+		free(tl->rcv);
+		free(tl->t);
+		free(tl);
+		return -RP_ERR_NOMEM;
+	}
 	tl->have_sig = !rp_fatal_signal(s, &tl->sig);
 	for (i = 0; i < n; i++) {
 		struct tl_thread *t = &tl->t[tl->nt];
@@ -121,6 +138,10 @@ void rp_timeline_free(struct rp_timeline *tl)
 	}
 	if (tl->image_fd >= 0)
 		close(tl->image_fd);
+	for (i = 0; tl->rcv && i < tl->nt; i++)
+		rp_recover_free(tl->rcv[i]);
+	free(tl->rcv);
+	rp_watch_free(tl->watch);
 	free(tl->t);
 	free(tl->bps);
 	free(tl);
@@ -218,6 +239,7 @@ int rp_timeline_goto(struct rp_timeline *tl, size_t i, uint64_t pos)
 		return -RP_ERR_RANGE;
 	tl->t[i].pos = pos;
 	tl->now = i;
+	tl->have_hit = false;
 	return 0;
 }
 
@@ -266,6 +288,7 @@ enum rp_stop rp_timeline_step(struct rp_timeline *tl, int dir)
 	struct tl_thread *t = &tl->t[tl->cur];
 
 	tl->now = tl->cur;
+	tl->have_hit = false;
 	if (dir < 0) {
 		if (!t->pos)
 			return RP_STOP_BEGIN;
@@ -371,7 +394,7 @@ static enum rp_stop continue_one(struct rp_timeline *tl, int dir)
 	return dir < 0 ? RP_STOP_BEGIN : RP_STOP_END;
 }
 
-enum rp_stop rp_timeline_continue(struct rp_timeline *tl, int dir, bool all)
+static enum rp_stop continue_bp(struct rp_timeline *tl, int dir, bool all)
 {
 	struct tl_thread *t;
 	struct rp_insn insn;
@@ -413,6 +436,267 @@ enum rp_stop rp_timeline_continue(struct rp_timeline *tl, int dir, bool all)
 		return RP_STOP_BREAK;
 	}
 	return dir < 0 ? to_begin(tl) : to_end(tl);
+}
+
+/* ---- watchpoints (#18) ---------------------------------------------- */
+
+struct rp_recover *rp_timeline_recover(struct rp_timeline *tl, size_t i)
+{
+	if (i >= tl->nt)
+		return NULL;
+	if (!tl->rcv[i] && rp_recover_new(tl->s, tl->t[i].tid, &tl->rcv[i]))
+		tl->rcv[i] = NULL;
+	return tl->rcv[i];
+}
+
+int rp_timeline_watch_insert(struct rp_timeline *tl, unsigned int type,
+			     uint64_t addr, uint64_t len)
+{
+	return rp_watch_insert(tl->watch, type, tl->t[tl->cur].pid, addr,
+			       len);
+}
+
+int rp_timeline_watch_remove(struct rp_timeline *tl, unsigned int type,
+			     uint64_t addr, uint64_t len)
+{
+	return rp_watch_remove(tl->watch, type, tl->t[tl->cur].pid, addr,
+			       len);
+}
+
+void rp_timeline_watch_unknown(struct rp_timeline *tl, bool stop)
+{
+	rp_watch_set_unknown(tl->watch, stop);
+}
+
+bool rp_timeline_watch_unknown_get(const struct rp_timeline *tl)
+{
+	return rp_watch_get_unknown(tl->watch);
+}
+
+int rp_timeline_watch_hit(const struct rp_timeline *tl,
+			  struct rp_watch_hit *hit)
+{
+	if (!tl->have_hit)
+		return -RP_ERR_NOTFOUND;
+	*hit = tl->hit;
+	return 0;
+}
+
+/* A moment: an instruction's timestamp, ties by thread order. */
+struct moment {
+	uint64_t tsc;
+	size_t thread;
+};
+
+static int moment_cmp(struct moment a, struct moment b)
+{
+	if (a.tsc != b.tsc)
+		return a.tsc < b.tsc ? -1 : 1;
+	return a.thread < b.thread ? -1 : a.thread > b.thread;
+}
+
+static struct moment moment_of(struct rp_timeline *tl, size_t i,
+			       uint64_t pos)
+{
+	struct tl_thread *t = &tl->t[i];
+	struct rp_insn insn;
+
+	if (pos >= t->end && t->end)
+		pos = t->end - 1;
+	if (rp_cursor_peek(t->c, pos, &insn))
+		insn.tsc = 0;
+	return (struct moment){ insn.tsc, i };
+}
+
+/* The first position of thread @i whose moment is after @m. */
+static uint64_t first_after(struct rp_timeline *tl, size_t i,
+			    struct moment m)
+{
+	struct tl_thread *t = &tl->t[i];
+	uint64_t lo = 0, hi = t->end;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (moment_cmp(moment_of(tl, i, mid), m) > 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+struct cand {
+	bool found;
+	size_t thread;
+	uint64_t pos;		/* where the thread stops */
+	struct moment at;	/* of the instruction that decided it */
+};
+
+/* Is @a nearer than @b in direction @dir? */
+static bool nearer(const struct cand *a, const struct cand *b, int dir)
+{
+	int c;
+
+	if (!b->found)
+		return a->found;
+	if (!a->found)
+		return false;
+	c = moment_cmp(a->at, b->at);
+	return dir > 0 ? c < 0 : c > 0;
+}
+
+/* The nearest watched access in time from the present (@all) or in the
+ * selected thread from its position.
+ */
+static int watch_find(struct rp_timeline *tl, int dir, bool all,
+		      struct cand *best, struct rp_watch_hit *hit)
+{
+	size_t start = all ? tl->now : tl->cur, k, i;
+	struct moment now = moment_of(tl, start, tl->t[start].pos);
+	struct rp_watch_hit h;
+	uint64_t lo, hi;
+	int ret;
+
+	best->found = false;
+	for (k = 0; k < tl->nt; k++) {
+		struct tl_thread *t;
+		struct rp_recover *rc;
+
+		i = (start + k) % tl->nt;
+		if (k && !all)
+			break;
+		t = &tl->t[i];
+		if (!k) {
+			lo = dir < 0 ? 0 : t->pos;
+			hi = dir < 0 ? t->pos : t->end;
+		} else {
+			uint64_t b = first_after(tl, i, now);
+
+			lo = dir < 0 ? 0 : b;
+			hi = dir < 0 ? b : t->end;
+		}
+		/* Only as far as the best hit so far. */
+		if (best->found && dir < 0)
+			lo = lo > first_after(tl, i, best->at) ?
+				     lo : first_after(tl, i, best->at);
+		else if (best->found)
+			hi = hi < first_after(tl, i, best->at) ?
+				     hi : first_after(tl, i, best->at);
+		if (lo >= hi)
+			continue;
+		rc = rp_timeline_recover(tl, i);
+		if (!rc)
+			return -RP_ERR_NOMEM;
+		ret = rp_watch_scan(tl->watch, rc, t->pid, dir, lo, hi, &h);
+		if (ret == -RP_ERR_NOTFOUND)
+			continue;
+		if (ret)
+			return ret;
+		{
+			struct cand c = { true, i, dir < 0 ? h.pos : h.pos + 1,
+					  moment_of(tl, i, h.pos) };
+
+			if (!nearer(&c, best, dir) && best->found)
+				continue;
+			*best = c;
+			h.tid = t->tid;
+			*hit = h;
+		}
+	}
+	return 0;
+}
+
+/* The nearest breakpoint hit, as continue_bp() would stop at, moving
+ * nothing but cursors.
+ */
+static void bp_find(struct rp_timeline *tl, int dir, bool all,
+		    struct cand *best)
+{
+	size_t start = all ? tl->now : tl->cur;
+	struct tl_thread *t = &tl->t[start];
+	uint64_t pos;
+	uint32_t tid = t->tid;
+	long hit;
+
+	best->found = false;
+	if (!tl->nbps || !t->end)
+		return;
+	pos = t->pos < t->end ? t->pos : t->end - 1;
+	if (dir < 0 && t->pos == t->end && is_hit(tl, t, pos)) {
+		*best = (struct cand){ true, start, pos,
+				       moment_of(tl, start, pos) };
+		return;
+	}
+	if (!all) {
+		if (!rp_cursor_goto(t->c, pos) &&
+		    !rp_cursor_search(t->c, dir, tl->bps, tl->nbps) &&
+		    rp_cursor_pos(t->c) <= t->end) {
+			pos = rp_cursor_pos(t->c);
+			*best = (struct cand){ true, start, pos,
+					       moment_of(tl, start, pos) };
+		}
+		return;
+	}
+	if (!rp_search_threads(tl->s, dir, &tid, &pos, tl->bps, tl->nbps) &&
+	    (hit = rp_timeline_find(tl, tid)) >= 0 &&
+	    pos <= tl->t[hit].end)
+		*best = (struct cand){ true, (size_t)hit, pos,
+				       moment_of(tl, (size_t)hit, pos) };
+}
+
+enum rp_stop rp_timeline_continue(struct rp_timeline *tl, int dir, bool all)
+{
+	struct cand bp = { 0 }, wp = { 0 };
+	struct tl_thread *t;
+	struct rp_watch_hit h;
+	struct rp_insn insn;
+	size_t start;
+
+	tl->have_hit = false;
+	if (!rp_watch_count(tl->watch))
+		return continue_bp(tl, dir, all);
+	start = all ? tl->now : tl->cur;
+	t = &tl->t[start];
+	tl->now = start;
+	if (dir > 0 && t->pos >= t->end && (!all || start == tl->cur))
+		return all ? to_end(tl) : RP_STOP_END;
+	if (dir < 0 && !t->pos && !all)
+		return RP_STOP_BEGIN;
+	if (!t->end)
+		return dir < 0 ? to_begin(tl) : to_end(tl);
+	bp_find(tl, dir, all, &bp);
+	if (watch_find(tl, dir, all, &wp, &h))
+		wp.found = false;
+	/* A breakpoint at the accessing instruction itself comes first
+	 * forward (it stops before it), the access backward (it stops
+	 * at the same place).
+	 */
+	if (wp.found && bp.found && wp.thread == bp.thread &&
+	    (dir > 0 ? bp.pos <= wp.pos - 1 : bp.pos > wp.pos))
+		wp.found = false;
+	else if (wp.found && bp.found && wp.thread != bp.thread &&
+		 nearer(&bp, &wp, dir))
+		wp.found = false;
+	if (wp.found) {
+		tl->hit = h;
+		tl->have_hit = true;
+		bp = wp;
+	}
+	if (!bp.found) {
+		if (!all) {
+			t->pos = dir < 0 ? 0 : t->end;
+			return dir < 0 ? RP_STOP_BEGIN : RP_STOP_END;
+		}
+		return dir < 0 ? to_begin(tl) : to_end(tl);
+	}
+	tl->cur = tl->now = bp.thread;
+	tl->t[bp.thread].pos = bp.pos;
+	if (all && !rp_cursor_peek(tl->t[bp.thread].c,
+				   wp.found && dir > 0 ? bp.pos - 1 : bp.pos,
+				   &insn))
+		sync_threads(tl, bp.thread, insn.tsc);
+	return wp.found ? RP_STOP_WATCH : RP_STOP_BREAK;
 }
 
 int rp_timeline_signal(const struct rp_timeline *tl, size_t i,

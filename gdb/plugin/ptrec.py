@@ -509,6 +509,91 @@ def _on_stop(event):
 gdb.events.stop.connect(_on_stop)
 
 
+# ---- watchpoints (#18) -----------------------------------------------------
+#
+# watch, rwatch and awatch are the server's (Z2/Z3/Z4), either way in time.
+# A store whose address the history does not show, or a write whose new
+# value is unknown, stops as "Thread N stopped." (GDB would see no value
+# change and resume): after such a stop, and after a system call's write,
+# print what the server says it was.  `set ptrec watch-unknown skip` skips
+# stores with an unknown address.
+
+_WATCH_TYPES = (getattr(gdb, 'BP_HARDWARE_WATCHPOINT', 9),
+                getattr(gdb, 'BP_READ_WATCHPOINT', 10),
+                getattr(gdb, 'BP_ACCESS_WATCHPOINT', 11),
+                getattr(gdb, 'BP_WATCHPOINT', 6))
+
+
+def _watching():
+    return any(b.type in _WATCH_TYPES for b in (gdb.breakpoints() or ()))
+
+
+def _on_watch_stop(event):
+    if not _watching() or not _on_ptrec():
+        return
+    try:
+        out = gdb.execute('monitor ptrec watch-last', to_string=True)
+    except gdb.error:
+        return
+    if out.strip():
+        gdb.write(out)
+
+
+gdb.events.stop.connect(_on_watch_stop)
+
+
+class _SetPtrec(gdb.Command):
+    """Settings of ptrec's replay."""
+
+    def __init__(self, name):
+        super().__init__(name, gdb.COMMAND_DATA, prefix=True)
+
+
+_SetPtrec('set ptrec')
+_SetPtrec('show ptrec')
+
+
+class PtrecWatchUnknown(gdb.Parameter):
+    """Whether a watchpoint stops at a store whose address is unknown.
+"stop" (the default): such a store may have written the watched bytes, so
+continuing either way stops there and says so.  "skip": only stores whose
+address the history shows stop."""
+
+    set_doc = 'Set whether watchpoints stop at stores of unknown address.'
+    show_doc = 'Show whether watchpoints stop at stores of unknown address.'
+
+    def __init__(self):
+        super().__init__('ptrec watch-unknown', gdb.COMMAND_DATA,
+                         gdb.PARAM_ENUM, ['stop', 'skip'])
+        self.value = 'stop'
+
+    def get_set_string(self):
+        try:
+            gdb.execute('monitor ptrec watch-unknown ' + self.value,
+                        to_string=True)
+        except gdb.error:
+            pass    # not connected yet: sent again at the first stop
+        return ''
+
+    def get_show_string(self, svalue):
+        return 'Watchpoints at stores of unknown address: %s.' % svalue
+
+
+_watch_unknown = PtrecWatchUnknown()
+
+
+def _send_watch_unknown(event):
+    if _watch_unknown.value != 'stop' and _on_ptrec():
+        try:
+            gdb.execute('monitor ptrec watch-unknown ' +
+                        _watch_unknown.value, to_string=True)
+        except gdb.error:
+            pass
+
+
+gdb.events.stop.connect(_send_watch_unknown)
+
+
 # ---- GDB's record commands on a ptrec target --------------------------------
 #
 # `info record`, `record goto`, `record instruction-history` and `record

@@ -6,6 +6,7 @@
  * strict: a number that does not fit, trailing text or a bad thread id
  * makes the request REQ_BAD rather than something it did not say.
  */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,15 +279,22 @@ static void parse_break(const char *pkt, struct req *r)
 	uint64_t kind;
 
 	r->type = pkt[0] == 'Z' ? REQ_BREAK_INSERT : REQ_BREAK_REMOVE;
-	if ((pkt[1] != '0' && pkt[1] != '1') || pkt[2] != ',') {
-		r->type = REQ_UNSUPPORTED;	/* watchpoints */
+	if (pkt[1] < '0' || pkt[1] > '4' || pkt[2] != ',') {
+		r->type = REQ_UNSUPPORTED;
 		return;
+	}
+	if (pkt[1] >= '2') {
+		/* Watchpoints: Z2 write, Z3 read, Z4 access; ADDR,LENGTH. */
+		r->type = pkt[0] == 'Z' ? REQ_WATCH_INSERT : REQ_WATCH_REMOVE;
+		r->watch = (unsigned int)(pkt[1] - '1');
 	}
 	if (!parse_hex(&p, &r->addr) || *p++ != ',' || !parse_hex(&p, &kind))
 		r->type = REQ_BAD;
 	/* Conditions and commands (";X...") are GDB's to evaluate. */
 	else if (*p && *p != ';')
 		r->type = REQ_BAD;
+	else if (r->type == REQ_WATCH_INSERT || r->type == REQ_WATCH_REMOVE)
+		r->len = kind;
 }
 
 void conn_parse(const char *pkt, size_t n, struct req *r)
@@ -473,10 +481,15 @@ int conn_stop(struct conn *c, const struct stop *s)
 {
 	char buf[128], id[32];
 
+	char watch[48] = "";
+
 	conn_thread_id(c, s->pid, s->tid, id, sizeof(id));
-	snprintf(buf, sizeof(buf), "T%02xthread:%s;%s%s%s", s->signo & 0xff,
+	if (s->watch)
+		snprintf(watch, sizeof(watch), "%s:%" PRIx64 ";", s->watch,
+			 s->watch_addr);
+	snprintf(buf, sizeof(buf), "T%02xthread:%s;%s%s%s%s", s->signo & 0xff,
 		 id, s->edge ? "replaylog:" : "", s->edge ? s->edge : "",
-		 s->edge ? ";" : "");
+		 s->edge ? ";" : "", watch);
 	return send_str(c, buf);
 }
 

@@ -24,6 +24,8 @@ enum req_type {
 	REQ_WRITE,		/* G P M X: the past cannot be changed */
 	REQ_BREAK_INSERT,	/* Z0/Z1: @addr */
 	REQ_BREAK_REMOVE,	/* z0/z1 */
+	REQ_WATCH_INSERT,	/* Z2/Z3/Z4: @watch, @addr, @len */
+	REQ_WATCH_REMOVE,	/* z2/z3/z4 */
 	REQ_STEP,		/* s bs vCont;s: @dir, maybe @thread */
 	REQ_CONT,		/* c bc vCont;c */
 	REQ_SET_THREAD,		/* H: @which 'g' or 'c', @thread */
@@ -59,6 +61,8 @@ struct req {
 	int dir;		/* STEP, CONT: -1 backward, 1 forward */
 	uint64_t addr, len;	/* READ_MEM, BREAK_*, XFER (offset, length) */
 	unsigned int regno;
+	unsigned int watch;	/* WATCH_*: enum rp_watch_type (1 write,
+				 * 2 read, 3 access) */
 	char which;		/* SET_THREAD: 'g' or 'c'; KILL: 'v' (vKill) */
 	bool has_thread;	/* STEP, CONT: vCont named one */
 	long long thread;	/* tid, THREAD_ANY or THREAD_ALL */
@@ -89,6 +93,8 @@ struct stop {
 	uint32_t pid, tid;
 	int signo;		/* 5 (SIGTRAP) for ordinary stops */
 	const char *edge;	/* "begin", "end" or NULL */
+	const char *watch;	/* "watch", "rwatch", "awatch" or NULL */
+	uint64_t watch_addr;	/* the watched address that was hit */
 };
 
 struct conn {

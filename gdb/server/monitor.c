@@ -228,6 +228,64 @@ static void run(struct monitor *m, struct target *tg, const char *cmd,
 		struct text *out);
 
 /*
+ * Watchpoints (#18): "ptrec watch-last" says what the last stop at a
+ * watchpoint was (the plugin prints it at each such stop: a store whose
+ * address is unknown "may have written"); "ptrec watch-unknown stop|skip"
+ * sets whether such stores stop.
+ */
+static void monitor_watch(struct target *tg, const char *arg,
+			  struct text *out)
+{
+	struct rp_watch_hit h;
+	struct rp_insn insn;
+	long i;
+
+	if (!strcmp(arg, "unknown stop") || !strcmp(arg, "unknown skip")) {
+		rp_timeline_watch_unknown(tg->tl, arg[8] == 's' &&
+						  arg[9] == 't');
+		return;
+	}
+	if (!strcmp(arg, "unknown")) {
+		text_add(out, "%s\n", rp_timeline_watch_unknown_get(tg->tl) ?
+			 "stop" : "skip");
+		return;
+	}
+	if (strcmp(arg, "last")) {
+		text_add(out, "unknown monitor command 'ptrec watch-%s'\n",
+			 arg);
+		return;
+	}
+	if (rp_timeline_watch_hit(tg->tl, &h))
+		return;		/* not at a watchpoint: nothing to say */
+	i = rp_timeline_find(tg->tl, h.tid);
+	if (i < 0 || rp_cursor_peek(rp_timeline_cursor(tg->tl, (size_t)i),
+				    h.pos, &insn))
+		insn.ip = 0;
+	if (h.maybe)
+		text_add(out, "ptrec: the %s at %#" PRIx64 " (thread %u, "
+			 "instruction %" PRIu64 ") may have written %" PRIu64
+			 " bytes at %#" PRIx64 ": its address is unknown "
+			 "(set ptrec watch-unknown skip: only stores of known "
+			 "address stop)\n",
+			 h.syscall ? "system call" : "store", insn.ip, h.tid,
+			 h.pos + 1, h.len, h.addr);
+	else if (h.syscall)
+		text_add(out, "ptrec: the system call at %#" PRIx64
+			 " (thread %u, instruction %" PRIu64 ") wrote %"
+			 PRIu64 " bytes at %#" PRIx64 "\n", insn.ip, h.tid,
+			 h.pos + 1, h.acc_size, h.acc_addr);
+	if (!h.maybe && h.type == RP_WATCH_WRITE &&
+	    !target_watch_values(tg, &h))
+		text_add(out, "ptrec: the %s at %#" PRIx64 " (thread %u, "
+			 "instruction %" PRIu64 ") wrote %" PRIu64 " bytes at %#"
+			 PRIx64 "; the watched value before or after it is "
+			 "unknown, so GDB cannot compare them (docs/values."
+			 "md)\n",
+			 h.syscall ? "system call" : "store", insn.ip, h.tid,
+			 h.pos + 1, h.acc_size, h.acc_addr);
+}
+
+/*
  * "ptrec thread TID CMD" runs "ptrec CMD" on thread TID (decimal), the
  * thread GDB has selected (the plugin names it: GDB sends Hg only before
  * it reads registers), leaving the selection GDB knows of unchanged.
@@ -294,6 +352,8 @@ static void run(struct monitor *m, struct target *tg, const char *cmd,
 			rp_timeline_goto(tg->tl, cur, to - 1);
 			text_add(out, "thread %u at %" PRIu64 "\n", tid, to);
 		}
+	} else if (!strncmp(cmd, "ptrec watch-", 12)) {
+		monitor_watch(tg, cmd + 12, out);
 	} else {
 		text_add(out, "unknown monitor command '%s'\n", cmd);
 	}

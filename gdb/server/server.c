@@ -15,9 +15,37 @@ static int stop_reply(struct server *sv, enum rp_stop why)
 {
 	size_t cur = rp_timeline_selected(sv->tg.tl);
 	struct stop st = { rp_timeline_pid(sv->tg.tl, cur),
-			   rp_timeline_tid(sv->tg.tl, cur), 5, NULL };
+			   rp_timeline_tid(sv->tg.tl, cur), 5, NULL, NULL, 0 };
 
 	st.signo = target_signo(&sv->tg);
+	if (why == RP_STOP_WATCH) {
+		static const char *const name[] = { NULL, "watch", "rwatch",
+						    "awatch" };
+		struct rp_watch_hit h;
+
+		/*
+		 * A store whose address is unknown is no watchpoint
+		 * trigger GDB could check (it would resume when it cannot
+		 * read the value either side): a plain stop (signal 0,
+		 * "Thread N stopped."), the plugin prints why (monitor
+		 * ptrec watch-last).
+		 */
+		if (!rp_timeline_watch_hit(sv->tg.tl, &h) &&
+		    (h.maybe || (h.type == RP_WATCH_WRITE &&
+				 !target_watch_values(&sv->tg, &h)))) {
+			/* Nor is a write whose value before or after is
+			 * unknown: GDB compares what it last saw with what
+			 * it reads now, and would resume where it reads
+			 * nothing twice.
+			 */
+			st.signo = 0;
+		} else if (!rp_timeline_watch_hit(sv->tg.tl, &h)) {
+			st.watch = name[h.type & 3];
+			st.watch_addr = h.acc_addr > h.addr ? h.acc_addr :
+							      h.addr;
+		}
+		return conn_stop(&sv->c, &st);
+	}
 	/* A crash is a signal at the end, not the end of a replay log. */
 	if (why == RP_STOP_BEGIN)
 		st.edge = "begin";
@@ -31,7 +59,7 @@ static int where_reply(struct server *sv)
 {
 	size_t cur = rp_timeline_selected(sv->tg.tl);
 	struct stop st = { rp_timeline_pid(sv->tg.tl, cur),
-			   rp_timeline_tid(sv->tg.tl, cur), 5, NULL };
+			   rp_timeline_tid(sv->tg.tl, cur), 5, NULL, NULL, 0 };
 
 	st.signo = target_signo(&sv->tg);
 	return conn_stop(&sv->c, &st);
@@ -187,6 +215,14 @@ int server_handle(struct server *sv, const struct req *r)
 		return conn_ok(&sv->c);
 	case REQ_BREAK_REMOVE:
 		rp_timeline_break_remove(tl, r->addr);
+		return conn_ok(&sv->c);
+	case REQ_WATCH_INSERT:
+		/* Any length, any number (docs/gdb.md, "Watchpoints"). */
+		if (rp_timeline_watch_insert(tl, r->watch, r->addr, r->len))
+			return conn_error(&sv->c, 0x16);
+		return conn_ok(&sv->c);
+	case REQ_WATCH_REMOVE:
+		rp_timeline_watch_remove(tl, r->watch, r->addr, r->len);
 		return conn_ok(&sv->c);
 	case REQ_STEP:
 		if (r->has_thread)

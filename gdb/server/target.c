@@ -73,10 +73,9 @@ int target_open(struct target *tg, const char *dir)
 
 void target_close(struct target *tg)
 {
-	size_t i;
-
-	for (i = 0; tg->rcv && i < rp_timeline_count(tg->tl); i++)
-		rp_recover_free(tg->rcv[i]);
+	/* The recovery contexts are the timeline's (shared with its
+	 * watchpoints).
+	 */
 	free(tg->rcv);
 	rp_snapshot_close(tg->snap);
 	rp_timeline_free(tg->tl);
@@ -267,9 +266,8 @@ static struct rp_recover *recovery(struct target *tg, size_t cur)
 {
 	if (tg->no_values)
 		return NULL;
-	if (!tg->rcv[cur] &&
-	    rp_recover_new(tg->s, rp_timeline_tid(tg->tl, cur), &tg->rcv[cur]))
-		tg->rcv[cur] = NULL;
+	if (!tg->rcv[cur])
+		tg->rcv[cur] = rp_timeline_recover(tg->tl, cur);
 	return tg->rcv[cur];
 }
 
@@ -623,4 +621,18 @@ int target_signo(struct target *tg)
 	    sig.signo <= 0 || sig.signo > 64)
 		return 5;
 	return sig.signo;
+}
+
+bool target_watch_values(struct target *tg, const struct rp_watch_hit *h)
+{
+	long i = rp_timeline_find(tg->tl, h->tid);
+	struct rp_recover *rc;
+	uint8_t buf[4096];
+	uint64_t len = h->len < sizeof(buf) ? h->len : sizeof(buf);
+
+	if (i < 0 || tg->no_values ||
+	    !(rc = rp_timeline_recover(tg->tl, (size_t)i)))
+		return false;
+	return rp_recover_mem(rc, h->pos, h->addr, buf, len) == len &&
+	       rp_recover_mem(rc, h->pos + 1, h->addr, buf, len) == len;
 }

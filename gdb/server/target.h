@@ -63,6 +63,11 @@ bool target_avx512(struct target *tg);
 size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
 		   size_t len);
 
+/* Whether the bytes watchpoint hit @h watches are known both before and
+ * after its access (at most the first 4096), so GDB can compare them.
+ */
+bool target_watch_values(struct target *tg, const struct rp_watch_hit *h);
+
 /* XML documents and binary objects for qXfer reads; @out is appended to.
  * Each returns 0, or -1 when there is nothing to send.
  */

@@ -236,8 +236,29 @@ Test(conn, breakpoints)
 	cr_assert_eq(r.type, REQ_BREAK_INSERT);
 	cr_assert_eq(r.addr, 0x401000);
 	cr_assert_eq(parse("z1,401000,1").type, REQ_BREAK_REMOVE);
-	cr_assert_eq(parse("Z2,401000,4").type, REQ_UNSUPPORTED);
+	cr_assert_eq(parse("Z5,401000,4").type, REQ_UNSUPPORTED);
 	cr_assert_eq(parse("Z0,zz,1").type, REQ_BAD);
+}
+
+/* Watchpoints (#18): Z2 write, Z3 read, Z4 access, any length. */
+Test(conn, watchpoints)
+{
+	struct req r = parse("Z2,404020,4");
+
+	cr_assert_eq(r.type, REQ_WATCH_INSERT);
+	cr_assert_eq(r.watch, 1);
+	cr_assert_eq(r.addr, 0x404020);
+	cr_assert_eq(r.len, 4);
+	r = parse("Z3,7ffe0000,1000");
+	cr_assert_eq(r.type, REQ_WATCH_INSERT);
+	cr_assert_eq(r.watch, 2);
+	cr_assert_eq(r.len, 0x1000);
+	r = parse("z4,404020,8");
+	cr_assert_eq(r.type, REQ_WATCH_REMOVE);
+	cr_assert_eq(r.watch, 3);
+	cr_assert_eq(parse("Z2,404020").type, REQ_BAD);
+	cr_assert_eq(parse("Z2,404020,zz").type, REQ_BAD);
+	cr_assert_eq(parse("Z3,404020,8x").type, REQ_BAD);
 }
 
 Test(conn, queries)

@@ -1,0 +1,71 @@
+# Watchpoints in both directions (issue #18, docs/gdb.md "Watchpoints").
+#   make gdb-watch-test  the real GDB's watch/rwatch/awatch on recorded
+#                        programs, every stop against the ground truth
+#   make watch-bench     the reverse watchpoint scan against a plain
+#                        libipt instruction loop (part of make bench)
+
+# The ground truth's writers of some bytes (the recorder's registers).
+WATCHTRUTH := $(BUILD)/tests/gdb/watchtruth
+$(WATCHTRUTH): tests/gdb/watchtruth.c $(RP_LIB) $(PTK_LIB) $(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LINK_REPLAY)
+
+# -z now: no lazy binding, whose resolver hides the arguments of read(2)
+# from the recovery engine (docs/values.md).
+GDB_WATCH := $(BUILD)/tests/gdb/watch
+$(GDB_WATCH): tests/gdb/watch.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -no-pie -fno-pie -pthread -Wl,-z,now -o $@ $<
+
+GDB_WATCHVAL := $(BUILD)/tests/gdb/watchval
+$(GDB_WATCHVAL): tests/gdb/watchval.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -no-pie -fno-pie -o $@ $<
+
+gdb-watch-test: $(PTREC) $(PTREC_SERVER) $(GDB_WATCH) $(GDB_WATCHVAL) \
+		$(WATCHTRUTH)
+	PTREC=$(CURDIR)/$(PTREC) PROG=$(CURDIR)/$(GDB_WATCH) \
+		VALPROG=$(CURDIR)/$(GDB_WATCHVAL) \
+		WATCHTRUTH=$(CURDIR)/$(WATCHTRUTH) tests/gdb/watch.sh
+
+.PHONY: gdb-watch-test
+CHECK_EXTRA += gdb-watch-test
+
+BENCH_WATCH := $(BUILD)/tests/bench/bench_watch
+$(BENCH_WATCH): tests/bench/bench_watch.c tests/bench/iptloop.c \
+		tests/bench/iptloop.h $(RP_LIB) $(PTK_LIB) $(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< \
+		tests/bench/iptloop.c $(LINK_REPLAY)
+
+.PHONY: watch-bench
+watch-bench: $(PTREC) $(BENCH_WATCH) $(BUILD)/tests/bench/gdbloop
+	./scripts/bench-watch $(BUILD)
+
+BENCH_EXTRA += watch-bench
+
+# The watch module's unit test reads a recording of tests/gdb/watchval;
+# the address of its variables comes from the program's symbols (not PIE).
+WATCH_BUNDLE := $(BUILD)/tests/unit/replay/watch-bundle
+$(WATCH_BUNDLE)/manifest.json: $(PTREC) $(GDB_WATCHVAL)
+	rm -rf $(WATCH_BUNDLE) && mkdir -p $(dir $(WATCH_BUNDLE))
+	$(PTREC) record -q -o $(WATCH_BUNDLE) -- $(GDB_WATCHVAL) >/dev/null
+$(BUILD)/tests/unit/replay/test_watch: tests/unit/replay/test_watch.c \
+		$(RP_LIB) $(PTK_LIB) $(SB_LIB) $(WATCH_BUNDLE)/manifest.json
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
+		-DWATCH_BUNDLE='"$(abspath $(WATCH_BUNDLE))"' \
+		-DWATCH_TOTAL=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "total" { print $$1 }') \
+		-DWATCH_STEP=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "step" { print $$1 }') \
+		$(LDFLAGS) -o $@ $< $(LINK_REPLAY) -lcriterion
+
+# The server's watchpoint packets and stop replies on the same recording.
+$(BUILD)/tests/unit/gdb/test_server_watch: tests/unit/gdb/test_server_watch.c \
+		$(SRV_TEST_OBJS) $(RP_LIB) $(PTK_LIB) $(SB_LIB) \
+		$(WATCH_BUNDLE)/manifest.json
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
+		-DWATCH_BUNDLE='"$(abspath $(WATCH_BUNDLE))"' \
+		-DWATCH_TOTAL=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "total" { print $$1 }') \
+		-DWATCH_STEP=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "step" { print $$1 }') \
+		$(LDFLAGS) -o $@ $< $(SRV_TEST_OBJS) $(LINK_REPLAY) -lcriterion

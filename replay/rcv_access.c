@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The memory one executed instruction reads and writes, with the
+ * addresses the recovery engine implies (rp_recover_accesses(), for
+ * watchpoints, issue #18): explicit operands and the stack's implicit
+ * ones (rcv_sem.c's rcv_reads/rcv_writes), every memory operand a load
+ * the semantics do not name reads, string instructions over their whole
+ * range, the kernel's writes at a system call (recover.c's table), and
+ * an unknown address wherever the engine cannot name one, bounded where
+ * the access is relative to the stack or to fs.
+ */
+#include <string.h>
+
+#include <capstone/capstone.h>
+
+#include "rcv_internal.h"
+#include "replay.h"
+
+static size_t acc_add(struct rp_access *acc, size_t n, size_t max,
+		      uint8_t kind, bool known, uint64_t addr, uint64_t size)
+{
+	if (n < max)
+		acc[n] = (struct rp_access){ kind, known, false,
+					     known ? addr : 0,
+					     known ? size : 0, 0, 0 };
+	return n + 1;
+}
+
+/*
+ * Where an access through memory operand @op (NULL: the stack pointer,
+ * push and call) of instruction @at may lie when its address is not
+ * known: the thread's stack for rsp, or rbp derived from rsp
+ * (rcv_stack.c); fs_base at the end plus a known offset for fs.
+ */
+static void acc_bounds(const struct rcv_ctx *c, const struct rcv_where *at,
+		       const struct rcv_op *op, struct rp_access *a)
+{
+	struct rcv_op o;
+	struct rcv_val ad;
+	bool stack;
+
+	if (a->addr_known)
+		return;
+	if (!op) {
+		stack = true;
+	} else if (op->seg == 1) {
+		if (at->fs_end.k != ~0ull)
+			return;
+		o = *op;
+		o.seg = 0;
+		ad = rcv_addr(c, at->in, &o, at->pre);
+		if (ad.k != ~0ull || !op->size)
+			return;
+		a->lo = ad.v + at->fs_end.v;
+		a->hi = a->lo + op->size;
+		return;
+	} else {
+		stack = op->seg == 0 && op->index < 0 &&
+			(op->base == RP_REG_RSP ||
+			 (op->base == RP_REG_RBP && at->fr->rbp_c));
+	}
+	if (stack && at->stack_hi > at->stack_lo) {
+		a->lo = at->stack_lo;
+		a->hi = at->stack_hi;
+	}
+}
+
+/* The memory operand rcv_writes() names for @in, NULL for push/call. */
+static const struct rcv_op *write_op(const struct rcv_ins *in)
+{
+	int k;
+
+	if (in->id == X86_INS_PUSH || in->id == X86_INS_CALL)
+		return NULL;
+	for (k = 0; k < in->nops; k++)
+		if (in->op[k].type == RCV_OP_MEM &&
+		    (in->op[k].access & CS_AC_WRITE))
+			return &in->op[k];
+	return NULL;
+}
+
+/* Element size of string instruction @id (0: not one), and whether it
+ * reads [rsi] (@src), reads [rdi] (@dread) or writes [rdi] (@dst).
+ */
+static unsigned int str_op(unsigned int id, bool *src, bool *dread,
+			   bool *dst)
+{
+	*src = *dread = *dst = false;
+	switch (id) {
+	case X86_INS_STOSB: *dst = true; return 1;
+	case X86_INS_STOSW: *dst = true; return 2;
+	case X86_INS_STOSD: *dst = true; return 4;
+	case X86_INS_STOSQ: *dst = true; return 8;
+	case X86_INS_MOVSB: *src = *dst = true; return 1;
+	case X86_INS_MOVSW: *src = *dst = true; return 2;
+	case X86_INS_MOVSQ: *src = *dst = true; return 8;
+	case X86_INS_LODSB: *src = true; return 1;
+	case X86_INS_LODSW: *src = true; return 2;
+	case X86_INS_LODSD: *src = true; return 4;
+	case X86_INS_LODSQ: *src = true; return 8;
+	case X86_INS_SCASB: *dread = true; return 1;
+	case X86_INS_SCASW: *dread = true; return 2;
+	case X86_INS_SCASD: *dread = true; return 4;
+	case X86_INS_SCASQ: *dread = true; return 8;
+	case X86_INS_CMPSB: *src = *dread = true; return 1;
+	case X86_INS_CMPSW: *src = *dread = true; return 2;
+	case X86_INS_CMPSQ: *src = *dread = true; return 8;
+	default: return 0;
+	}
+}
+
+/* movsd and cmpsd are also SSE's (scalar doubles): the string forms have
+ * two memory operands.
+ */
+static unsigned int str_op_of(const struct rcv_ins *in, bool *src,
+			      bool *dread, bool *dst)
+{
+	bool two = in->nops == 2 && in->op[0].type == RCV_OP_MEM &&
+		   in->op[1].type == RCV_OP_MEM;
+
+	if (in->id == X86_INS_MOVSD && two) {
+		*src = *dst = true;
+		*dread = false;
+		return 4;
+	}
+	if (in->id == X86_INS_CMPSD && two) {
+		*src = *dread = true;
+		*dst = false;
+		return 4;
+	}
+	return str_op(in->id, src, dread, dst);
+}
+
+/* The bytes a string instruction covers from register @reg: all its
+ * iterations (rcx of them with a rep prefix; a repe/repne scan may stop
+ * early, so that is a bound, which is what a watchpoint needs).
+ */
+static bool str_range(const struct rcv_ins *in, const struct rcv_state *s,
+		      int reg, unsigned int esize, uint64_t *addr,
+		      uint64_t *size)
+{
+	uint64_t cnt = 1;
+
+	if (s->r[reg].k != ~0ull || !(s->r[RCV_FLAGS].k & F_DF))
+		return false;
+	if (in->flags & RCV_I_REP) {
+		if (s->r[RP_REG_RCX].k != ~0ull ||
+		    s->r[RP_REG_RCX].v > (1ull << 32))
+			return false;
+		cnt = s->r[RP_REG_RCX].v;
+	}
+	*size = cnt * esize;
+	*addr = s->r[reg].v;
+	if (s->r[RCV_FLAGS].v & F_DF)	/* downward */
+		*addr -= *size - esize;
+	return true;
+}
+
+int rcv_accesses(const struct rcv_ctx *c, const struct rcv_where *at,
+		 struct rp_access *acc, size_t max)
+{
+	const struct rcv_state *pre = at->pre, *post = at->post;
+	const struct rcv_ins *in = at->in;
+	struct rcv_acc rd, wr;
+	bool src, dread, dst;
+	uint64_t a = 0, l = 0;
+	unsigned int es;
+	size_t n = 0;
+
+	if (in->flags & RCV_I_SYSCALL) {
+		if (at->sys)
+			n = acc_add(acc, n, max, RP_ACC_WRITE, at->sys > 0,
+				    at->sys_addr, at->sys_len);
+		if (n && n <= max)
+			acc[n - 1].syscall = true;
+		return (int)(n < max ? n : max);
+	}
+	if (in->flags & RCV_I_BAD) {
+		n = acc_add(acc, n, max, RP_ACC_READ, false, 0, 0);
+		n = acc_add(acc, n, max, RP_ACC_WRITE, false, 0, 0);
+		return (int)(n < max ? n : max);
+	}
+	es = str_op_of(in, &src, &dread, &dst);
+	if (es) {
+		bool k;
+
+		if (src) {
+			k = str_range(in, pre, RP_REG_RSI, es, &a, &l);
+			if (!k || l)
+				n = acc_add(acc, n, max, RP_ACC_READ, k, a, l);
+		}
+		if (dread || dst) {
+			k = str_range(in, pre, RP_REG_RDI, es, &a, &l);
+			if (dread && (!k || l))
+				n = acc_add(acc, n, max, RP_ACC_READ, k, a, l);
+			if (dst && (!k || l))
+				n = acc_add(acc, n, max, RP_ACC_WRITE, k, a, l);
+		}
+		return (int)(n < max ? n : max);
+	}
+	rcv_reads(c, in, pre, post, &rd);
+	if (rd.valid) {
+		n = acc_add(acc, n, max, RP_ACC_READ, rd.addr_known, rd.addr,
+			    rd.size);
+	} else if (in->id != X86_INS_LEA && in->id != X86_INS_NOP) {
+		unsigned int o;
+
+		/* Loads the semantics do not name: every memory operand
+		 * read.
+		 */
+		for (o = 0; o < in->nops; o++) {
+			const struct rcv_op *op = &in->op[o];
+			struct rcv_val ad;
+
+			if (op->type != RCV_OP_MEM || !(op->access & 1))
+				continue;
+			ad = rcv_addr(c, in, op, pre);
+			n = acc_add(acc, n, max, RP_ACC_READ,
+				    ad.k == ~0ull && op->size, ad.v,
+				    op->size);
+			if (n <= max)
+				acc_bounds(c, at, op, &acc[n - 1]);
+		}
+	}
+	/* Capstone 4 marks some compares' memory operand written. */
+	if (in->id == X86_INS_CMP || in->id == X86_INS_TEST ||
+	    in->id == X86_INS_BT)
+		return (int)(n < max ? n : max);
+	rcv_writes(c, in, pre, post, &wr);
+	if (wr.valid) {
+		const struct rcv_op *op = write_op(in);
+
+		n = acc_add(acc, n, max, RP_ACC_WRITE,
+			    wr.addr_known && wr.size, wr.addr, wr.size);
+		if (n <= max && (op || in->id == X86_INS_PUSH ||
+				 in->id == X86_INS_CALL))
+			acc_bounds(c, at, op, &acc[n - 1]);
+	} else if (in->flags & RCV_I_MEMBAR) {
+		n = acc_add(acc, n, max, RP_ACC_WRITE, false, 0, 0);
+	}
+	return (int)(n < max ? n : max);
+}

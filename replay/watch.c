@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Watchpoints in both directions (issue #18): which instruction last wrote
+ * (or read, or will write) some bytes.  Intel PT records no data
+ * addresses; the recovery engine (recover.c) implies most of them from
+ * the end snapshot and the history, and says which it cannot.  This file
+ * keeps the watched ranges and scans a thread's positions, either way,
+ * for the nearest access that touches one: a known address that overlaps,
+ * or, unless the set skips them, a store whose address is unknown ("may
+ * have written").  The timeline (timeline.c) orders threads in time and
+ * decides where a stop lands.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rp_internal.h"
+
+struct wp {
+	unsigned int type;
+	uint32_t pid;
+	uint64_t addr, len;
+};
+
+struct rp_watch {
+	struct wp *v;
+	size_t n, cap;
+	bool skip_unknown;
+	/* The union of the ranges, as one interval, for a first test. */
+	uint64_t lo, hi;
+	unsigned int types;	/* RP_WATCH_* bits of any watchpoint */
+};
+
+int rp_watch_new(struct rp_watch **w)
+{
+	*w = calloc(1, sizeof(**w));
+	return *w ? 0 : -RP_ERR_NOMEM;
+}
+
+void rp_watch_free(struct rp_watch *w)
+{
+	if (!w)
+		return;
+	free(w->v);
+	free(w);
+}
+
+static void bounds(struct rp_watch *w)
+{
+	size_t i;
+
+	w->lo = UINT64_MAX;
+	w->hi = 0;
+	w->types = 0;
+	for (i = 0; i < w->n; i++) {
+		if (w->v[i].addr < w->lo)
+			w->lo = w->v[i].addr;
+		if (w->v[i].addr + w->v[i].len > w->hi)
+			w->hi = w->v[i].addr + w->v[i].len;
+		w->types |= w->v[i].type;
+	}
+}
+
+static long find(const struct rp_watch *w, unsigned int type, uint32_t pid,
+		 uint64_t addr, uint64_t len)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++)
+		if (w->v[i].type == type && w->v[i].pid == pid &&
+		    w->v[i].addr == addr && w->v[i].len == len)
+			return (long)i;
+	return -1;
+}
+
+int rp_watch_insert(struct rp_watch *w, unsigned int type, uint32_t pid,
+		    uint64_t addr, uint64_t len)
+{
+	if (!len || addr + len < addr || !type || type > RP_WATCH_ACCESS)
+		return -RP_ERR_INVAL;
+	if (find(w, type, pid, addr, len) >= 0)
+		return 0;
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 8;
+		struct wp *v = realloc(w->v, cap * sizeof(*v));
+
+		if (!v)
+			return -RP_ERR_NOMEM;
+		w->v = v;
+		w->cap = cap;
+	}
+	w->v[w->n++] = (struct wp){ type, pid, addr, len };
+	bounds(w);
+	return 0;
+}
+
+int rp_watch_remove(struct rp_watch *w, unsigned int type, uint32_t pid,
+		    uint64_t addr, uint64_t len)
+{
+	long k = find(w, type, pid, addr, len);
+
+	if (k < 0)
+		return -RP_ERR_NOTFOUND;
+	w->v[k] = w->v[--w->n];
+	bounds(w);
+	return 0;
+}
+
+size_t rp_watch_count(const struct rp_watch *w)
+{
+	return w ? w->n : 0;
+}
+
+void rp_watch_clear(struct rp_watch *w)
+{
+	w->n = 0;
+	bounds(w);
+}
+
+void rp_watch_set_unknown(struct rp_watch *w, bool stop)
+{
+	w->skip_unknown = !stop;
+}
+
+bool rp_watch_get_unknown(const struct rp_watch *w)
+{
+	return !w->skip_unknown;
+}
+
+/*
+ * Does access @a hit a watchpoint of process @pid?  The definite hit, if
+ * any, goes into @hit and returns 2; a possible one (unknown address)
+ * returns 1; none 0.
+ */
+static int match(const struct rp_watch *w, uint32_t pid,
+		 const struct rp_access *a, struct rp_watch_hit *hit)
+{
+	unsigned int need = a->kind == RP_ACC_WRITE ? RP_WATCH_WRITE :
+						      RP_WATCH_READ;
+	size_t i;
+
+	if (!(w->types & need))
+		return 0;
+	if (a->addr_known &&
+	    (a->addr >= w->hi || a->addr + a->size <= w->lo))
+		return 0;
+	for (i = 0; i < w->n; i++) {
+		const struct wp *p = &w->v[i];
+
+		if (!(p->type & need) || p->pid != pid)
+			continue;
+		if (a->addr_known) {
+			if (a->addr >= p->addr + p->len ||
+			    a->addr + a->size <= p->addr)
+				continue;
+		} else if (w->skip_unknown || a->kind != RP_ACC_WRITE ||
+			   (a->hi > a->lo && (a->lo >= p->addr + p->len ||
+					      a->hi <= p->addr))) {
+			/* Loads through unknown pointers are not reported:
+			 * nearly every load would be (docs/gdb.md).  An
+			 * unknown store bounded away from the range (the
+			 * stack, fs) cannot touch it.
+			 */
+			continue;
+		}
+		hit->type = p->type;
+		hit->addr = p->addr;
+		hit->len = p->len;
+		hit->kind = a->kind;
+		hit->maybe = !a->addr_known;
+		hit->syscall = a->syscall;
+		hit->acc_addr = a->addr;
+		hit->acc_size = a->size;
+		return a->addr_known ? 2 : 1;
+	}
+	return 0;
+}
+
+int rp_watch_scan(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
+		  int dir, uint64_t lo, uint64_t hi,
+		  struct rp_watch_hit *hit)
+{
+	struct rp_access acc[4];
+	struct rp_watch_hit h, maybe;
+	uint64_t p;
+	int n, k, m, best;
+
+	if (!w->n || lo >= hi)
+		return -RP_ERR_NOTFOUND;
+	p = dir < 0 ? hi - 1 : lo;
+	for (;;) {
+		n = rp_recover_accesses(rc, p, acc, 4);
+		if (n == -RP_ERR_RANGE)
+			n = 0;	/* the last, unfinished instruction */
+		if (n < 0)
+			return n;
+		best = 0;
+		for (k = 0; k < n && best < 2; k++) {
+			m = match(w, pid, &acc[k], &h);
+			if (m == 2) {
+				*hit = h;
+				best = 2;
+			} else if (m == 1 && !best) {
+				maybe = h;
+				best = 1;
+			}
+		}
+		if (best) {
+			if (best == 1)
+				*hit = maybe;
+			hit->pos = p;
+			return 0;
+		}
+		if (dir < 0 ? p == lo : p + 1 >= hi)
+			return -RP_ERR_NOTFOUND;
+		p = dir < 0 ? p - 1 : p + 1;
+	}
+}

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * bench_watch BUNDLE ADDR: the reverse watchpoint search (#18, replay/
+ * watch.c) against a plain libipt instruction loop over the same stream,
+ * in one run, as ratios (each time the best of 3).  BUNDLE is scripts/bench-watch's 10^7-instruction
+ * history of tests/bench/gdbloop (one static thread); ADDR is a variable
+ * the loop writes (sink).
+ *
+ *   scan        instructions per second a backward search covers when
+ *               nothing matches (a code address: never written), cold
+ *               (the recovery engine computes each window of addresses on
+ *               the way) and warm (the windows near the end are kept);
+ *   nearby hit  the time to the nearest write of ADDR before a position
+ *               10^5 instructions from the end and 5*10^6 and 9.9*10^6
+ *               deep, as a ratio: flat means no decoding from the end.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "iptloop.h"
+#include "replay.h"
+#include "sideband.h"
+
+static struct rp_session *s;
+static uint32_t tid, pid;
+static uint64_t end;
+
+#define REPEAT 3	/* each time is the best of 3: the machine is shared */
+
+/* Seconds for one backward scan of [hi - span, hi) for @addr. */
+static double scan(struct rp_recover *rc, struct rp_watch *w, uint64_t hi,
+		   uint64_t span, uint64_t *covered)
+{
+	struct rp_watch_hit h;
+	double t = iptloop_now();
+	int ret = rp_watch_scan(w, rc, pid, -1, hi - span, hi, &h);
+
+	t = iptloop_now() - t;
+	*covered = ret ? span : hi - h.pos;
+	return t;
+}
+
+int main(int argc, char **argv)
+{
+	struct sb_manifest *m;
+	struct rp_thread_info info;
+	struct rp_watch *code, *var;
+	struct rp_recover *rc;
+	uint64_t addr, n, ipt_n, covered;
+	double ipt, cold, warm, t[3];
+	const uint64_t at[3] = { 100000, 5000000, 9900000 };
+	char pt[4096];
+	int k;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: bench_watch BUNDLE ADDR\n");
+		return 2;
+	}
+	addr = strtoull(argv[2], NULL, 0);
+	if (rp_session_open(&s, argv[1]) || sb_manifest_load(&m, argv[1], NULL)) {
+		fprintf(stderr, "bench_watch: cannot open %s\n", argv[1]);
+		return 2;
+	}
+	snprintf(pt, sizeof(pt), "%s/%s", argv[1], m->threads[0].pt);
+	for (k = 0, ipt = 1e9; k < REPEAT; k++) {
+		double x = iptloop_run(argv[1], pt, &ipt_n);
+
+		if (x <= 0) {
+			fprintf(stderr, "bench_watch: the libipt loop failed\n");
+			return 2;
+		}
+		ipt = x < ipt ? x : ipt;
+	}
+	tid = rp_thread_tid(s, 0);
+	if (rp_thread_info(s, tid, &info) || rp_thread_end(s, tid, &end, NULL) ||
+	    end < 10000000 - 100000 || rp_watch_new(&code) ||
+	    rp_watch_new(&var)) {
+		fprintf(stderr, "bench_watch: %s is not the 10^7 history\n",
+			argv[1]);
+		return 2;
+	}
+	pid = info.pid;
+	/* Code is never written; stores of unknown address are skipped. */
+	rp_watch_set_unknown(code, false);
+	rp_watch_set_unknown(var, false);
+	rp_watch_insert(code, RP_WATCH_WRITE, pid, 0x401000, 8);
+	rp_watch_insert(var, RP_WATCH_WRITE, pid, addr, 4);
+	printf("watch-bench: plain libipt loop %.0f insns/s (%" PRIu64
+	       " instructions)\n", (double)ipt_n / ipt, ipt_n);
+
+	n = 200000;
+	for (k = 0, cold = warm = 1e9; k < REPEAT; k++) {
+		double c, x;
+
+		if (rp_recover_new(s, tid, &rc))
+			return 2;
+		c = scan(rc, code, end, n, &covered);
+		x = scan(rc, code, end, n, &covered);
+		cold = c < cold ? c : cold;
+		warm = x < warm ? x : warm;
+		rp_recover_free(rc);
+	}
+	printf("watch-bench: backward scan, %" PRIu64 " instructions from "
+	       "the end: cold %.0f insns/s (%.4f of libipt), warm %.0f "
+	       "insns/s (%.3f of libipt; goal 10^7 insns/s)\n", covered,
+	       (double)covered / cold, (double)covered / cold /
+	       ((double)ipt_n / ipt), (double)covered / warm,
+	       (double)covered / warm / ((double)ipt_n / ipt));
+	for (k = 0, cold = 1e9; k < REPEAT; k++) {
+		double c;
+
+		if (rp_recover_new(s, tid, &rc))
+			return 2;
+		c = scan(rc, code, end / 2, n, &covered);
+		cold = c < cold ? c : cold;
+		rp_recover_free(rc);
+	}
+	printf("watch-bench: backward scan deep in the history: cold %.0f "
+	       "insns/s (%.4f of libipt)\n", (double)covered / cold,
+	       (double)covered / cold / ((double)ipt_n / ipt));
+	for (k = 0; k < 3; k++) {
+		int r;
+
+		t[k] = 1e9;
+		for (r = 0; r < REPEAT; r++) {
+			double x;
+
+			/* A fresh context each time: nothing computed
+			 * before.
+			 */
+			if (rp_recover_new(s, tid, &rc))
+				return 2;
+			x = scan(rc, var, end - at[k], end - at[k], &covered);
+			t[k] = x < t[k] ? x : t[k];
+			rp_recover_free(rc);
+		}
+	}
+	printf("watch-bench: nearest write before a position, cold: %.1f ms "
+	       "at 10^5 from the end, %.1f ms at 5*10^6, %.1f ms at 9.9*10^6:"
+	       " deep / near %.2f (flat: about 1)\n", t[0] * 1e3, t[1] * 1e3,
+	       t[2] * 1e3, t[2] / t[0]);
+	rp_watch_free(code);
+	rp_watch_free(var);
+	sb_manifest_free(m);
+	rp_session_close(s);
+	return 0;
+}

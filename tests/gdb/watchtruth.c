@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * watchtruth BUNDLE ADDR LEN [TID POS]: every instruction of every thread that wrote
+ * a byte of [ADDR, ADDR + LEN), by the software recorder's ground truth
+ * (the registers the recorder read with ptrace before each instruction,
+ * never the recovery engine's), for tests/gdb/watch.sh.  Prints one line
+ * per write, "tid POS tsc TSC ip IP" (POS 0-based), in each thread's
+ * order.  Stores are found by decoding each instruction with capstone and
+ * computing its memory destination from the true registers: explicit
+ * memory destinations, push and call, rep stos/movs, and the system
+ * calls the test programs make that write memory (read, pread64: the
+ * bytes returned; pipe, pipe2: two ints).  fs-relative stores are left
+ * out (no fs_base in the truth; the test watches none).  First, a line
+ * "thread TID index I" per thread (bundle order, which breaks ties in
+ * time), and with TID POS "at TID POS tsc TSC" (POS's timestamp).  Exits
+ * 2 on bad input.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <capstone/capstone.h>
+
+#include "replay.h"
+#include "sideband.h"
+
+static int gpr(x86_reg r)
+{
+	static const x86_reg map[16][4] = {
+		{ X86_REG_RAX, X86_REG_EAX }, { X86_REG_RBX, X86_REG_EBX },
+		{ X86_REG_RCX, X86_REG_ECX }, { X86_REG_RDX, X86_REG_EDX },
+		{ X86_REG_RSI, X86_REG_ESI }, { X86_REG_RDI, X86_REG_EDI },
+		{ X86_REG_RBP, X86_REG_EBP }, { X86_REG_RSP, X86_REG_ESP },
+		{ X86_REG_R8, X86_REG_R8D }, { X86_REG_R9, X86_REG_R9D },
+		{ X86_REG_R10, X86_REG_R10D }, { X86_REG_R11, X86_REG_R11D },
+		{ X86_REG_R12, X86_REG_R12D }, { X86_REG_R13, X86_REG_R13D },
+		{ X86_REG_R14, X86_REG_R14D }, { X86_REG_R15, X86_REG_R15D },
+	};
+	int i;
+
+	for (i = 0; i < 16; i++)
+		if (map[i][0] == r || map[i][1] == r)
+			return i;
+	return -1;
+}
+
+static bool read_only(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_CMP: case X86_INS_TEST: case X86_INS_BT:
+	case X86_INS_PUSH: case X86_INS_CALL: case X86_INS_JMP:
+	case X86_INS_NOP: case X86_INS_LEA: case X86_INS_PREFETCHT0:
+	case X86_INS_PREFETCHNTA: case X86_INS_PREFETCHW:
+	case X86_INS_UCOMISD: case X86_INS_UCOMISS: case X86_INS_COMISD:
+	case X86_INS_COMISS: case X86_INS_PCMPEQB: case X86_INS_VPCMPEQB:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The write [*a, *a + *n) of instruction @ci with registers @r before it
+ * (and @after, after it); false when it writes no memory we name.
+ */
+static bool dest(const cs_insn *ci, const uint64_t *r, const uint64_t *after,
+		 uint64_t *a, uint64_t *n)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	unsigned int i, esz = 0;
+	uint64_t cnt = 1;
+
+	switch (ci->id) {
+	case X86_INS_PUSH: case X86_INS_CALL: case X86_INS_PUSHFQ:
+		*a = r[7] - 8;
+		*n = 8;
+		return true;
+	case X86_INS_SYSCALL:
+		if (r[0] == 0 || r[0] == 17) {	/* read, pread64 */
+			/* The bytes returned; the recorder keeps no
+			 * registers after a system call, so the count asked
+			 * for (the test's reads return all of it).
+			 */
+			*a = r[4];
+			*n = after ? after[0] : r[3];
+			return (int64_t)*n > 0;
+		}
+		if (r[0] == 22 || r[0] == 293) {	/* pipe, pipe2 */
+			*a = r[5];
+			*n = 8;
+			return true;
+		}
+		return false;
+	case X86_INS_STOSB: esz = 1; break;
+	case X86_INS_STOSW: esz = 2; break;
+	case X86_INS_STOSD: esz = 4; break;
+	case X86_INS_STOSQ: esz = 8; break;
+	case X86_INS_MOVSB: esz = 1; break;
+	case X86_INS_MOVSW: esz = 2; break;
+	case X86_INS_MOVSQ: esz = 8; break;
+	default: break;
+	}
+	if (ci->id == X86_INS_MOVSD && x->op_count == 2 &&
+	    x->operands[0].type == X86_OP_MEM &&
+	    x->operands[1].type == X86_OP_MEM)
+		esz = 4;
+	if (esz) {
+		if (x->prefix[0] == X86_PREFIX_REP ||
+		    x->prefix[0] == X86_PREFIX_REPNE)
+			cnt = r[2];
+		*n = cnt * esz;
+		*a = r[5];
+		if (r[16] & 0x400)
+			*a -= *n - esz;
+		return *n > 0;
+	}
+	for (i = 0; i < x->op_count; i++) {
+		const cs_x86_op *o = &x->operands[i];
+		uint64_t v = (uint64_t)o->mem.disp;
+		int b, ix;
+
+		if (o->type != X86_OP_MEM)
+			continue;
+		if (!(o->access & CS_AC_WRITE) &&
+		    (i != 0 || read_only(ci->id)))
+			continue;
+		if (o->mem.segment == X86_REG_FS || o->mem.segment == X86_REG_GS)
+			return false;
+		if (o->mem.base == X86_REG_RIP) {
+			v += ci->address + ci->size;
+		} else if (o->mem.base != X86_REG_INVALID) {
+			if ((b = gpr(o->mem.base)) < 0)
+				return false;
+			v += r[b];
+		}
+		if (o->mem.index != X86_REG_INVALID) {
+			if ((ix = gpr(o->mem.index)) < 0)
+				return false;
+			v += r[ix] * (uint64_t)o->mem.scale;
+		}
+		*a = v;
+		*n = o->size;
+		return true;
+	}
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	struct rp_session *s;
+	uint64_t addr, len;
+	csh cs;
+	size_t ti;
+
+	if (argc != 4 && argc != 6) {
+		fprintf(stderr, "usage: watchtruth BUNDLE ADDR LEN [TID POS]\n");
+		return 2;
+	}
+	addr = strtoull(argv[2], NULL, 0);
+	len = strtoull(argv[3], NULL, 0);
+	if (rp_session_open(&s, argv[1])) {
+		fprintf(stderr, "watchtruth: %s: %s\n", argv[1],
+			rp_session_errmsg(s));
+		return 2;
+	}
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+		return 2;
+	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	for (ti = 0; ti < rp_thread_count(s); ti++)
+		printf("thread %u index %zu\n", rp_thread_tid(s, ti), ti);
+	if (argc == 6) {
+		struct rp_cursor *c;
+		struct rp_insn in;
+		uint32_t t = (uint32_t)strtoul(argv[4], NULL, 0);
+		uint64_t at = strtoull(argv[5], NULL, 0);
+
+		if (rp_cursor_new(s, t, &c))
+			return 2;
+		if (rp_cursor_peek(c, at, &in) &&
+		    (!at || rp_cursor_peek(c, at - 1, &in)))
+			return 2;
+		printf("at %u %" PRIu64 " tsc %" PRIu64 "\n", t, at, in.tsc);
+		rp_cursor_free(c);
+	}
+	for (ti = 0; ti < rp_thread_count(s); ti++) {
+		uint32_t tid = rp_thread_tid(s, ti);
+		struct sb_truth_rec *recs;
+		struct rp_cursor *cur;
+		struct rp_insn insn;
+		struct sb_err err;
+		char path[4096];
+		size_t n, p;
+
+		snprintf(path, sizeof(path), "%s/truth/%u.gt", argv[1], tid);
+		if (sb_truth_load_recs(path, &recs, &n, &err)) {
+			fprintf(stderr, "watchtruth: %s\n", err.msg);
+			return 2;
+		}
+		if (rp_cursor_new(s, tid, &cur))
+			return 2;
+		/* Registers before instruction p: the truth after p - 1. */
+		for (p = 1; p < n; p++) {
+			const struct sb_truth_rec *pre = &recs[p - 1];
+			cs_insn *ci;
+			uint64_t a, l;
+
+			if (!(pre->mask & 0xffff) || rp_cursor_peek(cur, p, &insn))
+				continue;
+			if (insn.ip != recs[p].ip) {
+				fprintf(stderr, "watchtruth: thread %u position"
+					" %zu: truth %#" PRIx64 ", decoded %#"
+					PRIx64 "\n", tid, p, recs[p].ip,
+					insn.ip);
+				return 2;
+			}
+			if (cs_disasm(cs, insn.raw, insn.size, insn.ip, 1,
+				      &ci) != 1)
+				continue;
+			if (dest(ci, pre->regs, recs[p].mask & 1 ?
+						recs[p].regs : NULL, &a, &l) &&
+			    a < addr + len && addr < a + l)
+				printf("%u %zu tsc %" PRIu64 " ip %#" PRIx64
+				       "\n", tid, p, insn.tsc, insn.ip);
+			cs_free(ci, 1);
+		}
+		rp_cursor_free(cur);
+		free(recs);
+	}
+	cs_close(&cs);
+	rp_session_close(s);
+	return 0;
+}

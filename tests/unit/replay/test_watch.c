@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Unit tests of the watchpoint scan (replay/watch.c) and of the
+ * timeline's continue with watchpoints, on a recording of tests/gdb/
+ * watchval (total = 1, then five times total = total * 3 + 1, with the
+ * loop variable step a global too): the set's rules, every write of
+ * total found either way and nothing else, reads of step for rwatch,
+ * ranges, processes, and where the timeline stops (after an access going
+ * forward, before it going back, a breakpoint at the accessing
+ * instruction first).  GDB on real programs against the ground truth is
+ * tests/gdb/watch.sh.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "replay.h"
+
+static struct rp_session *s;
+static struct rp_recover *rc;
+static struct rp_watch *w;
+static uint32_t tid, pid;
+static uint64_t end;
+
+static void setup(void)
+{
+	struct rp_thread_info info;
+
+	cr_assert_eq(rp_session_open(&s, WATCH_BUNDLE), 0);
+	tid = rp_thread_tid(s, 0);
+	cr_assert_eq(rp_thread_info(s, tid, &info), 0);
+	pid = info.pid;
+	cr_assert_eq(rp_thread_end(s, tid, &end, NULL), 0);
+	cr_assert_eq(rp_recover_new(s, tid, &rc), 0);
+	cr_assert_eq(rp_watch_new(&w), 0);
+}
+
+static void teardown(void)
+{
+	rp_watch_free(w);
+	rp_recover_free(rc);
+	rp_session_close(s);
+}
+
+TestSuite(watch, .init = setup, .fini = teardown);
+
+Test(watch, set_rules)
+{
+	cr_assert_eq(rp_watch_count(w), 0);
+	cr_assert_eq(rp_watch_insert(w, RP_WATCH_WRITE, pid, 0x1000, 0),
+		     -RP_ERR_INVAL);
+	cr_assert_eq(rp_watch_insert(w, RP_WATCH_WRITE, pid, ~0ull, 2),
+		     -RP_ERR_INVAL);
+	cr_assert_eq(rp_watch_insert(w, 0, pid, 0x1000, 4), -RP_ERR_INVAL);
+	cr_assert_eq(rp_watch_insert(w, 4, pid, 0x1000, 4), -RP_ERR_INVAL);
+	cr_assert_eq(rp_watch_insert(w, RP_WATCH_WRITE, pid, 0x1000, 4), 0);
+	cr_assert_eq(rp_watch_insert(w, RP_WATCH_WRITE, pid, 0x1000, 4), 0);
+	cr_assert_eq(rp_watch_count(w), 1);
+	cr_assert_eq(rp_watch_insert(w, RP_WATCH_READ, pid, 0x1000, 4), 0);
+	cr_assert_eq(rp_watch_insert(w, RP_WATCH_WRITE, pid, 0x1000, 1 << 20),
+		     0);
+	cr_assert_eq(rp_watch_count(w), 3);
+	cr_assert_eq(rp_watch_remove(w, RP_WATCH_ACCESS, pid, 0x1000, 4),
+		     -RP_ERR_NOTFOUND);
+	cr_assert_eq(rp_watch_remove(w, RP_WATCH_READ, pid, 0x1000, 4), 0);
+	cr_assert_eq(rp_watch_count(w), 2);
+	cr_assert(rp_watch_get_unknown(w));
+	rp_watch_set_unknown(w, false);
+	cr_assert(!rp_watch_get_unknown(w));
+	rp_watch_clear(w);
+	cr_assert_eq(rp_watch_count(w), 0);
+}
+
+/* Every hit of a scan over the whole history, either way. */
+static size_t all_hits(int dir, uint64_t *pos, size_t max)
+{
+	struct rp_watch_hit h;
+	uint64_t lo = 0, hi = end;
+	size_t n = 0;
+
+	while (!rp_watch_scan(w, rc, pid, dir, lo, hi, &h)) {
+		cr_assert(n < max, "more hits than writes");
+		pos[n++] = h.pos;
+		cr_assert(!h.maybe);
+		if (dir < 0)
+			hi = h.pos;
+		else
+			lo = h.pos + 1;
+	}
+	return n;
+}
+
+Test(watch, every_write_either_way)
+{
+	uint64_t back[16], fwd[16];
+	struct rp_cursor *c;
+	int32_t disp;
+	struct rp_insn insn;
+	size_t n, i;
+
+	rp_watch_set_unknown(w, false);
+	cr_assert_eq(rp_watch_insert(w, RP_WATCH_WRITE, pid, WATCH_TOTAL, 8),
+		     0);
+	n = all_hits(-1, back, 16);
+	cr_assert_eq(n, 6, "total is written 6 times, found %zu", n);
+	cr_assert_eq(all_hits(1, fwd, 16), 6);
+	cr_assert_eq(rp_cursor_new(s, tid, &c), 0);
+	for (i = 0; i < n; i++) {
+		cr_assert_eq(fwd[i], back[n - 1 - i]);
+		cr_assert(i == 0 || fwd[i] > fwd[i - 1]);
+		/* A store to total: rip-relative with total's address. */
+		cr_assert_eq(rp_cursor_peek(c, fwd[i], &insn), 0);
+		memcpy(&disp, &insn.raw[3], 4);
+		cr_assert_eq(insn.ip + insn.size + (uint64_t)(int64_t)disp,
+			     WATCH_TOTAL, "position %lu", (unsigned long)fwd[i]);
+	}
+	rp_cursor_free(c);
+	/* Its last byte alone, and a range around it: the same writes. */
+	rp_watch_clear(w);
+	rp_watch_insert(w, RP_WATCH_WRITE, pid, WATCH_TOTAL + 7, 1);
+	cr_assert_eq(all_hits(-1, back, 16), 6);
+	rp_watch_clear(w);
+	rp_watch_insert(w, RP_WATCH_WRITE, pid, WATCH_TOTAL - 64, 72);
+	cr_assert_geq(all_hits(-1, back, 16), 6);
+	/* Just past it, another process: nothing. */
+	rp_watch_clear(w);
+	rp_watch_insert(w, RP_WATCH_WRITE, pid, WATCH_TOTAL + 8, 0);
+	rp_watch_insert(w, RP_WATCH_WRITE, pid + 1, WATCH_TOTAL, 8);
+	cr_assert_eq(all_hits(-1, back, 16), 0);
+}
+
+Test(watch, bounds_and_reads)
+{
+	struct rp_watch_hit h;
+	uint64_t pos[16];
+
+	rp_watch_set_unknown(w, false);
+	rp_watch_insert(w, RP_WATCH_WRITE, pid, WATCH_TOTAL, 8);
+	cr_assert_eq(all_hits(1, pos, 16), 6);
+	/* Strictly inside [lo, hi): the first write is not in (p, p]. */
+	cr_assert_eq(rp_watch_scan(w, rc, pid, -1, pos[0] + 1, pos[1], &h),
+		     -RP_ERR_NOTFOUND);
+	cr_assert_eq(rp_watch_scan(w, rc, pid, -1, pos[0], pos[1], &h), 0);
+	cr_assert_eq(h.pos, pos[0]);
+	cr_assert_eq(h.kind, RP_ACC_WRITE);
+	cr_assert_eq(h.acc_addr, WATCH_TOTAL);
+	cr_assert_eq(h.acc_size, 8);
+	cr_assert_eq(rp_watch_scan(w, rc, pid, 1, pos[0], pos[0], &h),
+		     -RP_ERR_NOTFOUND);
+	/* rwatch on step: the loop's compare and increment read it. */
+	rp_watch_clear(w);
+	rp_watch_insert(w, RP_WATCH_READ, pid, WATCH_STEP, 4);
+	cr_assert_eq(rp_watch_scan(w, rc, pid, 1, 0, end, &h), 0);
+	cr_assert_eq(h.kind, RP_ACC_READ);
+	cr_assert_eq(h.type, RP_WATCH_READ);
+	cr_assert_eq(h.acc_addr, WATCH_STEP);
+	/* A write watchpoint is not hit by the reads. */
+	rp_watch_clear(w);
+	rp_watch_insert(w, RP_WATCH_WRITE, pid, WATCH_STEP, 4);
+	cr_assert_eq(rp_watch_scan(w, rc, pid, 1, 0, end, &h), 0);
+	cr_assert_eq(h.kind, RP_ACC_WRITE);
+}
+
+Test(watch, timeline_stops)
+{
+	struct rp_timeline *tl;
+	struct rp_watch_hit h;
+	uint64_t pos[16];
+	struct rp_insn insn;
+	size_t n;
+
+	rp_watch_set_unknown(w, false);
+	rp_watch_insert(w, RP_WATCH_WRITE, pid, WATCH_TOTAL, 8);
+	n = all_hits(1, pos, 16);
+	cr_assert_eq(rp_timeline_new(s, &tl), 0);
+	rp_timeline_watch_unknown(tl, false);
+	cr_assert(!rp_timeline_watch_unknown_get(tl));
+	cr_assert_eq(rp_timeline_watch_insert(tl, RP_WATCH_WRITE, WATCH_TOTAL,
+					      8), 0);
+	/* Back from the end: before the last write, then the one before. */
+	cr_assert_eq(rp_timeline_continue(tl, -1, true), RP_STOP_WATCH);
+	cr_assert_eq(rp_timeline_pos(tl, 0), pos[n - 1]);
+	cr_assert_eq(rp_timeline_watch_hit(tl, &h), 0);
+	cr_assert_eq(h.pos, pos[n - 1]);
+	cr_assert_eq(h.tid, tid);
+	cr_assert_eq(rp_timeline_continue(tl, -1, true), RP_STOP_WATCH);
+	cr_assert_eq(rp_timeline_pos(tl, 0), pos[n - 2]);
+	/* Forward: after the write it stood before. */
+	cr_assert_eq(rp_timeline_continue(tl, 1, false), RP_STOP_WATCH);
+	cr_assert_eq(rp_timeline_pos(tl, 0), pos[n - 2] + 1);
+	/* A step forgets the hit. */
+	rp_timeline_step(tl, -1);
+	cr_assert_eq(rp_timeline_watch_hit(tl, &h), -RP_ERR_NOTFOUND);
+	/* A breakpoint at the writing instruction (the loop's store, one
+	 * address for writes 1 to 5) stops first going forward (before
+	 * it), then the watchpoint (after it); backward, the watchpoint.
+	 */
+	cr_assert_eq(rp_timeline_goto(tl, 0, pos[1] - 1), 0);
+	cr_assert_eq(rp_cursor_peek(rp_timeline_cursor(tl, 0), pos[2], &insn),
+		     0);
+	cr_assert_eq(rp_timeline_break_insert(tl, insn.ip), 0);
+	cr_assert_eq(rp_timeline_continue(tl, 1, true), RP_STOP_BREAK);
+	cr_assert_eq(rp_timeline_pos(tl, 0), pos[1]);
+	cr_assert_eq(rp_timeline_continue(tl, 1, true), RP_STOP_WATCH);
+	cr_assert_eq(rp_timeline_pos(tl, 0), pos[1] + 1);
+	cr_assert_eq(rp_timeline_continue(tl, 1, true), RP_STOP_BREAK);
+	cr_assert_eq(rp_timeline_pos(tl, 0), pos[2]);
+	cr_assert_eq(rp_timeline_continue(tl, 1, true), RP_STOP_WATCH);
+	cr_assert_eq(rp_timeline_pos(tl, 0), pos[2] + 1);
+	cr_assert_eq(rp_timeline_continue(tl, -1, true), RP_STOP_WATCH);
+	cr_assert_eq(rp_timeline_pos(tl, 0), pos[2]);
+	/* Removed: to the edges. */
+	rp_timeline_break_remove(tl, insn.ip);
+	cr_assert_eq(rp_timeline_watch_remove(tl, RP_WATCH_WRITE, WATCH_TOTAL,
+					      8), 0);
+	cr_assert_eq(rp_timeline_watch_remove(tl, RP_WATCH_WRITE, WATCH_TOTAL,
+					      8), -RP_ERR_NOTFOUND);
+	cr_assert_eq(rp_timeline_continue(tl, -1, true), RP_STOP_BEGIN);
+	/* Before the first write, forward: the first write. */
+	rp_timeline_watch_insert(tl, RP_WATCH_WRITE, WATCH_TOTAL, 8);
+	cr_assert_eq(rp_timeline_continue(tl, 1, true), RP_STOP_WATCH);
+	cr_assert_eq(rp_timeline_pos(tl, 0), pos[0] + 1);
+	rp_timeline_free(tl);
+}
