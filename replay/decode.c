@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "decode.h"
+#include "events.h"
 #include "gaps.h"
 #include "insn.h"
 #include "psbscan.h"
@@ -220,6 +221,10 @@ int rp_walk_events(struct walk *w, int status)
 		ret = ev.status_update ? psb_passed(w) : 0;
 		if (!ret && w->indexing)
 			ret = rp_gap_loop(w, &ev);
+		if (!ret && w->indexing)
+			ret = rp_event_take(w, &ev);
+		if (!ret && w->indexing && ev.type == ptev_overflow)
+			ret = rp_gap_overflow(w, &ev);
 		if (!ret && ev.type == ptev_enabled && ev.has_tsc) {
 			ret = rp_world_advance(&w->world, ev.tsc);
 			if (!ret && w->world.changed)
@@ -364,6 +369,23 @@ int rp_walk_store_block(struct walk *w, const struct pt_block *b, int cls)
 	return 0;
 }
 
+/* The trace bytes gap @i (just added, if it was) skipped: to the PSB
+ * decoding resynced at, or to the end of the stream.
+ */
+static void gap_bytes(struct walk *w, size_t i, int status)
+{
+	struct rp_gap *g;
+	uint64_t off = w->t->pt_size;
+
+	if (*w->ngaps <= i)
+		return;
+	g = &(*w->gaps)[i];
+	if (status >= 0)
+		pt_insn_get_sync_offset(w->d, &off);
+	if (off > g->offset)
+		g->bytes = off - g->offset;
+}
+
 /*
  * Decodes from the decoder's current sync point until @w->end instructions
  * (UINT64_MAX: the end of the stream), turning errors into gaps.
@@ -374,6 +396,7 @@ int rp_walk_run(struct walk *w, int status)
 	size_t resyncs = w->t->npsbs + 2;
 	uint64_t trace_off, last_off = UINT64_MAX, stall = 0;
 	struct pt_insn insn;
+	size_t ngaps;
 	int ret;
 
 	while (w->pos < w->end) {
@@ -404,12 +427,14 @@ int rp_walk_run(struct walk *w, int status)
 								&w->resync_off);
 				break;
 			}
+			ngaps = *w->ngaps;
 			ret = rp_gap_add(w, status, insn.ip);
 			if (ret)
 				return ret;
 			status = resync(w);
 			if (w->err)
 				return w->err;
+			gap_bytes(w, ngaps, status);
 			if (status == -pte_eos)
 				break;
 			continue;	/* a failed resync is another gap */
@@ -453,6 +478,8 @@ int rp_walk_begin(struct walk *w, struct rp_session *s,
 	w->nckpts = &t->nckpts;
 	w->gaps = &t->gaps;
 	w->ngaps = &t->ngaps;
+	w->evs = &t->evs;
+	w->nevs = &t->nevs;
 	w->stop_psb = SIZE_MAX;
 	w->start_psb = SIZE_MAX;
 	rp_world_init(&w->world, s);

@@ -45,6 +45,10 @@ struct walk {
 	size_t match_psb;	/* the PSB of the pending FUP check */
 	struct rp_gap **gaps;	/* where gaps go: the thread's, or */
 	size_t *ngaps;		/* a parallel indexing worker's own */
+	struct rp_event **evs;	/* where events go (events.h), as gaps */
+	size_t *nevs;
+	uint64_t mode_bits;	/* the last execution mode (0: none yet), */
+	uint64_t cr3, vmcs;	/* CR3 and VMCS base (events.c) */
 	bool stop_at_error;	/* counting: stop at the first error */
 	int error;		/* counting: the error stopped at (libipt) */
 	uint64_t resync_off;	/* counting: where it resynced (or ~0) */

@@ -74,6 +74,8 @@ struct rp_thread {
 	size_t nckpts;
 	struct rp_gap *gaps;
 	size_t ngaps;
+	struct rp_event *evs;	/* events.c: in history order */
+	size_t nevs;
 	uint64_t insns;
 	uint64_t first_tsc, last_tsc;
 	struct rp_seg cache[RP_SEG_CACHE];

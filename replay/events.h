@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The trace's events (events.c), the index pass's side: libipt's events
+ * kept in the history at the walk's position.
+ */
+#ifndef PTREC_REPLAY_EVENTS_H
+#define PTREC_REPLAY_EVENTS_H
+
+#include "decode.h"
+
+/*
+ * Keeps @ev at @w's position, while indexing (the index pass sees every
+ * event once).  Status updates (a PSB+ repeating the state) are not
+ * events; execution mode, CR3 (PIP) and VMCS only where they change
+ * from a value seen before (in a PSB+ too).  Returns 0 or -RP_ERR_NOMEM.
+ */
+int rp_event_take(struct walk *w, const struct pt_event *ev);
+
+/* The address a PTWRITE's operand reads when it is RIP-relative (@b: its
+ * @n bytes at @ip).  Returns 0, or -1 for a register or computed operand.
+ */
+int rp_ptwrite_operand(const uint8_t *b, size_t n, uint64_t ip,
+		       uint64_t *addr);
+
+#endif
