@@ -252,6 +252,24 @@ int ptenc_disable_async(struct ptenc *e, uint64_t ip)
 	return ret ? ret : suppressed(e, ppt_tip_pgd);
 }
 
+int ptenc_ptwrite(struct ptenc *e, uint64_t ip, uint64_t payload,
+		  unsigned int size)
+{
+	struct pt_packet pkt = { .type = ppt_ptw };
+	int ret;
+
+	if (!e->enabled)
+		return e->error;
+	ret = flush_tnt(e);
+	/* 33.4.2.21: PLC 0 is 4 bytes, 1 is 8; IP set: a FUP follows. */
+	pkt.payload.ptw.plc = size == 8 ? 1 : 0;
+	pkt.payload.ptw.payload = size == 8 ? payload : (uint32_t)payload;
+	pkt.payload.ptw.ip = 1;
+	if (!ret)
+		ret = put(e, &pkt);
+	return ret ? ret : ip_packet(e, ppt_fup, ip);
+}
+
 static void rs_push(struct ptenc *e, uint64_t nlip)
 {
 	/* A full stack drops its oldest entry, as the decoder's does. */

@@ -61,6 +61,15 @@ int ptenc_disable_sync(struct ptenc *e);
 int ptenc_disable_async(struct ptenc *e, uint64_t ip);
 
 /*
+ * The PTWRITE at @ip wrote @payload of @size bytes (4 or 8), before it
+ * retires: PTW with its IP bit set, then FUP(@ip), as a CPU does with
+ * RTIT_CTL.FUPonPTW (SDM Vol. 3C 33.4.2.21).  The caller then retires it
+ * as any instruction without a flow change.
+ */
+int ptenc_ptwrite(struct ptenc *e, uint64_t ip, uint64_t payload,
+		  unsigned int size);
+
+/*
  * The instruction @in at @ip retired and execution continues at @next in
  * user space.  Emits what its class requires.  Returns 0, a negative errno,
  * or 1 when @next is impossible for the class (the caller must treat the

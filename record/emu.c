@@ -129,6 +129,12 @@ static void issue_step(struct emu *e, struct thr *t)
 
 		t->delivering = caught & (1ull << (sig - 1));
 	}
+	/* Never run: emulated, with its packets (emu_ptwrite.c). */
+	if (!sig && emu_ptwrite(e, t)) {
+		if (e->quantum)
+			e->quantum--;
+		return;
+	}
 	t->st = t->in.cls == IC_FAR && !t->delivering ? T_SYSCALL : T_STEP;
 	/*
 	 * The old image's last state: at PTRACE_EVENT_EXEC it is gone, so

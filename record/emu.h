@@ -4,6 +4,7 @@
  * threads, the recording) and the functions its files share.  emu.c
  * schedules and steps threads; emu_step.c turns their stops into trace and
  * sideband; emu_space.c models processes, threads and address spaces;
+ * emu_ptwrite.c emulates PTWRITE;
  * emu_start.c launches or attaches; emu_end.c ends each process's
  * recording with its snapshot and ends the live ones.
  */
@@ -128,10 +129,21 @@ int emu_get_regs(struct thr *t);
 int emu_fetch_insn(struct emu *e, struct thr *t, uint64_t ip,
 		   struct insn *in);
 void emu_enc_check(struct emu *e, struct thr *t, int ret);
+/* Instruction @ip in the ground truth; with @regs, t->regs after it. */
+void emu_truth_add_regs(struct emu *e, struct thr *t, uint64_t ip,
+			bool regs);
 void emu_syscall_entered(struct emu *e, struct thr *t);
 void emu_thr_close(struct emu *e, struct thr *t);
 bool emu_proc_alive(struct emu *e, struct proc *p);
 void emu_handle_stop(struct emu *e, pid_t tid, int status);
+
+/* emu_ptwrite.c */
+/*
+ * When @t (stopped at t->ip, t->in fetched) is at a PTWRITE: emulates it
+ * (PTW + FUP, ground truth, RIP moved past it; @t stays ready) and
+ * returns true.  False: not one, or not emulable (it runs as it would).
+ */
+bool emu_ptwrite(struct emu *e, struct thr *t);
 
 /* emu_start.c */
 int emu_launch(struct emu *e);

@@ -77,8 +77,8 @@ int emu_fetch_insn(struct emu *e, struct thr *t, uint64_t ip,
 /* Records instruction @ip in the ground truth; with @regs, the registers
  * after it (t->regs, read at the step's stop) too.
  */
-static void truth_add_regs(struct emu *e, struct thr *t, uint64_t ip,
-			   bool regs)
+void emu_truth_add_regs(struct emu *e, struct thr *t, uint64_t ip,
+			bool regs)
 {
 	const struct user_regs_struct *r = &t->regs;
 	const uint64_t v[SB_TRUTH_NREGS] = {
@@ -99,7 +99,7 @@ static void truth_add_regs(struct emu *e, struct thr *t, uint64_t ip,
 
 static void truth_add(struct emu *e, struct thr *t, uint64_t ip)
 {
-	truth_add_regs(e, t, ip, false);
+	emu_truth_add_regs(e, t, ip, false);
 }
 
 void emu_enc_check(struct emu *e, struct thr *t, int ret)
@@ -435,7 +435,7 @@ static void step_done(struct emu *e, struct thr *t)
 	/* The registers are those after t->ip only when the step retired
 	 * just it, where its class allows.
 	 */
-	truth_add_regs(e, t, t->ip, ret == 0);
+	emu_truth_add_regs(e, t, t->ip, ret == 0);
 	if (ret == 1 && t->in.cls == IC_OTHER &&
 	    explain_skip(e, t, t->ip + t->in.len, next))
 		ret = 0;

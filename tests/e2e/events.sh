@@ -1,0 +1,85 @@
+#!/bin/sh
+# The trace's events end to end (issue #21): a program built with
+# -mptwrite, recorded by the software recorder (which emulates PTWRITE:
+# record/emu_ptwrite.c), must decode to PTWRITE events carrying exactly the
+# values the program printed it wrote, in order, each right after a
+# PTWRITE instruction the ground truth says ran at that position; and the
+# history is still the ground truth's, address for address.  On one and
+# on two index workers, with the index cache off and on.
+set -u
+: "${PTREC:?}" "${PROGS:?}" "${TRUTHDUMP:?}"
+here=$(cd "$(dirname "$0")" && pwd)
+testlib_dir=$here/..
+. "$testlib_dir/lib.sh"
+tap_begin e2e-events
+
+b=$tmp/ptw
+setarch x86_64 -R "$PTREC" record -q --ground-truth -o "$b" -- \
+	"$PROGS/ptwrite" >"$tmp/out" 2>"$tmp/log" &&
+	ok "ptwrite: recorded" || bad "ptwrite: record failed"
+sed -n 's/^ptw //p' "$tmp/out" >"$tmp/want"
+[ "$(wc -l <"$tmp/want")" -eq 11 ] && ok "the program wrote 11 values" ||
+	bad "the program printed $(wc -l <"$tmp/want") values"
+tid=$(sed -n 's/.*"tid": *\([0-9]*\).*/\1/p' "$b/manifest.json" | head -1)
+"$TRUTHDUMP" "$b/truth/$tid.gt" >"$tmp/truth" 2>"$tmp/log" &&
+	"$PTREC" insns "$b" --format=addr >"$tmp/addrs" 2>>"$tmp/log" &&
+	cmp -s "$tmp/truth" "$tmp/addrs" &&
+	ok "the history is the ground truth, PTWRITEs included" ||
+	bad "ptrec insns --format=addr differs from the ground truth"
+
+for cache in 0 1; do
+for w in 1 2; do
+	what="index cache $cache, $w worker(s)"
+	PTREC_INDEX_CACHE=$cache PTREC_INDEX_THREADS=$w "$PTREC" insns "$b" \
+		>"$tmp/insns" 2>"$tmp/log" || bad "$what: ptrec insns failed"
+	sed -n 's/^\[ptwrite: 0x\([0-9a-f]*\).*\]$/\1/p' "$tmp/insns" >"$tmp/got"
+	cmp -s "$tmp/want" "$tmp/got" &&
+		ok "$what: the PTWRITE events carry the values written, in order" ||
+		bad "$what: PTWRITE values $(tr '\n' ' ' <"$tmp/got"), want $(tr '\n' ' ' <"$tmp/want")"
+	# Each event follows a PTWRITE instruction; its number N is where the
+	# ground truth has that instruction's address.
+	awk '/^\[ptwrite:/ { print prev } { prev = $0 }' "$tmp/insns" >"$tmp/before"
+	bad_pos=0
+	while IFS= read -r line; do
+		num=$(printf '%s\n' "$line" | awk '{ print $1 }')
+		addr=$(printf '%s\n' "$line" | awk '{ print $2 }' | tr -d ':')
+		case $line in *ptwrite*) ;; *) bad_pos=1 ;; esac
+		t=$(sed -n "${num}p" "$tmp/truth")
+		[ "$((t))" -eq "$((addr))" ] || bad_pos=1
+	done <"$tmp/before"
+	[ "$(wc -l <"$tmp/before")" -eq 11 ] && [ $bad_pos -eq 0 ] &&
+		ok "$what: each PTWRITE event follows the PTWRITE instruction at its ground-truth position" ||
+		bad "$what: PTWRITE event positions: $(head -3 "$tmp/before")"
+	PTREC_INDEX_CACHE=$cache PTREC_INDEX_THREADS=$w "$PTREC" info "$b" \
+		>"$tmp/info" 2>"$tmp/log"
+	grep -q "events: .*ptwrite 11" "$tmp/info" &&
+		ok "$what: ptrec info counts 11 ptwrite events" ||
+		bad "$what: ptrec info: $(grep events "$tmp/info")"
+done
+done
+
+# The global the RIP-relative PTWRITE reads is named; the program counts
+# the same value twice (64 and 32 bits).
+grep -q '^\[ptwrite: 0x1122334455667788 (ptw_counter)\]$' "$tmp/insns" &&
+	grep -q '^\[ptwrite: 0x55667788 (ptw_counter)\]$' "$tmp/insns" &&
+	ok "a PTWRITE of a global names the variable" ||
+	bad "no named PTWRITE: $(grep ptwrite "$tmp/insns" | head -6)"
+
+# Tracing turned off at each system call (after the SYSCALL) and resumed
+# where it stopped, as a CPU tracing user space only does.
+awk '/^\[disabled\]$/ { if (prev !~ /syscall/) bad = 1; d++ }
+     /^\[resumed\]$/ { if (prev != "[disabled]") bad = 1; r++ }
+     { prev = $0 }
+     END { exit !(d > 3 && r >= d - 1 && !bad) }' "$tmp/insns" &&
+	ok "tracing off at each system call and resumed after it" ||
+	bad "disabled/resumed: $(grep -c '^\[disabled\]' "$tmp/insns") / $(grep -c '^\[resumed\]' "$tmp/insns")"
+
+# --time: every instruction has a time, never going backwards.
+"$PTREC" insns "$b" --time >"$tmp/time" 2>"$tmp/log"
+awk '/^\[[+-][0-9]* ns\]/ { t = substr($1, 2) + 0; if (t < last) bad = 1; last = t; n++ }
+     /^\[no time\]/ { bad = 1 }
+     END { exit !(n > 1000 && !bad) }' "$tmp/time" &&
+	ok "--time: every instruction has a time, non-decreasing" ||
+	bad "--time: $(head -3 "$tmp/time")"
+
+tap_end e2e-events
