@@ -82,4 +82,58 @@ awk '/^\[[+-][0-9]* ns\]/ { t = substr($1, 2) + 0; if (t < last) bad = 1; last =
 	ok "--time: every instruction has a time, non-decreasing" ||
 	bad "--time: $(head -3 "$tmp/time")"
 
+# The exports, read with Python's json: JSON lines carry each PTWRITE in
+# the "events" of the instruction after it, Perfetto as instant events.
+"$PTREC" export "$b" --format=jsonl -o "$tmp/ptw.jsonl" 2>"$tmp/log" &&
+	python3 - "$tmp/ptw.jsonl" "$tmp/want" <<'PY' >"$tmp/log" 2>&1 &&
+import json, sys
+got = []
+for line in open(sys.argv[1]):
+    rec = json.loads(line)
+    assert "ns" in rec, rec
+    for ev in rec.get("events", []):
+        if ev["kind"] == "ptwrite":
+            got.append(ev["payload"][2:])
+want = open(sys.argv[2]).read().split()
+assert got == want, (got, want)
+PY
+	ok "export jsonl: the PTWRITE values, in order, as events of the next instruction" ||
+	bad "export jsonl: PTWRITE events"
+"$PTREC" export "$b" --format=perfetto -o "$tmp/ptw.json" 2>"$tmp/log" &&
+	python3 - "$tmp/ptw.json" "$tmp/want" <<'PY' >"$tmp/log" 2>&1 &&
+import json, sys
+evs = json.load(open(sys.argv[1]))["traceEvents"]
+got = [e["args"]["payload"][2:] for e in evs
+       if e["ph"] == "i" and e["name"] == "ptwrite"]
+want = open(sys.argv[2]).read().split()
+assert got == want, (got, want)
+assert all(e["s"] == "t" for e in evs if e["ph"] == "i")
+PY
+	ok "export perfetto: one instant event per PTWRITE with its value" ||
+	bad "export perfetto: PTWRITE instant events"
+
+# A caught signal: tracing stops before the interrupted instruction and
+# resumes in the handler; Perfetto draws a flow from one to the other.
+s=$tmp/sig
+"$PTREC" record -q -o "$s" -- "$PROGS/signal" >/dev/null 2>"$tmp/log"
+"$PTREC" insns "$s" >"$tmp/sig.insns" 2>"$tmp/log"
+awk '/^\[disabled: at / { at = $3; sub(/\]$/, "", at); d = 1; next }
+     d && /^\[enabled\]$/ { e = 1; next }
+     d && e && /<handler/ { ok = 1 } { if (!/^\[/) d = e = 0 }
+     END { exit !ok }' "$tmp/sig.insns" &&
+	ok "signal: [disabled: at ...] then [enabled] into the handler" ||
+	bad "signal: $(grep -A2 'disabled: at' "$tmp/sig.insns" | head -4)"
+"$PTREC" export "$s" --format=perfetto -o "$tmp/sig.json" 2>"$tmp/log" &&
+	python3 - "$tmp/sig.json" <<'PY' >"$tmp/log" 2>&1 &&
+import json, sys
+evs = json.load(open(sys.argv[1]))["traceEvents"]
+s = [e for e in evs if e["ph"] == "s"]
+f = [e for e in evs if e["ph"] == "f"]
+assert len(s) == 1 and len(f) == 1, (s, f)
+assert s[0]["id"] == f[0]["id"] and s[0]["ts"] <= f[0]["ts"]
+assert any(e["ph"] == "i" and e["name"] == "async-disabled" for e in evs)
+PY
+	ok "export perfetto: a flow from the interrupted instruction to the handler" ||
+	bad "export perfetto: signal flow"
+
 tap_end e2e-events
