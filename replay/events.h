@@ -14,7 +14,18 @@
  * events; execution mode, CR3 (PIP) and VMCS only where they change
  * from a value seen before (in a PSB+ too).  Returns 0 or -RP_ERR_NOMEM.
  */
-int rp_event_take(struct walk *w, const struct pt_event *ev);
+int rp_event_keep(struct walk *w, const struct pt_event *ev);
+
+/* rp_event_keep(), inline for the status updates most events are: the
+ * index pass sees one for every packet of every PSB+.
+ */
+static inline int rp_event_take(struct walk *w, const struct pt_event *ev)
+{
+	if (ev->status_update && ev->type != ptev_exec_mode &&
+	    ev->type != ptev_paging && ev->type != ptev_vmcs)
+		return 0;
+	return rp_event_keep(w, ev);
+}
 
 /* The address a PTWRITE's operand reads when it is RIP-relative (@b: its
  * @n bytes at @ip).  Returns 0, or -1 for a register or computed operand.

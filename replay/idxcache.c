@@ -58,7 +58,7 @@ struct idx_header {
 };
 
 /* struct rp_event has no padding: saved as it is. */
-_Static_assert(sizeof(struct rp_event) == 56, "struct rp_event is packed");
+_Static_assert(sizeof(struct rp_event) == 48, "struct rp_event is packed");
 
 #define IDX_MAC_SIZE	32	/* HMAC-SHA256 of all bytes before it */
 

@@ -207,7 +207,6 @@ enum rp_event_kind {
  * @ip, @to:	addresses, as the kind says.
  * @payload:	the kind's value.
  * @tsc:	its timestamp (with RP_EVF_TSC).
- * @offset:	byte offset in the PT stream where the decoder reported it.
  * @kind:	enum rp_event_kind.
  * @flags:	RP_EVF_*.
  * @size:	RP_EV_PTWRITE: payload bytes (4 or 8).
@@ -218,7 +217,6 @@ struct rp_event {
 	uint64_t to;
 	uint64_t payload;
 	uint64_t tsc;
-	uint64_t offset;
 	uint32_t kind;
 	uint16_t flags;
 	uint16_t size;
