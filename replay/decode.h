@@ -48,7 +48,8 @@ struct walk {
 	struct rp_event **evs;	/* where events go (events.h), as gaps */
 	size_t *nevs;
 	uint64_t mode_bits;	/* the last execution mode (0: none yet), */
-	uint64_t cr3, vmcs;	/* CR3 and VMCS base (events.c) */
+	uint64_t cr3, vmcs;	/* CR3 and VMCS base (events.c), */
+	uint64_t cbr;		/* core:bus ratio + 1 */
 	bool stop_at_error;	/* counting: stop at the first error */
 	int error;		/* counting: the error stopped at (libipt) */
 	uint64_t resync_off;	/* counting: where it resynced (or ~0) */

@@ -188,8 +188,9 @@ int rp_event_keep(struct walk *w, const struct pt_event *ev)
 	if (!w->indexing)
 		return 0;
 	/*
-	 * Every enable and PSB+ repeats the mode, and a PSB+ the CR3 and
-	 * VMCS: those are kept where they change.  Other status updates
+	 * Every enable and PSB+ repeats the mode, and a PSB+ the CR3, VMCS
+	 * and core:bus ratio: those are kept where they change (a CBR
+	 * outside a PSB+ always).  Other status updates
 	 * repeat the state (a PSB+) and are no events; a worker that passed
 	 * its end leaves what follows to the next one.
 	 */
@@ -204,6 +205,9 @@ int rp_event_keep(struct walk *w, const struct pt_event *ev)
 		keep = changed(&w->vmcs, ev->type == ptev_vmcs ?
 			       ev->variant.vmcs.base :
 			       ev->variant.async_vmcs.base);
+	else if (ev->type == ptev_cbr)
+		keep = changed(&w->cbr, ev->variant.cbr.ratio + 1u) ||
+		       (!ev->status_update && w->cbr);
 	else
 		keep = !ev->status_update;
 	if (!keep || w->stopped || !convert(ev, &e))

@@ -11,8 +11,9 @@
 /*
  * Keeps @ev at @w's position, while indexing (the index pass sees every
  * event once).  Status updates (a PSB+ repeating the state) are not
- * events; execution mode, CR3 (PIP) and VMCS only where they change
- * from a value seen before (in a PSB+ too).  Returns 0 or -RP_ERR_NOMEM.
+ * events; execution mode, CR3 (PIP), VMCS and the core:bus ratio only
+ * where they change from a value seen before (in a PSB+ too; a CBR
+ * outside a PSB+ always).  Returns 0 or -RP_ERR_NOMEM.
  */
 int rp_event_keep(struct walk *w, const struct pt_event *ev);
 
@@ -22,7 +23,8 @@ int rp_event_keep(struct walk *w, const struct pt_event *ev);
 static inline int rp_event_take(struct walk *w, const struct pt_event *ev)
 {
 	if (ev->status_update && ev->type != ptev_exec_mode &&
-	    ev->type != ptev_paging && ev->type != ptev_vmcs)
+	    ev->type != ptev_paging && ev->type != ptev_vmcs &&
+	    ev->type != ptev_cbr)
 		return 0;
 	return rp_event_keep(w, ev);
 }

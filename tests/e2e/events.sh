@@ -82,6 +82,21 @@ awk '/^\[[+-][0-9]* ns\]/ { t = substr($1, 2) + 0; if (t < last) bad = 1; last =
 	ok "--time: every instruction has a time, non-decreasing" ||
 	bad "--time: $(head -3 "$tmp/time")"
 
+# GDB's instruction history through the plugin and the server's monitor:
+# the events inline, as GDB shows them, where ptrec insns has them.
+if command -v gdb >/dev/null 2>&1; then
+	first=$(grep -m1 -B1 '^\[ptwrite:' "$tmp/insns" | awk 'NR == 1 { print $1 }')
+	timeout 120 "$PTREC" replay "$b" -batch \
+		-ex "ptrec instruction-history $((first - 2)),$((first + 1))" \
+		>"$tmp/gdb" 2>&1
+	grep -A1 "^$first	.*ptwrite" "$tmp/gdb" | tail -1 |
+		grep -q "^\[ptwrite: 0x$(head -1 "$tmp/want")\]$" &&
+		ok "GDB: ptrec instruction-history shows [ptwrite: ...] after instruction $first" ||
+		bad "GDB history: $(tail -5 "$tmp/gdb")"
+else
+	ok "# SKIP no gdb"
+fi
+
 # The exports, read with Python's json: JSON lines carry each PTWRITE in
 # the "events" of the instruction after it, Perfetto as instant events.
 "$PTREC" export "$b" --format=jsonl -o "$tmp/ptw.jsonl" 2>"$tmp/log" &&
