@@ -409,6 +409,9 @@ int rp_format_event(struct rp_session *s, const struct rp_event *ev,
 	case RP_EV_CBR:
 		n = snprintf(buf, len, "cbr: %" PRIu64, ev->payload);
 		break;
+	case RP_EV_STOP:
+		n = snprintf(buf, len, "trace-stop");
+		break;
 	default:
 		n = snprintf(buf, len, "%s: 0x%" PRIx64, kind, ev->payload);
 		break;

@@ -23,7 +23,8 @@ int rp_event_keep(struct walk *w, const struct pt_event *ev);
 static inline int rp_event_take(struct walk *w, const struct pt_event *ev)
 {
 	if (ev->status_update && ev->type != ptev_exec_mode &&
-	    ev->type != ptev_paging && ev->type != ptev_vmcs &&
+	    ev->type != ptev_paging && ev->type != ptev_async_paging &&
+	    ev->type != ptev_vmcs && ev->type != ptev_async_vmcs &&
 	    ev->type != ptev_cbr)
 		return 0;
 	return rp_event_keep(w, ev);

@@ -3,7 +3,7 @@
  * Exporters: a thread's history in formats other tools read, for `ptrec
  * export` and any other front end.  JSON lines and CSV give one record per
  * instruction with its symbol and source line (JSON lines also its time in
- * ns and the trace's events before it); perfetto gives Chrome trace events
+ * ns and the trace's events before it, the last one those after it too); perfetto gives Chrome trace events
  * (ui.perfetto.dev, chrome://tracing), one slice per function invocation,
  * nested by call depth, one track per thread, with the trace's events as
  * instant events, the core:bus ratio as a counter track, and a flow arrow
@@ -136,6 +136,11 @@ static int export_insns(struct rp_session *s, uint32_t tid, FILE *f,
 					    &ev);
 			if (evs)
 				json_object_set_new(o, "events", evs);
+			/* Those after the last one end the history. */
+			evs = pos + 1 == n ? events_before(s, tid, n, &insn,
+							   &ev) : NULL;
+			if (evs)
+				json_object_set_new(o, "events_after", evs);
 			if (sym.function) {
 				json_object_set_new(o, "function",
 						    json_string(sym.function));
@@ -229,7 +234,7 @@ static void perfetto_events(struct rp_session *s, struct rp_cursor *c,
 			json_array_append_new(events,
 				json_pack("{s:s, s:s, s:f, s:I, s:{s:I}}",
 					  "name", "core:bus ratio", "ph", "C",
-					  "ts", ts, "pid", pid, "cbr",
+					  "ts", ts, "pid", pid, "args",
 					  "ratio", (json_int_t)ev->payload));
 		if (ev->kind == RP_EV_INTERRUPT ||
 		    ev->kind == RP_EV_ASYNC_DISABLED) {
