@@ -279,7 +279,7 @@ int cli_insns(int argc, char **argv)
 		CLI_FLAG_OPT("source", 0, &source,
 			     "the source line before its code"),
 		CLI_FLAG_OPT("time", 0, &with_time,
-			     "each instruction's time: ns since the thread's first timestamp"),
+			     "each instruction's time (ns from the first)"),
 		CLI_CALL_OPT("format", 0, insns_format, "gdb|addr",
 			     "GDB's layout, or addresses only"),
 		CLI_END,
@@ -323,7 +323,8 @@ int cli_insns(int argc, char **argv)
 	}
 	end = rp_cursor_pos(c) + 1;
 	rp_thread_info(s, (uint32_t)tid, &ti);
-	t0 = rp_tsc_to_ns(s, ti.first_tsc);
+	if (rp_tsc_to_ns(s, ti.first_tsc, &t0))
+		t0 = UINT64_MAX;	/* TSC ticks: no conversion */
 	ev = rp_thread_event_find(s, (uint32_t)tid, from - 1);
 	if (from > 1 && from - 2 < end)
 		have_prev = !rp_cursor_peek(c, from - 2, &prev);
@@ -347,10 +348,13 @@ int cli_insns(int argc, char **argv)
 		if (rp_format_insn(s, &insn, pos, raw, false, line,
 				   sizeof(line)))
 			break;
-		if (with_time && insn.tsc) {
-			uint64_t ns = rp_tsc_to_ns(s, insn.tsc);
+		if (with_time && insn.tsc && t0 != UINT64_MAX) {
+			uint64_t ns = 0;
 
+			rp_tsc_to_ns(s, insn.tsc, &ns);
 			printf("[%+" PRId64 " ns] ", (int64_t)(ns - t0));
+		} else if (with_time && insn.tsc) {
+			printf("[tsc %" PRIu64 "] ", insn.tsc);
 		} else if (with_time) {
 			printf("[no time] ");
 		}

@@ -276,14 +276,26 @@ int rp_thread_event_counts(const struct rp_session *s, uint32_t tid,
 	return 0;
 }
 
-uint64_t rp_tsc_to_ns(const struct rp_session *s, uint64_t tsc)
+int rp_tsc_to_ns(const struct rp_session *s, uint64_t tsc, uint64_t *ns)
 {
 	struct ptrec_sb_time conv = { .time_shift = s->m->time.time_shift,
 				      .time_mult = s->m->time.time_mult };
 
-	if (!conv.time_mult)
-		return tsc;
-	return sb_time_to_ns(&conv, tsc);
+	if (conv.time_mult) {
+		*ns = sb_time_to_ns(&conv, tsc);
+	} else if (s->m->time.tsc_hz) {
+		*ns = (uint64_t)((unsigned __int128)tsc * 1000000000u /
+				 s->m->time.tsc_hz);
+	} else if (s->m->pt.nom_freq) {
+		/* The TSC runs at the nominal (max non-turbo) ratio times
+		 * the 100 MHz bus clock: PT's nominal frequency.
+		 */
+		*ns = (uint64_t)((unsigned __int128)tsc * 10 /
+				 s->m->pt.nom_freq);
+	} else {
+		return -RP_ERR_NOTFOUND;
+	}
+	return 0;
 }
 
 /*

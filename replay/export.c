@@ -96,7 +96,7 @@ static int export_insns(struct rp_session *s, uint32_t tid, FILE *f,
 	struct rp_cursor *c;
 	struct rp_insn insn, prev;
 	struct rp_sym sym;
-	uint64_t pos, n, ev = 0;
+	uint64_t pos, n, ev = 0, ns;
 	int ret;
 
 	ret = rp_cursor_new(s, tid, &c);
@@ -129,9 +129,9 @@ static int export_insns(struct rp_session *s, uint32_t tid, FILE *f,
 				ret = -RP_ERR_NOMEM;
 				break;
 			}
-			if (insn.tsc)
-				json_object_set_new(o, "ns", json_integer(
-					(json_int_t)rp_tsc_to_ns(s, insn.tsc)));
+			if (insn.tsc && !rp_tsc_to_ns(s, insn.tsc, &ns))
+				json_object_set_new(o, "ns",
+						    json_integer((json_int_t)ns));
 			evs = events_before(s, tid, pos, pos ? &prev : NULL,
 					    &ev);
 			if (evs)

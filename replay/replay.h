@@ -255,10 +255,13 @@ const char *rp_event_name(unsigned int kind);
 int rp_format_event(struct rp_session *s, const struct rp_event *ev,
 		    const struct rp_insn *at, char *buf, size_t len);
 
-/* Nanoseconds of TSC value @tsc on the recording's clock (the sideband's
- * time conversion); @tsc itself when the bundle has none.
+/*
+ * Nanoseconds of TSC value @tsc into *@ns: by the sideband's time
+ * conversion, else the TSC frequency, else PT's nominal frequency (the
+ * TSC ticks at that ratio of the 100 MHz bus clock).  Returns 0, or
+ * -RP_ERR_NOTFOUND when the bundle gives none of them.
  */
-uint64_t rp_tsc_to_ns(const struct rp_session *s, uint64_t tsc);
+int rp_tsc_to_ns(const struct rp_session *s, uint64_t tsc, uint64_t *ns);
 
 /* ---- instructions ------------------------------------------------------- */
 

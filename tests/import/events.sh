@@ -72,4 +72,28 @@ PY
 	ok "exports: JSON lines carry each event at its instruction, the last ones after it; Perfetto instants, CBR counter, 3 flows" ||
 	bad "exports"
 
+# Time on real hardware (DynamoRIO's simple-glibc, Skylake-SP, TSC + MTC
+# + CYC): every instruction has a time, never going backwards, finer than
+# the TSC packets could give: the stream has one PSB+ and 30 enables,
+# where TSC packets go (SDM 33.4.2.11), so over 1,000 distinct times come
+# from MTC and CYC (the timing configuration, SDM 33.8.3).
+find_real_pt
+if [ -n "$real" ]; then
+	g=$real/simple-glibc
+	"$PTREC" import raw -o "$tmp/sg" --pt "$g/pt.bin@8" --elf "$g/hello" \
+		--cpu 6/85/4 --mtc-freq 3 --nom-freq 37 --cpuid-0x15 2/308 \
+		>"$tmp/log" 2>&1
+	"$PTREC" insns "$tmp/sg" --time >"$tmp/t1" 2>"$tmp/log"
+	fine=$(awk '/^\[no time\]/ { bad = 1 }
+		/^\[[+-][0-9]* ns\]/ { t = substr($1, 2) + 0; n++;
+			if (t < last) bad = 1; last = t;
+			if (!(t in seen)) { seen[t] = 1; d++ } }
+		END { if (bad || n != 59234) print -1; else print d }' "$tmp/t1")
+	[ "$fine" -gt 1000 ] &&
+		ok "real Skylake trace: 59234 instructions timed, never backwards, $fine distinct times" ||
+		bad "real trace times: $fine distinct (-1: missing or backwards)"
+else
+	ok "# SKIP real hardware traces not found"
+fi
+
 tap_end import-events
