@@ -69,6 +69,23 @@ int ptenc_disable_async(struct ptenc *e, uint64_t ip);
 int ptenc_ptwrite(struct ptenc *e, uint64_t ip, uint64_t payload,
 		  unsigned int size);
 
+/* A transaction begins (@intx), commits (neither) or aborts (@abrt) at
+ * the instruction at @ip, before it runs: MODE.TSX, FUP(@ip) (33.4.2.8).
+ * An abort's transfer to its handler is the caller's (an async TIP).
+ */
+int ptenc_tsx(struct ptenc *e, uint64_t ip, bool intx, bool abrt);
+
+/*
+ * An MWAIT at @ip with @hints sleeps in C-state @state (sub-state @sub)
+ * down to @deepest and wakes on an interrupt: MWAIT, PWRE, EXSTOP with
+ * FUP(@ip), PWRX (33.4.2.24-27).
+ */
+int ptenc_power(struct ptenc *e, uint64_t ip, uint32_t hints,
+		uint8_t state, uint8_t sub, uint8_t deepest);
+
+/* The core:bus ratio changed to @ratio: CBR (33.4.2.13). */
+int ptenc_cbr(struct ptenc *e, uint8_t ratio);
+
 /*
  * The instruction @in at @ip retired and execution continues at @next in
  * user space.  Emits what its class requires.  Returns 0, a negative errno,
