@@ -298,32 +298,91 @@ int rp_tsc_to_ns(const struct rp_session *s, uint64_t tsc, uint64_t *ns)
 	return 0;
 }
 
+/* ModRM register numbers to DWARF's (x86-64 psABI 3.6.2). */
+static const int dwarf_reg[16] = {
+	0, 2, 1, 3, 7, 6, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15,
+};
+
 /*
- * The address a PTWRITE reads, when its operand is a fixed location:
- * RIP-relative (ModRM mod 0, r/m 5 in 64-bit code), as globals are
- * addressed.  PTWRITE is F3 [REX.W] 0F AE /4 (SDM Vol. 2B).  Returns 0
- * and the address in *@addr, or -1 (a register or computed operand).
+ * What a PTWRITE reads: F3 [REX.W] 0F AE /4 (SDM Vol. 2B), ModRM and SIB
+ * as in Vol. 2A 2.1.5.  A RIP-relative global, a register, or a base
+ * register plus displacement (a local); an indexed operand is not named.
  */
 int rp_ptwrite_operand(const uint8_t *b, size_t n, uint64_t ip,
-		       uint64_t *addr)
+		       struct ptw_operand *op)
 {
-	size_t i = 0;
-	int32_t disp;
+	unsigned int rex = 0, mod, rm, i = 0;
+	int32_t d32;
 
 	while (i < n && (b[i] == 0xf3 || b[i] == 0x66 || b[i] == 0x67 ||
 			 b[i] == 0x2e || b[i] == 0x3e || b[i] == 0x26 ||
 			 b[i] == 0x36))
 		i++;
 	if (i < n && (b[i] & 0xf0) == 0x40)
-		i++;
+		rex = b[i++];
 	if (i + 3 > n || b[i] != 0x0f || b[i + 1] != 0xae ||
 	    ((b[i + 2] >> 3) & 7) != 4)
 		return -1;
-	if ((b[i + 2] & 0xc7) != 0x05 || i + 7 > n)
-		return -1;
-	memcpy(&disp, b + i + 3, sizeof(disp));
-	*addr = ip + i + 7 + (uint64_t)(int64_t)disp;
+	mod = b[i + 2] >> 6;
+	rm = b[i + 2] & 7;
+	i += 3;
+	memset(op, 0, sizeof(*op));
+	op->reg = -1;
+	if (mod == 3) {
+		op->kind = PTW_REG;
+		op->reg = dwarf_reg[rm | (rex & 1) << 3];
+		return 0;
+	}
+	if (mod == 0 && rm == 5) {
+		if (i + 4 > n)
+			return -1;
+		memcpy(&d32, b + i, 4);
+		op->kind = PTW_RIP;
+		op->addr = ip + i + 4 + (uint64_t)(int64_t)d32;
+		return 0;
+	}
+	if (rm == 4) {
+		/* SIB: only "no index" (4 without REX.X) with a base. */
+		if (i >= n || ((b[i] >> 3) & 7) != 4 || (rex & 2) ||
+		    (mod == 0 && (b[i] & 7) == 5))
+			return -1;
+		rm = b[i++] & 7;
+	}
+	op->kind = PTW_BASE;
+	op->reg = dwarf_reg[rm | (rex & 1) << 3];
+	if (mod == 1) {
+		if (i + 1 > n)
+			return -1;
+		op->disp = (int8_t)b[i];
+	} else if (mod == 2) {
+		if (i + 4 > n)
+			return -1;
+		memcpy(&d32, b + i, 4);
+		op->disp = d32;
+	}
 	return 0;
+}
+
+/* The name of what the PTWRITE @at reads: a global by the symbols, a
+ * register or a local by DWARF.
+ */
+static const char *ptwrite_name(struct rp_session *s,
+				const struct rp_insn *at, uint64_t *off)
+{
+	struct ptw_operand op;
+	const char *name = NULL;
+
+	*off = 0;
+	if (!s || rp_ptwrite_operand(at->raw, at->size, at->ip, &op))
+		return NULL;
+	if (op.kind == PTW_RIP)
+		return rp_name_address(s, at, op.addr, &name, off) ? NULL :
+		       name;
+	if (rp_name_variable(s, at, op.kind == PTW_REG ? op.reg : -1,
+			     op.kind == PTW_BASE ? op.reg : -1, op.disp,
+			     &name))
+		return NULL;
+	return name;
 }
 
 static const char *wake(uint16_t flags)
@@ -342,16 +401,16 @@ int rp_format_event(struct rp_session *s, const struct rp_event *ev,
 {
 	const char *name = NULL, *kind = rp_event_name(ev->kind);
 	bool noip = ev->flags & RP_EVF_IP_SUPPRESSED;
-	uint64_t addr, off = 0;
+	uint64_t off = 0;
 	int n;
 
 	if (!kind)
 		kind = "unknown";
 	switch (ev->kind) {
 	case RP_EV_PTWRITE:
-		if (at && at->ip == ev->ip && !rp_ptwrite_operand(at->raw,
-		    at->size, at->ip, &addr) &&
-		    !rp_name_address(s, at, addr, &name, &off))
+		if (at && at->ip == ev->ip)
+			name = ptwrite_name(s, at, &off);
+		if (name)
 			n = off ? snprintf(buf, len, "ptwrite: 0x%" PRIx64
 					   " (%s+%" PRIu64 ")", ev->payload,
 					   name, off) :

@@ -30,10 +30,20 @@ static inline int rp_event_take(struct walk *w, const struct pt_event *ev)
 	return rp_event_keep(w, ev);
 }
 
-/* The address a PTWRITE's operand reads when it is RIP-relative (@b: its
- * @n bytes at @ip).  Returns 0, or -1 for a register or computed operand.
+/* A PTWRITE's operand: RIP-relative (@addr), a register, or memory at a
+ * base register plus a displacement (DWARF register numbers).
+ */
+struct ptw_operand {
+	enum { PTW_RIP, PTW_REG, PTW_BASE } kind;
+	uint64_t addr;
+	int reg;
+	int64_t disp;
+};
+
+/* Decodes the PTWRITE in @b (@n bytes at @ip).  Returns 0, or -1 when it
+ * is none or its operand is indexed (SIB with an index register).
  */
 int rp_ptwrite_operand(const uint8_t *b, size_t n, uint64_t ip,
-		       uint64_t *addr);
+		       struct ptw_operand *op);
 
 #endif

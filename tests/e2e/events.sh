@@ -18,7 +18,7 @@ setarch x86_64 -R "$PTREC" record -q --ground-truth -o "$b" -- \
 	"$PROGS/ptwrite" >"$tmp/out" 2>"$tmp/log" &&
 	ok "ptwrite: recorded" || bad "ptwrite: record failed"
 sed -n 's/^ptw //p' "$tmp/out" >"$tmp/want"
-[ "$(wc -l <"$tmp/want")" -eq 11 ] && ok "the program wrote 11 values" ||
+[ "$(wc -l <"$tmp/want")" -eq 12 ] && ok "the program wrote 12 values" ||
 	bad "the program printed $(wc -l <"$tmp/want") values"
 tid=$(sed -n 's/.*"tid": *\([0-9]*\).*/\1/p' "$b/manifest.json" | head -1)
 "$TRUTHDUMP" "$b/truth/$tid.gt" >"$tmp/truth" 2>"$tmp/log" &&
@@ -47,23 +47,27 @@ for w in 1 2; do
 		t=$(sed -n "${num}p" "$tmp/truth")
 		[ "$((t))" -eq "$((addr))" ] || bad_pos=1
 	done <"$tmp/before"
-	[ "$(wc -l <"$tmp/before")" -eq 11 ] && [ $bad_pos -eq 0 ] &&
+	[ "$(wc -l <"$tmp/before")" -eq 12 ] && [ $bad_pos -eq 0 ] &&
 		ok "$what: each PTWRITE event follows the PTWRITE instruction at its ground-truth position" ||
 		bad "$what: PTWRITE event positions: $(head -3 "$tmp/before")"
 	PTREC_INDEX_CACHE=$cache PTREC_INDEX_THREADS=$w "$PTREC" info "$b" \
 		>"$tmp/info" 2>"$tmp/log"
-	grep -q "events: .*ptwrite 11" "$tmp/info" &&
-		ok "$what: ptrec info counts 11 ptwrite events" ||
+	grep -q "events: .*ptwrite 12" "$tmp/info" &&
+		ok "$what: ptrec info counts 12 ptwrite events" ||
 		bad "$what: ptrec info: $(grep events "$tmp/info")"
 done
 done
 
-# The global the RIP-relative PTWRITE reads is named; the program counts
-# the same value twice (64 and 32 bits).
+# What a PTWRITE reads is named: the global of a RIP-relative operand by
+# the symbols (64 and 32 bits of it), the local at -0x28(%rbp) and the
+# parameter in %rdi by DWARF; the temporaries in %rax are nothing's.
 grep -q '^\[ptwrite: 0x1122334455667788 (ptw_counter)\]$' "$tmp/insns" &&
 	grep -q '^\[ptwrite: 0x55667788 (ptw_counter)\]$' "$tmp/insns" &&
-	ok "a PTWRITE of a global names the variable" ||
-	bad "no named PTWRITE: $(grep ptwrite "$tmp/insns" | head -6)"
+	grep -q '^\[ptwrite: 0xfeedfacecafebeef (local)\]$' "$tmp/insns" &&
+	grep -q '^\[ptwrite: 0x5eed (value)\]$' "$tmp/insns" &&
+	grep -q '^\[ptwrite: 0x1\]$' "$tmp/insns" &&
+	ok "a PTWRITE names the global, local or parameter it reads" ||
+	bad "PTWRITE names: $(grep ptwrite "$tmp/insns" | tr '\n' ' ')"
 
 # Tracing turned off at each system call (after the SYSCALL) and resumed
 # where it stopped, as a CPU tracing user space only does.

@@ -2,8 +2,8 @@
 /*
  * PTWRITE in every operand form (built with -mptwrite): a 64-bit and a
  * 32-bit register, a RIP-relative global, a base+displacement local, a
- * base+index*scale array element, through the compiler's builtins and
- * inline assembly.  Prints "ptw <hex>" for each value written, in order,
+ * base+index*scale array element, a parameter in its register, through
+ * the compiler's builtins and inline assembly.  Prints "ptw <hex>" for each value written, in order,
  * so tests compare the decoded PTWRITE events with what the program wrote.
  */
 #include <stdint.h>
@@ -15,6 +15,12 @@ static uint64_t table[4] = { 0xa0, 0xa1, 0xa2, 0xa3 };
 static void out(uint64_t v)
 {
 	printf("ptw %llx\n", (unsigned long long)v);
+}
+
+/* At -O1 the PTWRITE reads the parameter in %rdi, where DWARF has it. */
+__attribute__((noinline)) void ptw_param(uint64_t value)
+{
+	__builtin_ia32_ptwrite64(value);
 }
 
 int main(void)
@@ -39,5 +45,7 @@ int main(void)
 	}
 	__asm__ volatile("ptwritel %0" : : "m"(ptw_counter));	/* 32 bits */
 	out((uint32_t)ptw_counter);
+	ptw_param(0x5eed);
+	out(0x5eed);
 	return 0;
 }

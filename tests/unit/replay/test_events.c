@@ -4,8 +4,8 @@
  * pass keeps and where (status updates are none; exec mode, CR3, VMCS and
  * the core:bus ratio where they change; nothing past a worker's end), the
  * array growing in order, the binary search over positions, the operand
- * a PTWRITE reads (SDM Vol. 2B: F3 [REX.W] 0F AE /4), and the texts GDB's
- * instruction history shows.
+ * a PTWRITE reads (SDM Vol. 2B: F3 [REX.W] 0F AE /4; registers in DWARF's
+ * numbering), and the texts GDB's instruction history shows.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -147,7 +147,7 @@ Test(events, find_is_the_first_at_or_after_a_position)
 	cr_assert_eq(counts[RP_EV_ENABLED], 5);	/* kind 0 */
 }
 
-static int operand(const char *hex, uint64_t ip, uint64_t *addr)
+static int operand(const char *hex, uint64_t ip, struct ptw_operand *op)
 {
 	uint8_t b[15];
 	size_t n = 0;
@@ -159,25 +159,37 @@ static int operand(const char *hex, uint64_t ip, uint64_t *addr)
 		while (*hex == ' ')
 			hex++;
 	}
-	return rp_ptwrite_operand(b, n, ip, addr);
+	return rp_ptwrite_operand(b, n, ip, op);
 }
 
-Test(events, ptwrite_operand_rip_relative_only)
+Test(events, ptwrite_operands)
 {
-	uint64_t a = 0;
+	struct ptw_operand op;
 
 	/* ptwriteq 0x2e8d(%rip), 9 bytes */
-	cr_assert_eq(operand("f3 48 0f ae 25 8d 2e 00 00", 0x11ca, &a), 0);
-	cr_assert_eq(a, 0x11ca + 9 + 0x2e8d);
+	cr_assert_eq(operand("f3 48 0f ae 25 8d 2e 00 00", 0x11ca, &op), 0);
+	cr_assert_eq(op.kind, PTW_RIP);
+	cr_assert_eq(op.addr, 0x11ca + 9 + 0x2e8d);
 	/* ptwritel -0x10(%rip), 8 bytes */
-	cr_assert_eq(operand("f3 0f ae 25 f0 ff ff ff", 0x2000, &a), 0);
-	cr_assert_eq(a, 0x2000 + 8 - 0x10);
-	cr_assert_eq(operand("f3 48 0f ae e0", 0, &a), -1);	/* %rax */
-	cr_assert_eq(operand("f3 48 0f ae 65 d8", 0, &a), -1);	/* rbp-d */
-	cr_assert_eq(operand("f3 49 0f ae 24 dc", 0, &a), -1);	/* SIB */
-	cr_assert_eq(operand("f3 48 0f ae 2d 00 00", 0, &a), -1); /* /5 */
-	cr_assert_eq(operand("f3 48 0f ae 25 8d", 0, &a), -1);	/* cut */
-	cr_assert_eq(operand("90", 0, &a), -1);
+	cr_assert_eq(operand("f3 0f ae 25 f0 ff ff ff", 0x2000, &op), 0);
+	cr_assert_eq(op.addr, 0x2000 + 8 - 0x10);
+	/* registers, in DWARF's numbers: rax 0, rdi 5, r9 9 */
+	cr_assert_eq(operand("f3 48 0f ae e0", 0, &op), 0);
+	cr_assert(op.kind == PTW_REG && op.reg == 0);
+	cr_assert_eq(operand("f3 48 0f ae e7", 0, &op), 0);
+	cr_assert(op.kind == PTW_REG && op.reg == 5);
+	cr_assert_eq(operand("f3 49 0f ae e1", 0, &op), 0);
+	cr_assert(op.kind == PTW_REG && op.reg == 9);
+	/* -0x28(%rbp): base rbp (6); 0x8(%rsp) through SIB: rsp (7) */
+	cr_assert_eq(operand("f3 48 0f ae 65 d8", 0, &op), 0);
+	cr_assert(op.kind == PTW_BASE && op.reg == 6 && op.disp == -0x28);
+	cr_assert_eq(operand("f3 48 0f ae 64 24 08", 0, &op), 0);
+	cr_assert(op.kind == PTW_BASE && op.reg == 7 && op.disp == 8);
+	/* (%r12,%rbx,8): indexed, not named */
+	cr_assert_eq(operand("f3 49 0f ae 24 dc", 0, &op), -1);
+	cr_assert_eq(operand("f3 48 0f ae 2d 00 00", 0, &op), -1); /* /5 */
+	cr_assert_eq(operand("f3 48 0f ae 25 8d", 0, &op), -1);	/* cut */
+	cr_assert_eq(operand("90", 0, &op), -1);
 }
 
 static const char *text(uint32_t kind, uint16_t flags, uint64_t ip,
