@@ -98,8 +98,29 @@ int rp_walk_block_class_slow(struct walk *w, const struct pt_block *b)
 	return slot->cls;
 }
 
+/*
+ * Packets libipt 2.0 does not know: PEBS blocks (BBP, BIP, BEP), read by
+ * ptkit and kept as raw records where the decoder read them.
+ */
+static int unknown_packet(struct pt_packet_unknown *u,
+			  const struct pt_config *cfg, const uint8_t *pos,
+			  void *ctx)
+{
+	struct ptkit_pebs_item it[64];
+	struct walk *w = ctx;
+	size_t n = 0;
+	int size = ptkit_pebs_block(pos, cfg->end, it, 64, &n);
+
+	(void)u;
+	if (size < 0)
+		return -pte_bad_opc;
+	if (w && n && !w->err)
+		w->err = rp_event_pebs(w, (uint64_t)(pos - cfg->begin), it, n);
+	return size;
+}
+
 void rp_walk_config(struct rp_session *s, struct rp_thread *t,
-		    struct pt_config *cfg)
+		    struct pt_config *cfg, struct walk *w)
 {
 	const struct sb_manifest *m = s->m;
 
@@ -118,6 +139,8 @@ void rp_walk_config(struct rp_session *s, struct rp_thread *t,
 	cfg->nom_freq = (uint8_t)m->pt.nom_freq;
 	cfg->cpuid_0x15_eax = m->pt.cpuid_15_eax;
 	cfg->cpuid_0x15_ebx = m->pt.cpuid_15_ebx;
+	cfg->decode.callback = unknown_packet;
+	cfg->decode.context = w;
 }
 
 /* Closes the last checkpoint's segment: its lowest call depth. */
@@ -486,7 +509,7 @@ int rp_walk_begin(struct walk *w, struct rp_session *s,
 	ret = rp_world_seek(&w->world, sb_next);
 	if (ret)
 		return ret;
-	rp_walk_config(s, t, &cfg);
+	rp_walk_config(s, t, &cfg, w);
 	w->d = pt_insn_alloc_decoder(&cfg);
 	if (!w->d)
 		return -RP_ERR_NOMEM;

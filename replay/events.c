@@ -34,6 +34,7 @@ static const char *const names[RP_EV_KINDS] = {
 	[RP_EV_PTWRITE] = "ptwrite",
 	[RP_EV_CBR] = "cbr",
 	[RP_EV_MNT] = "mnt",
+	[RP_EV_PEBS] = "pebs",
 };
 
 const char *rp_event_name(unsigned int kind)
@@ -224,6 +225,36 @@ int rp_event_keep(struct walk *w, const struct pt_event *ev)
 		*w->evs = v;
 	}
 	(*w->evs)[(*w->nevs)++] = e;
+	return 0;
+}
+
+int rp_event_pebs(struct walk *w, uint64_t off,
+		  const struct ptkit_pebs_item *it, size_t n)
+{
+	struct rp_event *v;
+	size_t i, k;
+
+	/* libipt may read the same bytes again (looking ahead). */
+	if (!w->indexing || w->stopped || (w->pebs_off && off < w->pebs_off))
+		return 0;
+	w->pebs_off = off + 1;
+	for (i = 0; i < n; i++) {
+		k = *w->nevs;
+		if (k == 0 || (k >= 16 && !(k & (k - 1)))) {
+			v = realloc(*w->evs, (k ? 2 * k : 16) * sizeof(*v));
+			if (!v)
+				return -RP_ERR_NOMEM;
+			*w->evs = v;
+		}
+		v = &(*w->evs)[(*w->nevs)++];
+		memset(v, 0, sizeof(*v));
+		v->before = w->pos;
+		v->kind = RP_EV_PEBS;
+		v->ip = it[i].id;
+		v->to = it[i].type;
+		v->payload = it[i].value;
+		v->size = it[i].size;
+	}
 	return 0;
 }
 
@@ -482,6 +513,11 @@ int rp_format_event(struct rp_session *s, const struct rp_event *ev,
 		break;
 	case RP_EV_STOP:
 		n = snprintf(buf, len, "trace-stop");
+		break;
+	case RP_EV_PEBS:
+		n = snprintf(buf, len, "pebs: block 0x%" PRIx64 ", item 0x%"
+			     PRIx64 ": 0x%" PRIx64, ev->to, ev->ip,
+			     ev->payload);
 		break;
 	default:
 		n = snprintf(buf, len, "%s: 0x%" PRIx64, kind, ev->payload);

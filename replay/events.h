@@ -7,6 +7,7 @@
 #define PTREC_REPLAY_EVENTS_H
 
 #include "decode.h"
+#include "ptkit.h"
 
 /*
  * Keeps @ev at @w's position, while indexing (the index pass sees every
@@ -29,6 +30,14 @@ static inline int rp_event_take(struct walk *w, const struct pt_event *ev)
 		return 0;
 	return rp_event_keep(w, ev);
 }
+
+/*
+ * The @n PEBS block items read at stream offset @off (a callback of
+ * libipt's decoder, decode.c), at @w's position, while indexing and once
+ * per offset.  Returns 0 or -RP_ERR_NOMEM.
+ */
+int rp_event_pebs(struct walk *w, uint64_t off,
+		  const struct ptkit_pebs_item *it, size_t n);
 
 /* A PTWRITE's operand: RIP-relative (@addr), a register, or memory at a
  * base register plus a displacement (DWARF register numbers).

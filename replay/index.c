@@ -176,7 +176,7 @@ static int index_range(struct range *r)
 		rp_world_fini(&w.world);
 		return ret;
 	}
-	rp_walk_config(s, t, &cfg);
+	rp_walk_config(s, t, &cfg, &w);
 	/*
 	 * libipt 2.0's block cache follows direct jumps and calls by
 	 * recursion: on damaged input that loops in code ('jmp .') without

@@ -185,6 +185,8 @@ enum rp_event_kind {
 				 * instruction at @ip, the one before @before */
 	RP_EV_CBR,		/* core:bus ratio now @payload */
 	RP_EV_MNT,		/* maintenance packet, raw @payload */
+	RP_EV_PEBS,		/* PEBS block item (BIP), raw: @payload of
+				 * @size bytes, item ID @ip, block type @to */
 	RP_EV_KINDS
 };
 

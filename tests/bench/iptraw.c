@@ -28,7 +28,7 @@
 static const char *const kinds[] = {
 	"enabled", "disabled", "async-disabled", "interrupt", "paging",
 	"overflow", "exec-mode", "tsx", "trace-stop", "vmcs", "exstop",
-	"mwait", "pwre", "pwrx", "ptwrite", "cbr", "mnt",
+	"mwait", "pwre", "pwrx", "ptwrite", "cbr", "mnt", "pebs",
 };
 
 static uint64_t counts[sizeof(kinds) / sizeof(kinds[0])];
@@ -83,6 +83,39 @@ static void count_event(const struct pt_event *ev)
 	if (keep && (unsigned int)ev->type <
 	    sizeof(kind_of) / sizeof(kind_of[0]) && kind_of[ev->type] >= 0)
 		counts[kind_of[ev->type]]++;
+}
+
+/*
+ * libipt 2.0 knows no PEBS block packets (SDM Vol. 3C, "PEBS via Intel
+ * PT"): BBP 02 63 SZ|TYPE, BIPs (ID << 3 | 100b, 4 or 8 bytes), BEP 02 33
+ * or 02 b3.  Its decoders hand them here; each item counts once.
+ */
+static const uint8_t *pebs_last;
+
+static int unknown(struct pt_packet_unknown *u, const struct pt_config *cfg,
+		   const uint8_t *pos, void *ctx)
+{
+	const uint8_t *q = pos + 3;
+	size_t item;
+
+	(void)u;
+	(void)ctx;
+	if (cfg->end - pos >= 2 && pos[0] == 2 &&
+	    (pos[1] == 0x33 || pos[1] == 0xb3))
+		return 2;
+	if (cfg->end - pos < 3 || pos[0] != 2 || pos[1] != 0x63)
+		return -pte_bad_opc;
+	item = pos[2] & 0x80 ? 4 : 8;
+	while ((size_t)(cfg->end - q) > item && (*q & 7) == 4) {
+		if (pos > pebs_last)
+			counts[17]++;
+		q += 1 + item;
+	}
+	if (pos > pebs_last)
+		pebs_last = pos;
+	if (cfg->end - q >= 2 && q[0] == 2 && (q[1] == 0x33 || q[1] == 0xb3))
+		q += 2;
+	return (int)(q - pos);
 }
 
 static uint8_t *slurp(const char *path, size_t *len)
@@ -187,6 +220,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	cfg.decode.callback = unknown;
 	d = pt_insn_alloc_decoder(&cfg);
 	pt_insn_set_image(d, image);
 	status = pt_insn_sync_forward(d);

@@ -4,7 +4,8 @@
  * shows (issue #21), over a small piece of 64-bit code, with where each
  * event belongs, for tests/import/events.sh.  No hardware here makes these
  * packets (TSX, power events, CBR, MWAIT need a real Intel CPU), so the
- * stream is built packet by packet with libipt's encoder, as the SDM
+ * stream is built packet by packet with libipt's encoder (a PEBS block,
+ * which it cannot encode, byte by byte), as the SDM
  * (Vol. 3C, 33.4.2, and Table 33-23's FUP rules) says a CPU writes them:
  *
  *   DIR/code.bin  the code, to load at 0x400000 (import raw --images)
@@ -15,6 +16,7 @@
  *   DIR/list      the images list for import raw
  */
 #include <intel-pt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -51,6 +53,9 @@ static void build_code(void)
 
 static struct pt_packet pk[64];
 static size_t npk;
+/* Bytes libipt's encoder does not know, written before packet pk[at]. */
+static const unsigned char *raw;
+static size_t raw_len, raw_at = SIZE_MAX;
 
 static struct pt_packet *add(enum pt_packet_type type)
 {
@@ -60,6 +65,18 @@ static struct pt_packet *add(enum pt_packet_type type)
 	p->type = type;
 	return p;
 }
+
+/*
+ * A PEBS block (SDM Vol. 3C, "PEBS via Intel PT"): BBP (02 63, 4-byte
+ * items: bit 7, type 0), two BIPs (ID << 3 | 100b, then the item), BEP
+ * (02 33).  libipt 2.0 has no such packets.
+ */
+static const unsigned char pebs[] = {
+	0x02, 0x63, 0x80,
+	0x04, 0x44, 0x33, 0x22, 0x11,
+	0x0c, 0x88, 0x77, 0x66, 0x55,
+	0x02, 0x33,
+};
 
 static void ip(enum pt_packet_type type, uint64_t addr)
 {
@@ -108,6 +125,10 @@ static void build_stream(void)
 	p->payload.ptw.ip = 1;
 	p->payload.ptw.payload = 0x2a;
 	ip(ppt_fup, BASE + 1);
+	/* A PEBS record, read on after the PTWRITE. */
+	raw = pebs;
+	raw_len = sizeof(pebs);
+	raw_at = npk;
 	/* XBEGIN at 400007, XEND at 400008: MODE.TSX + FUP each. */
 	tsx(1, 0, BASE + 7);
 	tsx(0, 0, BASE + 8);
@@ -165,9 +186,13 @@ static void build_stream(void)
 
 /* Where each event belongs: before instruction N (1-based; 15 is after
  * the last).  Overflows show as gaps.  No enable at the start: tracing was
- * on at the first PSB+ (a status update).
+ * on at the first PSB+ (a status update).  The PEBS block binds to no
+ * address: libipt reads it while it looks for the PTWRITE's FUP, before
+ * the first instruction.
  */
 static const char expect[] =
+	"1 [pebs: block 0x0, item 0x0: 0x11223344]\n"
+	"1 [pebs: block 0x0, item 0x1: 0x55667788]\n"
 	"3 [ptwrite: 0x2a]\n"
 	"4 [tsx: begin]\n"
 	"5 [tsx: commit]\n"
@@ -177,7 +202,7 @@ static const char expect[] =
 	"8 [pwrx: last 0x2, deepest 0x3, woken by an interrupt]\n"
 	"8 [cbr: 24]\n"
 	"10 [interrupt: 0x400013 -> 0x400020]\n"
-	"10 [trace overflow at 0x400024, trace offset 154]\n"
+	"10 [trace overflow at 0x400024, trace offset 169]\n"
 	"11 [tsx: begin]\n"
 	"12 [tsx: abort]\n"
 	"12 [interrupt: 0x400026 -> 0x400027]\n"
@@ -227,8 +252,14 @@ int main(int argc, char **argv)
 	enc = pt_alloc_encoder(&cfg);
 	if (!enc)
 		return 1;
-	for (i = 0; i < npk && ret >= 0; i++)
+	for (i = 0; i < npk && ret >= 0; i++) {
+		if (i == raw_at) {
+			pt_enc_get_offset(enc, &len);
+			memcpy(buf + len, raw, raw_len);
+			pt_enc_sync_set(enc, len + raw_len);
+		}
 		ret = pt_enc_next(enc, &pk[i]);
+	}
 	pt_enc_get_offset(enc, &len);
 	pt_free_encoder(enc);
 	if (ret < 0) {
