@@ -3,7 +3,8 @@
  * Exporters: a thread's history in formats other tools read, for `ptrec
  * export` and any other front end.  JSON lines and CSV give one record per
  * instruction with its symbol and source line (JSON lines also its time in
- * ns and the trace's events before it, the last one those after it too); perfetto gives Chrome trace events
+ * ns and the trace's events before it, the last one those after it too);
+ * perfetto gives Chrome trace events
  * (ui.perfetto.dev, chrome://tracing), one slice per function invocation,
  * nested by call depth, one track per thread, with the trace's events as
  * instant events, the core:bus ratio as a counter track, and a flow arrow
@@ -62,7 +63,8 @@ static json_t *event_json(struct rp_session *s, const struct rp_event *ev,
 	if (ev->kind == RP_EV_INTERRUPT || ev->kind == RP_EV_ASYNC_DISABLED)
 		json_object_set_new(o, "to", json_string(to));
 	if (ev->flags & RP_EVF_TSC)
-		json_object_set_new(o, "tsc", json_integer((json_int_t)ev->tsc));
+		json_object_set_new(o, "tsc",
+				    json_integer((json_int_t)ev->tsc));
 	if (ev->kind == RP_EV_PTWRITE)
 		json_object_set_new(o, "size", json_integer(ev->size));
 	return o;
@@ -130,8 +132,8 @@ static int export_insns(struct rp_session *s, uint32_t tid, FILE *f,
 				break;
 			}
 			if (insn.tsc && !rp_tsc_to_ns(s, insn.tsc, &ns))
-				json_object_set_new(o, "ns",
-						    json_integer((json_int_t)ns));
+				json_object_set_new(o, "ns", json_integer(
+					(json_int_t)ns));
 			evs = events_before(s, tid, pos, pos ? &prev : NULL,
 					    &ev);
 			if (evs)
@@ -203,6 +205,21 @@ static double event_us(struct rp_session *s, struct rp_cursor *c,
 	return rp_cursor_peek(c, pos, &insn) ? 0 : tsc_us(s->m, insn.tsc);
 }
 
+/* One end ("s" start, "f" finish) of flow @id, at @ts. */
+static void flow_event(json_t *events, const char *ph, uint64_t id,
+		       double ts, json_int_t pid, json_int_t tid)
+{
+	json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:f, s:I, s:I}",
+			      "name", "interrupt", "cat", "flow", "ph", ph,
+			      "id", (json_int_t)id, "ts", ts, "pid", pid,
+			      "tid", tid);
+
+	/* The finish binds to the enclosing slice (Chrome's "bp": "e"). */
+	if (o && *ph == 'f')
+		json_object_set_new(o, "bp", json_string("e"));
+	json_array_append_new(events, o);
+}
+
 /*
  * The trace's events of @t: instant events ("i", thread scope), the
  * core:bus ratio as a counter ("C"), and a flow ("s" to "f") from each
@@ -240,22 +257,12 @@ static void perfetto_events(struct rp_session *s, struct rp_cursor *c,
 		    ev->kind == RP_EV_ASYNC_DISABLED) {
 			/* From the instruction before, to the next one. */
 			flow++;
-			json_array_append_new(events,
-				json_pack("{s:s, s:s, s:s, s:I, s:f, s:I, s:I}",
-					  "name", "interrupt", "cat", "flow",
-					  "ph", "s", "id", (json_int_t)flow,
-					  "ts", event_us(s, c, t, NULL,
-							 ev->before ?
-							 ev->before - 1 : 0),
-					  "pid", pid, "tid", tid));
-			json_array_append_new(events,
-				json_pack("{s:s, s:s, s:s, s:s, s:I, s:f, s:I, s:I}",
-					  "name", "interrupt", "cat", "flow",
-					  "ph", "f", "bp", "e",
-					  "id", (json_int_t)flow,
-					  "ts", event_us(s, c, t, NULL,
-							 ev->before),
-					  "pid", pid, "tid", tid));
+			flow_event(events, "s", flow,
+				   event_us(s, c, t, NULL, ev->before ?
+					    ev->before - 1 : 0), pid, tid);
+			flow_event(events, "f", flow,
+				   event_us(s, c, t, NULL, ev->before),
+				   pid, tid);
 		}
 	}
 }

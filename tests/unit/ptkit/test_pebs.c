@@ -12,7 +12,7 @@
 Test(pebs, a_block_of_4_byte_items)
 {
 	static const uint8_t b[] = {
-		0x02, 0x63, 0x83,			/* BBP: 4 bytes, type 3 */
+		0x02, 0x63, 0x83,		/* BBP: 4 bytes, type 3 */
 		0x04, 0x44, 0x33, 0x22, 0x11,		/* BIP ID 0 */
 		0x0c, 0x88, 0x77, 0x66, 0x55,		/* BIP ID 1 */
 		0x02, 0x33,				/* BEP */
@@ -34,7 +34,7 @@ Test(pebs, a_block_of_4_byte_items)
 Test(pebs, a_block_of_8_byte_items_and_a_bep_with_ip)
 {
 	static const uint8_t b[] = {
-		0x02, 0x63, 0x01,			/* BBP: 8 bytes, type 1 */
+		0x02, 0x63, 0x01,		/* BBP: 8 bytes, type 1 */
 		0xfc, 1, 2, 3, 4, 5, 6, 7, 8,		/* BIP ID 0x1f */
 		0x02, 0xb3,				/* BEP, FUP follows */
 	};

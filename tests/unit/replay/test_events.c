@@ -70,7 +70,7 @@ Test(events, status_updates_and_repeated_state_are_no_events)
 	take(ptev_cbr, true, 0x10);
 	cr_assert_eq(nevs, 0);
 	w.pos = 5;
-	take(ptev_exec_mode, false, ptem_64bit);	/* an enable repeats it */
+	take(ptev_exec_mode, false, ptem_64bit);	/* an enable repeats */
 	take(ptev_paging, true, 0x1000);		/* the next PSB+ */
 	take(ptev_cbr, true, 0x10);
 	cr_assert_eq(nevs, 0);
