@@ -58,6 +58,23 @@ for w in 1 2; do
 done
 done
 
+# The ground truth records each PTWRITE with the registers after it (it
+# changes none): a register operand's value there is the event's payload.
+"$TRUTHDUMP" --regs "$b/truth/$tid.gt" >"$tmp/regs" 2>"$tmp/log"
+awk '/^\[ptwrite: 0x/ { v = $2; sub(/\]$/, "", v); print prev, v }
+     { prev = $1 " " $NF }' "$tmp/insns" |
+	while read -r num reg val; do
+		case $reg in %rax|%eax|%rdi) ;; *) continue ;; esac
+		r=${reg#%}
+		[ "$r" = eax ] && r=rax
+		got=$(sed -n "${num}p" "$tmp/regs" | tr ' ' '\n' | sed -n "s/^$r=//p")
+		[ "$reg" = %eax ] && got=$(printf '0x%x' $((got & 0xffffffff)))
+		[ "$((got))" -eq "$((val))" ] && echo same || echo "differs $num $reg $got $val"
+	done >"$tmp/cmp"
+[ "$(grep -c same "$tmp/cmp")" -eq 5 ] && ! grep -q differs "$tmp/cmp" &&
+	ok "the ground truth's registers after 5 register PTWRITEs hold their payloads" ||
+	bad "ground truth registers: $(grep -v same "$tmp/cmp" | head -3) ($(grep -c same "$tmp/cmp") same)"
+
 # What a PTWRITE reads is named: the global of a RIP-relative operand by
 # the symbols (64 and 32 bits of it), the local at -0x28(%rbp) and the
 # parameter in %rdi by DWARF; the temporaries in %rax are nothing's.
