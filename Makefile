@@ -218,7 +218,8 @@ PROG_DIR := $(BUILD)/tests/programs
 PROGS := loops indirect plt signal jmp segv exec fork spin
 PROG_BINS := $(PROGS:%=$(PROG_DIR)/%) $(PROG_DIR)/threads $(PROG_DIR)/pipe \
 	$(PROG_DIR)/dl $(PROG_DIR)/loops-static $(PROG_DIR)/spin_static \
-	$(PROG_DIR)/libdla.so $(PROG_DIR)/libdlb.so $(PROG_DIR)/tiny
+	$(PROG_DIR)/libdla.so $(PROG_DIR)/libdlb.so $(PROG_DIR)/tiny \
+	$(PROG_DIR)/ptwrite
 PROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
 
 $(PROG_DIR)/%: tests/programs/%.c
@@ -227,6 +228,9 @@ $(PROG_DIR)/%: tests/programs/%.c
 $(PROG_DIR)/threads $(PROG_DIR)/pipe: $(PROG_DIR)/%: tests/programs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -pthread -o $@ $<
+$(PROG_DIR)/ptwrite: tests/programs/ptwrite.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -mptwrite -o $@ $<
 $(PROG_DIR)/dl: tests/programs/dl.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -ldl
@@ -288,6 +292,8 @@ e2e: $(PTREC) $(PTCHECK) $(TRUTHDUMP) $(CURSORCHECK) $(PROG_BINS)
 		CURSORCHECK=$(CURDIR)/$(CURSORCHECK) \
 		PROGS=$(CURDIR)/$(PROG_DIR) tests/e2e/run.sh
 	PTREC=$(CURDIR)/$(PTREC) PROGS=$(CURDIR)/$(PROG_DIR) tests/e2e/hostile.sh
+	PTREC=$(CURDIR)/$(PTREC) PROGS=$(CURDIR)/$(PROG_DIR) \
+		TRUTHDUMP=$(CURDIR)/$(TRUTHDUMP) tests/e2e/events.sh
 
 # The real GDB against ptrec-server.
 gdb-test: $(PTREC) $(PTREC_SERVER) $(PROG_BINS) $(BUILD)/examples/demo

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * `ptrec info` and `ptrec insns`: the replay engine from the shell, over
- * libptrec's public header (replay.h) only.
+ * libptrec's public header (replay.h) only.  Both show the trace's events
+ * (replay.h, "events"): info counts them per kind, insns prints each
+ * between the instructions it lies between, as GDB's instruction history
+ * does ("[ptwrite: 0x2a]", "[interrupt: 0x... -> 0x...]", "[disabled]").
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -90,7 +93,7 @@ int cli_info(int argc, char **argv)
 	};
 	struct rp_session_info m;
 	struct rp_session *s;
-	uint64_t insns = 0, gaps = 0;
+	uint64_t insns = 0, gaps = 0, events = 0;
 	size_t i, n;
 	int a = cli_parse(&cmd, argc, argv);
 
@@ -115,7 +118,10 @@ int cli_info(int argc, char **argv)
 		       (double)(m.stop_ns - m.start_ns) / 1e9);
 	printf("threads:  %zu\n", n);
 	for (i = 0; i < n; i++) {
+		uint64_t counts[RP_EV_KINDS];
 		struct rp_thread_info ti;
+		unsigned int k;
+		bool first = true;
 
 		rp_thread_info(s, rp_thread_tid(s, i), &ti);
 		insns += ti.insns;
@@ -128,9 +134,20 @@ int cli_info(int argc, char **argv)
 			printf(", %.3f ms", (double)(ti.last_tsc - ti.first_tsc) *
 			       1e3 / (double)m.tsc_hz);
 		printf("\n");
+		rp_thread_event_counts(s, ti.tid, counts);
+		for (k = 0; k < RP_EV_KINDS; k++) {
+			if (!counts[k])
+				continue;
+			printf("%s%s %" PRIu64, first ? "    events: " : ", ",
+			       rp_event_name(k), counts[k]);
+			first = false;
+			events += counts[k];
+		}
+		if (!first)
+			printf("\n");
 	}
-	printf("total:    %" PRIu64 " instructions, %" PRIu64 " gaps\n", insns,
-	       gaps);
+	printf("total:    %" PRIu64 " instructions, %" PRIu64 " gaps, %" PRIu64
+	       " events\n", insns, gaps, events);
 	cli_snapshot_print(argv[a], false);
 	rp_session_close(s);
 	return 0;
@@ -142,10 +159,34 @@ static void print_gaps(struct rp_session *s, uint32_t tid, uint64_t before)
 	uint64_t i;
 
 	for (i = 0; !rp_thread_gap(s, tid, i, &g); i++)
-		if (g.before == before)
-			printf("[%s at 0x%" PRIx64 ", trace offset %" PRIu64
-			       "%s%s]\n", gap_reasons[g.reason], g.ip, g.offset,
-			       g.error ? ": " : "", g.error ? g.error : "");
+		if (g.before == before) {
+			printf("[%s at 0x%" PRIx64 ", trace offset %" PRIu64,
+			       gap_reasons[g.reason], g.ip, g.offset);
+			if (g.bytes)
+				printf(", %" PRIu64 " bytes", g.bytes);
+			printf("%s%s]\n", g.error ? ": " : "",
+			       g.error ? g.error : "");
+		}
+}
+
+/*
+ * The events between instructions @before - 1 (@prev, NULL when not
+ * shown) and @before, from event *@next on; *@next moves past them.  An
+ * overflow shows as its gap.
+ */
+static void print_events(struct rp_session *s, uint32_t tid, uint64_t before,
+			 const struct rp_insn *prev, uint64_t *next)
+{
+	struct rp_event ev;
+	char text[256];
+
+	for (; !rp_thread_event(s, tid, *next, &ev) && ev.before <= before;
+	     ++*next) {
+		if (ev.before < before || ev.kind == RP_EV_OVERFLOW)
+			continue;
+		if (!rp_format_event(s, &ev, prev, text, sizeof(text)))
+			printf("[%s]\n", text);
+	}
 }
 
 /* Source files are named by the bundle's DWARF and are read from this
@@ -217,11 +258,13 @@ int cli_insns(int argc, char **argv)
 	char line[1024];
 	int last_line = 0;
 	bool source = false;
-	uint64_t from = 1, count = UINT64_MAX, pos, end;
-	bool addr_only = false, raw = false;
+	uint64_t from = 1, count = UINT64_MAX, pos, end, ev = 0, t0 = 0;
+	bool addr_only = false, raw = false, with_time = false;
+	bool have_prev = false;
 	struct rp_cursor *c = NULL;
 	struct rp_session *s;
-	struct rp_insn insn;
+	struct rp_insn insn, prev;
+	struct rp_thread_info ti;
 	long tid = -1;
 	int a, ret;
 	const struct cli_opt opts[] = {
@@ -235,6 +278,8 @@ int cli_insns(int argc, char **argv)
 			     "with the instruction bytes (GDB's /r)"),
 		CLI_FLAG_OPT("source", 0, &source,
 			     "the source line before its code"),
+		CLI_FLAG_OPT("time", 0, &with_time,
+			     "each instruction's time (ns from the first)"),
 		CLI_CALL_OPT("format", 0, insns_format, "gdb|addr",
 			     "GDB's layout, or addresses only"),
 		CLI_END,
@@ -263,8 +308,10 @@ int cli_insns(int argc, char **argv)
 	ret = rp_cursor_new(s, (uint32_t)tid, &c);
 	if (ret == -RP_ERR_RANGE) {
 		/* An empty history: only its gaps, if it has any. */
-		if (!addr_only)
+		if (!addr_only) {
+			print_events(s, (uint32_t)tid, 0, NULL, &ev);
 			print_gaps(s, (uint32_t)tid, 0);
+		}
 		rp_session_close(s);
 		return 0;
 	}
@@ -275,6 +322,12 @@ int cli_insns(int argc, char **argv)
 		return 1;
 	}
 	end = rp_cursor_pos(c) + 1;
+	rp_thread_info(s, (uint32_t)tid, &ti);
+	if (rp_tsc_to_ns(s, ti.first_tsc, &t0))
+		t0 = UINT64_MAX;	/* TSC ticks: no conversion */
+	ev = rp_thread_event_find(s, (uint32_t)tid, from - 1);
+	if (from > 1 && from - 2 < end)
+		have_prev = !rp_cursor_peek(c, from - 2, &prev);
 
 	for (pos = from - 1; pos < end && count; pos++, count--) {
 		ret = rp_cursor_peek(c, pos, &insn);
@@ -287,17 +340,34 @@ int cli_insns(int argc, char **argv)
 			printf("0x%" PRIx64 "\n", insn.ip);
 			continue;
 		}
+		print_events(s, (uint32_t)tid, pos, have_prev ? &prev : NULL,
+			     &ev);
 		print_gaps(s, (uint32_t)tid, pos);
 		if (source)
 			print_source(s, &insn, &last_file, &last_line);
 		if (rp_format_insn(s, &insn, pos, raw, false, line,
 				   sizeof(line)))
 			break;
+		if (with_time && insn.tsc && t0 != UINT64_MAX) {
+			uint64_t ns = 0;
+
+			rp_tsc_to_ns(s, insn.tsc, &ns);
+			printf("[%+" PRId64 " ns] ", (int64_t)(ns - t0));
+		} else if (with_time && insn.tsc) {
+			printf("[tsc %" PRIu64 "] ", insn.tsc);
+		} else if (with_time) {
+			printf("[no time] ");
+		}
 		printf("%s\n", line);
+		prev = insn;
+		have_prev = true;
 	}
-	/* Gaps after the last instruction end the history. */
-	if (!ret && !addr_only && pos == end)
+	/* Events and gaps after the last instruction end the history. */
+	if (!ret && !addr_only && pos == end) {
+		print_events(s, (uint32_t)tid, end, have_prev ? &prev : NULL,
+			     &ev);
 		print_gaps(s, (uint32_t)tid, end);
+	}
 	rp_cursor_free(c);
 	rp_session_close(s);
 	return ret ? 1 : 0;

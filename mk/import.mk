@@ -4,12 +4,20 @@ $(MKPT32): tests/tools/mkpt32.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -lipt
 
+MKEVENTS := $(BUILD)/tests/tools/mkevents
+$(MKEVENTS): tests/tools/mkevents.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -lipt
+
 .PHONY: import-test
-import-test: $(PTREC) $(PTREC_SERVER) $(PTCHECK) $(MKPT32) $(IPTRAW)
+import-test: $(PTREC) $(PTREC_SERVER) $(PTCHECK) $(MKPT32) $(IPTRAW) \
+		$(MKEVENTS)
 	PTREC=$(CURDIR)/$(PTREC) PTCHECK=$(CURDIR)/$(PTCHECK) \
 		MKPT32=$(CURDIR)/$(MKPT32) sh tests/import/run.sh
 	PTREC=$(CURDIR)/$(PTREC) IPTRAW=$(CURDIR)/$(IPTRAW) \
 		sh tests/import/real.sh
+	PTREC=$(CURDIR)/$(PTREC) IPTRAW=$(CURDIR)/$(IPTRAW) \
+		MKEVENTS=$(CURDIR)/$(MKEVENTS) sh tests/import/events.sh
 
 CHECK_EXTRA += import-test
 

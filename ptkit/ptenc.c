@@ -252,6 +252,84 @@ int ptenc_disable_async(struct ptenc *e, uint64_t ip)
 	return ret ? ret : suppressed(e, ppt_tip_pgd);
 }
 
+int ptenc_ptwrite(struct ptenc *e, uint64_t ip, uint64_t payload,
+		  unsigned int size)
+{
+	struct pt_packet pkt = { .type = ppt_ptw };
+	int ret;
+
+	if (!e->enabled)
+		return e->error;
+	ret = flush_tnt(e);
+	/* 33.4.2.21: PLC 0 is 4 bytes, 1 is 8; IP set: a FUP follows. */
+	pkt.payload.ptw.plc = size == 8 ? 1 : 0;
+	pkt.payload.ptw.payload = size == 8 ? payload : (uint32_t)payload;
+	pkt.payload.ptw.ip = 1;
+	if (!ret)
+		ret = put(e, &pkt);
+	return ret ? ret : ip_packet(e, ppt_fup, ip);
+}
+
+int ptenc_tsx(struct ptenc *e, uint64_t ip, bool intx, bool abrt)
+{
+	struct pt_packet pkt = { .type = ppt_mode };
+	int ret;
+
+	if (!e->enabled)
+		return e->error;
+	ret = flush_tnt(e);
+	/* 33.4.2.8: MODE.TSX, then a FUP of the instruction it binds to. */
+	pkt.payload.mode.leaf = pt_mol_tsx;
+	pkt.payload.mode.bits.tsx.intx = intx;
+	pkt.payload.mode.bits.tsx.abrt = abrt;
+	if (!ret)
+		ret = put(e, &pkt);
+	return ret ? ret : ip_packet(e, ppt_fup, ip);
+}
+
+int ptenc_power(struct ptenc *e, uint64_t ip, uint32_t hints,
+		uint8_t state, uint8_t sub, uint8_t deepest)
+{
+	struct pt_packet pkt = { .type = ppt_mwait };
+	int ret;
+
+	if (!e->enabled)
+		return e->error;
+	/* 33.4.2.24-27: MWAIT, PWRE, EXSTOP (IP) + FUP; PWRX on the wake. */
+	ret = flush_tnt(e);
+	pkt.payload.mwait.hints = hints;
+	if (!ret)
+		ret = put(e, &pkt);
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = ppt_pwre;
+	pkt.payload.pwre.state = state;
+	pkt.payload.pwre.sub_state = sub;
+	if (!ret)
+		ret = put(e, &pkt);
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = ppt_exstop;
+	pkt.payload.exstop.ip = 1;
+	if (!ret)
+		ret = put(e, &pkt);
+	if (!ret)
+		ret = ip_packet(e, ppt_fup, ip);
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = ppt_pwrx;
+	pkt.payload.pwrx.last = state;
+	pkt.payload.pwrx.deepest = deepest;
+	pkt.payload.pwrx.interrupt = 1;
+	return ret ? ret : put(e, &pkt);
+}
+
+int ptenc_cbr(struct ptenc *e, uint8_t ratio)
+{
+	struct pt_packet pkt = { .type = ppt_cbr };
+	int ret = flush_tnt(e);
+
+	pkt.payload.cbr.ratio = ratio;
+	return ret ? ret : put(e, &pkt);
+}
+
 static void rs_push(struct ptenc *e, uint64_t nlip)
 {
 	/* A full stack drops its oldest entry, as the decoder's does. */

@@ -61,6 +61,32 @@ int ptenc_disable_sync(struct ptenc *e);
 int ptenc_disable_async(struct ptenc *e, uint64_t ip);
 
 /*
+ * The PTWRITE at @ip wrote @payload of @size bytes (4 or 8), before it
+ * retires: PTW with its IP bit set, then FUP(@ip), as a CPU does with
+ * RTIT_CTL.FUPonPTW (SDM Vol. 3C 33.4.2.21).  The caller then retires it
+ * as any instruction without a flow change.
+ */
+int ptenc_ptwrite(struct ptenc *e, uint64_t ip, uint64_t payload,
+		  unsigned int size);
+
+/* A transaction begins (@intx), commits (neither) or aborts (@abrt) at
+ * the instruction at @ip, before it runs: MODE.TSX, FUP(@ip) (33.4.2.8).
+ * An abort's transfer to its handler is the caller's (an async TIP).
+ */
+int ptenc_tsx(struct ptenc *e, uint64_t ip, bool intx, bool abrt);
+
+/*
+ * An MWAIT at @ip with @hints sleeps in C-state @state (sub-state @sub)
+ * down to @deepest and wakes on an interrupt: MWAIT, PWRE, EXSTOP with
+ * FUP(@ip), PWRX (33.4.2.24-27).
+ */
+int ptenc_power(struct ptenc *e, uint64_t ip, uint32_t hints,
+		uint8_t state, uint8_t sub, uint8_t deepest);
+
+/* The core:bus ratio changed to @ratio: CBR (33.4.2.13). */
+int ptenc_cbr(struct ptenc *e, uint8_t ratio);
+
+/*
  * The instruction @in at @ip retired and execution continues at @next in
  * user space.  Emits what its class requires.  Returns 0, a negative errno,
  * or 1 when @next is impossible for the class (the caller must treat the

@@ -44,4 +44,25 @@ typedef int (*ptkit_scan_fn)(void *ctx, uint64_t off,
 int ptkit_stream_scan(const uint8_t *buf, size_t len, ptkit_scan_fn fn,
 		      void *ctx, uint64_t *cut);
 
+/* One item of a PEBS block (BIP), with the block's type (BBP). */
+struct ptkit_pebs_item {
+	uint8_t type;		/* BBP type */
+	uint8_t id;		/* BIP ID */
+	uint8_t size;		/* 4 or 8 */
+	uint64_t value;
+};
+
+/**
+ * ptkit_pebs_block() - a PEBS block's packets at @p (pebs.c)
+ * @p, @end:	the stream from a packet starting with 02
+ * @items:	where up to @max items go; *@n gets how many
+ *
+ * Reads a BBP, the BIPs right after it and the BEP right after them, or a
+ * lone BEP.
+ *
+ * Return: the bytes read, or -1 when @p holds none of these.
+ */
+int ptkit_pebs_block(const uint8_t *p, const uint8_t *end,
+		     struct ptkit_pebs_item *items, size_t max, size_t *n);
+
 #endif

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * Private to the software recorder (emu.c, emu_start.c, emu_end.c): its
- * state (processes, threads, the recording) and the functions its files
- * share.  emu.c steps threads and turns stops into trace and sideband;
+ * Private to the software recorder (emu*.c): its state (processes,
+ * threads, the recording) and the functions its files share.  emu.c
+ * schedules and steps threads; emu_step.c turns their stops into trace and
+ * sideband; emu_space.c models processes, threads and address spaces;
+ * emu_ptwrite.c emulates PTWRITE;
  * emu_start.c launches or attaches; emu_end.c ends each process's
  * recording with its snapshot and ends the live ones.
  */
@@ -101,18 +103,47 @@ struct emu {
 /* The first error wins (rec_fail()); returns @code. */
 #define emu_fail(e, code, ...) \
 	rec_fail(&(e)->error, (e)->err, (code), __VA_ARGS__)
+/* The recording's clock: monotonic ns, strictly increasing. */
+uint64_t emu_now(struct emu *e);
+/* A write error of the bundle (sideband or a stream @what). */
+int emu_io_fail(struct emu *e, int ret, const char *what);
+
+/* emu_space.c */
 void emu_emit_record(struct emu *e, struct ptrec_sb_header *h);
+void emu_emit_comm(struct emu *e, struct thr *t);
+void emu_emit_switch(struct emu *e, struct thr *t, uint16_t type,
+		     uint16_t flags);
+void emu_update_maps(struct emu *e, struct proc *p, pid_t tid,
+		     uint16_t flags);
+int emu_maps_copy(struct maps *dst, const struct maps *src);
+void emu_proc_set_exe(struct emu *e, struct proc *p);
 struct proc *emu_proc_find(struct emu *e, pid_t pid);
 struct proc *emu_proc_new(struct emu *e, pid_t pid, pid_t ppid);
 struct thr *emu_thr_find(struct emu *e, pid_t tid);
 struct thr *emu_thr_new(struct emu *e, pid_t tid, struct proc *p,
 			enum tstate st);
 int emu_get_regs(struct thr *t);
+
+/* emu_step.c */
+/* The instruction at @ip of @t's process (cached); len 0: unknown. */
+int emu_fetch_insn(struct emu *e, struct thr *t, uint64_t ip,
+		   struct insn *in);
 void emu_enc_check(struct emu *e, struct thr *t, int ret);
+/* Instruction @ip in the ground truth; with @regs, t->regs after it. */
+void emu_truth_add_regs(struct emu *e, struct thr *t, uint64_t ip,
+			bool regs);
 void emu_syscall_entered(struct emu *e, struct thr *t);
 void emu_thr_close(struct emu *e, struct thr *t);
 bool emu_proc_alive(struct emu *e, struct proc *p);
 void emu_handle_stop(struct emu *e, pid_t tid, int status);
+
+/* emu_ptwrite.c */
+/*
+ * When @t (stopped at t->ip, t->in fetched) is at a PTWRITE: emulates it
+ * (PTW + FUP, ground truth, RIP moved past it; @t stays ready) and
+ * returns true.  False: not one, or not emulable (it runs as it would).
+ */
+bool emu_ptwrite(struct emu *e, struct thr *t);
 
 /* emu_start.c */
 int emu_launch(struct emu *e);

@@ -94,6 +94,7 @@ struct rec_stats {
 	uint64_t anomalies;	/* transfers the classifier did not expect */
 	uint64_t learned;	/* lengths learned from steps (not decodable) */
 	uint64_t skips;		/* steps that retired several instructions */
+	uint64_t ptwrites;	/* PTWRITEs emulated (values recorded) */
 	/* kmod: */
 	uint64_t lost_bytes;	/* PT bytes lost (LOST records) */
 	uint64_t lost_records;	/* sideband bytes the module dropped */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "decode.h"
+#include "events.h"
 #include "gaps.h"
 #include "insn.h"
 #include "psbscan.h"
@@ -97,8 +98,29 @@ int rp_walk_block_class_slow(struct walk *w, const struct pt_block *b)
 	return slot->cls;
 }
 
+/*
+ * Packets libipt 2.0 does not know: PEBS blocks (BBP, BIP, BEP), read by
+ * ptkit and kept as raw records where the decoder read them.
+ */
+static int unknown_packet(struct pt_packet_unknown *u,
+			  const struct pt_config *cfg, const uint8_t *pos,
+			  void *ctx)
+{
+	struct ptkit_pebs_item it[64];
+	struct walk *w = ctx;
+	size_t n = 0;
+	int size = ptkit_pebs_block(pos, cfg->end, it, 64, &n);
+
+	(void)u;
+	if (size < 0)
+		return -pte_bad_opc;
+	if (w && n && !w->err)
+		w->err = rp_event_pebs(w, (uint64_t)(pos - cfg->begin), it, n);
+	return size;
+}
+
 void rp_walk_config(struct rp_session *s, struct rp_thread *t,
-		    struct pt_config *cfg)
+		    struct pt_config *cfg, struct walk *w)
 {
 	const struct sb_manifest *m = s->m;
 
@@ -117,6 +139,8 @@ void rp_walk_config(struct rp_session *s, struct rp_thread *t,
 	cfg->nom_freq = (uint8_t)m->pt.nom_freq;
 	cfg->cpuid_0x15_eax = m->pt.cpuid_15_eax;
 	cfg->cpuid_0x15_ebx = m->pt.cpuid_15_ebx;
+	cfg->decode.callback = unknown_packet;
+	cfg->decode.context = w;
 }
 
 /* Closes the last checkpoint's segment: its lowest call depth. */
@@ -220,6 +244,10 @@ int rp_walk_events(struct walk *w, int status)
 		ret = ev.status_update ? psb_passed(w) : 0;
 		if (!ret && w->indexing)
 			ret = rp_gap_loop(w, &ev);
+		if (!ret && w->indexing)
+			ret = rp_event_take(w, &ev);
+		if (!ret && w->indexing && ev.type == ptev_overflow)
+			ret = rp_gap_overflow(w, &ev);
 		if (!ret && ev.type == ptev_enabled && ev.has_tsc) {
 			ret = rp_world_advance(&w->world, ev.tsc);
 			if (!ret && w->world.changed)
@@ -364,6 +392,23 @@ int rp_walk_store_block(struct walk *w, const struct pt_block *b, int cls)
 	return 0;
 }
 
+/* The trace bytes gap @i (just added, if it was) skipped: to the PSB
+ * decoding resynced at, or to the end of the stream.
+ */
+static void gap_bytes(struct walk *w, size_t i, int status)
+{
+	struct rp_gap *g;
+	uint64_t off = w->t->pt_size;
+
+	if (*w->ngaps <= i)
+		return;
+	g = &(*w->gaps)[i];
+	if (status >= 0)
+		pt_insn_get_sync_offset(w->d, &off);
+	if (off > g->offset)
+		g->bytes = off - g->offset;
+}
+
 /*
  * Decodes from the decoder's current sync point until @w->end instructions
  * (UINT64_MAX: the end of the stream), turning errors into gaps.
@@ -374,6 +419,7 @@ int rp_walk_run(struct walk *w, int status)
 	size_t resyncs = w->t->npsbs + 2;
 	uint64_t trace_off, last_off = UINT64_MAX, stall = 0;
 	struct pt_insn insn;
+	size_t ngaps;
 	int ret;
 
 	while (w->pos < w->end) {
@@ -404,12 +450,14 @@ int rp_walk_run(struct walk *w, int status)
 								&w->resync_off);
 				break;
 			}
+			ngaps = *w->ngaps;
 			ret = rp_gap_add(w, status, insn.ip);
 			if (ret)
 				return ret;
 			status = resync(w);
 			if (w->err)
 				return w->err;
+			gap_bytes(w, ngaps, status);
 			if (status == -pte_eos)
 				break;
 			continue;	/* a failed resync is another gap */
@@ -453,13 +501,15 @@ int rp_walk_begin(struct walk *w, struct rp_session *s,
 	w->nckpts = &t->nckpts;
 	w->gaps = &t->gaps;
 	w->ngaps = &t->ngaps;
+	w->evs = &t->evs;
+	w->nevs = &t->nevs;
 	w->stop_psb = SIZE_MAX;
 	w->start_psb = SIZE_MAX;
 	rp_world_init(&w->world, s);
 	ret = rp_world_seek(&w->world, sb_next);
 	if (ret)
 		return ret;
-	rp_walk_config(s, t, &cfg);
+	rp_walk_config(s, t, &cfg, w);
 	w->d = pt_insn_alloc_decoder(&cfg);
 	if (!w->d)
 		return -RP_ERR_NOMEM;

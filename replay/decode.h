@@ -45,6 +45,12 @@ struct walk {
 	size_t match_psb;	/* the PSB of the pending FUP check */
 	struct rp_gap **gaps;	/* where gaps go: the thread's, or */
 	size_t *ngaps;		/* a parallel indexing worker's own */
+	struct rp_event **evs;	/* where events go (events.h), as gaps */
+	size_t *nevs;
+	uint64_t mode_bits;	/* the last execution mode (0: none yet), */
+	uint64_t cr3, vmcs;	/* CR3 and VMCS base (events.c), */
+	uint64_t cbr;		/* core:bus ratio + 1 */
+	uint64_t pebs_off;	/* past the last PEBS block kept (+1) */
 	bool stop_at_error;	/* counting: stop at the first error */
 	int error;		/* counting: the error stopped at (libipt) */
 	uint64_t resync_off;	/* counting: where it resynced (or ~0) */
@@ -100,9 +106,11 @@ static inline int rp_walk_block_class(struct walk *w,
 					 rp_walk_block_class_slow(w, b);
 }
 
-/* libipt's configuration for @t's stream (CPU, errata, timing). */
+/* libipt's configuration for @t's stream (CPU, errata, timing, the
+ * reader of packets libipt does not know), for walk @w.
+ */
 void rp_walk_config(struct rp_session *s, struct rp_thread *t,
-		    struct pt_config *cfg);
+		    struct pt_config *cfg, struct walk *w);
 
 /* Closes the last checkpoint's segment: its lowest call depth. */
 void rp_walk_close_ckpt(struct walk *w);

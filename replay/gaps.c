@@ -196,6 +196,27 @@ int rp_gap_loop(struct walk *w, const struct pt_event *ev)
 	return rp_gap_add_at(w, 0, at, off);
 }
 
+/*
+ * An overflow (OVF): the PT unit dropped packets, so what ran between the
+ * last instruction and where tracing resumes is not known.
+ */
+int rp_gap_overflow(struct walk *w, const struct pt_event *ev)
+{
+	size_t n = *w->ngaps;
+	uint64_t off = 0;
+	int ret;
+
+	if (w->bd)
+		pt_blk_get_offset(w->bd, &off);
+	else
+		pt_insn_get_offset(w->d, &off);
+	ret = rp_gap_add_at(w, 0, ev->ip_suppressed ? 0 :
+			    ev->variant.overflow.ip, off);
+	if (!ret && *w->ngaps > n)
+		(*w->gaps)[n].reason = RP_GAP_OVERFLOW;
+	return ret;
+}
+
 static int gap_cmp(const void *a, const void *b)
 {
 	const struct rp_gap *x = a, *y = b;
@@ -231,6 +252,7 @@ int rp_gaps_add_lost(struct rp_session *s, struct rp_thread *t)
 		memset(gap, 0, sizeof(*gap));
 		gap->reason = RP_GAP_LOST;
 		gap->offset = l->offset;
+		gap->bytes = l->bytes;
 		gap->before = t->insns;
 		for (k = 0; k < t->nckpts; k++) {
 			if (t->ckpts[k].offset >= l->offset) {

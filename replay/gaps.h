@@ -40,6 +40,9 @@ int rp_gap_add(struct walk *w, int err, uint64_t ip);
  */
 int rp_gap_loop(struct walk *w, const struct pt_event *ev);
 
+/* An overflow event (OVF): a gap of RP_GAP_OVERFLOW where tracing resumes. */
+int rp_gap_overflow(struct walk *w, const struct pt_event *ev);
+
 /*
  * Trace the recorder lost (a LOST sideband record of this thread) is a hole
  * the decoder may not notice: the stream resumes at a PSB and decodes

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * The index cache: a thread's index (PSBs, checkpoints, gaps) saved in
+ * The index cache: a thread's index (PSBs, checkpoints, gaps, events) saved in
  * BUNDLE/index/TID.idx after it was built, so opening the bundle again
  * costs a file read instead of a decode of the whole stream (about 8 s per
  * 10^9 instructions here).  Bundles do not change once finished; the key
@@ -36,8 +36,9 @@
 
 #define IDX_MAGIC	"PTRECIX"
 /* Bump with any change to what the index holds or how index.c builds it. */
-#define IDX_VERSION	4	/* 2: checkpoints carry call depths, 3: MAC,
-				 * 4: loop gaps (RP_GAP_LOOP) */
+#define IDX_VERSION	5	/* 2: checkpoints carry call depths, 3: MAC,
+				 * 4: loop gaps (RP_GAP_LOOP), 5: events,
+				 * overflow gaps, gap byte counts */
 #define IDX_SAMPLE	(64u << 10)
 #define SEG_MIN		(1ull << 16)
 #define SEG_PER_BYTE	1024ull
@@ -53,7 +54,11 @@ struct idx_header {
 	uint64_t npsbs, nckpts, ngaps;
 	uint64_t insns, first_tsc, last_tsc;
 	uint64_t reserved;	/* 0 */
+	uint64_t nevs;
 };
+
+/* struct rp_event has no padding: saved as it is. */
+_Static_assert(sizeof(struct rp_event) == 48, "struct rp_event is packed");
 
 #define IDX_MAC_SIZE	32	/* HMAC-SHA256 of all bytes before it */
 
@@ -63,6 +68,7 @@ struct idx_gap {
 	uint64_t offset;
 	uint32_t reason;
 	int32_t errcode;	/* libipt error code of @error, -1: none */
+	uint64_t bytes;
 };
 
 static uint64_t fnv(uint64_t h, const void *buf, size_t len)
@@ -222,6 +228,7 @@ static void idx_header_fill(const struct rp_session *s,
 	h->npsbs = t->npsbs;
 	h->nckpts = t->nckpts;
 	h->ngaps = t->ngaps;
+	h->nevs = t->nevs;
 	h->insns = t->insns;
 	h->first_tsc = t->first_tsc;
 	h->last_tsc = t->last_tsc;
@@ -240,7 +247,8 @@ static int32_t errcode_of(const char *error)
 
 static bool idx_valid(const struct rp_session *s, const struct rp_thread *t,
 		      const struct rp_psb *psbs, const struct rp_ckpt *ck,
-		      const struct idx_gap *g, const struct idx_header *h)
+		      const struct idx_gap *g, const struct rp_event *ev,
+		      const struct idx_header *h)
 {
 	uint64_t i;
 
@@ -281,6 +289,10 @@ static bool idx_valid(const struct rp_session *s, const struct rp_thread *t,
 		if (g[i].before > h->insns || g[i].reason > RP_GAP_LOOP ||
 		    (i && g[i].before < g[i - 1].before))
 			return false;
+	for (i = 0; i < h->nevs; i++)
+		if (ev[i].before > h->insns || ev[i].kind >= RP_EV_KINDS ||
+		    (i && ev[i].before < ev[i - 1].before))
+			return false;
 	return true;
 }
 
@@ -297,6 +309,7 @@ int rp_idx_parse(struct rp_session *s, struct rp_thread *t,
 	struct rp_ckpt *ck = NULL;
 	struct idx_gap *g = NULL;
 	struct rp_gap *gaps = NULL;
+	struct rp_event *evs = NULL;
 	struct idx_header h, want;
 	const uint8_t *p = data + sizeof(h);
 	uint64_t i, need;
@@ -313,30 +326,34 @@ int rp_idx_parse(struct rp_session *s, struct rp_thread *t,
 		return -1;
 	/* The counts must add up to the size exactly. */
 	if (h.npsbs > len / sizeof(*psbs) || h.nckpts > len / sizeof(*ck) ||
-	    h.ngaps > len / sizeof(*g))
+	    h.ngaps > len / sizeof(*g) || h.nevs > len / sizeof(*evs))
 		return -1;
 	need = sizeof(h) + h.npsbs * sizeof(*psbs) + h.nckpts * sizeof(*ck) +
-	       h.ngaps * sizeof(*g);
+	       h.ngaps * sizeof(*g) + h.nevs * sizeof(*evs);
 	if (need != len)
 		return -1;
 	psbs = malloc(h.npsbs * sizeof(*psbs) + 1);
 	ck = malloc(h.nckpts * sizeof(*ck) + 1);
 	g = malloc(h.ngaps * sizeof(*g) + 1);
 	gaps = malloc(h.ngaps * sizeof(*gaps) + 1);
-	if (!psbs || !ck || !g || !gaps)
+	evs = malloc(h.nevs * sizeof(*evs) + 1);
+	if (!psbs || !ck || !g || !gaps || !evs)
 		goto out;
 	memcpy(psbs, p, h.npsbs * sizeof(*psbs));
 	p += h.npsbs * sizeof(*psbs);
 	memcpy(ck, p, h.nckpts * sizeof(*ck));
 	p += h.nckpts * sizeof(*ck);
 	memcpy(g, p, h.ngaps * sizeof(*g));
-	if (!idx_valid(s, t, psbs, ck, g, &h))
+	p += h.ngaps * sizeof(*g);
+	memcpy(evs, p, h.nevs * sizeof(*evs));
+	if (!idx_valid(s, t, psbs, ck, g, evs, &h))
 		goto out;
 	for (i = 0; i < h.ngaps; i++) {
 		gaps[i].before = g[i].before;
 		gaps[i].reason = g[i].reason;
 		gaps[i].ip = g[i].ip;
 		gaps[i].offset = g[i].offset;
+		gaps[i].bytes = g[i].bytes;
 		gaps[i].error = g[i].errcode >= 0 && g[i].errcode < 64 ?
 			pt_errstr((enum pt_error_code)g[i].errcode) : NULL;
 	}
@@ -349,6 +366,9 @@ int rp_idx_parse(struct rp_session *s, struct rp_thread *t,
 	t->nckpts = h.nckpts;
 	t->gaps = gaps;
 	t->ngaps = h.ngaps;
+	free(t->evs);
+	t->evs = evs;
+	t->nevs = h.nevs;
 	t->insns = h.insns;
 	t->first_tsc = h.first_tsc;
 	t->last_tsc = h.last_tsc;
@@ -356,12 +376,14 @@ int rp_idx_parse(struct rp_session *s, struct rp_thread *t,
 	psbs = NULL;
 	ck = NULL;
 	gaps = NULL;
+	evs = NULL;
 	ret = 0;
 out:
 	free(psbs);
 	free(ck);
 	free(g);
 	free(gaps);
+	free(evs);
 	return ret;
 }
 
@@ -467,7 +489,8 @@ void rp_idx_save(struct rp_session *s, const struct rp_thread *t)
 	if (!idx_enabled() || idx_key_get())
 		return;
 	len = sizeof(h) + t->npsbs * sizeof(*t->psbs) +
-	      t->nckpts * sizeof(*t->ckpts) + t->ngaps * sizeof(gap);
+	      t->nckpts * sizeof(*t->ckpts) + t->ngaps * sizeof(gap) +
+	      t->nevs * sizeof(*t->evs);
 	buf = malloc(len + IDX_MAC_SIZE);
 	if (!buf)
 		return;
@@ -482,8 +505,10 @@ void rp_idx_save(struct rp_session *s, const struct rp_thread *t)
 		gap.offset = t->gaps[i].offset;
 		gap.reason = t->gaps[i].reason;
 		gap.errcode = errcode_of(t->gaps[i].error);
+		gap.bytes = t->gaps[i].bytes;
 		p = put(p, &gap, sizeof(gap));
 	}
+	p = put(p, t->evs, t->nevs * sizeof(*t->evs));
 	ifd = idx_mac(buf, len, p) ? -1 : index_dir(s);
 	if (ifd < 0) {
 		free(buf);

@@ -78,6 +78,7 @@ static int check_tail(struct walk *bw)
 static int nomap_gap(struct walk *w, uint64_t ip, uint64_t *resync_off)
 {
 	uint64_t off = 0;
+	size_t n = *w->ngaps;
 	int ret;
 
 	pt_blk_get_offset(w->bd, &off);
@@ -86,6 +87,9 @@ static int nomap_gap(struct walk *w, uint64_t ip, uint64_t *resync_off)
 	*resync_off = UINT64_MAX;
 	if (!ret && pt_blk_sync_forward(w->bd) >= 0)
 		pt_blk_get_sync_offset(w->bd, resync_off);
+	if (!ret && *w->ngaps > n)
+		(*w->gaps)[n].bytes = (*resync_off == UINT64_MAX ?
+				       w->t->pt_size : *resync_off) - off;
 	return ret;
 }
 
@@ -144,6 +148,8 @@ static int index_range(struct range *r)
 	w.nckpts = &r->nckpts;
 	w.gaps = &r->gaps;
 	w.ngaps = &r->ngaps;
+	w.evs = &r->evs;
+	w.nevs = &r->nevs;
 	w.stop_psb = r->stop_psb;
 	w.start_psb = r->first_psb;
 	if (r->seg) {
@@ -170,7 +176,7 @@ static int index_range(struct range *r)
 		rp_world_fini(&w.world);
 		return ret;
 	}
-	rp_walk_config(s, t, &cfg);
+	rp_walk_config(s, t, &cfg, &w);
 	/*
 	 * libipt 2.0's block cache follows direct jumps and calls by
 	 * recursion: on damaged input that loops in code ('jmp .') without
@@ -406,19 +412,26 @@ static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 	bool nodepth = false;
 	struct rp_ckpt *v;
 	struct rp_gap *g;
-	size_t ngaps = 0;
+	struct rp_event *e;
+	size_t ngaps = 0, nevs = 0;
 
 	for (i = 0; i < n; i++) {
 		total += r[i].nckpts;
 		ngaps += r[i].ngaps;
+		nevs += r[i].nevs;
 	}
 	v = malloc(total * sizeof(*v));
 	g = malloc((ngaps ? ngaps : 1) * sizeof(*g));
-	if (!v || !g) {
+	e = malloc((nevs ? nevs : 1) * sizeof(*e));
+	if (!v || !g || !e) {
 		free(v);
 		free(g);
+		free(e);
 		return -RP_ERR_NOMEM;
 	}
+	free(t->evs);
+	t->evs = e;
+	t->nevs = 0;
 	free(t->gaps);
 	t->gaps = g;
 	t->ngaps = 0;
@@ -435,6 +448,10 @@ static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 		for (j = 0; j < r[i].ngaps; j++) {
 			g[t->ngaps] = r[i].gaps[j];
 			g[t->ngaps++].before += base;
+		}
+		for (j = 0; j < r[i].nevs; j++) {
+			e[t->nevs] = r[i].evs[j];
+			e[t->nevs++].before += base;
 		}
 		base += r[i].insns;
 		dbase += r[i].depth;
@@ -477,6 +494,7 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 	for (i = 0; i < n; i++) {
 		free(r[i].ckpts);
 		free(r[i].gaps);
+		free(r[i].evs);
 	}
 	/* Ranges that do not join up: index it in one piece. */
 	if (ret > 0 && n > 1) {
@@ -488,6 +506,7 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 			ret = merge_ranges(t, &one, 1);
 		free(one.ckpts);
 		free(one.gaps);
+		free(one.evs);
 	}
 	return ret;
 }
@@ -504,9 +523,11 @@ static int index_insns(struct rp_session *s, struct rp_thread *t)
 
 	free(t->ckpts);
 	free(t->gaps);
+	free(t->evs);
 	t->ckpts = NULL;
 	t->gaps = NULL;
-	t->nckpts = t->ngaps = 0;
+	t->evs = NULL;
+	t->nckpts = t->ngaps = t->nevs = 0;
 	t->insns = 0;
 	t->exact = true;
 	for (k = 0; k < RP_SEG_CACHE; k++)
@@ -586,6 +607,7 @@ int rp_materialize(struct rp_session *s, struct rp_thread *t, uint64_t k,
 		ret = index_range(&one);
 		free(one.ckpts);
 		free(one.gaps);
+		free(one.evs);
 		if (ret > 0 || ret == -RP_ERR_DECODE)
 			ret = 0;	/* a count that differs, below */
 	}

@@ -38,6 +38,8 @@ struct range {
 	size_t nckpts;
 	struct rp_gap *gaps;
 	size_t ngaps;
+	struct rp_event *evs;
+	size_t nevs;
 	uint64_t insns, tsc;
 	int64_t depth;		/* call depth at its end, from its start */
 	bool nodepth;		/* a block without instruction class */

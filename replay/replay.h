@@ -115,6 +115,8 @@ enum rp_gap_reason {
  * @ip:		address where decoding stopped (0 if unknown).
  * @offset:	byte offset in the thread's PT stream.
  * @error:	the libipt error text, for RP_GAP_DECODE/NOMAP.
+ * @bytes:	trace bytes the gap covers: lost (RP_GAP_LOST), or skipped
+ *		from the error to the next PSB (RP_GAP_DECODE); 0 unknown.
  */
 struct rp_gap {
 	uint64_t before;
@@ -122,6 +124,7 @@ struct rp_gap {
 	uint64_t ip;
 	uint64_t offset;
 	const char *error;
+	uint64_t bytes;
 };
 
 struct rp_thread_info {
@@ -134,6 +137,7 @@ struct rp_thread_info {
 	uint64_t pt_bytes;
 	uint64_t checkpoints;
 	uint64_t index_bytes;	/* memory the index takes */
+	uint64_t nevents;	/* rp_thread_event() */
 };
 
 /* Returns 0 or -RP_ERR_NOTHREAD. */
@@ -143,6 +147,123 @@ int rp_thread_info(const struct rp_session *s, uint32_t tid,
 /* Gap @i of thread @tid.  Returns 0, -RP_ERR_NOTHREAD or -RP_ERR_RANGE. */
 int rp_thread_gap(const struct rp_session *s, uint32_t tid, uint64_t i,
 		  struct rp_gap *gap);
+
+struct rp_insn;
+
+/* ---- events --------------------------------------------------------------- */
+
+/*
+ * What the trace says besides the control flow (Intel SDM Vol. 3C, 33.4.1
+ * packet summary), as libipt's decoders report it, at its place in the
+ * history.  Execution-mode events are kept only where the mode changes.
+ */
+enum rp_event_kind {
+	RP_EV_ENABLED,		/* tracing on (TIP.PGE) at @ip; RP_EVF_RESUMED */
+	RP_EV_DISABLED,		/* tracing off (TIP.PGD): a system call, a
+				 * filter; @ip: first target not traced */
+	RP_EV_ASYNC_DISABLED,	/* off asynchronously before @ip ran (a
+				 * signal, a fault, preemption) */
+	RP_EV_INTERRUPT,	/* asynchronous branch (interrupt, exception,
+				 * signal) from @ip (not executed) to @to */
+	RP_EV_PAGING,		/* PIP: CR3 @payload; RP_EVF_NONROOT */
+	RP_EV_OVERFLOW,		/* OVF: packets lost; resumes at @ip */
+	RP_EV_EXEC_MODE,	/* code size now @payload bits, at @ip */
+	RP_EV_TSX,		/* MODE.TSX at @ip: RP_EVF_TSX_SPEC (begin),
+				 * RP_EVF_TSX_ABORT (abort), neither (commit) */
+	RP_EV_STOP,		/* TraceStop */
+	RP_EV_VMCS,		/* VMCS base @payload */
+	RP_EV_EXSTOP,		/* execution stopped at @ip */
+	RP_EV_MWAIT,		/* MWAIT at @ip: hints @payload & 0xffffffff,
+				 * extensions @payload >> 32 */
+	RP_EV_PWRE,		/* C-state entry: PWRE's resolved thread
+				 * C-state @payload & 0xff, sub-state
+				 * @payload >> 8 (raw); RP_EVF_HW */
+	RP_EV_PWRX,		/* C-state exit: PWRX's last core C-state
+				 * @payload & 0xff, deepest @payload >> 8
+				 * (raw); wake flags */
+	RP_EV_PTWRITE,		/* PTWRITE of @payload (@size bytes) by the
+				 * instruction at @ip, the one before @before */
+	RP_EV_CBR,		/* core:bus ratio now @payload */
+	RP_EV_MNT,		/* maintenance packet, raw @payload */
+	RP_EV_PEBS,		/* PEBS block item (BIP), raw: @payload of
+				 * @size bytes, item ID @ip, block type @to */
+	RP_EV_KINDS
+};
+
+#define RP_EVF_IP_SUPPRESSED	(1u << 0)	/* @ip not known */
+#define RP_EVF_RESUMED		(1u << 1)	/* where it was disabled */
+#define RP_EVF_ASYNC		(1u << 2)	/* paging/vmcs: at @ip */
+#define RP_EVF_NONROOT		(1u << 3)	/* VMX non-root (guest) */
+#define RP_EVF_TSX_SPEC		(1u << 4)
+#define RP_EVF_TSX_ABORT	(1u << 5)
+#define RP_EVF_HW		(1u << 6)	/* PWRE: hardware initiated */
+#define RP_EVF_WAKE_INTERRUPT	(1u << 7)	/* PWRX wake reasons */
+#define RP_EVF_WAKE_STORE	(1u << 8)
+#define RP_EVF_WAKE_AUTONOMOUS	(1u << 9)
+#define RP_EVF_TSC		(1u << 10)	/* @tsc is set */
+
+/**
+ * struct rp_event - an event of a thread's trace
+ * @before:	position of the first instruction after it (the event lies
+ *		between instructions @before - 1 and @before).
+ * @ip, @to:	addresses, as the kind says.
+ * @payload:	the kind's value.
+ * @tsc:	its timestamp (with RP_EVF_TSC).
+ * @kind:	enum rp_event_kind.
+ * @flags:	RP_EVF_*.
+ * @size:	RP_EV_PTWRITE: payload bytes (4 or 8).
+ */
+struct rp_event {
+	uint64_t before;
+	uint64_t ip;
+	uint64_t to;
+	uint64_t payload;
+	uint64_t tsc;
+	uint32_t kind;
+	uint16_t flags;
+	uint16_t size;
+};
+
+/* Event @i of thread @tid (in history order).  Returns 0,
+ * -RP_ERR_NOTHREAD or -RP_ERR_RANGE.
+ */
+int rp_thread_event(const struct rp_session *s, uint32_t tid, uint64_t i,
+		    struct rp_event *ev);
+
+/* The index of @tid's first event at or after position @pos (the
+ * thread's event count when none; 0 for an unknown thread).
+ */
+uint64_t rp_thread_event_find(const struct rp_session *s, uint32_t tid,
+			      uint64_t pos);
+
+/* Events of @tid per kind into @counts[RP_EV_KINDS].  Returns 0 or
+ * -RP_ERR_NOTHREAD.
+ */
+int rp_thread_event_counts(const struct rp_session *s, uint32_t tid,
+			   uint64_t counts[RP_EV_KINDS]);
+
+/* The kind's name ("ptwrite", "interrupt", ...); NULL when out of range. */
+const char *rp_event_name(unsigned int kind);
+
+/*
+ * @ev as GDB's instruction history shows events, without brackets:
+ * "ptwrite: 0x2a", "interrupt: 0x401000 -> 0x401234", "disabled",
+ * "overflow: resumed at 0x...".  With @at, the instruction before the
+ * event (position @ev->before - 1), a PTWRITE names the variable its
+ * operand reads when that is a fixed location the image's symbols name
+ * ("ptwrite: 0x2a (counter)").  Returns 0 or -RP_ERR_RANGE (@len too
+ * small).
+ */
+int rp_format_event(struct rp_session *s, const struct rp_event *ev,
+		    const struct rp_insn *at, char *buf, size_t len);
+
+/*
+ * Nanoseconds of TSC value @tsc into *@ns: by the sideband's time
+ * conversion, else the TSC frequency, else PT's nominal frequency (the
+ * TSC ticks at that ratio of the 100 MHz bus clock).  Returns 0, or
+ * -RP_ERR_NOTFOUND when the bundle gives none of them.
+ */
+int rp_tsc_to_ns(const struct rp_session *s, uint64_t tsc, uint64_t *ns);
 
 /* ---- instructions ------------------------------------------------------- */
 

@@ -74,6 +74,8 @@ struct rp_thread {
 	size_t nckpts;
 	struct rp_gap *gaps;
 	size_t ngaps;
+	struct rp_event *evs;	/* events.c: in history order */
+	size_t nevs;
 	uint64_t insns;
 	uint64_t first_tsc, last_tsc;
 	struct rp_seg cache[RP_SEG_CACHE];
@@ -192,6 +194,13 @@ struct rp_thread *rp_find_thread(const struct rp_session *s, uint32_t tid);
  */
 int rp_name_address(struct rp_session *s, const struct rp_insn *insn,
 		    uint64_t addr, const char **name, uint64_t *offset);
+
+/* The source variable (DWARF) that operand register @reg, or memory
+ * @base + @disp, of @insn is (DWARF register numbers, -1: none).  Returns
+ * 0 or -RP_ERR_NOTFOUND.
+ */
+int rp_name_variable(struct rp_session *s, const struct rp_insn *insn,
+		     int reg, int base, int64_t disp, const char **name);
 
 /* Closes the symbol modules of every image (syms.c). */
 void rp_syms_close(struct rp_session *s);

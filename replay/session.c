@@ -234,6 +234,7 @@ void rp_session_close(struct rp_session *s)
 		free(t->psbs);
 		free(t->ckpts);
 		free(t->gaps);
+		free(t->evs);
 		for (k = 0; k < RP_SEG_CACHE; k++)
 			free(t->cache[k].insns);
 	}
@@ -283,7 +284,9 @@ int rp_thread_info(const struct rp_session *s, uint32_t tid,
 	info->checkpoints = t->nckpts;
 	info->index_bytes = t->nckpts * sizeof(*t->ckpts) +
 			    t->npsbs * sizeof(*t->psbs) +
-			    t->ngaps * sizeof(*t->gaps);
+			    t->ngaps * sizeof(*t->gaps) +
+			    t->nevs * sizeof(*t->evs);
+	info->nevents = t->nevs;
 	return 0;
 }
 

@@ -133,6 +133,19 @@ int sym_lookup(struct sym_module *m, uint64_t vaddr, struct sym_info *out);
  *
  * Return: 0, or -ENOENT when no symbol names @vaddr.
  */
+/**
+ * sym_var_at() - the source variable an operand is, at a pc (sym_vars.c)
+ * @m:		the module.
+ * @vaddr:	the instruction's link-time address.
+ * @reg:	a register operand (DWARF number), or -1.
+ * @base, @disp: a memory operand @base + @disp (DWARF number), or -1.
+ * @name:	where to store the variable's name (lives with the module).
+ *
+ * Return: 0, or -1 when DWARF names no variable there.
+ */
+int sym_var_at(struct sym_module *m, uint64_t vaddr, int reg, int base,
+	       int64_t disp, const char **name);
+
 int sym_name_address(struct sym_module *m, uint64_t vaddr, const char **name,
 		     uint64_t *offset);
 

@@ -71,6 +71,18 @@ int rp_name_address(struct rp_session *s, const struct rp_insn *insn,
 	return 0;
 }
 
+int rp_name_variable(struct rp_session *s, const struct rp_insn *insn,
+		     int reg, int base, int64_t disp, const char **name)
+{
+	struct sym_module *m = module(s, insn->image);
+	uint64_t vaddr;
+
+	if (!m || sym_offset_to_vaddr(m, insn->image_off, &vaddr) ||
+	    sym_var_at(m, vaddr, reg, base, disp, name))
+		return -RP_ERR_NOTFOUND;
+	return 0;
+}
+
 /*
  * The address spaces as they were when instruction @pos of @t ran (@pos may
  * be one past the last): the checkpoint's sideband position, advanced to

@@ -94,7 +94,9 @@ static void monitor_insns(struct monitor *m, struct target *tg,
 	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
 	uint64_t pos = rp_timeline_pos(tg->tl, cur);
 	uint64_t n = rp_timeline_end(tg->tl, cur);
-	uint64_t first, end, p;
+	uint32_t tid = rp_timeline_tid(tg->tl, cur);
+	uint64_t first, end, p, ev;
+	struct rp_event e;
 	struct rp_insn insn;
 	char line[1024];
 	bool raw = false;
@@ -110,12 +112,20 @@ static void monitor_insns(struct monitor *m, struct target *tg,
 		bad_range("instruction-history [/r]", arg, out);
 		return;
 	}
+	ev = rp_thread_event_find(tg->s, tid, first + 1);
 	for (p = first; p < end && out->n - start < 63 * 1024; p++) {
 		if (rp_cursor_peek(c, p, &insn) ||
 		    rp_format_insn(tg->s, &insn, p, raw, p == pos, line,
 				   sizeof(line)))
 			break;
 		text_add(out, "%s\n", line);
+		/* The trace's events after it, as GDB shows them inline. */
+		for (; !rp_thread_event(tg->s, tid, ev, &e) &&
+		       e.before == p + 1; ev++)
+			if (e.kind != RP_EV_OVERFLOW &&
+			    !rp_format_event(tg->s, &e, &insn, line,
+					     sizeof(line)))
+				text_add(out, "[%s]\n", line);
 	}
 	if (out->n == start)
 		text_add(out, "no instructions in that range\n");

@@ -12,12 +12,111 @@
  * Prints "N instructions, E errors" (the history ptrec must reproduce) and
  * writes every instruction's address to ADDRS, one 0x... per line, as
  * `ptrec insns --format=addr` does (tests/import/real.sh compares them).
+ * Then the events libipt reported, counted per kind in the line ptrec info
+ * prints ("    events: enabled 3, ..."), by ptrec's documented rule:
+ * status updates (a PSB+ repeating state) are no events, and the
+ * execution mode, CR3, VMCS and core:bus ratio count where they change
+ * from a value seen before (a CBR outside a PSB+ always).
  */
 #include <inttypes.h>
 #include <intel-pt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ptrec's event kinds, in its order (replay.h, enum rp_event_kind). */
+static const char *const kinds[] = {
+	"enabled", "disabled", "async-disabled", "interrupt", "paging",
+	"overflow", "exec-mode", "tsx", "trace-stop", "vmcs", "exstop",
+	"mwait", "pwre", "pwrx", "ptwrite", "cbr", "mnt", "pebs",
+};
+
+static uint64_t counts[sizeof(kinds) / sizeof(kinds[0])];
+static uint64_t last_mode, last_cr3, last_vmcs, last_cbr;
+
+static int changed(uint64_t *last, uint64_t now)
+{
+	int ret = *last && *last != now;
+
+	*last = now;
+	return ret;
+}
+
+static void count_event(const struct pt_event *ev)
+{
+	static const int kind_of[] = {
+		[ptev_enabled] = 0, [ptev_disabled] = 1,
+		[ptev_async_disabled] = 2, [ptev_async_branch] = 3,
+		[ptev_paging] = 4, [ptev_async_paging] = 4,
+		[ptev_overflow] = 5, [ptev_exec_mode] = 6, [ptev_tsx] = 7,
+		[ptev_stop] = 8, [ptev_vmcs] = 9, [ptev_async_vmcs] = 9,
+		[ptev_exstop] = 10, [ptev_mwait] = 11, [ptev_pwre] = 12,
+		[ptev_pwrx] = 13, [ptev_ptwrite] = 14, [ptev_tick] = -1,
+		[ptev_cbr] = 15, [ptev_mnt] = 16,
+	};
+	int keep;
+
+	switch (ev->type) {
+	case ptev_exec_mode:
+		keep = changed(&last_mode, ev->variant.exec_mode.mode + 1u);
+		break;
+	case ptev_paging:
+		keep = changed(&last_cr3, ev->variant.paging.cr3);
+		break;
+	case ptev_async_paging:
+		keep = changed(&last_cr3, ev->variant.async_paging.cr3);
+		break;
+	case ptev_vmcs:
+		keep = changed(&last_vmcs, ev->variant.vmcs.base);
+		break;
+	case ptev_async_vmcs:
+		keep = changed(&last_vmcs, ev->variant.async_vmcs.base);
+		break;
+	case ptev_cbr:
+		keep = changed(&last_cbr, ev->variant.cbr.ratio + 1u) ||
+		       (!ev->status_update && last_cbr);
+		break;
+	default:
+		keep = !ev->status_update;
+		break;
+	}
+	if (keep && (unsigned int)ev->type <
+	    sizeof(kind_of) / sizeof(kind_of[0]) && kind_of[ev->type] >= 0)
+		counts[kind_of[ev->type]]++;
+}
+
+/*
+ * libipt 2.0 knows no PEBS block packets (SDM Vol. 3C, "PEBS via Intel
+ * PT"): BBP 02 63 SZ|TYPE, BIPs (ID << 3 | 100b, 4 or 8 bytes), BEP 02 33
+ * or 02 b3.  Its decoders hand them here; each item counts once.
+ */
+static const uint8_t *pebs_last;
+
+static int unknown(struct pt_packet_unknown *u, const struct pt_config *cfg,
+		   const uint8_t *pos, void *ctx)
+{
+	const uint8_t *q = pos + 3;
+	size_t item;
+
+	(void)u;
+	(void)ctx;
+	if (cfg->end - pos >= 2 && pos[0] == 2 &&
+	    (pos[1] == 0x33 || pos[1] == 0xb3))
+		return 2;
+	if (cfg->end - pos < 3 || pos[0] != 2 || pos[1] != 0x63)
+		return -pte_bad_opc;
+	item = pos[2] & 0x80 ? 4 : 8;
+	while ((size_t)(cfg->end - q) > item && (*q & 7) == 4) {
+		if (pos > pebs_last)
+			counts[17]++;
+		q += 1 + item;
+	}
+	if (pos > pebs_last)
+		pebs_last = pos;
+	if (cfg->end - q >= 2 && q[0] == 2 && (q[1] == 0x33 || q[1] == 0xb3))
+		q += 2;
+	return (int)(q - pos);
+}
 
 static uint8_t *slurp(const char *path, size_t *len)
 {
@@ -79,6 +178,8 @@ int main(int argc, char **argv)
 	struct pt_config cfg;
 	struct pt_insn insn;
 	uint64_t insns = 0, errors = 0;
+	size_t i;
+	int first;
 	unsigned int fam, model, step;
 	char *at, *path;
 	size_t len, skip = 0;
@@ -119,6 +220,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	cfg.decode.callback = unknown;
 	d = pt_insn_alloc_decoder(&cfg);
 	pt_insn_set_image(d, image);
 	status = pt_insn_sync_forward(d);
@@ -134,6 +236,7 @@ int main(int argc, char **argv)
 			status = pt_insn_event(d, &ev, sizeof(ev));
 			if (status < 0)
 				break;
+			count_event(&ev);
 		}
 		if (status < 0)
 			continue;
@@ -148,6 +251,15 @@ int main(int argc, char **argv)
 	}
 	printf("%" PRIu64 " instructions, %" PRIu64 " errors\n", insns,
 	       errors);
+	for (i = 0, first = 1; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (!counts[i])
+			continue;
+		printf("%s%s %" PRIu64, first ? "    events: " : ", ",
+		       kinds[i], counts[i]);
+		first = 0;
+	}
+	if (!first)
+		printf("\n");
 	if (addrs && fclose(addrs)) {
 		perror(argv[4]);
 		return 1;

@@ -46,9 +46,12 @@ static void restore(struct rp_thread *t)
 	free(t->psbs);
 	free(t->ckpts);
 	free(t->gaps);
+	free(t->evs);
 	t->psbs = dup_mem(saved.psbs, saved.npsbs * sizeof(*t->psbs));
 	t->ckpts = dup_mem(saved.ckpts, saved.nckpts * sizeof(*t->ckpts));
 	t->gaps = dup_mem(saved.gaps, saved.ngaps * sizeof(*t->gaps));
+	t->evs = dup_mem(saved.evs, saved.nevs * sizeof(*t->evs));
+	t->nevs = saved.nevs;
 	t->npsbs = saved.npsbs;
 	t->nckpts = saved.nckpts;
 	t->ngaps = saved.ngaps;
@@ -93,6 +96,7 @@ static void setup(void)
 	saved.psbs = dup_mem(t->psbs, t->npsbs * sizeof(*t->psbs));
 	saved.ckpts = dup_mem(t->ckpts, t->nckpts * sizeof(*t->ckpts));
 	saved.gaps = dup_mem(t->gaps, t->ngaps * sizeof(*t->gaps));
+	saved.evs = dup_mem(t->evs, t->nevs * sizeof(*t->evs));
 	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/b/index'", tmpl);
 	if (system(cmd))
 		abort();

@@ -23,6 +23,13 @@
  * function.  The recursive functions recurse to a depth drawn per
  * outermost call (up to --max-depth, beyond the 64 entries of the
  * return-compression stack).
+ *
+ * --events K adds about one group of event packets per K blocks, at a
+ * block's first instruction (where the decoder binds each, issue #21):
+ * TSX begin or commit (MODE.TSX + FUP), an MWAIT sleep (MWAIT, PWRE,
+ * EXSTOP + FUP, PWRX), either followed by a core:bus ratio change (CBR);
+ * DIR.events lists them as `ptrec insns` prints them, "N [TEXT]", N the
+ * number of the instruction they come before.
  */
 #include <elf.h>
 #include <errno.h>
@@ -616,7 +623,50 @@ struct walker {
 	struct stats st;
 	uint64_t end_ip;	/* where the history stops: not executed */
 	int err;
+	uint64_t events_every;	/* --events K: 0 none */
+	FILE *events;		/* DIR.events */
+	uint64_t nevents;
+	bool in_tsx;
+	uint8_t cbr;
+	/* The number of the instruction before which the decoder reads the
+	 * next packet: after the last one that took a packet (TNT, TIP) or
+	 * the last event group.  Events bound to no address (PWRE) are
+	 * reported there.
+	 */
+	uint64_t read_at;
 };
+
+/* One group of events before instruction w->pos, at @ip. */
+static int events(struct walker *w, uint64_t ip)
+{
+	uint64_t r = rnd();
+	uint64_t n = w->pos + 1;
+	int ret;
+
+	if (r & 1) {
+		ret = ptenc_tsx(&w->enc, ip, !w->in_tsx, false);
+		fprintf(w->events, "%" PRIu64 " [tsx: %s]\n", n,
+			w->in_tsx ? "commit" : "begin");
+		w->in_tsx = !w->in_tsx;
+		w->nevents++;
+	} else {
+		ret = ptenc_power(&w->enc, ip, 0x20, 1, 0, 2);
+		fprintf(w->events, "%" PRIu64 " [pwre: state 0x1, sub-state 0x0]\n"
+			"%" PRIu64 " [mwait: hints 0x20, ext 0x0]\n"
+			"%" PRIu64 " [exstop: at 0x%" PRIx64 "]\n"
+			"%" PRIu64 " [pwrx: last 0x1, deepest 0x2, woken by an interrupt]\n",
+			w->read_at, n, n, ip, n);
+		w->nevents += 4;
+	}
+	if (!ret && (r & 2)) {
+		w->cbr = (uint8_t)(w->cbr % 32 + 8);	/* 8..39, never 0 */
+		ret = ptenc_cbr(&w->enc, w->cbr);
+		fprintf(w->events, "%" PRIu64 " [cbr: %u]\n", n, w->cbr);
+		w->nevents++;
+	}
+	w->read_at = n;
+	return ret;
+}
 
 static void put_seg(struct walker *w, uint64_t next_first)
 {
@@ -661,6 +711,9 @@ static int walk(struct walker *w)
 	if (!ret)
 		ret = ptenc_enable(&w->enc, blocks[cur].ip, TSC0);
 	mark = w->enc.psb_mark;
+	w->read_at = 1;
+	if (w->events)
+		fprintf(w->events, "1 [enabled]\n");
 	while (!ret && w->pos < w->n) {
 		struct block *b = &blocks[cur];
 
@@ -671,9 +724,13 @@ static int walk(struct walker *w)
 			put_seg(w, w->pos);
 			h = 0;
 			w->st.psbs++;
+			/* Its FUP binds here: read on from here. */
+			w->read_at = w->pos + 1;
 		}
 		if (w->pos >= w->next_sample)
 			sample(w, cur, by_ret);
+		if (!ret && w->events_every && !(rnd() % w->events_every))
+			ret = events(w, b->ip);
 		w->last_pos[cur] = w->pos;
 		if (w->pos + b->ninsn > w->n) {
 			/* The last block, cut: its first n - pos insns. */
@@ -689,6 +746,10 @@ static int walk(struct walker *w)
 			w->end_ip = ip;
 			if (!ret)
 				ret = ptenc_disable_async(&w->enc, ip);
+			if (w->events)
+				fprintf(w->events, "%" PRIu64
+					" [disabled: at 0x%" PRIx64 "]\n",
+					w->pos + 1, ip);
 			return ret;
 		}
 		h = h * b->hmul + b->hadd;
@@ -768,6 +829,9 @@ static int walk(struct walker *w)
 		if (!ret && b->term != T_NONE)
 			ret = ptenc_retire(&w->enc, &b->tin, b->term_ip,
 					   blocks[next].ip);
+		if (b->term != T_NONE && b->term != T_JMP &&
+		    b->term != T_CALL)
+			w->read_at = w->pos + 1;
 		if (ret > 0) {
 			fprintf(stderr, CMD ": encoder refused a transfer\n");
 			return -EPROTO;
@@ -778,6 +842,9 @@ static int walk(struct walker *w)
 	w->end_ip = blocks[cur].ip;
 	if (!ret)
 		ret = ptenc_disable_async(&w->enc, blocks[cur].ip);
+	if (w->events)
+		fprintf(w->events, "%" PRIu64 " [disabled: at 0x%" PRIx64 "]\n",
+			w->pos + 1, blocks[cur].ip);
 	return ret;
 }
 
@@ -838,6 +905,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: " CMD " -o DIR [--insns N] [--seed S] [--truth FILE] [--elf FILE]\n"
 		"             [--psb-period BYTES] [--long-tnt] [--samples K] [--max-depth D]\n"
+		"             [--events K]\n"
 		"\n"
 		"  -o DIR            the bundle to write (must not exist or be empty)\n"
 		"  --insns N         instructions in the history (default 1000000; 1e9 works)\n"
@@ -847,7 +915,8 @@ static void usage(FILE *f)
 		"  --psb-period B    bytes between PSBs (default 4096)\n"
 		"  --long-tnt        long TNT packets (47 bits) instead of TNT-8\n"
 		"  --samples K       about K sampled positions (default 1024)\n"
-		"  --max-depth D     deepest recursion (default 200)\n");
+		"  --max-depth D     deepest recursion (default 200)\n"
+		"  --events K        event packets about every K blocks, listed in DIR.events\n");
 }
 
 static int parse_num(const char *opt, const char *arg, uint64_t *v)
@@ -881,11 +950,12 @@ int main(int argc, char **argv)
 		{ "long-tnt", no_argument, NULL, 'L' },
 		{ "samples", required_argument, NULL, 'k' },
 		{ "max-depth", required_argument, NULL, 'd' },
+		{ "events", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t insns = 1000000, seed = 1, psb = 4096, nsamples = 1024;
-	uint64_t maxdepth = 200;
+	uint64_t maxdepth = 200, events_every = 0;
 	const char *out = NULL, *truth = NULL, *elf = NULL;
 	char truth_buf[4096], key[SB_IMAGE_KEY_MAX], path[4096];
 	const struct sb_thread *th;
@@ -942,6 +1012,10 @@ int main(int argc, char **argv)
 					optarg, MAX_STACK / 2);
 				return 2;
 			}
+			break;
+		case 'E':
+			if (parse_num("--events", optarg, &events_every))
+				return 2;
 			break;
 		case 'h':
 			usage(stdout);
@@ -1033,7 +1107,21 @@ int main(int argc, char **argv)
 	memset(&hdr, 0, sizeof(hdr));
 	if (fwrite(&hdr, sizeof(hdr), 1, w.truth) != 1)
 		w.err = -EIO;
+	w.events_every = events_every;
+	if (events_every) {
+		char evpath[4096];
+
+		snprintf(evpath, sizeof(evpath), "%s.events", out);
+		w.events = fopen(evpath, "w");
+		if (!w.events) {
+			fprintf(stderr, CMD ": %s: %s\n", evpath,
+				strerror(errno));
+			goto fail;
+		}
+	}
 	ret = walk(&w);
+	if (w.events && fclose(w.events) && !ret)
+		ret = -EIO;
 	if (ret) {
 		fprintf(stderr, CMD ": walk: %s\n", strerror(ret < 0 ? -ret : ret));
 		goto fail;
@@ -1110,6 +1198,8 @@ int main(int argc, char **argv)
 	       w.st.cond_taken, w.st.cond_not, w.st.loops, w.st.jmp,
 	       w.st.call, w.st.icall, w.st.jtab, w.st.ret, w.st.max_depth,
 	       w.st.max_rec);
+	if (events_every)
+		printf("events=%" PRIu64 "\n", w.nevents);
 	printf("seconds=%.3f\n", (double)(t1.tv_sec - t0.tv_sec) +
 	       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	free(w.last_pos);

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The software recorder's model of the target (emu.h): its processes and
+ * threads, their address spaces as re-read from /proc after each system
+ * call that may change them, the images those map (into the bundle's
+ * store), and the sideband records that describe all of it.  Split from
+ * emu.c, which keeps the stepping loop.
+ */
+#include <elf.h>
+#include <gelf.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "emu.h"
+#include "skel.h"
+
+/* ---- sideband --------------------------------------------------------- */
+
+void emu_emit_record(struct emu *e, struct ptrec_sb_header *h)
+{
+	struct sb_err err;
+	int ret;
+
+	if (e->error)
+		return;
+	h->time = emu_now(e);
+	ret = sb_writer_add(e->sb, h, &err);
+	if (ret)
+		emu_fail(e, ret, "%s", err.msg);
+	else
+		e->st->sideband_records++;
+}
+
+void emu_emit_comm(struct emu *e, struct thr *t)
+{
+	struct ptrec_sb_comm c = { .hdr = { .type = PTREC_SB_COMM } };
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", t->proc->pid,
+		 t->tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, c.comm, sizeof(c.comm) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	if (c.comm[n - 1] == '\n')
+		c.comm[n - 1] = '\0';
+	c.pid = (uint32_t)t->proc->pid;
+	c.tid = (uint32_t)t->tid;
+	emu_emit_record(e, &c.hdr);
+}
+
+void emu_emit_switch(struct emu *e, struct thr *t, uint16_t type,
+		     uint16_t flags)
+{
+	struct ptrec_sb_switch s = { .hdr = { .type = type, .flags = flags } };
+
+	s.pid = (uint32_t)t->proc->pid;
+	s.tid = (uint32_t)t->tid;
+	emu_emit_record(e, &s.hdr);
+}
+
+/* ---- image store ------------------------------------------------------ */
+
+static const char *image_key_file(struct emu *e, const char *path)
+{
+	return rec_image_file(&e->images, e->b, path, e->o->quiet, &e->error,
+			      e->err);
+}
+
+/* The vdso exists only in memory: copy it from the process. */
+static const char *image_key_vdso(struct emu *e, pid_t pid,
+				  const struct map *mp)
+{
+	static char key[SB_IMAGE_KEY_MAX];
+	size_t len = (size_t)(mp->end - mp->start);
+	struct iovec local, remote;
+	struct sb_err err;
+	void *buf;
+
+	buf = malloc(len);
+	if (!buf)
+		return NULL;
+	local.iov_base = buf;
+	local.iov_len = len;
+	remote.iov_base = (void *)(uintptr_t)mp->start;
+	remote.iov_len = len;
+	if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != (ssize_t)len ||
+	    sb_bundle_add_image_mem(e->b, buf, len, "[vdso]", key, sizeof(key),
+				    &err)) {
+		free(buf);
+		return NULL;
+	}
+	free(buf);
+	return key;
+}
+
+/* ---- address space ------------------------------------------------------ */
+
+static void emit_mmap(struct emu *e, struct proc *p, pid_t tid,
+		      const struct map *mp, uint16_t flags)
+{
+	struct ptrec_sb_mmap m = { .hdr = { .type = PTREC_SB_MMAP,
+					    .flags = flags } };
+	const char *key = NULL;
+	struct sb_err err;
+	int ret;
+
+	if (mp->prot & PROT_EXEC) {
+		if (map_is_file(mp))
+			key = image_key_file(e, mp->path);
+		else if (!strcmp(mp->path, "[vdso]"))
+			key = image_key_vdso(e, p->pid, mp);
+	}
+	if (e->error)
+		return;
+	m.hdr.time = emu_now(e);
+	m.pid = (uint32_t)p->pid;
+	m.tid = (uint32_t)tid;
+	m.start = mp->start;
+	m.len = mp->end - mp->start;
+	m.pgoff = mp->pgoff;
+	m.prot = mp->prot;
+	m.mflags = mp->mflags;
+	ret = sb_writer_add_mmap(e->sb, &m, key, mp->path, &err);
+	if (ret)
+		emu_fail(e, ret, "%s", err.msg);
+	else
+		e->st->sideband_records++;
+}
+
+static bool maps_has(const struct maps *ms, const struct map *mp)
+{
+	size_t i;
+
+	for (i = 0; i < ms->n; i++)
+		if (map_equal(&ms->v[i], mp))
+			return true;
+	return false;
+}
+
+/* A protection change that keeps the same mapping and its executability. */
+static const struct map *same_but_prot(const struct maps *ms,
+				       const struct map *mp)
+{
+	size_t i;
+
+	for (i = 0; i < ms->n; i++) {
+		const struct map *o = &ms->v[i];
+
+		if (o->start == mp->start && o->end == mp->end &&
+		    o->pgoff == mp->pgoff && !strcmp(o->path, mp->path) &&
+		    o->prot != mp->prot &&
+		    !((o->prot ^ mp->prot) & PROT_EXEC))
+			return o;
+	}
+	return NULL;
+}
+
+/*
+ * Re-reads the process's mappings and records the difference from the
+ * model: MUNMAP and MPROTECT first, then MMAP, so that applying them in
+ * order yields the new address space.
+ */
+void emu_update_maps(struct emu *e, struct proc *p, pid_t tid,
+		     uint16_t flags)
+{
+	struct maps nm;
+	size_t i;
+	int ret;
+
+	ret = maps_read(p->pid, &nm);
+	if (ret) {
+		if (ret != -ENOENT && ret != -ESRCH)
+			emu_fail(e, ret, "/proc/%d/maps: %s", p->pid,
+			     strerror(-ret));
+		return;
+	}
+	for (i = 0; i < p->maps.n; i++) {
+		const struct map *o = &p->maps.v[i], *np;
+
+		if (maps_has(&nm, o))
+			continue;
+		np = same_but_prot(&nm, o);
+		if (np) {
+			struct ptrec_sb_mprotect r = {
+				.hdr = { .type = PTREC_SB_MPROTECT } };
+
+			r.pid = (uint32_t)p->pid;
+			r.tid = (uint32_t)tid;
+			r.start = o->start;
+			r.len = o->end - o->start;
+			r.prot = np->prot;
+			emu_emit_record(e, &r.hdr);
+		} else {
+			struct ptrec_sb_munmap r = {
+				.hdr = { .type = PTREC_SB_MUNMAP } };
+
+			r.pid = (uint32_t)p->pid;
+			r.tid = (uint32_t)tid;
+			r.start = o->start;
+			r.len = o->end - o->start;
+			emu_emit_record(e, &r.hdr);
+		}
+	}
+	for (i = 0; i < nm.n; i++)
+		if (!maps_has(&p->maps, &nm.v[i]) &&
+		    !same_but_prot(&p->maps, &nm.v[i]))
+			emit_mmap(e, p, tid, &nm.v[i], flags);
+	maps_free(&p->maps);
+	p->maps = nm;
+	e->gen++;	/* code may have changed under cached decodes */
+}
+
+int emu_maps_copy(struct maps *dst, const struct maps *src)
+{
+	size_t i;
+
+	dst->v = calloc(src->n ? src->n : 1, sizeof(*dst->v));
+	if (!dst->v)
+		return -ENOMEM;
+	for (i = 0; i < src->n; i++) {
+		dst->v[i] = src->v[i];
+		dst->v[i].path = strdup(src->v[i].path);
+		if (!dst->v[i].path) {
+			dst->n = i;
+			maps_free(dst);
+			return -ENOMEM;
+		}
+	}
+	dst->n = src->n;
+	return 0;
+}
+
+/* ---- processes and threads ------------------------------------------- */
+
+struct proc *emu_proc_find(struct emu *e, pid_t pid)
+{
+	struct proc *p;
+
+	for (p = e->procs; p; p = p->next)
+		if (p->pid == pid)
+			return p;
+	return NULL;
+}
+
+struct proc *emu_proc_new(struct emu *e, pid_t pid, pid_t ppid)
+{
+	struct proc *p = calloc(1, sizeof(*p));
+	struct sb_process *mp = sb_manifest_add_process(e->m);
+
+	if (!p || !mp) {
+		free(p);
+		emu_fail(e, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	p->pid = pid;
+	p->ppid = ppid;
+	p->next = e->procs;
+	e->procs = p;
+	mp->pid = (uint32_t)pid;
+	mp->ppid = (uint32_t)ppid;
+	e->st->processes++;
+	return p;
+}
+
+void emu_proc_set_exe(struct emu *e, struct proc *p)
+{
+	char link[64], path[4096];
+	ssize_t n;
+	size_t i;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", p->pid);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n <= 0)
+		return;
+	path[n] = '\0';
+	for (i = 0; i < e->m->nprocs; i++)
+		if (e->m->procs[i].pid == (uint32_t)p->pid) {
+			free(e->m->procs[i].exe);
+			e->m->procs[i].exe = strdup(path);
+		}
+}
+
+struct thr *emu_thr_find(struct emu *e, pid_t tid)
+{
+	struct thr *t;
+
+	for (t = e->threads; t; t = t->next)
+		if (t->tid == tid)
+			return t;
+	return NULL;
+}
+
+struct thr *emu_thr_new(struct emu *e, pid_t tid, struct proc *p,
+			   enum tstate st)
+{
+	const struct sb_thread *mt;
+	char path[4096];
+	struct thr *t;
+	int ret;
+
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		emu_fail(e, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	t->tid = tid;
+	t->proc = p;
+	t->st = st;
+	t->enc.fd = -1;
+	t->next = e->threads;
+	e->threads = t;
+	ret = sb_bundle_add_thread(e->b, (uint32_t)p->pid, (uint32_t)tid,
+				   e->o->ground_truth, &mt);
+	if (ret) {
+		emu_fail(e, ret, "thread %d: cannot add to the bundle: %s", tid,
+		     strerror(-ret));
+		return t;
+	}
+	sb_bundle_path(e->b, mt->pt, path, sizeof(path));
+	ret = ptenc_open(&t->enc, path, e->o->psb_period, e->o->long_tnt);
+	if (ret) {
+		emu_io_fail(e, ret, mt->pt);
+		return t;
+	}
+	t->opened = true;
+	if (mt->truth) {
+		struct sb_err err;
+
+		sb_bundle_path(e->b, mt->truth, path, sizeof(path));
+		ret = sb_truth_open(&t->truth, path, &err);
+		if (ret)
+			emu_fail(e, ret, "%s", err.msg);
+	}
+	e->st->threads++;
+	return t;
+}
+
+int emu_get_regs(struct thr *t)
+{
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &t->regs) < 0)
+		return -errno;
+	t->have_regs = true;
+	return 0;
+}
+

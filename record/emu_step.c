@@ -1,0 +1,560 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The software recorder's stops (emu.h): what a ptrace stop of a thread
+ * means for its history.  A step that completed retires its instruction
+ * into the PT stream and the ground truth; a signal, a system call, a new
+ * thread or process, an exec or an exit become trace and sideband.  Split
+ * from emu.c, which keeps the scheduling loop and the entry point.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "emu.h"
+#include "skel.h"
+
+/* ---- instructions ------------------------------------------------------ */
+
+static struct icache_ent *icache_slot(struct emu *e, uint64_t ip)
+{
+	return &e->icache[(ip ^ (ip >> 16)) & (ICACHE_SIZE - 1)];
+}
+
+static void icache_put(struct emu *e, struct thr *t, uint64_t ip,
+		       const struct insn *in)
+{
+	struct icache_ent *c = icache_slot(e, ip);
+
+	c->ip = ip;
+	c->pid = t->proc->pid;
+	c->gen = e->gen;
+	c->in = *in;
+}
+
+int emu_fetch_insn(struct emu *e, struct thr *t, uint64_t ip,
+		   struct insn *in)
+{
+	struct icache_ent *c = icache_slot(e, ip);
+	uint8_t buf[16];
+	struct iovec local = { buf, sizeof(buf) };
+	struct iovec remote = { (void *)(uintptr_t)ip, sizeof(buf) };
+	ssize_t n;
+
+	if (c->gen == e->gen && c->ip == ip && c->pid == t->proc->pid) {
+		*in = c->in;
+		return 0;
+	}
+	n = process_vm_readv(t->tid, &local, 1, &remote, 1, 0);
+	if (n < (ssize_t)sizeof(buf)) {
+		/* The instruction may end just before an unmapped page. */
+		remote.iov_len = local.iov_len = 4096 - (ip & 4095);
+		if (remote.iov_len > sizeof(buf))
+			remote.iov_len = local.iov_len = sizeof(buf);
+		n = process_vm_readv(t->tid, &local, 1, &remote, 1, 0);
+	}
+	if (n <= 0 || insn_decode(e->dec, buf, (unsigned int)n, ip, in)) {
+		/* Unreadable or invalid: it will fault; no flow change. */
+		in->len = 0;
+		in->cls = IC_OTHER;
+		in->rep = false;
+		return 0;
+	}
+	icache_put(e, t, ip, in);
+	return 0;
+}
+
+/* Records instruction @ip in the ground truth; with @regs, the registers
+ * after it (t->regs, read at the step's stop) too.
+ */
+void emu_truth_add_regs(struct emu *e, struct thr *t, uint64_t ip,
+			bool regs)
+{
+	const struct user_regs_struct *r = &t->regs;
+	const uint64_t v[SB_TRUTH_NREGS] = {
+		r->rax, r->rbx, r->rcx, r->rdx, r->rsi, r->rdi, r->rbp,
+		r->rsp, r->r8, r->r9, r->r10, r->r11, r->r12, r->r13,
+		r->r14, r->r15, r->eflags,
+	};
+	int ret;
+
+	e->st->insns++;
+	if (!t->truth)
+		return;
+	ret = sb_truth_add_regs(t->truth, ip,
+				regs ? (1ull << SB_TRUTH_NREGS) - 1 : 0, v);
+	if (ret)
+		emu_io_fail(e, ret, "truth");
+}
+
+static void truth_add(struct emu *e, struct thr *t, uint64_t ip)
+{
+	emu_truth_add_regs(e, t, ip, false);
+}
+
+void emu_enc_check(struct emu *e, struct thr *t, int ret)
+{
+	if (ret < 0)
+		emu_io_fail(e, ret, t->enc.path ? t->enc.path : "pt stream");
+}
+
+/* ---- signals ------------------------------------------------------------ */
+
+static bool sig_default_ignored(int sig)
+{
+	return sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH ||
+	       sig == SIGCONT;
+}
+
+/* ---- the syscall effects we record --------------------------------------- */
+
+static void after_syscall(struct emu *e, struct thr *t)
+{
+	long nr = (long)t->entry.rax;
+
+	switch (nr) {
+	case SYS_mmap:
+	case SYS_munmap:
+	case SYS_mprotect:
+	case SYS_mremap:
+	case SYS_brk:
+	case SYS_shmat:
+	case SYS_shmdt:
+	case SYS_pkey_mprotect:
+		emu_update_maps(e, t->proc, t->tid, 0);
+		break;
+	case SYS_prctl:
+		emu_emit_comm(e, t);		/* PR_SET_NAME */
+		break;
+	default:
+		break;
+	}
+}
+
+/* The SYSCALL at t->ip executed: it is in the history, and PacketEn
+ * dropped when it entered the kernel.
+ */
+void emu_syscall_entered(struct emu *e, struct thr *t)
+{
+	truth_add(e, t, t->ip);
+	emu_enc_check(e, t, ptenc_disable_sync(&t->enc));
+}
+
+/* ---- thread end ------------------------------------------------------- */
+
+static void save_regs(struct emu *e, struct thr *t)
+{
+	const struct sb_thread *mt = sb_manifest_thread(e->m,
+							(uint32_t)t->tid);
+	const struct user_regs_struct *r = &t->regs;
+	struct sb_regs sr = { .tid = (uint32_t)t->tid };
+	char path[4096];
+	struct sb_err err;
+	unsigned int i;
+	const uint64_t v[SB_REG_COUNT] = {
+		r->rax, r->rbx, r->rcx, r->rdx, r->rsi, r->rdi, r->rbp, r->rsp,
+		r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15,
+		r->rip, r->eflags, r->cs, r->ss, r->ds, r->es, r->fs, r->gs,
+		r->fs_base, r->gs_base, r->orig_rax,
+	};
+
+	if (!t->have_regs || !mt || !mt->regs)
+		return;
+	for (i = 0; i < SB_REG_COUNT; i++)
+		sr.val[i] = v[i];
+	sr.valid = (1ull << SB_REG_COUNT) - 1;
+	sb_bundle_path(e->b, mt->regs, path, sizeof(path));
+	if (sb_regs_save(&sr, path, &err))
+		emu_fail(e, -EIO, "%s", err.msg);
+}
+
+/* Closes the thread's stream: its history ends here. */
+void emu_thr_close(struct emu *e, struct thr *t)
+{
+	struct sb_err err;
+	int ret;
+
+	if (!t->opened)
+		return;
+	/*
+	 * A stopped thread is before t->regs.rip (t->ip may have retired);
+	 * one whose step is in flight is still before t->ip.
+	 */
+	if (t->st == T_SYSCALL)
+		emu_syscall_entered(e, t);	/* entered, never returned */
+	else if (t->enc.enabled)
+		emu_enc_check(e, t, ptenc_disable_async(&t->enc,
+			  t->st == T_READY && t->have_regs ? t->regs.rip :
+			  t->ip));
+	e->st->trace_bytes += ptenc_bytes(&t->enc);
+	ret = ptenc_close(&t->enc);
+	if (ret)
+		emu_io_fail(e, ret, "pt stream");
+	ret = sb_truth_close(t->truth, &err);
+	t->truth = NULL;
+	if (ret)
+		emu_fail(e, ret, "%s", err.msg);
+	save_regs(e, t);
+	t->opened = false;
+}
+
+bool emu_proc_alive(struct emu *e, struct proc *p)
+{
+	struct thr *t;
+
+	for (t = e->threads; t; t = t->next)
+		if (t->proc == p && t->st != T_DEAD)
+			return true;
+	return false;
+}
+
+static void thr_exited(struct emu *e, struct thr *t, int status)
+{
+	struct ptrec_sb_thread_exit te = {
+		.hdr = { .type = PTREC_SB_THREAD_EXIT } };
+	struct proc *p = t->proc;
+
+	emu_thr_close(e, t);
+	t->st = T_DEAD;
+	if (e->cur == t)
+		e->cur = NULL;
+	te.pid = (uint32_t)p->pid;
+	te.tid = (uint32_t)t->tid;
+	te.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) :
+		       128 + WTERMSIG(status);
+	emu_emit_record(e, &te.hdr);
+	if (!emu_proc_alive(e, p) && !p->exited) {
+		struct ptrec_sb_process_exit pe = {
+			.hdr = { .type = PTREC_SB_PROCESS_EXIT } };
+
+		p->exited = true;
+		pe.pid = (uint32_t)p->pid;
+		if (WIFEXITED(status)) {
+			pe.kind = PTREC_SB_EXITED;
+			pe.status = WEXITSTATUS(status);
+		} else {
+			pe.kind = WCOREDUMP(status) ? PTREC_SB_DUMPED :
+				  PTREC_SB_KILLED;
+			pe.status = WTERMSIG(status);
+		}
+		emu_emit_record(e, &pe.hdr);
+	}
+}
+
+/* ---- stops ------------------------------------------------------------ */
+
+static void new_child(struct emu *e, struct thr *parent, int event)
+{
+	struct ptrec_sb_thread_start ts = {
+		.hdr = { .type = PTREC_SB_THREAD_START } };
+	unsigned long msg = 0;
+	struct proc *p = parent->proc;
+	struct thr *t;
+	pid_t tid;
+
+	if (ptrace(PTRACE_GETEVENTMSG, parent->tid, 0, &msg) < 0)
+		return;
+	tid = (pid_t)msg;
+	if (event != PTRACE_EVENT_CLONE) {
+		p = emu_proc_new(e, tid, parent->proc->pid);
+		if (!p || emu_maps_copy(&p->maps, &parent->proc->maps)) {
+			emu_fail(e, -ENOMEM, "out of memory");
+			return;
+		}
+		emu_proc_set_exe(e, p);
+	}
+	t = emu_thr_find(e, tid);
+	if (!t)
+		t = emu_thr_new(e, tid, p, T_NEW);
+	else
+		t->proc = p;	/* its first stop came before this event */
+	for (unsigned int i = 0; t && i < e->nearly; i++)
+		if (e->early[i] == tid) {
+			e->early[i] = e->early[--e->nearly];
+			emu_get_regs(t);
+			t->ip = t->regs.rip;
+			t->st = T_READY;
+			break;
+		}
+	ts.pid = (uint32_t)p->pid;
+	ts.tid = (uint32_t)tid;
+	ts.parent_pid = (uint32_t)parent->proc->pid;
+	ts.parent_tid = (uint32_t)parent->tid;
+	ts.clone_flags = event == PTRACE_EVENT_VFORK ? CLONE_VFORK | CLONE_VM :
+			 0;
+	if (event == PTRACE_EVENT_CLONE) {
+		/* clone(2) passes flags in RDI; clone3(2) in its struct
+		 * clone_args, whose first member is the flags.
+		 */
+		ts.clone_flags = parent->entry.rdi;
+		if ((long)parent->entry.rax == SYS_clone3) {
+			struct iovec l = { &ts.clone_flags, 8 };
+			struct iovec r = { (void *)(uintptr_t)parent->entry.rdi,
+					   8 };
+
+			if (process_vm_readv(parent->tid, &l, 1, &r, 1, 0) != 8)
+				ts.clone_flags = 0;
+		}
+	}
+	emu_emit_record(e, &ts.hdr);
+	if (t)
+		emu_emit_comm(e, t);
+}
+
+static void exec_happened(struct emu *e, struct thr *t)
+{
+	struct ptrec_sb_exec ex = { .hdr = { .type = PTREC_SB_EXEC } };
+	struct proc *p = t->proc;
+	char link[64], path[4096];
+	struct sb_err err;
+	ssize_t n;
+	int ret;
+
+	/* The SYSCALL that ran execve is in the history. */
+	if (t->st == T_SYSCALL)
+		emu_syscall_entered(e, t);
+	snprintf(link, sizeof(link), "/proc/%d/exe", p->pid);
+	n = readlink(link, path, sizeof(path) - 1);
+	path[n > 0 ? n : 0] = '\0';
+	ex.hdr.time = emu_now(e);
+	ex.pid = (uint32_t)p->pid;
+	ex.tid = (uint32_t)t->tid;
+	ret = sb_writer_add_exec(e->sb, &ex, path, &err);
+	if (ret)
+		emu_fail(e, ret, "%s", err.msg);
+	emu_proc_set_exe(e, p);
+	maps_free(&p->maps);
+	emu_update_maps(e, p, t->tid, 0);
+	emu_emit_comm(e, t);
+	emu_get_regs(t);
+	t->st = T_READY;
+}
+
+/*
+ * Under a hypervisor the trap after an emulated instruction (CPUID) comes
+ * one instruction late: a single step retired more than one instruction.
+ * Explain the step as straight-line instructions from @pc, the last of
+ * which may branch to @next, and put them all in the history.  Returns
+ * false (nothing written) when no such path of at most 4 instructions
+ * exists.
+ */
+static bool explain_skip(struct emu *e, struct thr *t, uint64_t pc,
+			 uint64_t next)
+{
+	struct insn path[4];
+	uint64_t at[4], p = pc;
+	unsigned int n, i;
+
+	for (n = 0; n < 4 && p != next; n++) {
+		emu_fetch_insn(e, t, p, &path[n]);
+		at[n] = p;
+		if (!path[n].len)
+			return false;
+		if (path[n].cls != IC_OTHER) {
+			n++;
+			break;	/* a branch ends the path wherever it goes */
+		}
+		p += path[n].len;
+	}
+	if (!n || (path[n - 1].cls == IC_OTHER && p != next) ||
+	    path[n - 1].cls == IC_FAR)
+		return false;
+	for (i = 0; i < n; i++) {
+		uint64_t to = i + 1 < n ? at[i + 1] : next;
+
+		truth_add(e, t, at[i]);
+		emu_enc_check(e, t, ptenc_retire(&t->enc, &path[i], at[i], to));
+	}
+	e->st->skips++;
+	return true;
+}
+
+/* A SIGTRAP stop after a step: the instruction completed. */
+static void step_done(struct emu *e, struct thr *t)
+{
+	uint64_t next;
+	int ret;
+
+	if (emu_get_regs(t))
+		return;
+	next = t->regs.rip;
+	if (t->delivering) {
+		/* A caught signal was delivered before t->ip executed. */
+		t->delivering = false;
+		emu_enc_check(e, t, ptenc_disable_async(&t->enc, t->ip));
+		t->st = T_READY;
+		return;
+	}
+	if (t->st == T_SYSCALL) {
+		/*
+		 * A single-stepped SYSCALL saved RFLAGS with the trap flag
+		 * the stepping set into R11; untraced, the program has it
+		 * clear there (and a core file taken later shows R11 as the
+		 * untraced program would have it).
+		 */
+		if (t->regs.rcx == next && (t->regs.r11 & 0x100) &&
+		    !(t->regs.eflags & 0x100)) {
+			t->regs.r11 &= ~0x100ull;
+			ptrace(PTRACE_SETREGS, t->tid, 0, &t->regs);
+		}
+		emu_syscall_entered(e, t);
+		after_syscall(e, t);
+		t->st = T_READY;
+		return;
+	}
+	t->st = T_READY;
+	/*
+	 * Nothing retired: REP string instructions trap after each
+	 * iteration, and the first step after an exec traps on the way back
+	 * to user space.  A non-branch that retired would have moved RIP.
+	 */
+	if (next == t->ip && (t->in.rep || t->in.cls == IC_OTHER))
+		return;
+	if (!t->in.len && next > t->ip && next - t->ip <= 15) {
+		/*
+		 * Capstone did not know it (some AVX-512 forms), but it cannot
+		 * be a branch: every branch opcode is known.  The CPU just told
+		 * us its length.
+		 */
+		t->in.len = (uint8_t)(next - t->ip);
+		t->in.cls = IC_OTHER;
+		icache_put(e, t, t->ip, &t->in);
+		e->st->learned++;
+	}
+	ret = ptenc_retire(&t->enc, &t->in, t->ip, next);
+	/* The registers are those after t->ip only when the step retired
+	 * just it, where its class allows.
+	 */
+	emu_truth_add_regs(e, t, t->ip, ret == 0);
+	if (ret == 1 && t->in.cls == IC_OTHER &&
+	    explain_skip(e, t, t->ip + t->in.len, next))
+		ret = 0;
+	if (ret == 1) {
+		/* Not what the class allows: go there asynchronously. */
+		e->st->anomalies++;
+		if (getenv("PTREC_DEBUG"))
+			fprintf(stderr, "anomaly at 0x%" PRIx64 " len %u class %u -> 0x%" PRIx64 "\n", t->ip, t->in.len, t->in.cls, next);
+		ret = ptenc_disable_async(&t->enc, t->ip + t->in.len);
+	}
+	emu_enc_check(e, t, ret);
+}
+
+static void signal_stop(struct emu *e, struct thr *t, int sig)
+{
+	struct ptrec_sb_signal s = { .hdr = { .type = PTREC_SB_SIGNAL } };
+	uint64_t caught, ignored;
+	siginfo_t si;
+
+	emu_get_regs(t);
+	/* A syscall interrupted by (or returning into) a signal executed. */
+	if (t->st == T_SYSCALL) {
+		if ((long)t->regs.orig_rax != -1 || t->regs.rip != t->ip) {
+			emu_syscall_entered(e, t);
+			after_syscall(e, t);
+		}
+	}
+	t->st = T_READY;
+	t->delivering = false;
+	memset(&si, 0, sizeof(si));
+	ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si);
+	caught = rec_sigmask_of(t->tid, "SigCgt");
+	ignored = rec_sigmask_of(t->tid, "SigIgn");
+	s.pid = (uint32_t)t->proc->pid;
+	s.tid = (uint32_t)t->tid;
+	s.signo = sig;
+	s.code = si.si_code;
+	if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE)
+		s.addr = (uint64_t)(uintptr_t)si.si_addr;
+	if (caught & (1ull << (sig - 1)))
+		s.sflags = PTREC_SB_SIG_HANDLED;
+	else if (!(ignored & (1ull << (sig - 1))) &&
+		 !sig_default_ignored(sig) && sig != SIGSTOP &&
+		 sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU)
+		s.sflags = PTREC_SB_SIG_FATAL;
+	emu_emit_record(e, &s.hdr);
+	t->pending_sig = sig;
+	if (s.sflags == PTREC_SB_SIG_FATAL)
+		emu_snap_proc(e, t->proc, SB_SNAP_END_SIGNAL, sig, t, &si);
+}
+
+void emu_handle_stop(struct emu *e, pid_t tid, int status)
+{
+	struct thr *t = emu_thr_find(e, tid);
+	int event = status >> 16;
+	int sig;
+
+
+	if (!t) {
+		/* A new thread's first stop, before its parent's event. */
+		char path[64], line[128];
+		pid_t tgid = tid;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/status", tid);
+		f = fopen(path, "re");
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "Tgid: %d", &tgid) == 1)
+				break;
+		if (f)
+			fclose(f);
+		if (!emu_proc_find(e, tgid)) {
+			/* A fork child: its parent's event creates it. */
+			if (e->nearly < SB_ARRAY_SIZE_EARLY)
+				e->early[e->nearly++] = tid;
+			return;
+		}
+		t = emu_thr_new(e, tid, emu_proc_find(e, tgid), T_NEW);
+		if (!t)
+			return;
+	}
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		thr_exited(e, t, status);
+		return;
+	}
+	if (!WIFSTOPPED(status))
+		return;
+	sig = WSTOPSIG(status);
+	if (t->st == T_NEW) {
+		/* The SIGSTOP every new tracee starts with. */
+		emu_get_regs(t);
+		t->ip = t->regs.rip;
+		t->st = T_READY;
+		return;
+	}
+	switch (event) {
+	case PTRACE_EVENT_CLONE:
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+		new_child(e, t, event);
+		/* Still inside the syscall: let it finish. */
+		ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0);
+		return;
+	case PTRACE_EVENT_EXEC:
+		exec_happened(e, t);
+		return;
+	case PTRACE_EVENT_STOP:
+		emu_get_regs(t);
+		t->st = T_READY;
+		return;
+	case PTRACE_EVENT_EXIT:
+		emu_exit_stop(e, t);
+		return;
+	default:
+		break;
+	}
+	if (sig == SIGTRAP)
+		step_done(e, t);
+	else
+		signal_stop(e, t, sig);
+}
+
