@@ -595,6 +595,63 @@ static int resync_after_signal(struct rp_cursor *c, struct fn f, uint64_t at,
 	return nsub - m;
 }
 
+/* How far back the call matching a return into a frame is searched. */
+#define FRAMES_CALL_SCAN (1u << 20)
+
+/*
+ * A frame @f whose code at @at is not the callee of its raw opener @opener
+ * and lands in none of the callers: either a tail call, or a frame whose
+ * own opener is not in the history, with the frames a longjmp or an
+ * exception abandoned left on the raw count (after main returned, main's
+ * return matched their oldest call).  The latest return into this frame
+ * (between @opener and @at, at the frame's own level) names the call it
+ * returns to by address: found before @opener, that call is in this frame
+ * and its frames are this frame's; not found in the history at all, the
+ * frame is the outermost recorded one.  Puts the frames in @calls and
+ * returns how many (0: the outermost), or -1 for a tail call (or when the
+ * history is too long to tell).
+ */
+static int returned_into(struct rp_cursor *c, struct fn f, uint64_t opener,
+			 uint64_t at, uint64_t *calls, size_t max, int depth)
+{
+	uint64_t p, stop, target = 0;
+	struct rp_insn insn;
+	int64_t d = 0;
+	int k;
+
+	if (depth >= FRAMES_RESYNC_DEPTH || !f.known)
+		return -1;
+	stop = at > opener + FRAMES_SIGNAL_SCAN ? at - FRAMES_SIGNAL_SCAN :
+		opener + 1;
+	for (p = at; p-- > stop;) {
+		k = cls(c, p);
+		if (k == RP_IC_RETURN && d == 0) {
+			if (rp_cursor_peek(c, p + 1, &insn) ||
+			    !same_fn(fn_at(c, p + 1), f))
+				return -1;
+			target = insn.ip;
+			break;
+		} else if (k == RP_IC_RETURN) {
+			d++;
+		} else if (k == RP_IC_CALL && d-- == 0) {
+			return -1;
+		}
+	}
+	if (!target)
+		return -1;
+	/* p is the return; the call it returns to. */
+	stop = p > FRAMES_CALL_SCAN ? p - FRAMES_CALL_SCAN : 0;
+	while (p-- > stop) {
+		if (cls(c, p) != RP_IC_CALL || rp_cursor_peek(c, p, &insn) ||
+		    insn.ip + insn.size != target)
+			continue;
+		if (p >= opener)
+			return -1;	/* a call of this very frame */
+		return frames_at(c, p, calls, max, depth + 1);
+	}
+	return stop ? -1 : 0;
+}
+
 int rp_cursor_frames(struct rp_cursor *c, uint64_t pos, uint64_t *calls,
 		     size_t max)
 {
@@ -656,6 +713,9 @@ static int frames_at(struct rp_cursor *c, uint64_t pos, uint64_t *calls,
 			}
 			got = resync_after_signal(c, f, at, calls + n, max - n,
 						  depth);
+			if (got < 0)
+				got = returned_into(c, f, raw[i], at, calls + n,
+						    max - n, depth);
 			if (got >= 0) {
 				n += got;
 				break;
