@@ -254,6 +254,13 @@ int rp_cursor_finish(struct rp_cursor *c, int dir)
 	return 0;
 }
 
+uint64_t rp_cursor_frame_exit(struct rp_cursor *c, uint64_t entry)
+{
+	if (entry >= c->t->insns)
+		return UINT64_MAX;
+	return depth_exit(c, entry, 1);
+}
+
 int rp_cursor_callers(struct rp_cursor *c, uint64_t pos, uint64_t *calls,
 		      size_t max)
 {

@@ -357,6 +357,18 @@ int rp_cursor_callers(struct rp_cursor *c, uint64_t pos, uint64_t *calls,
 int rp_cursor_frames(struct rp_cursor *c, uint64_t pos, uint64_t *calls,
 		     size_t max);
 
+/**
+ * rp_cursor_frame_exit() - where the frame entered at @entry is left
+ * @c:		a cursor of the thread (not moved).
+ * @entry:	the frame's first instruction (a callee's entry, or a signal
+ *		handler's).
+ *
+ * Return: the position of the instruction after the return that leaves
+ * the frame (for a signal handler, the first instruction of its
+ * restorer, __restore_rt), or UINT64_MAX when the history ends first.
+ */
+uint64_t rp_cursor_frame_exit(struct rp_cursor *c, uint64_t entry);
+
 /*
  * Moves to the nearest instruction strictly before (@dir < 0) or after the
  * cursor whose address is one of @ips[0..@n).  Returns 0, or

@@ -221,6 +221,13 @@ import gdb.unwinder
 
 STACK_ADDR = 0xffffffffff000000
 BASE = 0x7ff0000000000000
+# A signal frame's first word has this bit; the ucontext GDB's sigtramp
+# unwinder reads for it is served at SIGCTX_ADDR + SIGCTX_SIZE * k +
+# SIGCTX_AT (gdb/server/target.h).
+SIGTRAMP_BIT = 1 << 63
+SIGCTX_ADDR = STACK_ADDR + 0x100000
+SIGCTX_SIZE = 0x400
+SIGCTX_AT = 96
 
 
 def _read_stack_keyed():
@@ -300,9 +307,13 @@ class PtrecUnwinder(gdb.unwinder.Unwinder):
         level = self.index_of(key, pending_frame.level())
         if level >= len(stack):
             return None      # beyond the recorded call stack
+        entry, first_ip, resume = stack[level]
+        if entry & SIGTRAMP_BIT:
+            # <signal handler called>: GDB's own sigtramp unwinder reads
+            # the interrupted frame from the ucontext the server serves.
+            return None
         u64 = gdb.lookup_type('unsigned long')
         ptr = u64.pointer()
-        entry, first_ip, resume = stack[level]
         # Stable while this call runs: its first instruction's position
         # and address (the callee's entry).
         frame_id = _FrameId(
@@ -314,6 +325,12 @@ class PtrecUnwinder(gdb.unwinder.Unwinder):
             # stack pointer too, read as <not saved>, never as made-up
             # values.
             info.add_saved_register('rip', gdb.Value(resume).cast(ptr))
+            if stack[level + 1][0] & SIGTRAMP_BIT:
+                # A signal handler: its caller is the signal frame, whose
+                # stack pointer points at the served ucontext.
+                info.add_saved_register('rsp', gdb.Value(
+                    SIGCTX_ADDR + SIGCTX_SIZE * (level + 1) +
+                    SIGCTX_AT).cast(ptr))
         else:
             # The outermost recorded frame: its caller was not recorded.
             # A zero PC, and a stack and frame pointer from which GDB's

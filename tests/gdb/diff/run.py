@@ -46,11 +46,12 @@ EXITED = ('after the exit system call: record full cannot run the process '
           'live past exit_group ("Process record: inferior program '
           'stopped": next, step and finish are errors), ptrec stays at the '
           'end of the history; every stop before agrees')
-SIGNAL = ('partly fixed: in the handler the backtrace reaches main through '
-          'the interrupted frames, but GDB\'s <signal handler called> frame '
-          'and the interrupted frame\'s inline frames are missing; after the '
-          'handler returns, the stack loses frames (not fixed: the '
-          'handler\'s return is matched to an older call)')
+SIGNAL = ('partly fixed: in the handler the backtrace is GDB\'s, with '
+          '<signal handler called>, but for the tail-call frame of '
+          'pthread_kill GDB makes up from DWARF call-site information; '
+          'stepping back out of the handler stops on the system call, '
+          'record full after it; next out of the handler stops in '
+          '__restore_rt')
 SIGTAIL = ('after the handler returned: record full shows '
            '__pthread_kill_internal, a frame GDB makes up for a tail call '
            'from DWARF call-site information and real registers (ptrec '
