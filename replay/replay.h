@@ -272,6 +272,12 @@ int rp_format_insn(struct rp_session *s, const struct rp_insn *insn,
 		   uint64_t pos, bool raw, bool current, char *buf,
 		   size_t size);
 
+/**
+ * rp_format_gap() - a gap as the CLI's history shows it, without newline:
+ * "[REASON at 0xIP, trace offset N: ERROR]".
+ */
+void rp_format_gap(const struct rp_gap *gap, char *buf, size_t size);
+
 /* One line of GDB's "record function-call-history": @index is printed
  * 1-based; @tree, @lines, @range are GDB's /c, /l, /i.
  */

@@ -471,4 +471,54 @@ else
 	bad "instruction-history /s without sources ($gdbmsg)"
 fi
 
+# A gap inside a history is an entry of its own in GDB's record commands,
+# numbered as btrace numbers it, so the numbers after it agree with
+# btrace's (they were one lower).  The truth is the CLI's `ptrec insns`
+# listing, which prints each gap as a line of its own: its N-th line is
+# btrace's number N.  The gap: bytes after the middle PSB of loops's trace
+# are corrupted, decoding resyncs at the next PSB.
+timeout 120 "$PTREC" record -q --psb-period 256 -o "$tmp/mid" -- \
+	"$PROGS/loops" >/dev/null 2>&1
+python3 - "$tmp"/mid/pt/*.pt <<'EOF'
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+psb = b'\x02\x82' * 8
+offs = [i for i in range(len(d)) if d.startswith(psb, i)]
+o = offs[len(offs) // 2]
+d[o + 40:o + 42] = b'\x06\xff'
+open(sys.argv[1], 'wb').write(d)
+EOF
+rm -rf "$tmp/mid/index"
+"$PTREC" insns "$tmp/mid" >"$tmp/mid.insns" 2>&1
+g=$(grep -n '^\[' "$tmp/mid.insns" | head -1 | cut -d: -f1)
+lines=$(wc -l <"$tmp/mid.insns")
+if [ -n "$g" ] && [ "$g" -gt 2 ] && [ "$g" -lt "$lines" ]; then
+	timeout 60 "$PTREC" replay "$tmp/mid" -batch \
+		-ex "record goto $((g + 1))" -ex "echo A\\n" \
+		-ex "record instruction-history $((g - 1)),$((g + 1))" \
+		-ex "echo B\\n" -ex "info record" -ex "monitor ptrec position" \
+		-ex "record function-call-history /i -" -ex "record goto $g" \
+		>"$tmp/out" 2>&1
+	sed -n '/^A$/,/^B$/p' "$tmp/out" | sed '1d;$d' |
+		sed 's/^\([0-9]*\)	=> /\1	   /' >"$tmp/got"
+	{
+		sed -n "$((g - 1))p" "$tmp/mid.insns" | sed "s/^[0-9]*/$((g - 1))/"
+		sed -n "${g}p" "$tmp/mid.insns" | sed "s/^/$g	/"
+		sed -n "$((g + 1))p" "$tmp/mid.insns" | sed "s/^[0-9]*/$((g + 1))/"
+	} >"$tmp/want"
+	if cmp -s "$tmp/got" "$tmp/want" &&
+		grep -qx "Replay in progress.  At instruction $((g + 1))." "$tmp/out" &&
+		grep -q "position $g of" "$tmp/out" &&
+		grep -q "^[0-9]*	\[.*\]$" "$tmp/out" &&
+		grep -q "	inst $((g + 1)),[0-9]*$" "$tmp/out" &&
+		grep -q "^Cannot go to instruction $g: it is a gap" "$tmp/out"; then
+		ok "a gap inside the history is numbered as btrace numbers it ($g)"
+	else
+		diff "$tmp/want" "$tmp/got" | sed 's/^/# /'
+		bad "btrace numbering of a gap inside the history"
+	fi
+else
+	bad "no gap inside the history of the corrupted trace (line $g of $lines)"
+fi
+
 tap_end "GDB plugin"
