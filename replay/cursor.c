@@ -659,6 +659,59 @@ static int returned_into(struct rp_cursor *c, struct fn f, uint64_t opener,
 	return stop ? -1 : 0;
 }
 
+/* How far ahead a non-local exit's last jump is looked for. */
+#define FRAMES_LANDING_AHEAD 16
+
+/*
+ * The last instructions of a non-local exit (libgcc's context install at
+ * the end of _Unwind_RaiseException, __longjmp) run on the stack of the
+ * frame they land in: the stack pointer and the frame's registers are
+ * already restored.  So there, as GDB's unwinding of the real registers
+ * shows (and record full's stepping goes by), the frame's caller is the
+ * landing frame, not the frames the exit abandons.  When straight-line
+ * code from @at on ends, within FRAMES_LANDING_AHEAD instructions, in a
+ * jump into the middle of a function (not its entry: that is a tail call)
+ * whose frame is an older caller, the frames at @at are the frame's own
+ * call @raw[0] and then the landing frame's.  Returns how many it put in
+ * @calls, or -1 when @at is not there.
+ */
+static int landing_ahead(struct rp_cursor *c, struct fn f, uint64_t at,
+			 const uint64_t *raw, size_t nraw, uint64_t *calls,
+			 size_t max, int depth)
+{
+	uint64_t p, end = at + FRAMES_LANDING_AHEAD;
+	struct rp_insn insn;
+	struct fn g;
+	size_t j;
+	int k, got;
+
+	if (!f.known || nraw < 2 || max < 2 || depth >= FRAMES_RESYNC_DEPTH)
+		return -1;
+	for (p = at; p < end && p + 1 < c->t->insns; p++) {
+		k = cls(c, p);
+		if (k == RP_IC_OTHER)
+			continue;
+		if (k != RP_IC_JUMP)
+			return -1;
+		if (rp_cursor_peek(c, p + 1, &insn))
+			return -1;
+		g = fn_at(c, p + 1);
+		if (!g.known || same_fn(g, f) || insn.ip == g.entry)
+			return -1;
+		for (j = 1; j < nraw && j < FRAMES_LANDING_WINDOW; j++)
+			if (same_fn(fn_at(c, raw[j]), g))
+				break;
+		if (j >= nraw || j >= FRAMES_LANDING_WINDOW)
+			return -1;
+		got = frames_at(c, p + 1, calls + 1, max - 1, depth + 1);
+		if (got < 0)
+			return -1;
+		calls[0] = raw[0];
+		return got + 1;
+	}
+	return -1;
+}
+
 int rp_cursor_frames(struct rp_cursor *c, uint64_t pos, uint64_t *calls,
 		     size_t max)
 {
@@ -685,6 +738,11 @@ static int frames_at(struct rp_cursor *c, uint64_t pos, uint64_t *calls,
 	}
 	at = pos < c->t->insns ? pos : c->t->insns - 1;
 	f = fn_at(c, at);
+	got = landing_ahead(c, f, at, raw, (size_t)nraw, calls, max, depth);
+	if (got >= 0) {
+		free(raw);
+		return got;
+	}
 	while (i < (size_t)nraw && n < max) {
 		target = fn_at(c, raw[i] + 1);
 		if (target.plt)	/* where the stub's jump went */

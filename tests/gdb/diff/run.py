@@ -74,9 +74,6 @@ KNOWN = {
     'sig-O2@after/mix': SIGTAIL,
     'sig-O0@after/fwd': SIGEND, 'sig-O2@after/fwd': SIGEND,
     'lj-O0@landed/rev': TAILCALL, 'lj-O2@landed/rev': TAILCALL,
-    'exc-O0@catch/rev': 'not fixed: reverse-step from the catch block back '
-                        'into the unwinder (_Unwind_RaiseException, no line '
-                        'table) runs back to the start of the history',
     'lj-O0/fwd': EXITED, 'lj-O2/fwd': EXITED,
     'exc-O0/fwd': EXITED, 'exc-O2/fwd': EXITED, 'exc-O2@catch/fwd': EXITED,
     'sig-O0/rev': SIGNAL, 'sig-O0/fwd': SIGNAL,
