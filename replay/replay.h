@@ -407,6 +407,17 @@ int rp_read_code(struct rp_session *s, uint32_t tid, uint64_t pos,
 int rp_process_entry(struct rp_session *s, uint32_t pid, uint64_t *entry,
 		     uint64_t *phdr, uint64_t *phnum);
 
+/*
+ * As rp_process_entry() and rp_process_exe() for the program that thread
+ * @tid's process ran when instruction @pos ran: before an execve, the old
+ * program (the sideband's exec generations), not the last one.  Returns 0,
+ * -RP_ERR_NOTHREAD, -RP_ERR_RANGE or -RP_ERR_NOTFOUND.
+ */
+int rp_process_entry_at(struct rp_session *s, uint32_t tid, uint64_t pos,
+			uint64_t *entry, uint64_t *phdr, uint64_t *phnum);
+int rp_process_exe_at(struct rp_session *s, uint32_t tid, uint64_t pos,
+		      char *buf, size_t size);
+
 /**
  * rp_libraries() - the ELF images mapped in @tid's process when
  * instruction @pos ran, for a debugger's library list

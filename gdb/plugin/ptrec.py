@@ -74,6 +74,7 @@ class PtrecGoto(gdb.Command):
         gdb.write(out)
         # The registers and frames of the new position.
         gdb.execute('maintenance flush register-cache', to_string=True)
+        _sync_program()
         gdb.execute('frame', to_string=False)
 
 
@@ -524,6 +525,39 @@ def _on_stop(event):
 
 
 gdb.events.stop.connect(_on_stop)
+
+
+# ---- exec generations --------------------------------------------------------
+#
+# A process that called execve ran another program before: GDB loads the
+# program the remote names once, the last one.  At every stop (and after
+# ptrec goto) the plugin asks the server for the program at the selected
+# thread's position and, when GDB's differs, loads that one (`file`: its
+# symbols, relocated by the auxiliary vector the server answers for that
+# position).  The path is a file to read symbols from, never to run.
+
+
+def _sync_program(_event=None):
+    try:
+        if not _on_ptrec():
+            return
+        out = gdb.execute(_mon('ptrec exe'), to_string=True).strip()
+    except gdb.error:
+        return
+    if not out.startswith('exe '):
+        return
+    path = out[4:]
+    cur = gdb.current_progspace().filename
+    if (cur and os.path.realpath(cur) == os.path.realpath(path)) or \
+            not os.path.isfile(path) or re.search(r'[\s"\'\\]', path):
+        return
+    gdb.write('ptrec: the process ran %s here (before or after an '
+              'execve): its symbols are loaded.\n' % path)
+    gdb.execute('file %s' % path, to_string=True)
+    gdb.execute('maintenance flush register-cache', to_string=True)
+
+
+gdb.events.stop.connect(_sync_program)
 
 
 # ---- GDB's record commands on a ptrec target --------------------------------

@@ -313,6 +313,16 @@ static void run(struct monitor *m, struct target *tg, const char *cmd,
 			rp_format_gap(&g, line, sizeof(line));
 			text_add(out, "gap %" PRIu64 " %s\n", g.before, line);
 		}
+	} else if (!strcmp(cmd, "ptrec exe")) {
+		/* The program at the thread's position: the plugin loads it
+		 * when GDB's differs (across an execve).
+		 */
+		char exe[4096];
+
+		if (!rp_process_exe_at(tg->s, tid, pos, exe, sizeof(exe)))
+			text_add(out, "exe %s\n", exe);
+		else
+			text_add(out, "no program\n");
 	} else if (!strcmp(cmd, "ptrec position")) {
 		if (pos < n)
 			text_add(out, "thread %u position %" PRIu64 " of %"

@@ -551,7 +551,9 @@ void target_auxv(struct target *tg, struct text *out)
 	char interp[4096];
 	size_t n = 6;
 
-	if (rp_process_entry(tg->s, pid, &entry, &phdr, &phnum)) {
+	if (rp_process_entry_at(tg->s, rp_timeline_tid(tg->tl, cur),
+				rp_timeline_pos(tg->tl, cur), &entry, &phdr,
+				&phnum)) {
 		n = 0;		/* AT_NULL only */
 	} else {
 		v[0] = 3;	/* AT_PHDR */
@@ -581,9 +583,16 @@ int target_exec_file(struct target *tg, uint32_t pid, struct text *out)
 	size_t cur = rp_timeline_selected(tg->tl);
 	char exe[4096] = "";
 
-	if (!pid)
-		pid = rp_timeline_pid(tg->tl, cur);
-	rp_process_exe(tg->s, pid, exe, sizeof(exe));
+	/* The selected thread's process: its program at the thread's
+	 * position (before an execve, the old one); another process: its
+	 * last program.
+	 */
+	if (!pid || pid == rp_timeline_pid(tg->tl, cur))
+		rp_process_exe_at(tg->s, rp_timeline_tid(tg->tl, cur),
+				  rp_timeline_pos(tg->tl, cur), exe,
+				  sizeof(exe));
+	else
+		rp_process_exe(tg->s, pid, exe, sizeof(exe));
 	text_add(out, "%s", exe);
 	return 0;
 }

@@ -521,4 +521,35 @@ else
 	bad "no gap inside the history of the corrupted trace (line $g of $lines)"
 fi
 
+# A process that called execve ran another program before it: there GDB
+# shows that program's symbols (it once showed the last program's, and
+# the frames before the execve were "?? ()").  At the execve's entry the
+# backtrace is GDB's live one at `break execve`; at the end the new
+# program's _start; at the first instruction the old program's main (the
+# CLI's `ptrec insns` names the same functions).
+prog=$PROGS/exec
+timeout 120 "$PTREC" record -q -o "$tmp/exec" -- "$prog" "$PROGS/tiny" \
+	>/dev/null 2>&1
+timeout 60 gdb -batch -nx -ex "set breakpoint pending on" \
+	-ex "break execve" -ex run -ex bt --args "$prog" "$PROGS/tiny" \
+	>"$tmp/live" 2>&1
+"$PTREC" insns "$tmp/exec" >"$tmp/exec.insns" 2>&1
+at=$(grep -m1 "<execve+0>" "$tmp/exec.insns" | cut -f1)
+timeout 60 "$PTREC" replay "$tmp/exec" -batch -ex "echo E\\n" -ex bt \
+	-ex "ptrec goto $at" -ex "echo X\\n" -ex bt -ex "ptrec goto begin" \
+	-ex "echo B\\n" -ex bt >"$tmp/out" 2>&1
+want=$(frames "$tmp/live")
+got=$(sed -n '/^X$/,/^thread /p' "$tmp/out" >"$tmp/bt"; frames "$tmp/bt" |
+	sed 's/0x0000000000000000 $//')
+first=$(sed -n '1s/.*<\([A-Za-z_0-9]*\)+0>.*/\1/p' "$tmp/exec.insns")
+if [ -n "$at" ] && [ "$want" = "__GI_execve __GI_execl main " ] &&
+	[ "$got" = "$want" ] && [ "$first" = main ] &&
+	sed -n '/^B$/,$p' "$tmp/out" | grep -q "^#0  main (.*exec\.c" &&
+	sed -n '/^E$/,/^X$/p' "$tmp/out" | grep -q "^#0  .* in _start ()"; then
+	ok "exec: before the execve the old program's symbols, after it the new one's ($got)"
+else
+	echo "# want '$want' got '$got' first '$first' at '$at'"
+	bad "exec: the program before an execve"
+fi
+
 tap_end "GDB plugin"
