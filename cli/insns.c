@@ -21,13 +21,6 @@
 #include "replay.h"
 #include "replay_cli.h"
 
-static const char *const gap_reasons[] = {
-	[RP_GAP_DECODE] = "decode error",
-	[RP_GAP_NOMAP] = "no code at this address (missing image)",
-	[RP_GAP_OVERFLOW] = "trace overflow",
-	[RP_GAP_LOST] = "lost trace data",
-	[RP_GAP_LOOP] = "loop without conditional branches, iterations unknown",
-};
 
 /* Redrawn at most ten times a second, only on a terminal. */
 static void progress_bar(void *ctx, uint64_t done, uint64_t total)
@@ -155,17 +148,14 @@ int cli_info(int argc, char **argv)
 
 static void print_gaps(struct rp_session *s, uint32_t tid, uint64_t before)
 {
+	char line[1024];
 	struct rp_gap g;
 	uint64_t i;
 
 	for (i = 0; !rp_thread_gap(s, tid, i, &g); i++)
 		if (g.before == before) {
-			printf("[%s at 0x%" PRIx64 ", trace offset %" PRIu64,
-			       gap_reasons[g.reason], g.ip, g.offset);
-			if (g.bytes)
-				printf(", %" PRIu64 " bytes", g.bytes);
-			printf("%s%s]\n", g.error ? ": " : "",
-			       g.error ? g.error : "");
+			rp_format_gap(&g, line, sizeof(line));
+			printf("%s\n", line);
 		}
 }
 

@@ -111,7 +111,8 @@ gdb-test: $(GDB_FORKEXEC)
 # The plugin's own tests (tests/gdb/plugin.sh), apart from the server's.
 .PHONY: gdb-plugin-test
 gdb-plugin-test: $(PTREC) $(PTREC_SERVER) $(GDB_DIFF_BINS) \
-		$(PROG_DIR)/threads
+		$(PROG_DIR)/threads $(PROG_DIR)/loops $(PROG_DIR)/exec \
+		$(PROG_DIR)/tiny
 	PTREC=$(CURDIR)/$(PTREC) PTREC_SERVER=$(CURDIR)/$(PTREC_SERVER) \
 		DIFF_BINS=$(CURDIR)/$(GDB_DIFF_DIR) \
 		PROGS=$(CURDIR)/$(PROG_DIR) tests/gdb/plugin.sh

@@ -254,6 +254,13 @@ int rp_cursor_finish(struct rp_cursor *c, int dir)
 	return 0;
 }
 
+uint64_t rp_cursor_frame_exit(struct rp_cursor *c, uint64_t entry)
+{
+	if (entry >= c->t->insns)
+		return UINT64_MAX;
+	return depth_exit(c, entry, 1);
+}
+
 int rp_cursor_callers(struct rp_cursor *c, uint64_t pos, uint64_t *calls,
 		      size_t max)
 {
@@ -595,6 +602,116 @@ static int resync_after_signal(struct rp_cursor *c, struct fn f, uint64_t at,
 	return nsub - m;
 }
 
+/* How far back the call matching a return into a frame is searched. */
+#define FRAMES_CALL_SCAN (1u << 20)
+
+/*
+ * A frame @f whose code at @at is not the callee of its raw opener @opener
+ * and lands in none of the callers: either a tail call, or a frame whose
+ * own opener is not in the history, with the frames a longjmp or an
+ * exception abandoned left on the raw count (after main returned, main's
+ * return matched their oldest call).  The latest return into this frame
+ * (between @opener and @at, at the frame's own level) names the call it
+ * returns to by address: found before @opener, that call is in this frame
+ * and its frames are this frame's; not found in the history at all, the
+ * frame is the outermost recorded one.  Puts the frames in @calls and
+ * returns how many (0: the outermost), or -1 for a tail call (or when the
+ * history is too long to tell).
+ */
+static int returned_into(struct rp_cursor *c, struct fn f, uint64_t opener,
+			 uint64_t at, uint64_t *calls, size_t max, int depth)
+{
+	uint64_t p, stop, target = 0;
+	struct rp_insn insn;
+	int64_t d = 0;
+	int k;
+
+	if (depth >= FRAMES_RESYNC_DEPTH || !f.known)
+		return -1;
+	stop = at > opener + FRAMES_SIGNAL_SCAN ? at - FRAMES_SIGNAL_SCAN :
+		opener + 1;
+	for (p = at; p-- > stop;) {
+		k = cls(c, p);
+		if (k == RP_IC_RETURN && d == 0) {
+			if (rp_cursor_peek(c, p + 1, &insn) ||
+			    !same_fn(fn_at(c, p + 1), f))
+				return -1;
+			target = insn.ip;
+			break;
+		} else if (k == RP_IC_RETURN) {
+			d++;
+		} else if (k == RP_IC_CALL && d-- == 0) {
+			return -1;
+		}
+	}
+	if (!target)
+		return -1;
+	/* p is the return; the call it returns to. */
+	stop = p > FRAMES_CALL_SCAN ? p - FRAMES_CALL_SCAN : 0;
+	while (p-- > stop) {
+		if (cls(c, p) != RP_IC_CALL || rp_cursor_peek(c, p, &insn) ||
+		    insn.ip + insn.size != target)
+			continue;
+		if (p >= opener)
+			return -1;	/* a call of this very frame */
+		return frames_at(c, p, calls, max, depth + 1);
+	}
+	return stop ? -1 : 0;
+}
+
+/* How far ahead a non-local exit's last jump is looked for. */
+#define FRAMES_LANDING_AHEAD 16
+
+/*
+ * The last instructions of a non-local exit (libgcc's context install at
+ * the end of _Unwind_RaiseException, __longjmp) run on the stack of the
+ * frame they land in: the stack pointer and the frame's registers are
+ * already restored.  So there, as GDB's unwinding of the real registers
+ * shows (and record full's stepping goes by), the frame's caller is the
+ * landing frame, not the frames the exit abandons.  When straight-line
+ * code from @at on ends, within FRAMES_LANDING_AHEAD instructions, in a
+ * jump into the middle of a function (not its entry: that is a tail call)
+ * whose frame is an older caller, the frames at @at are the frame's own
+ * call @raw[0] and then the landing frame's.  Returns how many it put in
+ * @calls, or -1 when @at is not there.
+ */
+static int landing_ahead(struct rp_cursor *c, struct fn f, uint64_t at,
+			 const uint64_t *raw, size_t nraw, uint64_t *calls,
+			 size_t max, int depth)
+{
+	uint64_t p, end = at + FRAMES_LANDING_AHEAD;
+	struct rp_insn insn;
+	struct fn g;
+	size_t j;
+	int k, got;
+
+	if (!f.known || nraw < 2 || max < 2 || depth >= FRAMES_RESYNC_DEPTH)
+		return -1;
+	for (p = at; p < end && p + 1 < c->t->insns; p++) {
+		k = cls(c, p);
+		if (k == RP_IC_OTHER)
+			continue;
+		if (k != RP_IC_JUMP)
+			return -1;
+		if (rp_cursor_peek(c, p + 1, &insn))
+			return -1;
+		g = fn_at(c, p + 1);
+		if (!g.known || same_fn(g, f) || insn.ip == g.entry)
+			return -1;
+		for (j = 1; j < nraw && j < FRAMES_LANDING_WINDOW; j++)
+			if (same_fn(fn_at(c, raw[j]), g))
+				break;
+		if (j >= nraw || j >= FRAMES_LANDING_WINDOW)
+			return -1;
+		got = frames_at(c, p + 1, calls + 1, max - 1, depth + 1);
+		if (got < 0)
+			return -1;
+		calls[0] = raw[0];
+		return got + 1;
+	}
+	return -1;
+}
+
 int rp_cursor_frames(struct rp_cursor *c, uint64_t pos, uint64_t *calls,
 		     size_t max)
 {
@@ -621,6 +738,11 @@ static int frames_at(struct rp_cursor *c, uint64_t pos, uint64_t *calls,
 	}
 	at = pos < c->t->insns ? pos : c->t->insns - 1;
 	f = fn_at(c, at);
+	got = landing_ahead(c, f, at, raw, (size_t)nraw, calls, max, depth);
+	if (got >= 0) {
+		free(raw);
+		return got;
+	}
 	while (i < (size_t)nraw && n < max) {
 		target = fn_at(c, raw[i] + 1);
 		if (target.plt)	/* where the stub's jump went */
@@ -656,6 +778,9 @@ static int frames_at(struct rp_cursor *c, uint64_t pos, uint64_t *calls,
 			}
 			got = resync_after_signal(c, f, at, calls + n, max - n,
 						  depth);
+			if (got < 0)
+				got = returned_into(c, f, raw[i], at, calls + n,
+						    max - n, depth);
 			if (got >= 0) {
 				n += got;
 				break;

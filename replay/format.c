@@ -96,3 +96,27 @@ void rp_format_call(const struct rp_call *c, size_t index, bool tree,
 	}
 }
 
+
+static const char *const gap_reasons[] = {
+	[RP_GAP_DECODE] = "decode error",
+	[RP_GAP_NOMAP] = "no code at this address (missing image)",
+	[RP_GAP_OVERFLOW] = "trace overflow",
+	[RP_GAP_LOST] = "lost trace data",
+	[RP_GAP_LOOP] = "loop without conditional branches, iterations unknown",
+};
+
+void rp_format_gap(const struct rp_gap *gap, char *buf, size_t size)
+{
+	const char *why = gap->reason < sizeof(gap_reasons) /
+		sizeof(gap_reasons[0]) && gap_reasons[gap->reason] ?
+		gap_reasons[gap->reason] : "gap";
+
+	char bytes[40] = "";
+
+	if (gap->bytes)
+		snprintf(bytes, sizeof(bytes), ", %" PRIu64 " bytes",
+			 gap->bytes);
+	snprintf(buf, size, "[%s at 0x%" PRIx64 ", trace offset %" PRIu64
+		 "%s%s%s]", why, gap->ip, gap->offset, bytes,
+		 gap->error ? ": " : "", gap->error ? gap->error : "");
+}

@@ -393,6 +393,12 @@ int rp_format_insn(struct rp_session *s, const struct rp_insn *insn,
 		   uint64_t pos, bool raw, bool current, char *buf,
 		   size_t size);
 
+/**
+ * rp_format_gap() - a gap as the CLI's history shows it, without newline:
+ * "[REASON at 0xIP, trace offset N: ERROR]".
+ */
+void rp_format_gap(const struct rp_gap *gap, char *buf, size_t size);
+
 /* One line of GDB's "record function-call-history": @index is printed
  * 1-based; @tree, @lines, @range are GDB's /c, /l, /i.
  */
@@ -478,6 +484,18 @@ int rp_cursor_callers(struct rp_cursor *c, uint64_t pos, uint64_t *calls,
 int rp_cursor_frames(struct rp_cursor *c, uint64_t pos, uint64_t *calls,
 		     size_t max);
 
+/**
+ * rp_cursor_frame_exit() - where the frame entered at @entry is left
+ * @c:		a cursor of the thread (not moved).
+ * @entry:	the frame's first instruction (a callee's entry, or a signal
+ *		handler's).
+ *
+ * Return: the position of the instruction after the return that leaves
+ * the frame (for a signal handler, the first instruction of its
+ * restorer, __restore_rt), or UINT64_MAX when the history ends first.
+ */
+uint64_t rp_cursor_frame_exit(struct rp_cursor *c, uint64_t entry);
+
 /*
  * Moves to the nearest instruction strictly before (@dir < 0) or after the
  * cursor whose address is one of @ips[0..@n).  Returns 0, or
@@ -509,6 +527,17 @@ int rp_read_code(struct rp_session *s, uint32_t tid, uint64_t pos,
  */
 int rp_process_entry(struct rp_session *s, uint32_t pid, uint64_t *entry,
 		     uint64_t *phdr, uint64_t *phnum);
+
+/*
+ * As rp_process_entry() and rp_process_exe() for the program that thread
+ * @tid's process ran when instruction @pos ran: before an execve, the old
+ * program (the sideband's exec generations), not the last one.  Returns 0,
+ * -RP_ERR_NOTHREAD, -RP_ERR_RANGE or -RP_ERR_NOTFOUND.
+ */
+int rp_process_entry_at(struct rp_session *s, uint32_t tid, uint64_t pos,
+			uint64_t *entry, uint64_t *phdr, uint64_t *phnum);
+int rp_process_exe_at(struct rp_session *s, uint32_t tid, uint64_t pos,
+		      char *buf, size_t size);
 
 /**
  * rp_libraries() - the ELF images mapped in @tid's process when

@@ -202,6 +202,59 @@ static int elf_layout(const struct rp_session *s, size_t image,
 	return ret;
 }
 
+/*
+ * The main program of @pid in world @w: the manifest's (the process's last
+ * program) when it is mapped there; before an exec, the image of the
+ * lowest code mapping (a program is mapped below its libraries).
+ */
+static const char *world_exe(struct rp_session *s, struct rp_world *w,
+			     uint32_t pid)
+{
+	const char *exe = NULL, *low = NULL, *origin;
+	uint64_t lowest = UINT64_MAX;
+	struct rp_aspace *as = NULL;
+	size_t i;
+
+	for (i = 0; i < s->m->nprocs; i++)
+		if (s->m->procs[i].pid == pid)
+			exe = s->m->procs[i].exe;
+	for (i = 0; i < w->nas; i++)
+		if (w->as[i].pid == pid)
+			as = &w->as[i];
+	for (i = 0; as && i < as->n; i++) {
+		if (as->v[i].image < 0)
+			continue;
+		origin = s->images[as->v[i].image].origin;
+		if (exe && !strcmp(origin, exe))
+			return exe;
+		if (origin[0] == '/' && as->v[i].start < lowest) {
+			lowest = as->v[i].start;
+			low = origin;
+		}
+	}
+	return low ? low : exe;
+}
+
+int rp_process_exe_at(struct rp_session *s, uint32_t tid, uint64_t pos,
+		      char *buf, size_t size)
+{
+	struct rp_thread *t = rp_find_thread(s, tid);
+	const char *exe;
+	struct rp_world w;
+	int ret;
+
+	if (!t)
+		return -RP_ERR_NOTHREAD;
+	ret = world_at(s, t, pos, &w);
+	if (ret)
+		return ret;
+	exe = world_exe(s, &w, t->pid);
+	ret = exe && (size_t)snprintf(buf, size, "%s", exe) < size ? 0 :
+		-RP_ERR_NOTFOUND;
+	rp_world_fini(&w);
+	return ret;
+}
+
 int rp_libraries(struct rp_session *s, uint32_t tid, uint64_t pos,
 		 rp_library_fn fn, void *ctx)
 {
@@ -217,9 +270,7 @@ int rp_libraries(struct rp_session *s, uint32_t tid, uint64_t pos,
 	ret = world_at(s, t, pos, &w);
 	if (ret)
 		return ret;
-	for (i = 0; i < s->m->nprocs; i++)
-		if (s->m->procs[i].pid == t->pid)
-			exe = s->m->procs[i].exe;
+	exe = world_exe(s, &w, t->pid);
 	for (i = 0; i < w.nas; i++)
 		if (w.as[i].pid == t->pid)
 			as = &w.as[i];
@@ -256,16 +307,45 @@ int rp_libraries(struct rp_session *s, uint32_t tid, uint64_t pos,
 }
 
 
+static int entry_of(struct rp_session *s, uint32_t pid, const char *exe,
+		    uint64_t *entry, uint64_t *phdr, uint64_t *phnum);
+
 int rp_process_entry(struct rp_session *s, uint32_t pid, uint64_t *entry,
 		     uint64_t *phdr, uint64_t *phnum)
 {
 	const char *exe = NULL;
-	struct elf_layout l;
-	size_t i, j;
+	size_t i;
 
 	for (i = 0; i < s->m->nprocs; i++)
 		if (s->m->procs[i].pid == pid)
 			exe = s->m->procs[i].exe;
+	return entry_of(s, pid, exe, entry, phdr, phnum);
+}
+
+int rp_process_entry_at(struct rp_session *s, uint32_t tid, uint64_t pos,
+			uint64_t *entry, uint64_t *phdr, uint64_t *phnum)
+{
+	struct rp_thread *t = rp_find_thread(s, tid);
+	struct rp_world w;
+	int ret;
+
+	if (!t)
+		return -RP_ERR_NOTHREAD;
+	ret = world_at(s, t, pos, &w);
+	if (ret)
+		return ret;
+	ret = entry_of(s, t->pid, world_exe(s, &w, t->pid), entry, phdr,
+		       phnum);
+	rp_world_fini(&w);
+	return ret;
+}
+
+static int entry_of(struct rp_session *s, uint32_t pid, const char *exe,
+		    uint64_t *entry, uint64_t *phdr, uint64_t *phnum)
+{
+	struct elf_layout l;
+	size_t i, j;
+
 	if (!exe)
 		return -RP_ERR_NOTFOUND;
 	/* The last mapping of the program's first page (an exec may replace

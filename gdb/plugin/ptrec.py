@@ -74,6 +74,7 @@ class PtrecGoto(gdb.Command):
         gdb.write(out)
         # The registers and frames of the new position.
         gdb.execute('maintenance flush register-cache', to_string=True)
+        _sync_program()
         gdb.execute('frame', to_string=False)
 
 
@@ -221,6 +222,13 @@ import gdb.unwinder
 
 STACK_ADDR = 0xffffffffff000000
 BASE = 0x7ff0000000000000
+# A signal frame's first word has this bit; the ucontext GDB's sigtramp
+# unwinder reads for it is served at SIGCTX_ADDR + SIGCTX_SIZE * k +
+# SIGCTX_AT (gdb/server/target.h).
+SIGTRAMP_BIT = 1 << 63
+SIGCTX_ADDR = STACK_ADDR + 0x100000
+SIGCTX_SIZE = 0x400
+SIGCTX_AT = 96
 
 
 def _read_stack_keyed():
@@ -300,9 +308,13 @@ class PtrecUnwinder(gdb.unwinder.Unwinder):
         level = self.index_of(key, pending_frame.level())
         if level >= len(stack):
             return None      # beyond the recorded call stack
+        entry, first_ip, resume = stack[level]
+        if entry & SIGTRAMP_BIT:
+            # <signal handler called>: GDB's own sigtramp unwinder reads
+            # the interrupted frame from the ucontext the server serves.
+            return None
         u64 = gdb.lookup_type('unsigned long')
         ptr = u64.pointer()
-        entry, first_ip, resume = stack[level]
         # Stable while this call runs: its first instruction's position
         # and address (the callee's entry).
         frame_id = _FrameId(
@@ -314,6 +326,12 @@ class PtrecUnwinder(gdb.unwinder.Unwinder):
             # stack pointer too, read as <not saved>, never as made-up
             # values.
             info.add_saved_register('rip', gdb.Value(resume).cast(ptr))
+            if stack[level + 1][0] & SIGTRAMP_BIT:
+                # A signal handler: its caller is the signal frame, whose
+                # stack pointer points at the served ucontext.
+                info.add_saved_register('rsp', gdb.Value(
+                    SIGCTX_ADDR + SIGCTX_SIZE * (level + 1) +
+                    SIGCTX_AT).cast(ptr))
         else:
             # The outermost recorded frame: its caller was not recorded.
             # A zero PC, and a stack and frame pointer from which GDB's
@@ -594,6 +612,39 @@ def _send_watch_unknown(event):
 gdb.events.stop.connect(_send_watch_unknown)
 
 
+# ---- exec generations --------------------------------------------------------
+#
+# A process that called execve ran another program before: GDB loads the
+# program the remote names once, the last one.  At every stop (and after
+# ptrec goto) the plugin asks the server for the program at the selected
+# thread's position and, when GDB's differs, loads that one (`file`: its
+# symbols, relocated by the auxiliary vector the server answers for that
+# position).  The path is a file to read symbols from, never to run.
+
+
+def _sync_program(_event=None):
+    try:
+        if not _on_ptrec():
+            return
+        out = gdb.execute(_mon('ptrec exe'), to_string=True).strip()
+    except gdb.error:
+        return
+    if not out.startswith('exe '):
+        return
+    path = out[4:]
+    cur = gdb.current_progspace().filename
+    if (cur and os.path.realpath(cur) == os.path.realpath(path)) or \
+            not os.path.isfile(path) or re.search(r'[\s"\'\\]', path):
+        return
+    gdb.write('ptrec: the process ran %s here (before or after an '
+              'execve): its symbols are loaded.\n' % path)
+    gdb.execute('file %s' % path, to_string=True)
+    gdb.execute('maintenance flush register-cache', to_string=True)
+
+
+gdb.events.stop.connect(_sync_program)
+
+
 # ---- GDB's record commands on a ptrec target --------------------------------
 #
 # `info record`, `record goto`, `record instruction-history` and `record
@@ -635,9 +686,43 @@ class _RecordInfo(gdb.Command):
         elif count.strip():
             gdb.write(count)
         if m:
-            gdb.write('Replay in progress.  At instruction %s.\n'
-                      % m.group(2))
+            gaps = _btrace_gaps(int(m.group(3)))
+            gdb.write('Replay in progress.  At instruction %d.\n'
+                      % _btrace_number(gaps, int(m.group(2)) - 1))
         gdb.write('Every thread\'s instructions and gaps: "ptrec info".\n')
+
+
+def _btrace_gaps(total):
+    """The gaps inside the selected thread's history (neither before its
+    first instruction nor after its last), as (before, text) in history
+    order, before the 0-based position of the instruction after the gap.
+    btrace numbers each such gap as an entry of its own in the
+    instruction and function-call histories."""
+    out = gdb.execute(_mon('ptrec gaps'), to_string=True)
+    gaps = []
+    for line in out.splitlines():
+        m = re.match(r'gap (\d+) (.*)$', line)
+        if m and 0 < int(m.group(1)) < total:
+            gaps.append((int(m.group(1)), m.group(2)))
+    gaps.sort(key=lambda g: g[0])
+    return gaps
+
+
+def _btrace_number(gaps, pos):
+    """btrace's instruction number of the 0-based position @pos."""
+    return pos + 1 + sum(1 for before, _ in gaps if before <= pos)
+
+
+def _btrace_entry(gaps, number):
+    """What btrace's instruction @number is: ('gap', text) or ('insn', its
+    0-based position)."""
+    for j, (before, text) in enumerate(gaps):
+        at = before + j + 1
+        if number == at:
+            return 'gap', text
+        if number < at:
+            return 'insn', number - 1 - j
+    return 'insn', number - 1 - len(gaps)
 
 
 class _RecordGoto(gdb.Command):
@@ -650,6 +735,18 @@ class _RecordGoto(gdb.Command):
         arg = arg.strip()
         if arg == 'start':
             arg = 'begin'
+        if arg.isdigit():
+            # btrace's number: gaps inside the history count.
+            out = gdb.execute(_mon('ptrec position'), to_string=True)
+            m = re.search(r'position \d+ of (\d+)', out) or \
+                re.search(r'at the end, after (\d+)', out)
+            if m:
+                gaps = _btrace_gaps(int(m.group(1)))
+                kind, at = _btrace_entry(gaps, int(arg))
+                if kind == 'gap':
+                    raise gdb.GdbError('Cannot go to instruction %s: it is '
+                                       'a gap in the trace.' % arg)
+                arg = str(at + 1)
         _HISTORY.clear()
         gdb.execute('ptrec goto ' + arg, from_tty)
 
@@ -745,15 +842,46 @@ bytes, /f omits function names, /p omits the current-position marker;
         if not m and not e:
             raise gdb.GdbError(out.strip())
         total = int(m.group(2) if m else e.group(1))
+        gaps = _btrace_gaps(total)
         span = _history_span('instruction-history', rng, size,
-                             int(m.group(1)) if m else None, total)
+                             _btrace_number(gaps, int(m.group(1)) - 1)
+                             if m else None, total + len(gaps))
         if span is None:
             return
-        out = gdb.execute('ptrec instruction-history %s %d,%d'
-                          % ('/r' if 'r' in mods else '', span[0], span[1]),
-                          to_string=True)
+        out = _btrace_insns(gaps, span, 'r' in mods)
         gdb.write(_insn_layout(out, 'm' in mods or 's' in mods,
                                'f' in mods, 'p' in mods))
+
+
+def _btrace_insns(gaps, span, raw):
+    """The server's instruction lines for btrace's numbers span[0] to
+    span[1], renumbered as btrace numbers them, with a line of its own for
+    each gap inside the history."""
+    res, run = [], None
+
+    def flush():
+        if run is None:
+            return
+        out = gdb.execute('ptrec instruction-history %s %d,%d'
+                          % ('/r' if raw else '', run[0] + 1, run[1] + 1),
+                          to_string=True)
+        for line in out.splitlines():
+            m = re.match(r'(\d+)(\t.*)$', line)
+            res.append('%d%s' % (_btrace_number(gaps, int(m.group(1)) - 1),
+                                 m.group(2)) if m else line)
+
+    for number in range(span[0], span[1] + 1):
+        kind, what = _btrace_entry(gaps, number)
+        if kind == 'gap':
+            flush()
+            run = None
+            res.append('%d\t%s' % (number, what))
+        elif run is None:
+            run = [what, what]
+        else:
+            run[1] = what
+    flush()
+    return ''.join(line + '\n' for line in res)
 
 
 _INSN_LINE = re.compile(r'^(\d+)\t(=> |   )(0x[0-9a-f]+)( <[^>]*>)?(:\t.*)$')
@@ -837,15 +965,63 @@ many."""
         if not m:
             raise gdb.GdbError(out.strip())
         pos = gdb.execute(_mon('ptrec position'), to_string=True)
-        replaying = re.search(r'position (\d+) of', pos) is not None
+        p = re.search(r'position (\d+) of (\d+)', pos) or \
+            re.search(r'at the end, after (\d+)', pos)
+        replaying = 'position' in (p.group(0) if p else '')
         total, at = int(m.group(1)), int(m.group(2))
+        # btrace numbers each gap inside the history as a function
+        # segment of its own, and /i's instruction numbers count the gaps.
+        insn_gaps = _btrace_gaps(int(p.group(p.lastindex))) if p else []
+        gaps = []
+        for line in gdb.execute(_mon('ptrec calls gaps'),
+                                to_string=True).splitlines():
+            g = re.match(r'gap (\d+) (.*)$', line)
+            if g:
+                gaps.append((int(g.group(1)), g.group(2)))
         span = _history_span('function-call-history', rng, size,
-                             at if replaying else None, total)
+                             _btrace_number(gaps, at - 1) if replaying
+                             else None, total + len(gaps))
         if span is None:
             return
-        _monitor('ptrec calls %s %d,%d'
-                 % ('/' + mods if mods else '', span[0], span[1]),
-                 'ptrec function-call-history:')
+        gdb.write(_btrace_calls(gaps, insn_gaps, span, mods))
+
+
+def _btrace_calls(gaps, insn_gaps, span, mods):
+    """The server's function-call lines for btrace's numbers span[0] to
+    span[1], renumbered, a line of its own for each gap."""
+    res, run = [], None
+
+    def renumber(line):
+        m = re.match(r'(\d+)(\t.*)$', line)
+        if not m:
+            return line
+        rest = re.sub(r'\tinst (\d+),(\d+)', lambda i: '\tinst %d,%d' % (
+            _btrace_number(insn_gaps, int(i.group(1)) - 1),
+            _btrace_number(insn_gaps, int(i.group(2)) - 1)), m.group(2))
+        return '%d%s' % (_btrace_number(gaps, int(m.group(1)) - 1), rest)
+
+    def flush():
+        if run is None:
+            return
+        out = gdb.execute(_mon('ptrec calls %s %d,%d'
+                               % ('/' + mods if mods else '', run[0] + 1,
+                                  run[1] + 1)), to_string=True)
+        if out.startswith('ptrec function-call-history:'):
+            raise gdb.GdbError(out.strip())
+        res.extend(renumber(line) for line in out.splitlines())
+
+    for number in range(span[0], span[1] + 1):
+        kind, what = _btrace_entry(gaps, number)
+        if kind == 'gap':
+            flush()
+            run = None
+            res.append('%d\t%s' % (number, what))
+        elif run is None:
+            run = [what, what]
+        else:
+            run[1] = what
+    flush()
+    return ''.join(line + '\n' for line in res)
 
 
 def _record_commands(_event=None):

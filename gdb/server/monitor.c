@@ -134,7 +134,8 @@ static void monitor_insns(struct monitor *m, struct target *tg,
 /*
  * "ptrec calls [/cli] [RANGE]": GDB's record function-call-history;
  * "ptrec calls count": how many calls, the current one's number, and the
- * thread's instructions and gaps (GDB's info record line).
+ * thread's instructions and gaps (GDB's info record line); "ptrec calls
+ * gaps": where the gaps inside the history fall among the calls.
  */
 static void monitor_calls(struct monitor *m, struct target *tg,
 			  const char *arg, struct text *out)
@@ -175,6 +176,24 @@ static void monitor_calls(struct monitor *m, struct target *tg,
 		text_add(out, "%zu calls, the current is %" PRIu64 ", %"
 			 PRIu64 " instructions, %" PRIu64 " gaps\n",
 			 m->ncalls, at + 1, ti.insns, ti.ngaps);
+		return;
+	}
+	if (!strcmp(arg, "gaps")) {
+		/* For the plugin's btrace numbering: "gap CALL TEXT", CALL
+		 * the 0-based index of the call segment a gap inside the
+		 * history comes before.
+		 */
+		struct rp_gap g;
+		uint64_t k, c = 0;
+
+		for (k = 0; !rp_thread_gap(tg->s, tid, k, &g); k++) {
+			while (c < m->ncalls && m->calls[c].first < g.before)
+				c++;
+			if (!g.before || c >= m->ncalls)
+				continue;
+			rp_format_gap(&g, line, sizeof(line));
+			text_add(out, "gap %" PRIu64 " %s\n", c, line);
+		}
 		return;
 	}
 	if (parse_range(m, arg, at, m->ncalls, &first, &end)) {
@@ -349,6 +368,29 @@ static void run(struct monitor *m, struct target *tg, const char *cmd,
 		if (!realpath(tg->dir, dir))
 			snprintf(dir, sizeof(dir), "%s", tg->dir);
 		text_add(out, "bundle %s\nserver %s\n", dir, self);
+	} else if (!strcmp(cmd, "ptrec gaps")) {
+		/* Where the thread's gaps are, for the plugin's btrace
+		 * numbering: "gap BEFORE TEXT", BEFORE the position (0-based)
+		 * of the first instruction after it.
+		 */
+		struct rp_gap g;
+		char line[1024];
+		uint64_t i;
+
+		for (i = 0; !rp_thread_gap(tg->s, tid, i, &g); i++) {
+			rp_format_gap(&g, line, sizeof(line));
+			text_add(out, "gap %" PRIu64 " %s\n", g.before, line);
+		}
+	} else if (!strcmp(cmd, "ptrec exe")) {
+		/* The program at the thread's position: the plugin loads it
+		 * when GDB's differs (across an execve).
+		 */
+		char exe[4096];
+
+		if (!rp_process_exe_at(tg->s, tid, pos, exe, sizeof(exe)))
+			text_add(out, "exe %s\n", exe);
+		else
+			text_add(out, "no program\n");
 	} else if (!strcmp(cmd, "ptrec position")) {
 		if (pos < n)
 			text_add(out, "thread %u position %" PRIu64 " of %"

@@ -361,8 +361,24 @@ int target_reg(struct target *tg, unsigned int regno, struct regval *v)
  * the snapshot holds: the plugin's unwinder then leaves unwinding to GDB's
  * own DWARF CFI), the frame count, the position, then per frame (frame 0
  * innermost) the position and address of its first instruction and the
- * address its caller resumes at (0 for the outermost frame).
+ * address its caller resumes at (0 for the outermost frame).  A signal
+ * frame (<signal handler called>, after a handler's frame) has
+ * SIGTRAMP_BIT on its handler's first position, the restorer's address
+ * and the interrupted frame's resume address (target.h).
  */
+/* The address a signal handler entered at @entry returns to (its
+ * restorer), or 0 when its return is not in the history.
+ */
+static uint64_t sig_restorer(struct rp_cursor *c, uint64_t entry)
+{
+	uint64_t after = rp_cursor_frame_exit(c, entry);
+	struct rp_insn insn;
+
+	if (after == UINT64_MAX || rp_cursor_peek(c, after, &insn))
+		return 0;
+	return insn.ip;
+}
+
 static size_t call_stack(struct target *tg, size_t cur, uint64_t *w,
 			 size_t maxw)
 {
@@ -385,15 +401,36 @@ static size_t call_stack(struct target *tg, size_t cur, uint64_t *w,
 	 * the cost does not grow with the position.
 	 */
 	found = rp_cursor_frames(c, pos, calls, max);
-	for (i = 0; i < found; i++) {
+	for (i = 0; i < found && n + 1 < max; i++) {
+		uint64_t resume, restorer;
+
 		if (rp_cursor_peek(c, calls[i], &insn))
 			break;
+		resume = insn.ip + insn.size;
 		w[3 + 3 * n] = calls[i] + 1;
 		w[4 + 3 * n] = 0;
-		w[5 + 3 * n] = insn.ip + insn.size;
+		w[5 + 3 * n] = resume;
 		if (calls[i] + 1 < end &&
 		    !rp_cursor_peek(c, calls[i] + 1, &insn))
 			w[4 + 3 * n] = insn.ip;
+		n++;
+		/*
+		 * A frame opened by no call: a signal handler, entered after
+		 * the interrupted instruction calls[i].  Its caller is the
+		 * signal frame GDB shows as <signal handler called>, at the
+		 * restorer the handler returns to (found where it does),
+		 * whose caller resumes at the interrupted instruction's next.
+		 */
+		if (rp_cursor_peek(c, calls[i], &insn) ||
+		    insn.iclass == RP_IC_CALL)
+			continue;
+		restorer = sig_restorer(c, calls[i] + 1);
+		if (!restorer)
+			continue;
+		w[5 + 3 * (n - 1)] = restorer;
+		w[3 + 3 * n] = (calls[i] + 1) | SIGTRAMP_BIT;
+		w[4 + 3 * n] = restorer;
+		w[5 + 3 * n] = resume;
 		n++;
 	}
 	/* The outermost recorded frame. */
@@ -414,6 +451,37 @@ static size_t call_stack(struct target *tg, size_t cur, uint64_t *w,
 	return 3 + 3 * n;
 }
 
+/*
+ * The ucontext of the signal frame k of the published stack, for GDB's
+ * sigtramp unwinder (SIGCTX_ADDR in target.h): the interrupted frame's
+ * PC, and as its stack pointer a synthetic address between the handler's
+ * frame base and the interrupted frame's (GDB's frame id of the signal
+ * frame).  The interrupted frame's other registers are not known there:
+ * only the 64 bytes from rsp on are served (the rest of that line, flags
+ * and the fault fields, reads as 0), anything else is unreadable.
+ */
+static size_t sig_context(struct target *tg, uint64_t off, uint8_t *buf,
+			  size_t len)
+{
+	uint64_t k = off / SIGCTX_SIZE, v;
+	uint64_t lo = SIGCTX_AT + SIGCTX_RSP, in = off % SIGCTX_SIZE;
+	uint8_t line[64];
+	const uint64_t *w = tg->stack;
+
+	if (k >= w[1] || !(w[3 + 3 * k] & SIGTRAMP_BIT) || in < lo ||
+	    in >= lo + sizeof(line))
+		return 0;
+	memset(line, 0, sizeof(line));
+	v = FRAME_BASE - 16 * (w[3 + 3 * k] & ~SIGTRAMP_BIT) + 8;
+	memcpy(line, &v, 8);
+	v = w[5 + 3 * k];
+	memcpy(line + SIGCTX_RIP - SIGCTX_RSP, &v, 8);
+	if (len > lo + sizeof(line) - in)
+		len = (size_t)(lo + sizeof(line) - in);
+	memcpy(buf, line + (in - lo), len);
+	return len;
+}
+
 size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
 		   size_t len)
 {
@@ -422,7 +490,9 @@ size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
 	uint64_t pos = rp_timeline_pos(tg->tl, cur);
 	int n;
 
-	if (addr >= STACK_ADDR && addr - STACK_ADDR < 65536) {
+	if ((addr >= STACK_ADDR && addr - STACK_ADDR < 65536) ||
+	    (addr >= SIGCTX_ADDR &&
+	     addr - SIGCTX_ADDR < SIGCTX_SIZE * STACK_MAX_FRAMES)) {
 		uint64_t off = addr - STACK_ADDR, bytes;
 
 		/* Computed once per position: GDB reads it several times
@@ -435,6 +505,8 @@ size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
 			tg->stack_tid = tid;
 			tg->stack_pos = pos;
 		}
+		if (addr >= SIGCTX_ADDR)
+			return sig_context(tg, addr - SIGCTX_ADDR, buf, len);
 		bytes = 8 * tg->stack_words;
 		if (off >= bytes)
 			return 0;
@@ -556,7 +628,9 @@ void target_auxv(struct target *tg, struct text *out)
 	char interp[4096];
 	size_t n = 6;
 
-	if (rp_process_entry(tg->s, pid, &entry, &phdr, &phnum)) {
+	if (rp_process_entry_at(tg->s, rp_timeline_tid(tg->tl, cur),
+				rp_timeline_pos(tg->tl, cur), &entry, &phdr,
+				&phnum)) {
 		n = 0;		/* AT_NULL only */
 	} else {
 		v[0] = 3;	/* AT_PHDR */
@@ -586,9 +660,16 @@ int target_exec_file(struct target *tg, uint32_t pid, struct text *out)
 	size_t cur = rp_timeline_selected(tg->tl);
 	char exe[4096] = "";
 
-	if (!pid)
-		pid = rp_timeline_pid(tg->tl, cur);
-	rp_process_exe(tg->s, pid, exe, sizeof(exe));
+	/* The selected thread's process: its program at the thread's
+	 * position (before an execve, the old one); another process: its
+	 * last program.
+	 */
+	if (!pid || pid == rp_timeline_pid(tg->tl, cur))
+		rp_process_exe_at(tg->s, rp_timeline_tid(tg->tl, cur),
+				  rp_timeline_pos(tg->tl, cur), exe,
+				  sizeof(exe));
+	else
+		rp_process_exe(tg->s, pid, exe, sizeof(exe));
 	text_add(out, "%s", exe);
 	return 0;
 }

@@ -19,6 +19,26 @@
 /* The plugin reads the call stack as memory here (target.c). */
 #define STACK_ADDR 0xffffffffff000000ull
 #define STACK_MAX_FRAMES 512
+/*
+ * A signal frame in the published stack (its first word has SIGTRAMP_BIT)
+ * is GDB's own: the plugin's unwinder leaves it to GDB's sigtramp
+ * unwinder, which reads the interrupted frame's registers from a
+ * ucontext at the stack pointer the handler's frame unwinds to:
+ * SIGCTX_ADDR + SIGCTX_SIZE * k + SIGCTX_AT for the frame k of the
+ * published stack, served by target_read() (amd64 Linux: uc_mcontext at
+ * 40, its gregs rsp and rip at 160 and 168).  Only the 64 bytes from rsp
+ * on are served (GDB reads stack memory in aligned 64-byte lines, and
+ * SIGCTX_AT puts rsp at the start of one): the interrupted frame's other
+ * registers are not known, and reading them is an error, never a value.
+ */
+#define SIGTRAMP_BIT (1ull << 63)
+#define SIGCTX_ADDR (STACK_ADDR + 0x100000)
+#define SIGCTX_SIZE 0x400ull
+#define SIGCTX_RSP 160
+#define SIGCTX_RIP 168
+#define SIGCTX_AT 96
+/* The plugin's synthetic frame bases: FRAME_BASE - 16 * first position. */
+#define FRAME_BASE 0x7ff0000000000000ull
 
 struct target {
 	const char *dir;

@@ -13,7 +13,8 @@ export GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-A
 
 # frames: the function names of a backtrace, one line.
 frames() {
-	sed -n 's/^#[0-9]*  \(0x[0-9a-f]* in \)\{0,1\}\([A-Za-z_0-9]*\) .*/\2/p' "$1" |
+	sed -n -e 's/^#[0-9]*  <signal handler called>/<signal>/p' \
+		-e 's/^#[0-9]*  \(0x[0-9a-f]* in \)\{0,1\}\([A-Za-z_0-9]*\) .*/\2/p' "$1" |
 		tr '\n' ' '
 }
 
@@ -134,6 +135,37 @@ for t in "exc-O0 exc.cc:29" "exc-O2 exc.cc:29" "lj-O0 lj.c:29"; do
 	fi
 done
 
+# After main has returned (in exit's atexit handler of libc, here
+# _IO_cleanup, or any function exit calls): the frames the longjmp or the
+# exception unwound do not come back.  They did: main's return was matched
+# to their oldest call, and bt at _exit showed deep/mid or the thrower's
+# frames under __libc_start_call_main.  Compared with GDB's live backtrace
+# down to __libc_start_call_main (whose caller ptrec did not record: its
+# caller shows as GDB's outermost mark 0x0 in ?? (), docs/gdb.md).
+for t in exc-O0 lj-O0 lj-O2; do
+	prog=$DIFF_BINS/$t
+	[ -d "$tmp/$t" ] ||
+		timeout 120 "$PTREC" record -q -o "$tmp/$t" -- "$prog" >/dev/null 2>&1
+	timeout 60 gdb -batch -nx -ex "set breakpoint pending on" \
+		-ex "break _exit" -ex run -ex bt "$prog" \
+		>"$tmp/live" 2>&1
+	timeout 60 "$PTREC" replay "$tmp/$t" -batch -ex "break _exit" \
+		-ex "reverse-continue" -ex "echo BT\\n" -ex bt >"$tmp/out" 2>&1
+	want=$(frames "$tmp/live" | sed 's/__libc_start_call_main .*/__libc_start_call_main /')
+	sed -n '/^BT/,$p' "$tmp/out" >"$tmp/bt"
+	got=$(frames "$tmp/bt" | sed 's/0x0000000000000000 $//')
+	case "$want" in
+	*__libc_start_call_main\ ) ;;
+	*) want="" ;;
+	esac
+	if [ -n "$want" ] && [ "$got" = "$want" ]; then
+		ok "$t: after main returned the unwound frames stay gone ($got)"
+	else
+		echo "# want '$want' got '$got'"
+		bad "$t: backtrace after main returned"
+	fi
+done
+
 # MI: -exec-finish --reverse (an IDE's reverse-finish) answers with a
 # *stopped in the caller; it once answered ^done alone and the IDE never
 # refreshed.  The stop is the call instruction in helper (leaf's caller).
@@ -198,26 +230,34 @@ else
 fi
 
 # A signal handler entered from raise's system call: in it, the backtrace
-# reaches main through the interrupted frames (it once showed on_usr1 <-
-# main), and reverse-finish from the handler stops at the interrupted
-# system call in libc, the instruction before the handler's first.
+# is GDB's live one (work <- on_usr1 <- <signal handler called> <- the
+# interrupted frames <- main; it once showed on_usr1 <- main, then lacked
+# the signal frame), but for __pthread_kill_internal, a frame live GDB
+# makes up for pthread_kill's tail call from DWARF call-site information
+# and real registers (docs/gdb.md); and reverse-finish from the handler
+# stops at the interrupted system call in libc, the instruction before
+# the handler's first.
 prog=$DIFF_BINS/sig-O0
 timeout 120 "$PTREC" record -q -o "$tmp/sig" -- "$prog" >/dev/null 2>&1
+timeout 60 gdb -batch -nx -ex "handle SIGUSR1 nostop noprint" \
+	-ex "break work" -ex run -ex bt "$prog" >"$tmp/live" 2>&1
+want=$(frames "$tmp/live" | sed 's/__pthread_kill_internal //')
 timeout 60 "$PTREC" replay "$tmp/sig" -batch -ex "ptrec goto begin" \
 	-ex "break work" -ex continue -ex "echo BT\\n" -ex bt -ex "up" \
 	-ex "reverse-finish" -ex "x/i \$pc" -ex "monitor ptrec position" \
 	>"$tmp/out" 2>&1
-sed -n '/^BT/,/^#5 /p' "$tmp/out" >"$tmp/bt"
+sed -n '/^BT/,/^#6 /p' "$tmp/out" >"$tmp/bt"
 got=$(frames "$tmp/bt")
 "$PTREC" insns "$tmp/sig" >"$tmp/sig.insns" 2>&1
 entry=$(grep -n "<on_usr1+0>" "$tmp/sig.insns" | head -1 | cut -f1 | cut -d: -f1)
 pos=$(sed -n 's/.*position \([0-9]*\) of.*/\1/p' "$tmp/out")
-if [ "$got" = "work on_usr1 __pthread_kill_implementation __GI_raise spin main " ] &&
+if [ "$want" = "work on_usr1 <signal> __pthread_kill_implementation __GI_raise spin main " ] &&
+	[ "$got" = "$want" ] &&
 	grep -q "^=> .*:	syscall" "$tmp/out" && [ -n "$entry" ] &&
 	[ "$pos" = "$((entry - 1))" ]; then
-	ok "signal handler: backtrace to main through the interrupted frames; reverse-finish to the interrupted syscall ($pos)"
+	ok "signal handler: backtrace as GDB's live one, <signal handler called> included; reverse-finish to the interrupted syscall ($pos)"
 else
-	echo "# got '$got' entry '$entry' pos '$pos'"
+	echo "# want '$want' got '$got' entry '$entry' pos '$pos'"
 	bad "signal handler: backtrace and reverse-finish"
 fi
 
@@ -429,6 +469,87 @@ elif sed -n '/^B$/,$p' "$tmp/out" | grep -q "^[0-9]*	$gdbmsg\$"; then
 	ok "instruction-history /s without sources as GDB says it ($gdbmsg)"
 else
 	bad "instruction-history /s without sources ($gdbmsg)"
+fi
+
+# A gap inside a history is an entry of its own in GDB's record commands,
+# numbered as btrace numbers it, so the numbers after it agree with
+# btrace's (they were one lower).  The truth is the CLI's `ptrec insns`
+# listing, which prints each gap as a line of its own: its N-th line is
+# btrace's number N.  The gap: bytes after the middle PSB of loops's trace
+# are corrupted, decoding resyncs at the next PSB.
+timeout 120 "$PTREC" record -q --psb-period 256 -o "$tmp/mid" -- \
+	"$PROGS/loops" >/dev/null 2>&1
+python3 - "$tmp"/mid/pt/*.pt <<'EOF'
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+psb = b'\x02\x82' * 8
+offs = [i for i in range(len(d)) if d.startswith(psb, i)]
+o = offs[len(offs) // 2]
+d[o + 40:o + 42] = b'\x06\xff'
+open(sys.argv[1], 'wb').write(d)
+EOF
+rm -rf "$tmp/mid/index"
+"$PTREC" insns "$tmp/mid" >"$tmp/mid.insns" 2>&1
+g=$(grep -n '^\[' "$tmp/mid.insns" | head -1 | cut -d: -f1)
+lines=$(wc -l <"$tmp/mid.insns")
+if [ -n "$g" ] && [ "$g" -gt 2 ] && [ "$g" -lt "$lines" ]; then
+	timeout 60 "$PTREC" replay "$tmp/mid" -batch \
+		-ex "record goto $((g + 1))" -ex "echo A\\n" \
+		-ex "record instruction-history $((g - 1)),$((g + 1))" \
+		-ex "echo B\\n" -ex "info record" -ex "monitor ptrec position" \
+		-ex "record function-call-history /i -" -ex "record goto $g" \
+		>"$tmp/out" 2>&1
+	sed -n '/^A$/,/^B$/p' "$tmp/out" | sed '1d;$d' |
+		sed 's/^\([0-9]*\)	=> /\1	   /' >"$tmp/got"
+	{
+		sed -n "$((g - 1))p" "$tmp/mid.insns" | sed "s/^[0-9]*/$((g - 1))/"
+		sed -n "${g}p" "$tmp/mid.insns" | sed "s/^/$g	/"
+		sed -n "$((g + 1))p" "$tmp/mid.insns" | sed "s/^[0-9]*/$((g + 1))/"
+	} >"$tmp/want"
+	if cmp -s "$tmp/got" "$tmp/want" &&
+		grep -qx "Replay in progress.  At instruction $((g + 1))." "$tmp/out" &&
+		grep -q "position $g of" "$tmp/out" &&
+		grep -q "^[0-9]*	\[.*\]$" "$tmp/out" &&
+		grep -q "	inst $((g + 1)),[0-9]*$" "$tmp/out" &&
+		grep -q "^Cannot go to instruction $g: it is a gap" "$tmp/out"; then
+		ok "a gap inside the history is numbered as btrace numbers it ($g)"
+	else
+		diff "$tmp/want" "$tmp/got" | sed 's/^/# /'
+		bad "btrace numbering of a gap inside the history"
+	fi
+else
+	bad "no gap inside the history of the corrupted trace (line $g of $lines)"
+fi
+
+# A process that called execve ran another program before it: there GDB
+# shows that program's symbols (it once showed the last program's, and
+# the frames before the execve were "?? ()").  At the execve's entry the
+# backtrace is GDB's live one at `break execve`; at the end the new
+# program's _start; at the first instruction the old program's main (the
+# CLI's `ptrec insns` names the same functions).
+prog=$PROGS/exec
+timeout 120 "$PTREC" record -q -o "$tmp/exec" -- "$prog" "$PROGS/tiny" \
+	>/dev/null 2>&1
+timeout 60 gdb -batch -nx -ex "set breakpoint pending on" \
+	-ex "break execve" -ex run -ex bt --args "$prog" "$PROGS/tiny" \
+	>"$tmp/live" 2>&1
+"$PTREC" insns "$tmp/exec" >"$tmp/exec.insns" 2>&1
+at=$(grep -m1 "<execve+0>" "$tmp/exec.insns" | cut -f1)
+timeout 60 "$PTREC" replay "$tmp/exec" -batch -ex "echo E\\n" -ex bt \
+	-ex "ptrec goto $at" -ex "echo X\\n" -ex bt -ex "ptrec goto begin" \
+	-ex "echo B\\n" -ex bt >"$tmp/out" 2>&1
+want=$(frames "$tmp/live")
+got=$(sed -n '/^X$/,/^thread /p' "$tmp/out" >"$tmp/bt"; frames "$tmp/bt" |
+	sed 's/0x0000000000000000 $//')
+first=$(sed -n '1s/.*<\([A-Za-z_0-9]*\)+0>.*/\1/p' "$tmp/exec.insns")
+if [ -n "$at" ] && [ "$want" = "__GI_execve __GI_execl main " ] &&
+	[ "$got" = "$want" ] && [ "$first" = main ] &&
+	sed -n '/^B$/,$p' "$tmp/out" | grep -q "^#0  main (.*exec\.c" &&
+	sed -n '/^E$/,/^X$/p' "$tmp/out" | grep -q "^#0  .* in _start ()"; then
+	ok "exec: before the execve the old program's symbols, after it the new one's ($got)"
+else
+	echo "# want '$want' got '$got' first '$first' at '$at'"
+	bad "exec: the program before an execve"
 fi
 
 tap_end "GDB plugin"
