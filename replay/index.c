@@ -104,6 +104,7 @@ static int resync_blocks(struct walk *w, uint64_t off, int *status)
 	if (i >= w->stop_psb) {
 		/* The next worker's range starts there. */
 		w->stopped = true;
+		w->stop_sync = true;
 		w->overshot = i > w->stop_psb;
 		return 0;
 	}
@@ -120,7 +121,10 @@ static int resync_blocks(struct walk *w, uint64_t off, int *status)
 	c.insn = w->pos;
 	c.tsc = t->psbs[i].tsc;
 	c.sb_next = w->world.next;
-	return rp_walk_add_ckpt(w, &c);
+	w->traced = t->psbs[i].fup != 0;
+	ret = rp_walk_add_ckpt(w, &c);
+	w->ckpt_sync = true;
+	return ret;
 }
 
 static int index_range(struct range *r)
@@ -134,6 +138,7 @@ static int index_range(struct range *r)
 	struct pt_block block;
 	struct walk w;
 	int ret, status;
+	size_t i;
 
 	memset(&w, 0, sizeof(w));
 	w.s = s;
@@ -146,6 +151,7 @@ static int index_range(struct range *r)
 	w.ngaps = &r->ngaps;
 	w.stop_psb = r->stop_psb;
 	w.start_psb = r->first_psb;
+	w.off_done = SIZE_MAX;
 	if (r->seg) {
 		w.seg = r->seg;
 		w.end = r->seg->first + r->seg->n;	/* its length, here */
@@ -203,7 +209,10 @@ static int index_range(struct range *r)
 		ret = 1;
 		goto out;
 	}
+	i = rp_psb_at(t, c0.offset);
+	w.traced = i != SIZE_MAX && t->psbs[i].fup;
 	ret = rp_walk_add_ckpt(&w, &c0);
+	w.ckpt_sync = true;
 	while (!ret) {
 		if (status >= 0)
 			status = rp_walk_events(&w, status);
@@ -311,6 +320,10 @@ static int index_range(struct range *r)
 	r->tsc = w.tsc;
 	r->depth = w.depth;
 	r->stopped = w.stopped;
+	r->first_en = w.first_en;
+	r->first_en_ip = w.first_en_ip;
+	r->stop_en_ip = w.stop_en_ip;
+	r->stop_sync = w.stop_sync;
 	/* A range that should end at the next one's PSB but did not. */
 	if (!ret && r->stop_psb != SIZE_MAX && (!w.stopped || w.overshot))
 		ret = 1;
@@ -366,8 +379,9 @@ static size_t range_count(const struct rp_thread *t)
 	return n > WORKERS_MAX ? WORKERS_MAX : (size_t)n;
 }
 
-/* Cuts the stream into up to @n ranges of about equal size at PSBs that
- * carry a FUP (where checkpoints are).  Returns the number of ranges.
+/* Cuts the stream into up to @n ranges of about equal size at PSBs with a
+ * FUP, or without one where tracing resumes is known (psbscan.c).
+ * Returns the number of ranges.
  */
 size_t rp_index_plan(struct rp_session *s, struct rp_thread *t,
 		     struct range *r, size_t n)
@@ -380,7 +394,9 @@ size_t rp_index_plan(struct rp_session *s, struct rp_thread *t,
 		uint64_t target = t->pt_size / n * i;
 
 		while (p < t->npsbs &&
-		       (!t->psbs[p].fup || t->psbs[p].offset < target ||
+		       ((!t->psbs[p].fup &&
+			 (!t->resume || !t->resume[p].offset)) ||
+			t->psbs[p].offset < target ||
 			(k > 1 && p <= r[k - 1].first_psb)))
 			p++;
 		/* The first PSB is range 0's own start. */
@@ -472,6 +488,13 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 	for (i = 0; i < n; i++)
 		if (r[i].ret < 0 || (r[i].ret > 0 && !ret))
 			ret = r[i].ret;
+	/* A range from a PSB without FUP resumes where the one before it
+	 * stopped: at the same enable.
+	 */
+	for (i = 1; i < n && !ret; i++)
+		if (!t->psbs[r[i].first_psb].fup && !r[i - 1].stop_sync &&
+		    (!r[i].first_en || r[i].first_en_ip != r[i - 1].stop_en_ip))
+			ret = 1;
 	if (!ret)
 		ret = merge_ranges(t, r, n);
 	for (i = 0; i < n; i++) {
@@ -534,7 +557,10 @@ static int index_insns(struct rp_session *s, struct rp_thread *t)
 	pt_insn_get_sync_offset(w.d, &c0.offset);
 	if (t->npsbs)
 		c0.tsc = t->psbs[0].tsc;
+	k = rp_psb_at(t, c0.offset);
+	w.traced = k != SIZE_MAX && t->psbs[k].fup;
 	ret = rp_walk_add_ckpt(&w, &c0);
+	w.ckpt_sync = true;
 	if (!ret)
 		ret = rp_walk_run(&w, status);
 	rp_walk_close_ckpt(&w);

@@ -18,7 +18,59 @@ struct psb_scan {
 	struct rp_thread *t;
 	struct rp_psb *cur;	/* inside this PSB's PSB+ */
 	size_t cap;
+	size_t seek;		/* PSB without FUP whose resume is sought,
+				 * SIZE_MAX: none */
 };
+
+/* The IP of a TIP.PGE right after a PSB+ (last-IP reset: only the forms
+ * that carry the whole address), or 0.
+ */
+static uint64_t pge_ip(const struct pt_packet *pkt)
+{
+	uint64_t ip = pkt->payload.ip.ip;
+
+	switch (pkt->payload.ip.ipc) {
+	case pt_ipc_sext_48:
+		ip &= 0xffffffffffffull;
+		return ip & (1ull << 47) ? ip | 0xffffull << 48 : ip;
+	case pt_ipc_full:
+		return ip;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * After a PSB+ without FUP (tracing off), the packets up to the TIP.PGE
+ * that resumes tracing: where a decoder started at that PSB resumes, so
+ * that the index pass can tell which enable event that is (decode.c).
+ * Anything that needs tracing on first (a branch, a FUP, an overflow)
+ * leaves it unknown.
+ */
+static int seek_resume(struct psb_scan *sc, uint64_t off,
+		       const struct pt_packet *pkt)
+{
+	struct rp_psb_resume *r = &sc->t->resume[sc->seek];
+
+	switch (pkt->type) {
+	case ppt_tip_pge:
+		r->ip = pge_ip(pkt);
+		r->offset = r->ip ? off : 0;
+		break;
+	case ppt_tip:
+	case ppt_tip_pgd:
+	case ppt_fup:
+	case ppt_tnt_8:
+	case ppt_tnt_64:
+	case ppt_ovf:
+	case ppt_stop:
+		break;
+	default:
+		return PTKIT_SCAN_NEXT;
+	}
+	sc->seek = SIZE_MAX;
+	return PTKIT_SCAN_SKIP;
+}
 
 static int psb_packet(void *ctx, uint64_t off, const struct pt_packet *pkt)
 {
@@ -29,22 +81,32 @@ static int psb_packet(void *ctx, uint64_t off, const struct pt_packet *pkt)
 	if (!pkt) {
 		/* Damage: the next PSB starts afresh. */
 		sc->cur = NULL;
+		sc->seek = SIZE_MAX;
 		return PTKIT_SCAN_NEXT;
 	}
 	if (pkt->type == ppt_psb) {
 		if (t->npsbs == sc->cap) {
 			size_t cap = sc->cap ? 2 * sc->cap : 64;
 			struct rp_psb *v = realloc(t->psbs, cap * sizeof(*v));
+			struct rp_psb_resume *rv;
 
 			if (!v)
 				return -RP_ERR_NOMEM;
 			t->psbs = v;
+			rv = realloc(t->resume, cap * sizeof(*rv));
+			if (!rv)
+				return -RP_ERR_NOMEM;
+			t->resume = rv;
 			sc->cap = cap;
 		}
+		memset(&t->resume[t->npsbs], 0, sizeof(*t->resume));
 		cur = &t->psbs[t->npsbs++];
 		memset(cur, 0, sizeof(*cur));
 		cur->offset = off;
 		sc->cur = cur;
+		sc->seek = SIZE_MAX;
+	} else if (sc->seek != SIZE_MAX) {
+		return seek_resume(sc, off, pkt);
 	} else if (cur && pkt->type == ppt_tsc) {
 		cur->tsc = pkt->payload.tsc.tsc;
 	} else if (cur && pkt->type == ppt_fup) {
@@ -56,7 +118,14 @@ static int psb_packet(void *ctx, uint64_t off, const struct pt_packet *pkt)
 		    (cur->fup & (1ull << 47)))
 			cur->fup |= 0xffffull << 48;
 	} else if (pkt->type == ppt_psbend) {
-		/* Only PSB+ matters here. */
+		/* Only PSB+ matters here, and where tracing resumes after
+		 * one without FUP.
+		 */
+		if (cur && !cur->fup) {
+			sc->seek = (size_t)(cur - t->psbs);
+			sc->cur = NULL;
+			return PTKIT_SCAN_NEXT;
+		}
 		sc->cur = NULL;
 		return PTKIT_SCAN_SKIP;
 	}
@@ -65,8 +134,16 @@ static int psb_packet(void *ctx, uint64_t off, const struct pt_packet *pkt)
 
 int rp_scan_psbs(struct rp_thread *t)
 {
-	struct psb_scan sc = { .t = t };
-	int ret = ptkit_stream_scan(t->pt, t->pt_size, psb_packet, &sc, NULL);
+	struct psb_scan sc = { .t = t, .seek = SIZE_MAX };
+	int ret;
+
+	/* Again (a reindex): from scratch. */
+	free(t->psbs);
+	free(t->resume);
+	t->psbs = NULL;
+	t->resume = NULL;
+	t->npsbs = 0;
+	ret = ptkit_stream_scan(t->pt, t->pt_size, psb_packet, &sc, NULL);
 
 	if (ret == -ENOMEM)
 		return -RP_ERR_NOMEM;
