@@ -30,6 +30,8 @@ int rp_walk_set_image(struct walk *w)
 	w->last_map = NULL;	/* the maps may have moved */
 	if (w->cls)
 		memset(w->cls, 0, CLS_SLOTS * sizeof(*w->cls));
+	if (w->loops)
+		memset(w->loops, 0, CLS_SLOTS * sizeof(*w->loops));
 	return 0;
 }
 

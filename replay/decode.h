@@ -66,7 +66,8 @@ struct walk {
 	bool stopped;
 	int64_t depth;		/* call depth, from the start of decoding */
 	int64_t seg_min;	/* lowest depth since the last checkpoint */
-	struct cls_slot *cls;	/* indexing: classes of block ends */
+	struct cls_slot *cls;	/* indexing: classes of block ends, */
+	struct cls_slot *loops;	/* and loop_free() (gaps.c) by address */
 	/* materializing */
 	struct rp_seg *seg;
 	uint64_t end;

@@ -188,7 +188,9 @@ static int index_range(struct range *r)
 	cfg.flags.variant.block.end_on_call = 1;
 	w.bd = pt_blk_alloc_decoder(&cfg);
 	w.cls = calloc(CLS_SLOTS, sizeof(*w.cls));
-	ret = w.bd && w.cls ? rp_walk_set_image(&w) : -RP_ERR_NOMEM;
+	w.loops = calloc(CLS_SLOTS, sizeof(*w.loops));
+	ret = w.bd && w.cls && w.loops ? rp_walk_set_image(&w) :
+					 -RP_ERR_NOMEM;
 	if (ret)
 		goto out;
 	if (r->first_psb == SIZE_MAX) {
@@ -214,7 +216,8 @@ static int index_range(struct range *r)
 	ret = rp_walk_add_ckpt(&w, &c0);
 	w.ckpt_sync = true;
 	while (!ret) {
-		if (status >= 0)
+		/* Most blocks end with no event: no call. */
+		if (status >= 0 && (status & pts_event_pending))
 			status = rp_walk_events(&w, status);
 		if (w.err) {
 			ret = w.err;
@@ -329,6 +332,7 @@ static int index_range(struct range *r)
 		ret = 1;
 out:
 	free(w.cls);
+	free(w.loops);
 	isc = w.world.iscache;
 	rp_walk_end(&w);
 	pt_iscache_free(isc);	/* after the image that uses it */
