@@ -263,7 +263,7 @@ static int off_psb_enable(struct walk *w, const struct pt_event *ev)
 	size_t i;
 
 	w->traced = true;
-	if (!w->indexing || !t->resume)
+	if (!w->indexing)
 		return 0;
 	if (!w->first_en) {
 		w->first_en = true;
@@ -274,6 +274,23 @@ static int off_psb_enable(struct walk *w, const struct pt_event *ev)
 	else
 		pt_insn_get_offset(w->d, &off);
 	w->en_off = off;
+	if (w->stop_split) {
+		/* The next worker starts at this TIP.PGE (psbscan.h): the
+		 * first enable read past it must be that one, or the cut was
+		 * wrong (overshot: the stream is indexed in one piece).
+		 */
+		const struct rp_split *sp = w->stop_split;
+
+		if (off + (uint64_t)w->off_delta <= sp->offset)
+			return 0;
+		w->stopped = true;
+		w->stop_en_ip = ev->variant.enabled.ip;
+		w->overshot = prev + (uint64_t)w->off_delta > sp->offset ||
+			      ev->variant.enabled.ip != sp->ip;
+		return 0;
+	}
+	if (!t->resume)
+		return 0;
 	i = resumed_psb(w, ev, off, prev);
 	if (i == SIZE_MAX)
 		return 0;

@@ -58,6 +58,8 @@ struct walk {
 	uint64_t stop_en_ip;	/* the enable a worker stopped at */
 	uint64_t en_off;	/* the decoder's offset at the last enable */
 	bool stop_sync;		/* a worker stopped by resyncing at its end */
+	int64_t off_delta;	/* stream offset - decoder offset (a split) */
+	const struct rp_split *stop_split;	/* a worker ends at it */
 	struct rp_gap **gaps;	/* where gaps go: the thread's, or */
 	size_t *ngaps;		/* a parallel indexing worker's own */
 	bool stop_at_error;	/* counting: stop at the first error */

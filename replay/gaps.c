@@ -177,7 +177,7 @@ int rp_gap_add_at(struct walk *w, int err, uint64_t ip, uint64_t off)
 	g->reason = !err ? RP_GAP_LOOP : err == -pte_nomap ? RP_GAP_NOMAP :
 		    RP_GAP_DECODE;
 	g->ip = ip;
-	g->offset = off;
+	g->offset = off + (uint64_t)w->off_delta;
 	g->error = err ? pt_errstr(pt_errcode(err)) : NULL;
 	return 0;
 }

@@ -8,6 +8,7 @@
  * this were one file (walk.c).
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,6 +42,11 @@ static uint64_t start_tsc(const struct rp_thread *t, size_t psb)
  * returns 1, and the thread is indexed with the instruction decoder.
  */
 #define TAIL_CHECK	(64u << 10)	/* instructions: a short stream */
+
+/* Bytes past its end a split range's copy of the stream holds: enough
+ * for libipt to read past the next range's TIP.PGE (off_psb_enable).
+ */
+#define SPLIT_SLACK	(64u << 10)
 
 static int check_tail(struct walk *bw)
 {
@@ -137,6 +143,7 @@ static int index_range(struct range *r)
 	struct pt_image_section_cache *isc;
 	struct pt_block block;
 	struct walk w;
+	uint8_t *buf = NULL;
 	int ret, status;
 	size_t i;
 
@@ -177,6 +184,34 @@ static int index_range(struct range *r)
 		return ret;
 	}
 	rp_walk_config(s, t, &cfg);
+	w.stop_split = r->stop_split;
+	if (r->split) {
+		/* A made-up PSB+ and the TIP.PGE, then the bytes after it,
+		 * up to a little past the next split; offsets in it map back
+		 * by @off_delta.
+		 */
+		const struct rp_split *sp = r->split;
+		uint64_t to = r->stop_split ? r->stop_split->offset +
+					      SPLIT_SLACK : t->pt_size;
+		size_t n;
+		int len;
+
+		if (to > t->pt_size)
+			to = t->pt_size;
+		n = (size_t)(to - (sp->offset + sp->len));
+
+		buf = malloc(RP_SPLIT_PREFIX + n);
+		len = buf ? rp_split_prefix(sp, buf) : -pte_nomem;
+		if (len < 0) {
+			ret = buf ? 1 : -RP_ERR_NOMEM;
+			buf = NULL;
+			goto out_world;
+		}
+		memcpy(buf + len, t->pt + sp->offset + sp->len, n);
+		cfg.begin = buf;
+		cfg.end = buf + len + n;
+		w.off_delta = (int64_t)(sp->offset + sp->len) - len;
+	}
 	/*
 	 * libipt 2.0's block cache follows direct jumps and calls by
 	 * recursion: on damaged input that loops in code ('jmp .') without
@@ -193,6 +228,17 @@ static int index_range(struct range *r)
 					 -RP_ERR_NOMEM;
 	if (ret)
 		goto out;
+	if (r->split) {
+		/* No PSB of the stream's in it: none to match. */
+		w.psb_next = t->npsbs;
+		w.off_done = t->npsbs - 1;
+		status = pt_blk_sync_set(w.bd, 0);
+		if (status < 0) {
+			ret = 1;
+			goto out;
+		}
+		goto run;
+	}
 	if (r->first_psb == SIZE_MAX) {
 		status = pt_blk_sync_forward(w.bd);
 		if (status >= 0)
@@ -215,6 +261,7 @@ static int index_range(struct range *r)
 	w.traced = i != SIZE_MAX && t->psbs[i].fup;
 	ret = rp_walk_add_ckpt(&w, &c0);
 	w.ckpt_sync = true;
+run:
 	while (!ret) {
 		/* Most blocks end with no event: no call. */
 		if (status >= 0 && (status & pts_event_pending))
@@ -235,6 +282,13 @@ static int index_range(struct range *r)
 		}
 		if (status == -pte_eos)
 			break;
+		if (status < 0 && (r->split || r->stop_split)) {
+			/* One pass resyncs at the next PSB, which a cut stream
+			 * does not have: index it in one piece.
+			 */
+			ret = 1;
+			break;
+		}
 		if (status < 0) {
 			uint64_t off = UINT64_MAX;
 
@@ -315,10 +369,12 @@ static int index_range(struct range *r)
 		}
 	}
 	/* The last segment, as it will materialize (damaged or short). */
-	if (!ret && !w.seg && r->stop_psb == SIZE_MAX && *w.nckpts &&
+	if (!ret && !w.seg && r->stop_psb == SIZE_MAX && !r->stop_split &&
+	    !r->split && *w.nckpts &&
 	    (*w.ngaps || w.pos <= TAIL_CHECK))
 		ret = check_tail(&w);
 	rp_walk_close_ckpt(&w);
+	r->lead_min = w.seg_min;	/* a range without checkpoints: all */
 	r->insns = w.pos;
 	r->tsc = w.tsc;
 	r->depth = w.depth;
@@ -328,7 +384,8 @@ static int index_range(struct range *r)
 	r->stop_en_ip = w.stop_en_ip;
 	r->stop_sync = w.stop_sync;
 	/* A range that should end at the next one's PSB but did not. */
-	if (!ret && r->stop_psb != SIZE_MAX && (!w.stopped || w.overshot))
+	if (!ret && (r->stop_psb != SIZE_MAX || r->stop_split) &&
+	    (!w.stopped || w.overshot))
 		ret = 1;
 out:
 	free(w.cls);
@@ -336,6 +393,11 @@ out:
 	isc = w.world.iscache;
 	rp_walk_end(&w);
 	pt_iscache_free(isc);	/* after the image that uses it */
+	free(buf);
+	return ret;
+out_world:
+	pt_iscache_free(w.world.iscache);
+	rp_world_fini(&w.world);
 	return ret;
 }
 
@@ -446,6 +508,10 @@ static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 	t->ckpts = v;
 	t->nckpts = 0;
 	for (i = 0; i < n; i++) {
+		/* A split range's instructions are the last segment's. */
+		if (!r[i].nckpts && t->nckpts &&
+		    v[t->nckpts - 1].dmin > dbase + r[i].lead_min)
+			v[t->nckpts - 1].dmin = dbase + r[i].lead_min;
 		for (j = 0; j < r[i].nckpts; j++) {
 			v[t->nckpts] = r[i].ckpts[j];
 			v[t->nckpts].depth += dbase;
@@ -469,6 +535,62 @@ static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 	return 0;
 }
 
+/*
+ * Whether @t's address space stays as it is from its first PSB on (no
+ * sideband record after that time): a split range, which has no TSC of
+ * its own to follow the sideband with, then decodes against the right one.
+ */
+static bool world_static(struct rp_session *s, struct rp_thread *t)
+{
+	struct rp_world w;
+	bool ret;
+
+	rp_world_init(&w, s);
+	ret = !rp_world_advance(&w, start_tsc(t, SIZE_MAX)) &&
+	      w.next == s->nrecs;
+	rp_world_fini(&w);
+	return ret;
+}
+
+#define SPLIT_MIN_BYTES	(256u << 10)	/* smaller: no packet pass */
+
+/*
+ * A stream with a single PSB (kAFL/Nyx write one per trace) has no other
+ * place a decoder can start by itself: cut it into up to @n ranges of
+ * about equal size at TIP.PGEs where tracing resumes (psbscan.h), in
+ * *@splits.  Returns the number of ranges (1: not cut).
+ */
+static size_t plan_splits(struct rp_session *s, struct rp_thread *t,
+			  struct range *r, size_t n, struct rp_split **splits)
+{
+	size_t i, k = 1, p = 0, nsp = 0;
+	struct rp_split *v = NULL;
+
+	*splits = NULL;
+	if (n < 2 || t->npsbs != 1 || t->pt_size < SPLIT_MIN_BYTES ||
+	    !world_static(s, t) || rp_scan_splits(t, &v, &nsp) || !nsp) {
+		free(v);
+		return 1;
+	}
+	for (i = 1; i < n; i++) {
+		uint64_t target = t->pt_size / n * i;
+
+		while (p < nsp && v[p].offset < target)
+			p++;
+		if (p >= nsp)
+			break;
+		r[k].s = s;
+		r[k].t = t;
+		r[k].first_psb = SIZE_MAX;
+		r[k].stop_psb = SIZE_MAX;
+		r[k].split = &v[p++];
+		r[k - 1].stop_split = r[k].split;
+		k++;
+	}
+	*splits = v;
+	return k;
+}
+
 static int index_blocks(struct rp_session *s, struct rp_thread *t)
 {
 	struct range r[RANGE_MAX];
@@ -477,9 +599,15 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 	size_t i, workers = range_count(t);
 	size_t n = rp_index_plan(s, t, r, workers > 1 ?
 				 workers * RANGES_PER_WORKER : 1);
+	struct rp_split *splits = NULL;
 	struct pool pool = { .r = r, .n = n, .next = 0,
 			     .lock = PTHREAD_MUTEX_INITIALIZER };
 	int ret = 0;
+
+	if (n == 1 && workers > 1) {
+		n = plan_splits(s, t, r, workers * RANGES_PER_WORKER, &splits);
+		pool.n = n;
+	}
 
 	if (workers > n)
 		workers = n;
@@ -496,7 +624,9 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 	 * stopped: at the same enable.
 	 */
 	for (i = 1; i < n && !ret; i++)
-		if (!t->psbs[r[i].first_psb].fup && !r[i - 1].stop_sync &&
+		if (r[i].split ? !r[i].first_en ||
+				 r[i].first_en_ip != r[i].split->ip :
+		    !t->psbs[r[i].first_psb].fup && !r[i - 1].stop_sync &&
 		    (!r[i].first_en || r[i].first_en_ip != r[i - 1].stop_en_ip))
 			ret = 1;
 	if (!ret)
@@ -505,6 +635,12 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 		free(r[i].ckpts);
 		free(r[i].gaps);
 	}
+	free(splits);
+	if (getenv("PTREC_INDEX_DEBUG"))
+		fprintf(stderr, "index: thread %u: %zu range(s) at %s, %s\n",
+			t->tid, n, splits ? "TIP.PGEs (one PSB)" : "PSBs",
+			ret > 0 && n > 1 ? "not joined: again in one piece" :
+			ret ? "failed" : "joined");
 	/* Ranges that do not join up: index it in one piece. */
 	if (ret > 0 && n > 1) {
 		struct range one = { .s = s, .t = t, .first_psb = SIZE_MAX,

@@ -46,6 +46,10 @@ struct range {
 	uint64_t first_en_ip;	/* and where it resumed at the end (a */
 	uint64_t stop_en_ip;	/* next range at a PSB without FUP) */
 	bool stop_sync;		/* stopped resyncing at the next range */
+	/* A stream with a single PSB, cut at TIP.PGEs (psbscan.h): */
+	const struct rp_split *split;	/* set: it starts there, */
+	const struct rp_split *stop_split;	/* and ends there */
+	int64_t lead_min;	/* lowest depth before its first checkpoint */
 	int ret;
 };
 
