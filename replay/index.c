@@ -166,23 +166,22 @@ static int index_range(struct range *r)
 	}
 	rp_world_init(&w.world, s);
 	/*
-	 * The pass's own section cache: workers do not contend for the
-	 * sections' locks, and libipt's block cache holds only what this
-	 * pass decoded (one filled by other threads' or earlier decodes made
-	 * the block decoder disagree with the instruction decoder on damaged
+	 * The pass's own section cache (or its worker's, kept across the
+	 * worker's ranges of this stream, which a single pass would decode
+	 * in turn): workers do not contend for the sections' locks, and
+	 * libipt's block cache holds only what this stream's index pass
+	 * decoded (one filled by other threads' or earlier decodes made the
+	 * block decoder disagree with the instruction decoder on damaged
 	 * input: fuzz_replay's bcache-mode-shorter-history).
 	 */
-	w.world.iscache = pt_iscache_alloc(NULL);
+	w.world.iscache = r->isc ? r->isc : pt_iscache_alloc(NULL);
 	if (!w.world.iscache) {
 		rp_world_fini(&w.world);
 		return -RP_ERR_NOMEM;
 	}
 	ret = rp_world_advance(&w.world, start_tsc(t, r->first_psb));
-	if (ret) {
-		pt_iscache_free(w.world.iscache);
-		rp_world_fini(&w.world);
-		return ret;
-	}
+	if (ret)
+		goto out_world;
 	rp_walk_config(s, t, &cfg);
 	w.stop_split = r->stop_split;
 	if (r->split) {
@@ -392,11 +391,13 @@ out:
 	free(w.loops);
 	isc = w.world.iscache;
 	rp_walk_end(&w);
-	pt_iscache_free(isc);	/* after the image that uses it */
+	if (isc != r->isc)
+		pt_iscache_free(isc);	/* after the image that uses it */
 	free(buf);
 	return ret;
 out_world:
-	pt_iscache_free(w.world.iscache);
+	if (w.world.iscache != r->isc)
+		pt_iscache_free(w.world.iscache);
 	rp_world_fini(&w.world);
 	return ret;
 }
@@ -417,6 +418,7 @@ struct pool {
 static void *range_main(void *arg)
 {
 	struct pool *p = arg;
+	struct pt_image_section_cache *isc = pt_iscache_alloc(NULL);
 	size_t i;
 
 	for (;;) {
@@ -425,8 +427,11 @@ static void *range_main(void *arg)
 		pthread_mutex_unlock(&p->lock);
 		if (i >= p->n)
 			break;
+		p->r[i].isc = isc;	/* NULL: the range allocates one */
 		p->r[i].ret = index_range(&p->r[i]);
+		p->r[i].isc = NULL;
 	}
+	pt_iscache_free(isc);
 	return NULL;
 }
 

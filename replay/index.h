@@ -34,6 +34,7 @@ struct range {
 	size_t stop_psb;	/* SIZE_MAX: to the stream's end */
 	bool progress;
 	struct rp_seg *seg;	/* set: materialize it from blocks */
+	struct pt_image_section_cache *isc;	/* its worker's, or NULL */
 	struct rp_ckpt *ckpts;
 	size_t nckpts;
 	struct rp_gap *gaps;
