@@ -18,58 +18,96 @@ struct psb_scan {
 	struct rp_thread *t;
 	struct rp_psb *cur;	/* inside this PSB's PSB+ */
 	size_t cap;
-	size_t seek;		/* PSB without FUP whose resume is sought,
-				 * SIZE_MAX: none */
 };
 
-/* The IP of a TIP.PGE right after a PSB+ (last-IP reset: only the forms
- * that carry the whole address), or 0.
- */
-static uint64_t pge_ip(const struct pt_packet *pkt)
-{
-	uint64_t ip = pkt->payload.ip.ip;
+/* Bytes of IP payload for each IP compression (SDM Table 33-11). */
+static const uint8_t ipc_bytes[8] = { 0, 2, 4, 6, 6, 0xff, 8, 0xff };
 
-	switch (pkt->payload.ip.ipc) {
-	case pt_ipc_sext_48:
-		ip &= 0xffffffffffffull;
-		return ip & (1ull << 47) ? ip | 0xffffull << 48 : ip;
-	case pt_ipc_full:
-		return ip;
+static uint64_t le(const uint8_t *p, size_t n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | p[n];
+	return v;
+}
+
+/* The length of the extended (0x02 ...) packet at @p, or 0: not known. */
+static size_t ext_len(const uint8_t *p, size_t left)
+{
+	if (left < 2)
+		return 0;
+	switch (p[1]) {
+	case 0x82: return 16;	/* PSB */
+	case 0x23: return 2;	/* PSBEND */
+	case 0x03: return 4;	/* CBR */
+	case 0xa3: return 8;	/* long TNT */
+	case 0x43: return 8;	/* PIP */
+	case 0xf3: return 2;	/* OVF */
+	case 0xc8: return 7;	/* VMCS */
+	case 0x73: return 7;	/* TMA */
+	case 0x83: return 2;	/* TraceStop */
+	case 0xc3: return 11;	/* MNT */
+	case 0x62: case 0xe2: return 2;	/* EXSTOP */
+	case 0xc2: return 10;	/* MWAIT */
+	case 0x22: return 4;	/* PWRE */
+	case 0xa2: return 7;	/* PWRX */
 	default:
+		if ((p[1] & 0x1f) == 0x12)	/* PTWRITE: 4 or 8 bytes */
+			return (p[1] & 0x60) == 0 ? 6 :
+			       (p[1] & 0x60) == 0x20 ? 10 : 0;
 		return 0;
 	}
 }
 
 /*
- * After a PSB+ without FUP (tracing off), the packets up to the TIP.PGE
- * that resumes tracing: where a decoder started at that PSB resumes, so
- * that the index pass can tell which enable event that is (decode.c).
- * Anything that needs tracing on first (a branch, a FUP, an overflow)
- * leaves it unknown.
+ * Where tracing resumes after a PSB+ without FUP: from @off (its PSBEND's
+ * end), packet by packet by their headers (SDM Vol. 3C 33.4.2; libipt's
+ * packet decoder cost 1.6% of glibc-nolib's index pass on the timing
+ * packets before each TIP.PGE), the first TIP.PGE, with its whole IP in
+ * *@ip.  0 when anything that needs tracing on, another PSB or a packet
+ * not known here comes first, or its IP is compressed.
  */
-static int seek_resume(struct psb_scan *sc, uint64_t off,
-		       const struct pt_packet *pkt)
+static uint64_t seek_pge(const uint8_t *b, uint64_t size, uint64_t off,
+			 uint64_t *ip)
 {
-	struct rp_psb_resume *r = &sc->t->resume[sc->seek];
+	while (off < size) {
+		const uint8_t *p = b + off;
+		size_t left = size - off, len;
+		uint8_t h = p[0];
 
-	switch (pkt->type) {
-	case ppt_tip_pge:
-		r->ip = pge_ip(pkt);
-		r->offset = r->ip ? off : 0;
-		break;
-	case ppt_tip:
-	case ppt_tip_pgd:
-	case ppt_fup:
-	case ppt_tnt_8:
-	case ppt_tnt_64:
-	case ppt_ovf:
-	case ppt_stop:
-		break;
-	default:
-		return PTKIT_SCAN_NEXT;
+		if (h == 0x00) {
+			len = 1;
+		} else if (h == 0x02) {
+			len = ext_len(p, left);
+			if (!len || p[1] == 0x82 || p[1] == 0xf3 ||
+			    p[1] == 0xa3)
+				return 0;	/* PSB, OVF, long TNT */
+		} else if ((h & 0x03) == 0x03) {	/* CYC */
+			len = 1;
+			if (h & 0x04)
+				while (len < left && (p[len++] & 0x01))
+					;
+		} else if ((h & 0x1f) == 0x11) {	/* TIP.PGE */
+			unsigned int ipc = h >> 5;
+			size_t n = ipc_bytes[ipc];
+
+			if ((ipc != 3 && ipc != 6) || 1 + n > left)
+				return 0;
+			*ip = le(p + 1, n);
+			if (ipc == 3 && (*ip & (1ull << 47)))
+				*ip |= 0xffffull << 48;
+			return off;
+		} else if (h == 0x19) {		/* TSC */
+			len = 8;
+		} else if (h == 0x59 || h == 0x99) {	/* MTC, MODE */
+			len = 2;
+		} else {
+			return 0;	/* TNT, TIP, FUP, PGD or not known */
+		}
+		off += len;
 	}
-	sc->seek = SIZE_MAX;
-	return PTKIT_SCAN_SKIP;
+	return 0;
 }
 
 static int psb_packet(void *ctx, uint64_t off, const struct pt_packet *pkt)
@@ -81,7 +119,6 @@ static int psb_packet(void *ctx, uint64_t off, const struct pt_packet *pkt)
 	if (!pkt) {
 		/* Damage: the next PSB starts afresh. */
 		sc->cur = NULL;
-		sc->seek = SIZE_MAX;
 		return PTKIT_SCAN_NEXT;
 	}
 	if (pkt->type == ppt_psb) {
@@ -104,9 +141,6 @@ static int psb_packet(void *ctx, uint64_t off, const struct pt_packet *pkt)
 		memset(cur, 0, sizeof(*cur));
 		cur->offset = off;
 		sc->cur = cur;
-		sc->seek = SIZE_MAX;
-	} else if (sc->seek != SIZE_MAX) {
-		return seek_resume(sc, off, pkt);
 	} else if (cur && pkt->type == ppt_tsc) {
 		cur->tsc = pkt->payload.tsc.tsc;
 	} else if (cur && pkt->type == ppt_fup) {
@@ -122,9 +156,10 @@ static int psb_packet(void *ctx, uint64_t off, const struct pt_packet *pkt)
 		 * one without FUP.
 		 */
 		if (cur && !cur->fup) {
-			sc->seek = (size_t)(cur - t->psbs);
-			sc->cur = NULL;
-			return PTKIT_SCAN_NEXT;
+			struct rp_psb_resume *r = &t->resume[cur - t->psbs];
+
+			r->offset = seek_pge(t->pt, t->pt_size, off + pkt->size,
+					     &r->ip);
 		}
 		sc->cur = NULL;
 		return PTKIT_SCAN_SKIP;
@@ -134,7 +169,7 @@ static int psb_packet(void *ctx, uint64_t off, const struct pt_packet *pkt)
 
 int rp_scan_psbs(struct rp_thread *t)
 {
-	struct psb_scan sc = { .t = t, .seek = SIZE_MAX };
+	struct psb_scan sc = { .t = t };
 	int ret;
 
 	/* Again (a reindex): from scratch. */
@@ -188,18 +223,6 @@ struct split_scan {
 	struct rp_split cur;	/* timing and mode so far */
 };
 
-/* Bytes of IP payload for each IP compression (SDM Table 33-11). */
-static const uint8_t ipc_bytes[8] = { 0, 2, 4, 6, 6, 0xff, 8, 0xff };
-
-static uint64_t le(const uint8_t *p, size_t n)
-{
-	uint64_t v = 0;
-
-	while (n--)
-		v = v << 8 | p[n];
-	return v;
-}
-
 /* An IP packet's payload (@ipc, @n bytes at @p) applied to last-IP. */
 static void split_ip(struct split_scan *sc, unsigned int ipc,
 		     const uint8_t *p, size_t n)
@@ -241,34 +264,6 @@ static int split_add(struct split_scan *sc, uint64_t off, size_t len)
 	sc->cur.len = (uint8_t)len;
 	sc->v[sc->n++] = sc->cur;
 	return 0;
-}
-
-/* The length of the extended (0x02 ...) packet at @p, or 0: not known. */
-static size_t ext_len(const uint8_t *p, size_t left)
-{
-	if (left < 2)
-		return 0;
-	switch (p[1]) {
-	case 0x82: return 16;	/* PSB */
-	case 0x23: return 2;	/* PSBEND */
-	case 0x03: return 4;	/* CBR */
-	case 0xa3: return 8;	/* long TNT */
-	case 0x43: return 8;	/* PIP */
-	case 0xf3: return 2;	/* OVF */
-	case 0xc8: return 7;	/* VMCS */
-	case 0x73: return 7;	/* TMA */
-	case 0x83: return 2;	/* TraceStop */
-	case 0xc3: return 11;	/* MNT */
-	case 0x62: case 0xe2: return 2;	/* EXSTOP */
-	case 0xc2: return 10;	/* MWAIT */
-	case 0x22: return 4;	/* PWRE */
-	case 0xa2: return 7;	/* PWRX */
-	default:
-		if ((p[1] & 0x1f) == 0x12)	/* PTWRITE: 4 or 8 bytes */
-			return (p[1] & 0x60) == 0 ? 6 :
-			       (p[1] & 0x60) == 0x20 ? 10 : 0;
-		return 0;
-	}
 }
 
 int rp_scan_splits(const struct rp_thread *t, struct rp_split **v,
