@@ -24,10 +24,12 @@ pages() {
 		awk -v d="$1/data.dump" '{ printf "%s 0x%s %d 4096\n", d, $1, (NR - 1) * 4096 }'
 }
 
-# real NAME PT LIST CPU INSNS GAPS: import, then per worker count the
-# history and compare it with the plain loop's.
+# real NAME PT LIST CPU INSNS GAPS [one]: import, then per worker count
+# the history and compare it with the plain loop's; with 2 workers the
+# stream must be cut and joined up (but not a short one with one PSB).
 real_trace() {
-	name=$1 pt=$2 list=$3 cpu=$4 want=$5 gaps=$6
+	name=$1 pt=$2 list=$3 cpu=$4 want=$5 gaps=$6 cut='[2-9]|[1-9][0-9]+'
+	[ "${7:-}" = one ] && cut=1
 	"$IPTRAW" "$pt" "$list" "$cpu" "$tmp/want" >"$tmp/base" 2>&1 &&
 		grep -q "^$want instructions, $gaps errors" "$tmp/base" &&
 		ok "$name: the plain libipt loop decodes $want instructions, $gaps errors" ||
@@ -43,7 +45,7 @@ real_trace() {
 			bad "$name, $w worker(s): $(tail -1 "$tmp/info")"
 		# Two workers really share it: cut, and the ranges joined.
 		if [ $w = 2 ]; then
-			grep -Eq "^index: thread 1: ([2-9]|[1-9][0-9]+) range\(s\) at .*, joined$" "$tmp/info" &&
+			grep -Eq "^index: thread 1: ($cut) range\(s\) at .*, joined$" "$tmp/info" &&
 				ok "$name, 2 workers: the ranges joined" ||
 				bad "$name, 2 workers: $(grep '^index:' "$tmp/info")"
 		fi
@@ -58,6 +60,14 @@ pages "$x/Unzip" >"$tmp/unzip.list"
 real_trace Unzip "$x/Unzip/trace" "$tmp/unzip.list" 6/94/3 149576 0
 pages "$x/mruby" >"$tmp/mruby.list"
 real_trace mruby "$x/mruby/trace" "$tmp/mruby.list" 6/94/3 6334131 0
+
+# DynamoRIO's own two streams as they are: simple (8 instructions, starts
+# with its PSB) and simple-glibc (an 8-byte header before its only PSB).
+d=$(cd "$real/simple" && pwd)
+printf '%s 0x401000 4096 %d\n' "$d/hello" $((0x27)) >"$tmp/simple.list"
+real_trace simple "$d/pt.bin" "$tmp/simple.list" 6/85/4 8 0 one
+printf '%s 0x401000 4096 %d\n' "$g/hello" $((0x86fb1)) >"$tmp/glibc.list"
+real_trace simple-glibc "$g/pt.bin@8" "$tmp/glibc.list" 6/85/4 59234 0 one
 
 # simple-glibc x20, its text (0x401000-0x487fb1, file offset 0x1000) without
 # the page at 0x440000: the plain loop stops 47,233 instructions into each
@@ -79,7 +89,6 @@ real_trace "simple-glibc x20, a page withheld" "$tmp/nolib.pt" "$tmp/nolib.list"
 # other with tracing off in between.  With 2 workers ptrec cuts it at
 # TIP.PGEs found by a packet pass (replay/psbscan.c); the history must
 # still be the plain loop's, address for address.
-printf '%s 0x401000 4096 %d\n' "$g/hello" $((0x86fb1)) >"$tmp/glibc.list"
 tail -c +9 "$g/pt.bin" >"$tmp/one.pt"
 cp "$tmp/one.pt" "$tmp/single.pt"
 i=1
