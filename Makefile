@@ -441,6 +441,12 @@ bench: all $(BUILD)/tests/bench/steploop $(BUILD)/tests/bench/workload \
 	./scripts/bench-replay $(BUILD)
 	./scripts/bench-real $(BUILD)
 
+# Real hardware traces only (issue #19): ratios against a plain libipt
+# loop, wall on 1 and 2 workers and callgrind counts (CALLGRIND=0: wall).
+.PHONY: bench-real
+bench-real: all $(IPTRAW)
+	./scripts/bench-real $(BUILD)
+
 # Unit tests again, built with AddressSanitizer and UBSan.
 asan:
 	$(MAKE) BUILD=build-asan \

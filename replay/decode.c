@@ -31,6 +31,8 @@ int rp_walk_set_image(struct walk *w)
 	w->last_map = NULL;	/* the maps may have moved */
 	if (w->cls)
 		memset(w->cls, 0, CLS_SLOTS * sizeof(*w->cls));
+	if (w->loops)
+		memset(w->loops, 0, CLS_SLOTS * sizeof(*w->loops));
 	return 0;
 }
 
@@ -199,6 +201,15 @@ static int psb_passed(struct walk *w)
 	if (i == SIZE_MAX || i < w->psb_next)
 		return 0;
 	w->psb_next = i + 1;
+	if (i >= w->stop_psb && w->stop_psb < t->npsbs &&
+	    !t->psbs[w->stop_psb].fup) {
+		/* The next worker starts at a PSB without FUP: this one ends
+		 * where tracing resumes after it (off_psb_enable), and must
+		 * not pass it traced.
+		 */
+		w->overshot = w->stopped = w->traced;
+		return 0;
+	}
 	if (i > w->stop_psb) {
 		/* Passed the next worker's start without seeing it. */
 		w->overshot = true;
@@ -223,7 +234,113 @@ static int psb_passed(struct walk *w)
 	/* The stream's first PSB is checkpoint 0 already. */
 	w->ckpt_added = !(*w->nckpts &&
 			  (*w->ckpts)[*w->nckpts - 1].offset == c.offset);
-	return w->ckpt_added ? rp_walk_add_ckpt(w, &c) : 0;
+	if (!w->ckpt_added)
+		return 0;
+	w->ckpt_sync = false;
+	return rp_walk_add_ckpt(w, &c);
+}
+
+/*
+ * Which PSB without FUP, if any, enable @ev resumes tracing after: the
+ * last one whose TIP.PGE (psbscan.c) the decoder has read, at @off, and
+ * had not read at the enable before, at @prev.  libipt reads past an
+ * event's packet before reporting it, but not past the next TIP-family
+ * packet's successor, so that TIP.PGE is this enable's.  SIZE_MAX: none.
+ */
+static size_t resumed_psb(const struct walk *w, const struct pt_event *ev,
+			  uint64_t off, uint64_t prev)
+{
+	const struct rp_thread *t = w->t;
+	size_t i = rp_psb_at(t, off), n;
+
+	/* Back over the PSBs read past, and over some whose resume is not
+	 * known (it is their successor's).
+	 */
+	for (n = 0; i != SIZE_MAX && n < 64; i--, n++) {
+		const struct rp_psb_resume *r = &t->resume[i];
+
+		if (t->psbs[i].fup ||
+		    (w->off_done != SIZE_MAX && i <= w->off_done))
+			return SIZE_MAX;
+		if (r->offset && r->offset < off)
+			return r->offset >= prev &&
+			       r->ip == ev->variant.enabled.ip ? i : SIZE_MAX;
+		if (!i)
+			break;
+	}
+	return SIZE_MAX;
+}
+
+/*
+ * Tracing resumes after PSBs without a FUP (tracing off there, as in
+ * kAFL's and DynamoRIO's traces).  They are sync points like the others:
+ * the last one before the enable gets a checkpoint with the instructions
+ * decoded so far, whether libipt reported its PSB+ or not; or, when it is
+ * where the next worker starts, this worker stops there, and records the
+ * enable's IP for the join check.  Returns 0 or a negated enum rp_error.
+ */
+static int off_psb_enable(struct walk *w, const struct pt_event *ev)
+{
+	struct rp_thread *t = w->t;
+	struct rp_ckpt c = { 0 }, *last;
+	uint64_t off = 0, prev = w->en_off;
+	size_t i;
+
+	w->traced = true;
+	if (!w->indexing)
+		return 0;
+	if (!w->first_en) {
+		w->first_en = true;
+		w->first_en_ip = ev->variant.enabled.ip;
+	}
+	if (w->bd)
+		pt_blk_get_offset(w->bd, &off);
+	else
+		pt_insn_get_offset(w->d, &off);
+	w->en_off = off;
+	if (w->stop_split) {
+		/* The next worker starts at this TIP.PGE (psbscan.h): the
+		 * first enable read past it must be that one, or the cut was
+		 * wrong (overshot: the stream is indexed in one piece).
+		 */
+		const struct rp_split *sp = w->stop_split;
+
+		if (off + (uint64_t)w->off_delta <= sp->offset)
+			return 0;
+		w->stopped = true;
+		w->stop_en_ip = ev->variant.enabled.ip;
+		w->overshot = prev + (uint64_t)w->off_delta > sp->offset ||
+			      ev->variant.enabled.ip != sp->ip;
+		return 0;
+	}
+	if (!t->resume)
+		return 0;
+	i = resumed_psb(w, ev, off, prev);
+	if (i == SIZE_MAX)
+		return 0;
+	if (i >= w->stop_psb) {
+		w->stopped = true;
+		w->stop_en_ip = ev->variant.enabled.ip;
+		return 0;
+	}
+	w->off_done = i;
+	last = *w->nckpts ? &(*w->ckpts)[*w->nckpts - 1] : NULL;
+	if (w->ckpt_sync && last && last->insn == w->pos) {
+		/* Nothing decoded since decoding started at an earlier PSB
+		 * (a worker's first, or a resync) while tracing was off: the
+		 * checkpoint moves here, where a single pass puts it.
+		 */
+		last->offset = t->psbs[i].offset;
+		last->tsc = t->psbs[i].tsc;
+		return 0;
+	}
+	w->ckpt_sync = false;
+	c.offset = t->psbs[i].offset;
+	c.insn = w->pos;
+	c.tsc = t->psbs[i].tsc;
+	c.sb_next = w->world.next;
+	c.gap = *w->ngaps;
+	return rp_walk_add_ckpt(w, &c);
 }
 
 /* Handles pending events.  Returns libipt's status; our own failures go to
@@ -241,7 +358,12 @@ int rp_walk_events(struct walk *w, int status)
 			return status;
 		if (ev.has_tsc)
 			w->tsc = ev.tsc;
-		ret = ev.status_update ? psb_passed(w) : 0;
+		if (ev.type == ptev_disabled || ev.type == ptev_async_disabled)
+			w->traced = false;
+		ret = ev.status_update ? psb_passed(w) :
+		      ev.type == ptev_enabled ? off_psb_enable(w, &ev) : 0;
+		if (!ret && w->stopped)
+			return status;	/* the rest is the next worker's */
 		if (!ret && w->indexing)
 			ret = rp_gap_loop(w, &ev);
 		if (!ret && w->indexing)
@@ -505,6 +627,7 @@ int rp_walk_begin(struct walk *w, struct rp_session *s,
 	w->nevs = &t->nevs;
 	w->stop_psb = SIZE_MAX;
 	w->start_psb = SIZE_MAX;
+	w->off_done = SIZE_MAX;
 	rp_world_init(&w->world, s);
 	ret = rp_world_seek(&w->world, sb_next);
 	if (ret)

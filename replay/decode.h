@@ -43,6 +43,23 @@ struct walk {
 	size_t stop_psb;	/* a worker ends on reaching this PSB */
 	size_t start_psb;	/* a worker's first PSB (SIZE_MAX: none) */
 	size_t match_psb;	/* the PSB of the pending FUP check */
+	/*
+	 * PSBs without a FUP (tracing off there, as in kAFL's and
+	 * DynamoRIO's traces): a checkpoint goes at the last such PSB
+	 * before tracing resumes, and a worker whose range ends at one stops
+	 * at that enable (decode.c, off_psb_enable).
+	 */
+	bool traced;		/* tracing on: instructions may come */
+	size_t off_done;	/* the last PSB without FUP given a checkpoint */
+	bool ckpt_sync;		/* the last checkpoint is where decoding
+				 * (re)started: it moves to such a PSB */
+	bool first_en;		/* first_en_ip is set */
+	uint64_t first_en_ip;	/* a worker's first enable */
+	uint64_t stop_en_ip;	/* the enable a worker stopped at */
+	uint64_t en_off;	/* the decoder's offset at the last enable */
+	bool stop_sync;		/* a worker stopped by resyncing at its end */
+	int64_t off_delta;	/* stream offset - decoder offset (a split) */
+	const struct rp_split *stop_split;	/* a worker ends at it */
 	struct rp_gap **gaps;	/* where gaps go: the thread's, or */
 	size_t *ngaps;		/* a parallel indexing worker's own */
 	struct rp_event **evs;	/* where events go (events.h), as gaps */
@@ -57,7 +74,8 @@ struct walk {
 	bool stopped;
 	int64_t depth;		/* call depth, from the start of decoding */
 	int64_t seg_min;	/* lowest depth since the last checkpoint */
-	struct cls_slot *cls;	/* indexing: classes of block ends */
+	struct cls_slot *cls;	/* indexing: classes of block ends, */
+	struct cls_slot *loops;	/* and loop_free() (gaps.c) by address */
 	/* materializing */
 	struct rp_seg *seg;
 	uint64_t end;

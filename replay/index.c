@@ -8,6 +8,7 @@
  * this were one file (walk.c).
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,6 +42,11 @@ static uint64_t start_tsc(const struct rp_thread *t, size_t psb)
  * returns 1, and the thread is indexed with the instruction decoder.
  */
 #define TAIL_CHECK	(64u << 10)	/* instructions: a short stream */
+
+/* Bytes past its end a split range's copy of the stream holds: enough
+ * for libipt to read past the next range's TIP.PGE (off_psb_enable).
+ */
+#define SPLIT_SLACK	(64u << 10)
 
 static int check_tail(struct walk *bw)
 {
@@ -108,6 +114,7 @@ static int resync_blocks(struct walk *w, uint64_t off, int *status)
 	if (i >= w->stop_psb) {
 		/* The next worker's range starts there. */
 		w->stopped = true;
+		w->stop_sync = true;
 		w->overshot = i > w->stop_psb;
 		return 0;
 	}
@@ -124,7 +131,10 @@ static int resync_blocks(struct walk *w, uint64_t off, int *status)
 	c.insn = w->pos;
 	c.tsc = t->psbs[i].tsc;
 	c.sb_next = w->world.next;
-	return rp_walk_add_ckpt(w, &c);
+	w->traced = t->psbs[i].fup != 0;
+	ret = rp_walk_add_ckpt(w, &c);
+	w->ckpt_sync = true;
+	return ret;
 }
 
 static int index_range(struct range *r)
@@ -137,7 +147,9 @@ static int index_range(struct range *r)
 	struct pt_image_section_cache *isc;
 	struct pt_block block;
 	struct walk w;
+	uint8_t *buf = NULL;
 	int ret, status;
+	size_t i;
 
 	memset(&w, 0, sizeof(w));
 	w.s = s;
@@ -152,6 +164,7 @@ static int index_range(struct range *r)
 	w.nevs = &r->nevs;
 	w.stop_psb = r->stop_psb;
 	w.start_psb = r->first_psb;
+	w.off_done = SIZE_MAX;
 	if (r->seg) {
 		w.seg = r->seg;
 		w.end = r->seg->first + r->seg->n;	/* its length, here */
@@ -159,24 +172,51 @@ static int index_range(struct range *r)
 	}
 	rp_world_init(&w.world, s);
 	/*
-	 * The pass's own section cache: workers do not contend for the
-	 * sections' locks, and libipt's block cache holds only what this
-	 * pass decoded (one filled by other threads' or earlier decodes made
-	 * the block decoder disagree with the instruction decoder on damaged
+	 * The pass's own section cache (or its worker's, kept across the
+	 * worker's ranges of this stream, which a single pass would decode
+	 * in turn): workers do not contend for the sections' locks, and
+	 * libipt's block cache holds only what this stream's index pass
+	 * decoded (one filled by other threads' or earlier decodes made the
+	 * block decoder disagree with the instruction decoder on damaged
 	 * input: fuzz_replay's bcache-mode-shorter-history).
 	 */
-	w.world.iscache = pt_iscache_alloc(NULL);
+	w.world.iscache = r->isc ? r->isc : pt_iscache_alloc(NULL);
 	if (!w.world.iscache) {
 		rp_world_fini(&w.world);
 		return -RP_ERR_NOMEM;
 	}
 	ret = rp_world_advance(&w.world, start_tsc(t, r->first_psb));
-	if (ret) {
-		pt_iscache_free(w.world.iscache);
-		rp_world_fini(&w.world);
-		return ret;
-	}
+	if (ret)
+		goto out_world;
 	rp_walk_config(s, t, &cfg, &w);
+	w.stop_split = r->stop_split;
+	if (r->split) {
+		/* A made-up PSB+ and the TIP.PGE, then the bytes after it,
+		 * up to a little past the next split; offsets in it map back
+		 * by @off_delta.
+		 */
+		const struct rp_split *sp = r->split;
+		uint64_t to = r->stop_split ? r->stop_split->offset +
+					      SPLIT_SLACK : t->pt_size;
+		size_t n;
+		int len;
+
+		if (to > t->pt_size)
+			to = t->pt_size;
+		n = (size_t)(to - (sp->offset + sp->len));
+
+		buf = malloc(RP_SPLIT_PREFIX + n);
+		len = buf ? rp_split_prefix(sp, buf) : -pte_nomem;
+		if (len < 0) {
+			ret = buf ? 1 : -RP_ERR_NOMEM;
+			buf = NULL;
+			goto out_world;
+		}
+		memcpy(buf + len, t->pt + sp->offset + sp->len, n);
+		cfg.begin = buf;
+		cfg.end = buf + len + n;
+		w.off_delta = (int64_t)(sp->offset + sp->len) - len;
+	}
 	/*
 	 * libipt 2.0's block cache follows direct jumps and calls by
 	 * recursion: on damaged input that loops in code ('jmp .') without
@@ -188,9 +228,22 @@ static int index_range(struct range *r)
 	cfg.flags.variant.block.end_on_call = 1;
 	w.bd = pt_blk_alloc_decoder(&cfg);
 	w.cls = calloc(CLS_SLOTS, sizeof(*w.cls));
-	ret = w.bd && w.cls ? rp_walk_set_image(&w) : -RP_ERR_NOMEM;
+	w.loops = calloc(CLS_SLOTS, sizeof(*w.loops));
+	ret = w.bd && w.cls && w.loops ? rp_walk_set_image(&w) :
+					 -RP_ERR_NOMEM;
 	if (ret)
 		goto out;
+	if (r->split) {
+		/* No PSB of the stream's in it: none to match. */
+		w.psb_next = t->npsbs;
+		w.off_done = t->npsbs - 1;
+		status = pt_blk_sync_set(w.bd, 0);
+		if (status < 0) {
+			ret = 1;
+			goto out;
+		}
+		goto run;
+	}
 	if (r->first_psb == SIZE_MAX) {
 		status = pt_blk_sync_forward(w.bd);
 		if (status >= 0)
@@ -209,9 +262,14 @@ static int index_range(struct range *r)
 		ret = 1;
 		goto out;
 	}
+	i = rp_psb_at(t, c0.offset);
+	w.traced = i != SIZE_MAX && t->psbs[i].fup;
 	ret = rp_walk_add_ckpt(&w, &c0);
+	w.ckpt_sync = true;
+run:
 	while (!ret) {
-		if (status >= 0)
+		/* Most blocks end with no event: no call. */
+		if (status >= 0 && (status & pts_event_pending))
 			status = rp_walk_events(&w, status);
 		if (w.err) {
 			ret = w.err;
@@ -229,6 +287,13 @@ static int index_range(struct range *r)
 		}
 		if (status == -pte_eos)
 			break;
+		if (status < 0 && (r->split || r->stop_split)) {
+			/* One pass resyncs at the next PSB, which a cut stream
+			 * does not have: index it in one piece.
+			 */
+			ret = 1;
+			break;
+		}
 		if (status < 0) {
 			uint64_t off = UINT64_MAX;
 
@@ -309,22 +374,37 @@ static int index_range(struct range *r)
 		}
 	}
 	/* The last segment, as it will materialize (damaged or short). */
-	if (!ret && !w.seg && r->stop_psb == SIZE_MAX && *w.nckpts &&
+	if (!ret && !w.seg && r->stop_psb == SIZE_MAX && !r->stop_split &&
+	    !r->split && *w.nckpts &&
 	    (*w.ngaps || w.pos <= TAIL_CHECK))
 		ret = check_tail(&w);
 	rp_walk_close_ckpt(&w);
+	r->lead_min = w.seg_min;	/* a range without checkpoints: all */
 	r->insns = w.pos;
 	r->tsc = w.tsc;
 	r->depth = w.depth;
 	r->stopped = w.stopped;
+	r->first_en = w.first_en;
+	r->first_en_ip = w.first_en_ip;
+	r->stop_en_ip = w.stop_en_ip;
+	r->stop_sync = w.stop_sync;
 	/* A range that should end at the next one's PSB but did not. */
-	if (!ret && r->stop_psb != SIZE_MAX && (!w.stopped || w.overshot))
+	if (!ret && (r->stop_psb != SIZE_MAX || r->stop_split) &&
+	    (!w.stopped || w.overshot))
 		ret = 1;
 out:
 	free(w.cls);
+	free(w.loops);
 	isc = w.world.iscache;
 	rp_walk_end(&w);
-	pt_iscache_free(isc);	/* after the image that uses it */
+	if (isc != r->isc)
+		pt_iscache_free(isc);	/* after the image that uses it */
+	free(buf);
+	return ret;
+out_world:
+	if (w.world.iscache != r->isc)
+		pt_iscache_free(w.world.iscache);
+	rp_world_fini(&w.world);
 	return ret;
 }
 
@@ -344,6 +424,7 @@ struct pool {
 static void *range_main(void *arg)
 {
 	struct pool *p = arg;
+	struct pt_image_section_cache *isc = pt_iscache_alloc(NULL);
 	size_t i;
 
 	for (;;) {
@@ -352,8 +433,11 @@ static void *range_main(void *arg)
 		pthread_mutex_unlock(&p->lock);
 		if (i >= p->n)
 			break;
+		p->r[i].isc = isc;	/* NULL: the range allocates one */
 		p->r[i].ret = index_range(&p->r[i]);
+		p->r[i].isc = NULL;
 	}
+	pt_iscache_free(isc);
 	return NULL;
 }
 
@@ -372,8 +456,9 @@ static size_t range_count(const struct rp_thread *t)
 	return n > WORKERS_MAX ? WORKERS_MAX : (size_t)n;
 }
 
-/* Cuts the stream into up to @n ranges of about equal size at PSBs that
- * carry a FUP (where checkpoints are).  Returns the number of ranges.
+/* Cuts the stream into up to @n ranges of about equal size at PSBs with a
+ * FUP, or without one where tracing resumes is known (psbscan.c).
+ * Returns the number of ranges.
  */
 size_t rp_index_plan(struct rp_session *s, struct rp_thread *t,
 		     struct range *r, size_t n)
@@ -386,7 +471,9 @@ size_t rp_index_plan(struct rp_session *s, struct rp_thread *t,
 		uint64_t target = t->pt_size / n * i;
 
 		while (p < t->npsbs &&
-		       (!t->psbs[p].fup || t->psbs[p].offset < target ||
+		       ((!t->psbs[p].fup &&
+			 (!t->resume || !t->resume[p].offset)) ||
+			t->psbs[p].offset < target ||
 			(k > 1 && p <= r[k - 1].first_psb)))
 			p++;
 		/* The first PSB is range 0's own start. */
@@ -439,6 +526,10 @@ static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 	t->ckpts = v;
 	t->nckpts = 0;
 	for (i = 0; i < n; i++) {
+		/* A split range's instructions are the last segment's. */
+		if (!r[i].nckpts && t->nckpts &&
+		    v[t->nckpts - 1].dmin > dbase + r[i].lead_min)
+			v[t->nckpts - 1].dmin = dbase + r[i].lead_min;
 		for (j = 0; j < r[i].nckpts; j++) {
 			v[t->nckpts] = r[i].ckpts[j];
 			v[t->nckpts].depth += dbase;
@@ -466,6 +557,62 @@ static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 	return 0;
 }
 
+/*
+ * Whether @t's address space stays as it is from its first PSB on (no
+ * sideband record after that time): a split range, which has no TSC of
+ * its own to follow the sideband with, then decodes against the right one.
+ */
+static bool world_static(struct rp_session *s, struct rp_thread *t)
+{
+	struct rp_world w;
+	bool ret;
+
+	rp_world_init(&w, s);
+	ret = !rp_world_advance(&w, start_tsc(t, SIZE_MAX)) &&
+	      w.next == s->nrecs;
+	rp_world_fini(&w);
+	return ret;
+}
+
+#define SPLIT_MIN_BYTES	(256u << 10)	/* smaller: no packet pass */
+
+/*
+ * A stream with a single PSB (kAFL/Nyx write one per trace) has no other
+ * place a decoder can start by itself: cut it into up to @n ranges of
+ * about equal size at TIP.PGEs where tracing resumes (psbscan.h), in
+ * *@splits.  Returns the number of ranges (1: not cut).
+ */
+static size_t plan_splits(struct rp_session *s, struct rp_thread *t,
+			  struct range *r, size_t n, struct rp_split **splits)
+{
+	size_t i, k = 1, p = 0, nsp = 0;
+	struct rp_split *v = NULL;
+
+	*splits = NULL;
+	if (n < 2 || t->npsbs != 1 || t->pt_size < SPLIT_MIN_BYTES ||
+	    !world_static(s, t) || rp_scan_splits(t, &v, &nsp) || !nsp) {
+		free(v);
+		return 1;
+	}
+	for (i = 1; i < n; i++) {
+		uint64_t target = t->pt_size / n * i;
+
+		while (p < nsp && v[p].offset < target)
+			p++;
+		if (p >= nsp)
+			break;
+		r[k].s = s;
+		r[k].t = t;
+		r[k].first_psb = SIZE_MAX;
+		r[k].stop_psb = SIZE_MAX;
+		r[k].split = &v[p++];
+		r[k - 1].stop_split = r[k].split;
+		k++;
+	}
+	*splits = v;
+	return k;
+}
+
 static int index_blocks(struct rp_session *s, struct rp_thread *t)
 {
 	struct range r[RANGE_MAX];
@@ -474,9 +621,15 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 	size_t i, workers = range_count(t);
 	size_t n = rp_index_plan(s, t, r, workers > 1 ?
 				 workers * RANGES_PER_WORKER : 1);
+	struct rp_split *splits = NULL;
 	struct pool pool = { .r = r, .n = n, .next = 0,
 			     .lock = PTHREAD_MUTEX_INITIALIZER };
 	int ret = 0;
+
+	if (n == 1 && workers > 1) {
+		n = plan_splits(s, t, r, workers * RANGES_PER_WORKER, &splits);
+		pool.n = n;
+	}
 
 	if (workers > n)
 		workers = n;
@@ -489,6 +642,15 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 	for (i = 0; i < n; i++)
 		if (r[i].ret < 0 || (r[i].ret > 0 && !ret))
 			ret = r[i].ret;
+	/* A range from a PSB without FUP resumes where the one before it
+	 * stopped: at the same enable.
+	 */
+	for (i = 1; i < n && !ret; i++)
+		if (r[i].split ? !r[i].first_en ||
+				 r[i].first_en_ip != r[i].split->ip :
+		    !t->psbs[r[i].first_psb].fup && !r[i - 1].stop_sync &&
+		    (!r[i].first_en || r[i].first_en_ip != r[i - 1].stop_en_ip))
+			ret = 1;
 	if (!ret)
 		ret = merge_ranges(t, r, n);
 	for (i = 0; i < n; i++) {
@@ -496,6 +658,12 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 		free(r[i].gaps);
 		free(r[i].evs);
 	}
+	free(splits);
+	if (getenv("PTREC_INDEX_DEBUG"))
+		fprintf(stderr, "index: thread %u: %zu range(s) at %s, %s\n",
+			t->tid, n, splits ? "TIP.PGEs (one PSB)" : "PSBs",
+			ret > 0 && n > 1 ? "not joined: again in one piece" :
+			ret ? "failed" : "joined");
 	/* Ranges that do not join up: index it in one piece. */
 	if (ret > 0 && n > 1) {
 		struct range one = { .s = s, .t = t, .first_psb = SIZE_MAX,
@@ -555,7 +723,10 @@ static int index_insns(struct rp_session *s, struct rp_thread *t)
 	pt_insn_get_sync_offset(w.d, &c0.offset);
 	if (t->npsbs)
 		c0.tsc = t->psbs[0].tsc;
+	k = rp_psb_at(t, c0.offset);
+	w.traced = k != SIZE_MAX && t->psbs[k].fup;
 	ret = rp_walk_add_ckpt(&w, &c0);
+	w.ckpt_sync = true;
 	if (!ret)
 		ret = rp_walk_run(&w, status);
 	rp_walk_close_ckpt(&w);

@@ -34,6 +34,7 @@ struct range {
 	size_t stop_psb;	/* SIZE_MAX: to the stream's end */
 	bool progress;
 	struct rp_seg *seg;	/* set: materialize it from blocks */
+	struct pt_image_section_cache *isc;	/* its worker's, or NULL */
 	struct rp_ckpt *ckpts;
 	size_t nckpts;
 	struct rp_gap *gaps;
@@ -44,11 +45,20 @@ struct range {
 	int64_t depth;		/* call depth at its end, from its start */
 	bool nodepth;		/* a block without instruction class */
 	bool stopped;
+	bool first_en;		/* the IP where tracing first resumed, */
+	uint64_t first_en_ip;	/* and where it resumed at the end (a */
+	uint64_t stop_en_ip;	/* next range at a PSB without FUP) */
+	bool stop_sync;		/* stopped resyncing at the next range */
+	/* A stream with a single PSB, cut at TIP.PGEs (psbscan.h): */
+	const struct rp_split *split;	/* set: it starts there, */
+	const struct rp_split *stop_split;	/* and ends there */
+	int64_t lead_min;	/* lowest depth before its first checkpoint */
 	int ret;
 };
 
-/* Cuts the stream into up to @n ranges of about equal size at PSBs that
- * carry a FUP (where checkpoints are).  Returns the number of ranges.
+/* Cuts the stream into up to @n ranges of about equal size at PSBs with a
+ * FUP, or without one where tracing resumes is known (psbscan.c).
+ * Returns the number of ranges.
  */
 size_t rp_index_plan(struct rp_session *s, struct rp_thread *t,
 		     struct range *r, size_t n);

@@ -20,6 +20,96 @@ struct psb_scan {
 	size_t cap;
 };
 
+/* Bytes of IP payload for each IP compression (SDM Table 33-11). */
+static const uint8_t ipc_bytes[8] = { 0, 2, 4, 6, 6, 0xff, 8, 0xff };
+
+static uint64_t le(const uint8_t *p, size_t n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | p[n];
+	return v;
+}
+
+/* The length of the extended (0x02 ...) packet at @p, or 0: not known. */
+static size_t ext_len(const uint8_t *p, size_t left)
+{
+	if (left < 2)
+		return 0;
+	switch (p[1]) {
+	case 0x82: return 16;	/* PSB */
+	case 0x23: return 2;	/* PSBEND */
+	case 0x03: return 4;	/* CBR */
+	case 0xa3: return 8;	/* long TNT */
+	case 0x43: return 8;	/* PIP */
+	case 0xf3: return 2;	/* OVF */
+	case 0xc8: return 7;	/* VMCS */
+	case 0x73: return 7;	/* TMA */
+	case 0x83: return 2;	/* TraceStop */
+	case 0xc3: return 11;	/* MNT */
+	case 0x62: case 0xe2: return 2;	/* EXSTOP */
+	case 0xc2: return 10;	/* MWAIT */
+	case 0x22: return 4;	/* PWRE */
+	case 0xa2: return 7;	/* PWRX */
+	default:
+		if ((p[1] & 0x1f) == 0x12)	/* PTWRITE: 4 or 8 bytes */
+			return (p[1] & 0x60) == 0 ? 6 :
+			       (p[1] & 0x60) == 0x20 ? 10 : 0;
+		return 0;
+	}
+}
+
+/*
+ * Where tracing resumes after a PSB+ without FUP: from @off (its PSBEND's
+ * end), packet by packet by their headers (SDM Vol. 3C 33.4.2; libipt's
+ * packet decoder cost 1.6% of glibc-nolib's index pass on the timing
+ * packets before each TIP.PGE), the first TIP.PGE, with its whole IP in
+ * *@ip.  0 when anything that needs tracing on, another PSB or a packet
+ * not known here comes first, or its IP is compressed.
+ */
+static uint64_t seek_pge(const uint8_t *b, uint64_t size, uint64_t off,
+			 uint64_t *ip)
+{
+	while (off < size) {
+		const uint8_t *p = b + off;
+		size_t left = size - off, len;
+		uint8_t h = p[0];
+
+		if (h == 0x00) {
+			len = 1;
+		} else if (h == 0x02) {
+			len = ext_len(p, left);
+			if (!len || p[1] == 0x82 || p[1] == 0xf3 ||
+			    p[1] == 0xa3)
+				return 0;	/* PSB, OVF, long TNT */
+		} else if ((h & 0x03) == 0x03) {	/* CYC */
+			len = 1;
+			if (h & 0x04)
+				while (len < left && (p[len++] & 0x01))
+					;
+		} else if ((h & 0x1f) == 0x11) {	/* TIP.PGE */
+			unsigned int ipc = h >> 5;
+			size_t n = ipc_bytes[ipc];
+
+			if ((ipc != 3 && ipc != 6) || 1 + n > left)
+				return 0;
+			*ip = le(p + 1, n);
+			if (ipc == 3 && (*ip & (1ull << 47)))
+				*ip |= 0xffffull << 48;
+			return off;
+		} else if (h == 0x19) {		/* TSC */
+			len = 8;
+		} else if (h == 0x59 || h == 0x99) {	/* MTC, MODE */
+			len = 2;
+		} else {
+			return 0;	/* TNT, TIP, FUP, PGD or not known */
+		}
+		off += len;
+	}
+	return 0;
+}
+
 static int psb_packet(void *ctx, uint64_t off, const struct pt_packet *pkt)
 {
 	struct psb_scan *sc = ctx;
@@ -35,12 +125,18 @@ static int psb_packet(void *ctx, uint64_t off, const struct pt_packet *pkt)
 		if (t->npsbs == sc->cap) {
 			size_t cap = sc->cap ? 2 * sc->cap : 64;
 			struct rp_psb *v = realloc(t->psbs, cap * sizeof(*v));
+			struct rp_psb_resume *rv;
 
 			if (!v)
 				return -RP_ERR_NOMEM;
 			t->psbs = v;
+			rv = realloc(t->resume, cap * sizeof(*rv));
+			if (!rv)
+				return -RP_ERR_NOMEM;
+			t->resume = rv;
 			sc->cap = cap;
 		}
+		memset(&t->resume[t->npsbs], 0, sizeof(*t->resume));
 		cur = &t->psbs[t->npsbs++];
 		memset(cur, 0, sizeof(*cur));
 		cur->offset = off;
@@ -56,7 +152,15 @@ static int psb_packet(void *ctx, uint64_t off, const struct pt_packet *pkt)
 		    (cur->fup & (1ull << 47)))
 			cur->fup |= 0xffffull << 48;
 	} else if (pkt->type == ppt_psbend) {
-		/* Only PSB+ matters here. */
+		/* Only PSB+ matters here, and where tracing resumes after
+		 * one without FUP.
+		 */
+		if (cur && !cur->fup) {
+			struct rp_psb_resume *r = &t->resume[cur - t->psbs];
+
+			r->offset = seek_pge(t->pt, t->pt_size, off + pkt->size,
+					     &r->ip);
+		}
 		sc->cur = NULL;
 		return PTKIT_SCAN_SKIP;
 	}
@@ -66,7 +170,15 @@ static int psb_packet(void *ctx, uint64_t off, const struct pt_packet *pkt)
 int rp_scan_psbs(struct rp_thread *t)
 {
 	struct psb_scan sc = { .t = t };
-	int ret = ptkit_stream_scan(t->pt, t->pt_size, psb_packet, &sc, NULL);
+	int ret;
+
+	/* Again (a reindex): from scratch. */
+	free(t->psbs);
+	free(t->resume);
+	t->psbs = NULL;
+	t->resume = NULL;
+	t->npsbs = 0;
+	ret = ptkit_stream_scan(t->pt, t->pt_size, psb_packet, &sc, NULL);
 
 	if (ret == -ENOMEM)
 		return -RP_ERR_NOMEM;
@@ -86,4 +198,200 @@ size_t rp_psb_at(const struct rp_thread *t, uint64_t off)
 			hi = mid;
 	}
 	return lo ? lo - 1 : SIZE_MAX;
+}
+
+/*
+ * The packet-level pass for streams with a single PSB (kAFL/Nyx write one
+ * per trace): which TIP.PGEs a decoder could start at.  It walks packets
+ * by their headers (SDM Vol. 3C 33.4.2, packet formats) instead of with
+ * libipt's packet decoder, which cost 16% of the whole index pass on a
+ * single-PSB stream of 1.4 MB: it runs on one core before the workers.
+ * Only where tracing resumes and IPs matter; it gives up on a packet it
+ * does not know (no split, the stream is indexed in one piece).  A wrong
+ * split cannot change a history: the worker before it must meet that
+ * TIP.PGE in its own decode (decode.c), or the stream is indexed again in
+ * one piece.  Last-IP follows 33.4.2.2 (IP compression; a PSB resets it).
+ */
+struct split_scan {
+	struct rp_split *v;
+	size_t n, cap;
+	uint64_t last_ip;
+	bool have_ip;
+	bool traced;		/* tracing on, as far as packets tell */
+	bool in_psb;
+	bool have_mode;
+	struct rp_split cur;	/* timing and mode so far */
+};
+
+/* An IP packet's payload (@ipc, @n bytes at @p) applied to last-IP. */
+static void split_ip(struct split_scan *sc, unsigned int ipc,
+		     const uint8_t *p, size_t n)
+{
+	uint64_t ip = le(p, n);
+
+	switch (ipc) {
+	case 0:
+		return;
+	case 1:
+	case 2:
+	case 4:
+		sc->last_ip = (sc->last_ip & ~((1ull << (8 * n)) - 1)) | ip;
+		return;
+	case 3:
+		sc->last_ip = ip & (1ull << 47) ? ip | 0xffffull << 48 : ip;
+		sc->have_ip = true;
+		return;
+	default:
+		sc->last_ip = ip;
+		sc->have_ip = true;
+		return;
+	}
+}
+
+static int split_add(struct split_scan *sc, uint64_t off, size_t len)
+{
+	if (sc->n == sc->cap) {
+		size_t cap = sc->cap ? 2 * sc->cap : 256;
+		struct rp_split *v = realloc(sc->v, cap * sizeof(*v));
+
+		if (!v)
+			return -RP_ERR_NOMEM;
+		sc->v = v;
+		sc->cap = cap;
+	}
+	sc->cur.offset = off;
+	sc->cur.ip = sc->last_ip;
+	sc->cur.len = (uint8_t)len;
+	sc->v[sc->n++] = sc->cur;
+	return 0;
+}
+
+int rp_scan_splits(const struct rp_thread *t, struct rp_split **v,
+		   size_t *n)
+{
+	const uint8_t *b = t->pt;
+	struct split_scan sc;
+	uint64_t off = t->npsbs ? t->psbs[0].offset : t->pt_size;
+	int ret = 0;
+
+	memset(&sc, 0, sizeof(sc));
+	while (off < t->pt_size && !ret) {
+		const uint8_t *p = b + off;
+		size_t left = t->pt_size - off, len;
+		uint8_t h = p[0];
+
+		if (h == 0x00) {		/* PAD */
+			len = 1;
+		} else if (h == 0x02) {
+			len = ext_len(p, left);
+			if (!len || len > left)
+				break;
+			if (p[1] == 0x82) {
+				sc.in_psb = true;
+				sc.have_ip = false;
+				sc.last_ip = 0;
+				sc.traced = false;	/* unless a FUP */
+			} else if (p[1] == 0x23) {
+				sc.in_psb = false;
+			} else if (p[1] == 0xf3) {
+				break;	/* overflow: state unknown */
+			} else if (p[1] == 0x73) {
+				sc.cur.ctc = (uint16_t)le(p + 2, 2);
+				sc.cur.fc = (uint16_t)(le(p + 5, 2) & 0x1ff);
+				sc.cur.has_tma = true;
+			}
+		} else if ((h & 0x03) == 0x03) {	/* CYC */
+			len = 1;
+			if (h & 0x04)
+				while (len < left && (p[len++] & 0x01))
+					;
+		} else if (!(h & 0x01)) {	/* short TNT */
+			len = 1;
+		} else if ((h & 0x1f) == 0x0d || (h & 0x1f) == 0x11 ||
+			   (h & 0x1f) == 0x01 || (h & 0x1f) == 0x1d) {
+			unsigned int ipc = h >> 5;
+			size_t ib = ipc_bytes[ipc];
+			bool was_off = !sc.traced;
+
+			if (ib == 0xff || 1 + ib > left)
+				break;
+			len = 1 + ib;
+			split_ip(&sc, ipc, p + 1, ib);
+			if ((h & 0x1f) == 0x11) {	/* TIP.PGE */
+				if (was_off && sc.have_ip && ipc &&
+				    sc.have_mode && !sc.in_psb)
+					ret = split_add(&sc, off, len);
+				sc.traced = true;
+			} else if ((h & 0x1f) == 0x01) {	/* TIP.PGD */
+				sc.traced = false;
+			} else if ((h & 0x1f) == 0x1d && sc.in_psb) {
+				sc.traced = true;	/* FUP in PSB+ */
+			}
+		} else if (h == 0x19) {		/* TSC */
+			len = 8;
+			if (len <= left)
+				sc.cur.tsc = le(p + 1, 7);
+		} else if (h == 0x59) {		/* MTC */
+			len = 2;
+		} else if (h == 0x99) {		/* MODE */
+			len = 2;
+			if (left >= 2 && !(p[1] >> 5)) {	/* .Exec */
+				sc.cur.csl = p[1] & 1;
+				sc.cur.csd = (p[1] >> 1) & 1;
+				sc.have_mode = true;
+			}
+		} else {
+			break;			/* not known: stop here */
+		}
+		off += len;
+	}
+	if (ret) {
+		free(sc.v);
+		return ret;
+	}
+	*v = sc.v;
+	*n = sc.n;
+	return 0;
+}
+
+int rp_split_prefix(const struct rp_split *sp, uint8_t *buf)
+{
+	struct pt_packet pkts[6];
+	struct pt_encoder *enc;
+	struct pt_config cfg;
+	uint64_t off = 0;
+	size_t i, k = 0;
+	int ret = 0;
+
+	memset(pkts, 0, sizeof(pkts));
+	pkts[k++].type = ppt_psb;
+	if (sp->tsc) {
+		pkts[k].type = ppt_tsc;
+		pkts[k++].payload.tsc.tsc = sp->tsc;
+	}
+	if (sp->has_tma) {
+		pkts[k].type = ppt_tma;
+		pkts[k].payload.tma.ctc = sp->ctc;
+		pkts[k++].payload.tma.fc = sp->fc;
+	}
+	pkts[k].type = ppt_mode;
+	pkts[k].payload.mode.leaf = pt_mol_exec;
+	pkts[k].payload.mode.bits.exec.csl = sp->csl;
+	pkts[k++].payload.mode.bits.exec.csd = sp->csd;
+	pkts[k++].type = ppt_psbend;
+	pkts[k].type = ppt_tip_pge;
+	pkts[k].payload.ip.ipc = pt_ipc_full;
+	pkts[k++].payload.ip.ip = sp->ip;
+	pt_config_init(&cfg);
+	cfg.begin = buf;
+	cfg.end = buf + RP_SPLIT_PREFIX;
+	enc = pt_alloc_encoder(&cfg);
+	if (!enc)
+		return -pte_nomem;
+	for (i = 0; i < k && ret >= 0; i++)
+		ret = pt_enc_next(enc, &pkts[i]);
+	if (ret >= 0)
+		ret = pt_enc_get_offset(enc, &off);
+	pt_free_encoder(enc);
+	return ret < 0 ? ret : (int)off;
 }

@@ -31,6 +31,14 @@ struct rp_psb {
 	uint64_t fup;		/* IP of its FUP (0: tracing was disabled) */
 };
 
+/* The first TIP.PGE after a PSB+ without FUP: its offset (0: not known)
+ * and IP.
+ */
+struct rp_psb_resume {
+	uint64_t offset;
+	uint64_t ip;
+};
+
 /*
  * A checkpoint: where decoding can restart.  Checkpoint 0 is the start of
  * the stream; the others are the PSBs with FUP, in order.
@@ -70,6 +78,10 @@ struct rp_thread {
 	uint64_t pt_mtime_ns;	/* the stream file's, for the index cache */
 	struct rp_psb *psbs;
 	size_t npsbs;
+	/* Where tracing resumes after each PSB without FUP (the index pass
+	 * only; not saved): psbscan.h.
+	 */
+	struct rp_psb_resume *resume;
 	struct rp_ckpt *ckpts;
 	size_t nckpts;
 	struct rp_gap *gaps;

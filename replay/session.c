@@ -232,6 +232,7 @@ void rp_session_close(struct rp_session *s)
 		if (t->pt && t->pt_size)
 			munmap((void *)t->pt, t->pt_size);
 		free(t->psbs);
+		free(t->resume);
 		free(t->ckpts);
 		free(t->gaps);
 		free(t->evs);

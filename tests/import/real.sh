@@ -24,12 +24,16 @@ pages() {
 		awk -v d="$1/data.dump" '{ printf "%s 0x%s %d 4096\n", d, $1, (NR - 1) * 4096 }'
 }
 
-# real NAME PT LIST CPU INSNS ERRORS [GAPS]: import, then per worker count
-# the history and compare it with the plain loop's: its instructions, its
-# decode errors (GAPS, when given, adds the overflows: a gap in ptrec's
-# history, an event to libipt) and its events per kind (issue #21).
+# real NAME PT LIST CPU INSNS ERRORS [GAPS [one]]: import, then per worker
+# count the history and compare it with the plain loop's: its instructions,
+# its decode errors (GAPS, when given, adds the overflows: a gap in ptrec's
+# history, an event to libipt) and its events per kind (issue #21); with 2
+# workers the stream must be cut and joined up (but not a short one with one
+# PSB: "one").
 real_trace() {
 	name=$1 pt=$2 list=$3 cpu=$4 want=$5 errs=$6 gaps=${7:-$6}
+	cut='[2-9]|[1-9][0-9]+'
+	[ "${8:-}" = one ] && cut=1
 	"$IPTRAW" "$pt" "$list" "$cpu" "$tmp/want" >"$tmp/base" 2>&1 &&
 		grep -q "^$want instructions, $errs errors" "$tmp/base" &&
 		ok "$name: the plain libipt loop decodes $want instructions, $errs errors" ||
@@ -38,7 +42,8 @@ real_trace() {
 		rm -rf "$tmp/b"
 		"$PTREC" import raw -o "$tmp/b" --pt "$pt" --images "$list" \
 			--cpu "$cpu" 2>"$tmp/log" &&
-		PTREC_INDEX_THREADS=$w "$PTREC" info "$tmp/b" >"$tmp/info" 2>&1 &&
+		PTREC_INDEX_DEBUG=1 PTREC_INDEX_THREADS=$w "$PTREC" info "$tmp/b" \
+			>"$tmp/info" 2>&1 &&
 		grep -q "^total: *$want instructions, $gaps gap" "$tmp/info" &&
 			ok "$name, $w worker(s): ptrec info counts $want instructions, $gaps gaps" ||
 			bad "$name, $w worker(s): $(tail -1 "$tmp/info")"
@@ -47,6 +52,12 @@ real_trace() {
 		[ -s "$tmp/ev.want" ] && cmp -s "$tmp/ev.want" "$tmp/ev.got" &&
 			ok "$name, $w worker(s): the events per kind are the plain loop's ($(sed 's/^ *//' "$tmp/ev.want"))" ||
 			bad "$name, $w worker(s): events $(cat "$tmp/ev.got"), libipt $(cat "$tmp/ev.want")"
+		# Two workers really share it: cut, and the ranges joined.
+		if [ $w = 2 ]; then
+			grep -Eq "^index: thread 1: ($cut) range\(s\) at .*, joined$" "$tmp/info" &&
+				ok "$name, 2 workers: the ranges joined" ||
+				bad "$name, 2 workers: $(grep '^index:' "$tmp/info")"
+		fi
 		"$PTREC" insns "$tmp/b" --format=addr >"$tmp/got" 2>"$tmp/log" &&
 			cmp -s "$tmp/want" "$tmp/got" &&
 			ok "$name, $w worker(s): ptrec insns lists the plain loop's addresses" ||
@@ -61,6 +72,14 @@ pages "$x/mruby" >"$tmp/mruby.list"
 # history shows the hole as an overflow gap.
 real_trace mruby "$x/mruby/trace" "$tmp/mruby.list" 6/94/3 6334131 0 1
 
+# DynamoRIO's own two streams as they are: simple (8 instructions, starts
+# with its PSB) and simple-glibc (an 8-byte header before its only PSB).
+d=$(cd "$real/simple" && pwd)
+printf '%s 0x401000 4096 %d\n' "$d/hello" $((0x27)) >"$tmp/simple.list"
+real_trace simple "$d/pt.bin" "$tmp/simple.list" 6/85/4 8 0 0 one
+printf '%s 0x401000 4096 %d\n' "$g/hello" $((0x86fb1)) >"$tmp/glibc.list"
+real_trace simple-glibc "$g/pt.bin@8" "$tmp/glibc.list" 6/85/4 59234 0 0 one
+
 # simple-glibc x20, its text (0x401000-0x487fb1, file offset 0x1000) without
 # the page at 0x440000: the plain loop stops 47,233 instructions into each
 # copy and resyncs at the next copy's PSB.
@@ -74,6 +93,31 @@ while [ $i -lt 20 ]; do
 done
 real_trace "simple-glibc x20, a page withheld" "$tmp/nolib.pt" "$tmp/nolib.list" \
 	6/85/4 $((20 * 47233)) 20
+
+# A stream with a single PSB, as kAFL/Nyx write them (libxdc's traces in
+# fact have 349 and 74): simple-glibc x30 with the PSB+ (its first 54
+# bytes) of every copy but the first taken out, so the copies follow each
+# other with tracing off in between.  With 2 workers ptrec cuts it at
+# TIP.PGEs found by a packet pass (replay/psbscan.c); the history must
+# still be the plain loop's, address for address.
+tail -c +9 "$g/pt.bin" >"$tmp/one.pt"
+cp "$tmp/one.pt" "$tmp/single.pt"
+i=1
+while [ $i -lt 30 ]; do
+	tail -c +55 "$tmp/one.pt" >>"$tmp/single.pt"
+	i=$((i + 1))
+done
+npsb=$(od -An -v -tx1 "$tmp/single.pt" | tr -d ' \n' | grep -o '02820282028202820282028202820282' | wc -l)
+[ "$npsb" = 1 ] && ok "single-PSB stream: one PSB in $(wc -c <"$tmp/single.pt") bytes" ||
+	bad "single-PSB stream: $npsb PSBs"
+real_trace "simple-glibc x30, one PSB" "$tmp/single.pt" "$tmp/glibc.list" \
+	6/85/4 $((30 * 59234)) 0
+rm -rf "$tmp/b/index"
+PTREC_INDEX_DEBUG=1 PTREC_INDEX_THREADS=2 "$PTREC" info "$tmp/b" >"$tmp/info" 2>"$tmp/log"
+grep -q "range(s) at TIP.PGEs (one PSB), joined" "$tmp/log" &&
+	grep -q "^total: *$((30 * 59234)) instructions, 0 gaps" "$tmp/info" &&
+	ok "one PSB, 2 workers: cut at TIP.PGEs, joined, the same count" ||
+	bad "one PSB, 2 workers: $(cat "$tmp/log")"
 
 # The same stream cut inside a packet (the first 7 bytes of a PSB): longer
 # than 128 KiB, so import raw does not scan it whole (the first open
