@@ -230,13 +230,27 @@ int rcv_accesses(const struct rcv_ctx *c, const struct rcv_where *at,
 	if (wr.valid) {
 		const struct rcv_op *op = write_op(in);
 
+		/* A write the decoder could not name whole (xsave's
+		 * area, an odd operand): its address is not enough.
+		 */
+		bool whole = !(in->flags & RCV_I_MEMBAR) ||
+			     in->id == X86_INS_PUSH || in->id == X86_INS_CALL ||
+			     in->id == X86_INS_MOVSD;	/* SSE's (string:
+							 * above) */
+
 		n = acc_add(acc, n, max, RP_ACC_WRITE,
-			    wr.addr_known && wr.size, wr.addr, wr.size);
+			    whole && wr.addr_known && wr.size, wr.addr,
+			    wr.size);
 		if (n <= max && (op || in->id == X86_INS_PUSH ||
 				 in->id == X86_INS_CALL))
 			acc_bounds(c, at, op, &acc[n - 1]);
 	} else if (in->flags & RCV_I_MEMBAR) {
 		n = acc_add(acc, n, max, RP_ACC_WRITE, false, 0, 0);
+		/* pushf and enter write below the stack pointer. */
+		if (n <= max && (in->id == X86_INS_PUSHF ||
+				 in->id == X86_INS_PUSHFQ ||
+				 in->id == X86_INS_ENTER))
+			acc_bounds(c, at, NULL, &acc[n - 1]);
 	}
 	return (int)(n < max ? n : max);
 }

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Unit tests of rcv_accesses() (replay/rcv_access.c): the memory one
+ * instruction touches, on hand-made states, as watchpoints (#18) need
+ * it: explicit loads and stores, compares that only read, string
+ * instructions over their whole range either way or unknown, push and
+ * call on the stack, unknown addresses bounded to the stack mapping or
+ * at fs, the kernel's write at a system call, and an undecodable
+ * instruction that may touch anything.  The scan over recorded programs
+ * is test_watch.c; GDB against the ground truth tests/gdb/watch.sh.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "rcv_internal.h"
+#include "replay.h"
+
+#define F_DF_BIT 0x400ull
+
+static struct rcv_dec *dec;
+static struct rcv_ctx ctx;	/* no memory: loads stay unknown */
+static struct rcv_ins in;
+static struct rcv_state pre, post;
+static struct rcv_frame fr;
+static struct rcv_where at;
+static struct rp_access acc[4];
+
+static void setup(void)
+{
+	cr_assert_eq(rcv_dec_new(&dec), 0);
+	memset(&pre, 0, sizeof(pre));
+	memset(&post, 0, sizeof(post));
+	memset(&fr, 0, sizeof(fr));
+	memset(&at, 0, sizeof(at));
+	at.in = &in;
+	at.pre = &pre;
+	at.post = &post;
+	at.fr = &fr;
+	at.stack_lo = 0x7ffd0000;
+	at.stack_hi = 0x7fff0000;
+}
+
+static void teardown(void)
+{
+	rcv_dec_free(dec);
+}
+
+TestSuite(rcv_access, .init = setup, .fini = teardown);
+
+static void set(int reg, uint64_t v)
+{
+	pre.r[reg] = (struct rcv_val){ v, ~0ull };
+}
+
+/* The accesses of @bytes at 0x401000 with the state set up so far. */
+static int run(const char *bytes, size_t len)
+{
+	rcv_decode(dec, 0x401000, (const uint8_t *)bytes, len, RP_IC_OTHER,
+		   &in);
+	in.next = in.ip + in.len;
+	return rcv_accesses(&ctx, &at, acc, 4);
+}
+
+#define RUN(b) run(b, sizeof(b) - 1)
+
+Test(rcv_access, load_and_store)
+{
+	set(RP_REG_RAX, 0x5000);
+	/* mov (%rax),%rbx: an 8-byte read at 0x5000 */
+	cr_assert_eq(RUN("\x48\x8b\x18"), 1);
+	cr_assert_eq(acc[0].kind, RP_ACC_READ);
+	cr_assert(acc[0].addr_known);
+	cr_assert_eq(acc[0].addr, 0x5000);
+	cr_assert_eq(acc[0].size, 8);
+	/* mov %ebx,0x10(%rax): a 4-byte write at 0x5010 */
+	cr_assert_eq(RUN("\x89\x58\x10"), 1);
+	cr_assert_eq(acc[0].kind, RP_ACC_WRITE);
+	cr_assert_eq(acc[0].addr, 0x5010);
+	cr_assert_eq(acc[0].size, 4);
+	/* addl $1,(%rax): read and write of the same bytes */
+	cr_assert_eq(RUN("\x83\x00\x01"), 2);
+	cr_assert_eq(acc[0].kind, RP_ACC_READ);
+	cr_assert_eq(acc[1].kind, RP_ACC_WRITE);
+	cr_assert_eq(acc[1].addr, 0x5000);
+	/* cmpl $1,(%rax) and testb $2,(%rax): reads only */
+	cr_assert_eq(RUN("\x83\x38\x01"), 1);
+	cr_assert_eq(acc[0].kind, RP_ACC_READ);
+	cr_assert_eq(RUN("\xf6\x00\x02"), 1);
+	cr_assert_eq(acc[0].kind, RP_ACC_READ);
+	/* lea 8(%rax),%rbx: no access */
+	cr_assert_eq(RUN("\x48\x8d\x58\x08"), 0);
+	/* mov %eax,0x1000(%rip): the address from the PC alone */
+	memset(&pre, 0, sizeof(pre));
+	cr_assert_eq(RUN("\x89\x05\x00\x10\x00\x00"), 1);
+	cr_assert(acc[0].addr_known);
+	cr_assert_eq(acc[0].addr, 0x401006 + 0x1000);
+}
+
+Test(rcv_access, unknown_addresses_and_bounds)
+{
+	/* mov %ebx,(%rcx), rcx unknown: anywhere */
+	cr_assert_eq(RUN("\x89\x19"), 1);
+	cr_assert(!acc[0].addr_known);
+	cr_assert_eq(acc[0].hi, 0);
+	/* mov %ebx,-8(%rsp), rsp unknown: in the stack mapping */
+	cr_assert_eq(RUN("\x89\x5c\x24\xf8"), 1);
+	cr_assert(!acc[0].addr_known);
+	cr_assert_eq(acc[0].lo, 0x7ffd0000);
+	cr_assert_eq(acc[0].hi, 0x7fff0000);
+	/* push %rbx, rsp unknown: the stack too */
+	cr_assert_eq(RUN("\x53"), 1);
+	cr_assert_eq(acc[0].kind, RP_ACC_WRITE);
+	cr_assert_eq(acc[0].hi, 0x7fff0000);
+	/* pushfq: the stack */
+	cr_assert_eq(RUN("\x9c"), 1);
+	cr_assert(!acc[0].addr_known);
+	cr_assert_eq(acc[0].hi, 0x7fff0000);
+	/* mov %ebx,-8(%rbp): the stack only when rbp derives from rsp */
+	cr_assert_eq(RUN("\x89\x5d\xf8"), 1);
+	cr_assert_eq(acc[0].hi, 0);
+	fr.rbp_c = 1;
+	cr_assert_eq(RUN("\x89\x5d\xf8"), 1);
+	cr_assert_eq(acc[0].hi, 0x7fff0000);
+	/* mov %rax,%fs:0x10: at fs_base (the end's) + 0x10 */
+	cr_assert_eq(RUN("\x64\x48\x89\x04\x25\x10\x00\x00\x00"), 1);
+	cr_assert(!acc[0].addr_known);
+	cr_assert_eq(acc[0].hi, 0);
+	at.fs_end = (struct rcv_val){ 0x7f0000001000, ~0ull };
+	cr_assert_eq(RUN("\x64\x48\x89\x04\x25\x10\x00\x00\x00"), 1);
+	cr_assert_eq(acc[0].lo, 0x7f0000001010);
+	cr_assert_eq(acc[0].hi, 0x7f0000001018);
+}
+
+Test(rcv_access, strings)
+{
+	/* rep stosb, rdi rcx DF known: [rdi, rdi + rcx) */
+	set(RP_REG_RDI, 0x6000);
+	set(RP_REG_RCX, 100);
+	pre.r[RCV_FLAGS] = (struct rcv_val){ 0, F_DF_BIT };
+	cr_assert_eq(RUN("\xf3\xaa"), 1);
+	cr_assert_eq(acc[0].kind, RP_ACC_WRITE);
+	cr_assert(acc[0].addr_known);
+	cr_assert_eq(acc[0].addr, 0x6000);
+	cr_assert_eq(acc[0].size, 100);
+	/* rep movsq: 100 quadwords read at rsi, written at rdi */
+	set(RP_REG_RSI, 0x9000);
+	cr_assert_eq(RUN("\xf3\x48\xa5"), 2);
+	cr_assert_eq(acc[0].kind, RP_ACC_READ);
+	cr_assert_eq(acc[0].addr, 0x9000);
+	cr_assert_eq(acc[0].size, 800);
+	cr_assert_eq(acc[1].kind, RP_ACC_WRITE);
+	cr_assert_eq(acc[1].size, 800);
+	/* rep movsd (the string one): 4-byte elements */
+	cr_assert_eq(RUN("\xf3\xa5"), 2);
+	cr_assert_eq(acc[1].size, 400);
+	/* downward (DF set): the range ends at rdi's element */
+	pre.r[RCV_FLAGS] = (struct rcv_val){ F_DF_BIT, F_DF_BIT };
+	cr_assert_eq(RUN("\xf3\xaa"), 1);
+	cr_assert_eq(acc[0].addr, 0x6000 - 99);
+	cr_assert_eq(acc[0].size, 100);
+	/* rcx unknown: anywhere */
+	pre.r[RP_REG_RCX] = (struct rcv_val){ 0, 0 };
+	cr_assert_eq(RUN("\xf3\xaa"), 1);
+	cr_assert(!acc[0].addr_known);
+	/* rcx 0: nothing */
+	set(RP_REG_RCX, 0);
+	cr_assert_eq(RUN("\xf3\xaa"), 0);
+	/* movsd %xmm0,(%rdi) is SSE's: one 8-byte store */
+	cr_assert_eq(RUN("\xf2\x0f\x11\x07"), 1);
+	cr_assert_eq(acc[0].kind, RP_ACC_WRITE);
+	cr_assert_eq(acc[0].addr, 0x6000);
+	cr_assert_eq(acc[0].size, 8);
+}
+
+Test(rcv_access, syscalls_and_undecodable)
+{
+	/* syscall: what the table said (read(2) into 0x404080, 11 bytes) */
+	at.sys = 1;
+	at.sys_addr = 0x404080;
+	at.sys_len = 11;
+	cr_assert_eq(RUN("\x0f\x05"), 1);
+	cr_assert(acc[0].syscall);
+	cr_assert(acc[0].addr_known);
+	cr_assert_eq(acc[0].addr, 0x404080);
+	cr_assert_eq(acc[0].size, 11);
+	at.sys = -1;	/* not in the table: may write anything */
+	cr_assert_eq(RUN("\x0f\x05"), 1);
+	cr_assert(acc[0].syscall);
+	cr_assert(!acc[0].addr_known);
+	at.sys = 0;	/* writes no memory */
+	cr_assert_eq(RUN("\x0f\x05"), 0);
+	/* bytes that are no instruction: may read and write anything */
+	cr_assert_eq(RUN("\x06"), 2);
+	cr_assert(!acc[0].addr_known && !acc[1].addr_known);
+	cr_assert_eq(acc[1].kind, RP_ACC_WRITE);
+	/* xsave (%rdi): a write the engine cannot size */
+	set(RP_REG_RDI, 0x6000);
+	cr_assert_eq(RUN("\x0f\xae\x27"), 1);
+	cr_assert_eq(acc[0].kind, RP_ACC_WRITE);
+	cr_assert(!acc[0].addr_known);
+}
