@@ -332,6 +332,7 @@ static size_t lower(const struct win *w, uint64_t word, uint64_t pos)
  */
 #define MB_FWD	1	/* may look into the later windows */
 #define MB_BACK	2	/* may look into the earlier windows */
+#define MB_SCAN	64	/* accesses of one word looked at each way */
 
 static bool mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out,
 		     int dirs)
@@ -358,6 +359,12 @@ static bool mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out,
 	     w->idx[j].pos < w->nb[i]; j++) {
 		size_t q = w->idx[j].pos;
 
+		/* A word accessed in every iteration of a loop, values
+		 * unknown: do not walk all of them for each question.
+		 */
+		if (j - k >= MB_SCAN)
+			goto backward;
+
 		rcv_reads(c, &w->ins[q], &w->st[q], &w->st[q + 1], &x);
 		r = acc_byte(&x, a, out);
 		if (r == 1)
@@ -382,6 +389,9 @@ backward:
 	for (j = k; j-- > 0 && w->idx[j].word == word &&
 	     (int64_t)w->idx[j].pos > w->pb[i];) {
 		size_t q = w->idx[j].pos;
+
+		if (k - j > MB_SCAN)
+			return false;
 
 		if ((w->ins[q].flags & RCV_I_SYSCALL) &&
 		    sys_write(w, q, &sa, &sl) > 0 && a - sa < sl)
