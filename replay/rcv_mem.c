@@ -177,7 +177,7 @@ static const struct {
 	{ 79, RP_REG_RDI, RP_REG_RSI, 0, false },	/* getcwd */
 };
 
-static int sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len)
+int rcv_sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len)
 {
 	const struct rcv_state *s = &w->st[i];
 	uint64_t nr = s->r[RP_REG_RAX].v;
@@ -265,7 +265,7 @@ int rcv_build_index(struct win *w)
 			if (in->flags & RCV_I_BARRIER) {
 				bar = true;
 			} else {
-				int e = sys_write(w, i, &sa, &sl);
+				int e = rcv_sys_write(w, i, &sa, &sl);
 
 				if (e < 0)
 					bar = true;
@@ -373,7 +373,7 @@ static bool mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out,
 		if (acc_byte(&x, a, out) >= 0)
 			goto backward;
 		if ((w->ins[q].flags & RCV_I_SYSCALL) &&
-		    sys_write(w, q, &sa, &sl) > 0 && a - sa < sl)
+		    rcv_sys_write(w, q, &sa, &sl) > 0 && a - sa < sl)
 			goto backward;
 	}
 	if (w->nb[i] == w->n && (dirs & MB_FWD)) {
@@ -394,7 +394,7 @@ backward:
 			return false;
 
 		if ((w->ins[q].flags & RCV_I_SYSCALL) &&
-		    sys_write(w, q, &sa, &sl) > 0 && a - sa < sl)
+		    rcv_sys_write(w, q, &sa, &sl) > 0 && a - sa < sl)
 			return false;
 		rcv_writes(c, &w->ins[q], &w->st[q], &w->st[q + 1], &x);
 		r = acc_byte(&x, a, out);

@@ -79,6 +79,14 @@ int rcv_build_index(struct win *w);
 /* Byte @a of memory before instruction @i of @w (state i), if known. */
 bool rcv_mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out);
 
+/*
+ * The user memory system call @i of @w writes, by its number and
+ * arguments (rcv_mem.c's table): 1 when it writes [*@addr, *@addr +
+ * *@len) alone, 0 when none, -1 when not known.  Also for watchpoints
+ * (rp_recover_accesses()).
+ */
+int rcv_sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len);
+
 /* struct rcv_ctx's mem: up to 8 bytes at @addr before @i; @ctx is a win. */
 struct rcv_val rcv_mem_cb(void *ctx, uint64_t i, uint64_t addr,
 			  unsigned int size);

@@ -832,6 +832,6 @@ int rp_recover_accesses(struct rp_recover *rc, uint64_t pos,
 		at.fs_end = (struct rcv_val){
 			rc->end_regs.val[RP_REG_FS_BASE], ~0ull };
 	if (at.in->flags & RCV_I_SYSCALL)
-		at.sys = sys_write(w, i, &at.sys_addr, &at.sys_len);
+		at.sys = rcv_sys_write(w, i, &at.sys_addr, &at.sys_len);
 	return rcv_accesses(&rc->ctx, &at, acc, max);
 }
