@@ -36,7 +36,14 @@ CHECK_EXTRA += values-test gdb-values-test
 
 # make bench: the recovery table and GDB's first stop, values on vs off.
 .PHONY: values-bench
-values-bench: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(PROG_BINS)
+values-bench: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(VALBENCH) $(PROG_BINS) \
+		$(BUILD)/tests/bench/gdbloop $(BUILD)/tests/bench/workload
 	./scripts/bench-values $(BUILD)
 
 BENCH_EXTRA += values-bench
+
+# Latency of a value question against the instruction alone (values-bench).
+VALBENCH := $(BUILD)/tests/values/valbench
+$(VALBENCH): tests/values/valbench.c $(RP_LIB) $(PTK_LIB) $(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LINK_REPLAY)
