@@ -575,6 +575,7 @@ ptrec_tests() {
 			grep -q '^PASS  decode' /out/selftest.log &&
 			grep -q '^PASS  switches' /out/selftest.log &&
 			grep -q '^PASS  pmi' /out/selftest.log &&
+			grep -q '^PASS  cr3' /out/selftest.log &&
 			grep -q '^PASS  hwstats' /out/selftest.log &&
 			grep -q ' 0 failed' /out/selftest.log"
 		sed 's/^/# selftest: /' /out/selftest.log
