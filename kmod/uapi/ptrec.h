@@ -35,7 +35,12 @@
 #include <linux/types.h>
 
 #define PTREC_DEVICE		"/dev/ptrec"
-#define PTREC_UAPI_VERSION	1
+/*
+ * 2: the read() stream's CR3 records are sideband format 2's (40 bytes,
+ * with kernel_cr3); 1 had format 1's.  The stream carries no version of
+ * its own, so its records' layout is part of this one.
+ */
+#define PTREC_UAPI_VERSION	2
 
 /* Smallest buffer read() accepts: the largest message. */
 #define PTREC_MSG_TRACE_MAX	65536

@@ -313,11 +313,11 @@ if [ -n "${FAKEPTREC:-}" ]; then
 		fake eacces "$PTREC" record --backend=kmod -o "$tmp/k" -- "$PTREC_TINY"
 	for m in eproto einval; do
 		expect_fail "record: a module of another release ($m) is named, with what to do" 1 \
-			"does not speak interface version 1 of this ptrec .*install the module of this release (make kmod, or DKMS: see README, \"Installing the module with DKMS\") and reload it (rmmod ptrec; modprobe ptrec)" \
+			"does not speak interface version 2 of this ptrec .*install the module of this release (make kmod, or DKMS: see README, \"Installing the module with DKMS\") and reload it (rmmod ptrec; modprobe ptrec)" \
 			fake $m "$PTREC" record --backend=kmod -o "$tmp/k" -- "$PTREC_TINY"
 	done
 	expect_fail "record: a module answering with an older interface version" 1 \
-		"the module answers with interface version 0, this ptrec speaks 1: install the module of this release" \
+		"the module answers with interface version 0, this ptrec speaks 2: install the module of this release" \
 		fake oldversion "$PTREC" record --backend=kmod -o "$tmp/k" -- "$PTREC_TINY"
 	expect_fail "record: /dev/ptrec of something else (ENOTTY)" 1 \
 		"this device is not ptrec.ko's /dev/ptrec" \
