@@ -382,6 +382,27 @@ static void ptrec_drain_fn(struct irq_work *iw)
 }
 
 /*
+ * After a save on the CPU that holds @t: start its unit again, with PSB+
+ * (#20.9), unless its LOST records wait for room (ptrec_q_lost()): then
+ * the unit stays stopped, one UNTRACED record says so, and the reader,
+ * once it made room, kicks it (ptrec_thread_kick()).  Context: t->lock
+ * held, IRQs off, inside ptrec_hold_pmi().
+ */
+static void ptrec_restart(struct ptrec_thread *t)
+{
+	t->area->pt.status &= ~RTIT_STATUS_BYTECNT;
+	if (!ptrec_q_flush_thread(t->s, t)) {
+		ptrec_untraced(t, "its losses wait for room in the queue");
+	} else if (ptrec_hw_restore(t->area)) {
+		/* the next switch-out finds TraceEn clear */
+		atomic_long_inc(&ptrec_cnt.msr_faults);
+		ptrec_hw->write_msr(MSR_IA32_RTIT_CTL, 0);
+	} else {
+		t->untraced = false;	/* a next hole is a new one */
+	}
+}
+
+/*
  * IPI: on the CPU that holds @t, stop the unit, read it, let the status
  * and guard follow what the drain copied, start it again.
  */
@@ -393,21 +414,7 @@ static void ptrec_rearm_fn(void *arg)
 	if (t->loaded_cpu == smp_processor_id()) {
 		ptrec_hold_pmi();
 		ptrec_save(t);
-		t->area->pt.status &= ~RTIT_STATUS_BYTECNT;
-		if (!ptrec_q_flush_thread(t->s, t)) {
-			/*
-			 * Its LOST records wait for room (ptrec_q_lost()):
-			 * the unit stays stopped until the reader made room
-			 * and kicks it (ptrec_thread_kick()).
-			 */
-			ptrec_untraced(t, "its losses wait for room in the queue");
-		} else if (ptrec_hw_restore(t->area)) {
-			/* the next switch-out finds TraceEn clear */
-			atomic_long_inc(&ptrec_cnt.msr_faults);
-			ptrec_hw->write_msr(MSR_IA32_RTIT_CTL, 0);
-		} else {
-			t->untraced = false;	/* a next hole is a new one */
-		}
+		ptrec_restart(t);
 		ptrec_allow_pmi();
 	}
 	raw_spin_unlock(&t->lock);
@@ -842,14 +849,7 @@ void ptrec_thread_set_cr3_match(struct ptrec_thread *t, u64 cr3)
 	}
 	t->area->pt.cr3_match = cr3;
 	if (loaded) {
-		t->area->pt.status &= ~RTIT_STATUS_BYTECNT;
-		if (ptrec_hw_restore(t->area)) {
-			/* the next switch-out finds TraceEn clear */
-			atomic_long_inc(&ptrec_cnt.msr_faults);
-			ptrec_hw->write_msr(MSR_IA32_RTIT_CTL, 0);
-		} else {
-			t->untraced = false;
-		}
+		ptrec_restart(t);
 		ptrec_allow_pmi();
 	}
 	raw_spin_unlock_irqrestore(&t->lock, flags);
