@@ -119,6 +119,16 @@ grep -q "range(s) at TIP.PGEs (one PSB), joined" "$tmp/log" &&
 	ok "one PSB, 2 workers: cut at TIP.PGEs, joined, the same count" ||
 	bad "one PSB, 2 workers: $(cat "$tmp/log")"
 
+# The same single-PSB stream with the page at 0x440000 withheld: the plain
+# loop stops at the first copy's missing code and finds no PSB to go on
+# at, so the history ends there.  Cut for 2 workers, the ranges after the
+# one with the missing code are dropped, not decoded again in one piece.
+real_trace "simple-glibc x30, one PSB, a page withheld" "$tmp/single.pt" \
+	"$tmp/nolib.list" 6/85/4 47233 1 1 one
+grep -q "^index: thread 1: 1 range(s) at TIP.PGEs (one PSB), joined$" "$tmp/info" &&
+	ok "one PSB, a page withheld, 2 workers: cut, then ended at the missing code" ||
+	bad "one PSB, a page withheld, 2 workers: $(grep '^index:' "$tmp/info")"
+
 # The same stream cut inside a packet (the first 7 bytes of a PSB): longer
 # than 128 KiB, so import raw does not scan it whole (the first open
 # decodes it) but still finds the cut from the last PSB.
