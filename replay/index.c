@@ -317,8 +317,8 @@ run:
 			}
 			ret = nomap_gap(&w, block.ip, &off);
 			if (!ret && off == UINT64_MAX) {
-				/* The end of the stream: of a cut one too, whose
-				 * single pass would find no PSB to go on at.
+				/* The end of the stream, a cut one's too: one
+				 * pass would find no PSB to go on at.
 				 */
 				r->ended = r->split || r->stop_split;
 				break;
