@@ -596,7 +596,8 @@ static size_t plan_splits(struct rp_session *s, struct rp_thread *t,
 
 	*splits = NULL;
 	if (n < 2 || t->npsbs != 1 || t->pt_size < SPLIT_MIN_BYTES ||
-	    !world_static(s, t) || rp_scan_splits(t, &v, &nsp) || !nsp) {
+	    !world_static(s, t) ||
+	    rp_scan_splits(t, t->pt_size / n, &v, &nsp) || !nsp) {
 		free(v);
 		return 1;
 	}

@@ -266,15 +266,17 @@ static int split_add(struct split_scan *sc, uint64_t off, size_t len)
 	return 0;
 }
 
-int rp_scan_splits(const struct rp_thread *t, struct rp_split **v,
-		   size_t *n)
+int rp_scan_splits(const struct rp_thread *t, uint64_t every,
+		   struct rp_split **v, size_t *n)
 {
 	const uint8_t *b = t->pt;
 	struct split_scan sc;
-	uint64_t off = t->npsbs ? t->psbs[0].offset : t->pt_size;
+	uint64_t off = t->npsbs ? t->psbs[0].offset : t->pt_size, mark = 0;
 	int ret = 0;
 
 	memset(&sc, 0, sizeof(sc));
+	if (!every)
+		every = 1;
 	while (off < t->pt_size && !ret) {
 		const uint8_t *p = b + off;
 		size_t left = t->pt_size - off, len;
@@ -319,8 +321,10 @@ int rp_scan_splits(const struct rp_thread *t, struct rp_split **v,
 			split_ip(&sc, ipc, p + 1, ib);
 			if ((h & 0x1f) == 0x11) {	/* TIP.PGE */
 				if (was_off && sc.have_ip && ipc &&
-				    sc.have_mode && !sc.in_psb)
+				    sc.have_mode && !sc.in_psb && off >= mark) {
 					ret = split_add(&sc, off, len);
+					mark = (off / every + 1) * every;
+				}
 				sc.traced = true;
 			} else if ((h & 0x1f) == 0x01) {	/* TIP.PGD */
 				sc.traced = false;
