@@ -145,4 +145,21 @@ rm -rf "$tmp/b"
 	ok "a long cut stream: every instruction, the 20 gaps and one for the lost bytes" ||
 	bad "long cut stream: $(tail -1 "$tmp/info")"
 
+# The single-PSB stream cut the same way: its tail from its only PSB is
+# all of it, walked by packet headers (import/common.c), not libipt.
+len=$(wc -c <"$tmp/single.pt")
+{ cat "$tmp/single.pt"; printf '\002\202\002\202\002\202\002'; } >"$tmp/single-cut.pt"
+rm -rf "$tmp/b"
+"$PTREC" import raw -o "$tmp/b" --pt "$tmp/single-cut.pt" --images "$tmp/glibc.list" \
+	--cpu 6/85/4 >"$tmp/log" 2>&1 &&
+	grep -q "ends inside a packet at offset $len: its last 7 bytes are lost" "$tmp/log" &&
+	tr -d ' \n' <"$tmp/b/manifest.json" |
+	grep -q '"features":\["user","branch","tsc","mtc","cyc"\]' &&
+	ok "a single-PSB stream cut inside a packet: the import names the offset, the packet kinds" ||
+	bad "single-PSB cut stream: $(tail -1 "$tmp/log"); $(grep -A6 '"features"' "$tmp/b/manifest.json" | tr -d '\n')"
+"$PTREC" info "$tmp/b" >"$tmp/info" 2>&1 &&
+	grep -q "^total: *$((30 * 59234)) instructions, 1 gaps" "$tmp/info" &&
+	ok "a single-PSB cut stream: every instruction, one gap for the lost bytes" ||
+	bad "single-PSB cut stream: $(tail -1 "$tmp/info")"
+
 tap_end import-real
