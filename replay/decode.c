@@ -363,7 +363,7 @@ int rp_walk_events(struct walk *w, int status)
 		ret = ev.status_update ? psb_passed(w) :
 		      ev.type == ptev_enabled ? off_psb_enable(w, &ev) : 0;
 		if (!ret && w->stopped)
-			return status;	/* the rest is the next worker's */
+			return status;	/* the rest: the next worker's */
 		if (!ret && w->indexing)
 			ret = rp_gap_loop(w, &ev);
 		if (!ret && w->indexing)

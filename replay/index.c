@@ -287,9 +287,10 @@ run:
 		}
 		if (status == -pte_eos)
 			break;
-		if (status < 0 && (r->split || r->stop_split)) {
-			/* One pass resyncs at the next PSB, which a cut stream
-			 * does not have: index it in one piece.
+		if (status < 0 && status != -pte_nomap &&
+		    (r->split || r->stop_split)) {
+			/* Not missing code: maybe the cut's own doing (a
+			 * return compressed across it): index it in one piece.
 			 */
 			ret = 1;
 			break;
@@ -315,8 +316,13 @@ run:
 				break;
 			}
 			ret = nomap_gap(&w, block.ip, &off);
-			if (!ret && off == UINT64_MAX)
-				break;	/* the end of the stream */
+			if (!ret && off == UINT64_MAX) {
+				/* The end of the stream, a cut one's too: one
+				 * pass would find no PSB to go on at.
+				 */
+				r->ended = r->split || r->stop_split;
+				break;
+			}
 			if (!ret)
 				ret = resync_blocks(&w, off, &status);
 			if (w.stopped)
@@ -390,7 +396,7 @@ run:
 	r->stop_sync = w.stop_sync;
 	/* A range that should end at the next one's PSB but did not. */
 	if (!ret && (r->stop_psb != SIZE_MAX || r->stop_split) &&
-	    (!w.stopped || w.overshot))
+	    !r->ended && (!w.stopped || w.overshot))
 		ret = 1;
 out:
 	free(w.cls);
@@ -590,7 +596,8 @@ static size_t plan_splits(struct rp_session *s, struct rp_thread *t,
 
 	*splits = NULL;
 	if (n < 2 || t->npsbs != 1 || t->pt_size < SPLIT_MIN_BYTES ||
-	    !world_static(s, t) || rp_scan_splits(t, &v, &nsp) || !nsp) {
+	    !world_static(s, t) ||
+	    rp_scan_splits(t, t->pt_size / n, &v, &nsp) || !nsp) {
 		free(v);
 		return 1;
 	}
@@ -618,7 +625,7 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 	struct range r[RANGE_MAX];
 	pthread_t tid[WORKERS_MAX];
 	bool started[WORKERS_MAX] = { false };
-	size_t i, workers = range_count(t);
+	size_t i, j, workers = range_count(t);
 	size_t n = rp_index_plan(s, t, r, workers > 1 ?
 				 workers * RANGES_PER_WORKER : 1);
 	struct rp_split *splits = NULL;
@@ -639,6 +646,23 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 	for (i = 1; i < workers; i++)
 		if (started[i])
 			pthread_join(tid[i], NULL);
+	/* A cut stream ends at its first missing code, as a single pass
+	 * would (no PSB after it to resync at): later ranges are dropped.
+	 */
+	for (i = 0; i < n; i++)
+		if (r[i].ended && !r[i].ret) {
+			for (j = i + 1; j < n; j++) {
+				free(r[j].ckpts);
+				free(r[j].gaps);
+				free(r[j].evs);
+				r[j].ckpts = NULL;
+				r[j].gaps = NULL;
+				r[j].evs = NULL;
+				r[j].nckpts = r[j].ngaps = r[j].nevs = 0;
+			}
+			n = i + 1;
+			break;
+		}
 	for (i = 0; i < n; i++)
 		if (r[i].ret < 0 || (r[i].ret > 0 && !ret))
 			ret = r[i].ret;

@@ -53,6 +53,7 @@ struct range {
 	const struct rp_split *split;	/* set: it starts there, */
 	const struct rp_split *stop_split;	/* and ends there */
 	int64_t lead_min;	/* lowest depth before its first checkpoint */
+	bool ended;		/* a cut stream's end: missing code */
 	int ret;
 };
 

@@ -20,9 +20,6 @@ struct psb_scan {
 	size_t cap;
 };
 
-/* Bytes of IP payload for each IP compression (SDM Table 33-11). */
-static const uint8_t ipc_bytes[8] = { 0, 2, 4, 6, 6, 0xff, 8, 0xff };
-
 static uint64_t le(const uint8_t *p, size_t n)
 {
 	uint64_t v = 0;
@@ -30,34 +27,6 @@ static uint64_t le(const uint8_t *p, size_t n)
 	while (n--)
 		v = v << 8 | p[n];
 	return v;
-}
-
-/* The length of the extended (0x02 ...) packet at @p, or 0: not known. */
-static size_t ext_len(const uint8_t *p, size_t left)
-{
-	if (left < 2)
-		return 0;
-	switch (p[1]) {
-	case 0x82: return 16;	/* PSB */
-	case 0x23: return 2;	/* PSBEND */
-	case 0x03: return 4;	/* CBR */
-	case 0xa3: return 8;	/* long TNT */
-	case 0x43: return 8;	/* PIP */
-	case 0xf3: return 2;	/* OVF */
-	case 0xc8: return 7;	/* VMCS */
-	case 0x73: return 7;	/* TMA */
-	case 0x83: return 2;	/* TraceStop */
-	case 0xc3: return 11;	/* MNT */
-	case 0x62: case 0xe2: return 2;	/* EXSTOP */
-	case 0xc2: return 10;	/* MWAIT */
-	case 0x22: return 4;	/* PWRE */
-	case 0xa2: return 7;	/* PWRX */
-	default:
-		if ((p[1] & 0x1f) == 0x12)	/* PTWRITE: 4 or 8 bytes */
-			return (p[1] & 0x60) == 0 ? 6 :
-			       (p[1] & 0x60) == 0x20 ? 10 : 0;
-		return 0;
-	}
 }
 
 /*
@@ -73,38 +42,27 @@ static uint64_t seek_pge(const uint8_t *b, uint64_t size, uint64_t off,
 {
 	while (off < size) {
 		const uint8_t *p = b + off;
-		size_t left = size - off, len;
+		size_t left = size - off, len = ptkit_pkt_len(p, left);
 		uint8_t h = p[0];
 
-		if (h == 0x00) {
-			len = 1;
-		} else if (h == 0x02) {
-			len = ext_len(p, left);
-			if (!len || p[1] == 0x82 || p[1] == 0xf3 ||
-			    p[1] == 0xa3)
-				return 0;	/* PSB, OVF, long TNT */
-		} else if ((h & 0x03) == 0x03) {	/* CYC */
-			len = 1;
-			if (h & 0x04)
-				while (len < left && (p[len++] & 0x01))
-					;
-		} else if ((h & 0x1f) == 0x11) {	/* TIP.PGE */
+		if (!len || len > left)
+			return 0;
+		if (h == 0x02 && (p[1] == 0x82 || p[1] == 0xf3 ||
+				  p[1] == 0xa3))
+			return 0;	/* PSB, OVF, long TNT */
+		if ((h & 0x1f) == 0x11) {	/* TIP.PGE */
 			unsigned int ipc = h >> 5;
-			size_t n = ipc_bytes[ipc];
 
-			if ((ipc != 3 && ipc != 6) || 1 + n > left)
+			if (ipc != 3 && ipc != 6)
 				return 0;
-			*ip = le(p + 1, n);
+			*ip = le(p + 1, len - 1);
 			if (ipc == 3 && (*ip & (1ull << 47)))
 				*ip |= 0xffffull << 48;
 			return off;
-		} else if (h == 0x19) {		/* TSC */
-			len = 8;
-		} else if (h == 0x59 || h == 0x99) {	/* MTC, MODE */
-			len = 2;
-		} else {
-			return 0;	/* TNT, TIP, FUP, PGD or not known */
 		}
+		if (h != 0x00 && h != 0x02 && (h & 0x03) != 0x03 &&
+		    h != 0x19 && h != 0x59 && h != 0x99)
+			return 0;	/* TNT, TIP, FUP, PGD */
 		off += len;
 	}
 	return 0;
@@ -266,26 +224,25 @@ static int split_add(struct split_scan *sc, uint64_t off, size_t len)
 	return 0;
 }
 
-int rp_scan_splits(const struct rp_thread *t, struct rp_split **v,
-		   size_t *n)
+int rp_scan_splits(const struct rp_thread *t, uint64_t every,
+		   struct rp_split **v, size_t *n)
 {
 	const uint8_t *b = t->pt;
 	struct split_scan sc;
-	uint64_t off = t->npsbs ? t->psbs[0].offset : t->pt_size;
+	uint64_t off = t->npsbs ? t->psbs[0].offset : t->pt_size, mark = 0;
 	int ret = 0;
 
 	memset(&sc, 0, sizeof(sc));
+	if (!every)
+		every = 1;
 	while (off < t->pt_size && !ret) {
 		const uint8_t *p = b + off;
-		size_t left = t->pt_size - off, len;
+		size_t left = t->pt_size - off, len = ptkit_pkt_len(p, left);
 		uint8_t h = p[0];
 
-		if (h == 0x00) {		/* PAD */
-			len = 1;
-		} else if (h == 0x02) {
-			len = ext_len(p, left);
-			if (!len || len > left)
-				break;
+		if (!len || len > left)
+			break;			/* not known, or cut */
+		if (h == 0x02) {
 			if (p[1] == 0x82) {
 				sc.in_psb = true;
 				sc.have_ip = false;
@@ -300,27 +257,19 @@ int rp_scan_splits(const struct rp_thread *t, struct rp_split **v,
 				sc.cur.fc = (uint16_t)(le(p + 5, 2) & 0x1ff);
 				sc.cur.has_tma = true;
 			}
-		} else if ((h & 0x03) == 0x03) {	/* CYC */
-			len = 1;
-			if (h & 0x04)
-				while (len < left && (p[len++] & 0x01))
-					;
-		} else if (!(h & 0x01)) {	/* short TNT */
-			len = 1;
-		} else if ((h & 0x1f) == 0x0d || (h & 0x1f) == 0x11 ||
-			   (h & 0x1f) == 0x01 || (h & 0x1f) == 0x1d) {
+		} else if (h != 0x00 && (h & 0x03) != 0x03 && (h & 0x01) &&
+			   ((h & 0x1f) == 0x0d || (h & 0x1f) == 0x11 ||
+			    (h & 0x1f) == 0x01 || (h & 0x1f) == 0x1d)) {
 			unsigned int ipc = h >> 5;
-			size_t ib = ipc_bytes[ipc];
 			bool was_off = !sc.traced;
 
-			if (ib == 0xff || 1 + ib > left)
-				break;
-			len = 1 + ib;
-			split_ip(&sc, ipc, p + 1, ib);
+			split_ip(&sc, ipc, p + 1, len - 1);
 			if ((h & 0x1f) == 0x11) {	/* TIP.PGE */
 				if (was_off && sc.have_ip && ipc &&
-				    sc.have_mode && !sc.in_psb)
+				    sc.have_mode && !sc.in_psb && off >= mark) {
 					ret = split_add(&sc, off, len);
+					mark = (off / every + 1) * every;
+				}
 				sc.traced = true;
 			} else if ((h & 0x1f) == 0x01) {	/* TIP.PGD */
 				sc.traced = false;
@@ -328,20 +277,11 @@ int rp_scan_splits(const struct rp_thread *t, struct rp_split **v,
 				sc.traced = true;	/* FUP in PSB+ */
 			}
 		} else if (h == 0x19) {		/* TSC */
-			len = 8;
-			if (len <= left)
-				sc.cur.tsc = le(p + 1, 7);
-		} else if (h == 0x59) {		/* MTC */
-			len = 2;
-		} else if (h == 0x99) {		/* MODE */
-			len = 2;
-			if (left >= 2 && !(p[1] >> 5)) {	/* .Exec */
-				sc.cur.csl = p[1] & 1;
-				sc.cur.csd = (p[1] >> 1) & 1;
-				sc.have_mode = true;
-			}
-		} else {
-			break;			/* not known: stop here */
+			sc.cur.tsc = le(p + 1, 7);
+		} else if (h == 0x99 && !(p[1] >> 5)) {	/* MODE.Exec */
+			sc.cur.csl = p[1] & 1;
+			sc.cur.csd = (p[1] >> 1) & 1;
+			sc.have_mode = true;
 		}
 		off += len;
 	}

@@ -34,11 +34,12 @@ struct rp_split {
 };
 
 /*
- * Every such place in @t's stream, after its first PSB, in order, into
- * *@v (malloc'd) and *@n.  Returns 0 or -RP_ERR_NOMEM.
+ * Such places in @t's stream, after its first PSB, in order, into *@v
+ * (malloc'd) and *@n: the first at or after each multiple of @every bytes
+ * (1: all of them).  Returns 0 or -RP_ERR_NOMEM.
  */
-int rp_scan_splits(const struct rp_thread *t, struct rp_split **v,
-		   size_t *n);
+int rp_scan_splits(const struct rp_thread *t, uint64_t every,
+		   struct rp_split **v, size_t *n);
 
 /*
  * Writes the made-up start for @sp into @buf (at least RP_SPLIT_PREFIX

@@ -119,6 +119,16 @@ grep -q "range(s) at TIP.PGEs (one PSB), joined" "$tmp/log" &&
 	ok "one PSB, 2 workers: cut at TIP.PGEs, joined, the same count" ||
 	bad "one PSB, 2 workers: $(cat "$tmp/log")"
 
+# The same single-PSB stream with the page at 0x440000 withheld: the plain
+# loop stops at the first copy's missing code and finds no PSB to go on
+# at, so the history ends there.  Cut for 2 workers, the ranges after the
+# one with the missing code are dropped, not decoded again in one piece.
+real_trace "simple-glibc x30, one PSB, a page withheld" "$tmp/single.pt" \
+	"$tmp/nolib.list" 6/85/4 47233 1 1 one
+grep -q "^index: thread 1: 1 range(s) at TIP.PGEs (one PSB), joined$" "$tmp/info" &&
+	ok "one PSB, a page withheld, 2 workers: cut, then ended at the missing code" ||
+	bad "one PSB, a page withheld, 2 workers: $(grep '^index:' "$tmp/info")"
+
 # The same stream cut inside a packet (the first 7 bytes of a PSB): longer
 # than 128 KiB, so import raw does not scan it whole (the first open
 # decodes it) but still finds the cut from the last PSB.
@@ -134,5 +144,22 @@ rm -rf "$tmp/b"
 	grep -q "^total: *$((20 * 47233)) instructions, 21 gaps" "$tmp/info" &&
 	ok "a long cut stream: every instruction, the 20 gaps and one for the lost bytes" ||
 	bad "long cut stream: $(tail -1 "$tmp/info")"
+
+# The single-PSB stream cut the same way: its tail from its only PSB is
+# all of it, walked by packet headers (import/common.c), not libipt.
+len=$(wc -c <"$tmp/single.pt")
+{ cat "$tmp/single.pt"; printf '\002\202\002\202\002\202\002'; } >"$tmp/single-cut.pt"
+rm -rf "$tmp/b"
+"$PTREC" import raw -o "$tmp/b" --pt "$tmp/single-cut.pt" --images "$tmp/glibc.list" \
+	--cpu 6/85/4 >"$tmp/log" 2>&1 &&
+	grep -q "ends inside a packet at offset $len: its last 7 bytes are lost" "$tmp/log" &&
+	tr -d ' \n' <"$tmp/b/manifest.json" |
+	grep -q '"features":\["user","branch","tsc","mtc","cyc"\]' &&
+	ok "a single-PSB stream cut inside a packet: the import names the offset, the packet kinds" ||
+	bad "single-PSB cut stream: $(tail -1 "$tmp/log"); $(grep -A6 '"features"' "$tmp/b/manifest.json" | tr -d '\n')"
+"$PTREC" info "$tmp/b" >"$tmp/info" 2>&1 &&
+	grep -q "^total: *$((30 * 59234)) instructions, 1 gaps" "$tmp/info" &&
+	ok "a single-PSB cut stream: every instruction, one gap for the lost bytes" ||
+	bad "single-PSB cut stream: $(tail -1 "$tmp/info")"
 
 tap_end import-real

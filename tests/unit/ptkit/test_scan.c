@@ -194,3 +194,98 @@ Test(scan, no_psb_no_packets)
 	cr_assert_eq(s.n, 0);
 	cr_assert_eq(ptkit_stream_scan(buf, 0, record, &s, NULL), 0);
 }
+
+/* Every kind of packet libipt encodes, IPs in every compression and CYCs
+ * of several lengths: ptkit_pkt_len() gives each the size libipt's packet
+ * decoder gives it, and more than what is left for a cut one.
+ */
+Test(scan, pkt_len_is_libipts_size)
+{
+	static const enum pt_ip_compression ipcs[] = {
+		pt_ipc_suppressed, pt_ipc_update_16, pt_ipc_update_32,
+		pt_ipc_sext_48, pt_ipc_update_48, pt_ipc_full
+	};
+	static const enum pt_packet_type ips[] = {
+		ppt_tip, ppt_tip_pge, ppt_tip_pgd, ppt_fup
+	};
+	static const uint64_t cycs[] = { 1, 0x1f, 0x20, 0xfff, 0x12345678 };
+	struct pt_packet_decoder *d;
+	struct pt_config cfg;
+	struct pt_packet p;
+	uint64_t len, off;
+	size_t i, j, n = 0;
+
+	begin();
+	put(ppt_psb, 0);
+	put(ppt_tsc, 0x123456789abcdull);
+	put(ppt_psbend, 0);
+	for (i = 0; i < sizeof(ips) / sizeof(ips[0]); i++)
+		for (j = 0; j < sizeof(ipcs) / sizeof(ipcs[0]); j++) {
+			memset(&p, 0, sizeof(p));
+			p.type = ips[i];
+			p.payload.ip.ipc = ipcs[j];
+			p.payload.ip.ip = 0x1234;
+			cr_assert_geq(pt_enc_next(enc, &p), 0);
+		}
+	for (i = 0; i < sizeof(cycs) / sizeof(cycs[0]); i++) {
+		memset(&p, 0, sizeof(p));
+		p.type = ppt_cyc;
+		p.payload.cyc.value = cycs[i];
+		cr_assert_geq(pt_enc_next(enc, &p), 0);
+	}
+	memset(&p, 0, sizeof(p));
+	p.type = ppt_tnt_8;
+	p.payload.tnt.bit_size = 3;
+	cr_assert_geq(pt_enc_next(enc, &p), 0);
+	p.type = ppt_tnt_64;
+	p.payload.tnt.bit_size = 40;
+	cr_assert_geq(pt_enc_next(enc, &p), 0);
+	memset(&p, 0, sizeof(p));
+	p.type = ppt_mode;
+	p.payload.mode.leaf = pt_mol_tsx;
+	cr_assert_geq(pt_enc_next(enc, &p), 0);
+	put(ppt_mtc, 0);
+	put(ppt_tma, 0);
+	put(ppt_cbr, 0);
+	put(ppt_pip, 0);
+	put(ppt_vmcs, 0);
+	put(ppt_ovf, 0);
+	put(ppt_stop, 0);
+	put(ppt_mnt, 0);
+	put(ppt_exstop, 0);
+	put(ppt_mwait, 0);
+	put(ppt_pwre, 0);
+	put(ppt_pwrx, 0);
+	put(ppt_pad, 0);
+	for (i = 0; i < 2; i++) {
+		memset(&p, 0, sizeof(p));
+		p.type = ppt_ptw;
+		p.payload.ptw.plc = (uint8_t)i;	/* 4 and 8 bytes */
+		cr_assert_geq(pt_enc_next(enc, &p), 0);
+	}
+	pt_enc_get_offset(enc, &len);
+	pt_free_encoder(enc);
+
+	pt_config_init(&cfg);
+	cfg.begin = buf;
+	cfg.end = buf + len;
+	d = pt_pkt_alloc_decoder(&cfg);
+	cr_assert_geq(pt_pkt_sync_forward(d), 0);
+	for (;;) {
+		pt_pkt_get_offset(d, &off);
+		if (pt_pkt_next(d, &p, sizeof(p)) < 0)
+			break;
+		cr_assert_eq(ptkit_pkt_len(buf + off, len - off), p.size,
+			     "packet type %d at %llu", p.type,
+			     (unsigned long long)off);
+		/* Cut one byte short: more than is left. */
+		if (p.size > 1)
+			cr_assert_gt(ptkit_pkt_len(buf + off, p.size - 1u),
+				     p.size - 1u, "cut type %d", p.type);
+		n++;
+	}
+	pt_pkt_free_decoder(d);
+	cr_assert_eq(off, len);
+	cr_assert_geq(n, 50);
+	cr_assert_eq(ptkit_pkt_len((const uint8_t *)"\x09", 1), 0);
+}
