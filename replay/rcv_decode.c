@@ -330,6 +330,8 @@ static bool modelled(unsigned int id)
 	case X86_INS_IMUL: case X86_INS_JMP: case X86_INS_NOP:
 	case X86_INS_ENDBR64: case X86_INS_SYSCALL: case X86_INS_CPUID:
 	case X86_INS_RDTSC: case X86_INS_RDTSCP: case X86_INS_XGETBV:
+	case X86_INS_ROL: case X86_INS_ROR: case X86_INS_MUL:
+	case X86_INS_DIV: case X86_INS_IDIV:
 		return true;
 	default:
 		return cond_of_jcc(id) || rcv_cond_of(id) >= 0;
@@ -493,6 +495,27 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	switch (in->id) {
 	case X86_INS_CMPXCHG:
 		in->wcode[RP_REG_RAX] = 4;
+		break;
+	case X86_INS_IMUL:
+		if (in->nops != 1)	/* rdx:rax = rax * op: as mul */
+			break;
+		/* fall through */
+	case X86_INS_MUL: case X86_INS_DIV: case X86_INS_IDIV:
+		/* ax for a byte operand, else rax and rdx (the low 16 bits
+		 * of each for a word one), whatever capstone lists.
+		 */
+		if (in->nops != 1 || !in->op[0].size)
+			break;
+		if (in->op[0].size == 1) {
+			if (in->wcode[RP_REG_RAX] < 3)
+				in->wcode[RP_REG_RAX] = 3;
+			break;
+		}
+		in->wcode[RP_REG_RAX] = in->op[0].size == 2 &&
+			in->wcode[RP_REG_RAX] <= 3 ? 3 : 4;
+		in->wcode[RP_REG_RDX] = in->op[0].size == 2 &&
+			in->wcode[RP_REG_RDX] <= 3 ? 3 : 4;
+		in->fw |= ARITH_FLAGS;
 		break;
 	case X86_INS_CMPXCHG8B: case X86_INS_CMPXCHG16B:
 	case X86_INS_CWD: case X86_INS_CQO: case X86_INS_CDQ:

@@ -380,6 +380,76 @@ static uint64_t bswap(uint64_t v, unsigned int size)
 	       (uint64_t)__builtin_bswap32((uint32_t)v);
 }
 
+/*
+ * mul, imul (one operand), div, idiv with known operands: ax or rdx:rax
+ * (dx:ax, edx:eax) as the SDM says.  A division whose quotient does not
+ * fit, or by zero, faults instead of completing: left unknown.
+ */
+static void emulate_muldiv(const struct rcv_ctx *c, uint64_t i,
+			   const struct rcv_ins *in, const struct rcv_state *s,
+			   struct rcv_state *o)
+{
+	unsigned int sz = in->op[0].size, id = in->id, w = 8 * sz;
+	bool sgn = id == X86_INS_IMUL || id == X86_INS_IDIV;
+	struct rcv_val b = op_get(c, i, in, &in->op[0], s, sz), lo, hi;
+	unsigned __int128 ua, uq, ur;
+	__int128 sa, sb, sq, sr;
+	uint64_t m = wmask(sz);
+
+	if (sz != 1 && sz != 2 && sz != 4 && sz != 8)
+		return;
+	lo = reg_get(s, RP_REG_RAX, sz == 1 ? 1 : sz, 0);
+	hi = sz == 1 ? reg_get(s, RP_REG_RAX, 1, 8) :
+		       reg_get(s, RP_REG_RDX, sz, 0);
+	if (!full(b, sz) || !full(lo, sz))
+		return;
+	if (id == X86_INS_MUL || id == X86_INS_IMUL) {
+		if (sgn) {
+			sa = (__int128)(int64_t)sext(lo, sz).v;
+			sb = (__int128)(int64_t)sext(b, sz).v;
+			ua = (unsigned __int128)(sa * sb);
+		} else {
+			ua = (unsigned __int128)lo.v * b.v;
+		}
+		if (sz == 1) {
+			reg_set(o, RP_REG_RAX, 2, 0,
+				known((uint64_t)ua & 0xffff));
+			return;
+		}
+		reg_set(o, RP_REG_RAX, sz, 0, known((uint64_t)ua & m));
+		reg_set(o, RP_REG_RDX, sz, 0,
+			known((uint64_t)(ua >> w) & m));
+		return;
+	}
+	if (!full(hi, sz) || !b.v)
+		return;
+	ua = ((unsigned __int128)hi.v << w) | lo.v;
+	if (!sgn) {
+		uq = ua / b.v;
+		ur = ua % b.v;
+		if (uq >> w)
+			return;
+	} else {
+		/* The dividend is 2*sz bytes, sign-extended from its top. */
+		sa = (__int128)(ua << (128 - 2 * w)) >> (128 - 2 * w);
+		sb = (__int128)(int64_t)sext(b, sz).v;
+		sq = sa / sb;
+		sr = sa % sb;
+		if (sq > (((__int128)1 << (w - 1)) - 1) ||
+		    sq < -((__int128)1 << (w - 1)))
+			return;
+		uq = (unsigned __int128)sq;
+		ur = (unsigned __int128)sr;
+	}
+	if (sz == 1) {
+		reg_set(o, RP_REG_RAX, 1, 0, known((uint64_t)uq & 0xff));
+		reg_set(o, RP_REG_RAX, 1, 8, known((uint64_t)ur & 0xff));
+		return;
+	}
+	reg_set(o, RP_REG_RAX, sz, 0, known((uint64_t)uq & m));
+	reg_set(o, RP_REG_RDX, sz, 0, known((uint64_t)ur & m));
+}
+
 /* Forward: fills @o (already passed through) with what @in computes. */
 static void emulate(const struct rcv_ctx *c, uint64_t i,
 		    const struct rcv_ins *in, const struct rcv_state *s,
@@ -521,7 +591,32 @@ static void emulate(const struct rcv_ctx *c, uint64_t i,
 				known(r & wmask(sz)));
 		return;
 	}
+	case X86_INS_ROL: case X86_INS_ROR: {
+		unsigned int n, w = 8 * sz;
+
+		a = op_get(c, i, in, d, s, sz);
+		b = in->nops == 2 ? op_get(c, i, in, src, s, 1) : known(1);
+		if (!full(a, sz) || !full(b, 1) || d->type != RCV_OP_REG)
+			return;
+		n = ((unsigned int)b.v & (sz == 8 ? 63 : 31)) % w;
+		if (!((unsigned int)b.v & (sz == 8 ? 63 : 31)))
+			return;	/* a zero count: leave it unknown */
+		r = a.v & wmask(sz);
+		if (n)
+			r = id == X86_INS_ROL ? r << n | r >> (w - n) :
+						r >> n | r << (w - n);
+		reg_set(o, d->reg, sz, d->shift, known(r & wmask(sz)));
+		return;
+	}
+	case X86_INS_MUL:
+	case X86_INS_DIV: case X86_INS_IDIV:
+		emulate_muldiv(c, i, in, s, o);
+		return;
 	case X86_INS_IMUL:
+		if (in->nops == 1) {
+			emulate_muldiv(c, i, in, s, o);
+			return;
+		}
 		if (in->nops < 2 || d->type != RCV_OP_REG)
 			return;
 		a = op_get(c, i, in, src, s, sz);
