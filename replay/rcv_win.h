@@ -26,6 +26,7 @@ struct win {
 	bool top_end;		/* last is the thread's end (snapshot) */
 	struct win *later;	/* the window after it, or NULL */
 	struct win *earlier;	/* the window before it, once computed */
+	bool counted;		/* in the stats */
 	uint8_t *mbar;		/* i may write memory we cannot name */
 	uint32_t *nb;		/* first barrier >= i (n: none) */
 	int64_t *pb;		/* last barrier < i (-1: none) */
