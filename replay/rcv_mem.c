@@ -43,11 +43,23 @@ bool rcv_sys_resets(uint64_t nr)
 	return nr == 15 || nr == 59 || nr == 322;
 }
 
-/* Syscalls that may change what is mapped where, or its protection. */
-static bool sys_maps(uint64_t nr)
+/*
+ * May the system call before state @s change an existing mapping or its
+ * protection?  brk only moves the heap's end (the kernel never grows it
+ * over another mapping), and mmap without MAP_FIXED only adds mappings
+ * where none are; mprotect, munmap (a later mmap may reuse the range),
+ * mremap, shmat/shmdt, pkey_mprotect, execve, MAP_FIXED and unknown
+ * numbers may.
+ */
+static bool sys_maps(const struct rcv_state *s)
 {
-	switch (nr) {
-	case 9: case 10: case 11: case 12: case 25: case 30: case 67:
+	if (s->r[RP_REG_RAX].k != ~0ull)
+		return true;
+	switch (s->r[RP_REG_RAX].v) {
+	case 9:		/* mmap: flags in r10; MAP_FIXED 0x10 */
+		return s->r[RP_REG_R10].k & 0x10 ?
+		       (s->r[RP_REG_R10].v & 0x10) != 0 : true;
+	case 10: case 11: case 25: case 30: case 67:
 	case 59: case 322: case 329:
 		return true;
 	default:
@@ -348,9 +360,7 @@ int rcv_build_index(struct win *w)
 					return ret;
 			}
 		}
-		if ((in->flags & RCV_I_SYSCALL) &&
-		    (w->st[i].r[RP_REG_RAX].k != ~0ull ||
-		     sys_maps(w->st[i].r[RP_REG_RAX].v)))
+		if ((in->flags & RCV_I_SYSCALL) && sys_maps(&w->st[i]))
 			w->protc = (int64_t)i;
 		w->mbar[i] = bar;
 	}
