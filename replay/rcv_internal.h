@@ -61,8 +61,8 @@ struct rcv_op {
 #define RCV_I_REP	0x04	/* rep/repne prefix */
 #define RCV_I_BAD	0x08	/* capstone did not decode it */
 #define RCV_I_SYSCALL	0x10
-#define RCV_I_UNPROVEN	0x20	/* a branch whose target is not yet shown
-				 * to be where it went (a barrier until then) */
+#define RCV_I_UNPROVEN	0x20	/* a branch not yet shown to go where
+				 * it went (a barrier until then) */
 
 struct rcv_ins {
 	uint64_t ip;

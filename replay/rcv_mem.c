@@ -27,7 +27,7 @@ bool rcv_sys_quiet(uint64_t nr)
 	case 32: case 33: case 292:	/* dup, dup2, dup3 */
 	case 74: case 75: case 77:	/* fsync, fdatasync, ftruncate */
 	case 80: case 81: case 82: case 83: case 84: case 87:
-				/* chdir, fchdir, rename, mkdir, rmdir, unlink */
+		/* chdir, fchdir, rename, mkdir, rmdir, unlink */
 	case 95: case 109: case 111: case 112:	/* umask, setpgid... */
 	case 34: case 37: case 140:	/* pause, alarm, getpriority */
 	case 436: case 437:	/* close_range, openat2 */
@@ -198,7 +198,7 @@ static const struct {
 	{ 63, RP_REG_RDI, -1, 390, false },		/* uname */
 	{ 22, RP_REG_RDI, -1, 8, false },		/* pipe */
 	{ 293, RP_REG_RDI, -1, 8, false },		/* pipe2 */
-	{ 204, RP_REG_RDX, RP_REG_RSI, 0, false },	/* sched_getaffinity */
+	{ 204, RP_REG_RDX, RP_REG_RSI, 0, false },	/* sched_getaff. */
 	{ 229, RP_REG_RSI, -1, 16, true },		/* clock_getres */
 	{ 99, RP_REG_RDI, -1, 112, false },		/* sysinfo */
 	{ 217, RP_REG_RSI, RP_REG_RDX, 0, false },	/* getdents64 */
@@ -232,7 +232,8 @@ static int sys_by_op(const struct rcv_state *s, uint64_t nr, uint64_t *addr,
 	case 158:
 		if (op == 0x1001 || op == 0x1002)	/* ARCH_SET_GS/FS */
 			return 0;
-		if ((op == 0x1003 || op == 0x1004) &&	/* ARCH_GET_FS/GS */
+		/* ARCH_GET_FS/GS */
+		if ((op == 0x1003 || op == 0x1004) &&
 		    s->r[RP_REG_RSI].k == ~0ull) {
 			*addr = s->r[RP_REG_RSI].v;
 			*len = 8;

@@ -565,8 +565,8 @@ static int flow_forward(struct rp_recover *rc, size_t k)
 			ch |= rcv_merge(&l->st[0].r[g], e->st[e->n].r[g],
 					&rc->stats.conflicts);
 		if (getenv("PTREC_RCV_DEBUG"))
-			fprintf(stderr, "recover: forward into window %zu: %d\n",
-				j - 1, ch);
+			fprintf(stderr, "recover: forward into window "
+				"%zu: %d\n", j - 1, ch);
 		if (!ch)
 			break;
 		ret = win_forward(rc, l, &ch);
