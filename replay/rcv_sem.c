@@ -837,6 +837,32 @@ bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 		if (full(b, sz))
 			learn(&p, d->reg, sz, 0, known(bswap(b.v, sz)));
 		break;
+	case X86_INS_ROL: case X86_INS_ROR: {
+		/* Rotating back is exact (the count register is not
+		 * written, so its value after is its value before).
+		 */
+		unsigned int n, bits = 8 * sz;
+		uint64_t r;
+
+		a = in->nops == 2 ? (src->type == RCV_OP_IMM ?
+				     known((uint64_t)src->imm & 0xff) :
+				     src->type == RCV_OP_REG ?
+				     reg_get(post, src->reg, 1, src->shift) :
+				     (struct rcv_val){ 0, 0 }) : known(1);
+		b = d->type == RCV_OP_REG ?
+		    reg_get(post, d->reg, sz, d->shift) :
+		    (struct rcv_val){ 0, 0 };
+		if (!full(a, 1) || !full(b, sz) ||
+		    !(a.v & (sz == 8 ? 63 : 31)))
+			break;
+		n = ((unsigned int)a.v & (sz == 8 ? 63 : 31)) % bits;
+		r = b.v & wmask(sz);
+		if (n)
+			r = id == X86_INS_ROR ? r << n | r >> (bits - n) :
+						r >> n | r << (bits - n);
+		learn(&p, d->reg, sz, d->shift, known(r & wmask(sz)));
+		break;
+	}
 	case X86_INS_INC: case X86_INS_DEC: case X86_INS_NEG:
 	case X86_INS_NOT:
 		if (d->type != RCV_OP_REG)

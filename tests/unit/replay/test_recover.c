@@ -714,3 +714,38 @@ Test(recover, muldiv_rotate_match_cpu)
 	cr_assert_gt(checked, 30000);
 	cr_assert_gt(faults, 100);
 }
+
+/* Rotates invert exactly: rax before from rax after (and rcx's count). */
+Test(recover, rotates_invert)
+{
+	static const enum md rot[] = { ROL64, ROR32, ROL8, ROR64CL };
+	size_t r;
+	int k;
+
+	srandom(29);
+	for (r = 0; r < sizeof(rot) / sizeof(rot[0]); r++) {
+		enum md op = rot[r];
+		struct rcv_ins in = ins(md_code[op], md_len[op]);
+
+		for (k = 0; k < 2000; k++) {
+			struct rcv_state pre = { 0 }, post = { 0 };
+			uint64_t a = rnd(), d = 0, c = rnd(), ra = a, conf = 0;
+			uint64_t m = op == ROR32 ? 0xffffffffull :
+				     op == ROL8 ? 0xffull : ~0ull;
+
+			md_cpu(op, &ra, &d, 0, c);
+			post.r[RP_REG_RAX] = val(ra);
+			post.r[RP_REG_RCX] = val(c);
+			rcv_backward(&ctx, 0, &in, &pre, &post, &conf);
+			cr_assert_eq(conf, 0);
+			if (op == ROR64CL && !(c & 63)) {
+				cr_assert_eq(pre.r[RP_REG_RAX].k, 0);
+				continue;
+			}
+			cr_assert_eq(pre.r[RP_REG_RAX].k & m, m, "op %d", op);
+			cr_assert_eq(pre.r[RP_REG_RAX].v & m, a & m,
+				     "op %d: %#lx, was %#lx", op,
+				     pre.r[RP_REG_RAX].v & m, a & m);
+		}
+	}
+}
