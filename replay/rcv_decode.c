@@ -293,6 +293,17 @@ static void vector_only(struct rcv_dec *d, const uint8_t *raw, size_t len,
  * stores' memory destination as read only (vmovdqu64 [rdi], ymm16), and a
  * missed write would give wrong values.
  */
+bool rcv_bitop_far(const struct rcv_ins *in)
+{
+	switch (in->id) {
+	case X86_INS_BT: case X86_INS_BTS: case X86_INS_BTR: case X86_INS_BTC:
+		return in->nops == 2 && in->op[0].type == RCV_OP_MEM &&
+		       in->op[1].type == RCV_OP_REG;
+	default:
+		return false;
+	}
+}
+
 static bool op0_read_only(unsigned int id, unsigned int nops)
 {
 	switch (id) {
@@ -442,6 +453,9 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	 */
 	if (in->nops && op0_read_only(in->id, in->nops))
 		in->op[0].access &= (uint8_t)~CS_AC_WRITE;
+	/* bts/btr/btc [mem], reg write a byte we cannot name. */
+	if (rcv_bitop_far(in) && in->id != X86_INS_BT)
+		in->flags |= RCV_I_MEMBAR;
 	for (i = 0; i < in->nops; i++) {
 		const struct rcv_op *p = &in->op[i];
 

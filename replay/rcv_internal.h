@@ -75,6 +75,13 @@ struct rcv_ins {
 	struct rcv_op op[3];
 };
 
+/*
+ * bt/bts/btr/btc with a memory operand and a register bit offset: the
+ * offset is signed and unbounded, so the byte accessed is base +
+ * (offset >> 3), anywhere, not the operand's address (rcv_decode.c).
+ */
+bool rcv_bitop_far(const struct rcv_ins *in);
+
 /* Condition code of jcc/setcc/cmovcc @id: 0..15 as in the opcode, or -1. */
 int rcv_cond_of(unsigned int id);
 

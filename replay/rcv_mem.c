@@ -44,35 +44,42 @@ bool rcv_sys_resets(uint64_t nr)
 }
 
 /*
- * May the system call before state @s change an existing mapping or its
- * protection?  brk only moves the heap's end (the kernel never grows it
- * over another mapping), and mmap without MAP_FIXED only adds mappings
- * where none are; mprotect, munmap (a later mmap may reuse the range),
- * mremap, shmat/shmdt, pkey_mprotect, execve, MAP_FIXED and unknown
- * numbers may.
+ * Does system call @i of @w leave every existing mapping, its protection
+ * and its contents alone (other than through the buffers it writes,
+ * which fail on read-only pages)?  An allow-list: those the table of
+ * rcv_sys_write() knows, but mprotect and munmap (a later mmap may reuse
+ * the range); brk (it only moves the heap's end, never over another
+ * mapping) and mmap without MAP_FIXED (it only adds mappings where none
+ * are).  Anything else may (madvise(MADV_DONTNEED) zeroes or refetches
+ * pages, remap_file_pages, process_madvise, mremap, execve...).
  */
-static bool sys_maps(const struct rcv_state *s)
+static bool sys_keeps_maps(struct win *w, size_t i)
 {
+	const struct rcv_state *s = &w->st[i];
+	uint64_t nr = s->r[RP_REG_RAX].v, a, l;
+
 	if (s->r[RP_REG_RAX].k != ~0ull)
-		return true;
-	switch (s->r[RP_REG_RAX].v) {
-	case 9:		/* mmap: flags in r10; MAP_FIXED 0x10 */
-		return s->r[RP_REG_R10].k & 0x10 ?
-		       (s->r[RP_REG_R10].v & 0x10) != 0 : true;
-	case 10: case 11: case 25: case 30: case 67:
-	case 59: case 322: case 329:
-		return true;
-	default:
 		return false;
+	switch (nr) {
+	case 12:	/* brk */
+		return true;
+	case 9:		/* mmap: flags in r10; MAP_FIXED 0x10 */
+		return (s->r[RP_REG_R10].k & 0x10) &&
+		       !(s->r[RP_REG_R10].v & 0x10);
+	case 10: case 11:
+		return false;
+	default:
+		return rcv_sys_write(w, i, &a, &l) >= 0;
 	}
 }
 
 /*
  * Is @a in memory no one wrote from before instruction @i of @w to the
- * end?  A mapping the snapshot shows private and not writable, in a
- * process with no other recorded thread, with no system call between
- * that may have changed mappings or protections: a store to it faults,
- * and the kernel's own writes (syscall buffers, signal frames) fail.
+ * end?  An anonymous mapping (or the vDSO) the snapshot shows private and
+ * not writable, in a process with no other recorded thread, with no
+ * barrier and no system call between that may have changed mappings,
+ * protections or contents (sys_keeps_maps): a store to it faults, and
+ * the kernel's own writes (syscall buffers, signal frames) fail.
  */
 static bool ro_mem(struct win *w, uint64_t i, uint64_t a)
 {
@@ -94,8 +101,13 @@ static bool ro_mem(struct win *w, uint64_t i, uint64_t a)
 			if (mi.start <= a && a < mi.end) {
 				rc->map_lo = mi.start;
 				rc->map_hi = mi.end;
+				/* Anonymous only: a file's pages that
+				 * were not copied follow the file, which
+				 * write(2) or another process may change.
+				 */
 				rc->map_ro = !(mi.prot & 10) &&
-					     strncmp(mi.path, "[vvar", 5);
+					     (!mi.path[0] ||
+					      !strcmp(mi.path, "[vdso]"));
 				break;
 			}
 		}
@@ -361,7 +373,8 @@ int rcv_build_index(struct win *w)
 					return ret;
 			}
 		}
-		if ((in->flags & RCV_I_SYSCALL) && sys_maps(&w->st[i]))
+		if ((in->flags & RCV_I_BARRIER) ||
+		    ((in->flags & RCV_I_SYSCALL) && !sys_keeps_maps(w, i)))
 			w->protc = (int64_t)i;
 		w->mbar[i] = bar;
 	}

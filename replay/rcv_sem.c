@@ -305,6 +305,12 @@ void rcv_writes(const struct rcv_ctx *c, const struct rcv_ins *in,
 	m = mem_op(in, CS_AC_WRITE);
 	if (!m)
 		return;
+	if (rcv_bitop_far(in)) {
+		/* The byte written is not at the operand's address. */
+		wr->valid = true;
+		wr->size = m->size;
+		return;
+	}
 	acc_at(wr, rcv_addr(c, in, m, pre), m->size);
 	if (in->id == X86_INS_MOV && in->nops == 2) {
 		if (in->op[1].type == RCV_OP_REG) {
