@@ -383,6 +383,18 @@ Test(recover, accesses)
  * access flags say (it marks `test [rbx], imm` written): no store, so no
  * barrier where rbx is unknown.
  */
+/* maskmovdqu and its VEX form store to [rdi], which capstone does not list
+ * as an operand: a store we cannot name, not no store.
+ */
+Test(recover, implicit_masked_stores)
+{
+	struct rcv_ins m = INS("\x66\x0f\xf7\xc1"),	/* maskmovdqu */
+		       v = INS("\xc5\xf9\xf7\xc1");	/* vmaskmovdqu */
+
+	cr_assert(m.flags & RCV_I_MEMBAR);
+	cr_assert(v.flags & RCV_I_MEMBAR);
+}
+
 Test(recover, compares_do_not_store)
 {
 	struct rcv_ins t[] = {
