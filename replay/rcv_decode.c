@@ -173,7 +173,8 @@ static bool implicit_store(unsigned int id)
 	case X86_INS_XSAVEOPT: case X86_INS_FXSAVE: case X86_INS_FXSAVE64:
 	case X86_INS_XSAVE64: case X86_INS_XSAVEC64: case X86_INS_XSAVEOPT64:
 	case X86_INS_XSAVES: case X86_INS_XSAVES64: case X86_INS_CMPXCHG16B:
-	case X86_INS_CMPXCHG8B:
+	case X86_INS_CMPXCHG8B: case X86_INS_FNSTENV: case X86_INS_FNSAVE:
+	case X86_INS_FBSTP: case X86_INS_SGDT: case X86_INS_SIDT:
 		return true;
 	default:
 		return false;
@@ -454,6 +455,10 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	 */
 	if (in->nops && op0_read_only(in->id, in->nops))
 		in->op[0].access &= (uint8_t)~CS_AC_WRITE;
+	/* pop [mem] computes its address with rsp after the pop. */
+	if (in->id == X86_INS_POP && in->nops == 1 &&
+	    in->op[0].type == RCV_OP_MEM)
+		in->flags |= RCV_I_MEMBAR;
 	/* bts/btr/btc [mem], reg write a byte we cannot name. */
 	if (rcv_bitop_far(in) && in->id != X86_INS_BT)
 		in->flags |= RCV_I_MEMBAR;

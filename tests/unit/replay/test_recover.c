@@ -384,15 +384,23 @@ Test(recover, accesses)
  * barrier where rbx is unknown.
  */
 /* maskmovdqu and its VEX form store to [rdi], which capstone does not list
- * as an operand: a store we cannot name, not no store.
+ * as an operand: a store we cannot name, not no store; likewise stores
+ * whose extent or address the operand does not give (pop [rsp+8],
+ * fnstenv).
  */
 Test(recover, implicit_masked_stores)
 {
 	struct rcv_ins m = INS("\x66\x0f\xf7\xc1"),	/* maskmovdqu */
 		       v = INS("\xc5\xf9\xf7\xc1");	/* vmaskmovdqu */
 
+	struct rcv_ins pm = INS("\x8f\x44\x24\x08"),	/* pop [rsp+8] */
+		       fe = INS("\xd9\x30");		/* fnstenv [rax] */
+
 	cr_assert(m.flags & RCV_I_MEMBAR);
 	cr_assert(v.flags & RCV_I_MEMBAR);
+	/* pop [rsp+8] writes at rsp + 8 after the pop, not before */
+	cr_assert(pm.flags & RCV_I_MEMBAR);
+	cr_assert(fe.flags & RCV_I_MEMBAR, "fnstenv writes 28 bytes");
 }
 
 Test(recover, compares_do_not_store)
