@@ -176,6 +176,11 @@ int cli_values(int argc, char **argv)
 		       ", passes %" PRIu64 ", conflicts %" PRIu64
 		       ", unexplained transfers %" PRIu64 "\n", st.windows,
 		       st.insns, st.passes, st.conflicts, st.async);
+		printf("knowledge stops at: %" PRIu64 " unproven branches, %"
+		       PRIu64 " stores of unknown address, %" PRIu64
+		       " system calls, %" PRIu64 " undecoded instructions\n",
+		       st.unproven, st.st_unknown, st.sys_barrier,
+		       st.undecoded);
 	}
 	rp_recover_free(rc);
 	rp_session_close(s);

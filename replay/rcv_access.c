@@ -214,6 +214,12 @@ int rcv_accesses(const struct rcv_ctx *c, const struct rcv_where *at,
 
 			if (op->type != RCV_OP_MEM || !(op->access & 1))
 				continue;
+			if (rcv_bitop_far(in)) {
+				/* base + (bit offset >> 3): anywhere */
+				n = acc_add(acc, n, max, RP_ACC_READ, false,
+					    0, 0);
+				continue;
+			}
 			ad = rcv_addr(c, in, op, pre);
 			n = acc_add(acc, n, max, RP_ACC_READ,
 				    ad.k == ~0ull && op->size, ad.v,
@@ -241,8 +247,8 @@ int rcv_accesses(const struct rcv_ctx *c, const struct rcv_where *at,
 		n = acc_add(acc, n, max, RP_ACC_WRITE,
 			    whole && wr.addr_known && wr.size, wr.addr,
 			    wr.size);
-		if (n <= max && (op || in->id == X86_INS_PUSH ||
-				 in->id == X86_INS_CALL))
+		if (n <= max && !rcv_bitop_far(in) &&
+		    (op || in->id == X86_INS_PUSH || in->id == X86_INS_CALL))
 			acc_bounds(c, at, op, &acc[n - 1]);
 	} else if (in->flags & RCV_I_MEMBAR) {
 		n = acc_add(acc, n, max, RP_ACC_WRITE, false, 0, 0);

@@ -167,12 +167,14 @@ static bool implicit_store(unsigned int id)
 	case X86_INS_STOSB: case X86_INS_STOSW: case X86_INS_STOSD:
 	case X86_INS_STOSQ: case X86_INS_MOVSB: case X86_INS_MOVSW:
 	case X86_INS_MOVSD: case X86_INS_MOVSQ: case X86_INS_MASKMOVDQU:
-	case X86_INS_MASKMOVQ: case X86_INS_PUSHF: case X86_INS_PUSHFQ:
+	case X86_INS_MASKMOVQ: case X86_INS_VMASKMOVDQU:
+	case X86_INS_PUSHF: case X86_INS_PUSHFQ:
 	case X86_INS_ENTER: case X86_INS_XSAVE: case X86_INS_XSAVEC:
 	case X86_INS_XSAVEOPT: case X86_INS_FXSAVE: case X86_INS_FXSAVE64:
 	case X86_INS_XSAVE64: case X86_INS_XSAVEC64: case X86_INS_XSAVEOPT64:
 	case X86_INS_XSAVES: case X86_INS_XSAVES64: case X86_INS_CMPXCHG16B:
-	case X86_INS_CMPXCHG8B:
+	case X86_INS_CMPXCHG8B: case X86_INS_FNSTENV: case X86_INS_FNSAVE:
+	case X86_INS_FBSTP: case X86_INS_SGDT: case X86_INS_SIDT:
 		return true;
 	default:
 		return false;
@@ -293,6 +295,17 @@ static void vector_only(struct rcv_dec *d, const uint8_t *raw, size_t len,
  * stores' memory destination as read only (vmovdqu64 [rdi], ymm16), and a
  * missed write would give wrong values.
  */
+bool rcv_bitop_far(const struct rcv_ins *in)
+{
+	switch (in->id) {
+	case X86_INS_BT: case X86_INS_BTS: case X86_INS_BTR: case X86_INS_BTC:
+		return in->nops == 2 && in->op[0].type == RCV_OP_MEM &&
+		       in->op[1].type == RCV_OP_REG;
+	default:
+		return false;
+	}
+}
+
 static bool op0_read_only(unsigned int id, unsigned int nops)
 {
 	switch (id) {
@@ -330,6 +343,8 @@ static bool modelled(unsigned int id)
 	case X86_INS_IMUL: case X86_INS_JMP: case X86_INS_NOP:
 	case X86_INS_ENDBR64: case X86_INS_SYSCALL: case X86_INS_CPUID:
 	case X86_INS_RDTSC: case X86_INS_RDTSCP: case X86_INS_XGETBV:
+	case X86_INS_ROL: case X86_INS_ROR: case X86_INS_MUL:
+	case X86_INS_DIV: case X86_INS_IDIV:
 		return true;
 	default:
 		return cond_of_jcc(id) || rcv_cond_of(id) >= 0;
@@ -440,6 +455,13 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	 */
 	if (in->nops && op0_read_only(in->id, in->nops))
 		in->op[0].access &= (uint8_t)~CS_AC_WRITE;
+	/* pop [mem] computes its address with rsp after the pop. */
+	if (in->id == X86_INS_POP && in->nops == 1 &&
+	    in->op[0].type == RCV_OP_MEM)
+		in->flags |= RCV_I_MEMBAR;
+	/* bts/btr/btc [mem], reg write a byte we cannot name. */
+	if (rcv_bitop_far(in) && in->id != X86_INS_BT)
+		in->flags |= RCV_I_MEMBAR;
 	for (i = 0; i < in->nops; i++) {
 		const struct rcv_op *p = &in->op[i];
 
@@ -493,6 +515,27 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	switch (in->id) {
 	case X86_INS_CMPXCHG:
 		in->wcode[RP_REG_RAX] = 4;
+		break;
+	case X86_INS_IMUL:
+		if (in->nops != 1)	/* rdx:rax = rax * op: as mul */
+			break;
+		/* fall through */
+	case X86_INS_MUL: case X86_INS_DIV: case X86_INS_IDIV:
+		/* ax for a byte operand, else rax and rdx (the low 16 bits
+		 * of each for a word one), whatever capstone lists.
+		 */
+		if (in->nops != 1 || !in->op[0].size)
+			break;
+		if (in->op[0].size == 1) {
+			if (in->wcode[RP_REG_RAX] < 3)
+				in->wcode[RP_REG_RAX] = 3;
+			break;
+		}
+		in->wcode[RP_REG_RAX] = in->op[0].size == 2 &&
+			in->wcode[RP_REG_RAX] <= 3 ? 3 : 4;
+		in->wcode[RP_REG_RDX] = in->op[0].size == 2 &&
+			in->wcode[RP_REG_RDX] <= 3 ? 3 : 4;
+		in->fw |= ARITH_FLAGS;
 		break;
 	case X86_INS_CMPXCHG8B: case X86_INS_CMPXCHG16B:
 	case X86_INS_CWD: case X86_INS_CQO: case X86_INS_CDQ:

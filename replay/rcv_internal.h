@@ -61,8 +61,8 @@ struct rcv_op {
 #define RCV_I_REP	0x04	/* rep/repne prefix */
 #define RCV_I_BAD	0x08	/* capstone did not decode it */
 #define RCV_I_SYSCALL	0x10
-#define RCV_I_UNPROVEN	0x20	/* a branch whose target is not yet shown
-				 * to be where it went (a barrier until then) */
+#define RCV_I_UNPROVEN	0x20	/* a branch not yet shown to go where
+				 * it went (a barrier until then) */
 
 struct rcv_ins {
 	uint64_t ip;
@@ -74,6 +74,13 @@ struct rcv_ins {
 	uint64_t fw;		/* rflags bits written */
 	struct rcv_op op[3];
 };
+
+/*
+ * bt/bts/btr/btc with a memory operand and a register bit offset: the
+ * offset is signed and unbounded, so the byte accessed is base +
+ * (offset >> 3), anywhere, not the operand's address (rcv_decode.c).
+ */
+bool rcv_bitop_far(const struct rcv_ins *in);
 
 /* Condition code of jcc/setcc/cmovcc @id: 0..15 as in the opcode, or -1. */
 int rcv_cond_of(unsigned int id);

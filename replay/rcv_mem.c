@@ -24,6 +24,13 @@ bool rcv_sys_quiet(uint64_t nr)
 	case 2: case 257: case 21: case 269:	/* open, openat, access */
 	case 218: case 273:	/* set_tid_address, set_robust_list */
 	case 11:		/* munmap: bytes gone, none changed */
+	case 32: case 33: case 292:	/* dup, dup2, dup3 */
+	case 74: case 75: case 77:	/* fsync, fdatasync, ftruncate */
+	case 80: case 81: case 82: case 83: case 84: case 87:
+		/* chdir, fchdir, rename, mkdir, rmdir, unlink */
+	case 95: case 109: case 111: case 112:	/* umask, setpgid... */
+	case 34: case 37: case 140:	/* pause, alarm, getpriority */
+	case 436: case 437:	/* close_range, openat2 */
 		return true;
 	default:
 		return false;
@@ -36,24 +43,43 @@ bool rcv_sys_resets(uint64_t nr)
 	return nr == 15 || nr == 59 || nr == 322;
 }
 
-/* Syscalls that may change what is mapped where, or its protection. */
-static bool sys_maps(uint64_t nr)
+/*
+ * Does system call @i of @w leave every existing mapping, its protection
+ * and its contents alone (other than through the buffers it writes,
+ * which fail on read-only pages)?  An allow-list: those the table of
+ * rcv_sys_write() knows, but mprotect and munmap (a later mmap may reuse
+ * the range); brk (it only moves the heap's end, never over another
+ * mapping) and mmap without MAP_FIXED (it only adds mappings where none
+ * are).  Anything else may (madvise(MADV_DONTNEED) zeroes or refetches
+ * pages, remap_file_pages, process_madvise, mremap, execve...).
+ */
+static bool sys_keeps_maps(struct win *w, size_t i)
 {
-	switch (nr) {
-	case 9: case 10: case 11: case 12: case 25: case 30: case 67:
-	case 59: case 322: case 329:
-		return true;
-	default:
+	const struct rcv_state *s = &w->st[i];
+	uint64_t nr = s->r[RP_REG_RAX].v, a, l;
+
+	if (s->r[RP_REG_RAX].k != ~0ull)
 		return false;
+	switch (nr) {
+	case 12:	/* brk */
+		return true;
+	case 9:		/* mmap: flags in r10; MAP_FIXED 0x10 */
+		return (s->r[RP_REG_R10].k & 0x10) &&
+		       !(s->r[RP_REG_R10].v & 0x10);
+	case 10: case 11:
+		return false;
+	default:
+		return rcv_sys_write(w, i, &a, &l) >= 0;
 	}
 }
 
 /*
  * Is @a in memory no one wrote from before instruction @i of @w to the
- * end?  A mapping the snapshot shows private and not writable, in a
- * process with no other recorded thread, with no system call between
- * that may have changed mappings or protections: a store to it faults,
- * and the kernel's own writes (syscall buffers, signal frames) fail.
+ * end?  An anonymous mapping (or the vDSO) the snapshot shows private and
+ * not writable, in a process with no other recorded thread, with no
+ * barrier and no system call between that may have changed mappings,
+ * protections or contents (sys_keeps_maps): a store to it faults, and
+ * the kernel's own writes (syscall buffers, signal frames) fail.
  */
 static bool ro_mem(struct win *w, uint64_t i, uint64_t a)
 {
@@ -75,8 +101,13 @@ static bool ro_mem(struct win *w, uint64_t i, uint64_t a)
 			if (mi.start <= a && a < mi.end) {
 				rc->map_lo = mi.start;
 				rc->map_hi = mi.end;
+				/* Anonymous only: a file's pages that
+				 * were not copied follow the file, which
+				 * write(2) or another process may change.
+				 */
 				rc->map_ro = !(mi.prot & 10) &&
-					     strncmp(mi.path, "[vvar", 5);
+					     (!mi.path[0] ||
+					      !strcmp(mi.path, "[vdso]"));
 				break;
 			}
 		}
@@ -175,7 +206,58 @@ static const struct {
 	{ 97, RP_REG_RSI, -1, 16, false },		/* getrlimit */
 	{ 89, RP_REG_RSI, RP_REG_RDX, 0, false },	/* readlink */
 	{ 79, RP_REG_RDI, RP_REG_RSI, 0, false },	/* getcwd */
+	{ 302, RP_REG_R10, -1, 16, true },		/* prlimit64 */
+	{ 63, RP_REG_RDI, -1, 390, false },		/* uname */
+	{ 22, RP_REG_RDI, -1, 8, false },		/* pipe */
+	{ 293, RP_REG_RDI, -1, 8, false },		/* pipe2 */
+	{ 204, RP_REG_RDX, RP_REG_RSI, 0, false },	/* sched_getaff. */
+	{ 229, RP_REG_RSI, -1, 16, true },		/* clock_getres */
+	{ 99, RP_REG_RDI, -1, 112, false },		/* sysinfo */
+	{ 217, RP_REG_RSI, RP_REG_RDX, 0, false },	/* getdents64 */
+	{ 332, RP_REG_R8, -1, 256, false },		/* statx */
+	{ 38, RP_REG_RDX, -1, 32, true },		/* setitimer */
 };
+
+/*
+ * System calls whose writes depend on an operation argument: 0 none, 1
+ * [*addr, +*len), -1 not known.
+ */
+static int sys_by_op(const struct rcv_state *s, uint64_t nr, uint64_t *addr,
+		     uint64_t *len)
+{
+	/* the operation: futex(uaddr, op), fcntl(fd, cmd),
+	 * arch_prctl(code, addr)
+	 */
+	int g = nr == 158 ? RP_REG_RDI : RP_REG_RSI;
+	uint64_t op = s->r[g].v;
+
+	if (s->r[g].k != ~0ull)
+		return -1;
+	switch (nr) {
+	case 202:	/* futex: wait and wake write no memory */
+		switch (op & ~(uint64_t)(128 | 256)) {
+		case 0: case 1: case 9: case 10:
+			return 0;
+		default:
+			return -1;
+		}
+	case 158:
+		if (op == 0x1001 || op == 0x1002)	/* ARCH_SET_GS/FS */
+			return 0;
+		/* ARCH_GET_FS/GS */
+		if ((op == 0x1003 || op == 0x1004) &&
+		    s->r[RP_REG_RSI].k == ~0ull) {
+			*addr = s->r[RP_REG_RSI].v;
+			*len = 8;
+			return 1;
+		}
+		return -1;
+	case 72:	/* F_DUPFD..F_SETFL, F_DUPFD_CLOEXEC */
+		return op <= 4 || op == 1030 ? 0 : -1;
+	default:
+		return -1;
+	}
+}
 
 int rcv_sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len)
 {
@@ -194,6 +276,8 @@ int rcv_sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len)
 		*len = 64;
 		return 1;
 	}
+	if (nr == 202 || nr == 158 || nr == 72)
+		return sys_by_op(s, nr, addr, len);
 	for (k = 0; k < sizeof(sys_out) / sizeof(sys_out[0]); k++) {
 		if (sys_out[k].nr != nr)
 			continue;
@@ -289,9 +373,8 @@ int rcv_build_index(struct win *w)
 					return ret;
 			}
 		}
-		if ((in->flags & RCV_I_SYSCALL) &&
-		    (w->st[i].r[RP_REG_RAX].k != ~0ull ||
-		     sys_maps(w->st[i].r[RP_REG_RAX].v)))
+		if ((in->flags & RCV_I_BARRIER) ||
+		    ((in->flags & RCV_I_SYSCALL) && !sys_keeps_maps(w, i)))
 			w->protc = (int64_t)i;
 		w->mbar[i] = bar;
 	}

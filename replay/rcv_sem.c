@@ -305,6 +305,12 @@ void rcv_writes(const struct rcv_ctx *c, const struct rcv_ins *in,
 	m = mem_op(in, CS_AC_WRITE);
 	if (!m)
 		return;
+	if (rcv_bitop_far(in)) {
+		/* The byte written is not at the operand's address. */
+		wr->valid = true;
+		wr->size = m->size;
+		return;
+	}
 	acc_at(wr, rcv_addr(c, in, m, pre), m->size);
 	if (in->id == X86_INS_MOV && in->nops == 2) {
 		if (in->op[1].type == RCV_OP_REG) {
@@ -378,6 +384,76 @@ static uint64_t bswap(uint64_t v, unsigned int size)
 {
 	return size == 8 ? __builtin_bswap64(v) :
 	       (uint64_t)__builtin_bswap32((uint32_t)v);
+}
+
+/*
+ * mul, imul (one operand), div, idiv with known operands: ax or rdx:rax
+ * (dx:ax, edx:eax) as the SDM says.  A division whose quotient does not
+ * fit, or by zero, faults instead of completing: left unknown.
+ */
+static void emulate_muldiv(const struct rcv_ctx *c, uint64_t i,
+			   const struct rcv_ins *in, const struct rcv_state *s,
+			   struct rcv_state *o)
+{
+	unsigned int sz = in->op[0].size, id = in->id, w = 8 * sz;
+	bool sgn = id == X86_INS_IMUL || id == X86_INS_IDIV;
+	struct rcv_val b = op_get(c, i, in, &in->op[0], s, sz), lo, hi;
+	unsigned __int128 ua, uq, ur;
+	__int128 sa, sb, sq, sr;
+	uint64_t m = wmask(sz);
+
+	if (sz != 1 && sz != 2 && sz != 4 && sz != 8)
+		return;
+	lo = reg_get(s, RP_REG_RAX, sz == 1 ? 1 : sz, 0);
+	hi = sz == 1 ? reg_get(s, RP_REG_RAX, 1, 8) :
+		       reg_get(s, RP_REG_RDX, sz, 0);
+	if (!full(b, sz) || !full(lo, sz))
+		return;
+	if (id == X86_INS_MUL || id == X86_INS_IMUL) {
+		if (sgn) {
+			sa = (__int128)(int64_t)sext(lo, sz).v;
+			sb = (__int128)(int64_t)sext(b, sz).v;
+			ua = (unsigned __int128)(sa * sb);
+		} else {
+			ua = (unsigned __int128)lo.v * b.v;
+		}
+		if (sz == 1) {
+			reg_set(o, RP_REG_RAX, 2, 0,
+				known((uint64_t)ua & 0xffff));
+			return;
+		}
+		reg_set(o, RP_REG_RAX, sz, 0, known((uint64_t)ua & m));
+		reg_set(o, RP_REG_RDX, sz, 0,
+			known((uint64_t)(ua >> w) & m));
+		return;
+	}
+	if (!full(hi, sz) || !b.v)
+		return;
+	ua = ((unsigned __int128)hi.v << w) | lo.v;
+	if (!sgn) {
+		uq = ua / b.v;
+		ur = ua % b.v;
+		if (uq >> w)
+			return;
+	} else {
+		/* The dividend is 2*sz bytes, sign-extended from its top. */
+		sa = (__int128)(ua << (128 - 2 * w)) >> (128 - 2 * w);
+		sb = (__int128)(int64_t)sext(b, sz).v;
+		sq = sa / sb;
+		sr = sa % sb;
+		if (sq > (((__int128)1 << (w - 1)) - 1) ||
+		    sq < -((__int128)1 << (w - 1)))
+			return;
+		uq = (unsigned __int128)sq;
+		ur = (unsigned __int128)sr;
+	}
+	if (sz == 1) {
+		reg_set(o, RP_REG_RAX, 1, 0, known((uint64_t)uq & 0xff));
+		reg_set(o, RP_REG_RAX, 1, 8, known((uint64_t)ur & 0xff));
+		return;
+	}
+	reg_set(o, RP_REG_RAX, sz, 0, known((uint64_t)uq & m));
+	reg_set(o, RP_REG_RDX, sz, 0, known((uint64_t)ur & m));
 }
 
 /* Forward: fills @o (already passed through) with what @in computes. */
@@ -521,7 +597,32 @@ static void emulate(const struct rcv_ctx *c, uint64_t i,
 				known(r & wmask(sz)));
 		return;
 	}
+	case X86_INS_ROL: case X86_INS_ROR: {
+		unsigned int n, w = 8 * sz;
+
+		a = op_get(c, i, in, d, s, sz);
+		b = in->nops == 2 ? op_get(c, i, in, src, s, 1) : known(1);
+		if (!full(a, sz) || !full(b, 1) || d->type != RCV_OP_REG)
+			return;
+		n = ((unsigned int)b.v & (sz == 8 ? 63 : 31)) % w;
+		if (!((unsigned int)b.v & (sz == 8 ? 63 : 31)))
+			return;	/* a zero count: leave it unknown */
+		r = a.v & wmask(sz);
+		if (n)
+			r = id == X86_INS_ROL ? r << n | r >> (w - n) :
+						r >> n | r << (w - n);
+		reg_set(o, d->reg, sz, d->shift, known(r & wmask(sz)));
+		return;
+	}
+	case X86_INS_MUL:
+	case X86_INS_DIV: case X86_INS_IDIV:
+		emulate_muldiv(c, i, in, s, o);
+		return;
 	case X86_INS_IMUL:
+		if (in->nops == 1) {
+			emulate_muldiv(c, i, in, s, o);
+			return;
+		}
 		if (in->nops < 2 || d->type != RCV_OP_REG)
 			return;
 		a = op_get(c, i, in, src, s, sz);
@@ -742,6 +843,32 @@ bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 		if (full(b, sz))
 			learn(&p, d->reg, sz, 0, known(bswap(b.v, sz)));
 		break;
+	case X86_INS_ROL: case X86_INS_ROR: {
+		/* Rotating back is exact (the count register is not
+		 * written, so its value after is its value before).
+		 */
+		unsigned int n, bits = 8 * sz;
+		uint64_t r;
+
+		a = in->nops == 2 ? (src->type == RCV_OP_IMM ?
+				     known((uint64_t)src->imm & 0xff) :
+				     src->type == RCV_OP_REG ?
+				     reg_get(post, src->reg, 1, src->shift) :
+				     (struct rcv_val){ 0, 0 }) : known(1);
+		b = d->type == RCV_OP_REG ?
+		    reg_get(post, d->reg, sz, d->shift) :
+		    (struct rcv_val){ 0, 0 };
+		if (!full(a, 1) || !full(b, sz) ||
+		    !(a.v & (sz == 8 ? 63 : 31)))
+			break;
+		n = ((unsigned int)a.v & (sz == 8 ? 63 : 31)) % bits;
+		r = b.v & wmask(sz);
+		if (n)
+			r = id == X86_INS_ROR ? r << n | r >> (bits - n) :
+						r >> n | r << (bits - n);
+		learn(&p, d->reg, sz, d->shift, known(r & wmask(sz)));
+		break;
+	}
 	case X86_INS_INC: case X86_INS_DEC: case X86_INS_NEG:
 	case X86_INS_NOT:
 		if (d->type != RCV_OP_REG)

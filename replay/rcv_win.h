@@ -26,10 +26,11 @@ struct win {
 	bool top_end;		/* last is the thread's end (snapshot) */
 	struct win *later;	/* the window after it, or NULL */
 	struct win *earlier;	/* the window before it, once computed */
+	bool counted;		/* in the stats */
 	uint8_t *mbar;		/* i may write memory we cannot name */
 	uint32_t *nb;		/* first barrier >= i (n: none) */
 	int64_t *pb;		/* last barrier < i (-1: none) */
-	int64_t protc;		/* last syscall that may change mappings, -1 */
+	int64_t protc;		/* last syscall changing mappings, -1 */
 	struct ent *idx;
 	size_t nidx, idx_cap;
 	struct rcv_frame *fr;	/* rsp/rbp as class + offset */

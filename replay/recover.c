@@ -406,6 +406,33 @@ static bool link_frames(struct rp_recover *rc, struct win *w)
 	return ch;
 }
 
+/* Where knowledge stops in @w (rp_recover_stats), once it is computed. */
+static void count_stops(struct rp_recover *rc, struct win *w)
+{
+	struct rcv_acc wr;
+	size_t i;
+
+	if (w->counted)
+		return;
+	w->counted = true;
+	for (i = 0; i < w->n; i++) {
+		const struct rcv_ins *in = &w->ins[i];
+
+		if (in->flags & RCV_I_UNPROVEN)
+			rc->stats.unproven++;
+		else if (in->flags & RCV_I_BAD)
+			rc->stats.undecoded++;
+		else if ((in->flags & RCV_I_SYSCALL) && w->mbar[i])
+			rc->stats.sys_barrier++;
+		else if (!(in->flags & RCV_I_BARRIER) && w->mbar[i]) {
+			rcv_writes(&rc->ctx, in, &w->st[i], &w->st[i + 1], &wr);
+			if ((wr.valid && !wr.addr_known) ||
+			    (in->flags & (RCV_I_MEMBAR | RCV_I_REP)))
+				rc->stats.st_unknown++;
+		}
+	}
+}
+
 static int win_compute(struct rp_recover *rc, struct win *w)
 {
 	struct rcv_ctx *c = &rc->ctx;
@@ -447,7 +474,10 @@ static int win_compute(struct rp_recover *rc, struct win *w)
 					"\n", w->first + i, w->ins[i].ip,
 					w->ins[i].iclass, w->ins[i].next);
 	/* The index the queries use must match the final states. */
-	return rcv_build_index(w);
+	ret = rcv_build_index(w);
+	if (!ret)
+		count_stops(rc, w);
+	return ret;
 }
 
 static int win_new(struct rp_recover *rc, uint64_t first, uint64_t last,
@@ -535,8 +565,8 @@ static int flow_forward(struct rp_recover *rc, size_t k)
 			ch |= rcv_merge(&l->st[0].r[g], e->st[e->n].r[g],
 					&rc->stats.conflicts);
 		if (getenv("PTREC_RCV_DEBUG"))
-			fprintf(stderr, "recover: forward into window %zu: %d\n",
-				j - 1, ch);
+			fprintf(stderr, "recover: forward into window "
+				"%zu: %d\n", j - 1, ch);
 		if (!ch)
 			break;
 		ret = win_forward(rc, l, &ch);

@@ -889,6 +889,13 @@ struct rp_recover_stats {
 	uint64_t passes;	/* backward+forward passes */
 	uint64_t conflicts;	/* contradictions found (a bug: 0) */
 	uint64_t async;		/* transfers the code does not explain */
+	/* Where knowledge stops, in the windows computed (added after
+	 * async: fields are only ever appended):
+	 */
+	uint64_t unproven;	/* branches whose target stays unproven */
+	uint64_t st_unknown;	/* stores of unknown address (memory) */
+	uint64_t sys_barrier;	/* system calls: registers or memory */
+	uint64_t undecoded;	/* instructions the decoder could not read */
 };
 
 /* A recovery context for thread @tid of @s (which must outlive it).

@@ -14,12 +14,16 @@
  *
  * The branch targets and the pointer are offset by (getpid() >> 31), 0 at
  * run time but unknown to the engine.  `unsound saved` runs case 2 alone,
- * in a process where no signal handler runs.
+ * in a process where no signal handler runs.  Two more, found in review:
+ * `unsound ro`: a read-only anonymous page changed by madvise(DONTNEED)
+ * (no store; the snapshot's byte is not the one read before); `unsound
+ * bts`: bts with a register bit offset writes 8 bytes past its operand.
  */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 static sigjmp_buf env;
@@ -73,12 +77,58 @@ static long unknown_zero(void)
 	return (long)getpid() >> 31;
 }
 
+/* A page read at a constant address, read-only, then zeroed by madvise. */
+static int ro_case(void)
+{
+	volatile unsigned char *p = mmap((void *)0x10000000, 4096,
+					 PROT_READ | PROT_WRITE,
+					 MAP_PRIVATE | MAP_ANONYMOUS |
+					 MAP_FIXED_NOREPLACE, -1, 0);
+	unsigned long a, b;
+
+	if (p != (void *)0x10000000)
+		return 2;
+	p[0] = 0x55;
+	mprotect((void *)p, 4096, PROT_READ);
+	__asm__ volatile("movzbq 0x10000000, %0\n\tmov %0, %%r12\n\tnop\n"
+			 "\txor %%r12d, %%r12d" : "=r"(a) : : "r12");
+	madvise((void *)p, 4096, MADV_DONTNEED);
+	__asm__ volatile("movzbq 0x10000000, %0" : "=r"(b));
+	printf("ro %#lx %#lx\n", a, b);
+	return a == 0x55 && b == 0 ? 0 : 1;
+}
+
+/* btsq %rcx, (%rax) with rcx = 64 sets bit 0 of the next word. */
+static int bts_case(void)
+{
+	static unsigned long buf[4];
+	long off = 64 + unknown_zero();
+	unsigned long r;
+
+	__asm__ volatile("lea %[b], %%rax\n"
+			 "movq $0, 8(%%rax)\n"
+			 "mov %[o], %%rcx\n"
+			 "btsq %%rcx, (%%rax)\n"
+			 "mov 8(%%rax), %%rdx\n"
+			 "mov %%rdx, %[r]\n"
+			 "xor %%edx, %%edx\n"
+			 "movq $0, 8(%%rax)\n"
+			 : [r] "=m"(r) : [b] "m"(buf), [o] "r"(off)
+			 : "rax", "rcx", "rdx", "memory");
+	printf("bts %lu\n", r);
+	return r == 1 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct sigaction sa;
 	volatile int round = 0;
 	long r, z;
 
+	if (argc > 1 && !strcmp(argv[1], "ro"))
+		return ro_case();
+	if (argc > 1 && !strcmp(argv[1], "bts"))
+		return bts_case();
 	if (argc > 1 && !strcmp(argv[1], "saved")) {
 		r = unsound_saved(unknown_zero());
 		printf("saved %#lx\n", r);

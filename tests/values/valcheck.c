@@ -182,6 +182,11 @@ int main(int argc, char **argv)
 		       " windows, %" PRIu64 " passes, %" PRIu64
 		       " conflicts, %" PRIu64 " unexplained transfers\n",
 		       tid, end, st.windows, st.passes, st.conflicts, st.async);
+		printf("thread %u: knowledge stops at %" PRIu64 " unproven "
+		       "branches, %" PRIu64 " stores of unknown address, %"
+		       PRIu64 " system calls, %" PRIu64 " undecoded\n", tid,
+		       st.unproven, st.st_unknown, st.sys_barrier,
+		       st.undecoded);
 		rp_cursor_free(cur);
 		rp_recover_free(rc);
 		free(recs);

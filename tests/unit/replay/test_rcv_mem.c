@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Unit tests of the recovery engine's system-call table (replay/rcv_mem.c,
+ * rcv_sys_write): what user memory a system call writes, by its number
+ * and arguments as the Linux x86-64 ABI defines them; unknown numbers or
+ * arguments are a barrier (-1), never a guess.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "rcv_win.h"
+
+static struct rcv_state st[2];
+static struct win w = { .st = st, .n = 1 };
+
+static void set(int g, uint64_t v)
+{
+	st[0].r[g] = (struct rcv_val){ v, ~0ull };
+}
+
+static int sys(uint64_t nr, uint64_t *addr, uint64_t *len)
+{
+	set(RP_REG_RAX, nr);
+	return rcv_sys_write(&w, 0, addr, len);
+}
+
+Test(rcv_mem, syscall_writes)
+{
+	uint64_t a = 0, l = 0;
+
+	memset(st, 0, sizeof(st));
+	set(RP_REG_RDI, 0x1000);
+	set(RP_REG_RSI, 0x2000);
+	set(RP_REG_RDX, 100);
+	set(RP_REG_R10, 0x3000);
+	set(RP_REG_R8, 0x4000);
+	cr_assert_eq(sys(0, &a, &l), 1, "read");
+	cr_assert(a == 0x2000 && l == 100);
+	cr_assert_eq(sys(1, &a, &l), 0, "write writes no memory");
+	cr_assert_eq(sys(33, &a, &l), 0, "dup2");
+	cr_assert_eq(sys(302, &a, &l), 1, "prlimit64: old limit at r10");
+	cr_assert(a == 0x3000 && l == 16);
+	cr_assert_eq(sys(332, &a, &l), 1, "statx at r8");
+	cr_assert(a == 0x4000 && l == 256);
+	cr_assert_eq(sys(293, &a, &l), 1, "pipe2");
+	cr_assert(a == 0x1000 && l == 8);
+	cr_assert_eq(sys(217, &a, &l), 1, "getdents64: rsi, rdx bytes");
+	cr_assert(a == 0x2000 && l == 100);
+	/* optional buffers: NULL writes nothing */
+	set(RP_REG_R10, 0);
+	cr_assert_eq(sys(302, &a, &l), 0);
+	/* by operation */
+	set(RP_REG_RSI, 128);			/* FUTEX_WAIT_PRIVATE */
+	cr_assert_eq(sys(202, &a, &l), 0);
+	set(RP_REG_RSI, 129);			/* FUTEX_WAKE_PRIVATE */
+	cr_assert_eq(sys(202, &a, &l), 0);
+	set(RP_REG_RSI, 5);			/* FUTEX_WAKE_OP writes */
+	cr_assert_eq(sys(202, &a, &l), -1);
+	set(RP_REG_RSI, 3);			/* F_GETFL */
+	cr_assert_eq(sys(72, &a, &l), 0);
+	set(RP_REG_RSI, 5);			/* F_GETLK writes a flock */
+	cr_assert_eq(sys(72, &a, &l), -1);
+	set(RP_REG_RDI, 0x1002);		/* ARCH_SET_FS */
+	set(RP_REG_RSI, 0x7000);
+	cr_assert_eq(sys(158, &a, &l), 0);
+	set(RP_REG_RDI, 0x1003);		/* ARCH_GET_FS: 8 at rsi */
+	cr_assert_eq(sys(158, &a, &l), 1);
+	cr_assert(a == 0x7000 && l == 8);
+	/* unknown: a barrier */
+	cr_assert_eq(sys(9, &a, &l), -1, "mmap");
+	cr_assert_eq(sys(28, &a, &l), -1, "madvise may zero pages");
+	cr_assert_eq(sys(999, &a, &l), -1);
+	st[0].r[RP_REG_RSI].k = 0;		/* futex op unknown */
+	cr_assert_eq(sys(202, &a, &l), -1);
+	st[0].r[RP_REG_RAX].k = 0;
+	cr_assert_eq(rcv_sys_write(&w, 0, &a, &l), -1, "number unknown");
+}
