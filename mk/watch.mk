@@ -23,8 +23,9 @@ $(GDB_WATCHVAL): tests/gdb/watchval.c
 	$(CC) -O0 -g -no-pie -fno-pie -o $@ $<
 
 gdb-watch-test: $(PTREC) $(PTREC_SERVER) $(GDB_WATCH) $(GDB_WATCHVAL) \
-		$(WATCHTRUTH)
+		$(WATCHTRUTH) $(PROG_BINS)
 	PTREC=$(CURDIR)/$(PTREC) PROG=$(CURDIR)/$(GDB_WATCH) \
+		PROGS=$(CURDIR)/$(PROG_DIR) \
 		VALPROG=$(CURDIR)/$(GDB_WATCHVAL) \
 		WATCHTRUTH=$(CURDIR)/$(WATCHTRUTH) tests/gdb/watch.sh
 

@@ -9,7 +9,8 @@
 # recorder's own registers, not the recovery engine), in time order, and
 # every value GDB prints must be what the program stored.  A store through
 # a pointer the history does not keep stops with "may have written", and
-# `set ptrec watch-unknown skip` skips it.
+# `set ptrec watch-unknown skip` skips it.  Then every store of the test
+# programs (PROGS) against the truth, engine-wide.
 set -u
 : "${PTREC:?}" "${PROG:?}" "${VALPROG:?}" "${WATCHTRUTH:?}"
 testlib_dir=$(cd "$(dirname "$0")/.." && pwd)
@@ -279,5 +280,29 @@ if ! sed -n '/@@stop rc/,/@@pos/p' "$tmp/unknown-skip.out" | grep -q "may have w
 else
 	tap_log=$tmp/unknown-skip.out bad "set ptrec watch-unknown skip"
 fi
+
+# Every store of the test programs (and of the two above) against the
+# truth: the engine never misses a write the truth shows (a known range
+# that covers it, or an unknown address that may hold it) and never names
+# a wrong one.  The share of stores with a known address is printed.
+for prog in tiny loops indirect signal segv threads fork jmp plt; do
+	[ -x "${PROGS:-}/$prog" ] || continue
+	rm -rf "$tmp/p"
+	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/p" \
+		"$PROGS/$prog" >/dev/null 2>&1
+	if [ -f "$tmp/p/manifest.json" ] &&
+		timeout 300 "$WATCHTRUTH" --check "$tmp/p" >"$tmp/res" 2>&1; then
+		ok "$prog: every store's address against the truth: $(tail -1 "$tmp/res")"
+	else
+		tap_log=$tmp/res bad "$prog: stores against the truth"
+	fi
+done
+for b in "$tmp/b" "$tmp/v"; do
+	if timeout 300 "$WATCHTRUTH" --check "$b" >"$tmp/res" 2>&1; then
+		ok "$(basename "$b"): every store's address against the truth: $(tail -1 "$tmp/res")"
+	else
+		tap_log=$tmp/res bad "$(basename "$b"): stores against the truth"
+	fi
+done
 
 tap_end gdb-watch
