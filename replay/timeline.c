@@ -283,6 +283,8 @@ void rp_timeline_break_remove(struct rp_timeline *tl, uint64_t addr)
 	tl->nbps--;
 }
 
+static bool step_hit(struct rp_timeline *tl, uint64_t insn);
+
 enum rp_stop rp_timeline_step(struct rp_timeline *tl, int dir)
 {
 	struct tl_thread *t = &tl->t[tl->cur];
@@ -293,12 +295,16 @@ enum rp_stop rp_timeline_step(struct rp_timeline *tl, int dir)
 		if (!t->pos)
 			return RP_STOP_BEGIN;
 		t->pos--;
-		return t->pos ? RP_STOP_STEP : RP_STOP_BEGIN;
+		if (!t->pos)
+			return RP_STOP_BEGIN;
+		return step_hit(tl, t->pos) ? RP_STOP_WATCH : RP_STOP_STEP;
 	}
 	if (t->pos >= t->end)
 		return RP_STOP_END;
 	t->pos++;
-	return t->pos == t->end ? RP_STOP_END : RP_STOP_STEP;
+	if (t->pos == t->end)
+		return RP_STOP_END;
+	return step_hit(tl, t->pos - 1) ? RP_STOP_WATCH : RP_STOP_STEP;
 }
 
 /* Whether the instruction at @pos of @t is at a breakpoint. */
@@ -480,6 +486,27 @@ int rp_timeline_watch_hit(const struct rp_timeline *tl,
 		return -RP_ERR_NOTFOUND;
 	*hit = tl->hit;
 	return 0;
+}
+
+/*
+ * Did the selected thread's instruction @insn, just stepped over either
+ * way, touch a watched range?  As hardware reports a watchpoint after a
+ * single step, so that GDB's stepping stops there too.
+ */
+static bool step_hit(struct rp_timeline *tl, uint64_t insn)
+{
+	struct tl_thread *t = &tl->t[tl->cur];
+	struct rp_recover *rc;
+	struct rp_watch_hit h;
+
+	if (!rp_watch_count(tl->watch) ||
+	    !(rc = rp_timeline_recover(tl, tl->cur)) ||
+	    rp_watch_scan(tl->watch, rc, t->pid, 1, insn, insn + 1, &h))
+		return false;
+	h.tid = t->tid;
+	tl->hit = h;
+	tl->have_hit = true;
+	return true;
 }
 
 /* A moment: an instruction's timestamp, ties by thread order. */

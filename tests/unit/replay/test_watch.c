@@ -187,9 +187,17 @@ Test(watch, timeline_stops)
 	/* Forward: after the write it stood before. */
 	cr_assert_eq(rp_timeline_continue(tl, 1, false), RP_STOP_WATCH);
 	cr_assert_eq(rp_timeline_pos(tl, 0), pos[n - 2] + 1);
-	/* A step forgets the hit. */
-	rp_timeline_step(tl, -1);
+	/* A step back over the write reports it, as hardware does after
+	 * a single step; the next step forgets it.
+	 */
+	cr_assert_eq(rp_timeline_step(tl, -1), RP_STOP_WATCH);
+	cr_assert_eq(rp_timeline_watch_hit(tl, &h), 0);
+	cr_assert_eq(h.pos, pos[n - 2]);
+	cr_assert_eq(rp_timeline_step(tl, -1), RP_STOP_STEP);
 	cr_assert_eq(rp_timeline_watch_hit(tl, &h), -RP_ERR_NOTFOUND);
+	cr_assert_eq(rp_timeline_step(tl, 1), RP_STOP_STEP);
+	cr_assert_eq(rp_timeline_step(tl, 1), RP_STOP_WATCH);
+	cr_assert_eq(rp_timeline_pos(tl, 0), pos[n - 2] + 1);
 	/* A breakpoint at the writing instruction (the loop's store, one
 	 * address for writes 1 to 5) stops first going forward (before
 	 * it), then the watchpoint (after it); backward, the watchpoint.
