@@ -261,6 +261,16 @@ if sed -n '/@@2/,/@@3/p' "$tmp/cond.out" | grep -q "Hardware read watchpoint [0-
 else
 	tap_log=$tmp/cond.out bad "rwatch and awatch"
 fi
+# A single step over the write reports the watchpoint, either way.
+timeout 120 "$PTREC" replay "$bundle" -batch -ex "$skip" -ex "watch total" \
+	-ex "reverse-continue" -ex "echo @@1\n" -ex "stepi" -ex "echo @@2\n" \
+	-ex "reverse-stepi" -ex "echo @@3\n" >"$tmp/step.out" 2>&1
+if sed -n '/@@1/,/@@2/p' "$tmp/step.out" | grep -q "New value = 364" &&
+	sed -n '/@@2/,/@@3/p' "$tmp/step.out" | grep -q "New value = 121"; then
+	ok "stepi and reverse-stepi over the write report the watchpoint"
+else
+	tap_log=$tmp/step.out bad "stepi and reverse-stepi over the write"
+fi
 bundle=$tmp/b
 
 # A store through a pointer the history does not keep: stops with "may
