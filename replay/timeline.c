@@ -634,6 +634,55 @@ static int watch_find(struct rp_timeline *tl, int dir, bool all,
 	return 0;
 }
 
+/*
+ * The nearest breakpoint hit before the watchpoint hit @wp: only the
+ * positions between the present and @wp are looked at (a plain search
+ * would go on to the history's edge when there is none, which costs a
+ * decode of the whole history per stop).  Ties as in
+ * rp_timeline_continue(): a breakpoint at the accessing instruction
+ * comes first forward, the access backward.
+ */
+static void bp_near(struct rp_timeline *tl, int dir, bool all,
+		    const struct cand *wp, struct cand *best)
+{
+	size_t start = all ? tl->now : tl->cur, k, i;
+	struct moment now = moment_of(tl, start, tl->t[start].pos);
+	struct rp_insn insn;
+	uint64_t lo, hi, p;
+
+	best->found = false;
+	if (!tl->nbps)
+		return;
+	for (k = 0; k < tl->nt && (all || !k); k++) {
+		struct tl_thread *t;
+
+		i = (start + k) % tl->nt;
+		t = &tl->t[i];
+		if (dir > 0) {
+			lo = k ? first_after(tl, i, now) : t->pos + 1;
+			hi = first_after(tl, i, wp->at);
+		} else {
+			lo = first_after(tl, i, wp->at);
+			hi = k ? first_after(tl, i, now) : t->pos;
+		}
+		if (hi > t->end)
+			hi = t->end;
+		for (p = dir > 0 ? lo : hi; dir > 0 ? p < hi : p > lo;) {
+			uint64_t q = dir > 0 ? p++ : --p;
+			struct cand c;
+
+			if (rp_cursor_peek(t->c, q, &insn) ||
+			    !bsearch(&insn.ip, tl->bps, tl->nbps,
+				     sizeof(*tl->bps), cmp_u64))
+				continue;
+			c = (struct cand){ true, i, q, moment_of(tl, i, q) };
+			if (nearer(&c, best, dir))
+				*best = c;
+			break;
+		}
+	}
+}
+
 /* The nearest breakpoint hit, as continue_bp() would stop at, moving
  * nothing but cursors.
  */
@@ -692,9 +741,12 @@ enum rp_stop rp_timeline_continue(struct rp_timeline *tl, int dir, bool all)
 		return RP_STOP_BEGIN;
 	if (!t->end)
 		return dir < 0 ? to_begin(tl) : to_end(tl);
-	bp_find(tl, dir, all, &bp);
 	if (watch_find(tl, dir, all, &wp, &h))
 		wp.found = false;
+	if (wp.found)
+		bp_near(tl, dir, all, &wp, &bp);
+	else
+		bp_find(tl, dir, all, &bp);
 	/* A breakpoint at the accessing instruction itself comes first
 	 * forward (it stops before it), the access backward (it stops
 	 * at the same place).
