@@ -509,20 +509,8 @@ static bool step_hit(struct rp_timeline *tl, uint64_t insn)
 	return true;
 }
 
-/* A moment: an instruction's timestamp, ties by thread order. */
-struct moment {
-	uint64_t tsc;
-	size_t thread;
-};
-
-static int moment_cmp(struct moment a, struct moment b)
-{
-	if (a.tsc != b.tsc)
-		return a.tsc < b.tsc ? -1 : 1;
-	return a.thread < b.thread ? -1 : a.thread > b.thread;
-}
-
-static struct moment moment_of(struct rp_timeline *tl, size_t i,
+/* Moments (struct rp_when): timeline threads keep the bundle's order. */
+static struct rp_when moment_of(struct rp_timeline *tl, size_t i,
 			       uint64_t pos)
 {
 	struct tl_thread *t = &tl->t[i];
@@ -532,12 +520,12 @@ static struct moment moment_of(struct rp_timeline *tl, size_t i,
 		pos = t->end - 1;
 	if (rp_cursor_peek(t->c, pos, &insn))
 		insn.tsc = 0;
-	return (struct moment){ insn.tsc, i };
+	return (struct rp_when){ insn.tsc, i };
 }
 
 /* The first position of thread @i whose moment is after @m. */
 static uint64_t first_after(struct rp_timeline *tl, size_t i,
-			    struct moment m)
+			    struct rp_when m)
 {
 	struct tl_thread *t = &tl->t[i];
 	uint64_t lo = 0, hi = t->end;
@@ -545,7 +533,7 @@ static uint64_t first_after(struct rp_timeline *tl, size_t i,
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
-		if (moment_cmp(moment_of(tl, i, mid), m) > 0)
+		if (rp_when_cmp(moment_of(tl, i, mid), m) > 0)
 			hi = mid;
 		else
 			lo = mid + 1;
@@ -557,7 +545,7 @@ struct cand {
 	bool found;
 	size_t thread;
 	uint64_t pos;		/* where the thread stops */
-	struct moment at;	/* of the instruction that decided it */
+	struct rp_when at;	/* of the instruction that decided it */
 };
 
 /* Is @a nearer than @b in direction @dir? */
@@ -569,7 +557,7 @@ static bool nearer(const struct cand *a, const struct cand *b, int dir)
 		return a->found;
 	if (!a->found)
 		return false;
-	c = moment_cmp(a->at, b->at);
+	c = rp_when_cmp(a->at, b->at);
 	return dir > 0 ? c < 0 : c > 0;
 }
 
@@ -580,7 +568,7 @@ static int watch_find(struct rp_timeline *tl, int dir, bool all,
 		      struct cand *best, struct rp_watch_hit *hit)
 {
 	size_t start = all ? tl->now : tl->cur, k, i;
-	struct moment now = moment_of(tl, start, tl->t[start].pos);
+	struct rp_when now = moment_of(tl, start, tl->t[start].pos);
 	struct rp_watch_hit h;
 	uint64_t lo, hi;
 	int ret;
@@ -646,7 +634,7 @@ static void bp_near(struct rp_timeline *tl, int dir, bool all,
 		    const struct cand *wp, struct cand *best)
 {
 	size_t start = all ? tl->now : tl->cur, k, i;
-	struct moment now = moment_of(tl, start, tl->t[start].pos);
+	struct rp_when now = moment_of(tl, start, tl->t[start].pos);
 	struct rp_insn insn;
 	uint64_t lo, hi, p;
 
