@@ -294,7 +294,10 @@ int main(int argc, char **argv)
 		}
 		cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
 		bundle_dir = argv[2];
-		return check(s, cs);
+		ti = (size_t)check(s, cs);
+		cs_close(&cs);
+		rp_session_close(s);
+		return (int)ti;
 	}
 	if (argc != 4 && argc != 6) {
 		fprintf(stderr, "usage: watchtruth BUNDLE ADDR LEN [TID POS]\n");
