@@ -491,7 +491,9 @@ int rp_timeline_watch_hit(const struct rp_timeline *tl,
 /*
  * Did the selected thread's instruction @insn, just stepped over either
  * way, touch a watched range?  As hardware reports a watchpoint after a
- * single step, so that GDB's stepping stops there too.
+ * single step, so that GDB's stepping stops there too.  Only a known
+ * address counts here: a store of unknown address would end every
+ * `next` over library code in a plain stop.
  */
 static bool step_hit(struct rp_timeline *tl, uint64_t insn)
 {
@@ -501,7 +503,8 @@ static bool step_hit(struct rp_timeline *tl, uint64_t insn)
 
 	if (!rp_watch_count(tl->watch) ||
 	    !(rc = rp_timeline_recover(tl, tl->cur)) ||
-	    rp_watch_scan(tl->watch, rc, t->pid, 1, insn, insn + 1, &h))
+	    rp_watch_scan(tl->watch, rc, t->pid, 1, insn, insn + 1, &h) ||
+	    h.maybe)
 		return false;
 	h.tid = t->tid;
 	tl->hit = h;
