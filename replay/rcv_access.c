@@ -176,6 +176,11 @@ int rcv_accesses(const struct rcv_ctx *c, const struct rcv_where *at,
 		return (int)(n < max ? n : max);
 	}
 	if (in->flags & RCV_I_BAD) {
+		/* rcv_decode.c's libopcodes fallback found only vector,
+		 * mask and general-purpose registers: no memory.
+		 */
+		if (!(in->flags & RCV_I_MEMBAR))
+			return 0;
 		n = acc_add(acc, n, max, RP_ACC_READ, false, 0, 0);
 		n = acc_add(acc, n, max, RP_ACC_WRITE, false, 0, 0);
 		return (int)(n < max ? n : max);

@@ -193,6 +193,10 @@ Test(rcv_access, syscalls_and_undecodable)
 	cr_assert_eq(RUN("\x06"), 2);
 	cr_assert(!acc[0].addr_known && !acc[1].addr_known);
 	cr_assert_eq(acc[1].kind, RP_ACC_WRITE);
+	/* vptestnmb %ymm19,%ymm19,%k0 (EVEX, unknown to capstone 4):
+	 * registers only, by libopcodes
+	 */
+	cr_assert_eq(RUN("\x62\xb2\x66\x28\x26\xc3"), 0);
 	/* xsave (%rdi): a write the engine cannot size */
 	set(RP_REG_RDI, 0x6000);
 	cr_assert_eq(RUN("\x0f\xae\x27"), 1);
