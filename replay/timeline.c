@@ -549,7 +549,19 @@ struct cand {
 	size_t thread;
 	uint64_t pos;		/* where the thread stops */
 	struct rp_when at;	/* of the instruction that decided it */
+	uint64_t insn;		/* that instruction */
 };
+
+/*
+ * The first position of thread @i after candidate @c's instruction: in
+ * its own thread by position (timestamps are coarse: many instructions
+ * share one), in the others by time.
+ */
+static uint64_t after_cand(struct rp_timeline *tl, size_t i,
+			   const struct cand *c)
+{
+	return i == c->thread ? c->insn + 1 : first_after(tl, i, c->at);
+}
 
 /* Is @a nearer than @b in direction @dir? */
 static bool nearer(const struct cand *a, const struct cand *b, int dir)
@@ -595,12 +607,14 @@ static int watch_find(struct rp_timeline *tl, int dir, bool all,
 			hi = dir < 0 ? b : t->end;
 		}
 		/* Only as far as the best hit so far. */
-		if (best->found && dir < 0)
-			lo = lo > first_after(tl, i, best->at) ?
-				     lo : first_after(tl, i, best->at);
-		else if (best->found)
-			hi = hi < first_after(tl, i, best->at) ?
-				     hi : first_after(tl, i, best->at);
+		if (best->found) {
+			uint64_t lim = after_cand(tl, i, best);
+
+			if (dir < 0 && lo < lim)
+				lo = lim;
+			else if (dir > 0 && hi > lim)
+				hi = lim;
+		}
 		if (lo >= hi)
 			continue;
 		rc = rp_timeline_recover(tl, i);
@@ -613,7 +627,7 @@ static int watch_find(struct rp_timeline *tl, int dir, bool all,
 			return ret;
 		{
 			struct cand c = { true, i, dir < 0 ? h.pos : h.pos + 1,
-					  moment_of(tl, i, h.pos) };
+					  moment_of(tl, i, h.pos), h.pos };
 
 			if (!nearer(&c, best, dir) && best->found)
 				continue;
@@ -651,9 +665,9 @@ static void bp_near(struct rp_timeline *tl, int dir, bool all,
 		t = &tl->t[i];
 		if (dir > 0) {
 			lo = k ? first_after(tl, i, now) : t->pos + 1;
-			hi = first_after(tl, i, wp->at);
+			hi = after_cand(tl, i, wp);
 		} else {
-			lo = first_after(tl, i, wp->at);
+			lo = after_cand(tl, i, wp);
 			hi = k ? first_after(tl, i, now) : t->pos;
 		}
 		if (hi > t->end)
@@ -666,7 +680,7 @@ static void bp_near(struct rp_timeline *tl, int dir, bool all,
 			    !bsearch(&insn.ip, tl->bps, tl->nbps,
 				     sizeof(*tl->bps), cmp_u64))
 				continue;
-			c = (struct cand){ true, i, q, moment_of(tl, i, q) };
+			c = (struct cand){ true, i, q, moment_of(tl, i, q), q };
 			if (nearer(&c, best, dir))
 				*best = c;
 			break;
@@ -692,7 +706,7 @@ static void bp_find(struct rp_timeline *tl, int dir, bool all,
 	pos = t->pos < t->end ? t->pos : t->end - 1;
 	if (dir < 0 && t->pos == t->end && is_hit(tl, t, pos)) {
 		*best = (struct cand){ true, start, pos,
-				       moment_of(tl, start, pos) };
+				       moment_of(tl, start, pos), pos };
 		return;
 	}
 	if (!all) {
@@ -701,7 +715,7 @@ static void bp_find(struct rp_timeline *tl, int dir, bool all,
 		    rp_cursor_pos(t->c) <= t->end) {
 			pos = rp_cursor_pos(t->c);
 			*best = (struct cand){ true, start, pos,
-					       moment_of(tl, start, pos) };
+					       moment_of(tl, start, pos), pos };
 		}
 		return;
 	}
@@ -709,7 +723,7 @@ static void bp_find(struct rp_timeline *tl, int dir, bool all,
 	    (hit = rp_timeline_find(tl, tid)) >= 0 &&
 	    pos <= tl->t[hit].end)
 		*best = (struct cand){ true, (size_t)hit, pos,
-				       moment_of(tl, (size_t)hit, pos) };
+				       moment_of(tl, (size_t)hit, pos), pos };
 }
 
 enum rp_stop rp_timeline_continue(struct rp_timeline *tl, int dir, bool all)
