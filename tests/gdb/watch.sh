@@ -295,11 +295,14 @@ fi
 # truth: the engine never misses a write the truth shows (a known range
 # that covers it, or an unknown address that may hold it) and never names
 # a wrong one.  The share of stores with a known address is printed.
-for prog in tiny loops indirect signal segv threads fork jmp plt; do
-	[ -x "${PROGS:-}/$prog" ] || continue
+for prog in tiny loops indirect signal segv threads fork jmp plt \
+	"${BITSPROG:-}"; do
+	case $prog in /*) path=$prog; prog=$(basename "$prog") ;;
+		*) path=${PROGS:-}/$prog ;; esac
+	[ -x "$path" ] || continue
 	rm -rf "$tmp/p"
 	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/p" \
-		"$PROGS/$prog" >/dev/null 2>&1
+		"$path" >/dev/null 2>&1
 	if [ -f "$tmp/p/manifest.json" ] &&
 		timeout 300 "$WATCHTRUTH" --check "$tmp/p" >"$tmp/res" 2>&1; then
 		ok "$prog: every store's address against the truth: $(tail -1 "$tmp/res")"

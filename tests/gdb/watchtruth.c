@@ -122,7 +122,7 @@ static bool dest(const cs_insn *ci, const uint64_t *r, const uint64_t *after,
 	for (i = 0; i < x->op_count; i++) {
 		const cs_x86_op *o = &x->operands[i];
 		uint64_t v = (uint64_t)o->mem.disp;
-		int b, ix;
+		int b, ix, bo;
 
 		if (o->type != X86_OP_MEM)
 			continue;
@@ -148,6 +148,22 @@ static bool dest(const cs_insn *ci, const uint64_t *r, const uint64_t *after,
 		}
 		*a = v;
 		*n = o->size;
+		/* bts/btr/btc with a register bit offset: the word at
+		 * size * floor(offset / bits) from the operand (SDM, BT).
+		 */
+		if ((ci->id == X86_INS_BTS || ci->id == X86_INS_BTR ||
+		     ci->id == X86_INS_BTC) && x->op_count == 2 &&
+		    x->operands[1].type == X86_OP_REG &&
+		    (bo = gpr(x->operands[1].reg)) >= 0) {
+			int64_t off = x->operands[1].size == 8 ?
+					      (int64_t)r[bo] :
+				      x->operands[1].size == 4 ?
+					      (int32_t)r[bo] : (int16_t)r[bo];
+			int64_t bits = 8 * o->size;
+
+			off = off >= 0 ? off / bits : -((-off + bits - 1) / bits);
+			*a += (uint64_t)(off * o->size);
+		}
 		return true;
 	}
 	return false;
