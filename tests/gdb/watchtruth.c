@@ -205,6 +205,12 @@ static int check(struct rp_session *s, csh cs)
 		if (rp_cursor_new(s, tid, &cur) || rp_recover_new(s, tid, &rc) ||
 		    rp_thread_end(s, tid, &end, NULL))
 			return 2;
+		/* WATCHTRUTH_BLOCK=N: windows of N instructions (the
+		 * chain's and the far ones' boundaries on a short history).
+		 */
+		if (getenv("WATCHTRUTH_BLOCK"))
+			rp_recover_set_block(rc, strtoull(
+				getenv("WATCHTRUTH_BLOCK"), NULL, 0));
 		for (p = 1; p < n && p < end; p++) {
 			const struct sb_truth_rec *pre = &recs[p - 1];
 			struct rp_access acc[4];
@@ -233,8 +239,12 @@ static int check(struct rp_session *s, csh cs)
 			if (fs)
 				continue;
 			na = rp_recover_accesses(rc, p, acc, 4);
-			if (na < 0)
+			if (na < 0) {
+				if (missed++ < 10)
+					printf("ERROR thread %u position %zu: "
+					       "%s\n", tid, p, rp_errstr(na));
 				continue;
+			}
 			positions++;
 			writes += tw;
 			for (k = 0; k < na; k++) {
