@@ -22,9 +22,15 @@ $(GDB_WATCHVAL): tests/gdb/watchval.c
 	@mkdir -p $(dir $@)
 	$(CC) -O0 -g -no-pie -fno-pie -o $@ $<
 
+GDB_WATCHBITS := $(BUILD)/tests/gdb/watchbits
+$(GDB_WATCHBITS): tests/gdb/watchbits.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -no-pie -fno-pie -o $@ $<
+
 gdb-watch-test: $(PTREC) $(PTREC_SERVER) $(GDB_WATCH) $(GDB_WATCHVAL) \
-		$(WATCHTRUTH)
+		$(GDB_WATCHBITS) $(WATCHTRUTH) $(PROG_BINS)
 	PTREC=$(CURDIR)/$(PTREC) PROG=$(CURDIR)/$(GDB_WATCH) \
+		PROGS=$(CURDIR)/$(PROG_DIR) BITSPROG=$(CURDIR)/$(GDB_WATCHBITS) \
 		VALPROG=$(CURDIR)/$(GDB_WATCHVAL) \
 		WATCHTRUTH=$(CURDIR)/$(WATCHTRUTH) tests/gdb/watch.sh
 

@@ -344,26 +344,13 @@ int rp_cursor_search(struct rp_cursor *c, int dir, const uint64_t *ips,
 	return ret;
 }
 
-/* Time order of instructions across threads: timestamp, then thread. */
-struct when {
-	uint64_t tsc;
-	size_t thread;
-};
-
-static int when_cmp(struct when a, struct when b)
-{
-	if (a.tsc != b.tsc)
-		return a.tsc < b.tsc ? -1 : 1;
-	return a.thread < b.thread ? -1 : a.thread > b.thread;
-}
-
 /*
  * The hit of thread @t nearest to @now in direction @dir, strictly beyond
  * it; UINT64_MAX when none.  Scans from the checkpoint nearest to @now.
  */
 static uint64_t thread_hit(struct rp_session *s, struct rp_thread *t,
-			   size_t ti, struct when now, int dir,
-			   const uint64_t *set, size_t n, struct when *at)
+			   size_t ti, struct rp_when now, int dir,
+			   const uint64_t *set, size_t n, struct rp_when *at)
 {
 	const struct rp_insn *ri;
 	uint64_t p, k = 0, lo = 0, hi = t->nckpts;
@@ -384,14 +371,14 @@ static uint64_t thread_hit(struct rp_session *s, struct rp_thread *t,
 	if (dir < 0 && k + 1 < t->nckpts && t->ckpts[k + 1].insn)
 		p = t->ckpts[k + 1].insn - 1;
 	for (;;) {
-		struct when w;
+		struct rp_when w;
 
 		if (fetch(s, t, p, &ri))
 			return UINT64_MAX;
 		w.tsc = ri->tsc;
 		w.thread = ti;
 		if (bsearch(&ri->ip, set, n, sizeof(*set), cmp_u64) &&
-		    (dir > 0 ? when_cmp(w, now) > 0 : when_cmp(w, now) < 0)) {
+		    (dir > 0 ? rp_when_cmp(w, now) > 0 : rp_when_cmp(w, now) < 0)) {
 			*at = w;
 			return p;
 		}
@@ -406,7 +393,7 @@ int rp_search_threads(struct rp_session *s, int dir, uint32_t *tid,
 {
 	struct rp_thread *start = rp_find_thread(s, *tid);
 	const struct rp_insn *ri;
-	struct when now, best = { 0, 0 }, w;
+	struct rp_when now, best = { 0, 0 }, w;
 	uint64_t *set, p, best_pos = UINT64_MAX;
 	size_t i, best_thread = 0;
 	int ret;
@@ -442,7 +429,7 @@ int rp_search_threads(struct rp_session *s, int dir, uint32_t *tid,
 				continue;
 		}
 		if (best_pos == UINT64_MAX ||
-		    (dir > 0 ? when_cmp(w, best) < 0 : when_cmp(w, best) > 0)) {
+		    (dir > 0 ? rp_when_cmp(w, best) < 0 : rp_when_cmp(w, best) > 0)) {
 			best = w;
 			best_pos = p;
 			best_thread = i;

@@ -156,6 +156,53 @@ static bool str_range(const struct rcv_ins *in, const struct rcv_state *s,
 	return true;
 }
 
+/*
+ * bt, bts, btr and btc with a memory operand and a register bit offset
+ * reach past the operand: the word of the operand's size at ea + size *
+ * floor(offset / (8 * size)), the offset signed (Intel SDM, BT).  Returns
+ * the number of accesses, or -1 when @in is not one.
+ */
+static int bit_access(const struct rcv_ctx *c, const struct rcv_where *at,
+		      struct rp_access *acc, size_t max)
+{
+	const struct rcv_ins *in = at->in;
+	const struct rcv_op *m = &in->op[0], *r = &in->op[1];
+	struct rcv_val ea, off;
+	unsigned int bits;
+	uint64_t mask;
+	int64_t o;
+	bool known;
+	size_t n = 0;
+
+	if ((in->id != X86_INS_BT && in->id != X86_INS_BTS &&
+	     in->id != X86_INS_BTR && in->id != X86_INS_BTC) ||
+	    in->nops != 2 || m->type != RCV_OP_MEM || r->type != RCV_OP_REG)
+		return -1;
+	ea = rcv_addr(c, in, m, at->pre);
+	off = at->pre->r[r->reg];
+	bits = 8u * m->size;
+	mask = r->size >= 8 ? ~0ull : (1ull << (8 * r->size)) - 1;
+	known = ea.k == ~0ull && m->size && r->size >= 2 && !r->shift &&
+		(off.k & mask) == mask;
+	o = 0;
+	if (known) {
+		if (r->size == 8)
+			o = (int64_t)off.v;
+		else if (r->size == 4)
+			o = (int32_t)off.v;
+		else
+			o = (int16_t)off.v;
+		/* floor division: a negative offset reaches below */
+		o = (o >= 0 ? o / bits : -((-o + bits - 1) / bits)) * m->size;
+	}
+	n = acc_add(acc, n, max, RP_ACC_READ, known, ea.v + (uint64_t)o,
+		    m->size);
+	if (in->id != X86_INS_BT)
+		n = acc_add(acc, n, max, RP_ACC_WRITE, known,
+			    ea.v + (uint64_t)o, m->size);
+	return (int)(n < max ? n : max);
+}
+
 int rcv_accesses(const struct rcv_ctx *c, const struct rcv_where *at,
 		 struct rp_access *acc, size_t max)
 {
@@ -166,6 +213,7 @@ int rcv_accesses(const struct rcv_ctx *c, const struct rcv_where *at,
 	uint64_t a = 0, l = 0;
 	unsigned int es;
 	size_t n = 0;
+	int k;
 
 	if (in->flags & RCV_I_SYSCALL) {
 		if (at->sys)
@@ -176,25 +224,36 @@ int rcv_accesses(const struct rcv_ctx *c, const struct rcv_where *at,
 		return (int)(n < max ? n : max);
 	}
 	if (in->flags & RCV_I_BAD) {
+		/* rcv_decode.c's libopcodes fallback found only vector,
+		 * mask and general-purpose registers: no memory.
+		 */
+		if (!(in->flags & RCV_I_MEMBAR))
+			return 0;
 		n = acc_add(acc, n, max, RP_ACC_READ, false, 0, 0);
 		n = acc_add(acc, n, max, RP_ACC_WRITE, false, 0, 0);
 		return (int)(n < max ? n : max);
 	}
+	k = bit_access(c, at, acc, max);
+	if (k >= 0)
+		return k;
 	es = str_op_of(in, &src, &dread, &dst);
 	if (es) {
-		bool k;
+		bool kn;
 
 		if (src) {
-			k = str_range(in, pre, RP_REG_RSI, es, &a, &l);
-			if (!k || l)
-				n = acc_add(acc, n, max, RP_ACC_READ, k, a, l);
+			kn = str_range(in, pre, RP_REG_RSI, es, &a, &l);
+			if (!kn || l)
+				n = acc_add(acc, n, max, RP_ACC_READ, kn, a,
+					    l);
 		}
 		if (dread || dst) {
-			k = str_range(in, pre, RP_REG_RDI, es, &a, &l);
-			if (dread && (!k || l))
-				n = acc_add(acc, n, max, RP_ACC_READ, k, a, l);
-			if (dst && (!k || l))
-				n = acc_add(acc, n, max, RP_ACC_WRITE, k, a, l);
+			kn = str_range(in, pre, RP_REG_RDI, es, &a, &l);
+			if (dread && (!kn || l))
+				n = acc_add(acc, n, max, RP_ACC_READ, kn, a,
+					    l);
+			if (dst && (!kn || l))
+				n = acc_add(acc, n, max, RP_ACC_WRITE, kn, a,
+					    l);
 		}
 		return (int)(n < max ? n : max);
 	}

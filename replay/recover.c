@@ -848,6 +848,19 @@ int rp_recover_accesses(struct rp_recover *rc, uint64_t pos,
 	w = win_at(rc, pos, &err);
 	if (!w)
 		return err;
+	/* A chained window's last state is the next one's first: its
+	 * instruction is the next window's.
+	 */
+	if (pos == w->last && w->later)
+		w = w->later;
+	/* A window on its own that ends at @pos: one around @pos. */
+	if (pos == w->last && w == rc->far) {
+		win_free(rc->far);
+		rc->far = NULL;
+		w = win_at(rc, pos, &err);
+		if (!w)
+			return err;
+	}
 	if (pos < w->first || pos >= w->last)
 		return -RP_ERR_RANGE;
 	i = pos - w->first;

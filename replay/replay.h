@@ -720,7 +720,9 @@ int rp_timeline_break_insert(struct rp_timeline *tl, uint64_t addr);
 void rp_timeline_break_remove(struct rp_timeline *tl, uint64_t addr);
 
 /* One instruction of the selected thread, back (@dir < 0) or forward.
- * Returns RP_STOP_STEP, or RP_STOP_BEGIN / RP_STOP_END at the edges.
+ * Returns RP_STOP_STEP, RP_STOP_WATCH when that instruction touched a
+ * watched range (rp_timeline_watch_hit()), or RP_STOP_BEGIN /
+ * RP_STOP_END at the edges.
  */
 enum rp_stop rp_timeline_step(struct rp_timeline *tl, int dir);
 

@@ -71,6 +71,23 @@ struct rp_seg {
 	uint64_t stamp;		/* LRU */
 };
 
+/*
+ * Time order of instructions across threads (cursor.c's search, the
+ * timeline's watchpoints): timestamp, then the thread's order in the
+ * bundle.
+ */
+struct rp_when {
+	uint64_t tsc;
+	size_t thread;
+};
+
+static inline int rp_when_cmp(struct rp_when a, struct rp_when b)
+{
+	if (a.tsc != b.tsc)
+		return a.tsc < b.tsc ? -1 : 1;
+	return a.thread < b.thread ? -1 : a.thread > b.thread;
+}
+
 struct rp_thread {
 	uint32_t tid, pid;
 	const uint8_t *pt;	/* the mapped stream */

@@ -283,6 +283,8 @@ void rp_timeline_break_remove(struct rp_timeline *tl, uint64_t addr)
 	tl->nbps--;
 }
 
+static bool step_hit(struct rp_timeline *tl, uint64_t insn);
+
 enum rp_stop rp_timeline_step(struct rp_timeline *tl, int dir)
 {
 	struct tl_thread *t = &tl->t[tl->cur];
@@ -293,12 +295,16 @@ enum rp_stop rp_timeline_step(struct rp_timeline *tl, int dir)
 		if (!t->pos)
 			return RP_STOP_BEGIN;
 		t->pos--;
-		return t->pos ? RP_STOP_STEP : RP_STOP_BEGIN;
+		if (!t->pos)
+			return RP_STOP_BEGIN;
+		return step_hit(tl, t->pos) ? RP_STOP_WATCH : RP_STOP_STEP;
 	}
 	if (t->pos >= t->end)
 		return RP_STOP_END;
 	t->pos++;
-	return t->pos == t->end ? RP_STOP_END : RP_STOP_STEP;
+	if (t->pos == t->end)
+		return RP_STOP_END;
+	return step_hit(tl, t->pos - 1) ? RP_STOP_WATCH : RP_STOP_STEP;
 }
 
 /* Whether the instruction at @pos of @t is at a breakpoint. */
@@ -482,20 +488,32 @@ int rp_timeline_watch_hit(const struct rp_timeline *tl,
 	return 0;
 }
 
-/* A moment: an instruction's timestamp, ties by thread order. */
-struct moment {
-	uint64_t tsc;
-	size_t thread;
-};
-
-static int moment_cmp(struct moment a, struct moment b)
+/*
+ * Did the selected thread's instruction @insn, just stepped over either
+ * way, touch a watched range?  As hardware reports a watchpoint after a
+ * single step, so that GDB's stepping stops there too.  Only a known
+ * address counts here: a store of unknown address would end every
+ * `next` over library code in a plain stop.
+ */
+static bool step_hit(struct rp_timeline *tl, uint64_t insn)
 {
-	if (a.tsc != b.tsc)
-		return a.tsc < b.tsc ? -1 : 1;
-	return a.thread < b.thread ? -1 : a.thread > b.thread;
+	struct tl_thread *t = &tl->t[tl->cur];
+	struct rp_recover *rc;
+	struct rp_watch_hit h;
+
+	if (!rp_watch_count(tl->watch) ||
+	    !(rc = rp_timeline_recover(tl, tl->cur)) ||
+	    rp_watch_scan(tl->watch, rc, t->pid, 1, insn, insn + 1, &h) ||
+	    h.maybe)
+		return false;
+	h.tid = t->tid;
+	tl->hit = h;
+	tl->have_hit = true;
+	return true;
 }
 
-static struct moment moment_of(struct rp_timeline *tl, size_t i,
+/* Moments (struct rp_when): timeline threads keep the bundle's order. */
+static struct rp_when moment_of(struct rp_timeline *tl, size_t i,
 			       uint64_t pos)
 {
 	struct tl_thread *t = &tl->t[i];
@@ -505,12 +523,12 @@ static struct moment moment_of(struct rp_timeline *tl, size_t i,
 		pos = t->end - 1;
 	if (rp_cursor_peek(t->c, pos, &insn))
 		insn.tsc = 0;
-	return (struct moment){ insn.tsc, i };
+	return (struct rp_when){ insn.tsc, i };
 }
 
 /* The first position of thread @i whose moment is after @m. */
 static uint64_t first_after(struct rp_timeline *tl, size_t i,
-			    struct moment m)
+			    struct rp_when m)
 {
 	struct tl_thread *t = &tl->t[i];
 	uint64_t lo = 0, hi = t->end;
@@ -518,7 +536,7 @@ static uint64_t first_after(struct rp_timeline *tl, size_t i,
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
-		if (moment_cmp(moment_of(tl, i, mid), m) > 0)
+		if (rp_when_cmp(moment_of(tl, i, mid), m) > 0)
 			hi = mid;
 		else
 			lo = mid + 1;
@@ -530,8 +548,20 @@ struct cand {
 	bool found;
 	size_t thread;
 	uint64_t pos;		/* where the thread stops */
-	struct moment at;	/* of the instruction that decided it */
+	struct rp_when at;	/* of the instruction that decided it */
+	uint64_t insn;		/* that instruction */
 };
+
+/*
+ * The first position of thread @i after candidate @c's instruction: in
+ * its own thread by position (timestamps are coarse: many instructions
+ * share one), in the others by time.
+ */
+static uint64_t after_cand(struct rp_timeline *tl, size_t i,
+			   const struct cand *c)
+{
+	return i == c->thread ? c->insn + 1 : first_after(tl, i, c->at);
+}
 
 /* Is @a nearer than @b in direction @dir? */
 static bool nearer(const struct cand *a, const struct cand *b, int dir)
@@ -542,7 +572,7 @@ static bool nearer(const struct cand *a, const struct cand *b, int dir)
 		return a->found;
 	if (!a->found)
 		return false;
-	c = moment_cmp(a->at, b->at);
+	c = rp_when_cmp(a->at, b->at);
 	return dir > 0 ? c < 0 : c > 0;
 }
 
@@ -553,7 +583,7 @@ static int watch_find(struct rp_timeline *tl, int dir, bool all,
 		      struct cand *best, struct rp_watch_hit *hit)
 {
 	size_t start = all ? tl->now : tl->cur, k, i;
-	struct moment now = moment_of(tl, start, tl->t[start].pos);
+	struct rp_when now = moment_of(tl, start, tl->t[start].pos);
 	struct rp_watch_hit h;
 	uint64_t lo, hi;
 	int ret;
@@ -577,12 +607,14 @@ static int watch_find(struct rp_timeline *tl, int dir, bool all,
 			hi = dir < 0 ? b : t->end;
 		}
 		/* Only as far as the best hit so far. */
-		if (best->found && dir < 0)
-			lo = lo > first_after(tl, i, best->at) ?
-				     lo : first_after(tl, i, best->at);
-		else if (best->found)
-			hi = hi < first_after(tl, i, best->at) ?
-				     hi : first_after(tl, i, best->at);
+		if (best->found) {
+			uint64_t lim = after_cand(tl, i, best);
+
+			if (dir < 0 && lo < lim)
+				lo = lim;
+			else if (dir > 0 && hi > lim)
+				hi = lim;
+		}
 		if (lo >= hi)
 			continue;
 		rc = rp_timeline_recover(tl, i);
@@ -595,7 +627,7 @@ static int watch_find(struct rp_timeline *tl, int dir, bool all,
 			return ret;
 		{
 			struct cand c = { true, i, dir < 0 ? h.pos : h.pos + 1,
-					  moment_of(tl, i, h.pos) };
+					  moment_of(tl, i, h.pos), h.pos };
 
 			if (!nearer(&c, best, dir) && best->found)
 				continue;
@@ -605,6 +637,55 @@ static int watch_find(struct rp_timeline *tl, int dir, bool all,
 		}
 	}
 	return 0;
+}
+
+/*
+ * The nearest breakpoint hit before the watchpoint hit @wp: only the
+ * positions between the present and @wp are looked at (a plain search
+ * would go on to the history's edge when there is none, which costs a
+ * decode of the whole history per stop).  Ties as in
+ * rp_timeline_continue(): a breakpoint at the accessing instruction
+ * comes first forward, the access backward.
+ */
+static void bp_near(struct rp_timeline *tl, int dir, bool all,
+		    const struct cand *wp, struct cand *best)
+{
+	size_t start = all ? tl->now : tl->cur, k, i;
+	struct rp_when now = moment_of(tl, start, tl->t[start].pos);
+	struct rp_insn insn;
+	uint64_t lo, hi, p;
+
+	best->found = false;
+	if (!tl->nbps)
+		return;
+	for (k = 0; k < tl->nt && (all || !k); k++) {
+		struct tl_thread *t;
+
+		i = (start + k) % tl->nt;
+		t = &tl->t[i];
+		if (dir > 0) {
+			lo = k ? first_after(tl, i, now) : t->pos + 1;
+			hi = after_cand(tl, i, wp);
+		} else {
+			lo = after_cand(tl, i, wp);
+			hi = k ? first_after(tl, i, now) : t->pos;
+		}
+		if (hi > t->end)
+			hi = t->end;
+		for (p = dir > 0 ? lo : hi; dir > 0 ? p < hi : p > lo;) {
+			uint64_t q = dir > 0 ? p++ : --p;
+			struct cand c;
+
+			if (rp_cursor_peek(t->c, q, &insn) ||
+			    !bsearch(&insn.ip, tl->bps, tl->nbps,
+				     sizeof(*tl->bps), cmp_u64))
+				continue;
+			c = (struct cand){ true, i, q, moment_of(tl, i, q), q };
+			if (nearer(&c, best, dir))
+				*best = c;
+			break;
+		}
+	}
 }
 
 /* The nearest breakpoint hit, as continue_bp() would stop at, moving
@@ -625,7 +706,7 @@ static void bp_find(struct rp_timeline *tl, int dir, bool all,
 	pos = t->pos < t->end ? t->pos : t->end - 1;
 	if (dir < 0 && t->pos == t->end && is_hit(tl, t, pos)) {
 		*best = (struct cand){ true, start, pos,
-				       moment_of(tl, start, pos) };
+				       moment_of(tl, start, pos), pos };
 		return;
 	}
 	if (!all) {
@@ -634,7 +715,7 @@ static void bp_find(struct rp_timeline *tl, int dir, bool all,
 		    rp_cursor_pos(t->c) <= t->end) {
 			pos = rp_cursor_pos(t->c);
 			*best = (struct cand){ true, start, pos,
-					       moment_of(tl, start, pos) };
+					       moment_of(tl, start, pos), pos };
 		}
 		return;
 	}
@@ -642,7 +723,7 @@ static void bp_find(struct rp_timeline *tl, int dir, bool all,
 	    (hit = rp_timeline_find(tl, tid)) >= 0 &&
 	    pos <= tl->t[hit].end)
 		*best = (struct cand){ true, (size_t)hit, pos,
-				       moment_of(tl, (size_t)hit, pos) };
+				       moment_of(tl, (size_t)hit, pos), pos };
 }
 
 enum rp_stop rp_timeline_continue(struct rp_timeline *tl, int dir, bool all)
@@ -665,9 +746,12 @@ enum rp_stop rp_timeline_continue(struct rp_timeline *tl, int dir, bool all)
 		return RP_STOP_BEGIN;
 	if (!t->end)
 		return dir < 0 ? to_begin(tl) : to_end(tl);
-	bp_find(tl, dir, all, &bp);
 	if (watch_find(tl, dir, all, &wp, &h))
 		wp.found = false;
+	if (wp.found)
+		bp_near(tl, dir, all, &wp, &bp);
+	else
+		bp_find(tl, dir, all, &bp);
 	/* A breakpoint at the accessing instruction itself comes first
 	 * forward (it stops before it), the access backward (it stops
 	 * at the same place).

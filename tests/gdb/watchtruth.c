@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
+ * watchtruth --check BUNDLE: every write the recovery engine names
+ * against the truth's, at every position (check() below).
+ *
  * watchtruth BUNDLE ADDR LEN [TID POS]: every instruction of every thread that wrote
  * a byte of [ADDR, ADDR + LEN), by the software recorder's ground truth
  * (the registers the recorder read with ptrace before each instruction,
@@ -24,6 +27,8 @@
 
 #include "replay.h"
 #include "sideband.h"
+
+static const char *bundle_dir;
 
 static int gpr(x86_reg r)
 {
@@ -117,12 +122,15 @@ static bool dest(const cs_insn *ci, const uint64_t *r, const uint64_t *after,
 	for (i = 0; i < x->op_count; i++) {
 		const cs_x86_op *o = &x->operands[i];
 		uint64_t v = (uint64_t)o->mem.disp;
-		int b, ix;
+		int b, ix, bo;
 
 		if (o->type != X86_OP_MEM)
 			continue;
-		if (!(o->access & CS_AC_WRITE) &&
-		    (i != 0 || read_only(ci->id)))
+		/* Capstone 4 marks test's and cmp's operand written too;
+		 * an operand 0 of anything else is a destination.
+		 */
+		if (read_only(ci->id) ||
+		    (!(o->access & CS_AC_WRITE) && i != 0))
 			continue;
 		if (o->mem.segment == X86_REG_FS || o->mem.segment == X86_REG_GS)
 			return false;
@@ -140,9 +148,160 @@ static bool dest(const cs_insn *ci, const uint64_t *r, const uint64_t *after,
 		}
 		*a = v;
 		*n = o->size;
+		/* bts/btr/btc with a register bit offset: the word at
+		 * size * floor(offset / bits) from the operand (SDM, BT).
+		 */
+		if ((ci->id == X86_INS_BTS || ci->id == X86_INS_BTR ||
+		     ci->id == X86_INS_BTC) && x->op_count == 2 &&
+		    x->operands[1].type == X86_OP_REG &&
+		    (bo = gpr(x->operands[1].reg)) >= 0) {
+			int64_t off = x->operands[1].size == 8 ?
+					      (int64_t)r[bo] :
+				      x->operands[1].size == 4 ?
+					      (int32_t)r[bo] : (int16_t)r[bo];
+			int64_t bits = 8 * o->size;
+
+			off = off >= 0 ? off / bits : -((-off + bits - 1) / bits);
+			*a += (uint64_t)(off * o->size);
+		}
 		return true;
 	}
 	return false;
+}
+
+/*
+ * --check: at every position of every thread, the recovery engine's
+ * writes (rp_recover_accesses(), what watchpoints see) against the
+ * truth's: a write the truth shows must be one the engine names (a known
+ * range that covers it, or an unknown address whose bounds hold it):
+ * else "missed"; a write the engine names with a known address must be
+ * the truth's: else "wrong".  Both must be 0.  System calls are checked
+ * for missed writes only (the truth models read, pread64, pipe), and
+ * fs-relative stores not at all (no fs_base in the truth).
+ */
+static int check(struct rp_session *s, csh cs)
+{
+	uint64_t positions = 0, writes = 0, known = 0, maybe = 0, missed = 0,
+		 wrong = 0, bounded = 0;
+	size_t ti;
+
+	for (ti = 0; ti < rp_thread_count(s); ti++) {
+		uint32_t tid = rp_thread_tid(s, ti);
+		struct sb_truth_rec *recs;
+		struct rp_recover *rc;
+		struct rp_cursor *cur;
+		struct rp_insn insn;
+		struct sb_err err;
+		char path[4096];
+		uint64_t end;
+		size_t n, p;
+
+		snprintf(path, sizeof(path), "%s/truth/%u.gt",
+			 bundle_dir, tid);
+		if (sb_truth_load_recs(path, &recs, &n, &err)) {
+			fprintf(stderr, "watchtruth: %s\n", err.msg);
+			return 2;
+		}
+		if (rp_cursor_new(s, tid, &cur) || rp_recover_new(s, tid, &rc) ||
+		    rp_thread_end(s, tid, &end, NULL))
+			return 2;
+		/* WATCHTRUTH_BLOCK=N: windows of N instructions (the
+		 * chain's and the far ones' boundaries on a short history).
+		 */
+		if (getenv("WATCHTRUTH_BLOCK"))
+			rp_recover_set_block(rc, strtoull(
+				getenv("WATCHTRUTH_BLOCK"), NULL, 0));
+		for (p = 1; p < n && p < end; p++) {
+			const struct sb_truth_rec *pre = &recs[p - 1];
+			struct rp_access acc[4];
+			bool tw, sys, fs = false;
+			uint64_t a = 0, l = 0;
+			cs_insn *ci;
+			int k, na;
+
+			if (!(pre->mask & 0xffff) ||
+			    rp_cursor_peek(cur, p, &insn) ||
+			    insn.ip != recs[p].ip ||
+			    cs_disasm(cs, insn.raw, insn.size, insn.ip, 1,
+				      &ci) != 1)
+				continue;
+			for (k = 0; k < ci->detail->x86.op_count; k++)
+				fs |= ci->detail->x86.operands[k].type ==
+					      X86_OP_MEM &&
+				      (ci->detail->x86.operands[k].mem.segment ==
+					       X86_REG_FS ||
+				       ci->detail->x86.operands[k].mem.segment ==
+					       X86_REG_GS);
+			sys = ci->id == X86_INS_SYSCALL;
+			tw = dest(ci, pre->regs, recs[p].mask & 1 ?
+				  recs[p].regs : NULL, &a, &l);
+			cs_free(ci, 1);
+			if (fs)
+				continue;
+			na = rp_recover_accesses(rc, p, acc, 4);
+			if (na < 0) {
+				if (missed++ < 10)
+					printf("ERROR thread %u position %zu: "
+					       "%s\n", tid, p, rp_errstr(na));
+				continue;
+			}
+			positions++;
+			writes += tw;
+			for (k = 0; k < na; k++) {
+				const struct rp_access *x = &acc[k];
+
+				if (x->kind != RP_ACC_WRITE)
+					continue;
+				if (x->addr_known) {
+					known++;
+					if (!sys && (!tw || x->addr != a ||
+						     x->size < l)) {
+						if (wrong++ < 10)
+							printf("WRONG thread %u "
+							       "position %zu ip %#"
+							       PRIx64 ": the engine"
+							       " writes %#" PRIx64
+							       "+%" PRIu64 ", the "
+							       "truth %s%#" PRIx64
+							       "+%" PRIu64 "\n",
+							       tid, p, insn.ip,
+							       x->addr, x->size,
+							       tw ? "" : "none ",
+							       a, l);
+					}
+				} else {
+					maybe++;
+					bounded += x->hi > x->lo;
+				}
+			}
+			if (!tw)
+				continue;
+			for (k = 0; k < na; k++) {
+				const struct rp_access *x = &acc[k];
+
+				if (x->kind != RP_ACC_WRITE)
+					continue;
+				if (x->addr_known ? x->addr <= a &&
+						    a + l <= x->addr + x->size :
+				    x->hi <= x->lo ||
+				    (x->lo <= a && a + l <= x->hi))
+					break;
+			}
+			if (k == na && missed++ < 10)
+				printf("MISSED thread %u position %zu ip %#"
+				       PRIx64 ": the truth writes %#" PRIx64 "+%"
+				       PRIu64 "\n", tid, p, insn.ip, a, l);
+		}
+		rp_recover_free(rc);
+		rp_cursor_free(cur);
+		free(recs);
+	}
+	printf("%" PRIu64 " positions, %" PRIu64 " writes in the truth; the "
+	       "engine: %" PRIu64 " with a known address, %" PRIu64
+	       " unknown (%" PRIu64 " of them bounded to the stack or fs); "
+	       "missed %" PRIu64 ", wrong %" PRIu64 "\n", positions, writes,
+	       known, maybe, bounded, missed, wrong);
+	return missed || wrong;
 }
 
 int main(int argc, char **argv)
@@ -152,6 +311,20 @@ int main(int argc, char **argv)
 	csh cs;
 	size_t ti;
 
+	if (argc == 3 && !strcmp(argv[1], "--check")) {
+		if (rp_session_open(&s, argv[2]) ||
+		    cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
+			fprintf(stderr, "watchtruth: cannot open %s\n",
+				argv[2]);
+			return 2;
+		}
+		cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+		bundle_dir = argv[2];
+		ti = (size_t)check(s, cs);
+		cs_close(&cs);
+		rp_session_close(s);
+		return (int)ti;
+	}
 	if (argc != 4 && argc != 6) {
 		fprintf(stderr, "usage: watchtruth BUNDLE ADDR LEN [TID POS]\n");
 		return 2;

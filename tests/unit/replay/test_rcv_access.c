@@ -131,6 +131,38 @@ Test(rcv_access, unknown_addresses_and_bounds)
 	cr_assert_eq(acc[0].hi, 0x7f0000001018);
 }
 
+/* bt/bts with a register bit offset reach past the operand. */
+Test(rcv_access, bit_offsets)
+{
+	set(RP_REG_RAX, 0x5000);
+	/* bts %rcx,(%rax), rcx = 200: the quadword at 0x5000 + 8 * 3 */
+	set(RP_REG_RCX, 200);
+	cr_assert_eq(RUN("\x48\x0f\xab\x08"), 2);
+	cr_assert_eq(acc[1].kind, RP_ACC_WRITE);
+	cr_assert(acc[1].addr_known);
+	cr_assert_eq(acc[1].addr, 0x5018);
+	cr_assert_eq(acc[1].size, 8);
+	/* rcx = -1: the quadword below */
+	set(RP_REG_RCX, ~0ull);
+	cr_assert_eq(RUN("\x48\x0f\xab\x08"), 2);
+	cr_assert_eq(acc[1].addr, 0x5000 - 8);
+	/* bt %ecx,(%rax), ecx = 33: a read of the dword at 0x5004 */
+	set(RP_REG_RCX, 33);
+	cr_assert_eq(RUN("\x0f\xa3\x08"), 1);
+	cr_assert_eq(acc[0].kind, RP_ACC_READ);
+	cr_assert_eq(acc[0].addr, 0x5004);
+	cr_assert_eq(acc[0].size, 4);
+	/* an unknown offset: anywhere */
+	pre.r[RP_REG_RCX] = (struct rcv_val){ 0, 0 };
+	cr_assert_eq(RUN("\x48\x0f\xab\x08"), 2);
+	cr_assert(!acc[1].addr_known);
+	/* bts $3,(%rax): the immediate stays in the operand */
+	cr_assert_eq(RUN("\x48\x0f\xba\x28\x03"), 2);
+	cr_assert_eq(acc[1].kind, RP_ACC_WRITE);
+	cr_assert_eq(acc[1].addr, 0x5000);
+	cr_assert_eq(acc[1].size, 8);
+}
+
 Test(rcv_access, strings)
 {
 	/* rep stosb, rdi rcx DF known: [rdi, rdi + rcx) */
@@ -193,6 +225,10 @@ Test(rcv_access, syscalls_and_undecodable)
 	cr_assert_eq(RUN("\x06"), 2);
 	cr_assert(!acc[0].addr_known && !acc[1].addr_known);
 	cr_assert_eq(acc[1].kind, RP_ACC_WRITE);
+	/* vptestnmb %ymm19,%ymm19,%k0 (EVEX, unknown to capstone 4):
+	 * registers only, by libopcodes
+	 */
+	cr_assert_eq(RUN("\x62\xb2\x66\x28\x26\xc3"), 0);
 	/* xsave (%rdi): a write the engine cannot size */
 	set(RP_REG_RDI, 0x6000);
 	cr_assert_eq(RUN("\x0f\xae\x27"), 1);

@@ -128,6 +128,40 @@ Test(watch, every_write_either_way)
 	cr_assert_eq(all_hits(-1, back, 16), 0);
 }
 
+/*
+ * Windows of a few instructions (chained from the end, then windows on
+ * their own): every position has its accesses, and the writes of total
+ * are all found.  Regression: the instruction at a window's boundary
+ * (its last state) was -RP_ERR_RANGE, and the scan skipped it.
+ */
+Test(watch, small_windows)
+{
+	static const uint64_t blocks[] = { 7, 100, 300 };
+	struct rp_access acc[4];
+	uint64_t pos[16], p;
+	size_t b;
+
+	rp_watch_set_unknown(w, false);
+	rp_watch_insert(w, RP_WATCH_WRITE, pid, WATCH_TOTAL, 8);
+	for (b = 0; b < sizeof(blocks) / sizeof(blocks[0]); b++) {
+		rp_recover_set_block(rc, blocks[b]);
+		for (p = 0; p < end; p++)
+			cr_assert_geq(rp_recover_accesses(rc, p, acc, 4), 0,
+				      "block %lu position %lu",
+				      (unsigned long)blocks[b],
+				      (unsigned long)p);
+		for (p = end; p-- > 0;)
+			cr_assert_geq(rp_recover_accesses(rc, p, acc, 4), 0,
+				      "block %lu position %lu backward",
+				      (unsigned long)blocks[b],
+				      (unsigned long)p);
+		cr_assert_eq(all_hits(-1, pos, 16), 6, "block %lu",
+			     (unsigned long)blocks[b]);
+		cr_assert_eq(all_hits(1, pos, 16), 6, "block %lu",
+			     (unsigned long)blocks[b]);
+	}
+}
+
 Test(watch, bounds_and_reads)
 {
 	struct rp_watch_hit h;
@@ -187,9 +221,17 @@ Test(watch, timeline_stops)
 	/* Forward: after the write it stood before. */
 	cr_assert_eq(rp_timeline_continue(tl, 1, false), RP_STOP_WATCH);
 	cr_assert_eq(rp_timeline_pos(tl, 0), pos[n - 2] + 1);
-	/* A step forgets the hit. */
-	rp_timeline_step(tl, -1);
+	/* A step back over the write reports it, as hardware does after
+	 * a single step; the next step forgets it.
+	 */
+	cr_assert_eq(rp_timeline_step(tl, -1), RP_STOP_WATCH);
+	cr_assert_eq(rp_timeline_watch_hit(tl, &h), 0);
+	cr_assert_eq(h.pos, pos[n - 2]);
+	cr_assert_eq(rp_timeline_step(tl, -1), RP_STOP_STEP);
 	cr_assert_eq(rp_timeline_watch_hit(tl, &h), -RP_ERR_NOTFOUND);
+	cr_assert_eq(rp_timeline_step(tl, 1), RP_STOP_STEP);
+	cr_assert_eq(rp_timeline_step(tl, 1), RP_STOP_WATCH);
+	cr_assert_eq(rp_timeline_pos(tl, 0), pos[n - 2] + 1);
 	/* A breakpoint at the writing instruction (the loop's store, one
 	 * address for writes 1 to 5) stops first going forward (before
 	 * it), then the watchpoint (after it); backward, the watchpoint.
