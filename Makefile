@@ -293,7 +293,8 @@ e2e: $(PTREC) $(PTCHECK) $(TRUTHDUMP) $(CURSORCHECK) $(PROG_BINS)
 		PROGS=$(CURDIR)/$(PROG_DIR) tests/e2e/run.sh
 	PTREC=$(CURDIR)/$(PTREC) PROGS=$(CURDIR)/$(PROG_DIR) tests/e2e/hostile.sh
 	PTREC=$(CURDIR)/$(PTREC) PROGS=$(CURDIR)/$(PROG_DIR) \
-		TRUTHDUMP=$(CURDIR)/$(TRUTHDUMP) tests/e2e/events.sh
+		TRUTHDUMP=$(CURDIR)/$(TRUTHDUMP) \
+		CURSORCHECK=$(CURDIR)/$(CURSORCHECK) tests/e2e/events.sh
 
 # The real GDB against ptrec-server.
 gdb-test: $(PTREC) $(PTREC_SERVER) $(PROG_BINS) $(BUILD)/examples/demo

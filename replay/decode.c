@@ -473,6 +473,46 @@ void rp_walk_store(struct walk *w, const struct pt_insn *insn, uint64_t tsc)
 	}
 }
 
+/*
+ * Calls and returns end the index pass's blocks (end_on_call), except
+ * where libipt's block decoder proceeds to an event's address (a PTWRITE,
+ * an asynchronous event): it then follows direct calls and jumps inside
+ * the block (ptgen --events found it), so the block is not contiguous and
+ * ends in no branch.  Its instructions before the last are followed from
+ * the code where they need no packet.  Returns 0, or -1 when the path is
+ * not known (code missing, a branch that took a packet).
+ */
+int rp_walk_block_inner_depth(struct walk *w, const struct pt_block *b)
+{
+	uint8_t raw[15];
+	uint64_t ip = b->ip, next;
+	struct insn d;
+	ssize_t n;
+	uint16_t i;
+
+	if (w->dec == NULL && insn_decoder_new(&w->dec))
+		return -1;
+	for (i = 0; i + 1 < b->ninsn; i++) {
+		n = rp_walk_read_code(w, ip, raw);
+		if (n <= 0)
+			return -1;
+		if (insn_decode(w->dec, raw, (unsigned int)n, ip, &d) ||
+		    d.len > n) {
+			d.len = (uint8_t)rp_ptwrite_length(raw, (size_t)n);
+			d.cls = IC_OTHER;
+			if (!d.len)
+				return -1;
+		}
+		next = rp_gap_next_ip(raw, d.len, ip);
+		if (!next)
+			return -1;	/* it took a packet: not followed */
+		if (d.cls == IC_CALL)
+			rp_walk_track_depth(w, ptic_call);
+		ip = next;
+	}
+	return ip == b->end_ip ? 0 : -1;
+}
+
 int rp_walk_store_block(struct walk *w, const struct pt_block *b, int cls)
 {
 	uint64_t ip = b->ip, pos = w->pos, last = 0;
@@ -497,9 +537,12 @@ int rp_walk_store_block(struct walk *w, const struct pt_block *b, int cls)
 			memcpy(in.raw, b->raw, sizeof(in.raw));
 		} else {
 			n = rp_walk_read_code(w, ip, in.raw);
-			if (n <= 0 || insn_decode(w->dec, in.raw,
+			if (n > 0 && (insn_decode(w->dec, in.raw,
 						  (unsigned int)n, ip, &d) ||
-			    d.len > n)
+				      d.len > n))
+				d.len = (uint8_t)rp_ptwrite_length(in.raw,
+								   (size_t)n);
+			if (n <= 0 || !d.len)
 				return -RP_ERR_DECODE;
 			in.size = d.len;
 		}

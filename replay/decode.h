@@ -106,6 +106,14 @@ void rp_walk_store(struct walk *w, const struct pt_insn *insn, uint64_t tsc);
  */
 int rp_walk_store_block(struct walk *w, const struct pt_block *b, int cls);
 
+/*
+ * The calls and returns among block @b's instructions before its last,
+ * for a block that ends in no branch (libipt's block decoder went on to
+ * an event's address past them): the walk's depth follows them.  Returns
+ * 0, or -1 when the code is not known.
+ */
+int rp_walk_block_inner_depth(struct walk *w, const struct pt_block *b);
+
 /* Decodes against @w's address space of now (after it changed). */
 int rp_walk_set_image(struct walk *w);
 

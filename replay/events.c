@@ -394,6 +394,37 @@ int rp_ptwrite_operand(const uint8_t *b, size_t n, uint64_t ip,
 	return 0;
 }
 
+int rp_ptwrite_length(const uint8_t *b, size_t n)
+{
+	unsigned int rex = 0, mod, rm, i = 0;
+
+	while (i < n && (b[i] == 0xf3 || b[i] == 0x66 || b[i] == 0x67 ||
+			 b[i] == 0x2e || b[i] == 0x3e || b[i] == 0x26 ||
+			 b[i] == 0x36 || b[i] == 0x64 || b[i] == 0x65))
+		i++;
+	if (i < n && (b[i] & 0xf0) == 0x40)
+		rex = b[i++];
+	(void)rex;
+	if (i + 3 > n || b[i] != 0x0f || b[i + 1] != 0xae ||
+	    ((b[i + 2] >> 3) & 7) != 4)
+		return 0;
+	mod = b[i + 2] >> 6;
+	rm = b[i + 2] & 7;
+	i += 3;
+	if (mod != 3 && rm == 4) {
+		if (i >= n)
+			return 0;
+		if (mod == 0 && (b[i] & 7) == 5)
+			i += 4;		/* SIB without base: disp32 */
+		i++;
+	}
+	if (mod == 1)
+		i += 1;
+	else if (mod == 2 || (mod == 0 && rm == 5))
+		i += 4;
+	return i <= n ? (int)i : 0;
+}
+
 /* The name of what the PTWRITE @at reads: a global by the symbols, a
  * register or a local by DWARF.
  */

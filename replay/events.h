@@ -49,6 +49,11 @@ struct ptw_operand {
 	int64_t disp;
 };
 
+/* The length of the PTWRITE in @b (@n bytes), or 0 when it is none:
+ * Capstone 4 knows no PTWRITE.
+ */
+int rp_ptwrite_length(const uint8_t *b, size_t n);
+
 /* Decodes the PTWRITE in @b (@n bytes at @ip).  Returns 0, or -1 when it
  * is none or its operand is indexed (SIB with an index register).
  */

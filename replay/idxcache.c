@@ -36,9 +36,10 @@
 
 #define IDX_MAGIC	"PTRECIX"
 /* Bump with any change to what the index holds or how index.c builds it. */
-#define IDX_VERSION	5	/* 2: checkpoints carry call depths, 3: MAC,
+#define IDX_VERSION	6	/* 2: checkpoints carry call depths, 3: MAC,
 				 * 4: loop gaps (RP_GAP_LOOP), 5: events,
-				 * overflow gaps, gap byte counts */
+				 * overflow gaps, gap byte counts, 6: calls
+				 * inside blocks that end in a PTWRITE */
 #define IDX_SAMPLE	(64u << 10)
 #define SEG_MIN		(1ull << 16)
 #define SEG_PER_BYTE	1024ull

@@ -7,7 +7,7 @@
 # history is still the ground truth's, address for address.  On one and
 # on two index workers, with the index cache off and on.
 set -u
-: "${PTREC:?}" "${PROGS:?}" "${TRUTHDUMP:?}"
+: "${PTREC:?}" "${PROGS:?}" "${TRUTHDUMP:?}" "${CURSORCHECK:?}"
 here=$(cd "$(dirname "$0")" && pwd)
 testlib_dir=$here/..
 . "$testlib_dir/lib.sh"
@@ -26,6 +26,13 @@ tid=$(sed -n 's/.*"tid": *\([0-9]*\).*/\1/p' "$b/manifest.json" | head -1)
 	cmp -s "$tmp/truth" "$tmp/addrs" &&
 	ok "the history is the ground truth, PTWRITEs included" ||
 	bad "ptrec insns --format=addr differs from the ground truth"
+
+# Cursors over a history with PTWRITEs (one at a function's entry, after
+# a direct call): goto, reverse walk, finish, next and search agree with
+# the ground truth.
+"$CURSORCHECK" "$b" >"$tmp/log" 2>&1 &&
+	ok "cursors agree with the ground truth over the PTWRITEs" ||
+	bad "cursorcheck on the PTWRITE recording"
 
 for cache in 0 1; do
 for w in 1 2; do

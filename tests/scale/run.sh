@@ -132,9 +132,12 @@ printf '\001' | dd of="$tmp/bad.truth" bs=1 seek=$((48 + 3 * 24 + 16)) \
 	  bad "wrong report: $(cat "$tmp/out")"; }
 
 # Events (issue #21): --events puts TSX, MWAIT/PWRE/EXSTOP/PWRX and CBR
-# packets at block starts and lists where each belongs (DIR.events, as
-# ptrec insns prints them); the history must show each there, over
-# frequent PSBs, on one index worker and on three.
+# packets at block starts and PTWRITEs among the instructions, and lists
+# where each belongs (DIR.events, as ptrec insns prints them); the
+# history must show each there, over frequent PSBs, on one index worker
+# and on three; scalecheck's finish, reverse-finish and checkpoint depths
+# must hold with them (libipt's block decoder follows direct calls on its
+# way to a PTWRITE).
 events_of() {
 	awk '/^\[/ { print n + 1, $0; next } { n++ }' "$1" | sort
 }

@@ -28,8 +28,9 @@
  * block's first instruction (where the decoder binds each, issue #21):
  * TSX begin or commit (MODE.TSX + FUP), an MWAIT sleep (MWAIT, PWRE,
  * EXSTOP + FUP, PWRX), either followed by a core:bus ratio change (CBR);
- * DIR.events lists them as `ptrec insns` prints them, "N [TEXT]", N the
- * number of the instruction they come before.
+ * and PTWRITE instructions among the fillers (about one in 64), each with
+ * its PTW + FUP.  DIR.events lists them as `ptrec insns` prints them,
+ * "N [TEXT]", N the number of the instruction they come before.
  */
 #include <elf.h>
 #include <errno.h>
@@ -111,8 +112,12 @@ static const struct {
 	{ 9, { 0x66, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0 } },	/* nopw 0(%rax,%rax) */
 	{ 3, { 0x48, 0xff, 0xc9 } },				/* dec %rcx */
 	{ 4, { 0x48, 0x83, 0xe1, 0x03 } },			/* and $3,%rcx */
+	{ 5, { 0xf3, 0x48, 0x0f, 0xae, 0xe0 } },		/* ptwrite %rax */
 };
-#define NFILL (sizeof(fillers) / sizeof(fillers[0]))
+/* The last is drawn only with --events (the programs stay the same). */
+#define NFILL (sizeof(fillers) / sizeof(fillers[0]) - 1)
+#define PTW_FILL NFILL
+static bool with_ptwrite;
 
 static const uint8_t term_len[] = {
 	[T_NONE] = 0, [T_COND] = 6, [T_JMP] = 5, [T_CALL] = 5,
@@ -183,6 +188,9 @@ static void add_fillers(struct prog *p, struct block *b, unsigned int n)
 			p->ilen = xrealloc(p->ilen, p->capilen);
 		}
 		p->ilen[p->nilen++] = (uint8_t)rndn(NFILL);
+		/* About one PTWRITE in 64 fillers. */
+		if (with_ptwrite && !rndn(64))
+			p->ilen[p->nilen - 1] = PTW_FILL;
 	}
 	b->ninsn = n;
 }
@@ -636,6 +644,37 @@ struct walker {
 	uint64_t read_at;
 };
 
+/*
+ * The PTWRITEs among the first @k instructions of block @b (at w->pos):
+ * PTW + FUP each, written at the block's start, bound by the decoder to
+ * its instruction (the block has no other packet before its end).
+ */
+static int ptwrites(struct walker *w, const struct block *b, uint32_t k)
+{
+	uint64_t ip = b->ip;
+	uint32_t j;
+	int ret = 0;
+
+	for (j = 0; j < k && j < b->ninsn && !ret; j++) {
+		unsigned int kind = w->p->ilen[b->first_insn + j];
+
+		if (j + 1 < b->ninsn || b->term == T_NONE) {
+			if (kind == PTW_FILL) {
+				uint64_t v = (w->pos + j) * 0x9e3779b97f4a7c15ull;
+
+				ret = ptenc_ptwrite(&w->enc, ip, v, 8);
+				fprintf(w->events, "%" PRIu64
+					" [ptwrite: 0x%" PRIx64 "]\n",
+					w->pos + j + 2, v);
+				w->nevents++;
+				w->read_at = w->pos + j + 2;
+			}
+			ip += fillers[kind].len;
+		}
+	}
+	return ret;
+}
+
 /* One group of events before instruction w->pos, at @ip. */
 static int events(struct walker *w, uint64_t ip)
 {
@@ -731,6 +770,9 @@ static int walk(struct walker *w)
 			sample(w, cur, by_ret);
 		if (!ret && w->events_every && !(rnd() % w->events_every))
 			ret = events(w, b->ip);
+		if (!ret && w->events_every)
+			ret = ptwrites(w, b, (uint32_t)(w->n - w->pos < b->ninsn ?
+					       w->n - w->pos : b->ninsn));
 		w->last_pos[cur] = w->pos;
 		if (w->pos + b->ninsn > w->n) {
 			/* The last block, cut: its first n - pos insns. */
@@ -1041,6 +1083,7 @@ int main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(&p, 0, sizeof(p));
+	with_ptwrite = events_every > 0;
 	rng_state = seed * 0x9e3779b97f4a7c15ull + 0x1234567;
 	if (!rng_state)
 		rng_state = 1;
