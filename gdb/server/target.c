@@ -481,6 +481,57 @@ static void put_frames(struct rp_cursor *c, uint64_t end,
 	}
 }
 
+/* How many frames older than the history's first are looked for, and how
+ * many returns below a scan's depth are tried for them.
+ */
+#define PREHISTORY_MAX 64
+#define PREHISTORY_SCANS 1024
+
+/*
+ * The outermost frames at @pos: the frame no recorded call opened, and the
+ * frames it was called from before the history started (a -p recording
+ * starts deep in a process).  Each of those returns, if it does, within
+ * the history: the return that leaves the history's first frame lands in
+ * its caller, the one that leaves that frame in the next, and so on.  The
+ * k-th of them (k >= 1, counted from the history's first frame) is live
+ * at @pos until its own return; it is named PREHIST_BIT | k, at the
+ * address its callee returned to, and its caller resumes where it returns
+ * (0, GDB's mark of the outermost frame, once none is recorded).
+ */
+static void put_outer_frames(struct target *tg, size_t cur, uint64_t pos,
+			     uint64_t *w, size_t *n, size_t max)
+{
+	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
+	uint64_t land[PREHISTORY_MAX], ip[PREHISTORY_MAX], at = 0;
+	uint64_t open[PREHISTORY_MAX];
+	size_t m = 0, d = 0, k;
+	struct rp_insn insn;
+
+	for (k = 0; m < PREHISTORY_MAX && k < PREHISTORY_SCANS; k++) {
+		at = rp_cursor_frame_exit(c, at);
+		if (at == UINT64_MAX || rp_cursor_peek(c, at, &insn))
+			break;
+		/*
+		 * Only a return made where no recorded call is open leaves
+		 * the bottom frame: a signal handler's return, counted with
+		 * no call, ends a call depth scan early too.
+		 */
+		if (rp_cursor_frames(c, at - 1, open, PREHISTORY_MAX))
+			continue;
+		land[m] = at;
+		ip[m++] = insn.ip;
+	}
+	while (d < m && land[d] <= pos)
+		d++;
+	for (k = d; k <= m && *n < max; k++) {
+		w[3 + 3 * *n] = k ? PREHIST_BIT | k : 0;
+		w[4 + 3 * *n] = k ? ip[k - 1] :
+			rp_timeline_first_ip(tg->tl, cur);
+		w[5 + 3 * *n] = k < m ? ip[k] : 0;
+		(*n)++;
+	}
+}
+
 /*
  * GDB crashes when a Python unwinder sends packets, but may read memory.
  * So the call stack of the selected thread at its position is served as
@@ -492,7 +543,9 @@ static void put_frames(struct rp_cursor *c, uint64_t end,
  * address its caller resumes at (0 for the outermost frame).  A signal
  * frame (<signal handler called>, after a handler's frame, or frame 0
  * inside the restorer) has SIGTRAMP_BIT on a position, the restorer's
- * address and the interrupted frame's resume address (target.h).
+ * address and the interrupted frame's resume address (target.h).  The
+ * frames the history started in follow the one no recorded call opened,
+ * as PREHIST_BIT | k (put_outer_frames()).
  */
 static size_t call_stack(struct target *tg, size_t cur, uint64_t *w,
 			 size_t maxw)
@@ -531,11 +584,7 @@ static size_t call_stack(struct target *tg, size_t cur, uint64_t *w,
 	 */
 	found = rp_cursor_frames(c, pos, calls, max - n);
 	put_frames(c, end, calls, found, w, &n, max);
-	/* The outermost recorded frame. */
-	w[3 + 3 * n] = 0;
-	w[4 + 3 * n] = rp_timeline_first_ip(tg->tl, cur);
-	w[5 + 3 * n] = 0;
-	n++;
+	put_outer_frames(tg, cur, pos, w, &n, max);
 	w[1] = n;
 	/* Before the end, real registers too (#17) when the recovered frame
 	 * pointer chain shows every recorded caller: GDB's own unwinding
