@@ -391,7 +391,7 @@ caller=$(sed -n '/^BT$/,/^F$/s/^#1  0x[0-9a-f]* in \([A-Za-z_0-9]*\) .*/\1/p' "$
 if sed -n '/^BT$/,/^F$/p' "$tmp/out" | grep -q "^#[0-9]*  .* in main () at .*spin\.c" &&
 	! grep -q "0x0000000000000000 in ??" "$tmp/out" &&
 	[ -n "$at" ] && [ -n "$caller" ] &&
-	sed -n "$((at - 1))p" "$tmp/att.insns" | grep -q "	ret" &&
+	grep "^$((at - 1))	" "$tmp/att.insns" | grep -q "	ret" &&
 	sed -n "/^F$/,\$p" "$tmp/out" | grep -q -e "^$caller (" -e " in $caller (" &&
 	! grep -q "No more reverse-execution history" "$tmp/out"; then
 	ok "-p recording: bt reaches main through the frames called before the history; finish in the first frame stops where it returns ($at, in $caller)"
