@@ -229,6 +229,10 @@ SIGTRAMP_BIT = 1 << 63
 SIGCTX_ADDR = STACK_ADDR + 0x100000
 SIGCTX_SIZE = 0x400
 SIGCTX_AT = 96
+# A frame called before the history started, k frames below its first
+# frame: PREHIST_BIT | k.  Its synthetic stack address is above the
+# first frame's, k frames out.
+PREHIST_BIT = 1 << 62
 
 
 def _read_stack_keyed():
@@ -317,9 +321,10 @@ class PtrecUnwinder(gdb.unwinder.Unwinder):
         ptr = u64.pointer()
         # Stable while this call runs: its first instruction's position
         # and address (the callee's entry).
-        frame_id = _FrameId(
-            gdb.Value(BASE - 16 * entry).cast(ptr),
-            gdb.Value(first_ip).cast(ptr))
+        base = BASE + 16 * (entry & ~PREHIST_BIT) \
+            if entry & PREHIST_BIT else BASE - 16 * entry
+        frame_id = _FrameId(gdb.Value(base).cast(ptr),
+                            gdb.Value(first_ip).cast(ptr))
         info = pending_frame.create_unwind_info(frame_id)
         if level < len(stack) - 1:
             # Only the caller's PC is known.  Its other registers, the
@@ -373,8 +378,11 @@ entry of a deeper call, not the selected frame's."""
                                '(not a ptrec-server target)')
         selected = gdb.selected_frame()
         level = _real_index(selected)
-        if level >= len(stack) - 1 and \
+        if (level >= len(stack) - 1 or stack[level][0] == 0 or
+                stack[level][0] & PREHIST_BIT) and \
                 selected.type() != gdb.INLINE_FRAME:
+            # The history's first frame, or one it was called from: its
+            # call was not recorded.
             raise gdb.GdbError('"finish" not meaningful in the outermost '
                                'frame.')
         desc = gdb.execute('frame %d' % selected.level(), to_string=True)

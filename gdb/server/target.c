@@ -324,6 +324,19 @@ static bool past_frames(struct target *tg, size_t cur, const uint64_t *w,
 	return true;
 }
 
+static bool in_restorer(struct rp_session *s, struct rp_cursor *c,
+			uint64_t pos, uint64_t *sigret);
+
+/* Whether the selected thread is inside a signal restorer. */
+static bool restorer_pos(struct target *tg, size_t cur)
+{
+	uint64_t pos = rp_timeline_pos(tg->tl, cur), sigret;
+
+	return pos < rp_timeline_end(tg->tl, cur) &&
+	       in_restorer(tg->s, rp_timeline_cursor(tg->tl, cur), pos,
+			   &sigret);
+}
+
 int target_reg(struct target *tg, unsigned int regno, struct regval *v)
 {
 	size_t cur = rp_timeline_selected(tg->tl);
@@ -346,6 +359,14 @@ int target_reg(struct target *tg, unsigned int regno, struct regval *v)
 	v->known = idx >= 0 &&
 		   (!rp_timeline_reg(tg->tl, cur, (unsigned int)idx, &val) ||
 		    past_reg(tg, cur, idx, &val));
+	/*
+	 * Inside a signal restorer GDB's sigtramp unwinder takes frame 0 and
+	 * reads the kernel's ucontext at the stack pointer, which the history
+	 * does not hold: the stack pointer is not given there, so GDB sees
+	 * the signal frame's registers as unavailable, not wrong.
+	 */
+	if (v->known && idx == RP_REG_RSP && restorer_pos(tg, cur))
+		v->known = false;
 	for (i = 0; i < v->size && i < 8; i++)
 		v->bytes[i] = (uint8_t)(val >> (8 * i));
 	return 0;
@@ -353,19 +374,6 @@ int target_reg(struct target *tg, unsigned int regno, struct regval *v)
 
 /* ---- the call stack, for the plugin's unwinder ------------------------ */
 
-/*
- * GDB crashes when a Python unwinder sends packets, but may read memory.
- * So the call stack of the selected thread at its position is served as
- * memory at STACK_ADDR (kernel space, never user): 64-bit words
- * "PTRECSTK" ("PTRECSTR" at the end of a history whose real registers
- * the snapshot holds: the plugin's unwinder then leaves unwinding to GDB's
- * own DWARF CFI), the frame count, the position, then per frame (frame 0
- * innermost) the position and address of its first instruction and the
- * address its caller resumes at (0 for the outermost frame).  A signal
- * frame (<signal handler called>, after a handler's frame) has
- * SIGTRAMP_BIT on its handler's first position, the restorer's address
- * and the interrupted frame's resume address (target.h).
- */
 /* The address a signal handler entered at @entry returns to (its
  * restorer), or 0 when its return is not in the history.
  */
@@ -379,41 +387,79 @@ static uint64_t sig_restorer(struct rp_cursor *c, uint64_t entry)
 	return insn.ip;
 }
 
-static size_t call_stack(struct target *tg, size_t cur, uint64_t *w,
-			 size_t maxw)
-{
-	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
-	uint64_t pos = rp_timeline_pos(tg->tl, cur);
-	uint64_t end = rp_timeline_end(tg->tl, cur);
-	static uint64_t calls[STACK_MAX_FRAMES];
-	struct rp_snap_thread_info ti;
-	struct rp_insn insn;
-	size_t n = 0, max = (maxw - 3) / 3 - 1;
-	int i, found;
+/* How many instructions a signal restorer runs at most (glibc's
+ * __restore_rt: mov $15,%rax; syscall).
+ */
+#define RESTORER_INSNS 3
 
-	memcpy(&w[0], at_end_snap(tg, cur, &ti) ? "PTRECSTR" : "PTRECSTK", 8);
-	w[2] = pos;
-	if (max > STACK_MAX_FRAMES - 1)
-		max = STACK_MAX_FRAMES - 1;
-	/*
-	 * Each call not matched by a later return opened one of the frames
-	 * we are in; the engine finds them with its index's call depths, so
-	 * the cost does not grow with the position.
-	 */
-	found = rp_cursor_frames(c, pos, calls, max);
-	for (i = 0; i < found && n + 1 < max; i++) {
+/*
+ * Whether @pos is inside a signal restorer: after a handler's return,
+ * at or before the rt_sigreturn that resumes elsewhere, at most
+ * RESTORER_INSNS instructions of straight-line code from the return's
+ * target to the system call.  A system call after which a handler runs
+ * also resumes elsewhere, but at a function's entry, never where an
+ * interrupted frame resumes.  Sets *@sigret to the rt_sigreturn's
+ * position.
+ */
+static bool in_restorer(struct rp_session *s, struct rp_cursor *c,
+			uint64_t pos, uint64_t *sigret)
+{
+	struct rp_insn insn, next;
+	struct rp_sym sym;
+	uint64_t k, ret;
+
+	for (k = 1; k <= RESTORER_INSNS && k <= pos; k++) {
+		if (rp_cursor_peek(c, pos - k, &insn))
+			return false;
+		if (insn.iclass == RP_IC_RETURN)
+			break;
+		if (insn.iclass != RP_IC_OTHER)
+			return false;
+	}
+	if (k > RESTORER_INSNS || k > pos)
+		return false;
+	ret = pos - k;
+	for (k = pos; k <= ret + RESTORER_INSNS; k++) {
+		if (rp_cursor_peek(c, k, &insn))
+			return false;
+		if (insn.iclass == RP_IC_FAR)
+			break;
+		if (insn.iclass != RP_IC_OTHER)
+			return false;
+	}
+	if (k > ret + RESTORER_INSNS || rp_cursor_peek(c, k + 1, &next) ||
+	    next.ip == insn.ip + insn.size ||
+	    (!rp_symbolize(s, &next, &sym) && sym.function && !sym.offset))
+		return false;
+	*sigret = k;
+	return true;
+}
+
+/*
+ * Frames from the calls @calls[0..@found) on into @w (3 words each, from
+ * frame *@n on): each call's frame, and after a signal handler's frame
+ * (one opened by no call) the signal frame.
+ */
+static void put_frames(struct rp_cursor *c, uint64_t end,
+		       const uint64_t *calls, int found, uint64_t *w,
+		       size_t *n, size_t max)
+{
+	struct rp_insn insn;
+	int i;
+
+	for (i = 0; i < found && *n + 1 < max; i++) {
 		uint64_t resume, restorer;
 
 		if (rp_cursor_peek(c, calls[i], &insn))
 			break;
 		resume = insn.ip + insn.size;
-		w[3 + 3 * n] = calls[i] + 1;
-		w[4 + 3 * n] = 0;
-		w[5 + 3 * n] = resume;
+		w[3 + 3 * *n] = calls[i] + 1;
+		w[4 + 3 * *n] = 0;
+		w[5 + 3 * *n] = resume;
 		if (calls[i] + 1 < end &&
 		    !rp_cursor_peek(c, calls[i] + 1, &insn))
-			w[4 + 3 * n] = insn.ip;
-		n++;
+			w[4 + 3 * *n] = insn.ip;
+		(*n)++;
 		/*
 		 * A frame opened by no call: a signal handler, entered after
 		 * the interrupted instruction calls[i].  Its caller is the
@@ -427,17 +473,118 @@ static size_t call_stack(struct target *tg, size_t cur, uint64_t *w,
 		restorer = sig_restorer(c, calls[i] + 1);
 		if (!restorer)
 			continue;
-		w[5 + 3 * (n - 1)] = restorer;
-		w[3 + 3 * n] = (calls[i] + 1) | SIGTRAMP_BIT;
-		w[4 + 3 * n] = restorer;
-		w[5 + 3 * n] = resume;
-		n++;
+		w[5 + 3 * (*n - 1)] = restorer;
+		w[3 + 3 * *n] = (calls[i] + 1) | SIGTRAMP_BIT;
+		w[4 + 3 * *n] = restorer;
+		w[5 + 3 * *n] = resume;
+		(*n)++;
 	}
-	/* The outermost recorded frame. */
-	w[3 + 3 * n] = 0;
-	w[4 + 3 * n] = rp_timeline_first_ip(tg->tl, cur);
-	w[5 + 3 * n] = 0;
-	n++;
+}
+
+/* How many frames older than the history's first are looked for, and how
+ * many returns below a scan's depth are tried for them.
+ */
+#define PREHISTORY_MAX 64
+#define PREHISTORY_SCANS 1024
+
+/*
+ * The outermost frames at @pos: the frame no recorded call opened, and the
+ * frames it was called from before the history started (a -p recording
+ * starts deep in a process).  Each of those returns, if it does, within
+ * the history: the return that leaves the history's first frame lands in
+ * its caller, the one that leaves that frame in the next, and so on.  The
+ * k-th of them (k >= 1, counted from the history's first frame) is live
+ * at @pos until its own return; it is named PREHIST_BIT | k, at the
+ * address its callee returned to, and its caller resumes where it returns
+ * (0, GDB's mark of the outermost frame, once none is recorded).
+ */
+static void put_outer_frames(struct target *tg, size_t cur, uint64_t pos,
+			     uint64_t *w, size_t *n, size_t max)
+{
+	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
+	uint64_t land[PREHISTORY_MAX], ip[PREHISTORY_MAX], at = 0;
+	uint64_t open[PREHISTORY_MAX];
+	size_t m = 0, d = 0, k;
+	struct rp_insn insn;
+
+	for (k = 0; m < PREHISTORY_MAX && k < PREHISTORY_SCANS; k++) {
+		at = rp_cursor_frame_exit(c, at);
+		if (at == UINT64_MAX || rp_cursor_peek(c, at, &insn))
+			break;
+		/*
+		 * Only a return made where no recorded call is open leaves
+		 * the bottom frame: a signal handler's return, counted with
+		 * no call, ends a call depth scan early too.
+		 */
+		if (rp_cursor_frames(c, at - 1, open, PREHISTORY_MAX))
+			continue;
+		land[m] = at;
+		ip[m++] = insn.ip;
+	}
+	while (d < m && land[d] <= pos)
+		d++;
+	for (k = d; k <= m && *n < max; k++) {
+		w[3 + 3 * *n] = k ? PREHIST_BIT | k : 0;
+		w[4 + 3 * *n] = k ? ip[k - 1] :
+			rp_timeline_first_ip(tg->tl, cur);
+		w[5 + 3 * *n] = k < m ? ip[k] : 0;
+		(*n)++;
+	}
+}
+
+/*
+ * GDB crashes when a Python unwinder sends packets, but may read memory.
+ * So the call stack of the selected thread at its position is served as
+ * memory at STACK_ADDR (kernel space, never user): 64-bit words
+ * "PTRECSTK" ("PTRECSTR" at the end of a history whose real registers
+ * the snapshot holds: the plugin's unwinder then leaves unwinding to GDB's
+ * own DWARF CFI), the frame count, the position, then per frame (frame 0
+ * innermost) the position and address of its first instruction and the
+ * address its caller resumes at (0 for the outermost frame).  A signal
+ * frame (<signal handler called>, after a handler's frame, or frame 0
+ * inside the restorer) has SIGTRAMP_BIT on a position, the restorer's
+ * address and the interrupted frame's resume address (target.h).  The
+ * frames the history started in follow the one no recorded call opened,
+ * as PREHIST_BIT | k (put_outer_frames()).
+ */
+static size_t call_stack(struct target *tg, size_t cur, uint64_t *w,
+			 size_t maxw)
+{
+	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
+	uint64_t pos = rp_timeline_pos(tg->tl, cur), sigret;
+	uint64_t end = rp_timeline_end(tg->tl, cur);
+	static uint64_t calls[STACK_MAX_FRAMES];
+	struct rp_snap_thread_info ti;
+	struct rp_insn insn;
+	size_t n = 0, max = (maxw - 3) / 3 - 1;
+	int found;
+
+	memcpy(&w[0], at_end_snap(tg, cur, &ti) ? "PTRECSTR" : "PTRECSTK", 8);
+	w[2] = pos;
+	if (max > STACK_MAX_FRAMES - 1)
+		max = STACK_MAX_FRAMES - 1;
+	/*
+	 * Inside a signal restorer (__restore_rt) frame 0 is the signal
+	 * frame, and its callers are the interrupted instruction's: GDB's
+	 * sigtramp unwinder takes it, so stepping goes through it as
+	 * through any signal trampoline.
+	 */
+	if (pos < end && in_restorer(tg->s, c, pos, &sigret) &&
+	    !rp_cursor_peek(c, sigret + 1, &insn)) {
+		w[3] = pos | SIGTRAMP_BIT;
+		w[5] = insn.ip;
+		w[4] = rp_cursor_peek(c, pos, &insn) ? 0 : insn.ip;
+		n = 1;
+		pos = sigret + 1;
+	}
+	/*
+	 * Each call not matched by a later return opened one of the frames
+	 * we are in; the engine finds them with its index's call depths, so
+	 * the cost does not grow with the position.
+	 */
+	found = rp_cursor_frames(c, pos, calls, max - n);
+	put_frames(c, end, calls, found, w, &n, max);
+	put_outer_frames(tg, cur, pos, w, &n, max);
 	w[1] = n;
 	/* Before the end, real registers too (#17) when the recovered frame
 	 * pointer chain shows every recorded caller: GDB's own unwinding
@@ -446,7 +593,8 @@ static size_t call_stack(struct target *tg, size_t cur, uint64_t *w,
 	 * plugin's frames are used, and GDB's finish compares frame ids made
 	 * by the two unwinders (docs/values.md).
 	 */
-	if (pos < end && tg->values_unwind && past_frames(tg, cur, w, n))
+	if (w[2] < end && tg->values_unwind && !(w[3] & SIGTRAMP_BIT) &&
+	    past_frames(tg, cur, w, n))
 		memcpy(&w[0], "PTRECSTR", 8);
 	return 3 + 3 * n;
 }

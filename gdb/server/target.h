@@ -32,6 +32,10 @@
  * registers are not known, and reading them is an error, never a value.
  */
 #define SIGTRAMP_BIT (1ull << 63)
+/* A frame called before the history started, k frames below its first
+ * frame, is named PREHIST_BIT | k (target.c, put_outer_frames()).
+ */
+#define PREHIST_BIT (1ull << 62)
 #define SIGCTX_ADDR (STACK_ADDR + 0x100000)
 #define SIGCTX_SIZE 0x400ull
 #define SIGCTX_RSP 160

@@ -27,9 +27,29 @@ def history(path):
     return rows
 
 
-def expected(rows, pos):
+PREHIST_BIT = 1 << 62
+
+
+def landings(rows):
+    """Where each frame older than the history's first returns: a forward
+    scan's returns below the first frame's depth (the position after)."""
+    lands = []
+    depth = 0
+    for j, (_ip, mnem) in enumerate(rows):
+        if mnem.startswith('call'):
+            depth += 1
+        elif mnem.startswith('ret'):
+            if depth:
+                depth -= 1
+            elif j + 1 < len(rows):
+                lands.append(j + 1)
+    return lands
+
+
+def expected(rows, lands, pos):
     """Entry positions of the frames at pos, innermost first, then the
-    outermost frame's (0)."""
+    outermost recorded frame's (0) and those of the frames called before
+    the history that are still live (PREHIST_BIT | k)."""
     frames = []
     depth = 0
     for j in range(pos - 1, -1, -1):
@@ -41,12 +61,14 @@ def expected(rows, pos):
                 depth -= 1
             else:
                 frames.append(j + 1)
-    frames.append(0)
+    d = sum(1 for at in lands if at <= pos)
+    frames += [PREHIST_BIT | k if k else 0 for k in range(d, len(lands) + 1)]
     return frames
 
 
 def main():
     rows = history(os.environ['STACK_INSNS'])
+    lands = landings(rows)
     every = int(os.environ.get('STACK_EVERY', '1'))
     bad = []
     checked = 0
@@ -55,7 +77,7 @@ def main():
         gdb.execute('maintenance flush dcache', to_string=True)
         stack = _read_stack()    # the plugin's, read as the unwinder does
         got = [entry for entry, _first, _resume in stack]
-        want = expected(rows, pos)
+        want = expected(rows, lands, pos)
         checked += 1
         if got != want:
             bad.append('position %d: server %s, scan %s' %
