@@ -206,9 +206,11 @@ static int index_range(struct range *r)
 		n = (size_t)(to - (sp->offset + sp->len));
 
 		buf = malloc(RP_SPLIT_PREFIX + n);
-		len = buf ? rp_split_prefix(sp, buf) : -pte_nomem;
+		len = buf ? rp_split_prefix(sp, buf) : -RP_ERR_NOMEM;
 		if (len < 0) {
-			ret = buf ? 1 : -RP_ERR_NOMEM;
+			/* Out of memory fails; anything else: in one piece. */
+			ret = len == -RP_ERR_NOMEM ? len : 1;
+			free(buf);
 			buf = NULL;
 			goto out_world;
 		}

@@ -327,11 +327,12 @@ int rp_split_prefix(const struct rp_split *sp, uint8_t *buf)
 	cfg.end = buf + RP_SPLIT_PREFIX;
 	enc = pt_alloc_encoder(&cfg);
 	if (!enc)
-		return -pte_nomem;
+		return -RP_ERR_NOMEM;
 	for (i = 0; i < k && ret >= 0; i++)
 		ret = pt_enc_next(enc, &pkts[i]);
 	if (ret >= 0)
 		ret = pt_enc_get_offset(enc, &off);
 	pt_free_encoder(enc);
-	return ret < 0 ? ret : (int)off;
+	/* An encoder error here is ours (a packet it refuses): a bug. */
+	return ret < 0 ? -RP_ERR_DECODE : (int)off;
 }

@@ -44,7 +44,8 @@ int rp_scan_splits(const struct rp_thread *t, uint64_t every,
 /*
  * Writes the made-up start for @sp into @buf (at least RP_SPLIT_PREFIX
  * bytes): PSB, TSC, TMA, MODE.Exec, PSBEND and @sp's TIP.PGE with the
- * whole IP.  Returns its length, or a negative libipt error.
+ * whole IP.  Returns its length, -RP_ERR_NOMEM, or -RP_ERR_DECODE when
+ * libipt's encoder refuses a packet (a bug: the packets are ours).
  */
 #define RP_SPLIT_PREFIX 64
 int rp_split_prefix(const struct rp_split *sp, uint8_t *buf);
