@@ -27,10 +27,16 @@ $(GDB_WATCHBITS): tests/gdb/watchbits.c
 	@mkdir -p $(dir $@)
 	$(CC) -O0 -g -no-pie -fno-pie -o $@ $<
 
+GDB_WATCHALT := $(BUILD)/tests/gdb/watchalt
+$(GDB_WATCHALT): tests/gdb/watchalt.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -no-pie -fno-pie -o $@ $<
+
 gdb-watch-test: $(PTREC) $(PTREC_SERVER) $(GDB_WATCH) $(GDB_WATCHVAL) \
-		$(GDB_WATCHBITS) $(WATCHTRUTH) $(PROG_BINS)
+		$(GDB_WATCHBITS) $(GDB_WATCHALT) $(WATCHTRUTH) $(PROG_BINS)
 	PTREC=$(CURDIR)/$(PTREC) PROG=$(CURDIR)/$(GDB_WATCH) \
 		PROGS=$(CURDIR)/$(PROG_DIR) BITSPROG=$(CURDIR)/$(GDB_WATCHBITS) \
+		ALTPROG=$(CURDIR)/$(GDB_WATCHALT) \
 		VALPROG=$(CURDIR)/$(GDB_WATCHVAL) \
 		WATCHTRUTH=$(CURDIR)/$(WATCHTRUTH) tests/gdb/watch.sh
 

@@ -748,9 +748,9 @@ int rp_timeline_watch_insert(struct rp_timeline *tl, unsigned int type,
 			     uint64_t addr, uint64_t len);
 int rp_timeline_watch_remove(struct rp_timeline *tl, unsigned int type,
 			     uint64_t addr, uint64_t len);
-/* Whether stores with an unknown address stop (the default) or not. */
-void rp_timeline_watch_unknown(struct rp_timeline *tl, bool stop);
-bool rp_timeline_watch_unknown_get(const struct rp_timeline *tl);
+/* What stores with an unknown address do (enum rp_watch_unknown). */
+void rp_timeline_watch_unknown(struct rp_timeline *tl, int mode);
+int rp_timeline_watch_unknown_get(const struct rp_timeline *tl);
 /* The access the last continue stopped at (RP_STOP_WATCH), as long as
  * nothing moved since.  Returns 0 or -RP_ERR_NOTFOUND.
  */
@@ -1032,11 +1032,17 @@ int rp_watch_remove(struct rp_watch *w, unsigned int type, uint32_t pid,
 size_t rp_watch_count(const struct rp_watch *w);
 void rp_watch_clear(struct rp_watch *w);
 
-/* Whether a store with an unknown address is a hit (the default) or is
- * skipped.
- */
-void rp_watch_set_unknown(struct rp_watch *w, bool stop);
-bool rp_watch_get_unknown(const struct rp_watch *w);
+/* What a store with an unknown address is (struct rp_access). */
+enum rp_watch_unknown {
+	RP_WATCH_UNKNOWN_SKIP,	/* nothing: only known addresses hit */
+	RP_WATCH_UNKNOWN_STOP,	/* a possible hit, wherever (the default) */
+	RP_WATCH_UNKNOWN_STACK,	/* a possible hit unless its bounds (the
+				 * stack pointer in its stack, fs_base as
+				 * at the end: assumed) keep it away */
+};
+
+void rp_watch_set_unknown(struct rp_watch *w, enum rp_watch_unknown mode);
+enum rp_watch_unknown rp_watch_get_unknown(const struct rp_watch *w);
 
 /**
  * rp_watch_scan() - the nearest watched access in one thread's history

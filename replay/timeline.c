@@ -469,14 +469,14 @@ int rp_timeline_watch_remove(struct rp_timeline *tl, unsigned int type,
 			       len);
 }
 
-void rp_timeline_watch_unknown(struct rp_timeline *tl, bool stop)
+void rp_timeline_watch_unknown(struct rp_timeline *tl, int mode)
 {
-	rp_watch_set_unknown(tl->watch, stop);
+	rp_watch_set_unknown(tl->watch, (enum rp_watch_unknown)mode);
 }
 
-bool rp_timeline_watch_unknown_get(const struct rp_timeline *tl)
+int rp_timeline_watch_unknown_get(const struct rp_timeline *tl)
 {
-	return rp_watch_get_unknown(tl->watch);
+	return (int)rp_watch_get_unknown(tl->watch);
 }
 
 int rp_timeline_watch_hit(const struct rp_timeline *tl,

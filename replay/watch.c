@@ -7,7 +7,8 @@
  * keeps the watched ranges and scans a thread's positions, either way,
  * for the nearest access that touches one: a known address that overlaps,
  * or, unless the set skips them, a store whose address is unknown ("may
- * have written").  The timeline (timeline.c) orders threads in time and
+ * have written"; by default wherever, or, assuming the stack pointer
+ * stays in its stack, only one whose bounds reach the range).  The timeline (timeline.c) orders threads in time and
  * decides where a stop lands.
  */
 #include <stdlib.h>
@@ -24,7 +25,7 @@ struct wp {
 struct rp_watch {
 	struct wp *v;
 	size_t n, cap;
-	bool skip_unknown;
+	enum rp_watch_unknown unknown;
 	/* The union of the ranges, as one interval, for a first test. */
 	uint64_t lo, hi;
 	unsigned int types;	/* RP_WATCH_* bits of any watchpoint */
@@ -33,7 +34,10 @@ struct rp_watch {
 int rp_watch_new(struct rp_watch **w)
 {
 	*w = calloc(1, sizeof(**w));
-	return *w ? 0 : -RP_ERR_NOMEM;
+	if (!*w)
+		return -RP_ERR_NOMEM;
+	(*w)->unknown = RP_WATCH_UNKNOWN_STOP;
+	return 0;
 }
 
 void rp_watch_free(struct rp_watch *w)
@@ -116,14 +120,14 @@ void rp_watch_clear(struct rp_watch *w)
 	bounds(w);
 }
 
-void rp_watch_set_unknown(struct rp_watch *w, bool stop)
+void rp_watch_set_unknown(struct rp_watch *w, enum rp_watch_unknown mode)
 {
-	w->skip_unknown = !stop;
+	w->unknown = mode;
 }
 
-bool rp_watch_get_unknown(const struct rp_watch *w)
+enum rp_watch_unknown rp_watch_get_unknown(const struct rp_watch *w)
 {
-	return !w->skip_unknown;
+	return w->unknown;
 }
 
 /*
@@ -152,13 +156,16 @@ static int match(const struct rp_watch *w, uint32_t pid,
 			if (a->addr >= p->addr + p->len ||
 			    a->addr + a->size <= p->addr)
 				continue;
-		} else if (w->skip_unknown || a->kind != RP_ACC_WRITE ||
-			   (a->hi > a->lo && (a->lo >= p->addr + p->len ||
+		} else if (w->unknown == RP_WATCH_UNKNOWN_SKIP ||
+			   a->kind != RP_ACC_WRITE ||
+			   (w->unknown == RP_WATCH_UNKNOWN_STACK &&
+			    a->hi > a->lo && (a->lo >= p->addr + p->len ||
 					      a->hi <= p->addr))) {
 			/* Loads through unknown pointers are not reported:
-			 * nearly every load would be (docs/gdb.md).  An
-			 * unknown store bounded away from the range (the
-			 * stack, fs) cannot touch it.
+			 * nearly every load would be (docs/gdb.md).  Under
+			 * the stack assumption, an unknown store bounded
+			 * away from the range (the stack, fs) cannot touch
+			 * it.
 			 */
 			continue;
 		}

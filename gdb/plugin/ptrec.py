@@ -590,7 +590,7 @@ address the history shows stop."""
 
     def __init__(self):
         super().__init__('ptrec watch-unknown', gdb.COMMAND_DATA,
-                         gdb.PARAM_ENUM, ['stop', 'skip'])
+                         gdb.PARAM_ENUM, ['stop', 'stack', 'skip'])
         self.value = 'stop'
 
     def get_set_string(self):

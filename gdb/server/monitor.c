@@ -259,8 +259,8 @@ static void run(struct monitor *m, struct target *tg, const char *cmd,
 /*
  * Watchpoints (#18): "ptrec watch-last" says what the last stop at a
  * watchpoint was (the plugin prints it at each such stop: a store whose
- * address is unknown "may have written"); "ptrec watch-unknown stop|skip"
- * sets whether such stores stop.
+ * address is unknown "may have written"); "ptrec watch-unknown
+ * stop|stack|skip" sets what such stores do (enum rp_watch_unknown).
  */
 static void monitor_watch(struct target *tg, const char *arg,
 			  struct text *out)
@@ -269,14 +269,21 @@ static void monitor_watch(struct target *tg, const char *arg,
 	struct rp_insn insn;
 	long i;
 
-	if (!strcmp(arg, "unknown stop") || !strcmp(arg, "unknown skip")) {
-		rp_timeline_watch_unknown(tg->tl, arg[8] == 's' &&
-						  arg[9] == 't');
-		return;
-	}
+	static const char *const mode[] = {
+		[RP_WATCH_UNKNOWN_SKIP] = "skip",
+		[RP_WATCH_UNKNOWN_STOP] = "stop",
+		[RP_WATCH_UNKNOWN_STACK] = "stack",
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(mode) / sizeof(mode[0]); k++)
+		if (!strncmp(arg, "unknown ", 8) && !strcmp(arg + 8, mode[k])) {
+			rp_timeline_watch_unknown(tg->tl, (int)k);
+			return;
+		}
 	if (!strcmp(arg, "unknown")) {
-		text_add(out, "%s\n", rp_timeline_watch_unknown_get(tg->tl) ?
-			 "stop" : "skip");
+		text_add(out, "%s\n",
+			 mode[rp_timeline_watch_unknown_get(tg->tl)]);
 		return;
 	}
 	if (strcmp(arg, "last")) {

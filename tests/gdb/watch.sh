@@ -273,6 +273,23 @@ else
 fi
 bundle=$tmp/b
 
+# A store through the stack pointer moved into the heap: the default
+# stops there ("may have written"), as the truth says it wrote.
+if [ -x "${ALTPROG:-}" ]; then
+	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/alt" -- \
+		"$ALTPROG" >/dev/null 2>&1
+	bundle=$tmp/alt
+	run_case alt "set \$a = (long)(heap + 254);break watchalt.c:29;reverse-continue" \
+		"*(long *)\$a" 1 "" \
+		"a store through a stack pointer moved into the heap stops (watch-unknown stop)"
+	if grep -q "may have written" "$tmp/alt.out"; then
+		ok "... with 'may have written'"
+	else
+		tap_log=$tmp/alt.out bad "... with 'may have written'"
+	fi
+	bundle=$tmp/b
+fi
+
 # A store through a pointer the history does not keep: stops with "may
 # have written" by default; skipped with watch-unknown skip.
 gdb_watch unknown "break watch.c:108;reverse-continue" "slots[0]" 1
