@@ -541,8 +541,8 @@ gdb.events.stop.connect(_on_stop)
 # A store whose address the history does not show, or a write whose new
 # value is unknown, stops as "Thread N stopped." (GDB would see no value
 # change and resume): after such a stop, and after a system call's write,
-# print what the server says it was.  `set ptrec watch-unknown skip` skips
-# stores with an unknown address.
+# print what the server says it was.  `set ptrec watch-unknown stop|stack|
+# skip` says what stores with an unknown address do.
 
 _WATCH_TYPES = (getattr(gdb, 'BP_HARDWARE_WATCHPOINT', 9),
                 getattr(gdb, 'BP_READ_WATCHPOINT', 10),
@@ -582,8 +582,10 @@ _SetPtrec('show ptrec')
 class PtrecWatchUnknown(gdb.Parameter):
     """Whether a watchpoint stops at a store whose address is unknown.
 "stop" (the default): such a store may have written the watched bytes, so
-continuing either way stops there and says so.  "skip": only stores whose
-address the history shows stop."""
+continuing either way stops there and says so.  "stack": assume the stack
+pointer stays in the thread's stack (and fs_base as at the end), and skip
+such stores that cannot reach the watched bytes then.  "skip": only stores
+whose address the history shows stop."""
 
     set_doc = 'Set whether watchpoints stop at stores of unknown address.'
     show_doc = 'Show whether watchpoints stop at stores of unknown address.'
