@@ -475,7 +475,9 @@ install: all
 	install -m 755 $(PTREC) $(DESTDIR)$(BINDIR)/ptrec
 	install -m 755 $(PTREC_SERVER) $(DESTDIR)$(BINDIR)/ptrec-server
 	install -d $(DESTDIR)$(PREFIX)/share/ptrec
-	install -m 644 gdb/plugin/ptrec.py $(DESTDIR)$(PREFIX)/share/ptrec/
+	install -m 644 gdb/plugin/ptrec.py gdb/plugin/ptrec_unwind.py \
+		gdb/plugin/ptrec_stop.py gdb/plugin/ptrec_record.py \
+		$(DESTDIR)$(PREFIX)/share/ptrec/
 	install -m 644 README.md LICENSE docs/*.md $(DESTDIR)$(DOCDIR)/
 
 # make install honours PREFIX and DESTDIR, and the installed ptrec runs.

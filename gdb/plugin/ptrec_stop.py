@@ -1,0 +1,198 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""ptrec's GDB plugin, part 3: what runs around stops: GDB's own recording
+refused on a ptrec target, breakpoint conditions, watchpoints, and the
+program of each exec generation.
+
+Sourced by ptrec.py into the same namespace (GDB's __main__), after the
+parts before it; not loaded on its own."""
+# pylint: disable=undefined-variable
+
+# ---- GDB's own recording on a ptrec target ---------------------------------
+#
+# `record full` or `record btrace` on a ptrec-server would start recording
+# a target that only replays, and reverse execution would then go to GDB's
+# own empty log.  A hook that fails stops the command; elsewhere the hook
+# does nothing and GDB's own command runs.
+
+
+def _on_ptrec():
+    try:
+        return _read_stack() is not None
+    except gdb.error:
+        return False
+
+
+class PtrecRecordGuard(gdb.Command):
+    """ptrec record-guard KIND: fails on a ptrec target (used by the hooks
+of `record`, `record full` and `record btrace`)."""
+
+    def __init__(self):
+        super().__init__('ptrec record-guard', gdb.COMMAND_USER)
+
+    def invoke(self, arg, from_tty):
+        if _on_ptrec():
+            raise gdb.GdbError(
+                'record %s: this is a ptrec replay, already recorded: '
+                'reverse execution works without it (see "help ptrec")'
+                % (arg.strip() or 'full'))
+
+
+PtrecRecordGuard()
+for _hook in ('define hook-record', 'define record hook-full',
+              'define record hook-btrace', 'define record btrace hook-pt',
+              'define record btrace hook-bts', 'define hook-rec'):
+    _kind = 'btrace' if 'btrace' in _hook else 'full'
+    try:
+        gdb.execute('%s\nptrec record-guard %s\nend' % (_hook, _kind))
+    except gdb.error:
+        pass    # an older GDB without that command: nothing to guard
+
+
+# ---- breakpoint conditions -----------------------------------------------
+#
+# Before the end of the history replay knows the PC and what the value
+# recovery finds, not everything: a condition on an unknown value cannot
+# be evaluated, and GDB stops at every hit with "Error in testing
+# breakpoint condition".  After such a stop, say which condition could not
+# be evaluated, why, and what GDB did.
+
+
+def _on_stop(event):
+    if not isinstance(event, gdb.BreakpointEvent) or not _on_ptrec():
+        return
+    for bp in event.breakpoints:
+        cond = bp.condition
+        if not cond:
+            continue
+        try:
+            gdb.parse_and_eval(cond)
+        except gdb.error as e:
+            gdb.write('ptrec: the condition of breakpoint %d (%s) cannot be '
+                      'evaluated here: %s.  In the past replay knows the '
+                      'PC and what the value recovery finds (docs/'
+                      'values.md), not every register or byte of memory; '
+                      'GDB stops at every hit where a condition cannot be '
+                      'evaluated.\n' % (bp.number, cond, e))
+
+
+gdb.events.stop.connect(_on_stop)
+
+
+# ---- watchpoints (#18) -----------------------------------------------------
+#
+# watch, rwatch and awatch are the server's (Z2/Z3/Z4), either way in time.
+# A store whose address the history does not show, or a write whose new
+# value is unknown, stops as "Thread N stopped." (GDB would see no value
+# change and resume): after such a stop, and after a system call's write,
+# print what the server says it was.  `set ptrec watch-unknown stop|stack|
+# skip` says what stores with an unknown address do.
+
+_WATCH_TYPES = (getattr(gdb, 'BP_HARDWARE_WATCHPOINT', 9),
+                getattr(gdb, 'BP_READ_WATCHPOINT', 10),
+                getattr(gdb, 'BP_ACCESS_WATCHPOINT', 11),
+                getattr(gdb, 'BP_WATCHPOINT', 6))
+
+
+def _watching():
+    return any(b.type in _WATCH_TYPES for b in (gdb.breakpoints() or ()))
+
+
+def _on_watch_stop(event):
+    if not _watching() or not _on_ptrec():
+        return
+    try:
+        out = gdb.execute('monitor ptrec watch-last', to_string=True)
+    except gdb.error:
+        return
+    if out.strip():
+        gdb.write(out)
+
+
+gdb.events.stop.connect(_on_watch_stop)
+
+
+class _SetPtrec(gdb.Command):
+    """Settings of ptrec's replay."""
+
+    def __init__(self, name):
+        super().__init__(name, gdb.COMMAND_DATA, prefix=True)
+
+
+_SetPtrec('set ptrec')
+_SetPtrec('show ptrec')
+
+
+class PtrecWatchUnknown(gdb.Parameter):
+    """Whether a watchpoint stops at a store whose address is unknown.
+"stop" (the default): such a store may have written the watched bytes, so
+continuing either way stops there and says so.  "stack": assume the stack
+pointer stays in the thread's stack (and fs_base as at the end), and skip
+such stores that cannot reach the watched bytes then.  "skip": only stores
+whose address the history shows stop."""
+
+    set_doc = 'Set whether watchpoints stop at stores of unknown address.'
+    show_doc = 'Show whether watchpoints stop at stores of unknown address.'
+
+    def __init__(self):
+        super().__init__('ptrec watch-unknown', gdb.COMMAND_DATA,
+                         gdb.PARAM_ENUM, ['stop', 'stack', 'skip'])
+        self.value = 'stop'
+
+    def get_set_string(self):
+        try:
+            gdb.execute('monitor ptrec watch-unknown ' + self.value,
+                        to_string=True)
+        except gdb.error:
+            pass    # not connected yet: sent again at the first stop
+        return ''
+
+    def get_show_string(self, svalue):
+        return 'Watchpoints at stores of unknown address: %s.' % svalue
+
+
+_watch_unknown = PtrecWatchUnknown()
+
+
+def _send_watch_unknown(event):
+    if _watch_unknown.value != 'stop' and _on_ptrec():
+        try:
+            gdb.execute('monitor ptrec watch-unknown ' +
+                        _watch_unknown.value, to_string=True)
+        except gdb.error:
+            pass
+
+
+gdb.events.stop.connect(_send_watch_unknown)
+
+
+# ---- exec generations --------------------------------------------------------
+#
+# A process that called execve ran another program before: GDB loads the
+# program the remote names once, the last one.  At every stop (and after
+# ptrec goto) the plugin asks the server for the program at the selected
+# thread's position and, when GDB's differs, loads that one (`file`: its
+# symbols, relocated by the auxiliary vector the server answers for that
+# position).  The path is a file to read symbols from, never to run.
+
+
+def _sync_program(_event=None):
+    try:
+        if not _on_ptrec():
+            return
+        out = gdb.execute(_mon('ptrec exe'), to_string=True).strip()
+    except gdb.error:
+        return
+    if not out.startswith('exe '):
+        return
+    path = out[4:]
+    cur = gdb.current_progspace().filename
+    if (cur and os.path.realpath(cur) == os.path.realpath(path)) or \
+            not os.path.isfile(path) or re.search(r'[\s"\'\\]', path):
+        return
+    gdb.write('ptrec: the process ran %s here (before or after an '
+              'execve): its symbols are loaded.\n' % path)
+    gdb.execute('file %s' % path, to_string=True)
+    gdb.execute('maintenance flush register-cache', to_string=True)
+
+
+gdb.events.stop.connect(_sync_program)

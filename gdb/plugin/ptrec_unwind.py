@@ -1,0 +1,264 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""ptrec's GDB plugin, part 2: the frame unwinder over the server's published
+call stack, and reverse-finish from it.
+
+Sourced by ptrec.py into the same namespace (GDB's __main__), after the
+parts before it; not loaded on its own."""
+# pylint: disable=undefined-variable
+
+# ---- frame unwinder ------------------------------------------------------
+#
+# Only the PC is known in replay, so GDB cannot unwind by itself.  The server
+# publishes the call stack at STACK_ADDR (read as memory: an unwinder must not
+# send packets).  Frame k's id uses a synthetic stack pointer that decreases
+# as calls nest (BASE minus its first instruction's position) and the address
+# of that first instruction, both fixed while stepping inside one call.  Every
+# recorded frame, the outermost too, gets its id here, so that a frame's id
+# is the same whether it is frame 0 or a caller.
+
+import struct
+
+import gdb.unwinder
+
+STACK_ADDR = 0xffffffffff000000
+BASE = 0x7ff0000000000000
+# A signal frame's first word has this bit; the ucontext GDB's sigtramp
+# unwinder reads for it is served at SIGCTX_ADDR + SIGCTX_SIZE * k +
+# SIGCTX_AT (gdb/server/target.h).
+SIGTRAMP_BIT = 1 << 63
+SIGCTX_ADDR = STACK_ADDR + 0x100000
+SIGCTX_SIZE = 0x400
+SIGCTX_AT = 96
+# A frame called before the history started, k frames below its first
+# frame: PREHIST_BIT | k.  Its synthetic stack address is above the
+# first frame's, k frames out.
+PREHIST_BIT = 1 << 62
+
+
+def _read_stack_keyed():
+    """The published call stack and a key naming it (thread, position and
+    frames), or None when the target publishes none."""
+    inf = gdb.selected_inferior()
+    head = bytes(inf.read_memory(STACK_ADDR, 24))
+    if head[:8] not in (b'PTRECSTK', b'PTRECSTR'):
+        return None
+    count = struct.unpack_from('<Q', head, 8)[0]
+    data = bytes(inf.read_memory(STACK_ADDR + 24, 24 * count))
+    stack = [struct.unpack_from('<QQQ', data, 24 * i) for i in range(count)]
+    return (gdb.selected_thread().ptid, head, data), stack
+
+
+def _read_stack():
+    got = _read_stack_keyed()
+    return got[1] if got else None
+
+
+def _real_index(frame):
+    """The recorded frame that @frame is or is inlined into: how many real
+    (not inline) frames are newer than it."""
+    index = 0
+    f = gdb.newest_frame()
+    while f is not None and f != frame:
+        if f.type() != gdb.INLINE_FRAME:
+            index += 1
+        f = f.older()
+    return index
+
+
+class _FrameId:
+    # GDB 13 takes any object with sp and pc (gdb.unwinder.FrameId is 14+).
+    def __init__(self, sp, pc):
+        self.sp = sp
+        self.pc = pc
+
+
+class PtrecUnwinder(gdb.unwinder.Unwinder):
+    """GDB's frame levels count inline frames, which GDB's own inline
+    unwinder handles before this one is asked; the recorded call stack has
+    only real calls.  So the recorded frame of a pending frame is not its
+    level but how many real frames this unwinder gave since GDB last
+    started building frames at this position (it builds them innermost
+    first, each once): a level at or below the last one seen, or another
+    position or stack, starts over at the innermost recorded frame."""
+
+    def __init__(self):
+        super().__init__('ptrec')
+        self.key = None
+        self.last_level = -1
+        self.last_index = -1
+
+    def index_of(self, key, level):
+        if key != self.key or level <= self.last_level:
+            self.key = key
+            index = 0
+        else:
+            index = self.last_index + 1
+        self.last_level = level
+        self.last_index = index
+        return index
+
+    def __call__(self, pending_frame):
+        try:
+            got = _read_stack_keyed()
+        except gdb.MemoryError:
+            return None      # not a ptrec-server target
+        if not got or not got[1]:
+            return None
+        key, stack = got
+        if key[1][:8] == b'PTRECSTR':
+            # At the end, with the snapshot's real registers and memory:
+            # GDB's own DWARF CFI unwinding, as on a core file.
+            return None
+        level = self.index_of(key, pending_frame.level())
+        if level >= len(stack):
+            return None      # beyond the recorded call stack
+        entry, first_ip, resume = stack[level]
+        if entry & SIGTRAMP_BIT:
+            # <signal handler called>: GDB's own sigtramp unwinder reads
+            # the interrupted frame from the ucontext the server serves.
+            return None
+        u64 = gdb.lookup_type('unsigned long')
+        ptr = u64.pointer()
+        # Stable while this call runs: its first instruction's position
+        # and address (the callee's entry).
+        base = BASE + 16 * (entry & ~PREHIST_BIT) \
+            if entry & PREHIST_BIT else BASE - 16 * entry
+        frame_id = _FrameId(gdb.Value(base).cast(ptr),
+                            gdb.Value(first_ip).cast(ptr))
+        info = pending_frame.create_unwind_info(frame_id)
+        if level < len(stack) - 1:
+            # Only the caller's PC is known.  Its other registers, the
+            # stack pointer too, read as <not saved>, never as made-up
+            # values.
+            info.add_saved_register('rip', gdb.Value(resume).cast(ptr))
+            if stack[level + 1][0] & SIGTRAMP_BIT:
+                # A signal handler: its caller is the signal frame, whose
+                # stack pointer points at the served ucontext.
+                info.add_saved_register('rsp', gdb.Value(
+                    SIGCTX_ADDR + SIGCTX_SIZE * (level + 1) +
+                    SIGCTX_AT).cast(ptr))
+        else:
+            # The outermost recorded frame: its caller was not recorded.
+            # A zero PC, and a stack and frame pointer from which GDB's
+            # fallback unwinder computes a zero frame base, its mark of
+            # the outermost frame (backtrace ends with "0x0 in ?? ()").
+            # Returning nothing here instead leaves this frame to GDB's
+            # DWARF unwinder, which needs registers of the frame below
+            # that this unwinder cannot give: reverse-step failed with
+            # "value has been optimized out".
+            info.add_saved_register('rip', gdb.Value(0).cast(ptr))
+            info.add_saved_register('rsp', gdb.Value(8).cast(ptr))
+            info.add_saved_register('rbp', gdb.Value(0).cast(ptr))
+        return info
+
+
+gdb.unwinder.register_unwinder(None, PtrecUnwinder(), replace=True)
+
+
+class ReverseFinish(gdb.Command):
+    """reverse-finish: run back to the call of the selected frame.
+
+In ptrec replay this comes from the recorded call stack.  GDB 13's own
+reverse-finish puts a breakpoint on the function's entry with no frame
+attached and stops at the first hit, which inside a recursion is the
+entry of a deeper call, not the selected frame's."""
+
+    def __init__(self):
+        super().__init__('reverse-finish', gdb.COMMAND_RUNNING)
+
+    def invoke(self, arg, from_tty):
+        if arg.strip():
+            raise gdb.GdbError('reverse-finish takes no arguments')
+        try:
+            stack = _read_stack()
+        except gdb.MemoryError:
+            stack = None
+        if not stack:
+            raise gdb.GdbError('reverse-finish: no recorded call stack '
+                               '(not a ptrec-server target)')
+        selected = gdb.selected_frame()
+        level = _real_index(selected)
+        if (level >= len(stack) - 1 or stack[level][0] == 0 or
+                stack[level][0] & PREHIST_BIT) and \
+                selected.type() != gdb.INLINE_FRAME:
+            # The history's first frame, or one it was called from: its
+            # call was not recorded.
+            raise gdb.GdbError('"finish" not meaningful in the outermost '
+                               'frame.')
+        desc = gdb.execute('frame %d' % selected.level(), to_string=True)
+        gdb.write('Run back to call of ' + desc.splitlines()[0] + '\n')
+        if selected.type() == gdb.INLINE_FRAME:
+            self.out_of_inline(selected, len(stack) - level)
+        else:
+            # To the frame's first instruction (ptrec goto counts from 1:
+            # stack[level][0] is the call, one before it) without a stop,
+            # then one real step back onto the call: GDB stops as after
+            # any reverse-stepi, with hook-stop, Python stop events and
+            # MI's *stopped (an IDE's -exec-finish --reverse needs it).
+            _goto(stack[level][0] + 1)
+        gdb.execute('reverse-stepi', from_tty)
+
+    @staticmethod
+    def out_of_inline(frame, outer):
+        """Back to the instruction before the inlined call's code: an
+        inlined call has no call instruction, so step back until the PC
+        leaves the inlined function's block in the same real frame (the
+        one @outer frames from the outermost), jumping over the calls it
+        made by their recorded entries."""
+        func = frame.function()
+        mine = _inlined_block(frame.pc(), func)
+        for _ in range(100000):
+            here = _position()
+            out = gdb.execute('reverse-stepi', to_string=True)
+            if 'No more reverse-execution history' in out:
+                break
+            stack = _read_stack()
+            if len(stack) < outer:
+                break       # before the real frame's entry
+            if len(stack) > outer:
+                _goto(stack[len(stack) - outer - 1][0])
+            # Another inlined copy of the function is not this call.
+            if _inlined_block(gdb.newest_frame().pc(), func) != mine:
+                break
+        # Back to the instruction after the stop, for the caller's real
+        # reverse-stepi onto it.
+        _goto(here)
+
+
+def _inlined_block(pc, func):
+    """The innermost block of inlined @func around @pc, as (start, end),
+    or None.  (gdb.Symbol objects compare by identity: by name here.)"""
+    block = gdb.block_for_pc(pc)
+    while block is not None and (block.function is None or
+                                 block.function.name != func.name):
+        block = block.superblock
+    return (block.start, block.end) if block is not None else None
+
+def _position():
+    """The current thread's position as ptrec goto takes it: N, or end."""
+    out = gdb.execute('monitor ptrec position', to_string=True)
+    m = re.search(r'position (\d+) of', out)
+    if m:
+        return m.group(1)
+    if 'at the end' in out:
+        return 'end'
+    raise gdb.GdbError('ptrec: no position in %r' % out.strip())
+
+
+def _goto(pos):
+    out = gdb.execute(_mon('ptrec goto %s' % pos), to_string=True)
+    if out.startswith('ptrec goto:'):
+        raise gdb.GdbError(out.strip())
+    gdb.execute('maintenance flush register-cache', to_string=True)
+
+ReverseFinish()
+
+# Entry values (arg@entry) come from the caller's call-site information,
+# evaluated with the caller's frame base, which in replay is the unwinder's
+# synthetic stack pointer: they would print made-up addresses.
+gdb.execute('set print entry-values no')
+
+# After a forward `finish`, GDB 13 reads the returned value from registers
+# without checking that they are available, and would print an unavailable
+# rax as 0.  Only the end of the history knows registers.
+gdb.execute('set print finish off')
