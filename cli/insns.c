@@ -254,6 +254,7 @@ int cli_insns(int argc, char **argv)
 	struct rp_cursor *c = NULL;
 	struct rp_session *s;
 	struct rp_insn insn, prev;
+	struct rp_cycles cy = { 0 };
 	struct rp_thread_info ti;
 	long tid = -1;
 	int a, ret;
@@ -269,7 +270,8 @@ int cli_insns(int argc, char **argv)
 		CLI_FLAG_OPT("source", 0, &source,
 			     "the source line before its code"),
 		CLI_FLAG_OPT("time", 0, &with_time,
-			     "each instruction's time (ns from the first)"),
+			     "each instruction's time (ns from the first) and "
+			     "its core cycles where the trace has CYC"),
 		CLI_CALL_OPT("format", 0, insns_format, "gdb|addr",
 			     "GDB's layout, or addresses only"),
 		CLI_END,
@@ -347,6 +349,15 @@ int cli_insns(int argc, char **argv)
 			printf("[tsc %" PRIu64 "] ", insn.tsc);
 		} else if (with_time) {
 			printf("[no time] ");
+		}
+		if (with_time) {
+			/* Core cycles where the stream has CYC packets. */
+			uint64_t cyc = 0;
+
+			if (!rp_insn_cycles(s, (uint32_t)tid, &cy,
+					    have_prev ? &prev : NULL, &insn,
+					    &cyc) && cy.on)
+				printf("[cyc %" PRIu64 "] ", cyc);
 		}
 		printf("%s\n", line);
 		prev = insn;

@@ -9,15 +9,27 @@ $(MKEVENTS): tests/tools/mkevents.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -lipt
 
+MKCYCLES := $(BUILD)/tests/tools/mkcycles
+$(MKCYCLES): tests/tools/mkcycles.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -lipt
+
+CYCDUMP := $(BUILD)/tests/tools/cycdump
+$(CYCDUMP): tests/tools/cycdump.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -lipt
+
 .PHONY: import-test
 import-test: $(PTREC) $(PTREC_SERVER) $(PTCHECK) $(MKPT32) $(IPTRAW) \
-		$(MKEVENTS)
+		$(MKEVENTS) $(MKCYCLES) $(CYCDUMP)
 	PTREC=$(CURDIR)/$(PTREC) PTCHECK=$(CURDIR)/$(PTCHECK) \
 		MKPT32=$(CURDIR)/$(MKPT32) sh tests/import/run.sh
 	PTREC=$(CURDIR)/$(PTREC) IPTRAW=$(CURDIR)/$(IPTRAW) \
 		sh tests/import/real.sh
 	PTREC=$(CURDIR)/$(PTREC) IPTRAW=$(CURDIR)/$(IPTRAW) \
 		MKEVENTS=$(CURDIR)/$(MKEVENTS) sh tests/import/events.sh
+	PTREC=$(CURDIR)/$(PTREC) MKCYCLES=$(CURDIR)/$(MKCYCLES) \
+		CYCDUMP=$(CURDIR)/$(CYCDUMP) sh tests/import/cycles.sh
 
 CHECK_EXTRA += import-test
 

@@ -422,6 +422,9 @@ static int store(struct walk *w, const struct pt_insn *insn)
 		return 0;
 	if (pt_insn_time(w->d, &tsc, &lost_mtc, &lost_cyc) < 0)
 		tsc = w->tsc;
+	/* For rp_insn_cycles(): where the decoder is after @insn. */
+	if (pt_insn_get_offset(w->d, &w->pkt_end) >= 0)
+		w->pkt_end += (uint64_t)w->off_delta;
 	rp_walk_store(w, insn, tsc);
 	return 0;
 }
@@ -460,6 +463,7 @@ void rp_walk_store(struct walk *w, const struct pt_insn *insn, uint64_t tsc)
 		break;
 	}
 	ri->tsc = tsc;
+	ri->pkt_end = w->pkt_end;
 	/* Most instructions run in the mapping of the previous one. */
 	if (!w->last_map || w->world.changed || insn->ip < w->last_map->start ||
 	    insn->ip >= w->last_map->end)
@@ -515,7 +519,7 @@ int rp_walk_block_inner_depth(struct walk *w, const struct pt_block *b)
 
 int rp_walk_store_block(struct walk *w, const struct pt_block *b, int cls)
 {
-	uint64_t ip = b->ip, pos = w->pos, last = 0;
+	uint64_t ip = b->ip, pos = w->pos, last = 0, end = w->pkt_end;
 	struct pt_insn in;
 	struct insn d;
 	ssize_t n;
@@ -547,6 +551,12 @@ int rp_walk_store_block(struct walk *w, const struct pt_block *b, int cls)
 			in.size = d.len;
 		}
 		last = ip;
+		/* Packets are read at the block's end only: its last
+		 * instruction gets them (rp_insn_cycles()).
+		 */
+		if (i + 1 == b->ninsn && w->bd &&
+		    pt_blk_get_offset(w->bd, &end) >= 0)
+			w->pkt_end = end + (uint64_t)w->off_delta;
 		if (pos >= w->seg->first)
 			rp_walk_store(w, &in, w->tsc);
 		ip += in.size;

@@ -31,6 +31,7 @@ struct walk {
 	struct pt_image *image;
 	uint64_t pos;
 	uint64_t tsc;
+	uint64_t pkt_end;	/* stream offset after the last insn */
 	bool indexing;
 	/* indexing: PSB matching */
 	size_t psb_next;	/* PSBs before this one are matched */

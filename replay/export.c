@@ -97,8 +97,9 @@ static int export_insns(struct rp_session *s, uint32_t tid, FILE *f,
 {
 	struct rp_cursor *c;
 	struct rp_insn insn, prev;
+	struct rp_cycles cy = { 0 };
 	struct rp_sym sym;
-	uint64_t pos, n, ev = 0, ns;
+	uint64_t pos, n, ev = 0, ns, cyc;
 	int ret;
 
 	ret = rp_cursor_new(s, tid, &c);
@@ -134,6 +135,11 @@ static int export_insns(struct rp_session *s, uint32_t tid, FILE *f,
 			if (insn.tsc && !rp_tsc_to_ns(s, insn.tsc, &ns))
 				json_object_set_new(o, "ns", json_integer(
 					(json_int_t)ns));
+			/* Core cycles where the stream has CYC (cycles.c). */
+			if (!rp_insn_cycles(s, tid, &cy, pos ? &prev : NULL,
+					    &insn, &cyc) && cy.on)
+				json_object_set_new(o, "cycles", json_integer(
+					(json_int_t)cyc));
 			evs = events_before(s, tid, pos, pos ? &prev : NULL,
 					    &ev);
 			if (evs)

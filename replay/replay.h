@@ -292,7 +292,42 @@ struct rp_insn {
 	uint32_t image;
 	uint64_t image_off;
 	uint64_t tsc;		/* last timestamp at or before it (0: none) */
+	uint64_t pkt_end;	/* stream offset of the decoder after it
+				 * (rp_insn_cycles()) */
 };
+
+/**
+ * struct rp_cycles - where rp_insn_cycles() is in the stream; zero it
+ * before the first call.
+ */
+struct rp_cycles {
+	uint32_t tid;
+	bool started;
+	bool on;		/* a CYC packet was seen */
+	uint64_t off;		/* the next packet's offset */
+	uint64_t last_to;	/* the previous call's end */
+	uint64_t acc;		/* CYC payloads not yet given out */
+};
+
+/**
+ * rp_insn_cycles() - core cycles of @insn, from the CYC packets (events.c)
+ * @prev:	the instruction before @insn in the history, NULL for none
+ * @cycles:	set to the sum of the CYC payloads that come right before
+ *		the packets libipt read while at @insn
+ *
+ * SDM Vol. 3C 33.3.6: a CYC packet counts the core cycles since the last
+ * one and goes out with the next other packet; libipt 2.0 folds it into
+ * its time and gives no count per instruction, so the count goes to the
+ * instruction whose decoding read the packet it precedes.  Computed for
+ * the instructions asked for only (nothing at index time); called for
+ * consecutive instructions it walks each packet once.
+ *
+ * Return: 0; -RP_ERR_NOTHREAD for a bad @tid.  @cy->on tells whether the
+ * stream had CYC so far (the count is 0 where it has none).
+ */
+int rp_insn_cycles(const struct rp_session *s, uint32_t tid,
+		   struct rp_cycles *cy, const struct rp_insn *prev,
+		   const struct rp_insn *insn, uint64_t *cycles);
 
 /* The bundle's copy of image @image (as in struct rp_insn) and the path it
  * had on the recording machine; NULL when out of range.
