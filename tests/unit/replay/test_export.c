@@ -245,3 +245,38 @@ Test(export, perfetto_tracks_and_nested_slices)
 	json_decref(root);
 	free(text);
 }
+
+/*
+ * The software recorder writes no CYC (docs/recorder.md): rp_insn_cycles()
+ * must say so (@on stays false, no cycles anywhere), each instruction's
+ * stream offset must never go back, and a thread not in the bundle is
+ * -RP_ERR_NOTHREAD.  tests/import/cycles.sh checks streams with CYC.
+ */
+Test(export, no_cycles_without_cyc_packets)
+{
+	uint32_t tid = rp_thread_tid(s, 0);
+	struct rp_cycles cy = { 0 };
+	struct rp_insn insn, prev;
+	struct rp_cursor *c;
+	uint64_t pos, n, cyc = 1;
+
+	cr_assert_eq(rp_cursor_new(s, tid, &c), 0);
+	n = rp_cursor_pos(c) + 1;
+	for (pos = 0; pos < n; pos++) {
+		cr_assert_eq(rp_cursor_peek(c, pos, &insn), 0);
+		cr_assert_eq(rp_insn_cycles(s, tid, &cy, pos ? &prev : NULL,
+					    &insn, &cyc), 0);
+		cr_assert_eq(cyc, 0, "instruction %" PRIu64 ": %" PRIu64
+			     " cycles", pos + 1, cyc);
+		cr_assert(!pos || insn.pkt_end >= prev.pkt_end,
+			  "instruction %" PRIu64 ": offset %" PRIu64
+			  " before %" PRIu64, pos + 1, insn.pkt_end,
+			  prev.pkt_end);
+		prev = insn;
+	}
+	cr_assert(!cy.on, "no CYC in the stream");
+	cr_assert_gt(insn.pkt_end, 0, "the offsets are kept");
+	cr_assert_eq(rp_insn_cycles(s, 0xfffffff0u, &cy, NULL, &insn, &cyc),
+		     -RP_ERR_NOTHREAD);
+	rp_cursor_free(c);
+}
