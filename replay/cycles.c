@@ -72,6 +72,9 @@ int rp_insn_cycles(const struct rp_session *s, uint32_t tid,
 	*cycles = 0;
 	if (!t)
 		return -RP_ERR_NOTHREAD;
+	/* CYC was on: every instruction has a count, 0 included. */
+	if (s->m && (s->m->pt.features & SB_PT_CYC))
+		cy->on = true;
 	from = prev ? prev->pkt_end : 0;
 	to = insn->pkt_end;
 	if (to > t->pt_size)

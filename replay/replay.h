@@ -303,7 +303,8 @@ struct rp_insn {
 struct rp_cycles {
 	uint32_t tid;
 	bool started;
-	bool on;		/* a CYC packet was seen */
+	bool on;		/* the recording had CYC on (its manifest's
+				 * features), or a CYC packet was seen */
 	uint64_t off;		/* the next packet's offset */
 	uint64_t last_to;	/* the previous call's end */
 	uint64_t acc;		/* CYC payloads not yet given out */
@@ -323,7 +324,8 @@ struct rp_cycles {
  * consecutive instructions it walks each packet once.
  *
  * Return: 0; -RP_ERR_NOTHREAD for a bad @tid.  @cy->on tells whether the
- * stream had CYC so far (the count is 0 where it has none).
+ * recording had CYC on, so that a front end shows counts, 0 included, for
+ * every instruction of it, from wherever it starts.
  */
 int rp_insn_cycles(const struct rp_session *s, uint32_t tid,
 		   struct rp_cycles *cy, const struct rp_insn *prev,
