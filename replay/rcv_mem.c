@@ -81,12 +81,52 @@ static bool sys_keeps_maps(struct win *w, size_t i)
  * protections or contents (sys_keeps_maps): a store to it faults, and
  * the kernel's own writes (syscall buffers, signal frames) fail.
  */
+/*
+ * The snapshot's mapping of @a, cached in @rc: the range around @a that one
+ * answer covers (a mapping, or the gap between two), whether one maps it,
+ * and its class.  The memory questions ask this for every byte, and a
+ * linear walk of the maps each time was a fifth of a window's cost.
+ */
+static void map_of(struct rp_recover *rc, uint64_t a)
+{
+	struct rp_snap_map_info mi;
+	uint64_t lo = 0, hi = UINT64_MAX;
+	size_t k;
+
+	if (rc->map_valid && rc->map_lo <= a && a < rc->map_hi)
+		return;
+	rc->map_valid = true;
+	rc->map_found = false;
+	rc->map_ro = false;
+	rc->map_priv = false;
+	for (k = 0; !rp_snapshot_proc_map(rc->sn, rc->pid, k, &mi); k++) {
+		if (mi.start <= a && a < mi.end) {
+			rc->map_lo = mi.start;
+			rc->map_hi = mi.end;
+			rc->map_found = true;
+			/* Anonymous only: a file's pages that were not
+			 * copied follow the file, which write(2) or
+			 * another process may change.
+			 */
+			rc->map_ro = !(mi.prot & 10) &&
+				     (!mi.path[0] || !strcmp(mi.path, "[vdso]"));
+			rc->map_priv = !(mi.prot & 8) &&
+				       strncmp(mi.path, "[vvar", 5);
+			return;
+		}
+		if (mi.end <= a && mi.end > lo)
+			lo = mi.end;
+		if (mi.start > a && mi.start < hi)
+			hi = mi.start;
+	}
+	rc->map_lo = lo;
+	rc->map_hi = hi;
+}
+
 static bool ro_mem(struct win *w, uint64_t i, uint64_t a)
 {
 	struct rp_recover *rc = w->rc;
-	struct rp_snap_map_info mi;
 	const struct win *l;
-	size_t k;
 
 	if (rc->mt || !rc->snap_ok || (!w->top_end && !w->later) ||
 	    (int64_t)i <= w->protc)
@@ -94,35 +134,13 @@ static bool ro_mem(struct win *w, uint64_t i, uint64_t a)
 	for (l = w->later; l; l = l->later)
 		if (l->protc >= 0)
 			return false;
-	if (!(rc->map_lo <= a && a < rc->map_hi)) {
-		rc->map_lo = rc->map_hi = 0;
-		for (k = 0; !rp_snapshot_proc_map(rc->sn, rc->pid, k, &mi);
-		     k++) {
-			if (mi.start <= a && a < mi.end) {
-				rc->map_lo = mi.start;
-				rc->map_hi = mi.end;
-				/* Anonymous only: a file's pages that
-				 * were not copied follow the file, which
-				 * write(2) or another process may change.
-				 */
-				rc->map_ro = !(mi.prot & 10) &&
-					     (!mi.path[0] ||
-					      !strcmp(mi.path, "[vdso]"));
-				break;
-			}
-		}
-		if (!rc->map_hi)
-			return false;
-	}
-	return rc->map_ro;
+	map_of(rc, a);
+	return rc->map_found && rc->map_ro;
 }
 
 /* Is @a memory this thread alone writes, as far as the snapshot tells? */
 static bool private_mem(struct rp_recover *rc, uint64_t a)
 {
-	struct rp_snap_map_info mi;
-	size_t i;
-
 	if (rc->mt && !(rc->stack_lo <= a && a < rc->stack_hi))
 		return false;
 	/* The thread's control block: the kernel writes its rseq area (the
@@ -132,10 +150,8 @@ static bool private_mem(struct rp_recover *rc, uint64_t a)
 		return false;
 	if (!rc->sn)
 		return !rc->mt;
-	for (i = 0; !rp_snapshot_proc_map(rc->sn, rc->pid, i, &mi); i++)
-		if (mi.start <= a && a < mi.end)
-			return !(mi.prot & 8) && strncmp(mi.path, "[vvar", 5);
-	return !rc->mt;
+	map_of(rc, a);
+	return rc->map_found ? rc->map_priv : !rc->mt;
 }
 
 bool rcv_snap_byte(struct rp_recover *rc, uint64_t a, uint8_t *b)

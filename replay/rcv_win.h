@@ -64,10 +64,11 @@ struct rp_recover {
 	size_t page_len;
 	bool page_valid;
 	uint8_t page_buf[4096];
-	/* the mapping last looked up */
+	/* the snapshot's mapping (or gap) last looked up: rcv_mem.c */
 	uint64_t map_lo, map_hi;
-	uint32_t map_prot;
-	bool map_ro;
+	bool map_valid, map_found;
+	bool map_ro;		/* anonymous (or vdso), not writable */
+	bool map_priv;		/* not shared, not vvar */
 	struct rp_recover_stats stats;
 };
 
