@@ -422,6 +422,59 @@ static size_t lower(const struct win *w, uint64_t word, uint64_t pos)
 	return lo;
 }
 
+/* lower() for @w's entries of @word from @i, remembered for the other
+ * bytes of the same question (the index does not change during one).
+ */
+static size_t lower_memo(const struct win *w, uint64_t word, uint64_t i)
+{
+	struct rp_recover *rc = w->rc;
+
+	if (rc->low_gen != rc->mb_gen || rc->low_w != w ||
+	    rc->low_word != word || rc->low_i != i) {
+		rc->low_gen = rc->mb_gen;
+		rc->low_w = w;
+		rc->low_word = word;
+		rc->low_i = i;
+		rc->low_k = lower(w, word, i);
+	}
+	return rc->low_k;
+}
+
+/* The loads (@wr false) or stores of instruction @q of @w, remembered. */
+static const struct rcv_acc *acc_of(struct win *w, size_t q, bool wr)
+{
+	struct rp_recover *rc = w->rc;
+	struct rcv_memo *m = &rc->memo[q % RCV_MEMO];
+
+	if (m->w != w || m->q != q) {
+		m->w = w;
+		m->q = q;
+		m->gen[0] = m->gen[1] = 0;
+	}
+	if (m->gen[wr] != rc->mb_gen) {
+		m->gen[wr] = rc->mb_gen;
+		if (wr)
+			rcv_writes(&rc->ctx, &w->ins[q], &w->st[q],
+				   &w->st[q + 1], &m->acc[1]);
+		else
+			rcv_reads(&rc->ctx, &w->ins[q], &w->st[q],
+				  &w->st[q + 1], &m->acc[0]);
+	}
+	return &m->acc[wr];
+}
+
+/* A new memory question: nothing remembered holds (states change
+ * between questions).  Generation 0 is never current.
+ */
+static void memo_new(struct rp_recover *rc)
+{
+	if (!++rc->mb_gen) {
+		memset(rc->memo, 0, sizeof(rc->memo));
+		rc->low_gen = 0;
+		rc->mb_gen = 1;
+	}
+}
+
 /*
  * Byte @a of memory before instruction @i of @w (state i).  Forward: the
  * first access at or after i, if a load with a known value; reaching the
@@ -436,8 +489,6 @@ static size_t lower(const struct win *w, uint64_t word, uint64_t pos)
 static bool mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out,
 		     int dirs)
 {
-	struct rcv_ctx *c = &w->rc->ctx;
-	struct rcv_acc x;
 	uint64_t word = a >> 3, sa, sl;
 	size_t k, j;
 	int r;
@@ -450,10 +501,9 @@ static bool mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out,
 		 */
 		if (i >= w->n || (w->ins[i].flags & RCV_I_BARRIER))
 			return false;
-		rcv_reads(c, &w->ins[i], &w->st[i], &w->st[i + 1], &x);
-		return acc_byte(&x, a, out) == 1;
+		return acc_byte(acc_of(w, i, false), a, out) == 1;
 	}
-	k = lower(w, word, i);
+	k = lower_memo(w, word, i);
 	for (j = k; j < w->nidx && w->idx[j].word == word &&
 	     w->idx[j].pos < w->nb[i]; j++) {
 		size_t q = w->idx[j].pos;
@@ -464,12 +514,10 @@ static bool mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out,
 		if (j - k >= MB_SCAN)
 			goto backward;
 
-		rcv_reads(c, &w->ins[q], &w->st[q], &w->st[q + 1], &x);
-		r = acc_byte(&x, a, out);
+		r = acc_byte(acc_of(w, q, false), a, out);
 		if (r == 1)
 			return true;
-		rcv_writes(c, &w->ins[q], &w->st[q], &w->st[q + 1], &x);
-		if (acc_byte(&x, a, out) >= 0)
+		if (acc_byte(acc_of(w, q, true), a, out) >= 0)
 			goto backward;
 		if ((w->ins[q].flags & RCV_I_SYSCALL) &&
 		    rcv_sys_write(w, q, &sa, &sl) > 0 && a - sa < sl)
@@ -495,14 +543,12 @@ backward:
 		if ((w->ins[q].flags & RCV_I_SYSCALL) &&
 		    rcv_sys_write(w, q, &sa, &sl) > 0 && a - sa < sl)
 			return false;
-		rcv_writes(c, &w->ins[q], &w->st[q], &w->st[q + 1], &x);
-		r = acc_byte(&x, a, out);
+		r = acc_byte(acc_of(w, q, true), a, out);
 		if (r == 1)
 			return true;
 		if (r == 0)
 			return false;
-		rcv_reads(c, &w->ins[q], &w->st[q], &w->st[q + 1], &x);
-		if (acc_byte(&x, a, out) == 1)
+		if (acc_byte(acc_of(w, q, false), a, out) == 1)
 			return true;
 	}
 	/* Nothing may have written it since the window began: what the
@@ -515,6 +561,7 @@ backward:
 
 bool rcv_mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out)
 {
+	memo_new(w->rc);
 	return mem_byte(w, i, a, out, MB_FWD | MB_BACK);
 }
 
@@ -526,8 +573,9 @@ struct rcv_val rcv_mem_cb(void *ctx, uint64_t i, uint64_t addr,
 	unsigned int b;
 	uint8_t v;
 
+	memo_new(w->rc);
 	for (b = 0; b < size && b < 8; b++)
-		if (rcv_mem_byte(w, i, addr + b, &v)) {
+		if (mem_byte(w, i, addr + b, &v, MB_FWD | MB_BACK)) {
 			r.v |= (uint64_t)v << (8 * b);
 			r.k |= 0xffull << (8 * b);
 		}

@@ -42,6 +42,19 @@ struct win {
 	struct rp_recover *rc;
 };
 
+/* What instruction @q of window @w reads and writes, remembered for the
+ * bytes of one memory question (rcv_mem.c): valid while @gen is the
+ * context's.
+ */
+struct rcv_memo {
+	const struct win *w;
+	size_t q;
+	unsigned int gen[2];	/* of rd, of wr */
+	struct rcv_acc acc[2];	/* reads, writes */
+};
+
+#define RCV_MEMO	256	/* direct-mapped by instruction (> 2 * MB_SCAN) */
+
 struct rp_recover {
 	struct rp_session *s;
 	struct rp_snapshot *sn;
@@ -70,6 +83,16 @@ struct rp_recover {
 	bool map_ro;		/* anonymous (or vdso), not writable */
 	bool map_priv;		/* not shared, not vvar */
 	struct rp_recover_stats stats;
+	/* One memory question (up to 8 bytes of a word) looks at the same
+	 * index entries and accesses for each byte: remembered while
+	 * mb_gen stays (rcv_mem.c).
+	 */
+	unsigned int mb_gen;
+	struct rcv_memo memo[RCV_MEMO];
+	const struct win *low_w;
+	uint64_t low_word, low_i;
+	size_t low_k;
+	unsigned int low_gen;
 };
 
 /* Byte @a of the snapshot, where it shows this thread's end. */
