@@ -33,6 +33,8 @@ struct win {
 	int64_t protc;		/* last syscall changing mappings, -1 */
 	struct ent *idx;
 	size_t nidx, idx_cap;
+	struct ent *tmp;	/* the index's sort buffer */
+	size_t tmp_cap;
 	struct rcv_frame *fr;	/* rsp/rbp as class + offset */
 	int64_t *pair;		/* pop -> its push */
 	struct rcv_val *base;	/* per class: its base, when known */
