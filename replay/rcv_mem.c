@@ -90,28 +90,36 @@ static bool sys_keeps_maps(struct win *w, size_t i)
 static void map_of(struct rp_recover *rc, uint64_t a)
 {
 	struct rp_snap_map_info mi;
+	struct rcv_map *m = &rc->map, t;
 	uint64_t lo = 0, hi = UINT64_MAX;
 	size_t k;
 
-	if (rc->map_valid && rc->map_lo <= a && a < rc->map_hi)
+	if (m->valid && m->lo <= a && a < m->hi)
 		return;
-	rc->map_valid = true;
-	rc->map_found = false;
-	rc->map_ro = false;
-	rc->map_priv = false;
+	/* Two kept: questions alternate between the stack and data. */
+	t = rc->map2;
+	rc->map2 = *m;
+	if (t.valid && t.lo <= a && a < t.hi) {
+		*m = t;
+		return;
+	}
+	m->valid = true;
+	m->found = false;
+	m->ro = false;
+	m->priv = false;
 	for (k = 0; !rp_snapshot_proc_map(rc->sn, rc->pid, k, &mi); k++) {
 		if (mi.start <= a && a < mi.end) {
-			rc->map_lo = mi.start;
-			rc->map_hi = mi.end;
-			rc->map_found = true;
+			m->lo = mi.start;
+			m->hi = mi.end;
+			m->found = true;
 			/* Anonymous only: a file's pages that were not
 			 * copied follow the file, which write(2) or
 			 * another process may change.
 			 */
-			rc->map_ro = !(mi.prot & 10) &&
-				     (!mi.path[0] || !strcmp(mi.path, "[vdso]"));
-			rc->map_priv = !(mi.prot & 8) &&
-				       strncmp(mi.path, "[vvar", 5);
+			m->ro = !(mi.prot & 10) &&
+				(!mi.path[0] || !strcmp(mi.path, "[vdso]"));
+			m->priv = !(mi.prot & 8) &&
+				  strncmp(mi.path, "[vvar", 5);
 			return;
 		}
 		if (mi.end <= a && mi.end > lo)
@@ -119,8 +127,8 @@ static void map_of(struct rp_recover *rc, uint64_t a)
 		if (mi.start > a && mi.start < hi)
 			hi = mi.start;
 	}
-	rc->map_lo = lo;
-	rc->map_hi = hi;
+	m->lo = lo;
+	m->hi = hi;
 }
 
 static bool ro_mem(struct win *w, uint64_t i, uint64_t a)
@@ -135,7 +143,7 @@ static bool ro_mem(struct win *w, uint64_t i, uint64_t a)
 		if (l->protc >= 0)
 			return false;
 	map_of(rc, a);
-	return rc->map_found && rc->map_ro;
+	return rc->map.found && rc->map.ro;
 }
 
 /* Is @a memory this thread alone writes, as far as the snapshot tells? */
@@ -151,7 +159,7 @@ static bool private_mem(struct rp_recover *rc, uint64_t a)
 	if (!rc->sn)
 		return !rc->mt;
 	map_of(rc, a);
-	return rc->map_found ? rc->map_priv : !rc->mt;
+	return rc->map.found ? rc->map.priv : !rc->mt;
 }
 
 bool rcv_snap_byte(struct rp_recover *rc, uint64_t a, uint8_t *b)

@@ -57,6 +57,14 @@ struct rcv_memo {
 
 #define RCV_MEMO	256	/* direct-mapped by instruction (> 2 * MB_SCAN) */
 
+/* A snapshot mapping (or the gap between two) around an address. */
+struct rcv_map {
+	uint64_t lo, hi;
+	bool valid, found;
+	bool ro;		/* anonymous (or vdso), not writable */
+	bool priv;		/* not shared, not vvar */
+};
+
 struct rp_recover {
 	struct rp_session *s;
 	struct rp_snapshot *sn;
@@ -79,11 +87,8 @@ struct rp_recover {
 	size_t page_len;
 	bool page_valid;
 	uint8_t page_buf[4096];
-	/* the snapshot's mapping (or gap) last looked up: rcv_mem.c */
-	uint64_t map_lo, map_hi;
-	bool map_valid, map_found;
-	bool map_ro;		/* anonymous (or vdso), not writable */
-	bool map_priv;		/* not shared, not vvar */
+	/* the snapshot's mappings (or gaps) last looked up: rcv_mem.c */
+	struct rcv_map map, map2;
 	struct rp_recover_stats stats;
 	/* One memory question (up to 8 bytes of a word) looks at the same
 	 * index entries and accesses for each byte: remembered while
