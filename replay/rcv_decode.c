@@ -74,17 +74,6 @@ void rcv_dec_free(struct rcv_dec *d)
 	free(d);
 }
 
-uint64_t rcv_wmask(uint8_t c)
-{
-	switch (c) {
-	case 1: return 0xffull;
-	case 2: return 0xff00ull;
-	case 3: return 0xffffull;
-	case 4: return ~0ull;
-	default: return 0;
-	}
-}
-
 /* Capstone register -> GPR, size in bytes, shift; false for others. */
 static bool gpr(unsigned int r, int *g, int *size, int *shift)
 {

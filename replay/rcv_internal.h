@@ -85,8 +85,16 @@ bool rcv_bitop_far(const struct rcv_ins *in);
 /* Condition code of jcc/setcc/cmovcc @id: 0..15 as in the opcode, or -1. */
 int rcv_cond_of(unsigned int id);
 
-/* Bits of a GPR that write code @c changes. */
-uint64_t rcv_wmask(uint8_t c);
+/* Bits of a GPR that write code @c changes (inline: every pass asks it
+ * for 16 registers of every instruction).
+ */
+static inline uint64_t rcv_wmask(uint8_t c)
+{
+	static const uint64_t m[5] = { 0, 0xffull, 0xff00ull, 0xffffull,
+				       ~0ull };
+
+	return c < 5 ? m[c] : 0;
+}
 
 struct rcv_dec;
 int rcv_dec_new(struct rcv_dec **d);

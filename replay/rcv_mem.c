@@ -81,12 +81,60 @@ static bool sys_keeps_maps(struct win *w, size_t i)
  * protections or contents (sys_keeps_maps): a store to it faults, and
  * the kernel's own writes (syscall buffers, signal frames) fail.
  */
+/*
+ * The snapshot's mapping of @a, cached in @rc: the range around @a that one
+ * answer covers (a mapping, or the gap between two), whether one maps it,
+ * and its class.  The memory questions ask this for every byte, and a
+ * linear walk of the maps each time was a fifth of a window's cost.
+ */
+static void map_of(struct rp_recover *rc, uint64_t a)
+{
+	struct rp_snap_map_info mi;
+	struct rcv_map *m = &rc->map, t;
+	uint64_t lo = 0, hi = UINT64_MAX;
+	size_t k;
+
+	if (m->valid && m->lo <= a && a < m->hi)
+		return;
+	/* Two kept: questions alternate between the stack and data. */
+	t = rc->map2;
+	rc->map2 = *m;
+	if (t.valid && t.lo <= a && a < t.hi) {
+		*m = t;
+		return;
+	}
+	m->valid = true;
+	m->found = false;
+	m->ro = false;
+	m->priv = false;
+	for (k = 0; !rp_snapshot_proc_map(rc->sn, rc->pid, k, &mi); k++) {
+		if (mi.start <= a && a < mi.end) {
+			m->lo = mi.start;
+			m->hi = mi.end;
+			m->found = true;
+			/* Anonymous only: a file's pages that were not
+			 * copied follow the file, which write(2) or
+			 * another process may change.
+			 */
+			m->ro = !(mi.prot & 10) &&
+				(!mi.path[0] || !strcmp(mi.path, "[vdso]"));
+			m->priv = !(mi.prot & 8) &&
+				  strncmp(mi.path, "[vvar", 5);
+			return;
+		}
+		if (mi.end <= a && mi.end > lo)
+			lo = mi.end;
+		if (mi.start > a && mi.start < hi)
+			hi = mi.start;
+	}
+	m->lo = lo;
+	m->hi = hi;
+}
+
 static bool ro_mem(struct win *w, uint64_t i, uint64_t a)
 {
 	struct rp_recover *rc = w->rc;
-	struct rp_snap_map_info mi;
 	const struct win *l;
-	size_t k;
 
 	if (rc->mt || !rc->snap_ok || (!w->top_end && !w->later) ||
 	    (int64_t)i <= w->protc)
@@ -94,35 +142,13 @@ static bool ro_mem(struct win *w, uint64_t i, uint64_t a)
 	for (l = w->later; l; l = l->later)
 		if (l->protc >= 0)
 			return false;
-	if (!(rc->map_lo <= a && a < rc->map_hi)) {
-		rc->map_lo = rc->map_hi = 0;
-		for (k = 0; !rp_snapshot_proc_map(rc->sn, rc->pid, k, &mi);
-		     k++) {
-			if (mi.start <= a && a < mi.end) {
-				rc->map_lo = mi.start;
-				rc->map_hi = mi.end;
-				/* Anonymous only: a file's pages that
-				 * were not copied follow the file, which
-				 * write(2) or another process may change.
-				 */
-				rc->map_ro = !(mi.prot & 10) &&
-					     (!mi.path[0] ||
-					      !strcmp(mi.path, "[vdso]"));
-				break;
-			}
-		}
-		if (!rc->map_hi)
-			return false;
-	}
-	return rc->map_ro;
+	map_of(rc, a);
+	return rc->map.found && rc->map.ro;
 }
 
 /* Is @a memory this thread alone writes, as far as the snapshot tells? */
 static bool private_mem(struct rp_recover *rc, uint64_t a)
 {
-	struct rp_snap_map_info mi;
-	size_t i;
-
 	if (rc->mt && !(rc->stack_lo <= a && a < rc->stack_hi))
 		return false;
 	/* The thread's control block: the kernel writes its rseq area (the
@@ -132,10 +158,8 @@ static bool private_mem(struct rp_recover *rc, uint64_t a)
 		return false;
 	if (!rc->sn)
 		return !rc->mt;
-	for (i = 0; !rp_snapshot_proc_map(rc->sn, rc->pid, i, &mi); i++)
-		if (mi.start <= a && a < mi.end)
-			return !(mi.prot & 8) && strncmp(mi.path, "[vvar", 5);
-	return !rc->mt;
+	map_of(rc, a);
+	return rc->map.found ? rc->map.priv : !rc->mt;
 }
 
 bool rcv_snap_byte(struct rp_recover *rc, uint64_t a, uint8_t *b)
@@ -156,13 +180,67 @@ bool rcv_snap_byte(struct rp_recover *rc, uint64_t a, uint8_t *b)
 	return true;
 }
 
-static int ent_cmp(const void *x, const void *y)
+static inline bool ent_lt(const struct ent *a, const struct ent *b)
 {
-	const struct ent *a = x, *b = y;
+	return a->word < b->word || (a->word == b->word && a->pos < b->pos);
+}
 
-	if (a->word != b->word)
-		return a->word < b->word ? -1 : 1;
-	return a->pos < b->pos ? -1 : a->pos > b->pos;
+/*
+ * Sorts @w's index by (word, pos): a bottom-up merge sort with the order
+ * inline (qsort's calls of a comparison were a twentieth of a window).
+ * Entries equal in both are the same, so the result is qsort's.
+ */
+static int ent_sort(struct win *w)
+{
+	struct ent *a = w->idx, *b, *t;
+	size_t n = w->nidx, run, lo, i, j, k, mid, hi;
+
+	if (w->tmp_cap < n) {
+		t = realloc(w->tmp, n * sizeof(*t));
+		if (!t)
+			return -RP_ERR_NOMEM;
+		w->tmp = t;
+		w->tmp_cap = n;
+	}
+	b = w->tmp;
+	/* Runs of 16 by insertion. */
+	for (lo = 0; lo < n; lo += 16) {
+		hi = lo + 16 < n ? lo + 16 : n;
+		for (i = lo + 1; i < hi; i++) {
+			struct ent e = a[i];
+
+			for (j = i; j > lo && ent_lt(&e, &a[j - 1]); j--)
+				a[j] = a[j - 1];
+			a[j] = e;
+		}
+	}
+	for (run = 16; run < n; run *= 2) {
+		for (lo = 0; lo < n; lo += 2 * run) {
+			mid = lo + run < n ? lo + run : n;
+			hi = lo + 2 * run < n ? lo + 2 * run : n;
+			i = lo;
+			j = mid;
+			k = lo;
+			while (i < mid && j < hi)
+				b[k++] = ent_lt(&a[j], &a[i]) ? a[j++] : a[i++];
+			while (i < mid)
+				b[k++] = a[i++];
+			while (j < hi)
+				b[k++] = a[j++];
+		}
+		t = a;
+		a = b;
+		b = t;
+	}
+	if (a != w->idx) {
+		/* The sorted entries ended in the other buffer: swap. */
+		w->tmp = w->idx;
+		w->idx = a;
+		k = w->tmp_cap;
+		w->tmp_cap = w->idx_cap;
+		w->idx_cap = k;
+	}
+	return 0;
 }
 
 /* Byte @a of access @x, if it covers it and its value is known. */
@@ -378,8 +456,9 @@ int rcv_build_index(struct win *w)
 			w->protc = (int64_t)i;
 		w->mbar[i] = bar;
 	}
-	if (w->nidx)	/* qsort's array may not be NULL, even empty */
-		qsort(w->idx, w->nidx, sizeof(*w->idx), ent_cmp);
+	ret = ent_sort(w);
+	if (ret)
+		return ret;
 	w->pb[0] = -1;
 	for (i = 0; i < w->n; i++)
 		w->pb[i + 1] = w->mbar[i] ? (int64_t)i : w->pb[i];
@@ -406,6 +485,59 @@ static size_t lower(const struct win *w, uint64_t word, uint64_t pos)
 	return lo;
 }
 
+/* lower() for @w's entries of @word from @i, remembered for the other
+ * bytes of the same question (the index does not change during one).
+ */
+static size_t lower_memo(const struct win *w, uint64_t word, uint64_t i)
+{
+	struct rp_recover *rc = w->rc;
+
+	if (rc->low_gen != rc->mb_gen || rc->low_w != w ||
+	    rc->low_word != word || rc->low_i != i) {
+		rc->low_gen = rc->mb_gen;
+		rc->low_w = w;
+		rc->low_word = word;
+		rc->low_i = i;
+		rc->low_k = lower(w, word, i);
+	}
+	return rc->low_k;
+}
+
+/* The loads (@wr false) or stores of instruction @q of @w, remembered. */
+static const struct rcv_acc *acc_of(struct win *w, size_t q, bool wr)
+{
+	struct rp_recover *rc = w->rc;
+	struct rcv_memo *m = &rc->memo[q % RCV_MEMO];
+
+	if (m->w != w || m->q != q) {
+		m->w = w;
+		m->q = q;
+		m->gen[0] = m->gen[1] = 0;
+	}
+	if (m->gen[wr] != rc->mb_gen) {
+		m->gen[wr] = rc->mb_gen;
+		if (wr)
+			rcv_writes(&rc->ctx, &w->ins[q], &w->st[q],
+				   &w->st[q + 1], &m->acc[1]);
+		else
+			rcv_reads(&rc->ctx, &w->ins[q], &w->st[q],
+				  &w->st[q + 1], &m->acc[0]);
+	}
+	return &m->acc[wr];
+}
+
+/* A new memory question: nothing remembered holds (states change
+ * between questions).  Generation 0 is never current.
+ */
+static void memo_new(struct rp_recover *rc)
+{
+	if (!++rc->mb_gen) {
+		memset(rc->memo, 0, sizeof(rc->memo));
+		rc->low_gen = 0;
+		rc->mb_gen = 1;
+	}
+}
+
 /*
  * Byte @a of memory before instruction @i of @w (state i).  Forward: the
  * first access at or after i, if a load with a known value; reaching the
@@ -420,8 +552,6 @@ static size_t lower(const struct win *w, uint64_t word, uint64_t pos)
 static bool mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out,
 		     int dirs)
 {
-	struct rcv_ctx *c = &w->rc->ctx;
-	struct rcv_acc x;
 	uint64_t word = a >> 3, sa, sl;
 	size_t k, j;
 	int r;
@@ -434,10 +564,9 @@ static bool mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out,
 		 */
 		if (i >= w->n || (w->ins[i].flags & RCV_I_BARRIER))
 			return false;
-		rcv_reads(c, &w->ins[i], &w->st[i], &w->st[i + 1], &x);
-		return acc_byte(&x, a, out) == 1;
+		return acc_byte(acc_of(w, i, false), a, out) == 1;
 	}
-	k = lower(w, word, i);
+	k = lower_memo(w, word, i);
 	for (j = k; j < w->nidx && w->idx[j].word == word &&
 	     w->idx[j].pos < w->nb[i]; j++) {
 		size_t q = w->idx[j].pos;
@@ -448,12 +577,10 @@ static bool mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out,
 		if (j - k >= MB_SCAN)
 			goto backward;
 
-		rcv_reads(c, &w->ins[q], &w->st[q], &w->st[q + 1], &x);
-		r = acc_byte(&x, a, out);
+		r = acc_byte(acc_of(w, q, false), a, out);
 		if (r == 1)
 			return true;
-		rcv_writes(c, &w->ins[q], &w->st[q], &w->st[q + 1], &x);
-		if (acc_byte(&x, a, out) >= 0)
+		if (acc_byte(acc_of(w, q, true), a, out) >= 0)
 			goto backward;
 		if ((w->ins[q].flags & RCV_I_SYSCALL) &&
 		    rcv_sys_write(w, q, &sa, &sl) > 0 && a - sa < sl)
@@ -479,14 +606,12 @@ backward:
 		if ((w->ins[q].flags & RCV_I_SYSCALL) &&
 		    rcv_sys_write(w, q, &sa, &sl) > 0 && a - sa < sl)
 			return false;
-		rcv_writes(c, &w->ins[q], &w->st[q], &w->st[q + 1], &x);
-		r = acc_byte(&x, a, out);
+		r = acc_byte(acc_of(w, q, true), a, out);
 		if (r == 1)
 			return true;
 		if (r == 0)
 			return false;
-		rcv_reads(c, &w->ins[q], &w->st[q], &w->st[q + 1], &x);
-		if (acc_byte(&x, a, out) == 1)
+		if (acc_byte(acc_of(w, q, false), a, out) == 1)
 			return true;
 	}
 	/* Nothing may have written it since the window began: what the
@@ -499,6 +624,7 @@ backward:
 
 bool rcv_mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out)
 {
+	memo_new(w->rc);
 	return mem_byte(w, i, a, out, MB_FWD | MB_BACK);
 }
 
@@ -510,8 +636,9 @@ struct rcv_val rcv_mem_cb(void *ctx, uint64_t i, uint64_t addr,
 	unsigned int b;
 	uint8_t v;
 
+	memo_new(w->rc);
 	for (b = 0; b < size && b < 8; b++)
-		if (rcv_mem_byte(w, i, addr + b, &v)) {
+		if (mem_byte(w, i, addr + b, &v, MB_FWD | MB_BACK)) {
 			r.v |= (uint64_t)v << (8 * b);
 			r.k |= 0xffull << (8 * b);
 		}

@@ -33,6 +33,8 @@ struct win {
 	int64_t protc;		/* last syscall changing mappings, -1 */
 	struct ent *idx;
 	size_t nidx, idx_cap;
+	struct ent *tmp;	/* the index's sort buffer */
+	size_t tmp_cap;
 	struct rcv_frame *fr;	/* rsp/rbp as class + offset */
 	int64_t *pair;		/* pop -> its push */
 	struct rcv_val *base;	/* per class: its base, when known */
@@ -40,6 +42,27 @@ struct win {
 	struct rcv_val *xpair;	/* push i: the value its later pop read */
 	size_t nclass;
 	struct rp_recover *rc;
+};
+
+/* What instruction @q of window @w reads and writes, remembered for the
+ * bytes of one memory question (rcv_mem.c): valid while @gen is the
+ * context's.
+ */
+struct rcv_memo {
+	const struct win *w;
+	size_t q;
+	unsigned int gen[2];	/* of rd, of wr */
+	struct rcv_acc acc[2];	/* reads, writes */
+};
+
+#define RCV_MEMO	256	/* direct-mapped by instruction (> 2 * MB_SCAN) */
+
+/* A snapshot mapping (or the gap between two) around an address. */
+struct rcv_map {
+	uint64_t lo, hi;
+	bool valid, found;
+	bool ro;		/* anonymous (or vdso), not writable */
+	bool priv;		/* not shared, not vvar */
 };
 
 struct rp_recover {
@@ -64,11 +87,19 @@ struct rp_recover {
 	size_t page_len;
 	bool page_valid;
 	uint8_t page_buf[4096];
-	/* the mapping last looked up */
-	uint64_t map_lo, map_hi;
-	uint32_t map_prot;
-	bool map_ro;
+	/* the snapshot's mappings (or gaps) last looked up: rcv_mem.c */
+	struct rcv_map map, map2;
 	struct rp_recover_stats stats;
+	/* One memory question (up to 8 bytes of a word) looks at the same
+	 * index entries and accesses for each byte: remembered while
+	 * mb_gen stays (rcv_mem.c).
+	 */
+	unsigned int mb_gen;
+	struct rcv_memo memo[RCV_MEMO];
+	const struct win *low_w;
+	uint64_t low_word, low_i;
+	size_t low_k;
+	unsigned int low_gen;
 };
 
 /* Byte @a of the snapshot, where it shows this thread's end. */

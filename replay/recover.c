@@ -37,6 +37,7 @@ static void win_free(struct win *w)
 	free(w->nb);
 	free(w->pb);
 	free(w->idx);
+	free(w->tmp);
 	free(w->fr);
 	free(w->pair);
 	free(w->base);
