@@ -30,8 +30,8 @@ static uint64_t cyc_value(const uint8_t *p, size_t len)
 	return v;
 }
 
-/* The last PSB at or before @off (0 when none is). */
-static uint64_t psb_before(const struct rp_thread *t, uint64_t off)
+/* How many of @t's PSBs lie at or before @off. */
+static size_t psbs_upto(const struct rp_thread *t, uint64_t off)
 {
 	size_t lo = 0, hi = t->npsbs;
 
@@ -43,23 +43,23 @@ static uint64_t psb_before(const struct rp_thread *t, uint64_t off)
 		else
 			hi = mid;
 	}
-	return lo ? t->psbs[lo - 1].offset : 0;
+	return lo;
+}
+
+/* The last PSB at or before @off (0 when none is). */
+static uint64_t psb_before(const struct rp_thread *t, uint64_t off)
+{
+	size_t n = psbs_upto(t, off);
+
+	return n ? t->psbs[n - 1].offset : 0;
 }
 
 /* The first PSB after @off (the stream's end when none is). */
 static uint64_t psb_after(const struct rp_thread *t, uint64_t off)
 {
-	size_t lo = 0, hi = t->npsbs;
+	size_t n = psbs_upto(t, off);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->psbs[mid].offset <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < t->npsbs ? t->psbs[lo].offset : t->pt_size;
+	return n < t->npsbs ? t->psbs[n].offset : t->pt_size;
 }
 
 int rp_insn_cycles(const struct rp_session *s, uint32_t tid,
