@@ -202,6 +202,23 @@ swt=$(grep " SWITCH_IN " "$tmp/dump" | sed 's/.* tid \([0-9]*\).*/\1/' | sort -u
 	ok "per-cpu: $nsw switch-ins of 5 threads interleaved on CPU 0" ||
 	bad "per-cpu: interleaving ($nsw switches, $swt threads)"
 same cpu "per-cpu"
+# A PSB makes the decoder (and the CPU) forget the return-compression
+# stack, so a thread's stream must not get one at a switch-in where the CPU
+# wrote none: a RET compressed across the switch (clone3's, when the new
+# thread ran first) would not decode.  Each thread's first stretch starts
+# with its own PSB here, so the import has exactly the original's PSBs.
+# (This does not depend on the interleaving: every switch-in counts.)
+npsb() {
+	od -An -v -tx1 "$1" | tr -d ' \n' |
+		grep -o "02820282028202820282028202820282" | wc -l
+}
+extra=""
+for t in $tids; do
+	[ "$(npsb "$tmp/orig/pt/$t.pt")" -eq "$(npsb "$tmp/cpu/pt/$t.pt")" ] ||
+		extra="$extra $t"
+done
+[ -z "$extra" ] && ok "per-cpu: no PSB where the CPU wrote none (a RET compressed across a switch-in decodes)" ||
+	bad "per-cpu: PSBs added at switch-ins in thread(s)$extra"
 # The same with a PSB+ at every switch-in (a CPU whose byte count was 0).
 "$MKPERF" --per-cpu --psb-at-switch --buildid-dir "$cache" "$tmp/orig" "$tmp/cpu2.data" >/dev/null 2>"$tmp/log" &&
 	imp cpu2 "$tmp/cpu2.data" >"$tmp/log" 2>&1 && ok "import perf: per-cpu file with a PSB at every switch-in" ||
