@@ -81,12 +81,14 @@ struct piece {
 	bool lost;			/* undecodable: becomes a LOST record */
 	bool resync;			/* starts at a re-enable, not a PSB */
 	uint64_t last_ip;		/* IP compression state there */
+	bool off_end;			/* ends where tracing is off (TIP.PGD) */
 };
 
 struct thr {
 	uint32_t tid, pid;
 	uint8_t *data;
 	size_t len, cap;
+	bool off_end;			/* the stream ends with tracing off */
 };
 
 struct perf {

@@ -34,6 +34,7 @@
 struct psb {
 	uint64_t off, tsc, last_ip;
 	bool have_tsc, enable;
+	bool off_before;	/* the packet before it was a TIP.PGD */
 };
 
 static uint64_t ip_update(uint64_t last, const struct pt_packet_ip *ip)
@@ -73,6 +74,7 @@ static int add_cand(struct psb **out, size_t *n, size_t *cap, uint64_t off,
 	(*out)[*n].tsc = tsc;
 	(*out)[*n].have_tsc = have;
 	(*out)[*n].last_ip = last_ip;
+	(*out)[*n].off_before = enable;
 	(*out)[(*n)++].enable = enable;
 	return 0;
 }
@@ -102,6 +104,7 @@ static int psb_packet(void *ctx, uint64_t off, const struct pt_packet *pkt)
 		if (add_cand(sc->out, sc->n, &sc->cap, off, sc->last, sc->have,
 			     0, false))
 			return -1;
+		(*sc->out)[*sc->n - 1].off_before = sc->after_pgd;
 		sc->in_psb = sc->synced = sc->want_tsc = true;
 		sc->after_pgd = false;
 		sc->ip = 0;
@@ -234,6 +237,7 @@ static int add_piece(struct piece **v, size_t *n, size_t *cap, uint32_t buf,
 	pc->lost = lost;
 	pc->resync = false;
 	pc->last_ip = 0;
+	pc->off_end = false;
 	return 0;
 }
 
@@ -316,11 +320,16 @@ static int split_cpu(struct perf *p, uint32_t bi, struct piece **v,
 			   !(*v)[*n - 1].lost) {
 			/* The same thread goes on: one piece. */
 			(*v)[*n - 1].end = cut;
+			(*v)[*n - 1].off_end = cut == end && i + 1 < np &&
+					       ps[i + 1].off_before;
 		} else {
 			if (add_piece(v, n, cap, bi, tid, start, cut, t0, false))
 				goto out;
 			(*v)[*n - 1].resync = ps[i].enable;
 			(*v)[*n - 1].last_ip = ps[i].last_ip;
+			/* The next cut follows a TIP.PGD: tracing is off. */
+			(*v)[*n - 1].off_end = cut == end && i + 1 < np &&
+					       ps[i + 1].off_before;
 		}
 		if (cut < end) {
 			uint32_t who = owner_at(p, b->cpu, ts_at(ts, nt, cut));
@@ -428,11 +437,18 @@ static int put_packet(struct thr *t, const struct pt_packet *pkt)
 static const uint8_t ovf_bytes[2] = { 0x02, 0xf3 };
 
 /*
- * A piece that starts where tracing was re-enabled: a PSB+ (PSB, TSC,
- * PSBEND, SDM Vol. 3C 33.3.7) gives the decoder a place to start, and
- * every IP packet is re-encoded in full (sign-extended 48 bits or 64),
- * since the decoder restarts IP compression from zero at a PSB.  Marks
- * inside it get their OVF at the packet boundary at or after them.
+ * A piece that starts where tracing was re-enabled.  Every IP packet is
+ * re-encoded in full (sign-extended 48 bits or 64): the CPU compressed
+ * them against whatever ran before on that CPU.  Where the thread's
+ * stream so far ends with its own trace switched off (a TIP.PGD at its
+ * last switch-out), the piece simply goes on from there, as in a
+ * per-thread trace: a PSB there would make the decoder forget the
+ * thread's return-compression stack (SDM Vol. 3C 33.4.2.2: a CPU only
+ * compresses a RET whose CALL came after the last PSB), and a RET the
+ * CPU compressed across the switch could not be decoded.  Otherwise
+ * (the thread's first piece, or after a loss) a PSB+ (PSB, TSC, PSBEND,
+ * SDM Vol. 3C 33.3.7) gives the decoder a place to start.  Marks inside
+ * it get their OVF at the packet boundary at or after them.
  */
 static int copy_resync(struct perf *p, struct thr *t, const struct piece *pc,
 		       const struct auxbuf *b)
@@ -445,16 +461,18 @@ static int copy_resync(struct perf *p, struct thr *t, const struct piece *pc,
 	int ret = -1;
 
 	memset(&pkt, 0, sizeof(pkt));
-	pkt.type = ppt_psb;
-	if (put_packet(t, &pkt))
-		return -1;
-	pkt.type = ppt_tsc;
-	pkt.payload.tsc.tsc = pc->tsc & ((1ull << 56) - 1);
-	if (put_packet(t, &pkt))
-		return -1;
-	pkt.type = ppt_psbend;
-	if (put_packet(t, &pkt))
-		return -1;
+	if (!t->len || !t->off_end) {
+		pkt.type = ppt_psb;
+		if (put_packet(t, &pkt))
+			return -1;
+		pkt.type = ppt_tsc;
+		pkt.payload.tsc.tsc = pc->tsc & ((1ull << 56) - 1);
+		if (put_packet(t, &pkt))
+			return -1;
+		pkt.type = ppt_psbend;
+		if (put_packet(t, &pkt))
+			return -1;
+	}
 	pt_config_init(&cfg);
 	cfg.begin = b->data;
 	cfg.end = b->data + pc->end;
@@ -536,6 +554,18 @@ static int copy_piece(struct perf *p, struct thr *t, const struct piece *pc,
 	return thr_put(t, b->data + at, pc->end - at);
 }
 
+/* Whether data was lost inside @pc (its stream then has an OVF there). */
+static bool piece_has_mark(const struct perf *p, const struct piece *pc)
+{
+	size_t j;
+
+	for (j = 0; j < p->nmk; j++)
+		if (p->mk[j].buf == pc->buf && p->mk[j].pos >= pc->start &&
+		    p->mk[j].pos <= pc->end)
+			return true;
+	return false;
+}
+
 static int mark_cmp(const void *x, const void *y)
 {
 	const struct mark *a = x, *b = y;
@@ -588,10 +618,12 @@ int perf_split(struct perf *p)
 			if (lost_ev(p, t->tid, t->len, sz, pc->tsc,
 				    PTREC_SB_LOST_TRUNCATED))
 				goto out;
+			t->off_end = false;
 			continue;
 		}
 		if (copy_piece(p, t, pc, b))
 			goto out;
+		t->off_end = pc->off_end && !piece_has_mark(p, pc);
 	}
 	/* Each thread's process, from any record naming both. */
 	for (i = 0; i < p->nth; i++)

@@ -202,6 +202,23 @@ swt=$(grep " SWITCH_IN " "$tmp/dump" | sed 's/.* tid \([0-9]*\).*/\1/' | sort -u
 	ok "per-cpu: $nsw switch-ins of 5 threads interleaved on CPU 0" ||
 	bad "per-cpu: interleaving ($nsw switches, $swt threads)"
 same cpu "per-cpu"
+# A PSB makes the decoder (and the CPU) forget the return-compression
+# stack, so a thread's stream must not get one at a switch-in where the CPU
+# wrote none: a RET compressed across the switch (clone3's, when the new
+# thread ran first) would not decode.  Each thread's first stretch starts
+# with its own PSB here, so the import has exactly the original's PSBs.
+# (This does not depend on the interleaving: every switch-in counts.)
+npsb() {
+	od -An -v -tx1 "$1" | tr -d ' \n' |
+		grep -o "02820282028202820282028202820282" | wc -l
+}
+extra=""
+for t in $tids; do
+	[ "$(npsb "$tmp/orig/pt/$t.pt")" -eq "$(npsb "$tmp/cpu/pt/$t.pt")" ] ||
+		extra="$extra $t"
+done
+[ -z "$extra" ] && ok "per-cpu: no PSB where the CPU wrote none (a RET compressed across a switch-in decodes)" ||
+	bad "per-cpu: PSBs added at switch-ins in thread(s)$extra"
 # The same with a PSB+ at every switch-in (a CPU whose byte count was 0).
 "$MKPERF" --per-cpu --psb-at-switch --buildid-dir "$cache" "$tmp/orig" "$tmp/cpu2.data" >/dev/null 2>"$tmp/log" &&
 	imp cpu2 "$tmp/cpu2.data" >"$tmp/log" 2>&1 && ok "import perf: per-cpu file with a PSB at every switch-in" ||
@@ -224,7 +241,11 @@ grep -q "LOST .*tid $t1 reason 2 (full) bytes 0 at offset $at\$" "$tmp/dump" &&
 "$PTREC" insns "$tmp/orig" --thread "$t1" --format=addr >"$tmp/want" 2>&1
 g=$(grep -n "^\[lost trace data at .*trace offset $at" "$tmp/ins" | cut -d: -f1)
 if [ -n "$g" ]; then
-	before=$((g - 1)); after=$(($(wc -l <"$tmp/got") - before))
+	# The number of the last instruction before the gap (the lines of
+	# $tmp/ins also hold events such as [disabled], which --format=addr
+	# does not print, so the line number is not an instruction count).
+	before=$(head -n "$((g - 1))" "$tmp/ins" | grep -v '^\[' | tail -1 | cut -f1)
+	before=${before:-0}; after=$(($(wc -l <"$tmp/got") - before))
 	head -n "$before" "$tmp/got" >"$tmp/g1"; head -n "$before" "$tmp/want" >"$tmp/w1"
 	tail -n "$after" "$tmp/got" >"$tmp/g2"; tail -n "$after" "$tmp/want" >"$tmp/w2"
 	cmp -s "$tmp/g1" "$tmp/w1" && cmp -s "$tmp/g2" "$tmp/w2" &&

@@ -17,7 +17,15 @@
  *                    whichever thread it came from.  Default: per-thread
  *                    buffers and SWITCH records.
  *   --psb-at-switch  with --per-cpu: start every stretch with a PSB+
- *                    (what a CPU writes when its packet byte count was 0)
+ *                    (what a CPU writes when its packet byte count was 0).
+ *                    Known defect: the recorded RETs stay as they are, so
+ *                    a RET compressed across a switch-in (its CALL before
+ *                    the switch, as clone3's when the child ran first)
+ *                    follows the new PSB, which no CPU writes (it flushes
+ *                    its compression stack at a PSB, SDM Vol. 3C
+ *                    33.4.2.2); such a thread does not decode.  Fixing it
+ *                    needs an instruction decode to turn those RETs into
+ *                    TIPs.
  *   --chunk N        bytes of AUX data per AUXTRACE record (default 512)
  *   --truncate TID   drop the bytes between two PSBs in the middle of
  *                    TID's trace and flag the AUX record before them
