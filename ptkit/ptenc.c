@@ -362,7 +362,7 @@ int ptenc_retire(struct ptenc *e, const struct insn *in, uint64_t ip,
 		return ip_packet(e, ppt_tip, next);
 	case IC_RET:
 		/* 33.4.2.2: compress when the target is the pushed NLIP. */
-		if (e->rs_n && e->rs[e->rs_top] == next) {
+		if (!e->no_retcomp && e->rs_n && e->rs[e->rs_top] == next) {
 			e->rs_top = (e->rs_top + PTENC_RETSTACK - 1) %
 				    PTENC_RETSTACK;
 			e->rs_n--;

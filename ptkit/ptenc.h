@@ -32,6 +32,7 @@ struct ptenc {
 	uint64_t last_ip;		/* IP compression reference */
 	bool have_ip;
 	bool enabled;			/* PacketEn */
+	bool no_retcomp;		/* DisRETC: every RET gets a TIP */
 	uint64_t psb_period;		/* bytes between PSBs */
 	uint64_t psb_mark;		/* stream offset of the last PSB */
 	uint64_t written;		/* bytes written to the file */

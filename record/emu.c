@@ -250,8 +250,9 @@ static void fill_manifest(struct emu *e)
 	char cwd[4096];
 
 	m->pt.emulated = true;
-	m->pt.features = SB_PT_USER | SB_PT_BRANCH | SB_PT_TSC |
-			 SB_PT_RET_COMPRESSION;
+	m->pt.features = SB_PT_USER | SB_PT_BRANCH | SB_PT_TSC;
+	if (!e->o->no_retcomp)
+		m->pt.features |= SB_PT_RET_COMPRESSION;
 	m->pt.psb_period = e->o->psb_period ? e->o->psb_period : 4096;
 	/* The "TSC" is CLOCK_MONOTONIC in ns; time_zero makes it realtime. */
 	m->time.time_shift = 0;

@@ -343,6 +343,7 @@ struct thr *emu_thr_new(struct emu *e, pid_t tid, struct proc *p,
 		emu_io_fail(e, ret, mt->pt);
 		return t;
 	}
+	t->enc.no_retcomp = e->o->no_retcomp;
 	t->opened = true;
 	if (mt->truth) {
 		struct sb_err err;

@@ -58,6 +58,8 @@ struct rec_kmod_options {
  *		default PSBFreq).
  * @ground_truth: also write every executed address (truth/<tid>.gt).
  * @long_tnt:	use long TNT packets (47 bits) instead of short (6).
+ * @no_retcomp: never compress returns (SDM 33.4.2.2): every RET gets a TIP,
+ *		as with IA32_RTIT_CTL.DisRETC set.
  * @quiet:	no progress or summary on stderr.
  * @counter_clock: timestamps count events instead of nanoseconds, so that
  *		recording the same run twice gives the same bytes (tests).
@@ -77,6 +79,7 @@ struct rec_options {
 	uint64_t psb_period;
 	bool ground_truth;
 	bool long_tnt;
+	bool no_retcomp;
 	bool quiet;
 	bool counter_clock;
 	volatile sig_atomic_t *stop;
