@@ -70,7 +70,7 @@ LIBS_RECORD := -lipt -lcapstone
 RP_SRCS := $(wildcard replay/*.c)
 RP_OBJS := $(RP_SRCS:%.c=$(BUILD)/%.o)
 RP_LIB := $(BUILD)/libptrec.a
-LIBS_REPLAY := -lipt -ldw -lelf -lopcodes -lbfd -lcrypto -lcapstone
+LIBS_REPLAY := -lipt -ldw -lelf -lopcodes -lbfd -lnettle -lcapstone
 
 IMP_SRCS := $(wildcard import/*.c)
 IMP_OBJS := $(IMP_SRCS:%.c=$(BUILD)/%.o)
