@@ -10,7 +10,7 @@
  *
  * A bundle is untrusted input (docs/security.md), and an index that came
  * with it was written by someone else: each file ends with an HMAC-SHA256
- * (libcrypto) under a key only this user can read
+ * (Nettle) under a key only this user can read
  * (~/.cache/ptrec/index-key, made on first use), so an index this user
  * did not write is rebuilt, never trusted.  The file is read and written
  * by the bundle rule (sb_bundle_open_file): no symlinks, regular files
