@@ -70,12 +70,19 @@ LIBS_RECORD := -lipt -lcapstone
 RP_SRCS := $(wildcard replay/*.c)
 RP_OBJS := $(RP_SRCS:%.c=$(BUILD)/%.o)
 RP_LIB := $(BUILD)/libptrec.a
-LIBS_REPLAY := -lipt -ldw -lelf -lopcodes -lbfd -lcrypto -lcapstone
+LIBS_REPLAY := -lipt -ldw -lelf -lopcodes -lbfd -lnettle -lcapstone
 
 IMP_SRCS := $(wildcard import/*.c)
 IMP_OBJS := $(IMP_SRCS:%.c=$(BUILD)/%.o)
 IMP_LIB := $(BUILD)/libptrec-import.a
 LIBS_IMPORT := -lipt
+
+# ptrec and ptrec-server load capstone on first use (ptkit/cslazy.c):
+# their cs_* calls go to __wrap_cs_*, and libcapstone is not linked.
+CS_WRAP := cs_open cs_close cs_option cs_disasm cs_disasm_iter cs_malloc \
+	cs_free cs_reg_name cs_regs_access
+CS_LAZY = $(foreach f,$(CS_WRAP),-Wl,--wrap=$(f))
+no_cs = $(filter-out -lcapstone,$(1)) $(CS_LAZY)
 
 # Old names, kept so rules written before the libraries still link.
 RP_LIB_OBJS := $(RP_LIB)
@@ -138,11 +145,13 @@ $(RP_LIB): $(RP_OBJS)
 
 $(PTREC): $(CLI_OBJS) $(REC_LIB) $(IMP_LIB) $(RP_LIB) $(PTK_LIB) $(SB_LIB)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(REC_LIB) \
-		$(IMP_LIB) $(RP_LIB) $(PTK_LIB) $(SB_LIB) $(LIBS_RECORD) \
-		$(LIBS_IMPORT) $(LIBS_REPLAY) $(LIBS_SIDEBAND)
+		$(IMP_LIB) $(RP_LIB) $(PTK_LIB) $(SB_LIB) \
+		$(call no_cs,$(LIBS_RECORD) $(LIBS_IMPORT) $(LIBS_REPLAY) \
+		$(LIBS_SIDEBAND))
 
 $(PTREC_SERVER): $(GDB_OBJS) $(RP_LIB) $(PTK_LIB) $(SB_LIB)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(GDB_OBJS) $(LINK_REPLAY)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(GDB_OBJS) \
+		$(call no_cs,$(LINK_REPLAY))
 
 # Unit tests: tests/unit/<comp>/test_<mod>.c links <comp>'s library and
 # those below it; it may include the private header of what it tests.

@@ -176,6 +176,18 @@ cp "$tmp/otherkey/index/$tid.idx" "$tmp/idx.k2"
 same otherkey && ! cmp -s "$tmp/otherkey/index/$tid.idx" "$tmp/idx.k2" &&
 	ok "index cache: an index signed with another user's key is rebuilt (and re-signed)" ||
 	bad "index cache: another key's index"
+# 8a. The MAC is the standard HMAC-SHA256 of every byte before it under the
+# key file (Python's hmac module as the independent truth): an index
+# written by a build with another HMAC library still verifies.
+python3 -c '
+import hmac, hashlib, sys
+key = open(sys.argv[1], "rb").read()
+idx = open(sys.argv[2], "rb").read()
+want = hmac.new(key, idx[:-32], hashlib.sha256).digest()
+sys.exit(0 if len(key) == 32 and idx[-32:] == want else 1)
+' "$XDG_CACHE_HOME/ptrec/index-key" "$tmp/otherkey/index/$tid.idx" &&
+	ok "index cache: the MAC is HMAC-SHA256 under the key file" ||
+	bad "index cache: the MAC is not HMAC-SHA256 under the key file"
 
 # 8b. The key must be the user's alone: readable by others (so anyone
 # could sign) or a symlink, it is not used and nothing is cached.

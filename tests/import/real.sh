@@ -162,4 +162,13 @@ rm -rf "$tmp/b"
 	ok "a single-PSB cut stream: every instruction, one gap for the lost bytes" ||
 	bad "single-PSB cut stream: $(tail -1 "$tmp/info")"
 
+# Capstone is loaded on first use (ptkit/cslazy.c): an import, which
+# decodes no instruction, must not pay its 77,000 relocations.
+rm -rf "$tmp/b"
+LD_DEBUG=files "$PTREC" import raw -o "$tmp/b" --pt "$tmp/single.pt" \
+	--images "$tmp/glibc.list" --cpu 6/85/4 >"$tmp/log" 2>&1 &&
+	grep -q "file=libnettle" "$tmp/log" && ! grep -q "file=libcapstone" "$tmp/log" &&
+	ok "import raw does not load capstone" ||
+	bad "import raw loaded capstone: $(grep 'file=libcapstone' "$tmp/log" | head -1)"
+
 tap_end import-real
