@@ -228,7 +228,7 @@ PROGS := loops indirect plt signal jmp segv exec fork spin
 PROG_BINS := $(PROGS:%=$(PROG_DIR)/%) $(PROG_DIR)/threads $(PROG_DIR)/pipe \
 	$(PROG_DIR)/dl $(PROG_DIR)/loops-static $(PROG_DIR)/spin_static \
 	$(PROG_DIR)/libdla.so $(PROG_DIR)/libdlb.so $(PROG_DIR)/tiny \
-	$(PROG_DIR)/ptwrite
+	$(PROG_DIR)/ptwrite $(PROG_DIR)/ptwarr
 PROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
 
 $(PROG_DIR)/%: tests/programs/%.c
@@ -237,7 +237,7 @@ $(PROG_DIR)/%: tests/programs/%.c
 $(PROG_DIR)/threads $(PROG_DIR)/pipe: $(PROG_DIR)/%: tests/programs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -pthread -o $@ $<
-$(PROG_DIR)/ptwrite: tests/programs/ptwrite.c
+$(PROG_DIR)/ptwrite $(PROG_DIR)/ptwarr: $(PROG_DIR)/%: tests/programs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -mptwrite -o $@ $<
 $(PROG_DIR)/dl: tests/programs/dl.c

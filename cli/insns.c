@@ -174,7 +174,7 @@ static void print_events(struct rp_session *s, uint32_t tid, uint64_t before,
 	     ++*next) {
 		if (ev.before < before || ev.kind == RP_EV_OVERFLOW)
 			continue;
-		if (!rp_format_event(s, &ev, prev, text, sizeof(text)))
+		if (!rp_format_event(s, tid, &ev, prev, text, sizeof(text)))
 			printf("[%s]\n", text);
 	}
 }

@@ -336,8 +336,8 @@ static const int dwarf_reg[16] = {
 
 /*
  * What a PTWRITE reads: F3 [REX.W] 0F AE /4 (SDM Vol. 2B), ModRM and SIB
- * as in Vol. 2A 2.1.5.  A RIP-relative global, a register, or a base
- * register plus displacement (a local); an indexed operand is not named.
+ * as in Vol. 2A 2.1.5.  A RIP-relative global, a register, a base
+ * register plus displacement (a local), or an indexed operand.
  */
 int rp_ptwrite_operand(const uint8_t *b, size_t n, uint64_t ip,
 		       struct ptw_operand *op)
@@ -359,6 +359,7 @@ int rp_ptwrite_operand(const uint8_t *b, size_t n, uint64_t ip,
 	i += 3;
 	memset(op, 0, sizeof(*op));
 	op->reg = -1;
+	op->index = -1;
 	if (mod == 3) {
 		op->kind = PTW_REG;
 		op->reg = dwarf_reg[rm | (rex & 1) << 3];
@@ -372,14 +373,33 @@ int rp_ptwrite_operand(const uint8_t *b, size_t n, uint64_t ip,
 		op->addr = ip + i + 4 + (uint64_t)(int64_t)d32;
 		return 0;
 	}
-	if (rm == 4) {
-		/* SIB: only "no index" (4 without REX.X) with a base. */
-		if (i >= n || ((b[i] >> 3) & 7) != 4 || (rex & 2) ||
-		    (mod == 0 && (b[i] & 7) == 5))
-			return -1;
-		rm = b[i++] & 7;
-	}
 	op->kind = PTW_BASE;
+	if (rm == 4) {
+		unsigned int sib, idx;
+
+		if (i >= n)
+			return -1;
+		sib = b[i++];
+		idx = ((sib >> 3) & 7) | ((rex & 2) << 2);
+		rm = sib & 7;
+		if (idx != 4) {		/* 4 without REX.X: no index */
+			op->kind = PTW_INDEX;
+			op->index = dwarf_reg[idx];
+			op->scale = 1u << (sib >> 6);
+		}
+		if (mod == 0 && rm == 5) {	/* no base: disp32 */
+			if (i + 4 > n)
+				return -1;
+			memcpy(&d32, b + i, 4);
+			op->disp = d32;
+			if (op->kind != PTW_INDEX) {	/* absolute */
+				op->kind = PTW_INDEX;
+				op->index = -1;
+				op->scale = 0;
+			}
+			return 0;
+		}
+	}
 	op->reg = dwarf_reg[rm | (rex & 1) << 3];
 	if (mod == 1) {
 		if (i + 1 > n)
@@ -425,26 +445,98 @@ int rp_ptwrite_length(const uint8_t *b, size_t n)
 	return i <= n ? (int)i : 0;
 }
 
-/* The name of what the PTWRITE @at reads: a global by the symbols, a
- * register or a local by DWARF.
+/* DWARF register numbers to the values engine's. */
+static const unsigned int rp_reg_of_dwarf[16] = {
+	RP_REG_RAX, RP_REG_RDX, RP_REG_RCX, RP_REG_RBX,
+	RP_REG_RSI, RP_REG_RDI, RP_REG_RBP, RP_REG_RSP,
+	RP_REG_R8, RP_REG_R9, RP_REG_R10, RP_REG_R11,
+	RP_REG_R12, RP_REG_R13, RP_REG_R14, RP_REG_R15,
+};
+
+/* DWARF register @reg of @tid before instruction @pos, when the values
+ * engine knows all its bits (-1: none, the value 0).
  */
-static const char *ptwrite_name(struct rp_session *s,
-				const struct rp_insn *at, uint64_t *off)
+static int reg_known(struct rp_session *s, uint32_t tid, uint64_t pos,
+		     int reg, uint64_t *val)
+{
+	uint64_t known;
+
+	*val = 0;
+	if (reg < 0)
+		return 0;
+	if (reg > 15)
+		return -1;
+	if (!s->ev_rc || s->ev_rc_tid != tid) {
+		rp_recover_free(s->ev_rc);
+		s->ev_rc = NULL;
+		if (rp_recover_new(s, tid, &s->ev_rc))
+			return -1;
+		s->ev_rc_tid = tid;
+	}
+	if (rp_recover_reg_bits(s->ev_rc, pos, rp_reg_of_dwarf[reg], val,
+				&known) || known != ~0ull)
+		return -1;
+	return 0;
+}
+
+/*
+ * The object a memory operand [base + index * scale + disp] of the PTWRITE
+ * @at (instruction @pos of @tid) reads, by the addresses the values
+ * engine knows there: "arr[3]" (an array DWARF gives the element size
+ * of), else "sym+24"; nothing when a register is unknown or the address
+ * is in no object.
+ */
+static bool name_memory(struct rp_session *s, uint32_t tid, uint64_t pos,
+			const struct rp_insn *at,
+			const struct ptw_operand *op, char *out, size_t len)
+{
+	uint64_t base, index, off, elem, addr;
+	const char *name;
+
+	if (reg_known(s, tid, pos, op->reg, &base) ||
+	    reg_known(s, tid, pos, op->kind == PTW_INDEX ? op->index : -1,
+		      &index))
+		return false;
+	addr = base + index * op->scale + (uint64_t)op->disp;
+	if (rp_name_object(s, at, addr, &name, &off, &elem))
+		return false;
+	if (elem && off % elem == 0)
+		snprintf(out, len, "%s[%" PRIu64 "]", name, off / elem);
+	else if (off)
+		snprintf(out, len, "%s+%" PRIu64, name, off);
+	else
+		snprintf(out, len, "%s", name);
+	return true;
+}
+
+/* The name of what the PTWRITE @at (instruction @pos of @tid) reads, into
+ * @out: a global by the symbols, a register or a local by DWARF, an
+ * indexed or based operand by the values engine's registers.
+ */
+static bool ptwrite_name(struct rp_session *s, uint32_t tid, uint64_t pos,
+			 const struct rp_insn *at, char *out, size_t len)
 {
 	struct ptw_operand op;
 	const char *name = NULL;
+	uint64_t off = 0;
 
-	*off = 0;
 	if (!s || rp_ptwrite_operand(at->raw, at->size, at->ip, &op))
-		return NULL;
-	if (op.kind == PTW_RIP)
-		return rp_name_address(s, at, op.addr, &name, off) ? NULL :
-		       name;
-	if (rp_name_variable(s, at, op.kind == PTW_REG ? op.reg : -1,
-			     op.kind == PTW_BASE ? op.reg : -1, op.disp,
-			     &name))
-		return NULL;
-	return name;
+		return false;
+	if (op.kind == PTW_RIP) {
+		if (rp_name_address(s, at, op.addr, &name, &off))
+			return false;
+	} else if (op.kind == PTW_INDEX ||
+		   rp_name_variable(s, at, op.kind == PTW_REG ? op.reg : -1,
+				    op.kind == PTW_BASE ? op.reg : -1,
+				    op.disp, &name)) {
+		return op.kind != PTW_REG &&
+		       name_memory(s, tid, pos, at, &op, out, len);
+	}
+	if (off)
+		snprintf(out, len, "%s+%" PRIu64, name, off);
+	else
+		snprintf(out, len, "%s", name);
+	return true;
 }
 
 static const char *wake(uint16_t flags)
@@ -458,26 +550,24 @@ static const char *wake(uint16_t flags)
 	return "";
 }
 
-int rp_format_event(struct rp_session *s, const struct rp_event *ev,
-		    const struct rp_insn *at, char *buf, size_t len)
+int rp_format_event(struct rp_session *s, uint32_t tid,
+		    const struct rp_event *ev, const struct rp_insn *at,
+		    char *buf, size_t len)
 {
-	const char *name = NULL, *kind = rp_event_name(ev->kind);
+	const char *kind = rp_event_name(ev->kind);
 	bool noip = ev->flags & RP_EVF_IP_SUPPRESSED;
-	uint64_t off = 0;
+	char name[128];
 	int n;
 
 	if (!kind)
 		kind = "unknown";
 	switch (ev->kind) {
 	case RP_EV_PTWRITE:
-		if (at && at->ip == ev->ip)
-			name = ptwrite_name(s, at, &off);
-		if (name)
-			n = off ? snprintf(buf, len, "ptwrite: 0x%" PRIx64
-					   " (%s+%" PRIu64 ")", ev->payload,
-					   name, off) :
-				  snprintf(buf, len, "ptwrite: 0x%" PRIx64
-					   " (%s)", ev->payload, name);
+		if (at && at->ip == ev->ip && ev->before &&
+		    ptwrite_name(s, tid, ev->before - 1, at, name,
+				 sizeof(name)))
+			n = snprintf(buf, len, "ptwrite: 0x%" PRIx64 " (%s)",
+				     ev->payload, name);
 		else
 			n = snprintf(buf, len, "ptwrite: 0x%" PRIx64,
 				     ev->payload);

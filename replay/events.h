@@ -39,13 +39,17 @@ static inline int rp_event_take(struct walk *w, const struct pt_event *ev)
 int rp_event_pebs(struct walk *w, uint64_t off,
 		  const struct ptkit_pebs_item *it, size_t n);
 
-/* A PTWRITE's operand: RIP-relative (@addr), a register, or memory at a
- * base register plus a displacement (DWARF register numbers).
+/* A PTWRITE's operand: RIP-relative (@addr), a register, memory at a
+ * base register plus a displacement, or memory at [base] + index * scale
+ * + displacement (PTW_INDEX: @reg the base or -1, @index, @scale).  DWARF
+ * register numbers.
  */
 struct ptw_operand {
-	enum { PTW_RIP, PTW_REG, PTW_BASE } kind;
+	enum { PTW_RIP, PTW_REG, PTW_BASE, PTW_INDEX } kind;
 	uint64_t addr;
 	int reg;
+	int index;
+	unsigned int scale;
 	int64_t disp;
 };
 
@@ -55,7 +59,7 @@ struct ptw_operand {
 int rp_ptwrite_length(const uint8_t *b, size_t n);
 
 /* Decodes the PTWRITE in @b (@n bytes at @ip).  Returns 0, or -1 when it
- * is none or its operand is indexed (SIB with an index register).
+ * is none.
  */
 int rp_ptwrite_operand(const uint8_t *b, size_t n, uint64_t ip,
 		       struct ptw_operand *op);

@@ -42,13 +42,13 @@ static double tsc_us(const struct sb_manifest *m, uint64_t tsc)
 }
 
 /* One event as a JSON object: kind, text, addresses and payload. */
-static json_t *event_json(struct rp_session *s, const struct rp_event *ev,
-			  const struct rp_insn *prev)
+static json_t *event_json(struct rp_session *s, uint32_t tid,
+			  const struct rp_event *ev, const struct rp_insn *prev)
 {
 	char text[256], ip[24], to[24], payload[24];
 	json_t *o;
 
-	if (rp_format_event(s, ev, prev, text, sizeof(text)))
+	if (rp_format_event(s, tid, ev, prev, text, sizeof(text)))
 		text[0] = '\0';
 	snprintf(ip, sizeof(ip), "0x%" PRIx64, ev->ip);
 	snprintf(to, sizeof(to), "0x%" PRIx64, ev->to);
@@ -87,7 +87,7 @@ static json_t *events_before(struct rp_session *s, uint32_t tid,
 		if (!a)
 			a = json_array();
 		if (a)
-			json_array_append_new(a, event_json(s, &ev, prev));
+			json_array_append_new(a, event_json(s, tid, &ev, prev));
 	}
 	return a;
 }
@@ -245,7 +245,8 @@ static void perfetto_events(struct rp_session *s, struct rp_cursor *c,
 		bool have_prev = ev->before &&
 				 !rp_cursor_peek(c, ev->before - 1, &prev);
 		double ts = event_us(s, c, t, ev, ev->before);
-		json_t *args = event_json(s, ev, have_prev ? &prev : NULL);
+		json_t *args = event_json(s, t->tid, ev,
+					    have_prev ? &prev : NULL);
 
 		json_array_append_new(events,
 			json_pack("{s:s, s:s, s:s, s:s, s:f, s:I, s:I, s:o*}",

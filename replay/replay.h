@@ -249,13 +249,16 @@ const char *rp_event_name(unsigned int kind);
  * @ev as GDB's instruction history shows events, without brackets:
  * "ptwrite: 0x2a", "interrupt: 0x401000 -> 0x401234", "disabled",
  * "overflow: resumed at 0x...".  With @at, the instruction before the
- * event (position @ev->before - 1), a PTWRITE names the variable its
- * operand reads when that is a fixed location the image's symbols name
- * ("ptwrite: 0x2a (counter)").  Returns 0 or -RP_ERR_RANGE (@len too
- * small).
+ * event (position @ev->before - 1 of thread @tid), a PTWRITE names the
+ * variable its operand reads when that is a fixed location the image's
+ * symbols or DWARF name ("ptwrite: 0x2a (counter)"), or an indexed or
+ * based memory operand whose registers the values engine knows there and
+ * whose address lies in a global object ("(arr[3])", "(obj+8)").  Returns
+ * 0 or -RP_ERR_RANGE (@len too small).
  */
-int rp_format_event(struct rp_session *s, const struct rp_event *ev,
-		    const struct rp_insn *at, char *buf, size_t len);
+int rp_format_event(struct rp_session *s, uint32_t tid,
+		    const struct rp_event *ev, const struct rp_insn *at,
+		    char *buf, size_t len);
 
 /*
  * Nanoseconds of TSC value @tsc into *@ns: by the sideband's time

@@ -144,6 +144,11 @@ struct rp_session {
 	 */
 	struct rp_snapshot *snap;
 	bool snap_tried;
+	/* The values engine of the thread whose PTWRITE operands
+	 * rp_format_event() last named (made on use).
+	 */
+	struct rp_recover *ev_rc;
+	uint32_t ev_rc_tid;
 };
 
 /* A read-only descriptor of session image @i (0-based), opened by the
@@ -230,6 +235,15 @@ int rp_name_address(struct rp_session *s, const struct rp_insn *insn,
  */
 int rp_name_variable(struct rp_session *s, const struct rp_insn *insn,
 		     int reg, int base, int64_t disp, const char **name);
+
+/* The data object (an ELF symbol with a size) runtime address @addr lies
+ * inside, in @insn's image: its name, @addr's offset in it and, when it is
+ * an array DWARF describes, its element size (else 0).  Returns 0 or
+ * -RP_ERR_NOTFOUND.
+ */
+int rp_name_object(struct rp_session *s, const struct rp_insn *insn,
+		   uint64_t addr, const char **name, uint64_t *offset,
+		   uint64_t *elem);
 
 /* Closes the symbol modules of every image (syms.c). */
 void rp_syms_close(struct rp_session *s);

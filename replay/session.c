@@ -225,6 +225,7 @@ void rp_session_close(struct rp_session *s)
 
 	if (!s)
 		return;
+	rp_recover_free(s->ev_rc);
 	rp_snapshot_close(s->snap);
 	for (i = 0; i < s->nthreads; i++) {
 		struct rp_thread *t = &s->threads[i];

@@ -158,3 +158,59 @@ int sym_var_at(struct sym_module *m, uint64_t vaddr, int reg, int base,
 	*name = w.name;
 	return 0;
 }
+
+/* @die's type through typedefs and qualifiers. */
+static bool type_of(Dwarf_Die *die, Dwarf_Die *type)
+{
+	Dwarf_Attribute attr;
+	int n, tag;
+
+	if (!dwarf_attr_integrate(die, DW_AT_type, &attr) ||
+	    !dwarf_formref_die(&attr, type))
+		return false;
+	for (n = 0; n < 16; n++) {
+		tag = dwarf_tag(type);
+		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type &&
+		    tag != DW_TAG_volatile_type)
+			return true;
+		if (!dwarf_attr_integrate(type, DW_AT_type, &attr) ||
+		    !dwarf_formref_die(&attr, type))
+			return false;
+	}
+	return false;
+}
+
+uint64_t sym_elem_size(struct sym_module *m, const char *name)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize, budget = 100000;
+	Dwarf_Die cu, child, type, elem;
+	Dwarf_Word size;
+	const char *n;
+
+	if (!m->dw)
+		return 0;
+	while (!dwarf_nextcu(m->dw, off, &next, &hsize, NULL, NULL, NULL)) {
+		if (dwarf_offdie(m->dw, off + hsize, &cu) &&
+		    !dwarf_child(&cu, &child)) {
+			do {
+				if (!budget--)
+					return 0;
+				if (dwarf_tag(&child) != DW_TAG_variable)
+					continue;
+				n = dwarf_diename(&child);
+				if (!n || strcmp(n, name) ||
+				    !type_of(&child, &type) ||
+				    dwarf_tag(&type) != DW_TAG_array_type)
+					continue;
+				if (!type_of(&type, &elem) ||
+				    dwarf_aggregate_size(&elem, &size) ||
+				    !size)
+					return 0;
+				return size;
+			} while (!dwarf_siblingof(&child, &child));
+		}
+		off = next;
+	}
+	return 0;
+}

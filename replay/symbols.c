@@ -320,6 +320,19 @@ int sym_name_address(struct sym_module *m, uint64_t vaddr, const char **name,
 	return 0;
 }
 
+int sym_object_at(struct sym_module *m, uint64_t vaddr, const char **name,
+		  uint64_t *offset)
+{
+	const struct sym *s = find_sym(m, vaddr);
+
+	if (!s || (s->kind != SK_DATA && s->kind != SK_FILE_DATA) ||
+	    vaddr - s->addr >= s->size)
+		return -ENOENT;
+	*name = s->name;
+	*offset = vaddr - s->addr;
+	return 0;
+}
+
 int sym_line_range(struct sym_module *m, uint64_t vaddr, uint64_t *begin,
 		   uint64_t *end)
 {

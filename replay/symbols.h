@@ -150,6 +150,24 @@ int sym_name_address(struct sym_module *m, uint64_t vaddr, const char **name,
 		     uint64_t *offset);
 
 /**
+ * sym_object_at() - the data object (an ELF symbol with a size) @vaddr
+ * lies inside, as sym_name_address() names it, with @offset < its size.
+ *
+ * Return: 0, or -ENOENT.
+ */
+int sym_object_at(struct sym_module *m, uint64_t vaddr, const char **name,
+		  uint64_t *offset);
+
+/**
+ * sym_elem_size() - the size of an element of global array @name, by
+ * DWARF (its type, through typedefs and qualifiers, an array type of
+ * elements with a known size; sym_vars.c).
+ *
+ * Return: the size, or 0 when DWARF does not say.
+ */
+uint64_t sym_elem_size(struct sym_module *m, const char *name);
+
+/**
  * sym_line_range() - the addresses of the source line at an address
  * @m:		the module.
  * @vaddr:	a link-time address.

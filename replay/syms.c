@@ -83,6 +83,20 @@ int rp_name_variable(struct rp_session *s, const struct rp_insn *insn,
 	return 0;
 }
 
+int rp_name_object(struct rp_session *s, const struct rp_insn *insn,
+		   uint64_t addr, const char **name, uint64_t *offset,
+		   uint64_t *elem)
+{
+	struct sym_module *m = module(s, insn->image);
+	uint64_t vaddr;
+
+	if (!m || sym_offset_to_vaddr(m, insn->image_off, &vaddr) ||
+	    sym_object_at(m, vaddr + (addr - insn->ip), name, offset))
+		return -RP_ERR_NOTFOUND;
+	*elem = sym_elem_size(m, *name);
+	return 0;
+}
+
 /*
  * The address spaces as they were when instruction @pos of @t ran (@pos may
  * be one past the last): the checkpoint's sideband position, advanced to

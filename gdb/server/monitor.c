@@ -123,7 +123,7 @@ static void monitor_insns(struct monitor *m, struct target *tg,
 		for (; !rp_thread_event(tg->s, tid, ev, &e) &&
 		       e.before == p + 1; ev++)
 			if (e.kind != RP_EV_OVERFLOW &&
-			    !rp_format_event(tg->s, &e, &insn, line,
+			    !rp_format_event(tg->s, tid, &e, &insn, line,
 					     sizeof(line)))
 				text_add(out, "[%s]\n", line);
 	}

@@ -185,8 +185,22 @@ Test(events, ptwrite_operands)
 	cr_assert(op.kind == PTW_BASE && op.reg == 6 && op.disp == -0x28);
 	cr_assert_eq(operand("f3 48 0f ae 64 24 08", 0, &op), 0);
 	cr_assert(op.kind == PTW_BASE && op.reg == 7 && op.disp == 8);
-	/* (%r12,%rbx,8): indexed, not named */
-	cr_assert_eq(operand("f3 49 0f ae 24 dc", 0, &op), -1);
+	/* (%r12,%rbx,8): base r12 (12), index rbx (3), scale 8 */
+	cr_assert_eq(operand("f3 49 0f ae 24 dc", 0, &op), 0);
+	cr_assert(op.kind == PTW_INDEX && op.reg == 12 && op.index == 3 &&
+		  op.scale == 8 && op.disp == 0);
+	/* 0x10(%rax,%r9,4): REX.X extends the index */
+	cr_assert_eq(operand("f3 4a 0f ae 64 88 10", 0, &op), 0);
+	cr_assert(op.kind == PTW_INDEX && op.reg == 0 && op.index == 9 &&
+		  op.scale == 4 && op.disp == 0x10);
+	/* 0x601040(,%rax,8): no base */
+	cr_assert_eq(operand("f3 48 0f ae 24 c5 40 10 60 00", 0, &op), 0);
+	cr_assert(op.kind == PTW_INDEX && op.reg == -1 && op.index == 0 &&
+		  op.scale == 8 && op.disp == 0x601040);
+	/* 0x10(%rax): a base, no index */
+	cr_assert_eq(operand("f3 48 0f ae 60 10", 0, &op), 0);
+	cr_assert(op.kind == PTW_BASE && op.reg == 0 && op.disp == 0x10);
+	cr_assert_eq(operand("f3 49 0f ae 24", 0, &op), -1);	/* no SIB */
 	cr_assert_eq(operand("f3 48 0f ae 2d 00 00", 0, &op), -1); /* /5 */
 	cr_assert_eq(operand("f3 48 0f ae 25 8d", 0, &op), -1);	/* cut */
 	cr_assert_eq(operand("90", 0, &op), -1);
@@ -199,7 +213,7 @@ static const char *text(uint32_t kind, uint16_t flags, uint64_t ip,
 	struct rp_event ev = { .kind = kind, .flags = flags, .ip = ip,
 			       .to = to, .payload = payload };
 
-	cr_assert_eq(rp_format_event(NULL, &ev, NULL, buf, sizeof(buf)), 0);
+	cr_assert_eq(rp_format_event(NULL, 0, &ev, NULL, buf, sizeof(buf)), 0);
 	return buf;
 }
 
@@ -230,7 +244,7 @@ Test(events, texts_as_gdb_shows_them)
 			 "exec-mode: 32-bit");
 	cr_assert_str_eq(text(RP_EV_MWAIT, 0, 0, 0, 0x100000020ull),
 			 "mwait: hints 0x20, ext 0x1");
-	cr_assert_eq(rp_format_event(NULL, &ev, NULL, small, sizeof(small)),
+	cr_assert_eq(rp_format_event(NULL, 0, &ev, NULL, small, sizeof(small)),
 		     -RP_ERR_RANGE);
 	cr_assert_str_eq(rp_event_name(RP_EV_PTWRITE), "ptwrite");
 	cr_assert_null(rp_event_name(RP_EV_KINDS));
