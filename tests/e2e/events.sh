@@ -93,6 +93,30 @@ grep -q '^\[ptwrite: 0x1122334455667788 (ptw_counter)\]$' "$tmp/insns" &&
 	ok "a PTWRITE names the global, local or parameter it reads" ||
 	bad "PTWRITE names: $(grep ptwrite "$tmp/insns" | tr '\n' ' ')"
 
+# An indexed operand (issue #21): ptwarr writes arr[i] in a loop through
+# (%r14,%rbx,8) and prints each i with arr[i]; each event names arr[i]
+# with that i, by the registers the values engine knows there.  Its
+# PTWRITE through an index from rdtsc, cleared right after, stays unnamed.
+a=$tmp/ptwarr
+setarch x86_64 -R "$PTREC" record -q -o "$a" -- "$PROGS/ptwarr" \
+	>"$tmp/arr.out" 2>"$tmp/log" &&
+	"$PTREC" insns "$a" >"$tmp/arr.insns" 2>>"$tmp/log" ||
+	bad "ptwarr: record or insns failed: $(tail -2 "$tmp/log")"
+sed -n 's/^ptwarr \([0-9]*\) \([0-9a-f]*\)$/0x\2 (arr[\1])/p' \
+	"$tmp/arr.out" >"$tmp/arr.want"
+awk '/^\[ptwrite:/ { if (prev ~ /ptwrite.*\(%r[0-9a-z]*,%r[0-9a-z]*,8\)$/) {
+	v = $0; sub(/^\[ptwrite: /, "", v); sub(/\]$/, "", v); print v } }
+     { prev = $0 }' "$tmp/arr.insns" | grep -v '^0x77' >"$tmp/arr.got"
+[ "$(wc -l <"$tmp/arr.want")" -eq 6 ] && cmp -s "$tmp/arr.want" "$tmp/arr.got" &&
+	ok "an indexed PTWRITE names arr[i], i as the program printed it" ||
+	bad "indexed names: $(tr '\n' ' ' <"$tmp/arr.got"), want $(tr '\n' ' ' <"$tmp/arr.want")"
+grep -q 'ptwunk 77' "$tmp/arr.out" &&
+	awk '/^\[ptwrite: 0x77[] ]/ { n++; if ($0 != "[ptwrite: 0x77]" ||
+	     prev !~ /ptwrite.*,%rax,8\)$/) bad = 1 } { prev = $0 }
+	     END { exit !(n == 1 && !bad) }' "$tmp/arr.insns" &&
+	ok "an indexed PTWRITE whose index register is unknown stays unnamed" ||
+	bad "unknown index: $(grep -B1 '^\[ptwrite: 0x77' "$tmp/arr.insns")"
+
 # Tracing turned off at each system call (after the SYSCALL) and resumed
 # where it stopped, as a CPU tracing user space only does.
 awk '/^\[disabled\]$/ { if (prev !~ /syscall/) bad = 1; d++ }
