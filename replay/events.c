@@ -482,30 +482,23 @@ static int reg_known(struct rp_session *s, uint32_t tid, uint64_t pos,
 /*
  * The object a memory operand [base + index * scale + disp] of the PTWRITE
  * @at (instruction @pos of @tid) reads, by the addresses the values
- * engine knows there: "arr[3]" (an array DWARF gives the element size
- * of), else "sym+24"; nothing when a register is unknown or the address
- * is in no object.
+ * engine knows there: "arr[3]", "s.x" where DWARF types the object, else
+ * "sym+24"; nothing when a register is unknown or the address is in no
+ * object.
  */
 static bool name_memory(struct rp_session *s, uint32_t tid, uint64_t pos,
 			const struct rp_insn *at,
 			const struct ptw_operand *op, char *out, size_t len)
 {
-	uint64_t base, index, off, elem, addr;
-	const char *name;
+	uint64_t base, index, addr;
 
 	if (reg_known(s, tid, pos, op->reg, &base) ||
 	    reg_known(s, tid, pos, op->kind == PTW_INDEX ? op->index : -1,
 		      &index))
 		return false;
 	addr = base + index * op->scale + (uint64_t)op->disp;
-	if (rp_name_object(s, at, addr, &name, &off, &elem))
+	if (rp_name_object(s, at, addr, out, len))
 		return false;
-	if (elem && off % elem == 0)
-		snprintf(out, len, "%s[%" PRIu64 "]", name, off / elem);
-	else if (off)
-		snprintf(out, len, "%s+%" PRIu64, name, off);
-	else
-		snprintf(out, len, "%s", name);
 	return true;
 }
 
@@ -523,6 +516,8 @@ static bool ptwrite_name(struct rp_session *s, uint32_t tid, uint64_t pos,
 	if (!s || rp_ptwrite_operand(at->raw, at->size, at->ip, &op))
 		return false;
 	if (op.kind == PTW_RIP) {
+		if (!rp_name_object(s, at, op.addr, out, len))
+			return true;
 		if (rp_name_address(s, at, op.addr, &name, &off))
 			return false;
 	} else if (op.kind == PTW_INDEX ||

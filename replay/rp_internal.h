@@ -236,14 +236,13 @@ int rp_name_address(struct rp_session *s, const struct rp_insn *insn,
 int rp_name_variable(struct rp_session *s, const struct rp_insn *insn,
 		     int reg, int base, int64_t disp, const char **name);
 
-/* The data object (an ELF symbol with a size) runtime address @addr lies
- * inside, in @insn's image: its name, @addr's offset in it and, when it is
- * an array DWARF describes, its element size (else 0).  Returns 0 or
+/* Names the data object (an ELF symbol with a size) runtime address
+ * @addr lies inside, in @insn's image, into @out: "arr[3]", "s.x",
+ * "arr[2].y" where DWARF types it, else "sym+24".  Returns 0 or
  * -RP_ERR_NOTFOUND.
  */
 int rp_name_object(struct rp_session *s, const struct rp_insn *insn,
-		   uint64_t addr, const char **name, uint64_t *offset,
-		   uint64_t *elem);
+		   uint64_t addr, char *out, size_t len);
 
 /* Closes the symbol modules of every image (syms.c). */
 void rp_syms_close(struct rp_session *s);

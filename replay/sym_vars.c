@@ -10,6 +10,8 @@
  * wins, as in GDB.  Anything else is not named.
  */
 #include <dwarf.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <elfutils/libdw.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -180,37 +182,124 @@ static bool type_of(Dwarf_Die *die, Dwarf_Die *type)
 	return false;
 }
 
-uint64_t sym_elem_size(struct sym_module *m, const char *name)
+/* @type through typedefs and qualifiers, in place. */
+static bool peel(Dwarf_Die *type)
 {
-	Dwarf_Off off = 0, next;
-	size_t hsize, budget = 100000;
-	Dwarf_Die cu, child, type, elem;
+	Dwarf_Attribute attr;
+	int n, tag;
+
+	for (n = 0; n < 16; n++) {
+		tag = dwarf_tag(type);
+		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type &&
+		    tag != DW_TAG_volatile_type)
+			return true;
+		if (!dwarf_attr_integrate(type, DW_AT_type, &attr) ||
+		    !dwarf_formref_die(&attr, type))
+			return false;
+	}
+	return false;
+}
+
+/* The member of struct @type holding byte @off: its DIE, type and
+ * offset (a constant DW_AT_data_member_location; bit-fields are not
+ * followed).
+ */
+static bool member_at(Dwarf_Die *type, uint64_t off, Dwarf_Die *mem,
+		      Dwarf_Die *mtype, uint64_t *moff)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word loc, size;
+
+	if (dwarf_child(type, mem))
+		return false;
+	do {
+		if (dwarf_tag(mem) != DW_TAG_member ||
+		    dwarf_hasattr(mem, DW_AT_bit_size) ||
+		    !dwarf_attr(mem, DW_AT_data_member_location, &attr) ||
+		    dwarf_formudata(&attr, &loc) || !type_of(mem, mtype) ||
+		    dwarf_aggregate_size(mtype, &size))
+			continue;
+		if (off >= loc && off - loc < size) {
+			*moff = loc;
+			return true;
+		}
+	} while (!dwarf_siblingof(mem, mem));
+	return false;
+}
+
+/* Appends to @buf the path of byte @off inside an object of @type
+ * ("[3]", ".x", "[2].y[1]"); returns the offset it does not describe.
+ */
+static uint64_t path(Dwarf_Die *type, uint64_t off, char *buf, size_t len)
+{
+	Dwarf_Die elem, sub, mem;
 	Dwarf_Word size;
+	uint64_t moff;
+	size_t used;
+	int depth, nsub;
+
+	for (depth = 0; depth < 16 && peel(type); depth++) {
+		used = strlen(buf);
+		if (dwarf_tag(type) == DW_TAG_array_type) {
+			/* One dimension only: more would need each stride. */
+			nsub = 0;
+			if (!dwarf_child(type, &sub))
+				do
+					nsub += dwarf_tag(&sub) ==
+						DW_TAG_subrange_type;
+				while (!dwarf_siblingof(&sub, &sub));
+			if (nsub != 1 || !type_of(type, &elem) ||
+			    dwarf_aggregate_size(&elem, &size) || !size)
+				return off;
+			snprintf(buf + used, len - used, "[%" PRIu64 "]",
+				 off / size);
+			off %= size;
+			*type = elem;
+		} else if (dwarf_tag(type) == DW_TAG_structure_type ||
+			   dwarf_tag(type) == DW_TAG_class_type) {
+			if (!member_at(type, off, &mem, &elem, &moff) ||
+			    !dwarf_diename(&mem))
+				return off;
+			snprintf(buf + used, len - used, ".%s",
+				 dwarf_diename(&mem));
+			off -= moff;
+			*type = elem;
+		} else {
+			return off;
+		}
+	}
+	return off;
+}
+
+int sym_object_path(struct sym_module *m, const char *name, uint64_t off,
+		    char *buf, size_t len, uint64_t *rest)
+{
+	Dwarf_Off cuoff = 0, next;
+	size_t hsize, budget = 100000;
+	Dwarf_Die cu, child, type;
 	const char *n;
 
+	buf[0] = '\0';
+	*rest = off;
 	if (!m->dw)
-		return 0;
-	while (!dwarf_nextcu(m->dw, off, &next, &hsize, NULL, NULL, NULL)) {
-		if (dwarf_offdie(m->dw, off + hsize, &cu) &&
+		return -1;
+	while (!dwarf_nextcu(m->dw, cuoff, &next, &hsize, NULL, NULL, NULL)) {
+		if (dwarf_offdie(m->dw, cuoff + hsize, &cu) &&
 		    !dwarf_child(&cu, &child)) {
 			do {
 				if (!budget--)
-					return 0;
+					return -1;
 				if (dwarf_tag(&child) != DW_TAG_variable)
 					continue;
 				n = dwarf_diename(&child);
 				if (!n || strcmp(n, name) ||
-				    !type_of(&child, &type) ||
-				    dwarf_tag(&type) != DW_TAG_array_type)
+				    !type_of(&child, &type))
 					continue;
-				if (!type_of(&type, &elem) ||
-				    dwarf_aggregate_size(&elem, &size) ||
-				    !size)
-					return 0;
-				return size;
+				*rest = path(&type, off, buf, len);
+				return 0;
 			} while (!dwarf_siblingof(&child, &child));
 		}
-		off = next;
+		cuoff = next;
 	}
-	return 0;
+	return -1;
 }

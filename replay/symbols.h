@@ -159,13 +159,17 @@ int sym_object_at(struct sym_module *m, uint64_t vaddr, const char **name,
 		  uint64_t *offset);
 
 /**
- * sym_elem_size() - the size of an element of global array @name, by
- * DWARF (its type, through typedefs and qualifiers, an array type of
- * elements with a known size; sym_vars.c).
+ * sym_object_path() - what byte @off of global @name is, by DWARF's type
+ * of it (sym_vars.c): array elements and struct members, through typedefs
+ * and qualifiers ("[3]", ".x", "[2].y").
+ * @buf:	receives the path ("" when DWARF says nothing).
+ * @rest:	receives the offset the path does not cover (0 when it names
+ *		the byte's scalar exactly).
  *
- * Return: the size, or 0 when DWARF does not say.
+ * Return: 0, or -1 when DWARF has no such variable.
  */
-uint64_t sym_elem_size(struct sym_module *m, const char *name);
+int sym_object_path(struct sym_module *m, const char *name, uint64_t off,
+		    char *buf, size_t len, uint64_t *rest);
 
 /**
  * sym_line_range() - the addresses of the source line at an address

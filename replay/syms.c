@@ -3,6 +3,8 @@
  * opened on first use.
  */
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,16 +86,21 @@ int rp_name_variable(struct rp_session *s, const struct rp_insn *insn,
 }
 
 int rp_name_object(struct rp_session *s, const struct rp_insn *insn,
-		   uint64_t addr, const char **name, uint64_t *offset,
-		   uint64_t *elem)
+		   uint64_t addr, char *out, size_t len)
 {
 	struct sym_module *m = module(s, insn->image);
-	uint64_t vaddr;
+	char suffix[96];
+	const char *name;
+	uint64_t vaddr, off, rest;
 
 	if (!m || sym_offset_to_vaddr(m, insn->image_off, &vaddr) ||
-	    sym_object_at(m, vaddr + (addr - insn->ip), name, offset))
+	    sym_object_at(m, vaddr + (addr - insn->ip), &name, &off))
 		return -RP_ERR_NOTFOUND;
-	*elem = sym_elem_size(m, *name);
+	sym_object_path(m, name, off, suffix, sizeof(suffix), &rest);
+	if (rest)
+		snprintf(out, len, "%s%s+%" PRIu64, name, suffix, rest);
+	else
+		snprintf(out, len, "%s%s", name, suffix);
 	return 0;
 }
 

@@ -97,6 +97,8 @@ grep -q '^\[ptwrite: 0x1122334455667788 (ptw_counter)\]$' "$tmp/insns" &&
 # (%r14,%rbx,8) and prints each i with arr[i]; each event names arr[i]
 # with that i, by the registers the values engine knows there.  Its
 # PTWRITE through an index from rdtsc, cleared right after, stays unnamed.
+# (gcc -O1 here; the operand forms are checked, so another compiler's
+# choice shows as a failure to look at, not a silent pass.)
 a=$tmp/ptwarr
 setarch x86_64 -R "$PTREC" record -q -o "$a" -- "$PROGS/ptwarr" \
 	>"$tmp/arr.out" 2>"$tmp/log" &&
@@ -110,6 +112,15 @@ awk '/^\[ptwrite:/ { if (prev ~ /ptwrite.*\(%r[0-9a-z]*,%r[0-9a-z]*,8\)$/) {
 [ "$(wc -l <"$tmp/arr.want")" -eq 6 ] && cmp -s "$tmp/arr.want" "$tmp/arr.got" &&
 	ok "an indexed PTWRITE names arr[i], i as the program printed it" ||
 	bad "indexed names: $(tr '\n' ' ' <"$tmp/arr.got"), want $(tr '\n' ' ' <"$tmp/arr.want")"
+# A based operand, 0x8(%r15) stepping over pts[i] (struct pt { x, y }):
+# each event names the member, pts[i].y, by DWARF's struct layout.
+sed -n 's/^ptwpts \([0-9]*\) \([0-9a-f]*\)$/[ptwrite: 0x\2 (pts[\1].y)]/p' \
+	"$tmp/arr.out" >"$tmp/pts.want"
+awk '/^\[ptwrite:/ && prev ~ /ptwrite.*0x8\(%r[0-9a-z]*\)$/ { print }
+     { prev = $0 }' "$tmp/arr.insns" >"$tmp/pts.got"
+[ "$(wc -l <"$tmp/pts.want")" -eq 3 ] && cmp -s "$tmp/pts.want" "$tmp/pts.got" &&
+	ok "a based PTWRITE names the struct member pts[i].y it reads" ||
+	bad "struct member names: $(tr '\n' ' ' <"$tmp/pts.got"), want $(tr '\n' ' ' <"$tmp/pts.want")"
 grep -q 'ptwunk 77' "$tmp/arr.out" &&
 	awk '/^\[ptwrite: 0x77[] ]/ { n++; if ($0 != "[ptwrite: 0x77]" ||
 	     prev !~ /ptwrite.*,%rax,8\)$/) bad = 1 } { prev = $0 }
