@@ -271,13 +271,24 @@ static uint64_t path(Dwarf_Die *type, uint64_t off, char *buf, size_t len)
 	return off;
 }
 
-int sym_object_path(struct sym_module *m, const char *name, uint64_t off,
+/* Does global variable @die live at link-time address @addr? */
+static bool var_at_addr(Dwarf_Die *die, uint64_t addr)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Op *ops;
+	size_t n;
+
+	return dwarf_attr(die, DW_AT_location, &attr) &&
+	       dwarf_getlocation(&attr, &ops, &n) == 0 && n == 1 &&
+	       ops[0].atom == DW_OP_addr && ops[0].number == addr;
+}
+
+int sym_object_path(struct sym_module *m, uint64_t addr, uint64_t off,
 		    char *buf, size_t len, uint64_t *rest)
 {
 	Dwarf_Off cuoff = 0, next;
 	size_t hsize, budget = 100000;
 	Dwarf_Die cu, child, type;
-	const char *n;
 
 	buf[0] = '\0';
 	*rest = off;
@@ -289,10 +300,8 @@ int sym_object_path(struct sym_module *m, const char *name, uint64_t off,
 			do {
 				if (!budget--)
 					return -1;
-				if (dwarf_tag(&child) != DW_TAG_variable)
-					continue;
-				n = dwarf_diename(&child);
-				if (!n || strcmp(n, name) ||
+				if (dwarf_tag(&child) != DW_TAG_variable ||
+				    !var_at_addr(&child, addr) ||
 				    !type_of(&child, &type))
 					continue;
 				*rest = path(&type, off, buf, len);

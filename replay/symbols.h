@@ -159,16 +159,17 @@ int sym_object_at(struct sym_module *m, uint64_t vaddr, const char **name,
 		  uint64_t *offset);
 
 /**
- * sym_object_path() - what byte @off of global @name is, by DWARF's type
- * of it (sym_vars.c): array elements and struct members, through typedefs
- * and qualifiers ("[3]", ".x", "[2].y").
+ * sym_object_path() - what byte @off of the global at link-time address
+ * @addr is, by DWARF's type of the variable whose DW_AT_location is that
+ * address (sym_vars.c): array elements and struct members, through
+ * typedefs and qualifiers ("[3]", ".x", "[2].y").
  * @buf:	receives the path ("" when DWARF says nothing).
  * @rest:	receives the offset the path does not cover (0 when it names
  *		the byte's scalar exactly).
  *
  * Return: 0, or -1 when DWARF has no such variable.
  */
-int sym_object_path(struct sym_module *m, const char *name, uint64_t off,
+int sym_object_path(struct sym_module *m, uint64_t addr, uint64_t off,
 		    char *buf, size_t len, uint64_t *rest);
 
 /**

@@ -93,10 +93,12 @@ int rp_name_object(struct rp_session *s, const struct rp_insn *insn,
 	const char *name;
 	uint64_t vaddr, off, rest;
 
-	if (!m || sym_offset_to_vaddr(m, insn->image_off, &vaddr) ||
-	    sym_object_at(m, vaddr + (addr - insn->ip), &name, &off))
+	if (!m || sym_offset_to_vaddr(m, insn->image_off, &vaddr))
 		return -RP_ERR_NOTFOUND;
-	sym_object_path(m, name, off, suffix, sizeof(suffix), &rest);
+	vaddr += addr - insn->ip;
+	if (sym_object_at(m, vaddr, &name, &off))
+		return -RP_ERR_NOTFOUND;
+	sym_object_path(m, vaddr - off, off, suffix, sizeof(suffix), &rest);
 	if (rest)
 		snprintf(out, len, "%s%s+%" PRIu64, name, suffix, rest);
 	else
