@@ -237,6 +237,7 @@ static int psb_passed(struct walk *w)
 	if (!w->ckpt_added)
 		return 0;
 	w->ckpt_sync = false;
+	w->resync_ckpt = c.offset;
 	return rp_walk_add_ckpt(w, &c);
 }
 
@@ -340,7 +341,34 @@ static int off_psb_enable(struct walk *w, const struct pt_event *ev)
 	c.tsc = t->psbs[i].tsc;
 	c.sb_next = w->world.next;
 	c.gap = *w->ngaps;
+	w->resync_ckpt = c.offset;
+	w->redo_enable = true;
 	return rp_walk_add_ckpt(w, &c);
+}
+
+/*
+ * Decoding from a checkpoint (materializing a segment) starts with a
+ * fresh decoder: libipt clears its return-compression stack at a sync,
+ * but not at a PSB+ it reads in-stream, so a RET compressed (one TNT bit)
+ * against a CALL before the PSB decodes in one pass and fails
+ * (-pte_retstack_empty) from the checkpoint.  The hardware clears its
+ * stack at a PSB, so such a stream is inconsistent (a PSB+ an importer
+ * put in): the index pass restarts at each checkpoint it adds, decodes
+ * what materializing will, and sees the error as a gap where it is,
+ * rather than a history that differs from the index's counts and is
+ * silently misplaced.  The events between that PSB and where the decoder
+ * was are read again: they are not taken twice (w->redo).  Returns
+ * libipt's status.
+ */
+static int ckpt_resync(struct walk *w)
+{
+	uint64_t off = w->resync_ckpt - (uint64_t)w->off_delta;
+
+	w->resync_ckpt = 0;
+	w->redo = w->redo_enable;
+	w->redo_enable = false;
+	return w->bd ? pt_blk_sync_set(w->bd, off) :
+		       pt_insn_sync_set(w->d, off);
 }
 
 /* Handles pending events.  Returns libipt's status; our own failures go to
@@ -360,6 +388,14 @@ int rp_walk_events(struct walk *w, int status)
 			w->tsc = ev.tsc;
 		if (ev.type == ptev_disabled || ev.type == ptev_async_disabled)
 			w->traced = false;
+		if (w->redo) {
+			/* Read again after ckpt_resync(): taken already. */
+			if (ev.type == ptev_enabled) {
+				w->traced = true;
+				w->redo = false;
+			}
+			continue;
+		}
 		ret = ev.status_update ? psb_passed(w) :
 		      ev.type == ptev_enabled ? off_psb_enable(w, &ev) : 0;
 		if (!ret && w->stopped)
@@ -378,6 +414,11 @@ int rp_walk_events(struct walk *w, int status)
 		if (ret) {
 			w->err = ret;
 			return -pte_internal;
+		}
+		if (w->resync_ckpt) {
+			status = ckpt_resync(w);
+			if (status < 0)
+				return status;
 		}
 	}
 	return status;

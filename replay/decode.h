@@ -59,6 +59,15 @@ struct walk {
 	uint64_t stop_en_ip;	/* the enable a worker stopped at */
 	uint64_t en_off;	/* the decoder's offset at the last enable */
 	bool stop_sync;		/* a worker stopped by resyncing at its end */
+	/*
+	 * Indexing: a checkpoint was just added at this PSB (stream offset,
+	 * 0: none); decoding restarts there, as materializing will, so that
+	 * state libipt keeps across an in-stream PSB (its return-compression
+	 * stack) cannot make the two disagree (decode.c, ckpt_resync).
+	 */
+	uint64_t resync_ckpt;
+	bool redo;		/* events up to an enable are read again */
+	bool redo_enable;	/* ... and that enable ends them */
 	int64_t off_delta;	/* stream offset - decoder offset (a split) */
 	const struct rp_split *stop_split;	/* a worker ends at it */
 	struct rp_gap **gaps;	/* where gaps go: the thread's, or */
