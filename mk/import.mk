@@ -14,6 +14,11 @@ $(MKCYCLES): tests/tools/mkcycles.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -lipt
 
+MKRETCOMP := $(BUILD)/tests/tools/mkretcomp
+$(MKRETCOMP): tests/tools/mkretcomp.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -lipt
+
 CYCDUMP := $(BUILD)/tests/tools/cycdump
 $(CYCDUMP): tests/tools/cycdump.c
 	@mkdir -p $(dir $@)
@@ -21,7 +26,7 @@ $(CYCDUMP): tests/tools/cycdump.c
 
 .PHONY: import-test
 import-test: $(PTREC) $(PTREC_SERVER) $(PTCHECK) $(MKPT32) $(IPTRAW) \
-		$(MKEVENTS) $(MKCYCLES) $(CYCDUMP)
+		$(MKEVENTS) $(MKCYCLES) $(CYCDUMP) $(MKRETCOMP)
 	PTREC=$(CURDIR)/$(PTREC) PTCHECK=$(CURDIR)/$(PTCHECK) \
 		MKPT32=$(CURDIR)/$(MKPT32) sh tests/import/run.sh
 	PTREC=$(CURDIR)/$(PTREC) IPTRAW=$(CURDIR)/$(IPTRAW) \
@@ -30,6 +35,8 @@ import-test: $(PTREC) $(PTREC_SERVER) $(PTCHECK) $(MKPT32) $(IPTRAW) \
 		MKEVENTS=$(CURDIR)/$(MKEVENTS) sh tests/import/events.sh
 	PTREC=$(CURDIR)/$(PTREC) MKCYCLES=$(CURDIR)/$(MKCYCLES) \
 		CYCDUMP=$(CURDIR)/$(CYCDUMP) sh tests/import/cycles.sh
+	PTREC=$(CURDIR)/$(PTREC) MKRETCOMP=$(CURDIR)/$(MKRETCOMP) \
+		sh tests/import/retcomp.sh
 
 CHECK_EXTRA += import-test
 

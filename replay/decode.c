@@ -237,7 +237,6 @@ static int psb_passed(struct walk *w)
 	if (!w->ckpt_added)
 		return 0;
 	w->ckpt_sync = false;
-	w->resync_ckpt = c.offset;
 	return rp_walk_add_ckpt(w, &c);
 }
 
@@ -341,7 +340,7 @@ static int off_psb_enable(struct walk *w, const struct pt_event *ev)
 	c.tsc = t->psbs[i].tsc;
 	c.sb_next = w->world.next;
 	c.gap = *w->ngaps;
-	w->resync_ckpt = c.offset;
+	w->resync_ckpt = true;
 	w->redo_enable = true;
 	return rp_walk_add_ckpt(w, &c);
 }
@@ -351,20 +350,24 @@ static int off_psb_enable(struct walk *w, const struct pt_event *ev)
  * fresh decoder: libipt clears its return-compression stack at a sync,
  * but not at a PSB+ it reads in-stream, so a RET compressed (one TNT bit)
  * against a CALL before the PSB decodes in one pass and fails
- * (-pte_retstack_empty) from the checkpoint.  The hardware clears its
- * stack at a PSB, so such a stream is inconsistent (a PSB+ an importer
- * put in): the index pass restarts at each checkpoint it adds, decodes
- * what materializing will, and sees the error as a gap where it is,
- * rather than a history that differs from the index's counts and is
- * silently misplaced.  The events between that PSB and where the decoder
- * was are read again: they are not taken twice (w->redo).  Returns
- * libipt's status.
+ * (-pte_retstack_empty) from the checkpoint.  A CPU clears its stack at a
+ * PSB, so such a stream is inconsistent (a PSB+ an importer put in): the
+ * index pass restarts at each checkpoint it adds, decodes what
+ * materializing will, and sees the error as a gap where it is, rather
+ * than a history that differs from the index's counts and is silently
+ * misplaced (pc-fail).  A PSB+ with a FUP: once the first instruction or
+ * block after it is at the FUP (the checkpoint is kept), which is then
+ * decoded again; the PSB+'s status updates read again change nothing.
+ * A PSB without FUP: at the enable after it (off_psb_enable), the events
+ * from the PSB to that enable read again are not taken twice (w->redo).
+ * Returns libipt's status.
  */
-static int ckpt_resync(struct walk *w)
+int rp_walk_ckpt_resync(struct walk *w)
 {
-	uint64_t off = w->resync_ckpt - (uint64_t)w->off_delta;
+	uint64_t off = (*w->ckpts)[*w->nckpts - 1].offset -
+		       (uint64_t)w->off_delta;
 
-	w->resync_ckpt = 0;
+	w->resync_ckpt = false;
 	w->redo = w->redo_enable;
 	w->redo_enable = false;
 	return w->bd ? pt_blk_sync_set(w->bd, off) :
@@ -416,7 +419,7 @@ int rp_walk_events(struct walk *w, int status)
 			return -pte_internal;
 		}
 		if (w->resync_ckpt) {
-			status = ckpt_resync(w);
+			status = rp_walk_ckpt_resync(w);
 			if (status < 0)
 				return status;
 		}
@@ -682,8 +685,13 @@ int rp_walk_run(struct walk *w, int status)
 			/* The PSB+ we matched must resume where we are. */
 			w->expect_fup = false;
 			if (insn.ip != w->fup_ip && w->indexing &&
-			    w->ckpt_added)
+			    w->ckpt_added) {
 				rp_walk_drop_ckpt(w);
+			} else if (w->indexing && w->ckpt_added) {
+				/* Decoded again from there. */
+				status = rp_walk_ckpt_resync(w);
+				continue;
+			}
 		}
 		ret = store(w, &insn);
 		if (ret)

@@ -60,12 +60,12 @@ struct walk {
 	uint64_t en_off;	/* the decoder's offset at the last enable */
 	bool stop_sync;		/* a worker stopped by resyncing at its end */
 	/*
-	 * Indexing: a checkpoint was just added at this PSB (stream offset,
-	 * 0: none); decoding restarts there, as materializing will, so that
-	 * state libipt keeps across an in-stream PSB (its return-compression
-	 * stack) cannot make the two disagree (decode.c, ckpt_resync).
+	 * Indexing: decoding restarts at the checkpoint just added at a PSB
+	 * without FUP, as materializing will, so that state libipt keeps
+	 * across an in-stream PSB (its return-compression stack) cannot
+	 * make the two disagree (decode.c, rp_walk_ckpt_resync).
 	 */
-	uint64_t resync_ckpt;
+	bool resync_ckpt;
 	bool redo;		/* events up to an enable are read again */
 	bool redo_enable;	/* ... and that enable ends them */
 	int64_t off_delta;	/* stream offset - decoder offset (a split) */
@@ -156,6 +156,7 @@ int rp_walk_add_ckpt(struct walk *w, const struct rp_ckpt *c);
 
 /* Drops the checkpoint just added: its segment joins the one before. */
 void rp_walk_drop_ckpt(struct walk *w);
+int rp_walk_ckpt_resync(struct walk *w);
 
 /* The call depth after an instruction of class @iclass. */
 static inline void rp_walk_track_depth(struct walk *w,

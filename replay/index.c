@@ -345,6 +345,10 @@ run:
 				   w.match_psb == w.start_psb) {
 				ret = 1;
 				break;
+			} else if (block.ip == w.fup_ip && w.ckpt_added) {
+				/* Decoded again from there (decode.c). */
+				status = rp_walk_ckpt_resync(&w);
+				continue;
 			}
 		}
 		if (block.ninsn) {

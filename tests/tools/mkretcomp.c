@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * mkretcomp DIR: two Intel PT streams over the same small piece of 64-bit
+ * code, for tests/import/retcomp.sh (pc-fail: a RET compressed across a
+ * PSB).  A CPU clears its return-compression stack at a PSB, so it never
+ * compresses a RET (one taken TNT bit) against a CALL made before a PSB;
+ * an importer that puts a PSB+ of its own between the two makes a stream
+ * no decoder can follow there.  ptrec must show a gap at that RET and go
+ * on, from the next PSB, with nothing misplaced; the same run traced as a
+ * CPU writes it (the RET as a TIP) has no gap.  Built with libipt's
+ * encoder:
+ *
+ *   DIR/code.bin   the code, to load at 0x400000 (import raw --images)
+ *   DIR/list       the images list for import raw
+ *   DIR/good.pt    the run, as a CPU traces it
+ *   DIR/bad.pt     the same, both RETs compressed across a PSB: one
+ *                  after an in-stream PSB+ with a FUP, one after a PSB
+ *                  without FUP (tracing off over a syscall), as in pc-fail
+ *   DIR/good.want  `ptrec insns` of good.pt: each instruction's address,
+ *   DIR/bad.want   and "gap ADDRESS" for each gap
+ */
+#include <intel-pt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define BASE 0x400000ull
+
+/*
+ * 400000 call f; 400005 jmp *%rax (400007); 400007 call g; 40000c nop;
+ * 40000d jmp *%rax (400020)
+ * f: 400010 jmp *%rax (400012); 400012 ret
+ * g: 400018 syscall; 40001a ret
+ * 400020 nop; 400021 nop; 400022 jmp *%rax (out: tracing stops)
+ */
+static unsigned char code[0x30];
+
+static void build_code(void)
+{
+	static const unsigned char main_[] = {
+		0xe8, 0x0b, 0x00, 0x00, 0x00,	/* call 400010 */
+		0xff, 0xe0,			/* jmp *%rax */
+		0xe8, 0x0c, 0x00, 0x00, 0x00,	/* call 400018 */
+		0x90, 0xff, 0xe0,		/* nop; jmp *%rax */
+	};
+	static const unsigned char rest[] = {
+		0xff, 0xe0, 0xc3, 0x90, 0x90, 0x90, 0x90, 0x90,	/* f */
+		0x0f, 0x05, 0xc3, 0x90, 0x90, 0x90, 0x90, 0x90,	/* g */
+		0x90, 0x90, 0xff, 0xe0,
+	};
+
+	memset(code, 0x90, sizeof(code));
+	memcpy(code, main_, sizeof(main_));
+	memcpy(code + 0x10, rest, sizeof(rest));
+}
+
+static struct pt_packet pk[64];
+static size_t npk;
+
+static struct pt_packet *add(enum pt_packet_type type)
+{
+	struct pt_packet *p = &pk[npk++];
+
+	memset(p, 0, sizeof(*p));
+	p->type = type;
+	return p;
+}
+
+static void ip(enum pt_packet_type type, uint64_t addr)
+{
+	struct pt_packet *p = add(type);
+
+	p->payload.ip.ipc = addr ? pt_ipc_sext_48 : pt_ipc_suppressed;
+	p->payload.ip.ip = addr;
+}
+
+/* MODE.Exec: 64-bit code. */
+static void mode64(void)
+{
+	struct pt_packet *p = add(ppt_mode);
+
+	p->payload.mode.leaf = pt_mol_exec;
+	p->payload.mode.bits.exec.csl = 1;
+}
+
+/* PSB+: [MODE.Exec, FUP] when tracing is on at @at, PSBEND. */
+static void psb(uint64_t at)
+{
+	add(ppt_psb);
+	if (at) {
+		mode64();
+		ip(ppt_fup, at);
+	}
+	add(ppt_psbend);
+}
+
+/* A RET: compressed (a taken TNT bit) or not (a TIP to @to). */
+static void ret(int compressed, uint64_t to)
+{
+	struct pt_packet *p;
+
+	if (!compressed) {
+		ip(ppt_tip, to);
+		return;
+	}
+	p = add(ppt_tnt_8);
+	p->payload.tnt.bit_size = 1;
+	p->payload.tnt.payload = 1;
+}
+
+static void build_stream(int bad)
+{
+	npk = 0;
+	psb(0x400000);		/* call f; jmp *%rax */
+	ip(ppt_tip, 0x400012);
+	psb(0x400012);		/* the importer's: f's RET comes next */
+	ret(bad, 0x400005);
+	ip(ppt_tip, 0x400007);	/* jmp *%rax */
+	psb(0x400007);		/* call g; syscall: to the kernel */
+	ip(ppt_tip_pgd, 0);
+	psb(0);			/* tracing off here */
+	mode64();		/* before a TIP.PGE, as a CPU writes it */
+	ip(ppt_tip_pge, 0x40001a);	/* back: g's RET */
+	ret(bad, 0x40000c);
+	ip(ppt_tip, 0x400020);	/* nop; jmp *%rax */
+	psb(0x400020);		/* nop; nop; jmp *%rax: out */
+	ip(ppt_tip_pgd, 0x400030);	/* where tracing is filtered off */
+}
+
+/* What ptrec shows: a gap at each compressed RET, resuming at the next
+ * PSB+ (with a FUP: after the second RET, the enable at 0x40001a is that
+ * RET's own).
+ */
+static const char good_want[] =
+	"0x400000\n0x400010\n0x400012\n0x400005\n0x400007\n0x400018\n"
+	"0x40001a\n0x40000c\n0x40000d\n0x400020\n0x400021\n0x400022\n";
+static const char bad_want[] =
+	"0x400000\n0x400010\ngap 0x400012\n0x400007\n0x400018\n"
+	"gap 0x40001a\n0x400020\n0x400021\n0x400022\n";
+
+static int write_file(const char *dir, const char *name, const void *buf,
+		      size_t len)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (!f || fwrite(buf, 1, len, f) != len || fclose(f)) {
+		perror(path);
+		return -1;
+	}
+	return 0;
+}
+
+static int write_stream(const char *dir, const char *name, int bad)
+{
+	static uint8_t buf[4096];
+	struct pt_encoder *enc;
+	struct pt_config cfg;
+	uint64_t len = 0;
+	size_t i;
+	int ret = 0;
+
+	build_stream(bad);
+	pt_config_init(&cfg);
+	cfg.begin = buf;
+	cfg.end = buf + sizeof(buf);
+	enc = pt_alloc_encoder(&cfg);
+	if (!enc)
+		return -1;
+	for (i = 0; i < npk && ret >= 0; i++)
+		ret = pt_enc_next(enc, &pk[i]);
+	pt_enc_get_offset(enc, &len);
+	pt_free_encoder(enc);
+	if (ret < 0) {
+		fprintf(stderr, "mkretcomp: %s: packet %zu: %s\n", name, i - 1,
+			pt_errstr(pt_errcode(ret)));
+		return -1;
+	}
+	return write_file(dir, name, buf, len);
+}
+
+int main(int argc, char **argv)
+{
+	char list[4200];
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: mkretcomp DIR\n");
+		return 2;
+	}
+	build_code();
+	snprintf(list, sizeof(list), "%s/code.bin 0x%llx\n", argv[1], BASE);
+	if (write_file(argv[1], "code.bin", code, sizeof(code)) ||
+	    write_file(argv[1], "list", list, strlen(list)) ||
+	    write_stream(argv[1], "good.pt", 0) ||
+	    write_stream(argv[1], "bad.pt", 1) ||
+	    write_file(argv[1], "good.want", good_want,
+		       sizeof(good_want) - 1) ||
+	    write_file(argv[1], "bad.want", bad_want, sizeof(bad_want) - 1))
+		return 1;
+	return 0;
+}
