@@ -357,9 +357,9 @@ static int off_psb_enable(struct walk *w, const struct pt_event *ev)
  * than a history that differs from the index's counts and is silently
  * misplaced (pc-fail).  A PSB+ with a FUP: once the first instruction or
  * block after it is at the FUP (the checkpoint is kept), which is then
- * decoded again; the PSB+'s status updates read again change nothing.
- * A PSB without FUP: at the enable after it (off_psb_enable), the events
- * from the PSB to that enable read again are not taken twice (w->redo).
+ * decoded again.  A PSB without FUP: at the enable after it
+ * (off_psb_enable).  The events read again up to there are not taken
+ * twice (w->redo).
  * Returns libipt's status.
  */
 int rp_walk_ckpt_resync(struct walk *w)
@@ -368,8 +368,7 @@ int rp_walk_ckpt_resync(struct walk *w)
 		       (uint64_t)w->off_delta;
 
 	w->resync_ckpt = false;
-	w->redo = w->redo_enable;
-	w->redo_enable = false;
+	w->redo = true;
 	return w->bd ? pt_blk_sync_set(w->bd, off) :
 		       pt_insn_sync_set(w->d, off);
 }
@@ -392,10 +391,13 @@ int rp_walk_events(struct walk *w, int status)
 		if (ev.type == ptev_disabled || ev.type == ptev_async_disabled)
 			w->traced = false;
 		if (w->redo) {
-			/* Read again after ckpt_resync(): taken already. */
-			if (ev.type == ptev_enabled) {
+			/* Read again after rp_walk_ckpt_resync(): taken
+			 * already, up to the enable or the instruction it
+			 * restarted at.
+			 */
+			if (ev.type == ptev_enabled && w->redo_enable) {
 				w->traced = true;
-				w->redo = false;
+				w->redo = w->redo_enable = false;
 			}
 			continue;
 		}
@@ -652,6 +654,7 @@ int rp_walk_run(struct walk *w, int status)
 			memset(&insn, 0, sizeof(insn));
 			status = pt_insn_next(w->d, &insn, sizeof(insn));
 			pt_insn_get_offset(w->d, &trace_off);
+			w->redo = w->redo_enable = false;
 			stall = trace_off == last_off ? stall + 1 : 0;
 			last_off = trace_off;
 			if (stall > STALL_LIMIT)

@@ -66,8 +66,8 @@ struct walk {
 	 * make the two disagree (decode.c, rp_walk_ckpt_resync).
 	 */
 	bool resync_ckpt;
-	bool redo;		/* events up to an enable are read again */
-	bool redo_enable;	/* ... and that enable ends them */
+	bool redo;		/* events read again after it: skip */
+	bool redo_enable;	/* ... up to an enable (else an insn) */
 	int64_t off_delta;	/* stream offset - decoder offset (a split) */
 	const struct rp_split *stop_split;	/* a worker ends at it */
 	struct rp_gap **gaps;	/* where gaps go: the thread's, or */

@@ -286,6 +286,8 @@ run:
 			block.ip = 0;
 			block.ninsn = 0;
 			status = pt_blk_next(w.bd, &block, sizeof(block));
+			/* Events read again end (rp_walk_ckpt_resync()). */
+			w.redo = w.redo_enable = false;
 		}
 		if (status == -pte_eos)
 			break;
