@@ -5,17 +5,17 @@ $(MKPT32): tests/tools/mkpt32.c
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -lipt
 
 MKEVENTS := $(BUILD)/tests/tools/mkevents
-$(MKEVENTS): tests/tools/mkevents.c
+$(MKEVENTS): tests/tools/mkevents.c tests/tools/pkbuild.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -lipt
 
 MKCYCLES := $(BUILD)/tests/tools/mkcycles
-$(MKCYCLES): tests/tools/mkcycles.c
+$(MKCYCLES): tests/tools/mkcycles.c tests/tools/pkbuild.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -lipt
 
 MKRETCOMP := $(BUILD)/tests/tools/mkretcomp
-$(MKRETCOMP): tests/tools/mkretcomp.c
+$(MKRETCOMP): tests/tools/mkretcomp.c tests/tools/pkbuild.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -lipt
 

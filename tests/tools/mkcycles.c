@@ -14,10 +14,7 @@
  *   DIR/expect    "N CYCLES" per instruction, N from 1
  *   DIR/list      the images list for import raw
  */
-#include <intel-pt.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <string.h>
+#include "pkbuild.h"
 
 #define BASE 0x400000ull
 
@@ -48,25 +45,6 @@ static void build_code(void)
 	code[0x15] = 0x05;
 }
 
-static struct pt_packet pk[32];
-static size_t npk;
-
-static struct pt_packet *add(enum pt_packet_type type)
-{
-	struct pt_packet *p = &pk[npk++];
-
-	memset(p, 0, sizeof(*p));
-	p->type = type;
-	return p;
-}
-
-static void ip(enum pt_packet_type type, uint64_t addr)
-{
-	struct pt_packet *p = add(type);
-
-	p->payload.ip.ipc = addr ? pt_ipc_sext_48 : pt_ipc_suppressed;
-	p->payload.ip.ip = addr;
-}
 
 static void cyc(uint64_t v)
 {
@@ -110,21 +88,6 @@ static void build_stream(void)
 
 static const char expect[] =
 	"1 0\n2 5\n3 0\n4 0\n5 0\n6 70307\n7 0\n8 11\n9 0\n10 0\n";
-
-static int write_file(const char *dir, const char *name, const void *buf,
-		      size_t len)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "wb");
-	if (!f || fwrite(buf, 1, len, f) != len || fclose(f)) {
-		perror(path);
-		return -1;
-	}
-	return 0;
-}
 
 int main(int argc, char **argv)
 {

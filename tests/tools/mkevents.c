@@ -15,10 +15,7 @@
  *                 history's length + 1 for events after the last one)
  *   DIR/list      the images list for import raw
  */
-#include <intel-pt.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <string.h>
+#include "pkbuild.h"
 
 #define BASE 0x400000ull
 
@@ -51,20 +48,9 @@ static void build_code(void)
 	code[0x32] = 0x05;
 }
 
-static struct pt_packet pk[64];
-static size_t npk;
 /* Bytes libipt's encoder does not know, written before packet pk[at]. */
 static const unsigned char *raw;
 static size_t raw_len, raw_at = SIZE_MAX;
-
-static struct pt_packet *add(enum pt_packet_type type)
-{
-	struct pt_packet *p = &pk[npk++];
-
-	memset(p, 0, sizeof(*p));
-	p->type = type;
-	return p;
-}
 
 /*
  * A PEBS block (SDM Vol. 3C, "PEBS via Intel PT"): BBP (02 63, 4-byte
@@ -77,14 +63,6 @@ static const unsigned char pebs[] = {
 	0x0c, 0x88, 0x77, 0x66, 0x55,
 	0x02, 0x33,
 };
-
-static void ip(enum pt_packet_type type, uint64_t addr)
-{
-	struct pt_packet *p = add(type);
-
-	p->payload.ip.ipc = addr ? pt_ipc_sext_48 : pt_ipc_suppressed;
-	p->payload.ip.ip = addr;
-}
 
 static void tsx(int intx, int abrt, uint64_t at)
 {
@@ -215,21 +193,6 @@ static const char expect[] =
 	"14 [exec-mode: 32-bit]\n"
 	"15 [disabled: at 0x400031]\n"
 	"15 [trace-stop]\n";
-
-static int write_file(const char *dir, const char *name, const void *buf,
-		      size_t len)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "wb");
-	if (!f || fwrite(buf, 1, len, f) != len || fclose(f)) {
-		perror(path);
-		return -1;
-	}
-	return 0;
-}
 
 int main(int argc, char **argv)
 {

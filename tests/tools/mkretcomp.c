@@ -19,10 +19,7 @@
  *   DIR/good.want  `ptrec insns` of good.pt: each instruction's address,
  *   DIR/bad.want   and "gap ADDRESS" for each gap
  */
-#include <intel-pt.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <string.h>
+#include "pkbuild.h"
 
 #define BASE 0x400000ull
 
@@ -54,25 +51,6 @@ static void build_code(void)
 	memcpy(code + 0x10, rest, sizeof(rest));
 }
 
-static struct pt_packet pk[64];
-static size_t npk;
-
-static struct pt_packet *add(enum pt_packet_type type)
-{
-	struct pt_packet *p = &pk[npk++];
-
-	memset(p, 0, sizeof(*p));
-	p->type = type;
-	return p;
-}
-
-static void ip(enum pt_packet_type type, uint64_t addr)
-{
-	struct pt_packet *p = add(type);
-
-	p->payload.ip.ipc = addr ? pt_ipc_sext_48 : pt_ipc_suppressed;
-	p->payload.ip.ip = addr;
-}
 
 /* MODE.Exec: 64-bit code. */
 static void mode64(void)
@@ -137,21 +115,6 @@ static const char good_want[] =
 static const char bad_want[] =
 	"0x400000\n0x400010\ngap 0x400012\n0x400007\n0x400018\n"
 	"gap 0x40001a\n0x400020\n0x400021\n0x400022\n";
-
-static int write_file(const char *dir, const char *name, const void *buf,
-		      size_t len)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "wb");
-	if (!f || fwrite(buf, 1, len, f) != len || fclose(f)) {
-		perror(path);
-		return -1;
-	}
-	return 0;
-}
 
 static int write_stream(const char *dir, const char *name, int bad)
 {
