@@ -5,8 +5,11 @@
  * costs a file read instead of a decode of the whole stream (about 8 s per
  * 10^9 instructions here).  Bundles do not change once finished; the key
  * still checks the stream's size and mtime, a hash of its ends, the
- * sideband's record count and libipt's version, and every value read is
- * checked against the stream, so a stale or damaged cache is rebuilt.
+ * sideband's record count, the image set (each image's key, file, size
+ * and mtime: an image added, removed or replaced changes the decode, and
+ * a copied bundle can keep the stream's mtime) and libipt's version, and
+ * every value read is checked against the stream, so a stale or damaged
+ * cache is rebuilt.
  *
  * A bundle is untrusted input (docs/security.md), and an index that came
  * with it was written by someone else: each file ends with an HMAC-SHA256
@@ -35,10 +38,11 @@
 
 #define IDX_MAGIC	"PTRECIX"
 /* Bump with any change to what the index holds or how index.c builds it. */
-#define IDX_VERSION	6	/* 2: checkpoints carry call depths, 3: MAC,
+#define IDX_VERSION	7	/* 2: checkpoints carry call depths, 3: MAC,
 				 * 4: loop gaps (RP_GAP_LOOP), 5: events,
 				 * overflow gaps, gap byte counts, 6: calls
-				 * inside blocks that end in a PTWRITE */
+				 * inside blocks that end in a PTWRITE,
+				 * 7: the key covers the image set */
 #define IDX_SAMPLE	(64u << 10)
 #define SEG_MIN		(1ull << 16)
 #define SEG_PER_BYTE	1024ull
@@ -90,16 +94,52 @@ static bool idx_enabled(void)
 	return !env || strcmp(env, "0");
 }
 
-/* FNV-1a over the stream's size, first and last IDX_SAMPLE bytes, and the
- * libipt version.
+/* FNV-1a over the session's images: the code the decoder reads.  A file
+ * that cannot be stat'ed counts as size and mtime ~0 (missing).
  */
-static uint64_t idx_key(const struct rp_thread *t)
+static uint64_t idx_images_key(struct rp_session *s)
+{
+	uint64_t h = fnv(FNV_INIT, &s->nimages, sizeof(s->nimages));
+	struct stat st;
+	uint64_t v[2];
+	size_t i;
+
+	if (s->images_key_set)
+		return s->images_key;
+	for (i = 0; i < s->nimages; i++) {
+		const struct rp_image *im = &s->images[i];
+		const char *file = s->m->images[i].file;
+
+		/* The file's name in the bundle, not its absolute path: a
+		 * moved bundle keeps its index.
+		 */
+		h = fnv(h, im->key, strlen(im->key) + 1);
+		h = fnv(h, file, strlen(file) + 1);
+		if (stat(im->path, &st)) {
+			v[0] = v[1] = ~0ull;
+		} else {
+			v[0] = (uint64_t)st.st_size;
+			v[1] = (uint64_t)st.st_mtim.tv_sec * 1000000000ull +
+			       (uint64_t)st.st_mtim.tv_nsec;
+		}
+		h = fnv(h, v, sizeof(v));
+	}
+	s->images_key = h;
+	s->images_key_set = true;
+	return h;
+}
+
+/* FNV-1a over the stream's size, first and last IDX_SAMPLE bytes, the
+ * image set and the libipt version.
+ */
+static uint64_t idx_key(struct rp_session *s, const struct rp_thread *t)
 {
 	struct pt_version v = pt_library_version();
-	uint64_t size = t->pt_size, h;
+	uint64_t size = t->pt_size, h, im = idx_images_key(s);
 	size_t n = size < IDX_SAMPLE ? size : IDX_SAMPLE;
 
 	h = fnv(FNV_INIT, &size, sizeof(size));
+	h = fnv(h, &im, sizeof(im));
 	h = fnv(h, t->pt, n);
 	h = fnv(h, t->pt + size - n, n);
 	h = fnv(h, &v.major, sizeof(v.major));
@@ -218,14 +258,14 @@ int rp_idx_sign(const uint8_t *buf, size_t len, uint8_t mac[32])
 	return idx_mac(buf, len, mac);
 }
 
-static void idx_header_fill(const struct rp_session *s,
+static void idx_header_fill(struct rp_session *s,
 			    const struct rp_thread *t, struct idx_header *h)
 {
 	memset(h, 0, sizeof(*h));
 	memcpy(h->magic, IDX_MAGIC, sizeof(IDX_MAGIC));
 	h->version = IDX_VERSION;
 	h->exact = t->exact;
-	h->key = t->pt_size ? idx_key(t) : 0;
+	h->key = t->pt_size ? idx_key(s, t) : 0;
 	h->pt_size = t->pt_size;
 	h->pt_mtime_ns = t->pt_mtime_ns;
 	h->nrecs = s->nrecs;

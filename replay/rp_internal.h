@@ -130,6 +130,8 @@ struct rp_session {
 	size_t nrecs;
 	struct rp_image *images;
 	size_t nimages;
+	uint64_t images_key;	/* idxcache.c: hash of the image set */
+	bool images_key_set;
 	struct pt_image_section_cache *iscache;
 	struct rp_thread *threads;
 	size_t nthreads;

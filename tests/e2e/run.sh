@@ -313,7 +313,12 @@ PY
 	fi
 fi
 if [ -d "$tmp/plt" ]; then
-	cp -r "$tmp/plt" "$tmp/noimage"
+	# cp -a keeps the stream's mtime and the saved index: only the image
+	# set in the index key can tell that index is stale (a CI run whose
+	# copy kept the mtime reused it and printed no gap).
+	cp -a "$tmp/plt" "$tmp/noimage"
+	[ -n "$(ls "$tmp/noimage/index" 2>/dev/null)" ] ||
+		bad "missing image: the copied bundle has no saved index"
 	python3 - "$tmp/noimage/manifest.json" <<'PY'
 import json, sys
 p = sys.argv[1]
