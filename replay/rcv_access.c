@@ -13,7 +13,7 @@
 
 #include <capstone/capstone.h>
 
-#include "rcv_internal.h"
+#include "rcv_win.h"
 #include "replay.h"
 
 static size_t acc_add(struct rp_access *acc, size_t n, size_t max,
@@ -318,4 +318,24 @@ int rcv_accesses(const struct rcv_ctx *c, const struct rcv_where *at,
 			acc_bounds(c, at, NULL, &acc[n - 1]);
 	}
 	return (int)(n < max ? n : max);
+}
+
+int rcv_win_accesses(struct rp_recover *rc, struct win *w, size_t i,
+		     struct rp_access *acc, size_t max)
+{
+	struct rcv_where at = { 0 };
+
+	rc->ctx.mctx = w;
+	at.in = &w->ins[i];
+	at.pre = &w->st[i];
+	at.post = &w->st[i + 1];
+	at.fr = &w->fr[i];
+	at.stack_lo = rc->stack_lo;
+	at.stack_hi = rc->stack_hi;
+	if (rc->end_regs.valid & (1ull << RP_REG_FS_BASE))
+		at.fs_end = (struct rcv_val){
+			rc->end_regs.val[RP_REG_FS_BASE], ~0ull };
+	if (at.in->flags & RCV_I_SYSCALL)
+		at.sys = rcv_sys_write(w, i, &at.sys_addr, &at.sys_len);
+	return rcv_accesses(&rc->ctx, &at, acc, max);
 }

@@ -102,6 +102,17 @@ struct rp_recover {
 	unsigned int low_gen;
 };
 
+/*
+ * The window whose instructions include the one at @pos (first <= @pos <
+ * last: a chained window's last state is the next one's first), as
+ * rp_recover_accesses() asks it; NULL with *@err set.
+ */
+struct win *rcv_insn_win(struct rp_recover *rc, uint64_t pos, int *err);
+
+/* rp_recover_accesses() of instruction @i of @w (rcv_access.c). */
+int rcv_win_accesses(struct rp_recover *rc, struct win *w, size_t i,
+		     struct rp_access *acc, size_t max);
+
 /* Byte @a of the snapshot, where it shows this thread's end. */
 bool rcv_snap_byte(struct rp_recover *rc, uint64_t a, uint8_t *b);
 

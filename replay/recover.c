@@ -836,19 +836,16 @@ void rp_recover_stats(const struct rp_recover *rc,
 
 /* ---- the memory an instruction touches (watchpoints, #18) -------------- */
 
-int rp_recover_accesses(struct rp_recover *rc, uint64_t pos,
-			struct rp_access *acc, size_t max)
+struct win *rcv_insn_win(struct rp_recover *rc, uint64_t pos, int *err)
 {
-	struct rcv_where at = { 0 };
 	struct win *w;
-	size_t i;
-	int err;
 
+	*err = -RP_ERR_RANGE;
 	if (pos >= rc->end)
-		return -RP_ERR_RANGE;
-	w = win_at(rc, pos, &err);
+		return NULL;
+	w = win_at(rc, pos, err);
 	if (!w)
-		return err;
+		return NULL;
 	/* A chained window's last state is the next one's first: its
 	 * instruction is the next window's.
 	 */
@@ -858,24 +855,25 @@ int rp_recover_accesses(struct rp_recover *rc, uint64_t pos,
 	if (pos == w->last && w == rc->far) {
 		win_free(rc->far);
 		rc->far = NULL;
-		w = win_at(rc, pos, &err);
+		w = win_at(rc, pos, err);
 		if (!w)
-			return err;
+			return NULL;
 	}
-	if (pos < w->first || pos >= w->last)
-		return -RP_ERR_RANGE;
-	i = pos - w->first;
-	rc->ctx.mctx = w;
-	at.in = &w->ins[i];
-	at.pre = &w->st[i];
-	at.post = &w->st[i + 1];
-	at.fr = &w->fr[i];
-	at.stack_lo = rc->stack_lo;
-	at.stack_hi = rc->stack_hi;
-	if (rc->end_regs.valid & (1ull << RP_REG_FS_BASE))
-		at.fs_end = (struct rcv_val){
-			rc->end_regs.val[RP_REG_FS_BASE], ~0ull };
-	if (at.in->flags & RCV_I_SYSCALL)
-		at.sys = rcv_sys_write(w, i, &at.sys_addr, &at.sys_len);
-	return rcv_accesses(&rc->ctx, &at, acc, max);
+	if (pos < w->first || pos >= w->last) {
+		*err = -RP_ERR_RANGE;
+		return NULL;
+	}
+	return w;
+}
+
+int rp_recover_accesses(struct rp_recover *rc, uint64_t pos,
+			struct rp_access *acc, size_t max)
+{
+	struct win *w;
+	int err;
+
+	w = rcv_insn_win(rc, pos, &err);
+	if (!w)
+		return err;
+	return rcv_win_accesses(rc, w, pos - w->first, acc, max);
 }
