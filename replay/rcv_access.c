@@ -320,6 +320,53 @@ int rcv_accesses(const struct rcv_ctx *c, const struct rcv_where *at,
 	return (int)(n < max ? n : max);
 }
 
+/*
+ * Can @in access memory of kinds @kinds (RP_ACC_* bits) in any state?
+ * Only what the instruction is decides: false only where rcv_accesses()
+ * above returns no access of those kinds whatever the registers (no
+ * memory operand, no stack or string operation, no system call, nothing
+ * the decoder could not read), so a scan may pass it without a window's
+ * states.
+ */
+static bool may_access(const struct rcv_ins *in, unsigned int kinds)
+{
+	bool src, dread, dst;
+	int k;
+
+	if (in->flags & (RCV_I_SYSCALL | RCV_I_BAD | RCV_I_MEMBAR) ||
+	    str_op_of(in, &src, &dread, &dst))
+		return true;
+	switch (in->id) {
+	case X86_INS_PUSH:
+	case X86_INS_CALL:
+		if (kinds & RP_ACC_WRITE)
+			return true;
+		break;
+	case X86_INS_POP:
+	case X86_INS_RET:
+	case X86_INS_LEAVE:
+		if (kinds & RP_ACC_READ)
+			return true;
+		break;
+	case X86_INS_BT:
+	case X86_INS_BTS:
+	case X86_INS_BTR:
+	case X86_INS_BTC:
+		for (k = 0; k < in->nops; k++)
+			if (in->op[k].type == RCV_OP_MEM)
+				return true;
+		break;
+	default:
+		break;
+	}
+	for (k = 0; k < in->nops; k++)
+		if (in->op[k].type == RCV_OP_MEM &&
+		    ((kinds & RP_ACC_READ) ||
+		     (in->op[k].access & CS_AC_WRITE)))
+			return true;
+	return false;
+}
+
 int rcv_win_accesses(struct rp_recover *rc, struct win *w, size_t i,
 		     struct rp_access *acc, size_t max)
 {
@@ -338,4 +385,50 @@ int rcv_win_accesses(struct rp_recover *rc, struct win *w, size_t i,
 	if (at.in->flags & RCV_I_SYSCALL)
 		at.sys = rcv_sys_write(w, i, &at.sys_addr, &at.sys_len);
 	return rcv_accesses(&rc->ctx, &at, acc, max);
+}
+
+int rp_recover_scan(struct rp_recover *rc, uint64_t *pos, int dir,
+		    uint64_t lo, uint64_t hi, unsigned int kinds,
+		    int (*fn)(void *arg, const struct rp_access *acc, int n),
+		    void *arg)
+{
+	struct rp_access acc[4];
+	uint64_t p = *pos, a, b;
+	struct win *w;
+	int n, ret;
+
+	while (p >= lo && p < hi) {
+		if (p >= rc->end) {	/* the last, unfinished instruction */
+			if (dir > 0 || !rc->end)
+				return -RP_ERR_NOTFOUND;
+			p = rc->end - 1;
+			continue;
+		}
+		w = rcv_insn_win(rc, p, &n);
+		if (!w && n != -RP_ERR_RANGE)
+			return n;
+		/* The window's instructions within [lo, hi). */
+		a = w && w->first > lo ? w->first : lo;
+		b = w && w->last < hi ? w->last : hi;
+		if (!w)	/* no instruction: no access */
+			a = b = p;
+		for (;;) {
+			if (w && may_access(&w->ins[p - w->first], kinds)) {
+				n = rcv_win_accesses(rc, w, p - w->first, acc,
+						     4);
+				ret = fn(arg, acc, n);
+				if (ret) {
+					*pos = p;
+					return ret < 0 ? ret : 0;
+				}
+			}
+			if (dir < 0 ? p <= a : p + 1 >= b)
+				break;
+			p = dir < 0 ? p - 1 : p + 1;
+		}
+		if (dir < 0 ? !p : p + 1 == 0)
+			break;
+		p = dir < 0 ? p - 1 : p + 1;
+	}
+	return -RP_ERR_NOTFOUND;
 }

@@ -246,6 +246,22 @@ int rp_name_variable(struct rp_session *s, const struct rp_insn *insn,
 int rp_name_object(struct rp_session *s, const struct rp_insn *insn,
 		   uint64_t addr, char *out, size_t len);
 
+/* ---- watchpoints' scan (rcv_access.c, for watch.c) --------------------- */
+
+/*
+ * Calls @fn with rp_recover_accesses() of each instruction from *@pos
+ * toward @dir (-1 or 1) within [@lo, @hi) that may access memory of
+ * kinds @kinds (RP_ACC_* bits), one window's states after the other;
+ * those passed have no such access whatever their registers
+ * (rcv_access.c).  Stops where @fn returns nonzero: its position in
+ * *@pos, and 0 (@fn returned > 0) or @fn's negative value.
+ * -RP_ERR_NOTFOUND when @fn never stopped it.
+ */
+int rp_recover_scan(struct rp_recover *rc, uint64_t *pos, int dir,
+		    uint64_t lo, uint64_t hi, unsigned int kinds,
+		    int (*fn)(void *arg, const struct rp_access *acc, int n),
+		    void *arg);
+
 /* Closes the symbol modules of every image (syms.c). */
 void rp_syms_close(struct rp_session *s);
 

@@ -182,43 +182,55 @@ static int match(const struct rp_watch *w, uint32_t pid,
 	return 0;
 }
 
+struct scan_arg {
+	const struct rp_watch *w;
+	uint32_t pid;
+	struct rp_watch_hit *hit;
+};
+
+/* rp_recover_scan()'s question at each instruction: 1 (stop) at a hit,
+ * definite or possible, with it in *a->hit.
+ */
+static int scan_one(void *arg, const struct rp_access *acc, int n)
+{
+	struct scan_arg *a = arg;
+	struct rp_watch_hit h, maybe;
+	int k, m, best = 0;
+
+	for (k = 0; k < n && best < 2; k++) {
+		m = match(a->w, a->pid, &acc[k], &h);
+		if (m == 2) {
+			*a->hit = h;
+			best = 2;
+		} else if (m == 1 && !best) {
+			maybe = h;
+			best = 1;
+		}
+	}
+	if (best == 1)
+		*a->hit = maybe;
+	return best ? 1 : 0;
+}
+
 int rp_watch_scan(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
 		  int dir, uint64_t lo, uint64_t hi,
 		  struct rp_watch_hit *hit)
 {
-	struct rp_access acc[4];
-	struct rp_watch_hit h, maybe;
+	struct scan_arg a = { w, pid, hit };
+	unsigned int kinds;
 	uint64_t p;
-	int n, k, m, best;
+	int ret;
 
 	if (!w->n || lo >= hi)
 		return -RP_ERR_NOTFOUND;
+	/* Instructions that cannot access memory of a watched kind, as
+	 * their decoding shows, are passed without asking their addresses.
+	 */
+	kinds = (w->types & RP_WATCH_WRITE ? RP_ACC_WRITE : 0) |
+		(w->types & RP_WATCH_READ ? RP_ACC_READ : 0);
 	p = dir < 0 ? hi - 1 : lo;
-	for (;;) {
-		n = rp_recover_accesses(rc, p, acc, 4);
-		if (n == -RP_ERR_RANGE)
-			n = 0;	/* the last, unfinished instruction */
-		if (n < 0)
-			return n;
-		best = 0;
-		for (k = 0; k < n && best < 2; k++) {
-			m = match(w, pid, &acc[k], &h);
-			if (m == 2) {
-				*hit = h;
-				best = 2;
-			} else if (m == 1 && !best) {
-				maybe = h;
-				best = 1;
-			}
-		}
-		if (best) {
-			if (best == 1)
-				*hit = maybe;
-			hit->pos = p;
-			return 0;
-		}
-		if (dir < 0 ? p == lo : p + 1 >= hi)
-			return -RP_ERR_NOTFOUND;
-		p = dir < 0 ? p - 1 : p + 1;
-	}
+	ret = rp_recover_scan(rc, &p, dir, lo, hi, kinds, scan_one, &a);
+	if (!ret)
+		hit->pos = p;
+	return ret;
 }

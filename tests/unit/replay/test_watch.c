@@ -162,6 +162,73 @@ Test(watch, small_windows)
 	}
 }
 
+/*
+ * The scan passes instructions whose decoding shows no access of a
+ * watched kind without asking their addresses (rcv_access.c): with the
+ * whole address space watched, it stops at exactly the positions where
+ * rp_recover_accesses() names a write of any address (unknown ones stop
+ * by default) or, for rwatch, a read of a known one, either way, in the
+ * windows chained from the end and in windows on their own.
+ */
+static void every_access(unsigned int type, uint64_t block)
+{
+	struct rp_access acc[4];
+	struct rp_watch_hit h;
+	uint64_t p, lo, hi, n = 0, ref = 0;
+	int k, na;
+	bool want;
+
+	rp_recover_set_block(rc, block);
+	rp_watch_clear(w);
+	rp_watch_set_unknown(w, RP_WATCH_UNKNOWN_STOP);
+	cr_assert_eq(rp_watch_insert(w, type, pid, 1, ~0ull - 1), 0);
+	for (lo = 0, hi = end; !rp_watch_scan(w, rc, pid, -1, lo, hi, &h);
+	     hi = h.pos) {
+		for (p = h.pos + 1; p < hi; p++) {
+			na = rp_recover_accesses(rc, p, acc, 4);
+			for (k = 0; k < na; k++)
+				cr_assert(!(acc[k].kind == RP_ACC_WRITE &&
+					    (type & RP_WATCH_WRITE)) &&
+					  !(acc[k].kind == RP_ACC_READ &&
+					    acc[k].addr_known &&
+					    (type & RP_WATCH_READ)),
+					  "type %u block %lu: position %lu "
+					  "passed", type, (unsigned long)block,
+					  (unsigned long)p);
+		}
+		n++;
+	}
+	for (p = 0; p < end; p++) {
+		na = rp_recover_accesses(rc, p, acc, 4);
+		for (k = 0, want = false; k < na; k++)
+			want |= (acc[k].kind == RP_ACC_WRITE &&
+				 (type & RP_WATCH_WRITE)) ||
+				(acc[k].kind == RP_ACC_READ &&
+				 acc[k].addr_known && (type & RP_WATCH_READ));
+		if (want)
+			ref++;
+		if (!want)
+			continue;
+		cr_assert_eq(rp_watch_scan(w, rc, pid, 1, p, end, &h), 0);
+		cr_assert_eq(h.pos, p, "type %u block %lu: forward from %lu "
+			     "stops at %lu", type, (unsigned long)block,
+			     (unsigned long)p, (unsigned long)h.pos);
+	}
+	cr_assert_eq(n, ref, "type %u block %lu: %lu stops backward, %lu "
+		     "accesses", type, (unsigned long)block,
+		     (unsigned long)n, (unsigned long)ref);
+	cr_assert_gt(n, 10);
+}
+
+Test(watch, passes_only_what_cannot_access)
+{
+	every_access(RP_WATCH_WRITE, 0);
+	every_access(RP_WATCH_READ, 0);
+	every_access(RP_WATCH_ACCESS, 0);
+	every_access(RP_WATCH_WRITE, 100);
+	every_access(RP_WATCH_ACCESS, 100);
+}
+
 Test(watch, bounds_and_reads)
 {
 	struct rp_watch_hit h;
