@@ -607,13 +607,18 @@ static struct win *win_at(struct rp_recover *rc, uint64_t pos, int *err)
 		}
 		return rc->chain[k];
 	}
-	/* Too far from the end to chain: a window on its own. */
+	/* Too far from the end to chain: a window on its own, on the
+	 * chain's grid, so that each serves a whole block of a scan and
+	 * what a position's window knows does not depend on the questions
+	 * asked before (a window's boundaries are any: nothing flows into
+	 * it from outside, docs/values.md).
+	 */
 	if (rc->far && rc->far->first <= pos && pos <= rc->far->last)
 		return rc->far;
 	win_free(rc->far);
 	rc->far = NULL;
-	first = pos > rc->block / 2 ? pos - rc->block / 2 : 0;
-	last = first + rc->block < rc->end ? first + rc->block : rc->end;
+	last = rc->end - k * rc->block;
+	first = last > rc->block ? last - rc->block : 0;
 	*err = win_new(rc, first, last, NULL, &rc->far);
 	return rc->far;
 }
@@ -851,11 +856,9 @@ struct win *rcv_insn_win(struct rp_recover *rc, uint64_t pos, int *err)
 	 */
 	if (pos == w->last && w->later)
 		w = w->later;
-	/* A window on its own that ends at @pos: one around @pos. */
+	/* A window on its own that ends at @pos: the one after it. */
 	if (pos == w->last && w == rc->far) {
-		win_free(rc->far);
-		rc->far = NULL;
-		w = win_at(rc, pos, err);
+		w = win_at(rc, pos + 1, err);
 		if (!w)
 			return NULL;
 	}
