@@ -13,10 +13,24 @@
  *   nearby hit  the time to the nearest write of ADDR before a position
  *               10^5 instructions from the end and 5*10^6 and 9.9*10^6
  *               deep, as a ratio: flat means no decoding from the end.
+ *
+ * bench_watch --count ipt|cold|warm|deep BUNDLE: one of those runs alone
+ * for valgrind --tool=callgrind --instr-atstart=no (scripts/bench-watch):
+ * instrumentation is on only around it (the libipt loop: run with
+ * --toggle-collect=pt_insn_next instead); prints the instructions it
+ * covered.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#else
+#define CALLGRIND_START_INSTRUMENTATION
+#define CALLGRIND_STOP_INSTRUMENTATION
+#endif
 
 #include "iptloop.h"
 #include "replay.h"
@@ -41,6 +55,46 @@ static double scan(struct rp_recover *rc, struct rp_watch *w, uint64_t hi,
 	return t;
 }
 
+/* bench_watch --count WHAT BUNDLE (above). */
+static int count(const char *what, const char *dir)
+{
+	struct sb_manifest *m;
+	struct rp_thread_info info;
+	struct rp_recover *rc;
+	struct rp_watch *w;
+	uint64_t n = 200000, hi, covered = 0;
+	char pt[4096];
+
+	if (rp_session_open(&s, dir) || sb_manifest_load(&m, dir, NULL)) {
+		fprintf(stderr, "bench_watch: cannot open %s\n", dir);
+		return 2;
+	}
+	if (!strcmp(what, "ipt")) {
+		snprintf(pt, sizeof(pt), "%s/%s", dir, m->threads[0].pt);
+		if (iptloop_run(dir, pt, &covered) <= 0)
+			return 2;
+		printf("%" PRIu64 "\n", covered);
+		return 0;
+	}
+	tid = rp_thread_tid(s, 0);
+	if (rp_thread_info(s, tid, &info) || rp_thread_end(s, tid, &end, NULL) ||
+	    end < 2 * n || rp_watch_new(&w) || rp_recover_new(s, tid, &rc))
+		return 2;
+	pid = info.pid;
+	rp_watch_set_unknown(w, RP_WATCH_UNKNOWN_SKIP);
+	rp_watch_insert(w, RP_WATCH_WRITE, pid, 0x401000, 8);
+	hi = !strcmp(what, "deep") ? end / 2 : end;
+	if (!strcmp(what, "warm"))
+		scan(rc, w, hi, n, &covered);
+	else if (strcmp(what, "cold") && strcmp(what, "deep"))
+		return 2;
+	CALLGRIND_START_INSTRUMENTATION;
+	scan(rc, w, hi, n, &covered);
+	CALLGRIND_STOP_INSTRUMENTATION;
+	printf("%" PRIu64 "\n", covered);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sb_manifest *m;
@@ -53,6 +107,8 @@ int main(int argc, char **argv)
 	char pt[4096];
 	int k;
 
+	if (argc == 4 && !strcmp(argv[1], "--count"))
+		return count(argv[2], argv[3]);
 	if (argc != 3) {
 		fprintf(stderr, "usage: bench_watch BUNDLE ADDR\n");
 		return 2;
