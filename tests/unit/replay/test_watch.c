@@ -11,6 +11,7 @@
  * tests/gdb/watch.sh.
  */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "replay.h"
@@ -227,6 +228,56 @@ Test(watch, passes_only_what_cannot_access)
 	every_access(RP_WATCH_ACCESS, 0);
 	every_access(RP_WATCH_WRITE, 100);
 	every_access(RP_WATCH_ACCESS, 100);
+}
+
+/*
+ * Windows far from the end lie on a grid (recover.c): what a position's
+ * accesses are does not depend on the questions asked before.  With
+ * windows of 20 instructions, every position of the far ones (past the
+ * 16 chained from the end, which learn more as more of them are computed)
+ * has the same accesses asked forward, backward and in a scattered order
+ * from fresh contexts.  Centred windows failed this.
+ */
+static void accesses_in_order(uint64_t p0, uint64_t step, struct rp_access *out)
+{
+	struct rp_recover *r;
+	uint64_t k, p;
+
+	cr_assert_eq(rp_recover_new(s, tid, &r), 0);
+	rp_recover_set_block(r, 20);
+	for (k = 0; k < end; k++) {
+		p = (p0 + k * step) % end;
+		memset(&out[4 * p], 0, 4 * sizeof(*out));
+		cr_assert_geq(rp_recover_accesses(r, p, &out[4 * p], 4), 0);
+	}
+	rp_recover_free(r);
+}
+
+Test(watch, far_windows_do_not_depend_on_order)
+{
+	struct rp_access *a = calloc(4 * end, sizeof(*a));
+	struct rp_access *b = calloc(4 * end, sizeof(*b));
+	struct rp_access *c = calloc(4 * end, sizeof(*c));
+	uint64_t p, step = 7919;
+
+	cr_assert(a && b && c);
+	cr_assert_gt(end, 40 * 20, "the history spans far windows");
+	while (end % step == 0)
+		step += 2;
+	accesses_in_order(0, 1, a);
+	accesses_in_order(end - 1, end - 1, b);	/* backward */
+	accesses_in_order(end / 3, step, c);
+	for (p = 0; p < 4 * (end - 16 * 20 - 1); p++) {
+		cr_assert(!memcmp(&a[p], &b[p], sizeof(*a)),
+			  "position %lu: forward and backward differ",
+			  (unsigned long)(p / 4));
+		cr_assert(!memcmp(&a[p], &c[p], sizeof(*a)),
+			  "position %lu: forward and scattered differ",
+			  (unsigned long)(p / 4));
+	}
+	free(a);
+	free(b);
+	free(c);
 }
 
 Test(watch, bounds_and_reads)
