@@ -233,24 +233,39 @@ Test(watch, passes_only_what_cannot_access)
 /*
  * Windows far from the end lie on a grid (recover.c): what a position's
  * accesses are does not depend on the questions asked before.  With
- * windows of 20 instructions, every position of the far ones (past the
- * 16 chained from the end, which learn more as more of them are computed)
+ * windows of a 40th of the history, every position of the far ones (past
+ * the 16 chained from the end, which learn more as more are computed)
  * has the same accesses asked forward, backward and in a scattered order
  * from fresh contexts.  Centred windows failed this.
  */
-static void accesses_in_order(uint64_t p0, uint64_t step, struct rp_access *out)
+static uint64_t blk;	/* the windows' size */
+
+static void accesses_in_order(uint64_t p0, uint64_t step,
+			      struct rp_access *out)
 {
 	struct rp_recover *r;
 	uint64_t k, p;
 
 	cr_assert_eq(rp_recover_new(s, tid, &r), 0);
-	rp_recover_set_block(r, 20);
+	rp_recover_set_block(r, blk);
 	for (k = 0; k < end; k++) {
 		p = (p0 + k * step) % end;
 		memset(&out[4 * p], 0, 4 * sizeof(*out));
 		cr_assert_geq(rp_recover_accesses(r, p, &out[4 * p], 4), 0);
 	}
 	rp_recover_free(r);
+}
+
+static bool same(const struct rp_access *x, const struct rp_access *y)
+{
+	return x->kind == y->kind && x->addr_known == y->addr_known &&
+	       x->syscall == y->syscall && x->addr == y->addr &&
+	       x->size == y->size && x->lo == y->lo && x->hi == y->hi;
+}
+
+static uint64_t gcd(uint64_t x, uint64_t y)
+{
+	return y ? gcd(y, x % y) : x;
 }
 
 Test(watch, far_windows_do_not_depend_on_order)
@@ -261,17 +276,18 @@ Test(watch, far_windows_do_not_depend_on_order)
 	uint64_t p, step = 7919;
 
 	cr_assert(a && b && c);
-	cr_assert_gt(end, 40 * 20, "the history spans far windows");
-	while (end % step == 0)
-		step += 2;
+	blk = end / 40 > 2 ? end / 40 : 2;
+	cr_assert_gt(end, 17 * blk + 1, "the history spans far windows");
+	while (gcd(end, step) != 1)	/* visits every position */
+		step++;
 	accesses_in_order(0, 1, a);
 	accesses_in_order(end - 1, end - 1, b);	/* backward */
 	accesses_in_order(end / 3, step, c);
-	for (p = 0; p < 4 * (end - 16 * 20 - 1); p++) {
-		cr_assert(!memcmp(&a[p], &b[p], sizeof(*a)),
+	for (p = 0; p < 4 * (end - 16 * blk - 1); p++) {
+		cr_assert(same(&a[p], &b[p]),
 			  "position %lu: forward and backward differ",
 			  (unsigned long)(p / 4));
-		cr_assert(!memcmp(&a[p], &c[p], sizeof(*a)),
+		cr_assert(same(&a[p], &c[p]),
 			  "position %lu: forward and scattered differ",
 			  (unsigned long)(p / 4));
 	}
