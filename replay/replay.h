@@ -646,6 +646,25 @@ struct rp_regs {
 	uint64_t val[RP_REG_COUNT];
 };
 
+/*
+ * The call frame information rule at an executed instruction (.eh_frame
+ * of its image): the canonical frame address (CFA) is register @cfa_reg
+ * plus @cfa_off before it runs; each register's value in the caller is
+ * RP_CFI_SAME (unchanged), RP_CFI_AT (saved at CFA + @off[reg]) or
+ * RP_CFI_UNKNOWN.  Rules other than these read as unknown.
+ */
+enum { RP_CFI_UNKNOWN, RP_CFI_SAME, RP_CFI_AT };
+struct rp_cfi {
+	unsigned int cfa_reg;
+	int64_t cfa_off;
+	uint8_t how[RP_REG_COUNT];
+	int64_t off[RP_REG_COUNT];
+};
+
+/* Returns 0, or -RP_ERR_NOTFOUND when the image has no rule there. */
+int rp_frame_rule(struct rp_session *s, const struct rp_insn *insn,
+		  struct rp_cfi *out);
+
 /**
  * rp_thread_end() - where thread @tid's history ends
  * @end:	receives the position of the thread at the end: its

@@ -146,6 +146,12 @@ int sym_lookup(struct sym_module *m, uint64_t vaddr, struct sym_info *out);
 int sym_var_at(struct sym_module *m, uint64_t vaddr, int reg, int base,
 	       int64_t disp, const char **name);
 
+/* The call frame rule at link-time address @vaddr (sym_cfi.c): 0, or -1
+ * when .eh_frame has none that sym_cfi.c reads.
+ */
+struct rp_cfi;
+int sym_cfi_at(struct sym_module *m, uint64_t vaddr, struct rp_cfi *out);
+
 int sym_name_address(struct sym_module *m, uint64_t vaddr, const char **name,
 		     uint64_t *offset);
 

@@ -85,6 +85,19 @@ int rp_name_variable(struct rp_session *s, const struct rp_insn *insn,
 	return 0;
 }
 
+int rp_frame_rule(struct rp_session *s, const struct rp_insn *insn,
+		  struct rp_cfi *out)
+{
+	struct sym_module *m = module(s, insn->image);
+	uint64_t vaddr;
+
+	memset(out, 0, sizeof(*out));
+	if (!m || sym_offset_to_vaddr(m, insn->image_off, &vaddr) ||
+	    sym_cfi_at(m, vaddr, out))
+		return -RP_ERR_NOTFOUND;
+	return 0;
+}
+
 int rp_name_object(struct rp_session *s, const struct rp_insn *insn,
 		   uint64_t addr, char *out, size_t len)
 {
