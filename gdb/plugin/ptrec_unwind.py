@@ -53,6 +53,21 @@ def _read_stack():
     return got[1] if got else None
 
 
+FREGS_ADDR = STACK_ADDR + 0x200000
+FREGS_NAMES = ('rsp', 'rbx', 'rbp', 'r12', 'r13', 'r14', 'r15')
+
+
+def _frame_regs(k):
+    """Frame k's id stack address and its caller's known registers as
+    (name, value) pairs (gdb/server/frames.c)."""
+    words = len(FREGS_NAMES) + 2
+    data = bytes(gdb.selected_inferior().read_memory(
+        FREGS_ADDR + 8 * words * k, 8 * words))
+    w = struct.unpack('<%dQ' % words, data)
+    return w[0], [(name, w[2 + i]) for i, name in enumerate(FREGS_NAMES)
+                  if w[1] >> i & 1]
+
+
 def _real_index(frame):
     """The recorded frame that @frame is or is inlined into: how many real
     (not inline) frames are newer than it."""
@@ -119,18 +134,22 @@ class PtrecUnwinder(gdb.unwinder.Unwinder):
             return None
         u64 = gdb.lookup_type('unsigned long')
         ptr = u64.pointer()
-        # Stable while this call runs: its first instruction's position
-        # and address (the callee's entry).
-        base = BASE + 16 * (entry & ~PREHIST_BIT) \
-            if entry & PREHIST_BIT else BASE - 16 * entry
-        frame_id = _FrameId(gdb.Value(base).cast(ptr),
+        # The id's stack address and the caller's registers the server
+        # knows (gdb/server/frames.c): the frame's real CFA when the
+        # history shows it, else a synthetic address outside the real
+        # stack, stable while this call runs; with the address of its
+        # first instruction (the callee's entry).
+        sp, caller = _frame_regs(level)
+        frame_id = _FrameId(gdb.Value(sp).cast(ptr),
                             gdb.Value(first_ip).cast(ptr))
         info = pending_frame.create_unwind_info(frame_id)
         if level < len(stack) - 1:
-            # Only the caller's PC is known.  Its other registers, the
-            # stack pointer too, read as <not saved>, never as made-up
+            # The caller's PC, and the registers the server knows it
+            # had; the others read as <not saved>, never as made-up
             # values.
             info.add_saved_register('rip', gdb.Value(resume).cast(ptr))
+            for name, value in caller:
+                info.add_saved_register(name, gdb.Value(value).cast(ptr))
             if stack[level + 1][0] & SIGTRAMP_BIT:
                 # A signal handler: its caller is the signal frame, whose
                 # stack pointer points at the served ucontext.
@@ -260,5 +279,56 @@ gdb.execute('set print entry-values no')
 
 # After a forward `finish`, GDB 13 reads the returned value from registers
 # without checking that they are available, and would print an unavailable
-# rax as 0.  Only the end of the history knows registers.
+# rax as 0.  So `print finish` is off, and before each `finish` (GDB's
+# hook-finish) the plugin turns it on when the server knows rax where the
+# selected frame returns and the function returns an integer or pointer
+# (in rax): GDB then prints "Value returned is $N = V".  Other return
+# types (floating point in xmm0, structures) stay <not displayed>.
 gdb.execute('set print finish off')
+
+_IN_RAX = (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_PTR, gdb.TYPE_CODE_ENUM,
+           gdb.TYPE_CODE_BOOL, gdb.TYPE_CODE_CHAR)
+
+
+def _return_known():
+    """Whether `finish` from the selected frame returns a value the server
+    knows (gdb/server/frames.c, frames_return())."""
+    try:
+        if not _read_stack():
+            return False
+    except gdb.MemoryError:
+        return False
+    selected = gdb.selected_frame()
+    func = selected.function()
+    if selected.type() == gdb.INLINE_FRAME or func is None:
+        return False
+    ret = func.type.target()
+    if ret is None:
+        return False
+    ret = ret.strip_typedefs()
+    if ret.code not in _IN_RAX or ret.sizeof > 8:
+        return False
+    out = gdb.execute(_mon('ptrec returns %d' % _real_index(selected)),
+                      to_string=True)
+    return ' rax 0x' in out
+
+
+class FinishPrepare(gdb.Command):
+    """Run by hook-finish: shows finish's returned value only where the
+    server knows it."""
+
+    def __init__(self):
+        super().__init__('ptrec-finish-prepare', gdb.COMMAND_NONE)
+
+    def invoke(self, arg, from_tty):
+        try:
+            known = _return_known()
+        except gdb.error:
+            known = False
+        gdb.execute('set print finish %s' % ('on' if known else 'off'),
+                    to_string=True)
+
+
+FinishPrepare()
+gdb.execute('define hook-finish\nptrec-finish-prepare\nend',
+            to_string=True)

@@ -413,6 +413,30 @@ static void run(struct monitor *m, struct target *tg, const char *cmd,
 		}
 	} else if (!strncmp(cmd, "ptrec watch-", 12)) {
 		monitor_watch(tg, cmd + 12, out);
+	} else if (!strncmp(cmd, "ptrec returns ", 14)) {
+		/* What frame K of the published stack returns in rax, for
+		 * the plugin's finish: "returns at N rax 0xV", "... rax
+		 * unknown", or "no return".
+		 */
+		const char *q = cmd + 14;
+		unsigned long long k;
+		uint64_t at, rax;
+		int r;
+
+		if (parse_number(&q, &k) || *q) {
+			text_add(out, "ptrec returns: not a frame number: "
+				 "'%.40s'\n", cmd + 14);
+			return;
+		}
+		r = frames_return(tg, cur, (size_t)k, &at, &rax);
+		if (r < 0)
+			text_add(out, "no return\n");
+		else if (r)
+			text_add(out, "returns at %" PRIu64 " rax 0x%" PRIx64
+				 "\n", at + 1, rax);
+		else
+			text_add(out, "returns at %" PRIu64 " rax unknown\n",
+				 at + 1);
 	} else {
 		text_add(out, "unknown monitor command '%s'\n", cmd);
 	}

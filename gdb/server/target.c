@@ -77,6 +77,7 @@ void target_close(struct target *tg)
 	 * watchpoints).
 	 */
 	free(tg->rcv);
+	frames_free(tg);
 	rp_snapshot_close(tg->snap);
 	rp_timeline_free(tg->tl);
 	rp_session_close(tg->s);
@@ -261,8 +262,7 @@ static bool snap_reg(const struct rp_snap_thread_info *ti,
 
 /* ---- values in the past (#17) ---------------------------------------- */
 
-/* Thread @cur's recovery context, or NULL (values off, or it failed). */
-static struct rp_recover *recovery(struct target *tg, size_t cur)
+struct rp_recover *target_recovery(struct target *tg, size_t cur)
 {
 	if (tg->no_values)
 		return NULL;
@@ -283,7 +283,7 @@ static bool past_reg(struct target *tg, size_t cur, int idx, uint64_t *val)
 	if (idx < 0 || pos >= rp_timeline_end(tg->tl, cur))
 		return false;
 	if (tid != tg->vals_tid || pos != tg->vals_pos) {
-		rc = recovery(tg, cur);
+		rc = target_recovery(tg, cur);
 		memset(&tg->vals, 0, sizeof(tg->vals));
 		if (rc && rp_recover_regs(rc, pos, &tg->vals))
 			memset(&tg->vals, 0, sizeof(tg->vals));
@@ -305,7 +305,7 @@ static bool past_frames(struct target *tg, size_t cur, const uint64_t *w,
 			size_t n)
 {
 	uint64_t pos = rp_timeline_pos(tg->tl, cur), rbp, v;
-	struct rp_recover *rc = recovery(tg, cur);
+	struct rp_recover *rc = target_recovery(tg, cur);
 	size_t k;
 
 	if (!rc || n < 2 || !past_reg(tg, cur, RP_REG_RSP, &v) ||
@@ -640,7 +640,9 @@ size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
 
 	if ((addr >= STACK_ADDR && addr - STACK_ADDR < 65536) ||
 	    (addr >= SIGCTX_ADDR &&
-	     addr - SIGCTX_ADDR < SIGCTX_SIZE * STACK_MAX_FRAMES)) {
+	     addr - SIGCTX_ADDR < SIGCTX_SIZE * STACK_MAX_FRAMES) ||
+	    (addr >= FREGS_ADDR &&
+	     addr - FREGS_ADDR < 8ull * FREGS_WORDS * STACK_MAX_FRAMES)) {
 		uint64_t off = addr - STACK_ADDR, bytes;
 
 		/* Computed once per position: GDB reads it several times
@@ -652,7 +654,11 @@ size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
 						     sizeof(tg->stack[0]));
 			tg->stack_tid = tid;
 			tg->stack_pos = pos;
+			tg->fregs_done = false;
 		}
+		if (addr >= FREGS_ADDR)
+			return frames_read(tg, cur, addr - FREGS_ADDR, buf,
+					   len);
 		if (addr >= SIGCTX_ADDR)
 			return sig_context(tg, addr - SIGCTX_ADDR, buf, len);
 		bytes = 8 * tg->stack_words;
@@ -672,7 +678,7 @@ size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
 			return done;
 	}
 	if (rp_timeline_pos(tg->tl, cur) < rp_timeline_end(tg->tl, cur) &&
-	    recovery(tg, cur)) {
+	    target_recovery(tg, cur)) {
 		/* Before the end: the bytes the history and the snapshot
 		 * imply, up to the first unknown one.
 		 */

@@ -41,8 +41,23 @@
 #define SIGCTX_RSP 160
 #define SIGCTX_RIP 168
 #define SIGCTX_AT 96
-/* The plugin's synthetic frame bases: FRAME_BASE - 16 * first position. */
+/* The plugin's synthetic frame bases: FRAME_BASE - 16 * first position
+ * above the real stack, LOW_BASE - 16 * first position below it
+ * (frames.c).
+ */
 #define FRAME_BASE 0x7ff0000000000000ull
+#define LOW_BASE 0x0000100000000000ull
+/*
+ * Per frame k of the published stack, FREGS_WORDS words at FREGS_ADDR +
+ * 8 * FREGS_WORDS * k (frames.c): the frame id's stack address, a mask
+ * of the known words after it (bit 0: the caller's rsp, bit 1 + i: the
+ * i-th of rbx, rbp, r12, r13, r14, r15), then those values.
+ */
+#define FREGS_ADDR (STACK_ADDR + 0x200000)
+#define FREGS_REGS 6
+#define FREGS_WORDS (3 + FREGS_REGS)
+
+struct frame_memo;
 
 struct target {
 	const char *dir;
@@ -66,6 +81,13 @@ struct target {
 	uint32_t vals_tid;
 	uint64_t vals_pos;
 	struct rp_regs vals;
+	/* Frame ids and caller registers of the published stack (frames.c),
+	 * computed on first read; each recorded frame's, once a session.
+	 */
+	uint64_t fregs[FREGS_WORDS * STACK_MAX_FRAMES];
+	bool fregs_done;
+	struct frame_memo *memo;
+	size_t memo_len, memo_cap;
 };
 
 /* Opens the bundle @dir.  Returns 0, or -1 with a message on stderr. */
@@ -91,6 +113,23 @@ size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
  * after its access (at most the first 4096), so GDB can compare them.
  */
 bool target_watch_values(struct target *tg, const struct rp_watch_hit *h);
+
+/* Thread @cur's recovery context, or NULL (values off, or it failed). */
+struct rp_recover *target_recovery(struct target *tg, size_t cur);
+
+/* frames.c: the FREGS_ADDR words of the published stack tg->stack of
+ * thread @cur from @off on.  Returns the bytes read.
+ */
+size_t frames_read(struct target *tg, size_t cur, uint64_t off,
+		   uint8_t *buf, size_t len);
+void frames_free(struct target *tg);
+/* Where frame @k of thread @cur's published stack returns (*@at, the
+ * position after its return) and, when known there, rax (*@rax).
+ * Returns 1 (rax known), 0 (not known), or -1 when its return is not in
+ * the history.
+ */
+int frames_return(struct target *tg, size_t cur, size_t k, uint64_t *at,
+		  uint64_t *rax);
 
 /* XML documents and binary objects for qXfer reads; @out is appended to.
  * Each returns 0, or -1 when there is nothing to send.

@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Frame ids and caller registers for the plugin's unwinder (#17), served
+ * as memory at FREGS_ADDR next to the published call stack (target.c).
+ *
+ * GDB takes a frame's base (DW_OP_call_frame_cfa, where -O0 code keeps
+ * its locals) from the stack address of the frame id the unwinder gives.
+ * A recorded frame whose canonical frame address (CFA) is known gets it
+ * as its id, so `print` and `info locals` read the frame's variables from
+ * recovered memory.  The CFA is found as GDB's DWARF unwinder finds it:
+ * frame 0's from the recovered registers at the position and the
+ * .eh_frame rule at its pc (rp_frame_rule()), each caller's from the
+ * registers its callee saved (recovered memory at the position), as long
+ * as they are known and the return address saved there, when known, is
+ * the recorded one; else from the stack pointer the recovery engine
+ * finds at the frame's first instruction, plus 8.  Ids must stay the same while
+ * a frame lives (GDB compares them across stops to step and finish), and
+ * what the engine knows at a position can grow as it computes more, so a
+ * frame's CFA and registers are decided the first time it is asked for
+ * and kept for the session.
+ *
+ * GDB also stops unwinding when a frame's id is inner to (below) the
+ * id of the frame it calls.  Frames whose CFA is not known keep
+ * synthetic ids outside the real stack: above it (FRAME_BASE - 16 *
+ * position) while no frame outer to them is known, below it (LOW_BASE -
+ * 16 * position) once one is.  Walking from the outermost frame inward:
+ * frames are "high" until the first known one, "real" while known,
+ * "low" from the first unknown one on.  A frame's class depends only on
+ * itself and the frames it was called from, so it is fixed for its life,
+ * and ids never decrease outward.  Memory at synthetic ids is not
+ * readable (no mapping there), so their locals are unavailable, never
+ * wrong.
+ *
+ * The caller's callee-saved registers (rbx, rbp, r12-r15) are those at
+ * the callee's first instruction (the callee preserves them: the ABI,
+ * which GDB's own DWARF unwinding assumes too), its rsp the callee's CFA,
+ * when known; the others are not given (GDB: <not saved>).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "target.h"
+
+/* The slots after a frame's id word, in order (FREGS_* in target.h). */
+static const unsigned int saved[FREGS_REGS] = {
+	RP_REG_RBX, RP_REG_RBP, RP_REG_R12, RP_REG_R13, RP_REG_R14,
+	RP_REG_R15,
+};
+
+struct frame_memo {
+	uint32_t tid;
+	bool used;
+	uint64_t entry;
+	uint64_t mask;		/* FREGS_RSP and saved[] slots known */
+	uint64_t val[1 + FREGS_REGS];
+};
+
+static uint64_t memo_hash(uint32_t tid, uint64_t entry)
+{
+	uint64_t h = entry * 0x9e3779b97f4a7c15ull ^ tid;
+
+	return h ^ (h >> 29);
+}
+
+static struct frame_memo *memo_find(struct target *tg, uint32_t tid,
+				    uint64_t entry, bool *fresh)
+{
+	size_t i, mask;
+
+	if (tg->memo_len * 2 >= tg->memo_cap) {
+		size_t cap = tg->memo_cap ? 2 * tg->memo_cap : 256, j;
+		struct frame_memo *m = calloc(cap, sizeof(*m)), *old;
+
+		if (!m)
+			return NULL;
+		old = tg->memo;
+		for (j = 0; j < tg->memo_cap; j++) {
+			if (!old[j].used)
+				continue;
+			i = memo_hash(old[j].tid, old[j].entry) & (cap - 1);
+			while (m[i].used)
+				i = (i + 1) & (cap - 1);
+			m[i] = old[j];
+		}
+		free(old);
+		tg->memo = m;
+		tg->memo_cap = cap;
+	}
+	mask = tg->memo_cap - 1;
+	for (i = memo_hash(tid, entry) & mask; tg->memo[i].used;
+	     i = (i + 1) & mask)
+		if (tg->memo[i].tid == tid && tg->memo[i].entry == entry) {
+			*fresh = false;
+			return &tg->memo[i];
+		}
+	tg->memo[i].used = true;
+	tg->memo[i].tid = tid;
+	tg->memo[i].entry = entry;
+	tg->memo_len++;
+	*fresh = true;
+	return &tg->memo[i];
+}
+
+/*
+ * Whether frame @k of the published stack was entered by a call (or is
+ * the history's first frame, entered at a function's first instruction):
+ * only then is its CFA the stack pointer at its first instruction plus 8,
+ * and the registers there its caller's.  A signal handler's frame, the
+ * signal frame and the frames called before the history are not.
+ */
+static bool entered_by_call(struct target *tg, size_t cur, uint64_t entry)
+{
+	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
+	struct rp_insn insn;
+	struct rp_sym sym;
+
+	if (entry & (SIGTRAMP_BIT | PREHIST_BIT))
+		return false;
+	if (entry == 0)
+		return !rp_cursor_peek(c, 0, &insn) &&
+		       !rp_symbolize(tg->s, &insn, &sym) && sym.function &&
+		       !sym.offset;
+	return !rp_cursor_peek(c, entry - 1, &insn) &&
+	       insn.iclass == RP_IC_CALL;
+}
+
+static struct frame_memo *memo_get(struct target *tg, size_t cur,
+				   uint64_t entry)
+{
+	size_t i, mask;
+	uint32_t tid = rp_timeline_tid(tg->tl, cur);
+
+	if (!tg->memo_cap)
+		return NULL;
+	mask = tg->memo_cap - 1;
+	for (i = memo_hash(tid, entry) & mask; tg->memo[i].used;
+	     i = (i + 1) & mask)
+		if (tg->memo[i].tid == tid && tg->memo[i].entry == entry)
+			return &tg->memo[i];
+	return NULL;
+}
+
+/*
+ * The frame chain at the stack's position, from frame 0 outward, for
+ * frames 0..@want: @cfa[k] (0: not known) and @caller[k], the registers
+ * of frame k + 1 (rsp and saved[] in val, bit (1 << reg) in valid).
+ * Stops at the first frame whose CFA is not known.
+ */
+static void chain(struct target *tg, size_t cur, struct rp_recover *rc,
+		  size_t want, uint64_t *cfa, struct rp_regs *caller)
+{
+	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
+	const uint64_t *w = tg->stack;
+	uint64_t pos = w[2], at = pos, ra;
+	struct rp_regs r;
+	struct rp_insn insn;
+	struct rp_cfi rule;
+	size_t k, i;
+
+	if (rp_recover_regs(rc, pos, &r))
+		return;
+	r.valid &= 1ull << RP_REG_RSP | 1ull << RP_REG_RBX |
+		   1ull << RP_REG_RBP | 1ull << RP_REG_R12 |
+		   1ull << RP_REG_R13 | 1ull << RP_REG_R14 | 1ull << RP_REG_R15;
+	for (k = 0; k < want && k < w[1]; k++) {
+		uint64_t entry = w[3 + 3 * k];
+
+		if (entry & (SIGTRAMP_BIT | PREHIST_BIT) ||
+		    rp_cursor_peek(c, at, &insn) ||
+		    rp_frame_rule(tg->s, &insn, &rule) ||
+		    !(r.valid >> rule.cfa_reg & 1))
+			return;
+		cfa[k] = r.val[rule.cfa_reg] + (uint64_t)rule.cfa_off;
+		/* The return address it saved, where known, must be the
+		 * recorded one: else the rule is not this frame's.
+		 */
+		if (rule.how[RP_REG_RIP] == RP_CFI_AT &&
+		    rp_recover_mem(rc, pos, cfa[k] +
+				   (uint64_t)rule.off[RP_REG_RIP], &ra, 8) == 8 &&
+		    k + 1 < w[1] && ra != w[5 + 3 * k]) {
+			cfa[k] = 0;
+			return;
+		}
+		caller[k].valid = 1ull << RP_REG_RSP;
+		caller[k].val[RP_REG_RSP] = cfa[k];
+		for (i = 0; i < FREGS_REGS; i++) {
+			unsigned int g = saved[i];
+			uint64_t v;
+
+			if (rule.how[g] == RP_CFI_SAME && (r.valid >> g & 1)) {
+				v = r.val[g];
+			} else if (rule.how[g] == RP_CFI_AT &&
+				   rp_recover_mem(rc, pos, cfa[k] +
+						  (uint64_t)rule.off[g], &v,
+						  8) == 8) {
+			} else {
+				continue;
+			}
+			caller[k].valid |= 1ull << g;
+			caller[k].val[g] = v;
+		}
+		/* The caller's pc is its call's: only a frame a call opened
+		 * has a caller whose registers these are.
+		 */
+		if (!entered_by_call(tg, cur, entry) || !entry)
+			return;
+		r = caller[k];
+		at = entry - 1;
+	}
+}
+
+/*
+ * The caller's registers of the frame a call opened at @entry, in
+ * @r->val with (1 << reg) in @r->valid: rsp (the CFA) and saved[], at
+ * the frame's first instruction (rsp + 8 there) and after its return to
+ * @resume (rsp there), both as the ABI has them: a callee keeps the
+ * caller's saved[] registers.  False when the two disagree.
+ */
+static bool caller_regs(struct target *tg, size_t cur, struct rp_recover *rc,
+			uint64_t entry, uint64_t resume, struct rp_regs *r)
+{
+	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
+	uint64_t exit = rp_cursor_frame_exit(c, entry), mask;
+	struct rp_insn insn;
+	struct rp_regs a, b;
+	unsigned int g;
+
+	memset(r, 0, sizeof(*r));
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	mask = 1ull << RP_REG_RSP;
+	for (g = 0; g < FREGS_REGS; g++)
+		mask |= 1ull << saved[g];
+	if (!rp_recover_regs(rc, entry, &a)) {
+		a.valid &= mask;
+		a.val[RP_REG_RSP] += 8;
+	} else {
+		a.valid = 0;
+	}
+	/* Left by a return to where the call resumes (not a longjmp). */
+	if (exit != UINT64_MAX && exit > 0 &&
+	    !rp_cursor_peek(c, exit - 1, &insn) &&
+	    insn.iclass == RP_IC_RETURN &&
+	    !rp_cursor_peek(c, exit, &insn) && insn.ip == resume &&
+	    !rp_recover_regs(rc, exit, &b))
+		b.valid &= mask;
+	else
+		b.valid = 0;
+	for (g = 0; g < RP_REG_COUNT; g++) {
+		bool ka = a.valid >> g & 1, kb = b.valid >> g & 1;
+
+		if (ka && kb && a.val[g] != b.val[g])
+			return false;
+		if (ka || kb) {
+			r->valid |= 1ull << g;
+			r->val[g] = ka ? a.val[g] : b.val[g];
+		}
+	}
+	return true;
+}
+
+/*
+ * The recorded frame starting at @entry, frame @k of the published stack:
+ * its CFA and its caller's registers, from the chain (@cfa, @caller) or
+ * the registers at its first instruction, decided once.
+ */
+static const struct frame_memo *frame_regs(struct target *tg, size_t cur,
+					   uint64_t entry, uint64_t resume,
+					   uint64_t cfa,
+					   const struct rp_regs *caller)
+{
+	uint32_t tid = rp_timeline_tid(tg->tl, cur);
+	struct rp_recover *rc;
+	struct frame_memo *m;
+	struct rp_regs r;
+	bool fresh;
+	size_t i;
+
+	m = memo_find(tg, tid, entry, &fresh);
+	if (!m || !fresh)
+		return m;
+	m->mask = 0;
+	rc = target_recovery(tg, cur);
+	memset(&r, 0, sizeof(r));
+	if (rc && entered_by_call(tg, cur, entry) &&
+	    (!caller_regs(tg, cur, rc, entry, resume, &r) ||
+	     (cfa && (r.valid >> RP_REG_RSP & 1) &&
+	      r.val[RP_REG_RSP] != cfa)))
+		return m;	/* ways to one CFA that disagree: none */
+	if (cfa) {
+		r.valid |= 1ull << RP_REG_RSP;
+		r.val[RP_REG_RSP] = cfa;
+		for (i = 0; i < FREGS_REGS; i++) {
+			unsigned int g = saved[i];
+
+			if (!(caller->valid >> g & 1))
+				continue;
+			if ((r.valid >> g & 1) && r.val[g] != caller->val[g]) {
+				r.valid &= ~(1ull << g);
+				continue;
+			}
+			r.valid |= 1ull << g;
+			r.val[g] = caller->val[g];
+		}
+	}
+	if (r.valid >> RP_REG_RSP & 1) {
+		m->mask |= 1;
+		m->val[0] = r.val[RP_REG_RSP];
+	}
+	for (i = 0; i < FREGS_REGS; i++)
+		if (r.valid >> saved[i] & 1) {
+			m->mask |= 2ull << i;
+			m->val[1 + i] = r.val[saved[i]];
+		}
+	return m;
+}
+
+/* Fills tg->fregs for the published stack tg->stack of thread @cur. */
+static void frames_compute(struct target *tg, size_t cur)
+{
+	const uint64_t *w = tg->stack;
+	size_t n = w[1], k;
+	enum { HIGH, REAL, LOW } state = HIGH;
+
+	static uint64_t cfa[STACK_MAX_FRAMES];
+	static struct rp_regs caller[STACK_MAX_FRAMES];
+	struct rp_recover *rc = target_recovery(tg, cur);
+	size_t fresh = 0;
+
+	memset(tg->fregs, 0, sizeof(tg->fregs));
+	/* Every frame outer to one decided before was published with it,
+	 * and decided then: only the innermost new ones need the chain.
+	 */
+	while (fresh < n && !memo_get(tg, cur, w[3 + 3 * fresh]))
+		fresh++;
+	memset(cfa, 0, sizeof(cfa[0]) * fresh);
+	memset(caller, 0, sizeof(caller[0]) * fresh);
+	if (rc && fresh)
+		chain(tg, cur, rc, fresh, cfa, caller);
+	for (k = n; k-- > 0;) {
+		uint64_t entry = w[3 + 3 * k], *f = &tg->fregs[FREGS_WORDS * k];
+		const struct frame_memo *m = NULL;
+		size_t i;
+
+		if (!tg->no_values && state != LOW)
+			m = frame_regs(tg, cur, entry, w[5 + 3 * k], cfa[k],
+				       &caller[k]);
+		if (m && (m->mask & 1)) {
+			if (state == HIGH)
+				state = REAL;
+		} else if (state == REAL) {
+			state = LOW;
+		}
+		if (m && (m->mask & 1) && state == REAL)
+			f[0] = m->val[0];
+		else if (entry & PREHIST_BIT)
+			f[0] = FRAME_BASE + 16 * (entry & ~PREHIST_BIT);
+		else if (state == LOW)
+			f[0] = LOW_BASE - 16 * (entry & ~SIGTRAMP_BIT);
+		else
+			f[0] = FRAME_BASE - 16 * (entry & ~SIGTRAMP_BIT);
+		if (!m)
+			continue;
+		f[1] = m->mask;
+		for (i = 0; i < 1 + FREGS_REGS; i++)
+			f[2 + i] = m->val[i];
+	}
+}
+
+size_t frames_read(struct target *tg, size_t cur, uint64_t off,
+		   uint8_t *buf, size_t len)
+{
+	uint64_t bytes = 8ull * FREGS_WORDS * tg->stack[1];
+
+	if (!tg->fregs_done) {
+		frames_compute(tg, cur);
+		tg->fregs_done = true;
+	}
+	if (off >= bytes)
+		return 0;
+	if (len > bytes - off)
+		len = (size_t)(bytes - off);
+	memcpy(buf, (const uint8_t *)tg->fregs + off, len);
+	return len;
+}
+
+void frames_free(struct target *tg)
+{
+	free(tg->memo);
+	tg->memo = NULL;
+	tg->memo_len = 0;
+	tg->memo_cap = 0;
+}
+
+int frames_return(struct target *tg, size_t cur, size_t k, uint64_t *at,
+		  uint64_t *rax)
+{
+	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
+	struct rp_recover *rc = target_recovery(tg, cur);
+	struct rp_insn insn;
+	struct rp_regs r;
+	uint64_t entry, head;
+
+	/* The published stack of the thread's position. */
+	if (target_read(tg, STACK_ADDR, (uint8_t *)&head, 8) != 8 ||
+	    k >= tg->stack[1])
+		return -1;
+	entry = tg->stack[3 + 3 * k];
+	if (entry & (SIGTRAMP_BIT | PREHIST_BIT) ||
+	    !entered_by_call(tg, cur, entry))
+		return -1;
+	*at = rp_cursor_frame_exit(c, entry);
+	if (*at == UINT64_MAX || !*at ||
+	    rp_cursor_peek(c, *at - 1, &insn) ||
+	    insn.iclass != RP_IC_RETURN)
+		return -1;
+	if (!rc || rp_recover_regs(rc, *at, &r) ||
+	    !(r.valid >> RP_REG_RAX & 1))
+		return 0;
+	*rax = r.val[RP_REG_RAX];
+	return 1;
+}

@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""tests/gdb/values.sh: GDB's values in the past against what the program
+printed itself (sourced by GDB in `ptrec replay -batch` on a recording of
+tests/gdb/values.c; the program's output is in $VALWALK_PRINTED).
+
+From the end of the history it steps back (reverse-step) STEPS times and
+at every stop reads, in every frame of the backtrace, what that frame's
+variables must be by the program's own output: in fact(), n is the one
+its depth implies (the k-th fact frame from main's call has n = 7 - k,
+which the program printed), and on line 12 and 13 r is n's printed r; in
+main, on line 22 i and sum are those of a printed "loop" line (the one
+for that i), and on line 29 the loop's last.  Then, at a stop in fact on
+line 13, `finish` must print the printed r as "Value returned".  Values
+GDB cannot read (unavailable, optimized out, not saved, unreadable
+memory) count as not shown; a value shown that differs is WRONG.  The
+last line is "valwalk: shown S of T, wrong W, finish F of G shown".
+"""
+import os
+import re
+
+import gdb
+
+STEPS = int(os.environ.get('VALWALK_STEPS', '150'))
+
+printed = open(os.environ['VALWALK_PRINTED']).read().splitlines()
+fact_r = {}
+loop = {}
+for ln in printed:
+    m = re.match(r'fact n=(-?\d+) r=(-?\d+)', ln)
+    if m:
+        fact_r[int(m.group(1))] = int(m.group(2))
+    m = re.match(r'loop i=(-?\d+) sum=(-?\d+)', ln)
+    if m:
+        loop[int(m.group(1))] = int(m.group(2))
+last_i = max(loop)
+
+stats = {'shown': 0, 'total': 0, 'wrong': 0, 'fin': 0, 'fin_total': 0}
+
+
+def check(frame, name, want, where):
+    stats['total'] += 1
+    try:
+        v = frame.read_var(name)
+        got = int(v)
+    except (gdb.error, gdb.MemoryError, ValueError):
+        return
+    stats['shown'] += 1
+    if got != want:
+        stats['wrong'] += 1
+        gdb.write('WRONG %s: %s = %d, the program had %d\n'
+                  % (where, name, got, want))
+
+
+def frames():
+    f = gdb.newest_frame()
+    while f is not None:
+        yield f
+        try:
+            f = f.older()
+        except gdb.error:
+            return
+
+
+def look(stop):
+    chain = list(frames())
+    names = [f.name() for f in chain]
+    if 'main' not in names:
+        return
+    # fact frames above main: the one main called has n = 6.
+    depth = 0
+    for f in reversed(chain[:names.index('main')]):
+        if f.name() != 'fact':
+            continue
+        depth += 1
+        n = 7 - depth
+        line = f.find_sal().line
+        where = 'stop %d %s frame %d line %d' % (stop, f.name(),
+                                                 f.level(), line)
+        if line in (10, 12, 13):
+            check(f, 'n', n, where)
+        if line in (12, 13):
+            check(f, 'r', fact_r[n], where)
+    m = chain[names.index('main')]
+    line = m.find_sal().line
+    where = 'stop %d main frame %d line %d' % (stop, m.level(), line)
+    if line == 22:
+        try:
+            i = int(m.read_var('i'))
+        except (gdb.error, gdb.MemoryError):
+            i = None
+        stats['total'] += 1
+        if i is not None:
+            stats['shown'] += 1
+            if i not in loop:
+                stats['wrong'] += 1
+                gdb.write('WRONG %s: i = %d, never printed\n' % (where, i))
+            else:
+                check(m, 'sum', loop[i], where)
+    elif line == 29:
+        check(m, 'i', last_i + 1, where)
+        check(m, 'sum', loop[last_i], where)
+
+
+def len_history():
+    """How many values GDB's value history holds."""
+    try:
+        return int(gdb.parse_and_eval('$_gdb_history_len'))
+    except gdb.error:
+        pass
+    n = 0
+    while True:
+        try:
+            gdb.history(n + 1)
+        except gdb.error:
+            return n
+        n += 1
+
+
+fin_at = []
+for stop in range(STEPS):
+    out = gdb.execute('reverse-step', to_string=True)
+    if 'No more reverse-execution history' in out:
+        break
+    # Out of the library (printf) back into the program's frames.
+    while gdb.newest_frame().name() not in ('fact', 'main'):
+        gdb.execute('reverse-finish', to_string=True)
+    look(stop)
+    f = gdb.newest_frame()
+    if f.name() == 'fact' and f.find_sal().line == 13 and len(fin_at) < 6:
+        pos = gdb.execute('ptrec position', to_string=True)
+        m = re.search(r'position (\d+)', pos)
+        if m:
+            fin_at.append(int(m.group(1)))
+
+# finish from line 13 of fact: the value returned is the printed r.
+for pos in fin_at:
+    gdb.execute('ptrec goto %d' % pos, to_string=True)
+    f = gdb.newest_frame()
+    depth = sum(1 for g in frames() if g.name() == 'fact')
+    n = 7 - depth
+    before = len_history()
+    gdb.execute('finish')
+    stats['fin_total'] += 1
+    # GDB prints "Value returned is $N = V" with print finish on (the
+    # plugin's hook-finish turns it on where rax is known), and records
+    # the value as $N either way.
+    if gdb.parameter('print finish') and len_history() > before:
+        got = int(gdb.history(0))
+        stats['fin'] += 1
+        if got != fact_r[n]:
+            stats['wrong'] += 1
+            gdb.write('WRONG finish from fact(%d) at %d: %d, printed %d\n'
+                      % (n, pos, got, fact_r[n]))
+
+gdb.write('valwalk: shown %d of %d, wrong %d, finish %d of %d shown\n'
+          % (stats['shown'], stats['total'], stats['wrong'], stats['fin'],
+             stats['fin_total']))
