@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * The target GDB debugs: registers, memory, threads and libraries of the
- * selected thread at its position on libptrec's timeline.  The PC is the
- * only register known before the end of a history; the others are
- * reported unavailable, and only code memory was recorded.
+ * selected thread at its position on libptrec's timeline.  Before the end
+ * of a history the registers and data memory are those libptrec's
+ * recovery engine finds (docs/values.md), the others are reported
+ * unavailable; at the end, the snapshot's.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -55,7 +56,6 @@ int target_open(struct target *tg, const char *dir)
 		return -1;
 	}
 	tg->no_values = getenv("PTREC_NO_VALUES") != NULL;
-	tg->values_unwind = getenv("PTREC_VALUES_UNWIND") != NULL;
 	tg->vals_pos = UINT64_MAX;
 	/* The end state: a bundle without one (or a damaged one) still
 	 * replays, with what the history holds.
@@ -293,34 +293,6 @@ static bool past_reg(struct target *tg, size_t cur, int idx, uint64_t *val)
 	if (!(tg->vals.valid >> idx & 1))
 		return false;
 	*val = tg->vals.val[idx];
-	return true;
-}
-
-/*
- * Does the recovered rbp chain of thread @cur show the @n recorded frames
- * of @w (call_stack()'s words): rsp known, and for each caller, the
- * return address at rbp + 8 and the caller's rbp at rbp?
- */
-static bool past_frames(struct target *tg, size_t cur, const uint64_t *w,
-			size_t n)
-{
-	uint64_t pos = rp_timeline_pos(tg->tl, cur), rbp, v;
-	struct rp_recover *rc = target_recovery(tg, cur);
-	size_t k;
-
-	if (!rc || n < 2 || !past_reg(tg, cur, RP_REG_RSP, &v) ||
-	    !past_reg(tg, cur, RP_REG_RBP, &rbp))
-		return false;
-	for (k = 0; k + 1 < n; k++) {
-		uint64_t ret, next;
-
-		if (rp_recover_mem(rc, pos, rbp + 8, &ret, 8) != 8 ||
-		    ret != w[5 + 3 * k] ||
-		    rp_recover_mem(rc, pos, rbp, &next, 8) != 8 ||
-		    next <= rbp)
-			return false;
-		rbp = next;
-	}
 	return true;
 }
 
@@ -586,16 +558,6 @@ static size_t call_stack(struct target *tg, size_t cur, uint64_t *w,
 	put_frames(c, end, calls, found, w, &n, max);
 	put_outer_frames(tg, cur, pos, w, &n, max);
 	w[1] = n;
-	/* Before the end, real registers too (#17) when the recovered frame
-	 * pointer chain shows every recorded caller: GDB's own unwinding
-	 * then finds the same frames, with their values.  Only with
-	 * PTREC_VALUES_UNWIND=1 for now: where the chain cannot be shown the
-	 * plugin's frames are used, and GDB's finish compares frame ids made
-	 * by the two unwinders (docs/values.md).
-	 */
-	if (w[2] < end && tg->values_unwind && !(w[3] & SIGTRAMP_BIT) &&
-	    past_frames(tg, cur, w, n))
-		memcpy(&w[0], "PTRECSTR", 8);
 	return 3 + 3 * n;
 }
 

@@ -76,8 +76,6 @@ struct target {
 	 */
 	struct rp_recover **rcv;
 	bool no_values;		/* PTREC_NO_VALUES: the PC alone, as before */
-	bool values_unwind;	/* PTREC_VALUES_UNWIND: GDB unwinds itself
-				 * where the recovered rbp chain allows */
 	uint32_t vals_tid;
 	uint64_t vals_pos;
 	struct rp_regs vals;

@@ -5,9 +5,9 @@
 # newest first, and prints n and r there, and the whole backtrace with its
 # arguments at the deepest stop.  Every value GDB shows must be what the
 # program printed for that call (unavailable is allowed, wrong is not), and
-# the deepest call's must be shown; with PTREC_NO_VALUES=1 they are not.
-# PTREC_VALUES_UNWIND=1 hands unwinding to GDB where the recovered rbp
-# chain shows every recorded caller (print needs GDB's frame bases).
+# with PTREC_NO_VALUES=1 they are not.  tests/gdb/valwalk.py then walks
+# back through a --ground-truth recording checking every local, argument,
+# finish value, frame id and unwound register GDB shows.
 set -u
 : "${PTREC:?}" "${PROG:?}"
 testlib_dir=$(cd "$(dirname "$0")/.." && pwd)
@@ -73,8 +73,6 @@ sys.exit(1 if wrong else 0)
 PY
 }
 
-# GDB's own unwinding where the recovered frame chain allows (opt-in).
-export PTREC_VALUES_UNWIND=1
 gdb_values
 if check >"$tmp/res" 2>&1; then
 	ok "print and bt in the past equal the program's own output: $(tail -1 "$tmp/res")"
@@ -147,6 +145,31 @@ PY
 		ok "info registers in the past equals the ground truth: $(tail -1 "$tmp/res")"
 	else
 		bad "info registers against the ground truth: $(tail -5 "$tmp/res")"
+	fi
+fi
+
+# Stepping back from the end (tests/gdb/valwalk.py): in every frame of
+# every stop, n, r, i and sum against the program's output, finish's
+# returned value, and each frame's id (its CFA) and its caller's rsp and
+# callee-saved registers against the recorder's ptrace registers just
+# before the call.  Nothing shown may be wrong; something must be shown.
+if [ -n "${VALCHECK:-}" ] && [ -f "$tmp/gt/manifest.json" ]; then
+	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/gt2" -- \
+		"$PROG" >"$tmp/printed.gt" 2>&1
+	VALWALK_PRINTED="$tmp/printed.gt" VALWALK_STEPS=150 \
+	VALWALK_TRUTH="$VALCHECK $tmp/gt2" timeout 600 "$PTREC" replay \
+		"$tmp/gt2" -batch -x "$testlib_dir/gdb/valwalk.py" \
+		>"$tmp/walk" 2>&1
+	res=$(grep '^valwalk: ' "$tmp/walk")
+	if [ -z "$res" ] || grep -q '^WRONG' "$tmp/walk"; then
+		bad "values stepping back: $(grep -E '^WRONG|^valwalk|Error|rror' "$tmp/walk" | head -5)"
+	elif echo "$res" | grep -q 'wrong 0,' &&
+		! echo "$res" | grep -q 'frame ids 0 of' &&
+		! echo "$res" | grep -q 'registers 0 of' &&
+		! echo "$res" | grep -q 'shown 0 of [0-9]*, wrong 0, finish 0 of'; then
+		ok "values stepping back equal the program's and the ground truth: ${res#valwalk: }"
+	else
+		bad "values stepping back: $res"
 	fi
 fi
 

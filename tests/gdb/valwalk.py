@@ -17,6 +17,8 @@ last line is "valwalk: shown S of T, wrong W, finish F of G shown".
 """
 import os
 import re
+import struct
+import subprocess
 
 import gdb
 
@@ -34,7 +36,80 @@ for ln in printed:
         loop[int(m.group(1))] = int(m.group(2))
 last_i = max(loop)
 
-stats = {'shown': 0, 'total': 0, 'wrong': 0, 'fin': 0, 'fin_total': 0}
+stats = {'shown': 0, 'total': 0, 'wrong': 0, 'fin': 0, 'fin_total': 0,
+         'regs': 0, 'regs_total': 0, 'ids': 0, 'ids_total': 0}
+
+# With VALWALK_TRUTH="VALCHECK BUNDLE" (a --ground-truth recording), every
+# frame's id and unwound registers are checked too: the caller of a frame
+# a call opened had, as the recorder's ptrace saw them just before that
+# call, rsp (the callee's CFA: GDB's "frame at") and the callee-saved
+# registers the unwinder gives.
+TRUTH = os.environ.get('VALWALK_TRUTH', '').split()
+_truth = {}
+
+
+def truth_at(at):
+    """The ground truth's registers before 1-based instruction @at."""
+    if at not in _truth:
+        out = subprocess.run(TRUTH + ['--truth', str(at)],
+                             capture_output=True, text=True).stdout
+        _truth[at] = {m.group(1): int(m.group(2), 16) for m in
+                      re.finditer(r'^(\S+) (0x[0-9a-f]+|0)$', out, re.M)}
+    return _truth[at]
+
+
+def published_stack():
+    """The server's published call stack (gdb/plugin/ptrec_unwind.py)."""
+    inf = gdb.selected_inferior()
+    head = bytes(inf.read_memory(0xffffffffff000000, 24))
+    count = struct.unpack_from('<Q', head, 8)[0]
+    data = bytes(inf.read_memory(0xffffffffff000018, 24 * count))
+    return head[:8], [struct.unpack_from('<QQQ', data, 24 * i)
+                      for i in range(count)]
+
+
+def check_frames(stop):
+    magic, stack = published_stack()
+    if magic != b'PTRECSTK':
+        return
+    chain = [f for f in frames() if f.type() != gdb.INLINE_FRAME]
+    for k, f in enumerate(chain[:len(stack) - 1]):
+        entry = stack[k][0]
+        if entry == 0 or entry >> 62:
+            continue
+        t = truth_at(entry)          # before the call (0-based entry - 1)
+        f.select()
+        try:
+            info = gdb.execute('info frame', to_string=True)
+        except gdb.error:
+            info = ''       # "Register 6 was not saved": no frame line
+        m = re.search(r'frame at (0x[0-9a-f]+)', info)
+        at = int(m.group(1), 16) if m else None
+        stats['ids_total'] += 1
+        if at is not None and 0x100000000000 <= at < 0x7ff000000000000:
+            stats['ids'] += 1
+            if at != t['rsp']:
+                stats['wrong'] += 1
+                gdb.write('WRONG stop %d frame %d: frame at %#x, its CFA '
+                          'was %#x\n' % (stop, f.level(), at, t['rsp']))
+        caller = f.older()
+        if caller is None:
+            continue
+        for reg in ('rsp', 'rbx', 'rbp', 'r12', 'r13', 'r14', 'r15'):
+            stats['regs_total'] += 1
+            try:
+                v = caller.read_register(reg)
+                if v.is_optimized_out:
+                    continue
+                got = int(v) & (2 ** 64 - 1)
+            except (gdb.error, gdb.MemoryError, ValueError):
+                continue
+            stats['regs'] += 1
+            if got != t[reg]:
+                stats['wrong'] += 1
+                gdb.write('WRONG stop %d frame %d: %s = %#x, truth %#x\n'
+                          % (stop, caller.level(), reg, got, t[reg]))
+    gdb.newest_frame().select()
 
 
 def check(frame, name, want, where):
@@ -125,6 +200,8 @@ for stop in range(STEPS):
     while gdb.newest_frame().name() not in ('fact', 'main'):
         gdb.execute('reverse-finish', to_string=True)
     look(stop)
+    if TRUTH:
+        check_frames(stop)
     f = gdb.newest_frame()
     if f.name() == 'fact' and f.find_sal().line == 13 and len(fin_at) < 6:
         pos = gdb.execute('ptrec position', to_string=True)
@@ -152,6 +229,8 @@ for pos in fin_at:
             gdb.write('WRONG finish from fact(%d) at %d: %d, printed %d\n'
                       % (n, pos, got, fact_r[n]))
 
-gdb.write('valwalk: shown %d of %d, wrong %d, finish %d of %d shown\n'
+gdb.write('valwalk: shown %d of %d, wrong %d, finish %d of %d shown, '
+          'frame ids %d of %d real, caller registers %d of %d shown\n'
           % (stats['shown'], stats['total'], stats['wrong'], stats['fin'],
-             stats['fin_total']))
+             stats['fin_total'], stats['ids'], stats['ids_total'],
+             stats['regs'], stats['regs_total']))
