@@ -9,6 +9,7 @@
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,12 +57,28 @@ static void reg_rule(Dwarf_Frame *frame, int dreg, uint8_t *how,
 	*how = RP_CFI_AT;
 }
 
+/* A register plus an offset, of the registers dwarf_regs[] names? */
+static bool cfa_reg(const Dwarf_Op *op, size_t *reg, int64_t *off)
+{
+	if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31) {
+		*reg = op->atom - DW_OP_breg0;
+		*off = (int64_t)op->number;
+	} else if (op->atom == DW_OP_bregx) {
+		*reg = (size_t)op->number;
+		*off = (int64_t)op->number2;
+	} else {
+		return false;
+	}
+	return *reg < sizeof(dwarf_regs) / sizeof(dwarf_regs[0]);
+}
+
 int sym_cfi_at(struct sym_module *m, uint64_t vaddr, struct rp_cfi *out)
 {
 	Dwarf_CFI *cfi = dwarf_getcfi_elf(m->elf);
 	Dwarf_Frame *frame;
 	Dwarf_Op *ops;
-	size_t n, i;
+	size_t n, i, reg;
+	int64_t off;
 	int ret = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -69,12 +86,13 @@ int sym_cfi_at(struct sym_module *m, uint64_t vaddr, struct rp_cfi *out)
 		return -1;
 	if (dwarf_cfi_addrframe(cfi, vaddr, &frame))
 		goto out;
-	/* libdw gives a register rule for the CFA as DW_OP_bregx. */
+	/* libdw gives a register rule for the CFA as one DW_OP_bregN or
+	 * DW_OP_bregx.
+	 */
 	if (!dwarf_frame_cfa(frame, &ops, &n) && n == 1 &&
-	    ops[0].atom == DW_OP_bregx &&
-	    ops[0].number < sizeof(dwarf_regs) / sizeof(dwarf_regs[0])) {
-		out->cfa_reg = (unsigned int)dwarf_regs[ops[0].number];
-		out->cfa_off = (int64_t)ops[0].number2;
+	    cfa_reg(&ops[0], &reg, &off)) {
+		out->cfa_reg = (unsigned int)dwarf_regs[reg];
+		out->cfa_off = off;
 		for (i = 0; i < sizeof(dwarf_regs) / sizeof(dwarf_regs[0]);
 		     i++)
 			reg_rule(frame, (int)i, &out->how[dwarf_regs[i]],

@@ -36,6 +36,7 @@
  * which GDB's own DWARF unwinding assumes too), its rsp the callee's CFA,
  * when known; the others are not given (GDB: <not saved>).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,16 +142,47 @@ static struct frame_memo *memo_get(struct target *tg, size_t cur,
 }
 
 /*
- * The frame chain at the stack's position, from frame 0 outward, for
+ * The instruction frame 0 is at, position @pos with registers @r: at the
+ * end of a history that stopped after its last instruction there is none
+ * in the trace; then the final rip, in the last one's image when both are
+ * in one function.
+ */
+static int insn_at(struct target *tg, struct rp_cursor *c, uint64_t pos,
+		   const struct rp_regs *r, struct rp_insn *insn)
+{
+	struct rp_sym a, b;
+	struct rp_insn at;
+	char fn[256];
+
+	if (!rp_cursor_peek(c, pos, insn))
+		return 0;
+	if (!pos || !(r->valid >> RP_REG_RIP & 1) ||
+	    rp_cursor_peek(c, pos - 1, &at) ||
+	    r->val[RP_REG_RIP] - at.ip + 4096 > 8192 ||
+	    rp_symbolize(tg->s, &at, &a) || !a.function)
+		return -1;
+	snprintf(fn, sizeof(fn), "%s", a.function);
+	*insn = at;
+	insn->ip = r->val[RP_REG_RIP];
+	insn->image_off += insn->ip - at.ip;
+	if (rp_symbolize(tg->s, insn, &b) || !b.function ||
+	    strcmp(fn, b.function))
+		return -1;
+	return 0;
+}
+
+/*
+ * The frame chain of the published stack @w at its position, from frame 0
+ * outward, for
  * frames 0..@want: @cfa[k] (0: not known) and @caller[k], the registers
  * of frame k + 1 (rsp and saved[] in val, bit (1 << reg) in valid).
  * Stops at the first frame whose CFA is not known.
  */
 static void chain(struct target *tg, size_t cur, struct rp_recover *rc,
-		  size_t want, uint64_t *cfa, struct rp_regs *caller)
+		  const uint64_t *w, size_t want, uint64_t *cfa,
+		  struct rp_regs *caller)
 {
 	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
-	const uint64_t *w = tg->stack;
 	uint64_t pos = w[2], at = pos, ra;
 	struct rp_regs r;
 	struct rp_insn insn;
@@ -161,12 +193,14 @@ static void chain(struct target *tg, size_t cur, struct rp_recover *rc,
 		return;
 	r.valid &= 1ull << RP_REG_RSP | 1ull << RP_REG_RBX |
 		   1ull << RP_REG_RBP | 1ull << RP_REG_R12 |
-		   1ull << RP_REG_R13 | 1ull << RP_REG_R14 | 1ull << RP_REG_R15;
+		   1ull << RP_REG_R13 | 1ull << RP_REG_R14 | 1ull << RP_REG_R15 |
+		   1ull << RP_REG_RIP;
 	for (k = 0; k < want && k < w[1]; k++) {
 		uint64_t entry = w[3 + 3 * k];
 
 		if (entry & (SIGTRAMP_BIT | PREHIST_BIT) ||
-		    rp_cursor_peek(c, at, &insn) ||
+		    (k ? rp_cursor_peek(c, at, &insn) :
+		     insn_at(tg, c, at, &r, &insn)) ||
 		    rp_frame_rule(tg->s, &insn, &rule) ||
 		    !(r.valid >> rule.cfa_reg & 1))
 			return;
@@ -315,6 +349,36 @@ static const struct frame_memo *frame_regs(struct target *tg, size_t cur,
 	return m;
 }
 
+/*
+ * The frames live at the end of thread @cur's history whose CFA its final
+ * registers and memory (the snapshot's) show, decided before any other
+ * position is asked: main's, in a program that crashed in it.
+ */
+static void decide_end_frames(struct target *tg, size_t cur,
+			      struct rp_recover *rc)
+{
+	static uint64_t w[3 + 3 * STACK_MAX_FRAMES];
+	static uint64_t cfa[STACK_MAX_FRAMES];
+	static struct rp_regs caller[STACK_MAX_FRAMES];
+	size_t k;
+
+	if (!tg->end_done)
+		tg->end_done = calloc(rp_timeline_count(tg->tl),
+				      sizeof(*tg->end_done));
+	if (!tg->end_done || tg->end_done[cur])
+		return;
+	tg->end_done[cur] = true;
+	target_call_stack(tg, cur, rp_timeline_end(tg->tl, cur), w,
+			  sizeof(w) / sizeof(w[0]));
+	memset(cfa, 0, sizeof(cfa));
+	memset(caller, 0, sizeof(caller));
+	chain(tg, cur, rc, w, w[1], cfa, caller);
+	for (k = 0; k < w[1]; k++)
+		if (cfa[k])
+			frame_regs(tg, cur, w[3 + 3 * k], w[5 + 3 * k], cfa[k],
+				   &caller[k]);
+}
+
 /* Fills tg->fregs for the published stack tg->stack of thread @cur. */
 static void frames_compute(struct target *tg, size_t cur)
 {
@@ -331,12 +395,15 @@ static void frames_compute(struct target *tg, size_t cur)
 	/* Every frame outer to one decided before was published with it,
 	 * and decided then: only the innermost new ones need the chain.
 	 */
-	while (fresh < n && !memo_get(tg, cur, w[3 + 3 * fresh]))
-		fresh++;
+	if (rc)
+		decide_end_frames(tg, cur, rc);
+	for (k = 0; k < n; k++)
+		if (!memo_get(tg, cur, w[3 + 3 * k]))
+			fresh = k + 1;
 	memset(cfa, 0, sizeof(cfa[0]) * fresh);
 	memset(caller, 0, sizeof(caller[0]) * fresh);
 	if (rc && fresh)
-		chain(tg, cur, rc, fresh, cfa, caller);
+		chain(tg, cur, rc, w, fresh, cfa, caller);
 	for (k = n; k-- > 0;) {
 		uint64_t entry = w[3 + 3 * k], *f = &tg->fregs[FREGS_WORDS * k];
 		const struct frame_memo *m = NULL;
@@ -386,6 +453,8 @@ size_t frames_read(struct target *tg, size_t cur, uint64_t off,
 
 void frames_free(struct target *tg)
 {
+	free(tg->end_done);
+	tg->end_done = NULL;
 	free(tg->memo);
 	tg->memo = NULL;
 	tg->memo_len = 0;

@@ -519,19 +519,20 @@ static void put_outer_frames(struct target *tg, size_t cur, uint64_t pos,
  * frames the history started in follow the one no recorded call opened,
  * as PREHIST_BIT | k (put_outer_frames()).
  */
-static size_t call_stack(struct target *tg, size_t cur, uint64_t *w,
-			 size_t maxw)
+size_t target_call_stack(struct target *tg, size_t cur, uint64_t pos,
+			 uint64_t *w, size_t maxw)
 {
 	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
-	uint64_t pos = rp_timeline_pos(tg->tl, cur), sigret;
-	uint64_t end = rp_timeline_end(tg->tl, cur);
+	uint64_t end = rp_timeline_end(tg->tl, cur), sigret;
 	static uint64_t calls[STACK_MAX_FRAMES];
 	struct rp_snap_thread_info ti;
 	struct rp_insn insn;
 	size_t n = 0, max = (maxw - 3) / 3 - 1;
 	int found;
 
-	memcpy(&w[0], at_end_snap(tg, cur, &ti) ? "PTRECSTR" : "PTRECSTK", 8);
+	memcpy(&w[0], pos == end && tg->snap &&
+	       !rp_snapshot_thread(tg->snap, rp_timeline_tid(tg->tl, cur),
+				   &ti) ? "PTRECSTR" : "PTRECSTK", 8);
 	w[2] = pos;
 	if (max > STACK_MAX_FRAMES - 1)
 		max = STACK_MAX_FRAMES - 1;
@@ -611,9 +612,10 @@ size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
 		 * at every stop.
 		 */
 		if (tid != tg->stack_tid || pos != tg->stack_pos) {
-			tg->stack_words = call_stack(tg, cur, tg->stack,
-						     sizeof(tg->stack) /
-						     sizeof(tg->stack[0]));
+			tg->stack_words = target_call_stack(tg, cur, pos,
+							    tg->stack,
+							    sizeof(tg->stack) /
+							    sizeof(tg->stack[0]));
 			tg->stack_tid = tid;
 			tg->stack_pos = pos;
 			tg->fregs_done = false;

@@ -86,6 +86,7 @@ struct target {
 	bool fregs_done;
 	struct frame_memo *memo;
 	size_t memo_len, memo_cap;
+	bool *end_done;		/* per thread: its end frames decided */
 };
 
 /* Opens the bundle @dir.  Returns 0, or -1 with a message on stderr. */
@@ -111,6 +112,12 @@ size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
  * after its access (at most the first 4096), so GDB can compare them.
  */
 bool target_watch_values(struct target *tg, const struct rp_watch_hit *h);
+
+/* The call stack of thread @cur at @pos as served at STACK_ADDR, into
+ * @w (@maxw words).  Returns the words written.
+ */
+size_t target_call_stack(struct target *tg, size_t cur, uint64_t pos,
+			 uint64_t *w, size_t maxw);
 
 /* Thread @cur's recovery context, or NULL (values off, or it failed). */
 struct rp_recover *target_recovery(struct target *tg, size_t cur);
