@@ -148,14 +148,17 @@ class PtrecUnwinder(gdb.unwinder.Unwinder):
             # had; the others read as <not saved>, never as made-up
             # values.
             info.add_saved_register('rip', gdb.Value(resume).cast(ptr))
-            for name, value in caller:
-                info.add_saved_register(name, gdb.Value(value).cast(ptr))
             if stack[level + 1][0] & SIGTRAMP_BIT:
                 # A signal handler: its caller is the signal frame, whose
-                # stack pointer points at the served ucontext.
+                # stack pointer points at the served ucontext (GDB takes
+                # the first value given for a register: only this one).
                 info.add_saved_register('rsp', gdb.Value(
                     SIGCTX_ADDR + SIGCTX_SIZE * (level + 1) +
                     SIGCTX_AT).cast(ptr))
+            else:
+                for name, value in caller:
+                    info.add_saved_register(name,
+                                            gdb.Value(value).cast(ptr))
         else:
             # The outermost recorded frame: its caller was not recorded.
             # A zero PC, and a stack and frame pointer from which GDB's
