@@ -57,15 +57,25 @@ FREGS_ADDR = STACK_ADDR + 0x200000
 FREGS_NAMES = ('rsp', 'rbx', 'rbp', 'r12', 'r13', 'r14', 'r15')
 
 
-def _frame_regs(k):
+_FREGS = {'key': None, 'frames': []}
+
+
+def _frame_regs(key, count, k):
     """Frame k's id stack address and its caller's known registers as
-    (name, value) pairs (gdb/server/frames.c)."""
-    words = len(FREGS_NAMES) + 2
-    data = bytes(gdb.selected_inferior().read_memory(
-        FREGS_ADDR + 8 * words * k, 8 * words))
-    w = struct.unpack('<%dQ' % words, data)
-    return w[0], [(name, w[2 + i]) for i, name in enumerate(FREGS_NAMES)
-                  if w[1] >> i & 1]
+    (name, value) pairs (gdb/server/frames.c).  All frames of the stack
+    named @key are read at once, on its first use (one memory read)."""
+    if _FREGS['key'] != key:
+        words = len(FREGS_NAMES) + 2
+        data = bytes(gdb.selected_inferior().read_memory(
+            FREGS_ADDR, 8 * words * count))
+        frames = []
+        for i in range(count):
+            w = struct.unpack_from('<%dQ' % words, data, 8 * words * i)
+            frames.append((w[0], [(name, w[2 + j]) for j, name in
+                                  enumerate(FREGS_NAMES) if w[1] >> j & 1]))
+        _FREGS['key'] = key
+        _FREGS['frames'] = frames
+    return _FREGS['frames'][k]
 
 
 def _real_index(frame):
@@ -139,7 +149,7 @@ class PtrecUnwinder(gdb.unwinder.Unwinder):
         # history shows it, else a synthetic address outside the real
         # stack, stable while this call runs; with the address of its
         # first instruction (the callee's entry).
-        sp, caller = _frame_regs(level)
+        sp, caller = _frame_regs(key, len(stack), level)
         frame_id = _FrameId(gdb.Value(sp).cast(ptr),
                             gdb.Value(first_ip).cast(ptr))
         info = pending_frame.create_unwind_info(frame_id)
