@@ -173,6 +173,26 @@ if [ -n "${VALCHECK:-}" ] && [ -f "$tmp/gt/manifest.json" ]; then
 	fi
 fi
 
+# The same frame checks on qsort with a comparison callback at -O2
+# (tests/gdb/diff/qs.c): frames through libc's msort, callee-saved
+# registers found through the .eh_frame rules.
+if [ -n "${VALCHECK:-}" ] && [ -n "${QSORT:-}" ]; then
+	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/qs" -- \
+		"$QSORT" >/dev/null 2>&1
+	VALWALK_STEPS=200 VALWALK_TRUTH="$VALCHECK $tmp/qs" timeout 600 \
+		"$PTREC" replay "$tmp/qs" -batch \
+		-x "$testlib_dir/gdb/valwalk.py" >"$tmp/qswalk" 2>&1
+	res=$(grep '^valwalk: ' "$tmp/qswalk")
+	if [ -n "$res" ] && ! grep -q '^WRONG' "$tmp/qswalk" &&
+		echo "$res" | grep -q 'wrong 0,' &&
+		! echo "$res" | grep -q 'frame ids 0 of' &&
+		! echo "$res" | grep -q 'registers 0 of'; then
+		ok "qsort -O2 stepping back: frame ids and caller registers equal the ground truth: ${res#*shown, }"
+	else
+		bad "qsort -O2 stepping back: $(grep -E '^WRONG|^valwalk|Error|rror' "$tmp/qswalk" | head -5)"
+	fi
+fi
+
 # Values off: nothing recovered (what the registers above came from):
 # 3 instructions before the end, rsp is shown with values on only.
 if [ -n "${VALCHECK:-}" ] && [ -f "$tmp/gt/manifest.json" ]; then
