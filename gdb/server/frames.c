@@ -382,14 +382,12 @@ static void decide_end_frames(struct target *tg, size_t cur,
 /* Fills tg->fregs for the published stack tg->stack of thread @cur. */
 static void frames_compute(struct target *tg, size_t cur)
 {
-	const uint64_t *w = tg->stack;
-	size_t n = w[1], k;
-	enum { HIGH, REAL, LOW } state = HIGH;
-
 	static uint64_t cfa[STACK_MAX_FRAMES];
 	static struct rp_regs caller[STACK_MAX_FRAMES];
 	struct rp_recover *rc = target_recovery(tg, cur);
-	size_t fresh = 0;
+	const uint64_t *w = tg->stack;
+	size_t n = w[1], k, fresh = 0;
+	enum { HIGH, REAL, LOW } state = HIGH;
 
 	memset(tg->fregs, 0, sizeof(tg->fregs));
 	/* Every frame outer to one decided before was published with it,
@@ -400,8 +398,8 @@ static void frames_compute(struct target *tg, size_t cur)
 	for (k = 0; k < n; k++)
 		if (!memo_get(tg, cur, w[3 + 3 * k]))
 			fresh = k + 1;
-	memset(cfa, 0, sizeof(cfa[0]) * fresh);
-	memset(caller, 0, sizeof(caller[0]) * fresh);
+	memset(cfa, 0, sizeof(cfa[0]) * n);
+	memset(caller, 0, sizeof(caller[0]) * n);
 	if (rc && fresh)
 		chain(tg, cur, rc, w, fresh, cfa, caller);
 	for (k = n; k-- > 0;) {
