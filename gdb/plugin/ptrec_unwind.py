@@ -305,12 +305,13 @@ _IN_RAX = (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_PTR, gdb.TYPE_CODE_ENUM,
 
 def _return_known():
     """Whether `finish` from the selected frame returns a value the server
-    knows (gdb/server/frames.c, frames_return())."""
+    knows (gdb/server/frames.c, frames_return()); None on a target that
+    is not a ptrec-server (its registers are real)."""
     try:
         if not _read_stack():
-            return False
+            return None
     except gdb.MemoryError:
-        return False
+        return None
     selected = gdb.selected_frame()
     func = selected.function()
     if selected.type() == gdb.INLINE_FRAME or func is None:
@@ -338,8 +339,8 @@ class FinishPrepare(gdb.Command):
             known = _return_known()
         except gdb.error:
             known = False
-        gdb.execute('set print finish %s' % ('on' if known else 'off'),
-                    to_string=True)
+        gdb.execute('set print finish %s' %
+                    ('off' if known is False else 'on'), to_string=True)
 
 
 FinishPrepare()
