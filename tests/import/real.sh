@@ -182,4 +182,20 @@ LD_DEBUG=files "$PTREC" import raw -o "$tmp/b" --pt "$tmp/single.pt" \
 	ok "import raw does not load capstone" ||
 	bad "import raw loaded capstone: $(grep 'file=libcapstone' "$tmp/log" | head -1)"
 
+# Nor does the first open of a trace with asynchronous events, whose
+# loop-gap check (replay/gaps.c) takes lengths from libopcodes: libxdc's
+# Unzip (256 events) and mruby.
+for tr in Unzip mruby; do
+	rm -rf "$tmp/b"
+	"$PTREC" import raw -o "$tmp/b" --pt "$x/$tr/trace" \
+		--images "$tmp/$(echo $tr | tr A-Z a-z).list" --cpu 6/94/3 \
+		>/dev/null 2>&1 &&
+	PTREC_INDEX_THREADS=1 LD_DEBUG=files "$PTREC" info "$tmp/b" \
+		>"$tmp/log" 2>&1 &&
+		grep -q "file=libopcodes" "$tmp/log" &&
+		! grep -q "file=libcapstone" "$tmp/log" &&
+		ok "$tr: the first ptrec info does not load capstone" ||
+		bad "$tr: ptrec info loaded capstone: $(grep 'file=libcapstone' "$tmp/log" | head -1)"
+done
+
 tap_end import-real
