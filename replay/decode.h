@@ -91,7 +91,8 @@ struct walk {
 	uint64_t end;
 	int err;		/* our own failure (negated enum rp_error) */
 	const struct rp_map *last_map;	/* lookup cache for store() */
-	struct insn_decoder *dec;	/* instruction lengths (gaps.c) */
+	struct insn_decoder *dec;	/* instruction classes (capstone) */
+	struct dis *ild;	/* lengths for loop_free() (gaps.c) */
 	uint8_t code[128];	/* gaps.c: code read last, at code_ip */
 	uint64_t code_ip;
 	size_t code_n;

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "disasm.h"
 #include "gaps.h"
-#include "insn.h"
 
 /* Up to 15 code bytes at @ip from the image file mapped there.  Returns
  * how many, or -1 when no code is known there.
@@ -113,12 +113,20 @@ uint64_t rp_gap_next_ip(const uint8_t *b, size_t len, uint64_t ip)
 static bool loop_free(struct walk *w, uint64_t ip)
 {
 	uint64_t at = ip, seen[LOOP_MAX];
-	struct insn in;
+	char text[256];
 	uint8_t buf[15];
 	ssize_t n;
-	int i, j;
+	int i, j, len;
 
-	if (!w->dec && insn_decoder_new(&w->dec))
+	/*
+	 * Lengths from libopcodes, which every ptrec process has mapped
+	 * already (disasm.c): capstone, loaded on its first use
+	 * (ptkit/cslazy.c), cost an index pass 1 M instructions to load
+	 * (libxdc's Unzip), here for lengths alone.  Each walk has its own
+	 * (index workers run in parallel); binutils 2.40's libopcodes keeps
+	 * no state of its own between calls (8 bytes of .data and .bss).
+	 */
+	if (!w->ild && dis_new(&w->ild))
 		return false;
 	w->code_n = 0;	/* the address space may have changed */
 	for (i = 0; i < LOOP_MAX; i++) {
@@ -130,10 +138,10 @@ static bool loop_free(struct walk *w, uint64_t ip)
 		n = rp_walk_read_code(w, at, buf);
 		if (n <= 0)
 			return false;
-		if (insn_decode(w->dec, buf, (unsigned int)n, at, &in) ||
-		    in.len > n)
+		len = dis_insn(w->ild, buf, (size_t)n, at, text, sizeof(text));
+		if (len <= 0)
 			return false;
-		at = rp_gap_next_ip(buf, in.len, at);
+		at = rp_gap_next_ip(buf, (size_t)len, at);
 		if (!at)
 			return false;
 		if (at == ip)

@@ -77,7 +77,26 @@ static int check_tail(struct walk *bw)
 	}
 	if (!ret && cw.pos != bw->pos)
 		ret = 1;
+	if (getenv("PTREC_INDEX_DEBUG"))
+		fprintf(stderr, "index: thread %u: last segment checked with the instruction decoder\n",
+			bw->t->tid);
 	return ret;
+}
+
+/* check_tail() on the thread's joined index (index_blocks()). */
+static int check_joined_tail(struct rp_session *s, struct rp_thread *t)
+{
+	struct walk w;
+
+	memset(&w, 0, sizeof(w));
+	w.s = s;
+	w.t = t;
+	w.ckpts = &t->ckpts;
+	w.nckpts = &t->nckpts;
+	w.gaps = &t->gaps;
+	w.ngaps = &t->ngaps;
+	w.pos = t->insns;
+	return check_tail(&w);
 }
 
 /* A gap where code is missing, then the block decoder's own resync. */
@@ -394,11 +413,19 @@ run:
 				    s->progress_total);
 		}
 	}
-	/* The last segment, as it will materialize (damaged or short). */
+	/*
+	 * The last segment, as it will materialize (damaged or short).  A
+	 * range's own count says "short" only when it is the whole stream;
+	 * the last of several ranges checks here only if it has gaps of its
+	 * own, and otherwise index_blocks() decides on the joined index (a
+	 * last range under TAIL_CHECK was decoded twice: libxdc's Unzip).
+	 */
 	if (!ret && !w.seg && r->stop_psb == SIZE_MAX && !r->stop_split &&
 	    !r->split && *w.nckpts &&
-	    (*w.ngaps || w.pos <= TAIL_CHECK))
+	    (*w.ngaps || (r->first_psb == SIZE_MAX && w.pos <= TAIL_CHECK))) {
 		ret = check_tail(&w);
+		r->tail_checked = true;
+	}
 	rp_walk_close_ckpt(&w);
 	r->lead_min = w.seg_min;	/* a range without checkpoints: all */
 	r->insns = w.pos;
@@ -703,6 +730,13 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 			t->tid, n, splits ? "TIP.PGEs (one PSB)" : "PSBs",
 			ret > 0 && n > 1 ? "not joined: again in one piece" :
 			ret ? "failed" : "joined");
+	/* The whole stream's tail check, as one range would have made it
+	 * (gaps only before the last range, or a short stream; a cut
+	 * single-PSB stream's gap ends it, so that tail is short).
+	 */
+	if (!ret && pool.n > 1 && !r[n - 1].tail_checked &&
+	    t->nckpts && (t->ngaps || t->insns <= TAIL_CHECK))
+		return check_joined_tail(s, t);
 	/* Ranges that do not join up: index it in one piece. */
 	if (ret > 0 && n > 1) {
 		struct range one = { .s = s, .t = t, .first_psb = SIZE_MAX,

@@ -54,6 +54,7 @@ struct range {
 	const struct rp_split *stop_split;	/* and ends there */
 	int64_t lead_min;	/* lowest depth before its first checkpoint */
 	bool ended;		/* a cut stream's end: missing code */
+	bool tail_checked;	/* check_tail() ran on its last segment */
 	int ret;
 };
 
