@@ -181,6 +181,25 @@ int rcv_stack_build(const struct rcv_ins *ins, size_t n,
 		    struct rcv_frame *f, int64_t *pair);
 
 /*
+ * The states before instructions 0..n of rcv_stack_build_v(): @a[0..@na)
+ * then @b[0..] (a window and the one after it).
+ */
+struct rcv_stack_vals {
+	const struct rcv_state *a, *b;
+	size_t na;
+};
+
+/*
+ * rcv_stack_build() with what is known so far (@sv, or NULL): a store
+ * whose address the values give breaks a push/pop pair only when the
+ * push's rsp is unknown or the store reaches its slot; unknown stores
+ * break every pair they span, as before.
+ */
+int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
+		      const struct rcv_stack_vals *sv, struct rcv_frame *f,
+		      int64_t *pair);
+
+/*
  * One instruction of a window, for rcv_accesses() (rcv_access.c): its
  * states before and after, its stack frame, the thread's stack mapping,
  * fs_base at the end, and what the system call table says it writes

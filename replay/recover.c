@@ -158,6 +158,7 @@ static int frames_across(struct win *w)
 	struct rcv_frame *f = malloc((m + 1) * sizeof(*f));
 	struct rcv_ins *ins = malloc((m + 1) * sizeof(*ins));
 	int64_t *pair = malloc((m + 1) * sizeof(*pair));
+	struct rcv_stack_vals sv;
 	int nc = -RP_ERR_NOMEM;
 
 	if (!f || !ins || !pair)
@@ -166,7 +167,8 @@ static int frames_across(struct win *w)
 		memcpy(ins, w->ins, w->n * sizeof(*ins));
 	if (l->n)
 		memcpy(ins + w->n, l->ins, l->n * sizeof(*ins));
-	nc = rcv_stack_build(ins, m, f, pair);
+	sv = (struct rcv_stack_vals){ w->st, l->st, w->n };
+	nc = rcv_stack_build_v(ins, m, &sv, f, pair);
 	if (nc <= 0)
 		goto out;
 	memcpy(w->fr, f, (w->n + 1) * sizeof(*f));
@@ -209,6 +211,7 @@ out:
 /* (Re)builds @w's stack frames from its instructions' barriers now. */
 static int win_frames(struct win *w)
 {
+	struct rcv_stack_vals sv;
 	int ret;
 
 	free(w->base);
@@ -216,8 +219,9 @@ static int win_frames(struct win *w)
 	free(w->xpair);
 	w->base = w->base0 = w->xpair = NULL;
 	w->nclass = 0;
+	sv = (struct rcv_stack_vals){ w->st, NULL, w->n + 1 };
 	ret = w->later ? frames_across(w) :
-			 rcv_stack_build(w->ins, w->n, w->fr, w->pair);
+			 rcv_stack_build_v(w->ins, w->n, &sv, w->fr, w->pair);
 	if (ret > 0) {
 		w->nclass = (size_t)ret;
 		w->base = calloc(w->nclass, sizeof(*w->base));
@@ -434,6 +438,44 @@ static void count_stops(struct rp_recover *rc, struct win *w)
 	}
 }
 
+/*
+ * Frames built again with the values known now (rcv_stack_build_v()):
+ * stores whose addresses are now known no longer break the push/pop
+ * pairs whose slots they miss.  *@ch: a pair or frame changed.
+ */
+static int refine_frames(struct win *w, bool *ch)
+{
+	size_t n = w->n;
+	int64_t *pair = malloc((n + 1) * sizeof(*pair));
+	struct rcv_frame *fr = malloc((n + 1) * sizeof(*fr));
+	struct rcv_val *xp = NULL;
+	int ret = -RP_ERR_NOMEM;
+
+	if (!pair || !fr)
+		goto out;
+	memcpy(pair, w->pair, n * sizeof(*pair));
+	memcpy(fr, w->fr, (n + 1) * sizeof(*fr));
+	if (w->xpair) {
+		xp = malloc((n + 1) * sizeof(*xp));
+		if (!xp)
+			goto out;
+		memcpy(xp, w->xpair, (n + 1) * sizeof(*xp));
+	}
+	ret = win_frames(w);
+	if (ret)
+		goto out;
+	if (memcmp(pair, w->pair, n * sizeof(*pair)) ||
+	    memcmp(fr, w->fr, (n + 1) * sizeof(*fr)) ||
+	    (xp && w->xpair &&
+	     memcmp(xp, w->xpair, (n + 1) * sizeof(*xp))))
+		*ch = true;
+out:
+	free(pair);
+	free(fr);
+	free(xp);
+	return ret;
+}
+
 static int win_compute(struct rp_recover *rc, struct win *w)
 {
 	struct rcv_ctx *c = &rc->ctx;
@@ -457,6 +499,9 @@ static int win_compute(struct rp_recover *rc, struct win *w)
 					  &w->st[i + 1],
 					  &rc->stats.conflicts);
 		ch |= link_frames(rc, w);
+		ret = refine_frames(w, &ch);
+		if (ret)
+			return ret;
 		if (prove_branches(rc, w)) {
 			ret = win_frames(w);
 			if (ret)

@@ -14,7 +14,10 @@
  *
  * The branch targets and the pointer are offset by (getpid() >> 31), 0 at
  * run time but unknown to the engine.  `unsound saved` runs case 2 alone,
- * in a process where no signal handler runs.  Two more, found in review:
+ * in a process where no signal handler runs; `unsound known` the same
+ * with a pointer the engine can compute (rsp + 0, after a store through
+ * a known pointer elsewhere): stores of known address are checked
+ * against the slot, not ignored.  Two more, found in review:
  * `unsound ro`: a read-only anonymous page changed by madvise(DONTNEED)
  * (no store; the snapshot's byte is not the one read before); `unsound
  * bts`: bts with a register bit offset writes 8 bytes past its operand.
@@ -67,7 +70,30 @@ __asm__(".text\n"
 	"	ret\n"
 	"unsound_store:\n"
 	"	movq $0x2222, (%rsi)\n"
+	"	ret\n"
+	/* known(rdi = 0): as saved, but the engine knows the pointer
+	 * (rsp + 0), and a store it knows goes elsewhere (unsound_glob)
+	 * comes first: the pop still gets 0x2222.
+	 */
+	".globl unsound_known\n"
+	"unsound_known:\n"
+	"	push %rbx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_known2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_known2:\n"
+	"	push %rbx\n"
+	"	mov $0x1111, %ebx\n"
+	"	lea (%rsp,%rdi), %rsi\n"
+	"	movq $0x4444, unsound_glob(%rip)\n"
+	"	call unsound_store\n"
+	"	pop %rbx\n"
+	"	mov %rbx, %rax\n"
 	"	ret\n");
+
+long unsound_glob;
+long unsound_known(long off);
 
 void unsound_fault(void);
 long unsound_saved(long off);
@@ -129,6 +155,21 @@ int main(int argc, char **argv)
 		return ro_case();
 	if (argc > 1 && !strcmp(argv[1], "bts"))
 		return bts_case();
+	if (argc > 1 && !strcmp(argv[1], "known")) {
+		/* exit_group(0) right after: no exit path, so rsp at the end
+		 * is the one of the case (the slot's address is known to
+		 * the engine); the result is dead (stored, overwritten), so
+		 * nothing known at the end contradicts a wrong pair.
+		 */
+		__asm__ volatile("xor %%edi, %%edi\n\tcall unsound_known\n"
+				 "\tmov %%rax, unsound_glob(%%rip)\n"
+				 "\tmovq $0, unsound_glob(%%rip)\n"
+				 "\txor %%edi, %%edi\n"
+				 "\tmov $231, %%eax\n\tsyscall\n"
+				 : : : "rax", "rcx", "rdx", "rsi", "rdi", "r8",
+				 "r9", "r10", "r11", "memory");
+		return 1;
+	}
 	if (argc > 1 && !strcmp(argv[1], "saved")) {
 		r = unsound_saved(unknown_zero());
 		printf("saved %#lx\n", r);
