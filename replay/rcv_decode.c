@@ -464,6 +464,8 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		return;
 	}
 	for (i = 0; i < nw; i++) {
+		if (rw[i] == X86_REG_FS)
+			in->flags |= RCV_I_FSW;
 		if (rw[i] == X86_REG_EFLAGS && !x->eflags)
 			in->fw |= ARITH_FLAGS | F_DF;
 		else if (gpr(rw[i], &g, &sz, &sh))
@@ -554,6 +556,9 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		break;
 	}
 	switch (in->id) {
+	case X86_INS_WRFSBASE:
+		in->flags |= RCV_I_FSW;
+		break;
 	case X86_INS_SYSCALL:
 		in->flags |= RCV_I_SYSCALL;
 		in->wcode[RP_REG_RAX] = in->wcode[RP_REG_RCX] = 4;

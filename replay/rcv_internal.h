@@ -63,6 +63,7 @@ struct rcv_op {
 #define RCV_I_SYSCALL	0x10
 #define RCV_I_UNPROVEN	0x20	/* a branch not yet shown to go where
 				 * it went (a barrier until then) */
+#define RCV_I_FSW	0x40	/* writes fs or its base (wrfsbase) */
 
 struct rcv_ins {
 	uint64_t ip;

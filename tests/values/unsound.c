@@ -17,7 +17,10 @@
  * in a process where no signal handler runs; `unsound known` the same
  * with a pointer the engine can compute (rsp + 0, after a store through
  * a known pointer elsewhere): stores of known address are checked
- * against the slot, not ignored.  Two more, found in review:
+ * against the slot, not ignored; `unsound fs` the same through fs with
+ * its base set to the slot by arch_prctl and restored (fs-relative
+ * addresses use the end's fs_base only after the last change).  Two
+ * more, found in review:
  * `unsound ro`: a read-only anonymous page changed by madvise(DONTNEED)
  * (no store; the snapshot's byte is not the one read before); `unsound
  * bts`: bts with a register bit offset writes 8 bytes past its operand.
@@ -90,9 +93,36 @@ __asm__(".text\n"
 	"	call unsound_store\n"
 	"	pop %rbx\n"
 	"	mov %rbx, %rax\n"
+	"	ret\n"
+	/* fs(): as known, but the store goes through fs, whose base is
+	 * set to the slot by arch_prctl(ARCH_SET_FS) and then restored
+	 * (unsound_fs_orig): fs-relative addresses before a change of
+	 * fs_base are not the end's base plus the offset.
+	 */
+	".globl unsound_fs\n"
+	"unsound_fs:\n"
+	"	push %rbx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_fs2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_fs2:\n"
+	"	lea -8(%rsp), %rsi\n"
+	"	mov $0x1002, %edi\n"
+	"	mov $158, %eax\n"
+	"	syscall\n"
+	"	push %rbx\n"
+	"	mov $0x1111, %ebx\n"
+	"	movq $0x2222, %fs:0\n"
+	"	pop %rbx\n"
+	"	mov unsound_fs_orig(%rip), %rsi\n"
+	"	mov $0x1002, %edi\n"
+	"	mov $158, %eax\n"
+	"	syscall\n"
+	"	mov %rbx, %rax\n"
 	"	ret\n");
 
-long unsound_glob;
+long unsound_glob, unsound_fs_orig;
 long unsound_known(long off);
 
 void unsound_fault(void);
@@ -162,6 +192,19 @@ int main(int argc, char **argv)
 		 * nothing known at the end contradicts a wrong pair.
 		 */
 		__asm__ volatile("xor %%edi, %%edi\n\tcall unsound_known\n"
+				 "\tmov %%rax, unsound_glob(%%rip)\n"
+				 "\tmovq $0, unsound_glob(%%rip)\n"
+				 "\txor %%edi, %%edi\n"
+				 "\tmov $231, %%eax\n\tsyscall\n"
+				 : : : "rax", "rcx", "rdx", "rsi", "rdi", "r8",
+				 "r9", "r10", "r11", "memory");
+		return 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "fs")) {
+		/* as known (its result dead, exit_group right after) */
+		__asm__ volatile("mov %%fs:0, %%rax\n"
+				 "\tmov %%rax, unsound_fs_orig(%%rip)\n"
+				 "\tcall unsound_fs\n"
 				 "\tmov %%rax, unsound_glob(%%rip)\n"
 				 "\tmovq $0, unsound_glob(%%rip)\n"
 				 "\txor %%edi, %%edi\n"
