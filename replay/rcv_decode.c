@@ -505,7 +505,16 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	}
 	switch (in->id) {
 	case X86_INS_CMPXCHG:
+		/* The accumulator, the destination and the flags (SDM:
+		 * DEST <- SRC or accumulator <- DEST); never the source,
+		 * which capstone and the rule above count as written.
+		 */
 		in->wcode[RP_REG_RAX] = 4;
+		if (in->nops == 2 && in->op[1].type == RCV_OP_REG &&
+		    in->op[1].reg != RP_REG_RAX &&
+		    !(in->op[0].type == RCV_OP_REG &&
+		      in->op[0].reg == in->op[1].reg))
+			in->wcode[in->op[1].reg] = 0;
 		break;
 	case X86_INS_IMUL:
 		if (in->nops != 1)	/* rdx:rax = rax * op: as mul */

@@ -323,6 +323,40 @@ Test(recover, capstone_gaps_are_covered)
 	cr_assert_eq(post.r[RCV_FLAGS].k & ARITH, 0);
 }
 
+/* cmpxchg writes the accumulator, its destination and the flags, never
+ * its source (capstone 4 lists the source as written): lock cmpxchg
+ * [rdi], rsi and cmpxchg edx, ecx keep rsi and rcx, both ways.
+ */
+Test(recover, cmpxchg_keeps_its_source)
+{
+	struct rcv_ins cx = INS("\xf0\x48\x0f\xb1\x37"),
+		       rr = INS("\x0f\xb1\xca");
+	struct rcv_state pre = { 0 }, post = { 0 };
+	uint64_t conf = 0;
+	int g;
+
+	for (g = 0; g < 16; g++)
+		pre.r[g] = val((uint64_t)g);
+	rcv_forward(&ctx, 0, &cx, &pre, &post, &conf);
+	cr_assert_eq(post.r[RP_REG_RSI].k, ~0ull);
+	cr_assert_eq(post.r[RP_REG_RSI].v, RP_REG_RSI);
+	cr_assert_eq(post.r[RP_REG_RAX].k, 0);
+	memset(&post, 0, sizeof(post));
+	rcv_forward(&ctx, 0, &rr, &pre, &post, &conf);
+	cr_assert_eq(post.r[RP_REG_RCX].v, RP_REG_RCX);
+	cr_assert_eq(post.r[RP_REG_RCX].k, ~0ull);
+	cr_assert_eq(post.r[RP_REG_RDX].k, 0, "the destination");
+	cr_assert_eq(post.r[RP_REG_RAX].k, 0);
+	memset(&pre, 0, sizeof(pre));
+	post.r[RP_REG_RCX] = val(7);
+	post.r[RP_REG_RDX] = val(9);
+	rcv_backward(&ctx, 0, &rr, &pre, &post, &conf);
+	cr_assert_eq(pre.r[RP_REG_RCX].v, 7);
+	cr_assert_eq(pre.r[RP_REG_RCX].k, ~0ull);
+	cr_assert_eq(pre.r[RP_REG_RDX].k, 0);
+	cr_assert_eq(conf, 0);
+}
+
 Test(recover, xor_self_is_zero_and_32bit_writes_zero_extend)
 {
 	struct rcv_ins x = INS("\x31\xc0"), m = INS("\x89\xd8");
