@@ -23,7 +23,7 @@
 #include "sideband.h"
 
 #define RCV_SEED	512	/* calls open at a window's start, at most */
-#define RCV_PASSES	12	/* backward+forward passes at most */
+#define RCV_PASSES	40	/* backward+forward passes at most */
 
 /* ---- windows ----------------------------------------------------------- */
 
