@@ -337,12 +337,12 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 		 */
 		for (k = 0; k < in->nops; k++) {
 			const struct rcv_op *m = &in->op[k];
+			bool known;
 
 			if (m->type != RCV_OP_MEM ||
 			    !(m->access & CS_AC_WRITE))
 				continue;
-			bool known = abs_addr(sv, i, in, m, &a);
-
+			known = abs_addr(sv, i, in, m, &a);
 			if (known)
 				abs_write(&ab, a, m->size, (int64_t)i);
 			if (m->index >= 0 || m->seg ||
