@@ -132,6 +132,14 @@ bool rcv_mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out);
  */
 int rcv_sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len);
 
+/*
+ * Makes @w's fs-relative operands absolute (the end's fs_base) after the
+ * last instruction that may change fs_base, where no later window has
+ * one (rcv_mem.c); sets w->fs_clean and w->fs_tail.  True when it changed
+ * an operand.
+ */
+bool rcv_fs_absolute(struct rp_recover *rc, struct win *w);
+
 /* struct rcv_ctx's mem: up to 8 bytes at @addr before @i; @ctx is a win. */
 struct rcv_val rcv_mem_cb(void *ctx, uint64_t i, uint64_t addr,
 			  unsigned int size);
