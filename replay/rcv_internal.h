@@ -115,6 +115,20 @@ struct rcv_ctx {
 			      unsigned int size);
 	void *mctx;
 	struct rcv_val fs_base, gs_base;
+	/*
+	 * Optional: what a read-modify-write instruction (add [mem], imm)
+	 * read (@rw 0) and wrote (@rw 1), which no register shows: @wrote
+	 * remembers a value the forward emulation or the backward
+	 * inversion found for instruction @i, @written gives it back for
+	 * @in (unknown when @in is not of the window @ctx).
+	 */
+	void (*wrote)(void *ctx, uint64_t i, int rw, struct rcv_val v);
+	/* Optional: are @size bytes at @addr written by this thread alone
+	 * (what it stored is what it reads next)?  Without it, no.
+	 */
+	bool (*own)(void *ctx, uint64_t addr, unsigned int size);
+	struct rcv_val (*written)(void *ctx, const struct rcv_ins *in,
+				  int rw);
 };
 
 /* A memory access of instruction @in with @s the state before it. */

@@ -718,3 +718,14 @@ bool rcv_fs_absolute(struct rp_recover *rc, struct win *w)
 		}
 	return ch;
 }
+
+bool rcv_mem_own(void *ctx, uint64_t addr, unsigned int size)
+{
+	struct win *w = ctx;
+	unsigned int k;
+
+	for (k = 0; k < size; k++)
+		if (!private_mem(w->rc, addr + k))
+			return false;
+	return true;
+}

@@ -208,6 +208,19 @@ static int cond_eval(int cc, struct rcv_val f)
 	return (cc & 1) ? !r : r;
 }
 
+/* Two-operand arithmetic that writes its first operand (not cmp/test). */
+static bool rmw_arith(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_ADD: case X86_INS_SUB: case X86_INS_ADC:
+	case X86_INS_SBB: case X86_INS_AND: case X86_INS_OR:
+	case X86_INS_XOR:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* ---- memory accesses ------------------------------------------------- */
 
 static const struct rcv_op *mem_op(const struct rcv_ins *in, uint8_t acc)
@@ -267,6 +280,13 @@ void rcv_reads(const struct rcv_ctx *c, const struct rcv_ins *in,
 				  in->op[0].shift);
 		return;
 	default:
+		/* add [mem], x: what the engine found it read. */
+		if (!c->written || !rmw_arith(in->id) || in->nops != 2 ||
+		    in->op[0].type != RCV_OP_MEM)
+			return;
+		m = &in->op[0];
+		acc_at(rd, rcv_addr(c, in, m, pre), m->size);
+		rd->val = c->written(c->mctx, in, 0);
 		return;
 	}
 }
@@ -312,6 +332,8 @@ void rcv_writes(const struct rcv_ctx *c, const struct rcv_ins *in,
 		return;
 	}
 	acc_at(wr, rcv_addr(c, in, m, pre), m->size);
+	if (m == &in->op[0] && c->written && rmw_arith(in->id))
+		wr->val = c->written(c->mctx, in, 1);
 	if (in->id == X86_INS_MOV && in->nops == 2) {
 		if (in->op[1].type == RCV_OP_REG) {
 			v = reg_get(pre, in->op[1].reg, in->op[1].size,
@@ -694,14 +716,19 @@ static void emulate(const struct rcv_ctx *c, uint64_t i,
 		f = pf_zf_sf(r & wmask(sz), sz);
 		/* CF and OF cleared, AF undefined. */
 		set_flags(o, ARITH_FLAGS & ~F_AF, f);
-		if (id != X86_INS_TEST && d->type == RCV_OP_REG)
-			reg_set(o, d->reg, sz, d->shift,
-				known(r & wmask(sz)));
-		return;
+		break;
 	}
-	set_flags(o, ARITH_FLAGS, f);
-	if (id != X86_INS_CMP && d->type == RCV_OP_REG)
+	if (id != X86_INS_OR && id != X86_INS_XOR && id != X86_INS_AND &&
+	    id != X86_INS_TEST)
+		set_flags(o, ARITH_FLAGS, f);
+	if (!rmw_arith(id))
+		return;
+	if (d->type == RCV_OP_REG)
 		reg_set(o, d->reg, sz, d->shift, known(r & wmask(sz)));
+	else if (d->type == RCV_OP_MEM && c->wrote) {
+		c->wrote(c->mctx, i, 0, known(a.v & wmask(sz)));
+		c->wrote(c->mctx, i, 1, known(r & wmask(sz)));
+	}
 }
 
 static bool merge_state(struct rcv_state *to, const struct rcv_state *from,
@@ -747,6 +774,43 @@ static void learn(struct rcv_state *p, int g, unsigned int size,
 	x.v &= x.k;
 	p->r[g].k |= x.k << shift;
 	p->r[g].v |= x.v << shift;
+}
+
+/*
+ * add/sub/xor [mem], x with x known: memory after it (the value it
+ * wrote) gives memory before it (the value it read), kept with the
+ * instruction (struct rcv_ctx's wrote): a counter in memory is known
+ * back from the snapshot, iteration by iteration.
+ */
+static void rmw_back(const struct rcv_ctx *c, uint64_t i,
+		     const struct rcv_ins *in, const struct rcv_state *pre,
+		     const struct rcv_state *post)
+{
+	const struct rcv_op *d = &in->op[0], *src = &in->op[1];
+	unsigned int sz = d->size;
+	struct rcv_val x, after;
+	struct rcv_acc w;
+
+	if (!c->mem || !c->wrote || (sz != 1 && sz != 2 && sz != 4 &&
+				     sz != 8))
+		return;
+	x = src->type == RCV_OP_IMM ?
+	    known((uint64_t)src->imm & wmask(sz)) :
+	    src->type == RCV_OP_REG ?
+	    reg_get(post, src->reg, sz, src->shift) :
+	    (struct rcv_val){ 0, 0 };
+	if (!full(x, sz))
+		return;
+	rcv_writes(c, in, pre, post, &w);
+	if (!w.addr_known || !c->own || !c->own(c->mctx, w.addr, sz))
+		return;
+	after = c->mem(c->mctx, i + 1, w.addr, sz);
+	if (!full(after, sz))
+		return;
+	c->wrote(c->mctx, i, 1, known(after.v & wmask(sz)));
+	after.v = in->id == X86_INS_ADD ? after.v - x.v :
+		  in->id == X86_INS_SUB ? after.v + x.v : after.v ^ x.v;
+	c->wrote(c->mctx, i, 0, known(after.v & wmask(sz)));
 }
 
 bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
@@ -796,11 +860,15 @@ bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 		    d->reg != src->reg)
 			learn(&p, src->reg, sz, src->shift,
 			      reg_get(post, d->reg, sz, d->shift));
-		/* A store: the register holds what memory holds after. */
+		/* A store: the register holds what memory holds after, in
+		 * memory no other thread writes (another could write it
+		 * between this store and the next load).
+		 */
 		if (d->type == RCV_OP_MEM && src->type == RCV_OP_REG &&
 		    c->mem) {
 			rcv_writes(c, in, pre, post, &w);
-			if (w.addr_known)
+			if (w.addr_known && c->own &&
+			    c->own(c->mctx, w.addr, sz))
 				learn(&p, src->reg, sz, src->shift,
 				      c->mem(c->mctx, i + 1, w.addr, sz));
 		}
@@ -881,6 +949,10 @@ bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 		learn(&p, d->reg, sz, d->shift, known(b.v));
 		break;
 	case X86_INS_ADD: case X86_INS_SUB: case X86_INS_XOR:
+		if (in->nops == 2 && d->type == RCV_OP_MEM) {
+			rmw_back(c, i, in, pre, post);
+			break;
+		}
 		if (in->nops != 2 || d->type != RCV_OP_REG)
 			break;
 		if (src->type == RCV_OP_REG && src->reg == d->reg)

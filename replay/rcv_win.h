@@ -42,6 +42,9 @@ struct win {
 	struct rcv_val *base;	/* per class: its base, when known */
 	struct rcv_val *base0;	/* bases the later window shows */
 	struct rcv_val *xpair;	/* push i: the value its later pop read */
+	struct rcv_val *rmw;	/* 2i, 2i+1: what i read from memory and
+				 * wrote back, where no register shows it
+				 * (add [mem], imm) */
 	size_t nclass;
 	struct rp_recover *rc;
 };
@@ -131,6 +134,9 @@ bool rcv_mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out);
  * (rp_recover_accesses()).
  */
 int rcv_sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len);
+
+/* struct rcv_ctx's own: @ctx is a win (private memory, rcv_mem.c). */
+bool rcv_mem_own(void *ctx, uint64_t addr, unsigned int size);
 
 /*
  * Makes @w's fs-relative operands absolute (the end's fs_base) after the

@@ -43,7 +43,27 @@ static void win_free(struct win *w)
 	free(w->base);
 	free(w->base0);
 	free(w->xpair);
+	free(w->rmw);
 	free(w);
+}
+
+/* struct rcv_ctx's wrote and written: @ctx is the window. */
+static void rmw_wrote(void *ctx, uint64_t i, int rw, struct rcv_val v)
+{
+	struct win *w = ctx;
+
+	if (i < w->n)
+		rcv_merge(&w->rmw[2 * i + !!rw], v, &w->rc->stats.conflicts);
+}
+
+static struct rcv_val rmw_written(void *ctx, const struct rcv_ins *in,
+				  int rw)
+{
+	const struct win *w = ctx;
+
+	if (in < w->ins || in >= w->ins + w->n)
+		return (struct rcv_val){ 0, 0 };
+	return w->rmw[2 * (size_t)(in - w->ins) + !!rw];
 }
 
 /* Did the trace go where instruction @in allows?  @ret is the address the
@@ -551,8 +571,9 @@ static int win_new(struct rp_recover *rc, uint64_t first, uint64_t last,
 	w->pb = calloc(n + 1, sizeof(*w->pb));
 	w->fr = calloc(n + 1, sizeof(*w->fr));
 	w->pair = calloc(n + 1, sizeof(*w->pair));
+	w->rmw = calloc(2 * (n + 1), sizeof(*w->rmw));
 	if (!w->ins || !w->st || !w->mbar || !w->nb || !w->pb || !w->fr ||
-	    !w->pair) {
+	    !w->pair || !w->rmw) {
 		win_free(w);
 		return -RP_ERR_NOMEM;
 	}
@@ -756,6 +777,9 @@ int rp_recover_new(struct rp_session *s, uint32_t tid,
 	}
 	rc->no_handlers = !handlers_ran(s, tid);
 	rc->ctx.mem = rcv_mem_cb;
+	rc->ctx.wrote = rmw_wrote;
+	rc->ctx.written = rmw_written;
+	rc->ctx.own = rcv_mem_own;
 	*rcp = rc;
 	return 0;
 }

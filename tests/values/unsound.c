@@ -19,8 +19,9 @@
  * a known pointer elsewhere): stores of known address are checked
  * against the slot, not ignored; `unsound fs` the same through fs with
  * its base set to the slot by arch_prctl and restored (fs-relative
- * addresses use the end's fs_base only after the last change).  Two
- * more, found in review:
+ * addresses use the end's fs_base only after the last change); `unsound
+ * rmw` a counter in memory changed only by add/xor/sub [mem], imm (each
+ * value inverted back from the snapshot's).  Two more, found in review:
  * `unsound ro`: a read-only anonymous page changed by madvise(DONTNEED)
  * (no store; the snapshot's byte is not the one read before); `unsound
  * bts`: bts with a register bit offset writes 8 bytes past its operand.
@@ -211,6 +212,27 @@ int main(int argc, char **argv)
 				 "\tmov $231, %%eax\n\tsyscall\n"
 				 : : : "rax", "rcx", "rdx", "rsi", "rdi", "r8",
 				 "r9", "r10", "r11", "memory");
+		return 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "rmw")) {
+		/* A counter in memory changed only by add/xor/sub [mem], imm,
+		 * read into rax/rdx/rcx after each, exit_group right after:
+		 * the engine inverts each back from the snapshot's value.
+		 */
+		__asm__ volatile("mov $50, %%r8d\n"
+				 "1:\taddq $3, unsound_glob(%%rip)\n"
+				 "\tmov unsound_glob(%%rip), %%rax\n"
+				 "\txorq $0x55, unsound_glob(%%rip)\n"
+				 "\tmov unsound_glob(%%rip), %%rdx\n"
+				 "\tsubq $1, unsound_glob(%%rip)\n"
+				 "\tmov unsound_glob(%%rip), %%rcx\n"
+				 "\tdec %%r8d\n\tjnz 1b\n"
+				 "\txor %%eax, %%eax\n\txor %%edx, %%edx\n"
+				 "\txor %%ecx, %%ecx\n"
+				 "\txor %%edi, %%edi\n"
+				 "\tmov $231, %%eax\n\tsyscall\n"
+				 : : : "rax", "rcx", "rdx", "rdi", "r8", "r11",
+				 "memory");
 		return 1;
 	}
 	if (argc > 1 && !strcmp(argv[1], "saved")) {

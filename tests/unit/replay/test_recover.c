@@ -357,6 +357,73 @@ Test(recover, cmpxchg_keeps_its_source)
 	cr_assert_eq(conf, 0);
 }
 
+/* What add/sub/xor [mem], imm read and wrote, as the hooks keep it. */
+static struct rcv_val rmw_kept[2];
+static bool rmw_own;
+
+static void rmw_wrote(void *c, uint64_t i, int rw, struct rcv_val v)
+{
+	(void)c;
+	(void)i;
+	rmw_kept[rw] = v;
+}
+
+static bool rmw_own_cb(void *c, uint64_t addr, unsigned int size)
+{
+	(void)c;
+	(void)addr;
+	(void)size;
+	return rmw_own;
+}
+
+/*
+ * add qword [rax], 3 with rax = 0x7000: forward, memory 10 before it
+ * gives 10 read and 13 written; backward, memory 13 after it gives 10
+ * read, but only in memory this thread alone writes (another thread
+ * could write between the store and the next load).
+ */
+Test(recover, read_modify_write_forward_and_back)
+{
+	struct rcv_ins add = INS("\x48\x83\x00\x03"),
+		       sub = INS("\x48\x83\x28\x03"),
+		       xr = INS("\x48\x83\x30\x03");
+	struct rcv_ctx c = { .mem = mem_cb, .wrote = rmw_wrote,
+			     .own = rmw_own_cb };
+	struct rcv_state pre = { 0 }, post = { 0 };
+	uint64_t conf = 0;
+
+	pre.r[RP_REG_RAX] = val(0x7000);
+	post.r[RP_REG_RAX] = val(0x7000);
+	mem_known = true;
+	mem_word = 10;
+	memset(rmw_kept, 0, sizeof(rmw_kept));
+	rcv_forward(&c, 0, &add, &pre, &post, &conf);
+	cr_assert_eq(rmw_kept[0].k, ~0ull);
+	cr_assert_eq(rmw_kept[0].v, 10);
+	cr_assert_eq(rmw_kept[1].v, 13);
+	/* backward: mem_cb answers 13 for memory after it */
+	mem_word = 13;
+	rmw_own = true;
+	memset(rmw_kept, 0, sizeof(rmw_kept));
+	rcv_backward(&c, 0, &add, &pre, &post, &conf);
+	cr_assert_eq(rmw_kept[0].k, ~0ull);
+	cr_assert_eq(rmw_kept[0].v, 10);
+	cr_assert_eq(rmw_kept[1].v, 13);
+	memset(rmw_kept, 0, sizeof(rmw_kept));
+	rcv_backward(&c, 0, &sub, &pre, &post, &conf);
+	cr_assert_eq(rmw_kept[0].v, 16);
+	memset(rmw_kept, 0, sizeof(rmw_kept));
+	rcv_backward(&c, 0, &xr, &pre, &post, &conf);
+	cr_assert_eq(rmw_kept[0].v, 13 ^ 3);
+	rmw_own = false;
+	memset(rmw_kept, 0, sizeof(rmw_kept));
+	rcv_backward(&c, 0, &add, &pre, &post, &conf);
+	cr_assert_eq(rmw_kept[0].k, 0, "shared memory: nothing");
+	cr_assert_eq(rmw_kept[1].k, 0);
+	mem_known = false;
+	cr_assert_eq(conf, 0);
+}
+
 Test(recover, xor_self_is_zero_and_32bit_writes_zero_extend)
 {
 	struct rcv_ins x = INS("\x31\xc0"), m = INS("\x89\xd8");
