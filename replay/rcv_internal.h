@@ -140,6 +140,9 @@ struct rcv_acc {
 	struct rcv_val val;	/* the value read or written, when known */
 };
 
+/* add/sub/adc/sbb/and/or/xor: two operands, the first written (rcv_rw.c). */
+bool rcv_rmw_arith(unsigned int id);
+
 /* Address of memory operand @op in state @s (before instruction @in). */
 struct rcv_val rcv_addr(const struct rcv_ctx *c, const struct rcv_ins *in,
 			const struct rcv_op *op, const struct rcv_state *s);
