@@ -436,6 +436,13 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		}
 	}
 	in->nops = (uint8_t)(x->op_count < 3 ? x->op_count : 3);
+	/* fs as an operand (mov fs, r; pop fs, which capstone 4 does not
+	 * list as writing it): fs_base may change.
+	 */
+	for (i = 0; i < x->op_count; i++)
+		if (x->operands[i].type == X86_OP_REG &&
+		    x->operands[i].reg == X86_REG_FS)
+			in->flags |= RCV_I_FSW;
 	if (in->nops && !op0_read_only(in->id, in->nops) &&
 	    (in->op[0].type == RCV_OP_MEM || in->op[0].type == RCV_OP_REG))
 		in->op[0].access |= CS_AC_WRITE;
@@ -566,6 +573,7 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	}
 	switch (in->id) {
 	case X86_INS_WRFSBASE:
+	case X86_INS_LFS:
 		in->flags |= RCV_I_FSW;
 		break;
 	case X86_INS_SYSCALL:

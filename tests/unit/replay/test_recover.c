@@ -424,6 +424,26 @@ Test(recover, read_modify_write_forward_and_back)
 	cr_assert_eq(conf, 0);
 }
 
+/* wrfsbase and a load of fs may change fs_base (rcv_fs_absolute()
+ * makes fs-relative operands absolute only after the last of them); a
+ * load through fs does not.
+ */
+Test(recover, fs_writers_are_marked)
+{
+	struct rcv_ins wr = INS("\xf3\x48\x0f\xae\xd0"),	/* wrfsbase rax */
+		       mv = INS("\x8e\xe0"),		/* mov fs, eax */
+		       pf = INS("\x0f\xa1"),		/* pop fs */
+		       lf = INS("\x48\x0f\xb4\x07"),	/* lfs rax, [rdi] */
+		       ld = INS("\x64\x48\x8b\x04\x25\x28\x00\x00\x00");
+
+	cr_assert(wr.flags & RCV_I_FSW);
+	cr_assert(mv.flags & RCV_I_FSW);
+	cr_assert(pf.flags & RCV_I_FSW, "capstone 4 does not list it");
+	cr_assert(lf.flags & RCV_I_FSW);
+	cr_assert_not(ld.flags & RCV_I_FSW, "mov rax, fs:0x28");
+	cr_assert_eq(ld.op[1].seg, 1);
+}
+
 Test(recover, xor_self_is_zero_and_32bit_writes_zero_extend)
 {
 	struct rcv_ins x = INS("\x31\xc0"), m = INS("\x89\xd8");
