@@ -359,6 +359,31 @@ static void top_state(struct rp_recover *rc, struct win *w)
 }
 
 /*
+ * The pop (or leave) at @i reads back what its push (w->pair[i]) wrote:
+ * the pushed value after the pop, the popped one before the push.
+ */
+static bool pair_link(struct rp_recover *rc, struct win *w, size_t i)
+{
+	uint64_t *conf = &rc->stats.conflicts;
+	const struct rcv_ins *q = &w->ins[i], *p = &w->ins[w->pair[i]];
+	struct rcv_val pushed;
+	bool ch = false;
+	int dst = q->id == X86_INS_LEAVE ? RP_REG_RBP : q->op[0].reg;
+
+	if (p->op[0].type == RCV_OP_IMM) {
+		pushed = (struct rcv_val){ (uint64_t)p->op[0].imm, ~0ull };
+	} else if (p->op[0].type == RCV_OP_REG) {
+		pushed = w->st[w->pair[i]].r[p->op[0].reg];
+		if (p->op[0].reg != RP_REG_RSP)
+			ch |= rcv_merge(&w->st[w->pair[i]].r[p->op[0].reg],
+					w->st[i + 1].r[dst], conf);
+	} else {
+		return false;
+	}
+	return ch | rcv_merge(&w->st[i + 1].r[dst], pushed, conf);
+}
+
+/*
  * Knowledge across positions (rcv_stack.c): rsp and rbp of one class
  * differ by their offsets; a pop reads back what its push wrote.
  */
@@ -406,29 +431,9 @@ static bool link_frames(struct rp_recover *rc, struct win *w)
 			ch |= rcv_merge(&w->st[i].r[p->op[0].reg], w->xpair[i],
 					conf);
 	}
-	for (i = 0; i < w->n; i++) {
-		const struct rcv_ins *q = &w->ins[i], *p;
-		struct rcv_val pushed;
-		int dst;
-
-		if (w->pair[i] < 0)
-			continue;
-		p = &w->ins[w->pair[i]];
-		dst = q->id == X86_INS_LEAVE ? RP_REG_RBP : q->op[0].reg;
-		if (p->op[0].type == RCV_OP_IMM) {
-			pushed = (struct rcv_val){ (uint64_t)p->op[0].imm,
-						   ~0ull };
-		} else if (p->op[0].type == RCV_OP_REG) {
-			pushed = w->st[w->pair[i]].r[p->op[0].reg];
-			if (p->op[0].reg != RP_REG_RSP)
-				ch |= rcv_merge(
-					&w->st[w->pair[i]].r[p->op[0].reg],
-					w->st[i + 1].r[dst], conf);
-		} else {
-			continue;
-		}
-		ch |= rcv_merge(&w->st[i + 1].r[dst], pushed, conf);
-	}
+	for (i = 0; i < w->n; i++)
+		if (w->pair[i] >= 0)
+			ch |= pair_link(rc, w, i);
 	return ch;
 }
 
@@ -515,10 +520,17 @@ static int win_compute(struct rp_recover *rc, struct win *w)
 			ch |= rcv_backward(c, i, &w->ins[i], &w->st[i],
 					   &w->st[i + 1],
 					   &rc->stats.conflicts);
-		for (i = 0; i < w->n; i++)
+		/* A pop takes its push's value as the sweep reaches it, so
+		 * a value carried through a callee's saved registers goes
+		 * round a loop in one sweep, not one iteration per pass.
+		 */
+		for (i = 0; i < w->n; i++) {
 			ch |= rcv_forward(c, i, &w->ins[i], &w->st[i],
 					  &w->st[i + 1],
 					  &rc->stats.conflicts);
+			if (w->pair[i] >= 0)
+				ch |= pair_link(rc, w, i);
+		}
 		ch |= link_frames(rc, w);
 		ch |= rcv_fs_absolute(rc, w);
 		ret = refine_frames(w, &ch);
