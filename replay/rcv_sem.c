@@ -754,6 +754,31 @@ bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 		      b.v + 1 : id == X86_INS_NEG ? -b.v : ~b.v;
 		learn(&p, d->reg, sz, d->shift, known(b.v));
 		break;
+	case X86_INS_TEST: case X86_INS_CMP:
+		/* ZF set after test r, r: r is 0; after cmp r, x: r is x. */
+		if (in->nops != 2 || d->type != RCV_OP_REG ||
+		    (post->r[RCV_FLAGS].k & F_ZF) != F_ZF ||
+		    !(post->r[RCV_FLAGS].v & F_ZF))
+			break;
+		if (id == X86_INS_TEST) {
+			if (src->type == RCV_OP_REG && src->reg == d->reg &&
+			    src->shift == d->shift && src->size == sz)
+				learn(&p, d->reg, sz, d->shift, known(0));
+			break;
+		}
+		a = src->type == RCV_OP_IMM ?
+		    known((uint64_t)src->imm & wmask(sz)) :
+		    src->type == RCV_OP_REG ?
+		    reg_get(post, src->reg, sz, src->shift) :
+		    (struct rcv_val){ 0, 0 };
+		if (full(a, sz))
+			learn(&p, d->reg, sz, d->shift, a);
+		if (src->type == RCV_OP_REG && src->reg != d->reg) {
+			b = reg_get(post, d->reg, sz, d->shift);
+			if (full(b, sz))
+				learn(&p, src->reg, sz, src->shift, b);
+		}
+		break;
 	case X86_INS_ADD: case X86_INS_SUB: case X86_INS_XOR:
 		if (in->nops == 2 && d->type == RCV_OP_MEM) {
 			rmw_back(c, i, in, pre, post);

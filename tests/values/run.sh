@@ -69,9 +69,10 @@ fi
 # store whose address the engine computes hits a saved register's slot
 # (frames rebuilt with the values known must see it); "fs": the same
 # store through fs while its base points at the slot (arch_prctl);
-# "rmw": a counter in memory inverted through add/xor/sub [mem], imm.
+# "rmw": a counter in memory inverted through add/xor/sub [mem], imm;
+# "zf": a taken je after cmp eax, 5 tells eax, not rax.
 if [ -n "${UNSOUND:-}" ]; then
-	for mode in ro bts known fs rmw; do
+	for mode in ro bts known fs rmw zf; do
 		rm -rf "$tmp/$mode"
 		timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/$mode" \
 			"$UNSOUND" $mode >"$tmp/log" 2>&1

@@ -21,7 +21,9 @@
  * its base set to the slot by arch_prctl and restored (fs-relative
  * addresses use the end's fs_base only after the last change); `unsound
  * rmw` a counter in memory changed only by add/xor/sub [mem], imm (each
- * value inverted back from the snapshot's).  Two more, found in review:
+ * value inverted back from the snapshot's); `unsound zf` cmp eax, 5 and
+ * test rcx, rcx before a taken je (eax is 5, rax is not).  Two more,
+ * found in review:
  * `unsound ro`: a read-only anonymous page changed by madvise(DONTNEED)
  * (no store; the snapshot's byte is not the one read before); `unsound
  * bts`: bts with a register bit offset writes 8 bytes past its operand.
@@ -232,6 +234,24 @@ int main(int argc, char **argv)
 				 "\txor %%edi, %%edi\n"
 				 "\tmov $231, %%eax\n\tsyscall\n"
 				 : : : "rax", "rcx", "rdx", "rdi", "r8", "r11",
+				 "memory");
+		return 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "zf")) {
+		/* rax = 0x100000005 and rcx = 0, both unknown to the engine
+		 * (getpid() >> 31), then cmp eax, 5 and test rcx, rcx, each
+		 * followed by a taken je: ZF tells eax (not rax) and rcx.
+		 */
+		z = unknown_zero();
+		__asm__ volatile("mov %0, %%rcx\n"
+				 "\tmovabs $0x100000005, %%rax\n"
+				 "\tadd %%rcx, %%rax\n"
+				 "\tcmp $5, %%eax\n\tje 1f\n\tud2\n"
+				 "1:\ttest %%rcx, %%rcx\n\tje 2f\n\tud2\n"
+				 "2:\txor %%eax, %%eax\n\txor %%ecx, %%ecx\n"
+				 "\txor %%edi, %%edi\n"
+				 "\tmov $231, %%eax\n\tsyscall\n"
+				 : : "r"(z) : "rax", "rcx", "rdi", "r11",
 				 "memory");
 		return 1;
 	}

@@ -444,6 +444,40 @@ Test(recover, fs_writers_are_marked)
 	cr_assert_eq(ld.op[1].seg, 1);
 }
 
+/* ZF set after test r, r says r is 0; after cmp r, x that r is x (in
+ * the operand's size only); ZF clear or unknown says nothing.
+ */
+Test(recover, zero_flag_inverts_test_and_cmp)
+{
+	struct rcv_ins te = INS("\x48\x85\xc9"),		/* test rcx, rcx */
+		       ci = INS("\x83\xf8\x05"),		/* cmp eax, 5 */
+		       cr = INS("\x48\x39\xd3");		/* cmp rbx, rdx */
+	struct rcv_state pre = { 0 }, post = { 0 };
+	uint64_t conf = 0;
+
+	post.r[RCV_FLAGS] = (struct rcv_val){ F_ZF, F_ZF };
+	rcv_backward(&ctx, 0, &te, &pre, &post, &conf);
+	cr_assert_eq(pre.r[RP_REG_RCX].k, ~0ull);
+	cr_assert_eq(pre.r[RP_REG_RCX].v, 0);
+	memset(&pre, 0, sizeof(pre));
+	rcv_backward(&ctx, 0, &ci, &pre, &post, &conf);
+	cr_assert_eq(pre.r[RP_REG_RAX].k, 0xffffffffull, "low half only");
+	cr_assert_eq(pre.r[RP_REG_RAX].v, 5);
+	memset(&pre, 0, sizeof(pre));
+	post.r[RP_REG_RDX] = val(0x1234);
+	rcv_backward(&ctx, 0, &cr, &pre, &post, &conf);
+	cr_assert_eq(pre.r[RP_REG_RBX].v, 0x1234);
+	cr_assert_eq(pre.r[RP_REG_RBX].k, ~0ull);
+	/* ZF clear: nothing */
+	memset(&pre, 0, sizeof(pre));
+	post.r[RCV_FLAGS] = (struct rcv_val){ 0, F_ZF };
+	rcv_backward(&ctx, 0, &te, &pre, &post, &conf);
+	rcv_backward(&ctx, 0, &cr, &pre, &post, &conf);
+	cr_assert_eq(pre.r[RP_REG_RCX].k, 0);
+	cr_assert_eq(pre.r[RP_REG_RBX].k, 0);
+	cr_assert_eq(conf, 0);
+}
+
 Test(recover, xor_self_is_zero_and_32bit_writes_zero_extend)
 {
 	struct rcv_ins x = INS("\x31\xc0"), m = INS("\x89\xd8");
