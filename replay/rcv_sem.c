@@ -548,6 +548,38 @@ static bool merge_state(struct rcv_state *to, const struct rcv_state *from,
 	return ch;
 }
 
+/*
+ * add/sub/adc/sbb/inc/dec/neg/and/or/xor into a register with ZF set
+ * after it (a conditional jump showed it): the result is 0 (the register
+ * whole for a 32-bit one, which zeroes the upper half).
+ */
+static void zf_result(const struct rcv_ins *in, const struct rcv_state *post,
+		      struct rcv_state *o)
+{
+	const struct rcv_op *d = &in->op[0];
+	struct rcv_val f = post->r[RCV_FLAGS];
+
+	if (!(f.k & F_ZF) || !(f.v & F_ZF) || !in->nops ||
+	    d->type != RCV_OP_REG || (in->flags & RCV_I_BARRIER))
+		return;
+	switch (in->id) {
+	case X86_INS_INC: case X86_INS_DEC: case X86_INS_NEG:
+		if (in->nops != 1)
+			return;
+		break;
+	case X86_INS_ADD: case X86_INS_SUB: case X86_INS_ADC:
+	case X86_INS_SBB: case X86_INS_AND: case X86_INS_OR:
+	case X86_INS_XOR:
+		if (in->nops != 2)
+			return;
+		break;
+	default:
+		return;
+	}
+	if (d->size == 1 || d->size == 2 || d->size == 4 || d->size == 8)
+		reg_set(o, d->reg, d->size, d->shift, known(0));
+}
+
 bool rcv_forward(const struct rcv_ctx *c, uint64_t i,
 		 const struct rcv_ins *in, const struct rcv_state *pre,
 		 struct rcv_state *post, uint64_t *conflicts)
@@ -565,6 +597,7 @@ bool rcv_forward(const struct rcv_ctx *c, uint64_t i,
 	if (in->fw != ~0ull)
 		o.r[RCV_FLAGS].k |= F_RF;
 	emulate(c, i, in, pre, &o);
+	zf_result(in, post, &o);
 	return merge_state(post, &o, conflicts);
 }
 

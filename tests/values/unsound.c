@@ -22,7 +22,8 @@
  * addresses use the end's fs_base only after the last change); `unsound
  * rmw` a counter in memory changed only by add/xor/sub [mem], imm (each
  * value inverted back from the snapshot's); `unsound zf` cmp eax, 5 and
- * test rcx, rcx before a taken je (eax is 5, rax is not).  Two more,
+ * test rcx, rcx before a taken je (eax is 5, rax is not), a dec loop
+ * ending at ZF set.  Two more,
  * found in review:
  * `unsound ro`: a read-only anonymous page changed by madvise(DONTNEED)
  * (no store; the snapshot's byte is not the one read before); `unsound
@@ -240,7 +241,10 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "zf")) {
 		/* rax = 0x100000005 and rcx = 0, both unknown to the engine
 		 * (getpid() >> 31), then cmp eax, 5 and test rcx, rcx, each
-		 * followed by a taken je: ZF tells eax (not rax) and rcx.
+		 * followed by a taken je: ZF tells eax (not rax) and rcx;
+		 * then dec eax from 0x100000003 until jnz falls through: 0
+		 * after the last, so eax 1, 2, 3 before (rax's upper half
+		 * only after the first dec).
 		 */
 		z = unknown_zero();
 		__asm__ volatile("mov %0, %%rcx\n"
@@ -248,7 +252,10 @@ int main(int argc, char **argv)
 				 "\tadd %%rcx, %%rax\n"
 				 "\tcmp $5, %%eax\n\tje 1f\n\tud2\n"
 				 "1:\ttest %%rcx, %%rcx\n\tje 2f\n\tud2\n"
-				 "2:\txor %%eax, %%eax\n\txor %%ecx, %%ecx\n"
+				 "2:\tmovabs $0x100000003, %%rax\n"
+				 "\tadd %0, %%rax\n"
+				 "3:\tdec %%eax\n\tjnz 3b\n"
+				 "\txor %%eax, %%eax\n\txor %%ecx, %%ecx\n"
 				 "\txor %%edi, %%edi\n"
 				 "\tmov $231, %%eax\n\tsyscall\n"
 				 : : "r"(z) : "rax", "rcx", "rdi", "r11",

@@ -478,6 +478,34 @@ Test(recover, zero_flag_inverts_test_and_cmp)
 	cr_assert_eq(conf, 0);
 }
 
+/* dec ecx, sub bl, 1 and add rax, rdx with ZF set after them: the result
+ * is 0 (ecx whole: a 32-bit write; only bl of rbx); shl, which leaves ZF
+ * alone for a count of 0, teaches nothing.
+ */
+Test(recover, zero_flag_gives_a_zero_result)
+{
+	struct rcv_ins dc = INS("\xff\xc9"),		/* dec ecx */
+		       sb = INS("\x80\xeb\x01"),	/* sub bl, 1 */
+		       sh = INS("\x48\xd3\xe0");	/* shl rax, cl */
+	struct rcv_state pre = { 0 }, post = { 0 };
+	uint64_t conf = 0;
+
+	post.r[RCV_FLAGS] = (struct rcv_val){ F_ZF, F_ZF };
+	rcv_forward(&ctx, 0, &dc, &pre, &post, &conf);
+	cr_assert_eq(post.r[RP_REG_RCX].k, ~0ull);
+	cr_assert_eq(post.r[RP_REG_RCX].v, 0);
+	rcv_forward(&ctx, 0, &sb, &pre, &post, &conf);
+	cr_assert_eq(post.r[RP_REG_RBX].k, 0xff);
+	cr_assert_eq(post.r[RP_REG_RBX].v, 0);
+	rcv_forward(&ctx, 0, &sh, &pre, &post, &conf);
+	cr_assert_eq(post.r[RP_REG_RAX].k, 0);
+	memset(&post, 0, sizeof(post));
+	post.r[RCV_FLAGS] = (struct rcv_val){ 0, F_ZF };
+	rcv_forward(&ctx, 0, &dc, &pre, &post, &conf);
+	cr_assert_eq(post.r[RP_REG_RCX].k, 0, "ZF clear");
+	cr_assert_eq(conf, 0);
+}
+
 Test(recover, xor_self_is_zero_and_32bit_writes_zero_extend)
 {
 	struct rcv_ins x = INS("\x31\xc0"), m = INS("\x89\xd8");
