@@ -36,7 +36,14 @@ gdb-values-test: $(PTREC) $(PTREC_SERVER) $(GDB_VALUES) $(VALCHECK) \
 .PHONY: values-test gdb-values-test
 CHECK_EXTRA += values-test gdb-values-test
 
-# make bench: the recovery table and GDB's first stop, values on vs off.
+# Latency of a value question against the instruction alone (values-bench).
+VALBENCH := $(BUILD)/tests/values/valbench
+$(VALBENCH): tests/values/valbench.c $(RP_LIB) $(PTK_LIB) $(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LINK_REPLAY)
+
+# make bench: the recovery table and GDB's first stop, values on vs off
+# (VALBENCH is defined above: prerequisites expand when read).
 .PHONY: values-bench
 values-bench: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(VALBENCH) $(PROG_BINS) \
 		$(BUILD)/tests/bench/gdbloop $(BUILD)/tests/bench/workload
@@ -44,8 +51,3 @@ values-bench: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(VALBENCH) $(PROG_BINS) \
 
 BENCH_EXTRA += values-bench
 
-# Latency of a value question against the instruction alone (values-bench).
-VALBENCH := $(BUILD)/tests/values/valbench
-$(VALBENCH): tests/values/valbench.c $(RP_LIB) $(PTK_LIB) $(SB_LIB)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LINK_REPLAY)

@@ -261,6 +261,10 @@ int rcv_accesses(const struct rcv_ctx *c, const struct rcv_where *at,
 	if (rd.valid) {
 		n = acc_add(acc, n, max, RP_ACC_READ, rd.addr_known, rd.addr,
 			    rd.size);
+		/* add [mem], x: bounded as any operand read below. */
+		if (n <= max && in->nops == 2 &&
+		    in->op[0].type == RCV_OP_MEM && in->id != X86_INS_MOV)
+			acc_bounds(c, at, &in->op[0], &acc[n - 1]);
 	} else if (in->id != X86_INS_LEA && in->id != X86_INS_NOP) {
 		unsigned int o;
 

@@ -436,6 +436,13 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		}
 	}
 	in->nops = (uint8_t)(x->op_count < 3 ? x->op_count : 3);
+	/* fs as an operand (mov fs, r; pop fs, which capstone 4 does not
+	 * list as writing it): fs_base may change.
+	 */
+	for (i = 0; i < x->op_count; i++)
+		if (x->operands[i].type == X86_OP_REG &&
+		    x->operands[i].reg == X86_REG_FS)
+			in->flags |= RCV_I_FSW;
 	if (in->nops && !op0_read_only(in->id, in->nops) &&
 	    (in->op[0].type == RCV_OP_MEM || in->op[0].type == RCV_OP_REG))
 		in->op[0].access |= CS_AC_WRITE;
@@ -464,6 +471,8 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		return;
 	}
 	for (i = 0; i < nw; i++) {
+		if (rw[i] == X86_REG_FS)
+			in->flags |= RCV_I_FSW;
 		if (rw[i] == X86_REG_EFLAGS && !x->eflags)
 			in->fw |= ARITH_FLAGS | F_DF;
 		else if (gpr(rw[i], &g, &sz, &sh))
@@ -503,7 +512,16 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	}
 	switch (in->id) {
 	case X86_INS_CMPXCHG:
+		/* The accumulator, the destination and the flags (SDM:
+		 * DEST <- SRC or accumulator <- DEST); never the source,
+		 * which capstone and the rule above count as written.
+		 */
 		in->wcode[RP_REG_RAX] = 4;
+		if (in->nops == 2 && in->op[1].type == RCV_OP_REG &&
+		    in->op[1].reg != RP_REG_RAX &&
+		    !(in->op[0].type == RCV_OP_REG &&
+		      in->op[0].reg == in->op[1].reg))
+			in->wcode[in->op[1].reg] = 0;
 		break;
 	case X86_INS_IMUL:
 		if (in->nops != 1)	/* rdx:rax = rax * op: as mul */
@@ -554,6 +572,10 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		break;
 	}
 	switch (in->id) {
+	case X86_INS_WRFSBASE:
+	case X86_INS_LFS:
+		in->flags |= RCV_I_FSW;
+		break;
 	case X86_INS_SYSCALL:
 		in->flags |= RCV_I_SYSCALL;
 		in->wcode[RP_REG_RAX] = in->wcode[RP_REG_RCX] = 4;

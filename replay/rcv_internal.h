@@ -63,6 +63,7 @@ struct rcv_op {
 #define RCV_I_SYSCALL	0x10
 #define RCV_I_UNPROVEN	0x20	/* a branch not yet shown to go where
 				 * it went (a barrier until then) */
+#define RCV_I_FSW	0x40	/* writes fs or its base (wrfsbase) */
 
 struct rcv_ins {
 	uint64_t ip;
@@ -114,6 +115,20 @@ struct rcv_ctx {
 			      unsigned int size);
 	void *mctx;
 	struct rcv_val fs_base, gs_base;
+	/*
+	 * Optional: what a read-modify-write instruction (add [mem], imm)
+	 * read (@rw 0) and wrote (@rw 1), which no register shows: @wrote
+	 * remembers a value the forward emulation or the backward
+	 * inversion found for instruction @i, @written gives it back for
+	 * @in (unknown when @in is not of the window @ctx).
+	 */
+	void (*wrote)(void *ctx, uint64_t i, int rw, struct rcv_val v);
+	/* Optional: are @size bytes at @addr written by this thread alone
+	 * (what it stored is what it reads next)?  Without it, no.
+	 */
+	bool (*own)(void *ctx, uint64_t addr, unsigned int size);
+	struct rcv_val (*written)(void *ctx, const struct rcv_ins *in,
+				  int rw);
 };
 
 /* A memory access of instruction @in with @s the state before it. */
@@ -124,6 +139,9 @@ struct rcv_acc {
 	unsigned int size;
 	struct rcv_val val;	/* the value read or written, when known */
 };
+
+/* add/sub/adc/sbb/and/or/xor: two operands, the first written (rcv_rw.c). */
+bool rcv_rmw_arith(unsigned int id);
 
 /* Address of memory operand @op in state @s (before instruction @in). */
 struct rcv_val rcv_addr(const struct rcv_ctx *c, const struct rcv_ins *in,
@@ -179,6 +197,25 @@ struct rcv_frame {
  */
 int rcv_stack_build(const struct rcv_ins *ins, size_t n,
 		    struct rcv_frame *f, int64_t *pair);
+
+/*
+ * The states before instructions 0..n of rcv_stack_build_v(): @a[0..@na)
+ * then @b[0..] (a window and the one after it).
+ */
+struct rcv_stack_vals {
+	const struct rcv_state *a, *b;
+	size_t na;
+};
+
+/*
+ * rcv_stack_build() with what is known so far (@sv, or NULL): a store
+ * whose address the values give breaks a push/pop pair only when the
+ * push's rsp is unknown or the store reaches its slot; unknown stores
+ * break every pair they span, as before.
+ */
+int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
+		      const struct rcv_stack_vals *sv, struct rcv_frame *f,
+		      int64_t *pair);
 
 /*
  * One instruction of a window, for rcv_accesses() (rcv_access.c): its

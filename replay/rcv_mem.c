@@ -6,9 +6,12 @@
  * (stores through unknown pointers, system calls by number and
  * arguments), and the answer to "byte A before instruction N": the
  * nearest access of A with no possible write between, else the snapshot.
+ * Also where fs-relative operands have known addresses (fs_base).
  */
 #include <stdlib.h>
 #include <string.h>
+
+#include <capstone/capstone.h>
 
 #include "rcv_win.h"
 
@@ -645,3 +648,84 @@ struct rcv_val rcv_mem_cb(void *ctx, uint64_t i, uint64_t addr,
 	return r;
 }
 
+static bool fs_nr(uint64_t nr)
+{
+	uint32_t lo = (uint32_t)nr;
+
+	return lo == 158 || lo == 59 || lo == 322 || lo == 15 || nr != lo;
+}
+
+/*
+ * May the system call at @i of @w change fs_base?  Not when its number,
+ * known in the state before it or set to a constant by the instruction
+ * before it, is not arch_prctl, execve, execveat or rt_sigreturn.
+ */
+static bool fs_syscall(const struct win *w, size_t i)
+{
+	const struct rcv_ins *p = i ? &w->ins[i - 1] : NULL;
+	struct rcv_val rax = w->st[i].r[RP_REG_RAX];
+
+	if (rax.k == ~0ull)
+		return fs_nr(rax.v);
+	if (!p || p->id != X86_INS_MOV || p->nops != 2 ||
+	    p->op[0].type != RCV_OP_REG || p->op[0].reg != RP_REG_RAX ||
+	    p->op[0].size < 4 || p->op[1].type != RCV_OP_IMM ||
+	    (p->flags & RCV_I_BARRIER))
+		return true;
+	return fs_nr((uint64_t)p->op[1].imm & 0xffffffffull);
+}
+
+/*
+ * fs-relative operands after the last instruction of @w that may change
+ * fs_base (wrfsbase, a write of fs, arch_prctl or an unknown system
+ * call, a barrier: a gap or a handler may hide one), where no later one
+ * does up to the thread's end, become absolute with the end's fs_base:
+ * the thread pointer's data (the stack protector's canary, errno, the
+ * cleanup and rseq fields) get known addresses.  Again as system call
+ * numbers become known.  Returns true when it changed an operand.
+ */
+bool rcv_fs_absolute(struct rp_recover *rc, struct win *w)
+{
+	int64_t last = -1;
+	bool ch = false;
+	uint64_t fs;
+	size_t i;
+	int k;
+
+	for (i = 0; i < w->n; i++) {
+		const struct rcv_ins *in = &w->ins[i];
+
+		if ((in->flags & (RCV_I_BARRIER | RCV_I_FSW)) ||
+		    ((in->flags & RCV_I_SYSCALL) && fs_syscall(w, i)))
+			last = (int64_t)i;
+	}
+	w->fs_clean = last < 0;
+	w->fs_tail = w->later ? w->later->fs_tail && w->later->fs_clean :
+		     w->top_end &&
+		     (rc->end_regs.valid & (1ull << RP_REG_FS_BASE));
+	if (!w->fs_tail)
+		return false;
+	fs = rc->end_regs.val[RP_REG_FS_BASE];
+	for (i = (size_t)(last + 1); i < w->n; i++)
+		for (k = 0; k < w->ins[i].nops; k++) {
+			struct rcv_op *o = &w->ins[i].op[k];
+
+			if (o->type == RCV_OP_MEM && o->seg == 1) {
+				o->imm = (int64_t)((uint64_t)o->imm + fs);
+				o->seg = 0;
+				ch = true;
+			}
+		}
+	return ch;
+}
+
+bool rcv_mem_own(void *ctx, uint64_t addr, unsigned int size)
+{
+	struct win *w = ctx;
+	unsigned int k;
+
+	for (k = 0; k < size; k++)
+		if (!private_mem(w->rc, addr + k))
+			return false;
+	return true;
+}

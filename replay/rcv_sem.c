@@ -12,25 +12,10 @@
 
 #include <capstone/capstone.h>
 
-#include "rcv_internal.h"
+#include "rcv_val.h"
 #include "replay.h"
 
 /* ---- values ---------------------------------------------------------- */
-
-static inline uint64_t wmask(unsigned int size)
-{
-	return size >= 8 ? ~0ull : (1ull << (8 * size)) - 1;
-}
-
-static inline struct rcv_val known(uint64_t v)
-{
-	return (struct rcv_val){ v, ~0ull };
-}
-
-static inline bool full(struct rcv_val x, unsigned int size)
-{
-	return (x.k & wmask(size)) == wmask(size);
-}
 
 bool rcv_merge(struct rcv_val *to, struct rcv_val from, uint64_t *conflicts)
 {
@@ -43,16 +28,6 @@ bool rcv_merge(struct rcv_val *to, struct rcv_val from, uint64_t *conflicts)
 	to->v = (to->v & ~add) | (from.v & add);
 	to->k |= add;
 	return true;
-}
-
-/* Register operand's bits (low @size bytes, shifted down). */
-static struct rcv_val reg_get(const struct rcv_state *s, int g,
-			      unsigned int size, unsigned int shift)
-{
-	uint64_t m = wmask(size);
-	struct rcv_val r = s->r[g];
-
-	return (struct rcv_val){ (r.v >> shift) & m, (r.k >> shift) & m };
 }
 
 /* Sets the low @size bytes (at @shift) of GPR @g in @s to @x: 4- and
@@ -77,37 +52,6 @@ static void reg_set(struct rcv_state *s, int g, unsigned int size,
 	s->r[g].k = (s->r[g].k & ~(m << shift)) | ((x.k & m) << shift);
 	s->r[g].v = ((s->r[g].v & ~(m << shift)) | ((x.v & m) << shift)) &
 		    s->r[g].k;
-}
-
-struct rcv_val rcv_addr(const struct rcv_ctx *c, const struct rcv_ins *in,
-			const struct rcv_op *op, const struct rcv_state *s)
-{
-	uint64_t a = (uint64_t)op->imm;
-	struct rcv_val b;
-
-	if (op->base == -2 || op->index == -2 || op->seg == 3)
-		return (struct rcv_val){ 0, 0 };
-	if (op->base == RCV_RIP) {
-		a += in->ip + in->len;
-	} else if (op->base >= 0) {
-		b = s->r[op->base];
-		if (b.k != ~0ull)
-			return (struct rcv_val){ 0, 0 };
-		a += b.v;
-	}
-	if (op->index >= 0 && op->index != RCV_RIP) {
-		b = s->r[op->index];
-		if (b.k != ~0ull)
-			return (struct rcv_val){ 0, 0 };
-		a += b.v * op->scale;
-	}
-	if (op->seg) {
-		b = op->seg == 1 ? c->fs_base : c->gs_base;
-		if (b.k != ~0ull)
-			return (struct rcv_val){ 0, 0 };
-		a += b.v;
-	}
-	return known(a);
 }
 
 /* Operand value before the instruction, low @size bytes. */
@@ -206,122 +150,6 @@ static int cond_eval(int cc, struct rcv_val f)
 	default: r = (f.v & F_ZF) || !!(f.v & F_SF) != !!(f.v & F_OF); break;
 	}
 	return (cc & 1) ? !r : r;
-}
-
-/* ---- memory accesses ------------------------------------------------- */
-
-static const struct rcv_op *mem_op(const struct rcv_ins *in, uint8_t acc)
-{
-	int i;
-
-	for (i = 0; i < in->nops; i++)
-		if (in->op[i].type == RCV_OP_MEM && (in->op[i].access & acc))
-			return &in->op[i];
-	return NULL;
-}
-
-static void acc_at(struct rcv_acc *a, struct rcv_val addr, unsigned int size)
-{
-	a->valid = true;
-	a->addr_known = addr.k == ~0ull;
-	a->addr = addr.v;
-	a->size = size;
-}
-
-void rcv_reads(const struct rcv_ctx *c, const struct rcv_ins *in,
-	       const struct rcv_state *pre, const struct rcv_state *post,
-	       struct rcv_acc *rd)
-{
-	const struct rcv_val rsp = pre->r[RP_REG_RSP];
-	const struct rcv_op *m;
-
-	memset(rd, 0, sizeof(*rd));
-	switch (in->id) {
-	case X86_INS_POP:
-		if (in->op[0].type != RCV_OP_REG || in->op[0].size != 8)
-			return;
-		acc_at(rd, rsp, 8);
-		if (in->op[0].reg != RP_REG_RSP)
-			rd->val = post->r[in->op[0].reg];
-		return;
-	case X86_INS_RET:
-		acc_at(rd, rsp, 8);
-		if (in->iclass == RP_IC_RETURN)
-			rd->val = known(in->next);
-		return;
-	case X86_INS_LEAVE:
-		acc_at(rd, pre->r[RP_REG_RBP], 8);
-		rd->val = post->r[RP_REG_RBP];
-		return;
-	case X86_INS_MOV:
-	case X86_INS_MOVZX:
-	case X86_INS_MOVSX:
-	case X86_INS_MOVSXD:
-		if (in->nops != 2 || in->op[0].type != RCV_OP_REG ||
-		    in->op[1].type != RCV_OP_MEM)
-			return;
-		m = &in->op[1];
-		acc_at(rd, rcv_addr(c, in, m, pre), m->size);
-		/* What the register holds after it is what was loaded. */
-		rd->val = reg_get(post, in->op[0].reg, m->size,
-				  in->op[0].shift);
-		return;
-	default:
-		return;
-	}
-}
-
-void rcv_writes(const struct rcv_ctx *c, const struct rcv_ins *in,
-		const struct rcv_state *pre, const struct rcv_state *post,
-		struct rcv_acc *wr)
-{
-	struct rcv_val rsp = pre->r[RP_REG_RSP];
-	const struct rcv_op *m;
-	struct rcv_val v;
-
-	(void)post;
-	memset(wr, 0, sizeof(*wr));
-	switch (in->id) {
-	case X86_INS_PUSH:
-		if (rsp.k == ~0ull)
-			rsp.v -= 8;
-		acc_at(wr, rsp, 8);
-		if (in->op[0].type == RCV_OP_IMM)
-			wr->val = known((uint64_t)in->op[0].imm);
-		else if (in->op[0].type == RCV_OP_REG && in->op[0].size == 8)
-			wr->val = pre->r[in->op[0].reg];
-		else if (in->op[0].type != RCV_OP_MEM || in->op[0].size != 8)
-			wr->addr_known = false;	/* 16-bit push: rare */
-		return;
-	case X86_INS_CALL:
-		if (rsp.k == ~0ull)
-			rsp.v -= 8;
-		acc_at(wr, rsp, 8);
-		wr->val = known(in->ip + in->len);
-		return;
-	default:
-		break;
-	}
-	m = mem_op(in, CS_AC_WRITE);
-	if (!m)
-		return;
-	if (rcv_bitop_far(in)) {
-		/* The byte written is not at the operand's address. */
-		wr->valid = true;
-		wr->size = m->size;
-		return;
-	}
-	acc_at(wr, rcv_addr(c, in, m, pre), m->size);
-	if (in->id == X86_INS_MOV && in->nops == 2) {
-		if (in->op[1].type == RCV_OP_REG) {
-			v = reg_get(pre, in->op[1].reg, in->op[1].size,
-				    in->op[1].shift);
-			wr->val = v;
-		} else if (in->op[1].type == RCV_OP_IMM) {
-			wr->val = known((uint64_t)in->op[1].imm &
-					wmask(m->size));
-		}
-	}
 }
 
 /* ---- one instruction forward and backward ---------------------------- */
@@ -694,14 +522,19 @@ static void emulate(const struct rcv_ctx *c, uint64_t i,
 		f = pf_zf_sf(r & wmask(sz), sz);
 		/* CF and OF cleared, AF undefined. */
 		set_flags(o, ARITH_FLAGS & ~F_AF, f);
-		if (id != X86_INS_TEST && d->type == RCV_OP_REG)
-			reg_set(o, d->reg, sz, d->shift,
-				known(r & wmask(sz)));
-		return;
+		break;
 	}
-	set_flags(o, ARITH_FLAGS, f);
-	if (id != X86_INS_CMP && d->type == RCV_OP_REG)
+	if (id != X86_INS_OR && id != X86_INS_XOR && id != X86_INS_AND &&
+	    id != X86_INS_TEST)
+		set_flags(o, ARITH_FLAGS, f);
+	if (!rcv_rmw_arith(id))
+		return;
+	if (d->type == RCV_OP_REG)
 		reg_set(o, d->reg, sz, d->shift, known(r & wmask(sz)));
+	else if (d->type == RCV_OP_MEM && c->wrote) {
+		c->wrote(c->mctx, i, 0, known(a.v & wmask(sz)));
+		c->wrote(c->mctx, i, 1, known(r & wmask(sz)));
+	}
 }
 
 static bool merge_state(struct rcv_state *to, const struct rcv_state *from,
@@ -713,6 +546,38 @@ static bool merge_state(struct rcv_state *to, const struct rcv_state *from,
 	for (g = 0; g < RCV_NREG; g++)
 		ch |= rcv_merge(&to->r[g], from->r[g], conflicts);
 	return ch;
+}
+
+/*
+ * add/sub/adc/sbb/inc/dec/neg/and/or/xor into a register with ZF set
+ * after it (a conditional jump showed it): the result is 0 (the register
+ * whole for a 32-bit one, which zeroes the upper half).
+ */
+static void zf_result(const struct rcv_ins *in, const struct rcv_state *post,
+		      struct rcv_state *o)
+{
+	const struct rcv_op *d = &in->op[0];
+	struct rcv_val f = post->r[RCV_FLAGS];
+
+	if (!(f.k & F_ZF) || !(f.v & F_ZF) || !in->nops ||
+	    d->type != RCV_OP_REG || (in->flags & RCV_I_BARRIER))
+		return;
+	switch (in->id) {
+	case X86_INS_INC: case X86_INS_DEC: case X86_INS_NEG:
+		if (in->nops != 1)
+			return;
+		break;
+	case X86_INS_ADD: case X86_INS_SUB: case X86_INS_ADC:
+	case X86_INS_SBB: case X86_INS_AND: case X86_INS_OR:
+	case X86_INS_XOR:
+		if (in->nops != 2)
+			return;
+		break;
+	default:
+		return;
+	}
+	if (d->size == 1 || d->size == 2 || d->size == 4 || d->size == 8)
+		reg_set(o, d->reg, d->size, d->shift, known(0));
 }
 
 bool rcv_forward(const struct rcv_ctx *c, uint64_t i,
@@ -732,6 +597,7 @@ bool rcv_forward(const struct rcv_ctx *c, uint64_t i,
 	if (in->fw != ~0ull)
 		o.r[RCV_FLAGS].k |= F_RF;
 	emulate(c, i, in, pre, &o);
+	zf_result(in, post, &o);
 	return merge_state(post, &o, conflicts);
 }
 
@@ -747,6 +613,43 @@ static void learn(struct rcv_state *p, int g, unsigned int size,
 	x.v &= x.k;
 	p->r[g].k |= x.k << shift;
 	p->r[g].v |= x.v << shift;
+}
+
+/*
+ * add/sub/xor [mem], x with x known: memory after it (the value it
+ * wrote) gives memory before it (the value it read), kept with the
+ * instruction (struct rcv_ctx's wrote): a counter in memory is known
+ * back from the snapshot, iteration by iteration.
+ */
+static void rmw_back(const struct rcv_ctx *c, uint64_t i,
+		     const struct rcv_ins *in, const struct rcv_state *pre,
+		     const struct rcv_state *post)
+{
+	const struct rcv_op *d = &in->op[0], *src = &in->op[1];
+	unsigned int sz = d->size;
+	struct rcv_val x, after;
+	struct rcv_acc w;
+
+	if (!c->mem || !c->wrote || (sz != 1 && sz != 2 && sz != 4 &&
+				     sz != 8))
+		return;
+	x = src->type == RCV_OP_IMM ?
+	    known((uint64_t)src->imm & wmask(sz)) :
+	    src->type == RCV_OP_REG ?
+	    reg_get(post, src->reg, sz, src->shift) :
+	    (struct rcv_val){ 0, 0 };
+	if (!full(x, sz))
+		return;
+	rcv_writes(c, in, pre, post, &w);
+	if (!w.addr_known || !c->own || !c->own(c->mctx, w.addr, sz))
+		return;
+	after = c->mem(c->mctx, i + 1, w.addr, sz);
+	if (!full(after, sz))
+		return;
+	c->wrote(c->mctx, i, 1, known(after.v & wmask(sz)));
+	after.v = in->id == X86_INS_ADD ? after.v - x.v :
+		  in->id == X86_INS_SUB ? after.v + x.v : after.v ^ x.v;
+	c->wrote(c->mctx, i, 0, known(after.v & wmask(sz)));
 }
 
 bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
@@ -796,11 +699,15 @@ bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 		    d->reg != src->reg)
 			learn(&p, src->reg, sz, src->shift,
 			      reg_get(post, d->reg, sz, d->shift));
-		/* A store: the register holds what memory holds after. */
+		/* A store: the register holds what memory holds after, in
+		 * memory no other thread writes (another could write it
+		 * between this store and the next load).
+		 */
 		if (d->type == RCV_OP_MEM && src->type == RCV_OP_REG &&
 		    c->mem) {
 			rcv_writes(c, in, pre, post, &w);
-			if (w.addr_known)
+			if (w.addr_known && c->own &&
+			    c->own(c->mctx, w.addr, sz))
 				learn(&p, src->reg, sz, src->shift,
 				      c->mem(c->mctx, i + 1, w.addr, sz));
 		}
@@ -880,7 +787,36 @@ bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 		      b.v + 1 : id == X86_INS_NEG ? -b.v : ~b.v;
 		learn(&p, d->reg, sz, d->shift, known(b.v));
 		break;
+	case X86_INS_TEST: case X86_INS_CMP:
+		/* ZF set after test r, r: r is 0; after cmp r, x: r is x. */
+		if (in->nops != 2 || d->type != RCV_OP_REG ||
+		    (post->r[RCV_FLAGS].k & F_ZF) != F_ZF ||
+		    !(post->r[RCV_FLAGS].v & F_ZF))
+			break;
+		if (id == X86_INS_TEST) {
+			if (src->type == RCV_OP_REG && src->reg == d->reg &&
+			    src->shift == d->shift && src->size == sz)
+				learn(&p, d->reg, sz, d->shift, known(0));
+			break;
+		}
+		a = src->type == RCV_OP_IMM ?
+		    known((uint64_t)src->imm & wmask(sz)) :
+		    src->type == RCV_OP_REG ?
+		    reg_get(post, src->reg, sz, src->shift) :
+		    (struct rcv_val){ 0, 0 };
+		if (full(a, sz))
+			learn(&p, d->reg, sz, d->shift, a);
+		if (src->type == RCV_OP_REG && src->reg != d->reg) {
+			b = reg_get(post, d->reg, sz, d->shift);
+			if (full(b, sz))
+				learn(&p, src->reg, sz, src->shift, b);
+		}
+		break;
 	case X86_INS_ADD: case X86_INS_SUB: case X86_INS_XOR:
+		if (in->nops == 2 && d->type == RCV_OP_MEM) {
+			rmw_back(c, i, in, pre, post);
+			break;
+		}
 		if (in->nops != 2 || d->type != RCV_OP_REG)
 			break;
 		if (src->type == RCV_OP_REG && src->reg == d->reg)

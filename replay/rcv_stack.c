@@ -50,6 +50,102 @@ static int64_t floor8(int64_t o)
 	return o >= 0 ? o / 8 : -((-o + 7) / 8);
 }
 
+/*
+ * Stores whose address the recovered values give (rcv_stack_build_v()):
+ * the last one to each 8-byte word, and the last one of all.
+ */
+struct absw {
+	uint64_t *word;		/* address >> 3, +1 (0: empty) */
+	int64_t *pos;
+	size_t cap;
+	int64_t last;
+};
+
+static int64_t *abs_at(struct absw *t, uint64_t word, bool add)
+{
+	size_t h = (size_t)(word * 0x9e3779b97f4a7c15ull) & (t->cap - 1);
+
+	while (t->word[h] && t->word[h] != word + 1)
+		h = (h + 1) & (t->cap - 1);
+	if (!t->word[h]) {
+		if (!add)
+			return NULL;
+		t->word[h] = word + 1;
+		t->pos[h] = -1;
+	}
+	return &t->pos[h];
+}
+
+/* Instruction @pos wrote [@a, @a + @size). */
+static void abs_write(struct absw *t, uint64_t a, unsigned int size,
+		      int64_t pos)
+{
+	uint64_t w;
+
+	for (w = a >> 3; w <= (a + size - 1) >> 3; w++)
+		*abs_at(t, w, true) = pos;
+	t->last = pos;
+}
+
+/*
+ * Did a store of known address since the push at @p write the 8 bytes
+ * at @slot?  Without the slot's address (@known false), any did.
+ */
+static bool abs_killed(struct absw *t, bool known, uint64_t slot, int64_t p)
+{
+	int64_t *a, *b;
+
+	if (!t->cap || t->last <= p)
+		return false;
+	if (!known)
+		return true;
+	a = abs_at(t, slot >> 3, false);
+	b = abs_at(t, (slot + 7) >> 3, false);
+	return (a && *a > p) || (b && *b > p);
+}
+
+static const struct rcv_state *sv_at(const struct rcv_stack_vals *sv,
+				     size_t i)
+{
+	return i < sv->na ? &sv->a[i] : &sv->b[i - sv->na];
+}
+
+/*
+ * The address of write operand @m of instruction @i when the values
+ * before it give it whole (no segment: fs/gs bases are not looked at),
+ * with a size this table takes; else false.
+ */
+static bool abs_addr(const struct rcv_stack_vals *sv, size_t i,
+		     const struct rcv_ins *in, const struct rcv_op *m,
+		     uint64_t *a)
+{
+	const struct rcv_state *s;
+	struct rcv_val v;
+
+	if (!sv || m->seg || !m->size || m->size > 64)
+		return false;
+	s = sv_at(sv, i);
+	v = rcv_addr(NULL, in, m, s);
+	if (v.k != ~0ull || v.v + m->size - 1 < v.v)
+		return false;
+	*a = v.v;
+	return true;
+}
+
+/* rsp before instruction @i, when known whole. */
+static bool abs_rsp(const struct rcv_stack_vals *sv, size_t i, uint64_t *v)
+{
+	const struct rcv_state *s;
+
+	if (!sv)
+		return false;
+	s = sv_at(sv, i);
+	if (s->r[RP_REG_RSP].k != ~0ull)
+		return false;
+	*v = s->r[RP_REG_RSP].v;
+	return true;
+}
+
 /* A write of @size bytes at (@cls, @off) by instruction @pos. */
 static void slot_write(struct slots *t, uint32_t cls, int64_t off,
 		       unsigned int size, int64_t pos)
@@ -148,20 +244,77 @@ static bool quiet_syscall(const struct rcv_ins *ins, size_t i)
 	       rcv_sys_quiet((uint64_t)p->op[1].imm);
 }
 
+/*
+ * Did anything since the push at @p (class @cls) write where it wrote:
+ * an unknown store, one through another class, or one whose address is
+ * known and is the slot's (or where the push's rsp is not known)?
+ */
+static bool pair_killed(const struct kills *kl, struct absw *ab,
+			const struct rcv_stack_vals *sv, uint32_t cls,
+			int64_t p)
+{
+	uint64_t sp = 0;
+	bool known;
+
+	if (killed_since(kl, cls, p))
+		return true;
+	known = abs_rsp(sv, (size_t)p, &sp);
+	return abs_killed(ab, known, sp - 8, p);
+}
+
+/* Words the stores of @ins[0..@n) may cover, for struct absw. */
+static size_t abs_words(const struct rcv_ins *ins, size_t n)
+{
+	size_t i, w = 0;
+	int k;
+
+	for (i = 0; i < n; i++) {
+		if (ins[i].id == X86_INS_PUSH || ins[i].id == X86_INS_CALL)
+			w += 2;
+		for (k = 0; k < ins[i].nops; k++)
+			if (ins[i].op[k].type == RCV_OP_MEM &&
+			    (ins[i].op[k].access & CS_AC_WRITE))
+				w += ins[i].op[k].size / 8u + 2;
+	}
+	return w;
+}
+
 int rcv_stack_build(const struct rcv_ins *ins, size_t n,
 		    struct rcv_frame *f, int64_t *pair)
 {
+	return rcv_stack_build_v(ins, n, NULL, f, pair);
+}
+
+int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
+		      const struct rcv_stack_vals *sv, struct rcv_frame *f,
+		      int64_t *pair)
+{
 	struct kills kl = { -1, -1, -1, 0, 0 };
+	struct absw ab = { NULL, NULL, 0, -1 };
 	struct slots t;
 	uint32_t next = 1;
+	uint64_t a, spv = 0;
 	size_t i;
 
 	t.cap = 16;
 	while (t.cap < 4 * n + 16)
 		t.cap *= 2;
 	t.v = calloc(t.cap, sizeof(*t.v));
-	if (!t.v)
+	if (sv) {
+		size_t w = abs_words(ins, n);
+
+		ab.cap = 16;
+		while (ab.cap < 2 * w + 16)
+			ab.cap *= 2;
+		ab.word = calloc(ab.cap, sizeof(*ab.word));
+		ab.pos = malloc(ab.cap * sizeof(*ab.pos));
+	}
+	if (!t.v || (sv && (!ab.word || !ab.pos))) {
+		free(t.v);
+		free(ab.word);
+		free(ab.pos);
 		return -RP_ERR_NOMEM;
+	}
 	f[0] = (struct rcv_frame){ next++, 0, 0, 0 };
 	for (i = 0; i < n; i++) {
 		const struct rcv_ins *in = &ins[i];
@@ -184,25 +337,36 @@ int rcv_stack_build(const struct rcv_ins *ins, size_t n,
 		 */
 		for (k = 0; k < in->nops; k++) {
 			const struct rcv_op *m = &in->op[k];
+			bool known;
 
 			if (m->type != RCV_OP_MEM ||
 			    !(m->access & CS_AC_WRITE))
 				continue;
+			known = abs_addr(sv, i, in, m, &a);
+			if (known)
+				abs_write(&ab, a, m->size, (int64_t)i);
 			if (m->index >= 0 || m->seg ||
 			    (m->base != RP_REG_RSP && m->base != RP_REG_RBP)) {
-				kl.any = (int64_t)i;
+				if (!known)
+					kl.any = (int64_t)i;
 			} else if (m->base == RP_REG_RSP) {
 				slot_write(&t, o.rsp_c, o.rsp_o + m->imm,
 					   m->size, (int64_t)i);
-				kill_class(&kl, o.rsp_c, (int64_t)i);
+				if (!known)
+					kill_class(&kl, o.rsp_c, (int64_t)i);
 			} else {
 				slot_write(&t, o.rbp_c, o.rbp_o + m->imm,
 					   m->size, (int64_t)i);
-				kill_class(&kl, o.rbp_c, (int64_t)i);
+				if (!known)
+					kill_class(&kl, o.rbp_c, (int64_t)i);
 			}
 		}
-		if (in->id == X86_INS_PUSH || in->id == X86_INS_CALL)
-			kill_class(&kl, o.rsp_c, (int64_t)i);
+		if (in->id == X86_INS_PUSH || in->id == X86_INS_CALL) {
+			if (abs_rsp(sv, i, &spv))
+				abs_write(&ab, spv - 8, 8, (int64_t)i);
+			else
+				kill_class(&kl, o.rsp_c, (int64_t)i);
+		}
 		switch (in->id) {
 		case X86_INS_PUSH:
 			if (d->size != 8 && d->type != RCV_OP_IMM) {
@@ -223,7 +387,7 @@ int rcv_stack_build(const struct rcv_ins *ins, size_t n,
 				break;
 			}
 			p = slot_pusher(&t, o.rsp_c, o.rsp_o, ins);
-			if (p >= 0 && killed_since(&kl, o.rsp_c, p))
+			if (p >= 0 && pair_killed(&kl, &ab, sv, o.rsp_c, p))
 				p = -1;
 			if (p >= 0 && ins[p].op[0].type != RCV_OP_MEM)
 				pair[i] = p;
@@ -251,7 +415,7 @@ int rcv_stack_build(const struct rcv_ins *ins, size_t n,
 			o.rsp_c = o.rbp_c;
 			o.rsp_o = o.rbp_o;
 			p = slot_pusher(&t, o.rsp_c, o.rsp_o, ins);
-			if (p >= 0 && killed_since(&kl, o.rsp_c, p))
+			if (p >= 0 && pair_killed(&kl, &ab, sv, o.rsp_c, p))
 				p = -1;
 			if (p >= 0 && ins[p].op[0].type == RCV_OP_REG &&
 			    ins[p].op[0].reg == RP_REG_RBP) {
@@ -324,5 +488,7 @@ other:
 		f[i + 1] = o;
 	}
 	free(t.v);
+	free(ab.word);
+	free(ab.pos);
 	return (int)next;
 }

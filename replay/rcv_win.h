@@ -27,6 +27,8 @@ struct win {
 	struct win *later;	/* the window after it, or NULL */
 	struct win *earlier;	/* the window before it, once computed */
 	bool counted;		/* in the stats */
+	bool fs_clean;		/* no instruction in it may change fs_base */
+	bool fs_tail;		/* fs_base at its top is the thread's end */
 	uint8_t *mbar;		/* i may write memory we cannot name */
 	uint32_t *nb;		/* first barrier >= i (n: none) */
 	int64_t *pb;		/* last barrier < i (-1: none) */
@@ -40,6 +42,9 @@ struct win {
 	struct rcv_val *base;	/* per class: its base, when known */
 	struct rcv_val *base0;	/* bases the later window shows */
 	struct rcv_val *xpair;	/* push i: the value its later pop read */
+	struct rcv_val *rmw;	/* 2i, 2i+1: what i read from memory and
+				 * wrote back, where no register shows it
+				 * (add [mem], imm) */
 	size_t nclass;
 	struct rp_recover *rc;
 };
@@ -129,6 +134,17 @@ bool rcv_mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out);
  * (rp_recover_accesses()).
  */
 int rcv_sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len);
+
+/* struct rcv_ctx's own: @ctx is a win (private memory, rcv_mem.c). */
+bool rcv_mem_own(void *ctx, uint64_t addr, unsigned int size);
+
+/*
+ * Makes @w's fs-relative operands absolute (the end's fs_base) after the
+ * last instruction that may change fs_base, where no later window has
+ * one (rcv_mem.c); sets w->fs_clean and w->fs_tail.  True when it changed
+ * an operand.
+ */
+bool rcv_fs_absolute(struct rp_recover *rc, struct win *w);
 
 /* struct rcv_ctx's mem: up to 8 bytes at @addr before @i; @ctx is a win. */
 struct rcv_val rcv_mem_cb(void *ctx, uint64_t i, uint64_t addr,

@@ -23,7 +23,7 @@
 #include "sideband.h"
 
 #define RCV_SEED	512	/* calls open at a window's start, at most */
-#define RCV_PASSES	12	/* backward+forward passes at most */
+#define RCV_PASSES	40	/* backward+forward passes at most */
 
 /* ---- windows ----------------------------------------------------------- */
 
@@ -43,7 +43,27 @@ static void win_free(struct win *w)
 	free(w->base);
 	free(w->base0);
 	free(w->xpair);
+	free(w->rmw);
 	free(w);
+}
+
+/* struct rcv_ctx's wrote and written: @ctx is the window. */
+static void rmw_wrote(void *ctx, uint64_t i, int rw, struct rcv_val v)
+{
+	struct win *w = ctx;
+
+	if (i < w->n)
+		rcv_merge(&w->rmw[2 * i + !!rw], v, &w->rc->stats.conflicts);
+}
+
+static struct rcv_val rmw_written(void *ctx, const struct rcv_ins *in,
+				  int rw)
+{
+	const struct win *w = ctx;
+
+	if (in < w->ins || in >= w->ins + w->n)
+		return (struct rcv_val){ 0, 0 };
+	return w->rmw[2 * (size_t)(in - w->ins) + !!rw];
 }
 
 /* Did the trace go where instruction @in allows?  @ret is the address the
@@ -158,6 +178,7 @@ static int frames_across(struct win *w)
 	struct rcv_frame *f = malloc((m + 1) * sizeof(*f));
 	struct rcv_ins *ins = malloc((m + 1) * sizeof(*ins));
 	int64_t *pair = malloc((m + 1) * sizeof(*pair));
+	struct rcv_stack_vals sv;
 	int nc = -RP_ERR_NOMEM;
 
 	if (!f || !ins || !pair)
@@ -166,7 +187,8 @@ static int frames_across(struct win *w)
 		memcpy(ins, w->ins, w->n * sizeof(*ins));
 	if (l->n)
 		memcpy(ins + w->n, l->ins, l->n * sizeof(*ins));
-	nc = rcv_stack_build(ins, m, f, pair);
+	sv = (struct rcv_stack_vals){ w->st, l->st, w->n };
+	nc = rcv_stack_build_v(ins, m, &sv, f, pair);
 	if (nc <= 0)
 		goto out;
 	memcpy(w->fr, f, (w->n + 1) * sizeof(*f));
@@ -209,6 +231,7 @@ out:
 /* (Re)builds @w's stack frames from its instructions' barriers now. */
 static int win_frames(struct win *w)
 {
+	struct rcv_stack_vals sv;
 	int ret;
 
 	free(w->base);
@@ -216,8 +239,9 @@ static int win_frames(struct win *w)
 	free(w->xpair);
 	w->base = w->base0 = w->xpair = NULL;
 	w->nclass = 0;
+	sv = (struct rcv_stack_vals){ w->st, NULL, w->n + 1 };
 	ret = w->later ? frames_across(w) :
-			 rcv_stack_build(w->ins, w->n, w->fr, w->pair);
+			 rcv_stack_build_v(w->ins, w->n, &sv, w->fr, w->pair);
 	if (ret > 0) {
 		w->nclass = (size_t)ret;
 		w->base = calloc(w->nclass, sizeof(*w->base));
@@ -304,6 +328,7 @@ static int win_load(struct rp_recover *rc, struct win *w)
 		if (gap.before > w->first && gap.before <= w->last)
 			w->ins[gap.before - 1 - w->first].flags |=
 				RCV_I_BARRIER | RCV_I_MEMBAR;
+	rcv_fs_absolute(rc, w);
 	ret = win_frames(w);
 out:
 	free(calls);
@@ -331,6 +356,31 @@ static void top_state(struct rp_recover *rc, struct win *w)
 	if (rc->end_regs.valid & (1ull << RP_REG_EFLAGS))
 		t->r[RCV_FLAGS] = (struct rcv_val){
 			rc->end_regs.val[RP_REG_EFLAGS], ~0ull };
+}
+
+/*
+ * The pop (or leave) at @i reads back what its push (w->pair[i]) wrote:
+ * the pushed value after the pop, the popped one before the push.
+ */
+static bool pair_link(struct rp_recover *rc, struct win *w, size_t i)
+{
+	uint64_t *conf = &rc->stats.conflicts;
+	const struct rcv_ins *q = &w->ins[i], *p = &w->ins[w->pair[i]];
+	struct rcv_val pushed;
+	bool ch = false;
+	int dst = q->id == X86_INS_LEAVE ? RP_REG_RBP : q->op[0].reg;
+
+	if (p->op[0].type == RCV_OP_IMM) {
+		pushed = (struct rcv_val){ (uint64_t)p->op[0].imm, ~0ull };
+	} else if (p->op[0].type == RCV_OP_REG) {
+		pushed = w->st[w->pair[i]].r[p->op[0].reg];
+		if (p->op[0].reg != RP_REG_RSP)
+			ch |= rcv_merge(&w->st[w->pair[i]].r[p->op[0].reg],
+					w->st[i + 1].r[dst], conf);
+	} else {
+		return false;
+	}
+	return ch | rcv_merge(&w->st[i + 1].r[dst], pushed, conf);
 }
 
 /*
@@ -381,29 +431,9 @@ static bool link_frames(struct rp_recover *rc, struct win *w)
 			ch |= rcv_merge(&w->st[i].r[p->op[0].reg], w->xpair[i],
 					conf);
 	}
-	for (i = 0; i < w->n; i++) {
-		const struct rcv_ins *q = &w->ins[i], *p;
-		struct rcv_val pushed;
-		int dst;
-
-		if (w->pair[i] < 0)
-			continue;
-		p = &w->ins[w->pair[i]];
-		dst = q->id == X86_INS_LEAVE ? RP_REG_RBP : q->op[0].reg;
-		if (p->op[0].type == RCV_OP_IMM) {
-			pushed = (struct rcv_val){ (uint64_t)p->op[0].imm,
-						   ~0ull };
-		} else if (p->op[0].type == RCV_OP_REG) {
-			pushed = w->st[w->pair[i]].r[p->op[0].reg];
-			if (p->op[0].reg != RP_REG_RSP)
-				ch |= rcv_merge(
-					&w->st[w->pair[i]].r[p->op[0].reg],
-					w->st[i + 1].r[dst], conf);
-		} else {
-			continue;
-		}
-		ch |= rcv_merge(&w->st[i + 1].r[dst], pushed, conf);
-	}
+	for (i = 0; i < w->n; i++)
+		if (w->pair[i] >= 0)
+			ch |= pair_link(rc, w, i);
 	return ch;
 }
 
@@ -434,6 +464,44 @@ static void count_stops(struct rp_recover *rc, struct win *w)
 	}
 }
 
+/*
+ * Frames built again with the values known now (rcv_stack_build_v()):
+ * stores whose addresses are now known no longer break the push/pop
+ * pairs whose slots they miss.  *@ch: a pair or frame changed.
+ */
+static int refine_frames(struct win *w, bool *ch)
+{
+	size_t n = w->n;
+	int64_t *pair = malloc((n + 1) * sizeof(*pair));
+	struct rcv_frame *fr = malloc((n + 1) * sizeof(*fr));
+	struct rcv_val *xp = NULL;
+	int ret = -RP_ERR_NOMEM;
+
+	if (!pair || !fr)
+		goto out;
+	memcpy(pair, w->pair, n * sizeof(*pair));
+	memcpy(fr, w->fr, (n + 1) * sizeof(*fr));
+	if (w->xpair) {
+		xp = malloc((n + 1) * sizeof(*xp));
+		if (!xp)
+			goto out;
+		memcpy(xp, w->xpair, (n + 1) * sizeof(*xp));
+	}
+	ret = win_frames(w);
+	if (ret)
+		goto out;
+	if (memcmp(pair, w->pair, n * sizeof(*pair)) ||
+	    memcmp(fr, w->fr, (n + 1) * sizeof(*fr)) ||
+	    (xp && w->xpair &&
+	     memcmp(xp, w->xpair, (n + 1) * sizeof(*xp))))
+		*ch = true;
+out:
+	free(pair);
+	free(fr);
+	free(xp);
+	return ret;
+}
+
 static int win_compute(struct rp_recover *rc, struct win *w)
 {
 	struct rcv_ctx *c = &rc->ctx;
@@ -452,11 +520,22 @@ static int win_compute(struct rp_recover *rc, struct win *w)
 			ch |= rcv_backward(c, i, &w->ins[i], &w->st[i],
 					   &w->st[i + 1],
 					   &rc->stats.conflicts);
-		for (i = 0; i < w->n; i++)
+		/* A pop takes its push's value as the sweep reaches it, so
+		 * a value carried through a callee's saved registers goes
+		 * round a loop in one sweep, not one iteration per pass.
+		 */
+		for (i = 0; i < w->n; i++) {
 			ch |= rcv_forward(c, i, &w->ins[i], &w->st[i],
 					  &w->st[i + 1],
 					  &rc->stats.conflicts);
+			if (w->pair[i] >= 0)
+				ch |= pair_link(rc, w, i);
+		}
 		ch |= link_frames(rc, w);
+		ch |= rcv_fs_absolute(rc, w);
+		ret = refine_frames(w, &ch);
+		if (ret)
+			return ret;
 		if (prove_branches(rc, w)) {
 			ret = win_frames(w);
 			if (ret)
@@ -504,8 +583,9 @@ static int win_new(struct rp_recover *rc, uint64_t first, uint64_t last,
 	w->pb = calloc(n + 1, sizeof(*w->pb));
 	w->fr = calloc(n + 1, sizeof(*w->fr));
 	w->pair = calloc(n + 1, sizeof(*w->pair));
+	w->rmw = calloc(2 * (n + 1), sizeof(*w->rmw));
 	if (!w->ins || !w->st || !w->mbar || !w->nb || !w->pb || !w->fr ||
-	    !w->pair) {
+	    !w->pair || !w->rmw) {
 		win_free(w);
 		return -RP_ERR_NOMEM;
 	}
@@ -709,6 +789,9 @@ int rp_recover_new(struct rp_session *s, uint32_t tid,
 	}
 	rc->no_handlers = !handlers_ran(s, tid);
 	rc->ctx.mem = rcv_mem_cb;
+	rc->ctx.wrote = rmw_wrote;
+	rc->ctx.written = rmw_written;
+	rc->ctx.own = rcv_mem_own;
 	*rcp = rc;
 	return 0;
 }

@@ -65,14 +65,22 @@ fi
 
 # Found in review (unsound.c's "ro" and "bts"): a read-only anonymous
 # page zeroed by madvise(MADV_DONTNEED) is not the snapshot's before it;
-# bts with a register bit offset writes outside its operand.
+# bts with a register bit offset writes outside its operand.  "known": a
+# store whose address the engine computes hits a saved register's slot
+# (frames rebuilt with the values known must see it); "fs": the same
+# store through fs while its base points at the slot (arch_prctl);
+# "rmw": a counter in memory inverted through add/xor/sub [mem], imm;
+# "zf": a taken je after cmp eax, 5 tells eax, not rax.
 if [ -n "${UNSOUND:-}" ]; then
-	for mode in ro bts; do
+	for mode in ro bts known fs rmw zf; do
 		rm -rf "$tmp/$mode"
 		timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/$mode" \
 			"$UNSOUND" $mode >"$tmp/log" 2>&1
+		# known, fs: the slot's value is also known from the store, so
+		# a pair kept across it shows as a conflict, not a wrong value.
 		if [ -f "$tmp/$mode/manifest.json" ] &&
-			"$VALCHECK" "$tmp/$mode" >"$tmp/out" 2>&1; then
+			"$VALCHECK" "$tmp/$mode" >"$tmp/out" 2>&1 &&
+			grep -q ' 0 conflicts' "$tmp/out"; then
 			ok "unsound.c $mode: no wrong value; $(grep 'distance all' "$tmp/out" | sed 's/  */ /g')"
 		else
 			bad "unsound.c $mode: $(head -5 "$tmp/out" "$tmp/log")"

@@ -14,7 +14,17 @@
  *
  * The branch targets and the pointer are offset by (getpid() >> 31), 0 at
  * run time but unknown to the engine.  `unsound saved` runs case 2 alone,
- * in a process where no signal handler runs.  Two more, found in review:
+ * in a process where no signal handler runs; `unsound known` the same
+ * with a pointer the engine can compute (rsp + 0, after a store through
+ * a known pointer elsewhere): stores of known address are checked
+ * against the slot, not ignored; `unsound fs` the same through fs with
+ * its base set to the slot by arch_prctl and restored (fs-relative
+ * addresses use the end's fs_base only after the last change); `unsound
+ * rmw` a counter in memory changed only by add/xor/sub [mem], imm (each
+ * value inverted back from the snapshot's); `unsound zf` cmp eax, 5 and
+ * test rcx, rcx before a taken je (eax is 5, rax is not), a dec loop
+ * ending at ZF set.  Two more,
+ * found in review:
  * `unsound ro`: a read-only anonymous page changed by madvise(DONTNEED)
  * (no store; the snapshot's byte is not the one read before); `unsound
  * bts`: bts with a register bit offset writes 8 bytes past its operand.
@@ -67,7 +77,57 @@ __asm__(".text\n"
 	"	ret\n"
 	"unsound_store:\n"
 	"	movq $0x2222, (%rsi)\n"
+	"	ret\n"
+	/* known(rdi = 0): as saved, but the engine knows the pointer
+	 * (rsp + 0), and a store it knows goes elsewhere (unsound_glob)
+	 * comes first: the pop still gets 0x2222.
+	 */
+	".globl unsound_known\n"
+	"unsound_known:\n"
+	"	push %rbx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_known2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_known2:\n"
+	"	push %rbx\n"
+	"	mov $0x1111, %ebx\n"
+	"	lea (%rsp,%rdi), %rsi\n"
+	"	movq $0x4444, unsound_glob(%rip)\n"
+	"	call unsound_store\n"
+	"	pop %rbx\n"
+	"	mov %rbx, %rax\n"
+	"	ret\n"
+	/* fs(): as known, but the store goes through fs, whose base is
+	 * set to the slot by arch_prctl(ARCH_SET_FS) and then restored
+	 * (unsound_fs_orig): fs-relative addresses before a change of
+	 * fs_base are not the end's base plus the offset.
+	 */
+	".globl unsound_fs\n"
+	"unsound_fs:\n"
+	"	push %rbx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_fs2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_fs2:\n"
+	"	lea -8(%rsp), %rsi\n"
+	"	mov $0x1002, %edi\n"
+	"	mov $158, %eax\n"
+	"	syscall\n"
+	"	push %rbx\n"
+	"	mov $0x1111, %ebx\n"
+	"	movq $0x2222, %fs:0\n"
+	"	pop %rbx\n"
+	"	mov unsound_fs_orig(%rip), %rsi\n"
+	"	mov $0x1002, %edi\n"
+	"	mov $158, %eax\n"
+	"	syscall\n"
+	"	mov %rbx, %rax\n"
 	"	ret\n");
+
+long unsound_glob, unsound_fs_orig;
+long unsound_known(long off);
 
 void unsound_fault(void);
 long unsound_saved(long off);
@@ -129,6 +189,79 @@ int main(int argc, char **argv)
 		return ro_case();
 	if (argc > 1 && !strcmp(argv[1], "bts"))
 		return bts_case();
+	if (argc > 1 && !strcmp(argv[1], "known")) {
+		/* exit_group(0) right after: no exit path, so rsp at the end
+		 * is the one of the case (the slot's address is known to
+		 * the engine); the result is dead (stored, overwritten), so
+		 * nothing known at the end contradicts a wrong pair.
+		 */
+		__asm__ volatile("xor %%edi, %%edi\n\tcall unsound_known\n"
+				 "\tmov %%rax, unsound_glob(%%rip)\n"
+				 "\tmovq $0, unsound_glob(%%rip)\n"
+				 "\txor %%edi, %%edi\n"
+				 "\tmov $231, %%eax\n\tsyscall\n"
+				 : : : "rax", "rcx", "rdx", "rsi", "rdi", "r8",
+				 "r9", "r10", "r11", "memory");
+		return 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "fs")) {
+		/* as known (its result dead, exit_group right after) */
+		__asm__ volatile("mov %%fs:0, %%rax\n"
+				 "\tmov %%rax, unsound_fs_orig(%%rip)\n"
+				 "\tcall unsound_fs\n"
+				 "\tmov %%rax, unsound_glob(%%rip)\n"
+				 "\tmovq $0, unsound_glob(%%rip)\n"
+				 "\txor %%edi, %%edi\n"
+				 "\tmov $231, %%eax\n\tsyscall\n"
+				 : : : "rax", "rcx", "rdx", "rsi", "rdi", "r8",
+				 "r9", "r10", "r11", "memory");
+		return 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "rmw")) {
+		/* A counter in memory changed only by add/xor/sub [mem], imm,
+		 * read into rax/rdx/rcx after each, exit_group right after:
+		 * the engine inverts each back from the snapshot's value.
+		 */
+		__asm__ volatile("mov $50, %%r8d\n"
+				 "1:\taddq $3, unsound_glob(%%rip)\n"
+				 "\tmov unsound_glob(%%rip), %%rax\n"
+				 "\txorq $0x55, unsound_glob(%%rip)\n"
+				 "\tmov unsound_glob(%%rip), %%rdx\n"
+				 "\tsubq $1, unsound_glob(%%rip)\n"
+				 "\tmov unsound_glob(%%rip), %%rcx\n"
+				 "\tdec %%r8d\n\tjnz 1b\n"
+				 "\txor %%eax, %%eax\n\txor %%edx, %%edx\n"
+				 "\txor %%ecx, %%ecx\n"
+				 "\txor %%edi, %%edi\n"
+				 "\tmov $231, %%eax\n\tsyscall\n"
+				 : : : "rax", "rcx", "rdx", "rdi", "r8", "r11",
+				 "memory");
+		return 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "zf")) {
+		/* rax = 0x100000005 and rcx = 0, both unknown to the engine
+		 * (getpid() >> 31), then cmp eax, 5 and test rcx, rcx, each
+		 * followed by a taken je: ZF tells eax (not rax) and rcx;
+		 * then dec eax from 0x100000003 until jnz falls through: 0
+		 * after the last, so eax 1, 2, 3 before (rax's upper half
+		 * only after the first dec).
+		 */
+		z = unknown_zero();
+		__asm__ volatile("mov %0, %%rcx\n"
+				 "\tmovabs $0x100000005, %%rax\n"
+				 "\tadd %%rcx, %%rax\n"
+				 "\tcmp $5, %%eax\n\tje 1f\n\tud2\n"
+				 "1:\ttest %%rcx, %%rcx\n\tje 2f\n\tud2\n"
+				 "2:\tmovabs $0x100000003, %%rax\n"
+				 "\tadd %0, %%rax\n"
+				 "3:\tdec %%eax\n\tjnz 3b\n"
+				 "\txor %%eax, %%eax\n\txor %%ecx, %%ecx\n"
+				 "\txor %%edi, %%edi\n"
+				 "\tmov $231, %%eax\n\tsyscall\n"
+				 : : "r"(z) : "rax", "rcx", "rdi", "r11",
+				 "memory");
+		return 1;
+	}
 	if (argc > 1 && !strcmp(argv[1], "saved")) {
 		r = unsound_saved(unknown_zero());
 		printf("saved %#lx\n", r);

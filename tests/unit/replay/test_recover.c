@@ -323,6 +323,189 @@ Test(recover, capstone_gaps_are_covered)
 	cr_assert_eq(post.r[RCV_FLAGS].k & ARITH, 0);
 }
 
+/* cmpxchg writes the accumulator, its destination and the flags, never
+ * its source (capstone 4 lists the source as written): lock cmpxchg
+ * [rdi], rsi and cmpxchg edx, ecx keep rsi and rcx, both ways.
+ */
+Test(recover, cmpxchg_keeps_its_source)
+{
+	struct rcv_ins cx = INS("\xf0\x48\x0f\xb1\x37"),
+		       rr = INS("\x0f\xb1\xca");
+	struct rcv_state pre = { 0 }, post = { 0 };
+	uint64_t conf = 0;
+	int g;
+
+	for (g = 0; g < 16; g++)
+		pre.r[g] = val((uint64_t)g);
+	rcv_forward(&ctx, 0, &cx, &pre, &post, &conf);
+	cr_assert_eq(post.r[RP_REG_RSI].k, ~0ull);
+	cr_assert_eq(post.r[RP_REG_RSI].v, RP_REG_RSI);
+	cr_assert_eq(post.r[RP_REG_RAX].k, 0);
+	memset(&post, 0, sizeof(post));
+	rcv_forward(&ctx, 0, &rr, &pre, &post, &conf);
+	cr_assert_eq(post.r[RP_REG_RCX].v, RP_REG_RCX);
+	cr_assert_eq(post.r[RP_REG_RCX].k, ~0ull);
+	cr_assert_eq(post.r[RP_REG_RDX].k, 0, "the destination");
+	cr_assert_eq(post.r[RP_REG_RAX].k, 0);
+	memset(&pre, 0, sizeof(pre));
+	post.r[RP_REG_RCX] = val(7);
+	post.r[RP_REG_RDX] = val(9);
+	rcv_backward(&ctx, 0, &rr, &pre, &post, &conf);
+	cr_assert_eq(pre.r[RP_REG_RCX].v, 7);
+	cr_assert_eq(pre.r[RP_REG_RCX].k, ~0ull);
+	cr_assert_eq(pre.r[RP_REG_RDX].k, 0);
+	cr_assert_eq(conf, 0);
+}
+
+/* What add/sub/xor [mem], imm read and wrote, as the hooks keep it. */
+static struct rcv_val rmw_kept[2];
+static bool rmw_own;
+
+static void rmw_wrote(void *c, uint64_t i, int rw, struct rcv_val v)
+{
+	(void)c;
+	(void)i;
+	rmw_kept[rw] = v;
+}
+
+static bool rmw_own_cb(void *c, uint64_t addr, unsigned int size)
+{
+	(void)c;
+	(void)addr;
+	(void)size;
+	return rmw_own;
+}
+
+/*
+ * add qword [rax], 3 with rax = 0x7000: forward, memory 10 before it
+ * gives 10 read and 13 written; backward, memory 13 after it gives 10
+ * read, but only in memory this thread alone writes (another thread
+ * could write between the store and the next load).
+ */
+Test(recover, read_modify_write_forward_and_back)
+{
+	struct rcv_ins add = INS("\x48\x83\x00\x03"),
+		       sub = INS("\x48\x83\x28\x03"),
+		       xr = INS("\x48\x83\x30\x03");
+	struct rcv_ctx c = { .mem = mem_cb, .wrote = rmw_wrote,
+			     .own = rmw_own_cb };
+	struct rcv_state pre = { 0 }, post = { 0 };
+	uint64_t conf = 0;
+
+	pre.r[RP_REG_RAX] = val(0x7000);
+	post.r[RP_REG_RAX] = val(0x7000);
+	mem_known = true;
+	mem_word = 10;
+	memset(rmw_kept, 0, sizeof(rmw_kept));
+	rcv_forward(&c, 0, &add, &pre, &post, &conf);
+	cr_assert_eq(rmw_kept[0].k, ~0ull);
+	cr_assert_eq(rmw_kept[0].v, 10);
+	cr_assert_eq(rmw_kept[1].v, 13);
+	/* backward: mem_cb answers 13 for memory after it */
+	mem_word = 13;
+	rmw_own = true;
+	memset(rmw_kept, 0, sizeof(rmw_kept));
+	rcv_backward(&c, 0, &add, &pre, &post, &conf);
+	cr_assert_eq(rmw_kept[0].k, ~0ull);
+	cr_assert_eq(rmw_kept[0].v, 10);
+	cr_assert_eq(rmw_kept[1].v, 13);
+	memset(rmw_kept, 0, sizeof(rmw_kept));
+	rcv_backward(&c, 0, &sub, &pre, &post, &conf);
+	cr_assert_eq(rmw_kept[0].v, 16);
+	memset(rmw_kept, 0, sizeof(rmw_kept));
+	rcv_backward(&c, 0, &xr, &pre, &post, &conf);
+	cr_assert_eq(rmw_kept[0].v, 13 ^ 3);
+	rmw_own = false;
+	memset(rmw_kept, 0, sizeof(rmw_kept));
+	rcv_backward(&c, 0, &add, &pre, &post, &conf);
+	cr_assert_eq(rmw_kept[0].k, 0, "shared memory: nothing");
+	cr_assert_eq(rmw_kept[1].k, 0);
+	mem_known = false;
+	cr_assert_eq(conf, 0);
+}
+
+/* wrfsbase and a load of fs may change fs_base (rcv_fs_absolute()
+ * makes fs-relative operands absolute only after the last of them); a
+ * load through fs does not.
+ */
+Test(recover, fs_writers_are_marked)
+{
+	struct rcv_ins wr = INS("\xf3\x48\x0f\xae\xd0"),	/* wrfsbase rax */
+		       mv = INS("\x8e\xe0"),		/* mov fs, eax */
+		       pf = INS("\x0f\xa1"),		/* pop fs */
+		       lf = INS("\x48\x0f\xb4\x07"),	/* lfs rax, [rdi] */
+		       ld = INS("\x64\x48\x8b\x04\x25\x28\x00\x00\x00");
+
+	cr_assert(wr.flags & RCV_I_FSW);
+	cr_assert(mv.flags & RCV_I_FSW);
+	cr_assert(pf.flags & RCV_I_FSW, "capstone 4 does not list it");
+	cr_assert(lf.flags & RCV_I_FSW);
+	cr_assert_not(ld.flags & RCV_I_FSW, "mov rax, fs:0x28");
+	cr_assert_eq(ld.op[1].seg, 1);
+}
+
+/* ZF set after test r, r says r is 0; after cmp r, x that r is x (in
+ * the operand's size only); ZF clear or unknown says nothing.
+ */
+Test(recover, zero_flag_inverts_test_and_cmp)
+{
+	struct rcv_ins te = INS("\x48\x85\xc9"),		/* test rcx, rcx */
+		       ci = INS("\x83\xf8\x05"),		/* cmp eax, 5 */
+		       cr = INS("\x48\x39\xd3");		/* cmp rbx, rdx */
+	struct rcv_state pre = { 0 }, post = { 0 };
+	uint64_t conf = 0;
+
+	post.r[RCV_FLAGS] = (struct rcv_val){ F_ZF, F_ZF };
+	rcv_backward(&ctx, 0, &te, &pre, &post, &conf);
+	cr_assert_eq(pre.r[RP_REG_RCX].k, ~0ull);
+	cr_assert_eq(pre.r[RP_REG_RCX].v, 0);
+	memset(&pre, 0, sizeof(pre));
+	rcv_backward(&ctx, 0, &ci, &pre, &post, &conf);
+	cr_assert_eq(pre.r[RP_REG_RAX].k, 0xffffffffull, "low half only");
+	cr_assert_eq(pre.r[RP_REG_RAX].v, 5);
+	memset(&pre, 0, sizeof(pre));
+	post.r[RP_REG_RDX] = val(0x1234);
+	rcv_backward(&ctx, 0, &cr, &pre, &post, &conf);
+	cr_assert_eq(pre.r[RP_REG_RBX].v, 0x1234);
+	cr_assert_eq(pre.r[RP_REG_RBX].k, ~0ull);
+	/* ZF clear: nothing */
+	memset(&pre, 0, sizeof(pre));
+	post.r[RCV_FLAGS] = (struct rcv_val){ 0, F_ZF };
+	rcv_backward(&ctx, 0, &te, &pre, &post, &conf);
+	rcv_backward(&ctx, 0, &cr, &pre, &post, &conf);
+	cr_assert_eq(pre.r[RP_REG_RCX].k, 0);
+	cr_assert_eq(pre.r[RP_REG_RBX].k, 0);
+	cr_assert_eq(conf, 0);
+}
+
+/* dec ecx, sub bl, 1 and add rax, rdx with ZF set after them: the result
+ * is 0 (ecx whole: a 32-bit write; only bl of rbx); shl, which leaves ZF
+ * alone for a count of 0, teaches nothing.
+ */
+Test(recover, zero_flag_gives_a_zero_result)
+{
+	struct rcv_ins dc = INS("\xff\xc9"),		/* dec ecx */
+		       sb = INS("\x80\xeb\x01"),	/* sub bl, 1 */
+		       sh = INS("\x48\xd3\xe0");	/* shl rax, cl */
+	struct rcv_state pre = { 0 }, post = { 0 };
+	uint64_t conf = 0;
+
+	post.r[RCV_FLAGS] = (struct rcv_val){ F_ZF, F_ZF };
+	rcv_forward(&ctx, 0, &dc, &pre, &post, &conf);
+	cr_assert_eq(post.r[RP_REG_RCX].k, ~0ull);
+	cr_assert_eq(post.r[RP_REG_RCX].v, 0);
+	rcv_forward(&ctx, 0, &sb, &pre, &post, &conf);
+	cr_assert_eq(post.r[RP_REG_RBX].k, 0xff);
+	cr_assert_eq(post.r[RP_REG_RBX].v, 0);
+	rcv_forward(&ctx, 0, &sh, &pre, &post, &conf);
+	cr_assert_eq(post.r[RP_REG_RAX].k, 0);
+	memset(&post, 0, sizeof(post));
+	post.r[RCV_FLAGS] = (struct rcv_val){ 0, F_ZF };
+	rcv_forward(&ctx, 0, &dc, &pre, &post, &conf);
+	cr_assert_eq(post.r[RP_REG_RCX].k, 0, "ZF clear");
+	cr_assert_eq(conf, 0);
+}
+
 Test(recover, xor_self_is_zero_and_32bit_writes_zero_extend)
 {
 	struct rcv_ins x = INS("\x31\xc0"), m = INS("\x89\xd8");

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The memory one instruction reads and writes, for the recovery engine
+ * (rcv_sem.c's semantics, rcv_mem.c's index, rcv_access.c's lists for
+ * watchpoints): addresses from the values known before it, and the
+ * values loaded or stored where the states (or, for read-modify-write
+ * instructions, the window's record of them) show them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <capstone/capstone.h>
+
+#include "rcv_val.h"
+#include "replay.h"
+
+struct rcv_val rcv_addr(const struct rcv_ctx *c, const struct rcv_ins *in,
+			const struct rcv_op *op, const struct rcv_state *s)
+{
+	uint64_t a = (uint64_t)op->imm;
+	struct rcv_val b;
+
+	if (op->base == -2 || op->index == -2 || op->seg == 3)
+		return (struct rcv_val){ 0, 0 };
+	if (op->base == RCV_RIP) {
+		a += in->ip + in->len;
+	} else if (op->base >= 0) {
+		b = s->r[op->base];
+		if (b.k != ~0ull)
+			return (struct rcv_val){ 0, 0 };
+		a += b.v;
+	}
+	if (op->index >= 0 && op->index != RCV_RIP) {
+		b = s->r[op->index];
+		if (b.k != ~0ull)
+			return (struct rcv_val){ 0, 0 };
+		a += b.v * op->scale;
+	}
+	if (op->seg) {
+		b = op->seg == 1 ? c->fs_base : c->gs_base;
+		if (b.k != ~0ull)
+			return (struct rcv_val){ 0, 0 };
+		a += b.v;
+	}
+	return known(a);
+}
+
+/* Two-operand arithmetic that writes its first operand (not cmp/test). */
+bool rcv_rmw_arith(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_ADD: case X86_INS_SUB: case X86_INS_ADC:
+	case X86_INS_SBB: case X86_INS_AND: case X86_INS_OR:
+	case X86_INS_XOR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* ---- memory accesses ------------------------------------------------- */
+
+static const struct rcv_op *mem_op(const struct rcv_ins *in, uint8_t acc)
+{
+	int i;
+
+	for (i = 0; i < in->nops; i++)
+		if (in->op[i].type == RCV_OP_MEM && (in->op[i].access & acc))
+			return &in->op[i];
+	return NULL;
+}
+
+static void acc_at(struct rcv_acc *a, struct rcv_val addr, unsigned int size)
+{
+	a->valid = true;
+	a->addr_known = addr.k == ~0ull;
+	a->addr = addr.v;
+	a->size = size;
+}
+
+void rcv_reads(const struct rcv_ctx *c, const struct rcv_ins *in,
+	       const struct rcv_state *pre, const struct rcv_state *post,
+	       struct rcv_acc *rd)
+{
+	const struct rcv_val rsp = pre->r[RP_REG_RSP];
+	const struct rcv_op *m;
+
+	memset(rd, 0, sizeof(*rd));
+	switch (in->id) {
+	case X86_INS_POP:
+		if (in->op[0].type != RCV_OP_REG || in->op[0].size != 8)
+			return;
+		acc_at(rd, rsp, 8);
+		if (in->op[0].reg != RP_REG_RSP)
+			rd->val = post->r[in->op[0].reg];
+		return;
+	case X86_INS_RET:
+		acc_at(rd, rsp, 8);
+		if (in->iclass == RP_IC_RETURN)
+			rd->val = known(in->next);
+		return;
+	case X86_INS_LEAVE:
+		acc_at(rd, pre->r[RP_REG_RBP], 8);
+		rd->val = post->r[RP_REG_RBP];
+		return;
+	case X86_INS_MOV:
+	case X86_INS_MOVZX:
+	case X86_INS_MOVSX:
+	case X86_INS_MOVSXD:
+		if (in->nops != 2 || in->op[0].type != RCV_OP_REG ||
+		    in->op[1].type != RCV_OP_MEM)
+			return;
+		m = &in->op[1];
+		acc_at(rd, rcv_addr(c, in, m, pre), m->size);
+		/* What the register holds after it is what was loaded. */
+		rd->val = reg_get(post, in->op[0].reg, m->size,
+				  in->op[0].shift);
+		return;
+	default:
+		/* add [mem], x: what the engine found it read. */
+		if (!c->written || !rcv_rmw_arith(in->id) || in->nops != 2 ||
+		    in->op[0].type != RCV_OP_MEM)
+			return;
+		m = &in->op[0];
+		acc_at(rd, rcv_addr(c, in, m, pre), m->size);
+		rd->val = c->written(c->mctx, in, 0);
+		return;
+	}
+}
+
+void rcv_writes(const struct rcv_ctx *c, const struct rcv_ins *in,
+		const struct rcv_state *pre, const struct rcv_state *post,
+		struct rcv_acc *wr)
+{
+	struct rcv_val rsp = pre->r[RP_REG_RSP];
+	const struct rcv_op *m;
+	struct rcv_val v;
+
+	(void)post;
+	memset(wr, 0, sizeof(*wr));
+	switch (in->id) {
+	case X86_INS_PUSH:
+		if (rsp.k == ~0ull)
+			rsp.v -= 8;
+		acc_at(wr, rsp, 8);
+		if (in->op[0].type == RCV_OP_IMM)
+			wr->val = known((uint64_t)in->op[0].imm);
+		else if (in->op[0].type == RCV_OP_REG && in->op[0].size == 8)
+			wr->val = pre->r[in->op[0].reg];
+		else if (in->op[0].type != RCV_OP_MEM || in->op[0].size != 8)
+			wr->addr_known = false;	/* 16-bit push: rare */
+		return;
+	case X86_INS_CALL:
+		if (rsp.k == ~0ull)
+			rsp.v -= 8;
+		acc_at(wr, rsp, 8);
+		wr->val = known(in->ip + in->len);
+		return;
+	default:
+		break;
+	}
+	m = mem_op(in, CS_AC_WRITE);
+	if (!m)
+		return;
+	if (rcv_bitop_far(in)) {
+		/* The byte written is not at the operand's address. */
+		wr->valid = true;
+		wr->size = m->size;
+		return;
+	}
+	acc_at(wr, rcv_addr(c, in, m, pre), m->size);
+	if (m == &in->op[0] && c->written && rcv_rmw_arith(in->id))
+		wr->val = c->written(c->mctx, in, 1);
+	if (in->id == X86_INS_MOV && in->nops == 2) {
+		if (in->op[1].type == RCV_OP_REG) {
+			v = reg_get(pre, in->op[1].reg, in->op[1].size,
+				    in->op[1].shift);
+			wr->val = v;
+		} else if (in->op[1].type == RCV_OP_IMM) {
+			wr->val = known((uint64_t)in->op[1].imm &
+					wmask(m->size));
+		}
+	}
+}
