@@ -79,6 +79,25 @@ static const struct rcv_op *write_op(const struct rcv_ins *in)
 	return NULL;
 }
 
+/* The memory operand rcv_reads() names for @in ([rbp] for leave), NULL
+ * for none (pop and ret read at the stack pointer).
+ */
+static const struct rcv_op *read_op(const struct rcv_ins *in)
+{
+	static const struct rcv_op rbp = {
+		.type = RCV_OP_MEM, .size = 8, .access = 1,
+		.base = RP_REG_RBP, .index = -1,
+	};
+	int k;
+
+	if (in->id == X86_INS_LEAVE)
+		return &rbp;
+	for (k = 0; k < in->nops; k++)
+		if (in->op[k].type == RCV_OP_MEM && (in->op[k].access & 1))
+			return &in->op[k];
+	return NULL;
+}
+
 /* Element size of string instruction @id (0: not one), and whether it
  * reads [rsi] (@src), reads [rdi] (@dread) or writes [rdi] (@dst).
  */
@@ -261,6 +280,12 @@ int rcv_accesses(const struct rcv_ctx *c, const struct rcv_where *at,
 	if (rd.valid) {
 		n = acc_add(acc, n, max, RP_ACC_READ, rd.addr_known, rd.addr,
 			    rd.size);
+		/* Bounded as stores are (watch-unknown stack). */
+		if (n <= max && (in->id == X86_INS_POP ||
+				 in->id == X86_INS_RET))
+			acc_bounds(c, at, NULL, &acc[n - 1]);
+		else if (n <= max && read_op(in))
+			acc_bounds(c, at, read_op(in), &acc[n - 1]);
 	} else if (in->id != X86_INS_LEA && in->id != X86_INS_NOP) {
 		unsigned int o;
 
