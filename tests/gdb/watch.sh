@@ -136,7 +136,7 @@ def mom(tid, pos):
            if l.startswith('at ')][0]
     return moment(tid, pos, tsc)
 for d, got, text in stops:
-    maybe = 'may have written' in text
+    maybe = 'may have written' in text or 'may have read' in text
     if d == 'rc':
         before = [w for w in writes if moment(w[0], w[1], w[2]) < cur]
         want = before[-1] if before else None
@@ -306,6 +306,32 @@ if ! sed -n '/@@stop rc/,/@@pos/p' "$tmp/unknown-skip.out" | grep -q "may have w
 	ok "set ptrec watch-unknown skip: that store does not stop"
 else
 	tap_log=$tmp/unknown-skip.out bad "set ptrec watch-unknown skip"
+fi
+
+# A load through that pointer (rwatch on both slots, so the truth has it
+# whichever the pointer chose): stops with "may have read", at the load
+# the truth (WATCHTRUTH_READS: the loads) names, by default and with
+# watch-unknown stack (not a stack access); not with skip.
+export WATCHTRUTH_READS=1
+for m in stop stack; do
+	gdb_watch "rd-$m" "set ptrec watch-unknown $m;break watch.c:109;reverse-continue" \
+		"slots" 1 "rwatch slots"
+	if check_watch "rd-$m" "" "$m" >"$tmp/res" 2>&1 &&
+		sed -n '/@@stop rc/,/@@pos/p' "$tmp/rd-$m.out" | grep -q "may have read 16 bytes" &&
+		sed -n '/@@stop rc/,/@@pos/p' "$tmp/rd-$m.out" | grep -q "^[0-9]*		sink = \*p;"; then
+		ok "a load through an unknown address stops rwatch with 'may have read' (watch-unknown $m): $(tail -1 "$tmp/res")"
+	else
+		cat "$tmp/rd-$m.out" >>"$tmp/res"
+		tap_log=$tmp/res bad "a load through an unknown address stops rwatch (watch-unknown $m)"
+	fi
+done
+unset WATCHTRUTH_READS
+gdb_watch rd-skip "$skip;break watch.c:109;reverse-continue" "slots" 1 \
+	"rwatch slots"
+if ! sed -n '/@@stop rc/,/@@pos/p' "$tmp/rd-skip.out" | grep -q "may have read\|sink = \*p;"; then
+	ok "set ptrec watch-unknown skip: that load does not stop rwatch"
+else
+	tap_log=$tmp/rd-skip.out bad "set ptrec watch-unknown skip: the load"
 fi
 
 # Every store of the test programs (and of the two above) against the
