@@ -7,7 +7,8 @@
  * the semantics do not name reads, string instructions over their whole
  * range, the kernel's writes at a system call (recover.c's table), and
  * an unknown address wherever the engine cannot name one, bounded where
- * the access is relative to the stack or to fs.
+ * the access is relative to the stack or to fs; and what one store wrote
+ * (rp_recover_stored(): a watchpoint's new value across threads).
  */
 #include <string.h>
 
@@ -456,4 +457,46 @@ int rp_recover_scan(struct rp_recover *rc, uint64_t *pos, int dir,
 		p = dir < 0 ? p - 1 : p + 1;
 	}
 	return -RP_ERR_NOTFOUND;
+}
+
+size_t rp_recover_stored(struct rp_recover *rc, uint64_t pos, uint64_t addr,
+			 void *buf, size_t len)
+{
+	struct rp_access acc[4];
+	struct rcv_acc wr;
+	struct win *w;
+	uint8_t *out = buf;
+	size_t i, done;
+	unsigned int sh;
+	int n, k, nw = 0, same = 0, err;
+
+	w = rcv_insn_win(rc, pos, &err);
+	if (!w)
+		return 0;
+	i = pos - w->first;
+	n = rcv_win_accesses(rc, w, i, acc, 4);
+	rcv_writes(&rc->ctx, &w->ins[i], &w->st[i], &w->st[i + 1], &wr);
+	if (n <= 0 || !wr.valid || !wr.addr_known || wr.size > 8)
+		return 0;
+	/* Its one write, of a known address: the one rcv_writes() names
+	 * (not a string instruction's, a system call's or a part).
+	 */
+	for (k = 0; k < n; k++) {
+		if (acc[k].kind != RP_ACC_WRITE)
+			continue;
+		nw++;
+		same += acc[k].addr_known && !acc[k].syscall &&
+			acc[k].addr == wr.addr && acc[k].size == wr.size;
+	}
+	if (nw != 1 || same != 1)
+		return 0;
+	for (done = 0; done < len; done++) {
+		if (addr + done - wr.addr >= wr.size)
+			break;
+		sh = (unsigned int)(addr + done - wr.addr) * 8;
+		if ((wr.val.k >> sh & 0xff) != 0xff)
+			break;
+		out[done] = (uint8_t)(wr.val.v >> sh);
+	}
+	return done;
 }

@@ -1037,6 +1037,17 @@ struct rp_access {
 int rp_recover_accesses(struct rp_recover *rc, uint64_t pos,
 			struct rp_access *acc, size_t max);
 
+/*
+ * What store @pos wrote: copies the bytes of [@addr, @addr + @len) it
+ * stored, whose value is known, into @buf and returns how many (it stops
+ * at the first byte it did not store or whose value is not known; 0 for
+ * an instruction that is not one store of known address).  Memory just
+ * after the store, whatever other threads did before it: a watchpoint's
+ * new value across threads (issue #18).
+ */
+size_t rp_recover_stored(struct rp_recover *rc, uint64_t pos, uint64_t addr,
+			 void *buf, size_t len);
+
 /* ---- watchpoints (watch.c) --------------------------------------------- */
 
 /*

@@ -420,6 +420,44 @@ Test(watch, unknown_loads)
 	cr_assert_gt(mk, 0);
 }
 
+/*
+ * What a store wrote (rp_recover_stored(), GDB's new value across
+ * threads): at each of watchval's writes of total, the program's values
+ * 1, 4, 13, 40, 121, 364, byte by byte from the middle too, the same as
+ * the memory the engine implies after it; nothing for bytes it did not
+ * store or for an instruction that stores nothing.
+ */
+Test(watch, stored_values)
+{
+	static const long want[] = { 1, 4, 13, 40, 121, 364 };
+	uint64_t pos[16];
+	uint8_t b[16], m[8];
+	long v;
+	size_t n, k;
+
+	rp_watch_set_unknown(w, RP_WATCH_UNKNOWN_SKIP);
+	rp_watch_insert(w, RP_WATCH_WRITE, pid, WATCH_TOTAL, 8);
+	n = all_hits(1, pos, 16);
+	cr_assert_eq(n, 6);
+	for (k = 0; k < n; k++) {
+		cr_assert_eq(rp_recover_stored(rc, pos[k], WATCH_TOTAL, &v, 8),
+			     8, "write %zu", k);
+		cr_assert_eq(v, want[k], "write %zu: %ld", k, v);
+		cr_assert_eq(rp_recover_stored(rc, pos[k], WATCH_TOTAL + 3, b,
+					       16), 5);
+		cr_assert_eq(memcmp(b, (uint8_t *)&v + 3, 5), 0);
+		cr_assert_eq(rp_recover_stored(rc, pos[k], WATCH_TOTAL + 8, b,
+					       8), 0);
+		cr_assert_eq(rp_recover_stored(rc, pos[k], WATCH_TOTAL - 1, b,
+					       8), 0);
+		if (rp_recover_mem(rc, pos[k] + 1, WATCH_TOTAL, m, 8) == 8)
+			cr_assert_eq(memcmp(m, &v, 8), 0);
+		/* The instruction before the store stores nothing there. */
+		cr_assert_eq(rp_recover_stored(rc, pos[k] - 1, WATCH_TOTAL, b,
+					       8), 0);
+	}
+}
+
 Test(watch, timeline_stops)
 {
 	struct rp_timeline *tl;
