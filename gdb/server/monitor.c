@@ -268,6 +268,7 @@ static void monitor_watch(struct target *tg, const char *arg,
 {
 	struct rp_watch_hit h;
 	struct rp_insn insn;
+	unsigned int known;
 	long i;
 
 	static const char *const mode[] = {
@@ -314,15 +315,17 @@ static void monitor_watch(struct target *tg, const char *arg,
 			 " (thread %u, instruction %" PRIu64 ") wrote %"
 			 PRIu64 " bytes at %#" PRIx64 "\n", insn.ip, h.tid,
 			 h.pos + 1, h.acc_size, h.acc_addr);
-	if (!h.maybe && h.type == RP_WATCH_WRITE &&
-	    !target_watch_values(tg, &h))
+	known = h.maybe || h.type != RP_WATCH_WRITE ? 3 :
+		target_watch_known(tg, &h);
+	if (known != 3)
 		text_add(out, "ptrec: the %s at %#" PRIx64 " (thread %u, "
 			 "instruction %" PRIu64 ") wrote %" PRIu64 " bytes at %#"
-			 PRIx64 "; the watched value before or after it is "
-			 "unknown, so GDB cannot compare them (docs/values."
-			 "md)\n",
+			 PRIx64 "; the watched value %s it is unknown, so GDB "
+			 "cannot compare them (docs/values.md)\n",
 			 h.syscall ? "system call" : "store", insn.ip, h.tid,
-			 h.pos + 1, h.acc_size, h.acc_addr);
+			 h.pos + 1, h.acc_size, h.acc_addr,
+			 known == 2 ? "before" : known == 1 ? "after" :
+			 "before and after");
 }
 
 /*
