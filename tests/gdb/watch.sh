@@ -228,6 +228,25 @@ run_case reader "$skip;break watch.c:75;reverse-continue" "buf" 1 "" \
 	"watch buf (filled by read(2)): the system call"
 run_case threads "$skip" shared 2 "" \
 	"watch shared (written by another thread): both threads in time order"
+# The other thread's memory at those stops: just after each store, what it
+# stored (main's 1, then the worker's 42), though the memory is shared;
+# before them the value stays unknown (the history between cannot show
+# that nothing else wrote it), and the plugin says so.
+timeout 300 "$PTREC" replay "$bundle" -batch -ex "set pagination off" \
+	-ex "$skip" -ex "watch -l shared" -ex "reverse-continue" \
+	-ex "reverse-continue" -ex "echo @@1\n" -ex "p shared" \
+	-ex "continue" -ex "echo @@2\n" -ex "p shared" -ex "continue" \
+	-ex "echo @@3\n" -ex "p shared" >"$tmp/thrval.out" 2>&1
+if sed -n '1,/@@1/p' "$tmp/thrval.out" | grep -q "shared = 1;" &&
+	sed -n '/@@1/,/@@2/p' "$tmp/thrval.out" | grep -q "Cannot access memory" &&
+	sed -n '/@@1/,/@@2/p' "$tmp/thrval.out" | grep -q "the watched value before it is unknown" &&
+	sed -n '/@@2/,/@@3/p' "$tmp/thrval.out" | grep -q "^\$[0-9]* = 1$" &&
+	sed -n '/@@3/,$p' "$tmp/thrval.out" | grep -q "^\$[0-9]* = 42$" &&
+	sed -n '/@@2/,/@@3/p' "$tmp/thrval.out" | grep -q "Switching to Thread"; then
+	ok "watch shared: after each thread's store GDB reads the value it stored (1, then 42 by the other thread)"
+else
+	tap_log=$tmp/thrval.out bad "watch shared: the values after each thread's store"
+fi
 run_case two "$skip" "*(char (*)[16])&counter" 6 "" \
 	"watch counter and watch shared at once: the writes of both in time order" \
 	"watch counter;watch shared"
