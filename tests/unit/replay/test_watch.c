@@ -452,6 +452,8 @@ Test(watch, stored_values)
 					       8), 0);
 		if (rp_recover_mem(rc, pos[k] + 1, WATCH_TOTAL, m, 8) == 8)
 			cr_assert_eq(memcmp(m, &v, 8), 0);
+		/* Past the history: nothing. */
+		cr_assert_eq(rp_recover_stored(rc, end, WATCH_TOTAL, b, 8), 0);
 		/* The instruction before the store stores nothing there. */
 		cr_assert_eq(rp_recover_stored(rc, pos[k] - 1, WATCH_TOTAL, b,
 					       8), 0);
