@@ -7,7 +7,8 @@
  * the semantics do not name reads, string instructions over their whole
  * range, the kernel's writes at a system call (recover.c's table), and
  * an unknown address wherever the engine cannot name one, bounded where
- * the access is relative to the stack or to fs.
+ * the access is relative to the stack or to fs; and what one store wrote
+ * (rp_recover_stored(): a watchpoint's new value across threads).
  */
 #include <string.h>
 
@@ -75,6 +76,25 @@ static const struct rcv_op *write_op(const struct rcv_ins *in)
 	for (k = 0; k < in->nops; k++)
 		if (in->op[k].type == RCV_OP_MEM &&
 		    (in->op[k].access & CS_AC_WRITE))
+			return &in->op[k];
+	return NULL;
+}
+
+/* The memory operand rcv_reads() names for @in ([rbp] for leave), NULL
+ * for none (pop and ret read at the stack pointer).
+ */
+static const struct rcv_op *read_op(const struct rcv_ins *in)
+{
+	static const struct rcv_op rbp = {
+		.type = RCV_OP_MEM, .size = 8, .access = 1,
+		.base = RP_REG_RBP, .index = -1,
+	};
+	int k;
+
+	if (in->id == X86_INS_LEAVE)
+		return &rbp;
+	for (k = 0; k < in->nops; k++)
+		if (in->op[k].type == RCV_OP_MEM && (in->op[k].access & 1))
 			return &in->op[k];
 	return NULL;
 }
@@ -261,10 +281,14 @@ int rcv_accesses(const struct rcv_ctx *c, const struct rcv_where *at,
 	if (rd.valid) {
 		n = acc_add(acc, n, max, RP_ACC_READ, rd.addr_known, rd.addr,
 			    rd.size);
-		/* add [mem], x: bounded as any operand read below. */
-		if (n <= max && in->nops == 2 &&
-		    in->op[0].type == RCV_OP_MEM && in->id != X86_INS_MOV)
-			acc_bounds(c, at, &in->op[0], &acc[n - 1]);
+		/* Bounded as stores are (watch-unknown stack); add [mem], x
+		 * by its memory operand, which it reads.
+		 */
+		if (n <= max && (in->id == X86_INS_POP ||
+				 in->id == X86_INS_RET))
+			acc_bounds(c, at, NULL, &acc[n - 1]);
+		else if (n <= max && read_op(in))
+			acc_bounds(c, at, read_op(in), &acc[n - 1]);
 	} else if (in->id != X86_INS_LEA && in->id != X86_INS_NOP) {
 		unsigned int o;
 
@@ -435,4 +459,46 @@ int rp_recover_scan(struct rp_recover *rc, uint64_t *pos, int dir,
 		p = dir < 0 ? p - 1 : p + 1;
 	}
 	return -RP_ERR_NOTFOUND;
+}
+
+size_t rp_recover_stored(struct rp_recover *rc, uint64_t pos, uint64_t addr,
+			 void *buf, size_t len)
+{
+	struct rp_access acc[4];
+	struct rcv_acc wr;
+	struct win *w;
+	uint8_t *out = buf;
+	size_t i, done;
+	unsigned int sh;
+	int n, k, nw = 0, same = 0, err;
+
+	w = rcv_insn_win(rc, pos, &err);
+	if (!w)
+		return 0;
+	i = pos - w->first;
+	n = rcv_win_accesses(rc, w, i, acc, 4);
+	rcv_writes(&rc->ctx, &w->ins[i], &w->st[i], &w->st[i + 1], &wr);
+	if (n <= 0 || !wr.valid || !wr.addr_known || wr.size > 8)
+		return 0;
+	/* Its one write, of a known address: the one rcv_writes() names
+	 * (not a string instruction's, a system call's or a part).
+	 */
+	for (k = 0; k < n; k++) {
+		if (acc[k].kind != RP_ACC_WRITE)
+			continue;
+		nw++;
+		same += acc[k].addr_known && !acc[k].syscall &&
+			acc[k].addr == wr.addr && acc[k].size == wr.size;
+	}
+	if (nw != 1 || same != 1)
+		return 0;
+	for (done = 0; done < len; done++) {
+		if (addr + done - wr.addr >= wr.size)
+			break;
+		sh = (unsigned int)(addr + done - wr.addr) * 8;
+		if ((wr.val.k >> sh & 0xff) != 0xff)
+			break;
+		out[done] = (uint8_t)(wr.val.v >> sh);
+	}
+	return done;
 }

@@ -807,7 +807,7 @@ int rp_timeline_watch_insert(struct rp_timeline *tl, unsigned int type,
 			     uint64_t addr, uint64_t len);
 int rp_timeline_watch_remove(struct rp_timeline *tl, unsigned int type,
 			     uint64_t addr, uint64_t len);
-/* What stores with an unknown address do (enum rp_watch_unknown). */
+/* What accesses of unknown address do (enum rp_watch_unknown). */
 void rp_timeline_watch_unknown(struct rp_timeline *tl, int mode);
 int rp_timeline_watch_unknown_get(const struct rp_timeline *tl);
 /* The access the last continue stopped at (RP_STOP_WATCH), as long as
@@ -1037,14 +1037,26 @@ struct rp_access {
 int rp_recover_accesses(struct rp_recover *rc, uint64_t pos,
 			struct rp_access *acc, size_t max);
 
+/*
+ * What store @pos wrote: copies the bytes of [@addr, @addr + @len) it
+ * stored, whose value is known, into @buf and returns how many (it stops
+ * at the first byte it did not store or whose value is not known; 0 for
+ * an instruction that is not one store of known address).  Memory just
+ * after the store, whatever other threads did before it: a watchpoint's
+ * new value across threads (issue #18).
+ */
+size_t rp_recover_stored(struct rp_recover *rc, uint64_t pos, uint64_t addr,
+			 void *buf, size_t len);
+
 /* ---- watchpoints (watch.c) --------------------------------------------- */
 
 /*
  * Who wrote (or read) these bytes, either way in time (issue #18): a set
  * of watched ranges and a scan of a thread's history for the nearest
  * instruction that touched one, with the addresses the recovery engine
- * implies (rp_recover_accesses()).  A store whose address is not known is
- * a possible hit ("may have written"), unless the set skips those.
+ * implies (rp_recover_accesses()).  A store or load whose address is not
+ * known is a possible hit ("may have written", "may have read"), unless
+ * the set skips those.
  */
 enum rp_watch_type {
 	RP_WATCH_WRITE = 1,	/* GDB's watch (Z2) */
@@ -1059,7 +1071,8 @@ struct rp_watch;
  * @tid, @pos:	the instruction that made it.
  * @type:	the watchpoint's enum rp_watch_type; @addr, @len its range.
  * @kind:	the access, RP_ACC_READ or RP_ACC_WRITE.
- * @maybe:	a store whose address is unknown: it may have written there.
+ * @maybe:	an access whose address is unknown: it may have written (or,
+ *		@kind RP_ACC_READ, read) there.
  * @syscall:	the kernel's write at a system call.
  * @acc_addr, @acc_size: the bytes accessed (unknown when @maybe).
  */
@@ -1091,7 +1104,7 @@ int rp_watch_remove(struct rp_watch *w, unsigned int type, uint32_t pid,
 size_t rp_watch_count(const struct rp_watch *w);
 void rp_watch_clear(struct rp_watch *w);
 
-/* What a store with an unknown address is (struct rp_access). */
+/* What a store or load with an unknown address is (struct rp_access). */
 enum rp_watch_unknown {
 	RP_WATCH_UNKNOWN_SKIP,	/* nothing: only known addresses hit */
 	RP_WATCH_UNKNOWN_STOP,	/* a possible hit, wherever (the default) */

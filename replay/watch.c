@@ -6,9 +6,10 @@
  * the end snapshot and the history, and says which it cannot.  This file
  * keeps the watched ranges and scans a thread's positions, either way,
  * for the nearest access that touches one: a known address that overlaps,
- * or, unless the set skips them, a store whose address is unknown ("may
- * have written"; by default wherever, or, assuming the stack pointer
- * stays in its stack, only one whose bounds reach the range).  The timeline (timeline.c) orders threads in time and
+ * or, unless the set skips them, a store or load whose address is unknown
+ * ("may have written", "may have read"; by default wherever, or, assuming
+ * the stack pointer stays in its stack, only one whose bounds reach the
+ * range).  The timeline (timeline.c) orders threads in time and
  * decides where a stop lands.
  */
 #include <stdlib.h>
@@ -157,15 +158,12 @@ static int match(const struct rp_watch *w, uint32_t pid,
 			    a->addr + a->size <= p->addr)
 				continue;
 		} else if (w->unknown == RP_WATCH_UNKNOWN_SKIP ||
-			   a->kind != RP_ACC_WRITE ||
 			   (w->unknown == RP_WATCH_UNKNOWN_STACK &&
 			    a->hi > a->lo && (a->lo >= p->addr + p->len ||
 					      a->hi <= p->addr))) {
-			/* Loads through unknown pointers are not reported:
-			 * nearly every load would be (docs/gdb.md).  Under
-			 * the stack assumption, an unknown store bounded
-			 * away from the range (the stack, fs) cannot touch
-			 * it.
+			/* Under the stack assumption, an unknown store or
+			 * load bounded away from the range (the stack, fs)
+			 * cannot touch it.
 			 */
 			continue;
 		}

@@ -81,11 +81,12 @@ gdb.events.stop.connect(_on_stop)
 # ---- watchpoints (#18) -----------------------------------------------------
 #
 # watch, rwatch and awatch are the server's (Z2/Z3/Z4), either way in time.
-# A store whose address the history does not show, or a write whose new
-# value is unknown, stops as "Thread N stopped." (GDB would see no value
-# change and resume): after such a stop, and after a system call's write,
-# print what the server says it was.  `set ptrec watch-unknown stop|stack|
-# skip` says what stores with an unknown address do.
+# A store (or, for rwatch/awatch, a load) whose address the history does
+# not show, or a write whose new value is unknown, stops as "Thread N
+# stopped." (GDB would see no value change and resume): after such a stop,
+# and after a system call's write, print what the server says it was.
+# `set ptrec watch-unknown stop|stack|skip` says what accesses with an
+# unknown address do.
 
 _WATCH_TYPES = (getattr(gdb, 'BP_HARDWARE_WATCHPOINT', 9),
                 getattr(gdb, 'BP_READ_WATCHPOINT', 10),
@@ -123,15 +124,16 @@ _SetPtrec('show ptrec')
 
 
 class PtrecWatchUnknown(gdb.Parameter):
-    """Whether a watchpoint stops at a store whose address is unknown.
-"stop" (the default): such a store may have written the watched bytes, so
-continuing either way stops there and says so.  "stack": assume the stack
-pointer stays in the thread's stack (and fs_base as at the end), and skip
-such stores that cannot reach the watched bytes then.  "skip": only stores
-whose address the history shows stop."""
+    """Whether a watchpoint stops at a store or load of unknown address.
+"stop" (the default): such a store may have written the watched bytes (a
+load, for rwatch and awatch, may have read them), so continuing either way
+stops there and says so.  "stack": assume the stack pointer stays in the
+thread's stack (and fs_base as at the end), and skip such accesses that
+cannot reach the watched bytes then.  "skip": only accesses whose address
+the history shows stop."""
 
-    set_doc = 'Set whether watchpoints stop at stores of unknown address.'
-    show_doc = 'Show whether watchpoints stop at stores of unknown address.'
+    set_doc = 'Set whether watchpoints stop at accesses of unknown address.'
+    show_doc = 'Show whether watchpoints stop at accesses of unknown address.'
 
     def __init__(self):
         super().__init__('ptrec watch-unknown', gdb.COMMAND_DATA,
@@ -147,7 +149,7 @@ whose address the history shows stop."""
         return ''
 
     def get_show_string(self, svalue):
-        return 'Watchpoints at stores of unknown address: %s.' % svalue
+        return 'Watchpoints at accesses of unknown address: %s.' % svalue
 
 
 _watch_unknown = PtrecWatchUnknown()

@@ -259,14 +259,16 @@ static void run(struct monitor *m, struct target *tg, const char *cmd,
 /*
  * Watchpoints (#18): "ptrec watch-last" says what the last stop at a
  * watchpoint was (the plugin prints it at each such stop: a store whose
- * address is unknown "may have written"); "ptrec watch-unknown
- * stop|stack|skip" sets what such stores do (enum rp_watch_unknown).
+ * address is unknown "may have written", a load "may have read");
+ * "ptrec watch-unknown stop|stack|skip" sets what such accesses do (enum
+ * rp_watch_unknown).
  */
 static void monitor_watch(struct target *tg, const char *arg,
 			  struct text *out)
 {
 	struct rp_watch_hit h;
 	struct rp_insn insn;
+	unsigned int known;
 	long i;
 
 	static const char *const mode[] = {
@@ -299,26 +301,31 @@ static void monitor_watch(struct target *tg, const char *arg,
 		insn.ip = 0;
 	if (h.maybe)
 		text_add(out, "ptrec: the %s at %#" PRIx64 " (thread %u, "
-			 "instruction %" PRIu64 ") may have written %" PRIu64
+			 "instruction %" PRIu64 ") may have %s %" PRIu64
 			 " bytes at %#" PRIx64 ": its address is unknown "
-			 "(set ptrec watch-unknown skip: only stores of known "
+			 "(set ptrec watch-unknown skip: only %ss of known "
 			 "address stop)\n",
-			 h.syscall ? "system call" : "store", insn.ip, h.tid,
-			 h.pos + 1, h.len, h.addr);
+			 h.syscall ? "system call" :
+			 h.kind == RP_ACC_READ ? "load" : "store", insn.ip,
+			 h.tid, h.pos + 1,
+			 h.kind == RP_ACC_READ ? "read" : "written", h.len,
+			 h.addr, h.kind == RP_ACC_READ ? "load" : "store");
 	else if (h.syscall)
 		text_add(out, "ptrec: the system call at %#" PRIx64
 			 " (thread %u, instruction %" PRIu64 ") wrote %"
 			 PRIu64 " bytes at %#" PRIx64 "\n", insn.ip, h.tid,
 			 h.pos + 1, h.acc_size, h.acc_addr);
-	if (!h.maybe && h.type == RP_WATCH_WRITE &&
-	    !target_watch_values(tg, &h))
+	known = h.maybe || h.type != RP_WATCH_WRITE ? 3 :
+		target_watch_known(tg, &h);
+	if (known != 3)
 		text_add(out, "ptrec: the %s at %#" PRIx64 " (thread %u, "
 			 "instruction %" PRIu64 ") wrote %" PRIu64 " bytes at %#"
-			 PRIx64 "; the watched value before or after it is "
-			 "unknown, so GDB cannot compare them (docs/values."
-			 "md)\n",
+			 PRIx64 "; the watched value %s it is unknown, so GDB "
+			 "cannot compare them (docs/values.md)\n",
 			 h.syscall ? "system call" : "store", insn.ip, h.tid,
-			 h.pos + 1, h.acc_size, h.acc_addr);
+			 h.pos + 1, h.acc_size, h.acc_addr,
+			 known == 2 ? "before" : known == 1 ? "after" :
+			 "before and after");
 }
 
 /*

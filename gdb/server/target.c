@@ -593,6 +593,25 @@ static size_t sig_context(struct target *tg, uint64_t off, uint8_t *buf,
 	return len;
 }
 
+/*
+ * Memory just after watchpoint hit @h's store (position @h->pos + 1): the
+ * bytes it stored (rp_recover_stored(): known across threads, the moment
+ * after it), then what the history implies.  Returns the bytes known from
+ * @addr on.
+ */
+static size_t after_store(struct rp_recover *rc, const struct rp_watch_hit *h,
+			  uint64_t addr, uint8_t *buf, size_t len)
+{
+	size_t done = 0;
+
+	if (h->kind == RP_ACC_WRITE && !h->maybe && !h->syscall)
+		done = rp_recover_stored(rc, h->pos, addr, buf, len);
+	if (done < len)
+		done += rp_recover_mem(rc, h->pos + 1, addr + done, buf + done,
+				       len - done);
+	return done;
+}
+
 size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
 		   size_t len)
 {
@@ -643,6 +662,17 @@ size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
 	}
 	if (rp_timeline_pos(tg->tl, cur) < rp_timeline_end(tg->tl, cur) &&
 	    target_recovery(tg, cur)) {
+		struct rp_watch_hit h;
+
+		/* Just after a watched store: what it wrote, even where
+		 * other threads share the memory (#18).
+		 */
+		if (!rp_timeline_watch_hit(tg->tl, &h) && h.tid == tid &&
+		    h.pos + 1 == pos) {
+			done = after_store(tg->rcv[cur], &h, addr, buf, len);
+			if (done)
+				return done;
+		}
 		/* Before the end: the bytes the history and the snapshot
 		 * imply, up to the first unknown one.
 		 */
@@ -824,6 +854,12 @@ int target_signo(struct target *tg)
 
 bool target_watch_values(struct target *tg, const struct rp_watch_hit *h)
 {
+	return target_watch_known(tg, h) == 3;
+}
+
+unsigned int target_watch_known(struct target *tg,
+				const struct rp_watch_hit *h)
+{
 	long i = rp_timeline_find(tg->tl, h->tid);
 	struct rp_recover *rc;
 	uint8_t buf[4096];
@@ -831,7 +867,7 @@ bool target_watch_values(struct target *tg, const struct rp_watch_hit *h)
 
 	if (i < 0 || tg->no_values ||
 	    !(rc = rp_timeline_recover(tg->tl, (size_t)i)))
-		return false;
-	return rp_recover_mem(rc, h->pos, h->addr, buf, len) == len &&
-	       rp_recover_mem(rc, h->pos + 1, h->addr, buf, len) == len;
+		return 0;
+	return (rp_recover_mem(rc, h->pos, h->addr, buf, len) == len ? 1 : 0) |
+	       (after_store(rc, h, h->addr, buf, len) == len ? 2 : 0);
 }

@@ -112,6 +112,11 @@ size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
  * after its access (at most the first 4096), so GDB can compare them.
  */
 bool target_watch_values(struct target *tg, const struct rp_watch_hit *h);
+/* Which of them are known: 1 before, 2 after (just after the store, its
+ * value even where other threads share the memory), 3 both.
+ */
+unsigned int target_watch_known(struct target *tg,
+				const struct rp_watch_hit *h);
 
 /* The call stack of thread @cur at @pos as served at STACK_ADDR, into
  * @w (@maxw words).  Returns the words written.

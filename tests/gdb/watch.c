@@ -4,7 +4,7 @@
  * past (issue #18).  A global changed in a loop, a heap field written
  * through two pointers, a stack variable written by a callee through a
  * pointer, a buffer filled by read(2), a variable another thread writes,
- * and a store through a pointer whose value the history does not keep.
+ * a store and a load through a pointer the history does not keep.
  * Each part is a function, so GDB scripts can stop before and after it.
  */
 #include <pthread.h>
@@ -94,9 +94,9 @@ static void __attribute__((noinline)) threads(void)
 }
 
 /*
- * A store through a pointer chosen by a value the history does not keep
- * (the process id's low bit, gone from every register and from memory
- * before the end): its address cannot be recovered.
+ * A store and a load through a pointer chosen by a value the history does
+ * not keep (the process id's low bit, gone from every register and from
+ * memory before the end): their address cannot be recovered.
  */
 static void __attribute__((noinline)) unknown(void)
 {
@@ -105,6 +105,7 @@ static void __attribute__((noinline)) unknown(void)
 
 	p = &slots[pick];
 	*p = 99;
+	sink = *p;
 	pick = 0;
 	p = NULL;
 }

@@ -136,7 +136,7 @@ def mom(tid, pos):
            if l.startswith('at ')][0]
     return moment(tid, pos, tsc)
 for d, got, text in stops:
-    maybe = 'may have written' in text
+    maybe = 'may have written' in text or 'may have read' in text
     if d == 'rc':
         before = [w for w in writes if moment(w[0], w[1], w[2]) < cur]
         want = before[-1] if before else None
@@ -228,6 +228,25 @@ run_case reader "$skip;break watch.c:75;reverse-continue" "buf" 1 "" \
 	"watch buf (filled by read(2)): the system call"
 run_case threads "$skip" shared 2 "" \
 	"watch shared (written by another thread): both threads in time order"
+# The other thread's memory at those stops: just after each store, what it
+# stored (main's 1, then the worker's 42), though the memory is shared;
+# before them the value stays unknown (the history between cannot show
+# that nothing else wrote it), and the plugin says so.
+timeout 300 "$PTREC" replay "$bundle" -batch -ex "set pagination off" \
+	-ex "$skip" -ex "watch -l shared" -ex "reverse-continue" \
+	-ex "reverse-continue" -ex "echo @@1\n" -ex "p shared" \
+	-ex "continue" -ex "echo @@2\n" -ex "p shared" -ex "continue" \
+	-ex "echo @@3\n" -ex "p shared" >"$tmp/thrval.out" 2>&1
+if sed -n '1,/@@1/p' "$tmp/thrval.out" | grep -q "shared = 1;" &&
+	sed -n '/@@1/,/@@2/p' "$tmp/thrval.out" | grep -q "Cannot access memory" &&
+	sed -n '/@@1/,/@@2/p' "$tmp/thrval.out" | grep -q "the watched value before it is unknown" &&
+	sed -n '/@@2/,/@@3/p' "$tmp/thrval.out" | grep -q "^\$[0-9]* = 1$" &&
+	sed -n '/@@3/,$p' "$tmp/thrval.out" | grep -q "^\$[0-9]* = 42$" &&
+	sed -n '/@@2/,/@@3/p' "$tmp/thrval.out" | grep -q "Switching to Thread"; then
+	ok "watch shared: after each thread's store GDB reads the value it stored (1, then 42 by the other thread)"
+else
+	tap_log=$tmp/thrval.out bad "watch shared: the values after each thread's store"
+fi
 run_case two "$skip" "*(char (*)[16])&counter" 6 "" \
 	"watch counter and watch shared at once: the writes of both in time order" \
 	"watch counter;watch shared"
@@ -306,6 +325,32 @@ if ! sed -n '/@@stop rc/,/@@pos/p' "$tmp/unknown-skip.out" | grep -q "may have w
 	ok "set ptrec watch-unknown skip: that store does not stop"
 else
 	tap_log=$tmp/unknown-skip.out bad "set ptrec watch-unknown skip"
+fi
+
+# A load through that pointer (rwatch on both slots, so the truth has it
+# whichever the pointer chose): stops with "may have read", at the load
+# the truth (WATCHTRUTH_READS: the loads) names, by default and with
+# watch-unknown stack (not a stack access); not with skip.
+export WATCHTRUTH_READS=1
+for m in stop stack; do
+	gdb_watch "rd-$m" "set ptrec watch-unknown $m;break watch.c:109;reverse-continue" \
+		"slots" 1 "rwatch slots"
+	if check_watch "rd-$m" "" "$m" >"$tmp/res" 2>&1 &&
+		sed -n '/@@stop rc/,/@@pos/p' "$tmp/rd-$m.out" | grep -q "may have read 16 bytes" &&
+		sed -n '/@@stop rc/,/@@pos/p' "$tmp/rd-$m.out" | grep -q "^[0-9]*		sink = \*p;"; then
+		ok "a load through an unknown address stops rwatch with 'may have read' (watch-unknown $m): $(tail -1 "$tmp/res")"
+	else
+		cat "$tmp/rd-$m.out" >>"$tmp/res"
+		tap_log=$tmp/res bad "a load through an unknown address stops rwatch (watch-unknown $m)"
+	fi
+done
+unset WATCHTRUTH_READS
+gdb_watch rd-skip "$skip;break watch.c:109;reverse-continue" "slots" 1 \
+	"rwatch slots"
+if ! sed -n '/@@stop rc/,/@@pos/p' "$tmp/rd-skip.out" | grep -q "may have read\|sink = \*p;"; then
+	ok "set ptrec watch-unknown skip: that load does not stop rwatch"
+else
+	tap_log=$tmp/rd-skip.out bad "set ptrec watch-unknown skip: the load"
 fi
 
 # Every store of the test programs (and of the two above) against the

@@ -15,8 +15,9 @@
  * bytes returned; pipe, pipe2: two ints).  fs-relative stores are left
  * out (no fs_base in the truth; the test watches none).  First, a line
  * "thread TID index I" per thread (bundle order, which breaks ties in
- * time), and with TID POS "at TID POS tsc TSC" (POS's timestamp).  Exits
- * 2 on bad input.
+ * time), and with TID POS "at TID POS tsc TSC" (POS's timestamp).  With
+ * WATCHTRUTH_READS=1 in the environment, the loads of those bytes instead
+ * (reads() below).  Exits 2 on bad input.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -165,6 +166,66 @@ static bool dest(const cs_insn *ci, const uint64_t *r, const uint64_t *after,
 			*a += (uint64_t)(off * o->size);
 		}
 		return true;
+	}
+	return false;
+}
+
+/* The memory operand @o's address with registers @r; false for fs/gs or
+ * a register we do not follow.
+ */
+static bool op_addr(const cs_insn *ci, const cs_x86_op *o, const uint64_t *r,
+		    uint64_t *a)
+{
+	uint64_t v = (uint64_t)o->mem.disp;
+	int b, ix;
+
+	if (o->mem.segment == X86_REG_FS || o->mem.segment == X86_REG_GS)
+		return false;
+	if (o->mem.base == X86_REG_RIP) {
+		v += ci->address + ci->size;
+	} else if (o->mem.base != X86_REG_INVALID) {
+		if ((b = gpr(o->mem.base)) < 0)
+			return false;
+		v += r[b];
+	}
+	if (o->mem.index != X86_REG_INVALID) {
+		if ((ix = gpr(o->mem.index)) < 0)
+			return false;
+		v += r[ix] * (uint64_t)o->mem.scale;
+	}
+	*a = v;
+	return true;
+}
+
+/*
+ * WATCHTRUTH_READS=1: does instruction @ci, with registers @r before it,
+ * read a byte of [@lo, @hi)?  Explicit memory operands capstone marks
+ * read (lea and nop read none), pop and ret at rsp, leave at rbp: the
+ * loads tests/gdb/watch.sh's rwatch cases make.
+ */
+static bool reads(const cs_insn *ci, const uint64_t *r, uint64_t lo,
+		  uint64_t hi)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	uint64_t a;
+	unsigned int i;
+
+	switch (ci->id) {
+	case X86_INS_POP: case X86_INS_RET:
+		return r[7] < hi && lo < r[7] + 8;
+	case X86_INS_LEAVE:
+		return r[6] < hi && lo < r[6] + 8;
+	case X86_INS_LEA: case X86_INS_NOP:
+		return false;
+	default:
+		break;
+	}
+	for (i = 0; i < x->op_count; i++) {
+		const cs_x86_op *o = &x->operands[i];
+
+		if (o->type == X86_OP_MEM && (o->access & CS_AC_READ) &&
+		    op_addr(ci, o, r, &a) && a < hi && lo < a + o->size)
+			return true;
 	}
 	return false;
 }
@@ -404,9 +465,11 @@ int main(int argc, char **argv)
 			if (cs_disasm(cs, insn.raw, insn.size, insn.ip, 1,
 				      &ci) != 1)
 				continue;
-			if (dest(ci, pre->regs, recs[p].mask & 1 ?
-						recs[p].regs : NULL, &a, &l) &&
-			    a < addr + len && addr < a + l)
+			if (getenv("WATCHTRUTH_READS") ?
+				    reads(ci, pre->regs, addr, addr + len) :
+				    dest(ci, pre->regs, recs[p].mask & 1 ?
+						 recs[p].regs : NULL, &a, &l) &&
+					    a < addr + len && addr < a + l)
 				printf("%u %zu tsc %" PRIu64 " ip %#" PRIx64
 				       "\n", tid, p, insn.tsc, insn.ip);
 			cs_free(ci, 1);

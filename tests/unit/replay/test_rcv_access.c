@@ -129,6 +129,36 @@ Test(rcv_access, unknown_addresses_and_bounds)
 	cr_assert_eq(RUN("\x64\x48\x89\x04\x25\x10\x00\x00\x00"), 1);
 	cr_assert_eq(acc[0].lo, 0x7f0000001010);
 	cr_assert_eq(acc[0].hi, 0x7f0000001018);
+	fr.rbp_c = 0;
+	/* Loads the same (watch-unknown stack for rwatch): mov (%rcx),%ebx
+	 * anywhere; mov -8(%rsp),%ebx, pop %rbx and ret in the stack;
+	 * leave's [rbp] only when rbp derives from rsp.
+	 */
+	cr_assert_eq(RUN("\x8b\x19"), 1);
+	cr_assert_eq(acc[0].kind, RP_ACC_READ);
+	cr_assert(!acc[0].addr_known);
+	cr_assert_eq(acc[0].hi, 0);
+	cr_assert_eq(RUN("\x8b\x5c\x24\xf8"), 1);
+	cr_assert_eq(acc[0].kind, RP_ACC_READ);
+	cr_assert_eq(acc[0].lo, 0x7ffd0000);
+	cr_assert_eq(acc[0].hi, 0x7fff0000);
+	cr_assert_eq(RUN("\x5b"), 1);
+	cr_assert_eq(acc[0].kind, RP_ACC_READ);
+	cr_assert_eq(acc[0].hi, 0x7fff0000);
+	cr_assert_eq(RUN("\xc3"), 1);
+	cr_assert_eq(acc[0].kind, RP_ACC_READ);
+	cr_assert_eq(acc[0].hi, 0x7fff0000);
+	cr_assert_eq(RUN("\xc9"), 1);
+	cr_assert_eq(acc[0].kind, RP_ACC_READ);
+	cr_assert_eq(acc[0].hi, 0);
+	fr.rbp_c = 1;
+	cr_assert_eq(RUN("\xc9"), 1);
+	cr_assert_eq(acc[0].hi, 0x7fff0000);
+	/* ... and an fs-relative load at its place. */
+	cr_assert_eq(RUN("\x64\x48\x8b\x04\x25\x10\x00\x00\x00"), 1);
+	cr_assert_eq(acc[0].kind, RP_ACC_READ);
+	cr_assert_eq(acc[0].lo, 0x7f0000001010);
+	cr_assert_eq(acc[0].hi, 0x7f0000001018);
 }
 
 /* bt/bts with a register bit offset reach past the operand. */

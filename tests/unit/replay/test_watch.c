@@ -167,8 +167,8 @@ Test(watch, small_windows)
  * The scan passes instructions whose decoding shows no access of a
  * watched kind without asking their addresses (rcv_access.c): with the
  * whole address space watched, it stops at exactly the positions where
- * rp_recover_accesses() names a write of any address (unknown ones stop
- * by default) or, for rwatch, a read of a known one, either way, in the
+ * rp_recover_accesses() names a write or, for rwatch, a read of any
+ * address (unknown ones stop by default), either way, in the
  * windows chained from the end and in windows on their own.
  */
 static void every_access(unsigned int type, uint64_t block)
@@ -191,7 +191,6 @@ static void every_access(unsigned int type, uint64_t block)
 				cr_assert(!(acc[k].kind == RP_ACC_WRITE &&
 					    (type & RP_WATCH_WRITE)) &&
 					  !(acc[k].kind == RP_ACC_READ &&
-					    acc[k].addr_known &&
 					    (type & RP_WATCH_READ)),
 					  "type %u block %lu: position %lu "
 					  "passed", type, (unsigned long)block,
@@ -205,7 +204,7 @@ static void every_access(unsigned int type, uint64_t block)
 			want |= (acc[k].kind == RP_ACC_WRITE &&
 				 (type & RP_WATCH_WRITE)) ||
 				(acc[k].kind == RP_ACC_READ &&
-				 acc[k].addr_known && (type & RP_WATCH_READ));
+				 (type & RP_WATCH_READ));
 		if (want)
 			ref++;
 		if (!want)
@@ -327,6 +326,138 @@ Test(watch, bounds_and_reads)
 	rp_watch_insert(w, RP_WATCH_WRITE, pid, WATCH_STEP, 4);
 	cr_assert_eq(rp_watch_scan(w, rc, pid, 1, 0, end, &h), 0);
 	cr_assert_eq(h.kind, RP_ACC_WRITE);
+}
+
+/*
+ * Loads of unknown address (issue #18) stop rwatch and awatch as stores
+ * of unknown address stop watch: with watch-unknown stop, a forward scan
+ * for reads of step stops exactly at each read rp_recover_accesses()
+ * names that covers step or whose address is unknown; with stack, not at
+ * an unknown one whose bounds (the stack, fs) keep it away from step;
+ * with skip, only at known ones.  Each stop says what it was.
+ */
+static bool read_may_hit(const struct rp_access *a, enum rp_watch_unknown m)
+{
+	if (a->kind != RP_ACC_READ)
+		return false;
+	if (a->addr_known)
+		return a->addr < WATCH_STEP + 4 && WATCH_STEP < a->addr + a->size;
+	if (m == RP_WATCH_UNKNOWN_SKIP)
+		return false;
+	return m == RP_WATCH_UNKNOWN_STOP || a->hi <= a->lo ||
+	       (a->lo < WATCH_STEP + 4 && WATCH_STEP < a->hi);
+}
+
+static uint64_t read_stops(unsigned int type, enum rp_watch_unknown m,
+			   uint64_t *maybes, uint64_t *bounded_away)
+{
+	struct rp_access acc[4];
+	struct rp_watch_hit h;
+	uint64_t p, n = 0;
+	int k, na, want;
+
+	rp_watch_clear(w);
+	rp_watch_set_unknown(w, m);
+	cr_assert_eq(rp_watch_insert(w, type, pid, WATCH_STEP, 4), 0);
+	*maybes = *bounded_away = 0;
+	for (p = 0; p < end; p++) {
+		na = rp_recover_accesses(rc, p, acc, 4);
+		for (k = 0, want = 0; k < na; k++) {
+			if (read_may_hit(&acc[k], m))
+				want = want == 2 || acc[k].addr_known ? 2 : 1;
+			else if (acc[k].kind == RP_ACC_READ &&
+				 !acc[k].addr_known && acc[k].hi > acc[k].lo)
+				(*bounded_away)++;
+			/* awatch: writes too, unknown ones as above */
+			if (type == RP_WATCH_ACCESS &&
+			    acc[k].kind == RP_ACC_WRITE &&
+			    (acc[k].addr_known ?
+			     acc[k].addr < WATCH_STEP + 4 &&
+			     WATCH_STEP < acc[k].addr + acc[k].size :
+			     m == RP_WATCH_UNKNOWN_STOP ||
+			     (m == RP_WATCH_UNKNOWN_STACK &&
+			      (acc[k].hi <= acc[k].lo ||
+			       (acc[k].lo < WATCH_STEP + 4 &&
+				WATCH_STEP < acc[k].hi)))))
+				want = want == 2 || acc[k].addr_known ? 2 : 1;
+		}
+		if (rp_watch_scan(w, rc, pid, 1, p, p + 1, &h) == 0) {
+			cr_assert(want, "mode %d: stopped at %lu, no access",
+				  (int)m, (unsigned long)p);
+			cr_assert_eq(h.pos, p);
+			cr_assert_eq(h.maybe, want == 1, "mode %d position %lu",
+				     (int)m, (unsigned long)p);
+			if (h.maybe && h.kind == RP_ACC_READ)
+				(*maybes)++;
+			n++;
+		} else {
+			cr_assert(!want, "mode %d: passed %lu", (int)m,
+				  (unsigned long)p);
+		}
+	}
+	return n;
+}
+
+Test(watch, unknown_loads)
+{
+	uint64_t stop, stack, skip, ms, mk, mp, b, b2;
+
+	stop = read_stops(RP_WATCH_READ, RP_WATCH_UNKNOWN_STOP, &ms, &b);
+	stack = read_stops(RP_WATCH_READ, RP_WATCH_UNKNOWN_STACK, &mk, &b2);
+	skip = read_stops(RP_WATCH_READ, RP_WATCH_UNKNOWN_SKIP, &mp, &b);
+	/* The loop's reads of step are known; a history has loads of
+	 * unknown address, most of them bounded to the stack.
+	 */
+	cr_assert_geq(skip, 6);
+	cr_assert_eq(mp, 0);
+	cr_assert_gt(ms, 0, "no load of unknown address");
+	cr_assert_gt(b2, 0, "no load bounded to the stack");
+	cr_assert_lt(mk, ms);
+	cr_assert(skip < stack && stack < stop, "%lu %lu %lu",
+		  (unsigned long)skip, (unsigned long)stack,
+		  (unsigned long)stop);
+	read_stops(RP_WATCH_ACCESS, RP_WATCH_UNKNOWN_STACK, &mk, &b2);
+	cr_assert_gt(mk, 0);
+}
+
+/*
+ * What a store wrote (rp_recover_stored(), GDB's new value across
+ * threads): at each of watchval's writes of total, the program's values
+ * 1, 4, 13, 40, 121, 364, byte by byte from the middle too, the same as
+ * the memory the engine implies after it; nothing for bytes it did not
+ * store or for an instruction that stores nothing.
+ */
+Test(watch, stored_values)
+{
+	static const long want[] = { 1, 4, 13, 40, 121, 364 };
+	uint64_t pos[16];
+	uint8_t b[16], m[8];
+	long v;
+	size_t n, k;
+
+	rp_watch_set_unknown(w, RP_WATCH_UNKNOWN_SKIP);
+	rp_watch_insert(w, RP_WATCH_WRITE, pid, WATCH_TOTAL, 8);
+	n = all_hits(1, pos, 16);
+	cr_assert_eq(n, 6);
+	for (k = 0; k < n; k++) {
+		cr_assert_eq(rp_recover_stored(rc, pos[k], WATCH_TOTAL, &v, 8),
+			     8, "write %zu", k);
+		cr_assert_eq(v, want[k], "write %zu: %ld", k, v);
+		cr_assert_eq(rp_recover_stored(rc, pos[k], WATCH_TOTAL + 3, b,
+					       16), 5);
+		cr_assert_eq(memcmp(b, (uint8_t *)&v + 3, 5), 0);
+		cr_assert_eq(rp_recover_stored(rc, pos[k], WATCH_TOTAL + 8, b,
+					       8), 0);
+		cr_assert_eq(rp_recover_stored(rc, pos[k], WATCH_TOTAL - 1, b,
+					       8), 0);
+		if (rp_recover_mem(rc, pos[k] + 1, WATCH_TOTAL, m, 8) == 8)
+			cr_assert_eq(memcmp(m, &v, 8), 0);
+		/* Past the history: nothing. */
+		cr_assert_eq(rp_recover_stored(rc, end, WATCH_TOTAL, b, 8), 0);
+		/* The instruction before the store stores nothing there. */
+		cr_assert_eq(rp_recover_stored(rc, pos[k] - 1, WATCH_TOTAL, b,
+					       8), 0);
+	}
 }
 
 Test(watch, timeline_stops)
