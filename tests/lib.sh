@@ -1,7 +1,8 @@
 # Shared by the test scripts (sourced): TAP output, a scratch directory,
 # and where the real hardware traces are.
 #
-#   tap_begin NAME     $tmp: a scratch directory, removed at exit
+#   tap_begin NAME     $tmp: a scratch directory, removed at exit;
+#                      XDG_CACHE_HOME in it (the index key)
 #   ok DESC / bad DESC one TAP line; bad also shows the tail of $tmp/log
 #                      (or of $tap_log when set)
 #   check DESC CMD     CMD succeeds
@@ -17,6 +18,12 @@ tap_begin() {
 	tmp=$(mktemp -d "/tmp/ptrec-$1-XXXXXX")
 	# shellcheck disable=SC2064 # expand $tmp now
 	trap "rm -rf '$tmp'" EXIT
+	# The index cache's key (replay/idxcache.c) in the scratch directory,
+	# not ~/.cache: with HOME unset or not writable (a CI user) there is
+	# no key, no index is saved and the cache tests fail; and a suite
+	# must not leave files in the user's home.
+	XDG_CACHE_HOME=$tmp/cache
+	export XDG_CACHE_HOME
 }
 
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
