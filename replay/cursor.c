@@ -54,6 +54,17 @@ static int fetch(struct rp_session *s, struct rp_thread *t, uint64_t pos,
 			if (t->cache[i].stamp < seg->stamp)
 				seg = &t->cache[i];
 		ret = rp_materialize(s, t, k, seg);
+		if (ret == -RP_ERR_DECODE && !rp_idx_rebuild(s, t)) {
+			/*
+			 * A saved index that parts from the stream is stale:
+			 * built again from the stream, positions follow it.
+			 */
+			if (pos >= t->insns)
+				return -RP_ERR_RANGE;
+			k = ckpt_of(t, pos);
+			seg = &t->cache[0];
+			ret = rp_materialize(s, t, k, seg);
+		}
 		if (ret == -RP_ERR_DECODE && !rp_reindex_exact(s, t)) {
 			/*
 			 * The block decoder's index disagreed with the

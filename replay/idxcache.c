@@ -9,7 +9,9 @@
  * and mtime: an image added, removed or replaced changes the decode, and
  * a copied bundle can keep the stream's mtime) and libipt's version, and
  * every value read is checked against the stream, so a stale or damaged
- * cache is rebuilt.
+ * cache is rebuilt.  A saved index that passes all that and still parts
+ * from the stream when a segment is decoded (a key that missed a change)
+ * is deleted and built again there (rp_idx_rebuild, cursor.c).
  *
  * A bundle is untrusted input (docs/security.md), and an index that came
  * with it was written by someone else: each file ends with an HMAC-SHA256
@@ -431,6 +433,26 @@ out:
 	return ret;
 }
 
+/*
+ * The last segment decoded against what the index says of it, before any
+ * front end reads a count: a cursor starts there (rp_cursor_new), so the
+ * decode is one a session makes anyway and stays in the segment cache.  A
+ * key that missed a change (format 6's: a copied bundle that kept its
+ * stream's mtime, an image gone) shows here and the index is rebuilt.
+ */
+static int idx_spot_check(struct rp_session *s, struct rp_thread *t)
+{
+	struct rp_seg *seg = &t->cache[0];
+
+	if (!t->insns || !t->nckpts)
+		return 0;
+	if (!rp_materialize(s, t, t->nckpts - 1, seg))
+		return 0;
+	seg->ckpt = UINT64_MAX;
+	s->errmsg[0] = '\0';
+	return -1;
+}
+
 int rp_idx_load(struct rp_session *s, struct rp_thread *t)
 {
 	uint8_t mac[IDX_MAC_SIZE], *buf = NULL;
@@ -465,6 +487,8 @@ int rp_idx_load(struct rp_session *s, struct rp_thread *t)
 	    !memeql_sec(mac, buf + len, sizeof(mac)))
 		goto out;
 	ret = rp_idx_parse(s, t, buf, len);
+	if (!ret)
+		ret = idx_spot_check(s, t);
 out:
 	free(buf);
 	close(fd);
@@ -572,4 +596,36 @@ void rp_idx_save(struct rp_session *s, const struct rp_thread *t)
 	}
 	close(ifd);
 	free(buf);
+}
+
+/*
+ * The second line of defence: a saved index whose key matched and whose
+ * values fit the stream, and which still disagrees with it once a segment
+ * is decoded (a key that missed a change, as format 6's missed the image
+ * set of a copied bundle that kept its stream's mtime).  The file goes,
+ * the index is built from the stream again and saved.  A freshly built
+ * index that disagrees is a decoder bug, reported by the caller.
+ */
+int rp_idx_rebuild(struct rp_session *s, struct rp_thread *t)
+{
+	char name[64];
+	size_t k;
+	int ifd, ret;
+
+	if (!t->cached)
+		return -RP_ERR_DECODE;
+	t->cached = false;
+	snprintf(name, sizeof(name), "%u.idx", t->tid);
+	ifd = sb_bundle_open_dir(s->dir, "index", NULL);
+	if (ifd >= 0) {
+		unlinkat(ifd, name, 0);
+		close(ifd);
+	}
+	for (k = 0; k < RP_SEG_CACHE; k++)
+		t->cache[k].ckpt = UINT64_MAX;
+	t->exact = false;
+	ret = rp_index_thread(s, t);
+	if (!ret)
+		rp_idx_save(s, t);
+	return ret;
 }

@@ -846,7 +846,8 @@ int rp_materialize(struct rp_session *s, struct rp_thread *t, uint64_t k,
 			     .stop_psb = SIZE_MAX, .seg = seg };
 	int ret = rp_walk_materialize(s, t, k, seg);
 
-	if (!ret && seg->first + seg->n != end && !t->exact) {
+	/* A saved index is rebuilt instead (rp_idx_rebuild): it may be stale. */
+	if (!ret && seg->first + seg->n != end && !t->exact && !t->cached) {
 		seg->n = end - seg->first;	/* how many to store */
 		ret = index_range(&one);
 		free(one.ckpts);

@@ -110,6 +110,7 @@ struct rp_thread {
 	struct rp_seg cache[RP_SEG_CACHE];
 	uint64_t clock;
 	bool exact;		/* indexed by the instruction decoder */
+	bool cached;		/* the index was read from BUNDLE/index */
 };
 
 struct sym_module;
@@ -169,6 +170,12 @@ int rp_image_open(const struct rp_session *s, size_t i);
 int rp_idx_load(struct rp_session *s, struct rp_thread *t);
 /* Saves @t's index; failures only mean no cache. */
 void rp_idx_save(struct rp_session *s, const struct rp_thread *t);
+/* @t's index came from the cache and disagrees with the stream: deletes
+ * the saved file, builds the index again and saves it.  Returns 0, or
+ * -RP_ERR_DECODE when the index was not a saved one (a real disagreement),
+ * or the index pass's error.
+ */
+int rp_idx_rebuild(struct rp_session *s, struct rp_thread *t);
 /* For the fuzz harness: the checks of rp_idx_load on @len bytes of index
  * (without MAC), and the MAC of @len bytes under this user's key.
  */

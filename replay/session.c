@@ -208,6 +208,8 @@ int rp_session_open_progress(struct rp_session **sp, const char *dir,
 			ret = rp_index_thread(s, t);
 			if (!ret)
 				rp_idx_save(s, t);
+		} else if (!ret) {
+			t->cached = true;	/* cursor.c: rp_idx_rebuild */
 		}
 		s->progress_base += t->pt_size;
 		if (s->progress)
