@@ -565,8 +565,10 @@ kill "$spin"
 wait "$spin" 2>/dev/null
 
 # interrupted NAME DESCRIPTION CMD...: records spin into NAME, runs CMD
-# after a second (it may use $rec, the recorder's pid), and expects a
-# finished bundle that decodes.
+# once spin runs under the recorder and a moment later (it may use $rec,
+# the recorder's pid), and expects a finished bundle that decodes.  Not a
+# fixed sleep: on a slow or loaded machine the recorder had not started
+# spin after it, kill_spin found nothing and the wait hung for ever.
 interrupted() {
 	name=$1 what=$2
 	shift 2
@@ -574,7 +576,12 @@ interrupted() {
 	"$PTREC" record --ground-truth -q -o "$tmp/$name" -- "$PROGS/spin" \
 		>"$tmp/log" 2>&1 &
 	rec=$!
-	sleep 1
+	i=0
+	while ! pgrep -P "$rec" -x spin >/dev/null && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sleep 0.5
 	"$@"
 	if wait "$rec" && "$PTCHECK" "$tmp/$name" >"$tmp/log" 2>&1; then
 		ok "$what: a finished bundle that decodes"
@@ -582,7 +589,9 @@ interrupted() {
 		bad "$what"
 	fi
 }
-kill_spin() { pkill -KILL -f "^$PROGS/spin\$"; }
+# Only the recorder's own spin: under make -j check another suite's spin
+# (gdb-test's, snapshot-test's) runs from the same path.
+kill_spin() { pkill -KILL -P "$rec" -x spin; }
 int_recorder() { kill -INT "$rec"; }
 
 # SIGINT to the recorder (Ctrl-C).
