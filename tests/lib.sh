@@ -9,6 +9,7 @@
 #   fails DESC PAT CMD CMD fails (exit 1 or 2) and prints PAT
 #   tap_end SUITE      the plan line; exit status 1 if anything failed
 #   find_real_pt       $real: shared/testdata/real-pt/dynamorio, or ""
+#   traced PID         waits until PID is ptrace'd (a recorder attached)
 
 # shellcheck disable=SC2034 # variables are for the sourcing script
 n=0
@@ -67,3 +68,21 @@ find_real_pt() {
 		fi
 	done
 }
+
+# traced PID: waits (up to 60 s) until PID is traced, which `ptrec record
+# -p PID` does after it set its SIGINT handler: a signal sent then stops
+# the recording.  A fixed sleep instead was overrun on a slow or loaded
+# machine, and the SIGINT (ignored by a background job until ptrec sets
+# its handler) was lost: the recorder ran for ever.
+traced() {
+	traced_i=0
+	while [ $traced_i -lt 600 ]; do
+		traced_t=$(sed -n 's/^TracerPid:[[:space:]]*//p' \
+			"/proc/$1/status" 2>/dev/null)
+		[ -n "$traced_t" ] && [ "$traced_t" != 0 ] && return 0
+		sleep 0.1
+		traced_i=$((traced_i + 1))
+	done
+	return 1
+}
+

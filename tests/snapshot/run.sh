@@ -388,7 +388,8 @@ i=0
 while [ ! -s "$tmp/ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 "$PTREC" record -q -o "$tmp/attach.b" -p "$spid" >"$tmp/attach.rec" 2>&1 &
 rpid=$!
-sleep 1
+traced "$spid"
+sleep 0.5
 kill -INT "$rpid"
 wait "$rpid"
 rc=$?
@@ -424,7 +425,8 @@ i=0
 while [ ! -s "$tmp/ready3" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 "$PTREC" record -q -o "$tmp/blk.b" -p "$bpid" >"$tmp/log" 2>&1 &
 rpid=$!
-sleep 0.5
+traced "$bpid"
+sleep 0.3
 kill -INT "$rpid"
 i=0
 while kill -0 "$rpid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
@@ -681,7 +683,8 @@ if [ -n "${FAKEPTREC:-}" ] && [ -f "$FAKEPTREC" ]; then
 		"$PTREC" record --backend=kmod -q -o "$tmp/kp.b" -p "$kpid" \
 		>"$tmp/kp.rec" 2>&1 &
 	rpid=$!
-	sleep 1
+	traced "$kpid"
+	sleep 0.5
 	kill -INT "$rpid"
 	wait "$rpid"
 	rc=$?
@@ -789,7 +792,8 @@ i=0
 while [ ! -s "$tmp/ready2" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 "$PTREC" record -q -o "$tmp/kill.b" -p "$bpid" >/dev/null 2>&1 &
 kpid=$!
-sleep 0.5
+traced "$bpid"
+sleep 0.3
 kill -INT "$kpid"
 i=0
 while [ ! -e "$tmp/kill.b/snapshot.ptsnap.tmp" ] && [ $i -lt 400 ]; do
