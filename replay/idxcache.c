@@ -183,22 +183,32 @@ static int key_read(int fd)
 	return n == (ssize_t)sizeof(idx_key_bytes) ? 0 : -1;
 }
 
+/*
+ * Written whole under a temporary name, then linked into place: a process
+ * that opens the key while another makes it (suites under make -j, GDB
+ * and the CLI at once) never reads it empty, which left that process
+ * without a cache.  link() does not replace a key another process made.
+ */
 static int key_make(const char *path)
 {
+	char tmp[4300];
 	uint8_t k[32];
 	int fd, ret = -1;
 
 	if (getrandom(k, sizeof(k), 0) != (ssize_t)sizeof(k))
 		return -1;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		  0600);
 	if (fd < 0)
 		return -1;
 	if (write(fd, k, sizeof(k)) == (ssize_t)sizeof(k) && !fsync(fd))
 		ret = 0;
 	close(fd);
-	if (ret)
-		unlink(path);
+	if (!ret && link(tmp, path) && errno != EEXIST)
+		ret = -1;
+	unlink(tmp);
 	return ret;
 }
 
