@@ -2,7 +2,7 @@
 # and where the real hardware traces are.
 #
 #   tap_begin NAME     $tmp: a scratch directory, removed at exit;
-#                      XDG_CACHE_HOME in it (the index key)
+#                      HOME and XDG_CACHE_HOME (the index key) in it
 #   ok DESC / bad DESC one TAP line; bad also shows the tail of $tmp/log
 #                      (or of $tap_log when set)
 #   check DESC CMD     CMD succeeds
@@ -24,7 +24,14 @@ tap_begin() {
 	# no key, no index is saved and the cache tests fail; and a suite
 	# must not leave files in the user's home.
 	XDG_CACHE_HOME=$tmp/cache
-	export XDG_CACHE_HOME
+	# A home of its own: ptrec replay starts GDB without -nx (a user's
+	# settings apply), so GDB read the runner's ~/.gdbinit and
+	# ~/.config/gdb/gdbinit, and `set print pretty on` there made every
+	# replay-versus-core comparison differ; perf reads ~/.perfconfig.
+	mkdir -p "$tmp/home"
+	HOME=$tmp/home
+	XDG_CONFIG_HOME=$tmp/home/.config
+	export XDG_CACHE_HOME HOME XDG_CONFIG_HOME
 }
 
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
