@@ -16,7 +16,7 @@ n=0
 fails=0
 
 tap_begin() {
-	tmp=$(mktemp -d "/tmp/ptrec-$1-XXXXXX")
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/ptrec-$1-XXXXXX")
 	# shellcheck disable=SC2064 # expand $tmp now
 	trap "rm -rf '$tmp'" EXIT
 	# The index cache's key (replay/idxcache.c) in the scratch directory,

@@ -683,10 +683,10 @@ serve_port --idle-timeout 1 "$tmp/b"
 idle=$(timeout 20 python3 - "$port" <<'PY'
 import socket, sys, time
 s = socket.create_connection(('127.0.0.1', int(sys.argv[1])))
-t = time.time()
+t = time.monotonic()
 s.settimeout(10)
 print('closed' if s.recv(16) == b'' else 'data',
-      1 if time.time() - t >= 0.8 else 'early')
+      1 if time.monotonic() - t >= 0.8 else 'early')
 PY
 )
 for k in 1 2; do
