@@ -192,7 +192,7 @@ struct scan_arg {
 static int scan_one(void *arg, const struct rp_access *acc, int n)
 {
 	struct scan_arg *a = arg;
-	struct rp_watch_hit h, maybe;
+	struct rp_watch_hit h = { 0 }, maybe = { 0 };
 	int k, m, best = 0;
 
 	for (k = 0; k < n && best < 2; k++) {
