@@ -7,7 +7,7 @@ $(MKPERF): tests/tools/mkperf.c import/perf_format.h $(SB_LIB)
 		$(LIBS_SIDEBAND)
 
 .PHONY: import-perf-test
-import-perf-test: $(PTREC) $(MKPERF) $(PTCHECK) $(PROG_DIR)/threads \
+import-perf-test: $(PTREC) $(PTREC_SERVER) $(MKPERF) $(PTCHECK) $(PROG_DIR)/threads \
 		$(PROG_DIR)/fork
 	PTREC=$(CURDIR)/$(PTREC) MKPERF=$(CURDIR)/$(MKPERF) \
 		PTCHECK=$(CURDIR)/$(PTCHECK) PROGS=$(CURDIR)/$(PROG_DIR) \
