@@ -456,8 +456,10 @@ static int idx_spot_check(struct rp_session *s, struct rp_thread *t)
 
 	if (!t->insns || !t->nckpts)
 		return 0;
+	t->cached = true;	/* rp_materialize: no slow path, it trusts */
 	if (!rp_materialize(s, t, t->nckpts - 1, seg))
 		return 0;
+	t->cached = false;
 	seg->ckpt = UINT64_MAX;
 	s->errmsg[0] = '\0';
 	return -1;
