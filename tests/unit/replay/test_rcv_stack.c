@@ -12,39 +12,9 @@
 
 #include "rcv_internal.h"
 #include "replay.h"
-
-static struct rcv_dec *dec;
-
-static void setup(void)
-{
-	cr_assert_eq(rcv_dec_new(&dec), 0);
-}
-
-static void teardown(void)
-{
-	rcv_dec_free(dec);
-}
+#include "replay/rcv_fixture.h"
 
 TestSuite(rcv_stack, .init = setup, .fini = teardown);
-
-static struct rcv_ins ins(const char *bytes, size_t len)
-{
-	struct rcv_ins in;
-
-	rcv_decode(dec, 0x401000, (const uint8_t *)bytes, len, RP_IC_OTHER,
-		   &in);
-	in.next = in.ip + in.len;
-	return in;
-}
-
-#define INS(b) ins(b, sizeof(b) - 1)
-
-static const struct rcv_val unknown = { 0, 0 };
-
-static struct rcv_val val(uint64_t v)
-{
-	return (struct rcv_val){ v, ~0ull };
-}
 
 /*
  * push rbx; mov [rax], rcx; pop rbx with rsp = 0x7000 before the push

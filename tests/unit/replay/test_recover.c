@@ -13,41 +13,11 @@
 
 #include "rcv_internal.h"
 #include "replay.h"
+#include "replay/rcv_fixture.h"
 
 #define ARITH 0x8d5ull
 
-static struct rcv_dec *dec;
-
-static void setup(void)
-{
-	cr_assert_eq(rcv_dec_new(&dec), 0);
-}
-
-static void teardown(void)
-{
-	rcv_dec_free(dec);
-}
-
 TestSuite(recover, .init = setup, .fini = teardown);
-
-static struct rcv_ins ins(const char *bytes, size_t len)
-{
-	struct rcv_ins in;
-
-	rcv_decode(dec, 0x401000, (const uint8_t *)bytes, len, RP_IC_OTHER,
-		   &in);
-	in.next = in.ip + in.len;
-	return in;
-}
-
-#define INS(b) ins(b, sizeof(b) - 1)
-
-static const struct rcv_val unknown = { 0, 0 };
-
-static struct rcv_val val(uint64_t v)
-{
-	return (struct rcv_val){ v, ~0ull };
-}
 
 /* 8 bytes of fake memory at 0x7000 for push/pop/store tests. */
 static uint64_t mem_word;

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * What the recovery engine's unit tests share (test_recover.c,
+ * test_rcv_stack.c): a decoder made per test, instructions decoded from
+ * their bytes at 0x401000, and known/unknown values.  Each test file
+ * declares its own TestSuite(NAME, .init = setup, .fini = teardown).
+ */
+#ifndef RCV_FIXTURE_H
+#define RCV_FIXTURE_H
+
+#include <criterion/criterion.h>
+
+#include "rcv_internal.h"
+#include "replay.h"
+
+static struct rcv_dec *dec;
+
+static inline void setup(void)
+{
+	cr_assert_eq(rcv_dec_new(&dec), 0);
+}
+
+static inline void teardown(void)
+{
+	rcv_dec_free(dec);
+}
+
+static inline struct rcv_ins ins(const char *bytes, size_t len)
+{
+	struct rcv_ins in;
+
+	rcv_decode(dec, 0x401000, (const uint8_t *)bytes, len, RP_IC_OTHER,
+		   &in);
+	in.next = in.ip + in.len;
+	return in;
+}
+
+#define INS(b) ins(b, sizeof(b) - 1)
+
+static const struct rcv_val unknown = { 0, 0 };
+
+static inline struct rcv_val val(uint64_t v)
+{
+	return (struct rcv_val){ v, ~0ull };
+}
+
+#endif
