@@ -648,17 +648,27 @@ struct rcv_val rcv_mem_cb(void *ctx, uint64_t i, uint64_t addr,
 	return r;
 }
 
-static bool fs_nr(uint64_t nr)
+/*
+ * System call numbers that may change fs_base: arch_prctl (158), execve
+ * (59), execveat (322), rt_sigreturn (15), and set_thread_area (205) and
+ * modify_ldt (154), which reload fs when its selector names the TLS or
+ * LDT entry they change; any x32 call (__X32_SYSCALL_BIT, 0x40000000: a
+ * 64-bit process may make them where the kernel has x32, and x32's
+ * arch_prctl, execve and rt_sigreturn are among them); any number with
+ * upper bits set.
+ */
+bool rcv_fs_syscall_nr(uint64_t nr)
 {
 	uint32_t lo = (uint32_t)nr;
 
-	return lo == 158 || lo == 59 || lo == 322 || lo == 15 || nr != lo;
+	return lo == 158 || lo == 59 || lo == 322 || lo == 15 || lo == 205 ||
+	       lo == 154 || (lo & 0x40000000u) || nr != lo;
 }
 
 /*
  * May the system call at @i of @w change fs_base?  Not when its number,
  * known in the state before it or set to a constant by the instruction
- * before it, is not arch_prctl, execve, execveat or rt_sigreturn.
+ * before it, is not one rcv_fs_syscall_nr() names.
  */
 static bool fs_syscall(const struct win *w, size_t i)
 {
@@ -666,13 +676,13 @@ static bool fs_syscall(const struct win *w, size_t i)
 	struct rcv_val rax = w->st[i].r[RP_REG_RAX];
 
 	if (rax.k == ~0ull)
-		return fs_nr(rax.v);
+		return rcv_fs_syscall_nr(rax.v);
 	if (!p || p->id != X86_INS_MOV || p->nops != 2 ||
 	    p->op[0].type != RCV_OP_REG || p->op[0].reg != RP_REG_RAX ||
 	    p->op[0].size < 4 || p->op[1].type != RCV_OP_IMM ||
 	    (p->flags & RCV_I_BARRIER))
 		return true;
-	return fs_nr((uint64_t)p->op[1].imm & 0xffffffffull);
+	return rcv_fs_syscall_nr((uint64_t)p->op[1].imm & 0xffffffffull);
 }
 
 /*

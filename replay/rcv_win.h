@@ -145,6 +145,8 @@ bool rcv_mem_own(void *ctx, uint64_t addr, unsigned int size);
  * an operand.
  */
 bool rcv_fs_absolute(struct rp_recover *rc, struct win *w);
+/* Whether system call @nr may change fs_base (rcv_mem.c). */
+bool rcv_fs_syscall_nr(uint64_t nr);
 
 /* struct rcv_ctx's mem: up to 8 bytes at @addr before @i; @ctx is a win. */
 struct rcv_val rcv_mem_cb(void *ctx, uint64_t i, uint64_t addr,

@@ -75,3 +75,25 @@ Test(rcv_mem, syscall_writes)
 	st[0].r[RP_REG_RAX].k = 0;
 	cr_assert_eq(rcv_sys_write(&w, 0, &a, &l), -1, "number unknown");
 }
+
+/* The system calls that may change fs_base, so that fs-relative operands
+ * before them are not given the end's fs_base: the 64-bit ones, the TLS
+ * and LDT ones that reload fs, every x32 call (x32 arch_prctl is
+ * 0x40000000 + 158), and numbers with upper bits set.
+ */
+Test(rcv_mem, fs_syscalls)
+{
+	static const uint64_t may[] = {
+		158, 59, 322, 15, 205, 154, 0x40000000ull + 158,
+		0x40000000ull + 513, 0x40000000ull + 520, 0x100000000ull + 1,
+	};
+	static const uint64_t not[] = { 0, 1, 9, 11, 56, 60, 231, 435 };
+	size_t i;
+
+	for (i = 0; i < sizeof(may) / sizeof(may[0]); i++)
+		cr_assert(rcv_fs_syscall_nr(may[i]), "%#llx",
+			  (unsigned long long)may[i]);
+	for (i = 0; i < sizeof(not) / sizeof(not[0]); i++)
+		cr_assert_not(rcv_fs_syscall_nr(not[i]), "%llu",
+			      (unsigned long long)not[i]);
+}
