@@ -66,6 +66,33 @@ static bool read_only(unsigned int id)
 	}
 }
 
+/* The memory operand @o's address with registers @r; false for fs/gs or
+ * a register we do not follow.
+ */
+static bool op_addr(const cs_insn *ci, const cs_x86_op *o, const uint64_t *r,
+		    uint64_t *a)
+{
+	uint64_t v = (uint64_t)o->mem.disp;
+	int b, ix;
+
+	if (o->mem.segment == X86_REG_FS || o->mem.segment == X86_REG_GS)
+		return false;
+	if (o->mem.base == X86_REG_RIP) {
+		v += ci->address + ci->size;
+	} else if (o->mem.base != X86_REG_INVALID) {
+		if ((b = gpr(o->mem.base)) < 0)
+			return false;
+		v += r[b];
+	}
+	if (o->mem.index != X86_REG_INVALID) {
+		if ((ix = gpr(o->mem.index)) < 0)
+			return false;
+		v += r[ix] * (uint64_t)o->mem.scale;
+	}
+	*a = v;
+	return true;
+}
+
 /* The write [*a, *a + *n) of instruction @ci with registers @r before it
  * (and @after, after it); false when it writes no memory we name.
  */
@@ -122,8 +149,7 @@ static bool dest(const cs_insn *ci, const uint64_t *r, const uint64_t *after,
 	}
 	for (i = 0; i < x->op_count; i++) {
 		const cs_x86_op *o = &x->operands[i];
-		uint64_t v = (uint64_t)o->mem.disp;
-		int b, ix, bo;
+		int bo;
 
 		if (o->type != X86_OP_MEM)
 			continue;
@@ -133,21 +159,8 @@ static bool dest(const cs_insn *ci, const uint64_t *r, const uint64_t *after,
 		if (read_only(ci->id) ||
 		    (!(o->access & CS_AC_WRITE) && i != 0))
 			continue;
-		if (o->mem.segment == X86_REG_FS || o->mem.segment == X86_REG_GS)
+		if (!op_addr(ci, o, r, a))
 			return false;
-		if (o->mem.base == X86_REG_RIP) {
-			v += ci->address + ci->size;
-		} else if (o->mem.base != X86_REG_INVALID) {
-			if ((b = gpr(o->mem.base)) < 0)
-				return false;
-			v += r[b];
-		}
-		if (o->mem.index != X86_REG_INVALID) {
-			if ((ix = gpr(o->mem.index)) < 0)
-				return false;
-			v += r[ix] * (uint64_t)o->mem.scale;
-		}
-		*a = v;
 		*n = o->size;
 		/* bts/btr/btc with a register bit offset: the word at
 		 * size * floor(offset / bits) from the operand (SDM, BT).
@@ -168,33 +181,6 @@ static bool dest(const cs_insn *ci, const uint64_t *r, const uint64_t *after,
 		return true;
 	}
 	return false;
-}
-
-/* The memory operand @o's address with registers @r; false for fs/gs or
- * a register we do not follow.
- */
-static bool op_addr(const cs_insn *ci, const cs_x86_op *o, const uint64_t *r,
-		    uint64_t *a)
-{
-	uint64_t v = (uint64_t)o->mem.disp;
-	int b, ix;
-
-	if (o->mem.segment == X86_REG_FS || o->mem.segment == X86_REG_GS)
-		return false;
-	if (o->mem.base == X86_REG_RIP) {
-		v += ci->address + ci->size;
-	} else if (o->mem.base != X86_REG_INVALID) {
-		if ((b = gpr(o->mem.base)) < 0)
-			return false;
-		v += r[b];
-	}
-	if (o->mem.index != X86_REG_INVALID) {
-		if ((ix = gpr(o->mem.index)) < 0)
-			return false;
-		v += r[ix] * (uint64_t)o->mem.scale;
-	}
-	*a = v;
-	return true;
 }
 
 /*
