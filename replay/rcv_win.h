@@ -105,6 +105,12 @@ struct rp_recover {
 	uint64_t low_word, low_i;
 	size_t low_k;
 	unsigned int low_gen;
+	/* Register values a front end assumed (rp_recover_assume()). */
+	struct rcv_fact {
+		uint64_t pos, val;
+		unsigned int reg;
+	} *facts;
+	size_t nfacts, facts_cap;
 };
 
 /*

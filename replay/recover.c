@@ -502,6 +502,23 @@ out:
 	return ret;
 }
 
+/* The facts a front end assumed (rp_recover_assume()) in @w's states. */
+static bool apply_facts(struct rp_recover *rc, struct win *w)
+{
+	bool ch = false;
+	size_t j;
+
+	for (j = 0; j < rc->nfacts; j++) {
+		const struct rcv_fact *f = &rc->facts[j];
+
+		if (f->pos >= w->first && f->pos <= w->last)
+			ch |= rcv_merge(&w->st[f->pos - w->first].r[f->reg],
+					(struct rcv_val){ f->val, ~0ull },
+					&rc->stats.conflicts);
+	}
+	return ch;
+}
+
 static int win_compute(struct rp_recover *rc, struct win *w)
 {
 	struct rcv_ctx *c = &rc->ctx;
@@ -511,7 +528,7 @@ static int win_compute(struct rp_recover *rc, struct win *w)
 	top_state(rc, w);
 	c->mctx = w;
 	for (pass = 0; pass < RCV_PASSES; pass++) {
-		bool ch = false;
+		bool ch = apply_facts(rc, w);
 
 		ret = rcv_build_index(w);
 		if (ret)
@@ -807,24 +824,108 @@ void rp_recover_free(struct rp_recover *rc)
 	win_free(rc->far);
 	rp_snapshot_close(rc->sn);
 	rcv_dec_free(rc->dec);
+	free(rc->facts);
 	free(rc);
 }
 
-void rp_recover_set_block(struct rp_recover *rc, uint64_t block)
+/* Every window dropped: computed again when asked. */
+static void drop_windows(struct rp_recover *rc)
 {
 	size_t i;
 
-	if (!block)
-		block = RCV_BLOCK;
-	if (block == rc->block)
-		return;
 	for (i = 0; i < RCV_CHAIN; i++) {
 		win_free(rc->chain[i]);
 		rc->chain[i] = NULL;
 	}
 	win_free(rc->far);
 	rc->far = NULL;
+}
+
+void rp_recover_set_block(struct rp_recover *rc, uint64_t block)
+{
+	if (!block)
+		block = RCV_BLOCK;
+	if (block == rc->block)
+		return;
+	drop_windows(rc);
 	rc->block = block;
+}
+
+/* The windows holding @pos computed again from their states, and what
+ * they learn carried into the later ones.
+ */
+static int recompute_at(struct rp_recover *rc, uint64_t pos)
+{
+	size_t j;
+	int ret = 0;
+
+	for (j = RCV_CHAIN; j-- > 0 && !ret;) {
+		struct win *w = rc->chain[j];
+
+		if (!w || pos < w->first || pos > w->last)
+			continue;
+		ret = win_compute(rc, w);
+		if (!ret)
+			ret = flow_forward(rc, j);
+	}
+	if (!ret && rc->far && rc->far->first <= pos && pos <= rc->far->last)
+		ret = win_compute(rc, rc->far);
+	return ret;
+}
+
+/*
+ * A fact from outside the history (docs/values.md, "Assumed facts"):
+ * merged into the windows holding @pos, which are computed again from
+ * their states (knowledge only grows), and carried into the later
+ * windows.  A fact that contradicts what the engine knows, there or
+ * anywhere it leads, is dropped with every window it reached.
+ */
+int rp_recover_assume(struct rp_recover *rc, uint64_t pos, unsigned int reg,
+		      uint64_t val)
+{
+	uint64_t v, k, conflicts = rc->stats.conflicts, before;
+	int ret;
+
+	if (reg >= 16)
+		return -RP_ERR_INVAL;
+	if (pos >= rc->end)
+		return -RP_ERR_RANGE;
+	ret = rp_recover_reg_bits(rc, pos, reg, &v, &k);
+	if (ret)
+		return ret;
+	if ((v ^ val) & k)
+		return 1;
+	if (k == ~0ull)
+		return 0;
+	if (rc->nfacts == rc->facts_cap) {
+		size_t cap = rc->facts_cap ? 2 * rc->facts_cap : 64;
+		struct rcv_fact *f = realloc(rc->facts, cap * sizeof(*f));
+
+		if (!f)
+			return -RP_ERR_NOMEM;
+		rc->facts = f;
+		rc->facts_cap = cap;
+	}
+	/* Contradictions: a window computed once more after it settled
+	 * makes one pass, which counts the conflicts its states hold (0
+	 * unless the engine has a bug, which is not the fact's); more
+	 * after the fact settled are the fact's.
+	 */
+	ret = recompute_at(rc, pos);
+	if (ret)
+		return ret;
+	before = rc->stats.conflicts - conflicts;
+	rc->facts[rc->nfacts++] = (struct rcv_fact){ pos, val, reg };
+	ret = recompute_at(rc, pos);
+	conflicts = rc->stats.conflicts;
+	if (!ret)
+		ret = recompute_at(rc, pos);
+	if (ret || rc->stats.conflicts - conflicts > before) {
+		rc->nfacts--;
+		drop_windows(rc);
+		return ret ? ret : 1;
+	}
+	return 0;
 }
 
 int rp_recover_regs(struct rp_recover *rc, uint64_t pos, struct rp_regs *regs)

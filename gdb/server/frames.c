@@ -294,6 +294,24 @@ static bool caller_regs(struct target *tg, size_t cur, struct rp_recover *rc,
 }
 
 /*
+ * What a frame's CFA says about the history, given to the values engine
+ * (rp_recover_assume()): the stack pointer was the CFA before the call
+ * at @entry - 1 and the CFA - 8 at the frame's first instruction.  The
+ * engine carries it through the push/pop/sub arithmetic it tracks, so the
+ * stack pointer (and the frame pointers derived from it) of the frames
+ * the call led to and of the caller before it become known where the
+ * history alone lost them (a pair of push and pop across printf's stores
+ * through pointers); their frames' CFAs follow, and the stores their
+ * code makes through rsp and rbp get addresses.  Refused (and then not
+ * used) where it contradicts what the engine knows.
+ */
+static void assume_entry(struct rp_recover *rc, uint64_t entry, uint64_t cfa)
+{
+	if (rp_recover_assume(rc, entry - 1, RP_REG_RSP, cfa) == 0)
+		rp_recover_assume(rc, entry, RP_REG_RSP, cfa - 8);
+}
+
+/*
  * The recorded frame starting at @entry, frame @k of the published stack:
  * its CFA and its caller's registers, from the chain (@cfa, @caller) or
  * the registers at its first instruction, decided once.
@@ -340,6 +358,8 @@ static const struct frame_memo *frame_regs(struct target *tg, size_t cur,
 	if (r.valid >> RP_REG_RSP & 1) {
 		m->mask |= 1;
 		m->val[0] = r.val[RP_REG_RSP];
+		if (rc && entry && entered_by_call(tg, cur, entry))
+			assume_entry(rc, entry, m->val[0]);
 	}
 	for (i = 0; i < FREGS_REGS; i++)
 		if (r.valid >> saved[i] & 1) {
