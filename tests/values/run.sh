@@ -100,6 +100,19 @@ else
 	bad "loops without a snapshot: $(head -5 "$tmp/out")"
 fi
 
+# A fact from outside the history (rp_recover_assume(), what the GDB
+# server's frames give): the truth's rsp where the engine does not know
+# it is taken and teaches no wrong value; a false one where it knows
+# rsp is refused.
+if [ -f "$tmp/loops/manifest.json" ]; then
+	if VALCHECK_ASSUME=1 "$VALCHECK" "$tmp/loops" >"$tmp/out" 2>&1 &&
+		grep -q 'assumed the true rsp at [0-9]*: 0, a false one at [0-9]*: 1$' "$tmp/out"; then
+		ok "loops with an assumed rsp: no wrong value, a false rsp refused; $(grep 'distance all' "$tmp/out" | sed 's/  */ /g')"
+	else
+		bad "loops with an assumed rsp: $(grep -E 'assumed|WRONG' "$tmp/out" | head -5)"
+	fi
+fi
+
 # Chained windows and windows beyond the chain (the engine's 16 windows
 # back from the end, then windows on their own), on a short history.
 if [ -f "$tmp/loops/manifest.json" ]; then

@@ -74,6 +74,39 @@ static int print_truth(const char *dir, uint64_t at)
 	return 0;
 }
 
+/*
+ * VALCHECK_ASSUME=1 (rp_recover_assume(), what the GDB server's frames
+ * give): the truth's rsp at the first position where the engine does not
+ * know it must be taken, and a false rsp (the truth's + 16) where it does
+ * must be refused; the check that follows counts what the true fact
+ * taught (never a wrong value).
+ */
+static void assume(struct rp_recover *rc, uint32_t tid,
+		   const struct sb_truth_rec *recs, size_t n, uint64_t end)
+{
+	int taken = -1, refused = -1;
+	uint64_t p, at = 0, at2 = 0;
+	struct rp_regs r;
+
+	for (p = 2; p < end && p - 1 < n && (taken < 0 || refused < 0);
+	     p++) {
+		uint64_t rsp = recs[p - 1].regs[7];
+
+		if (!(recs[p - 1].mask & 1) || rp_recover_regs(rc, p, &r))
+			continue;
+		if (!(r.valid >> RP_REG_RSP & 1) && taken < 0) {
+			taken = rp_recover_assume(rc, p, RP_REG_RSP, rsp);
+			at = p;
+		} else if ((r.valid >> RP_REG_RSP & 1) && refused < 0) {
+			refused = rp_recover_assume(rc, p, RP_REG_RSP,
+						    rsp + 16);
+			at2 = p;
+		}
+	}
+	printf("thread %u: assumed the true rsp at %" PRIu64 ": %d, a false "
+	       "one at %" PRIu64 ": %d\n", tid, at, taken, at2, refused);
+}
+
 int main(int argc, char **argv)
 {
 	struct count c[NB] = { { 0 } };
@@ -139,6 +172,8 @@ int main(int argc, char **argv)
 
 			rp_recover_regs(rc, 1, &warm);
 		}
+		if (getenv("VALCHECK_ASSUME"))
+			assume(rc, tid, recs, n, end);
 		for (p = end; p-- > 1;) {
 			struct rp_regs r;
 			const struct sb_truth_rec *t = &recs[p - 1];
