@@ -46,7 +46,8 @@ $(VALBENCH): tests/values/valbench.c $(RP_LIB) $(PTK_LIB) $(SB_LIB)
 # (VALBENCH is defined above: prerequisites expand when read).
 .PHONY: values-bench
 values-bench: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(VALBENCH) $(PROG_BINS) \
-		$(BUILD)/tests/bench/gdbloop $(BUILD)/tests/bench/workload
+		$(BUILD)/tests/bench/gdbloop $(BUILD)/tests/bench/workload \
+		$(GDB_VALUES)
 	./scripts/bench-values $(BUILD)
 
 BENCH_EXTRA += values-bench
