@@ -294,21 +294,54 @@ static bool caller_regs(struct target *tg, size_t cur, struct rp_recover *rc,
 }
 
 /*
+ * The register a frame's .eh_frame rule at instruction @pos computes its
+ * CFA from, given to the values engine (rp_recover_assume()) as the CFA
+ * minus the rule's offset, where the rule uses rsp or rbp.
+ */
+static void assume_rule(struct target *tg, struct rp_cursor *c,
+			struct rp_recover *rc, uint64_t pos, uint64_t cfa)
+{
+	struct rp_insn insn;
+	struct rp_cfi rule;
+
+	if (rp_cursor_peek(c, pos, &insn) ||
+	    rp_frame_rule(tg->s, &insn, &rule) ||
+	    (rule.cfa_reg != RP_REG_RSP && rule.cfa_reg != RP_REG_RBP))
+		return;
+	rp_recover_assume(rc, pos, rule.cfa_reg, cfa - (uint64_t)rule.cfa_off);
+}
+
+/*
  * What a frame's CFA says about the history, given to the values engine
  * (rp_recover_assume()): the stack pointer was the CFA before the call
- * at @entry - 1 and the CFA - 8 at the frame's first instruction.  The
- * engine carries it through the push/pop/sub arithmetic it tracks, so the
- * stack pointer (and the frame pointers derived from it) of the frames
- * the call led to and of the caller before it become known where the
- * history alone lost them (a pair of push and pop across printf's stores
- * through pointers); their frames' CFAs follow, and the stores their
- * code makes through rsp and rbp get addresses.  Refused (and then not
- * used) where it contradicts what the engine knows.
+ * at @entry - 1, the CFA - 8 at the frame's first instruction and the
+ * CFA again after its return (where a return left it for the
+ * instruction after the call: not a longjmp).  These are the definition
+ * of the CFA and the .eh_frame rules at the call's target and at the
+ * return (CFA = rsp + 8).  The engine carries them through the
+ * push/pop/sub arithmetic it tracks, so the stack pointer (and the frame
+ * pointers derived from it) of the frames the call led to and of the
+ * caller around it become known where the history alone lost them (a
+ * push/pop pair of rbp across printf's stores through pointers): their
+ * frames' CFAs follow, and the stores their code makes through rsp and
+ * rbp get addresses.  Refused (and then not used) where it contradicts
+ * what the engine knows.
  */
-static void assume_entry(struct rp_recover *rc, uint64_t entry, uint64_t cfa)
+static void assume_entry(struct target *tg, size_t cur, struct rp_recover *rc,
+			 uint64_t entry, uint64_t resume, uint64_t cfa)
 {
-	if (rp_recover_assume(rc, entry - 1, RP_REG_RSP, cfa) == 0)
-		rp_recover_assume(rc, entry, RP_REG_RSP, cfa - 8);
+	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
+	uint64_t exit = rp_cursor_frame_exit(c, entry);
+	struct rp_insn insn;
+
+	if (rp_recover_assume(rc, entry - 1, RP_REG_RSP, cfa) ||
+	    rp_recover_assume(rc, entry, RP_REG_RSP, cfa - 8))
+		return;
+	if (exit != UINT64_MAX && exit > 0 &&
+	    !rp_cursor_peek(c, exit - 1, &insn) &&
+	    insn.iclass == RP_IC_RETURN &&
+	    !rp_cursor_peek(c, exit, &insn) && insn.ip == resume)
+		rp_recover_assume(rc, exit, RP_REG_RSP, cfa);
 }
 
 /*
@@ -359,7 +392,7 @@ static const struct frame_memo *frame_regs(struct target *tg, size_t cur,
 		m->mask |= 1;
 		m->val[0] = r.val[RP_REG_RSP];
 		if (rc && entry && entered_by_call(tg, cur, entry))
-			assume_entry(rc, entry, m->val[0]);
+			assume_entry(tg, cur, rc, entry, resume, m->val[0]);
 	}
 	for (i = 0; i < FREGS_REGS; i++)
 		if (r.valid >> saved[i] & 1) {
@@ -427,7 +460,10 @@ static void frames_compute(struct target *tg, size_t cur)
 		const struct frame_memo *m = NULL;
 		size_t i;
 
-		if (!tg->no_values && state != LOW)
+		/* A low frame's id stays synthetic, but the registers
+		 * its caller had are known as well as any frame's.
+		 */
+		if (!tg->no_values)
 			m = frame_regs(tg, cur, entry, w[5 + 3 * k], cfa[k],
 				       &caller[k]);
 		if (m && (m->mask & 1)) {
@@ -436,8 +472,16 @@ static void frames_compute(struct target *tg, size_t cur)
 		} else if (state == REAL) {
 			state = LOW;
 		}
-		if (m && (m->mask & 1) && state == REAL)
+		if (m && (m->mask & 1) && state == REAL) {
 			f[0] = m->val[0];
+			/* At the call that opened the frame inside it, the
+			 * register its rule there computes the CFA from.
+			 */
+			if (rc && k && w[3 * k] &&
+			    entered_by_call(tg, cur, w[3 * k]))
+				assume_rule(tg, rp_timeline_cursor(tg->tl, cur),
+					    rc, w[3 * k] - 1, m->val[0]);
+		}
 		else if (entry & PREHIST_BIT)
 			f[0] = FRAME_BASE + 16 * (entry & ~PREHIST_BIT);
 		else if (state == LOW)
