@@ -19,8 +19,12 @@ import os
 import re
 import struct
 import subprocess
+import sys
 
 import gdb
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dwloc import frame_pc, in_register, location  # noqa: E402
 
 STEPS = int(os.environ.get('VALWALK_STEPS', '150'))
 
@@ -40,7 +44,9 @@ for ln in printed:
 last_i = max(loop) if loop else 0
 
 stats = {'shown': 0, 'total': 0, 'wrong': 0, 'fin': 0, 'fin_total': 0,
-         'regs': 0, 'regs_total': 0, 'ids': 0, 'ids_total': 0}
+         'regs': 0, 'regs_total': 0, 'ids': 0, 'ids_total': 0,
+         'rv': 0, 'rv_total': 0}
+CALLEE_SAVED = ('rbx', 'rbp', 'r12', 'r13', 'r14', 'r15')
 
 # With VALWALK_TRUTH="VALCHECK BUNDLE" (a --ground-truth recording), every
 # frame's id and unwound registers are checked too: the caller of a frame
@@ -113,6 +119,82 @@ def check_frames(stop):
                 gdb.write('WRONG stop %d frame %d: %s = %#x, truth %#x\n'
                           % (stop, caller.level(), reg, got, t[reg]))
     gdb.newest_frame().select()
+
+
+def check_regvars(stop, stack):
+    """Every argument and local of every frame whose location at the
+    frame's pc is a register (or the register's value at the function's
+    entry, DW_OP_entry_value) against the ground truth: frame 0's at the
+    position, an outer frame's callee-saved register before the call it
+    made, an entry value at the frame's first instruction."""
+    out = gdb.execute('ptrec position', to_string=True)
+    m = re.search(r'position (\d+)', out)
+    if not m:
+        return
+    here = int(m.group(1))
+    f, k = gdb.newest_frame(), 0
+    while f is not None and k < len(stack):
+        f.select()
+        try:
+            block = f.block()
+        except RuntimeError:
+            block = None
+        seen = set()
+        while block is not None:
+            for sym in block:
+                if not (sym.is_argument or sym.is_variable) or \
+                        sym.name in seen or sym.type.sizeof > 8:
+                    continue
+                seen.add(sym.name)
+                check_regvar(stop, f, k, sym, here, stack)
+            if block.function:
+                break
+            block = block.superblock
+        if f.type() != gdb.INLINE_FRAME:
+            k += 1
+        try:
+            f = f.older()
+        except gdb.error:
+            break
+    gdb.newest_frame().select()
+
+
+def check_regvar(stop, f, k, sym, here, stack):
+    where = in_register(location(sym.name, frame_pc(f)))
+    if where is None:
+        return
+    kind, reg = where
+    if kind == 'entry':
+        entry = stack[k][0]
+        if entry == 0 or entry >> 62:
+            return
+        at = entry + 1              # before the frame's first instruction
+    elif k == 0:
+        at = here + 1
+    elif reg in CALLEE_SAVED:
+        entry = stack[k - 1][0]
+        if entry == 0 or entry >> 62:
+            return
+        at = entry                  # before the call frame k made
+    else:
+        at = None                   # never saved: must not be shown
+    stats['rv_total'] += 1
+    try:
+        v = sym.value(f)
+        if v.is_optimized_out or '<unavailable>' in str(v):
+            return
+        got = int(v)
+    except (gdb.error, gdb.MemoryError, ValueError):
+        return
+    stats['rv'] += 1
+    mask = (1 << (8 * sym.type.sizeof)) - 1
+    t = truth_at(at) if at is not None else {}
+    if reg not in t or (got - t[reg]) & mask:
+        stats['wrong'] += 1
+        gdb.write('WRONG stop %d frame %d %s: %s = %#x in %s (%s), truth '
+                  '%s\n' % (stop, f.level(), f.name(), sym.name,
+                             got & mask, reg, kind,
+                             hex(t[reg] & mask) if reg in t else 'none'))
 
 
 def check(frame, name, want, where):
@@ -206,6 +288,9 @@ for stop in range(STEPS):
         look(stop)
     if TRUTH:
         check_frames(stop)
+        magic, stack = published_stack()
+        if magic == b'PTRECSTK':
+            check_regvars(stop, stack)
     f = gdb.newest_frame()
     if PRINTED and f.name() == 'fact' and f.find_sal().line == 13 and \
             len(fin_at) < 6:
@@ -235,7 +320,9 @@ for pos in fin_at:
                       % (n, pos, got, fact_r[n]))
 
 gdb.write('valwalk: shown %d of %d, wrong %d, finish %d of %d shown, '
-          'frame ids %d of %d real, caller registers %d of %d shown\n'
+          'frame ids %d of %d real, caller registers %d of %d shown, '
+          'register locals %d of %d shown\n'
           % (stats['shown'], stats['total'], stats['wrong'], stats['fin'],
              stats['fin_total'], stats['ids'], stats['ids_total'],
-             stats['regs'], stats['regs_total']))
+             stats['regs'], stats['regs_total'], stats['rv'],
+             stats['rv_total']))

@@ -32,8 +32,12 @@ it checks nothing (tests/gdb/valwalk.py checks values against the truth).
 import collections
 import os
 import re
+import sys
 
 import gdb
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dwloc import frame_pc, location  # noqa: E402
 
 STEPS = int(os.environ.get('VALWHY_STEPS', '150'))
 STORES = int(os.environ.get('VALWHY_STORES', '0'))
@@ -77,27 +81,6 @@ def symbols(f):
         if b.function:
             break
         b = b.superblock
-
-
-def location(name, pc):
-    """The text of @name's location at @pc (in the selected frame)."""
-    try:
-        text = gdb.execute('info address %s' % name, to_string=True)
-    except gdb.error as e:
-        return str(e)
-    if 'multi-location' not in text:
-        return text
-    cur = None
-    for ln in text.splitlines()[1:]:
-        m = re.match(r'\s+Range (0x[0-9a-f]+)-(0x[0-9a-f]+): (.*)', ln)
-        if m:
-            if cur is not None:
-                return cur
-            if int(m.group(1), 16) <= pc < int(m.group(2), 16):
-                cur = m.group(3)
-        elif cur is not None:
-            cur += ' ' + ln.strip()
-    return cur or 'no location'
 
 
 def cause(f, s, err, loc):
@@ -167,8 +150,7 @@ def look():
     for f in frames():
         fn = f.name() or '??'
         f.select()
-        pc = f.pc() - (1 if f.level() and f.type() == gdb.NORMAL_FRAME
-                       else 0)
+        pc = frame_pc(f)
         for s in symbols(f):
             total += 1
             try:
