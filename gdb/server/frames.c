@@ -345,6 +345,28 @@ static void assume_entry(struct target *tg, size_t cur, struct rp_recover *rc,
 }
 
 /*
+ * The caller of the frame a call opened at @entry, whose CFA is
+ * @outer: at the call, and after the frame's return to @resume (the
+ * registers its callee's pops gave back, which the history alone may
+ * not link), the register its .eh_frame rule there computes its CFA
+ * from (assume_rule()).
+ */
+static void assume_caller(struct target *tg, size_t cur, struct rp_recover *rc,
+			  uint64_t entry, uint64_t resume, uint64_t outer)
+{
+	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
+	uint64_t exit = rp_cursor_frame_exit(c, entry);
+	struct rp_insn insn;
+
+	assume_rule(tg, c, rc, entry - 1, outer);
+	if (exit != UINT64_MAX && exit > 0 &&
+	    !rp_cursor_peek(c, exit - 1, &insn) &&
+	    insn.iclass == RP_IC_RETURN &&
+	    !rp_cursor_peek(c, exit, &insn) && insn.ip == resume)
+		assume_rule(tg, c, rc, exit, outer);
+}
+
+/*
  * The recorded frame starting at @entry, frame @k of the published stack:
  * its CFA and its caller's registers, from the chain (@cfa, @caller) or
  * the registers at its first instruction, decided once.
@@ -441,6 +463,7 @@ static void frames_compute(struct target *tg, size_t cur)
 	const uint64_t *w = tg->stack;
 	size_t n = w[1], k, fresh = 0;
 	enum { HIGH, REAL, LOW } state = HIGH;
+	uint64_t outer = 0;	/* the CFA of the frame outside, when real */
 
 	memset(tg->fregs, 0, sizeof(tg->fregs));
 	/* Every frame outer to one decided before was published with it,
@@ -472,15 +495,19 @@ static void frames_compute(struct target *tg, size_t cur)
 		} else if (state == REAL) {
 			state = LOW;
 		}
+		if (state != REAL)
+			outer = 0;
 		if (m && (m->mask & 1) && state == REAL) {
 			f[0] = m->val[0];
-			/* At the call that opened the frame inside it, the
-			 * register its rule there computes the CFA from.
-			 */
-			if (rc && k && w[3 * k] &&
-			    entered_by_call(tg, cur, w[3 * k]))
+			if (rc && outer && entry &&
+			    entered_by_call(tg, cur, entry))
+				assume_caller(tg, cur, rc, entry, w[5 + 3 * k],
+					      outer);
+			/* Frame 0 at the position, by its rule there. */
+			if (rc && !k && !(entry & (SIGTRAMP_BIT | PREHIST_BIT)))
 				assume_rule(tg, rp_timeline_cursor(tg->tl, cur),
-					    rc, w[3 * k] - 1, m->val[0]);
+					    rc, w[2], m->val[0]);
+			outer = m->val[0];
 		}
 		else if (entry & PREHIST_BIT)
 			f[0] = FRAME_BASE + 16 * (entry & ~PREHIST_BIT);
