@@ -334,7 +334,8 @@ static void assume_entry(struct target *tg, size_t cur, struct rp_recover *rc,
 	uint64_t exit = rp_cursor_frame_exit(c, entry);
 	struct rp_insn insn;
 
-	if (rp_recover_assume(rc, entry - 1, RP_REG_RSP, cfa) ||
+	/* The history's first frame (entry 0) has no call before it. */
+	if ((entry && rp_recover_assume(rc, entry - 1, RP_REG_RSP, cfa)) ||
 	    rp_recover_assume(rc, entry, RP_REG_RSP, cfa - 8))
 		return;
 	if (exit != UINT64_MAX && exit > 0 &&
@@ -413,7 +414,7 @@ static const struct frame_memo *frame_regs(struct target *tg, size_t cur,
 	if (r.valid >> RP_REG_RSP & 1) {
 		m->mask |= 1;
 		m->val[0] = r.val[RP_REG_RSP];
-		if (rc && entry && entered_by_call(tg, cur, entry))
+		if (rc && entered_by_call(tg, cur, entry))
 			assume_entry(tg, cur, rc, entry, resume, m->val[0]);
 	}
 	for (i = 0; i < FREGS_REGS; i++)
