@@ -27,6 +27,8 @@ struct win {
 	struct win *later;	/* the window after it, or NULL */
 	struct win *earlier;	/* the window before it, once computed */
 	bool counted;		/* in the stats */
+	bool settled;		/* its last pass changed nothing */
+	uint64_t settled_conflicts;	/* conflicts that pass counted */
 	bool fs_clean;		/* no instruction in it may change fs_base */
 	bool fs_tail;		/* fs_base at its top is the thread's end */
 	uint8_t *mbar;		/* i may write memory we cannot name */

@@ -527,7 +527,9 @@ static int win_compute(struct rp_recover *rc, struct win *w)
 
 	top_state(rc, w);
 	c->mctx = w;
+	w->settled = false;
 	for (pass = 0; pass < RCV_PASSES; pass++) {
+		uint64_t conflicts = rc->stats.conflicts;
 		bool ch = apply_facts(rc, w);
 
 		ret = rcv_build_index(w);
@@ -560,8 +562,11 @@ static int win_compute(struct rp_recover *rc, struct win *w)
 			ch = true;
 		}
 		rc->stats.passes++;
-		if (!ch)
+		if (!ch) {
+			w->settled = true;
+			w->settled_conflicts = rc->stats.conflicts - conflicts;
 			break;
+		}
 	}
 	if (getenv("PTREC_RCV_DEBUG"))
 		for (i = 0; i < w->n; i++)
@@ -851,81 +856,144 @@ void rp_recover_set_block(struct rp_recover *rc, uint64_t block)
 	rc->block = block;
 }
 
-/* The windows holding @pos computed again from their states, and what
- * they learn carried into the later ones.
+/* The computed windows holding position @pos (at most two: a chained
+ * window's last state is the next one's first).
  */
-static int recompute_at(struct rp_recover *rc, uint64_t pos)
+static size_t wins_at(struct rp_recover *rc, uint64_t pos, struct win **out,
+		      size_t *chain)
 {
-	size_t j;
-	int ret = 0;
+	size_t j, n = 0;
 
-	for (j = RCV_CHAIN; j-- > 0 && !ret;) {
+	for (j = RCV_CHAIN; j-- > 0 && n < 2;) {
 		struct win *w = rc->chain[j];
 
-		if (!w || pos < w->first || pos > w->last)
-			continue;
-		ret = win_compute(rc, w);
-		if (!ret)
-			ret = flow_forward(rc, j);
+		if (w && w->first <= pos && pos <= w->last) {
+			chain[n] = j;
+			out[n++] = w;
+		}
 	}
-	if (!ret && rc->far && rc->far->first <= pos && pos <= rc->far->last)
-		ret = win_compute(rc, rc->far);
-	return ret;
+	if (n < 2 && rc->far && rc->far->first <= pos && pos <= rc->far->last) {
+		chain[n] = RCV_CHAIN;
+		out[n++] = rc->far;
+	}
+	return n;
 }
 
 /*
- * A fact from outside the history (docs/values.md, "Assumed facts"):
- * merged into the windows holding @pos, which are computed again from
- * their states (knowledge only grows), and carried into the later
- * windows.  A fact that contradicts what the engine knows, there or
- * anywhere it leads, is dropped with every window it reached.
+ * Facts @f[0..@n) merged into the windows that hold them, which are
+ * computed again from their states (knowledge only grows) and carry what
+ * they learn into the later windows.  Each window's last, settled pass
+ * counts the conflicts its states hold (0 unless the engine has a bug,
+ * which is not the facts'): more than before are the facts'.  Returns 0,
+ * 1 (a contradiction: the facts are dropped, and every window, to be
+ * computed again without them) or an error.
  */
-int rp_recover_assume(struct rp_recover *rc, uint64_t pos, unsigned int reg,
-		      uint64_t val)
+static int take_facts(struct rp_recover *rc, const struct rp_fact *f,
+		      size_t n)
 {
-	uint64_t v, k, conflicts = rc->stats.conflicts, before;
-	int ret;
+	struct win *w[2 * RCV_CHAIN + 2];
+	uint64_t before[2 * RCV_CHAIN + 2];
+	size_t chain[2 * RCV_CHAIN + 2], nw = 0, i, j, k;
+	size_t old = rc->nfacts;
+	int ret = 0;
 
-	if (reg >= 16)
-		return -RP_ERR_INVAL;
-	if (pos >= rc->end)
-		return -RP_ERR_RANGE;
-	ret = rp_recover_reg_bits(rc, pos, reg, &v, &k);
-	if (ret)
-		return ret;
-	if ((v ^ val) & k)
-		return 1;
-	if (k == ~0ull)
-		return 0;
-	if (rc->nfacts == rc->facts_cap) {
+	if (rc->nfacts + n > rc->facts_cap) {
 		size_t cap = rc->facts_cap ? 2 * rc->facts_cap : 64;
-		struct rcv_fact *f = realloc(rc->facts, cap * sizeof(*f));
+		struct rcv_fact *nf;
 
-		if (!f)
+		while (cap < rc->nfacts + n)
+			cap *= 2;
+		nf = realloc(rc->facts, cap * sizeof(*nf));
+		if (!nf)
 			return -RP_ERR_NOMEM;
-		rc->facts = f;
+		rc->facts = nf;
 		rc->facts_cap = cap;
 	}
-	/* Contradictions: a window computed once more after it settled
-	 * makes one pass, which counts the conflicts its states hold (0
-	 * unless the engine has a bug, which is not the fact's); more
-	 * after the fact settled are the fact's.
-	 */
-	ret = recompute_at(rc, pos);
-	if (ret)
-		return ret;
-	before = rc->stats.conflicts - conflicts;
-	rc->facts[rc->nfacts++] = (struct rcv_fact){ pos, val, reg };
-	ret = recompute_at(rc, pos);
-	conflicts = rc->stats.conflicts;
-	if (!ret)
-		ret = recompute_at(rc, pos);
-	if (ret || rc->stats.conflicts - conflicts > before) {
-		rc->nfacts--;
-		drop_windows(rc);
-		return ret ? ret : 1;
+	/* Their windows computed first (without them). */
+	for (i = 0; i < n; i++) {
+		uint64_t v, known;
+
+		ret = rp_recover_reg_bits(rc, f[i].pos, f[i].reg, &v, &known);
+		if (ret)
+			return ret;
 	}
-	return 0;
+	for (i = 0; i < n; i++) {
+		struct win *h[2];
+		size_t c[2], m = wins_at(rc, f[i].pos, h, c);
+
+		rc->facts[rc->nfacts++] = (struct rcv_fact){ f[i].pos,
+							     f[i].val,
+							     f[i].reg };
+		for (k = 0; k < m; k++) {
+			for (j = 0; j < nw && w[j] != h[k]; j++)
+				;
+			if (j == nw && nw < sizeof(w) / sizeof(w[0])) {
+				w[nw] = h[k];
+				chain[nw++] = c[k];
+			}
+		}
+	}
+	/* Later windows first (the chain's lower index): what an earlier
+	 * one learns then flows into them.
+	 */
+	for (j = 0; j < nw && !ret; j++) {
+		if (!w[j]->settled)
+			ret = win_compute(rc, w[j]);
+		before[j] = w[j]->settled_conflicts;
+	}
+	for (j = 0; j < nw && !ret; j++) {
+		ret = win_compute(rc, w[j]);
+		if (!ret && (!w[j]->settled ||
+			     w[j]->settled_conflicts > before[j]))
+			ret = 1;
+		if (!ret && chain[j] < RCV_CHAIN)
+			ret = flow_forward(rc, chain[j]);
+	}
+	if (ret) {
+		rc->nfacts = old;
+		drop_windows(rc);
+	}
+	return ret;
+}
+
+int rp_recover_assume(struct rp_recover *rc, const struct rp_fact *f,
+		      size_t n)
+{
+	struct rp_fact *keep = malloc((n ? n : 1) * sizeof(*keep));
+	size_t i, m = 0, taken = 0;
+	uint64_t v, k;
+	int ret = 0;
+
+	if (!keep)
+		return -RP_ERR_NOMEM;
+	for (i = 0; i < n && !ret; i++) {
+		if (f[i].reg >= 16 || f[i].pos >= rc->end)
+			continue;
+		ret = rp_recover_reg_bits(rc, f[i].pos, f[i].reg, &v, &k);
+		if (ret || ((v ^ f[i].val) & k))
+			continue;
+		if (k == ~0ull)
+			taken++;
+		else
+			keep[m++] = f[i];
+	}
+	if (ret || !m) {
+		free(keep);
+		return ret ? ret : (int)taken;
+	}
+	ret = take_facts(rc, keep, m);
+	if (ret == 1 && m > 1) {
+		/* One of them contradicts: each on its own. */
+		for (i = 0, ret = 0; i < m && ret >= 0; i++) {
+			ret = take_facts(rc, &keep[i], 1);
+			if (!ret)
+				taken++;
+		}
+	} else if (!ret) {
+		taken += m;
+	}
+	free(keep);
+	return ret < 0 ? ret : (int)taken;
 }
 
 int rp_recover_regs(struct rp_recover *rc, uint64_t pos, struct rp_regs *regs)

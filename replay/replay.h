@@ -997,22 +997,27 @@ size_t rp_recover_mem(struct rp_recover *rc, uint64_t pos, uint64_t addr,
 void rp_recover_stats(const struct rp_recover *rc,
 		      struct rp_recover_stats *st);
 
+/* A register value known from outside the history (rp_recover_assume()). */
+struct rp_fact {
+	uint64_t pos;		/* before instruction @pos (0 to end - 1) */
+	unsigned int reg;	/* RP_REG_RAX..RP_REG_R15 */
+	uint64_t val;
+};
+
 /**
- * rp_recover_assume() - a register value known from outside the history
- * @pos:	before instruction @pos (0 to the thread's end - 1).
- * @reg:	RP_REG_RAX..RP_REG_R15.
+ * rp_recover_assume() - register values known from outside the history
  *
  * For a front end that knows what the history alone does not imply: a
  * debugger's unwinder, from the ABI and the .eh_frame rules, the stack
  * pointer at a function's first instruction (gdb/server/frames.c).  The
- * engine takes it as known and carries it as it carries any value, so
- * what it then reports is only as right as the fact.  Returns 0 (taken,
- * or known already), 1 (refused: the engine knows another value there,
- * or the fact leads to a contradiction), -RP_ERR_INVAL, -RP_ERR_RANGE,
- * -RP_ERR_NOMEM or a cursor's error.
+ * engine takes them as known and carries them as it carries any value,
+ * so what it then reports is only as right as the facts.  Facts it
+ * already knows count as taken; one that contradicts what it knows, or
+ * that leads to a contradiction, is refused.  Returns how many of @n
+ * were taken, -RP_ERR_NOMEM or a cursor's error.
  */
-int rp_recover_assume(struct rp_recover *rc, uint64_t pos, unsigned int reg,
-		      uint64_t val);
+int rp_recover_assume(struct rp_recover *rc, const struct rp_fact *f,
+		      size_t n);
 
 /* struct rp_access.kind */
 enum rp_access_kind { RP_ACC_READ = 1, RP_ACC_WRITE = 2 };

@@ -294,6 +294,31 @@ static bool caller_regs(struct target *tg, size_t cur, struct rp_recover *rc,
 }
 
 /*
+ * Facts for the values engine, given in batches (rp_recover_assume()
+ * computes the windows they touch once per batch): before a frame is
+ * decided (it asks the engine about its first instruction and its
+ * return) and at the end of each stop's frames.
+ */
+static struct rp_fact facts[32];
+static size_t nfacts;
+
+static void facts_flush(struct rp_recover *rc)
+{
+	if (nfacts)
+		rp_recover_assume(rc, facts, nfacts);
+	nfacts = 0;
+}
+
+static void fact_add(struct rp_recover *rc, uint64_t pos, unsigned int reg,
+		     uint64_t val)
+{
+	if (nfacts == sizeof(facts) / sizeof(facts[0]))
+		facts_flush(rc);
+	facts[nfacts++] = (struct rp_fact){ .pos = pos, .reg = reg,
+					    .val = val };
+}
+
+/*
  * The register a frame's .eh_frame rule at instruction @pos computes its
  * CFA from, given to the values engine (rp_recover_assume()) as the CFA
  * minus the rule's offset, where the rule uses rsp or rbp.
@@ -308,7 +333,7 @@ static void assume_rule(struct target *tg, struct rp_cursor *c,
 	    rp_frame_rule(tg->s, &insn, &rule) ||
 	    (rule.cfa_reg != RP_REG_RSP && rule.cfa_reg != RP_REG_RBP))
 		return;
-	rp_recover_assume(rc, pos, rule.cfa_reg, cfa - (uint64_t)rule.cfa_off);
+	fact_add(rc, pos, rule.cfa_reg, cfa - (uint64_t)rule.cfa_off);
 }
 
 /*
@@ -335,14 +360,14 @@ static void assume_entry(struct target *tg, size_t cur, struct rp_recover *rc,
 	struct rp_insn insn;
 
 	/* The history's first frame (entry 0) has no call before it. */
-	if ((entry && rp_recover_assume(rc, entry - 1, RP_REG_RSP, cfa)) ||
-	    rp_recover_assume(rc, entry, RP_REG_RSP, cfa - 8))
-		return;
+	if (entry)
+		fact_add(rc, entry - 1, RP_REG_RSP, cfa);
+	fact_add(rc, entry, RP_REG_RSP, cfa - 8);
 	if (exit != UINT64_MAX && exit > 0 &&
 	    !rp_cursor_peek(c, exit - 1, &insn) &&
 	    insn.iclass == RP_IC_RETURN &&
 	    !rp_cursor_peek(c, exit, &insn) && insn.ip == resume)
-		rp_recover_assume(rc, exit, RP_REG_RSP, cfa);
+		fact_add(rc, exit, RP_REG_RSP, cfa);
 }
 
 /*
@@ -389,6 +414,8 @@ static const struct frame_memo *frame_regs(struct target *tg, size_t cur,
 		return m;
 	m->mask = 0;
 	rc = target_recovery(tg, cur);
+	if (rc)
+		facts_flush(rc);
 	memset(&r, 0, sizeof(r));
 	if (rc && entered_by_call(tg, cur, entry) &&
 	    (!caller_regs(tg, cur, rc, entry, resume, &r) ||
@@ -453,6 +480,7 @@ static void decide_end_frames(struct target *tg, size_t cur,
 		if (cfa[k])
 			frame_regs(tg, cur, w[3 + 3 * k], w[5 + 3 * k], cfa[k],
 				   &caller[k]);
+	facts_flush(rc);
 }
 
 /* Fills tg->fregs for the published stack tg->stack of thread @cur. */
@@ -522,6 +550,8 @@ static void frames_compute(struct target *tg, size_t cur)
 		for (i = 0; i < 1 + FREGS_REGS; i++)
 			f[2 + i] = m->val[i];
 	}
+	if (rc)
+		facts_flush(rc);
 }
 
 size_t frames_read(struct target *tg, size_t cur, uint64_t off,

@@ -95,16 +95,21 @@ static void assume(struct rp_recover *rc, uint32_t tid,
 		if (!(recs[p - 1].mask & 1) || rp_recover_regs(rc, p, &r))
 			continue;
 		if (!(r.valid >> RP_REG_RSP & 1) && taken < 0) {
-			taken = rp_recover_assume(rc, p, RP_REG_RSP, rsp);
+			struct rp_fact f = { p, RP_REG_RSP, rsp };
+
+			taken = rp_recover_assume(rc, &f, 1);
 			at = p;
 		} else if ((r.valid >> RP_REG_RSP & 1) && refused < 0) {
-			refused = rp_recover_assume(rc, p, RP_REG_RSP,
-						    rsp + 16);
+			struct rp_fact f = { p, RP_REG_RSP, rsp + 16 };
+
+			refused = rp_recover_assume(rc, &f, 1);
 			at2 = p;
 		}
 	}
-	printf("thread %u: assumed the true rsp at %" PRIu64 ": %d, a false "
-	       "one at %" PRIu64 ": %d\n", tid, at, taken, at2, refused);
+	printf("thread %u: assumed the true rsp at %" PRIu64 ": %s, a false "
+	       "one at %" PRIu64 ": %s\n", tid, at,
+	       taken == 1 ? "taken" : "not taken", at2,
+	       refused == 0 ? "refused" : "taken");
 }
 
 int main(int argc, char **argv)
