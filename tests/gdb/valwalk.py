@@ -45,7 +45,7 @@ last_i = max(loop) if loop else 0
 
 stats = {'shown': 0, 'total': 0, 'wrong': 0, 'fin': 0, 'fin_total': 0,
          'regs': 0, 'regs_total': 0, 'ids': 0, 'ids_total': 0,
-         'rv': 0, 'rv_total': 0}
+         'rv': 0, 'rv_total': 0, 'r0': 0, 'r0_total': 0}
 CALLEE_SAVED = ('rbx', 'rbp', 'r12', 'r13', 'r14', 'r15')
 
 # With VALWALK_TRUTH="VALCHECK BUNDLE" (a --ground-truth recording), every
@@ -132,6 +132,25 @@ def check_regvars(stop, stack):
     if not m:
         return
     here = int(m.group(1))
+    # Frame 0's registers, as `info registers` shows them (the truth has
+    # none for a position it did not record: the end, a system call).
+    t = truth_at(here)
+    for reg in () if not t else ('rax', 'rbx', 'rcx', 'rdx', 'rsi', 'rdi', 'rbp', 'rsp',
+                'r8', 'r9', 'r10', 'r11', 'r12', 'r13', 'r14', 'r15'):
+        stats['r0_total'] += 1
+        try:
+            v = gdb.newest_frame().read_register(reg)
+            if v.is_optimized_out or '<unavailable>' in str(v):
+                continue
+            got = int(v) & (2 ** 64 - 1)
+        except (gdb.error, ValueError):
+            continue
+        stats['r0'] += 1
+        if reg not in t or got != t[reg]:
+            stats['wrong'] += 1
+            gdb.write('WRONG stop %d frame 0: %s = %#x, truth %s\n'
+                      % (stop, reg, got, hex(t[reg]) if reg in t
+                         else 'none'))
     f, k = gdb.newest_frame(), 0
     while f is not None and k < len(stack):
         f.select()
@@ -170,7 +189,7 @@ def check_regvar(stop, f, k, sym, here, stack):
             return
         at = entry + 1              # before the frame's first instruction
     elif k == 0:
-        at = here + 1
+        at = here                   # ptrec position counts from 1
     elif reg in CALLEE_SAVED:
         entry = stack[k - 1][0]
         if entry == 0 or entry >> 62:
@@ -178,6 +197,8 @@ def check_regvar(stop, f, k, sym, here, stack):
         at = entry                  # before the call frame k made
     else:
         at = None                   # never saved: must not be shown
+    if at is not None and not truth_at(at):
+        return                      # not recorded there
     stats['rv_total'] += 1
     try:
         v = sym.value(f)
@@ -321,8 +342,9 @@ for pos in fin_at:
 
 gdb.write('valwalk: shown %d of %d, wrong %d, finish %d of %d shown, '
           'frame ids %d of %d real, caller registers %d of %d shown, '
-          'register locals %d of %d shown\n'
+          'register locals %d of %d shown, frame 0 registers %d of %d '
+          'shown\n'
           % (stats['shown'], stats['total'], stats['wrong'], stats['fin'],
              stats['fin_total'], stats['ids'], stats['ids_total'],
              stats['regs'], stats['regs_total'], stats['rv'],
-             stats['rv_total']))
+             stats['rv_total'], stats['r0'], stats['r0_total']))
