@@ -333,7 +333,9 @@ static bool modelled(unsigned int id)
 	case X86_INS_ENDBR64: case X86_INS_SYSCALL: case X86_INS_CPUID:
 	case X86_INS_RDTSC: case X86_INS_RDTSCP: case X86_INS_XGETBV:
 	case X86_INS_ROL: case X86_INS_ROR: case X86_INS_MUL:
-	case X86_INS_DIV: case X86_INS_IDIV:
+	case X86_INS_DIV: case X86_INS_IDIV: case X86_INS_STC:
+	case X86_INS_CLC: case X86_INS_CMC: case X86_INS_STD:
+	case X86_INS_CLD:
 		return true;
 	default:
 		return cond_of_jcc(id) || rcv_cond_of(id) >= 0;

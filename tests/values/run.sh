@@ -70,9 +70,10 @@ fi
 # (frames rebuilt with the values known must see it); "fs": the same
 # store through fs while its base points at the slot (arch_prctl);
 # "rmw": a counter in memory inverted through add/xor/sub [mem], imm;
-# "zf": a taken je after cmp eax, 5 tells eax, not rax.
+# "zf": a taken je after cmp eax, 5 tells eax, not rax; "sys": rflags
+# and rcx after getpid with CF, SF and DF set.
 if [ -n "${UNSOUND:-}" ]; then
-	for mode in ro bts known fs rmw zf; do
+	for mode in ro bts known fs rmw zf sys; do
 		rm -rf "$tmp/$mode"
 		timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/$mode" \
 			"$UNSOUND" $mode >"$tmp/log" 2>&1

@@ -23,7 +23,8 @@
  * rmw` a counter in memory changed only by add/xor/sub [mem], imm (each
  * value inverted back from the snapshot's); `unsound zf` cmp eax, 5 and
  * test rcx, rcx before a taken je (eax is 5, rax is not), a dec loop
- * ending at ZF set.  Two more,
+ * ending at ZF set; `unsound sys` getpid with CF, SF and DF set: rflags
+ * and rcx after a system call.  Two more,
  * found in review:
  * `unsound ro`: a read-only anonymous page changed by madvise(DONTNEED)
  * (no store; the snapshot's byte is not the one read before); `unsound
@@ -260,6 +261,22 @@ int main(int argc, char **argv)
 				 "\tmov $231, %%eax\n\tsyscall\n"
 				 : : "r"(z) : "rax", "rcx", "rdi", "r11",
 				 "memory");
+		return 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "sys")) {
+		/* getpid with CF, SF and DF set (cmp 5, 7; std): rflags
+		 * after it are those before, rcx the address after it;
+		 * eflags' upper bits come back from the end across it, the
+		 * arithmetic ones forward from cmp.  exit_group right after.
+		 */
+		__asm__ volatile("mov $5, %%edx\n\tcmp $7, %%edx\n\tstd\n"
+				 "\tmov $39, %%eax\n\tsyscall\n"
+				 "\tmov %%rcx, %%rsi\n\tnop\n\tcld\n"
+				 "\tnop\n\tmov %%r11, %%r8\n"
+				 "\txor %%edi, %%edi\n"
+				 "\tmov $231, %%eax\n\tsyscall\n"
+				 : : : "rax", "rcx", "rdx", "rsi", "rdi", "r8",
+				 "r11", "memory");
 		return 1;
 	}
 	if (argc > 1 && !strcmp(argv[1], "saved")) {
