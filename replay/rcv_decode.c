@@ -274,7 +274,10 @@ static void vector_only(struct rcv_dec *d, const uint8_t *raw, size_t len,
 		in->wcode[g] = 4;
 	}
 	in->flags = RCV_I_BAD;	/* decoded, but not by capstone */
-	in->fw = ARITH_FLAGS | F_DF;
+	/* No VEX or EVEX instruction writes DF (only std, cld, popf and
+	 * iret do); the arithmetic flags: vptest, vcomiss, kortest...
+	 */
+	in->fw = ARITH_FLAGS;
 }
 
 /*
@@ -505,12 +508,17 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		/* Capstone 4's lists miss some writes (cmpxchg's rax, mulx's
 		 * second destination): every explicit general-purpose
 		 * register of an instruction we do not model counts as
-		 * written, and so do the flags.
+		 * written, and so do the arithmetic flags.  DF only as
+		 * capstone's table says: std and cld are modelled, popf
+		 * writes every flag (below), iret is a barrier, and no
+		 * other instruction writes DF (SDM, EFLAGS cross-reference),
+		 * so DF known at the end reaches back across lock cmpxchg
+		 * and the like.
 		 */
 		for (i = 0; i < in->nops; i++)
 			if (in->op[i].type == RCV_OP_REG)
 				add_write(in, in->op[i].reg, 4);
-		in->fw |= ARITH_FLAGS | F_DF;
+		in->fw |= ARITH_FLAGS;
 	}
 	switch (in->id) {
 	case X86_INS_CMPXCHG:

@@ -23,8 +23,8 @@
  * rmw` a counter in memory changed only by add/xor/sub [mem], imm (each
  * value inverted back from the snapshot's); `unsound zf` cmp eax, 5 and
  * test rcx, rcx before a taken je (eax is 5, rax is not), a dec loop
- * ending at ZF set; `unsound sys` getpid with CF, SF and DF set: rflags
- * and rcx after a system call.  Two more,
+ * ending at ZF set; `unsound sys` getpid with CF, SF and DF set: rflags,
+ * rcx and r11 after a system call, DF across lock xadd.  Two more,
  * found in review:
  * `unsound ro`: a read-only anonymous page changed by madvise(DONTNEED)
  * (no store; the snapshot's byte is not the one read before); `unsound
@@ -267,11 +267,15 @@ int main(int argc, char **argv)
 		/* getpid with CF, SF and DF set (cmp 5, 7; std): rflags
 		 * after it are those before, rcx the address after it;
 		 * eflags' upper bits come back from the end across it, the
-		 * arithmetic ones forward from cmp.  exit_group right after.
+		 * arithmetic ones forward from cmp.  lock xadd (not
+		 * modelled: its flags unknown) keeps DF, cld clears it.
+		 * exit_group right after.
 		 */
 		__asm__ volatile("mov $5, %%edx\n\tcmp $7, %%edx\n\tstd\n"
 				 "\tmov $39, %%eax\n\tsyscall\n"
-				 "\tmov %%rcx, %%rsi\n\tnop\n\tcld\n"
+				 "\tmov %%rcx, %%rsi\n"
+				 "\tlock xadd %%edx, unsound_glob(%%rip)\n"
+				 "\tcmp $3, %%esi\n\tnop\n\tcld\n"
 				 "\tnop\n\tmov %%r11, %%r8\n"
 				 "\txor %%edi, %%edi\n"
 				 "\tmov $231, %%eax\n\tsyscall\n"
