@@ -396,6 +396,9 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		return;
 	}
 	in->id = (uint16_t)d->ci->id;
+	/* movabs is mov with a 64-bit immediate or absolute address. */
+	if (in->id == X86_INS_MOVABS)
+		in->id = X86_INS_MOV;
 	x = &d->ci->detail->x86;
 	if (x->prefix[0] == X86_PREFIX_REP || x->prefix[0] == X86_PREFIX_REPNE)
 		in->flags |= RCV_I_REP;
