@@ -102,7 +102,7 @@ struct rp_recover {
 	unsigned int mb_gen;
 	struct rcv_memo memo[RCV_MEMO];
 	bool scan_capped;	/* a forward memory question gave up at
-				 * MB_SCAN accesses (recover.c's loads_back) */
+				 * MB_SCAN accesses (rcv_loads_back) */
 	const struct win *low_w;
 	uint64_t low_word, low_i;
 	size_t low_k;
@@ -169,6 +169,13 @@ const struct rcv_acc *rcv_acc_of(struct win *w, size_t q, bool wr);
  * snapshot; false when not proven.
  */
 bool rcv_alias_refuted(struct win *w, size_t b, uint64_t a);
+
+/*
+ * The loads of @w again, from the last to the first (rcv_mem.c): where a
+ * memory question gave up at its 64 accesses of a word.  True when it
+ * added anything.
+ */
+bool rcv_loads_back(struct rp_recover *rc, struct win *w);
 
 /* struct rcv_ctx's mem: up to 8 bytes at @addr before @i; @ctx is a win. */
 struct rcv_val rcv_mem_cb(void *ctx, uint64_t i, uint64_t addr,

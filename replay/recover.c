@@ -502,35 +502,6 @@ out:
 	return ret;
 }
 
-/*
- * The loads of @w from the last to the first, as the forward sweep does
- * them (rcv_forward()): a load takes the value of the next access of its
- * bytes, which in this order is already known when it is a load too.  A
- * global read in every iteration of a loop (a volatile function pointer)
- * is then known back from the snapshot in one pass, where the forward
- * sweep alone gains 64 loads a pass (mem_byte() looks at 64 accesses of
- * a word each way).
- */
-static bool loads_back(struct rp_recover *rc, struct win *w)
-{
-	struct rcv_ctx *c = &rc->ctx;
-	bool ch = false;
-	size_t i;
-
-	for (i = w->n; i-- > 0;) {
-		const struct rcv_ins *in = &w->ins[i];
-
-		if (in->nops == 2 && in->op[0].type == RCV_OP_REG &&
-		    in->op[1].type == RCV_OP_MEM &&
-		    (in->id == X86_INS_MOV || in->id == X86_INS_MOVZX ||
-		     in->id == X86_INS_MOVSX || in->id == X86_INS_MOVSXD) &&
-		    w->st[i + 1].r[in->op[0].reg].k != ~0ull)
-			ch |= rcv_forward(c, i, in, &w->st[i], &w->st[i + 1],
-					  &rc->stats.conflicts);
-	}
-	return ch;
-}
-
 static int win_compute(struct rp_recover *rc, struct win *w)
 {
 	struct rcv_ctx *c = &rc->ctx;
@@ -555,7 +526,7 @@ static int win_compute(struct rp_recover *rc, struct win *w)
 		 * (in the last forward sweep or this backward one).
 		 */
 		if (capped || rc->scan_capped)
-			ch |= loads_back(rc, w);
+			ch |= rcv_loads_back(rc, w);
 		/* A pop takes its push's value as the sweep reaches it, so
 		 * a value carried through a callee's saved registers goes
 		 * round a loop in one sweep, not one iteration per pass.

@@ -366,9 +366,9 @@ int main(int argc, char **argv)
 				 "\txor %%r12d, %%r12d\n\txor %%r14d, %%r14d\n"
 				 "\txor %0, %0\n"
 				 "\tmov $231, %%eax\n\tsyscall\n"
-				 : "+r"(z) : : "rax", "rbx", "rcx", "rdx", "rsi",
-				 "rdi", "r8", "r9", "r10", "r11", "r12", "r13",
-				 "r14", "r15", "memory");
+				 : "+r"(z) : : "rax", "rbx", "rcx", "rdx",
+				 "rsi", "rdi", "r8", "r9", "r10", "r11", "r12",
+				 "r13", "r14", "r15", "memory");
 		return 1;
 	}
 	if (argc > 1 && !strcmp(argv[1], "saved")) {
