@@ -101,7 +101,7 @@ if [ -n "${UNSOUND:-}" ]; then
 	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/alias" \
 		"$UNSOUND" alias >"$tmp/log" 2>&1
 	apos=$("$PTREC" insns "$tmp/alias" 2>/dev/null |
-		grep -P '\tmovl +\$0xffffffff,\(%rcx\)' | tail -1 | cut -f1)
+		grep -E 'movl +\$0xffffffff,\(%rcx\)$' | tail -1 | cut -f1)
 	if [ -f "$tmp/alias/manifest.json" ] && [ -n "$apos" ] &&
 		"$VALCHECK" "$tmp/alias" >"$tmp/out" 2>&1 &&
 		grep -q ' 0 conflicts' "$tmp/out" &&
