@@ -274,7 +274,10 @@ static void vector_only(struct rcv_dec *d, const uint8_t *raw, size_t len,
 		in->wcode[g] = 4;
 	}
 	in->flags = RCV_I_BAD;	/* decoded, but not by capstone */
-	in->fw = ARITH_FLAGS | F_DF;
+	/* No VEX or EVEX instruction writes DF (only std, cld, popf and
+	 * iret do); the arithmetic flags: vptest, vcomiss, kortest...
+	 */
+	in->fw = ARITH_FLAGS;
 }
 
 /*
@@ -333,7 +336,9 @@ static bool modelled(unsigned int id)
 	case X86_INS_ENDBR64: case X86_INS_SYSCALL: case X86_INS_CPUID:
 	case X86_INS_RDTSC: case X86_INS_RDTSCP: case X86_INS_XGETBV:
 	case X86_INS_ROL: case X86_INS_ROR: case X86_INS_MUL:
-	case X86_INS_DIV: case X86_INS_IDIV:
+	case X86_INS_DIV: case X86_INS_IDIV: case X86_INS_STC:
+	case X86_INS_CLC: case X86_INS_CMC: case X86_INS_STD:
+	case X86_INS_CLD:
 		return true;
 	default:
 		return cond_of_jcc(id) || rcv_cond_of(id) >= 0;
@@ -391,6 +396,9 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		return;
 	}
 	in->id = (uint16_t)d->ci->id;
+	/* movabs is mov with a 64-bit immediate or absolute address. */
+	if (in->id == X86_INS_MOVABS)
+		in->id = X86_INS_MOV;
 	x = &d->ci->detail->x86;
 	if (x->prefix[0] == X86_PREFIX_REP || x->prefix[0] == X86_PREFIX_REPNE)
 		in->flags |= RCV_I_REP;
@@ -503,12 +511,17 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		/* Capstone 4's lists miss some writes (cmpxchg's rax, mulx's
 		 * second destination): every explicit general-purpose
 		 * register of an instruction we do not model counts as
-		 * written, and so do the flags.
+		 * written, and so do the arithmetic flags.  DF only as
+		 * capstone's table says: std and cld are modelled, popf
+		 * writes every flag (below), iret is a barrier, and no
+		 * other instruction writes DF (SDM, EFLAGS cross-reference),
+		 * so DF known at the end reaches back across lock cmpxchg
+		 * and the like.
 		 */
 		for (i = 0; i < in->nops; i++)
 			if (in->op[i].type == RCV_OP_REG)
 				add_write(in, in->op[i].reg, 4);
-		in->fw |= ARITH_FLAGS | F_DF;
+		in->fw |= ARITH_FLAGS;
 	}
 	switch (in->id) {
 	case X86_INS_CMPXCHG:

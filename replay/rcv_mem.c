@@ -150,7 +150,7 @@ static bool ro_mem(struct win *w, uint64_t i, uint64_t a)
 }
 
 /* Is @a memory this thread alone writes, as far as the snapshot tells? */
-static bool private_mem(struct rp_recover *rc, uint64_t a)
+bool rcv_private(struct rp_recover *rc, uint64_t a)
 {
 	if (rc->mt && !(rc->stack_lo <= a && a < rc->stack_hi))
 		return false;
@@ -247,7 +247,7 @@ static int ent_sort(struct win *w)
 }
 
 /* Byte @a of access @x, if it covers it and its value is known. */
-static int acc_byte(const struct rcv_acc *x, uint64_t a, uint8_t *out)
+int rcv_acc_byte(const struct rcv_acc *x, uint64_t a, uint8_t *out)
 {
 	unsigned int sh;
 
@@ -472,7 +472,7 @@ int rcv_build_index(struct win *w)
 }
 
 /* First index entry at or after (word, pos). */
-static size_t lower(const struct win *w, uint64_t word, uint64_t pos)
+size_t rcv_lower(const struct win *w, uint64_t word, uint64_t pos)
 {
 	size_t lo = 0, hi = w->nidx;
 
@@ -501,13 +501,13 @@ static size_t lower_memo(const struct win *w, uint64_t word, uint64_t i)
 		rc->low_w = w;
 		rc->low_word = word;
 		rc->low_i = i;
-		rc->low_k = lower(w, word, i);
+		rc->low_k = rcv_lower(w, word, i);
 	}
 	return rc->low_k;
 }
 
 /* The loads (@wr false) or stores of instruction @q of @w, remembered. */
-static const struct rcv_acc *acc_of(struct win *w, size_t q, bool wr)
+const struct rcv_acc *rcv_acc_of(struct win *w, size_t q, bool wr)
 {
 	struct rp_recover *rc = w->rc;
 	struct rcv_memo *m = &rc->memo[q % RCV_MEMO];
@@ -552,44 +552,66 @@ static void memo_new(struct rp_recover *rc)
 #define MB_BACK	2	/* may look into the earlier windows */
 #define MB_SCAN	64	/* accesses of one word looked at each way */
 
+#define MB_ALIAS 16	/* stores of unknown address tried each way */
+
 static bool mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out,
 		     int dirs)
 {
 	uint64_t word = a >> 3, sa, sl;
-	size_t k, j;
+	size_t k, j, lim;
+	int64_t plim;
+	unsigned int tries = 0;
 	int r;
 
 	if (ro_mem(w, i, a))
 		return rcv_snap_byte(w->rc, a, out);
-	if (!private_mem(w->rc, a)) {
+	if (!rcv_private(w->rc, a)) {
 		/* Shared: only what instruction i itself loads (not a
 		 * branch still unproven: what it loaded is not known).
 		 */
 		if (i >= w->n || (w->ins[i].flags & RCV_I_BARRIER))
 			return false;
-		return acc_byte(acc_of(w, i, false), a, out) == 1;
+		return rcv_acc_byte(rcv_acc_of(w, i, false), a, out) == 1;
 	}
 	k = lower_memo(w, word, i);
-	for (j = k; j < w->nidx && w->idx[j].word == word &&
-	     w->idx[j].pos < w->nb[i]; j++) {
-		size_t q = w->idx[j].pos;
+	/* Forward to the first access, up to the next barrier; past a
+	 * store of unknown address proven not to have written @a
+	 * (rcv_alias.c), on to the next.
+	 */
+	lim = w->nb[i];
+	j = k;
+	for (;;) {
+		for (; j < w->nidx && w->idx[j].word == word &&
+		     w->idx[j].pos < lim; j++) {
+			size_t q = w->idx[j].pos;
 
-		/* A word accessed in every iteration of a loop, values
-		 * unknown: do not walk all of them for each question.
-		 */
-		if (j - k >= MB_SCAN)
-			goto backward;
+			/* A word accessed in every iteration of a loop,
+			 * values unknown: do not walk all of them for each
+			 * question.
+			 */
+			if (j - k >= MB_SCAN) {
+				w->rc->scan_capped = true;
+				goto backward;
+			}
 
-		r = acc_byte(acc_of(w, q, false), a, out);
-		if (r == 1)
-			return true;
-		if (acc_byte(acc_of(w, q, true), a, out) >= 0)
-			goto backward;
-		if ((w->ins[q].flags & RCV_I_SYSCALL) &&
-		    rcv_sys_write(w, q, &sa, &sl) > 0 && a - sa < sl)
-			goto backward;
+			r = rcv_acc_byte(rcv_acc_of(w, q, false), a, out);
+			if (r == 1)
+				return true;
+			if (rcv_acc_byte(rcv_acc_of(w, q, true), a, out) >= 0)
+				goto backward;
+			if ((w->ins[q].flags & RCV_I_SYSCALL) &&
+			    rcv_sys_write(w, q, &sa, &sl) > 0 && a - sa < sl)
+				goto backward;
+		}
+		if (lim < w->n && tries < MB_ALIAS &&
+		    rcv_alias_refuted(w, lim, a)) {
+			tries++;
+			lim = w->nb[lim + 1];
+			continue;
+		}
+		break;
 	}
-	if (w->nb[i] == w->n && (dirs & MB_FWD)) {
+	if (lim == w->n && (dirs & MB_FWD)) {
 		if (w->top_end) {
 			if (rcv_snap_byte(w->rc, a, out))
 				return true;
@@ -599,30 +621,74 @@ static bool mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out,
 		}
 	}
 backward:
-	for (j = k; j-- > 0 && w->idx[j].word == word &&
-	     (int64_t)w->idx[j].pos > w->pb[i];) {
-		size_t q = w->idx[j].pos;
+	/* Backward to the last access, likewise; entries below j are not
+	 * looked at yet.
+	 */
+	plim = w->pb[i];
+	j = k;
+	tries = 0;
+	for (;;) {
+		for (; j > 0 && w->idx[j - 1].word == word &&
+		     (int64_t)w->idx[j - 1].pos > plim; j--) {
+			size_t q = w->idx[j - 1].pos;
 
-		if (k - j > MB_SCAN)
-			return false;
+			if (k - j >= MB_SCAN)
+				return false;
 
-		if ((w->ins[q].flags & RCV_I_SYSCALL) &&
-		    rcv_sys_write(w, q, &sa, &sl) > 0 && a - sa < sl)
-			return false;
-		r = acc_byte(acc_of(w, q, true), a, out);
-		if (r == 1)
-			return true;
-		if (r == 0)
-			return false;
-		if (acc_byte(acc_of(w, q, false), a, out) == 1)
-			return true;
+			if ((w->ins[q].flags & RCV_I_SYSCALL) &&
+			    rcv_sys_write(w, q, &sa, &sl) > 0 && a - sa < sl)
+				return false;
+			r = rcv_acc_byte(rcv_acc_of(w, q, true), a, out);
+			if (r == 1)
+				return true;
+			if (r == 0)
+				return false;
+			if (rcv_acc_byte(rcv_acc_of(w, q, false), a, out) == 1)
+				return true;
+		}
+		if (plim >= 0 && tries < MB_ALIAS &&
+		    rcv_alias_refuted(w, (size_t)plim, a)) {
+			tries++;
+			plim = w->pb[plim];
+			continue;
+		}
+		break;
 	}
 	/* Nothing may have written it since the window began: what the
 	 * window before it shows at its end.
 	 */
-	if (w->pb[i] < 0 && w->earlier && (dirs & MB_BACK))
+	if (plim < 0 && w->earlier && (dirs & MB_BACK))
 		return mem_byte(w->earlier, w->earlier->n, a, out, MB_BACK);
 	return false;
+}
+
+/*
+ * The loads of @w from the last to the first, as the forward sweep does
+ * them (rcv_forward()): a load takes the value of the next access of its
+ * bytes, which in this order is already known when it is a load too.  A
+ * global read in every iteration of a loop (a volatile function pointer)
+ * is then known back from the snapshot in one pass, where the forward
+ * sweep alone gains 64 loads a pass (mem_byte() looks at 64 accesses of
+ * a word each way).
+ */
+bool rcv_loads_back(struct rp_recover *rc, struct win *w)
+{
+	struct rcv_ctx *c = &rc->ctx;
+	bool ch = false;
+	size_t i;
+
+	for (i = w->n; i-- > 0;) {
+		const struct rcv_ins *in = &w->ins[i];
+
+		if (in->nops == 2 && in->op[0].type == RCV_OP_REG &&
+		    in->op[1].type == RCV_OP_MEM &&
+		    (in->id == X86_INS_MOV || in->id == X86_INS_MOVZX ||
+		     in->id == X86_INS_MOVSX || in->id == X86_INS_MOVSXD) &&
+		    w->st[i + 1].r[in->op[0].reg].k != ~0ull)
+			ch |= rcv_forward(c, i, in, &w->st[i], &w->st[i + 1],
+					  &rc->stats.conflicts);
+	}
+	return ch;
 }
 
 bool rcv_mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out)
@@ -735,7 +801,7 @@ bool rcv_mem_own(void *ctx, uint64_t addr, unsigned int size)
 	unsigned int k;
 
 	for (k = 0; k < size; k++)
-		if (!private_mem(w->rc, addr + k))
+		if (!rcv_private(w->rc, addr + k))
 			return false;
 	return true;
 }

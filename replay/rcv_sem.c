@@ -298,6 +298,16 @@ static void emulate(const struct rcv_ctx *c, uint64_t i,
 	if (in->flags & (RCV_I_BARRIER | RCV_I_REP))
 		return;
 	switch (id) {
+	case X86_INS_STC: case X86_INS_CLC:
+		set_flags(o, F_CF, id == X86_INS_STC ? F_CF : 0);
+		return;
+	case X86_INS_CMC:
+		if (fl.k & F_CF)
+			set_flags(o, F_CF, ~fl.v & F_CF);
+		return;
+	case X86_INS_STD: case X86_INS_CLD:
+		set_flags(o, F_DF, id == X86_INS_STD ? F_DF : 0);
+		return;
 	case X86_INS_MOV:
 		if (in->nops != 2 || d->type != RCV_OP_REG)
 			return;
@@ -580,6 +590,30 @@ static void zf_result(const struct rcv_ins *in, const struct rcv_state *post,
 		reg_set(o, d->reg, d->size, d->shift, known(0));
 }
 
+/*
+ * A system call returns with the rflags it was made with and rcx the
+ * address after it: SYSCALL saves rflags in r11 and that address in rcx,
+ * Linux keeps them in the frame it saves at entry (pt_regs: flags from
+ * r11, ip and cx from rcx) and returns with sysret (rflags from r11,
+ * masked with 0x3c7fd7: RF and VM cleared) or iret (rflags and rcx from
+ * that frame) alike.  Only a known number, and not iopl (172: kernels
+ * before 5.5 set IOPL in the saved rflags), rt_sigreturn, execve or
+ * execveat (which set every register; their barrier stays anyway); a
+ * signal delivered at its return is a transfer, a barrier.  r11 holds
+ * rflags as they were (R11 <- RFLAGS; pt_regs' r11 is given back on both
+ * paths): the software recorder, whose single-step leaves TF there,
+ * clears it as the untraced program would see it (record/emu_step.c).
+ */
+static bool sys_keeps_flags(const struct rcv_ins *in,
+			    const struct rcv_state *pre)
+{
+	uint64_t nr = pre->r[RP_REG_RAX].v;
+
+	return in->id == X86_INS_SYSCALL && (in->flags & RCV_I_SYSCALL) &&
+	       pre->r[RP_REG_RAX].k == ~0ull && nr != 172 &&
+	       !rcv_sys_resets(nr);
+}
+
 bool rcv_forward(const struct rcv_ctx *c, uint64_t i,
 		 const struct rcv_ins *in, const struct rcv_state *pre,
 		 struct rcv_state *post, uint64_t *conflicts)
@@ -597,6 +631,12 @@ bool rcv_forward(const struct rcv_ctx *c, uint64_t i,
 	if (in->fw != ~0ull)
 		o.r[RCV_FLAGS].k |= F_RF;
 	emulate(c, i, in, pre, &o);
+	if (sys_keeps_flags(in, pre)) {
+		o.r[RCV_FLAGS].k = pre->r[RCV_FLAGS].k | F_RF;
+		o.r[RCV_FLAGS].v = pre->r[RCV_FLAGS].v & ~F_RF;
+		o.r[RP_REG_RCX] = known(in->ip + in->len);
+		o.r[RP_REG_R11] = pre->r[RCV_FLAGS];
+	}
 	zf_result(in, post, &o);
 	return merge_state(post, &o, conflicts);
 }
@@ -667,6 +707,13 @@ bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 	pass(in, post, &p);
 	if (in->flags & RCV_I_REP)
 		return merge_state(pre, &p, conflicts);
+	/* RF before the syscall is not what sysret leaves (cleared). */
+	if (sys_keeps_flags(in, pre)) {
+		p.r[RCV_FLAGS].k = post->r[RCV_FLAGS].k & ~F_RF;
+		p.r[RCV_FLAGS].v = post->r[RCV_FLAGS].v & ~F_RF;
+		p.r[RCV_FLAGS].k |= post->r[RP_REG_R11].k;
+		p.r[RCV_FLAGS].v |= post->r[RP_REG_R11].v;
+	}
 	a = post->r[RP_REG_RSP];
 	switch (id) {
 	case X86_INS_PUSH:
@@ -776,6 +823,13 @@ bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 		learn(&p, d->reg, sz, d->shift, known(r & wmask(sz)));
 		break;
 	}
+	case X86_INS_CMC:
+		if (post->r[RCV_FLAGS].k & F_CF) {
+			p.r[RCV_FLAGS].k |= F_CF;
+			p.r[RCV_FLAGS].v = (p.r[RCV_FLAGS].v & ~F_CF) |
+					   (~post->r[RCV_FLAGS].v & F_CF);
+		}
+		break;
 	case X86_INS_INC: case X86_INS_DEC: case X86_INS_NEG:
 	case X86_INS_NOT:
 		if (d->type != RCV_OP_REG)

@@ -103,6 +103,8 @@ struct rp_recover {
 	 */
 	unsigned int mb_gen;
 	struct rcv_memo memo[RCV_MEMO];
+	bool scan_capped;	/* a forward memory question gave up at
+				 * MB_SCAN accesses (rcv_loads_back) */
 	const struct win *low_w;
 	uint64_t low_word, low_i;
 	size_t low_k;
@@ -156,8 +158,44 @@ bool rcv_fs_absolute(struct rp_recover *rc, struct win *w);
 /* Whether system call @nr may change fs_base (rcv_mem.c). */
 bool rcv_fs_syscall_nr(uint64_t nr);
 
+/* Is @a memory this thread alone writes, as far as the snapshot tells? */
+bool rcv_private(struct rp_recover *rc, uint64_t a);
+/* Byte @a of access @x: -1 it does not cover it, 0 value unknown, 1 in
+ * *@out.
+ */
+int rcv_acc_byte(const struct rcv_acc *x, uint64_t a, uint8_t *out);
+/* First entry of @w's index at or after (@word, @pos). */
+size_t rcv_lower(const struct win *w, uint64_t word, uint64_t pos);
+/* The loads (@wr false) or stores of instruction @q of @w, remembered for
+ * one memory question.
+ */
+const struct rcv_acc *rcv_acc_of(struct win *w, size_t q, bool wr);
+
+/*
+ * Is it proven that store @b of @w, whose address is not known, did not
+ * write byte @a (rcv_alias.c)?  Only in the window that ends at the
+ * snapshot; false when not proven.
+ */
+bool rcv_alias_refuted(struct win *w, size_t b, uint64_t a);
+
+/*
+ * The loads of @w again, from the last to the first (rcv_mem.c): where a
+ * memory question gave up at its 64 accesses of a word.  True when it
+ * added anything.
+ */
+bool rcv_loads_back(struct rp_recover *rc, struct win *w);
+
 /* struct rcv_ctx's mem: up to 8 bytes at @addr before @i; @ctx is a win. */
 struct rcv_val rcv_mem_cb(void *ctx, uint64_t i, uint64_t addr,
 			  unsigned int size);
+
+/* Facts (rcv_facts.c): merged into @w's states; true when they added
+ * something.
+ */
+bool rcv_apply_facts(struct rp_recover *rc, struct win *w);
+/* recover.c's window code, for rcv_facts.c. */
+int rcv_win_compute(struct rp_recover *rc, struct win *w);
+int rcv_flow_forward(struct rp_recover *rc, size_t k);
+void rcv_drop_windows(struct rp_recover *rc);
 
 #endif /* PTREC_RCV_WIN_H */

@@ -502,23 +502,6 @@ out:
 	return ret;
 }
 
-/* The facts a front end assumed (rp_recover_assume()) in @w's states. */
-static bool apply_facts(struct rp_recover *rc, struct win *w)
-{
-	bool ch = false;
-	size_t j;
-
-	for (j = 0; j < rc->nfacts; j++) {
-		const struct rcv_fact *f = &rc->facts[j];
-
-		if (f->pos >= w->first && f->pos <= w->last)
-			ch |= rcv_merge(&w->st[f->pos - w->first].r[f->reg],
-					(struct rcv_val){ f->val, ~0ull },
-					&rc->stats.conflicts);
-	}
-	return ch;
-}
-
 static int win_compute(struct rp_recover *rc, struct win *w)
 {
 	struct rcv_ctx *c = &rc->ctx;
@@ -527,18 +510,25 @@ static int win_compute(struct rp_recover *rc, struct win *w)
 
 	top_state(rc, w);
 	c->mctx = w;
+	rc->scan_capped = false;
 	w->settled = false;
 	for (pass = 0; pass < RCV_PASSES; pass++) {
 		uint64_t conflicts = rc->stats.conflicts;
-		bool ch = apply_facts(rc, w);
+		bool ch = rcv_apply_facts(rc, w), capped = rc->scan_capped;
 
 		ret = rcv_build_index(w);
 		if (ret)
 			return ret;
+		rc->scan_capped = false;
 		for (i = w->n; i-- > 0;)
 			ch |= rcv_backward(c, i, &w->ins[i], &w->st[i],
 					   &w->st[i + 1],
 					   &rc->stats.conflicts);
+		/* Only where a memory question gave up at its 64 accesses
+		 * (in the last forward sweep or this backward one).
+		 */
+		if (capped || rc->scan_capped)
+			ch |= rcv_loads_back(rc, w);
 		/* A pop takes its push's value as the sweep reaches it, so
 		 * a value carried through a callee's saved registers goes
 		 * round a loop in one sweep, not one iteration per pass.
@@ -834,7 +824,7 @@ void rp_recover_free(struct rp_recover *rc)
 }
 
 /* Every window dropped: computed again when asked. */
-static void drop_windows(struct rp_recover *rc)
+void rcv_drop_windows(struct rp_recover *rc)
 {
 	size_t i;
 
@@ -852,149 +842,10 @@ void rp_recover_set_block(struct rp_recover *rc, uint64_t block)
 		block = RCV_BLOCK;
 	if (block == rc->block)
 		return;
-	drop_windows(rc);
+	rcv_drop_windows(rc);
 	rc->block = block;
 }
 
-/* The computed windows holding position @pos (at most two: a chained
- * window's last state is the next one's first).
- */
-static size_t wins_at(struct rp_recover *rc, uint64_t pos, struct win **out,
-		      size_t *chain)
-{
-	size_t j, n = 0;
-
-	for (j = RCV_CHAIN; j-- > 0 && n < 2;) {
-		struct win *w = rc->chain[j];
-
-		if (w && w->first <= pos && pos <= w->last) {
-			chain[n] = j;
-			out[n++] = w;
-		}
-	}
-	if (n < 2 && rc->far && rc->far->first <= pos && pos <= rc->far->last) {
-		chain[n] = RCV_CHAIN;
-		out[n++] = rc->far;
-	}
-	return n;
-}
-
-/*
- * Facts @f[0..@n) merged into the windows that hold them, which are
- * computed again from their states (knowledge only grows) and carry what
- * they learn into the later windows.  Each window's last, settled pass
- * counts the conflicts its states hold (0 unless the engine has a bug,
- * which is not the facts'): more than before are the facts'.  Returns 0,
- * 1 (a contradiction: the facts are dropped, and every window, to be
- * computed again without them) or an error.
- */
-static int take_facts(struct rp_recover *rc, const struct rp_fact *f,
-		      size_t n)
-{
-	struct win *w[2 * RCV_CHAIN + 2];
-	uint64_t before[2 * RCV_CHAIN + 2];
-	size_t chain[2 * RCV_CHAIN + 2], nw = 0, i, j, k;
-	size_t old = rc->nfacts;
-	int ret = 0;
-
-	if (rc->nfacts + n > rc->facts_cap) {
-		size_t cap = rc->facts_cap ? 2 * rc->facts_cap : 64;
-		struct rcv_fact *nf;
-
-		while (cap < rc->nfacts + n)
-			cap *= 2;
-		nf = realloc(rc->facts, cap * sizeof(*nf));
-		if (!nf)
-			return -RP_ERR_NOMEM;
-		rc->facts = nf;
-		rc->facts_cap = cap;
-	}
-	/* Their windows computed first (without them). */
-	for (i = 0; i < n; i++) {
-		uint64_t v, known;
-
-		ret = rp_recover_reg_bits(rc, f[i].pos, f[i].reg, &v, &known);
-		if (ret)
-			return ret;
-	}
-	for (i = 0; i < n; i++) {
-		struct win *h[2];
-		size_t c[2], m = wins_at(rc, f[i].pos, h, c);
-
-		rc->facts[rc->nfacts++] = (struct rcv_fact){ f[i].pos,
-							     f[i].val,
-							     f[i].reg };
-		for (k = 0; k < m; k++) {
-			for (j = 0; j < nw && w[j] != h[k]; j++)
-				;
-			if (j == nw && nw < sizeof(w) / sizeof(w[0])) {
-				w[nw] = h[k];
-				chain[nw++] = c[k];
-			}
-		}
-	}
-	/* Later windows first (the chain's lower index): what an earlier
-	 * one learns then flows into them.
-	 */
-	for (j = 0; j < nw && !ret; j++) {
-		if (!w[j]->settled)
-			ret = win_compute(rc, w[j]);
-		before[j] = w[j]->settled_conflicts;
-	}
-	for (j = 0; j < nw && !ret; j++) {
-		ret = win_compute(rc, w[j]);
-		if (!ret && (!w[j]->settled ||
-			     w[j]->settled_conflicts > before[j]))
-			ret = 1;
-		if (!ret && chain[j] < RCV_CHAIN)
-			ret = flow_forward(rc, chain[j]);
-	}
-	if (ret) {
-		rc->nfacts = old;
-		drop_windows(rc);
-	}
-	return ret;
-}
-
-int rp_recover_assume(struct rp_recover *rc, const struct rp_fact *f,
-		      size_t n)
-{
-	struct rp_fact *keep = malloc((n ? n : 1) * sizeof(*keep));
-	size_t i, m = 0, taken = 0;
-	uint64_t v, k;
-	int ret = 0;
-
-	if (!keep)
-		return -RP_ERR_NOMEM;
-	for (i = 0; i < n && !ret; i++) {
-		if (f[i].reg >= 16 || f[i].pos >= rc->end)
-			continue;
-		ret = rp_recover_reg_bits(rc, f[i].pos, f[i].reg, &v, &k);
-		if (ret || ((v ^ f[i].val) & k))
-			continue;
-		if (k == ~0ull)
-			taken++;
-		else
-			keep[m++] = f[i];
-	}
-	if (ret || !m) {
-		free(keep);
-		return ret ? ret : (int)taken;
-	}
-	ret = take_facts(rc, keep, m);
-	if (ret == 1 && m > 1) {
-		/* One of them contradicts: each on its own. */
-		for (i = 0, ret = 0; i < m && ret >= 0; i++) {
-			ret = take_facts(rc, &keep[i], 1);
-			if (!ret)
-				taken++;
-		}
-	} else if (!ret) {
-		taken += m;
-	}
-	free(keep);
-	return ret < 0 ? ret : (int)taken;
-}
 
 int rp_recover_regs(struct rp_recover *rc, uint64_t pos, struct rp_regs *regs)
 {
@@ -1131,4 +982,15 @@ int rp_recover_accesses(struct rp_recover *rc, uint64_t pos,
 	if (!w)
 		return err;
 	return rcv_win_accesses(rc, w, pos - w->first, acc, max);
+}
+
+/* The window code rcv_facts.c runs again after new facts. */
+int rcv_win_compute(struct rp_recover *rc, struct win *w)
+{
+	return win_compute(rc, w);
+}
+
+int rcv_flow_forward(struct rp_recover *rc, size_t k)
+{
+	return flow_forward(rc, k);
 }

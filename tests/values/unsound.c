@@ -23,7 +23,8 @@
  * rmw` a counter in memory changed only by add/xor/sub [mem], imm (each
  * value inverted back from the snapshot's); `unsound zf` cmp eax, 5 and
  * test rcx, rcx before a taken je (eax is 5, rax is not), a dec loop
- * ending at ZF set.  Two more,
+ * ending at ZF set; `unsound sys` getpid with CF, SF and DF set: rflags,
+ * rcx and r11 after a system call, DF across lock xadd.  Two more,
  * found in review:
  * `unsound ro`: a read-only anonymous page changed by madvise(DONTNEED)
  * (no store; the snapshot's byte is not the one read before); `unsound
@@ -127,6 +128,11 @@ __asm__(".text\n"
 	"	ret\n");
 
 long unsound_glob, unsound_fs_orig;
+/* alias: [1] of each is the word asked about, [0] and [2] guards. */
+long unsound_al_a[3] = { 0, 0x5555555555555555, 0 };
+long unsound_al_b[3] = { 0, 0x5555555555555555, 0 };
+long unsound_al_d[3] = { 0, 0x5555555555555555, 0 };
+long unsound_al_c[3], unsound_al_ptr, unsound_al_other[3], unsound_al_e;
 long unsound_known(long off);
 
 void unsound_fault(void);
@@ -260,6 +266,109 @@ int main(int argc, char **argv)
 				 "\tmov $231, %%eax\n\tsyscall\n"
 				 : : "r"(z) : "rax", "rcx", "rdi", "r11",
 				 "memory");
+		return 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "sys")) {
+		/* getpid with CF, SF and DF set (cmp 5, 7; std): rflags
+		 * after it are those before, rcx the address after it;
+		 * eflags' upper bits come back from the end across it, the
+		 * arithmetic ones forward from cmp.  lock xadd (not
+		 * modelled: its flags unknown) keeps DF, cld clears it.
+		 * exit_group right after.
+		 */
+		__asm__ volatile("mov $5, %%edx\n\tcmp $7, %%edx\n\tstd\n"
+				 "\tmov $39, %%eax\n\tsyscall\n"
+				 "\tmov %%rcx, %%rsi\n"
+				 "\tlock xadd %%edx, unsound_glob(%%rip)\n"
+				 "\tcmp $3, %%esi\n\tnop\n\tcld\n"
+				 "\tnop\n\tmov %%r11, %%r8\n"
+				 "\txor %%edi, %%edi\n"
+				 "\tmov $231, %%eax\n\tsyscall\n"
+				 : : : "rax", "rcx", "rdx", "rsi", "rdi", "r8",
+				 "r11", "memory");
+		return 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "alias")) {
+		/* Stores of unknown address (z = getpid() >> 31, 0 at run
+		 * time, cleared before the end with everything made from
+		 * it) the engine must not prove away (rcv_alias.c):
+		 * 1. a[1] loaded into rdx (0x55...), 0x77... stored through
+		 *    &a[1] + z, loaded back into rsi (kept to the end), then
+		 *    a store of unknown value through &a[1] + z: the end
+		 *    shows it, not 0x77..., yet the first store did write
+		 *    a[1];
+		 * 2. b[1] loaded into r12, a base loaded from ptr (&b[1] +
+		 *    z, stored as an unknown value), 0x77... stored through
+		 *    it, loaded back into r13 (kept), then 0x1111... stored
+		 *    into ptr through &ptr + z: ptr's end value is not the
+		 *    base that was loaded.
+		 * And one it must: 3. rbx = 0x0102030405060708 + z stored
+		 * into c[1], then movl $-1 through &other[1] + z (no four
+		 * bytes 0xff around c[1] at the end): rbx is c[1]'s.
+		 * Must not again: 4. as 1, but a store of known address
+		 * (0x22) rewrites d[1] after the load back (r15); 5. e =
+		 * &e + z, a base loaded from e (rcx) and 0x77... stored
+		 * through it: into e itself, whose end value (loaded into
+		 * r11) is then not the base.  exit_group right after.
+		 */
+		z = unknown_zero();
+		__asm__ volatile("mov %0, %%r8\n"
+				 /* 1 */
+				 "\tmov unsound_al_a+8(%%rip), %%rdx\n"
+				 "\tlea unsound_al_a+8(%%rip), %%rcx\n"
+				 "\tadd %%r8, %%rcx\n"
+				 "\tmovabs $0x7777777777777777, %%rax\n"
+				 "\tmov %%rax, (%%rcx)\n"
+				 "\tmov unsound_al_a+8(%%rip), %%rsi\n"
+				 "\tmov %%r8, %%r9\n\tadd $0x33, %%r9\n"
+				 "\timul %%r8, %%r9\n"
+				 "\tmov %%r9, (%%rcx)\n"
+				 /* 2 */
+				 "\tlea unsound_al_b+8(%%rip), %%rax\n"
+				 "\tadd %%r8, %%rax\n"
+				 "\tmov %%rax, unsound_al_ptr(%%rip)\n"
+				 "\tmov unsound_al_b+8(%%rip), %%r12\n"
+				 "\tmov unsound_al_ptr(%%rip), %%rcx\n"
+				 "\tmovabs $0x7777777777777777, %%rax\n"
+				 "\tmov %%rax, (%%rcx)\n"
+				 "\tmov unsound_al_b+8(%%rip), %%r13\n"
+				 "\tlea unsound_al_ptr(%%rip), %%rdi\n"
+				 "\tadd %%r8, %%rdi\n"
+				 "\tmovabs $0x1111111111111111, %%r10\n"
+				 "\tmov %%r10, (%%rdi)\n"
+				 /* 3 */
+				 "\tmovabs $0x0102030405060708, %%rbx\n"
+				 "\tadd %%r8, %%rbx\n"
+				 "\tmov %%rbx, unsound_al_c+8(%%rip)\n"
+				 "\tlea unsound_al_other+8(%%rip), %%rcx\n"
+				 "\tadd %%r8, %%rcx\n"
+				 "\tmovl $-1, (%%rcx)\n"
+				 /* 4 */
+				 "\tmov unsound_al_d+8(%%rip), %%r14\n"
+				 "\tlea unsound_al_d+8(%%rip), %%rcx\n"
+				 "\tadd %%r8, %%rcx\n"
+				 "\tmovabs $0x7777777777777777, %%rax\n"
+				 "\tmov %%rax, (%%rcx)\n"
+				 "\tmov unsound_al_d+8(%%rip), %%r15\n"
+				 "\tmovq $0x22, unsound_al_d+8(%%rip)\n"
+				 /* 5 */
+				 "\tlea unsound_al_e(%%rip), %%rax\n"
+				 "\tadd %%r8, %%rax\n"
+				 "\tmov %%rax, unsound_al_e(%%rip)\n"
+				 "\tmov unsound_al_e(%%rip), %%rcx\n"
+				 "\tmovabs $0x7777777777777777, %%rax\n"
+				 "\tmov %%rax, (%%rcx)\n"
+				 "\tmov unsound_al_e(%%rip), %%r11\n"
+				 "\txor %%eax, %%eax\n\txor %%ebx, %%ebx\n"
+				 "\txor %%ecx, %%ecx\n\txor %%edx, %%edx\n"
+				 "\txor %%edi, %%edi\n\txor %%r8d, %%r8d\n"
+				 "\txor %%r9d, %%r9d\n\txor %%r10d, %%r10d\n"
+				 "\txor %%r12d, %%r12d\n\txor %%r14d, %%r14d\n"
+				 "\txor %0, %0\n"
+				 "\tmov $231, %%eax\n\tsyscall\n"
+				 : "+r"(z) : : "rax", "rbx", "rcx", "rdx",
+				 "rsi", "rdi", "r8", "r9", "r10", "r11", "r12",
+				 "r13", "r14", "r15", "memory");
 		return 1;
 	}
 	if (argc > 1 && !strcmp(argv[1], "saved")) {

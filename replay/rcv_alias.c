@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Did a store of unknown address write byte A?  (issue #17,
+ * docs/values.md, "Stores of unknown address".)  Such a store ends memory
+ * knowledge for every byte (rcv_mem.c's barriers), which in a history
+ * that ends in exit() is most of them: the exit path stores through
+ * FILE and link_map pointers loaded from memory that is itself behind
+ * such stores.  This file proves, for one byte at a time and only in the
+ * window that ends at the snapshot, that a store did not write it, by
+ * case analysis on what it would imply:
+ *
+ * - its value: had it written A (at any placement over A), each byte it
+ *   wrote is still there at the end unless a later instruction may have
+ *   been that byte's last writer; a byte of the snapshot that differs and
+ *   that no later writer can explain refutes the placement;
+ * - its address: base + disp with the base loaded from a known address B
+ *   a few instructions before; the bytes of B that no writer between
+ *   that load and the end can have changed (the store itself excepted,
+ *   which under the hypothesis writes around A, far from B) are the
+ *   snapshot's, so the base's low bits are known and may put every
+ *   placement over A out of reach.
+ *
+ * "May be a byte's last writer" is over-approximated: a store of known
+ * address that covers it, a store of unknown address whose value is not
+ * known or has that byte among its bytes, a system call that may write
+ * it, any other barrier.  Nothing is assumed about where pointers point.
+ */
+#include <capstone/capstone.h>
+
+#include "rcv_val.h"
+#include "rcv_win.h"
+
+#define AL_BARS		32	/* barriers after a store looked at */
+#define AL_LOAD		64	/* instructions back to the base's load */
+
+/*
+ * Is instruction @b of @w a barrier only because it stores to an address
+ * not known (no system call, string, undecodable or unproven branch)?
+ * Its store into *@wr.
+ */
+static bool ustore(struct win *w, size_t b, struct rcv_acc *wr)
+{
+	const struct rcv_ins *in = &w->ins[b];
+
+	if (!w->mbar[b] || (in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR |
+					 RCV_I_REP | RCV_I_SYSCALL |
+					 RCV_I_BAD)))
+		return false;
+	*wr = *rcv_acc_of(w, b, true);
+	return wr->valid && !wr->addr_known && wr->size;
+}
+
+/* Is @x one of the @size bytes of @v? */
+static bool has_byte(struct rcv_val v, unsigned int size, uint8_t x)
+{
+	unsigned int j;
+
+	for (j = 0; j < size; j++)
+		if ((uint8_t)(v.v >> (8 * j)) == x)
+			return true;
+	return false;
+}
+
+/*
+ * May an instruction of @w after @p (other than @skip) have been the last
+ * to write @x, whose value at the end is @fx?  True when not sure.
+ */
+static bool late_writer(struct win *w, size_t p, size_t skip, uint64_t x,
+			uint8_t fx)
+{
+	uint64_t word = x >> 3, sa, sl;
+	struct rcv_acc u;
+	size_t j, q, n = 0;
+	uint8_t t;
+
+	/* Barriers after @p: stores of unknown address, or anything. */
+	for (q = w->nb[p + 1]; q < w->n; q = w->nb[q + 1]) {
+		if (++n > AL_BARS)
+			return true;
+		if (q == skip)
+			continue;
+		if (!ustore(w, q, &u) || u.size > 8 || !full(u.val, u.size) ||
+		    has_byte(u.val, u.size, fx))
+			return true;
+	}
+	/* Stores of known address (and system calls' buffers). */
+	for (j = rcv_lower(w, word, p + 1);
+	     j < w->nidx && w->idx[j].word == word; j++) {
+		q = w->idx[j].pos;
+		if ((w->ins[q].flags & RCV_I_SYSCALL) &&
+		    rcv_sys_write(w, q, &sa, &sl) > 0 && x - sa < sl)
+			return true;
+		if (rcv_acc_byte(rcv_acc_of(w, q, true), x, &t) >= 0)
+			return true;
+	}
+	return false;
+}
+
+/* The end's byte @x, where only this thread writes it. */
+static bool final_byte(struct win *w, uint64_t x, uint8_t *fx)
+{
+	return rcv_private(w->rc, x) && rcv_snap_byte(w->rc, x, fx);
+}
+
+/*
+ * Had store @b (@wr, its value known) written @a, at any placement, would
+ * the end show it?  True when every placement is refuted.
+ */
+static bool value_refutes(struct win *w, size_t b, const struct rcv_acc *wr,
+			  uint64_t a)
+{
+	unsigned int j, t, n = wr->size;
+	uint8_t fx;
+
+	if (n > 8 || !full(wr->val, n))
+		return false;
+	for (j = 0; j < n; j++) {
+		uint64_t q = a - j;
+		bool ok = true;
+
+		for (t = 0; t < n && ok; t++) {
+			if (!final_byte(w, q + t, &fx))
+				continue;	/* not known: consistent */
+			if ((uint8_t)(wr->val.v >> (8 * t)) != fx &&
+			    !late_writer(w, b, SIZE_MAX, q + t, fx))
+				ok = false;
+		}
+		if (ok)
+			return false;	/* a placement the end allows */
+	}
+	return true;
+}
+
+/*
+ * Store @b's base register: the value loaded into it from a known address
+ * before @b, in the bytes no writer up to the end can have changed (store
+ * @b excepted: the caller makes sure it cannot reach them).  Merged into
+ * *@base.
+ */
+static void base_from_load(struct win *w, size_t b, int g, uint64_t a,
+			   unsigned int n, struct rcv_val *base)
+{
+	const struct rcv_ins *in;
+	struct rcv_acc rd;
+	size_t p, lo = b > AL_LOAD ? b - AL_LOAD : 0;
+	unsigned int k;
+	uint8_t fx;
+
+	for (p = b; p-- > lo;) {
+		in = &w->ins[p];
+		if (in->flags & RCV_I_BARRIER)
+			return;
+		if (in->wcode[g])
+			break;
+	}
+	if (p + 1 <= lo || p >= b)
+		return;
+	in = &w->ins[p];
+	if (in->id != X86_INS_MOV || in->nops != 2 ||
+	    in->op[0].type != RCV_OP_REG || in->op[0].reg != g ||
+	    in->op[0].size != 8 || in->op[1].type != RCV_OP_MEM)
+		return;
+	rd = *rcv_acc_of(w, p, false);
+	if (!rd.valid || !rd.addr_known || rd.size != 8)
+		return;
+	/* Under the hypothesis the store writes [a - n + 1, a + n): not
+	 * these bytes, if they are far enough.
+	 */
+	if (!(rd.addr + 8 + n <= a + 1 || rd.addr >= a + n))
+		return;
+	for (k = 0; k < 8; k++) {
+		uint64_t x = rd.addr + k;
+
+		if (!final_byte(w, x, &fx) || late_writer(w, p, b, x, fx))
+			continue;
+		base->v = (base->v & ~(0xffull << (8 * k))) |
+			  (uint64_t)fx << (8 * k);
+		base->k |= 0xffull << (8 * k);
+	}
+}
+
+/*
+ * Can store @b (@wr) reach @a with the bits known of its address (its
+ * base's, and those of its base's load)?  True when no placement can.
+ */
+static bool addr_refutes(struct win *w, size_t b, const struct rcv_acc *wr,
+			 uint64_t a)
+{
+	const struct rcv_ins *in = &w->ins[b];
+	const struct rcv_state *s = &w->st[b];
+	const struct rcv_op *m = NULL;
+	struct rcv_val base;
+	uint64_t off, mask;
+	unsigned int j, low;
+	int k;
+
+	for (k = 0; k < in->nops; k++)
+		if (in->op[k].type == RCV_OP_MEM &&
+		    (in->op[k].access & CS_AC_WRITE))
+			m = &in->op[k];
+	if (!m || m->seg || m->base < 0 || m->base >= 16 ||
+	    m->size != wr->size)
+		return false;
+	off = (uint64_t)m->imm;
+	if (m->index >= 0) {
+		if (m->index >= 16 || s->r[m->index].k != ~0ull)
+			return false;
+		off += s->r[m->index].v * m->scale;
+	}
+	base = s->r[m->base];
+	base.v &= base.k;
+	base_from_load(w, b, m->base, a, wr->size, &base);
+	/* The low bits of base + off follow from the low bits of each. */
+	low = (unsigned int)__builtin_ctzll(~base.k | (1ull << 63));
+	if (base.k == ~0ull)
+		low = 64;
+	if (low < 8)
+		return false;
+	mask = low >= 64 ? ~0ull : (1ull << low) - 1;
+	for (j = 0; j < wr->size; j++)
+		if (((a - j - off) & mask) == (base.v & mask))
+			return false;
+	return true;
+}
+
+bool rcv_alias_refuted(struct win *w, size_t b, uint64_t a)
+{
+	struct rcv_acc wr;
+
+	if (!w->top_end || b >= w->n || !ustore(w, b, &wr) ||
+	    !rcv_private(w->rc, a))
+		return false;
+	return value_refutes(w, b, &wr, a) || addr_refutes(w, b, &wr, a);
+}

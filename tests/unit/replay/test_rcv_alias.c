@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Unit tests of replay/rcv_alias.c: when a store whose address is not known
+ * is proven not to have written a byte (by its value against the end's
+ * memory and the writers after it; by the low bits of a base loaded from
+ * a known address), and, above all, when it is not.  A window of a few
+ * decoded instructions over a fake snapshot page at 0x10000 (the
+ * context's cached page: the end's bytes).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rcv_fixture.h"
+#include "rcv_win.h"
+
+TestSuite(rcv_alias, .init = setup, .fini = teardown);
+
+#define PAGE	0x10000ull
+#define MAXI	8
+
+static struct rp_recover rc;
+static struct win w;
+static struct rcv_ins code[MAXI + 1];
+static struct rcv_state st[MAXI + 1];
+static uint8_t mbar[MAXI + 1];
+static uint32_t nb[MAXI + 1];
+static int64_t pb[MAXI + 1];
+
+/* A window of @n instructions ending at the snapshot; states unknown. */
+static void win_of(const struct rcv_ins *in, size_t n)
+{
+	memset(&rc, 0, sizeof(rc));
+	memset(&w, 0, sizeof(w));
+	memset(st, 0, sizeof(st));
+	memcpy(code, in, n * sizeof(*in));
+	rc.snap_ok = true;
+	rc.page = PAGE;
+	rc.page_valid = true;
+	rc.page_len = 4096;
+	rc.mb_gen = 1;
+	w.rc = &rc;
+	w.n = n;
+	w.ins = code;
+	w.st = st;
+	w.mbar = mbar;
+	w.nb = nb;
+	w.pb = pb;
+	w.top_end = true;
+}
+
+static void set(size_t i, int g, uint64_t v)
+{
+	st[i].r[g] = (struct rcv_val){ v, ~0ull };
+}
+
+/* The end's 8 bytes at @a. */
+static void end64(uint64_t a, uint64_t v)
+{
+	memcpy(rc.page_buf + (a - PAGE), &v, 8);
+}
+
+/* One question: what was remembered of the accesses no longer holds. */
+static bool refuted(size_t b, uint64_t a)
+{
+	rc.mb_gen++;
+	cr_assert_eq(rcv_build_index(&w), 0);
+	return rcv_alias_refuted(&w, b, a);
+}
+
+/* mov %rax,(%rcx); then one more instruction. */
+Test(rcv_alias, by_value)
+{
+	struct rcv_ins in[2] = { INS("\x48\x89\x01"), INS("\x90") };
+	uint64_t a = PAGE + 0x108;
+
+	win_of(in, 2);
+	set(0, RP_REG_RAX, 0xffffffffffffffffull);
+	end64(a, 0x0807060504030201ull);
+	cr_assert(refuted(0, a), "no 0xff byte around a at the end");
+	cr_assert(refuted(0, a + 7));
+	/* Not a store of unknown address: nothing to prove. */
+	set(0, RP_REG_RCX, a);
+	cr_assert_not(refuted(0, a));
+	st[0].r[RP_REG_RCX] = unknown;
+	/* The end shows the value: it may have written it. */
+	end64(a, 0xffffffffffffffffull);
+	cr_assert_not(refuted(0, a));
+	/* One byte of it next to a and the rest in a: still possible. */
+	end64(a, 0xffffffffffffff00ull);
+	end64(a + 8, 0xffull);
+	cr_assert_not(refuted(0, a + 1));
+	cr_assert(refuted(0, a), "byte 0 of a: 00, no placement ends there");
+	/* The value not known: nothing refuted. */
+	end64(a, 0x0807060504030201ull);
+	st[0].r[RP_REG_RAX] = unknown;
+	cr_assert_not(refuted(0, a));
+}
+
+/* mov %rax,(%rcx) then a later store that may have rewritten a. */
+Test(rcv_alias, later_writers)
+{
+	struct rcv_ins in[3] = { INS("\x48\x89\x01"), INS("\x48\x89\x37"),
+				 INS("\x90") };
+	uint64_t a = PAGE + 0x208;
+
+	win_of(in, 3);
+	set(0, RP_REG_RAX, 0xffffffffffffffffull);
+	set(1, RP_REG_RAX, 0xffffffffffffffffull);
+	end64(a, 0x0807060504030201ull);
+	/* mov %rsi,(%rdi): value and address unknown, may be a's last
+	 * writer: the first store may have written a.
+	 */
+	cr_assert_not(refuted(0, a));
+	/* Its value known, without any byte a ends with: it is not a's
+	 * last writer, so neither store is.
+	 */
+	set(1, RP_REG_RSI, 0x1111111111111111ull);
+	cr_assert(refuted(0, a));
+	cr_assert(refuted(1, a));
+	/* With a's end bytes among its bytes: it may be their last
+	 * writer, so the first store may have written a.
+	 */
+	set(1, RP_REG_RSI, 0x0807060504030201ull);
+	cr_assert_not(refuted(0, a));
+	cr_assert_not(refuted(1, a));
+	/* With one of them (04): the first store's other bytes would
+	 * still show at the end.
+	 */
+	set(1, RP_REG_RSI, 0x1111111111041111ull);
+	cr_assert(refuted(0, a), "04 alone cannot end a's other bytes");
+	/* The second itself: its 0x11 bytes would show around a + 3. */
+	cr_assert(refuted(1, a + 3));
+	/* At a known address that covers a: the end is its value. */
+	set(1, RP_REG_RSI, 0x1111111111111111ull);
+	set(1, RP_REG_RDI, a);
+	cr_assert_not(refuted(0, a));
+	/* ... and one that does not. */
+	set(1, RP_REG_RDI, a + 64);
+	cr_assert(refuted(0, a));
+}
+
+/* mov (%rdx),%rcx; mov %rax,(%rcx): the base loaded from a known word. */
+Test(rcv_alias, by_address)
+{
+	struct rcv_ins in[3] = { INS("\x48\x8b\x0a"), INS("\x48\x89\x01"),
+				 INS("\x90") };
+	uint64_t b = PAGE + 0x300, a = PAGE + 0x408;
+
+	win_of(in, 3);
+	set(0, RP_REG_RDX, b);
+	set(1, RP_REG_RDX, b);
+	/* The store's value is a's end value: only the address can tell. */
+	set(1, RP_REG_RAX, 0x0807060504030201ull);
+	end64(a, 0x0807060504030201ull);
+	end64(b, 0x00007f0000123450ull);	/* the base at the end */
+	cr_assert(refuted(1, a), "the base points elsewhere");
+	cr_assert(refuted(1, a + 7));
+	/* Pointing at a (the base's end value): it may have written it. */
+	end64(b, a);
+	cr_assert_not(refuted(1, a));
+	cr_assert_not(refuted(1, a + 7));
+	cr_assert(refuted(1, a - 1), "a store at a does not reach a - 1");
+	/* B overlapping a: under the hypothesis the store may have written
+	 * B itself, so B's end value tells nothing about the base (and
+	 * with the value unknown, nothing else does).
+	 */
+	st[1].r[RP_REG_RAX] = unknown;
+	set(0, RP_REG_RDX, a + 4);
+	end64(a + 4, 0x00007f0000123450ull);
+	cr_assert_not(refuted(1, a));
+	/* B right after the bytes it could write: the base is B's. */
+	set(0, RP_REG_RDX, a + 8);
+	end64(a + 8, 0x00007f0000123450ull);
+	cr_assert(refuted(1, a));
+}
+
+/* The base's word rewritten later by a store of unknown address. */
+Test(rcv_alias, base_rewritten)
+{
+	struct rcv_ins in[4] = { INS("\x48\x8b\x0a"), INS("\x48\x89\x01"),
+				 INS("\x48\x89\x37"), INS("\x90") };
+	uint64_t b = PAGE + 0x300, a = PAGE + 0x408;
+
+	win_of(in, 4);
+	set(0, RP_REG_RDX, b);
+	set(1, RP_REG_RDX, b);
+	set(1, RP_REG_RAX, 0x0807060504030201ull);
+	end64(a, 0x0807060504030201ull);
+	end64(b, 0x1111111111111111ull);
+	/* mov %rsi,(%rdi) after it, value 0x1111...: B's end value may be
+	 * its, not the base's.
+	 */
+	set(2, RP_REG_RSI, 0x1111111111111111ull);
+	cr_assert_not(refuted(1, a));
+	/* A value that cannot end B's bytes: the base is B's end value. */
+	set(2, RP_REG_RSI, 0x2222222222222222ull);
+	cr_assert(refuted(1, a));
+}
