@@ -304,7 +304,10 @@ static size_t nfacts;
 
 static void facts_flush(struct rp_recover *rc)
 {
-	if (nfacts)
+	/* PTREC_NO_FACTS=1: what the history alone gives (docs/gdb.md). */
+	const char *off = getenv("PTREC_NO_FACTS");
+
+	if (nfacts && !(off && *off && strcmp(off, "0")))
 		rp_recover_assume(rc, facts, nfacts);
 	nfacts = 0;
 }

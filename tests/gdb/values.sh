@@ -173,6 +173,25 @@ if [ -n "${VALCHECK:-}" ] && [ -f "$tmp/gt/manifest.json" ]; then
 	fi
 fi
 
+# The frames' facts to the values engine (docs/gdb.md, "Values in outer
+# frames") must make more frame ids real than the history alone
+# (PTREC_NO_FACTS=1), with nothing wrong either way.
+if [ -n "${VALCHECK:-}" ] && [ -f "$tmp/gt2/manifest.json" ]; then
+	PTREC_NO_FACTS=1 VALWALK_PRINTED="$tmp/printed.gt" VALWALK_STEPS=150 \
+	VALWALK_TRUTH="$VALCHECK $tmp/gt2" timeout 600 "$PTREC" replay \
+		"$tmp/gt2" -batch -x "$testlib_dir/gdb/valwalk.py" \
+		>"$tmp/walk.nofacts" 2>&1
+	on=$(sed -n 's/^valwalk: .*frame ids \([0-9]*\) of.*/\1/p' "$tmp/walk")
+	off=$(sed -n 's/^valwalk: .*frame ids \([0-9]*\) of.*/\1/p' \
+		"$tmp/walk.nofacts")
+	if [ -n "$on" ] && [ -n "$off" ] && [ "$on" -gt "$off" ] &&
+		grep -q '^valwalk: .*wrong 0,' "$tmp/walk.nofacts"; then
+		ok "the frames' facts: $on real frame ids against $off from the history alone"
+	else
+		bad "the frames' facts: frame ids $on with, $off without: $(grep -E '^WRONG|^valwalk' "$tmp/walk.nofacts" | head -3)"
+	fi
+fi
+
 # The same frame checks on qsort with a comparison callback at -O2
 # (tests/gdb/diff/qs.c): frames through libc's msort, callee-saved
 # registers found through the .eh_frame rules.
