@@ -27,9 +27,15 @@ $(GDB_VALUES): tests/gdb/values.c
 	@mkdir -p $(dir $@)
 	$(CC) -O0 -g -fno-omit-frame-pointer -o $@ $<
 
+GDB_DEEP := $(BUILD)/tests/gdb/deep
+$(GDB_DEEP): tests/gdb/deep.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -fno-omit-frame-pointer -o $@ $<
+
 gdb-values-test: $(PTREC) $(PTREC_SERVER) $(GDB_VALUES) $(VALCHECK) \
-		$(BUILD)/tests/gdb/diff/qs-O2
+		$(BUILD)/tests/gdb/diff/qs-O2 $(GDB_DEEP)
 	PTREC=$(CURDIR)/$(PTREC) PROG=$(CURDIR)/$(GDB_VALUES) \
+		DEEP=$(CURDIR)/$(GDB_DEEP) \
 		QSORT=$(CURDIR)/$(BUILD)/tests/gdb/diff/qs-O2 \
 		VALCHECK=$(CURDIR)/$(VALCHECK) tests/gdb/values.sh
 

@@ -156,8 +156,10 @@ int rp_recover_assume(struct rp_recover *rc, const struct rp_fact *f,
 		return ret ? ret : (int)taken;
 	}
 	ret = take_facts(rc, keep, m);
-	if (ret == 1 && m > 1) {
-		/* One of them contradicts: each on its own. */
+	if (ret == 1 && m > 1 && m <= 8) {
+		/* One of them contradicts: each on its own (a small batch:
+		 * each computes its windows again).
+		 */
 		for (i = 0, ret = 0; i < m && ret >= 0; i++) {
 			ret = take_facts(rc, &keep[i], 1);
 			if (!ret)

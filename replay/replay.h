@@ -1012,8 +1012,9 @@ struct rp_fact {
  * pointer at a function's first instruction (gdb/server/frames.c).  The
  * engine takes them as known and carries them as it carries any value,
  * so what it then reports is only as right as the facts.  Facts it
- * already knows count as taken; one that contradicts what it knows, or
- * that leads to a contradiction, is refused.  Returns how many of @n
+ * already knows count as taken; one that contradicts what it knows is
+ * refused, and so is a batch that leads to a contradiction (a batch of
+ * up to 8 is then tried one fact at a time).  Returns how many of @n
  * were taken, -RP_ERR_NOMEM or a cursor's error.
  */
 int rp_recover_assume(struct rp_recover *rc, const struct rp_fact *f,

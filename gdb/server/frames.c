@@ -299,8 +299,16 @@ static bool caller_regs(struct target *tg, size_t cur, struct rp_recover *rc,
  * decided (it asks the engine about its first instruction and its
  * return) and at the end of each stop's frames.
  */
-static struct rp_fact facts[32];
-static size_t nfacts;
+static struct rp_fact *facts;
+static size_t nfacts, facts_cap;
+/* Batches given before frames at one stop: each computes windows again
+ * (milliseconds), and a stop deep in a recursion decides hundreds of
+ * frames at once (GDB gives up on a reply after 2 s).  The frames
+ * decided after these get the facts of the frames outside them only
+ * at later stops.
+ */
+#define FLUSH_MAX 8
+static unsigned int flushes;
 
 static void facts_flush(struct rp_recover *rc)
 {
@@ -312,11 +320,29 @@ static void facts_flush(struct rp_recover *rc)
 	nfacts = 0;
 }
 
+/* Before a frame is decided, within the stop's budget. */
+static void facts_flush_some(struct rp_recover *rc)
+{
+	if (nfacts && flushes < FLUSH_MAX) {
+		flushes++;
+		facts_flush(rc);
+	}
+}
+
 static void fact_add(struct rp_recover *rc, uint64_t pos, unsigned int reg,
 		     uint64_t val)
 {
-	if (nfacts == sizeof(facts) / sizeof(facts[0]))
-		facts_flush(rc);
+	if (nfacts == facts_cap) {
+		size_t cap = facts_cap ? 2 * facts_cap : 64;
+		struct rp_fact *f = realloc(facts, cap * sizeof(*f));
+
+		if (!f) {
+			facts_flush(rc);	/* no room: give these now */
+			return;
+		}
+		facts = f;
+		facts_cap = cap;
+	}
 	facts[nfacts++] = (struct rp_fact){ .pos = pos, .reg = reg,
 					    .val = val };
 }
@@ -418,7 +444,7 @@ static const struct frame_memo *frame_regs(struct target *tg, size_t cur,
 	m->mask = 0;
 	rc = target_recovery(tg, cur);
 	if (rc)
-		facts_flush(rc);
+		facts_flush_some(rc);
 	memset(&r, 0, sizeof(r));
 	if (rc && entered_by_call(tg, cur, entry) &&
 	    (!caller_regs(tg, cur, rc, entry, resume, &r) ||
@@ -498,6 +524,7 @@ static void frames_compute(struct target *tg, size_t cur)
 	uint64_t outer = 0;	/* the CFA of the frame outside, when real */
 
 	memset(tg->fregs, 0, sizeof(tg->fregs));
+	flushes = 0;
 	/* Every frame outer to one decided before was published with it,
 	 * and decided then: only the innermost new ones need the chain.
 	 */
@@ -576,6 +603,9 @@ size_t frames_read(struct target *tg, size_t cur, uint64_t off,
 
 void frames_free(struct target *tg)
 {
+	free(facts);
+	facts = NULL;
+	nfacts = facts_cap = 0;
 	free(tg->end_done);
 	tg->end_done = NULL;
 	free(tg->memo);

@@ -212,6 +212,25 @@ if [ -n "${VALCHECK:-}" ] && [ -n "${QSORT:-}" ]; then
 	fi
 fi
 
+# A stop at the bottom of a recursion 1,000 calls deep decides hundreds
+# of frames at once: the facts they give the values engine stay within a
+# budget per stop (GDB gave up on the reply, "Ignoring packet error",
+# when each frame computed its windows again), and what the 500th frame
+# shows is its own n.
+if [ -n "${DEEP:-}" ]; then
+	timeout 120 "$PTREC" record -q -o "$tmp/deep" -- "$DEEP" >/dev/null 2>&1
+	timeout 300 "$PTREC" replay "$tmp/deep" -batch -ex "break deep.c:13" \
+		-ex "reverse-continue" -ex "up 500" >"$tmp/deep.out" 2>&1
+	if grep -q '^#500 .* down (n=\(500\|<unavailable>\|<error reading variable: Cannot access memory at address 0x[0-9a-f]*>\)) at .*deep.c:16' \
+		"$tmp/deep.out" &&
+		! grep -q 'packet error\|Invalid hex\|Python Exception' \
+			"$tmp/deep.out"; then
+		ok "a stop 1,000 calls deep: frame 500 $(grep -o 'n=[^)]*' "$tmp/deep.out" | tail -1), no protocol error"
+	else
+		bad "a stop 1,000 calls deep: $(grep -E '^#|rror|Exception' "$tmp/deep.out" | head -5)"
+	fi
+fi
+
 # Values off: nothing recovered (what the registers above came from):
 # 3 instructions before the end, rsp is shown with values on only.
 if [ -n "${VALCHECK:-}" ] && [ -f "$tmp/gt/manifest.json" ]; then
