@@ -35,6 +35,12 @@
  * the callee's first instruction (the callee preserves them: the ABI,
  * which GDB's own DWARF unwinding assumes too), its rsp the callee's CFA,
  * when known; the others are not given (GDB: <not saved>).
+ *
+ * What a decided CFA implies about the stack pointer (and the register
+ * a frame's rule computes its CFA from) at the frame's call, first
+ * instruction and return goes back to the values engine as facts
+ * (rp_recover_assume()), which then knows more of the frames inside it
+ * and their memory: docs/gdb.md, "Values in outer frames".
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,6 +250,25 @@ static void chain(struct target *tg, size_t cur, struct rp_recover *rc,
 }
 
 /*
+ * Where the frame a call opened at @entry was left by a return to
+ * @resume, the instruction after the call (not a longjmp): the position
+ * after the return, or UINT64_MAX.
+ */
+static uint64_t returned_at(struct rp_cursor *c, uint64_t entry,
+			    uint64_t resume)
+{
+	uint64_t exit = rp_cursor_frame_exit(c, entry);
+	struct rp_insn insn;
+
+	if (exit != UINT64_MAX && exit > 0 &&
+	    !rp_cursor_peek(c, exit - 1, &insn) &&
+	    insn.iclass == RP_IC_RETURN &&
+	    !rp_cursor_peek(c, exit, &insn) && insn.ip == resume)
+		return exit;
+	return UINT64_MAX;
+}
+
+/*
  * The caller's registers of the frame a call opened at @entry, in
  * @r->val with (1 << reg) in @r->valid: rsp (the CFA) and saved[], at
  * the frame's first instruction (rsp + 8 there) and after its return to
@@ -254,8 +279,7 @@ static bool caller_regs(struct target *tg, size_t cur, struct rp_recover *rc,
 			uint64_t entry, uint64_t resume, struct rp_regs *r)
 {
 	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
-	uint64_t exit = rp_cursor_frame_exit(c, entry), mask;
-	struct rp_insn insn;
+	uint64_t exit = returned_at(c, entry, resume), mask;
 	struct rp_regs a, b;
 	unsigned int g;
 
@@ -272,11 +296,7 @@ static bool caller_regs(struct target *tg, size_t cur, struct rp_recover *rc,
 		a.valid = 0;
 	}
 	/* Left by a return to where the call resumes (not a longjmp). */
-	if (exit != UINT64_MAX && exit > 0 &&
-	    !rp_cursor_peek(c, exit - 1, &insn) &&
-	    insn.iclass == RP_IC_RETURN &&
-	    !rp_cursor_peek(c, exit, &insn) && insn.ip == resume &&
-	    !rp_recover_regs(rc, exit, &b))
+	if (exit != UINT64_MAX && !rp_recover_regs(rc, exit, &b))
 		b.valid &= mask;
 	else
 		b.valid = 0;
@@ -385,17 +405,13 @@ static void assume_entry(struct target *tg, size_t cur, struct rp_recover *rc,
 			 uint64_t entry, uint64_t resume, uint64_t cfa)
 {
 	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
-	uint64_t exit = rp_cursor_frame_exit(c, entry);
-	struct rp_insn insn;
+	uint64_t exit = returned_at(c, entry, resume);
 
 	/* The history's first frame (entry 0) has no call before it. */
 	if (entry)
 		fact_add(rc, entry - 1, RP_REG_RSP, cfa);
 	fact_add(rc, entry, RP_REG_RSP, cfa - 8);
-	if (exit != UINT64_MAX && exit > 0 &&
-	    !rp_cursor_peek(c, exit - 1, &insn) &&
-	    insn.iclass == RP_IC_RETURN &&
-	    !rp_cursor_peek(c, exit, &insn) && insn.ip == resume)
+	if (exit != UINT64_MAX)
 		fact_add(rc, exit, RP_REG_RSP, cfa);
 }
 
@@ -410,14 +426,10 @@ static void assume_caller(struct target *tg, size_t cur, struct rp_recover *rc,
 			  uint64_t entry, uint64_t resume, uint64_t outer)
 {
 	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
-	uint64_t exit = rp_cursor_frame_exit(c, entry);
-	struct rp_insn insn;
+	uint64_t exit = returned_at(c, entry, resume);
 
 	assume_rule(tg, c, rc, entry - 1, outer);
-	if (exit != UINT64_MAX && exit > 0 &&
-	    !rp_cursor_peek(c, exit - 1, &insn) &&
-	    insn.iclass == RP_IC_RETURN &&
-	    !rp_cursor_peek(c, exit, &insn) && insn.ip == resume)
+	if (exit != UINT64_MAX)
 		assume_rule(tg, c, rc, exit, outer);
 }
 

@@ -9,6 +9,17 @@ import re
 import gdb
 
 
+def frames():
+    """The backtrace from the newest frame out, as far as GDB unwinds."""
+    f = gdb.newest_frame()
+    while f is not None:
+        yield f
+        try:
+            f = f.older()
+        except gdb.error:
+            return
+
+
 def frame_pc(frame):
     """The pc GDB looks a frame's variables up at: the call's for a
     caller (the instruction before the return address)."""

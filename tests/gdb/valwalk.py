@@ -24,7 +24,7 @@ import sys
 import gdb
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dwloc import frame_pc, in_register, location  # noqa: E402
+from dwloc import frame_pc, frames, in_register, location  # noqa: E402
 
 STEPS = int(os.environ.get('VALWALK_STEPS', '150'))
 
@@ -230,16 +230,6 @@ def check(frame, name, want, where):
         stats['wrong'] += 1
         gdb.write('WRONG %s: %s = %d, the program had %d\n'
                   % (where, name, got, want))
-
-
-def frames():
-    f = gdb.newest_frame()
-    while f is not None:
-        yield f
-        try:
-            f = f.older()
-        except gdb.error:
-            return
 
 
 def look(stop):

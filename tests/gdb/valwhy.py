@@ -37,7 +37,7 @@ import sys
 import gdb
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dwloc import frame_pc, location  # noqa: E402
+from dwloc import frame_pc, frames, location  # noqa: E402
 
 STEPS = int(os.environ.get('VALWHY_STEPS', '150'))
 STORES = int(os.environ.get('VALWHY_STORES', '0'))
@@ -54,16 +54,6 @@ by_func = collections.Counter()
 stores = collections.Counter()
 shown = total = 0
 slots_seen = set()
-
-
-def frames():
-    f = gdb.newest_frame()
-    while f is not None:
-        yield f
-        try:
-            f = f.older()
-        except gdb.error:
-            return
 
 
 def symbols(f):
