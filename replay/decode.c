@@ -185,7 +185,7 @@ void rp_walk_drop_ckpt(struct walk *w)
 static int psb_passed(struct walk *w)
 {
 	struct rp_thread *t = w->t;
-	struct rp_ckpt c;
+	struct rp_ckpt c = { 0 };
 	uint64_t off = 0;
 	size_t i;
 

@@ -40,11 +40,13 @@
 
 #define IDX_MAGIC	"PTRECIX"
 /* Bump with any change to what the index holds or how index.c builds it. */
-#define IDX_VERSION	7	/* 2: checkpoints carry call depths, 3: MAC,
+#define IDX_VERSION	8	/* 2: checkpoints carry call depths, 3: MAC,
 				 * 4: loop gaps (RP_GAP_LOOP), 5: events,
 				 * overflow gaps, gap byte counts, 6: calls
 				 * inside blocks that end in a PTWRITE,
-				 * 7: the key covers the image set */
+				 * 7: the key covers the image set, 8:
+				 * checkpoints at a single-PSB stream's
+				 * TIP.PGEs (struct rp_split in each) */
 #define IDX_SAMPLE	(64u << 10)
 #define SEG_MIN		(1ull << 16)
 #define SEG_PER_BYTE	1024ull
@@ -63,7 +65,8 @@ struct idx_header {
 	uint64_t nevs;
 };
 
-/* struct rp_event has no padding: saved as it is. */
+/* struct rp_event and struct rp_ckpt have no padding: saved as they are. */
+_Static_assert(sizeof(struct rp_ckpt) == 88, "struct rp_ckpt is packed");
 _Static_assert(sizeof(struct rp_event) == 48, "struct rp_event is packed");
 
 #define IDX_MAC_SIZE	32	/* HMAC-SHA256 of all bytes before it */
@@ -301,6 +304,22 @@ static int32_t errcode_of(const char *error)
 	return -1;
 }
 
+/* A checkpoint's split (none, or a TIP.PGE inside the stream, after its
+ * first checkpoint).
+ */
+static bool split_valid(const struct rp_thread *t, const struct rp_ckpt *c,
+			uint64_t i)
+{
+	const struct rp_split *sp = &c->split;
+
+	if (!sp->len)
+		return !sp->offset && !sp->ip && !sp->tsc && !sp->ctc &&
+		       !sp->fc && !sp->csl && !sp->csd && !sp->has_tma;
+	return i && sp->offset == c->offset && sp->len <= 9 &&
+	       sp->offset + sp->len <= t->pt_size && sp->csl <= 1 &&
+	       sp->csd <= 1 && sp->has_tma <= 1 && sp->tsc == c->tsc;
+}
+
 static bool idx_valid(const struct rp_session *s, const struct rp_thread *t,
 		      const struct rp_psb *psbs, const struct rp_ckpt *ck,
 		      const struct idx_gap *g, const struct rp_event *ev,
@@ -322,7 +341,8 @@ static bool idx_valid(const struct rp_session *s, const struct rp_thread *t,
 		    ck[i].dmin > ck[i].depth ||
 		    (i + 1 < h->nckpts && ck[i].dmin > ck[i + 1].depth) ||
 		    (ck[i].dmin != RP_DMIN_UNKNOWN &&
-		     (uint64_t)ck[i].depth - (uint64_t)ck[i].dmin > h->insns))
+		     (uint64_t)ck[i].depth - (uint64_t)ck[i].dmin > h->insns) ||
+		    !split_valid(t, &ck[i], i))
 			return false;
 	/*
 	 * The engine allocates a segment's instructions by the count the

@@ -15,23 +15,7 @@ int rp_scan_psbs(struct rp_thread *t);
 /* The index of the last PSB at or before trace offset @off, or SIZE_MAX. */
 size_t rp_psb_at(const struct rp_thread *t, uint64_t off);
 
-/*
- * A place to start decoding a stream that has no PSB there: a TIP.PGE
- * (tracing resumes) while tracing was off, with its full IP recovered
- * from the packets before it (last-IP compression), and the execution
- * mode and timing then.  A decoder cannot start there by itself (libipt
- * syncs at PSBs only), so index.c gives it a made-up PSB+ and this
- * TIP.PGE in full ahead of the bytes that follow (rp_split_prefix).
- */
-struct rp_split {
-	uint64_t offset;	/* of the TIP.PGE */
-	uint64_t ip;
-	uint64_t tsc;		/* the last TSC before it (0: none) */
-	uint16_t ctc, fc;	/* the last TMA before it */
-	uint8_t len;		/* the TIP.PGE's bytes */
-	uint8_t csl, csd;	/* MODE.Exec then */
-	bool has_tma;
-};
+/* struct rp_split (rp_internal.h): where a single-PSB stream can be cut. */
 
 /*
  * Such places in @t's stream, after its first PSB, in order, into *@v

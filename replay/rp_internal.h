@@ -40,11 +40,33 @@ struct rp_psb_resume {
 };
 
 /*
+ * A place to start decoding a stream that has no PSB there: a TIP.PGE
+ * (tracing resumes) while tracing was off, with its full IP recovered
+ * from the packets before it (last-IP compression), and the execution
+ * mode and timing then.  A decoder cannot start there by itself (libipt
+ * syncs at PSBs only), so it is given a made-up PSB+ and this TIP.PGE in
+ * full ahead of the bytes that follow (psbscan.h, rp_split_prefix).
+ * Saved in the index as it is (in struct rp_ckpt): no padding.
+ */
+struct rp_split {
+	uint64_t offset;	/* of the TIP.PGE */
+	uint64_t ip;
+	uint64_t tsc;		/* the last TSC before it (0: none) */
+	uint16_t ctc, fc;	/* the last TMA before it */
+	uint8_t len;		/* the TIP.PGE's bytes (0: no split) */
+	uint8_t csl, csd;	/* MODE.Exec then */
+	uint8_t has_tma;	/* 0 or 1 */
+};
+
+/*
  * A checkpoint: where decoding can restart.  Checkpoint 0 is the start of
- * the stream; the others are the PSBs with FUP, in order.
+ * the stream; the others are the PSBs with FUP, in order, and in a
+ * stream with a single PSB the TIP.PGEs the index pass met in its decode
+ * (@split: index.c, "cut points").
  */
 struct rp_ckpt {
-	uint64_t offset;	/* PSB offset (checkpoint 0: the first sync) */
+	uint64_t offset;	/* PSB offset (checkpoint 0: the first sync),
+				 * or a split's TIP.PGE offset */
 	uint64_t insn;		/* instructions before it */
 	uint64_t tsc;
 	uint64_t sb_next;	/* sideband records applied before it */
@@ -58,6 +80,10 @@ struct rp_ckpt {
 	 */
 	int64_t depth;
 	int64_t dmin;
+	/* split.len != 0: decoding starts at this TIP.PGE behind a made-up
+	 * PSB+ (decode.c, rp_walk_begin_at), not at a PSB.
+	 */
+	struct rp_split split;
 };
 
 #define RP_DMIN_UNKNOWN	INT64_MIN
