@@ -6,6 +6,7 @@
  * indexing on, matches in-stream PSB+ to checkpoints.
  */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -273,6 +274,37 @@ static size_t resumed_psb(const struct walk *w, const struct pt_event *ev,
 }
 
 /*
+ * A stream with a single PSB: a cut point (index.c, cut_points()) whose
+ * TIP.PGE this enable is, by the test a worker that ends there makes (the
+ * first enable read past it, with its IP), gets a checkpoint with the
+ * instructions decoded so far; cut points passed otherwise get none.
+ * @off and @prev: the decoder's offsets at this enable and the last.
+ */
+static int cut_point(struct walk *w, const struct pt_event *ev,
+		     uint64_t off, uint64_t prev)
+{
+	const struct rp_split *sp = &w->cks[w->ck_next];
+	uint64_t at = off + (uint64_t)w->off_delta;
+	struct rp_ckpt c = { 0 };
+
+	if (at <= sp->offset)
+		return 0;	/* not read yet */
+	while (w->ck_next < w->ncks && w->cks[w->ck_next].offset < at)
+		w->ck_next++;
+	if (prev + (uint64_t)w->off_delta > sp->offset ||
+	    ev->variant.enabled.ip != sp->ip)
+		return 0;
+	w->ckpt_sync = false;
+	c.offset = sp->offset;
+	c.insn = w->pos;
+	c.tsc = sp->tsc;
+	c.sb_next = w->world.next;
+	c.gap = *w->ngaps;
+	c.split = *sp;
+	return rp_walk_add_ckpt(w, &c);
+}
+
+/*
  * Tracing resumes after PSBs without a FUP (tracing off there, as in
  * kAFL's and DynamoRIO's traces).  They are sync points like the others:
  * the last one before the enable gets a checkpoint with the instructions
@@ -299,21 +331,25 @@ static int off_psb_enable(struct walk *w, const struct pt_event *ev)
 	else
 		pt_insn_get_offset(w->d, &off);
 	w->en_off = off;
-	if (w->stop_split) {
+	if (w->stop_split &&
+	    off + (uint64_t)w->off_delta > w->stop_split->offset) {
 		/* The next worker starts at this TIP.PGE (psbscan.h): the
 		 * first enable read past it must be that one, or the cut was
 		 * wrong (overshot: the stream is indexed in one piece).
 		 */
 		const struct rp_split *sp = w->stop_split;
 
-		if (off + (uint64_t)w->off_delta <= sp->offset)
-			return 0;
 		w->stopped = true;
 		w->stop_en_ip = ev->variant.enabled.ip;
+		w->stop_en_resumed = ev->variant.enabled.resumed;
 		w->overshot = prev + (uint64_t)w->off_delta > sp->offset ||
 			      ev->variant.enabled.ip != sp->ip;
 		return 0;
 	}
+	if (w->ck_next < w->ncks)
+		return cut_point(w, ev, off, prev);
+	if (w->stop_split)
+		return 0;
 	if (!t->resume)
 		return 0;
 	i = resumed_psb(w, ev, off, prev);
@@ -715,10 +751,12 @@ int rp_walk_run(struct walk *w, int status)
 	return 0;
 }
 
-int rp_walk_begin(struct walk *w, struct rp_session *s,
-		  struct rp_thread *t, uint64_t sb_next)
+static int walk_begin(struct walk *w, struct rp_session *s,
+		      struct rp_thread *t, uint64_t sb_next,
+		      const struct rp_split *sp, uint64_t to)
 {
 	struct pt_config cfg;
+	size_t len;
 	int ret;
 
 	memset(w, 0, sizeof(*w));
@@ -739,10 +777,40 @@ int rp_walk_begin(struct walk *w, struct rp_session *s,
 	if (ret)
 		return ret;
 	rp_walk_config(s, t, &cfg, w);
+	if (sp) {
+		if (to < t->pt_size - SPLIT_SLACK)
+			to += SPLIT_SLACK;
+		else
+			to = t->pt_size;
+		ret = rp_split_buffer(t, sp, to, &w->buf, &len, &w->off_delta);
+		if (ret)
+			return ret;
+		cfg.begin = w->buf;
+		cfg.end = w->buf + len;
+	}
 	w->d = pt_insn_alloc_decoder(&cfg);
 	if (!w->d)
 		return -RP_ERR_NOMEM;
 	return rp_walk_set_image(w);
+}
+
+int rp_walk_begin(struct walk *w, struct rp_session *s,
+		  struct rp_thread *t, uint64_t sb_next)
+{
+	return walk_begin(w, s, t, sb_next, NULL, 0);
+}
+
+int rp_walk_begin_at(struct walk *w, struct rp_session *s,
+		     struct rp_thread *t, const struct rp_ckpt *c,
+		     uint64_t to, int *status)
+{
+	const struct rp_split *sp = c->split.len ? &c->split : NULL;
+	int ret = walk_begin(w, s, t, c->sb_next, sp, to);
+
+	*status = -pte_internal;
+	if (!ret)
+		*status = pt_insn_sync_set(w->d, sp ? 0 : c->offset);
+	return ret;
 }
 
 void rp_walk_end(struct walk *w)
@@ -753,6 +821,7 @@ void rp_walk_end(struct walk *w)
 	pt_insn_free_decoder(w->d);
 	pt_image_free(w->image);
 	rp_world_fini(&w->world);
+	free(w->buf);
 }
 
 int rp_walk_materialize(struct rp_session *s, struct rp_thread *t,
@@ -760,8 +829,11 @@ int rp_walk_materialize(struct rp_session *s, struct rp_thread *t,
 {
 	const struct rp_ckpt *c = &t->ckpts[k];
 	uint64_t end = k + 1 < t->nckpts ? t->ckpts[k + 1].insn : t->insns;
+	const char *from = !k ? "the start" : c->split.len ?
+			   "its TIP.PGE" : "its PSB";
+	uint64_t decoded;
 	struct walk w;
-	int ret, status;
+	int ret, status = -pte_internal;
 
 	seg->n = 0;
 	seg->first = c->insn;
@@ -777,34 +849,58 @@ int rp_walk_materialize(struct rp_session *s, struct rp_thread *t,
 	seg->insns = malloc((end - c->insn + 1) * sizeof(*seg->insns));
 	if (!seg->insns)
 		return -RP_ERR_NOMEM;
-	ret = rp_walk_begin(&w, s, t, c->sb_next);
-	if (ret)
+	if (k) {
+		uint64_t to = k + 1 < t->nckpts ? t->ckpts[k + 1].offset :
+						  t->pt_size;
+
+		ret = rp_walk_begin_at(&w, s, t, c, to, &status);
+	} else {
+		ret = rp_walk_begin(&w, s, t, c->sb_next);
+		if (!ret)
+			status = pt_insn_sync_forward(w.d);
+	}
+	if (ret) {
+		rp_walk_end(&w);
 		return ret;
+	}
 	w.seg = seg;
 	w.pos = c->insn;
 	w.end = end;
-	status = k ? pt_insn_sync_set(w.d, c->offset) :
-		     pt_insn_sync_forward(w.d);
 	if (status >= 0)
 		ret = rp_walk_run(&w, status);
 	rp_walk_end(&w);
+	decoded = w.pos - c->insn;
 	if (!ret && seg->first + seg->n != end && k) {
 		/*
 		 * A damaged stream can decode differently from a PSB than
-		 * through it.  The continuous decode from the start is the
-		 * index pass itself, so it reproduces the segment exactly.
+		 * through it, and a split's made-up start differently from
+		 * the decode that met it when a return compressed across it
+		 * needs libipt's return stack (-pte_retstack_empty: the only
+		 * way the two part, and then the count differs).  The
+		 * continuous decode from the start is the index pass
+		 * itself, so it reproduces the segment exactly.
 		 */
 		seg->n = 0;
 		/* The index pass's world at its start, not an empty one. */
 		ret = rp_walk_begin(&w, s, t, t->ckpts[0].sb_next);
-		if (ret)
+		if (ret) {
+			rp_walk_end(&w);
 			return ret;
+		}
 		w.seg = seg;
 		w.end = end;
 		status = pt_insn_sync_forward(w.d);
 		if (status >= 0)
 			ret = rp_walk_run(&w, status);
 		rp_walk_end(&w);
+		decoded += w.pos;
+		from = "the start";
 	}
+	/* How much a move cost (tests/import/real.sh: one segment). */
+	if (getenv("PTREC_INDEX_DEBUG"))
+		fprintf(stderr, "decode: thread %u: segment %llu (%llu instructions): %llu decoded from %s\n",
+			t->tid, (unsigned long long)k,
+			(unsigned long long)(end - c->insn),
+			(unsigned long long)decoded, from);
 	return ret;
 }

@@ -43,25 +43,19 @@ static uint64_t start_tsc(const struct rp_thread *t, size_t psb)
  */
 #define TAIL_CHECK	(64u << 10)	/* instructions: a short stream */
 
-/* Bytes past its end a split range's copy of the stream holds: enough
- * for libipt to read past the next range's TIP.PGE (off_psb_enable).
- */
-#define SPLIT_SLACK	(64u << 10)
-
 static int check_tail(struct walk *bw)
 {
 	const struct rp_ckpt *c = &(*bw->ckpts)[*bw->nckpts - 1];
 	struct walk cw;
 	int ret, status;
 
-	ret = rp_walk_begin(&cw, bw->s, bw->t, c->sb_next);
+	ret = rp_walk_begin_at(&cw, bw->s, bw->t, c, bw->t->pt_size, &status);
 	if (ret) {
 		rp_walk_end(&cw);
 		return ret;
 	}
 	cw.pos = c->insn;
 	cw.stop_at_error = true;
-	status = pt_insn_sync_set(cw.d, c->offset);
 	ret = status < 0 ? 1 : rp_walk_run(&cw, status);
 	rp_walk_end(&cw);
 	if (!ret && cw.error) {
@@ -183,6 +177,12 @@ static int index_range(struct range *r)
 	w.nevs = &r->nevs;
 	w.stop_psb = r->stop_psb;
 	w.start_psb = r->first_psb;
+	w.cks = r->cks;
+	w.ncks = r->ncks;
+	/* Its own cut points are after its start. */
+	while (r->split && w.ck_next < w.ncks &&
+	       w.cks[w.ck_next].offset <= r->split->offset)
+		w.ck_next++;
 	w.off_done = SIZE_MAX;
 	if (r->seg) {
 		w.seg = r->seg;
@@ -214,29 +214,20 @@ static int index_range(struct range *r)
 		 * up to a little past the next split; offsets in it map back
 		 * by @off_delta.
 		 */
-		const struct rp_split *sp = r->split;
 		uint64_t to = r->stop_split ? r->stop_split->offset +
 					      SPLIT_SLACK : t->pt_size;
-		size_t n;
-		int len;
+		size_t len;
 
-		if (to > t->pt_size)
-			to = t->pt_size;
-		n = (size_t)(to - (sp->offset + sp->len));
-
-		buf = malloc(RP_SPLIT_PREFIX + n);
-		len = buf ? rp_split_prefix(sp, buf) : -RP_ERR_NOMEM;
-		if (len < 0) {
+		ret = rp_split_buffer(t, r->split, to, &buf, &len,
+				      &w.off_delta);
+		if (ret) {
 			/* Out of memory fails; anything else: in one piece. */
-			ret = len == -RP_ERR_NOMEM ? len : 1;
-			free(buf);
-			buf = NULL;
+			if (ret != -RP_ERR_NOMEM)
+				ret = 1;
 			goto out_world;
 		}
-		memcpy(buf + len, t->pt + sp->offset + sp->len, n);
 		cfg.begin = buf;
-		cfg.end = buf + len + n;
-		w.off_delta = (int64_t)(sp->offset + sp->len) - len;
+		cfg.end = buf + len;
 	}
 	/*
 	 * libipt 2.0's block cache follows direct jumps and calls by
@@ -262,6 +253,14 @@ static int index_range(struct range *r)
 		if (status < 0) {
 			ret = 1;
 			goto out;
+		}
+		if (r->split_ckpt) {
+			/* Where materializing will start too (decode.c). */
+			c0.offset = r->split->offset;
+			c0.tsc = r->split->tsc;
+			c0.sb_next = w.world.next;
+			c0.split = *r->split;
+			ret = rp_walk_add_ckpt(&w, &c0);
 		}
 		goto run;
 	}
@@ -435,6 +434,7 @@ run:
 	r->first_en = w.first_en;
 	r->first_en_ip = w.first_en_ip;
 	r->stop_en_ip = w.stop_en_ip;
+	r->stop_en_resumed = w.stop_en_resumed;
 	r->stop_sync = w.stop_sync;
 	/* A range that should end at the next one's PSB but did not. */
 	if (!ret && (r->stop_psb != SIZE_MAX || r->stop_split) &&
@@ -538,6 +538,26 @@ size_t rp_index_plan(struct rp_session *s, struct rp_thread *t,
 	return k;
 }
 
+/*
+ * A range from a split starts with a fresh decoder, whose enable there
+ * libipt cannot call "resumed" (it compares with the IP tracing stopped
+ * at, which that decoder never saw): the decode through it, the range
+ * before's, said whether it was.  The first enable of @n events @e.
+ */
+static void split_resumed(struct rp_event *e, size_t n, bool resumed)
+{
+	size_t i;
+
+	for (i = 0; i < n && e[i].kind != RP_EV_ENABLED; i++)
+		;
+	if (i == n)
+		return;
+	if (resumed)
+		e[i].flags |= RP_EVF_RESUMED;
+	else
+		e[i].flags &= (uint16_t)~RP_EVF_RESUMED;
+}
+
 /* Joins the ranges' checkpoints into the thread's index. */
 static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 {
@@ -592,6 +612,9 @@ static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 			e[t->nevs] = r[i].evs[j];
 			e[t->nevs++].before += base;
 		}
+		if (i && r[i].split)
+			split_resumed(&e[t->nevs - r[i].nevs], r[i].nevs,
+				      r[i - 1].stop_en_resumed);
 		base += r[i].insns;
 		dbase += r[i].depth;
 		nodepth |= r[i].nodepth;
@@ -622,26 +645,88 @@ static bool world_static(struct rp_session *s, struct rp_thread *t)
 	return ret;
 }
 
-#define SPLIT_MIN_BYTES	(256u << 10)	/* smaller: no packet pass */
+#define SPLIT_MIN_BYTES	(256u << 10)	/* smaller: not cut for workers */
+#define CUT_BYTES	(8u << 10)	/* a cut-point checkpoint per this */
 
 /*
- * A stream with a single PSB (kAFL/Nyx write one per trace) has no other
- * place a decoder can start by itself: cut it into up to @n ranges of
- * about equal size at TIP.PGEs where tracing resumes (psbscan.h), in
- * *@splits.  Returns the number of ranges (1: not cut).
+ * Whether libipt's time stays the last TSC's between TSCs on @m's
+ * streams, MTC and CYC packets notwithstanding: MTC needs CPUID 0x15's
+ * ratio to count (pt_time_ctc_fc), CYC a core:bus calibration from it or
+ * from the nominal frequency.  A made-up PSB+ then starts at the very
+ * time the decode through it has (the last TSC).
+ */
+static bool time_inert(const struct sb_manifest *m)
+{
+	return (!m->pt.cpuid_15_eax || !m->pt.cpuid_15_ebx) &&
+	       !m->pt.nom_freq;
+}
+
+/*
+ * The checkpoints of a stream with a single PSB (kAFL/Nyx write one per
+ * trace), which otherwise is one segment that a seek decodes from its
+ * start: the first TIP.PGE where tracing resumes (psbscan.h) at or after
+ * every CUT_BYTES of trace past the PSB.  Each becomes a checkpoint where
+ * the index pass's decode meets it, with its IP (off_psb_enable), the
+ * same on any number of workers; a segment materializes from it behind a
+ * made-up PSB+ (decode.c).  The two decodes agree on every instruction
+ * but where a return compressed across the cut needs libipt's return
+ * stack, which then fails (-pte_retstack_empty): the segment's count
+ * differs and it is decoded from the start instead (rp_walk_materialize).
+ * Timestamps agree only where the made-up PSB+ can carry the time
+ * (time_inert(), or no MTC and CYC at all); elsewhere no cut point is a
+ * checkpoint.  PTREC_INDEX_CUTS=0 turns them off (tests compare).
+ */
+static void cut_points(struct rp_session *s, struct rp_thread *t,
+		       struct rp_split **v, size_t *n)
+{
+	const char *env = getenv("PTREC_INDEX_CUTS");
+	size_t i, k;
+	bool timed;
+
+	*v = NULL;
+	*n = 0;
+	if ((env && !strcmp(env, "0")) || t->npsbs != 1 ||
+	    t->pt_size < 2 * CUT_BYTES || !world_static(s, t) ||
+	    rp_scan_splits(t, CUT_BYTES, v, n, &timed))
+		return;
+	for (i = k = 0; i < *n; i++)
+		if ((*v)[i].offset >= t->psbs[0].offset + CUT_BYTES)
+			(*v)[k++] = (*v)[i];
+	*n = k;
+	if (!k || (timed && !time_inert(s->m))) {
+		free(*v);
+		*v = NULL;
+		*n = 0;
+	}
+}
+
+/*
+ * A stream with a single PSB has no other place a decoder can start by
+ * itself: cut it into up to @n ranges of about equal size at TIP.PGEs
+ * where tracing resumes (psbscan.h): its cut-point checkpoints @cks, or
+ * when it has none, in *@splits.  Returns the number of ranges (1: not
+ * cut).
  */
 static size_t plan_splits(struct rp_session *s, struct rp_thread *t,
-			  struct range *r, size_t n, struct rp_split **splits)
+			  struct range *r, size_t n,
+			  const struct rp_split *cks, size_t ncks,
+			  struct rp_split **splits)
 {
-	size_t i, k = 1, p = 0, nsp = 0;
-	struct rp_split *v = NULL;
+	size_t i, k = 1, p = 0, nsp = ncks;
+	const struct rp_split *v = cks;
 
 	*splits = NULL;
 	if (n < 2 || t->npsbs != 1 || t->pt_size < SPLIT_MIN_BYTES ||
-	    !world_static(s, t) ||
-	    rp_scan_splits(t, t->pt_size / n, &v, &nsp) || !nsp) {
-		free(v);
+	    !world_static(s, t))
 		return 1;
+	if (!ncks) {
+		if (rp_scan_splits(t, t->pt_size / n, splits, &nsp, NULL) ||
+		    !nsp) {
+			free(*splits);
+			*splits = NULL;
+			return 1;
+		}
+		v = *splits;
 	}
 	for (i = 1; i < n; i++) {
 		uint64_t target = t->pt_size / n * i;
@@ -655,10 +740,10 @@ static size_t plan_splits(struct rp_session *s, struct rp_thread *t,
 		r[k].first_psb = SIZE_MAX;
 		r[k].stop_psb = SIZE_MAX;
 		r[k].split = &v[p++];
+		r[k].split_ckpt = ncks != 0;
 		r[k - 1].stop_split = r[k].split;
 		k++;
 	}
-	*splits = v;
 	return k;
 }
 
@@ -670,14 +755,24 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 	size_t i, j, workers = range_count(t);
 	size_t n = rp_index_plan(s, t, r, workers > 1 ?
 				 workers * RANGES_PER_WORKER : 1);
-	struct rp_split *splits = NULL;
+	struct rp_split *splits = NULL, *cks = NULL;
 	struct pool pool = { .r = r, .n = n, .next = 0,
 			     .lock = PTHREAD_MUTEX_INITIALIZER };
+	size_t ncks = 0;
+	bool cut;
 	int ret = 0;
 
+	if (n == 1)
+		cut_points(s, t, &cks, &ncks);
 	if (n == 1 && workers > 1) {
-		n = plan_splits(s, t, r, workers * RANGES_PER_WORKER, &splits);
+		n = plan_splits(s, t, r, workers * RANGES_PER_WORKER, cks,
+				ncks, &splits);
 		pool.n = n;
+	}
+	cut = n > 1 && r[1].split;
+	for (i = 0; i < n; i++) {
+		r[i].cks = cks;
+		r[i].ncks = ncks;
 	}
 
 	if (workers > n)
@@ -727,7 +822,7 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 	free(splits);
 	if (getenv("PTREC_INDEX_DEBUG"))
 		fprintf(stderr, "index: thread %u: %zu range(s) at %s, %s\n",
-			t->tid, n, splits ? "TIP.PGEs (one PSB)" : "PSBs",
+			t->tid, n, cut ? "TIP.PGEs (one PSB)" : "PSBs",
 			ret > 0 && n > 1 ? "not joined: again in one piece" :
 			ret ? "failed" : "joined");
 	/* The whole stream's tail check, as one range would have made it
@@ -735,12 +830,13 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 	 * single-PSB stream's gap ends it, so that tail is short).
 	 */
 	if (!ret && pool.n > 1 && !r[n - 1].tail_checked &&
-	    t->nckpts && (t->ngaps || t->insns <= TAIL_CHECK))
-		return check_joined_tail(s, t);
-	/* Ranges that do not join up: index it in one piece. */
-	if (ret > 0 && n > 1) {
+	    t->nckpts && (t->ngaps || t->insns <= TAIL_CHECK)) {
+		ret = check_joined_tail(s, t);
+	} else if (ret > 0 && n > 1) {
+		/* Ranges that do not join up: index it in one piece. */
 		struct range one = { .s = s, .t = t, .first_psb = SIZE_MAX,
-				     .stop_psb = SIZE_MAX, .progress = true };
+				     .stop_psb = SIZE_MAX, .progress = true,
+				     .cks = cks, .ncks = ncks };
 
 		ret = index_range(&one);
 		if (!ret)
@@ -749,6 +845,13 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 		free(one.gaps);
 		free(one.evs);
 	}
+	if (getenv("PTREC_INDEX_DEBUG") && ncks && !ret) {
+		for (i = j = 0; i < t->nckpts; i++)
+			j += t->ckpts[i].split.len != 0;
+		fprintf(stderr, "index: thread %u: %zu of %zu cut points are checkpoints\n",
+			t->tid, j, ncks);
+	}
+	free(cks);
 	return ret;
 }
 

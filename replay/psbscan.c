@@ -225,7 +225,7 @@ static int split_add(struct split_scan *sc, uint64_t off, size_t len)
 }
 
 int rp_scan_splits(const struct rp_thread *t, uint64_t every,
-		   struct rp_split **v, size_t *n)
+		   struct rp_split **v, size_t *n, bool *timed)
 {
 	const uint8_t *b = t->pt;
 	struct split_scan sc;
@@ -233,6 +233,8 @@ int rp_scan_splits(const struct rp_thread *t, uint64_t every,
 	int ret = 0;
 
 	memset(&sc, 0, sizeof(sc));
+	if (timed)
+		*timed = false;
 	if (!every)
 		every = 1;
 	while (off < t->pt_size && !ret) {
@@ -276,6 +278,9 @@ int rp_scan_splits(const struct rp_thread *t, uint64_t every,
 			} else if ((h & 0x1f) == 0x1d && sc.in_psb) {
 				sc.traced = true;	/* FUP in PSB+ */
 			}
+		} else if (h == 0x59 || (h & 0x03) == 0x03) {	/* MTC, CYC */
+			if (timed)
+				*timed = true;
 		} else if (h == 0x19) {		/* TSC */
 			sc.cur.tsc = le(p + 1, 7);
 		} else if (h == 0x99 && !(p[1] >> 5)) {	/* MODE.Exec */
@@ -335,4 +340,31 @@ int rp_split_prefix(const struct rp_split *sp, uint8_t *buf)
 	pt_free_encoder(enc);
 	/* An encoder error here is ours (a packet it refuses): a bug. */
 	return ret < 0 ? -RP_ERR_DECODE : (int)off;
+}
+
+int rp_split_buffer(const struct rp_thread *t, const struct rp_split *sp,
+		    uint64_t to, uint8_t **buf, size_t *len, int64_t *delta)
+{
+	uint64_t from = sp->offset + sp->len;
+	size_t n;
+	int pre;
+
+	if (to > t->pt_size)
+		to = t->pt_size;
+	if (from > to)
+		return -RP_ERR_DECODE;
+	n = (size_t)(to - from);
+	*buf = malloc(RP_SPLIT_PREFIX + n);
+	if (!*buf)
+		return -RP_ERR_NOMEM;
+	pre = rp_split_prefix(sp, *buf);
+	if (pre < 0) {
+		free(*buf);
+		*buf = NULL;
+		return pre;
+	}
+	memcpy(*buf + pre, t->pt + from, n);
+	*len = (size_t)pre + n;
+	*delta = (int64_t)from - pre;
+	return 0;
 }

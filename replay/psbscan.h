@@ -20,10 +20,12 @@ size_t rp_psb_at(const struct rp_thread *t, uint64_t off);
 /*
  * Such places in @t's stream, after its first PSB, in order, into *@v
  * (malloc'd) and *@n: the first at or after each multiple of @every bytes
- * (1: all of them).  Returns 0 or -RP_ERR_NOMEM.
+ * (1: all of them).  *@timed (when not NULL): whether the walk met an MTC
+ * or CYC packet, which move libipt's time between TSCs (a made-up PSB+
+ * carries the last TSC only).  Returns 0 or -RP_ERR_NOMEM.
  */
 int rp_scan_splits(const struct rp_thread *t, uint64_t every,
-		   struct rp_split **v, size_t *n);
+		   struct rp_split **v, size_t *n, bool *timed);
 
 /*
  * Writes the made-up start for @sp into @buf (at least RP_SPLIT_PREFIX
@@ -33,5 +35,14 @@ int rp_scan_splits(const struct rp_thread *t, uint64_t every,
  */
 #define RP_SPLIT_PREFIX 64
 int rp_split_prefix(const struct rp_split *sp, uint8_t *buf);
+
+/*
+ * A decoder's input starting at @sp: the made-up start, then a copy of
+ * @t's stream after the TIP.PGE up to stream offset @to (at most the
+ * end), in *@buf (malloc'd), @*len bytes; a stream offset is a buffer
+ * offset + *@delta.  Returns 0, -RP_ERR_NOMEM or -RP_ERR_DECODE.
+ */
+int rp_split_buffer(const struct rp_thread *t, const struct rp_split *sp,
+		    uint64_t to, uint8_t **buf, size_t *len, int64_t *delta);
 
 #endif
