@@ -18,6 +18,17 @@
  *                  without FUP (tracing off over a syscall), as in pc-fail
  *   DIR/good.want  `ptrec insns` of good.pt: each instruction's address,
  *   DIR/bad.want   and "gap ADDRESS" for each gap
+ *
+ * and two streams with a single PSB whose index checkpoints are at
+ * TIP.PGEs (cut points, replay/index.c), 8 KiB of PAD apart:
+ *
+ *   DIR/cut.pt     g's RET compressed across the first cut (tracing off
+ *                  over its syscall; libipt keeps its return stack there,
+ *                  so the plain loop decodes it): from that checkpoint's
+ *                  made-up PSB+ it cannot decode, and ptrec must decode
+ *                  that segment from the start instead, with no gap
+ *   DIR/cuttip.pt  the same with that RET as a TIP: decoded from the cut
+ *   DIR/cut.want   `ptrec insns` of both
  */
 #include "pkbuild.h"
 
@@ -144,6 +155,68 @@ static int write_stream(const char *dir, const char *name, int bad)
 	return write_file(dir, name, buf, len);
 }
 
+/*
+ * One PSB, tracing off over g's syscall and on again at 40001a (g's RET,
+ * compressed when @compressed), 8 KiB of PAD in each stretch with tracing
+ * off, then tracing on once more at 400020: two cut points.
+ */
+static int write_cut(const char *dir, const char *name, int compressed)
+{
+	static uint8_t buf[32 << 10];
+	struct pt_encoder *enc;
+	struct pt_config cfg;
+	uint64_t len = 0;
+	size_t i, k, part;
+	uint64_t off = 0;
+	int err = 0;
+
+	pt_config_init(&cfg);
+	for (part = 0; part < 3 && err >= 0; part++) {
+		npk = 0;
+		if (part == 0) {
+			psb(0x400007);	/* call g; syscall: to the kernel */
+			ip(ppt_tip_pgd, 0);
+		} else if (part == 1) {
+			mode64();
+			ip(ppt_tip_pge, 0x40001a);	/* g's RET */
+			ret(compressed, 0x40000c);
+			ip(ppt_tip, 0x400020);	/* nop; jmp *%rax */
+			/* nop; nop; jmp *%rax: out (filtered off) */
+			ip(ppt_tip_pgd, 0x400030);
+		} else {
+			mode64();
+			ip(ppt_tip_pge, 0x400020);	/* nop; nop; jmp */
+			ip(ppt_tip_pgd, 0x400030);
+		}
+		cfg.begin = buf + len;
+		cfg.end = buf + sizeof(buf);
+		enc = pt_alloc_encoder(&cfg);
+		if (!enc)
+			return -1;
+		for (i = 0; i < npk && err >= 0; i++)
+			err = pt_enc_next(enc, &pk[i]);
+		pt_enc_get_offset(enc, &off);
+		pt_free_encoder(enc);
+		len += off;
+		/* PAD (0x00) with tracing off, past the next 8 KiB mark. */
+		if (part < 2) {
+			k = (len / 8192 + 1) * 8192 + 16 - len;
+			memset(buf + len, 0, k);
+			len += k;
+		}
+	}
+	if (err < 0) {
+		fprintf(stderr, "mkretcomp: %s: %s\n", name,
+			pt_errstr(pt_errcode(err)));
+		return -1;
+	}
+	return write_file(dir, name, buf, len);
+}
+
+static const char cut_want[] =
+	"0x400007\n0x400018\n0x40001a\n0x40000c\n0x40000d\n0x400020\n"
+	"0x400021\n0x400022\n0x400020\n0x400021\n0x400022\n";
+
 int main(int argc, char **argv)
 {
 	char list[4200];
@@ -160,7 +233,10 @@ int main(int argc, char **argv)
 	    write_stream(argv[1], "bad.pt", 1) ||
 	    write_file(argv[1], "good.want", good_want,
 		       sizeof(good_want) - 1) ||
-	    write_file(argv[1], "bad.want", bad_want, sizeof(bad_want) - 1))
+	    write_file(argv[1], "bad.want", bad_want, sizeof(bad_want) - 1) ||
+	    write_cut(argv[1], "cut.pt", 1) ||
+	    write_cut(argv[1], "cuttip.pt", 0) ||
+	    write_file(argv[1], "cut.want", cut_want, sizeof(cut_want) - 1))
 		return 1;
 	return 0;
 }
