@@ -130,6 +130,35 @@ grep -q "range(s) at TIP.PGEs (one PSB), joined" "$tmp/log" &&
 	ok "one PSB, 2 workers: cut at TIP.PGEs, joined, the same count" ||
 	bad "one PSB, 2 workers: $(cat "$tmp/log")"
 
+# Its cut points are index checkpoints (issue #19): the same index on 1
+# and 2 workers, and a seek far from the PSB decodes one segment from its
+# TIP.PGE (behind a made-up PSB+), not the stream from its start, with
+# the plain loop's addresses there.
+cp "$tmp/b/index/1.idx" "$tmp/idx2"
+rm -rf "$tmp/b/index"
+PTREC_INDEX_DEBUG=1 PTREC_INDEX_THREADS=1 "$PTREC" info "$tmp/b" >"$tmp/info" 2>&1
+ck=$(sed -n 's/.* \([0-9]*\) checkpoints$/\1/p' "$tmp/info")
+cmp -s "$tmp/b/index/1.idx" "$tmp/idx2" && [ "${ck:-0}" -gt 30 ] &&
+	grep -q "^index: thread 1: $((ck - 1)) of $((ck - 1)) cut points are checkpoints$" "$tmp/info" &&
+	ok "one PSB: $ck checkpoints, $((ck - 1)) at cut points, the same index on 1 and 2 workers" ||
+	bad "one PSB: $ck checkpoints; $(grep '^index' "$tmp/info" | tr '\n' ' ')"
+total=$((30 * 59234))
+for from in $((total - 4)) $((total / 2)) 100001; do
+	PTREC_INDEX_DEBUG=1 "$PTREC" insns "$tmp/b" --from $from --count 5 \
+		--format=addr >"$tmp/got" 2>"$tmp/log"
+	sed -n "$from,$((from + 4))p" "$tmp/want" >"$tmp/want5"
+	# The saved index's check at open decodes the last segment, which
+	# is where a cursor starts: count every decode this command made.
+	dec=$(sed -n 's/^decode: .*: \([0-9]*\) decoded from .*/\1/p' "$tmp/log" |
+		awk '{ s += $1 } END { print s + 0 }')
+	grep -q "decoded from the start" "$tmp/log" && dec=start
+	[ "$dec" != start ] && [ "$dec" -le $((2 * total / ck)) ] &&
+		grep -q "decoded from its TIP.PGE$" "$tmp/log" &&
+		cmp -s "$tmp/want5" "$tmp/got" &&
+		ok "one PSB: insns --from $from decodes $dec of $total instructions, the plain loop's addresses" ||
+		bad "one PSB: insns --from $from: decoded $dec, $(tr '\n' ' ' <"$tmp/log")"
+done
+
 # The same single-PSB stream with the page at 0x440000 withheld: the plain
 # loop stops at the first copy's missing code and finds no PSB to go on
 # at, so the history ends there.  Cut for 2 workers, the ranges after the
