@@ -239,9 +239,38 @@ int rp_scan_splits(const struct rp_thread *t, uint64_t every,
 		every = 1;
 	while (off < t->pt_size && !ret) {
 		const uint8_t *p = b + off;
-		size_t left = t->pt_size - off, len = ptkit_pkt_len(p, left);
+		size_t left = t->pt_size - off, len;
 		uint8_t h = p[0];
 
+		/*
+		 * Most packets are one byte that says nothing here (PAD,
+		 * short TNT, CYC without more bytes) or an MTC: taken
+		 * without a call (a 1.4 MB stream, about 10^6 packets: 53 M
+		 * Ir with the call for each, in index_blocks() before any
+		 * worker starts).
+		 */
+		if (h == 0x00 || (!(h & 0x01) && h != 0x02)) {
+			off++;		/* PAD, short TNT */
+			continue;
+		}
+		if ((h & 0x03) == 0x03 || (h == 0x59 && left >= 2)) {
+			if (timed)
+				*timed = true;	/* CYC, MTC */
+			if (h == 0x59) {
+				off += 2;
+				continue;
+			}
+			/* CYC: more bytes while bit 2, then bit 0, is set */
+			len = 1;
+			if (h & 0x04)
+				while (len < left && (p[len++] & 0x01))
+					;
+			if (len >= left && left > 1 && (p[left - 1] & 0x01))
+				break;		/* cut */
+			off += len;
+			continue;
+		}
+		len = ptkit_pkt_len(p, left);
 		if (!len || len > left)
 			break;			/* not known, or cut */
 		if (h == 0x02) {
