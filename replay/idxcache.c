@@ -46,7 +46,9 @@
 				 * inside blocks that end in a PTWRITE,
 				 * 7: the key covers the image set, 8:
 				 * checkpoints at a single-PSB stream's
-				 * TIP.PGEs (struct rp_split in each) */
+				 * TIP.PGEs (struct rp_split in each) with
+				 * return stacks (the header's nrets, after
+				 * the events) */
 #define IDX_SAMPLE	(64u << 10)
 #define SEG_MIN		(1ull << 16)
 #define SEG_PER_BYTE	1024ull
@@ -61,12 +63,12 @@ struct idx_header {
 	uint64_t nrecs;
 	uint64_t npsbs, nckpts, ngaps;
 	uint64_t insns, first_tsc, last_tsc;
-	uint64_t reserved;	/* 0 */
+	uint64_t nrets;		/* format 8; was reserved (0) */
 	uint64_t nevs;
 };
 
 /* struct rp_event and struct rp_ckpt have no padding: saved as they are. */
-_Static_assert(sizeof(struct rp_ckpt) == 88, "struct rp_ckpt is packed");
+_Static_assert(sizeof(struct rp_ckpt) == 96, "struct rp_ckpt is packed");
 _Static_assert(sizeof(struct rp_event) == 48, "struct rp_event is packed");
 
 #define IDX_MAC_SIZE	32	/* HMAC-SHA256 of all bytes before it */
@@ -288,6 +290,7 @@ static void idx_header_fill(struct rp_session *s,
 	h->nckpts = t->nckpts;
 	h->ngaps = t->ngaps;
 	h->nevs = t->nevs;
+	h->nrets = t->nrets;
 	h->insns = t->insns;
 	h->first_tsc = t->first_tsc;
 	h->last_tsc = t->last_tsc;
@@ -308,13 +311,17 @@ static int32_t errcode_of(const char *error)
  * first checkpoint).
  */
 static bool split_valid(const struct rp_thread *t, const struct rp_ckpt *c,
-			uint64_t i)
+			uint64_t i, uint64_t nrets)
 {
 	const struct rp_split *sp = &c->split;
 
+	if (c->nrets > RP_RETSTACK || c->rets_at > nrets ||
+	    c->nrets > nrets - c->rets_at || (c->nrets && !sp->len))
+		return false;
 	if (!sp->len)
 		return !sp->offset && !sp->ip && !sp->tsc && !sp->ctc &&
-		       !sp->fc && !sp->csl && !sp->csd && !sp->has_tma;
+		       !sp->fc && !sp->csl && !sp->csd && !sp->has_tma &&
+		       !c->rets_at;
 	return i && sp->offset == c->offset && sp->len <= 9 &&
 	       sp->offset + sp->len <= t->pt_size && sp->csl <= 1 &&
 	       sp->csd <= 1 && sp->has_tma <= 1 && sp->tsc == c->tsc;
@@ -342,7 +349,7 @@ static bool idx_valid(const struct rp_session *s, const struct rp_thread *t,
 		    (i + 1 < h->nckpts && ck[i].dmin > ck[i + 1].depth) ||
 		    (ck[i].dmin != RP_DMIN_UNKNOWN &&
 		     (uint64_t)ck[i].depth - (uint64_t)ck[i].dmin > h->insns) ||
-		    !split_valid(t, &ck[i], i))
+		    !split_valid(t, &ck[i], i, h->nrets))
 			return false;
 	/*
 	 * The engine allocates a segment's instructions by the count the
@@ -386,6 +393,7 @@ int rp_idx_parse(struct rp_session *s, struct rp_thread *t,
 	struct idx_gap *g = NULL;
 	struct rp_gap *gaps = NULL;
 	struct rp_event *evs = NULL;
+	uint64_t *rets = NULL;
 	struct idx_header h, want;
 	const uint8_t *p = data + sizeof(h);
 	uint64_t i, need;
@@ -398,14 +406,16 @@ int rp_idx_parse(struct rp_session *s, struct rp_thread *t,
 	if (memcmp(h.magic, want.magic, sizeof(h.magic)) ||
 	    h.version != want.version || h.key != want.key ||
 	    h.pt_size != want.pt_size || h.pt_mtime_ns != want.pt_mtime_ns ||
-	    h.nrecs != want.nrecs || h.exact > 1 || h.reserved)
+	    h.nrecs != want.nrecs || h.exact > 1)
 		return -1;
 	/* The counts must add up to the size exactly. */
 	if (h.npsbs > len / sizeof(*psbs) || h.nckpts > len / sizeof(*ck) ||
-	    h.ngaps > len / sizeof(*g) || h.nevs > len / sizeof(*evs))
+	    h.ngaps > len / sizeof(*g) || h.nevs > len / sizeof(*evs) ||
+	    h.nrets > len / sizeof(*rets))
 		return -1;
 	need = sizeof(h) + h.npsbs * sizeof(*psbs) + h.nckpts * sizeof(*ck) +
-	       h.ngaps * sizeof(*g) + h.nevs * sizeof(*evs);
+	       h.ngaps * sizeof(*g) + h.nevs * sizeof(*evs) +
+	       h.nrets * sizeof(*rets);
 	if (need != len)
 		return -1;
 	psbs = malloc(h.npsbs * sizeof(*psbs) + 1);
@@ -413,7 +423,8 @@ int rp_idx_parse(struct rp_session *s, struct rp_thread *t,
 	g = malloc(h.ngaps * sizeof(*g) + 1);
 	gaps = malloc(h.ngaps * sizeof(*gaps) + 1);
 	evs = malloc(h.nevs * sizeof(*evs) + 1);
-	if (!psbs || !ck || !g || !gaps || !evs)
+	rets = malloc(h.nrets * sizeof(*rets) + 1);
+	if (!psbs || !ck || !g || !gaps || !evs || !rets)
 		goto out;
 	memcpy(psbs, p, h.npsbs * sizeof(*psbs));
 	p += h.npsbs * sizeof(*psbs);
@@ -422,6 +433,8 @@ int rp_idx_parse(struct rp_session *s, struct rp_thread *t,
 	memcpy(g, p, h.ngaps * sizeof(*g));
 	p += h.ngaps * sizeof(*g);
 	memcpy(evs, p, h.nevs * sizeof(*evs));
+	p += h.nevs * sizeof(*evs);
+	memcpy(rets, p, h.nrets * sizeof(*rets));
 	if (!idx_valid(s, t, psbs, ck, g, evs, &h))
 		goto out;
 	for (i = 0; i < h.ngaps; i++) {
@@ -445,6 +458,9 @@ int rp_idx_parse(struct rp_session *s, struct rp_thread *t,
 	free(t->evs);
 	t->evs = evs;
 	t->nevs = h.nevs;
+	free(t->rets);
+	t->rets = rets;
+	t->nrets = h.nrets;
 	t->insns = h.insns;
 	t->first_tsc = h.first_tsc;
 	t->last_tsc = h.last_tsc;
@@ -453,8 +469,10 @@ int rp_idx_parse(struct rp_session *s, struct rp_thread *t,
 	ck = NULL;
 	gaps = NULL;
 	evs = NULL;
+	rets = NULL;
 	ret = 0;
 out:
+	free(rets);
 	free(psbs);
 	free(ck);
 	free(g);
@@ -590,7 +608,7 @@ void rp_idx_save(struct rp_session *s, const struct rp_thread *t)
 		return;
 	len = sizeof(h) + t->npsbs * sizeof(*t->psbs) +
 	      t->nckpts * sizeof(*t->ckpts) + t->ngaps * sizeof(gap) +
-	      t->nevs * sizeof(*t->evs);
+	      t->nevs * sizeof(*t->evs) + t->nrets * sizeof(*t->rets);
 	buf = malloc(len + IDX_MAC_SIZE);
 	if (!buf)
 		return;
@@ -609,6 +627,7 @@ void rp_idx_save(struct rp_session *s, const struct rp_thread *t)
 		p = put(p, &gap, sizeof(gap));
 	}
 	p = put(p, t->evs, t->nevs * sizeof(*t->evs));
+	p = put(p, t->rets, t->nrets * sizeof(*t->rets));
 	ifd = idx_mac(buf, len, p) ? -1 : index_dir(s);
 	if (ifd < 0) {
 		free(buf);

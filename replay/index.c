@@ -46,10 +46,25 @@ static uint64_t start_tsc(const struct rp_thread *t, size_t psb)
 static int check_tail(struct walk *bw)
 {
 	const struct rp_ckpt *c = &(*bw->ckpts)[*bw->nckpts - 1];
+	const uint64_t *rets = NULL;
+	size_t nrets = 0;
 	struct walk cw;
 	int ret, status;
 
-	ret = rp_walk_begin_at(&cw, bw->s, bw->t, c, bw->t->pt_size, &status);
+	/* Its return stack: the joined index's, or the range's own model's
+	 * (a whole stream, whose model starts empty as a join's would).
+	 */
+	if (bw->rs && c->rets_at && c->split.csl) {
+		const struct rp_rsnap *sn = &bw->rs->snaps[c->rets_at - 1];
+
+		rets = bw->rs->pool + sn->at;
+		nrets = sn->lsize < RP_RETSTACK ? sn->lsize : RP_RETSTACK;
+	} else if (!bw->rs && c->nrets) {
+		rets = bw->t->rets + c->rets_at;
+		nrets = c->nrets;
+	}
+	ret = rp_walk_begin_at(&cw, bw->s, bw->t, c, rets, nrets,
+			       bw->t->pt_size, &status);
 	if (ret) {
 		rp_walk_end(&cw);
 		return ret;
@@ -179,6 +194,13 @@ static int index_range(struct range *r)
 	w.start_psb = r->first_psb;
 	w.cks = r->cks;
 	w.ncks = r->ncks;
+	if (r->ncks && !r->seg) {
+		w.rs = r->rs = calloc(1, sizeof(*w.rs));
+		if (w.rs)
+			w.rs->lens = calloc(CLS_SLOTS, sizeof(*w.rs->lens));
+		if (!w.rs || !w.rs->lens)
+			return -RP_ERR_NOMEM;
+	}
 	/* Its own cut points are after its start. */
 	while (r->split && w.ck_next < w.ncks &&
 	       w.cks[w.ck_next].offset <= r->split->offset)
@@ -218,7 +240,7 @@ static int index_range(struct range *r)
 					      SPLIT_SLACK : t->pt_size;
 		size_t len;
 
-		ret = rp_split_buffer(t, r->split, to, &buf, &len,
+		ret = rp_split_buffer(t, r->split, NULL, 0, 0, to, &buf, &len,
 				      &w.off_delta);
 		if (ret) {
 			/* Out of memory fails; anything else: in one piece. */
@@ -255,12 +277,18 @@ static int index_range(struct range *r)
 			goto out;
 		}
 		if (r->split_ckpt) {
-			/* Where materializing will start too (decode.c). */
+			/* Where materializing will start too (decode.c),
+			 * with the return stack the range before leaves.
+			 */
 			c0.offset = r->split->offset;
 			c0.tsc = r->split->tsc;
 			c0.sb_next = w.world.next;
 			c0.split = *r->split;
-			ret = rp_walk_add_ckpt(&w, &c0);
+			ret = w.rs ? rp_rs_snap(w.rs) : 0;
+			if (ret >= 0) {
+				c0.rets_at = w.rs ? (uint32_t)ret + 1 : 0;
+				ret = rp_walk_add_ckpt(&w, &c0);
+			}
 		}
 		goto run;
 	}
@@ -388,6 +416,14 @@ run:
 			if (block.ninsn > 1 && cls == ptic_ptwrite &&
 			    rp_walk_block_inner_depth(&w, &block))
 				r->nodepth = true;
+			if (w.rs) {
+				/* Calls inside such a block: not modelled. */
+				ret = rp_rs_block(&w, &block, cls);
+				if (block.ninsn > 1 && cls == ptic_ptwrite)
+					rp_rs_drop(w.rs);
+				if (ret)
+					break;
+			}
 			if (cls < 0)
 				r->nodepth = true;
 			else
@@ -558,6 +594,72 @@ static void split_resumed(struct rp_event *e, size_t n, bool resumed)
 		e[i].flags &= (uint16_t)~RP_EVF_RESUMED;
 }
 
+/*
+ * The ranges' return-stack models joined (decode.h, struct rp_rstk): @m
+ * (*@mn entries, *@mcap room) is the model from the stream's start to
+ * range @r's start; each of @r's cut-point checkpoints among @v[0..@nv-1]
+ * gets its stack in t->rets, then @m moves to the range's end.  A range
+ * whose returns past its start do not go where @m says drops @m there,
+ * as one decode through both would have.
+ */
+static int join_rets(struct rp_thread *t, const struct range *r,
+		     struct rp_ckpt *v, size_t nv, uint64_t **m, size_t *mn,
+		     size_t *mcap)
+{
+	const struct rp_rstk *rs = r->rs;
+	size_t i, j, mi = SIZE_MAX, keep;
+	uint64_t *p;
+
+	if (!rs)
+		return 0;
+	for (j = 0; j < rs->nunder && j < *mn; j++)
+		if (rs->under[j] != (*m)[*mn - 1 - j]) {
+			mi = j;
+			break;
+		}
+	for (i = 0; i < nv; i++) {
+		const struct rp_rsnap *sn;
+		size_t pre = 0, k, from;
+
+		if (!v[i].rets_at)
+			continue;
+		sn = &rs->snaps[v[i].rets_at - 1];
+		v[i].rets_at = 0;
+		v[i].nrets = 0;
+		if (!v[i].split.csl)
+			continue;	/* 64-bit code only is modelled */
+		if (!sn->dropped && (mi == SIZE_MAX || sn->under <= mi) &&
+		    sn->under < *mn)
+			pre = *mn - sn->under;
+		k = sn->lsize < RP_RETSTACK ? sn->lsize : RP_RETSTACK;
+		from = k < RP_RETSTACK && pre > RP_RETSTACK - k ?
+		       pre - (RP_RETSTACK - k) : k < RP_RETSTACK ? 0 : pre;
+		p = realloc(t->rets, (t->nrets + RP_RETSTACK) * sizeof(*p));
+		if (!p)
+			return -RP_ERR_NOMEM;
+		t->rets = p;
+		v[i].rets_at = (uint32_t)t->nrets;
+		memcpy(p + t->nrets, *m + from, (pre - from) * sizeof(*p));
+		memcpy(p + t->nrets + (pre - from), rs->pool + sn->at,
+		       k * sizeof(*p));
+		v[i].nrets = (uint32_t)(pre - from + k);
+		t->nrets += v[i].nrets;
+	}
+	keep = rs->dropped || mi != SIZE_MAX || rs->nunder >= *mn ? 0 :
+	       *mn - rs->nunder;
+	if (keep + rs->n > *mcap) {
+		p = realloc(*m, (keep + rs->n + 1) * sizeof(*p));
+		if (!p)
+			return -RP_ERR_NOMEM;
+		*m = p;
+		*mcap = keep + rs->n + 1;
+	}
+	if (rs->n)
+		memcpy(*m + keep, rs->v, rs->n * sizeof(**m));
+	*mn = keep + rs->n;
+	return 0;
+}
+
 /* Joins the ranges' checkpoints into the thread's index. */
 static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 {
@@ -568,7 +670,9 @@ static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 	struct rp_ckpt *v;
 	struct rp_gap *g;
 	struct rp_event *e;
-	size_t ngaps = 0, nevs = 0;
+	size_t ngaps = 0, nevs = 0, mn = 0, mcap = 0;
+	uint64_t *m = NULL;
+	int ret;
 
 	for (i = 0; i < n; i++) {
 		total += r[i].nckpts;
@@ -593,7 +697,12 @@ static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 	free(t->ckpts);
 	t->ckpts = v;
 	t->nckpts = 0;
+	free(t->rets);
+	t->rets = NULL;
+	t->nrets = 0;
 	for (i = 0; i < n; i++) {
+		size_t first = t->nckpts;
+
 		/* A split range's instructions are the last segment's. */
 		if (!r[i].nckpts && t->nckpts &&
 		    v[t->nckpts - 1].dmin > dbase + r[i].lead_min)
@@ -603,6 +712,12 @@ static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 			v[t->nckpts].depth += dbase;
 			v[t->nckpts].dmin += dbase;
 			v[t->nckpts++].insn += base;
+		}
+		ret = join_rets(t, &r[i], v + first, t->nckpts - first, &m,
+				&mn, &mcap);
+		if (ret) {
+			free(m);
+			return ret;
 		}
 		for (j = 0; j < r[i].ngaps; j++) {
 			g[t->ngaps] = r[i].gaps[j];
@@ -622,6 +737,7 @@ static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 	if (nodepth)
 		for (j = 0; j < t->nckpts; j++)
 			v[j].dmin = RP_DMIN_UNKNOWN;
+	free(m);
 	t->insns = base;
 	t->first_tsc = t->npsbs ? t->psbs[0].tsc : 0;
 	t->last_tsc = r[n - 1].tsc;
@@ -792,6 +908,8 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 				free(r[j].ckpts);
 				free(r[j].gaps);
 				free(r[j].evs);
+				rp_rs_free(r[j].rs);
+				r[j].rs = NULL;
 				r[j].ckpts = NULL;
 				r[j].gaps = NULL;
 				r[j].evs = NULL;
@@ -818,6 +936,7 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 		free(r[i].ckpts);
 		free(r[i].gaps);
 		free(r[i].evs);
+		rp_rs_free(r[i].rs);
 	}
 	free(splits);
 	if (getenv("PTREC_INDEX_DEBUG"))
@@ -844,6 +963,7 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 		free(one.ckpts);
 		free(one.gaps);
 		free(one.evs);
+		rp_rs_free(one.rs);
 	}
 	if (getenv("PTREC_INDEX_DEBUG") && ncks && !ret) {
 		for (i = j = 0; i < t->nckpts; i++)
@@ -868,9 +988,12 @@ static int index_insns(struct rp_session *s, struct rp_thread *t)
 	free(t->ckpts);
 	free(t->gaps);
 	free(t->evs);
+	free(t->rets);
 	t->ckpts = NULL;
 	t->gaps = NULL;
 	t->evs = NULL;
+	t->rets = NULL;
+	t->nrets = 0;
 	t->nckpts = t->ngaps = t->nevs = 0;
 	t->insns = 0;
 	t->exact = true;
@@ -956,6 +1079,7 @@ int rp_materialize(struct rp_session *s, struct rp_thread *t, uint64_t k,
 		free(one.ckpts);
 		free(one.gaps);
 		free(one.evs);
+		rp_rs_free(one.rs);
 		if (ret > 0 || ret == -RP_ERR_DECODE)
 			ret = 0;	/* a count that differs, below */
 	}

@@ -328,15 +328,18 @@ int rp_scan_splits(const struct rp_thread *t, uint64_t every,
 	return 0;
 }
 
-int rp_split_prefix(const struct rp_split *sp, uint8_t *buf)
+int rp_split_prefix_rets(const struct rp_split *sp, const uint64_t *rets,
+			 size_t n, uint64_t x, uint8_t *buf)
 {
-	struct pt_packet pkts[6];
+	struct pt_packet pkts[10 + RP_RETSTACK];
 	struct pt_encoder *enc;
 	struct pt_config cfg;
 	uint64_t off = 0;
 	size_t i, k = 0;
 	int ret = 0;
 
+	if (n > RP_RETSTACK)
+		return -RP_ERR_DECODE;
 	memset(pkts, 0, sizeof(pkts));
 	pkts[k++].type = ppt_psb;
 	if (sp->tsc) {
@@ -350,15 +353,39 @@ int rp_split_prefix(const struct rp_split *sp, uint8_t *buf)
 	}
 	pkts[k].type = ppt_mode;
 	pkts[k].payload.mode.leaf = pt_mol_exec;
-	pkts[k].payload.mode.bits.exec.csl = sp->csl;
-	pkts[k++].payload.mode.bits.exec.csd = sp->csd;
+	pkts[k].payload.mode.bits.exec.csl = n ? 1 : sp->csl;
+	pkts[k++].payload.mode.bits.exec.csd = n ? 0 : sp->csd;
 	pkts[k++].type = ppt_psbend;
+	if (n) {
+		/*
+		 * The return stack: 64-bit code that only rp_walk_begin_at()'s
+		 * image holds, 'call *%rax' just before each return address
+		 * (each pushes its next IP, as libipt does for a call) and
+		 * 'jmp *%rax' at @x, where tracing stops; then the mode the
+		 * stream had.
+		 */
+		pkts[k].type = ppt_tip_pge;
+		pkts[k].payload.ip.ipc = pt_ipc_full;
+		pkts[k++].payload.ip.ip = rets[0] - 2;
+		for (i = 1; i <= n; i++) {
+			pkts[k].type = ppt_tip;
+			pkts[k].payload.ip.ipc = pt_ipc_full;
+			pkts[k++].payload.ip.ip = i < n ? rets[i] - 2 : x;
+		}
+		pkts[k].type = ppt_tip_pgd;
+		pkts[k].payload.ip.ipc = pt_ipc_full;
+		pkts[k++].payload.ip.ip = x + 2;
+		pkts[k].type = ppt_mode;
+		pkts[k].payload.mode.leaf = pt_mol_exec;
+		pkts[k].payload.mode.bits.exec.csl = sp->csl;
+		pkts[k++].payload.mode.bits.exec.csd = sp->csd;
+	}
 	pkts[k].type = ppt_tip_pge;
 	pkts[k].payload.ip.ipc = pt_ipc_full;
 	pkts[k++].payload.ip.ip = sp->ip;
 	pt_config_init(&cfg);
 	cfg.begin = buf;
-	cfg.end = buf + RP_SPLIT_PREFIX;
+	cfg.end = buf + RP_SPLIT_PREFIX_MAX;
 	enc = pt_alloc_encoder(&cfg);
 	if (!enc)
 		return -RP_ERR_NOMEM;
@@ -371,7 +398,13 @@ int rp_split_prefix(const struct rp_split *sp, uint8_t *buf)
 	return ret < 0 ? -RP_ERR_DECODE : (int)off;
 }
 
+int rp_split_prefix(const struct rp_split *sp, uint8_t *buf)
+{
+	return rp_split_prefix_rets(sp, NULL, 0, 0, buf);
+}
+
 int rp_split_buffer(const struct rp_thread *t, const struct rp_split *sp,
+		    const uint64_t *rets, size_t nrets, uint64_t x,
 		    uint64_t to, uint8_t **buf, size_t *len, int64_t *delta)
 {
 	uint64_t from = sp->offset + sp->len;
@@ -383,10 +416,10 @@ int rp_split_buffer(const struct rp_thread *t, const struct rp_split *sp,
 	if (from > to)
 		return -RP_ERR_DECODE;
 	n = (size_t)(to - from);
-	*buf = malloc(RP_SPLIT_PREFIX + n);
+	*buf = malloc(RP_SPLIT_PREFIX_MAX + n);
 	if (!*buf)
 		return -RP_ERR_NOMEM;
-	pre = rp_split_prefix(sp, *buf);
+	pre = rp_split_prefix_rets(sp, rets, nrets, x, *buf);
 	if (pre < 0) {
 		free(*buf);
 		*buf = NULL;

@@ -37,12 +37,26 @@ int rp_scan_splits(const struct rp_thread *t, uint64_t every,
 int rp_split_prefix(const struct rp_split *sp, uint8_t *buf);
 
 /*
- * A decoder's input starting at @sp: the made-up start, then a copy of
+ * The same with libipt's return stack made to hold @rets[0..@n-1] (the
+ * innermost last; 64-bit code): after the PSB+, a TIP.PGE to 'call *%rax'
+ * at @rets[0] - 2, TIPs to the others' and then to 'jmp *%rax' at @x, a
+ * TIP.PGD, MODE.Exec and @sp's TIP.PGE.  The decoder must read that code
+ * from an image of its own (decode.c) until the disable.  At least
+ * RP_SPLIT_PREFIX_MAX bytes.
+ */
+#define RP_SPLIT_PREFIX_MAX (RP_SPLIT_PREFIX + 9 * (RP_RETSTACK + 3))
+int rp_split_prefix_rets(const struct rp_split *sp, const uint64_t *rets,
+			 size_t n, uint64_t x, uint8_t *buf);
+
+/*
+ * A decoder's input starting at @sp: the made-up start (with @nrets
+ * return addresses, rp_split_prefix_rets()), then a copy of
  * @t's stream after the TIP.PGE up to stream offset @to (at most the
  * end), in *@buf (malloc'd), @*len bytes; a stream offset is a buffer
  * offset + *@delta.  Returns 0, -RP_ERR_NOMEM or -RP_ERR_DECODE.
  */
 int rp_split_buffer(const struct rp_thread *t, const struct rp_split *sp,
+		    const uint64_t *rets, size_t nrets, uint64_t x,
 		    uint64_t to, uint8_t **buf, size_t *len, int64_t *delta);
 
 #endif

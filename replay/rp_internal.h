@@ -81,10 +81,16 @@ struct rp_ckpt {
 	int64_t depth;
 	int64_t dmin;
 	/* split.len != 0: decoding starts at this TIP.PGE behind a made-up
-	 * PSB+ (decode.c, rp_walk_begin_at), not at a PSB.
+	 * PSB+ (decode.c, rp_walk_begin_at), not at a PSB, with libipt's
+	 * return-compression stack holding the thread's rets[rets_at] ..
+	 * rets[rets_at + nrets - 1] (the innermost last, at most
+	 * RP_RETSTACK).
 	 */
 	struct rp_split split;
+	uint32_t rets_at, nrets;
 };
+
+#define RP_RETSTACK	64	/* libipt's return stack (and a CPU's) */
 
 #define RP_DMIN_UNKNOWN	INT64_MIN
 
@@ -131,6 +137,8 @@ struct rp_thread {
 	size_t ngaps;
 	struct rp_event *evs;	/* events.c: in history order */
 	size_t nevs;
+	uint64_t *rets;		/* the checkpoints' return stacks */
+	size_t nrets;
 	uint64_t insns;
 	uint64_t first_tsc, last_tsc;
 	struct rp_seg cache[RP_SEG_CACHE];

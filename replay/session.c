@@ -239,6 +239,7 @@ void rp_session_close(struct rp_session *s)
 		free(t->ckpts);
 		free(t->gaps);
 		free(t->evs);
+		free(t->rets);
 		for (k = 0; k < RP_SEG_CACHE; k++)
 			free(t->cache[k].insns);
 	}

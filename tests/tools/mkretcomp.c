@@ -24,11 +24,15 @@
  *
  *   DIR/cut.pt     g's RET compressed across the first cut (tracing off
  *                  over its syscall; libipt keeps its return stack there,
- *                  so the plain loop decodes it): from that checkpoint's
- *                  made-up PSB+ it cannot decode, and ptrec must decode
- *                  that segment from the start instead, with no gap
- *   DIR/cuttip.pt  the same with that RET as a TIP: decoded from the cut
- *   DIR/cut.want   `ptrec insns` of both
+ *                  so the plain loop decodes it): the checkpoint restores
+ *                  the return stack (call g's), and its segment decodes
+ *                  from its own TIP.PGE
+ *   DIR/cut32.pt   the same in 32-bit code, whose return stacks ptrec
+ *                  does not model: that segment cannot decode from the
+ *                  checkpoint's made-up PSB+ (the stack is empty there)
+ *                  and must be decoded from the start, with no gap
+ *   DIR/cuttip.pt  the first with that RET as a TIP
+ *   DIR/cut.want   `ptrec insns` of all three
  */
 #include "pkbuild.h"
 
@@ -160,7 +164,17 @@ static int write_stream(const char *dir, const char *name, int bad)
  * compressed when @compressed), 8 KiB of PAD in each stretch with tracing
  * off, then tracing on once more at 400020: two cut points.
  */
-static int write_cut(const char *dir, const char *name, int compressed)
+/* MODE.Exec: 32-bit code (CS.D). */
+static void mode32(void)
+{
+	struct pt_packet *p = add(ppt_mode);
+
+	p->payload.mode.leaf = pt_mol_exec;
+	p->payload.mode.bits.exec.csd = 1;
+}
+
+static int write_cut(const char *dir, const char *name, int compressed,
+		     int bits32)
 {
 	static uint8_t buf[32 << 10];
 	struct pt_encoder *enc;
@@ -174,17 +188,31 @@ static int write_cut(const char *dir, const char *name, int compressed)
 	for (part = 0; part < 3 && err >= 0; part++) {
 		npk = 0;
 		if (part == 0) {
-			psb(0x400007);	/* call g; syscall: to the kernel */
+			/* call g; syscall: to the kernel */
+			if (bits32) {
+				add(ppt_psb);
+				mode32();
+				ip(ppt_fup, 0x400007);
+				add(ppt_psbend);
+			} else {
+				psb(0x400007);
+			}
 			ip(ppt_tip_pgd, 0);
 		} else if (part == 1) {
-			mode64();
+			if (bits32)
+				mode32();
+			else
+				mode64();
 			ip(ppt_tip_pge, 0x40001a);	/* g's RET */
 			ret(compressed, 0x40000c);
 			ip(ppt_tip, 0x400020);	/* nop; jmp *%rax */
 			/* nop; nop; jmp *%rax: out (filtered off) */
 			ip(ppt_tip_pgd, 0x400030);
 		} else {
-			mode64();
+			if (bits32)
+				mode32();
+			else
+				mode64();
 			ip(ppt_tip_pge, 0x400020);	/* nop; nop; jmp */
 			ip(ppt_tip_pgd, 0x400030);
 		}
@@ -234,8 +262,9 @@ int main(int argc, char **argv)
 	    write_file(argv[1], "good.want", good_want,
 		       sizeof(good_want) - 1) ||
 	    write_file(argv[1], "bad.want", bad_want, sizeof(bad_want) - 1) ||
-	    write_cut(argv[1], "cut.pt", 1) ||
-	    write_cut(argv[1], "cuttip.pt", 0) ||
+	    write_cut(argv[1], "cut.pt", 1, 0) ||
+	    write_cut(argv[1], "cut32.pt", 1, 1) ||
+	    write_cut(argv[1], "cuttip.pt", 0, 0) ||
 	    write_file(argv[1], "cut.want", cut_want, sizeof(cut_want) - 1))
 		return 1;
 	return 0;
