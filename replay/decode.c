@@ -298,6 +298,12 @@ void rp_rs_drop(struct rp_rstk *rs)
 	rs->pending = rs->pending_under = false;
 	rs->dropped = true;
 	rs->last_call = false;
+	rs->busy = false;
+}
+
+static void rs_busy(struct rp_rstk *rs)
+{
+	rs->busy = rs->pending || rs->pending_under || rs->last_call;
 }
 
 void rp_rs_free(struct rp_rstk *rs)
@@ -348,6 +354,7 @@ static int rs_resolve(struct rp_rstk *rs, uint64_t ip)
 		rs->under[rs->nunder++] = ip;
 	}
 	rs->pending = rs->pending_under = false;
+	rs_busy(rs);
 	return 0;
 }
 
@@ -413,11 +420,15 @@ int rp_rs_block(struct walk *w, const struct pt_block *b, int cls)
 	size_t cap = rs->cap;
 	int len, ret;
 
-	ret = rs_resolve(rs, b->ip);
+	if (rs->pending || rs->pending_under) {
+		ret = rs_resolve(rs, b->ip);
+		if (ret)
+			return ret;
+	}
 	rs->last_call = false;
-	if (ret)
-		return ret;
-	if (cls < 0 || b->mode != ptem_64bit) {
+	rs_busy(rs);
+	if (cls < 0 || ((cls == ptic_call || cls == ptic_return) &&
+			b->mode != ptem_64bit)) {
 		rp_rs_drop(rs);
 		return 0;
 	}
@@ -429,9 +440,11 @@ int rp_rs_block(struct walk *w, const struct pt_block *b, int cls)
 		}
 		if (!len)
 			return 0;		/* to the next instruction */
-		if (rs_grow(&rs->v, &cap, rs->n + 1))
-			return -RP_ERR_NOMEM;
-		rs->cap = cap;
+		if (rs->n == rs->cap) {
+			if (rs_grow(&rs->v, &cap, rs->n + 1))
+				return -RP_ERR_NOMEM;
+			rs->cap = cap;
+		}
 		rs->v[rs->n++] = b->end_ip + (unsigned int)len;
 		rs->last_call = true;
 	} else if (cls == ptic_return) {
@@ -442,13 +455,14 @@ int rp_rs_block(struct walk *w, const struct pt_block *b, int cls)
 			rs->pending_under = true;
 		}
 	}
+	rs_busy(rs);
 	return 0;
 }
 
 int rp_rs_enable(struct walk *w, uint64_t ip)
 {
 	w->rs->last_call = false;
-	return rs_resolve(w->rs, ip);
+	return rs_resolve(w->rs, ip);	/* and busy */
 }
 
 /* A synchronous disable bound to the call just taken: libipt does not
@@ -461,6 +475,7 @@ void rp_rs_disabled(struct walk *w)
 	if (rs->last_call && rs->n)
 		rs->n--;
 	rs->last_call = false;
+	rs_busy(rs);
 }
 
 /*

@@ -66,6 +66,7 @@ struct rp_rstk {
 	bool pending, pending_under;
 	bool dropped;
 	bool last_call;		/* the last block's call was pushed */
+	bool busy;		/* any of pending, pending_under, last_call */
 	struct cls_slot *lens;	/* call lengths by address */
 	struct rp_rsnap *snaps;
 	size_t nsnaps;
@@ -260,6 +261,19 @@ int rp_walk_begin_at(struct walk *w, struct rp_session *s,
  * Return 0 or -RP_ERR_NOMEM.
  */
 int rp_rs_block(struct walk *w, const struct pt_block *b, int cls);
+
+/* rp_rs_block() for the blocks that change or check the model (calls,
+ * returns, a class not known, the block after a call or return): inline,
+ * as the index pass calls it for every block.
+ */
+static inline int rp_rs_step(struct walk *w, const struct pt_block *b,
+			     int cls)
+{
+	if ((cls == ptic_call || cls == ptic_return || cls < 0 ||
+	     w->rs->busy))
+		return rp_rs_block(w, b, cls);
+	return 0;
+}
 int rp_rs_enable(struct walk *w, uint64_t ip);
 void rp_rs_disabled(struct walk *w);
 void rp_rs_drop(struct rp_rstk *rs);

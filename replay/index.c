@@ -418,7 +418,7 @@ run:
 				r->nodepth = true;
 			if (w.rs) {
 				/* Calls inside such a block: not modelled. */
-				ret = rp_rs_block(&w, &block, cls);
+				ret = rp_rs_step(&w, &block, cls);
 				if (block.ninsn > 1 && cls == ptic_ptwrite)
 					rp_rs_drop(w.rs);
 				if (ret)
