@@ -16,6 +16,7 @@
 #include "events.h"
 #include "gaps.h"
 #include "insn.h"
+#include "cuts.h"
 #include "psbscan.h"
 
 int rp_walk_set_image(struct walk *w)
@@ -273,249 +274,6 @@ static size_t resumed_psb(const struct walk *w, const struct pt_event *ev,
 	return SIZE_MAX;
 }
 
-/* ---- the return-stack model (decode.h, struct rp_rstk) ---------------- */
-
-static int rs_grow(uint64_t **v, size_t *cap, size_t need)
-{
-	uint64_t *p;
-	size_t c = *cap ? *cap : 64;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	p = realloc(*v, c * sizeof(*p));
-	if (!p)
-		return -RP_ERR_NOMEM;
-	*v = p;
-	*cap = c;
-	return 0;
-}
-
-void rp_rs_drop(struct rp_rstk *rs)
-{
-	rs->n = 0;
-	rs->pending = rs->pending_under = false;
-	rs->dropped = true;
-	rs->last_call = false;
-	rs->busy = false;
-}
-
-static void rs_busy(struct rp_rstk *rs)
-{
-	rs->busy = rs->pending || rs->pending_under || rs->last_call;
-}
-
-void rp_rs_free(struct rp_rstk *rs)
-{
-	if (!rs)
-		return;
-	free(rs->v);
-	free(rs->under);
-	free(rs->lens);
-	free(rs->snaps);
-	free(rs->pool);
-	free(rs);
-}
-
-/* Its snapshot for a checkpoint: the index of it, or -RP_ERR_NOMEM. */
-int rp_rs_snap(struct rp_rstk *rs)
-{
-	struct rp_rsnap *v;
-	size_t k = rs->n < RP_RETSTACK ? rs->n : RP_RETSTACK, cap;
-
-	v = realloc(rs->snaps, (rs->nsnaps + 1) * sizeof(*v));
-	if (!v)
-		return -RP_ERR_NOMEM;
-	rs->snaps = v;
-	cap = rs->npool;	/* grown to fit, each time */
-	if (rs_grow(&rs->pool, &cap, rs->npool + k + 1))
-		return -RP_ERR_NOMEM;
-	v[rs->nsnaps].lsize = rs->n;
-	v[rs->nsnaps].under = rs->nunder;
-	v[rs->nsnaps].dropped = rs->dropped;
-	v[rs->nsnaps].at = rs->npool;
-	memcpy(rs->pool + rs->npool, rs->v + rs->n - k, k * sizeof(*rs->pool));
-	rs->npool += k;
-	return (int)rs->nsnaps++;
-}
-
-/* A return went to @ip (0: not known): checked against the model. */
-static int rs_resolve(struct rp_rstk *rs, uint64_t ip)
-{
-	size_t cap = rs->capunder;
-
-	if (rs->pending && ip != rs->expect)
-		rp_rs_drop(rs);
-	if (rs->pending_under) {
-		if (rs_grow(&rs->under, &cap, rs->nunder + 1))
-			return -RP_ERR_NOMEM;
-		rs->capunder = cap;
-		rs->under[rs->nunder++] = ip;
-	}
-	rs->pending = rs->pending_under = false;
-	rs_busy(rs);
-	return 0;
-}
-
-/*
- * The length of the near call at @ip: 0 for a call to the next
- * instruction (which libipt does not push, and which has no return), -1
- * when the bytes are not known or not a near call; from its bytes (SDM
- * Vol. 2: prefixes, REX, E8 rel32 or FF /2 with its ModRM, SIB and
- * displacement), cached by address.
- */
-static int call_len(struct walk *w, uint64_t ip)
-{
-	static const uint8_t prefixes[] = { 0x66, 0x67, 0xf2, 0xf3, 0xf0,
-					    0x2e, 0x3e, 0x26, 0x36, 0x64,
-					    0x65 };
-	struct cls_slot *slot = &w->rs->lens[(ip * 0x9e3779b97f4a7c15ull) >>
-					     54];
-	uint8_t b[15], mod, rm;
-	ssize_t n;
-	size_t i = 0;
-	int len = -1;
-
-	if (slot->ip1 == ip + 1)
-		return slot->cls;
-	n = rp_walk_read_code(w, ip, b);
-	while (n > 0 && i < (size_t)n &&
-	       memchr(prefixes, b[i], sizeof(prefixes)))
-		i++;
-	if (n > 0 && i < (size_t)n && (b[i] & 0xf0) == 0x40)
-		i++;		/* REX (64-bit code only is modelled) */
-	if (n > 0 && i + 4 < (size_t)n && b[i] == 0xe8) {
-		len = b[i + 1] | b[i + 2] | b[i + 3] | b[i + 4] ?
-		      (int)i + 5 : 0;
-	} else if (n > 0 && i + 1 < (size_t)n && b[i] == 0xff &&
-		   ((b[i + 1] >> 3) & 7) == 2) {
-		mod = b[i + 1] >> 6;
-		rm = b[i + 1] & 7;
-		len = (int)i + 2;
-		if (mod != 3 && rm == 4) {
-			if (i + 2 >= (size_t)n)
-				return -1;
-			if (mod == 0 && (b[i + 2] & 7) == 5)
-				len += 4;	/* SIB without base: disp32 */
-			len++;
-		}
-		if (mod == 0 && rm == 5)
-			len += 4;		/* RIP + disp32 */
-		else if (mod == 1)
-			len += 1;
-		else if (mod == 2)
-			len += 4;
-		if (len > n)
-			len = -1;
-	}
-	slot->ip1 = ip + 1;
-	slot->cls = len;
-	return len;
-}
-
-int rp_rs_block(struct walk *w, const struct pt_block *b, int cls)
-{
-	struct rp_rstk *rs = w->rs;
-	size_t cap = rs->cap;
-	int len, ret;
-
-	if (rs->pending || rs->pending_under) {
-		ret = rs_resolve(rs, b->ip);
-		if (ret)
-			return ret;
-	}
-	rs->last_call = false;
-	rs_busy(rs);
-	if (cls < 0 || ((cls == ptic_call || cls == ptic_return) &&
-			b->mode != ptem_64bit)) {
-		rp_rs_drop(rs);
-		return 0;
-	}
-	if (cls == ptic_call) {
-		len = call_len(w, b->end_ip);
-		if (len < 0) {
-			rp_rs_drop(rs);		/* not known */
-			return 0;
-		}
-		if (!len)
-			return 0;		/* to the next instruction */
-		if (rs->n == rs->cap) {
-			if (rs_grow(&rs->v, &cap, rs->n + 1))
-				return -RP_ERR_NOMEM;
-			rs->cap = cap;
-		}
-		rs->v[rs->n++] = b->end_ip + (unsigned int)len;
-		rs->last_call = true;
-	} else if (cls == ptic_return) {
-		if (rs->n) {
-			rs->expect = rs->v[--rs->n];
-			rs->pending = true;
-		} else {
-			rs->pending_under = true;
-		}
-	}
-	rs_busy(rs);
-	return 0;
-}
-
-int rp_rs_enable(struct walk *w, uint64_t ip)
-{
-	w->rs->last_call = false;
-	return rs_resolve(w->rs, ip);	/* and busy */
-}
-
-/* A synchronous disable bound to the call just taken: libipt does not
- * push its return address then.
- */
-void rp_rs_disabled(struct walk *w)
-{
-	struct rp_rstk *rs = w->rs;
-
-	if (rs->last_call && rs->n)
-		rs->n--;
-	rs->last_call = false;
-	rs_busy(rs);
-}
-
-/*
- * A stream with a single PSB: a cut point (index.c, cut_points()) whose
- * TIP.PGE this enable is, by the test a worker that ends there makes (the
- * first enable read past it, with its IP), gets a checkpoint with the
- * instructions decoded so far; cut points passed otherwise get none.
- * @off and @prev: the decoder's offsets at this enable and the last.
- */
-static int cut_point(struct walk *w, const struct pt_event *ev,
-		     uint64_t off, uint64_t prev)
-{
-	const struct rp_split *sp = &w->cks[w->ck_next];
-	uint64_t at = off + (uint64_t)w->off_delta;
-	struct rp_ckpt c = { 0 };
-
-	if (at <= sp->offset)
-		return 0;	/* not read yet */
-	while (w->ck_next < w->ncks && w->cks[w->ck_next].offset < at)
-		w->ck_next++;
-	if (prev + (uint64_t)w->off_delta > sp->offset ||
-	    ev->variant.enabled.ip != sp->ip)
-		return 0;
-	w->ckpt_sync = false;
-	c.offset = sp->offset;
-	c.insn = w->pos;
-	c.tsc = sp->tsc;
-	c.sb_next = w->world.next;
-	c.gap = *w->ngaps;
-	c.split = *sp;
-	if (w->rs) {
-		int ret = rp_rs_snap(w->rs);
-
-		if (ret < 0)
-			return ret;
-		c.rets_at = (uint32_t)ret + 1;
-	}
-	return rp_walk_add_ckpt(w, &c);
-}
-
 /*
  * Tracing resumes after PSBs without a FUP (tracing off there, as in
  * kAFL's and DynamoRIO's traces).  They are sync points like the others:
@@ -565,7 +323,7 @@ static int off_psb_enable(struct walk *w, const struct pt_event *ev)
 		return 0;
 	}
 	if (w->ck_next < w->ncks)
-		return cut_point(w, ev, off, prev);
+		return rp_cut_point(w, ev, off, prev);
 	if (w->stop_split)
 		return 0;
 	if (!t->resume)
@@ -971,95 +729,6 @@ int rp_walk_run(struct walk *w, int status)
 	return 0;
 }
 
-/* The code of a made-up start's return stack (rp_split_prefix_rets()). */
-struct shim {
-	const uint64_t *rets;
-	size_t n;
-	uint64_t x;
-};
-
-static int shim_read(uint8_t *buf, size_t size, const struct pt_asid *asid,
-		     uint64_t ip, void *ctx)
-{
-	const struct shim *sh = ctx;
-	size_t i;
-
-	(void)asid;
-	if (size < 2)
-		return -pte_nomap;
-	buf[0] = 0xff;
-	if (ip == sh->x) {
-		buf[1] = 0xe0;		/* jmp *%rax */
-		return 2;
-	}
-	for (i = 0; i < sh->n; i++)
-		if (ip == sh->rets[i] - 2) {
-			buf[1] = 0xd0;	/* call *%rax */
-			return 2;
-		}
-	return -pte_nomap;
-}
-
-/*
- * Where 'jmp *%rax' goes in such code: two bytes clear of every
- * 'call *%rax'; 0 when the calls themselves overlap (return addresses
- * one byte apart) or a return address is below 2.
- */
-static uint64_t shim_place(const uint64_t *rets, size_t n)
-{
-	uint64_t x = 0x1000;
-	size_t i, j;
-
-	for (i = 0; i < n; i++) {
-		if (rets[i] < 2)
-			return 0;
-		for (j = 0; j < n; j++)
-			if (rets[j] == rets[i] + 1)
-				return 0;
-	}
-	for (i = 0; i < n; i++)
-		if (x + 2 > rets[i] - 2 && x < rets[i]) {
-			x += 0x1000;
-			i = (size_t)-1;	/* again from the first */
-		}
-	return x;
-}
-
-/*
- * Runs the made-up return-stack code (after a sync at the made-up
- * PSB+) with its own image, to its TIP.PGD: the n calls and the jmp,
- * none of them history.  Returns libipt's status after the disable.
- */
-static int shim_run(struct walk *w, int status, const uint64_t *rets,
-		    size_t n, uint64_t x)
-{
-	struct shim sh = { rets, n, x };
-	struct pt_image *image = pt_image_alloc(NULL);
-	struct pt_insn insn;
-	struct pt_event ev;
-	size_t steps = 0;
-	bool off = false;
-
-	if (!image)
-		return -pte_nomem;
-	pt_image_set_callback(image, shim_read, &sh);
-	pt_insn_set_image(w->d, image);
-	while (status >= 0 && !off && steps <= n + 1) {
-		while (status >= 0 && (status & pts_event_pending)) {
-			status = pt_insn_event(w->d, &ev, sizeof(ev));
-			if (status >= 0 && ev.type == ptev_disabled)
-				off = true;
-		}
-		if (status < 0 || off)
-			break;
-		status = pt_insn_next(w->d, &insn, sizeof(insn));
-		steps++;
-	}
-	pt_insn_set_image(w->d, w->image);
-	pt_image_free(image);
-	return status < 0 ? status : off ? status : -pte_internal;
-}
-
 static int walk_begin(struct walk *w, struct rp_session *s,
 		      struct rp_thread *t, uint64_t sb_next,
 		      const struct rp_split *sp, const uint64_t *rets,
@@ -1117,7 +786,7 @@ int rp_walk_begin_at(struct walk *w, struct rp_session *s,
 		     int *status)
 {
 	const struct rp_split *sp = c->split.len ? &c->split : NULL;
-	uint64_t x = sp && nrets ? shim_place(rets, nrets) : 0;
+	uint64_t x = sp && nrets ? rp_cut_shim_place(rets, nrets) : 0;
 	int ret;
 
 	/* Return addresses that cannot be laid out: an empty stack (a
@@ -1130,7 +799,7 @@ int rp_walk_begin_at(struct walk *w, struct rp_session *s,
 	if (!ret)
 		*status = pt_insn_sync_set(w->d, sp ? 0 : c->offset);
 	if (!ret && *status >= 0 && nrets)
-		*status = shim_run(w, *status, rets, nrets, x);
+		*status = rp_cut_shim_run(w, *status, rets, nrets, x);
 	return ret;
 }
 

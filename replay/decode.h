@@ -36,43 +36,7 @@ struct cls_slot {
 
 #define CLS_SLOTS 1024
 
-/*
- * Indexing a stream with cut points: a model of libipt's return stack at
- * each cut-point checkpoint, so that its segment decodes from there with
- * the returns compressed across the cut (a CPU clears its stack at a PSB
- * only, not where tracing stops and resumes).  The return addresses of
- * the calls still open since the range began (a return pops, whether
- * compressed or not: a CPU compresses one only when it goes to the top of
- * the stack, and then the model's top is the same), each return checked
- * against where it went (elsewhere: longjmp, a signal handler's return,
- * a class not known: the model is dropped, and the checkpoints after it
- * get what came after only).  Where a range began with an empty model,
- * the returns past its start are kept for index.c to check against the
- * range before it.
- */
-struct rp_rsnap {			/* what checkpoint k saw */
-	size_t lsize;		/* the model's size */
-	size_t under;		/* returns past the range's start before */
-	bool dropped;		/* what came before the range: not known */
-	size_t at;		/* its top min(lsize, RP_RETSTACK) in pool */
-};
-
-struct rp_rstk {
-	uint64_t *v;		/* open calls' return addresses */
-	size_t n, cap;
-	uint64_t *under;	/* where returns past the start went */
-	size_t nunder, capunder;
-	uint64_t expect;	/* a return's target, checked next */
-	bool pending, pending_under;
-	bool dropped;
-	bool last_call;		/* the last block's call was pushed */
-	bool busy;		/* any of pending, pending_under, last_call */
-	struct cls_slot *lens;	/* call lengths by address */
-	struct rp_rsnap *snaps;
-	size_t nsnaps;
-	uint64_t *pool;
-	size_t npool;
-};
+struct rp_rstk;
 
 struct walk {
 	struct rp_session *s;
@@ -255,33 +219,6 @@ int rp_walk_begin_at(struct walk *w, struct rp_session *s,
 		     struct rp_thread *t, const struct rp_ckpt *c,
 		     const uint64_t *rets, size_t nrets, uint64_t to,
 		     int *status);
-
-/* The return-stack model (struct rp_rstk): block @b of class @cls (-1:
- * not known) was decoded; tracing resumed at @ip; a synchronous disable.
- * Return 0 or -RP_ERR_NOMEM.
- */
-int rp_rs_block(struct walk *w, const struct pt_block *b, int cls);
-
-/* rp_rs_block() for the blocks that change or check the model (calls,
- * returns, a class not known, the block after a call or return): inline,
- * as the index pass calls it for every block.
- */
-static inline int rp_rs_step(struct walk *w, const struct pt_block *b,
-			     int cls)
-{
-	if ((cls == ptic_call || cls == ptic_return || cls < 0 ||
-	     w->rs->busy))
-		return rp_rs_block(w, b, cls);
-	return 0;
-}
-int rp_rs_enable(struct walk *w, uint64_t ip);
-void rp_rs_disabled(struct walk *w);
-void rp_rs_drop(struct rp_rstk *rs);
-/* A snapshot for the checkpoint about to be added (rets_at = it + 1):
- * its index, or -RP_ERR_NOMEM.
- */
-int rp_rs_snap(struct rp_rstk *rs);
-void rp_rs_free(struct rp_rstk *rs);
 
 /*
  * Segment @k of @t into @seg with the instruction decoder: from its

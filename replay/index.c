@@ -15,6 +15,7 @@
 
 #include "decode.h"
 #include "gaps.h"
+#include "cuts.h"
 #include "index.h"
 #include "psbscan.h"
 
@@ -574,92 +575,6 @@ size_t rp_index_plan(struct rp_session *s, struct rp_thread *t,
 	return k;
 }
 
-/*
- * A range from a split starts with a fresh decoder, whose enable there
- * libipt cannot call "resumed" (it compares with the IP tracing stopped
- * at, which that decoder never saw): the decode through it, the range
- * before's, said whether it was.  The first enable of @n events @e.
- */
-static void split_resumed(struct rp_event *e, size_t n, bool resumed)
-{
-	size_t i;
-
-	for (i = 0; i < n && e[i].kind != RP_EV_ENABLED; i++)
-		;
-	if (i == n)
-		return;
-	if (resumed)
-		e[i].flags |= RP_EVF_RESUMED;
-	else
-		e[i].flags &= (uint16_t)~RP_EVF_RESUMED;
-}
-
-/*
- * The ranges' return-stack models joined (decode.h, struct rp_rstk): @m
- * (*@mn entries, *@mcap room) is the model from the stream's start to
- * range @r's start; each of @r's cut-point checkpoints among @v[0..@nv-1]
- * gets its stack in t->rets, then @m moves to the range's end.  A range
- * whose returns past its start do not go where @m says drops @m there,
- * as one decode through both would have.
- */
-static int join_rets(struct rp_thread *t, const struct range *r,
-		     struct rp_ckpt *v, size_t nv, uint64_t **m, size_t *mn,
-		     size_t *mcap)
-{
-	const struct rp_rstk *rs = r->rs;
-	size_t i, j, mi = SIZE_MAX, keep;
-	uint64_t *p;
-
-	if (!rs)
-		return 0;
-	for (j = 0; j < rs->nunder && j < *mn; j++)
-		if (rs->under[j] != (*m)[*mn - 1 - j]) {
-			mi = j;
-			break;
-		}
-	for (i = 0; i < nv; i++) {
-		const struct rp_rsnap *sn;
-		size_t pre = 0, k, from;
-
-		if (!v[i].rets_at)
-			continue;
-		sn = &rs->snaps[v[i].rets_at - 1];
-		v[i].rets_at = 0;
-		v[i].nrets = 0;
-		if (!v[i].split.csl)
-			continue;	/* 64-bit code only is modelled */
-		if (!sn->dropped && (mi == SIZE_MAX || sn->under <= mi) &&
-		    sn->under < *mn)
-			pre = *mn - sn->under;
-		k = sn->lsize < RP_RETSTACK ? sn->lsize : RP_RETSTACK;
-		from = k < RP_RETSTACK && pre > RP_RETSTACK - k ?
-		       pre - (RP_RETSTACK - k) : k < RP_RETSTACK ? 0 : pre;
-		p = realloc(t->rets, (t->nrets + RP_RETSTACK) * sizeof(*p));
-		if (!p)
-			return -RP_ERR_NOMEM;
-		t->rets = p;
-		v[i].rets_at = (uint32_t)t->nrets;
-		memcpy(p + t->nrets, *m + from, (pre - from) * sizeof(*p));
-		memcpy(p + t->nrets + (pre - from), rs->pool + sn->at,
-		       k * sizeof(*p));
-		v[i].nrets = (uint32_t)(pre - from + k);
-		t->nrets += v[i].nrets;
-	}
-	keep = rs->dropped || mi != SIZE_MAX || rs->nunder >= *mn ? 0 :
-	       *mn - rs->nunder;
-	if (keep + rs->n > *mcap) {
-		p = realloc(*m, (keep + rs->n + 1) * sizeof(*p));
-		if (!p)
-			return -RP_ERR_NOMEM;
-		*m = p;
-		*mcap = keep + rs->n + 1;
-	}
-	if (rs->n)
-		memcpy(*m + keep, rs->v, rs->n * sizeof(**m));
-	*mn = keep + rs->n;
-	return 0;
-}
-
 /* Joins the ranges' checkpoints into the thread's index. */
 static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 {
@@ -713,8 +628,8 @@ static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 			v[t->nckpts].dmin += dbase;
 			v[t->nckpts++].insn += base;
 		}
-		ret = join_rets(t, &r[i], v + first, t->nckpts - first, &m,
-				&mn, &mcap);
+		ret = rp_cut_join_rets(t, &r[i], v + first, t->nckpts - first,
+				       &m, &mn, &mcap);
 		if (ret) {
 			free(m);
 			return ret;
@@ -728,7 +643,7 @@ static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 			e[t->nevs++].before += base;
 		}
 		if (i && r[i].split)
-			split_resumed(&e[t->nevs - r[i].nevs], r[i].nevs,
+			rp_cut_resumed(&e[t->nevs - r[i].nevs], r[i].nevs,
 				      r[i - 1].stop_en_resumed);
 		base += r[i].insns;
 		dbase += r[i].depth;
@@ -744,77 +659,7 @@ static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 	return 0;
 }
 
-/*
- * Whether @t's address space stays as it is from its first PSB on (no
- * sideband record after that time): a split range, which has no TSC of
- * its own to follow the sideband with, then decodes against the right one.
- */
-static bool world_static(struct rp_session *s, struct rp_thread *t)
-{
-	struct rp_world w;
-	bool ret;
-
-	rp_world_init(&w, s);
-	ret = !rp_world_advance(&w, start_tsc(t, SIZE_MAX)) &&
-	      w.next == s->nrecs;
-	rp_world_fini(&w);
-	return ret;
-}
-
 #define SPLIT_MIN_BYTES	(256u << 10)	/* smaller: not cut for workers */
-#define CUT_BYTES	(8u << 10)	/* a cut-point checkpoint per this */
-
-/*
- * Whether libipt's time stays the last TSC's between TSCs on @m's
- * streams, MTC and CYC packets notwithstanding: MTC needs CPUID 0x15's
- * ratio to count (pt_time_ctc_fc), CYC a core:bus calibration from it or
- * from the nominal frequency.  A made-up PSB+ then starts at the very
- * time the decode through it has (the last TSC).
- */
-static bool time_inert(const struct sb_manifest *m)
-{
-	return (!m->pt.cpuid_15_eax || !m->pt.cpuid_15_ebx) &&
-	       !m->pt.nom_freq;
-}
-
-/*
- * The checkpoints of a stream with a single PSB (kAFL/Nyx write one per
- * trace), which otherwise is one segment that a seek decodes from its
- * start: the first TIP.PGE where tracing resumes (psbscan.h) at or after
- * every CUT_BYTES of trace past the PSB.  Each becomes a checkpoint where
- * the index pass's decode meets it, with its IP (off_psb_enable), the
- * same on any number of workers; a segment materializes from it behind a
- * made-up PSB+ (decode.c).  The two decodes agree on every instruction
- * but where a return compressed across the cut needs libipt's return
- * stack, which then fails (-pte_retstack_empty): the segment's count
- * differs and it is decoded from the start instead (rp_walk_materialize).
- * Timestamps agree only where the made-up PSB+ can carry the time
- * (time_inert(), or no MTC and CYC at all); elsewhere no cut point is a
- * checkpoint.  PTREC_INDEX_CUTS=0 turns them off (tests compare).
- */
-static void cut_points(struct rp_session *s, struct rp_thread *t,
-		       struct rp_split **v, size_t *n)
-{
-	const char *env = getenv("PTREC_INDEX_CUTS");
-	size_t i, k;
-	bool timed;
-
-	*v = NULL;
-	*n = 0;
-	if ((env && !strcmp(env, "0")) || t->npsbs != 1 ||
-	    t->pt_size < 2 * CUT_BYTES || !world_static(s, t) ||
-	    rp_scan_splits(t, CUT_BYTES, v, n, &timed))
-		return;
-	for (i = k = 0; i < *n; i++)
-		if ((*v)[i].offset >= t->psbs[0].offset + CUT_BYTES)
-			(*v)[k++] = (*v)[i];
-	*n = k;
-	if (!k || (timed && !time_inert(s->m))) {
-		free(*v);
-		*v = NULL;
-		*n = 0;
-	}
-}
 
 /*
  * A stream with a single PSB has no other place a decoder can start by
@@ -833,7 +678,7 @@ static size_t plan_splits(struct rp_session *s, struct rp_thread *t,
 
 	*splits = NULL;
 	if (n < 2 || t->npsbs != 1 || t->pt_size < SPLIT_MIN_BYTES ||
-	    !world_static(s, t))
+	    !rp_cut_world_static(s, t))
 		return 1;
 	if (!ncks) {
 		if (rp_scan_splits(t, t->pt_size / n, splits, &nsp, NULL) ||
@@ -879,7 +724,7 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 	int ret = 0;
 
 	if (n == 1)
-		cut_points(s, t, &cks, &ncks);
+		rp_cut_points(s, t, &cks, &ncks);
 	if (n == 1 && workers > 1) {
 		n = plan_splits(s, t, r, workers * RANGES_PER_WORKER, cks,
 				ncks, &splits);
