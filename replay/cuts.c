@@ -50,10 +50,12 @@ static bool time_inert(const struct sb_manifest *m)
  * every CUT_BYTES of trace past the PSB.  Each becomes a checkpoint where
  * the index pass's decode meets it, with its IP (off_psb_enable), the
  * same on any number of workers; a segment materializes from it behind a
- * made-up PSB+ (decode.c).  The two decodes agree on every instruction
- * but where a return compressed across the cut needs libipt's return
- * stack, which then fails (-pte_retstack_empty): the segment's count
- * differs and it is decoded from the start instead (rp_walk_materialize).
+ * made-up PSB+ (decode.c) that restores libipt's return stack as the
+ * index pass modelled it (struct rp_rstk).  The two decodes agree on
+ * every instruction but where a return compressed across the cut needs
+ * an entry the model did not vouch for, which then fails
+ * (-pte_retstack_empty): the segment's count differs and it is decoded
+ * from the start instead (rp_walk_materialize).
  * Timestamps agree only where the made-up PSB+ can carry the time
  * (time_inert(), or no MTC and CYC at all); elsewhere no cut point is a
  * checkpoint.  PTREC_INDEX_CUTS=0 turns them off (tests compare).
@@ -286,7 +288,7 @@ void rp_rs_disabled(struct walk *w)
 }
 
 /*
- * A stream with a single PSB: a cut point (index.c, cut_points()) whose
+ * A stream with a single PSB: a cut point (rp_cut_points()) whose
  * TIP.PGE this enable is, by the test a worker that ends there makes (the
  * first enable read past it, with its IP), gets a checkpoint with the
  * instructions decoded so far; cut points passed otherwise get none.

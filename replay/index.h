@@ -55,7 +55,7 @@ struct range {
 	const struct rp_split *stop_split;	/* and ends there */
 	bool split_ckpt;	/* its split is a checkpoint, as are */
 	const struct rp_split *cks;	/* these cut points where its */
-	size_t ncks;		/* decode meets them (cut_points()), */
+	size_t ncks;		/* decode meets them (rp_cut_points()), */
 	struct rp_rstk *rs;	/* with its return-stack model */
 	int64_t lead_min;	/* lowest depth before its first checkpoint */
 	bool ended;		/* a cut stream's end: missing code */
