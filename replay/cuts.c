@@ -144,7 +144,9 @@ int rp_rs_snap(struct rp_rstk *rs)
 	v[rs->nsnaps].under = rs->nunder;
 	v[rs->nsnaps].dropped = rs->dropped;
 	v[rs->nsnaps].at = rs->npool;
-	memcpy(rs->pool + rs->npool, rs->v + rs->n - k, k * sizeof(*rs->pool));
+	if (k)
+		memcpy(rs->pool + rs->npool, rs->v + rs->n - k,
+		       k * sizeof(*rs->pool));
 	rs->npool += k;
 	return (int)rs->nsnaps++;
 }
@@ -479,9 +481,12 @@ int rp_cut_join_rets(struct rp_thread *t, const struct range *r,
 			return -RP_ERR_NOMEM;
 		t->rets = p;
 		v[i].rets_at = (uint32_t)t->nrets;
-		memcpy(p + t->nrets, *m + from, (pre - from) * sizeof(*p));
-		memcpy(p + t->nrets + (pre - from), rs->pool + sn->at,
-		       k * sizeof(*p));
+		if (pre > from)
+			memcpy(p + t->nrets, *m + from,
+			       (pre - from) * sizeof(*p));
+		if (k)
+			memcpy(p + t->nrets + (pre - from), rs->pool + sn->at,
+			       k * sizeof(*p));
 		v[i].nrets = (uint32_t)(pre - from + k);
 		t->nrets += v[i].nrets;
 	}
