@@ -11,12 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cuts.h"
 #include "decode.h"
 #include "disasm.h"
 #include "events.h"
 #include "gaps.h"
 #include "insn.h"
-#include "cuts.h"
 #include "psbscan.h"
 
 int rp_walk_set_image(struct walk *w)

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cuts.h"
 #include "decode.h"
 #include "gaps.h"
-#include "cuts.h"
 #include "index.h"
 #include "psbscan.h"
 
