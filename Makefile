@@ -173,6 +173,13 @@ $(BUILD)/tests/unit/replay/%: tests/unit/replay/%.c $(RP_LIB) $(PTK_LIB) \
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< \
 		$(LINK_REPLAY) -lcriterion
 
+$(BUILD)/tests/unit/import/%: tests/unit/import/%.c $(IMP_LIB) $(PTK_LIB) \
+		$(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< \
+		$(IMP_LIB) $(PTK_LIB) $(SB_LIB) $(LIBS_IMPORT) $(LIBS_PTKIT) \
+		-lelf $(LIBS_SIDEBAND) -lcriterion
+
 # cli/'s argument parser, on its own.
 $(BUILD)/tests/unit/cli/%: tests/unit/cli/%.c $(BUILD)/cli/cli_args.o
 	@mkdir -p $(dir $@)
