@@ -82,7 +82,15 @@ LIBS_IMPORT := -lipt
 CS_WRAP := cs_open cs_close cs_option cs_disasm cs_disasm_iter cs_malloc \
 	cs_free cs_reg_name cs_regs_access
 CS_LAZY = $(foreach f,$(CS_WRAP),-Wl,--wrap=$(f))
-no_cs = $(filter-out -lcapstone,$(1)) $(CS_LAZY)
+# And libopcodes (with libbfd) the same way (replay/opclazy.c), by the
+# soname of the libopcodes.so this links against.
+OPC_WRAP := disassembler init_disassemble_info disassemble_init_for_target \
+	disassemble_free_target
+OPC_LAZY = $(foreach f,$(OPC_WRAP),-Wl,--wrap=$(f))
+OPCODES_SONAME := $(shell objdump -p $$($(CC) -print-file-name=libopcodes.so) \
+	2>/dev/null | sed -n 's/^ *SONAME *//p')
+$(BUILD)/replay/opclazy.o: BASE_CPPFLAGS += -DOPCODES_SONAME='"$(OPCODES_SONAME)"'
+lazy_libs = $(filter-out -lcapstone -lopcodes -lbfd,$(1)) $(CS_LAZY) $(OPC_LAZY)
 
 # Old names, kept so rules written before the libraries still link.
 RP_LIB_OBJS := $(RP_LIB)
@@ -146,12 +154,12 @@ $(RP_LIB): $(RP_OBJS)
 $(PTREC): $(CLI_OBJS) $(REC_LIB) $(IMP_LIB) $(RP_LIB) $(PTK_LIB) $(SB_LIB)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(REC_LIB) \
 		$(IMP_LIB) $(RP_LIB) $(PTK_LIB) $(SB_LIB) \
-		$(call no_cs,$(LIBS_RECORD) $(LIBS_IMPORT) $(LIBS_REPLAY) \
+		$(call lazy_libs,$(LIBS_RECORD) $(LIBS_IMPORT) $(LIBS_REPLAY) \
 		$(LIBS_SIDEBAND))
 
 $(PTREC_SERVER): $(GDB_OBJS) $(RP_LIB) $(PTK_LIB) $(SB_LIB)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(GDB_OBJS) \
-		$(call no_cs,$(LINK_REPLAY))
+		$(call lazy_libs,$(LINK_REPLAY))
 
 # Unit tests: tests/unit/<comp>/test_<mod>.c links <comp>'s library and
 # those below it; it may include the private header of what it tests.
