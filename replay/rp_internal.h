@@ -206,6 +206,12 @@ int rp_world_advance(struct rp_world *w, uint64_t tsc);
 int rp_world_seek(struct rp_world *w, uint64_t next);
 /* A libipt image of @pid's address space.  Returns NULL on failure. */
 struct pt_image *rp_world_image(struct rp_world *w, uint32_t pid);
+/* @pid's code mappings as rp_world_image() makes them sections, by
+ * address, in *@v (free it): those that touch both in memory and in one
+ * file joined.  Returns 0 or -RP_ERR_NOMEM.
+ */
+int rp_world_sections(struct rp_world *w, uint32_t pid, struct rp_map **v,
+		      size_t *n);
 /* The mapping of @pid holding @ip, or NULL. */
 const struct rp_map *rp_world_lookup(struct rp_world *w, uint32_t pid,
 				     uint64_t ip);
