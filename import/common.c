@@ -133,9 +133,18 @@ static int walk_tail(const uint8_t *buf, size_t len, struct import_scan *scan)
 	scan->cut = UINT64_MAX;
 	while (off < len) {
 		const uint8_t *p = buf + off;
-		size_t left = len - off, n = ptkit_pkt_len(p, left), i;
+		size_t left, n, i;
 		uint8_t h = p[0];
 
+		/* Most packets are one-byte TNTs and PADs. */
+		if (!(h & 0x01) && h != 0x02) {
+			if (h)
+				scan->features |= SB_PT_BRANCH;
+			off++;
+			continue;
+		}
+		left = len - off;
+		n = ptkit_pkt_len(p, left);
 		if (!n)
 			return 1;
 		if (n > left) {
