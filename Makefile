@@ -87,10 +87,22 @@ CS_LAZY = $(foreach f,$(CS_WRAP),-Wl,--wrap=$(f))
 OPC_WRAP := disassembler init_disassemble_info disassemble_init_for_target \
 	disassemble_free_target
 OPC_LAZY = $(foreach f,$(OPC_WRAP),-Wl,--wrap=$(f))
-OPCODES_SONAME := $(shell objdump -p $$($(CC) -print-file-name=libopcodes.so) \
+soname = $(shell objdump -p $$($(CC) -print-file-name=lib$(1).so) \
 	2>/dev/null | sed -n 's/^ *SONAME *//p')
-$(BUILD)/replay/opclazy.o: BASE_CPPFLAGS += -DOPCODES_SONAME='"$(OPCODES_SONAME)"'
-lazy_libs = $(filter-out -lcapstone -lopcodes -lbfd,$(1)) $(CS_LAZY) $(OPC_LAZY)
+$(BUILD)/replay/opclazy.o: BASE_CPPFLAGS += \
+	-DOPCODES_SONAME='"$(call soname,opcodes)"'
+# And nettle and zstd (ptkit/liblazy.c).
+LIB_WRAP := nettle_hmac_sha256_set_key nettle_hmac_sha256_update \
+	nettle_hmac_sha256_digest nettle_memeql_sec ZSTD_isError \
+	ZSTD_getErrorName ZSTD_createCCtx ZSTD_freeCCtx ZSTD_createDCtx \
+	ZSTD_freeDCtx ZSTD_CCtx_setParameter ZSTD_compressStream2 \
+	ZSTD_CStreamOutSize ZSTD_decompressStream
+LIB_LAZY = $(foreach f,$(LIB_WRAP),-Wl,--wrap=$(f))
+$(BUILD)/ptkit/liblazy.o: BASE_CPPFLAGS += \
+	-DNETTLE_SONAME='"$(call soname,nettle)"' \
+	-DZSTD_SONAME='"$(call soname,zstd)"'
+lazy_libs = $(filter-out -lcapstone -lopcodes -lbfd -lnettle -lzstd,$(1)) \
+	$(CS_LAZY) $(OPC_LAZY) $(LIB_LAZY)
 
 # Old names, kept so rules written before the libraries still link.
 RP_LIB_OBJS := $(RP_LIB)
