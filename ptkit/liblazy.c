@@ -24,6 +24,8 @@
 #if !defined(NETTLE_SONAME) || !defined(ZSTD_SONAME)
 #error "NETTLE_SONAME, ZSTD_SONAME: the sonames (the Makefile reads them)"
 #endif
+_Static_assert(sizeof(NETTLE_SONAME) > 1 && sizeof(ZSTD_SONAME) > 1,
+	       "a soname is empty: the Makefile could not read it with objdump");
 
 /* The library @soname with every symbol of @names into @fns, or NULL. */
 static void *load(const char *soname, const char *const *names, void **fns,

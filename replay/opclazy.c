@@ -21,6 +21,8 @@
 #ifndef OPCODES_SONAME
 #error "OPCODES_SONAME: libopcodes' soname (the Makefile reads it)"
 #endif
+_Static_assert(sizeof(OPCODES_SONAME) > 1,
+	       "OPCODES_SONAME is empty: the Makefile could not read libopcodes.so's soname with objdump");
 
 static struct {
 	void *lib;
