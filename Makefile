@@ -89,7 +89,7 @@ OPC_WRAP := disassembler init_disassemble_info disassemble_init_for_target \
 OPC_LAZY = $(foreach f,$(OPC_WRAP),-Wl,--wrap=$(f))
 soname = $(shell objdump -p $$($(CC) -print-file-name=lib$(1).so) \
 	2>/dev/null | sed -n 's/^ *SONAME *//p')
-$(BUILD)/replay/opclazy.o: BASE_CPPFLAGS += \
+%/replay/opclazy.o: BASE_CPPFLAGS += \
 	-DOPCODES_SONAME='"$(call soname,opcodes)"'
 # And nettle and zstd (ptkit/liblazy.c).
 LIB_WRAP := nettle_hmac_sha256_set_key nettle_hmac_sha256_update \
@@ -98,7 +98,7 @@ LIB_WRAP := nettle_hmac_sha256_set_key nettle_hmac_sha256_update \
 	ZSTD_freeDCtx ZSTD_CCtx_setParameter ZSTD_compressStream2 \
 	ZSTD_CStreamOutSize ZSTD_decompressStream
 LIB_LAZY = $(foreach f,$(LIB_WRAP),-Wl,--wrap=$(f))
-$(BUILD)/ptkit/liblazy.o: BASE_CPPFLAGS += \
+%/ptkit/liblazy.o: BASE_CPPFLAGS += \
 	-DNETTLE_SONAME='"$(call soname,nettle)"' \
 	-DZSTD_SONAME='"$(call soname,zstd)"'
 lazy_libs = $(filter-out -lcapstone -lopcodes -lbfd -lnettle -lzstd,$(1)) \
