@@ -44,6 +44,23 @@ ssize_t rp_walk_read_code(struct walk *w, uint64_t ip, uint8_t *buf)
 	return n;
 }
 
+/* Where an instruction's opcode is: past legacy prefixes and REX (64-bit
+ * code only reaches here); @len when there is none.
+ */
+static size_t opcode_at(const uint8_t *b, size_t len)
+{
+	static const uint8_t prefixes[] = { 0x66, 0x67, 0xf2, 0xf3, 0xf0,
+					    0x2e, 0x3e, 0x26, 0x36, 0x64,
+					    0x65 };
+	size_t i = 0;
+
+	while (i < len && memchr(prefixes, b[i], sizeof(prefixes)))
+		i++;
+	if (i < len && (b[i] & 0xf0) == 0x40)
+		i++;
+	return i;
+}
+
 /*
  * Where an instruction that needs no trace packet goes (SDM Vol. 3C,
  * Table 33-1: only direct jumps and calls, and instructions that do not
@@ -53,16 +70,9 @@ ssize_t rp_walk_read_code(struct walk *w, uint64_t ip, uint8_t *buf)
  */
 uint64_t rp_gap_next_ip(const uint8_t *b, size_t len, uint64_t ip)
 {
-	static const uint8_t prefixes[] = { 0x66, 0x67, 0xf2, 0xf3, 0xf0,
-					    0x2e, 0x3e, 0x26, 0x36, 0x64,
-					    0x65 };
-	size_t i = 0;
+	size_t i = opcode_at(b, len);
 	int32_t rel;
 
-	while (i < len && memchr(prefixes, b[i], sizeof(prefixes)))
-		i++;
-	if (i < len && (b[i] & 0xf0) == 0x40)
-		i++;	/* REX (64-bit code only reaches here) */
 	if (i >= len)
 		return 0;
 	switch (b[i]) {
@@ -125,14 +135,8 @@ static const uint8_t ild_psb[RP_ILD_BYTES] = {
  */
 static bool undefined_fe_ff(const uint8_t *b, size_t len)
 {
-	size_t i = 0;
+	size_t i = opcode_at(b, len);
 
-	while (i < len && ((b[i] >= 0x64 && b[i] <= 0x67) || b[i] == 0xf0 ||
-			   b[i] == 0xf2 || b[i] == 0xf3 || b[i] == 0x2e ||
-			   b[i] == 0x3e || b[i] == 0x26 || b[i] == 0x36))
-		i++;
-	if (i < len && (b[i] & 0xf0) == 0x40)
-		i++;	/* REX */
 	if (i + 1 >= len)
 		return false;
 	return (b[i] == 0xfe && ((b[i + 1] >> 3) & 7) >= 2) ||
