@@ -13,7 +13,6 @@
 
 #include "cuts.h"
 #include "decode.h"
-#include "disasm.h"
 #include "events.h"
 #include "gaps.h"
 #include "insn.h"
@@ -806,7 +805,7 @@ int rp_walk_begin_at(struct walk *w, struct rp_session *s,
 void rp_walk_end(struct walk *w)
 {
 	insn_decoder_free(w->dec);
-	dis_free(w->ild);
+	pt_insn_free_decoder(w->ild);
 	pt_blk_free_decoder(w->bd);
 	pt_insn_free_decoder(w->d);
 	pt_image_free(w->image);

@@ -21,6 +21,7 @@
  * many means the trace no longer matches the code.
  */
 #define STALL_LIMIT (1u << 20)
+#define RP_ILD_BYTES 29	/* loop_free()'s made-up PSB+ (gaps.c) */
 
 /* Bytes past its end a copy of the stream from a split holds (a range's,
  * a segment's): enough for libipt to read past the next split's TIP.PGE
@@ -119,7 +120,8 @@ struct walk {
 	int err;		/* our own failure (negated enum rp_error) */
 	const struct rp_map *last_map;	/* lookup cache for store() */
 	struct insn_decoder *dec;	/* instruction classes (capstone) */
-	struct dis *ild;	/* lengths for loop_free() (gaps.c) */
+	struct pt_insn_decoder *ild;	/* loop_free() (gaps.c) over */
+	uint8_t ild_buf[RP_ILD_BYTES];	/* this made-up PSB+ */
 	uint8_t code[128];	/* gaps.c: code read last, at code_ip */
 	uint64_t code_ip;
 	size_t code_n;

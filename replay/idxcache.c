@@ -270,6 +270,15 @@ static int idx_mac(const uint8_t *buf, size_t len, uint8_t mac[IDX_MAC_SIZE])
 	return 0;
 }
 
+void rp_idx_warm(void)
+{
+	static const uint8_t zero[32];
+	struct hmac_sha256_ctx ctx;
+
+	if (idx_enabled())
+		hmac_sha256_set_key(&ctx, sizeof(zero), zero);
+}
+
 int rp_idx_sign(const uint8_t *buf, size_t len, uint8_t mac[32])
 {
 	return idx_mac(buf, len, mac);

@@ -503,6 +503,8 @@ struct pool {
 	struct range *r;
 	size_t n;
 	size_t next;		/* under lock */
+	bool warmed;		/* under lock: rp_idx_warm() called */
+	pthread_t owner;	/* the thread that saves the index */
 	pthread_mutex_t lock;
 };
 
@@ -523,6 +525,19 @@ static void *range_main(void *arg)
 		p->r[i].isc = NULL;
 	}
 	pt_iscache_free(isc);
+	/* Out of ranges while others may still decode: what saving the index
+	 * needs, off the saving thread's path.
+	 */
+	if (!pthread_equal(pthread_self(), p->owner)) {
+		bool warm;
+
+		pthread_mutex_lock(&p->lock);
+		warm = !p->warmed;
+		p->warmed = true;
+		pthread_mutex_unlock(&p->lock);
+		if (warm)
+			rp_idx_warm();
+	}
 	return NULL;
 }
 
@@ -718,6 +733,7 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 				 workers * RANGES_PER_WORKER : 1);
 	struct rp_split *splits = NULL, *cks = NULL;
 	struct pool pool = { .r = r, .n = n, .next = 0,
+			     .owner = pthread_self(),
 			     .lock = PTHREAD_MUTEX_INITIALIZER };
 	size_t ncks = 0;
 	bool cut;

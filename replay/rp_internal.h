@@ -204,6 +204,13 @@ int rp_image_open(const struct rp_session *s, size_t i);
 int rp_idx_load(struct rp_session *s, struct rp_thread *t);
 /* Saves @t's index; failures only mean no cache. */
 void rp_idx_save(struct rp_session *s, const struct rp_thread *t);
+/*
+ * What rp_idx_save() needs before it can sign, done ahead (thread-safe):
+ * the MAC's library, which ptrec loads on first use (ptkit/liblazy.c:
+ * 0.57 M instructions).  An index worker out of ranges calls it while the
+ * others still decode (index.c), so the saving thread does not.
+ */
+void rp_idx_warm(void);
 /* @t's index came from the cache and disagrees with the stream: deletes
  * the saved file, builds the index again and saves it.  Returns 0, or
  * -RP_ERR_DECODE when the index was not a saved one (a real disagreement),
@@ -240,6 +247,12 @@ int rp_world_advance(struct rp_world *w, uint64_t tsc);
 int rp_world_seek(struct rp_world *w, uint64_t next);
 /* A libipt image of @pid's address space.  Returns NULL on failure. */
 struct pt_image *rp_world_image(struct rp_world *w, uint32_t pid);
+/* @pid's code mappings as rp_world_image() makes them sections, by
+ * address, in *@v (free it): those that touch both in memory and in one
+ * file joined.  Returns 0 or -RP_ERR_NOMEM.
+ */
+int rp_world_sections(struct rp_world *w, uint32_t pid, struct rp_map **v,
+		      size_t *n);
 /* The mapping of @pid holding @ip, or NULL. */
 const struct rp_map *rp_world_lookup(struct rp_world *w, uint32_t pid,
 				     uint64_t ip);

@@ -60,6 +60,7 @@ void rp_session_info(const struct rp_session *s, struct rp_session_info *info)
 	info->start_ns = m->start_ns;
 	info->stop_ns = m->stop_ns;
 	info->tsc_hz = m->time.tsc_hz;
+	info->snapshot = m->snapshot != NULL;
 }
 
 const char *rp_session_errmsg(const struct rp_session *s)
