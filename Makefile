@@ -82,7 +82,27 @@ LIBS_IMPORT := -lipt
 CS_WRAP := cs_open cs_close cs_option cs_disasm cs_disasm_iter cs_malloc \
 	cs_free cs_reg_name cs_regs_access
 CS_LAZY = $(foreach f,$(CS_WRAP),-Wl,--wrap=$(f))
-no_cs = $(filter-out -lcapstone,$(1)) $(CS_LAZY)
+# And libopcodes (with libbfd) the same way (replay/opclazy.c), by the
+# soname of the libopcodes.so this links against.
+OPC_WRAP := disassembler init_disassemble_info disassemble_init_for_target \
+	disassemble_free_target
+OPC_LAZY = $(foreach f,$(OPC_WRAP),-Wl,--wrap=$(f))
+soname = $(shell objdump -p $$($(CC) -print-file-name=lib$(1).so) \
+	2>/dev/null | sed -n 's/^ *SONAME *//p')
+%/replay/opclazy.o: BASE_CPPFLAGS += \
+	-DOPCODES_SONAME='"$(call soname,opcodes)"'
+# And nettle and zstd (ptkit/liblazy.c).
+LIB_WRAP := nettle_hmac_sha256_set_key nettle_hmac_sha256_update \
+	nettle_hmac_sha256_digest nettle_memeql_sec ZSTD_isError \
+	ZSTD_getErrorName ZSTD_createCCtx ZSTD_freeCCtx ZSTD_createDCtx \
+	ZSTD_freeDCtx ZSTD_CCtx_setParameter ZSTD_compressStream2 \
+	ZSTD_CStreamOutSize ZSTD_decompressStream
+LIB_LAZY = $(foreach f,$(LIB_WRAP),-Wl,--wrap=$(f))
+%/ptkit/liblazy.o: BASE_CPPFLAGS += \
+	-DNETTLE_SONAME='"$(call soname,nettle)"' \
+	-DZSTD_SONAME='"$(call soname,zstd)"'
+lazy_libs = $(filter-out -lcapstone -lopcodes -lbfd -lnettle -lzstd,$(1)) \
+	$(CS_LAZY) $(OPC_LAZY) $(LIB_LAZY)
 
 # Old names, kept so rules written before the libraries still link.
 RP_LIB_OBJS := $(RP_LIB)
@@ -146,12 +166,12 @@ $(RP_LIB): $(RP_OBJS)
 $(PTREC): $(CLI_OBJS) $(REC_LIB) $(IMP_LIB) $(RP_LIB) $(PTK_LIB) $(SB_LIB)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(REC_LIB) \
 		$(IMP_LIB) $(RP_LIB) $(PTK_LIB) $(SB_LIB) \
-		$(call no_cs,$(LIBS_RECORD) $(LIBS_IMPORT) $(LIBS_REPLAY) \
+		$(call lazy_libs,$(LIBS_RECORD) $(LIBS_IMPORT) $(LIBS_REPLAY) \
 		$(LIBS_SIDEBAND))
 
 $(PTREC_SERVER): $(GDB_OBJS) $(RP_LIB) $(PTK_LIB) $(SB_LIB)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(GDB_OBJS) \
-		$(call no_cs,$(LINK_REPLAY))
+		$(call lazy_libs,$(LINK_REPLAY))
 
 # Unit tests: tests/unit/<comp>/test_<mod>.c links <comp>'s library and
 # those below it; it may include the private header of what it tests.
@@ -172,6 +192,13 @@ $(BUILD)/tests/unit/replay/%: tests/unit/replay/%.c $(RP_LIB) $(PTK_LIB) \
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< \
 		$(LINK_REPLAY) -lcriterion
+
+$(BUILD)/tests/unit/import/%: tests/unit/import/%.c $(IMP_LIB) $(PTK_LIB) \
+		$(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< \
+		$(IMP_LIB) $(PTK_LIB) $(SB_LIB) $(LIBS_IMPORT) $(LIBS_PTKIT) \
+		-lelf $(LIBS_SIDEBAND) -lcriterion
 
 # cli/'s argument parser, on its own.
 $(BUILD)/tests/unit/cli/%: tests/unit/cli/%.c $(BUILD)/cli/cli_args.o

@@ -141,7 +141,13 @@ int cli_info(int argc, char **argv)
 	}
 	printf("total:    %" PRIu64 " instructions, %" PRIu64 " gaps, %" PRIu64
 	       " events\n", insns, gaps, events);
-	cli_snapshot_print(argv[a], false);
+	/* The snapshot's own read parses the manifest again: only when
+	 * there is one (an import has none).
+	 */
+	if (m.snapshot)
+		cli_snapshot_print(argv[a], false);
+	else
+		printf("snapshot: none\n");
 	rp_session_close(s);
 	return 0;
 }

@@ -26,7 +26,8 @@ $(CYCDUMP): tests/tools/cycdump.c
 
 .PHONY: import-test
 import-test: $(PTREC) $(PTREC_SERVER) $(PTCHECK) $(MKPT32) $(IPTRAW) \
-		$(MKEVENTS) $(MKCYCLES) $(CYCDUMP) $(MKRETCOMP)
+		$(MKEVENTS) $(MKCYCLES) $(CYCDUMP) $(MKRETCOMP) $(TRUTHDUMP) \
+		$(BUILD)/tests/bench/workload
 	PTREC=$(CURDIR)/$(PTREC) PTCHECK=$(CURDIR)/$(PTCHECK) \
 		MKPT32=$(CURDIR)/$(MKPT32) sh tests/import/run.sh
 	PTREC=$(CURDIR)/$(PTREC) IPTRAW=$(CURDIR)/$(IPTRAW) \
@@ -37,6 +38,9 @@ import-test: $(PTREC) $(PTREC_SERVER) $(PTCHECK) $(MKPT32) $(IPTRAW) \
 		CYCDUMP=$(CURDIR)/$(CYCDUMP) sh tests/import/cycles.sh
 	PTREC=$(CURDIR)/$(PTREC) MKRETCOMP=$(CURDIR)/$(MKRETCOMP) \
 		sh tests/import/retcomp.sh
+	PTREC=$(CURDIR)/$(PTREC) TRUTHDUMP=$(CURDIR)/$(TRUTHDUMP) \
+		WORKLOAD=$(CURDIR)/$(BUILD)/tests/bench/workload \
+		sh tests/import/onepsb.sh
 
 CHECK_EXTRA += import-test
 

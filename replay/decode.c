@@ -6,12 +6,13 @@
  * indexing on, matches in-stream PSB+ to checkpoints.
  */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cuts.h"
 #include "decode.h"
-#include "disasm.h"
 #include "events.h"
 #include "gaps.h"
 #include "insn.h"
@@ -185,7 +186,7 @@ void rp_walk_drop_ckpt(struct walk *w)
 static int psb_passed(struct walk *w)
 {
 	struct rp_thread *t = w->t;
-	struct rp_ckpt c;
+	struct rp_ckpt c = { 0 };
 	uint64_t off = 0;
 	size_t i;
 
@@ -290,6 +291,12 @@ static int off_psb_enable(struct walk *w, const struct pt_event *ev)
 	w->traced = true;
 	if (!w->indexing)
 		return 0;
+	if (w->rs) {
+		int ret = rp_rs_enable(w, ev->variant.enabled.ip);
+
+		if (ret)
+			return ret;
+	}
 	if (!w->first_en) {
 		w->first_en = true;
 		w->first_en_ip = ev->variant.enabled.ip;
@@ -299,21 +306,25 @@ static int off_psb_enable(struct walk *w, const struct pt_event *ev)
 	else
 		pt_insn_get_offset(w->d, &off);
 	w->en_off = off;
-	if (w->stop_split) {
+	if (w->stop_split &&
+	    off + (uint64_t)w->off_delta > w->stop_split->offset) {
 		/* The next worker starts at this TIP.PGE (psbscan.h): the
 		 * first enable read past it must be that one, or the cut was
 		 * wrong (overshot: the stream is indexed in one piece).
 		 */
 		const struct rp_split *sp = w->stop_split;
 
-		if (off + (uint64_t)w->off_delta <= sp->offset)
-			return 0;
 		w->stopped = true;
 		w->stop_en_ip = ev->variant.enabled.ip;
+		w->stop_en_resumed = ev->variant.enabled.resumed;
 		w->overshot = prev + (uint64_t)w->off_delta > sp->offset ||
 			      ev->variant.enabled.ip != sp->ip;
 		return 0;
 	}
+	if (w->ck_next < w->ncks)
+		return rp_cut_point(w, ev, off, prev);
+	if (w->stop_split)
+		return 0;
 	if (!t->resume)
 		return 0;
 	i = resumed_psb(w, ev, off, prev);
@@ -391,6 +402,8 @@ int rp_walk_events(struct walk *w, int status)
 			w->tsc = ev.tsc;
 		if (ev.type == ptev_disabled || ev.type == ptev_async_disabled)
 			w->traced = false;
+		if (ev.type == ptev_disabled && w->rs && !w->redo)
+			rp_rs_disabled(w);
 		if (w->redo) {
 			/* Read again after rp_walk_ckpt_resync(): taken
 			 * already, up to the enable or the instruction it
@@ -715,10 +728,13 @@ int rp_walk_run(struct walk *w, int status)
 	return 0;
 }
 
-int rp_walk_begin(struct walk *w, struct rp_session *s,
-		  struct rp_thread *t, uint64_t sb_next)
+static int walk_begin(struct walk *w, struct rp_session *s,
+		      struct rp_thread *t, uint64_t sb_next,
+		      const struct rp_split *sp, const uint64_t *rets,
+		      size_t nrets, uint64_t x, uint64_t to)
 {
 	struct pt_config cfg;
+	size_t len;
 	int ret;
 
 	memset(w, 0, sizeof(*w));
@@ -739,20 +755,62 @@ int rp_walk_begin(struct walk *w, struct rp_session *s,
 	if (ret)
 		return ret;
 	rp_walk_config(s, t, &cfg, w);
+	if (sp) {
+		if (to < t->pt_size - SPLIT_SLACK)
+			to += SPLIT_SLACK;
+		else
+			to = t->pt_size;
+		ret = rp_split_buffer(t, sp, rets, nrets, x, to, &w->buf, &len,
+				      &w->off_delta);
+		if (ret)
+			return ret;
+		cfg.begin = w->buf;
+		cfg.end = w->buf + len;
+	}
 	w->d = pt_insn_alloc_decoder(&cfg);
 	if (!w->d)
 		return -RP_ERR_NOMEM;
 	return rp_walk_set_image(w);
 }
 
+int rp_walk_begin(struct walk *w, struct rp_session *s,
+		  struct rp_thread *t, uint64_t sb_next)
+{
+	return walk_begin(w, s, t, sb_next, NULL, NULL, 0, 0, 0);
+}
+
+int rp_walk_begin_at(struct walk *w, struct rp_session *s,
+		     struct rp_thread *t, const struct rp_ckpt *c,
+		     const uint64_t *rets, size_t nrets, uint64_t to,
+		     int *status)
+{
+	const struct rp_split *sp = c->split.len ? &c->split : NULL;
+	uint64_t x = sp && nrets ? rp_cut_shim_place(rets, nrets) : 0;
+	int ret;
+
+	/* Return addresses that cannot be laid out: an empty stack (a
+	 * return compressed across the cut then fails, rp_walk_materialize).
+	 */
+	if (!x)
+		nrets = 0;
+	ret = walk_begin(w, s, t, c->sb_next, sp, rets, nrets, x, to);
+	*status = -pte_internal;
+	if (!ret)
+		*status = pt_insn_sync_set(w->d, sp ? 0 : c->offset);
+	if (!ret && *status >= 0 && nrets)
+		*status = rp_cut_shim_run(w, *status, rets, nrets, x);
+	return ret;
+}
+
 void rp_walk_end(struct walk *w)
 {
 	insn_decoder_free(w->dec);
-	dis_free(w->ild);
+	pt_insn_free_decoder(w->ild);
 	pt_blk_free_decoder(w->bd);
 	pt_insn_free_decoder(w->d);
 	pt_image_free(w->image);
 	rp_world_fini(&w->world);
+	free(w->buf);
 }
 
 int rp_walk_materialize(struct rp_session *s, struct rp_thread *t,
@@ -760,8 +818,11 @@ int rp_walk_materialize(struct rp_session *s, struct rp_thread *t,
 {
 	const struct rp_ckpt *c = &t->ckpts[k];
 	uint64_t end = k + 1 < t->nckpts ? t->ckpts[k + 1].insn : t->insns;
+	const char *from = !k ? "the start" : c->split.len ?
+			   "its TIP.PGE" : "its PSB";
+	uint64_t decoded;
 	struct walk w;
-	int ret, status;
+	int ret, status = -pte_internal;
 
 	seg->n = 0;
 	seg->first = c->insn;
@@ -777,34 +838,60 @@ int rp_walk_materialize(struct rp_session *s, struct rp_thread *t,
 	seg->insns = malloc((end - c->insn + 1) * sizeof(*seg->insns));
 	if (!seg->insns)
 		return -RP_ERR_NOMEM;
-	ret = rp_walk_begin(&w, s, t, c->sb_next);
-	if (ret)
+	if (k) {
+		uint64_t to = k + 1 < t->nckpts ? t->ckpts[k + 1].offset :
+						  t->pt_size;
+
+		ret = rp_walk_begin_at(&w, s, t, c,
+				       c->nrets ? t->rets + c->rets_at : NULL,
+				       c->nrets, to, &status);
+	} else {
+		ret = rp_walk_begin(&w, s, t, c->sb_next);
+		if (!ret)
+			status = pt_insn_sync_forward(w.d);
+	}
+	if (ret) {
+		rp_walk_end(&w);
 		return ret;
+	}
 	w.seg = seg;
 	w.pos = c->insn;
 	w.end = end;
-	status = k ? pt_insn_sync_set(w.d, c->offset) :
-		     pt_insn_sync_forward(w.d);
 	if (status >= 0)
 		ret = rp_walk_run(&w, status);
 	rp_walk_end(&w);
+	decoded = w.pos - c->insn;
 	if (!ret && seg->first + seg->n != end && k) {
 		/*
 		 * A damaged stream can decode differently from a PSB than
-		 * through it.  The continuous decode from the start is the
-		 * index pass itself, so it reproduces the segment exactly.
+		 * through it, and a split's made-up start differently from
+		 * the decode that met it when a return compressed across it
+		 * needs libipt's return stack (-pte_retstack_empty: the only
+		 * way the two part, and then the count differs).  The
+		 * continuous decode from the start is the index pass
+		 * itself, so it reproduces the segment exactly.
 		 */
 		seg->n = 0;
 		/* The index pass's world at its start, not an empty one. */
 		ret = rp_walk_begin(&w, s, t, t->ckpts[0].sb_next);
-		if (ret)
+		if (ret) {
+			rp_walk_end(&w);
 			return ret;
+		}
 		w.seg = seg;
 		w.end = end;
 		status = pt_insn_sync_forward(w.d);
 		if (status >= 0)
 			ret = rp_walk_run(&w, status);
 		rp_walk_end(&w);
+		decoded += w.pos;
+		from = "the start";
 	}
+	/* How much a move cost (tests/import/real.sh: one segment). */
+	if (getenv("PTREC_INDEX_DEBUG"))
+		fprintf(stderr, "decode: thread %u: segment %llu (%llu instructions): %llu decoded from %s\n",
+			t->tid, (unsigned long long)k,
+			(unsigned long long)(end - c->insn),
+			(unsigned long long)decoded, from);
 	return ret;
 }

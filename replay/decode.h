@@ -21,6 +21,23 @@
  * many means the trace no longer matches the code.
  */
 #define STALL_LIMIT (1u << 20)
+#define RP_ILD_BYTES 29	/* loop_free()'s made-up PSB+ (gaps.c) */
+
+/* Bytes past its end a copy of the stream from a split holds (a range's,
+ * a segment's): enough for libipt to read past the next split's TIP.PGE
+ * (off_psb_enable).
+ */
+#define SPLIT_SLACK	(64u << 10)
+
+/* The class of the instruction at an address, from its bytes. */
+struct cls_slot {
+	uint64_t ip1;		/* address + 1; 0: empty */
+	int cls;		/* enum pt_insn_class, -1: unknown */
+};
+
+#define CLS_SLOTS 1024
+
+struct rp_rstk;
 
 struct walk {
 	struct rp_session *s;
@@ -56,7 +73,8 @@ struct walk {
 				 * (re)started: it moves to such a PSB */
 	bool first_en;		/* first_en_ip is set */
 	uint64_t first_en_ip;	/* a worker's first enable */
-	uint64_t stop_en_ip;	/* the enable a worker stopped at */
+	uint64_t stop_en_ip;	/* the enable a worker stopped at, */
+	bool stop_en_resumed;	/* libipt's "resumed" there (a split) */
 	uint64_t en_off;	/* the decoder's offset at the last enable */
 	bool stop_sync;		/* a worker stopped by resyncing at its end */
 	/*
@@ -70,6 +88,16 @@ struct walk {
 	bool redo_enable;	/* ... up to an enable (else an insn) */
 	int64_t off_delta;	/* stream offset - decoder offset (a split) */
 	const struct rp_split *stop_split;	/* a worker ends at it */
+	/*
+	 * Indexing a stream with a single PSB: the TIP.PGEs (psbscan.h)
+	 * that become checkpoints where the decode meets them with their
+	 * IP (off_psb_enable), and the next one to meet; a checkpoint's
+	 * rets_at is then its snapshot in @rs + 1 (index.c resolves it).
+	 */
+	const struct rp_split *cks;
+	size_t ncks, ck_next;
+	struct rp_rstk *rs;	/* their return stacks */
+	uint8_t *buf;		/* the decoder's input when it is a copy */
 	struct rp_gap **gaps;	/* where gaps go: the thread's, or */
 	size_t *ngaps;		/* a parallel indexing worker's own */
 	struct rp_event **evs;	/* where events go (events.h), as gaps */
@@ -92,19 +120,13 @@ struct walk {
 	int err;		/* our own failure (negated enum rp_error) */
 	const struct rp_map *last_map;	/* lookup cache for store() */
 	struct insn_decoder *dec;	/* instruction classes (capstone) */
-	struct dis *ild;	/* lengths for loop_free() (gaps.c) */
+	struct pt_insn_decoder *ild;	/* loop_free() (gaps.c) over */
+	uint8_t ild_buf[RP_ILD_BYTES];	/* this made-up PSB+ */
 	uint8_t code[128];	/* gaps.c: code read last, at code_ip */
 	uint64_t code_ip;
 	size_t code_n;
 };
 
-/* The class of the instruction at an address, from its bytes. */
-struct cls_slot {
-	uint64_t ip1;		/* address + 1; 0: empty */
-	int cls;		/* enum pt_insn_class, -1: unknown */
-};
-
-#define CLS_SLOTS 1024
 
 /* Stores @insn, at @tsc, when the walk's position is in its segment. */
 void rp_walk_store(struct walk *w, const struct pt_insn *insn, uint64_t tsc);
@@ -187,6 +209,18 @@ int rp_walk_run(struct walk *w, int status);
 /* An instruction-decoder walk of @t, the sideband applied up to @sb_next. */
 int rp_walk_begin(struct walk *w, struct rp_session *s,
 		  struct rp_thread *t, uint64_t sb_next);
+
+/*
+ * An instruction-decoder walk of @t from checkpoint @c (not the first),
+ * synced there: at its PSB, or at its split's TIP.PGE behind a made-up
+ * PSB+, on a copy of the stream up to offset @to (+ SPLIT_SLACK).
+ * Returns libipt's status (below 0: not synced) in *@status, and 0 or a
+ * negated enum rp_error.
+ */
+int rp_walk_begin_at(struct walk *w, struct rp_session *s,
+		     struct rp_thread *t, const struct rp_ckpt *c,
+		     const uint64_t *rets, size_t nrets, uint64_t to,
+		     int *status);
 
 /*
  * Segment @k of @t into @seg with the instruction decoder: from its

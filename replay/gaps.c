@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "disasm.h"
 #include "gaps.h"
 
 /* Up to 15 code bytes at @ip from the image file mapped there.  Returns
@@ -45,6 +44,23 @@ ssize_t rp_walk_read_code(struct walk *w, uint64_t ip, uint8_t *buf)
 	return n;
 }
 
+/* Where an instruction's opcode is: past legacy prefixes and REX (64-bit
+ * code only reaches here); @len when there is none.
+ */
+static size_t opcode_at(const uint8_t *b, size_t len)
+{
+	static const uint8_t prefixes[] = { 0x66, 0x67, 0xf2, 0xf3, 0xf0,
+					    0x2e, 0x3e, 0x26, 0x36, 0x64,
+					    0x65 };
+	size_t i = 0;
+
+	while (i < len && memchr(prefixes, b[i], sizeof(prefixes)))
+		i++;
+	if (i < len && (b[i] & 0xf0) == 0x40)
+		i++;
+	return i;
+}
+
 /*
  * Where an instruction that needs no trace packet goes (SDM Vol. 3C,
  * Table 33-1: only direct jumps and calls, and instructions that do not
@@ -54,16 +70,9 @@ ssize_t rp_walk_read_code(struct walk *w, uint64_t ip, uint8_t *buf)
  */
 uint64_t rp_gap_next_ip(const uint8_t *b, size_t len, uint64_t ip)
 {
-	static const uint8_t prefixes[] = { 0x66, 0x67, 0xf2, 0xf3, 0xf0,
-					    0x2e, 0x3e, 0x26, 0x36, 0x64,
-					    0x65 };
-	size_t i = 0;
+	size_t i = opcode_at(b, len);
 	int32_t rel;
 
-	while (i < len && memchr(prefixes, b[i], sizeof(prefixes)))
-		i++;
-	if (i < len && (b[i] & 0xf0) == 0x40)
-		i++;	/* REX (64-bit code only reaches here) */
 	if (i >= len)
 		return 0;
 	switch (b[i]) {
@@ -104,6 +113,37 @@ uint64_t rp_gap_next_ip(const uint8_t *b, size_t len, uint64_t ip)
 #define LOOP_MAX 64	/* instructions followed from an event's IP */
 
 /*
+ * A PSB+ that says tracing is on at an address (SDM Vol. 3C 33.4.2):
+ * PSB, MODE.Exec 64-bit, a FUP with the full IP (bytes ILD_IP on), PSBEND.
+ * libipt's instruction decoder synced there steps through the code from
+ * that address, with its lengths, as far as it goes without a packet.
+ */
+#define ILD_IP	19
+static const uint8_t ild_psb[RP_ILD_BYTES] = {
+	0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+	0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+	0x99, 0x01,				/* MODE.Exec: 64-bit */
+	0xdd, 0, 0, 0, 0, 0, 0, 0, 0,		/* FUP, full IP */
+	0x02, 0x23,				/* PSBEND */
+};
+
+/*
+ * Group 4 (FE) and group 5 (FF) encodings that do not exist (SDM Vol. 2,
+ * Table A-6: FE /2../7, FF /7): libipt's decoder gives their length, the
+ * CPU raises #UD (and libopcodes, which loop_free() took lengths from
+ * before, says "(bad)").
+ */
+static bool undefined_fe_ff(const uint8_t *b, size_t len)
+{
+	size_t i = opcode_at(b, len);
+
+	if (i + 1 >= len)
+		return false;
+	return (b[i] == 0xfe && ((b[i + 1] >> 3) & 7) >= 2) ||
+	       (b[i] == 0xff && ((b[i + 1] >> 3) & 7) == 7);
+}
+
+/*
  * Whether the code at @ip (64-bit) runs in a loop that needs no trace
  * packet: followed instruction by instruction, through direct jumps and
  * calls only, it comes back to @ip.  PT says nothing about how often such
@@ -113,35 +153,52 @@ uint64_t rp_gap_next_ip(const uint8_t *b, size_t len, uint64_t ip)
 static bool loop_free(struct walk *w, uint64_t ip)
 {
 	uint64_t at = ip, seen[LOOP_MAX];
-	char text[256];
-	uint8_t buf[15];
-	ssize_t n;
-	int i, j, len;
+	int i, j, status;
 
 	/*
-	 * Lengths from libopcodes, which every ptrec process has mapped
-	 * already (disasm.c): capstone, loaded on its first use
-	 * (ptkit/cslazy.c), cost an index pass 1 M instructions to load
-	 * (libxdc's Unzip), here for lengths alone.  Each walk has its own
-	 * (index workers run in parallel); binutils 2.40's libopcodes keeps
-	 * no state of its own between calls (8 bytes of .data and .bss).
+	 * Instruction lengths from libipt's own decoder, run over a made-up
+	 * PSB+ at @ip with the walk's image: no disassembler to load (the
+	 * libopcodes this took them from cost a first ptrec info of
+	 * libxdc's Unzip 0.83 M instructions to load, in an index worker,
+	 * and capstone before it 1.1 M).  Each walk has its own decoder.
 	 */
-	if (!w->ild && dis_new(&w->ild))
+	if (!w->image)
 		return false;
-	w->code_n = 0;	/* the address space may have changed */
+	if (!w->ild) {
+		struct pt_config cfg;
+
+		memcpy(w->ild_buf, ild_psb, sizeof(ild_psb));
+		pt_config_init(&cfg);
+		cfg.begin = w->ild_buf;
+		cfg.end = w->ild_buf + sizeof(w->ild_buf);
+		w->ild = pt_insn_alloc_decoder(&cfg);
+		if (!w->ild)
+			return false;
+	}
+	memcpy(w->ild_buf + ILD_IP, &ip, sizeof(ip));	/* little-endian */
+	pt_insn_set_image(w->ild, w->image);
+	status = pt_insn_sync_set(w->ild, 0);
 	for (i = 0; i < LOOP_MAX; i++) {
+		struct pt_insn insn;
+
 		/* A packet-free cycle that does not pass @ip. */
 		for (j = 0; j < i; j++)
 			if (seen[j] == at)
 				return false;
 		seen[i] = at;
-		n = rp_walk_read_code(w, at, buf);
-		if (n <= 0)
+		while (status >= 0 && (status & pts_event_pending)) {
+			struct pt_event ev;
+
+			status = pt_insn_event(w->ild, &ev, sizeof(ev));
+		}
+		if (status < 0)
 			return false;
-		len = dis_insn(w->ild, buf, (size_t)n, at, text, sizeof(text));
-		if (len <= 0)
+		/* Needing a packet (no more here) is an error. */
+		status = pt_insn_next(w->ild, &insn, sizeof(insn));
+		if (status < 0 || insn.ip != at || !insn.size ||
+		    undefined_fe_ff(insn.raw, insn.size))
 			return false;
-		at = rp_gap_next_ip(buf, (size_t)len, at);
+		at = rp_gap_next_ip(insn.raw, insn.size, at);
 		if (!at)
 			return false;
 		if (at == ip)

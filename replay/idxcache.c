@@ -40,11 +40,15 @@
 
 #define IDX_MAGIC	"PTRECIX"
 /* Bump with any change to what the index holds or how index.c builds it. */
-#define IDX_VERSION	7	/* 2: checkpoints carry call depths, 3: MAC,
+#define IDX_VERSION	8	/* 2: checkpoints carry call depths, 3: MAC,
 				 * 4: loop gaps (RP_GAP_LOOP), 5: events,
 				 * overflow gaps, gap byte counts, 6: calls
 				 * inside blocks that end in a PTWRITE,
-				 * 7: the key covers the image set */
+				 * 7: the key covers the image set, 8:
+				 * checkpoints at a single-PSB stream's
+				 * TIP.PGEs (struct rp_split in each) with
+				 * return stacks (the header's nrets, after
+				 * the events) */
 #define IDX_SAMPLE	(64u << 10)
 #define SEG_MIN		(1ull << 16)
 #define SEG_PER_BYTE	1024ull
@@ -59,11 +63,12 @@ struct idx_header {
 	uint64_t nrecs;
 	uint64_t npsbs, nckpts, ngaps;
 	uint64_t insns, first_tsc, last_tsc;
-	uint64_t reserved;	/* 0 */
+	uint64_t nrets;		/* format 8; was reserved (0) */
 	uint64_t nevs;
 };
 
-/* struct rp_event has no padding: saved as it is. */
+/* struct rp_event and struct rp_ckpt have no padding: saved as they are. */
+_Static_assert(sizeof(struct rp_ckpt) == 96, "struct rp_ckpt is packed");
 _Static_assert(sizeof(struct rp_event) == 48, "struct rp_event is packed");
 
 #define IDX_MAC_SIZE	32	/* HMAC-SHA256 of all bytes before it */
@@ -265,6 +270,15 @@ static int idx_mac(const uint8_t *buf, size_t len, uint8_t mac[IDX_MAC_SIZE])
 	return 0;
 }
 
+void rp_idx_warm(void)
+{
+	static const uint8_t zero[32];
+	struct hmac_sha256_ctx ctx;
+
+	if (idx_enabled())
+		hmac_sha256_set_key(&ctx, sizeof(zero), zero);
+}
+
 int rp_idx_sign(const uint8_t *buf, size_t len, uint8_t mac[32])
 {
 	return idx_mac(buf, len, mac);
@@ -285,6 +299,7 @@ static void idx_header_fill(struct rp_session *s,
 	h->nckpts = t->nckpts;
 	h->ngaps = t->ngaps;
 	h->nevs = t->nevs;
+	h->nrets = t->nrets;
 	h->insns = t->insns;
 	h->first_tsc = t->first_tsc;
 	h->last_tsc = t->last_tsc;
@@ -299,6 +314,26 @@ static int32_t errcode_of(const char *error)
 		if (pt_errstr((enum pt_error_code)code) == error)
 			return code;
 	return -1;
+}
+
+/* A checkpoint's split (none, or a TIP.PGE inside the stream, after its
+ * first checkpoint).
+ */
+static bool split_valid(const struct rp_thread *t, const struct rp_ckpt *c,
+			uint64_t i, uint64_t nrets)
+{
+	const struct rp_split *sp = &c->split;
+
+	if (c->nrets > RP_RETSTACK || c->rets_at > nrets ||
+	    c->nrets > nrets - c->rets_at || (c->nrets && !sp->len))
+		return false;
+	if (!sp->len)
+		return !sp->offset && !sp->ip && !sp->tsc && !sp->ctc &&
+		       !sp->fc && !sp->csl && !sp->csd && !sp->has_tma &&
+		       !c->rets_at;
+	return i && sp->offset == c->offset && sp->len <= 9 &&
+	       sp->offset + sp->len <= t->pt_size && sp->csl <= 1 &&
+	       sp->csd <= 1 && sp->has_tma <= 1 && sp->tsc == c->tsc;
 }
 
 static bool idx_valid(const struct rp_session *s, const struct rp_thread *t,
@@ -322,7 +357,8 @@ static bool idx_valid(const struct rp_session *s, const struct rp_thread *t,
 		    ck[i].dmin > ck[i].depth ||
 		    (i + 1 < h->nckpts && ck[i].dmin > ck[i + 1].depth) ||
 		    (ck[i].dmin != RP_DMIN_UNKNOWN &&
-		     (uint64_t)ck[i].depth - (uint64_t)ck[i].dmin > h->insns))
+		     (uint64_t)ck[i].depth - (uint64_t)ck[i].dmin > h->insns) ||
+		    !split_valid(t, &ck[i], i, h->nrets))
 			return false;
 	/*
 	 * The engine allocates a segment's instructions by the count the
@@ -366,6 +402,7 @@ int rp_idx_parse(struct rp_session *s, struct rp_thread *t,
 	struct idx_gap *g = NULL;
 	struct rp_gap *gaps = NULL;
 	struct rp_event *evs = NULL;
+	uint64_t *rets = NULL;
 	struct idx_header h, want;
 	const uint8_t *p = data + sizeof(h);
 	uint64_t i, need;
@@ -378,14 +415,16 @@ int rp_idx_parse(struct rp_session *s, struct rp_thread *t,
 	if (memcmp(h.magic, want.magic, sizeof(h.magic)) ||
 	    h.version != want.version || h.key != want.key ||
 	    h.pt_size != want.pt_size || h.pt_mtime_ns != want.pt_mtime_ns ||
-	    h.nrecs != want.nrecs || h.exact > 1 || h.reserved)
+	    h.nrecs != want.nrecs || h.exact > 1)
 		return -1;
 	/* The counts must add up to the size exactly. */
 	if (h.npsbs > len / sizeof(*psbs) || h.nckpts > len / sizeof(*ck) ||
-	    h.ngaps > len / sizeof(*g) || h.nevs > len / sizeof(*evs))
+	    h.ngaps > len / sizeof(*g) || h.nevs > len / sizeof(*evs) ||
+	    h.nrets > len / sizeof(*rets))
 		return -1;
 	need = sizeof(h) + h.npsbs * sizeof(*psbs) + h.nckpts * sizeof(*ck) +
-	       h.ngaps * sizeof(*g) + h.nevs * sizeof(*evs);
+	       h.ngaps * sizeof(*g) + h.nevs * sizeof(*evs) +
+	       h.nrets * sizeof(*rets);
 	if (need != len)
 		return -1;
 	psbs = malloc(h.npsbs * sizeof(*psbs) + 1);
@@ -393,7 +432,8 @@ int rp_idx_parse(struct rp_session *s, struct rp_thread *t,
 	g = malloc(h.ngaps * sizeof(*g) + 1);
 	gaps = malloc(h.ngaps * sizeof(*gaps) + 1);
 	evs = malloc(h.nevs * sizeof(*evs) + 1);
-	if (!psbs || !ck || !g || !gaps || !evs)
+	rets = malloc(h.nrets * sizeof(*rets) + 1);
+	if (!psbs || !ck || !g || !gaps || !evs || !rets)
 		goto out;
 	memcpy(psbs, p, h.npsbs * sizeof(*psbs));
 	p += h.npsbs * sizeof(*psbs);
@@ -402,6 +442,8 @@ int rp_idx_parse(struct rp_session *s, struct rp_thread *t,
 	memcpy(g, p, h.ngaps * sizeof(*g));
 	p += h.ngaps * sizeof(*g);
 	memcpy(evs, p, h.nevs * sizeof(*evs));
+	p += h.nevs * sizeof(*evs);
+	memcpy(rets, p, h.nrets * sizeof(*rets));
 	if (!idx_valid(s, t, psbs, ck, g, evs, &h))
 		goto out;
 	for (i = 0; i < h.ngaps; i++) {
@@ -425,6 +467,9 @@ int rp_idx_parse(struct rp_session *s, struct rp_thread *t,
 	free(t->evs);
 	t->evs = evs;
 	t->nevs = h.nevs;
+	free(t->rets);
+	t->rets = rets;
+	t->nrets = h.nrets;
 	t->insns = h.insns;
 	t->first_tsc = h.first_tsc;
 	t->last_tsc = h.last_tsc;
@@ -433,8 +478,10 @@ int rp_idx_parse(struct rp_session *s, struct rp_thread *t,
 	ck = NULL;
 	gaps = NULL;
 	evs = NULL;
+	rets = NULL;
 	ret = 0;
 out:
+	free(rets);
 	free(psbs);
 	free(ck);
 	free(g);
@@ -570,7 +617,7 @@ void rp_idx_save(struct rp_session *s, const struct rp_thread *t)
 		return;
 	len = sizeof(h) + t->npsbs * sizeof(*t->psbs) +
 	      t->nckpts * sizeof(*t->ckpts) + t->ngaps * sizeof(gap) +
-	      t->nevs * sizeof(*t->evs);
+	      t->nevs * sizeof(*t->evs) + t->nrets * sizeof(*t->rets);
 	buf = malloc(len + IDX_MAC_SIZE);
 	if (!buf)
 		return;
@@ -589,6 +636,7 @@ void rp_idx_save(struct rp_session *s, const struct rp_thread *t)
 		p = put(p, &gap, sizeof(gap));
 	}
 	p = put(p, t->evs, t->nevs * sizeof(*t->evs));
+	p = put(p, t->rets, t->nrets * sizeof(*t->rets));
 	ifd = idx_mac(buf, len, p) ? -1 : index_dir(s);
 	if (ifd < 0) {
 		free(buf);

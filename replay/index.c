@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cuts.h"
 #include "decode.h"
 #include "gaps.h"
 #include "index.h"
@@ -43,25 +44,34 @@ static uint64_t start_tsc(const struct rp_thread *t, size_t psb)
  */
 #define TAIL_CHECK	(64u << 10)	/* instructions: a short stream */
 
-/* Bytes past its end a split range's copy of the stream holds: enough
- * for libipt to read past the next range's TIP.PGE (off_psb_enable).
- */
-#define SPLIT_SLACK	(64u << 10)
-
 static int check_tail(struct walk *bw)
 {
 	const struct rp_ckpt *c = &(*bw->ckpts)[*bw->nckpts - 1];
+	const uint64_t *rets = NULL;
+	size_t nrets = 0;
 	struct walk cw;
 	int ret, status;
 
-	ret = rp_walk_begin(&cw, bw->s, bw->t, c->sb_next);
+	/* Its return stack: the joined index's, or the range's own model's
+	 * (a whole stream, whose model starts empty as a join's would).
+	 */
+	if (bw->rs && c->rets_at && c->split.csl) {
+		const struct rp_rsnap *sn = &bw->rs->snaps[c->rets_at - 1];
+
+		rets = bw->rs->pool + sn->at;
+		nrets = sn->lsize < RP_RETSTACK ? sn->lsize : RP_RETSTACK;
+	} else if (!bw->rs && c->nrets) {
+		rets = bw->t->rets + c->rets_at;
+		nrets = c->nrets;
+	}
+	ret = rp_walk_begin_at(&cw, bw->s, bw->t, c, rets, nrets,
+			       bw->t->pt_size, &status);
 	if (ret) {
 		rp_walk_end(&cw);
 		return ret;
 	}
 	cw.pos = c->insn;
 	cw.stop_at_error = true;
-	status = pt_insn_sync_set(cw.d, c->offset);
 	ret = status < 0 ? 1 : rp_walk_run(&cw, status);
 	rp_walk_end(&cw);
 	if (!ret && cw.error) {
@@ -183,6 +193,19 @@ static int index_range(struct range *r)
 	w.nevs = &r->nevs;
 	w.stop_psb = r->stop_psb;
 	w.start_psb = r->first_psb;
+	w.cks = r->cks;
+	w.ncks = r->ncks;
+	if (r->ncks && !r->seg) {
+		w.rs = r->rs = calloc(1, sizeof(*w.rs));
+		if (w.rs)
+			w.rs->lens = calloc(CLS_SLOTS, sizeof(*w.rs->lens));
+		if (!w.rs || !w.rs->lens)
+			return -RP_ERR_NOMEM;
+	}
+	/* Its own cut points are after its start. */
+	while (r->split && w.ck_next < w.ncks &&
+	       w.cks[w.ck_next].offset <= r->split->offset)
+		w.ck_next++;
 	w.off_done = SIZE_MAX;
 	if (r->seg) {
 		w.seg = r->seg;
@@ -214,29 +237,20 @@ static int index_range(struct range *r)
 		 * up to a little past the next split; offsets in it map back
 		 * by @off_delta.
 		 */
-		const struct rp_split *sp = r->split;
 		uint64_t to = r->stop_split ? r->stop_split->offset +
 					      SPLIT_SLACK : t->pt_size;
-		size_t n;
-		int len;
+		size_t len;
 
-		if (to > t->pt_size)
-			to = t->pt_size;
-		n = (size_t)(to - (sp->offset + sp->len));
-
-		buf = malloc(RP_SPLIT_PREFIX + n);
-		len = buf ? rp_split_prefix(sp, buf) : -RP_ERR_NOMEM;
-		if (len < 0) {
+		ret = rp_split_buffer(t, r->split, NULL, 0, 0, to, &buf, &len,
+				      &w.off_delta);
+		if (ret) {
 			/* Out of memory fails; anything else: in one piece. */
-			ret = len == -RP_ERR_NOMEM ? len : 1;
-			free(buf);
-			buf = NULL;
+			if (ret != -RP_ERR_NOMEM)
+				ret = 1;
 			goto out_world;
 		}
-		memcpy(buf + len, t->pt + sp->offset + sp->len, n);
 		cfg.begin = buf;
-		cfg.end = buf + len + n;
-		w.off_delta = (int64_t)(sp->offset + sp->len) - len;
+		cfg.end = buf + len;
 	}
 	/*
 	 * libipt 2.0's block cache follows direct jumps and calls by
@@ -262,6 +276,20 @@ static int index_range(struct range *r)
 		if (status < 0) {
 			ret = 1;
 			goto out;
+		}
+		if (r->split_ckpt) {
+			/* Where materializing will start too (decode.c),
+			 * with the return stack the range before leaves.
+			 */
+			c0.offset = r->split->offset;
+			c0.tsc = r->split->tsc;
+			c0.sb_next = w.world.next;
+			c0.split = *r->split;
+			ret = w.rs ? rp_rs_snap(w.rs) : 0;
+			if (ret >= 0) {
+				c0.rets_at = w.rs ? (uint32_t)ret + 1 : 0;
+				ret = rp_walk_add_ckpt(&w, &c0);
+			}
 		}
 		goto run;
 	}
@@ -389,6 +417,14 @@ run:
 			if (block.ninsn > 1 && cls == ptic_ptwrite &&
 			    rp_walk_block_inner_depth(&w, &block))
 				r->nodepth = true;
+			if (w.rs) {
+				/* Calls inside such a block: not modelled. */
+				ret = rp_rs_step(&w, &block, cls);
+				if (block.ninsn > 1 && cls == ptic_ptwrite)
+					rp_rs_drop(w.rs);
+				if (ret)
+					break;
+			}
 			if (cls < 0)
 				r->nodepth = true;
 			else
@@ -435,6 +471,7 @@ run:
 	r->first_en = w.first_en;
 	r->first_en_ip = w.first_en_ip;
 	r->stop_en_ip = w.stop_en_ip;
+	r->stop_en_resumed = w.stop_en_resumed;
 	r->stop_sync = w.stop_sync;
 	/* A range that should end at the next one's PSB but did not. */
 	if (!ret && (r->stop_psb != SIZE_MAX || r->stop_split) &&
@@ -466,6 +503,8 @@ struct pool {
 	struct range *r;
 	size_t n;
 	size_t next;		/* under lock */
+	bool warmed;		/* under lock: rp_idx_warm() called */
+	pthread_t owner;	/* the thread that saves the index */
 	pthread_mutex_t lock;
 };
 
@@ -486,6 +525,19 @@ static void *range_main(void *arg)
 		p->r[i].isc = NULL;
 	}
 	pt_iscache_free(isc);
+	/* Out of ranges while others may still decode: what saving the index
+	 * needs, off the saving thread's path.
+	 */
+	if (!pthread_equal(pthread_self(), p->owner)) {
+		bool warm;
+
+		pthread_mutex_lock(&p->lock);
+		warm = !p->warmed;
+		p->warmed = true;
+		pthread_mutex_unlock(&p->lock);
+		if (warm)
+			rp_idx_warm();
+	}
 	return NULL;
 }
 
@@ -548,7 +600,9 @@ static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 	struct rp_ckpt *v;
 	struct rp_gap *g;
 	struct rp_event *e;
-	size_t ngaps = 0, nevs = 0;
+	size_t ngaps = 0, nevs = 0, mn = 0, mcap = 0;
+	uint64_t *m = NULL;
+	int ret;
 
 	for (i = 0; i < n; i++) {
 		total += r[i].nckpts;
@@ -573,7 +627,12 @@ static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 	free(t->ckpts);
 	t->ckpts = v;
 	t->nckpts = 0;
+	free(t->rets);
+	t->rets = NULL;
+	t->nrets = 0;
 	for (i = 0; i < n; i++) {
+		size_t first = t->nckpts;
+
 		/* A split range's instructions are the last segment's. */
 		if (!r[i].nckpts && t->nckpts &&
 		    v[t->nckpts - 1].dmin > dbase + r[i].lead_min)
@@ -584,6 +643,12 @@ static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 			v[t->nckpts].dmin += dbase;
 			v[t->nckpts++].insn += base;
 		}
+		ret = rp_cut_join_rets(t, &r[i], v + first, t->nckpts - first,
+				       &m, &mn, &mcap);
+		if (ret) {
+			free(m);
+			return ret;
+		}
 		for (j = 0; j < r[i].ngaps; j++) {
 			g[t->ngaps] = r[i].gaps[j];
 			g[t->ngaps++].before += base;
@@ -592,6 +657,9 @@ static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 			e[t->nevs] = r[i].evs[j];
 			e[t->nevs++].before += base;
 		}
+		if (i && r[i].split)
+			rp_cut_resumed(&e[t->nevs - r[i].nevs], r[i].nevs,
+				      r[i - 1].stop_en_resumed);
 		base += r[i].insns;
 		dbase += r[i].depth;
 		nodepth |= r[i].nodepth;
@@ -599,49 +667,42 @@ static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 	if (nodepth)
 		for (j = 0; j < t->nckpts; j++)
 			v[j].dmin = RP_DMIN_UNKNOWN;
+	free(m);
 	t->insns = base;
 	t->first_tsc = t->npsbs ? t->psbs[0].tsc : 0;
 	t->last_tsc = r[n - 1].tsc;
 	return 0;
 }
 
-/*
- * Whether @t's address space stays as it is from its first PSB on (no
- * sideband record after that time): a split range, which has no TSC of
- * its own to follow the sideband with, then decodes against the right one.
- */
-static bool world_static(struct rp_session *s, struct rp_thread *t)
-{
-	struct rp_world w;
-	bool ret;
-
-	rp_world_init(&w, s);
-	ret = !rp_world_advance(&w, start_tsc(t, SIZE_MAX)) &&
-	      w.next == s->nrecs;
-	rp_world_fini(&w);
-	return ret;
-}
-
-#define SPLIT_MIN_BYTES	(256u << 10)	/* smaller: no packet pass */
+#define SPLIT_MIN_BYTES	(256u << 10)	/* smaller: not cut for workers */
 
 /*
- * A stream with a single PSB (kAFL/Nyx write one per trace) has no other
- * place a decoder can start by itself: cut it into up to @n ranges of
- * about equal size at TIP.PGEs where tracing resumes (psbscan.h), in
- * *@splits.  Returns the number of ranges (1: not cut).
+ * A stream with a single PSB has no other place a decoder can start by
+ * itself: cut it into up to @n ranges of about equal size at TIP.PGEs
+ * where tracing resumes (psbscan.h): its cut-point checkpoints @cks, or
+ * when it has none, in *@splits.  Returns the number of ranges (1: not
+ * cut).
  */
 static size_t plan_splits(struct rp_session *s, struct rp_thread *t,
-			  struct range *r, size_t n, struct rp_split **splits)
+			  struct range *r, size_t n,
+			  const struct rp_split *cks, size_t ncks,
+			  struct rp_split **splits)
 {
-	size_t i, k = 1, p = 0, nsp = 0;
-	struct rp_split *v = NULL;
+	size_t i, k = 1, p = 0, nsp = ncks;
+	const struct rp_split *v = cks;
 
 	*splits = NULL;
 	if (n < 2 || t->npsbs != 1 || t->pt_size < SPLIT_MIN_BYTES ||
-	    !world_static(s, t) ||
-	    rp_scan_splits(t, t->pt_size / n, &v, &nsp) || !nsp) {
-		free(v);
+	    !rp_cut_world_static(s, t))
 		return 1;
+	if (!ncks) {
+		if (rp_scan_splits(t, t->pt_size / n, splits, &nsp, NULL) ||
+		    !nsp) {
+			free(*splits);
+			*splits = NULL;
+			return 1;
+		}
+		v = *splits;
 	}
 	for (i = 1; i < n; i++) {
 		uint64_t target = t->pt_size / n * i;
@@ -655,10 +716,10 @@ static size_t plan_splits(struct rp_session *s, struct rp_thread *t,
 		r[k].first_psb = SIZE_MAX;
 		r[k].stop_psb = SIZE_MAX;
 		r[k].split = &v[p++];
+		r[k].split_ckpt = ncks != 0;
 		r[k - 1].stop_split = r[k].split;
 		k++;
 	}
-	*splits = v;
 	return k;
 }
 
@@ -670,14 +731,25 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 	size_t i, j, workers = range_count(t);
 	size_t n = rp_index_plan(s, t, r, workers > 1 ?
 				 workers * RANGES_PER_WORKER : 1);
-	struct rp_split *splits = NULL;
+	struct rp_split *splits = NULL, *cks = NULL;
 	struct pool pool = { .r = r, .n = n, .next = 0,
+			     .owner = pthread_self(),
 			     .lock = PTHREAD_MUTEX_INITIALIZER };
+	size_t ncks = 0;
+	bool cut;
 	int ret = 0;
 
+	if (n == 1)
+		rp_cut_points(s, t, &cks, &ncks);
 	if (n == 1 && workers > 1) {
-		n = plan_splits(s, t, r, workers * RANGES_PER_WORKER, &splits);
+		n = plan_splits(s, t, r, workers * RANGES_PER_WORKER, cks,
+				ncks, &splits);
 		pool.n = n;
+	}
+	cut = n > 1 && r[1].split;
+	for (i = 0; i < n; i++) {
+		r[i].cks = cks;
+		r[i].ncks = ncks;
 	}
 
 	if (workers > n)
@@ -697,6 +769,8 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 				free(r[j].ckpts);
 				free(r[j].gaps);
 				free(r[j].evs);
+				rp_rs_free(r[j].rs);
+				r[j].rs = NULL;
 				r[j].ckpts = NULL;
 				r[j].gaps = NULL;
 				r[j].evs = NULL;
@@ -723,11 +797,12 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 		free(r[i].ckpts);
 		free(r[i].gaps);
 		free(r[i].evs);
+		rp_rs_free(r[i].rs);
 	}
 	free(splits);
 	if (getenv("PTREC_INDEX_DEBUG"))
 		fprintf(stderr, "index: thread %u: %zu range(s) at %s, %s\n",
-			t->tid, n, splits ? "TIP.PGEs (one PSB)" : "PSBs",
+			t->tid, n, cut ? "TIP.PGEs (one PSB)" : "PSBs",
 			ret > 0 && n > 1 ? "not joined: again in one piece" :
 			ret ? "failed" : "joined");
 	/* The whole stream's tail check, as one range would have made it
@@ -735,12 +810,13 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 	 * single-PSB stream's gap ends it, so that tail is short).
 	 */
 	if (!ret && pool.n > 1 && !r[n - 1].tail_checked &&
-	    t->nckpts && (t->ngaps || t->insns <= TAIL_CHECK))
-		return check_joined_tail(s, t);
-	/* Ranges that do not join up: index it in one piece. */
-	if (ret > 0 && n > 1) {
+	    t->nckpts && (t->ngaps || t->insns <= TAIL_CHECK)) {
+		ret = check_joined_tail(s, t);
+	} else if (ret > 0 && n > 1) {
+		/* Ranges that do not join up: index it in one piece. */
 		struct range one = { .s = s, .t = t, .first_psb = SIZE_MAX,
-				     .stop_psb = SIZE_MAX, .progress = true };
+				     .stop_psb = SIZE_MAX, .progress = true,
+				     .cks = cks, .ncks = ncks };
 
 		ret = index_range(&one);
 		if (!ret)
@@ -748,7 +824,15 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 		free(one.ckpts);
 		free(one.gaps);
 		free(one.evs);
+		rp_rs_free(one.rs);
 	}
+	if (getenv("PTREC_INDEX_DEBUG") && ncks && !ret) {
+		for (i = j = 0; i < t->nckpts; i++)
+			j += t->ckpts[i].split.len != 0;
+		fprintf(stderr, "index: thread %u: %zu of %zu cut points are checkpoints\n",
+			t->tid, j, ncks);
+	}
+	free(cks);
 	return ret;
 }
 
@@ -765,9 +849,12 @@ static int index_insns(struct rp_session *s, struct rp_thread *t)
 	free(t->ckpts);
 	free(t->gaps);
 	free(t->evs);
+	free(t->rets);
 	t->ckpts = NULL;
 	t->gaps = NULL;
 	t->evs = NULL;
+	t->rets = NULL;
+	t->nrets = 0;
 	t->nckpts = t->ngaps = t->nevs = 0;
 	t->insns = 0;
 	t->exact = true;
@@ -853,6 +940,7 @@ int rp_materialize(struct rp_session *s, struct rp_thread *t, uint64_t k,
 		free(one.ckpts);
 		free(one.gaps);
 		free(one.evs);
+		rp_rs_free(one.rs);
 		if (ret > 0 || ret == -RP_ERR_DECODE)
 			ret = 0;	/* a count that differs, below */
 	}

@@ -49,9 +49,14 @@ struct range {
 	uint64_t first_en_ip;	/* and where it resumed at the end (a */
 	uint64_t stop_en_ip;	/* next range at a PSB without FUP) */
 	bool stop_sync;		/* stopped resyncing at the next range */
+	bool stop_en_resumed;	/* the enable it stopped at "resumed" */
 	/* A stream with a single PSB, cut at TIP.PGEs (psbscan.h): */
 	const struct rp_split *split;	/* set: it starts there, */
 	const struct rp_split *stop_split;	/* and ends there */
+	bool split_ckpt;	/* its split is a checkpoint, as are */
+	const struct rp_split *cks;	/* these cut points where its */
+	size_t ncks;		/* decode meets them (rp_cut_points()), */
+	struct rp_rstk *rs;	/* with its return-stack model */
 	int64_t lead_min;	/* lowest depth before its first checkpoint */
 	bool ended;		/* a cut stream's end: missing code */
 	bool tail_checked;	/* check_tail() ran on its last segment */

@@ -225,7 +225,7 @@ static int split_add(struct split_scan *sc, uint64_t off, size_t len)
 }
 
 int rp_scan_splits(const struct rp_thread *t, uint64_t every,
-		   struct rp_split **v, size_t *n)
+		   struct rp_split **v, size_t *n, bool *timed)
 {
 	const uint8_t *b = t->pt;
 	struct split_scan sc;
@@ -233,13 +233,44 @@ int rp_scan_splits(const struct rp_thread *t, uint64_t every,
 	int ret = 0;
 
 	memset(&sc, 0, sizeof(sc));
+	if (timed)
+		*timed = false;
 	if (!every)
 		every = 1;
 	while (off < t->pt_size && !ret) {
 		const uint8_t *p = b + off;
-		size_t left = t->pt_size - off, len = ptkit_pkt_len(p, left);
+		size_t left = t->pt_size - off, len;
 		uint8_t h = p[0];
 
+		/*
+		 * Most packets are one byte that says nothing here (PAD,
+		 * short TNT, CYC without more bytes) or an MTC: taken
+		 * without a call (a 1.4 MB stream, about 10^6 packets: 53 M
+		 * Ir with the call for each, in index_blocks() before any
+		 * worker starts).
+		 */
+		if (h == 0x00 || (!(h & 0x01) && h != 0x02)) {
+			off++;		/* PAD, short TNT */
+			continue;
+		}
+		if ((h & 0x03) == 0x03 || (h == 0x59 && left >= 2)) {
+			if (timed)
+				*timed = true;	/* CYC, MTC */
+			if (h == 0x59) {
+				off += 2;
+				continue;
+			}
+			/* CYC: more bytes while bit 2, then bit 0, is set */
+			len = 1;
+			if (h & 0x04)
+				while (len < left && (p[len++] & 0x01))
+					;
+			if (len >= left && left > 1 && (p[left - 1] & 0x01))
+				break;		/* cut */
+			off += len;
+			continue;
+		}
+		len = ptkit_pkt_len(p, left);
 		if (!len || len > left)
 			break;			/* not known, or cut */
 		if (h == 0x02) {
@@ -276,6 +307,9 @@ int rp_scan_splits(const struct rp_thread *t, uint64_t every,
 			} else if ((h & 0x1f) == 0x1d && sc.in_psb) {
 				sc.traced = true;	/* FUP in PSB+ */
 			}
+		} else if (h == 0x59 || (h & 0x03) == 0x03) {	/* MTC, CYC */
+			if (timed)
+				*timed = true;
 		} else if (h == 0x19) {		/* TSC */
 			sc.cur.tsc = le(p + 1, 7);
 		} else if (h == 0x99 && !(p[1] >> 5)) {	/* MODE.Exec */
@@ -294,15 +328,18 @@ int rp_scan_splits(const struct rp_thread *t, uint64_t every,
 	return 0;
 }
 
-int rp_split_prefix(const struct rp_split *sp, uint8_t *buf)
+int rp_split_prefix_rets(const struct rp_split *sp, const uint64_t *rets,
+			 size_t n, uint64_t x, uint8_t *buf)
 {
-	struct pt_packet pkts[6];
+	struct pt_packet pkts[10 + RP_RETSTACK];
 	struct pt_encoder *enc;
 	struct pt_config cfg;
 	uint64_t off = 0;
 	size_t i, k = 0;
 	int ret = 0;
 
+	if (n > RP_RETSTACK)
+		return -RP_ERR_DECODE;
 	memset(pkts, 0, sizeof(pkts));
 	pkts[k++].type = ppt_psb;
 	if (sp->tsc) {
@@ -316,15 +353,39 @@ int rp_split_prefix(const struct rp_split *sp, uint8_t *buf)
 	}
 	pkts[k].type = ppt_mode;
 	pkts[k].payload.mode.leaf = pt_mol_exec;
-	pkts[k].payload.mode.bits.exec.csl = sp->csl;
-	pkts[k++].payload.mode.bits.exec.csd = sp->csd;
+	pkts[k].payload.mode.bits.exec.csl = n ? 1 : sp->csl;
+	pkts[k++].payload.mode.bits.exec.csd = n ? 0 : sp->csd;
 	pkts[k++].type = ppt_psbend;
+	if (n) {
+		/*
+		 * The return stack: 64-bit code that only rp_walk_begin_at()'s
+		 * image holds, 'call *%rax' just before each return address
+		 * (each pushes its next IP, as libipt does for a call) and
+		 * 'jmp *%rax' at @x, where tracing stops; then the mode the
+		 * stream had.
+		 */
+		pkts[k].type = ppt_tip_pge;
+		pkts[k].payload.ip.ipc = pt_ipc_full;
+		pkts[k++].payload.ip.ip = rets[0] - 2;
+		for (i = 1; i <= n; i++) {
+			pkts[k].type = ppt_tip;
+			pkts[k].payload.ip.ipc = pt_ipc_full;
+			pkts[k++].payload.ip.ip = i < n ? rets[i] - 2 : x;
+		}
+		pkts[k].type = ppt_tip_pgd;
+		pkts[k].payload.ip.ipc = pt_ipc_full;
+		pkts[k++].payload.ip.ip = x + 2;
+		pkts[k].type = ppt_mode;
+		pkts[k].payload.mode.leaf = pt_mol_exec;
+		pkts[k].payload.mode.bits.exec.csl = sp->csl;
+		pkts[k++].payload.mode.bits.exec.csd = sp->csd;
+	}
 	pkts[k].type = ppt_tip_pge;
 	pkts[k].payload.ip.ipc = pt_ipc_full;
 	pkts[k++].payload.ip.ip = sp->ip;
 	pt_config_init(&cfg);
 	cfg.begin = buf;
-	cfg.end = buf + RP_SPLIT_PREFIX;
+	cfg.end = buf + RP_SPLIT_PREFIX_MAX;
 	enc = pt_alloc_encoder(&cfg);
 	if (!enc)
 		return -RP_ERR_NOMEM;
@@ -335,4 +396,37 @@ int rp_split_prefix(const struct rp_split *sp, uint8_t *buf)
 	pt_free_encoder(enc);
 	/* An encoder error here is ours (a packet it refuses): a bug. */
 	return ret < 0 ? -RP_ERR_DECODE : (int)off;
+}
+
+int rp_split_prefix(const struct rp_split *sp, uint8_t *buf)
+{
+	return rp_split_prefix_rets(sp, NULL, 0, 0, buf);
+}
+
+int rp_split_buffer(const struct rp_thread *t, const struct rp_split *sp,
+		    const uint64_t *rets, size_t nrets, uint64_t x,
+		    uint64_t to, uint8_t **buf, size_t *len, int64_t *delta)
+{
+	uint64_t from = sp->offset + sp->len;
+	size_t n;
+	int pre;
+
+	if (to > t->pt_size)
+		to = t->pt_size;
+	if (from > to)
+		return -RP_ERR_DECODE;
+	n = (size_t)(to - from);
+	*buf = malloc(RP_SPLIT_PREFIX_MAX + n);
+	if (!*buf)
+		return -RP_ERR_NOMEM;
+	pre = rp_split_prefix_rets(sp, rets, nrets, x, *buf);
+	if (pre < 0) {
+		free(*buf);
+		*buf = NULL;
+		return pre;
+	}
+	memcpy(*buf + pre, t->pt + from, n);
+	*len = (size_t)pre + n;
+	*delta = (int64_t)from - pre;
+	return 0;
 }

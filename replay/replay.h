@@ -91,6 +91,7 @@ struct rp_session_info {
 	const char *const *argv;
 	uint64_t start_ns, stop_ns;
 	uint64_t tsc_hz;
+	bool snapshot;		/* the manifest lists an end-state snapshot */
 };
 
 void rp_session_info(const struct rp_session *s, struct rp_session_info *info);

@@ -40,11 +40,33 @@ struct rp_psb_resume {
 };
 
 /*
+ * A place to start decoding a stream that has no PSB there: a TIP.PGE
+ * (tracing resumes) while tracing was off, with its full IP recovered
+ * from the packets before it (last-IP compression), and the execution
+ * mode and timing then.  A decoder cannot start there by itself (libipt
+ * syncs at PSBs only), so it is given a made-up PSB+ and this TIP.PGE in
+ * full ahead of the bytes that follow (psbscan.h, rp_split_prefix).
+ * Saved in the index as it is (in struct rp_ckpt): no padding.
+ */
+struct rp_split {
+	uint64_t offset;	/* of the TIP.PGE */
+	uint64_t ip;
+	uint64_t tsc;		/* the last TSC before it (0: none) */
+	uint16_t ctc, fc;	/* the last TMA before it */
+	uint8_t len;		/* the TIP.PGE's bytes (0: no split) */
+	uint8_t csl, csd;	/* MODE.Exec then */
+	uint8_t has_tma;	/* 0 or 1 */
+};
+
+/*
  * A checkpoint: where decoding can restart.  Checkpoint 0 is the start of
- * the stream; the others are the PSBs with FUP, in order.
+ * the stream; the others are the PSBs with FUP, in order, and in a
+ * stream with a single PSB the TIP.PGEs the index pass met in its decode
+ * (@split: index.c, "cut points").
  */
 struct rp_ckpt {
-	uint64_t offset;	/* PSB offset (checkpoint 0: the first sync) */
+	uint64_t offset;	/* PSB offset (checkpoint 0: the first sync),
+				 * or a split's TIP.PGE offset */
 	uint64_t insn;		/* instructions before it */
 	uint64_t tsc;
 	uint64_t sb_next;	/* sideband records applied before it */
@@ -58,7 +80,17 @@ struct rp_ckpt {
 	 */
 	int64_t depth;
 	int64_t dmin;
+	/* split.len != 0: decoding starts at this TIP.PGE behind a made-up
+	 * PSB+ (decode.c, rp_walk_begin_at), not at a PSB, with libipt's
+	 * return-compression stack holding the thread's rets[rets_at] ..
+	 * rets[rets_at + nrets - 1] (the innermost last, at most
+	 * RP_RETSTACK).
+	 */
+	struct rp_split split;
+	uint32_t rets_at, nrets;
 };
+
+#define RP_RETSTACK	64	/* libipt's return stack (and a CPU's) */
 
 #define RP_DMIN_UNKNOWN	INT64_MIN
 
@@ -105,6 +137,8 @@ struct rp_thread {
 	size_t ngaps;
 	struct rp_event *evs;	/* events.c: in history order */
 	size_t nevs;
+	uint64_t *rets;		/* the checkpoints' return stacks */
+	size_t nrets;
 	uint64_t insns;
 	uint64_t first_tsc, last_tsc;
 	struct rp_seg cache[RP_SEG_CACHE];
@@ -170,6 +204,13 @@ int rp_image_open(const struct rp_session *s, size_t i);
 int rp_idx_load(struct rp_session *s, struct rp_thread *t);
 /* Saves @t's index; failures only mean no cache. */
 void rp_idx_save(struct rp_session *s, const struct rp_thread *t);
+/*
+ * What rp_idx_save() needs before it can sign, done ahead (thread-safe):
+ * the MAC's library, which ptrec loads on first use (ptkit/liblazy.c:
+ * 0.57 M instructions).  An index worker out of ranges calls it while the
+ * others still decode (index.c), so the saving thread does not.
+ */
+void rp_idx_warm(void);
 /* @t's index came from the cache and disagrees with the stream: deletes
  * the saved file, builds the index again and saves it.  Returns 0, or
  * -RP_ERR_DECODE when the index was not a saved one (a real disagreement),
@@ -206,6 +247,12 @@ int rp_world_advance(struct rp_world *w, uint64_t tsc);
 int rp_world_seek(struct rp_world *w, uint64_t next);
 /* A libipt image of @pid's address space.  Returns NULL on failure. */
 struct pt_image *rp_world_image(struct rp_world *w, uint32_t pid);
+/* @pid's code mappings as rp_world_image() makes them sections, by
+ * address, in *@v (free it): those that touch both in memory and in one
+ * file joined.  Returns 0 or -RP_ERR_NOMEM.
+ */
+int rp_world_sections(struct rp_world *w, uint32_t pid, struct rp_map **v,
+		      size_t *n);
 /* The mapping of @pid holding @ip, or NULL. */
 const struct rp_map *rp_world_lookup(struct rp_world *w, uint32_t pid,
 				     uint64_t ip);

@@ -60,6 +60,7 @@ void rp_session_info(const struct rp_session *s, struct rp_session_info *info)
 	info->start_ns = m->start_ns;
 	info->stop_ns = m->stop_ns;
 	info->tsc_hz = m->time.tsc_hz;
+	info->snapshot = m->snapshot != NULL;
 }
 
 const char *rp_session_errmsg(const struct rp_session *s)
@@ -239,6 +240,7 @@ void rp_session_close(struct rp_session *s)
 		free(t->ckpts);
 		free(t->gaps);
 		free(t->evs);
+		free(t->rets);
 		for (k = 0; k < RP_SEG_CACHE; k++)
 			free(t->cache[k].insns);
 	}

@@ -25,7 +25,7 @@ MAC = 32                         # HMAC-SHA256 of all bytes before it
 NPSBS_AT = KEY_AT + 8 * 4        # key, pt_size, pt_mtime_ns, nrecs
 HEADER = KEY_AT + 8 * 12         # struct idx_header
 PSB = 8 * 3                      # struct rp_psb
-CKPT = 8 * 7                     # struct rp_ckpt, insn its second field
+CKPT = 8 * 12                    # struct rp_ckpt (format 8: + rp_split, rets)
 
 
 def sign(body, keyfile):

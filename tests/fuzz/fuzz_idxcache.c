@@ -47,11 +47,14 @@ static void restore(struct rp_thread *t)
 	free(t->ckpts);
 	free(t->gaps);
 	free(t->evs);
+	free(t->rets);
 	t->psbs = dup_mem(saved.psbs, saved.npsbs * sizeof(*t->psbs));
 	t->ckpts = dup_mem(saved.ckpts, saved.nckpts * sizeof(*t->ckpts));
 	t->gaps = dup_mem(saved.gaps, saved.ngaps * sizeof(*t->gaps));
 	t->evs = dup_mem(saved.evs, saved.nevs * sizeof(*t->evs));
 	t->nevs = saved.nevs;
+	t->rets = dup_mem(saved.rets, saved.nrets * sizeof(*t->rets));
+	t->nrets = saved.nrets;
 	t->npsbs = saved.npsbs;
 	t->nckpts = saved.nckpts;
 	t->ngaps = saved.ngaps;
@@ -97,6 +100,7 @@ static void setup(void)
 	saved.ckpts = dup_mem(t->ckpts, t->nckpts * sizeof(*t->ckpts));
 	saved.gaps = dup_mem(t->gaps, t->ngaps * sizeof(*t->gaps));
 	saved.evs = dup_mem(t->evs, t->nevs * sizeof(*t->evs));
+	saved.rets = dup_mem(t->rets, t->nrets * sizeof(*t->rets));
 	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/b/index'", tmpl);
 	if (system(cmd))
 		abort();

@@ -130,6 +130,35 @@ grep -q "range(s) at TIP.PGEs (one PSB), joined" "$tmp/log" &&
 	ok "one PSB, 2 workers: cut at TIP.PGEs, joined, the same count" ||
 	bad "one PSB, 2 workers: $(cat "$tmp/log")"
 
+# Its cut points are index checkpoints (issue #19): the same index on 1
+# and 2 workers, and a seek far from the PSB decodes one segment from its
+# TIP.PGE (behind a made-up PSB+), not the stream from its start, with
+# the plain loop's addresses there.
+cp "$tmp/b/index/1.idx" "$tmp/idx2"
+rm -rf "$tmp/b/index"
+PTREC_INDEX_DEBUG=1 PTREC_INDEX_THREADS=1 "$PTREC" info "$tmp/b" >"$tmp/info" 2>&1
+ck=$(sed -n 's/.* \([0-9]*\) checkpoints$/\1/p' "$tmp/info")
+cmp -s "$tmp/b/index/1.idx" "$tmp/idx2" && [ "${ck:-0}" -gt 30 ] &&
+	grep -q "^index: thread 1: $((ck - 1)) of $((ck - 1)) cut points are checkpoints$" "$tmp/info" &&
+	ok "one PSB: $ck checkpoints, $((ck - 1)) at cut points, the same index on 1 and 2 workers" ||
+	bad "one PSB: $ck checkpoints; $(grep '^index' "$tmp/info" | tr '\n' ' ')"
+total=$((30 * 59234))
+for from in $((total - 4)) $((total / 2)) 100001; do
+	PTREC_INDEX_DEBUG=1 "$PTREC" insns "$tmp/b" --from $from --count 5 \
+		--format=addr >"$tmp/got" 2>"$tmp/log"
+	sed -n "$from,$((from + 4))p" "$tmp/want" >"$tmp/want5"
+	# The saved index's check at open decodes the last segment, which
+	# is where a cursor starts: count every decode this command made.
+	dec=$(sed -n 's/^decode: .*: \([0-9]*\) decoded from .*/\1/p' "$tmp/log" |
+		awk '{ s += $1 } END { print s + 0 }')
+	grep -q "decoded from the start" "$tmp/log" && dec=start
+	[ "$dec" != start ] && [ "$dec" -le $((2 * total / ck)) ] &&
+		grep -q "decoded from its TIP.PGE$" "$tmp/log" &&
+		cmp -s "$tmp/want5" "$tmp/got" &&
+		ok "one PSB: insns --from $from decodes $dec of $total instructions, the plain loop's addresses" ||
+		bad "one PSB: insns --from $from: decoded $dec, $(tr '\n' ' ' <"$tmp/log")"
+done
+
 # The same single-PSB stream with the page at 0x440000 withheld: the plain
 # loop stops at the first copy's missing code and finds no PSB to go on
 # at, so the history ends there.  Cut for 2 workers, the ranges after the
@@ -173,18 +202,21 @@ rm -rf "$tmp/b"
 	ok "a single-PSB cut stream: every instruction, one gap for the lost bytes" ||
 	bad "single-PSB cut stream: $(tail -1 "$tmp/info")"
 
-# Capstone is loaded on first use (ptkit/cslazy.c): an import, which
-# decodes no instruction, must not pay its 77,000 relocations.
+# Capstone, libopcodes (with libbfd), nettle and zstd are loaded on first
+# use (ptkit/cslazy.c, replay/opclazy.c, ptkit/liblazy.c): an import,
+# which decodes no instruction, saves no index and writes no snapshot,
+# must not pay their relocations.
 rm -rf "$tmp/b"
 LD_DEBUG=files "$PTREC" import raw -o "$tmp/b" --pt "$tmp/single.pt" \
 	--images "$tmp/glibc.list" --cpu 6/85/4 >"$tmp/log" 2>&1 &&
-	grep -q "file=libnettle" "$tmp/log" && ! grep -q "file=libcapstone" "$tmp/log" &&
-	ok "import raw does not load capstone" ||
-	bad "import raw loaded capstone: $(grep 'file=libcapstone' "$tmp/log" | head -1)"
+	grep -q "file=libipt" "$tmp/log" &&
+	! grep -Eq "file=lib(capstone|opcodes|bfd|nettle|zstd)" "$tmp/log" &&
+	ok "import raw loads none of capstone, libopcodes, nettle, zstd" ||
+	bad "import raw loaded: $(grep -E 'file=lib(capstone|opcodes|bfd|nettle|zstd)' "$tmp/log" | head -1)"
 
 # Nor does the first open of a trace with asynchronous events, whose
-# loop-gap check (replay/gaps.c) takes lengths from libopcodes: libxdc's
-# Unzip (256 events) and mruby.
+# loop-gap check (replay/gaps.c) takes lengths from libipt: libxdc's
+# Unzip (256 events) and mruby.  Disassembly does load libopcodes.
 for tr in Unzip mruby; do
 	rm -rf "$tmp/b"
 	"$PTREC" import raw -o "$tmp/b" --pt "$x/$tr/trace" \
@@ -192,10 +224,12 @@ for tr in Unzip mruby; do
 		>/dev/null 2>&1 &&
 	PTREC_INDEX_THREADS=1 LD_DEBUG=files "$PTREC" info "$tmp/b" \
 		>"$tmp/log" 2>&1 &&
-		grep -q "file=libopcodes" "$tmp/log" &&
-		! grep -q "file=libcapstone" "$tmp/log" &&
-		ok "$tr: the first ptrec info does not load capstone" ||
-		bad "$tr: ptrec info loaded capstone: $(grep 'file=libcapstone' "$tmp/log" | head -1)"
+		grep -q "file=libnettle" "$tmp/log" &&
+		! grep -Eq "file=lib(capstone|opcodes|bfd|zstd)" "$tmp/log" &&
+		LD_DEBUG=files "$PTREC" insns "$tmp/b" --count 1 >"$tmp/log2" 2>&1 &&
+		grep -q "file=libopcodes" "$tmp/log2" &&
+		ok "$tr: the first ptrec info loads neither capstone nor libopcodes" ||
+		bad "$tr: ptrec info loaded: $(grep -E 'file=lib(capstone|opcodes|bfd|zstd)' "$tmp/log" | head -1)"
 done
 
 tap_end import-real

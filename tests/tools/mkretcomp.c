@@ -18,6 +18,21 @@
  *                  without FUP (tracing off over a syscall), as in pc-fail
  *   DIR/good.want  `ptrec insns` of good.pt: each instruction's address,
  *   DIR/bad.want   and "gap ADDRESS" for each gap
+ *
+ * and two streams with a single PSB whose index checkpoints are at
+ * TIP.PGEs (cut points, replay/index.c), 8 KiB of PAD apart:
+ *
+ *   DIR/cut.pt     g's RET compressed across the first cut (tracing off
+ *                  over its syscall; libipt keeps its return stack there,
+ *                  so the plain loop decodes it): the checkpoint restores
+ *                  the return stack (call g's), and its segment decodes
+ *                  from its own TIP.PGE
+ *   DIR/cut32.pt   the same in 32-bit code, whose return stacks ptrec
+ *                  does not model: that segment cannot decode from the
+ *                  checkpoint's made-up PSB+ (the stack is empty there)
+ *                  and must be decoded from the start, with no gap
+ *   DIR/cuttip.pt  the first with that RET as a TIP
+ *   DIR/cut.want   `ptrec insns` of all three
  */
 #include "pkbuild.h"
 
@@ -144,6 +159,92 @@ static int write_stream(const char *dir, const char *name, int bad)
 	return write_file(dir, name, buf, len);
 }
 
+/*
+ * One PSB, tracing off over g's syscall and on again at 40001a (g's RET,
+ * compressed when @compressed), 8 KiB of PAD in each stretch with tracing
+ * off, then tracing on once more at 400020: two cut points.
+ */
+/* MODE.Exec: 32-bit code (CS.D). */
+static void mode32(void)
+{
+	struct pt_packet *p = add(ppt_mode);
+
+	p->payload.mode.leaf = pt_mol_exec;
+	p->payload.mode.bits.exec.csd = 1;
+}
+
+static int write_cut(const char *dir, const char *name, int compressed,
+		     int bits32)
+{
+	static uint8_t buf[32 << 10];
+	struct pt_encoder *enc;
+	struct pt_config cfg;
+	uint64_t len = 0;
+	size_t i, k, part;
+	uint64_t off = 0;
+	int err = 0;
+
+	pt_config_init(&cfg);
+	for (part = 0; part < 3 && err >= 0; part++) {
+		npk = 0;
+		if (part == 0) {
+			/* call g; syscall: to the kernel */
+			if (bits32) {
+				add(ppt_psb);
+				mode32();
+				ip(ppt_fup, 0x400007);
+				add(ppt_psbend);
+			} else {
+				psb(0x400007);
+			}
+			ip(ppt_tip_pgd, 0);
+		} else if (part == 1) {
+			if (bits32)
+				mode32();
+			else
+				mode64();
+			ip(ppt_tip_pge, 0x40001a);	/* g's RET */
+			ret(compressed, 0x40000c);
+			ip(ppt_tip, 0x400020);	/* nop; jmp *%rax */
+			/* nop; nop; jmp *%rax: out (filtered off) */
+			ip(ppt_tip_pgd, 0x400030);
+		} else {
+			if (bits32)
+				mode32();
+			else
+				mode64();
+			ip(ppt_tip_pge, 0x400020);	/* nop; nop; jmp */
+			ip(ppt_tip_pgd, 0x400030);
+		}
+		cfg.begin = buf + len;
+		cfg.end = buf + sizeof(buf);
+		enc = pt_alloc_encoder(&cfg);
+		if (!enc)
+			return -1;
+		for (i = 0; i < npk && err >= 0; i++)
+			err = pt_enc_next(enc, &pk[i]);
+		pt_enc_get_offset(enc, &off);
+		pt_free_encoder(enc);
+		len += off;
+		/* PAD (0x00) with tracing off, past the next 8 KiB mark. */
+		if (part < 2) {
+			k = (len / 8192 + 1) * 8192 + 16 - len;
+			memset(buf + len, 0, k);
+			len += k;
+		}
+	}
+	if (err < 0) {
+		fprintf(stderr, "mkretcomp: %s: %s\n", name,
+			pt_errstr(pt_errcode(err)));
+		return -1;
+	}
+	return write_file(dir, name, buf, len);
+}
+
+static const char cut_want[] =
+	"0x400007\n0x400018\n0x40001a\n0x40000c\n0x40000d\n0x400020\n"
+	"0x400021\n0x400022\n0x400020\n0x400021\n0x400022\n";
+
 int main(int argc, char **argv)
 {
 	char list[4200];
@@ -160,7 +261,11 @@ int main(int argc, char **argv)
 	    write_stream(argv[1], "bad.pt", 1) ||
 	    write_file(argv[1], "good.want", good_want,
 		       sizeof(good_want) - 1) ||
-	    write_file(argv[1], "bad.want", bad_want, sizeof(bad_want) - 1))
+	    write_file(argv[1], "bad.want", bad_want, sizeof(bad_want) - 1) ||
+	    write_cut(argv[1], "cut.pt", 1, 0) ||
+	    write_cut(argv[1], "cut32.pt", 1, 1) ||
+	    write_cut(argv[1], "cuttip.pt", 0, 0) ||
+	    write_file(argv[1], "cut.want", cut_want, sizeof(cut_want) - 1))
 		return 1;
 	return 0;
 }

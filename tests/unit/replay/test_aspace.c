@@ -12,9 +12,11 @@
  * up to a count.
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "rp_internal.h"
 
@@ -373,4 +375,96 @@ Test(aspace, random_histories_match_the_page_model)
 		}
 		rp_world_fini(&w);
 	}
+}
+
+/*
+ * The sections of random histories against the page model: mappings that
+ * touch in memory and in one file are one section (rp_world_sections(),
+ * which rp_world_image() adds), and every code page is in exactly one
+ * section that maps it to the page's own image and file offset.
+ */
+Test(aspace, sections_follow_the_page_model)
+{
+	static const char *const keys[] = { "k0", "k1", "k2", NULL };
+	uint64_t seed;
+	int joined = 0;
+
+	for (seed = 1; seed <= 150; seed++) {
+		struct model m;
+		struct rp_world w;
+		struct rp_map *v;
+		uint64_t x = seed * 0x9e3779b97f4a7c15ull;
+		size_t n, k;
+		int i, q;
+
+		reset();
+		memset(&m, 0, sizeof(m));
+		rp_world_init(&w, &s);
+		for (i = 0; i < 24; i++) {
+			int p, len;
+
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			p = (int)((x >> 8) % NPAGES);
+			len = 1 + (int)((x >> 16) % 8);
+			if (p + len > NPAGES)
+				len = NPAGES - p;
+			if ((x >> 24) % 4) {
+				/* Often a page dump's next page. */
+				const char *key = keys[(x >> 33) % 4];
+				uint64_t pgoff = (x >> 40) % 2 ?
+					(uint64_t)p * PAGE :
+					((x >> 41) % 16) * PAGE;
+
+				mmap_rec(0, p, len, pgoff,
+					 PROT_READ | PROT_EXEC, key);
+				m_mmap(&m, 0, p, len, pgoff, PROT_EXEC, key);
+			} else {
+				munmap_rec(0, p, len);
+				m_unmap(&m, 0, p, len);
+			}
+		}
+		cr_assert_eq(rp_world_seek(&w, s.nrecs), 0);
+		cr_assert_eq(rp_world_sections(&w, 0, &v, &n), 0);
+		for (k = 0; k < n; k++) {
+			cr_assert(v[k].image >= 0 && v[k].end > v[k].start);
+			/* Sorted, apart, and joined wherever they can be. */
+			if (k)
+				cr_assert(v[k - 1].end <= v[k].start &&
+					  (v[k - 1].end != v[k].start ||
+					   v[k - 1].image != v[k].image ||
+					   v[k - 1].pgoff + v[k - 1].end -
+					   v[k - 1].start != v[k].pgoff),
+					  "seed %llu: sections %zu and %zu not joined",
+					  (unsigned long long)seed, k - 1, k);
+			if (v[k].end - v[k].start > 8 * PAGE)
+				joined++;	/* more than one mmap */
+		}
+		for (q = 0; q < NPAGES; q++) {
+			uint64_t ip = BASE + (uint64_t)q * PAGE + 0x123;
+			int im = m.id[0][q] ? m.img[0][q] : -1;
+			size_t hits = 0, at = 0;
+
+			for (k = 0; k < n; k++)
+				if (ip >= v[k].start && ip < v[k].end) {
+					hits++;
+					at = k;
+				}
+			cr_assert_eq(hits, im >= 0 ? 1u : 0u,
+				     "seed %llu page %d: in %zu sections",
+				     (unsigned long long)seed, q, hits);
+			if (!hits)
+				continue;
+			cr_assert_eq(v[at].image, im);
+			cr_assert_eq(v[at].pgoff + (ip - v[at].start),
+				     m.off[0][q] + 0x123,
+				     "seed %llu page %d: file offset",
+				     (unsigned long long)seed, q);
+		}
+		free(v);
+		rp_world_fini(&w);
+	}
+	/* Page-dump-like runs were joined into one section. */
+	cr_assert_gt(joined, 0);
 }

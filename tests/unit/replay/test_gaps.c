@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * Gap accounting (replay/gaps.c): which instructions need no trace packet
- * (SDM Vol. 3C Table 33-1), the test behind loop gaps; LOST records placed
- * at the first checkpoint at or after their offset, or at the end.
+ * (SDM Vol. 3C Table 33-1), the test behind loop gaps, and loop gaps
+ * themselves at events in code of known bytes; LOST records placed at the
+ * first checkpoint at or after their offset, or at the end.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gaps.h"
 
@@ -54,6 +56,89 @@ Test(gaps, instructions_that_need_a_packet)
 	cr_assert_eq(next("0f 05"), 0);			/* syscall */
 	cr_assert_eq(next("cd 80"), 0);			/* int $0x80 */
 	cr_assert_eq(next("0f 0b"), 0);			/* ud2 */
+}
+
+/*
+ * A loop gap at an asynchronous event in @hex's code (at IP), read by
+ * libipt from a file: whether the code from @at, followed through direct
+ * jumps and calls only, comes back to @at.
+ */
+static bool loop_gap(const char *hex, uint64_t at)
+{
+	char path[] = "/tmp/ptrec-gaps-XXXXXX";
+	struct pt_event ev = { .type = ptev_async_disabled };
+	struct rp_gap *gaps = NULL;
+	size_t ngaps = 0, n = 0;
+	struct walk w;
+	uint8_t b[256];
+	unsigned int v;
+	int fd;
+
+	while (*hex && sscanf(hex, "%2x", &v) == 1) {
+		b[n++] = (uint8_t)v;
+		hex += 2;
+		while (*hex == ' ')
+			hex++;
+	}
+	fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	cr_assert_eq(write(fd, b, n), (ssize_t)n);
+	close(fd);
+	memset(&w, 0, sizeof(w));
+	w.image = pt_image_alloc(NULL);
+	cr_assert_eq(pt_image_add_file(w.image, path, 0, n, NULL, IP), 0);
+	w.indexing = true;
+	w.gaps = &gaps;
+	w.ngaps = &ngaps;
+	ev.variant.async_disabled.at = at;
+	cr_assert_eq(rp_gap_loop(&w, &ev), 0);
+	/* Asked again: the same walk's decoder, synced anew. */
+	cr_assert_eq(rp_gap_loop(&w, &ev), 0);
+	cr_assert(ngaps == 0 || ngaps == 2);
+	cr_assert(!ngaps || (gaps[0].reason == RP_GAP_LOOP &&
+			     gaps[0].ip == at));
+	pt_insn_free_decoder(w.ild);
+	pt_image_free(w.image);
+	free(gaps);
+	unlink(path);
+	return ngaps != 0;
+}
+
+Test(gaps, loop_gaps_at_events)
+{
+	/* jmp . */
+	cr_assert(loop_gap("eb fe", IP));
+	/* nop; mov; jmp back to the nop */
+	cr_assert(loop_gap("90 48 89 e5 eb fa", IP));
+	cr_assert(loop_gap("90 48 89 e5 eb fa", IP + 1));
+	/* call a function that jumps back: the return never comes */
+	cr_assert(loop_gap("e8 00 00 00 00 e9 f6 ff ff ff", IP));
+	/* inc %eax (FF /0) in the loop */
+	cr_assert(loop_gap("ff c0 eb fc", IP));
+	/* je . needs a packet */
+	cr_assert(!loop_gap("74 fe", IP));
+	/* a ret, a jmp *%rax, a syscall on the way */
+	cr_assert(!loop_gap("90 c3 eb fc", IP));
+	cr_assert(!loop_gap("ff e0 eb fc", IP));
+	cr_assert(!loop_gap("0f 05 eb fc", IP));
+	/* FE /7 and FF /7 do not exist: #UD, not a loop */
+	cr_assert(!loop_gap("fe ff eb fc", IP));
+	cr_assert(!loop_gap("ff ff eb fc", IP));
+	/* a cycle that does not pass the event's address */
+	cr_assert(!loop_gap("90 eb fe", IP));
+	/* on into bytes the image does not have */
+	cr_assert(!loop_gap("90 90", IP));
+	/* back only after more than 64 instructions */
+	cr_assert(!loop_gap("90 90 90 90 90 90 90 90 90 90 90 90 90 90 90 90 "
+			    "90 90 90 90 90 90 90 90 90 90 90 90 90 90 90 90 "
+			    "90 90 90 90 90 90 90 90 90 90 90 90 90 90 90 90 "
+			    "90 90 90 90 90 90 90 90 90 90 90 90 90 90 90 90 "
+			    "eb be", IP));
+	cr_assert(loop_gap("90 90 90 90 90 90 90 90 90 90 90 90 90 90 90 90 "
+			   "90 90 90 90 90 90 90 90 90 90 90 90 90 90 90 90 "
+			   "90 90 90 90 90 90 90 90 90 90 90 90 90 90 90 90 "
+			   "90 90 90 90 90 90 90 90 90 90 90 90 90 90 90 "
+			   "eb bf", IP));
 }
 
 static struct ptrec_sb_lost lost[3];

@@ -270,7 +270,7 @@ Test(psbscan, splits_at_tip_pge_with_full_ips)
 
 	scan(single);
 	cr_assert_eq(t.npsbs, 1);
-	cr_assert_eq(rp_scan_splits(&t, 1, &v, &n), 0);
+	cr_assert_eq(rp_scan_splits(&t, 1, &v, &n, NULL), 0);
 	cr_assert_eq(n, 3);
 	cr_assert_eq(v[0].offset, pge[0]);
 	cr_assert_eq(v[0].ip, 0x401000);
@@ -287,7 +287,7 @@ Test(psbscan, splits_at_tip_pge_with_full_ips)
 	cr_assert_eq(v[2].ip, 0x406000);
 	free(v);
 	/* Only the first at or after each multiple of pge[3] bytes: 0, 1x */
-	cr_assert_eq(rp_scan_splits(&t, pge[3], &v, &n), 0);
+	cr_assert_eq(rp_scan_splits(&t, pge[3], &v, &n, NULL), 0);
 	cr_assert_eq(n, 2);
 	cr_assert_eq(v[0].offset, pge[0]);
 	cr_assert_eq(v[1].offset, pge[3]);
