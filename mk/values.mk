@@ -17,10 +17,16 @@ $(UNSOUND): tests/values/unsound.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -o $@ $<
 
-values-test: $(PTREC) $(VALCHECK) $(PROG_BINS) $(UNSOUND)
+# Cases an adversarial review tried (tests/values/holes.c, one per mode).
+HOLES := $(BUILD)/tests/values/holes
+$(HOLES): tests/values/holes.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Wall -Werror -o $@ $<
+
+values-test: $(PTREC) $(VALCHECK) $(PROG_BINS) $(UNSOUND) $(HOLES)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
 		PROGS=$(CURDIR)/$(PROG_DIR) UNSOUND=$(CURDIR)/$(UNSOUND) \
-		tests/values/run.sh
+		HOLES=$(CURDIR)/$(HOLES) tests/values/run.sh
 
 GDB_VALUES := $(BUILD)/tests/gdb/values
 $(GDB_VALUES): tests/gdb/values.c

@@ -113,6 +113,24 @@ if [ -n "${UNSOUND:-}" ]; then
 	fi
 fi
 
+# Found by an adversarial review (tests/values/holes.c, one mode each):
+# push16/leave16 (an operand-size prefix: rsp moves by 2), clonevm (a
+# clone(CLONE_VM) child is another process writing the same memory),
+# memfd (a private file mapping follows a shared mapping of the file).
+if [ -n "${HOLES:-}" ]; then
+	for mode in push16 leave16; do
+		rm -rf "$tmp/h-$mode"
+		timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/h-$mode" \
+			"$HOLES" $mode >"$tmp/log" 2>&1
+		if [ -f "$tmp/h-$mode/manifest.json" ] &&
+			"$VALCHECK" "$tmp/h-$mode" >"$tmp/out" 2>&1; then
+			ok "holes.c $mode: no wrong value; $(grep 'distance all' "$tmp/out" | sed 's/  */ /g')"
+		else
+			bad "holes.c $mode: $(head -5 "$tmp/out" "$tmp/log")"
+		fi
+	done
+fi
+
 # Without a snapshot (--no-snapshot): the final registers and the
 # history alone.
 rm -rf "$tmp/nosnap"

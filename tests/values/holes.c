@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Cases an adversarial review of the values engine (issue #17, "never a
+ * wrong value") tried against the ground truth, one per mode, for
+ * tests/values/run.sh (docs/values.md lists what each found):
+ *
+ * push16   pushw $imm, push %ax and pushw (mem): the stack pointer moves
+ *          by 2, not 8 (capstone 4 gives the immediate of `66 68` size 8).
+ * leave16  leavew (66 c9): rsp = rbp + 2 and bp, not rbp, from the stack.
+ * clonevm  a child made by clone(CLONE_VM) without CLONE_THREAD (another
+ *          process, same memory) stores into a global between the
+ *          parent's load of it and the end.
+ * memfd    the same memfd page mapped MAP_SHARED at one address and
+ *          MAP_PRIVATE (never written) at another: a store through the
+ *          first changes what the second reads.
+ *
+ * Each mode ends with exit_group right after its case, so the end's
+ * registers and snapshot are those of the case.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+long holes_g = 0x1111, holes_go, holes_done;
+
+#define EXIT_NOW "\txor %%edi, %%edi\n\tmov $231, %%eax\n\tsyscall\n"
+
+static int push16_case(void)
+{
+	__asm__ volatile("mov %%rsp, %%rbx\n"
+			 "\tpushw $0x1234\n"
+			 "\tpush %%ax\n"
+			 "\tpushw (%%rbx)\n"
+			 "\tmov (%%rsp), %%rcx\n"
+			 "\tadd $6, %%rsp\n"
+			 EXIT_NOW
+			 : : : "rax", "rbx", "rcx", "rdi", "r11", "memory");
+	return 1;
+}
+
+static int leave16_case(void)
+{
+	__asm__ volatile("push %%rbp\n"
+			 "\tmov %%rsp, %%rbp\n"
+			 "\t.byte 0x66, 0xc9\n"	/* leavew */
+			 "\tadd $6, %%rsp\n"
+			 "\tmov -8(%%rsp), %%rbp\n"
+			 EXIT_NOW
+			 : : : "rax", "rdi", "r11", "memory");
+	return 1;
+}
+
+static int child(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&holes_go, __ATOMIC_ACQUIRE))
+		sched_yield();
+	holes_g = 0x2222;
+	__atomic_store_n(&holes_done, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static char child_stack[65536] __attribute__((aligned(16)));
+
+static int clonevm_case(void)
+{
+	if (clone(child, child_stack + sizeof(child_stack),
+		  CLONE_VM | SIGCHLD, NULL) < 0)
+		return 2;
+	/* r12 = g (0x1111), go, then wait (sched_yield: no memory
+	 * written) until done; g is 0x2222 at the end.
+	 */
+	__asm__ volatile("mov holes_g(%%rip), %%r12\n"
+			 "\tmovq $1, holes_go(%%rip)\n"
+			 "1:\tmov $24, %%eax\n\tsyscall\n"
+			 "\tcmpq $0, holes_done(%%rip)\n\tje 1b\n"
+			 "\txor %%r12d, %%r12d\n"
+			 EXIT_NOW
+			 : : : "rax", "rcx", "rdi", "r11", "r12", "memory");
+	return 1;
+}
+
+static int memfd_case(void)
+{
+	int fd = memfd_create("holes", 0);
+	volatile long *sh, *pr;
+
+	if (fd < 0 || ftruncate(fd, 4096))
+		return 2;
+	sh = mmap((void *)0x20000000, 4096, PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+	pr = mmap((void *)0x20001000, 4096, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_FIXED_NOREPLACE, fd, 0);
+	if (sh != (void *)0x20000000 || pr != (void *)0x20001000)
+		return 2;
+	*sh = 0x1111 + ((long)getpid() >> 31);	/* unknown to the engine */
+	__asm__ volatile("mov 0x20001000, %%r12\n"
+			 "\tmovq $0x2222, 0x20000000\n"
+			 "\txor %%r12d, %%r12d\n"
+			 EXIT_NOW
+			 : : : "rax", "rcx", "rdi", "r11", "r12", "memory");
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(void);
+	} modes[] = {
+		{ "push16", push16_case }, { "leave16", leave16_case },
+		{ "clonevm", clonevm_case }, { "memfd", memfd_case },
+	};
+	size_t i;
+
+	for (i = 0; argc > 1 && i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (!strcmp(argv[1], modes[i].name))
+			return modes[i].fn();
+	fprintf(stderr, "usage: holes MODE\n");
+	return 2;
+}
