@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <capstone/capstone.h>
+#include <linux/sched.h>
 
 #include "rcv_win.h"
 
@@ -147,6 +148,47 @@ static bool ro_mem(struct win *w, uint64_t i, uint64_t a)
 			return false;
 	map_of(rc, a);
 	return rc->map.found && rc->map.ro;
+}
+
+/*
+ * A child made by clone(CLONE_VM) without CLONE_THREAD is another process
+ * (its own pid) that shares every byte of its parent's memory and runs
+ * alongside it (tests/values/holes.c clonevm); with CLONE_VFORK the
+ * parent waits in the system call (a barrier) until the child execs or
+ * exits.  Followed through children of children.
+ */
+bool rcv_vm_shared(const struct rp_session *s, uint32_t pid)
+{
+	uint32_t set[64];
+	size_t n = 1, i, k;
+	bool grew = true;
+
+	set[0] = pid;
+	while (grew) {
+		grew = false;
+		for (i = 0; i < s->nrecs; i++) {
+			const struct ptrec_sb_thread_start *t =
+				(const void *)s->recs[i];
+			bool in_p = false, in_c = false;
+
+			if (s->recs[i]->type != PTREC_SB_THREAD_START ||
+			    t->pid == t->parent_pid ||
+			    (t->clone_flags & (CLONE_VM | CLONE_VFORK)) !=
+			    CLONE_VM)
+				continue;
+			for (k = 0; k < n; k++) {
+				in_p |= set[k] == t->parent_pid;
+				in_c |= set[k] == t->pid;
+			}
+			if (in_p == in_c)
+				continue;
+			if (n == sizeof(set) / sizeof(set[0]))
+				return true;
+			set[n++] = in_p ? t->pid : t->parent_pid;
+			grew = true;
+		}
+	}
+	return n > 1;
 }
 
 /* Is @a memory this thread alone writes, as far as the snapshot tells? */
