@@ -91,6 +91,25 @@ static bool sys_keeps_maps(struct win *w, size_t i)
  * and its class.  The memory questions ask this for every byte, and a
  * linear walk of the maps each time was a fifth of a window's cost.
  */
+/*
+ * Is file @path also mapped shared in the process?  A private mapping's
+ * pages that were never written follow the file, so a store through the
+ * shared mapping changes them (a memfd mapped twice: tests/values/holes.c
+ * memfd).
+ */
+static bool file_shared(struct rp_recover *rc, const char *path)
+{
+	struct rp_snap_map_info mi;
+	size_t k;
+
+	if (!path[0] || path[0] == '[')
+		return false;
+	for (k = 0; !rp_snapshot_proc_map(rc->sn, rc->pid, k, &mi); k++)
+		if ((mi.prot & 8) && !strcmp(mi.path, path))
+			return true;
+	return false;
+}
+
 static void map_of(struct rp_recover *rc, uint64_t a)
 {
 	struct rp_snap_map_info mi;
@@ -123,7 +142,8 @@ static void map_of(struct rp_recover *rc, uint64_t a)
 			m->ro = !(mi.prot & 10) &&
 				(!mi.path[0] || !strcmp(mi.path, "[vdso]"));
 			m->priv = !(mi.prot & 8) &&
-				  strncmp(mi.path, "[vvar", 5);
+				  strncmp(mi.path, "[vvar", 5) &&
+				  !file_shared(rc, mi.path);
 			return;
 		}
 		if (mi.end <= a && mi.end > lo)

@@ -118,7 +118,7 @@ fi
 # clone(CLONE_VM) child is another process writing the same memory),
 # memfd (a private file mapping follows a shared mapping of the file).
 if [ -n "${HOLES:-}" ]; then
-	for mode in push16 leave16 clonevm; do
+	for mode in push16 leave16 clonevm memfd; do
 		rm -rf "$tmp/h-$mode"
 		timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/h-$mode" \
 			"$HOLES" $mode >"$tmp/log" 2>&1
