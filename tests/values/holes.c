@@ -13,16 +13,24 @@
  * memfd    the same memfd page mapped MAP_SHARED at one address and
  *          MAP_PRIVATE (never written) at another: a store through the
  *          first changes what the second reads.
+ * procmem  pwrite64 to /proc/self/mem writes a global: the kernel's
+ *          write through a system call the table says writes no memory.
+ * rseq     an rseq area of the program's own (glibc's unregistered): the
+ *          kernel clears its rseq_cs on the way back to user space after
+ *          a preemption, with no instruction storing there.
  *
  * Each mode ends with exit_group right after its case, so the end's
  * registers and snapshot are those of the case.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <sched.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -107,6 +115,76 @@ static int memfd_case(void)
 	return 1;
 }
 
+static int procmem_case(void)
+{
+	static long val = 0x2222;
+	int fd = open("/proc/self/mem", O_RDWR);
+
+	if (fd < 0)
+		return 2;
+	/* r12 = g (0x1111), then pwrite64(fd, &val, 8, &g). */
+	__asm__ volatile("mov holes_g(%%rip), %%r12\n"
+			 "\tmov $18, %%eax\n"
+			 "\tlea %1, %%rsi\n"
+			 "\tmov $8, %%edx\n"
+			 "\tlea holes_g(%%rip), %%r10\n"
+			 "\tsyscall\n"
+			 "\txor %%r12d, %%r12d\n"
+			 EXIT_NOW
+			 : : "D"(fd), "m"(val)
+			 : "rax", "rcx", "rdx", "rsi", "r10", "r11", "r12",
+			 "memory");
+	return 1;
+}
+
+struct holes_rseq {
+	unsigned int cpu_id_start, cpu_id;
+	unsigned long rseq_cs;
+	unsigned int flags, pad[3];
+} __attribute__((aligned(32)));
+struct holes_rseq_cs {
+	unsigned int version, flags;
+	unsigned long start_ip, post_commit_offset, abort_ip;
+} __attribute__((aligned(32)));
+struct holes_rseq holes_rs;
+struct holes_rseq_cs holes_cs;
+extern char holes_cs_start[], holes_cs_abort[];
+extern const ptrdiff_t __rseq_offset;
+extern const unsigned int __rseq_size;
+
+__asm__(".text\n"
+	"holes_cs_start:\n\tnop\n"
+	"\t.long 0x53053053\n"
+	"holes_cs_abort:\n\tud2\n");
+
+static int rseq_case(void)
+{
+	long z = (long)getpid() >> 31;
+
+	if (__rseq_size &&
+	    syscall(334, (char *)__builtin_thread_pointer() + __rseq_offset,
+		    32, 1, 0x53053053))	/* glibc registers 32 bytes */
+		return 2;
+	if (syscall(334, &holes_rs, sizeof(holes_rs), 0, 0x53053053))
+		return 2;
+	holes_cs.start_ip = (unsigned long)holes_cs_start;
+	holes_cs.post_commit_offset = 1;
+	holes_cs.abort_ip = (unsigned long)holes_cs_abort;
+	/* rseq_cs = &cs (outside it: the kernel clears it), r12 = rseq_cs
+	 * (0), then an unknown store of 0 there (z).
+	 */
+	__asm__ volatile("lea holes_cs(%%rip), %%rax\n"
+			 "\tmov %%rax, holes_rs+8(%%rip)\n"
+			 "\tnop\n\tnop\n\tnop\n"
+			 "\tmov holes_rs+8(%%rip), %%r12\n"
+			 "\tmov %0, holes_rs+8(%%rip)\n"
+			 "\txor %%r12d, %%r12d\n"
+			 EXIT_NOW
+			 : : "r"(z) : "rax", "rcx", "rdi", "r11", "r12",
+			 "memory");
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -115,6 +193,7 @@ int main(int argc, char **argv)
 	} modes[] = {
 		{ "push16", push16_case }, { "leave16", leave16_case },
 		{ "clonevm", clonevm_case }, { "memfd", memfd_case },
+		{ "procmem", procmem_case }, { "rseq", rseq_case },
 	};
 	size_t i;
 

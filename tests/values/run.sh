@@ -131,6 +131,27 @@ if [ -n "${HOLES:-}" ]; then
 	done
 fi
 
+# Known wrong values, not fixed (docs/values.md, "What it does not model"):
+# the kernel writing memory with no store and through no system call the
+# table names: pwrite64 to /proc/self/mem (procmem), the rseq_cs word of
+# an rseq area the program registered itself, which the kernel clears
+# after a preemption (rseq).  TAP TODO lines: they do not fail the suite;
+# "ok ... # TODO" means the engine no longer gives a wrong value there.
+if [ -n "${HOLES:-}" ]; then
+	for mode in procmem rseq; do
+		rm -rf "$tmp/h-$mode"
+		timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/h-$mode" \
+			"$HOLES" $mode >"$tmp/log" 2>&1
+		n=$((n + 1))
+		if [ -f "$tmp/h-$mode/manifest.json" ] &&
+			"$VALCHECK" "$tmp/h-$mode" >"$tmp/out" 2>&1; then
+			echo "ok $n - holes.c $mode: no wrong value # TODO known hole"
+		else
+			echo "not ok $n - holes.c $mode: $(grep -c WRONG "$tmp/out") wrong # TODO known hole"
+		fi
+	done
+fi
+
 # Without a snapshot (--no-snapshot): the final registers and the
 # history alone.
 rm -rf "$tmp/nosnap"
