@@ -15,6 +15,11 @@
  *          first changes what the second reads.
  * procmem  pwrite64 to /proc/self/mem writes a global: the kernel's
  *          write through a system call the table says writes no memory.
+ * alias2   stores of unknown address that did write the word asked
+ *          about (rcv_alias.c must not prove them away): a 16-byte
+ *          movups through a base loaded from a pointer the snapshot
+ *          shows; an 8-byte store through a base loaded from a word
+ *          that read(2) rewrites before the end.
  * rseq     an rseq area of the program's own (glibc's unregistered): the
  *          kernel clears its rseq_cs on the way back to user space after
  *          a preemption, with no instruction storing there.
@@ -115,6 +120,46 @@ static int memfd_case(void)
 	return 1;
 }
 
+long holes_w[3] = { 0, 0x5555555555555555, 0 };
+long holes_q[3] = { 0, 0x5555555555555555, 0 };
+long holes_p, holes_p2;
+
+static int alias2_case(void)
+{
+	long z = (long)getpid() >> 31, v = (long)&holes_q[2];
+	int pfd[2];
+
+	if (pipe(pfd) || write(pfd[1], &v, 8) != 8)
+		return 2;
+	__asm__ volatile(/* movups through p = &w[0] + z: writes w[1] */
+			 "lea holes_w(%%rip), %%rax\n"
+			 "\tadd %0, %%rax\n"
+			 "\tmov %%rax, holes_p(%%rip)\n"
+			 "\tmov holes_w+8(%%rip), %%r12\n"
+			 "\tmov holes_p(%%rip), %%rcx\n"
+			 "\tpcmpeqd %%xmm0, %%xmm0\n"
+			 "\tmovups %%xmm0, (%%rcx)\n"
+			 /* through p2 = &q[1] + z, then read(2) into p2 */
+			 "\tlea holes_q+8(%%rip), %%rax\n"
+			 "\tadd %0, %%rax\n"
+			 "\tmov %%rax, holes_p2(%%rip)\n"
+			 "\tmov holes_q+8(%%rip), %%r13\n"
+			 "\tmov holes_p2(%%rip), %%rcx\n"
+			 "\tmovabs $0x7777777777777777, %%rax\n"
+			 "\tmov %%rax, (%%rcx)\n"
+			 "\txor %%eax, %%eax\n"
+			 "\tlea holes_p2(%%rip), %%rsi\n"
+			 "\tmov $8, %%edx\n"
+			 "\tsyscall\n"
+			 "\txor %%r12d, %%r12d\n\txor %%r13d, %%r13d\n"
+			 "\txor %%ecx, %%ecx\n\txor %0, %0\n"
+			 EXIT_NOW
+			 : "+r"(z) : "D"(pfd[0])
+			 : "rax", "rcx", "rdx", "rsi", "r11", "r12", "r13",
+			 "xmm0", "memory");
+	return 1;
+}
+
 static int procmem_case(void)
 {
 	static long val = 0x2222;
@@ -194,6 +239,7 @@ int main(int argc, char **argv)
 		{ "push16", push16_case }, { "leave16", leave16_case },
 		{ "clonevm", clonevm_case }, { "memfd", memfd_case },
 		{ "procmem", procmem_case }, { "rseq", rseq_case },
+		{ "alias2", alias2_case },
 	};
 	size_t i;
 
