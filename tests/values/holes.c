@@ -20,6 +20,10 @@
  *          movups through a base loaded from a pointer the snapshot
  *          shows; an 8-byte store through a base loaded from a word
  *          that read(2) rewrites before the end.
+ * sigret   rt_sigreturn as system call 0x10000000f (Linux takes the
+ *          number from eax alone), its frame's rip set to the address
+ *          after the syscall instruction: no transfer in the trace, yet
+ *          every register is the frame's.
  * rseq     an rseq area of the program's own (glibc's unregistered): the
  *          kernel clears its rseq_cs on the way back to user space after
  *          a preemption, with no instruction storing there.
@@ -36,6 +40,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -160,6 +165,50 @@ static int alias2_case(void)
 	return 1;
 }
 
+/* The restorer: rt_sigreturn with bit 32 of rax set; the frame's rip is
+ * set to holes_sr_after, the instruction after its syscall.
+ */
+__asm__(".text\n"
+	"holes_restorer:\n"
+	"\tmovabs $0x10000000f, %rax\n"
+	"\tsyscall\n"
+	"holes_sr_after:\n"
+	"\tmov %r12, %r13\n"
+	"\tmov %rcx, %r14\n"
+	"\txor %r12d, %r12d\n"
+	"\txor %ecx, %ecx\n"
+	"\txor %edi, %edi\n"
+	"\tmov $231, %eax\n"
+	"\tsyscall\n");
+extern char holes_restorer[], holes_sr_after[];
+
+static void sr_handler(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+
+	(void)sig;
+	(void)si;
+	uc->uc_mcontext.gregs[REG_RIP] = (greg_t)holes_sr_after;
+	uc->uc_mcontext.gregs[REG_R12] = 0x1234;
+	uc->uc_mcontext.gregs[REG_RCX] = 0x5678;
+}
+
+static int sigret_case(void)
+{
+	struct {
+		void *handler;
+		unsigned long flags;
+		void *restorer;
+		unsigned long mask;
+	} ksa = { (void *)sr_handler, 4 | 0x04000000, holes_restorer, 0 };
+
+	/* SA_SIGINFO | SA_RESTORER, with our restorer */
+	if (syscall(SYS_rt_sigaction, SIGILL, &ksa, NULL, 8))
+		return 2;
+	__asm__ volatile("mov $0xaaaa, %%r12d\n\tud2\n" : : : "r12");
+	return 1;
+}
+
 static int procmem_case(void)
 {
 	static long val = 0x2222;
@@ -239,7 +288,7 @@ int main(int argc, char **argv)
 		{ "push16", push16_case }, { "leave16", leave16_case },
 		{ "clonevm", clonevm_case }, { "memfd", memfd_case },
 		{ "procmem", procmem_case }, { "rseq", rseq_case },
-		{ "alias2", alias2_case },
+		{ "alias2", alias2_case }, { "sigret", sigret_case },
 	};
 	size_t i;
 

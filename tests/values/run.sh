@@ -118,9 +118,10 @@ fi
 # clone(CLONE_VM) child is another process writing the same memory),
 # memfd (a private file mapping follows a shared mapping of the file);
 # alias2 (stores of unknown address that did write the word: 16 bytes
-# through a loaded base, and a base whose load read(2) later rewrites).
+# through a loaded base, and a base whose load read(2) later rewrites);
+# sigret (rt_sigreturn as 0x10000000f, returning to the next instruction).
 if [ -n "${HOLES:-}" ]; then
-	for mode in push16 leave16 clonevm memfd alias2; do
+	for mode in push16 leave16 clonevm memfd alias2 sigret; do
 		rm -rf "$tmp/h-$mode"
 		timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/h-$mode" \
 			"$HOLES" $mode >"$tmp/log" 2>&1
