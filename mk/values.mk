@@ -33,8 +33,16 @@ $(GDB_VALUES): tests/gdb/values.c
 	@mkdir -p $(dir $@)
 	$(CC) -O0 -g -fno-omit-frame-pointer -o $@ $<
 
+# A stack smash: the saved rbp overwritten (tests/gdb/smash.c).
+GDB_SMASH := $(BUILD)/tests/gdb/smash
+$(GDB_SMASH): tests/gdb/smash.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -fno-omit-frame-pointer -fno-stack-protector \
+		-Wno-stringop-overflow -o $@ $<
+
 gdb-values-test: $(PTREC) $(PTREC_SERVER) $(GDB_VALUES) $(VALCHECK) \
-		$(BUILD)/tests/gdb/diff/qs-O2
+		$(BUILD)/tests/gdb/diff/qs-O2 $(GDB_SMASH)
+	SMASH=$(CURDIR)/$(GDB_SMASH) \
 	PTREC=$(CURDIR)/$(PTREC) PROG=$(CURDIR)/$(GDB_VALUES) \
 		QSORT=$(CURDIR)/$(BUILD)/tests/gdb/diff/qs-O2 \
 		VALCHECK=$(CURDIR)/$(VALCHECK) tests/gdb/values.sh
