@@ -21,7 +21,7 @@ $(UNSOUND): tests/values/unsound.c
 HOLES := $(BUILD)/tests/values/holes
 $(HOLES): tests/values/holes.c
 	@mkdir -p $(dir $@)
-	$(CC) -O1 -g -Wall -Werror -o $@ $<
+	$(CC) -O1 -g -Wall -Werror -pthread -o $@ $<
 
 values-test: $(PTREC) $(VALCHECK) $(PROG_BINS) $(UNSOUND) $(HOLES)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \

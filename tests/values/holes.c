@@ -24,6 +24,9 @@
  *          number from eax alone), its frame's rip set to the address
  *          after the syscall instruction: no transfer in the trace, yet
  *          every register is the frame's.
+ * stackflag  a thread sets a flag on the main thread's stack (its address
+ *          passed to pthread_create) that main polls: the engine takes
+ *          a thread's own stack as written by it alone.
  * rseq     an rseq area of the program's own (glibc's unregistered): the
  *          kernel clears its rseq_cs on the way back to user space after
  *          a preemption, with no instruction storing there.
@@ -33,6 +36,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
 #include <signal.h>
@@ -209,6 +213,32 @@ static int sigret_case(void)
 	return 1;
 }
 
+static void *flag_thread(void *arg)
+{
+	__atomic_store_n((long *)arg, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static int stackflag_case(void)
+{
+	volatile long flag = 0;
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, flag_thread, (void *)&flag))
+		return 2;
+	/* r12 = flag (0 until the thread ran), sched_yield until it is
+	 * set; then exit_group.
+	 */
+	__asm__ volatile("1:\tmov %0, %%r12\n"
+			 "\tcmp $1, %%r12\n\tje 2f\n"
+			 "\tmov $24, %%eax\n\tsyscall\n\tjmp 1b\n"
+			 "2:\txor %%r12d, %%r12d\n"
+			 EXIT_NOW
+			 : : "m"(flag) : "rax", "rcx", "rdi", "r11", "r12",
+			 "memory");
+	return 1;
+}
+
 static int procmem_case(void)
 {
 	static long val = 0x2222;
@@ -289,6 +319,7 @@ int main(int argc, char **argv)
 		{ "clonevm", clonevm_case }, { "memfd", memfd_case },
 		{ "procmem", procmem_case }, { "rseq", rseq_case },
 		{ "alias2", alias2_case }, { "sigret", sigret_case },
+		{ "stackflag", stackflag_case },
 	};
 	size_t i;
 

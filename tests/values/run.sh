@@ -138,10 +138,13 @@ fi
 # the kernel writing memory with no store and through no system call the
 # table names: pwrite64 to /proc/self/mem (procmem), the rseq_cs word of
 # an rseq area the program registered itself, which the kernel clears
-# after a preemption (rseq).  TAP TODO lines: they do not fail the suite;
-# "ok ... # TODO" means the engine no longer gives a wrong value there.
+# after a preemption (rseq); and another thread storing into a flag on
+# the main thread's stack, which main polls (stackflag: a thread's own
+# stack is taken as written by it alone).  TAP TODO lines: they do not
+# fail the suite; "ok ... # TODO" means the engine no longer gives a
+# wrong value there.
 if [ -n "${HOLES:-}" ]; then
-	for mode in procmem rseq; do
+	for mode in procmem rseq stackflag; do
 		rm -rf "$tmp/h-$mode"
 		timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/h-$mode" \
 			"$HOLES" $mode >"$tmp/log" 2>&1
