@@ -17,10 +17,16 @@ $(UNSOUND): tests/values/unsound.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -o $@ $<
 
-values-test: $(PTREC) $(VALCHECK) $(PROG_BINS) $(UNSOUND)
+# Cases an adversarial review tried (tests/values/holes.c, one per mode).
+HOLES := $(BUILD)/tests/values/holes
+$(HOLES): tests/values/holes.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Wall -Werror -pthread -o $@ $<
+
+values-test: $(PTREC) $(VALCHECK) $(PROG_BINS) $(UNSOUND) $(HOLES)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
 		PROGS=$(CURDIR)/$(PROG_DIR) UNSOUND=$(CURDIR)/$(UNSOUND) \
-		tests/values/run.sh
+		HOLES=$(CURDIR)/$(HOLES) tests/values/run.sh
 
 GDB_VALUES := $(BUILD)/tests/gdb/values
 $(GDB_VALUES): tests/gdb/values.c
@@ -32,8 +38,16 @@ $(GDB_DEEP): tests/gdb/deep.c
 	@mkdir -p $(dir $@)
 	$(CC) -O0 -g -fno-omit-frame-pointer -o $@ $<
 
+# A stack smash: the saved rbp overwritten (tests/gdb/smash.c).
+GDB_SMASH := $(BUILD)/tests/gdb/smash
+$(GDB_SMASH): tests/gdb/smash.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -fno-omit-frame-pointer -fno-stack-protector \
+		-Wno-stringop-overflow -o $@ $<
+
 gdb-values-test: $(PTREC) $(PTREC_SERVER) $(GDB_VALUES) $(VALCHECK) \
-		$(BUILD)/tests/gdb/diff/qs-O2 $(GDB_DEEP)
+		$(BUILD)/tests/gdb/diff/qs-O2 $(GDB_DEEP) $(GDB_SMASH)
+	SMASH=$(CURDIR)/$(GDB_SMASH) \
 	PTREC=$(CURDIR)/$(PTREC) PROG=$(CURDIR)/$(GDB_VALUES) \
 		DEEP=$(CURDIR)/$(GDB_DEEP) \
 		QSORT=$(CURDIR)/$(BUILD)/tests/gdb/diff/qs-O2 \

@@ -292,9 +292,13 @@ static void new_child(struct emu *e, struct thr *parent, int event)
 	ts.parent_tid = (uint32_t)parent->tid;
 	ts.clone_flags = event == PTRACE_EVENT_VFORK ? CLONE_VFORK | CLONE_VM :
 			 0;
-	if (event == PTRACE_EVENT_CLONE) {
+	if (event != PTRACE_EVENT_VFORK &&
+	    ((long)parent->entry.rax == SYS_clone ||
+	     (long)parent->entry.rax == SYS_clone3)) {
 		/* clone(2) passes flags in RDI; clone3(2) in its struct
-		 * clone_args, whose first member is the flags.
+		 * clone_args, whose first member is the flags.  Also for
+		 * a fork event: clone(CLONE_VM | SIGCHLD) is one, and the
+		 * values engine must know the child shares the memory.
 		 */
 		ts.clone_flags = parent->entry.rdi;
 		if ((long)parent->entry.rax == SYS_clone3) {

@@ -507,6 +507,16 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		in->fw = ~0ull;
 	if (implicit_store(in->id))
 		in->flags |= RCV_I_MEMBAR;
+	/* With an operand-size prefix, push, pop and leave move rsp by 2
+	 * and store or load 2 bytes (pushw $imm, push %ax, leavew), where
+	 * the semantics, the frames and the index take 8 (capstone 4 even
+	 * gives `66 68`'s immediate size 8).  Never emitted by compilers:
+	 * barriers (tests/values/holes.c push16, leave16).
+	 */
+	if (x->prefix[2] == X86_PREFIX_OPSIZE &&
+	    (in->id == X86_INS_PUSH || in->id == X86_INS_POP ||
+	     in->id == X86_INS_LEAVE))
+		in->flags |= RCV_I_BARRIER | RCV_I_MEMBAR;
 	if (!modelled(in->id)) {
 		/* Capstone 4's lists miss some writes (cmpxchg's rax, mulx's
 		 * second destination): every explicit general-purpose

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <capstone/capstone.h>
+#include <linux/sched.h>
 
 #include "rcv_win.h"
 
@@ -40,10 +41,17 @@ bool rcv_sys_quiet(uint64_t nr)
 	}
 }
 
-/* Syscalls after which no register is known (the kernel sets them all). */
+/*
+ * Syscalls after which no register is known (the kernel sets them all):
+ * rt_sigreturn, execve, execveat.  Linux takes the number from eax alone
+ * (rax's upper half is ignored: 0x10000000f is rt_sigreturn,
+ * tests/values/holes.c sigret), and an x32 call (0x40000000) may be x32's
+ * rt_sigreturn or execve: with either, any.
+ */
 bool rcv_sys_resets(uint64_t nr)
 {
-	return nr == 15 || nr == 59 || nr == 322;
+	return (nr >> 32) || (nr & 0x40000000) || nr == 15 || nr == 59 ||
+	       nr == 322;
 }
 
 /*
@@ -90,6 +98,25 @@ static bool sys_keeps_maps(struct win *w, size_t i)
  * and its class.  The memory questions ask this for every byte, and a
  * linear walk of the maps each time was a fifth of a window's cost.
  */
+/*
+ * Is file @path also mapped shared in the process?  A private mapping's
+ * pages that were never written follow the file, so a store through the
+ * shared mapping changes them (a memfd mapped twice: tests/values/holes.c
+ * memfd).
+ */
+static bool file_shared(struct rp_recover *rc, const char *path)
+{
+	struct rp_snap_map_info mi;
+	size_t k;
+
+	if (!path[0] || path[0] == '[')
+		return false;
+	for (k = 0; !rp_snapshot_proc_map(rc->sn, rc->pid, k, &mi); k++)
+		if ((mi.prot & 8) && !strcmp(mi.path, path))
+			return true;
+	return false;
+}
+
 static void map_of(struct rp_recover *rc, uint64_t a)
 {
 	struct rp_snap_map_info mi;
@@ -122,7 +149,8 @@ static void map_of(struct rp_recover *rc, uint64_t a)
 			m->ro = !(mi.prot & 10) &&
 				(!mi.path[0] || !strcmp(mi.path, "[vdso]"));
 			m->priv = !(mi.prot & 8) &&
-				  strncmp(mi.path, "[vvar", 5);
+				  strncmp(mi.path, "[vvar", 5) &&
+				  !file_shared(rc, mi.path);
 			return;
 		}
 		if (mi.end <= a && mi.end > lo)
@@ -147,6 +175,47 @@ static bool ro_mem(struct win *w, uint64_t i, uint64_t a)
 			return false;
 	map_of(rc, a);
 	return rc->map.found && rc->map.ro;
+}
+
+/*
+ * A child made by clone(CLONE_VM) without CLONE_THREAD is another process
+ * (its own pid) that shares every byte of its parent's memory and runs
+ * alongside it (tests/values/holes.c clonevm); with CLONE_VFORK the
+ * parent waits in the system call (a barrier) until the child execs or
+ * exits.  Followed through children of children.
+ */
+bool rcv_vm_shared(const struct rp_session *s, uint32_t pid)
+{
+	uint32_t set[64];
+	size_t n = 1, i, k;
+	bool grew = true;
+
+	set[0] = pid;
+	while (grew) {
+		grew = false;
+		for (i = 0; i < s->nrecs; i++) {
+			const struct ptrec_sb_thread_start *t =
+				(const void *)s->recs[i];
+			bool in_p = false, in_c = false;
+
+			if (s->recs[i]->type != PTREC_SB_THREAD_START ||
+			    t->pid == t->parent_pid ||
+			    (t->clone_flags & (CLONE_VM | CLONE_VFORK)) !=
+			    CLONE_VM)
+				continue;
+			for (k = 0; k < n; k++) {
+				in_p |= set[k] == t->parent_pid;
+				in_c |= set[k] == t->pid;
+			}
+			if (in_p == in_c)
+				continue;
+			if (n == sizeof(set) / sizeof(set[0]))
+				return true;
+			set[n++] = in_p ? t->pid : t->parent_pid;
+			grew = true;
+		}
+	}
+	return n > 1;
 }
 
 /* Is @a memory this thread alone writes, as far as the snapshot tells? */

@@ -196,7 +196,7 @@ static bool plain_syscall(const struct rcv_ins *ins, size_t i)
 	    (p->flags & RCV_I_BARRIER))
 		return false;
 	nr = p->op[1].imm;
-	return nr != 15 && nr != 59 && nr != 322;
+	return !rcv_sys_resets((uint64_t)nr);
 }
 
 /*

@@ -160,6 +160,10 @@ bool rcv_fs_syscall_nr(uint64_t nr);
 
 /* Is @a memory this thread alone writes, as far as the snapshot tells? */
 bool rcv_private(struct rp_recover *rc, uint64_t a);
+/* Does a recorded thread of another process share process @pid's memory
+ * (clone with CLONE_VM but not CLONE_THREAD or CLONE_VFORK)?  rcv_mem.c.
+ */
+bool rcv_vm_shared(const struct rp_session *s, uint32_t pid);
 /* Byte @a of access @x: -1 it does not cover it, 0 value unknown, 1 in
  * *@out.
  */

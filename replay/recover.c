@@ -782,6 +782,7 @@ int rp_recover_new(struct rp_session *s, uint32_t tid,
 		    !rp_thread_info(s, rp_thread_tid(s, i), &o) &&
 		    o.pid == info.pid)
 			rc->mt = true;
+	rc->mt |= rcv_vm_shared(s, info.pid);
 	if (rp_snapshot_open(&rc->sn, s->dir)) {
 		rp_snapshot_close(rc->sn);
 		rc->sn = NULL;

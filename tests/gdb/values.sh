@@ -231,6 +231,61 @@ if [ -n "${DEEP:-}" ]; then
 	fi
 fi
 
+# A stack smash (tests/gdb/smash.c): the crash's backtrace reads main's
+# rbp from the slot victim() overwrote, so main's frame has a CFA of
+# 0x4141...; the registers GDB then shows at main's first instructions
+# (positions 1 to 20 of the history) must still be the truth's: what a
+# debugger unwinds from memory is not a fact about the history.
+if [ -n "${VALCHECK:-}" ] && [ -n "${SMASH:-}" ]; then
+	rm -rf "$tmp/sm"
+	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/sm" -- "$SMASH" \
+		>/dev/null 2>&1
+	set -- -ex "bt"
+	: >"$tmp/smtruth"
+	for at in 1 2 3 5 8 10 12 15 20; do
+		set -- "$@" -ex "record goto $at" -ex "echo AT $at\n" \
+			-ex "info registers rbp rsp"
+		echo "AT $at" >>"$tmp/smtruth"
+		"$VALCHECK" "$tmp/sm" --truth "$at" >>"$tmp/smtruth" 2>&1
+	done
+	timeout 120 "$PTREC" replay "$tmp/sm" -batch "$@" >"$tmp/smregs" 2>&1
+	if grep -q '^#1 .* in main ' "$tmp/smregs" &&
+		python3 - "$tmp/smregs" "$tmp/smtruth" >"$tmp/res" 2>&1 <<'PY'
+import re, sys
+def blocks(path, pat):
+    out, at = {}, None
+    for l in open(path):
+        m = re.match(r'^AT (\d+)', l)
+        if m:
+            at = int(m.group(1)); out[at] = {}
+            continue
+        m = re.match(pat, l)
+        if m and at is not None:
+            out[at][m.group(1)] = m.group(2)
+    return out
+gdb = blocks(sys.argv[1], r'^(rbp|rsp)\s+(0x[0-9a-f]+|<unavailable>)')
+truth = blocks(sys.argv[2], r'^(rbp|rsp) (0x[0-9a-f]+|0)$')
+shown = wrong = 0
+for at, regs in truth.items():
+    for name, want in regs.items():
+        got = gdb.get(at, {}).get(name)
+        assert got is not None, ('GDB did not show', at, name)
+        if got == '<unavailable>':
+            continue
+        shown += 1
+        if int(got, 16) != int(want, 16):
+            wrong += 1
+            print('WRONG at %d %s = %s, truth %s' % (at, name, got, want))
+print('%d shown at %d positions, %d wrong' % (shown, len(truth), wrong))
+sys.exit(1 if wrong else 0)
+PY
+	then
+		ok "a smashed saved rbp gives no wrong register in main: $(tail -1 "$tmp/res")"
+	else
+		bad "stack smash: $(grep -E '^#|WRONG|wrong' "$tmp/smregs" "$tmp/res" | head -6)"
+	fi
+fi
+
 # Values off: nothing recovered (what the registers above came from):
 # 3 instructions before the end, rsp is shown with values on only.
 if [ -n "${VALCHECK:-}" ] && [ -f "$tmp/gt/manifest.json" ]; then

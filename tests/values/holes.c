@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Cases an adversarial review of the values engine (issue #17, "never a
+ * wrong value") tried against the ground truth, one per mode, for
+ * tests/values/run.sh (docs/values.md lists what each found):
+ *
+ * push16   pushw $imm, push %ax and pushw (mem): the stack pointer moves
+ *          by 2, not 8 (capstone 4 gives the immediate of `66 68` size 8).
+ * leave16  leavew (66 c9): rsp = rbp + 2 and bp, not rbp, from the stack.
+ * clonevm  a child made by clone(CLONE_VM) without CLONE_THREAD (another
+ *          process, same memory) stores into a global between the
+ *          parent's load of it and the end.
+ * memfd    the same memfd page mapped MAP_SHARED at one address and
+ *          MAP_PRIVATE (never written) at another: a store through the
+ *          first changes what the second reads.
+ * procmem  pwrite64 to /proc/self/mem writes a global: the kernel's
+ *          write through a system call the table says writes no memory.
+ * alias2   stores of unknown address that did write the word asked
+ *          about (rcv_alias.c must not prove them away): a 16-byte
+ *          movups through a base loaded from a pointer the snapshot
+ *          shows; an 8-byte store through a base loaded from a word
+ *          that read(2) rewrites before the end.
+ * sigret   rt_sigreturn as system call 0x10000000f (Linux takes the
+ *          number from eax alone), its frame's rip set to the address
+ *          after the syscall instruction: no transfer in the trace, yet
+ *          every register is the frame's.
+ * stackflag  a thread sets a flag on the main thread's stack (its address
+ *          passed to pthread_create) that main polls: the engine takes
+ *          a thread's own stack as written by it alone.
+ * rseq     an rseq area of the program's own (glibc's unregistered): the
+ *          kernel clears its rseq_cs on the way back to user space after
+ *          a preemption, with no instruction storing there.
+ *
+ * Each mode ends with exit_group right after its case, so the end's
+ * registers and snapshot are those of the case.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stddef.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+long holes_g = 0x1111, holes_go, holes_done;
+
+#define EXIT_NOW "\txor %%edi, %%edi\n\tmov $231, %%eax\n\tsyscall\n"
+
+static int push16_case(void)
+{
+	__asm__ volatile("mov %%rsp, %%rbx\n"
+			 "\tpushw $0x1234\n"
+			 "\tpush %%ax\n"
+			 "\tpushw (%%rbx)\n"
+			 "\tmov (%%rsp), %%rcx\n"
+			 "\tadd $6, %%rsp\n"
+			 EXIT_NOW
+			 : : : "rax", "rbx", "rcx", "rdi", "r11", "memory");
+	return 1;
+}
+
+static int leave16_case(void)
+{
+	__asm__ volatile("push %%rbp\n"
+			 "\tmov %%rsp, %%rbp\n"
+			 "\t.byte 0x66, 0xc9\n"	/* leavew */
+			 "\tadd $6, %%rsp\n"
+			 "\tmov -8(%%rsp), %%rbp\n"
+			 EXIT_NOW
+			 : : : "rax", "rdi", "r11", "memory");
+	return 1;
+}
+
+static int child(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&holes_go, __ATOMIC_ACQUIRE))
+		sched_yield();
+	holes_g = 0x2222;
+	__atomic_store_n(&holes_done, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static char child_stack[65536] __attribute__((aligned(16)));
+
+static int clonevm_case(void)
+{
+	if (clone(child, child_stack + sizeof(child_stack),
+		  CLONE_VM | SIGCHLD, NULL) < 0)
+		return 2;
+	/* r12 = g (0x1111), go, then wait (sched_yield: no memory
+	 * written) until done; g is 0x2222 at the end.
+	 */
+	__asm__ volatile("mov holes_g(%%rip), %%r12\n"
+			 "\tmovq $1, holes_go(%%rip)\n"
+			 "1:\tmov $24, %%eax\n\tsyscall\n"
+			 "\tcmpq $0, holes_done(%%rip)\n\tje 1b\n"
+			 "\txor %%r12d, %%r12d\n"
+			 EXIT_NOW
+			 : : : "rax", "rcx", "rdi", "r11", "r12", "memory");
+	return 1;
+}
+
+static int memfd_case(void)
+{
+	int fd = memfd_create("holes", 0);
+	volatile long *sh, *pr;
+
+	if (fd < 0 || ftruncate(fd, 4096))
+		return 2;
+	sh = mmap((void *)0x20000000, 4096, PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+	pr = mmap((void *)0x20001000, 4096, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_FIXED_NOREPLACE, fd, 0);
+	if (sh != (void *)0x20000000 || pr != (void *)0x20001000)
+		return 2;
+	*sh = 0x1111 + ((long)getpid() >> 31);	/* unknown to the engine */
+	__asm__ volatile("mov 0x20001000, %%r12\n"
+			 "\tmovq $0x2222, 0x20000000\n"
+			 "\txor %%r12d, %%r12d\n"
+			 EXIT_NOW
+			 : : : "rax", "rcx", "rdi", "r11", "r12", "memory");
+	return 1;
+}
+
+long holes_w[3] = { 0, 0x5555555555555555, 0 };
+long holes_q[3] = { 0, 0x5555555555555555, 0 };
+long holes_p, holes_p2;
+
+static int alias2_case(void)
+{
+	long z = (long)getpid() >> 31, v = (long)&holes_q[2];
+	int pfd[2];
+
+	if (pipe(pfd) || write(pfd[1], &v, 8) != 8)
+		return 2;
+	__asm__ volatile(/* movups through p = &w[0] + z: writes w[1] */
+			 "lea holes_w(%%rip), %%rax\n"
+			 "\tadd %0, %%rax\n"
+			 "\tmov %%rax, holes_p(%%rip)\n"
+			 "\tmov holes_w+8(%%rip), %%r12\n"
+			 "\tmov holes_p(%%rip), %%rcx\n"
+			 "\tpcmpeqd %%xmm0, %%xmm0\n"
+			 "\tmovups %%xmm0, (%%rcx)\n"
+			 /* through p2 = &q[1] + z, then read(2) into p2 */
+			 "\tlea holes_q+8(%%rip), %%rax\n"
+			 "\tadd %0, %%rax\n"
+			 "\tmov %%rax, holes_p2(%%rip)\n"
+			 "\tmov holes_q+8(%%rip), %%r13\n"
+			 "\tmov holes_p2(%%rip), %%rcx\n"
+			 "\tmovabs $0x7777777777777777, %%rax\n"
+			 "\tmov %%rax, (%%rcx)\n"
+			 "\txor %%eax, %%eax\n"
+			 "\tlea holes_p2(%%rip), %%rsi\n"
+			 "\tmov $8, %%edx\n"
+			 "\tsyscall\n"
+			 "\txor %%r12d, %%r12d\n\txor %%r13d, %%r13d\n"
+			 "\txor %%ecx, %%ecx\n\txor %0, %0\n"
+			 EXIT_NOW
+			 : "+r"(z) : "D"(pfd[0])
+			 : "rax", "rcx", "rdx", "rsi", "r11", "r12", "r13",
+			 "xmm0", "memory");
+	return 1;
+}
+
+/* The restorer: rt_sigreturn with bit 32 of rax set; the frame's rip is
+ * set to holes_sr_after, the instruction after its syscall.
+ */
+__asm__(".text\n"
+	"holes_restorer:\n"
+	"\tmovabs $0x10000000f, %rax\n"
+	"\tsyscall\n"
+	"holes_sr_after:\n"
+	"\tmov %r12, %r13\n"
+	"\tmov %rcx, %r14\n"
+	"\txor %r12d, %r12d\n"
+	"\txor %ecx, %ecx\n"
+	"\txor %edi, %edi\n"
+	"\tmov $231, %eax\n"
+	"\tsyscall\n");
+extern char holes_restorer[], holes_sr_after[];
+
+static void sr_handler(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+
+	(void)sig;
+	(void)si;
+	uc->uc_mcontext.gregs[REG_RIP] = (greg_t)holes_sr_after;
+	uc->uc_mcontext.gregs[REG_R12] = 0x1234;
+	uc->uc_mcontext.gregs[REG_RCX] = 0x5678;
+}
+
+static int sigret_case(void)
+{
+	struct {
+		void *handler;
+		unsigned long flags;
+		void *restorer;
+		unsigned long mask;
+	} ksa = { (void *)sr_handler, 4 | 0x04000000, holes_restorer, 0 };
+
+	/* SA_SIGINFO | SA_RESTORER, with our restorer */
+	if (syscall(SYS_rt_sigaction, SIGILL, &ksa, NULL, 8))
+		return 2;
+	__asm__ volatile("mov $0xaaaa, %%r12d\n\tud2\n" : : : "r12");
+	return 1;
+}
+
+static void *flag_thread(void *arg)
+{
+	__atomic_store_n((long *)arg, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static int stackflag_case(void)
+{
+	volatile long flag = 0;
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, flag_thread, (void *)&flag))
+		return 2;
+	/* r12 = flag (0 until the thread ran), sched_yield until it is
+	 * set; then exit_group.
+	 */
+	__asm__ volatile("1:\tmov %0, %%r12\n"
+			 "\tcmp $1, %%r12\n\tje 2f\n"
+			 "\tmov $24, %%eax\n\tsyscall\n\tjmp 1b\n"
+			 "2:\txor %%r12d, %%r12d\n"
+			 EXIT_NOW
+			 : : "m"(flag) : "rax", "rcx", "rdi", "r11", "r12",
+			 "memory");
+	return 1;
+}
+
+static int procmem_case(void)
+{
+	static long val = 0x2222;
+	int fd = open("/proc/self/mem", O_RDWR);
+
+	if (fd < 0)
+		return 2;
+	/* r12 = g (0x1111), then pwrite64(fd, &val, 8, &g). */
+	__asm__ volatile("mov holes_g(%%rip), %%r12\n"
+			 "\tmov $18, %%eax\n"
+			 "\tlea %1, %%rsi\n"
+			 "\tmov $8, %%edx\n"
+			 "\tlea holes_g(%%rip), %%r10\n"
+			 "\tsyscall\n"
+			 "\txor %%r12d, %%r12d\n"
+			 EXIT_NOW
+			 : : "D"(fd), "m"(val)
+			 : "rax", "rcx", "rdx", "rsi", "r10", "r11", "r12",
+			 "memory");
+	return 1;
+}
+
+struct holes_rseq {
+	unsigned int cpu_id_start, cpu_id;
+	unsigned long rseq_cs;
+	unsigned int flags, pad[3];
+} __attribute__((aligned(32)));
+struct holes_rseq_cs {
+	unsigned int version, flags;
+	unsigned long start_ip, post_commit_offset, abort_ip;
+} __attribute__((aligned(32)));
+struct holes_rseq holes_rs;
+struct holes_rseq_cs holes_cs;
+extern char holes_cs_start[], holes_cs_abort[];
+extern const ptrdiff_t __rseq_offset;
+extern const unsigned int __rseq_size;
+
+__asm__(".text\n"
+	"holes_cs_start:\n\tnop\n"
+	"\t.long 0x53053053\n"
+	"holes_cs_abort:\n\tud2\n");
+
+static int rseq_case(void)
+{
+	long z = (long)getpid() >> 31;
+
+	if (__rseq_size &&
+	    syscall(334, (char *)__builtin_thread_pointer() + __rseq_offset,
+		    32, 1, 0x53053053))	/* glibc registers 32 bytes */
+		return 2;
+	if (syscall(334, &holes_rs, sizeof(holes_rs), 0, 0x53053053))
+		return 2;
+	holes_cs.start_ip = (unsigned long)holes_cs_start;
+	holes_cs.post_commit_offset = 1;
+	holes_cs.abort_ip = (unsigned long)holes_cs_abort;
+	/* rseq_cs = &cs (outside it: the kernel clears it), r12 = rseq_cs
+	 * (0), then an unknown store of 0 there (z).
+	 */
+	__asm__ volatile("lea holes_cs(%%rip), %%rax\n"
+			 "\tmov %%rax, holes_rs+8(%%rip)\n"
+			 "\tnop\n\tnop\n\tnop\n"
+			 "\tmov holes_rs+8(%%rip), %%r12\n"
+			 "\tmov %0, holes_rs+8(%%rip)\n"
+			 "\txor %%r12d, %%r12d\n"
+			 EXIT_NOW
+			 : : "r"(z) : "rax", "rcx", "rdi", "r11", "r12",
+			 "memory");
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(void);
+	} modes[] = {
+		{ "push16", push16_case }, { "leave16", leave16_case },
+		{ "clonevm", clonevm_case }, { "memfd", memfd_case },
+		{ "procmem", procmem_case }, { "rseq", rseq_case },
+		{ "alias2", alias2_case }, { "sigret", sigret_case },
+		{ "stackflag", stackflag_case },
+	};
+	size_t i;
+
+	for (i = 0; argc > 1 && i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (!strcmp(argv[1], modes[i].name))
+			return modes[i].fn();
+	fprintf(stderr, "usage: holes MODE\n");
+	return 2;
+}
