@@ -212,9 +212,18 @@ static void chain(struct target *tg, size_t cur, struct rp_recover *rc,
 			return;
 		cfa[k] = r.val[rule.cfa_reg] + (uint64_t)rule.cfa_off;
 		/* The return address it saved, where known, must be the
-		 * recorded one: else the rule is not this frame's.
+		 * recorded one: else the rule is not this frame's.  An
+		 * outer frame's CFA comes from registers its callee saved
+		 * in memory, which a buffer overflow may have overwritten
+		 * since (tests/gdb/smash.c): there the saved return
+		 * address must be known and the recorded one.
 		 */
-		if (rule.how[RP_REG_RIP] == RP_CFI_AT &&
+		if (k ? rule.how[RP_REG_RIP] != RP_CFI_AT ||
+			rp_recover_mem(rc, pos, cfa[k] +
+				       (uint64_t)rule.off[RP_REG_RIP], &ra,
+				       8) != 8 ||
+			(k + 1 < w[1] && ra != w[5 + 3 * k]) :
+		    rule.how[RP_REG_RIP] == RP_CFI_AT &&
 		    rp_recover_mem(rc, pos, cfa[k] +
 				   (uint64_t)rule.off[RP_REG_RIP], &ra, 8) == 8 &&
 		    k + 1 < w[1] && ra != w[5 + 3 * k]) {
