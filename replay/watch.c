@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "rp_internal.h"
+#include "watch_proof.h"
 
 struct wp {
 	unsigned int type;
@@ -210,6 +211,26 @@ static int scan_one(void *arg, const struct rp_access *acc, int n)
 	return best ? 1 : 0;
 }
 
+/* wpf_prove()'s question: may an access of @kind to [lo, hi) hit? */
+static bool may_hit(void *arg, unsigned int kind, uint64_t lo, uint64_t hi)
+{
+	const struct scan_arg *a = arg;
+	unsigned int need = kind == RP_ACC_WRITE ? RP_WATCH_WRITE :
+						   RP_WATCH_READ;
+	size_t i;
+
+	if (lo >= a->w->hi || hi <= a->w->lo)
+		return false;
+	for (i = 0; i < a->w->n; i++) {
+		const struct wp *p = &a->w->v[i];
+
+		if ((p->type & need) && p->pid == a->pid &&
+		    lo < p->addr + p->len && p->addr < hi)
+			return true;
+	}
+	return false;
+}
+
 int rp_watch_scan(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
 		  int dir, uint64_t lo, uint64_t hi,
 		  struct rp_watch_hit *hit)
@@ -227,7 +248,21 @@ int rp_watch_scan(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
 	kinds = (w->types & RP_WATCH_WRITE ? RP_ACC_WRITE : 0) |
 		(w->types & RP_WATCH_READ ? RP_ACC_READ : 0);
 	p = dir < 0 ? hi - 1 : lo;
-	ret = rp_recover_scan(rc, &p, dir, lo, hi, kinds, scan_one, &a);
+	/*
+	 * With watch-unknown skip the scan stops only at accesses of known
+	 * address, which watch_proof.c's proofs rule out where they show
+	 * that no access of a window touches a watched byte (the engine's
+	 * known addresses are the true ones): such windows are passed
+	 * without the engine.  With stop and stack, an access the engine
+	 * does not know stops the scan even where a proof shows it misses,
+	 * so there the engine is asked everywhere.
+	 */
+	if (w->unknown == RP_WATCH_UNKNOWN_SKIP)
+		ret = wpf_scan(rc, &p, dir, lo, hi, kinds, scan_one, may_hit,
+			       &a);
+	else
+		ret = rp_recover_scan(rc, &p, dir, lo, hi, kinds, scan_one,
+				      &a);
 	if (!ret)
 		hit->pos = p;
 	return ret;
