@@ -71,6 +71,27 @@ $(BUILD)/tests/unit/replay/test_watch: tests/unit/replay/test_watch.c \
 		-DWATCH_STEP=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "step" { print $$1 }') \
 		$(LDFLAGS) -o $@ $< $(LINK_REPLAY) -lcriterion
 
+# The proofs that let a scan pass windows without the engine, on it too
+# and on 20,000 instructions of tests/bench/gdbloop's loop of calls.
+LOOP_BUNDLE := $(BUILD)/tests/unit/replay/loop-bundle
+$(LOOP_BUNDLE)/manifest.json: $(PTREC) $(BUILD)/tests/bench/gdbloop
+	rm -rf $(LOOP_BUNDLE) && mkdir -p $(dir $(LOOP_BUNDLE))
+	$(PTREC) record -q --start-at step --max-insns 20000 \
+		-o $(LOOP_BUNDLE) -- $(BUILD)/tests/bench/gdbloop >/dev/null
+$(BUILD)/tests/unit/replay/test_watch_proof: \
+		tests/unit/replay/test_watch_proof.c \
+		tests/unit/replay/rcv_fixture.h \
+		$(RP_LIB) $(PTK_LIB) $(SB_LIB) $(WATCH_BUNDLE)/manifest.json \
+		$(LOOP_BUNDLE)/manifest.json
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
+		-DWATCH_BUNDLE='"$(abspath $(WATCH_BUNDLE))"' \
+		-DLOOP_BUNDLE='"$(abspath $(LOOP_BUNDLE))"' \
+		-DLOOP_SINK=0x$$(nm $(BUILD)/tests/bench/gdbloop | awk '$$3 == "sink" { print $$1 }') \
+		-DWATCH_TOTAL=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "total" { print $$1 }') \
+		-DWATCH_STEP=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "step" { print $$1 }') \
+		$(LDFLAGS) -o $@ $< $(LINK_REPLAY) -lcriterion
+
 # The server's watchpoint packets and stop replies on the same recording.
 $(BUILD)/tests/unit/gdb/test_server_watch: tests/unit/gdb/test_server_watch.c \
 		$(SRV_TEST_OBJS) $(RP_LIB) $(PTK_LIB) $(SB_LIB) \
