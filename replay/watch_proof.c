@@ -850,6 +850,15 @@ struct wpf_cache {
 	struct wpf_edge top;	/* the end: snapshot registers and stack */
 	struct wpf_edge *edge;	/* [k]: where window k starts */
 	size_t nk, cap_k;
+	/* [k]: the distinct accesses of window k proven whole, for scans
+	 * that pass it again (NULL: none kept).
+	 */
+	struct wsum {
+		bool kept;
+		struct wpf_acc *u;
+		size_t nu;
+	} *sum;
+	size_t cap_sum;
 	struct wpf_out out;	/* window out_k's accesses (from out_from) */
 	uint64_t out_k, out_from;
 	bool out_valid;
@@ -872,6 +881,9 @@ void wpf_cache_free(struct wpf_cache *c)
 	for (k = 0; k < c->nk; k++)
 		free(c->edge[k].w);
 	free(c->edge);
+	for (k = 0; k < c->cap_sum; k++)
+		free(c->sum[k].u);
+	free(c->sum);
 	wpf_out_free(&c->out);
 	free(c->ins);
 	free(c->cut);
@@ -1050,6 +1062,63 @@ static int load(struct rp_recover *rc, struct wpf_cache *c, uint64_t first,
 	return 0;
 }
 
+static int cmp_acc(const void *x, const void *y)
+{
+	const struct wpf_acc *a = x, *b = y;
+
+	if (a->known != b->known)
+		return a->known ? 1 : -1;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	return a->hi < b->hi ? -1 : a->hi > b->hi;
+}
+
+#define SUM_MAX	1024	/* distinct accesses kept per window, at most */
+
+/* The distinct accesses of window @k (c->out from instruction @skip on). */
+static int keep_sum(struct wpf_cache *c, uint64_t k, size_t skip)
+{
+	struct wpf_acc *u;
+	size_t j, n = 0, m = 0, cap = c->cap_sum;
+	struct wsum *v;
+
+	if (c->out.contradiction)
+		return 0;
+	if (k >= cap) {
+		cap = 2 * k + 16;
+		v = realloc(c->sum, cap * sizeof(*v));
+		if (!v)
+			return -RP_ERR_NOMEM;
+		memset(v + c->cap_sum, 0, (cap - c->cap_sum) * sizeof(*v));
+		c->sum = v;
+		c->cap_sum = cap;
+	}
+	if (c->sum[k].kept)
+		return 0;
+	for (j = 0; j < c->out.nacc; j++)
+		n += c->out.acc[j].i >= skip;
+	u = malloc((n + 1) * sizeof(*u));
+	if (!u)
+		return -RP_ERR_NOMEM;
+	for (j = 0; j < c->out.nacc; j++)
+		if (c->out.acc[j].i >= skip) {
+			u[m] = c->out.acc[j];
+			u[m++].i = 0;
+		}
+	qsort(u, m, sizeof(*u), cmp_acc);
+	for (j = n = 0; j < m; j++)
+		if (!n || cmp_acc(&u[n - 1], &u[j]))
+			u[n++] = u[j];
+	if (n > SUM_MAX) {
+		free(u);
+		return 0;
+	}
+	c->sum[k] = (struct wsum){ true, u, n };
+	return 0;
+}
+
 /*
  * Window @k's accesses into c->out: followed with the window before it,
  * so that frames opened before the window are known by then, from what
@@ -1089,7 +1158,7 @@ static int prove_window(struct rp_recover *rc, struct wpf_cache *c,
 	c->out_k = k;
 	c->out_from = from;
 	c->out_valid = true;
-	return 0;
+	return keep_sum(c, k, first - from);
 }
 
 int wpf_prove(struct rp_recover *rc, struct wpf_cache **cp, uint64_t a,
@@ -1118,6 +1187,20 @@ int wpf_prove(struct rp_recover *rc, struct wpf_cache **cp, uint64_t a,
 	k = (rc->end - 1 - a) / rc->block;
 	if ((rc->end - b) / rc->block != k)
 		return 0;	/* not one window */
+	first = rc->end - k * rc->block;
+	first = first > rc->block ? first - rc->block : 0;
+	if (k < c->cap_sum && c->sum[k].kept && a == first &&
+	    b == rc->end - k * rc->block) {
+		for (j = 0; j < c->sum[k].nu; j++) {
+			const struct wpf_acc *x = &c->sum[k].u[j];
+
+			if (!(kinds & x->kind))
+				continue;
+			if (!x->known || may_hit(arg, x->kind, x->lo, x->hi))
+				return 0;
+		}
+		return 1;
+	}
 	if (!c->out_valid || c->out_k != k) {
 		if (k > c->nk)
 			return 0;	/* the window after it is not followed */
