@@ -857,15 +857,17 @@ struct wpf_cache {
 		bool kept;
 		struct wpf_acc *u;
 		size_t nu;
+		bool unknown;	/* an access not proven */
 	} *sum;
 	size_t cap_sum;
 	struct wpf_out out;	/* window out_k's accesses (from out_from) */
 	uint64_t out_k, out_from;
 	bool out_valid;
-	struct rcv_ins *ins;
+	struct rcv_ins *ins;	/* instructions ins_first.. (ins_n) */
 	uint8_t *cut;
 	uint64_t *calls;
-	size_t ins_cap;
+	size_t ins_cap, ins_n;
+	uint64_t ins_first;
 };
 
 void wpf_cache_free(struct wpf_cache *c)
@@ -1000,6 +1002,8 @@ static int load(struct rp_recover *rc, struct wpf_cache *c, uint64_t first,
 	struct rp_gap gap;
 	int ret, e, ns = 0;
 
+	size_t have = 0;
+
 	if (n > c->ins_cap) {
 		free(c->ins);
 		free(c->cut);
@@ -1008,15 +1012,29 @@ static int load(struct rp_recover *rc, struct wpf_cache *c, uint64_t first,
 		c->cut = malloc(n);
 		c->calls = malloc((n + SEED) * sizeof(*c->calls));
 		c->ins_cap = c->ins && c->cut && c->calls ? n : 0;
+		c->ins_n = 0;
 		if (!c->ins_cap)
 			return -RP_ERR_NOMEM;
 	}
-	for (i = 0; i < n; i++) {
+	/* The windows go back: the start of the last load is the end of
+	 * this one, decoded already.
+	 */
+	if (c->ins_n && c->ins_first > first && c->ins_first < last &&
+	    c->ins_first + c->ins_n >= last) {
+		have = last - c->ins_first;
+		memmove(c->ins + (c->ins_first - first), c->ins,
+			have * sizeof(*c->ins));
+	}
+	c->ins_first = first;
+	c->ins_n = n;
+	for (i = 0; i < n - have; i++) {
 		ret = rp_cursor_peek(c->cur, first + i, &insn);
 		if (!ret)
 			ret = decode(c, &insn, &c->ins[i]);
-		if (ret)
+		if (ret) {
+			c->ins_n = 0;
 			return ret;
+		}
 	}
 	/* Where a signal handler may have run, the returns to calls made
 	 * before the window must be matched too (as recover.c does).
@@ -1062,25 +1080,12 @@ static int load(struct rp_recover *rc, struct wpf_cache *c, uint64_t first,
 	return 0;
 }
 
-static int cmp_acc(const void *x, const void *y)
-{
-	const struct wpf_acc *a = x, *b = y;
-
-	if (a->known != b->known)
-		return a->known ? 1 : -1;
-	if (a->kind != b->kind)
-		return a->kind < b->kind ? -1 : 1;
-	if (a->lo != b->lo)
-		return a->lo < b->lo ? -1 : 1;
-	return a->hi < b->hi ? -1 : a->hi > b->hi;
-}
-
 #define SUM_MAX	1024	/* distinct accesses kept per window, at most */
 
 /* The distinct accesses of window @k (c->out from instruction @skip on). */
 static int keep_sum(struct wpf_cache *c, uint64_t k, size_t skip)
 {
-	struct wpf_acc *u;
+	struct wpf_acc *u, *x;
 	size_t j, n = 0, m = 0, cap = c->cap_sum;
 	struct wsum *v;
 
@@ -1097,25 +1102,42 @@ static int keep_sum(struct wpf_cache *c, uint64_t k, size_t skip)
 	}
 	if (c->sum[k].kept)
 		return 0;
-	for (j = 0; j < c->out.nacc; j++)
-		n += c->out.acc[j].i >= skip;
-	u = malloc((n + 1) * sizeof(*u));
+	/* Distinct by a small open hash (a window repeats its slots). */
+	u = calloc(2 * SUM_MAX, sizeof(*u));
 	if (!u)
 		return -RP_ERR_NOMEM;
-	for (j = 0; j < c->out.nacc; j++)
-		if (c->out.acc[j].i >= skip) {
-			u[m] = c->out.acc[j];
-			u[m++].i = 0;
+	for (j = 0; j < c->out.nacc; j++) {
+		size_t h;
+
+		x = &c->out.acc[j];
+		if (x->i < skip)
+			continue;
+		if (!x->known) {	/* not proven: the engine decides */
+			free(u);
+			c->sum[k] = (struct wsum){ true, NULL, 0, true };
+			return 0;
 		}
-	qsort(u, m, sizeof(*u), cmp_acc);
-	for (j = n = 0; j < m; j++)
-		if (!n || cmp_acc(&u[n - 1], &u[j]))
-			u[n++] = u[j];
-	if (n > SUM_MAX) {
-		free(u);
-		return 0;
+		h = (size_t)((x->lo * 0x9e3779b97f4a7c15ull) ^ x->hi ^
+			     x->kind) & (2 * SUM_MAX - 1);
+		while (u[h].kind && (u[h].kind != x->kind ||
+				     u[h].lo != x->lo || u[h].hi != x->hi))
+			h = (h + 1) & (2 * SUM_MAX - 1);
+		if (u[h].kind)
+			continue;
+		if (++n > SUM_MAX) {
+			free(u);
+			return 0;
+		}
+		u[h] = *x;
 	}
-	c->sum[k] = (struct wsum){ true, u, n };
+	for (j = 0; j < 2 * SUM_MAX; j++)
+		if (u[j].kind)
+			u[m++] = u[j];
+	n = m;
+	x = realloc(u, (n + 1) * sizeof(*u));
+	if (x)
+		u = x;
+	c->sum[k] = (struct wsum){ true, u, n, false };
 	return 0;
 }
 
@@ -1191,6 +1213,8 @@ int wpf_prove(struct rp_recover *rc, struct wpf_cache **cp, uint64_t a,
 	first = first > rc->block ? first - rc->block : 0;
 	if (k < c->cap_sum && c->sum[k].kept && a == first &&
 	    b == rc->end - k * rc->block) {
+		if (c->sum[k].unknown)
+			return 0;
 		for (j = 0; j < c->sum[k].nu; j++) {
 			const struct wpf_acc *x = &c->sum[k].u[j];
 
