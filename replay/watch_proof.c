@@ -832,6 +832,10 @@ void wpf_out_free(struct wpf_out *out)
 
 #define IC_MIN	1024	/* decoded instructions kept, at least */
 #define SEED	512	/* calls open where a window starts, at most */
+/* Instructions followed before a window, so that the frames it returns
+ * into were opened in the pass (at most a window's).
+ */
+#define PREFIX	4096
 
 /* An instruction decoded once per address (and bytes). */
 struct icache {
@@ -1142,8 +1146,9 @@ static int keep_sum(struct wpf_cache *c, uint64_t k, size_t skip)
 }
 
 /*
- * Window @k's accesses into c->out: followed with the window before it,
- * so that frames opened before the window are known by then, from what
+ * Window @k's accesses into c->out: followed from PREFIX instructions
+ * before it, so that frames opened before the window are known by then,
+ * from what
  * is known after it (the end, or the middle of the pass that proved the
  * window after it); and what is known where it starts into c->edge[k].
  */
@@ -1152,7 +1157,8 @@ static int prove_window(struct rp_recover *rc, struct wpf_cache *c,
 {
 	uint64_t last = c->end - k * c->block;
 	uint64_t first = last > c->block ? last - c->block : 0;
-	uint64_t from = first > c->block ? first - c->block : 0;
+	uint64_t pre = c->block < PREFIX ? c->block : PREFIX;
+	uint64_t from = first > pre ? first - pre : 0;
 	struct wpf_win *w;
 	int ret;
 
