@@ -906,6 +906,33 @@ static size_t ic_slot(const struct icache *ic, size_t cap, uint64_t ip)
 	return h;
 }
 
+void wpf_fix(struct rcv_ins *in, const uint8_t *raw, size_t size)
+{
+	size_t j;
+
+	switch (in->id) {
+	case X86_INS_PUSH: case X86_INS_POP: case X86_INS_CALL:
+	case X86_INS_RET: case X86_INS_LEAVE: case X86_INS_ENTER:
+	case X86_INS_PUSHF: case X86_INS_PUSHFQ: case X86_INS_POPF:
+	case X86_INS_POPFQ:
+		break;
+	default:
+		return;
+	}
+	for (j = 0; j < size; j++) {
+		uint8_t b = raw[j];
+
+		if (b == 0x66) {
+			in->flags |= RCV_I_BAD;
+			return;
+		}
+		if (b != 0x67 && b != 0xf0 && b != 0xf2 && b != 0xf3 &&
+		    b != 0x2e && b != 0x36 && b != 0x3e && b != 0x26 &&
+		    b != 0x64 && b != 0x65 && (b & 0xf0) != 0x40)
+			return;
+	}
+}
+
 /* @insn decoded, from the cache when its address and bytes were seen. */
 static int decode(struct wpf_cache *c, const struct rp_insn *insn,
 		  struct rcv_ins *out)
@@ -938,6 +965,7 @@ static int decode(struct wpf_cache *c, const struct rp_insn *insn,
 		memcpy(e->raw, insn->raw, insn->size);
 		rcv_decode(c->dec, insn->ip, insn->raw, insn->size,
 			   insn->iclass, &e->in);
+		wpf_fix(&e->in, insn->raw, insn->size);
 	}
 	*out = e->in;
 	return 0;

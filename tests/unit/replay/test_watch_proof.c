@@ -220,6 +220,23 @@ Test(watch_proof, slot)
 	wpf_win_free(w);
 }
 
+/* A 16-bit push or pop moves rsp by 2, whatever capstone says. */
+Test(watch_proof, operand_size)
+{
+	/* push imm16; push rbp */
+	struct rcv_ins in[] = { INS("\x66\x6a\x10"), INS("\x55") };
+	struct wpf_edge top = top_rsp(TOP_RSP);
+	struct wpf_out o;
+	struct wpf_win *w;
+
+	wpf_fix(&in[0], (const uint8_t *)"\x66\x6a\x10", 3);
+	w = run(in, 2, &top, NULL, &o);
+	cr_assert(!o.acc[0].known);
+	is_acc(&o, o.nacc - 1, 1, RP_ACC_WRITE, TOP_RSP, TOP_RSP + 8);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+}
+
 /* What the registers after a window say against the instructions. */
 Test(watch_proof, contradiction)
 {
