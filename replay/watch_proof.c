@@ -513,13 +513,15 @@ static void step(struct pass *p, const struct rcv_ins *in)
 	if (v.root >= 0 && v.hi - v.lo > MAX_SPAN)
 		v = none;
 	/* What the instruction writes but the cases above do not follow
-	 * is unknown after it.
+	 * is some value after it: a new base (the registers after the
+	 * window may fix it; rsp after `sub rsp, rax` comes back to its
+	 * frame's base through rbp).
 	 */
 	for (g = 0; g < 16; g++)
 		if (in->wcode[g] && g != dst)
-			p->r[g] = none;
+			p->r[g] = fresh_val(p);
 	if (dst >= 0)
-		p->r[dst] = v;
+		p->r[dst] = v.root >= 0 ? v : fresh_val(p);
 }
 
 /* Clamps base @k to [lo, hi] (signed); false on a contradiction. */
