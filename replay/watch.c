@@ -185,6 +185,8 @@ struct scan_arg {
 	const struct rp_watch *w;
 	uint32_t pid;
 	struct rp_watch_hit *hit;
+	struct rp_recover *rc;
+	unsigned int kinds;
 };
 
 /* rp_recover_scan()'s question at each instruction: 1 (stop) at a hit,
@@ -231,11 +233,27 @@ static bool may_hit(void *arg, unsigned int kind, uint64_t lo, uint64_t hi)
 	return false;
 }
 
+/*
+ * wpf_scan()'s second question, with stop and stack: a stop at @pos for
+ * an access whose address the engine does not know ("may have written")
+ * is ruled out where a proof shows that every access of that
+ * instruction misses the watched bytes (its true address is in an
+ * interval away from them).  Only within the engine's chain, where the
+ * proofs do not depend on what was asked before.
+ */
+static bool refute(void *arg, uint64_t pos)
+{
+	struct scan_arg *a = arg;
+
+	return a->hit->maybe &&
+	       wpf_prove(a->rc, pos, pos + 1, a->kinds, false, may_hit, a) == 1;
+}
+
 int rp_watch_scan(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
 		  int dir, uint64_t lo, uint64_t hi,
 		  struct rp_watch_hit *hit)
 {
-	struct scan_arg a = { w, pid, hit };
+	struct scan_arg a = { w, pid, hit, rc, 0 };
 	unsigned int kinds;
 	uint64_t p;
 	int ret;
@@ -247,22 +265,23 @@ int rp_watch_scan(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
 	 */
 	kinds = (w->types & RP_WATCH_WRITE ? RP_ACC_WRITE : 0) |
 		(w->types & RP_WATCH_READ ? RP_ACC_READ : 0);
+	a.kinds = kinds;
 	p = dir < 0 ? hi - 1 : lo;
 	/*
-	 * With watch-unknown skip the scan stops only at accesses of known
-	 * address, which watch_proof.c's proofs rule out where they show
-	 * that no access of a window touches a watched byte (the engine's
-	 * known addresses are the true ones): such windows are passed
-	 * without the engine.  With stop and stack, an access the engine
-	 * does not know stops the scan even where a proof shows it misses,
-	 * so there the engine is asked everywhere.
+	 * Windows where watch_proof.c proves that no access touches a
+	 * watched byte (each has its true address in an interval away from
+	 * them) are passed without the engine, and a stop at an access the
+	 * engine does not know is ruled out where a proof shows that it
+	 * misses.  With skip the scan stops only at accesses the engine
+	 * knows (their true addresses), which a proof rules out wherever
+	 * it reaches; with stop and stack, whether the engine knows an
+	 * access decides a stop, so proofs count only within the engine's
+	 * chain, where every window is proven whatever was asked before.
 	 */
-	if (w->unknown == RP_WATCH_UNKNOWN_SKIP)
-		ret = wpf_scan(rc, &p, dir, lo, hi, kinds, scan_one, may_hit,
-			       &a);
-	else
-		ret = rp_recover_scan(rc, &p, dir, lo, hi, kinds, scan_one,
-				      &a);
+	ret = wpf_scan(rc, &p, dir, lo, hi, kinds,
+		       w->unknown == RP_WATCH_UNKNOWN_SKIP, scan_one, may_hit,
+		       w->unknown == RP_WATCH_UNKNOWN_SKIP ? NULL : refute,
+		       &a);
 	if (!ret)
 		hit->pos = p;
 	return ret;

@@ -1219,15 +1219,15 @@ static int prove_window(struct rp_recover *rc, struct wpf_cache *c,
 	return keep_sum(c, k, first - from);
 }
 
-int wpf_prove(struct rp_recover *rc, struct wpf_cache **cp, uint64_t a,
-	      uint64_t b, unsigned int kinds,
+int wpf_prove(struct rp_recover *rc, uint64_t a, uint64_t b,
+	      unsigned int kinds, bool far,
 	      bool (*may_hit)(void *arg, unsigned int kind, uint64_t lo,
 			      uint64_t hi),
 	      void *arg)
 {
-	struct wpf_cache *c = *cp;
+	struct wpf_cache **cp = &rc->wpf, *c = *cp;
 	uint64_t k, first;
-	size_t j;
+	size_t j, lo, hi;
 	int ret;
 
 	if (a >= b || b > rc->end || !rc->block)
@@ -1245,6 +1245,18 @@ int wpf_prove(struct rp_recover *rc, struct wpf_cache **cp, uint64_t a,
 	k = (rc->end - 1 - a) / rc->block;
 	if ((rc->end - b) / rc->block != k)
 		return 0;	/* not one window */
+	if (!far && k >= RCV_CHAIN)
+		return 0;
+	/* The engine's chain: proofs from the end to it, whatever was
+	 * asked before (a scan's stops must not depend on that).
+	 */
+	while (k < RCV_CHAIN && c->nk < k) {
+		ret = prove_window(rc, c, c->nk);
+		if (ret)
+			return ret;
+		if (!c->out_valid)
+			return 0;
+	}
 	first = rc->end - k * rc->block;
 	first = first > rc->block ? first - rc->block : 0;
 	if (k < c->cap_sum && c->sum[k].kept && a == first &&
@@ -1273,11 +1285,22 @@ int wpf_prove(struct rp_recover *rc, struct wpf_cache **cp, uint64_t a,
 	first = c->out_from;
 	if (c->out.contradiction)
 		return 0;
-	for (j = 0; j < c->out.nacc; j++) {
+	/* The accesses are in instruction order: from the first at @a. */
+	for (lo = 0, hi = c->out.nacc; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (first + c->out.acc[mid].i < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (j = lo; j < c->out.nacc; j++) {
 		const struct wpf_acc *x = &c->out.acc[j];
 		uint64_t p = first + x->i;
 
-		if (p < a || p >= b || !(kinds & x->kind))
+		if (p >= b)
+			break;
+		if (!(kinds & x->kind))
 			continue;
 		if (!x->known || may_hit(arg, x->kind, x->lo, x->hi))
 			return 0;
@@ -1286,11 +1309,11 @@ int wpf_prove(struct rp_recover *rc, struct wpf_cache **cp, uint64_t a,
 }
 
 int wpf_scan(struct rp_recover *rc, uint64_t *pos, int dir, uint64_t lo,
-	     uint64_t hi, unsigned int kinds,
+	     uint64_t hi, unsigned int kinds, bool far,
 	     int (*fn)(void *arg, const struct rp_access *acc, int n),
 	     bool (*may_hit)(void *arg, unsigned int kind, uint64_t lo,
 			     uint64_t hi),
-	     void *arg)
+	     bool (*refute)(void *arg, uint64_t pos), void *arg)
 {
 	uint64_t p = *pos, end = rc->end, block = rc->block, k, wl, wf, x, y;
 	int ret;
@@ -1308,16 +1331,26 @@ int wpf_scan(struct rp_recover *rc, uint64_t *pos, int dir, uint64_t lo,
 		/* The part of the window still to scan: [x, y). */
 		x = dir < 0 ? (wf > lo ? wf : lo) : p;
 		y = dir < 0 ? p + 1 : (wl < hi ? wl : hi);
-		ret = wpf_prove(rc, &rc->wpf, x, y, kinds, may_hit, arg);
+		ret = wpf_prove(rc, x, y, kinds, far, may_hit, arg);
 		if (ret < 0)
 			return ret;
-		if (!ret) {
+		while (!ret) {
 			ret = rp_recover_scan(rc, &p, dir, x, y, kinds, fn,
 					      arg);
-			if (ret != -RP_ERR_NOTFOUND) {
+			if (ret == -RP_ERR_NOTFOUND)
+				break;
+			if (ret || !refute || !refute(arg, p)) {
 				*pos = p;
 				return ret;
 			}
+			/* A stop the proof rules out: on past it. */
+			if (dir < 0 ? p == x : p + 1 == y)
+				break;
+			if (dir < 0)
+				y = p;
+			else
+				x = p + 1;
+			p = dir < 0 ? p - 1 : p + 1;
 		}
 		if (dir < 0 && !x)
 			break;

@@ -93,27 +93,31 @@ void wpf_cache_free(struct wpf_cache *c);
  * instructions at positions [@a, @b) may touch a watched byte, which
  * @may_hit(@arg, kind, lo, hi) says of bytes [lo, hi)?  [@a, @b) lies in
  * one window of the engine's grid (rc->block).  Proofs start at the end
- * and go back window after window: a window before the first not yet
- * proven is not tried.  1: proven; 0: not (ask the engine); or a
+ * and go back window after window: within the engine's chain (RCV_CHAIN
+ * windows) every window is proven as far as it can be, whatever was
+ * asked before; further back only with @far, and only as far as earlier
+ * questions took the proofs.  1: proven; 0: not (ask the engine); or a
  * negative error.
  */
-int wpf_prove(struct rp_recover *rc, struct wpf_cache **cp, uint64_t a,
-	      uint64_t b, unsigned int kinds,
+int wpf_prove(struct rp_recover *rc, uint64_t a, uint64_t b,
+	      unsigned int kinds, bool far,
 	      bool (*may_hit)(void *arg, unsigned int kind, uint64_t lo,
 			      uint64_t hi),
 	      void *arg);
 
 /*
  * rp_recover_scan() (rcv_access.c) window by window of the engine's grid,
- * passing each part of a window that wpf_prove() shows @may_hit never
- * holds for: for a scan that stops only at accesses of known address.
+ * passing each part of a window that wpf_prove() (with @far) shows
+ * @may_hit never holds for, and going on past a stop at @pos where
+ * @refute(@arg, pos) says so (a store the engine does not know that a
+ * proof shows to miss).
  */
 struct rp_access;
 int wpf_scan(struct rp_recover *rc, uint64_t *pos, int dir, uint64_t lo,
-	     uint64_t hi, unsigned int kinds,
+	     uint64_t hi, unsigned int kinds, bool far,
 	     int (*fn)(void *arg, const struct rp_access *acc, int n),
 	     bool (*may_hit)(void *arg, unsigned int kind, uint64_t lo,
 			     uint64_t hi),
-	     void *arg);
+	     bool (*refute)(void *arg, uint64_t pos), void *arg);
 
 #endif /* PTREC_WATCH_PROOF_H */

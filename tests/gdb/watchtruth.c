@@ -286,10 +286,10 @@ static uint64_t check_proofs(struct rp_session *s, uint32_t tid,
 		 */
 		struct cover cv = { v[j].a, v[j].l, false };
 
-		if (wpf_prove(rc, &rc->wpf, v[j].p, v[j].p + 1, RP_ACC_WRITE,
+		if (wpf_prove(rc, v[j].p, v[j].p + 1, RP_ACC_WRITE, true,
 			      cover_one, &cv) == 1)
 			*proven += 1;
-		if (wpf_prove(rc, &rc->wpf, v[j].p, v[j].p + 1, RP_ACC_WRITE,
+		if (wpf_prove(rc, v[j].p, v[j].p + 1, RP_ACC_WRITE, true,
 			      cover_one, &cv) == 1 && !cv.in && bad++ < 10)
 			printf("PROOF WRONG thread %u position %" PRIu64 ": the "
 			       "truth writes %#" PRIx64 "+%" PRIu64 "\n", tid,

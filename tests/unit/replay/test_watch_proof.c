@@ -371,6 +371,125 @@ static size_t same_as_engine(const char *dir, uint64_t block,
 	return n;
 }
 
+/* The scan before the proofs with watch-unknown stop: any access the
+ * engine does not know stops it too.
+ */
+static int ref_stop(void *arg, const struct rp_access *acc, int n)
+{
+	const struct ref_arg *a = arg;
+	int k;
+
+	for (k = 0; k < n; k++) {
+		unsigned int need = acc[k].kind == RP_ACC_WRITE ?
+				    RP_WATCH_WRITE : RP_WATCH_READ;
+
+		if ((a->type & need) && !acc[k].addr_known)
+			return 1;
+	}
+	return ref_one(arg, acc, n);
+}
+
+/*
+ * With watch-unknown stop, a backward scan of [lo, lo + len) stops where
+ * the engine's own scan stops, but for stores (or loads) of unknown
+ * address that a proof shows to miss: every stop of the scan is one of
+ * the engine's, and those it leaves out are "may have" stops.  Returns
+ * how many it left out.
+ */
+static size_t stop_subset(const char *dir, uint64_t block, unsigned int type,
+			  uint64_t lo, uint64_t len, size_t *stops)
+{
+	struct ref_arg ra = { type, lo, len };
+	unsigned int kinds = (type & RP_WATCH_WRITE ? RP_ACC_WRITE : 0) |
+			     (type & RP_WATCH_READ ? RP_ACC_READ : 0);
+	struct rp_access acc[4];
+	struct rp_session *ss;
+	struct rp_recover *ref;
+	struct rp_watch_hit h;
+	uint64_t e, q, hi, *old = NULL, *cur = NULL;
+	size_t no = 0, nc = 0, i, j, out = 0;
+
+	cr_assert_eq(rp_session_open(&ss, dir), 0);
+	cr_assert_eq(rp_thread_end(ss, rp_thread_tid(ss, 0), &e, NULL), 0);
+	cr_assert_eq(rp_recover_new(ss, rp_thread_tid(ss, 0), &rc), 0);
+	cr_assert_eq(rp_recover_new(ss, rp_thread_tid(ss, 0), &ref), 0);
+	rp_recover_set_block(rc, block);
+	rp_recover_set_block(ref, block);
+	rp_watch_clear(wt);
+	rp_watch_set_unknown(wt, RP_WATCH_UNKNOWN_STOP);
+	cr_assert_eq(rp_watch_insert(wt, type, pid, lo, len), 0);
+	old = malloc((e + 1) * sizeof(*old));
+	cur = malloc((e + 1) * sizeof(*cur));
+	cr_assert(old && cur);
+	for (hi = e; hi; hi = q) {
+		q = hi - 1;
+		if (rp_recover_scan(ref, &q, -1, 0, hi, kinds, ref_stop, &ra))
+			break;
+		old[no++] = q;
+	}
+	for (hi = e; hi && !rp_watch_scan(wt, rc, pid, -1, 0, hi, &h);
+	     hi = h.pos)
+		cur[nc++] = h.pos;
+	/* Every stop is the engine's; the engine's others are "may have". */
+	for (i = j = 0; i < no; i++) {
+		if (j < nc && cur[j] == old[i]) {
+			j++;
+			continue;
+		}
+		cr_assert(j >= nc || cur[j] < old[i], "%s block %lu [%#lx, "
+			  "+%lu): stop at %lu is not the engine's", dir,
+			  (unsigned long)block, (unsigned long)lo,
+			  (unsigned long)len, (unsigned long)cur[j]);
+		ra.type = type;
+		cr_assert_eq(ref_one(&ra, acc, rp_recover_accesses(ref, old[i],
+							  acc, 4)), 0,
+			     "%s block %lu: a known access at %lu left out",
+			     dir, (unsigned long)block,
+			     (unsigned long)old[i]);
+		out++;
+	}
+	cr_assert_eq(j, nc, "%s block %lu: stops not the engine's", dir,
+		     (unsigned long)block);
+	*stops = nc;
+	free(old);
+	free(cur);
+	rp_recover_free(ref);
+	rp_recover_free(rc);
+	rc = NULL;
+	rp_watch_set_unknown(wt, RP_WATCH_UNKNOWN_SKIP);
+	rp_session_close(ss);
+	return out;
+}
+
+/*
+ * With watch-unknown stop, stores of unknown address that a proof shows
+ * to miss no longer stop the scan; all others still do, at the same
+ * places, and so do the known ones.
+ */
+Test(watch_proof_rec, stop_mode)
+{
+	struct rp_regs regs;
+	size_t b, stops, out = 0, all = 0;
+	uint64_t a;
+
+	cr_assert_eq(rp_thread_end(s, tid, &end, &regs), 0);
+	for (b = 0; b < 5; b++) {
+		static const uint64_t bl[] = { 50, 128, 300, 1000, 0 };
+
+		out += stop_subset(WATCH_BUNDLE, bl[b], RP_WATCH_WRITE,
+				   WATCH_TOTAL, 8, &stops);
+		all += stops;
+		for (a = regs.val[RP_REG_RSP] - 64;
+		     a < regs.val[RP_REG_RSP] + 64; a += 40) {
+			out += stop_subset(WATCH_BUNDLE, bl[b],
+					   RP_WATCH_ACCESS, a, 8, &stops);
+			all += stops;
+		}
+	}
+	cr_assert_gt(all, 0);
+	cr_log_info("stop mode: %zu stops, %zu left out", all, out);
+}
+
 static const uint64_t blocks[] = { 50, 128, 300, 1000, 0 };
 
 Test(watch_proof_rec, stack_words)
