@@ -1252,8 +1252,9 @@ int wpf_prove(struct rp_recover *rc, uint64_t a, uint64_t b,
 	 */
 	while (k < RCV_CHAIN && c->nk < k) {
 		ret = prove_window(rc, c, c->nk);
+		/* A window the cursor cannot give: the engine's to say. */
 		if (ret)
-			return ret;
+			return ret == -RP_ERR_NOMEM ? ret : 0;
 		if (!c->out_valid)
 			return 0;
 	}
@@ -1278,7 +1279,7 @@ int wpf_prove(struct rp_recover *rc, uint64_t a, uint64_t b,
 			return 0;	/* the window after it is not followed */
 		ret = prove_window(rc, c, k);
 		if (ret)
-			return ret;
+			return ret == -RP_ERR_NOMEM ? ret : 0;
 		if (!c->out_valid)
 			return 0;
 	}
