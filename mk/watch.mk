@@ -71,16 +71,15 @@ $(BUILD)/tests/unit/replay/test_watch: tests/unit/replay/test_watch.c \
 		-DWATCH_STEP=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "step" { print $$1 }') \
 		$(LDFLAGS) -o $@ $< $(LINK_REPLAY) -lcriterion
 
-# The proofs that let a scan pass windows without the engine, on it too
-# and on 20,000 instructions of tests/bench/gdbloop's loop of calls.
+# The chain of proofs that lets a scan pass windows without the engine,
+# on it too and on 20,000 instructions of tests/bench/gdbloop's loop.
 LOOP_BUNDLE := $(BUILD)/tests/unit/replay/loop-bundle
 $(LOOP_BUNDLE)/manifest.json: $(PTREC) $(BUILD)/tests/bench/gdbloop
 	rm -rf $(LOOP_BUNDLE) && mkdir -p $(dir $(LOOP_BUNDLE))
 	$(PTREC) record -q --start-at step --max-insns 20000 \
 		-o $(LOOP_BUNDLE) -- $(BUILD)/tests/bench/gdbloop >/dev/null
-$(BUILD)/tests/unit/replay/test_watch_proof: \
-		tests/unit/replay/test_watch_proof.c \
-		tests/unit/replay/rcv_fixture.h \
+$(BUILD)/tests/unit/replay/test_watch_chain: \
+		tests/unit/replay/test_watch_chain.c \
 		$(RP_LIB) $(PTK_LIB) $(SB_LIB) $(WATCH_BUNDLE)/manifest.json \
 		$(LOOP_BUNDLE)/manifest.json
 	@mkdir -p $(dir $@)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * Private to watch.c and watch_proof.c: proving, without the recovery
- * engine, that no access of a window of a thread's history touches the
- * watched bytes (issue #18, docs/gdb.md "Watchpoints").
+ * Private to watch.c, watch_proof.c and watch_chain.c: proving, without
+ * the recovery engine, that no access of a window of a thread's history
+ * touches the watched bytes (issue #18, docs/gdb.md "Watchpoints").
  */
 #ifndef PTREC_WATCH_PROOF_H
 #define PTREC_WATCH_PROOF_H
@@ -77,14 +77,17 @@ void wpf_win_free(struct wpf_win *w);
  * the words pushes or stores left there.
  */
 int wpf_win_edge(const struct wpf_win *w, struct wpf_edge *e);
-/* The registers after its last instruction, as far as fixed. */
-void wpf_win_top(const struct wpf_win *w, struct wpf_reg r[16]);
 /* Its accesses, as far as fixed (free with wpf_out_free()). */
 int wpf_win_acc(const struct wpf_win *w, struct wpf_out *out);
 
+/* Grows *@v (of *@cap elements of @size bytes, @first at first) to hold
+ * more than @n; false when out of memory.
+ */
+bool wpf_grow(void **v, size_t *cap, size_t n, size_t size, size_t first);
+
 struct rp_recover;
 
-/* The proofs kept for one thread's recovery context. */
+/* The proofs kept for one thread's recovery context (watch_chain.c). */
 struct wpf_cache;
 void wpf_cache_free(struct wpf_cache *c);
 
