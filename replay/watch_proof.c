@@ -189,9 +189,9 @@ static void add_acc(struct pass *p, size_t i, uint8_t kind, struct sv a,
 
 /*
  * A store of @size bytes (0: unknown) at @a, of value @val (a slot when
- * it is 8 bytes at one place).  Slots it may reach go: those of its base
- * that it overlaps, and those of any other base (two bases' distance is
- * not known while the window is followed).
+ * it is 8 bytes at one place of the stack).  Slots it may reach go: those
+ * of its base that it overlaps, and those of any other base (two bases'
+ * distance is not known while the window is followed).
  */
 static void store(struct pass *p, struct sv a, uint64_t size, struct sv val)
 {
@@ -220,7 +220,13 @@ static void store(struct pass *p, struct sv a, uint64_t size, struct sv val)
 			p->shi = end;
 		p->stored = true;
 	}
-	if (size != 8 || a.lo != a.hi)
+	/* Only the stack's words are slots: relative to the stack pointer's
+	 * base (a frame pointer made from it too).  Other memory may be
+	 * shared with another thread or process, which may write it between
+	 * the store and the load; the stack is assumed not to be, as the
+	 * engine does (docs/values.md).
+	 */
+	if (size != 8 || a.lo != a.hi || a.root != p->r[RP_REG_RSP].root)
 		return;
 	if (!wpf_grow((void **)&p->slot, &p->slot_cap, p->nslot, sizeof(*p->slot),
 		  64)) {
