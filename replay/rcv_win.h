@@ -107,7 +107,7 @@ struct rp_recover {
 	uint64_t low_word, low_i;
 	size_t low_k;
 	unsigned int low_gen;
-	struct wpf_cache *wpf;	/* watchpoints' proofs (watch_proof.c) */
+	struct wpf_cache *wpf;	/* watchpoints' proofs (watch_chain.c) */
 };
 
 /*
