@@ -32,11 +32,20 @@ $(GDB_WATCHALT): tests/gdb/watchalt.c
 	@mkdir -p $(dir $@)
 	$(CC) -O0 -g -no-pie -fno-pie -o $@ $<
 
+# Stack switches (a heap stack, makecontext, alloca) for watchtruth --check;
+# -z now: no lazy binding resolver between them and the end.
+GDB_WATCHCTX := $(BUILD)/tests/gdb/watchctx
+$(GDB_WATCHCTX): tests/gdb/watchctx.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -no-pie -fno-pie -Wl,-z,now -o $@ $<
+
 gdb-watch-test: $(PTREC) $(PTREC_SERVER) $(GDB_WATCH) $(GDB_WATCHVAL) \
-		$(GDB_WATCHBITS) $(GDB_WATCHALT) $(WATCHTRUTH) $(PROG_BINS)
+		$(GDB_WATCHBITS) $(GDB_WATCHALT) $(GDB_WATCHCTX) $(WATCHTRUTH) \
+		$(PROG_BINS)
 	PTREC=$(CURDIR)/$(PTREC) PROG=$(CURDIR)/$(GDB_WATCH) \
 		PROGS=$(CURDIR)/$(PROG_DIR) BITSPROG=$(CURDIR)/$(GDB_WATCHBITS) \
 		ALTPROG=$(CURDIR)/$(GDB_WATCHALT) \
+		CTXPROG=$(CURDIR)/$(GDB_WATCHCTX) \
 		VALPROG=$(CURDIR)/$(GDB_WATCHVAL) \
 		WATCHTRUTH=$(CURDIR)/$(WATCHTRUTH) tests/gdb/watch.sh
 

@@ -111,8 +111,8 @@ void wpf_fix(struct rcv_ins *in, const uint8_t *raw, size_t size)
 	for (j = 0; j < size; j++) {
 		uint8_t b = raw[j];
 
-		if (b == 0x66) {
-			in->flags |= RCV_I_BAD;
+		if (b == 0x66) {	/* not followed, memory unknown */
+			in->flags |= RCV_I_BAD | RCV_I_BARRIER | RCV_I_MEMBAR;
 			return;
 		}
 		if (b != 0x67 && b != 0xf0 && b != 0xf2 && b != 0xf3 &&

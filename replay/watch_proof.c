@@ -325,6 +325,11 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 		}
 		return;
 	}
+	/* What capstone could not decode and libopcodes shows to be on
+	 * vector, mask and general-purpose registers only: no memory.
+	 */
+	if ((in->flags & RCV_I_BAD) && !(in->flags & RCV_I_MEMBAR))
+		return;
 	if (in->flags & (RCV_I_MEMBAR | RCV_I_REP | RCV_I_BAD) ||
 	    rcv_bitop_far(in)) {
 		add_acc(p, i, RP_ACC_READ, none, 0);
@@ -393,7 +398,8 @@ static void step(struct pass *p, const struct rcv_ins *in)
 	int g, dst = -1;
 	bool two = in->nops == 2 && d->type == RCV_OP_REG;
 
-	if ((in->flags & (RCV_I_BAD | RCV_I_BARRIER)) ||
+	if ((in->flags & RCV_I_BARRIER) ||
+	    ((in->flags & RCV_I_BAD) && (in->flags & RCV_I_MEMBAR)) ||
 	    ((in->flags & RCV_I_SYSCALL) && in->id != X86_INS_SYSCALL)) {
 		cut_all(p);	/* what it writes is not known */
 		return;

@@ -56,7 +56,8 @@ void wpf_out_free(struct wpf_out *out);
 /*
  * What the decoder's operands do not show, for wpf_win_run(): a push, pop,
  * call or return with an operand-size prefix moves the stack pointer by 2
- * (capstone 4 says 8 for push imm16): not followed (RCV_I_BAD).
+ * (capstone 4 says 8 for push imm16): not followed (as an instruction
+ * capstone cannot read: RCV_I_BAD, BARRIER, MEMBAR).
  */
 void wpf_fix(struct rcv_ins *in, const uint8_t *raw, size_t size);
 

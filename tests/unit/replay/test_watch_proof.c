@@ -234,6 +234,41 @@ Test(watch_proof, operand_size)
 	wpf_win_free(w);
 }
 
+/*
+ * An EVEX instruction capstone 4 does not decode, which libopcodes shows
+ * to be on registers only: no memory, rax written (kmovq rax,k1 style);
+ * the stack pointer is still followed across it.  One it cannot read at
+ * all makes everything unknown.
+ */
+Test(watch_proof, undecoded)
+{
+	struct rcv_ins in[3] = { INS("\x55"), INS("\x55"), INS("\x50") };
+	struct wpf_edge top = top_rsp(TOP_RSP);
+	struct wpf_out o;
+	struct wpf_win *w;
+
+	/* The middle one as rcv_decode.c leaves a vector-only one. */
+	memset(&in[1], 0, sizeof(in[1]));
+	in[1].ip = 0x401001;
+	in[1].len = 6;
+	in[1].flags = RCV_I_BAD;
+	in[1].wcode[RP_REG_RAX] = 4;
+	w = run(in, 3, &top, NULL, &o);
+	cr_assert_eq(o.nacc, 2);
+	is_acc(&o, 0, 0, RP_ACC_WRITE, TOP_RSP + 8, TOP_RSP + 16);
+	is_acc(&o, 1, 2, RP_ACC_WRITE, TOP_RSP, TOP_RSP + 8);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	/* Not read at all. */
+	in[1].flags = RCV_I_BAD | RCV_I_BARRIER | RCV_I_MEMBAR;
+	w = run(in, 3, &top, NULL, &o);
+	cr_assert(!o.acc[0].known);
+	cr_assert(!o.acc[1].known);
+	is_acc(&o, o.nacc - 1, 2, RP_ACC_WRITE, TOP_RSP, TOP_RSP + 8);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+}
+
 /* What the registers after a window say against the instructions. */
 Test(watch_proof, contradiction)
 {
