@@ -431,6 +431,13 @@ static void step(struct pass *p, const struct rcv_ins *in)
 		*rsp = sv_add(v, 8);
 		p->r[RP_REG_RBP] = load8(p, v);
 		return;
+	case X86_INS_ENTER:
+		/* push rbp; mov rbp, rsp; sub rsp, N (capstone 4 lists
+		 * neither register written).
+		 */
+		p->r[RP_REG_RSP] = fresh_val(p);
+		p->r[RP_REG_RBP] = fresh_val(p);
+		return;
 	case X86_INS_SYSCALL:
 		if (sv_is_const(p->r[RP_REG_RAX]) &&
 		    !rcv_sys_resets((uint64_t)p->r[RP_REG_RAX].lo)) {
