@@ -341,6 +341,9 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 	case X86_INS_LEA:
 	case X86_INS_NOP:
 		return;
+	case X86_INS_XLATB:	/* [rbx + al], no operand listed */
+		add_acc(p, i, RP_ACC_READ, none, 0);
+		return;
 	case X86_INS_PUSH:
 	case X86_INS_CALL:
 		if (in->nops >= 1 && in->op[0].type == RCV_OP_MEM)
@@ -430,6 +433,10 @@ static void step(struct pass *p, const struct rcv_ins *in)
 		v = p->r[RP_REG_RBP];
 		*rsp = sv_add(v, 8);
 		p->r[RP_REG_RBP] = load8(p, v);
+		return;
+	case X86_INS_XLATB:
+		/* al from [rbx + al]: capstone 4 lists no operand */
+		p->r[RP_REG_RAX] = fresh_val(p);
 		return;
 	case X86_INS_ENTER:
 		/* push rbp; mov rbp, rsp; sub rsp, N (capstone 4 lists

@@ -291,6 +291,24 @@ Test(watch_proof, enter)
 	wpf_win_free(w);
 }
 
+/* xlat writes al, which capstone 4 does not list: rax is not kept. */
+Test(watch_proof, xlat)
+{
+	/* mov rax,rsp; xlat; mov [rax],ecx */
+	struct rcv_ins in[] = {
+		INS("\x48\x89\xe0"), INS("\xd7"), INS("\x89\x08"),
+	};
+	struct wpf_edge top = top_rsp(TOP_RSP);
+	struct wpf_out o;
+	struct wpf_win *w = run(in, 3, &top, NULL, &o);
+
+	cr_assert_eq(o.nacc, 2);
+	cr_assert(!o.acc[0].known);	/* xlat's read */
+	cr_assert(!o.acc[1].known);	/* through rax after it */
+	wpf_out_free(&o);
+	wpf_win_free(w);
+}
+
 /* What the registers after a window say against the instructions. */
 Test(watch_proof, contradiction)
 {
