@@ -406,15 +406,24 @@ static int prove_window(struct rp_recover *rc, struct wpf_cache *c,
 	return keep_sum(c, k, first - from);
 }
 
-int wpf_prove(struct rp_recover *rc, uint64_t a, uint64_t b,
-	      unsigned int kinds, bool far,
-	      bool (*may_hit)(void *arg, unsigned int kind, uint64_t lo,
-			      uint64_t hi),
-	      void *arg)
+/*
+ * wpf_prove(), and with @acc (room for 4) the nearest access toward @dir
+ * in [@a, @b) that the proof shows to touch a watched byte, when every
+ * access before it is proven to miss and the one that touches is at the
+ * instruction's own address (rip-relative or absolute: the engine knows
+ * it too): 2, with its position in *@pos and the instruction's accesses
+ * in @acc, *@n (those the proof knows from the instruction alone as
+ * known, the others unknown).
+ */
+static int find(struct rp_recover *rc, uint64_t a, uint64_t b, int dir,
+		unsigned int kinds, bool far,
+		bool (*may_hit)(void *arg, unsigned int kind, uint64_t lo,
+				uint64_t hi),
+		void *arg, struct rp_access *acc, int *n, uint64_t *pos)
 {
 	struct wpf_cache **cp = &rc->wpf, *c = *cp;
 	uint64_t k, first;
-	size_t j, lo, hi;
+	size_t j, lo, hi, e;
 	int ret;
 
 	if (a >= b || b > rc->end || !rc->block)
@@ -454,12 +463,14 @@ int wpf_prove(struct rp_recover *rc, uint64_t a, uint64_t b,
 		for (j = 0; j < c->sum[k].nu; j++) {
 			const struct wpf_acc *x = &c->sum[k].u[j];
 
-			if (!(kinds & x->kind))
-				continue;
-			if (!x->known || may_hit(arg, x->kind, x->lo, x->hi))
-				return 0;
+			if ((kinds & x->kind) &&
+			    may_hit(arg, x->kind, x->lo, x->hi))
+				break;
 		}
-		return 1;
+		if (j == c->sum[k].nu)
+			return 1;
+		if (!acc)
+			return 0;
 	}
 	if (!c->out_valid || c->out_k != k) {
 		if (k > c->nk)
@@ -473,7 +484,7 @@ int wpf_prove(struct rp_recover *rc, uint64_t a, uint64_t b,
 	first = c->out_from;
 	if (c->out.contradiction)
 		return 0;
-	/* The accesses are in instruction order: from the first at @a. */
+	/* The accesses are in instruction order: [lo, hi) those in [a, b). */
 	for (lo = 0, hi = c->out.nacc; lo < hi;) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -482,18 +493,63 @@ int wpf_prove(struct rp_recover *rc, uint64_t a, uint64_t b,
 		else
 			hi = mid;
 	}
-	for (j = lo; j < c->out.nacc; j++) {
-		const struct wpf_acc *x = &c->out.acc[j];
-		uint64_t p = first + x->i;
+	for (hi = lo; hi < c->out.nacc && first + c->out.acc[hi].i < b;)
+		hi++;
+	/* One instruction's accesses after the other, toward @dir. */
+	while (lo < hi) {
+		size_t s0 = dir < 0 ? hi - 1 : lo, s, m;
+		bool hit = false, plain = true;
 
-		if (p >= b)
-			break;
-		if (!(kinds & x->kind))
-			continue;
-		if (!x->known || may_hit(arg, x->kind, x->lo, x->hi))
-			return 0;
+		while (dir < 0 ? s0 > lo && c->out.acc[s0 - 1].i ==
+						c->out.acc[hi - 1].i :
+				 false)
+			s0--;
+		for (e = s0; e < hi && c->out.acc[e].i == c->out.acc[s0].i;)
+			e++;
+		for (s = s0; s < e; s++) {
+			const struct wpf_acc *x = &c->out.acc[s];
+
+			if (!(kinds & x->kind))
+				continue;
+			if (!x->known)
+				return 0;
+			if (may_hit(arg, x->kind, x->lo, x->hi)) {
+				hit = true;
+				plain &= x->fixed;
+			}
+		}
+		if (hit) {
+			if (!acc || !plain || e - s0 > 4)
+				return 0;
+			for (s = s0, m = 0; s < e; s++, m++) {
+				const struct wpf_acc *x = &c->out.acc[s];
+
+				acc[m] = (struct rp_access){ .kind = x->kind };
+				if (x->known && x->fixed) {
+					acc[m].addr_known = true;
+					acc[m].addr = x->lo;
+					acc[m].size = x->hi - x->lo;
+				}
+			}
+			*n = (int)m;
+			*pos = first + c->out.acc[s0].i;
+			return 2;
+		}
+		if (dir < 0)
+			hi = s0;
+		else
+			lo = e;
 	}
 	return 1;
+}
+
+int wpf_prove(struct rp_recover *rc, uint64_t a, uint64_t b,
+	      unsigned int kinds, bool far,
+	      bool (*may_hit)(void *arg, unsigned int kind, uint64_t lo,
+			      uint64_t hi),
+	      void *arg)
+{
+	return find(rc, a, b, 1, kinds, far, may_hit, arg, NULL, NULL, NULL);
 }
 
 int wpf_scan(struct rp_recover *rc, uint64_t *pos, int dir, uint64_t lo,
@@ -504,7 +560,9 @@ int wpf_scan(struct rp_recover *rc, uint64_t *pos, int dir, uint64_t lo,
 	     bool (*refute)(void *arg, uint64_t pos), void *arg)
 {
 	uint64_t p = *pos, end = rc->end, block = rc->block, k, wl, wf, x, y;
-	int ret;
+	struct rp_access acc[4];
+	uint64_t q;
+	int ret, n;
 
 	while (p >= lo && p < hi) {
 		if (p >= end) {	/* the last, unfinished instruction */
@@ -519,9 +577,21 @@ int wpf_scan(struct rp_recover *rc, uint64_t *pos, int dir, uint64_t lo,
 		/* The part of the window still to scan: [x, y). */
 		x = dir < 0 ? (wf > lo ? wf : lo) : p;
 		y = dir < 0 ? p + 1 : (wl < hi ? wl : hi);
-		ret = wpf_prove(rc, x, y, kinds, far, may_hit, arg);
+		ret = find(rc, x, y, dir, kinds, far, may_hit, arg, acc, &n,
+			   &q);
 		if (ret < 0)
 			return ret;
+		if (ret == 2) {
+			/* A hit the proof shows, at the instruction's own
+			 * address: the engine's answer there too.
+			 */
+			ret = fn(arg, acc, n);
+			if (ret) {
+				*pos = q;
+				return ret < 0 ? ret : 0;
+			}
+			ret = 0;
+		}
 		while (!ret) {
 			ret = rp_recover_scan(rc, &p, dir, x, y, kinds, fn,
 					      arg);

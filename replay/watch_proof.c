@@ -68,6 +68,7 @@ struct root {
 struct pacc {
 	uint32_t i;
 	uint8_t kind;
+	bool fixed;		/* rip-relative or absolute operand */
 	int32_t root;
 	int64_t lo, hi;		/* bytes [root + lo, root + hi) */
 };
@@ -179,6 +180,7 @@ static void add_acc(struct pass *p, size_t i, uint8_t kind, struct sv a,
 	v = &p->acc[p->nacc++];
 	v->i = (uint32_t)i;
 	v->kind = kind;
+	v->fixed = false;
 	v->root = -1;
 	if (size && size <= MAX_SPAN && a.root >= 0 &&
 	    !__builtin_add_overflow(a.hi, (int64_t)size, &v->hi)) {
@@ -310,6 +312,22 @@ static bool is_reg(const struct rcv_op *op, unsigned int size)
 	return op->type == RCV_OP_REG && op->size == size && !op->shift;
 }
 
+/*
+ * Operand @op's address is the instruction's own (rip-relative, or an
+ * absolute one): the engine knows it whatever it knows of the registers.
+ */
+static bool fixed_op(const struct rcv_op *op)
+{
+	return !op->seg && op->index == -1 &&
+	       (op->base == RCV_RIP || op->base == -1);
+}
+
+static void mark_fixed(struct pass *p, const struct rcv_op *op)
+{
+	if (p->nacc && fixed_op(op))
+		p->acc[p->nacc - 1].fixed = p->acc[p->nacc - 1].root == 0;
+}
+
 /* Memory instruction @i (@in) reads and writes. */
 static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 {
@@ -346,9 +364,11 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 		return;
 	case X86_INS_PUSH:
 	case X86_INS_CALL:
-		if (in->nops >= 1 && in->op[0].type == RCV_OP_MEM)
+		if (in->nops >= 1 && in->op[0].type == RCV_OP_MEM) {
 			add_acc(p, i, RP_ACC_READ, addr_of(p, in, &in->op[0]),
 				in->op[0].size);
+			mark_fixed(p, &in->op[0]);
+		}
 		if (in->id == X86_INS_PUSH && in->op[0].type != RCV_OP_IMM &&
 		    in->op[0].size != 8) {
 			add_acc(p, i, RP_ACC_WRITE, none, 0);
@@ -380,10 +400,13 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 		a = addr_of(p, in, op);
 		if (!acc)	/* not said: either */
 			acc = CS_AC_READ | CS_AC_WRITE;
-		if (acc & CS_AC_READ)
+		if (acc & CS_AC_READ) {
 			add_acc(p, i, RP_ACC_READ, a, op->size);
+			mark_fixed(p, op);
+		}
 		if (acc & CS_AC_WRITE) {
 			add_acc(p, i, RP_ACC_WRITE, a, op->size);
+			mark_fixed(p, op);
 			v = none;
 			if (in->id == X86_INS_MOV && k == 0 && in->nops == 2 &&
 			    op->size == 8)
@@ -828,7 +851,7 @@ int wpf_win_acc(const struct wpf_win *w, struct wpf_out *out)
 		const struct root *r;
 		__int128 lo, hi;
 
-		*o = (struct wpf_acc){ a->i, a->kind, false, 0, 0 };
+		*o = (struct wpf_acc){ a->i, a->kind, false, false, 0, 0 };
 		if (a->root < 0 || !p->root[a->root].anchored)
 			continue;
 		r = &p->root[a->root];
@@ -837,6 +860,7 @@ int wpf_win_acc(const struct wpf_win *w, struct wpf_out *out)
 		if (lo < 0 || hi > (__int128)UINT64_MAX || lo >= hi)
 			continue;
 		o->known = true;
+		o->fixed = a->fixed;
 		o->lo = (uint64_t)lo;
 		o->hi = (uint64_t)hi;
 	}

@@ -35,6 +35,8 @@ struct wpf_acc {
 	uint32_t i;		/* instruction in the window */
 	uint8_t kind;		/* RP_ACC_READ or RP_ACC_WRITE */
 	bool known;
+	bool fixed;		/* known from the instruction alone (rip-
+				 * relative, absolute): the engine's too */
 	uint64_t lo, hi;
 };
 

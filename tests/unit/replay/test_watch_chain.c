@@ -69,11 +69,38 @@ static int ref_one(void *arg, const struct rp_access *acc, int n)
 	return 0;
 }
 
+/* The stop says what the engine's first known access there says. */
+static void same_hit(struct rp_recover *ref, const struct ref_arg *a,
+		     const struct rp_watch_hit *h)
+{
+	struct rp_access acc[4];
+	int k, n = rp_recover_accesses(ref, h->pos, acc, 4);
+
+	for (k = 0; k < n; k++) {
+		unsigned int need = acc[k].kind == RP_ACC_WRITE ?
+				    RP_WATCH_WRITE : RP_WATCH_READ;
+
+		if ((a->type & need) && acc[k].addr_known &&
+		    acc[k].addr < a->lo + a->len &&
+		    a->lo < acc[k].addr + acc[k].size)
+			break;
+	}
+	cr_assert_lt(k, n);
+	cr_assert(!h->maybe);
+	cr_assert_eq(h->kind, acc[k].kind, "position %lu",
+		     (unsigned long)h->pos);
+	cr_assert_eq(h->acc_addr, acc[k].addr);
+	cr_assert_eq(h->acc_size, acc[k].size);
+	cr_assert_eq(h->addr, a->lo);
+	cr_assert_eq(h->len, a->len);
+}
+
 /*
  * Skip scans of [lo, lo + len) from the end back and from the start on
  * stop exactly where the engine's own scan (rp_recover_scan(), the scan
- * before the proofs, in a context of its own) does.  Returns the number
- * of stops backward.
+ * before the proofs, in a context of its own) does, saying what it does
+ * (a hit a proof finds at a rip-relative or absolute address, without
+ * the engine, too).  Returns the number of stops backward.
  */
 static size_t same_as_engine(const char *dir, uint64_t block,
 			     unsigned int type, uint64_t lo, uint64_t len)
@@ -120,6 +147,7 @@ static size_t same_as_engine(const char *dir, uint64_t block,
 				     (unsigned long)block, (unsigned long)lo,
 				     (unsigned long)len, (unsigned long)h.pos,
 				     (unsigned long)q);
+			same_hit(ref, &ra, &h);
 			n += d < 0;
 			hi = d < 0 ? h.pos : h.pos + 1;
 		}
@@ -289,8 +317,8 @@ Test(watch_chain, globals)
 /*
  * On a loop of calls (tests/bench/gdbloop, -O0: every access relative to
  * the stack or a constant): scans of stack words and of sink stop where
- * the engine's do, and a scan of a word nothing touches computes none of
- * the engine's windows (each is passed on a proof).
+ * the engine's do, and neither a scan of a word nothing touches nor one
+ * to sink's last write computes any of the engine's windows.
  */
 Test(watch_chain, loop)
 {
@@ -323,6 +351,16 @@ Test(watch_chain, loop)
 		rp_recover_stats(rc, &st);
 		cr_assert_eq(st.windows, 0, "block %lu: %lu windows computed",
 			     (unsigned long)blocks[b],
+			     (unsigned long)st.windows);
+		/* sink's writes are rip-relative: found on proofs too. */
+		rp_watch_clear(wt);
+		cr_assert_eq(rp_watch_insert(wt, RP_WATCH_WRITE, pid,
+					     LOOP_SINK, 4), 0);
+		cr_assert_eq(rp_watch_scan(wt, rc, pid, -1, 0, e, &h), 0);
+		cr_assert(!h.maybe && h.acc_addr == LOOP_SINK);
+		rp_recover_stats(rc, &st);
+		cr_assert_eq(st.windows, 0, "block %lu: %lu windows computed "
+			     "for sink", (unsigned long)blocks[b],
 			     (unsigned long)st.windows);
 		rp_recover_free(rc);
 		rc = NULL;
