@@ -2,7 +2,7 @@
 /*
  * The chain of watch_proof.c's proofs over a thread's history, from the
  * end back, and the watchpoint scan that uses it (issue #18): each window
- * of the recovery engine's grid is followed from 4,096 instructions
+ * of the recovery engine's grid is followed from 2,048 instructions
  * before it, its bases fixed by the end snapshot (registers and stack)
  * for the last window and by the proof of the window after it for the
  * others; a window whose accesses all miss the watched bytes is passed
@@ -24,21 +24,27 @@
 /* Instructions followed before a window, so that the frames it returns
  * into were opened in the pass (at most a window's).
  */
-#define PREFIX	4096
+#define PREFIX	2048
 
-/* An instruction decoded once per address (and bytes). */
+/* An instruction decoded once per address and bytes; entries never move
+ * (the windows point at them), in chunks of POOL_CHUNK.
+ */
 struct icache {
-	uint64_t ip;		/* 0: empty */
+	uint64_t ip;
 	uint8_t size, iclass;
 	uint8_t raw[15];
 	struct rcv_ins in;
 };
 
+#define POOL_CHUNK	1024
+
 struct wpf_cache {
 	uint64_t end, block;
 	struct rcv_dec *dec;
 	struct rp_cursor *cur;
-	struct icache *ic;
+	struct icache **pool;	/* chunks */
+	size_t npool, pool_cap;	/* entries, chunk pointers */
+	uint32_t *ic;		/* by address: pool entry + 1 (0: empty) */
 	size_t ic_cap, ic_n;
 	struct wpf_edge top;	/* the end: snapshot registers and stack */
 	struct wpf_edge *edge;	/* [k]: where window k starts */
@@ -56,7 +62,7 @@ struct wpf_cache {
 	struct wpf_out out;	/* window out_k's accesses (from out_from) */
 	uint64_t out_k, out_from;
 	bool out_valid;
-	struct rcv_ins *ins;	/* instructions ins_first.. (ins_n) */
+	const struct rcv_ins **ins;	/* instructions ins_first.. (ins_n) */
 	uint8_t *cut;
 	uint64_t *calls;
 	size_t ins_cap, ins_n;
@@ -71,6 +77,9 @@ void wpf_cache_free(struct wpf_cache *c)
 		return;
 	rcv_dec_free(c->dec);
 	rp_cursor_free(c->cur);
+	for (k = 0; k < (c->npool + POOL_CHUNK - 1) / POOL_CHUNK; k++)
+		free(c->pool[k]);
+	free(c->pool);
 	free(c->ic);
 	free(c->top.w);
 	for (k = 0; k < c->nk; k++)
@@ -86,11 +95,17 @@ void wpf_cache_free(struct wpf_cache *c)
 	free(c);
 }
 
-static size_t ic_slot(const struct icache *ic, size_t cap, uint64_t ip)
+static struct icache *pool_at(const struct wpf_cache *c, uint32_t k)
+{
+	return &c->pool[k / POOL_CHUNK][k % POOL_CHUNK];
+}
+
+static size_t ic_slot(const struct wpf_cache *c, const uint32_t *ic,
+		      size_t cap, uint64_t ip)
 {
 	size_t h = (size_t)(ip * 0x9e3779b97f4a7c15ull) & (cap - 1);
 
-	while (ic[h].ip && ic[h].ip != ip)
+	while (ic[h] && pool_at(c, ic[h] - 1)->ip != ip)
 		h = (h + 1) & (cap - 1);
 	return h;
 }
@@ -124,30 +139,48 @@ void wpf_fix(struct rcv_ins *in, const uint8_t *raw, size_t size)
 
 /* @insn decoded, from the cache when its address and bytes were seen. */
 static int decode(struct wpf_cache *c, const struct rp_insn *insn,
-		  struct rcv_ins *out)
+		  const struct rcv_ins **out)
 {
-	struct icache *e;
+	struct icache *e = NULL;
 	size_t h, k;
 
 	if (2 * (c->ic_n + 1) > c->ic_cap) {
 		size_t cap = c->ic_cap ? 2 * c->ic_cap : IC_MIN;
-		struct icache *v = calloc(cap, sizeof(*v));
+		uint32_t *v = calloc(cap, sizeof(*v));
 
 		if (!v)
 			return -RP_ERR_NOMEM;
 		for (k = 0; k < c->ic_cap; k++)
-			if (c->ic[k].ip)
-				v[ic_slot(v, cap, c->ic[k].ip)] = c->ic[k];
+			if (c->ic[k])
+				v[ic_slot(c, v, cap,
+					  pool_at(c, c->ic[k] - 1)->ip)] =
+					c->ic[k];
 		free(c->ic);
 		c->ic = v;
 		c->ic_cap = cap;
 	}
-	h = ic_slot(c->ic, c->ic_cap, insn->ip);
-	e = &c->ic[h];
-	if (!e->ip || e->size != insn->size || e->iclass != insn->iclass ||
+	h = ic_slot(c, c->ic, c->ic_cap, insn->ip);
+	if (c->ic[h])
+		e = pool_at(c, c->ic[h] - 1);
+	if (!e || e->size != insn->size || e->iclass != insn->iclass ||
 	    memcmp(e->raw, insn->raw, insn->size)) {
-		if (!e->ip)
+		/* A new entry, also for other bytes at a known address
+		 * (code written since): the old one may be in use.
+		 */
+		if (c->npool % POOL_CHUNK == 0) {
+			if (!wpf_grow((void **)&c->pool, &c->pool_cap,
+				      c->npool / POOL_CHUNK,
+				      sizeof(*c->pool), 16))
+				return -RP_ERR_NOMEM;
+			c->pool[c->npool / POOL_CHUNK] =
+				malloc(POOL_CHUNK * sizeof(**c->pool));
+			if (!c->pool[c->npool / POOL_CHUNK])
+				return -RP_ERR_NOMEM;
+		}
+		if (!c->ic[h])
 			c->ic_n++;
+		c->ic[h] = (uint32_t)++c->npool;
+		e = pool_at(c, c->ic[h] - 1);
 		e->ip = insn->ip;
 		e->size = insn->size;
 		e->iclass = insn->iclass;
@@ -156,7 +189,7 @@ static int decode(struct wpf_cache *c, const struct rp_insn *insn,
 			   insn->iclass, &e->in);
 		wpf_fix(&e->in, insn->raw, insn->size);
 	}
-	*out = e->in;
+	*out = &e->in;
 	return 0;
 }
 
@@ -272,23 +305,23 @@ static int load(struct rp_recover *rc, struct wpf_cache *c, uint64_t first,
 		if (!rp_cursor_peek(c->cur, c->calls[i], &insn))
 			c->calls[ncalls++] = insn.ip + insn.size;
 	for (i = 0; i < n; i++) {
-		struct rcv_ins *in = &c->ins[i];
-		uint64_t ret_to = 0;
+		const struct rcv_ins *in = c->ins[i];
+		uint64_t ret_to = 0, next;
 
 		if (i + 1 < n)
-			in->next = c->ins[i + 1].ip;
+			next = c->ins[i + 1]->ip;
 		else if (last < rc->count &&
 			 !rp_cursor_peek(c->cur, last, &insn))
-			in->next = insn.ip;
+			next = insn.ip;
 		else if (rc->end_regs.valid & (1ull << RP_REG_RIP))
-			in->next = rc->end_regs.val[RP_REG_RIP];
+			next = rc->end_regs.val[RP_REG_RIP];
 		else
-			in->next = 0;
+			next = 0;
 		if (in->iclass == RP_IC_CALL)
 			c->calls[ncalls++] = in->ip + in->len;
 		else if (in->iclass == RP_IC_RETURN && ncalls)
 			ret_to = c->calls[--ncalls];
-		e = in->next ? rcv_expected(in, in->next, ret_to) : 0;
+		e = next ? rcv_expected(in, next, ret_to) : 0;
 		if (e == 2 && rc->no_handlers)
 			e = 1;
 		c->cut[i] = e != 1;
@@ -387,7 +420,7 @@ static int prove_window(struct rp_recover *rc, struct wpf_cache *c,
 				  k ? &c->edge[k - 1] : &c->top, &w);
 	if (ret)
 		return ret;
-	ret = wpf_win_acc(w, &c->out);
+	ret = wpf_win_acc(w, first - from, &c->out);
 	if (!ret && k == c->nk) {
 		if (wpf_grow((void **)&c->edge, &c->cap_k, c->nk,
 			 sizeof(*c->edge), 16))

@@ -736,8 +736,9 @@ static void unanchor(struct wpf_win *w)
 		w->p.root[i].anchored = false;
 }
 
-int wpf_win_run(const struct rcv_ins *ins, const uint8_t *cut, size_t n,
-		size_t mid, const struct wpf_edge *top, struct wpf_win **wp)
+int wpf_win_run(const struct rcv_ins *const *ins, const uint8_t *cut,
+		size_t n, size_t mid, const struct wpf_edge *top,
+		struct wpf_win **wp)
 {
 	struct wpf_win *w = calloc(1, sizeof(*w));
 	struct pass *p;
@@ -757,6 +758,15 @@ int wpf_win_run(const struct rcv_ins *ins, const uint8_t *cut, size_t n,
 		}
 		memcpy(w->top.w, top->w, top->nw * sizeof(*top->w));
 	}
+	/* Sized for the window at once: growing by doubling was a
+	 * twentieth of a scan.
+	 */
+	p->acc = malloc((2 * n + 16) * sizeof(*p->acc));
+	p->root = malloc((n + 64) * sizeof(*p->root));
+	if (p->acc)
+		p->acc_cap = 2 * n + 16;
+	if (p->root)
+		p->root_cap = n + 64;
 	if (new_root(p) == 0) {	/* the constants' */
 		p->pure = true;
 		for (i = 0; i < 16; i++)
@@ -765,8 +775,8 @@ int wpf_win_run(const struct rcv_ins *ins, const uint8_t *cut, size_t n,
 		for (i = 0; i < n && !p->nomem; i++) {
 			if (i == mid && !keep_mid(p))
 				break;
-			accesses(p, i, &ins[i]);
-			step(p, &ins[i]);
+			accesses(p, i, ins[i]);
+			step(p, ins[i]);
 			if (cut[i])
 				cut_all(p);
 		}
@@ -835,7 +845,7 @@ int wpf_win_edge(const struct wpf_win *w, struct wpf_edge *e)
 	return 0;
 }
 
-int wpf_win_acc(const struct wpf_win *w, struct wpf_out *out)
+int wpf_win_acc(const struct wpf_win *w, size_t from, struct wpf_out *out)
 {
 	const struct pass *p = &w->p;
 	size_t i;
@@ -845,7 +855,9 @@ int wpf_win_acc(const struct wpf_win *w, struct wpf_out *out)
 	out->acc = malloc((p->nacc + 1) * sizeof(*out->acc));
 	if (!out->acc)
 		return -RP_ERR_NOMEM;
-	for (i = 0; i < p->nacc; i++) {
+	for (i = 0; i < p->nacc && p->acc[i].i < from;)
+		i++;
+	for (; i < p->nacc; i++) {
 		const struct pacc *a = &p->acc[i];
 		struct wpf_acc *o = &out->acc[out->nacc++];
 		const struct root *r;

@@ -67,21 +67,24 @@ void wpf_fix(struct rcv_ins *in, const uint8_t *raw, size_t size);
 struct wpf_win;
 
 /*
- * Follows instructions @ins[0..@n) from unknown bases, which @top (what
+ * Follows instructions *@ins[0..@n) from unknown bases, which @top (what
  * is known after the last instruction) fixes as far as it can; keeps the
  * state before instruction @mid for wpf_win_edge().  @cut[i]
  * nonzero: nothing is known after instruction @i (a signal or a gap may
  * lie there).  Returns 0 or -RP_ERR_NOMEM.
  */
-int wpf_win_run(const struct rcv_ins *ins, const uint8_t *cut, size_t n,
-		size_t mid, const struct wpf_edge *top, struct wpf_win **wp);
+int wpf_win_run(const struct rcv_ins *const *ins, const uint8_t *cut,
+		size_t n, size_t mid, const struct wpf_edge *top,
+		struct wpf_win **wp);
 void wpf_win_free(struct wpf_win *w);
 /* What is known before instruction @mid of wpf_win_run(): registers and
  * the words pushes or stores left there.
  */
 int wpf_win_edge(const struct wpf_win *w, struct wpf_edge *e);
-/* Its accesses, as far as fixed (free with wpf_out_free()). */
-int wpf_win_acc(const struct wpf_win *w, struct wpf_out *out);
+/* Its accesses from instruction @from on, as far as fixed (free with
+ * wpf_out_free()).
+ */
+int wpf_win_acc(const struct wpf_win *w, size_t from, struct wpf_out *out);
 
 /* Grows *@v (of *@cap elements of @size bytes, @first at first) to hold
  * more than @n; false when out of memory.
