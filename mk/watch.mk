@@ -32,11 +32,20 @@ $(GDB_WATCHALT): tests/gdb/watchalt.c
 	@mkdir -p $(dir $@)
 	$(CC) -O0 -g -no-pie -fno-pie -o $@ $<
 
+# Stack switches (a heap stack, makecontext, alloca) for watchtruth --check;
+# -z now: no lazy binding resolver between them and the end.
+GDB_WATCHCTX := $(BUILD)/tests/gdb/watchctx
+$(GDB_WATCHCTX): tests/gdb/watchctx.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -no-pie -fno-pie -Wl,-z,now -o $@ $<
+
 gdb-watch-test: $(PTREC) $(PTREC_SERVER) $(GDB_WATCH) $(GDB_WATCHVAL) \
-		$(GDB_WATCHBITS) $(GDB_WATCHALT) $(WATCHTRUTH) $(PROG_BINS)
+		$(GDB_WATCHBITS) $(GDB_WATCHALT) $(GDB_WATCHCTX) $(WATCHTRUTH) \
+		$(PROG_BINS)
 	PTREC=$(CURDIR)/$(PTREC) PROG=$(CURDIR)/$(GDB_WATCH) \
 		PROGS=$(CURDIR)/$(PROG_DIR) BITSPROG=$(CURDIR)/$(GDB_WATCHBITS) \
 		ALTPROG=$(CURDIR)/$(GDB_WATCHALT) \
+		CTXPROG=$(CURDIR)/$(GDB_WATCHCTX) \
 		VALPROG=$(CURDIR)/$(GDB_WATCHVAL) \
 		WATCHTRUTH=$(CURDIR)/$(WATCHTRUTH) tests/gdb/watch.sh
 
@@ -67,6 +76,26 @@ $(BUILD)/tests/unit/replay/test_watch: tests/unit/replay/test_watch.c \
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
 		-DWATCH_BUNDLE='"$(abspath $(WATCH_BUNDLE))"' \
+		-DWATCH_TOTAL=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "total" { print $$1 }') \
+		-DWATCH_STEP=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "step" { print $$1 }') \
+		$(LDFLAGS) -o $@ $< $(LINK_REPLAY) -lcriterion
+
+# The chain of proofs that lets a scan pass windows without the engine,
+# on it too and on 20,000 instructions of tests/bench/gdbloop's loop.
+LOOP_BUNDLE := $(BUILD)/tests/unit/replay/loop-bundle
+$(LOOP_BUNDLE)/manifest.json: $(PTREC) $(BUILD)/tests/bench/gdbloop
+	rm -rf $(LOOP_BUNDLE) && mkdir -p $(dir $(LOOP_BUNDLE))
+	$(PTREC) record -q --start-at step --max-insns 20000 \
+		-o $(LOOP_BUNDLE) -- $(BUILD)/tests/bench/gdbloop >/dev/null
+$(BUILD)/tests/unit/replay/test_watch_chain: \
+		tests/unit/replay/test_watch_chain.c \
+		$(RP_LIB) $(PTK_LIB) $(SB_LIB) $(WATCH_BUNDLE)/manifest.json \
+		$(LOOP_BUNDLE)/manifest.json
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
+		-DWATCH_BUNDLE='"$(abspath $(WATCH_BUNDLE))"' \
+		-DLOOP_BUNDLE='"$(abspath $(LOOP_BUNDLE))"' \
+		-DLOOP_SINK=0x$$(nm $(BUILD)/tests/bench/gdbloop | awk '$$3 == "sink" { print $$1 }') \
 		-DWATCH_TOTAL=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "total" { print $$1 }') \
 		-DWATCH_STEP=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "step" { print $$1 }') \
 		$(LDFLAGS) -o $@ $< $(LINK_REPLAY) -lcriterion

@@ -115,6 +115,7 @@ struct rp_recover {
 		unsigned int reg;
 	} *facts;
 	size_t nfacts, facts_cap;
+	struct wpf_cache *wpf;	/* watchpoints' proofs (watch_chain.c) */
 };
 
 /*
@@ -123,6 +124,14 @@ struct rp_recover {
  * rp_recover_accesses() asks it; NULL with *@err set.
  */
 struct win *rcv_insn_win(struct rp_recover *rc, uint64_t pos, int *err);
+
+/*
+ * Did the trace go where instruction @in allows (recover.c)?  @ret is the
+ * address the matching call returns to, or 0.  1: yes; 0: no (a signal,
+ * a restarted syscall...); 2: not known (an indirect branch, a return
+ * with no matching call).
+ */
+int rcv_expected(const struct rcv_ins *in, uint64_t next, uint64_t ret);
 
 /* rp_recover_accesses() of instruction @i of @w (rcv_access.c). */
 int rcv_win_accesses(struct rp_recover *rc, struct win *w, size_t i,

@@ -21,6 +21,7 @@
 
 #include "rcv_win.h"
 #include "sideband.h"
+#include "watch_proof.h"
 
 #define RCV_SEED	512	/* calls open at a window's start, at most */
 #define RCV_PASSES	40	/* backward+forward passes at most */
@@ -71,7 +72,7 @@ static struct rcv_val rmw_written(void *ctx, const struct rcv_ins *in,
  * syscall...); 2: not known yet (an indirect branch, a return with no
  * matching call: a signal delivered right after it would look the same).
  */
-static int expected(const struct rcv_ins *in, uint64_t next, uint64_t ret)
+int rcv_expected(const struct rcv_ins *in, uint64_t next, uint64_t ret)
 {
 	uint64_t fall = in->ip + in->len;
 
@@ -307,7 +308,7 @@ static int win_load(struct rp_recover *rc, struct win *w)
 			calls[ncalls++] = in->ip + in->len;
 		else if (in->iclass == RP_IC_RETURN && ncalls)
 			ret_to = calls[--ncalls];
-		e = in->next ? expected(in, in->next, ret_to) : 0;
+		e = in->next ? rcv_expected(in, in->next, ret_to) : 0;
 		if (e == 2 && rc->no_handlers)
 			e = 1;
 		if (e == 2) {
@@ -818,6 +819,7 @@ void rp_recover_free(struct rp_recover *rc)
 	for (i = 0; i < RCV_CHAIN; i++)
 		win_free(rc->chain[i]);
 	win_free(rc->far);
+	wpf_cache_free(rc->wpf);
 	rp_snapshot_close(rc->sn);
 	rcv_dec_free(rc->dec);
 	free(rc->facts);
@@ -844,6 +846,8 @@ void rp_recover_set_block(struct rp_recover *rc, uint64_t block)
 	if (block == rc->block)
 		return;
 	rcv_drop_windows(rc);
+	wpf_cache_free(rc->wpf);
+	rc->wpf = NULL;
 	rc->block = block;
 }
 

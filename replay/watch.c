@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "rp_internal.h"
+#include "watch_proof.h"
 
 struct wp {
 	unsigned int type;
@@ -184,6 +185,8 @@ struct scan_arg {
 	const struct rp_watch *w;
 	uint32_t pid;
 	struct rp_watch_hit *hit;
+	struct rp_recover *rc;
+	unsigned int kinds;
 };
 
 /* rp_recover_scan()'s question at each instruction: 1 (stop) at a hit,
@@ -210,11 +213,47 @@ static int scan_one(void *arg, const struct rp_access *acc, int n)
 	return best ? 1 : 0;
 }
 
+/* wpf_prove()'s question: may an access of @kind to [lo, hi) hit? */
+static bool may_hit(void *arg, unsigned int kind, uint64_t lo, uint64_t hi)
+{
+	const struct scan_arg *a = arg;
+	unsigned int need = kind == RP_ACC_WRITE ? RP_WATCH_WRITE :
+						   RP_WATCH_READ;
+	size_t i;
+
+	if (lo >= a->w->hi || hi <= a->w->lo)
+		return false;
+	for (i = 0; i < a->w->n; i++) {
+		const struct wp *p = &a->w->v[i];
+
+		if ((p->type & need) && p->pid == a->pid &&
+		    lo < p->addr + p->len && p->addr < hi)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * wpf_scan()'s second question, with stop and stack: a stop at @pos for
+ * an access whose address the engine does not know ("may have written")
+ * is ruled out where a proof shows that every access of that
+ * instruction misses the watched bytes (its true address is in an
+ * interval away from them).  Only within the engine's chain, where the
+ * proofs do not depend on what was asked before.
+ */
+static bool refute(void *arg, uint64_t pos)
+{
+	struct scan_arg *a = arg;
+
+	return a->hit->maybe &&
+	       wpf_prove(a->rc, pos, pos + 1, a->kinds, false, may_hit, a) == 1;
+}
+
 int rp_watch_scan(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
 		  int dir, uint64_t lo, uint64_t hi,
 		  struct rp_watch_hit *hit)
 {
-	struct scan_arg a = { w, pid, hit };
+	struct scan_arg a = { w, pid, hit, rc, 0 };
 	unsigned int kinds;
 	uint64_t p;
 	int ret;
@@ -226,8 +265,23 @@ int rp_watch_scan(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
 	 */
 	kinds = (w->types & RP_WATCH_WRITE ? RP_ACC_WRITE : 0) |
 		(w->types & RP_WATCH_READ ? RP_ACC_READ : 0);
+	a.kinds = kinds;
 	p = dir < 0 ? hi - 1 : lo;
-	ret = rp_recover_scan(rc, &p, dir, lo, hi, kinds, scan_one, &a);
+	/*
+	 * Windows where watch_proof.c proves that no access touches a
+	 * watched byte (each has its true address in an interval away from
+	 * them) are passed without the engine, and a stop at an access the
+	 * engine does not know is ruled out where a proof shows that it
+	 * misses.  With skip the scan stops only at accesses the engine
+	 * knows (their true addresses), which a proof rules out wherever
+	 * it reaches; with stop and stack, whether the engine knows an
+	 * access decides a stop, so proofs count only within the engine's
+	 * chain, where every window is proven whatever was asked before.
+	 */
+	ret = wpf_scan(rc, &p, dir, lo, hi, kinds,
+		       w->unknown == RP_WATCH_UNKNOWN_SKIP, scan_one, may_hit,
+		       w->unknown == RP_WATCH_UNKNOWN_SKIP ? NULL : refute,
+		       &a);
 	if (!ret)
 		hit->pos = p;
 	return ret;

@@ -14,7 +14,9 @@
  *               10^5 instructions from the end and 5*10^6 and 9.9*10^6
  *               deep, as a ratio: flat means no decoding from the end.
  *
- * bench_watch --count ipt|cold|warm|deep BUNDLE: one of those runs alone
+ * bench_watch --count ipt|cold|warm|deep|stop BUNDLE: one of those runs
+ * alone (stop: cold from the end with watch-unknown stop, the others use
+ * skip)
  * for valgrind --tool=callgrind --instr-atstart=no (scripts/bench-watch):
  * instrumentation is on only around it (the libipt loop: run with
  * --toggle-collect=pt_insn_next instead); prints the instructions it
@@ -81,12 +83,17 @@ static int count(const char *what, const char *dir)
 	    end < 2 * n || rp_watch_new(&w) || rp_recover_new(s, tid, &rc))
 		return 2;
 	pid = info.pid;
-	rp_watch_set_unknown(w, RP_WATCH_UNKNOWN_SKIP);
+	/* stop: GDB's default, where a store the engine does not know
+	 * stops the scan unless a proof shows it misses.
+	 */
+	rp_watch_set_unknown(w, !strcmp(what, "stop") ?
+			     RP_WATCH_UNKNOWN_STOP : RP_WATCH_UNKNOWN_SKIP);
 	rp_watch_insert(w, RP_WATCH_WRITE, pid, 0x401000, 8);
 	hi = !strcmp(what, "deep") ? end / 2 : end;
 	if (!strcmp(what, "warm"))
 		scan(rc, w, hi, n, &covered);
-	else if (strcmp(what, "cold") && strcmp(what, "deep"))
+	else if (strcmp(what, "cold") && strcmp(what, "deep") &&
+		 strcmp(what, "stop"))
 		return 2;
 	CALLGRIND_START_INSTRUMENTATION;
 	scan(rc, w, hi, n, &covered);

@@ -358,7 +358,7 @@ fi
 # that covers it, or an unknown address that may hold it) and never names
 # a wrong one.  The share of stores with a known address is printed.
 for prog in tiny loops indirect signal segv threads fork jmp plt \
-	"${BITSPROG:-}"; do
+	"${BITSPROG:-}" "${CTXPROG:-}"; do
 	case $prog in /*) path=$prog; prog=$(basename "$prog") ;;
 		*) path=${PROGS:-}/$prog ;; esac
 	[ -x "$path" ] || continue

@@ -1,0 +1,886 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * A cheap proof that a window of a thread's history cannot touch the
+ * watched bytes, so that a watchpoint scan passes the window without the
+ * recovery engine (issue #18: a cold reverse scan ran the engine's
+ * fixpoint over every window, 14,584 Ir per instruction against the
+ * libipt loop's 501).
+ *
+ * Every general-purpose register is followed through a window as a base
+ * plus an interval of offsets.  The bases are the registers where the
+ * window starts, the words a pop or load reads, and constants; the
+ * registers after the window's last instruction, which the end snapshot
+ * gives for the last window and each window's proof for the one before
+ * it, fix them.  push, pop, call, ret, leave, mov, lea, add/sub/inc/dec of
+ * a constant and `and` with an alignment mask keep a base; a pop (or an
+ * 8-byte load) gives back what its push (or an 8-byte store) left in the
+ * slot when no store may have reached the slot since; anything else makes
+ * the register a new base, unknown until the registers after the window
+ * fix it (mov rsp from memory, a stack switch); a system call that may be
+ * rt_sigreturn, a transfer the instruction does not allow (a signal), or
+ * a gap makes every register a new base and forgets the slots.  So each
+ * stack access has its true address in a known interval, and so has each
+ * access through a register derived from the stack pointer or a
+ * constant; any other access is "not proven" and the engine decides.
+ * watch_chain.c chains the windows and scans.
+ *
+ * Soundness rests on the instructions' semantics, the snapshot's
+ * registers and stack, and the engine's assumption that no other thread
+ * writes this thread's stack slots (docs/values.md): not on the engine.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <capstone/capstone.h>
+
+#include "rcv_win.h"
+#include "replay.h"
+#include "watch_proof.h"
+
+#define MAX_SPAN	(1ll << 20)	/* widest interval kept */
+#define MAX_ROOTS	65536
+
+/* A value: base @root (0: the constant 0; -1: unknown) plus an offset in
+ * [lo, hi].
+ */
+struct sv {
+	int32_t root;
+	int64_t lo, hi;
+};
+
+static const struct sv none = { -1, 0, 0 };
+
+/* The word a push or an 8-byte store left at base + off. */
+struct slot {
+	int32_t root;
+	int64_t off;
+	struct sv val;
+};
+
+struct root {
+	bool anchored;
+	int64_t lo, hi;		/* its value, as a signed word */
+	int64_t word;		/* a word of the window's entry: its offset
+				 * from the entry stack pointer */
+	bool is_word;
+};
+
+struct pacc {
+	uint32_t i;
+	uint8_t kind;
+	bool fixed;		/* rip-relative or absolute operand */
+	int32_t root;
+	int64_t lo, hi;		/* bytes [root + lo, root + hi) */
+};
+
+struct pass {
+	struct sv r[16];
+	struct slot *slot;
+	size_t nslot, slot_cap;
+	struct root *root;
+	size_t nroot, root_cap;
+	/* Since the window's start, every store was relative to its entry
+	 * stack pointer, within [slo, shi) of it (@stored): a word above
+	 * that is still the entry's.
+	 */
+	bool pure, stored;
+	int64_t slo, shi;
+	struct pacc *acc;
+	size_t nacc, acc_cap;
+	bool nomem;
+	/* The registers and slots before instruction @mid. */
+	size_t mid;
+	struct sv mid_r[16];
+	struct slot *mid_slot;
+	size_t mid_n;
+};
+
+#define ENTRY_RSP	(1 + RP_REG_RSP)	/* root of rsp at the start */
+
+bool wpf_grow(void **v, size_t *cap, size_t n, size_t size, size_t first)
+{
+	size_t c;
+	void *x;
+
+	if (n < *cap)
+		return true;
+	c = *cap ? 2 * *cap : first;
+	x = realloc(*v, c * size);
+	if (!x)
+		return false;
+	*v = x;
+	*cap = c;
+	return true;
+}
+
+static struct sv sv_const(uint64_t v)
+{
+	return (struct sv){ 0, (int64_t)v, (int64_t)v };
+}
+
+static struct sv sv_add(struct sv x, int64_t d)
+{
+	if (x.root < 0 || __builtin_add_overflow(x.lo, d, &x.lo) ||
+	    __builtin_add_overflow(x.hi, d, &x.hi))
+		return none;
+	return x;
+}
+
+static bool sv_exact(struct sv x)
+{
+	return x.root >= 0 && x.lo == x.hi;
+}
+
+static bool sv_is_const(struct sv x)
+{
+	return x.root == 0 && x.lo == x.hi;
+}
+
+static int32_t new_root(struct pass *p)
+{
+	if (p->nroot >= MAX_ROOTS)
+		return -1;
+	if (!wpf_grow((void **)&p->root, &p->root_cap, p->nroot,
+		  sizeof(*p->root), 256)) {
+		p->nomem = true;
+		return -1;
+	}
+	p->root[p->nroot] = (struct root){ 0 };
+	return (int32_t)p->nroot++;
+}
+
+static struct sv fresh_val(struct pass *p)
+{
+	int32_t k = new_root(p);
+
+	return k < 0 ? none : (struct sv){ k, 0, 0 };
+}
+
+/* Nothing known: every register a new base, no slot (a cut). */
+static void cut_all(struct pass *p)
+{
+	int g;
+
+	for (g = 0; g < 16; g++)
+		p->r[g] = fresh_val(p);
+	p->nslot = 0;
+	p->pure = false;
+}
+
+static void add_acc(struct pass *p, size_t i, uint8_t kind, struct sv a,
+		    uint64_t size)
+{
+	struct pacc *v;
+
+	if (!wpf_grow((void **)&p->acc, &p->acc_cap, p->nacc, sizeof(*p->acc),
+		  1024)) {
+		p->nomem = true;
+		return;
+	}
+	v = &p->acc[p->nacc++];
+	v->i = (uint32_t)i;
+	v->kind = kind;
+	v->fixed = false;
+	v->root = -1;
+	if (size && size <= MAX_SPAN && a.root >= 0 &&
+	    !__builtin_add_overflow(a.hi, (int64_t)size, &v->hi)) {
+		v->root = a.root;
+		v->lo = a.lo;
+	}
+}
+
+/*
+ * A store of @size bytes (0: unknown) at @a, of value @val (a slot when
+ * it is 8 bytes at one place of the stack).  Slots it may reach go: those
+ * of its base that it overlaps, and those of any other base (two bases'
+ * distance is not known while the window is followed).
+ */
+static void store(struct pass *p, struct sv a, uint64_t size, struct sv val)
+{
+	int64_t end;
+	size_t k, j;
+
+	if (a.root < 0 || !size || size > MAX_SPAN ||
+	    __builtin_add_overflow(a.hi, (int64_t)size, &end)) {
+		p->nslot = 0;
+		p->pure = false;
+		return;
+	}
+	for (k = j = 0; k < p->nslot; k++) {
+		const struct slot *s = &p->slot[k];
+
+		if (s->root == a.root && (s->off + 8 <= a.lo || s->off >= end))
+			p->slot[j++] = *s;
+	}
+	p->nslot = j;
+	if (a.root != ENTRY_RSP) {
+		p->pure = false;
+	} else {
+		if (!p->stored || a.lo < p->slo)
+			p->slo = a.lo;
+		if (!p->stored || end > p->shi)
+			p->shi = end;
+		p->stored = true;
+	}
+	/* Only the stack's words are slots: relative to the stack pointer's
+	 * base (a frame pointer made from it too).  Other memory may be
+	 * shared with another thread or process, which may write it between
+	 * the store and the load; the stack is assumed not to be, as the
+	 * engine does (docs/values.md).
+	 */
+	if (size != 8 || a.lo != a.hi || a.root != p->r[RP_REG_RSP].root)
+		return;
+	if (!wpf_grow((void **)&p->slot, &p->slot_cap, p->nslot, sizeof(*p->slot),
+		  64)) {
+		p->nomem = true;
+		return;
+	}
+	p->slot[p->nslot++] = (struct slot){ a.root, a.lo, val };
+}
+
+/*
+ * The 8 bytes at @a that a pop, leave or load reads: what a store left
+ * there; a word of the window's entry (above its entry stack pointer,
+ * where no store has been yet); else some value (a new base).
+ */
+static struct sv load8(struct pass *p, struct sv a)
+{
+	struct sv v;
+	size_t j;
+
+	if (!sv_exact(a))
+		return fresh_val(p);
+	for (j = p->nslot; j-- > 0;)
+		if (p->slot[j].root == a.root && p->slot[j].off == a.lo)
+			return p->slot[j].val;
+	v = fresh_val(p);
+	if (v.root > 0 && a.root == ENTRY_RSP && p->pure &&
+	    (!p->stored || a.lo >= p->shi || a.lo + 8 <= p->slo)) {
+		p->root[v.root].is_word = true;
+		p->root[v.root].word = a.lo;
+		/* Read again: the same word (a slot of it). */
+		if (wpf_grow((void **)&p->slot, &p->slot_cap, p->nslot,
+			 sizeof(*p->slot), 64))
+			p->slot[p->nslot++] = (struct slot){ a.root, a.lo, v };
+		else
+			p->nomem = true;
+	}
+	return v;
+}
+
+/* The address of memory operand @op (before @in). */
+static struct sv addr_of(const struct pass *p, const struct rcv_ins *in,
+			 const struct rcv_op *op)
+{
+	struct sv b, x;
+
+	if (op->seg || op->base == -2 || op->index == -2)
+		return none;
+	if (op->base == RCV_RIP)
+		b = op->index < 0 ? sv_const(in->ip + in->len) : none;
+	else if (op->base >= 0)
+		b = p->r[op->base];
+	else
+		b = sv_const(0);
+	if (op->index >= 0) {
+		x = p->r[op->index];
+		if (sv_is_const(x) && b.root >= 0)
+			b = sv_add(b, x.lo * (int64_t)op->scale);
+		else if (sv_is_const(b) && op->scale == 1)
+			b = sv_add(x, b.lo);
+		else
+			b = none;
+	}
+	return sv_add(b, op->imm);
+}
+
+/* The value of operand @op as a source (8 bytes; else unknown). */
+static struct sv src_of(struct pass *p, const struct rcv_ins *in,
+			const struct rcv_op *op)
+{
+	if (op->type == RCV_OP_IMM)
+		return sv_const((uint64_t)op->imm);
+	if (op->type == RCV_OP_REG && op->size == 8 && !op->shift)
+		return p->r[op->reg];
+	if (op->type == RCV_OP_MEM && op->size == 8)
+		return load8(p, addr_of(p, in, op));
+	return none;
+}
+
+static bool is_reg(const struct rcv_op *op, unsigned int size)
+{
+	return op->type == RCV_OP_REG && op->size == size && !op->shift;
+}
+
+/*
+ * Operand @op's address is the instruction's own (rip-relative, or an
+ * absolute one): the engine knows it whatever it knows of the registers.
+ */
+static bool fixed_op(const struct rcv_op *op)
+{
+	return !op->seg && op->index == -1 &&
+	       (op->base == RCV_RIP || op->base == -1);
+}
+
+static void mark_fixed(struct pass *p, const struct rcv_op *op)
+{
+	if (p->nacc && fixed_op(op))
+		p->acc[p->nacc - 1].fixed = p->acc[p->nacc - 1].root == 0;
+}
+
+/* Memory instruction @i (@in) reads and writes. */
+static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
+{
+	struct sv rsp = p->r[RP_REG_RSP], a, v;
+	unsigned int k;
+
+	if (in->flags & RCV_I_SYSCALL) {
+		/* The kernel's writes, unless the call writes no memory. */
+		if (!sv_is_const(p->r[RP_REG_RAX]) ||
+		    !rcv_sys_quiet((uint64_t)p->r[RP_REG_RAX].lo)) {
+			add_acc(p, i, RP_ACC_WRITE, none, 0);
+			store(p, none, 0, none);
+		}
+		return;
+	}
+	/* What capstone could not decode and libopcodes shows to be on
+	 * vector, mask and general-purpose registers only: no memory.
+	 */
+	if ((in->flags & RCV_I_BAD) && !(in->flags & RCV_I_MEMBAR))
+		return;
+	if (in->flags & (RCV_I_MEMBAR | RCV_I_REP | RCV_I_BAD) ||
+	    rcv_bitop_far(in)) {
+		add_acc(p, i, RP_ACC_READ, none, 0);
+		add_acc(p, i, RP_ACC_WRITE, none, 0);
+		store(p, none, 0, none);
+		return;
+	}
+	switch (in->id) {
+	case X86_INS_LEA:
+	case X86_INS_NOP:
+		return;
+	case X86_INS_XLATB:	/* [rbx + al], no operand listed */
+		add_acc(p, i, RP_ACC_READ, none, 0);
+		return;
+	case X86_INS_PUSH:
+	case X86_INS_CALL:
+		if (in->nops >= 1 && in->op[0].type == RCV_OP_MEM) {
+			add_acc(p, i, RP_ACC_READ, addr_of(p, in, &in->op[0]),
+				in->op[0].size);
+			mark_fixed(p, &in->op[0]);
+		}
+		if (in->id == X86_INS_PUSH && in->op[0].type != RCV_OP_IMM &&
+		    in->op[0].size != 8) {
+			add_acc(p, i, RP_ACC_WRITE, none, 0);
+			store(p, none, 0, none);
+			return;
+		}
+		a = sv_add(rsp, -8);
+		add_acc(p, i, RP_ACC_WRITE, a, 8);
+		v = in->id == X86_INS_CALL ? sv_const(in->ip + in->len) :
+					     src_of(p, in, &in->op[0]);
+		store(p, a, 8, v);
+		return;
+	case X86_INS_POP:
+	case X86_INS_RET:
+		add_acc(p, i, RP_ACC_READ, rsp, 8);
+		return;
+	case X86_INS_LEAVE:
+		add_acc(p, i, RP_ACC_READ, p->r[RP_REG_RBP], 8);
+		return;
+	default:
+		break;
+	}
+	for (k = 0; k < in->nops; k++) {
+		const struct rcv_op *op = &in->op[k];
+		unsigned int acc = op->access & (CS_AC_READ | CS_AC_WRITE);
+
+		if (op->type != RCV_OP_MEM)
+			continue;
+		a = addr_of(p, in, op);
+		if (!acc)	/* not said: either */
+			acc = CS_AC_READ | CS_AC_WRITE;
+		if (acc & CS_AC_READ) {
+			add_acc(p, i, RP_ACC_READ, a, op->size);
+			mark_fixed(p, op);
+		}
+		if (acc & CS_AC_WRITE) {
+			add_acc(p, i, RP_ACC_WRITE, a, op->size);
+			mark_fixed(p, op);
+			v = none;
+			if (in->id == X86_INS_MOV && k == 0 && in->nops == 2 &&
+			    op->size == 8)
+				v = src_of(p, in, &in->op[1]);
+			store(p, a, op->size, v);
+		}
+	}
+}
+
+/* The registers after instruction @in (its accesses are done). */
+static void step(struct pass *p, const struct rcv_ins *in)
+{
+	const struct rcv_op *d = &in->op[0], *s = &in->op[1];
+	struct sv *rsp = &p->r[RP_REG_RSP], v = none;
+	int g, dst = -1;
+	bool two = in->nops == 2 && d->type == RCV_OP_REG;
+
+	if ((in->flags & RCV_I_BARRIER) ||
+	    ((in->flags & RCV_I_BAD) && (in->flags & RCV_I_MEMBAR)) ||
+	    ((in->flags & RCV_I_SYSCALL) && in->id != X86_INS_SYSCALL)) {
+		cut_all(p);	/* what it writes is not known */
+		return;
+	}
+	switch (in->id) {
+	case X86_INS_PUSH:
+		if (d->type == RCV_OP_IMM || d->size == 8)
+			*rsp = sv_add(*rsp, -8);
+		else
+			*rsp = none;
+		return;
+	case X86_INS_CALL:
+		*rsp = sv_add(*rsp, -8);
+		return;
+	case X86_INS_POP:
+		v = load8(p, *rsp);
+		*rsp = sv_add(*rsp, 8);
+		if (in->nops == 1 && is_reg(d, 8))
+			p->r[d->reg] = v;
+		else if (in->nops == 1 && d->type == RCV_OP_REG)
+			p->r[d->reg] = none;
+		return;
+	case X86_INS_RET:
+		*rsp = sv_add(*rsp, 8 + (in->nops == 1 &&
+					 d->type == RCV_OP_IMM ? d->imm : 0));
+		return;
+	case X86_INS_LEAVE:
+		v = p->r[RP_REG_RBP];
+		*rsp = sv_add(v, 8);
+		p->r[RP_REG_RBP] = load8(p, v);
+		return;
+	case X86_INS_XLATB:
+		/* al from [rbx + al]: capstone 4 lists no operand */
+		p->r[RP_REG_RAX] = fresh_val(p);
+		return;
+	case X86_INS_ENTER:
+		/* push rbp; mov rbp, rsp; sub rsp, N (capstone 4 lists
+		 * neither register written).
+		 */
+		p->r[RP_REG_RSP] = fresh_val(p);
+		p->r[RP_REG_RBP] = fresh_val(p);
+		return;
+	case X86_INS_SYSCALL:
+		if (sv_is_const(p->r[RP_REG_RAX]) &&
+		    !rcv_sys_resets((uint64_t)p->r[RP_REG_RAX].lo)) {
+			p->r[RP_REG_RAX] = p->r[RP_REG_RCX] =
+				p->r[RP_REG_R11] = none;
+			return;
+		}
+		cut_all(p);
+		return;
+	case X86_INS_MOV:
+	case X86_INS_MOVABS:
+		if (!two)
+			break;
+		dst = d->reg;
+		if (d->size == 8 && !d->shift)
+			v = src_of(p, in, s);
+		else if (d->size == 4 && s->type == RCV_OP_IMM)
+			v = sv_const((uint32_t)s->imm);
+		else if (d->size == 4 && is_reg(s, 4) &&
+			 sv_is_const(p->r[s->reg]))
+			v = sv_const((uint32_t)p->r[s->reg].lo);
+		break;
+	case X86_INS_LEA:
+		if (!two || s->type != RCV_OP_MEM)
+			break;
+		dst = d->reg;
+		v = addr_of(p, in, s);
+		if (d->size == 4)
+			v = sv_is_const(v) ? sv_const((uint32_t)v.lo) : none;
+		else if (d->size != 8)
+			v = none;
+		break;
+	case X86_INS_ADD:
+	case X86_INS_SUB:
+		if (!two)
+			break;
+		dst = d->reg;
+		if (d->size != 8 || d->shift)
+			break;
+		if (s->type == RCV_OP_IMM && s->imm != INT64_MIN) {
+			v = sv_add(p->r[dst], in->id == X86_INS_ADD ?
+					      s->imm : -s->imm);
+		} else if (is_reg(s, 8) && sv_is_const(p->r[s->reg])) {
+			int64_t c = p->r[s->reg].lo;
+
+			if (c != INT64_MIN)
+				v = sv_add(p->r[dst],
+					   in->id == X86_INS_SUB ? -c : c);
+		} else if (is_reg(s, 8) && s->reg == dst &&
+			   in->id == X86_INS_SUB) {
+			v = sv_const(0);
+		} else if (is_reg(s, 8) && in->id == X86_INS_ADD &&
+			   sv_is_const(p->r[dst])) {
+			v = sv_add(p->r[s->reg], p->r[dst].lo);
+		}
+		break;
+	case X86_INS_INC:
+	case X86_INS_DEC:
+		if (in->nops != 1 || d->type != RCV_OP_REG)
+			break;
+		dst = d->reg;
+		if (is_reg(d, 8))
+			v = sv_add(p->r[dst], in->id == X86_INS_INC ? 1 : -1);
+		break;
+	case X86_INS_AND:
+		if (!two)
+			break;
+		dst = d->reg;
+		if (!is_reg(d, 8) || s->type != RCV_OP_IMM)
+			break;
+		v = p->r[dst];
+		if (sv_is_const(v)) {
+			v = sv_const((uint64_t)v.lo & (uint64_t)s->imm);
+		} else if (s->imm < 0 && -s->imm <= MAX_SPAN &&
+			   !(-s->imm & (-s->imm - 1))) {
+			/* x & -2^k lies in [x - (2^k - 1), x] */
+			if (__builtin_add_overflow(v.lo, s->imm + 1, &v.lo))
+				v = none;
+		} else {
+			v = none;
+		}
+		break;
+	case X86_INS_XOR:
+		if (!two)
+			break;
+		dst = d->reg;
+		if ((is_reg(d, 8) || is_reg(d, 4)) && is_reg(s, d->size) &&
+		    s->reg == dst)
+			v = sv_const(0);
+		break;
+	default:
+		break;
+	}
+	if (v.root >= 0 && v.hi - v.lo > MAX_SPAN)
+		v = none;
+	/* What the instruction writes but the cases above do not follow
+	 * is some value after it: a new base (the registers after the
+	 * window may fix it; rsp after `sub rsp, rax` comes back to its
+	 * frame's base through rbp).
+	 */
+	for (g = 0; g < 16; g++)
+		if (in->wcode[g] && g != dst)
+			p->r[g] = fresh_val(p);
+	if (dst >= 0)
+		p->r[dst] = v.root >= 0 ? v : fresh_val(p);
+}
+
+/* Clamps base @k to [lo, hi] (signed); false on a contradiction. */
+static bool pin(struct pass *p, int32_t k, __int128 lo, __int128 hi)
+{
+	struct root *r = &p->root[k];
+
+	if (lo < INT64_MIN)
+		lo = INT64_MIN;
+	if (hi > INT64_MAX)
+		hi = INT64_MAX;
+	if (lo > hi)
+		return false;
+	if (hi - lo > MAX_SPAN)
+		return true;	/* too wide to be of use */
+	if (!r->anchored) {
+		r->anchored = true;
+		r->lo = (int64_t)lo;
+		r->hi = (int64_t)hi;
+		return true;
+	}
+	if (lo > r->hi || hi < r->lo)
+		return false;
+	if (lo > r->lo)
+		r->lo = (int64_t)lo;
+	if (hi < r->hi)
+		r->hi = (int64_t)hi;
+	return true;
+}
+
+/*
+ * Value @v is known to lie in @t: its base lies in t - v's offsets.
+ * *@ch when it anchored something.  False on a contradiction.
+ */
+static bool learn(struct pass *p, struct sv v, const struct wpf_reg *t,
+		  bool *ch)
+{
+	struct root before;
+	__int128 lo = (int64_t)t->lo, hi = (int64_t)t->hi;
+
+	if (!t->known || v.root < 0 || (int64_t)t->lo > (int64_t)t->hi)
+		return true;
+	if (v.root == 0)	/* a constant: only a check */
+		return !(v.hi < lo || v.lo > hi);
+	before = p->root[v.root];
+	if (!pin(p, v.root, lo - v.hi, hi - v.lo))
+		return false;
+	*ch |= before.anchored != p->root[v.root].anchored ||
+	       before.lo != p->root[v.root].lo ||
+	       before.hi != p->root[v.root].hi;
+	return true;
+}
+
+static const struct wpf_word *word_at(const struct wpf_edge *e, int64_t off)
+{
+	size_t lo = 0, hi = e->nw;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->w[mid].off == off)
+			return &e->w[mid];
+		if (e->w[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The bases that @top, what is known after the window, fixes. */
+static bool anchor(struct pass *p, const struct wpf_edge *top)
+{
+	struct sv t = p->r[RP_REG_RSP];
+	const struct root *tb;
+	bool ch = true;
+	size_t k;
+	int g;
+
+	p->root[0] = (struct root){ .anchored = true };
+	while (ch) {
+		ch = false;
+		for (g = 0; g < 16; g++) {
+			if (!learn(p, p->r[g], &top->r[g], &ch))
+				return false;
+		}
+		/* A slot still there holds the word the later window saw
+		 * at that distance from the stack pointer.
+		 */
+		tb = t.root >= 0 ? &p->root[t.root] : NULL;
+		for (k = 0; k < p->nslot && top->nw && tb; k++) {
+			const struct slot *s = &p->slot[k];
+			const struct root *b = &p->root[s->root];
+			const struct wpf_word *w;
+			int64_t rel;
+
+			if (s->root == t.root && t.lo == t.hi)
+				rel = s->off - t.lo;
+			else if (b->anchored && b->lo == b->hi &&
+				 tb->anchored && tb->lo == tb->hi &&
+				 t.lo == t.hi)
+				rel = (b->lo + s->off) - (tb->lo + t.lo);
+			else
+				continue;
+			w = word_at(top, rel);
+			if (w && !learn(p, s->val, &w->val, &ch))
+				return false;
+		}
+	}
+	return true;
+}
+
+static int cmp_word(const void *x, const void *y)
+{
+	const struct wpf_word *a = x, *b = y;
+
+	return a->off < b->off ? -1 : a->off > b->off;
+}
+
+/* The state before instruction p->mid, for wpf_win_edge(). */
+static bool keep_mid(struct pass *p)
+{
+	memcpy(p->mid_r, p->r, sizeof(p->r));
+	p->mid_n = 0;
+	if (!p->nslot)
+		return true;
+	p->mid_slot = malloc(p->nslot * sizeof(*p->mid_slot));
+	if (!p->mid_slot) {
+		p->nomem = true;
+		return false;
+	}
+	memcpy(p->mid_slot, p->slot, p->nslot * sizeof(*p->slot));
+	p->mid_n = p->nslot;
+	return true;
+}
+
+struct wpf_win {
+	struct pass p;
+	bool contradiction;
+	struct wpf_edge top;	/* a copy of the edge after it */
+};
+
+void wpf_win_free(struct wpf_win *w)
+{
+	if (!w)
+		return;
+	free(w->p.slot);
+	free(w->p.mid_slot);
+	free(w->p.root);
+	free(w->p.acc);
+	free(w->top.w);
+	free(w);
+}
+
+static void unanchor(struct wpf_win *w)
+{
+	size_t i;
+
+	w->contradiction = true;
+	for (i = 0; i < w->p.nroot; i++)
+		w->p.root[i].anchored = false;
+}
+
+int wpf_win_run(const struct rcv_ins *const *ins, const uint8_t *cut,
+		size_t n, size_t mid, const struct wpf_edge *top,
+		struct wpf_win **wp)
+{
+	struct wpf_win *w = calloc(1, sizeof(*w));
+	struct pass *p;
+	size_t i;
+
+	*wp = NULL;
+	if (!w)
+		return -RP_ERR_NOMEM;
+	p = &w->p;
+	w->top = *top;
+	w->top.w = NULL;
+	if (top->nw) {
+		w->top.w = malloc(top->nw * sizeof(*top->w));
+		if (!w->top.w) {
+			wpf_win_free(w);
+			return -RP_ERR_NOMEM;
+		}
+		memcpy(w->top.w, top->w, top->nw * sizeof(*top->w));
+	}
+	/* Sized for the window at once: growing by doubling was a
+	 * twentieth of a scan.
+	 */
+	p->acc = malloc((2 * n + 16) * sizeof(*p->acc));
+	p->root = malloc((n + 64) * sizeof(*p->root));
+	if (p->acc)
+		p->acc_cap = 2 * n + 16;
+	if (p->root)
+		p->root_cap = n + 64;
+	if (new_root(p) == 0) {	/* the constants' */
+		p->pure = true;
+		for (i = 0; i < 16; i++)
+			p->r[i] = fresh_val(p);
+		p->mid = mid;
+		for (i = 0; i < n && !p->nomem; i++) {
+			if (i == mid && !keep_mid(p))
+				break;
+			accesses(p, i, ins[i]);
+			step(p, ins[i]);
+			if (cut[i])
+				cut_all(p);
+		}
+	}
+	if (p->nomem || p->nroot < 17) {
+		wpf_win_free(w);
+		return -RP_ERR_NOMEM;
+	}
+	if (!anchor(p, &w->top))
+		unanchor(w);
+	*wp = w;
+	return 0;
+}
+
+static struct wpf_reg resolve(const struct pass *p, struct sv v)
+{
+	const struct root *r;
+	__int128 lo, hi;
+
+	if (v.root < 0 || !p->root[v.root].anchored)
+		return (struct wpf_reg){ 0 };
+	r = &p->root[v.root];
+	lo = (__int128)r->lo + v.lo;
+	hi = (__int128)r->hi + v.hi;
+	if (lo < INT64_MIN || hi > INT64_MAX || lo > hi)
+		return (struct wpf_reg){ 0 };
+	return (struct wpf_reg){ true, (uint64_t)(int64_t)lo,
+				 (uint64_t)(int64_t)hi };
+}
+
+int wpf_win_edge(const struct wpf_win *w, struct wpf_edge *e)
+{
+	const struct pass *p = &w->p;
+	struct sv t = p->mid_r[RP_REG_RSP];
+	size_t k, n = 0;
+	int g;
+
+	memset(e, 0, sizeof(*e));
+	if (w->contradiction)
+		return 0;
+	for (g = 0; g < 16; g++)
+		e->r[g] = resolve(p, p->mid_r[g]);
+	/* The slots there (all relative to one base: the stack pointer's)
+	 * whose values are fixed.
+	 */
+	if (!sv_exact(t))
+		return 0;
+	e->w = calloc(p->mid_n + 1, sizeof(*e->w));
+	if (!e->w)
+		return -RP_ERR_NOMEM;
+	for (k = 0; k < p->mid_n; k++) {
+		const struct slot *s = &p->mid_slot[k];
+		struct wpf_reg v = resolve(p, s->val);
+		size_t j;
+
+		if (s->root != t.root || !v.known)
+			continue;
+		for (j = 0; j < n && e->w[j].off != s->off - t.lo; j++)
+			;
+		if (j == n)	/* the latest store: the slot is last */
+			n++;
+		e->w[j] = (struct wpf_word){ s->off - t.lo, v };
+	}
+	e->nw = n;
+	qsort(e->w, e->nw, sizeof(*e->w), cmp_word);
+	return 0;
+}
+
+int wpf_win_acc(const struct wpf_win *w, size_t from, struct wpf_out *out)
+{
+	const struct pass *p = &w->p;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->contradiction = w->contradiction;
+	out->acc = malloc((p->nacc + 1) * sizeof(*out->acc));
+	if (!out->acc)
+		return -RP_ERR_NOMEM;
+	for (i = 0; i < p->nacc && p->acc[i].i < from;)
+		i++;
+	for (; i < p->nacc; i++) {
+		const struct pacc *a = &p->acc[i];
+		struct wpf_acc *o = &out->acc[out->nacc++];
+		const struct root *r;
+		__int128 lo, hi;
+
+		*o = (struct wpf_acc){ a->i, a->kind, false, false, 0, 0 };
+		if (a->root < 0 || !p->root[a->root].anchored)
+			continue;
+		r = &p->root[a->root];
+		lo = (__int128)r->lo + a->lo;
+		hi = (__int128)r->hi + a->hi;
+		if (lo < 0 || hi > (__int128)UINT64_MAX || lo >= hi)
+			continue;
+		o->known = true;
+		o->fixed = a->fixed;
+		o->lo = (uint64_t)lo;
+		o->hi = (uint64_t)hi;
+	}
+	return 0;
+}
+
+void wpf_out_free(struct wpf_out *out)
+{
+	free(out->acc);
+	memset(out, 0, sizeof(*out));
+}

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Private to watch.c, watch_proof.c and watch_chain.c: proving, without
+ * the recovery engine, that no access of a window of a thread's history
+ * touches the watched bytes (issue #18, docs/gdb.md "Watchpoints").
+ */
+#ifndef PTREC_WATCH_PROOF_H
+#define PTREC_WATCH_PROOF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rcv_internal.h"
+
+/* A register's (or a stack word's) value: in [lo, hi] when @known. */
+struct wpf_reg {
+	bool known;
+	uint64_t lo, hi;
+};
+
+/* A word of the stack at an edge of a window: @off bytes from the stack
+ * pointer there, of value @val.
+ */
+struct wpf_word {
+	int64_t off;
+	struct wpf_reg val;
+};
+
+/*
+ * One memory access of a window (struct rp_access's kind): the bytes it
+ * may touch lie in [lo, hi) when @known, anywhere when not.
+ */
+struct wpf_acc {
+	uint32_t i;		/* instruction in the window */
+	uint8_t kind;		/* RP_ACC_READ or RP_ACC_WRITE */
+	bool known;
+	bool fixed;		/* known from the instruction alone (rip-
+				 * relative, absolute): the engine's too */
+	uint64_t lo, hi;
+};
+
+/* What is known at one edge of a window. */
+struct wpf_edge {
+	struct wpf_reg r[16];	/* enum rp_reg order */
+	struct wpf_word *w;	/* by offset; words above the stack pointer */
+	size_t nw;
+};
+
+struct wpf_out {
+	struct wpf_acc *acc;	/* in instruction order */
+	size_t nacc;
+	bool contradiction;	/* the edges disagree with the instructions:
+				 * nothing is proven */
+};
+void wpf_out_free(struct wpf_out *out);
+
+/*
+ * What the decoder's operands do not show, for wpf_win_run(): a push, pop,
+ * call or return with an operand-size prefix moves the stack pointer by 2
+ * (capstone 4 says 8 for push imm16): not followed (as an instruction
+ * capstone cannot read: RCV_I_BAD, BARRIER, MEMBAR).
+ */
+void wpf_fix(struct rcv_ins *in, const uint8_t *raw, size_t size);
+
+/* One window followed from unknown bases. */
+struct wpf_win;
+
+/*
+ * Follows instructions *@ins[0..@n) from unknown bases, which @top (what
+ * is known after the last instruction) fixes as far as it can; keeps the
+ * state before instruction @mid for wpf_win_edge().  @cut[i]
+ * nonzero: nothing is known after instruction @i (a signal or a gap may
+ * lie there).  Returns 0 or -RP_ERR_NOMEM.
+ */
+int wpf_win_run(const struct rcv_ins *const *ins, const uint8_t *cut,
+		size_t n, size_t mid, const struct wpf_edge *top,
+		struct wpf_win **wp);
+void wpf_win_free(struct wpf_win *w);
+/* What is known before instruction @mid of wpf_win_run(): registers and
+ * the words pushes or stores left there.
+ */
+int wpf_win_edge(const struct wpf_win *w, struct wpf_edge *e);
+/* Its accesses from instruction @from on, as far as fixed (free with
+ * wpf_out_free()).
+ */
+int wpf_win_acc(const struct wpf_win *w, size_t from, struct wpf_out *out);
+
+/* Grows *@v (of *@cap elements of @size bytes, @first at first) to hold
+ * more than @n; false when out of memory.
+ */
+bool wpf_grow(void **v, size_t *cap, size_t n, size_t size, size_t first);
+
+struct rp_recover;
+
+/* The proofs kept for one thread's recovery context (watch_chain.c). */
+struct wpf_cache;
+void wpf_cache_free(struct wpf_cache *c);
+
+/*
+ * Is it proven that no access of kinds @kinds (RP_ACC_* bits) by the
+ * instructions at positions [@a, @b) may touch a watched byte, which
+ * @may_hit(@arg, kind, lo, hi) says of bytes [lo, hi)?  [@a, @b) lies in
+ * one window of the engine's grid (rc->block).  Proofs start at the end
+ * and go back window after window: within the engine's chain (RCV_CHAIN
+ * windows) every window is proven as far as it can be, whatever was
+ * asked before; further back only with @far, and only as far as earlier
+ * questions took the proofs.  1: proven; 0: not (ask the engine); or a
+ * negative error.
+ */
+int wpf_prove(struct rp_recover *rc, uint64_t a, uint64_t b,
+	      unsigned int kinds, bool far,
+	      bool (*may_hit)(void *arg, unsigned int kind, uint64_t lo,
+			      uint64_t hi),
+	      void *arg);
+
+/*
+ * rp_recover_scan() (rcv_access.c) window by window of the engine's grid,
+ * passing each part of a window that wpf_prove() (with @far) shows
+ * @may_hit never holds for, and going on past a stop at @pos where
+ * @refute(@arg, pos) says so (a store the engine does not know that a
+ * proof shows to miss).
+ */
+struct rp_access;
+int wpf_scan(struct rp_recover *rc, uint64_t *pos, int dir, uint64_t lo,
+	     uint64_t hi, unsigned int kinds, bool far,
+	     int (*fn)(void *arg, const struct rp_access *acc, int n),
+	     bool (*may_hit)(void *arg, unsigned int kind, uint64_t lo,
+			     uint64_t hi),
+	     bool (*refute)(void *arg, uint64_t pos), void *arg);
+
+#endif /* PTREC_WATCH_PROOF_H */

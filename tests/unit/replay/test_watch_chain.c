@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Unit tests of replay/watch_chain.c, the proofs chained from the end of
+ * a recording and the watchpoint scan that passes windows on them: on
+ * recordings of tests/gdb/watchval and of tests/bench/gdbloop, scans
+ * with watch-unknown skip stop exactly where the engine's own scan does
+ * (rp_recover_scan(), before the proofs) in windows of 50 to 16,384
+ * instructions, over stack words, the globals and words nothing touches;
+ * with stop, every stop is the engine's and those left out are "may
+ * have" stops; a word nothing touches costs no engine window on gdbloop.
+ * The proofs against the ground truth: tests/gdb/watchtruth --check.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rcv_win.h"
+#include "replay.h"
+#include "watch_proof.h"
+
+static struct rp_session *s;
+static struct rp_recover *rc;
+static struct rp_watch *wt;
+static uint32_t tid, pid;
+static uint64_t end;
+
+static void rec_setup(void)
+{
+	struct rp_thread_info info;
+
+	cr_assert_eq(rp_session_open(&s, WATCH_BUNDLE), 0);
+	tid = rp_thread_tid(s, 0);
+	cr_assert_eq(rp_thread_info(s, tid, &info), 0);
+	pid = info.pid;
+	cr_assert_eq(rp_thread_end(s, tid, &end, NULL), 0);
+	cr_assert_eq(rp_watch_new(&wt), 0);
+	rp_watch_set_unknown(wt, RP_WATCH_UNKNOWN_SKIP);
+}
+
+static void rec_teardown(void)
+{
+	rp_watch_free(wt);
+	rp_recover_free(rc);
+	rp_session_close(s);
+}
+
+TestSuite(watch_chain, .init = rec_setup, .fini = rec_teardown);
+
+struct ref_arg {
+	unsigned int type;
+	uint64_t lo, len;
+};
+
+/* The scan before the proofs: a known access to the range stops it. */
+static int ref_one(void *arg, const struct rp_access *acc, int n)
+{
+	const struct ref_arg *a = arg;
+	int k;
+
+	for (k = 0; k < n; k++) {
+		unsigned int need = acc[k].kind == RP_ACC_WRITE ?
+				    RP_WATCH_WRITE : RP_WATCH_READ;
+
+		if ((a->type & need) && acc[k].addr_known &&
+		    acc[k].addr < a->lo + a->len &&
+		    a->lo < acc[k].addr + acc[k].size)
+			return 1;
+	}
+	return 0;
+}
+
+/* The stop says what the engine's first known access there says. */
+static void same_hit(struct rp_recover *ref, const struct ref_arg *a,
+		     const struct rp_watch_hit *h)
+{
+	struct rp_access acc[4];
+	int k, n = rp_recover_accesses(ref, h->pos, acc, 4);
+
+	for (k = 0; k < n; k++) {
+		unsigned int need = acc[k].kind == RP_ACC_WRITE ?
+				    RP_WATCH_WRITE : RP_WATCH_READ;
+
+		if ((a->type & need) && acc[k].addr_known &&
+		    acc[k].addr < a->lo + a->len &&
+		    a->lo < acc[k].addr + acc[k].size)
+			break;
+	}
+	cr_assert_lt(k, n);
+	cr_assert(!h->maybe);
+	cr_assert_eq(h->kind, acc[k].kind, "position %lu",
+		     (unsigned long)h->pos);
+	cr_assert_eq(h->acc_addr, acc[k].addr);
+	cr_assert_eq(h->acc_size, acc[k].size);
+	cr_assert_eq(h->addr, a->lo);
+	cr_assert_eq(h->len, a->len);
+}
+
+/*
+ * Skip scans of [lo, lo + len) from the end back and from the start on
+ * stop exactly where the engine's own scan (rp_recover_scan(), the scan
+ * before the proofs, in a context of its own) does, saying what it does
+ * (a hit a proof finds at a rip-relative or absolute address, without
+ * the engine, too).  Returns the number of stops backward.
+ */
+static size_t same_as_engine(const char *dir, uint64_t block,
+			     unsigned int type, uint64_t lo, uint64_t len)
+{
+	struct ref_arg ra = { type, lo, len };
+	unsigned int kinds = (type & RP_WATCH_WRITE ? RP_ACC_WRITE : 0) |
+			     (type & RP_WATCH_READ ? RP_ACC_READ : 0);
+	struct rp_session *ss;
+	struct rp_recover *ref;
+	struct rp_watch_hit h;
+	uint64_t hi, q, e;
+	size_t n = 0;
+	int d;
+
+	cr_assert_eq(rp_session_open(&ss, dir), 0);
+	cr_assert_eq(rp_thread_end(ss, rp_thread_tid(ss, 0), &e, NULL), 0);
+	rp_watch_clear(wt);
+	cr_assert_eq(rp_watch_insert(wt, type, pid, lo, len), 0);
+	for (d = -1; d <= 1; d += 2) {
+		cr_assert_eq(rp_recover_new(ss, rp_thread_tid(ss, 0), &rc), 0);
+		cr_assert_eq(rp_recover_new(ss, rp_thread_tid(ss, 0), &ref), 0);
+		rp_recover_set_block(rc, block);
+		rp_recover_set_block(ref, block);
+		for (hi = d < 0 ? e : 0;;) {
+			int ret = d < 0 ?
+				  rp_watch_scan(wt, rc, pid, -1, 0, hi, &h) :
+				  rp_watch_scan(wt, rc, pid, 1, hi, e, &h);
+			int r2;
+
+			q = d < 0 ? hi - 1 : hi;
+			r2 = hi == (d < 0 ? 0 : e) ? -RP_ERR_NOTFOUND :
+			     rp_recover_scan(ref, &q, d, d < 0 ? 0 : hi,
+					     d < 0 ? hi : e, kinds, ref_one,
+					     &ra);
+			cr_assert_eq(ret, r2, "%s block %lu [%#lx, +%lu) dir "
+				     "%d from %lu: %d, engine %d", dir,
+				     (unsigned long)block, (unsigned long)lo,
+				     (unsigned long)len, d, (unsigned long)hi,
+				     ret, r2);
+			if (ret)
+				break;
+			cr_assert_eq(h.pos, q, "%s block %lu [%#lx, +%lu): "
+				     "stop at %lu, engine %lu", dir,
+				     (unsigned long)block, (unsigned long)lo,
+				     (unsigned long)len, (unsigned long)h.pos,
+				     (unsigned long)q);
+			same_hit(ref, &ra, &h);
+			n += d < 0;
+			hi = d < 0 ? h.pos : h.pos + 1;
+		}
+		rp_recover_free(ref);
+		rp_recover_free(rc);
+		rc = NULL;
+	}
+	rp_session_close(ss);
+	return n;
+}
+
+/* The scan before the proofs with watch-unknown stop: any access the
+ * engine does not know stops it too.
+ */
+static int ref_stop(void *arg, const struct rp_access *acc, int n)
+{
+	const struct ref_arg *a = arg;
+	int k;
+
+	for (k = 0; k < n; k++) {
+		unsigned int need = acc[k].kind == RP_ACC_WRITE ?
+				    RP_WATCH_WRITE : RP_WATCH_READ;
+
+		if ((a->type & need) && !acc[k].addr_known)
+			return 1;
+	}
+	return ref_one(arg, acc, n);
+}
+
+/*
+ * With watch-unknown stop, a backward scan of [lo, lo + len) stops where
+ * the engine's own scan stops, but for stores (or loads) of unknown
+ * address that a proof shows to miss: every stop of the scan is one of
+ * the engine's, and those it leaves out are "may have" stops.  Returns
+ * how many it left out.
+ */
+static size_t stop_subset(const char *dir, uint64_t block, unsigned int type,
+			  uint64_t lo, uint64_t len, size_t *stops)
+{
+	struct ref_arg ra = { type, lo, len };
+	unsigned int kinds = (type & RP_WATCH_WRITE ? RP_ACC_WRITE : 0) |
+			     (type & RP_WATCH_READ ? RP_ACC_READ : 0);
+	struct rp_access acc[4];
+	struct rp_session *ss;
+	struct rp_recover *ref;
+	struct rp_watch_hit h;
+	uint64_t e, q, hi, *old = NULL, *cur = NULL;
+	size_t no = 0, nc = 0, i, j, out = 0;
+
+	cr_assert_eq(rp_session_open(&ss, dir), 0);
+	cr_assert_eq(rp_thread_end(ss, rp_thread_tid(ss, 0), &e, NULL), 0);
+	cr_assert_eq(rp_recover_new(ss, rp_thread_tid(ss, 0), &rc), 0);
+	cr_assert_eq(rp_recover_new(ss, rp_thread_tid(ss, 0), &ref), 0);
+	rp_recover_set_block(rc, block);
+	rp_recover_set_block(ref, block);
+	rp_watch_clear(wt);
+	rp_watch_set_unknown(wt, RP_WATCH_UNKNOWN_STOP);
+	cr_assert_eq(rp_watch_insert(wt, type, pid, lo, len), 0);
+	old = malloc((e + 1) * sizeof(*old));
+	cur = malloc((e + 1) * sizeof(*cur));
+	cr_assert(old && cur);
+	for (hi = e; hi; hi = q) {
+		q = hi - 1;
+		if (rp_recover_scan(ref, &q, -1, 0, hi, kinds, ref_stop, &ra))
+			break;
+		old[no++] = q;
+	}
+	for (hi = e; hi && !rp_watch_scan(wt, rc, pid, -1, 0, hi, &h);
+	     hi = h.pos)
+		cur[nc++] = h.pos;
+	/* Every stop is the engine's; the engine's others are "may have". */
+	for (i = j = 0; i < no; i++) {
+		if (j < nc && cur[j] == old[i]) {
+			j++;
+			continue;
+		}
+		cr_assert(j >= nc || cur[j] < old[i], "%s block %lu [%#lx, "
+			  "+%lu): stop at %lu is not the engine's", dir,
+			  (unsigned long)block, (unsigned long)lo,
+			  (unsigned long)len, (unsigned long)cur[j]);
+		ra.type = type;
+		cr_assert_eq(ref_one(&ra, acc, rp_recover_accesses(ref, old[i],
+							  acc, 4)), 0,
+			     "%s block %lu: a known access at %lu left out",
+			     dir, (unsigned long)block,
+			     (unsigned long)old[i]);
+		out++;
+	}
+	cr_assert_eq(j, nc, "%s block %lu: stops not the engine's", dir,
+		     (unsigned long)block);
+	*stops = nc;
+	free(old);
+	free(cur);
+	rp_recover_free(ref);
+	rp_recover_free(rc);
+	rc = NULL;
+	rp_watch_set_unknown(wt, RP_WATCH_UNKNOWN_SKIP);
+	rp_session_close(ss);
+	return out;
+}
+
+/*
+ * With watch-unknown stop, stores of unknown address that a proof shows
+ * to miss no longer stop the scan; all others still do, at the same
+ * places, and so do the known ones.
+ */
+Test(watch_chain, stop_mode)
+{
+	struct rp_regs regs;
+	size_t b, stops, out = 0, all = 0;
+	uint64_t a;
+
+	cr_assert_eq(rp_thread_end(s, tid, &end, &regs), 0);
+	for (b = 0; b < 5; b++) {
+		static const uint64_t bl[] = { 50, 128, 300, 1000, 0 };
+
+		out += stop_subset(WATCH_BUNDLE, bl[b], RP_WATCH_WRITE,
+				   WATCH_TOTAL, 8, &stops);
+		all += stops;
+		for (a = regs.val[RP_REG_RSP] - 64;
+		     a < regs.val[RP_REG_RSP] + 64; a += 40) {
+			out += stop_subset(WATCH_BUNDLE, bl[b],
+					   RP_WATCH_ACCESS, a, 8, &stops);
+			all += stops;
+		}
+	}
+	cr_assert_gt(all, 0);
+	cr_log_info("stop mode: %zu stops, %zu left out", all, out);
+}
+
+static const uint64_t blocks[] = { 50, 128, 300, 1000, 0 };
+
+Test(watch_chain, stack_words)
+{
+	struct rp_regs regs;
+	uint64_t rsp, a, total = 0;
+	size_t b;
+
+	cr_assert_eq(rp_thread_end(s, tid, &end, &regs), 0);
+	cr_assert(regs.valid & (1ull << RP_REG_RSP));
+	rsp = regs.val[RP_REG_RSP];
+	/* Words below and above the stack pointer at the end: locals,
+	 * saved registers, return addresses, written and read.
+	 */
+	for (b = 0; b < sizeof(blocks) / sizeof(blocks[0]); b++)
+		for (a = rsp - 256; a < rsp + 256; a += 24) {
+			total += same_as_engine(WATCH_BUNDLE, blocks[b],
+						RP_WATCH_WRITE, a, 8);
+			total += same_as_engine(WATCH_BUNDLE, blocks[b],
+						RP_WATCH_ACCESS, a, 8);
+		}
+	cr_assert_gt(total, 50, "stack stores and loads hit: %lu",
+		     (unsigned long)total);
+}
+
+Test(watch_chain, globals)
+{
+	size_t b;
+
+	for (b = 0; b < sizeof(blocks) / sizeof(blocks[0]); b++) {
+		cr_assert_eq(same_as_engine(WATCH_BUNDLE, blocks[b], RP_WATCH_WRITE,
+					    WATCH_TOTAL, 8), 6);
+		same_as_engine(WATCH_BUNDLE, blocks[b], RP_WATCH_READ, WATCH_STEP, 4);
+	}
+}
+
+/*
+ * On a loop of calls (tests/bench/gdbloop, -O0: every access relative to
+ * the stack or a constant): scans of stack words and of sink stop where
+ * the engine's do, and neither a scan of a word nothing touches nor one
+ * to sink's last write computes any of the engine's windows.
+ */
+Test(watch_chain, loop)
+{
+	struct rp_session *ss;
+	struct rp_thread_info info;
+	struct rp_regs regs;
+	struct rp_recover_stats st;
+	struct rp_watch_hit h;
+	uint64_t e, a, total = 0;
+	size_t b;
+
+	cr_assert_eq(rp_session_open(&ss, LOOP_BUNDLE), 0);
+	cr_assert_eq(rp_thread_end(ss, rp_thread_tid(ss, 0), &e, &regs), 0);
+	cr_assert_eq(rp_thread_info(ss, rp_thread_tid(ss, 0), &info), 0);
+	pid = info.pid;
+	for (b = 0; b < sizeof(blocks) / sizeof(blocks[0]); b++) {
+		for (a = regs.val[RP_REG_RSP] - 64;
+		     a < regs.val[RP_REG_RSP] + 64; a += 12)
+			total += same_as_engine(LOOP_BUNDLE, blocks[b],
+						RP_WATCH_ACCESS, a, 4);
+		cr_assert_gt(same_as_engine(LOOP_BUNDLE, blocks[b],
+					    RP_WATCH_WRITE, LOOP_SINK, 4), 100);
+		cr_assert_eq(same_as_engine(LOOP_BUNDLE, blocks[b],
+					    RP_WATCH_WRITE, LOOP_SINK + 64, 4),
+			     0);
+		cr_assert_eq(rp_recover_new(ss, rp_thread_tid(ss, 0), &rc), 0);
+		rp_recover_set_block(rc, blocks[b]);
+		cr_assert_eq(rp_watch_scan(wt, rc, pid, -1, 0, e, &h),
+			     -RP_ERR_NOTFOUND);
+		rp_recover_stats(rc, &st);
+		cr_assert_eq(st.windows, 0, "block %lu: %lu windows computed",
+			     (unsigned long)blocks[b],
+			     (unsigned long)st.windows);
+		/* sink's writes are rip-relative: found on proofs too. */
+		rp_watch_clear(wt);
+		cr_assert_eq(rp_watch_insert(wt, RP_WATCH_WRITE, pid,
+					     LOOP_SINK, 4), 0);
+		cr_assert_eq(rp_watch_scan(wt, rc, pid, -1, 0, e, &h), 0);
+		cr_assert(!h.maybe && h.acc_addr == LOOP_SINK);
+		rp_recover_stats(rc, &st);
+		cr_assert_eq(st.windows, 0, "block %lu: %lu windows computed "
+			     "for sink", (unsigned long)blocks[b],
+			     (unsigned long)st.windows);
+		rp_recover_free(rc);
+		rc = NULL;
+	}
+	cr_assert_gt(total, 100, "stack words: %lu stops",
+		     (unsigned long)total);
+	rp_session_close(ss);
+}

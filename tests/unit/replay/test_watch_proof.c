@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Unit tests of replay/watch_proof.c, the proof that lets a watchpoint
+ * scan pass a window without the recovery engine: the registers followed
+ * through decoded instructions (frames, alignment, a stack switch, system
+ * calls, signals, a store that may reach a pushed slot, operand-size
+ * prefixes, contradictions), each access's interval against the
+ * addresses the instructions really use.  The chain over recordings and
+ * the scans: test_watch_chain.c.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rcv_fixture.h"
+#include "watch_proof.h"
+
+TestSuite(watch_proof, .init = setup, .fini = teardown);
+
+#define TOP_RSP	0x7ffe0000ull
+
+static struct wpf_edge top_rsp(uint64_t rsp)
+{
+	struct wpf_edge e = { 0 };
+
+	e.r[RP_REG_RSP] = (struct wpf_reg){ true, rsp, rsp };
+	return e;
+}
+
+/* Runs @n instructions with no cut, @top after them; their accesses. */
+static struct wpf_win *run(const struct rcv_ins *in, size_t n,
+			   const struct wpf_edge *top, const uint8_t *cut,
+			   struct wpf_out *out)
+{
+	static const uint8_t none[64];
+	const struct rcv_ins *v[64];
+	struct wpf_win *w;
+	size_t i;
+
+	cr_assert_lt(n, sizeof(none));
+	for (i = 0; i < n; i++)
+		v[i] = &in[i];
+	cr_assert_eq(wpf_win_run(v, cut ? cut : none, n, 0, top, &w), 0);
+	cr_assert_eq(wpf_win_acc(w, 0, out), 0);
+	return w;
+}
+
+static void is_acc(const struct wpf_out *o, size_t j, uint32_t i,
+		   uint8_t kind, uint64_t lo, uint64_t hi)
+{
+	cr_assert_lt(j, o->nacc);
+	cr_assert_eq(o->acc[j].i, i, "access %zu", j);
+	cr_assert_eq(o->acc[j].kind, kind, "access %zu", j);
+	cr_assert(o->acc[j].known, "access %zu not known", j);
+	cr_assert_eq(o->acc[j].lo, lo, "access %zu: %#lx", j,
+		     (unsigned long)o->acc[j].lo);
+	cr_assert_eq(o->acc[j].hi, hi, "access %zu: %#lx", j,
+		     (unsigned long)o->acc[j].hi);
+}
+
+Test(watch_proof, frame)
+{
+	/* push rbp; mov rbp,rsp; mov [rbp-4],edi; pop rbp */
+	struct rcv_ins in[] = {
+		INS("\x55"), INS("\x48\x89\xe5"), INS("\x89\x7d\xfc"),
+		INS("\x5d"),
+	};
+	struct wpf_edge top = top_rsp(TOP_RSP);
+	struct wpf_out o;
+	struct wpf_win *w = run(in, 4, &top, NULL, &o);
+
+	cr_assert(!o.contradiction);
+	cr_assert_eq(o.nacc, 3);
+	is_acc(&o, 0, 0, RP_ACC_WRITE, TOP_RSP - 8, TOP_RSP);
+	is_acc(&o, 1, 2, RP_ACC_WRITE, TOP_RSP - 12, TOP_RSP - 8);
+	is_acc(&o, 2, 3, RP_ACC_READ, TOP_RSP - 8, TOP_RSP);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+}
+
+Test(watch_proof, align)
+{
+	/* mov [rsp],edi; and rsp,-16; push rax */
+	struct rcv_ins in[] = {
+		INS("\x89\x3c\x24"), INS("\x48\x83\xe4\xf0"), INS("\x50"),
+	};
+	struct wpf_edge top = top_rsp(TOP_RSP - 8);
+	struct wpf_out o;
+	struct wpf_win *w = run(in, 3, &top, NULL, &o);
+
+	/* rsp was in [TOP_RSP, TOP_RSP + 15] before the and; the push's
+	 * slot, exact after it, is known through that interval: wider,
+	 * never missing the true bytes.
+	 */
+	is_acc(&o, 0, 0, RP_ACC_WRITE, TOP_RSP, TOP_RSP + 15 + 4);
+	is_acc(&o, 1, 2, RP_ACC_WRITE, TOP_RSP - 8 - 15, TOP_RSP + 15);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+}
+
+Test(watch_proof, stack_switch)
+{
+	/* mov rsp,rax; mov qword [rsp-16],42; mov rsp,rbx; push rcx */
+	struct rcv_ins in[] = {
+		INS("\x48\x89\xc4"),
+		INS("\x48\xc7\x44\x24\xf0\x2a\x00\x00\x00"),
+		INS("\x48\x89\xdc"), INS("\x51"),
+	};
+	struct wpf_edge top = top_rsp(TOP_RSP);
+	struct wpf_out o;
+	struct wpf_win *w = run(in, 4, &top, NULL, &o);
+
+	/* The store went where rax was: nothing after the window says. */
+	cr_assert_eq(o.nacc, 2);
+	cr_assert(!o.acc[0].known);
+	is_acc(&o, 1, 3, RP_ACC_WRITE, TOP_RSP, TOP_RSP + 8);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	/* With rax known after it, the store is known: rax - 16. */
+	top.r[RP_REG_RAX] = (struct wpf_reg){ true, 0x5000, 0x5000 };
+	w = run(in, 4, &top, NULL, &o);
+	is_acc(&o, 0, 1, RP_ACC_WRITE, 0x5000 - 16, 0x5000 - 8);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+}
+
+Test(watch_proof, syscalls)
+{
+	/* push rbp; mov eax,N; syscall; pop rcx; push rcx */
+	struct rcv_ins getpid[] = {
+		INS("\x55"), INS("\xb8\x27\x00\x00\x00"), INS("\x0f\x05"),
+		INS("\x59"), INS("\x51"),
+	};
+	struct rcv_ins sigreturn[] = {
+		INS("\x55"), INS("\xb8\x0f\x00\x00\x00"), INS("\x0f\x05"),
+		INS("\x59"), INS("\x51"),
+	};
+	struct rcv_ins unknown_nr[] = {
+		INS("\x55"), INS("\x89\xf8"), INS("\x0f\x05"), INS("\x59"),
+		INS("\x51"),
+	};
+	struct wpf_edge top = top_rsp(TOP_RSP);
+	struct wpf_out o;
+	struct wpf_win *w;
+
+	/* getpid writes no memory and keeps rsp. */
+	w = run(getpid, 5, &top, NULL, &o);
+	cr_assert_eq(o.nacc, 3);
+	is_acc(&o, 0, 0, RP_ACC_WRITE, TOP_RSP, TOP_RSP + 8);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	/* rt_sigreturn sets rsp from the frame: before it, unknown. */
+	w = run(sigreturn, 5, &top, NULL, &o);
+	cr_assert(!o.acc[0].known);
+	cr_assert(!o.acc[1].known);	/* the kernel's writes */
+	is_acc(&o, o.nacc - 1, 4, RP_ACC_WRITE, TOP_RSP, TOP_RSP + 8);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	/* A number not known may be rt_sigreturn. */
+	w = run(unknown_nr, 5, &top, NULL, &o);
+	cr_assert(!o.acc[0].known);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+}
+
+Test(watch_proof, cut)
+{
+	/* push rbp; (a signal) pop rcx; push rcx */
+	struct rcv_ins in[] = { INS("\x55"), INS("\x59"), INS("\x51") };
+	const uint8_t cut[3] = { 1, 0, 0 };
+	struct wpf_edge top = top_rsp(TOP_RSP);
+	struct wpf_out o;
+	struct wpf_win *w = run(in, 3, &top, cut, &o);
+
+	cr_assert(!o.acc[0].known);
+	is_acc(&o, 1, 1, RP_ACC_READ, TOP_RSP, TOP_RSP + 8);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+}
+
+/*
+ * A pop gives back its push's word only when no store may have reached
+ * the slot: rbp after the window then fixes rbp before it, and so the
+ * store through rbp before the push.
+ */
+Test(watch_proof, slot)
+{
+	/* mov [rbp-8],eax; push rbp; STORE; pop rbp */
+	struct rcv_ins safe[] = {
+		INS("\x89\x45\xf8"), INS("\x55"),
+		INS("\x48\x89\x44\x24\x08"),	/* mov [rsp+8],rax */
+		INS("\x5d"),
+	};
+	struct rcv_ins unsafe[] = {
+		INS("\x89\x45\xf8"), INS("\x55"),
+		INS("\x89\x07"),		/* mov [rdi],eax */
+		INS("\x5d"),
+	};
+	struct rcv_ins hit[] = {
+		INS("\x89\x45\xf8"), INS("\x55"),
+		INS("\x48\x89\x04\x24"),	/* mov [rsp],rax */
+		INS("\x5d"),
+	};
+	struct wpf_edge top = top_rsp(TOP_RSP);
+	struct wpf_out o;
+	struct wpf_win *w;
+
+	top.r[RP_REG_RBP] = (struct wpf_reg){ true, 0x6000, 0x6000 };
+	w = run(safe, 4, &top, NULL, &o);
+	is_acc(&o, 0, 0, RP_ACC_WRITE, 0x6000 - 8, 0x6000 - 4);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	w = run(unsafe, 4, &top, NULL, &o);
+	cr_assert(!o.acc[0].known);
+	cr_assert(!o.acc[2].known);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	w = run(hit, 4, &top, NULL, &o);
+	cr_assert(!o.acc[0].known);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+}
+
+/* A 16-bit push or pop moves rsp by 2, whatever capstone says. */
+Test(watch_proof, operand_size)
+{
+	/* push imm16; push rbp */
+	struct rcv_ins in[] = { INS("\x66\x6a\x10"), INS("\x55") };
+	struct wpf_edge top = top_rsp(TOP_RSP);
+	struct wpf_out o;
+	struct wpf_win *w;
+
+	wpf_fix(&in[0], (const uint8_t *)"\x66\x6a\x10", 3);
+	w = run(in, 2, &top, NULL, &o);
+	cr_assert(!o.acc[0].known);
+	is_acc(&o, o.nacc - 1, 1, RP_ACC_WRITE, TOP_RSP, TOP_RSP + 8);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+}
+
+/*
+ * An EVEX instruction capstone 4 does not decode, which libopcodes shows
+ * to be on registers only: no memory, rax written (kmovq rax,k1 style);
+ * the stack pointer is still followed across it.  One it cannot read at
+ * all makes everything unknown.
+ */
+Test(watch_proof, undecoded)
+{
+	struct rcv_ins in[3] = { INS("\x55"), INS("\x55"), INS("\x50") };
+	struct wpf_edge top = top_rsp(TOP_RSP);
+	struct wpf_out o;
+	struct wpf_win *w;
+
+	/* The middle one as rcv_decode.c leaves a vector-only one. */
+	memset(&in[1], 0, sizeof(in[1]));
+	in[1].ip = 0x401001;
+	in[1].len = 6;
+	in[1].flags = RCV_I_BAD;
+	in[1].wcode[RP_REG_RAX] = 4;
+	w = run(in, 3, &top, NULL, &o);
+	cr_assert_eq(o.nacc, 2);
+	is_acc(&o, 0, 0, RP_ACC_WRITE, TOP_RSP + 8, TOP_RSP + 16);
+	is_acc(&o, 1, 2, RP_ACC_WRITE, TOP_RSP, TOP_RSP + 8);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	/* Not read at all. */
+	in[1].flags = RCV_I_BAD | RCV_I_BARRIER | RCV_I_MEMBAR;
+	w = run(in, 3, &top, NULL, &o);
+	cr_assert(!o.acc[0].known);
+	cr_assert(!o.acc[1].known);
+	is_acc(&o, o.nacc - 1, 2, RP_ACC_WRITE, TOP_RSP, TOP_RSP + 8);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+}
+
+/* enter moves rsp and rbp, which capstone 4 does not list as written. */
+Test(watch_proof, enter)
+{
+	/* mov rbp,rsp; enter 16,0; mov [rbp-8],eax; push rcx */
+	struct rcv_ins in[] = {
+		INS("\x48\x89\xe5"), INS("\xc8\x10\x00\x00"),
+		INS("\x89\x45\xf8"), INS("\x51"),
+	};
+	struct wpf_edge top = top_rsp(TOP_RSP);
+	struct wpf_out o;
+	struct wpf_win *w = run(in, 4, &top, NULL, &o);
+
+	/* enter's own push: unknown (MEMBAR); the store through the new
+	 * rbp: rbp after the window is not known, so neither is it.
+	 */
+	cr_assert(!o.acc[0].known);
+	cr_assert(!o.acc[o.nacc - 2].known);
+	is_acc(&o, o.nacc - 1, 3, RP_ACC_WRITE, TOP_RSP, TOP_RSP + 8);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+}
+
+/* xlat writes al, which capstone 4 does not list: rax is not kept. */
+Test(watch_proof, xlat)
+{
+	/* mov rax,rsp; xlat; mov [rax],ecx */
+	struct rcv_ins in[] = {
+		INS("\x48\x89\xe0"), INS("\xd7"), INS("\x89\x08"),
+	};
+	struct wpf_edge top = top_rsp(TOP_RSP);
+	struct wpf_out o;
+	struct wpf_win *w = run(in, 3, &top, NULL, &o);
+
+	cr_assert_eq(o.nacc, 2);
+	cr_assert(!o.acc[0].known);	/* xlat's read */
+	cr_assert(!o.acc[1].known);	/* through rax after it */
+	wpf_out_free(&o);
+	wpf_win_free(w);
+}
+
+/* What the registers after a window say against the instructions. */
+Test(watch_proof, contradiction)
+{
+	/* xor eax,eax; (rax is 5 after it) */
+	struct rcv_ins in[] = { INS("\x31\xc0"), INS("\x55") };
+	struct wpf_edge top = top_rsp(TOP_RSP);
+	struct wpf_out o;
+	struct wpf_win *w;
+
+	top.r[RP_REG_RAX] = (struct wpf_reg){ true, 5, 5 };
+	w = run(in, 2, &top, NULL, &o);
+	cr_assert(o.contradiction);
+	cr_assert(!o.acc[0].known);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+}
