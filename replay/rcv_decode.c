@@ -623,7 +623,14 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	case X86_INS_INT: case X86_INS_INT3: case X86_INS_INTO:
 	case X86_INS_UD2: case X86_INS_SYSENTER: case X86_INS_IRET:
 	case X86_INS_IRETQ: case X86_INS_HLT:
+	/* Capstone 4 lists neither enter's writes of rsp and rbp
+	 * (coldscan's enter-repro: 6 wrong rbp) nor xlat's of al.
+	 */
+	case X86_INS_ENTER:
 		in->flags |= RCV_I_BARRIER | RCV_I_MEMBAR;
+		break;
+	case X86_INS_XLATB:
+		in->flags |= RCV_I_BARRIER;
 		break;
 	default:
 		break;

@@ -119,9 +119,10 @@ fi
 # memfd (a private file mapping follows a shared mapping of the file);
 # alias2 (stores of unknown address that did write the word: 16 bytes
 # through a loaded base, and a base whose load read(2) later rewrites);
-# sigret (rt_sigreturn as 0x10000000f, returning to the next instruction).
+# sigret (rt_sigreturn as 0x10000000f, returning to the next instruction);
+# enter (rsp and rbp, and xlat's al, which capstone 4 does not list).
 if [ -n "${HOLES:-}" ]; then
-	for mode in push16 leave16 clonevm memfd alias2 sigret; do
+	for mode in push16 leave16 clonevm memfd alias2 sigret enter; do
 		rm -rf "$tmp/h-$mode"
 		timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/h-$mode" \
 			"$HOLES" $mode >"$tmp/log" 2>&1
