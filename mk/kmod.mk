@@ -34,6 +34,7 @@ KQ_RUN = KQ_KERNEL=$(KQ_DIR)/kernel \
 	KQ_SELFTEST=$(KQ_SELFTEST) KQ_GUEST=$(KQ_DIR)/guest \
 	PTREC_KO=$(KQ_PTREC_KO) KQ_CHECK=$(KQ_CHECK) KQ_GEN=$(KQ_GEN) \
 	KQ_PTREC=$(PTREC) \
+	KQ_LAZY_LIBS="$(foreach l,capstone opcodes bfd nettle zstd,$(call soname,$(l)))" \
 	tests/kmod/run.sh
 
 .PHONY: kmod-test kmod-bench

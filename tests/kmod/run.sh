@@ -112,10 +112,25 @@ addmod() {
 for m in virtio_pci virtio_blk; do addmod "$m"; done
 echo "$order" | tr ' ' '\n' | sed '/^$/d' >"$root/kq/modules.order"
 
-# the dynamic ptrec binary with the libraries ldd names
+# the dynamic ptrec binary with the libraries ldd names, and those it
+# loads on first use (capstone, libopcodes, libbfd, nettle, zstd:
+# ptkit/cslazy.c, ptkit/liblazy.c, replay/opclazy.c), which ldd does not
+# name: KQ_LAZY_LIBS holds their sonames, and ldd of each gives its path
+# and its own dependencies.
+lazy_paths() {
+	for so in ${KQ_LAZY_LIBS:-}; do
+		p=$(ldconfig -p | sed -n "s/^[[:space:]]*$so (.*x86-64.*) => //p" |
+			head -1)
+		[ -n "$p" ] || die "lazily loaded library $so not found (ldconfig -p)"
+		echo "$p"
+		ldd "$p"
+	done
+}
 if [ -n "${KQ_PTREC:-}" ] && [ -x "$KQ_PTREC" ]; then
 	cp "$KQ_PTREC" "$root/kq/bin/ptrec"
-	ldd "$KQ_PTREC" | sed -n 's/.*=> \(\/[^ ]*\).*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p' |
+	{ ldd "$KQ_PTREC"; lazy_paths; } |
+	sed -n 's/.*=> \(\/[^ ]*\).*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p; s/^\(\/[^ ]*\)$/\1/p' |
+	sort -u |
 	while read -r lib; do
 		mkdir -p "$root$(dirname "$lib")"
 		cp -L "$lib" "$root$lib"
