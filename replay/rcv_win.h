@@ -12,6 +12,7 @@
 
 #define RCV_BLOCK	16384	/* instructions per window */
 #define RCV_CHAIN	16	/* windows chained back from the end */
+#define RCV_RAMP	16	/* windows before the chain summarised */
 
 struct ent {
 	uint64_t word;		/* address >> 3 */
@@ -64,6 +65,16 @@ struct rcv_memo {
 
 #define RCV_MEMO	256	/* direct-mapped by instruction (> 2 * MB_SCAN) */
 
+/*
+ * What a window before the chain is known to end with (rcv_sum.c): its
+ * last state, computed from the history's start (or the ramp's) forward,
+ * window by window, each starting with the summary of the one before.
+ */
+struct rcv_sum {
+	bool valid;
+	struct rcv_state out;
+};
+
 /* A snapshot mapping (or the gap between two) around an address. */
 struct rcv_map {
 	uint64_t lo, hi;
@@ -88,6 +99,7 @@ struct rp_recover {
 	struct rcv_ctx ctx;
 	struct win *chain[RCV_CHAIN];	/* [0] ends at the end */
 	struct win *far;		/* one window beyond the chain */
+	struct rcv_sum *sum;		/* [k - RCV_CHAIN]: RCV_RAMP */
 	uint64_t block;
 	/* a page of snapshot memory */
 	uint64_t page;
@@ -117,6 +129,32 @@ struct rp_recover {
 	size_t nfacts, facts_cap;
 	struct wpf_cache *wpf;	/* watchpoints' proofs (watch_chain.c) */
 };
+
+/*
+ * A window of states @first..@last (recover.c), computed: @later is the
+ * chained window after it, or NULL; @seed, or NULL, what its first state
+ * is known to be (the window before it ends with it).
+ */
+int rcv_win_new(struct rp_recover *rc, uint64_t first, uint64_t last,
+		struct win *later, const struct rcv_state *seed,
+		struct win **wp);
+void rcv_win_free(struct win *w);
+/*
+ * New knowledge at @w's start carried forward while it adds anything;
+ * *@end_ch: its last state changed.
+ */
+int rcv_win_forward(struct rp_recover *rc, struct win *w, bool *end_ch);
+/* Chain window @k's end flows into the later ones (recover.c). */
+int rcv_flow_forward(struct rp_recover *rc, size_t k);
+
+/*
+ * Window @k of the grid (k >= RCV_CHAIN), computed on its own but for its
+ * first state, which is the ramp's summary of window @k + 1 where there
+ * is one (rcv_sum.c); *@wp NULL on error.
+ */
+int rcv_ramp_win(struct rp_recover *rc, uint64_t k, struct win **wp);
+/* The summary of window @k (its last state), if computed; else NULL. */
+const struct rcv_state *rcv_ramp_seed(struct rp_recover *rc, uint64_t k);
 
 /*
  * The window whose instructions include the one at @pos (first <= @pos <
@@ -208,7 +246,6 @@ struct rcv_val rcv_mem_cb(void *ctx, uint64_t i, uint64_t addr,
 bool rcv_apply_facts(struct rp_recover *rc, struct win *w);
 /* recover.c's window code, for rcv_facts.c. */
 int rcv_win_compute(struct rp_recover *rc, struct win *w);
-int rcv_flow_forward(struct rp_recover *rc, size_t k);
 void rcv_drop_windows(struct rp_recover *rc);
 
 #endif /* PTREC_RCV_WIN_H */

@@ -28,7 +28,7 @@
 
 /* ---- windows ----------------------------------------------------------- */
 
-static void win_free(struct win *w)
+void rcv_win_free(struct win *w)
 {
 	if (!w)
 		return;
@@ -573,8 +573,9 @@ static int win_compute(struct rp_recover *rc, struct win *w)
 	return ret;
 }
 
-static int win_new(struct rp_recover *rc, uint64_t first, uint64_t last,
-		   struct win *later, struct win **wp)
+int rcv_win_new(struct rp_recover *rc, uint64_t first, uint64_t last,
+		struct win *later, const struct rcv_state *seed,
+		struct win **wp)
 {
 	struct win *w = calloc(1, sizeof(*w));
 	size_t n = last - first;
@@ -599,14 +600,21 @@ static int win_new(struct rp_recover *rc, uint64_t first, uint64_t last,
 	w->rmw = calloc(2 * (n + 1), sizeof(*w->rmw));
 	if (!w->ins || !w->st || !w->mbar || !w->nb || !w->pb || !w->fr ||
 	    !w->pair || !w->rmw) {
-		win_free(w);
+		rcv_win_free(w);
 		return -RP_ERR_NOMEM;
 	}
+	/* What the window before it is known to end with (rcv_sum.c): the
+	 * same position, so the same state.
+	 */
+	if (seed)
+		for (ret = 0; ret < RCV_NREG; ret++)
+			rcv_merge(&w->st[0].r[ret], seed->r[ret],
+				  &rc->stats.conflicts);
 	ret = win_load(rc, w);
 	if (!ret)
 		ret = win_compute(rc, w);
 	if (ret) {
-		win_free(w);
+		rcv_win_free(w);
 		return ret;
 	}
 	rc->stats.windows++;
@@ -621,7 +629,7 @@ static int win_new(struct rp_recover *rc, uint64_t first, uint64_t last,
  * a walk back through the chain quadratic).  *@end_ch: the window's last
  * state changed.
  */
-static int win_forward(struct rp_recover *rc, struct win *w, bool *end_ch)
+int rcv_win_forward(struct rp_recover *rc, struct win *w, bool *end_ch)
 {
 	struct rcv_ctx *c = &rc->ctx;
 	size_t i, quiet = 0;
@@ -646,7 +654,7 @@ static int win_forward(struct rp_recover *rc, struct win *w, bool *end_ch)
  * the window after it knows at its start: it flows forward, window after
  * window, as far as it adds anything (loop counters set long before).
  */
-static int flow_forward(struct rp_recover *rc, size_t k)
+int rcv_flow_forward(struct rp_recover *rc, size_t k)
 {
 	size_t j;
 	int g, ret;
@@ -663,7 +671,7 @@ static int flow_forward(struct rp_recover *rc, size_t k)
 				"%zu: %d\n", j - 1, ch);
 		if (!ch)
 			break;
-		ret = win_forward(rc, l, &ch);
+		ret = rcv_win_forward(rc, l, &ch);
 		if (ret)
 			return ret;
 		if (!ch)
@@ -687,14 +695,19 @@ static struct win *win_at(struct rp_recover *rc, uint64_t pos, int *err)
 				continue;
 			last = rc->end - j * rc->block;
 			first = last > rc->block ? last - rc->block : 0;
-			*err = win_new(rc, first, last,
-				       j ? rc->chain[j - 1] : NULL,
-				       &rc->chain[j]);
+			/* The chain's oldest window starts with what the
+			 * ramp before it ends with, once summarised.
+			 */
+			*err = rcv_win_new(rc, first, last,
+					   j ? rc->chain[j - 1] : NULL,
+					   j == RCV_CHAIN - 1 ?
+					   rcv_ramp_seed(rc, RCV_CHAIN) : NULL,
+					   &rc->chain[j]);
 			if (*err)
 				return NULL;
 			if (j)
 				rc->chain[j - 1]->earlier = rc->chain[j];
-			*err = flow_forward(rc, j);
+			*err = rcv_flow_forward(rc, j);
 			if (*err)
 				return NULL;
 		}
@@ -704,15 +717,14 @@ static struct win *win_at(struct rp_recover *rc, uint64_t pos, int *err)
 	 * chain's grid, so that each serves a whole block of a scan and
 	 * what a position's window knows does not depend on the questions
 	 * asked before (a window's boundaries are any: nothing flows into
-	 * it from outside, docs/values.md).
+	 * it from outside but the ramp's summaries, which depend on the
+	 * history alone, docs/values.md).
 	 */
 	if (rc->far && rc->far->first <= pos && pos <= rc->far->last)
 		return rc->far;
-	win_free(rc->far);
+	rcv_win_free(rc->far);
 	rc->far = NULL;
-	last = rc->end - k * rc->block;
-	first = last > rc->block ? last - rc->block : 0;
-	*err = win_new(rc, first, last, NULL, &rc->far);
+	*err = rcv_ramp_win(rc, k, &rc->far);
 	return rc->far;
 }
 
@@ -758,7 +770,8 @@ int rp_recover_new(struct rp_session *s, uint32_t tid,
 	rc->s = s;
 	rc->tid = tid;
 	rc->block = RCV_BLOCK;
-	ret = rp_thread_info(s, tid, &info);
+	rc->sum = calloc(RCV_RAMP, sizeof(*rc->sum));
+	ret = rc->sum ? rp_thread_info(s, tid, &info) : -RP_ERR_NOMEM;
 	if (!ret)
 		ret = rp_thread_end(s, tid, &rc->end, &rc->end_regs);
 	if (!ret)
@@ -817,9 +830,10 @@ void rp_recover_free(struct rp_recover *rc)
 	if (!rc)
 		return;
 	for (i = 0; i < RCV_CHAIN; i++)
-		win_free(rc->chain[i]);
-	win_free(rc->far);
+		rcv_win_free(rc->chain[i]);
+	rcv_win_free(rc->far);
 	wpf_cache_free(rc->wpf);
+	free(rc->sum);
 	rp_snapshot_close(rc->sn);
 	rcv_dec_free(rc->dec);
 	free(rc->facts);
@@ -832,11 +846,12 @@ void rcv_drop_windows(struct rp_recover *rc)
 	size_t i;
 
 	for (i = 0; i < RCV_CHAIN; i++) {
-		win_free(rc->chain[i]);
+		rcv_win_free(rc->chain[i]);
 		rc->chain[i] = NULL;
 	}
-	win_free(rc->far);
+	rcv_win_free(rc->far);
 	rc->far = NULL;
+	memset(rc->sum, 0, RCV_RAMP * sizeof(*rc->sum));
 }
 
 void rp_recover_set_block(struct rp_recover *rc, uint64_t block)
@@ -995,7 +1010,3 @@ int rcv_win_compute(struct rp_recover *rc, struct win *w)
 	return win_compute(rc, w);
 }
 
-int rcv_flow_forward(struct rp_recover *rc, size_t k)
-{
-	return flow_forward(rc, k);
-}

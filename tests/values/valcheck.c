@@ -174,15 +174,23 @@ int main(int argc, char **argv)
 			free(recs);
 			continue;
 		}
-		/* The engine's windows from the first position the walk
-		 * will reach (what a user who went back there sees after):
-		 * knowledge found early flows forward into later windows.
-		 * VALCHECK_COLD=1: each position as the walk first meets it.
+		/* The engine's windows from the oldest position to the
+		 * newest (what a user who has been through the history
+		 * sees after): knowledge found early flows forward into
+		 * later windows.  VALCHECK_WARM=first: only the first
+		 * position the walk will reach (before the ramp,
+		 * rcv_sum.c); VALCHECK_COLD=1: each position as the walk
+		 * first meets it.
 		 */
 		if (!getenv("VALCHECK_COLD")) {
+			const char *wm = getenv("VALCHECK_WARM");
 			struct rp_regs warm;
 
-			rp_recover_regs(rc, 1, &warm);
+			for (p = 1; p < end; p += 4096) {
+				rp_recover_regs(rc, p, &warm);
+				if (wm && !strcmp(wm, "first"))
+					break;
+			}
 		}
 		if (getenv("VALCHECK_ASSUME"))
 			assume(rc, tid, recs, n, end);

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The ramp (issue #17): what the history's start teaches reaches the
+ * windows near the end without keeping the windows between.  The chain
+ * (recover.c) holds RCV_CHAIN windows back from the end, each about 8 MB,
+ * and every question computes every chained window after it; a register
+ * set at main's start (workload's r12, 270,000 instructions before its
+ * end) lay beyond it.  Before the chain, up to RCV_RAMP windows on the
+ * same grid are computed forward from the oldest one (the history's start,
+ * or the ramp's first window on a longer history), each starting with the
+ * last state of the one before, and freed: each leaves a summary, its last
+ * state (17 registers, 272 bytes).  The chain's oldest window starts with
+ * the summary of the window before it; a window beyond the chain that a
+ * question asks is computed with the summary of the window before it.
+ *
+ * A summary depends on the history alone (the oldest window's own
+ * knowledge, carried forward), never on which questions came first, so a
+ * far window still knows the same whatever was asked before it.  Sound:
+ * the last state of window k + 1 and the first of window k are the same
+ * position, and each was implied by the history where it was computed.
+ */
+#include <stdlib.h>
+
+#include "rcv_win.h"
+
+/* States @first..@last of window @k of the grid. */
+static void win_span(const struct rp_recover *rc, uint64_t k, uint64_t *first,
+		     uint64_t *last)
+{
+	*last = rc->end - k * rc->block;
+	*first = *last > rc->block ? *last - rc->block : 0;
+}
+
+/* The ramp's first (oldest) window: the history's start, at most
+ * RCV_RAMP windows before the chain.
+ */
+static uint64_t ramp_start(const struct rp_recover *rc)
+{
+	uint64_t oldest = rc->end / rc->block;
+
+	return oldest < RCV_CHAIN + RCV_RAMP - 1 ? oldest :
+						   RCV_CHAIN + RCV_RAMP - 1;
+}
+
+const struct rcv_state *rcv_ramp_seed(struct rp_recover *rc, uint64_t k)
+{
+	if (k < RCV_CHAIN || k > ramp_start(rc) || !rc->sum[k - RCV_CHAIN].valid)
+		return NULL;
+	return &rc->sum[k - RCV_CHAIN].out;
+}
+
+/*
+ * The summary of window @k has just been made: the chain's oldest window,
+ * if computed already, starts with it, and what it adds flows on to the
+ * end.
+ */
+static int ramp_into_chain(struct rp_recover *rc, uint64_t k)
+{
+	struct win *w = rc->chain[RCV_CHAIN - 1];
+	const struct rcv_state *s = &rc->sum[k - RCV_CHAIN].out;
+	bool ch = false;
+	int g, ret;
+
+	if (k != RCV_CHAIN || !w)
+		return 0;
+	for (g = 0; g < RCV_NREG; g++)
+		ch |= rcv_merge(&w->st[0].r[g], s->r[g], &rc->stats.conflicts);
+	if (!ch)
+		return 0;
+	ret = rcv_win_forward(rc, w, &ch);
+	if (!ret && ch)
+		ret = rcv_flow_forward(rc, RCV_CHAIN - 1);
+	return ret;
+}
+
+/* Window @k computed with the summary before it; its own summary kept. */
+static int ramp_one(struct rp_recover *rc, uint64_t k, struct win **wp)
+{
+	uint64_t first, last;
+	struct rcv_sum *sm = &rc->sum[k - RCV_CHAIN];
+	int ret;
+
+	win_span(rc, k, &first, &last);
+	ret = rcv_win_new(rc, first, last, NULL, rcv_ramp_seed(rc, k + 1), wp);
+	if (ret || sm->valid)
+		return ret;
+	sm->out = (*wp)->st[(*wp)->n];
+	sm->valid = true;
+	return ramp_into_chain(rc, k);
+}
+
+int rcv_ramp_win(struct rp_recover *rc, uint64_t k, struct win **wp)
+{
+	uint64_t first, last, s = ramp_start(rc), j;
+	struct win *w;
+	int ret;
+
+	*wp = NULL;
+	if (k < RCV_CHAIN || k > s) {
+		/* Beyond the ramp: on its own. */
+		win_span(rc, k, &first, &last);
+		return rcv_win_new(rc, first, last, NULL, NULL, wp);
+	}
+	/* The summaries from the ramp's start to the window before @k. */
+	for (j = s; j > k; j--) {
+		if (rc->sum[j - RCV_CHAIN].valid)
+			continue;
+		ret = ramp_one(rc, j, &w);
+		rcv_win_free(w);
+		if (ret)
+			return ret;
+	}
+	ret = ramp_one(rc, k, wp);
+	if (ret) {
+		rcv_win_free(*wp);
+		*wp = NULL;
+	}
+	return ret;
+}
