@@ -186,7 +186,7 @@ int main(int argc, char **argv)
 			const char *wm = getenv("VALCHECK_WARM");
 			struct rp_regs warm;
 
-			for (p = 1; p < end; p += 4096) {
+			for (p = 1; p < end; p += 64) {
 				rp_recover_regs(rc, p, &warm);
 				if (wm && !strcmp(wm, "first"))
 					break;
