@@ -101,19 +101,28 @@ int rcv_ramp_win(struct rp_recover *rc, uint64_t k, struct win **wp)
 		win_span(rc, k, &first, &last);
 		return rcv_win_new(rc, first, last, NULL, NULL, wp);
 	}
-	/* The summaries from the ramp's start to the window before @k. */
-	for (j = s; j > k; j--) {
+	/* The summaries from the ramp's start to the chain's; window @k as
+	 * the ramp computes it is the one asked.
+	 */
+	for (j = s; j >= RCV_CHAIN; j--) {
 		if (rc->sum[j - RCV_CHAIN].valid)
 			continue;
 		ret = ramp_one(rc, j, &w);
+		if (!ret && j == k && !*wp) {
+			*wp = w;
+			continue;
+		}
 		rcv_win_free(w);
 		if (ret)
-			return ret;
+			goto fail;
 	}
+	if (*wp)
+		return 0;
 	ret = ramp_one(rc, k, wp);
-	if (ret) {
-		rcv_win_free(*wp);
-		*wp = NULL;
-	}
+	if (!ret)
+		return 0;
+fail:
+	rcv_win_free(*wp);
+	*wp = NULL;
 	return ret;
 }

@@ -725,6 +725,16 @@ static struct win *win_at(struct rp_recover *rc, uint64_t pos, int *err)
 	rcv_win_free(rc->far);
 	rc->far = NULL;
 	*err = rcv_ramp_win(rc, k, &rc->far);
+	/* In the ramp's reach: the chain computed to its oldest window,
+	 * which starts with the ramp's summary, so that what the
+	 * history's start teaches reaches the end (once).
+	 */
+	if (!*err && !rc->chain[RCV_CHAIN - 1] &&
+	    rcv_ramp_seed(rc, RCV_CHAIN) &&
+	    !win_at(rc, rc->end - RCV_CHAIN * rc->block + 1, err)) {
+		rcv_win_free(rc->far);
+		rc->far = NULL;
+	}
 	return rc->far;
 }
 
