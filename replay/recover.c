@@ -685,12 +685,19 @@ int rcv_flow_forward(struct rp_recover *rc, size_t k)
  */
 static struct win *win_at(struct rp_recover *rc, uint64_t pos, int *err)
 {
-	uint64_t k = (rc->end - pos) / rc->block, first, last;
+	uint64_t k = (rc->end - pos) / rc->block, first, last, kc = k;
 	size_t j;
 
 	*err = 0;
+	/* Once the ramp has summarised the window before the chain (a
+	 * question went there), the chain is computed down to its oldest
+	 * window, which starts with that summary: what the history's start
+	 * teaches then reaches the end.
+	 */
+	if (k < RCV_CHAIN && rcv_ramp_seed(rc, RCV_CHAIN))
+		kc = RCV_CHAIN - 1;
 	if (k < RCV_CHAIN) {
-		for (j = 0; j <= k; j++) {
+		for (j = 0; j <= kc; j++) {
 			if (rc->chain[j])
 				continue;
 			last = rc->end - j * rc->block;
@@ -725,16 +732,6 @@ static struct win *win_at(struct rp_recover *rc, uint64_t pos, int *err)
 	rcv_win_free(rc->far);
 	rc->far = NULL;
 	*err = rcv_ramp_win(rc, k, &rc->far);
-	/* In the ramp's reach: the chain computed to its oldest window,
-	 * which starts with the ramp's summary, so that what the
-	 * history's start teaches reaches the end (once).
-	 */
-	if (!*err && !rc->chain[RCV_CHAIN - 1] &&
-	    rcv_ramp_seed(rc, RCV_CHAIN) &&
-	    !win_at(rc, rc->end - RCV_CHAIN * rc->block + 1, err)) {
-		rcv_win_free(rc->far);
-		rc->far = NULL;
-	}
 	return rc->far;
 }
 
