@@ -89,40 +89,72 @@ static int ramp_one(struct rp_recover *rc, uint64_t k, struct win **wp)
 	return ramp_into_chain(rc, k);
 }
 
-int rcv_ramp_win(struct rp_recover *rc, uint64_t k, struct win **wp)
+/*
+ * The summaries from the ramp's start down to window @lo; window @keep,
+ * if the ramp computes it, in *@wp (else NULL).
+ */
+static int ramp_down(struct rp_recover *rc, uint64_t lo, uint64_t keep,
+		     struct win **wp)
 {
-	uint64_t first, last, s = ramp_start(rc), j;
+	uint64_t j;
 	struct win *w;
 	int ret;
 
 	*wp = NULL;
-	if (k < RCV_CHAIN || k > s) {
-		/* Beyond the ramp: on its own. */
-		win_span(rc, k, &first, &last);
-		return rcv_win_new(rc, first, last, NULL, NULL, wp);
-	}
-	/* The summaries from the ramp's start to the chain's; window @k as
-	 * the ramp computes it is the one asked.
-	 */
-	for (j = s; j >= RCV_CHAIN; j--) {
+	for (j = ramp_start(rc); j >= lo && j >= RCV_CHAIN; j--) {
 		if (rc->sum[j - RCV_CHAIN].valid)
 			continue;
 		ret = ramp_one(rc, j, &w);
-		if (!ret && j == k && !*wp) {
+		if (!ret && j == keep) {
 			*wp = w;
 			continue;
 		}
 		rcv_win_free(w);
-		if (ret)
-			goto fail;
+		if (ret) {
+			rcv_win_free(*wp);
+			*wp = NULL;
+			return ret;
+		}
 	}
-	if (*wp)
+	return 0;
+}
+
+int rcv_ramp_chain(struct rp_recover *rc, const struct rcv_state **seed)
+{
+	uint64_t s = ramp_start(rc);
+	struct win *w;
+	int ret;
+
+	*seed = NULL;
+	if (s < RCV_CHAIN || !rc->sum[s - RCV_CHAIN].valid)
 		return 0;
-	ret = ramp_one(rc, k, wp);
+	ret = ramp_down(rc, RCV_CHAIN, 0, &w);
 	if (!ret)
-		return 0;
-fail:
-	rcv_win_free(*wp);
+		*seed = rcv_ramp_seed(rc, RCV_CHAIN);
+	return ret;
+}
+
+int rcv_ramp_win(struct rp_recover *rc, uint64_t k, struct win **wp)
+{
+	uint64_t first, last;
+	int ret;
+
 	*wp = NULL;
+	if (k < RCV_CHAIN || k > ramp_start(rc)) {
+		/* Beyond the ramp: on its own. */
+		win_span(rc, k, &first, &last);
+		return rcv_win_new(rc, first, last, NULL, NULL, wp);
+	}
+	/* The summaries from the ramp's start to window @k; window @k as
+	 * the ramp computes it is the one asked.
+	 */
+	ret = ramp_down(rc, k, k, wp);
+	if (ret || *wp)
+		return ret;
+	ret = ramp_one(rc, k, wp);
+	if (ret) {
+		rcv_win_free(*wp);
+		*wp = NULL;
+	}
 	return ret;
 }

@@ -155,6 +155,12 @@ int rcv_flow_forward(struct rp_recover *rc, size_t k);
 int rcv_ramp_win(struct rp_recover *rc, uint64_t k, struct win **wp);
 /* The summary of window @k (its last state), if computed; else NULL. */
 const struct rcv_state *rcv_ramp_seed(struct rp_recover *rc, uint64_t k);
+/*
+ * Once the ramp has begun (a question before the chain), the summaries
+ * down to the chain's, and in *@seed the one the chain's oldest window
+ * starts with; NULL when the ramp has not begun.
+ */
+int rcv_ramp_chain(struct rp_recover *rc, const struct rcv_state **seed);
 
 /*
  * The window whose instructions include the one at @pos (first <= @pos <

@@ -686,16 +686,22 @@ int rcv_flow_forward(struct rp_recover *rc, size_t k)
 static struct win *win_at(struct rp_recover *rc, uint64_t pos, int *err)
 {
 	uint64_t k = (rc->end - pos) / rc->block, first, last, kc = k;
+	const struct rcv_state *seed = NULL;
 	size_t j;
 
 	*err = 0;
-	/* Once the ramp has summarised the window before the chain (a
-	 * question went there), the chain is computed down to its oldest
-	 * window, which starts with that summary: what the history's start
+	/* Once the ramp has begun (a question went before the chain), the
+	 * chain is computed down to its oldest window, which starts with
+	 * the summary of the window before it: what the history's start
 	 * teaches then reaches the end.
 	 */
-	if (k < RCV_CHAIN && rcv_ramp_seed(rc, RCV_CHAIN))
-		kc = RCV_CHAIN - 1;
+	if (k < RCV_CHAIN) {
+		*err = rcv_ramp_chain(rc, &seed);
+		if (*err)
+			return NULL;
+		if (seed)
+			kc = RCV_CHAIN - 1;
+	}
 	if (k < RCV_CHAIN) {
 		for (j = 0; j <= kc; j++) {
 			if (rc->chain[j])
@@ -707,8 +713,7 @@ static struct win *win_at(struct rp_recover *rc, uint64_t pos, int *err)
 			 */
 			*err = rcv_win_new(rc, first, last,
 					   j ? rc->chain[j - 1] : NULL,
-					   j == RCV_CHAIN - 1 ?
-					   rcv_ramp_seed(rc, RCV_CHAIN) : NULL,
+					   j == RCV_CHAIN - 1 ? seed : NULL,
 					   &rc->chain[j]);
 			if (*err)
 				return NULL;

@@ -165,13 +165,15 @@ fi
 # instructions), so r12 in the last 4,000 is known only through the
 # summaries: all of it, no wrong value (a summary given to the wrong
 # window gives thousands), no conflict.  Also when the only question
-# before the walk from the end is position 1 (VALCHECK_WARM=first): a
-# question in the ramp's reach computes the chain to its oldest window.
+# before the walk from the end is position 1 (VALCHECK_WARM=first: the
+# next question in the chain computes it to its oldest window), and when
+# the chain is computed before the ramp (VALCHECK_WARM=newest: the
+# summary flows into its oldest window and on to the end).
 if [ -n "${UNSOUND:-}" ]; then
 	rm -rf "$tmp/ramp"
 	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/ramp" \
 		"$UNSOUND" ramp >"$tmp/log" 2>&1
-	for warm in all first; do
+	for warm in all first newest; do
 		if [ -f "$tmp/ramp/manifest.json" ] &&
 			VALCHECK_WARM=$warm VALCHECK_BLOCK=300 \
 			VALCHECK_REGS=4000 "$VALCHECK" "$tmp/ramp" \

@@ -11,6 +11,7 @@
  * windows beyond the chain on short histories).
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,15 +180,19 @@ int main(int argc, char **argv)
 		 * sees after): knowledge found early flows forward into
 		 * later windows.  VALCHECK_WARM=first: only the first
 		 * position the walk will reach (before the ramp,
-		 * rcv_sum.c); VALCHECK_COLD=1: each position as the walk
-		 * first meets it.
+		 * rcv_sum.c); VALCHECK_WARM=newest: every window, newest
+		 * first (the ramp after the chain); VALCHECK_COLD=1: each
+		 * position as the walk first meets it.
 		 */
 		if (!getenv("VALCHECK_COLD")) {
 			const char *wm = getenv("VALCHECK_WARM");
+			bool newest = wm && !strcmp(wm, "newest");
 			struct rp_regs warm;
+			uint64_t q;
 
-			for (p = 1; p < end; p += 64) {
-				rp_recover_regs(rc, p, &warm);
+			for (q = 1; q < end; q += 64) {
+				rp_recover_regs(rc, newest ? end - q : q,
+						&warm);
 				if (wm && !strcmp(wm, "first"))
 					break;
 			}
