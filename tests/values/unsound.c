@@ -25,7 +25,7 @@
  * test rcx, rcx before a taken je (eax is 5, rax is not), a dec loop
  * ending at ZF set; `unsound sys` getpid with CF, SF and DF set: rflags,
  * rcx and r11 after a system call, DF across lock xadd; `unsound ramp`
- * a register set once and changed in a loop 7,500 instructions long,
+ * a register set once and changed in a loop 6,000 instructions long,
  * overwritten before the end (known only forward).  Two more,
  * found in review:
  * `unsound ro`: a read-only anonymous page changed by madvise(DONTNEED)
@@ -271,15 +271,15 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (argc > 1 && !strcmp(argv[1], "ramp")) {
-		/* r12 set once, then 3 added in each of 2,500 iterations
-		 * (7,500 instructions), then overwritten by rdtsc (nothing
+		/* r12 set once, then 3 added in each of 2,000 iterations
+		 * (6,000 instructions), then overwritten by rdtsc (nothing
 		 * from the end tells it back), exit_group right after: in
 		 * windows of 300 instructions r12 in the chain is known
-		 * only forward from its mov, 25 windows before the end,
+		 * only forward from its mov, 20 windows before the end,
 		 * through the ramp's summaries (rcv_sum.c); a summary given
 		 * to the wrong window gives wrong values.
 		 */
-		__asm__ volatile("mov $2500, %%ecx\n"
+		__asm__ volatile("mov $2000, %%ecx\n"
 				 "\tmov $0x1000, %%r12d\n"
 				 "1:\tadd $3, %%r12\n"
 				 "\tdec %%ecx\n\tjnz 1b\n"

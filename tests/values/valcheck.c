@@ -164,6 +164,22 @@ int main(int argc, char **argv)
 		}
 		if (rp_recover_new(s, tid, &rc))
 			rc = NULL;
+		/* VALCHECK_BLOCK0=N: every window of N instructions asked
+		 * first, then the windows changed (nothing of those may
+		 * stay: the ramp's summaries are per window).
+		 */
+		if (rc && getenv("VALCHECK_BLOCK0") &&
+		    *getenv("VALCHECK_BLOCK0")) {
+			struct rp_regs r0;
+			uint64_t q, e0;
+
+			rp_recover_set_block(rc, strtoull(
+				getenv("VALCHECK_BLOCK0"), NULL, 0));
+			if (!rp_thread_end(s, tid, &e0, NULL))
+				for (q = 1; q < e0; q += 64)
+					rp_recover_regs(rc, q, &r0);
+			rp_recover_set_block(rc, 0);
+		}
 		if (rc && getenv("VALCHECK_BLOCK"))
 			rp_recover_set_block(rc, strtoull(
 				getenv("VALCHECK_BLOCK"), NULL, 0));
