@@ -623,63 +623,6 @@ int rcv_win_new(struct rp_recover *rc, uint64_t first, uint64_t last,
 	return 0;
 }
 
-/*
- * New knowledge at the start of @w carried forward, one instruction after
- * the other while it adds anything (a full recompute per window would make
- * a walk back through the chain quadratic).  *@end_ch: the window's last
- * state changed.
- */
-int rcv_win_forward(struct rp_recover *rc, struct win *w, bool *end_ch)
-{
-	struct rcv_ctx *c = &rc->ctx;
-	size_t i, quiet = 0;
-	int ret;
-
-	*end_ch = false;
-	c->mctx = w;
-	for (i = 0; i < w->n; i++) {
-		if (rcv_forward(c, i, &w->ins[i], &w->st[i], &w->st[i + 1],
-				&rc->stats.conflicts))
-			quiet = 0;
-		else if (++quiet > 64)
-			return 0;
-	}
-	*end_ch = quiet == 0;
-	ret = rcv_build_index(w);
-	return ret;
-}
-
-/*
- * What window @k of the chain (just computed) knows at its end is what
- * the window after it knows at its start: it flows forward, window after
- * window, as far as it adds anything (loop counters set long before).
- */
-int rcv_flow_forward(struct rp_recover *rc, size_t k)
-{
-	size_t j;
-	int g, ret;
-
-	for (j = k; j > 0; j--) {
-		struct win *e = rc->chain[j], *l = rc->chain[j - 1];
-		bool ch = false;
-
-		for (g = 0; g < RCV_NREG; g++)
-			ch |= rcv_merge(&l->st[0].r[g], e->st[e->n].r[g],
-					&rc->stats.conflicts);
-		if (getenv("PTREC_RCV_DEBUG"))
-			fprintf(stderr, "recover: forward into window "
-				"%zu: %d\n", j - 1, ch);
-		if (!ch)
-			break;
-		ret = rcv_win_forward(rc, l, &ch);
-		if (ret)
-			return ret;
-		if (!ch)
-			break;
-	}
-	return 0;
-}
-
 /* The window that holds position @pos (computing it and those after it
  * up to the end), or NULL with *@err set.
  */
