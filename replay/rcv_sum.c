@@ -105,7 +105,8 @@ static uint64_t ramp_start(const struct rp_recover *rc)
 
 const struct rcv_state *rcv_ramp_seed(struct rp_recover *rc, uint64_t k)
 {
-	if (k < RCV_CHAIN || k > ramp_start(rc) || !rc->sum[k - RCV_CHAIN].valid)
+	if (k < RCV_CHAIN || k > ramp_start(rc) ||
+	    !rc->sum[k - RCV_CHAIN].valid)
 		return NULL;
 	return &rc->sum[k - RCV_CHAIN].out;
 }
