@@ -175,6 +175,33 @@ bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 /* Merges known bits of @from into @to; true when it added any. */
 bool rcv_merge(struct rcv_val *to, struct rcv_val from, uint64_t *conflicts);
 
+/*
+ * The escape analysis of a thread's stack (rcv_escape.c): what may hold
+ * a value derived from the stack pointer, instruction after instruction.
+ * Zero it, then rcv_esc_init(); rcv_esc_fini() frees it.
+ */
+struct rcv_esc {
+	uint8_t t[16];		/* per GPR: clean, own-stack pointer, maybe */
+	bool dk[16];		/* own-stack pointer at a known offset */
+	int64_t d[16];		/* that offset from the first rsp */
+	bool vec;		/* a vector register may hold one */
+	bool dirty;		/* a stack slot of unknown offset may */
+	int64_t *slots;		/* slots (offset >> 3) that may */
+	size_t nslots, cap;
+	bool rax_k;		/* rax set to a constant (syscall number) */
+	uint64_t rax;
+	bool escaped;
+};
+void rcv_esc_init(struct rcv_esc *e);
+void rcv_esc_fini(struct rcv_esc *e);
+/* One instruction; true when it (or one before) may have made a stack
+ * address visible to another thread.
+ */
+bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in);
+/* Entered asynchronously (a signal handler): anything may be one. */
+void rcv_esc_async(struct rcv_esc *e);
+/* rsp's offset from the first rsp, when known. */
+bool rcv_esc_rsp_offset(const struct rcv_esc *e, int64_t *d);
 /* Syscalls that write no user memory and keep all but rax/rcx/r11; those
  * after which no register is known (rcv_mem.c).
  */

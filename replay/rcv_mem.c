@@ -218,11 +218,23 @@ bool rcv_vm_shared(const struct rp_session *s, uint32_t pid)
 	return n > 1;
 }
 
-/* Is @a memory this thread alone writes, as far as the snapshot tells? */
-bool rcv_private(struct rp_recover *rc, uint64_t a)
+/*
+ * Is @a memory this thread alone writes, and until which state?  In a
+ * process with other threads, only its own stack below the first rsp
+ * (rcv_escape.c), until the first instruction that may have shown
+ * another thread an address in it.
+ */
+bool rcv_private_until(struct rp_recover *rc, uint64_t a, uint64_t *until)
 {
-	if (rc->mt && !(rc->stack_lo <= a && a < rc->stack_hi))
-		return false;
+	*until = UINT64_MAX;
+	if (rc->mt) {
+		if (!(rc->stack_lo <= a && a < rc->stack_hi))
+			return false;
+		rcv_esc_compute(rc);
+		if (a >= rc->priv_hi || rc->esc_pos == 0)
+			return false;
+		*until = rc->esc_pos;
+	}
 	/* The thread's control block: the kernel writes its rseq area (the
 	 * CPU it runs on) whenever it likes.
 	 */
@@ -232,6 +244,25 @@ bool rcv_private(struct rp_recover *rc, uint64_t a)
 		return !rc->mt;
 	map_of(rc, a);
 	return rc->map.found ? rc->map.priv : !rc->mt;
+}
+
+/* The last state up to which the thread's stack is its own alone
+ * (UINT64_MAX: all through): push/pop pairs across it are not kept.
+ */
+uint64_t rcv_stack_until(struct rp_recover *rc)
+{
+	if (!rc->mt)
+		return UINT64_MAX;
+	rcv_esc_compute(rc);
+	return rc->esc_pos;
+}
+
+/* Is @a memory this thread alone writes all through its history? */
+bool rcv_private(struct rp_recover *rc, uint64_t a)
+{
+	uint64_t until;
+
+	return rcv_private_until(rc, a, &until) && until == UINT64_MAX;
 }
 
 bool rcv_snap_byte(struct rp_recover *rc, uint64_t a, uint8_t *b)
@@ -626,15 +657,16 @@ static void memo_new(struct rp_recover *rc)
 static bool mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out,
 		     int dirs)
 {
-	uint64_t word = a >> 3, sa, sl;
-	size_t k, j, lim;
+	uint64_t word = a >> 3, sa, sl, until;
+	size_t k, j, lim, stop;
+	bool cut = false;
 	int64_t plim;
 	unsigned int tries = 0;
 	int r;
 
 	if (ro_mem(w, i, a))
 		return rcv_snap_byte(w->rc, a, out);
-	if (!rcv_private(w->rc, a)) {
+	if (!rcv_private_until(w->rc, a, &until) || w->first + i > until) {
 		/* Shared: only what instruction i itself loads (not a
 		 * branch still unproven: what it loaded is not known).
 		 */
@@ -645,9 +677,16 @@ static bool mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out,
 	k = lower_memo(w, word, i);
 	/* Forward to the first access, up to the next barrier; past a
 	 * store of unknown address proven not to have written @a
-	 * (rcv_alias.c), on to the next.
+	 * (rcv_alias.c), on to the next.  Not past the instruction where
+	 * @a stops being this thread's alone (its stack escaped): its own
+	 * loads, not those after it, nor the end.
 	 */
-	lim = w->nb[i];
+	stop = w->n;
+	if (until < w->first + w->n) {
+		stop = (size_t)(until - w->first) + 1;
+		cut = true;
+	}
+	lim = w->nb[i] < stop ? w->nb[i] : stop;
 	j = k;
 	for (;;) {
 		for (; j < w->nidx && w->idx[j].word == word &&
@@ -672,15 +711,15 @@ static bool mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out,
 			    rcv_sys_write(w, q, &sa, &sl) > 0 && a - sa < sl)
 				goto backward;
 		}
-		if (lim < w->n && tries < MB_ALIAS &&
+		if (lim < stop && tries < MB_ALIAS &&
 		    rcv_alias_refuted(w, lim, a)) {
 			tries++;
-			lim = w->nb[lim + 1];
+			lim = w->nb[lim + 1] < stop ? w->nb[lim + 1] : stop;
 			continue;
 		}
 		break;
 	}
-	if (lim == w->n && (dirs & MB_FWD)) {
+	if (lim == w->n && !cut && (dirs & MB_FWD)) {
 		if (w->top_end) {
 			if (rcv_snap_byte(w->rc, a, out))
 				return true;

@@ -94,6 +94,11 @@ struct rp_recover {
 	bool no_handlers;	/* no signal handler ran in it (the recorder
 				 * saw every signal it got) */
 	uint64_t stack_lo, stack_hi;	/* its stack mapping (mt) */
+	/* rcv_escape.c, with mt: [stack_lo, priv_hi) is its own stack until
+	 * state esc_pos (UINT64_MAX: the end), computed once asked.
+	 */
+	bool esc_done;
+	uint64_t esc_pos, priv_hi;
 	uint64_t tls_lo, tls_hi;	/* around fs_base: never private */
 	struct rcv_dec *dec;
 	struct rcv_ctx ctx;
@@ -213,6 +218,15 @@ bool rcv_fs_syscall_nr(uint64_t nr);
 
 /* Is @a memory this thread alone writes, as far as the snapshot tells? */
 bool rcv_private(struct rp_recover *rc, uint64_t a);
+/* Is @a written by this thread alone in some states?  Then *@until is
+ * the last such state (its own stack until the first escape), UINT64_MAX
+ * all through.
+ */
+bool rcv_private_until(struct rp_recover *rc, uint64_t a, uint64_t *until);
+/* The last state its stack is its own alone until (rcv_mem.c). */
+uint64_t rcv_stack_until(struct rp_recover *rc);
+/* Computes rc->esc_pos and rc->priv_hi (rcv_escape.c). */
+void rcv_esc_compute(struct rp_recover *rc);
 /* Does a recorded thread of another process share process @pid's memory
  * (clone with CLONE_VM but not CLONE_THREAD or CLONE_VFORK)?  rcv_mem.c.
  */

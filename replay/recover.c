@@ -214,7 +214,8 @@ static int frames_across(struct win *w)
 				s->r[RP_REG_RBP].v - (uint64_t)f[i].rbp_o,
 				~0ull };
 		/* A pop there of a push here: the pushed register's value. */
-		if (i < m && pair[i] >= 0 && (size_t)pair[i] < w->n) {
+		if (i < m && pair[i] >= 0 && (size_t)pair[i] < w->n &&
+		    l->first + (i - w->n) <= rcv_stack_until(w->rc)) {
 			const struct rcv_ins *q = &ins[i];
 			int dst = q->id == X86_INS_LEAVE ? RP_REG_RBP :
 							   q->op[0].reg;
@@ -433,7 +434,7 @@ static bool link_frames(struct rp_recover *rc, struct win *w)
 					conf);
 	}
 	for (i = 0; i < w->n; i++)
-		if (w->pair[i] >= 0)
+		if (w->pair[i] >= 0 && w->first + i <= rcv_stack_until(rc))
 			ch |= pair_link(rc, w, i);
 	return ch;
 }

@@ -1,0 +1,652 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * When does a thread's stack stop being its own (issue #17, "never a
+ * wrong value"; docs/values.md, "Threads and the stack")?  In a process
+ * with several threads, the engine takes a thread's stack as memory only
+ * that thread writes, so what it stored there is what it reads back.
+ * That holds until another thread learns an address in it: a local whose
+ * address goes to pthread_create, into a global or a heap struct, or sits
+ * in a register at clone (tests/values/holes.c stackflag, escape*).
+ *
+ * An escape analysis over the thread's own history, in order, that needs
+ * no values (values need it): which registers and stack slots may hold a
+ * value derived from the stack pointer.  A register is clean, a pointer
+ * surely into the own stack (with its offset from the history's first rsp
+ * when known), or maybe stack-derived.  Slots are 8-byte words by that
+ * offset; a slot of unknown offset that may hold one makes every stack
+ * load maybe stack-derived.  The first instruction that may make such a
+ * value visible to another thread is the escape: a store of one to memory
+ * not surely the own stack, a system call outside a short list with one
+ * in an argument register, clone with one in any register, a write(2) of
+ * a buffer that may hold one, anything not decoded.  Loads from memory not
+ * the own stack give clean values: before the first escape, no other
+ * thread holds such an address to put there (the analysis stops at it).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <capstone/capstone.h>
+
+#include "rcv_win.h"
+
+enum { CLEAN, STK, MAYBE };
+
+static void set_reg(struct rcv_esc *e, int g, uint8_t t, bool dk, int64_t d)
+{
+	e->t[g] = t;
+	e->dk[g] = t == STK && dk;
+	e->d[g] = d;
+}
+
+static bool slot_has(const struct rcv_esc *e, int64_t s)
+{
+	size_t k;
+
+	for (k = 0; k < e->nslots; k++)
+		if (e->slots[k] == s)
+			return true;
+	return false;
+}
+
+static void slot_add(struct rcv_esc *e, int64_t s)
+{
+	int64_t *n;
+
+	if (e->dirty || slot_has(e, s))
+		return;
+	if (e->nslots == e->cap) {
+		if (e->cap >= 4096) {
+			/* Too many to follow: any slot may hold one. */
+			e->dirty = true;
+			return;
+		}
+		n = realloc(e->slots, (e->cap ? 2 * e->cap : 64) * sizeof(*n));
+		if (!n) {
+			e->dirty = true;
+			return;
+		}
+		e->slots = n;
+		e->cap = e->cap ? 2 * e->cap : 64;
+	}
+	e->slots[e->nslots++] = s;
+}
+
+static void slot_del(struct rcv_esc *e, int64_t s)
+{
+	size_t k;
+
+	for (k = 0; k < e->nslots; k++)
+		if (e->slots[k] == s) {
+			e->slots[k] = e->slots[--e->nslots];
+			return;
+		}
+}
+
+static bool any_slot(const struct rcv_esc *e)
+{
+	return e->dirty || e->nslots;
+}
+
+void rcv_esc_init(struct rcv_esc *e)
+{
+	free(e->slots);
+	memset(e, 0, sizeof(*e));
+	set_reg(e, RP_REG_RSP, STK, true, 0);
+}
+
+void rcv_esc_fini(struct rcv_esc *e)
+{
+	free(e->slots);
+	e->slots = NULL;
+	e->nslots = e->cap = 0;
+}
+
+/* Where memory operand @o points: 2 surely the own stack at *@d (known
+ * offset), 1 surely the own stack (offset unknown), 0 maybe elsewhere.
+ * *@tainted: an address register may be stack-derived.
+ */
+static int where(const struct rcv_esc *e, const struct rcv_op *o,
+		 int64_t *d, bool *tainted)
+{
+	bool bt = o->base >= 0 && o->base < 16 && e->t[o->base];
+	bool it = o->index >= 0 && o->index < 16 && e->t[o->index];
+
+	*tainted = bt || it;
+	if (o->seg)
+		return 0;
+	if (bt && e->t[o->base] == STK && !it) {
+		if (e->dk[o->base] && o->index < 0) {
+			*d = e->d[o->base] + o->imm;
+			return 2;
+		}
+		return 1;
+	}
+	if (it && e->t[o->index] == STK && o->scale == 1 && !bt)
+		return 1;
+	return 0;
+}
+
+/* The taint of @size bytes loaded through @o. */
+static uint8_t load(const struct rcv_esc *e, const struct rcv_op *o,
+		    unsigned int size)
+{
+	int64_t d = 0, s;
+	bool tainted;
+	int w = where(e, o, &d, &tainted);
+
+	if (w == 2) {
+		if (e->dirty)
+			return MAYBE;
+		for (s = d >> 3; s <= (d + (int64_t)size - 1) >> 3; s++)
+			if (slot_has(e, s))
+				return MAYBE;
+		return CLEAN;
+	}
+	/* Through a stack-derived address: maybe the own stack. */
+	if (w == 1 || tainted)
+		return any_slot(e) ? MAYBE : CLEAN;
+	return CLEAN;
+}
+
+/* A store of @size bytes of taint @vt through @o: true when it escapes. */
+static bool store(struct rcv_esc *e, const struct rcv_op *o,
+		  unsigned int size, uint8_t vt)
+{
+	int64_t d = 0, s;
+	bool tainted;
+	int w = where(e, o, &d, &tainted);
+
+	if (!size)
+		size = 8;
+	if (w == 2) {
+		for (s = d >> 3; s <= (d + (int64_t)size - 1) >> 3; s++) {
+			bool full = d <= s * 8 && s * 8 + 8 <= d + (int64_t)size;
+
+			if (vt)
+				slot_add(e, s);
+			else if (full)
+				slot_del(e, s);
+		}
+		return false;
+	}
+	if (w == 1) {
+		if (vt)
+			e->dirty = true;
+		return false;
+	}
+	return vt != CLEAN;
+}
+
+static uint8_t join(uint8_t a, uint8_t b)
+{
+	return a || b ? MAYBE : CLEAN;
+}
+
+/*
+ * System calls that keep no pointer argument past their return and make
+ * no memory of the caller's visible to anyone: a stack address in an
+ * argument is fine.  @content: they copy a buffer of the caller's
+ * (rsi) somewhere others may read it.
+ */
+static bool sys_keeps_none(uint64_t nr, bool *content)
+{
+	*content = false;
+	switch (nr) {
+	case 1: case 18:	/* write, pwrite64 */
+		*content = true;
+		return true;
+	case 0: case 17:	/* read, pread64 */
+	case 4: case 5: case 6: case 262: case 332:	/* stat family */
+	case 228: case 229: case 230: case 35:	/* clocks, sleeps */
+	case 202:	/* futex: waits and wakes on the word, keeps nothing */
+	case 318:	/* getrandom */
+	case 24: case 39: case 186: case 110: case 60: case 231:
+	case 14:	/* rt_sigprocmask: this thread's mask */
+	case 97: case 302: case 63: case 99: case 204:
+	case 3: case 8: case 9: case 10: case 11: case 12:
+	case 2: case 257: case 21: case 269: case 79: case 89: case 217:
+	case 22: case 293: case 16: case 72: case 62: case 200: case 234:
+	case 28:	/* madvise */
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool syscall_escapes(struct rcv_esc *e)
+{
+	static const int args[] = { RP_REG_RDI, RP_REG_RSI, RP_REG_RDX,
+				    RP_REG_R10, RP_REG_R8, RP_REG_R9 };
+	bool content, any_arg = false, any = false;
+	uint64_t nr = e->rax;
+	size_t k;
+	int g;
+
+	for (k = 0; k < 6; k++)
+		any_arg |= e->t[args[k]] != CLEAN;
+	for (g = 0; g < 16; g++)
+		if (g != RP_REG_RSP && g != RP_REG_RAX && g != RP_REG_RCX &&
+		    g != RP_REG_R11)
+			any |= e->t[g] != CLEAN;
+	/* clone, clone3, vfork, or a number not known: the child starts
+	 * with every register (and maybe this stack).
+	 */
+	if (!e->rax_k || nr == 56 || nr == 435 || nr == 58)
+		return any || e->vec || e->t[RP_REG_RSP] != STK;
+	if (nr == 57)	/* fork: memory of its own */
+		return false;
+	if (!sys_keeps_none(nr, &content))
+		return any_arg;
+	return content && e->t[RP_REG_RSI] && any_slot(e);
+}
+
+/* Does @id move a value without reading its destination? */
+static bool pure_move(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_MOV: case X86_INS_MOVZX: case X86_INS_MOVSX:
+	case X86_INS_MOVSXD: case X86_INS_LEA: case X86_INS_MOVQ:
+	case X86_INS_MOVD: case X86_INS_MOVUPS: case X86_INS_MOVAPS:
+	case X86_INS_MOVDQU: case X86_INS_MOVDQA:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool leave(struct rcv_esc *e)
+{
+	struct rcv_op o = { .type = RCV_OP_MEM, .base = RP_REG_RBP,
+			    .index = -1 };
+	uint8_t v = load(e, &o, 8);
+
+	set_reg(e, RP_REG_RSP, e->t[RP_REG_RBP], e->dk[RP_REG_RBP],
+		e->d[RP_REG_RBP] + 8);
+	if (e->t[RP_REG_RSP] != STK)
+		set_reg(e, RP_REG_RSP, STK, false, 0);
+	set_reg(e, RP_REG_RBP, v, false, 0);
+	return false;
+}
+
+/* rsp moves by @delta (push, pop, call, ret). */
+static void rsp_add(struct rcv_esc *e, int64_t delta)
+{
+	e->d[RP_REG_RSP] += delta;
+}
+
+static struct rcv_op rsp_slot(void)
+{
+	return (struct rcv_op){ .type = RCV_OP_MEM, .base = RP_REG_RSP,
+				.index = -1 };
+}
+
+static bool push_pop(struct rcv_esc *e, const struct rcv_ins *in)
+{
+	const struct rcv_op *o = &in->op[0];
+	struct rcv_op sl = rsp_slot();
+	unsigned int sz = o->size ? o->size : 8;
+	uint8_t v = CLEAN;
+
+	if (in->id == X86_INS_PUSH || in->id == X86_INS_PUSHFQ) {
+		if (in->id == X86_INS_PUSH && o->type == RCV_OP_REG)
+			v = e->t[o->reg] ? MAYBE : CLEAN;
+		else if (in->id == X86_INS_PUSH && o->type == RCV_OP_MEM)
+			v = load(e, o, sz);
+		if (in->id == X86_INS_PUSHFQ)
+			sz = 8;
+		rsp_add(e, -(int64_t)sz);
+		return store(e, &sl, sz, v);
+	}
+	/* pop, popfq */
+	if (in->id == X86_INS_POPFQ)
+		sz = 8;
+	v = load(e, &sl, sz);
+	rsp_add(e, (int64_t)sz);
+	if (in->id == X86_INS_POP && o->type == RCV_OP_REG) {
+		if (o->reg == RP_REG_RSP)
+			set_reg(e, RP_REG_RSP, v ? MAYBE : CLEAN, false, 0);
+		else
+			set_reg(e, o->reg, v, false, 0);
+	} else if (in->id == X86_INS_POP && o->type == RCV_OP_MEM) {
+		return store(e, o, sz, v);
+	}
+	return false;
+}
+
+/* Register destination @g of a general instruction, taint @v. */
+static void arith(struct rcv_esc *e, const struct rcv_ins *in, int g,
+		  uint8_t v)
+{
+	const struct rcv_op *s = in->nops > 1 ? &in->op[1] : NULL;
+	uint8_t old = e->t[g];
+
+	if (in->op[0].size != 8 && g == RP_REG_RSP) {
+		set_reg(e, g, v ? MAYBE : CLEAN, false, 0);
+		return;
+	}
+	switch (in->id) {
+	case X86_INS_ADD: case X86_INS_SUB:
+		if (!s || in->op[0].size != 8)
+			break;
+		if (s->type == RCV_OP_IMM && old == STK) {
+			set_reg(e, g, STK, e->dk[g], e->d[g] +
+				(in->id == X86_INS_ADD ? s->imm : -s->imm));
+			return;
+		}
+		if (s->type == RCV_OP_REG && s->reg == g &&
+		    in->id == X86_INS_SUB) {
+			set_reg(e, g, CLEAN, false, 0);
+			return;
+		}
+		/* A stack pointer plus or minus a clean offset. */
+		if (s->type == RCV_OP_REG && old == STK &&
+		    e->t[s->reg] == CLEAN) {
+			set_reg(e, g, STK, false, 0);
+			return;
+		}
+		if (s->type == RCV_OP_REG && in->id == X86_INS_ADD &&
+		    old == CLEAN && e->t[s->reg] == STK) {
+			set_reg(e, g, STK, false, 0);
+			return;
+		}
+		break;
+	case X86_INS_AND:
+		/* Alignment: and rsp, -16. */
+		if (s && s->type == RCV_OP_IMM && old == STK &&
+		    in->op[0].size == 8 && s->imm < 0 && s->imm > -65536) {
+			set_reg(e, g, STK, false, 0);
+			return;
+		}
+		break;
+	case X86_INS_XOR:
+		if (s && s->type == RCV_OP_REG && s->reg == g) {
+			set_reg(e, g, CLEAN, false, 0);
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	set_reg(e, g, v, false, 0);
+}
+
+/* The general case: every destination gets what every source may hold. */
+static bool general(struct rcv_esc *e, const struct rcv_ins *in)
+{
+	uint8_t v = CLEAN;
+	bool esc = false, dst_reg[16] = { false };
+	int k, g;
+
+	for (k = 0; k < in->nops; k++) {
+		const struct rcv_op *o = &in->op[k];
+		bool rd = (o->access & CS_AC_READ) ||
+			  ((o->access & CS_AC_WRITE) && !pure_move(in->id));
+
+		if (!rd)
+			continue;
+		if (o->type == RCV_OP_REG)
+			v = join(v, e->t[o->reg]);
+		else if (o->type == RCV_OP_MEM && in->id != X86_INS_LEA &&
+			 in->id != X86_INS_NOP)
+			v = join(v, load(e, o, o->size ? o->size : 8));
+		else if (o->type == RCV_OP_OTHER)
+			v = join(v, e->vec);
+	}
+	/* Registers written but not named (mul's rdx:rax, cmpxchg's rax,
+	 * rep movs's rsi/rdi/rcx) may carry any of what they held.
+	 */
+	for (g = 0; g < 16; g++)
+		if (in->wcode[g] && g != RP_REG_RSP)
+			v = join(v, e->t[g]);
+	if (in->id == X86_INS_MOV && in->nops == 2 &&
+	    in->op[0].type == RCV_OP_REG && in->op[1].type == RCV_OP_REG &&
+	    in->op[0].size == 8) {
+		g = in->op[0].reg;
+		set_reg(e, g, e->t[in->op[1].reg], e->dk[in->op[1].reg],
+			e->d[in->op[1].reg]);
+		dst_reg[g] = true;
+	} else if (in->id == X86_INS_LEA && in->nops == 2 &&
+		   in->op[0].type == RCV_OP_REG) {
+		int64_t d = 0;
+		bool t;
+		int w = where(e, &in->op[1], &d, &t);
+
+		g = in->op[0].reg;
+		if (in->op[0].size != 8)
+			set_reg(e, g, t ? MAYBE : CLEAN, false, 0);
+		else
+			set_reg(e, g, w ? STK : t ? MAYBE : CLEAN, w == 2, d);
+		dst_reg[g] = true;
+	}
+	for (k = 0; k < in->nops; k++) {
+		const struct rcv_op *o = &in->op[k];
+
+		if (!(o->access & CS_AC_WRITE))
+			continue;
+		if (o->type == RCV_OP_REG && !dst_reg[o->reg]) {
+			arith(e, in, o->reg, v);
+			dst_reg[o->reg] = true;
+		} else if (o->type == RCV_OP_MEM) {
+			esc |= store(e, o, o->size, v);
+		} else if (o->type == RCV_OP_OTHER && v) {
+			e->vec = true;
+		}
+	}
+	for (g = 0; g < 16; g++)
+		if (in->wcode[g] && !dst_reg[g])
+			set_reg(e, g, g == RP_REG_RSP ? STK : v, false, 0);
+	return esc;
+}
+
+/* Keeps rax's value when an instruction sets it to a constant. */
+static void track_rax(struct rcv_esc *e, const struct rcv_ins *in)
+{
+	if (!in->wcode[RP_REG_RAX])
+		return;
+	e->rax_k = false;
+	if (in->id == X86_INS_MOV && in->nops == 2 &&
+	    in->op[0].type == RCV_OP_REG && in->op[0].reg == RP_REG_RAX &&
+	    in->op[0].size >= 4 && in->op[1].type == RCV_OP_IMM) {
+		e->rax_k = true;
+		e->rax = (uint64_t)in->op[1].imm &
+			 (in->op[0].size == 4 ? 0xffffffffull : ~0ull);
+	} else if (in->id == X86_INS_XOR && in->nops == 2 &&
+		   in->op[0].type == RCV_OP_REG &&
+		   in->op[1].type == RCV_OP_REG &&
+		   in->op[0].reg == RP_REG_RAX && in->op[1].reg == RP_REG_RAX &&
+		   in->op[0].size >= 4) {
+		e->rax_k = true;
+		e->rax = 0;
+	}
+}
+
+/*
+ * Entered asynchronously (a signal handler, or a gap: anything may have
+ * run): the kernel's frame on the stack holds every register, rsp's
+ * offset is lost, every register may be stack-derived.
+ */
+void rcv_esc_async(struct rcv_esc *e)
+{
+	int g;
+
+	for (g = 0; g < 16; g++)
+		set_reg(e, g, MAYBE, false, 0);
+	set_reg(e, RP_REG_RSP, STK, false, 0);
+	e->vec = true;
+	e->dirty = true;
+	e->rax_k = false;
+}
+
+bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in)
+{
+	bool esc = false;
+
+	if (e->escaped)
+		return true;
+	if (in->flags & RCV_I_BAD) {
+		e->escaped = true;
+		return true;
+	}
+	switch (in->id) {
+	case X86_INS_SYSCALL:
+		esc = syscall_escapes(e);
+		/* rt_sigreturn: every register from the frame. */
+		if (!e->rax_k || e->rax == 15)
+			rcv_esc_async(e);
+		set_reg(e, RP_REG_RAX, CLEAN, false, 0);
+		set_reg(e, RP_REG_RCX, CLEAN, false, 0);
+		set_reg(e, RP_REG_R11, CLEAN, false, 0);
+		e->rax_k = false;
+		break;
+	case X86_INS_PUSH: case X86_INS_POP:
+	case X86_INS_PUSHFQ: case X86_INS_POPFQ:
+		esc = push_pop(e, in);
+		break;
+	case X86_INS_CALL: {
+		struct rcv_op sl = rsp_slot();
+
+		if (in->nops && in->op[0].type == RCV_OP_MEM)
+			(void)load(e, &in->op[0], 8);
+		rsp_add(e, -8);
+		esc = store(e, &sl, 8, CLEAN);
+		break;
+	}
+	case X86_INS_RET:
+		rsp_add(e, 8 + (in->nops && in->op[0].type == RCV_OP_IMM ?
+				in->op[0].imm : 0));
+		break;
+	case X86_INS_LEAVE:
+		esc = leave(e);
+		break;
+	case X86_INS_ENTER:
+		esc = store(e, &(struct rcv_op){ .type = RCV_OP_MEM,
+			    .base = RP_REG_RSP, .index = -1, .imm = -8 }, 8,
+			    e->t[RP_REG_RBP]);
+		set_reg(e, RP_REG_RBP, STK, false, 0);
+		set_reg(e, RP_REG_RSP, STK, false, 0);
+		break;
+	default:
+		esc = general(e, in);
+		break;
+	}
+	track_rax(e, in);
+	if (esc)
+		e->escaped = true;
+	return esc;
+}
+
+bool rcv_esc_rsp_offset(const struct rcv_esc *e, int64_t *d)
+{
+	*d = e->d[RP_REG_RSP];
+	return e->t[RP_REG_RSP] == STK && e->dk[RP_REG_RSP];
+}
+
+/* ---- over a thread's history ------------------------------------------ */
+
+/*
+ * Does the history of thread @tid start where the thread did (a
+ * THREAD_START record: clone in the history; or an EXEC of it: the
+ * program started there)?  If not (attached to a running thread), what
+ * it did before is unknown.
+ */
+static bool fresh_start(const struct rp_session *s, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < s->nrecs; i++) {
+		const struct ptrec_sb_thread_start *t =
+			(const void *)s->recs[i];
+		const struct ptrec_sb_exec *x = (const void *)s->recs[i];
+
+		if (s->recs[i]->type == PTREC_SB_THREAD_START && t->tid == tid)
+			return true;
+		if (s->recs[i]->type == PTREC_SB_EXEC && x->tid == tid)
+			return true;
+	}
+	return false;
+}
+
+/* Did control arrive at @ip other than as @prev says (a handler)? */
+static bool unexpected(const struct rcv_ins *prev, uint8_t iclass,
+		       uint64_t ip)
+{
+	switch (iclass) {
+	case RP_IC_OTHER:
+		return ip != prev->ip + prev->len;
+	case RP_IC_COND:
+		return ip != prev->ip + prev->len &&
+		       !(prev->nops && prev->op[0].type == RCV_OP_IMM &&
+			 (uint64_t)prev->op[0].imm == ip);
+	case RP_IC_JUMP: case RP_IC_CALL:
+		return prev->nops && prev->op[0].type == RCV_OP_IMM &&
+		       (uint64_t)prev->op[0].imm != ip;
+	default:
+		/* Returns, indirect branches, syscalls: not checked. */
+		return prev->id == X86_INS_SYSCALL &&
+		       ip != prev->ip + prev->len;
+	}
+}
+
+void rcv_esc_compute(struct rp_recover *rc)
+{
+	struct rcv_esc e = { 0 };
+	struct rcv_ins in, prev = { 0 };
+	struct rp_cursor *c = NULL;
+	struct rp_insn insn;
+	struct rp_gap gap;
+	uint64_t p, next_gap = UINT64_MAX, rsp, esc = UINT64_MAX;
+	uint8_t piclass = RP_IC_OTHER;
+	int64_t d;
+
+	if (rc->esc_done)
+		return;
+	rc->esc_done = true;
+	rc->esc_pos = 0;
+	rc->priv_hi = rc->stack_lo;	/* nothing private until shown */
+	if (!rc->mt)
+		return;
+	if (!fresh_start(rc->s, rc->tid) || rp_cursor_new(rc->s, rc->tid, &c))
+		return;
+	if (!rp_thread_gap(rc->s, rc->tid, 0, &gap))
+		next_gap = gap.before;
+	rcv_esc_init(&e);
+	for (p = 0; p < rc->end; p++) {
+		/* Code the trace does not show ran before it, or the
+		 * instruction is not known: states up to the one before.
+		 */
+		if (p == next_gap || rp_cursor_peek(c, p, &insn)) {
+			esc = p ? p - 1 : 0;
+			break;
+		}
+		rcv_decode(rc->dec, insn.ip, insn.raw, insn.size, insn.iclass,
+			   &in);
+		if (p && !rc->no_handlers && unexpected(&prev, piclass,
+							 insn.ip))
+			rcv_esc_async(&e);
+		if (rcv_esc_step(&e, &in)) {
+			esc = p;
+			break;
+		}
+		prev = in;
+		piclass = insn.iclass;
+	}
+	rp_cursor_free(c);
+	rc->esc_pos = esc;
+	/*
+	 * What lies above the first rsp (argv, envp and auxv under the main
+	 * thread, which libc points to; struct pthread and what the creator
+	 * put there under a thread) is not the thread's own: the region
+	 * from the stack mapping's start to it is, when the end's rsp and
+	 * its offset from the first are known (the walk reached the end).
+	 */
+	if (p == rc->end && rcv_esc_rsp_offset(&e, &d) &&
+	    (rc->end_regs.valid & (1ull << RP_REG_RSP))) {
+		rsp = rc->end_regs.val[RP_REG_RSP] - (uint64_t)d;
+		if (rc->stack_lo <= rsp && rsp <= rc->stack_hi)
+			rc->priv_hi = rsp;
+	} else {
+		/* The first rsp not known: no stack byte is private. */
+		rc->esc_pos = 0;
+	}
+	rcv_esc_fini(&e);
+}
