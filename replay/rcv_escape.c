@@ -31,55 +31,156 @@
 
 enum { CLEAN, STK, MAYBE };
 
-static void set_reg(struct rcv_esc *e, int g, uint8_t t, bool dk, int64_t d)
+/*
+ * Frames of reference (epochs): an own-stack pointer is an offset in
+ * one.  Each lies at [lo, hi] from its root's origin (one that came from
+ * another by and rsp, -64 lies up to 63 bytes under where that was); two
+ * roots are not related.
+ */
+static uint32_t ep_new(struct rcv_esc *e, uint32_t root, int64_t lo,
+		       int64_t hi)
+{
+	struct rcv_esc_ep *n;
+
+	if (e->nep == e->epcap) {
+		size_t cap = e->epcap ? 2 * e->epcap : 64;
+
+		n = realloc(e->eps, cap * sizeof(*n));
+		if (!n) {
+			/* Out of memory: one root for all, all related. */
+			e->dirty = true;
+			return e->nep ? e->nep - 1 : 0;
+		}
+		e->eps = n;
+		e->epcap = cap;
+	}
+	e->eps[e->nep] = (struct rcv_esc_ep){
+		root == UINT32_MAX ? (uint32_t)e->nep : root, lo, hi };
+	return (uint32_t)e->nep++;
+}
+
+/*
+ * Register @g gets taint @t; an own-stack pointer at offset @d in epoch
+ * @ep (UINT32_MAX: a new root, its relation to the others not known).
+ */
+static void set_val(struct rcv_esc *e, int g, uint8_t t, uint32_t ep,
+		    int64_t d)
 {
 	e->t[g] = t;
-	e->dk[g] = t == STK && dk;
-	e->d[g] = d;
+	if (t != STK)
+		return;
+	if (ep == UINT32_MAX) {
+		e->ep[g] = ep_new(e, UINT32_MAX, 0, 0);
+		e->d[g] = 0;
+	} else {
+		e->ep[g] = ep;
+		e->d[g] = d;
+	}
 }
 
-static bool slot_has(const struct rcv_esc *e, int64_t s)
+/* As set_val() with the epoch of register @src (-1: a new root). */
+static void set_reg(struct rcv_esc *e, int g, uint8_t t, int src, int64_t d)
 {
+	set_val(e, g, t, src < 0 || src >= 16 ? UINT32_MAX : e->ep[src], d);
+}
+
+/* May [d, d + n) of epoch @a and [x, x + m) of epoch @b overlap? */
+static bool may_alias(const struct rcv_esc *e, uint32_t a, int64_t d,
+		      int64_t n, uint32_t b, int64_t x, int64_t m)
+{
+	const struct rcv_esc_ep *p = &e->eps[a], *q = &e->eps[b];
+
+	if (a == b)
+		return d < x + m && x < d + n;
+	if (p->root != q->root)
+		return true;
+	return p->lo + d < q->hi + x + m && q->lo + x < p->hi + d + n;
+}
+
+/*
+ * What [d, d + n) of epoch @ep may hold: CLEAN, STK (an own-stack
+ * pointer, @vep, @vd where it points) or MAYBE.
+ */
+static uint8_t slot_get(const struct rcv_esc *e, uint32_t ep, int64_t d,
+			int64_t n, uint32_t *vep, int64_t *vd)
+{
+	const struct rcv_esc_slot *hit = NULL;
 	size_t k;
 
-	for (k = 0; k < e->nslots; k++)
-		if (e->slots[k] == s)
-			return true;
-	return false;
+	if (e->dirty)
+		return MAYBE;
+	for (k = 0; k < e->nslots; k++) {
+		const struct rcv_esc_slot *sl = &e->slots[k];
+
+		if (!may_alias(e, ep, d, n, sl->ep, sl->d, sl->n))
+			continue;
+		if (hit || sl->ep != ep || sl->d != d || sl->n != n)
+			return MAYBE;
+		hit = sl;
+	}
+	if (!hit)
+		return CLEAN;
+	*vep = hit->vep;
+	*vd = hit->vd;
+	return hit->kind;
 }
 
-static void slot_add(struct rcv_esc *e, int64_t s)
+/* [d, d + n) of epoch @ep now holds @v (at @vep/@vd when STK). */
+static void slot_set(struct rcv_esc *e, uint32_t ep, int64_t d, int64_t n,
+		     uint8_t v, uint32_t vep, int64_t vd)
 {
-	int64_t *n;
+	struct rcv_esc_slot *sl;
+	size_t k;
 
-	if (e->dirty || slot_has(e, s))
+	/* Those it overwrites whole are gone. */
+	for (k = 0; k < e->nslots;) {
+		sl = &e->slots[k];
+		if (sl->ep == ep && d <= sl->d && sl->d + sl->n <= d + n)
+			*sl = e->slots[--e->nslots];
+		else
+			k++;
+	}
+	if (v == CLEAN || e->dirty)
 		return;
 	if (e->nslots == e->cap) {
-		if (e->cap >= 4096) {
+		size_t cap = e->cap ? 2 * e->cap : 64;
+
+		sl = e->cap >= 4096 ? NULL :
+		     realloc(e->slots, cap * sizeof(*sl));
+		if (!sl) {
 			/* Too many to follow: any slot may hold one. */
 			e->dirty = true;
 			return;
 		}
-		n = realloc(e->slots, (e->cap ? 2 * e->cap : 64) * sizeof(*n));
-		if (!n) {
-			e->dirty = true;
-			return;
-		}
-		e->slots = n;
-		e->cap = e->cap ? 2 * e->cap : 64;
+		e->slots = sl;
+		e->cap = cap;
 	}
-	e->slots[e->nslots++] = s;
+	e->slots[e->nslots++] = (struct rcv_esc_slot){ d, vd, ep, vep,
+						       (uint8_t)n, v };
 }
 
-static void slot_del(struct rcv_esc *e, int64_t s)
+/*
+ * rsp rose to offset @d of its epoch: what lies under it, but for @margin
+ * bytes (the red zone), is dead.
+ */
+static void slots_dead(struct rcv_esc *e, int64_t margin)
 {
+	const struct rcv_esc_ep *g;
 	size_t k;
 
-	for (k = 0; k < e->nslots; k++)
-		if (e->slots[k] == s) {
+	if (e->t[RP_REG_RSP] != STK)
+		return;
+	g = &e->eps[e->ep[RP_REG_RSP]];
+	for (k = 0; k < e->nslots;) {
+		const struct rcv_esc_slot *sl = &e->slots[k];
+		const struct rcv_esc_ep *p = &e->eps[sl->ep];
+
+		if (p->root == g->root &&
+		    p->hi + sl->d + sl->n <= g->lo + e->d[RP_REG_RSP] - margin)
 			e->slots[k] = e->slots[--e->nslots];
-			return;
-		}
+		else
+			k++;
+	}
 }
 
 static bool any_slot(const struct rcv_esc *e)
@@ -90,15 +191,19 @@ static bool any_slot(const struct rcv_esc *e)
 void rcv_esc_init(struct rcv_esc *e)
 {
 	free(e->slots);
+	free(e->eps);
 	memset(e, 0, sizeof(*e));
-	set_reg(e, RP_REG_RSP, STK, true, 0);
+	set_reg(e, RP_REG_RSP, STK, -1, 0);
+	e->ep0 = e->ep[RP_REG_RSP];
 }
 
 void rcv_esc_fini(struct rcv_esc *e)
 {
 	free(e->slots);
+	free(e->eps);
 	e->slots = NULL;
-	e->nslots = e->cap = 0;
+	e->eps = NULL;
+	e->nslots = e->cap = e->nep = e->epcap = 0;
 }
 
 /* Where memory operand @o points: 2 surely the own stack at *@d (known
@@ -106,7 +211,7 @@ void rcv_esc_fini(struct rcv_esc *e)
  * *@tainted: an address register may be stack-derived.
  */
 static int where(const struct rcv_esc *e, const struct rcv_op *o,
-		 int64_t *d, bool *tainted)
+		 uint32_t *ep, int64_t *d, bool *tainted)
 {
 	bool bt = o->base >= 0 && o->base < 16 && e->t[o->base];
 	bool it = o->index >= 0 && o->index < 16 && e->t[o->index];
@@ -115,7 +220,8 @@ static int where(const struct rcv_esc *e, const struct rcv_op *o,
 	if (o->seg)
 		return 0;
 	if (bt && e->t[o->base] == STK && !it) {
-		if (e->dk[o->base] && o->index < 0) {
+		if (o->index < 0) {
+			*ep = e->ep[o->base];
 			*d = e->d[o->base] + o->imm;
 			return 2;
 		}
@@ -126,21 +232,20 @@ static int where(const struct rcv_esc *e, const struct rcv_op *o,
 	return 0;
 }
 
-/* The taint of @size bytes loaded through @o. */
-static uint8_t load(const struct rcv_esc *e, const struct rcv_op *o,
-		    unsigned int size)
+/* The taint of @size bytes loaded through @o (STK: at @vep, @vd). */
+static uint8_t load_v(const struct rcv_esc *e, const struct rcv_op *o,
+		      unsigned int size, uint32_t *vep, int64_t *vd)
 {
-	int64_t d = 0, s;
+	int64_t d = 0;
 	bool tainted;
-	int w = where(e, o, &d, &tainted);
+	uint32_t ep = 0;
+	int w = where(e, o, &ep, &d, &tainted);
+	uint8_t v;
 
 	if (w == 2) {
-		if (e->dirty)
-			return MAYBE;
-		for (s = d >> 3; s <= (d + (int64_t)size - 1) >> 3; s++)
-			if (slot_has(e, s))
-				return MAYBE;
-		return CLEAN;
+		v = slot_get(e, ep, d, size ? size : 8, vep, vd);
+		/* Part of a pointer is not one. */
+		return v == STK && size != 8 ? MAYBE : v;
 	}
 	/* Through a stack-derived address: maybe the own stack. */
 	if (w == 1 || tainted)
@@ -148,25 +253,32 @@ static uint8_t load(const struct rcv_esc *e, const struct rcv_op *o,
 	return CLEAN;
 }
 
-/* A store of @size bytes of taint @vt through @o: true when it escapes. */
-static bool store(struct rcv_esc *e, const struct rcv_op *o,
-		  unsigned int size, uint8_t vt)
+static uint8_t load(const struct rcv_esc *e, const struct rcv_op *o,
+		    unsigned int size)
 {
-	int64_t d = 0, s;
+	uint32_t ep;
+	int64_t d;
+	uint8_t v = load_v(e, o, size, &ep, &d);
+
+	return v == STK ? MAYBE : v;
+}
+
+/* A store of @size bytes of taint @vt (STK: at @vep/@vd) through @o: true
+ * when it escapes.
+ */
+static bool store_v(struct rcv_esc *e, const struct rcv_op *o,
+		    unsigned int size, uint8_t vt, uint32_t vep, int64_t vd)
+{
+	int64_t d = 0;
 	bool tainted;
-	int w = where(e, o, &d, &tainted);
+	uint32_t ep = 0;
+	int w = where(e, o, &ep, &d, &tainted);
 
 	if (!size)
 		size = 8;
 	if (w == 2) {
-		for (s = d >> 3; s <= (d + (int64_t)size - 1) >> 3; s++) {
-			bool full = d <= s * 8 && s * 8 + 8 <= d + (int64_t)size;
-
-			if (vt)
-				slot_add(e, s);
-			else if (full)
-				slot_del(e, s);
-		}
+		slot_set(e, ep, d, size, size == 8 ? vt : vt ? MAYBE : CLEAN,
+			 vep, vd);
 		return false;
 	}
 	if (w == 1) {
@@ -175,6 +287,18 @@ static bool store(struct rcv_esc *e, const struct rcv_op *o,
 		return false;
 	}
 	return vt != CLEAN;
+}
+
+static bool store(struct rcv_esc *e, const struct rcv_op *o,
+		  unsigned int size, uint8_t vt)
+{
+	return store_v(e, o, size, vt ? MAYBE : CLEAN, 0, 0);
+}
+
+/* A store of register @g's whole value. */
+static bool store_reg(struct rcv_esc *e, const struct rcv_op *o, int g)
+{
+	return store_v(e, o, 8, e->t[g], e->ep[g], e->d[g]);
 }
 
 static uint8_t join(uint8_t a, uint8_t b)
@@ -193,6 +317,7 @@ static bool sys_keeps_none(uint64_t nr, bool *content)
 	*content = false;
 	switch (nr) {
 	case 1: case 18:	/* write, pwrite64 */
+	case 13:	/* rt_sigaction: the handler's words go to the kernel */
 		*content = true;
 		return true;
 	case 0: case 17:	/* read, pread64 */
@@ -229,10 +354,11 @@ static bool syscall_escapes(struct rcv_esc *e)
 		    g != RP_REG_R11)
 			any |= e->t[g] != CLEAN;
 	/* clone, clone3, vfork, or a number not known: the child starts
-	 * with every register (and maybe this stack).
+	 * with every general-purpose register (and maybe this stack; its
+	 * vector registers are taken as not used as pointers, docs).
 	 */
 	if (!e->rax_k || nr == 56 || nr == 435 || nr == 58)
-		return any || e->vec || e->t[RP_REG_RSP] != STK;
+		return any || e->t[RP_REG_RSP] != STK;
 	if (nr == 57)	/* fork: memory of its own */
 		return false;
 	if (!sys_keeps_none(nr, &content))
@@ -258,13 +384,16 @@ static bool leave(struct rcv_esc *e)
 {
 	struct rcv_op o = { .type = RCV_OP_MEM, .base = RP_REG_RBP,
 			    .index = -1 };
-	uint8_t v = load(e, &o, 8);
+	uint32_t vep = 0;
+	int64_t vd = 0;
+	uint8_t v = load_v(e, &o, 8, &vep, &vd);
 
-	set_reg(e, RP_REG_RSP, e->t[RP_REG_RBP], e->dk[RP_REG_RBP],
+	set_reg(e, RP_REG_RSP, e->t[RP_REG_RBP], RP_REG_RBP,
 		e->d[RP_REG_RBP] + 8);
 	if (e->t[RP_REG_RSP] != STK)
-		set_reg(e, RP_REG_RSP, STK, false, 0);
-	set_reg(e, RP_REG_RBP, v, false, 0);
+		set_reg(e, RP_REG_RSP, STK, -1, 0);
+	set_val(e, RP_REG_RBP, v, vep, vd);
+	slots_dead(e, 128);
 	return false;
 }
 
@@ -287,6 +416,18 @@ static bool push_pop(struct rcv_esc *e, const struct rcv_ins *in)
 	unsigned int sz = o->size ? o->size : 8;
 	uint8_t v = CLEAN;
 
+	uint32_t vep = 0;
+	int64_t vd = 0;
+
+	if (in->id == X86_INS_PUSH && o->type == RCV_OP_REG && sz == 8) {
+		int g = o->reg;
+
+		vep = e->ep[g];
+		vd = e->d[g];
+		v = e->t[g];
+		rsp_add(e, -8);
+		return store_v(e, &sl, 8, v, vep, vd);
+	}
 	if (in->id == X86_INS_PUSH || in->id == X86_INS_PUSHFQ) {
 		if (in->id == X86_INS_PUSH && o->type == RCV_OP_REG)
 			v = e->t[o->reg] ? MAYBE : CLEAN;
@@ -300,16 +441,14 @@ static bool push_pop(struct rcv_esc *e, const struct rcv_ins *in)
 	/* pop, popfq */
 	if (in->id == X86_INS_POPFQ)
 		sz = 8;
-	v = load(e, &sl, sz);
+	v = load_v(e, &sl, sz, &vep, &vd);
 	rsp_add(e, (int64_t)sz);
 	if (in->id == X86_INS_POP && o->type == RCV_OP_REG) {
-		if (o->reg == RP_REG_RSP)
-			set_reg(e, RP_REG_RSP, v ? MAYBE : CLEAN, false, 0);
-		else
-			set_reg(e, o->reg, v, false, 0);
+		set_val(e, o->reg, v, vep, vd);
 	} else if (in->id == X86_INS_POP && o->type == RCV_OP_MEM) {
-		return store(e, o, sz, v);
+		return store_v(e, o, sz, v, vep, vd);
 	}
+	slots_dead(e, 128);
 	return false;
 }
 
@@ -321,7 +460,7 @@ static void arith(struct rcv_esc *e, const struct rcv_ins *in, int g,
 	uint8_t old = e->t[g];
 
 	if (in->op[0].size != 8 && g == RP_REG_RSP) {
-		set_reg(e, g, v ? MAYBE : CLEAN, false, 0);
+		set_reg(e, g, v ? MAYBE : CLEAN, -1, 0);
 		return;
 	}
 	switch (in->id) {
@@ -329,24 +468,39 @@ static void arith(struct rcv_esc *e, const struct rcv_ins *in, int g,
 		if (!s || in->op[0].size != 8)
 			break;
 		if (s->type == RCV_OP_IMM && old == STK) {
-			set_reg(e, g, STK, e->dk[g], e->d[g] +
-				(in->id == X86_INS_ADD ? s->imm : -s->imm));
+			int64_t by = in->id == X86_INS_ADD ? s->imm : -s->imm;
+
+			set_reg(e, g, STK, g, e->d[g] + by);
+			if (g == RP_REG_RSP && by > 0)
+				slots_dead(e, 128);
 			return;
 		}
 		if (s->type == RCV_OP_REG && s->reg == g &&
 		    in->id == X86_INS_SUB) {
-			set_reg(e, g, CLEAN, false, 0);
+			set_reg(e, g, CLEAN, -1, 0);
 			return;
 		}
-		/* A stack pointer plus or minus a clean offset. */
-		if (s->type == RCV_OP_REG && old == STK &&
-		    e->t[s->reg] == CLEAN) {
-			set_reg(e, g, STK, false, 0);
+		/* A stack pointer plus or minus a clean offset (sub rsp,
+		 * [mem]: _dl_runtime_resolve's xsave area).
+		 */
+		if (old == STK && ((s->type == RCV_OP_REG &&
+				    e->t[s->reg] == CLEAN) ||
+				   (s->type == RCV_OP_MEM &&
+				    load(e, s, 8) == CLEAN))) {
+			/* sub rsp, n allocates (n >= 0: an assumption,
+			 * docs/values.md): anywhere under where rsp was.
+			 */
+			if (g == RP_REG_RSP && in->id == X86_INS_SUB)
+				set_val(e, g, STK, ep_new(e,
+					e->eps[e->ep[g]].root, INT64_MIN / 4,
+					e->eps[e->ep[g]].hi + e->d[g]), 0);
+			else
+				set_reg(e, g, STK, -1, 0);
 			return;
 		}
 		if (s->type == RCV_OP_REG && in->id == X86_INS_ADD &&
 		    old == CLEAN && e->t[s->reg] == STK) {
-			set_reg(e, g, STK, false, 0);
+			set_reg(e, g, STK, -1, 0);
 			return;
 		}
 		break;
@@ -354,20 +508,25 @@ static void arith(struct rcv_esc *e, const struct rcv_ins *in, int g,
 		/* Alignment: and rsp, -16. */
 		if (s && s->type == RCV_OP_IMM && old == STK &&
 		    in->op[0].size == 8 && s->imm < 0 && s->imm > -65536) {
-			set_reg(e, g, STK, false, 0);
+			const struct rcv_esc_ep *p = &e->eps[e->ep[g]];
+
+			/* At most -imm - 1 under where it pointed. */
+			set_val(e, g, STK, ep_new(e, p->root,
+				p->lo + e->d[g] + s->imm + 1,
+				p->hi + e->d[g]), 0);
 			return;
 		}
 		break;
 	case X86_INS_XOR:
 		if (s && s->type == RCV_OP_REG && s->reg == g) {
-			set_reg(e, g, CLEAN, false, 0);
+			set_reg(e, g, CLEAN, -1, 0);
 			return;
 		}
 		break;
 	default:
 		break;
 	}
-	set_reg(e, g, v, false, 0);
+	set_reg(e, g, v, -1, 0);
 }
 
 /* The general case: every destination gets what every source may hold. */
@@ -395,27 +554,57 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 	/* Registers written but not named (mul's rdx:rax, cmpxchg's rax,
 	 * rep movs's rsi/rdi/rcx) may carry any of what they held.
 	 */
-	for (g = 0; g < 16; g++)
-		if (in->wcode[g] && g != RP_REG_RSP)
+	for (g = 0; g < 16; g++) {
+		bool named = false;
+
+		for (k = 0; k < in->nops; k++)
+			named |= in->op[k].type == RCV_OP_REG &&
+				 in->op[k].reg == g;
+		if (in->wcode[g] && g != RP_REG_RSP && !named)
 			v = join(v, e->t[g]);
-	if (in->id == X86_INS_MOV && in->nops == 2 &&
+	}
+	/* An 8-byte mov keeps what it moves: an own-stack pointer stays
+	 * one through a slot.
+	 */
+	if (in->id == X86_INS_MOV && in->nops == 2 && in->op[0].size == 8 &&
+	    in->op[1].type == RCV_OP_MEM && in->op[0].type == RCV_OP_REG)
+		v = load(e, &in->op[1], 8);
+	else if (in->id == X86_INS_MOV && in->nops == 2 &&
+		 in->op[0].size == 8 && in->op[1].type == RCV_OP_REG)
+		v = e->t[in->op[1].reg];
+	if (in->id == X86_INS_MOV && in->nops == 2 && in->op[0].size == 8 &&
+	    in->op[1].type == RCV_OP_MEM && in->op[0].type == RCV_OP_REG) {
+		uint32_t vep = 0;
+		int64_t vd = 0;
+
+		g = in->op[0].reg;
+		v = load_v(e, &in->op[1], 8, &vep, &vd);
+		set_val(e, g, v, vep, vd);
+		dst_reg[g] = true;
+	} else if (in->id == X86_INS_MOV && in->nops == 2 &&
+		   in->op[0].type == RCV_OP_MEM &&
+		   in->op[1].type == RCV_OP_REG && in->op[1].size == 8) {
+		return store_reg(e, &in->op[0], in->op[1].reg);
+	} else if (in->id == X86_INS_MOV && in->nops == 2 &&
 	    in->op[0].type == RCV_OP_REG && in->op[1].type == RCV_OP_REG &&
 	    in->op[0].size == 8) {
 		g = in->op[0].reg;
-		set_reg(e, g, e->t[in->op[1].reg], e->dk[in->op[1].reg],
+		set_reg(e, g, e->t[in->op[1].reg], in->op[1].reg,
 			e->d[in->op[1].reg]);
 		dst_reg[g] = true;
 	} else if (in->id == X86_INS_LEA && in->nops == 2 &&
 		   in->op[0].type == RCV_OP_REG) {
 		int64_t d = 0;
 		bool t;
-		int w = where(e, &in->op[1], &d, &t);
+		uint32_t ep = 0;
+		int w = where(e, &in->op[1], &ep, &d, &t);
 
 		g = in->op[0].reg;
 		if (in->op[0].size != 8)
-			set_reg(e, g, t ? MAYBE : CLEAN, false, 0);
+			set_reg(e, g, t ? MAYBE : CLEAN, -1, 0);
 		else
-			set_reg(e, g, w ? STK : t ? MAYBE : CLEAN, w == 2, d);
+			set_reg(e, g, w ? STK : t ? MAYBE : CLEAN,
+				w == 2 ? in->op[1].base : -1, d);
 		dst_reg[g] = true;
 	}
 	for (k = 0; k < in->nops; k++) {
@@ -434,7 +623,7 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 	}
 	for (g = 0; g < 16; g++)
 		if (in->wcode[g] && !dst_reg[g])
-			set_reg(e, g, g == RP_REG_RSP ? STK : v, false, 0);
+			set_reg(e, g, g == RP_REG_RSP ? STK : v, -1, 0);
 	return esc;
 }
 
@@ -470,22 +659,51 @@ void rcv_esc_async(struct rcv_esc *e)
 	int g;
 
 	for (g = 0; g < 16; g++)
-		set_reg(e, g, MAYBE, false, 0);
-	set_reg(e, RP_REG_RSP, STK, false, 0);
+		set_reg(e, g, MAYBE, -1, 0);
+	set_reg(e, RP_REG_RSP, STK, -1, 0);
 	e->vec = true;
 	e->dirty = true;
 	e->rax_k = false;
 }
 
-bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in)
+/*
+ * An instruction capstone does not decode.  glibc's string functions use
+ * AVX-512 (EVEX) and mask moves: their data is in vector and mask
+ * registers (a general-purpose register only as an address, or as the
+ * destination rcv_decode.c names), so a store of theirs escapes only
+ * when a vector register may hold a stack-derived value, and a load
+ * makes one hold it when a stack slot may.  Anything else escapes.
+ */
+static bool undecoded(struct rcv_esc *e, const struct rcv_ins *in,
+		      uint8_t raw0)
+{
+	int g;
+
+	if (raw0 != 0x62 && raw0 != 0xc4 && raw0 != 0xc5)
+		return true;
+	if (in->flags & RCV_I_BARRIER) {
+		/* A memory operand, load or store. */
+		if (e->vec)
+			return true;
+		e->vec = any_slot(e);
+		return false;
+	}
+	for (g = 0; g < 16; g++)
+		if (in->wcode[g])
+			set_reg(e, g, e->vec ? MAYBE : CLEAN, -1, 0);
+	return false;
+}
+
+bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in, uint8_t raw0)
 {
 	bool esc = false;
 
 	if (e->escaped)
 		return true;
 	if (in->flags & RCV_I_BAD) {
-		e->escaped = true;
-		return true;
+		e->escaped = undecoded(e, in, raw0);
+		e->rax_k = e->rax_k && !in->wcode[RP_REG_RAX];
+		return e->escaped;
 	}
 	switch (in->id) {
 	case X86_INS_SYSCALL:
@@ -493,9 +711,9 @@ bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in)
 		/* rt_sigreturn: every register from the frame. */
 		if (!e->rax_k || e->rax == 15)
 			rcv_esc_async(e);
-		set_reg(e, RP_REG_RAX, CLEAN, false, 0);
-		set_reg(e, RP_REG_RCX, CLEAN, false, 0);
-		set_reg(e, RP_REG_R11, CLEAN, false, 0);
+		set_reg(e, RP_REG_RAX, CLEAN, -1, 0);
+		set_reg(e, RP_REG_RCX, CLEAN, -1, 0);
+		set_reg(e, RP_REG_R11, CLEAN, -1, 0);
 		e->rax_k = false;
 		break;
 	case X86_INS_PUSH: case X86_INS_POP:
@@ -514,6 +732,8 @@ bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in)
 	case X86_INS_RET:
 		rsp_add(e, 8 + (in->nops && in->op[0].type == RCV_OP_IMM ?
 				in->op[0].imm : 0));
+		/* Nothing under the caller's rsp outlives a call. */
+		slots_dead(e, 0);
 		break;
 	case X86_INS_LEAVE:
 		esc = leave(e);
@@ -522,8 +742,8 @@ bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in)
 		esc = store(e, &(struct rcv_op){ .type = RCV_OP_MEM,
 			    .base = RP_REG_RSP, .index = -1, .imm = -8 }, 8,
 			    e->t[RP_REG_RBP]);
-		set_reg(e, RP_REG_RBP, STK, false, 0);
-		set_reg(e, RP_REG_RSP, STK, false, 0);
+		set_reg(e, RP_REG_RBP, STK, -1, 0);
+		set_reg(e, RP_REG_RSP, STK, -1, 0);
 		break;
 	default:
 		esc = general(e, in);
@@ -538,32 +758,47 @@ bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in)
 bool rcv_esc_rsp_offset(const struct rcv_esc *e, int64_t *d)
 {
 	*d = e->d[RP_REG_RSP];
-	return e->t[RP_REG_RSP] == STK && e->dk[RP_REG_RSP];
+	return e->t[RP_REG_RSP] == STK && e->ep[RP_REG_RSP] == e->ep0;
 }
 
 /* ---- over a thread's history ------------------------------------------ */
 
-/*
- * Does the history of thread @tid start where the thread did (a
- * THREAD_START record: clone in the history; or an EXEC of it: the
- * program started there)?  If not (attached to a running thread), what
- * it did before is unknown.
- */
-static bool fresh_start(const struct rp_session *s, uint32_t tid)
+static bool started_in(const struct rp_session *s, uint32_t tid)
 {
 	size_t i;
 
 	for (i = 0; i < s->nrecs; i++) {
 		const struct ptrec_sb_thread_start *t =
 			(const void *)s->recs[i];
-		const struct ptrec_sb_exec *x = (const void *)s->recs[i];
 
 		if (s->recs[i]->type == PTREC_SB_THREAD_START && t->tid == tid)
 			return true;
-		if (s->recs[i]->type == PTREC_SB_EXEC && x->tid == tid)
-			return true;
 	}
 	return false;
+}
+
+/*
+ * Is nothing known to have seen thread @tid's stack where its history
+ * starts?  It started in the recording (THREAD_START: its stack is new),
+ * or every other thread of its process did (it was alone: what the
+ * others learn, they learn from memory the history shows it write).
+ * Otherwise (attached to running threads), what it did before is not
+ * known.
+ */
+static bool fresh_start(const struct rp_session *s, uint32_t tid,
+			uint32_t pid)
+{
+	struct rp_thread_info o;
+	size_t i;
+
+	if (started_in(s, tid))
+		return true;
+	for (i = 0; i < rp_thread_count(s); i++)
+		if (rp_thread_tid(s, i) != tid &&
+		    !rp_thread_info(s, rp_thread_tid(s, i), &o) &&
+		    o.pid == pid && !started_in(s, o.tid))
+			return false;
+	return true;
 }
 
 /* Did control arrive at @ip other than as @prev says (a handler)? */
@@ -605,7 +840,7 @@ void rcv_esc_compute(struct rp_recover *rc)
 	rc->priv_hi = rc->stack_lo;	/* nothing private until shown */
 	if (!rc->mt)
 		return;
-	if (!fresh_start(rc->s, rc->tid) || rp_cursor_new(rc->s, rc->tid, &c))
+	if (!fresh_start(rc->s, rc->tid, rc->pid) || rp_cursor_new(rc->s, rc->tid, &c))
 		return;
 	if (!rp_thread_gap(rc->s, rc->tid, 0, &gap))
 		next_gap = gap.before;
@@ -623,7 +858,7 @@ void rcv_esc_compute(struct rp_recover *rc)
 		if (p && !rc->no_handlers && unexpected(&prev, piclass,
 							 insn.ip))
 			rcv_esc_async(&e);
-		if (rcv_esc_step(&e, &in)) {
+		if (rcv_esc_step(&e, &in, insn.size ? insn.raw[0] : 0)) {
 			esc = p;
 			break;
 		}

@@ -180,13 +180,25 @@ bool rcv_merge(struct rcv_val *to, struct rcv_val from, uint64_t *conflicts);
  * a value derived from the stack pointer, instruction after instruction.
  * Zero it, then rcv_esc_init(); rcv_esc_fini() frees it.
  */
+struct rcv_esc_slot {
+	int64_t d, vd;		/* offset of the bytes; of what they point to */
+	uint32_t ep, vep;	/* epoch of the bytes; of what they point to */
+	uint8_t n, kind;	/* size; what they may hold (as t[]) */
+};
+struct rcv_esc_ep {
+	uint32_t root;		/* epochs of one root are related */
+	int64_t lo, hi;		/* where its origin may be in the root's */
+};
 struct rcv_esc {
 	uint8_t t[16];		/* per GPR: clean, own-stack pointer, maybe */
-	bool dk[16];		/* own-stack pointer at a known offset */
-	int64_t d[16];		/* that offset from the first rsp */
+	uint32_t ep[16];	/* own-stack pointer: its epoch */
+	int64_t d[16];		/* and offset in it */
+	struct rcv_esc_ep *eps;
+	size_t nep, epcap;
+	uint32_t ep0;		/* the first rsp's */
 	bool vec;		/* a vector register may hold one */
 	bool dirty;		/* a stack slot of unknown offset may */
-	int64_t *slots;		/* slots (offset >> 3) that may */
+	struct rcv_esc_slot *slots;	/* stack bytes that may */
 	size_t nslots, cap;
 	bool rax_k;		/* rax set to a constant (syscall number) */
 	uint64_t rax;
@@ -194,10 +206,10 @@ struct rcv_esc {
 };
 void rcv_esc_init(struct rcv_esc *e);
 void rcv_esc_fini(struct rcv_esc *e);
-/* One instruction; true when it (or one before) may have made a stack
- * address visible to another thread.
+/* One instruction (@raw0 its first byte); true when it (or one before)
+ * may have made a stack address visible to another thread.
  */
-bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in);
+bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in, uint8_t raw0);
 /* Entered asynchronously (a signal handler): anything may be one. */
 void rcv_esc_async(struct rcv_esc *e);
 /* rsp's offset from the first rsp, when known. */

@@ -25,8 +25,13 @@
  *          after the syscall instruction: no transfer in the trace, yet
  *          every register is the frame's.
  * stackflag  a thread sets a flag on the main thread's stack (its address
- *          passed to pthread_create) that main polls: the engine takes
+ *          passed to pthread_create) that main polls: the engine took
  *          a thread's own stack as written by it alone.
+ * escglobal, escheap, escreg  the same with a thread made by a raw clone
+ *          (every register clean at the syscall), the flag's address
+ *          given through a global, a heap struct, or rbx at the clone
+ *          (rcv_escape.c's rules, one each); main reads the flag once
+ *          before it gives the address away, then polls it.
  * rseq     an rseq area of the program's own (glibc's unregistered): the
  *          kernel clears its rseq_cs on the way back to user space after
  *          a preemption, with no instruction storing there.
@@ -41,6 +46,7 @@
 #include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -268,6 +274,109 @@ static int stackflag_case(void)
 	return 1;
 }
 
+/*
+ * A thread by clone(2) with every register but rdi (the child's code) and
+ * rsi (rbx for it) cleared; it runs the child's code on holes_cstack with
+ * the parent's fs (so it touches no libc) and ends with exit.
+ */
+__asm__(".text\n"
+	"holes_spawn:\n"
+	"\tpush %rbx\n\tpush %rbp\n\tpush %r12\n\tpush %r13\n"
+	"\tpush %r14\n\tpush %r15\n"
+	"\tmov %rdi, %r9\n\tmov %rsi, %rbx\n"
+	"\txor %ebp, %ebp\n\txor %r12d, %r12d\n\txor %r13d, %r13d\n"
+	"\txor %r14d, %r14d\n\txor %r15d, %r15d\n\txor %edx, %edx\n"
+	"\txor %r10d, %r10d\n\txor %r8d, %r8d\n\txor %esi, %esi\n"
+	"\txor %edi, %edi\n\txor %ecx, %ecx\n\txor %r11d, %r11d\n"
+	"\tlea holes_cstack+65536(%rip), %rsi\n"
+	"\tmov $0x10f00, %edi\n"	/* VM FS FILES SIGHAND THREAD */
+	"\tmov $56, %eax\n"
+	"\tsyscall\n"
+	"\ttest %rax, %rax\n"
+	"\tjnz 1f\n"
+	"\tjmp *%r9\n"
+	"1:\tpop %r15\n\tpop %r14\n\tpop %r13\n\tpop %r12\n"
+	"\tpop %rbp\n\tpop %rbx\n\tret\n"
+	/* store 1 where holes_pub points, once it does */
+	"holes_child_pub:\n"
+	"1:\tmov holes_pub(%rip), %rax\n\ttest %rax, %rax\n\tjnz 2f\n"
+	"\tpause\n\tjmp 1b\n"
+	"2:\tmovq $1, (%rax)\n\txor %edi, %edi\n\tmov $60, %eax\n"
+	"\tsyscall\n"
+	/* store 1 where holes_box->p points, once it does */
+	"holes_child_box:\n"
+	"1:\tmov holes_box(%rip), %rax\n\tmov (%rax), %rax\n"
+	"\ttest %rax, %rax\n\tjnz 2f\n\tpause\n\tjmp 1b\n"
+	"2:\tmovq $1, (%rax)\n\txor %edi, %edi\n\tmov $60, %eax\n"
+	"\tsyscall\n"
+	/* store 1 where rbx (the parent's at the clone) points, once
+	 * holes_go is set
+	 */
+	"holes_child_reg:\n"
+	"1:\tcmpq $0, holes_go(%rip)\n\tjnz 2f\n\tpause\n\tjmp 1b\n"
+	"2:\tmovq $1, (%rbx)\n\txor %edi, %edi\n\tmov $60, %eax\n"
+	"\tsyscall\n");
+extern char holes_child_pub[], holes_child_box[], holes_child_reg[];
+void holes_spawn(void *code, volatile long *rbx);
+char holes_cstack[65536] __attribute__((aligned(16)));
+volatile long *volatile holes_pub;
+volatile long **volatile holes_box;
+
+/* r13 = flag (0) before the address escapes (@how: 0 global, 1 heap,
+ * 2 already in rbx at the clone: set holes_go), then r12 = flag until
+ * it is 1; exit_group.
+ */
+#define ESC_POLL "1:\tmov %0, %%r12\n"					\
+		 "\tcmp $1, %%r12\n\tje 2f\n"				\
+		 "\tmov $24, %%eax\n\tsyscall\n\tjmp 1b\n"		\
+		 "2:\txor %%r12d, %%r12d\n\txor %%r13d, %%r13d\n"	\
+		 EXIT_NOW
+
+static int escglobal_case(void)
+{
+	volatile long flag = 0;
+
+	holes_spawn(holes_child_pub, NULL);
+	__asm__ volatile("mov %0, %%r13\n"
+			 "\tlea %0, %%rax\n"
+			 "\tmov %%rax, holes_pub(%%rip)\n"
+			 ESC_POLL
+			 : "+m"(flag) : : "rax", "rcx", "rdi", "r11", "r12",
+			 "r13", "memory");
+	return 1;
+}
+
+static int escheap_case(void)
+{
+	volatile long flag = 0;
+
+	holes_box = calloc(1, sizeof(*holes_box));
+	if (!holes_box)
+		return 2;
+	holes_spawn(holes_child_box, NULL);
+	__asm__ volatile("mov %0, %%r13\n"
+			 "\tmov holes_box(%%rip), %%rcx\n"
+			 "\tlea %0, %%rax\n"
+			 "\tmov %%rax, (%%rcx)\n"
+			 ESC_POLL
+			 : "+m"(flag) : : "rax", "rcx", "rdi", "r11", "r12",
+			 "r13", "memory");
+	return 1;
+}
+
+static int escreg_case(void)
+{
+	volatile long flag = 0;
+
+	holes_spawn(holes_child_reg, &flag);
+	__asm__ volatile("mov %0, %%r13\n"
+			 "\tmovq $1, holes_go(%%rip)\n"
+			 ESC_POLL
+			 : "+m"(flag) : : "rax", "rcx", "rdi", "r11", "r12",
+			 "r13", "memory");
+	return 1;
+}
+
 static int procmem_case(void)
 {
 	static long val = 0x2222;
@@ -349,6 +458,8 @@ int main(int argc, char **argv)
 		{ "procmem", procmem_case }, { "rseq", rseq_case },
 		{ "alias2", alias2_case }, { "sigret", sigret_case },
 		{ "stackflag", stackflag_case }, { "enter", enter_case },
+		{ "escglobal", escglobal_case }, { "escheap", escheap_case },
+		{ "escreg", escreg_case },
 	};
 	size_t i;
 
