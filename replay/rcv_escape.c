@@ -840,7 +840,8 @@ void rcv_esc_compute(struct rp_recover *rc)
 	rc->priv_hi = rc->stack_lo;	/* nothing private until shown */
 	if (!rc->mt)
 		return;
-	if (!fresh_start(rc->s, rc->tid, rc->pid) || rp_cursor_new(rc->s, rc->tid, &c))
+	if (!fresh_start(rc->s, rc->tid, rc->pid) ||
+	    rp_cursor_new(rc->s, rc->tid, &c))
 		return;
 	if (!rp_thread_gap(rc->s, rc->tid, 0, &gap))
 		next_gap = gap.before;

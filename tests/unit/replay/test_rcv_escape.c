@@ -133,7 +133,7 @@ Test(rcv_escape, register_at_clone)
 	};
 	struct rcv_ins c[] = {
 		INS("\x48\x8d\x5c\x24\x08"),		/* lea rbx, [rsp+8] */
-		INS("\x0f\x05"),			/* syscall, rax unknown */
+		INS("\x0f\x05"),			/* rax unknown */
 	};
 
 	cr_expect_eq(first_escape(a, N(a)), 2);
@@ -219,7 +219,8 @@ Test(rcv_escape, aligned_frames)
 	struct rcv_ins c[] = {
 		INS("\x48\x89\x64\x24\xf8"),		/* mov [rsp-8], rsp */
 		INS("\x48\x83\xe4\xf0"),		/* and rsp, -16 */
-		INS("\x48\x8b\x8c\x24\x00\x01\x00\x00"), /* mov rcx, [rsp+256] */
+		/* mov rcx, [rsp+256] */
+		INS("\x48\x8b\x8c\x24\x00\x01\x00\x00"),
 		INS("\x48\x89\x0b"),			/* mov [rbx], rcx */
 	};
 
