@@ -304,6 +304,20 @@ $(BUILD)/tests/unit/replay/test_export: tests/unit/replay/test_export.c \
 		-DEXP_BUNDLE='"$(CURDIR)/$(EXP_BUNDLE)"' $(LDFLAGS) -o $@ $< \
 		$(LINK_REPLAY) -ljansson -lcriterion
 
+# test_index_noip damages a recording of tests/programs/loops (made as the
+# fuzz bundle is: no address randomization, the counter clock).
+IDX_BUNDLE := $(BUILD)/tests/unit/replay/loops-bundle
+$(IDX_BUNDLE)/manifest.json: $(PTREC) $(PROG_DIR)/loops
+	rm -rf $(IDX_BUNDLE) && mkdir -p $(dir $(IDX_BUNDLE))
+	setarch x86_64 -R $(PTREC) record -q --counter-clock --psb-period 256 \
+		-o $(IDX_BUNDLE) -- $(PROG_DIR)/loops >/dev/null
+$(BUILD)/tests/unit/replay/test_index_noip: tests/unit/replay/test_index_noip.c \
+		$(RP_LIB) $(PTK_LIB) $(SB_LIB) $(IDX_BUNDLE)/manifest.json
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
+		-DIDX_BUNDLE='"$(CURDIR)/$(IDX_BUNDLE)"' $(LDFLAGS) -o $@ $< \
+		$(LINK_REPLAY) -ljansson -lcriterion
+
 PTCHECK := $(BUILD)/tests/e2e/ptcheck
 $(PTCHECK): tests/e2e/ptcheck.c $(SB_LIB)
 	@mkdir -p $(dir $@)

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The index pass (replay/index.c) on a stream where a return's TIP has its
+ * IP suppressed (IP compression 000), the damage fuzz_replay-reindex
+ * found: libipt 2.0's block decoder, once its block cache knows the
+ * return, goes on past such a TIP without an error, while the instruction
+ * decoder (which materializes segments) stops there with -pte_noip.  The
+ * index must count what a plain libipt pt_insn_next loop, resyncing at the
+ * next PSB after each error, decodes, put the gap where that loop meets
+ * the error, and every position it counts must materialize.
+ *
+ * The stream is a recording of tests/programs/loops (IDX_BUNDLE: its
+ * recursion 100 deep returns past the 64 entries of return compression,
+ * so with a TIP each) with one of those TIPs, for a return decoded ten
+ * times before, made suppressed in place (0x0d, then PADs).
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+#include "ptkit.h"
+
+static struct rp_session *s;
+
+/* The tenth of a run of identical TIPs: its offset and size. */
+struct find {
+	uint64_t last_ip, off;
+	int last_ipc, run;
+	size_t len;
+};
+
+static int tip(void *ctx, uint64_t off, const struct pt_packet *pkt)
+{
+	struct find *f = ctx;
+
+	if (!pkt || pkt->type != ppt_tip || f->len)
+		return PTKIT_SCAN_NEXT;
+	if ((int)pkt->payload.ip.ipc == f->last_ipc &&
+	    pkt->payload.ip.ip == f->last_ip) {
+		if (++f->run == 10) {
+			f->off = off;
+			f->len = pkt->size;
+		}
+	} else {
+		f->run = 1;
+		f->last_ipc = (int)pkt->payload.ip.ipc;
+		f->last_ip = pkt->payload.ip.ip;
+	}
+	return PTKIT_SCAN_NEXT;
+}
+
+/* The thread's index dropped, as a fresh open would have none. */
+static void unindex(struct rp_thread *t)
+{
+	size_t k;
+
+	free(t->psbs);
+	free(t->resume);
+	free(t->ckpts);
+	free(t->gaps);
+	free(t->evs);
+	t->psbs = NULL;
+	t->resume = NULL;
+	t->ckpts = NULL;
+	t->gaps = NULL;
+	t->evs = NULL;
+	t->npsbs = t->nckpts = t->ngaps = t->nevs = 0;
+	t->insns = 0;
+	t->exact = false;
+	for (k = 0; k < RP_SEG_CACHE; k++) {
+		free(t->cache[k].insns);
+		t->cache[k].insns = NULL;
+		t->cache[k].ckpt = UINT64_MAX;
+	}
+}
+
+/*
+ * The reference: libipt's instruction decoder from the first PSB to the
+ * end, events taken as they come, a resync at the next PSB after each
+ * error (as tests/bench/iptraw and rp_walk_run() do), against the address
+ * space of the stream's start.  Its instructions, and in *@err_off the
+ * decoder's offset at its first error.
+ */
+static uint64_t plain_count(struct rp_thread *t, uint64_t *err_off)
+{
+	struct pt_insn insn;
+	struct pt_event ev;
+	struct walk w;
+	uint64_t n = 0;
+	int status;
+
+	*err_off = UINT64_MAX;
+	cr_assert_eq(rp_walk_begin(&w, s, t, t->ckpts[0].sb_next), 0);
+	status = pt_insn_sync_forward(w.d);
+	while (status != -pte_eos) {
+		while (status >= 0 && (status & pts_event_pending))
+			status = pt_insn_event(w.d, &ev, sizeof(ev));
+		if (status >= 0 && (status & pts_eos))
+			break;
+		if (status >= 0)
+			status = pt_insn_next(w.d, &insn, sizeof(insn));
+		if (status >= 0) {
+			n++;
+			continue;
+		}
+		if (status == -pte_eos)
+			break;
+		if (*err_off == UINT64_MAX)
+			pt_insn_get_offset(w.d, err_off);
+		status = pt_insn_sync_forward(w.d);
+	}
+	rp_walk_end(&w);
+	return n;
+}
+
+Test(index_noip, counts_what_the_instruction_decoder_decodes)
+{
+	struct find f = { .last_ipc = -1 };
+	const uint8_t *orig;
+	struct rp_thread *t;
+	struct rp_cursor *c;
+	struct rp_insn insn;
+	uint64_t counted, pos, plain, err_off;
+	size_t orig_size, i;
+	uint8_t *pt;
+	bool found = false;
+
+	setenv("PTREC_INDEX_CACHE", "0", 1);
+	setenv("PTREC_INDEX_THREADS", "1", 1);
+	cr_assert_eq(rp_session_open(&s, IDX_BUNDLE), 0, "%s",
+		     rp_session_errmsg(s));
+	t = &s->threads[0];
+	orig = t->pt;
+	orig_size = t->pt_size;
+	cr_assert_eq(ptkit_stream_scan(orig, orig_size, tip, &f, NULL), 0);
+	cr_assert(f.len > 1, "no run of ten identical TIPs in the recording");
+
+	pt = malloc(orig_size);
+	memcpy(pt, orig, orig_size);
+	pt[f.off] = 0x0d;	/* TIP, IP suppressed */
+	memset(pt + f.off + 1, 0, f.len - 1);	/* PAD */
+	unindex(t);
+	t->pt = pt;
+	t->pt_size = orig_size;
+	cr_assert_eq(rp_index_thread(s, t), 0);
+	counted = t->insns;
+
+	plain = plain_count(t, &err_off);
+	cr_assert_neq(err_off, UINT64_MAX, "the damage is no error to libipt");
+	cr_assert_eq(counted, plain,
+		     "indexed %llu instructions, the instruction decoder %llu",
+		     (unsigned long long)counted, (unsigned long long)plain);
+	for (i = 0; i < t->ngaps; i++)
+		if (t->gaps[i].reason == RP_GAP_DECODE &&
+		    t->gaps[i].offset == err_off)
+			found = true;
+	cr_assert(found, "no decode gap at offset %llu (TIP at %llu)",
+		  (unsigned long long)err_off, (unsigned long long)f.off);
+
+	/* Every position counted reads, with no re-index on the way. */
+	cr_assert_eq(rp_cursor_new(s, t->tid, &c), 0);
+	for (pos = 0; pos < counted; pos++)
+		cr_assert_eq(rp_cursor_peek(c, pos, &insn), 0,
+			     "position %llu: %s", (unsigned long long)pos,
+			     rp_session_errmsg(s));
+	cr_assert_eq(t->insns, counted, "the history was re-indexed");
+	rp_cursor_free(c);
+
+	unindex(t);
+	free(pt);
+	t->pt = orig;
+	t->pt_size = orig_size;
+	rp_session_close(s);
+}
