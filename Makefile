@@ -419,12 +419,23 @@ $(BUILD)/fuzz/fuzz_idxcache: tests/fuzz/fuzz_idxcache.c $(FZ_RP_LIB) \
 		$(FZ_RP_LIB) $(FZ_PTK_LIB) $(FZ_SB_LIB) $(LIBS_REPLAY) \
 		$(LIBS_PTKIT) $(LIBS_SIDEBAND)
 FUZZ_BUNDLE := $(BUILD)/fuzz/replay-bundle
-# Without address randomization and with the counter clock, the bundle, and
-# so every fuzz run, is the same on every machine with the same toolchain.
-$(FUZZ_BUNDLE)/manifest.json: $(PTREC) $(PROG_DIR)/loops
+# The bundle, and so every fuzz campaign, is the same in every clone and
+# run on machines with the same toolchain: no address randomization, the
+# counter clock, a fixed environment and stdout a regular file (libc
+# buffers a terminal's, /dev/null's and a file's output differently, and
+# the trace shows it), then pids, times, the checkout's path and mtimes
+# made fixed (fixbundle.c).
+$(FUZZ_BUNDLE)/manifest.json: $(PTREC) $(PROG_DIR)/loops $(BUILD)/fuzz/fixbundle
 	rm -rf $(FUZZ_BUNDLE)
-	setarch x86_64 -R $(PTREC) record -q --counter-clock --psb-period 256 \
-		-o $(FUZZ_BUNDLE) -- $(PROG_DIR)/loops
+	env -i PATH=/usr/bin:/bin LC_ALL=C setarch x86_64 -R $(PTREC) record \
+		-q --counter-clock --psb-period 256 -o $(FUZZ_BUNDLE) \
+		-- $(PROG_DIR)/loops </dev/null >$(BUILD)/fuzz/loops.out
+	$(BUILD)/fuzz/fixbundle $(FUZZ_BUNDLE)
+
+$(BUILD)/fuzz/fixbundle: tests/fuzz/fixbundle.c $(SB_LIB) sideband/sideband.h \
+		sideband/uapi/ptrec_sideband.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(SB_LIB) $(LIBS_SIDEBAND)
 
 $(BUILD)/fuzz/mkseeds: tests/fuzz/mkseeds.c $(SB_LIB) sideband/sideband.h \
 		sideband/uapi/ptrec_sideband.h

@@ -362,9 +362,9 @@ static int seeds_replay(void)
 	}
 	snprintf(cmd, sizeof(cmd),
 		 "set -e; for f in '%s'/pt/*.pt; do b=$(basename \"$f\");"
-		 " cp \"$f\" '%s/$b';"
-		 " head -c $(( $(stat -c %%s \"$f\") / 2 )) \"$f\" > '%s/half-$b';"
-		 " done", bundle, dir, dir);
+		 " cp \"$f\" '%s'/\"$b\";"
+		 " head -c $(( $(stat -c %%s \"$f\") / 2 )) \"$f\""
+		 " > '%s'/\"half-$b\"; done", bundle, dir, dir);
 	return system(cmd) ? -1 : 0;
 }
 
