@@ -468,7 +468,7 @@ fuzz: $(FUZZ_BINS) $(BUILD)/fuzz/mkseeds $(FUZZ_BUNDLE)/manifest.json
 			-print_final_stats=1 -close_fd_mask=1 $$c \
 			2>$(BUILD)/fuzz/$$n.log || \
 			{ tail -40 $(BUILD)/fuzz/$$n.log; exit 1; }; \
-		grep -E 'stat::number_of_executed_units|Done' \
+		grep -E 'stat::number_of_executed_units|Done|DONE' \
 			$(BUILD)/fuzz/$$n.log || true; \
 	done
 
