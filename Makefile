@@ -425,12 +425,18 @@ FUZZ_BUNDLE := $(BUILD)/fuzz/replay-bundle
 # buffers a terminal's, /dev/null's and a file's output differently, and
 # the trace shows it), then pids, times, the checkout's path and mtimes
 # made fixed (fixbundle.c).
-$(FUZZ_BUNDLE)/manifest.json: $(PTREC) $(PROG_DIR)/loops $(BUILD)/fuzz/fixbundle
+# The program is tests/programs/loops built again with its debug info's
+# directory mapped: the build-id hashes it, and names the image.
+$(FUZZ_BUNDLE)/manifest.json: $(PTREC) $(BUILD)/fuzz/loops $(BUILD)/fuzz/fixbundle
 	rm -rf $(FUZZ_BUNDLE)
 	env -i PATH=/usr/bin:/bin LC_ALL=C setarch x86_64 -R $(PTREC) record \
 		-q --counter-clock --psb-period 256 -o $(FUZZ_BUNDLE) \
-		-- $(PROG_DIR)/loops </dev/null >$(BUILD)/fuzz/loops.out
+		-- $(BUILD)/fuzz/loops </dev/null >$(BUILD)/fuzz/loops.out
 	$(BUILD)/fuzz/fixbundle $(FUZZ_BUNDLE)
+
+$(BUILD)/fuzz/loops: tests/programs/loops.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -ffile-prefix-map=$(CURDIR)=. -o $@ $<
 
 $(BUILD)/fuzz/fixbundle: tests/fuzz/fixbundle.c $(SB_LIB) sideband/sideband.h \
 		sideband/uapi/ptrec_sideband.h
