@@ -115,35 +115,38 @@ static int check_joined_tail(struct rp_session *s, struct rp_thread *t)
  * whose IP is suppressed (IP compression 000: the lone byte 0x0d) as the
  * destination of a return or an indirect jump or call, and goes on without
  * an error from the branch's own address, counting it again
- * (pt_block_decoder.c: ptbq_return, ptbq_indirect and ptbq_ind_call do
- * not check pts_ip_suppressed, which pt_blk_proceed_with_trace, the slow
- * path, turns into -pte_noip).  The instruction decoder, which
- * materializes segments, stops there with -pte_noip, so the two part
- * without either seeing anything wrong, and differently with a cold and a
- * warm block cache (fuzz_replay-reindex: 11,985 instructions counted,
- * 8,887 decoded).  Whether the packets in [@from, @to) of the decoder's
- * buffer [@begin, @end) hold such a TIP: the block that read them is then
- * the instruction decoder's -pte_noip.  A packet not known here counts as
- * one (the thread is then indexed with the instruction decoder, slower,
- * never wrong).  Most blocks read a few bytes and no 0x0d: one memchr.
+ * (pt_block_decoder.c: ptbq_return, ptbq_ind_call and ptbq_indirect, which
+ * leave the block's class ptic_return, ptic_call and ptic_error, do not
+ * check pts_ip_suppressed, which pt_blk_proceed_with_trace, the slow path,
+ * turns into -pte_noip).  The instruction decoder, which materializes
+ * segments, stops there with -pte_noip, so the two part without either
+ * seeing anything wrong, and differently with a cold and a warm block
+ * cache (fuzz_replay-reindex: 11,985 instructions counted, 8,887 decoded).
+ * Whether a block of those classes, which read the packets in [@from,
+ * @to) of the decoder's buffer [@begin, @end), took such a TIP: it is then
+ * the instruction decoder's -pte_noip.  A packet not known here counts as one
+ * (the thread is then indexed with the instruction decoder: slower, never
+ * wrong); so does one an event read in that range.  Most blocks end in
+ * another class, or read a byte or two and no 0x0d.
  */
 static bool tip_noip(const uint8_t *begin, const uint8_t *end,
 		     uint64_t from, uint64_t to)
 {
-	const uint8_t *p = begin + from, *e = begin + to;
+	const uint8_t *p, *e;
 	size_t n;
 
 	if (from >= to || to > (uint64_t)(end - begin))
 		return false;
-	if (!memchr(p, 0x0d, (size_t)(e - p)))
+	for (p = begin + from, e = begin + to; p < e && *p != 0x0d; p++)
+		;
+	if (p == e)
 		return false;
-	while (p < e) {
+	for (p = begin + from; p < e; p += n) {
 		if (*p == 0x0d)
 			return true;
 		n = ptkit_pkt_len(p, (size_t)(end - p));
 		if (!n)
 			return true;
-		p += n;
 	}
 	return false;
 }
@@ -211,6 +214,7 @@ static int index_range(struct range *r)
 	struct rp_thread *t = r->t;
 	struct rp_ckpt c0 = { 0 };
 	uint64_t trace_off = 0, last_off = UINT64_MAX, stall = 0;
+	uint64_t blk_from = UINT64_MAX;	/* the decoder's offset before a block */
 	struct pt_config cfg;
 	struct pt_image_section_cache *isc;
 	struct pt_block block;
@@ -368,19 +372,25 @@ run:
 		if (status >= 0 && (status & pts_eos))
 			break;
 		if (status >= 0) {
-			uint64_t from = 0;
-
 			/* What an error leaves is read below: clear it. */
 			block.ip = 0;
 			block.ninsn = 0;
-			pt_blk_get_offset(w.bd, &from);
+			/* Where the last block ended, unless the decoder
+			 * synced since (events read on only widen it).
+			 */
+			if (blk_from == UINT64_MAX || w.redo)
+				pt_blk_get_offset(w.bd, &blk_from);
 			status = pt_blk_next(w.bd, &block, sizeof(block));
 			/* Events read again end (rp_walk_ckpt_resync()). */
 			w.redo = w.redo_enable = false;
 			pt_blk_get_offset(w.bd, &trace_off);
 			if (status >= 0 && block.ninsn &&
-			    tip_noip(cfg.begin, cfg.end, from, trace_off))
+			    (block.iclass == ptic_return ||
+			     block.iclass == ptic_call ||
+			     block.iclass == ptic_error) &&
+			    tip_noip(cfg.begin, cfg.end, blk_from, trace_off))
 				status = -pte_noip;
+			blk_from = trace_off;
 		}
 		if (status == -pte_eos)
 			break;
@@ -422,6 +432,7 @@ run:
 			}
 			if (!ret)
 				ret = resync_blocks(&w, off, &status);
+			blk_from = UINT64_MAX;
 			if (w.stopped)
 				break;
 			continue;
