@@ -4,7 +4,7 @@
 #   make check      run every test suite that exists (see README)
 #   make test       install dependencies, build, run every test
 #   make asan       unit tests under AddressSanitizer + UBSan
-#   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each
+#   make fuzz       libFuzzer harnesses, FUZZ_RUNS_* inputs each
 #   make demo       the main job, as far as it exists
 #   make install    PREFIX=/usr/local DESTDIR=
 
@@ -12,10 +12,11 @@ VERSION := 0.1.0
 PREFIX ?= /usr/local
 DESTDIR ?=
 BUILD ?= build
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS ?= 600
 # A fixed seed and run count make every fuzz run the same inputs, so CI
 # sees what was tested here; about 30 s each on these machines.  The time
-# above is only an upper bound.
+# above is only a bound for a run gone wrong: reached, it would cut the
+# campaign short where the machine's speed says (a loaded host did at 60).
 FUZZ_RUNS_READER ?= 600000
 FUZZ_RUNS_MANIFEST ?= 60000
 FUZZ_RUNS_REPLAY ?= 10000
@@ -450,7 +451,10 @@ $(BUILD)/fuzz/mkseeds: tests/fuzz/mkseeds.c $(SB_LIB) sideband/sideband.h \
 
 # One index worker: with -seed=1 and -runs the campaign is then the same
 # in every run (two workers' coverage depends on timing, so each CI run
-# fuzzed differently and one found tests/fuzz/open/'s input).
+# fuzzed differently and one found tests/fuzz/open/'s input).  -reload=0:
+# libFuzzer otherwise reads the corpus directory again every second and
+# runs the seeds it had not kept at whatever point of the campaign that
+# falls (fuzz_snapshot: cov 159 to 164 from one run to the next).
 fuzz: $(FUZZ_BINS) $(BUILD)/fuzz/mkseeds $(FUZZ_BUNDLE)/manifest.json
 	@set -e; export PTREC_FUZZ_BUNDLE=$(CURDIR)/$(FUZZ_BUNDLE); \
 	export PTREC_INDEX_THREADS=1; \
@@ -461,15 +465,15 @@ fuzz: $(FUZZ_BINS) $(BUILD)/fuzz/mkseeds $(FUZZ_BUNDLE)/manifest.json
 			echo "== $$n: replaying $$r"; \
 			$$f $$r/* >$(BUILD)/fuzz/$$n.replay.log 2>&1 || \
 			{ tail -40 $(BUILD)/fuzz/$$n.replay.log; exit 1; }; fi; \
-		echo "== $$n ($(FUZZ_SECONDS) s)"; \
 		runs=$$(case $$n in fuzz_replay) echo $(FUZZ_RUNS_REPLAY);; \
 			fuzz_server) echo $(FUZZ_RUNS_SERVER);; \
 			fuzz_manifest) echo $(FUZZ_RUNS_MANIFEST);; \
 			fuzz_idxcache) echo $(FUZZ_RUNS_IDXCACHE);; \
 			fuzz_snapshot) echo $(FUZZ_RUNS_SNAPSHOT);; \
 			*) echo $(FUZZ_RUNS_READER);; esac); \
+		echo "== $$n ($$runs runs, at most $(FUZZ_SECONDS) s)"; \
 		$$f -seed=1 -runs=$$runs -max_total_time=$(FUZZ_SECONDS) \
-			-max_len=65536 \
+			-max_len=65536 -reload=0 \
 			-timeout=10 -artifact_prefix=$(BUILD)/fuzz/$$n- \
 			-print_final_stats=1 -close_fd_mask=1 $$c \
 			2>$(BUILD)/fuzz/$$n.log || \
