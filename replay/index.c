@@ -214,7 +214,7 @@ static int index_range(struct range *r)
 	struct rp_thread *t = r->t;
 	struct rp_ckpt c0 = { 0 };
 	uint64_t trace_off = 0, last_off = UINT64_MAX, stall = 0;
-	uint64_t blk_from = UINT64_MAX;	/* the decoder's offset before a block */
+	uint64_t blk_from = UINT64_MAX;	/* the offset before a block */
 	struct pt_config cfg;
 	struct pt_image_section_cache *isc;
 	struct pt_block block;
