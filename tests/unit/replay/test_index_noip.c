@@ -11,15 +11,17 @@
  *
  * The stream is a recording of tests/programs/loops (IDX_BUNDLE: its
  * recursion 100 deep returns past the 64 entries of return compression,
- * so with a TIP each) with one of those TIPs, for a return decoded ten
- * times before, made suppressed in place (0x0d, then PADs).
+ * so with a TIP each), copied, with one of those TIPs, for a return
+ * decoded ten times before, made suppressed in place (0x0d, then PADs).
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "decode.h"
 #include "ptkit.h"
+#include "sideband.h"
 
 static struct rp_session *s;
 
@@ -48,31 +50,6 @@ static int tip(void *ctx, uint64_t off, const struct pt_packet *pkt)
 		f->last_ip = pkt->payload.ip.ip;
 	}
 	return PTKIT_SCAN_NEXT;
-}
-
-/* The thread's index dropped, as a fresh open would have none. */
-static void unindex(struct rp_thread *t)
-{
-	size_t k;
-
-	free(t->psbs);
-	free(t->resume);
-	free(t->ckpts);
-	free(t->gaps);
-	free(t->evs);
-	t->psbs = NULL;
-	t->resume = NULL;
-	t->ckpts = NULL;
-	t->gaps = NULL;
-	t->evs = NULL;
-	t->npsbs = t->nckpts = t->ngaps = t->nevs = 0;
-	t->insns = 0;
-	t->exact = false;
-	for (k = 0; k < RP_SEG_CACHE; k++) {
-		free(t->cache[k].insns);
-		t->cache[k].insns = NULL;
-		t->cache[k].ckpt = UINT64_MAX;
-	}
 }
 
 /*
@@ -114,36 +91,55 @@ static uint64_t plain_count(struct rp_thread *t, uint64_t *err_off)
 	return n;
 }
 
+/* @len bytes of @path into a new buffer. */
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf = malloc(1 << 20);
+
+	cr_assert(f && buf, "%s", path);
+	*len = fread(buf, 1, 1 << 20, f);
+	fclose(f);
+	return buf;
+}
+
 Test(index_noip, counts_what_the_instruction_decoder_decodes)
 {
 	struct find f = { .last_ipc = -1 };
-	const uint8_t *orig;
+	char dir[] = "/tmp/ptrec-test-noip-XXXXXX", cmd[8192], path[4200];
+	struct sb_manifest *m;
+	struct sb_err err;
 	struct rp_thread *t;
 	struct rp_cursor *c;
 	struct rp_insn insn;
 	uint64_t counted, pos, plain, err_off;
-	size_t orig_size, i;
+	size_t size, i;
 	uint8_t *pt;
 	bool found = false;
+	FILE *out;
+
+	/* The recording copied, one TIP of its stream made suppressed. */
+	cr_assert(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "cp -a '%s' '%s/b'", IDX_BUNDLE, dir);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/b", dir);
+	cr_assert_eq(sb_manifest_load(&m, path, &err), 0, "%s", err.msg);
+	snprintf(path, sizeof(path), "%s/b/%s", dir, m->threads[0].pt);
+	sb_manifest_free(m);
+	pt = slurp(path, &size);
+	cr_assert_eq(ptkit_stream_scan(pt, size, tip, &f, NULL), 0);
+	cr_assert(f.len > 1, "no run of ten identical TIPs in the recording");
+	pt[f.off] = 0x0d;	/* TIP, IP suppressed */
+	memset(pt + f.off + 1, 0, f.len - 1);	/* PAD */
+	out = fopen(path, "wb");
+	cr_assert(out && fwrite(pt, 1, size, out) == size && !fclose(out));
+	free(pt);
 
 	setenv("PTREC_INDEX_CACHE", "0", 1);
 	setenv("PTREC_INDEX_THREADS", "1", 1);
-	cr_assert_eq(rp_session_open(&s, IDX_BUNDLE), 0, "%s",
-		     rp_session_errmsg(s));
+	snprintf(path, sizeof(path), "%s/b", dir);
+	cr_assert_eq(rp_session_open(&s, path), 0, "%s", rp_session_errmsg(s));
 	t = &s->threads[0];
-	orig = t->pt;
-	orig_size = t->pt_size;
-	cr_assert_eq(ptkit_stream_scan(orig, orig_size, tip, &f, NULL), 0);
-	cr_assert(f.len > 1, "no run of ten identical TIPs in the recording");
-
-	pt = malloc(orig_size);
-	memcpy(pt, orig, orig_size);
-	pt[f.off] = 0x0d;	/* TIP, IP suppressed */
-	memset(pt + f.off + 1, 0, f.len - 1);	/* PAD */
-	unindex(t);
-	t->pt = pt;
-	t->pt_size = orig_size;
-	cr_assert_eq(rp_index_thread(s, t), 0);
 	counted = t->insns;
 
 	plain = plain_count(t, &err_off);
@@ -166,10 +162,7 @@ Test(index_noip, counts_what_the_instruction_decoder_decodes)
 			     rp_session_errmsg(s));
 	cr_assert_eq(t->insns, counted, "the history was re-indexed");
 	rp_cursor_free(c);
-
-	unindex(t);
-	free(pt);
-	t->pt = orig;
-	t->pt_size = orig_size;
 	rp_session_close(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
 }
