@@ -454,17 +454,23 @@ $(BUILD)/fuzz/mkseeds: tests/fuzz/mkseeds.c $(SB_LIB) sideband/sideband.h \
 # fuzzed differently and one found tests/fuzz/open/'s input).  -reload=0:
 # libFuzzer otherwise reads the corpus directory again every second and
 # runs the seeds it had not kept at whatever point of the campaign that
-# falls (fuzz_snapshot: cov 159 to 164 from one run to the next).
+# falls (fuzz_snapshot: cov 159 to 164 from one run to the next).  No
+# address randomization, relative paths and one scratch directory
+# (PTREC_FUZZ_TMP): libFuzzer's mutations take the values the code
+# compares, pointers and path strings included (fuzz_snapshot still ended
+# at cov 159 or 165 with address randomization on).
 fuzz: $(FUZZ_BINS) $(BUILD)/fuzz/mkseeds $(FUZZ_BUNDLE)/manifest.json
-	@set -e; export PTREC_FUZZ_BUNDLE=$(CURDIR)/$(FUZZ_BUNDLE); \
-	export PTREC_INDEX_THREADS=1; \
+	@set -e; export PTREC_FUZZ_BUNDLE=$(FUZZ_BUNDLE); \
+	export PTREC_INDEX_THREADS=1 PTREC_FUZZ_TMP=$(BUILD)/fuzz/tmp; \
 	for f in $(FUZZ_BINS); do \
 		n=$$(basename $$f); c=$(BUILD)/fuzz/corpus/$$n; \
-		rm -rf $$c; mkdir -p $$c; $(BUILD)/fuzz/mkseeds $$n $$c; \
+		rm -rf $$c $$PTREC_FUZZ_TMP; mkdir -p $$c $$PTREC_FUZZ_TMP; \
+		$(BUILD)/fuzz/mkseeds $$n $$c; \
 		r=tests/fuzz/regressions/$$n; if [ -d $$r ]; then \
 			echo "== $$n: replaying $$r"; \
 			$$f $$r/* >$(BUILD)/fuzz/$$n.replay.log 2>&1 || \
 			{ tail -40 $(BUILD)/fuzz/$$n.replay.log; exit 1; }; fi; \
+		rm -rf $$PTREC_FUZZ_TMP; mkdir -p $$PTREC_FUZZ_TMP; \
 		runs=$$(case $$n in fuzz_replay) echo $(FUZZ_RUNS_REPLAY);; \
 			fuzz_server) echo $(FUZZ_RUNS_SERVER);; \
 			fuzz_manifest) echo $(FUZZ_RUNS_MANIFEST);; \
@@ -472,6 +478,7 @@ fuzz: $(FUZZ_BINS) $(BUILD)/fuzz/mkseeds $(FUZZ_BUNDLE)/manifest.json
 			fuzz_snapshot) echo $(FUZZ_RUNS_SNAPSHOT);; \
 			*) echo $(FUZZ_RUNS_READER);; esac); \
 		echo "== $$n ($$runs runs, at most $(FUZZ_SECONDS) s)"; \
+		setarch x86_64 -R \
 		$$f -seed=1 -runs=$$runs -max_total_time=$(FUZZ_SECONDS) \
 			-max_len=65536 -reload=0 \
 			-timeout=10 -artifact_prefix=$(BUILD)/fuzz/$$n- \

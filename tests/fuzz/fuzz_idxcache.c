@@ -13,10 +13,12 @@
  *      leak or huge allocation;
  *   3. signed with the key and loaded again: the same verdict as 2.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rp_internal.h"
@@ -72,15 +74,23 @@ static void restore(struct rp_thread *t)
 static void setup(void)
 {
 	const char *dir = getenv("PTREC_FUZZ_BUNDLE");
-	char tmpl[] = "/tmp/ptrec-fuzz-idx-XXXXXX", cmd[8192], path[4200];
+	const char *fixed = getenv("PTREC_FUZZ_TMP");
+	char tmpl[4096] = "/tmp/ptrec-fuzz-idx-XXXXXX", cmd[8192], path[4200];
 	struct rp_thread *t;
 
-	if (!dir || !mkdtemp(tmpl)) {
+	/* $PTREC_FUZZ_TMP/idxcache when set (make fuzz): the same paths in
+	 * every run, as libFuzzer's mutations take strings the code compares.
+	 */
+	if (fixed)
+		snprintf(tmpl, sizeof(tmpl), "%s/idxcache", fixed);
+	if (!dir || (fixed ? mkdir(tmpl, 0700) && errno != EEXIST :
+			     !mkdtemp(tmpl))) {
 		fprintf(stderr, "fuzz_idxcache: set PTREC_FUZZ_BUNDLE to a recorded bundle\n");
 		abort();
 	}
-	snprintf(cmd, sizeof(cmd), "cp -a '%s' '%s/b' && rm -rf '%s/b/index'",
-		 dir, tmpl, tmpl);
+	snprintf(cmd, sizeof(cmd),
+		 "rm -rf '%s/b' && cp -a '%s' '%s/b' && rm -rf '%s/b/index'",
+		 tmpl, dir, tmpl, tmpl);
 	if (system(cmd))
 		abort();
 	/* A key of our own, in the scratch directory. */

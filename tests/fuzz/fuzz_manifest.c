@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sideband.h"
@@ -59,13 +60,24 @@ static void path_in_tmp(char *buf, size_t bufsz, const char *name)
 	CHECK(snprintf(buf, bufsz, "%s/%s", tmpdir, name) < (int)bufsz);
 }
 
-/* The per-process directory, created on first use. */
+/*
+ * The per-process directory, created on first use: $PTREC_FUZZ_TMP/manifest
+ * when set (make fuzz: one name in every run, since libFuzzer's mutations
+ * take strings the code compares, random ones included), else a new one.
+ */
 static void init_tmpdir(void)
 {
+	const char *fixed = getenv("PTREC_FUZZ_TMP");
+
 	if (tmpdir[0])
 		return;
-	strcpy(tmpdir, "/tmp/ptrec-fuzz-manifest-XXXXXX");
-	CHECK(mkdtemp(tmpdir) != NULL);
+	if (fixed && (size_t)snprintf(tmpdir, sizeof(tmpdir), "%s/manifest",
+				      fixed) < sizeof(tmpdir)) {
+		CHECK(mkdir(tmpdir, 0700) == 0 || errno == EEXIST);
+	} else {
+		strcpy(tmpdir, "/tmp/ptrec-fuzz-manifest-XXXXXX");
+		CHECK(mkdtemp(tmpdir) != NULL);
+	}
 	atexit(remove_tmpdir);
 }
 
