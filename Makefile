@@ -454,11 +454,15 @@ $(BUILD)/fuzz/mkseeds: tests/fuzz/mkseeds.c $(SB_LIB) sideband/sideband.h \
 # fuzzed differently and one found tests/fuzz/open/'s input).  -reload=0:
 # libFuzzer otherwise reads the corpus directory again every second and
 # runs the seeds it had not kept at whatever point of the campaign that
-# falls (fuzz_snapshot: cov 159 to 164 from one run to the next).  No
-# address randomization, relative paths and one scratch directory
-# (PTREC_FUZZ_TMP): libFuzzer's mutations take the values the code
-# compares, pointers and path strings included (fuzz_snapshot still ended
-# at cov 159 or 165 with address randomization on).
+# falls (fuzz_snapshot: cov 159 to 164 from one run to the next).
+# -use_cmp=0: libFuzzer's mutations otherwise take the values the code
+# compares, pointers included, and where the heap and stack are depends on
+# address randomization (fuzz_snapshot still ended at cov 159 or 165) and
+# even on the checkout's path (fuzz_perf and fuzz_sideband_reader in
+# /tmp/x1 and /work/wt-reindex: cov 590 and 627, 142 twice but ft 373 and
+# 380; with it, 618 and 147 in both).  Also no address randomization, a
+# fixed environment, relative paths and one scratch directory
+# (PTREC_FUZZ_TMP), for the same reason.
 fuzz: $(FUZZ_BINS) $(BUILD)/fuzz/mkseeds $(FUZZ_BUNDLE)/manifest.json
 	@set -e; export PTREC_FUZZ_BUNDLE=$(FUZZ_BUNDLE); \
 	export PTREC_INDEX_THREADS=1 PTREC_FUZZ_TMP=$(BUILD)/fuzz/tmp; \
@@ -478,9 +482,11 @@ fuzz: $(FUZZ_BINS) $(BUILD)/fuzz/mkseeds $(FUZZ_BUNDLE)/manifest.json
 			fuzz_snapshot) echo $(FUZZ_RUNS_SNAPSHOT);; \
 			*) echo $(FUZZ_RUNS_READER);; esac); \
 		echo "== $$n ($$runs runs, at most $(FUZZ_SECONDS) s)"; \
-		setarch x86_64 -R \
+		env -i PATH=/usr/bin:/bin PTREC_INDEX_THREADS=1 \
+			PTREC_FUZZ_BUNDLE=$$PTREC_FUZZ_BUNDLE \
+			PTREC_FUZZ_TMP=$$PTREC_FUZZ_TMP setarch x86_64 -R \
 		$$f -seed=1 -runs=$$runs -max_total_time=$(FUZZ_SECONDS) \
-			-max_len=65536 -reload=0 \
+			-max_len=65536 -reload=0 -use_cmp=0 \
 			-timeout=10 -artifact_prefix=$(BUILD)/fuzz/$$n- \
 			-print_final_stats=1 -close_fd_mask=1 $$c \
 			2>$(BUILD)/fuzz/$$n.log || \
