@@ -93,8 +93,14 @@ static void setup(void)
 		 tmpl, dir, tmpl, tmpl);
 	if (system(cmd))
 		abort();
-	/* A key of our own, in the scratch directory. */
-	snprintf(path, sizeof(path), "%s/cache", tmpl);
+	/* A key of our own, in the scratch directory (XDG_CACHE_HOME must
+	 * be absolute, and make fuzz gives a relative PTREC_FUZZ_TMP).
+	 */
+	if (!realpath(tmpl, path))
+		abort();
+	if (strlen(path) + sizeof("/cache") > sizeof(path))
+		abort();
+	strcat(path, "/cache");
 	setenv("XDG_CACHE_HOME", path, 1);
 	setenv("PTREC_INDEX_CACHE", "0", 1);
 	snprintf(path, sizeof(path), "%s/b", tmpl);
