@@ -40,7 +40,7 @@
 
 #define IDX_MAGIC	"PTRECIX"
 /* Bump with any change to what the index holds or how index.c builds it. */
-#define IDX_VERSION	8	/* 2: checkpoints carry call depths, 3: MAC,
+#define IDX_VERSION	9	/* 2: checkpoints carry call depths, 3: MAC,
 				 * 4: loop gaps (RP_GAP_LOOP), 5: events,
 				 * overflow gaps, gap byte counts, 6: calls
 				 * inside blocks that end in a PTWRITE,
@@ -48,7 +48,9 @@
 				 * checkpoints at a single-PSB stream's
 				 * TIP.PGEs (struct rp_split in each) with
 				 * return stacks (the header's nrets, after
-				 * the events) */
+				 * the events), 9: a return's TIP with its IP
+				 * suppressed is a gap (the block pass took
+				 * it as a jump back to the return) */
 #define IDX_SAMPLE	(64u << 10)
 #define SEG_MIN		(1ull << 16)
 #define SEG_PER_BYTE	1024ull
