@@ -357,16 +357,18 @@ static int ent_sort(struct win *w)
 /* Byte @a of access @x, if it covers it and its value is known. */
 int rcv_acc_byte(const struct rcv_acc *x, uint64_t a, uint8_t *out)
 {
+	struct rcv_val v;
 	unsigned int sh;
 
 	if (!x->valid || !x->addr_known || a - x->addr >= x->size)
 		return -1;	/* does not cover */
-	if (x->size > 8)
-		return 0;
-	sh = (unsigned int)(a - x->addr) * 8;
-	if ((x->val.k >> sh & 0xff) != 0xff)
+	if (a - x->addr >= 16)
+		return 0;	/* a ymm's upper half: never known */
+	v = a - x->addr < 8 ? x->val : x->hi;
+	sh = (unsigned int)((a - x->addr) & 7) * 8;
+	if ((v.k >> sh & 0xff) != 0xff)
 		return 0;	/* covers, value unknown */
-	*out = (uint8_t)(x->val.v >> sh);
+	*out = (uint8_t)(v.v >> sh);
 	return 1;
 }
 

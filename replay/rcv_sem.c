@@ -30,30 +30,6 @@ bool rcv_merge(struct rcv_val *to, struct rcv_val from, uint64_t *conflicts)
 	return true;
 }
 
-/* Sets the low @size bytes (at @shift) of GPR @g in @s to @x: 4- and
- * 8-byte writes also set the upper bits (zero for 4).
- */
-static void reg_set(struct rcv_state *s, int g, unsigned int size,
-		    unsigned int shift, struct rcv_val x)
-{
-	uint64_t m = wmask(size);
-
-	if (size == 4) {
-		x.v &= m;
-		x.k = (x.k & m) | ~m;
-		m = ~0ull;
-		size = 8;
-	}
-	if (size == 8) {
-		s->r[g].v = x.v & x.k;
-		s->r[g].k = x.k;
-		return;
-	}
-	s->r[g].k = (s->r[g].k & ~(m << shift)) | ((x.k & m) << shift);
-	s->r[g].v = ((s->r[g].v & ~(m << shift)) | ((x.v & m) << shift)) &
-		    s->r[g].k;
-}
-
 /* Operand value before the instruction, low @size bytes. */
 static struct rcv_val op_get(const struct rcv_ctx *c, uint64_t i,
 			     const struct rcv_ins *in, const struct rcv_op *op,
@@ -171,6 +147,14 @@ static void pass(const struct rcv_ins *in, const struct rcv_state *from,
 	/* RF: before an instruction it tells nothing about after it. */
 	to->r[RCV_FLAGS].k = from->r[RCV_FLAGS].k & ~in->fw & ~F_RF;
 	to->r[RCV_FLAGS].v = from->r[RCV_FLAGS].v & ~in->fw & ~F_RF;
+	for (g = 0; g < RCV_NXMM; g++) {
+		if (in->xw >> g & 1) {
+			memset(to->x[g], 0, sizeof(to->x[g]));
+		} else {
+			to->x[g][0] = from->x[g][0];
+			to->x[g][1] = from->x[g][1];
+		}
+	}
 }
 
 static void set_flags(struct rcv_state *s, uint64_t mask, uint64_t f)
@@ -555,6 +539,12 @@ static bool merge_state(struct rcv_state *to, const struct rcv_state *from,
 
 	for (g = 0; g < RCV_NREG; g++)
 		ch |= rcv_merge(&to->r[g], from->r[g], conflicts);
+	for (g = 0; g < RCV_NXMM; g++) {
+		if (!(from->x[g][0].k | from->x[g][1].k))
+			continue;
+		ch |= rcv_merge(&to->x[g][0], from->x[g][0], conflicts);
+		ch |= rcv_merge(&to->x[g][1], from->x[g][1], conflicts);
+	}
 	return ch;
 }
 
@@ -631,6 +621,7 @@ bool rcv_forward(const struct rcv_ctx *c, uint64_t i,
 	if (in->fw != ~0ull)
 		o.r[RCV_FLAGS].k |= F_RF;
 	emulate(c, i, in, pre, &o);
+	rcv_sse_forward(c, i, in, pre, &o);
 	if (sys_keeps_flags(in, pre)) {
 		o.r[RCV_FLAGS].k = pre->r[RCV_FLAGS].k | F_RF;
 		o.r[RCV_FLAGS].v = pre->r[RCV_FLAGS].v & ~F_RF;
@@ -639,20 +630,6 @@ bool rcv_forward(const struct rcv_ctx *c, uint64_t i,
 	}
 	zf_result(in, post, &o);
 	return merge_state(post, &o, conflicts);
-}
-
-/* Sets bits of @x (low @size at @shift, an 8- or 4-byte write sets only the
- * low half for 4) in the partial state @p.
- */
-static void learn(struct rcv_state *p, int g, unsigned int size,
-		  unsigned int shift, struct rcv_val x)
-{
-	uint64_t m = wmask(size);
-
-	x.k &= m;
-	x.v &= x.k;
-	p->r[g].k |= x.k << shift;
-	p->r[g].v |= x.v << shift;
 }
 
 /*
@@ -714,6 +691,7 @@ bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 		p.r[RCV_FLAGS].k |= post->r[RP_REG_R11].k;
 		p.r[RCV_FLAGS].v |= post->r[RP_REG_R11].v;
 	}
+	rcv_sse_backward(c, i, in, pre, post, &p);
 	a = post->r[RP_REG_RSP];
 	switch (id) {
 	case X86_INS_PUSH:
