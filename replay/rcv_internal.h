@@ -46,6 +46,7 @@ struct rcv_val {
 struct rcv_state {
 	struct rcv_val r[RCV_NREG];
 	struct rcv_val x[RCV_NXMM][2];
+	uint16_t xk;		/* bit n clear: xmm n all unknown (zero) */
 };
 
 enum rcv_optype { RCV_OP_NONE, RCV_OP_REG, RCV_OP_IMM, RCV_OP_MEM,
@@ -230,24 +231,30 @@ bool rcv_esc_rsp_offset(const struct rcv_esc *e, int64_t *d);
 /*
  * SSE moves and shuffles (rcv_sse.c).  rcv_sse_modelled(): is @in one in
  * a form modelled (rcv_decode.c sets in->xsem); rcv_sse_memsize(): the
- * bytes its memory operand covers.  The others as rcv_forward(),
- * rcv_backward() (@p: the partial state before, to add to),
+ * bytes its memory operand covers.  The others as rcv_forward() and
+ * rcv_backward(): xmm merged into @post (@pre) directly, general-purpose
+ * registers set in the partial state @o (@p) rcv_sem.c merges; as
  * rcv_reads() (false: not one of ours) and rcv_writes() (@wr's address
  * already set: adds the value).
  */
 bool rcv_sse_modelled(const struct rcv_ins *in);
 unsigned int rcv_sse_memsize(const struct rcv_ins *in);
-void rcv_sse_forward(const struct rcv_ctx *c, uint64_t i,
-		     const struct rcv_ins *in, const struct rcv_state *s,
-		     struct rcv_state *o);
-void rcv_sse_backward(const struct rcv_ctx *c, uint64_t i,
-		      const struct rcv_ins *in, const struct rcv_state *pre,
-		      const struct rcv_state *post, struct rcv_state *p);
+bool rcv_sse_forward(const struct rcv_ctx *c, uint64_t i,
+		     const struct rcv_ins *in, const struct rcv_state *pre,
+		     struct rcv_state *o, struct rcv_state *post,
+		     uint64_t *conflicts);
+bool rcv_sse_backward(const struct rcv_ctx *c, uint64_t i,
+		      const struct rcv_ins *in, struct rcv_state *pre,
+		      const struct rcv_state *post, struct rcv_state *p,
+		      uint64_t *conflicts);
 bool rcv_sse_reads(const struct rcv_ctx *c, const struct rcv_ins *in,
 		   const struct rcv_state *pre, const struct rcv_state *post,
 		   struct rcv_acc *rd);
 void rcv_sse_writes(const struct rcv_ins *in, const struct rcv_state *pre,
 		    struct rcv_acc *wr);
+/* xmm registers @xw does not name, from @from into @to. */
+bool rcv_sse_flow(struct rcv_state *to, const struct rcv_state *from,
+		  uint16_t xw, uint64_t *conflicts);
 
 /* Syscalls that write no user memory and keep all but rax/rcx/r11; those
  * after which no register is known (rcv_mem.c).

@@ -147,14 +147,7 @@ static void pass(const struct rcv_ins *in, const struct rcv_state *from,
 	/* RF: before an instruction it tells nothing about after it. */
 	to->r[RCV_FLAGS].k = from->r[RCV_FLAGS].k & ~in->fw & ~F_RF;
 	to->r[RCV_FLAGS].v = from->r[RCV_FLAGS].v & ~in->fw & ~F_RF;
-	for (g = 0; g < RCV_NXMM; g++) {
-		if (in->xw >> g & 1) {
-			memset(to->x[g], 0, sizeof(to->x[g]));
-		} else {
-			to->x[g][0] = from->x[g][0];
-			to->x[g][1] = from->x[g][1];
-		}
-	}
+	/* xmm: rcv_sse_flow(), straight between the window's states. */
 }
 
 static void set_flags(struct rcv_state *s, uint64_t mask, uint64_t f)
@@ -539,12 +532,6 @@ static bool merge_state(struct rcv_state *to, const struct rcv_state *from,
 
 	for (g = 0; g < RCV_NREG; g++)
 		ch |= rcv_merge(&to->r[g], from->r[g], conflicts);
-	for (g = 0; g < RCV_NXMM; g++) {
-		if (!(from->x[g][0].k | from->x[g][1].k))
-			continue;
-		ch |= rcv_merge(&to->x[g][0], from->x[g][0], conflicts);
-		ch |= rcv_merge(&to->x[g][1], from->x[g][1], conflicts);
-	}
 	return ch;
 }
 
@@ -609,6 +596,7 @@ bool rcv_forward(const struct rcv_ctx *c, uint64_t i,
 		 struct rcv_state *post, uint64_t *conflicts)
 {
 	struct rcv_state o;
+	bool ch;
 
 	if (in->flags & RCV_I_BARRIER)
 		return false;
@@ -621,7 +609,8 @@ bool rcv_forward(const struct rcv_ctx *c, uint64_t i,
 	if (in->fw != ~0ull)
 		o.r[RCV_FLAGS].k |= F_RF;
 	emulate(c, i, in, pre, &o);
-	rcv_sse_forward(c, i, in, pre, &o);
+	ch = rcv_sse_flow(post, pre, in->xw, conflicts);
+	ch |= rcv_sse_forward(c, i, in, pre, &o, post, conflicts);
 	if (sys_keeps_flags(in, pre)) {
 		o.r[RCV_FLAGS].k = pre->r[RCV_FLAGS].k | F_RF;
 		o.r[RCV_FLAGS].v = pre->r[RCV_FLAGS].v & ~F_RF;
@@ -629,7 +618,7 @@ bool rcv_forward(const struct rcv_ctx *c, uint64_t i,
 		o.r[RP_REG_R11] = pre->r[RCV_FLAGS];
 	}
 	zf_result(in, post, &o);
-	return merge_state(post, &o, conflicts);
+	return merge_state(post, &o, conflicts) | ch;
 }
 
 /*
@@ -678,12 +667,14 @@ bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 	struct rcv_state p;
 	struct rcv_val a, b;
 	struct rcv_acc w;
+	bool xch;
 
 	if (in->flags & RCV_I_BARRIER)
 		return false;
 	pass(in, post, &p);
+	xch = rcv_sse_flow(pre, post, in->xw, conflicts);
 	if (in->flags & RCV_I_REP)
-		return merge_state(pre, &p, conflicts);
+		return merge_state(pre, &p, conflicts) | xch;
 	/* RF before the syscall is not what sysret leaves (cleared). */
 	if (sys_keeps_flags(in, pre)) {
 		p.r[RCV_FLAGS].k = post->r[RCV_FLAGS].k & ~F_RF;
@@ -691,7 +682,7 @@ bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 		p.r[RCV_FLAGS].k |= post->r[RP_REG_R11].k;
 		p.r[RCV_FLAGS].v |= post->r[RP_REG_R11].v;
 	}
-	rcv_sse_backward(c, i, in, pre, post, &p);
+	xch |= rcv_sse_backward(c, i, in, pre, post, &p, conflicts);
 	a = post->r[RP_REG_RSP];
 	switch (id) {
 	case X86_INS_PUSH:
@@ -888,5 +879,5 @@ bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 					   (v ? m : 0);
 		}
 	}
-	return merge_state(pre, &p, conflicts);
+	return merge_state(pre, &p, conflicts) | xch;
 }

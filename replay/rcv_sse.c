@@ -72,7 +72,8 @@ bool rcv_sse_modelled(const struct rcv_ins *in)
 			return false;
 		/* xmm <- r/m, r/m <- xmm, xmm <- xmm (movq) */
 		if (is_x(d) && is_x(s))
-			return in->id == X86_INS_MOVQ || in->id == X86_INS_VMOVQ;
+			return in->id == X86_INS_MOVQ ||
+			       in->id == X86_INS_VMOVQ;
 		return (is_x(d) && (s->type == RCV_OP_REG ||
 				    s->type == RCV_OP_MEM)) ||
 		       (is_x(s) && (d->type == RCV_OP_REG ||
@@ -139,21 +140,39 @@ static struct x128 xreg(const struct rcv_state *s, int n)
 	return (struct x128){ { s->x[n][0], s->x[n][1] } };
 }
 
-static void xset(struct rcv_state *s, int n, struct x128 v)
+/* Merges the known bits of @v into half @h of xmm @n of @s. */
+static bool xmerge(struct rcv_state *s, int n, int h, struct rcv_val v,
+		   uint64_t *conflicts)
 {
-	int h;
-
-	for (h = 0; h < 2; h++) {
-		s->x[n][h].k = v.q[h].k;
-		s->x[n][h].v = v.q[h].v & v.q[h].k;
-	}
+	v.v &= v.k;
+	if (!v.k)
+		return false;
+	s->xk |= (uint16_t)(1u << n);
+	return rcv_merge(&s->x[n][h], v, conflicts);
 }
 
-/* Adds the known bits of @v to xmm @n of the partial state @p. */
-static void xlearn(struct rcv_state *p, int n, int h, struct rcv_val v)
+static bool xput(struct rcv_state *s, int n, struct x128 v,
+		 uint64_t *conflicts)
 {
-	p->x[n][h].k |= v.k;
-	p->x[n][h].v |= v.v & v.k;
+	bool ch = xmerge(s, n, 0, v.q[0], conflicts);
+
+	return xmerge(s, n, 1, v.q[1], conflicts) | ch;
+}
+
+bool rcv_sse_flow(struct rcv_state *to, const struct rcv_state *from,
+		  uint16_t xw, uint64_t *conflicts)
+{
+	unsigned int m = from->xk & ~xw & 0xffffu;
+	bool ch = false;
+	int n;
+
+	while (m) {
+		n = __builtin_ctz(m);
+		m &= m - 1;
+		ch |= xmerge(to, n, 0, from->x[n][0], conflicts);
+		ch |= xmerge(to, n, 1, from->x[n][1], conflicts);
+	}
+	return ch;
 }
 
 /* Bytes @addr.. (@size of 4, 8, 16, 32: the low 16) before @i. */
@@ -170,6 +189,12 @@ static struct x128 xmem(const struct rcv_ctx *c, uint64_t i, uint64_t addr,
 	if (size > 8)
 		r.q[1] = c->mem(c->mctx, i, addr + 8, 8);
 	return r;
+}
+
+/* Is half @h of xmm @n all known in @s (nothing left to learn)? */
+static bool xfull(const struct rcv_state *s, int n, int h)
+{
+	return s->x[n][h].k == ~0ull;
 }
 
 /* An operand's value before @in: xmm, GPR (zero-extended) or memory. */
@@ -235,55 +260,63 @@ static struct rcv_val vxor(struct rcv_val a, struct rcv_val b)
 
 /* ---- forward and backward --------------------------------------------- */
 
-void rcv_sse_forward(const struct rcv_ctx *c, uint64_t i,
+bool rcv_sse_forward(const struct rcv_ctx *c, uint64_t i,
 		     const struct rcv_ins *in, const struct rcv_state *s,
-		     struct rcv_state *o)
+		     struct rcv_state *o, struct rcv_state *post,
+		     uint64_t *cf)
 {
 	const struct rcv_op *d = &in->op[0], *src = &in->op[1];
 	unsigned int ms = rcv_sse_memsize(in), l;
 	struct x128 a, b, r;
+	bool ch = false;
 
 	if (!in->xsem)
-		return;
+		return ch;
+	/* A load into an xmm already known after it: memory questions
+	 * cost (alias proofs), and there is nothing to learn.
+	 */
+	if (is_x(d) && xfull(post, d->reg, 0) && xfull(post, d->reg, 1))
+		return ch;
 	switch (kind(in->id)) {
 	case X_MOVQ:
 		if (is_x(d)) {
 			a = xop(c, i, in, src, s, ms);
-			xset(o, d->reg, zext(a, ms));
+			ch |= xput(post, d->reg, zext(a, ms), cf);
 		} else if (d->type == RCV_OP_REG) {
 			reg_set(o, d->reg, ms, 0, s->x[src->reg][0]);
 		}
-		return;
+		return ch;
 	case X_MOV128:
 		if (is_x(d))
-			xset(o, d->reg, xop(c, i, in, src, s, ms));
-		return;
+			ch |= xput(post, d->reg, xop(c, i, in, src, s, ms), cf);
+		return ch;
 	case X_MOVH: case X_MOVL:
 		if (!is_x(d))
-			return;
+			return ch;
 		r = xreg(s, d->reg);
 		a = xop(c, i, in, src, s, 8);
 		r.q[kind(in->id) == X_MOVH] = a.q[0];
-		xset(o, d->reg, r);
-		return;
+		ch |= xput(post, d->reg, r, cf);
+		return ch;
 	case X_UNPL: case X_UNPH:
 		l = kind(in->id) == X_UNPH;
 		a = xreg(s, d->reg);
 		b = xop(c, i, in, src, s, 16);
 		r.q[0] = a.q[l];
 		r.q[1] = b.q[l];
-		xset(o, d->reg, r);
-		return;
+		ch |= xput(post, d->reg, r, cf);
+		return ch;
 	case X_VUNPL:
 		a = xreg(s, src->reg);
 		b = xop(c, i, in, &in->op[2], s, 16);
 		r.q[0] = a.q[0];
 		r.q[1] = b.q[0];
-		xset(o, d->reg, r);
-		return;
+		ch |= xput(post, d->reg, r, cf);
+		return ch;
 	case X_XOR: case X_VXOR: {
-		const struct rcv_op *x = kind(in->id) == X_XOR ? d : src,
-				    *y = kind(in->id) == X_XOR ? src : &in->op[2];
+		bool two = kind(in->id) == X_XOR;
+		const struct rcv_op *x = two ? d : src,
+				    *y = two ? src : &in->op[2];
 
 		if (is_x(y) && y->reg == x->reg) {
 			r = xzero();	/* pxor x, x: zero whatever x was */
@@ -293,8 +326,8 @@ void rcv_sse_forward(const struct rcv_ctx *c, uint64_t i,
 			r.q[0] = vxor(a.q[0], b.q[0]);
 			r.q[1] = vxor(a.q[1], b.q[1]);
 		}
-		xset(o, d->reg, r);
-		return;
+		ch |= xput(post, d->reg, r, cf);
+		return ch;
 	}
 	case X_SHUF:
 		a = xop(c, i, in, src, s, 16);
@@ -302,10 +335,10 @@ void rcv_sse_forward(const struct rcv_ctx *c, uint64_t i,
 		for (l = 0; l < 4; l++)
 			set_lane(&r, l, lane(a, ((uint64_t)in->op[2].imm >>
 						(2 * l)) & 3));
-		xset(o, d->reg, r);
-		return;
+		ch |= xput(post, d->reg, r, cf);
+		return ch;
 	default:
-		return;
+		return ch;
 	}
 }
 
@@ -314,79 +347,89 @@ static bool stored(const struct rcv_ctx *c, uint64_t i,
 		   const struct rcv_ins *in, const struct rcv_state *pre,
 		   const struct rcv_op *m, unsigned int size, struct x128 *v)
 {
-	struct rcv_val a = rcv_addr(c, in, m, pre);
+	struct rcv_val a;
+	int n = in->op[1].reg;
 
+	/* Nothing left to learn of the register stored: no question. */
+	if (xfull(pre, n, 0) && xfull(pre, n, 1))
+		return false;
+	a = rcv_addr(c, in, m, pre);
 	if (a.k != ~0ull || !c->mem || !c->own || !c->own(c->mctx, a.v, size))
 		return false;
 	*v = xmem(c, i + 1, a.v, size);
 	return true;
 }
 
-void rcv_sse_backward(const struct rcv_ctx *c, uint64_t i,
-		      const struct rcv_ins *in, const struct rcv_state *pre,
-		      const struct rcv_state *post, struct rcv_state *p)
+bool rcv_sse_backward(const struct rcv_ctx *c, uint64_t i,
+		      const struct rcv_ins *in, struct rcv_state *pre,
+		      const struct rcv_state *post, struct rcv_state *p,
+		      uint64_t *cf)
 {
 	const struct rcv_op *d = &in->op[0], *src = &in->op[1];
 	unsigned int ms = rcv_sse_memsize(in), l;
 	struct x128 a, r;
+	bool ch = false;
 	int h;
 
 	if (!in->xsem)
-		return;
+		return ch;
 	switch (kind(in->id)) {
 	case X_MOVQ:
 		if (is_x(d) && src->type == RCV_OP_REG) {
 			learn(p, src->reg, ms, 0, post->x[d->reg][0]);
 		} else if (is_x(d) && is_x(src)) {
 			if (d->reg != src->reg)
-				xlearn(p, src->reg, 0, post->x[d->reg][0]);
+				ch |= xmerge(pre, src->reg, 0,
+					     post->x[d->reg][0], cf);
 		} else if (d->type == RCV_OP_REG) {
 			a.q[0] = reg_get(post, d->reg, ms, 0);
-			xlearn(p, src->reg, 0, a.q[0]);
+			ch |= xmerge(pre, src->reg, 0, a.q[0], cf);
 		} else if (d->type == RCV_OP_MEM &&
 			   stored(c, i, in, pre, d, ms, &a)) {
-			xlearn(p, src->reg, 0, a.q[0]);
+			ch |= xmerge(pre, src->reg, 0, a.q[0], cf);
 		}
-		return;
+		return ch;
 	case X_MOV128:
 		if (is_x(d) && is_x(src) && d->reg != src->reg) {
 			for (h = 0; h < 2; h++)
-				xlearn(p, src->reg, h, post->x[d->reg][h]);
+				ch |= xmerge(pre, src->reg, h,
+					     post->x[d->reg][h], cf);
 		} else if (d->type == RCV_OP_MEM &&
 			   stored(c, i, in, pre, d, ms < 16 ? ms : 16, &a)) {
 			for (h = 0; h < 2; h++)
-				xlearn(p, src->reg, h, a.q[h]);
+				ch |= xmerge(pre, src->reg, h, a.q[h], cf);
 		}
-		return;
+		return ch;
 	case X_MOVH: case X_MOVL:
 		h = kind(in->id) == X_MOVH;
 		if (is_x(d))	/* the half not loaded stays */
-			xlearn(p, d->reg, !h, post->x[d->reg][!h]);
+			ch |= xmerge(pre, d->reg, !h, post->x[d->reg][!h], cf);
 		else if (stored(c, i, in, pre, d, 8, &a))
-			xlearn(p, src->reg, h, a.q[0]);
-		return;
+			ch |= xmerge(pre, src->reg, h, a.q[0], cf);
+		return ch;
 	case X_UNPL: case X_UNPH:
 		h = kind(in->id) == X_UNPH;
-		xlearn(p, d->reg, h, post->x[d->reg][0]);
+		ch |= xmerge(pre, d->reg, h, post->x[d->reg][0], cf);
 		if (is_x(src))
-			xlearn(p, src->reg, h, post->x[d->reg][1]);
-		return;
+			ch |= xmerge(pre, src->reg, h, post->x[d->reg][1], cf);
+		return ch;
 	case X_VUNPL:
-		xlearn(p, src->reg, 0, post->x[d->reg][0]);
+		ch |= xmerge(pre, src->reg, 0, post->x[d->reg][0], cf);
 		if (is_x(&in->op[2]))
-			xlearn(p, in->op[2].reg, 0, post->x[d->reg][1]);
-		return;
+			ch |= xmerge(pre, in->op[2].reg, 0,
+				     post->x[d->reg][1], cf);
+		return ch;
 	case X_XOR:
 		/* d ^ s with s not written (and not d): d before */
 		if (!is_x(src) || src->reg == d->reg)
-			return;
+			return ch;
 		for (h = 0; h < 2; h++)
-			xlearn(p, d->reg, h, vxor(post->x[d->reg][h],
-						 post->x[src->reg][h]));
-		return;
+			ch |= xmerge(pre, d->reg, h, vxor(post->x[d->reg][h],
+						 post->x[src->reg][h]), cf);
+		return ch;
 	case X_SHUF:
 		if (!is_x(src))
-			return;
+			return ch;
 		r = xreg(post, d->reg);
 		a = unk;
 		for (l = 0; l < 4; l++) {
@@ -403,10 +446,10 @@ void rcv_sse_backward(const struct rcv_ctx *c, uint64_t i,
 				lane(a, from).k | x.k });
 		}
 		for (h = 0; h < 2; h++)
-			xlearn(p, src->reg, h, a.q[h]);
-		return;
+			ch |= xmerge(pre, src->reg, h, a.q[h], cf);
+		return ch;
 	default:
-		return;
+		return ch;
 	}
 }
 

@@ -43,6 +43,7 @@ static void xval(struct rcv_state *s, int n, uint64_t lo, uint64_t hi)
 {
 	s->x[n][0] = val(lo);
 	s->x[n][1] = val(hi);
+	s->xk |= (uint16_t)(1u << n);
 }
 
 static void assert_x(const struct rcv_state *s, int n, uint64_t lo,
