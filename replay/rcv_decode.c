@@ -560,7 +560,10 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		in->flags |= RCV_I_BARRIER | RCV_I_MEMBAR;
 	/* xmm: the destination of one modelled (rcv_sse.c), every
 	 * explicit one of any other (as for general-purpose registers
-	 * below), and the implicit ones capstone's lists may miss.
+	 * below), and the implicit ones capstone's lists may miss.  A
+	 * system call keeps them as it keeps rbx (Linux restores the
+	 * user's vector state; rt_sigreturn and execve, which do not,
+	 * and unknown numbers are barriers: rcv_build_index()).
 	 */
 	for (i = 0; i < in->nops; i++)
 		if (in->op[i].type == RCV_OP_XMM &&
@@ -574,7 +577,7 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	case X86_INS_XRSTOR: case X86_INS_XRSTOR64: case X86_INS_XRSTORS:
 	case X86_INS_XRSTORS64: case X86_INS_FXRSTOR:
 	case X86_INS_FXRSTOR64: case X86_INS_VZEROALL:
-	case X86_INS_VZEROUPPER: case X86_INS_SYSCALL:
+	case X86_INS_VZEROUPPER:
 		in->xw = 0xffff;
 		break;
 	default:

@@ -12,6 +12,8 @@
 #include <capstone/capstone.h>
 
 #include "rcv_val.h"
+#include "rcv_win.h"
+#include "replay.h"
 
 /* The kinds of instruction modelled here. */
 enum { X_NONE, X_MOVQ, X_MOV128, X_MOVH, X_MOVL, X_UNPL, X_UNPH, X_VUNPL,
@@ -525,4 +527,46 @@ void rcv_sse_writes(const struct rcv_ins *in, const struct rcv_state *pre,
 	default:
 		break;
 	}
+}
+
+/* ---- the window's top ---------------------------------------------------- */
+
+/* FXSAVE: xmm0..15 at byte 160, 16 bytes each (SDM, FXSAVE layout). */
+#define FX_XMM	160
+
+void rcv_sse_end(struct rp_recover *rc,
+		 const struct rp_snap_thread_info *ti)
+{
+	uint64_t q;
+	int g, n, h;
+
+	rc->end_xk = 0;
+	if (!ti->fpregs || ti->fpregs_len < FX_XMM + 16 * RCV_NXMM)
+		return;
+	/* The same stop as the end's registers, or nothing. */
+	for (g = 0; g <= RP_REG_RIP; g++)
+		if (!(rc->end_regs.valid & (1ull << g)) ||
+		    rc->end_regs.val[g] != ti->regs[g])
+			return;
+	for (n = 0; n < RCV_NXMM; n++)
+		for (h = 0; h < 2; h++) {
+			memcpy(&q, ti->fpregs + FX_XMM + 16 * n + 8 * h, 8);
+			rc->end_x[n][h] = known(q);
+		}
+	rc->end_xk = 0xffff;
+}
+
+void rcv_sse_top(struct rp_recover *rc, struct win *w)
+{
+	struct rcv_state *t = &w->st[w->n], e;
+
+	if (w->later) {
+		rcv_sse_flow(t, &w->later->st[0], 0, &rc->stats.conflicts);
+		return;
+	}
+	if (!w->top_end || !rc->end_xk)
+		return;
+	memcpy(e.x, rc->end_x, sizeof(e.x));
+	e.xk = rc->end_xk;
+	rcv_sse_flow(t, &e, 0, &rc->stats.conflicts);
 }

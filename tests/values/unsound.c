@@ -182,6 +182,8 @@ long unsound_xend[2] __attribute__((aligned(16)));
  * only the xmm path gives r12.  Backward: getpid()'s value (unknown to
  * the engine) moves rax -> xmm4 -> (pshufd) xmm5 -> memory kept to the
  * end; rax is cleared: the snapshot's bytes give xmm5, xmm4 and rax back.
+ * Last, a second getpid()'s value | 0x2000 into xmm6, kept to the end:
+ * only the snapshot's xmm6 (its FXSAVE area) gives that rax back.
  */
 static int sse_case(void)
 {
@@ -206,13 +208,17 @@ static int sse_case(void)
 			 "\tmovq %%rax, %%xmm4\n"
 			 "\tpshufd $0x44, %%xmm4, %%xmm5\n"
 			 "\tmovaps %%xmm5, unsound_xend(%%rip)\n"
+			 "\tmov $39, %%eax\n\tsyscall\n"
+			 "\tor $0x2000, %%rax\n"
+			 "\tnop\n"
+			 "\tmovq %%rax, %%xmm6\n"
 			 "\txor %%eax, %%eax\n"
 			 "\tpxor %%xmm4, %%xmm4\n\tpxor %%xmm5, %%xmm5\n"
 			 "\txor %%ecx, %%ecx\n"
 			 "\txor %%edi, %%edi\n"
 			 "\tmov $231, %%eax\n\tsyscall\n"
 			 : : "r"(z) : "rax", "rcx", "rdx", "rdi", "r11", "r12",
-			 "xmm0", "xmm1", "xmm4", "xmm5", "memory");
+			 "xmm0", "xmm1", "xmm4", "xmm5", "xmm6", "memory");
 	return 1;
 }
 
