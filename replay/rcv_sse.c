@@ -142,15 +142,27 @@ static struct x128 xreg(const struct rcv_state *s, int n)
 	return (struct x128){ { s->x[n][0], s->x[n][1] } };
 }
 
-/* Merges the known bits of @v into half @h of xmm @n of @s. */
-static bool xmerge(struct rcv_state *s, int n, int h, struct rcv_val v,
-		   uint64_t *conflicts)
+/* Merges the known bits of @v into half @h of xmm @n of @s (rcv_merge()
+ * inline: every instruction passes the known xmm on).
+ */
+static inline bool xmerge(struct rcv_state *s, int n, int h,
+			  struct rcv_val v, uint64_t *conflicts)
 {
-	v.v &= v.k;
+	struct rcv_val *t = &s->x[n][h];
+	uint64_t add;
+
 	if (!v.k)
 		return false;
+	v.v &= v.k;
 	s->xk |= (uint16_t)(1u << n);
-	return rcv_merge(&s->x[n][h], v, conflicts);
+	if ((t->v ^ v.v) & t->k & v.k)
+		(*conflicts)++;
+	add = v.k & ~t->k;
+	if (!add)
+		return false;
+	t->v = (t->v & ~add) | (v.v & add);
+	t->k |= add;
+	return true;
 }
 
 static bool xput(struct rcv_state *s, int n, struct x128 v,
