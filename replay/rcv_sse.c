@@ -65,7 +65,7 @@ static bool is_x(const struct rcv_op *o)
  */
 bool rcv_sse_modelled(const struct rcv_ins *in)
 {
-	const struct rcv_op *d = &in->op[0], *s = &in->op[1];
+	const struct rcv_op *d = &in->op[0], *s = &in->op[1], *o;
 	int k = kind(in->id);
 
 	switch (k) {
@@ -76,10 +76,14 @@ bool rcv_sse_modelled(const struct rcv_ins *in)
 		if (is_x(d) && is_x(s))
 			return in->id == X86_INS_MOVQ ||
 			       in->id == X86_INS_VMOVQ;
-		return (is_x(d) && (s->type == RCV_OP_REG ||
-				    s->type == RCV_OP_MEM)) ||
-		       (is_x(s) && (d->type == RCV_OP_REG ||
-				    d->type == RCV_OP_MEM));
+		/* The other operand's size is the name's (movd 4, movq 8):
+		 * a general-purpose register's is what is written.
+		 */
+		if (!is_x(d) && !is_x(s))
+			return false;
+		o = is_x(d) ? s : d;
+		return (o->type == RCV_OP_REG || o->type == RCV_OP_MEM) &&
+		       o->size == rcv_sse_memsize(in);
 	case X_MOV128:
 		return in->nops == 2 && (is_x(d) || is_x(s)) &&
 		       (is_x(d) || d->type == RCV_OP_MEM) &&
