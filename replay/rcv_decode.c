@@ -214,6 +214,27 @@ static bool cond_of_jcc(unsigned int id)
 	}
 }
 
+/*
+ * Capstone register -> xmm number (0..15; xmm16..31 and their ymm and zmm
+ * alias 0..15, which only makes more unknown) and size; false for others.
+ */
+static bool xmm_of(unsigned int r, int *n, int *size)
+{
+	if (r >= X86_REG_XMM0 && r <= X86_REG_XMM31) {
+		*n = (int)(r - X86_REG_XMM0) & 15;
+		*size = 16;
+	} else if (r >= X86_REG_YMM0 && r <= X86_REG_YMM31) {
+		*n = (int)(r - X86_REG_YMM0) & 15;
+		*size = 32;
+	} else if (r >= X86_REG_ZMM0 && r <= X86_REG_ZMM31) {
+		*n = (int)(r - X86_REG_ZMM0) & 15;
+		*size = 64;
+	} else {
+		return false;
+	}
+	return true;
+}
+
 /* Is @r (after '%') a vector or mask register? */
 static bool vector_reg(const char *r)
 {
@@ -384,6 +405,7 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	int i, g, sz, sh;
 
 	memset(in, 0, sizeof(*in));
+	in->xw = 0xffff;	/* not decoded by capstone: every xmm */
 	in->ip = ip;
 	in->len = (uint8_t)len;
 	in->next = ip + len;
@@ -396,6 +418,7 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		return;
 	}
 	in->id = (uint16_t)d->ci->id;
+	in->xw = 0;
 	/* movabs is mov with a 64-bit immediate or absolute address. */
 	if (in->id == X86_INS_MOVABS)
 		in->id = X86_INS_MOV;
@@ -414,6 +437,10 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 				p->type = RCV_OP_REG;
 				p->reg = (int8_t)g;
 				p->shift = (uint8_t)sh;
+				p->size = (uint8_t)sz;
+			} else if (xmm_of(o->reg, &g, &sz)) {
+				p->type = RCV_OP_XMM;
+				p->reg = (int8_t)g;
 				p->size = (uint8_t)sz;
 			} else {
 				p->type = RCV_OP_OTHER;
@@ -452,7 +479,8 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		    x->operands[i].reg == X86_REG_FS)
 			in->flags |= RCV_I_FSW;
 	if (in->nops && !op0_read_only(in->id, in->nops) &&
-	    (in->op[0].type == RCV_OP_MEM || in->op[0].type == RCV_OP_REG))
+	    (in->op[0].type == RCV_OP_MEM || in->op[0].type == RCV_OP_REG ||
+	     in->op[0].type == RCV_OP_XMM))
 		in->op[0].access |= CS_AC_WRITE;
 	/* And the other way: capstone 4 marks the memory operand of
 	 * `test [rbx], imm` as written; the SDM says these only read it.
@@ -476,9 +504,22 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	}
 	if (cs_regs_access(d->cs, d->ci, rr, &nr, rw, &nw) != CS_ERR_OK) {
 		in->flags |= RCV_I_BARRIER | RCV_I_MEMBAR;
+		in->xw = 0xffff;
 		return;
 	}
+	in->xsem = rcv_sse_modelled(in);
+	if (in->xsem) {
+		/* Capstone's memory operand sizes are not trusted for
+		 * these; movdqu's and movq's F3 is not a rep.
+		 */
+		for (i = 0; i < in->nops; i++)
+			if (in->op[i].type == RCV_OP_MEM)
+				in->op[i].size = (uint8_t)rcv_sse_memsize(in);
+		in->flags &= (uint8_t)~RCV_I_REP;
+	}
 	for (i = 0; i < nw; i++) {
+		if (xmm_of(rw[i], &g, &sz))
+			in->xw |= (uint16_t)(1u << g);
 		if (rw[i] == X86_REG_FS)
 			in->flags |= RCV_I_FSW;
 		if (rw[i] == X86_REG_EFLAGS && !x->eflags)
@@ -517,7 +558,32 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	    (in->id == X86_INS_PUSH || in->id == X86_INS_POP ||
 	     in->id == X86_INS_LEAVE))
 		in->flags |= RCV_I_BARRIER | RCV_I_MEMBAR;
-	if (!modelled(in->id)) {
+	/* xmm: the destination of one modelled (rcv_sse.c), every
+	 * explicit one of any other (as for general-purpose registers
+	 * below), and the implicit ones capstone's lists may miss.  A
+	 * system call keeps them as it keeps rbx (Linux restores the
+	 * user's vector state; rt_sigreturn and execve, which do not,
+	 * and unknown numbers are barriers: rcv_build_index()).
+	 */
+	for (i = 0; i < in->nops; i++)
+		if (in->op[i].type == RCV_OP_XMM &&
+		    (!in->xsem || i == 0))
+			in->xw |= (uint16_t)(1u << in->op[i].reg);
+	switch (in->id) {
+	case X86_INS_PCMPESTRM: case X86_INS_PCMPISTRM:
+	case X86_INS_VPCMPESTRM: case X86_INS_VPCMPISTRM:
+		in->xw |= 1;
+		break;
+	case X86_INS_XRSTOR: case X86_INS_XRSTOR64: case X86_INS_XRSTORS:
+	case X86_INS_XRSTORS64: case X86_INS_FXRSTOR:
+	case X86_INS_FXRSTOR64: case X86_INS_VZEROALL:
+	case X86_INS_VZEROUPPER:
+		in->xw = 0xffff;
+		break;
+	default:
+		break;
+	}
+	if (!modelled(in->id) && !in->xsem) {
 		/* Capstone 4's lists miss some writes (cmpxchg's rax, mulx's
 		 * second destination): every explicit general-purpose
 		 * register of an instruction we do not model counts as

@@ -36,18 +36,27 @@ struct rcv_val {
 	uint64_t k;		/* bits known */
 };
 
+#define RCV_NXMM	16	/* xmm0..xmm15: their low 128 bits */
+
+/*
+ * x[n][0] is bits 0-63 of xmm n, x[n][1] bits 64-127 (rcv_sse.c): printf
+ * keeps pointers in them (movq/punpcklqdq/movaps).  The upper halves of
+ * ymm are not kept (always unknown).
+ */
 struct rcv_state {
 	struct rcv_val r[RCV_NREG];
+	struct rcv_val x[RCV_NXMM][2];
+	uint16_t xk;		/* bit n clear: xmm n all unknown (zero) */
 };
 
 enum rcv_optype { RCV_OP_NONE, RCV_OP_REG, RCV_OP_IMM, RCV_OP_MEM,
-		  RCV_OP_OTHER };
+		  RCV_OP_OTHER, RCV_OP_XMM };
 
 struct rcv_op {
 	uint8_t type;		/* enum rcv_optype */
 	uint8_t size;		/* bytes */
 	uint8_t access;		/* 1 read, 2 write */
-	int8_t reg;		/* OP_REG: GPR 0..15 */
+	int8_t reg;		/* OP_REG: GPR 0..15; OP_XMM: 0..15 */
 	uint8_t shift;		/* OP_REG: 8 for ah, ch, dh, bh */
 	int8_t base, index;	/* OP_MEM: GPR, RCV_RIP, -1 none */
 	uint8_t scale;
@@ -73,6 +82,9 @@ struct rcv_ins {
 	uint8_t wcode[16];	/* per GPR: 0 not written, 1 low byte, 2 bits
 				 * 8-15, 3 low 16 bits, 4 all 64 */
 	uint64_t fw;		/* rflags bits written */
+	uint16_t xw;		/* xmm registers written (bit n: xmm n);
+				 * rcv_sse.c says what of them it knows */
+	bool xsem;		/* rcv_sse.c models it (rcv_sse_modelled) */
 	struct rcv_op op[3];
 };
 
@@ -138,6 +150,7 @@ struct rcv_acc {
 	uint64_t addr;
 	unsigned int size;
 	struct rcv_val val;	/* the value read or written, when known */
+	struct rcv_val hi;	/* bytes 8..15 of a 16- or 32-byte one */
 };
 
 /* add/sub/adc/sbb/and/or/xor: two operands, the first written (rcv_rw.c). */
@@ -214,6 +227,35 @@ bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in, uint8_t raw0);
 void rcv_esc_async(struct rcv_esc *e);
 /* rsp's offset from the first rsp, when known. */
 bool rcv_esc_rsp_offset(const struct rcv_esc *e, int64_t *d);
+
+/*
+ * SSE moves and shuffles (rcv_sse.c).  rcv_sse_modelled(): is @in one in
+ * a form modelled (rcv_decode.c sets in->xsem); rcv_sse_memsize(): the
+ * bytes its memory operand covers.  The others as rcv_forward() and
+ * rcv_backward(): xmm merged into @post (@pre) directly, general-purpose
+ * registers set in the partial state @o (@p) rcv_sem.c merges; as
+ * rcv_reads() (false: not one of ours) and rcv_writes() (@wr's address
+ * already set: adds the value).
+ */
+bool rcv_sse_modelled(const struct rcv_ins *in);
+unsigned int rcv_sse_memsize(const struct rcv_ins *in);
+bool rcv_sse_forward(const struct rcv_ctx *c, uint64_t i,
+		     const struct rcv_ins *in, const struct rcv_state *pre,
+		     struct rcv_state *o, struct rcv_state *post,
+		     uint64_t *conflicts);
+bool rcv_sse_backward(const struct rcv_ctx *c, uint64_t i,
+		      const struct rcv_ins *in, struct rcv_state *pre,
+		      const struct rcv_state *post, struct rcv_state *p,
+		      uint64_t *conflicts);
+bool rcv_sse_reads(const struct rcv_ctx *c, const struct rcv_ins *in,
+		   const struct rcv_state *pre, const struct rcv_state *post,
+		   struct rcv_acc *rd);
+void rcv_sse_writes(const struct rcv_ins *in, const struct rcv_state *pre,
+		    struct rcv_acc *wr);
+/* xmm registers @xw does not name, from @from into @to. */
+bool rcv_sse_flow(struct rcv_state *to, const struct rcv_state *from,
+		  uint16_t xw, uint64_t *conflicts);
+
 /* Syscalls that write no user memory and keep all but rax/rcx/r11; those
  * after which no register is known (rcv_mem.c).
  */

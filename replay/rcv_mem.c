@@ -86,7 +86,8 @@ static bool sys_keeps_maps(struct win *w, size_t i)
 
 /*
  * Is @a in memory no one wrote from before instruction @i of @w to the
- * end?  An anonymous mapping (or the vDSO) the snapshot shows private and
+ * end?  An anonymous mapping (or the vDSO, or a file mapping no other
+ * mapping of the process shows shared) the snapshot shows private and
  * not writable, in a process with no other recorded thread, with no
  * barrier and no system call between that may have changed mappings,
  * protections or contents (sys_keeps_maps): a store to it faults, and
@@ -142,12 +143,19 @@ static void map_of(struct rp_recover *rc, uint64_t a)
 			m->lo = mi.start;
 			m->hi = mi.end;
 			m->found = true;
-			/* Anonymous only: a file's pages that were not
-			 * copied follow the file, which write(2) or
-			 * another process may change.
+			/* Anonymous, the vDSO, or a file mapped private
+			 * and read-only here and shared nowhere in the
+			 * process: no store of the process reaches it
+			 * (a shared mapping of the file would, through
+			 * the pages never copied; so would write(2) to
+			 * the file or another process: docs/values.md,
+			 * limits).  The snapshot holds a copied page
+			 * (relocated RELRO) or the image's bytes.
 			 */
 			m->ro = !(mi.prot & 10) &&
-				(!mi.path[0] || !strcmp(mi.path, "[vdso]"));
+				(!mi.path[0] || !strcmp(mi.path, "[vdso]") ||
+				 (mi.path[0] != '[' &&
+				  !file_shared(rc, mi.path)));
 			m->priv = !(mi.prot & 8) &&
 				  strncmp(mi.path, "[vvar", 5) &&
 				  !file_shared(rc, mi.path);
@@ -349,16 +357,18 @@ static int ent_sort(struct win *w)
 /* Byte @a of access @x, if it covers it and its value is known. */
 int rcv_acc_byte(const struct rcv_acc *x, uint64_t a, uint8_t *out)
 {
+	struct rcv_val v;
 	unsigned int sh;
 
 	if (!x->valid || !x->addr_known || a - x->addr >= x->size)
 		return -1;	/* does not cover */
-	if (x->size > 8)
-		return 0;
-	sh = (unsigned int)(a - x->addr) * 8;
-	if ((x->val.k >> sh & 0xff) != 0xff)
+	if (a - x->addr >= 16)
+		return 0;	/* a ymm's upper half: never known */
+	v = a - x->addr < 8 ? x->val : x->hi;
+	sh = (unsigned int)((a - x->addr) & 7) * 8;
+	if ((v.k >> sh & 0xff) != 0xff)
 		return 0;	/* covers, value unknown */
-	*out = (uint8_t)(x->val.v >> sh);
+	*out = (uint8_t)(v.v >> sh);
 	return 1;
 }
 

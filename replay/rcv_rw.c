@@ -86,6 +86,8 @@ void rcv_reads(const struct rcv_ctx *c, const struct rcv_ins *in,
 	const struct rcv_op *m;
 
 	memset(rd, 0, sizeof(*rd));
+	if (rcv_sse_reads(c, in, pre, post, rd))
+		return;
 	switch (in->id) {
 	case X86_INS_POP:
 		if (in->op[0].type != RCV_OP_REG || in->op[0].size != 8)
@@ -169,6 +171,7 @@ void rcv_writes(const struct rcv_ctx *c, const struct rcv_ins *in,
 		return;
 	}
 	acc_at(wr, rcv_addr(c, in, m, pre), m->size);
+	rcv_sse_writes(in, pre, wr);
 	if (m == &in->op[0] && c->written && rcv_rmw_arith(in->id))
 		wr->val = c->written(c->mctx, in, 1);
 	if (in->id == X86_INS_MOV && in->nops == 2) {

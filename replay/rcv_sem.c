@@ -30,30 +30,6 @@ bool rcv_merge(struct rcv_val *to, struct rcv_val from, uint64_t *conflicts)
 	return true;
 }
 
-/* Sets the low @size bytes (at @shift) of GPR @g in @s to @x: 4- and
- * 8-byte writes also set the upper bits (zero for 4).
- */
-static void reg_set(struct rcv_state *s, int g, unsigned int size,
-		    unsigned int shift, struct rcv_val x)
-{
-	uint64_t m = wmask(size);
-
-	if (size == 4) {
-		x.v &= m;
-		x.k = (x.k & m) | ~m;
-		m = ~0ull;
-		size = 8;
-	}
-	if (size == 8) {
-		s->r[g].v = x.v & x.k;
-		s->r[g].k = x.k;
-		return;
-	}
-	s->r[g].k = (s->r[g].k & ~(m << shift)) | ((x.k & m) << shift);
-	s->r[g].v = ((s->r[g].v & ~(m << shift)) | ((x.v & m) << shift)) &
-		    s->r[g].k;
-}
-
 /* Operand value before the instruction, low @size bytes. */
 static struct rcv_val op_get(const struct rcv_ctx *c, uint64_t i,
 			     const struct rcv_ins *in, const struct rcv_op *op,
@@ -171,6 +147,7 @@ static void pass(const struct rcv_ins *in, const struct rcv_state *from,
 	/* RF: before an instruction it tells nothing about after it. */
 	to->r[RCV_FLAGS].k = from->r[RCV_FLAGS].k & ~in->fw & ~F_RF;
 	to->r[RCV_FLAGS].v = from->r[RCV_FLAGS].v & ~in->fw & ~F_RF;
+	/* xmm: rcv_sse_flow(), straight between the window's states. */
 }
 
 static void set_flags(struct rcv_state *s, uint64_t mask, uint64_t f)
@@ -619,6 +596,7 @@ bool rcv_forward(const struct rcv_ctx *c, uint64_t i,
 		 struct rcv_state *post, uint64_t *conflicts)
 {
 	struct rcv_state o;
+	bool ch;
 
 	if (in->flags & RCV_I_BARRIER)
 		return false;
@@ -631,6 +609,8 @@ bool rcv_forward(const struct rcv_ctx *c, uint64_t i,
 	if (in->fw != ~0ull)
 		o.r[RCV_FLAGS].k |= F_RF;
 	emulate(c, i, in, pre, &o);
+	ch = rcv_sse_flow(post, pre, in->xw, conflicts);
+	ch |= rcv_sse_forward(c, i, in, pre, &o, post, conflicts);
 	if (sys_keeps_flags(in, pre)) {
 		o.r[RCV_FLAGS].k = pre->r[RCV_FLAGS].k | F_RF;
 		o.r[RCV_FLAGS].v = pre->r[RCV_FLAGS].v & ~F_RF;
@@ -638,21 +618,7 @@ bool rcv_forward(const struct rcv_ctx *c, uint64_t i,
 		o.r[RP_REG_R11] = pre->r[RCV_FLAGS];
 	}
 	zf_result(in, post, &o);
-	return merge_state(post, &o, conflicts);
-}
-
-/* Sets bits of @x (low @size at @shift, an 8- or 4-byte write sets only the
- * low half for 4) in the partial state @p.
- */
-static void learn(struct rcv_state *p, int g, unsigned int size,
-		  unsigned int shift, struct rcv_val x)
-{
-	uint64_t m = wmask(size);
-
-	x.k &= m;
-	x.v &= x.k;
-	p->r[g].k |= x.k << shift;
-	p->r[g].v |= x.v << shift;
+	return merge_state(post, &o, conflicts) | ch;
 }
 
 /*
@@ -701,12 +667,14 @@ bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 	struct rcv_state p;
 	struct rcv_val a, b;
 	struct rcv_acc w;
+	bool xch;
 
 	if (in->flags & RCV_I_BARRIER)
 		return false;
 	pass(in, post, &p);
+	xch = rcv_sse_flow(pre, post, in->xw, conflicts);
 	if (in->flags & RCV_I_REP)
-		return merge_state(pre, &p, conflicts);
+		return merge_state(pre, &p, conflicts) | xch;
 	/* RF before the syscall is not what sysret leaves (cleared). */
 	if (sys_keeps_flags(in, pre)) {
 		p.r[RCV_FLAGS].k = post->r[RCV_FLAGS].k & ~F_RF;
@@ -714,6 +682,7 @@ bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 		p.r[RCV_FLAGS].k |= post->r[RP_REG_R11].k;
 		p.r[RCV_FLAGS].v |= post->r[RP_REG_R11].v;
 	}
+	xch |= rcv_sse_backward(c, i, in, pre, post, &p, conflicts);
 	a = post->r[RP_REG_RSP];
 	switch (id) {
 	case X86_INS_PUSH:
@@ -910,5 +879,5 @@ bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 					   (v ? m : 0);
 		}
 	}
-	return merge_state(pre, &p, conflicts);
+	return merge_state(pre, &p, conflicts) | xch;
 }

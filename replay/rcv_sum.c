@@ -70,6 +70,8 @@ int rcv_flow_forward(struct rp_recover *rc, size_t k)
 		for (g = 0; g < RCV_NREG; g++)
 			ch |= rcv_merge(&l->st[0].r[g], e->st[e->n].r[g],
 					&rc->stats.conflicts);
+		ch |= rcv_sse_flow(&l->st[0], &e->st[e->n], 0,
+				   &rc->stats.conflicts);
 		if (getenv("PTREC_RCV_DEBUG"))
 			fprintf(stderr, "recover: forward into window "
 				"%zu: %d\n", j - 1, ch);

@@ -34,4 +34,42 @@ static inline struct rcv_val reg_get(const struct rcv_state *s, int g,
 	return (struct rcv_val){ (r.v >> shift) & m, (r.k >> shift) & m };
 }
 
+/* Sets the low @size bytes (at @shift) of GPR @g in @s to @x: 4- and
+ * 8-byte writes also set the upper bits (zero for 4).
+ */
+static inline void reg_set(struct rcv_state *s, int g, unsigned int size,
+			   unsigned int shift, struct rcv_val x)
+{
+	uint64_t m = wmask(size);
+
+	if (size == 4) {
+		x.v &= m;
+		x.k = (x.k & m) | ~m;
+		m = ~0ull;
+		size = 8;
+	}
+	if (size == 8) {
+		s->r[g].v = x.v & x.k;
+		s->r[g].k = x.k;
+		return;
+	}
+	s->r[g].k = (s->r[g].k & ~(m << shift)) | ((x.k & m) << shift);
+	s->r[g].v = ((s->r[g].v & ~(m << shift)) | ((x.v & m) << shift)) &
+		    s->r[g].k;
+}
+
+/* Sets bits of @x (low @size at @shift, an 8- or 4-byte write sets only the
+ * low half for 4) in the partial state @p.
+ */
+static inline void learn(struct rcv_state *p, int g, unsigned int size,
+			 unsigned int shift, struct rcv_val x)
+{
+	uint64_t m = wmask(size);
+
+	x.k &= m;
+	x.v &= x.k;
+	p->r[g].k |= x.k << shift;
+	p->r[g].v |= x.v << shift;
+}
+
 #endif /* PTREC_RCV_VAL_H */

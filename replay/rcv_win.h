@@ -126,6 +126,9 @@ struct rp_recover {
 	uint64_t low_word, low_i;
 	size_t low_k;
 	unsigned int low_gen;
+	/* xmm at the thread's end, from the snapshot (rcv_sse_end()). */
+	struct rcv_val end_x[RCV_NXMM][2];
+	uint16_t end_xk;
 	/* Register values a front end assumed (rp_recover_assume()). */
 	struct rcv_fact {
 		uint64_t pos, val;
@@ -259,6 +262,16 @@ bool rcv_loads_back(struct rp_recover *rc, struct win *w);
 /* struct rcv_ctx's mem: up to 8 bytes at @addr before @i; @ctx is a win. */
 struct rcv_val rcv_mem_cb(void *ctx, uint64_t i, uint64_t addr,
 			  unsigned int size);
+
+/*
+ * xmm at the thread's end from the snapshot's FXSAVE area of thread
+ * @ti, when its general-purpose registers are the end's (rcv_sse.c).
+ */
+struct rp_snap_thread_info;
+void rcv_sse_end(struct rp_recover *rc,
+		 const struct rp_snap_thread_info *ti);
+/* xmm into @w's top state: the later window's first, or the end's. */
+void rcv_sse_top(struct rp_recover *rc, struct win *w);
 
 /* Facts (rcv_facts.c): merged into @w's states; true when they added
  * something.

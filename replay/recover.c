@@ -343,6 +343,7 @@ static void top_state(struct rp_recover *rc, struct win *w)
 	struct rcv_state *t = &w->st[w->n];
 	int g;
 
+	rcv_sse_top(rc, w);
 	if (w->later) {
 		for (g = 0; g < RCV_NREG; g++)
 			rcv_merge(&t->r[g], w->later->st[0].r[g],
@@ -762,6 +763,7 @@ int rp_recover_new(struct rp_session *s, uint32_t tid,
 		 * it); its stack is the mapping its stack pointer is in.
 		 */
 		rc->snap_ok = true;
+		rcv_sse_end(rc, &ti);
 		for (i = 0; !rp_snapshot_proc_map(rc->sn, rc->pid, i, &mi);
 		     i++)
 			if (mi.start <= ti.regs[RP_REG_RSP] &&

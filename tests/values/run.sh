@@ -71,9 +71,11 @@ fi
 # store through fs while its base points at the slot (arch_prctl);
 # "rmw": a counter in memory inverted through add/xor/sub [mem], imm;
 # "zf": a taken je after cmp eax, 5 tells eax, not rax; "sys": rflags
-# and rcx after getpid with CF, SF and DF set.
+# and rcx after getpid with CF, SF and DF set; "sse": values through
+# xmm forward and backward (rcv_sse.c); "rofile": a read-only private
+# file mapping changed through a shared mapping of its file.
 if [ -n "${UNSOUND:-}" ]; then
-	for mode in ro bts known fs rmw zf sys; do
+	for mode in ro bts known fs rmw zf sys sse rofile; do
 		rm -rf "$tmp/$mode"
 		timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/$mode" \
 			"$UNSOUND" $mode >"$tmp/log" 2>&1

@@ -31,7 +31,13 @@
  * `unsound ro`: a read-only anonymous page changed by madvise(DONTNEED)
  * (no store; the snapshot's byte is not the one read before); `unsound
  * bts`: bts with a register bit offset writes 8 bytes past its operand.
+ * `unsound sse`: values through xmm (rcv_sse.c) forward into a register
+ * where memory cannot tell them, and backward from the snapshot to the
+ * register movq read.  `unsound rofile`: a private read-only file
+ * mapping whose file is also mapped shared changes under a store
+ * through the shared one (not read-only memory: rcv_mem.c).
  */
+#define _GNU_SOURCE
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -166,6 +172,93 @@ static int ro_case(void)
 	return a == 0x55 && b == 0 ? 0 : 1;
 }
 
+long unsound_xbuf[4] __attribute__((aligned(16)));
+long unsound_xend[2] __attribute__((aligned(16)));
+
+/*
+ * Forward: 0x1122334455667788 moves rdx -> xmm1 -> (punpcklqdq) high half
+ * of xmm0 -> memory (movaps) -> r12 (cleared after); a store through an
+ * unknown pointer and a store of 0 then hide it from the snapshot, so
+ * only the xmm path gives r12.  Backward: getpid()'s value (unknown to
+ * the engine) moves rax -> xmm4 -> (pshufd) xmm5 -> memory kept to the
+ * end; rax is cleared: the snapshot's bytes give xmm5, xmm4 and rax back.
+ * Last, a second getpid()'s value | 0x2000 into xmm6, kept to the end:
+ * only the snapshot's xmm6 (its FXSAVE area) gives that rax back.
+ */
+static int sse_case(void)
+{
+	long z = unknown_zero();
+
+	__asm__ volatile("movabs $0x1122334455667788, %%rdx\n"
+			 "\tmovq %%rdx, %%xmm1\n"
+			 "\tpxor %%xmm0, %%xmm0\n"
+			 "\tpunpcklqdq %%xmm1, %%xmm0\n"
+			 "\tmovaps %%xmm0, unsound_xbuf(%%rip)\n"
+			 "\txor %%edx, %%edx\n"
+			 "\tmov unsound_xbuf+8(%%rip), %%r12\n"
+			 "\tnop\n"
+			 "\txor %%r12d, %%r12d\n"
+			 "\tlea unsound_xbuf(%%rip), %%rcx\n"
+			 "\tadd %0, %%rcx\n"
+			 "\tmovq $5, 16(%%rcx)\n"
+			 "\tmovq $0, unsound_xbuf+8(%%rip)\n"
+			 "\tmov $39, %%eax\n\tsyscall\n"
+			 "\tor $0x1000, %%rax\n"
+			 "\tnop\n"
+			 "\tmovq %%rax, %%xmm4\n"
+			 "\tpshufd $0x44, %%xmm4, %%xmm5\n"
+			 "\tmovaps %%xmm5, unsound_xend(%%rip)\n"
+			 "\tmov $39, %%eax\n\tsyscall\n"
+			 "\tor $0x2000, %%rax\n"
+			 "\tnop\n"
+			 "\tmovq %%rax, %%xmm6\n"
+			 "\txor %%eax, %%eax\n"
+			 "\tpxor %%xmm4, %%xmm4\n\tpxor %%xmm5, %%xmm5\n"
+			 "\txor %%ecx, %%ecx\n"
+			 "\txor %%edi, %%edi\n"
+			 "\tmov $231, %%eax\n\tsyscall\n"
+			 : : "r"(z) : "rax", "rcx", "rdx", "rdi", "r11", "r12",
+			 "xmm0", "xmm1", "xmm4", "xmm5", "xmm6", "memory");
+	return 1;
+}
+
+/*
+ * A memfd of two pages mapped private (page 0 written, so the snapshot
+ * copies the mapping; page 1 never written: it follows the file) and
+ * shared; the private mapping made read-only; page 1 read into r12
+ * (0x55), then 0x66 stored through the shared mapping and read into r13:
+ * the snapshot's byte is not the one r12 read.
+ */
+static int rofile_case(void)
+{
+	int fd = memfd_create("unsound-rofile", 0);
+	volatile unsigned char *p, *q;
+
+	if (fd < 0 || ftruncate(fd, 8192))
+		return 2;
+	/* At constant addresses: the engine knows the load's address. */
+	p = mmap((void *)0x13000000, 8192, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_FIXED_NOREPLACE, fd, 0);
+	q = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p != (void *)0x13000000 || q == MAP_FAILED)
+		return 2;
+	q[4096] = 0x55;
+	p[0] = 1;
+	mprotect((void *)p, 8192, PROT_READ);
+	/* exit_group right after: no system call between that the
+	 * engine cannot name (ro_mem() stops at those).
+	 */
+	__asm__ volatile("movzbq 0x13001000, %%r12\n\tnop\n"
+			 "\tmovb $0x66, 4096(%0)\n"
+			 "\tmovzbq 0x13001000, %%r13\n\tnop\n"
+			 "\txor %%r12d, %%r12d\n\txor %%r13d, %%r13d\n"
+			 "\txor %%edi, %%edi\n"
+			 "\tmov $231, %%eax\n\tsyscall\n"
+			 : : "r"(q) : "rax", "rcx", "rdi", "r11", "r12", "r13",
+			 "memory");
+	return 1;
+}
+
 /* btsq %rcx, (%rax) with rcx = 64 sets bit 0 of the next word. */
 static int bts_case(void)
 {
@@ -197,6 +290,10 @@ int main(int argc, char **argv)
 		return ro_case();
 	if (argc > 1 && !strcmp(argv[1], "bts"))
 		return bts_case();
+	if (argc > 1 && !strcmp(argv[1], "sse"))
+		return sse_case();
+	if (argc > 1 && !strcmp(argv[1], "rofile"))
+		return rofile_case();
 	if (argc > 1 && !strcmp(argv[1], "known")) {
 		/* exit_group(0) right after: no exit path, so rsp at the end
 		 * is the one of the case (the slot's address is known to
