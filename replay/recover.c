@@ -822,6 +822,27 @@ void rp_recover_set_block(struct rp_recover *rc, uint64_t block)
 	rc->block = block;
 }
 
+/* p99 (the GDB stop's latency, #17): the chain's next window ahead of
+ * the questions, in a front end's idle time.  Kept apart from the
+ * window code: it only calls win_at().
+ */
+int rp_recover_prefetch(struct rp_recover *rc)
+{
+	uint64_t back;
+	size_t j;
+	int err;
+
+	for (j = 0; j < RCV_CHAIN; j++) {
+		if (rc->chain[j])
+			continue;
+		back = j * rc->block;
+		if (back >= rc->end)
+			return 0;
+		return win_at(rc, rc->end - back - 1, &err) ? 1 : err;
+	}
+	return 0;
+}
+
 
 int rp_recover_regs(struct rp_recover *rc, uint64_t pos, struct rp_regs *regs)
 {
