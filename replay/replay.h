@@ -975,9 +975,9 @@ void rp_recover_set_block(struct rp_recover *rc, uint64_t block);
  * Computes the next window of the chain counted back from the end (the
  * one nearest the end not computed yet), as a question about a position
  * in it would: for a front end's idle time, so that later questions find
- * it ready.  What a position's window knows does not depend on when it
- * was computed.  Returns 1 when it computed one, 0 when the whole chain
- * is (or the history is shorter), or a negated enum rp_err.
+ * it ready; then the rest of the ramp's summaries (docs/values.md), once
+ * a question began it.  Returns 1 when it computed a window, 0 when there
+ * is nothing left, or a negated enum rp_err.
  */
 int rp_recover_prefetch(struct rp_recover *rc);
 

@@ -194,7 +194,8 @@ fi
 # the chain is computed before the ramp (VALCHECK_WARM=newest: the
 # summary flows into its oldest window and on to the end), when
 # ptrec-server's idle time computed it (VALCHECK_WARM=prefetch:
-# rp_recover_prefetch() until done, the chain then the ramp), and after
+# rp_recover_prefetch() until done: the chain; then position 1, which
+# begins the ramp, and the prefetch again: the rest of it), and after
 # every window of 200 instructions was asked (VALCHECK_BLOCK0=200: the
 # summaries of those windows must not be taken for those of 300).
 if [ -n "${UNSOUND:-}" ]; then

@@ -200,14 +200,21 @@ int main(int argc, char **argv)
 		 * first (the ramp after the chain); VALCHECK_WARM=prefetch:
 		 * what ptrec-server computes in GDB's silences
 		 * (rp_recover_prefetch() until it has nothing left: the
-		 * chain from the end, then the ramp); VALCHECK_COLD=1: each
+		 * chain from the end), then position 1 (which begins the
+		 * ramp where it is in it) and the prefetch again (the rest
+		 * of the ramp); VALCHECK_COLD=1: each
 		 * position as the walk first meets it.
 		 */
 		if (getenv("VALCHECK_WARM") &&
 		    !strcmp(getenv("VALCHECK_WARM"), "prefetch")) {
+			struct rp_regs r1;
 			int pf;
 
 			while ((pf = rp_recover_prefetch(rc)) == 1)
+				;
+			if (!pf && end > 1)
+				rp_recover_regs(rc, 1, &r1);
+			while (!pf && (pf = rp_recover_prefetch(rc)) == 1)
 				;
 			if (pf < 0)
 				fprintf(stderr, "valcheck: prefetch: %s\n",
