@@ -13,6 +13,13 @@ struct rp_cursor {
 	struct rp_session *s;
 	struct rp_thread *t;
 	uint64_t pos;
+	/* Positions [quiet_lo, quiet_hi) are no signal handler's return
+	 * (resync_after_signal()'s scan, whatever the position it starts
+	 * from): the history does not change, and a stop's call stack
+	 * scans the same stretch at every position near it (#17's stop
+	 * latency).
+	 */
+	uint64_t quiet_lo, quiet_hi;
 };
 
 /* The segment holding @pos: the last checkpoint at or before it. */
@@ -423,7 +430,7 @@ int rp_search_threads(struct rp_session *s, int dir, uint32_t *tid,
 	qsort(set, n, sizeof(*set), cmp_u64);
 	for (i = 0; i < s->nthreads && n; i++) {
 		struct rp_thread *t = &s->threads[i];
-		struct rp_cursor c = { s, t, *pos };
+		struct rp_cursor c = { .s = s, .t = t, .pos = *pos };
 
 		if (t == start) {
 			/* Our own thread: strictly past the cursor. */
@@ -547,6 +554,27 @@ static int frames_at(struct rp_cursor *c, uint64_t pos, uint64_t *calls,
  * followed by something else), and takes the frames there from @f's on.
  * Returns how many it put in @calls, or -1 when it finds none.
  */
+/*
+ * Positions [@lo, @at) just scanned by resync_after_signal() hold no
+ * handler return; those whose three instructions after them are before
+ * @at (the scan does not look past it) are remembered.
+ */
+static void quiet_add(struct rp_cursor *c, uint64_t lo, uint64_t at)
+{
+	uint64_t hi = at > 4 ? at - 4 : 0;
+
+	if (lo >= hi)
+		return;
+	if (lo <= c->quiet_hi && hi >= c->quiet_lo &&
+	    c->quiet_lo < c->quiet_hi) {
+		c->quiet_lo = lo < c->quiet_lo ? lo : c->quiet_lo;
+		c->quiet_hi = hi > c->quiet_hi ? hi : c->quiet_hi;
+	} else if (hi - lo > c->quiet_hi - c->quiet_lo) {
+		c->quiet_lo = lo;
+		c->quiet_hi = hi;
+	}
+}
+
 static int resync_after_signal(struct rp_cursor *c, struct fn f, uint64_t at,
 			       uint64_t *calls, size_t max, int depth)
 {
@@ -559,6 +587,10 @@ static int resync_after_signal(struct rp_cursor *c, struct fn f, uint64_t at,
 	if (depth >= FRAMES_RESYNC_DEPTH || !f.known)
 		return -1;
 	for (p = at; p-- > stop && !resume;) {
+		if (p >= c->quiet_lo && p < c->quiet_hi) {
+			p = c->quiet_lo;	/* known: none in there */
+			continue;
+		}
 		if (rp_cursor_peek(c, p, &insn) || insn.iclass != RP_IC_RETURN)
 			continue;
 		for (k = 1; k <= 3 && p + k + 1 <= at; k++) {
@@ -572,6 +604,7 @@ static int resync_after_signal(struct rp_cursor *c, struct fn f, uint64_t at,
 			}
 		}
 	}
+	quiet_add(c, resume ? p + 2 : stop, at);
 	if (!resume)
 		return -1;
 	/* p is now one before the handler's return: its delivery. */

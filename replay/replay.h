@@ -971,6 +971,16 @@ void rp_recover_free(struct rp_recover *rc);
  */
 void rp_recover_set_block(struct rp_recover *rc, uint64_t block);
 
+/*
+ * Computes the next window of the chain counted back from the end (the
+ * one nearest the end not computed yet), as a question about a position
+ * in it would: for a front end's idle time, so that later questions find
+ * it ready; then the rest of the ramp's summaries (docs/values.md), once
+ * a question began it.  Returns 1 when it computed a window, 0 when there
+ * is nothing left, or a negated enum rp_err.
+ */
+int rp_recover_prefetch(struct rp_recover *rc);
+
 /**
  * rp_recover_regs() - the registers known before instruction @pos
  * @pos:	0 to the thread's end (rp_thread_end()); at the end, the final

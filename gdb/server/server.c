@@ -5,6 +5,7 @@
  * breakpoints, the time order across threads) and the monitor commands
  * (monitor.c).  It never sees packet text: conn.c parses and encodes.
  */
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -292,12 +293,35 @@ void server_start(struct server *sv, int in, int out)
 	sv->cont_all = true;
 }
 
+/*
+ * Whether GDB stays silent for @ms milliseconds (nothing read ahead,
+ * nothing arriving): GDB waits for its user, or works on its own.
+ */
+static bool silent(struct server *sv, int ms)
+{
+	struct pollfd p = { .fd = sv->c.rsp.in, .events = POLLIN };
+
+	return sv->c.rsp.pos >= sv->c.rsp.len && poll(&p, 1, ms) == 0;
+}
+
+/* How long GDB must stay silent before idle work starts: less than a
+ * person's pause, more than the gap between the packets of one command.
+ */
+#define IDLE_AFTER_MS 10
+
 int server_run(struct server *sv, int in, int out)
 {
 	struct req r;
 
 	server_start(sv, in, out);
 	while (!sv->quit) {
+		/* Values GDB is likely to ask next, one window at a time,
+		 * while it is silent (a packet that comes meanwhile waits
+		 * for that window).
+		 */
+		if (silent(sv, IDLE_AFTER_MS))
+			while (target_prefetch(&sv->tg) && silent(sv, 0))
+				;
 		if (conn_read(&sv->c, &r))
 			return 0;	/* GDB went away */
 		if (server_handle(sv, &r))

@@ -56,6 +56,7 @@ int target_open(struct target *tg, const char *dir)
 		return -1;
 	}
 	tg->no_values = getenv("PTREC_NO_VALUES") != NULL;
+	tg->no_prefetch = getenv("PTREC_NO_PREFETCH") != NULL;
 	tg->vals_pos = UINT64_MAX;
 	/* The end state: a bundle without one (or a damaged one) still
 	 * replays, with what the history holds.
@@ -269,6 +270,16 @@ struct rp_recover *target_recovery(struct target *tg, size_t cur)
 	if (!tg->rcv[cur])
 		tg->rcv[cur] = rp_timeline_recover(tg->tl, cur);
 	return tg->rcv[cur];
+}
+
+bool target_prefetch(struct target *tg)
+{
+	struct rp_recover *rc;
+
+	if (tg->no_values || tg->no_prefetch)
+		return false;
+	rc = target_recovery(tg, rp_timeline_selected(tg->tl));
+	return rc && rp_recover_prefetch(rc) == 1;
 }
 
 /* Register @idx (enum rp_reg) of thread @cur before the end, recovered

@@ -76,6 +76,7 @@ struct target {
 	 */
 	struct rp_recover **rcv;
 	bool no_values;		/* PTREC_NO_VALUES: the PC alone, as before */
+	bool no_prefetch;	/* PTREC_NO_PREFETCH: windows when asked */
 	uint32_t vals_tid;
 	uint64_t vals_pos;
 	struct rp_regs vals;
@@ -126,6 +127,15 @@ size_t target_call_stack(struct target *tg, size_t cur, uint64_t pos,
 
 /* Thread @cur's recovery context, or NULL (values off, or it failed). */
 struct rp_recover *target_recovery(struct target *tg, size_t cur);
+
+/*
+ * Idle time (GDB sent nothing): the next window of the selected
+ * thread's values, counted back from its end, computed before a stop
+ * asks for it (docs/values.md, "Latency").  True when it computed one
+ * (more may follow), false when there is nothing left to do, values are
+ * off or PTREC_NO_PREFETCH is set.
+ */
+bool target_prefetch(struct target *tg);
 
 /* frames.c: the FREGS_ADDR words of the published stack tg->stack of
  * thread @cur from @off on.  Returns the bytes read.

@@ -5,7 +5,10 @@ gdb_values.py`, once with values on and once with PTREC_NO_VALUES=1 in the
 same run.  `ptrec goto` to GDB_VALUES_N positions drawn with a fixed seed
 from the last 262,144 instructions (the engine's chained windows), each
 timed with what a user's stop reads: the backtrace with every frame's
-locals (`bt full`) and the registers.  Prints one line
+locals (`bt full`) and the registers.  GDB_VALUES_PAUSE seconds (default
+0: back to back, as a script) pass before each stop, untimed: a person
+reading the last one, the silence in which ptrec-server computes the
+values' windows ahead (docs/values.md, "Latency").  Prints one line
 
     gdb-values insns=N stops=K p50=S p99=S
 """
@@ -17,6 +20,7 @@ import time
 import gdb
 
 N = int(os.environ.get('GDB_VALUES_N', '100'))
+PAUSE = float(os.environ.get('GDB_VALUES_PAUSE', '0'))
 
 
 def run(cmd):
@@ -34,6 +38,8 @@ def main():
     times = []
     for _ in range(N):
         pos = rng.randrange(lo, total)
+        if PAUSE:
+            time.sleep(PAUSE)
         t0 = time.perf_counter()
         run('ptrec goto %d' % pos)
         run('bt full')

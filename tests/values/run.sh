@@ -194,14 +194,17 @@ fi
 # before the walk from the end is position 1 (VALCHECK_WARM=first: the
 # next question in the chain computes it to its oldest window), and when
 # the chain is computed before the ramp (VALCHECK_WARM=newest: the
-# summary flows into its oldest window and on to the end), and after
+# summary flows into its oldest window and on to the end), when
+# ptrec-server's idle time computed it (VALCHECK_WARM=prefetch:
+# rp_recover_prefetch() until done: the chain; then position 1, which
+# begins the ramp, and the prefetch again: the rest of it), and after
 # every window of 200 instructions was asked (VALCHECK_BLOCK0=200: the
 # summaries of those windows must not be taken for those of 300).
 if [ -n "${UNSOUND:-}" ]; then
 	rm -rf "$tmp/ramp"
 	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/ramp" \
 		"$UNSOUND" ramp >"$tmp/log" 2>&1
-	for warm in all first newest all/200; do
+	for warm in all first newest prefetch all/200; do
 		b0=
 		case $warm in */*) b0=${warm#*/} warm=${warm%/*} ;; esac
 		if [ -f "$tmp/ramp/manifest.json" ] &&

@@ -197,10 +197,29 @@ int main(int argc, char **argv)
 		 * later windows.  VALCHECK_WARM=first: only the first
 		 * position the walk will reach (before the ramp,
 		 * rcv_sum.c); VALCHECK_WARM=newest: every window, newest
-		 * first (the ramp after the chain); VALCHECK_COLD=1: each
+		 * first (the ramp after the chain); VALCHECK_WARM=prefetch:
+		 * what ptrec-server computes in GDB's silences
+		 * (rp_recover_prefetch() until it has nothing left: the
+		 * chain from the end), then position 1 (which begins the
+		 * ramp where it is in it) and the prefetch again (the rest
+		 * of the ramp); VALCHECK_COLD=1: each
 		 * position as the walk first meets it.
 		 */
-		if (!getenv("VALCHECK_COLD")) {
+		if (getenv("VALCHECK_WARM") &&
+		    !strcmp(getenv("VALCHECK_WARM"), "prefetch")) {
+			struct rp_regs r1;
+			int pf;
+
+			while ((pf = rp_recover_prefetch(rc)) == 1)
+				;
+			if (!pf && end > 1)
+				rp_recover_regs(rc, 1, &r1);
+			while (!pf && (pf = rp_recover_prefetch(rc)) == 1)
+				;
+			if (pf < 0)
+				fprintf(stderr, "valcheck: prefetch: %s\n",
+					rp_errstr(pf));
+		} else if (!getenv("VALCHECK_COLD")) {
 			const char *wm = getenv("VALCHECK_WARM");
 			bool newest = wm && !strcmp(wm, "newest");
 			struct rp_regs warm;
