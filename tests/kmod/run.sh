@@ -117,18 +117,25 @@ echo "$order" | tr ' ' '\n' | sed '/^$/d' >"$root/kq/modules.order"
 # ptkit/cslazy.c, ptkit/liblazy.c, replay/opclazy.c), which ldd does not
 # name: KQ_LAZY_LIBS holds their sonames, and ldd of each gives its path
 # and its own dependencies.
+# Each goes where ldd found libc (the guest's loader searches there).
 lazy_paths() {
+	libdir=$(ldd "$KQ_PTREC" | sed -n 's/.*libc\.so\.6 => \(\/[^ ]*\)\/libc\.so\.6 .*/\1/p')
 	for so in ${KQ_LAZY_LIBS:-}; do
-		p=$(ldconfig -p | sed -n "s/^[[:space:]]*$so (.*x86-64.*) => //p" |
-			head -1)
-		[ -n "$p" ] || die "lazily loaded library $so not found (ldconfig -p)"
+		p=$(${CC:-cc} -print-file-name="$so")
+		case $p in
+		/*) [ -e "$libdir/$so" ] || p=$(realpath -s "$p") ;;
+		*) echo "lazily loaded library $so not found ($p)" >&2
+		   return 1 ;;
+		esac
+		[ -e "$libdir/$so" ] && p=$libdir/$so
 		echo "$p"
 		ldd "$p"
 	done
 }
 if [ -n "${KQ_PTREC:-}" ] && [ -x "$KQ_PTREC" ]; then
 	cp "$KQ_PTREC" "$root/kq/bin/ptrec"
-	{ ldd "$KQ_PTREC"; lazy_paths; } |
+	lazy=$(lazy_paths) || die "cannot find the libraries ptrec loads on first use"
+	{ ldd "$KQ_PTREC"; echo "$lazy"; } |
 	sed -n 's/.*=> \(\/[^ ]*\).*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p; s/^\(\/[^ ]*\)$/\1/p' |
 	sort -u |
 	while read -r lib; do
