@@ -161,6 +161,7 @@ int rcv_flow_forward(struct rp_recover *rc, size_t k);
  * is one (rcv_sum.c); *@wp NULL on error.
  */
 int rcv_ramp_win(struct rp_recover *rc, uint64_t k, struct win **wp);
+struct win *rcv_win_at(struct rp_recover *rc, uint64_t pos, int *err);
 /* The summary of window @k (its last state), if computed; else NULL. */
 const struct rcv_state *rcv_ramp_seed(struct rp_recover *rc, uint64_t k);
 /*

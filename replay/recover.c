@@ -685,6 +685,12 @@ static struct win *win_at(struct rp_recover *rc, uint64_t pos, int *err)
 	return rc->far;
 }
 
+/* win_at() for rcv_sum.c's prefetch. */
+struct win *rcv_win_at(struct rp_recover *rc, uint64_t pos, int *err)
+{
+	return win_at(rc, pos, err);
+}
+
 /* ---- the public interface ---------------------------------------------- */
 
 /*
@@ -822,45 +828,6 @@ void rp_recover_set_block(struct rp_recover *rc, uint64_t block)
 	wpf_cache_free(rc->wpf);
 	rc->wpf = NULL;
 	rc->block = block;
-}
-
-/* p99 (the GDB stop's latency, #17): the chain's next window ahead of
- * the questions, then the next summary of a ramp begun, in a front end's
- * idle time.  Kept apart from the window code: it only calls win_at() and
- * rcv_ramp_win().  Once the ramp has begun, win_at() computes the rest
- * of the chain at once.
- */
-int rp_recover_prefetch(struct rp_recover *rc)
-{
-	uint64_t k, oldest = rc->end / rc->block;
-	struct win *w;
-	size_t j;
-	int err;
-
-	for (j = 0; j < RCV_CHAIN; j++) {
-		if (rc->chain[j])
-			continue;
-		if (j * rc->block >= rc->end)
-			return 0;
-		return win_at(rc, rc->end - j * rc->block - 1, &err) ? 1 : err;
-	}
-	/* The rest of a ramp a question began (its first window, the
-	 * oldest, summarised), which the next question in the chain would
-	 * compute at once: summaries only.  A ramp no question began is
-	 * left alone, as without the prefetch.
-	 */
-	k = oldest < RCV_CHAIN + RCV_RAMP - 1 ? oldest :
-						RCV_CHAIN + RCV_RAMP - 1;
-	if (k < RCV_CHAIN || !rc->sum[k - RCV_CHAIN].valid)
-		return 0;
-	for (; k >= RCV_CHAIN; k--) {
-		if (rc->sum[k - RCV_CHAIN].valid)
-			continue;
-		err = rcv_ramp_win(rc, k, &w);
-		rcv_win_free(w);
-		return err ? err : 1;
-	}
-	return 0;
 }
 
 int rp_recover_regs(struct rp_recover *rc, uint64_t pos, struct rp_regs *regs)
