@@ -15,54 +15,40 @@
 #include <pthread.h>
 #include <stdio.h>
 
+#include "ptkit.h"
+
 #define CS_STR2(x)	#x
 #define CS_STR(x)	CS_STR2(x)
 #define CS_SONAME	"libcapstone.so." CS_STR(CS_API_MAJOR)
 
-static struct {
-	void *lib;
-	cs_err (*open)(cs_arch, cs_mode, csh *);
-	cs_err (*close)(csh *);
-	cs_err (*option)(csh, cs_opt_type, size_t);
-	size_t (*disasm)(csh, const uint8_t *, size_t, uint64_t, size_t,
-			 cs_insn **);
-	bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *,
-			    cs_insn *);
-	cs_insn *(*malloc)(csh);
-	void (*free)(cs_insn *, size_t);
-	const char *(*reg_name)(csh, unsigned int);
-	cs_err (*regs_access)(csh, const cs_insn *, cs_regs, uint8_t *,
-			      cs_regs, uint8_t *);
+static const char *const cs_names[] = {
+	"cs_open", "cs_close", "cs_option", "cs_disasm", "cs_disasm_iter",
+	"cs_malloc", "cs_free", "cs_reg_name", "cs_regs_access",
+};
+static union {
+	void *v[9];
+	struct {
+		cs_err (*open)(cs_arch, cs_mode, csh *);
+		cs_err (*close)(csh *);
+		cs_err (*option)(csh, cs_opt_type, size_t);
+		size_t (*disasm)(csh, const uint8_t *, size_t, uint64_t,
+				 size_t, cs_insn **);
+		bool (*disasm_iter)(csh, const uint8_t **, size_t *,
+				    uint64_t *, cs_insn *);
+		cs_insn *(*malloc)(csh);
+		void (*free)(cs_insn *, size_t);
+		const char *(*reg_name)(csh, unsigned int);
+		cs_err (*regs_access)(csh, const cs_insn *, cs_regs,
+				      uint8_t *, cs_regs, uint8_t *);
+	} f;
 } cs;
+_Static_assert(sizeof(cs.v) == sizeof(cs.f), "one pointer per name");
+static void *cs_lib;
 static pthread_once_t cs_once = PTHREAD_ONCE_INIT;
 
 static void cs_load(void)
 {
-	void *lib = dlopen(CS_SONAME, RTLD_NOW | RTLD_LOCAL);
-
-	if (!lib) {
-		fprintf(stderr, "ptrec: cannot load capstone (%s): %s\n",
-			CS_SONAME, dlerror());
-		return;
-	}
-	*(void **)&cs.open = dlsym(lib, "cs_open");
-	*(void **)&cs.close = dlsym(lib, "cs_close");
-	*(void **)&cs.option = dlsym(lib, "cs_option");
-	*(void **)&cs.disasm = dlsym(lib, "cs_disasm");
-	*(void **)&cs.disasm_iter = dlsym(lib, "cs_disasm_iter");
-	*(void **)&cs.malloc = dlsym(lib, "cs_malloc");
-	*(void **)&cs.free = dlsym(lib, "cs_free");
-	*(void **)&cs.reg_name = dlsym(lib, "cs_reg_name");
-	*(void **)&cs.regs_access = dlsym(lib, "cs_regs_access");
-	if (!cs.open || !cs.close || !cs.option || !cs.disasm ||
-	    !cs.disasm_iter || !cs.malloc || !cs.free || !cs.reg_name ||
-	    !cs.regs_access) {
-		fprintf(stderr, "ptrec: %s lacks a function ptrec uses\n",
-			CS_SONAME);
-		dlclose(lib);
-		return;
-	}
-	cs.lib = lib;
+	cs_lib = ptkit_lib_load(CS_SONAME, RTLD_NOW, cs_names, cs.v, 9);
 }
 
 /* The only entry point without a handle: every other call needs one that
@@ -72,21 +58,21 @@ cs_err __wrap_cs_open(cs_arch arch, cs_mode mode, csh *handle);
 cs_err __wrap_cs_open(cs_arch arch, cs_mode mode, csh *handle)
 {
 	pthread_once(&cs_once, cs_load);
-	if (!cs.lib)
+	if (!cs_lib)
 		return CS_ERR_MEM;
-	return cs.open(arch, mode, handle);
+	return cs.f.open(arch, mode, handle);
 }
 
 cs_err __wrap_cs_close(csh *handle);
 cs_err __wrap_cs_close(csh *handle)
 {
-	return cs.close ? cs.close(handle) : CS_ERR_HANDLE;
+	return cs.f.close ? cs.f.close(handle) : CS_ERR_HANDLE;
 }
 
 cs_err __wrap_cs_option(csh handle, cs_opt_type type, size_t value);
 cs_err __wrap_cs_option(csh handle, cs_opt_type type, size_t value)
 {
-	return cs.option(handle, type, value);
+	return cs.f.option(handle, type, value);
 }
 
 size_t __wrap_cs_disasm(csh handle, const uint8_t *code, size_t size,
@@ -94,7 +80,7 @@ size_t __wrap_cs_disasm(csh handle, const uint8_t *code, size_t size,
 size_t __wrap_cs_disasm(csh handle, const uint8_t *code, size_t size,
 			uint64_t address, size_t count, cs_insn **insn)
 {
-	return cs.disasm(handle, code, size, address, count, insn);
+	return cs.f.disasm(handle, code, size, address, count, insn);
 }
 
 bool __wrap_cs_disasm_iter(csh handle, const uint8_t **code, size_t *size,
@@ -102,26 +88,26 @@ bool __wrap_cs_disasm_iter(csh handle, const uint8_t **code, size_t *size,
 bool __wrap_cs_disasm_iter(csh handle, const uint8_t **code, size_t *size,
 			   uint64_t *address, cs_insn *insn)
 {
-	return cs.disasm_iter(handle, code, size, address, insn);
+	return cs.f.disasm_iter(handle, code, size, address, insn);
 }
 
 cs_insn *__wrap_cs_malloc(csh handle);
 cs_insn *__wrap_cs_malloc(csh handle)
 {
-	return cs.malloc(handle);
+	return cs.f.malloc(handle);
 }
 
 void __wrap_cs_free(cs_insn *insn, size_t count);
 void __wrap_cs_free(cs_insn *insn, size_t count)
 {
-	if (cs.free)
-		cs.free(insn, count);
+	if (cs.f.free)
+		cs.f.free(insn, count);
 }
 
 const char *__wrap_cs_reg_name(csh handle, unsigned int reg_id);
 const char *__wrap_cs_reg_name(csh handle, unsigned int reg_id)
 {
-	return cs.reg_name(handle, reg_id);
+	return cs.f.reg_name(handle, reg_id);
 }
 
 cs_err __wrap_cs_regs_access(csh handle, const cs_insn *insn,
@@ -131,6 +117,6 @@ cs_err __wrap_cs_regs_access(csh handle, const cs_insn *insn,
 			     cs_regs regs_read, uint8_t *regs_read_count,
 			     cs_regs regs_write, uint8_t *regs_write_count)
 {
-	return cs.regs_access(handle, insn, regs_read, regs_read_count,
+	return cs.f.regs_access(handle, insn, regs_read, regs_read_count,
 			      regs_write, regs_write_count);
 }

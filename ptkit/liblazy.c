@@ -21,17 +21,24 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "ptkit.h"
+
 #if !defined(NETTLE_SONAME) || !defined(ZSTD_SONAME)
 #error "NETTLE_SONAME, ZSTD_SONAME: the sonames (the Makefile reads them)"
 #endif
 _Static_assert(sizeof(NETTLE_SONAME) > 1 && sizeof(ZSTD_SONAME) > 1,
 	       "a soname is empty: the Makefile could not read it with objdump");
 
-/* The library @soname with every symbol of @names into @fns, or NULL. */
-static void *load(const char *soname, const char *const *names, void **fns,
-		  size_t n)
+/*
+ * ptkit_lib_load() - the library @soname, opened with dlopen() @flags,
+ * with every symbol of @names into @fns; NULL (and why on stderr) when it
+ * cannot be opened or lacks one.  Shared by the loaders of capstone
+ * (cslazy.c), libopcodes (replay/opclazy.c), nettle and zstd (here).
+ */
+void *ptkit_lib_load(const char *soname, int flags, const char *const *names,
+		     void **fns, size_t n)
 {
-	void *lib = dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
+	void *lib = dlopen(soname, flags | RTLD_LOCAL);
 	size_t i;
 
 	if (!lib) {
@@ -45,6 +52,8 @@ static void *load(const char *soname, const char *const *names, void **fns,
 			fprintf(stderr, "ptrec: %s lacks %s\n", soname,
 				names[i]);
 			dlclose(lib);
+			for (i = 0; i < n; i++)
+				fns[i] = NULL;
 			return NULL;
 		}
 	}
@@ -73,7 +82,8 @@ static pthread_once_t nettle_once = PTHREAD_ONCE_INIT;
 
 static void nettle_load(void)
 {
-	nettle_lib = load(NETTLE_SONAME, nettle_names, nt.v, 4);
+	nettle_lib = ptkit_lib_load(NETTLE_SONAME, RTLD_LAZY, nettle_names,
+				    nt.v, 4);
 }
 
 void __wrap_nettle_hmac_sha256_set_key(struct hmac_sha256_ctx *ctx,
@@ -146,7 +156,8 @@ static pthread_once_t zstd_once = PTHREAD_ONCE_INIT;
 
 static void zstd_load(void)
 {
-	zstd_lib = load(ZSTD_SONAME, zstd_names, zs.v, 10);
+	zstd_lib = ptkit_lib_load(ZSTD_SONAME, RTLD_LAZY, zstd_names, zs.v,
+				  10);
 }
 
 #define ZSTD_READY()	(pthread_once(&zstd_once, zstd_load), zstd_lib)

@@ -80,4 +80,16 @@ struct ptkit_pebs_item {
 int ptkit_pebs_block(const uint8_t *p, const uint8_t *end,
 		     struct ptkit_pebs_item *items, size_t max, size_t *n);
 
+/**
+ * ptkit_lib_load() - a library loaded on first use (ptkit/liblazy.c)
+ * @soname:	its soname, as linked against
+ * @flags:	dlopen()'s RTLD_LAZY or RTLD_NOW (RTLD_LOCAL is added)
+ * @names, @fns: the @n symbols to look up, and where they go
+ *
+ * Return: the dlopen() handle, or NULL with the reason on stderr and every
+ * @fns NULL.
+ */
+void *ptkit_lib_load(const char *soname, int flags, const char *const *names,
+		     void **fns, size_t n);
+
 #endif

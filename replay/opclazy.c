@@ -18,45 +18,37 @@
 #include <pthread.h>
 #include <stdio.h>
 
+#include "ptkit.h"
+
 #ifndef OPCODES_SONAME
 #error "OPCODES_SONAME: libopcodes' soname (the Makefile reads it)"
 #endif
 _Static_assert(sizeof(OPCODES_SONAME) > 1,
 	       "OPCODES_SONAME is empty: the Makefile could not read libopcodes.so's soname with objdump");
 
-static struct {
-	void *lib;
-	disassembler_ftype (*disassembler)(enum bfd_architecture, bool,
-					   unsigned long, bfd *);
-	void (*init_info)(struct disassemble_info *, void *, fprintf_ftype,
-			  fprintf_styled_ftype);
-	void (*init_target)(struct disassemble_info *);
-	void (*free_target)(struct disassemble_info *);
+static const char *const opc_names[] = {
+	"disassembler", "init_disassemble_info", "disassemble_init_for_target",
+	"disassemble_free_target",
+};
+static union {
+	void *v[4];
+	struct {
+		disassembler_ftype (*disassembler)(enum bfd_architecture, bool,
+						   unsigned long, bfd *);
+		void (*init_info)(struct disassemble_info *, void *,
+				  fprintf_ftype, fprintf_styled_ftype);
+		void (*init_target)(struct disassemble_info *);
+		void (*free_target)(struct disassemble_info *);
+	} f;
 } opc;
+_Static_assert(sizeof(opc.v) == sizeof(opc.f), "one pointer per name");
+static void *opc_lib;
 static pthread_once_t opc_once = PTHREAD_ONCE_INIT;
 
 static void opc_load(void)
 {
-	void *lib = dlopen(OPCODES_SONAME, RTLD_LAZY | RTLD_LOCAL);
-
-	if (!lib) {
-		fprintf(stderr, "ptrec: cannot load libopcodes (%s): %s\n",
-			OPCODES_SONAME, dlerror());
-		return;
-	}
-	*(void **)&opc.disassembler = dlsym(lib, "disassembler");
-	*(void **)&opc.init_info = dlsym(lib, "init_disassemble_info");
-	*(void **)&opc.init_target = dlsym(lib, "disassemble_init_for_target");
-	*(void **)&opc.free_target = dlsym(lib, "disassemble_free_target");
-	if (!opc.disassembler || !opc.init_info || !opc.init_target ||
-	    !opc.free_target) {
-		fprintf(stderr, "ptrec: %s lacks a function ptrec uses\n",
-			OPCODES_SONAME);
-		dlclose(lib);
-		opc.disassembler = NULL;
-		return;
-	}
-	opc.lib = lib;
+	opc_lib = ptkit_lib_load(OPCODES_SONAME, RTLD_LAZY, opc_names, opc.v,
+				 4);
 }
 
 /* The first call disasm.c makes: NULL (no disassembler) when the library
@@ -68,7 +60,7 @@ disassembler_ftype __wrap_disassembler(enum bfd_architecture arch, bool big,
 				       unsigned long mach, bfd *abfd)
 {
 	pthread_once(&opc_once, opc_load);
-	return opc.lib ? opc.disassembler(arch, big, mach, abfd) : NULL;
+	return opc_lib ? opc.f.disassembler(arch, big, mach, abfd) : NULL;
 }
 
 void __wrap_init_disassemble_info(struct disassemble_info *info,
@@ -78,18 +70,18 @@ void __wrap_init_disassemble_info(struct disassemble_info *info,
 				  void *stream, fprintf_ftype fprintf_func,
 				  fprintf_styled_ftype fprintf_styled_func)
 {
-	opc.init_info(info, stream, fprintf_func, fprintf_styled_func);
+	opc.f.init_info(info, stream, fprintf_func, fprintf_styled_func);
 }
 
 void __wrap_disassemble_init_for_target(struct disassemble_info *info);
 void __wrap_disassemble_init_for_target(struct disassemble_info *info)
 {
-	opc.init_target(info);
+	opc.f.init_target(info);
 }
 
 void __wrap_disassemble_free_target(struct disassemble_info *info);
 void __wrap_disassemble_free_target(struct disassemble_info *info)
 {
-	if (opc.free_target)
-		opc.free_target(info);
+	if (opc.f.free_target)
+		opc.f.free_target(info);
 }
