@@ -107,38 +107,8 @@ if [ -n "${VALCHECK:-}" ]; then
 		"$VALCHECK" "$tmp/gt" --truth "$at" >>"$tmp/truth" 2>&1
 	done
 	timeout 120 "$PTREC" replay "$tmp/gt" -batch "$@" >"$tmp/regs" 2>&1
-	if python3 - "$tmp/regs" "$tmp/truth" >"$tmp/res" 2>&1 <<'PY'
-import re, sys
-def blocks(path, pat):
-    out, at = {}, None
-    for l in open(path):
-        m = re.match(r'^AT (\d+)', l)
-        if m:
-            at = int(m.group(1)); out[at] = {}
-            continue
-        m = re.match(pat, l)
-        if m and at is not None:
-            out[at][m.group(1)] = m.group(2)
-    return out
-gdb = blocks(sys.argv[1], r'^(r[a-z0-9]+|eflags)\s+(0x[0-9a-f]+|<unavailable>)')
-truth = blocks(sys.argv[2], r'^(\S+) (0x[0-9a-f]+|0)$')
-shown = wrong = total = 0
-for at, regs in truth.items():
-    assert len(regs) == 17, (at, regs)
-    for name, want in regs.items():
-        total += 1
-        got = gdb.get(at, {}).get(name)
-        assert got is not None, ('GDB did not show', at, name)
-        if got == '<unavailable>':
-            continue
-        shown += 1
-        if int(got, 16) != int(want, 16):
-            wrong += 1
-            print('WRONG at %d %s = %s, truth %s' % (at, name, got, want))
-print('%d of %d registers shown at %d positions, %d wrong'
-      % (shown, total, len(truth), wrong))
-sys.exit(1 if wrong or not shown else 0)
-PY
+	if python3 "$testlib_dir/gdb/regcmp.py" "$tmp/regs" "$tmp/truth" \
+		--count 17 --need-shown >"$tmp/res" 2>&1
 	then
 		ok "info registers in the past equals the ground truth: $(tail -1 "$tmp/res")"
 	else
@@ -253,35 +223,8 @@ if [ -n "${VALCHECK:-}" ] && [ -n "${SMASH:-}" ]; then
 	done
 	timeout 120 "$PTREC" replay "$tmp/sm" -batch "$@" >"$tmp/smregs" 2>&1
 	if grep -q '^#1 .* in main ' "$tmp/smregs" &&
-		python3 - "$tmp/smregs" "$tmp/smtruth" >"$tmp/res" 2>&1 <<'PY'
-import re, sys
-def blocks(path, pat):
-    out, at = {}, None
-    for l in open(path):
-        m = re.match(r'^AT (\d+)', l)
-        if m:
-            at = int(m.group(1)); out[at] = {}
-            continue
-        m = re.match(pat, l)
-        if m and at is not None:
-            out[at][m.group(1)] = m.group(2)
-    return out
-gdb = blocks(sys.argv[1], r'^(rbp|rsp)\s+(0x[0-9a-f]+|<unavailable>)')
-truth = blocks(sys.argv[2], r'^(rbp|rsp) (0x[0-9a-f]+|0)$')
-shown = wrong = 0
-for at, regs in truth.items():
-    for name, want in regs.items():
-        got = gdb.get(at, {}).get(name)
-        assert got is not None, ('GDB did not show', at, name)
-        if got == '<unavailable>':
-            continue
-        shown += 1
-        if int(got, 16) != int(want, 16):
-            wrong += 1
-            print('WRONG at %d %s = %s, truth %s' % (at, name, got, want))
-print('%d shown at %d positions, %d wrong' % (shown, len(truth), wrong))
-sys.exit(1 if wrong else 0)
-PY
+		python3 "$testlib_dir/gdb/regcmp.py" "$tmp/smregs" \
+			"$tmp/smtruth" --regs rbp,rsp >"$tmp/res" 2>&1
 	then
 		ok "a smashed saved rbp gives no wrong register in main: $(tail -1 "$tmp/res")"
 	else
