@@ -662,6 +662,8 @@ int rp_walk_run(struct walk *w, int status)
 			status = rp_walk_events(w, status);
 		if (w->err)
 			return w->err;
+		if (w->stopped)
+			break;	/* an index worker at its end */
 		if (status >= 0 && (status & pts_eos))
 			break;
 		if (status >= 0) {
@@ -696,6 +698,11 @@ int rp_walk_run(struct walk *w, int status)
 			gap_bytes(w, ngaps, status);
 			if (status == -pte_eos)
 				break;
+			if (status >= 0 && w->hand_back) {
+				/* The block pass goes on from this PSB. */
+				pt_insn_get_sync_offset(w->d, &w->resync_off);
+				break;
+			}
 			continue;	/* a failed resync is another gap */
 		}
 		if (w->expect_fup) {
