@@ -260,30 +260,38 @@ static int insn_redo(struct walk *w, const struct redo_point *p,
 	struct pt_image *image;
 	struct walk keep;
 	int ret, st;
+	bool fresh = c && (p->nckpts != *w->nckpts ||
+			   p->offset != c->offset);
 
-	if (!c || p->nckpts != *w->nckpts || p->offset != c->offset ||
-	    c->split.len || w->rs || w->ncks || w->seg || w->off_delta ||
-	    w->world.next != p->w.world.next)
+	if (!c || c->split.len || w->rs || w->ncks || w->seg ||
+	    w->off_delta || (fresh && w->pos != c->insn) ||
+	    (!fresh && w->world.next != p->w.world.next))
 		return 1;
-	/* Back to that checkpoint: the walk's counts and state there, its
-	 * decoders, image and caches as they are now.
+	if (!fresh) {
+		/* Back to that checkpoint: the walk's counts and state there,
+		 * its decoders, image and caches as they are now.
+		 */
+		keep = *w;
+		*w = p->w;
+		w->world = keep.world;
+		w->image = keep.image;
+		w->last_map = NULL;
+		w->cls = keep.cls;
+		w->loops = keep.loops;
+		w->dec = keep.dec;
+		w->ild = keep.ild;
+		memcpy(w->ild_buf, keep.ild_buf, sizeof(w->ild_buf));
+		memcpy(w->code, keep.code, sizeof(w->code));
+		w->code_ip = keep.code_ip;
+		w->code_n = keep.code_n;
+		w->buf = keep.buf;
+		*w->ngaps = p->ngaps;
+		*w->nevs = p->nevs;
+	}
+	/* Else nothing decoded since the checkpoint: the error came before
+	 * its first instruction, the events read up to it are the ones the
+	 * instruction decoder reads again (and skips, below).
 	 */
-	keep = *w;
-	*w = p->w;
-	w->world = keep.world;
-	w->image = keep.image;
-	w->last_map = NULL;
-	w->cls = keep.cls;
-	w->loops = keep.loops;
-	w->dec = keep.dec;
-	w->ild = keep.ild;
-	memcpy(w->ild_buf, keep.ild_buf, sizeof(w->ild_buf));
-	memcpy(w->code, keep.code, sizeof(w->code));
-	w->code_ip = keep.code_ip;
-	w->code_n = keep.code_n;
-	w->buf = keep.buf;
-	*w->ngaps = p->ngaps;
-	*w->nevs = p->nevs;
 	w->bd = NULL;
 	w->d = pt_insn_alloc_decoder(cfg);
 	if (!w->d) {
