@@ -540,8 +540,9 @@ run:
 			 * trace, on which libipt's two decoders part ways even
 			 * where the block decoder sees nothing wrong (fuzz_replay
 			 * found a PSB one decoder could not start at and the
-			 * other passed): the thread is indexed with the
-			 * instruction decoder, which materializes segments.
+			 * other passed): that PSB range is decoded again
+			 * with the instruction decoder, which materializes
+			 * segments (insn_redo()).
 			 */
 			if (status != -pte_nomap || block.ninsn) {
 				ret = insn_redo(&w, rp, &cfg, &status, &done);
