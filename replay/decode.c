@@ -723,7 +723,11 @@ int rp_walk_run(struct walk *w, int status)
 		w->pos++;
 		if (w->indexing)
 			rp_walk_track_depth(w, insn.iclass);
-		if (w->indexing && w->s->progress && !(w->pos & 0xffff)) {
+		/* Not from an index worker's redo (index.c): the bar is
+		 * range 0's, drawn from one thread.
+		 */
+		if (w->indexing && !w->hand_back && w->s->progress &&
+		    !(w->pos & 0xffff)) {
 			uint64_t off = 0;
 
 			pt_insn_get_offset(w->d, &off);
