@@ -166,6 +166,7 @@ int rp_walk_add_ckpt(struct walk *w, const struct rp_ckpt *c)
 	v[*w->nckpts].depth = w->depth;
 	v[(*w->nckpts)++].dmin = w->depth;
 	w->seg_min = w->depth;
+	w->ckpt_new = true;
 	return 0;
 }
 

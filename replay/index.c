@@ -586,8 +586,11 @@ run:
 				continue;
 			}
 		}
-		if (block.ninsn)
+		if (block.ninsn && w.ckpt_new) {
+			/* Its first instruction: once per checkpoint. */
+			w.ckpt_new = false;
 			redo_point_take(rp, &w);
+		}
 		if (block.ninsn) {
 			/* Calls and returns end blocks (end_on_call). */
 			int cls = rp_walk_block_class(&w, &block);
