@@ -166,6 +166,7 @@ int rp_walk_add_ckpt(struct walk *w, const struct rp_ckpt *c)
 	v[*w->nckpts].depth = w->depth;
 	v[(*w->nckpts)++].dmin = w->depth;
 	w->seg_min = w->depth;
+	w->ckpt_new = true;
 	return 0;
 }
 
@@ -662,6 +663,8 @@ int rp_walk_run(struct walk *w, int status)
 			status = rp_walk_events(w, status);
 		if (w->err)
 			return w->err;
+		if (w->stopped)
+			break;	/* an index worker at its end */
 		if (status >= 0 && (status & pts_eos))
 			break;
 		if (status >= 0) {
@@ -696,6 +699,11 @@ int rp_walk_run(struct walk *w, int status)
 			gap_bytes(w, ngaps, status);
 			if (status == -pte_eos)
 				break;
+			if (status >= 0 && w->hand_back) {
+				/* The block pass goes on from this PSB. */
+				pt_insn_get_sync_offset(w->d, &w->resync_off);
+				break;
+			}
 			continue;	/* a failed resync is another gap */
 		}
 		if (w->expect_fup) {
@@ -716,7 +724,11 @@ int rp_walk_run(struct walk *w, int status)
 		w->pos++;
 		if (w->indexing)
 			rp_walk_track_depth(w, insn.iclass);
-		if (w->indexing && w->s->progress && !(w->pos & 0xffff)) {
+		/* Not from an index worker's redo (index.c): the bar is
+		 * range 0's, drawn from one thread.
+		 */
+		if (w->indexing && !w->hand_back && w->s->progress &&
+		    !(w->pos & 0xffff)) {
 			uint64_t off = 0;
 
 			pt_insn_get_offset(w->d, &off);

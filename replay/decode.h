@@ -109,6 +109,9 @@ struct walk {
 	bool stop_at_error;	/* counting: stop at the first error */
 	int error;		/* counting: the error stopped at (libipt) */
 	uint64_t resync_off;	/* counting: where it resynced (or ~0) */
+	bool ckpt_new;		/* a checkpoint added (index.c's redo point) */
+	bool hand_back;		/* indexing: stop at the first resync, */
+				/* its offset in resync_off (index.c) */
 	bool stopped;
 	int64_t depth;		/* call depth, from the start of decoding */
 	int64_t seg_min;	/* lowest depth since the last checkpoint */

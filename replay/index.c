@@ -208,6 +208,124 @@ static int resync_blocks(struct walk *w, uint64_t off, int *status)
 	return ret;
 }
 
+/*
+ * The walk at the first instruction after its last checkpoint (a PSB):
+ * where corrupt trace is decoded again from (insn_redo()).
+ */
+struct redo_point {
+	struct walk w;
+	size_t nckpts;		/* 0: none taken yet */
+	uint64_t offset;	/* the checkpoint's */
+	size_t ngaps, nevs;
+};
+
+static void redo_point_take(struct redo_point *p, const struct walk *w)
+{
+	const struct rp_ckpt *c;
+
+	if (!*w->nckpts)
+		return;
+	c = &(*w->ckpts)[*w->nckpts - 1];
+	if ((p->nckpts == *w->nckpts && p->offset == c->offset) ||
+	    w->pos != c->insn)
+		return;
+	p->w = *w;
+	p->nckpts = *w->nckpts;
+	p->offset = c->offset;
+	p->ngaps = *w->ngaps;
+	p->nevs = *w->nevs;
+}
+
+/*
+ * Corrupt trace (a bad packet, an IP suppressed where one is needed),
+ * where libipt's two decoders part: the block decoder may read on past
+ * damage the instruction decoder, which materializes segments, stops at,
+ * and the two resync at different PSBs.  So the damaged stretch is
+ * decoded again as materializing will: from the last checkpoint (a PSB,
+ * its walk in @p) with the instruction decoder, which turns its error into
+ * a gap where a plain pt_insn_next loop meets it and resyncs at the next
+ * PSB as that loop does; the block pass goes on from there.  The rest of
+ * the stream keeps the block decoder's speed.  Returns 0 (*@status the
+ * block decoder's after its resync, or w->stopped, or *@done at the end of
+ * the stream), 1 where it cannot (no such checkpoint, a cut stream, code
+ * mapped since: the thread is indexed with the instruction decoder), or a
+ * negated enum rp_error.
+ */
+static int insn_redo(struct walk *w, const struct redo_point *p,
+		     const struct pt_config *cfg, int *status, bool *done)
+{
+	const struct rp_ckpt *c = *w->nckpts ?
+				  &(*w->ckpts)[*w->nckpts - 1] : NULL;
+	struct pt_block_decoder *bd = w->bd;
+	struct pt_image *image;
+	struct walk keep;
+	int ret, st;
+	bool fresh = c && (p->nckpts != *w->nckpts ||
+			   p->offset != c->offset);
+
+	if (!c || c->split.len || w->rs || w->ncks || w->seg ||
+	    w->off_delta || (fresh && w->pos != c->insn) ||
+	    (!fresh && w->world.next != p->w.world.next))
+		return 1;
+	if (!fresh) {
+		/* Back to that checkpoint: the walk's counts and state there,
+		 * its decoders, image and caches as they are now.
+		 */
+		keep = *w;
+		*w = p->w;
+		w->world = keep.world;
+		w->image = keep.image;
+		w->last_map = NULL;
+		w->cls = keep.cls;
+		w->loops = keep.loops;
+		w->dec = keep.dec;
+		w->ild = keep.ild;
+		memcpy(w->ild_buf, keep.ild_buf, sizeof(w->ild_buf));
+		memcpy(w->code, keep.code, sizeof(w->code));
+		w->code_ip = keep.code_ip;
+		w->code_n = keep.code_n;
+		w->buf = keep.buf;
+		*w->ngaps = p->ngaps;
+		*w->nevs = p->nevs;
+	}
+	/* Else nothing decoded since the checkpoint: the error came before
+	 * its first instruction, the events read up to it are the ones the
+	 * instruction decoder reads again (and skips, below).
+	 */
+	w->bd = NULL;
+	w->d = pt_insn_alloc_decoder(cfg);
+	if (!w->d) {
+		w->bd = bd;
+		return -RP_ERR_NOMEM;
+	}
+	image = w->image;
+	pt_insn_set_image(w->d, image);
+	w->hand_back = true;
+	w->resync_off = UINT64_MAX;
+	/* The events up to its first instruction are taken already. */
+	w->redo = true;
+	w->redo_enable = false;
+	st = pt_insn_sync_set(w->d, c->offset);
+	ret = st < 0 ? 1 : rp_walk_run(w, st);
+	w->hand_back = false;
+	pt_insn_free_decoder(w->d);
+	w->d = NULL;
+	w->bd = bd;
+	if (!ret && w->image != image)
+		pt_blk_set_image(bd, w->image);
+	if (getenv("PTREC_INDEX_DEBUG"))
+		fprintf(stderr, "index: thread %u: corrupt trace decoded again from the PSB at %llu to %llu with the instruction decoder\n",
+			w->t->tid, (unsigned long long)c->offset,
+			(unsigned long long)w->resync_off);
+	if (ret || w->stopped)
+		return ret;
+	if (w->resync_off == UINT64_MAX) {
+		*done = true;
+		return 0;
+	}
+	return resync_blocks(w, w->resync_off, status);
+}
+
 static int index_range(struct range *r)
 {
 	struct rp_session *s = r->s;
@@ -219,10 +337,14 @@ static int index_range(struct range *r)
 	struct pt_image_section_cache *isc;
 	struct pt_block block;
 	struct walk w;
+	struct redo_point *rp = calloc(1, sizeof(*rp));
 	uint8_t *buf = NULL;
 	int ret, status;
+	bool done = false;
 	size_t i;
 
+	if (!rp)
+		return -RP_ERR_NOMEM;
 	memset(&w, 0, sizeof(w));
 	w.s = s;
 	w.t = t;
@@ -242,8 +364,10 @@ static int index_range(struct range *r)
 		w.rs = r->rs = calloc(1, sizeof(*w.rs));
 		if (w.rs)
 			w.rs->lens = calloc(CLS_SLOTS, sizeof(*w.rs->lens));
-		if (!w.rs || !w.rs->lens)
+		if (!w.rs || !w.rs->lens) {
+			free(rp);
 			return -RP_ERR_NOMEM;
+		}
 	}
 	/* Its own cut points are after its start. */
 	while (r->split && w.ck_next < w.ncks &&
@@ -268,6 +392,7 @@ static int index_range(struct range *r)
 	w.world.iscache = r->isc ? r->isc : pt_iscache_alloc(NULL);
 	if (!w.world.iscache) {
 		rp_world_fini(&w.world);
+		free(rp);
 		return -RP_ERR_NOMEM;
 	}
 	ret = rp_world_advance(&w.world, start_tsc(t, r->first_psb));
@@ -415,12 +540,16 @@ run:
 			 * trace, on which libipt's two decoders part ways even
 			 * where the block decoder sees nothing wrong (fuzz_replay
 			 * found a PSB one decoder could not start at and the
-			 * other passed): the thread is indexed with the
-			 * instruction decoder, which materializes segments.
+			 * other passed): that PSB range is decoded again
+			 * with the instruction decoder, which materializes
+			 * segments (insn_redo()).
 			 */
 			if (status != -pte_nomap || block.ninsn) {
-				ret = 1;
-				break;
+				ret = insn_redo(&w, rp, &cfg, &status, &done);
+				blk_from = UINT64_MAX;
+				if (ret || w.stopped || done)
+					break;
+				continue;
 			}
 			ret = nomap_gap(&w, block.ip, &off);
 			if (!ret && off == UINT64_MAX) {
@@ -456,6 +585,11 @@ run:
 				status = rp_walk_ckpt_resync(&w);
 				continue;
 			}
+		}
+		if (block.ninsn && w.ckpt_new) {
+			/* Its first instruction: once per checkpoint. */
+			w.ckpt_new = false;
+			redo_point_take(rp, &w);
 		}
 		if (block.ninsn) {
 			/* Calls and returns end blocks (end_on_call). */
@@ -541,11 +675,13 @@ out:
 	if (isc != r->isc)
 		pt_iscache_free(isc);	/* after the image that uses it */
 	free(buf);
+	free(rp);
 	return ret;
 out_world:
 	if (w.world.iscache != r->isc)
 		pt_iscache_free(w.world.iscache);
 	rp_world_fini(&w.world);
+	free(rp);
 	return ret;
 }
 

@@ -105,6 +105,22 @@ done
 real_trace "simple-glibc x20, a page withheld" "$tmp/nolib.pt" "$tmp/nolib.list" \
 	6/85/4 $((20 * 47233)) 20
 
+# The same with one byte of the eleventh copy, 7,000 bytes in, made 0x02
+# (an extended opcode): corrupt trace, not missing code.  The plain loop
+# stops there and resyncs at the next copy's PSB, skipping that copy's
+# missing page: 5,459 instructions fewer, still 20 errors.  The block pass
+# decodes only that PSB range again with the instruction decoder
+# (replay/index.c, insn_redo()), not the whole stream (issue #19).
+bad_at=$((10 * $(wc -c <"$tmp/nolib.pt") / 20 + 7000))
+{ head -c $bad_at "$tmp/nolib.pt"; printf '\002'
+  tail -c +$((bad_at + 2)) "$tmp/nolib.pt"; } >"$tmp/nolib-bad.pt"
+real_trace "simple-glibc x20, a page withheld, a byte corrupted" \
+	"$tmp/nolib-bad.pt" "$tmp/nolib.list" 6/85/4 $((20 * 47233 - 5459)) 20
+grep -q "^index: thread 1: corrupt trace decoded again from the PSB at $((bad_at - 7000)) " \
+	"$tmp/info" &&
+	ok "a byte corrupted: only its PSB range decoded again with the instruction decoder" ||
+	bad "a byte corrupted: $(grep '^index:' "$tmp/info")"
+
 # A stream with a single PSB, as kAFL/Nyx write them (libxdc's traces in
 # fact have 349 and 74): simple-glibc x30 with the PSB+ (its first 54
 # bytes) of every copy but the first taken out, so the copies follow each

@@ -27,6 +27,7 @@ static struct rp_session *s;
 
 /* The tenth of a run of identical TIPs: its offset and size. */
 struct find {
+	uint64_t min_off;	/* else: the first TIP from here */
 	uint64_t last_ip, off;
 	int last_ipc, run;
 	size_t len;
@@ -38,6 +39,13 @@ static int tip(void *ctx, uint64_t off, const struct pt_packet *pkt)
 
 	if (!pkt || pkt->type != ppt_tip || f->len)
 		return PTKIT_SCAN_NEXT;
+	if (f->min_off) {
+		if (off >= f->min_off && pkt->size > 2) {
+			f->off = off;
+			f->len = pkt->size;
+		}
+		return PTKIT_SCAN_NEXT;
+	}
 	if ((int)pkt->payload.ip.ipc == f->last_ipc &&
 	    pkt->payload.ip.ip == f->last_ip) {
 		if (++f->run == 10) {
@@ -56,10 +64,14 @@ static int tip(void *ctx, uint64_t off, const struct pt_packet *pkt)
  * The reference: libipt's instruction decoder from the first PSB to the
  * end, events taken as they come, a resync at the next PSB after each
  * error (as tests/bench/iptraw and rp_walk_run() do), against the address
- * space of the stream's start.  Its instructions, and in *@err_off the
- * decoder's offset at its first error.
+ * space of the stream's start.  Its instructions' addresses in @ips (up
+ * to @max), and each error's position (instructions before it) and
+ * decoder offset in @err_pos and @err_off (up to ERRS_MAX, *@nerr).
  */
-static uint64_t plain_count(struct rp_thread *t, uint64_t *err_off)
+#define ERRS_MAX	64
+
+static uint64_t plain_count(struct rp_thread *t, uint64_t *ips, size_t max,
+			    uint64_t *err_pos, uint64_t *err_off, size_t *nerr)
 {
 	struct pt_insn insn;
 	struct pt_event ev;
@@ -67,7 +79,7 @@ static uint64_t plain_count(struct rp_thread *t, uint64_t *err_off)
 	uint64_t n = 0;
 	int status;
 
-	*err_off = UINT64_MAX;
+	*nerr = 0;
 	cr_assert_eq(rp_walk_begin(&w, s, t, t->ckpts[0].sb_next), 0);
 	status = pt_insn_sync_forward(w.d);
 	while (status != -pte_eos) {
@@ -78,13 +90,17 @@ static uint64_t plain_count(struct rp_thread *t, uint64_t *err_off)
 		if (status >= 0)
 			status = pt_insn_next(w.d, &insn, sizeof(insn));
 		if (status >= 0) {
+			if (n < max)
+				ips[n] = insn.ip;
 			n++;
 			continue;
 		}
 		if (status == -pte_eos)
 			break;
-		if (*err_off == UINT64_MAX)
-			pt_insn_get_offset(w.d, err_off);
+		if (*nerr < ERRS_MAX) {
+			err_pos[*nerr] = n;
+			pt_insn_get_offset(w.d, &err_off[(*nerr)++]);
+		}
 		status = pt_insn_sync_forward(w.d);
 	}
 	rp_walk_end(&w);
@@ -103,22 +119,36 @@ static uint8_t *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-Test(index_noip, counts_what_the_instruction_decoder_decodes)
+enum damage {
+	SUPPRESSED,	/* the TIP's IP suppressed (0x0d, then PADs) */
+	BAD_OPCODE,	/* the TIP made an undefined extended opcode */
+};
+
+#define IPS_MAX	(1u << 20)
+
+/*
+ * The recording with @how done to its tenth identical TIP, opened with
+ * @workers index workers: the index's count, every address it reads and
+ * its decode gaps against plain_count()'s.  The block pass decodes the
+ * damaged PSB range again with the instruction decoder (index.c,
+ * insn_redo()), the rest with the block decoder.
+ */
+static void check(enum damage how, const char *workers, bool middle)
 {
 	struct find f = { .last_ipc = -1 };
 	char dir[] = "/tmp/ptrec-test-noip-XXXXXX", cmd[8192], path[4200];
+	uint64_t err_pos[ERRS_MAX], err_off[ERRS_MAX];
 	struct sb_manifest *m;
 	struct sb_err err;
 	struct rp_thread *t;
 	struct rp_cursor *c;
 	struct rp_insn insn;
-	uint64_t counted, pos, plain, err_off;
-	size_t size, i;
+	uint64_t counted, pos, plain, *ips;
+	size_t size, i, j, nerr, ndecode = 0;
 	uint8_t *pt;
-	bool found = false;
 	FILE *out;
 
-	/* The recording copied, one TIP of its stream made suppressed. */
+	/* The recording copied, one TIP of its stream damaged. */
 	cr_assert(mkdtemp(dir));
 	snprintf(cmd, sizeof(cmd), "cp -a '%s' '%s/b'", IDX_BUNDLE, dir);
 	cr_assert_eq(system(cmd), 0);
@@ -127,42 +157,113 @@ Test(index_noip, counts_what_the_instruction_decoder_decodes)
 	snprintf(path, sizeof(path), "%s/b/%s", dir, m->threads[0].pt);
 	sb_manifest_free(m);
 	pt = slurp(path, &size);
+	if (middle)
+		f.min_off = size / 2;
 	cr_assert_eq(ptkit_stream_scan(pt, size, tip, &f, NULL), 0);
-	cr_assert(f.len > 1, "no run of ten identical TIPs in the recording");
-	pt[f.off] = 0x0d;	/* TIP, IP suppressed */
-	memset(pt + f.off + 1, 0, f.len - 1);	/* PAD */
+	cr_assert(f.len > 2, "no TIP to damage in the recording");
+	if (how == SUPPRESSED) {
+		pt[f.off] = 0x0d;	/* TIP, IP suppressed */
+		memset(pt + f.off + 1, 0, f.len - 1);	/* PAD */
+	} else {
+		pt[f.off] = 0x02;	/* extended opcode ... */
+		pt[f.off + 1] = 0x55;	/* ... not defined */
+		memset(pt + f.off + 2, 0, f.len - 2);
+	}
 	out = fopen(path, "wb");
 	cr_assert(out && fwrite(pt, 1, size, out) == size && !fclose(out));
 	free(pt);
 
 	setenv("PTREC_INDEX_CACHE", "0", 1);
-	setenv("PTREC_INDEX_THREADS", "1", 1);
+	setenv("PTREC_INDEX_THREADS", workers, 1);
 	snprintf(path, sizeof(path), "%s/b", dir);
 	cr_assert_eq(rp_session_open(&s, path), 0, "%s", rp_session_errmsg(s));
 	t = &s->threads[0];
 	counted = t->insns;
 
-	plain = plain_count(t, &err_off);
-	cr_assert_neq(err_off, UINT64_MAX, "the damage is no error to libipt");
+	ips = malloc(IPS_MAX * sizeof(*ips));
+	cr_assert(ips);
+	plain = plain_count(t, ips, IPS_MAX, err_pos, err_off, &nerr);
+	cr_assert(plain <= IPS_MAX);
+	cr_assert(nerr, "the damage is no error to libipt");
 	cr_assert_eq(counted, plain,
-		     "indexed %llu instructions, the instruction decoder %llu",
-		     (unsigned long long)counted, (unsigned long long)plain);
+		     "%s workers: indexed %llu instructions, the instruction decoder %llu",
+		     workers, (unsigned long long)counted,
+		     (unsigned long long)plain);
+	/* Each of its errors a decode gap there, and no other. */
 	for (i = 0; i < t->ngaps; i++)
-		if (t->gaps[i].reason == RP_GAP_DECODE &&
-		    t->gaps[i].offset == err_off)
-			found = true;
-	cr_assert(found, "no decode gap at offset %llu (TIP at %llu)",
-		  (unsigned long long)err_off, (unsigned long long)f.off);
+		ndecode += t->gaps[i].reason == RP_GAP_DECODE ||
+			   t->gaps[i].reason == RP_GAP_NOMAP;
+	cr_assert_eq(ndecode, nerr, "%zu decode gaps, libipt %zu errors",
+		     ndecode, nerr);
+	for (j = 0; j < nerr; j++) {
+		bool found = false;
 
-	/* Every position counted reads, with no re-index on the way. */
+		for (i = 0; i < t->ngaps; i++)
+			if (t->gaps[i].reason == RP_GAP_DECODE &&
+			    t->gaps[i].offset == err_off[j] &&
+			    t->gaps[i].before == err_pos[j])
+				found = true;
+		cr_assert(found, "no decode gap at offset %llu, position %llu (TIP at %llu)",
+			  (unsigned long long)err_off[j],
+			  (unsigned long long)err_pos[j],
+			  (unsigned long long)f.off);
+	}
+
+	/* Every position counted reads, at the loop's address, with no
+	 * re-index on the way.
+	 */
 	cr_assert_eq(rp_cursor_new(s, t->tid, &c), 0);
-	for (pos = 0; pos < counted; pos++)
+	for (pos = 0; pos < counted; pos++) {
 		cr_assert_eq(rp_cursor_peek(c, pos, &insn), 0,
 			     "position %llu: %s", (unsigned long long)pos,
 			     rp_session_errmsg(s));
+		cr_assert_eq(insn.ip, ips[pos],
+			     "position %llu: %#llx, libipt %#llx",
+			     (unsigned long long)pos,
+			     (unsigned long long)insn.ip,
+			     (unsigned long long)ips[pos]);
+	}
 	cr_assert_eq(t->insns, counted, "the history was re-indexed");
+	cr_assert(!t->exact, "the thread was indexed with the instruction decoder");
 	rp_cursor_free(c);
 	rp_session_close(s);
+	free(ips);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	cr_assert_eq(system(cmd), 0);
+}
+
+Test(index_noip, counts_what_the_instruction_decoder_decodes)
+{
+	check(SUPPRESSED, "1", false);
+}
+
+Test(index_noip, two_workers)
+{
+	check(SUPPRESSED, "2", false);
+}
+
+Test(index_noip, bad_opcode)
+{
+	check(BAD_OPCODE, "1", false);
+}
+
+Test(index_noip, bad_opcode_two_workers)
+{
+	check(BAD_OPCODE, "2", false);
+}
+
+/* The same in the middle of the stream, past its first PSB range. */
+Test(index_noip, bad_opcode_middle)
+{
+	check(BAD_OPCODE, "1", true);
+}
+
+Test(index_noip, bad_opcode_middle_two_workers)
+{
+	check(BAD_OPCODE, "2", true);
+}
+
+Test(index_noip, suppressed_middle_two_workers)
+{
+	check(SUPPRESSED, "2", true);
 }
