@@ -43,15 +43,8 @@ int rp_walk_set_image(struct walk *w)
  */
 static int classify(const uint8_t *b, size_t n, bool rex)
 {
-	static const uint8_t prefixes[] = { 0x66, 0x67, 0xf2, 0xf3, 0xf0,
-					    0x2e, 0x3e, 0x26, 0x36, 0x64,
-					    0x65 };
-	size_t i = 0;
+	size_t i = rp_opcode_at(b, n, rex);
 
-	while (i < n && memchr(prefixes, b[i], sizeof(prefixes)))
-		i++;
-	if (rex && i < n && (b[i] & 0xf0) == 0x40)
-		i++;
 	if (i >= n)
 		return -1;
 	switch (b[i]) {

@@ -44,23 +44,6 @@ ssize_t rp_walk_read_code(struct walk *w, uint64_t ip, uint8_t *buf)
 	return n;
 }
 
-/* Where an instruction's opcode is: past legacy prefixes and REX (64-bit
- * code only reaches here); @len when there is none.
- */
-static size_t opcode_at(const uint8_t *b, size_t len)
-{
-	static const uint8_t prefixes[] = { 0x66, 0x67, 0xf2, 0xf3, 0xf0,
-					    0x2e, 0x3e, 0x26, 0x36, 0x64,
-					    0x65 };
-	size_t i = 0;
-
-	while (i < len && memchr(prefixes, b[i], sizeof(prefixes)))
-		i++;
-	if (i < len && (b[i] & 0xf0) == 0x40)
-		i++;
-	return i;
-}
-
 /*
  * Where an instruction that needs no trace packet goes (SDM Vol. 3C,
  * Table 33-1: only direct jumps and calls, and instructions that do not
@@ -70,7 +53,7 @@ static size_t opcode_at(const uint8_t *b, size_t len)
  */
 uint64_t rp_gap_next_ip(const uint8_t *b, size_t len, uint64_t ip)
 {
-	size_t i = opcode_at(b, len);
+	size_t i = rp_opcode_at(b, len, true);
 	int32_t rel;
 
 	if (i >= len)
@@ -135,7 +118,7 @@ static const uint8_t ild_psb[RP_ILD_BYTES] = {
  */
 static bool undefined_fe_ff(const uint8_t *b, size_t len)
 {
-	size_t i = opcode_at(b, len);
+	size_t i = rp_opcode_at(b, len, true);
 
 	if (i + 1 >= len)
 		return false;

@@ -7,7 +7,27 @@
 #ifndef PTREC_REPLAY_GAPS_H
 #define PTREC_REPLAY_GAPS_H
 
+#include <string.h>
+
 #include "decode.h"
+
+/* Where an instruction's opcode is (SDM Vol. 2: legacy prefixes, then
+ * REX in 64-bit code when @rex): @len when there is none.  Inline: the
+ * index pass classifies every block's last instruction with it.
+ */
+static inline size_t rp_opcode_at(const uint8_t *b, size_t len, bool rex)
+{
+	static const uint8_t prefixes[] = { 0x66, 0x67, 0xf2, 0xf3, 0xf0,
+					    0x2e, 0x3e, 0x26, 0x36, 0x64,
+					    0x65 };
+	size_t i = 0;
+
+	while (i < len && memchr(prefixes, b[i], sizeof(prefixes)))
+		i++;
+	if (rex && i < len && (b[i] & 0xf0) == 0x40)
+		i++;
+	return i;
+}
 
 /*
  * Where an instruction that needs no trace packet goes (SDM Vol. 3C,
