@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode.h"
 #include "rp_internal.h"
 
 struct rp_cursor {
@@ -295,6 +296,71 @@ int rp_cursor_callers(struct rp_cursor *c, uint64_t pos, uint64_t *calls,
 		calls[n] = call;
 	}
 	return (int)n;
+}
+
+int rp_cursor_blocks(struct rp_cursor *c, uint64_t first, uint64_t last,
+		     int (*fn)(void *arg, const struct rp_blk *b), void *arg)
+{
+	struct rp_thread *t = c->t;
+	uint64_t k, pos;
+	struct pt_block block;
+	struct rp_blk b;
+	struct walk w;
+	size_t i;
+	int ret, status;
+
+	if (first >= last)
+		return 0;
+	if (last > t->insns)
+		return -RP_ERR_RANGE;
+	if (t->exact || !t->nckpts)
+		return -RP_ERR_DECODE;
+	k = ckpt_of(t, first);
+	/* Where the index's pass resynced after an error, its positions
+	 * are not the continuous decode's.
+	 */
+	for (i = 0; i < t->ngaps; i++)
+		if (t->gaps[i].before > t->ckpts[k].insn &&
+		    t->gaps[i].before <= last)
+			return -RP_ERR_DECODE;
+	memset(&w, 0, sizeof(w));
+	ret = rp_walk_begin_blocks(&w, c->s, t, &t->ckpts[k], &status);
+	pos = t->ckpts[k].insn;
+	while (!ret && pos < last) {
+		if (status >= 0 && (status & pts_event_pending))
+			status = rp_walk_events(&w, status);
+		if (w.err) {
+			ret = w.err;
+			break;
+		}
+		if (status < 0 || (status & pts_eos)) {
+			ret = -RP_ERR_DECODE;
+			break;
+		}
+		memset(&block, 0, sizeof(block));
+		status = pt_blk_next(w.bd, &block, sizeof(block));
+		if (status < 0 || !block.ninsn)
+			continue;
+		if (block.mode != ptem_64bit || block.isid <= 0) {
+			ret = -RP_ERR_DECODE;
+			break;
+		}
+		if (pos + block.ninsn > first) {
+			b.pos = pos;
+			b.ip = block.ip;
+			b.end_ip = block.end_ip;
+			b.isid = block.isid;
+			b.ninsn = block.ninsn;
+			b.iclass = block.iclass;
+			b.truncated = block.truncated;
+			b.size = block.size;
+			memcpy(b.raw, block.raw, sizeof(b.raw));
+			ret = fn(arg, &b);
+		}
+		pos += block.ninsn;
+	}
+	rp_walk_end(&w);
+	return ret;
 }
 
 int rp_cursor_next(struct rp_cursor *c, int dir)

@@ -736,7 +736,7 @@ int rp_walk_run(struct walk *w, int status)
 static int walk_begin(struct walk *w, struct rp_session *s,
 		      struct rp_thread *t, uint64_t sb_next,
 		      const struct rp_split *sp, const uint64_t *rets,
-		      size_t nrets, uint64_t x, uint64_t to)
+		      size_t nrets, uint64_t x, uint64_t to, bool blk)
 {
 	struct pt_config cfg;
 	size_t len;
@@ -772,8 +772,15 @@ static int walk_begin(struct walk *w, struct rp_session *s,
 		cfg.begin = w->buf;
 		cfg.end = w->buf + len;
 	}
-	w->d = pt_insn_alloc_decoder(&cfg);
-	if (!w->d)
+	if (blk) {
+		/* As the index pass: blocks end at every call and jump. */
+		cfg.flags.variant.block.end_on_jump = 1;
+		cfg.flags.variant.block.end_on_call = 1;
+		w->bd = pt_blk_alloc_decoder(&cfg);
+	} else {
+		w->d = pt_insn_alloc_decoder(&cfg);
+	}
+	if (!w->d && !w->bd)
 		return -RP_ERR_NOMEM;
 	return rp_walk_set_image(w);
 }
@@ -781,7 +788,7 @@ static int walk_begin(struct walk *w, struct rp_session *s,
 int rp_walk_begin(struct walk *w, struct rp_session *s,
 		  struct rp_thread *t, uint64_t sb_next)
 {
-	return walk_begin(w, s, t, sb_next, NULL, NULL, 0, 0, 0);
+	return walk_begin(w, s, t, sb_next, NULL, NULL, 0, 0, 0, false);
 }
 
 int rp_walk_begin_at(struct walk *w, struct rp_session *s,
@@ -798,12 +805,29 @@ int rp_walk_begin_at(struct walk *w, struct rp_session *s,
 	 */
 	if (!x)
 		nrets = 0;
-	ret = walk_begin(w, s, t, c->sb_next, sp, rets, nrets, x, to);
+	ret = walk_begin(w, s, t, c->sb_next, sp, rets, nrets, x, to,
+			 false);
 	*status = -pte_internal;
 	if (!ret)
 		*status = pt_insn_sync_set(w->d, sp ? 0 : c->offset);
 	if (!ret && *status >= 0 && nrets)
 		*status = rp_cut_shim_run(w, *status, rets, nrets, x);
+	return ret;
+}
+
+int rp_walk_begin_blocks(struct walk *w, struct rp_session *s,
+			 struct rp_thread *t, const struct rp_ckpt *c,
+			 int *status)
+{
+	int ret;
+
+	*status = -pte_internal;
+	if (c->split.len)
+		return -RP_ERR_DECODE;
+	ret = walk_begin(w, s, t, c->sb_next, NULL, NULL, 0, 0, 0, true);
+	if (!ret)
+		*status = c == t->ckpts ? pt_blk_sync_forward(w->bd) :
+					  pt_blk_sync_set(w->bd, c->offset);
 	return ret;
 }
 

@@ -234,6 +234,17 @@ int rp_walk_begin_at(struct walk *w, struct rp_session *s,
 int rp_walk_materialize(struct rp_session *s, struct rp_thread *t,
 			uint64_t k, struct rp_seg *seg);
 
+/*
+ * A block-decoder walk of @t from checkpoint @c, synced there (a PSB, or
+ * the stream's first sync for checkpoint 0), configured as the index
+ * pass (blocks end at calls and jumps): cursor.c's rp_cursor_blocks().
+ * A split's checkpoint is not started (-RP_ERR_DECODE): it needs the
+ * instruction decoder's shim.  libipt's status in *@status.
+ */
+int rp_walk_begin_blocks(struct walk *w, struct rp_session *s,
+			 struct rp_thread *t, const struct rp_ckpt *c,
+			 int *status);
+
 /* Frees what a walk holds (either decoder, image, world). */
 void rp_walk_end(struct walk *w);
 

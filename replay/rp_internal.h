@@ -316,6 +316,39 @@ int rp_recover_scan(struct rp_recover *rc, uint64_t *pos, int dir,
 		    int (*fn)(void *arg, const struct rp_access *acc, int n),
 		    void *arg);
 
+/* ---- a stretch of a thread's history as libipt's blocks (cursor.c) ----- */
+
+/*
+ * One block of instructions at consecutive addresses: @ninsn of them from
+ * @ip, the first at position @pos, the last at @end_ip; their bytes in
+ * image section @isid of the session's section cache (rp_session's
+ * iscache), the last one's in @raw when @truncated (it crosses into
+ * another section); @iclass: libipt's class of the last (enum
+ * pt_insn_class; ptic_error: not said).
+ */
+struct rp_blk {
+	uint64_t pos, ip, end_ip;
+	int isid;
+	uint16_t ninsn;
+	int iclass;
+	bool truncated;
+	uint8_t size;
+	uint8_t raw[15];
+};
+
+/*
+ * Calls @fn with the blocks holding positions [@first, @last) of @c's
+ * thread, in order (the first may start before @first, the last end
+ * after @last), decoded with libipt's block decoder from the checkpoint
+ * before @first on, as the index pass counted them.  Stops where @fn
+ * returns nonzero (that value).  -RP_ERR_DECODE where the block decoder
+ * cannot reproduce the positions (a gap, a split's checkpoint, a stream
+ * the instruction decoder indexed, 16- or 32-bit code): the caller reads
+ * those instructions with rp_cursor_peek() instead.
+ */
+int rp_cursor_blocks(struct rp_cursor *c, uint64_t first, uint64_t last,
+		     int (*fn)(void *arg, const struct rp_blk *b), void *arg);
+
 /* Closes the symbol modules of every image (syms.c). */
 void rp_syms_close(struct rp_session *s);
 

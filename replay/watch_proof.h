@@ -129,4 +129,15 @@ int wpf_scan(struct rp_recover *rc, uint64_t *pos, int dir, uint64_t lo,
 			     uint64_t hi),
 	     bool (*refute)(void *arg, uint64_t pos), void *arg);
 
+/*
+ * For tests: the instructions at positions [@first, @last) as a scan reads
+ * them from libipt's blocks (rp_cursor_blocks(), decoded once per address)
+ * against the cursor's, one by one (address, length, class, bytes).
+ * Returns how many differ (0 also when the blocks cannot say: the scan
+ * uses the cursor then) or a negative error; *@served: positions the
+ * blocks gave.
+ */
+int wpf_blocks_check(struct rp_recover *rc, uint64_t first, uint64_t last,
+		     uint64_t *served);
+
 #endif /* PTREC_WATCH_PROOF_H */

@@ -320,7 +320,7 @@ static int check(struct rp_session *s, csh cs)
 {
 	uint64_t positions = 0, writes = 0, known = 0, maybe = 0, missed = 0,
 		 wrong = 0, bounded = 0, outside = 0, passed = 0, tried = 0,
-		 proven = 0;
+		 proven = 0, bserved = 0, bdiff = 0;
 	size_t ti;
 
 	for (ti = 0; ti < rp_thread_count(s); ti++) {
@@ -351,6 +351,18 @@ static int check(struct rp_session *s, csh cs)
 		if (getenv("WATCHTRUTH_BLOCK"))
 			rp_recover_set_block(rc, strtoull(
 				getenv("WATCHTRUTH_BLOCK"), NULL, 0));
+		/* The scan's instructions from libipt's blocks are the
+		 * cursor's (watch_chain.c).
+		 */
+		if (end) {
+			uint64_t served = 0;
+			int d = wpf_blocks_check(rc, 0, end, &served);
+
+			if (d && bdiff++ < 10)
+				printf("BLOCKS thread %u: %d positions differ "
+				       "from the cursor's\n", tid, d);
+			bserved += served;
+		}
 		for (p = 1; p < n && p < end; p++) {
 			const struct sb_truth_rec *pre = &recs[p - 1];
 			struct rp_access acc[4];
@@ -465,9 +477,11 @@ static int check(struct rp_session *s, csh cs)
 	       PRIu64 " outside those bounds); missed %" PRIu64 ", wrong %"
 	       PRIu64 "; proofs (watch_proof.c) at %" PRIu64 " true writes: "
 	       "%" PRIu64 " proven, %" PRIu64 " wrong or passed by a skip "
-	       "scan\n", positions, writes, known, maybe, bounded, outside,
-	       missed, wrong, tried, proven, passed);
-	return missed || wrong || passed;
+	       "scan; %" PRIu64 " positions read from libipt's blocks, "
+	       "%" PRIu64 " threads where they differ from the cursor's\n",
+	       positions, writes, known, maybe, bounded, outside, missed,
+	       wrong, tried, proven, passed, bserved, bdiff);
+	return missed || wrong || passed || bdiff;
 }
 
 int main(int argc, char **argv)

@@ -369,3 +369,38 @@ Test(watch_chain, loop)
 		     (unsigned long)total);
 	rp_session_close(ss);
 }
+
+/*
+ * A scan reads a window's instructions from libipt's blocks, each address
+ * decoded once (rp_cursor_blocks()), not from the cursor: at every
+ * position of both recordings, the same address, length, class and bytes
+ * as the cursor gives, and the blocks give every position (no fallback
+ * to the cursor on these undamaged streams), from any starting point.
+ */
+static void blocks_as_cursor(const char *dir)
+{
+	struct rp_session *ss;
+	struct rp_recover *r;
+	uint64_t e, served, from;
+
+	cr_assert_eq(rp_session_open(&ss, dir), 0);
+	cr_assert_eq(rp_thread_end(ss, rp_thread_tid(ss, 0), &e, NULL), 0);
+	cr_assert_eq(rp_recover_new(ss, rp_thread_tid(ss, 0), &r), 0);
+	cr_assert_eq(wpf_blocks_check(r, 0, e, &served), 0);
+	cr_assert_eq(served, e, "%s: the blocks gave %lu of %lu", dir,
+		     (unsigned long)served, (unsigned long)e);
+	/* Windows that start mid-segment and mid-block. */
+	for (from = 1; from + 1000 < e; from += e / 7 + 13) {
+		cr_assert_eq(wpf_blocks_check(r, from, from + 1000, &served),
+			     0);
+		cr_assert_eq(served, 1000);
+	}
+	rp_recover_free(r);
+	rp_session_close(ss);
+}
+
+Test(watch_chain, blocks)
+{
+	blocks_as_cursor(WATCH_BUNDLE);
+	blocks_as_cursor(LOOP_BUNDLE);
+}
