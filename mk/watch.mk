@@ -87,14 +87,29 @@ $(LOOP_BUNDLE)/manifest.json: $(PTREC) $(BUILD)/tests/bench/gdbloop
 	rm -rf $(LOOP_BUNDLE) && mkdir -p $(dir $(LOOP_BUNDLE))
 	$(PTREC) record -q --start-at step --max-insns 20000 \
 		-o $(LOOP_BUNDLE) -- $(BUILD)/tests/bench/gdbloop >/dev/null
+# And on tests/gdb/watchquiet: a loop of quiet instructions that stores
+# through an address the engine computes and the proofs do not follow
+# (watch_chain.c's quiet windows must leave that store to the engine).
+GDB_WATCHQUIET := $(BUILD)/tests/gdb/watchquiet
+$(GDB_WATCHQUIET): tests/gdb/watchquiet.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -static -no-pie -o $@ $<
+QUIET_BUNDLE := $(BUILD)/tests/unit/replay/quiet-bundle
+$(QUIET_BUNDLE)/manifest.json: $(PTREC) $(GDB_WATCHQUIET)
+	rm -rf $(QUIET_BUNDLE) && mkdir -p $(dir $(QUIET_BUNDLE))
+	$(PTREC) record -q --start-at put --max-insns 20000 \
+		-o $(QUIET_BUNDLE) -- $(GDB_WATCHQUIET) >/dev/null
 $(BUILD)/tests/unit/replay/test_watch_chain: \
 		tests/unit/replay/test_watch_chain.c \
 		$(RP_LIB) $(PTK_LIB) $(SB_LIB) $(WATCH_BUNDLE)/manifest.json \
-		$(LOOP_BUNDLE)/manifest.json
+		$(LOOP_BUNDLE)/manifest.json $(QUIET_BUNDLE)/manifest.json
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
 		-DWATCH_BUNDLE='"$(abspath $(WATCH_BUNDLE))"' \
 		-DLOOP_BUNDLE='"$(abspath $(LOOP_BUNDLE))"' \
+		-DQUIET_BUNDLE='"$(abspath $(QUIET_BUNDLE))"' \
+		-DQUIET_VAR=0x$$(nm $(GDB_WATCHQUIET) | awk '$$3 == "var" { print $$1 }') \
+		-DQUIET_SINK=0x$$(nm $(GDB_WATCHQUIET) | awk '$$3 == "sink" { print $$1 }') \
 		-DLOOP_SINK=0x$$(nm $(BUILD)/tests/bench/gdbloop | awk '$$3 == "sink" { print $$1 }') \
 		-DWATCH_TOTAL=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "total" { print $$1 }') \
 		-DWATCH_STEP=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "step" { print $$1 }') \

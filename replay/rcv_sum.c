@@ -105,6 +105,11 @@ static uint64_t ramp_start(const struct rp_recover *rc)
 						   RCV_CHAIN + RCV_RAMP - 1;
 }
 
+uint64_t rcv_ramp_start(const struct rp_recover *rc)
+{
+	return ramp_start(rc);
+}
+
 const struct rcv_state *rcv_ramp_seed(struct rp_recover *rc, uint64_t k)
 {
 	if (k < RCV_CHAIN || k > ramp_start(rc) ||

@@ -162,6 +162,10 @@ int rcv_flow_forward(struct rp_recover *rc, size_t k);
  */
 int rcv_ramp_win(struct rp_recover *rc, uint64_t k, struct win **wp);
 struct win *rcv_win_at(struct rp_recover *rc, uint64_t pos, int *err);
+/* The ramp's oldest window: windows beyond it are computed on their own,
+ * from nothing but their instructions (watch_chain.c's quiet windows).
+ */
+uint64_t rcv_ramp_start(const struct rp_recover *rc);
 /* The summary of window @k (its last state), if computed; else NULL. */
 const struct rcv_state *rcv_ramp_seed(struct rp_recover *rc, uint64_t k);
 /*

@@ -78,9 +78,14 @@ struct wpf_cache {
 		bool unknown;	/* an access not proven */
 	} *sum;
 	size_t cap_sum;
+	/* [k]: the same for window k proven quiet (find()), apart: what
+	 * is not known there is secret, not proven to miss.
+	 */
+	struct wsum *qsum;
+	size_t cap_qsum;
 	struct wpf_out out;	/* window out_k's accesses (from out_from) */
 	uint64_t out_k, out_from;
-	bool out_valid;
+	bool out_valid, out_quiet;
 	struct run *runs;	/* open hash by (ip, isid) */
 	size_t run_cap, run_n;
 	struct insn_decoder *idec;	/* lengths and classes (ptkit) */
@@ -111,6 +116,9 @@ void wpf_cache_free(struct wpf_cache *c)
 	for (k = 0; k < c->cap_sum; k++)
 		free(c->sum[k].u);
 	free(c->sum);
+	for (k = 0; k < c->cap_qsum; k++)
+		free(c->qsum[k].u);
+	free(c->qsum);
 	wpf_out_free(&c->out);
 	free(c->ins);
 	free(c->cut);
@@ -646,25 +654,32 @@ int wpf_blocks_check(struct rp_recover *rc, uint64_t first, uint64_t last,
 
 #define SUM_MAX	1024	/* distinct accesses kept per window, at most */
 
-/* The distinct accesses of window @k (c->out from instruction @skip on). */
-static int keep_sum(struct wpf_cache *c, uint64_t k, size_t skip)
+/*
+ * The distinct accesses of window @k (c->out from instruction @skip on)
+ * into c->sum, or c->qsum for a quiet window (@quiet: its secret
+ * accesses left out).
+ */
+static int keep_sum(struct wpf_cache *c, uint64_t k, size_t skip,
+		    bool quiet)
 {
+	struct wsum **sp = quiet ? &c->qsum : &c->sum, *v;
+	size_t *capp = quiet ? &c->cap_qsum : &c->cap_sum;
 	struct wpf_acc *u, *x;
-	size_t j, n = 0, m = 0, cap = c->cap_sum;
-	struct wsum *v;
+	size_t j, n = 0, m = 0, cap = *capp;
 
 	if (c->out.contradiction)
 		return 0;
 	if (k >= cap) {
 		cap = 2 * k + 16;
-		v = realloc(c->sum, cap * sizeof(*v));
+		v = realloc(*sp, cap * sizeof(*v));
 		if (!v)
 			return -RP_ERR_NOMEM;
-		memset(v + c->cap_sum, 0, (cap - c->cap_sum) * sizeof(*v));
-		c->sum = v;
-		c->cap_sum = cap;
+		memset(v + *capp, 0, (cap - *capp) * sizeof(*v));
+		*sp = v;
+		*capp = cap;
 	}
-	if (c->sum[k].kept)
+	v = *sp;
+	if (v[k].kept)
 		return 0;
 	/* Distinct by a small open hash (a window repeats its slots). */
 	u = calloc(2 * SUM_MAX, sizeof(*u));
@@ -674,11 +689,11 @@ static int keep_sum(struct wpf_cache *c, uint64_t k, size_t skip)
 		size_t h;
 
 		x = &c->out.acc[j];
-		if (x->i < skip)
+		if (x->i < skip || (quiet && x->secret && !x->known))
 			continue;
 		if (!x->known) {	/* not proven: the engine decides */
 			free(u);
-			c->sum[k] = (struct wsum){ true, NULL, 0, true };
+			v[k] = (struct wsum){ true, NULL, 0, true };
 			return 0;
 		}
 		h = (size_t)((x->lo * 0x9e3779b97f4a7c15ull) ^ x->hi ^
@@ -701,7 +716,7 @@ static int keep_sum(struct wpf_cache *c, uint64_t k, size_t skip)
 	x = realloc(u, (n + 1) * sizeof(*u));
 	if (x)
 		u = x;
-	c->sum[k] = (struct wsum){ true, u, n, false };
+	v[k] = (struct wsum){ true, u, n, false };
 	return 0;
 }
 
@@ -713,8 +728,9 @@ static int keep_sum(struct wpf_cache *c, uint64_t k, size_t skip)
  * window after it); and what is known where it starts into c->edge[k].
  */
 static int prove_window(struct rp_recover *rc, struct wpf_cache *c,
-			uint64_t k)
+			uint64_t k, bool quiet)
 {
+	static const struct wpf_edge nothing;
 	uint64_t last = c->end - k * c->block;
 	uint64_t first = last > c->block ? last - c->block : 0;
 	uint64_t pre = c->block < PREFIX ? c->block : PREFIX;
@@ -725,13 +741,15 @@ static int prove_window(struct rp_recover *rc, struct wpf_cache *c,
 	c->out_valid = false;
 	wpf_out_free(&c->out);
 	ret = load(rc, c, from, last);
+	/* A quiet window is followed from nothing known after it. */
 	if (!ret)
 		ret = wpf_win_run(c->ins, c->cut, last - from, first - from,
-				  k ? &c->edge[k - 1] : &c->top, &w);
+				  quiet ? &nothing : k ? &c->edge[k - 1] :
+				  &c->top, &w);
 	if (ret)
 		return ret;
 	ret = wpf_win_acc(w, first - from, &c->out);
-	if (!ret && k == c->nk) {
+	if (!ret && !quiet && k == c->nk) {
 		if (wpf_grow((void **)&c->edge, &c->cap_k, c->nk,
 			 sizeof(*c->edge), 16))
 			ret = wpf_win_edge(w, &c->edge[c->nk]);
@@ -746,7 +764,8 @@ static int prove_window(struct rp_recover *rc, struct wpf_cache *c,
 	c->out_k = k;
 	c->out_from = from;
 	c->out_valid = true;
-	return keep_sum(c, k, first - from);
+	c->out_quiet = quiet;
+	return keep_sum(c, k, first - from, quiet);
 }
 
 /*
@@ -758,29 +777,43 @@ static int prove_window(struct rp_recover *rc, struct wpf_cache *c,
  * in @acc, *@n (those the proof knows from the instruction alone as
  * known, the others unknown).
  */
+/* @rc's proofs, made or made again for its end and grid. */
+static int cache_get(struct rp_recover *rc, struct wpf_cache **cp)
+{
+	int ret;
+
+	if (rc->wpf && (rc->wpf->end != rc->end ||
+			rc->wpf->block != rc->block)) {
+		wpf_cache_free(rc->wpf);
+		rc->wpf = NULL;
+	}
+	*cp = rc->wpf;
+	if (rc->wpf)
+		return 0;
+	ret = cache_new(rc, cp);
+	if (!ret)
+		rc->wpf = *cp;
+	return ret;
+}
+
 static int find(struct rp_recover *rc, uint64_t a, uint64_t b, int dir,
-		unsigned int kinds, bool far,
+		unsigned int kinds, bool far, bool quiet,
 		bool (*may_hit)(void *arg, unsigned int kind, uint64_t lo,
 				uint64_t hi),
 		void *arg, struct rp_access *acc, int *n, uint64_t *pos)
 {
-	struct wpf_cache **cp = &rc->wpf, *c = *cp;
+	struct wpf_cache *c;
+	const struct wsum *sum;
 	uint64_t k, first;
 	size_t j, lo, hi, e;
+	bool q;
 	int ret;
 
 	if (a >= b || b > rc->end || !rc->block)
 		return 0;
-	if (c && (c->end != rc->end || c->block != rc->block)) {
-		wpf_cache_free(c);
-		*cp = c = NULL;
-	}
-	if (!c) {
-		ret = cache_new(rc, cp);
-		if (ret)
-			return ret;
-		c = *cp;
-	}
+	ret = cache_get(rc, &c);
+	if (ret)
+		return ret;
 	k = (rc->end - 1 - a) / rc->block;
 	if ((rc->end - b) / rc->block != k)
 		return 0;	/* not one window */
@@ -790,35 +823,49 @@ static int find(struct rp_recover *rc, uint64_t a, uint64_t b, int dir,
 	 * asked before (a scan's stops must not depend on that).
 	 */
 	while (k < RCV_CHAIN && c->nk < k) {
-		ret = prove_window(rc, c, c->nk);
+		ret = prove_window(rc, c, c->nk, false);
 		/* A window the cursor cannot give: the engine's to say. */
 		if (ret)
 			return ret == -RP_ERR_NOMEM ? ret : 0;
 		if (!c->out_valid)
 			return 0;
 	}
+	/*
+	 * A window the chain has not reached: with @quiet (watch-unknown
+	 * skip), beyond the ramp (where the engine computes a window from
+	 * its instructions alone, rcv_sum.c) and with no assumed facts, a
+	 * window whose instructions are all quiet is passed where every
+	 * access is either known to miss or secret: relative to a register
+	 * at its start, whose value nothing in the window shows, so the
+	 * engine cannot know it, and skip stops only where it does.
+	 */
+	q = false;
+	if (k >= RCV_CHAIN && k > c->nk) {
+		if (!quiet || rc->nfacts || k <= rcv_ramp_start(rc))
+			return 0;	/* the window after it is not followed */
+		q = true;
+	}
+	sum = q ? c->qsum : c->sum;
 	first = rc->end - k * rc->block;
 	first = first > rc->block ? first - rc->block : 0;
-	if (k < c->cap_sum && c->sum[k].kept && a == first &&
+	if (k < (q ? c->cap_qsum : c->cap_sum) && sum[k].kept && a == first &&
 	    b == rc->end - k * rc->block) {
-		if (c->sum[k].unknown)
+		if (sum[k].unknown)
 			return 0;
-		for (j = 0; j < c->sum[k].nu; j++) {
-			const struct wpf_acc *x = &c->sum[k].u[j];
+		for (j = 0; j < sum[k].nu; j++) {
+			const struct wpf_acc *x = &sum[k].u[j];
 
 			if ((kinds & x->kind) &&
 			    may_hit(arg, x->kind, x->lo, x->hi))
 				break;
 		}
-		if (j == c->sum[k].nu)
+		if (j == sum[k].nu)
 			return 1;
 		if (!acc)
 			return 0;
 	}
-	if (!c->out_valid || c->out_k != k) {
-		if (k > c->nk)
-			return 0;	/* the window after it is not followed */
-		ret = prove_window(rc, c, k);
+	if (!c->out_valid || c->out_k != k || c->out_quiet != q) {
+		ret = prove_window(rc, c, k, q);
 		if (ret)
 			return ret == -RP_ERR_NOMEM ? ret : 0;
 		if (!c->out_valid)
@@ -852,7 +899,7 @@ static int find(struct rp_recover *rc, uint64_t a, uint64_t b, int dir,
 		for (s = s0; s < e; s++) {
 			const struct wpf_acc *x = &c->out.acc[s];
 
-			if (!(kinds & x->kind))
+			if (!(kinds & x->kind) || (q && x->secret && !x->known))
 				continue;
 			if (!x->known)
 				return 0;
@@ -886,13 +933,46 @@ static int find(struct rp_recover *rc, uint64_t a, uint64_t b, int dir,
 	return 1;
 }
 
+int wpf_quiet_secret(struct rp_recover *rc, uint64_t pos, unsigned int kinds)
+{
+	struct wpf_cache *c;
+	uint64_t k;
+	size_t j;
+	int ret, n = 0;
+
+	if (pos >= rc->end || !rc->block)
+		return -RP_ERR_RANGE;
+	ret = cache_get(rc, &c);
+	if (ret)
+		return ret;
+	k = (rc->end - 1 - pos) / rc->block;
+	if (!c || k < RCV_CHAIN || rc->nfacts || k <= rcv_ramp_start(rc))
+		return 0;
+	if (!c->out_valid || c->out_k != k || !c->out_quiet) {
+		ret = prove_window(rc, c, k, true);
+		if (ret || !c->out_valid)
+			return ret;
+	}
+	for (j = 0; j < c->out.nacc; j++) {
+		const struct wpf_acc *x = &c->out.acc[j];
+
+		if (c->out_from + x->i != pos || !(kinds & x->kind))
+			continue;
+		if (x->known || !x->secret)
+			return 0;
+		n++;
+	}
+	return n > 0;
+}
+
 int wpf_prove(struct rp_recover *rc, uint64_t a, uint64_t b,
 	      unsigned int kinds, bool far,
 	      bool (*may_hit)(void *arg, unsigned int kind, uint64_t lo,
 			      uint64_t hi),
 	      void *arg)
 {
-	return find(rc, a, b, 1, kinds, far, may_hit, arg, NULL, NULL, NULL);
+	return find(rc, a, b, 1, kinds, far, false, may_hit, arg, NULL, NULL,
+		    NULL);
 }
 
 int wpf_scan(struct rp_recover *rc, uint64_t *pos, int dir, uint64_t lo,
@@ -920,8 +1000,9 @@ int wpf_scan(struct rp_recover *rc, uint64_t *pos, int dir, uint64_t lo,
 		/* The part of the window still to scan: [x, y). */
 		x = dir < 0 ? (wf > lo ? wf : lo) : p;
 		y = dir < 0 ? p + 1 : (wl < hi ? wl : hi);
-		ret = find(rc, x, y, dir, kinds, far, may_hit, arg, acc, &n,
-			   &q);
+		/* Quiet windows with skip alone (far, no refutation). */
+		ret = find(rc, x, y, dir, kinds, far, far && !refute, may_hit,
+			   arg, acc, &n, &q);
 		if (ret < 0)
 			return ret;
 		if (ret == 2) {

@@ -63,6 +63,15 @@ struct root {
 	int64_t word;		/* a word of the window's entry: its offset
 				 * from the entry stack pointer */
 	bool is_word;
+	/* @lw: the 8 bytes at base @lw_root + @lw_off as they were before
+	 * the stretch (no store relative to that base had reached them).
+	 */
+	bool lw;
+	int32_t lw_root;
+	int64_t lw_off;
+	/* @st: stores relative to it reached [st_lo, st_hi) of it. */
+	bool st;
+	int64_t st_lo, st_hi;
 };
 
 struct pacc {
@@ -87,7 +96,16 @@ struct pass {
 	int64_t slo, shi;
 	struct pacc *acc;
 	size_t nacc, acc_cap;
+	/* Where returns read their target (base, offset): the trace shows
+	 * the word there.
+	 */
+	struct slot *rets;
+	size_t nrets, rets_cap;
 	bool nomem;
+	/* An instruction whose outcome the trace shows and that may depend
+	 * on the registers (quiet() below), a cut, or one not followed.
+	 */
+	bool loud;
 	/* The registers and slots before instruction @mid. */
 	size_t mid;
 	struct sv mid_r[16];
@@ -213,6 +231,15 @@ static void store(struct pass *p, struct sv a, uint64_t size, struct sv val)
 			p->slot[j++] = *s;
 	}
 	p->nslot = j;
+	if (a.root > 0) {
+		struct root *r = &p->root[a.root];
+
+		if (!r->st || a.lo < r->st_lo)
+			r->st_lo = a.lo;
+		if (!r->st || end > r->st_hi)
+			r->st_hi = end;
+		r->st = true;
+	}
 	if (a.root != ENTRY_RSP) {
 		p->pure = false;
 	} else {
@@ -254,6 +281,13 @@ static struct sv load8(struct pass *p, struct sv a)
 		if (p->slot[j].root == a.root && p->slot[j].off == a.lo)
 			return p->slot[j].val;
 	v = fresh_val(p);
+	if (v.root > 0 && a.root > 0 &&
+	    (!p->root[a.root].st || a.lo >= p->root[a.root].st_hi ||
+	     a.lo + 8 <= p->root[a.root].st_lo)) {
+		p->root[v.root].lw = true;
+		p->root[v.root].lw_root = a.root;
+		p->root[v.root].lw_off = a.lo;
+	}
 	if (v.root > 0 && a.root == ENTRY_RSP && p->pure &&
 	    (!p->stored || a.lo >= p->shi || a.lo + 8 <= p->slo)) {
 		p->root[v.root].is_word = true;
@@ -349,7 +383,9 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 	if ((in->flags & RCV_I_BAD) && !(in->flags & RCV_I_MEMBAR))
 		return;
 	if (in->flags & (RCV_I_MEMBAR | RCV_I_REP | RCV_I_BAD) ||
-	    rcv_bitop_far(in)) {
+	    ((in->id == X86_INS_BT || in->id == X86_INS_BTS ||
+	      in->id == X86_INS_BTR || in->id == X86_INS_BTC) &&
+	     rcv_bitop_far(in))) {
 		add_acc(p, i, RP_ACC_READ, none, 0);
 		add_acc(p, i, RP_ACC_WRITE, none, 0);
 		store(p, none, 0, none);
@@ -381,8 +417,20 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 					     src_of(p, in, &in->op[0]);
 		store(p, a, 8, v);
 		return;
-	case X86_INS_POP:
 	case X86_INS_RET:
+		if (sv_exact(rsp)) {
+			if (wpf_grow((void **)&p->rets, &p->rets_cap,
+				     p->nrets, sizeof(*p->rets), 64))
+				p->rets[p->nrets++] = (struct slot){
+					rsp.root, rsp.lo, none };
+			else
+				p->nomem = true;
+		} else {
+			p->loud = true;	/* a word the engine may know */
+		}
+		add_acc(p, i, RP_ACC_READ, rsp, 8);
+		return;
+	case X86_INS_POP:
 		add_acc(p, i, RP_ACC_READ, rsp, 8);
 		return;
 	case X86_INS_LEAVE:
@@ -416,11 +464,73 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 	}
 }
 
+/* Bit g: @in writes general-purpose register g (wcode[g] != 0), from
+ * the 16 codes at once (every instruction asks).
+ */
+static unsigned int written(const struct rcv_ins *in)
+{
+	unsigned int m = 0;
+	uint64_t x;
+	int h;
+
+	for (h = 0; h < 2; h++) {
+		memcpy(&x, in->wcode + 8 * h, 8);
+		if (!x)
+			continue;
+		/* A byte's bits into its lowest, then the 8 low bits
+		 * gathered into the top byte.
+		 */
+		x |= x >> 4;
+		x |= x >> 2;
+		x |= x >> 1;
+		x &= 0x0101010101010101ull;
+		m |= (unsigned int)((x * 0x0102040810204080ull) >> 56) << 8 * h;
+	}
+	return m;
+}
+
+/*
+ * Is @in quiet: an instruction whose execution the trace shows nothing
+ * of that depends on register or memory values?  The trace shows the
+ * direction of conditional branches (flags), the targets of indirect
+ * calls and jumps, and what a system call or a signal did; a return's
+ * target is the word it pops (a value, not where it lies).  Only
+ * instructions known to read no flag and to change no flow but directly
+ * are quiet; any other is not (an unknown instruction is never quiet).
+ */
+static bool quiet(const struct rcv_ins *in)
+{
+	if (in->flags & (RCV_I_BAD | RCV_I_BARRIER | RCV_I_MEMBAR |
+			 RCV_I_REP | RCV_I_SYSCALL))
+		return false;
+	switch (in->id) {
+	case X86_INS_CALL:
+	case X86_INS_JMP:
+		/* direct only: the target is in the instruction */
+		return in->nops == 1 && in->op[0].type == RCV_OP_IMM;
+	case X86_INS_RET:
+	case X86_INS_MOV: case X86_INS_MOVZX: case X86_INS_MOVSX:
+	case X86_INS_MOVSXD: case X86_INS_LEA: case X86_INS_PUSH:
+	case X86_INS_POP: case X86_INS_LEAVE: case X86_INS_ADD:
+	case X86_INS_SUB: case X86_INS_IMUL: case X86_INS_AND:
+	case X86_INS_OR: case X86_INS_XOR: case X86_INS_NOT:
+	case X86_INS_NEG: case X86_INS_INC: case X86_INS_DEC:
+	case X86_INS_SHL: case X86_INS_SAL: case X86_INS_SHR:
+	case X86_INS_SAR: case X86_INS_CMP: case X86_INS_TEST:
+	case X86_INS_NOP: case X86_INS_ENDBR64: case X86_INS_CDQE:
+	case X86_INS_CDQ: case X86_INS_CQO: case X86_INS_CWDE:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* The registers after instruction @in (its accesses are done). */
 static void step(struct pass *p, const struct rcv_ins *in)
 {
 	const struct rcv_op *d = &in->op[0], *s = &in->op[1];
 	struct sv *rsp = &p->r[RP_REG_RSP], v = none;
+	unsigned int m;
 	int g, dst = -1;
 	bool two = in->nops == 2 && d->type == RCV_OP_REG;
 
@@ -568,9 +678,11 @@ static void step(struct pass *p, const struct rcv_ins *in)
 	 * window may fix it; rsp after `sub rsp, rax` comes back to its
 	 * frame's base through rbp).
 	 */
-	for (g = 0; g < 16; g++)
-		if (in->wcode[g] && g != dst)
+	for (m = written(in); m; m &= m - 1) {
+		g = __builtin_ctz(m);
+		if (g != dst)
 			p->r[g] = fresh_val(p);
+	}
 	if (dst >= 0)
 		p->r[dst] = v.root >= 0 ? v : fresh_val(p);
 }
@@ -723,6 +835,7 @@ void wpf_win_free(struct wpf_win *w)
 	free(w->p.mid_slot);
 	free(w->p.root);
 	free(w->p.acc);
+	free(w->p.rets);
 	free(w->top.w);
 	free(w);
 }
@@ -775,6 +888,8 @@ int wpf_win_run(const struct rcv_ins *const *ins, const uint8_t *cut,
 		for (i = 0; i < n && !p->nomem; i++) {
 			if (i == mid && !keep_mid(p))
 				break;
+			if (!quiet(ins[i]) || cut[i])
+				p->loud = true;
 			accesses(p, i, ins[i]);
 			step(p, ins[i]);
 			if (cut[i])
@@ -845,16 +960,59 @@ int wpf_win_edge(const struct wpf_win *w, struct wpf_edge *e)
 	return 0;
 }
 
+/*
+ * Which bases nothing in a quiet stretch tells the value of (*@sec, by
+ * base): the registers at its start, and the words read through them
+ * that no store relative to the same base had reached and no return
+ * read (the trace shows those).  Bases made by anything else (an
+ * operation the pass does not follow, a word read where a store may
+ * have been, through an address known or not relative to such a base)
+ * are not: the engine may know them.
+ */
+static bool *secret_roots(const struct pass *p)
+{
+	bool *sec = calloc(p->nroot + 1, sizeof(*sec));
+	size_t r, j;
+
+	if (!sec || p->loud)
+		return sec;
+	for (r = 1; r < p->nroot; r++) {
+		const struct root *x = &p->root[r];
+
+		if (r <= 16) {
+			sec[r] = true;
+			continue;
+		}
+		/* Bases are made in order: the address's base is older. */
+		if (!x->lw || x->lw_root <= 0 || (size_t)x->lw_root >= r ||
+		    !sec[x->lw_root])
+			continue;
+		for (j = 0; j < p->nrets; j++)
+			if (p->rets[j].root == x->lw_root &&
+			    p->rets[j].off < x->lw_off + 8 &&
+			    x->lw_off < p->rets[j].off + 8)
+				break;
+		sec[r] = j == p->nrets;
+	}
+	return sec;
+}
+
 int wpf_win_acc(const struct wpf_win *w, size_t from, struct wpf_out *out)
 {
 	const struct pass *p = &w->p;
+	bool *sec;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
 	out->contradiction = w->contradiction;
 	out->acc = malloc((p->nacc + 1) * sizeof(*out->acc));
-	if (!out->acc)
+	sec = secret_roots(p);
+	if (!out->acc || !sec) {
+		free(sec);
+		free(out->acc);
+		out->acc = NULL;
 		return -RP_ERR_NOMEM;
+	}
 	for (i = 0; i < p->nacc && p->acc[i].i < from;)
 		i++;
 	for (; i < p->nacc; i++) {
@@ -863,7 +1021,12 @@ int wpf_win_acc(const struct wpf_win *w, size_t from, struct wpf_out *out)
 		const struct root *r;
 		__int128 lo, hi;
 
-		*o = (struct wpf_acc){ a->i, a->kind, false, false, 0, 0 };
+		*o = (struct wpf_acc){ a->i, a->kind, false, false, 0, 0, false };
+		/* Relative to a register at the start, in a quiet stretch:
+		 * nothing shows the register's value (wpf_win_quiet()).
+		 */
+		o->secret = a->root > 0 && sec[a->root] &&
+			    !p->root[a->root].anchored;
 		if (a->root < 0 || !p->root[a->root].anchored)
 			continue;
 		r = &p->root[a->root];
@@ -876,6 +1039,7 @@ int wpf_win_acc(const struct wpf_win *w, size_t from, struct wpf_out *out)
 		o->lo = (uint64_t)lo;
 		o->hi = (uint64_t)hi;
 	}
+	free(sec);
 	return 0;
 }
 

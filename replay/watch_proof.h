@@ -38,6 +38,15 @@ struct wpf_acc {
 	bool fixed;		/* known from the instruction alone (rip-
 				 * relative, absolute): the engine's too */
 	uint64_t lo, hi;
+	/*
+	 * Not known, and the recovery engine cannot know it in a window
+	 * computed on its own: relative to a register at the start of a
+	 * stretch whose instructions are all quiet (watch_proof.c: none
+	 * shows in the trace anything that depends on a value), so nothing
+	 * in the window tells that register's value (watch_chain.c's far
+	 * windows with watch-unknown skip).
+	 */
+	bool secret;
 };
 
 /* What is known at one edge of a window. */
@@ -139,5 +148,13 @@ int wpf_scan(struct rp_recover *rc, uint64_t *pos, int dir, uint64_t lo,
  */
 int wpf_blocks_check(struct rp_recover *rc, uint64_t first, uint64_t last,
 		     uint64_t *served);
+
+/*
+ * For tests: 1 when the scan with watch-unknown skip takes every access
+ * of kinds @kinds of the instruction at @pos as secret (a quiet window
+ * beyond the ramp: the engine cannot know its address), else 0 (or a
+ * negative error).
+ */
+int wpf_quiet_secret(struct rp_recover *rc, uint64_t pos, unsigned int kinds);
 
 #endif /* PTREC_WATCH_PROOF_H */

@@ -320,7 +320,7 @@ static int check(struct rp_session *s, csh cs)
 {
 	uint64_t positions = 0, writes = 0, known = 0, maybe = 0, missed = 0,
 		 wrong = 0, bounded = 0, outside = 0, passed = 0, tried = 0,
-		 proven = 0, bserved = 0, bdiff = 0;
+		 proven = 0, bserved = 0, bdiff = 0, quiet = 0, qwrong = 0;
 	size_t ti;
 
 	for (ti = 0; ti < rp_thread_count(s); ti++) {
@@ -399,6 +399,21 @@ static int check(struct rp_session *s, csh cs)
 			}
 			positions++;
 			writes += tw;
+			/* A quiet window's secret accesses (watch_chain.c,
+			 * watch-unknown skip): the engine knows none.
+			 */
+			if (wpf_quiet_secret(rc, p, RP_ACC_READ |
+					     RP_ACC_WRITE) == 1) {
+				quiet++;
+				for (k = 0; k < na; k++)
+					if (acc[k].addr_known && qwrong++ < 10)
+						printf("QUIET WRONG thread %u "
+						       "position %zu ip %#"
+						       PRIx64 ": secret, the "
+						       "engine knows %#" PRIx64
+						       "\n", tid, p, insn.ip,
+						       acc[k].addr);
+			}
 			for (k = 0; k < na; k++) {
 				const struct rp_access *x = &acc[k];
 
@@ -478,10 +493,12 @@ static int check(struct rp_session *s, csh cs)
 	       PRIu64 "; proofs (watch_proof.c) at %" PRIu64 " true writes: "
 	       "%" PRIu64 " proven, %" PRIu64 " wrong or passed by a skip "
 	       "scan; %" PRIu64 " positions read from libipt's blocks, "
-	       "%" PRIu64 " threads where they differ from the cursor's\n",
+	       "%" PRIu64 " threads where they differ from the cursor's; %"
+	       PRIu64 " positions secret in quiet windows, %" PRIu64
+	       " of them known to the engine\n",
 	       positions, writes, known, maybe, bounded, outside, missed,
-	       wrong, tried, proven, passed, bserved, bdiff);
-	return missed || wrong || passed || bdiff;
+	       wrong, tried, proven, passed, bserved, bdiff, quiet, qwrong);
+	return missed || wrong || passed || bdiff || qwrong;
 }
 
 int main(int argc, char **argv)

@@ -404,3 +404,157 @@ Test(watch_chain, blocks)
 	blocks_as_cursor(WATCH_BUNDLE);
 	blocks_as_cursor(LOOP_BUNDLE);
 }
+
+/*
+ * Quiet windows (watch_chain.c, watch-unknown skip, windows computed on
+ * their own beyond the ramp): where the proof says that every access of
+ * an instruction is secret (relative to a base nothing in the window
+ * shows), the engine, computing that window itself, knows none of them.
+ * Returns how many positions were secret.
+ */
+static uint64_t secret_unknown(const char *dir, uint64_t block)
+{
+	struct rp_session *ss;
+	struct rp_recover *r, *ref;
+	struct rp_access acc[4];
+	uint64_t e, p, n = 0;
+	int k, na;
+
+	cr_assert_eq(rp_session_open(&ss, dir), 0);
+	cr_assert_eq(rp_thread_end(ss, rp_thread_tid(ss, 0), &e, NULL), 0);
+	cr_assert_eq(rp_recover_new(ss, rp_thread_tid(ss, 0), &r), 0);
+	cr_assert_eq(rp_recover_new(ss, rp_thread_tid(ss, 0), &ref), 0);
+	rp_recover_set_block(r, block);
+	rp_recover_set_block(ref, block);
+	for (p = 0; p < e; p++) {
+		int q = wpf_quiet_secret(r, p, RP_ACC_READ | RP_ACC_WRITE);
+
+		cr_assert_geq(q, 0);
+		if (q != 1)
+			continue;
+		n++;
+		na = rp_recover_accesses(ref, p, acc, 4);
+		for (k = 0; k < na; k++)
+			cr_assert(!acc[k].addr_known, "%s block %lu position "
+				  "%lu: secret, the engine knows %#lx", dir,
+				  (unsigned long)block, (unsigned long)p,
+				  (unsigned long)acc[k].addr);
+	}
+	rp_recover_free(ref);
+	rp_recover_free(r);
+	rp_session_close(ss);
+	return n;
+}
+
+/*
+ * A skip scan of [lo, lo + len) back from @from (deep: not from the end,
+ * so that the chain of proofs does not reach its windows) stops exactly
+ * where the engine's own scan does.  Returns the number of stops; *@win:
+ * windows the engine computed for the scan.
+ */
+static size_t deep_as_engine(const char *dir, uint64_t block, uint64_t from,
+			     unsigned int type, uint64_t lo, uint64_t len,
+			     uint64_t *win)
+{
+	struct ref_arg ra = { type, lo, len };
+	unsigned int kinds = (type & RP_WATCH_WRITE ? RP_ACC_WRITE : 0) |
+			     (type & RP_WATCH_READ ? RP_ACC_READ : 0);
+	struct rp_recover_stats st;
+	struct rp_session *ss;
+	struct rp_recover *ref;
+	struct rp_watch_hit h;
+	uint64_t hi, q;
+	size_t n = 0;
+
+	cr_assert_eq(rp_session_open(&ss, dir), 0);
+	rp_watch_clear(wt);
+	cr_assert_eq(rp_watch_insert(wt, type, pid, lo, len), 0);
+	cr_assert_eq(rp_recover_new(ss, rp_thread_tid(ss, 0), &rc), 0);
+	cr_assert_eq(rp_recover_new(ss, rp_thread_tid(ss, 0), &ref), 0);
+	rp_recover_set_block(rc, block);
+	rp_recover_set_block(ref, block);
+	for (hi = from;;) {
+		int ret = rp_watch_scan(wt, rc, pid, -1, 0, hi, &h), r2;
+
+		q = hi - 1;
+		r2 = !hi ? -RP_ERR_NOTFOUND :
+		     rp_recover_scan(ref, &q, -1, 0, hi, kinds, ref_one, &ra);
+		cr_assert_eq(ret, r2, "%s block %lu [%#lx, +%lu) from %lu: "
+			     "%d, engine %d", dir, (unsigned long)block,
+			     (unsigned long)lo, (unsigned long)len,
+			     (unsigned long)hi, ret, r2);
+		if (ret)
+			break;
+		cr_assert_eq(h.pos, q, "%s block %lu [%#lx, +%lu): stop at "
+			     "%lu, engine %lu", dir, (unsigned long)block,
+			     (unsigned long)lo, (unsigned long)len,
+			     (unsigned long)h.pos, (unsigned long)q);
+		n++;
+		hi = h.pos;
+	}
+	rp_recover_stats(rc, &st);
+	*win = st.windows;
+	rp_recover_free(ref);
+	rp_recover_free(rc);
+	rc = NULL;
+	rp_session_close(ss);
+	return n;
+}
+
+Test(watch_chain, quiet)
+{
+	static const uint64_t qb[] = { 50, 128, 300 };
+	struct rp_session *ss;
+	struct rp_thread_info info;
+	struct rp_regs regs;
+	uint64_t e, a, win, far, n;
+	size_t b;
+
+	for (b = 0; b < 3; b++) {
+		/* gdbloop and watchquiet: loops of quiet instructions. */
+		cr_assert_gt(secret_unknown(LOOP_BUNDLE, qb[b]), 1000);
+		cr_assert_gt(secret_unknown(QUIET_BUNDLE, qb[b]), 1000);
+		secret_unknown(WATCH_BUNDLE, qb[b]);
+	}
+	/* Scans from the middle of gdbloop's history: stack words of the
+	 * end (locals of step() and leaf(), saved registers, return
+	 * addresses) and sink, stops as the engine's; a word nothing
+	 * touches passes the windows beyond the ramp without the engine.
+	 */
+	cr_assert_eq(rp_session_open(&ss, LOOP_BUNDLE), 0);
+	cr_assert_eq(rp_thread_end(ss, rp_thread_tid(ss, 0), &e, &regs), 0);
+	cr_assert_eq(rp_thread_info(ss, rp_thread_tid(ss, 0), &info), 0);
+	rp_session_close(ss);
+	pid = info.pid;
+	for (b = 0; b < 3; b++) {
+		far = e - (2 * RCV_CHAIN + 8) * qb[b];
+		for (a = regs.val[RP_REG_RSP] - 64;
+		     a < regs.val[RP_REG_RSP] + 64; a += 12)
+			deep_as_engine(LOOP_BUNDLE, qb[b], far,
+				       RP_WATCH_ACCESS, a, 4, &win);
+		cr_assert_gt(deep_as_engine(LOOP_BUNDLE, qb[b], far,
+					    RP_WATCH_WRITE, LOOP_SINK, 4,
+					    &win), 50);
+		deep_as_engine(LOOP_BUNDLE, qb[b], far, RP_WATCH_WRITE,
+			       LOOP_SINK + 64, 4, &win);
+		cr_assert_eq(win, 0, "block %lu: %lu engine windows",
+			     (unsigned long)qb[b], (unsigned long)win);
+	}
+	/* watchquiet: the store through var's address times 1 is the
+	 * engine's to find, at every call of put().
+	 */
+	cr_assert_eq(rp_session_open(&ss, QUIET_BUNDLE), 0);
+	cr_assert_eq(rp_thread_end(ss, rp_thread_tid(ss, 0), &e, NULL), 0);
+	cr_assert_eq(rp_thread_info(ss, rp_thread_tid(ss, 0), &info), 0);
+	rp_session_close(ss);
+	pid = info.pid;
+	for (b = 0; b < 3; b++) {
+		far = e - (2 * RCV_CHAIN + 8) * qb[b];
+		n = deep_as_engine(QUIET_BUNDLE, qb[b], far, RP_WATCH_WRITE,
+				   QUIET_VAR, 4, &win);
+		cr_assert_gt(n, 100, "block %lu: %lu stops at var",
+			     (unsigned long)qb[b], (unsigned long)n);
+		deep_as_engine(QUIET_BUNDLE, qb[b], far, RP_WATCH_WRITE,
+			       QUIET_SINK, 4, &win);
+	}
+}
