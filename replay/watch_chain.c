@@ -585,7 +585,12 @@ static int load(struct rp_recover *rc, struct wpf_cache *c, uint64_t first,
 			c->calls[ncalls++] = in->ip + in->len;
 		else if (in->iclass == RP_IC_RETURN && ncalls)
 			ret_to = c->calls[--ncalls];
-		e = next ? rcv_expected(in, next, ret_to) : 0;
+		/* Straight on (most instructions): rcv_expected()'s 1. */
+		if (in->iclass == RP_IC_OTHER && next &&
+		    next == in->ip + in->len && !(in->flags & RCV_I_BARRIER))
+			e = 1;
+		else
+			e = next ? rcv_expected(in, next, ret_to) : 0;
 		if (e == 2 && rc->no_handlers)
 			e = 1;
 		c->cut[i] = e != 1;
@@ -806,7 +811,7 @@ static int find(struct rp_recover *rc, uint64_t a, uint64_t b, int dir,
 	const struct wsum *sum;
 	uint64_t k, first;
 	size_t j, lo, hi, e;
-	bool q;
+	bool q, done;
 	int ret;
 
 	if (a >= b || b > rc->end || !rc->block)
@@ -845,26 +850,33 @@ static int find(struct rp_recover *rc, uint64_t a, uint64_t b, int dir,
 			return 0;	/* the window after it is not followed */
 		q = true;
 	}
-	sum = q ? c->qsum : c->sum;
 	first = rc->end - k * rc->block;
 	first = first > rc->block ? first - rc->block : 0;
-	if (k < (q ? c->cap_qsum : c->cap_sum) && sum[k].kept && a == first &&
-	    b == rc->end - k * rc->block) {
-		if (sum[k].unknown)
-			return 0;
-		for (j = 0; j < sum[k].nu; j++) {
-			const struct wpf_acc *x = &sum[k].u[j];
+	/* The whole window: its distinct accesses, kept (a few dozen in a
+	 * loop), before proving it and after.
+	 */
+	for (done = false;; done = true) {
+		sum = q ? c->qsum : c->sum;
+		if (k < (q ? c->cap_qsum : c->cap_sum) && sum[k].kept &&
+		    a == first && b == rc->end - k * rc->block) {
+			if (sum[k].unknown)
+				return 0;
+			for (j = 0; j < sum[k].nu; j++) {
+				const struct wpf_acc *x = &sum[k].u[j];
 
-			if ((kinds & x->kind) &&
-			    may_hit(arg, x->kind, x->lo, x->hi))
-				break;
+				if ((kinds & x->kind) &&
+				    may_hit(arg, x->kind, x->lo, x->hi))
+					break;
+			}
+			if (j == sum[k].nu)
+				return 1;
+			if (!acc)
+				return 0;
 		}
-		if (j == sum[k].nu)
-			return 1;
-		if (!acc)
-			return 0;
-	}
-	if (!c->out_valid || c->out_k != k || c->out_quiet != q) {
+		if (done)
+			break;
+		if (c->out_valid && c->out_k == k && c->out_quiet == q)
+			break;
 		ret = prove_window(rc, c, k, q);
 		if (ret)
 			return ret == -RP_ERR_NOMEM ? ret : 0;
