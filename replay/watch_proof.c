@@ -72,6 +72,7 @@ struct root {
 	/* @st: stores relative to it reached [st_lo, st_hi) of it. */
 	bool st;
 	int64_t st_lo, st_hi;
+	bool shown;		/* a return jumped to a value of it */
 };
 
 struct pacc {
@@ -418,6 +419,24 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 		store(p, a, 8, v);
 		return;
 	case X86_INS_RET:
+		/* The trace shows the word it pops: a value a push or a
+		 * store left there (push %rax; ret) is told.
+		 */
+		for (k = p->nslot; sv_exact(rsp) && k-- > 0;)
+			if (p->slot[k].root == rsp.root &&
+			    p->slot[k].off == rsp.lo) {
+				int32_t r = p->slot[k].val.root;
+
+				/* A register's or a word's value: not
+				 * secret; anything else made from them
+				 * (imul %rsp...): nothing is.
+				 */
+				if (r > 0 && (r <= 16 || p->root[r].lw))
+					p->root[r].shown = true;
+				else if (r)
+					p->loud = true;
+				break;
+			}
 		if (sv_exact(rsp)) {
 			if (wpf_grow((void **)&p->rets, &p->rets_cap,
 				     p->nrets, sizeof(*p->rets), 64))
@@ -979,6 +998,8 @@ static bool *secret_roots(const struct pass *p)
 	for (r = 1; r < p->nroot; r++) {
 		const struct root *x = &p->root[r];
 
+		if (x->shown)
+			continue;
 		if (r <= 16) {
 			sec[r] = true;
 			continue;

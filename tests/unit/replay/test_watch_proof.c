@@ -329,3 +329,100 @@ Test(watch_proof, contradiction)
 	wpf_out_free(&o);
 	wpf_win_free(w);
 }
+
+/*
+ * Quiet stretches (watch_chain.c's far windows with watch-unknown skip):
+ * an access is secret where its base is a register at the start, or a
+ * word read through one before anything stored to it, and the stretch
+ * shows nothing in the trace that depends on a value.
+ */
+static bool secret(const struct rcv_ins *in, size_t n, size_t j)
+{
+	static const struct wpf_edge nothing;
+	struct wpf_out o;
+	struct wpf_win *w = run(in, n, &nothing, NULL, &o);
+	bool s;
+
+	cr_assert_lt(j, o.nacc);
+	cr_assert(!o.acc[j].known);
+	s = o.acc[j].secret;
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	return s;
+}
+
+Test(watch_proof, quiet_frame)
+{
+	/* push rbp; mov rbp,rsp; mov [rbp-4],edi; pop rbp */
+	struct rcv_ins in[] = {
+		INS("\x55"), INS("\x48\x89\xe5"), INS("\x89\x7d\xfc"),
+		INS("\x5d"),
+	};
+
+	cr_assert(secret(in, 4, 0));
+	cr_assert(secret(in, 4, 1));
+	cr_assert(secret(in, 4, 2));
+}
+
+Test(watch_proof, quiet_loud)
+{
+	/* mov [rbp-4],edi; test eax,eax; je +0: a branch on a value */
+	struct rcv_ins in[] = {
+		INS("\x89\x7d\xfc"), INS("\x85\xc0"), INS("\x74\x00"),
+	};
+	/* ... syscall */
+	struct rcv_ins sc[] = { INS("\x89\x7d\xfc"), INS("\x0f\x05") };
+	/* ... call rax */
+	struct rcv_ins ic[] = { INS("\x89\x7d\xfc"), INS("\xff\xd0") };
+
+	cr_assert(!secret(in, 3, 0));
+	cr_assert(!secret(sc, 2, 0));
+	cr_assert(!secret(ic, 2, 0));
+}
+
+Test(watch_proof, quiet_words)
+{
+	/* mov rax,[rsp+8]; mov [rax],edi: a word of the start */
+	struct rcv_ins w[] = {
+		INS("\x48\x8b\x44\x24\x08"), INS("\x89\x38"),
+	};
+	/* movl [rsp+8],1; mov rax,[rsp+8]; mov [rax],edi: a word stored
+	 * to (the engine may know it)
+	 */
+	struct rcv_ins st[] = {
+		INS("\xc7\x44\x24\x08\x01\x00\x00\x00"),
+		INS("\x48\x8b\x44\x24\x08"), INS("\x89\x38"),
+	};
+	/* imul rax,rsp,1; mov [rax],edi: made by an operation not
+	 * followed (the engine may compute it)
+	 */
+	struct rcv_ins im[] = { INS("\x48\x6b\xc4\x01"), INS("\x89\x38") };
+	/* mov rax,[rsp+8]; mov [rax],edi; ret (pops the word at [rsp]) */
+	struct rcv_ins rt[] = {
+		INS("\x48\x8b\x04\x24"), INS("\x89\x38"), INS("\xc3"),
+	};
+
+	cr_assert(secret(w, 2, 1));
+	cr_assert(!secret(st, 3, 2));
+	cr_assert(!secret(im, 2, 0));
+	cr_assert(!secret(rt, 3, 1));
+}
+
+Test(watch_proof, quiet_ret_shows)
+{
+	/* lea rax,[rsp+8]; push rax; ret; mov [rsp-16],edi: the return
+	 * jumps to rsp + 8, so rsp is told
+	 */
+	struct rcv_ins in[] = {
+		INS("\x48\x8d\x44\x24\x08"), INS("\x50"), INS("\xc3"),
+		INS("\x89\x7c\x24\xf0"),
+	};
+	/* the same with push rbx: rbx is told, not rsp */
+	struct rcv_ins other[] = {
+		INS("\x48\x8d\x44\x24\x08"), INS("\x53"), INS("\xc3"),
+		INS("\x89\x7c\x24\xf0"),
+	};
+
+	cr_assert(!secret(in, 4, 2));
+	cr_assert(secret(other, 4, 2));
+}
