@@ -395,4 +395,36 @@ for b in "$tmp/b" "$tmp/v"; do
 	fi
 done
 
+# Real Intel PT (libxdc's kAFL traces and DynamoRIO's, imported as
+# tests/import/real.sh does): a watch scan's instructions from libipt's
+# blocks against the cursor's at every position (watchtruth --blocks).
+find_real_pt
+if [ -n "$real" ] && [ -d "$real/../libxdc" ]; then
+	x=$(cd "$real/../libxdc" && pwd)
+	g=$(cd "$real/simple-glibc" && pwd)
+	for t in Unzip mruby; do
+		od -An -v -t x8 -w8 "$x/$t/data.addr" | awk -v d="$x/$t/data.dump" \
+			'{ printf "%s 0x%s %d 4096\n", d, $1, (NR - 1) * 4096 }' \
+			>"$tmp/$t.list"
+	done
+	printf '%s 0x401000 4096 %d\n' "$g/hello" $((0x86fb1)) >"$tmp/glibc.list"
+	for spec in "Unzip|$x/Unzip/trace|$tmp/Unzip.list|6/94/3" \
+		"mruby|$x/mruby/trace|$tmp/mruby.list|6/94/3" \
+		"simple-glibc|$g/pt.bin@8|$tmp/glibc.list|6/85/4"; do
+		name=${spec%%|*} rest=${spec#*|}
+		pt=${rest%%|*} rest=${rest#*|}
+		list=${rest%%|*} cpu=${rest#*|}
+		rm -rf "$tmp/real"
+		if "$PTREC" import raw -o "$tmp/real" --pt "$pt" \
+			--images "$list" --cpu "$cpu" >/dev/null 2>&1 &&
+			"$WATCHTRUTH" --blocks "$tmp/real" >"$tmp/res" 2>&1; then
+			ok "$name (real Intel PT): $(tail -1 "$tmp/res")"
+		else
+			tap_log=$tmp/res bad "$name (real Intel PT): the blocks' instructions against the cursor's"
+		fi
+	done
+else
+	echo "# real hardware traces not found (PTREC_TESTDATA): blocks check skipped"
+fi
+
 tap_end gdb-watch

@@ -3,6 +3,11 @@
  * watchtruth --check BUNDLE: every write the recovery engine names
  * against the truth's, at every position (check() below).
  *
+ * watchtruth --blocks BUNDLE: a bundle without a truth (the real Intel PT
+ * traces' imports): the instructions a watch scan reads from libipt's
+ * blocks against the cursor's, the whole history and windows of 1,000
+ * from 50 places (blocks() below).
+ *
  * watchtruth BUNDLE ADDR LEN [TID POS]: every instruction of every thread that wrote
  * a byte of [ADDR, ADDR + LEN), by the software recorder's ground truth
  * (the registers the recorder read with ptrace before each instruction,
@@ -501,12 +506,61 @@ static int check(struct rp_session *s, csh cs)
 	return missed || wrong || passed || bdiff || qwrong;
 }
 
+/*
+ * --blocks: every thread's instructions as the scan reads them from
+ * libipt's blocks (replay/watch_chain.c) against the cursor's; prints
+ * how many positions the blocks gave.  Returns 1 when any differ.
+ */
+static int blocks(struct rp_session *s)
+{
+	uint64_t served, all = 0, from_blocks = 0, p;
+	size_t ti;
+	int bad = 0, d;
+
+	for (ti = 0; ti < rp_thread_count(s); ti++) {
+		uint32_t tid = rp_thread_tid(s, ti);
+		struct rp_thread_info info;
+		struct rp_recover *rc;
+
+		if (rp_thread_info(s, tid, &info) || !info.insns ||
+		    rp_recover_new(s, tid, &rc))
+			return 2;
+		d = wpf_blocks_check(rc, 0, info.insns, &served);
+		bad += d != 0;
+		all += info.insns;
+		from_blocks += served;
+		for (p = 0; p + 1000 <= info.insns;
+		     p += info.insns / 50 + 1) {
+			d = wpf_blocks_check(rc, p, p + 1000, &served);
+			bad += d != 0;
+			all += 1000;
+			from_blocks += served;
+		}
+		rp_recover_free(rc);
+	}
+	printf("%" PRIu64 " positions read, %" PRIu64 " from libipt's "
+	       "blocks, %d reads where they differ from the cursor's\n",
+	       all, from_blocks, bad);
+	return bad != 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct rp_session *s;
 	uint64_t addr, len;
 	csh cs;
 	size_t ti;
+
+	if (argc == 3 && !strcmp(argv[1], "--blocks")) {
+		if (rp_session_open(&s, argv[2])) {
+			fprintf(stderr, "watchtruth: cannot open %s\n",
+				argv[2]);
+			return 2;
+		}
+		ti = (size_t)blocks(s);
+		rp_session_close(s);
+		return (int)ti;
+	}
 
 	if (argc == 3 && !strcmp(argv[1], "--check")) {
 		if (rp_session_open(&s, argv[2]) ||
