@@ -27,6 +27,8 @@
  * Soundness rests on the instructions' semantics, the snapshot's
  * registers and stack, and the engine's assumption that no other thread
  * writes this thread's stack slots (docs/values.md): not on the engine.
+ * What the registers after a window fix, and the accesses and edges that
+ * come out of it: watch_fix.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -35,86 +37,10 @@
 
 #include "rcv_win.h"
 #include "replay.h"
+#include "watch_pass.h"
 #include "watch_proof.h"
 
-#define MAX_SPAN	(1ll << 20)	/* widest interval kept */
-#define MAX_ROOTS	65536
-
-/* A value: base @root (0: the constant 0; -1: unknown) plus an offset in
- * [lo, hi].
- */
-struct sv {
-	int32_t root;
-	int64_t lo, hi;
-};
-
 static const struct sv none = { -1, 0, 0 };
-
-/* The word a push or an 8-byte store left at base + off. */
-struct slot {
-	int32_t root;
-	int64_t off;
-	struct sv val;
-};
-
-struct root {
-	bool anchored;
-	int64_t lo, hi;		/* its value, as a signed word */
-	int64_t word;		/* a word of the window's entry: its offset
-				 * from the entry stack pointer */
-	bool is_word;
-	/* @lw: the 8 bytes at base @lw_root + @lw_off as they were before
-	 * the stretch (no store relative to that base had reached them).
-	 */
-	bool lw;
-	int32_t lw_root;
-	int64_t lw_off;
-	/* @st: stores relative to it reached [st_lo, st_hi) of it. */
-	bool st;
-	int64_t st_lo, st_hi;
-	bool shown;		/* a return jumped to a value of it */
-};
-
-struct pacc {
-	uint32_t i;
-	uint8_t kind;
-	bool fixed;		/* rip-relative or absolute operand */
-	int32_t root;
-	int64_t lo, hi;		/* bytes [root + lo, root + hi) */
-};
-
-struct pass {
-	struct sv r[16];
-	struct slot *slot;
-	size_t nslot, slot_cap;
-	struct root *root;
-	size_t nroot, root_cap;
-	/* Since the window's start, every store was relative to its entry
-	 * stack pointer, within [slo, shi) of it (@stored): a word above
-	 * that is still the entry's.
-	 */
-	bool pure, stored;
-	int64_t slo, shi;
-	struct pacc *acc;
-	size_t nacc, acc_cap;
-	/* Where returns read their target (base, offset): the trace shows
-	 * the word there.
-	 */
-	struct slot *rets;
-	size_t nrets, rets_cap;
-	bool nomem;
-	/* An instruction whose outcome the trace shows and that may depend
-	 * on the registers (quiet() below), a cut, or one not followed.
-	 */
-	bool loud;
-	/* The registers and slots before instruction @mid. */
-	size_t mid;
-	struct sv mid_r[16];
-	struct slot *mid_slot;
-	size_t mid_n;
-};
-
-#define ENTRY_RSP	(1 + RP_REG_RSP)	/* root of rsp at the start */
 
 bool wpf_grow(void **v, size_t *cap, size_t n, size_t size, size_t first)
 {
@@ -143,11 +69,6 @@ static struct sv sv_add(struct sv x, int64_t d)
 	    __builtin_add_overflow(x.hi, d, &x.hi))
 		return none;
 	return x;
-}
-
-static bool sv_exact(struct sv x)
-{
-	return x.root >= 0 && x.lo == x.hi;
 }
 
 static bool sv_is_const(struct sv x)
@@ -706,123 +627,6 @@ static void step(struct pass *p, const struct rcv_ins *in)
 		p->r[dst] = v.root >= 0 ? v : fresh_val(p);
 }
 
-/* Clamps base @k to [lo, hi] (signed); false on a contradiction. */
-static bool pin(struct pass *p, int32_t k, __int128 lo, __int128 hi)
-{
-	struct root *r = &p->root[k];
-
-	if (lo < INT64_MIN)
-		lo = INT64_MIN;
-	if (hi > INT64_MAX)
-		hi = INT64_MAX;
-	if (lo > hi)
-		return false;
-	if (hi - lo > MAX_SPAN)
-		return true;	/* too wide to be of use */
-	if (!r->anchored) {
-		r->anchored = true;
-		r->lo = (int64_t)lo;
-		r->hi = (int64_t)hi;
-		return true;
-	}
-	if (lo > r->hi || hi < r->lo)
-		return false;
-	if (lo > r->lo)
-		r->lo = (int64_t)lo;
-	if (hi < r->hi)
-		r->hi = (int64_t)hi;
-	return true;
-}
-
-/*
- * Value @v is known to lie in @t: its base lies in t - v's offsets.
- * *@ch when it anchored something.  False on a contradiction.
- */
-static bool learn(struct pass *p, struct sv v, const struct wpf_reg *t,
-		  bool *ch)
-{
-	struct root before;
-	__int128 lo = (int64_t)t->lo, hi = (int64_t)t->hi;
-
-	if (!t->known || v.root < 0 || (int64_t)t->lo > (int64_t)t->hi)
-		return true;
-	if (v.root == 0)	/* a constant: only a check */
-		return !(v.hi < lo || v.lo > hi);
-	before = p->root[v.root];
-	if (!pin(p, v.root, lo - v.hi, hi - v.lo))
-		return false;
-	*ch |= before.anchored != p->root[v.root].anchored ||
-	       before.lo != p->root[v.root].lo ||
-	       before.hi != p->root[v.root].hi;
-	return true;
-}
-
-static const struct wpf_word *word_at(const struct wpf_edge *e, int64_t off)
-{
-	size_t lo = 0, hi = e->nw;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (e->w[mid].off == off)
-			return &e->w[mid];
-		if (e->w[mid].off < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
-/* The bases that @top, what is known after the window, fixes. */
-static bool anchor(struct pass *p, const struct wpf_edge *top)
-{
-	struct sv t = p->r[RP_REG_RSP];
-	const struct root *tb;
-	bool ch = true;
-	size_t k;
-	int g;
-
-	p->root[0] = (struct root){ .anchored = true };
-	while (ch) {
-		ch = false;
-		for (g = 0; g < 16; g++) {
-			if (!learn(p, p->r[g], &top->r[g], &ch))
-				return false;
-		}
-		/* A slot still there holds the word the later window saw
-		 * at that distance from the stack pointer.
-		 */
-		tb = t.root >= 0 ? &p->root[t.root] : NULL;
-		for (k = 0; k < p->nslot && top->nw && tb; k++) {
-			const struct slot *s = &p->slot[k];
-			const struct root *b = &p->root[s->root];
-			const struct wpf_word *w;
-			int64_t rel;
-
-			if (s->root == t.root && t.lo == t.hi)
-				rel = s->off - t.lo;
-			else if (b->anchored && b->lo == b->hi &&
-				 tb->anchored && tb->lo == tb->hi &&
-				 t.lo == t.hi)
-				rel = (b->lo + s->off) - (tb->lo + t.lo);
-			else
-				continue;
-			w = word_at(top, rel);
-			if (w && !learn(p, s->val, &w->val, &ch))
-				return false;
-		}
-	}
-	return true;
-}
-
-static int cmp_word(const void *x, const void *y)
-{
-	const struct wpf_word *a = x, *b = y;
-
-	return a->off < b->off ? -1 : a->off > b->off;
-}
-
 /* The state before instruction p->mid, for wpf_win_edge(). */
 static bool keep_mid(struct pass *p)
 {
@@ -839,12 +643,6 @@ static bool keep_mid(struct pass *p)
 	p->mid_n = p->nslot;
 	return true;
 }
-
-struct wpf_win {
-	struct pass p;
-	bool contradiction;
-	struct wpf_edge top;	/* a copy of the edge after it */
-};
 
 void wpf_win_free(struct wpf_win *w)
 {
@@ -919,153 +717,8 @@ int wpf_win_run(const struct rcv_ins *const *ins, const uint8_t *cut,
 		wpf_win_free(w);
 		return -RP_ERR_NOMEM;
 	}
-	if (!anchor(p, &w->top))
+	if (!wpf_pass_anchor(p, &w->top))
 		unanchor(w);
 	*wp = w;
 	return 0;
-}
-
-static struct wpf_reg resolve(const struct pass *p, struct sv v)
-{
-	const struct root *r;
-	__int128 lo, hi;
-
-	if (v.root < 0 || !p->root[v.root].anchored)
-		return (struct wpf_reg){ 0 };
-	r = &p->root[v.root];
-	lo = (__int128)r->lo + v.lo;
-	hi = (__int128)r->hi + v.hi;
-	if (lo < INT64_MIN || hi > INT64_MAX || lo > hi)
-		return (struct wpf_reg){ 0 };
-	return (struct wpf_reg){ true, (uint64_t)(int64_t)lo,
-				 (uint64_t)(int64_t)hi };
-}
-
-int wpf_win_edge(const struct wpf_win *w, struct wpf_edge *e)
-{
-	const struct pass *p = &w->p;
-	struct sv t = p->mid_r[RP_REG_RSP];
-	size_t k, n = 0;
-	int g;
-
-	memset(e, 0, sizeof(*e));
-	if (w->contradiction)
-		return 0;
-	for (g = 0; g < 16; g++)
-		e->r[g] = resolve(p, p->mid_r[g]);
-	/* The slots there (all relative to one base: the stack pointer's)
-	 * whose values are fixed.
-	 */
-	if (!sv_exact(t))
-		return 0;
-	e->w = calloc(p->mid_n + 1, sizeof(*e->w));
-	if (!e->w)
-		return -RP_ERR_NOMEM;
-	for (k = 0; k < p->mid_n; k++) {
-		const struct slot *s = &p->mid_slot[k];
-		struct wpf_reg v = resolve(p, s->val);
-		size_t j;
-
-		if (s->root != t.root || !v.known)
-			continue;
-		for (j = 0; j < n && e->w[j].off != s->off - t.lo; j++)
-			;
-		if (j == n)	/* the latest store: the slot is last */
-			n++;
-		e->w[j] = (struct wpf_word){ s->off - t.lo, v };
-	}
-	e->nw = n;
-	qsort(e->w, e->nw, sizeof(*e->w), cmp_word);
-	return 0;
-}
-
-/*
- * Which bases nothing in a quiet stretch tells the value of (*@sec, by
- * base): the registers at its start, and the words read through them
- * that no store relative to the same base had reached and no return
- * read (the trace shows those).  Bases made by anything else (an
- * operation the pass does not follow, a word read where a store may
- * have been, through an address known or not relative to such a base)
- * are not: the engine may know them.
- */
-static bool *secret_roots(const struct pass *p)
-{
-	bool *sec = calloc(p->nroot + 1, sizeof(*sec));
-	size_t r, j;
-
-	if (!sec || p->loud)
-		return sec;
-	for (r = 1; r < p->nroot; r++) {
-		const struct root *x = &p->root[r];
-
-		if (x->shown)
-			continue;
-		if (r <= 16) {
-			sec[r] = true;
-			continue;
-		}
-		/* Bases are made in order: the address's base is older. */
-		if (!x->lw || x->lw_root <= 0 || (size_t)x->lw_root >= r ||
-		    !sec[x->lw_root])
-			continue;
-		for (j = 0; j < p->nrets; j++)
-			if (p->rets[j].root == x->lw_root &&
-			    p->rets[j].off < x->lw_off + 8 &&
-			    x->lw_off < p->rets[j].off + 8)
-				break;
-		sec[r] = j == p->nrets;
-	}
-	return sec;
-}
-
-int wpf_win_acc(const struct wpf_win *w, size_t from, struct wpf_out *out)
-{
-	const struct pass *p = &w->p;
-	bool *sec;
-	size_t i;
-
-	memset(out, 0, sizeof(*out));
-	out->contradiction = w->contradiction;
-	out->acc = malloc((p->nacc + 1) * sizeof(*out->acc));
-	sec = secret_roots(p);
-	if (!out->acc || !sec) {
-		free(sec);
-		free(out->acc);
-		out->acc = NULL;
-		return -RP_ERR_NOMEM;
-	}
-	for (i = 0; i < p->nacc && p->acc[i].i < from;)
-		i++;
-	for (; i < p->nacc; i++) {
-		const struct pacc *a = &p->acc[i];
-		struct wpf_acc *o = &out->acc[out->nacc++];
-		const struct root *r;
-		__int128 lo, hi;
-
-		*o = (struct wpf_acc){ a->i, a->kind, false, false, 0, 0, false };
-		/* Relative to a register at the start, in a quiet stretch:
-		 * nothing shows the register's value (wpf_win_quiet()).
-		 */
-		o->secret = a->root > 0 && sec[a->root] &&
-			    !p->root[a->root].anchored;
-		if (a->root < 0 || !p->root[a->root].anchored)
-			continue;
-		r = &p->root[a->root];
-		lo = (__int128)r->lo + a->lo;
-		hi = (__int128)r->hi + a->hi;
-		if (lo < 0 || hi > (__int128)UINT64_MAX || lo >= hi)
-			continue;
-		o->known = true;
-		o->fixed = a->fixed;
-		o->lo = (uint64_t)lo;
-		o->hi = (uint64_t)hi;
-	}
-	free(sec);
-	return 0;
-}
-
-void wpf_out_free(struct wpf_out *out)
-{
-	free(out->acc);
-	memset(out, 0, sizeof(*out));
 }

@@ -139,6 +139,42 @@ int wpf_scan(struct rp_recover *rc, uint64_t *pos, int dir, uint64_t lo,
 	     bool (*refute)(void *arg, uint64_t pos), void *arg);
 
 /*
+ * A stretch of a thread's history as the proofs follow it (watch_ins.c):
+ * the decoded instructions ins_first.. (ins_n of them) in @ins, and in
+ * @cut[i] whether a signal or a gap may lie after instruction i.  Kept
+ * per scan context: decoded instructions by address, the cursor.
+ */
+struct icache;
+struct run;
+struct insn_decoder;
+struct dis;
+struct wpf_ins {
+	struct rcv_dec *dec;
+	struct rp_cursor *cur;
+	struct icache **pool;	/* chunks */
+	size_t npool, pool_cap;	/* entries, chunk pointers */
+	uint32_t *ic;		/* by address: pool entry + 1 (0: empty) */
+	size_t ic_cap, ic_n;
+	struct run *runs;	/* open hash by (ip, isid) */
+	size_t run_cap, run_n;
+	struct insn_decoder *idec;	/* lengths and classes (ptkit) */
+	struct dis *dis;	/* lengths capstone does not know */
+	const struct rcv_ins **ins;	/* ins_first.. (ins_n of them) */
+	uint8_t *cut;
+	uint64_t *calls;
+	size_t ins_cap, ins_n;
+	uint64_t ins_first;
+};
+int wpf_ins_init(struct wpf_ins *c, struct rp_recover *rc);
+void wpf_ins_fini(struct wpf_ins *c);
+/* Positions [@first, @last) of @rc's thread into @c (the last load's
+ * instructions reused where the windows overlap).  0 or a negated enum
+ * rp_error.
+ */
+int wpf_ins_load(struct rp_recover *rc, struct wpf_ins *c, uint64_t first,
+		 uint64_t last);
+
+/*
  * For tests: the instructions at positions [@first, @last) as a scan reads
  * them from libipt's blocks (rp_cursor_blocks(), decoded once per address)
  * against the cursor's, one by one (address, length, class, bytes).
