@@ -649,7 +649,8 @@ void sb_sha256(const void *buf, size_t len, uint8_t digest[32]);
  * ended.
  */
 #define SB_SNAP_MAGIC		"PTRSNAP"	/* 8 bytes with its NUL */
-#define SB_SNAP_VERSION		2	/* 2: PROCESS has an exec generation */
+#define SB_SNAP_VERSION		3	/* 2: PROCESS has an exec generation;
+				 * 3: FDS and RSEQ records */
 #define SB_SNAP_HEADER_SIZE	32
 /* Largest decompressed snapshot a reader accepts (its allocation bound). */
 #define SB_SNAP_RAW_MAX		(16ull << 30)

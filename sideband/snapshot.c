@@ -566,9 +566,11 @@ int sb_snap_load_mem(struct sb_snapshot **sp, const void *buf, size_t len,
 		return sb_fail(err, -EBADMSG,
 			       "%s: byte offset 0: not a ptrec snapshot (bad magic)",
 			       r.name);
-	/* Version 1 (no exec generation) is still read. */
+	/* Versions 1 (no exec generation) and 2 (no FDS or RSEQ records)
+	 * are still read.
+	 */
 	r.version = get32(h + 8);
-	if (r.version != SB_SNAP_VERSION && r.version != 1)
+	if (r.version < 1 || r.version > SB_SNAP_VERSION)
 		return sb_fail(err, -EPROTONOSUPPORT,
 			       "%s: byte offset 8: snapshot version %u, this ptrec reads versions 1 to %d; %s",
 			       r.name, get32(h + 8), SB_SNAP_VERSION,
