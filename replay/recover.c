@@ -778,6 +778,7 @@ int rp_recover_new(struct rp_session *s, uint32_t tid,
 				rc->stack_hi = mi.end;
 			}
 	}
+	rcv_fd_init(rc);
 	rc->no_handlers = !handlers_ran(s, tid);
 	rc->ctx.mem = rcv_mem_cb;
 	rc->ctx.wrote = rmw_wrote;
@@ -801,6 +802,7 @@ void rp_recover_free(struct rp_recover *rc)
 	rp_snapshot_close(rc->sn);
 	rcv_dec_free(rc->dec);
 	free(rc->facts);
+	free(rc->rseq);
 	free(rc);
 }
 

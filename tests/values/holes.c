@@ -15,6 +15,14 @@
  *          first changes what the second reads.
  * procmem  pwrite64 to /proc/self/mem writes a global: the kernel's
  *          write through a system call the table says writes no memory.
+ * procdup, procreopen, procwritev, vmwrite  the same through write(2) on
+ *          stdout while dup2 has made it the memory file (put back
+ *          before the end), on a descriptor closed and reopened on
+ *          /dev/null before the end, through writev, and through
+ *          process_vm_writev to its own pid (rcv_fd.c).
+ * stdout   and the common case that must stay cheap: write(2) to stdout,
+ *          a file at the end never closed, writes no memory (r12, the
+ *          global loaded before it, is known after it).
  * alias2   stores of unknown address that did write the word asked
  *          about (rcv_alias.c must not prove them away): a 16-byte
  *          movups through a base loaded from a pointer the snapshot
@@ -399,6 +407,100 @@ static int procmem_case(void)
 	return 1;
 }
 
+/* r12 = g (0x1111); then the asm in @write writes 0x2222 there (val). */
+#define PROC_CASE(write, ...)						\
+	__asm__ volatile("mov holes_g(%%rip), %%r12\n"			\
+			 write						\
+			 "\txor %%r12d, %%r12d\n"			\
+			 EXIT_NOW					\
+			 : : __VA_ARGS__				\
+			 : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9",	\
+			 "r10", "r11", "r12", "memory")
+
+static long holes_val = 0x2222;
+
+/* lseek(fd, &g) on /proc/self/mem, for write(2) and writev. */
+static int mem_at_g(void)
+{
+	int fd = open("/proc/self/mem", O_RDWR);
+
+	if (fd < 0 || lseek(fd, (off_t)(long)&holes_g, SEEK_SET) < 0)
+		return -1;
+	return fd;
+}
+
+static int procdup_case(void)
+{
+	int fd = mem_at_g(), out = dup(1);
+
+	if (fd < 0 || out < 0 || dup2(fd, 1) != 1 || close(fd))
+		return 2;
+	/* write(1, &val, 8), then dup2(out, 1), close(out) */
+	PROC_CASE("\tmov $1, %%eax\n\tmov $1, %%edi\n"
+		  "\tlea holes_val(%%rip), %%rsi\n\tmov $8, %%edx\n"
+		  "\tsyscall\n"
+		  "\tmov $33, %%eax\n\tmov %%ebx, %%edi\n\tmov $1, %%esi\n"
+		  "\tsyscall\n"
+		  "\tmov $3, %%eax\n\tmov %%ebx, %%edi\n\tsyscall\n",
+		  "b"(out));
+	return 1;
+}
+
+static int procreopen_case(void)
+{
+	int fd = mem_at_g();
+
+	if (fd < 0)
+		return 2;
+	/* write(fd, &val, 8), close(fd), open("/dev/null"): fd again */
+	PROC_CASE("\tmov $1, %%eax\n\tmov %%ebx, %%edi\n"
+		  "\tlea holes_val(%%rip), %%rsi\n\tmov $8, %%edx\n"
+		  "\tsyscall\n"
+		  "\tmov $3, %%eax\n\tmov %%ebx, %%edi\n\tsyscall\n"
+		  "\tmov $2, %%eax\n\tlea holes_null(%%rip), %%rdi\n"
+		  "\txor %%esi, %%esi\n\tsyscall\n",
+		  "b"(fd));
+	return 1;
+}
+
+const char holes_null[] = "/dev/null";
+struct iovec_ { void *base; unsigned long len; };
+struct iovec_ holes_iov = { &holes_val, 8 }, holes_riov = { &holes_g, 8 };
+
+static int procwritev_case(void)
+{
+	int fd = mem_at_g();
+
+	if (fd < 0)
+		return 2;
+	/* writev(fd, &iov, 1) */
+	PROC_CASE("\tmov $20, %%eax\n\tmov %%ebx, %%edi\n"
+		  "\tlea holes_iov(%%rip), %%rsi\n\tmov $1, %%edx\n"
+		  "\tsyscall\n",
+		  "b"(fd));
+	return 1;
+}
+
+static int stdout_case(void)
+{
+	/* write(1, &val, 8) */
+	PROC_CASE("\tmov $1, %%eax\n\tmov $1, %%edi\n"
+		  "\tlea holes_val(%%rip), %%rsi\n\tmov $8, %%edx\n"
+		  "\tsyscall\n", "b"(0));
+	return 1;
+}
+
+static int vmwrite_case(void)
+{
+	/* process_vm_writev(getpid(), &iov, 1, &riov, 1, 0) */
+	PROC_CASE("\tmov $311, %%eax\n\tmov %%ebx, %%edi\n"
+		  "\tlea holes_iov(%%rip), %%rsi\n\tmov $1, %%edx\n"
+		  "\tlea holes_riov(%%rip), %%r10\n\tmov $1, %%r8d\n"
+		  "\txor %%r9d, %%r9d\n\tsyscall\n",
+		  "b"(getpid()));
+	return 1;
+}
+
 struct holes_rseq {
 	unsigned int cpu_id_start, cpu_id;
 	unsigned long rseq_cs;
@@ -456,6 +558,10 @@ int main(int argc, char **argv)
 		{ "push16", push16_case }, { "leave16", leave16_case },
 		{ "clonevm", clonevm_case }, { "memfd", memfd_case },
 		{ "procmem", procmem_case }, { "rseq", rseq_case },
+		{ "procdup", procdup_case },
+		{ "procreopen", procreopen_case },
+		{ "procwritev", procwritev_case }, { "vmwrite", vmwrite_case },
+		{ "stdout", stdout_case },
 		{ "alias2", alias2_case }, { "sigret", sigret_case },
 		{ "stackflag", stackflag_case }, { "enter", enter_case },
 		{ "escglobal", escglobal_case }, { "escheap", escheap_case },
