@@ -11,7 +11,9 @@
  * i to descriptor d writes no memory when d names another file at the end
  * (or none) and nothing from i to the end may have closed d (close, dup2,
  * dup3 onto it, close_range, io_uring, execve, an unknown system call):
- * then d named that same file at i, or nothing.  Only in a thread whose
+ * then d named that same file at i, or nothing.  When d is not known (a
+ * FILE's descriptor, loaded from memory): when no descriptor at the end
+ * names a memory file and nothing from i to the end may have closed any.  Only in a thread whose
  * process has no other thread sharing its descriptors (another thread
  * may close and reopen d at any time), in windows chained to the end.
  * Otherwise a pwrite64 with known offset and length writes that range,
@@ -73,6 +75,7 @@ void rcv_fd_init(struct rp_recover *rc)
 		return;
 	if (rc->snap_ok && !files_shared(rc, rc->s)) {
 		rc->fd_known = true;
+		rc->fd_all_safe = !rp_snapshot_proc_fd_mem(rc->sn, rc->pid);
 		for (fd = 0; fd < RCV_FD_TRACKED; fd++) {
 			enum rp_snap_fd k = rp_snapshot_proc_fd(rc->sn, rc->pid,
 								 fd);
@@ -150,6 +153,13 @@ static void closes(struct win *w, size_t i, uint32_t fd)
 {
 	if (fd < RCV_FD_TRACKED)
 		w->fdcl[fd] = (int64_t)i;
+	w->fdcl_all = (int64_t)i;
+}
+
+static void closes_any(struct win *w, size_t i)
+{
+	w->fdcl[FD_ANY] = (int64_t)i;
+	w->fdcl_all = (int64_t)i;
 }
 
 /* Which descriptors system call @i of @w may close or replace. */
@@ -159,33 +169,33 @@ static void closer(struct win *w, size_t i)
 	uint32_t a, b;
 
 	if (s->r[RP_REG_RAX].k != ~0ull || rcv_sys_resets(s->r[RP_REG_RAX].v)) {
-		w->fdcl[FD_ANY] = (int64_t)i;
+		closes_any(w, i);
 		return;
 	}
 	switch (s->r[RP_REG_RAX].v) {
 	case 3:		/* close */
 		if (!arg32(&s->r[RP_REG_RDI], &a))
-			w->fdcl[FD_ANY] = (int64_t)i;
+			closes_any(w, i);
 		else
 			closes(w, i, a);
 		break;
 	case 33: case 292:	/* dup2, dup3: onto rsi */
 		if (!arg32(&s->r[RP_REG_RSI], &a))
-			w->fdcl[FD_ANY] = (int64_t)i;
+			closes_any(w, i);
 		else
 			closes(w, i, a);
 		break;
 	case 436:	/* close_range(first, last, flags) */
 		if (!arg32(&s->r[RP_REG_RDI], &a) ||
 		    !arg32(&s->r[RP_REG_RSI], &b)) {
-			w->fdcl[FD_ANY] = (int64_t)i;
+			closes_any(w, i);
 			break;
 		}
 		for (; a <= b && a < RCV_FD_TRACKED; a++)
 			closes(w, i, a);
 		break;
 	case 425: case 426: case 427:	/* io_uring: closes by request */
-		w->fdcl[FD_ANY] = (int64_t)i;
+		closes_any(w, i);
 		break;
 	default:
 		break;
@@ -198,6 +208,7 @@ void rcv_fd_closers(struct win *w)
 
 	for (i = 0; i <= RCV_FD_TRACKED; i++)
 		w->fdcl[i] = -1;
+	w->fdcl_all = -1;
 	for (i = 0; i < w->n; i++)
 		if (w->ins[i].flags & RCV_I_SYSCALL)
 			closer(w, i);
@@ -212,25 +223,40 @@ bool rcv_fd_family(uint64_t nr)
 
 /*
  * Is the descriptor of write-family call @i of @w known to name no
- * memory file (see the top)?
+ * memory file (see the top)?  Descriptor @d's closers (fdcl[d], or any:
+ * fdcl[RCV_FD_TRACKED]), or with @d -1 every closer, must be none from
+ * @i to the end.
  */
+static bool no_closer(const struct win *w, size_t i, int d)
+{
+	const struct win *x = w;
+
+	if (!w->fd_done)
+		return false;
+	for (;;) {
+		if (d < 0 ? x->fdcl_all >= (int64_t)i :
+		    x->fdcl[FD_ANY] >= (int64_t)i || x->fdcl[d] >= (int64_t)i)
+			return false;
+		if (x->top_end)
+			return true;
+		x = x->later;
+		if (!x || !x->fd_done)
+			return false;
+		i = 0;
+	}
+}
+
 static bool fd_harmless(struct win *w, size_t i)
 {
 	const struct rp_recover *rc = w->rc;
-	const struct win *x;
 	uint32_t fd;
 
-	if (!rc->fd_known || !arg32(&w->st[i].r[RP_REG_RDI], &fd) ||
-	    fd >= RCV_FD_TRACKED || !(rc->fd_safe >> fd & 1) || !w->fd_done ||
-	    w->fdcl[FD_ANY] > (int64_t)i || w->fdcl[fd] > (int64_t)i)
+	if (!rc->fd_known)
 		return false;
-	for (x = w; !x->top_end;) {
-		x = x->later;
-		if (!x || !x->fd_done || x->fdcl[FD_ANY] >= 0 ||
-		    x->fdcl[fd] >= 0)
-			return false;
-	}
-	return true;
+	if (arg32(&w->st[i].r[RP_REG_RDI], &fd) && fd < RCV_FD_TRACKED &&
+	    (rc->fd_safe >> fd & 1))
+		return no_closer(w, i, (int)fd);
+	return rc->fd_all_safe && no_closer(w, i, -1);
 }
 
 int rcv_fd_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len)

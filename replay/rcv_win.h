@@ -39,6 +39,7 @@ struct win {
 	 */
 	bool fd_done;
 	int64_t fdcl[RCV_FD_TRACKED + 1];
+	int64_t fdcl_all;	/* the last that may close any at all */
 	uint8_t *mbar;		/* i may write memory we cannot name */
 	uint32_t *nb;		/* first barrier >= i (n: none) */
 	int64_t *pb;		/* last barrier < i (-1: none) */
@@ -113,6 +114,7 @@ struct rp_recover {
 	 * rseq_any (no complete list: no memory is private).
 	 */
 	bool fd_known, rseq_any;
+	bool fd_all_safe;	/* none names a memory file at the end */
 	uint64_t fd_safe;
 	uint64_t (*rseq)[2];
 	size_t nrseq;

@@ -932,6 +932,10 @@ enum rp_snap_fd {
 };
 enum rp_snap_fd rp_snapshot_proc_fd(const struct rp_snapshot *sn,
 				    uint32_t pid, uint32_t fd);
+/* How many of its descriptors name (or may name: no link) a memory file;
+ * -1 when the snapshot does not list them.
+ */
+int rp_snapshot_proc_fd_mem(const struct rp_snapshot *sn, uint32_t pid);
 
 /*
  * The rseq area @i of process @pid (snapshot 3: one its threads had

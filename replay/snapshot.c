@@ -246,6 +246,19 @@ enum rp_snap_fd rp_snapshot_proc_fd(const struct rp_snapshot *sn,
 	}
 }
 
+int rp_snapshot_proc_fd_mem(const struct rp_snapshot *sn, uint32_t pid)
+{
+	const struct sb_snap_proc *p = proc_of(sn, pid);
+	size_t i;
+	int n = 0;
+
+	if (!p || !p->has_fds)
+		return -1;
+	for (i = 0; i < p->nfds; i++)
+		n += p->fds[i].kind != SB_SNAP_FD_OTHER;
+	return n;
+}
+
 int rp_snapshot_proc_rseq(const struct rp_snapshot *sn, uint32_t pid,
 			  size_t i, uint64_t *addr, uint32_t *len,
 			  bool *complete)

@@ -164,3 +164,34 @@ Test(rcv_fd, rseq_areas)
 	cr_assert(rcv_fd_rseq(&rc, 0x6000), "no complete list: anywhere");
 	rc.rseq = NULL;
 }
+
+/*
+ * A descriptor not known (a FILE's, loaded from memory), or one from 64
+ * on: harmless only when no descriptor at the end names a memory file
+ * and nothing from the call to the end may have closed any.
+ */
+Test(rcv_fd, descriptor_not_known)
+{
+	sc(&w, 0, 1, 1, 0x1000);
+	w.st[0].r[RP_REG_RDI].k = 0;
+	cr_assert_eq(wr(0), -1, "descriptor 3 names the memory file");
+	rc.fd_all_safe = true;
+	cr_assert_eq(wr(0), 0, "no memory file open, nothing closed");
+	sc(&w, 0, 1, 100, 0x1000);
+	cr_assert_eq(wr(0), 0, "descriptor 100, nothing closed");
+	sc(&w, 3, 3, 100, 0);		/* close(100) */
+	cr_assert_eq(wr(0), -1, "descriptor 100 closed after it");
+	sc(&w, 3, 3, 7, 0);		/* close(7) */
+	cr_assert_eq(wr(0), -1, "any descriptor closed after it");
+	w.st[0].r[RP_REG_RDI].k = 0;
+	cr_assert_eq(wr(0), -1);
+	sc(&w, 3, 39, 7, 0);		/* getpid */
+	cr_assert_eq(wr(0), 0);
+	w.top_end = false;
+	w.later = &later;
+	rcv_fd_closers(&later);
+	cr_assert_eq(wr(0), 0);
+	sc(&later, 0, 33, 9, 70);	/* dup2(9, 70) in the later window */
+	rcv_fd_closers(&later);
+	cr_assert_eq(wr(0), -1);
+}
