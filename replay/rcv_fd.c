@@ -100,7 +100,11 @@ void rcv_fd_init(struct rp_recover *rc)
 		v[n][1] = addr + (len > 32 && len <= 4096 ? len : 32);
 		if (v[n][1] < addr)
 			v[n][1] = UINT64_MAX;
-		n++;
+		/* glibc's, in the thread's control block: never private
+		 * already (rc->tls_lo..tls_hi), no need to look it up.
+		 */
+		if (!(rc->tls_lo <= v[n][0] && v[n][1] <= rc->tls_hi))
+			n++;
 	}
 	if (!complete) {
 		free(v);
@@ -129,6 +133,8 @@ bool rcv_fd_rseq(const struct rp_recover *rc, uint64_t a)
 
 	if (rc->rseq_any)
 		return true;
+	if (!hi)
+		return false;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 

@@ -251,7 +251,8 @@ bool rcv_private_until(struct rp_recover *rc, uint64_t a, uint64_t *until)
 	 * CPU it runs on) whenever it likes; and any other registered
 	 * rseq area (rcv_fd.c).
 	 */
-	if ((rc->tls_lo <= a && a < rc->tls_hi) || rcv_fd_rseq(rc, a))
+	if ((rc->tls_lo <= a && a < rc->tls_hi) ||
+	    ((rc->rseq_any || rc->nrseq) && rcv_fd_rseq(rc, a)))
 		return false;
 	if (!rc->sn)
 		return !rc->mt;
