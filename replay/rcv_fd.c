@@ -10,7 +10,8 @@
  * end and whether it names a memory file (FDS record).  A write at state
  * i to descriptor d writes no memory when d names another file at the end
  * (or none) and nothing from i to the end may have closed d (close, dup2,
- * dup3 onto it, close_range, io_uring, execve, an unknown system call):
+ * dup3 onto it, close_range, io_uring, execve, an unknown system call,
+ * int or sysenter, a gap in the trace):
  * then d named that same file at i, or nothing.  When d is not known (a
  * FILE's descriptor, loaded from memory): when no descriptor at the end
  * names a memory file and nothing from i to the end may have closed any.  Only in a thread whose
@@ -25,6 +26,7 @@
  */
 #include <stdlib.h>
 
+#include <capstone/capstone.h>
 #include <linux/sched.h>
 
 #include "rcv_win.h"
@@ -208,16 +210,30 @@ static void closer(struct win *w, size_t i)
 	}
 }
 
+/*
+ * Also what may hide one: int and sysenter (a system call of another
+ * table: int 0x80's close is 6), and a gap in the trace.
+ */
 void rcv_fd_closers(struct win *w)
 {
+	const struct rp_recover *rc = w->rc;
+	struct rp_gap gap;
 	size_t i;
 
 	for (i = 0; i <= RCV_FD_TRACKED; i++)
 		w->fdcl[i] = -1;
 	w->fdcl_all = -1;
-	for (i = 0; i < w->n; i++)
+	for (i = 0; i < w->n; i++) {
 		if (w->ins[i].flags & RCV_I_SYSCALL)
 			closer(w, i);
+		else if (w->ins[i].id == X86_INS_INT ||
+			 w->ins[i].id == X86_INS_SYSENTER)
+			closes_any(w, i);
+	}
+	for (i = 0; rc->s && !rp_thread_gap(rc->s, rc->tid, i, &gap); i++)
+		if (gap.before > w->first && gap.before <= w->last &&
+		    (int64_t)(gap.before - 1 - w->first) > w->fdcl[FD_ANY])
+			closes_any(w, (size_t)(gap.before - 1 - w->first));
 	w->fd_done = true;
 }
 

@@ -15,11 +15,13 @@
  *          first changes what the second reads.
  * procmem  pwrite64 to /proc/self/mem writes a global: the kernel's
  *          write through a system call the table says writes no memory.
- * procdup, procreopen, procwritev, vmwrite  the same through write(2) on
- *          stdout while dup2 has made it the memory file (put back
- *          before the end), on a descriptor closed and reopened on
- *          /dev/null before the end, through writev, and through
- *          process_vm_writev to its own pid (rcv_fd.c).
+ * procdup, procreopen, procwritev, vmwrite, procint80  the same through
+ *          write(2) on stdout while dup2 has made it the memory file
+ *          (put back before the end), on a descriptor closed and
+ *          reopened on /dev/null before the end, through writev,
+ *          through process_vm_writev to its own pid, and on a
+ *          descriptor int 0x80 closes before /dev/null reopens it
+ *          (rcv_fd.c).
  * stdout   and the common case that must stay cheap: write(2) to stdout,
  *          a file at the end never closed, writes no memory (r12, the
  *          global loaded before it, is known after it).
@@ -490,6 +492,35 @@ static int stdout_case(void)
 	return 1;
 }
 
+/* The memory file closed by int 0x80 (close is 6 there), /dev/null
+ * opened on its number.  g is stored (0x1111) before the write and
+ * loaded into r13 after it, before the int: the write must not be taken
+ * as harmless, or r13 is 0x1111 forward from the store (int is a
+ * barrier: nothing after it flows back).
+ */
+static int procint80_case(void)
+{
+	int fd = mem_at_g();
+
+	if (fd < 0)
+		return 2;
+	__asm__ volatile("movq $0x1111, holes_g(%%rip)\n"
+			 "\tmov $1, %%eax\n\tmov %%ebx, %%edi\n"
+			 "\tlea holes_val(%%rip), %%rsi\n\tmov $8, %%edx\n"
+			 "\tsyscall\n"
+			 "\tmov holes_g(%%rip), %%r13\n"
+			 "\tnop\n\tnop\n"
+			 "\tmov $6, %%eax\n\tint $0x80\n"
+			 "\tmov $2, %%eax\n\tlea holes_null(%%rip), %%rdi\n"
+			 "\txor %%esi, %%esi\n\tsyscall\n"
+			 "\txor %%r12d, %%r12d\n"
+			 EXIT_NOW
+			 : : "b"(fd)
+			 : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9",
+			 "r10", "r11", "r12", "r13", "memory");
+	return 1;
+}
+
 static int vmwrite_case(void)
 {
 	/* process_vm_writev(getpid(), &iov, 1, &riov, 1, 0) */
@@ -561,7 +592,7 @@ int main(int argc, char **argv)
 		{ "procdup", procdup_case },
 		{ "procreopen", procreopen_case },
 		{ "procwritev", procwritev_case }, { "vmwrite", vmwrite_case },
-		{ "stdout", stdout_case },
+		{ "stdout", stdout_case }, { "procint80", procint80_case },
 		{ "alias2", alias2_case }, { "sigret", sigret_case },
 		{ "stackflag", stackflag_case }, { "enter", enter_case },
 		{ "escglobal", escglobal_case }, { "escheap", escheap_case },

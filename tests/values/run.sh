@@ -169,11 +169,14 @@ fi
 # while dup2 made it the memory file, put back before the end (procdup),
 # on a descriptor closed and reopened on /dev/null before the end
 # (procreopen), writev to it (procwritev), process_vm_writev to its own
-# pid (vmwrite); and the rseq_cs word of an rseq area the program
-# registered itself, which the kernel clears after a preemption (rseq).
-# Each gave wrong values before (5, 10, 10, 5, -, 2), but vmwrite.
+# pid (vmwrite), a descriptor int 0x80 closes after the write (procint80:
+# a system call of the 32-bit table); and the rseq_cs word of an rseq
+# area the program registered itself, which the kernel clears after a
+# preemption (rseq).  Each gave wrong values before (5, 10, 10, 5, -, 4,
+# 2), but vmwrite.
 if [ -n "${HOLES:-}" ]; then
-	for mode in procmem procdup procreopen procwritev vmwrite rseq; do
+	for mode in procmem procdup procreopen procwritev vmwrite procint80 \
+		rseq; do
 		rm -rf "$tmp/h-$mode"
 		timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/h-$mode" \
 			"$HOLES" $mode >"$tmp/log" 2>&1

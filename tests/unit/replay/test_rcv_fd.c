@@ -7,6 +7,7 @@
  * range and anything else is a barrier.  And the rseq areas: inside one,
  * or anywhere without a complete list.
  */
+#include <capstone/capstone.h>
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -194,4 +195,18 @@ Test(rcv_fd, descriptor_not_known)
 	sc(&later, 0, 33, 9, 70);	/* dup2(9, 70) in the later window */
 	rcv_fd_closers(&later);
 	cr_assert_eq(wr(0), -1);
+}
+
+/* int 0x80 and sysenter are system calls of another table (int 0x80's
+ * close is 6): either after the write may have closed its descriptor.
+ */
+Test(rcv_fd, int80_may_close)
+{
+	sc(&w, 0, 1, 1, 0x1000);
+	w.ins[3].id = X86_INS_INT;
+	cr_assert_eq(wr(0), -1, "int after it");
+	w.ins[3].id = X86_INS_SYSENTER;
+	cr_assert_eq(wr(0), -1, "sysenter after it");
+	w.ins[3].id = X86_INS_NOP;
+	cr_assert_eq(wr(0), 0);
 }
