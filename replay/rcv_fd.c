@@ -22,7 +22,8 @@
  *
  * rseq: every area the snapshot's complete RSEQ record lists is never this
  * thread's alone (rcv_private_until()); without a complete list, no
- * memory is.
+ * memory is.  One in the thread's stack mapping ends push/pop pairs
+ * (rcv_stack_until()): the kernel may rewrite a pushed slot.
  */
 #include <stdlib.h>
 
@@ -127,6 +128,10 @@ void rcv_fd_init(struct rp_recover *rc)
 	}
 	rc->rseq = v;
 	rc->rseq_any = false;
+	/* One on its stack: the kernel may rewrite a pushed slot. */
+	for (i = 0; i < rc->nrseq; i++)
+		rc->rseq_stack |= v[i][0] < rc->stack_hi &&
+				  v[i][1] > rc->stack_lo;
 }
 
 bool rcv_fd_rseq(const struct rp_recover *rc, uint64_t a)

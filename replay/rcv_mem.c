@@ -261,10 +261,13 @@ bool rcv_private_until(struct rp_recover *rc, uint64_t a, uint64_t *until)
 }
 
 /* The last state up to which the thread's stack is its own alone
- * (UINT64_MAX: all through): push/pop pairs across it are not kept.
+ * (UINT64_MAX: all through; 0 with an rseq area in it): push/pop pairs
+ * across it are not kept.
  */
 uint64_t rcv_stack_until(struct rp_recover *rc)
 {
+	if (rc->rseq_stack)	/* the kernel rewrites it (rcv_fd.c) */
+		return 0;
 	if (!rc->mt)
 		return UINT64_MAX;
 	rcv_esc_compute(rc);

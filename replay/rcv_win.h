@@ -115,6 +115,7 @@ struct rp_recover {
 	 */
 	bool fd_known, rseq_any;
 	bool fd_all_safe;	/* none names a memory file at the end */
+	bool rseq_stack;	/* an rseq area in its stack mapping */
 	uint64_t fd_safe;
 	uint64_t (*rseq)[2];
 	size_t nrseq;

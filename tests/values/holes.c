@@ -45,6 +45,8 @@
  * rseq     an rseq area of the program's own (glibc's unregistered): the
  *          kernel clears its rseq_cs on the way back to user space after
  *          a preemption, with no instruction storing there.
+ * rseqstack  the same area on the stack, where a push and its pop span
+ *          a preemption: the kernel rewrites the pushed slot.
  *
  * Each mode ends with exit_group right after its case, so the end's
  * registers and snapshot are those of the case.
@@ -580,6 +582,40 @@ static int rseq_case(void)
 	return 1;
 }
 
+/*
+ * An rseq area on the stack (glibc's unregistered), a push into its
+ * cpu_id_start/cpu_id words, nops (each step a preemption for the
+ * recorder: the kernel rewrites them), then the pop: r13 holds the CPU
+ * numbers, not the pushed r12 (push/pop pairs must not be kept).
+ */
+static int rseqstack_case(void)
+{
+	if (__rseq_size &&
+	    syscall(334, (char *)__builtin_thread_pointer() + __rseq_offset,
+		    32, 1, 0x53053053))
+		return 2;
+	__asm__ volatile("mov %%rsp, %%r15\n"
+			 "\tlea -256(%%rsp), %%rdi\n"
+			 "\tand $-32, %%rdi\n"
+			 "\tmov $334, %%eax\n\tmov $32, %%esi\n"
+			 "\txor %%edx, %%edx\n\tmov $0x53053053, %%r10d\n"
+			 "\tsyscall\n"
+			 "\ttest %%rax, %%rax\n\tjnz 1f\n"
+			 "\tlea 8(%%rdi), %%rsp\n"
+			 "\tmov $0x7fffffff7fffffff, %%r12\n"
+			 "\tpush %%r12\n"
+			 "\tnop\n\tnop\n\tnop\n"
+			 "\tpop %%r13\n"
+			 "\tnop\n\tnop\n"
+			 "\txor %%r13d, %%r13d\n"
+			 "1:\tmov %%r15, %%rsp\n"
+			 "\txor %%r12d, %%r12d\n"
+			 EXIT_NOW
+			 : : : "rax", "rcx", "rdx", "rsi", "rdi", "r10", "r11",
+			 "r12", "r13", "r15", "memory");
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -593,6 +629,7 @@ int main(int argc, char **argv)
 		{ "procreopen", procreopen_case },
 		{ "procwritev", procwritev_case }, { "vmwrite", vmwrite_case },
 		{ "stdout", stdout_case }, { "procint80", procint80_case },
+		{ "rseqstack", rseqstack_case },
 		{ "alias2", alias2_case }, { "sigret", sigret_case },
 		{ "stackflag", stackflag_case }, { "enter", enter_case },
 		{ "escglobal", escglobal_case }, { "escheap", escheap_case },

@@ -172,11 +172,12 @@ fi
 # pid (vmwrite), a descriptor int 0x80 closes after the write (procint80:
 # a system call of the 32-bit table); and the rseq_cs word of an rseq
 # area the program registered itself, which the kernel clears after a
-# preemption (rseq).  Each gave wrong values before (5, 10, 10, 5, -, 4,
-# 2), but vmwrite.
+# preemption (rseq), and such an area on the stack, where a push and its
+# pop span a preemption (rseqstack).  Each gave wrong values before (5,
+# 10, 10, 5, -, 4, 2, 3), but vmwrite.
 if [ -n "${HOLES:-}" ]; then
 	for mode in procmem procdup procreopen procwritev vmwrite procint80 \
-		rseq; do
+		rseq rseqstack; do
 		rm -rf "$tmp/h-$mode"
 		timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/h-$mode" \
 			"$HOLES" $mode >"$tmp/log" 2>&1
