@@ -42,6 +42,8 @@
  *          given through a global, a heap struct, or rbx at the clone
  *          (rcv_escape.c's rules, one each); main reads the flag once
  *          before it gives the address away, then polls it.
+ * pairesc  a pushed slot's address given to such a thread, which stores
+ *          there before main pops it: no push/pop pair past the escape.
  * rseq     an rseq area of the program's own (glibc's unregistered): the
  *          kernel clears its rseq_cs on the way back to user space after
  *          a preemption, with no instruction storing there.
@@ -358,6 +360,31 @@ static int escglobal_case(void)
 	return 1;
 }
 
+/*
+ * push r12 (0x1234), the pushed slot's address given to a thread (through
+ * a global), which stores 1 there; main polls it, then pops it into r13:
+ * 1, not what it pushed (push/pop pairs whose pop is after the escape
+ * must not be linked, in any of the engine's sweeps).
+ */
+static int pairesc_case(void)
+{
+	holes_spawn(holes_child_pub, NULL);
+	__asm__ volatile("mov $0x1234, %%r12d\n"
+			 "\tpush %%r12\n"
+			 "\tmov %%rsp, holes_pub(%%rip)\n"
+			 "1:\tmov $24, %%eax\n\tsyscall\n"
+			 "\tmov (%%rsp), %%rax\n"
+			 "\tcmp $1, %%rax\n\tjne 1b\n"
+			 "\tpop %%r13\n"
+			 "\tnop\n\tnop\n\tnop\n"
+			 "\txor %%r13d, %%r13d\n"
+			 "\txor %%r12d, %%r12d\n"
+			 EXIT_NOW
+			 : : : "rax", "rcx", "rdi", "r11", "r12", "r13",
+			 "memory");
+	return 1;
+}
+
 static int escheap_case(void)
 {
 	volatile long flag = 0;
@@ -629,7 +656,7 @@ int main(int argc, char **argv)
 		{ "procreopen", procreopen_case },
 		{ "procwritev", procwritev_case }, { "vmwrite", vmwrite_case },
 		{ "stdout", stdout_case }, { "procint80", procint80_case },
-		{ "rseqstack", rseqstack_case },
+		{ "rseqstack", rseqstack_case }, { "pairesc", pairesc_case },
 		{ "alias2", alias2_case }, { "sigret", sigret_case },
 		{ "stackflag", stackflag_case }, { "enter", enter_case },
 		{ "escglobal", escglobal_case }, { "escheap", escheap_case },

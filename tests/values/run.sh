@@ -142,7 +142,10 @@ fi
 # stores into a flag on the main thread's stack that main polls, its
 # address given by pthread_create's argument (stackflag), or, to a thread
 # made by a raw clone with every register cleared, through a global
-# (escglobal), a heap struct (escheap) or rbx at the clone (escreg).
+# (escglobal), a heap struct (escheap) or rbx at the clone (escreg); and a
+# pushed slot whose address escapes, which the thread rewrites before the
+# pop (pairesc: 4 wrong registers before, the forward sweep linking the
+# pair past the escape).
 # Recorded with lazy binding off and without AVX (LD_BIND_NOW,
 # GLIBC_TUNABLES): the resolver's and EVEX string functions' stack use
 # would otherwise end the stack's privacy before the case, and the case
@@ -150,7 +153,7 @@ fi
 # where it happens: before it, main's first read of the flag (r13) is
 # known from its store of 0; after, no poll is.
 if [ -n "${HOLES:-}" ]; then
-	for mode in stackflag escglobal escheap escreg; do
+	for mode in stackflag escglobal escheap escreg pairesc; do
 		rm -rf "$tmp/h-$mode"
 		LD_BIND_NOW=1 GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX2,-AVX,-BMI2,-EVEX \
 			timeout 120 "$PTREC" record --ground-truth -q \
