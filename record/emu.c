@@ -302,6 +302,7 @@ static void emu_free(struct emu *e)
 
 		e->procs = p->next;
 		maps_free(&p->maps);
+		rec_snap_rseq_free(&p->rseq);
 		free(p);
 	}
 	rec_images_free(&e->images);

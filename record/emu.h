@@ -44,6 +44,7 @@ struct proc {
 	bool exited;
 	bool snapped;			/* its end state is in the snapshot */
 	uint32_t gen;			/* images snapshotted at execve */
+	struct rec_snap_rseqs rseq;	/* its threads' rseq areas */
 	struct proc *next;
 };
 
@@ -59,6 +60,7 @@ struct thr {
 	int pending_sig;		/* to deliver at the next resume */
 	bool delivering;		/* a caught signal is being delivered */
 	bool started;			/* PSB+ written */
+	bool rseq_asked;		/* its registration when first stopped */
 	bool opened;
 	struct ptenc enc;
 	struct sb_truth_writer *truth;

@@ -33,7 +33,8 @@ void emu_snap_proc(struct emu *e, struct proc *p, uint32_t end,
 	struct rec_snap_proc rp = { .pid = p->pid, .ppid = p->ppid,
 				    .end = end, .status = status,
 				    .gen = p->gen, .threads = th, .si = si,
-				    .sig_tid = sig_t ? sig_t->tid : 0 };
+				    .sig_tid = sig_t ? sig_t->tid : 0,
+				    .rseq = &p->rseq };
 	struct sb_err err;
 	struct thr *t;
 	int ret;

@@ -362,6 +362,13 @@ int emu_get_regs(struct thr *t)
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &t->regs) < 0)
 		return -errno;
 	t->have_regs = true;
+	/* The rseq area it had before we saw it (registered before the
+	 * recording, or a fork child's, inherited): the kernel writes it.
+	 */
+	if (!t->rseq_asked && t->proc) {
+		t->rseq_asked = true;
+		rec_snap_rseq_query(&t->proc->rseq, t->tid);
+	}
 	return 0;
 }
 

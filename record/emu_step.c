@@ -139,6 +139,12 @@ static void after_syscall(struct emu *e, struct thr *t)
 	default:
 		break;
 	}
+	/* rseq, by eax alone as Linux takes it (x32's too): every area
+	 * registered or unregistered, for the snapshot's RSEQ record.
+	 */
+	if ((t->entry.rax & 0xbfffffffull) == SYS_rseq)
+		rec_snap_rseq_note(&t->proc->rseq, t->entry.rdi,
+				   (uint32_t)t->entry.rsi, t->tid);
 }
 
 /* The SYSCALL at t->ip executed: it is in the history, and PacketEn

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/vfs.h>
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/syscall.h>
@@ -209,6 +210,151 @@ static int read_small(const char *path, uint8_t **buf, size_t *len)
 	return *buf ? 0 : -ENOMEM;
 }
 
+void rec_snap_rseq_note(struct rec_snap_rseqs *l, uint64_t addr,
+			uint32_t len, pid_t tid)
+{
+	size_t i;
+
+	if (!addr)
+		return;
+	for (i = 0; i < l->n; i++)
+		if (l->v[i].addr == addr && l->v[i].len == len &&
+		    l->v[i].tid == (uint32_t)tid)
+			return;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 8;
+		struct sb_snap_rseq *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v) {
+			l->lost = true;
+			return;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = (struct sb_snap_rseq){ addr, len, (uint32_t)tid };
+}
+
+void rec_snap_rseq_query(struct rec_snap_rseqs *l, pid_t tid)
+{
+	struct {
+		uint64_t ptr;
+		uint32_t size, sig, flags, pad;
+	} c = { 0 };
+
+	/* PTRACE_GET_RSEQ_CONFIGURATION (Linux 5.13) */
+	if (ptrace((enum __ptrace_request)0x420f, tid,
+		   (void *)sizeof(c), &c) < 0) {
+		if (errno != ESRCH)
+			l->lost = true;
+		return;
+	}
+	rec_snap_rseq_note(l, c.ptr, c.size, tid);
+}
+
+void rec_snap_rseq_free(struct rec_snap_rseqs *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/*
+ * Does descriptor link @target (of a file on a file system of type
+ * @fstype, 0 unknown) name a process's memory file?  Any link whose last
+ * component begins with "mem" on procfs or under /proc/ is taken for one.
+ */
+static bool is_mem_file(const char *target, long fstype)
+{
+	const char *b = strrchr(target, '/');
+
+	b = b ? b + 1 : target;
+	return !strncmp(b, "mem", 3) &&
+	       (fstype == 0x9fa0 /* PROC_SUPER_MAGIC */ ||
+		!strncmp(target, "/proc/", 6));
+}
+
+static int fd_cmp(const void *a, const void *b)
+{
+	const struct sb_snap_fd *x = a, *y = b;
+
+	return x->fd < y->fd ? -1 : x->fd > y->fd;
+}
+
+/* The FDS record of process @pid: every descriptor it has open. */
+static int take_fds(struct rec_snap *s, pid_t pid, struct sb_err *err)
+{
+	struct sb_snap_fd *v = NULL;
+	size_t n = 0, cap = 0;
+	char path[64], link[4096];
+	struct dirent *de;
+	DIR *d;
+	int ret;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	d = opendir(path);
+	if (!d)
+		return 0;	/* unknown descriptors: no FDS record */
+	while ((de = readdir(d))) {
+		char *end;
+		unsigned long fd = strtoul(de->d_name, &end, 10);
+		struct statfs sf;
+		ssize_t ln;
+
+		if (*end || end == de->d_name || fd > UINT32_MAX)
+			continue;
+		if (n == cap) {
+			struct sb_snap_fd *nv;
+
+			cap = cap ? 2 * cap : 64;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				closedir(d);
+				return sb_fail(err, -ENOMEM, "out of memory");
+			}
+			v = nv;
+		}
+		snprintf(path, sizeof(path), "/proc/%d/fd/%lu", pid, fd);
+		ln = readlink(path, link, sizeof(link) - 1);
+		v[n].fd = (uint32_t)fd;
+		if (ln <= 0) {
+			v[n++].kind = SB_SNAP_FD_UNKNOWN;
+			continue;
+		}
+		link[ln] = '\0';
+		if (statfs(path, &sf))
+			sf.f_type = 0;
+		v[n++].kind = is_mem_file(link, (long)sf.f_type) ?
+			      SB_SNAP_FD_MEM : SB_SNAP_FD_OTHER;
+	}
+	closedir(d);
+	qsort(v, n, sizeof(*v), fd_cmp);
+	ret = sb_snap_writer_fds(s->w, v, n, err);
+	free(v);
+	return ret;
+}
+
+/* The RSEQ record: the recording's areas and those of the end. */
+static int take_rseq(struct rec_snap *s, const struct rec_snap_proc *rp,
+		     struct sb_err *err)
+{
+	struct rec_snap_rseqs l = { 0 };
+	size_t i;
+	int ret;
+
+	for (i = 0; rp->rseq && i < rp->rseq->n; i++)
+		rec_snap_rseq_note(&l, rp->rseq->v[i].addr,
+				   rp->rseq->v[i].len,
+				   (pid_t)rp->rseq->v[i].tid);
+	for (i = 0; i < rp->nthreads; i++)
+		rec_snap_rseq_query(&l, rp->threads[i].tid);
+	ret = sb_snap_writer_rseq(s->w, l.v, l.n,
+				  rp->rseq && !rp->rseq->lost && !l.lost ?
+				  SB_SNAP_RSEQ_COMPLETE : 0, err);
+	rec_snap_rseq_free(&l);
+	return ret;
+}
+
 int rec_snap_take(struct rec_snap *s, const struct rec_snap_proc *rp,
 		  struct sb_err *err)
 {
@@ -252,6 +398,10 @@ int rec_snap_take(struct rec_snap *s, const struct rec_snap_proc *rp,
 	ret = sb_snap_writer_proc(s->w, &p, err);
 	for (i = 0; !ret && i < rp->nthreads; i++)
 		ret = take_thread(s, &rp->threads[i], rp->sig_tid, rp->si, err);
+	if (!ret)
+		ret = take_fds(s, rp->pid, err);
+	if (!ret)
+		ret = take_rseq(s, rp, err);
 	snprintf(path, sizeof(path), "/proc/%d/mem", rp->pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	for (i = 0; !ret && i < ms.n; i++) {

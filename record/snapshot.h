@@ -37,6 +37,25 @@ struct rec_snap_thr {
 	bool entered;	/* @regs even when stopped: at an execve's entry */
 };
 
+/*
+ * The rseq areas a process's threads registered during the recording
+ * (the software recorder: each thread's registration when first traced,
+ * and every rseq system call it steps over); @lost when a registration
+ * could not be read.
+ */
+struct rec_snap_rseqs {
+	struct sb_snap_rseq *v;
+	size_t n, cap;
+	bool lost;
+};
+
+/* Adds [@addr, +@len) of thread @tid (0 @addr: nothing). */
+void rec_snap_rseq_note(struct rec_snap_rseqs *l, uint64_t addr,
+			uint32_t len, pid_t tid);
+/* Adds ptrace-stopped thread @tid's registration, if any. */
+void rec_snap_rseq_query(struct rec_snap_rseqs *l, pid_t tid);
+void rec_snap_rseq_free(struct rec_snap_rseqs *l);
+
 struct rec_snap_proc {
 	pid_t pid, ppid;
 	uint32_t end;			/* enum sb_snap_end */
@@ -46,6 +65,10 @@ struct rec_snap_proc {
 	size_t nthreads;
 	pid_t sig_tid;			/* the thread @si hit, for a crash */
 	const siginfo_t *si;
+	/* Every rseq area of the recording, or NULL: then only those the
+	 * threads have registered at the end are listed (not complete).
+	 */
+	const struct rec_snap_rseqs *rseq;
 };
 
 /*

@@ -20,9 +20,11 @@
 bool rcv_sys_quiet(uint64_t nr)
 {
 	switch (nr) {
-	case 1: case 3: case 8: case 10: case 20: case 24: case 39:
+	/* not write, pwrite64, writev: to /proc/PID/mem they write memory
+	 * (rcv_fd.c decides by the descriptor)
+	 */
+	case 3: case 8: case 10: case 24: case 39:
 	case 60: case 62: case 186: case 200: case 231: case 234:
-	case 18:	/* pwrite64 */
 	case 110:	/* getppid */
 	case 102: case 104: case 107: case 108:	/* get[e]uid/gid */
 	case 2: case 257: case 21: case 269:	/* open, openat, access */
@@ -71,6 +73,8 @@ static bool sys_keeps_maps(struct win *w, size_t i)
 
 	if (s->r[RP_REG_RAX].k != ~0ull)
 		return false;
+	if (rcv_fd_family(nr))	/* to a memory file: read-only pages too */
+		return rcv_fd_write(w, i, &a, &l) == 0;
 	switch (nr) {
 	case 12:	/* brk */
 		return true;
@@ -244,9 +248,11 @@ bool rcv_private_until(struct rp_recover *rc, uint64_t a, uint64_t *until)
 		*until = rc->esc_pos;
 	}
 	/* The thread's control block: the kernel writes its rseq area (the
-	 * CPU it runs on) whenever it likes.
+	 * CPU it runs on) whenever it likes; and any other registered
+	 * rseq area (rcv_fd.c).
 	 */
-	if (rc->tls_lo <= a && a < rc->tls_hi)
+	if ((rc->tls_lo <= a && a < rc->tls_hi) ||
+	    ((rc->rseq_any || rc->nrseq) && rcv_fd_rseq(rc, a)))
 		return false;
 	if (!rc->sn)
 		return !rc->mt;
@@ -255,10 +261,13 @@ bool rcv_private_until(struct rp_recover *rc, uint64_t a, uint64_t *until)
 }
 
 /* The last state up to which the thread's stack is its own alone
- * (UINT64_MAX: all through): push/pop pairs across it are not kept.
+ * (UINT64_MAX: all through; 0 with an rseq area in it): push/pop pairs
+ * across it are not kept.
  */
 uint64_t rcv_stack_until(struct rp_recover *rc)
 {
+	if (rc->rseq_stack)	/* the kernel rewrites it (rcv_fd.c) */
+		return 0;
 	if (!rc->mt)
 		return UINT64_MAX;
 	rcv_esc_compute(rc);
@@ -458,6 +467,8 @@ int rcv_sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len)
 
 	if (s->r[RP_REG_RAX].k != ~0ull)
 		return -1;
+	if (rcv_fd_family(nr))
+		return rcv_fd_write(w, i, addr, len);
 	if (rcv_sys_quiet(nr))
 		return 0;
 	/* ioctl(fd, TCGETS, termios *) */
@@ -522,6 +533,7 @@ int rcv_build_index(struct win *w)
 
 	w->nidx = 0;
 	w->protc = -1;
+	rcv_fd_closers(w);
 	for (i = 0; i < w->n; i++) {
 		struct rcv_ins *in = &w->ins[i];
 		bool bar = in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR);

@@ -232,7 +232,9 @@ static bool killed_since(const struct kills *k, uint32_t cls, int64_t p)
 	return (k->cls1 != cls ? k->pos1 : k->pos2) > p;
 }
 
-/* Does the syscall at @i write no memory, by the number set before it? */
+/* Does the syscall at @i write no memory, by the number set before it?
+ * (Not a write to a descriptor: it may name /proc/PID/mem, rcv_fd.c.)
+ */
 static bool quiet_syscall(const struct rcv_ins *ins, size_t i)
 {
 	const struct rcv_ins *p = i ? &ins[i - 1] : NULL;

@@ -13,6 +13,7 @@
 #define RCV_BLOCK	16384	/* instructions per window */
 #define RCV_CHAIN	16	/* windows chained back from the end */
 #define RCV_RAMP	16	/* windows before the chain summarised */
+#define RCV_FD_TRACKED	64	/* descriptors below it followed (rcv_fd.c) */
 
 struct ent {
 	uint64_t word;		/* address >> 3 */
@@ -32,6 +33,13 @@ struct win {
 	uint64_t settled_conflicts;	/* conflicts that pass counted */
 	bool fs_clean;		/* no instruction in it may change fs_base */
 	bool fs_tail;		/* fs_base at its top is the thread's end */
+	/* rcv_fd.c: the last system call in it that may close descriptor
+	 * d (fdcl[d]) or any (fdcl[RCV_FD_TRACKED]), -1 none; valid once
+	 * fd_done.
+	 */
+	bool fd_done;
+	int64_t fdcl[RCV_FD_TRACKED + 1];
+	int64_t fdcl_all;	/* the last that may close any at all */
 	uint8_t *mbar;		/* i may write memory we cannot name */
 	uint32_t *nb;		/* first barrier >= i (n: none) */
 	int64_t *pb;		/* last barrier < i (-1: none) */
@@ -100,6 +108,17 @@ struct rp_recover {
 	bool esc_done;
 	uint64_t esc_pos, priv_hi;
 	uint64_t tls_lo, tls_hi;	/* around fs_base: never private */
+	/* rcv_fd.c: descriptors that named no memory file at the end
+	 * (bit d), when the snapshot lists them and no other thread shares
+	 * them (fd_known); the rseq areas, sorted and disjoint, unless
+	 * rseq_any (no complete list: no memory is private).
+	 */
+	bool fd_known, rseq_any;
+	bool fd_all_safe;	/* none names a memory file at the end */
+	bool rseq_stack;	/* an rseq area in its stack mapping */
+	uint64_t fd_safe;
+	uint64_t (*rseq)[2];
+	size_t nrseq;
 	struct rcv_dec *dec;
 	struct rcv_ctx ctx;
 	struct win *chain[RCV_CHAIN];	/* [0] ends at the end */
@@ -210,6 +229,22 @@ bool rcv_mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out);
  * (rp_recover_accesses()).
  */
 int rcv_sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len);
+
+/*
+ * Descriptors and rseq areas (rcv_fd.c).  rcv_fd_init(): from the
+ * snapshot, once rc->sn, rc->snap_ok, rc->pid and rc->tid are set.
+ * rcv_fd_closers(): @w's system calls that may close descriptors, from
+ * what its states know now.  rcv_fd_family(): write, pwrite64, writev,
+ * pwritev, pwritev2.  rcv_fd_write(): for such a call @i of @w, as
+ * rcv_sys_write(): 0 when its descriptor is proven to name no memory
+ * file, 1 with the range of a pwrite64 whose offset and length are
+ * known, else -1.  rcv_fd_rseq(): is @a in an rseq area (or may be)?
+ */
+void rcv_fd_init(struct rp_recover *rc);
+void rcv_fd_closers(struct win *w);
+bool rcv_fd_family(uint64_t nr);
+int rcv_fd_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len);
+bool rcv_fd_rseq(const struct rp_recover *rc, uint64_t a);
 
 /* struct rcv_ctx's own: @ctx is a win (private memory, rcv_mem.c). */
 bool rcv_mem_own(void *ctx, uint64_t addr, unsigned int size);

@@ -509,6 +509,7 @@ static int win_compute(struct rp_recover *rc, struct win *w)
 {
 	struct rcv_ctx *c = &rc->ctx;
 	int pass, ret;
+	uint64_t su;
 	size_t i;
 
 	top_state(rc, w);
@@ -536,11 +537,15 @@ static int win_compute(struct rp_recover *rc, struct win *w)
 		 * a value carried through a callee's saved registers goes
 		 * round a loop in one sweep, not one iteration per pass.
 		 */
+		/* Only where the stack is the thread's alone, as in
+		 * link_frames() (rcv_stack_until()).
+		 */
+		su = rcv_stack_until(rc);
 		for (i = 0; i < w->n; i++) {
 			ch |= rcv_forward(c, i, &w->ins[i], &w->st[i],
 					  &w->st[i + 1],
 					  &rc->stats.conflicts);
-			if (w->pair[i] >= 0)
+			if (w->pair[i] >= 0 && w->first + i <= su)
 				ch |= pair_link(rc, w, i);
 		}
 		ch |= link_frames(rc, w);
@@ -778,6 +783,7 @@ int rp_recover_new(struct rp_session *s, uint32_t tid,
 				rc->stack_hi = mi.end;
 			}
 	}
+	rcv_fd_init(rc);
 	rc->no_handlers = !handlers_ran(s, tid);
 	rc->ctx.mem = rcv_mem_cb;
 	rc->ctx.wrote = rmw_wrote;
@@ -801,6 +807,7 @@ void rp_recover_free(struct rp_recover *rc)
 	rp_snapshot_close(rc->sn);
 	rcv_dec_free(rc->dec);
 	free(rc->facts);
+	free(rc->rseq);
 	free(rc);
 }
 

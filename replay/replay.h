@@ -923,6 +923,31 @@ int rp_snapshot_proc_map(const struct rp_snapshot *sn, uint32_t pid,
 int rp_snapshot_thread(const struct rp_snapshot *sn, uint32_t tid,
 		       struct rp_snap_thread_info *info);
 
+/* What descriptor @fd of process @pid named at its end (snapshot 3). */
+enum rp_snap_fd {
+	RP_SNAP_FD_UNKNOWN,	/* no list of its descriptors, or no link */
+	RP_SNAP_FD_CLOSED,	/* not open */
+	RP_SNAP_FD_OTHER,	/* a file other than a process's memory */
+	RP_SNAP_FD_MEM,		/* /proc/PID/mem or /proc/PID/task/TID/mem */
+};
+enum rp_snap_fd rp_snapshot_proc_fd(const struct rp_snapshot *sn,
+				    uint32_t pid, uint32_t fd);
+/* How many of its descriptors name (or may name: no link) a memory file;
+ * -1 when the snapshot does not list them.
+ */
+int rp_snapshot_proc_fd_mem(const struct rp_snapshot *sn, uint32_t pid);
+
+/*
+ * The rseq area @i of process @pid (snapshot 3: one its threads had
+ * registered), in *@addr and *@len (as registered).  *@complete: the
+ * list holds every area of the recording (else those at the end).
+ * Returns 0, -RP_ERR_NOTFOUND (no such process, or no list: *@complete
+ * false) or -RP_ERR_RANGE past the last.
+ */
+int rp_snapshot_proc_rseq(const struct rp_snapshot *sn, uint32_t pid,
+			  size_t i, uint64_t *addr, uint32_t *len,
+			  bool *complete);
+
 /**
  * rp_snapshot_read() - process @pid's memory at its end
  *

@@ -217,6 +217,65 @@ int rp_snapshot_thread(const struct rp_snapshot *sn, uint32_t tid,
 	return 0;
 }
 
+enum rp_snap_fd rp_snapshot_proc_fd(const struct rp_snapshot *sn,
+				    uint32_t pid, uint32_t fd)
+{
+	const struct sb_snap_proc *p = proc_of(sn, pid);
+	size_t lo = 0, hi;
+
+	if (!p || !p->has_fds)
+		return RP_SNAP_FD_UNKNOWN;
+	hi = p->nfds;
+	while (lo < hi) {	/* in increasing fd order (the reader checks) */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->fds[mid].fd < fd)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == p->nfds || p->fds[lo].fd != fd)
+		return RP_SNAP_FD_CLOSED;
+	switch (p->fds[lo].kind) {
+	case SB_SNAP_FD_OTHER:
+		return RP_SNAP_FD_OTHER;
+	case SB_SNAP_FD_MEM:
+		return RP_SNAP_FD_MEM;
+	default:
+		return RP_SNAP_FD_UNKNOWN;
+	}
+}
+
+int rp_snapshot_proc_fd_mem(const struct rp_snapshot *sn, uint32_t pid)
+{
+	const struct sb_snap_proc *p = proc_of(sn, pid);
+	size_t i;
+	int n = 0;
+
+	if (!p || !p->has_fds)
+		return -1;
+	for (i = 0; i < p->nfds; i++)
+		n += p->fds[i].kind != SB_SNAP_FD_OTHER;
+	return n;
+}
+
+int rp_snapshot_proc_rseq(const struct rp_snapshot *sn, uint32_t pid,
+			  size_t i, uint64_t *addr, uint32_t *len,
+			  bool *complete)
+{
+	const struct sb_snap_proc *p = proc_of(sn, pid);
+
+	*complete = false;
+	if (!p || !p->has_rseq)
+		return -RP_ERR_NOTFOUND;
+	*complete = p->rseq_flags & SB_SNAP_RSEQ_COMPLETE;
+	if (i >= p->nrseq)
+		return -RP_ERR_RANGE;
+	*addr = p->rseq[i].addr;
+	*len = p->rseq[i].len;
+	return 0;
+}
+
 /* Bytes of a read-only file mapping from the image store's copy. */
 static size_t read_image(struct rp_snapshot *sn, const struct sb_snap_map *m,
 			 uint64_t addr, void *buf, size_t len)

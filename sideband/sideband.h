@@ -649,7 +649,8 @@ void sb_sha256(const void *buf, size_t len, uint8_t digest[32]);
  * ended.
  */
 #define SB_SNAP_MAGIC		"PTRSNAP"	/* 8 bytes with its NUL */
-#define SB_SNAP_VERSION		2	/* 2: PROCESS has an exec generation */
+#define SB_SNAP_VERSION		3	/* 2: PROCESS has an exec generation;
+				 * 3: FDS and RSEQ records */
 #define SB_SNAP_HEADER_SIZE	32
 /* Largest decompressed snapshot a reader accepts (its allocation bound). */
 #define SB_SNAP_RAW_MAX		(16ull << 30)
@@ -702,6 +703,33 @@ struct sb_snap_map {
 	const uint8_t *data;		/* end - start bytes for SB_SNAP_DATA */
 };
 
+/*
+ * What a process's descriptor named at its end (struct sb_snap_fd.kind):
+ * the values engine must know which ones write its memory.
+ */
+enum sb_snap_fd_kind {
+	SB_SNAP_FD_OTHER = 0,	/* anything but a memory file */
+	SB_SNAP_FD_MEM,		/* /proc/PID/mem or /proc/PID/task/TID/mem */
+	SB_SNAP_FD_UNKNOWN,	/* its link could not be read */
+};
+
+struct sb_snap_fd {
+	uint32_t fd;
+	uint32_t kind;			/* enum sb_snap_fd_kind */
+};
+
+/*
+ * An rseq area (struct rseq, which the kernel rewrites whenever the thread
+ * is scheduled) registered by thread @tid at some time of the recording.
+ */
+struct sb_snap_rseq {
+	uint64_t addr;
+	uint32_t len;			/* as registered; the kernel writes 32 */
+	uint32_t tid;
+};
+
+#define SB_SNAP_RSEQ_COMPLETE	1u	/* every registration is listed */
+
 struct sb_snap_proc {
 	uint32_t pid, ppid;
 	uint32_t gen;			/* exec generation: 0, 1 after an exec */
@@ -714,6 +742,17 @@ struct sb_snap_proc {
 	size_t nthreads;
 	struct sb_snap_map *maps;	/* sorted, not overlapping */
 	size_t nmaps;
+	/* Version 3: its open descriptors at the end (has_fds: an FDS
+	 * record lists every one), and the rseq areas its threads had
+	 * registered (has_rseq: an RSEQ record; rseq_flags
+	 * SB_SNAP_RSEQ_COMPLETE when those of the whole recording).
+	 */
+	bool has_fds, has_rseq;
+	uint32_t rseq_flags;
+	struct sb_snap_fd *fds;		/* in increasing fd order */
+	size_t nfds;
+	struct sb_snap_rseq *rseq;
+	size_t nrseq;
 };
 
 struct sb_snapshot {
@@ -797,6 +836,18 @@ int sb_snap_writer_thread(struct sb_snap_writer *w,
 /* @m->data is written for SB_SNAP_DATA; mappings in address order. */
 int sb_snap_writer_map(struct sb_snap_writer *w, const struct sb_snap_map *m,
 		       struct sb_err *err);
+/*
+ * The current process's open descriptors (@fds in increasing fd order,
+ * every one it has), and the rseq areas its threads registered (@flags
+ * SB_SNAP_RSEQ_COMPLETE when the list holds all of the recording's); each
+ * at most once a process.  -EINVAL for an unsorted list or a kind the
+ * reader does not know.
+ */
+int sb_snap_writer_fds(struct sb_snap_writer *w, const struct sb_snap_fd *fds,
+		       size_t n, struct sb_err *err);
+int sb_snap_writer_rseq(struct sb_snap_writer *w,
+			const struct sb_snap_rseq *rs, size_t n,
+			uint32_t flags, struct sb_err *err);
 
 /* Bytes of mapping contents written so far (before compression). */
 uint64_t sb_snap_writer_data_bytes(const struct sb_snap_writer *w);

@@ -23,6 +23,8 @@ enum {
 	REC_THREAD = 2,
 	REC_MAP = 3,
 	REC_END = 4,
+	REC_FDS = 5,		/* version 3 */
+	REC_RSEQ = 6,		/* version 3 */
 };
 
 #define REC_HDR 16		/* u32 type, u32 zero, u64 size */
@@ -30,6 +32,8 @@ enum {
 #define PROC_FIXED 32		/* version 2: + u32 gen, u32 0 */
 #define THREAD_FIXED (16 + 27 * 8 + SB_SNAP_SIGINFO_SIZE)
 #define MAP_FIXED 40
+#define FDS_FIXED 8		/* u32 n, u32 0; n x (u32 fd, u32 kind) */
+#define RSEQ_FIXED 8		/* u32 n, flags; n x (u64 addr, u32 len, tid) */
 #define CHUNK0 (1u << 20)	/* first decompression buffer */
 
 static void put32(uint8_t *p, uint32_t v)
@@ -288,6 +292,76 @@ int sb_snap_writer_map(struct sb_snap_writer *w, const struct sb_snap_map *m,
 	return ret;
 }
 
+/* Where the FDS and RSEQ lists are wrong, for the writer and the reader. */
+static const char *fds_invalid(const struct sb_snap_fd *f, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (f[i].kind > SB_SNAP_FD_UNKNOWN)
+			return "fds: unknown descriptor kind";
+		if (i && f[i - 1].fd >= f[i].fd)
+			return "fds: descriptors not in increasing order";
+	}
+	return NULL;
+}
+
+static const char *rseq_invalid(uint32_t flags)
+{
+	return flags & ~SB_SNAP_RSEQ_COMPLETE ? "rseq: unknown flags" : NULL;
+}
+
+int sb_snap_writer_fds(struct sb_snap_writer *w, const struct sb_snap_fd *fds,
+		       size_t n, struct sb_err *err)
+{
+	uint8_t f[FDS_FIXED] = { 0 }, *body;
+	const char *why = fds_invalid(fds, n);
+	size_t i;
+	int ret;
+
+	if (why || n > UINT32_MAX / 8)
+		return sb_fail(err, -EINVAL, "%s: %s", w->tmp,
+			       why ? why : "fds: too many");
+	body = calloc(n ? n : 1, 8);
+	if (!body)
+		return sb_fail(err, -ENOMEM, "out of memory");
+	put32(f, (uint32_t)n);
+	for (i = 0; i < n; i++) {
+		put32(body + 8 * i, fds[i].fd);
+		put32(body + 8 * i + 4, fds[i].kind);
+	}
+	ret = w_rec(w, REC_FDS, f, sizeof(f), body, 8 * n, NULL, 0, err);
+	free(body);
+	return ret;
+}
+
+int sb_snap_writer_rseq(struct sb_snap_writer *w,
+			const struct sb_snap_rseq *rs, size_t n,
+			uint32_t flags, struct sb_err *err)
+{
+	uint8_t f[RSEQ_FIXED] = { 0 }, *body;
+	const char *why = rseq_invalid(flags);
+	size_t i;
+	int ret;
+
+	if (why || n > UINT32_MAX / 16)
+		return sb_fail(err, -EINVAL, "%s: %s", w->tmp,
+			       why ? why : "rseq: too many");
+	body = calloc(n ? n : 1, 16);
+	if (!body)
+		return sb_fail(err, -ENOMEM, "out of memory");
+	put32(f, (uint32_t)n);
+	put32(f + 4, flags);
+	for (i = 0; i < n; i++) {
+		put64(body + 16 * i, rs[i].addr);
+		put32(body + 16 * i + 8, rs[i].len);
+		put32(body + 16 * i + 12, rs[i].tid);
+	}
+	ret = w_rec(w, REC_RSEQ, f, sizeof(f), body, 16 * n, NULL, 0, err);
+	free(body);
+	return ret;
+}
+
 uint64_t sb_snap_writer_data_bytes(const struct sb_snap_writer *w)
 {
 	return w ? w->data_bytes : 0;
@@ -493,6 +567,60 @@ static int parse_map(struct rd *r, struct sb_snap_proc *p, const uint8_t *b,
 	return 0;
 }
 
+static int parse_fds(struct rd *r, struct sb_snap_proc *p, const uint8_t *b,
+		     uint64_t len, uint64_t off)
+{
+	uint32_t n, i;
+
+	if (p->has_fds)
+		return bad(r, off, "fds: listed twice for one process");
+	if (len < FDS_FIXED)
+		return bad(r, off, "fds record too short");
+	n = get32(b);
+	if (n > (len - FDS_FIXED) / 8)
+		return bad(r, off, "fds: entries exceed the record");
+	p->fds = calloc(n ? n : 1, sizeof(*p->fds));
+	if (!p->fds)
+		return sb_fail(r->err, -ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		p->fds[i].fd = get32(b + FDS_FIXED + 8 * i);
+		p->fds[i].kind = get32(b + FDS_FIXED + 8 * i + 4);
+	}
+	p->nfds = n;
+	p->has_fds = true;
+	if (fds_invalid(p->fds, n))
+		return bad(r, off, fds_invalid(p->fds, n));
+	return 0;
+}
+
+static int parse_rseq(struct rd *r, struct sb_snap_proc *p,
+		      const uint8_t *b, uint64_t len, uint64_t off)
+{
+	uint32_t n, i;
+
+	if (p->has_rseq)
+		return bad(r, off, "rseq: listed twice for one process");
+	if (len < RSEQ_FIXED)
+		return bad(r, off, "rseq record too short");
+	n = get32(b);
+	if (n > (len - RSEQ_FIXED) / 16)
+		return bad(r, off, "rseq: entries exceed the record");
+	p->rseq_flags = get32(b + 4);
+	if (rseq_invalid(p->rseq_flags))
+		return bad(r, off, rseq_invalid(p->rseq_flags));
+	p->rseq = calloc(n ? n : 1, sizeof(*p->rseq));
+	if (!p->rseq)
+		return sb_fail(r->err, -ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		p->rseq[i].addr = get64(b + RSEQ_FIXED + 16 * i);
+		p->rseq[i].len = get32(b + RSEQ_FIXED + 16 * i + 8);
+		p->rseq[i].tid = get32(b + RSEQ_FIXED + 16 * i + 12);
+	}
+	p->nrseq = n;
+	p->has_rseq = true;
+	return 0;
+}
+
 static int parse(struct rd *r)
 {
 	struct sb_snapshot *s = r->s;
@@ -525,6 +653,18 @@ static int parse(struct rd *r)
 					   off) :
 			      parse_map(r, p, b + REC_HDR, size - REC_HDR,
 					off);
+			break;
+		case REC_FDS:
+		case REC_RSEQ:
+			if (r->version < 3)
+				return bad(r, off, "unknown record type");
+			if (!p)
+				return bad(r, off, "fds or rseq before any process");
+			ret = type == REC_FDS ?
+			      parse_fds(r, p, b + REC_HDR, size - REC_HDR,
+					off) :
+			      parse_rseq(r, p, b + REC_HDR, size - REC_HDR,
+					 off);
 			break;
 		case REC_END:
 			if (size < REC_HDR + 8 ||
@@ -566,9 +706,11 @@ int sb_snap_load_mem(struct sb_snapshot **sp, const void *buf, size_t len,
 		return sb_fail(err, -EBADMSG,
 			       "%s: byte offset 0: not a ptrec snapshot (bad magic)",
 			       r.name);
-	/* Version 1 (no exec generation) is still read. */
+	/* Versions 1 (no exec generation) and 2 (no FDS or RSEQ records)
+	 * are still read.
+	 */
 	r.version = get32(h + 8);
-	if (r.version != SB_SNAP_VERSION && r.version != 1)
+	if (r.version < 1 || r.version > SB_SNAP_VERSION)
 		return sb_fail(err, -EPROTONOSUPPORT,
 			       "%s: byte offset 8: snapshot version %u, this ptrec reads versions 1 to %d; %s",
 			       r.name, get32(h + 8), SB_SNAP_VERSION,
@@ -677,6 +819,8 @@ void sb_snap_free(struct sb_snapshot *s)
 	for (i = 0; i < s->nprocs; i++) {
 		free(s->procs[i].threads);
 		free(s->procs[i].maps);
+		free(s->procs[i].fds);
+		free(s->procs[i].rseq);
 	}
 	free(s->procs);
 	free(s->raw);

@@ -15,6 +15,16 @@
  *          first changes what the second reads.
  * procmem  pwrite64 to /proc/self/mem writes a global: the kernel's
  *          write through a system call the table says writes no memory.
+ * procdup, procreopen, procwritev, vmwrite, procint80  the same through
+ *          write(2) on stdout while dup2 has made it the memory file
+ *          (put back before the end), on a descriptor closed and
+ *          reopened on /dev/null before the end, through writev,
+ *          through process_vm_writev to its own pid, and on a
+ *          descriptor int 0x80 closes before /dev/null reopens it
+ *          (rcv_fd.c).
+ * stdout   and the common case that must stay cheap: write(2) to stdout,
+ *          a file at the end never closed, writes no memory (r12, the
+ *          global loaded before it, is known after it).
  * alias2   stores of unknown address that did write the word asked
  *          about (rcv_alias.c must not prove them away): a 16-byte
  *          movups through a base loaded from a pointer the snapshot
@@ -32,9 +42,13 @@
  *          given through a global, a heap struct, or rbx at the clone
  *          (rcv_escape.c's rules, one each); main reads the flag once
  *          before it gives the address away, then polls it.
+ * pairesc  a pushed slot's address given to such a thread, which stores
+ *          there before main pops it: no push/pop pair past the escape.
  * rseq     an rseq area of the program's own (glibc's unregistered): the
  *          kernel clears its rseq_cs on the way back to user space after
  *          a preemption, with no instruction storing there.
+ * rseqstack  the same area on the stack, where a push and its pop span
+ *          a preemption: the kernel rewrites the pushed slot.
  *
  * Each mode ends with exit_group right after its case, so the end's
  * registers and snapshot are those of the case.
@@ -346,6 +360,31 @@ static int escglobal_case(void)
 	return 1;
 }
 
+/*
+ * push r12 (0x1234), the pushed slot's address given to a thread (through
+ * a global), which stores 1 there; main polls it, then pops it into r13:
+ * 1, not what it pushed (push/pop pairs whose pop is after the escape
+ * must not be linked, in any of the engine's sweeps).
+ */
+static int pairesc_case(void)
+{
+	holes_spawn(holes_child_pub, NULL);
+	__asm__ volatile("mov $0x1234, %%r12d\n"
+			 "\tpush %%r12\n"
+			 "\tmov %%rsp, holes_pub(%%rip)\n"
+			 "1:\tmov $24, %%eax\n\tsyscall\n"
+			 "\tmov (%%rsp), %%rax\n"
+			 "\tcmp $1, %%rax\n\tjne 1b\n"
+			 "\tpop %%r13\n"
+			 "\tnop\n\tnop\n\tnop\n"
+			 "\txor %%r13d, %%r13d\n"
+			 "\txor %%r12d, %%r12d\n"
+			 EXIT_NOW
+			 : : : "rax", "rcx", "rdi", "r11", "r12", "r13",
+			 "memory");
+	return 1;
+}
+
 static int escheap_case(void)
 {
 	volatile long flag = 0;
@@ -399,6 +438,129 @@ static int procmem_case(void)
 	return 1;
 }
 
+/* r12 = g (0x1111); then the asm in @write writes 0x2222 there (val). */
+#define PROC_CASE(write, ...)						\
+	__asm__ volatile("mov holes_g(%%rip), %%r12\n"			\
+			 write						\
+			 "\txor %%r12d, %%r12d\n"			\
+			 EXIT_NOW					\
+			 : : __VA_ARGS__				\
+			 : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9",	\
+			 "r10", "r11", "r12", "memory")
+
+static long holes_val = 0x2222;
+
+/* lseek(fd, &g) on /proc/self/mem, for write(2) and writev. */
+static int mem_at_g(void)
+{
+	int fd = open("/proc/self/mem", O_RDWR);
+
+	if (fd < 0 || lseek(fd, (off_t)(long)&holes_g, SEEK_SET) < 0)
+		return -1;
+	return fd;
+}
+
+static int procdup_case(void)
+{
+	int fd = mem_at_g(), out = dup(1);
+
+	if (fd < 0 || out < 0 || dup2(fd, 1) != 1 || close(fd))
+		return 2;
+	/* write(1, &val, 8), then dup2(out, 1), close(out) */
+	PROC_CASE("\tmov $1, %%eax\n\tmov $1, %%edi\n"
+		  "\tlea holes_val(%%rip), %%rsi\n\tmov $8, %%edx\n"
+		  "\tsyscall\n"
+		  "\tmov $33, %%eax\n\tmov %%ebx, %%edi\n\tmov $1, %%esi\n"
+		  "\tsyscall\n"
+		  "\tmov $3, %%eax\n\tmov %%ebx, %%edi\n\tsyscall\n",
+		  "b"(out));
+	return 1;
+}
+
+static int procreopen_case(void)
+{
+	int fd = mem_at_g();
+
+	if (fd < 0)
+		return 2;
+	/* write(fd, &val, 8), close(fd), open("/dev/null"): fd again */
+	PROC_CASE("\tmov $1, %%eax\n\tmov %%ebx, %%edi\n"
+		  "\tlea holes_val(%%rip), %%rsi\n\tmov $8, %%edx\n"
+		  "\tsyscall\n"
+		  "\tmov $3, %%eax\n\tmov %%ebx, %%edi\n\tsyscall\n"
+		  "\tmov $2, %%eax\n\tlea holes_null(%%rip), %%rdi\n"
+		  "\txor %%esi, %%esi\n\tsyscall\n",
+		  "b"(fd));
+	return 1;
+}
+
+const char holes_null[] = "/dev/null";
+struct iovec_ { void *base; unsigned long len; };
+struct iovec_ holes_iov = { &holes_val, 8 }, holes_riov = { &holes_g, 8 };
+
+static int procwritev_case(void)
+{
+	int fd = mem_at_g();
+
+	if (fd < 0)
+		return 2;
+	/* writev(fd, &iov, 1) */
+	PROC_CASE("\tmov $20, %%eax\n\tmov %%ebx, %%edi\n"
+		  "\tlea holes_iov(%%rip), %%rsi\n\tmov $1, %%edx\n"
+		  "\tsyscall\n",
+		  "b"(fd));
+	return 1;
+}
+
+static int stdout_case(void)
+{
+	/* write(1, &val, 8) */
+	PROC_CASE("\tmov $1, %%eax\n\tmov $1, %%edi\n"
+		  "\tlea holes_val(%%rip), %%rsi\n\tmov $8, %%edx\n"
+		  "\tsyscall\n", "b"(0));
+	return 1;
+}
+
+/* The memory file closed by int 0x80 (close is 6 there), /dev/null
+ * opened on its number.  g is stored (0x1111) before the write and
+ * loaded into r13 after it, before the int: the write must not be taken
+ * as harmless, or r13 is 0x1111 forward from the store (int is a
+ * barrier: nothing after it flows back).
+ */
+static int procint80_case(void)
+{
+	int fd = mem_at_g();
+
+	if (fd < 0)
+		return 2;
+	__asm__ volatile("movq $0x1111, holes_g(%%rip)\n"
+			 "\tmov $1, %%eax\n\tmov %%ebx, %%edi\n"
+			 "\tlea holes_val(%%rip), %%rsi\n\tmov $8, %%edx\n"
+			 "\tsyscall\n"
+			 "\tmov holes_g(%%rip), %%r13\n"
+			 "\tnop\n\tnop\n"
+			 "\tmov $6, %%eax\n\tint $0x80\n"
+			 "\tmov $2, %%eax\n\tlea holes_null(%%rip), %%rdi\n"
+			 "\txor %%esi, %%esi\n\tsyscall\n"
+			 "\txor %%r12d, %%r12d\n"
+			 EXIT_NOW
+			 : : "b"(fd)
+			 : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9",
+			 "r10", "r11", "r12", "r13", "memory");
+	return 1;
+}
+
+static int vmwrite_case(void)
+{
+	/* process_vm_writev(getpid(), &iov, 1, &riov, 1, 0) */
+	PROC_CASE("\tmov $311, %%eax\n\tmov %%ebx, %%edi\n"
+		  "\tlea holes_iov(%%rip), %%rsi\n\tmov $1, %%edx\n"
+		  "\tlea holes_riov(%%rip), %%r10\n\tmov $1, %%r8d\n"
+		  "\txor %%r9d, %%r9d\n\tsyscall\n",
+		  "b"(getpid()));
+	return 1;
+}
+
 struct holes_rseq {
 	unsigned int cpu_id_start, cpu_id;
 	unsigned long rseq_cs;
@@ -447,6 +609,40 @@ static int rseq_case(void)
 	return 1;
 }
 
+/*
+ * An rseq area on the stack (glibc's unregistered), a push into its
+ * cpu_id_start/cpu_id words, nops (each step a preemption for the
+ * recorder: the kernel rewrites them), then the pop: r13 holds the CPU
+ * numbers, not the pushed r12 (push/pop pairs must not be kept).
+ */
+static int rseqstack_case(void)
+{
+	if (__rseq_size &&
+	    syscall(334, (char *)__builtin_thread_pointer() + __rseq_offset,
+		    32, 1, 0x53053053))
+		return 2;
+	__asm__ volatile("mov %%rsp, %%r15\n"
+			 "\tlea -256(%%rsp), %%rdi\n"
+			 "\tand $-32, %%rdi\n"
+			 "\tmov $334, %%eax\n\tmov $32, %%esi\n"
+			 "\txor %%edx, %%edx\n\tmov $0x53053053, %%r10d\n"
+			 "\tsyscall\n"
+			 "\ttest %%rax, %%rax\n\tjnz 1f\n"
+			 "\tlea 8(%%rdi), %%rsp\n"
+			 "\tmov $0x7fffffff7fffffff, %%r12\n"
+			 "\tpush %%r12\n"
+			 "\tnop\n\tnop\n\tnop\n"
+			 "\tpop %%r13\n"
+			 "\tnop\n\tnop\n"
+			 "\txor %%r13d, %%r13d\n"
+			 "1:\tmov %%r15, %%rsp\n"
+			 "\txor %%r12d, %%r12d\n"
+			 EXIT_NOW
+			 : : : "rax", "rcx", "rdx", "rsi", "rdi", "r10", "r11",
+			 "r12", "r13", "r15", "memory");
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -456,6 +652,11 @@ int main(int argc, char **argv)
 		{ "push16", push16_case }, { "leave16", leave16_case },
 		{ "clonevm", clonevm_case }, { "memfd", memfd_case },
 		{ "procmem", procmem_case }, { "rseq", rseq_case },
+		{ "procdup", procdup_case },
+		{ "procreopen", procreopen_case },
+		{ "procwritev", procwritev_case }, { "vmwrite", vmwrite_case },
+		{ "stdout", stdout_case }, { "procint80", procint80_case },
+		{ "rseqstack", rseqstack_case }, { "pairesc", pairesc_case },
 		{ "alias2", alias2_case }, { "sigret", sigret_case },
 		{ "stackflag", stackflag_case }, { "enter", enter_case },
 		{ "escglobal", escglobal_case }, { "escheap", escheap_case },

@@ -354,6 +354,7 @@ Test(format_doc, versions_documented)
 		{ "Bundle format version", SB_BUNDLE_VERSION },
 		{ "Sideband format version", PTREC_SB_VERSION },
 		{ "Ground-truth format version", SB_TRUTH_VERSION },
+		{ "Snapshot format version", SB_SNAP_VERSION },
 	};
 	char path[4096], phrase[64];
 	char *text = load_doc(path, sizeof(path));

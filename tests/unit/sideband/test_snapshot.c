@@ -351,3 +351,86 @@ Test(snapshot, reads_version_1)
 	cr_assert_eq(p->gen, 0);
 	sb_snap_free(s);
 }
+
+/*
+ * Version 3: a process's descriptors at its end and its threads' rseq
+ * areas (the values engine's procmem and rseq rules) read back as
+ * written; a second list for one process, an unsorted list, an unknown
+ * kind or flag are refused by the writer and the reader alike, and a
+ * version-2 snapshot cannot hold them.
+ */
+Test(snapshot, fds_and_rseq)
+{
+	static const struct sb_snap_fd fds[] = {
+		{ 0, SB_SNAP_FD_OTHER }, { 1, SB_SNAP_FD_OTHER },
+		{ 3, SB_SNAP_FD_MEM }, { 9, SB_SNAP_FD_UNKNOWN },
+	};
+	static const struct sb_snap_rseq rs[] = {
+		{ 0x7f0000001000, 32, 100 }, { 0x404040, 32, 101 },
+	};
+	struct sb_snap_fd bad_fds[2] = { { 4, 0 }, { 4, 0 } };
+	struct sb_snap_proc p = { .pid = 100, .end = SB_SNAP_END_EXIT,
+				  .exe = "/p" };
+	const struct sb_snap_proc *q;
+	struct sb_snap_writer *w;
+	struct sb_snapshot *s;
+	struct sb_err err;
+	char path[128], *b;
+	size_t len;
+
+	tpath(path, sizeof(path), "snap");
+	cr_assert_eq(sb_snap_writer_open(&w, path, &err), 0);
+	cr_assert_eq(sb_snap_writer_proc(w, &p, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_snap_writer_fds(w, bad_fds, 2, &err), -EINVAL);
+	cr_assert(strstr(err.msg, "not in increasing order"), "%s", err.msg);
+	bad_fds[1].fd = 5;
+	bad_fds[1].kind = SB_SNAP_FD_UNKNOWN + 1;
+	cr_assert_eq(sb_snap_writer_fds(w, bad_fds, 2, &err), -EINVAL);
+	cr_assert(strstr(err.msg, "unknown descriptor kind"), "%s", err.msg);
+	cr_assert_eq(sb_snap_writer_rseq(w, rs, 2, 2, &err), -EINVAL);
+	cr_assert_eq(sb_snap_writer_fds(w, fds, 4, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_snap_writer_rseq(w, rs, 2, SB_SNAP_RSEQ_COMPLETE,
+					 &err), 0, "%s", err.msg);
+	p.pid = 200;
+	cr_assert_eq(sb_snap_writer_proc(w, &p, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_snap_writer_fds(w, NULL, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_snap_writer_close(w, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_snap_load(&s, path, &err), 0, "%s", err.msg);
+	q = sb_snap_proc(s, 100);
+	cr_assert(q && q->has_fds && q->has_rseq);
+	cr_assert_eq(q->nfds, 4);
+	cr_assert_eq(q->fds[2].fd, 3);
+	cr_assert_eq(q->fds[2].kind, SB_SNAP_FD_MEM);
+	cr_assert_eq(q->fds[3].kind, SB_SNAP_FD_UNKNOWN);
+	cr_assert_eq(q->rseq_flags, SB_SNAP_RSEQ_COMPLETE);
+	cr_assert_eq(q->nrseq, 2);
+	cr_assert_eq(q->rseq[0].addr, 0x7f0000001000);
+	cr_assert_eq(q->rseq[1].tid, 101);
+	cr_assert_eq(q->rseq[1].len, 32);
+	q = sb_snap_proc(s, 200);
+	cr_assert(q && q->has_fds && !q->has_rseq && q->nfds == 0);
+	sb_snap_free(s);
+
+	/* twice for one process */
+	tpath(path, sizeof(path), "snap2");
+	p.pid = 100;
+	cr_assert_eq(sb_snap_writer_open(&w, path, &err), 0);
+	cr_assert_eq(sb_snap_writer_proc(w, &p, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_snap_writer_rseq(w, rs, 1, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_snap_writer_rseq(w, rs, 1, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_snap_writer_close(w, &err), 0, "%s", err.msg);
+	b = read_bytes(path, &len);
+	expect_bad(b, len, -EBADMSG, "rseq: listed twice for one process");
+	free(b);
+
+	/* the same records in a version-2 snapshot: an unknown type */
+	tpath(path, sizeof(path), "snap3");
+	cr_assert_eq(sb_snap_writer_open(&w, path, &err), 0);
+	cr_assert_eq(sb_snap_writer_proc(w, &p, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_snap_writer_fds(w, fds, 4, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_snap_writer_close(w, &err), 0, "%s", err.msg);
+	b = read_bytes(path, &len);
+	b[8] = 2;
+	expect_bad(b, len, -EBADMSG, "unknown record type");
+	free(b);
+}

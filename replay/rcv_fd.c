@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Memory the kernel writes without a store or a buffer argument (issue
+ * #17, docs/values.md "What it does not model"): a write(2), pwrite64,
+ * writev, pwritev or pwritev2 to a descriptor that names /proc/PID/mem
+ * writes the process's memory at the file offset, and the kernel rewrites
+ * a registered rseq area whenever the thread is scheduled.
+ *
+ * Descriptors: the snapshot lists every descriptor of the process at its
+ * end and whether it names a memory file (FDS record).  A write at state
+ * i to descriptor d writes no memory when d names another file at the end
+ * (or none) and nothing from i to the end may have closed d (close, dup2,
+ * dup3 onto it, close_range, io_uring, execve, an unknown system call,
+ * int or sysenter, a gap in the trace):
+ * then d named that same file at i, or nothing.  When d is not known (a
+ * FILE's descriptor, loaded from memory): when no descriptor at the end
+ * names a memory file and nothing from i to the end may have closed any.  Only in a thread whose
+ * process has no other thread sharing its descriptors (another thread
+ * may close and reopen d at any time), in windows chained to the end.
+ * Otherwise a pwrite64 with known offset and length writes that range,
+ * and every other write is a barrier.
+ *
+ * rseq: every area the snapshot's complete RSEQ record lists is never this
+ * thread's alone (rcv_private_until()); without a complete list, no
+ * memory is.  One in the thread's stack mapping ends push/pop pairs
+ * (rcv_stack_until()): the kernel may rewrite a pushed slot.
+ */
+#include <stdlib.h>
+
+#include <capstone/capstone.h>
+#include <linux/sched.h>
+
+#include "rcv_win.h"
+
+#define FD_ANY	RCV_FD_TRACKED	/* fdcl[]: a closer of any descriptor */
+
+/* Does another thread (or a process by CLONE_FILES) share @pid's
+ * descriptor table?
+ */
+static bool files_shared(struct rp_recover *rc, const struct rp_session *s)
+{
+	struct rp_thread_info o;
+	size_t i;
+
+	for (i = 0; i < rp_thread_count(s); i++)
+		if (rp_thread_tid(s, i) != rc->tid &&
+		    !rp_thread_info(s, rp_thread_tid(s, i), &o) &&
+		    o.pid == rc->pid)
+			return true;
+	for (i = 0; i < s->nrecs; i++) {
+		const struct ptrec_sb_thread_start *t =
+			(const void *)s->recs[i];
+
+		if (s->recs[i]->type == PTREC_SB_THREAD_START &&
+		    (t->clone_flags & CLONE_FILES) &&
+		    (t->pid == rc->pid || t->parent_pid == rc->pid))
+			return true;
+	}
+	return false;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+void rcv_fd_init(struct rp_recover *rc)
+{
+	uint64_t addr, (*v)[2] = NULL;
+	uint32_t len, fd;
+	size_t i, n = 0;
+	bool complete = false;
+
+	rc->rseq_any = true;
+	if (!rc->sn)
+		return;
+	if (rc->snap_ok && !files_shared(rc, rc->s)) {
+		rc->fd_known = true;
+		rc->fd_all_safe = !rp_snapshot_proc_fd_mem(rc->sn, rc->pid);
+		for (fd = 0; fd < RCV_FD_TRACKED; fd++) {
+			enum rp_snap_fd k = rp_snapshot_proc_fd(rc->sn, rc->pid,
+								 fd);
+
+			if (k == RP_SNAP_FD_OTHER || k == RP_SNAP_FD_CLOSED)
+				rc->fd_safe |= 1ull << fd;
+		}
+	}
+	for (i = 0; !rp_snapshot_proc_rseq(rc->sn, rc->pid, i, &addr, &len,
+					   &complete); i++) {
+		void *nv = realloc(v, (n + 1) * sizeof(*v));
+
+		if (!nv) {
+			free(v);
+			return;
+		}
+		v = nv;
+		/* The kernel writes 32 bytes (cpu_id_start ... mm_cid);
+		 * a longer registration may have it write more.
+		 */
+		v[n][0] = addr;
+		v[n][1] = addr + (len > 32 && len <= 4096 ? len : 32);
+		if (v[n][1] < addr)
+			v[n][1] = UINT64_MAX;
+		/* glibc's, in the thread's control block: never private
+		 * already (rc->tls_lo..tls_hi), no need to look it up.
+		 */
+		if (!(rc->tls_lo <= v[n][0] && v[n][1] <= rc->tls_hi))
+			n++;
+	}
+	if (!complete) {
+		free(v);
+		return;
+	}
+	/* Sorted and merged, for a binary search per byte. */
+	qsort(v, n, sizeof(*v), range_cmp);
+	rc->nrseq = 0;
+	for (i = 0; i < n; i++) {
+		if (rc->nrseq && v[i][0] <= v[rc->nrseq - 1][1]) {
+			if (v[i][1] > v[rc->nrseq - 1][1])
+				v[rc->nrseq - 1][1] = v[i][1];
+			continue;
+		}
+		v[rc->nrseq][0] = v[i][0];
+		v[rc->nrseq][1] = v[i][1];
+		rc->nrseq++;
+	}
+	rc->rseq = v;
+	rc->rseq_any = false;
+	/* One on its stack: the kernel may rewrite a pushed slot. */
+	for (i = 0; i < rc->nrseq; i++)
+		rc->rseq_stack |= v[i][0] < rc->stack_hi &&
+				  v[i][1] > rc->stack_lo;
+}
+
+bool rcv_fd_rseq(const struct rp_recover *rc, uint64_t a)
+{
+	size_t lo = 0, hi = rc->nrseq;
+
+	if (rc->rseq_any)
+		return true;
+	if (!hi)
+		return false;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rc->rseq[mid][1] <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < rc->nrseq && rc->rseq[lo][0] <= a;
+}
+
+/* The low 32 bits of @v (an int argument), if known. */
+static bool arg32(const struct rcv_val *v, uint32_t *out)
+{
+	if ((v->k & 0xffffffffull) != 0xffffffffull)
+		return false;
+	*out = (uint32_t)v->v;
+	return true;
+}
+
+static void closes(struct win *w, size_t i, uint32_t fd)
+{
+	if (fd < RCV_FD_TRACKED)
+		w->fdcl[fd] = (int64_t)i;
+	w->fdcl_all = (int64_t)i;
+}
+
+static void closes_any(struct win *w, size_t i)
+{
+	w->fdcl[FD_ANY] = (int64_t)i;
+	w->fdcl_all = (int64_t)i;
+}
+
+/* Which descriptors system call @i of @w may close or replace. */
+static void closer(struct win *w, size_t i)
+{
+	const struct rcv_state *s = &w->st[i];
+	uint32_t a, b;
+
+	if (s->r[RP_REG_RAX].k != ~0ull || rcv_sys_resets(s->r[RP_REG_RAX].v)) {
+		closes_any(w, i);
+		return;
+	}
+	switch (s->r[RP_REG_RAX].v) {
+	case 3:		/* close */
+		if (!arg32(&s->r[RP_REG_RDI], &a))
+			closes_any(w, i);
+		else
+			closes(w, i, a);
+		break;
+	case 33: case 292:	/* dup2, dup3: onto rsi */
+		if (!arg32(&s->r[RP_REG_RSI], &a))
+			closes_any(w, i);
+		else
+			closes(w, i, a);
+		break;
+	case 436:	/* close_range(first, last, flags) */
+		if (!arg32(&s->r[RP_REG_RDI], &a) ||
+		    !arg32(&s->r[RP_REG_RSI], &b)) {
+			closes_any(w, i);
+			break;
+		}
+		for (; a <= b && a < RCV_FD_TRACKED; a++)
+			closes(w, i, a);
+		break;
+	case 425: case 426: case 427:	/* io_uring: closes by request */
+		closes_any(w, i);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * Also what may hide one: int and sysenter (a system call of another
+ * table: int 0x80's close is 6), and a gap in the trace.
+ */
+void rcv_fd_closers(struct win *w)
+{
+	const struct rp_recover *rc = w->rc;
+	struct rp_gap gap;
+	size_t i;
+
+	for (i = 0; i <= RCV_FD_TRACKED; i++)
+		w->fdcl[i] = -1;
+	w->fdcl_all = -1;
+	for (i = 0; i < w->n; i++) {
+		if (w->ins[i].flags & RCV_I_SYSCALL)
+			closer(w, i);
+		else if (w->ins[i].id == X86_INS_INT ||
+			 w->ins[i].id == X86_INS_SYSENTER)
+			closes_any(w, i);
+	}
+	for (i = 0; rc->s && !rp_thread_gap(rc->s, rc->tid, i, &gap); i++)
+		if (gap.before > w->first && gap.before <= w->last &&
+		    (int64_t)(gap.before - 1 - w->first) > w->fdcl[FD_ANY])
+			closes_any(w, (size_t)(gap.before - 1 - w->first));
+	w->fd_done = true;
+}
+
+bool rcv_fd_family(uint64_t nr)
+{
+	/* write, pwrite64, writev, pwritev, pwritev2 */
+	return nr == 1 || nr == 18 || nr == 20 || nr == 296 || nr == 328;
+}
+
+/*
+ * Is the descriptor of write-family call @i of @w known to name no
+ * memory file (see the top)?  Descriptor @d's closers (fdcl[d], or any:
+ * fdcl[RCV_FD_TRACKED]), or with @d -1 every closer, must be none from
+ * @i to the end.
+ */
+static bool no_closer(const struct win *w, size_t i, int d)
+{
+	const struct win *x = w;
+
+	if (!w->fd_done)
+		return false;
+	for (;;) {
+		if (d < 0 ? x->fdcl_all >= (int64_t)i :
+		    x->fdcl[FD_ANY] >= (int64_t)i || x->fdcl[d] >= (int64_t)i)
+			return false;
+		if (x->top_end)
+			return true;
+		x = x->later;
+		if (!x || !x->fd_done)
+			return false;
+		i = 0;
+	}
+}
+
+static bool fd_harmless(struct win *w, size_t i)
+{
+	const struct rp_recover *rc = w->rc;
+	uint32_t fd;
+
+	if (!rc->fd_known)
+		return false;
+	if (arg32(&w->st[i].r[RP_REG_RDI], &fd) && fd < RCV_FD_TRACKED &&
+	    (rc->fd_safe >> fd & 1))
+		return no_closer(w, i, (int)fd);
+	return rc->fd_all_safe && no_closer(w, i, -1);
+}
+
+int rcv_fd_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len)
+{
+	const struct rcv_state *s = &w->st[i];
+
+	if (fd_harmless(w, i))
+		return 0;
+	/* pwrite64(fd, buf, count, offset): at most [offset, +count) */
+	if (s->r[RP_REG_RAX].v == 18 && s->r[RP_REG_RDX].k == ~0ull &&
+	    s->r[RP_REG_R10].k == ~0ull && s->r[RP_REG_RDX].v <= 65536) {
+		*addr = s->r[RP_REG_R10].v;
+		*len = s->r[RP_REG_RDX].v;
+		return *len ? 1 : 0;
+	}
+	return -1;
+}
