@@ -178,6 +178,127 @@ static int insn_at(struct target *tg, struct rp_cursor *c, uint64_t pos,
 }
 
 /*
+ * The target of the direct jump @insn (jmp or jcc, rel8 or rel32, after
+ * branch-hint and bnd prefixes) in *@t; false for any other.
+ */
+static bool direct_target(const struct rp_insn *insn, uint64_t *t)
+{
+	const uint8_t *b = insn->raw;
+	unsigned int i = 0;
+	int64_t rel;
+
+	while (i < insn->size && (b[i] == 0xf2 || b[i] == 0x2e ||
+				  b[i] == 0x3e))
+		i++;
+	if (i + 2 == insn->size && (b[i] == 0xeb || (b[i] & 0xf0) == 0x70))
+		rel = (int8_t)b[i + 1];
+	else if (i + 5 == insn->size && b[i] == 0xe9)
+		rel = (int32_t)((uint32_t)b[i + 1] | (uint32_t)b[i + 2] << 8 |
+				(uint32_t)b[i + 3] << 16 |
+				(uint32_t)b[i + 4] << 24);
+	else if (i + 6 == insn->size && b[i] == 0x0f &&
+		 (b[i + 1] & 0xf0) == 0x80)
+		rel = (int32_t)((uint32_t)b[i + 2] | (uint32_t)b[i + 3] << 8 |
+				(uint32_t)b[i + 4] << 16 |
+				(uint32_t)b[i + 5] << 24);
+	else
+		return false;
+	*t = insn->ip + insn->size + (uint64_t)rel;
+	return true;
+}
+
+/*
+ * Did the code of @a itself lead to @b, the next instruction of the
+ * history: the fall-through of an ordinary instruction or a conditional
+ * jump, a direct jump's target?  Not after a call, a return, a system
+ * call or an indirect jump, nor where a signal or a gap came between.
+ */
+static bool led_to(const struct rp_insn *a, const struct rp_insn *b)
+{
+	uint64_t fall = a->ip + a->size, t;
+
+	switch (a->iclass) {
+	case RP_IC_OTHER:
+		return b->ip == fall;
+	case RP_IC_COND:
+		return b->ip == fall ||
+		       (direct_target(a, &t) && b->ip == t);
+	case RP_IC_JUMP:
+		return direct_target(a, &t) && b->ip == t;
+	default:
+		return false;
+	}
+}
+
+/* Instructions from a frame's entry to its saves looked at, at most. */
+#define SAVE_WALK 64
+
+/*
+ * Where the caller's registers that frame @k's rule @rule (at its
+ * position @to, instruction @at) has saved in its frame got there:
+ * @q[g] is the first position, walking from the frame's first
+ * instruction @entry through code that only its own instructions lead
+ * to (no call, return, system call, signal or gap), whose rule has @g
+ * saved at the same CFA offset: the position right after the save, at
+ * which the slot holds the value the register had at @entry (nothing
+ * but the function's prologue ran in between, which the .eh_frame rules
+ * describe).  Read there, the slot is the caller's register whatever
+ * was stored into it after (a smash, a callee writing through a
+ * pointer): the values engine knows the slot at @q[g] only where the
+ * history implies it, from the save's value or, forward, through every
+ * store after it proven not to reach it (docs/values.md, "Assumed
+ * facts").  UINT64_MAX where no such position is found.
+ */
+static void save_points(struct target *tg, struct rp_cursor *c,
+			uint64_t entry, uint64_t to, const struct rp_insn *at,
+			const struct rp_cfi *rule, uint64_t *q)
+{
+	struct rp_insn prev, cur;
+	struct rp_cfi r;
+	uint64_t p, want = 0;
+	size_t i;
+
+	for (i = 0; i < FREGS_REGS; i++) {
+		q[i] = UINT64_MAX;
+		if (rule->how[saved[i]] == RP_CFI_AT)
+			want |= 1ull << i;
+	}
+	if (!want || entry >= to || to - entry > 1ull << 40 ||
+	    rp_cursor_peek(c, entry, &prev))
+		return;
+	for (p = entry + 1; p <= to && p - entry <= SAVE_WALK && want; p++) {
+		if (p == to)
+			cur = *at;
+		else if (rp_cursor_peek(c, p, &cur))
+			return;
+		if (!led_to(&prev, &cur) || rp_frame_rule(tg->s, &cur, &r))
+			return;
+		for (i = 0; i < FREGS_REGS; i++) {
+			unsigned int g = saved[i];
+
+			if ((want >> i & 1) && r.how[g] == RP_CFI_AT &&
+			    r.off[g] == rule->off[g]) {
+				q[i] = p;
+				want &= ~(1ull << i);
+			}
+		}
+		prev = cur;
+	}
+}
+
+/*
+ * Does the return address saved at @addr, as the values engine knows it
+ * before @pos, differ from the recorded @ra?  False when not known.
+ */
+static bool ra_differs(struct rp_recover *rc, uint64_t pos, uint64_t addr,
+		       uint64_t ra)
+{
+	uint64_t v;
+
+	return rp_recover_mem(rc, pos, addr, &v, 8) == 8 && v != ra;
+}
+
+/*
  * The frame chain of the published stack @w at its position, from frame 0
  * outward, for
  * frames 0..@want: @cfa[k] (0: not known) and @caller[k], the registers
@@ -189,7 +310,7 @@ static void chain(struct target *tg, size_t cur, struct rp_recover *rc,
 		  struct rp_regs *caller)
 {
 	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
-	uint64_t pos = w[2], at = pos, ra;
+	uint64_t pos = w[2], at = pos, q[FREGS_REGS];
 	struct rp_regs r;
 	struct rp_insn insn;
 	struct rp_cfi rule;
@@ -211,25 +332,32 @@ static void chain(struct target *tg, size_t cur, struct rp_recover *rc,
 		    !(r.valid >> rule.cfa_reg & 1))
 			return;
 		cfa[k] = r.val[rule.cfa_reg] + (uint64_t)rule.cfa_off;
-		/* The return address it saved, where known, must be the
-		 * recorded one: else the rule is not this frame's.  An
-		 * outer frame's CFA comes from registers its callee saved
-		 * in memory, which a buffer overflow may have overwritten
-		 * since (tests/gdb/smash.c): there the saved return
-		 * address must be known and the recorded one.
+		/* The return address it saved must be the recorded one
+		 * where known, at the position and at the frame's first
+		 * instruction (where the call has just written it): else
+		 * the CFA is not this frame's.  An outer frame's rule must
+		 * have it saved.
 		 */
-		if (k ? rule.how[RP_REG_RIP] != RP_CFI_AT ||
-			rp_recover_mem(rc, pos, cfa[k] +
-				       (uint64_t)rule.off[RP_REG_RIP], &ra,
-				       8) != 8 ||
-			(k + 1 < w[1] && ra != w[5 + 3 * k]) :
-		    rule.how[RP_REG_RIP] == RP_CFI_AT &&
-		    rp_recover_mem(rc, pos, cfa[k] +
-				   (uint64_t)rule.off[RP_REG_RIP], &ra, 8) == 8 &&
-		    k + 1 < w[1] && ra != w[5 + 3 * k]) {
+		if ((k && rule.how[RP_REG_RIP] != RP_CFI_AT) ||
+		    (rule.how[RP_REG_RIP] == RP_CFI_AT && k + 1 < w[1] &&
+		     (ra_differs(rc, pos, cfa[k] + (uint64_t)rule.off[RP_REG_RIP],
+				 w[5 + 3 * k]) ||
+		      (entered_by_call(tg, cur, entry) &&
+		       ra_differs(rc, entry, cfa[k] +
+				  (uint64_t)rule.off[RP_REG_RIP],
+				  w[5 + 3 * k]))))) {
 			cfa[k] = 0;
 			return;
 		}
+		/* The registers it saved: read where each save had just
+		 * been made (save_points()), not at the position, where a
+		 * store may have overwritten the slot since.
+		 */
+		if (entered_by_call(tg, cur, entry))
+			save_points(tg, c, entry, at, &insn, &rule, q);
+		else
+			for (i = 0; i < FREGS_REGS; i++)
+				q[i] = UINT64_MAX;
 		caller[k].valid = 1ull << RP_REG_RSP;
 		caller[k].val[RP_REG_RSP] = cfa[k];
 		for (i = 0; i < FREGS_REGS; i++) {
@@ -239,7 +367,8 @@ static void chain(struct target *tg, size_t cur, struct rp_recover *rc,
 			if (rule.how[g] == RP_CFI_SAME && (r.valid >> g & 1)) {
 				v = r.val[g];
 			} else if (rule.how[g] == RP_CFI_AT &&
-				   rp_recover_mem(rc, pos, cfa[k] +
+				   q[i] != UINT64_MAX &&
+				   rp_recover_mem(rc, q[i], cfa[k] +
 						  (uint64_t)rule.off[g], &v,
 						  8) == 8) {
 			} else {
@@ -279,10 +408,14 @@ static uint64_t returned_at(struct rp_cursor *c, uint64_t entry,
 
 /*
  * The caller's registers of the frame a call opened at @entry, in
- * @r->val with (1 << reg) in @r->valid: rsp (the CFA) and saved[], at
- * the frame's first instruction (rsp + 8 there) and after its return to
- * @resume (rsp there), both as the ABI has them: a callee keeps the
- * caller's saved[] registers.  False when the two disagree.
+ * @r->val with (1 << reg) in @r->valid: rsp (the CFA) at the frame's
+ * first instruction (rsp + 8 there) and after its return to @resume
+ * (rsp there), and saved[] at the first instruction: the caller's at
+ * its call.  Not saved[] after the return: the callee gives them back
+ * from its stack slots, which a store through a pointer may have
+ * changed in between (tests/gdb/smash.c), and where the values engine
+ * proves the slot kept, it knows them at the first instruction too.
+ * False when the two rsp disagree.
  */
 static bool caller_regs(struct target *tg, size_t cur, struct rp_recover *rc,
 			uint64_t entry, uint64_t resume, struct rp_regs *r)
@@ -306,7 +439,7 @@ static bool caller_regs(struct target *tg, size_t cur, struct rp_recover *rc,
 	}
 	/* Left by a return to where the call resumes (not a longjmp). */
 	if (exit != UINT64_MAX && !rp_recover_regs(rc, exit, &b))
-		b.valid &= mask;
+		b.valid &= 1ull << RP_REG_RSP;
 	else
 		b.valid = 0;
 	for (g = 0; g < RP_REG_COUNT; g++) {
