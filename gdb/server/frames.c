@@ -287,6 +287,180 @@ static void save_points(struct target *tg, struct rp_cursor *c,
 }
 
 /*
+ * Where the frame a call opened at @entry was left by a return to
+ * @resume, the instruction after the call (not a longjmp): the position
+ * after the return, or UINT64_MAX.
+ */
+static uint64_t returned_at(struct rp_cursor *c, uint64_t entry,
+			    uint64_t resume)
+{
+	uint64_t exit = rp_cursor_frame_exit(c, entry);
+	struct rp_insn insn;
+
+	if (exit != UINT64_MAX && exit > 0 &&
+	    !rp_cursor_peek(c, exit - 1, &insn) &&
+	    insn.iclass == RP_IC_RETURN &&
+	    !rp_cursor_peek(c, exit, &insn) && insn.ip == resume)
+		return exit;
+	return UINT64_MAX;
+}
+
+/* Is @op (an AT&T operand) the stack pointer? */
+static bool is_sp(const char *op, size_t n)
+{
+	return (n == 4 && (!strncmp(op, "%rsp", 4) || !strncmp(op, "%esp", 4) ||
+			   !strncmp(op, "%spl", 4))) ||
+	       (n == 3 && !strncmp(op, "%sp", 3));
+}
+
+/*
+ * What instruction @insn adds to the stack pointer by itself (a call's
+ * callee not counted), in *@d: push and pop, add, sub and lea of a
+ * constant into rsp, 0 for an instruction that does not write it.  False
+ * for any other write of rsp (leave, mov from a register, and with a
+ * mask, sub of a register: alloca), a return, a far transfer and what
+ * cannot be disassembled.  Read from GDB's text of the instruction
+ * (AT&T: the destination is the last operand).
+ */
+static bool rsp_delta(struct target *tg, const struct rp_insn *insn,
+		      int64_t *d)
+{
+	char buf[512], *t, *ops, *last, *end;
+	size_t n, depth = 0;
+	bool names_sp = false;
+
+	if (insn->iclass == RP_IC_RETURN || insn->iclass == RP_IC_FAR ||
+	    rp_format_insn(tg->s, insn, 0, false, false, buf, sizeof(buf)))
+		return false;
+	t = strstr(buf, ":\t");
+	if (!t)
+		return false;
+	t += 2;
+	end = strchr(t, '#');	/* GDB's comment: the address a rip-relative
+				 * operand names */
+	if (end)
+		*end = 0;
+	for (;;) {		/* prefixes: "lock", "rep", "notrack", ... */
+		static const char *const pre[] = {
+			"lock ", "rep ", "repz ", "repnz ", "repe ", "repne ",
+			"notrack ", "bnd ", "data16 ", "addr32 ", "cs ", "ds ",
+			"es ", "ss ", "fs ", "gs ", "rex", "xacquire ",
+			"xrelease ",
+		};
+		size_t j;
+
+		for (j = 0; j < sizeof(pre) / sizeof(pre[0]); j++)
+			if (!strncmp(t, pre[j], strlen(pre[j])))
+				break;
+		if (j == sizeof(pre) / sizeof(pre[0]))
+			break;
+		t += strcspn(t, " ");
+		t += strspn(t, " ");
+	}
+	n = strcspn(t, " ");
+	ops = t + n + strspn(t + n, " ");
+	/* The operands: rsp named outside an address, and the last one. */
+	last = ops;
+	for (end = ops; *end && *end != ' '; end++) {
+		if (*end == '(')
+			depth++;
+		else if (*end == ')' && depth)
+			depth--;
+		else if (*end == ',' && !depth)
+			last = end + 1;
+		else if (*end == '%' && !depth)
+			names_sp |= is_sp(end, strcspn(end, ",) "));
+	}
+	*d = 0;
+	if (!strncmp(t, "push", 4) || !strncmp(t, "pop", 3)) {
+		/* pushw/popw, pushq of rsp's own value is still -8 */
+		if (t[n - 1] == 'w' || (t[1] == 'o' && names_sp))
+			return false;
+		*d = t[1] == 'u' ? -8 : 8;
+		return true;
+	}
+	if (!names_sp)
+		return strncmp(t, "leave", 5) && strncmp(t, "enter", 5);
+	if (!is_sp(last, (size_t)(end - last)) ||
+	    !strncmp(t, "cmp", 3) || !strncmp(t, "test", 4))
+		return strncmp(t, "xchg", 4) != 0;
+	/* A constant into rsp. */
+	if (!strncmp(t, "sub", 3) || !strncmp(t, "add", 3)) {
+		if (ops[0] != '$')
+			return false;
+		*d = (int64_t)strtoull(ops + 1, NULL, 0);
+		if (t[0] == 's')
+			*d = -*d;
+		return true;
+	}
+	if (!strncmp(t, "lea", 3)) {
+		char *p;
+		long long v = strtoll(ops, &p, 0);
+
+		if (strncmp(p, "(%rsp),", 7))
+			return false;
+		*d = v;
+		return true;
+	}
+	return false;
+}
+
+/* Instructions of a frame's own code followed for its stack depth. */
+#define DEPTH_WALK 16384
+
+/*
+ * The CFA of the frame whose code starts at @entry, from its stack
+ * pointer @rsp at its position @to (instruction @at) and what its own
+ * instructions from @entry to @to added to rsp: the rule at @entry gives
+ * the CFA from rsp there (rsp + 8 at a function's first instruction,
+ * however it was entered: a call, a signal, a tail call).  Calls it
+ * made count for nothing where their return came back
+ * to after the call (a callee leaves rsp as it found it: the same rule
+ * as an .eh_frame rule on rsp).  Unlike a rule on rbp, this never reads
+ * a register a callee gave back from its stack slots, which a store may
+ * have rewritten (tests/gdb/smashes.c "ret").  False where the code is
+ * not followed to @to (a signal, a longjmp, a system call, an rsp of
+ * unknown change, more than DEPTH_WALK instructions).
+ */
+static bool depth_cfa(struct target *tg, struct rp_cursor *c, uint64_t entry,
+		      uint64_t to, const struct rp_insn *at, uint64_t rsp,
+		      uint64_t *cfa)
+{
+	struct rp_insn prev, cur;
+	uint64_t p = entry, steps = 0, next;
+	int64_t sum = 0, d;
+	struct rp_cfi rule;
+
+	if (rp_cursor_peek(c, entry, &prev) ||
+	    rp_frame_rule(tg->s, &prev, &rule) || rule.cfa_reg != RP_REG_RSP)
+		return false;
+	while (p < to) {
+		if (++steps > DEPTH_WALK)
+			return false;
+		if (prev.iclass == RP_IC_CALL) {
+			next = returned_at(c, p + 1, prev.ip + prev.size);
+			if (next == UINT64_MAX || next > to)
+				return false;
+		} else {
+			if (!rsp_delta(tg, &prev, &d))
+				return false;
+			sum += d;
+			next = p + 1;
+		}
+		if (next == to)
+			cur = *at;
+		else if (rp_cursor_peek(c, next, &cur))
+			return false;
+		if (prev.iclass != RP_IC_CALL && !led_to(&prev, &cur))
+			return false;
+		prev = cur;
+		p = next;
+	}
+	*cfa = rsp - (uint64_t)sum + (uint64_t)rule.cfa_off;
+	return true;
+}
+
+/*
  * Does the return address saved at @addr, as the values engine knows it
  * before @pos, differ from the recorded @ra?  False when not known.
  */
@@ -310,7 +484,7 @@ static void chain(struct target *tg, size_t cur, struct rp_recover *rc,
 		  struct rp_regs *caller)
 {
 	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
-	uint64_t pos = w[2], at = pos, q[FREGS_REGS];
+	uint64_t pos = w[2], at = pos, q[FREGS_REGS], ra;
 	struct rp_regs r;
 	struct rp_insn insn;
 	struct rp_cfi rule;
@@ -332,6 +506,18 @@ static void chain(struct target *tg, size_t cur, struct rp_recover *rc,
 		    !(r.valid >> rule.cfa_reg & 1))
 			return;
 		cfa[k] = r.val[rule.cfa_reg] + (uint64_t)rule.cfa_off;
+		/* A rule on another register than rsp (rbp at -O0) holds
+		 * only while that register is the one the frame set: a
+		 * callee that gave it back from a rewritten slot changed
+		 * it.  The frame's own stack arithmetic must agree.
+		 */
+		if (rule.cfa_reg != RP_REG_RSP &&
+		    (!(r.valid >> RP_REG_RSP & 1) ||
+		     !depth_cfa(tg, c, entry, at, &insn, r.val[RP_REG_RSP],
+				&ra) || ra != cfa[k])) {
+			cfa[k] = 0;
+			return;
+		}
 		/* The return address it saved must be the recorded one
 		 * where known, at the position and at the frame's first
 		 * instruction (where the call has just written it): else
@@ -385,25 +571,6 @@ static void chain(struct target *tg, size_t cur, struct rp_recover *rc,
 		r = caller[k];
 		at = entry - 1;
 	}
-}
-
-/*
- * Where the frame a call opened at @entry was left by a return to
- * @resume, the instruction after the call (not a longjmp): the position
- * after the return, or UINT64_MAX.
- */
-static uint64_t returned_at(struct rp_cursor *c, uint64_t entry,
-			    uint64_t resume)
-{
-	uint64_t exit = rp_cursor_frame_exit(c, entry);
-	struct rp_insn insn;
-
-	if (exit != UINT64_MAX && exit > 0 &&
-	    !rp_cursor_peek(c, exit - 1, &insn) &&
-	    insn.iclass == RP_IC_RETURN &&
-	    !rp_cursor_peek(c, exit, &insn) && insn.ip == resume)
-		return exit;
-	return UINT64_MAX;
 }
 
 /*

@@ -232,6 +232,35 @@ if [ -n "${VALCHECK:-}" ] && [ -n "${SMASH:-}" ]; then
 	fi
 fi
 
+# Saved registers rewritten after the save (tests/gdb/smashes.c): main's
+# rbp saved by mid() is overwritten through a pointer (ptr), then given
+# back by mid()'s return (ret), by a signal handler (sig), after a
+# longjmp (jmp).  Unwinding through the slot as it is at the position
+# showed main's mark as 0x4141414141414141 and main's rbp wrong (the
+# heuristic before, 148-163 wrong values per mode); every mark, frame id
+# and unwound register GDB shows must be the program's and the truth's.
+if [ -n "${VALCHECK:-}" ] && [ -n "${SMASHES:-}" ]; then
+	for m in ptr ret sig jmp; do
+		rm -rf "$tmp/sx"
+		timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/sx" -- \
+			"$SMASHES" $m >"$tmp/sx.printed" 2>&1
+		VALWALK_PRINTED="$tmp/sx.printed" VALWALK_STEPS=150 \
+		VALWALK_TRUTH="$VALCHECK $tmp/sx" timeout 600 "$PTREC" replay \
+			"$tmp/sx" -batch -x "$testlib_dir/gdb/valwalk.py" \
+			>"$tmp/sx.walk" 2>&1
+		res=$(grep '^valwalk: ' "$tmp/sx.walk")
+		# ptr, ret and jmp: mid()'s frame is known (its mark shown).
+		if [ -n "$res" ] && ! grep -q '^WRONG' "$tmp/sx.walk" &&
+			echo "$res" | grep -q 'wrong 0,' &&
+			{ [ $m = sig ] ||
+			  ! echo "$res" | grep -q 'shown 0 of'; }; then
+			ok "smashes $m: nothing wrong through a rewritten slot: ${res#valwalk: }"
+		else
+			bad "smashes $m: $(grep -E '^WRONG|^valwalk|rror' "$tmp/sx.walk" | head -5)"
+		fi
+	done
+fi
+
 # Values off: nothing recovered (what the registers above came from):
 # 3 instructions before the end, rsp is shown with values on only.
 if [ -n "${VALCHECK:-}" ] && [ -f "$tmp/gt/manifest.json" ]; then
