@@ -424,7 +424,7 @@ static bool rsp_delta(struct target *tg, const struct rp_insn *insn,
  */
 static bool depth_cfa(struct target *tg, struct rp_cursor *c, uint64_t entry,
 		      uint64_t to, const struct rp_insn *at, uint64_t rsp,
-		      uint64_t *cfa)
+		      bool calls, uint64_t *cfa)
 {
 	struct rp_insn prev, cur;
 	uint64_t p = entry, steps = 0, next;
@@ -438,6 +438,8 @@ static bool depth_cfa(struct target *tg, struct rp_cursor *c, uint64_t entry,
 		if (++steps > DEPTH_WALK)
 			return false;
 		if (prev.iclass == RP_IC_CALL) {
+			if (!calls)
+				return false;
 			next = returned_at(c, p + 1, prev.ip + prev.size);
 			if (next == UINT64_MAX || next > to)
 				return false;
@@ -514,7 +516,7 @@ static void chain(struct target *tg, size_t cur, struct rp_recover *rc,
 		if (rule.cfa_reg != RP_REG_RSP &&
 		    (!(r.valid >> RP_REG_RSP & 1) ||
 		     !depth_cfa(tg, c, entry, at, &insn, r.val[RP_REG_RSP],
-				&ra) || ra != cfa[k])) {
+				true, &ra) || ra != cfa[k])) {
 			cfa[k] = 0;
 			return;
 		}
@@ -679,17 +681,24 @@ static void fact_add(struct rp_recover *rc, uint64_t pos, unsigned int reg,
 /*
  * The register a frame's .eh_frame rule at instruction @pos computes its
  * CFA from, given to the values engine (rp_recover_assume()) as the CFA
- * minus the rule's offset, where the rule uses rsp or rbp.
+ * minus the rule's offset: rsp; or rbp where nothing but the frame's own
+ * code ran since its first instruction @fentry (a callee that gave rbp
+ * back from a slot a store rewrote would have changed it: the rule then
+ * says what rbp should be, not what it is).
  */
 static void assume_rule(struct target *tg, struct rp_cursor *c,
-			struct rp_recover *rc, uint64_t pos, uint64_t cfa)
+			struct rp_recover *rc, uint64_t fentry, uint64_t pos,
+			uint64_t cfa)
 {
 	struct rp_insn insn;
 	struct rp_cfi rule;
+	uint64_t v;
 
 	if (rp_cursor_peek(c, pos, &insn) ||
 	    rp_frame_rule(tg->s, &insn, &rule) ||
-	    (rule.cfa_reg != RP_REG_RSP && rule.cfa_reg != RP_REG_RBP))
+	    (rule.cfa_reg != RP_REG_RSP &&
+	     (rule.cfa_reg != RP_REG_RBP || fentry > pos ||
+	      !depth_cfa(tg, c, fentry, pos, &insn, 0, false, &v))))
 		return;
 	fact_add(rc, pos, rule.cfa_reg, cfa - (uint64_t)rule.cfa_off);
 }
@@ -732,14 +741,15 @@ static void assume_entry(struct target *tg, size_t cur, struct rp_recover *rc,
  * from (assume_rule()).
  */
 static void assume_caller(struct target *tg, size_t cur, struct rp_recover *rc,
-			  uint64_t entry, uint64_t resume, uint64_t outer)
+			  uint64_t entry, uint64_t resume, uint64_t outer,
+			  uint64_t oentry)
 {
 	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
 	uint64_t exit = returned_at(c, entry, resume);
 
-	assume_rule(tg, c, rc, entry - 1, outer);
+	assume_rule(tg, c, rc, oentry, entry - 1, outer);
 	if (exit != UINT64_MAX)
-		assume_rule(tg, c, rc, exit, outer);
+		assume_rule(tg, c, rc, oentry, exit, outer);
 }
 
 /*
@@ -882,11 +892,11 @@ static void frames_compute(struct target *tg, size_t cur)
 			if (rc && outer && entry &&
 			    entered_by_call(tg, cur, entry))
 				assume_caller(tg, cur, rc, entry, w[5 + 3 * k],
-					      outer);
+					      outer, w[6 + 3 * k]);
 			/* Frame 0 at the position, by its rule there. */
 			if (rc && !k && !(entry & (SIGTRAMP_BIT | PREHIST_BIT)))
 				assume_rule(tg, rp_timeline_cursor(tg->tl, cur),
-					    rc, w[2], m->val[0]);
+					    rc, entry, w[2], m->val[0]);
 			outer = m->val[0];
 		}
 		else if (entry & PREHIST_BIT)
