@@ -46,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frames_walk.h"
 #include "target.h"
 
 /* The slots after a frame's id word, in order (FREGS_* in target.h). */
@@ -178,291 +179,6 @@ static int insn_at(struct target *tg, struct rp_cursor *c, uint64_t pos,
 }
 
 /*
- * The target of the direct jump @insn (jmp or jcc, rel8 or rel32, after
- * branch-hint and bnd prefixes) in *@t; false for any other.
- */
-static bool direct_target(const struct rp_insn *insn, uint64_t *t)
-{
-	const uint8_t *b = insn->raw;
-	unsigned int i = 0;
-	int64_t rel;
-
-	while (i < insn->size && (b[i] == 0xf2 || b[i] == 0x2e ||
-				  b[i] == 0x3e))
-		i++;
-	if (i + 2 == insn->size && (b[i] == 0xeb || (b[i] & 0xf0) == 0x70))
-		rel = (int8_t)b[i + 1];
-	else if (i + 5 == insn->size && b[i] == 0xe9)
-		rel = (int32_t)((uint32_t)b[i + 1] | (uint32_t)b[i + 2] << 8 |
-				(uint32_t)b[i + 3] << 16 |
-				(uint32_t)b[i + 4] << 24);
-	else if (i + 6 == insn->size && b[i] == 0x0f &&
-		 (b[i + 1] & 0xf0) == 0x80)
-		rel = (int32_t)((uint32_t)b[i + 2] | (uint32_t)b[i + 3] << 8 |
-				(uint32_t)b[i + 4] << 16 |
-				(uint32_t)b[i + 5] << 24);
-	else
-		return false;
-	*t = insn->ip + insn->size + (uint64_t)rel;
-	return true;
-}
-
-/*
- * Did the code of @a itself lead to @b, the next instruction of the
- * history: the fall-through of an ordinary instruction or a conditional
- * jump, a direct jump's target?  Not after a call, a return, a system
- * call or an indirect jump, nor where a signal or a gap came between.
- */
-static bool led_to(const struct rp_insn *a, const struct rp_insn *b)
-{
-	uint64_t fall = a->ip + a->size, t;
-
-	switch (a->iclass) {
-	case RP_IC_OTHER:
-		return b->ip == fall;
-	case RP_IC_COND:
-		return b->ip == fall ||
-		       (direct_target(a, &t) && b->ip == t);
-	case RP_IC_JUMP:
-		return direct_target(a, &t) && b->ip == t;
-	default:
-		return false;
-	}
-}
-
-/* Instructions from a frame's entry to its saves looked at, at most. */
-#define SAVE_WALK 64
-
-/*
- * Where the caller's registers that frame @k's rule @rule (at its
- * position @to, instruction @at) has saved in its frame got there:
- * @q[g] is the first position, walking from the frame's first
- * instruction @entry through code that only its own instructions lead
- * to (no call, return, system call, signal or gap), whose rule has @g
- * saved at the same CFA offset: the position right after the save, at
- * which the slot holds the value the register had at @entry (nothing
- * but the function's prologue ran in between, which the .eh_frame rules
- * describe).  Read there, the slot is the caller's register whatever
- * was stored into it after (a smash, a callee writing through a
- * pointer): the values engine knows the slot at @q[g] only where the
- * history implies it, from the save's value or, forward, through every
- * store after it proven not to reach it (docs/values.md, "Assumed
- * facts").  UINT64_MAX where no such position is found.
- */
-static void save_points(struct target *tg, struct rp_cursor *c,
-			uint64_t entry, uint64_t to, const struct rp_insn *at,
-			const struct rp_cfi *rule, uint64_t *q)
-{
-	struct rp_insn prev, cur;
-	struct rp_cfi r;
-	uint64_t p, want = 0;
-	size_t i;
-
-	for (i = 0; i < FREGS_REGS; i++) {
-		q[i] = UINT64_MAX;
-		if (rule->how[saved[i]] == RP_CFI_AT)
-			want |= 1ull << i;
-	}
-	if (!want || entry >= to || to - entry > 1ull << 40 ||
-	    rp_cursor_peek(c, entry, &prev))
-		return;
-	for (p = entry + 1; p <= to && p - entry <= SAVE_WALK && want; p++) {
-		if (p == to)
-			cur = *at;
-		else if (rp_cursor_peek(c, p, &cur))
-			return;
-		if (!led_to(&prev, &cur) || rp_frame_rule(tg->s, &cur, &r))
-			return;
-		for (i = 0; i < FREGS_REGS; i++) {
-			unsigned int g = saved[i];
-
-			if ((want >> i & 1) && r.how[g] == RP_CFI_AT &&
-			    r.off[g] == rule->off[g]) {
-				q[i] = p;
-				want &= ~(1ull << i);
-			}
-		}
-		prev = cur;
-	}
-}
-
-/*
- * Where the frame a call opened at @entry was left by a return to
- * @resume, the instruction after the call (not a longjmp): the position
- * after the return, or UINT64_MAX.
- */
-static uint64_t returned_at(struct rp_cursor *c, uint64_t entry,
-			    uint64_t resume)
-{
-	uint64_t exit = rp_cursor_frame_exit(c, entry);
-	struct rp_insn insn;
-
-	if (exit != UINT64_MAX && exit > 0 &&
-	    !rp_cursor_peek(c, exit - 1, &insn) &&
-	    insn.iclass == RP_IC_RETURN &&
-	    !rp_cursor_peek(c, exit, &insn) && insn.ip == resume)
-		return exit;
-	return UINT64_MAX;
-}
-
-/* Is @op (an AT&T operand) the stack pointer? */
-static bool is_sp(const char *op, size_t n)
-{
-	return (n == 4 && (!strncmp(op, "%rsp", 4) || !strncmp(op, "%esp", 4) ||
-			   !strncmp(op, "%spl", 4))) ||
-	       (n == 3 && !strncmp(op, "%sp", 3));
-}
-
-/*
- * What instruction @insn adds to the stack pointer by itself (a call's
- * callee not counted), in *@d: push and pop, add, sub and lea of a
- * constant into rsp, 0 for an instruction that does not write it.  False
- * for any other write of rsp (leave, mov from a register, and with a
- * mask, sub of a register: alloca), a return, a far transfer and what
- * cannot be disassembled.  Read from GDB's text of the instruction
- * (AT&T: the destination is the last operand).
- */
-static bool rsp_delta(struct target *tg, const struct rp_insn *insn,
-		      int64_t *d)
-{
-	char buf[512], *t, *ops, *last, *end;
-	size_t n, depth = 0;
-	bool names_sp = false;
-
-	if (insn->iclass == RP_IC_RETURN || insn->iclass == RP_IC_FAR ||
-	    rp_format_insn(tg->s, insn, 0, false, false, buf, sizeof(buf)))
-		return false;
-	t = strstr(buf, ":\t");
-	if (!t)
-		return false;
-	t += 2;
-	end = strchr(t, '#');	/* GDB's comment: the address a rip-relative
-				 * operand names */
-	if (end)
-		*end = 0;
-	for (;;) {		/* prefixes: "lock", "rep", "notrack", ... */
-		static const char *const pre[] = {
-			"lock ", "rep ", "repz ", "repnz ", "repe ", "repne ",
-			"notrack ", "bnd ", "data16 ", "addr32 ", "cs ", "ds ",
-			"es ", "ss ", "fs ", "gs ", "rex", "xacquire ",
-			"xrelease ",
-		};
-		size_t j;
-
-		for (j = 0; j < sizeof(pre) / sizeof(pre[0]); j++)
-			if (!strncmp(t, pre[j], strlen(pre[j])))
-				break;
-		if (j == sizeof(pre) / sizeof(pre[0]))
-			break;
-		t += strcspn(t, " ");
-		t += strspn(t, " ");
-	}
-	n = strcspn(t, " ");
-	ops = t + n + strspn(t + n, " ");
-	/* The operands: rsp named outside an address, and the last one. */
-	last = ops;
-	for (end = ops; *end && *end != ' '; end++) {
-		if (*end == '(')
-			depth++;
-		else if (*end == ')' && depth)
-			depth--;
-		else if (*end == ',' && !depth)
-			last = end + 1;
-		else if (*end == '%' && !depth)
-			names_sp |= is_sp(end, strcspn(end, ",) "));
-	}
-	*d = 0;
-	if (!strncmp(t, "push", 4) || !strncmp(t, "pop", 3)) {
-		/* pushw/popw, pushq of rsp's own value is still -8 */
-		if (t[n - 1] == 'w' || (t[1] == 'o' && names_sp))
-			return false;
-		*d = t[1] == 'u' ? -8 : 8;
-		return true;
-	}
-	if (!names_sp)
-		return strncmp(t, "leave", 5) && strncmp(t, "enter", 5);
-	if (!is_sp(last, (size_t)(end - last)) ||
-	    !strncmp(t, "cmp", 3) || !strncmp(t, "test", 4))
-		return strncmp(t, "xchg", 4) != 0;
-	/* A constant into rsp. */
-	if (!strncmp(t, "sub", 3) || !strncmp(t, "add", 3)) {
-		if (ops[0] != '$')
-			return false;
-		*d = (int64_t)strtoull(ops + 1, NULL, 0);
-		if (t[0] == 's')
-			*d = -*d;
-		return true;
-	}
-	if (!strncmp(t, "lea", 3)) {
-		char *p;
-		long long v = strtoll(ops, &p, 0);
-
-		if (strncmp(p, "(%rsp),", 7))
-			return false;
-		*d = v;
-		return true;
-	}
-	return false;
-}
-
-/* Instructions of a frame's own code followed for its stack depth. */
-#define DEPTH_WALK 16384
-
-/*
- * The CFA of the frame whose code starts at @entry, from its stack
- * pointer @rsp at its position @to (instruction @at) and what its own
- * instructions from @entry to @to added to rsp: the rule at @entry gives
- * the CFA from rsp there (rsp + 8 at a function's first instruction,
- * however it was entered: a call, a signal, a tail call).  Calls it
- * made count for nothing where their return came back
- * to after the call (a callee leaves rsp as it found it: the same rule
- * as an .eh_frame rule on rsp).  Unlike a rule on rbp, this never reads
- * a register a callee gave back from its stack slots, which a store may
- * have rewritten (tests/gdb/smashes.c "ret").  False where the code is
- * not followed to @to (a signal, a longjmp, a system call, an rsp of
- * unknown change, more than DEPTH_WALK instructions).
- */
-static bool depth_cfa(struct target *tg, struct rp_cursor *c, uint64_t entry,
-		      uint64_t to, const struct rp_insn *at, uint64_t rsp,
-		      bool calls, uint64_t *cfa)
-{
-	struct rp_insn prev, cur;
-	uint64_t p = entry, steps = 0, next;
-	int64_t sum = 0, d;
-	struct rp_cfi rule;
-
-	if (rp_cursor_peek(c, entry, &prev) ||
-	    rp_frame_rule(tg->s, &prev, &rule) || rule.cfa_reg != RP_REG_RSP)
-		return false;
-	while (p < to) {
-		if (++steps > DEPTH_WALK)
-			return false;
-		if (prev.iclass == RP_IC_CALL) {
-			if (!calls)
-				return false;
-			next = returned_at(c, p + 1, prev.ip + prev.size);
-			if (next == UINT64_MAX || next > to)
-				return false;
-		} else {
-			if (!rsp_delta(tg, &prev, &d))
-				return false;
-			sum += d;
-			next = p + 1;
-		}
-		if (next == to)
-			cur = *at;
-		else if (rp_cursor_peek(c, next, &cur))
-			return false;
-		if (prev.iclass != RP_IC_CALL && !led_to(&prev, &cur))
-			return false;
-		prev = cur;
-		p = next;
-	}
-	*cfa = rsp - (uint64_t)sum + (uint64_t)rule.cfa_off;
-	return true;
-}
-
-/*
  * Does the return address saved at @addr, as the values engine knows it
  * before @pos, differ from the recorded @ra?  False when not known.
  */
@@ -486,7 +202,8 @@ static void chain(struct target *tg, size_t cur, struct rp_recover *rc,
 		  struct rp_regs *caller)
 {
 	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
-	uint64_t pos = w[2], at = pos, q[FREGS_REGS], ra;
+	uint64_t pos = w[2], at = pos, q[FREGS_REGS], from, rav;
+	int64_t sum, off;
 	struct rp_regs r;
 	struct rp_insn insn;
 	struct rp_cfi rule;
@@ -496,8 +213,8 @@ static void chain(struct target *tg, size_t cur, struct rp_recover *rc,
 		return;
 	r.valid &= 1ull << RP_REG_RSP | 1ull << RP_REG_RBX |
 		   1ull << RP_REG_RBP | 1ull << RP_REG_R12 |
-		   1ull << RP_REG_R13 | 1ull << RP_REG_R14 | 1ull << RP_REG_R15 |
-		   1ull << RP_REG_RIP;
+		   1ull << RP_REG_R13 | 1ull << RP_REG_R14 |
+		   1ull << RP_REG_R15 | 1ull << RP_REG_RIP;
 	for (k = 0; k < want && k < w[1]; k++) {
 		uint64_t entry = w[3 + 3 * k];
 
@@ -515,8 +232,11 @@ static void chain(struct target *tg, size_t cur, struct rp_recover *rc,
 		 */
 		if (rule.cfa_reg != RP_REG_RSP &&
 		    (!(r.valid >> RP_REG_RSP & 1) ||
-		     !depth_cfa(tg, c, entry, at, &insn, r.val[RP_REG_RSP],
-				true, &ra) || ra != cfa[k])) {
+		     !fw_anchor(tg->s, c, at, &insn, true, &from) ||
+		     !fw_depth_walk(tg->s, c, rc, from, at, &insn, &sum,
+				    &off) ||
+		     r.val[RP_REG_RSP] - (uint64_t)sum + (uint64_t)off !=
+		     cfa[k])) {
 			cfa[k] = 0;
 			return;
 		}
@@ -526,23 +246,22 @@ static void chain(struct target *tg, size_t cur, struct rp_recover *rc,
 		 * the CFA is not this frame's.  An outer frame's rule must
 		 * have it saved.
 		 */
+		rav = cfa[k] + (uint64_t)rule.off[RP_REG_RIP];
 		if ((k && rule.how[RP_REG_RIP] != RP_CFI_AT) ||
 		    (rule.how[RP_REG_RIP] == RP_CFI_AT && k + 1 < w[1] &&
-		     (ra_differs(rc, pos, cfa[k] + (uint64_t)rule.off[RP_REG_RIP],
-				 w[5 + 3 * k]) ||
+		     (ra_differs(rc, pos, rav, w[5 + 3 * k]) ||
 		      (entered_by_call(tg, cur, entry) &&
-		       ra_differs(rc, entry, cfa[k] +
-				  (uint64_t)rule.off[RP_REG_RIP],
-				  w[5 + 3 * k]))))) {
+		       ra_differs(rc, entry, rav, w[5 + 3 * k]))))) {
 			cfa[k] = 0;
 			return;
 		}
 		/* The registers it saved: read where each save had just
-		 * been made (save_points()), not at the position, where a
+		 * been made (fw_save_points()), not at the position, where a
 		 * store may have overwritten the slot since.
 		 */
 		if (entered_by_call(tg, cur, entry))
-			save_points(tg, c, entry, at, &insn, &rule, q);
+			fw_save_points(tg->s, c, entry, at, &insn, &rule, saved,
+				       FREGS_REGS, q);
 		else
 			for (i = 0; i < FREGS_REGS; i++)
 				q[i] = UINT64_MAX;
@@ -590,7 +309,7 @@ static bool caller_regs(struct target *tg, size_t cur, struct rp_recover *rc,
 			uint64_t entry, uint64_t resume, struct rp_regs *r)
 {
 	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
-	uint64_t exit = returned_at(c, entry, resume), mask;
+	uint64_t exit = fw_returned_at(c, entry, resume), mask;
 	struct rp_regs a, b;
 	unsigned int g;
 
@@ -682,23 +401,23 @@ static void fact_add(struct rp_recover *rc, uint64_t pos, unsigned int reg,
  * The register a frame's .eh_frame rule at instruction @pos computes its
  * CFA from, given to the values engine (rp_recover_assume()) as the CFA
  * minus the rule's offset: rsp; or rbp where nothing but the frame's own
- * code ran since its first instruction @fentry (a callee that gave rbp
- * back from a slot a store rewrote would have changed it: the rule then
- * says what rbp should be, not what it is).
+ * code ran since its last position whose rule is on rsp (fw_anchor() with
+ * no call: a callee that gave rbp back from a slot a store rewrote
+ * would have changed it, and the rule then says what rbp should be, not
+ * what it is).
  */
 static void assume_rule(struct target *tg, struct rp_cursor *c,
-			struct rp_recover *rc, uint64_t fentry, uint64_t pos,
-			uint64_t cfa)
+			struct rp_recover *rc, uint64_t pos, uint64_t cfa)
 {
 	struct rp_insn insn;
 	struct rp_cfi rule;
-	uint64_t v;
+	uint64_t from;
 
 	if (rp_cursor_peek(c, pos, &insn) ||
 	    rp_frame_rule(tg->s, &insn, &rule) ||
 	    (rule.cfa_reg != RP_REG_RSP &&
-	     (rule.cfa_reg != RP_REG_RBP || fentry > pos ||
-	      !depth_cfa(tg, c, fentry, pos, &insn, 0, false, &v))))
+	     (rule.cfa_reg != RP_REG_RBP ||
+	      !fw_anchor(tg->s, c, pos, &insn, false, &from))))
 		return;
 	fact_add(rc, pos, rule.cfa_reg, cfa - (uint64_t)rule.cfa_off);
 }
@@ -723,7 +442,7 @@ static void assume_entry(struct target *tg, size_t cur, struct rp_recover *rc,
 			 uint64_t entry, uint64_t resume, uint64_t cfa)
 {
 	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
-	uint64_t exit = returned_at(c, entry, resume);
+	uint64_t exit = fw_returned_at(c, entry, resume);
 
 	/* The history's first frame (entry 0) has no call before it. */
 	if (entry)
@@ -741,15 +460,14 @@ static void assume_entry(struct target *tg, size_t cur, struct rp_recover *rc,
  * from (assume_rule()).
  */
 static void assume_caller(struct target *tg, size_t cur, struct rp_recover *rc,
-			  uint64_t entry, uint64_t resume, uint64_t outer,
-			  uint64_t oentry)
+			  uint64_t entry, uint64_t resume, uint64_t outer)
 {
 	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
-	uint64_t exit = returned_at(c, entry, resume);
+	uint64_t exit = fw_returned_at(c, entry, resume);
 
-	assume_rule(tg, c, rc, oentry, entry - 1, outer);
+	assume_rule(tg, c, rc, entry - 1, outer);
 	if (exit != UINT64_MAX)
-		assume_rule(tg, c, rc, oentry, exit, outer);
+		assume_rule(tg, c, rc, exit, outer);
 }
 
 /*
@@ -892,11 +610,11 @@ static void frames_compute(struct target *tg, size_t cur)
 			if (rc && outer && entry &&
 			    entered_by_call(tg, cur, entry))
 				assume_caller(tg, cur, rc, entry, w[5 + 3 * k],
-					      outer, w[6 + 3 * k]);
+					      outer);
 			/* Frame 0 at the position, by its rule there. */
 			if (rc && !k && !(entry & (SIGTRAMP_BIT | PREHIST_BIT)))
 				assume_rule(tg, rp_timeline_cursor(tg->tl, cur),
-					    rc, entry, w[2], m->val[0]);
+					    rc, w[2], m->val[0]);
 			outer = m->val[0];
 		}
 		else if (entry & PREHIST_BIT)
@@ -973,3 +691,4 @@ int frames_return(struct target *tg, size_t cur, size_t k, uint64_t *at,
 	*rax = r.val[RP_REG_RAX];
 	return 1;
 }
+
