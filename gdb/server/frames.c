@@ -132,6 +132,28 @@ static bool entered_by_call(struct target *tg, size_t cur, uint64_t entry)
 	       insn.iclass == RP_IC_CALL;
 }
 
+/*
+ * Was the call that opened frame @k of the published stack @w made in
+ * frame @k + 1?  Not where the stack was cut short (STACK_MAX_FRAMES:
+ * the history's first frame follows the innermost ones) or a signal
+ * frame comes between: then the frame outside in @w is not its caller.
+ */
+static bool calls_from(struct target *tg, size_t cur, const uint64_t *w,
+		       size_t k)
+{
+	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
+	uint64_t entry = w[3 + 3 * k], outer, call;
+	int n;
+
+	if (k + 1 >= w[1] || !entry || (entry & (SIGTRAMP_BIT | PREHIST_BIT)))
+		return false;
+	outer = w[6 + 3 * k];
+	if (outer & (SIGTRAMP_BIT | PREHIST_BIT))
+		return false;
+	n = rp_cursor_frames(c, entry - 1, &call, 1);
+	return outer ? n == 1 && call + 1 == outer : n == 0;
+}
+
 static struct frame_memo *memo_get(struct target *tg, size_t cur,
 				   uint64_t entry)
 {
@@ -176,6 +198,39 @@ static int insn_at(struct target *tg, struct rp_cursor *c, uint64_t pos,
 	    strcmp(fn, b.function))
 		return -1;
 	return 0;
+}
+
+/*
+ * The CFA of the frame the call at @call opened, in the frame outside
+ * whose CFA is @outer: the stack pointer before the call, from the rule
+ * at the call when it is on rsp, else from what the outer frame's own
+ * instructions added to rsp since the nearest position before whose
+ * rule is on rsp (fw_anchor(), fw_depth_walk(): a rule on rbp says what
+ * rbp should be, not rsp).  So the frames inside a known one are known
+ * from it (printf's, called from a known main), as the chain knows the
+ * frames outside a known one.
+ */
+static bool inward_cfa(struct target *tg, struct rp_cursor *c,
+		       struct rp_recover *rc, uint64_t call, uint64_t outer,
+		       uint64_t *cfa)
+{
+	struct rp_insn insn;
+	struct rp_cfi rule;
+	int64_t sum, off;
+	uint64_t from;
+
+	if (rp_cursor_peek(c, call, &insn) || insn.iclass != RP_IC_CALL ||
+	    rp_frame_rule(tg->s, &insn, &rule))
+		return false;
+	if (rule.cfa_reg == RP_REG_RSP) {
+		*cfa = outer - (uint64_t)rule.cfa_off;
+		return true;
+	}
+	if (!fw_anchor(tg->s, c, call, &insn, true, &from) ||
+	    !fw_depth_walk(tg->s, c, rc, from, call, &insn, &sum, &off))
+		return false;
+	*cfa = outer - (uint64_t)off + (uint64_t)sum;
+	return true;
 }
 
 /*
@@ -287,7 +342,8 @@ static void chain(struct target *tg, size_t cur, struct rp_recover *rc,
 		/* The caller's pc is its call's: only a frame a call opened
 		 * has a caller whose registers these are.
 		 */
-		if (!entered_by_call(tg, cur, entry) || !entry)
+		if (!entered_by_call(tg, cur, entry) ||
+		    !calls_from(tg, cur, w, k))
 			return;
 		r = caller[k];
 		at = entry - 1;
@@ -568,7 +624,7 @@ static void frames_compute(struct target *tg, size_t cur)
 	static struct rp_regs caller[STACK_MAX_FRAMES];
 	struct rp_recover *rc = target_recovery(tg, cur);
 	const uint64_t *w = tg->stack;
-	size_t n = w[1], k, fresh = 0;
+	size_t n = w[1], k, fresh = 0, cut;
 	enum { HIGH, REAL, LOW } state = HIGH;
 	uint64_t outer = 0;	/* the CFA of the frame outside, when real */
 
@@ -586,18 +642,41 @@ static void frames_compute(struct target *tg, size_t cur)
 	memset(caller, 0, sizeof(caller[0]) * n);
 	if (rc && fresh)
 		chain(tg, cur, rc, w, fresh, cfa, caller);
+	/* Where the stack was cut short, the frame after the cut is not
+	 * the caller of the one before it (GDB shows it with that one's
+	 * return address, and would read that one's variables at its CFA):
+	 * it and the frames outside keep synthetic ids.
+	 */
+	for (k = 0; k + 1 < n; k++)
+		if (!(w[6 + 3 * k] & SIGTRAMP_BIT) &&
+		    entered_by_call(tg, cur, w[3 + 3 * k]) && w[3 + 3 * k] &&
+		    !calls_from(tg, cur, w, k))
+			break;
+	cut = k + 1;
 	for (k = n; k-- > 0;) {
 		uint64_t entry = w[3 + 3 * k], *f = &tg->fregs[FREGS_WORDS * k];
 		const struct frame_memo *m = NULL;
 		size_t i;
 
+		uint64_t in = cfa[k];
+
+		/* Not known from inside: from the frame outside. */
+		if (!in && outer && rc && !memo_get(tg, cur, entry) &&
+		    calls_from(tg, cur, w, k) &&
+		    entered_by_call(tg, cur, entry))
+			inward_cfa(tg, rp_timeline_cursor(tg->tl, cur), rc,
+				   entry - 1, outer, &in);
 		/* A low frame's id stays synthetic, but the registers
 		 * its caller had are known as well as any frame's.
 		 */
 		if (!tg->no_values)
-			m = frame_regs(tg, cur, entry, w[5 + 3 * k], cfa[k],
+			m = frame_regs(tg, cur, entry, w[5 + 3 * k], in,
 				       &caller[k]);
-		if (m && (m->mask & 1)) {
+		if (k >= cut) {
+			/* Beyond a cut: its own facts were given, but its
+			 * id is not shown (nor its CFA used inward).
+			 */
+		} else if (m && (m->mask & 1)) {
 			if (state == HIGH)
 				state = REAL;
 		} else if (state == REAL) {

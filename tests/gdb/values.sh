@@ -145,6 +145,31 @@ if [ -n "${VALCHECK:-}" ] && [ -f "$tmp/gt/manifest.json" ]; then
 	fi
 fi
 
+# Deep in the history (3/20 and a third of it, inside the first printf
+# calls), where the end's registers do not reach: the frames inside main
+# get their CFAs from main's (inward_cfa()), so every frame id is real,
+# and GDB's entry value of vfprintf's s, computed from the caller's frame
+# base, is the truth's (from a synthetic frame id it was not: 2 wrong
+# from 3/20, and no frame id real from either).
+if [ -n "${VALCHECK:-}" ] && [ -f "$tmp/gt2/manifest.json" ]; then
+	end2=$("$PTREC" values "$tmp/gt2" --at 999999999 2>&1 |
+		sed -n 's/.*(\([0-9]*\): its end).*/\1/p')
+	for from in $((end2 * 3 / 20)) $((end2 / 3)); do
+		VALWALK_FROM=$from VALWALK_STEPS=60 \
+		VALWALK_TRUTH="$VALCHECK $tmp/gt2" timeout 600 "$PTREC" replay \
+			"$tmp/gt2" -batch -x "$testlib_dir/gdb/valwalk.py" \
+			>"$tmp/walk.from" 2>&1
+		res=$(grep -o 'valwalk: .*' "$tmp/walk.from")
+		if [ -n "$res" ] && ! grep -q '^WRONG' "$tmp/walk.from" &&
+			echo "$res" | grep -q 'wrong 0,' &&
+			! echo "$res" | grep -q 'frame ids 0 of'; then
+			ok "from position $from back: ${res#valwalk: }"
+		else
+			bad "from position $from back: $(grep -E '^WRONG|valwalk:' "$tmp/walk.from" | head -5)"
+		fi
+	done
+fi
+
 # The frames' facts to the values engine (docs/gdb.md, "Values in outer
 # frames") must make more frame ids real than the history alone
 # (PTREC_NO_FACTS=1), with nothing wrong either way.
@@ -193,12 +218,20 @@ if [ -n "${DEEP:-}" ]; then
 	timeout 120 "$PTREC" record -q -o "$tmp/deep" -- "$DEEP" >/dev/null 2>&1
 	timeout 300 "$PTREC" replay "$tmp/deep" -batch \
 		-ex "set remotetimeout 60" -ex "break deep.c:13" \
-		-ex "reverse-continue" -ex "up 500" >"$tmp/deep.out" 2>&1
+		-ex "reverse-continue" -ex "up 500" -ex "bt -3" \
+		>"$tmp/deep.out" 2>&1
+	# The published stack holds 511 frames: the 511th is the
+	# history's first (main), shown by GDB as down()'s caller.  It is
+	# not down()'s: its id must stay synthetic (0x7fef... or 0xfff...:
+	# never a 12-digit user address from 0x1... to 0x7ff...), not main's
+	# CFA, where n would be read from main's frame.
 	if grep -q '^#500 .* down (n=\(500\|<unavailable>\|<error reading variable: Cannot access memory at address 0x[0-9a-f]*>\)) at .*deep.c:16' \
 		"$tmp/deep.out" &&
+		! grep -q '^#510 .*address 0x[1-7][0-9a-f]\{11\}>' \
+			"$tmp/deep.out" &&
 		! grep -q 'packet error\|Invalid hex\|Python Exception' \
 			"$tmp/deep.out"; then
-		ok "a stop 1,000 calls deep: frame 500 $(grep -o 'n=[^)]*' "$tmp/deep.out" | tail -1), no protocol error"
+		ok "a stop 1,000 calls deep: frame 500 $(grep '^#500' "$tmp/deep.out" | grep -o 'n=[^)]*' | tail -1), the cut frame's id synthetic, no protocol error"
 	else
 		bad "a stop 1,000 calls deep: $(grep -E '^#|rror|Exception' "$tmp/deep.out" | head -5)"
 	fi

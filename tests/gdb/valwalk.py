@@ -319,6 +319,10 @@ def len_history():
         n += 1
 
 
+# VALWALK_FROM=N: the walk starts at position N instead of the end
+# (frames deep in the history, which the end's registers do not reach).
+if os.environ.get('VALWALK_FROM'):
+    gdb.execute('ptrec goto %s' % os.environ['VALWALK_FROM'], to_string=True)
 fin_at = []
 for stop in range(STEPS):
     out = gdb.execute('reverse-step', to_string=True)
