@@ -14,7 +14,7 @@
 #include "replay.h"
 
 /* Instructions followed by fw_anchor() and fw_depth_walk() at most. */
-#define FW_DEPTH_WALK 16384
+#define FW_DEPTH_WALK 4096
 
 /* What an instruction does to rsp (fw_sp_text()). */
 enum fw_sp {
