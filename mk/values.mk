@@ -54,8 +54,9 @@ $(GDB_SMASHES): tests/gdb/smashes.c
 
 gdb-values-test: $(PTREC) $(PTREC_SERVER) $(GDB_VALUES) $(VALCHECK) \
 		$(BUILD)/tests/gdb/diff/qs-O2 $(GDB_DEEP) $(GDB_SMASH) \
-		$(GDB_SMASHES)
+		$(GDB_SMASHES) $(PROG_DIR)/segv
 	SMASH=$(CURDIR)/$(GDB_SMASH) SMASHES=$(CURDIR)/$(GDB_SMASHES) \
+	SEGV=$(CURDIR)/$(PROG_DIR)/segv \
 	PTREC=$(CURDIR)/$(PTREC) PROG=$(CURDIR)/$(GDB_VALUES) \
 		DEEP=$(CURDIR)/$(GDB_DEEP) \
 		QSORT=$(CURDIR)/$(BUILD)/tests/gdb/diff/qs-O2 \

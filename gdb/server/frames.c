@@ -246,6 +246,28 @@ static bool ra_differs(struct rp_recover *rc, uint64_t pos, uint64_t addr,
 }
 
 /*
+ * Does the history end (@pos, registers @r) at the first instruction of
+ * the function its last instruction, a direct call (*@call), called?
+ */
+static bool ends_in_callee(struct rp_cursor *c, uint64_t pos,
+			   const struct rp_regs *r, struct rp_insn *call)
+{
+	struct rp_insn insn;
+	int32_t rel;
+
+	if (!pos || !rp_cursor_peek(c, pos, &insn) ||
+	    rp_cursor_peek(c, pos - 1, call) || call->iclass != RP_IC_CALL ||
+	    call->size != 5 || call->raw[0] != 0xe8 ||
+	    (r->valid & (1ull << RP_REG_RIP | 1ull << RP_REG_RSP)) !=
+	    (1ull << RP_REG_RIP | 1ull << RP_REG_RSP))
+		return false;
+	rel = (int32_t)((uint32_t)call->raw[1] | (uint32_t)call->raw[2] << 8 |
+			(uint32_t)call->raw[3] << 16 |
+			(uint32_t)call->raw[4] << 24);
+	return r->val[RP_REG_RIP] == call->ip + 5 + (uint64_t)(int64_t)rel;
+}
+
+/*
  * The frame chain of the published stack @w at its position, from frame 0
  * outward, for
  * frames 0..@want: @cfa[k] (0: not known) and @caller[k], the registers
@@ -270,11 +292,19 @@ static void chain(struct target *tg, size_t cur, struct rp_recover *rc,
 		   1ull << RP_REG_RBP | 1ull << RP_REG_R12 |
 		   1ull << RP_REG_R13 | 1ull << RP_REG_R14 |
 		   1ull << RP_REG_R15 | 1ull << RP_REG_RIP;
+	/* A history that ends at the first instruction of a function its
+	 * last instruction called (a fault there: no frame for it is
+	 * published) has frame 0 at that call, with rsp before it.
+	 */
+	if (ends_in_callee(c, pos, &r, &insn)) {
+		at = pos - 1;
+		r.val[RP_REG_RSP] += 8;
+	}
 	for (k = 0; k < want && k < w[1]; k++) {
 		uint64_t entry = w[3 + 3 * k];
 
 		if (entry & (SIGTRAMP_BIT | PREHIST_BIT) ||
-		    (k ? rp_cursor_peek(c, at, &insn) :
+		    (k || at != pos ? rp_cursor_peek(c, at, &insn) :
 		     insn_at(tg, c, at, &r, &insn)) ||
 		    rp_frame_rule(tg->s, &insn, &rule) ||
 		    !(r.valid >> rule.cfa_reg & 1))

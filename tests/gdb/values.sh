@@ -170,6 +170,31 @@ if [ -n "${VALCHECK:-}" ] && [ -f "$tmp/gt2/manifest.json" ]; then
 	done
 fi
 
+# tests/programs/segv's history ends at the first instruction of crash(),
+# which faulted (no frame for it is published): main's CFA comes from
+# the end's registers at the call (rsp + 8), so halfway back, inside
+# puts, every frame id is real (none was: main was decided at the end
+# without one, and kept so).
+if [ -n "${VALCHECK:-}" ] && [ -n "${SEGV:-}" ]; then
+	rm -rf "$tmp/sg"
+	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/sg" -- "$SEGV" \
+		>/dev/null 2>&1
+	endsg=$("$PTREC" values "$tmp/sg" --at 999999999 2>&1 |
+		sed -n 's/.*(\([0-9]*\): its end).*/\1/p')
+	VALWALK_FROM=$((endsg / 2)) VALWALK_STEPS=60 \
+	VALWALK_TRUTH="$VALCHECK $tmp/sg" timeout 600 "$PTREC" replay \
+		"$tmp/sg" -batch -x "$testlib_dir/gdb/valwalk.py" \
+		>"$tmp/walk.sg" 2>&1
+	res=$(grep -o 'valwalk: .*' "$tmp/walk.sg")
+	if [ -n "$res" ] && ! grep -q '^WRONG' "$tmp/walk.sg" &&
+		echo "$res" | grep -q 'wrong 0,' &&
+		! echo "$res" | grep -q 'frame ids 0 of'; then
+		ok "segv from position $((endsg / 2)) back: ${res#valwalk: }"
+	else
+		bad "segv from position $((endsg / 2)) back: $(grep -E '^WRONG|valwalk:' "$tmp/walk.sg" | head -5)"
+	fi
+fi
+
 # The frames' facts to the values engine (docs/gdb.md, "Values in outer
 # frames") must make more frame ids real than the history alone
 # (PTREC_NO_FACTS=1), with nothing wrong either way.
