@@ -49,6 +49,14 @@ $(BUILD)/tests/unit/gdb/test_rsp: tests/unit/gdb/test_rsp.c \
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< \
 		$(BUILD)/gdb/server/rsp.o $(BUILD)/gdb/server/conn.o -lcriterion
 
+# The frame walks' reading of GDB's instruction text (frames_walk.c).
+$(BUILD)/tests/unit/gdb/test_frames_walk: tests/unit/gdb/test_frames_walk.c \
+		$(BUILD)/gdb/server/frames_walk.o $(RP_LIB) $(PTK_LIB) $(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) -Igdb/server $(ALL_CFLAGS) -Itests/unit \
+		$(LDFLAGS) -o $@ $< $(BUILD)/gdb/server/frames_walk.o \
+		$(LINK_REPLAY) -lcriterion
+
 # make gdb-diff: ptrec replay against GDB's own record full, stop by stop
 # (tests/gdb/diff/run.py), on small programs built -O0 and -O2.
 GDB_DIFF_DIR := $(BUILD)/tests/gdb/diff

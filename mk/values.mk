@@ -45,9 +45,18 @@ $(GDB_SMASH): tests/gdb/smash.c
 	$(CC) -O0 -g -fno-omit-frame-pointer -fno-stack-protector \
 		-Wno-stringop-overflow -o $@ $<
 
+# Saved registers rewritten after the save: through a pointer, then a
+# return, by a signal handler, after a longjmp (tests/gdb/smashes.c).
+GDB_SMASHES := $(BUILD)/tests/gdb/smashes
+$(GDB_SMASHES): tests/gdb/smashes.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -fno-omit-frame-pointer -fno-stack-protector -o $@ $<
+
 gdb-values-test: $(PTREC) $(PTREC_SERVER) $(GDB_VALUES) $(VALCHECK) \
-		$(BUILD)/tests/gdb/diff/qs-O2 $(GDB_DEEP) $(GDB_SMASH)
-	SMASH=$(CURDIR)/$(GDB_SMASH) \
+		$(BUILD)/tests/gdb/diff/qs-O2 $(GDB_DEEP) $(GDB_SMASH) \
+		$(GDB_SMASHES) $(PROG_DIR)/segv
+	SMASH=$(CURDIR)/$(GDB_SMASH) SMASHES=$(CURDIR)/$(GDB_SMASHES) \
+	SEGV=$(CURDIR)/$(PROG_DIR)/segv \
 	PTREC=$(CURDIR)/$(PTREC) PROG=$(CURDIR)/$(GDB_VALUES) \
 		DEEP=$(CURDIR)/$(GDB_DEEP) \
 		QSORT=$(CURDIR)/$(BUILD)/tests/gdb/diff/qs-O2 \

@@ -46,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frames_walk.h"
 #include "target.h"
 
 /* The slots after a frame's id word, in order (FREGS_* in target.h). */
@@ -131,6 +132,28 @@ static bool entered_by_call(struct target *tg, size_t cur, uint64_t entry)
 	       insn.iclass == RP_IC_CALL;
 }
 
+/*
+ * Was the call that opened frame @k of the published stack @w made in
+ * frame @k + 1?  Not where the stack was cut short (STACK_MAX_FRAMES:
+ * the history's first frame follows the innermost ones) or a signal
+ * frame comes between: then the frame outside in @w is not its caller.
+ */
+static bool calls_from(struct target *tg, size_t cur, const uint64_t *w,
+		       size_t k)
+{
+	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
+	uint64_t entry = w[3 + 3 * k], outer, call;
+	int n;
+
+	if (k + 1 >= w[1] || !entry || (entry & (SIGTRAMP_BIT | PREHIST_BIT)))
+		return false;
+	outer = w[6 + 3 * k];
+	if (outer & (SIGTRAMP_BIT | PREHIST_BIT))
+		return false;
+	n = rp_cursor_frames(c, entry - 1, &call, 1);
+	return outer ? n == 1 && call + 1 == outer : n == 0;
+}
+
 static struct frame_memo *memo_get(struct target *tg, size_t cur,
 				   uint64_t entry)
 {
@@ -178,6 +201,73 @@ static int insn_at(struct target *tg, struct rp_cursor *c, uint64_t pos,
 }
 
 /*
+ * The CFA of the frame the call at @call opened, in the frame outside
+ * whose CFA is @outer: the stack pointer before the call, from the rule
+ * at the call when it is on rsp, else from what the outer frame's own
+ * instructions added to rsp since the nearest position before whose
+ * rule is on rsp (fw_anchor(), fw_depth_walk(): a rule on rbp says what
+ * rbp should be, not rsp).  So the frames inside a known one are known
+ * from it (printf's, called from a known main), as the chain knows the
+ * frames outside a known one.
+ */
+static bool inward_cfa(struct target *tg, struct rp_cursor *c,
+		       struct rp_recover *rc, uint64_t call, uint64_t outer,
+		       uint64_t *cfa)
+{
+	struct rp_insn insn;
+	struct rp_cfi rule;
+	int64_t sum, off;
+	uint64_t from;
+
+	if (rp_cursor_peek(c, call, &insn) || insn.iclass != RP_IC_CALL ||
+	    rp_frame_rule(tg->s, &insn, &rule))
+		return false;
+	if (rule.cfa_reg == RP_REG_RSP) {
+		*cfa = outer - (uint64_t)rule.cfa_off;
+		return true;
+	}
+	if (!fw_anchor(tg->s, c, call, &insn, true, &from) ||
+	    !fw_depth_walk(tg->s, c, rc, from, call, &insn, &sum, &off))
+		return false;
+	*cfa = outer - (uint64_t)off + (uint64_t)sum;
+	return true;
+}
+
+/*
+ * Does the return address saved at @addr, as the values engine knows it
+ * before @pos, differ from the recorded @ra?  False when not known.
+ */
+static bool ra_differs(struct rp_recover *rc, uint64_t pos, uint64_t addr,
+		       uint64_t ra)
+{
+	uint64_t v;
+
+	return rp_recover_mem(rc, pos, addr, &v, 8) == 8 && v != ra;
+}
+
+/*
+ * Does the history end (@pos, registers @r) at the first instruction of
+ * the function its last instruction, a direct call (*@call), called?
+ */
+static bool ends_in_callee(struct rp_cursor *c, uint64_t pos,
+			   const struct rp_regs *r, struct rp_insn *call)
+{
+	struct rp_insn insn;
+	int32_t rel;
+
+	if (!pos || !rp_cursor_peek(c, pos, &insn) ||
+	    rp_cursor_peek(c, pos - 1, call) || call->iclass != RP_IC_CALL ||
+	    call->size != 5 || call->raw[0] != 0xe8 ||
+	    (r->valid & (1ull << RP_REG_RIP | 1ull << RP_REG_RSP)) !=
+	    (1ull << RP_REG_RIP | 1ull << RP_REG_RSP))
+		return false;
+	rel = (int32_t)((uint32_t)call->raw[1] | (uint32_t)call->raw[2] << 8 |
+			(uint32_t)call->raw[3] << 16 |
+			(uint32_t)call->raw[4] << 24);
+	return r->val[RP_REG_RIP] == call->ip + 5 + (uint64_t)(int64_t)rel;
+}
+
+/*
  * The frame chain of the published stack @w at its position, from frame 0
  * outward, for
  * frames 0..@want: @cfa[k] (0: not known) and @caller[k], the registers
@@ -189,7 +279,8 @@ static void chain(struct target *tg, size_t cur, struct rp_recover *rc,
 		  struct rp_regs *caller)
 {
 	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
-	uint64_t pos = w[2], at = pos, ra;
+	uint64_t pos = w[2], at = pos, q[FREGS_REGS], from, rav;
+	int64_t sum, off;
 	struct rp_regs r;
 	struct rp_insn insn;
 	struct rp_cfi rule;
@@ -199,37 +290,66 @@ static void chain(struct target *tg, size_t cur, struct rp_recover *rc,
 		return;
 	r.valid &= 1ull << RP_REG_RSP | 1ull << RP_REG_RBX |
 		   1ull << RP_REG_RBP | 1ull << RP_REG_R12 |
-		   1ull << RP_REG_R13 | 1ull << RP_REG_R14 | 1ull << RP_REG_R15 |
-		   1ull << RP_REG_RIP;
+		   1ull << RP_REG_R13 | 1ull << RP_REG_R14 |
+		   1ull << RP_REG_R15 | 1ull << RP_REG_RIP;
+	/* A history that ends at the first instruction of a function its
+	 * last instruction called (a fault there: no frame for it is
+	 * published) has frame 0 at that call, with rsp before it.
+	 */
+	if (ends_in_callee(c, pos, &r, &insn)) {
+		at = pos - 1;
+		r.val[RP_REG_RSP] += 8;
+	}
 	for (k = 0; k < want && k < w[1]; k++) {
 		uint64_t entry = w[3 + 3 * k];
 
 		if (entry & (SIGTRAMP_BIT | PREHIST_BIT) ||
-		    (k ? rp_cursor_peek(c, at, &insn) :
+		    (k || at != pos ? rp_cursor_peek(c, at, &insn) :
 		     insn_at(tg, c, at, &r, &insn)) ||
 		    rp_frame_rule(tg->s, &insn, &rule) ||
 		    !(r.valid >> rule.cfa_reg & 1))
 			return;
 		cfa[k] = r.val[rule.cfa_reg] + (uint64_t)rule.cfa_off;
-		/* The return address it saved, where known, must be the
-		 * recorded one: else the rule is not this frame's.  An
-		 * outer frame's CFA comes from registers its callee saved
-		 * in memory, which a buffer overflow may have overwritten
-		 * since (tests/gdb/smash.c): there the saved return
-		 * address must be known and the recorded one.
+		/* A rule on another register than rsp (rbp at -O0) holds
+		 * only while that register is the one the frame set: a
+		 * callee that gave it back from a rewritten slot changed
+		 * it.  The frame's own stack arithmetic must agree.
 		 */
-		if (k ? rule.how[RP_REG_RIP] != RP_CFI_AT ||
-			rp_recover_mem(rc, pos, cfa[k] +
-				       (uint64_t)rule.off[RP_REG_RIP], &ra,
-				       8) != 8 ||
-			(k + 1 < w[1] && ra != w[5 + 3 * k]) :
-		    rule.how[RP_REG_RIP] == RP_CFI_AT &&
-		    rp_recover_mem(rc, pos, cfa[k] +
-				   (uint64_t)rule.off[RP_REG_RIP], &ra, 8) == 8 &&
-		    k + 1 < w[1] && ra != w[5 + 3 * k]) {
+		if (rule.cfa_reg != RP_REG_RSP &&
+		    (!(r.valid >> RP_REG_RSP & 1) ||
+		     !fw_anchor(tg->s, c, at, &insn, true, &from) ||
+		     !fw_depth_walk(tg->s, c, rc, from, at, &insn, &sum,
+				    &off) ||
+		     r.val[RP_REG_RSP] - (uint64_t)sum + (uint64_t)off !=
+		     cfa[k])) {
 			cfa[k] = 0;
 			return;
 		}
+		/* The return address it saved must be the recorded one
+		 * where known, at the position and at the frame's first
+		 * instruction (where the call has just written it): else
+		 * the CFA is not this frame's.  An outer frame's rule must
+		 * have it saved.
+		 */
+		rav = cfa[k] + (uint64_t)rule.off[RP_REG_RIP];
+		if ((k && rule.how[RP_REG_RIP] != RP_CFI_AT) ||
+		    (rule.how[RP_REG_RIP] == RP_CFI_AT && k + 1 < w[1] &&
+		     (ra_differs(rc, pos, rav, w[5 + 3 * k]) ||
+		      (entered_by_call(tg, cur, entry) &&
+		       ra_differs(rc, entry, rav, w[5 + 3 * k]))))) {
+			cfa[k] = 0;
+			return;
+		}
+		/* The registers it saved: read where each save had just
+		 * been made (fw_save_points()), not at the position, where a
+		 * store may have overwritten the slot since.
+		 */
+		if (entered_by_call(tg, cur, entry))
+			fw_save_points(tg->s, c, entry, at, &insn, &rule, saved,
+				       FREGS_REGS, q);
+		else
+			for (i = 0; i < FREGS_REGS; i++)
+				q[i] = UINT64_MAX;
 		caller[k].valid = 1ull << RP_REG_RSP;
 		caller[k].val[RP_REG_RSP] = cfa[k];
 		for (i = 0; i < FREGS_REGS; i++) {
@@ -239,7 +359,8 @@ static void chain(struct target *tg, size_t cur, struct rp_recover *rc,
 			if (rule.how[g] == RP_CFI_SAME && (r.valid >> g & 1)) {
 				v = r.val[g];
 			} else if (rule.how[g] == RP_CFI_AT &&
-				   rp_recover_mem(rc, pos, cfa[k] +
+				   q[i] != UINT64_MAX &&
+				   rp_recover_mem(rc, q[i], cfa[k] +
 						  (uint64_t)rule.off[g], &v,
 						  8) == 8) {
 			} else {
@@ -251,7 +372,8 @@ static void chain(struct target *tg, size_t cur, struct rp_recover *rc,
 		/* The caller's pc is its call's: only a frame a call opened
 		 * has a caller whose registers these are.
 		 */
-		if (!entered_by_call(tg, cur, entry) || !entry)
+		if (!entered_by_call(tg, cur, entry) ||
+		    !calls_from(tg, cur, w, k))
 			return;
 		r = caller[k];
 		at = entry - 1;
@@ -259,36 +381,21 @@ static void chain(struct target *tg, size_t cur, struct rp_recover *rc,
 }
 
 /*
- * Where the frame a call opened at @entry was left by a return to
- * @resume, the instruction after the call (not a longjmp): the position
- * after the return, or UINT64_MAX.
- */
-static uint64_t returned_at(struct rp_cursor *c, uint64_t entry,
-			    uint64_t resume)
-{
-	uint64_t exit = rp_cursor_frame_exit(c, entry);
-	struct rp_insn insn;
-
-	if (exit != UINT64_MAX && exit > 0 &&
-	    !rp_cursor_peek(c, exit - 1, &insn) &&
-	    insn.iclass == RP_IC_RETURN &&
-	    !rp_cursor_peek(c, exit, &insn) && insn.ip == resume)
-		return exit;
-	return UINT64_MAX;
-}
-
-/*
  * The caller's registers of the frame a call opened at @entry, in
- * @r->val with (1 << reg) in @r->valid: rsp (the CFA) and saved[], at
- * the frame's first instruction (rsp + 8 there) and after its return to
- * @resume (rsp there), both as the ABI has them: a callee keeps the
- * caller's saved[] registers.  False when the two disagree.
+ * @r->val with (1 << reg) in @r->valid: rsp (the CFA) at the frame's
+ * first instruction (rsp + 8 there) and after its return to @resume
+ * (rsp there), and saved[] at the first instruction: the caller's at
+ * its call.  Not saved[] after the return: the callee gives them back
+ * from its stack slots, which a store through a pointer may have
+ * changed in between (tests/gdb/smash.c), and where the values engine
+ * proves the slot kept, it knows them at the first instruction too.
+ * False when the two rsp disagree.
  */
 static bool caller_regs(struct target *tg, size_t cur, struct rp_recover *rc,
 			uint64_t entry, uint64_t resume, struct rp_regs *r)
 {
 	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
-	uint64_t exit = returned_at(c, entry, resume), mask;
+	uint64_t exit = fw_returned_at(c, entry, resume), mask;
 	struct rp_regs a, b;
 	unsigned int g;
 
@@ -306,7 +413,7 @@ static bool caller_regs(struct target *tg, size_t cur, struct rp_recover *rc,
 	}
 	/* Left by a return to where the call resumes (not a longjmp). */
 	if (exit != UINT64_MAX && !rp_recover_regs(rc, exit, &b))
-		b.valid &= mask;
+		b.valid &= 1ull << RP_REG_RSP;
 	else
 		b.valid = 0;
 	for (g = 0; g < RP_REG_COUNT; g++) {
@@ -379,17 +486,24 @@ static void fact_add(struct rp_recover *rc, uint64_t pos, unsigned int reg,
 /*
  * The register a frame's .eh_frame rule at instruction @pos computes its
  * CFA from, given to the values engine (rp_recover_assume()) as the CFA
- * minus the rule's offset, where the rule uses rsp or rbp.
+ * minus the rule's offset: rsp; or rbp where nothing but the frame's own
+ * code ran since its last position whose rule is on rsp (fw_anchor() with
+ * no call: a callee that gave rbp back from a slot a store rewrote
+ * would have changed it, and the rule then says what rbp should be, not
+ * what it is).
  */
 static void assume_rule(struct target *tg, struct rp_cursor *c,
 			struct rp_recover *rc, uint64_t pos, uint64_t cfa)
 {
 	struct rp_insn insn;
 	struct rp_cfi rule;
+	uint64_t from;
 
 	if (rp_cursor_peek(c, pos, &insn) ||
 	    rp_frame_rule(tg->s, &insn, &rule) ||
-	    (rule.cfa_reg != RP_REG_RSP && rule.cfa_reg != RP_REG_RBP))
+	    (rule.cfa_reg != RP_REG_RSP &&
+	     (rule.cfa_reg != RP_REG_RBP ||
+	      !fw_anchor(tg->s, c, pos, &insn, false, &from))))
 		return;
 	fact_add(rc, pos, rule.cfa_reg, cfa - (uint64_t)rule.cfa_off);
 }
@@ -414,7 +528,7 @@ static void assume_entry(struct target *tg, size_t cur, struct rp_recover *rc,
 			 uint64_t entry, uint64_t resume, uint64_t cfa)
 {
 	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
-	uint64_t exit = returned_at(c, entry, resume);
+	uint64_t exit = fw_returned_at(c, entry, resume);
 
 	/* The history's first frame (entry 0) has no call before it. */
 	if (entry)
@@ -435,7 +549,7 @@ static void assume_caller(struct target *tg, size_t cur, struct rp_recover *rc,
 			  uint64_t entry, uint64_t resume, uint64_t outer)
 {
 	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
-	uint64_t exit = returned_at(c, entry, resume);
+	uint64_t exit = fw_returned_at(c, entry, resume);
 
 	assume_rule(tg, c, rc, entry - 1, outer);
 	if (exit != UINT64_MAX)
@@ -540,7 +654,7 @@ static void frames_compute(struct target *tg, size_t cur)
 	static struct rp_regs caller[STACK_MAX_FRAMES];
 	struct rp_recover *rc = target_recovery(tg, cur);
 	const uint64_t *w = tg->stack;
-	size_t n = w[1], k, fresh = 0;
+	size_t n = w[1], k, fresh = 0, cut;
 	enum { HIGH, REAL, LOW } state = HIGH;
 	uint64_t outer = 0;	/* the CFA of the frame outside, when real */
 
@@ -558,18 +672,41 @@ static void frames_compute(struct target *tg, size_t cur)
 	memset(caller, 0, sizeof(caller[0]) * n);
 	if (rc && fresh)
 		chain(tg, cur, rc, w, fresh, cfa, caller);
+	/* Where the stack was cut short, the frame after the cut is not
+	 * the caller of the one before it (GDB shows it with that one's
+	 * return address, and would read that one's variables at its CFA):
+	 * it and the frames outside keep synthetic ids.
+	 */
+	for (k = 0; k + 1 < n; k++)
+		if (!(w[6 + 3 * k] & SIGTRAMP_BIT) &&
+		    entered_by_call(tg, cur, w[3 + 3 * k]) && w[3 + 3 * k] &&
+		    !calls_from(tg, cur, w, k))
+			break;
+	cut = k + 1;
 	for (k = n; k-- > 0;) {
 		uint64_t entry = w[3 + 3 * k], *f = &tg->fregs[FREGS_WORDS * k];
 		const struct frame_memo *m = NULL;
 		size_t i;
 
+		uint64_t in = cfa[k];
+
+		/* Not known from inside: from the frame outside. */
+		if (!in && outer && rc && !memo_get(tg, cur, entry) &&
+		    calls_from(tg, cur, w, k) &&
+		    entered_by_call(tg, cur, entry))
+			inward_cfa(tg, rp_timeline_cursor(tg->tl, cur), rc,
+				   entry - 1, outer, &in);
 		/* A low frame's id stays synthetic, but the registers
 		 * its caller had are known as well as any frame's.
 		 */
 		if (!tg->no_values)
-			m = frame_regs(tg, cur, entry, w[5 + 3 * k], cfa[k],
+			m = frame_regs(tg, cur, entry, w[5 + 3 * k], in,
 				       &caller[k]);
-		if (m && (m->mask & 1)) {
+		if (k >= cut) {
+			/* Beyond a cut: its own facts were given, but its
+			 * id is not shown (nor its CFA used inward).
+			 */
+		} else if (m && (m->mask & 1)) {
 			if (state == HIGH)
 				state = REAL;
 		} else if (state == REAL) {
@@ -663,3 +800,4 @@ int frames_return(struct target *tg, size_t cur, size_t k, uint64_t *at,
 	*rax = r.val[RP_REG_RAX];
 	return 1;
 }
+

@@ -145,6 +145,56 @@ if [ -n "${VALCHECK:-}" ] && [ -f "$tmp/gt/manifest.json" ]; then
 	fi
 fi
 
+# Deep in the history (3/20 and a third of it, inside the first printf
+# calls), where the end's registers do not reach: the frames inside main
+# get their CFAs from main's (inward_cfa()), so every frame id is real,
+# and GDB's entry value of vfprintf's s, computed from the caller's frame
+# base, is the truth's (from a synthetic frame id it was not: 2 wrong
+# from 3/20, and no frame id real from either).
+if [ -n "${VALCHECK:-}" ] && [ -f "$tmp/gt2/manifest.json" ]; then
+	end2=$("$PTREC" values "$tmp/gt2" --at 999999999 2>&1 |
+		sed -n 's/.*(\([0-9]*\): its end).*/\1/p')
+	for from in $((end2 * 3 / 20)) $((end2 / 3)); do
+		VALWALK_FROM=$from VALWALK_STEPS=60 \
+		VALWALK_TRUTH="$VALCHECK $tmp/gt2" timeout 600 "$PTREC" replay \
+			"$tmp/gt2" -batch -x "$testlib_dir/gdb/valwalk.py" \
+			>"$tmp/walk.from" 2>&1
+		res=$(grep -o 'valwalk: .*' "$tmp/walk.from")
+		if [ -n "$res" ] && ! grep -q '^WRONG' "$tmp/walk.from" &&
+			echo "$res" | grep -q 'wrong 0,' &&
+			! echo "$res" | grep -q 'frame ids 0 of'; then
+			ok "from position $from back: ${res#valwalk: }"
+		else
+			bad "from position $from back: $(grep -E '^WRONG|valwalk:' "$tmp/walk.from" | head -5)"
+		fi
+	done
+fi
+
+# tests/programs/segv's history ends at the first instruction of crash(),
+# which faulted (no frame for it is published): main's CFA comes from
+# the end's registers at the call (rsp + 8), so halfway back, inside
+# puts, every frame id is real (none was: main was decided at the end
+# without one, and kept so).
+if [ -n "${VALCHECK:-}" ] && [ -n "${SEGV:-}" ]; then
+	rm -rf "$tmp/sg"
+	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/sg" -- "$SEGV" \
+		>/dev/null 2>&1
+	endsg=$("$PTREC" values "$tmp/sg" --at 999999999 2>&1 |
+		sed -n 's/.*(\([0-9]*\): its end).*/\1/p')
+	VALWALK_FROM=$((endsg / 2)) VALWALK_STEPS=60 \
+	VALWALK_TRUTH="$VALCHECK $tmp/sg" timeout 600 "$PTREC" replay \
+		"$tmp/sg" -batch -x "$testlib_dir/gdb/valwalk.py" \
+		>"$tmp/walk.sg" 2>&1
+	res=$(grep -o 'valwalk: .*' "$tmp/walk.sg")
+	if [ -n "$res" ] && ! grep -q '^WRONG' "$tmp/walk.sg" &&
+		echo "$res" | grep -q 'wrong 0,' &&
+		! echo "$res" | grep -q 'frame ids 0 of'; then
+		ok "segv from position $((endsg / 2)) back: ${res#valwalk: }"
+	else
+		bad "segv from position $((endsg / 2)) back: $(grep -E '^WRONG|valwalk:' "$tmp/walk.sg" | head -5)"
+	fi
+fi
+
 # The frames' facts to the values engine (docs/gdb.md, "Values in outer
 # frames") must make more frame ids real than the history alone
 # (PTREC_NO_FACTS=1), with nothing wrong either way.
@@ -193,12 +243,20 @@ if [ -n "${DEEP:-}" ]; then
 	timeout 120 "$PTREC" record -q -o "$tmp/deep" -- "$DEEP" >/dev/null 2>&1
 	timeout 300 "$PTREC" replay "$tmp/deep" -batch \
 		-ex "set remotetimeout 60" -ex "break deep.c:13" \
-		-ex "reverse-continue" -ex "up 500" >"$tmp/deep.out" 2>&1
+		-ex "reverse-continue" -ex "up 500" -ex "bt -3" \
+		>"$tmp/deep.out" 2>&1
+	# The published stack holds 511 frames: the 511th is the
+	# history's first (main), shown by GDB as down()'s caller.  It is
+	# not down()'s: its id must stay synthetic (0x7fef... or 0xfff...:
+	# never a 12-digit user address from 0x1... to 0x7ff...), not main's
+	# CFA, where n would be read from main's frame.
 	if grep -q '^#500 .* down (n=\(500\|<unavailable>\|<error reading variable: Cannot access memory at address 0x[0-9a-f]*>\)) at .*deep.c:16' \
 		"$tmp/deep.out" &&
+		! grep -q '^#510 .*address 0x[1-7][0-9a-f]\{11\}>' \
+			"$tmp/deep.out" &&
 		! grep -q 'packet error\|Invalid hex\|Python Exception' \
 			"$tmp/deep.out"; then
-		ok "a stop 1,000 calls deep: frame 500 $(grep -o 'n=[^)]*' "$tmp/deep.out" | tail -1), no protocol error"
+		ok "a stop 1,000 calls deep: frame 500 $(grep '^#500' "$tmp/deep.out" | grep -o 'n=[^)]*' | tail -1), the cut frame's id synthetic, no protocol error"
 	else
 		bad "a stop 1,000 calls deep: $(grep -E '^#|rror|Exception' "$tmp/deep.out" | head -5)"
 	fi
@@ -230,6 +288,35 @@ if [ -n "${VALCHECK:-}" ] && [ -n "${SMASH:-}" ]; then
 	else
 		bad "stack smash: $(grep -E '^#|WRONG|wrong' "$tmp/smregs" "$tmp/res" | head -6)"
 	fi
+fi
+
+# Saved registers rewritten after the save (tests/gdb/smashes.c): main's
+# rbp saved by mid() is overwritten through a pointer (ptr), then given
+# back by mid()'s return (ret), by a signal handler (sig), after a
+# longjmp (jmp).  Unwinding through the slot as it is at the position
+# showed main's mark as 0x4141414141414141 and main's rbp wrong (the
+# heuristic before, 148-163 wrong values per mode); every mark, frame id
+# and unwound register GDB shows must be the program's and the truth's.
+if [ -n "${VALCHECK:-}" ] && [ -n "${SMASHES:-}" ]; then
+	for m in ptr ret sig jmp; do
+		rm -rf "$tmp/sx"
+		timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/sx" -- \
+			"$SMASHES" $m >"$tmp/sx.printed" 2>&1
+		VALWALK_PRINTED="$tmp/sx.printed" VALWALK_STEPS=150 \
+		VALWALK_TRUTH="$VALCHECK $tmp/sx" timeout 600 "$PTREC" replay \
+			"$tmp/sx" -batch -x "$testlib_dir/gdb/valwalk.py" \
+			>"$tmp/sx.walk" 2>&1
+		res=$(grep '^valwalk: ' "$tmp/sx.walk")
+		# ptr, ret and jmp: mid()'s frame is known (its mark shown).
+		if [ -n "$res" ] && ! grep -q '^WRONG' "$tmp/sx.walk" &&
+			echo "$res" | grep -q 'wrong 0,' &&
+			{ [ $m = sig ] ||
+			  ! echo "$res" | grep -q 'shown 0 of'; }; then
+			ok "smashes $m: nothing wrong through a rewritten slot: ${res#valwalk: }"
+		else
+			bad "smashes $m: $(grep -E '^WRONG|^valwalk|rror' "$tmp/sx.walk" | head -5)"
+		fi
+	done
 fi
 
 # Values off: nothing recovered (what the registers above came from):
