@@ -90,7 +90,8 @@ int cli_values(int argc, char **argv)
 		CLI_END,
 	};
 	const struct cli_cmd cmd = {
-		.name = "ptrec values", .synopsis = "BUNDLE", .opts = opts,
+		.name = "ptrec values", .synopsis = "BUNDLE --at N",
+		.opts = opts,
 		.min_args = 1, .max_args = 1,
 		.more = "Registers and memory recovered in the past from the "
 			"trace and the end snapshot\n(docs/values.md); "

@@ -47,6 +47,8 @@ expect_fail "no arguments" 2 "usage" "$PTREC"
 expect_fail "unknown command" 2 "unknown command 'frobnicate'" \
 	"$PTREC" frobnicate
 expect_fail "dump without bundle" 2 "usage" "$PTREC" dump
+expect_fail "values without --at: the usage line names it" 2 \
+	"usage: ptrec values BUNDLE --at N" "$PTREC" values
 expect_fail "missing bundle names the path" 1 "$tmp/none" \
 	"$PTREC" dump "$tmp/none"
 
