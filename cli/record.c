@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -361,6 +362,18 @@ int cli_record(int argc, char **argv)
 			st.trace_bytes,
 			st.insns ? 8.0 * (double)st.trace_bytes / (double)st.insns : 0.0,
 			stop_requested ? ", stopped by signal" : "");
+	if (st.main_ended && WIFSIGNALED(st.main_wstatus))
+		fprintf(stderr,
+			"ptrec record: the program died of signal %d (SIG%s)%s: the history ends there (ptrec replay %s)\n",
+			WTERMSIG(st.main_wstatus),
+			sigabbrev_np(WTERMSIG(st.main_wstatus)) ?
+			sigabbrev_np(WTERMSIG(st.main_wstatus)) : "?",
+			WCOREDUMP(st.main_wstatus) ? ", core dumped" : "",
+			o.out);
+	else if (!o.quiet && st.main_ended &&
+		 WIFEXITED(st.main_wstatus) && WEXITSTATUS(st.main_wstatus))
+		fprintf(stderr, "ptrec record: the program exited with status %d\n",
+			WEXITSTATUS(st.main_wstatus));
 	if (!o.quiet && st.snap_procs)
 		fprintf(stderr,
 			"ptrec record: snapshot: %u processes, %" PRIu64

@@ -3,6 +3,9 @@
 # to the software recorder where /dev/ptrec is missing.
 cli-test: $(PROG_DIR)/tiny
 cli-test: export PTREC_TINY := $(CURDIR)/$(PROG_DIR)/tiny
+# ... and tests/programs/segv: ptrec record says the program died of SIGSEGV.
+cli-test: $(PROG_DIR)/segv
+cli-test: export PTREC_SEGV := $(CURDIR)/$(PROG_DIR)/segv
 
 # kmodfeed: a software-recorder bundle through the kmod recorder's stream
 # handling (rec_kmod_split); e2e checks both bundles replay the same.

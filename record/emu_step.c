@@ -244,6 +244,10 @@ static void thr_exited(struct emu *e, struct thr *t, int status)
 			.hdr = { .type = PTREC_SB_PROCESS_EXIT } };
 
 		p->exited = true;
+		if (p->pid == e->main_pid) {
+			e->st->main_ended = true;
+			e->st->main_wstatus = status;
+		}
 		pe.pid = (uint32_t)p->pid;
 		if (WIFEXITED(status)) {
 			pe.kind = PTREC_SB_EXITED;

@@ -460,7 +460,11 @@ int rec_kmod_record(const struct rec_options *o, struct rec_stats *st,
 	km_run(&k, &status, &reaped);
 	km_stats(&k);
 	if (k.launched && !reaped)
-		km_reap(&k, &status, true);
+		reaped = km_reap(&k, &status, true);
+	if (k.launched && reaped) {
+		st->main_ended = true;
+		st->main_wstatus = status;
+	}
 	if (k.tr.execs && rec_snap_tracer_left(&k.tr))
 		km_warn(&k, "%zu threads of processes the program started outlive the recording: each execve of theirs now fails with ENOSYS (ptrec's exec filter, docs/recorder.md; --no-snapshot has none)",
 			rec_snap_tracer_left(&k.tr));

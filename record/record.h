@@ -109,6 +109,9 @@ struct rec_stats {
 	uint64_t snap_bytes;	/* mapping bytes taken */
 	uint64_t snap_left_out;	/* mapping bytes over the limit */
 	uint64_t snap_ns;	/* time taking them */
+	/* the program started (not -p): how it ended, as waitpid says */
+	bool main_ended;
+	int main_wstatus;
 };
 
 /**

@@ -375,6 +375,9 @@ if [ -n "${FAKEPTREC:-}" ]; then
 			fake eperm "$PTREC" record -o "$tmp/k2" -- "$PTREC_TINY"
 	fi
 fi
+expect_fail "record: a program killed by a signal: ptrec says which, and that the history ends there" 0 \
+	"ptrec record: the program died of signal 11 (SIGSEGV): the history ends there" \
+	"$PTREC" record --backend=emu -o "$tmp/sg" -- "${PTREC_SEGV:?set PTREC_SEGV (make cli-test does)}"
 expect_fail "record: an emu-only option makes auto choose emu, and says why" 0 \
 	"ptrec record: backend emu (software recorder): --max-insns needs it" \
 	"$PTREC" record --max-insns 3 -o "$tmp/mi" -- "$PTREC_TINY"
