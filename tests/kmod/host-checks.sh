@@ -58,6 +58,8 @@ host_checks() {
 		case $b in
 		rec) opts="--worklog $res/rec.worklog" ;;
 		recint) opts="--detached" ;;
+		# -p PID: threads ran, and counted PTWRITEs, before the attach
+		recp) opts="--attached" ;;
 		recstop) opts="--stop" ;;
 		recfork) opts="--fork --worklog $res/recfork.worklog" ;;
 		*) opts="" ;;

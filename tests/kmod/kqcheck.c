@@ -4,7 +4,7 @@
  * of the simulated PT unit.  Prints TAP lines without numbers.
  *
  * kqcheck NAME DIR [--worklog LOG] [--no-loss] [--ring] [--stop]
- *         [--detached] [--fork] [--lag] [--exits LOG]
+ *         [--detached] [--attached] [--fork] [--lag] [--exits LOG]
  * kqcheck NAME BUNDLE --bundle [--worklog LOG]
  *
  * - the sideband is a valid sideband stream (sideband/ reader: format,
@@ -108,7 +108,10 @@ static uint32_t kq_exit_pid[KQ_MAX_THREADS];
 static int kq_exit_kinds[KQ_MAX_THREADS], kq_exit_statuses[KQ_MAX_THREADS];
 static size_t kq_exit_seq[KQ_MAX_THREADS];
 static size_t kq_nexits;
-/* --detached: the process was attached while it ran (PTREC_IOC_ATTACH) */
+/*
+ * --detached, --attached: the process was attached while it ran
+ * (PTREC_IOC_ATTACH), and (--detached) detached before its end
+ */
 static int kq_attached;
 /* THREAD_EXIT records: pid and position in the sideband */
 static uint32_t kq_texit_pid[KQ_MAX_THREADS];
@@ -1474,8 +1477,8 @@ int main(int argc, char **argv)
 	if (argc < 3) {
 		fprintf(stderr, "usage: kqcheck NAME DIR [--worklog LOG] "
 			"[--no-loss] [--ring] [--stop] [--detached] "
-			"[--fork] [--bundle] [--lag] [--exits LOG] [--pip] "
-			"[--cr3filter]\n");
+			"[--attached] [--fork] [--bundle] [--lag] "
+			"[--exits LOG] [--pip] [--cr3filter]\n");
 		return 2;
 	}
 	kq_name = argv[1];
@@ -1489,6 +1492,8 @@ int main(int argc, char **argv)
 			fork = 1;
 		} else if (!strcmp(argv[i], "--detached")) {
 			detached = 1;
+			kq_attached = 1;
+		} else if (!strcmp(argv[i], "--attached")) {
 			kq_attached = 1;
 		} else if (!strcmp(argv[i], "--ring")) {
 			ring = 1;
