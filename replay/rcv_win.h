@@ -120,6 +120,7 @@ struct rp_recover {
 	uint64_t (*rseq)[2];
 	size_t nrseq;
 	struct rcv_dec *dec;
+	struct rcv_stack_tmp *stk;	/* the frames' tables (rcv_stack.c) */
 	struct rcv_ctx ctx;
 	struct win *chain[RCV_CHAIN];	/* [0] ends at the end */
 	struct win *far;		/* one window beyond the chain */

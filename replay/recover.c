@@ -177,19 +177,16 @@ static int frames_across(struct win *w)
 	const struct win *l = w->later;
 	size_t m = w->n + l->n, i;
 	struct rcv_frame *f = malloc((m + 1) * sizeof(*f));
-	struct rcv_ins *ins = malloc((m + 1) * sizeof(*ins));
 	int64_t *pair = malloc((m + 1) * sizeof(*pair));
 	struct rcv_stack_vals sv;
 	int nc = -RP_ERR_NOMEM;
 
-	if (!f || !ins || !pair)
+	if (!f || !pair)
 		goto out;
-	if (w->n)
-		memcpy(ins, w->ins, w->n * sizeof(*ins));
-	if (l->n)
-		memcpy(ins + w->n, l->ins, l->n * sizeof(*ins));
-	sv = (struct rcv_stack_vals){ w->st, l->st, w->n };
-	nc = rcv_stack_build_v(ins, m, &sv, f, pair);
+	/* Both windows' instructions where they are (not copied). */
+	sv = (struct rcv_stack_vals){ w->st, l->st, w->n, l->ins,
+				      w->rc->stk };
+	nc = rcv_stack_build_v(w->ins, m, &sv, f, pair);
 	if (nc <= 0)
 		goto out;
 	memcpy(w->fr, f, (w->n + 1) * sizeof(*f));
@@ -216,7 +213,7 @@ static int frames_across(struct win *w)
 		/* A pop there of a push here: the pushed register's value. */
 		if (i < m && pair[i] >= 0 && (size_t)pair[i] < w->n &&
 		    l->first + (i - w->n) <= rcv_stack_until(w->rc)) {
-			const struct rcv_ins *q = &ins[i];
+			const struct rcv_ins *q = &l->ins[i - w->n];
 			int dst = q->id == X86_INS_LEAVE ? RP_REG_RBP :
 							   q->op[0].reg;
 
@@ -225,7 +222,6 @@ static int frames_across(struct win *w)
 	}
 out:
 	free(f);
-	free(ins);
 	free(pair);
 	return nc;
 }
@@ -241,7 +237,8 @@ static int win_frames(struct win *w)
 	free(w->xpair);
 	w->base = w->base0 = w->xpair = NULL;
 	w->nclass = 0;
-	sv = (struct rcv_stack_vals){ w->st, NULL, w->n + 1 };
+	sv = (struct rcv_stack_vals){ w->st, NULL, w->n + 1, NULL,
+				      w->rc->stk };
 	ret = w->later ? frames_across(w) :
 			 rcv_stack_build_v(w->ins, w->n, &sv, w->fr, w->pair);
 	if (ret > 0) {
@@ -744,6 +741,8 @@ int rp_recover_new(struct rp_session *s, uint32_t tid,
 		ret = rp_thread_end(s, tid, &rc->end, &rc->end_regs);
 	if (!ret)
 		ret = rcv_dec_new(&rc->dec);
+	if (!ret)
+		ret = rcv_stack_tmp_new(&rc->stk);
 	if (ret) {
 		rp_recover_free(rc);
 		return ret;
@@ -806,6 +805,7 @@ void rp_recover_free(struct rp_recover *rc)
 	free(rc->sum);
 	rp_snapshot_close(rc->sn);
 	rcv_dec_free(rc->dec);
+	rcv_stack_tmp_free(rc->stk);
 	free(rc->facts);
 	free(rc->rseq);
 	free(rc);
