@@ -140,6 +140,8 @@ struct rp_recover {
 	 */
 	unsigned int mb_gen;
 	struct rcv_memo memo[RCV_MEMO];
+	bool asked;		/* a callback of ctx was asked (recover.c's
+				 * struct redo) */
 	bool scan_capped;	/* a forward memory question gave up at
 				 * MB_SCAN accesses (rcv_loads_back) */
 	const struct win *low_w;
