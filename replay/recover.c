@@ -53,8 +53,21 @@ struct redo {
 				 * lifted by rcv_build_index(), a branch
 				 * proven) */
 	uint32_t tick, all;	/* all: every state changed then */
+	size_t n;
 	bool verify;
 };
+
+/* Ticks about to wrap (a very long window): every instruction is
+ * evaluated again once, from tick 1.
+ */
+static void redo_rewind(struct redo *d)
+{
+	memset(d->stamp, 0, (d->n + 1) * sizeof(*d->stamp));
+	memset(d->tb, 0, (d->n + 1) * sizeof(*d->tb));
+	memset(d->tf, 0, (d->n + 1) * sizeof(*d->tf));
+	d->all = 0;
+	d->tick = 1;
+}
 
 static void redo_mark(struct redo *d, size_t i)
 {
@@ -107,6 +120,7 @@ static int redo_init(struct redo *d, size_t n)
 		return -RP_ERR_NOMEM;
 	}
 	d->verify = getenv("PTREC_RCV_VERIFY") != NULL;
+	d->n = n;
 	return 0;
 }
 
@@ -656,6 +670,8 @@ static bool redo_eval(struct rp_recover *rc, struct win *w, struct redo *d,
 	uint64_t before = rc->stats.conflicts;
 	bool ch;
 
+	if (d->tick > UINT32_MAX / 2)
+		redo_rewind(d);
 	if (!redo_needed(d, w, i, t[i], d->asked[i] & bit, fl[i])) {
 		if (d->verify)
 			redo_verify(rc, w, i, fwd, cc[i]);
