@@ -71,6 +71,12 @@ $(VALBENCH): tests/values/valbench.c $(RP_LIB) $(PTK_LIB) $(SB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LINK_REPLAY)
 
+# The windows' cost and a digest of every value they know (valwin.c).
+VALWIN := $(BUILD)/tests/values/valwin
+$(VALWIN): tests/values/valwin.c $(RP_LIB) $(PTK_LIB) $(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LINK_REPLAY)
+
 # make bench: the recovery table and GDB's first stop, values on vs off
 # (VALBENCH is defined above: prerequisites expand when read).
 .PHONY: values-bench

@@ -281,12 +281,20 @@ int rcv_stack_build(const struct rcv_ins *ins, size_t n,
 
 /*
  * The states before instructions 0..n of rcv_stack_build_v(): @a[0..@na)
- * then @b[0..] (a window and the one after it).
+ * then @b[0..] (a window and the one after it).  Optional: @ins_b, the
+ * instructions from @na on (the @ins of rcv_stack_build_v() then holds
+ * the first @na only), and @tmp, tables kept from one build to the next
+ * (rcv_stack_tmp_free()).
  */
+struct rcv_stack_tmp;
 struct rcv_stack_vals {
 	const struct rcv_state *a, *b;
 	size_t na;
+	const struct rcv_ins *ins_b;
+	struct rcv_stack_tmp *tmp;
 };
+int rcv_stack_tmp_new(struct rcv_stack_tmp **t);
+void rcv_stack_tmp_free(struct rcv_stack_tmp *t);
 
 /*
  * rcv_stack_build() with what is known so far (@sv, or NULL): a store

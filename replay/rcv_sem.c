@@ -136,14 +136,20 @@ static int cond_eval(int cc, struct rcv_val f)
 static void pass(const struct rcv_ins *in, const struct rcv_state *from,
 		 struct rcv_state *to)
 {
+	uint64_t w[2];
 	int g;
 
-	for (g = 0; g < 16; g++) {
-		uint64_t keep = ~rcv_wmask(in->wcode[g]);
+	/* Most instructions write no general-purpose register (p99). */
+	memcpy(w, in->wcode, sizeof(w));
+	if (!(w[0] | w[1]))
+		memcpy(to->r, from->r, 16 * sizeof(to->r[0]));
+	else
+		for (g = 0; g < 16; g++) {
+			uint64_t keep = ~rcv_wmask(in->wcode[g]);
 
-		to->r[g].k = from->r[g].k & keep;
-		to->r[g].v = from->r[g].v & keep;
-	}
+			to->r[g].k = from->r[g].k & keep;
+			to->r[g].v = from->r[g].v & keep;
+		}
 	/* RF: before an instruction it tells nothing about after it. */
 	to->r[RCV_FLAGS].k = from->r[RCV_FLAGS].k & ~in->fw & ~F_RF;
 	to->r[RCV_FLAGS].v = from->r[RCV_FLAGS].v & ~in->fw & ~F_RF;

@@ -19,28 +19,155 @@
 #include "replay.h"
 
 struct slot {
+	uint32_t gen;		/* the table's: in use */
 	uint32_t cls;
 	int64_t key;		/* offset / 8, rounded down */
 	int64_t writer;		/* position of the last write, -1 none */
 	int64_t first;		/* push: the slot's exact offset */
 };
 
-struct slots {
-	struct slot *v;
-	size_t cap;
+/*
+ * Stores whose address the recovered values give (rcv_stack_build_v()):
+ * the last one to each 8-byte word, and the last one of all.
+ */
+struct aword {
+	uint32_t gen;		/* the table's: in use */
+	uint64_t word;		/* address >> 3 */
+	int64_t pos;
 };
 
-static struct slot *slot_at(struct slots *t, uint32_t cls, int64_t key)
-{
-	size_t h = ((size_t)cls * 0x9e3779b97f4a7c15ull ^
-		    (size_t)key * 0xc2b2ae3d27d4eb4full) & (t->cap - 1);
+/*
+ * The tables of rcv_stack_build_v(), kept from one build to the next
+ * (struct rcv_stack_vals' tmp): a build empties them by moving to the
+ * next generation, not by clearing them (p99: a table for 4 slots per
+ * instruction, 8 MB for a window and the next, was allocated and cleared
+ * on every pass), and they grow when half full.
+ */
+struct rcv_stack_tmp {
+	struct slot *v;
+	size_t cap, used;
+	unsigned int shift;	/* 64 - log2(cap) */
+	uint32_t gen;
+	struct aword *a;
+	size_t acap, aused;
+	unsigned int ashift;
+	uint32_t agen;
+	int64_t last;		/* the last store of known address, -1 */
+};
 
-	while (t->v[h].cls && (t->v[h].cls != cls || t->v[h].key != key))
+int rcv_stack_tmp_new(struct rcv_stack_tmp **t)
+{
+	*t = calloc(1, sizeof(**t));
+	return *t ? 0 : -RP_ERR_NOMEM;
+}
+
+void rcv_stack_tmp_free(struct rcv_stack_tmp *t)
+{
+	if (!t)
+		return;
+	free(t->v);
+	free(t->a);
+	free(t);
+}
+
+/* The high bits of a multiplicative hash (the low bits of pairs of class
+ * and offset, and of word addresses, cluster).
+ */
+static size_t hash_hi(uint64_t x, unsigned int shift)
+{
+	return (size_t)((x * 0x9e3779b97f4a7c15ull) >> shift);
+}
+
+static size_t slot_hash(uint32_t cls, int64_t key, unsigned int shift)
+{
+	return hash_hi(((uint64_t)cls << 32) ^ (uint64_t)key, shift);
+}
+
+/* Room for @more slots and words at least, half full at most. */
+static int tmp_reserve(struct rcv_stack_tmp *t, size_t more)
+{
+	size_t cap, i, h;
+	unsigned int shift;
+
+	if (2 * (t->used + more) > t->cap) {
+		struct slot *v;
+
+		for (cap = t->cap ? t->cap : 1024;
+		     cap < 2 * (t->used + more); cap *= 2)
+			;
+		shift = 64 - (unsigned int)__builtin_ctzll(cap);
+		v = calloc(cap, sizeof(*v));
+		if (!v)
+			return -RP_ERR_NOMEM;
+		for (i = 0; i < t->cap; i++) {
+			if (t->v[i].gen != t->gen)
+				continue;
+			h = slot_hash(t->v[i].cls, t->v[i].key, shift);
+			while (v[h].gen)
+				h = (h + 1) & (cap - 1);
+			v[h] = t->v[i];
+		}
+		free(t->v);
+		t->v = v;
+		t->cap = cap;
+		t->shift = shift;
+	}
+	if (2 * (t->aused + more) > t->acap) {
+		struct aword *a;
+
+		for (cap = t->acap ? t->acap : 1024;
+		     cap < 2 * (t->aused + more); cap *= 2)
+			;
+		shift = 64 - (unsigned int)__builtin_ctzll(cap);
+		a = calloc(cap, sizeof(*a));
+		if (!a)
+			return -RP_ERR_NOMEM;
+		for (i = 0; i < t->acap; i++) {
+			if (t->a[i].gen != t->agen)
+				continue;
+			h = hash_hi(t->a[i].word, shift);
+			while (a[h].gen)
+				h = (h + 1) & (cap - 1);
+			a[h] = t->a[i];
+		}
+		free(t->a);
+		t->a = a;
+		t->acap = cap;
+		t->ashift = shift;
+	}
+	return 0;
+}
+
+/* Both tables empty, for a new build. */
+static void tmp_clear(struct rcv_stack_tmp *t)
+{
+	if (!++t->gen) {
+		memset(t->v, 0, t->cap * sizeof(*t->v));
+		t->gen = 1;
+	}
+	if (!++t->agen) {
+		memset(t->a, 0, t->acap * sizeof(*t->a));
+		t->agen = 1;
+	}
+	t->used = t->aused = 0;
+	t->last = -1;
+}
+
+/* Slot (@cls, @key), added when absent (tmp_reserve() made room). */
+static struct slot *slot_at(struct rcv_stack_tmp *t, uint32_t cls,
+			    int64_t key)
+{
+	size_t h = slot_hash(cls, key, t->shift);
+
+	while (t->v[h].gen == t->gen &&
+	       (t->v[h].cls != cls || t->v[h].key != key))
 		h = (h + 1) & (t->cap - 1);
-	if (!t->v[h].cls) {
+	if (t->v[h].gen != t->gen) {
+		t->v[h].gen = t->gen;
 		t->v[h].cls = cls;
 		t->v[h].key = key;
 		t->v[h].writer = -1;
+		t->used++;
 	}
 	return &t->v[h];
 }
@@ -50,34 +177,25 @@ static int64_t floor8(int64_t o)
 	return o >= 0 ? o / 8 : -((-o + 7) / 8);
 }
 
-/*
- * Stores whose address the recovered values give (rcv_stack_build_v()):
- * the last one to each 8-byte word, and the last one of all.
- */
-struct absw {
-	uint64_t *word;		/* address >> 3, +1 (0: empty) */
-	int64_t *pos;
-	size_t cap;
-	int64_t last;
-};
-
-static int64_t *abs_at(struct absw *t, uint64_t word, bool add)
+static int64_t *abs_at(struct rcv_stack_tmp *t, uint64_t word, bool add)
 {
-	size_t h = (size_t)(word * 0x9e3779b97f4a7c15ull) & (t->cap - 1);
+	size_t h = hash_hi(word, t->ashift);
 
-	while (t->word[h] && t->word[h] != word + 1)
-		h = (h + 1) & (t->cap - 1);
-	if (!t->word[h]) {
+	while (t->a[h].gen == t->agen && t->a[h].word != word)
+		h = (h + 1) & (t->acap - 1);
+	if (t->a[h].gen != t->agen) {
 		if (!add)
 			return NULL;
-		t->word[h] = word + 1;
-		t->pos[h] = -1;
+		t->a[h].gen = t->agen;
+		t->a[h].word = word;
+		t->a[h].pos = -1;
+		t->aused++;
 	}
-	return &t->pos[h];
+	return &t->a[h].pos;
 }
 
 /* Instruction @pos wrote [@a, @a + @size). */
-static void abs_write(struct absw *t, uint64_t a, unsigned int size,
+static void abs_write(struct rcv_stack_tmp *t, uint64_t a, unsigned int size,
 		      int64_t pos)
 {
 	uint64_t w;
@@ -91,11 +209,12 @@ static void abs_write(struct absw *t, uint64_t a, unsigned int size,
  * Did a store of known address since the push at @p write the 8 bytes
  * at @slot?  Without the slot's address (@known false), any did.
  */
-static bool abs_killed(struct absw *t, bool known, uint64_t slot, int64_t p)
+static bool abs_killed(struct rcv_stack_tmp *t, bool known, uint64_t slot,
+		       int64_t p)
 {
 	int64_t *a, *b;
 
-	if (!t->cap || t->last <= p)
+	if (t->last <= p)
 		return false;
 	if (!known)
 		return true;
@@ -108,6 +227,17 @@ static const struct rcv_state *sv_at(const struct rcv_stack_vals *sv,
 				     size_t i)
 {
 	return i < sv->na ? &sv->a[i] : &sv->b[i - sv->na];
+}
+
+/* The instructions: @a[0..@na) then @b[0..] (rcv_stack_vals' ins_b). */
+struct insv {
+	const struct rcv_ins *a, *b;
+	size_t na;
+};
+
+static const struct rcv_ins *ins_at(const struct insv *x, size_t i)
+{
+	return i < x->na ? &x->a[i] : &x->b[i - x->na];
 }
 
 /*
@@ -147,7 +277,7 @@ static bool abs_rsp(const struct rcv_stack_vals *sv, size_t i, uint64_t *v)
 }
 
 /* A write of @size bytes at (@cls, @off) by instruction @pos. */
-static void slot_write(struct slots *t, uint32_t cls, int64_t off,
+static void slot_write(struct rcv_stack_tmp *t, uint32_t cls, int64_t off,
 		       unsigned int size, int64_t pos)
 {
 	int64_t k;
@@ -163,8 +293,8 @@ static void slot_write(struct slots *t, uint32_t cls, int64_t off,
 }
 
 /* The push that wrote the 8 bytes at (@cls, @off) last, or -1. */
-static int64_t slot_pusher(struct slots *t, uint32_t cls, int64_t off,
-			   const struct rcv_ins *ins)
+static int64_t slot_pusher(struct rcv_stack_tmp *t, uint32_t cls,
+			   int64_t off, const struct insv *ins)
 {
 	struct slot *a, *b;
 
@@ -173,7 +303,7 @@ static int64_t slot_pusher(struct slots *t, uint32_t cls, int64_t off,
 	a = slot_at(t, cls, floor8(off));
 	b = slot_at(t, cls, floor8(off + 7));
 	if (a->writer < 0 || a->writer != b->writer || a->first != off ||
-	    ins[a->writer].id != X86_INS_PUSH)
+	    ins_at(ins, (size_t)a->writer)->id != X86_INS_PUSH)
 		return -1;
 	return a->writer;
 }
@@ -185,9 +315,9 @@ static int64_t slot_pusher(struct slots *t, uint32_t cls, int64_t off,
  * decides the rest from rax when it knows it, but frames are built
  * before any value is known.
  */
-static bool plain_syscall(const struct rcv_ins *ins, size_t i)
+static bool plain_syscall(const struct insv *ins, size_t i)
 {
-	const struct rcv_ins *p = i ? &ins[i - 1] : NULL;
+	const struct rcv_ins *p = i ? ins_at(ins, i - 1) : NULL;
 	int64_t nr;
 
 	if (!p || p->id != X86_INS_MOV || p->nops != 2 ||
@@ -235,9 +365,9 @@ static bool killed_since(const struct kills *k, uint32_t cls, int64_t p)
 /* Does the syscall at @i write no memory, by the number set before it?
  * (Not a write to a descriptor: it may name /proc/PID/mem, rcv_fd.c.)
  */
-static bool quiet_syscall(const struct rcv_ins *ins, size_t i)
+static bool quiet_syscall(const struct insv *ins, size_t i)
 {
-	const struct rcv_ins *p = i ? &ins[i - 1] : NULL;
+	const struct rcv_ins *p = i ? ins_at(ins, i - 1) : NULL;
 
 	return p && p->id == X86_INS_MOV && p->nops == 2 &&
 	       p->op[0].type == RCV_OP_REG && p->op[0].reg == RP_REG_RAX &&
@@ -251,7 +381,7 @@ static bool quiet_syscall(const struct rcv_ins *ins, size_t i)
  * an unknown store, one through another class, or one whose address is
  * known and is the slot's (or where the push's rsp is not known)?
  */
-static bool pair_killed(const struct kills *kl, struct absw *ab,
+static bool pair_killed(const struct kills *kl, struct rcv_stack_tmp *ab,
 			const struct rcv_stack_vals *sv, uint32_t cls,
 			int64_t p)
 {
@@ -262,23 +392,6 @@ static bool pair_killed(const struct kills *kl, struct absw *ab,
 		return true;
 	known = abs_rsp(sv, (size_t)p, &sp);
 	return abs_killed(ab, known, sp - 8, p);
-}
-
-/* Words the stores of @ins[0..@n) may cover, for struct absw. */
-static size_t abs_words(const struct rcv_ins *ins, size_t n)
-{
-	size_t i, w = 0;
-	int k;
-
-	for (i = 0; i < n; i++) {
-		if (ins[i].id == X86_INS_PUSH || ins[i].id == X86_INS_CALL)
-			w += 2;
-		for (k = 0; k < ins[i].nops; k++)
-			if (ins[i].op[k].type == RCV_OP_MEM &&
-			    (ins[i].op[k].access & CS_AC_WRITE))
-				w += ins[i].op[k].size / 8u + 2;
-	}
-	return w;
 }
 
 int rcv_stack_build(const struct rcv_ins *ins, size_t n,
@@ -292,44 +405,37 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 		      int64_t *pair)
 {
 	struct kills kl = { -1, -1, -1, 0, 0 };
-	struct absw ab = { NULL, NULL, 0, -1 };
-	struct slots t;
+	struct rcv_stack_tmp own = { 0 }, *t = sv && sv->tmp ? sv->tmp : &own;
+	struct insv iv = { ins, NULL, n };
 	uint32_t next = 1;
 	uint64_t a, spv = 0;
 	size_t i;
+	int ret = 0;
 
-	t.cap = 16;
-	while (t.cap < 4 * n + 16)
-		t.cap *= 2;
-	t.v = calloc(t.cap, sizeof(*t.v));
-	if (sv) {
-		size_t w = abs_words(ins, n);
-
-		ab.cap = 16;
-		while (ab.cap < 2 * w + 16)
-			ab.cap *= 2;
-		ab.word = calloc(ab.cap, sizeof(*ab.word));
-		ab.pos = malloc(ab.cap * sizeof(*ab.pos));
+	if (sv && sv->ins_b) {
+		iv.b = sv->ins_b;
+		iv.na = sv->na;
 	}
-	if (!t.v || (sv && (!ab.word || !ab.pos))) {
-		free(t.v);
-		free(ab.word);
-		free(ab.pos);
-		return -RP_ERR_NOMEM;
-	}
+	tmp_clear(t);
 	f[0] = (struct rcv_frame){ next++, 0, 0, 0 };
 	for (i = 0; i < n; i++) {
-		const struct rcv_ins *in = &ins[i];
-		const struct rcv_op *d = &in->op[0], *s = &in->op[1];
+		const struct rcv_ins *in = ins_at(&iv, i);
+		const struct rcv_op *d = &in->op[0], *s = &in->op[1], *q;
 		struct rcv_frame o = f[i];
 		int64_t p;
 		int k;
 
+		/* What one instruction may add: 3 operands of up to 33
+		 * slots (255 bytes) and 10 words each, and a push's.
+		 */
+		ret = tmp_reserve(t, 128);
+		if (ret)
+			break;
 		pair[i] = -1;
 		if ((in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR | RCV_I_REP)) ||
-		    ((in->flags & RCV_I_SYSCALL) && !quiet_syscall(ins, i)))
+		    ((in->flags & RCV_I_SYSCALL) && !quiet_syscall(&iv, i)))
 			kl.any = (int64_t)i;
-		if (((in->flags & RCV_I_SYSCALL) && !plain_syscall(ins, i)) ||
+		if (((in->flags & RCV_I_SYSCALL) && !plain_syscall(&iv, i)) ||
 		    (in->flags & RCV_I_BARRIER)) {
 			f[i + 1] = (struct rcv_frame){ next++, 0, 0, 0 };
 			continue;
@@ -346,18 +452,18 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 				continue;
 			known = abs_addr(sv, i, in, m, &a);
 			if (known)
-				abs_write(&ab, a, m->size, (int64_t)i);
+				abs_write(t, a, m->size, (int64_t)i);
 			if (m->index >= 0 || m->seg ||
 			    (m->base != RP_REG_RSP && m->base != RP_REG_RBP)) {
 				if (!known)
 					kl.any = (int64_t)i;
 			} else if (m->base == RP_REG_RSP) {
-				slot_write(&t, o.rsp_c, o.rsp_o + m->imm,
+				slot_write(t, o.rsp_c, o.rsp_o + m->imm,
 					   m->size, (int64_t)i);
 				if (!known)
 					kill_class(&kl, o.rsp_c, (int64_t)i);
 			} else {
-				slot_write(&t, o.rbp_c, o.rbp_o + m->imm,
+				slot_write(t, o.rbp_c, o.rbp_o + m->imm,
 					   m->size, (int64_t)i);
 				if (!known)
 					kill_class(&kl, o.rbp_c, (int64_t)i);
@@ -365,7 +471,7 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 		}
 		if (in->id == X86_INS_PUSH || in->id == X86_INS_CALL) {
 			if (abs_rsp(sv, i, &spv))
-				abs_write(&ab, spv - 8, 8, (int64_t)i);
+				abs_write(t, spv - 8, 8, (int64_t)i);
 			else
 				kill_class(&kl, o.rsp_c, (int64_t)i);
 		}
@@ -376,11 +482,11 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 				break;
 			}
 			o.rsp_o -= 8;
-			slot_write(&t, o.rsp_c, o.rsp_o, 8, (int64_t)i);
+			slot_write(t, o.rsp_c, o.rsp_o, 8, (int64_t)i);
 			break;
 		case X86_INS_CALL:
 			o.rsp_o -= 8;
-			slot_write(&t, o.rsp_c, o.rsp_o, 8, (int64_t)i);
+			slot_write(t, o.rsp_c, o.rsp_o, 8, (int64_t)i);
 			break;
 		case X86_INS_POP:
 			if (d->type != RCV_OP_REG || d->size != 8 ||
@@ -388,16 +494,16 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 				o.rsp_c = next++;
 				break;
 			}
-			p = slot_pusher(&t, o.rsp_c, o.rsp_o, ins);
-			if (p >= 0 && pair_killed(&kl, &ab, sv, o.rsp_c, p))
+			p = slot_pusher(t, o.rsp_c, o.rsp_o, &iv);
+			if (p >= 0 && pair_killed(&kl, t, sv, o.rsp_c, p))
 				p = -1;
-			if (p >= 0 && ins[p].op[0].type != RCV_OP_MEM)
+			q = p >= 0 ? &ins_at(&iv, (size_t)p)->op[0] : NULL;
+			if (q && q->type != RCV_OP_MEM)
 				pair[i] = p;
 			o.rsp_o += 8;
 			if (d->reg == RP_REG_RBP) {
-				if (pair[i] >= 0 &&
-				    ins[p].op[0].type == RCV_OP_REG &&
-				    ins[p].op[0].reg == RP_REG_RBP) {
+				if (pair[i] >= 0 && q->type == RCV_OP_REG &&
+				    q->reg == RP_REG_RBP) {
 					o.rbp_c = f[p].rbp_c;
 					o.rbp_o = f[p].rbp_o;
 				} else {
@@ -416,11 +522,11 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 			}
 			o.rsp_c = o.rbp_c;
 			o.rsp_o = o.rbp_o;
-			p = slot_pusher(&t, o.rsp_c, o.rsp_o, ins);
-			if (p >= 0 && pair_killed(&kl, &ab, sv, o.rsp_c, p))
+			p = slot_pusher(t, o.rsp_c, o.rsp_o, &iv);
+			if (p >= 0 && pair_killed(&kl, t, sv, o.rsp_c, p))
 				p = -1;
-			if (p >= 0 && ins[p].op[0].type == RCV_OP_REG &&
-			    ins[p].op[0].reg == RP_REG_RBP) {
+			q = p >= 0 ? &ins_at(&iv, (size_t)p)->op[0] : NULL;
+			if (q && q->type == RCV_OP_REG && q->reg == RP_REG_RBP) {
 				pair[i] = p;
 				o.rbp_c = f[p].rbp_c;
 				o.rbp_o = f[p].rbp_o;
@@ -489,8 +595,9 @@ other:
 		}
 		f[i + 1] = o;
 	}
-	free(t.v);
-	free(ab.word);
-	free(ab.pos);
-	return (int)next;
+	if (t == &own) {
+		free(own.v);
+		free(own.a);
+	}
+	return ret ? ret : (int)next;
 }

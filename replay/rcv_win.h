@@ -120,6 +120,7 @@ struct rp_recover {
 	uint64_t (*rseq)[2];
 	size_t nrseq;
 	struct rcv_dec *dec;
+	struct rcv_stack_tmp *stk;	/* the frames' tables (rcv_stack.c) */
 	struct rcv_ctx ctx;
 	struct win *chain[RCV_CHAIN];	/* [0] ends at the end */
 	struct win *far;		/* one window beyond the chain */
@@ -139,6 +140,8 @@ struct rp_recover {
 	 */
 	unsigned int mb_gen;
 	struct rcv_memo memo[RCV_MEMO];
+	bool asked;		/* a callback of ctx was asked (recover.c's
+				 * struct redo) */
 	bool scan_capped;	/* a forward memory question gave up at
 				 * MB_SCAN accesses (rcv_loads_back) */
 	const struct win *low_w;

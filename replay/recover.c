@@ -28,6 +28,118 @@
 
 /* ---- windows ----------------------------------------------------------- */
 
+/*
+ * Which instructions a pass of win_compute() evaluates again (p99).  A
+ * pass used to evaluate every instruction backward and forward; most of
+ * them, after the first, with the very states they had the pass before.
+ * An evaluation is a function of the instruction, the states before and
+ * after it, and what the context's callbacks (memory, its own stack, a
+ * read-modify-write's values) answer.  One that asked no callback, of an
+ * instruction and states unchanged since, gives what it gave, which the
+ * states hold already (knowledge only grows): it is skipped, and the
+ * conflicts it counted are counted again, so that a pass counts what a
+ * full one would (rcv_facts.c compares them).  Every change of a state is
+ * stamped with a tick; an evaluation remembers the tick before it.
+ * PTREC_RCV_VERIFY=1 evaluates the skipped ones anyway, on copies, and
+ * aborts when one would have changed anything.
+ */
+struct redo {
+	uint32_t *stamp;	/* per state: tick of its last change */
+	uint32_t *tb, *tf;	/* per instruction: tick before its last
+				 * backward (forward) evaluation, 0 none */
+	uint32_t *cb, *cf;	/* the conflicts that one counted */
+	uint8_t *asked;		/* bit 0 (1): it asked a callback */
+	uint8_t *fb, *ff;	/* the instruction's flags then (a barrier
+				 * lifted by rcv_build_index(), a branch
+				 * proven) */
+	uint32_t tick, all;	/* all: every state changed then */
+	size_t n;
+	bool verify;
+};
+
+/* Ticks about to wrap (a very long window): every instruction is
+ * evaluated again once, from tick 1.
+ */
+static void redo_rewind(struct redo *d)
+{
+	memset(d->stamp, 0, (d->n + 1) * sizeof(*d->stamp));
+	memset(d->tb, 0, (d->n + 1) * sizeof(*d->tb));
+	memset(d->tf, 0, (d->n + 1) * sizeof(*d->tf));
+	d->all = 0;
+	d->tick = 1;
+}
+
+static void redo_mark(struct redo *d, size_t i)
+{
+	if (d)
+		d->stamp[i] = ++d->tick;
+}
+
+static void redo_all(struct redo *d)
+{
+	if (d)
+		d->all = ++d->tick;
+}
+
+/* Must instruction @i be evaluated again (last evaluated at tick @t,
+ * when its flags were @fl)?
+ */
+static bool redo_needed(const struct redo *d, const struct win *w, size_t i,
+			uint32_t t, bool asked, uint8_t fl)
+{
+	return !t || asked || w->ins[i].flags != fl || d->all > t ||
+	       d->stamp[i] > t || d->stamp[i + 1] > t;
+}
+
+static void redo_free(struct redo *d)
+{
+	free(d->stamp);
+	free(d->tb);
+	free(d->tf);
+	free(d->cb);
+	free(d->cf);
+	free(d->asked);
+	free(d->fb);
+	free(d->ff);
+}
+
+static int redo_init(struct redo *d, size_t n)
+{
+	memset(d, 0, sizeof(*d));
+	d->stamp = calloc(n + 1, sizeof(*d->stamp));
+	d->tb = calloc(n + 1, sizeof(*d->tb));
+	d->tf = calloc(n + 1, sizeof(*d->tf));
+	d->cb = calloc(n + 1, sizeof(*d->cb));
+	d->cf = calloc(n + 1, sizeof(*d->cf));
+	d->asked = calloc(n + 1, 1);
+	d->fb = calloc(n + 1, 1);
+	d->ff = calloc(n + 1, 1);
+	if (!d->stamp || !d->tb || !d->tf || !d->cb || !d->cf ||
+	    !d->asked || !d->fb || !d->ff) {
+		redo_free(d);
+		return -RP_ERR_NOMEM;
+	}
+	d->verify = getenv("PTREC_RCV_VERIFY") != NULL;
+	d->n = n;
+	return 0;
+}
+
+/* struct rcv_ctx's callbacks as recover.c sets them: each notes that it
+ * was asked (struct redo).
+ */
+static struct rcv_val ask_mem(void *ctx, uint64_t i, uint64_t addr,
+			      unsigned int size)
+{
+	((struct win *)ctx)->rc->asked = true;
+	return rcv_mem_cb(ctx, i, addr, size);
+}
+
+static bool ask_own(void *ctx, uint64_t addr, unsigned int size)
+{
+	((struct win *)ctx)->rc->asked = true;
+	return rcv_mem_own(ctx, addr, size);
+}
+
 void rcv_win_free(struct win *w)
 {
 	if (!w)
@@ -53,6 +165,7 @@ static void rmw_wrote(void *ctx, uint64_t i, int rw, struct rcv_val v)
 {
 	struct win *w = ctx;
 
+	w->rc->asked = true;
 	if (i < w->n)
 		rcv_merge(&w->rmw[2 * i + !!rw], v, &w->rc->stats.conflicts);
 }
@@ -62,6 +175,7 @@ static struct rcv_val rmw_written(void *ctx, const struct rcv_ins *in,
 {
 	const struct win *w = ctx;
 
+	w->rc->asked = true;
 	if (in < w->ins || in >= w->ins + w->n)
 		return (struct rcv_val){ 0, 0 };
 	return w->rmw[2 * (size_t)(in - w->ins) + !!rw];
@@ -177,19 +291,16 @@ static int frames_across(struct win *w)
 	const struct win *l = w->later;
 	size_t m = w->n + l->n, i;
 	struct rcv_frame *f = malloc((m + 1) * sizeof(*f));
-	struct rcv_ins *ins = malloc((m + 1) * sizeof(*ins));
 	int64_t *pair = malloc((m + 1) * sizeof(*pair));
 	struct rcv_stack_vals sv;
 	int nc = -RP_ERR_NOMEM;
 
-	if (!f || !ins || !pair)
+	if (!f || !pair)
 		goto out;
-	if (w->n)
-		memcpy(ins, w->ins, w->n * sizeof(*ins));
-	if (l->n)
-		memcpy(ins + w->n, l->ins, l->n * sizeof(*ins));
-	sv = (struct rcv_stack_vals){ w->st, l->st, w->n };
-	nc = rcv_stack_build_v(ins, m, &sv, f, pair);
+	/* Both windows' instructions where they are (not copied). */
+	sv = (struct rcv_stack_vals){ w->st, l->st, w->n, l->ins,
+				      w->rc->stk };
+	nc = rcv_stack_build_v(w->ins, m, &sv, f, pair);
 	if (nc <= 0)
 		goto out;
 	memcpy(w->fr, f, (w->n + 1) * sizeof(*f));
@@ -216,7 +327,7 @@ static int frames_across(struct win *w)
 		/* A pop there of a push here: the pushed register's value. */
 		if (i < m && pair[i] >= 0 && (size_t)pair[i] < w->n &&
 		    l->first + (i - w->n) <= rcv_stack_until(w->rc)) {
-			const struct rcv_ins *q = &ins[i];
+			const struct rcv_ins *q = &l->ins[i - w->n];
 			int dst = q->id == X86_INS_LEAVE ? RP_REG_RBP :
 							   q->op[0].reg;
 
@@ -225,7 +336,6 @@ static int frames_across(struct win *w)
 	}
 out:
 	free(f);
-	free(ins);
 	free(pair);
 	return nc;
 }
@@ -241,7 +351,8 @@ static int win_frames(struct win *w)
 	free(w->xpair);
 	w->base = w->base0 = w->xpair = NULL;
 	w->nclass = 0;
-	sv = (struct rcv_stack_vals){ w->st, NULL, w->n + 1 };
+	sv = (struct rcv_stack_vals){ w->st, NULL, w->n + 1, NULL,
+				      w->rc->stk };
 	ret = w->later ? frames_across(w) :
 			 rcv_stack_build_v(w->ins, w->n, &sv, w->fr, w->pair);
 	if (ret > 0) {
@@ -365,7 +476,8 @@ static void top_state(struct rp_recover *rc, struct win *w)
  * The pop (or leave) at @i reads back what its push (w->pair[i]) wrote:
  * the pushed value after the pop, the popped one before the push.
  */
-static bool pair_link(struct rp_recover *rc, struct win *w, size_t i)
+static bool pair_link(struct rp_recover *rc, struct win *w, size_t i,
+		      struct redo *d)
 {
 	uint64_t *conf = &rc->stats.conflicts;
 	const struct rcv_ins *q = &w->ins[i], *p = &w->ins[w->pair[i]];
@@ -377,20 +489,28 @@ static bool pair_link(struct rp_recover *rc, struct win *w, size_t i)
 		pushed = (struct rcv_val){ (uint64_t)p->op[0].imm, ~0ull };
 	} else if (p->op[0].type == RCV_OP_REG) {
 		pushed = w->st[w->pair[i]].r[p->op[0].reg];
-		if (p->op[0].reg != RP_REG_RSP)
-			ch |= rcv_merge(&w->st[w->pair[i]].r[p->op[0].reg],
-					w->st[i + 1].r[dst], conf);
+		if (p->op[0].reg != RP_REG_RSP &&
+		    rcv_merge(&w->st[w->pair[i]].r[p->op[0].reg],
+			      w->st[i + 1].r[dst], conf)) {
+			redo_mark(d, (size_t)w->pair[i]);
+			ch = true;
+		}
 	} else {
 		return false;
 	}
-	return ch | rcv_merge(&w->st[i + 1].r[dst], pushed, conf);
+	if (rcv_merge(&w->st[i + 1].r[dst], pushed, conf)) {
+		redo_mark(d, i + 1);
+		ch = true;
+	}
+	return ch;
 }
 
 /*
  * Knowledge across positions (rcv_stack.c): rsp and rbp of one class
  * differ by their offsets; a pop reads back what its push wrote.
  */
-static bool link_frames(struct rp_recover *rc, struct win *w)
+static bool link_frames(struct rp_recover *rc, struct win *w,
+			struct redo *d)
 {
 	uint64_t *conf = &rc->stats.conflicts;
 	bool ch = false;
@@ -417,26 +537,33 @@ static bool link_frames(struct rp_recover *rc, struct win *w)
 		struct rcv_state *s = &w->st[i];
 		struct rcv_val b = w->base[f->rsp_c], x;
 
+		bool m = false;
+
 		x = (struct rcv_val){ b.v + (uint64_t)f->rsp_o, ~0ull };
 		if (b.k)
-			ch |= rcv_merge(&s->r[RP_REG_RSP], x, conf);
+			m |= rcv_merge(&s->r[RP_REG_RSP], x, conf);
 		b = f->rbp_c ? w->base[f->rbp_c] : (struct rcv_val){ 0, 0 };
 		x = (struct rcv_val){ b.v + (uint64_t)f->rbp_o, ~0ull };
 		if (b.k)
-			ch |= rcv_merge(&s->r[RP_REG_RBP], x, conf);
+			m |= rcv_merge(&s->r[RP_REG_RBP], x, conf);
+		if (m)
+			redo_mark(d, i);
+		ch |= m;
 	}
 	for (i = 0; w->xpair && i < w->n; i++) {
 		const struct rcv_ins *p = &w->ins[i];
 
 		/* A push here whose pop is in the later window. */
 		if (w->xpair[i].k && p->op[0].type == RCV_OP_REG &&
-		    p->op[0].reg != RP_REG_RSP)
-			ch |= rcv_merge(&w->st[i].r[p->op[0].reg], w->xpair[i],
-					conf);
+		    p->op[0].reg != RP_REG_RSP &&
+		    rcv_merge(&w->st[i].r[p->op[0].reg], w->xpair[i], conf)) {
+			redo_mark(d, i);
+			ch = true;
+		}
 	}
 	for (i = 0; i < w->n; i++)
 		if (w->pair[i] >= 0 && w->first + i <= rcv_stack_until(rc))
-			ch |= pair_link(rc, w, i);
+			ch |= pair_link(rc, w, i, d);
 	return ch;
 }
 
@@ -505,34 +632,93 @@ out:
 	return ret;
 }
 
-static int win_compute(struct rp_recover *rc, struct win *w)
+/*
+ * PTREC_RCV_VERIFY: instruction @i, skipped, evaluated on copies of its
+ * states (@fwd: forward) must change nothing, ask nothing and count the
+ * conflicts it counted.
+ */
+static void redo_verify(struct rp_recover *rc, struct win *w, size_t i,
+			bool fwd, uint32_t conf)
 {
-	struct rcv_ctx *c = &rc->ctx;
+	struct rcv_state a, b;
+	uint64_t n = 0;
+
+	memcpy(&a, &w->st[i], sizeof(a));
+	memcpy(&b, &w->st[i + 1], sizeof(b));
+	rc->asked = false;
+	if (fwd)
+		rcv_forward(&rc->ctx, i, &w->ins[i], &a, &b, &n);
+	else
+		rcv_backward(&rc->ctx, i, &w->ins[i], &a, &b, &n);
+	if (memcmp(&a, &w->st[i], sizeof(a)) ||
+	    memcmp(&b, &w->st[i + 1], sizeof(b)) || rc->asked || n != conf) {
+		fprintf(stderr, "recover: PTREC_RCV_VERIFY: %s of %" PRIu64
+			" skipped but not idle\n", fwd ? "forward" : "backward",
+			w->first + i);
+		abort();
+	}
+}
+
+/* Instruction @i backward (@fwd false) or forward, unless idle (struct
+ * redo).  True when it changed a state.
+ */
+static bool redo_eval(struct rp_recover *rc, struct win *w, struct redo *d,
+		      size_t i, bool fwd)
+{
+	uint32_t *t = fwd ? d->tf : d->tb, *cc = fwd ? d->cf : d->cb;
+	uint8_t bit = fwd ? 2 : 1, *fl = fwd ? d->ff : d->fb;
+	uint64_t before = rc->stats.conflicts;
+	bool ch;
+
+	if (d->tick > UINT32_MAX / 2)
+		redo_rewind(d);
+	if (!redo_needed(d, w, i, t[i], d->asked[i] & bit, fl[i])) {
+		if (d->verify)
+			redo_verify(rc, w, i, fwd, cc[i]);
+		rc->stats.conflicts += cc[i];
+		return false;
+	}
+	t[i] = ++d->tick;
+	fl[i] = w->ins[i].flags;
+	rc->asked = false;
+	if (fwd)
+		ch = rcv_forward(&rc->ctx, i, &w->ins[i], &w->st[i],
+				 &w->st[i + 1], &rc->stats.conflicts);
+	else
+		ch = rcv_backward(&rc->ctx, i, &w->ins[i], &w->st[i],
+				  &w->st[i + 1], &rc->stats.conflicts);
+	if (ch)
+		redo_mark(d, fwd ? i + 1 : i);
+	cc[i] = (uint32_t)(rc->stats.conflicts - before);
+	d->asked[i] = (uint8_t)((d->asked[i] & ~bit) | (rc->asked ? bit : 0));
+	return ch;
+}
+
+static int win_passes(struct rp_recover *rc, struct win *w, struct redo *d)
+{
 	int pass, ret;
 	uint64_t su;
 	size_t i;
 
-	top_state(rc, w);
-	c->mctx = w;
-	rc->scan_capped = false;
-	w->settled = false;
 	for (pass = 0; pass < RCV_PASSES; pass++) {
 		uint64_t conflicts = rc->stats.conflicts;
 		bool ch = rcv_apply_facts(rc, w), capped = rc->scan_capped;
 
+		if (ch)
+			redo_all(d);
 		ret = rcv_build_index(w);
 		if (ret)
 			return ret;
 		rc->scan_capped = false;
 		for (i = w->n; i-- > 0;)
-			ch |= rcv_backward(c, i, &w->ins[i], &w->st[i],
-					   &w->st[i + 1],
-					   &rc->stats.conflicts);
+			ch |= redo_eval(rc, w, d, i, false);
 		/* Only where a memory question gave up at its 64 accesses
 		 * (in the last forward sweep or this backward one).
 		 */
-		if (capped || rc->scan_capped)
-			ch |= rcv_loads_back(rc, w);
+		if ((capped || rc->scan_capped) && rcv_loads_back(rc, w)) {
+			redo_all(d);
+			ch = true;
+		}
 		/* A pop takes its push's value as the sweep reaches it, so
 		 * a value carried through a callee's saved registers goes
 		 * round a loop in one sweep, not one iteration per pass.
@@ -542,14 +728,15 @@ static int win_compute(struct rp_recover *rc, struct win *w)
 		 */
 		su = rcv_stack_until(rc);
 		for (i = 0; i < w->n; i++) {
-			ch |= rcv_forward(c, i, &w->ins[i], &w->st[i],
-					  &w->st[i + 1],
-					  &rc->stats.conflicts);
+			ch |= redo_eval(rc, w, d, i, true);
 			if (w->pair[i] >= 0 && w->first + i <= su)
-				ch |= pair_link(rc, w, i);
+				ch |= pair_link(rc, w, i, d);
 		}
-		ch |= link_frames(rc, w);
-		ch |= rcv_fs_absolute(rc, w);
+		ch |= link_frames(rc, w, d);
+		if (rcv_fs_absolute(rc, w)) {
+			redo_all(d);
+			ch = true;
+		}
 		ret = refine_frames(w, &ch);
 		if (ret)
 			return ret;
@@ -566,6 +753,26 @@ static int win_compute(struct rp_recover *rc, struct win *w)
 			break;
 		}
 	}
+	return 0;
+}
+
+static int win_compute(struct rp_recover *rc, struct win *w)
+{
+	struct redo d;
+	size_t i;
+	int ret;
+
+	top_state(rc, w);
+	rc->ctx.mctx = w;
+	rc->scan_capped = false;
+	w->settled = false;
+	ret = redo_init(&d, w->n);
+	if (ret)
+		return ret;
+	ret = win_passes(rc, w, &d);
+	redo_free(&d);
+	if (ret)
+		return ret;
 	if (getenv("PTREC_RCV_DEBUG"))
 		for (i = 0; i < w->n; i++)
 			if (w->ins[i].flags & RCV_I_UNPROVEN)
@@ -744,6 +951,8 @@ int rp_recover_new(struct rp_session *s, uint32_t tid,
 		ret = rp_thread_end(s, tid, &rc->end, &rc->end_regs);
 	if (!ret)
 		ret = rcv_dec_new(&rc->dec);
+	if (!ret)
+		ret = rcv_stack_tmp_new(&rc->stk);
 	if (ret) {
 		rp_recover_free(rc);
 		return ret;
@@ -785,10 +994,10 @@ int rp_recover_new(struct rp_session *s, uint32_t tid,
 	}
 	rcv_fd_init(rc);
 	rc->no_handlers = !handlers_ran(s, tid);
-	rc->ctx.mem = rcv_mem_cb;
+	rc->ctx.mem = ask_mem;
 	rc->ctx.wrote = rmw_wrote;
 	rc->ctx.written = rmw_written;
-	rc->ctx.own = rcv_mem_own;
+	rc->ctx.own = ask_own;
 	*rcp = rc;
 	return 0;
 }
@@ -806,6 +1015,7 @@ void rp_recover_free(struct rp_recover *rc)
 	free(rc->sum);
 	rp_snapshot_close(rc->sn);
 	rcv_dec_free(rc->dec);
+	rcv_stack_tmp_free(rc->stk);
 	free(rc->facts);
 	free(rc->rseq);
 	free(rc);

@@ -29,7 +29,7 @@ static int64_t pair_with(bool rsp_known, bool rax_known, uint64_t rax)
 		INS("\x5b"),			/* pop rbx */
 	};
 	struct rcv_state st[4];
-	struct rcv_stack_vals sv = { st, NULL, 4 };
+	struct rcv_stack_vals sv = { .a = st, .na = 4 };
 	struct rcv_frame f[4];
 	int64_t pair[3];
 	int k;
@@ -94,7 +94,7 @@ Test(rcv_stack, a_store_through_another_frame_by_address)
 		INS("\x5b"),			/* pop rbx */
 	};
 	struct rcv_state st[5];
-	struct rcv_stack_vals sv = { st, NULL, 5 };
+	struct rcv_stack_vals sv = { .a = st, .na = 5 };
 	struct rcv_frame f[5];
 	int64_t pair[4];
 	int k;
@@ -118,4 +118,66 @@ Test(rcv_stack, a_store_through_another_frame_by_address)
 		st[k].r[RP_REG_RBP] = val(0x6ff8);
 	cr_assert_gt(rcv_stack_build_v(in, 4, &sv, f, pair), 0);
 	cr_assert_eq(pair[3], -1, "rbp at the slot");
+}
+
+/*
+ * The tables kept from one build to the next (struct rcv_stack_tmp, p99):
+ * 3,000 pushes of one register and their pops (more slots than the
+ * tables first hold, so they grow mid-build), split between two windows
+ * (ins_b) or not, with stores of known address between, pair each pop
+ * with its push as a build with tables of its own does, and again on a
+ * second build with the same tables (emptied by generation).
+ */
+Test(rcv_stack, kept_tables_grow_and_empty_between_builds)
+{
+	enum { N = 3000, M = 2 * N + 2 };
+	struct rcv_ins *in = calloc(M, sizeof(*in));
+	struct rcv_state *st = calloc(M + 1, sizeof(*st));
+	struct rcv_frame *f = calloc(M + 1, sizeof(*f));
+	struct rcv_frame *g = calloc(M + 1, sizeof(*g));
+	int64_t *pair = calloc(M, sizeof(*pair));
+	int64_t *own = calloc(M, sizeof(*own));
+	struct rcv_stack_tmp *t;
+	struct rcv_stack_vals sv = { .a = st, .na = M + 1 };
+	size_t i, half = N + 1;
+	int k, nc;
+
+	cr_assert(in && st && f && g && pair && own);
+	cr_assert_eq(rcv_stack_tmp_new(&t), 0);
+	for (i = 0; i < N; i++)
+		in[i] = INS("\x53");			/* push rbx */
+	in[N] = INS("\x48\x89\x08");			/* mov [rax], rcx */
+	in[N + 1] = INS("\x48\x89\x08");
+	for (i = N + 2; i < M; i++)
+		in[i] = INS("\x5b");			/* pop rbx */
+	for (i = 0; i <= M; i++) {
+		uint64_t sp = 0x800000 - 8 * (i <= N ? i : i >= N + 2 ?
+					       2 * N + 2 - i : N);
+
+		st[i].r[RP_REG_RSP] = val(sp);
+		st[i].r[RP_REG_RAX] = val(0x601000);
+	}
+	nc = rcv_stack_build_v(in, M, &sv, g, own);
+	cr_assert_gt(nc, 0);
+	for (i = N + 2; i < M; i++)
+		cr_assert_eq(own[i], (int64_t)(2 * N + 1 - i), "pop %zu", i);
+	for (k = 0; k < 2; k++) {
+		sv.tmp = t;
+		cr_assert_eq(rcv_stack_build_v(in, M, &sv, f, pair), nc);
+		cr_assert_eq(memcmp(pair, own, M * sizeof(*pair)), 0);
+		cr_assert_eq(memcmp(f, g, (M + 1) * sizeof(*f)), 0);
+		/* The same instructions as a window and the one after. */
+		sv = (struct rcv_stack_vals){ st, st + half, half, in + half,
+					      t };
+		cr_assert_eq(rcv_stack_build_v(in, M, &sv, f, pair), nc);
+		cr_assert_eq(memcmp(pair, own, M * sizeof(*pair)), 0);
+		sv = (struct rcv_stack_vals){ .a = st, .na = M + 1 };
+	}
+	rcv_stack_tmp_free(t);
+	free(in);
+	free(st);
+	free(f);
+	free(g);
+	free(pair);
+	free(own);
 }

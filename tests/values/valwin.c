@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * valwin BUNDLE digest K [fwd] | stop POS...: the recovery engine's windows
+ * (#17's p99 work, docs/values.md "Latency") measured and pinned down.
+ *
+ * digest K: every register's known bits and value (rp_recover_reg_bits)
+ * and the 8 bytes at rsp where rsp is known (rp_recover_mem), at every
+ * position of the last K windows of every thread, asked from the end
+ * backward (fwd: from the oldest forward), hashed into one digest, with
+ * the number of bits known.  A change that only makes the engine faster
+ * must leave the digest as it was: the same values known, not one more,
+ * not one less.
+ *
+ * stop POS...: rp_recover_regs() at each position (the end minus POS)
+ * of the first thread, for callgrind (--toggle-collect=rp_recover_regs):
+ * the instructions a GDB stop with values spends in the windows.
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+
+static uint64_t fnv(uint64_t h, uint64_t x)
+{
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		h ^= (x >> (8 * i)) & 0xff;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static int digest(struct rp_session *s, uint64_t k, bool fwd)
+{
+	uint64_t h = 0xcbf29ce484222325ull, bits = 0, pos, end, lo, v, m;
+	struct rp_recover *rc;
+	unsigned int g, t;
+	uint8_t word[8];
+	size_t got;
+
+	for (t = 0; t < rp_thread_count(s); t++) {
+		uint32_t tid = rp_thread_tid(s, t);
+
+		if (rp_thread_end(s, tid, &end, NULL) || !end)
+			continue;
+		if (rp_recover_new(s, tid, &rc)) {
+			fprintf(stderr, "valwin: thread %u: no recovery\n",
+				tid);
+			return 2;
+		}
+		lo = end > k * 16384 ? end - k * 16384 : 0;
+		for (pos = fwd ? lo : end - 1; pos >= lo && pos < end;
+		     pos += fwd ? 1 : -1) {
+			for (g = 0; g <= RP_REG_EFLAGS; g++) {
+				if (g == RP_REG_RIP)
+					continue;
+				if (rp_recover_reg_bits(rc, pos, g, &v, &m))
+					m = v = 0;
+				h = fnv(fnv(h, v), m);
+				bits += (uint64_t)__builtin_popcountll(m);
+			}
+			if (!rp_recover_reg_bits(rc, pos, RP_REG_RSP, &v, &m) &&
+			    m == ~0ull) {
+				memset(word, 0, sizeof(word));
+				got = rp_recover_mem(rc, pos, v, word, 8);
+				memcpy(&v, word, 8);
+				h = fnv(fnv(h, got), v);
+				bits += 8 * got;
+			}
+		}
+		rp_recover_free(rc);
+	}
+	printf("digest %016" PRIx64 " known bits %" PRIu64 "\n", h, bits);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct rp_session *s;
+	struct rp_recover *rc;
+	struct rp_recover_stats st;
+	struct rp_regs r;
+	uint64_t end;
+	uint32_t tid;
+	int i, ret = 0;
+
+	if (argc < 4 ||
+	    (strcmp(argv[2], "digest") && strcmp(argv[2], "stop"))) {
+		fprintf(stderr,
+			"usage: valwin BUNDLE digest K [fwd] | stop POS...\n");
+		return 2;
+	}
+	if (rp_session_open(&s, argv[1]) || !rp_thread_count(s)) {
+		fprintf(stderr, "valwin: %s: cannot open\n", argv[1]);
+		return 2;
+	}
+	if (!strcmp(argv[2], "digest")) {
+		ret = digest(s, strtoull(argv[3], NULL, 0),
+			     argc > 4 && !strcmp(argv[4], "fwd"));
+		rp_session_close(s);
+		return ret;
+	}
+	tid = rp_thread_tid(s, 0);
+	if (rp_thread_end(s, tid, &end, NULL) || rp_recover_new(s, tid, &rc)) {
+		fprintf(stderr, "valwin: %s: no history\n", argv[1]);
+		return 2;
+	}
+	for (i = 3; i < argc; i++) {
+		uint64_t back = strtoull(argv[i], NULL, 0);
+
+		if (back > end || rp_recover_regs(rc, end - back, &r)) {
+			fprintf(stderr, "valwin: %s: no registers\n", argv[i]);
+			ret = 1;
+		}
+	}
+	rp_recover_stats(rc, &st);
+	fprintf(stderr, "valwin: %" PRIu64 " windows, %" PRIu64
+		" instructions, %" PRIu64 " passes, %" PRIu64 " conflicts\n",
+		st.windows, st.insns, st.passes, st.conflicts);
+	rp_recover_free(rc);
+	rp_session_close(s);
+	return ret;
+}
