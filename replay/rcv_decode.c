@@ -7,6 +7,7 @@
  * AVX-512 it cannot decode, read through libopcodes' text).  What the
  * instructions do is rcv_sem.c.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -725,4 +726,23 @@ int rcv_cond_of(unsigned int id)
 	case X86_INS_JG: case X86_INS_SETG: case X86_INS_CMOVG: return 15;
 	default: return -1;
 	}
+}
+
+/*
+ * The mnemonic of the instruction at @ip (@raw, @len) into @buf (rcv_why.c
+ * names what it blames); "(bad)" when capstone cannot read it.
+ */
+void rcv_dec_mnemonic(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
+		      size_t len, char *buf, size_t n)
+{
+	const uint8_t *code = raw;
+	uint64_t addr = ip;
+	size_t size = len;
+
+	if (!n)
+		return;
+	if (cs_disasm_iter(d->cs, &code, &size, &addr, d->ci))
+		snprintf(buf, n, "%s", d->ci->mnemonic);
+	else
+		snprintf(buf, n, "(bad)");
 }

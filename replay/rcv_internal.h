@@ -111,6 +111,9 @@ static inline uint64_t rcv_wmask(uint8_t c)
 
 struct rcv_dec;
 int rcv_dec_new(struct rcv_dec **d);
+/* The mnemonic of the instruction @raw at @ip into @buf (@n bytes). */
+void rcv_dec_mnemonic(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
+		      size_t len, char *buf, size_t n);
 void rcv_dec_free(struct rcv_dec *d);
 /* Decodes @len bytes at @ip into @in.  Always fills @in (an instruction it
  * cannot decode is a barrier).
