@@ -601,6 +601,14 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		in->fw |= ARITH_FLAGS;
 	}
 	switch (in->id) {
+	case X86_INS_CMP: case X86_INS_TEST: case X86_INS_BT:
+		/* The flags alone (SDM); capstone 4 lists al as written by
+		 * `test al, imm8` (a8 ib), and bt is not modelled (the rule
+		 * above): rax was cut at every such test (glibc's mutex
+		 * unlock, stdio's cleanup: rp_recover_why() named them).
+		 */
+		memset(in->wcode, 0, sizeof(in->wcode));
+		break;
 	case X86_INS_CMPXCHG:
 		/* The accumulator, the destination and the flags (SDM:
 		 * DEST <- SRC or accumulator <- DEST); never the source,

@@ -293,6 +293,45 @@ Test(recover, capstone_gaps_are_covered)
 	cr_assert_eq(post.r[RCV_FLAGS].k & ARITH, 0);
 }
 
+/* test, cmp and bt write no register, whatever capstone 4 lists (it
+ * gives al as written by `test al, imm8` and `cmp al, imm8`): rax stays
+ * known across them, both ways.
+ */
+Test(recover, test_cmp_bt_write_flags_only)
+{
+	static const struct {
+		const char *b;
+		size_t n;
+	} code8[] = {
+		{ "\xa8\x7c", 2 }, { "\x3c\x05", 2 }, { "\x84\xc0", 2 },
+		{ "\x48\x85\xc0", 3 }, { "\x48\x39\xd8", 3 },
+		{ "\x48\x0f\xa3\xd8", 4 }, { "\xf6\xc4\x01", 3 },
+		{ "\x66\xa9\x01\x00", 4 },
+	};
+	size_t c;
+	int g;
+
+	for (c = 0; c < sizeof(code8) / sizeof(code8[0]); c++) {
+		struct rcv_ins in = ins(code8[c].b, code8[c].n);
+		struct rcv_state pre = { 0 }, post = { 0 };
+		uint64_t conf = 0;
+
+		cr_assert_eq(in.flags & RCV_I_BAD, 0, "case %zu", c);
+		for (g = 0; g < 16; g++) {
+			cr_assert_eq(in.wcode[g], 0, "case %zu reg %d", c, g);
+			pre.r[g] = val(0x100 + (uint64_t)g);
+		}
+		pre.r[RCV_FLAGS] = val(0x202);
+		rcv_forward(&ctx, 0, &in, &pre, &post, &conf);
+		cr_assert_eq(post.r[RP_REG_RAX].k, ~0ull, "case %zu", c);
+		cr_assert_eq(post.r[RP_REG_RAX].v, 0x100, "case %zu", c);
+		memset(&pre, 0, sizeof(pre));
+		rcv_backward(&ctx, 0, &in, &pre, &post, &conf);
+		cr_assert_eq(pre.r[RP_REG_RAX].k, ~0ull, "case %zu", c);
+		cr_assert_eq(conf, 0);
+	}
+}
+
 /* cmpxchg writes the accumulator, its destination and the flags, never
  * its source (capstone 4 lists the source as written): lock cmpxchg
  * [rdi], rsi and cmpxchg edx, ecx keep rsi and rcx, both ways.
