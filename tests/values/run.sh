@@ -115,6 +115,30 @@ if [ -n "${UNSOUND:-}" ]; then
 	fi
 fi
 
+# unsound.c's "robuf": system calls that write user memory only through
+# the buffer they are given (read, newfstatat, TCGETS...) do not cut the
+# read-only rule where that buffer's address is not known (the kernel
+# refuses a read-only one: the case's second read(2) gets EFAULT): r12,
+# a read-only page's byte, is known at the nops after it.
+if [ -n "${UNSOUND:-}" ]; then
+	rm -rf "$tmp/robuf"
+	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/robuf" \
+		"$UNSOUND" robuf >"$tmp/log" 2>&1
+	# the movzbq of the page's byte; the mov to r12 follows it
+	rpos=$("$PTREC" insns "$tmp/robuf" 2>/dev/null |
+		grep -E 'movzbq +0x10002000,%r' | tail -1 | cut -f1)
+	[ -n "$rpos" ] && rpos=$((rpos + 1))
+	if [ -f "$tmp/robuf/manifest.json" ] && [ -n "$rpos" ] &&
+		"$VALCHECK" "$tmp/robuf" >"$tmp/out" 2>&1 &&
+		grep -q ' 0 conflicts' "$tmp/out" &&
+		"$PTREC" values "$tmp/robuf" --at $((rpos + 1)) 2>&1 |
+		grep -q '^r12  *0x0000000000000066$'; then
+		ok "unsound.c robuf: no wrong value, r12 known from a read-only page across read(2) into unknown buffers; $(grep 'distance all' "$tmp/out" | sed 's/  */ /g')"
+	else
+		bad "unsound.c robuf (at ${rpos:-?}): $(head -5 "$tmp/out" "$tmp/log") $("$PTREC" values "$tmp/robuf" --at $((${rpos:-0} + 1)) 2>&1 | grep r12)"
+	fi
+fi
+
 # Found by an adversarial review (tests/values/holes.c, one mode each):
 # push16/leave16 (an operand-size prefix: rsp moves by 2), clonevm (a
 # clone(CLONE_VM) child is another process writing the same memory),

@@ -35,9 +35,13 @@
  * where memory cannot tell them, and backward from the snapshot to the
  * register movq read.  `unsound rofile`: a private read-only file
  * mapping whose file is also mapped shared changes under a store
- * through the shared one (not read-only memory: rcv_mem.c).
+ * through the shared one (not read-only memory: rcv_mem.c).  `unsound
+ * robuf`: a read-only page's byte read into r12, then read(2) into a
+ * buffer whose address the engine cannot know and into the read-only
+ * page itself (EFAULT): such calls do not cut the read-only rule.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -172,6 +176,37 @@ static int ro_case(void)
 	return a == 0x55 && b == 0 ? 0 : 1;
 }
 
+/*
+ * r12 holds a read-only page's byte (cleared after the nops); then
+ * read(2) from /dev/zero into a stack buffer at an address the engine
+ * cannot know, and into the read-only page, which the kernel refuses
+ * (EFAULT): the page keeps the snapshot's byte all through, so r12 at the
+ * nops is known from it (rcv_mem.c's sys_user_buffer()).
+ */
+static int robuf_case(void)
+{
+	volatile unsigned char *p = mmap((void *)0x10002000, 4096,
+					 PROT_READ | PROT_WRITE,
+					 MAP_PRIVATE | MAP_ANONYMOUS |
+					 MAP_FIXED_NOREPLACE, -1, 0);
+	int fd = open("/dev/zero", O_RDONLY);
+	long z = unknown_zero();
+	unsigned long a;
+	char buf[16];
+	ssize_t r1, r2;
+
+	if (p != (void *)0x10002000 || fd < 0)
+		return 2;
+	p[0] = 0x66;
+	mprotect((void *)p, 4096, PROT_READ);
+	__asm__ volatile("movzbq 0x10002000, %0\n\tmov %0, %%r12\n\tnop\n"
+			 "\tnop\n\txor %%r12d, %%r12d" : "=r"(a) : : "r12");
+	r1 = read(fd, buf + z, 8);
+	r2 = read(fd, (char *)p + z, 1);
+	printf("robuf %#lx %zd %zd %d\n", a, r1, r2, buf[z]);
+	return a == 0x66 && r1 == 8 && r2 < 0 && p[0] == 0x66 ? 0 : 1;
+}
+
 long unsound_xbuf[4] __attribute__((aligned(16)));
 long unsound_xend[2] __attribute__((aligned(16)));
 
@@ -294,6 +329,8 @@ int main(int argc, char **argv)
 		return sse_case();
 	if (argc > 1 && !strcmp(argv[1], "rofile"))
 		return rofile_case();
+	if (argc > 1 && !strcmp(argv[1], "robuf"))
+		return robuf_case();
 	if (argc > 1 && !strcmp(argv[1], "known")) {
 		/* exit_group(0) right after: no exit path, so rsp at the end
 		 * is the one of the case (the slot's address is known to
