@@ -96,10 +96,45 @@ static uint64_t probe(const struct rcv_ins *in, unsigned int g, int hide,
 	return post.r[g].k;
 }
 
-static bool logic_op(unsigned int id)
+/*
+ * The flags instruction @in leaves undefined (SDM, each instruction's
+ * "Flags Affected"), where they depend on nothing in the history: a
+ * register holding them is known to no engine until they are written
+ * again.  Counts not known are taken as not 0 (not 1 for OF).
+ */
+static uint64_t undef_flags(const struct rcv_ins *in)
 {
-	return id == X86_INS_AND || id == X86_INS_OR || id == X86_INS_XOR ||
-	       id == X86_INS_TEST;
+	const uint64_t szap = F_SF | F_ZF | F_AF | F_PF;
+
+	switch (in->id) {
+	case X86_INS_AND: case X86_INS_OR: case X86_INS_XOR:
+	case X86_INS_TEST: case X86_INS_ANDN:
+		return F_AF;
+	case X86_INS_SHL: case X86_INS_SAL: case X86_INS_SHR:
+	case X86_INS_SAR: case X86_INS_SHLD: case X86_INS_SHRD:
+		return in->nops >= 2 && in->op[in->nops - 1].type ==
+		       RCV_OP_IMM && in->op[in->nops - 1].imm == 1 ?
+		       F_AF : F_AF | F_OF;
+	case X86_INS_ROL: case X86_INS_ROR: case X86_INS_RCL:
+	case X86_INS_RCR:
+		return in->nops >= 2 && in->op[1].type == RCV_OP_IMM &&
+		       in->op[1].imm == 1 ? 0 : F_OF;
+	case X86_INS_MUL: case X86_INS_IMUL:
+		return szap;
+	case X86_INS_DIV: case X86_INS_IDIV:
+		return ARITH_FLAGS;
+	case X86_INS_BSF: case X86_INS_BSR:
+		return F_CF | F_OF | F_SF | F_AF | F_PF;
+	case X86_INS_TZCNT: case X86_INS_LZCNT:
+	case X86_INS_BT: case X86_INS_BTS: case X86_INS_BTR:
+	case X86_INS_BTC:
+		return F_OF | F_SF | F_AF | F_PF;
+	case X86_INS_BEXTR: case X86_INS_BLSI: case X86_INS_BLSMSK:
+	case X86_INS_BLSR: case X86_INS_BZHI:
+		return F_AF | F_PF;
+	default:
+		return 0;
+	}
 }
 
 /* ---- naming instructions ----------------------------------------------- */
@@ -463,11 +498,14 @@ static int classify(struct why_ctx *x, struct win *w, size_t q,
 		set_root(y);
 		return 0;
 	}
+	if (g == RCV_FLAGS && (u & in->fw & undef_flags(in))) {
+		y->cause = RP_WHY_UNDEFINED;
+		set_root(y);
+		return 0;
+	}
 	miss = u & ~probe(in, g, -1, true);
 	if (miss) {
-		y->cause = g == RCV_FLAGS && logic_op(in->id) &&
-			   !(miss & ~F_AF) ? RP_WHY_UNDEFINED :
-					     RP_WHY_UNMODELLED;
+		y->cause = RP_WHY_UNMODELLED;
 		set_root(y);
 		return 0;
 	}
@@ -485,13 +523,11 @@ static int classify(struct why_ctx *x, struct win *w, size_t q,
 			for (b = 0; b < acc.size && b < 16; b++)
 				if (!rcv_mem_byte(w, q, acc.addr + b, &v))
 					break;
-			if (b == acc.size || b == 16) {
-				y->cause = RP_WHY_ENGINE;
-				set_root(y);
+			if (b < acc.size && b < 16) {
+				mem_why(x, w, q, acc.addr + b, y, depth);
 				return 0;
 			}
-			mem_why(x, w, q, acc.addr + b, y, depth);
-			return 0;
+			y->cause = 0;	/* memory known: a register then */
 		}
 	}
 	if (!y->cause) {
@@ -586,6 +622,43 @@ static int trace(struct why_ctx *x, struct win *w, size_t i, unsigned int g,
 	}
 }
 
+/*
+ * The first instruction from state @pos on that writes bits @u of @g or
+ * is a barrier: what keeps the snapshot's value from reaching back.
+ */
+static void killer(struct why_ctx *x, uint64_t pos, unsigned int g,
+		   uint64_t u, struct rp_why *y)
+{
+	struct rp_recover *rc = x->rc;
+	uint64_t p = pos;
+	int err;
+
+	while (p < rc->end) {
+		struct win *w = rcv_win_at(rc, p, &err);
+		size_t q;
+
+		if (!w)
+			return;
+		if (p == w->last && w->later)
+			w = w->later;
+		for (q = (size_t)(p - w->first); q < w->n; q++) {
+			const struct rcv_ins *in = &w->ins[q];
+			uint64_t wm = g < 16 ? rcv_wmask(in->wcode[g]) :
+					       in->fw;
+
+			if ((in->flags & RCV_I_BARRIER) || (wm & u)) {
+				y->kill_at = w->first + q;
+				name_at(x, y->kill_at, &y->kill_ip,
+					y->kill_insn);
+				return;
+			}
+		}
+		if (w->last <= p)
+			return;
+		p = w->last;
+	}
+}
+
 int rp_recover_why(struct rp_recover *rc, uint64_t pos, unsigned int reg,
 		   struct rp_why *why)
 {
@@ -609,6 +682,8 @@ int rp_recover_why(struct rp_recover *rc, uint64_t pos, unsigned int reg,
 	if (!u)
 		return 0;
 	ret = trace(&x, w, (size_t)(pos - w->first), g, u, why, 0);
+	if (!ret && why->root == RP_WHY_BEFORE)
+		killer(&x, pos, g, u, why);
 	rp_cursor_free(x.cur);
 	return ret;
 }

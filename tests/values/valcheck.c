@@ -94,8 +94,10 @@ static void why_one(struct rp_session *s, struct rp_cursor *cur,
 	why_cause[y.cause][y.cause == RP_WHY_LOAD_MEM ? y.mem : 0]++;
 	why_root[y.root][y.root == RP_WHY_LOAD_MEM ? y.root_mem : 0]++;
 	why_reg[g][y.root]++;
-	if (y.root != RP_WHY_BEFORE && y.root != RP_WHY_BOUNDARY &&
-	    y.root != RP_WHY_FAR)
+	if (y.root == RP_WHY_BEFORE)
+		why_count_insn(s, cur, y.root, 0, y.kill_insn, y.kill_ip,
+			       y.kill_at);
+	else if (y.root != RP_WHY_BOUNDARY && y.root != RP_WHY_FAR)
 		why_count_insn(s, cur, y.root, y.root == RP_WHY_LOAD_MEM ?
 			       y.root_mem : 0, y.root_insn, y.root_ip,
 			       y.root_at);
