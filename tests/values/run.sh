@@ -271,6 +271,28 @@ if [ -n "${UNSOUND:-}" ]; then
 	done
 fi
 
+# The same through xmm (unsound.c's "xramp"): xmm6 set beyond the chain,
+# read into r13 in its last 1,000 instructions; the summaries and the
+# chain's oldest window carry xmm as they carry r12 above (the chain
+# computed first, VALCHECK_WARM=newest, needs ramp_into_chain()'s).
+if [ -n "${UNSOUND:-}" ]; then
+	rm -rf "$tmp/xramp"
+	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/xramp" \
+		"$UNSOUND" xramp >"$tmp/log" 2>&1
+	for warm in all first newest prefetch; do
+		if [ -f "$tmp/xramp/manifest.json" ] &&
+			VALCHECK_WARM=$warm VALCHECK_BLOCK=300 \
+			VALCHECK_REGS=1000 \
+			"$VALCHECK" "$tmp/xramp" >"$tmp/out" 2>&1 &&
+			grep -q ' 0 conflicts' "$tmp/out" &&
+			grep -Eq '^reg 13 known +(99\.[0-9]|100\.0)% within 1000$' "$tmp/out"; then
+			ok "unsound.c xramp (warm-up $warm): r13 known through xmm6 from beyond the chain, no wrong value"
+		else
+			bad "unsound.c xramp (warm-up $warm): $(grep -E 'WRONG|reg 13|conflicts' "$tmp/out" | head -5) $(head -3 "$tmp/log")"
+		fi
+	done
+fi
+
 # Without a snapshot (--no-snapshot): the final registers and the
 # history alone.
 rm -rf "$tmp/nosnap"

@@ -26,7 +26,8 @@
  * ending at ZF set; `unsound sys` getpid with CF, SF and DF set: rflags,
  * rcx and r11 after a system call, DF across lock xadd; `unsound ramp`
  * a register set once and changed in a loop 6,000 instructions long,
- * overwritten before the end (known only forward).  Two more,
+ * overwritten before the end (known only forward); `unsound xramp` the
+ * same through xmm6.  Two more,
  * found in review:
  * `unsound ro`: a read-only anonymous page changed by madvise(DONTNEED)
  * (no store; the snapshot's byte is not the one read before); `unsound
@@ -422,6 +423,28 @@ int main(int argc, char **argv)
 				 "\tmov $231, %%eax\n\tsyscall\n"
 				 : : : "rax", "rcx", "rdx", "rdi", "r11", "r12",
 				 "memory");
+		return 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "xramp")) {
+		/* xmm6 set once from a constant, 2,000 iterations of a loop
+		 * that does not touch it (4,000 instructions), then r13
+		 * from it and 500 iterations more (1,000), xmm6 cleared
+		 * and r13 overwritten by rdtsc, exit_group: in windows of
+		 * 300 instructions xmm6's movq lies beyond the chain, so
+		 * r13 in the last 1,000 is known only through the ramp's
+		 * summaries of xmm6 (rcv_sum.c).
+		 */
+		__asm__ volatile("mov $0x5151, %%eax\n\tmovq %%rax, %%xmm6\n"
+				 "\txor %%eax, %%eax\n\tmov $2000, %%ecx\n"
+				 "1:\tdec %%ecx\n\tjnz 1b\n"
+				 "\tmovq %%xmm6, %%r13\n\tmov $500, %%ecx\n"
+				 "2:\tdec %%ecx\n\tjnz 2b\n"
+				 "\tpxor %%xmm6, %%xmm6\n"
+				 "\trdtsc\n\tmov %%rax, %%r13\n"
+				 "\txor %%edi, %%edi\n"
+				 "\tmov $231, %%eax\n\tsyscall\n"
+				 : : : "rax", "rcx", "rdx", "rdi", "r11", "r13",
+				 "xmm6", "memory");
 		return 1;
 	}
 	if (argc > 1 && !strcmp(argv[1], "sys")) {
