@@ -113,6 +113,29 @@ static void print_why(struct rp_recover *rc, uint64_t pos)
 	}
 }
 
+/* --why with --mem: why the first byte not known is not. */
+static void print_why_mem(struct rp_recover *rc, uint64_t pos, uint64_t addr,
+			  uint64_t len)
+{
+	struct rp_why y;
+	uint64_t i;
+
+	for (i = 0; i < len; i++) {
+		if (rp_recover_why_mem(rc, pos, addr + i, &y) || !y.cause)
+			continue;
+		printf("why %#" PRIx64 ": %s", addr + i, rp_whym_name(y.mem));
+		if (y.mem_insn[0])
+			printf(" at %" PRIu64 " (%#" PRIx64 " %s)",
+			       y.mem_at + 1, y.mem_ip, y.mem_insn);
+		if (y.root != RP_WHY_LOAD_MEM || y.root_at != y.mem_at)
+			printf("; root %s at %" PRIu64 " (%#" PRIx64 " %s)",
+			       rp_why_name(y.root), y.root_at + 1, y.root_ip,
+			       y.root_insn);
+		printf("\n");
+		return;
+	}
+}
+
 int cli_values(int argc, char **argv)
 {
 	uint64_t at = UINT64_MAX, mem = 0, len = 64, end, pos;
@@ -231,6 +254,8 @@ int cli_values(int argc, char **argv)
 		print_why(rc, pos);
 	if (have_mem)
 		print_mem(rc, pos, mem, len);
+	if (have_mem && why)
+		print_why_mem(rc, pos, mem, len);
 	if (all) {
 		rp_recover_stats(rc, &st);
 		printf("windows %" PRIu64 ", instructions %" PRIu64

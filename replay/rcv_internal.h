@@ -159,7 +159,10 @@ struct rcv_acc {
 /* add/sub/adc/sbb/and/or/xor: two operands, the first written (rcv_rw.c). */
 bool rcv_rmw_arith(unsigned int id);
 
-/* Address of memory operand @op in state @s (before instruction @in). */
+/* Address of memory operand @op in state @s (before instruction @in):
+ * known whole (k == ~0), or its low bits below the first unknown bit of
+ * any term.
+ */
 struct rcv_val rcv_addr(const struct rcv_ctx *c, const struct rcv_ins *in,
 			const struct rcv_op *op, const struct rcv_state *s);
 

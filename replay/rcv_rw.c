@@ -17,7 +17,7 @@
 struct rcv_val rcv_addr(const struct rcv_ctx *c, const struct rcv_ins *in,
 			const struct rcv_op *op, const struct rcv_state *s)
 {
-	uint64_t a = (uint64_t)op->imm;
+	uint64_t a = (uint64_t)op->imm, run = ~0ull;
 	struct rcv_val b;
 
 	if (op->base == -2 || op->index == -2 || op->seg == 3)
@@ -26,23 +26,29 @@ struct rcv_val rcv_addr(const struct rcv_ctx *c, const struct rcv_ins *in,
 		a += in->ip + in->len;
 	} else if (op->base >= 0) {
 		b = s->r[op->base];
-		if (b.k != ~0ull)
-			return (struct rcv_val){ 0, 0 };
-		a += b.v;
+		run &= low_run(b.k);
+		a += b.v & b.k;
 	}
 	if (op->index >= 0 && op->index != RCV_RIP) {
+		unsigned int sh = (unsigned int)__builtin_ctz(op->scale ?
+							       op->scale : 1);
+		uint64_t r = low_run(s->r[op->index].k);
+
 		b = s->r[op->index];
-		if (b.k != ~0ull)
-			return (struct rcv_val){ 0, 0 };
-		a += b.v * op->scale;
+		run &= ~r ? (r << sh) | ((1ull << sh) - 1) : ~0ull;
+		a += (b.v & b.k) * op->scale;
 	}
 	if (op->seg) {
 		b = op->seg == 1 ? c->fs_base : c->gs_base;
-		if (b.k != ~0ull)
-			return (struct rcv_val){ 0, 0 };
-		a += b.v;
+		run &= low_run(b.k);
+		a += b.v & b.k;
 	}
-	return known(a);
+	/* Partly known: the low bits below the first unknown bit of any
+	 * term (an index's scale adds known zeros), which alias proofs by
+	 * alignment use (rcv_alias.c); callers that need the address test
+	 * k == ~0.
+	 */
+	return (struct rcv_val){ a & run, run };
 }
 
 /* Two-operand arithmetic that writes its first operand (not cmp/test). */

@@ -261,6 +261,46 @@ static void emulate_muldiv(const struct rcv_ctx *c, uint64_t i,
 	reg_set(o, RP_REG_RDX, sz, 0, known((uint64_t)ur & m));
 }
 
+/*
+ * add/sub/and/or/xor into a register with an operand known only in part:
+ * the result's bits the known ones fix (a sum's low bits below the first
+ * unknown bit of either operand; and's zeros, or's ones).  Flags stay
+ * unknown.  An index scaled into an address (shl, lea) keeps its low
+ * bits known this way, which proves stores of unknown address away by
+ * their alignment (rcv_alias.c).
+ */
+static void arith_partial(struct rcv_state *o, unsigned int id,
+			  const struct rcv_op *d, unsigned int sz,
+			  struct rcv_val a, struct rcv_val b)
+{
+	uint64_t m = wmask(sz), k, v;
+
+	a.v &= a.k;
+	b.v &= b.k;
+	switch (id) {
+	case X86_INS_ADD: case X86_INS_SUB:
+		k = low_run(a.k) & low_run(b.k) & m;
+		v = id == X86_INS_ADD ? a.v + b.v : a.v - b.v;
+		break;
+	case X86_INS_AND:
+		k = ((a.k & b.k) | (a.k & ~a.v) | (b.k & ~b.v)) & m;
+		v = a.v & b.v;
+		break;
+	case X86_INS_OR:
+		k = ((a.k & b.k) | (a.k & a.v) | (b.k & b.v)) & m;
+		v = a.v | b.v;
+		break;
+	case X86_INS_XOR:
+		k = a.k & b.k & m;
+		v = a.v ^ b.v;
+		break;
+	default:
+		return;
+	}
+	if (k)
+		reg_set(o, d->reg, sz, d->shift, (struct rcv_val){ v & k, k });
+}
+
 /* Forward: fills @o (already passed through) with what @in computes. */
 static void emulate(const struct rcv_ctx *c, uint64_t i,
 		    const struct rcv_ins *in, const struct rcv_state *s,
@@ -395,11 +435,25 @@ static void emulate(const struct rcv_ctx *c, uint64_t i,
 
 		a = op_get(c, i, in, d, s, sz);
 		b = in->nops == 2 ? op_get(c, i, in, src, s, 1) : known(1);
-		if (!full(a, sz) || !full(b, 1))
+		if (!full(b, 1))
 			return;
 		n = (unsigned int)b.v & (sz == 8 ? 63 : 31);
 		if (!n)
 			return;	/* flags pass as unknown: fine */
+		if (!full(a, sz)) {
+			uint64_t k;
+
+			/* shl of a value known in part: its known bits
+			 * move up, and the n bits shifted in are 0.
+			 */
+			if (id != X86_INS_SHL || d->type != RCV_OP_REG ||
+			    n >= 8 * sz)
+				return;
+			k = ((a.k << n) | ((1ull << n) - 1)) & wmask(sz);
+			reg_set(o, d->reg, sz, d->shift,
+				(struct rcv_val){ (a.v << n) & k, k });
+			return;
+		}
 		if (id == X86_INS_SHL)
 			r = n >= 8 * sz ? 0 : a.v << n;
 		else if (id == X86_INS_SHR)
@@ -482,8 +536,11 @@ static void emulate(const struct rcv_ctx *c, uint64_t i,
 		a = known(0);
 		b = known(0);
 	}
-	if (!full(a, sz) || !full(b, sz))
+	if (!full(a, sz) || !full(b, sz)) {
+		if (d->type == RCV_OP_REG && rcv_rmw_arith(id))
+			arith_partial(o, id, d, sz, a, b);
 		return;
+	}
 	switch (id) {
 	case X86_INS_ADD:
 		r = a.v + b.v;

@@ -687,3 +687,26 @@ int rp_recover_why(struct rp_recover *rc, uint64_t pos, unsigned int reg,
 	rp_cursor_free(x.cur);
 	return ret;
 }
+
+int rp_recover_why_mem(struct rp_recover *rc, uint64_t pos, uint64_t addr,
+		       struct rp_why *why)
+{
+	struct why_ctx x = { rc, NULL };
+	struct win *w;
+	uint8_t b;
+	int ret;
+
+	memset(why, 0, sizeof(*why));
+	why->opreg = -1;
+	if (pos >= rc->end)
+		return pos == rc->end ? 0 : -RP_ERR_RANGE;
+	w = rcv_win_at(rc, pos, &ret);
+	if (!w)
+		return ret;
+	if (rcv_mem_byte(w, pos - w->first, addr, &b))
+		return 0;
+	why->cause = RP_WHY_LOAD_MEM;
+	mem_why(&x, w, (size_t)(pos - w->first), addr, why, 0);
+	rp_cursor_free(x.cur);
+	return 0;
+}

@@ -1128,6 +1128,11 @@ struct rp_why {
  */
 int rp_recover_why(struct rp_recover *rc, uint64_t pos, unsigned int reg,
 		   struct rp_why *why);
+/* Why byte @addr before @pos is unknown: @why's mem fields (cause
+ * RP_WHY_LOAD_MEM), or cause RP_WHY_KNOWN when it is known.
+ */
+int rp_recover_why_mem(struct rp_recover *rc, uint64_t pos, uint64_t addr,
+		       struct rp_why *why);
 /* Short names of the causes, for tables. */
 const char *rp_why_name(unsigned int cause);
 const char *rp_whym_name(unsigned int mem);

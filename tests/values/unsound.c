@@ -27,7 +27,9 @@
  * rcx and r11 after a system call, DF across lock xadd; `unsound ramp`
  * a register set once and changed in a loop 6,000 instructions long,
  * overwritten before the end (known only forward); `unsound xramp` the
- * same through xmm6.  Two more,
+ * same through xmm6; `unsound align` stores through an index scaled into
+ * an aligned array, one that did write the word asked about and one that
+ * cannot reach it (rcv_alias.c's alignment argument).  Two more,
  * found in review:
  * `unsound ro`: a read-only anonymous page changed by madvise(DONTNEED)
  * (no store; the snapshot's byte is not the one read before); `unsound
@@ -208,6 +210,9 @@ static int robuf_case(void)
 	return a == 0x66 && r1 == 8 && r2 < 0 && p[0] == 0x66 ? 0 : 1;
 }
 
+long unsound_align_arr[8] __attribute__((aligned(64))) = {
+	0, 0x0102030405060708, 0x1111, 0x2222, 0, 0x0a0b0c0d0e0f1011, 0, 0
+};
 long unsound_xbuf[4] __attribute__((aligned(16)));
 long unsound_xend[2] __attribute__((aligned(16)));
 
@@ -423,6 +428,37 @@ int main(int argc, char **argv)
 				 "\tmov $231, %%eax\n\tsyscall\n"
 				 : : : "rax", "rcx", "rdx", "rdi", "r11", "r12",
 				 "memory");
+		return 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "align")) {
+		/* rax = arr + 32 * z (z unknown to the engine, 0): its
+		 * low 5 bits known.  First a store through it that did
+		 * write the word r12 was loaded from (0x28: arr[5], the
+		 * residue 8 of 32), which must not be proven away; then
+		 * one that cannot reach arr[1] (0x10: residue 16), of a
+		 * value not known (rdtsc's, cleared and overwritten after:
+		 * the value argument cannot help): rbx, loaded from arr[1]
+		 * before it, is
+		 * known only by that proof (rcv_alias.c), from the
+		 * snapshot.  exit_group right after.
+		 */
+		z = unknown_zero();
+		__asm__ volatile("rdtsc\n\tshl $32, %%rdx\n"
+				 "\tor %%rax, %%rdx\n"
+				 "\tlea unsound_align_arr(%%rip), %%r15\n"
+				 "\tmov %0, %%rax\n\tshl $5, %%rax\n"
+				 "\tadd %%r15, %%rax\n\txor %k0, %k0\n"
+				 "\tmov 0x28(%%r15), %%r12\n"
+				 "\tmov %%rdx, 0x28(%%rax)\n"
+				 "\tnop\n\txor %%r12d, %%r12d\n"
+				 "\tmov 8(%%r15), %%rbx\n"
+				 "\tmov %%rdx, 0x10(%%rax)\n"
+				 "\tnop\n\txor %%ebx, %%ebx\n"
+				 "\txor %%edx, %%edx\n\tmovq $0, 0x10(%%r15)\n"
+				 "\txor %%edi, %%edi\n"
+				 "\tmov $231, %%eax\n\tsyscall\n"
+				 : "+r"(z) : : "rax", "rbx", "rdx", "rdi",
+				 "r11", "r12", "r15", "rcx", "memory");
 		return 1;
 	}
 	if (argc > 1 && !strcmp(argv[1], "xramp")) {

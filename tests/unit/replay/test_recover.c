@@ -146,6 +146,110 @@ Test(recover, forward_matches_cpu)
 	}
 }
 
+/* A random mask of known bits: a low run, a sparse mask, all or none. */
+static uint64_t rnd_mask(void)
+{
+	switch (random() % 4) {
+	case 0:
+		return (1ull << (random() % 64)) - 1;
+	case 1:
+		return rnd() & rnd();
+	case 2:
+		return ~0ull;
+	default:
+		return rnd();
+	}
+}
+
+/*
+ * Operands known in part (rcv_sem.c's arith_partial, shl): every bit the
+ * engine says it knows equals the CPU's; a sum's low bits below the first
+ * unknown bit are known, and so are and's zeros and or's ones.
+ */
+Test(recover, partial_matches_cpu)
+{
+	enum op ops[] = { ADD, SUB, AND, OR, XOR, ADD32, ADD8, SUB32 };
+	size_t o;
+	int k;
+
+	srandom(23);
+	for (o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
+		enum op op = ops[o];
+		struct rcv_ins in = ins(code[op], strlen(code[op]));
+
+		for (k = 0; k < 4000; k++) {
+			struct rcv_state pre = { 0 }, post = { 0 };
+			uint64_t a = rnd(), b = rnd(), ka = rnd_mask(),
+				 kb = rnd_mask(), ra, rf, conf = 0, kr;
+
+			pre.r[RP_REG_RAX] = (struct rcv_val){ a & ka, ka };
+			pre.r[RP_REG_RBX] = (struct rcv_val){ b & kb, kb };
+			pre.r[RCV_FLAGS] = val(0x202);
+			cpu(op, a, b, 0, &ra, &rf);
+			rcv_forward(&ctx, 0, &in, &pre, &post, &conf);
+			cr_assert_eq(conf, 0);
+			kr = post.r[RP_REG_RAX].k;
+			cr_assert_eq(post.r[RP_REG_RAX].v & kr, ra & kr,
+				     "op %d a %#lx/%#lx b %#lx/%#lx: %#lx/%#lx,"
+				     " cpu %#lx", op, a, ka, b, kb,
+				     post.r[RP_REG_RAX].v, kr, ra);
+		}
+	}
+	/* Known bits it must find. */
+	{
+		struct rcv_ins add = ins(code[ADD], 3), and = ins(code[AND], 3);
+		struct rcv_state pre = { 0 }, post = { 0 };
+		uint64_t conf = 0;
+
+		pre.r[RP_REG_RAX] = (struct rcv_val){ 0x345, 0xfff };
+		pre.r[RP_REG_RBX] = val(0x10000f0f);
+		rcv_forward(&ctx, 0, &add, &pre, &post, &conf);
+		cr_assert_eq(post.r[RP_REG_RAX].k, 0xfff);
+		cr_assert_eq(post.r[RP_REG_RAX].v, 0x254);
+		memset(&post, 0, sizeof(post));
+		pre.r[RP_REG_RAX] = (struct rcv_val){ 0, 0 };
+		pre.r[RP_REG_RBX] = val(~0x3full);
+		rcv_forward(&ctx, 0, &and, &pre, &post, &conf);
+		cr_assert_eq(post.r[RP_REG_RAX].k, 0x3f, "and $-64: low 0s");
+		cr_assert_eq(post.r[RP_REG_RAX].v, 0);
+	}
+}
+
+/*
+ * shl $5 and lea (%rax,%rbx,8) of registers known in part: the bits
+ * shifted in (scaled) are 0, the known ones move up (stay), against the
+ * CPU; with nothing known, the low 5 (3) bits.
+ */
+Test(recover, partial_shift_and_scale)
+{
+	struct rcv_ins shl = INS("\x48\xc1\xe0\x05"),
+		       lea = INS("\x48\x8d\x04\xd8");
+	int k;
+
+	srandom(29);
+	for (k = 0; k < 4000; k++) {
+		struct rcv_state pre = { 0 }, post = { 0 };
+		uint64_t a = rnd(), b = rnd(), ka = rnd_mask(),
+			 kb = rnd_mask(), conf = 0, kr, r;
+
+		pre.r[RP_REG_RAX] = (struct rcv_val){ a & ka, ka };
+		pre.r[RP_REG_RBX] = (struct rcv_val){ b & kb, kb };
+		rcv_forward(&ctx, 0, &shl, &pre, &post, &conf);
+		kr = post.r[RP_REG_RAX].k;
+		cr_assert_eq(post.r[RP_REG_RAX].v & kr, (a << 5) & kr);
+		cr_assert_eq(kr & 31, 31);
+		memset(&post, 0, sizeof(post));
+		rcv_forward(&ctx, 0, &lea, &pre, &post, &conf);
+		kr = post.r[RP_REG_RAX].k;
+		r = a + b * 8;
+		cr_assert_eq(post.r[RP_REG_RAX].v & kr, r & kr,
+			     "lea a %#lx/%#lx b %#lx/%#lx", a, ka, b, kb);
+		if ((ka & 7) == 7)
+			cr_assert_eq(kr & 7, 7);
+		cr_assert_eq(conf, 0);
+	}
+}
+
 /* ---- backward ----------------------------------------------------------- */
 
 Test(recover, inverts_add_sub_xor_inc_neg_not)
