@@ -360,7 +360,7 @@ static bool modelled(unsigned int id)
 	case X86_INS_ROL: case X86_INS_ROR: case X86_INS_MUL:
 	case X86_INS_DIV: case X86_INS_IDIV: case X86_INS_STC:
 	case X86_INS_CLC: case X86_INS_CMC: case X86_INS_STD:
-	case X86_INS_CLD:
+	case X86_INS_CLD: case X86_INS_XCHG:
 		return true;
 	default:
 		return cond_of_jcc(id) || rcv_cond_of(id) >= 0;
@@ -601,6 +601,16 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		in->fw |= ARITH_FLAGS;
 	}
 	switch (in->id) {
+	case X86_INS_XCHG:
+		/* Its register operands (both, or the one with memory);
+		 * no flag (modelled: rcv_sem.c).
+		 */
+		for (i = 0; i < in->nops; i++)
+			if (in->op[i].type == RCV_OP_REG)
+				add_write(in, in->op[i].reg,
+					  wcode_of(in->op[i].size,
+						   in->op[i].shift));
+		break;
 	case X86_INS_CMP: case X86_INS_TEST: case X86_INS_BT:
 		/* The flags alone (SDM); capstone 4 lists al as written by
 		 * `test al, imm8` (a8 ib), and bt is not modelled (the rule

@@ -301,6 +301,59 @@ static void arith_partial(struct rcv_state *o, unsigned int id,
 		reg_set(o, d->reg, sz, d->shift, (struct rcv_val){ v & k, k });
 }
 
+/* cmpxchg [mem], r of 4 or 8 bytes: the form rcv_sem.c models. */
+static bool cmpxchg_mem(const struct rcv_ins *in)
+{
+	return in->id == X86_INS_CMPXCHG && in->nops == 2 &&
+	       in->op[0].type == RCV_OP_MEM && in->op[1].type == RCV_OP_REG &&
+	       (in->op[0].size == 4 || in->op[0].size == 8) &&
+	       in->op[1].size == in->op[0].size;
+}
+
+/*
+ * cmpxchg [mem], r (SDM: TEMP <- DEST; if accumulator = TEMP, ZF <- 1 and
+ * DEST <- SRC, else ZF <- 0, accumulator <- TEMP, DEST <- TEMP; the flags
+ * as cmp accumulator, TEMP).  With the accumulator and the memory known:
+ * the flags, and the accumulator.  It is not written when they are equal:
+ * its low bytes stay (for 4 bytes, what the upper half of rax becomes is
+ * not claimed); a failure loads eax zero-extended, as any 32-bit write.
+ */
+static void cmpxchg_fwd(const struct rcv_ctx *c, uint64_t i,
+			const struct rcv_ins *in, const struct rcv_state *s,
+			struct rcv_state *o)
+{
+	unsigned int sz = in->op[0].size;
+	struct rcv_val acc, t;
+
+	if (!cmpxchg_mem(in))
+		return;
+	acc = reg_get(s, RP_REG_RAX, sz, 0);
+	t = op_get(c, i, in, &in->op[0], s, sz);
+	if (!full(acc, sz) || !full(t, sz))
+		return;
+	set_flags(o, ARITH_FLAGS, flags_sub(acc.v, t.v, 0, sz));
+	if (acc.v != t.v)
+		reg_set(o, RP_REG_RAX, sz, 0, t);
+	else
+		learn(o, RP_REG_RAX, sz, 0, acc);
+}
+
+/*
+ * ZF after cmpxchg [mem], r known set (a jne after it not taken: the lock
+ * taken): the accumulator's low bytes were not written, both ways.
+ */
+static void cmpxchg_zf(const struct rcv_ins *in, const struct rcv_state *from,
+		       const struct rcv_state *post, struct rcv_state *to)
+{
+	struct rcv_val f = post->r[RCV_FLAGS];
+
+	if (!cmpxchg_mem(in) || !(f.k & F_ZF) || !(f.v & F_ZF) ||
+	    (in->flags & RCV_I_BARRIER))
+		return;
+	learn(to, RP_REG_RAX, in->op[0].size, 0,
+	      reg_get(from, RP_REG_RAX, in->op[0].size, 0));
+}
+
 /* Forward: fills @o (already passed through) with what @in computes. */
 static void emulate(const struct rcv_ctx *c, uint64_t i,
 		    const struct rcv_ins *in, const struct rcv_state *s,
@@ -421,7 +474,26 @@ static void emulate(const struct rcv_ctx *c, uint64_t i,
 		if (full(a, sz))
 			reg_set(o, d->reg, sz, 0, known(bswap(a.v, sz)));
 		return;
+	case X86_INS_CMPXCHG:
+		cmpxchg_fwd(c, i, in, s, o);
+		return;
 	case X86_INS_XCHG:
+		if (in->nops == 2 && (d->type == RCV_OP_MEM) !=
+		    (src->type == RCV_OP_MEM)) {
+			/* xchg [mem], r (either order, locked): r gets
+			 * what the memory held (rcv_rw.c: the memory what
+			 * r held).
+			 */
+			const struct rcv_op *rg = d->type == RCV_OP_REG ? d :
+						  src;
+
+			if (rg->type != RCV_OP_REG)
+				return;
+			a = op_get(c, i, in, d->type == RCV_OP_MEM ? d : src,
+				   s, rg->size);
+			reg_set(o, rg->reg, rg->size, rg->shift, a);
+			return;
+		}
 		if (in->nops != 2 || d->type != RCV_OP_REG ||
 		    src->type != RCV_OP_REG)
 			return;
@@ -675,6 +747,7 @@ bool rcv_forward(const struct rcv_ctx *c, uint64_t i,
 		o.r[RP_REG_R11] = pre->r[RCV_FLAGS];
 	}
 	zf_result(in, post, &o);
+	cmpxchg_zf(in, pre, post, &o);
 	return merge_state(post, &o, conflicts) | ch;
 }
 
@@ -740,6 +813,7 @@ bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 		p.r[RCV_FLAGS].v |= post->r[RP_REG_R11].v;
 	}
 	xch |= rcv_sse_backward(c, i, in, pre, post, &p, conflicts);
+	cmpxchg_zf(in, post, post, &p);
 	a = post->r[RP_REG_RSP];
 	switch (id) {
 	case X86_INS_PUSH:

@@ -28,9 +28,11 @@ static struct rcv_val mem_cb(void *ctx, uint64_t i, uint64_t addr,
 {
 	(void)ctx;
 	(void)i;
-	if (!mem_known || addr != 0x7000 || size != 8)
+	if (!mem_known || addr != 0x7000 || (size != 8 && size != 4))
 		return unknown;
-	return val(mem_word);
+	return size == 8 ? val(mem_word) :
+			   (struct rcv_val){ mem_word & 0xffffffffull,
+					     0xffffffffull };
 }
 
 static struct rcv_ctx ctx = { .mem = mem_cb };
@@ -432,6 +434,117 @@ Test(recover, test_cmp_bt_write_flags_only)
 		memset(&pre, 0, sizeof(pre));
 		rcv_backward(&ctx, 0, &in, &pre, &post, &conf);
 		cr_assert_eq(pre.r[RP_REG_RAX].k, ~0ull, "case %zu", c);
+		cr_assert_eq(conf, 0);
+	}
+}
+
+/*
+ * xchg [rdi], rax / eax (locked): the register gets the memory's old
+ * value, the memory the register's, the flags pass; and cmpxchg [rdi],
+ * rdx / edx: the flags of cmp accumulator, memory, the accumulator after
+ * a failure, its low bytes kept after a success; both against the CPU,
+ * with what rcv_rw.c says they read and wrote.  ZF after known set alone
+ * (a jne not taken) keeps the accumulator's low bytes both ways.
+ */
+Test(recover, xchg_cmpxchg_memory)
+{
+	struct rcv_ins x64 = INS("\x48\x87\x07"), x32 = INS("\x87\x07"),
+		       c64 = INS("\xf0\x48\x0f\xb1\x17"),
+		       c32 = INS("\xf0\x0f\xb1\x17");
+	int k;
+
+	srandom(31);
+	for (k = 0; k < 2000; k++) {
+		const struct rcv_ins *in = k & 1 ? &x32 : &x64;
+		struct rcv_state pre = { 0 }, post = { 0 };
+		uint64_t a = rnd(), m = rnd(), mem = m, ra = a, conf = 0;
+		uint64_t f = 0x202, rf;
+		struct rcv_acc rd, wr;
+
+		if (k & 1)
+			__asm__ volatile("xchg %%eax, (%1)" : "+a"(ra)
+					 : "r"(&mem) : "memory");
+		else
+			__asm__ volatile("xchg %%rax, (%1)" : "+a"(ra)
+					 : "r"(&mem) : "memory");
+		pre.r[RP_REG_RAX] = val(a);
+		pre.r[RP_REG_RDI] = val(0x7000);
+		pre.r[RCV_FLAGS] = val(f);
+		mem_word = m;
+		mem_known = true;
+		rcv_forward(&ctx, 0, in, &pre, &post, &conf);
+		cr_assert_eq(post.r[RP_REG_RAX].k, ~0ull, "xchg %d", k & 1);
+		cr_assert_eq(post.r[RP_REG_RAX].v, ra, "xchg %d", k & 1);
+		cr_assert_eq(post.r[RCV_FLAGS].v & ARITH, f & ARITH);
+		cr_assert_eq(post.r[RCV_FLAGS].k & ARITH, ARITH);
+		rcv_reads(&ctx, in, &pre, &post, &rd);
+		rcv_writes(&ctx, in, &pre, &post, &wr);
+		cr_assert(rd.valid && rd.addr_known && rd.addr == 0x7000);
+		cr_assert_eq(rd.val.v, m & (k & 1 ? 0xffffffffull : ~0ull));
+		cr_assert(wr.valid && wr.addr_known && wr.addr == 0x7000);
+		cr_assert_eq(wr.val.v, a & (k & 1 ? 0xffffffffull : ~0ull));
+		cr_assert_eq(wr.val.k, k & 1 ? 0xffffffffull : ~0ull);
+
+		/* cmpxchg: equal half the time */
+		in = k & 1 ? &c32 : &c64;
+		m = k & 2 ? a : rnd();
+		if (k & 1)
+			m = (m & 0xffffffffull) | (rnd() << 32);
+		mem = m;
+		ra = a;
+		if (k & 1)
+			__asm__ volatile("lock cmpxchg %%edx, (%2)\n\t"
+					 "pushfq\n\tpop %1"
+					 : "+a"(ra), "=r"(rf)
+					 : "r"(&mem), "d"(0x5555ull)
+					 : "memory", "cc");
+		else
+			__asm__ volatile("lock cmpxchg %%rdx, (%2)\n\t"
+					 "pushfq\n\tpop %1"
+					 : "+a"(ra), "=r"(rf)
+					 : "r"(&mem), "d"(0x5555ull)
+					 : "memory", "cc");
+		memset(&post, 0, sizeof(post));
+		pre.r[RP_REG_RDX] = val(0x5555);
+		mem_word = m;
+		rcv_forward(&ctx, 0, in, &pre, &post, &conf);
+		cr_assert_eq(post.r[RCV_FLAGS].k & ARITH, ARITH);
+		cr_assert_eq(post.r[RCV_FLAGS].v & ARITH, rf & ARITH,
+			     "cmpxchg %d a %#lx m %#lx", k & 1, a, m);
+		cr_assert_eq(post.r[RP_REG_RAX].v & post.r[RP_REG_RAX].k,
+			     ra & post.r[RP_REG_RAX].k);
+		cr_assert((post.r[RP_REG_RAX].k & 0xffffffffull) ==
+			  0xffffffffull);
+		rcv_reads(&ctx, in, &pre, &post, &rd);
+		rcv_writes(&ctx, in, &pre, &post, &wr);
+		cr_assert_eq(rd.val.v & rd.val.k,
+			     m & rd.val.k);
+		cr_assert_eq(wr.val.v & wr.val.k, mem & wr.val.k);
+		cr_assert_eq(wr.val.k, k & 1 ? 0xffffffffull : ~0ull);
+		cr_assert_eq(conf, 0);
+	}
+	/* ZF after alone: the accumulator both ways, memory not known. */
+	{
+		struct rcv_state pre = { 0 }, post = { 0 };
+		uint64_t conf = 0;
+
+		mem_known = false;
+		pre.r[RP_REG_RAX] = val(0);
+		pre.r[RP_REG_RDI] = val(0x7000);
+		post.r[RCV_FLAGS] = (struct rcv_val){ F_ZF, F_ZF };
+		rcv_forward(&ctx, 0, &c32, &pre, &post, &conf);
+		cr_assert_eq(post.r[RP_REG_RAX].k & 0xffffffffull,
+			     0xffffffffull);
+		cr_assert_eq(post.r[RP_REG_RAX].v & 0xffffffffull, 0);
+		memset(&pre, 0, sizeof(pre));
+		post.r[RP_REG_RAX] = val(0x1234);
+		rcv_backward(&ctx, 0, &c64, &pre, &post, &conf);
+		cr_assert_eq(pre.r[RP_REG_RAX].k, ~0ull);
+		cr_assert_eq(pre.r[RP_REG_RAX].v, 0x1234);
+		post.r[RCV_FLAGS] = (struct rcv_val){ 0, F_ZF };
+		memset(&pre, 0, sizeof(pre));
+		rcv_backward(&ctx, 0, &c64, &pre, &post, &conf);
+		cr_assert_eq(pre.r[RP_REG_RAX].k, 0, "a failure: not kept");
 		cr_assert_eq(conf, 0);
 	}
 }
