@@ -108,7 +108,9 @@ static void print_why(struct rp_recover *rc, uint64_t pos)
 		}
 		if (y.root == RP_WHY_BEFORE && y.kill_insn[0])
 			printf("; overwritten at %" PRIu64 " (%#" PRIx64
-			       " %s)", y.kill_at + 1, y.kill_ip, y.kill_insn);
+			       " %s)%s", y.kill_at + 1, y.kill_ip, y.kill_insn,
+			       y.unread ? ", never read before: no engine "
+			       "can know it" : "");
 		printf("\n");
 	}
 }

@@ -338,6 +338,41 @@ static bool op0_read_only(unsigned int id, unsigned int nops)
 	}
 }
 
+/*
+ * The general-purpose registers @in may read: capstone's list (@rr, @nr:
+ * implicit ones too), its register operands read and its memory operands'
+ * base and index, and a system call's number and six arguments; not the
+ * register of a zeroing idiom (xor r, r; sub r, r), whose result does not
+ * depend on it.
+ */
+static void regs_read(struct rcv_ins *in, const uint16_t *rr, uint8_t nr)
+{
+	const struct rcv_op *a = &in->op[0], *b = &in->op[1];
+	int i, g, sz, sh;
+
+	for (i = 0; i < nr; i++)
+		if (gpr(rr[i], &g, &sz, &sh))
+			in->gr |= (uint16_t)(1u << g);
+	for (i = 0; i < in->nops; i++) {
+		const struct rcv_op *p = &in->op[i];
+
+		if (p->type == RCV_OP_REG && (p->access & CS_AC_READ))
+			in->gr |= (uint16_t)(1u << p->reg);
+		if (p->type == RCV_OP_MEM && p->base >= 0 && p->base < 16)
+			in->gr |= (uint16_t)(1u << p->base);
+		if (p->type == RCV_OP_MEM && p->index >= 0 && p->index < 16)
+			in->gr |= (uint16_t)(1u << p->index);
+	}
+	if (in->id == X86_INS_SYSCALL)
+		in->gr |= 1u << RP_REG_RAX | 1u << RP_REG_RDI |
+			  1u << RP_REG_RSI | 1u << RP_REG_RDX |
+			  1u << RP_REG_R10 | 1u << RP_REG_R8 | 1u << RP_REG_R9;
+	if ((in->id == X86_INS_XOR || in->id == X86_INS_SUB) &&
+	    in->nops == 2 && a->type == RCV_OP_REG && b->type == RCV_OP_REG &&
+	    a->reg == b->reg && a->shift == b->shift && a->size >= 4)
+		in->gr &= (uint16_t)~(1u << a->reg);
+}
+
 /* Instructions whose register effects rcv_sem.c models itself (their
  * written registers still come from capstone too).
  */
@@ -414,6 +449,7 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	if (!cs_disasm_iter(d->cs, &code, &size, &addr, d->ci) ||
 	    d->ci->size != len) {
 		in->flags = RCV_I_BAD | RCV_I_BARRIER | RCV_I_MEMBAR;
+		in->gr = 0xffff;
 		if (iclass == RP_IC_OTHER)
 			vector_only(d, raw, len, ip, in);
 		return;
@@ -506,8 +542,10 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	if (cs_regs_access(d->cs, d->ci, rr, &nr, rw, &nw) != CS_ERR_OK) {
 		in->flags |= RCV_I_BARRIER | RCV_I_MEMBAR;
 		in->xw = 0xffff;
+		in->gr = 0xffff;
 		return;
 	}
+	regs_read(in, rr, nr);
 	in->xsem = rcv_sse_modelled(in);
 	if (in->xsem) {
 		/* Capstone's memory operand sizes are not trusted for

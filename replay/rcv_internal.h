@@ -85,6 +85,9 @@ struct rcv_ins {
 	uint16_t xw;		/* xmm registers written (bit n: xmm n);
 				 * rcv_sse.c says what of them it knows */
 	bool xsem;		/* rcv_sse.c models it (rcv_sse_modelled) */
+	uint16_t gr;		/* GPRs it may read (bit g): capstone's list,
+				 * its operands, a system call's arguments;
+				 * all when not decoded (rcv_why.c) */
 	struct rcv_op op[3];
 };
 

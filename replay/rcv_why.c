@@ -622,6 +622,98 @@ static int trace(struct why_ctx *x, struct win *w, size_t i, unsigned int g,
 	}
 }
 
+/* eax after @in: its immediate when @in is mov $imm, %eax (glibc's system
+ * call stubs), -1 when @in writes rax otherwise, else @nr.
+ */
+static int64_t rax_imm(const struct rcv_ins *in, int64_t nr)
+{
+	if (in->id == X86_INS_MOV && in->nops == 2 &&
+	    in->op[0].type == RCV_OP_REG && in->op[0].reg == RP_REG_RAX &&
+	    in->op[0].size >= 4 && in->op[1].type == RCV_OP_IMM &&
+	    in->op[1].imm >= 0 && in->op[1].imm < 512)
+		return in->op[1].imm;
+	return in->wcode[RP_REG_RAX] || (in->flags & RCV_I_BARRIER) ? -1 : nr;
+}
+
+/*
+ * The registers system call @nr reads: rax and its arguments (Linux
+ * x86-64: rdi, rsi, rdx, r10, r8, r9), by its number of arguments; all six
+ * for numbers not in the table.
+ */
+static uint16_t sys_reads(int64_t nr)
+{
+	static const struct {
+		uint16_t nr;
+		uint8_t args;
+	} t[] = {
+		{ 0, 3 }, { 1, 3 }, { 2, 3 }, { 3, 1 }, { 4, 2 }, { 5, 2 },
+		{ 6, 2 }, { 8, 3 }, { 9, 6 }, { 10, 3 }, { 11, 2 }, { 12, 1 },
+		{ 13, 4 }, { 14, 4 }, { 16, 3 }, { 17, 4 }, { 20, 3 },
+		{ 24, 0 }, { 35, 2 }, { 39, 0 }, { 60, 1 }, { 62, 2 },
+		{ 186, 0 }, { 200, 2 }, { 202, 6 }, { 218, 1 }, { 228, 2 },
+		{ 231, 1 }, { 234, 3 }, { 257, 4 }, { 262, 4 }, { 273, 2 },
+		{ 302, 4 }, { 318, 3 }, { 334, 4 },
+	};
+	static const uint16_t arg[6] = {
+		1u << RP_REG_RDI, 1u << RP_REG_RSI, 1u << RP_REG_RDX,
+		1u << RP_REG_R10, 1u << RP_REG_R8, 1u << RP_REG_R9,
+	};
+	uint16_t m = 1u << RP_REG_RAX;
+	size_t k;
+	unsigned int a, n = 6;
+
+	for (k = 0; k < sizeof(t) / sizeof(t[0]); k++)
+		if (t[k].nr == nr)
+			n = t[k].args;
+	for (a = 0; a < n; a++)
+		m |= arg[a];
+	return (uint16_t)(m | ~(1u << RP_REG_RAX | 1u << RP_REG_RDI |
+				1u << RP_REG_RSI | 1u << RP_REG_RDX |
+				1u << RP_REG_R10 | 1u << RP_REG_R8 |
+				1u << RP_REG_R9));
+}
+
+/*
+ * The first position of the history whose instruction may read register
+ * @g (rcv_ins.gr), or UINT64_MAX: one walk of the history, the first time
+ * it is asked.
+ */
+static uint64_t first_read(struct why_ctx *x, unsigned int g)
+{
+	struct rp_recover *rc = x->rc;
+	struct rp_insn insn;
+	struct rcv_ins in;
+	uint16_t left = 0xffff;
+	int64_t nr = -1;	/* eax's immediate, if set by mov */
+	uint64_t p;
+	int r;
+
+	if (rc->why_read_done)
+		return rc->why_read[g];
+	rc->why_read_done = true;
+	for (r = 0; r < 16; r++)
+		rc->why_read[r] = UINT64_MAX;
+	if (!x->cur && rp_cursor_new(rc->s, rc->tid, &x->cur))
+		x->cur = NULL;
+	for (p = 0; x->cur && left && p < rc->end; p++) {
+		uint16_t m = left;	/* not decoded: it may read any */
+
+		if (!rp_cursor_peek(x->cur, p, &insn)) {
+			rcv_decode(rc->dec, insn.ip, insn.raw, insn.size,
+				   insn.iclass, &in);
+			m &= in.gr;
+			if (in.id == X86_INS_SYSCALL && nr >= 0)
+				m &= sys_reads(nr);
+			nr = rax_imm(&in, nr);
+		}
+		left &= (uint16_t)~m;
+		for (r = 0; r < 16; r++)
+			if (m >> r & 1)
+				rc->why_read[r] = p;
+	}
+	return rc->why_read[g];
+}
+
 /*
  * The first instruction from state @pos on that writes bits @u of @g or
  * is a barrier: what keeps the snapshot's value from reaching back.
@@ -682,8 +774,11 @@ int rp_recover_why(struct rp_recover *rc, uint64_t pos, unsigned int reg,
 	if (!u)
 		return 0;
 	ret = trace(&x, w, (size_t)(pos - w->first), g, u, why, 0);
-	if (!ret && why->root == RP_WHY_BEFORE)
+	if (!ret && why->cause == RP_WHY_BEFORE) {
 		killer(&x, pos, g, u, why);
+		if (g < 16 && why->kill_insn[0])
+			why->unread = first_read(&x, g) >= why->kill_at;
+	}
 	rp_cursor_free(x.cur);
 	return ret;
 }

@@ -167,6 +167,8 @@ struct rp_recover {
 	size_t nfacts, facts_cap;
 	struct wpf_cache *wpf;	/* watchpoints' proofs (watch_chain.c) */
 	struct rcv_why_memo why[RCV_NREG];	/* rp_recover_why() */
+	uint64_t why_read[16];	/* first position that reads each GPR */
+	bool why_read_done;
 };
 
 /*

@@ -1107,12 +1107,18 @@ struct rp_why {
 	unsigned int root, root_mem, depth;
 	uint64_t root_at, root_ip;
 	char root_insn[16];
-	/* RP_WHY_BEFORE: the first instruction at or after the position
+	/* cause RP_WHY_BEFORE: the first instruction at or after the position
 	 * that writes the bits unknown (or cuts them), whose value the
 	 * snapshot then shows instead: kill_at 0 when none (the end).
 	 */
 	uint64_t kill_at, kill_ip;
 	char kill_insn[16];
+	/* RP_WHY_BEFORE of a general-purpose register: no instruction of
+	 * the history reads it before kill_at (the value set before the
+	 * history leaves no trace in it nor in the snapshot: no engine can
+	 * know it).
+	 */
+	bool unread;
 };
 
 /**

@@ -42,9 +42,19 @@ struct count {
 
 /* VALCHECK_WHY */
 static uint64_t why_dist, why_checked;
-static uint64_t why_cause[RP_WHY_NCAUSE][RP_WHYM_NCAUSE];
-static uint64_t why_root[RP_WHY_NCAUSE][RP_WHYM_NCAUSE];
-static uint64_t why_reg[SB_TRUTH_NREGS][RP_WHY_NCAUSE];
+/* [NC]: set before the history and read by none of it before it is
+ * overwritten (rp_why.unread): no engine can know it.
+ */
+#define NC (RP_WHY_NCAUSE + 1)
+#define UNREAD RP_WHY_NCAUSE
+static uint64_t why_cause[NC][RP_WHYM_NCAUSE];
+static uint64_t why_root[NC][RP_WHYM_NCAUSE];
+static uint64_t why_reg[SB_TRUTH_NREGS][NC];
+
+static const char *why_name(unsigned int c)
+{
+	return c == UNREAD ? "before-unread" : rp_why_name(c);
+}
 #define NWI 256
 static struct {
 	unsigned int cause, mem;
@@ -91,10 +101,12 @@ static void why_one(struct rp_session *s, struct rp_cursor *cur,
 		why_cause[RP_WHY_KNOWN][0]++;	/* counted as not classified */
 		return;
 	}
+	if (y.cause == RP_WHY_BEFORE && y.unread)
+		y.cause = y.root = UNREAD;
 	why_cause[y.cause][y.cause == RP_WHY_LOAD_MEM ? y.mem : 0]++;
 	why_root[y.root][y.root == RP_WHY_LOAD_MEM ? y.root_mem : 0]++;
 	why_reg[g][y.root]++;
-	if (y.root == RP_WHY_BEFORE)
+	if (y.root == RP_WHY_BEFORE || y.root == UNREAD)
 		why_count_insn(s, cur, y.root, 0, y.kill_insn, y.kill_ip,
 			       y.kill_at);
 	else if (y.root != RP_WHY_BOUNDARY && y.root != RP_WHY_FAR)
@@ -122,29 +134,29 @@ static void why_print(void)
 
 	printf("why: %" PRIu64 " registers checked within %" PRIu64
 	       " (shares of them)\n", why_checked, why_dist);
-	for (c = 0; c < RP_WHY_NCAUSE; c++)
+	for (c = 0; c < NC; c++)
 		for (m = 0; m < RP_WHYM_NCAUSE; m++)
 			if (why_cause[c][m])
 				printf("why cause %-16s %-22s %8" PRIu64
-				       " %5.2f%%\n", rp_why_name(c),
+				       " %5.2f%%\n", why_name(c),
 				       rp_whym_name(m), why_cause[c][m],
 				       d * (double)why_cause[c][m]);
-	for (c = 0; c < RP_WHY_NCAUSE; c++)
+	for (c = 0; c < NC; c++)
 		for (m = 0; m < RP_WHYM_NCAUSE; m++)
 			if (why_root[c][m])
 				printf("why root  %-16s %-22s %8" PRIu64
-				       " %5.2f%%\n", rp_why_name(c),
+				       " %5.2f%%\n", why_name(c),
 				       rp_whym_name(m), why_root[c][m],
 				       d * (double)why_root[c][m]);
 	for (g = 0; g < SB_TRUTH_NREGS; g++) {
 		bool any = false;
 
-		for (c = 1; c < RP_WHY_NCAUSE; c++)
+		for (c = 1; c < NC; c++)
 			if (why_reg[g][c]) {
 				if (!any)
 					printf("why reg %-6s", names[g]);
 				any = true;
-				printf(" %s %.2f%%", rp_why_name(c),
+				printf(" %s %.2f%%", why_name(c),
 				       d * (double)why_reg[g][c]);
 			}
 		if (any)
@@ -153,7 +165,7 @@ static void why_print(void)
 	qsort(why_insn, n_why_insn, sizeof(why_insn[0]), why_cmp);
 	for (i = 0; i < n_why_insn && i < 24; i++) {
 		printf("why insn %-16s %-22s %-12s %-32s %8" PRIu64
-		       " %5.2f%%\n", rp_why_name(why_insn[i].cause),
+		       " %5.2f%%\n", why_name(why_insn[i].cause),
 		       rp_whym_name(why_insn[i].mem), why_insn[i].insn,
 		       why_insn[i].where,
 		       why_insn[i].n, d * (double)why_insn[i].n);

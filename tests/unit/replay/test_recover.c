@@ -549,6 +549,34 @@ Test(recover, xchg_cmpxchg_memory)
 	}
 }
 
+/*
+ * The registers an instruction may read (rcv_ins.gr, rp_recover_why()'s
+ * "never read" argument): operands, address registers, implicit ones
+ * (push's rsp, cqo's rax), a system call's arguments; not the register
+ * a zeroing xor or sub clears, not a register only written.
+ */
+Test(recover, registers_read)
+{
+	struct rcv_ins x = INS("\x45\x31\xc0"),		/* xor r8d, r8d */
+		       ld = INS("\x4c\x8b\x40\x20"),	/* mov r8, [rax+32] */
+		       ps = INS("\x41\x54"),			/* push r12 */
+		       cq = INS("\x48\x99"),			/* cqo */
+		       sc = INS("\x0f\x05"),			/* syscall */
+		       ad = INS("\x4d\x01\xc1"),		/* add r9, r8 */
+		       bad = INS("\x62\xf1\x7e\x48\x6f\x07");	/* EVEX */
+
+	cr_assert_eq(x.gr, 0);
+	cr_assert_eq(ld.gr, 1u << RP_REG_RAX);
+	cr_assert_eq(ps.gr, 1u << RP_REG_R12 | 1u << RP_REG_RSP);
+	cr_assert(cq.gr & 1u << RP_REG_RAX);
+	cr_assert_eq(cq.gr & 1u << RP_REG_R8, 0);
+	cr_assert_eq(sc.gr, 1u << RP_REG_RAX | 1u << RP_REG_RDI |
+		     1u << RP_REG_RSI | 1u << RP_REG_RDX | 1u << RP_REG_R10 |
+		     1u << RP_REG_R8 | 1u << RP_REG_R9);
+	cr_assert_eq(ad.gr, 1u << RP_REG_R8 | 1u << RP_REG_R9);
+	cr_assert(bad.flags & RCV_I_BAD ? bad.gr == 0xffff : true);
+}
+
 /* cmpxchg writes the accumulator, its destination and the flags, never
  * its source (capstone 4 lists the source as written): lock cmpxchg
  * [rdi], rsi and cmpxchg edx, ecx keep rsi and rcx, both ways.
