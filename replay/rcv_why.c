@@ -346,6 +346,18 @@ static void mem_back(struct rp_recover *rc, struct win *w, size_t i,
 		mem_back(rc, w->earlier, w->earlier->n, a, s);
 }
 
+/* Memory no search can take (another thread's, the rseq area's): the
+ * load itself is what @y names.
+ */
+static void name_load(struct why_ctx *x, const struct win *w, size_t q,
+		      struct rp_why *y)
+{
+	y->mem_at = y->root_at = w->first + q;
+	name_at(x, y->mem_at, &y->mem_ip, y->mem_insn);
+	y->root_ip = y->mem_ip;
+	memcpy(y->root_insn, y->mem_insn, sizeof(y->root_insn));
+}
+
 /*
  * Why byte @a before instruction @q of @w is unknown: what stopped the
  * search forward to the snapshot, or, where a later store overwrote it
@@ -365,10 +377,12 @@ static void mem_why(struct why_ctx *x, struct win *w, size_t q, uint64_t a,
 			 rc->mt && rc->stack_lo <= a && a < rc->stack_hi ?
 			 RP_WHYM_ESCAPED : RP_WHYM_SHARED;
 		y->root_mem = y->mem;
+		name_load(x, w, q, y);
 		return;
 	}
 	if (w->first + q > until) {
 		y->mem = y->root_mem = RP_WHYM_ESCAPED;
+		name_load(x, w, q, y);
 		return;
 	}
 	mem_fwd(rc, w, q, a, until, &s);
@@ -411,12 +425,14 @@ static void root_of(struct why_ctx *x, struct win *w, size_t q,
 	struct rp_why o;
 
 	memset(&o, 0, sizeof(o));
+	o.root_reg = -1;
 	if (trace(x, w, q, g, ~w->st[q].r[g].k, &o, depth))
 		return;
 	y->root = o.root;
 	y->root_mem = o.root_mem;
 	y->root_at = o.root_at;
 	y->root_ip = o.root_ip;
+	y->root_reg = o.root_reg;
 	y->depth = o.depth;
 	memcpy(y->root_insn, o.root_insn, sizeof(y->root_insn));
 }
@@ -575,6 +591,7 @@ static int trace(struct why_ctx *x, struct win *w, size_t i, unsigned int g,
 				y->root_mem = t.root_mem;
 				y->root_at = t.root_at;
 				y->root_ip = t.root_ip;
+				y->root_reg = t.root_reg;
 				y->depth = t.depth;
 				memcpy(y->root_insn, t.root_insn,
 				       sizeof(y->root_insn));
@@ -585,6 +602,7 @@ static int trace(struct why_ctx *x, struct win *w, size_t i, unsigned int g,
 			i = (size_t)q;
 			u = ~w->st[q].r[g].k;
 			memset(&t, 0, sizeof(t));
+			t.root_reg = -1;
 			z = &t;
 			continue;
 		}
@@ -596,6 +614,7 @@ static int trace(struct why_ctx *x, struct win *w, size_t i, unsigned int g,
 			z->at = w->first;
 			z->insn[0] = '\0';
 			set_root(z);
+			y->root_reg = (int)g;
 			if (z != y) {
 				y->root = z->root;
 				y->root_at = z->at;
@@ -762,6 +781,7 @@ int rp_recover_why(struct rp_recover *rc, uint64_t pos, unsigned int reg,
 
 	memset(why, 0, sizeof(*why));
 	why->opreg = -1;
+	why->root_reg = -1;
 	if (reg > RP_REG_EFLAGS || reg == RP_REG_RIP)
 		return -RP_ERR_INVAL;
 	if (pos >= rc->end)
@@ -793,6 +813,7 @@ int rp_recover_why_mem(struct rp_recover *rc, uint64_t pos, uint64_t addr,
 
 	memset(why, 0, sizeof(*why));
 	why->opreg = -1;
+	why->root_reg = -1;
 	if (pos >= rc->end)
 		return pos == rc->end ? 0 : -RP_ERR_RANGE;
 	w = rcv_win_at(rc, pos, &ret);

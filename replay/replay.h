@@ -1107,6 +1107,9 @@ struct rp_why {
 	unsigned int root, root_mem, depth;
 	uint64_t root_at, root_ip;
 	char root_insn[16];
+	int root_reg;		/* root RP_WHY_BEFORE, _FAR: the register the
+				 * chain ends at (0-15 as RP_REG_*, 16 rflags;
+				 * -1 none) */
 	/* cause RP_WHY_BEFORE: the first instruction at or after the position
 	 * that writes the bits unknown (or cuts them), whose value the
 	 * snapshot then shows instead: kill_at 0 when none (the end).

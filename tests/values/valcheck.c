@@ -91,6 +91,15 @@ static void why_count_insn(struct rp_session *s, struct rp_cursor *cur,
 	why_insn[n_why_insn++].n = 1;
 }
 
+/* Roots at a register set before the history, by register. */
+static uint64_t why_before_reg[SB_TRUTH_NREGS];
+
+static void why_reg_root(int r)
+{
+	if (r >= 0 && r < SB_TRUTH_NREGS)
+		why_before_reg[r]++;
+}
+
 static void why_one(struct rp_session *s, struct rp_cursor *cur,
 		    struct rp_recover *rc, uint64_t p, unsigned int g)
 {
@@ -106,9 +115,11 @@ static void why_one(struct rp_session *s, struct rp_cursor *cur,
 	why_cause[y.cause][y.cause == RP_WHY_LOAD_MEM ? y.mem : 0]++;
 	why_root[y.root][y.root == RP_WHY_LOAD_MEM ? y.root_mem : 0]++;
 	why_reg[g][y.root]++;
-	if (y.root == RP_WHY_BEFORE || y.root == UNREAD)
+	if ((y.root == RP_WHY_BEFORE || y.root == UNREAD) && y.kill_insn[0])
 		why_count_insn(s, cur, y.root, 0, y.kill_insn, y.kill_ip,
 			       y.kill_at);
+	else if (y.root == RP_WHY_BEFORE && y.root_reg >= 0)
+		why_reg_root(y.root_reg);
 	else if (y.root != RP_WHY_BOUNDARY && y.root != RP_WHY_FAR)
 		why_count_insn(s, cur, y.root, y.root == RP_WHY_LOAD_MEM ?
 			       y.root_mem : 0, y.root_insn, y.root_ip,
@@ -162,6 +173,11 @@ static void why_print(void)
 		if (any)
 			printf("\n");
 	}
+	for (g = 0; g < SB_TRUTH_NREGS; g++)
+		if (why_before_reg[g])
+			printf("why before-history through %-6s %8" PRIu64
+			       " %5.2f%%\n", names[g], why_before_reg[g],
+			       d * (double)why_before_reg[g]);
 	qsort(why_insn, n_why_insn, sizeof(why_insn[0]), why_cmp);
 	for (i = 0; i < n_why_insn && i < 24; i++) {
 		printf("why insn %-16s %-22s %-12s %-32s %8" PRIu64
