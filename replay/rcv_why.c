@@ -373,7 +373,9 @@ static void mem_why(struct why_ctx *x, struct win *w, size_t q, uint64_t a,
 	y->mem_addr = a;
 	y->root = RP_WHY_LOAD_MEM;
 	if (!rcv_private_until(rc, a, &until)) {
-		y->mem = rc->tls_lo <= a && a < rc->tls_hi ? RP_WHYM_TLS :
+		y->mem = (rc->tls_lo <= a && a < rc->tls_hi) ||
+			 ((rc->rseq_any || rc->nrseq) && rcv_fd_rseq(rc, a)) ?
+			 RP_WHYM_TLS :
 			 rc->mt && rc->stack_lo <= a && a < rc->stack_hi ?
 			 RP_WHYM_ESCAPED : RP_WHYM_SHARED;
 		y->root_mem = y->mem;

@@ -1077,7 +1077,8 @@ enum rp_why_mem {
 	RP_WHYM_SHARED,		/* another thread or process may write it */
 	RP_WHYM_ESCAPED,	/* the thread's stack, after another thread
 				 * may have learnt its address */
-	RP_WHYM_TLS,		/* around the thread pointer (rseq) */
+	RP_WHYM_TLS,		/* around the thread pointer, or another
+				 * rseq area the kernel updates */
 	RP_WHYM_STORE_VAL,	/* last stored with a value not known, and
 				 * overwritten before the end */
 	RP_WHYM_BEFORE,		/* written before the history began, and
