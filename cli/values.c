@@ -66,10 +66,82 @@ static void print_mem(struct rp_recover *rc, uint64_t pos, uint64_t addr,
 	}
 }
 
+/*
+ * --why: for each register not known whole, the instruction (numbered as
+ * ptrec insns numbers them) that wrote it or the barrier that cut it,
+ * what the engine lacked there, and the root cause that chain leads to.
+ */
+static void print_why(struct rp_recover *rc, uint64_t pos)
+{
+	unsigned int g;
+
+	for (g = 0; g <= 16; g++) {
+		unsigned int reg = g == 16 ? RP_REG_EFLAGS : g;
+		struct rp_why y;
+
+		if (rp_recover_why(rc, pos, reg, &y) || !y.cause)
+			continue;
+		printf("why %-6s %s", g == 16 ? "eflags" : names[g],
+		       rp_why_name(y.cause));
+		if (y.insn[0])
+			printf(" at %" PRIu64 " (%#" PRIx64 " %s)", y.at + 1,
+			       y.ip, y.insn);
+		if (y.opreg >= 0)
+			printf(", operand %s", y.opreg == RP_REG_EFLAGS ?
+			       "eflags" : y.opreg < 16 ? names[y.opreg] : "?");
+		else if (y.opreg == -2)
+			printf(", operand xmm");
+		if (y.cause == RP_WHY_LOAD_MEM) {
+			printf(", byte %#" PRIx64 ": %s", y.mem_addr,
+			       rp_whym_name(y.mem));
+			if (y.mem_insn[0])
+				printf(" at %" PRIu64 " (%#" PRIx64 " %s)",
+				       y.mem_at + 1, y.mem_ip, y.mem_insn);
+		}
+		if (y.root != y.cause || y.root_at != y.at) {
+			printf("; root %s", rp_why_name(y.root));
+			if (y.root == RP_WHY_LOAD_MEM)
+				printf(" (%s)", rp_whym_name(y.root_mem));
+			if (y.root_insn[0])
+				printf(" at %" PRIu64 " (%#" PRIx64 " %s)",
+				       y.root_at + 1, y.root_ip, y.root_insn);
+		}
+		if (y.root == RP_WHY_BEFORE && y.kill_insn[0])
+			printf("; overwritten at %" PRIu64 " (%#" PRIx64
+			       " %s)%s", y.kill_at + 1, y.kill_ip, y.kill_insn,
+			       y.unread ? ", never read before: no engine "
+			       "can know it" : "");
+		printf("\n");
+	}
+}
+
+/* --why with --mem: why the first byte not known is not. */
+static void print_why_mem(struct rp_recover *rc, uint64_t pos, uint64_t addr,
+			  uint64_t len)
+{
+	struct rp_why y;
+	uint64_t i;
+
+	for (i = 0; i < len; i++) {
+		if (rp_recover_why_mem(rc, pos, addr + i, &y) || !y.cause)
+			continue;
+		printf("why %#" PRIx64 ": %s", addr + i, rp_whym_name(y.mem));
+		if (y.mem_insn[0])
+			printf(" at %" PRIu64 " (%#" PRIx64 " %s)",
+			       y.mem_at + 1, y.mem_ip, y.mem_insn);
+		if (y.root != RP_WHY_LOAD_MEM || y.root_at != y.mem_at)
+			printf("; root %s at %" PRIu64 " (%#" PRIx64 " %s)",
+			       rp_why_name(y.root), y.root_at + 1, y.root_ip,
+			       y.root_insn);
+		printf("\n");
+		return;
+	}
+}
+
 int cli_values(int argc, char **argv)
 {
 	uint64_t at = UINT64_MAX, mem = 0, len = 64, end, pos;
-	bool have_mem = false, all = false;
+	bool have_mem = false, all = false, why = false;
 	struct rp_recover_stats st;
 	struct rp_recover *rc;
 	struct rp_session *s;
@@ -87,6 +159,8 @@ int cli_values(int argc, char **argv)
 		CLI_OPT("len", 0, CLI_U64, &len, "L",
 			"bytes of memory with --mem (default 64)"),
 		CLI_FLAG_OPT("stats", 0, &all, "also what the engine did"),
+		CLI_FLAG_OPT("why", 0, &why,
+			     "why each register not known is not"),
 		CLI_END,
 	};
 	const struct cli_cmd cmd = {
@@ -140,6 +214,16 @@ int cli_values(int argc, char **argv)
 		return 1;
 	}
 	pos = at - 1;
+	/* --why: the windows before first, oldest first, as far as the
+	 * chain and the ramp reach (32 windows of 16,384 instructions), so
+	 * that what they send forward is there when it is asked why.
+	 */
+	if (why) {
+		uint64_t q = end > 32 * 16384ull ? end - 32 * 16384ull : 1;
+
+		for (; q < pos; q += 16384)
+			rp_recover_regs(rc, q, &r);
+	}
 	printf("thread %ld before instruction %" PRIu64 " (%" PRIu64
 	       " before the end)\n", tid, at, end - pos);
 	ret = rp_recover_regs(rc, pos, &r);
@@ -169,8 +253,12 @@ int cli_values(int argc, char **argv)
 			print_reg("eflags", v, k);
 		}
 	}
+	if (why && !ret)
+		print_why(rc, pos);
 	if (have_mem)
 		print_mem(rc, pos, mem, len);
+	if (have_mem && why)
+		print_why_mem(rc, pos, mem, len);
 	if (all) {
 		rp_recover_stats(rc, &st);
 		printf("windows %" PRIu64 ", instructions %" PRIu64

@@ -82,7 +82,7 @@ $(VALWIN): tests/values/valwin.c $(RP_LIB) $(PTK_LIB) $(SB_LIB)
 .PHONY: values-bench
 values-bench: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(VALBENCH) $(PROG_BINS) \
 		$(BUILD)/tests/bench/gdbloop $(BUILD)/tests/bench/workload \
-		$(GDB_VALUES)
+		$(BUILD)/examples/demo $(GDB_VALUES)
 	./scripts/bench-values $(BUILD)
 
 BENCH_EXTRA += values-bench

@@ -5,8 +5,9 @@
  * knowledge for every byte (rcv_mem.c's barriers), which in a history
  * that ends in exit() is most of them: the exit path stores through
  * FILE and link_map pointers loaded from memory that is itself behind
- * such stores.  This file proves, for one byte at a time and only in the
- * window that ends at the snapshot, that a store did not write it, by
+ * such stores.  This file proves, for one byte at a time (in the window
+ * that ends at the snapshot but for the alignment argument), that a
+ * store did not write it, by
  * case analysis on what it would imply:
  *
  * - its value: had it written A (at any placement over A), each byte it
@@ -18,7 +19,8 @@
  *   that load and the end can have changed (the store itself excepted,
  *   which under the hypothesis writes around A, far from B) are the
  *   snapshot's, so the base's low bits are known and may put every
- *   placement over A out of reach.
+ *   placement over A out of reach; so may the low bits the states know
+ *   (an index scaled into an aligned array), in any window.
  *
  * "May be a byte's last writer" is over-approximated: a store of known
  * address that covers it, a store of unknown address whose value is not
@@ -184,7 +186,7 @@ static void base_from_load(struct win *w, size_t b, int g, uint64_t a,
  * base's, and those of its base's load)?  True when no placement can.
  */
 static bool addr_refutes(struct win *w, size_t b, const struct rcv_acc *wr,
-			 uint64_t a)
+			 uint64_t a, bool snap)
 {
 	const struct rcv_ins *in = &w->ins[b];
 	const struct rcv_state *s = &w->st[b];
@@ -209,12 +211,17 @@ static bool addr_refutes(struct win *w, size_t b, const struct rcv_acc *wr,
 	}
 	base = s->r[m->base];
 	base.v &= base.k;
-	base_from_load(w, b, m->base, a, wr->size, &base);
-	/* The low bits of base + off follow from the low bits of each. */
+	if (snap)
+		base_from_load(w, b, m->base, a, wr->size, &base);
+	/* The low bits of base + off follow from the low bits of each:
+	 * a base of known alignment (an index shifted, added to a known
+	 * pointer: __run_exit_handlers' `movq $0, 0x10(%rax)` with rax
+	 * = r15 + 32 * i) reaches only one residue of each 2^low bytes.
+	 */
 	low = (unsigned int)__builtin_ctzll(~base.k | (1ull << 63));
 	if (base.k == ~0ull)
 		low = 64;
-	if (low < 8)
+	if (!low)
 		return false;
 	mask = low >= 64 ? ~0ull : (1ull << low) - 1;
 	for (j = 0; j < wr->size; j++)
@@ -227,8 +234,13 @@ bool rcv_alias_refuted(struct win *w, size_t b, uint64_t a)
 {
 	struct rcv_acc wr;
 
-	if (!w->top_end || b >= w->n || !ustore(w, b, &wr) ||
-	    !rcv_private(w->rc, a))
+	if (b >= w->n || !ustore(w, b, &wr) || !rcv_private(w->rc, a))
 		return false;
-	return value_refutes(w, b, &wr, a) || addr_refutes(w, b, &wr, a);
+	/* Away from the snapshot, only what the states know of the
+	 * address.
+	 */
+	if (!w->top_end)
+		return addr_refutes(w, b, &wr, a, false);
+	return value_refutes(w, b, &wr, a) ||
+	       addr_refutes(w, b, &wr, a, true);
 }

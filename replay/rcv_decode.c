@@ -7,6 +7,7 @@
  * AVX-512 it cannot decode, read through libopcodes' text).  What the
  * instructions do is rcv_sem.c.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -337,6 +338,41 @@ static bool op0_read_only(unsigned int id, unsigned int nops)
 	}
 }
 
+/*
+ * The general-purpose registers @in may read: capstone's list (@rr, @nr:
+ * implicit ones too), its register operands read and its memory operands'
+ * base and index, and a system call's number and six arguments; not the
+ * register of a zeroing idiom (xor r, r; sub r, r), whose result does not
+ * depend on it.
+ */
+static void regs_read(struct rcv_ins *in, const uint16_t *rr, uint8_t nr)
+{
+	const struct rcv_op *a = &in->op[0], *b = &in->op[1];
+	int i, g, sz, sh;
+
+	for (i = 0; i < nr; i++)
+		if (gpr(rr[i], &g, &sz, &sh))
+			in->gr |= (uint16_t)(1u << g);
+	for (i = 0; i < in->nops; i++) {
+		const struct rcv_op *p = &in->op[i];
+
+		if (p->type == RCV_OP_REG && (p->access & CS_AC_READ))
+			in->gr |= (uint16_t)(1u << p->reg);
+		if (p->type == RCV_OP_MEM && p->base >= 0 && p->base < 16)
+			in->gr |= (uint16_t)(1u << p->base);
+		if (p->type == RCV_OP_MEM && p->index >= 0 && p->index < 16)
+			in->gr |= (uint16_t)(1u << p->index);
+	}
+	if (in->id == X86_INS_SYSCALL)
+		in->gr |= 1u << RP_REG_RAX | 1u << RP_REG_RDI |
+			  1u << RP_REG_RSI | 1u << RP_REG_RDX |
+			  1u << RP_REG_R10 | 1u << RP_REG_R8 | 1u << RP_REG_R9;
+	if ((in->id == X86_INS_XOR || in->id == X86_INS_SUB) &&
+	    in->nops == 2 && a->type == RCV_OP_REG && b->type == RCV_OP_REG &&
+	    a->reg == b->reg && a->shift == b->shift && a->size >= 4)
+		in->gr &= (uint16_t)~(1u << a->reg);
+}
+
 /* Instructions whose register effects rcv_sem.c models itself (their
  * written registers still come from capstone too).
  */
@@ -359,7 +395,7 @@ static bool modelled(unsigned int id)
 	case X86_INS_ROL: case X86_INS_ROR: case X86_INS_MUL:
 	case X86_INS_DIV: case X86_INS_IDIV: case X86_INS_STC:
 	case X86_INS_CLC: case X86_INS_CMC: case X86_INS_STD:
-	case X86_INS_CLD:
+	case X86_INS_CLD: case X86_INS_XCHG:
 		return true;
 	default:
 		return cond_of_jcc(id) || rcv_cond_of(id) >= 0;
@@ -413,6 +449,7 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	if (!cs_disasm_iter(d->cs, &code, &size, &addr, d->ci) ||
 	    d->ci->size != len) {
 		in->flags = RCV_I_BAD | RCV_I_BARRIER | RCV_I_MEMBAR;
+		in->gr = 0xffff;
 		if (iclass == RP_IC_OTHER)
 			vector_only(d, raw, len, ip, in);
 		return;
@@ -505,8 +542,10 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	if (cs_regs_access(d->cs, d->ci, rr, &nr, rw, &nw) != CS_ERR_OK) {
 		in->flags |= RCV_I_BARRIER | RCV_I_MEMBAR;
 		in->xw = 0xffff;
+		in->gr = 0xffff;
 		return;
 	}
+	regs_read(in, rr, nr);
 	in->xsem = rcv_sse_modelled(in);
 	if (in->xsem) {
 		/* Capstone's memory operand sizes are not trusted for
@@ -600,6 +639,24 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		in->fw |= ARITH_FLAGS;
 	}
 	switch (in->id) {
+	case X86_INS_XCHG:
+		/* Its register operands (both, or the one with memory);
+		 * no flag (modelled: rcv_sem.c).
+		 */
+		for (i = 0; i < in->nops; i++)
+			if (in->op[i].type == RCV_OP_REG)
+				add_write(in, in->op[i].reg,
+					  wcode_of(in->op[i].size,
+						   in->op[i].shift));
+		break;
+	case X86_INS_CMP: case X86_INS_TEST: case X86_INS_BT:
+		/* The flags alone (SDM); capstone 4 lists al as written by
+		 * `test al, imm8` (a8 ib), and bt is not modelled (the rule
+		 * above): rax was cut at every such test (glibc's mutex
+		 * unlock, stdio's cleanup: rp_recover_why() named them).
+		 */
+		memset(in->wcode, 0, sizeof(in->wcode));
+		break;
 	case X86_INS_CMPXCHG:
 		/* The accumulator, the destination and the flags (SDM:
 		 * DEST <- SRC or accumulator <- DEST); never the source,
@@ -725,4 +782,23 @@ int rcv_cond_of(unsigned int id)
 	case X86_INS_JG: case X86_INS_SETG: case X86_INS_CMOVG: return 15;
 	default: return -1;
 	}
+}
+
+/*
+ * The mnemonic of the instruction at @ip (@raw, @len) into @buf (rcv_why.c
+ * names what it blames); "(bad)" when capstone cannot read it.
+ */
+void rcv_dec_mnemonic(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
+		      size_t len, char *buf, size_t n)
+{
+	const uint8_t *code = raw;
+	uint64_t addr = ip;
+	size_t size = len;
+
+	if (!n)
+		return;
+	if (cs_disasm_iter(d->cs, &code, &size, &addr, d->ci))
+		snprintf(buf, n, "%s", d->ci->mnemonic);
+	else
+		snprintf(buf, n, "(bad)");
 }

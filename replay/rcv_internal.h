@@ -85,6 +85,9 @@ struct rcv_ins {
 	uint16_t xw;		/* xmm registers written (bit n: xmm n);
 				 * rcv_sse.c says what of them it knows */
 	bool xsem;		/* rcv_sse.c models it (rcv_sse_modelled) */
+	uint16_t gr;		/* GPRs it may read (bit g): capstone's list,
+				 * its operands, a system call's arguments;
+				 * all when not decoded (rcv_why.c) */
 	struct rcv_op op[3];
 };
 
@@ -111,6 +114,9 @@ static inline uint64_t rcv_wmask(uint8_t c)
 
 struct rcv_dec;
 int rcv_dec_new(struct rcv_dec **d);
+/* The mnemonic of the instruction @raw at @ip into @buf (@n bytes). */
+void rcv_dec_mnemonic(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
+		      size_t len, char *buf, size_t n);
 void rcv_dec_free(struct rcv_dec *d);
 /* Decodes @len bytes at @ip into @in.  Always fills @in (an instruction it
  * cannot decode is a barrier).
@@ -156,7 +162,10 @@ struct rcv_acc {
 /* add/sub/adc/sbb/and/or/xor: two operands, the first written (rcv_rw.c). */
 bool rcv_rmw_arith(unsigned int id);
 
-/* Address of memory operand @op in state @s (before instruction @in). */
+/* Address of memory operand @op in state @s (before instruction @in):
+ * known whole (k == ~0), or its low bits below the first unknown bit of
+ * any term.
+ */
 struct rcv_val rcv_addr(const struct rcv_ctx *c, const struct rcv_ins *in,
 			const struct rcv_op *op, const struct rcv_state *s);
 

@@ -66,6 +66,8 @@ bool rcv_sys_resets(uint64_t nr)
  * are).  Anything else may (madvise(MADV_DONTNEED) zeroes or refetches
  * pages, remap_file_pages, process_madvise, mremap, execve...).
  */
+static bool sys_user_buffer(const struct rcv_state *s, uint64_t nr);
+
 static bool sys_keeps_maps(struct win *w, size_t i)
 {
 	const struct rcv_state *s = &w->st[i];
@@ -84,7 +86,8 @@ static bool sys_keeps_maps(struct win *w, size_t i)
 	case 10: case 11:
 		return false;
 	default:
-		return rcv_sys_write(w, i, &a, &l) >= 0;
+		return rcv_sys_write(w, i, &a, &l) >= 0 ||
+		       sys_user_buffer(s, nr);
 	}
 }
 
@@ -417,6 +420,28 @@ static const struct {
 	{ 332, RP_REG_R8, -1, 256, false },		/* statx */
 	{ 38, RP_REG_RDX, -1, 32, true },		/* setitimer */
 };
+
+/*
+ * Does system call @nr write user memory only through the buffer its
+ * arguments name (sys_out, ioctl TCGETS), whatever they are?  The kernel
+ * writes it with the user's permissions (copy_to_user): a buffer in a
+ * read-only page fails with EFAULT, so even with the buffer's address not
+ * known such a call neither writes read-only memory nor changes mappings
+ * (sys_keeps_maps(): loops' newfstatat and TCGETS with their stack
+ * buffers' addresses unknown cut the read-only rule before them).
+ */
+static bool sys_user_buffer(const struct rcv_state *s, uint64_t nr)
+{
+	size_t k;
+
+	if (nr == 16)
+		return s->r[RP_REG_RSI].k == ~0ull &&
+		       s->r[RP_REG_RSI].v == 0x5401;
+	for (k = 0; k < sizeof(sys_out) / sizeof(sys_out[0]); k++)
+		if (sys_out[k].nr == nr)
+			return true;
+	return false;
+}
 
 /*
  * System calls whose writes depend on an operation argument: 0 none, 1

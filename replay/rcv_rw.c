@@ -17,7 +17,7 @@
 struct rcv_val rcv_addr(const struct rcv_ctx *c, const struct rcv_ins *in,
 			const struct rcv_op *op, const struct rcv_state *s)
 {
-	uint64_t a = (uint64_t)op->imm;
+	uint64_t a = (uint64_t)op->imm, run = ~0ull;
 	struct rcv_val b;
 
 	if (op->base == -2 || op->index == -2 || op->seg == 3)
@@ -26,23 +26,29 @@ struct rcv_val rcv_addr(const struct rcv_ctx *c, const struct rcv_ins *in,
 		a += in->ip + in->len;
 	} else if (op->base >= 0) {
 		b = s->r[op->base];
-		if (b.k != ~0ull)
-			return (struct rcv_val){ 0, 0 };
-		a += b.v;
+		run &= low_run(b.k);
+		a += b.v & b.k;
 	}
 	if (op->index >= 0 && op->index != RCV_RIP) {
+		unsigned int sh = (unsigned int)__builtin_ctz(op->scale ?
+							       op->scale : 1);
+		uint64_t r = low_run(s->r[op->index].k);
+
 		b = s->r[op->index];
-		if (b.k != ~0ull)
-			return (struct rcv_val){ 0, 0 };
-		a += b.v * op->scale;
+		run &= ~r ? (r << sh) | ((1ull << sh) - 1) : ~0ull;
+		a += (b.v & b.k) * op->scale;
 	}
 	if (op->seg) {
 		b = op->seg == 1 ? c->fs_base : c->gs_base;
-		if (b.k != ~0ull)
-			return (struct rcv_val){ 0, 0 };
-		a += b.v;
+		run &= low_run(b.k);
+		a += b.v & b.k;
 	}
-	return known(a);
+	/* Partly known: the low bits below the first unknown bit of any
+	 * term (an index's scale adds known zeros), which alias proofs by
+	 * alignment use (rcv_alias.c); callers that need the address test
+	 * k == ~0.
+	 */
+	return (struct rcv_val){ a & run, run };
 }
 
 /* Two-operand arithmetic that writes its first operand (not cmp/test). */
@@ -76,6 +82,48 @@ static void acc_at(struct rcv_acc *a, struct rcv_val addr, unsigned int size)
 	a->addr_known = addr.k == ~0ull;
 	a->addr = addr.v;
 	a->size = size;
+}
+
+/*
+ * What xchg [mem], r (the register after it) and cmpxchg [mem], r read (the
+ * accumulator after a failure, before a success: ZF after tells which)
+ * from memory operand @m.
+ */
+static struct rcv_val locked_read(const struct rcv_ins *in,
+				  const struct rcv_op *m,
+				  const struct rcv_state *pre,
+				  const struct rcv_state *post)
+{
+	const struct rcv_op *r = m == &in->op[0] ? &in->op[1] : &in->op[0];
+	struct rcv_val f = post->r[RCV_FLAGS], x = { 0, 0 };
+
+	if (r->type != RCV_OP_REG || r->size != m->size)
+		return x;
+	if (in->id == X86_INS_XCHG)
+		return reg_get(post, r->reg, r->size, r->shift);
+	if (m != &in->op[0] || (m->size != 4 && m->size != 8) ||
+	    !(f.k & F_ZF))
+		return x;
+	return reg_get(f.v & F_ZF ? pre : post, RP_REG_RAX, m->size, 0);
+}
+
+/* And what they write: r before it; cmpxchg's source after a success, the
+ * memory's own value back after a failure.
+ */
+static struct rcv_val locked_write(const struct rcv_ins *in,
+				   const struct rcv_op *m,
+				   const struct rcv_state *pre,
+				   const struct rcv_state *post)
+{
+	const struct rcv_op *r = m == &in->op[0] ? &in->op[1] : &in->op[0];
+	struct rcv_val f = post->r[RCV_FLAGS];
+
+	if (in->id == X86_INS_CMPXCHG && !(f.k & F_ZF && f.v & F_ZF))
+		return locked_read(in, m, pre, post);
+	if (r->type != RCV_OP_REG || r->size != m->size ||
+	    (in->id == X86_INS_CMPXCHG && m != &in->op[0]))
+		return (struct rcv_val){ 0, 0 };
+	return reg_get(pre, r->reg, r->size, r->shift);
 }
 
 void rcv_reads(const struct rcv_ctx *c, const struct rcv_ins *in,
@@ -118,6 +166,14 @@ void rcv_reads(const struct rcv_ctx *c, const struct rcv_ins *in,
 		rd->val = reg_get(post, in->op[0].reg, m->size,
 				  in->op[0].shift);
 		return;
+	case X86_INS_XCHG:
+	case X86_INS_CMPXCHG:
+		m = mem_op(in, CS_AC_READ | CS_AC_WRITE);
+		if (!m || in->nops != 2)
+			return;
+		acc_at(rd, rcv_addr(c, in, m, pre), m->size);
+		rd->val = locked_read(in, m, pre, post);
+		return;
 	default:
 		/* add [mem], x: what the engine found it read. */
 		if (!c->written || !rcv_rmw_arith(in->id) || in->nops != 2 ||
@@ -138,7 +194,6 @@ void rcv_writes(const struct rcv_ctx *c, const struct rcv_ins *in,
 	const struct rcv_op *m;
 	struct rcv_val v;
 
-	(void)post;
 	memset(wr, 0, sizeof(*wr));
 	switch (in->id) {
 	case X86_INS_PUSH:
@@ -174,6 +229,9 @@ void rcv_writes(const struct rcv_ctx *c, const struct rcv_ins *in,
 	rcv_sse_writes(in, pre, wr);
 	if (m == &in->op[0] && c->written && rcv_rmw_arith(in->id))
 		wr->val = c->written(c->mctx, in, 1);
+	if ((in->id == X86_INS_XCHG || in->id == X86_INS_CMPXCHG) &&
+	    in->nops == 2)
+		wr->val = locked_write(in, m, pre, post);
 	if (in->id == X86_INS_MOV && in->nops == 2) {
 		if (in->op[1].type == RCV_OP_REG) {
 			v = reg_get(pre, in->op[1].reg, in->op[1].size,

@@ -267,6 +267,99 @@ static void emulate_muldiv(const struct rcv_ctx *c, uint64_t i,
 	reg_set(o, RP_REG_RDX, sz, 0, known((uint64_t)ur & m));
 }
 
+/*
+ * add/sub/and/or/xor into a register with an operand known only in part:
+ * the result's bits the known ones fix (a sum's low bits below the first
+ * unknown bit of either operand; and's zeros, or's ones).  Flags stay
+ * unknown.  An index scaled into an address (shl, lea) keeps its low
+ * bits known this way, which proves stores of unknown address away by
+ * their alignment (rcv_alias.c).
+ */
+static void arith_partial(struct rcv_state *o, unsigned int id,
+			  const struct rcv_op *d, unsigned int sz,
+			  struct rcv_val a, struct rcv_val b)
+{
+	uint64_t m = wmask(sz), k, v;
+
+	a.v &= a.k;
+	b.v &= b.k;
+	switch (id) {
+	case X86_INS_ADD: case X86_INS_SUB:
+		k = low_run(a.k) & low_run(b.k) & m;
+		v = id == X86_INS_ADD ? a.v + b.v : a.v - b.v;
+		break;
+	case X86_INS_AND:
+		k = ((a.k & b.k) | (a.k & ~a.v) | (b.k & ~b.v)) & m;
+		v = a.v & b.v;
+		break;
+	case X86_INS_OR:
+		k = ((a.k & b.k) | (a.k & a.v) | (b.k & b.v)) & m;
+		v = a.v | b.v;
+		break;
+	case X86_INS_XOR:
+		k = a.k & b.k & m;
+		v = a.v ^ b.v;
+		break;
+	default:
+		return;
+	}
+	if (k)
+		reg_set(o, d->reg, sz, d->shift, (struct rcv_val){ v & k, k });
+}
+
+/* cmpxchg [mem], r of 4 or 8 bytes: the form rcv_sem.c models. */
+static bool cmpxchg_mem(const struct rcv_ins *in)
+{
+	return in->id == X86_INS_CMPXCHG && in->nops == 2 &&
+	       in->op[0].type == RCV_OP_MEM && in->op[1].type == RCV_OP_REG &&
+	       (in->op[0].size == 4 || in->op[0].size == 8) &&
+	       in->op[1].size == in->op[0].size;
+}
+
+/*
+ * cmpxchg [mem], r (SDM: TEMP <- DEST; if accumulator = TEMP, ZF <- 1 and
+ * DEST <- SRC, else ZF <- 0, accumulator <- TEMP, DEST <- TEMP; the flags
+ * as cmp accumulator, TEMP).  With the accumulator and the memory known:
+ * the flags, and the accumulator.  It is not written when they are equal:
+ * its low bytes stay (for 4 bytes, what the upper half of rax becomes is
+ * not claimed); a failure loads eax zero-extended, as any 32-bit write.
+ */
+static void cmpxchg_fwd(const struct rcv_ctx *c, uint64_t i,
+			const struct rcv_ins *in, const struct rcv_state *s,
+			struct rcv_state *o)
+{
+	unsigned int sz = in->op[0].size;
+	struct rcv_val acc, t;
+
+	if (!cmpxchg_mem(in))
+		return;
+	acc = reg_get(s, RP_REG_RAX, sz, 0);
+	t = op_get(c, i, in, &in->op[0], s, sz);
+	if (!full(acc, sz) || !full(t, sz))
+		return;
+	set_flags(o, ARITH_FLAGS, flags_sub(acc.v, t.v, 0, sz));
+	if (acc.v != t.v)
+		reg_set(o, RP_REG_RAX, sz, 0, t);
+	else
+		learn(o, RP_REG_RAX, sz, 0, acc);
+}
+
+/*
+ * ZF after cmpxchg [mem], r known set (a jne after it not taken: the lock
+ * taken): the accumulator's low bytes were not written, both ways.
+ */
+static void cmpxchg_zf(const struct rcv_ins *in, const struct rcv_state *from,
+		       const struct rcv_state *post, struct rcv_state *to)
+{
+	struct rcv_val f = post->r[RCV_FLAGS];
+
+	if (!cmpxchg_mem(in) || !(f.k & F_ZF) || !(f.v & F_ZF) ||
+	    (in->flags & RCV_I_BARRIER))
+		return;
+	learn(to, RP_REG_RAX, in->op[0].size, 0,
+	      reg_get(from, RP_REG_RAX, in->op[0].size, 0));
+}
+
 /* Forward: fills @o (already passed through) with what @in computes. */
 static void emulate(const struct rcv_ctx *c, uint64_t i,
 		    const struct rcv_ins *in, const struct rcv_state *s,
@@ -387,7 +480,26 @@ static void emulate(const struct rcv_ctx *c, uint64_t i,
 		if (full(a, sz))
 			reg_set(o, d->reg, sz, 0, known(bswap(a.v, sz)));
 		return;
+	case X86_INS_CMPXCHG:
+		cmpxchg_fwd(c, i, in, s, o);
+		return;
 	case X86_INS_XCHG:
+		if (in->nops == 2 && (d->type == RCV_OP_MEM) !=
+		    (src->type == RCV_OP_MEM)) {
+			/* xchg [mem], r (either order, locked): r gets
+			 * what the memory held (rcv_rw.c: the memory what
+			 * r held).
+			 */
+			const struct rcv_op *rg = d->type == RCV_OP_REG ? d :
+						  src;
+
+			if (rg->type != RCV_OP_REG)
+				return;
+			a = op_get(c, i, in, d->type == RCV_OP_MEM ? d : src,
+				   s, rg->size);
+			reg_set(o, rg->reg, rg->size, rg->shift, a);
+			return;
+		}
 		if (in->nops != 2 || d->type != RCV_OP_REG ||
 		    src->type != RCV_OP_REG)
 			return;
@@ -401,11 +513,25 @@ static void emulate(const struct rcv_ctx *c, uint64_t i,
 
 		a = op_get(c, i, in, d, s, sz);
 		b = in->nops == 2 ? op_get(c, i, in, src, s, 1) : known(1);
-		if (!full(a, sz) || !full(b, 1))
+		if (!full(b, 1))
 			return;
 		n = (unsigned int)b.v & (sz == 8 ? 63 : 31);
 		if (!n)
 			return;	/* flags pass as unknown: fine */
+		if (!full(a, sz)) {
+			uint64_t k;
+
+			/* shl of a value known in part: its known bits
+			 * move up, and the n bits shifted in are 0.
+			 */
+			if (id != X86_INS_SHL || d->type != RCV_OP_REG ||
+			    n >= 8 * sz)
+				return;
+			k = ((a.k << n) | ((1ull << n) - 1)) & wmask(sz);
+			reg_set(o, d->reg, sz, d->shift,
+				(struct rcv_val){ (a.v << n) & k, k });
+			return;
+		}
 		if (id == X86_INS_SHL)
 			r = n >= 8 * sz ? 0 : a.v << n;
 		else if (id == X86_INS_SHR)
@@ -488,8 +614,11 @@ static void emulate(const struct rcv_ctx *c, uint64_t i,
 		a = known(0);
 		b = known(0);
 	}
-	if (!full(a, sz) || !full(b, sz))
+	if (!full(a, sz) || !full(b, sz)) {
+		if (d->type == RCV_OP_REG && rcv_rmw_arith(id))
+			arith_partial(o, id, d, sz, a, b);
 		return;
+	}
 	switch (id) {
 	case X86_INS_ADD:
 		r = a.v + b.v;
@@ -624,6 +753,7 @@ bool rcv_forward(const struct rcv_ctx *c, uint64_t i,
 		o.r[RP_REG_R11] = pre->r[RCV_FLAGS];
 	}
 	zf_result(in, post, &o);
+	cmpxchg_zf(in, pre, post, &o);
 	return merge_state(post, &o, conflicts) | ch;
 }
 
@@ -689,6 +819,7 @@ bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 		p.r[RCV_FLAGS].v |= post->r[RP_REG_R11].v;
 	}
 	xch |= rcv_sse_backward(c, i, in, pre, post, &p, conflicts);
+	cmpxchg_zf(in, post, post, &p);
 	a = post->r[RP_REG_RSP];
 	switch (id) {
 	case X86_INS_PUSH:

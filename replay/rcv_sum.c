@@ -9,7 +9,7 @@
  * same grid are computed forward from the oldest one (the history's start,
  * or the ramp's first window on a longer history), each starting with the
  * last state of the one before, and freed: each leaves a summary, its last
- * state (17 registers, 272 bytes).  The chain's oldest window starts with
+ * state (17 registers and xmm0-15's low halves, 792 bytes).  The chain's oldest window starts with
  * the summary of the window before it; a window beyond the chain that a
  * question asks is computed with the summary of the window before it.
  *
@@ -134,6 +134,7 @@ static int ramp_into_chain(struct rp_recover *rc, uint64_t k)
 		return 0;
 	for (g = 0; g < RCV_NREG; g++)
 		ch |= rcv_merge(&w->st[0].r[g], s->r[g], &rc->stats.conflicts);
+	ch |= rcv_sse_flow(&w->st[0], s, 0, &rc->stats.conflicts);
 	if (!ch)
 		return 0;
 	ret = rcv_win_forward(rc, w, &ch);

@@ -24,6 +24,16 @@ static inline bool full(struct rcv_val x, unsigned int size)
 	return (x.k & wmask(size)) == wmask(size);
 }
 
+/*
+ * The bits of a value known from bit 0 up with no gap (~0: all): the low
+ * bits of a sum or a difference depend on the operands' bits at and
+ * below them alone (carries and borrows only go up).
+ */
+static inline uint64_t low_run(uint64_t k)
+{
+	return ~k ? (~k & (k + 1)) - 1 : ~0ull;
+}
+
 /* Register operand's bits (low @size bytes, shifted down). */
 static inline struct rcv_val reg_get(const struct rcv_state *s, int g,
 				     unsigned int size, unsigned int shift)

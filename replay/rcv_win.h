@@ -83,6 +83,17 @@ struct rcv_sum {
 	struct rcv_state out;
 };
 
+/* rcv_why.c's last walk back for one register: from state @hi of the
+ * window (@w, @first, @last) the writer of bits @u is instruction @lo
+ * (-1: none in the window).
+ */
+struct rcv_why_memo {
+	const struct win *w;
+	uint64_t first, last, u;
+	int64_t lo;
+	size_t hi;
+};
+
 /* A snapshot mapping (or the gap between two) around an address. */
 struct rcv_map {
 	uint64_t lo, hi;
@@ -158,6 +169,9 @@ struct rp_recover {
 	} *facts;
 	size_t nfacts, facts_cap;
 	struct wpf_cache *wpf;	/* watchpoints' proofs (watch_chain.c) */
+	struct rcv_why_memo why[RCV_NREG];	/* rp_recover_why() */
+	uint64_t why_read[16];	/* first position that reads each GPR */
+	bool why_read_done;
 };
 
 /*

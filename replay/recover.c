@@ -820,10 +820,12 @@ int rcv_win_new(struct rp_recover *rc, uint64_t first, uint64_t last,
 	/* What the window before it is known to end with (rcv_sum.c): the
 	 * same position, so the same state.
 	 */
-	if (seed)
+	if (seed) {
 		for (ret = 0; ret < RCV_NREG; ret++)
 			rcv_merge(&w->st[0].r[ret], seed->r[ret],
 				  &rc->stats.conflicts);
+		rcv_sse_flow(&w->st[0], seed, 0, &rc->stats.conflicts);
+	}
 	ret = win_load(rc, w);
 	if (!ret)
 		ret = win_compute(rc, w);

@@ -1033,6 +1033,120 @@ size_t rp_recover_mem(struct rp_recover *rc, uint64_t pos, uint64_t addr,
 void rp_recover_stats(const struct rp_recover *rc,
 		      struct rp_recover_stats *st);
 
+/*
+ * Why a register is unknown (rp_recover_why(), docs/values.md "Why a
+ * register is unknown"): the cause at the instruction that last wrote it
+ * (or the barrier that cut it), and the root cause at the end of the chain
+ * of unknown operands that led there.
+ */
+enum rp_why_cause {
+	RP_WHY_KNOWN,		/* it is known */
+	RP_WHY_BEFORE,		/* not written in the history before: set
+				 * before it began */
+	RP_WHY_OPERANDS,	/* written by a modelled instruction whose
+				 * register operands are unknown */
+	RP_WHY_LOAD_ADDR,	/* loaded from an address not known */
+	RP_WHY_LOAD_MEM,	/* loaded from memory of known address whose
+				 * bytes are not known (@mem says why) */
+	RP_WHY_SYSCALL,		/* written by a system call (its result), or
+				 * one whose number is not known */
+	RP_WHY_UNMODELLED,	/* an instruction the engine has no semantics
+				 * for writes it (@insn) */
+	RP_WHY_UNDEFINED,	/* flags the SDM leaves undefined (AF after a
+				 * logic instruction) */
+	RP_WHY_TRANSFER,	/* a transfer the code does not explain, a
+				 * gap, an undecodable instruction */
+	RP_WHY_UNPROVEN,	/* an indirect branch not proven */
+	RP_WHY_BOUNDARY,	/* known at the end of the window before, not
+				 * carried into this one */
+	RP_WHY_FAR,		/* set in a window beyond the ramp's reach */
+	RP_WHY_ENGINE,		/* its inputs are known: the engine stopped
+				 * short (a pass limit) */
+	RP_WHY_XMM,		/* (root only) an xmm register operand the
+				 * engine does not know */
+	RP_WHY_NCAUSE
+};
+
+/* Why memory a load read is unknown (rp_why.mem). */
+enum rp_why_mem {
+	RP_WHYM_NONE,
+	RP_WHYM_STORE_ADDR,	/* a store of unknown address may have
+				 * written it (@mem_insn) */
+	RP_WHYM_SYSCALL,	/* a system call may have written it */
+	RP_WHYM_BARRIER,	/* a transfer, gap, string store, xsave... */
+	RP_WHYM_SHARED,		/* another thread or process may write it */
+	RP_WHYM_ESCAPED,	/* the thread's stack, after another thread
+				 * may have learnt its address */
+	RP_WHYM_TLS,		/* around the thread pointer, or another
+				 * rseq area the kernel updates */
+	RP_WHYM_STORE_VAL,	/* last stored with a value not known, and
+				 * overwritten before the end */
+	RP_WHYM_BEFORE,		/* written before the history began, and
+				 * overwritten before the end */
+	RP_WHYM_NOSNAP,		/* not in the snapshot (or no snapshot) */
+	RP_WHYM_FAR,		/* in a window beyond the chain: no snapshot,
+				 * and the ramp carries no memory */
+	RP_WHYM_SCAN,		/* more accesses of the word than a question
+				 * looks at */
+	RP_WHYM_NCAUSE
+};
+
+struct rp_why {
+	unsigned int cause;	/* enum rp_why_cause */
+	uint64_t at;		/* the instruction it names (position) */
+	uint64_t ip;
+	char insn[16];		/* its mnemonic */
+	int opreg;		/* OPERANDS, LOAD_ADDR: the register operand
+				 * unknown (RP_REG_*, RP_REG_EFLAGS), -2 an
+				 * xmm register, -1 none */
+	unsigned int mem;	/* LOAD_MEM: enum rp_why_mem */
+	uint64_t mem_at, mem_ip, mem_addr;
+	char mem_insn[16];
+	/* The end of the chain of unknown operands (and of the stored
+	 * values of RP_WHYM_STORE_VAL), where it stops.
+	 */
+	unsigned int root, root_mem, depth;
+	uint64_t root_at, root_ip;
+	char root_insn[16];
+	int root_reg;		/* root RP_WHY_BEFORE, _FAR: the register the
+				 * chain ends at (0-15 as RP_REG_*, 16 rflags;
+				 * -1 none) */
+	/* cause RP_WHY_BEFORE: the first instruction at or after the position
+	 * that writes the bits unknown (or cuts them), whose value the
+	 * snapshot then shows instead: kill_at 0 when none (the end).
+	 */
+	uint64_t kill_at, kill_ip;
+	char kill_insn[16];
+	/* RP_WHY_BEFORE of a general-purpose register: no instruction of
+	 * the history reads it before kill_at (the value set before the
+	 * history leaves no trace in it nor in the snapshot: no engine can
+	 * know it).
+	 */
+	bool unread;
+};
+
+/**
+ * rp_recover_why() - why register @reg is unknown before @pos
+ *
+ * Follows it back to the instruction that wrote it (or the barrier that
+ * cut it) and says what the engine lacked there, then follows the unknown
+ * operand back likewise to a root cause.  Computes the windows a question
+ * at @pos would, and the windows before (for a register set in them).  A
+ * diagnostic: it costs a walk of the history back to the writer.
+ * Returns 0, -RP_ERR_INVAL, -RP_ERR_RANGE or the errors of
+ * rp_recover_regs().
+ */
+int rp_recover_why(struct rp_recover *rc, uint64_t pos, unsigned int reg,
+		   struct rp_why *why);
+/* Why byte @addr before @pos is unknown: @why's mem fields (cause
+ * RP_WHY_LOAD_MEM), or cause RP_WHY_KNOWN when it is known.
+ */
+int rp_recover_why_mem(struct rp_recover *rc, uint64_t pos, uint64_t addr,
+		       struct rp_why *why);
+/* Short names of the causes, for tables. */
+const char *rp_why_name(unsigned int cause);
+const char *rp_whym_name(unsigned int mem);
+
 /* A register value known from outside the history (rp_recover_assume()). */
 struct rp_fact {
 	uint64_t pos;		/* before instruction @pos (0 to end - 1) */

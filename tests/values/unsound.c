@@ -26,7 +26,10 @@
  * ending at ZF set; `unsound sys` getpid with CF, SF and DF set: rflags,
  * rcx and r11 after a system call, DF across lock xadd; `unsound ramp`
  * a register set once and changed in a loop 6,000 instructions long,
- * overwritten before the end (known only forward).  Two more,
+ * overwritten before the end (known only forward); `unsound xramp` the
+ * same through xmm6; `unsound align` stores through an index scaled into
+ * an aligned array, one that did write the word asked about and one that
+ * cannot reach it (rcv_alias.c's alignment argument).  Two more,
  * found in review:
  * `unsound ro`: a read-only anonymous page changed by madvise(DONTNEED)
  * (no store; the snapshot's byte is not the one read before); `unsound
@@ -35,9 +38,13 @@
  * where memory cannot tell them, and backward from the snapshot to the
  * register movq read.  `unsound rofile`: a private read-only file
  * mapping whose file is also mapped shared changes under a store
- * through the shared one (not read-only memory: rcv_mem.c).
+ * through the shared one (not read-only memory: rcv_mem.c).  `unsound
+ * robuf`: a read-only page's byte read into r12, then read(2) into a
+ * buffer whose address the engine cannot know and into the read-only
+ * page itself (EFAULT): such calls do not cut the read-only rule.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -172,6 +179,40 @@ static int ro_case(void)
 	return a == 0x55 && b == 0 ? 0 : 1;
 }
 
+/*
+ * r12 holds a read-only page's byte (cleared after the nops); then
+ * read(2) from /dev/zero into a stack buffer at an address the engine
+ * cannot know, and into the read-only page, which the kernel refuses
+ * (EFAULT): the page keeps the snapshot's byte all through, so r12 at the
+ * nops is known from it (rcv_mem.c's sys_user_buffer()).
+ */
+static int robuf_case(void)
+{
+	volatile unsigned char *p = mmap((void *)0x10002000, 4096,
+					 PROT_READ | PROT_WRITE,
+					 MAP_PRIVATE | MAP_ANONYMOUS |
+					 MAP_FIXED_NOREPLACE, -1, 0);
+	int fd = open("/dev/zero", O_RDONLY);
+	long z = unknown_zero();
+	unsigned long a;
+	char buf[16];
+	ssize_t r1, r2;
+
+	if (p != (void *)0x10002000 || fd < 0)
+		return 2;
+	p[0] = 0x66;
+	mprotect((void *)p, 4096, PROT_READ);
+	__asm__ volatile("movzbq 0x10002000, %0\n\tmov %0, %%r12\n\tnop\n"
+			 "\tnop\n\txor %%r12d, %%r12d" : "=r"(a) : : "r12");
+	r1 = read(fd, buf + z, 8);
+	r2 = read(fd, (char *)p + z, 1);
+	printf("robuf %#lx %zd %zd %d\n", a, r1, r2, buf[z]);
+	return a == 0x66 && r1 == 8 && r2 < 0 && p[0] == 0x66 ? 0 : 1;
+}
+
+long unsound_align_arr[8] __attribute__((aligned(64))) = {
+	0, 0x0102030405060708, 0x1111, 0x2222, 0, 0x0a0b0c0d0e0f1011, 0, 0
+};
 long unsound_xbuf[4] __attribute__((aligned(16)));
 long unsound_xend[2] __attribute__((aligned(16)));
 
@@ -294,6 +335,8 @@ int main(int argc, char **argv)
 		return sse_case();
 	if (argc > 1 && !strcmp(argv[1], "rofile"))
 		return rofile_case();
+	if (argc > 1 && !strcmp(argv[1], "robuf"))
+		return robuf_case();
 	if (argc > 1 && !strcmp(argv[1], "known")) {
 		/* exit_group(0) right after: no exit path, so rsp at the end
 		 * is the one of the case (the slot's address is known to
@@ -385,6 +428,59 @@ int main(int argc, char **argv)
 				 "\tmov $231, %%eax\n\tsyscall\n"
 				 : : : "rax", "rcx", "rdx", "rdi", "r11", "r12",
 				 "memory");
+		return 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "align")) {
+		/* rax = arr + 32 * z (z unknown to the engine, 0): its
+		 * low 5 bits known.  First a store through it that did
+		 * write the word r12 was loaded from (0x28: arr[5], the
+		 * residue 8 of 32), which must not be proven away; then
+		 * one that cannot reach arr[1] (0x10: residue 16), of a
+		 * value not known (rdtsc's, cleared and overwritten after:
+		 * the value argument cannot help): rbx, loaded from arr[1]
+		 * before it, is
+		 * known only by that proof (rcv_alias.c), from the
+		 * snapshot.  exit_group right after.
+		 */
+		z = unknown_zero();
+		__asm__ volatile("rdtsc\n\tshl $32, %%rdx\n"
+				 "\tor %%rax, %%rdx\n"
+				 "\tlea unsound_align_arr(%%rip), %%r15\n"
+				 "\tmov %0, %%rax\n\tshl $5, %%rax\n"
+				 "\tadd %%r15, %%rax\n\txor %k0, %k0\n"
+				 "\tmov 0x28(%%r15), %%r12\n"
+				 "\tmov %%rdx, 0x28(%%rax)\n"
+				 "\tnop\n\txor %%r12d, %%r12d\n"
+				 "\tmov 8(%%r15), %%rbx\n"
+				 "\tmov %%rdx, 0x10(%%rax)\n"
+				 "\tnop\n\txor %%ebx, %%ebx\n"
+				 "\txor %%edx, %%edx\n\tmovq $0, 0x10(%%r15)\n"
+				 "\txor %%edi, %%edi\n"
+				 "\tmov $231, %%eax\n\tsyscall\n"
+				 : "+r"(z) : : "rax", "rbx", "rdx", "rdi",
+				 "r11", "r12", "r15", "rcx", "memory");
+		return 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "xramp")) {
+		/* xmm6 set once from a constant, 2,000 iterations of a loop
+		 * that does not touch it (4,000 instructions), then r13
+		 * from it and 500 iterations more (1,000), xmm6 cleared
+		 * and r13 overwritten by rdtsc, exit_group: in windows of
+		 * 300 instructions xmm6's movq lies beyond the chain, so
+		 * r13 in the last 1,000 is known only through the ramp's
+		 * summaries of xmm6 (rcv_sum.c).
+		 */
+		__asm__ volatile("mov $0x5151, %%eax\n\tmovq %%rax, %%xmm6\n"
+				 "\txor %%eax, %%eax\n\tmov $2000, %%ecx\n"
+				 "1:\tdec %%ecx\n\tjnz 1b\n"
+				 "\tmovq %%xmm6, %%r13\n\tmov $500, %%ecx\n"
+				 "2:\tdec %%ecx\n\tjnz 2b\n"
+				 "\tpxor %%xmm6, %%xmm6\n"
+				 "\trdtsc\n\tmov %%rax, %%r13\n"
+				 "\txor %%edi, %%edi\n"
+				 "\tmov $231, %%eax\n\tsyscall\n"
+				 : : : "rax", "rcx", "rdx", "rdi", "r11", "r13",
+				 "xmm6", "memory");
 		return 1;
 	}
 	if (argc > 1 && !strcmp(argv[1], "sys")) {

@@ -8,7 +8,10 @@
  * 10^4, 10^5 instructions before it); exits 1 when any value is wrong, 2 on
  * bad input.  Wrong is a bug; unknown is allowed.  VALCHECK_BLOCK=N
  * makes the engine's windows N instructions long (chained windows and
- * windows beyond the chain on short histories).
+ * windows beyond the chain on short histories).  VALCHECK_WHY=N: every
+ * register unknown within N of the end classified by rp_recover_why()
+ * (its cause and its root cause, per register, and the instructions
+ * named), as shares of the registers checked there.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -36,6 +39,154 @@ static uint64_t regs_dist = 1000;
 struct count {
 	uint64_t checked, known, wrong;
 };
+
+/* VALCHECK_WHY */
+static uint64_t why_dist, why_checked;
+/* [NC]: set before the history and read by none of it before it is
+ * overwritten (rp_why.unread): no engine can know it.
+ */
+#define NC (RP_WHY_NCAUSE + 1)
+#define UNREAD RP_WHY_NCAUSE
+static uint64_t why_cause[NC][RP_WHYM_NCAUSE];
+static uint64_t why_root[NC][RP_WHYM_NCAUSE];
+static uint64_t why_reg[SB_TRUTH_NREGS][NC];
+
+static const char *why_name(unsigned int c)
+{
+	return c == UNREAD ? "before-unread" : rp_why_name(c);
+}
+#define NWI 256
+static struct {
+	unsigned int cause, mem;
+	char insn[16], where[64];
+	uint64_t ip, n;
+} why_insn[NWI];
+static size_t n_why_insn;
+
+static void why_count_insn(struct rp_session *s, struct rp_cursor *cur,
+			   unsigned int cause, unsigned int mem,
+			   const char *insn, uint64_t ip, uint64_t at)
+{
+	struct rp_sym sym = { 0 };
+	struct rp_insn in;
+	size_t i;
+
+	for (i = 0; i < n_why_insn; i++)
+		if (why_insn[i].cause == cause && why_insn[i].mem == mem &&
+		    why_insn[i].ip == ip) {
+			why_insn[i].n++;
+			return;
+		}
+	if (n_why_insn == NWI)
+		return;
+	why_insn[n_why_insn].cause = cause;
+	why_insn[n_why_insn].mem = mem;
+	snprintf(why_insn[n_why_insn].insn, 16, "%s", insn);
+	why_insn[n_why_insn].ip = ip;
+	snprintf(why_insn[n_why_insn].where, 64, "%#" PRIx64, ip);
+	if (!rp_cursor_peek(cur, at, &in) && !rp_symbolize(s, &in, &sym) &&
+	    sym.function)
+		snprintf(why_insn[n_why_insn].where, 64, "%s+%" PRIu64,
+			 sym.function, sym.offset);
+	why_insn[n_why_insn++].n = 1;
+}
+
+/* Roots at a register set before the history, by register. */
+static uint64_t why_before_reg[SB_TRUTH_NREGS];
+
+static void why_reg_root(int r)
+{
+	if (r >= 0 && r < SB_TRUTH_NREGS)
+		why_before_reg[r]++;
+}
+
+static void why_one(struct rp_session *s, struct rp_cursor *cur,
+		    struct rp_recover *rc, uint64_t p, unsigned int g)
+{
+	unsigned int reg = g == 16 ? RP_REG_EFLAGS : g;
+	struct rp_why y;
+
+	if (rp_recover_why(rc, p, reg, &y)) {
+		why_cause[RP_WHY_KNOWN][0]++;	/* counted as not classified */
+		return;
+	}
+	if (y.cause == RP_WHY_BEFORE && y.unread)
+		y.cause = y.root = UNREAD;
+	why_cause[y.cause][y.cause == RP_WHY_LOAD_MEM ? y.mem : 0]++;
+	why_root[y.root][y.root == RP_WHY_LOAD_MEM ? y.root_mem : 0]++;
+	why_reg[g][y.root]++;
+	if ((y.root == RP_WHY_BEFORE || y.root == UNREAD) && y.kill_insn[0])
+		why_count_insn(s, cur, y.root, 0, y.kill_insn, y.kill_ip,
+			       y.kill_at);
+	else if (y.root == RP_WHY_BEFORE && y.root_reg >= 0)
+		why_reg_root(y.root_reg);
+	else if (y.root != RP_WHY_BOUNDARY && y.root != RP_WHY_FAR)
+		why_count_insn(s, cur, y.root, y.root == RP_WHY_LOAD_MEM ?
+			       y.root_mem : 0, y.root_insn, y.root_ip,
+			       y.root_at);
+}
+
+static int why_cmp(const void *a, const void *b)
+{
+	const typeof(why_insn[0]) *x = a, *y = b;
+
+	return x->n < y->n ? 1 : x->n > y->n ? -1 : 0;
+}
+
+static void why_print(void)
+{
+	static const char *const names[SB_TRUTH_NREGS] = {
+		"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8",
+		"r9", "r10", "r11", "r12", "r13", "r14", "r15", "rflags"
+	};
+	double d = why_checked ? 100.0 / (double)why_checked : 0;
+	unsigned int c, m, g;
+	size_t i;
+
+	printf("why: %" PRIu64 " registers checked within %" PRIu64
+	       " (shares of them)\n", why_checked, why_dist);
+	for (c = 0; c < NC; c++)
+		for (m = 0; m < RP_WHYM_NCAUSE; m++)
+			if (why_cause[c][m])
+				printf("why cause %-16s %-22s %8" PRIu64
+				       " %5.2f%%\n", why_name(c),
+				       rp_whym_name(m), why_cause[c][m],
+				       d * (double)why_cause[c][m]);
+	for (c = 0; c < NC; c++)
+		for (m = 0; m < RP_WHYM_NCAUSE; m++)
+			if (why_root[c][m])
+				printf("why root  %-16s %-22s %8" PRIu64
+				       " %5.2f%%\n", why_name(c),
+				       rp_whym_name(m), why_root[c][m],
+				       d * (double)why_root[c][m]);
+	for (g = 0; g < SB_TRUTH_NREGS; g++) {
+		bool any = false;
+
+		for (c = 1; c < NC; c++)
+			if (why_reg[g][c]) {
+				if (!any)
+					printf("why reg %-6s", names[g]);
+				any = true;
+				printf(" %s %.2f%%", why_name(c),
+				       d * (double)why_reg[g][c]);
+			}
+		if (any)
+			printf("\n");
+	}
+	for (g = 0; g < SB_TRUTH_NREGS; g++)
+		if (why_before_reg[g])
+			printf("why before-history through %-6s %8" PRIu64
+			       " %5.2f%%\n", names[g], why_before_reg[g],
+			       d * (double)why_before_reg[g]);
+	qsort(why_insn, n_why_insn, sizeof(why_insn[0]), why_cmp);
+	for (i = 0; i < n_why_insn && i < 24; i++) {
+		printf("why insn %-16s %-22s %-12s %-32s %8" PRIu64
+		       " %5.2f%%\n", why_name(why_insn[i].cause),
+		       rp_whym_name(why_insn[i].mem), why_insn[i].insn,
+		       why_insn[i].where,
+		       why_insn[i].n, d * (double)why_insn[i].n);
+	}
+}
 
 /*
  * --truth N: the ground truth's registers of the first thread before
@@ -139,6 +290,8 @@ int main(int argc, char **argv)
 		regs_dist = strtoull(getenv("VALCHECK_REGS"), NULL, 0);
 	if (!stride)
 		stride = 1;
+	if (getenv("VALCHECK_WHY"))
+		why_dist = strtoull(getenv("VALCHECK_WHY"), NULL, 0);
 	ret = rp_session_open(&s, argv[1]);
 	if (ret) {
 		fprintf(stderr, "valcheck: %s: %s\n", rp_session_errmsg(s),
@@ -263,6 +416,11 @@ int main(int argc, char **argv)
 					reg_checked[g]++;
 					reg_known[g] += known;
 				}
+				if (why_dist && dist <= why_dist) {
+					why_checked++;
+					if (!known)
+						why_one(s, cur, rc, p, g);
+				}
 				for (b = 0; b < NB; b++) {
 					if (dist > bucket_max[b])
 						continue;
@@ -299,6 +457,8 @@ int main(int argc, char **argv)
 			       b, reg_checked[b] ? 100.0 *
 			       (double)reg_known[b] / (double)reg_checked[b] :
 			       0.0, regs_dist);
+	if (why_dist)
+		why_print();
 	rp_session_close(s);
 	return c[NB - 1].wrong ? 1 : 0;
 }

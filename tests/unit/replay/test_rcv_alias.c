@@ -196,3 +196,39 @@ Test(rcv_alias, base_rewritten)
 	set(2, RP_REG_RSI, 0x2222222222222222ull);
 	cr_assert(refuted(1, a));
 }
+
+/*
+ * movq $0, 0x10(%rax) with rax's low 5 bits known from the states (an
+ * index times 32 added to a known pointer): it reaches one residue of
+ * each 32 bytes, so not a byte 8 below its offset, nor anywhere in a
+ * window away from the snapshot; a byte of the residue it can reach, a
+ * base with fewer bits known than its size spans, and a store whose
+ * value would be refuted are not taken for it.
+ */
+Test(rcv_alias, by_alignment)
+{
+	struct rcv_ins in[2] = { INS("\x48\xc7\x40\x10\x00\x00\x00\x00"),
+				 INS("\x90") };
+	uint64_t r15 = PAGE + 0x220, a = r15 + 8;
+	uint64_t j;
+
+	win_of(in, 2);
+	/* The end's bytes all 0: the value argument cannot help. */
+	st[0].r[RP_REG_RAX] = (struct rcv_val){ r15 & 31, 31 };
+	cr_assert(refuted(0, a));
+	for (j = 0; j < 8; j++) {
+		cr_assert_not(refuted(0, r15 + 0x10 + j), "byte %lu", j);
+		cr_assert_not(refuted(0, r15 + 0x30 + j), "byte %lu", j);
+	}
+	cr_assert(refuted(0, r15 + 0x18));
+	cr_assert(refuted(0, r15 + 0x2f));
+	w.top_end = false;
+	cr_assert(refuted(0, a), "a window away from the snapshot");
+	cr_assert_not(refuted(0, r15 + 0x14));
+	/* Three bits: 8 bytes cover every residue. */
+	st[0].r[RP_REG_RAX] = (struct rcv_val){ r15 & 7, 7 };
+	cr_assert_not(refuted(0, a));
+	/* Known bits above an unknown one do not count. */
+	st[0].r[RP_REG_RAX] = (struct rcv_val){ r15 & 0xfe0, 0xfe0 };
+	cr_assert_not(refuted(0, a));
+}

@@ -28,9 +28,11 @@ static struct rcv_val mem_cb(void *ctx, uint64_t i, uint64_t addr,
 {
 	(void)ctx;
 	(void)i;
-	if (!mem_known || addr != 0x7000 || size != 8)
+	if (!mem_known || addr != 0x7000 || (size != 8 && size != 4))
 		return unknown;
-	return val(mem_word);
+	return size == 8 ? val(mem_word) :
+			   (struct rcv_val){ mem_word & 0xffffffffull,
+					     0xffffffffull };
 }
 
 static struct rcv_ctx ctx = { .mem = mem_cb };
@@ -143,6 +145,110 @@ Test(recover, forward_matches_cpu)
 				     op, a, b, cf, post.r[RCV_FLAGS].v & fk,
 				     rf & fk);
 		}
+	}
+}
+
+/* A random mask of known bits: a low run, a sparse mask, all or none. */
+static uint64_t rnd_mask(void)
+{
+	switch (random() % 4) {
+	case 0:
+		return (1ull << (random() % 64)) - 1;
+	case 1:
+		return rnd() & rnd();
+	case 2:
+		return ~0ull;
+	default:
+		return rnd();
+	}
+}
+
+/*
+ * Operands known in part (rcv_sem.c's arith_partial, shl): every bit the
+ * engine says it knows equals the CPU's; a sum's low bits below the first
+ * unknown bit are known, and so are and's zeros and or's ones.
+ */
+Test(recover, partial_matches_cpu)
+{
+	enum op ops[] = { ADD, SUB, AND, OR, XOR, ADD32, ADD8, SUB32 };
+	size_t o;
+	int k;
+
+	srandom(23);
+	for (o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
+		enum op op = ops[o];
+		struct rcv_ins in = ins(code[op], strlen(code[op]));
+
+		for (k = 0; k < 4000; k++) {
+			struct rcv_state pre = { 0 }, post = { 0 };
+			uint64_t a = rnd(), b = rnd(), ka = rnd_mask(),
+				 kb = rnd_mask(), ra, rf, conf = 0, kr;
+
+			pre.r[RP_REG_RAX] = (struct rcv_val){ a & ka, ka };
+			pre.r[RP_REG_RBX] = (struct rcv_val){ b & kb, kb };
+			pre.r[RCV_FLAGS] = val(0x202);
+			cpu(op, a, b, 0, &ra, &rf);
+			rcv_forward(&ctx, 0, &in, &pre, &post, &conf);
+			cr_assert_eq(conf, 0);
+			kr = post.r[RP_REG_RAX].k;
+			cr_assert_eq(post.r[RP_REG_RAX].v & kr, ra & kr,
+				     "op %d a %#lx/%#lx b %#lx/%#lx: %#lx/%#lx,"
+				     " cpu %#lx", op, a, ka, b, kb,
+				     post.r[RP_REG_RAX].v, kr, ra);
+		}
+	}
+	/* Known bits it must find. */
+	{
+		struct rcv_ins add = ins(code[ADD], 3), and = ins(code[AND], 3);
+		struct rcv_state pre = { 0 }, post = { 0 };
+		uint64_t conf = 0;
+
+		pre.r[RP_REG_RAX] = (struct rcv_val){ 0x345, 0xfff };
+		pre.r[RP_REG_RBX] = val(0x10000f0f);
+		rcv_forward(&ctx, 0, &add, &pre, &post, &conf);
+		cr_assert_eq(post.r[RP_REG_RAX].k, 0xfff);
+		cr_assert_eq(post.r[RP_REG_RAX].v, 0x254);
+		memset(&post, 0, sizeof(post));
+		pre.r[RP_REG_RAX] = (struct rcv_val){ 0, 0 };
+		pre.r[RP_REG_RBX] = val(~0x3full);
+		rcv_forward(&ctx, 0, &and, &pre, &post, &conf);
+		cr_assert_eq(post.r[RP_REG_RAX].k, 0x3f, "and $-64: low 0s");
+		cr_assert_eq(post.r[RP_REG_RAX].v, 0);
+	}
+}
+
+/*
+ * shl $5 and lea (%rax,%rbx,8) of registers known in part: the bits
+ * shifted in (scaled) are 0, the known ones move up (stay), against the
+ * CPU; with nothing known, the low 5 (3) bits.
+ */
+Test(recover, partial_shift_and_scale)
+{
+	struct rcv_ins shl = INS("\x48\xc1\xe0\x05"),
+		       lea = INS("\x48\x8d\x04\xd8");
+	int k;
+
+	srandom(29);
+	for (k = 0; k < 4000; k++) {
+		struct rcv_state pre = { 0 }, post = { 0 };
+		uint64_t a = rnd(), b = rnd(), ka = rnd_mask(),
+			 kb = rnd_mask(), conf = 0, kr, r;
+
+		pre.r[RP_REG_RAX] = (struct rcv_val){ a & ka, ka };
+		pre.r[RP_REG_RBX] = (struct rcv_val){ b & kb, kb };
+		rcv_forward(&ctx, 0, &shl, &pre, &post, &conf);
+		kr = post.r[RP_REG_RAX].k;
+		cr_assert_eq(post.r[RP_REG_RAX].v & kr, (a << 5) & kr);
+		cr_assert_eq(kr & 31, 31);
+		memset(&post, 0, sizeof(post));
+		rcv_forward(&ctx, 0, &lea, &pre, &post, &conf);
+		kr = post.r[RP_REG_RAX].k;
+		r = a + b * 8;
+		cr_assert_eq(post.r[RP_REG_RAX].v & kr, r & kr,
+			     "lea a %#lx/%#lx b %#lx/%#lx", a, ka, b, kb);
+		if ((ka & 7) == 7)
+			cr_assert_eq(kr & 7, 7);
+		cr_assert_eq(conf, 0);
 	}
 }
 
@@ -291,6 +397,184 @@ Test(recover, capstone_gaps_are_covered)
 	rcv_forward(&ctx, 0, &xa, &pre, &post, &conf);
 	cr_assert_eq(post.r[RP_REG_RSI].k, 0);
 	cr_assert_eq(post.r[RCV_FLAGS].k & ARITH, 0);
+}
+
+/* test, cmp and bt write no register, whatever capstone 4 lists (it
+ * gives al as written by `test al, imm8` and `cmp al, imm8`): rax stays
+ * known across them, both ways.
+ */
+Test(recover, test_cmp_bt_write_flags_only)
+{
+	static const struct {
+		const char *b;
+		size_t n;
+	} code8[] = {
+		{ "\xa8\x7c", 2 }, { "\x3c\x05", 2 }, { "\x84\xc0", 2 },
+		{ "\x48\x85\xc0", 3 }, { "\x48\x39\xd8", 3 },
+		{ "\x48\x0f\xa3\xd8", 4 }, { "\xf6\xc4\x01", 3 },
+		{ "\x66\xa9\x01\x00", 4 },
+	};
+	size_t c;
+	int g;
+
+	for (c = 0; c < sizeof(code8) / sizeof(code8[0]); c++) {
+		struct rcv_ins in = ins(code8[c].b, code8[c].n);
+		struct rcv_state pre = { 0 }, post = { 0 };
+		uint64_t conf = 0;
+
+		cr_assert_eq(in.flags & RCV_I_BAD, 0, "case %zu", c);
+		for (g = 0; g < 16; g++) {
+			cr_assert_eq(in.wcode[g], 0, "case %zu reg %d", c, g);
+			pre.r[g] = val(0x100 + (uint64_t)g);
+		}
+		pre.r[RCV_FLAGS] = val(0x202);
+		rcv_forward(&ctx, 0, &in, &pre, &post, &conf);
+		cr_assert_eq(post.r[RP_REG_RAX].k, ~0ull, "case %zu", c);
+		cr_assert_eq(post.r[RP_REG_RAX].v, 0x100, "case %zu", c);
+		memset(&pre, 0, sizeof(pre));
+		rcv_backward(&ctx, 0, &in, &pre, &post, &conf);
+		cr_assert_eq(pre.r[RP_REG_RAX].k, ~0ull, "case %zu", c);
+		cr_assert_eq(conf, 0);
+	}
+}
+
+/*
+ * xchg [rdi], rax / eax (locked): the register gets the memory's old
+ * value, the memory the register's, the flags pass; and cmpxchg [rdi],
+ * rdx / edx: the flags of cmp accumulator, memory, the accumulator after
+ * a failure, its low bytes kept after a success; both against the CPU,
+ * with what rcv_rw.c says they read and wrote.  ZF after known set alone
+ * (a jne not taken) keeps the accumulator's low bytes both ways.
+ */
+Test(recover, xchg_cmpxchg_memory)
+{
+	struct rcv_ins x64 = INS("\x48\x87\x07"), x32 = INS("\x87\x07"),
+		       c64 = INS("\xf0\x48\x0f\xb1\x17"),
+		       c32 = INS("\xf0\x0f\xb1\x17");
+	int k;
+
+	srandom(31);
+	for (k = 0; k < 2000; k++) {
+		const struct rcv_ins *in = k & 1 ? &x32 : &x64;
+		struct rcv_state pre = { 0 }, post = { 0 };
+		uint64_t a = rnd(), m = rnd(), mem = m, ra = a, conf = 0;
+		uint64_t f = 0x202, rf;
+		struct rcv_acc rd, wr;
+
+		if (k & 1)
+			__asm__ volatile("xchg %%eax, (%1)" : "+a"(ra)
+					 : "r"(&mem) : "memory");
+		else
+			__asm__ volatile("xchg %%rax, (%1)" : "+a"(ra)
+					 : "r"(&mem) : "memory");
+		pre.r[RP_REG_RAX] = val(a);
+		pre.r[RP_REG_RDI] = val(0x7000);
+		pre.r[RCV_FLAGS] = val(f);
+		mem_word = m;
+		mem_known = true;
+		rcv_forward(&ctx, 0, in, &pre, &post, &conf);
+		cr_assert_eq(post.r[RP_REG_RAX].k, ~0ull, "xchg %d", k & 1);
+		cr_assert_eq(post.r[RP_REG_RAX].v, ra, "xchg %d", k & 1);
+		cr_assert_eq(post.r[RCV_FLAGS].v & ARITH, f & ARITH);
+		cr_assert_eq(post.r[RCV_FLAGS].k & ARITH, ARITH);
+		rcv_reads(&ctx, in, &pre, &post, &rd);
+		rcv_writes(&ctx, in, &pre, &post, &wr);
+		cr_assert(rd.valid && rd.addr_known && rd.addr == 0x7000);
+		cr_assert_eq(rd.val.v, m & (k & 1 ? 0xffffffffull : ~0ull));
+		cr_assert(wr.valid && wr.addr_known && wr.addr == 0x7000);
+		cr_assert_eq(wr.val.v, a & (k & 1 ? 0xffffffffull : ~0ull));
+		cr_assert_eq(wr.val.k, k & 1 ? 0xffffffffull : ~0ull);
+
+		/* cmpxchg: equal half the time */
+		in = k & 1 ? &c32 : &c64;
+		m = k & 2 ? a : rnd();
+		if (k & 1)
+			m = (m & 0xffffffffull) | (rnd() << 32);
+		mem = m;
+		ra = a;
+		if (k & 1)
+			__asm__ volatile("lock cmpxchg %%edx, (%2)\n\t"
+					 "pushfq\n\tpop %1"
+					 : "+a"(ra), "=r"(rf)
+					 : "r"(&mem), "d"(0x5555ull)
+					 : "memory", "cc");
+		else
+			__asm__ volatile("lock cmpxchg %%rdx, (%2)\n\t"
+					 "pushfq\n\tpop %1"
+					 : "+a"(ra), "=r"(rf)
+					 : "r"(&mem), "d"(0x5555ull)
+					 : "memory", "cc");
+		memset(&post, 0, sizeof(post));
+		pre.r[RP_REG_RDX] = val(0x5555);
+		mem_word = m;
+		rcv_forward(&ctx, 0, in, &pre, &post, &conf);
+		cr_assert_eq(post.r[RCV_FLAGS].k & ARITH, ARITH);
+		cr_assert_eq(post.r[RCV_FLAGS].v & ARITH, rf & ARITH,
+			     "cmpxchg %d a %#lx m %#lx", k & 1, a, m);
+		cr_assert_eq(post.r[RP_REG_RAX].v & post.r[RP_REG_RAX].k,
+			     ra & post.r[RP_REG_RAX].k);
+		cr_assert((post.r[RP_REG_RAX].k & 0xffffffffull) ==
+			  0xffffffffull);
+		rcv_reads(&ctx, in, &pre, &post, &rd);
+		rcv_writes(&ctx, in, &pre, &post, &wr);
+		cr_assert_eq(rd.val.v & rd.val.k,
+			     m & rd.val.k);
+		cr_assert_eq(wr.val.v & wr.val.k, mem & wr.val.k);
+		cr_assert_eq(wr.val.k, k & 1 ? 0xffffffffull : ~0ull);
+		cr_assert_eq(conf, 0);
+	}
+	/* ZF after alone: the accumulator both ways, memory not known. */
+	{
+		struct rcv_state pre = { 0 }, post = { 0 };
+		uint64_t conf = 0;
+
+		mem_known = false;
+		pre.r[RP_REG_RAX] = val(0);
+		pre.r[RP_REG_RDI] = val(0x7000);
+		post.r[RCV_FLAGS] = (struct rcv_val){ F_ZF, F_ZF };
+		rcv_forward(&ctx, 0, &c32, &pre, &post, &conf);
+		cr_assert_eq(post.r[RP_REG_RAX].k & 0xffffffffull,
+			     0xffffffffull);
+		cr_assert_eq(post.r[RP_REG_RAX].v & 0xffffffffull, 0);
+		memset(&pre, 0, sizeof(pre));
+		post.r[RP_REG_RAX] = val(0x1234);
+		rcv_backward(&ctx, 0, &c64, &pre, &post, &conf);
+		cr_assert_eq(pre.r[RP_REG_RAX].k, ~0ull);
+		cr_assert_eq(pre.r[RP_REG_RAX].v, 0x1234);
+		post.r[RCV_FLAGS] = (struct rcv_val){ 0, F_ZF };
+		memset(&pre, 0, sizeof(pre));
+		rcv_backward(&ctx, 0, &c64, &pre, &post, &conf);
+		cr_assert_eq(pre.r[RP_REG_RAX].k, 0, "a failure: not kept");
+		cr_assert_eq(conf, 0);
+	}
+}
+
+/*
+ * The registers an instruction may read (rcv_ins.gr, rp_recover_why()'s
+ * "never read" argument): operands, address registers, implicit ones
+ * (push's rsp, cqo's rax), a system call's arguments; not the register
+ * a zeroing xor or sub clears, not a register only written.
+ */
+Test(recover, registers_read)
+{
+	struct rcv_ins x = INS("\x45\x31\xc0"),		/* xor r8d, r8d */
+		       ld = INS("\x4c\x8b\x40\x20"),	/* mov r8, [rax+32] */
+		       ps = INS("\x41\x54"),			/* push r12 */
+		       cq = INS("\x48\x99"),			/* cqo */
+		       sc = INS("\x0f\x05"),			/* syscall */
+		       ad = INS("\x4d\x01\xc1"),		/* add r9, r8 */
+		       bad = INS("\x62\xf1\x7e\x48\x6f\x07");	/* EVEX */
+
+	cr_assert_eq(x.gr, 0);
+	cr_assert_eq(ld.gr, 1u << RP_REG_RAX);
+	cr_assert_eq(ps.gr, 1u << RP_REG_R12 | 1u << RP_REG_RSP);
+	cr_assert(cq.gr & 1u << RP_REG_RAX);
+	cr_assert_eq(cq.gr & 1u << RP_REG_R8, 0);
+	cr_assert_eq(sc.gr, 1u << RP_REG_RAX | 1u << RP_REG_RDI |
+		     1u << RP_REG_RSI | 1u << RP_REG_RDX | 1u << RP_REG_R10 |
+		     1u << RP_REG_R8 | 1u << RP_REG_R9);
+	cr_assert_eq(ad.gr, 1u << RP_REG_R8 | 1u << RP_REG_R9);
+	cr_assert(bad.flags & RCV_I_BAD ? bad.gr == 0xffff : true);
 }
 
 /* cmpxchg writes the accumulator, its destination and the flags, never
