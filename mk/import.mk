@@ -40,7 +40,7 @@ import-test: $(PTREC) $(PTREC_SERVER) $(PTCHECK) $(MKPT32) $(IPTRAW) \
 		sh tests/import/retcomp.sh
 	PTREC=$(CURDIR)/$(PTREC) TRUTHDUMP=$(CURDIR)/$(TRUTHDUMP) \
 		WORKLOAD=$(CURDIR)/$(BUILD)/tests/bench/workload \
-		sh tests/import/onepsb.sh
+		IPTRAW=$(CURDIR)/$(IPTRAW) sh tests/import/onepsb.sh
 
 CHECK_EXTRA += import-test
 

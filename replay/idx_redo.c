@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuts.h"
 #include "gaps.h"
 #include "idx_redo.h"
 #include "psbscan.h"
@@ -133,6 +134,32 @@ void rp_redo_point_take(struct rp_redo_point *p, const struct walk *w)
 }
 
 /*
+ * Back to the redo point @p: the walk's counts and state at its
+ * checkpoint's first instruction, its decoders, image and caches as they
+ * are now.
+ */
+static void walk_back(struct walk *w, const struct rp_redo_point *p)
+{
+	struct walk keep = *w;
+
+	*w = p->w;
+	w->world = keep.world;
+	w->image = keep.image;
+	w->last_map = NULL;
+	w->cls = keep.cls;
+	w->loops = keep.loops;
+	w->dec = keep.dec;
+	w->ild = keep.ild;
+	memcpy(w->ild_buf, keep.ild_buf, sizeof(w->ild_buf));
+	memcpy(w->code, keep.code, sizeof(w->code));
+	w->code_ip = keep.code_ip;
+	w->code_n = keep.code_n;
+	w->buf = keep.buf;
+	*w->ngaps = p->ngaps;
+	*w->nevs = p->nevs;
+}
+
+/*
  * Corrupt trace (a bad packet, an IP suppressed where one is needed),
  * where libipt's two decoders part: the block decoder may read on past
  * damage the instruction decoder, which materializes segments, stops at,
@@ -154,7 +181,6 @@ int rp_redo_insns(struct walk *w, const struct rp_redo_point *p,
 				  &(*w->ckpts)[*w->nckpts - 1] : NULL;
 	struct pt_block_decoder *bd = w->bd;
 	struct pt_image *image;
-	struct walk keep;
 	int ret, st;
 	bool fresh = c && (p->nckpts != *w->nckpts ||
 			   p->offset != c->offset);
@@ -163,27 +189,8 @@ int rp_redo_insns(struct walk *w, const struct rp_redo_point *p,
 	    w->off_delta || (fresh && w->pos != c->insn) ||
 	    (!fresh && w->world.next != p->w.world.next))
 		return 1;
-	if (!fresh) {
-		/* Back to that checkpoint: the walk's counts and state there,
-		 * its decoders, image and caches as they are now.
-		 */
-		keep = *w;
-		*w = p->w;
-		w->world = keep.world;
-		w->image = keep.image;
-		w->last_map = NULL;
-		w->cls = keep.cls;
-		w->loops = keep.loops;
-		w->dec = keep.dec;
-		w->ild = keep.ild;
-		memcpy(w->ild_buf, keep.ild_buf, sizeof(w->ild_buf));
-		memcpy(w->code, keep.code, sizeof(w->code));
-		w->code_ip = keep.code_ip;
-		w->code_n = keep.code_n;
-		w->buf = keep.buf;
-		*w->ngaps = p->ngaps;
-		*w->nevs = p->nevs;
-	}
+	if (!fresh)
+		walk_back(w, p);
 	/* Else nothing decoded since the checkpoint: the error came before
 	 * its first instruction, the events read up to it are the ones the
 	 * instruction decoder reads again (and skips, below).
@@ -220,4 +227,147 @@ int rp_redo_insns(struct walk *w, const struct rp_redo_point *p,
 		return 0;
 	}
 	return rp_redo_resync(w, w->resync_off, status);
+}
+
+enum rp_redo_how rp_redo_choose(const struct walk *w, bool from_split,
+				bool to_split, int status)
+{
+	if (w->ncks && !w->seg)
+		return from_split && status == -pte_retstack_empty ?
+		       RP_REDO_NONE : RP_REDO_JOINED;
+	return from_split || to_split ? RP_REDO_NONE : RP_REDO_PSB;
+}
+
+int rp_redo_mark(struct walk *w, const struct rp_redo_point *p)
+{
+	const struct rp_ckpt *c = *w->nckpts ?
+				  &(*w->ckpts)[*w->nckpts - 1] : NULL;
+	bool fresh = c && (p->nckpts != *w->nckpts ||
+			   p->offset != c->offset);
+
+	if (!c || w->seg || (fresh && w->pos != c->insn) ||
+	    (!fresh && w->world.next != p->w.world.next))
+		return 1;
+	if (!fresh)
+		walk_back(w, p);
+	/* Else nothing decoded since the checkpoint: the events read up to
+	 * the error are the ones the redo skips up to its first instruction.
+	 */
+	return 0;
+}
+
+int rp_redo_corrupt(struct walk *w, const struct rp_redo_point *p,
+		    const struct pt_config *cfg, struct range *r,
+		    int *status, bool *done)
+{
+	int ret;
+
+	switch (rp_redo_choose(w, r->split, r->stop_split, *status)) {
+	case RP_REDO_PSB:
+		return rp_redo_insns(w, p, cfg, status, done);
+	case RP_REDO_JOINED:
+		ret = rp_redo_mark(w, p);
+		r->redo = *done = !ret;
+		return ret;
+	default:
+		return 1;
+	}
+}
+
+/*
+ * Whether the return stack @rets (@n entries) of a cut point's checkpoint
+ * is libipt's whole stack at that point as the decode from the stream's
+ * start had it: a full one (RP_RETSTACK entries, laid out by the made-up
+ * start).  A shorter one is the model's (cuts.h), which after a call or
+ * return it could not follow (rp_rs_drop) holds only what came since.
+ */
+static bool rets_whole(const uint64_t *rets, size_t n)
+{
+	return n == RP_RETSTACK && rp_cut_shim_place(rets, n);
+}
+
+/* Room for @n events as rp_event_take() grows them (doubling from 16),
+ * where merge_ranges() made exactly @n.
+ */
+static int evs_room(struct rp_thread *t)
+{
+	size_t cap = 16;
+	struct rp_event *v;
+
+	while (cap < t->nevs)
+		cap *= 2;
+	v = realloc(t->evs, cap * sizeof(*v));
+	if (!v)
+		return -RP_ERR_NOMEM;
+	t->evs = v;
+	return 0;
+}
+
+int rp_redo_joined(struct rp_session *s, struct rp_thread *t,
+		   const struct range *last)
+{
+	size_t k = t->nckpts - 1, i, ngaps = t->ngaps;
+	struct rp_ckpt *c = &t->ckpts[k];
+	const uint64_t *rets = c->nrets ? t->rets + c->rets_at : NULL;
+	const char *empty = pt_errstr(pte_retstack_empty);
+	int64_t dmin = c->dmin;
+	rp_progress_fn progress = s->progress;
+	struct walk w;
+	int ret, status = -pte_internal;
+
+	if (k) {
+		ret = rp_walk_begin_at(&w, s, t, c, rets, c->nrets,
+				       t->pt_size, &status);
+	} else {
+		ret = rp_walk_begin(&w, s, t, c->sb_next);
+		if (!ret)
+			status = pt_insn_sync_forward(w.d);
+	}
+	if (!ret && status < 0)
+		ret = 1;	/* not where the block pass synced */
+	if (!ret)
+		ret = evs_room(t);
+	if (ret) {
+		rp_walk_end(&w);
+		return ret;
+	}
+	w.indexing = true;
+	w.pos = c->insn;
+	w.tsc = c->tsc;
+	w.depth = c->depth;
+	w.seg_min = dmin == RP_DMIN_UNKNOWN ? c->depth : dmin;
+	/* No PSB to match after it, no cut point to add: one segment. */
+	w.psb_next = t->npsbs;
+	w.off_done = t->npsbs ? t->npsbs - 1 : SIZE_MAX;
+	/* The events up to its first instruction are taken already; those
+	 * after, kept where they change from the state there.
+	 */
+	w.redo = true;
+	w.mode_bits = last->mode_bits;
+	w.cr3 = last->cr3;
+	w.vmcs = last->vmcs;
+	w.cbr = last->cbr;
+	/* Its offsets are a copy's: no progress from here (one thread now). */
+	s->progress = NULL;
+	ret = rp_walk_run(&w, status);
+	s->progress = progress;
+	c = &t->ckpts[k];
+	if (!ret) {
+		rp_walk_close_ckpt(&w);
+		if (dmin == RP_DMIN_UNKNOWN)
+			c->dmin = RP_DMIN_UNKNOWN;
+		t->insns = w.pos;
+		t->last_tsc = w.tsc;
+	}
+	for (i = ngaps; !ret && c->split.len && i < t->ngaps; i++)
+		if (t->gaps[i].error && !strcmp(t->gaps[i].error, empty) &&
+		    !rets_whole(rets, c->nrets))
+			ret = 1;	/* maybe for want of an entry */
+	if (getenv("PTREC_INDEX_DEBUG"))
+		fprintf(stderr, "index: thread %u: corrupt trace decoded again from %s at %llu with the instruction decoder%s\n",
+			t->tid, k ? "the cut point" : "the PSB",
+			(unsigned long long)c->offset,
+			ret > 0 ? ": a return stack not known" : "");
+	rp_walk_end(&w);
+	return ret;
 }

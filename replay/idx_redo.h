@@ -13,6 +13,7 @@
 #define PTREC_REPLAY_IDX_REDO_H
 
 #include "decode.h"
+#include "index.h"
 
 /*
  * The walk at the first instruction after its last checkpoint: where
@@ -66,5 +67,61 @@ void rp_redo_point_take(struct rp_redo_point *p, const struct walk *w);
  */
 int rp_redo_insns(struct walk *w, const struct rp_redo_point *p,
 		  const struct pt_config *cfg, int *status, bool *done);
+
+/*
+ * Corrupt trace where a stream has cut points (a single PSB: kAFL/Nyx
+ * traces, cuts.h) cannot be decoded again up to the next PSB, as
+ * rp_redo_insns() does: there is none after the error.  The range's walk
+ * goes back to its last checkpoint (a cut point, or the PSB when none is
+ * later: the one before the error), the ranges after it are dropped, and
+ * once the ranges are joined and that checkpoint has its return stack,
+ * rp_redo_joined() decodes from it to the end as materializing will.
+ */
+enum rp_redo_how {
+	RP_REDO_NONE,	/* none: 1, indexed in one piece or with pt_insn */
+	RP_REDO_PSB,	/* rp_redo_insns(), in the range */
+	RP_REDO_JOINED,	/* rp_redo_mark(), then rp_redo_joined() */
+};
+
+/*
+ * How walk @w (a range from a split, @from_split, or to one, @to_split)
+ * recovers from the block decoder's error @status there: with cut points
+ * after the join, except a return that found libipt's stack empty in a
+ * range from a split (maybe compressed against a call before the cut: the
+ * stream is indexed in one piece, where it has that call); without, from
+ * the last PSB in the range, except in a range of a cut stream.
+ */
+enum rp_redo_how rp_redo_choose(const struct walk *w, bool from_split,
+				bool to_split, int status);
+
+/*
+ * The walk back at its redo point @p (its last checkpoint's first
+ * instruction, or that checkpoint when nothing was decoded since): its
+ * gaps and events from there dropped.  Returns 0, or 1 when it cannot (no
+ * checkpoint, a materializing walk, no redo point, code mapped since).
+ */
+int rp_redo_mark(struct walk *w, const struct rp_redo_point *p);
+
+/*
+ * The index pass's corrupt trace, as rp_redo_choose() says for range @r:
+ * rp_redo_insns() (returns as it does), or rp_redo_mark() (@r->redo and
+ * *@done set), or 1.
+ */
+int rp_redo_corrupt(struct walk *w, const struct rp_redo_point *p,
+		    const struct pt_config *cfg, struct range *r,
+		    int *status, bool *done);
+
+/*
+ * After the join of a thread whose last range @last was marked (redo):
+ * from the thread's last checkpoint to the end with the instruction
+ * decoder, started as rp_walk_materialize() starts that segment, so the
+ * two agree by construction; its error a gap where a plain pt_insn_next
+ * loop puts it.  Returns 0, 1 where that decode may not be the plain
+ * loop's (the cut point's return stack not whole and a return that found
+ * it empty: the thread is indexed with the instruction decoder), or a
+ * negated enum rp_error.
+ */
+int rp_redo_joined(struct rp_session *s, struct rp_thread *t,
+		   const struct range *last);
 
 #endif

@@ -304,14 +304,6 @@ run:
 		}
 		if (status == -pte_eos)
 			break;
-		if (status < 0 && status != -pte_nomap &&
-		    (r->split || r->stop_split)) {
-			/* Not missing code: maybe the cut's own doing (a
-			 * return compressed across it): index it in one piece.
-			 */
-			ret = 1;
-			break;
-		}
 		if (status < 0) {
 			uint64_t off = UINT64_MAX;
 
@@ -325,12 +317,15 @@ run:
 			 * trace, on which libipt's two decoders part ways even
 			 * where the block decoder sees nothing wrong (fuzz_replay
 			 * found a PSB one decoder could not start at and the
-			 * other passed): that PSB range is decoded again
-			 * with the instruction decoder, which materializes
-			 * segments (rp_redo_insns()).
+			 * other passed): the stretch from the last checkpoint
+			 * is decoded again with the instruction decoder, which
+			 * materializes segments, up to the next PSB, or, in a
+			 * stream with cut points, to the end after the join
+			 * (idx_redo.h).
 			 */
 			if (status != -pte_nomap || block.ninsn) {
-				ret = rp_redo_insns(&w, rp, &cfg, &status, &done);
+				ret = rp_redo_corrupt(&w, rp, &cfg, r, &status,
+						      &done);
 				blk_from = UINT64_MAX;
 				if (ret || w.stopped || done)
 					break;
@@ -432,7 +427,7 @@ run:
 	 * last range under TAIL_CHECK was decoded twice: libxdc's Unzip).
 	 */
 	if (!ret && !w.seg && r->stop_psb == SIZE_MAX && !r->stop_split &&
-	    !r->split && *w.nckpts &&
+	    !r->split && *w.nckpts && !r->redo &&
 	    (*w.ngaps || (r->first_psb == SIZE_MAX && w.pos <= TAIL_CHECK))) {
 		ret = check_tail(&w);
 		r->tail_checked = true;
@@ -448,9 +443,13 @@ run:
 	r->stop_en_ip = w.stop_en_ip;
 	r->stop_en_resumed = w.stop_en_resumed;
 	r->stop_sync = w.stop_sync;
+	r->mode_bits = w.mode_bits;
+	r->cr3 = w.cr3;
+	r->vmcs = w.vmcs;
+	r->cbr = w.cbr;
 	/* A range that should end at the next one's PSB but did not. */
 	if (!ret && (r->stop_psb != SIZE_MAX || r->stop_split) &&
-	    !r->ended && (!w.stopped || w.overshot))
+	    !r->ended && !r->redo && (!w.stopped || w.overshot))
 		ret = 1;
 out:
 	free(w.cls);
@@ -738,10 +737,11 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 		if (started[i])
 			pthread_join(tid[i], NULL);
 	/* A cut stream ends at its first missing code, as a single pass
-	 * would (no PSB after it to resync at): later ranges are dropped.
+	 * would (no PSB after it to resync at), and at its first corrupt
+	 * trace, decoded again after the join: later ranges are dropped.
 	 */
 	for (i = 0; i < n; i++)
-		if (r[i].ended && !r[i].ret) {
+		if ((r[i].ended || r[i].redo) && !r[i].ret) {
 			for (j = i + 1; j < n; j++) {
 				free(r[j].ckpts);
 				free(r[j].gaps);
@@ -770,6 +770,8 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 			ret = 1;
 	if (!ret)
 		ret = merge_ranges(t, r, n);
+	if (!ret && r[n - 1].redo)
+		ret = rp_redo_joined(s, t, &r[n - 1]);
 	for (i = 0; i < n; i++) {
 		free(r[i].ckpts);
 		free(r[i].gaps);
@@ -786,7 +788,7 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 	 * (gaps only before the last range, or a short stream; a cut
 	 * single-PSB stream's gap ends it, so that tail is short).
 	 */
-	if (!ret && pool.n > 1 && !r[n - 1].tail_checked &&
+	if (!ret && pool.n > 1 && !r[n - 1].tail_checked && !r[n - 1].redo &&
 	    t->nckpts && (t->ngaps || t->insns <= TAIL_CHECK)) {
 		ret = check_joined_tail(s, t);
 	} else if (ret > 0 && n > 1) {
@@ -798,6 +800,8 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 		ret = index_range(&one);
 		if (!ret)
 			ret = merge_ranges(t, &one, 1);
+		if (!ret && one.redo)
+			ret = rp_redo_joined(s, t, &one);
 		free(one.ckpts);
 		free(one.gaps);
 		free(one.evs);

@@ -60,6 +60,10 @@ struct range {
 	int64_t lead_min;	/* lowest depth before its first checkpoint */
 	bool ended;		/* a cut stream's end: missing code */
 	bool tail_checked;	/* check_tail() ran on its last segment */
+	bool redo;		/* corrupt trace: back at its last checkpoint,
+				 * decoded from there after the join
+				 * (idx_redo.h, rp_redo_joined()) */
+	uint64_t mode_bits, cr3, vmcs, cbr;	/* its walk's at its end */
 	int ret;
 };
 

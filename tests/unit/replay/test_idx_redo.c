@@ -3,9 +3,12 @@
  * The index pass's error recovery (replay/idx_redo.c) on its own: which
  * blocks took a TIP with its IP suppressed (read packet by packet, SDM
  * Vol. 3C 33.4.2), where the walk is kept to roll back to, where the
- * block decoder may resync, and when a redo refuses (the thread is then
- * indexed with the instruction decoder).  The redo's histories against
- * a plain libipt loop: test_index_noip.c and tests/import.
+ * block decoder may resync, how corrupt trace is recovered from (in the
+ * range from its last PSB, or, with cut points, from the last checkpoint
+ * after the join) and the walk rolled back for that, and when a redo
+ * refuses (the thread is then indexed with the instruction decoder).
+ * The redo's histories against a plain libipt loop: test_index_noip.c,
+ * tests/import/onepsb.sh and tests/import/damaged.sh.
  */
 #include <criterion/criterion.h>
 #include <stdint.h>
@@ -217,5 +220,136 @@ Test(idx_redo, insns_refuses)
 	cr_assert_eq(rp_redo_insns(&f.w, &p, NULL, &status, &done), 1,
 		     "a cut point");
 	cr_assert_not(done);
+	free(f.ckpts);
+}
+
+Test(idx_redo, choose_without_cut_points)
+{
+	struct fix f;
+
+	fix_init(&f);
+	cr_assert_eq(rp_redo_choose(&f.w, false, false, -pte_bad_opc),
+		     RP_REDO_PSB);
+	cr_assert_eq(rp_redo_choose(&f.w, false, false, -pte_retstack_empty),
+		     RP_REDO_PSB);
+	/* A stream cut at TIP.PGEs whose cut points are no checkpoints. */
+	cr_assert_eq(rp_redo_choose(&f.w, true, false, -pte_bad_opc),
+		     RP_REDO_NONE);
+	cr_assert_eq(rp_redo_choose(&f.w, false, true, -pte_bad_opc),
+		     RP_REDO_NONE);
+}
+
+Test(idx_redo, choose_with_cut_points)
+{
+	struct rp_split cks[2] = { { .offset = 9000 }, { .offset = 18000 } };
+	struct fix f;
+
+	fix_init(&f);
+	f.w.cks = cks;
+	f.w.ncks = 2;
+	/* The whole stream, or its first range: after the join. */
+	cr_assert_eq(rp_redo_choose(&f.w, false, false, -pte_bad_opc),
+		     RP_REDO_JOINED);
+	cr_assert_eq(rp_redo_choose(&f.w, false, false, -pte_retstack_empty),
+		     RP_REDO_JOINED);
+	cr_assert_eq(rp_redo_choose(&f.w, false, true, -pte_retstack_empty),
+		     RP_REDO_JOINED);
+	/* A range from a cut: a bad packet is the stream's ... */
+	cr_assert_eq(rp_redo_choose(&f.w, true, false, -pte_bad_opc),
+		     RP_REDO_JOINED);
+	cr_assert_eq(rp_redo_choose(&f.w, true, true, -pte_noip),
+		     RP_REDO_JOINED);
+	/* ... an empty return stack maybe the cut's (one piece then). */
+	cr_assert_eq(rp_redo_choose(&f.w, true, false, -pte_retstack_empty),
+		     RP_REDO_NONE);
+	/* Materializing from blocks never redoes. */
+	f.w.seg = (struct rp_seg *)cks;
+	cr_assert_eq(rp_redo_choose(&f.w, false, false, -pte_bad_opc),
+		     RP_REDO_PSB);
+	cr_assert_eq(rp_redo_choose(&f.w, true, false, -pte_bad_opc),
+		     RP_REDO_NONE);
+}
+
+/*
+ * The rollback: a PSB checkpoint, then a cut point's, the redo point
+ * taken at the cut's first instruction; the block pass went on (more
+ * instructions, a gap, events) before the error.  The walk goes back to
+ * the later of the two, the cut point: its position, gaps and events
+ * there, its checkpoints kept.
+ */
+Test(idx_redo, mark_rolls_back_to_the_last_checkpoint)
+{
+	struct rp_redo_point p = { 0 };
+	struct rp_ckpt cut = { .offset = 9000, .insn = 500 };
+	struct fix f;
+
+	fix_init(&f);
+	add_ckpt(&f, 0, 0);
+	cut.split.offset = 9000;
+	cut.split.len = 8;
+	f.w.pos = 500;
+	f.nevs = 3;
+	cr_assert_eq(rp_walk_add_ckpt(&f.w, &cut), 0);
+	rp_redo_point_take(&p, &f.w);
+	f.w.pos = 800;
+	f.w.depth = 4;
+	f.ngaps = 1;
+	f.nevs = 7;
+	cr_assert_eq(rp_redo_mark(&f.w, &p), 0);
+	cr_assert_eq(f.w.pos, 500);
+	cr_assert_eq(f.w.depth, 0);
+	cr_assert_eq(f.ngaps, 0);
+	cr_assert_eq(f.nevs, 3);
+	cr_assert_eq(f.nckpts, 2);
+	cr_assert_eq(f.ckpts[1].split.offset, 9000);
+	free(f.ckpts);
+}
+
+/* Only the PSB's checkpoint before the error: back to it. */
+Test(idx_redo, mark_rolls_back_to_the_psb)
+{
+	struct rp_redo_point p = { 0 };
+	struct fix f;
+
+	fix_init(&f);
+	add_ckpt(&f, 64, 0);
+	f.nevs = 2;
+	rp_redo_point_take(&p, &f.w);
+	f.w.pos = 300;
+	f.nevs = 9;
+	cr_assert_eq(rp_redo_mark(&f.w, &p), 0);
+	cr_assert_eq(f.w.pos, 0);
+	cr_assert_eq(f.nevs, 2);
+	free(f.ckpts);
+}
+
+/* The error before the checkpoint's first instruction: nothing to undo;
+ * past it with no redo point, or with code mapped since, or while
+ * materializing: not done.
+ */
+Test(idx_redo, mark_fresh_and_refused)
+{
+	struct rp_redo_point p = { 0 };
+	struct fix f;
+
+	fix_init(&f);
+	cr_assert_eq(rp_redo_mark(&f.w, &p), 1, "no checkpoint");
+	add_ckpt(&f, 64, 0);
+	rp_redo_point_take(&p, &f.w);
+	add_ckpt(&f, 9000, 400);
+	f.nevs = 5;
+	cr_assert_eq(rp_redo_mark(&f.w, &p), 0);
+	cr_assert_eq(f.w.pos, 400);
+	cr_assert_eq(f.nevs, 5, "the events up to the error stay");
+	f.w.pos = 401;
+	cr_assert_eq(rp_redo_mark(&f.w, &p), 1, "no redo point");
+
+	f.w.pos = 400;
+	rp_redo_point_take(&p, &f.w);
+	f.w.world.next = 3;
+	cr_assert_eq(rp_redo_mark(&f.w, &p), 1, "code mapped since");
+	f.w.world.next = 0;
+	f.w.seg = (struct rp_seg *)&p;
+	cr_assert_eq(rp_redo_mark(&f.w, &p), 1, "materializing");
 	free(f.ckpts);
 }
