@@ -36,15 +36,6 @@ pages() {
 		awk -v d="$1/data.dump" '{ printf "%s 0x%s %d 4096\n", d, $1, (NR - 1) * 4096 }'
 }
 
-# ptrec insns: each decode gap's position (the instructions before it),
-# trace offset and libipt's message, as iptraw writes the loop's errors.
-gaps() {
-	awk '/^[0-9]+\t/ { n = $1 }
-	     /^\[(decode error|no code) .* trace offset [0-9]+, [0-9]+ bytes: / {
-		o = $0; sub(/.* trace offset /, "", o); sub(/,.*/, "", o)
-		m = $0; sub(/.* bytes: /, "", m); sub(/\]$/, "", m)
-		print n + 0, o, m }' "$1"
-}
 
 # damaged NAME PT LIST CPU FROM: the byte corrupted, then the checks;
 # FROM: the debug line's "PSB" or "cut point".
@@ -89,7 +80,7 @@ damaged() {
 			ok "$name, $w worker(s): the plain loop's addresses" ||
 			bad "$name, $w worker(s): $(wc -l <"$tmp/got") addresses, not the plain loop's"
 		"$PTREC" insns "$tmp/b" >"$tmp/all" 2>"$tmp/log"
-		gaps "$tmp/all" >"$tmp/gaps"
+		awk -f "$here/gaps.awk" "$tmp/all" >"$tmp/gaps"
 		cmp -s "$tmp/errs" "$tmp/gaps" &&
 			ok "$name, $w worker(s): each gap at the plain loop's error ($(tr '\n' ' ' <"$tmp/gaps"))" ||
 			bad "$name, $w worker(s): gaps $(tr '\n' ' ' <"$tmp/gaps"); errors $(tr '\n' ' ' <"$tmp/errs")"

@@ -14,7 +14,8 @@
 # before the damage, not the stream indexed with the instruction decoder.
 set -u
 : "${PTREC:?}" "${TRUTHDUMP:?}" "${WORKLOAD:?}" "${IPTRAW:?}"
-testlib_dir=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+testlib_dir=$here/..
 . "$testlib_dir/lib.sh"
 tap_begin import-onepsb
 
@@ -137,15 +138,6 @@ want=$(sed -n 's/^\([0-9]*\) instructions.*/\1/p' "$tmp/base")
 rm -rf "$tmp/bad"
 "$PTREC" import raw -o "$tmp/bad" --pt "$tmp/bad.pt" --elf "$WORKLOAD" \
 	>"$tmp/log" 2>&1 || bad "import raw of the damaged stream"
-# ptrec insns: each gap's position (the instructions before it), trace
-# offset and libipt's message, as the plain loop's errors.
-gaps() {
-	awk '/^[0-9]+\t/ { n = $1 }
-	     /^\[.* trace offset [0-9]+, [0-9]+ bytes: / {
-		o = $0; sub(/.* trace offset /, "", o); sub(/,.*/, "", o)
-		m = $0; sub(/.* bytes: /, "", m); sub(/\]$/, "", m)
-		print n + 0, o, m }' "$1"
-}
 for w in 1 2; do
 	rm -rf "$tmp/bad/index"
 	PTREC_INDEX_DEBUG=1 PTREC_INDEX_THREADS=$w "$PTREC" info "$tmp/bad" \
@@ -161,7 +153,7 @@ for w in 1 2; do
 		ok "damaged, $w worker(s): the plain loop's addresses" ||
 		bad "damaged, $w worker(s): $(wc -l <"$tmp/got") addresses, not the plain loop's"
 	"$PTREC" insns "$tmp/bad" >"$tmp/all" 2>"$tmp/log"
-	gaps "$tmp/all" >"$tmp/gaps"
+	awk -f "$here/gaps.awk" "$tmp/all" >"$tmp/gaps"
 	cmp -s "$tmp/errs" "$tmp/gaps" &&
 		ok "damaged, $w worker(s): each gap where the plain loop's error is ($(tr '\n' ' ' <"$tmp/gaps"))" ||
 		bad "damaged, $w worker(s): gaps $(tr '\n' ' ' <"$tmp/gaps"), errors $(tr '\n' ' ' <"$tmp/errs")"
