@@ -264,7 +264,14 @@ int rp_redo_corrupt(struct walk *w, const struct rp_redo_point *p,
 
 	switch (rp_redo_choose(w, r->split, r->stop_split, *status)) {
 	case RP_REDO_PSB:
-		return rp_redo_insns(w, p, cfg, status, done);
+		ret = rp_redo_insns(w, p, cfg, status, done);
+		/* To the end: its last segment is decoded as it materializes
+		 * (no check_tail() needed, which would take the error it
+		 * meets for a difference).
+		 */
+		if (!ret && *done)
+			r->tail_checked = true;
+		return ret;
 	case RP_REDO_JOINED:
 		ret = rp_redo_mark(w, p);
 		r->redo = *done = !ret;

@@ -104,8 +104,8 @@ int rp_redo_mark(struct walk *w, const struct rp_redo_point *p);
 
 /*
  * The index pass's corrupt trace, as rp_redo_choose() says for range @r:
- * rp_redo_insns() (returns as it does), or rp_redo_mark() (@r->redo and
- * *@done set), or 1.
+ * rp_redo_insns() (returns as it does; @r->tail_checked set when it
+ * decoded to the end), or rp_redo_mark() (@r->redo and *@done set), or 1.
  */
 int rp_redo_corrupt(struct walk *w, const struct rp_redo_point *p,
 		    const struct pt_config *cfg, struct range *r,

@@ -427,7 +427,7 @@ run:
 	 * last range under TAIL_CHECK was decoded twice: libxdc's Unzip).
 	 */
 	if (!ret && !w.seg && r->stop_psb == SIZE_MAX && !r->stop_split &&
-	    !r->split && *w.nckpts && !r->redo &&
+	    !r->split && *w.nckpts && !r->redo && !r->tail_checked &&
 	    (*w.ngaps || (r->first_psb == SIZE_MAX && w.pos <= TAIL_CHECK))) {
 		ret = check_tail(&w);
 		r->tail_checked = true;
