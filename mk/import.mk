@@ -33,6 +33,8 @@ import-test: $(PTREC) $(PTREC_SERVER) $(PTCHECK) $(MKPT32) $(IPTRAW) \
 	PTREC=$(CURDIR)/$(PTREC) IPTRAW=$(CURDIR)/$(IPTRAW) \
 		sh tests/import/real.sh
 	PTREC=$(CURDIR)/$(PTREC) IPTRAW=$(CURDIR)/$(IPTRAW) \
+		sh tests/import/damaged.sh
+	PTREC=$(CURDIR)/$(PTREC) IPTRAW=$(CURDIR)/$(IPTRAW) \
 		MKEVENTS=$(CURDIR)/$(MKEVENTS) sh tests/import/events.sh
 	PTREC=$(CURDIR)/$(PTREC) MKCYCLES=$(CURDIR)/$(MKCYCLES) \
 		CYCDUMP=$(CURDIR)/$(CYCDUMP) sh tests/import/cycles.sh
@@ -40,7 +42,7 @@ import-test: $(PTREC) $(PTREC_SERVER) $(PTCHECK) $(MKPT32) $(IPTRAW) \
 		sh tests/import/retcomp.sh
 	PTREC=$(CURDIR)/$(PTREC) TRUTHDUMP=$(CURDIR)/$(TRUTHDUMP) \
 		WORKLOAD=$(CURDIR)/$(BUILD)/tests/bench/workload \
-		sh tests/import/onepsb.sh
+		IPTRAW=$(CURDIR)/$(IPTRAW) sh tests/import/onepsb.sh
 
 CHECK_EXTRA += import-test
 

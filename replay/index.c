@@ -16,9 +16,9 @@
 #include "cuts.h"
 #include "decode.h"
 #include "gaps.h"
+#include "idx_redo.h"
 #include "index.h"
 #include "psbscan.h"
-#include "ptkit.h"
 
 /*
  * The address space decoding starts with: everything up to the time of
@@ -110,222 +110,6 @@ static int check_joined_tail(struct rp_session *s, struct rp_thread *t)
 	return check_tail(&w);
 }
 
-/*
- * libipt 2.0's block decoder, on its block cache's fast path, takes a TIP
- * whose IP is suppressed (IP compression 000: the lone byte 0x0d) as the
- * destination of a return or an indirect jump or call, and goes on without
- * an error from the branch's own address, counting it again
- * (pt_block_decoder.c: ptbq_return, ptbq_ind_call and ptbq_indirect, which
- * leave the block's class ptic_return, ptic_call and ptic_error, do not
- * check pts_ip_suppressed, which pt_blk_proceed_with_trace, the slow path,
- * turns into -pte_noip).  The instruction decoder, which materializes
- * segments, stops there with -pte_noip, so the two part without either
- * seeing anything wrong, and differently with a cold and a warm block
- * cache (fuzz_replay-reindex: 11,985 instructions counted, 8,887 decoded).
- * Whether a block of those classes, which read the packets in [@from,
- * @to) of the decoder's buffer [@begin, @end), took such a TIP: it is then
- * the instruction decoder's -pte_noip.  A packet not known here counts as one
- * (the thread is then indexed with the instruction decoder: slower, never
- * wrong); so does one an event read in that range.  Most blocks end in
- * another class, or read a byte or two and no 0x0d.
- */
-static bool tip_noip(const uint8_t *begin, const uint8_t *end,
-		     uint64_t from, uint64_t to)
-{
-	const uint8_t *p, *e;
-	size_t n;
-
-	if (from >= to || to > (uint64_t)(end - begin))
-		return false;
-	for (p = begin + from, e = begin + to; p < e && *p != 0x0d; p++)
-		;
-	if (p == e)
-		return false;
-	for (p = begin + from; p < e; p += n) {
-		if (*p == 0x0d)
-			return true;
-		n = ptkit_pkt_len(p, (size_t)(end - p));
-		if (!n)
-			return true;
-	}
-	return false;
-}
-
-/* A gap where code is missing, then the block decoder's own resync. */
-static int nomap_gap(struct walk *w, uint64_t ip, uint64_t *resync_off)
-{
-	uint64_t off = 0;
-	size_t n = *w->ngaps;
-	int ret;
-
-	pt_blk_get_offset(w->bd, &off);
-	ret = rp_gap_add_at(w, -pte_nomap, ip, off);
-	w->expect_fup = false;
-	*resync_off = UINT64_MAX;
-	if (!ret && pt_blk_sync_forward(w->bd) >= 0)
-		pt_blk_get_sync_offset(w->bd, resync_off);
-	if (!ret && *w->ngaps > n)
-		(*w->gaps)[n].bytes = (*resync_off == UINT64_MAX ?
-				       w->t->pt_size : *resync_off) - off;
-	return ret;
-}
-
-/* The block decoder after an error: on at @off, a checkpoint there; its
- * libipt status in @status.
- */
-static int resync_blocks(struct walk *w, uint64_t off, int *status)
-{
-	const struct rp_thread *t = w->t;
-	size_t i = rp_psb_at(t, off);
-	struct rp_ckpt c = { 0 };
-	int ret;
-
-	if (i == SIZE_MAX || t->psbs[i].offset != off)
-		return 1;
-	if (i >= w->stop_psb) {
-		/* The next worker's range starts there. */
-		w->stopped = true;
-		w->stop_sync = true;
-		w->overshot = i > w->stop_psb;
-		return 0;
-	}
-	*status = pt_blk_sync_set(w->bd, off);
-	if (*status < 0)
-		return 1;
-	w->psb_next = i;
-	ret = rp_world_advance(&w->world, t->psbs[i].tsc);
-	if (!ret && w->world.changed)
-		ret = rp_walk_set_image(w);
-	if (ret)
-		return ret;
-	c.offset = off;
-	c.insn = w->pos;
-	c.tsc = t->psbs[i].tsc;
-	c.sb_next = w->world.next;
-	w->traced = t->psbs[i].fup != 0;
-	ret = rp_walk_add_ckpt(w, &c);
-	w->ckpt_sync = true;
-	return ret;
-}
-
-/*
- * The walk at the first instruction after its last checkpoint (a PSB):
- * where corrupt trace is decoded again from (insn_redo()).
- */
-struct redo_point {
-	struct walk w;
-	size_t nckpts;		/* 0: none taken yet */
-	uint64_t offset;	/* the checkpoint's */
-	size_t ngaps, nevs;
-};
-
-static void redo_point_take(struct redo_point *p, const struct walk *w)
-{
-	const struct rp_ckpt *c;
-
-	if (!*w->nckpts)
-		return;
-	c = &(*w->ckpts)[*w->nckpts - 1];
-	if ((p->nckpts == *w->nckpts && p->offset == c->offset) ||
-	    w->pos != c->insn)
-		return;
-	p->w = *w;
-	p->nckpts = *w->nckpts;
-	p->offset = c->offset;
-	p->ngaps = *w->ngaps;
-	p->nevs = *w->nevs;
-}
-
-/*
- * Corrupt trace (a bad packet, an IP suppressed where one is needed),
- * where libipt's two decoders part: the block decoder may read on past
- * damage the instruction decoder, which materializes segments, stops at,
- * and the two resync at different PSBs.  So the damaged stretch is
- * decoded again as materializing will: from the last checkpoint (a PSB,
- * its walk in @p) with the instruction decoder, which turns its error into
- * a gap where a plain pt_insn_next loop meets it and resyncs at the next
- * PSB as that loop does; the block pass goes on from there.  The rest of
- * the stream keeps the block decoder's speed.  Returns 0 (*@status the
- * block decoder's after its resync, or w->stopped, or *@done at the end of
- * the stream), 1 where it cannot (no such checkpoint, a cut stream, code
- * mapped since: the thread is indexed with the instruction decoder), or a
- * negated enum rp_error.
- */
-static int insn_redo(struct walk *w, const struct redo_point *p,
-		     const struct pt_config *cfg, int *status, bool *done)
-{
-	const struct rp_ckpt *c = *w->nckpts ?
-				  &(*w->ckpts)[*w->nckpts - 1] : NULL;
-	struct pt_block_decoder *bd = w->bd;
-	struct pt_image *image;
-	struct walk keep;
-	int ret, st;
-	bool fresh = c && (p->nckpts != *w->nckpts ||
-			   p->offset != c->offset);
-
-	if (!c || c->split.len || w->rs || w->ncks || w->seg ||
-	    w->off_delta || (fresh && w->pos != c->insn) ||
-	    (!fresh && w->world.next != p->w.world.next))
-		return 1;
-	if (!fresh) {
-		/* Back to that checkpoint: the walk's counts and state there,
-		 * its decoders, image and caches as they are now.
-		 */
-		keep = *w;
-		*w = p->w;
-		w->world = keep.world;
-		w->image = keep.image;
-		w->last_map = NULL;
-		w->cls = keep.cls;
-		w->loops = keep.loops;
-		w->dec = keep.dec;
-		w->ild = keep.ild;
-		memcpy(w->ild_buf, keep.ild_buf, sizeof(w->ild_buf));
-		memcpy(w->code, keep.code, sizeof(w->code));
-		w->code_ip = keep.code_ip;
-		w->code_n = keep.code_n;
-		w->buf = keep.buf;
-		*w->ngaps = p->ngaps;
-		*w->nevs = p->nevs;
-	}
-	/* Else nothing decoded since the checkpoint: the error came before
-	 * its first instruction, the events read up to it are the ones the
-	 * instruction decoder reads again (and skips, below).
-	 */
-	w->bd = NULL;
-	w->d = pt_insn_alloc_decoder(cfg);
-	if (!w->d) {
-		w->bd = bd;
-		return -RP_ERR_NOMEM;
-	}
-	image = w->image;
-	pt_insn_set_image(w->d, image);
-	w->hand_back = true;
-	w->resync_off = UINT64_MAX;
-	/* The events up to its first instruction are taken already. */
-	w->redo = true;
-	w->redo_enable = false;
-	st = pt_insn_sync_set(w->d, c->offset);
-	ret = st < 0 ? 1 : rp_walk_run(w, st);
-	w->hand_back = false;
-	pt_insn_free_decoder(w->d);
-	w->d = NULL;
-	w->bd = bd;
-	if (!ret && w->image != image)
-		pt_blk_set_image(bd, w->image);
-	if (getenv("PTREC_INDEX_DEBUG"))
-		fprintf(stderr, "index: thread %u: corrupt trace decoded again from the PSB at %llu to %llu with the instruction decoder\n",
-			w->t->tid, (unsigned long long)c->offset,
-			(unsigned long long)w->resync_off);
-	if (ret || w->stopped)
-		return ret;
-	if (w->resync_off == UINT64_MAX) {
-		*done = true;
-		return 0;
-	}
-	return resync_blocks(w, w->resync_off, status);
-}
-
 static int index_range(struct range *r)
 {
 	struct rp_session *s = r->s;
@@ -337,7 +121,7 @@ static int index_range(struct range *r)
 	struct pt_image_section_cache *isc;
 	struct pt_block block;
 	struct walk w;
-	struct redo_point *rp = calloc(1, sizeof(*rp));
+	struct rp_redo_point *rp = calloc(1, sizeof(*rp));
 	uint8_t *buf = NULL;
 	int ret, status;
 	bool done = false;
@@ -513,20 +297,13 @@ run:
 			    (block.iclass == ptic_return ||
 			     block.iclass == ptic_call ||
 			     block.iclass == ptic_error) &&
-			    tip_noip(cfg.begin, cfg.end, blk_from, trace_off))
+			    rp_redo_tip_noip(cfg.begin, cfg.end, blk_from,
+					     trace_off))
 				status = -pte_noip;
 			blk_from = trace_off;
 		}
 		if (status == -pte_eos)
 			break;
-		if (status < 0 && status != -pte_nomap &&
-		    (r->split || r->stop_split)) {
-			/* Not missing code: maybe the cut's own doing (a
-			 * return compressed across it): index it in one piece.
-			 */
-			ret = 1;
-			break;
-		}
 		if (status < 0) {
 			uint64_t off = UINT64_MAX;
 
@@ -540,18 +317,21 @@ run:
 			 * trace, on which libipt's two decoders part ways even
 			 * where the block decoder sees nothing wrong (fuzz_replay
 			 * found a PSB one decoder could not start at and the
-			 * other passed): that PSB range is decoded again
-			 * with the instruction decoder, which materializes
-			 * segments (insn_redo()).
+			 * other passed): the stretch from the last checkpoint
+			 * is decoded again with the instruction decoder, which
+			 * materializes segments, up to the next PSB, or, in a
+			 * stream with cut points, to the end after the join
+			 * (idx_redo.h).
 			 */
 			if (status != -pte_nomap || block.ninsn) {
-				ret = insn_redo(&w, rp, &cfg, &status, &done);
+				ret = rp_redo_corrupt(&w, rp, &cfg, r, &status,
+						      &done);
 				blk_from = UINT64_MAX;
 				if (ret || w.stopped || done)
 					break;
 				continue;
 			}
-			ret = nomap_gap(&w, block.ip, &off);
+			ret = rp_redo_nomap_gap(&w, block.ip, &off);
 			if (!ret && off == UINT64_MAX) {
 				/* The end of the stream, a cut one's too: one
 				 * pass would find no PSB to go on at.
@@ -560,7 +340,7 @@ run:
 				break;
 			}
 			if (!ret)
-				ret = resync_blocks(&w, off, &status);
+				ret = rp_redo_resync(&w, off, &status);
 			blk_from = UINT64_MAX;
 			if (w.stopped)
 				break;
@@ -589,7 +369,7 @@ run:
 		if (block.ninsn && w.ckpt_new) {
 			/* Its first instruction: once per checkpoint. */
 			w.ckpt_new = false;
-			redo_point_take(rp, &w);
+			rp_redo_point_take(rp, &w);
 		}
 		if (block.ninsn) {
 			/* Calls and returns end blocks (end_on_call). */
@@ -647,7 +427,7 @@ run:
 	 * last range under TAIL_CHECK was decoded twice: libxdc's Unzip).
 	 */
 	if (!ret && !w.seg && r->stop_psb == SIZE_MAX && !r->stop_split &&
-	    !r->split && *w.nckpts &&
+	    !r->split && *w.nckpts && !r->redo && !r->tail_checked &&
 	    (*w.ngaps || (r->first_psb == SIZE_MAX && w.pos <= TAIL_CHECK))) {
 		ret = check_tail(&w);
 		r->tail_checked = true;
@@ -663,9 +443,13 @@ run:
 	r->stop_en_ip = w.stop_en_ip;
 	r->stop_en_resumed = w.stop_en_resumed;
 	r->stop_sync = w.stop_sync;
+	r->mode_bits = w.mode_bits;
+	r->cr3 = w.cr3;
+	r->vmcs = w.vmcs;
+	r->cbr = w.cbr;
 	/* A range that should end at the next one's PSB but did not. */
 	if (!ret && (r->stop_psb != SIZE_MAX || r->stop_split) &&
-	    !r->ended && (!w.stopped || w.overshot))
+	    !r->ended && !r->redo && (!w.stopped || w.overshot))
 		ret = 1;
 out:
 	free(w.cls);
@@ -953,10 +737,11 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 		if (started[i])
 			pthread_join(tid[i], NULL);
 	/* A cut stream ends at its first missing code, as a single pass
-	 * would (no PSB after it to resync at): later ranges are dropped.
+	 * would (no PSB after it to resync at), and at its first corrupt
+	 * trace, decoded again after the join: later ranges are dropped.
 	 */
 	for (i = 0; i < n; i++)
-		if (r[i].ended && !r[i].ret) {
+		if ((r[i].ended || r[i].redo) && !r[i].ret) {
 			for (j = i + 1; j < n; j++) {
 				free(r[j].ckpts);
 				free(r[j].gaps);
@@ -985,6 +770,8 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 			ret = 1;
 	if (!ret)
 		ret = merge_ranges(t, r, n);
+	if (!ret && r[n - 1].redo)
+		ret = rp_redo_joined(s, t, &r[n - 1]);
 	for (i = 0; i < n; i++) {
 		free(r[i].ckpts);
 		free(r[i].gaps);
@@ -1001,7 +788,7 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 	 * (gaps only before the last range, or a short stream; a cut
 	 * single-PSB stream's gap ends it, so that tail is short).
 	 */
-	if (!ret && pool.n > 1 && !r[n - 1].tail_checked &&
+	if (!ret && pool.n > 1 && !r[n - 1].tail_checked && !r[n - 1].redo &&
 	    t->nckpts && (t->ngaps || t->insns <= TAIL_CHECK)) {
 		ret = check_joined_tail(s, t);
 	} else if (ret > 0 && n > 1) {
@@ -1013,6 +800,8 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 		ret = index_range(&one);
 		if (!ret)
 			ret = merge_ranges(t, &one, 1);
+		if (!ret && one.redo)
+			ret = rp_redo_joined(s, t, &one);
 		free(one.ckpts);
 		free(one.gaps);
 		free(one.evs);

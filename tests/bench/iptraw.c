@@ -7,11 +7,14 @@
  * import raw's format ('PATH ADDRESS [FILE-OFFSET SIZE]' per line), through
  * libipt's section cache, as its own ptxed does.
  *
- *   iptraw PT[@SKIP] LIST [FAMILY/MODEL/STEPPING [ADDRS]]
+ *   iptraw PT[@SKIP] LIST [FAMILY/MODEL/STEPPING [ADDRS [ERRS]]]
  *
  * Prints "N instructions, E errors" (the history ptrec must reproduce) and
  * writes every instruction's address to ADDRS, one 0x... per line, as
- * `ptrec insns --format=addr` does (tests/import/real.sh compares them).
+ * `ptrec insns --format=addr` does (tests/import/real.sh compares them),
+ * and each decode error's position (instructions before it), the
+ * decoder's offset there and libipt's message to ERRS, "N OFFSET TEXT"
+ * per line (tests/import/onepsb.sh compares ptrec's gaps).
  * Then the events libipt reported, counted per kind in the line ptrec info
  * prints ("    events: enabled 3, ..."), by ptrec's documented rule:
  * status updates (a PSB+ repeating state) are no events, and the
@@ -183,12 +186,13 @@ int main(int argc, char **argv)
 	unsigned int fam, model, step;
 	char *at, *path;
 	size_t len, skip = 0;
-	FILE *addrs = NULL;
+	FILE *addrs = NULL, *errs = NULL;
 	uint8_t *buf;
 	int status;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: iptraw PT[@SKIP] LIST [F/M/S]\n");
+		fprintf(stderr,
+			"usage: iptraw PT[@SKIP] LIST [F/M/S [ADDRS [ERRS]]]\n");
 		return 2;
 	}
 	path = argv[1];
@@ -220,13 +224,27 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (argc > 5) {
+		errs = fopen(argv[5], "w");
+		if (!errs) {
+			perror(argv[5]);
+			return 1;
+		}
+	}
 	cfg.decode.callback = unknown;
 	d = pt_insn_alloc_decoder(&cfg);
 	pt_insn_set_image(d, image);
 	status = pt_insn_sync_forward(d);
 	while (status != -pte_eos) {
 		if (status < 0) {
+			uint64_t off = 0;
+
 			errors++;
+			pt_insn_get_offset(d, &off);
+			if (errs)
+				fprintf(errs, "%" PRIu64 " %" PRIu64 " %s\n",
+					insns, off,
+					pt_errstr(pt_errcode(status)));
 			status = pt_insn_sync_forward(d);
 			continue;
 		}
@@ -262,6 +280,10 @@ int main(int argc, char **argv)
 		printf("\n");
 	if (addrs && fclose(addrs)) {
 		perror(argv[4]);
+		return 1;
+	}
+	if (errs && fclose(errs)) {
+		perror(argv[5]);
 		return 1;
 	}
 	pt_insn_free_decoder(d);

@@ -8,9 +8,14 @@
 # wrote while single-stepping, address for address, on 1 and 2 index
 # workers, with and without a saved index; a seek near the end must
 # decode one segment from its TIP.PGE, not the stream from its PSB.
+# Then the same stream with a byte corrupted: the history must be a plain
+# libipt pt_insn_next loop's (tests/bench/iptraw), address for address and
+# gap for gap, with the block pass rolled back to the last cut point
+# before the damage, not the stream indexed with the instruction decoder.
 set -u
-: "${PTREC:?}" "${TRUTHDUMP:?}" "${WORKLOAD:?}"
-testlib_dir=$(cd "$(dirname "$0")/.." && pwd)
+: "${PTREC:?}" "${TRUTHDUMP:?}" "${WORKLOAD:?}" "${IPTRAW:?}"
+here=$(cd "$(dirname "$0")" && pwd)
+testlib_dir=$here/..
 . "$testlib_dir/lib.sh"
 tap_begin import-onepsb
 
@@ -98,4 +103,70 @@ dec=$(sed -n 's/^decode: .*: \([0-9]*\) decoded from its TIP.PGE$/\1/p' "$tmp/lo
 	cmp -s "$tmp/want" "$tmp/got" &&
 	ok "insns --from $((total - 2)): $dec of $total instructions decoded, the ground truth's addresses" ||
 	bad "insns --from $((total - 2)): decoded $dec; $(tr '\n' ' ' <"$tmp/log")"
+
+# Corrupt trace in a single-PSB stream (issue #19): one byte made 0x02
+# (an extended opcode), at the first offset from two thirds into the
+# stream where the plain loop reports an error other than missing code.  With no PSB after it,
+# the plain loop ends there; ptrec's block pass goes back to its last
+# checkpoint (a cut point) and decodes from there with the instruction
+# decoder behind the same made-up PSB+ a seek uses (replay/idx_redo.c).
+# The workload's code: its executable LOAD segment, for the plain loop.
+readelf -lW "$WORKLOAD" | awk '$1 == "LOAD" && / R E / { print $3, $2, $5 }' |
+	while read -r va off sz; do
+		printf '%s %s %d %d\n' "$WORKLOAD" "$va" $((off)) $((sz))
+	done >"$tmp/code.list"
+"$IPTRAW" "$tmp/one.pt" "$tmp/code.list" "" "$tmp/plain" >"$tmp/log" 2>&1 &&
+	cmp -s "$tmp/truth" "$tmp/plain" &&
+	ok "the plain loop decodes the undamaged stream to the ground truth" ||
+	bad "the plain loop on the undamaged stream: $(head -1 "$tmp/log")"
+size=$(wc -c <"$tmp/one.pt")
+at=$((size * 2 / 3))
+while [ $at -lt $((size * 2 / 3 + 256)) ]; do
+	{ head -c $at "$tmp/one.pt"; printf '\002'
+	  tail -c +$((at + 2)) "$tmp/one.pt"; } >"$tmp/bad.pt"
+	"$IPTRAW" "$tmp/bad.pt" "$tmp/code.list" "" "$tmp/want" "$tmp/errs" \
+		>"$tmp/base" 2>&1
+	# Corrupt trace, not a jump into code that is not there.
+	grep -q " 0 errors" "$tmp/base" ||
+		grep -q "no memory mapped" "$tmp/errs" || break
+	at=$((at + 1))
+done
+want=$(sed -n 's/^\([0-9]*\) instructions.*/\1/p' "$tmp/base")
+[ -s "$tmp/errs" ] && [ "$want" -lt "$total" ] &&
+	ok "a byte corrupted at $at: the plain loop decodes $want of $total instructions, $(wc -l <"$tmp/errs") error(s)" ||
+	bad "no byte near $at makes a decode error: $(cat "$tmp/base")"
+rm -rf "$tmp/bad"
+"$PTREC" import raw -o "$tmp/bad" --pt "$tmp/bad.pt" --elf "$WORKLOAD" \
+	>"$tmp/log" 2>&1 || bad "import raw of the damaged stream"
+for w in 1 2; do
+	rm -rf "$tmp/bad/index"
+	PTREC_INDEX_DEBUG=1 PTREC_INDEX_THREADS=$w "$PTREC" info "$tmp/bad" \
+		>"$tmp/info" 2>&1
+	grep -q "^total: *$want instructions, $(wc -l <"$tmp/errs") gaps" "$tmp/info" &&
+		grep -q "^index: thread 1: corrupt trace decoded again from the cut point at " "$tmp/info" &&
+		grep -q "^index: thread 1: [0-9]* of [0-9]* cut points are checkpoints" "$tmp/info" &&
+		ok "damaged, $w worker(s): $want instructions, from the last cut point, cut points still checkpoints" ||
+		bad "damaged, $w worker(s): $(grep '^index:\|^total' "$tmp/info" | tr '\n' ' ')"
+	cp "$tmp/bad/index/1.idx" "$tmp/badidx$w"
+	"$PTREC" insns "$tmp/bad" --format=addr >"$tmp/got" 2>"$tmp/log"
+	cmp -s "$tmp/want" "$tmp/got" &&
+		ok "damaged, $w worker(s): the plain loop's addresses" ||
+		bad "damaged, $w worker(s): $(wc -l <"$tmp/got") addresses, not the plain loop's"
+	"$PTREC" insns "$tmp/bad" >"$tmp/all" 2>"$tmp/log"
+	awk -f "$here/gaps.awk" "$tmp/all" >"$tmp/gaps"
+	cmp -s "$tmp/errs" "$tmp/gaps" &&
+		ok "damaged, $w worker(s): each gap where the plain loop's error is ($(tr '\n' ' ' <"$tmp/gaps"))" ||
+		bad "damaged, $w worker(s): gaps $(tr '\n' ' ' <"$tmp/gaps"), errors $(tr '\n' ' ' <"$tmp/errs")"
+done
+cmp -s "$tmp/badidx1" "$tmp/badidx2" &&
+	ok "damaged: the same index on 1 and 2 workers" ||
+	bad "damaged: the index differs on 1 and 2 workers"
+# The last segment decodes from its cut point, as the index counted it.
+PTREC_INDEX_DEBUG=1 "$PTREC" insns "$tmp/bad" --from $((want - 2)) --count 3 \
+	--format=addr >"$tmp/got" 2>"$tmp/log"
+tail -3 "$tmp/want" >"$tmp/want3"
+cmp -s "$tmp/want3" "$tmp/got" && grep -q "decoded from its TIP.PGE$" "$tmp/log" &&
+	! grep -q "decoded from the start" "$tmp/log" &&
+	ok "damaged: insns --from $((want - 2)) decodes from a TIP.PGE, the plain loop's addresses" ||
+	bad "damaged: insns --from $((want - 2)): $(tr '\n' ' ' <"$tmp/log")"
 tap_end import-onepsb
