@@ -92,18 +92,26 @@ soname = $(shell objdump -p $$($(CC) -print-file-name=lib$(1).so) \
 	2>/dev/null | sed -n 's/^ *SONAME *//p')
 %/replay/opclazy.o: BASE_CPPFLAGS += \
 	-DOPCODES_SONAME='"$(call soname,opcodes)"'
-# And nettle and zstd (ptkit/liblazy.c).
-LIB_WRAP := nettle_hmac_sha256_set_key nettle_hmac_sha256_update \
-	nettle_hmac_sha256_digest nettle_memeql_sec ZSTD_isError \
-	ZSTD_getErrorName ZSTD_createCCtx ZSTD_freeCCtx ZSTD_createDCtx \
-	ZSTD_freeDCtx ZSTD_CCtx_setParameter ZSTD_compressStream2 \
-	ZSTD_CStreamOutSize ZSTD_decompressStream
+# And zstd (ptkit/liblazy.c).
+LIB_WRAP := ZSTD_isError ZSTD_getErrorName ZSTD_createCCtx ZSTD_freeCCtx \
+	ZSTD_createDCtx ZSTD_freeDCtx ZSTD_CCtx_setParameter \
+	ZSTD_compressStream2 ZSTD_CStreamOutSize ZSTD_decompressStream
 LIB_LAZY = $(foreach f,$(LIB_WRAP),-Wl,--wrap=$(f))
 %/ptkit/liblazy.o: BASE_CPPFLAGS += \
-	-DNETTLE_SONAME='"$(call soname,nettle)"' \
 	-DZSTD_SONAME='"$(call soname,zstd)"'
-lazy_libs = $(filter-out -lcapstone -lopcodes -lbfd -lnettle -lzstd,$(1)) \
-	$(CS_LAZY) $(OPC_LAZY) $(LIB_LAZY)
+# The libraries most commands use, linked into ptrec and ptrec-server
+# from their Debian archives (issue #19): libdw and libelf (with the
+# zlib, xz and bzip2 decoders libdw opens compressed files with), jansson
+# and nettle (the index file's MAC: every first open).  Each shared
+# library costs every process start its mapping, symbol binding and page
+# faults; these five cost `ptrec --version` 0.2 ms of 1.3 (perf stat on
+# this VM; 118 -> 83 page faults) and a first open nettle's dlopen() too.
+# Only the objects ptrec calls are linked in (ptrec grows 0.9 MB).  What
+# stays shared: libipt (Debian ships no archive) and libc.
+STATIC_LIBS := $(foreach l,dw elf z lzma bz2 jansson nettle,-l:lib$(l).a)
+lazy_libs = $(filter-out -lcapstone -lopcodes -lbfd -lnettle -lzstd -ldw \
+	-lelf -ljansson,$(1)) $(STATIC_LIBS) $(CS_LAZY) $(OPC_LAZY) \
+	$(LIB_LAZY)
 
 # Old names, kept so rules written before the libraries still link.
 RP_LIB_OBJS := $(RP_LIB)

@@ -485,6 +485,7 @@ int perf_write(struct perf *p, const char *out, int argc, char **argv)
 		fprintf(stderr, CMD ": -o %s: %s\n", out, err.msg);
 		return -1;
 	}
+	sb_bundle_set_durable(b, false);	/* as import raw: can be rerun */
 	ret = -1;
 	cut = calloc(p->nth + 1, sizeof(*cut));
 	if (!cut)

@@ -294,6 +294,10 @@ int import_raw(const struct import_raw_opts *o, int argc, char **argv)
 		fprintf(stderr, CMD ": -o %s: %s\n", o->out, err.msg);
 		return 1;
 	}
+	/* An import can be run again from its inputs: atomic, not durable
+	 * (no fsync but the manifest's; docs/bundle-format.md, issue #19).
+	 */
+	sb_bundle_set_durable(b, false);
 	ret = -1;
 	if (sb_bundle_open_sideband(b, &w, &err)) {
 		fprintf(stderr, CMD ": %s\n", err.msg);

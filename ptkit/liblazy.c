@@ -1,21 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * Nettle and zstd, loaded on first use, as ptkit/cslazy.c loads capstone
- * and replay/opclazy.c libopcodes.  Nettle is linked with BIND_NOW: its
- * 671 symbol bindings cost every process start 0.33 M instructions
- * (callgrind), and zstd's 0.09 M, though only some commands need them:
- * the index file's MAC (replay/idxcache.c) and snapshots
- * (sideband/snapshot.c); `ptrec import raw` needs neither (issue #19).
- * ptrec and ptrec-server link with `-Wl,--wrap=` for the functions those
- * files call (Makefile, LIB_LAZY), and each wrapper opens its library by
- * the soname of the one linked against the first time.  Without the
- * library, a MAC never verifies (an index is built again, never trusted)
- * and zstd contexts cannot be made: errors, never wrong data.  The tests
- * link the libraries directly and never pull this file in.
+ * zstd, loaded on first use, as ptkit/cslazy.c loads capstone and
+ * replay/opclazy.c libopcodes: its symbol bindings cost every process
+ * start 0.09 M instructions (callgrind), though only snapshots
+ * (sideband/snapshot.c) need it.  ptrec and ptrec-server link with
+ * `-Wl,--wrap=` for the functions that file calls (Makefile, LIB_LAZY),
+ * and each wrapper opens the library by the soname of the one linked
+ * against the first time.  Without it, zstd contexts cannot be made:
+ * errors, never wrong data.  Nettle was loaded here too; every first open
+ * needs it (the index file's MAC), so it is now linked in from its
+ * archive (Makefile, STATIC_LIBS; issue #19).  The tests link the
+ * libraries directly and never pull this file in.
  */
 #include <dlfcn.h>
-#include <nettle/hmac.h>
-#include <nettle/memops.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,17 +20,17 @@
 
 #include "ptkit.h"
 
-#if !defined(NETTLE_SONAME) || !defined(ZSTD_SONAME)
-#error "NETTLE_SONAME, ZSTD_SONAME: the sonames (the Makefile reads them)"
+#ifndef ZSTD_SONAME
+#error "ZSTD_SONAME: the soname (the Makefile reads it)"
 #endif
-_Static_assert(sizeof(NETTLE_SONAME) > 1 && sizeof(ZSTD_SONAME) > 1,
-	       "a soname is empty: the Makefile could not read it with objdump");
+_Static_assert(sizeof(ZSTD_SONAME) > 1,
+	       "the soname is empty: the Makefile could not read it with objdump");
 
 /*
  * ptkit_lib_load() - the library @soname, opened with dlopen() @flags,
  * with every symbol of @names into @fns; NULL (and why on stderr) when it
  * cannot be opened or lacks one.  Shared by the loaders of capstone
- * (cslazy.c), libopcodes (replay/opclazy.c), nettle and zstd (here).
+ * (cslazy.c), libopcodes (replay/opclazy.c) and zstd (here).
  */
 void *ptkit_lib_load(const char *soname, int flags, const char *const *names,
 		     void **fns, size_t n)
@@ -58,72 +55,6 @@ void *ptkit_lib_load(const char *soname, int flags, const char *const *names,
 		}
 	}
 	return lib;
-}
-
-/* ---- nettle ------------------------------------------------------------- */
-
-static const char *const nettle_names[] = {
-	"nettle_hmac_sha256_set_key", "nettle_hmac_sha256_update",
-	"nettle_hmac_sha256_digest", "nettle_memeql_sec",
-};
-static union {
-	void *v[4];
-	struct {
-		void (*set_key)(struct hmac_sha256_ctx *, size_t,
-				const uint8_t *);
-		void (*update)(struct hmac_sha256_ctx *, size_t,
-			       const uint8_t *);
-		void (*digest)(struct hmac_sha256_ctx *, size_t, uint8_t *);
-		int (*memeql_sec)(const void *, const void *, size_t);
-	} f;
-} nt;
-static void *nettle_lib;
-static pthread_once_t nettle_once = PTHREAD_ONCE_INIT;
-
-static void nettle_load(void)
-{
-	nettle_lib = ptkit_lib_load(NETTLE_SONAME, RTLD_LAZY, nettle_names,
-				    nt.v, 4);
-}
-
-void __wrap_nettle_hmac_sha256_set_key(struct hmac_sha256_ctx *ctx,
-				       size_t key_length, const uint8_t *key);
-void __wrap_nettle_hmac_sha256_set_key(struct hmac_sha256_ctx *ctx,
-				       size_t key_length, const uint8_t *key)
-{
-	pthread_once(&nettle_once, nettle_load);
-	if (nettle_lib)
-		nt.f.set_key(ctx, key_length, key);
-}
-
-void __wrap_nettle_hmac_sha256_update(struct hmac_sha256_ctx *ctx,
-				      size_t length, const uint8_t *data);
-void __wrap_nettle_hmac_sha256_update(struct hmac_sha256_ctx *ctx,
-				      size_t length, const uint8_t *data)
-{
-	pthread_once(&nettle_once, nettle_load);
-	if (nettle_lib)
-		nt.f.update(ctx, length, data);
-}
-
-void __wrap_nettle_hmac_sha256_digest(struct hmac_sha256_ctx *ctx,
-				      size_t length, uint8_t *digest);
-void __wrap_nettle_hmac_sha256_digest(struct hmac_sha256_ctx *ctx,
-				      size_t length, uint8_t *digest)
-{
-	pthread_once(&nettle_once, nettle_load);
-	if (nettle_lib)
-		nt.f.digest(ctx, length, digest);
-	else
-		memset(digest, 0, length);
-}
-
-/* Without nettle nothing is equal: no MAC verifies. */
-int __wrap_nettle_memeql_sec(const void *a, const void *b, size_t n);
-int __wrap_nettle_memeql_sec(const void *a, const void *b, size_t n)
-{
-	pthread_once(&nettle_once, nettle_load);
-	return nettle_lib ? nt.f.memeql_sec(a, b, n) : 0;
 }
 
 /* ---- zstd --------------------------------------------------------------- */

@@ -31,6 +31,7 @@ struct sb_bundle {
 	struct sb_writer *sideband;
 	bool sideband_opened;
 	struct sb_snap_writer *snap;
+	bool not_durable;	/* sb_bundle_set_durable(b, false) */
 };
 
 static const char *const subdirs[] = { "pt", "regs", "truth", "images" };
@@ -133,6 +134,8 @@ int sb_bundle_open_sideband(struct sb_bundle *b, struct sb_writer **w,
 	ret = sb_writer_open(&b->sideband, path, err);
 	if (ret)
 		return ret;
+	if (b->not_durable)
+		sb_writer_no_sync(b->sideband);
 	b->sideband_opened = true;
 	*w = b->sideband;
 	return 0;
@@ -237,7 +240,8 @@ int sb_bundle_add_image_mem(struct sb_bundle *b, const void *buf, size_t len,
 	snprintf(rel, sizeof(rel), "images/%s", k);
 	if (sb_bundle_path(b, rel, full, sizeof(full)) < 0)
 		return sb_fail(err, -ENAMETOOLONG, "%s: path too long", b->dir);
-	ret = sb_write_file_atomic(full, buf, len, err);
+	ret = sb_write_file_sync(full, buf, len, b->not_durable ?
+				 SB_SYNC_NONE : SB_SYNC_DURABLE, err);
 	if (ret)
 		return ret;
 	im = sb_manifest_add_image(b->m);
@@ -384,7 +388,18 @@ int sb_bundle_finish(struct sb_bundle *b, struct sb_err *err)
 		ret = list_file(b, m->images[i].file, "image", err);
 	if (ret)
 		return ret;
-	return sb_manifest_save(m, b->dir, err);
+	/* Not durable: the manifest is still complete or absent after a
+	 * power loss (SB_SYNC_FILE), only its name may be lost.
+	 */
+	return sb_manifest_save_sync(m, b->dir, b->not_durable ?
+				     SB_SYNC_FILE : SB_SYNC_DURABLE, err);
+}
+
+void sb_bundle_set_durable(struct sb_bundle *b, bool durable)
+{
+	b->not_durable = !durable;
+	if (!durable && b->sideband)
+		sb_writer_no_sync(b->sideband);
 }
 
 void sb_bundle_free(struct sb_bundle *b)

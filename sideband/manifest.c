@@ -966,6 +966,12 @@ static int check_required(const struct sb_manifest *m, struct sb_err *err)
 int sb_manifest_save(const struct sb_manifest *m, const char *dir,
 		     struct sb_err *err)
 {
+	return sb_manifest_save_sync(m, dir, SB_SYNC_DURABLE, err);
+}
+
+int sb_manifest_save_sync(const struct sb_manifest *m, const char *dir,
+			  enum sb_sync how, struct sb_err *err)
+{
 	char path[4096];
 	json_t *root;
 	char *text;
@@ -987,7 +993,7 @@ int sb_manifest_save(const struct sb_manifest *m, const char *dir,
 		return sb_fail(err, -EINVAL,
 			       "%s: cannot encode the manifest (out of memory, or a string that is not UTF-8)",
 			       path);
-	ret = sb_write_file_atomic(path, text, strlen(text), err);
+	ret = sb_write_file_sync(path, text, strlen(text), how, err);
 	free(text);
 	return ret;
 }

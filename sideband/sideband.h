@@ -545,6 +545,24 @@ struct sb_snap_writer;
 int sb_bundle_create(struct sb_bundle **b, const char *dir,
 		     struct sb_err *err);
 
+/**
+ * sb_bundle_set_durable() - whether the bundle survives a power loss
+ *
+ * Durable (the default, what a recording needs: its run cannot be made
+ * again): the sideband stream and every image are fsync()ed, with their
+ * directories, before the manifest names them, and the manifest with its
+ * directory after.  Not durable (what an import needs: it can be run again
+ * from its inputs; issue #19): nothing but the manifest's own bytes is
+ * synced, before it is renamed into place.  Either way a reader sees no
+ * manifest or a complete one, and every file it names at its size once the
+ * writer has returned.  After a power loss a bundle that is not durable
+ * may have lost its manifest (unfinished) or a file's tail (its size then
+ * differs from the manifest's, which the reader reports naming the file;
+ * ext4 with data=ordered, its default, XFS and btrfs never give a file a
+ * size that covers bytes not yet written).
+ */
+void sb_bundle_set_durable(struct sb_bundle *b, bool durable);
+
 /* The manifest being built; the caller fills the descriptive fields. */
 struct sb_manifest *sb_bundle_manifest(struct sb_bundle *b);
 

@@ -155,6 +155,12 @@ int sb_sync_parent(const char *path)
 int sb_write_file_atomic(const char *path, const void *buf, size_t len,
 			 struct sb_err *err)
 {
+	return sb_write_file_sync(path, buf, len, SB_SYNC_DURABLE, err);
+}
+
+int sb_write_file_sync(const char *path, const void *buf, size_t len,
+		       enum sb_sync how, struct sb_err *err)
+{
 	char tmp[4096];
 	int fd, ret;
 
@@ -164,7 +170,7 @@ int sb_write_file_atomic(const char *path, const void *buf, size_t len,
 	if (fd < 0)
 		return sb_fail(err, -errno, "%s: %s", tmp, strerror(errno));
 	ret = sb_write_all(fd, buf, len);
-	if (!ret && fsync(fd) < 0)
+	if (!ret && how != SB_SYNC_NONE && fsync(fd) < 0)
 		ret = -errno;
 	if (close(fd) < 0 && !ret)
 		ret = -errno;
@@ -177,7 +183,7 @@ int sb_write_file_atomic(const char *path, const void *buf, size_t len,
 		unlink(tmp);
 		return sb_fail(err, ret, "%s: %s", path, strerror(-ret));
 	}
-	return sb_sync_parent(path);
+	return how == SB_SYNC_DURABLE ? sb_sync_parent(path) : 0;
 }
 
 int sb_path_is_safe(const char *rel)

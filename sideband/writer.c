@@ -25,6 +25,7 @@ struct sb_writer {
 	uint64_t count;
 	uint64_t last_time;
 	int error;			/* sticky write error */
+	bool no_sync;			/* close without fsync */
 };
 
 static int flush(struct sb_writer *w)
@@ -199,6 +200,11 @@ int sb_writer_add_exec(struct sb_writer *w, const struct ptrec_sb_exec *rec,
 	return add_var(w, &e, sizeof(e), path, pl, NULL, 0, err);
 }
 
+void sb_writer_no_sync(struct sb_writer *w)
+{
+	w->no_sync = true;
+}
+
 uint64_t sb_writer_count(const struct sb_writer *w)
 {
 	return w ? w->count : 0;
@@ -211,8 +217,10 @@ int sb_writer_close(struct sb_writer *w, struct sb_err *err)
 	if (!w)
 		return 0;
 	ret = flush(w);
-	/* Durable before a manifest can name it; EINVAL: not a file. */
-	if (!ret && fsync(w->fd) < 0 && errno != EINVAL)
+	/* Durable before a manifest can name it (unless the bundle is not
+	 * durable, sb_bundle_set_durable()); EINVAL: not a file.
+	 */
+	if (!ret && !w->no_sync && fsync(w->fd) < 0 && errno != EINVAL)
 		ret = -errno;
 	if (close(w->fd) < 0 && !ret)
 		ret = -errno;

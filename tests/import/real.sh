@@ -218,17 +218,18 @@ rm -rf "$tmp/b"
 	ok "a single-PSB cut stream: every instruction, one gap for the lost bytes" ||
 	bad "single-PSB cut stream: $(tail -1 "$tmp/info")"
 
-# Capstone, libopcodes (with libbfd), nettle and zstd are loaded on first
-# use (ptkit/cslazy.c, replay/opclazy.c, ptkit/liblazy.c): an import,
-# which decodes no instruction, saves no index and writes no snapshot,
-# must not pay their relocations.
+# Capstone, libopcodes (with libbfd) and zstd are loaded on first use
+# (ptkit/cslazy.c, replay/opclazy.c, ptkit/liblazy.c): an import, which
+# decodes no instruction and writes no snapshot, must not pay their
+# relocations.  libdw, libelf, jansson and nettle are linked in from their
+# archives (Makefile, STATIC_LIBS): no process maps them.
 rm -rf "$tmp/b"
 LD_DEBUG=files "$PTREC" import raw -o "$tmp/b" --pt "$tmp/single.pt" \
 	--images "$tmp/glibc.list" --cpu 6/85/4 >"$tmp/log" 2>&1 &&
 	grep -q "file=libipt" "$tmp/log" &&
-	! grep -Eq "file=lib(capstone|opcodes|bfd|nettle|zstd)" "$tmp/log" &&
-	ok "import raw loads none of capstone, libopcodes, nettle, zstd" ||
-	bad "import raw loaded: $(grep -E 'file=lib(capstone|opcodes|bfd|nettle|zstd)' "$tmp/log" | head -1)"
+	! grep -Eq "file=lib(capstone|opcodes|bfd|nettle|zstd|dw|elf|jansson)" "$tmp/log" &&
+	ok "import raw maps libipt and libc only (no capstone, libopcodes, nettle, zstd, libdw, libelf, jansson)" ||
+	bad "import raw loaded: $(grep -E 'file=lib(capstone|opcodes|bfd|nettle|zstd|dw|elf|jansson)' "$tmp/log" | head -1)"
 
 # Nor does the first open of a trace with asynchronous events, whose
 # loop-gap check (replay/gaps.c) takes lengths from libipt: libxdc's
@@ -240,12 +241,12 @@ for tr in Unzip mruby; do
 		>/dev/null 2>&1 &&
 	PTREC_INDEX_THREADS=1 LD_DEBUG=files "$PTREC" info "$tmp/b" \
 		>"$tmp/log" 2>&1 &&
-		grep -q "file=libnettle" "$tmp/log" &&
-		! grep -Eq "file=lib(capstone|opcodes|bfd|zstd)" "$tmp/log" &&
+		grep -q "file=libipt" "$tmp/log" &&
+		! grep -Eq "file=lib(capstone|opcodes|bfd|zstd|nettle|dw|elf|jansson)" "$tmp/log" &&
 		LD_DEBUG=files "$PTREC" insns "$tmp/b" --count 1 >"$tmp/log2" 2>&1 &&
 		grep -q "file=libopcodes" "$tmp/log2" &&
 		ok "$tr: the first ptrec info loads neither capstone nor libopcodes" ||
-		bad "$tr: ptrec info loaded: $(grep -E 'file=lib(capstone|opcodes|bfd|zstd)' "$tmp/log" | head -1)"
+		bad "$tr: ptrec info loaded: $(grep -E 'file=lib(capstone|opcodes|bfd|zstd|nettle|dw|elf|jansson)' "$tmp/log" | head -1)"
 done
 
 tap_end import-real

@@ -2,12 +2,14 @@
 /*
  * Writing bundles: sb_bundle_create's directory rules, a complete bundle
  * that sb_manifest_load accepts with every file listed at its size, the
- * content-addressed image store, unfinished bundles, and the SHA-256 of
- * sb_image_key against the FIPS 180-4 vectors and sha256sum.
+ * content-addressed image store, unfinished bundles, durable and not
+ * durable bundles (what each fsyncs), and the SHA-256 of sb_image_key
+ * against the FIPS 180-4 vectors and sha256sum.
  */
 #include <dirent.h>
 #include <elf.h>
 #include <inttypes.h>
+#include <sys/syscall.h>
 
 #include "helpers.h"
 
@@ -17,6 +19,17 @@ TestSuite(bundle, .init = test_dir_setup, .fini = test_dir_teardown);
 		   "b00361a396177a9cb410ff61f20015ad"
 
 /* ---- helpers ------------------------------------------------------------ */
+
+/* Every fsync() the bundle writer makes (it is linked into this program,
+ * so its calls come here), then the real one.
+ */
+static int fsyncs;
+
+int fsync(int fd)
+{
+	fsyncs++;
+	return (int)syscall(SYS_fsync, fd);
+}
 
 static char *xstrdup(const char *s)
 {
@@ -725,4 +738,87 @@ Test(bundle, sha256_all_short_lengths)
 	cr_assert_eq(pclose(p), 0);
 	cr_assert_eq(seen, 201);
 	free(buf);
+}
+
+/* ---- durability (issue #19) -------------------------------------------- */
+
+/* A bundle with a sideband stream, one thread's PT stream and one image,
+ * durable or not; returns the fsync() calls its writing made.
+ */
+static int write_small(const char *dir, bool durable)
+{
+	static const unsigned char img[] = "\x7f" "ELF not really";
+	char key[SB_IMAGE_KEY_MAX];
+	struct sb_err err = { "" };
+	const struct sb_thread *t;
+	struct sb_manifest *m;
+	struct sb_writer *w;
+	struct sb_bundle *b;
+
+	b = create(dir);
+	m = sb_bundle_manifest(b);
+	m->backend = xstrdup("import-raw");
+	m->cpu.family = 6;
+	sb_bundle_set_durable(b, durable);
+	fsyncs = 0;
+	cr_assert_eq(sb_bundle_open_sideband(b, &w, &err), 0, "%s", err.msg);
+	add_records(w);
+	cr_assert_eq(sb_bundle_add_thread(b, 100, 100, false, &t), 0);
+	write_rel(b, t->pt, 4096);
+	cr_assert_eq(sb_bundle_add_image_mem(b, img, sizeof(img), "/bin/x",
+					     key, sizeof(key), &err), 0,
+		     "%s", err.msg);
+	cr_assert_eq(sb_bundle_finish(b, &err), 0, "%s", err.msg);
+	sb_bundle_free(b);
+	return fsyncs;
+}
+
+static void assert_same_file(const char *rel)
+{
+	char pa[4096], pb[4096];
+	size_t la, lb;
+	char *da, *db;
+
+	tpath(pa, sizeof(pa), "durable/%s", rel);
+	tpath(pb, sizeof(pb), "import/%s", rel);
+	da = read_bytes(pa, &la);
+	db = read_bytes(pb, &lb);
+	cr_assert_eq(la, lb, "%s: %zu and %zu bytes", rel, la, lb);
+	cr_assert_eq(memcmp(da, db, la), 0, "%s differs", rel);
+	free(da);
+	free(db);
+}
+
+/* A durable bundle syncs every file and directory a manifest names; one
+ * that is not (an import) syncs only the manifest's bytes before their
+ * rename.  Both hold the same files, listed at the same sizes, and no
+ * temporary file is left.
+ */
+Test(bundle, durable_or_not)
+{
+	char d1[4096], d0[4096], tmp[4096];
+	struct sb_manifest *m1 = NULL, *m0 = NULL;
+	struct sb_err err = { "" };
+	size_t i;
+
+	tpath(d1, sizeof(d1), "durable");
+	tpath(d0, sizeof(d0), "import");
+	/* sideband.sb, the image, images/, manifest.json, the bundle */
+	cr_assert_eq(write_small(d1, true), 5);
+	cr_assert_eq(write_small(d0, false), 1);
+	cr_assert_eq(sb_manifest_load(&m1, d1, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_manifest_load(&m0, d0, &err), 0, "%s", err.msg);
+	cr_assert_eq(m0->nfiles, m1->nfiles);
+	cr_assert_eq(m0->nfiles, 3);
+	for (i = 0; i < m0->nfiles; i++) {
+		cr_assert_str_eq(m0->files[i].path, m1->files[i].path);
+		cr_assert_eq(m0->files[i].size, m1->files[i].size);
+		assert_same_file(m0->files[i].path);
+	}
+	cr_assert_not(file_exists(tpath(tmp, sizeof(tmp),
+					"import/manifest.json.tmp")));
+	cr_assert_eq(count_entries(tpath(tmp, sizeof(tmp), "import/images")),
+		     1);
+	sb_manifest_free(m1);
+	sb_manifest_free(m0);
 }
