@@ -32,6 +32,12 @@ $(GDB_WATCHALT): tests/gdb/watchalt.c
 	@mkdir -p $(dir $@)
 	$(CC) -O0 -g -no-pie -fno-pie -o $@ $<
 
+# Code generated into an anonymous mapping: a gap in the replay.
+GDB_WATCHJIT := $(BUILD)/tests/gdb/watchjit
+$(GDB_WATCHJIT): tests/gdb/watchjit.S
+	@mkdir -p $(dir $@)
+	$(CC) -nostdlib -static -no-pie -o $@ $<
+
 # Stack switches (a heap stack, makecontext, alloca) for watchtruth --check;
 # -z now: no lazy binding resolver between them and the end.
 GDB_WATCHCTX := $(BUILD)/tests/gdb/watchctx
@@ -41,7 +47,9 @@ $(GDB_WATCHCTX): tests/gdb/watchctx.c
 
 gdb-watch-test: $(PTREC) $(PTREC_SERVER) $(GDB_WATCH) $(GDB_WATCHVAL) \
 		$(GDB_WATCHBITS) $(GDB_WATCHALT) $(GDB_WATCHCTX) $(WATCHTRUTH) \
-		$(PROG_BINS)
+		$(GDB_WATCHJIT) $(PROG_BINS)
+	PTREC=$(CURDIR)/$(PTREC) JITPROG=$(CURDIR)/$(GDB_WATCHJIT) \
+		WATCHTRUTH=$(CURDIR)/$(WATCHTRUTH) tests/gdb/watchgap.sh
 	PTREC=$(CURDIR)/$(PTREC) PROG=$(CURDIR)/$(GDB_WATCH) \
 		PROGS=$(CURDIR)/$(PROG_DIR) BITSPROG=$(CURDIR)/$(GDB_WATCHBITS) \
 		ALTPROG=$(CURDIR)/$(GDB_WATCHALT) \

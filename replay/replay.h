@@ -1247,6 +1247,9 @@ struct rp_watch;
  * @maybe:	an access whose address is unknown: it may have written (or,
  *		@kind RP_ACC_READ, read) there.
  * @syscall:	the kernel's write at a system call.
+ * @gap:	a gap in the trace follows @pos (rp_thread_gap()): code that
+ *		ran there, unseen, may have accessed the range (@maybe);
+ *		@gap_bytes the trace bytes it lost, 0 when unknown.
  * @acc_addr, @acc_size: the bytes accessed (unknown when @maybe).
  */
 struct rp_watch_hit {
@@ -1257,6 +1260,8 @@ struct rp_watch_hit {
 	uint8_t kind;
 	bool maybe;
 	bool syscall;
+	bool gap;
+	uint64_t gap_bytes;
 	uint64_t acc_addr, acc_size;
 };
 

@@ -249,16 +249,64 @@ static bool refute(void *arg, uint64_t pos)
 	       wpf_prove(a->rc, pos, pos + 1, a->kinds, false, may_hit, a) == 1;
 }
 
+/* The stop at gap @g: an unknown write, else (rwatch) read, that hits. */
+static int gap_hit(const struct rp_watch *w, uint32_t pid, uint64_t g,
+		   uint64_t bytes, struct rp_watch_hit *hit)
+{
+	struct rp_access acc = { 0 };
+
+	acc.kind = RP_ACC_WRITE;
+	if (!match(w, pid, &acc, hit)) {
+		acc.kind = RP_ACC_READ;
+		if (!match(w, pid, &acc, hit))
+			return -RP_ERR_NOTFOUND;
+	}
+	hit->pos = g;
+	hit->gap = true;
+	hit->gap_bytes = bytes;
+	return 0;
+}
+
+static int scan(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
+		int dir, uint64_t lo, uint64_t hi, struct rp_watch_hit *hit);
+
 int rp_watch_scan(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
 		  int dir, uint64_t lo, uint64_t hi,
 		  struct rp_watch_hit *hit)
+{
+	uint64_t g, bytes;
+	int ret;
+
+	if (!w->n || lo >= hi)
+		return -RP_ERR_NOTFOUND;
+	memset(hit, 0, sizeof(*hit));
+	if (w->unknown == RP_WATCH_UNKNOWN_SKIP ||
+	    !wpf_gap_near(rc, dir, lo, hi, &g, &bytes))
+		return scan(w, rc, pid, dir, lo, hi, hit);
+	/*
+	 * A gap after instruction g: accesses nearer than it first (g's
+	 * own, made before the gap, share its stop: the gap's is reported).
+	 */
+	ret = dir < 0 ? scan(w, rc, pid, dir, g + 1, hi, hit) :
+			scan(w, rc, pid, dir, lo, g, hit);
+	if (ret != -RP_ERR_NOTFOUND)
+		return ret;
+	ret = gap_hit(w, pid, g, bytes, hit);
+	if (ret == -RP_ERR_NOTFOUND)	/* no watchpoint of this process */
+		return dir < 0 ? scan(w, rc, pid, dir, lo, g + 1, hit) :
+				 scan(w, rc, pid, dir, g, hi, hit);
+	return ret;
+}
+
+static int scan(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
+		int dir, uint64_t lo, uint64_t hi, struct rp_watch_hit *hit)
 {
 	struct scan_arg a = { w, pid, hit, rc, 0 };
 	unsigned int kinds;
 	uint64_t p;
 	int ret;
 
-	if (!w->n || lo >= hi)
+	if (lo >= hi)
 		return -RP_ERR_NOTFOUND;
 	/* Instructions that cannot access memory of a watched kind, as
 	 * their decoding shows, are passed without asking their addresses.

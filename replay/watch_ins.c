@@ -548,3 +548,36 @@ int wpf_blocks_check(struct rp_recover *rc, uint64_t first, uint64_t last,
 	wpf_ins_fini(c);	/* frees v */
 	return ret == -RP_ERR_DECODE ? 0 : ret ? ret : bad;
 }
+
+/*
+ * The nearest gap of the thread within [@lo, @hi) in direction @dir, as
+ * the position of the instruction before it (the one that went into code
+ * the trace does not show: OVF, LOST, JIT code whose bytes are in no
+ * image, any decode error).  That code may have stored or loaded
+ * anything, so with stop and stack it is an access of unknown, unbounded
+ * address of both kinds, which no proof can refute (the proofs see only
+ * the decoded instructions).  Returns true with it in *@gp and the gap's
+ * lost bytes in *@bytes.
+ */
+bool wpf_gap_near(struct rp_recover *rc, int dir, uint64_t lo,
+		     uint64_t hi, uint64_t *gp, uint64_t *bytes)
+{
+	struct rp_gap gap;
+	bool found = false;
+	uint64_t i, g;
+
+	for (i = 0; !rp_thread_gap(rc->s, rc->tid, i, &gap); i++) {
+		/* One at the very start: code before the history began. */
+		if (!gap.before)
+			continue;
+		g = gap.before - 1;
+		if (g < lo || g >= hi)
+			continue;
+		if (!found || (dir < 0 ? g > *gp : g < *gp)) {
+			*gp = g;
+			*bytes = gap.bytes;
+			found = true;
+		}
+	}
+	return found;
+}

@@ -193,4 +193,12 @@ int wpf_blocks_check(struct rp_recover *rc, uint64_t first, uint64_t last,
  */
 int wpf_quiet_secret(struct rp_recover *rc, uint64_t pos, unsigned int kinds);
 
+/*
+ * The nearest gap of @rc's thread in [@lo, @hi) in direction @dir, as the
+ * position of the instruction before it, in *@gp; its lost trace bytes
+ * (0 unknown) in *@bytes.  Returns true when there is one.
+ */
+bool wpf_gap_near(struct rp_recover *rc, int dir, uint64_t lo, uint64_t hi,
+		  uint64_t *gp, uint64_t *bytes);
+
 #endif /* PTREC_WATCH_PROOF_H */

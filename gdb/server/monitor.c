@@ -299,7 +299,19 @@ static void monitor_watch(struct target *tg, const char *arg,
 	if (i < 0 || rp_cursor_peek(rp_timeline_cursor(tg->tl, (size_t)i),
 				    h.pos, &insn))
 		insn.ip = 0;
-	if (h.maybe)
+	if (h.gap) {
+		text_add(out, "ptrec: the trace has a gap after the "
+			 "instruction at %#" PRIx64 " (thread %u, instruction %"
+			 PRIu64 ")", insn.ip, h.tid, h.pos + 1);
+		if (h.gap_bytes)
+			text_add(out, ": it lost %" PRIu64 " bytes here",
+				 h.gap_bytes);
+		text_add(out, ": code that ran there may have %s the watched "
+			 "%" PRIu64 " bytes at %#" PRIx64 " (set ptrec "
+			 "watch-unknown skip: gaps do not stop)\n",
+			 h.kind == RP_ACC_READ ? "read" : "written", h.len,
+			 h.addr);
+	} else if (h.maybe)
 		text_add(out, "ptrec: the %s at %#" PRIx64 " (thread %u, "
 			 "instruction %" PRIu64 ") may have %s %" PRIu64
 			 " bytes at %#" PRIx64 ": its address is unknown "

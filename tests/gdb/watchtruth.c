@@ -240,6 +240,125 @@ struct tstore {
 	uint64_t p, a, l;
 };
 
+/*
+ * The truth's index of each of the replay's positions.  Up to the first
+ * gap they are equal; after the last, the two end together (aligned from
+ * the end, which loops cannot confuse); between two gaps (code the trace
+ * does not show and the truth has: JIT code in no image, lost trace),
+ * the truth's instructions are passed up to the first run of ALIGN_RUN
+ * whose addresses are the replay's next ones.  Positions with no truth
+ * are NONE: *@off counts them, *@unexplained those not after a gap and
+ * those whose address is not the truth's (a check must fail then, never
+ * skip them silently).
+ */
+#define NONE SIZE_MAX
+#define ALIGN_RUN 32
+
+static void differ(uint32_t tid, uint64_t p, uint64_t truth, uint64_t ip,
+		   uint64_t *unexplained)
+{
+	if ((*unexplained)++ < 10)
+		printf("UNALIGNED thread %u position %" PRIu64 ": the truth %#"
+		       PRIx64 ", the replay %#" PRIx64 "\n", tid, p, truth, ip);
+}
+
+static size_t *align(struct rp_session *s, uint32_t tid,
+		     struct rp_cursor *cur, const struct sb_truth_rec *recs,
+		     size_t n, uint64_t end, uint64_t *off,
+		     uint64_t *unexplained)
+{
+	size_t *map = malloc((end + 1) * sizeof(*map)), t = 0, t2, j, te;
+	uint64_t *ips = malloc((end + 1) * sizeof(*ips)), p, last = 0;
+	unsigned char *gap = calloc(end + 1, 1);
+	struct rp_insn insn;
+	struct rp_gap g;
+	bool lost = false;
+
+	if (!map || !ips || !gap) {
+		free(map);
+		free(ips);
+		free(gap);
+		return NULL;
+	}
+	for (p = 0; !rp_thread_gap(s, tid, p, &g); p++)
+		if (g.before && g.before <= end) {
+			gap[g.before] = 1;
+			if (g.before > last)
+				last = g.before;
+		}
+	for (p = 0; p < end; p++)
+		ips[p] = rp_cursor_peek(cur, p, &insn) ? 0 : insn.ip;
+	for (p = 0; p < (last ? last : end); p++) {
+		if (gap[p])
+			lost = true;
+		if (!gap[p] && t < n && ips[p] && recs[t].ip == ips[p]) {
+			map[p] = t++;
+			continue;
+		}
+		if (!lost)
+			differ(tid, p, t < n ? recs[t].ip : 0, ips[p],
+			       unexplained);
+		for (t2 = t; t2 < n; t2++) {
+			for (j = 0; j < ALIGN_RUN && p + j < end &&
+				    t2 + j < n; j++)
+				if (recs[t2 + j].ip != ips[p + j])
+					break;
+			if (j == ALIGN_RUN || p + j == end || t2 + j == n)
+				break;
+		}
+		if (t2 < n && ips[p]) {
+			map[p] = t2;
+			t = t2 + 1;
+			lost = false;
+			continue;
+		}
+		map[p] = NONE;
+		*off += 1;
+	}
+	if (!last || !end)
+		goto out;
+	/* After the last gap: the truth's last instruction that ends a run
+	 * of the replay's last ones (the truth may have one more, the last
+	 * unfinished instruction).
+	 */
+	for (te = n; te-- > 0 && te + 3 >= n;) {
+		for (j = 0; j < ALIGN_RUN && j <= te && j < end - last; j++)
+			if (recs[te - j].ip != ips[end - 1 - j])
+				break;
+		if (j == ALIGN_RUN || j > te || j == end - last)
+			break;
+	}
+	for (p = last; p < end; p++) {
+		if (te + 3 < n || te < end - 1 - p ||
+		    te - (end - 1 - p) < t) {
+			map[p] = NONE;
+			*off += 1;
+			differ(tid, p, 0, ips[p], unexplained);
+			continue;
+		}
+		map[p] = te - (end - 1 - p);
+		if (recs[map[p]].ip != ips[p])
+			differ(tid, p, recs[map[p]].ip, ips[p], unexplained);
+	}
+out:
+	free(ips);
+	free(gap);
+	return map;
+}
+
+/* libopcodes' text of @insn (rp_format_insn()) has no memory operand. */
+static bool no_memory(struct rp_session *s, const struct rp_insn *insn,
+		      uint64_t pos)
+{
+	char buf[512], *ops;
+
+	if (rp_format_insn(s, insn, pos, false, false, buf, sizeof(buf)))
+		return false;
+	ops = strstr(buf, ":\t");
+	return ops && !strchr(ops, '(') && !strstr(ops, " 0x") &&
+	       !strstr(ops, ",0x") && !strstr(ops, "\t0x");
+}
+
 /* wpf_prove()'s question, asked to see the intervals it proves. */
 struct cover {
 	uint64_t a, l;
@@ -253,6 +372,68 @@ static bool cover_one(void *arg, unsigned int kind, uint64_t lo, uint64_t hi)
 	if (kind == RP_ACC_WRITE && lo <= c->a && c->a + c->l <= hi)
 		c->in = true;
 	return false;
+}
+
+/*
+ * Code the truth ran where the replay has a gap (JIT code in no image,
+ * lost trace) may have written anything: a scan with watch-unknown stop
+ * (of all memory, for writes and, separately, reads) must stop there,
+ * after the instruction before the gap, and one with skip must not.
+ * *@ngaps counts the gaps, *@hidden the truth's instructions in them.
+ * Returns how many failed.
+ */
+static uint64_t check_gaps(struct rp_session *s, uint32_t tid,
+			   const size_t *map, uint64_t end, uint64_t *ngaps,
+			   uint64_t *hidden)
+{
+	struct rp_thread_info info;
+	struct rp_recover *rc;
+	struct rp_watch *w;
+	struct rp_gap g;
+	uint64_t bad = 0, i;
+	unsigned int type;
+
+	if (rp_thread_info(s, tid, &info) || rp_recover_new(s, tid, &rc) ||
+	    rp_watch_new(&w))
+		return 1;
+	for (i = 0; !rp_thread_gap(s, tid, i, &g); i++) {
+		struct rp_watch_hit h;
+		int dir;
+
+		if (!g.before || g.before > end)
+			continue;
+		*ngaps += 1;
+		if (g.before < end && map[g.before] != NONE &&
+		    map[g.before - 1] != NONE)
+			*hidden += map[g.before] - map[g.before - 1] - 1;
+		for (type = RP_WATCH_WRITE; type <= RP_WATCH_READ; type++)
+			for (dir = -1; dir <= 1; dir += 2) {
+				rp_watch_clear(w);
+				rp_watch_insert(w, type, info.pid, 0,
+						UINT64_MAX);
+				rp_watch_set_unknown(w,
+						     RP_WATCH_UNKNOWN_STOP);
+				if ((rp_watch_scan(w, rc, info.pid, dir,
+						   g.before - 1, g.before,
+						   &h) ||
+				     !h.gap || h.pos != g.before - 1) &&
+				    bad++ < 10)
+					printf("GAP PASSED thread %u after "
+					       "position %" PRIu64 "\n", tid,
+					       g.before - 1);
+				rp_watch_set_unknown(w,
+						     RP_WATCH_UNKNOWN_SKIP);
+				if (!rp_watch_scan(w, rc, info.pid, dir,
+						   g.before - 1, g.before,
+						   &h) && h.gap && bad++ < 10)
+					printf("GAP STOP with skip thread %u "
+					       "after position %" PRIu64 "\n",
+					       tid, g.before - 1);
+			}
+	}
+	rp_watch_free(w);
+	rp_recover_free(rc);
+	return bad;
 }
 
 /*
@@ -325,7 +506,9 @@ static int check(struct rp_session *s, csh cs)
 {
 	uint64_t positions = 0, writes = 0, known = 0, maybe = 0, missed = 0,
 		 wrong = 0, bounded = 0, outside = 0, passed = 0, tried = 0,
-		 proven = 0, bserved = 0, bdiff = 0, quiet = 0, qwrong = 0;
+		 proven = 0, bserved = 0, bdiff = 0, quiet = 0, qwrong = 0,
+		 off = 0, unexplained = 0, noregs = 0, ngaps = 0, hidden = 0,
+		 gapbad = 0, vector = 0;
 	size_t ti;
 
 	for (ti = 0; ti < rp_thread_count(s); ti++) {
@@ -337,7 +520,7 @@ static int check(struct rp_session *s, csh cs)
 		struct sb_err err;
 		char path[4096];
 		struct tstore *ts = NULL;
-		size_t nts = 0;
+		size_t nts = 0, *map;
 		uint64_t end;
 		size_t n, p;
 
@@ -368,20 +551,53 @@ static int check(struct rp_session *s, csh cs)
 				       "from the cursor's\n", tid, d);
 			bserved += served;
 		}
-		for (p = 1; p < n && p < end; p++) {
-			const struct sb_truth_rec *pre = &recs[p - 1];
+		map = align(s, tid, cur, recs, n, end, &off, &unexplained);
+		if (!map)
+			return 2;
+		for (p = 1; p < end; p++) {
+			const struct sb_truth_rec *pre;
 			struct rp_access acc[4];
 			bool tw, sys, fs = false;
 			uint64_t a = 0, l = 0;
 			cs_insn *ci;
+			size_t tp = map[p];
 			int k, na;
 
-			if (!(pre->mask & 0xffff) ||
-			    rp_cursor_peek(cur, p, &insn) ||
-			    insn.ip != recs[p].ip ||
-			    cs_disasm(cs, insn.raw, insn.size, insn.ip, 1,
-				      &ci) != 1)
+			if (tp == NONE)
+				continue;	/* counted by align() */
+			pre = tp ? &recs[tp - 1] : NULL;
+			if (!pre || !(pre->mask & 0xffff)) {
+				/* No registers before it in the truth (the
+				 * first, or after a system call the
+				 * recorder did not read them): counted.
+				 */
+				noregs++;
 				continue;
+			}
+			if (rp_cursor_peek(cur, p, &insn)) {
+				if (unexplained++ < 10)
+					printf("NOT COMPARED thread %u position"
+					       " %zu: no instruction\n", tid,
+					       p);
+				continue;
+			}
+			if (cs_disasm(cs, insn.raw, insn.size, insn.ip, 1,
+				      &ci) != 1) {
+				/* Capstone cannot decode some EVEX forms:
+				 * counted when libopcodes shows no memory
+				 * operand, else not compared and said.
+				 */
+				if (!no_memory(s, &insn, p)) {
+					if (unexplained++ < 10)
+						printf("NOT COMPARED thread %u "
+						       "position %zu: capstone "
+						       "cannot decode it\n",
+						       tid, p);
+				} else {
+					vector++;
+				}
+				continue;
+			}
 			for (k = 0; k < ci->detail->x86.op_count; k++)
 				fs |= ci->detail->x86.operands[k].type ==
 					      X86_OP_MEM &&
@@ -390,8 +606,8 @@ static int check(struct rp_session *s, csh cs)
 				       ci->detail->x86.operands[k].mem.segment ==
 					       X86_REG_GS);
 			sys = ci->id == X86_INS_SYSCALL;
-			tw = dest(ci, pre->regs, recs[p].mask & 1 ?
-				  recs[p].regs : NULL, &a, &l);
+			tw = dest(ci, pre->regs, recs[tp].mask & 1 ?
+				  recs[tp].regs : NULL, &a, &l);
 			cs_free(ci, 1);
 			if (fs)
 				continue;
@@ -485,12 +701,23 @@ static int check(struct rp_session *s, csh cs)
 			}
 		}
 		passed += check_proofs(s, tid, ts, nts, &proven);
+		gapbad += check_gaps(s, tid, map, end, &ngaps, &hidden);
 		tried += nts;
 		free(ts);
 		rp_recover_free(rc);
 		rp_cursor_free(cur);
 		free(recs);
+		free(map);
 	}
+	printf("%" PRIu64 " gaps (%" PRIu64 " instructions of the truth in "
+	       "them), %" PRIu64 " where a watch scan did not stop as it "
+	       "should\n", ngaps, hidden, gapbad);
+	printf("not compared: %" PRIu64 " positions in gaps' shadows with no "
+	       "truth, %" PRIu64 " with no registers in the truth, %" PRIu64
+	       " that capstone cannot decode and have no memory operand, %"
+	       PRIu64 " unexplained (the replay and the truth differ with no "
+	       "gap, no instruction, or one with memory operands capstone "
+	       "cannot decode)\n", off, noregs, vector, unexplained);
 	printf("%" PRIu64 " positions, %" PRIu64 " writes in the truth; the "
 	       "engine: %" PRIu64 " with a known address, %" PRIu64
 	       " unknown (%" PRIu64 " of them bounded to the stack or fs, %"
@@ -503,7 +730,8 @@ static int check(struct rp_session *s, csh cs)
 	       " of them known to the engine\n",
 	       positions, writes, known, maybe, bounded, outside, missed,
 	       wrong, tried, proven, passed, bserved, bdiff, quiet, qwrong);
-	return missed || wrong || passed || bdiff || qwrong;
+	return missed || wrong || passed || bdiff || qwrong || unexplained ||
+	       gapbad;
 }
 
 /*
@@ -613,7 +841,8 @@ int main(int argc, char **argv)
 		struct rp_insn insn;
 		struct sb_err err;
 		char path[4096];
-		size_t n, p;
+		uint64_t end, off = 0, unexplained = 0;
+		size_t n, p, *map;
 
 		snprintf(path, sizeof(path), "%s/truth/%u.gt", argv[1], tid);
 		if (sb_truth_load_recs(path, &recs, &n, &err)) {
@@ -622,28 +851,38 @@ int main(int argc, char **argv)
 		}
 		if (rp_cursor_new(s, tid, &cur))
 			return 2;
-		/* Registers before instruction p: the truth after p - 1. */
-		for (p = 1; p < n; p++) {
-			const struct sb_truth_rec *pre = &recs[p - 1];
+		if (rp_thread_end(s, tid, &end, NULL))
+			return 2;
+		map = align(s, tid, cur, recs, n, end, &off, &unexplained);
+		if (!map)
+			return 2;
+		if (unexplained) {
+			fprintf(stderr, "watchtruth: thread %u: %" PRIu64
+				" positions differ from the truth where the "
+				"replay has no gap\n", tid, unexplained);
+			return 2;
+		}
+		/* Registers before instruction p: the truth after the one
+		 * before it (aligned across gaps).
+		 */
+		for (p = 1; p < end; p++) {
+			const struct sb_truth_rec *pre;
+			size_t tp = map[p];
 			cs_insn *ci;
 			uint64_t a, l;
 
+			if (tp == NONE || !tp)
+				continue;
+			pre = &recs[tp - 1];
 			if (!(pre->mask & 0xffff) || rp_cursor_peek(cur, p, &insn))
 				continue;
-			if (insn.ip != recs[p].ip) {
-				fprintf(stderr, "watchtruth: thread %u position"
-					" %zu: truth %#" PRIx64 ", decoded %#"
-					PRIx64 "\n", tid, p, recs[p].ip,
-					insn.ip);
-				return 2;
-			}
 			if (cs_disasm(cs, insn.raw, insn.size, insn.ip, 1,
 				      &ci) != 1)
 				continue;
 			if (getenv("WATCHTRUTH_READS") ?
 				    reads(ci, pre->regs, addr, addr + len) :
-				    dest(ci, pre->regs, recs[p].mask & 1 ?
-						 recs[p].regs : NULL, &a, &l) &&
+				    dest(ci, pre->regs, recs[tp].mask & 1 ?
+						 recs[tp].regs : NULL, &a, &l) &&
 					    a < addr + len && addr < a + l)
 				printf("%u %zu tsc %" PRIu64 " ip %#" PRIx64
 				       "\n", tid, p, insn.tsc, insn.ip);
@@ -651,6 +890,7 @@ int main(int argc, char **argv)
 		}
 		rp_cursor_free(cur);
 		free(recs);
+		free(map);
 	}
 	cs_close(&cs);
 	rp_session_close(s);

@@ -1,0 +1,111 @@
+#!/bin/sh
+# Watchpoints never pass a write silently (#18): what the history does
+# not show stops a `watch` with the default watch-unknown stop.
+#  - a gap in the trace (tests/gdb/watchjit.S: code generated into an
+#    anonymous mapping, whose bytes the recorder does not keep, stores to
+#    g): reverse-continue and continue stop at the gap first, saying so;
+#    with watch-unknown skip they pass it.  The truth (the recorder's own
+#    registers) shows the last store the replay has wrote 1 while the end
+#    holds 42: the write GDB cannot see is in the gap.
+#  - watchtruth --check on it: every position compared once realigned
+#    after the gap (none passed silently), and every gap stops a scan.
+set -u
+: "${PTREC:?}" "${WATCHTRUTH:?}" "${JITPROG:?}"
+testlib_dir=$(cd "$(dirname "$0")/.." && pwd)
+. "$testlib_dir/lib.sh"
+tap_begin gdb-watchgap
+
+sym() { nm "$1" | awk -v s="$2" '$3 == s { print "0x" $1 }'; }
+b=$tmp/jit
+timeout 120 "$PTREC" record --ground-truth -q --start-at \
+	"$(sym "$JITPROG" _start)" -o "$b" -- "$JITPROG" >"$tmp/log" 2>&1
+if [ ! -f "$b/manifest.json" ]; then
+	bad "recording tests/gdb/watchjit"
+	tap_end gdb-watchgap
+fi
+"$PTREC" info "$b" >"$tmp/info" 2>&1
+tid=$(awk '/thread /{ print $2; exit }' "$tmp/info")
+if grep -q " 1 gaps" "$tmp/info"; then
+	ok "the replay has a gap where the generated code ran"
+else
+	cp "$tmp/info" "$tmp/log"; bad "the replay has a gap where the generated code ran"
+fi
+
+# The truth's stores to g the replay shows: one (1, at `before`).
+g=$(sym "$JITPROG" g)
+"$WATCHTRUTH" "$b" "$g" 4 >"$tmp/truth" 2>&1
+wpos=$(awk -v t="$tid" '$1 == t { print $2 }' "$tmp/truth")
+wip=$(awk -v t="$tid" '$1 == t { print $6 }' "$tmp/truth")
+if [ "$(echo "$wpos" | wc -w)" = 1 ] &&
+	[ "$((wip))" = "$(($(sym "$JITPROG" before)))" ]; then
+	ok "the truth: the one store the replay shows is 'before' (position $wpos)"
+else
+	cp "$tmp/truth" "$tmp/log"; bad "the truth's stores to g"
+	wpos=0
+fi
+
+# gdb_jit NAME MODE: watch g; two reverse-continues, two continues.
+gdb_jit() {
+	timeout 300 "$PTREC" replay "$b" -batch -ex "set pagination off" \
+		-ex "set ptrec watch-unknown $2" \
+		-ex "echo @@end\n" -ex "p *(int *)$g" \
+		-ex "watch *(int *)$g" \
+		-ex "echo @@rc1\n" -ex "reverse-continue" -ex "ptrec position" \
+		-ex "echo @@rc2\n" -ex "reverse-continue" -ex "ptrec position" \
+		-ex "echo @@c1\n" -ex "continue" -ex "ptrec position" \
+		-ex "echo @@c2\n" -ex "continue" -ex "ptrec position" \
+		-ex "echo @@done\n" >"$tmp/$1.out" 2>&1
+}
+# part NAME MARK: the output from @@MARK to the next mark
+part() { awk -v m="@@$2" '$0 == m { on = 1; next } /^@@/ { on = 0 } on' \
+	"$tmp/$1.out"; }
+pos() { part "$1" "$2" | sed -n 's/.* position \([0-9]*\) of .*/\1/p'; }
+
+gdb_jit stop stop
+tap_log=$tmp/stop.out
+# GDB's positions count instructions from 1: the store at 0-based wpos
+# is wpos + 1, the jump into the generated code after it wpos + 2.
+if part stop end | grep -q "= 42"; then
+	ok "the end holds 42, which the store the replay shows did not write"
+else
+	bad "the end holds 42"
+fi
+if [ "$(pos stop rc1)" = $((wpos + 2)) ] &&
+	part stop rc1 | grep -q "ptrec: the trace has a gap after" &&
+	part stop rc1 | grep -q "may have written the watched 4 bytes"; then
+	ok "reverse-continue stops first at the gap, saying why"
+else
+	bad "reverse-continue stops first at the gap, saying why"
+fi
+if [ "$(pos stop rc2)" = $((wpos + 1)) ] && ! part stop rc2 | grep -q gap
+then
+	ok "then at the store before it"
+else
+	bad "then at the store before it"
+fi
+if [ "$(pos stop c1)" = $((wpos + 2)) ] &&
+	[ "$(pos stop c2)" = $((wpos + 3)) ] &&
+	part stop c2 | grep -q "ptrec: the trace has a gap after"; then
+	ok "continue: the store, then the gap"
+else
+	bad "continue: the store, then the gap"
+fi
+
+gdb_jit skip skip
+tap_log=$tmp/skip.out
+if [ "$(pos skip rc1)" = $((wpos + 1)) ] && ! grep -q "gap" "$tmp/skip.out"
+then
+	ok "with watch-unknown skip the gap does not stop"
+else
+	bad "with watch-unknown skip the gap does not stop"
+fi
+unset tap_log
+
+if timeout 300 "$WATCHTRUTH" --check "$b" >"$tmp/log" 2>&1 &&
+	grep -q "^1 gaps.*, 0 where a watch scan did not stop" "$tmp/log" &&
+	grep -q " 0 unexplained" "$tmp/log"; then
+	ok "watchtruth --check: realigned after the gap, the gap stops scans"
+else
+	bad "watchtruth --check on the gap recording"
+fi
+tap_end gdb-watchgap
