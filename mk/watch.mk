@@ -38,6 +38,11 @@ $(GDB_WATCHJIT): tests/gdb/watchjit.S
 	@mkdir -p $(dir $@)
 	$(CC) -nostdlib -static -no-pie -o $@ $<
 
+GDB_WATCHEXIT := $(BUILD)/tests/gdb/watchexit
+$(GDB_WATCHEXIT): tests/gdb/watchexit.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -no-pie -fno-pie -pthread -Wl,-z,now -o $@ $<
+
 # Stack switches (a heap stack, makecontext, alloca) for watchtruth --check;
 # -z now: no lazy binding resolver between them and the end.
 GDB_WATCHCTX := $(BUILD)/tests/gdb/watchctx
@@ -47,8 +52,9 @@ $(GDB_WATCHCTX): tests/gdb/watchctx.c
 
 gdb-watch-test: $(PTREC) $(PTREC_SERVER) $(GDB_WATCH) $(GDB_WATCHVAL) \
 		$(GDB_WATCHBITS) $(GDB_WATCHALT) $(GDB_WATCHCTX) $(WATCHTRUTH) \
-		$(GDB_WATCHJIT) $(PROG_BINS)
+		$(GDB_WATCHJIT) $(GDB_WATCHEXIT) $(PROG_BINS)
 	PTREC=$(CURDIR)/$(PTREC) JITPROG=$(CURDIR)/$(GDB_WATCHJIT) \
+		EXITPROG=$(CURDIR)/$(GDB_WATCHEXIT) \
 		WATCHTRUTH=$(CURDIR)/$(WATCHTRUTH) tests/gdb/watchgap.sh
 	PTREC=$(CURDIR)/$(PTREC) PROG=$(CURDIR)/$(GDB_WATCH) \
 		PROGS=$(CURDIR)/$(PROG_DIR) BITSPROG=$(CURDIR)/$(GDB_WATCHBITS) \

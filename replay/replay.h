@@ -1249,7 +1249,10 @@ struct rp_watch;
  * @syscall:	the kernel's write at a system call.
  * @gap:	a gap in the trace follows @pos (rp_thread_gap()): code that
  *		ran there, unseen, may have accessed the range (@maybe);
- *		@gap_bytes the trace bytes it lost, 0 when unknown.
+ *		@gap_bytes the trace bytes it lost, 0 when unknown.  With
+ *		@syscall, the system call after @pos the thread ended in
+ *		before the end snapshot (exit(2): the kernel clears its
+ *		clear_child_tid word and marks its robust futexes).
  * @acc_addr, @acc_size: the bytes accessed (unknown when @maybe).
  */
 struct rp_watch_hit {

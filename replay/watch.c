@@ -251,7 +251,7 @@ static bool refute(void *arg, uint64_t pos)
 
 /* The stop at gap @g: an unknown write, else (rwatch) read, that hits. */
 static int gap_hit(const struct rp_watch *w, uint32_t pid, uint64_t g,
-		   uint64_t bytes, struct rp_watch_hit *hit)
+		   uint64_t bytes, bool exit, struct rp_watch_hit *hit)
 {
 	struct rp_access acc = { 0 };
 
@@ -264,6 +264,7 @@ static int gap_hit(const struct rp_watch *w, uint32_t pid, uint64_t g,
 	hit->pos = g;
 	hit->gap = true;
 	hit->gap_bytes = bytes;
+	hit->syscall = exit;
 	return 0;
 }
 
@@ -275,13 +276,14 @@ int rp_watch_scan(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
 		  struct rp_watch_hit *hit)
 {
 	uint64_t g, bytes;
+	bool exit;
 	int ret;
 
 	if (!w->n || lo >= hi)
 		return -RP_ERR_NOTFOUND;
 	memset(hit, 0, sizeof(*hit));
 	if (w->unknown == RP_WATCH_UNKNOWN_SKIP ||
-	    !wpf_gap_near(rc, dir, lo, hi, &g, &bytes))
+	    !wpf_gap_near(rc, dir, lo, hi, &g, &bytes, &exit))
 		return scan(w, rc, pid, dir, lo, hi, hit);
 	/*
 	 * A gap after instruction g: accesses nearer than it first (g's
@@ -291,7 +293,7 @@ int rp_watch_scan(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
 			scan(w, rc, pid, dir, lo, g, hit);
 	if (ret != -RP_ERR_NOTFOUND)
 		return ret;
-	ret = gap_hit(w, pid, g, bytes, hit);
+	ret = gap_hit(w, pid, g, bytes, exit, hit);
 	if (ret == -RP_ERR_NOTFOUND)	/* no watchpoint of this process */
 		return dir < 0 ? scan(w, rc, pid, dir, lo, g + 1, hit) :
 				 scan(w, rc, pid, dir, g, hi, hit);

@@ -196,9 +196,11 @@ int wpf_quiet_secret(struct rp_recover *rc, uint64_t pos, unsigned int kinds);
 /*
  * The nearest gap of @rc's thread in [@lo, @hi) in direction @dir, as the
  * position of the instruction before it, in *@gp; its lost trace bytes
- * (0 unknown) in *@bytes.  Returns true when there is one.
+ * (0 unknown) in *@bytes.  *@exit: not a gap but the system call the
+ * thread ended in before the end snapshot (exit(2): the kernel's writes
+ * after its last instruction).  Returns true when there is one.
  */
 bool wpf_gap_near(struct rp_recover *rc, int dir, uint64_t lo, uint64_t hi,
-		  uint64_t *gp, uint64_t *bytes);
+		  uint64_t *gp, uint64_t *bytes, bool *exit);
 
 #endif /* PTREC_WATCH_PROOF_H */

@@ -299,7 +299,15 @@ static void monitor_watch(struct target *tg, const char *arg,
 	if (i < 0 || rp_cursor_peek(rp_timeline_cursor(tg->tl, (size_t)i),
 				    h.pos, &insn))
 		insn.ip = 0;
-	if (h.gap) {
+	if (h.gap && h.syscall) {
+		text_add(out, "ptrec: thread %u ended in the system call after "
+			 "the instruction at %#" PRIx64 " (instruction %"
+			 PRIu64 "), before the end snapshot: the kernel may "
+			 "have written the watched %" PRIu64 " bytes at %#"
+			 PRIx64 " there (exit(2) clears the thread's "
+			 "clear_child_tid word and marks its robust futexes)"
+			 "\n", h.tid, insn.ip, h.pos + 1, h.len, h.addr);
+	} else if (h.gap) {
 		text_add(out, "ptrec: the trace has a gap after the "
 			 "instruction at %#" PRIx64 " (thread %u, instruction %"
 			 PRIu64 ")", insn.ip, h.tid, h.pos + 1);

@@ -9,8 +9,12 @@
 #    holds 42: the write GDB cannot see is in the gap.
 #  - watchtruth --check on it: every position compared once realigned
 #    after the gap (none passed silently), and every gap stops a scan.
+#  - a thread's exit(2) (tests/gdb/watchexit.c): the kernel clears its
+#    clear_child_tid word (struct pthread's tid) after the thread's last
+#    instruction, before the end snapshot; no instruction stores there.
+#    A stop-mode scan of the thread stops there first.
 set -u
-: "${PTREC:?}" "${WATCHTRUTH:?}" "${JITPROG:?}"
+: "${PTREC:?}" "${WATCHTRUTH:?}" "${JITPROG:?}" "${EXITPROG:?}"
 testlib_dir=$(cd "$(dirname "$0")/.." && pwd)
 . "$testlib_dir/lib.sh"
 tap_begin gdb-watchgap
@@ -107,5 +111,34 @@ if timeout 300 "$WATCHTRUTH" --check "$b" >"$tmp/log" 2>&1 &&
 	ok "watchtruth --check: realigned after the gap, the gap stops scans"
 else
 	bad "watchtruth --check on the gap recording"
+fi
+# The kernel's write at a thread's exit.
+e=$tmp/exit
+timeout 120 "$PTREC" record --ground-truth -q -o "$e" -- "$EXITPROG" \
+	>"$tmp/exit.out" 2>"$tmp/log"
+tidw=$(awk '/^tidw /{ print $2 }' "$tmp/exit.out")
+"$PTREC" info "$e" >"$tmp/einfo" 2>&1
+worker=$(awk '/thread /{ n++; if (n == 2) print $2 }' "$tmp/einfo")
+if [ -n "$tidw" ] && [ -n "$worker" ] &&
+	"$WATCHTRUTH" "$e" "$tidw" 4 >"$tmp/etruth" 2>&1 &&
+	! awk -v t="$worker" '$1 == t' "$tmp/etruth" | grep -q .; then
+	ok "watchexit: the worker stores nothing to its tid word (the truth)"
+else
+	cat "$tmp/exit.out" "$tmp/einfo" "$tmp/etruth" >>"$tmp/log" 2>&1
+	bad "watchexit: recorded, the tid word found, the truth read"
+fi
+"$WATCHTRUTH" --scan "$e" "$worker" "$tidw" 4 stop >"$tmp/log" 2>&1
+eend=$(awk '/^end /{ print $2 }' "$tmp/log")
+first=$(awk '/^stop /{ print $2, $3, $4; exit }' "$tmp/log")
+if [ -n "$eend" ] && [ "$first" = "$((eend - 1)) gap syscall" ]; then
+	ok "a stop-mode scan of the worker stops first at its exit(2)"
+else
+	bad "a stop-mode scan of the worker stops first at its exit(2)"
+fi
+"$WATCHTRUTH" --scan "$e" "$worker" "$tidw" 4 skip >"$tmp/log" 2>&1
+if ! grep -q "gap syscall" "$tmp/log"; then
+	ok "... and a skip-mode one does not"
+else
+	bad "... and a skip-mode one does not"
 fi
 tap_end gdb-watchgap

@@ -8,6 +8,9 @@
  * blocks against the cursor's, the whole history and windows of 1,000
  * from 50 places (blocks() below).
  *
+ * watchtruth --scan BUNDLE TID ADDR LEN MODE: the stops of a backward
+ * watch scan of one thread (scan_all() below).
+ *
  * watchtruth BUNDLE ADDR LEN [TID POS]: every instruction of every thread that wrote
  * a byte of [ADDR, ADDR + LEN), by the software recorder's ground truth
  * (the registers the recorder read with ptrace before each instruction,
@@ -772,8 +775,57 @@ static int blocks(struct rp_session *s)
 	return bad != 0;
 }
 
+/*
+ * --scan BUNDLE TID ADDR LEN stop|stack|skip: every stop of a backward
+ * watch scan (write) of thread TID from its end, one line each: "stop POS
+ * known|maybe|gap syscall|insn".  Exits 2 on bad input.
+ */
+static int scan_all(int argc, char **argv)
+{
+	struct rp_thread_info info;
+	struct rp_session *s;
+	struct rp_recover *rc;
+	struct rp_watch_hit h;
+	struct rp_watch *w;
+	uint64_t end, hi;
+	uint32_t tid;
+
+	if (argc != 7 || rp_session_open(&s, argv[2])) {
+		fprintf(stderr, "usage: watchtruth --scan BUNDLE TID ADDR LEN "
+			"stop|stack|skip\n");
+		return 2;
+	}
+	tid = (uint32_t)strtoul(argv[3], NULL, 0);
+	if (rp_thread_info(s, tid, &info) || rp_recover_new(s, tid, &rc) ||
+	    rp_thread_end(s, tid, &end, NULL) || rp_watch_new(&w)) {
+		fprintf(stderr, "watchtruth: no thread %s in %s\n", argv[3],
+			argv[2]);
+		return 2;
+	}
+	rp_watch_set_unknown(w, !strcmp(argv[6], "skip") ?
+			     RP_WATCH_UNKNOWN_SKIP :
+			     !strcmp(argv[6], "stack") ?
+			     RP_WATCH_UNKNOWN_STACK : RP_WATCH_UNKNOWN_STOP);
+	if (rp_watch_insert(w, RP_WATCH_WRITE, info.pid,
+			    strtoull(argv[4], NULL, 0),
+			    strtoull(argv[5], NULL, 0)))
+		return 2;
+	printf("end %" PRIu64 "\n", end);
+	for (hi = end; hi && !rp_watch_scan(w, rc, info.pid, -1, 0, hi, &h);
+	     hi = h.pos)
+		printf("stop %" PRIu64 " %s %s\n", h.pos,
+		       h.gap ? "gap" : h.maybe ? "maybe" : "known",
+		       h.syscall ? "syscall" : "insn");
+	rp_watch_free(w);
+	rp_recover_free(rc);
+	rp_session_close(s);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && !strcmp(argv[1], "--scan"))
+		return scan_all(argc, argv);
 	struct rp_session *s;
 	uint64_t addr, len;
 	csh cs;
