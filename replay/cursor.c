@@ -302,7 +302,7 @@ int rp_cursor_blocks(struct rp_cursor *c, uint64_t first, uint64_t last,
 		     int (*fn)(void *arg, const struct rp_blk *b), void *arg)
 {
 	struct rp_thread *t = c->t;
-	uint64_t k, pos;
+	uint64_t k, pos, j;
 	struct pt_block block;
 	struct rp_blk b;
 	struct walk w;
@@ -326,6 +326,7 @@ int rp_cursor_blocks(struct rp_cursor *c, uint64_t first, uint64_t last,
 	memset(&w, 0, sizeof(w));
 	ret = rp_walk_begin_blocks(&w, c->s, t, &t->ckpts[k], &status);
 	pos = t->ckpts[k].insn;
+	j = k + 1;
 	while (!ret && pos < last) {
 		if (status >= 0 && (status & pts_event_pending))
 			status = rp_walk_events(&w, status);
@@ -358,6 +359,27 @@ int rp_cursor_blocks(struct rp_cursor *c, uint64_t first, uint64_t last,
 			ret = fn(arg, &b);
 		}
 		pos += block.ninsn;
+		/*
+		 * Decoding goes on through later checkpoints: the positions
+		 * must still be the index's.  Every instruction decoded
+		 * before the decoder reached checkpoint j's packet comes
+		 * before it, so more than its count of instructions
+		 * before it means the two decodes differ (a decode error
+		 * the index resynced at, or libipt's block and instruction
+		 * decoders disagreeing): the caller uses the cursor.
+		 */
+		if (j < t->nckpts && pos > t->ckpts[j].insn) {
+			uint64_t off = 0;
+
+			pt_blk_get_offset(w.bd, &off);
+			off += (uint64_t)w.off_delta;
+			if (off < t->ckpts[j].offset) {
+				ret = -RP_ERR_DECODE;
+				break;
+			}
+		}
+		while (j < t->nckpts && t->ckpts[j].insn < pos)
+			j++;
 	}
 	rp_walk_end(&w);
 	return ret;

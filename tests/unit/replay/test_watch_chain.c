@@ -558,3 +558,53 @@ Test(watch_chain, quiet)
 			       QUIET_SINK, 4, &win);
 	}
 }
+
+static int count_blk(void *arg, const struct rp_blk *b)
+{
+	*(uint64_t *)arg += b->ninsn;
+	return 0;
+}
+
+/*
+ * rp_cursor_blocks() decodes on from one checkpoint through later ones:
+ * where the index puts fewer instructions before a checkpoint than the
+ * blocks decode before reaching its packet, the two disagree and it
+ * fails (-RP_ERR_DECODE: the scan uses the cursor), never giving
+ * positions shifted from the cursor's.  The recordings here have one
+ * checkpoint; a second one, near the stream's end with 10 instructions
+ * before it, is one such disagreement.
+ */
+Test(watch_chain, blocks_check_checkpoints)
+{
+	struct rp_ckpt *saved, *v;
+	struct rp_session *ss;
+	struct rp_cursor *c;
+	struct rp_thread *t;
+	uint64_t n = 0, e;
+	size_t nsaved;
+
+	cr_assert_eq(rp_session_open(&ss, LOOP_BUNDLE), 0);
+	t = rp_find_thread(ss, rp_thread_tid(ss, 0));
+	cr_assert(t && t->nckpts >= 1 && t->pt_size > 64);
+	e = t->insns;
+	cr_assert_eq(rp_cursor_new(ss, t->tid, &c), 0);
+	cr_assert_eq(rp_cursor_blocks(c, 0, e, count_blk, &n), 0);
+	cr_assert_eq(n, e);
+	saved = t->ckpts;
+	nsaved = t->nckpts;
+	v = calloc(nsaved + 1, sizeof(*v));
+	cr_assert(v);
+	memcpy(v, saved, nsaved * sizeof(*v));
+	v[nsaved] = v[nsaved - 1];
+	v[nsaved].offset = t->pt_size - 1;
+	v[nsaved].insn = v[nsaved - 1].insn + 10;
+	t->ckpts = v;
+	t->nckpts = nsaved + 1;
+	cr_assert_eq(rp_cursor_blocks(c, 0, e, count_blk, &n),
+		     -RP_ERR_DECODE);
+	t->ckpts = saved;
+	t->nckpts = nsaved;
+	free(v);
+	rp_cursor_free(c);
+	rp_session_close(ss);
+}
