@@ -392,6 +392,65 @@ static bool cover_one(void *arg, unsigned int kind, uint64_t lo, uint64_t hi)
 	return false;
 }
 
+static int by_addr_pos(const void *x, const void *y)
+{
+	const struct tstore *a = x, *b = y;
+
+	if (a->a != b->a)
+		return a->a < b->a ? -1 : 1;
+	return a->p < b->p ? -1 : a->p > b->p;
+}
+
+/*
+ * The end: the last true store to some bytes put the value the end
+ * snapshot holds, unless something after it wrote them, so a stop-mode
+ * watch scan back from the thread's end over those bytes must stop at
+ * that store or after it (a later write the engine names, or one it says
+ * may have written), never before.  Checked for up to 64 of the last
+ * stores of each address, evenly spread.  *@ends counts them.  Returns
+ * how many failed.
+ */
+#define END_CHECKS 64
+
+static uint64_t check_end(struct rp_session *s, uint32_t tid,
+			  struct tstore *v, size_t n, uint64_t end,
+			  uint64_t *ends)
+{
+	struct rp_thread_info info;
+	struct rp_recover *rc;
+	struct rp_watch *w;
+	uint64_t bad = 0;
+	size_t i, m = 0, step, k;
+
+	if (!n || !end)
+		return 0;
+	if (rp_thread_info(s, tid, &info) || rp_recover_new(s, tid, &rc) ||
+	    rp_watch_new(&w))
+		return 1;
+	qsort(v, n, sizeof(*v), by_addr_pos);
+	/* The last store of each address (the next one starts elsewhere). */
+	for (i = 0; i < n; i++)
+		if (i + 1 == n || v[i + 1].a != v[i].a)
+			v[m++] = v[i];
+	step = m > END_CHECKS ? m / END_CHECKS : 1;
+	for (k = 0; k < m; k += step) {
+		struct rp_watch_hit h;
+
+		*ends += 1;
+		rp_watch_clear(w);
+		rp_watch_insert(w, RP_WATCH_WRITE, info.pid, v[k].a, v[k].l);
+		if ((rp_watch_scan(w, rc, info.pid, -1, 0, end, &h) ||
+		     h.pos < v[k].p) && bad++ < 10)
+			printf("END thread %u: the last store to %#" PRIx64
+			       "+%" PRIu64 " is at position %" PRIu64 ", a scan "
+			       "from the end passed it\n", tid, v[k].a, v[k].l,
+			       v[k].p);
+	}
+	rp_watch_free(w);
+	rp_recover_free(rc);
+	return bad;
+}
+
 /*
  * Code the truth ran where the replay has a gap (JIT code in no image,
  * lost trace) may have written anything: a scan with watch-unknown stop
@@ -526,7 +585,7 @@ static int check(struct rp_session *s, csh cs)
 		 wrong = 0, bounded = 0, outside = 0, passed = 0, tried = 0,
 		 proven = 0, bserved = 0, bdiff = 0, quiet = 0, qwrong = 0,
 		 off = 0, unexplained = 0, noregs = 0, ngaps = 0, hidden = 0,
-		 gapbad = 0, vector = 0;
+		 gapbad = 0, vector = 0, ends = 0, endbad = 0;
 	size_t ti;
 
 	for (ti = 0; ti < rp_thread_count(s); ti++) {
@@ -720,6 +779,7 @@ static int check(struct rp_session *s, csh cs)
 		}
 		passed += check_proofs(s, tid, ts, nts, &proven);
 		gapbad += check_gaps(s, tid, map, end, &ngaps, &hidden);
+		endbad += check_end(s, tid, ts, nts, end, &ends);
 		tried += nts;
 		free(ts);
 		rp_recover_free(rc);
@@ -730,6 +790,8 @@ static int check(struct rp_session *s, csh cs)
 	printf("%" PRIu64 " gaps (%" PRIu64 " instructions of the truth in "
 	       "them), %" PRIu64 " where a watch scan did not stop as it "
 	       "should\n", ngaps, hidden, gapbad);
+	printf("the end: %" PRIu64 " last stores, %" PRIu64 " that a scan "
+	       "from the end passed\n", ends, endbad);
 	printf("not compared: %" PRIu64 " positions in gaps' shadows with no "
 	       "truth, %" PRIu64 " with no registers in the truth, %" PRIu64
 	       " that capstone cannot decode and write no memory, %"
@@ -749,7 +811,7 @@ static int check(struct rp_session *s, csh cs)
 	       positions, writes, known, maybe, bounded, outside, missed,
 	       wrong, tried, proven, passed, bserved, bdiff, quiet, qwrong);
 	return missed || wrong || passed || bdiff || qwrong || unexplained ||
-	       gapbad;
+	       gapbad || endbad;
 }
 
 /*
