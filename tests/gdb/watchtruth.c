@@ -454,8 +454,9 @@ static uint64_t check_end(struct rp_session *s, uint32_t tid,
 /*
  * Code the truth ran where the replay has a gap (JIT code in no image,
  * lost trace) may have written anything: a scan with watch-unknown stop
- * (of all memory, for writes and, separately, reads) must stop there,
- * after the instruction before the gap, and one with skip must not.
+ * or stack (of all memory, for writes and, separately, reads) must stop
+ * there, after the instruction before the gap, and one with skip must
+ * not.
  * *@ngaps counts the gaps, *@hidden the truth's instructions in them.
  * Returns how many failed.
  */
@@ -498,6 +499,14 @@ static uint64_t check_gaps(struct rp_session *s, uint32_t tid,
 					printf("GAP PASSED thread %u after "
 					       "position %" PRIu64 "\n", tid,
 					       g.before - 1);
+				rp_watch_set_unknown(w,
+						     RP_WATCH_UNKNOWN_STACK);
+				if ((rp_watch_scan(w, rc, info.pid, dir,
+						   g.before - 1, g.before,
+						   &h) || !h.gap) && bad++ < 10)
+					printf("GAP PASSED (stack) thread %u "
+					       "after position %" PRIu64 "\n",
+					       tid, g.before - 1);
 				rp_watch_set_unknown(w,
 						     RP_WATCH_UNKNOWN_SKIP);
 				if (!rp_watch_scan(w, rc, info.pid, dir,
