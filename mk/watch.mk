@@ -38,6 +38,12 @@ $(GDB_WATCHJIT): tests/gdb/watchjit.S
 	@mkdir -p $(dir $@)
 	$(CC) -nostdlib -static -no-pie -o $@ $<
 
+GDB_WATCHSMC := $(BUILD)/tests/gdb/watchsmc
+$(GDB_WATCHSMC): tests/gdb/watchsmc.S
+	@mkdir -p $(dir $@)
+	$(CC) -nostdlib -static -no-pie -o $@ $< 2>/dev/null || \
+		$(CC) -nostdlib -static -no-pie -o $@ $<
+
 GDB_WATCHEXIT := $(BUILD)/tests/gdb/watchexit
 $(GDB_WATCHEXIT): tests/gdb/watchexit.c
 	@mkdir -p $(dir $@)
@@ -52,9 +58,10 @@ $(GDB_WATCHCTX): tests/gdb/watchctx.c
 
 gdb-watch-test: $(PTREC) $(PTREC_SERVER) $(GDB_WATCH) $(GDB_WATCHVAL) \
 		$(GDB_WATCHBITS) $(GDB_WATCHALT) $(GDB_WATCHCTX) $(WATCHTRUTH) \
-		$(GDB_WATCHJIT) $(GDB_WATCHEXIT) $(PROG_BINS)
+		$(GDB_WATCHJIT) $(GDB_WATCHEXIT) $(GDB_WATCHSMC) $(PROG_BINS)
 	PTREC=$(CURDIR)/$(PTREC) JITPROG=$(CURDIR)/$(GDB_WATCHJIT) \
 		EXITPROG=$(CURDIR)/$(GDB_WATCHEXIT) \
+		SMCPROG=$(CURDIR)/$(GDB_WATCHSMC) \
 		WATCHTRUTH=$(CURDIR)/$(WATCHTRUTH) tests/gdb/watchgap.sh
 	PTREC=$(CURDIR)/$(PTREC) PROG=$(CURDIR)/$(GDB_WATCH) \
 		PROGS=$(CURDIR)/$(PROG_DIR) BITSPROG=$(CURDIR)/$(GDB_WATCHBITS) \

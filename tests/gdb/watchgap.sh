@@ -13,6 +13,9 @@
 #    clear_child_tid word (struct pthread's tid) after the thread's last
 #    instruction, before the end snapshot; no instruction stores there.
 #    A stop-mode scan of the thread stops there first.
+#  - self-modifying code in a file-backed text page (tests/gdb/watchsmc.S,
+#    a known limit: the replay decodes the file's bytes there): watchtruth
+#    --check is not blind to it, it names the rewritten instruction.
 set -u
 : "${PTREC:?}" "${WATCHTRUTH:?}" "${JITPROG:?}" "${EXITPROG:?}"
 testlib_dir=$(cd "$(dirname "$0")/.." && pwd)
@@ -140,5 +143,22 @@ if ! grep -q "gap syscall" "$tmp/log"; then
 	ok "... and a skip-mode one does not"
 else
 	bad "... and a skip-mode one does not"
+fi
+# Rewritten code in the text: the check names it (and so fails).
+if [ -n "${SMCPROG:-}" ]; then
+	m=$tmp/smc
+	timeout 120 "$PTREC" record --ground-truth -q --start-at \
+		"$(sym "$SMCPROG" _start)" -o "$m" -- "$SMCPROG" >"$tmp/log" 2>&1
+	"$WATCHTRUTH" --check "$m" >"$tmp/log" 2>&1
+	rc=$?
+	cip=$(awk '/^CODE thread/ { sub(":", "", $7); print $7; exit }' \
+		"$tmp/log")
+	if [ "$rc" = 1 ] && [ -n "$cip" ] &&
+		[ "$((cip))" = "$(($(sym "$SMCPROG" patch)))" ]; then
+		ok "watchtruth --check names code rewritten in the text"
+	else
+		echo "exit status $rc" >>"$tmp/log"
+		bad "watchtruth --check names code rewritten in the text"
+	fi
 fi
 tap_end gdb-watchgap

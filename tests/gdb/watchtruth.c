@@ -588,6 +588,18 @@ static uint64_t check_proofs(struct rp_session *s, uint32_t tid,
 	return bad;
 }
 
+/* The snapshot holds @insn's bytes at its address, and they differ. */
+static bool code_differs(struct rp_snapshot *sn, uint32_t pid,
+			 const struct rp_insn *insn)
+{
+	uint8_t buf[16];
+
+	return sn && insn->size <= sizeof(buf) &&
+	       rp_snapshot_read(sn, pid, insn->ip, buf, insn->size, false) ==
+		       insn->size &&
+	       memcmp(buf, insn->raw, insn->size);
+}
+
 static int check(struct rp_session *s, csh cs)
 {
 	uint64_t positions = 0, writes = 0, known = 0, maybe = 0, missed = 0,
@@ -595,8 +607,13 @@ static int check(struct rp_session *s, csh cs)
 		 proven = 0, bserved = 0, bdiff = 0, quiet = 0, qwrong = 0,
 		 off = 0, unexplained = 0, noregs = 0, ngaps = 0, hidden = 0,
 		 gapbad = 0, vector = 0, ends = 0, endbad = 0;
+	struct rp_snapshot *sn = NULL;
 	size_t ti;
 
+	if (rp_snapshot_open(&sn, bundle_dir)) {
+		rp_snapshot_close(sn);
+		sn = NULL;
+	}
 	for (ti = 0; ti < rp_thread_count(s); ti++) {
 		uint32_t tid = rp_thread_tid(s, ti);
 		struct sb_truth_rec *recs;
@@ -606,8 +623,10 @@ static int check(struct rp_session *s, csh cs)
 		struct sb_err err;
 		char path[4096];
 		struct tstore *ts = NULL;
+		struct rp_thread_info tinfo;
 		size_t nts = 0, *map;
 		uint64_t end;
+		uint32_t pid;
 		size_t n, p;
 
 		snprintf(path, sizeof(path), "%s/truth/%u.gt",
@@ -640,6 +659,9 @@ static int check(struct rp_session *s, csh cs)
 		map = align(s, tid, cur, recs, n, end, &off, &unexplained);
 		if (!map)
 			return 2;
+		if (rp_thread_info(s, tid, &tinfo))
+			return 2;
+		pid = tinfo.pid;
 		for (p = 1; p < end; p++) {
 			const struct sb_truth_rec *pre;
 			struct rp_access acc[4];
@@ -651,6 +673,25 @@ static int check(struct rp_session *s, csh cs)
 
 			if (tp == NONE)
 				continue;	/* counted by align() */
+			if (rp_cursor_peek(cur, p, &insn)) {
+				if (unexplained++ < 10)
+					printf("NOT COMPARED thread %u position"
+					       " %zu: no instruction\n", tid,
+					       p);
+				continue;
+			}
+			/* Its bytes are the replay's (the image store's):
+			 * where the snapshot holds that code (a writable
+			 * mapping) and it differs, the code was rewritten
+			 * and the replay may decode old instructions.
+			 */
+			if (code_differs(sn, pid, &insn)) {
+				if (unexplained++ < 10)
+					printf("CODE thread %u position %zu ip %#"
+					       PRIx64 ": the replay's bytes are "
+					       "not the end snapshot's\n", tid,
+					       p, insn.ip);
+			}
 			pre = tp ? &recs[tp - 1] : NULL;
 			if (!pre || !(pre->mask & 0xffff)) {
 				/* No registers before it in the truth (the
@@ -658,13 +699,6 @@ static int check(struct rp_session *s, csh cs)
 				 * recorder did not read them): counted.
 				 */
 				noregs++;
-				continue;
-			}
-			if (rp_cursor_peek(cur, p, &insn)) {
-				if (unexplained++ < 10)
-					printf("NOT COMPARED thread %u position"
-					       " %zu: no instruction\n", tid,
-					       p);
 				continue;
 			}
 			if (cs_disasm(cs, insn.raw, insn.size, insn.ip, 1,
@@ -799,13 +833,15 @@ static int check(struct rp_session *s, csh cs)
 	printf("%" PRIu64 " gaps (%" PRIu64 " instructions of the truth in "
 	       "them), %" PRIu64 " where a watch scan did not stop as it "
 	       "should\n", ngaps, hidden, gapbad);
+	rp_snapshot_close(sn);
 	printf("the end: %" PRIu64 " last stores, %" PRIu64 " that a scan "
 	       "from the end passed\n", ends, endbad);
 	printf("not compared: %" PRIu64 " positions in gaps' shadows with no "
 	       "truth, %" PRIu64 " with no registers in the truth, %" PRIu64
 	       " that capstone cannot decode and write no memory, %"
 	       PRIu64 " unexplained (the replay and the truth differ with no "
-	       "gap, no instruction, or a store capstone cannot decode)\n",
+	       "gap, no instruction, code bytes not the end snapshot's, or a "
+	       "store capstone cannot decode)\n",
 	       off, noregs, vector, unexplained);
 	printf("%" PRIu64 " positions, %" PRIu64 " writes in the truth; the "
 	       "engine: %" PRIu64 " with a known address, %" PRIu64
