@@ -319,18 +319,30 @@ static void monitor_watch(struct target *tg, const char *arg,
 			 "watch-unknown skip: gaps do not stop)\n",
 			 h.kind == RP_ACC_READ ? "read" : "written", h.len,
 			 h.addr);
-	} else if (h.maybe)
+	} else if (h.maybe) {
+		const char *what = h.kind == RP_ACC_READ ? "load" : "store";
+		bool stack = rp_timeline_watch_unknown_get(tg->tl) ==
+			     RP_WATCH_UNKNOWN_STACK;
+
+		/* The advice names the modes that would pass it. */
 		text_add(out, "ptrec: the %s at %#" PRIx64 " (thread %u, "
 			 "instruction %" PRIu64 ") may have %s %" PRIu64
-			 " bytes at %#" PRIx64 ": its address is unknown "
-			 "(set ptrec watch-unknown skip: only %ss of known "
-			 "address stop)\n",
-			 h.syscall ? "system call" :
-			 h.kind == RP_ACC_READ ? "load" : "store", insn.ip,
-			 h.tid, h.pos + 1,
-			 h.kind == RP_ACC_READ ? "read" : "written", h.len,
-			 h.addr, h.kind == RP_ACC_READ ? "load" : "store");
-	else if (h.syscall)
+			 " bytes at %#" PRIx64 ": its address is unknown (",
+			 h.syscall ? "system call" : what, insn.ip, h.tid,
+			 h.pos + 1, h.kind == RP_ACC_READ ? "read" : "written",
+			 h.len, h.addr);
+		if (stack)
+			text_add(out, "watch-unknown stack passes only %ss "
+				 "relative to the stack pointer or fs, and "
+				 "this one is not bounded away; ", what);
+		else
+			text_add(out, "set ptrec watch-unknown stack: %ss "
+				 "relative to the stack pointer or fs pass "
+				 "where the watched bytes are not there; ",
+				 what);
+		text_add(out, "set ptrec watch-unknown skip: only %ss of "
+			 "known address stop)\n", what);
+	} else if (h.syscall)
 		text_add(out, "ptrec: the system call at %#" PRIx64
 			 " (thread %u, instruction %" PRIu64 ") wrote %"
 			 PRIu64 " bytes at %#" PRIx64 "\n", insn.ip, h.tid,

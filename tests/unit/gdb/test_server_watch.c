@@ -118,6 +118,11 @@ Test(server_watch, watch_stops_and_reasons)
 	 */
 	cr_assert(strstr(out, "OK\nOK\nT00thread:"), "%s", out);
 	cr_assert(strstr(out, "may have written 8 bytes at"), "%s", out);
+	/* In stop mode the advice names both modes that would pass it. */
+	cr_assert(strstr(out, "set ptrec watch-unknown stack: stores "),
+		  "%s", out);
+	cr_assert(strstr(out, "set ptrec watch-unknown skip: only stores"),
+		  "%s", out);
 	/* Skipped: the last write of total (121 -> 364), values known. */
 	snprintf(want, sizeof(want), "watch:%x;", (unsigned int)WATCH_TOTAL);
 	cr_assert(strstr(out, want), "%s", out);
