@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -239,6 +240,8 @@ static void tracer_snap(struct rec_snap *s, struct rec_snap_tracer *tr,
 	struct rec_snap_proc p = { .pid = tr->pid, .ppid = tr->ppid,
 				   .end = end, .status = status,
 				   .threads = th,
+				   /* the filter saw every rseq call */
+				   .rseq = tr->execs ? &tr->rseq : NULL,
 				   .sig_tid = si ? cur : 0, .si = si };
 	size_t i;
 
@@ -414,6 +417,27 @@ static void desc_stop(struct rec_snap_tracer *tr, pid_t tid, int st)
 	ptrace(PTRACE_CONT, tid, 0, sig);
 }
 
+/*
+ * At an rseq call's entry (the filter's stop): the area it registers (or
+ * unregisters: the kernel writes it then too), for the snapshot's RSEQ
+ * list, noted whether the call then succeeds or not (an area too many
+ * only costs knowledge).  @i386: int 0x80's, arguments in EBX and ECX.
+ */
+static void rseq_stop(struct rec_snap_tracer *tr, pid_t tid, bool i386)
+{
+	struct user_regs_struct r;
+
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r)) {
+		tr->rseq.lost = true;
+		return;
+	}
+	if (i386)
+		rec_snap_rseq_note(&tr->rseq, r.rbx & 0xffffffffu,
+				   (uint32_t)r.rcx, tid);
+	else
+		rec_snap_rseq_note(&tr->rseq, r.rdi, (uint32_t)r.rsi, tid);
+}
+
 /* One stop of thread @tid: take the snapshot where the process ends,
  * then let it go on (with its signal).
  */
@@ -448,6 +472,11 @@ static void tracer_stop(struct rec_snap *s, struct rec_snap_tracer *tr,
 		   event == PTRACE_EVENT_VFORK) {
 		new_child(tr, tid, event, true);
 		sig = 0;
+	} else if (event == PTRACE_EVENT_SECCOMP &&
+		   !ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) &&
+		   (msg == REC_FILTER_RSEQ64 || msg == REC_FILTER_RSEQ32)) {
+		rseq_stop(tr, tid, msg == REC_FILTER_RSEQ32);
+		sig = 0;
 	} else if (event == PTRACE_EVENT_SECCOMP) {
 		/*
 		 * At an execve's entry, the old image whole: its state, as
@@ -459,7 +488,10 @@ static void tracer_stop(struct rec_snap *s, struct rec_snap_tracer *tr,
 		tracer_snap(s, tr, tid, SB_SNAP_END_EXEC, 0, NULL, err);
 		sig = 0;
 	} else if (event == PTRACE_EVENT_EXEC) {
-		/* One thread is left, as the leader. */
+		/* One thread is left, as the leader; the new image has no
+		 * rseq area yet (execve unregisters it).
+		 */
+		rec_snap_rseq_free(&tr->rseq);
 		tr->n = 1;
 		tr->stop_due[0] = false;
 		tr->held_sig[0] = 0;
