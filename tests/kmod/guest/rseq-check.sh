@@ -1,0 +1,17 @@
+# Sourced by tests-ptrec.sh (in the guest, busybox sh) and by
+# tests/snapshot/run.sh (on the host, device faked): whether a kmod
+# recording of kqrseq lists every rseq area kqrseq says it has (#17).
+#
+# rseq_all INFO LOG: INFO (ptrec dump's rseq lines) says the list is
+# complete and has every area LOG (kqrseq's) names, 5 threads' with one
+# "early", each registered (cpu >= 0), and the two asked for by the i386
+# and x32 numbers.
+rseq_all() {
+	grep -q '^    rseq areas: complete$' "$1" || return 1
+	[ "$(grep -c '^rseq 0x[0-9a-f]* cpu [0-9]' "$2")" = 5 ] || return 1
+	grep -q '^rseq 0x[0-9a-f]* cpu [0-9]* early$' "$2" || return 1
+	[ "$(grep -c '^abi 0x[0-9a-f]* ret -' "$2")" = 2 ] || return 1
+	for a in $(sed -n 's/^[a-z]* \(0x[0-9a-f]*\) .*/\1/p' "$2"); do
+		grep -q "^    rseq $a len 32\$" "$1" || return 1
+	done
+}
