@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/kcmp.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/user.h>
@@ -135,6 +136,51 @@ static void desc_del(struct rec_snap_tracer *tr, pid_t tid)
 	tr->desc_due[i] = tr->desc_due[tr->ndesc];
 }
 
+/*
+ * At an rseq call's entry (the filter's stop): the area it registers (or
+ * unregisters: the kernel writes it then too), for the snapshot's RSEQ
+ * list, noted whether the call then succeeds or not (an area too many
+ * only costs knowledge).  @i386: int 0x80's, arguments in EBX and ECX.
+ */
+static void rseq_stop(struct rec_snap_tracer *tr, pid_t tid, bool i386)
+{
+	struct user_regs_struct r;
+
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r)) {
+		tr->rseq.lost = true;
+		return;
+	}
+	if (i386)
+		rec_snap_rseq_note(&tr->rseq, r.rbx & 0xffffffffu,
+				   (uint32_t)r.rcx, tid);
+	else
+		rec_snap_rseq_note(&tr->rseq, r.rdi, (uint32_t)r.rsi, tid);
+}
+
+/*
+ * Whether stop @st of @tid is the filter's at an rseq call; if so, noted
+ * when @tid shares the traced process's memory (its threads, and a
+ * CLONE_VM child such as vfork's, whose area the kernel writes in that
+ * memory too; kcmp(2) KCMP_VM tells, and when it cannot the area is noted
+ * all the same).
+ */
+static bool rseq_event(struct rec_snap_tracer *tr, pid_t tid, int st)
+{
+	unsigned long msg = 0;
+	long same;
+
+	if (st >> 16 != PTRACE_EVENT_SECCOMP ||
+	    ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) ||
+	    (msg != REC_FILTER_RSEQ64 && msg != REC_FILTER_RSEQ32))
+		return false;
+	/* 0 the same, 1 or 2 an order of two others, -1 unknown */
+	same = tgid_of(tid) == tr->pid ? 0 :
+	       syscall(SYS_kcmp, tr->pid, tid, KCMP_VM, 0, 0);
+	if (same != 1 && same != 2)
+		rseq_stop(tr, tid, msg == REC_FILTER_RSEQ32);
+	return true;
+}
+
 /* A new thread or process, from a fork, vfork or clone event's message. */
 static void new_child(struct rec_snap_tracer *tr, pid_t tid, int event,
 		      bool member)
@@ -186,6 +232,8 @@ static bool thr_hold(struct rec_snap_tracer *tr, size_t i)
 		tr->stop_due[i] = true;
 		if (!(st >> 16)) {
 			tr->held_sig[i] = WSTOPSIG(st);
+		} else if (rseq_event(tr, tid, st)) {
+			/* an area to be (noted as if registered now) */
 		} else if (st >> 16 == PTRACE_EVENT_CLONE ||
 			   st >> 16 == PTRACE_EVENT_FORK ||
 			   st >> 16 == PTRACE_EVENT_VFORK) {
@@ -404,6 +452,7 @@ static void desc_stop(struct rec_snap_tracer *tr, pid_t tid, int st)
 	if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK ||
 	    event == PTRACE_EVENT_CLONE)
 		new_child(tr, tid, event, false);
+	rseq_event(tr, tid, st);
 	if (event) {
 		sig = 0;
 	} else if (sig == SIGSTOP && (i < 0 || tr->desc_due[i])) {
@@ -415,27 +464,6 @@ static void desc_stop(struct rec_snap_tracer *tr, pid_t tid, int st)
 		sig = 0;
 	}
 	ptrace(PTRACE_CONT, tid, 0, sig);
-}
-
-/*
- * At an rseq call's entry (the filter's stop): the area it registers (or
- * unregisters: the kernel writes it then too), for the snapshot's RSEQ
- * list, noted whether the call then succeeds or not (an area too many
- * only costs knowledge).  @i386: int 0x80's, arguments in EBX and ECX.
- */
-static void rseq_stop(struct rec_snap_tracer *tr, pid_t tid, bool i386)
-{
-	struct user_regs_struct r;
-
-	if (ptrace(PTRACE_GETREGS, tid, 0, &r)) {
-		tr->rseq.lost = true;
-		return;
-	}
-	if (i386)
-		rec_snap_rseq_note(&tr->rseq, r.rbx & 0xffffffffu,
-				   (uint32_t)r.rcx, tid);
-	else
-		rec_snap_rseq_note(&tr->rseq, r.rdi, (uint32_t)r.rsi, tid);
 }
 
 /* One stop of thread @tid: take the snapshot where the process ends,
@@ -472,10 +500,7 @@ static void tracer_stop(struct rec_snap *s, struct rec_snap_tracer *tr,
 		   event == PTRACE_EVENT_VFORK) {
 		new_child(tr, tid, event, true);
 		sig = 0;
-	} else if (event == PTRACE_EVENT_SECCOMP &&
-		   !ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) &&
-		   (msg == REC_FILTER_RSEQ64 || msg == REC_FILTER_RSEQ32)) {
-		rseq_stop(tr, tid, msg == REC_FILTER_RSEQ32);
+	} else if (rseq_event(tr, tid, st)) {
 		sig = 0;
 	} else if (event == PTRACE_EVENT_SECCOMP) {
 		/*

@@ -14,12 +14,19 @@
  * thread has an area: EINVAL, or ENOSYS without x32) without reading
  * them, but a filter that let such a call through unseen would miss a
  * registration that succeeds; their addresses come as "abi ADDR" lines,
- * to be listed too.
+ * to be listed too.  Last a vfork child, which shares the memory and has
+ * no area (CLONE_VM), registers one in it (the kernel writes it there
+ * until the child exits: listed, "vfork ADDR ret 0"), and a fork child
+ * asks for one in its own copy (the kernel refuses, and another process's
+ * memory is none of the list's business: "fork ADDR", not listed).
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/rseq.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define KQ_LIVE 3
 
@@ -80,6 +87,33 @@ static long kq_rseq_x32(unsigned long area)
 	return ret;
 }
 
+static struct rseq kq_vf_area __attribute__((aligned(32)));
+static struct rseq kq_f_area __attribute__((aligned(32)));
+
+/* rseq by a vfork child and by a fork child, each waited for */
+static void kq_children(void)
+{
+	volatile long ret = -1;
+	pid_t p;
+
+	p = vfork();
+	if (!p) {
+		ret = syscall(SYS_rseq, &kq_vf_area, 32, 0, KQ_SIG);
+		_exit(0);
+	}
+	if (p > 0)
+		waitpid(p, NULL, 0);
+	fprintf(kq_log, "vfork %p ret %ld\n", (void *)&kq_vf_area, ret);
+	p = fork();
+	if (!p) {
+		syscall(SYS_rseq, &kq_f_area, 32, 0, KQ_SIG);
+		_exit(0);
+	}
+	if (p > 0)
+		waitpid(p, NULL, 0);
+	fprintf(kq_log, "fork %p\n", (void *)&kq_f_area);
+}
+
 int main(int argc, char **argv)
 {
 	static char stack[256 * 1024] __attribute__((aligned(4096)));
@@ -112,6 +146,8 @@ int main(int argc, char **argv)
 		kq_rseq_i386(KQ_AREA_I386));
 	fprintf(kq_log, "abi %#lx ret %ld\n", KQ_AREA_X32,
 		kq_rseq_x32(KQ_AREA_X32));
+	fflush(kq_log);
+	kq_children();
 	fclose(kq_log);
 	return 0;
 }

@@ -4,14 +4,18 @@
 #
 # rseq_all INFO LOG: INFO (ptrec dump's rseq lines) says the list is
 # complete and has every area LOG (kqrseq's) names, 5 threads' with one
-# "early", each registered (cpu >= 0), and the two asked for by the i386
-# and x32 numbers.
+# "early", each registered (cpu >= 0), the two asked for by the i386
+# and x32 numbers and the one a vfork child registered (in the shared
+# memory), but not the one a fork child asked for in its own.
 rseq_all() {
 	grep -q '^    rseq areas: complete$' "$1" || return 1
 	[ "$(grep -c '^rseq 0x[0-9a-f]* cpu [0-9]' "$2")" = 5 ] || return 1
 	grep -q '^rseq 0x[0-9a-f]* cpu [0-9]* early$' "$2" || return 1
 	[ "$(grep -c '^abi 0x[0-9a-f]* ret -' "$2")" = 2 ] || return 1
+	grep -q '^vfork 0x[0-9a-f]* ret 0$' "$2" || return 1
 	for a in $(sed -n 's/^[a-z]* \(0x[0-9a-f]*\) .*/\1/p' "$2"); do
 		grep -q "^    rseq $a len 32\$" "$1" || return 1
 	done
+	a=$(sed -n 's/^fork \(0x[0-9a-f]*\)$/\1/p' "$2")
+	[ -n "$a" ] && ! grep -q "^    rseq $a " "$1"
 }
