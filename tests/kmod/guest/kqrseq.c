@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * kqrseq LOG: threads that register rseq areas (glibc does it for every
+ * kqrseq LOG: its pid ("pid N"), then threads that register rseq areas (glibc does it for every
  * thread it starts) and write each area's address to LOG, as glibc
  * places it (the thread pointer + __rseq_offset, glibc 2.35), one
  * "rseq ADDR cpu N" line per thread.  The kmod recorder's snapshot must
@@ -125,6 +125,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: kqrseq LOG\n");
 		return 2;
 	}
+	fprintf(kq_log, "pid %d\n", (int)getpid());
 	if (!__rseq_size) {
 		fprintf(stderr, "kqrseq: glibc registered no rseq area\n");
 		return 1;
