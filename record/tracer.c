@@ -159,12 +159,14 @@ static void rseq_stop(struct rec_snap_tracer *tr, pid_t tid, bool i386)
 
 /*
  * Whether stop @st of @tid is the filter's at an rseq call; if so, noted
- * when @tid shares the traced process's memory (its threads, and a
+ * when @tid shares the traced process's memory (@member: one of its
+ * threads; else a descendant, noted when it is one of them or a
  * CLONE_VM child such as vfork's, whose area the kernel writes in that
  * memory too; kcmp(2) KCMP_VM tells, and when it cannot the area is noted
  * all the same).
  */
-static bool rseq_event(struct rec_snap_tracer *tr, pid_t tid, int st)
+static bool rseq_event(struct rec_snap_tracer *tr, pid_t tid, int st,
+		       bool member)
 {
 	unsigned long msg = 0;
 	long same;
@@ -174,7 +176,7 @@ static bool rseq_event(struct rec_snap_tracer *tr, pid_t tid, int st)
 	    (msg != REC_FILTER_RSEQ64 && msg != REC_FILTER_RSEQ32))
 		return false;
 	/* 0 the same, 1 or 2 an order of two others, -1 unknown */
-	same = tgid_of(tid) == tr->pid ? 0 :
+	same = member || tgid_of(tid) == tr->pid ? 0 :
 	       syscall(SYS_kcmp, tr->pid, tid, KCMP_VM, 0, 0);
 	if (same != 1 && same != 2)
 		rseq_stop(tr, tid, msg == REC_FILTER_RSEQ32);
@@ -232,7 +234,7 @@ static bool thr_hold(struct rec_snap_tracer *tr, size_t i)
 		tr->stop_due[i] = true;
 		if (!(st >> 16)) {
 			tr->held_sig[i] = WSTOPSIG(st);
-		} else if (rseq_event(tr, tid, st)) {
+		} else if (rseq_event(tr, tid, st, true)) {
 			/* an area to be (noted as if registered now) */
 		} else if (st >> 16 == PTRACE_EVENT_CLONE ||
 			   st >> 16 == PTRACE_EVENT_FORK ||
@@ -452,7 +454,7 @@ static void desc_stop(struct rec_snap_tracer *tr, pid_t tid, int st)
 	if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK ||
 	    event == PTRACE_EVENT_CLONE)
 		new_child(tr, tid, event, false);
-	rseq_event(tr, tid, st);
+	rseq_event(tr, tid, st, false);
 	if (event) {
 		sig = 0;
 	} else if (sig == SIGSTOP && (i < 0 || tr->desc_due[i])) {
@@ -500,7 +502,7 @@ static void tracer_stop(struct rec_snap *s, struct rec_snap_tracer *tr,
 		   event == PTRACE_EVENT_VFORK) {
 		new_child(tr, tid, event, true);
 		sig = 0;
-	} else if (rseq_event(tr, tid, st)) {
+	} else if (rseq_event(tr, tid, st, true)) {
 		sig = 0;
 	} else if (event == PTRACE_EVENT_SECCOMP) {
 		/*
