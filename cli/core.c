@@ -189,6 +189,25 @@ static void prot_str(uint32_t prot, char out[5])
 	out[4] = '\0';
 }
 
+/* The process's rseq areas (RSEQ record), with whether the list is
+ * complete (every registration of the recording) or the end's only.
+ */
+static void rseq_print(const struct rp_snapshot *sn, uint32_t pid, bool on)
+{
+	uint64_t addr;
+	uint32_t len;
+	bool complete = false;
+	size_t j;
+
+	if (!on || rp_snapshot_proc_rseq(sn, pid, 0, &addr, &len,
+					 &complete) == -RP_ERR_NOTFOUND)
+		return;
+	printf("    rseq areas: %s\n", complete ? "complete" : "end only");
+	for (j = 0; !rp_snapshot_proc_rseq(sn, pid, j, &addr, &len,
+					   &complete); j++)
+		printf("    rseq 0x%" PRIx64 " len %u\n", addr, len);
+}
+
 void cli_snapshot_print(const char *dir, bool maps)
 {
 	static const char *const content[] = { "data", "image", "over-limit",
@@ -238,6 +257,7 @@ void cli_snapshot_print(const char *dir, bool maps)
 			       t.regs[16], t.regs[7], t.fpregs_len,
 			       t.xstate_len, t.siginfo ? ", siginfo" : "");
 		}
+		rseq_print(sn, p.pid, maps);
 		for (j = 0; maps && j < p.nmaps; j++) {
 			struct rp_snap_map_info mi;
 			char prot[5];

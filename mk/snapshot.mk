@@ -9,8 +9,14 @@ $(SNAP_PROG_DIR)/%: tests/snapshot/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O0 -g -pthread -o $@ $<
 
+# the kmod suite's rseq program (#17), here dynamically linked
+$(SNAP_PROG_DIR)/kqrseq: tests/kmod/guest/kqrseq.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -pthread -o $@ $<
+
 .PHONY: snapshot-test
 snapshot-test: $(PTREC) $(PTREC_SERVER) $(SNAP_PROG_BINS) $(FAKEPTREC) \
+		$(SNAP_PROG_DIR)/kqrseq \
 		$(PROG_DIR)/exec $(PROG_DIR)/tiny
 	PTREC=$(CURDIR)/$(PTREC) PTREC_SERVER=$(CURDIR)/$(PTREC_SERVER) \
 		SNAP_PROGS=$(CURDIR)/$(SNAP_PROG_DIR) \

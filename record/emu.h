@@ -45,6 +45,10 @@ struct proc {
 	bool snapped;			/* its end state is in the snapshot */
 	uint32_t gen;			/* images snapshotted at execve */
 	struct rec_snap_rseqs rseq;	/* its threads' rseq areas */
+	/* a CLONE_VM child (vfork): the process whose memory it shares
+	 * until its exec, where its rseq areas are listed too
+	 */
+	struct proc *mem_of;
 	struct proc *next;
 };
 

@@ -139,12 +139,23 @@ static void after_syscall(struct emu *e, struct thr *t)
 	default:
 		break;
 	}
-	/* rseq, by eax alone as Linux takes it (x32's too): every area
-	 * registered or unregistered, for the snapshot's RSEQ record.
+	/* rseq, by eax alone as Linux takes it (x32's too), and i386's
+	 * (386, EBX and ECX: int 0x80; any other 386 fails, an area too
+	 * many): every area registered or unregistered, for the
+	 * snapshot's RSEQ record, also of the process whose memory a
+	 * vfork child shares.
 	 */
-	if ((t->entry.rax & 0xbfffffffull) == SYS_rseq)
-		rec_snap_rseq_note(&t->proc->rseq, t->entry.rdi,
-				   (uint32_t)t->entry.rsi, t->tid);
+	if ((t->entry.rax & 0xbfffffffull) == SYS_rseq ||
+	    (uint32_t)t->entry.rax == 386) {
+		bool i386 = (uint32_t)t->entry.rax == 386;
+		uint64_t a = i386 ? t->entry.rbx & 0xffffffffu : t->entry.rdi;
+		uint32_t len = (uint32_t)(i386 ? t->entry.rcx : t->entry.rsi);
+
+		rec_snap_rseq_note(&t->proc->rseq, a, len, t->tid);
+		if (t->proc->mem_of)
+			rec_snap_rseq_note(&t->proc->mem_of->rseq, a, len,
+					   t->tid);
+	}
 }
 
 /* The SYSCALL at t->ip executed: it is in the history, and PacketEn
@@ -320,6 +331,9 @@ static void new_child(struct emu *e, struct thr *parent, int event)
 				ts.clone_flags = 0;
 		}
 	}
+	if (p != parent->proc && (ts.clone_flags & CLONE_VM))
+		p->mem_of = parent->proc->mem_of ? parent->proc->mem_of :
+			    parent->proc;
 	emu_emit_record(e, &ts.hdr);
 	if (t)
 		emu_emit_comm(e, t);
@@ -347,6 +361,7 @@ static void exec_happened(struct emu *e, struct thr *t)
 	if (ret)
 		emu_fail(e, ret, "%s", err.msg);
 	emu_proc_set_exe(e, p);
+	p->mem_of = NULL;	/* a vfork child's exec: its own memory now */
 	maps_free(&p->maps);
 	emu_update_maps(e, p, t->tid, 0);
 	emu_emit_comm(e, t);

@@ -305,6 +305,7 @@ static void km_free(struct km *k)
 		free(t);
 	}
 	rec_images_free(&k->images);
+	rec_snap_rseq_free(&k->tr.rseq);
 	if (k->fd >= 0)
 		close(k->fd);
 	sb_bundle_free(k->b);
@@ -443,7 +444,7 @@ int rec_kmod_record(const struct rec_options *o, struct rec_stats *st,
 					  k.exec_filtered)) {
 			/* (the exec filter is in place only with snapshots) */
 			if (!o->no_snapshot && k.exec_filtered)
-				km_warn(&k, "cannot trace process %d for its snapshot: %s; there is none, and each execve of the program now fails with ENOSYS (--no-snapshot avoids both)",
+				km_warn(&k, "cannot trace process %d for its snapshot: %s; there is none, and each execve of the program now fails with ENOSYS, as does its rseq registration (--no-snapshot avoids both)",
 					k.pid, strerror(errno));
 			k.tr.traced = false;
 			ptrace(PTRACE_DETACH, k.pid, 0, 0);
@@ -466,7 +467,7 @@ int rec_kmod_record(const struct rec_options *o, struct rec_stats *st,
 		st->main_wstatus = status;
 	}
 	if (k.tr.execs && rec_snap_tracer_left(&k.tr))
-		km_warn(&k, "%zu threads of processes the program started outlive the recording: each execve of theirs now fails with ENOSYS (ptrec's exec filter, docs/recorder.md; --no-snapshot has none)",
+		km_warn(&k, "%zu threads of processes the program started outlive the recording: each execve and rseq call of theirs now fails with ENOSYS (ptrec's exec filter, docs/recorder.md; --no-snapshot has none)",
 			rec_snap_tracer_left(&k.tr));
 	rec_snap_stats(&k.snap, st);
 	km_end(&k);

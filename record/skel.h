@@ -75,10 +75,17 @@ void rec_snap_stats(const struct rec_snap *snap, struct rec_stats *st);
  *		ptrace (SECCOMP_RET_TRACE; @opts must have
  *		PTRACE_O_TRACESECCOMP): where the old image's state can be
  *		taken.  The program's own first exec passes through it.
+ *		Every rseq call stops too, with PTRACE_GETEVENTMSG giving
+ *		REC_FILTER_RSEQ64 (x86-64, x32) or REC_FILTER_RSEQ32
+ *		(int 0x80), where an execve's gives 0.
  * @pid:	out: the child, from its fork on (0: no fork).
  * @status:	out: the child's stop after its exec.
  * @filtered:	out: the filter is in place (the kernel may refuse it).
  */
+#define REC_FILTER_RSEQ64	1
+#define REC_FILTER_RSEQ32	2
+#define REC_I386_RSEQ		386	/* i386's rseq number */
+
 struct rec_launch {
 	char *const *argv;
 	int opts;

@@ -217,7 +217,13 @@ void rec_snap_rseq_note(struct rec_snap_rseqs *l, uint64_t addr,
 
 	if (!addr)
 		return;
-	for (i = 0; i < l->n; i++)
+	/*
+	 * Repeats are dropped among the last few only (a thread's
+	 * register/unregister calls), so that one entry per thread of a
+	 * program that starts 10^5 threads costs no quadratic scan;
+	 * take_rseq() sorts and drops the rest.
+	 */
+	for (i = l->n > 8 ? l->n - 8 : 0; i < l->n; i++)
 		if (l->v[i].addr == addr && l->v[i].len == len &&
 		    l->v[i].tid == (uint32_t)tid)
 			return;
@@ -334,12 +340,25 @@ static int take_fds(struct rec_snap *s, pid_t pid, struct sb_err *err)
 	return ret;
 }
 
-/* The RSEQ record: the recording's areas and those of the end. */
+static int rseq_cmp(const void *a, const void *b)
+{
+	const struct sb_snap_rseq *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* The RSEQ record: the recording's areas and those of the end, sorted by
+ * address, each (address, length, thread) once.
+ */
 static int take_rseq(struct rec_snap *s, const struct rec_snap_proc *rp,
 		     struct sb_err *err)
 {
 	struct rec_snap_rseqs l = { 0 };
-	size_t i;
+	size_t i, n;
 	int ret;
 
 	for (i = 0; rp->rseq && i < rp->rseq->n; i++)
@@ -348,6 +367,12 @@ static int take_rseq(struct rec_snap *s, const struct rec_snap_proc *rp,
 				   (pid_t)rp->rseq->v[i].tid);
 	for (i = 0; i < rp->nthreads; i++)
 		rec_snap_rseq_query(&l, rp->threads[i].tid);
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), rseq_cmp);
+	for (i = 1, n = l.n ? 1 : 0; i < l.n; i++)
+		if (rseq_cmp(&l.v[i], &l.v[n - 1]))
+			l.v[n++] = l.v[i];
+	l.n = n;
 	ret = sb_snap_writer_rseq(s->w, l.v, l.n,
 				  rp->rseq && !rp->rseq->lost && !l.lost ?
 				  SB_SNAP_RSEQ_COMPLETE : 0, err);

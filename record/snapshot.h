@@ -109,6 +109,10 @@ struct rec_snap_tracer {
 	bool desc_due[REC_SNAP_DESC_MAX];	/* its first SIGSTOP to come */
 	bool traced;
 	bool execs;
+	/* with @execs, every rseq area of the image's threads (the filter
+	 * stops each rseq call), so the snapshot's list is complete
+	 */
+	struct rec_snap_rseqs rseq;
 	bool snapped;
 	uint32_t gen;			/* exec generation of the image */
 	uint64_t stops;			/* ptrace stops it cost */

@@ -14,8 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/kcmp.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -134,6 +136,53 @@ static void desc_del(struct rec_snap_tracer *tr, pid_t tid)
 	tr->desc_due[i] = tr->desc_due[tr->ndesc];
 }
 
+/*
+ * At an rseq call's entry (the filter's stop): the area it registers (or
+ * unregisters: the kernel writes it then too), for the snapshot's RSEQ
+ * list, noted whether the call then succeeds or not (an area too many
+ * only costs knowledge).  @i386: int 0x80's, arguments in EBX and ECX.
+ */
+static void rseq_stop(struct rec_snap_tracer *tr, pid_t tid, bool i386)
+{
+	struct user_regs_struct r;
+
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r)) {
+		tr->rseq.lost = true;
+		return;
+	}
+	if (i386)
+		rec_snap_rseq_note(&tr->rseq, r.rbx & 0xffffffffu,
+				   (uint32_t)r.rcx, tid);
+	else
+		rec_snap_rseq_note(&tr->rseq, r.rdi, (uint32_t)r.rsi, tid);
+}
+
+/*
+ * Whether stop @st of @tid is the filter's at an rseq call; if so, noted
+ * when @tid shares the traced process's memory (@member: one of its
+ * threads; else a descendant, noted when it is one of them or a
+ * CLONE_VM child such as vfork's, whose area the kernel writes in that
+ * memory too; kcmp(2) KCMP_VM tells, and when it cannot the area is noted
+ * all the same).
+ */
+static bool rseq_event(struct rec_snap_tracer *tr, pid_t tid, int st,
+		       bool member)
+{
+	unsigned long msg = 0;
+	long same;
+
+	if (st >> 16 != PTRACE_EVENT_SECCOMP ||
+	    ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) ||
+	    (msg != REC_FILTER_RSEQ64 && msg != REC_FILTER_RSEQ32))
+		return false;
+	/* 0 the same, 1 or 2 an order of two others, -1 unknown */
+	same = member || tgid_of(tid) == tr->pid ? 0 :
+	       syscall(SYS_kcmp, tr->pid, tid, KCMP_VM, 0, 0);
+	if (same != 1 && same != 2)
+		rseq_stop(tr, tid, msg == REC_FILTER_RSEQ32);
+	return true;
+}
+
 /* A new thread or process, from a fork, vfork or clone event's message. */
 static void new_child(struct rec_snap_tracer *tr, pid_t tid, int event,
 		      bool member)
@@ -185,6 +234,8 @@ static bool thr_hold(struct rec_snap_tracer *tr, size_t i)
 		tr->stop_due[i] = true;
 		if (!(st >> 16)) {
 			tr->held_sig[i] = WSTOPSIG(st);
+		} else if (rseq_event(tr, tid, st, true)) {
+			/* an area to be (noted as if registered now) */
 		} else if (st >> 16 == PTRACE_EVENT_CLONE ||
 			   st >> 16 == PTRACE_EVENT_FORK ||
 			   st >> 16 == PTRACE_EVENT_VFORK) {
@@ -239,6 +290,8 @@ static void tracer_snap(struct rec_snap *s, struct rec_snap_tracer *tr,
 	struct rec_snap_proc p = { .pid = tr->pid, .ppid = tr->ppid,
 				   .end = end, .status = status,
 				   .threads = th,
+				   /* the filter saw every rseq call */
+				   .rseq = tr->execs ? &tr->rseq : NULL,
 				   .sig_tid = si ? cur : 0, .si = si };
 	size_t i;
 
@@ -401,6 +454,7 @@ static void desc_stop(struct rec_snap_tracer *tr, pid_t tid, int st)
 	if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK ||
 	    event == PTRACE_EVENT_CLONE)
 		new_child(tr, tid, event, false);
+	rseq_event(tr, tid, st, false);
 	if (event) {
 		sig = 0;
 	} else if (sig == SIGSTOP && (i < 0 || tr->desc_due[i])) {
@@ -448,6 +502,8 @@ static void tracer_stop(struct rec_snap *s, struct rec_snap_tracer *tr,
 		   event == PTRACE_EVENT_VFORK) {
 		new_child(tr, tid, event, true);
 		sig = 0;
+	} else if (rseq_event(tr, tid, st, true)) {
+		sig = 0;
 	} else if (event == PTRACE_EVENT_SECCOMP) {
 		/*
 		 * At an execve's entry, the old image whole: its state, as
@@ -459,7 +515,10 @@ static void tracer_stop(struct rec_snap *s, struct rec_snap_tracer *tr,
 		tracer_snap(s, tr, tid, SB_SNAP_END_EXEC, 0, NULL, err);
 		sig = 0;
 	} else if (event == PTRACE_EVENT_EXEC) {
-		/* One thread is left, as the leader. */
+		/* One thread is left, as the leader; the new image has no
+		 * rseq area yet (execve unregisters it).
+		 */
+		rec_snap_rseq_free(&tr->rseq);
 		tr->n = 1;
 		tr->stop_due[0] = false;
 		tr->held_sig[0] = 0;

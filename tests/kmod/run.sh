@@ -84,7 +84,8 @@ root=$tmp/root
 mkdir -p "$root/bin" "$root/kq/bin" "$root/kq/mod"
 cp "$bb" "$root/bin/busybox"
 cp "$here/guest/init" "$root/init"
-cp "$here/guest/guest.sh" "$here/guest/tests-ptrec.sh" "$root/kq/"
+cp "$here/guest/guest.sh" "$here/guest/tests-ptrec.sh" \
+	"$here/guest/rseq-check.sh" "$root/kq/"
 cp "$KQ_SELFTEST" "$root/kq/kqselftest.ko"
 if [ -n "${PTREC_KO:-}" ] && [ -f "$PTREC_KO" ]; then
 	cp "$PTREC_KO" "$root/kq/ptrec.ko"

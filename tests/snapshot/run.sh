@@ -469,6 +469,24 @@ else
 	bad "--max-insns: the core of where recording stopped unwinds to main"
 fi
 
+# ---- the rseq areas (#17), software recorder ----------------------------------
+# The same program as the kmod recorder's test below: every area its
+# threads print, the i386 (int 0x80) and x32 calls', and the one its
+# vfork child registers in the shared memory, listed for the program
+# (tests/kmod/guest/rseq-check.sh).
+. "$here/../kmod/guest/rseq-check.sh"
+rm -rf "$tmp/ers.b"
+"$PTREC" record -q -o "$tmp/ers.b" -- "$P/kqrseq" "$tmp/ers.log" \
+	>"$tmp/ers.rec" 2>&1
+"$PTREC" dump "$tmp/ers.b" 2>&1 |
+	grep -e 'snapshot: process' -e '^    rseq' >"$tmp/ers.info"
+if rseq_all "$tmp/ers.info" "$tmp/ers.log"; then
+	ok "software recorder: the RSEQ list is complete with every thread's rseq area (one gone before the end; i386 and x32 calls; a vfork child's, not a fork child's)"
+else
+	cat "$tmp/ers.rec" "$tmp/ers.info" "$tmp/ers.log" >"$tmp/log"
+	bad "software recorder: the RSEQ list is complete with every thread's rseq area (one gone before the end; i386 and x32 calls; a vfork child's, not a fork child's)"
+fi
+
 # ---- the kmod recorder: its program under ptrace for its end only ----------
 # No module can be loaded on this host: fakeptrec.so answers for the device
 # (a session whose stream stays empty); the ptrace side is real.
@@ -653,6 +671,36 @@ if [ -n "${FAKEPTREC:-}" ] && [ -f "$FAKEPTREC" ]; then
 	else
 		cat "$tmp/ktx.rec" "$tmp/ktx.got" >>"$tmp/log"
 		bad "kmod recorder (device faked): a thread's execve: the old image with both threads (execve < execl < run, and main)"
+	fi
+	# The rseq areas (#17): the launcher's filter stops every rseq call
+	# of the program, so the snapshot's RSEQ list is complete: every
+	# area kqrseq's threads print (one gone long before the end), and
+	# those asked for by i386's and x32's rseq numbers, and a vfork
+	# child's.
+	rm -rf "$tmp/krs.b"
+	PTREC_KMOD_GRACE_MS=200 FAKE_PTREC=hang LD_PRELOAD=$FAKEPTREC \
+		"$PTREC" record -q --backend=kmod -o "$tmp/krs.b" \
+		-- "$P/kqrseq" "$tmp/krs.log" >"$tmp/krs.rec" 2>&1
+	"$PTREC" dump "$tmp/krs.b" 2>&1 |
+		grep -e 'snapshot: process' -e '^    rseq' >"$tmp/krs.info"
+	if rseq_all "$tmp/krs.info" "$tmp/krs.log"; then
+		ok "kmod recorder (device faked): the RSEQ list is complete with every thread's rseq area (one gone before the end; i386 and x32 calls; a vfork child's, not a fork child's)"
+	else
+		cat "$tmp/krs.rec" "$tmp/krs.info" "$tmp/krs.log" >>"$tmp/log"
+		bad "kmod recorder (device faked): the RSEQ list is complete with every thread's rseq area (one gone before the end; i386 and x32 calls; a vfork child's, not a fork child's)"
+	fi
+	# ... and a new image starts with none: threxec's old image lists
+	# both threads' areas, tiny (no libc) none, both lists complete.
+	"$PTREC" dump "$tmp/ktx.b" 2>&1 |
+		sed -n '/snapshot: process/p; /rseq/p' >"$tmp/ktx.rseq"
+	if awk '/image --exec 1/ { new = 1 }
+		/^    rseq 0x/ { if (new) bad = 1; n++ }
+		END { exit bad || n != 2 }' "$tmp/ktx.rseq" &&
+		[ "$(grep -c '^    rseq areas: complete' "$tmp/ktx.rseq")" = 2 ]; then
+		ok "kmod recorder (device faked): an execve's old image lists its two threads' rseq areas, the new image (no libc) none, both complete"
+	else
+		cat "$tmp/ktx.rseq" >>"$tmp/log"
+		bad "kmod recorder (device faked): an execve's old image lists its two threads' rseq areas, the new image (no libc) none, both complete"
 	fi
 	# More threads than the tracer's table (256): those past it run on
 	# untouched (their first SIGSTOP dropped all the same), and the one

@@ -134,6 +134,9 @@ attached() {
 	sleep 0.1
 }
 
+# rseq_all (rseq-check.sh): kqrseq's areas in a bundle's RSEQ list
+. /kq/rseq-check.sh
+
 # rec_check DESC LOG CMD...: ok when CMD succeeds, else LOG is the
 # diagnostic.
 rec_check() {
@@ -460,6 +463,23 @@ ptrec_tests() {
 			"grep -q 'snapshot: process .*kqexec): exec 0, 1 threads.*image --exec 0' /out/recexec.info &&
 			grep -q 'snapshot: process .*kqwork): exit 0, 1 threads.*image --exec 1' /out/recexec.info &&
 			test -s /out/recexec.core"
+		# the rseq areas (#17): the launcher's seccomp filter stops
+		# every rseq call, so the snapshot's RSEQ list is complete and
+		# holds every area kqrseq's threads print (one thread long
+		# gone at the end), each registration having succeeded, and
+		# those asked for by i386's (int 0x80) and x32's numbers and a
+		# vfork child's (in the shared memory)
+		rm -rf /out/recrseq /out/recrseq.log
+		timeout 120 ptrec record --backend=kmod -o /out/recrseq -- \
+			kqrseq /out/recrseq.log >/out/recrseq.info 2>&1
+		ptrec dump /out/recrseq 2>&1 |
+			grep -e 'snapshot: process' -e '^    rseq' \
+			>/out/recrseq.dump
+		cat /out/recrseq.dump /out/recrseq.log >>/out/recrseq.info \
+			2>/dev/null
+		rec_check "ptrec record --backend=kmod lists every rseq area of a multi-threaded program as a complete list (5 threads, one gone before the end; each registered; i386 and x32 calls; a vfork child's, not a fork child's)" \
+			/out/recrseq.info rseq_all /out/recrseq.dump \
+			/out/recrseq.log
 		# auto: /dev/ptrec reports a unit and we are root, so kmod
 		rm -rf /tmp/rec-auto
 		# (no module option, which would ask for kmod by itself)
