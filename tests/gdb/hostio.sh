@@ -27,13 +27,14 @@ timeout 120 "$PTREC" record -q -o "$tmp/b" -- "$tmp/hio" >/dev/null 2>&1
 [ -f "$tmp/b/manifest.json" ] ||
 	{ echo "not ok - recording failed"; exit 1; }
 
-# hio_crash's offset in each build: the replaced one moved it.
+# The replacement has no hio_crash: whatever GDB names from it is another
+# function.
 off=$(nm "$tmp/libhio-recorded.so" | sed -n 's/^\([0-9a-f]*\) T hio_crash$/\1/p')
-moved=$(nm "$tmp/libhio-replaced.so" | sed -n 's/^\([0-9a-f]*\) T hio_crash$/\1/p')
-if [ -n "$off" ] && [ -n "$moved" ] && [ "$off" != "$moved" ]; then
-	ok "the replacement library moves hio_crash (0x$off -> 0x$moved)"
+if [ -n "$off" ] && nm "$tmp/libhio-replaced.so" | grep -q " T hio_replaced$" &&
+	! nm "$tmp/libhio-replaced.so" | grep -q " hio_crash$"; then
+	ok "the replacement library has other functions, no hio_crash"
 else
-	bad "the two builds of libhio.so ('$off' '$moved')"
+	bad "the two builds of libhio.so"
 fi
 # Replaced in place, as a package upgrade does (a new file, the same
 # path).
