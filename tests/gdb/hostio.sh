@@ -37,7 +37,11 @@ else
 	bad "the two builds of libhio.so"
 fi
 # Replaced in place, as a package upgrade does (a new file, the same
-# path).
+# path); the program rebuilt, as after an edit.
+cp "$tmp/hio" "$tmp/hio-recorded"
+"$cc" -O1 -g -fno-omit-frame-pointer -DREPLACED -o "$tmp/hio" \
+	"$src/hostio_main.c" -L"$tmp" -lhio -Wl,-rpath,"$tmp" ||
+	{ echo "not ok - rebuilding the test program"; exit 1; }
 mv "$tmp/libhio-replaced.so" "$tmp/libhio.so"
 
 replay() {
@@ -54,10 +58,11 @@ fi
 if grep -q "^hio_crash\( + [0-9]*\)\? in section .text of target:$tmp/libhio.so" \
 	"$tmp/out" &&
 	grep -q "^#0 .*hio_crash " "$tmp/out" &&
-	grep -q "^#1 .* in main " "$tmp/out" &&
+	grep -q "^#1 .* in main () at .*hostio_main.c" "$tmp/out" &&
+	! grep -q "hio_main_pad" "$tmp/out" &&
 	grep -q "^Dump of assembler code for function hio_crash:" "$tmp/out"
 then
-	ok "after the library was replaced, GDB still names hio_crash (from the bundle)"
+	ok "after the library and program were replaced, GDB still names hio_crash and main (from the bundle)"
 else
 	bad "symbols of the replaced library (GDB read the file on disk?)"
 fi
@@ -75,8 +80,9 @@ else
 fi
 cp "$tmp/out.hostio" "$tmp/out"
 
-# Nothing else changed: with the recorded build back, the same answers.
+# Nothing else changed: with the recorded builds back, the same answers.
 cp "$tmp/libhio-recorded.so" "$tmp/libhio.so"
+cp "$tmp/hio-recorded" "$tmp/hio"
 grep -E "^(hio_crash|#[01]|Dump)" "$tmp/out" >"$tmp/replaced"
 replay
 grep -E "^(hio_crash|#[01]|Dump)" "$tmp/out" >"$tmp/recorded"
