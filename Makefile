@@ -363,6 +363,8 @@ gdb-test: $(PTREC) $(PTREC_SERVER) $(PROG_BINS) $(BUILD)/examples/demo
 		GDB_RECURSE=$(CURDIR)/$(BUILD)/tests/gdb/recurse \
 		GDB_FORKEXEC=$(CURDIR)/$(BUILD)/tests/gdb/forkexec \
 		TRUTHDUMP=$(CURDIR)/$(TRUTHDUMP) tests/gdb/run.sh
+	PTREC=$(CURDIR)/$(PTREC) PTREC_SERVER=$(CURDIR)/$(PTREC_SERVER) \
+		tests/gdb/hostio.sh
 
 # libFuzzer needs clang; harnesses link the libraries built again with
 # clang and the fuzzer's instrumentation under $(BUILD)/fuzz/lib, so the

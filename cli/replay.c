@@ -171,7 +171,6 @@ int cli_replay(int argc, char **argv)
 	char **gargv = NULL;
 	struct sb_manifest *m;
 	struct sb_err err;
-	const char *exe = NULL;
 	int i, n = 0;
 	static const struct cli_opt opts[] = { CLI_END };
 	static const struct cli_cmd cmd = {
@@ -191,8 +190,6 @@ int cli_replay(int argc, char **argv)
 		fprintf(stderr, "ptrec replay: %s\n", err.msg);
 		return 1;
 	}
-	if (m->nprocs && m->procs[0].exe)
-		exe = m->procs[0].exe;
 	if (find_near_self("ptrec-server", server, sizeof(server))) {
 		fprintf(stderr, "ptrec replay: ptrec-server not found next to ptrec\n");
 		goto out_free_manifest;
@@ -211,11 +208,10 @@ int cli_replay(int argc, char **argv)
 	gargv[n++] = target;
 	for (i = 2; i < argc; i++)
 		gargv[n++] = argv[i];
-	/* The program file, for symbols; its copy may be gone, which GDB
-	 * reports.
+	/* No program file: GDB reads the recorded program from the bundle
+	 * (qXfer:exec-file, then Host I/O), not a file rebuilt since at its
+	 * path (docs/gdb.md, "Files GDB reads").
 	 */
-	if (exe && !access(exe, R_OK))
-		gargv[n++] = (char *)exe;
 	execvp("gdb", gargv);
 	perror("ptrec replay: gdb");
 	kill(link.child, SIGTERM);

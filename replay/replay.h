@@ -340,6 +340,11 @@ int rp_insn_cycles(const struct rp_session *s, uint32_t tid,
  */
 const char *rp_image_path(const struct rp_session *s, uint32_t image);
 const char *rp_image_origin(const struct rp_session *s, uint32_t image);
+/* Opens image @image's bundle copy read-only by the bundle rule
+ * (docs/security.md: no symbolic link, a regular file of the listed
+ * size).  Returns the descriptor, or a negative errno.
+ */
+int rp_image_fd(const struct rp_session *s, uint32_t image);
 
 /* ---- symbols ------------------------------------------------------------ */
 

@@ -322,6 +322,13 @@ const char *rp_image_path(const struct rp_session *s, uint32_t image)
 	       NULL;
 }
 
+int rp_image_fd(const struct rp_session *s, uint32_t image)
+{
+	if (!image || image > s->nimages)
+		return -ENOENT;
+	return rp_image_open(s, image - 1);
+}
+
 const char *rp_image_origin(const struct rp_session *s, uint32_t image)
 {
 	return image && image <= s->nimages ? s->images[image - 1].origin :

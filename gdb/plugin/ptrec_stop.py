@@ -187,13 +187,21 @@ def _sync_program(_event=None):
     if not out.startswith('exe '):
         return
     path = out[4:]
-    cur = gdb.current_progspace().filename
-    if (cur and os.path.realpath(cur) == os.path.realpath(path)) or \
-            not os.path.isfile(path) or re.search(r'[\s"\'\\]', path):
+    cur = gdb.current_progspace().filename or ''
+    # With the sysroot target: the server serves the recorded program
+    # (Host I/O, docs/gdb.md "Files GDB reads"): GDB names it target:PATH.
+    remote = (gdb.parameter('sysroot') or '').startswith('target:')
+    if cur.startswith('target:'):
+        same = cur[7:] == path
+    else:
+        same = cur and os.path.realpath(cur) == os.path.realpath(path)
+    if same or (not remote and not os.path.isfile(path)) or \
+            re.search(r'[\s"\'\\]', path):
         return
     gdb.write('ptrec: the process ran %s here (before or after an '
               'execve): its symbols are loaded.\n' % path)
-    gdb.execute('file %s' % path, to_string=True)
+    gdb.execute('file %s%s' % ('target:' if remote else '', path),
+                to_string=True)
     gdb.execute('maintenance flush register-cache', to_string=True)
 
 

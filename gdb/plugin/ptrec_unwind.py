@@ -45,7 +45,10 @@ def _read_stack_keyed():
     count = struct.unpack_from('<Q', head, 8)[0]
     data = bytes(inf.read_memory(STACK_ADDR + 24, 24 * count))
     stack = [struct.unpack_from('<QQQ', data, 24 * i) for i in range(count)]
-    return (gdb.selected_thread().ptid, head, data), stack
+    # No thread is selected yet while GDB connects and reads the program
+    # from the target (Host I/O) before the first stop.
+    thread = gdb.selected_thread()
+    return (thread.ptid if thread else None, head, data), stack
 
 
 def _read_stack():

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "conn.h"
 
@@ -234,6 +235,86 @@ static void parse_monitor(const char *hex, struct req *r)
 	r->type = REQ_MONITOR;
 }
 
+/*
+ * A hex-encoded path ending at @end (a ',' or the packet's end) into
+ * @out: even length, no NUL byte, at most FILE_PATH_MAX - 1 bytes.
+ */
+static bool parse_hex_path(const char **s, char end, char *out)
+{
+	const char *p = *s;
+	size_t n = 0;
+
+	while (*p && *p != end) {
+		int h = rsp_hexval((unsigned char)p[0]);
+		int l = h < 0 ? -1 : rsp_hexval((unsigned char)p[1]);
+
+		if (l < 0 || (!h && !l) || n + 1 >= FILE_PATH_MAX)
+			return false;
+		out[n++] = (char)(h << 4 | l);
+		p += 2;
+	}
+	out[n] = '\0';
+	*s = p;
+	return n > 0;
+}
+
+/* A file descriptor: hex, at most INT32_MAX. */
+static bool parse_fd(const char **s, int *fd)
+{
+	uint64_t v;
+
+	if (!parse_hex(s, &v) || v > INT32_MAX)
+		return false;
+	*fd = (int)v;
+	return true;
+}
+
+/* vFile:OPERATION:ARGS (GDB manual, "Host I/O Packets"). */
+static void parse_file(const char *a, struct req *r)
+{
+	uint64_t v;
+
+	r->type = REQ_FILE;
+	if (!strncmp(a, "setfs:", 6)) {
+		a += 6;
+		r->file_op = FILE_SETFS;
+		if (!parse_hex(&a, &v) || *a || v > UINT32_MAX)
+			goto bad;
+		r->pid = (long long)v;
+	} else if (!strncmp(a, "open:", 5)) {
+		a += 5;
+		r->file_op = FILE_OPEN;
+		if (!parse_hex_path(&a, ',', r->path) || *a++ != ',' ||
+		    !parse_hex(&a, &r->flags) || *a++ != ',' ||
+		    !parse_hex(&a, &r->mode) || *a)
+			goto bad;
+	} else if (!strncmp(a, "pread:", 6)) {
+		a += 6;
+		r->file_op = FILE_PREAD;
+		if (!parse_fd(&a, &r->fd) || *a++ != ',' ||
+		    !parse_hex(&a, &r->len) || *a++ != ',' ||
+		    !parse_hex(&a, &r->addr) || *a || r->addr > INT64_MAX)
+			goto bad;
+	} else if (!strncmp(a, "close:", 6) || !strncmp(a, "fstat:", 6)) {
+		r->file_op = a[0] == 'c' ? FILE_CLOSE : FILE_FSTAT;
+		a += 6;
+		if (!parse_fd(&a, &r->fd) || *a)
+			goto bad;
+	} else if (!strncmp(a, "readlink:", 9)) {
+		a += 9;
+		r->file_op = FILE_READLINK;
+		if (!parse_hex_path(&a, '\0', r->path))
+			goto bad;
+	} else if (!strncmp(a, "pwrite:", 7) || !strncmp(a, "unlink:", 7)) {
+		r->file_op = FILE_WRITE;
+	} else {
+		r->type = REQ_UNSUPPORTED;
+	}
+	return;
+bad:
+	r->type = REQ_BAD;
+}
+
 /* vCont;ACTION[:THREAD]...: the first action says what runs. */
 static void parse_vcont(const char *a, struct req *r)
 {
@@ -397,6 +478,8 @@ void conn_parse(const char *pkt, size_t n, struct req *r)
 		r->type = REQ_VCONT_QUERY;
 	else if (!strncmp(pkt, "vCont;", 6))
 		parse_vcont(pkt + 5, r);
+	else if (!strncmp(pkt, "vFile:", 6))
+		parse_file(pkt + 6, r);
 	else if (!strncmp(pkt, "vKill", 5)) {
 		r->type = REQ_KILL;
 		r->which = 'v';
@@ -599,6 +682,64 @@ int conn_attached(struct conn *c)
 int conn_vcont_actions(struct conn *c)
 {
 	return send_str(c, "vCont;c;C;s;S");
+}
+
+int conn_file_result(struct conn *c, long long result, int fileio_errno)
+{
+	char buf[48];
+
+	if (result == -1)
+		snprintf(buf, sizeof(buf), "F-1,%x", fileio_errno);
+	else if (result < 0)
+		snprintf(buf, sizeof(buf), "F-%llx", -result);
+	else
+		snprintf(buf, sizeof(buf), "F%llx", result);
+	return send_str(c, buf);
+}
+
+/* "F" @n ";" and @n bytes of @data (rsp_send() escapes them). */
+static int file_attach(struct conn *c, const void *data, size_t n)
+{
+	int len = snprintf(c->out, sizeof(c->out), "F%zx;", n);
+
+	memcpy(c->out + len, data, n);
+	return rsp_send(&c->rsp, c->out, (size_t)len + n);
+}
+
+int conn_file_data(struct conn *c, const void *data, size_t n)
+{
+	return file_attach(c, data, n > FILE_DATA_MAX ? FILE_DATA_MAX : n);
+}
+
+static uint8_t *put_be(uint8_t *p, uint64_t v, int bytes)
+{
+	while (bytes--)
+		*p++ = (uint8_t)(v >> (8 * bytes));
+	return p;
+}
+
+/* GDB manual, "struct stat": 64 bytes, big-endian; 32-bit fields clamp. */
+int conn_file_stat(struct conn *c, const struct stat *st)
+{
+	uint8_t b[64], *p = b;
+	uint32_t mode = (uint32_t)st->st_mode & (S_IFREG | S_IFDIR | 0777);
+
+#define U32(x) ((uint64_t)(x) > UINT32_MAX ? UINT32_MAX : (uint64_t)(x))
+	p = put_be(p, 0, 4);		/* st_dev: 0, a file */
+	p = put_be(p, U32(st->st_ino), 4);
+	p = put_be(p, mode, 4);
+	p = put_be(p, U32(st->st_nlink), 4);
+	p = put_be(p, U32(st->st_uid), 4);
+	p = put_be(p, U32(st->st_gid), 4);
+	p = put_be(p, 0, 4);		/* st_rdev */
+	p = put_be(p, (uint64_t)st->st_size, 8);
+	p = put_be(p, (uint64_t)st->st_blksize, 8);
+	p = put_be(p, (uint64_t)st->st_blocks, 8);
+	p = put_be(p, U32(st->st_atime), 4);
+	p = put_be(p, U32(st->st_mtime), 4);
+	p = put_be(p, U32(st->st_ctime), 4);
+#undef U32
+	return file_attach(c, b, (size_t)(p - b));
 }
 
 int conn_console(struct conn *c, const char *text, size_t len)

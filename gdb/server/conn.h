@@ -41,7 +41,34 @@ enum req_type {
 	REQ_ATTACHED,		/* qAttached */
 	REQ_MONITOR,		/* qRcmd: @text */
 	REQ_VCONT_QUERY,	/* vCont? */
+	REQ_FILE,		/* vFile:OP: @file_op, @path, @fd, @addr
+				 * (offset), @len (count), @flags, @mode */
 };
+
+/* Host I/O (GDB manual, "Host I/O Packets"): the file operations. */
+enum file_op {
+	FILE_SETFS,		/* vFile:setfs:PID (@pid) */
+	FILE_OPEN,		/* vFile:open:PATH,FLAGS,MODE */
+	FILE_PREAD,		/* vFile:pread:FD,COUNT,OFFSET */
+	FILE_CLOSE,		/* vFile:close:FD */
+	FILE_FSTAT,		/* vFile:fstat:FD */
+	FILE_READLINK,		/* vFile:readlink:PATH */
+	FILE_WRITE,		/* pwrite, unlink: refused, read-only */
+};
+
+/* GDB's File-I/O flags and errno values (GDB manual, "Constants"). */
+#define FILEIO_O_ACCMODE 0x3
+#define FILEIO_EPERM 1
+#define FILEIO_ENOENT 2
+#define FILEIO_EBADF 9
+#define FILEIO_EACCES 13
+#define FILEIO_EINVAL 22
+#define FILEIO_EMFILE 24
+#define FILEIO_ENAMETOOLONG 91
+#define FILEIO_EUNKNOWN 9999
+
+/* The largest path a vFile request carries (a Linux path, with its NUL). */
+#define FILE_PATH_MAX 4096
 
 enum xfer_object {
 	XFER_AUXV,
@@ -72,6 +99,10 @@ struct req {
 	bool multiprocess;	/* SUPPORTED: GDB offers multiprocess+ */
 	enum xfer_object object;
 	char text[512];		/* MONITOR: the command, decoded */
+	enum file_op file_op;
+	int fd;			/* FILE: pread, close, fstat */
+	uint64_t flags, mode;	/* FILE: open */
+	char path[FILE_PATH_MAX];	/* FILE: open, readlink; no NUL inside */
 };
 
 /* A growable text, for XML documents and console output. */
@@ -149,6 +180,19 @@ void conn_thread_id(const struct conn *c, uint32_t pid, uint32_t tid,
 		    char *buf, size_t size);
 int conn_attached(struct conn *c);
 int conn_vcont_actions(struct conn *c);
+/*
+ * Host I/O replies: "F" @result, with ",ERRNO" (a FILEIO_E* value) when
+ * @result is -1; conn_file_data() and conn_file_stat() attach @n bytes
+ * (at most what fits in a packet: @n is clipped, the result says how many)
+ * or a File-I/O struct stat.
+ */
+int conn_file_result(struct conn *c, long long result, int fileio_errno);
+int conn_file_data(struct conn *c, const void *data, size_t n);
+struct stat;
+int conn_file_stat(struct conn *c, const struct stat *st);
+/* The most bytes conn_file_data() sends in one reply. */
+#define FILE_DATA_MAX (RSP_MAX_PACKET / 2 - 16)
+
 /* Console output ("O" packets of bounded size) for monitor commands. */
 int conn_console(struct conn *c, const char *text, size_t len);
 

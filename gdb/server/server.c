@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "amd64.h"
 #include "server.h"
@@ -170,6 +171,50 @@ static int xfer(struct server *sv, const struct req *r)
 	return ret;
 }
 
+/* Host I/O: GDB reads the program and its libraries (hostio.c). */
+static int file_op(struct server *sv, const struct req *r)
+{
+	static char buf[FILE_DATA_MAX];
+	struct stat st;
+	long long n;
+	int err = 0;
+
+	switch (r->file_op) {
+	case FILE_SETFS:
+		n = target_file_setfs(&sv->tg, r->pid, &err);
+		break;
+	case FILE_OPEN:
+		n = target_file_open(&sv->tg, r->path, r->flags, &err);
+		break;
+	case FILE_PREAD:
+		n = target_file_pread(&sv->tg, r->fd, buf,
+				      r->len < sizeof(buf) ? r->len :
+				      sizeof(buf), r->addr, &err);
+		if (n >= 0)
+			return conn_file_data(&sv->c, buf, (size_t)n);
+		break;
+	case FILE_CLOSE:
+		n = target_file_close(&sv->tg, r->fd, &err);
+		break;
+	case FILE_FSTAT:
+		n = target_file_fstat(&sv->tg, r->fd, &st, &err);
+		if (!n)
+			return conn_file_stat(&sv->c, &st);
+		break;
+	case FILE_READLINK:
+		n = target_file_readlink(&sv->tg, r->path, buf, sizeof(buf),
+					 &err);
+		if (n >= 0)
+			return conn_file_data(&sv->c, buf, (size_t)n);
+		break;
+	default:		/* the past's files are read-only */
+		n = -1;
+		err = FILEIO_EACCES;
+		break;
+	}
+	return conn_file_result(&sv->c, n < 0 ? -1 : n, err);
+}
+
 static int monitor(struct server *sv, const char *cmd)
 {
 	struct text out = { 0 };
@@ -281,6 +326,8 @@ int server_handle(struct server *sv, const struct req *r)
 		return monitor(sv, r->text);
 	case REQ_VCONT_QUERY:
 		return conn_vcont_actions(&sv->c);
+	case REQ_FILE:
+		return file_op(sv, r);
 	}
 	return conn_unsupported(&sv->c);
 }
@@ -312,9 +359,10 @@ static bool silent(struct server *sv, int ms)
 int server_run(struct server *sv, int in, int out)
 {
 	struct req r;
+	int ret = 0;
 
 	server_start(sv, in, out);
-	while (!sv->quit) {
+	while (!sv->quit && !ret) {
 		/* Values GDB is likely to ask next, one window at a time,
 		 * while it is silent (a packet that comes meanwhile waits
 		 * for that window).
@@ -323,9 +371,11 @@ int server_run(struct server *sv, int in, int out)
 			while (target_prefetch(&sv->tg) && silent(sv, 0))
 				;
 		if (conn_read(&sv->c, &r))
-			return 0;	/* GDB went away */
+			break;		/* GDB went away */
 		if (server_handle(sv, &r))
-			return 1;
+			ret = 1;
 	}
-	return 0;
+	/* Detach, kill or a lost connection: GDB's files are closed. */
+	target_files_close(&sv->tg);
+	return ret;
 }

@@ -77,6 +77,8 @@ void target_close(struct target *tg)
 	/* The recovery contexts are the timeline's (shared with its
 	 * watchpoints).
 	 */
+	if (tg->tl)
+		target_files_close(tg);
 	free(tg->rcv);
 	frames_free(tg);
 	rp_snapshot_close(tg->snap);

@@ -58,6 +58,10 @@
 #define FREGS_WORDS (3 + FREGS_REGS)
 
 struct frame_memo;
+struct stat;
+
+/* Files GDB may hold open at once through Host I/O (hostio.c). */
+#define TARGET_MAX_FILES 64
 
 struct target {
 	const char *dir;
@@ -88,6 +92,14 @@ struct target {
 	struct frame_memo *memo;
 	size_t memo_len, memo_cap;
 	bool *end_done;		/* per thread: its end frames decided */
+	/* Host I/O: GDB's open files (its fd is the index), and the process
+	 * vFile:setfs named (0: the selected one's).
+	 */
+	struct {
+		int fd;
+		bool open;
+	} files[TARGET_MAX_FILES];
+	uint32_t file_pid;
 };
 
 /* Opens the bundle @dir.  Returns 0, or -1 with a message on stderr. */
@@ -167,6 +179,25 @@ int target_exec_file(struct target *tg, uint32_t pid, struct text *out);
  * thread is at it.
  */
 int target_siginfo(struct target *tg, struct text *out);
+
+/*
+ * hostio.c: Host I/O.  Each returns -1 with a FILEIO_E* number in *@err,
+ * or: setfs 0; open GDB's descriptor; pread and readlink the bytes read;
+ * fstat and close 0.  Images the recording mapped at @path come from the
+ * bundle, other paths from the local filesystem, read-only (@flags must
+ * be FILEIO_O_RDONLY), never under /proc, /sys or /dev.
+ */
+int target_file_setfs(struct target *tg, long long pid, int *err);
+int target_file_open(struct target *tg, const char *path, uint64_t flags,
+		     int *err);
+long long target_file_pread(struct target *tg, int k, void *buf,
+			    size_t len, uint64_t off, int *err);
+int target_file_fstat(struct target *tg, int k, struct stat *st, int *err);
+int target_file_close(struct target *tg, int k, int *err);
+long long target_file_readlink(struct target *tg, const char *path,
+			       char *buf, size_t size, int *err);
+/* Closes every file GDB left open (detach, kill, a lost connection). */
+void target_files_close(struct target *tg);
 
 /* The signal GDB should see at the selected thread's position (5, SIGTRAP,
  * unless it is at the fatal signal at the end of its history).

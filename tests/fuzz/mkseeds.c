@@ -486,7 +486,8 @@ static int seed_packets(const char *name, const char *const *pkts, size_t n,
  * fuzz_server: what GDB 13 sends on connect and in a replay session
  * (reverse and forward steps and continues, breakpoints, threads, memory,
  * qXfer objects, monitor commands: "ptrec insns", "ptrec calls /c",
- * "ptrec goto 3", "ptrec position"), with acks and in no-ack mode.
+ * "ptrec goto 3", "ptrec position"), Host I/O, with acks and in no-ack
+ * mode.
  */
 static int seeds_server(void)
 {
@@ -516,10 +517,28 @@ static int seeds_server(void)
 		"qRcmd,707472656320676f746f20656e64",
 		"Z2,1000,4", "G00", "D",
 	};
+	/* Host I/O as GDB 13 reads a library (docs/gdb.md, "Files GDB
+	 * reads"), a link, and writes it must refuse.
+	 */
+	static const char *const hostio[] = {
+		"QStartNoAckMode", "vFile:setfs:0",
+		"vFile:open:6a7573742070726f62696e67,0,0",
+		"vFile:open:2f7573722f6c69622f7838365f36342d6c696e75782d676e"
+		"752f6c6962632e736f2e36,0,0",
+		"vFile:fstat:0", "vFile:pread:0,4000,0",
+		"vFile:pread:0,4000,1ff0", "vFile:pread:7,1,0",
+		"vFile:readlink:2f6c696236342f6c642d6c696e75782d7838362d36342e"
+		"736f2e32",
+		"vFile:open:2f746d702f78,241,1b6", "vFile:unlink:2f746d702f78",
+		"vFile:close:0", "D",
+	};
+
 	return seed_packets("connect", connect,
 			    sizeof(connect) / sizeof(connect[0]), true) ||
 	       seed_packets("replay", replay,
-			    sizeof(replay) / sizeof(replay[0]), false) ? -1 : 0;
+			    sizeof(replay) / sizeof(replay[0]), false) ||
+	       seed_packets("hostio", hostio,
+			    sizeof(hostio) / sizeof(hostio[0]), false) ? -1 : 0;
 }
 
 /*

@@ -391,3 +391,79 @@ Test(conn, xml_text_is_escaped_and_unbounded)
 	cr_assert_eq(t.n, 27 + 100000);
 	text_free(&t);
 }
+
+/* ---- Host I/O (vFile) ------------------------------------------------- */
+
+Test(conn, vfile_requests)
+{
+	struct req r = parse("vFile:open:2f6c69622f782e736f,0,1c0");
+
+	cr_assert_eq(r.type, REQ_FILE);
+	cr_assert_eq(r.file_op, FILE_OPEN);
+	cr_assert_str_eq(r.path, "/lib/x.so");
+	cr_assert_eq(r.flags, 0);
+	cr_assert_eq(r.mode, 0x1c0);
+	r = parse("vFile:pread:3,3fff,1a000");
+	cr_assert_eq(r.type, REQ_FILE);
+	cr_assert_eq(r.file_op, FILE_PREAD);
+	cr_assert_eq(r.fd, 3);
+	cr_assert_eq(r.len, 0x3fff);
+	cr_assert_eq(r.addr, 0x1a000);
+	r = parse("vFile:setfs:0");
+	cr_assert_eq(r.file_op, FILE_SETFS);
+	cr_assert_eq(r.pid, 0);
+	cr_assert_eq(parse("vFile:setfs:1339").pid, 0x1339);
+	cr_assert_eq(parse("vFile:close:7").file_op, FILE_CLOSE);
+	cr_assert_eq(parse("vFile:close:7").fd, 7);
+	cr_assert_eq(parse("vFile:fstat:0").file_op, FILE_FSTAT);
+	r = parse("vFile:readlink:2f61");
+	cr_assert_eq(r.file_op, FILE_READLINK);
+	cr_assert_str_eq(r.path, "/a");
+	/* Writes parse, to be refused by the server (read-only). */
+	cr_assert_eq(parse("vFile:pwrite:3,0,abc").file_op, FILE_WRITE);
+	cr_assert_eq(parse("vFile:unlink:2f61").file_op, FILE_WRITE);
+	cr_assert_eq(parse("vFile:unlink:2f61").type, REQ_FILE);
+	cr_assert_eq(parse("vFile:frobnicate:1").type, REQ_UNSUPPORTED);
+}
+
+/* Malformed Host I/O packets are REQ_BAD (answered E01), never a guess. */
+Test(conn, vfile_malformed)
+{
+	static char big[2 * FILE_PATH_MAX + 64];
+	size_t i;
+
+	cr_assert_eq(parse("vFile:open:2f6,0,0").type, REQ_BAD); /* odd */
+	cr_assert_eq(parse("vFile:open:2f6g,0,0").type, REQ_BAD); /* hex */
+	cr_assert_eq(parse("vFile:open:2f00,0,0").type, REQ_BAD); /* NUL */
+	cr_assert_eq(parse("vFile:open:,0,0").type, REQ_BAD);	/* empty */
+	cr_assert_eq(parse("vFile:open:2f61,0").type, REQ_BAD);	/* no mode */
+	cr_assert_eq(parse("vFile:open:2f61").type, REQ_BAD);
+	cr_assert_eq(parse("vFile:open:2f61,0,0,").type, REQ_BAD);
+	cr_assert_eq(parse("vFile:open:2f61,10000000000000000,0").type,
+		     REQ_BAD);
+	cr_assert_eq(parse("vFile:pread:3,10").type, REQ_BAD);
+	cr_assert_eq(parse("vFile:pread:3,,0").type, REQ_BAD);
+	cr_assert_eq(parse("vFile:pread:,1,0").type, REQ_BAD);
+	cr_assert_eq(parse("vFile:pread:3,1,0x").type, REQ_BAD);
+	cr_assert_eq(parse("vFile:pread:80000000,1,0").type, REQ_BAD);
+	cr_assert_eq(parse("vFile:pread:3,1,8000000000000000").type,
+		     REQ_BAD);
+	cr_assert_eq(parse("vFile:pread:3,10000000000000000,0").type,
+		     REQ_BAD);
+	/* A huge count parses; the server clips it to one reply. */
+	cr_assert_eq(parse("vFile:pread:3,ffffffffffffffff,0").type,
+		     REQ_FILE);
+	cr_assert_eq(parse("vFile:close:").type, REQ_BAD);
+	cr_assert_eq(parse("vFile:close:-1").type, REQ_BAD);
+	cr_assert_eq(parse("vFile:fstat:1,2").type, REQ_BAD);
+	cr_assert_eq(parse("vFile:setfs:").type, REQ_BAD);
+	cr_assert_eq(parse("vFile:setfs:100000000").type, REQ_BAD);
+	cr_assert_eq(parse("vFile:readlink:").type, REQ_BAD);
+	cr_assert_eq(parse("vFile:readlink:2f6").type, REQ_BAD);
+	/* A path longer than any Linux path. */
+	strcpy(big, "vFile:open:");
+	for (i = 0; i < FILE_PATH_MAX; i++)
+		strcat(big, "61");
+	strcat(big, ",0,0");
+	cr_assert_eq(parse(big).type, REQ_BAD);
+}

@@ -171,6 +171,85 @@ Test(server, bad_packets_are_refused)
 	free(out);
 }
 
+/* The next reply after @p (NUL-separated). */
+static char *next(char *p)
+{
+	return p + strlen(p) + 1;
+}
+
+/*
+ * Host I/O: the recorded program's path is served from the bundle's copy;
+ * writes, /proc and /sys are refused; unknown descriptors and a 65th open
+ * file are errors; every file is closed when GDB detaches.
+ */
+Test(server, host_io_serves_the_bundle_read_only)
+{
+	static char open_img[2 * FILE_PATH_MAX + 32], hex[2 * FILE_PATH_MAX];
+	static const char *pkts[96];
+	const char *origin = rp_image_origin(sv.tg.s, 1);
+	char head[4], *out, *p;
+	size_t len, i, n = 0;
+	int fd, k;
+
+	cr_assert(origin && origin[0] == '/');
+	for (i = 0; origin[i]; i++)
+		sprintf(hex + 2 * i, "%02x", (unsigned char)origin[i]);
+	snprintf(open_img, sizeof(open_img), "vFile:open:%s,0,0", hex);
+	/* Expected: the bundle copy's first bytes and size. */
+	fd = rp_image_fd(sv.tg.s, 1);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(pread(fd, head, 4, 0), 4);
+	cr_assert_eq(memcmp(head, "\x7f" "ELF", 4), 0);
+	close(fd);
+	pkts[n++] = "vFile:setfs:0";
+	pkts[n++] = open_img;				/* F0 */
+	pkts[n++] = "vFile:pread:0,4,0";		/* F4;\x7fELF */
+	pkts[n++] = "vFile:pread:5,4,0";		/* F-1,9 */
+	pkts[n++] = "vFile:open:2f70726f632f73656c662f6d617073,0,0";
+	pkts[n++] = "vFile:open:2f7379732f6b65726e656c2f6d6d,0,0";
+	pkts[n++] = "vFile:open:2f746d70,0,0";		/* /tmp: a dir */
+	pkts[n++] = "vFile:open:2f746d702f78,241,1b6";	/* O_CREAT|... */
+	pkts[n++] = "vFile:pwrite:0,0,abc";
+	pkts[n++] = "vFile:unlink:2f746d702f78";
+	pkts[n++] = "vFile:open:2f6e6f2f737563682f66696c65,0,0";
+	pkts[n++] = "vFile:open:zz,0,0";		/* E01 */
+	for (k = 1; k < TARGET_MAX_FILES + 1; k++)
+		pkts[n++] = open_img;		/* F1..F3f, then EMFILE */
+	pkts[n++] = "vFile:close:0";
+	pkts[n++] = "vFile:close:0";			/* F-1,9 */
+	pkts[n++] = "D";
+	pkts[n] = NULL;
+	cr_assert_lt(n, sizeof(pkts) / sizeof(pkts[0]));
+	out = serve(pkts, &len);
+	p = next(out);				/* past no-ack mode's OK */
+	cr_assert_str_eq(p, "F0");		/* setfs */
+	cr_assert_str_eq(p = next(p), "F0");	/* the first descriptor */
+	p = next(p);
+	cr_assert_eq(memcmp(p, "F4;\x7f" "ELF", 7), 0, "'%s'", p);
+	cr_assert_str_eq(p = next(p), "F-1,9");	/* EBADF */
+	cr_assert_str_eq(p = next(p), "F-1,d");	/* /proc: EACCES */
+	cr_assert_str_eq(p = next(p), "F-1,d");	/* /sys */
+	cr_assert_str_eq(p = next(p), "F-1,d");	/* not a regular file */
+	cr_assert_str_eq(p = next(p), "F-1,d");	/* write flags */
+	cr_assert_str_eq(p = next(p), "F-1,d");	/* pwrite */
+	cr_assert_str_eq(p = next(p), "F-1,d");	/* unlink */
+	cr_assert_str_eq(p = next(p), "F-1,2");	/* ENOENT */
+	cr_assert_str_eq(p = next(p), "E01");	/* bad hex */
+	for (k = 1; k < TARGET_MAX_FILES; k++) {
+		char want[16];
+
+		snprintf(want, sizeof(want), "F%x", k);
+		cr_assert_str_eq(p = next(p), want);
+	}
+	cr_assert_str_eq(p = next(p), "F-1,18");	/* EMFILE */
+	cr_assert_str_eq(p = next(p), "F0");		/* close */
+	cr_assert_str_eq(p = next(p), "F-1,9");
+	cr_assert_str_eq(p = next(p), "OK");		/* D */
+	for (k = 0; k < TARGET_MAX_FILES; k++)
+		cr_assert(!sv.tg.files[k].open, "file %d left open", k);
+	free(out);
+}
+
 /*
  * Issue #15 item 4: an image path over 64 KB made add_library read and
  * write past its buffer (ASan) and send the memory beyond it.  Now the
