@@ -677,12 +677,14 @@ static void frames_compute(struct target *tg, size_t cur)
 	 * return address, and would read that one's variables at its CFA):
 	 * it and the frames outside keep synthetic ids.
 	 */
-	for (k = 0; k + 1 < n; k++)
+	cut = n;
+	for (k = 0; k + 1 < n && n >= STACK_MAX_FRAMES - 1; k++)
 		if (!(w[6 + 3 * k] & SIGTRAMP_BIT) &&
 		    entered_by_call(tg, cur, w[3 + 3 * k]) && w[3 + 3 * k] &&
-		    !calls_from(tg, cur, w, k))
+		    !calls_from(tg, cur, w, k)) {
+			cut = k + 1;
 			break;
-	cut = k + 1;
+		}
 	for (k = n; k-- > 0;) {
 		uint64_t entry = w[3 + 3 * k], *f = &tg->fregs[FREGS_WORDS * k];
 		const struct frame_memo *m = NULL;
