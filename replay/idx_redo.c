@@ -372,7 +372,7 @@ int rp_redo_joined(struct rp_session *s, struct rp_thread *t,
 			ret = 1;	/* maybe for want of an entry */
 	if (getenv("PTREC_INDEX_DEBUG"))
 		fprintf(stderr, "index: thread %u: corrupt trace decoded again from %s at %llu with the instruction decoder%s\n",
-			t->tid, k ? "the cut point" : "the PSB",
+			t->tid, c->split.len ? "the cut point" : "the PSB",
 			(unsigned long long)c->offset,
 			ret > 0 ? ": a return stack not known" : "");
 	rp_walk_end(&w);
