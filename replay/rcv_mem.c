@@ -8,6 +8,8 @@
  * nearest access of A with no possible write between, else the snapshot.
  * Also where fs-relative operands have known addresses (fs_base).
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -585,6 +587,7 @@ int rcv_build_index(struct win *w)
 					return ret;
 			}
 		}
+		w->ixs[i] = 0;
 		if (!bar) {
 			rcv_reads(c, in, &w->st[i], &w->st[i + 1], &rd);
 			rcv_writes(c, in, &w->st[i], &w->st[i + 1], &wr);
@@ -594,12 +597,18 @@ int rcv_build_index(struct win *w)
 				ret = add_ent(w, rd.addr, rd.size, i);
 				if (ret)
 					return ret;
+				w->ixs[i] |= RCV_IX_RD;
 			}
 			if (wr.valid && wr.addr_known) {
 				ret = add_ent(w, wr.addr, wr.size, i);
 				if (ret)
 					return ret;
+				w->ixs[i] |= RCV_IX_WR;
 			}
+			if (!(in->flags & RCV_I_SYSCALL) &&
+			    ((rd.valid && !rd.addr_known) ||
+			     (wr.valid && !wr.addr_known)))
+				w->ixs[i] |= RCV_IX_OPEN;
 		}
 		if ((in->flags & RCV_I_BARRIER) ||
 		    ((in->flags & RCV_I_SYSCALL) && !sys_keeps_maps(w, i)))
@@ -616,6 +625,130 @@ int rcv_build_index(struct win *w)
 	for (i = w->n; i-- > 0;)
 		w->nb[i] = w->mbar[i] ? (uint32_t)i : w->nb[i + 1];
 	return 0;
+}
+
+/* Entries of [addr, addr + len) at @pos put in the sorted index. */
+static int ins_ent(struct win *w, uint64_t addr, uint64_t len, size_t pos)
+{
+	uint64_t a;
+	size_t k;
+
+	for (a = addr >> 3; len && a <= (addr + len - 1) >> 3; a++) {
+		if (w->nidx == w->idx_cap) {
+			size_t cap = w->idx_cap ? 2 * w->idx_cap : 4096;
+			struct ent *e = realloc(w->idx, cap * sizeof(*e));
+
+			if (!e)
+				return -RP_ERR_NOMEM;
+			w->idx = e;
+			w->idx_cap = cap;
+		}
+		k = rcv_lower(w, a, pos);
+		memmove(&w->idx[k + 1], &w->idx[k],
+			(w->nidx - k) * sizeof(*w->idx));
+		w->idx[k] = (struct ent){ a, (uint32_t)pos };
+		w->nidx++;
+	}
+	return 0;
+}
+
+/*
+ * Instruction @q (not a system call, not a barrier by its flags), an
+ * address of which was not known at the last build: what a build would
+ * add now.  A known address stays known, so entries are only added and
+ * a barrier only lifted (nb/pb around it follow).
+ */
+static int ix_open(struct win *w, size_t q)
+{
+	struct rcv_ctx *c = &w->rc->ctx;
+	struct rcv_acc rd, wr;
+	size_t j;
+	int ret;
+
+	rcv_reads(c, &w->ins[q], &w->st[q], &w->st[q + 1], &rd);
+	rcv_writes(c, &w->ins[q], &w->st[q], &w->st[q + 1], &wr);
+	if (rd.valid && rd.addr_known && !(w->ixs[q] & RCV_IX_RD)) {
+		ret = ins_ent(w, rd.addr, rd.size, q);
+		if (ret)
+			return ret;
+		w->ixs[q] |= RCV_IX_RD;
+	}
+	if (wr.valid && wr.addr_known && !(w->ixs[q] & RCV_IX_WR)) {
+		ret = ins_ent(w, wr.addr, wr.size, q);
+		if (ret)
+			return ret;
+		w->ixs[q] |= RCV_IX_WR;
+	}
+	if ((rd.valid && !rd.addr_known) || (wr.valid && !wr.addr_known))
+		return 0;
+	w->ixs[q] &= (uint8_t)~RCV_IX_OPEN;
+	if (!w->mbar[q])
+		return 0;
+	w->mbar[q] = 0;
+	for (j = q + 1; j-- > 0 && w->nb[j] == q;)
+		w->nb[j] = w->nb[q + 1];
+	for (j = q + 1; j <= w->n && w->pb[j] == (int64_t)q; j++)
+		w->pb[j] = w->pb[q];
+	return 0;
+}
+
+int rcv_index_touch(struct win *w, size_t s)
+{
+	size_t q;
+	int ret;
+
+	for (q = s ? s - 1 : 0; q <= s && q < w->n; q++) {
+		/* A system call's writes and barrier depend on the other
+		 * calls' states too (rcv_fd.c): built again whole.
+		 */
+		if (w->ins[q].flags & RCV_I_SYSCALL)
+			return rcv_build_index(w);
+		if (w->ixs[q] & RCV_IX_OPEN) {
+			ret = ix_open(w, q);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+void rcv_index_verify(struct win *w, const char *where)
+{
+	size_t n = w->n, ni = w->nidx, i;
+	struct ent *idx = malloc((ni + 1) * sizeof(*idx));
+	uint8_t *mb = malloc(n + 1), *fl = malloc(n + 1);
+	uint32_t *nb = malloc((n + 1) * sizeof(*nb));
+	int64_t *pb = malloc((n + 1) * sizeof(*pb)), protc = w->protc;
+	bool bad;
+
+	if (!idx || !mb || !fl || !nb || !pb)
+		goto out;
+	memcpy(idx, w->idx, ni * sizeof(*idx));
+	memcpy(mb, w->mbar, n);
+	memcpy(nb, w->nb, (n + 1) * sizeof(*nb));
+	memcpy(pb, w->pb, (n + 1) * sizeof(*pb));
+	for (i = 0; i < n; i++)
+		fl[i] = !!(w->ins[i].flags & RCV_I_BARRIER);
+	if (rcv_build_index(w))
+		goto out;
+	bad = ni != w->nidx || memcmp(idx, w->idx, ni * sizeof(*idx)) ||
+	      memcmp(mb, w->mbar, n) || protc != w->protc ||
+	      memcmp(nb, w->nb, (n + 1) * sizeof(*nb)) ||
+	      memcmp(pb, w->pb, (n + 1) * sizeof(*pb));
+	for (i = 0; i < n; i++)
+		bad |= fl[i] != !!(w->ins[i].flags & RCV_I_BARRIER);
+	if (bad) {
+		fprintf(stderr, "recover: PTREC_RCV_VERIFY: window at %"
+			PRIu64 ": the index kept during the pass (%s) is "
+			"not what a rebuild makes\n", w->first, where);
+		abort();
+	}
+out:
+	free(idx);
+	free(mb);
+	free(fl);
+	free(nb);
+	free(pb);
 }
 
 /* First index entry at or after (word, pos). */
