@@ -717,41 +717,110 @@ int rcv_index_touch(struct win *w, size_t s)
 	return 0;
 }
 
+/* Is there an entry (word, pos) in @e[0..n), sorted? */
+static bool has_ent(const struct ent *e, size_t n, const struct ent *x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (ent_lt(&e[mid], x))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && e[lo].word == x->word && e[lo].pos == x->pos;
+}
+
+/*
+ * The index kept during a pass against a rebuild from the states now: the
+ * same for every instruction but the system calls, whose writes and
+ * barriers depend on other calls' states and on memory (rcv_fd.c) and
+ * are rebuilt whole only when their own states change: theirs may only
+ * be as at an earlier build (fewer entries, a barrier kept, protc
+ * later).  The kept index is put back, so that a verified run computes
+ * what an unverified one does.
+ */
 void rcv_index_verify(struct win *w, const char *where)
 {
-	size_t n = w->n, ni = w->nidx, i;
+	size_t n = w->n, ni = w->nidx, i, k;
 	struct ent *idx = malloc((ni + 1) * sizeof(*idx));
 	uint8_t *mb = malloc(n + 1), *fl = malloc(n + 1);
+	uint8_t *ix = malloc(n + 1);
 	uint32_t *nb = malloc((n + 1) * sizeof(*nb));
 	int64_t *pb = malloc((n + 1) * sizeof(*pb)), protc = w->protc;
-	bool bad;
+	int64_t fdcl[RCV_FD_TRACKED + 1], fdcl_all = w->fdcl_all;
+	const char *what = NULL;
+	bool sys;
 
-	if (!idx || !mb || !fl || !nb || !pb)
+	if (!idx || !mb || !fl || !ix || !nb || !pb)
 		goto out;
 	memcpy(idx, w->idx, ni * sizeof(*idx));
 	memcpy(mb, w->mbar, n);
+	memcpy(ix, w->ixs, n);
 	memcpy(nb, w->nb, (n + 1) * sizeof(*nb));
 	memcpy(pb, w->pb, (n + 1) * sizeof(*pb));
+	memcpy(fdcl, w->fdcl, sizeof(fdcl));
 	for (i = 0; i < n; i++)
-		fl[i] = !!(w->ins[i].flags & RCV_I_BARRIER);
+		fl[i] = w->ins[i].flags & RCV_I_BARRIER;
 	if (rcv_build_index(w))
-		goto out;
-	bad = ni != w->nidx || memcmp(idx, w->idx, ni * sizeof(*idx)) ||
-	      memcmp(mb, w->mbar, n) || protc != w->protc ||
-	      memcmp(nb, w->nb, (n + 1) * sizeof(*nb)) ||
-	      memcmp(pb, w->pb, (n + 1) * sizeof(*pb));
-	for (i = 0; i < n; i++)
-		bad |= fl[i] != !!(w->ins[i].flags & RCV_I_BARRIER);
-	if (bad) {
+		goto restore;
+	for (k = 0; k < ni && !what; k++)
+		if (!has_ent(w->idx, w->nidx, &idx[k]))
+			what = "an entry a rebuild does not make";
+	for (k = 0; k < w->nidx && !what; k++)
+		if (!(w->ins[w->idx[k].pos].flags & RCV_I_SYSCALL) &&
+		    !has_ent(idx, ni, &w->idx[k]))
+			what = "an entry a rebuild makes missing";
+	for (i = 0; i < n && !what; i++) {
+		sys = w->ins[i].flags & RCV_I_SYSCALL;
+		if (sys ? mb[i] < w->mbar[i] : mb[i] != w->mbar[i])
+			what = "a barrier";
+		else if (sys ? fl[i] < (w->ins[i].flags & RCV_I_BARRIER) :
+			 fl[i] != (w->ins[i].flags & RCV_I_BARRIER))
+			what = "a barrier flag";
+		else if (!sys && ix[i] != w->ixs[i])
+			what = "what an instruction put in";
+		else if (nb[i] != (mb[i] ? i : nb[i + 1]) ||
+			 pb[i + 1] != (mb[i] ? (int64_t)i : pb[i]))
+			what = "nb/pb";
+	}
+	if (!what && protc < w->protc)
+		what = "protc";
+	if (what) {
 		fprintf(stderr, "recover: PTREC_RCV_VERIFY: window at %"
 			PRIu64 ": the index kept during the pass (%s) is "
-			"not what a rebuild makes\n", w->first, where);
+			"not what a rebuild makes: %s (position %zu)\n",
+			w->first, where, what, i);
 		abort();
 	}
+restore:
+	/* The kept index back (entries, barriers, flags, closers). */
+	if (w->idx_cap < ni) {
+		struct ent *e = realloc(w->idx, (ni + 1) * sizeof(*e));
+
+		if (!e)
+			abort();
+		w->idx = e;
+		w->idx_cap = ni + 1;
+	}
+	memcpy(w->idx, idx, ni * sizeof(*idx));
+	w->nidx = ni;
+	memcpy(w->mbar, mb, n);
+	memcpy(w->ixs, ix, n);
+	memcpy(w->nb, nb, (n + 1) * sizeof(*nb));
+	memcpy(w->pb, pb, (n + 1) * sizeof(*pb));
+	memcpy(w->fdcl, fdcl, sizeof(fdcl));
+	w->fdcl_all = fdcl_all;
+	w->protc = protc;
+	for (i = 0; i < n; i++)
+		w->ins[i].flags = (w->ins[i].flags & ~RCV_I_BARRIER) | fl[i];
 out:
 	free(idx);
 	free(mb);
 	free(fl);
+	free(ix);
 	free(nb);
 	free(pb);
 }
