@@ -8,6 +8,8 @@
  * nearest access of A with no possible write between, else the snapshot.
  * Also where fs-relative operands have known addresses (fs_base).
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -553,6 +555,7 @@ int rcv_build_index(struct win *w)
 	struct rcv_ctx *c = &w->rc->ctx;
 	struct rcv_acc rd, wr;
 	uint64_t sa, sl;
+	uint8_t ix;
 	size_t i;
 	int ret;
 
@@ -585,6 +588,7 @@ int rcv_build_index(struct win *w)
 					return ret;
 			}
 		}
+		ix = 0;
 		if (!bar) {
 			rcv_reads(c, in, &w->st[i], &w->st[i + 1], &rd);
 			rcv_writes(c, in, &w->st[i], &w->st[i + 1], &wr);
@@ -594,13 +598,21 @@ int rcv_build_index(struct win *w)
 				ret = add_ent(w, rd.addr, rd.size, i);
 				if (ret)
 					return ret;
+				ix |= RCV_IX_RD;
 			}
 			if (wr.valid && wr.addr_known) {
 				ret = add_ent(w, wr.addr, wr.size, i);
 				if (ret)
 					return ret;
+				ix |= RCV_IX_WR;
 			}
+			if (!(in->flags & RCV_I_SYSCALL) &&
+			    ((rd.valid && !rd.addr_known) ||
+			     (wr.valid && !wr.addr_known)))
+				ix |= RCV_IX_OPEN;
 		}
+		if (w->ixs)
+			w->ixs[i] = ix;
 		if ((in->flags & RCV_I_BARRIER) ||
 		    ((in->flags & RCV_I_SYSCALL) && !sys_keeps_maps(w, i)))
 			w->protc = (int64_t)i;
@@ -616,6 +628,201 @@ int rcv_build_index(struct win *w)
 	for (i = w->n; i-- > 0;)
 		w->nb[i] = w->mbar[i] ? (uint32_t)i : w->nb[i + 1];
 	return 0;
+}
+
+/* Entries of [addr, addr + len) at @pos put in the sorted index. */
+static int ins_ent(struct win *w, uint64_t addr, uint64_t len, size_t pos)
+{
+	uint64_t a;
+	size_t k;
+
+	for (a = addr >> 3; len && a <= (addr + len - 1) >> 3; a++) {
+		if (w->nidx == w->idx_cap) {
+			size_t cap = w->idx_cap ? 2 * w->idx_cap : 4096;
+			struct ent *e = realloc(w->idx, cap * sizeof(*e));
+
+			if (!e)
+				return -RP_ERR_NOMEM;
+			w->idx = e;
+			w->idx_cap = cap;
+		}
+		k = rcv_lower(w, a, pos);
+		memmove(&w->idx[k + 1], &w->idx[k],
+			(w->nidx - k) * sizeof(*w->idx));
+		w->idx[k] = (struct ent){ a, (uint32_t)pos };
+		w->nidx++;
+	}
+	return 0;
+}
+
+/*
+ * Instruction @q (not a system call, not a barrier by its flags), an
+ * address of which was not known at the last build: what a build would
+ * add now.  A known address stays known, so entries are only added and
+ * a barrier only lifted (nb/pb around it follow).
+ */
+static int ix_open(struct win *w, size_t q)
+{
+	struct rcv_ctx *c = &w->rc->ctx;
+	struct rcv_acc rd, wr;
+	size_t j;
+	int ret;
+
+	rcv_reads(c, &w->ins[q], &w->st[q], &w->st[q + 1], &rd);
+	rcv_writes(c, &w->ins[q], &w->st[q], &w->st[q + 1], &wr);
+	if (rd.valid && rd.addr_known && !(w->ixs[q] & RCV_IX_RD)) {
+		ret = ins_ent(w, rd.addr, rd.size, q);
+		if (ret)
+			return ret;
+		w->ixs[q] |= RCV_IX_RD;
+	}
+	if (wr.valid && wr.addr_known && !(w->ixs[q] & RCV_IX_WR)) {
+		ret = ins_ent(w, wr.addr, wr.size, q);
+		if (ret)
+			return ret;
+		w->ixs[q] |= RCV_IX_WR;
+	}
+	if ((rd.valid && !rd.addr_known) || (wr.valid && !wr.addr_known))
+		return 0;
+	w->ixs[q] &= (uint8_t)~RCV_IX_OPEN;
+	if (!w->mbar[q])
+		return 0;
+	w->mbar[q] = 0;
+	for (j = q + 1; j-- > 0 && w->nb[j] == q;)
+		w->nb[j] = w->nb[q + 1];
+	for (j = q + 1; j <= w->n && w->pb[j] == (int64_t)q; j++)
+		w->pb[j] = w->pb[q];
+	return 0;
+}
+
+int rcv_index_touch(struct win *w, size_t s)
+{
+	size_t q;
+	int ret;
+
+	if (!w->ixs)	/* not kept: a window of the unit tests */
+		return rcv_build_index(w);
+	for (q = s ? s - 1 : 0; q <= s && q < w->n; q++) {
+		/* A system call's writes and barrier depend on the other
+		 * calls' states too (rcv_fd.c): built again whole.
+		 */
+		if (w->ins[q].flags & RCV_I_SYSCALL)
+			return rcv_build_index(w);
+		if (w->ixs[q] & RCV_IX_OPEN) {
+			ret = ix_open(w, q);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* Is there an entry (word, pos) in @e[0..n), sorted? */
+static bool has_ent(const struct ent *e, size_t n, const struct ent *x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (ent_lt(&e[mid], x))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && e[lo].word == x->word && e[lo].pos == x->pos;
+}
+
+/*
+ * The index kept during a pass against a rebuild from the states now: the
+ * same for every instruction but the system calls, whose writes and
+ * barriers depend on other calls' states and on memory (rcv_fd.c) and
+ * are rebuilt whole only when their own states change: theirs may only
+ * be as at an earlier build (fewer entries, a barrier kept, protc
+ * later).  The kept index is put back, so that a verified run computes
+ * what an unverified one does.
+ */
+void rcv_index_verify(struct win *w, const char *where)
+{
+	size_t n = w->n, ni = w->nidx, i, k;
+	struct ent *idx = malloc((ni + 1) * sizeof(*idx));
+	uint8_t *mb = malloc(n + 1), *fl = malloc(n + 1);
+	uint8_t *ix = malloc(n + 1);
+	uint32_t *nb = malloc((n + 1) * sizeof(*nb));
+	int64_t *pb = malloc((n + 1) * sizeof(*pb)), protc = w->protc;
+	int64_t fdcl[RCV_FD_TRACKED + 1], fdcl_all = w->fdcl_all;
+	const char *what = NULL;
+	bool sys;
+
+	if (!idx || !mb || !fl || !ix || !nb || !pb)
+		goto out;
+	memcpy(idx, w->idx, ni * sizeof(*idx));
+	memcpy(mb, w->mbar, n);
+	memcpy(ix, w->ixs, n);
+	memcpy(nb, w->nb, (n + 1) * sizeof(*nb));
+	memcpy(pb, w->pb, (n + 1) * sizeof(*pb));
+	memcpy(fdcl, w->fdcl, sizeof(fdcl));
+	for (i = 0; i < n; i++)
+		fl[i] = w->ins[i].flags & RCV_I_BARRIER;
+	if (rcv_build_index(w))
+		goto restore;
+	for (k = 0; k < ni && !what; k++)
+		if (!has_ent(w->idx, w->nidx, &idx[k]))
+			what = "an entry a rebuild does not make";
+	for (k = 0; k < w->nidx && !what; k++)
+		if (!(w->ins[w->idx[k].pos].flags & RCV_I_SYSCALL) &&
+		    !has_ent(idx, ni, &w->idx[k]))
+			what = "an entry a rebuild makes missing";
+	for (i = 0; i < n && !what; i++) {
+		sys = w->ins[i].flags & RCV_I_SYSCALL;
+		if (sys ? mb[i] < w->mbar[i] : mb[i] != w->mbar[i])
+			what = "a barrier";
+		else if (sys ? fl[i] < (w->ins[i].flags & RCV_I_BARRIER) :
+			 fl[i] != (w->ins[i].flags & RCV_I_BARRIER))
+			what = "a barrier flag";
+		else if (!sys && ix[i] != w->ixs[i])
+			what = "what an instruction put in";
+		else if (nb[i] != (mb[i] ? i : nb[i + 1]) ||
+			 pb[i + 1] != (mb[i] ? (int64_t)i : pb[i]))
+			what = "nb/pb";
+	}
+	if (!what && protc < w->protc)
+		what = "protc";
+	if (what) {
+		fprintf(stderr, "recover: PTREC_RCV_VERIFY: window at %"
+			PRIu64 ": the index kept during the pass (%s) is "
+			"not what a rebuild makes: %s (position %zu)\n",
+			w->first, where, what, i);
+		abort();
+	}
+restore:
+	/* The kept index back (entries, barriers, flags, closers). */
+	if (w->idx_cap < ni) {
+		struct ent *e = realloc(w->idx, (ni + 1) * sizeof(*e));
+
+		if (!e)
+			abort();
+		w->idx = e;
+		w->idx_cap = ni + 1;
+	}
+	memcpy(w->idx, idx, ni * sizeof(*idx));
+	w->nidx = ni;
+	memcpy(w->mbar, mb, n);
+	memcpy(w->ixs, ix, n);
+	memcpy(w->nb, nb, (n + 1) * sizeof(*nb));
+	memcpy(w->pb, pb, (n + 1) * sizeof(*pb));
+	memcpy(w->fdcl, fdcl, sizeof(fdcl));
+	w->fdcl_all = fdcl_all;
+	w->protc = protc;
+	for (i = 0; i < n; i++)
+		w->ins[i].flags = (w->ins[i].flags & ~RCV_I_BARRIER) | fl[i];
+out:
+	free(idx);
+	free(mb);
+	free(fl);
+	free(ix);
+	free(nb);
+	free(pb);
 }
 
 /* First index entry at or after (word, pos). */

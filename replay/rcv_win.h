@@ -41,6 +41,7 @@ struct win {
 	int64_t fdcl[RCV_FD_TRACKED + 1];
 	int64_t fdcl_all;	/* the last that may close any at all */
 	uint8_t *mbar;		/* i may write memory we cannot name */
+	uint8_t *ixs;		/* i's accesses in the index (RCV_IX_*) */
 	uint32_t *nb;		/* first barrier >= i (n: none) */
 	int64_t *pb;		/* last barrier < i (-1: none) */
 	int64_t protc;		/* last syscall changing mappings, -1 */
@@ -235,6 +236,19 @@ bool rcv_snap_byte(struct rp_recover *rc, uint64_t a, uint8_t *b);
 
 /* Rebuilds @w's access index and barriers from what its states know. */
 int rcv_build_index(struct win *w);
+
+/* What instruction i's accesses put in the index (w->ixs[i]). */
+#define RCV_IX_RD	1	/* its load's entries */
+#define RCV_IX_WR	2	/* its store's entries */
+#define RCV_IX_OPEN	4	/* an address of it not known yet */
+
+/* State @s of @w changed: its index made what a rebuild would make now
+ * (the instructions before and after it, incrementally).
+ */
+int rcv_index_touch(struct win *w, size_t s);
+
+/* PTREC_RCV_VERIFY: aborts unless @w's index is what a rebuild makes. */
+void rcv_index_verify(struct win *w, const char *where);
 
 /* Byte @a of memory before instruction @i of @w (state i), if known. */
 bool rcv_mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out);

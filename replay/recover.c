@@ -55,6 +55,13 @@ struct redo {
 	uint32_t tick, all;	/* all: every state changed then */
 	size_t n;
 	bool verify;
+	/* During the sweeps, every state change keeps the access index
+	 * what a rebuild would make (rcv_index_touch()): memory learned at
+	 * one instruction answers the next ones in the same sweep, not
+	 * one loop iteration per pass.  err: its first error.
+	 */
+	struct win *live;
+	int err;
 };
 
 /* Ticks about to wrap (a very long window): every instruction is
@@ -71,8 +78,20 @@ static void redo_rewind(struct redo *d)
 
 static void redo_mark(struct redo *d, size_t i)
 {
-	if (d)
-		d->stamp[i] = ++d->tick;
+	int ret;
+
+	if (!d)
+		return;
+	d->stamp[i] = ++d->tick;
+	if (d->live && !d->err) {
+		size_t nidx = d->live->nidx;
+
+		ret = rcv_index_touch(d->live, i);
+		if (ret)
+			d->err = ret;
+		else if (d->verify && d->live->nidx != nidx)
+			rcv_index_verify(d->live, "an entry added");
+	}
 }
 
 static void redo_all(struct redo *d)
@@ -147,6 +166,7 @@ void rcv_win_free(struct win *w)
 	free(w->ins);
 	free(w->st);
 	free(w->mbar);
+	free(w->ixs);
 	free(w->nb);
 	free(w->pb);
 	free(w->idx);
@@ -709,15 +729,34 @@ static int win_passes(struct rp_recover *rc, struct win *w, struct redo *d)
 		ret = rcv_build_index(w);
 		if (ret)
 			return ret;
+		/* Not in the first pass: nearly every address is learned
+		 * then, and entries sorted in one by one cost more than the
+		 * next pass's rebuild (10^7 bench: 4 windows 1.36 -> G Ir).
+		 */
+		d->live = pass ? w : NULL;
 		rc->scan_capped = false;
-		for (i = w->n; i-- > 0;)
+		/* And a push takes its pop's value as this sweep reaches the
+		 * pop, before the push: a register saved and restored by a
+		 * callee (main's rbp round gdbloop's step()) goes back round
+		 * a loop in one sweep, not one iteration per pass.
+		 */
+		su = rcv_stack_until(rc);
+		for (i = w->n; i-- > 0;) {
 			ch |= redo_eval(rc, w, d, i, false);
+			if (w->pair[i] >= 0 && w->first + i <= su)
+				ch |= pair_link(rc, w, i, d);
+		}
+		if (d->verify && d->live)
+			rcv_index_verify(w, "backward sweep");
 		/* Only where a memory question gave up at its 64 accesses
 		 * (in the last forward sweep or this backward one).
 		 */
 		if ((capped || rc->scan_capped) && rcv_loads_back(rc, w)) {
 			redo_all(d);
 			ch = true;
+			ret = d->live ? rcv_build_index(w) : 0;
+			if (ret)
+				return ret;
 		}
 		/* A pop takes its push's value as the sweep reaches it, so
 		 * a value carried through a callee's saved registers goes
@@ -733,6 +772,11 @@ static int win_passes(struct rp_recover *rc, struct win *w, struct redo *d)
 				ch |= pair_link(rc, w, i, d);
 		}
 		ch |= link_frames(rc, w, d);
+		if (d->verify && d->live)
+			rcv_index_verify(w, "forward sweep");
+		d->live = NULL;
+		if (d->err)
+			return d->err;
 		if (rcv_fs_absolute(rc, w)) {
 			redo_all(d);
 			ch = true;
@@ -807,12 +851,13 @@ int rcv_win_new(struct rp_recover *rc, uint64_t first, uint64_t last,
 	w->ins = calloc(n + 1, sizeof(*w->ins));
 	w->st = calloc(n + 1, sizeof(*w->st));
 	w->mbar = calloc(n + 1, 1);
+	w->ixs = calloc(n + 1, 1);
 	w->nb = calloc(n + 1, sizeof(*w->nb));
 	w->pb = calloc(n + 1, sizeof(*w->pb));
 	w->fr = calloc(n + 1, sizeof(*w->fr));
 	w->pair = calloc(n + 1, sizeof(*w->pair));
 	w->rmw = calloc(2 * (n + 1), sizeof(*w->rmw));
-	if (!w->ins || !w->st || !w->mbar || !w->nb || !w->pb || !w->fr ||
+	if (!w->ins || !w->st || !w->mbar || !w->ixs || !w->nb || !w->pb || !w->fr ||
 	    !w->pair || !w->rmw) {
 		rcv_win_free(w);
 		return -RP_ERR_NOMEM;

@@ -41,6 +41,10 @@ static int digest(struct rp_session *s, uint64_t k, bool fwd)
 	unsigned int g, t;
 	uint8_t word[8];
 	size_t got;
+	/* VALWIN_DUMP: every known value too, one line each, to compare
+	 * two engines position by position where the digests differ.
+	 */
+	bool dump = getenv("VALWIN_DUMP") != NULL;
 
 	for (t = 0; t < rp_thread_count(s); t++) {
 		uint32_t tid = rp_thread_tid(s, t);
@@ -62,6 +66,10 @@ static int digest(struct rp_session *s, uint64_t k, bool fwd)
 					m = v = 0;
 				h = fnv(fnv(h, v), m);
 				bits += (uint64_t)__builtin_popcountll(m);
+				if (dump && m)
+					printf("%u %" PRIu64 " r%u %" PRIx64
+					       " %" PRIx64 "\n", tid, pos, g,
+					       v & m, m);
 			}
 			if (!rp_recover_reg_bits(rc, pos, RP_REG_RSP, &v, &m) &&
 			    m == ~0ull) {
@@ -70,6 +78,9 @@ static int digest(struct rp_session *s, uint64_t k, bool fwd)
 				memcpy(&v, word, 8);
 				h = fnv(fnv(h, got), v);
 				bits += 8 * got;
+				if (dump && got)
+					printf("%u %" PRIu64 " m %zu %" PRIx64
+					       "\n", tid, pos, got, v);
 			}
 		}
 		rp_recover_free(rc);

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Unit tests of the access index kept during a pass (replay/rcv_mem.c,
+ * rcv_index_touch): when a state changes, the index must be exactly what
+ * rcv_build_index() would make from the states then (entries, barriers,
+ * nb/pb), so that a store whose address becomes known answers the loads
+ * after it in the same sweep (#17, gdbloop's 40-pass window), and never
+ * anything a rebuild would not.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rcv_fixture.h"
+#include "rcv_win.h"
+
+TestSuite(rcv_index, .init = setup, .fini = teardown);
+
+#define MAXI	8
+
+static struct rp_recover rc;
+static struct win w;
+static struct rcv_ins code[MAXI + 1];
+static struct rcv_state st[MAXI + 1];
+static uint8_t mbar[MAXI + 1], ixs[MAXI + 1];
+static uint32_t nb[MAXI + 1];
+static int64_t pb[MAXI + 1];
+
+/* A window of @n instructions, no snapshot, states unknown. */
+static void win_of(const struct rcv_ins *in, size_t n)
+{
+	memset(&rc, 0, sizeof(rc));
+	memset(&w, 0, sizeof(w));
+	memset(st, 0, sizeof(st));
+	memcpy(code, in, n * sizeof(*in));
+	rc.mb_gen = 1;
+	w.rc = &rc;
+	w.n = n;
+	w.ins = code;
+	w.st = st;
+	w.mbar = mbar;
+	w.ixs = ixs;
+	w.nb = nb;
+	w.pb = pb;
+}
+
+static void set(size_t i, int g, uint64_t v)
+{
+	st[i].r[g] = (struct rcv_val){ v, ~0ull };
+}
+
+/* The index kept by rcv_index_touch() after state @s changed equals a
+ * rebuild's.
+ */
+static void touch_equals_rebuild(size_t s)
+{
+	struct ent idx[64];
+	uint8_t mb[MAXI + 1], ix[MAXI + 1];
+	uint32_t n1[MAXI + 1];
+	int64_t p1[MAXI + 1];
+	size_t ni;
+
+	cr_assert_eq(rcv_index_touch(&w, s), 0);
+	ni = w.nidx;
+	cr_assert_leq(ni, 64);
+	memcpy(idx, w.idx, ni * sizeof(*idx));
+	memcpy(mb, mbar, sizeof(mb));
+	memcpy(ix, ixs, sizeof(ix));
+	memcpy(n1, nb, sizeof(n1));
+	memcpy(p1, pb, sizeof(p1));
+	cr_assert_eq(rcv_build_index(&w), 0);
+	cr_assert_eq(ni, w.nidx, "entries %zu kept, %zu rebuilt", ni, w.nidx);
+	cr_assert_eq(memcmp(idx, w.idx, ni * sizeof(*idx)), 0);
+	cr_assert_eq(memcmp(mb, mbar, w.n), 0, "barriers");
+	cr_assert_eq(memcmp(ix, ixs, w.n), 0);
+	cr_assert_eq(memcmp(n1, nb, (w.n + 1) * sizeof(*nb)), 0, "nb");
+	cr_assert_eq(memcmp(p1, pb, (w.n + 1) * sizeof(*pb)), 0, "pb");
+}
+
+static bool byte_at(size_t i, uint64_t a, uint8_t *out)
+{
+	return rcv_mem_byte(&w, i, a, out);
+}
+
+/*
+ * mov %rax,(%rcx); mov %rdi,(%r8); nop; mov (%rdx),%rsi: the first
+ * store's address becomes known (a barrier lifted, its entry sorted in),
+ * then the second's; the load after them is answered by the first store
+ * only once nothing between may have written its bytes.
+ */
+Test(rcv_index, store_learned_in_pass)
+{
+	struct rcv_ins in[4] = { INS("\x48\x89\x01"), INS("\x49\x89\x38"),
+				 INS("\x90"), INS("\x48\x8b\x32") };
+	uint64_t a = 0x7000, b = 0x9000;
+	uint8_t v;
+
+	win_of(in, 4);
+	set(0, RP_REG_RAX, 0x1122334455667788ull);
+	set(1, RP_REG_RDI, 0xaabbccddeeff0011ull);
+	set(3, RP_REG_RDX, a);
+	set(1, RP_REG_R8, b);
+	cr_assert_eq(rcv_build_index(&w), 0);
+	cr_assert(mbar[0] && !mbar[1], "the first store a barrier");
+	cr_assert(ixs[0] & RCV_IX_OPEN);
+	cr_assert_not(byte_at(3, a, &v), "a barrier between");
+	/* Its address learned during the sweep. */
+	set(0, RP_REG_RCX, a);
+	touch_equals_rebuild(0);
+	cr_assert_not(mbar[0]);
+	cr_assert_not(ixs[0] & RCV_IX_OPEN);
+	cr_assert(byte_at(3, a, &v) && v == 0x88, "the store answers");
+	cr_assert(byte_at(3, a + 7, &v) && v == 0x11);
+	/* The second store elsewhere: no effect on a. */
+	cr_assert(byte_at(3, b + 1, &v) && v == 0x00);
+	/* Unknown address in between: a barrier again for a rebuild too. */
+	st[1].r[RP_REG_R8] = unknown;
+	cr_assert_eq(rcv_build_index(&w), 0);
+	cr_assert(mbar[1]);
+	cr_assert_not(byte_at(3, a, &v));
+	set(1, RP_REG_R8, a);	/* it wrote a itself */
+	touch_equals_rebuild(1);
+	touch_equals_rebuild(2);
+	cr_assert(byte_at(3, a, &v) && v == 0x11, "the later store");
+}
+
+/* A state whose instructions know all their addresses already, and one
+ * at the window's end: nothing changes.
+ */
+Test(rcv_index, nothing_open)
+{
+	struct rcv_ins in[2] = { INS("\x48\x89\x01"), INS("\x90") };
+
+	win_of(in, 2);
+	set(0, RP_REG_RCX, 0x7000);
+	cr_assert_eq(rcv_build_index(&w), 0);
+	touch_equals_rebuild(0);
+	touch_equals_rebuild(1);
+	touch_equals_rebuild(2);
+	cr_assert_eq(w.nidx, 1);
+}
