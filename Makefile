@@ -92,23 +92,26 @@ soname = $(shell objdump -p $$($(CC) -print-file-name=lib$(1).so) \
 	2>/dev/null | sed -n 's/^ *SONAME *//p')
 %/replay/opclazy.o: BASE_CPPFLAGS += \
 	-DOPCODES_SONAME='"$(call soname,opcodes)"'
-# And zstd (ptkit/liblazy.c).
+# And zstd and liblzma (ptkit/liblazy.c).
 LIB_WRAP := ZSTD_isError ZSTD_getErrorName ZSTD_createCCtx ZSTD_freeCCtx \
 	ZSTD_createDCtx ZSTD_freeDCtx ZSTD_CCtx_setParameter \
-	ZSTD_compressStream2 ZSTD_CStreamOutSize ZSTD_decompressStream
+	ZSTD_compressStream2 ZSTD_CStreamOutSize ZSTD_decompressStream \
+	lzma_auto_decoder lzma_code lzma_end
 LIB_LAZY = $(foreach f,$(LIB_WRAP),-Wl,--wrap=$(f))
 %/ptkit/liblazy.o: BASE_CPPFLAGS += \
-	-DZSTD_SONAME='"$(call soname,zstd)"'
+	-DZSTD_SONAME='"$(call soname,zstd)"' \
+	-DLZMA_SONAME='"$(call soname,lzma)"'
 # The libraries most commands use, linked into ptrec and ptrec-server
-# from their Debian archives (issue #19): libdw and libelf (with the
-# zlib, xz and bzip2 decoders libdw opens compressed files with), jansson
-# and nettle (the index file's MAC: every first open).  Each shared
+# from their Debian archives (issue #19): libdw and libelf (with the zlib
+# and bzip2 decoders libdw opens compressed files with; xz's, whose
+# constructor runs CPUID, is loaded on first use: LIB_WRAP), jansson and
+# nettle (the index file's MAC: every first open).  Each shared
 # library costs every process start its mapping, symbol binding and page
 # faults; these five cost `ptrec --version` 0.2 ms of 1.3 (perf stat on
 # this VM; 118 -> 83 page faults) and a first open nettle's dlopen() too.
 # Only the objects ptrec calls are linked in (ptrec grows 0.9 MB).  What
 # stays shared: libipt (Debian ships no archive) and libc.
-STATIC_LIBS := $(foreach l,dw elf z lzma bz2 jansson nettle,-l:lib$(l).a)
+STATIC_LIBS := $(foreach l,dw elf z bz2 jansson nettle,-l:lib$(l).a)
 lazy_libs = $(filter-out -lcapstone -lopcodes -lbfd -lnettle -lzstd -ldw \
 	-lelf -ljansson,$(1)) $(STATIC_LIBS) $(CS_LAZY) $(OPC_LAZY) \
 	$(LIB_LAZY)

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * zstd, loaded on first use, as ptkit/cslazy.c loads capstone and
- * replay/opclazy.c libopcodes: its symbol bindings cost every process
- * start 0.09 M instructions (callgrind), though only snapshots
- * (sideband/snapshot.c) need it.  ptrec and ptrec-server link with
+ * zstd and liblzma, loaded on first use, as ptkit/cslazy.c loads capstone
+ * and replay/opclazy.c libopcodes: zstd's symbol bindings cost every
+ * process start 0.09 M instructions (callgrind), though only snapshots
+ * (sideband/snapshot.c) need it; liblzma's constructor runs CPUID (below).  ptrec and ptrec-server link with
  * `-Wl,--wrap=` for the functions that file calls (Makefile, LIB_LAZY),
  * and each wrapper opens the library by the soname of the one linked
- * against the first time.  Without it, zstd contexts cannot be made:
- * errors, never wrong data.  Nettle was loaded here too; every first open
+ * against the first time.  Without it, zstd contexts cannot be made and
+ * xz files cannot be read: errors, never wrong data.  Nettle was loaded here too; every first open
  * needs it (the index file's MAC), so it is now linked in from its
  * archive (Makefile, STATIC_LIBS; issue #19).  The tests link the
  * libraries directly and never pull this file in.
@@ -15,16 +15,17 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <lzma.h>
 #include <string.h>
 #include <zstd.h>
 
 #include "ptkit.h"
 
-#ifndef ZSTD_SONAME
-#error "ZSTD_SONAME: the soname (the Makefile reads it)"
+#if !defined(ZSTD_SONAME) || !defined(LZMA_SONAME)
+#error "ZSTD_SONAME, LZMA_SONAME: the sonames (the Makefile reads them)"
 #endif
-_Static_assert(sizeof(ZSTD_SONAME) > 1,
-	       "the soname is empty: the Makefile could not read it with objdump");
+_Static_assert(sizeof(ZSTD_SONAME) > 1 && sizeof(LZMA_SONAME) > 1,
+	       "a soname is empty: the Makefile could not read it with objdump");
 
 /*
  * ptkit_lib_load() - the library @soname, opened with dlopen() @flags,
@@ -165,4 +166,56 @@ size_t __wrap_ZSTD_decompressStream(ZSTD_DStream *zds, ZSTD_outBuffer *output,
 {
 	return ZSTD_READY() ? zs.f.decompress(zds, output, input) :
 			      ZSTD_FAILED;
+}
+
+/* ---- xz (liblzma) ------------------------------------------------------- */
+
+/*
+ * libdw (linked in, Makefile STATIC_LIBS) decompresses xz files with these
+ * three; linked in too, liblzma's constructor picked its CRC64 code with
+ * CPUID at every process start (about 30 us here, a VM exit each), for
+ * the rare xz-compressed file.  Without the library such a file does not
+ * open (libdw reports it), nothing else changes.
+ */
+static const char *const lzma_names[] = {
+	"lzma_auto_decoder", "lzma_code", "lzma_end",
+};
+static union {
+	void *v[3];
+	struct {
+		lzma_ret (*auto_decoder)(lzma_stream *, uint64_t, uint32_t);
+		lzma_ret (*code)(lzma_stream *, lzma_action);
+		void (*end)(lzma_stream *);
+	} f;
+} xz;
+static void *lzma_lib;
+static pthread_once_t lzma_once = PTHREAD_ONCE_INIT;
+
+static void lzma_load(void)
+{
+	lzma_lib = ptkit_lib_load(LZMA_SONAME, RTLD_LAZY, lzma_names, xz.v, 3);
+}
+
+#define LZMA_READY()	(pthread_once(&lzma_once, lzma_load), lzma_lib)
+
+lzma_ret __wrap_lzma_auto_decoder(lzma_stream *strm, uint64_t memlimit,
+				  uint32_t flags);
+lzma_ret __wrap_lzma_auto_decoder(lzma_stream *strm, uint64_t memlimit,
+				  uint32_t flags)
+{
+	return LZMA_READY() ? xz.f.auto_decoder(strm, memlimit, flags) :
+			      LZMA_MEM_ERROR;
+}
+
+lzma_ret __wrap_lzma_code(lzma_stream *strm, lzma_action action);
+lzma_ret __wrap_lzma_code(lzma_stream *strm, lzma_action action)
+{
+	return LZMA_READY() ? xz.f.code(strm, action) : LZMA_PROG_ERROR;
+}
+
+void __wrap_lzma_end(lzma_stream *strm);
+void __wrap_lzma_end(lzma_stream *strm)
+{
+	if (LZMA_READY())
+		xz.f.end(strm);
 }

@@ -221,15 +221,16 @@ rm -rf "$tmp/b"
 # Capstone, libopcodes (with libbfd) and zstd are loaded on first use
 # (ptkit/cslazy.c, replay/opclazy.c, ptkit/liblazy.c): an import, which
 # decodes no instruction and writes no snapshot, must not pay their
-# relocations.  libdw, libelf, jansson and nettle are linked in from their
-# archives (Makefile, STATIC_LIBS): no process maps them.
+# relocations (and liblzma its constructor's CPUIDs).  libdw, libelf,
+# jansson and nettle are linked in from their archives (Makefile,
+# STATIC_LIBS): no process maps them.
 rm -rf "$tmp/b"
 LD_DEBUG=files "$PTREC" import raw -o "$tmp/b" --pt "$tmp/single.pt" \
 	--images "$tmp/glibc.list" --cpu 6/85/4 >"$tmp/log" 2>&1 &&
 	grep -q "file=libipt" "$tmp/log" &&
-	! grep -Eq "file=lib(capstone|opcodes|bfd|nettle|zstd|dw|elf|jansson)" "$tmp/log" &&
-	ok "import raw maps libipt and libc only (no capstone, libopcodes, nettle, zstd, libdw, libelf, jansson)" ||
-	bad "import raw loaded: $(grep -E 'file=lib(capstone|opcodes|bfd|nettle|zstd|dw|elf|jansson)' "$tmp/log" | head -1)"
+	! grep -Eq "file=lib(capstone|opcodes|bfd|nettle|zstd|dw|elf|jansson|lzma)" "$tmp/log" &&
+	ok "import raw maps libipt and libc only (no capstone, libopcodes, nettle, zstd, libdw, libelf, jansson, liblzma)" ||
+	bad "import raw loaded: $(grep -E 'file=lib(capstone|opcodes|bfd|nettle|zstd|dw|elf|jansson|lzma)' "$tmp/log" | head -1)"
 
 # Nor does the first open of a trace with asynchronous events, whose
 # loop-gap check (replay/gaps.c) takes lengths from libipt: libxdc's
@@ -242,11 +243,11 @@ for tr in Unzip mruby; do
 	PTREC_INDEX_THREADS=1 LD_DEBUG=files "$PTREC" info "$tmp/b" \
 		>"$tmp/log" 2>&1 &&
 		grep -q "file=libipt" "$tmp/log" &&
-		! grep -Eq "file=lib(capstone|opcodes|bfd|zstd|nettle|dw|elf|jansson)" "$tmp/log" &&
+		! grep -Eq "file=lib(capstone|opcodes|bfd|zstd|nettle|dw|elf|jansson|lzma)" "$tmp/log" &&
 		LD_DEBUG=files "$PTREC" insns "$tmp/b" --count 1 >"$tmp/log2" 2>&1 &&
 		grep -q "file=libopcodes" "$tmp/log2" &&
 		ok "$tr: the first ptrec info loads neither capstone nor libopcodes" ||
-		bad "$tr: ptrec info loaded: $(grep -E 'file=lib(capstone|opcodes|bfd|zstd|nettle|dw|elf|jansson)' "$tmp/log" | head -1)"
+		bad "$tr: ptrec info loaded: $(grep -E 'file=lib(capstone|opcodes|bfd|zstd|nettle|dw|elf|jansson|lzma)' "$tmp/log" | head -1)"
 done
 
 tap_end import-real
