@@ -27,7 +27,7 @@
 static const char *const cause_names[RP_WHY_NCAUSE] = {
 	"known", "before-history", "operands", "load-address", "load-memory",
 	"syscall", "unmodelled", "undefined", "transfer", "unproven",
-	"window-boundary", "beyond-ramp", "engine", "xmm-operand",
+	"window-boundary", "beyond-ramp", "engine", "xmm-operand", "input",
 };
 
 static const char *const mem_names[RP_WHYM_NCAUSE] = {
@@ -515,6 +515,16 @@ static int classify(struct why_ctx *x, struct win *w, size_t q,
 		y->cause = RP_WHY_SYSCALL;
 		set_root(y);
 		return 0;
+	}
+	switch (in->id) {
+	case X86_INS_RDTSC: case X86_INS_RDTSCP: case X86_INS_RDRAND:
+	case X86_INS_RDSEED: case X86_INS_CPUID:
+	case X86_INS_XGETBV: case X86_INS_RDPMC:
+		y->cause = RP_WHY_INPUT;
+		set_root(y);
+		return 0;
+	default:
+		break;
 	}
 	if (g == RCV_FLAGS && (u & in->fw & undef_flags(in))) {
 		y->cause = RP_WHY_UNDEFINED;

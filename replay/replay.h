@@ -1069,6 +1069,8 @@ enum rp_why_cause {
 				 * short (a pass limit) */
 	RP_WHY_XMM,		/* (root only) an xmm register operand the
 				 * engine does not know */
+	RP_WHY_INPUT,		/* what the CPU gives (rdtsc, rdrand, cpuid):
+				 * an input, as a system call's result */
 	RP_WHY_NCAUSE
 };
 

@@ -135,6 +135,19 @@ if [ -n "${UNSOUND:-}" ]; then
 	else
 		bad "unsound.c align (at ${apos:-?}): $(head -5 "$tmp/out" "$tmp/log")"
 	fi
+	# ptrec values --why (rp_recover_why()) on the same case: r12,
+	# loaded before the store that did write its word, is blamed on
+	# that store; rdx, rdtsc's, on rdtsc, an input.
+	mpos=$("$PTREC" insns "$tmp/align" 2>/dev/null |
+		grep -E 'mov +%rdx,0x28\(%rax\)$' | tail -1 | cut -f1)
+	"$PTREC" values "$tmp/align" --at "${mpos:-0}" --why >"$tmp/why" 2>&1
+	if [ -n "$mpos" ] &&
+		grep -q "^why r12 .*store-unknown-address at $mpos " "$tmp/why" &&
+		grep -q '^why rdx .*root input at .* rdtsc)$' "$tmp/why"; then
+		ok "ptrec values --why: r12 blamed on the store that wrote its word, rdx on rdtsc"
+	else
+		bad "ptrec values --why at ${mpos:-?}: $(grep -E '^why (r12|rdx)' "$tmp/why")"
+	fi
 fi
 
 # unsound.c's "robuf": system calls that write user memory only through
