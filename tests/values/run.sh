@@ -150,6 +150,29 @@ if [ -n "${UNSOUND:-}" ]; then
 	fi
 fi
 
+# unsound.c's "tlsself": with the snapshot's complete list of rseq
+# areas, the thread's control block is not ruled out whole (rcv_fd.c):
+# r12 = %fs:0x10 is known from the snapshot, r13 = glibc's rseq cpu_id
+# (which the kernel rewrites) never.
+if [ -n "${UNSOUND:-}" ]; then
+	rm -rf "$tmp/tlsself"
+	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/tlsself" \
+		"$UNSOUND" tlsself >"$tmp/log" 2>&1
+	tpos=$("$PTREC" insns "$tmp/tlsself" 2>/dev/null |
+		grep -E 'mov +%fs:\(%r[a-z0-9]+\),%r13d$' | tail -1 | cut -f1)
+	"$PTREC" values "$tmp/tlsself" --at $((${tpos:-0} + 1)) \
+		>"$tmp/vals" 2>&1
+	if [ -f "$tmp/tlsself/manifest.json" ] && [ -n "$tpos" ] &&
+		"$VALCHECK" "$tmp/tlsself" >"$tmp/out" 2>&1 &&
+		grep -q ' 0 conflicts' "$tmp/out" &&
+		grep -Eq '^r12 +0x[0-9a-f]{16}$' "$tmp/vals" &&
+		! grep -Eq '^r13 +0x[0-9a-f]{16}$' "$tmp/vals"; then
+		ok "unsound.c tlsself: the thread's own pointer known through fs, glibc's rseq cpu_id not; no wrong value"
+	else
+		bad "unsound.c tlsself (at ${tpos:-?}): $(grep -E '^r1[23]' "$tmp/vals") $(head -3 "$tmp/out" "$tmp/log")"
+	fi
+fi
+
 # unsound.c's "robuf": system calls that write user memory only through
 # the buffer they are given (read, newfstatat, TCGETS...) do not cut the
 # read-only rule where that buffer's address is not known (the kernel

@@ -29,7 +29,8 @@
  * overwritten before the end (known only forward); `unsound xramp` the
  * same through xmm6; `unsound align` stores through an index scaled into
  * an aligned array, one that did write the word asked about and one that
- * cannot reach it (rcv_alias.c's alignment argument).  Two more,
+ * cannot reach it (rcv_alias.c's alignment argument); `unsound tlsself`
+ * the thread's own pointer and glibc's rseq cpu_id through fs.  Two more,
  * found in review:
  * `unsound ro`: a read-only anonymous page changed by madvise(DONTNEED)
  * (no store; the snapshot's byte is not the one read before); `unsound
@@ -46,6 +47,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <setjmp.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -459,6 +461,27 @@ int main(int argc, char **argv)
 				 "\tmov $231, %%eax\n\tsyscall\n"
 				 : "+r"(z) : : "rax", "rbx", "rdx", "rdi",
 				 "r11", "r12", "r15", "rcx", "memory");
+		return 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "tlsself")) {
+		/* r12 = %fs:0x10 (the thread's own pointer, in its control
+		 * block, which the kernel does not write) and r13 = the
+		 * cpu_id of glibc's rseq area (%fs:__rseq_offset + 4, which
+		 * the kernel rewrites whenever the thread moves): both
+		 * overwritten before exit_group.  With the snapshot's
+		 * complete list of rseq areas, r12 is known from the
+		 * snapshot at the nop, r13 never.
+		 */
+		extern const ptrdiff_t __rseq_offset;
+
+		z = __rseq_offset + 4;
+		__asm__ volatile("mov %%fs:0x10, %%r12\n"
+				 "\tmov %%fs:(%0), %%r13d\n\tnop\n"
+				 "\txor %%r12d, %%r12d\n\txor %%r13d, %%r13d\n"
+				 "\txor %%edi, %%edi\n"
+				 "\tmov $231, %%eax\n\tsyscall\n"
+				 : : "r"(z) : "rax", "rdi", "rcx", "r11", "r12",
+				 "r13", "memory");
 		return 1;
 	}
 	if (argc > 1 && !strcmp(argv[1], "xramp")) {
