@@ -83,6 +83,15 @@ find_real_pt() {
 	done
 }
 
+# xdc_pages DIR: libxdc's page dump in DIR (data.addr, an array of
+# little-endian u64 page addresses; data.dump, the pages in that order) as
+# an --images list, one PATH ADDRESS OFFSET SIZE line per page
+# (shared/testdata/real-pt/README.md).
+xdc_pages() {
+	od -An -v -t x8 -w8 "$1/data.addr" |
+		awk -v d="$1/data.dump" '{ printf "%s 0x%s %d 4096\n", d, $1, (NR - 1) * 4096 }'
+}
+
 # traced PID: waits (up to 60 s) until PID is traced, which `ptrec record
 # -p PID` does after it set its SIGINT handler: a signal sent then stops
 # the recording.  A fixed sleep instead was overrun on a slow or loaded

@@ -403,9 +403,7 @@ if [ -n "$real" ] && [ -d "$real/../libxdc" ]; then
 	x=$(cd "$real/../libxdc" && pwd)
 	g=$(cd "$real/simple-glibc" && pwd)
 	for t in Unzip mruby; do
-		od -An -v -t x8 -w8 "$x/$t/data.addr" | awk -v d="$x/$t/data.dump" \
-			'{ printf "%s 0x%s %d 4096\n", d, $1, (NR - 1) * 4096 }' \
-			>"$tmp/$t.list"
+		xdc_pages "$x/$t" >"$tmp/$t.list"
 	done
 	printf '%s 0x401000 4096 %d\n' "$g/hello" $((0x86fb1)) >"$tmp/glibc.list"
 	for spec in "Unzip|$x/Unzip/trace|$tmp/Unzip.list|6/94/3" \

@@ -31,10 +31,6 @@ if [ -z "$real" ] || [ ! -d "$real/../libxdc" ]; then
 fi
 x=$(cd "$real/../libxdc" && pwd)
 g=$(cd "$real/simple-glibc" && pwd)
-pages() {
-	od -An -v -t x8 -w8 "$1/data.addr" |
-		awk -v d="$1/data.dump" '{ printf "%s 0x%s %d 4096\n", d, $1, (NR - 1) * 4096 }'
-}
 
 
 # damaged NAME PT LIST CPU FROM [AT]: the byte corrupted (the first from
@@ -90,9 +86,9 @@ damaged() {
 	done
 }
 
-pages "$x/mruby" >"$tmp/mruby.list"
+xdc_pages "$x/mruby" >"$tmp/mruby.list"
 damaged mruby "$x/mruby/trace" "$tmp/mruby.list" 6/94/3 PSB
-pages "$x/Unzip" >"$tmp/unzip.list"
+xdc_pages "$x/Unzip" >"$tmp/unzip.list"
 damaged Unzip "$x/Unzip/trace" "$tmp/unzip.list" 6/94/3 PSB
 
 # simple-glibc x20 (a PSB per copy) with the page at 0x440000 withheld (a

@@ -19,10 +19,6 @@ if [ -z "$real" ] || [ ! -d "$real/../libxdc" ]; then
 fi
 x=$(cd "$real/../libxdc" && pwd)
 g=$(cd "$real/simple-glibc" && pwd)
-pages() {
-	od -An -v -t x8 -w8 "$1/data.addr" |
-		awk -v d="$1/data.dump" '{ printf "%s 0x%s %d 4096\n", d, $1, (NR - 1) * 4096 }'
-}
 
 # real NAME PT LIST CPU INSNS ERRORS [GAPS [one]]: import, then per worker
 # count the history and compare it with the plain loop's: its instructions,
@@ -76,9 +72,9 @@ real_trace() {
 	done
 }
 
-pages "$x/Unzip" >"$tmp/unzip.list"
+xdc_pages "$x/Unzip" >"$tmp/unzip.list"
 real_trace Unzip "$x/Unzip/trace" "$tmp/unzip.list" 6/94/3 149576 0
-pages "$x/mruby" >"$tmp/mruby.list"
+xdc_pages "$x/mruby" >"$tmp/mruby.list"
 # mruby's stream has an OVF packet: libipt resumes after it, ptrec's
 # history shows the hole as an overflow gap.
 real_trace mruby "$x/mruby/trace" "$tmp/mruby.list" 6/94/3 6334131 0 1
