@@ -260,6 +260,8 @@ bool rcv_mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out);
  * (rp_recover_accesses()).
  */
 int rcv_sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len);
+/* Does system call @i of @w leave every mapping as it was (rcv_mem.c)? */
+bool rcv_sys_keeps_maps(struct win *w, size_t i);
 
 /*
  * Descriptors and rseq areas (rcv_fd.c).  rcv_fd_init(): from the

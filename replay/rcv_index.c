@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The recovery engine's memory index (issue #17, docs/values.md): every
+ * load and store of a window whose address is known, as (8-byte word,
+ * position) entries sorted for binary search, and the barriers where
+ * memory may change in ways the history does not name.  Built whole at
+ * the start of a pass (rcv_build_index()) and kept current during the
+ * sweeps as a rebuild would make it (rcv_index_touch(); PTREC_RCV_VERIFY=1
+ * compares the two, rcv_index_verify()).  rcv_mem.c answers questions
+ * from it.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rcv_win.h"
+
+static inline bool ent_lt(const struct ent *a, const struct ent *b)
+{
+	return a->word < b->word || (a->word == b->word && a->pos < b->pos);
+}
+
+/*
+ * Sorts @w's index by (word, pos): a bottom-up merge sort with the order
+ * inline (qsort's calls of a comparison were a twentieth of a window).
+ * Entries equal in both are the same, so the result is qsort's.
+ */
+static int ent_sort(struct win *w)
+{
+	struct ent *a = w->idx, *b, *t;
+	size_t n = w->nidx, run, lo, i, j, k, mid, hi;
+
+	if (w->tmp_cap < n) {
+		t = realloc(w->tmp, n * sizeof(*t));
+		if (!t)
+			return -RP_ERR_NOMEM;
+		w->tmp = t;
+		w->tmp_cap = n;
+	}
+	b = w->tmp;
+	/* Runs of 16 by insertion. */
+	for (lo = 0; lo < n; lo += 16) {
+		hi = lo + 16 < n ? lo + 16 : n;
+		for (i = lo + 1; i < hi; i++) {
+			struct ent e = a[i];
+
+			for (j = i; j > lo && ent_lt(&e, &a[j - 1]); j--)
+				a[j] = a[j - 1];
+			a[j] = e;
+		}
+	}
+	for (run = 16; run < n; run *= 2) {
+		for (lo = 0; lo < n; lo += 2 * run) {
+			mid = lo + run < n ? lo + run : n;
+			hi = lo + 2 * run < n ? lo + 2 * run : n;
+			i = lo;
+			j = mid;
+			k = lo;
+			while (i < mid && j < hi)
+				b[k++] = ent_lt(&a[j], &a[i]) ? a[j++] : a[i++];
+			while (i < mid)
+				b[k++] = a[i++];
+			while (j < hi)
+				b[k++] = a[j++];
+		}
+		t = a;
+		a = b;
+		b = t;
+	}
+	if (a != w->idx) {
+		/* The sorted entries ended in the other buffer: swap. */
+		w->tmp = w->idx;
+		w->idx = a;
+		k = w->tmp_cap;
+		w->tmp_cap = w->idx_cap;
+		w->idx_cap = k;
+	}
+	return 0;
+}
+
+static int add_ent(struct win *w, uint64_t addr, uint64_t len, size_t pos)
+{
+	uint64_t a;
+
+	if (!len)
+		return 0;
+	for (a = addr >> 3; a <= (addr + len - 1) >> 3; a++) {
+		if (w->nidx == w->idx_cap) {
+			size_t cap = w->idx_cap ? 2 * w->idx_cap : 4096;
+			struct ent *e = realloc(w->idx, cap * sizeof(*e));
+
+			if (!e)
+				return -RP_ERR_NOMEM;
+			w->idx = e;
+			w->idx_cap = cap;
+		}
+		w->idx[w->nidx++] = (struct ent){ a, (uint32_t)pos };
+	}
+	return 0;
+}
+
+/* Rebuilds the access index and barriers from what the states know now. */
+int rcv_build_index(struct win *w)
+{
+	struct rcv_ctx *c = &w->rc->ctx;
+	struct rcv_acc rd, wr;
+	uint64_t sa, sl;
+	uint8_t ix;
+	size_t i;
+	int ret;
+
+	w->nidx = 0;
+	w->protc = -1;
+	rcv_fd_closers(w);
+	for (i = 0; i < w->n; i++) {
+		struct rcv_ins *in = &w->ins[i];
+		bool bar = in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR);
+
+		if (in->flags & RCV_I_SYSCALL) {
+			uint64_t nr = w->st[i].r[RP_REG_RAX].v;
+			bool known = w->st[i].r[RP_REG_RAX].k == ~0ull;
+
+			/* Registers: only a known, ordinary syscall lets
+			 * knowledge pass.  Once known, always known.
+			 */
+			if (known && !rcv_sys_resets(nr))
+				in->flags &= ~RCV_I_BARRIER;
+			else
+				in->flags |= RCV_I_BARRIER;
+			if (in->flags & RCV_I_BARRIER) {
+				bar = true;
+			} else {
+				int e = rcv_sys_write(w, i, &sa, &sl);
+
+				if (e < 0)
+					bar = true;
+				else if (e > 0 && (ret = add_ent(w, sa, sl, i)))
+					return ret;
+			}
+		}
+		ix = 0;
+		if (!bar) {
+			rcv_reads(c, in, &w->st[i], &w->st[i + 1], &rd);
+			rcv_writes(c, in, &w->st[i], &w->st[i + 1], &wr);
+			if (wr.valid && !wr.addr_known)
+				bar = true;
+			if (rd.valid && rd.addr_known) {
+				ret = add_ent(w, rd.addr, rd.size, i);
+				if (ret)
+					return ret;
+				ix |= RCV_IX_RD;
+			}
+			if (wr.valid && wr.addr_known) {
+				ret = add_ent(w, wr.addr, wr.size, i);
+				if (ret)
+					return ret;
+				ix |= RCV_IX_WR;
+			}
+			if (!(in->flags & RCV_I_SYSCALL) &&
+			    ((rd.valid && !rd.addr_known) ||
+			     (wr.valid && !wr.addr_known)))
+				ix |= RCV_IX_OPEN;
+		}
+		if (w->ixs)
+			w->ixs[i] = ix;
+		if ((in->flags & RCV_I_BARRIER) ||
+		    ((in->flags & RCV_I_SYSCALL) && !rcv_sys_keeps_maps(w, i)))
+			w->protc = (int64_t)i;
+		w->mbar[i] = bar;
+	}
+	ret = ent_sort(w);
+	if (ret)
+		return ret;
+	w->pb[0] = -1;
+	for (i = 0; i < w->n; i++)
+		w->pb[i + 1] = w->mbar[i] ? (int64_t)i : w->pb[i];
+	w->nb[w->n] = (uint32_t)w->n;
+	for (i = w->n; i-- > 0;)
+		w->nb[i] = w->mbar[i] ? (uint32_t)i : w->nb[i + 1];
+	return 0;
+}
+
+/* Entries of [addr, addr + len) at @pos put in the sorted index. */
+static int ins_ent(struct win *w, uint64_t addr, uint64_t len, size_t pos)
+{
+	uint64_t a;
+	size_t k;
+
+	for (a = addr >> 3; len && a <= (addr + len - 1) >> 3; a++) {
+		if (w->nidx == w->idx_cap) {
+			size_t cap = w->idx_cap ? 2 * w->idx_cap : 4096;
+			struct ent *e = realloc(w->idx, cap * sizeof(*e));
+
+			if (!e)
+				return -RP_ERR_NOMEM;
+			w->idx = e;
+			w->idx_cap = cap;
+		}
+		k = rcv_lower(w, a, pos);
+		memmove(&w->idx[k + 1], &w->idx[k],
+			(w->nidx - k) * sizeof(*w->idx));
+		w->idx[k] = (struct ent){ a, (uint32_t)pos };
+		w->nidx++;
+	}
+	return 0;
+}
+
+/*
+ * Instruction @q (not a system call, not a barrier by its flags), an
+ * address of which was not known at the last build: what a build would
+ * add now.  A known address stays known, so entries are only added and
+ * a barrier only lifted (nb/pb around it follow).
+ */
+static int ix_open(struct win *w, size_t q)
+{
+	struct rcv_ctx *c = &w->rc->ctx;
+	struct rcv_acc rd, wr;
+	size_t j;
+	int ret;
+
+	rcv_reads(c, &w->ins[q], &w->st[q], &w->st[q + 1], &rd);
+	rcv_writes(c, &w->ins[q], &w->st[q], &w->st[q + 1], &wr);
+	if (rd.valid && rd.addr_known && !(w->ixs[q] & RCV_IX_RD)) {
+		ret = ins_ent(w, rd.addr, rd.size, q);
+		if (ret)
+			return ret;
+		w->ixs[q] |= RCV_IX_RD;
+	}
+	if (wr.valid && wr.addr_known && !(w->ixs[q] & RCV_IX_WR)) {
+		ret = ins_ent(w, wr.addr, wr.size, q);
+		if (ret)
+			return ret;
+		w->ixs[q] |= RCV_IX_WR;
+	}
+	if ((rd.valid && !rd.addr_known) || (wr.valid && !wr.addr_known))
+		return 0;
+	w->ixs[q] &= (uint8_t)~RCV_IX_OPEN;
+	if (!w->mbar[q])
+		return 0;
+	w->mbar[q] = 0;
+	for (j = q + 1; j-- > 0 && w->nb[j] == q;)
+		w->nb[j] = w->nb[q + 1];
+	for (j = q + 1; j <= w->n && w->pb[j] == (int64_t)q; j++)
+		w->pb[j] = w->pb[q];
+	return 0;
+}
+
+int rcv_index_touch(struct win *w, size_t s)
+{
+	size_t q;
+	int ret;
+
+	if (!w->ixs)	/* not kept: a window of the unit tests */
+		return rcv_build_index(w);
+	for (q = s ? s - 1 : 0; q <= s && q < w->n; q++) {
+		/* A system call's writes and barrier depend on the other
+		 * calls' states too (rcv_fd.c): built again whole.
+		 */
+		if (w->ins[q].flags & RCV_I_SYSCALL)
+			return rcv_build_index(w);
+		if (w->ixs[q] & RCV_IX_OPEN) {
+			ret = ix_open(w, q);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* Is there an entry (word, pos) in @e[0..n), sorted? */
+static bool has_ent(const struct ent *e, size_t n, const struct ent *x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (ent_lt(&e[mid], x))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && e[lo].word == x->word && e[lo].pos == x->pos;
+}
+
+/*
+ * The index kept during a pass against a rebuild from the states now: the
+ * same for every instruction but the system calls, whose writes and
+ * barriers depend on other calls' states and on memory (rcv_fd.c) and
+ * are rebuilt whole only when their own states change: theirs may only
+ * be as at an earlier build (fewer entries, a barrier kept, protc
+ * later).  The kept index is put back, so that a verified run computes
+ * what an unverified one does.
+ */
+void rcv_index_verify(struct win *w, const char *where)
+{
+	size_t n = w->n, ni = w->nidx, i, k;
+	struct ent *idx = malloc((ni + 1) * sizeof(*idx));
+	uint8_t *mb = malloc(n + 1), *fl = malloc(n + 1);
+	uint8_t *ix = malloc(n + 1);
+	uint32_t *nb = malloc((n + 1) * sizeof(*nb));
+	int64_t *pb = malloc((n + 1) * sizeof(*pb)), protc = w->protc;
+	int64_t fdcl[RCV_FD_TRACKED + 1], fdcl_all = w->fdcl_all;
+	const char *what = NULL;
+	bool sys;
+
+	if (!idx || !mb || !fl || !ix || !nb || !pb)
+		goto out;
+	memcpy(idx, w->idx, ni * sizeof(*idx));
+	memcpy(mb, w->mbar, n);
+	memcpy(ix, w->ixs, n);
+	memcpy(nb, w->nb, (n + 1) * sizeof(*nb));
+	memcpy(pb, w->pb, (n + 1) * sizeof(*pb));
+	memcpy(fdcl, w->fdcl, sizeof(fdcl));
+	for (i = 0; i < n; i++)
+		fl[i] = w->ins[i].flags & RCV_I_BARRIER;
+	if (rcv_build_index(w))
+		goto restore;
+	for (k = 0; k < ni && !what; k++)
+		if (!has_ent(w->idx, w->nidx, &idx[k]))
+			what = "an entry a rebuild does not make";
+	for (k = 0; k < w->nidx && !what; k++)
+		if (!(w->ins[w->idx[k].pos].flags & RCV_I_SYSCALL) &&
+		    !has_ent(idx, ni, &w->idx[k]))
+			what = "an entry a rebuild makes missing";
+	for (i = 0; i < n && !what; i++) {
+		sys = w->ins[i].flags & RCV_I_SYSCALL;
+		if (sys ? mb[i] < w->mbar[i] : mb[i] != w->mbar[i])
+			what = "a barrier";
+		else if (sys ? fl[i] < (w->ins[i].flags & RCV_I_BARRIER) :
+			 fl[i] != (w->ins[i].flags & RCV_I_BARRIER))
+			what = "a barrier flag";
+		else if (!sys && ix[i] != w->ixs[i])
+			what = "what an instruction put in";
+		else if (nb[i] != (mb[i] ? i : nb[i + 1]) ||
+			 pb[i + 1] != (mb[i] ? (int64_t)i : pb[i]))
+			what = "nb/pb";
+	}
+	if (!what && protc < w->protc)
+		what = "protc";
+	if (what) {
+		fprintf(stderr, "recover: PTREC_RCV_VERIFY: window at %"
+			PRIu64 ": the index kept during the pass (%s) is "
+			"not what a rebuild makes: %s (position %zu)\n",
+			w->first, where, what, i);
+		abort();
+	}
+restore:
+	/* The kept index back (entries, barriers, flags, closers). */
+	if (w->idx_cap < ni) {
+		struct ent *e = realloc(w->idx, (ni + 1) * sizeof(*e));
+
+		if (!e)
+			abort();
+		w->idx = e;
+		w->idx_cap = ni + 1;
+	}
+	memcpy(w->idx, idx, ni * sizeof(*idx));
+	w->nidx = ni;
+	memcpy(w->mbar, mb, n);
+	memcpy(w->ixs, ix, n);
+	memcpy(w->nb, nb, (n + 1) * sizeof(*nb));
+	memcpy(w->pb, pb, (n + 1) * sizeof(*pb));
+	memcpy(w->fdcl, fdcl, sizeof(fdcl));
+	w->fdcl_all = fdcl_all;
+	w->protc = protc;
+	for (i = 0; i < n; i++)
+		w->ins[i].flags = (w->ins[i].flags & ~RCV_I_BARRIER) | fl[i];
+out:
+	free(idx);
+	free(mb);
+	free(fl);
+	free(ix);
+	free(nb);
+	free(pb);
+}
+
+/* First index entry at or after (word, pos). */
+size_t rcv_lower(const struct win *w, uint64_t word, uint64_t pos)
+{
+	size_t lo = 0, hi = w->nidx;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct ent *e = &w->idx[mid];
+
+		if (e->word < word || (e->word == word && e->pos < pos))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
