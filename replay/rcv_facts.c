@@ -4,8 +4,8 @@
  * (rp_recover_assume(), docs/values.md "Assumed facts"): the GDB server's
  * unwinder knows each decided frame's stack pointer from its CFA and the
  * .eh_frame rules where the history alone lost it.  They are merged into
- * the states of the windows that hold them at every pass (recover.c's
- * win_compute()), and a new batch computes those windows again, refused
+ * the states of the windows that hold them at every pass (rcv_pass.c's
+ * rcv_win_compute()), and a new batch computes those windows again, refused
  * when it leads to a contradiction.
  */
 #include <stdlib.h>

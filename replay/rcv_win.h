@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * Private to the recovery engine's window code (recover.c, rcv_mem.c,
- * rcv_proof.c): a window of a thread's history, its states and memory
+ * Private to the recovery engine's window code (recover.c, rcv_pass.c,
+ * rcv_mem.c, rcv_proof.c): a window of a thread's history, its states and memory
  * index, and the recovery context that owns the windows.
  */
 #ifndef PTREC_RCV_WIN_H
@@ -152,7 +152,7 @@ struct rp_recover {
 	 */
 	unsigned int mb_gen;
 	struct rcv_memo memo[RCV_MEMO];
-	bool asked;		/* a callback of ctx was asked (recover.c's
+	bool asked;		/* a callback of ctx was asked (rcv_pass.c's
 				 * struct redo) */
 	bool scan_capped;	/* a forward memory question gave up at
 				 * MB_SCAN accesses (rcv_loads_back) */
@@ -350,8 +350,14 @@ void rcv_sse_top(struct rp_recover *rc, struct win *w);
  * something.
  */
 bool rcv_apply_facts(struct rp_recover *rc, struct win *w);
-/* recover.c's window code, for rcv_facts.c. */
+/* The passes over @w (rcv_pass.c): computed again by rcv_facts.c after
+ * new facts.
+ */
 int rcv_win_compute(struct rp_recover *rc, struct win *w);
+/* (Re)builds @w's stack frames from its instructions' barriers now
+ * (rcv_pass.c, for recover.c's window load).
+ */
+int rcv_win_frames(struct win *w);
 void rcv_drop_windows(struct rp_recover *rc);
 
 #endif /* PTREC_RCV_WIN_H */

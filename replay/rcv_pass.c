@@ -1,0 +1,649 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The passes of the recovery engine over one window (issue #17, moved out
+ * of recover.c, which loads windows and answers the rp_recover_* questions):
+ * knowledge flows backward and forward through the window's instructions,
+ * push/pop pairs and stack frames link positions, branches are proven,
+ * until a pass changes nothing (or RCV_PASSES).  struct redo keeps a pass
+ * from evaluating again what cannot have changed.  docs/values.md.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <capstone/capstone.h>
+
+#include "rcv_win.h"
+
+#define RCV_PASSES	40	/* backward+forward passes at most */
+
+/*
+ * Which instructions a pass of rcv_win_compute() evaluates again (p99).  A
+ * pass used to evaluate every instruction backward and forward; most of
+ * them, after the first, with the very states they had the pass before.
+ * An evaluation is a function of the instruction, the states before and
+ * after it, and what the context's callbacks (memory, its own stack, a
+ * read-modify-write's values) answer.  One that asked no callback, of an
+ * instruction and states unchanged since, gives what it gave, which the
+ * states hold already (knowledge only grows): it is skipped, and the
+ * conflicts it counted are counted again, so that a pass counts what a
+ * full one would (rcv_facts.c compares them).  Every change of a state is
+ * stamped with a tick; an evaluation remembers the tick before it.
+ * PTREC_RCV_VERIFY=1 evaluates the skipped ones anyway, on copies, and
+ * aborts when one would have changed anything.
+ */
+struct redo {
+	uint32_t *stamp;	/* per state: tick of its last change */
+	uint32_t *tb, *tf;	/* per instruction: tick before its last
+				 * backward (forward) evaluation, 0 none */
+	uint32_t *cb, *cf;	/* the conflicts that one counted */
+	uint8_t *asked;		/* bit 0 (1): it asked a callback */
+	uint8_t *fb, *ff;	/* the instruction's flags then (a barrier
+				 * lifted by rcv_build_index(), a branch
+				 * proven) */
+	uint32_t tick, all;	/* all: every state changed then */
+	size_t n;
+	bool verify;
+	/* During the sweeps, every state change keeps the access index
+	 * what a rebuild would make (rcv_index_touch()): memory learned at
+	 * one instruction answers the next ones in the same sweep, not
+	 * one loop iteration per pass.  err: its first error.
+	 */
+	struct win *live;
+	int err;
+};
+
+/* Ticks about to wrap (a very long window): every instruction is
+ * evaluated again once, from tick 1.
+ */
+static void redo_rewind(struct redo *d)
+{
+	memset(d->stamp, 0, (d->n + 1) * sizeof(*d->stamp));
+	memset(d->tb, 0, (d->n + 1) * sizeof(*d->tb));
+	memset(d->tf, 0, (d->n + 1) * sizeof(*d->tf));
+	d->all = 0;
+	d->tick = 1;
+}
+
+static void redo_mark(struct redo *d, size_t i)
+{
+	int ret;
+
+	if (!d)
+		return;
+	d->stamp[i] = ++d->tick;
+	if (d->live && !d->err) {
+		size_t nidx = d->live->nidx;
+
+		ret = rcv_index_touch(d->live, i);
+		if (ret)
+			d->err = ret;
+		else if (d->verify && d->live->nidx != nidx)
+			rcv_index_verify(d->live, "an entry added");
+	}
+}
+
+static void redo_all(struct redo *d)
+{
+	if (d)
+		d->all = ++d->tick;
+}
+
+/* Must instruction @i be evaluated again (last evaluated at tick @t,
+ * when its flags were @fl)?
+ */
+static bool redo_needed(const struct redo *d, const struct win *w, size_t i,
+			uint32_t t, bool asked, uint8_t fl)
+{
+	return !t || asked || w->ins[i].flags != fl || d->all > t ||
+	       d->stamp[i] > t || d->stamp[i + 1] > t;
+}
+
+static void redo_free(struct redo *d)
+{
+	free(d->stamp);
+	free(d->tb);
+	free(d->tf);
+	free(d->cb);
+	free(d->cf);
+	free(d->asked);
+	free(d->fb);
+	free(d->ff);
+}
+
+static int redo_init(struct redo *d, size_t n)
+{
+	memset(d, 0, sizeof(*d));
+	d->stamp = calloc(n + 1, sizeof(*d->stamp));
+	d->tb = calloc(n + 1, sizeof(*d->tb));
+	d->tf = calloc(n + 1, sizeof(*d->tf));
+	d->cb = calloc(n + 1, sizeof(*d->cb));
+	d->cf = calloc(n + 1, sizeof(*d->cf));
+	d->asked = calloc(n + 1, 1);
+	d->fb = calloc(n + 1, 1);
+	d->ff = calloc(n + 1, 1);
+	if (!d->stamp || !d->tb || !d->tf || !d->cb || !d->cf ||
+	    !d->asked || !d->fb || !d->ff) {
+		redo_free(d);
+		return -RP_ERR_NOMEM;
+	}
+	d->verify = getenv("PTREC_RCV_VERIFY") != NULL;
+	d->n = n;
+	return 0;
+}
+
+/*
+ * Where branch @i of @w goes by the values known before it: its register
+ * operand, or the word its memory operand (or a return's [rsp]) holds.
+ * Memory after the branch counts only where a signal delivered right after
+ * it could not have written: the slot a return read lies in the red zone
+ * of the interrupted code's stack, which the kernel skips (or the frame is
+ * on the alternate stack).  Other memory operands: only what is known
+ * from before the branch.
+ */
+static struct rcv_val branch_target(struct rp_recover *rc, struct win *w,
+				    size_t i)
+{
+	const struct rcv_ins *in = &w->ins[i];
+	const struct rcv_state *s = &w->st[i];
+	struct rcv_val a, t = { 0, 0 };
+	uint32_t nb = w->nb[i];
+
+	if (in->iclass == RP_IC_RETURN) {
+		a = s->r[RP_REG_RSP];
+		w->nb[i] = w->nb[i + 1];
+	} else if (in->op[0].type == RCV_OP_REG && in->op[0].size == 8) {
+		return s->r[in->op[0].reg];
+	} else if (in->op[0].type == RCV_OP_MEM && in->op[0].size == 8) {
+		a = rcv_addr(&rc->ctx, in, &in->op[0], s);
+	} else {
+		return t;
+	}
+	if (a.k == ~0ull)
+		t = rcv_mem_cb(w, i, a.v, 8);
+	w->nb[i] = nb;
+	return t;
+}
+
+/*
+ * Lifts the barrier of each branch whose target the values now show to be
+ * where the trace went, and makes those that went elsewhere transfers for
+ * good (a signal).  From the last to the first, so that memory known past
+ * a lifted return reaches the branches before it.  True when it lifted any.
+ */
+static bool prove_branches(struct rp_recover *rc, struct win *w)
+{
+	bool lifted = false;
+	size_t i;
+
+	for (i = w->n; i-- > 0;) {
+		struct rcv_ins *in = &w->ins[i];
+		struct rcv_val t;
+
+		if (in->flags & RCV_I_UNPROVEN) {
+			t = branch_target(rc, w, i);
+			if (t.k == ~0ull && t.v == in->next) {
+				in->flags &= ~(RCV_I_UNPROVEN | RCV_I_BARRIER |
+					       RCV_I_MEMBAR);
+				/* A call's push is not in the index yet. */
+				w->mbar[i] = in->iclass == RP_IC_CALL;
+				lifted = true;
+			} else if (t.k == ~0ull) {
+				in->flags &= ~RCV_I_UNPROVEN;
+				rc->stats.async++;
+			}
+		}
+		w->nb[i] = w->mbar[i] ? (uint32_t)i : w->nb[i + 1];
+	}
+	return lifted;
+}
+
+/*
+ * Stack frames of @w built over its instructions and the later window's,
+ * so that a push here and its pop there, and rsp and rbp known there,
+ * count here: the later window's values are final.  Fills w->fr, w->pair
+ * (pairs within @w), w->xpair (pushes here whose pop is there, with the
+ * popped value) and w->base0 (class bases the later window shows).
+ * Returns the number of classes or -RP_ERR_NOMEM.
+ */
+static int frames_across(struct win *w)
+{
+	const struct win *l = w->later;
+	size_t m = w->n + l->n, i;
+	struct rcv_frame *f = malloc((m + 1) * sizeof(*f));
+	int64_t *pair = malloc((m + 1) * sizeof(*pair));
+	struct rcv_stack_vals sv;
+	int nc = -RP_ERR_NOMEM;
+
+	if (!f || !pair)
+		goto out;
+	/* Both windows' instructions where they are (not copied). */
+	sv = (struct rcv_stack_vals){ w->st, l->st, w->n, l->ins,
+				      w->rc->stk };
+	nc = rcv_stack_build_v(w->ins, m, &sv, f, pair);
+	if (nc <= 0)
+		goto out;
+	memcpy(w->fr, f, (w->n + 1) * sizeof(*f));
+	if (w->n)
+		memcpy(w->pair, pair, w->n * sizeof(*pair));
+	w->base0 = calloc((size_t)nc, sizeof(*w->base0));
+	w->xpair = calloc(w->n + 1, sizeof(*w->xpair));
+	if (!w->base0 || !w->xpair) {
+		nc = -RP_ERR_NOMEM;
+		goto out;
+	}
+	for (i = w->n; i <= m; i++) {
+		const struct rcv_state *s = &l->st[i - w->n];
+
+		if (s->r[RP_REG_RSP].k == ~0ull && !w->base0[f[i].rsp_c].k)
+			w->base0[f[i].rsp_c] = (struct rcv_val){
+				s->r[RP_REG_RSP].v - (uint64_t)f[i].rsp_o,
+				~0ull };
+		if (f[i].rbp_c && s->r[RP_REG_RBP].k == ~0ull &&
+		    !w->base0[f[i].rbp_c].k)
+			w->base0[f[i].rbp_c] = (struct rcv_val){
+				s->r[RP_REG_RBP].v - (uint64_t)f[i].rbp_o,
+				~0ull };
+		/* A pop there of a push here: the pushed register's value. */
+		if (i < m && pair[i] >= 0 && (size_t)pair[i] < w->n &&
+		    l->first + (i - w->n) <= rcv_stack_until(w->rc)) {
+			const struct rcv_ins *q = &l->ins[i - w->n];
+			int dst = q->id == X86_INS_LEAVE ? RP_REG_RBP :
+							   q->op[0].reg;
+
+			w->xpair[pair[i]] = l->st[i - w->n + 1].r[dst];
+		}
+	}
+out:
+	free(f);
+	free(pair);
+	return nc;
+}
+
+/* (Re)builds @w's stack frames from its instructions' barriers now. */
+int rcv_win_frames(struct win *w)
+{
+	struct rcv_stack_vals sv;
+	int ret;
+
+	free(w->base);
+	free(w->base0);
+	free(w->xpair);
+	w->base = w->base0 = w->xpair = NULL;
+	w->nclass = 0;
+	sv = (struct rcv_stack_vals){ w->st, NULL, w->n + 1, NULL,
+				      w->rc->stk };
+	ret = w->later ? frames_across(w) :
+			 rcv_stack_build_v(w->ins, w->n, &sv, w->fr, w->pair);
+	if (ret > 0) {
+		w->nclass = (size_t)ret;
+		w->base = calloc(w->nclass, sizeof(*w->base));
+		if (!w->base0)
+			w->base0 = calloc(w->nclass, sizeof(*w->base0));
+		ret = w->base && w->base0 ? 0 : -RP_ERR_NOMEM;
+	}
+	return ret;
+}
+
+static void top_state(struct rp_recover *rc, struct win *w)
+{
+	struct rcv_state *t = &w->st[w->n];
+	int g;
+
+	rcv_sse_top(rc, w);
+	if (w->later) {
+		for (g = 0; g < RCV_NREG; g++)
+			rcv_merge(&t->r[g], w->later->st[0].r[g],
+				  &rc->stats.conflicts);
+		return;
+	}
+	if (!w->top_end)
+		return;
+	for (g = 0; g < 16; g++)
+		if (rc->end_regs.valid & (1ull << g))
+			t->r[g] = (struct rcv_val){ rc->end_regs.val[g],
+						    ~0ull };
+	if (rc->end_regs.valid & (1ull << RP_REG_EFLAGS))
+		t->r[RCV_FLAGS] = (struct rcv_val){
+			rc->end_regs.val[RP_REG_EFLAGS], ~0ull };
+}
+
+/*
+ * The pop (or leave) at @i reads back what its push (w->pair[i]) wrote:
+ * the pushed value after the pop, the popped one before the push.
+ */
+static bool pair_link(struct rp_recover *rc, struct win *w, size_t i,
+		      struct redo *d)
+{
+	uint64_t *conf = &rc->stats.conflicts;
+	const struct rcv_ins *q = &w->ins[i], *p = &w->ins[w->pair[i]];
+	struct rcv_val pushed;
+	bool ch = false;
+	int dst = q->id == X86_INS_LEAVE ? RP_REG_RBP : q->op[0].reg;
+
+	if (p->op[0].type == RCV_OP_IMM) {
+		pushed = (struct rcv_val){ (uint64_t)p->op[0].imm, ~0ull };
+	} else if (p->op[0].type == RCV_OP_REG) {
+		pushed = w->st[w->pair[i]].r[p->op[0].reg];
+		if (p->op[0].reg != RP_REG_RSP &&
+		    rcv_merge(&w->st[w->pair[i]].r[p->op[0].reg],
+			      w->st[i + 1].r[dst], conf)) {
+			redo_mark(d, (size_t)w->pair[i]);
+			ch = true;
+		}
+	} else {
+		return false;
+	}
+	if (rcv_merge(&w->st[i + 1].r[dst], pushed, conf)) {
+		redo_mark(d, i + 1);
+		ch = true;
+	}
+	return ch;
+}
+
+/*
+ * Knowledge across positions (rcv_stack.c): rsp and rbp of one class
+ * differ by their offsets; a pop reads back what its push wrote.
+ */
+static bool link_frames(struct rp_recover *rc, struct win *w,
+			struct redo *d)
+{
+	uint64_t *conf = &rc->stats.conflicts;
+	bool ch = false;
+	size_t i;
+
+	if (w->nclass)
+		memcpy(w->base, w->base0, w->nclass * sizeof(*w->base));
+	for (i = 0; i <= w->n; i++) {
+		const struct rcv_frame *f = &w->fr[i];
+		const struct rcv_state *s = &w->st[i];
+
+		if (s->r[RP_REG_RSP].k == ~0ull && !w->base[f->rsp_c].k)
+			w->base[f->rsp_c] = (struct rcv_val){
+				s->r[RP_REG_RSP].v - (uint64_t)f->rsp_o,
+				~0ull };
+		if (f->rbp_c && s->r[RP_REG_RBP].k == ~0ull &&
+		    !w->base[f->rbp_c].k)
+			w->base[f->rbp_c] = (struct rcv_val){
+				s->r[RP_REG_RBP].v - (uint64_t)f->rbp_o,
+				~0ull };
+	}
+	for (i = 0; i <= w->n; i++) {
+		const struct rcv_frame *f = &w->fr[i];
+		struct rcv_state *s = &w->st[i];
+		struct rcv_val b = w->base[f->rsp_c], x;
+
+		bool m = false;
+
+		x = (struct rcv_val){ b.v + (uint64_t)f->rsp_o, ~0ull };
+		if (b.k)
+			m |= rcv_merge(&s->r[RP_REG_RSP], x, conf);
+		b = f->rbp_c ? w->base[f->rbp_c] : (struct rcv_val){ 0, 0 };
+		x = (struct rcv_val){ b.v + (uint64_t)f->rbp_o, ~0ull };
+		if (b.k)
+			m |= rcv_merge(&s->r[RP_REG_RBP], x, conf);
+		if (m)
+			redo_mark(d, i);
+		ch |= m;
+	}
+	for (i = 0; w->xpair && i < w->n; i++) {
+		const struct rcv_ins *p = &w->ins[i];
+
+		/* A push here whose pop is in the later window. */
+		if (w->xpair[i].k && p->op[0].type == RCV_OP_REG &&
+		    p->op[0].reg != RP_REG_RSP &&
+		    rcv_merge(&w->st[i].r[p->op[0].reg], w->xpair[i], conf)) {
+			redo_mark(d, i);
+			ch = true;
+		}
+	}
+	for (i = 0; i < w->n; i++)
+		if (w->pair[i] >= 0 && w->first + i <= rcv_stack_until(rc))
+			ch |= pair_link(rc, w, i, d);
+	return ch;
+}
+
+/* Where knowledge stops in @w (rp_recover_stats), once it is computed. */
+static void count_stops(struct rp_recover *rc, struct win *w)
+{
+	struct rcv_acc wr;
+	size_t i;
+
+	if (w->counted)
+		return;
+	w->counted = true;
+	for (i = 0; i < w->n; i++) {
+		const struct rcv_ins *in = &w->ins[i];
+
+		if (in->flags & RCV_I_UNPROVEN)
+			rc->stats.unproven++;
+		else if (in->flags & RCV_I_BAD)
+			rc->stats.undecoded++;
+		else if ((in->flags & RCV_I_SYSCALL) && w->mbar[i])
+			rc->stats.sys_barrier++;
+		else if (!(in->flags & RCV_I_BARRIER) && w->mbar[i]) {
+			rcv_writes(&rc->ctx, in, &w->st[i], &w->st[i + 1], &wr);
+			if ((wr.valid && !wr.addr_known) ||
+			    (in->flags & (RCV_I_MEMBAR | RCV_I_REP)))
+				rc->stats.st_unknown++;
+		}
+	}
+}
+
+/*
+ * Frames built again with the values known now (rcv_stack_build_v()):
+ * stores whose addresses are now known no longer break the push/pop
+ * pairs whose slots they miss.  *@ch: a pair or frame changed.
+ */
+static int refine_frames(struct win *w, bool *ch)
+{
+	size_t n = w->n;
+	int64_t *pair = malloc((n + 1) * sizeof(*pair));
+	struct rcv_frame *fr = malloc((n + 1) * sizeof(*fr));
+	struct rcv_val *xp = NULL;
+	int ret = -RP_ERR_NOMEM;
+
+	if (!pair || !fr)
+		goto out;
+	memcpy(pair, w->pair, n * sizeof(*pair));
+	memcpy(fr, w->fr, (n + 1) * sizeof(*fr));
+	if (w->xpair) {
+		xp = malloc((n + 1) * sizeof(*xp));
+		if (!xp)
+			goto out;
+		memcpy(xp, w->xpair, (n + 1) * sizeof(*xp));
+	}
+	ret = rcv_win_frames(w);
+	if (ret)
+		goto out;
+	if (memcmp(pair, w->pair, n * sizeof(*pair)) ||
+	    memcmp(fr, w->fr, (n + 1) * sizeof(*fr)) ||
+	    (xp && w->xpair &&
+	     memcmp(xp, w->xpair, (n + 1) * sizeof(*xp))))
+		*ch = true;
+out:
+	free(pair);
+	free(fr);
+	free(xp);
+	return ret;
+}
+
+/*
+ * PTREC_RCV_VERIFY: instruction @i, skipped, evaluated on copies of its
+ * states (@fwd: forward) must change nothing, ask nothing and count the
+ * conflicts it counted.
+ */
+static void redo_verify(struct rp_recover *rc, struct win *w, size_t i,
+			bool fwd, uint32_t conf)
+{
+	struct rcv_state a, b;
+	uint64_t n = 0;
+
+	memcpy(&a, &w->st[i], sizeof(a));
+	memcpy(&b, &w->st[i + 1], sizeof(b));
+	rc->asked = false;
+	if (fwd)
+		rcv_forward(&rc->ctx, i, &w->ins[i], &a, &b, &n);
+	else
+		rcv_backward(&rc->ctx, i, &w->ins[i], &a, &b, &n);
+	if (memcmp(&a, &w->st[i], sizeof(a)) ||
+	    memcmp(&b, &w->st[i + 1], sizeof(b)) || rc->asked || n != conf) {
+		fprintf(stderr, "recover: PTREC_RCV_VERIFY: %s of %" PRIu64
+			" skipped but not idle\n", fwd ? "forward" : "backward",
+			w->first + i);
+		abort();
+	}
+}
+
+/* Instruction @i backward (@fwd false) or forward, unless idle (struct
+ * redo).  True when it changed a state.
+ */
+static bool redo_eval(struct rp_recover *rc, struct win *w, struct redo *d,
+		      size_t i, bool fwd)
+{
+	uint32_t *t = fwd ? d->tf : d->tb, *cc = fwd ? d->cf : d->cb;
+	uint8_t bit = fwd ? 2 : 1, *fl = fwd ? d->ff : d->fb;
+	uint64_t before = rc->stats.conflicts;
+	bool ch;
+
+	if (d->tick > UINT32_MAX / 2)
+		redo_rewind(d);
+	if (!redo_needed(d, w, i, t[i], d->asked[i] & bit, fl[i])) {
+		if (d->verify)
+			redo_verify(rc, w, i, fwd, cc[i]);
+		rc->stats.conflicts += cc[i];
+		return false;
+	}
+	t[i] = ++d->tick;
+	fl[i] = w->ins[i].flags;
+	rc->asked = false;
+	if (fwd)
+		ch = rcv_forward(&rc->ctx, i, &w->ins[i], &w->st[i],
+				 &w->st[i + 1], &rc->stats.conflicts);
+	else
+		ch = rcv_backward(&rc->ctx, i, &w->ins[i], &w->st[i],
+				  &w->st[i + 1], &rc->stats.conflicts);
+	if (ch)
+		redo_mark(d, fwd ? i + 1 : i);
+	cc[i] = (uint32_t)(rc->stats.conflicts - before);
+	d->asked[i] = (uint8_t)((d->asked[i] & ~bit) | (rc->asked ? bit : 0));
+	return ch;
+}
+
+static int win_passes(struct rp_recover *rc, struct win *w, struct redo *d)
+{
+	int pass, ret;
+	uint64_t su;
+	size_t i;
+
+	for (pass = 0; pass < RCV_PASSES; pass++) {
+		uint64_t conflicts = rc->stats.conflicts;
+		bool ch = rcv_apply_facts(rc, w), capped = rc->scan_capped;
+
+		if (ch)
+			redo_all(d);
+		ret = rcv_build_index(w);
+		if (ret)
+			return ret;
+		/* Not in the first pass: nearly every address is learned
+		 * then, and entries sorted in one by one cost more than the
+		 * next pass's rebuild (10^7 bench: 4 windows 1.36 -> G Ir).
+		 */
+		d->live = pass ? w : NULL;
+		rc->scan_capped = false;
+		/* And a push takes its pop's value as this sweep reaches the
+		 * pop, before the push: a register saved and restored by a
+		 * callee (main's rbp round gdbloop's step()) goes back round
+		 * a loop in one sweep, not one iteration per pass.
+		 */
+		su = rcv_stack_until(rc);
+		for (i = w->n; i-- > 0;) {
+			ch |= redo_eval(rc, w, d, i, false);
+			if (w->pair[i] >= 0 && w->first + i <= su)
+				ch |= pair_link(rc, w, i, d);
+		}
+		if (d->verify && d->live)
+			rcv_index_verify(w, "backward sweep");
+		/* Only where a memory question gave up at its 64 accesses
+		 * (in the last forward sweep or this backward one).
+		 */
+		if ((capped || rc->scan_capped) && rcv_loads_back(rc, w)) {
+			redo_all(d);
+			ch = true;
+			ret = d->live ? rcv_build_index(w) : 0;
+			if (ret)
+				return ret;
+		}
+		/* A pop takes its push's value as the sweep reaches it, so
+		 * a value carried through a callee's saved registers goes
+		 * round a loop in one sweep, not one iteration per pass.
+		 */
+		/* Only where the stack is the thread's alone, as in
+		 * link_frames() (rcv_stack_until()).
+		 */
+		su = rcv_stack_until(rc);
+		for (i = 0; i < w->n; i++) {
+			ch |= redo_eval(rc, w, d, i, true);
+			if (w->pair[i] >= 0 && w->first + i <= su)
+				ch |= pair_link(rc, w, i, d);
+		}
+		ch |= link_frames(rc, w, d);
+		if (d->verify && d->live)
+			rcv_index_verify(w, "forward sweep");
+		d->live = NULL;
+		if (d->err)
+			return d->err;
+		if (rcv_fs_absolute(rc, w)) {
+			redo_all(d);
+			ch = true;
+		}
+		ret = refine_frames(w, &ch);
+		if (ret)
+			return ret;
+		if (prove_branches(rc, w)) {
+			ret = rcv_win_frames(w);
+			if (ret)
+				return ret;
+			ch = true;
+		}
+		rc->stats.passes++;
+		if (!ch) {
+			w->settled = true;
+			w->settled_conflicts = rc->stats.conflicts - conflicts;
+			break;
+		}
+	}
+	return 0;
+}
+
+int rcv_win_compute(struct rp_recover *rc, struct win *w)
+{
+	struct redo d;
+	size_t i;
+	int ret;
+
+	top_state(rc, w);
+	rc->ctx.mctx = w;
+	rc->scan_capped = false;
+	w->settled = false;
+	ret = redo_init(&d, w->n);
+	if (ret)
+		return ret;
+	ret = win_passes(rc, w, &d);
+	redo_free(&d);
+	if (ret)
+		return ret;
+	if (getenv("PTREC_RCV_DEBUG"))
+		for (i = 0; i < w->n; i++)
+			if (w->ins[i].flags & RCV_I_UNPROVEN)
+				fprintf(stderr, "recover: unproven at %" PRIu64
+					" %#" PRIx64 " class %u -> %#" PRIx64
+					"\n", w->first + i, w->ins[i].ip,
+					w->ins[i].iclass, w->ins[i].next);
+	/* The index the queries use must match the final states. */
+	ret = rcv_build_index(w);
+	if (!ret)
+		count_stops(rc, w);
+	return ret;
+}
