@@ -2,18 +2,18 @@
 /*
  * The recovery engine's x86-64 semantics: rcv_decode.c decodes, this says
  * what an instruction does to the general-purpose registers, rflags and
- * memory, forward (emulation when the inputs are known) and backward
- * (inversion where it is exact).  An instruction not modelled here only
- * makes what capstone says it writes unknown; one capstone cannot decode
- * is a barrier.  Never a guess: a bit is known only when implied.
+ * memory, forward (emulation when the inputs are known); rcv_back.c says
+ * it backward (inversion where it is exact), with what both share in
+ * rcv_sem.h.  An instruction not modelled here only makes what capstone
+ * says it writes unknown; one capstone cannot decode is a barrier.  Never
+ * a guess: a bit is known only when implied.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include <capstone/capstone.h>
 
-#include "rcv_val.h"
-#include "replay.h"
+#include "rcv_sem.h"
 
 /* ---- values ---------------------------------------------------------- */
 
@@ -30,10 +30,9 @@ bool rcv_merge(struct rcv_val *to, struct rcv_val from, uint64_t *conflicts)
 	return true;
 }
 
-/* Operand value before the instruction, low @size bytes. */
-static struct rcv_val op_get(const struct rcv_ctx *c, uint64_t i,
-			     const struct rcv_ins *in, const struct rcv_op *op,
-			     const struct rcv_state *s, unsigned int size)
+struct rcv_val rcv_op_get(const struct rcv_ctx *c, uint64_t i,
+			  const struct rcv_ins *in, const struct rcv_op *op,
+			  const struct rcv_state *s, unsigned int size)
 {
 	struct rcv_val a;
 
@@ -128,33 +127,7 @@ static int cond_eval(int cc, struct rcv_val f)
 	return (cc & 1) ? !r : r;
 }
 
-/* ---- one instruction forward and backward ---------------------------- */
-
-/* The state after @in as far as passing through tells: bits it does not
- * write stay.
- */
-static void pass(const struct rcv_ins *in, const struct rcv_state *from,
-		 struct rcv_state *to)
-{
-	uint64_t w[2];
-	int g;
-
-	/* Most instructions write no general-purpose register (p99). */
-	memcpy(w, in->wcode, sizeof(w));
-	if (!(w[0] | w[1]))
-		memcpy(to->r, from->r, 16 * sizeof(to->r[0]));
-	else
-		for (g = 0; g < 16; g++) {
-			uint64_t keep = ~rcv_wmask(in->wcode[g]);
-
-			to->r[g].k = from->r[g].k & keep;
-			to->r[g].v = from->r[g].v & keep;
-		}
-	/* RF: before an instruction it tells nothing about after it. */
-	to->r[RCV_FLAGS].k = from->r[RCV_FLAGS].k & ~in->fw & ~F_RF;
-	to->r[RCV_FLAGS].v = from->r[RCV_FLAGS].v & ~in->fw & ~F_RF;
-	/* xmm: rcv_sse_flow(), straight between the window's states. */
-}
+/* ---- one instruction forward ----------------------------------------- */
 
 static void set_flags(struct rcv_state *s, uint64_t mask, uint64_t f)
 {
@@ -191,12 +164,6 @@ static struct rcv_val sext(struct rcv_val x, unsigned int from)
 	return x;
 }
 
-static uint64_t bswap(uint64_t v, unsigned int size)
-{
-	return size == 8 ? __builtin_bswap64(v) :
-	       (uint64_t)__builtin_bswap32((uint32_t)v);
-}
-
 /*
  * mul, imul (one operand), div, idiv with known operands: ax or rdx:rax
  * (dx:ax, edx:eax) as the SDM says.  A division whose quotient does not
@@ -208,7 +175,7 @@ static void emulate_muldiv(const struct rcv_ctx *c, uint64_t i,
 {
 	unsigned int sz = in->op[0].size, id = in->id, w = 8 * sz;
 	bool sgn = id == X86_INS_IMUL || id == X86_INS_IDIV;
-	struct rcv_val b = op_get(c, i, in, &in->op[0], s, sz), lo, hi;
+	struct rcv_val b = rcv_op_get(c, i, in, &in->op[0], s, sz), lo, hi;
 	unsigned __int128 ua, uq, ur;
 	__int128 sa, sb, sq, sr;
 	uint64_t m = wmask(sz);
@@ -307,15 +274,6 @@ static void arith_partial(struct rcv_state *o, unsigned int id,
 		reg_set(o, d->reg, sz, d->shift, (struct rcv_val){ v & k, k });
 }
 
-/* cmpxchg [mem], r of 4 or 8 bytes: the form rcv_sem.c models. */
-static bool cmpxchg_mem(const struct rcv_ins *in)
-{
-	return in->id == X86_INS_CMPXCHG && in->nops == 2 &&
-	       in->op[0].type == RCV_OP_MEM && in->op[1].type == RCV_OP_REG &&
-	       (in->op[0].size == 4 || in->op[0].size == 8) &&
-	       in->op[1].size == in->op[0].size;
-}
-
 /*
  * cmpxchg [mem], r (SDM: TEMP <- DEST; if accumulator = TEMP, ZF <- 1 and
  * DEST <- SRC, else ZF <- 0, accumulator <- TEMP, DEST <- TEMP; the flags
@@ -331,10 +289,10 @@ static void cmpxchg_fwd(const struct rcv_ctx *c, uint64_t i,
 	unsigned int sz = in->op[0].size;
 	struct rcv_val acc, t;
 
-	if (!cmpxchg_mem(in))
+	if (!rcv_cmpxchg_mem(in))
 		return;
 	acc = reg_get(s, RP_REG_RAX, sz, 0);
-	t = op_get(c, i, in, &in->op[0], s, sz);
+	t = rcv_op_get(c, i, in, &in->op[0], s, sz);
 	if (!full(acc, sz) || !full(t, sz))
 		return;
 	set_flags(o, ARITH_FLAGS, flags_sub(acc.v, t.v, 0, sz));
@@ -342,22 +300,6 @@ static void cmpxchg_fwd(const struct rcv_ctx *c, uint64_t i,
 		reg_set(o, RP_REG_RAX, sz, 0, t);
 	else
 		learn(o, RP_REG_RAX, sz, 0, acc);
-}
-
-/*
- * ZF after cmpxchg [mem], r known set (a jne after it not taken: the lock
- * taken): the accumulator's low bytes were not written, both ways.
- */
-static void cmpxchg_zf(const struct rcv_ins *in, const struct rcv_state *from,
-		       const struct rcv_state *post, struct rcv_state *to)
-{
-	struct rcv_val f = post->r[RCV_FLAGS];
-
-	if (!cmpxchg_mem(in) || !(f.k & F_ZF) || !(f.v & F_ZF) ||
-	    (in->flags & RCV_I_BARRIER))
-		return;
-	learn(to, RP_REG_RAX, in->op[0].size, 0,
-	      reg_get(from, RP_REG_RAX, in->op[0].size, 0));
 }
 
 /* Forward: fills @o (already passed through) with what @in computes. */
@@ -387,7 +329,7 @@ static void emulate(const struct rcv_ctx *c, uint64_t i,
 	case X86_INS_MOV:
 		if (in->nops != 2 || d->type != RCV_OP_REG)
 			return;
-		a = op_get(c, i, in, src, s, sz);
+		a = rcv_op_get(c, i, in, src, s, sz);
 		reg_set(o, d->reg, sz, d->shift, a);
 		return;
 	case X86_INS_MOVZX:
@@ -395,7 +337,7 @@ static void emulate(const struct rcv_ctx *c, uint64_t i,
 	case X86_INS_MOVSXD:
 		if (in->nops != 2 || d->type != RCV_OP_REG)
 			return;
-		a = op_get(c, i, in, src, s, src->size);
+		a = rcv_op_get(c, i, in, src, s, src->size);
 		if (id != X86_INS_MOVZX)
 			a = sext(a, src->size);
 		else
@@ -457,7 +399,7 @@ static void emulate(const struct rcv_ctx *c, uint64_t i,
 		return;
 	case X86_INS_INC: case X86_INS_DEC: case X86_INS_NEG:
 	case X86_INS_NOT:
-		a = op_get(c, i, in, d, s, sz);
+		a = rcv_op_get(c, i, in, d, s, sz);
 		if (!full(a, sz))
 			return;
 		if (id == X86_INS_NOT) {
@@ -478,7 +420,7 @@ static void emulate(const struct rcv_ctx *c, uint64_t i,
 	case X86_INS_BSWAP:
 		a = reg_get(s, d->reg, sz, 0);
 		if (full(a, sz))
-			reg_set(o, d->reg, sz, 0, known(bswap(a.v, sz)));
+			reg_set(o, d->reg, sz, 0, known(rcv_bswap(a.v, sz)));
 		return;
 	case X86_INS_CMPXCHG:
 		cmpxchg_fwd(c, i, in, s, o);
@@ -495,7 +437,7 @@ static void emulate(const struct rcv_ctx *c, uint64_t i,
 
 			if (rg->type != RCV_OP_REG)
 				return;
-			a = op_get(c, i, in, d->type == RCV_OP_MEM ? d : src,
+			a = rcv_op_get(c, i, in, d->type == RCV_OP_MEM ? d : src,
 				   s, rg->size);
 			reg_set(o, rg->reg, rg->size, rg->shift, a);
 			return;
@@ -511,8 +453,8 @@ static void emulate(const struct rcv_ctx *c, uint64_t i,
 	case X86_INS_SHL: case X86_INS_SHR: case X86_INS_SAR: {
 		unsigned int n;
 
-		a = op_get(c, i, in, d, s, sz);
-		b = in->nops == 2 ? op_get(c, i, in, src, s, 1) : known(1);
+		a = rcv_op_get(c, i, in, d, s, sz);
+		b = in->nops == 2 ? rcv_op_get(c, i, in, src, s, 1) : known(1);
 		if (!full(b, 1))
 			return;
 		n = (unsigned int)b.v & (sz == 8 ? 63 : 31);
@@ -547,8 +489,8 @@ static void emulate(const struct rcv_ctx *c, uint64_t i,
 	case X86_INS_ROL: case X86_INS_ROR: {
 		unsigned int n, w = 8 * sz;
 
-		a = op_get(c, i, in, d, s, sz);
-		b = in->nops == 2 ? op_get(c, i, in, src, s, 1) : known(1);
+		a = rcv_op_get(c, i, in, d, s, sz);
+		b = in->nops == 2 ? rcv_op_get(c, i, in, src, s, 1) : known(1);
 		if (!full(a, sz) || !full(b, 1) || d->type != RCV_OP_REG)
 			return;
 		n = ((unsigned int)b.v & (sz == 8 ? 63 : 31)) % w;
@@ -572,9 +514,9 @@ static void emulate(const struct rcv_ctx *c, uint64_t i,
 		}
 		if (in->nops < 2 || d->type != RCV_OP_REG)
 			return;
-		a = op_get(c, i, in, src, s, sz);
-		b = in->nops == 3 ? op_get(c, i, in, &in->op[2], s, sz) :
-				    op_get(c, i, in, d, s, sz);
+		a = rcv_op_get(c, i, in, src, s, sz);
+		b = in->nops == 3 ? rcv_op_get(c, i, in, &in->op[2], s, sz) :
+				    rcv_op_get(c, i, in, d, s, sz);
 		if (full(a, sz) && full(b, sz))
 			reg_set(o, d->reg, sz, d->shift,
 				known((a.v * b.v) & wmask(sz)));
@@ -596,15 +538,15 @@ static void emulate(const struct rcv_ctx *c, uint64_t i,
 		if (d->type != RCV_OP_REG || in->nops != 2)
 			return;
 		/* cmovcc: a 32-bit form zeroes the upper half either way. */
-		a = t ? op_get(c, i, in, src, s, sz) :
+		a = t ? rcv_op_get(c, i, in, src, s, sz) :
 			reg_get(s, d->reg, sz, 0);
 		reg_set(o, d->reg, sz, 0, a);
 		return;
 	}
 	if (!arith2(id) || in->nops != 2)
 		return;
-	a = op_get(c, i, in, d, s, sz);
-	b = op_get(c, i, in, src, s, sz);
+	a = rcv_op_get(c, i, in, d, s, sz);
+	b = rcv_op_get(c, i, in, src, s, sz);
 	if (src->type == RCV_OP_IMM)
 		b = known((uint64_t)src->imm & wmask(sz));
 	/* xor r, r and sub r, r: zero whatever r was. */
@@ -659,17 +601,6 @@ static void emulate(const struct rcv_ctx *c, uint64_t i,
 	}
 }
 
-static bool merge_state(struct rcv_state *to, const struct rcv_state *from,
-			uint64_t *conflicts)
-{
-	bool ch = false;
-	int g;
-
-	for (g = 0; g < RCV_NREG; g++)
-		ch |= rcv_merge(&to->r[g], from->r[g], conflicts);
-	return ch;
-}
-
 /*
  * add/sub/adc/sbb/inc/dec/neg/and/or/xor into a register with ZF set
  * after it (a conditional jump showed it): the result is 0 (the register
@@ -702,30 +633,6 @@ static void zf_result(const struct rcv_ins *in, const struct rcv_state *post,
 		reg_set(o, d->reg, d->size, d->shift, known(0));
 }
 
-/*
- * A system call returns with the rflags it was made with and rcx the
- * address after it: SYSCALL saves rflags in r11 and that address in rcx,
- * Linux keeps them in the frame it saves at entry (pt_regs: flags from
- * r11, ip and cx from rcx) and returns with sysret (rflags from r11,
- * masked with 0x3c7fd7: RF and VM cleared) or iret (rflags and rcx from
- * that frame) alike.  Only a known number, and not iopl (172: kernels
- * before 5.5 set IOPL in the saved rflags), rt_sigreturn, execve or
- * execveat (which set every register; their barrier stays anyway); a
- * signal delivered at its return is a transfer, a barrier.  r11 holds
- * rflags as they were (R11 <- RFLAGS; pt_regs' r11 is given back on both
- * paths): the software recorder, whose single-step leaves TF there,
- * clears it as the untraced program would see it (record/emu_step.c).
- */
-static bool sys_keeps_flags(const struct rcv_ins *in,
-			    const struct rcv_state *pre)
-{
-	uint64_t nr = pre->r[RP_REG_RAX].v;
-
-	return in->id == X86_INS_SYSCALL && (in->flags & RCV_I_SYSCALL) &&
-	       pre->r[RP_REG_RAX].k == ~0ull && nr != 172 &&
-	       !rcv_sys_resets(nr);
-}
-
 bool rcv_forward(const struct rcv_ctx *c, uint64_t i,
 		 const struct rcv_ins *in, const struct rcv_state *pre,
 		 struct rcv_state *post, uint64_t *conflicts)
@@ -735,7 +642,7 @@ bool rcv_forward(const struct rcv_ctx *c, uint64_t i,
 
 	if (in->flags & RCV_I_BARRIER)
 		return false;
-	pass(in, pre, &o);
+	rcv_pass(in, pre, &o);
 	/* An instruction that completes clears RF (a fault's saved rflags,
 	 * the end of a crash, has it set).
 	 */
@@ -746,275 +653,13 @@ bool rcv_forward(const struct rcv_ctx *c, uint64_t i,
 	emulate(c, i, in, pre, &o);
 	ch = rcv_sse_flow(post, pre, in->xw, conflicts);
 	ch |= rcv_sse_forward(c, i, in, pre, &o, post, conflicts);
-	if (sys_keeps_flags(in, pre)) {
+	if (rcv_sys_keeps_flags(in, pre)) {
 		o.r[RCV_FLAGS].k = pre->r[RCV_FLAGS].k | F_RF;
 		o.r[RCV_FLAGS].v = pre->r[RCV_FLAGS].v & ~F_RF;
 		o.r[RP_REG_RCX] = known(in->ip + in->len);
 		o.r[RP_REG_R11] = pre->r[RCV_FLAGS];
 	}
 	zf_result(in, post, &o);
-	cmpxchg_zf(in, pre, post, &o);
-	return merge_state(post, &o, conflicts) | ch;
-}
-
-/*
- * add/sub/xor [mem], x with x known: memory after it (the value it
- * wrote) gives memory before it (the value it read), kept with the
- * instruction (struct rcv_ctx's wrote): a counter in memory is known
- * back from the snapshot, iteration by iteration.
- */
-static void rmw_back(const struct rcv_ctx *c, uint64_t i,
-		     const struct rcv_ins *in, const struct rcv_state *pre,
-		     const struct rcv_state *post)
-{
-	const struct rcv_op *d = &in->op[0], *src = &in->op[1];
-	unsigned int sz = d->size;
-	struct rcv_val x, after;
-	struct rcv_acc w;
-
-	if (!c->mem || !c->wrote || (sz != 1 && sz != 2 && sz != 4 &&
-				     sz != 8))
-		return;
-	x = src->type == RCV_OP_IMM ?
-	    known((uint64_t)src->imm & wmask(sz)) :
-	    src->type == RCV_OP_REG ?
-	    reg_get(post, src->reg, sz, src->shift) :
-	    (struct rcv_val){ 0, 0 };
-	if (!full(x, sz))
-		return;
-	rcv_writes(c, in, pre, post, &w);
-	if (!w.addr_known || !c->own || !c->own(c->mctx, w.addr, sz))
-		return;
-	after = c->mem(c->mctx, i + 1, w.addr, sz);
-	if (!full(after, sz))
-		return;
-	c->wrote(c->mctx, i, 1, known(after.v & wmask(sz)));
-	after.v = in->id == X86_INS_ADD ? after.v - x.v :
-		  in->id == X86_INS_SUB ? after.v + x.v : after.v ^ x.v;
-	c->wrote(c->mctx, i, 0, known(after.v & wmask(sz)));
-}
-
-bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
-		  const struct rcv_ins *in, struct rcv_state *pre,
-		  const struct rcv_state *post, uint64_t *conflicts)
-{
-	const struct rcv_op *d = &in->op[0], *src = &in->op[1];
-	unsigned int sz = d->size, id = in->id;
-	struct rcv_state p;
-	struct rcv_val a, b;
-	struct rcv_acc w;
-	bool xch;
-
-	if (in->flags & RCV_I_BARRIER)
-		return false;
-	pass(in, post, &p);
-	xch = rcv_sse_flow(pre, post, in->xw, conflicts);
-	if (in->flags & RCV_I_REP)
-		return merge_state(pre, &p, conflicts) | xch;
-	/* RF before the syscall is not what sysret leaves (cleared). */
-	if (sys_keeps_flags(in, pre)) {
-		p.r[RCV_FLAGS].k = post->r[RCV_FLAGS].k & ~F_RF;
-		p.r[RCV_FLAGS].v = post->r[RCV_FLAGS].v & ~F_RF;
-		p.r[RCV_FLAGS].k |= post->r[RP_REG_R11].k;
-		p.r[RCV_FLAGS].v |= post->r[RP_REG_R11].v;
-	}
-	xch |= rcv_sse_backward(c, i, in, pre, post, &p, conflicts);
-	cmpxchg_zf(in, post, post, &p);
-	a = post->r[RP_REG_RSP];
-	switch (id) {
-	case X86_INS_PUSH:
-	case X86_INS_CALL:
-		if (a.k == ~0ull)
-			p.r[RP_REG_RSP] = known(a.v + 8);
-		if (id == X86_INS_PUSH && d->type == RCV_OP_REG &&
-		    d->size == 8 && d->reg != RP_REG_RSP && a.k == ~0ull &&
-		    c->mem)
-			learn(&p, d->reg, 8, 0, c->mem(c->mctx, i + 1, a.v, 8));
-		break;
-	case X86_INS_POP:
-		if (d->type == RCV_OP_REG && d->size == 8 &&
-		    d->reg != RP_REG_RSP && a.k == ~0ull)
-			p.r[RP_REG_RSP] = known(a.v - 8);
-		break;
-	case X86_INS_RET:
-		if (a.k == ~0ull)
-			p.r[RP_REG_RSP] = known(a.v - 8 -
-				(in->nops == 1 ? (uint64_t)d->imm : 0));
-		break;
-	case X86_INS_LEAVE:
-		if (a.k == ~0ull)
-			p.r[RP_REG_RBP] = known(a.v - 8);
-		break;
-	case X86_INS_MOV:
-		if (in->nops != 2)
-			break;
-		if (d->type == RCV_OP_REG && src->type == RCV_OP_REG &&
-		    d->reg != src->reg)
-			learn(&p, src->reg, sz, src->shift,
-			      reg_get(post, d->reg, sz, d->shift));
-		/* A store: the register holds what memory holds after, in
-		 * memory no other thread writes (another could write it
-		 * between this store and the next load).
-		 */
-		if (d->type == RCV_OP_MEM && src->type == RCV_OP_REG &&
-		    c->mem) {
-			rcv_writes(c, in, pre, post, &w);
-			if (w.addr_known && c->own &&
-			    c->own(c->mctx, w.addr, sz))
-				learn(&p, src->reg, sz, src->shift,
-				      c->mem(c->mctx, i + 1, w.addr, sz));
-		}
-		break;
-	case X86_INS_MOVZX:
-	case X86_INS_MOVSX:
-	case X86_INS_MOVSXD:
-		if (in->nops == 2 && d->type == RCV_OP_REG &&
-		    src->type == RCV_OP_REG && d->reg != src->reg)
-			learn(&p, src->reg, src->size, src->shift,
-			      reg_get(post, d->reg, src->size, 0));
-		break;
-	case X86_INS_LEA:
-		if (in->nops != 2 || d->type != RCV_OP_REG || sz != 8 ||
-		    src->seg || src->index >= 0 || src->base < 0 ||
-		    src->base == RCV_RIP)
-			break;
-		b = post->r[d->reg];
-		if (b.k == ~0ull)
-			learn(&p, src->base, 8, 0,
-			      known(b.v - (uint64_t)src->imm));
-		break;
-	case X86_INS_CDQE:
-		learn(&p, RP_REG_RAX, 4, 0, reg_get(post, RP_REG_RAX, 4, 0));
-		break;
-	case X86_INS_CWDE:
-		learn(&p, RP_REG_RAX, 2, 0, reg_get(post, RP_REG_RAX, 2, 0));
-		break;
-	case X86_INS_XCHG:
-		if (in->nops == 2 && d->type == RCV_OP_REG &&
-		    src->type == RCV_OP_REG && d->reg != src->reg) {
-			learn(&p, d->reg, sz, d->shift,
-			      reg_get(post, src->reg, sz, src->shift));
-			learn(&p, src->reg, sz, src->shift,
-			      reg_get(post, d->reg, sz, d->shift));
-		}
-		break;
-	case X86_INS_BSWAP:
-		b = reg_get(post, d->reg, sz, 0);
-		if (full(b, sz))
-			learn(&p, d->reg, sz, 0, known(bswap(b.v, sz)));
-		break;
-	case X86_INS_ROL: case X86_INS_ROR: {
-		/* Rotating back is exact (the count register is not
-		 * written, so its value after is its value before).
-		 */
-		unsigned int n, bits = 8 * sz;
-		uint64_t r;
-
-		a = in->nops == 2 ? (src->type == RCV_OP_IMM ?
-				     known((uint64_t)src->imm & 0xff) :
-				     src->type == RCV_OP_REG ?
-				     reg_get(post, src->reg, 1, src->shift) :
-				     (struct rcv_val){ 0, 0 }) : known(1);
-		b = d->type == RCV_OP_REG ?
-		    reg_get(post, d->reg, sz, d->shift) :
-		    (struct rcv_val){ 0, 0 };
-		if (!full(a, 1) || !full(b, sz) ||
-		    !(a.v & (sz == 8 ? 63 : 31)))
-			break;
-		n = ((unsigned int)a.v & (sz == 8 ? 63 : 31)) % bits;
-		r = b.v & wmask(sz);
-		if (n)
-			r = id == X86_INS_ROR ? r << n | r >> (bits - n) :
-						r >> n | r << (bits - n);
-		learn(&p, d->reg, sz, d->shift, known(r & wmask(sz)));
-		break;
-	}
-	case X86_INS_CMC:
-		if (post->r[RCV_FLAGS].k & F_CF) {
-			p.r[RCV_FLAGS].k |= F_CF;
-			p.r[RCV_FLAGS].v = (p.r[RCV_FLAGS].v & ~F_CF) |
-					   (~post->r[RCV_FLAGS].v & F_CF);
-		}
-		break;
-	case X86_INS_INC: case X86_INS_DEC: case X86_INS_NEG:
-	case X86_INS_NOT:
-		if (d->type != RCV_OP_REG)
-			break;
-		b = reg_get(post, d->reg, sz, d->shift);
-		if (!full(b, sz))
-			break;
-		b.v = id == X86_INS_INC ? b.v - 1 : id == X86_INS_DEC ?
-		      b.v + 1 : id == X86_INS_NEG ? -b.v : ~b.v;
-		learn(&p, d->reg, sz, d->shift, known(b.v));
-		break;
-	case X86_INS_TEST: case X86_INS_CMP:
-		/* ZF set after test r, r: r is 0; after cmp r, x: r is x. */
-		if (in->nops != 2 || d->type != RCV_OP_REG ||
-		    (post->r[RCV_FLAGS].k & F_ZF) != F_ZF ||
-		    !(post->r[RCV_FLAGS].v & F_ZF))
-			break;
-		if (id == X86_INS_TEST) {
-			if (src->type == RCV_OP_REG && src->reg == d->reg &&
-			    src->shift == d->shift && src->size == sz)
-				learn(&p, d->reg, sz, d->shift, known(0));
-			break;
-		}
-		a = src->type == RCV_OP_IMM ?
-		    known((uint64_t)src->imm & wmask(sz)) :
-		    src->type == RCV_OP_REG ?
-		    reg_get(post, src->reg, sz, src->shift) :
-		    (struct rcv_val){ 0, 0 };
-		if (full(a, sz))
-			learn(&p, d->reg, sz, d->shift, a);
-		if (src->type == RCV_OP_REG && src->reg != d->reg) {
-			b = reg_get(post, d->reg, sz, d->shift);
-			if (full(b, sz))
-				learn(&p, src->reg, sz, src->shift, b);
-		}
-		break;
-	case X86_INS_ADD: case X86_INS_SUB: case X86_INS_XOR:
-		if (in->nops == 2 && d->type == RCV_OP_MEM) {
-			rmw_back(c, i, in, pre, post);
-			break;
-		}
-		if (in->nops != 2 || d->type != RCV_OP_REG)
-			break;
-		if (src->type == RCV_OP_REG && src->reg == d->reg)
-			break;
-		b = reg_get(post, d->reg, sz, d->shift);
-		a = src->type == RCV_OP_IMM ?
-		    known((uint64_t)src->imm & wmask(sz)) :
-		    src->type == RCV_OP_REG ?
-		    reg_get(post, src->reg, sz, src->shift) :
-		    op_get(c, i, in, src, pre, sz);
-		if (!full(b, sz) || !full(a, sz))
-			break;
-		b.v = id == X86_INS_ADD ? b.v - a.v : id == X86_INS_SUB ?
-		      b.v + a.v : b.v ^ a.v;
-		learn(&p, d->reg, sz, d->shift, known(b.v));
-		break;
-	default:
-		break;
-	}
-	/* A conditional branch's direction (in->next is where the trace
-	 * went) tells single-flag conditions.
-	 */
-	if (in->iclass == RP_IC_COND && rcv_cond_of(id) >= 0 &&
-	    in->nops == 1 && in->op[0].type == RCV_OP_IMM &&
-	    (uint64_t)in->op[0].imm != in->ip + in->len) {
-		static const int8_t one[8] = { 11, 0, 6, -1, 7, 2, -1, -1 };
-		int cc = rcv_cond_of(id);
-		bool taken = in->next == (uint64_t)in->op[0].imm;
-
-		if (one[cc >> 1] >= 0 &&
-		    (taken || in->next == in->ip + in->len)) {
-			uint64_t m = 1ull << one[cc >> 1];
-			bool v = taken ^ (cc & 1);
-
-			p.r[RCV_FLAGS].k |= m;
-			p.r[RCV_FLAGS].v = (p.r[RCV_FLAGS].v & ~m) |
-					   (v ? m : 0);
-		}
-	}
-	return merge_state(pre, &p, conflicts) | xch;
+	rcv_cmpxchg_zf(in, pre, post, &o);
+	return rcv_merge_state(post, &o, conflicts) | ch;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * Private to the recovery engine's semantics (rcv_sem.c, rcv_rw.c): a
- * value's helpers, inline because every pass asks them for every
- * instruction.
+ * Private to the recovery engine's semantics (rcv_sem.c, rcv_back.c,
+ * rcv_rw.c): a value's helpers, inline because every pass asks them for
+ * every instruction.
  */
 #ifndef PTREC_RCV_VAL_H
 #define PTREC_RCV_VAL_H

@@ -11,18 +11,40 @@ testlib_dir=$here/..
 . "$testlib_dir/lib.sh"
 tap_begin values
 
+# truth_rec DIR PROG [ARG...]: PROG recorded with the ground truth into
+# $tmp/DIR (its output in $tmp/log).
+truth_rec() {
+	d=$1
+	shift
+	rm -rf "${tmp:?}/$d"
+	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/$d" "$@" \
+		>"$tmp/log" 2>&1
+}
+
+# truth_check DIR: $tmp/DIR was recorded and valcheck (its report in
+# $tmp/out) finds no wrong value.
+truth_check() {
+	[ -f "$tmp/$1/manifest.json" ] && "$VALCHECK" "$tmp/$1" >"$tmp/out" 2>&1
+}
+
+# valcheck's summary line in $tmp/out, for an ok line.
+distance() { grep 'distance all' "$tmp/out" | sed 's/  */ /g'; }
+
+# last_at DIR ERE: the position of the last instruction of $tmp/DIR whose
+# disassembly matches ERE (empty if none).
+last_at() {
+	"$PTREC" insns "$tmp/$1" 2>/dev/null | grep -E "$2" | tail -1 | cut -f1
+}
+
 for prog in tiny loops indirect signal segv threads fork jmp plt; do
 	[ -x "$PROGS/$prog" ] || continue
-	rm -rf "${tmp:?}/$prog"
-	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/$prog" \
-		"$PROGS/$prog" >"$tmp/log" 2>&1
+	truth_rec "$prog" "$PROGS/$prog"
 	if [ ! -f "$tmp/$prog/manifest.json" ]; then
 		bad "$prog: ptrec record failed: $(tail -3 "$tmp/log")"
 		continue
 	fi
 	if timeout 300 "$VALCHECK" "$tmp/$prog" >"$tmp/out" 2>&1; then
-		ok "$prog: no wrong value; $(grep 'distance all' "$tmp/out" |
-			sed 's/  */ /g')"
+		ok "$prog: no wrong value; $(distance)"
 	else
 		bad "$prog: wrong values: $(head -5 "$tmp/out")"
 	fi
@@ -35,13 +57,11 @@ done
 # unless their targets are proven.  Also in windows of 300 and 1,000
 # instructions (a return whose call is in an earlier window).
 if [ -n "${UNSOUND:-}" ]; then
-	rm -rf "$tmp/unsound"
-	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/unsound" \
-		"$UNSOUND" >"$tmp/log" 2>&1
+	truth_rec "unsound" "$UNSOUND"
 	for b in 0 300 1000; do
 		if [ -f "$tmp/unsound/manifest.json" ] &&
 			VALCHECK_BLOCK=$b "$VALCHECK" "$tmp/unsound" >"$tmp/out" 2>&1; then
-			ok "signals after indirect branches (windows ${b}): no wrong value; $(grep 'distance all' "$tmp/out" | sed 's/  */ /g')"
+			ok "signals after indirect branches (windows ${b}): no wrong value; $(distance)"
 		else
 			bad "signals after indirect branches (windows ${b}): $(head -5 "$tmp/out" "$tmp/log")"
 		fi
@@ -52,12 +72,9 @@ fi
 # register's slot (unsound.c's "saved" case, where no handler runs): the
 # pop must not be paired with its push.
 if [ -n "${UNSOUND:-}" ]; then
-	rm -rf "$tmp/saved"
-	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/saved" \
-		"$UNSOUND" saved >"$tmp/log" 2>&1
-	if [ -f "$tmp/saved/manifest.json" ] &&
-		"$VALCHECK" "$tmp/saved" >"$tmp/out" 2>&1; then
-		ok "a store into a saved register's slot: no wrong value; $(grep 'distance all' "$tmp/out" | sed 's/  */ /g')"
+	truth_rec "saved" "$UNSOUND" saved
+	if truth_check "saved"; then
+		ok "a store into a saved register's slot: no wrong value; $(distance)"
 	else
 		bad "a store into a saved register's slot: $(head -5 "$tmp/out" "$tmp/log")"
 	fi
@@ -76,15 +93,12 @@ fi
 # file mapping changed through a shared mapping of its file.
 if [ -n "${UNSOUND:-}" ]; then
 	for mode in ro bts known fs rmw zf sys sse rofile; do
-		rm -rf "$tmp/$mode"
-		timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/$mode" \
-			"$UNSOUND" $mode >"$tmp/log" 2>&1
+		truth_rec "$mode" "$UNSOUND" $mode
 		# known, fs: the slot's value is also known from the store, so
 		# a pair kept across it shows as a conflict, not a wrong value.
-		if [ -f "$tmp/$mode/manifest.json" ] &&
-			"$VALCHECK" "$tmp/$mode" >"$tmp/out" 2>&1 &&
+		if truth_check "$mode" &&
 			grep -q ' 0 conflicts' "$tmp/out"; then
-			ok "unsound.c $mode: no wrong value; $(grep 'distance all' "$tmp/out" | sed 's/  */ /g')"
+			ok "unsound.c $mode: no wrong value; $(distance)"
 		else
 			bad "unsound.c $mode: $(head -5 "$tmp/out" "$tmp/log")"
 		fi
@@ -99,17 +113,13 @@ fi
 # rewrites): no wrong value; and one that did not (movl $-1 far from
 # c[1]): rbx, known only from c[1] at the end, is known before it.
 if [ -n "${UNSOUND:-}" ]; then
-	rm -rf "$tmp/alias"
-	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/alias" \
-		"$UNSOUND" alias >"$tmp/log" 2>&1
-	apos=$("$PTREC" insns "$tmp/alias" 2>/dev/null |
-		grep -E 'movl +\$0xffffffff,\(%rcx\)$' | tail -1 | cut -f1)
-	if [ -f "$tmp/alias/manifest.json" ] && [ -n "$apos" ] &&
-		"$VALCHECK" "$tmp/alias" >"$tmp/out" 2>&1 &&
+	truth_rec "alias" "$UNSOUND" alias
+	apos=$(last_at "alias" 'movl +\$0xffffffff,\(%rcx\)$')
+	if [ -n "$apos" ] && truth_check "alias" &&
 		grep -q ' 0 conflicts' "$tmp/out" &&
 		"$PTREC" values "$tmp/alias" --at "$apos" 2>&1 |
 		grep -q '^rbx  *0x0102030405060708$'; then
-		ok "unsound.c alias: no wrong value, rbx known across movl \$-1; $(grep 'distance all' "$tmp/out" | sed 's/  */ /g')"
+		ok "unsound.c alias: no wrong value, rbx known across movl \$-1; $(distance)"
 	else
 		bad "unsound.c alias (at ${apos:-?}): $(head -5 "$tmp/out" "$tmp/log")"
 	fi
@@ -121,25 +131,20 @@ fi
 # wrong value), one cannot reach arr[1] (rcv_alias.c's alignment
 # argument): rbx, loaded from arr[1] before it, is known after it.
 if [ -n "${UNSOUND:-}" ]; then
-	rm -rf "$tmp/align"
-	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/align" \
-		"$UNSOUND" align >"$tmp/log" 2>&1
-	apos=$("$PTREC" insns "$tmp/align" 2>/dev/null |
-		grep -E 'mov +%rdx,0x10\(%rax\)$' | tail -1 | cut -f1)
-	if [ -f "$tmp/align/manifest.json" ] && [ -n "$apos" ] &&
-		"$VALCHECK" "$tmp/align" >"$tmp/out" 2>&1 &&
+	truth_rec "align" "$UNSOUND" align
+	apos=$(last_at "align" 'mov +%rdx,0x10\(%rax\)$')
+	if [ -n "$apos" ] && truth_check "align" &&
 		grep -q ' 0 conflicts' "$tmp/out" &&
 		"$PTREC" values "$tmp/align" --at $((apos + 1)) 2>&1 |
 		grep -q '^rbx  *0x0102030405060708$'; then
-		ok "unsound.c align: no wrong value, rbx known across a store the alignment proves away; $(grep 'distance all' "$tmp/out" | sed 's/  */ /g')"
+		ok "unsound.c align: no wrong value, rbx known across a store the alignment proves away; $(distance)"
 	else
 		bad "unsound.c align (at ${apos:-?}): $(head -5 "$tmp/out" "$tmp/log")"
 	fi
 	# ptrec values --why (rp_recover_why()) on the same case: r12,
 	# loaded before the store that did write its word, is blamed on
 	# that store; rdx, rdtsc's, on rdtsc, an input.
-	mpos=$("$PTREC" insns "$tmp/align" 2>/dev/null |
-		grep -E 'mov +%rdx,0x28\(%rax\)$' | tail -1 | cut -f1)
+	mpos=$(last_at "align" 'mov +%rdx,0x28\(%rax\)$')
 	"$PTREC" values "$tmp/align" --at "${mpos:-0}" --why >"$tmp/why" 2>&1
 	if [ -n "$mpos" ] &&
 		grep -q "^why r12 .*store-unknown-address at $mpos " "$tmp/why" &&
@@ -155,15 +160,11 @@ fi
 # r12 = %fs:0x10 is known from the snapshot, r13 = glibc's rseq cpu_id
 # (which the kernel rewrites) never.
 if [ -n "${UNSOUND:-}" ]; then
-	rm -rf "$tmp/tlsself"
-	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/tlsself" \
-		"$UNSOUND" tlsself >"$tmp/log" 2>&1
-	tpos=$("$PTREC" insns "$tmp/tlsself" 2>/dev/null |
-		grep -E 'mov +%fs:\(%r[a-z0-9]+\),%r13d$' | tail -1 | cut -f1)
+	truth_rec "tlsself" "$UNSOUND" tlsself
+	tpos=$(last_at "tlsself" 'mov +%fs:\(%r[a-z0-9]+\),%r13d$')
 	"$PTREC" values "$tmp/tlsself" --at $((${tpos:-0} + 1)) \
 		>"$tmp/vals" 2>&1
-	if [ -f "$tmp/tlsself/manifest.json" ] && [ -n "$tpos" ] &&
-		"$VALCHECK" "$tmp/tlsself" >"$tmp/out" 2>&1 &&
+	if [ -n "$tpos" ] && truth_check "tlsself" &&
 		grep -q ' 0 conflicts' "$tmp/out" &&
 		grep -Eq '^r12 +0x[0-9a-f]{16}$' "$tmp/vals" &&
 		! grep -Eq '^r13 +0x[0-9a-f]{16}$' "$tmp/vals"; then
@@ -179,19 +180,15 @@ fi
 # refuses a read-only one: the case's second read(2) gets EFAULT): r12,
 # a read-only page's byte, is known at the nops after it.
 if [ -n "${UNSOUND:-}" ]; then
-	rm -rf "$tmp/robuf"
-	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/robuf" \
-		"$UNSOUND" robuf >"$tmp/log" 2>&1
+	truth_rec "robuf" "$UNSOUND" robuf
 	# the movzbq of the page's byte; the mov to r12 follows it
-	rpos=$("$PTREC" insns "$tmp/robuf" 2>/dev/null |
-		grep -E 'movzbq +0x10002000,%r' | tail -1 | cut -f1)
+	rpos=$(last_at "robuf" 'movzbq +0x10002000,%r')
 	[ -n "$rpos" ] && rpos=$((rpos + 1))
-	if [ -f "$tmp/robuf/manifest.json" ] && [ -n "$rpos" ] &&
-		"$VALCHECK" "$tmp/robuf" >"$tmp/out" 2>&1 &&
+	if [ -n "$rpos" ] && truth_check "robuf" &&
 		grep -q ' 0 conflicts' "$tmp/out" &&
 		"$PTREC" values "$tmp/robuf" --at $((rpos + 1)) 2>&1 |
 		grep -q '^r12  *0x0000000000000066$'; then
-		ok "unsound.c robuf: no wrong value, r12 known from a read-only page across read(2) into unknown buffers; $(grep 'distance all' "$tmp/out" | sed 's/  */ /g')"
+		ok "unsound.c robuf: no wrong value, r12 known from a read-only page across read(2) into unknown buffers; $(distance)"
 	else
 		bad "unsound.c robuf (at ${rpos:-?}): $(head -5 "$tmp/out" "$tmp/log") $("$PTREC" values "$tmp/robuf" --at $((${rpos:-0} + 1)) 2>&1 | grep r12)"
 	fi
@@ -207,12 +204,9 @@ fi
 # enter (rsp and rbp, and xlat's al, which capstone 4 does not list).
 if [ -n "${HOLES:-}" ]; then
 	for mode in push16 leave16 clonevm memfd alias2 sigret enter; do
-		rm -rf "$tmp/h-$mode"
-		timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/h-$mode" \
-			"$HOLES" $mode >"$tmp/log" 2>&1
-		if [ -f "$tmp/h-$mode/manifest.json" ] &&
-			"$VALCHECK" "$tmp/h-$mode" >"$tmp/out" 2>&1; then
-			ok "holes.c $mode: no wrong value; $(grep 'distance all' "$tmp/out" | sed 's/  */ /g')"
+		truth_rec "h-$mode" "$HOLES" $mode
+		if truth_check "h-$mode"; then
+			ok "holes.c $mode: no wrong value; $(distance)"
 		else
 			bad "holes.c $mode: $(head -5 "$tmp/out" "$tmp/log")"
 		fi
@@ -236,13 +230,12 @@ fi
 # known from its store of 0; after, no poll is.
 if [ -n "${HOLES:-}" ]; then
 	for mode in stackflag escglobal escheap escreg pairesc; do
-		rm -rf "$tmp/h-$mode"
-		LD_BIND_NOW=1 GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX2,-AVX,-BMI2,-EVEX \
-			timeout 120 "$PTREC" record --ground-truth -q \
-			-o "$tmp/h-$mode" "$HOLES" $mode >"$tmp/log" 2>&1
-		if [ -f "$tmp/h-$mode/manifest.json" ] &&
-			"$VALCHECK" "$tmp/h-$mode" >"$tmp/out" 2>&1; then
-			ok "holes.c $mode: no wrong value; $(grep 'distance all' "$tmp/out" | sed 's/  */ /g')"
+		(
+			export LD_BIND_NOW=1 GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX2,-AVX,-BMI2,-EVEX
+			truth_rec "h-$mode" "$HOLES" $mode
+		)
+		if truth_check "h-$mode"; then
+			ok "holes.c $mode: no wrong value; $(distance)"
 		else
 			bad "holes.c $mode: $(grep -c WRONG "$tmp/out") wrong: $(head -5 "$tmp/out" "$tmp/log")"
 		fi
@@ -263,12 +256,9 @@ fi
 if [ -n "${HOLES:-}" ]; then
 	for mode in procmem procdup procreopen procwritev vmwrite procint80 \
 		rseq rseqstack; do
-		rm -rf "$tmp/h-$mode"
-		timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/h-$mode" \
-			"$HOLES" $mode >"$tmp/log" 2>&1
-		if [ -f "$tmp/h-$mode/manifest.json" ] &&
-			"$VALCHECK" "$tmp/h-$mode" >"$tmp/out" 2>&1; then
-			ok "holes.c $mode: no wrong value; $(grep 'distance all' "$tmp/out" | sed 's/  */ /g')"
+		truth_rec "h-$mode" "$HOLES" $mode
+		if truth_check "h-$mode"; then
+			ok "holes.c $mode: no wrong value; $(distance)"
 		else
 			bad "holes.c $mode: $(grep -c WRONG "$tmp/out") wrong: $(head -5 "$tmp/out" "$tmp/log")"
 		fi
@@ -279,16 +269,14 @@ fi
 # writes no memory (holes.c stdout): r12, loaded from a global before it,
 # is known right after it (4 instructions before the end).
 if [ -n "${HOLES:-}" ]; then
-	rm -rf "$tmp/h-stdout"
-	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/h-stdout" \
-		"$HOLES" stdout >"$tmp/log" 2>&1
+	truth_rec "h-stdout" "$HOLES" stdout
 	n_ins=$("$PTREC" info "$tmp/h-stdout" 2>/dev/null |
 		sed -n 's/^  thread [0-9]* (pid [0-9]*): \([0-9]*\) instructions.*/\1/p')
 	if [ -n "$n_ins" ] &&
 		"$VALCHECK" "$tmp/h-stdout" >"$tmp/out" 2>&1 &&
 		"$PTREC" values "$tmp/h-stdout" --at $((n_ins - 3)) >"$tmp/vals" 2>&1 &&
 		grep -q '^r12 *0x0*1111$' "$tmp/vals"; then
-		ok "holes.c stdout: write(2) to stdout writes no memory (r12 from the global across it); $(grep 'distance all' "$tmp/out" | sed 's/  */ /g')"
+		ok "holes.c stdout: write(2) to stdout writes no memory (r12 from the global across it); $(distance)"
 	else
 		bad "holes.c stdout: $(grep -c WRONG "$tmp/out") wrong; $(grep '^r12' "$tmp/vals" 2>/dev/null) ($n_ins instructions)"
 	fi
@@ -310,9 +298,7 @@ fi
 # every window of 200 instructions was asked (VALCHECK_BLOCK0=200: the
 # summaries of those windows must not be taken for those of 300).
 if [ -n "${UNSOUND:-}" ]; then
-	rm -rf "$tmp/ramp"
-	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/ramp" \
-		"$UNSOUND" ramp >"$tmp/log" 2>&1
+	truth_rec "ramp" "$UNSOUND" ramp
 	for warm in all first newest prefetch all/200; do
 		b0=
 		case $warm in */*) b0=${warm#*/} warm=${warm%/*} ;; esac
@@ -322,7 +308,7 @@ if [ -n "${UNSOUND:-}" ]; then
 			"$VALCHECK" "$tmp/ramp" >"$tmp/out" 2>&1 &&
 			grep -q ' 0 conflicts' "$tmp/out" &&
 			grep -Eq '^reg 12 known +(99\.[0-9]|100\.0)% within 4000$' "$tmp/out"; then
-			ok "unsound.c ramp (warm-up $warm${b0:+, windows of $b0 first}): r12 known from beyond the chain, no wrong value; $(grep 'distance all' "$tmp/out" | sed 's/  */ /g')"
+			ok "unsound.c ramp (warm-up $warm${b0:+, windows of $b0 first}): r12 known from beyond the chain, no wrong value; $(distance)"
 		else
 			bad "unsound.c ramp (warm-up $warm${b0:+, windows of $b0 first}): $(grep -E 'WRONG|reg 12|conflicts' "$tmp/out" | head -5) $(head -3 "$tmp/log")"
 		fi
@@ -334,9 +320,7 @@ fi
 # chain's oldest window carry xmm as they carry r12 above (the chain
 # computed first, VALCHECK_WARM=newest, needs ramp_into_chain()'s).
 if [ -n "${UNSOUND:-}" ]; then
-	rm -rf "$tmp/xramp"
-	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/xramp" \
-		"$UNSOUND" xramp >"$tmp/log" 2>&1
+	truth_rec "xramp" "$UNSOUND" xramp
 	for warm in all first newest prefetch; do
 		if [ -f "$tmp/xramp/manifest.json" ] &&
 			VALCHECK_WARM=$warm VALCHECK_BLOCK=300 \
@@ -358,7 +342,7 @@ timeout 120 "$PTREC" record --ground-truth --no-snapshot -q -o "$tmp/nosnap" \
 	"$PROGS/loops" >/dev/null 2>&1
 if [ -f "$tmp/nosnap/manifest.json" ] && [ ! -e "$tmp/nosnap/snapshot.ptsnap" ] &&
 	"$VALCHECK" "$tmp/nosnap" >"$tmp/out" 2>&1; then
-	ok "loops without a snapshot: no wrong value; $(grep 'distance all' "$tmp/out" | sed 's/  */ /g')"
+	ok "loops without a snapshot: no wrong value; $(distance)"
 else
 	bad "loops without a snapshot: $(head -5 "$tmp/out")"
 fi
@@ -370,7 +354,7 @@ fi
 if [ -f "$tmp/loops/manifest.json" ]; then
 	if VALCHECK_ASSUME=1 "$VALCHECK" "$tmp/loops" >"$tmp/out" 2>&1 &&
 		grep -q 'assumed the true rsp at [0-9]*: taken, a false one at [0-9]*: refused$' "$tmp/out"; then
-		ok "loops with an assumed rsp: no wrong value, a false rsp refused; $(grep 'distance all' "$tmp/out" | sed 's/  */ /g')"
+		ok "loops with an assumed rsp: no wrong value, a false rsp refused; $(distance)"
 	else
 		bad "loops with an assumed rsp: $(grep -E 'assumed|WRONG' "$tmp/out" | head -5)"
 	fi
@@ -382,7 +366,7 @@ if [ -f "$tmp/loops/manifest.json" ]; then
 	for b in 1000 300; do
 		if VALCHECK_BLOCK=$b "$VALCHECK" "$tmp/loops" >"$tmp/out" 2>&1 &&
 			grep -q "[0-9][0-9] windows" "$tmp/out"; then
-			ok "loops in windows of $b: no wrong value; $(grep 'distance all' "$tmp/out" | sed 's/  */ /g')"
+			ok "loops in windows of $b: no wrong value; $(distance)"
 		else
 			bad "loops in windows of $b: $(head -5 "$tmp/out")"
 		fi

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * Unit tests of the recovery engine's semantics (replay/rcv_sem.c): the
- * values and flags it computes forward are checked against this CPU
- * running the same instruction; inversions and pass-through on hand-made
- * states; an instruction it does not model makes exactly its outputs
- * unknown.  The whole engine against recorded programs' ground truth is
+ * Unit tests of the recovery engine's semantics (replay/rcv_sem.c
+ * forward, replay/rcv_back.c backward): the values and flags it computes
+ * forward are checked against this CPU running the same instruction;
+ * inversions and pass-through on hand-made states; an instruction it does
+ * not model makes exactly its outputs unknown.  The whole engine against recorded programs' ground truth is
  * tests/values/run.sh (make values-test).
  */
 #include <criterion/criterion.h>

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Private to the recovery engine's x86-64 semantics, which two files
+ * share: rcv_sem.c (forward: emulation when the inputs are known) and
+ * rcv_back.c (backward: inversion where it is exact).  What both ask for
+ * every instruction is inline here (passing through, merging a state);
+ * an operand's value before an instruction is rcv_sem.c's.
+ */
+#ifndef PTREC_RCV_SEM_H
+#define PTREC_RCV_SEM_H
+
+#include <string.h>
+
+#include <capstone/capstone.h>
+
+#include "rcv_val.h"
+#include "replay.h"
+
+/* Operand value before the instruction, low @size bytes (rcv_sem.c). */
+struct rcv_val rcv_op_get(const struct rcv_ctx *c, uint64_t i,
+			  const struct rcv_ins *in, const struct rcv_op *op,
+			  const struct rcv_state *s, unsigned int size);
+
+/* The state after @in as far as passing through tells: bits it does not
+ * write stay.
+ */
+static inline void rcv_pass(const struct rcv_ins *in,
+			    const struct rcv_state *from,
+			    struct rcv_state *to)
+{
+	uint64_t w[2];
+	int g;
+
+	/* Most instructions write no general-purpose register (p99). */
+	memcpy(w, in->wcode, sizeof(w));
+	if (!(w[0] | w[1]))
+		memcpy(to->r, from->r, 16 * sizeof(to->r[0]));
+	else
+		for (g = 0; g < 16; g++) {
+			uint64_t keep = ~rcv_wmask(in->wcode[g]);
+
+			to->r[g].k = from->r[g].k & keep;
+			to->r[g].v = from->r[g].v & keep;
+		}
+	/* RF: before an instruction it tells nothing about after it. */
+	to->r[RCV_FLAGS].k = from->r[RCV_FLAGS].k & ~in->fw & ~F_RF;
+	to->r[RCV_FLAGS].v = from->r[RCV_FLAGS].v & ~in->fw & ~F_RF;
+	/* xmm: rcv_sse_flow(), straight between the window's states. */
+}
+
+static inline bool rcv_merge_state(struct rcv_state *to,
+				   const struct rcv_state *from,
+				   uint64_t *conflicts)
+{
+	bool ch = false;
+	int g;
+
+	for (g = 0; g < RCV_NREG; g++)
+		ch |= rcv_merge(&to->r[g], from->r[g], conflicts);
+	return ch;
+}
+
+/*
+ * A system call returns with the rflags it was made with and rcx the
+ * address after it: SYSCALL saves rflags in r11 and that address in rcx,
+ * Linux keeps them in the frame it saves at entry (pt_regs: flags from
+ * r11, ip and cx from rcx) and returns with sysret (rflags from r11,
+ * masked with 0x3c7fd7: RF and VM cleared) or iret (rflags and rcx from
+ * that frame) alike.  Only a known number, and not iopl (172: kernels
+ * before 5.5 set IOPL in the saved rflags), rt_sigreturn, execve or
+ * execveat (which set every register; their barrier stays anyway); a
+ * signal delivered at its return is a transfer, a barrier.  r11 holds
+ * rflags as they were (R11 <- RFLAGS; pt_regs' r11 is given back on both
+ * paths): the software recorder, whose single-step leaves TF there,
+ * clears it as the untraced program would see it (record/emu_step.c).
+ */
+static inline bool rcv_sys_keeps_flags(const struct rcv_ins *in,
+				       const struct rcv_state *pre)
+{
+	uint64_t nr = pre->r[RP_REG_RAX].v;
+
+	return in->id == X86_INS_SYSCALL && (in->flags & RCV_I_SYSCALL) &&
+	       pre->r[RP_REG_RAX].k == ~0ull && nr != 172 &&
+	       !rcv_sys_resets(nr);
+}
+
+/* cmpxchg [mem], r of 4 or 8 bytes: the form rcv_sem.c models. */
+static inline bool rcv_cmpxchg_mem(const struct rcv_ins *in)
+{
+	return in->id == X86_INS_CMPXCHG && in->nops == 2 &&
+	       in->op[0].type == RCV_OP_MEM && in->op[1].type == RCV_OP_REG &&
+	       (in->op[0].size == 4 || in->op[0].size == 8) &&
+	       in->op[1].size == in->op[0].size;
+}
+
+/*
+ * ZF after cmpxchg [mem], r known set (a jne after it not taken: the lock
+ * taken): the accumulator's low bytes were not written, both ways.
+ */
+static inline void rcv_cmpxchg_zf(const struct rcv_ins *in,
+				  const struct rcv_state *from,
+				  const struct rcv_state *post,
+				  struct rcv_state *to)
+{
+	struct rcv_val f = post->r[RCV_FLAGS];
+
+	if (!rcv_cmpxchg_mem(in) || !(f.k & F_ZF) || !(f.v & F_ZF) ||
+	    (in->flags & RCV_I_BARRIER))
+		return;
+	learn(to, RP_REG_RAX, in->op[0].size, 0,
+	      reg_get(from, RP_REG_RAX, in->op[0].size, 0));
+}
+
+static inline uint64_t rcv_bswap(uint64_t v, unsigned int size)
+{
+	return size == 8 ? __builtin_bswap64(v) :
+	       (uint64_t)__builtin_bswap32((uint32_t)v);
+}
+
+#endif /* PTREC_RCV_SEM_H */
