@@ -14,9 +14,10 @@
  * int or sysenter, a gap in the trace):
  * then d named that same file at i, or nothing.  When d is not known (a
  * FILE's descriptor, loaded from memory): when no descriptor at the end
- * names a memory file and nothing from i to the end may have closed any.  Only in a thread whose
- * process has no other thread sharing its descriptors (another thread
- * may close and reopen d at any time), in windows chained to the end.
+ * names a memory file and nothing from i to the end may have closed any.  With other
+ * tasks sharing its descriptors (another thread may close and reopen d at
+ * any time), only from where none may still close or replace one
+ * (rcv_order.c); in windows chained to the end.
  * Otherwise a pwrite64 with known offset and length writes that range,
  * and every other write is a barrier.
  *
@@ -76,8 +77,9 @@ void rcv_fd_init(struct rp_recover *rc)
 	rc->rseq_any = true;
 	if (!rc->sn)
 		return;
-	if (rc->snap_ok && !files_shared(rc, rc->s)) {
+	if (rc->snap_ok) {
 		rc->fd_known = true;
+		rc->fd_shared = files_shared(rc, rc->s);
 		rc->fd_all_safe = !rp_snapshot_proc_fd_mem(rc->sn, rc->pid);
 		for (fd = 0; fd < RCV_FD_TRACKED; fd++) {
 			enum rp_snap_fd k = rp_snapshot_proc_fd(rc->sn, rc->pid,
@@ -281,7 +283,8 @@ static bool fd_harmless(struct win *w, size_t i)
 	const struct rp_recover *rc = w->rc;
 	uint32_t fd;
 
-	if (!rc->fd_known)
+	if (!rc->fd_known ||
+	    (rc->fd_shared && w->first + i < rcv_order_fds(w->rc)))
 		return false;
 	if (arg32(&w->st[i].r[RP_REG_RDI], &fd) && fd < RCV_FD_TRACKED &&
 	    (rc->fd_safe >> fd & 1))

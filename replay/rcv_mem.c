@@ -96,10 +96,11 @@ bool rcv_sys_keeps_maps(struct win *w, size_t i)
  * Is @a in memory no one wrote from before instruction @i of @w to the
  * end?  An anonymous mapping (or the vDSO, or a file mapping no other
  * mapping of the process shows shared) the snapshot shows private and
- * not writable, in a process with no other recorded thread, with no
- * barrier and no system call between that may have changed mappings,
- * protections or contents (sys_keeps_maps): a store to it faults, and
- * the kernel's own writes (syscall buffers, signal frames) fail.
+ * not writable, with no barrier and no system call between that may have
+ * changed mappings, protections or contents (rcv_sys_keeps_maps), and,
+ * with other threads, none of theirs after state i (rcv_order_maps()):
+ * a store to it faults, and the kernel's own writes (syscall buffers,
+ * signal frames) fail.
  */
 /*
  * The snapshot's mapping of @a, cached in @rc: the range around @a that one
@@ -183,14 +184,17 @@ static bool ro_mem(struct win *w, uint64_t i, uint64_t a)
 	struct rp_recover *rc = w->rc;
 	const struct win *l;
 
-	if (rc->mt || !rc->snap_ok || (!w->top_end && !w->later) ||
+	if (!rc->snap_ok || (!w->top_end && !w->later) ||
 	    (int64_t)i <= w->protc)
 		return false;
 	for (l = w->later; l; l = l->later)
 		if (l->protc >= 0)
 			return false;
 	map_of(rc, a);
-	return rc->map.found && rc->map.ro;
+	if (!rc->map.found || !rc->map.ro)
+		return false;
+	/* Other threads: none may change it after state i (rcv_order.c). */
+	return !rc->mt || w->first + i >= rcv_order_maps(rc);
 }
 
 /*

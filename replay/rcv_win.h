@@ -126,6 +126,7 @@ struct rp_recover {
 	 * rseq_any (no complete list: no memory is private).
 	 */
 	bool fd_known, rseq_any;
+	bool fd_shared;		/* other tasks share them (rcv_order.c) */
 	bool fd_all_safe;	/* none names a memory file at the end */
 	bool rseq_stack;	/* an rseq area in its stack mapping */
 	uint64_t fd_safe;
@@ -173,6 +174,12 @@ struct rp_recover {
 	struct rcv_why_memo why[RCV_NREG];	/* rp_recover_why() */
 	uint64_t why_read[16];	/* first position that reads each GPR */
 	bool why_read_done;
+	/* rcv_order.c: from position ord_pos[0] no other task may change
+	 * a mapping or a read-only page, from ord_pos[1] close or replace
+	 * a descriptor (UINT64_MAX: never); computed once asked.
+	 */
+	bool ord_done;
+	uint64_t ord_pos[2];
 };
 
 /*
@@ -226,6 +233,15 @@ struct win *rcv_insn_win(struct rp_recover *rc, uint64_t pos, int *err);
  * with no matching call).
  */
 int rcv_expected(const struct rcv_ins *in, uint64_t next, uint64_t ret);
+
+/*
+ * The first position of the thread from which no other task sharing its
+ * memory may change a mapping, a protection or a read-only page
+ * (rcv_order_maps), or sharing its descriptors close or replace one
+ * (rcv_order_fds): UINT64_MAX when none is known (rcv_order.c).
+ */
+uint64_t rcv_order_maps(struct rp_recover *rc);
+uint64_t rcv_order_fds(struct rp_recover *rc);
 
 /* rp_recover_accesses() of instruction @i of @w (rcv_access.c). */
 int rcv_win_accesses(struct rp_recover *rc, struct win *w, size_t i,

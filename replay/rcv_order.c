@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Other threads' system calls ordered against this thread's instructions
+ * (issue #17, docs/values.md "Other threads' system calls in time"): from
+ * which position of thread T no other task sharing T's memory (or its
+ * descriptor table) may still change a mapping, a protection or a
+ * read-only page (or close or replace a descriptor).  The read-only rule
+ * of rcv_mem.c (ro_mem()) and the descriptors of rcv_fd.c then hold in a
+ * multi-threaded process from that position on, as they do in a process
+ * with one thread.
+ *
+ * Only the software recorder's order is used, because only there does the
+ * argument hold (docs/values.md): its clock is one strictly increasing
+ * counter read by one tracer that issues every instruction; a thread's
+ * stream is disabled after each system call and enabled again with a TSC
+ * packet read when its next instruction is issued, after the call
+ * completed; the decoder's time at an instruction is that of a packet
+ * before it.  So, with tsc(x) the decoded time of instruction x:
+ *
+ *   issue(x) >= tsc(x)                    (a lower bound of x's time)
+ *   completion(syscall p) < tsc(p + 1)    (when tsc(p + 1) > tsc(p))
+ *   every act of task U < its THREAD_EXIT record's time
+ *
+ * and a system call p of U with tsc(p + 1) < tsc(N) completed before T's
+ * instruction N ran, whatever CPUs they ran on.  Another recorder's
+ * timestamps (PT's TSC after a system call comes only with the next PSB
+ * or MTC; the module's switch records say when a thread stopped running,
+ * not when a system call it sleeps in ends) prove no such order: no rule.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <capstone/capstone.h>
+#include <linux/sched.h>
+
+#include "rcv_win.h"
+
+/* Instructions of another task looked at, at most (then: no order). */
+#define ORD_WALK	(1u << 22)
+/* Instructions before a system call searched for its number. */
+#define ORD_SCAN	16
+
+/*
+ * System calls that change no mapping, no protection and no byte of a
+ * read-only page, whatever their arguments: they write user memory, if
+ * at all, with the user's permissions (copy_to_user, put_user, futex
+ * words: EFAULT on a read-only page), and make threads or processes that
+ * are recorded tasks themselves.  Not mmap (MAP_FIXED over a mapping may
+ * look the same in /proc/PID/maps), mprotect, munmap, mremap, madvise
+ * (MADV_DONTNEED refetches a file page or zeroes an anonymous one), the
+ * write family (to /proc/PID/mem: rcv_fd.c), ftruncate (a file page never
+ * copied follows the file), ioctl, process_vm_writev, io_uring, execve or
+ * any number not listed.
+ */
+static bool keeps_maps(uint64_t nr)
+{
+	switch (nr) {
+	case 0: case 17:			/* read, pread64 */
+	case 4: case 5: case 6: case 262: case 332:	/* stat family */
+	case 2: case 257: case 437: case 21: case 269:	/* open, access */
+	case 3: case 8: case 32: case 33: case 292: case 436: /* close, dup */
+	case 13: case 14:			/* rt_sigaction, procmask */
+	case 24: case 34: case 35: case 37:	/* yield, pause, sleep */
+	case 38:				/* setitimer */
+	case 39: case 110: case 186:		/* getpid, getppid, gettid */
+	case 102: case 104: case 107: case 108:	/* get[e]uid/gid */
+	case 62: case 200: case 234:		/* kill, tkill, tgkill */
+	case 56: case 57: case 58: case 435:	/* clone, fork, vfork */
+	case 60: case 231:			/* exit, exit_group */
+	case 63: case 79: case 89: case 97: case 99:	/* uname... */
+	case 202:				/* futex */
+	case 204: case 217: case 228: case 229:	/* affinity, clocks */
+	case 218: case 273: case 334:		/* tid address, robust, rseq */
+	case 22: case 293:			/* pipe, pipe2 */
+	case 302: case 318:			/* prlimit64, getrandom */
+	case 74: case 75:			/* fsync, fdatasync */
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * ... and those that close or replace no descriptor: anything that only
+ * makes new ones (open, dup, pipe, F_DUPFD take the lowest free one), so
+ * a descriptor open at the end named the same file before them.  Not
+ * close, dup2, dup3, close_range, io_uring, ioctl (seccomp's ADDFD may
+ * replace one), execve, or any number not listed.
+ */
+static bool keeps_fds(uint64_t nr)
+{
+	switch (nr) {
+	case 3: case 33: case 292: case 436:
+		return false;
+	case 1: case 18: case 20: case 296: case 328:	/* write family */
+	case 9: case 10: case 11: case 12: case 25: case 28: /* mm */
+	case 72:				/* fcntl */
+	case 77:				/* ftruncate */
+		return true;
+	default:
+		return keeps_maps(nr);
+	}
+}
+
+/*
+ * The number in eax at system call @p of the task @c walks, when the
+ * history shows it: the last instruction before @p that writes rax is a
+ * `mov $imm, %eax` (or rax, or `xor %eax, %eax`), or a register move
+ * from one whose last writer is (glibc's exit: `mov $0x3c, %edx` ...
+ * `mov %edx, %eax`), and each instruction from it to @p went where its
+ * code allows (a signal handler run between them would show as a
+ * transfer: its registers are not the code's).  Returns -1 when not
+ * known.
+ */
+static int64_t sys_nr(struct rp_recover *rc, struct rp_cursor *c,
+		      uint64_t p, uint64_t ip_p)
+{
+	uint64_t next = ip_p, k, mask = ~0ull, v;
+	struct rp_insn insn;
+	struct rcv_ins in;
+	unsigned int n;
+	int g = RP_REG_RAX;
+
+	for (n = 0, k = p; n < ORD_SCAN && k > 0; n++) {
+		k--;
+		if (rp_cursor_peek(c, k, &insn))
+			return -1;
+		rcv_decode(rc->dec, insn.ip, insn.raw, insn.size,
+			   insn.iclass, &in);
+		if ((in.flags & (RCV_I_BARRIER | RCV_I_SYSCALL)) ||
+		    rcv_expected(&in, next, 0) != 1)
+			return -1;
+		next = insn.ip;
+		if (!in.wcode[g])
+			continue;
+		if (in.nops != 2 || in.op[0].type != RCV_OP_REG ||
+		    in.op[0].reg != g || in.op[0].shift ||
+		    (in.op[0].size != 4 && in.op[0].size != 8))
+			return -1;
+		if (in.op[0].size == 4)
+			mask = 0xffffffffull;
+		if (in.id == X86_INS_XOR && in.op[1].type == RCV_OP_REG &&
+		    in.op[1].reg == g && in.op[1].size == in.op[0].size)
+			return 0;
+		if (in.id != X86_INS_MOV && in.id != X86_INS_MOVABS)
+			return -1;
+		if (in.op[1].type == RCV_OP_IMM) {
+			v = (uint64_t)in.op[1].imm & mask;
+			return v >> 32 ? -1 : (int64_t)v;
+		}
+		if (in.op[1].type != RCV_OP_REG || in.op[1].shift ||
+		    in.op[1].size != in.op[0].size)
+			return -1;
+		g = in.op[1].reg;	/* a copy: on to its source */
+	}
+	return -1;
+}
+
+/* Is @tid one of the tasks of @set (pids) that share T's @flag? */
+static bool in_set(const uint32_t *set, size_t n, uint32_t pid)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		if (set[k] == pid)
+			return true;
+	return false;
+}
+
+/*
+ * The processes that share @pid's memory (@flag CLONE_VM) or descriptor
+ * table (CLONE_FILES): children made with it and their parents, and so on
+ * (a vfork child too: it runs while the parent sleeps in vfork, beside
+ * the parent's other threads).  0 when there are more than @cap.
+ */
+static size_t share_set(const struct rp_session *s, uint32_t pid,
+			uint64_t flag, uint32_t *set, size_t cap)
+{
+	size_t n = 1, i;
+	bool grew = true;
+
+	set[0] = pid;
+	while (grew) {
+		grew = false;
+		for (i = 0; i < s->nrecs; i++) {
+			const struct ptrec_sb_thread_start *t =
+				(const void *)s->recs[i];
+			bool in_p, in_c;
+
+			if (s->recs[i]->type != PTREC_SB_THREAD_START ||
+			    t->pid == t->parent_pid || !(t->clone_flags & flag))
+				continue;
+			in_p = in_set(set, n, t->parent_pid);
+			in_c = in_set(set, n, t->pid);
+			if (in_p == in_c)
+				continue;
+			if (n == cap)
+				return 0;
+			set[n++] = in_p ? t->pid : t->parent_pid;
+			grew = true;
+		}
+	}
+	return n;
+}
+
+/* The time of @tid's THREAD_EXIT record (UINT64_MAX: none), and whether
+ * a THREAD_START record shows it made in the recording.
+ */
+static uint64_t exit_time(const struct rp_session *s, uint32_t tid,
+			  bool *started)
+{
+	uint64_t t = UINT64_MAX;
+	size_t i;
+
+	*started = false;
+	for (i = 0; i < s->nrecs; i++) {
+		const struct ptrec_sb_thread_start *r =
+			(const void *)s->recs[i];
+
+		if (s->recs[i]->type == PTREC_SB_THREAD_START && r->tid == tid)
+			*started = true;
+		if (s->recs[i]->type == PTREC_SB_THREAD_EXIT &&
+		    ((const struct ptrec_sb_thread_exit *)s->recs[i])->tid ==
+		    tid && s->recs[i]->time < t)
+			t = s->recs[i]->time;
+	}
+	return t;
+}
+
+/*
+ * Task @tid's bounds: after time bound[0] it may change no mapping,
+ * protection or read-only byte, after bound[1] close or replace no
+ * descriptor (UINT64_MAX: not known).  Its system calls from the last
+ * back; @t_first: T's first time (what is before it bounds nothing).
+ */
+static void task_bounds(struct rp_recover *rc, uint32_t tid,
+			uint64_t t_first, uint64_t bound[2])
+{
+	struct rp_thread_info info;
+	struct rp_cursor *c = NULL;
+	struct rp_insn insn, nx;
+	uint64_t t_exit, p, walked = 0;
+	bool started, set[2] = { false, false };
+	int g;
+
+	bound[0] = bound[1] = UINT64_MAX;
+	t_exit = exit_time(rc->s, tid, &started);
+	if (rp_thread_info(rc->s, tid, &info) || info.ngaps ||
+	    rp_cursor_new(rc->s, tid, &c))
+		goto out;
+	nx.tsc = 0;
+	for (p = info.insns; p-- > 0; nx = insn) {
+		int64_t nr;
+		bool keeps[2];
+		uint64_t b;
+
+		if (rp_cursor_peek(c, p, &insn) || !insn.tsc ||
+		    ++walked > ORD_WALK)
+			goto out;
+		if (insn.iclass == RP_IC_FAR) {
+			nr = insn.raw[0] == 0x0f && insn.raw[1] == 0x05 ?
+			     sys_nr(rc, c, p, insn.ip) : -1;
+			keeps[0] = nr >= 0 && keeps_maps((uint64_t)nr);
+			keeps[1] = nr >= 0 && keeps_fds((uint64_t)nr);
+			b = p + 1 < info.insns && nx.tsc > insn.tsc ? nx.tsc :
+			    UINT64_MAX;
+			for (g = 0; g < 2; g++)
+				if (!set[g] && !keeps[g]) {
+					set[g] = true;
+					bound[g] = b;
+				}
+			if (set[0] && set[1])
+				goto out;
+		}
+		/* Each system call q before it completed before tsc(q + 1)
+		 * <= tsc(p) <= T's first time: none of them matters.
+		 */
+		if (insn.tsc <= t_first) {
+			for (g = 0; g < 2; g++)
+				if (!set[g])
+					bound[g] = insn.tsc;
+			goto out;
+		}
+	}
+	/* Its first instruction: before it, a task made in the recording
+	 * ran none; one there when it began, until its first time packet
+	 * (read when the tracer issued it).
+	 */
+	for (g = 0; g < 2; g++)
+		if (!set[g])
+			bound[g] = started ? 0 : nx.tsc ? nx.tsc : UINT64_MAX;
+out:
+	rp_cursor_free(c);
+	for (g = 0; g < 2; g++)
+		if (bound[g] > t_exit)
+			bound[g] = t_exit;
+}
+
+/* T's first position whose time is above @t (UINT64_MAX: none). */
+static uint64_t first_after(struct rp_cursor *c, uint64_t n, uint64_t t)
+{
+	uint64_t lo = 0, hi = n;
+	struct rp_insn insn;
+
+	if (t == UINT64_MAX)
+		return UINT64_MAX;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (rp_cursor_peek(c, mid, &insn))
+			return UINT64_MAX;
+		if (insn.tsc > t)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (lo == n)
+		return UINT64_MAX;
+	return rp_cursor_peek(c, lo, &insn) || !insn.tsc ? UINT64_MAX : lo;
+}
+
+static void order_compute(struct rp_recover *rc)
+{
+	uint32_t mm[64], files[64];
+	uint64_t lim[2] = { 0, 0 }, b[2];
+	struct rp_session_info si;
+	struct rp_cursor *c = NULL;
+	struct rp_insn first;
+	size_t nmm, nfiles, i;
+	int g;
+
+	if (rc->ord_done)
+		return;
+	rc->ord_done = true;
+	rc->ord_pos[0] = rc->ord_pos[1] = UINT64_MAX;
+	rp_session_info(rc->s, &si);
+	if (!si.backend || strcmp(si.backend, "emu"))
+		return;
+	nmm = share_set(rc->s, rc->pid, CLONE_VM, mm, 64);
+	nfiles = share_set(rc->s, rc->pid, CLONE_FILES, files, 64);
+	if (!nmm || !nfiles || rp_cursor_new(rc->s, rc->tid, &c))
+		return;
+	if (!rc->count || rp_cursor_peek(c, 0, &first) || !first.tsc)
+		goto out;
+	for (i = 0; i < rp_thread_count(rc->s); i++) {
+		uint32_t tid = rp_thread_tid(rc->s, i);
+		struct rp_thread_info o;
+		bool vm, fd;
+
+		if (tid == rc->tid || rp_thread_info(rc->s, tid, &o))
+			continue;
+		vm = in_set(mm, nmm, o.pid);
+		fd = in_set(files, nfiles, o.pid);
+		if (!vm && !fd)
+			continue;
+		task_bounds(rc, tid, first.tsc, b);
+		if (getenv("PTREC_RCV_DEBUG"))
+			fprintf(stderr, "order: task %u of %u quiet after %"
+				PRIu64 " (maps), %" PRIu64 " (fds)\n", tid,
+				rc->tid, b[0], b[1]);
+		if (vm && b[0] > lim[0])
+			lim[0] = b[0];
+		if (fd && b[1] > lim[1])
+			lim[1] = b[1];
+	}
+	for (g = 0; g < 2; g++)
+		rc->ord_pos[g] = lim[g] ? first_after(c, rc->count, lim[g]) : 0;
+	if (getenv("PTREC_RCV_DEBUG"))
+		fprintf(stderr, "order: thread %u from %" PRIu64 " (maps), %"
+			PRIu64 " (fds)\n", rc->tid, rc->ord_pos[0],
+			rc->ord_pos[1]);
+out:
+	rp_cursor_free(c);
+}
+
+uint64_t rcv_order_maps(struct rp_recover *rc)
+{
+	order_compute(rc);
+	return rc->ord_pos[0];
+}
+
+uint64_t rcv_order_fds(struct rp_recover *rc)
+{
+	order_compute(rc);
+	return rc->ord_pos[1];
+}
