@@ -23,10 +23,18 @@ $(HOLES): tests/values/holes.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -o $@ $<
 
-values-test: $(PTREC) $(VALCHECK) $(PROG_BINS) $(UNSOUND) $(HOLES)
+# Read-only memory and descriptors with another thread (rcv_order.c).
+ROTHREADS := $(BUILD)/tests/values/rothreads
+$(ROTHREADS): tests/values/rothreads.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Wall -Werror -pthread -o $@ $<
+
+values-test: $(PTREC) $(VALCHECK) $(PROG_BINS) $(UNSOUND) $(HOLES) \
+		$(ROTHREADS)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
 		PROGS=$(CURDIR)/$(PROG_DIR) UNSOUND=$(CURDIR)/$(UNSOUND) \
-		HOLES=$(CURDIR)/$(HOLES) tests/values/run.sh
+		HOLES=$(CURDIR)/$(HOLES) ROTHREADS=$(CURDIR)/$(ROTHREADS) \
+		tests/values/run.sh
 
 GDB_VALUES := $(BUILD)/tests/gdb/values
 $(GDB_VALUES): tests/gdb/values.c

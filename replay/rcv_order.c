@@ -230,6 +230,23 @@ static uint64_t exit_time(const struct rp_session *s, uint32_t tid,
 }
 
 /*
+ * Does a gap in @tid's history hide instructions it ran?  A loop the
+ * trace cannot count (no conditional branch in it: `for (;;);`) hides
+ * none that are not the loop's own, and a system call in it would have
+ * left packets: no loop.  Any other gap may hide system calls.
+ */
+static bool hides_syscalls(struct rp_recover *rc, uint32_t tid)
+{
+	struct rp_gap gap;
+	uint64_t i;
+
+	for (i = 0; !rp_thread_gap(rc->s, tid, i, &gap); i++)
+		if (gap.reason != RP_GAP_LOOP)
+			return true;
+	return false;
+}
+
+/*
  * Task @tid's bounds: after time bound[0] it may change no mapping,
  * protection or read-only byte, after bound[1] close or replace no
  * descriptor (UINT64_MAX: not known).  Its system calls from the last
@@ -247,7 +264,7 @@ static void task_bounds(struct rp_recover *rc, uint32_t tid,
 
 	bound[0] = bound[1] = UINT64_MAX;
 	t_exit = exit_time(rc->s, tid, &started);
-	if (rp_thread_info(rc->s, tid, &info) || info.ngaps ||
+	if (rp_thread_info(rc->s, tid, &info) || hides_syscalls(rc, tid) ||
 	    rp_cursor_new(rc->s, tid, &c))
 		goto out;
 	nx.tsc = 0;

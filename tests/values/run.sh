@@ -282,6 +282,37 @@ if [ -n "${HOLES:-}" ]; then
 	fi
 fi
 
+# Read-only memory with another thread (rcv_order.c, tests/values/
+# rothreads.c): another thread mprotects (or munmaps and maps again) a
+# read-only page and stores 0x77 into it, after the main thread's load of
+# its 0x66 (*-after: no wrong value, the rule must order the other
+# thread's calls after the load) or before it (*-before: r12 known,
+# 0x77, from the snapshot); fd-after: the other thread dup2s
+# /proc/self/mem onto stdout around the main thread's write(1) into the
+# page, after its load, and puts stdout back (the write must not count as
+# harmless).  With the ordering check broken each *-after case gives 2-3
+# wrong registers.
+if [ -n "${ROTHREADS:-}" ]; then
+	for mode in mprotect-after mprotect-before remap-after remap-before \
+		fd-after; do
+		rm -rf "$tmp/ro-$mode"
+		timeout 120 "$PTREC" record --ground-truth -q \
+			-o "$tmp/ro-$mode" "$ROTHREADS" $mode >"$tmp/log" 2>&1
+		rpos=$("$PTREC" insns "$tmp/ro-$mode" 2>/dev/null |
+			grep -E 'movzbq +0x20000000,%r12$' | tail -1 | cut -f1)
+		want='^r12 +0x[0-9a-f?]*\?'	# not known
+		case $mode in *-before) want='^r12 +0x0*77$' ;; esac
+		if [ -f "$tmp/ro-$mode/manifest.json" ] && [ -n "$rpos" ] &&
+			"$VALCHECK" "$tmp/ro-$mode" >"$tmp/out" 2>&1 &&
+			"$PTREC" values "$tmp/ro-$mode" --at $((rpos + 1)) 2>&1 |
+			grep -Eq "$want"; then
+			ok "rothreads.c $mode: no wrong value, r12 as it must be; $(grep 'distance all' "$tmp/out" | sed 's/  */ /g')"
+		else
+			bad "rothreads.c $mode (at ${rpos:-?}): $(grep -c WRONG "$tmp/out") wrong; $("$PTREC" values "$tmp/ro-$mode" --at $((${rpos:-0} + 1)) 2>&1 | grep '^r12') $(head -3 "$tmp/log")"
+		fi
+	done
+fi
+
 # The ramp (rcv_sum.c): unsound.c's "ramp" sets r12 once, changes it in a
 # loop 6,000 instructions long and overwrites it before the end.  In
 # windows of 300 instructions its mov lies beyond the chain (4,800
