@@ -114,7 +114,7 @@ static bool keeps_fds(uint64_t nr)
  * transfer: its registers are not the code's).  Returns -1 when not
  * known.
  */
-static int64_t sys_nr(struct rp_recover *rc, struct rp_cursor *c,
+static int64_t sys_nr(struct rcv_dec *dec, const struct rcv_hist *h,
 		      uint64_t p, uint64_t ip_p)
 {
 	uint64_t next = ip_p, k, mask = ~0ull, v;
@@ -125,9 +125,9 @@ static int64_t sys_nr(struct rp_recover *rc, struct rp_cursor *c,
 
 	for (n = 0, k = p; n < ORD_SCAN && k > 0; n++) {
 		k--;
-		if (rp_cursor_peek(c, k, &insn))
+		if (h->peek(h->ctx, k, &insn))
 			return -1;
-		rcv_decode(rc->dec, insn.ip, insn.raw, insn.size,
+		rcv_decode(dec, insn.ip, insn.raw, insn.size,
 			   insn.iclass, &in);
 		if ((in.flags & (RCV_I_BARRIER | RCV_I_SYSCALL)) ||
 		    rcv_expected(&in, next, 0) != 1)
@@ -246,42 +246,31 @@ static bool hides_syscalls(struct rp_recover *rc, uint32_t tid)
 	return false;
 }
 
-/*
- * Task @tid's bounds: after time bound[0] it may change no mapping,
- * protection or read-only byte, after bound[1] close or replace no
- * descriptor (UINT64_MAX: not known).  Its system calls from the last
- * back; @t_first: T's first time (what is before it bounds nothing).
- */
-static void task_bounds(struct rp_recover *rc, uint32_t tid,
-			uint64_t t_first, uint64_t bound[2])
+void rcv_order_task(struct rcv_dec *dec, const struct rcv_hist *h,
+		    bool started, uint64_t t_exit, uint64_t t_first,
+		    uint64_t bound[2])
 {
-	struct rp_thread_info info;
-	struct rp_cursor *c = NULL;
 	struct rp_insn insn, nx;
-	uint64_t t_exit, p, walked = 0;
-	bool started, set[2] = { false, false };
+	uint64_t p, walked = 0;
+	bool set[2] = { false, false };
 	int g;
 
 	bound[0] = bound[1] = UINT64_MAX;
-	t_exit = exit_time(rc->s, tid, &started);
-	if (rp_thread_info(rc->s, tid, &info) || hides_syscalls(rc, tid) ||
-	    rp_cursor_new(rc->s, tid, &c))
-		goto out;
 	nx.tsc = 0;
-	for (p = info.insns; p-- > 0; nx = insn) {
+	for (p = h->n; p-- > 0; nx = insn) {
 		int64_t nr;
 		bool keeps[2];
 		uint64_t b;
 
-		if (rp_cursor_peek(c, p, &insn) || !insn.tsc ||
+		if (h->peek(h->ctx, p, &insn) || !insn.tsc ||
 		    ++walked > ORD_WALK)
 			goto out;
 		if (insn.iclass == RP_IC_FAR) {
 			nr = insn.raw[0] == 0x0f && insn.raw[1] == 0x05 ?
-			     sys_nr(rc, c, p, insn.ip) : -1;
+			     sys_nr(dec, h, p, insn.ip) : -1;
 			keeps[0] = nr >= 0 && keeps_maps((uint64_t)nr);
 			keeps[1] = nr >= 0 && keeps_fds((uint64_t)nr);
-			b = p + 1 < info.insns && nx.tsc > insn.tsc ? nx.tsc :
+			b = p + 1 < h->n && nx.tsc > insn.tsc ? nx.tsc :
 			    UINT64_MAX;
 			for (g = 0; g < 2; g++)
 				if (!set[g] && !keeps[g]) {
@@ -309,16 +298,39 @@ static void task_bounds(struct rp_recover *rc, uint32_t tid,
 		if (!set[g])
 			bound[g] = started ? 0 : nx.tsc ? nx.tsc : UINT64_MAX;
 out:
-	rp_cursor_free(c);
 	for (g = 0; g < 2; g++)
 		if (bound[g] > t_exit)
 			bound[g] = t_exit;
 }
 
-/* T's first position whose time is above @t (UINT64_MAX: none). */
-static uint64_t first_after(struct rp_cursor *c, uint64_t n, uint64_t t)
+static int cursor_peek(void *ctx, uint64_t pos, struct rp_insn *insn)
 {
-	uint64_t lo = 0, hi = n;
+	return rp_cursor_peek(ctx, pos, insn);
+}
+
+/* Task @tid's bounds (rcv_order_task()) from its history in the session. */
+static void task_bounds(struct rp_recover *rc, uint32_t tid,
+			uint64_t t_first, uint64_t bound[2])
+{
+	struct rp_thread_info info;
+	struct rp_cursor *c = NULL;
+	struct rcv_hist h;
+	uint64_t t_exit;
+	bool started;
+
+	t_exit = exit_time(rc->s, tid, &started);
+	bound[0] = bound[1] = t_exit;
+	if (rp_thread_info(rc->s, tid, &info) || hides_syscalls(rc, tid) ||
+	    rp_cursor_new(rc->s, tid, &c))
+		return;
+	h = (struct rcv_hist){ cursor_peek, c, info.insns };
+	rcv_order_task(rc->dec, &h, started, t_exit, t_first, bound);
+	rp_cursor_free(c);
+}
+
+uint64_t rcv_order_first_after(const struct rcv_hist *h, uint64_t t)
+{
+	uint64_t lo = 0, hi = h->n;
 	struct rp_insn insn;
 
 	if (t == UINT64_MAX)
@@ -326,16 +338,16 @@ static uint64_t first_after(struct rp_cursor *c, uint64_t n, uint64_t t)
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
-		if (rp_cursor_peek(c, mid, &insn))
+		if (h->peek(h->ctx, mid, &insn))
 			return UINT64_MAX;
 		if (insn.tsc > t)
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
-	if (lo == n)
+	if (lo == h->n)
 		return UINT64_MAX;
-	return rp_cursor_peek(c, lo, &insn) || !insn.tsc ? UINT64_MAX : lo;
+	return h->peek(h->ctx, lo, &insn) || !insn.tsc ? UINT64_MAX : lo;
 }
 
 static void order_compute(struct rp_recover *rc)
@@ -345,6 +357,7 @@ static void order_compute(struct rp_recover *rc)
 	struct rp_session_info si;
 	struct rp_cursor *c = NULL;
 	struct rp_insn first;
+	struct rcv_hist h;
 	size_t nmm, nfiles, i;
 	int g;
 
@@ -382,8 +395,9 @@ static void order_compute(struct rp_recover *rc)
 		if (fd && b[1] > lim[1])
 			lim[1] = b[1];
 	}
+	h = (struct rcv_hist){ cursor_peek, c, rc->count };
 	for (g = 0; g < 2; g++)
-		rc->ord_pos[g] = lim[g] ? first_after(c, rc->count, lim[g]) : 0;
+		rc->ord_pos[g] = lim[g] ? rcv_order_first_after(&h, lim[g]) : 0;
 	if (getenv("PTREC_RCV_DEBUG"))
 		fprintf(stderr, "order: thread %u from %" PRIu64 " (maps), %"
 			PRIu64 " (fds)\n", rc->tid, rc->ord_pos[0],

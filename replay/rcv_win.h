@@ -242,6 +242,24 @@ int rcv_expected(const struct rcv_ins *in, uint64_t next, uint64_t ret);
  */
 uint64_t rcv_order_maps(struct rp_recover *rc);
 uint64_t rcv_order_fds(struct rp_recover *rc);
+/* A task's history as rcv_order.c reads it (a cursor; an array in tests). */
+struct rcv_hist {
+	int (*peek)(void *ctx, uint64_t pos, struct rp_insn *insn);
+	void *ctx;
+	uint64_t n;
+};
+/*
+ * The task of history @h's bounds: after time bound[0] it changes no
+ * mapping, protection or read-only byte, after bound[1] closes or
+ * replaces no descriptor (UINT64_MAX: not known), no later than @t_exit;
+ * @started: made in the recording; @t_first: the asking thread's first
+ * time (what lies before it is not looked at).
+ */
+void rcv_order_task(struct rcv_dec *dec, const struct rcv_hist *h,
+		    bool started, uint64_t t_exit, uint64_t t_first,
+		    uint64_t bound[2]);
+/* The first position of @h whose time is above @t (UINT64_MAX: none). */
+uint64_t rcv_order_first_after(const struct rcv_hist *h, uint64_t t);
 
 /* rp_recover_accesses() of instruction @i of @w (rcv_access.c). */
 int rcv_win_accesses(struct rp_recover *rc, struct win *w, size_t i,

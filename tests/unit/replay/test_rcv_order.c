@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Unit tests of replay/rcv_order.c: another task's history, read back from
+ * its end, bounds when it last may have changed a mapping or a read-only
+ * page (bound[0]) or closed or replaced a descriptor (bound[1]): the time
+ * packet after its last system call that may, when its number is not one
+ * known to do neither (found from `mov $nr, %eax` before it, through
+ * register copies, with no transfer between); its exit when sooner; 0 for
+ * a task made in the recording that made none.  And the first position
+ * of the asking thread after a time.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "rcv_win.h"
+
+#define MAXI 16
+
+struct hist {
+	struct rp_insn in[MAXI];
+	uint64_t n;
+};
+
+static struct rcv_dec *dec;
+static struct hist h;
+
+static int peek(void *ctx, uint64_t pos, struct rp_insn *insn)
+{
+	const struct hist *x = ctx;
+
+	if (pos >= x->n)
+		return -RP_ERR_RANGE;
+	*insn = x->in[pos];
+	return 0;
+}
+
+/* Appends instruction @b (@len bytes) at @ip (0: after the last). */
+static void add_at(uint64_t ip, const char *b, size_t len, uint8_t iclass,
+		   uint64_t tsc)
+{
+	struct rp_insn *p = &h.in[h.n];
+
+	cr_assert_lt(h.n, MAXI);
+	memset(p, 0, sizeof(*p));
+	p->ip = ip ? ip : h.n ? h.in[h.n - 1].ip + h.in[h.n - 1].size :
+		0x401000;
+	p->size = (uint8_t)len;
+	memcpy(p->raw, b, len);
+	p->iclass = iclass;
+	p->tsc = tsc;
+	h.n++;
+}
+
+#define ADD(b, t) add_at(0, b, sizeof(b) - 1, RP_IC_OTHER, t)
+#define SYSCALL(t) add_at(0, "\x0f\x05", 2, RP_IC_FAR, t)
+
+static void bounds(bool started, uint64_t t_exit, uint64_t t_first,
+		   uint64_t b[2])
+{
+	struct rcv_hist rh = { peek, &h, h.n };
+
+	rcv_order_task(dec, &rh, started, t_exit, t_first, b);
+}
+
+static void setup(void)
+{
+	memset(&h, 0, sizeof(h));
+	cr_assert_eq(rcv_dec_new(&dec), 0);
+}
+
+static void teardown(void)
+{
+	rcv_dec_free(dec);
+}
+
+TestSuite(rcv_order, .init = setup, .fini = teardown);
+
+/* mov $nr, %eax; syscall; then nops, each system call's next with a new
+ * time (the recorder enables the stream again with a TSC after it).
+ */
+static void one_call(const char *mov, size_t len)
+{
+	add_at(0, mov, len, RP_IC_OTHER, 10);
+	SYSCALL(10);
+	ADD("\x90", 20);
+	ADD("\x90", 20);
+}
+
+#define ONE(mov) one_call(mov, sizeof(mov) - 1)
+
+Test(rcv_order, futex_keeps_both)
+{
+	uint64_t b[2];
+
+	ONE("\xb8\xca\x00\x00\x00");	/* mov $0xca, %eax: futex */
+	bounds(true, UINT64_MAX, 0, b);
+	cr_assert_eq(b[0], 0);
+	cr_assert_eq(b[1], 0);
+	/* there when the recording began: until its first instruction */
+	bounds(false, UINT64_MAX, 0, b);
+	cr_assert_eq(b[0], 10);
+	cr_assert_eq(b[1], 10);
+}
+
+Test(rcv_order, mprotect_orders_maps_only)
+{
+	uint64_t b[2];
+
+	ONE("\xb8\x0a\x00\x00\x00");	/* mprotect */
+	bounds(true, UINT64_MAX, 0, b);
+	cr_assert_eq(b[0], 20, "after the time packet that follows it");
+	cr_assert_eq(b[1], 0);
+	/* its exit, when sooner */
+	bounds(true, 15, 0, b);
+	cr_assert_eq(b[0], 15);
+}
+
+Test(rcv_order, dup2_orders_descriptors_only)
+{
+	uint64_t b[2];
+
+	ONE("\xb8\x21\x00\x00\x00");	/* dup2 */
+	bounds(true, UINT64_MAX, 0, b);
+	cr_assert_eq(b[0], 0);
+	cr_assert_eq(b[1], 20);
+}
+
+Test(rcv_order, madvise_mmap_write_order_maps)
+{
+	static const char *const movs[] = {
+		"\xb8\x1c\x00\x00\x00",	/* madvise */
+		"\xb8\x09\x00\x00\x00",	/* mmap: MAP_FIXED not known */
+		"\xb8\x01\x00\x00\x00",	/* write: to /proc/PID/mem? */
+		"\xb8\x4d\x00\x00\x00",	/* ftruncate */
+	};
+	uint64_t b[2];
+	size_t k;
+
+	for (k = 0; k < 4; k++) {
+		h.n = 0;
+		one_call(movs[k], 5);
+		bounds(true, UINT64_MAX, 0, b);
+		cr_assert_eq(b[0], 20, "number %zu", k);
+		cr_assert_eq(b[1], 0, "number %zu", k);
+	}
+}
+
+/* glibc's exit: mov $0x3c, %edx ... mov %edx, %eax; syscall */
+Test(rcv_order, number_through_a_copy)
+{
+	uint64_t b[2];
+
+	ADD("\xba\x3c\x00\x00\x00", 10);	/* mov $0x3c, %edx */
+	ADD("\x31\xff", 10);			/* xor %edi, %edi */
+	ADD("\x89\xd0", 10);			/* mov %edx, %eax */
+	SYSCALL(10);
+	bounds(true, UINT64_MAX, 0, b);
+	cr_assert_eq(b[0], 0);
+	cr_assert_eq(b[1], 0);
+}
+
+/* xor %eax, %eax: read(2) */
+Test(rcv_order, xor_is_read)
+{
+	uint64_t b[2];
+
+	ONE("\x31\xc0");
+	bounds(true, UINT64_MAX, 0, b);
+	cr_assert_eq(b[0], 0);
+	cr_assert_eq(b[1], 0);
+}
+
+/* Unknown numbers: any system call. */
+static void unknown_number(void)
+{
+	uint64_t b[2];
+
+	bounds(true, UINT64_MAX, 0, b);
+	cr_assert_eq(b[0], 20);
+	cr_assert_eq(b[1], 20);
+}
+
+Test(rcv_order, number_from_memory)
+{
+	ONE("\x8b\x07");		/* mov (%rdi), %eax */
+	unknown_number();
+}
+
+Test(rcv_order, number_in_ax_only)
+{
+	ONE("\x66\xb8\xca\x00");	/* mov $0xca, %ax: rax's top unknown */
+	unknown_number();
+}
+
+/* A signal handler between the mov and the syscall: its instructions,
+ * not the mov's fall-through (the kernel set the registers).
+ */
+Test(rcv_order, transfer_between)
+{
+	ADD("\xb8\xca\x00\x00\x00", 10);
+	add_at(0x405000, "\x90", 1, RP_IC_OTHER, 10);
+	SYSCALL(10);
+	ADD("\x90", 20);
+	unknown_number();
+}
+
+/* An indirect jump between: a signal right after it looks the same. */
+Test(rcv_order, indirect_jump_between)
+{
+	ADD("\xb8\xca\x00\x00\x00", 10);
+	add_at(0, "\x41\xff\xe3", 3, RP_IC_JUMP, 10);	/* jmp *%r11 */
+	add_at(0x405000, "\x0f\x05", 2, RP_IC_FAR, 10);
+	ADD("\x90", 20);
+	unknown_number();
+}
+
+/* int $0x80: the 32-bit table, not looked into. */
+Test(rcv_order, int80)
+{
+	ADD("\xb8\x06\x00\x00\x00", 10);
+	add_at(0, "\xcd\x80", 2, RP_IC_FAR, 10);
+	ADD("\x90", 20);
+	unknown_number();
+}
+
+/* No new time after the call: its end is not bounded, but by the exit. */
+Test(rcv_order, no_time_after)
+{
+	uint64_t b[2];
+
+	ADD("\xb8\x0a\x00\x00\x00", 10);
+	SYSCALL(10);
+	ADD("\x90", 10);
+	bounds(true, UINT64_MAX, 0, b);
+	cr_assert_eq(b[0], UINT64_MAX);
+	bounds(true, 99, 0, b);
+	cr_assert_eq(b[0], 99);
+	cr_assert_eq(b[1], 0);
+}
+
+/* The history ends in it (still in the call at the end). */
+Test(rcv_order, last_call)
+{
+	uint64_t b[2];
+
+	ADD("\xb8\x0a\x00\x00\x00", 10);
+	SYSCALL(10);
+	bounds(true, UINT64_MAX, 0, b);
+	cr_assert_eq(b[0], UINT64_MAX);
+	bounds(true, 50, 0, b);
+	cr_assert_eq(b[0], 50);
+}
+
+/* Only the last one matters, and what lies before the asking thread's
+ * first time is not looked at.
+ */
+Test(rcv_order, last_and_early)
+{
+	uint64_t b[2];
+
+	ADD("\xb8\x0a\x00\x00\x00", 5);
+	SYSCALL(5);
+	ADD("\x90", 8);
+	ADD("\xb8\x21\x00\x00\x00", 8);	/* dup2 */
+	SYSCALL(8);
+	ADD("\xb8\x0a\x00\x00\x00", 30);	/* mprotect */
+	SYSCALL(30);
+	ADD("\x90", 40);
+	bounds(true, UINT64_MAX, 0, b);
+	cr_assert_eq(b[0], 40);
+	cr_assert_eq(b[1], 30);
+	/* the asking thread began at 35: the dup2 is before it */
+	bounds(true, UINT64_MAX, 35, b);
+	cr_assert_eq(b[0], 40);
+	cr_assert_leq(b[1], 35);
+	/* at 50: all of it is */
+	h.n = 3;
+	bounds(true, UINT64_MAX, 50, b);
+	cr_assert_leq(b[0], 50);
+	cr_assert_leq(b[1], 50);
+	cr_assert_eq(b[0], 8);
+}
+
+Test(rcv_order, first_after)
+{
+	struct rcv_hist rh = { peek, &h, 0 };
+	static const uint64_t t[] = { 5, 5, 10, 10, 20 };
+	size_t k;
+
+	for (k = 0; k < 5; k++)
+		ADD("\x90", t[k]);
+	rh.n = h.n;
+	cr_assert_eq(rcv_order_first_after(&rh, 10), 4);
+	cr_assert_eq(rcv_order_first_after(&rh, 4), 0);
+	cr_assert_eq(rcv_order_first_after(&rh, 5), 2);
+	cr_assert_eq(rcv_order_first_after(&rh, 20), UINT64_MAX);
+	cr_assert_eq(rcv_order_first_after(&rh, UINT64_MAX), UINT64_MAX);
+}
