@@ -197,6 +197,48 @@ static bool ro_mem(struct win *w, uint64_t i, uint64_t a)
 	return !rc->mt || w->first + i >= rcv_order_maps(rc);
 }
 
+/* Is @pid one of the @n of @set? */
+static bool in_set(const uint32_t *set, size_t n, uint32_t pid)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		if (set[k] == pid)
+			return true;
+	return false;
+}
+
+size_t rcv_share_set(const struct rp_session *s, uint32_t pid,
+		     uint64_t want, uint64_t skip, uint32_t *set, size_t cap)
+{
+	size_t n = 1, i;
+	bool grew = true;
+
+	set[0] = pid;
+	while (grew) {
+		grew = false;
+		for (i = 0; i < s->nrecs; i++) {
+			const struct ptrec_sb_thread_start *t =
+				(const void *)s->recs[i];
+			bool in_p, in_c;
+
+			if (s->recs[i]->type != PTREC_SB_THREAD_START ||
+			    t->pid == t->parent_pid ||
+			    !(t->clone_flags & want) || (t->clone_flags & skip))
+				continue;
+			in_p = in_set(set, n, t->parent_pid);
+			in_c = in_set(set, n, t->pid);
+			if (in_p == in_c)
+				continue;
+			if (n == cap)
+				return 0;
+			set[n++] = in_p ? t->pid : t->parent_pid;
+			grew = true;
+		}
+	}
+	return n;
+}
+
 /*
  * A child made by clone(CLONE_VM) without CLONE_THREAD is another process
  * (its own pid) that shares every byte of its parent's memory and runs
@@ -207,35 +249,8 @@ static bool ro_mem(struct win *w, uint64_t i, uint64_t a)
 bool rcv_vm_shared(const struct rp_session *s, uint32_t pid)
 {
 	uint32_t set[64];
-	size_t n = 1, i, k;
-	bool grew = true;
 
-	set[0] = pid;
-	while (grew) {
-		grew = false;
-		for (i = 0; i < s->nrecs; i++) {
-			const struct ptrec_sb_thread_start *t =
-				(const void *)s->recs[i];
-			bool in_p = false, in_c = false;
-
-			if (s->recs[i]->type != PTREC_SB_THREAD_START ||
-			    t->pid == t->parent_pid ||
-			    (t->clone_flags & (CLONE_VM | CLONE_VFORK)) !=
-			    CLONE_VM)
-				continue;
-			for (k = 0; k < n; k++) {
-				in_p |= set[k] == t->parent_pid;
-				in_c |= set[k] == t->pid;
-			}
-			if (in_p == in_c)
-				continue;
-			if (n == sizeof(set) / sizeof(set[0]))
-				return true;
-			set[n++] = in_p ? t->pid : t->parent_pid;
-			grew = true;
-		}
-	}
-	return n > 1;
+	return rcv_share_set(s, pid, CLONE_VM, CLONE_VFORK, set, 64) != 1;
 }
 
 /*

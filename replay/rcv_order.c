@@ -158,53 +158,6 @@ static int64_t sys_nr(struct rcv_dec *dec, const struct rcv_hist *h,
 	return -1;
 }
 
-/* Is @tid one of the tasks of @set (pids) that share T's @flag? */
-static bool in_set(const uint32_t *set, size_t n, uint32_t pid)
-{
-	size_t k;
-
-	for (k = 0; k < n; k++)
-		if (set[k] == pid)
-			return true;
-	return false;
-}
-
-/*
- * The processes that share @pid's memory (@flag CLONE_VM) or descriptor
- * table (CLONE_FILES): children made with it and their parents, and so on
- * (a vfork child too: it runs while the parent sleeps in vfork, beside
- * the parent's other threads).  0 when there are more than @cap.
- */
-static size_t share_set(const struct rp_session *s, uint32_t pid,
-			uint64_t flag, uint32_t *set, size_t cap)
-{
-	size_t n = 1, i;
-	bool grew = true;
-
-	set[0] = pid;
-	while (grew) {
-		grew = false;
-		for (i = 0; i < s->nrecs; i++) {
-			const struct ptrec_sb_thread_start *t =
-				(const void *)s->recs[i];
-			bool in_p, in_c;
-
-			if (s->recs[i]->type != PTREC_SB_THREAD_START ||
-			    t->pid == t->parent_pid || !(t->clone_flags & flag))
-				continue;
-			in_p = in_set(set, n, t->parent_pid);
-			in_c = in_set(set, n, t->pid);
-			if (in_p == in_c)
-				continue;
-			if (n == cap)
-				return 0;
-			set[n++] = in_p ? t->pid : t->parent_pid;
-			grew = true;
-		}
-	}
-	return n;
-}
-
 /* The time of @tid's THREAD_EXIT record (UINT64_MAX: none), and whether
  * a THREAD_START record shows it made in the recording.
  */
@@ -358,7 +311,7 @@ static void order_compute(struct rp_recover *rc)
 	struct rp_cursor *c = NULL;
 	struct rp_insn first;
 	struct rcv_hist h;
-	size_t nmm, nfiles, i;
+	size_t nmm, nfiles, i, k;
 	int g;
 
 	if (rc->ord_done)
@@ -368,8 +321,8 @@ static void order_compute(struct rp_recover *rc)
 	rp_session_info(rc->s, &si);
 	if (!si.backend || strcmp(si.backend, "emu"))
 		return;
-	nmm = share_set(rc->s, rc->pid, CLONE_VM, mm, 64);
-	nfiles = share_set(rc->s, rc->pid, CLONE_FILES, files, 64);
+	nmm = rcv_share_set(rc->s, rc->pid, CLONE_VM, 0, mm, 64);
+	nfiles = rcv_share_set(rc->s, rc->pid, CLONE_FILES, 0, files, 64);
 	if (!nmm || !nfiles || rp_cursor_new(rc->s, rc->tid, &c))
 		return;
 	if (!rc->count || rp_cursor_peek(c, 0, &first) || !first.tsc)
@@ -381,8 +334,10 @@ static void order_compute(struct rp_recover *rc)
 
 		if (tid == rc->tid || rp_thread_info(rc->s, tid, &o))
 			continue;
-		vm = in_set(mm, nmm, o.pid);
-		fd = in_set(files, nfiles, o.pid);
+		for (vm = fd = false, k = 0; k < nmm || k < nfiles; k++) {
+			vm |= k < nmm && mm[k] == o.pid;
+			fd |= k < nfiles && files[k] == o.pid;
+		}
 		if (!vm && !fd)
 			continue;
 		task_bounds(rc, tid, first.tsc, b);

@@ -341,6 +341,14 @@ void rcv_esc_compute(struct rp_recover *rc);
  * (clone with CLONE_VM but not CLONE_THREAD or CLONE_VFORK)?  rcv_mem.c.
  */
 bool rcv_vm_shared(const struct rp_session *s, uint32_t pid);
+/*
+ * The processes linked to @pid by THREAD_START records whose clone flags
+ * have a bit of @want and none of @skip (CLONE_VM: they share its memory;
+ * CLONE_FILES: its descriptors), through children of children, into
+ * @set (@pid first); their number, 0 when more than @cap.
+ */
+size_t rcv_share_set(const struct rp_session *s, uint32_t pid,
+		     uint64_t want, uint64_t skip, uint32_t *set, size_t cap);
 /* Byte @a of access @x: -1 it does not cover it, 0 value unknown, 1 in
  * *@out.
  */

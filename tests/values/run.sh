@@ -295,18 +295,14 @@ fi
 if [ -n "${ROTHREADS:-}" ]; then
 	for mode in mprotect-after mprotect-before remap-after remap-before \
 		fd-after; do
-		rm -rf "$tmp/ro-$mode"
-		timeout 120 "$PTREC" record --ground-truth -q \
-			-o "$tmp/ro-$mode" "$ROTHREADS" $mode >"$tmp/log" 2>&1
-		rpos=$("$PTREC" insns "$tmp/ro-$mode" 2>/dev/null |
-			grep -E 'movzbq +0x20000000,%r12$' | tail -1 | cut -f1)
+		truth_rec "ro-$mode" "$ROTHREADS" $mode
+		rpos=$(last_at "ro-$mode" 'movzbq +0x20000000,%r12$')
 		want='^r12 +0x[0-9a-f?]*\?'	# not known
 		case $mode in *-before) want='^r12 +0x0*77$' ;; esac
-		if [ -f "$tmp/ro-$mode/manifest.json" ] && [ -n "$rpos" ] &&
-			"$VALCHECK" "$tmp/ro-$mode" >"$tmp/out" 2>&1 &&
+		if [ -n "$rpos" ] && truth_check "ro-$mode" &&
 			"$PTREC" values "$tmp/ro-$mode" --at $((rpos + 1)) 2>&1 |
 			grep -Eq "$want"; then
-			ok "rothreads.c $mode: no wrong value, r12 as it must be; $(grep 'distance all' "$tmp/out" | sed 's/  */ /g')"
+			ok "rothreads.c $mode: no wrong value, r12 as it must be; $(distance)"
 		else
 			bad "rothreads.c $mode (at ${rpos:-?}): $(grep -c WRONG "$tmp/out") wrong; $("$PTREC" values "$tmp/ro-$mode" --at $((${rpos:-0} + 1)) 2>&1 | grep '^r12') $(head -3 "$tmp/log")"
 		fi
