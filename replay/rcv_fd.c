@@ -14,10 +14,10 @@
  * int or sysenter, a gap in the trace):
  * then d named that same file at i, or nothing.  When d is not known (a
  * FILE's descriptor, loaded from memory): when no descriptor at the end
- * names a memory file and nothing from i to the end may have closed any.  With other
- * tasks sharing its descriptors (another thread may close and reopen d at
- * any time), only from where none may still close or replace one
- * (rcv_order.c); in windows chained to the end.
+ * names a memory file and nothing from i to the end may have closed any.
+ * With other tasks sharing its descriptors (another thread may close and
+ * reopen d at any time), only from where none may still close or replace
+ * one (rcv_order.c); in windows chained to the end.
  * Otherwise a pwrite64 with known offset and length writes that range,
  * and every other write is a barrier.
  *
