@@ -272,6 +272,11 @@ static void task_bounds(struct rp_recover *rc, uint32_t tid,
 	bool started;
 
 	t_exit = exit_time(rc->s, tid, &started);
+	/* A TSC packet holds 56 bits: a record's time past them is not on
+	 * the instructions' scale.
+	 */
+	if (t_exit >> 56)
+		t_exit = UINT64_MAX;
 	bound[0] = bound[1] = t_exit;
 	if (rp_thread_info(rc->s, tid, &info) || hides_syscalls(rc, tid) ||
 	    rp_cursor_new(rc->s, tid, &c))
