@@ -530,6 +530,13 @@ $(IPTRAW): tests/bench/iptraw.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< -lipt
 
+# The block-cache flow walker against libipt's decoders (replay/fwalk.c,
+# docs/performance.md "A block-cache flow walker").
+FWRAW := $(BUILD)/tests/bench/fwraw
+$(FWRAW): tests/bench/fwraw.c $(RP_LIB) $(PTK_LIB) $(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LINK_REPLAY)
+
 # Larger areas (the kernel module, importers, scale tools) keep their rules
 # in mk/*.mk, included here; each adds its suites to CHECK_EXTRA and its
 # benchmarks to BENCH_EXTRA.

@@ -1,0 +1,954 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * fwalk: libipt's instruction-decoder semantics (pt_insn_next and
+ * pt_insn_event of libipt 2.0, which the plain loop ptrec must match
+ * uses), with each basic block decoded once into a cache (fwalk.h).
+ *
+ * Why it can be faster than libipt's own decoders: pt_insn_next decodes
+ * every instruction each time it runs (about 500 Ir an instruction here),
+ * pt_blk_next walks its block cache and checks each block (about 130 Ir an
+ * instruction, docs/performance.md "Watchpoint scan").  Here a block with
+ * no event pending is one hash lookup and one query of the packet
+ * decoder at its end: the instructions before its last one cannot change
+ * the flow, bind no event, and read no trace.  The block's last
+ * instruction, and every instruction while an event is pending, take the
+ * slow path, which follows libipt's decoder step by step (the same
+ * queries in the same order, so the same packets are read and the same
+ * errors seen).
+ *
+ * What it does not do (caller's fallback): 16- and 32-bit code
+ * (-pte_not_supported), libipt's erratum BDM64 on TSX aborts after a
+ * branch (-pte_not_supported), address-filter configurations (SKL014:
+ * rp_fwalk_new() refuses) and tick events.
+ */
+#include <capstone/capstone.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "disasm.h"
+#include "fwalk.h"
+
+/* libipt's return-compression stack: 64 entries (pt_retstack.h's size). */
+#define FW_RETSTACK	64
+/* Instructions in one cached block at most (sizes fit a byte each). */
+#define FW_MAXBLK	256
+
+enum {
+	FWF_DIRECT = 1,		/* target in the instruction */
+	FWF_CPL = 2,		/* changes CPL (INT*, SYSCALL/RET/ENTER/EXIT,
+				 * IRET) */
+	FWF_CR3 = 4,		/* MOV to CR3 */
+	FWF_VMLR = 8,		/* VMLAUNCH, VMRESUME */
+	FWF_VMPTRLD = 16,
+};
+
+struct fw_insn {
+	uint64_t ip;
+	int32_t disp;
+	uint8_t size;
+	uint8_t iclass;		/* enum pt_insn_class */
+	uint8_t flags;		/* FWF_* */
+};
+
+/*
+ * A basic block: @ninsn instructions from @ip, every one but the last a
+ * plain ptic_other one (@sizes in the pool); the last is @last.  A block
+ * with no instruction holds the decode error at @ip (@err).
+ */
+struct fw_block {
+	uint64_t ip;
+	struct fw_insn last;
+	uint32_t ninsn;
+	uint32_t sizes;		/* index in the pool */
+	int32_t err;
+	bool used;
+};
+
+struct rp_fwalk {
+	struct pt_query_decoder *qry;
+	struct pt_config cfg;
+	rp_fwalk_read_fn read;
+	void *read_ctx;
+	csh cs;
+	cs_insn *ci;
+	struct dis *dis;	/* libopcodes, for what capstone 4 cannot */
+
+	/* The decoder's state (libipt's struct pt_insn_decoder's). */
+	uint64_t ip;
+	enum pt_exec_mode mode;
+	int status;
+	bool enabled, process_event, process_insn, speculative;
+	bool bound_paging, bound_vmcs, bound_ptwrite;
+	struct pt_event event;
+	struct fw_insn insn;		/* the postponed one */
+	uint64_t rs[FW_RETSTACK + 1];
+	uint8_t rs_top, rs_bottom;
+
+	/* The block cache: open addressing by start address. */
+	struct fw_block *tab;
+	size_t cap, used;
+	uint8_t *pool;
+	size_t npool, cappool;
+	uint64_t decoded;
+};
+
+/* The return stack (as libipt's: a ring that forgets its oldest entry). */
+static void rs_push(struct rp_fwalk *fw, uint64_t ip)
+{
+	fw->rs[fw->rs_top] = ip;
+	fw->rs_top = (uint8_t)((fw->rs_top + 1) % (FW_RETSTACK + 1));
+	if (fw->rs_top == fw->rs_bottom)
+		fw->rs_bottom = (uint8_t)((fw->rs_bottom + 1) %
+					  (FW_RETSTACK + 1));
+}
+
+static int rs_pop(struct rp_fwalk *fw, uint64_t *ip)
+{
+	if (fw->rs_top == fw->rs_bottom)
+		return -pte_retstack_empty;
+	fw->rs_top = (uint8_t)(fw->rs_top ? fw->rs_top - 1 : FW_RETSTACK);
+	*ip = fw->rs[fw->rs_top];
+	return 0;
+}
+
+/* ---- Instructions: capstone, classified as libipt's length decoder does */
+
+static bool is_imm(const cs_x86 *x)
+{
+	return x->op_count == 1 && x->operands[0].type == X86_OP_IMM;
+}
+
+static void classify(const cs_insn *ci, struct fw_insn *in)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	uint8_t i;
+
+	in->iclass = ptic_other;
+	in->flags = 0;
+	in->disp = 0;
+	switch (ci->id) {
+	case X86_INS_JMP:
+	case X86_INS_CALL:
+		in->iclass = ci->id == X86_INS_JMP ? ptic_jump : ptic_call;
+		if (is_imm(x)) {
+			in->flags = FWF_DIRECT;
+			in->disp = (int32_t)(x->operands[0].imm -
+					     (int64_t)(in->ip + in->size));
+		}
+		return;
+	case X86_INS_LJMP:
+		in->iclass = ptic_far_jump;
+		return;
+	case X86_INS_LCALL:
+		in->iclass = ptic_far_call;
+		return;
+	case X86_INS_RET:
+		in->iclass = ptic_return;
+		return;
+	case X86_INS_RETF:
+	case X86_INS_RETFQ:
+		in->iclass = ptic_far_return;
+		return;
+	case X86_INS_IRET:
+	case X86_INS_IRETD:
+	case X86_INS_IRETQ:
+		in->iclass = ptic_far_return;
+		in->flags = FWF_CPL;
+		return;
+	case X86_INS_INT:
+	case X86_INS_INT1:
+	case X86_INS_INT3:
+	case X86_INS_INTO:
+	case X86_INS_SYSCALL:
+	case X86_INS_SYSENTER:
+		in->iclass = ptic_far_call;
+		in->flags = FWF_CPL;
+		return;
+	case X86_INS_SYSEXIT:
+	case X86_INS_SYSRET:
+		in->iclass = ptic_far_return;
+		in->flags = FWF_CPL;
+		return;
+	case X86_INS_VMCALL:
+		in->iclass = ptic_far_call;
+		return;
+	case X86_INS_VMLAUNCH:
+	case X86_INS_VMRESUME:
+		in->iclass = ptic_far_return;
+		in->flags = FWF_VMLR;
+		return;
+	case X86_INS_VMPTRLD:
+		in->flags = FWF_VMPTRLD;
+		return;
+	case X86_INS_MOV:
+		if (x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
+		    x->operands[0].reg == X86_REG_CR3)
+			in->flags = FWF_CR3;
+		return;
+	default:
+		break;
+	}
+	/* Jcc, J*CXZ, LOOP*: capstone 4 leaves LOOP* out of its group. */
+	for (i = 0; i < ci->detail->groups_count; i++)
+		if (ci->detail->groups[i] == X86_GRP_JUMP)
+			break;
+	if (i < ci->detail->groups_count || ci->id == X86_INS_LOOP ||
+	    ci->id == X86_INS_LOOPE || ci->id == X86_INS_LOOPNE) {
+		in->iclass = ptic_cond_jump;
+		if (is_imm(x)) {
+			in->flags = FWF_DIRECT;
+			in->disp = (int32_t)(x->operands[0].imm -
+					     (int64_t)(in->ip + in->size));
+		}
+	}
+}
+
+/*
+ * The instruction at @in->ip, as pt_insn_decode() finds it: -pte_nomap
+ * when no byte of it is mapped, -pte_bad_insn when the bytes are no
+ * instruction (or end early).
+ */
+static int decode_insn(struct rp_fwalk *fw, struct fw_insn *in)
+{
+	uint8_t buf[pt_max_insn_size];
+	char text[128];
+	const uint8_t *code = buf;
+	size_t n = 0, size;
+	uint64_t addr = in->ip;
+	int got;
+
+	while (n < sizeof(buf)) {
+		got = fw->read(fw->read_ctx, buf + n, sizeof(buf) - n,
+			       in->ip + n);
+		if (got <= 0) {
+			if (!n)
+				return got < 0 ? got : -pte_nomap;
+			break;
+		}
+		n += (size_t)got;
+	}
+	size = n;
+	if (cs_disasm_iter(fw->cs, &code, &size, &addr, fw->ci)) {
+		in->size = (uint8_t)fw->ci->size;
+		classify(fw->ci, in);
+		return 0;
+	}
+	/*
+	 * Newer instructions capstone 4 does not know (AVX-512's KMOVD in
+	 * glibc's strlen): libopcodes' length.  Every instruction that can
+	 * change the flow is one capstone 4 decodes, so these are plain.
+	 */
+	if (!fw->dis && dis_new(&fw->dis) < 0)
+		return -pte_bad_insn;
+	got = dis_insn(fw->dis, buf, n, in->ip, text, sizeof(text));
+	if (got <= 0)
+		return -pte_bad_insn;
+	in->size = (uint8_t)got;
+	in->iclass = ptic_other;
+	in->flags = 0;
+	in->disp = 0;
+	return 0;
+}
+
+/* ---- The block cache */
+
+static size_t slot_of(const struct rp_fwalk *fw, uint64_t ip)
+{
+	uint64_t h = ip * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 32) & (fw->cap - 1);
+}
+
+static int grow(struct rp_fwalk *fw)
+{
+	struct fw_block *old = fw->tab;
+	size_t oldcap = fw->cap, i, j;
+
+	fw->cap = oldcap ? oldcap * 2 : 4096;
+	fw->tab = calloc(fw->cap, sizeof(*fw->tab));
+	if (!fw->tab) {
+		fw->tab = old;
+		fw->cap = oldcap;
+		return -pte_nomem;
+	}
+	for (i = 0; i < oldcap; i++) {
+		if (!old[i].used)
+			continue;
+		for (j = slot_of(fw, old[i].ip); fw->tab[j].used;
+		     j = (j + 1) & (fw->cap - 1))
+			;
+		fw->tab[j] = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+static int pool_add(struct rp_fwalk *fw, uint8_t size)
+{
+	if (fw->npool == fw->cappool) {
+		size_t cap = fw->cappool ? fw->cappool * 2 : 65536;
+		uint8_t *p = realloc(fw->pool, cap);
+
+		if (!p)
+			return -pte_nomem;
+		fw->pool = p;
+		fw->cappool = cap;
+	}
+	fw->pool[fw->npool++] = size;
+	return 0;
+}
+
+/* Decodes the block at @ip into @b. */
+static int fill(struct rp_fwalk *fw, uint64_t ip, struct fw_block *b)
+{
+	struct fw_insn in;
+	int ret;
+
+	memset(b, 0, sizeof(*b));
+	b->ip = ip;
+	b->sizes = (uint32_t)fw->npool;
+	fw->decoded++;
+	for (;;) {
+		in.ip = ip;
+		ret = decode_insn(fw, &in);
+		if (ret < 0) {
+			if (!b->ninsn) {
+				b->err = ret;
+				return 0;
+			}
+			/* Ends before it: the next block holds the error. */
+			return 0;
+		}
+		b->last = in;
+		b->ninsn++;
+		if (in.iclass != ptic_other || in.flags ||
+		    b->ninsn == FW_MAXBLK)
+			return 0;
+		ret = pool_add(fw, in.size);
+		if (ret < 0)
+			return ret;
+		ip += in.size;
+	}
+}
+
+/* The block at @ip (decoded on first use), or NULL out of memory. */
+static const struct fw_block *block_at(struct rp_fwalk *fw, uint64_t ip)
+{
+	size_t i;
+
+	if (fw->cap) {
+		for (i = slot_of(fw, ip); fw->tab[i].used;
+		     i = (i + 1) & (fw->cap - 1))
+			if (fw->tab[i].ip == ip)
+				return &fw->tab[i];
+	}
+	if ((fw->used + 1) * 2 > fw->cap) {
+		if (grow(fw) < 0)
+			return NULL;
+	}
+	for (i = slot_of(fw, ip); fw->tab[i].used; i = (i + 1) & (fw->cap - 1))
+		;
+	if (fill(fw, ip, &fw->tab[i]) < 0)
+		return NULL;
+	fw->tab[i].used = true;
+	fw->used++;
+	return &fw->tab[i];
+}
+
+/* The instruction at @ip, as pt_insn_next() decodes it. */
+static int insn_at(struct rp_fwalk *fw, uint64_t ip, struct fw_insn *in)
+{
+	const struct fw_block *b;
+
+	if (fw->mode != ptem_64bit)
+		return fw->mode == ptem_unknown ? -pte_bad_insn :
+						  -pte_not_supported;
+	b = block_at(fw, ip);
+	if (!b)
+		return -pte_nomem;
+	if (!b->ninsn)
+		return b->err;
+	if (b->ninsn == 1) {
+		*in = b->last;
+		return 0;
+	}
+	in->ip = ip;
+	in->size = fw->pool[b->sizes];
+	in->iclass = ptic_other;
+	in->flags = 0;
+	in->disp = 0;
+	return 0;
+}
+
+/* ---- libipt's instruction-decoder steps */
+
+static bool is_far(const struct fw_insn *in)
+{
+	return in->iclass == ptic_far_call || in->iclass == ptic_far_return ||
+	       in->iclass == ptic_far_jump;
+}
+
+static bool is_branch(const struct fw_insn *in)
+{
+	return in->iclass != ptic_other && in->iclass != ptic_ptwrite &&
+	       in->iclass != ptic_error;
+}
+
+static int status_of(const struct rp_fwalk *fw, int flags)
+{
+	if (!fw->enabled)
+		flags |= pts_ip_suppressed;
+	if ((fw->status & pts_eos) && !fw->process_event)
+		flags |= pts_eos;
+	return flags;
+}
+
+static int event_pending(struct rp_fwalk *fw)
+{
+	int status;
+
+	if (fw->process_event)
+		return 1;
+	if (!(fw->status & pts_event_pending))
+		return 0;
+	status = pt_qry_event(fw->qry, &fw->event, sizeof(fw->event));
+	if (status < 0)
+		return status;
+	fw->process_event = true;
+	fw->status = status;
+	return 1;
+}
+
+static int proceed(struct rp_fwalk *fw, const struct fw_insn *in)
+{
+	int status, taken;
+
+	fw->ip += in->size;
+	switch (in->iclass) {
+	case ptic_ptwrite:
+	case ptic_other:
+		return 0;
+	case ptic_cond_jump:
+		status = pt_qry_cond_branch(fw->qry, &taken);
+		if (status < 0)
+			return status;
+		fw->status = status;
+		if (!taken)
+			return 0;
+		break;
+	case ptic_call:
+		/* Not a call to the next instruction (PIC's get-IP). */
+		if (in->disp || !(in->flags & FWF_DIRECT))
+			rs_push(fw, fw->ip);
+		break;
+	case ptic_return:
+		/* A compressed return is a taken TNT bit. */
+		status = pt_qry_cond_branch(fw->qry, &taken);
+		if (status >= 0) {
+			fw->status = status;
+			if (!taken)
+				return -pte_bad_retcomp;
+			return rs_pop(fw, &fw->ip);
+		}
+		break;
+	case ptic_jump:
+	case ptic_far_call:
+	case ptic_far_return:
+	case ptic_far_jump:
+		break;
+	default:
+		return -pte_bad_insn;
+	}
+	if (in->flags & FWF_DIRECT) {
+		fw->ip += (uint64_t)(int64_t)in->disp;
+		return 0;
+	}
+	status = pt_qry_indirect_branch(fw->qry, &fw->ip);
+	if (status < 0)
+		return status;
+	fw->status = status;
+	if (status & pts_ip_suppressed)
+		return -pte_noip;
+	return 0;
+}
+
+static int at_disabled_event(const struct pt_event *ev,
+			     const struct fw_insn *in)
+{
+	if (ev->ip_suppressed)
+		return is_far(in) || (in->flags & (FWF_CPL | FWF_CR3));
+	switch (in->iclass) {
+	case ptic_ptwrite:
+	case ptic_other:
+		return 0;
+	case ptic_call:
+	case ptic_jump:
+		/* A direct one elsewhere than the event's IP: not it. */
+		if ((in->flags & FWF_DIRECT) &&
+		    in->ip + in->size + (uint64_t)(int64_t)in->disp !=
+		    ev->variant.disabled.ip)
+			return 0;
+		return 1;
+	case ptic_error:
+		return -pte_bad_insn;
+	default:
+		return 1;
+	}
+}
+
+static int postpone(struct rp_fwalk *fw, const struct fw_insn *in)
+{
+	if (!fw->process_insn) {
+		fw->process_insn = true;
+		fw->insn = *in;
+	}
+	return status_of(fw, pts_event_pending);
+}
+
+static void clear_postponed(struct rp_fwalk *fw)
+{
+	fw->process_insn = false;
+	fw->bound_paging = fw->bound_vmcs = fw->bound_ptwrite = false;
+}
+
+static int check_insn_event(struct rp_fwalk *fw, const struct fw_insn *in)
+{
+	struct pt_event *ev = &fw->event;
+	int status = event_pending(fw);
+
+	if (status <= 0)
+		return status;
+	switch (ev->type) {
+	case ptev_disabled:
+		status = at_disabled_event(ev, in);
+		if (status <= 0)
+			return status;
+		/* Where tracing is expected to resume. */
+		fw->ip = in->ip + in->size;
+		switch (in->iclass) {
+		case ptic_ptwrite:
+		case ptic_other:
+			break;
+		case ptic_call:
+		case ptic_jump:
+			if (in->flags & FWF_DIRECT) {
+				fw->ip += (uint64_t)(int64_t)in->disp;
+				break;
+			}
+			/* fall through */
+		default:
+			/* Unknown; an indirect call returns after itself. */
+			if (in->iclass != ptic_call &&
+			    in->iclass != ptic_far_call)
+				fw->ip = 0;
+			break;
+		}
+		break;
+	case ptev_paging:
+		if (fw->bound_paging ||
+		    !(is_far(in) || (in->flags & (FWF_CR3 | FWF_VMLR))))
+			return 0;
+		fw->bound_paging = true;
+		return postpone(fw, in);
+	case ptev_vmcs:
+		if (fw->bound_vmcs ||
+		    !(is_far(in) || (in->flags & (FWF_VMPTRLD | FWF_VMLR))))
+			return 0;
+		fw->bound_vmcs = true;
+		return postpone(fw, in);
+	case ptev_ptwrite:
+		if (fw->bound_ptwrite)
+			return 0;
+		if (ev->ip_suppressed) {
+			if (in->iclass != ptic_ptwrite)
+				return 0;
+			ev->variant.ptwrite.ip = fw->ip;
+			ev->ip_suppressed = 0;
+		} else if (fw->ip != ev->variant.ptwrite.ip) {
+			return 0;
+		}
+		fw->bound_ptwrite = true;
+		return postpone(fw, in);
+	default:
+		/* Only the above bind to instructions. */
+		return 0;
+	}
+	return status_of(fw, pts_event_pending);
+}
+
+/* libipt's erratum SKD022: an async disable at VMLAUNCH/VMRESUME. */
+static int skd022(struct rp_fwalk *fw)
+{
+	struct fw_insn in;
+
+	if (insn_at(fw, fw->ip, &in) < 0 || !(in.flags & FWF_VMLR))
+		return 0;
+	fw->event.type = ptev_disabled;
+	fw->event.variant.disabled.ip = fw->event.variant.async_disabled.ip;
+	return 1;
+}
+
+static int check_ip_event(struct rp_fwalk *fw, const struct fw_insn *in)
+{
+	const struct pt_event *ev = &fw->event;
+	int status = event_pending(fw);
+
+	if (status <= 0)
+		return status < 0 ? status : status_of(fw, 0);
+	switch (ev->type) {
+	case ptev_disabled:
+		break;
+	case ptev_async_disabled:
+		if (ev->variant.async_disabled.at != fw->ip)
+			break;
+		if (fw->cfg.errata.skd022 && skd022(fw))
+			break;
+		return status_of(fw, pts_event_pending);
+	case ptev_tsx:
+		if (ev->ip_suppressed)
+			return status_of(fw, pts_event_pending);
+		if (in && fw->cfg.errata.bdm64 && ev->variant.tsx.aborted &&
+		    is_branch(in))
+			return -pte_not_supported;
+		if (fw->ip != ev->variant.tsx.ip)
+			break;
+		return status_of(fw, pts_event_pending);
+	case ptev_async_branch:
+		if (ev->variant.async_branch.from != fw->ip)
+			break;
+		return status_of(fw, pts_event_pending);
+	case ptev_exec_mode:
+		if (!ev->ip_suppressed && ev->variant.exec_mode.ip != fw->ip)
+			break;
+		return status_of(fw, pts_event_pending);
+	case ptev_paging:
+	case ptev_vmcs:
+	case ptev_ptwrite:
+		if (fw->enabled)
+			break;
+		return status_of(fw, pts_event_pending);
+	case ptev_async_paging:
+		if (!ev->ip_suppressed && ev->variant.async_paging.ip != fw->ip)
+			break;
+		return status_of(fw, pts_event_pending);
+	case ptev_async_vmcs:
+		if (!ev->ip_suppressed && ev->variant.async_vmcs.ip != fw->ip)
+			break;
+		return status_of(fw, pts_event_pending);
+	case ptev_exstop:
+		if (!ev->ip_suppressed && fw->enabled &&
+		    fw->ip != ev->variant.exstop.ip)
+			break;
+		return status_of(fw, pts_event_pending);
+	case ptev_mwait:
+		if (!ev->ip_suppressed && fw->enabled &&
+		    fw->ip != ev->variant.mwait.ip)
+			break;
+		return status_of(fw, pts_event_pending);
+	default:
+		/* enabled, overflow, stop, pwre, pwrx, tick, cbr, mnt */
+		return status_of(fw, pts_event_pending);
+	}
+	return status_of(fw, 0);
+}
+
+/* One instruction, as pt_insn_next() after its decode: 1 if delivered. */
+static int step(struct rp_fwalk *fw, const struct fw_insn *in, int *status)
+{
+	int st = check_insn_event(fw, in);
+
+	if (st != 0) {
+		*status = st;
+		if (st < 0)
+			return 0;
+		if (st & pts_event_pending)
+			return 1;
+	}
+	st = proceed(fw, in);
+	if (st < 0) {
+		*status = st;
+		return 0;
+	}
+	*status = check_ip_event(fw, in);
+	return *status >= 0;
+}
+
+int rp_fwalk_next(struct rp_fwalk *fw, uint64_t *ninsn,
+		  rp_fwalk_insn_fn insn_fn, void *ctx)
+{
+	const struct fw_block *b;
+	struct fw_insn in;
+	int status;
+
+	if (!fw->enabled)
+		return fw->status & pts_eos ? -pte_eos : -pte_no_enable;
+	/*
+	 * No event pending and the stream not at its end: the block's
+	 * instructions before its last are delivered as pt_insn_next()
+	 * would, one by one, with nothing to query.
+	 */
+	if (!fw->process_event &&
+	    !(fw->status & (pts_event_pending | pts_eos)) &&
+	    fw->mode == ptem_64bit) {
+		b = block_at(fw, fw->ip);
+		if (!b)
+			return -pte_nomem;
+		if (!b->ninsn)
+			return b->err;
+		if (b->ninsn > 1) {
+			if (insn_fn) {
+				const uint8_t *sz = fw->pool + b->sizes;
+				uint64_t ip = fw->ip;
+				uint32_t i;
+
+				for (i = 0; i + 1 < b->ninsn; i++) {
+					insn_fn(ctx, ip);
+					ip += sz[i];
+				}
+			}
+			*ninsn += b->ninsn - 1;
+		}
+		fw->ip = b->last.ip;
+		in = b->last;
+	} else {
+		status = insn_at(fw, fw->ip, &in);
+		if (status < 0)
+			return status;
+	}
+	if (step(fw, &in, &status)) {
+		if (insn_fn)
+			insn_fn(ctx, in.ip);
+		++*ninsn;
+	}
+	return status;
+}
+
+int rp_fwalk_event(struct rp_fwalk *fw, struct pt_event *uev)
+{
+	struct pt_event *ev = &fw->event;
+	int status;
+
+	if (!fw->process_event)
+		return -pte_bad_query;
+	switch (ev->type) {
+	case ptev_enabled:
+		if (fw->ip == ev->variant.enabled.ip)
+			ev->variant.enabled.resumed = 1;
+		if (ev->status_update || fw->enabled)
+			return -pte_bad_context;
+		if (ev->ip_suppressed)
+			return -pte_noip;
+		fw->ip = ev->variant.enabled.ip;
+		fw->enabled = true;
+		break;
+	case ptev_async_disabled:
+		if (!ev->ip_suppressed &&
+		    fw->ip != ev->variant.async_disabled.at)
+			return -pte_bad_query;
+		/* fall through */
+	case ptev_disabled:
+		if (ev->status_update || !fw->enabled)
+			return -pte_bad_context;
+		fw->enabled = false;
+		break;
+	case ptev_async_branch:
+		if (fw->ip != ev->variant.async_branch.from)
+			return -pte_bad_query;
+		if (ev->status_update || !fw->enabled)
+			return -pte_bad_context;
+		fw->ip = ev->variant.async_branch.to;
+		break;
+	case ptev_async_paging:
+		if (!ev->ip_suppressed && fw->ip != ev->variant.async_paging.ip)
+			return -pte_bad_query;
+		break;
+	case ptev_async_vmcs:
+		if (!ev->ip_suppressed && fw->ip != ev->variant.async_vmcs.ip)
+			return -pte_bad_query;
+		break;
+	case ptev_overflow:
+		if (ev->status_update)
+			return -pte_bad_context;
+		if (ev->ip_suppressed) {
+			fw->enabled = false;
+			fw->ip = 0;
+		} else {
+			fw->ip = ev->variant.overflow.ip;
+			fw->enabled = true;
+		}
+		fw->speculative = false;
+		break;
+	case ptev_exec_mode:
+		if (ev->status_update && fw->enabled &&
+		    fw->mode != ptem_unknown &&
+		    fw->mode != ev->variant.exec_mode.mode)
+			return -pte_bad_status_update;
+		fw->mode = ev->variant.exec_mode.mode;
+		break;
+	case ptev_tsx:
+		fw->speculative = ev->variant.tsx.speculative;
+		break;
+	case ptev_stop:
+		if (ev->status_update || fw->enabled)
+			return -pte_bad_context;
+		break;
+	case ptev_exstop:
+		if (!ev->ip_suppressed && fw->enabled &&
+		    fw->ip != ev->variant.exstop.ip)
+			return -pte_bad_query;
+		break;
+	case ptev_mwait:
+		if (!ev->ip_suppressed && fw->enabled &&
+		    fw->ip != ev->variant.mwait.ip)
+			return -pte_bad_query;
+		break;
+	case ptev_paging:
+	case ptev_vmcs:
+	case ptev_pwre:
+	case ptev_pwrx:
+	case ptev_ptwrite:
+	case ptev_tick:
+	case ptev_cbr:
+	case ptev_mnt:
+		break;
+	default:
+		return -pte_bad_query;
+	}
+	if (uev)
+		*uev = *ev;
+	fw->process_event = false;
+	if (fw->process_insn) {
+		status = check_insn_event(fw, &fw->insn);
+		if (status != 0) {
+			if (status < 0)
+				return status;
+			if (status & pts_event_pending)
+				return status;
+		}
+		if (fw->enabled) {
+			status = proceed(fw, &fw->insn);
+			if (status < 0)
+				return status;
+		}
+		clear_postponed(fw);
+	}
+	return check_ip_event(fw, NULL);
+}
+
+int rp_fwalk_sync_forward(struct rp_fwalk *fw)
+{
+	int status;
+
+	fw->mode = ptem_unknown;
+	fw->ip = 0;
+	fw->status = 0;
+	fw->enabled = fw->process_event = fw->speculative = false;
+	clear_postponed(fw);
+	fw->rs_top = fw->rs_bottom = 0;
+	status = pt_qry_sync_forward(fw->qry, &fw->ip);
+	if (status < 0)
+		return status;
+	fw->status = status;
+	if (!(status & pts_ip_suppressed))
+		fw->enabled = true;
+	return check_ip_event(fw, NULL);
+}
+
+int rp_fwalk_get_offset(const struct rp_fwalk *fw, uint64_t *off)
+{
+	return pt_qry_get_offset(fw->qry, off);
+}
+
+int rp_fwalk_run(struct rp_fwalk *fw, uint64_t *insns, uint64_t *errors,
+		 rp_fwalk_insn_fn insn_fn, rp_fwalk_event_fn ev_fn, void *ctx)
+{
+	struct pt_event ev;
+	int status = rp_fwalk_sync_forward(fw);
+
+	*insns = *errors = 0;
+	while (status != -pte_eos) {
+		if (status < 0) {
+			if (status == -pte_nomem || status == -pte_not_supported)
+				return status;
+			++*errors;
+			status = rp_fwalk_sync_forward(fw);
+			continue;
+		}
+		while (status & pts_event_pending) {
+			status = rp_fwalk_event(fw, &ev);
+			if (status < 0)
+				break;
+			if (ev_fn)
+				ev_fn(ctx, &ev);
+		}
+		if (status < 0)
+			continue;
+		if (status & pts_eos)
+			break;
+		status = rp_fwalk_next(fw, insns, insn_fn, ctx);
+	}
+	return 0;
+}
+
+struct rp_fwalk *rp_fwalk_new(const struct pt_config *cfg,
+			      rp_fwalk_read_fn read, void *read_ctx)
+{
+	struct rp_fwalk *fw;
+
+	/* SKL014's filter check and tick events: not followed here. */
+	if (cfg->addr_filter.config.addr_cfg ||
+	    cfg->flags.variant.insn.enable_tick_events)
+		return NULL;
+	fw = calloc(1, sizeof(*fw));
+	if (!fw)
+		return NULL;
+	fw->cfg = *cfg;
+	fw->read = read;
+	fw->read_ctx = read_ctx;
+	fw->qry = pt_qry_alloc_decoder(cfg);
+	if (!fw->qry) {
+		free(fw);
+		return NULL;
+	}
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &fw->cs) != CS_ERR_OK) {
+		pt_qry_free_decoder(fw->qry);
+		free(fw);
+		return NULL;
+	}
+	cs_option(fw->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	fw->ci = cs_malloc(fw->cs);
+	if (!fw->ci) {
+		rp_fwalk_free(fw);
+		return NULL;
+	}
+	return fw;
+}
+
+void rp_fwalk_flush(struct rp_fwalk *fw)
+{
+	if (fw->tab)
+		memset(fw->tab, 0, fw->cap * sizeof(*fw->tab));
+	fw->used = 0;
+	fw->npool = 0;
+}
+
+void rp_fwalk_free(struct rp_fwalk *fw)
+{
+	if (!fw)
+		return;
+	if (fw->ci)
+		cs_free(fw->ci, 1);
+	cs_close(&fw->cs);
+	dis_free(fw->dis);
+	pt_qry_free_decoder(fw->qry);
+	free(fw->tab);
+	free(fw->pool);
+	free(fw);
+}
+
+uint64_t rp_fwalk_blocks_decoded(const struct rp_fwalk *fw)
+{
+	return fw->decoded;
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * fwalk: a flow walker that reproduces libipt's instruction decoder
+ * (pt_insn_next/pt_insn_event, libipt 2.0) over a raw PT stream, decoding
+ * each basic block once into a cache instead of every instruction each
+ * time it runs (the idea libxdc uses; issue #19).  libipt's query decoder
+ * underneath reads the packets (TNT bits, TIP targets, events), so its
+ * packet semantics are libipt's by construction; what fwalk replaces is
+ * the instruction layer: a block's instructions, end address and end
+ * class come from capstone once and are then walked against the TNT bits
+ * and TIP targets the query decoder hands out.
+ *
+ * An experiment (docs/performance.md, "A block-cache flow walker"): not
+ * used by the index pass yet.  Only 64-bit code; anything else is
+ * -pte_bad_insn for the walker's caller to hand to libipt.
+ */
+#ifndef PTREC_REPLAY_FWALK_H
+#define PTREC_REPLAY_FWALK_H
+
+#include <intel-pt.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Reads up to @size code bytes at @ip into @buf: the number read (at
+ * least 1), or a negative pt_error_code (-pte_nomap where nothing is
+ * mapped at @ip).
+ */
+typedef int (*rp_fwalk_read_fn)(void *ctx, uint8_t *buf, size_t size,
+				uint64_t ip);
+
+/* Called with each instruction's address, in order, when set. */
+typedef void (*rp_fwalk_insn_fn)(void *ctx, uint64_t ip);
+
+/* Called with each event the walker processed, when set. */
+typedef void (*rp_fwalk_event_fn)(void *ctx, const struct pt_event *ev);
+
+struct rp_fwalk;
+
+/* NULL when out of memory or capstone cannot start. */
+struct rp_fwalk *rp_fwalk_new(const struct pt_config *cfg,
+			      rp_fwalk_read_fn read, void *read_ctx);
+void rp_fwalk_free(struct rp_fwalk *fw);
+
+/* Forget every cached block (the code changed). */
+void rp_fwalk_flush(struct rp_fwalk *fw);
+
+/*
+ * As libipt's pt_insn_sync_forward(), pt_insn_next() and pt_insn_event():
+ * rp_fwalk_next() decodes one or more instructions (a block's worth when
+ * no event is pending) and adds the number decoded to *@ninsn (each
+ * reported to @insn_fn when set), returning what pt_insn_next() returns
+ * after the last of them.  rp_fwalk_event() processes the pending event
+ * (when @ev, a copy of it).
+ */
+int rp_fwalk_sync_forward(struct rp_fwalk *fw);
+int rp_fwalk_next(struct rp_fwalk *fw, uint64_t *ninsn,
+		  rp_fwalk_insn_fn insn_fn, void *ctx);
+int rp_fwalk_event(struct rp_fwalk *fw, struct pt_event *ev);
+int rp_fwalk_get_offset(const struct rp_fwalk *fw, uint64_t *off);
+
+/*
+ * The plain loop over the whole stream (tests/bench/iptraw's): decode
+ * until the end, resyncing forward after each error.  Counts instructions
+ * and errors; each instruction and event to the callbacks when set.
+ */
+int rp_fwalk_run(struct rp_fwalk *fw, uint64_t *insns, uint64_t *errors,
+		 rp_fwalk_insn_fn insn_fn, rp_fwalk_event_fn ev_fn,
+		 void *ctx);
+
+/* Blocks decoded into the cache since rp_fwalk_new() (for benches). */
+uint64_t rp_fwalk_blocks_decoded(const struct rp_fwalk *fw);
+
+#endif

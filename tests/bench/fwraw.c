@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * fwraw: the block-cache flow walker (replay/fwalk.c) against libipt's
+ * two decoders over the same raw PT stream and code, for the experiment
+ * in docs/performance.md ("A block-cache flow walker", issue #19).
+ *
+ *   fwraw MODE PT[@SKIP] LIST [FAMILY/MODEL/STEPPING [ADDRS]]
+ *
+ * MODE: insn (tests/bench/iptraw's plain pt_insn_next loop), blk (a
+ * pt_blk_next loop configured as the index pass configures it: blocks end
+ * at calls and jumps) or walk (rp_fwalk_run()).  LIST is ptrec import
+ * raw's images list ('PATH ADDRESS [FILE-OFFSET SIZE]').  Prints
+ * "N instructions, E errors" and, for insn and walk, each instruction's
+ * address to ADDRS (iptraw's format), so that the two can be compared.
+ * Set FWRAW_REPEAT=N to decode N times in one process (for callgrind:
+ * the fixed costs then divide out).
+ */
+#include <inttypes.h>
+#include <intel-pt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../../replay/fwalk.h"
+
+struct sec {
+	int isid;
+	uint64_t addr, size;
+};
+
+static struct pt_image_section_cache *isc;
+static struct sec *secs;
+static size_t nsecs;
+static FILE *addrs;
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static int load_list(struct pt_image *image, const char *list)
+{
+	FILE *f = fopen(list, "r");
+	char line[4352], path[4096];
+	unsigned long long addr, off, size;
+	struct stat st;
+	int n;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		n = sscanf(line, "%4095s %llx %llu %llu", path, &addr, &off,
+			   &size);
+		if (n < 2)
+			continue;
+		if (n < 4) {
+			off = 0;
+			size = stat(path, &st) ? 0 : (uint64_t)st.st_size;
+		}
+		n = pt_iscache_add_file(isc, path, off, size, addr);
+		if (n < 0 || pt_image_add_cached(image, isc, n, NULL) < 0) {
+			fprintf(stderr, "fwraw: %s: cannot add %s\n", list,
+				path);
+			fclose(f);
+			return -1;
+		}
+		secs = realloc(secs, (nsecs + 1) * sizeof(*secs));
+		if (!secs)
+			return -1;
+		secs[nsecs].isid = n;
+		secs[nsecs].addr = addr;
+		secs[nsecs].size = size;
+		nsecs++;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* The walker's code: the last listed section holding @ip (libipt's rule). */
+static int read_code(void *ctx, uint8_t *buf, size_t size, uint64_t ip)
+{
+	static size_t hint;
+	size_t i;
+	uint64_t left;
+
+	(void)ctx;
+	if (hint < nsecs && ip - secs[hint].addr < secs[hint].size) {
+		i = hint;
+	} else {
+		for (i = nsecs; i-- > 0;)
+			if (ip - secs[i].addr < secs[i].size)
+				break;
+		if (i == SIZE_MAX)
+			return -pte_nomap;
+		hint = i;
+	}
+	left = secs[i].size - (ip - secs[i].addr);
+	if (size > left)
+		size = (size_t)left;
+	return pt_iscache_read(isc, buf, size, secs[i].isid, ip);
+}
+
+static void put_addr(void *ctx, uint64_t ip)
+{
+	(void)ctx;
+	fprintf(addrs, "0x%" PRIx64 "\n", ip);
+}
+
+static void run_insn(const struct pt_config *cfg, struct pt_image *image,
+		     uint64_t *insns, uint64_t *errors)
+{
+	struct pt_insn_decoder *d = pt_insn_alloc_decoder(cfg);
+	struct pt_insn insn;
+	struct pt_event ev;
+	int status;
+
+	pt_insn_set_image(d, image);
+	status = pt_insn_sync_forward(d);
+	while (status != -pte_eos) {
+		if (status < 0) {
+			++*errors;
+			status = pt_insn_sync_forward(d);
+			continue;
+		}
+		while (status & pts_event_pending) {
+			status = pt_insn_event(d, &ev, sizeof(ev));
+			if (status < 0)
+				break;
+		}
+		if (status < 0)
+			continue;
+		if (status & pts_eos)
+			break;
+		status = pt_insn_next(d, &insn, sizeof(insn));
+		if (status >= 0) {
+			++*insns;
+			if (addrs)
+				put_addr(NULL, insn.ip);
+		}
+	}
+	pt_insn_free_decoder(d);
+}
+
+static void run_blk(const struct pt_config *cfg0, struct pt_image *image,
+		    uint64_t *insns, uint64_t *errors)
+{
+	struct pt_config cfg = *cfg0;
+	struct pt_block_decoder *d;
+	struct pt_block b;
+	struct pt_event ev;
+	int status;
+
+	cfg.flags.variant.block.end_on_jump = 1;
+	cfg.flags.variant.block.end_on_call = 1;
+	d = pt_blk_alloc_decoder(&cfg);
+	pt_blk_set_image(d, image);
+	status = pt_blk_sync_forward(d);
+	while (status != -pte_eos) {
+		if (status < 0) {
+			++*errors;
+			status = pt_blk_sync_forward(d);
+			continue;
+		}
+		while (status & pts_event_pending) {
+			status = pt_blk_event(d, &ev, sizeof(ev));
+			if (status < 0)
+				break;
+		}
+		if (status < 0)
+			continue;
+		if (status & pts_eos)
+			break;
+		b.ninsn = 0;
+		status = pt_blk_next(d, &b, sizeof(b));
+		*insns += b.ninsn;
+	}
+	pt_blk_free_decoder(d);
+}
+
+int main(int argc, char **argv)
+{
+	struct pt_image *image = pt_image_alloc(NULL);
+	struct pt_config cfg;
+	uint64_t insns = 0, errors = 0, blocks = 0;
+	unsigned int fam, model, step;
+	const char *mode, *rep = getenv("FWRAW_REPEAT");
+	char *at, *path;
+	size_t len, skip = 0;
+	long n = rep ? atol(rep) : 1, i;
+	uint8_t *buf;
+
+	isc = pt_iscache_alloc(NULL);
+	if (argc < 4) {
+		fprintf(stderr,
+			"usage: fwraw insn|blk|walk PT[@SKIP] LIST [F/M/S [ADDRS]]\n");
+		return 2;
+	}
+	mode = argv[1];
+	path = argv[2];
+	at = strrchr(path, '@');
+	if (at) {
+		*at = '\0';
+		skip = strtoul(at + 1, NULL, 0);
+	}
+	buf = slurp(path, &len);
+	if (!buf || skip > len || load_list(image, argv[3])) {
+		fprintf(stderr, "fwraw: cannot read %s or %s\n", path,
+			argv[3]);
+		return 1;
+	}
+	pt_config_init(&cfg);
+	cfg.begin = buf + skip;
+	cfg.end = buf + len;
+	if (argc > 4 && sscanf(argv[4], "%u/%u/%u", &fam, &model, &step) == 3) {
+		cfg.cpu.vendor = pcv_intel;
+		cfg.cpu.family = (uint16_t)fam;
+		cfg.cpu.model = (uint8_t)model;
+		cfg.cpu.stepping = (uint8_t)step;
+		pt_cpu_errata(&cfg.errata, &cfg.cpu);
+	}
+	if (argc > 5) {
+		addrs = fopen(argv[5], "w");
+		if (!addrs) {
+			perror(argv[5]);
+			return 1;
+		}
+	}
+	if (n < 1)
+		n = 1;
+	for (i = 0; i < n; i++) {
+		insns = errors = 0;
+		if (!strcmp(mode, "insn")) {
+			run_insn(&cfg, image, &insns, &errors);
+		} else if (!strcmp(mode, "blk")) {
+			run_blk(&cfg, image, &insns, &errors);
+		} else if (!strcmp(mode, "walk")) {
+			struct rp_fwalk *fw = rp_fwalk_new(&cfg, read_code,
+							   NULL);
+			int ret;
+
+			if (!fw) {
+				fprintf(stderr, "fwraw: cannot start the walker\n");
+				return 1;
+			}
+			ret = rp_fwalk_run(fw, &insns, &errors,
+					   addrs ? put_addr : NULL, NULL,
+					   NULL);
+			blocks = rp_fwalk_blocks_decoded(fw);
+			rp_fwalk_free(fw);
+			if (ret < 0) {
+				fprintf(stderr, "fwraw: walker stopped: %s\n",
+					pt_errstr(pt_errcode(ret)));
+				return 1;
+			}
+		} else {
+			fprintf(stderr, "fwraw: unknown mode %s\n", mode);
+			return 2;
+		}
+		if (addrs) {
+			fclose(addrs);
+			addrs = NULL;
+		}
+	}
+	printf("%" PRIu64 " instructions, %" PRIu64 " errors\n", insns,
+	       errors);
+	if (blocks)
+		printf("    %" PRIu64 " blocks decoded\n", blocks);
+	pt_image_free(image);
+	pt_iscache_free(isc);
+	free(secs);
+	free(buf);
+	return 0;
+}
