@@ -21,13 +21,10 @@
  * branch (-pte_not_supported), address-filter configurations (SKL014:
  * rp_fwalk_new() refuses) and tick events.
  */
-#include <capstone/capstone.h>
-#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "disasm.h"
 #include "fwalk.h"
 
 /* libipt's return-compression stack: 64 entries (pt_retstack.h's size). */
@@ -35,22 +32,7 @@
 /* Instructions in one cached block at most (sizes fit a byte each). */
 #define FW_MAXBLK	256
 
-enum {
-	FWF_DIRECT = 1,		/* target in the instruction */
-	FWF_CPL = 2,		/* changes CPL (INT*, SYSCALL/RET/ENTER/EXIT,
-				 * IRET) */
-	FWF_CR3 = 4,		/* MOV to CR3 */
-	FWF_VMLR = 8,		/* VMLAUNCH, VMRESUME */
-	FWF_VMPTRLD = 16,
-};
-
-struct fw_insn {
-	uint64_t ip;
-	int32_t disp;
-	uint8_t size;
-	uint8_t iclass;		/* enum pt_insn_class */
-	uint8_t flags;		/* FWF_* */
-};
+#define fw_insn rp_fwalk_insn
 
 /*
  * A basic block: @ninsn instructions from @ip, every one but the last a
@@ -71,9 +53,6 @@ struct rp_fwalk {
 	struct pt_config cfg;
 	rp_fwalk_read_fn read;
 	void *read_ctx;
-	csh cs;
-	cs_insn *ci;
-	struct dis *dis;	/* libopcodes, for what capstone 4 cannot */
 
 	/* The decoder's state (libipt's struct pt_insn_decoder's). */
 	uint64_t ip;
@@ -113,98 +92,6 @@ static int rs_pop(struct rp_fwalk *fw, uint64_t *ip)
 	return 0;
 }
 
-/* ---- Instructions: capstone, classified as libipt's length decoder does */
-
-static bool is_imm(const cs_x86 *x)
-{
-	return x->op_count == 1 && x->operands[0].type == X86_OP_IMM;
-}
-
-static void classify(const cs_insn *ci, struct fw_insn *in)
-{
-	const cs_x86 *x = &ci->detail->x86;
-	uint8_t i;
-
-	in->iclass = ptic_other;
-	in->flags = 0;
-	in->disp = 0;
-	switch (ci->id) {
-	case X86_INS_JMP:
-	case X86_INS_CALL:
-		in->iclass = ci->id == X86_INS_JMP ? ptic_jump : ptic_call;
-		if (is_imm(x)) {
-			in->flags = FWF_DIRECT;
-			in->disp = (int32_t)(x->operands[0].imm -
-					     (int64_t)(in->ip + in->size));
-		}
-		return;
-	case X86_INS_LJMP:
-		in->iclass = ptic_far_jump;
-		return;
-	case X86_INS_LCALL:
-		in->iclass = ptic_far_call;
-		return;
-	case X86_INS_RET:
-		in->iclass = ptic_return;
-		return;
-	case X86_INS_RETF:
-	case X86_INS_RETFQ:
-		in->iclass = ptic_far_return;
-		return;
-	case X86_INS_IRET:
-	case X86_INS_IRETD:
-	case X86_INS_IRETQ:
-		in->iclass = ptic_far_return;
-		in->flags = FWF_CPL;
-		return;
-	case X86_INS_INT:
-	case X86_INS_INT1:
-	case X86_INS_INT3:
-	case X86_INS_INTO:
-	case X86_INS_SYSCALL:
-	case X86_INS_SYSENTER:
-		in->iclass = ptic_far_call;
-		in->flags = FWF_CPL;
-		return;
-	case X86_INS_SYSEXIT:
-	case X86_INS_SYSRET:
-		in->iclass = ptic_far_return;
-		in->flags = FWF_CPL;
-		return;
-	case X86_INS_VMCALL:
-		in->iclass = ptic_far_call;
-		return;
-	case X86_INS_VMLAUNCH:
-	case X86_INS_VMRESUME:
-		in->iclass = ptic_far_return;
-		in->flags = FWF_VMLR;
-		return;
-	case X86_INS_VMPTRLD:
-		in->flags = FWF_VMPTRLD;
-		return;
-	case X86_INS_MOV:
-		if (x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
-		    x->operands[0].reg == X86_REG_CR3)
-			in->flags = FWF_CR3;
-		return;
-	default:
-		break;
-	}
-	/* Jcc, J*CXZ, LOOP*: capstone 4 leaves LOOP* out of its group. */
-	for (i = 0; i < ci->detail->groups_count; i++)
-		if (ci->detail->groups[i] == X86_GRP_JUMP)
-			break;
-	if (i < ci->detail->groups_count || ci->id == X86_INS_LOOP ||
-	    ci->id == X86_INS_LOOPE || ci->id == X86_INS_LOOPNE) {
-		in->iclass = ptic_cond_jump;
-		if (is_imm(x)) {
-			in->flags = FWF_DIRECT;
-			in->disp = (int32_t)(x->operands[0].imm -
-					     (int64_t)(in->ip + in->size));
-		}
-	}
-}
-
 /*
  * The instruction at @in->ip, as pt_insn_decode() finds it: -pte_nomap
  * when no byte of it is mapped, -pte_bad_insn when the bytes are no
@@ -213,10 +100,7 @@ static void classify(const cs_insn *ci, struct fw_insn *in)
 static int decode_insn(struct rp_fwalk *fw, struct fw_insn *in)
 {
 	uint8_t buf[pt_max_insn_size];
-	char text[128];
-	const uint8_t *code = buf;
-	size_t n = 0, size;
-	uint64_t addr = in->ip;
+	size_t n = 0;
 	int got;
 
 	while (n < sizeof(buf)) {
@@ -229,27 +113,7 @@ static int decode_insn(struct rp_fwalk *fw, struct fw_insn *in)
 		}
 		n += (size_t)got;
 	}
-	size = n;
-	if (cs_disasm_iter(fw->cs, &code, &size, &addr, fw->ci)) {
-		in->size = (uint8_t)fw->ci->size;
-		classify(fw->ci, in);
-		return 0;
-	}
-	/*
-	 * Newer instructions capstone 4 does not know (AVX-512's KMOVD in
-	 * glibc's strlen): libopcodes' length.  Every instruction that can
-	 * change the flow is one capstone 4 decodes, so these are plain.
-	 */
-	if (!fw->dis && dis_new(&fw->dis) < 0)
-		return -pte_bad_insn;
-	got = dis_insn(fw->dis, buf, n, in->ip, text, sizeof(text));
-	if (got <= 0)
-		return -pte_bad_insn;
-	in->size = (uint8_t)got;
-	in->iclass = ptic_other;
-	in->flags = 0;
-	in->disp = 0;
-	return 0;
+	return rp_fwalk_ild(buf, n, in);
 }
 
 /* ---- The block cache */
@@ -440,7 +304,7 @@ static int proceed(struct rp_fwalk *fw, const struct fw_insn *in)
 		break;
 	case ptic_call:
 		/* Not a call to the next instruction (PIC's get-IP). */
-		if (in->disp || !(in->flags & FWF_DIRECT))
+		if (in->disp || !(in->flags & RP_FWF_DIRECT))
 			rs_push(fw, fw->ip);
 		break;
 	case ptic_return:
@@ -461,7 +325,7 @@ static int proceed(struct rp_fwalk *fw, const struct fw_insn *in)
 	default:
 		return -pte_bad_insn;
 	}
-	if (in->flags & FWF_DIRECT) {
+	if (in->flags & RP_FWF_DIRECT) {
 		fw->ip += (uint64_t)(int64_t)in->disp;
 		return 0;
 	}
@@ -478,7 +342,7 @@ static int at_disabled_event(const struct pt_event *ev,
 			     const struct fw_insn *in)
 {
 	if (ev->ip_suppressed)
-		return is_far(in) || (in->flags & (FWF_CPL | FWF_CR3));
+		return is_far(in) || (in->flags & (RP_FWF_CPL | RP_FWF_CR3));
 	switch (in->iclass) {
 	case ptic_ptwrite:
 	case ptic_other:
@@ -486,7 +350,7 @@ static int at_disabled_event(const struct pt_event *ev,
 	case ptic_call:
 	case ptic_jump:
 		/* A direct one elsewhere than the event's IP: not it. */
-		if ((in->flags & FWF_DIRECT) &&
+		if ((in->flags & RP_FWF_DIRECT) &&
 		    in->ip + in->size + (uint64_t)(int64_t)in->disp !=
 		    ev->variant.disabled.ip)
 			return 0;
@@ -533,7 +397,7 @@ static int check_insn_event(struct rp_fwalk *fw, const struct fw_insn *in)
 			break;
 		case ptic_call:
 		case ptic_jump:
-			if (in->flags & FWF_DIRECT) {
+			if (in->flags & RP_FWF_DIRECT) {
 				fw->ip += (uint64_t)(int64_t)in->disp;
 				break;
 			}
@@ -548,13 +412,13 @@ static int check_insn_event(struct rp_fwalk *fw, const struct fw_insn *in)
 		break;
 	case ptev_paging:
 		if (fw->bound_paging ||
-		    !(is_far(in) || (in->flags & (FWF_CR3 | FWF_VMLR))))
+		    !(is_far(in) || (in->flags & (RP_FWF_CR3 | RP_FWF_VMLR))))
 			return 0;
 		fw->bound_paging = true;
 		return postpone(fw, in);
 	case ptev_vmcs:
 		if (fw->bound_vmcs ||
-		    !(is_far(in) || (in->flags & (FWF_VMPTRLD | FWF_VMLR))))
+		    !(is_far(in) || (in->flags & (RP_FWF_VMPTRLD | RP_FWF_VMLR))))
 			return 0;
 		fw->bound_vmcs = true;
 		return postpone(fw, in);
@@ -583,7 +447,7 @@ static int skd022(struct rp_fwalk *fw)
 {
 	struct fw_insn in;
 
-	if (insn_at(fw, fw->ip, &in) < 0 || !(in.flags & FWF_VMLR))
+	if (insn_at(fw, fw->ip, &in) < 0 || !(in.flags & RP_FWF_VMLR))
 		return 0;
 	fw->event.type = ptev_disabled;
 	fw->event.variant.disabled.ip = fw->event.variant.async_disabled.ip;
@@ -912,17 +776,6 @@ struct rp_fwalk *rp_fwalk_new(const struct pt_config *cfg,
 		free(fw);
 		return NULL;
 	}
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &fw->cs) != CS_ERR_OK) {
-		pt_qry_free_decoder(fw->qry);
-		free(fw);
-		return NULL;
-	}
-	cs_option(fw->cs, CS_OPT_DETAIL, CS_OPT_ON);
-	fw->ci = cs_malloc(fw->cs);
-	if (!fw->ci) {
-		rp_fwalk_free(fw);
-		return NULL;
-	}
 	return fw;
 }
 
@@ -938,10 +791,6 @@ void rp_fwalk_free(struct rp_fwalk *fw)
 {
 	if (!fw)
 		return;
-	if (fw->ci)
-		cs_free(fw->ci, 1);
-	cs_close(&fw->cs);
-	dis_free(fw->dis);
 	pt_qry_free_decoder(fw->qry);
 	free(fw->tab);
 	free(fw->pool);

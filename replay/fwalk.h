@@ -7,7 +7,7 @@
  * underneath reads the packets (TNT bits, TIP targets, events), so its
  * packet semantics are libipt's by construction; what fwalk replaces is
  * the instruction layer: a block's instructions, end address and end
- * class come from capstone once and are then walked against the TNT bits
+ * class come from a length decoder (fw_ild.c) once and are then walked against the TNT bits
  * and TIP targets the query decoder hands out.
  *
  * An experiment (docs/performance.md, "A block-cache flow walker"): not
@@ -36,6 +36,31 @@ typedef void (*rp_fwalk_insn_fn)(void *ctx, uint64_t ip);
 typedef void (*rp_fwalk_event_fn)(void *ctx, const struct pt_event *ev);
 
 struct rp_fwalk;
+
+/* What the walker knows of an instruction (rp_fwalk_ild()). */
+enum {
+	RP_FWF_DIRECT = 1,	/* branch target in the instruction (@disp) */
+	RP_FWF_CPL = 2,		/* changes CPL: INT*, SYSCALL/SYSRET,
+				 * SYSENTER/SYSEXIT, IRET */
+	RP_FWF_CR3 = 4,		/* MOV to CR3 */
+	RP_FWF_VMLR = 8,	/* VMLAUNCH, VMRESUME */
+	RP_FWF_VMPTRLD = 16,
+};
+
+struct rp_fwalk_insn {
+	uint64_t ip;
+	int32_t disp;		/* from the next instruction */
+	uint8_t size;
+	uint8_t iclass;		/* enum pt_insn_class */
+	uint8_t flags;		/* RP_FWF_* */
+};
+
+/*
+ * The length and branch class of the 64-bit instruction in @buf (@n
+ * bytes): 0, or -pte_bad_insn when @buf holds no whole instruction.
+ * @in->ip is left as it is.
+ */
+int rp_fwalk_ild(const uint8_t *buf, size_t n, struct rp_fwalk_insn *in);
 
 /* NULL when out of memory or capstone cannot start. */
 struct rp_fwalk *rp_fwalk_new(const struct pt_config *cfg,
