@@ -37,15 +37,19 @@
 /*
  * A basic block: @ninsn instructions from @ip, every one but the last a
  * plain ptic_other one (@sizes in the pool); the last is @last.  A block
- * with no instruction holds the decode error at @ip (@err).
+ * with no instruction holds the decode error at @ip (@err).  @succ: the
+ * blocks (index + 1, 0 until first followed) after it when its last
+ * instruction falls through ([0]) or branches to its direct target ([1]),
+ * so that following a TNT bit or a direct jump needs no lookup (libxdc's
+ * trick).
  */
 struct fw_block {
 	uint64_t ip;
 	struct fw_insn last;
 	uint32_t ninsn;
 	uint32_t sizes;		/* index in the pool */
+	uint32_t succ[2];
 	int32_t err;
-	bool used;
 };
 
 struct rp_fwalk {
@@ -65,9 +69,17 @@ struct rp_fwalk {
 	uint64_t rs[FW_RETSTACK + 1];
 	uint8_t rs_top, rs_bottom;
 
-	/* The block cache: open addressing by start address. */
-	struct fw_block *tab;
-	size_t cap, used;
+	/* The block cache: blocks, and a hash table of their start
+	 * addresses (open addressing; index + 1, 0 free).
+	 */
+	struct fw_block *blocks;
+	size_t nblocks, capblocks;
+	uint32_t *tab;
+	size_t cap;
+	/* Code bytes read ahead for decoding blocks. */
+	uint8_t code[512];
+	uint64_t code_ip;
+	size_t code_len;
 	uint8_t *pool;
 	size_t npool, cappool;
 	uint64_t decoded;
@@ -92,30 +104,6 @@ static int rs_pop(struct rp_fwalk *fw, uint64_t *ip)
 	return 0;
 }
 
-/*
- * The instruction at @in->ip, as pt_insn_decode() finds it: -pte_nomap
- * when no byte of it is mapped, -pte_bad_insn when the bytes are no
- * instruction (or end early).
- */
-static int decode_insn(struct rp_fwalk *fw, struct fw_insn *in)
-{
-	uint8_t buf[pt_max_insn_size];
-	size_t n = 0;
-	int got;
-
-	while (n < sizeof(buf)) {
-		got = fw->read(fw->read_ctx, buf + n, sizeof(buf) - n,
-			       in->ip + n);
-		if (got <= 0) {
-			if (!n)
-				return got < 0 ? got : -pte_nomap;
-			break;
-		}
-		n += (size_t)got;
-	}
-	return rp_fwalk_ild(buf, n, in);
-}
-
 /* ---- The block cache */
 
 static size_t slot_of(const struct rp_fwalk *fw, uint64_t ip)
@@ -127,25 +115,20 @@ static size_t slot_of(const struct rp_fwalk *fw, uint64_t ip)
 
 static int grow(struct rp_fwalk *fw)
 {
-	struct fw_block *old = fw->tab;
-	size_t oldcap = fw->cap, i, j;
+	size_t cap = fw->cap ? fw->cap * 2 : 4096, i, j;
+	uint32_t *tab = calloc(cap, sizeof(*tab));
 
-	fw->cap = oldcap ? oldcap * 2 : 4096;
-	fw->tab = calloc(fw->cap, sizeof(*fw->tab));
-	if (!fw->tab) {
-		fw->tab = old;
-		fw->cap = oldcap;
+	if (!tab)
 		return -pte_nomem;
-	}
-	for (i = 0; i < oldcap; i++) {
-		if (!old[i].used)
-			continue;
-		for (j = slot_of(fw, old[i].ip); fw->tab[j].used;
+	free(fw->tab);
+	fw->tab = tab;
+	fw->cap = cap;
+	for (i = 0; i < fw->nblocks; i++) {
+		for (j = slot_of(fw, fw->blocks[i].ip); fw->tab[j];
 		     j = (j + 1) & (fw->cap - 1))
 			;
-		fw->tab[j] = old[i];
+		fw->tab[j] = (uint32_t)i + 1;
 	}
-	free(old);
 	return 0;
 }
 
@@ -164,6 +147,39 @@ static int pool_add(struct rp_fwalk *fw, uint8_t size)
 	return 0;
 }
 
+/*
+ * The instruction at @in->ip, as pt_insn_decode() finds it: -pte_nomap
+ * when no byte of it is mapped, -pte_bad_insn when the bytes are no
+ * instruction (or end early).  Reads code ahead (fw->code).
+ */
+static int decode_insn(struct rp_fwalk *fw, struct fw_insn *in)
+{
+	uint64_t off = in->ip - fw->code_ip;
+	int got;
+
+	if (in->ip < fw->code_ip || off > fw->code_len ||
+	    (fw->code_len - off < pt_max_insn_size &&
+	     fw->code_len == sizeof(fw->code))) {
+		fw->code_ip = in->ip;
+		fw->code_len = 0;
+		off = 0;
+		while (fw->code_len < sizeof(fw->code)) {
+			got = fw->read(fw->read_ctx, fw->code + fw->code_len,
+				       sizeof(fw->code) - fw->code_len,
+				       in->ip + fw->code_len);
+			if (got <= 0) {
+				if (!fw->code_len)
+					return got < 0 ? got : -pte_nomap;
+				break;
+			}
+			fw->code_len += (size_t)got;
+		}
+	}
+	if (off == fw->code_len)
+		return -pte_nomap;
+	return rp_fwalk_ild(fw->code + off, fw->code_len - off, in);
+}
+
 /* Decodes the block at @ip into @b. */
 static int fill(struct rp_fwalk *fw, uint64_t ip, struct fw_block *b)
 {
@@ -178,11 +194,9 @@ static int fill(struct rp_fwalk *fw, uint64_t ip, struct fw_block *b)
 		in.ip = ip;
 		ret = decode_insn(fw, &in);
 		if (ret < 0) {
-			if (!b->ninsn) {
+			/* Past its first: the next block holds the error. */
+			if (!b->ninsn)
 				b->err = ret;
-				return 0;
-			}
-			/* Ends before it: the next block holds the error. */
 			return 0;
 		}
 		b->last = in;
@@ -197,28 +211,42 @@ static int fill(struct rp_fwalk *fw, uint64_t ip, struct fw_block *b)
 	}
 }
 
-/* The block at @ip (decoded on first use), or NULL out of memory. */
-static const struct fw_block *block_at(struct rp_fwalk *fw, uint64_t ip)
+/* The block at @ip (decoded on first use): its index + 1, 0 out of memory. */
+static uint32_t block_find(struct rp_fwalk *fw, uint64_t ip)
 {
 	size_t i;
+	uint32_t k;
 
 	if (fw->cap) {
-		for (i = slot_of(fw, ip); fw->tab[i].used;
+		for (i = slot_of(fw, ip); (k = fw->tab[i]) != 0;
 		     i = (i + 1) & (fw->cap - 1))
-			if (fw->tab[i].ip == ip)
-				return &fw->tab[i];
+			if (fw->blocks[k - 1].ip == ip)
+				return k;
 	}
-	if ((fw->used + 1) * 2 > fw->cap) {
-		if (grow(fw) < 0)
-			return NULL;
+	if ((fw->nblocks + 1) * 2 > fw->cap && grow(fw) < 0)
+		return 0;
+	if (fw->nblocks == fw->capblocks) {
+		size_t cap = fw->capblocks ? fw->capblocks * 2 : 1024;
+		struct fw_block *p = realloc(fw->blocks, cap * sizeof(*p));
+
+		if (!p)
+			return 0;
+		fw->blocks = p;
+		fw->capblocks = cap;
 	}
-	for (i = slot_of(fw, ip); fw->tab[i].used; i = (i + 1) & (fw->cap - 1))
+	if (fill(fw, ip, &fw->blocks[fw->nblocks]) < 0)
+		return 0;
+	for (i = slot_of(fw, ip); fw->tab[i]; i = (i + 1) & (fw->cap - 1))
 		;
-	if (fill(fw, ip, &fw->tab[i]) < 0)
-		return NULL;
-	fw->tab[i].used = true;
-	fw->used++;
-	return &fw->tab[i];
+	fw->tab[i] = (uint32_t)++fw->nblocks;
+	return fw->tab[i];
+}
+
+static const struct fw_block *block_at(struct rp_fwalk *fw, uint64_t ip)
+{
+	uint32_t k = block_find(fw, ip);
+
+	return k ? &fw->blocks[k - 1] : NULL;
 }
 
 /* The instruction at @ip, as pt_insn_next() decodes it. */
@@ -539,48 +567,97 @@ static int step(struct rp_fwalk *fw, const struct fw_insn *in, int *status)
 	return *status >= 0;
 }
 
+/* The block's instructions before its last, to @insn_fn. */
+static void each_inner(const struct rp_fwalk *fw, const struct fw_block *b,
+		       rp_fwalk_insn_fn insn_fn, void *ctx)
+{
+	const uint8_t *sz = fw->pool + b->sizes;
+	uint64_t ip = b->ip;
+	uint32_t i;
+
+	for (i = 0; i + 1 < b->ninsn; i++) {
+		insn_fn(ctx, ip);
+		ip += sz[i];
+	}
+}
+
+/*
+ * Blocks, while no event is pending and the stream is not at its end:
+ * the instructions before a block's last are delivered as pt_insn_next()
+ * would, one by one, with nothing to query and no event to bind; the
+ * last one binds no event either (none pending), so it only proceeds.
+ * Returns what pt_insn_next() returns after the last instruction.
+ */
+static int run_blocks(struct rp_fwalk *fw, uint64_t *ninsn,
+		      rp_fwalk_insn_fn insn_fn, void *ctx)
+{
+	uint32_t k = block_find(fw, fw->ip), next;
+	const struct fw_block *b;
+	struct fw_insn in;
+	int status, slot;
+
+	for (;;) {
+		if (!k)
+			return -pte_nomem;
+		b = &fw->blocks[k - 1];
+		if (!b->ninsn)
+			return b->err;
+		if (insn_fn)
+			each_inner(fw, b, insn_fn, ctx);
+		*ninsn += b->ninsn - 1;
+		in = b->last;
+		fw->ip = in.ip;
+		status = proceed(fw, &in);
+		if (status < 0)
+			return status;
+		if (fw->status & (pts_event_pending | pts_eos)) {
+			status = check_ip_event(fw, &in);
+			if (status >= 0) {
+				if (insn_fn)
+					insn_fn(ctx, in.ip);
+				++*ninsn;
+			}
+			return status;
+		}
+		if (insn_fn)
+			insn_fn(ctx, in.ip);
+		++*ninsn;
+		/* The next block: known from last time when it is the
+		 * fall-through or the direct target.
+		 */
+		if (in.iclass == ptic_other)
+			slot = 0;
+		else if (!(in.flags & RP_FWF_DIRECT))
+			slot = -1;
+		else if (in.iclass == ptic_cond_jump)
+			slot = fw->ip != in.ip + in.size;
+		else
+			slot = 1;
+		if (slot < 0)
+			next = block_find(fw, fw->ip);
+		else if (!(next = b->succ[slot])) {
+			next = block_find(fw, fw->ip);
+			fw->blocks[k - 1].succ[slot] = next;
+		}
+		k = next;
+	}
+}
+
 int rp_fwalk_next(struct rp_fwalk *fw, uint64_t *ninsn,
 		  rp_fwalk_insn_fn insn_fn, void *ctx)
 {
-	const struct fw_block *b;
 	struct fw_insn in;
 	int status;
 
 	if (!fw->enabled)
 		return fw->status & pts_eos ? -pte_eos : -pte_no_enable;
-	/*
-	 * No event pending and the stream not at its end: the block's
-	 * instructions before its last are delivered as pt_insn_next()
-	 * would, one by one, with nothing to query.
-	 */
 	if (!fw->process_event &&
 	    !(fw->status & (pts_event_pending | pts_eos)) &&
-	    fw->mode == ptem_64bit) {
-		b = block_at(fw, fw->ip);
-		if (!b)
-			return -pte_nomem;
-		if (!b->ninsn)
-			return b->err;
-		if (b->ninsn > 1) {
-			if (insn_fn) {
-				const uint8_t *sz = fw->pool + b->sizes;
-				uint64_t ip = fw->ip;
-				uint32_t i;
-
-				for (i = 0; i + 1 < b->ninsn; i++) {
-					insn_fn(ctx, ip);
-					ip += sz[i];
-				}
-			}
-			*ninsn += b->ninsn - 1;
-		}
-		fw->ip = b->last.ip;
-		in = b->last;
-	} else {
-		status = insn_at(fw, fw->ip, &in);
-		if (status < 0)
-			return status;
-	}
+	    fw->mode == ptem_64bit)
+		return run_blocks(fw, ninsn, insn_fn, ctx);
+	status = insn_at(fw, fw->ip, &in);
+	if (status < 0)
+		return status;
 	if (step(fw, &in, &status)) {
 		if (insn_fn)
 			insn_fn(ctx, in.ip);
@@ -783,8 +860,9 @@ void rp_fwalk_flush(struct rp_fwalk *fw)
 {
 	if (fw->tab)
 		memset(fw->tab, 0, fw->cap * sizeof(*fw->tab));
-	fw->used = 0;
+	fw->nblocks = 0;
 	fw->npool = 0;
+	fw->code_len = 0;
 }
 
 void rp_fwalk_free(struct rp_fwalk *fw)
@@ -793,6 +871,7 @@ void rp_fwalk_free(struct rp_fwalk *fw)
 		return;
 	pt_qry_free_decoder(fw->qry);
 	free(fw->tab);
+	free(fw->blocks);
 	free(fw->pool);
 	free(fw);
 }
