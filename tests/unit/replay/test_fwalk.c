@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The block-cache flow walker (replay/fwalk.c, issue #19's experiment)
+ * against libipt's instruction decoder, the history ptrec must match:
+ * every instruction's address, the count and the decode errors, on every
+ * real hardware trace in shared/testdata/real-pt (libxdc's kAFL traces,
+ * DynamoRIO's streams as they are, repeated with a code page withheld,
+ * with a byte corrupted, and as one single-PSB stream), and its length
+ * decoder (fw_ild.c) against capstone (libopcodes where capstone 4 has no
+ * decoder) on every instruction of two programs' code.
+ */
+#include <capstone/capstone.h>
+#include <criterion/criterion.h>
+#include <elf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "disasm.h"
+#include "fwalk.h"
+
+static char testdata[4096];
+
+static const char *real_pt(void)
+{
+	const char *env = getenv("PTREC_TESTDATA"), *src;
+	struct stat st;
+
+	if (env) {
+		snprintf(testdata, sizeof(testdata), "%s/real-pt", env);
+		if (!stat(testdata, &st))
+			return testdata;
+	}
+	src = getenv("PTREC_SRCDIR");
+	snprintf(testdata, sizeof(testdata), "%s/../shared/testdata/real-pt",
+		 src ? src : ".");
+	if (!stat(testdata, &st))
+		return testdata;
+	snprintf(testdata, sizeof(testdata), "/work/shared/testdata/real-pt");
+	cr_assert(!stat(testdata, &st),
+		  "real hardware traces not found (set PTREC_TESTDATA to shared/testdata)");
+	return testdata;
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf;
+	long n;
+
+	cr_assert(f, "cannot open %s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	cr_assert(buf && fread(buf, 1, (size_t)n, f) == (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+/* Code: sections of files, as ptrec import raw's --images list. */
+struct code {
+	struct pt_image_section_cache *isc;
+	struct pt_image *image;
+	struct {
+		int isid;
+		uint64_t addr, size;
+	} sec[512];
+	size_t n;
+};
+
+static void code_add(struct code *c, const char *path, uint64_t off,
+		     uint64_t size, uint64_t addr)
+{
+	int isid = pt_iscache_add_file(c->isc, path, off, size, addr);
+
+	cr_assert(isid > 0 && c->n < 512);
+	cr_assert(pt_image_add_cached(c->image, c->isc, isid, NULL) >= 0);
+	c->sec[c->n].isid = isid;
+	c->sec[c->n].addr = addr;
+	c->sec[c->n].size = size;
+	c->n++;
+}
+
+static void code_init(struct code *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->isc = pt_iscache_alloc(NULL);
+	c->image = pt_image_alloc(NULL);
+	cr_assert(c->isc && c->image);
+}
+
+static void code_fini(struct code *c)
+{
+	pt_image_free(c->image);
+	pt_iscache_free(c->isc);
+}
+
+/* libxdc's page dump: data.addr (u64 addresses), data.dump (the pages). */
+static void code_xdc(struct code *c, const char *dir)
+{
+	char path[4200], dump[4200];
+	uint64_t *addrs;
+	size_t len, i;
+
+	snprintf(path, sizeof(path), "%s/data.addr", dir);
+	snprintf(dump, sizeof(dump), "%s/data.dump", dir);
+	addrs = (uint64_t *)slurp(path, &len);
+	for (i = 0; i < len / 8; i++)
+		code_add(c, dump, i * 4096, 4096, addrs[i]);
+	free(addrs);
+}
+
+static int code_read(void *ctx, uint8_t *buf, size_t size, uint64_t ip)
+{
+	struct code *c = ctx;
+	size_t i;
+	uint64_t left;
+
+	for (i = c->n; i-- > 0;) {
+		if (ip - c->sec[i].addr >= c->sec[i].size)
+			continue;
+		left = c->sec[i].size - (ip - c->sec[i].addr);
+		return pt_iscache_read(c->isc, buf, size < left ? size : left,
+				       c->sec[i].isid, ip);
+	}
+	return -pte_nomap;
+}
+
+struct hist {
+	uint64_t *ip;
+	uint64_t n, cap;
+	uint64_t errors;
+};
+
+static void hist_add(void *ctx, uint64_t ip)
+{
+	struct hist *h = ctx;
+
+	if (h->n == h->cap) {
+		h->cap = h->cap ? h->cap * 2 : 1 << 16;
+		h->ip = realloc(h->ip, h->cap * sizeof(*h->ip));
+		cr_assert(h->ip);
+	}
+	h->ip[h->n++] = ip;
+}
+
+/* tests/bench/iptraw's loop. */
+static void plain_loop(const struct pt_config *cfg, struct code *c,
+		       struct hist *h)
+{
+	struct pt_insn_decoder *d = pt_insn_alloc_decoder(cfg);
+	struct pt_insn insn;
+	struct pt_event ev;
+	int status;
+
+	cr_assert(d);
+	pt_insn_set_image(d, c->image);
+	status = pt_insn_sync_forward(d);
+	while (status != -pte_eos) {
+		if (status < 0) {
+			h->errors++;
+			status = pt_insn_sync_forward(d);
+			continue;
+		}
+		while (status & pts_event_pending) {
+			status = pt_insn_event(d, &ev, sizeof(ev));
+			if (status < 0)
+				break;
+		}
+		if (status < 0)
+			continue;
+		if (status & pts_eos)
+			break;
+		status = pt_insn_next(d, &insn, sizeof(insn));
+		if (status >= 0)
+			hist_add(h, insn.ip);
+	}
+	pt_insn_free_decoder(d);
+}
+
+/* The walker's history equals the plain loop's, address for address. */
+static void same_history(const char *name, uint8_t *pt, size_t len,
+			 struct code *c, unsigned int model,
+			 unsigned int stepping, uint64_t want,
+			 uint64_t want_errors)
+{
+	struct hist base = { 0 }, got = { 0 };
+	struct rp_fwalk *fw;
+	struct pt_config cfg;
+	uint64_t i, count;
+
+	pt_config_init(&cfg);
+	cfg.begin = pt;
+	cfg.end = pt + len;
+	cfg.cpu.vendor = pcv_intel;
+	cfg.cpu.family = 6;
+	cfg.cpu.model = (uint8_t)model;
+	cfg.cpu.stepping = (uint8_t)stepping;
+	pt_cpu_errata(&cfg.errata, &cfg.cpu);
+	plain_loop(&cfg, c, &base);
+	cr_assert_eq(base.n, want, "%s: the plain loop decodes %lu, not %lu",
+		     name, (unsigned long)base.n, (unsigned long)want);
+	cr_assert_eq(base.errors, want_errors);
+	fw = rp_fwalk_new(&cfg, code_read, c);
+	cr_assert(fw);
+	cr_assert_eq(rp_fwalk_run(fw, &count, &got.errors, hist_add, NULL,
+				  &got), 0, "%s: the walker stopped", name);
+	rp_fwalk_free(fw);
+	cr_assert_eq(count, got.n, "%s: counted %lu, reported %lu", name,
+		     (unsigned long)count, (unsigned long)got.n);
+	cr_assert_eq(got.errors, base.errors, "%s: %lu errors, libipt %lu",
+		     name, (unsigned long)got.errors,
+		     (unsigned long)base.errors);
+	for (i = 0; i < base.n && i < got.n; i++)
+		if (got.ip[i] != base.ip[i])
+			break;
+	cr_assert(i == base.n && got.n == base.n,
+		  "%s: instruction %lu at 0x%lx, libipt 0x%lx (%lu against %lu)",
+		  name, (unsigned long)i,
+		  (unsigned long)(i < got.n ? got.ip[i] : 0),
+		  (unsigned long)(i < base.n ? base.ip[i] : 0),
+		  (unsigned long)got.n, (unsigned long)base.n);
+	free(base.ip);
+	free(got.ip);
+}
+
+Test(fwalk, libxdc_traces)
+{
+	const char *real = real_pt();
+	const char *name[] = { "Unzip", "mruby" };
+	const uint64_t want[] = { 149576, 6334131 };
+	char dir[4096], path[4200];
+	struct code c;
+	uint8_t *pt;
+	size_t len, i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(dir, sizeof(dir), "%s/libxdc/%s", real, name[i]);
+		snprintf(path, sizeof(path), "%s/trace", dir);
+		code_init(&c);
+		code_xdc(&c, dir);
+		pt = slurp(path, &len);
+		same_history(name[i], pt, len, &c, 94, 3, want[i], 0);
+		free(pt);
+		code_fini(&c);
+	}
+}
+
+/* DynamoRIO's streams, as real.sh builds them from simple-glibc. */
+Test(fwalk, dynamorio_streams)
+{
+	const char *real = real_pt();
+	char hello[4200], path[4200];
+	uint8_t *pt, *one, *many;
+	size_t len, i, n, at;
+	struct code c;
+
+	snprintf(path, sizeof(path), "%s/dynamorio/simple/pt.bin", real);
+	snprintf(hello, sizeof(hello), "%s/dynamorio/simple/hello", real);
+	code_init(&c);
+	code_add(&c, hello, 4096, 0x27, 0x401000);
+	pt = slurp(path, &len);
+	same_history("simple", pt, len, &c, 85, 4, 8, 0);
+	free(pt);
+	code_fini(&c);
+
+	snprintf(path, sizeof(path), "%s/dynamorio/simple-glibc/pt.bin", real);
+	snprintf(hello, sizeof(hello), "%s/dynamorio/simple-glibc/hello",
+		 real);
+	pt = slurp(path, &len);
+	one = pt + 8;		/* its header */
+	len -= 8;
+	code_init(&c);
+	code_add(&c, hello, 4096, 0x86fb1, 0x401000);
+	same_history("simple-glibc", one, len, &c, 85, 4, 59234, 0);
+
+	/* x30 with the PSB+ (54 bytes) of all but the first taken out. */
+	many = malloc(30 * len);
+	cr_assert(many);
+	memcpy(many, one, len);
+	for (i = 1, n = len; i < 30; i++, n += len - 54)
+		memcpy(many + n, one + 54, len - 54);
+	same_history("simple-glibc x30, one PSB", many, n, &c, 85, 4,
+		     30 * 59234, 0);
+	code_fini(&c);
+
+	/* x20, the page at 0x440000 withheld: an error in every copy. */
+	code_init(&c);
+	code_add(&c, hello, 4096, 0x3f000, 0x401000);
+	code_add(&c, hello, 0x41000, 0x86fb1 - 0x40000, 0x441000);
+	for (i = 0; i < 20; i++)
+		memcpy(many + i * len, one, len);
+	same_history("simple-glibc x20, a page withheld", many, 20 * len, &c,
+		     85, 4, 20 * 47233, 20);
+	/* A byte of the eleventh copy, 7,000 bytes in, made 0x02. */
+	at = 10 * len + 7000;
+	many[at] = 0x02;
+	same_history("simple-glibc x20, a byte corrupted", many, 20 * len, &c,
+		     85, 4, 20 * 47233 - 5459, 20);
+	code_fini(&c);
+	free(many);
+	free(pt);
+}
+
+/*
+ * fw_ild.c against capstone on every instruction of an ELF file's
+ * executable sections, swept linearly (libopcodes' length where capstone
+ * 4 has no decoder; neither: a byte skipped, as padding).  Returns the
+ * number of instructions compared.
+ */
+static size_t check_ild(const char *path)
+{
+	const Elf64_Ehdr *eh;
+	const Elf64_Shdr *sh;
+	struct rp_fwalk_insn in;
+	struct dis *dis;
+	cs_insn *ci;
+	csh cs;
+	uint8_t *elf;
+	char text[256];
+	size_t len, i, off, compared = 0;
+	int n;
+
+	elf = slurp(path, &len);
+	eh = (const Elf64_Ehdr *)elf;
+	cr_assert(cs_open(CS_ARCH_X86, CS_MODE_64, &cs) == CS_ERR_OK);
+	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	ci = cs_malloc(cs);
+	cr_assert(dis_new(&dis) == 0);
+	for (i = 0; i < eh->e_shnum; i++) {
+		sh = (const Elf64_Shdr *)(elf + eh->e_shoff +
+					  i * eh->e_shentsize);
+		if (sh->sh_type != SHT_PROGBITS ||
+		    !(sh->sh_flags & SHF_EXECINSTR))
+			continue;
+		for (off = 0; off < sh->sh_size;) {
+			const uint8_t *p = elf + sh->sh_offset + off;
+			const uint8_t *q = p;
+			size_t avail = sh->sh_size - off, size = avail;
+			uint64_t addr = sh->sh_addr + off;
+			int fw;
+
+			if (avail > 15)
+				avail = 15;
+			in.ip = addr;
+			fw = rp_fwalk_ild(p, avail, &in);
+			if (cs_disasm_iter(cs, &q, &size, &addr, ci)) {
+				cr_assert_eq(fw, 0, "%s: 0x%lx: %s %s: no instruction to fw_ild",
+					     path, (unsigned long)in.ip,
+					     ci->mnemonic, ci->op_str);
+				cr_assert_eq(in.size, ci->size,
+					     "%s: 0x%lx: %s %s: %u bytes, capstone %u",
+					     path, (unsigned long)in.ip,
+					     ci->mnemonic, ci->op_str, in.size,
+					     ci->size);
+				off += ci->size;
+				compared++;
+				continue;
+			}
+			n = dis_insn(dis, p, avail, in.ip, text, sizeof(text));
+			if (n > 0 && !strstr(text, "(bad)")) {
+				cr_assert_eq(fw, 0, "%s: 0x%lx: %s: none",
+					     path, (unsigned long)in.ip, text);
+				cr_assert_eq(in.size, n,
+					     "%s: 0x%lx: %s: %u bytes, libopcodes %d",
+					     path, (unsigned long)in.ip, text,
+					     in.size, n);
+				cr_assert_eq(in.iclass, ptic_other);
+				off += (size_t)n;
+				compared++;
+				continue;
+			}
+			off++;
+		}
+	}
+	dis_free(dis);
+	cs_free(ci, 1);
+	cs_close(&cs);
+	free(elf);
+	return compared;
+}
+
+Test(fwalk, length_decoder)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/dynamorio/simple-glibc/hello",
+		 real_pt());
+	cr_assert_gt(check_ild(path), 100000);
+	cr_assert_gt(check_ild("/lib/x86_64-linux-gnu/libc.so.6"), 100000);
+}
+
+/* Branch classes and targets, against the SDM's encodings. */
+Test(fwalk, branch_classes)
+{
+	static const struct {
+		const char *hex;
+		uint8_t size, iclass, flags;
+		int32_t disp;
+	} t[] = {
+		{ "74 10", 2, ptic_cond_jump, RP_FWF_DIRECT, 0x10 },
+		{ "0f 85 00 01 00 00", 6, ptic_cond_jump, RP_FWF_DIRECT,
+		  0x100 },
+		{ "e3 fe", 2, ptic_cond_jump, RP_FWF_DIRECT, -2 },
+		{ "e2 f0", 2, ptic_cond_jump, RP_FWF_DIRECT, -16 },
+		{ "e8 00 00 00 00", 5, ptic_call, RP_FWF_DIRECT, 0 },
+		{ "ff d0", 2, ptic_call, 0, 0 },
+		{ "41 ff 14 24", 4, ptic_call, 0, 0 },
+		{ "ff 25 00 10 00 00", 6, ptic_jump, 0, 0 },
+		{ "eb fe", 2, ptic_jump, RP_FWF_DIRECT, -2 },
+		{ "e9 fb ff ff ff", 5, ptic_jump, RP_FWF_DIRECT, -5 },
+		{ "f2 e9 00 00 00 00", 6, ptic_jump, RP_FWF_DIRECT, 0 },
+		{ "c3", 1, ptic_return, 0, 0 },
+		{ "f3 c3", 2, ptic_return, 0, 0 },
+		{ "c2 08 00", 3, ptic_return, 0, 0 },
+		{ "cb", 1, ptic_far_return, 0, 0 },
+		{ "48 cf", 2, ptic_far_return, RP_FWF_CPL, 0 },
+		{ "0f 05", 2, ptic_far_call, RP_FWF_CPL, 0 },
+		{ "48 0f 07", 3, ptic_far_return, RP_FWF_CPL, 0 },
+		{ "cc", 1, ptic_far_call, RP_FWF_CPL, 0 },
+		{ "cd 80", 2, ptic_far_call, RP_FWF_CPL, 0 },
+		{ "0f 01 c1", 3, ptic_far_call, 0, 0 },
+		{ "0f 01 c3", 3, ptic_far_return, RP_FWF_VMLR, 0 },
+		{ "0f 22 d8", 3, ptic_other, RP_FWF_CR3, 0 },
+		{ "44 0f 22 d8", 4, ptic_other, 0, 0 },	/* CR11 */
+		{ "0f c7 30", 3, ptic_other, RP_FWF_VMPTRLD, 0 },
+		{ "f3 0f ae e0", 4, ptic_ptwrite, 0, 0 },
+		{ "48 b8 01 02 03 04 05 06 07 08", 10, ptic_other, 0, 0 },
+		{ "66 b8 01 02", 4, ptic_other, 0, 0 },
+		{ "f6 c1 01", 3, ptic_other, 0, 0 },
+		{ "f7 c1 01 00 00 00", 6, ptic_other, 0, 0 },
+		{ "f7 d1", 2, ptic_other, 0, 0 },
+		{ "a1 00 00 00 00 00 00 00 00", 9, ptic_other, 0, 0 },
+		{ "67 a1 00 00 00 00", 6, ptic_other, 0, 0 },
+		{ "c4 e3 79 0f c1 08", 6, ptic_other, 0, 0 },
+		{ "62 f1 7d 48 6f 04 24", 7, ptic_other, 0, 0 },
+	};
+	struct rp_fwalk_insn in;
+	uint8_t b[15];
+	size_t i, n;
+	unsigned int v;
+	const char *h;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		for (n = 0, h = t[i].hex; sscanf(h, "%2x", &v) == 1; n++) {
+			b[n] = (uint8_t)v;
+			h += 2;
+			while (*h == ' ')
+				h++;
+		}
+		in.ip = 0x401000;
+		cr_assert_eq(rp_fwalk_ild(b, n, &in), 0, "%s", t[i].hex);
+		cr_assert_eq(in.size, t[i].size, "%s: %u bytes", t[i].hex,
+			     in.size);
+		cr_assert_eq(in.iclass, t[i].iclass, "%s: class %u",
+			     t[i].hex, in.iclass);
+		cr_assert_eq(in.flags, t[i].flags, "%s: flags %u", t[i].hex,
+			     in.flags);
+		cr_assert_eq(in.disp, t[i].disp, "%s: disp %d", t[i].hex,
+			     in.disp);
+		/* Cut short: no instruction. */
+		cr_assert_eq(rp_fwalk_ild(b, n - 1, &in), -pte_bad_insn, "%s",
+			     t[i].hex);
+	}
+}
