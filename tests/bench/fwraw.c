@@ -5,6 +5,7 @@
  * in docs/performance.md ("A block-cache flow walker", issue #19).
  *
  *   fwraw MODE PT[@SKIP] LIST [FAMILY/MODEL/STEPPING [ADDRS]]
+ *   fwraw MODE --bundle DIR [ADDRS]
  *
  * MODE: insn (tests/bench/iptraw's plain pt_insn_next loop), blk (a
  * pt_blk_next loop configured as the index pass configures it: blocks end
@@ -12,6 +13,9 @@
  * raw's images list ('PATH ADDRESS [FILE-OFFSET SIZE]').  Prints
  * "N instructions, E errors" and, for insn and walk, each instruction's
  * address to ADDRS (iptraw's format), so that the two can be compared.
+ * With --bundle, a recording's stream (its only thread's, DIR/pt/) and code
+ * (every mapping its sideband lists, wherever in time: a test program
+ * maps nothing twice at one address), to compare with its ground truth.
  * Set FWRAW_REPEAT=N to decode N times in one process (for callgrind:
  * the fixed costs then divide out).
  */
@@ -20,9 +24,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include "../../replay/fwalk.h"
+#include "sideband.h"
 
 struct sec {
 	int isid;
@@ -55,6 +61,67 @@ static uint8_t *slurp(const char *path, size_t *len)
 	return buf;
 }
 
+static int add_section(struct pt_image *image, const char *path,
+		       uint64_t off, uint64_t size, uint64_t addr)
+{
+	int n = pt_iscache_add_file(isc, path, off, size, addr);
+
+	if (n < 0 || pt_image_add_cached(image, isc, n, NULL) < 0)
+		return -1;
+	secs = realloc(secs, (nsecs + 1) * sizeof(*secs));
+	if (!secs)
+		return -1;
+	secs[nsecs].isid = n;
+	secs[nsecs].addr = addr;
+	secs[nsecs].size = size;
+	nsecs++;
+	return 0;
+}
+
+/* A recording: its sideband's mappings, and the path of its stream. */
+static int load_bundle(struct pt_image *image, const char *dir, char *pt,
+		       int ptsz)
+{
+	const struct ptrec_sb_header *h;
+	struct sb_reader *r;
+	struct sb_err err;
+	struct dirent *de;
+	char path[4352];
+	DIR *d;
+	int ret = -1;
+
+	snprintf(path, sizeof(path), "%s/sideband.sb", dir);
+	if (sb_reader_open(&r, path, &err))
+		return -1;
+	while (sb_reader_next(r, &h, &err) > 0) {
+		const struct ptrec_sb_mmap *mm = (const void *)h;
+		char key[SB_IMAGE_KEY_MAX + 1];
+
+		if (h->type != PTREC_SB_MMAP || !mm->key_len ||
+		    mm->key_len > SB_IMAGE_KEY_MAX)
+			continue;
+		memcpy(key, sb_mmap_key(mm), mm->key_len);
+		key[mm->key_len] = '\0';
+		snprintf(path, sizeof(path), "%s/images/%s", dir, key);
+		if (add_section(image, path, mm->pgoff, mm->len, mm->start))
+			fprintf(stderr, "fwraw: cannot add %s\n", path);
+	}
+	sb_reader_close(r);
+	snprintf(path, sizeof(path), "%s/pt", dir);
+	d = opendir(path);
+	while (d && (de = readdir(d))) {
+		if (!strstr(de->d_name, ".pt"))
+			continue;
+		if (snprintf(pt, (size_t)ptsz, "%s/pt/%.255s", dir,
+				     de->d_name) < ptsz)
+			ret = 0;
+		break;
+	}
+	if (d)
+		closedir(d);
+	return ret;
+}
+
 static int load_list(struct pt_image *image, const char *list)
 {
 	FILE *f = fopen(list, "r");
@@ -74,20 +141,12 @@ static int load_list(struct pt_image *image, const char *list)
 			off = 0;
 			size = stat(path, &st) ? 0 : (uint64_t)st.st_size;
 		}
-		n = pt_iscache_add_file(isc, path, off, size, addr);
-		if (n < 0 || pt_image_add_cached(image, isc, n, NULL) < 0) {
+		if (add_section(image, path, off, size, addr)) {
 			fprintf(stderr, "fwraw: %s: cannot add %s\n", list,
 				path);
 			fclose(f);
 			return -1;
 		}
-		secs = realloc(secs, (nsecs + 1) * sizeof(*secs));
-		if (!secs)
-			return -1;
-		secs[nsecs].isid = n;
-		secs[nsecs].addr = addr;
-		secs[nsecs].size = size;
-		nsecs++;
 	}
 	fclose(f);
 	return 0;
@@ -115,6 +174,32 @@ static int read_code(void *ctx, uint8_t *buf, size_t size, uint64_t ip)
 	if (size > left)
 		size = (size_t)left;
 	return pt_iscache_read(isc, buf, size, secs[i].isid, ip);
+}
+
+/*
+ * PEBS-via-PT block packets, which libipt 2.0 does not know, skipped as
+ * tests/bench/iptraw skips them (BBP 02 63 SZ|TYPE, its BIPs, BEP 02 33
+ * or 02 b3), so that both loops read the same streams.
+ */
+static int unknown(struct pt_packet_unknown *u, const struct pt_config *cfg,
+		   const uint8_t *pos, void *ctx)
+{
+	const uint8_t *q = pos + 3;
+	size_t item;
+
+	(void)u;
+	(void)ctx;
+	if (cfg->end - pos >= 2 && pos[0] == 2 &&
+	    (pos[1] == 0x33 || pos[1] == 0xb3))
+		return 2;
+	if (cfg->end - pos < 3 || pos[0] != 2 || pos[1] != 0x63)
+		return -pte_bad_opc;
+	item = pos[2] & 0x80 ? 4 : 8;
+	while ((size_t)(cfg->end - q) > item && (*q & 7) == 4)
+		q += 1 + item;
+	if (cfg->end - q >= 2 && q[0] == 2 && (q[1] == 0x33 || q[1] == 0xb3))
+		q += 2;
+	return (int)(q - pos);
 }
 
 static void put_addr(void *ctx, uint64_t ip)
@@ -201,7 +286,8 @@ int main(int argc, char **argv)
 	uint64_t insns = 0, errors = 0, blocks = 0;
 	unsigned int fam, model, step;
 	const char *mode, *rep = getenv("FWRAW_REPEAT");
-	char *at, *path;
+	char *at, *path, ptpath[4352];
+	const char *addrs_path = argc > 5 ? argv[5] : NULL;
 	size_t len, skip = 0;
 	long n = rep ? atol(rep) : 1, i;
 	uint8_t *buf;
@@ -213,32 +299,48 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	mode = argv[1];
-	path = argv[2];
-	at = strrchr(path, '@');
-	if (at) {
-		*at = '\0';
-		skip = strtoul(at + 1, NULL, 0);
+	if (!strcmp(argv[2], "--bundle")) {
+		if (load_bundle(image, argv[3], ptpath, (int)sizeof(ptpath))) {
+			fprintf(stderr, "fwraw: %s: no recording\n", argv[3]);
+			return 1;
+		}
+		path = ptpath;
+		addrs_path = argc > 4 ? argv[4] : NULL;
+	} else {
+		path = argv[2];
+		at = strrchr(path, '@');
+		if (at) {
+			*at = '\0';
+			skip = strtoul(at + 1, NULL, 0);
+		}
+		if (load_list(image, argv[3])) {
+			fprintf(stderr, "fwraw: cannot read %s\n", argv[3]);
+			return 1;
+		}
 	}
 	buf = slurp(path, &len);
-	if (!buf || skip > len || load_list(image, argv[3])) {
-		fprintf(stderr, "fwraw: cannot read %s or %s\n", path,
-			argv[3]);
+	if (!buf || skip > len) {
+		fprintf(stderr, "fwraw: cannot read %s\n", path);
 		return 1;
 	}
 	pt_config_init(&cfg);
 	cfg.begin = buf + skip;
 	cfg.end = buf + len;
-	if (argc > 4 && sscanf(argv[4], "%u/%u/%u", &fam, &model, &step) == 3) {
+	if (!strcmp(argv[2], "--bundle")) {
+		/* The software recorder's streams: no CPU, no errata. */
+	} else if (argc > 4 &&
+		   sscanf(argv[4], "%u/%u/%u", &fam, &model, &step) == 3) {
 		cfg.cpu.vendor = pcv_intel;
 		cfg.cpu.family = (uint16_t)fam;
 		cfg.cpu.model = (uint8_t)model;
 		cfg.cpu.stepping = (uint8_t)step;
 		pt_cpu_errata(&cfg.errata, &cfg.cpu);
 	}
-	if (argc > 5) {
-		addrs = fopen(argv[5], "w");
+	cfg.decode.callback = unknown;
+	if (addrs_path) {
+		addrs = fopen(addrs_path, "w");
 		if (!addrs) {
-			perror(argv[5]);
+			perror(addrs_path);
 			return 1;
 		}
 	}
@@ -265,8 +367,10 @@ int main(int argc, char **argv)
 			blocks = rp_fwalk_blocks_decoded(fw);
 			rp_fwalk_free(fw);
 			if (ret < 0) {
-				fprintf(stderr, "fwraw: walker stopped: %s\n",
-					pt_errstr(pt_errcode(ret)));
+				if (addrs)
+					fclose(addrs);
+				fprintf(stderr, "fwraw: walker stopped after %" PRIu64 " instructions: %s\n",
+					insns, pt_errstr(pt_errcode(ret)));
 				return 1;
 			}
 		} else {

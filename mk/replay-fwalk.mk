@@ -1,0 +1,12 @@
+# (After import.mk, whose stream generators it uses.)
+# The block-cache flow walker (replay/fwalk.c) against libipt and the
+# ground truth: recorded programs and synthetic streams (tests/fwalk).
+.PHONY: fwalk-test
+fwalk-test: $(PTREC) $(FWRAW) $(TRUTHDUMP) $(MKEVENTS) $(MKRETCOMP) \
+		$(PROG_BINS)
+	FWRAW=$(CURDIR)/$(FWRAW) PTREC=$(CURDIR)/$(PTREC) \
+		TRUTHDUMP=$(CURDIR)/$(TRUTHDUMP) PROGS=$(CURDIR)/$(PROG_DIR) \
+		MKEVENTS=$(CURDIR)/$(MKEVENTS) MKRETCOMP=$(CURDIR)/$(MKRETCOMP) \
+		sh tests/fwalk/run.sh
+
+CHECK_EXTRA += fwalk-test
