@@ -10,3 +10,10 @@ fwalk-test: $(PTREC) $(FWRAW) $(TRUTHDUMP) $(MKEVENTS) $(MKRETCOMP) \
 		sh tests/fwalk/run.sh
 
 CHECK_EXTRA += fwalk-test
+
+# The walker against pt_insn and pt_blk loops: Ir and speed, as ratios.
+.PHONY: fwalk-bench
+fwalk-bench: $(FWRAW)
+	scripts/bench-fwalk $(BUILD)
+
+BENCH_EXTRA += fwalk-bench

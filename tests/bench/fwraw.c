@@ -26,6 +26,7 @@
 #include <string.h>
 #include <dirent.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "../../replay/fwalk.h"
 #include "sideband.h"
@@ -208,7 +209,7 @@ static void put_addr(void *ctx, uint64_t ip)
 	fprintf(addrs, "0x%" PRIx64 "\n", ip);
 }
 
-static void run_insn(const struct pt_config *cfg, struct pt_image *image,
+static void __attribute__((noinline)) run_insn(const struct pt_config *cfg, struct pt_image *image,
 		     uint64_t *insns, uint64_t *errors)
 {
 	struct pt_insn_decoder *d = pt_insn_alloc_decoder(cfg);
@@ -243,7 +244,7 @@ static void run_insn(const struct pt_config *cfg, struct pt_image *image,
 	pt_insn_free_decoder(d);
 }
 
-static void run_blk(const struct pt_config *cfg0, struct pt_image *image,
+static void __attribute__((noinline)) run_blk(const struct pt_config *cfg0, struct pt_image *image,
 		    uint64_t *insns, uint64_t *errors)
 {
 	struct pt_config cfg = *cfg0;
@@ -279,9 +280,55 @@ static void run_blk(const struct pt_config *cfg0, struct pt_image *image,
 	pt_blk_free_decoder(d);
 }
 
-int main(int argc, char **argv)
+/* The walker, from its start to its end (callgrind's --toggle-collect). */
+static int __attribute__((noinline)) run_walk(const struct pt_config *cfg, uint64_t *insns,
+		    uint64_t *errors, uint64_t *blocks)
+{
+	struct rp_fwalk *fw = rp_fwalk_new(cfg, read_code, NULL);
+	int ret;
+
+	if (!fw)
+		return -pte_nomem;
+	ret = rp_fwalk_run(fw, insns, errors, addrs ? put_addr : NULL, NULL,
+			   NULL);
+	*blocks = rp_fwalk_blocks_decoded(fw);
+	rp_fwalk_free(fw);
+	return ret;
+}
+
+/* The code, again for each pass: no pass finds libipt's caches warm. */
+static const char *bundle_dir, *list_path;
+
+static struct pt_image *load_code(char *ptpath, size_t ptsz)
 {
 	struct pt_image *image = pt_image_alloc(NULL);
+
+	free(secs);
+	secs = NULL;
+	nsecs = 0;
+	isc = pt_iscache_alloc(NULL);
+	if (!image || !isc)
+		return NULL;
+	if (bundle_dir ? load_bundle(image, bundle_dir, ptpath, (int)ptsz) :
+			 load_list(image, list_path)) {
+		fprintf(stderr, "fwraw: cannot read %s\n",
+			bundle_dir ? bundle_dir : list_path);
+		return NULL;
+	}
+	return image;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	struct pt_image *image;
 	struct pt_config cfg;
 	uint64_t insns = 0, errors = 0, blocks = 0;
 	unsigned int fam, model, step;
@@ -290,34 +337,32 @@ int main(int argc, char **argv)
 	const char *addrs_path = argc > 5 ? argv[5] : NULL;
 	size_t len, skip = 0;
 	long n = rep ? atol(rep) : 1, i;
+	double best = 0, t;
 	uint8_t *buf;
 
-	isc = pt_iscache_alloc(NULL);
 	if (argc < 4) {
 		fprintf(stderr,
-			"usage: fwraw insn|blk|walk PT[@SKIP] LIST [F/M/S [ADDRS]]\n");
+			"usage: fwraw insn|blk|walk PT[@SKIP] LIST [F/M/S [ADDRS]]\n"
+			"       fwraw insn|blk|walk --bundle DIR [ADDRS]\n");
 		return 2;
 	}
 	mode = argv[1];
 	if (!strcmp(argv[2], "--bundle")) {
-		if (load_bundle(image, argv[3], ptpath, (int)sizeof(ptpath))) {
-			fprintf(stderr, "fwraw: %s: no recording\n", argv[3]);
-			return 1;
-		}
+		bundle_dir = argv[3];
 		path = ptpath;
 		addrs_path = argc > 4 ? argv[4] : NULL;
 	} else {
 		path = argv[2];
+		list_path = argv[3];
 		at = strrchr(path, '@');
 		if (at) {
 			*at = '\0';
 			skip = strtoul(at + 1, NULL, 0);
 		}
-		if (load_list(image, argv[3])) {
-			fprintf(stderr, "fwraw: cannot read %s\n", argv[3]);
-			return 1;
-		}
 	}
+	image = load_code(ptpath, sizeof(ptpath));
+	if (!image)
+		return 1;
 	buf = slurp(path, &len);
 	if (!buf || skip > len) {
 		fprintf(stderr, "fwraw: cannot read %s\n", path);
@@ -326,10 +371,8 @@ int main(int argc, char **argv)
 	pt_config_init(&cfg);
 	cfg.begin = buf + skip;
 	cfg.end = buf + len;
-	if (!strcmp(argv[2], "--bundle")) {
-		/* The software recorder's streams: no CPU, no errata. */
-	} else if (argc > 4 &&
-		   sscanf(argv[4], "%u/%u/%u", &fam, &model, &step) == 3) {
+	if (!bundle_dir && argc > 4 &&
+	    sscanf(argv[4], "%u/%u/%u", &fam, &model, &step) == 3) {
 		cfg.cpu.vendor = pcv_intel;
 		cfg.cpu.family = (uint16_t)fam;
 		cfg.cpu.model = (uint8_t)model;
@@ -347,25 +390,26 @@ int main(int argc, char **argv)
 	if (n < 1)
 		n = 1;
 	for (i = 0; i < n; i++) {
+		if (i) {
+			pt_image_free(image);
+			pt_iscache_free(isc);
+			image = load_code(ptpath, sizeof(ptpath));
+			if (!image)
+				return 1;
+		}
 		insns = errors = 0;
+		t = now();
 		if (!strcmp(mode, "insn")) {
 			run_insn(&cfg, image, &insns, &errors);
 		} else if (!strcmp(mode, "blk")) {
 			run_blk(&cfg, image, &insns, &errors);
 		} else if (!strcmp(mode, "walk")) {
-			struct rp_fwalk *fw = rp_fwalk_new(&cfg, read_code,
-							   NULL);
-			int ret;
+			int ret = run_walk(&cfg, &insns, &errors, &blocks);
 
-			if (!fw) {
+			if (ret == -pte_nomem) {
 				fprintf(stderr, "fwraw: cannot start the walker\n");
 				return 1;
 			}
-			ret = rp_fwalk_run(fw, &insns, &errors,
-					   addrs ? put_addr : NULL, NULL,
-					   NULL);
-			blocks = rp_fwalk_blocks_decoded(fw);
-			rp_fwalk_free(fw);
 			if (ret < 0) {
 				if (addrs)
 					fclose(addrs);
@@ -377,6 +421,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "fwraw: unknown mode %s\n", mode);
 			return 2;
 		}
+		t = now() - t;
+		if (!i || t < best)
+			best = t;
 		if (addrs) {
 			fclose(addrs);
 			addrs = NULL;
@@ -386,6 +433,7 @@ int main(int argc, char **argv)
 	       errors);
 	if (blocks)
 		printf("    %" PRIu64 " blocks decoded\n", blocks);
+	printf("    best of %ld: %.6f s\n", n, best);
 	pt_image_free(image);
 	pt_iscache_free(isc);
 	free(secs);
