@@ -1,13 +1,19 @@
-# (After import.mk, whose stream generators it uses.)
 # The block-cache flow walker (replay/fwalk.c) against libipt and the
-# ground truth: recorded programs and synthetic streams (tests/fwalk).
+# ground truth: recorded programs and synthetic streams (tests/fwalk),
+# its length decoder against capstone (ildcheck).  Named to come after
+# import.mk, whose stream generators it uses.
+ILDCHECK := $(BUILD)/tests/tools/ildcheck
+$(ILDCHECK): tests/tools/ildcheck.c $(RP_LIB) $(PTK_LIB) $(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LINK_REPLAY)
+
 .PHONY: fwalk-test
 fwalk-test: $(PTREC) $(FWRAW) $(TRUTHDUMP) $(MKEVENTS) $(MKRETCOMP) \
-		$(PROG_BINS)
+		$(ILDCHECK) $(PROG_BINS)
 	FWRAW=$(CURDIR)/$(FWRAW) PTREC=$(CURDIR)/$(PTREC) \
 		TRUTHDUMP=$(CURDIR)/$(TRUTHDUMP) PROGS=$(CURDIR)/$(PROG_DIR) \
 		MKEVENTS=$(CURDIR)/$(MKEVENTS) MKRETCOMP=$(CURDIR)/$(MKRETCOMP) \
-		sh tests/fwalk/run.sh
+		ILDCHECK=$(CURDIR)/$(ILDCHECK) sh tests/fwalk/run.sh
 
 CHECK_EXTRA += fwalk-test
 

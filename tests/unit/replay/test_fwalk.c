@@ -6,18 +6,16 @@
  * real hardware trace in shared/testdata/real-pt (libxdc's kAFL traces,
  * DynamoRIO's streams as they are, repeated with a code page withheld,
  * with a byte corrupted, and as one single-PSB stream), and its length
- * decoder (fw_ild.c) against capstone (libopcodes where capstone 4 has no
- * decoder) on every instruction of two programs' code.
+ * decoder (fw_ild.c) on branch encodings (tests/tools/ildcheck compares
+ * it with capstone on every instruction of whole programs: make
+ * fwalk-test).
  */
-#include <capstone/capstone.h>
 #include <criterion/criterion.h>
-#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "disasm.h"
 #include "fwalk.h"
 
 static char testdata[4096];
@@ -303,94 +301,6 @@ Test(fwalk, dynamorio_streams)
 	code_fini(&c);
 	free(many);
 	free(pt);
-}
-
-/*
- * fw_ild.c against capstone on every instruction of an ELF file's
- * executable sections, swept linearly (libopcodes' length where capstone
- * 4 has no decoder; neither: a byte skipped, as padding).  Returns the
- * number of instructions compared.
- */
-static size_t check_ild(const char *path)
-{
-	const Elf64_Ehdr *eh;
-	const Elf64_Shdr *sh;
-	struct rp_fwalk_insn in;
-	struct dis *dis;
-	cs_insn *ci;
-	csh cs;
-	uint8_t *elf;
-	char text[256];
-	size_t len, i, off, compared = 0;
-	int n;
-
-	elf = slurp(path, &len);
-	eh = (const Elf64_Ehdr *)elf;
-	cr_assert(cs_open(CS_ARCH_X86, CS_MODE_64, &cs) == CS_ERR_OK);
-	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-	ci = cs_malloc(cs);
-	cr_assert(dis_new(&dis) == 0);
-	for (i = 0; i < eh->e_shnum; i++) {
-		sh = (const Elf64_Shdr *)(elf + eh->e_shoff +
-					  i * eh->e_shentsize);
-		if (sh->sh_type != SHT_PROGBITS ||
-		    !(sh->sh_flags & SHF_EXECINSTR))
-			continue;
-		for (off = 0; off < sh->sh_size;) {
-			const uint8_t *p = elf + sh->sh_offset + off;
-			const uint8_t *q = p;
-			size_t avail = sh->sh_size - off, size = avail;
-			uint64_t addr = sh->sh_addr + off;
-			int fw;
-
-			if (avail > 15)
-				avail = 15;
-			in.ip = addr;
-			fw = rp_fwalk_ild(p, avail, &in);
-			if (cs_disasm_iter(cs, &q, &size, &addr, ci)) {
-				cr_assert_eq(fw, 0, "%s: 0x%lx: %s %s: no instruction to fw_ild",
-					     path, (unsigned long)in.ip,
-					     ci->mnemonic, ci->op_str);
-				cr_assert_eq(in.size, ci->size,
-					     "%s: 0x%lx: %s %s: %u bytes, capstone %u",
-					     path, (unsigned long)in.ip,
-					     ci->mnemonic, ci->op_str, in.size,
-					     ci->size);
-				off += ci->size;
-				compared++;
-				continue;
-			}
-			n = dis_insn(dis, p, avail, in.ip, text, sizeof(text));
-			if (n > 0 && !strstr(text, "(bad)")) {
-				cr_assert_eq(fw, 0, "%s: 0x%lx: %s: none",
-					     path, (unsigned long)in.ip, text);
-				cr_assert_eq(in.size, n,
-					     "%s: 0x%lx: %s: %u bytes, libopcodes %d",
-					     path, (unsigned long)in.ip, text,
-					     in.size, n);
-				cr_assert_eq(in.iclass, ptic_other);
-				off += (size_t)n;
-				compared++;
-				continue;
-			}
-			off++;
-		}
-	}
-	dis_free(dis);
-	cs_free(ci, 1);
-	cs_close(&cs);
-	free(elf);
-	return compared;
-}
-
-Test(fwalk, length_decoder)
-{
-	char path[4200];
-
-	snprintf(path, sizeof(path), "%s/dynamorio/simple-glibc/hello",
-		 real_pt());
-	cr_assert_gt(check_ild(path), 100000);
-	cr_assert_gt(check_ild("/lib/x86_64-linux-gnu/libc.so.6"), 100000);
 }
 
 /* Branch classes and targets, against the SDM's encodings. */

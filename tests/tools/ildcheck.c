@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * ildcheck: the flow walker's length and branch-class decoder
+ * (replay/fw_ild.c) against capstone, differentially, on every
+ * instruction of the given files' code (tests/fwalk/run.sh):
+ *
+ *   ildcheck ELF...          every executable section, swept linearly
+ *   ildcheck --raw FILE...   the whole file as code (libxdc's page dumps,
+ *                            code and data: only where capstone decodes)
+ *
+ * At each offset capstone decodes, fw_ild must give the same length, the
+ * same class as libipt names it (capstone's instruction ids mapped as in
+ * libipt's decoder: Jcc/LOOP/JrCXZ conditional, near and far CALL, JMP
+ * and RET, INT/SYSCALL/SYSENTER/VMCALL far calls, IRET/SYSRET/SYSEXIT/
+ * VMLAUNCH/VMRESUME far returns), the same direct target and the same
+ * event bindings (MOV to CR3, VMPTRLD, CPL changes).  Where capstone 4
+ * has no decoder (AVX-512 mask instructions, PTWRITE), libopcodes' length
+ * and mnemonic.  Bytes neither decodes are skipped, one at a time.
+ * Prints the count and exits 1 at the first mismatch, naming the file,
+ * the address and the instruction.
+ */
+#include <capstone/capstone.h>
+#include <elf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "disasm.h"
+#include "fwalk.h"
+
+static csh cs;
+static cs_insn *ci;
+static struct dis *dis;
+static uint64_t compared, by_opcodes;
+static bool raw;
+
+static bool is_imm(const cs_x86 *x)
+{
+	return x->op_count == 1 && x->operands[0].type == X86_OP_IMM;
+}
+
+/* What libipt's decoder says of the instruction capstone decoded. */
+static void classify(struct rp_fwalk_insn *in)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	uint8_t i, rep = 0;
+	bool osz = false;
+
+	in->iclass = ptic_other;
+	in->flags = 0;
+	in->disp = 0;
+	in->size = (uint8_t)ci->size;
+	switch (ci->id) {
+	case X86_INS_JMP:
+	case X86_INS_CALL:
+		in->iclass = ci->id == X86_INS_JMP ? ptic_jump : ptic_call;
+		if (is_imm(x)) {
+			in->flags = RP_FWF_DIRECT;
+			in->disp = (int32_t)(x->operands[0].imm -
+					     (int64_t)(in->ip + in->size));
+		}
+		return;
+	case X86_INS_LJMP:
+		in->iclass = ptic_far_jump;
+		return;
+	case X86_INS_LCALL:
+		in->iclass = ptic_far_call;
+		return;
+	case X86_INS_RET:
+		in->iclass = ptic_return;
+		return;
+	case X86_INS_RETF:
+	case X86_INS_RETFQ:
+		in->iclass = ptic_far_return;
+		return;
+	case X86_INS_IRET:
+	case X86_INS_IRETD:
+	case X86_INS_IRETQ:
+		in->iclass = ptic_far_return;
+		in->flags = RP_FWF_CPL;
+		return;
+	case X86_INS_INT:
+	case X86_INS_INT1:
+	case X86_INS_INT3:
+	case X86_INS_INTO:
+	case X86_INS_SYSCALL:
+	case X86_INS_SYSENTER:
+		in->iclass = ptic_far_call;
+		in->flags = RP_FWF_CPL;
+		return;
+	case X86_INS_SYSEXIT:
+	case X86_INS_SYSRET:
+		in->iclass = ptic_far_return;
+		in->flags = RP_FWF_CPL;
+		return;
+	case X86_INS_VMCALL:
+		in->iclass = ptic_far_call;
+		return;
+	case X86_INS_VMLAUNCH:
+	case X86_INS_VMRESUME:
+		in->iclass = ptic_far_return;
+		in->flags = RP_FWF_VMLR;
+		return;
+	case X86_INS_VMPTRLD:
+		in->flags = RP_FWF_VMPTRLD;
+		return;
+	case X86_INS_XSAVE:
+	case X86_INS_XSAVE64:
+		/* capstone 4 reads PTWRITE (F3 0F AE /4) as XSAVE, and
+		 * drops the F3 from its prefixes: the bytes say.
+		 */
+		for (i = 0; i < ci->size; i++) {
+			uint8_t b = ci->bytes[i];
+
+			if (b == 0xf3 || b == 0xf2)
+				rep = b;
+			else if (b == 0x66)
+				osz = true;
+			else if (b != 0xf0 && b != 0x2e && b != 0x36 &&
+				 b != 0x3e && b != 0x26 && b != 0x64 &&
+				 b != 0x65 && b != 0x67)
+				break;
+		}
+		if (rep == 0xf3 && !osz)
+			in->iclass = ptic_ptwrite;
+		return;
+	case X86_INS_XBEGIN:
+		/* capstone's jump group; no branch to libipt (a TSX abort
+		 * is an event).
+		 */
+		return;
+	case X86_INS_MOV:
+		if (x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
+		    x->operands[0].reg == X86_REG_CR3)
+			in->flags = RP_FWF_CR3;
+		return;
+	default:
+		break;
+	}
+	/* Jcc, J*CXZ, LOOP*: capstone 4 leaves LOOP* out of its group. */
+	for (i = 0; i < ci->detail->groups_count; i++)
+		if (ci->detail->groups[i] == X86_GRP_JUMP)
+			break;
+	if (i < ci->detail->groups_count || ci->id == X86_INS_LOOP ||
+	    ci->id == X86_INS_LOOPE || ci->id == X86_INS_LOOPNE) {
+		in->iclass = ptic_cond_jump;
+		if (is_imm(x)) {
+			in->flags = RP_FWF_DIRECT;
+			in->disp = (int32_t)(x->operands[0].imm -
+					     (int64_t)(in->ip + in->size));
+		}
+	}
+}
+
+static int differ(const char *path, const struct rp_fwalk_insn *want,
+		  const struct rp_fwalk_insn *got, int ret, const char *text,
+		  const char *by)
+{
+	if (!ret && got->size == want->size &&
+	    got->iclass == want->iclass && got->flags == want->flags &&
+	    got->disp == want->disp)
+		return 0;
+	printf("ildcheck: %s: 0x%" PRIx64 ": %s: %s says %u bytes, class %u, flags %u, disp %d; fw_ild %s%u bytes, class %u, flags %u, disp %d\n",
+	       path, want->ip, text, by, want->size, want->iclass,
+	       want->flags, want->disp, ret ? "no instruction; " : "",
+	       got->size, got->iclass, got->flags, got->disp);
+	return 1;
+}
+
+/*
+ * The class of an instruction only libopcodes decodes (capstone 4 refuses
+ * some encodings the CPU would #UD on, as "lock jo", and knows no PTWRITE
+ * or UIRET), from its mnemonic after any prefixes; a direct target from
+ * its text.
+ */
+static void classify_text(const char *text, struct rp_fwalk_insn *in)
+{
+	static const char *const prefixes[] = {
+		"lock ", "rep ", "repz ", "repnz ", "bnd ", "notrack ",
+		"data16 ", "addr32 ", "rex.W ", "cs ", "ds ", "es ", "ss ",
+		"fs ", "gs ",
+	};
+	const char *m = text, *hex;
+	size_t i;
+
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		if (!strncmp(m, prefixes[i], strlen(prefixes[i]))) {
+			m += strlen(prefixes[i]);
+			i = (size_t)-1;
+		}
+	}
+	in->iclass = ptic_other;
+	if (!strncmp(m, "ptwrite", 7))
+		in->iclass = ptic_ptwrite;
+	else if (!strncmp(m, "uiret", 5))
+		in->iclass = ptic_far_return;
+	else if (!strncmp(m, "jmp", 3))
+		in->iclass = ptic_jump;
+	else if (!strncmp(m, "call", 4))
+		in->iclass = ptic_call;
+	else if (!strncmp(m, "ret", 3))
+		in->iclass = ptic_return;
+	else if (m[0] == 'j' || !strncmp(m, "loop", 4))
+		in->iclass = ptic_cond_jump;
+	hex = strstr(m, " 0x");
+	if (in->iclass != ptic_other && in->iclass != ptic_ptwrite &&
+	    in->iclass != ptic_return && hex && !strchr(m, '*')) {
+		in->flags = RP_FWF_DIRECT;
+		in->disp = (int32_t)(strtoull(hex + 1, NULL, 16) -
+				     (in->ip + in->size));
+	}
+}
+
+/* @n bytes of code at @addr. */
+static int sweep(const char *path, const uint8_t *p, size_t n, uint64_t addr)
+{
+	struct rp_fwalk_insn want, got;
+	char text[256];
+	size_t off, avail, size;
+	const uint8_t *q;
+	uint64_t a;
+	int ret, len;
+
+	for (off = 0; off < n;) {
+		avail = n - off < 15 ? n - off : 15;
+		want.ip = got.ip = addr + off;
+		memset(&got, 0, sizeof(got));
+		got.ip = want.ip;
+		ret = rp_fwalk_ild(p + off, avail, &got);
+		q = p + off;
+		size = avail;
+		a = want.ip;
+		if (cs_disasm_iter(cs, &q, &size, &a, ci)) {
+			classify(&want);
+			snprintf(text, sizeof(text), "%s %s", ci->mnemonic,
+				 ci->op_str);
+			if (differ(path, &want, &got, ret, text, "capstone"))
+				return 1;
+			off += want.size;
+			compared++;
+			continue;
+		}
+		len = raw ? 0 : dis_insn(dis, p + off, avail, want.ip, text,
+					 sizeof(text));
+		if (len > 0 && !strstr(text, "(bad)")) {
+			memset(&want, 0, sizeof(want));
+			want.ip = got.ip;
+			want.size = (uint8_t)len;
+			classify_text(text, &want);
+			if (differ(path, &want, &got, ret, text, "libopcodes"))
+				return 1;
+			off += (size_t)len;
+			compared++;
+			by_opcodes++;
+			continue;
+		}
+		off++;
+	}
+	return 0;
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = n > 0 ? malloc((size_t)n) : NULL;
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static int check_elf(const char *path, const uint8_t *elf, size_t len)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)elf;
+	const Elf64_Shdr *sh;
+	size_t i;
+
+	if (len < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize > len) {
+		printf("ildcheck: %s: not a 64-bit ELF file\n", path);
+		return 1;
+	}
+	for (i = 0; i < eh->e_shnum; i++) {
+		sh = (const Elf64_Shdr *)(elf + eh->e_shoff +
+					  i * eh->e_shentsize);
+		if (sh->sh_type != SHT_PROGBITS ||
+		    !(sh->sh_flags & SHF_EXECINSTR) ||
+		    sh->sh_offset + sh->sh_size > len)
+			continue;
+		if (sweep(path, elf + sh->sh_offset, sh->sh_size,
+			  sh->sh_addr))
+			return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	uint8_t *buf;
+	size_t len;
+	int i, ret = 0;
+
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK ||
+	    dis_new(&dis)) {
+		fprintf(stderr, "ildcheck: no capstone or libopcodes\n");
+		return 2;
+	}
+	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	ci = cs_malloc(cs);
+	for (i = 1; i < argc && !ret; i++) {
+		if (!strcmp(argv[i], "--raw")) {
+			raw = true;
+			continue;
+		}
+		buf = slurp(argv[i], &len);
+		if (!buf) {
+			printf("ildcheck: cannot read %s\n", argv[i]);
+			return 1;
+		}
+		ret = raw ? sweep(argv[i], buf, len, 0) :
+			    check_elf(argv[i], buf, len);
+		free(buf);
+	}
+	if (!ret)
+		printf("%" PRIu64 " instructions the same (%" PRIu64 " by libopcodes)\n",
+		       compared, by_opcodes);
+	dis_free(dis);
+	cs_free(ci, 1);
+	cs_close(&cs);
+	return ret;
+}
