@@ -57,6 +57,7 @@ struct rp_fwalk {
 	struct pt_config cfg;
 	rp_fwalk_read_fn read;
 	void *read_ctx;
+	rp_fwalk_ild_fn ild;
 
 	/* The decoder's state (libipt's struct pt_insn_decoder's). */
 	uint64_t ip;
@@ -177,7 +178,7 @@ static int decode_insn(struct rp_fwalk *fw, struct fw_insn *in)
 	}
 	if (off == fw->code_len)
 		return -pte_nomap;
-	return rp_fwalk_ild(fw->code + off, fw->code_len - off, in);
+	return fw->ild(fw->code + off, fw->code_len - off, in);
 }
 
 /* Decodes the block at @ip into @b. */
@@ -848,12 +849,18 @@ struct rp_fwalk *rp_fwalk_new(const struct pt_config *cfg,
 	fw->cfg = *cfg;
 	fw->read = read;
 	fw->read_ctx = read_ctx;
+	fw->ild = rp_fwalk_ild;
 	fw->qry = pt_qry_alloc_decoder(cfg);
 	if (!fw->qry) {
 		free(fw);
 		return NULL;
 	}
 	return fw;
+}
+
+void rp_fwalk_set_ild(struct rp_fwalk *fw, rp_fwalk_ild_fn ild)
+{
+	fw->ild = ild;
 }
 
 void rp_fwalk_flush(struct rp_fwalk *fw)

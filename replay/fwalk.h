@@ -62,6 +62,14 @@ struct rp_fwalk_insn {
  */
 int rp_fwalk_ild(const uint8_t *buf, size_t n, struct rp_fwalk_insn *in);
 
+/*
+ * Another length decoder in rp_fwalk_ild()'s place, before the first
+ * decode (tests/bench/fwraw measures capstone's cost with it).
+ */
+typedef int (*rp_fwalk_ild_fn)(const uint8_t *buf, size_t n,
+			       struct rp_fwalk_insn *in);
+void rp_fwalk_set_ild(struct rp_fwalk *fw, rp_fwalk_ild_fn ild);
+
 /* NULL when out of memory or capstone cannot start. */
 struct rp_fwalk *rp_fwalk_new(const struct pt_config *cfg,
 			      rp_fwalk_read_fn read, void *read_ctx);

@@ -9,7 +9,8 @@
  *
  * MODE: insn (tests/bench/iptraw's plain pt_insn_next loop), blk (a
  * pt_blk_next loop configured as the index pass configures it: blocks end
- * at calls and jumps) or walk (rp_fwalk_run()).  LIST is ptrec import
+ * at calls and jumps), walk (rp_fwalk_run()) or walkcs (the walker with
+ * capstone as its length decoder, to measure that).  LIST is ptrec import
  * raw's images list ('PATH ADDRESS [FILE-OFFSET SIZE]').  Prints
  * "N instructions, E errors" and, for insn and walk, each instruction's
  * address to ADDRS (iptraw's format), so that the two can be compared.
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <capstone/capstone.h>
 #include <dirent.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -280,15 +282,78 @@ static void __attribute__((noinline)) run_blk(const struct pt_config *cfg0, stru
 	pt_blk_free_decoder(d);
 }
 
+/*
+ * Mode walkcs: capstone as the walker's length decoder, as the house rule
+ * would have it (operand details off: the class from capstone's id, a
+ * direct target from the bytes), to measure what it costs against
+ * fw_ild.c.  MOV to CR3 and the other event bindings are left out: not
+ * for histories with them.
+ */
+static csh cs;
+static cs_insn *ci;
+
+static int cs_ild(const uint8_t *buf, size_t n, struct rp_fwalk_insn *in)
+{
+	const uint8_t *code = buf, *op;
+	size_t size = n;
+	uint64_t addr = in->ip;
+
+	if (!cs_disasm_iter(cs, &code, &size, &addr, ci))
+		return -pte_bad_insn;
+	in->size = (uint8_t)ci->size;
+	in->iclass = ptic_other;
+	in->flags = 0;
+	in->disp = 0;
+	for (op = ci->bytes; op < ci->bytes + ci->size - 1 &&
+	     (*op == 0x66 || *op == 0x67 || *op == 0xf2 || *op == 0xf3 ||
+	      *op == 0x2e || *op == 0x3e || (*op & 0xf0) == 0x40); op++)
+		;
+	switch (ci->id) {
+	case X86_INS_RET:
+		in->iclass = ptic_return;
+		return 0;
+	case X86_INS_CALL:
+	case X86_INS_JMP:
+		in->iclass = ci->id == X86_INS_CALL ? ptic_call : ptic_jump;
+		if (*op != 0xe8 && *op != 0xe9 && *op != 0xeb)
+			return 0;
+		break;
+	case X86_INS_SYSCALL:
+	case X86_INS_INT3:
+		in->iclass = ptic_far_call;
+		in->flags = RP_FWF_CPL;
+		return 0;
+	case X86_INS_XBEGIN:
+		return 0;
+	default:
+		if ((*op >= 0x70 && *op <= 0x7f) || (*op >= 0xe0 &&
+		    *op <= 0xe3) || (op[0] == 0x0f && (op[1] & 0xf0) == 0x80)) {
+			in->iclass = ptic_cond_jump;
+			break;
+		}
+		return 0;
+	}
+	in->flags = RP_FWF_DIRECT;
+	if (*op == 0xeb || (*op >= 0x70 && *op <= 0x7f) ||
+	    (*op >= 0xe0 && *op <= 0xe3))
+		in->disp = (int8_t)ci->bytes[ci->size - 1];
+	else
+		memcpy(&in->disp, ci->bytes + ci->size - 4, 4);
+	return 0;
+}
+
 /* The walker, from its start to its end (callgrind's --toggle-collect). */
-static int __attribute__((noinline)) run_walk(const struct pt_config *cfg, uint64_t *insns,
-		    uint64_t *errors, uint64_t *blocks)
+static int __attribute__((noinline))
+run_walk(const struct pt_config *cfg, uint64_t *insns, uint64_t *errors,
+	 uint64_t *blocks)
 {
 	struct rp_fwalk *fw = rp_fwalk_new(cfg, read_code, NULL);
 	int ret;
 
 	if (!fw)
 		return -pte_nomem;
+	if (ci)
+		rp_fwalk_set_ild(fw, cs_ild);
 	ret = rp_fwalk_run(fw, insns, errors, addrs ? put_addr : NULL, NULL,
 			   NULL);
 	*blocks = rp_fwalk_blocks_decoded(fw);
@@ -403,7 +468,10 @@ int main(int argc, char **argv)
 			run_insn(&cfg, image, &insns, &errors);
 		} else if (!strcmp(mode, "blk")) {
 			run_blk(&cfg, image, &insns, &errors);
-		} else if (!strcmp(mode, "walk")) {
+		} else if (!strcmp(mode, "walk") || !strcmp(mode, "walkcs")) {
+			if (!ci && mode[4] &&
+			    cs_open(CS_ARCH_X86, CS_MODE_64, &cs) == CS_ERR_OK)
+				ci = cs_malloc(cs);
 			int ret = run_walk(&cfg, &insns, &errors, &blocks);
 
 			if (ret == -pte_nomem) {
