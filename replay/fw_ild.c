@@ -20,7 +20,7 @@ enum {
 	I0,	/* none */
 	I1,	/* 1 byte */
 	I2,	/* 2 bytes */
-	IZ,	/* 2 with an operand-size prefix, else 4 */
+	IZ,	/* 2 with an operand-size prefix and no REX.W, else 4 */
 	IV,	/* 8 with REX.W, else as IZ */
 	I3,	/* 2 + 1 (ENTER) */
 	IM,	/* moffs: 8, or 4 with an address-size prefix */
@@ -28,7 +28,12 @@ enum {
 	IB,	/* rel32 branch displacement: 4 in 64-bit code */
 	IG,	/* F6/F7: as I1/IZ when ModRM.reg is 0 or 1 */
 	IX,	/* 0F 78: 2 with 66 or F2 (SSE4a), else none (VMREAD) */
+	IC,	/* C7: as IZ when ModRM.reg is 0 (MOV), or 7 (XBEGIN's
+		 * displacement) without a ModRM displacement; else none */
 };
+
+/* Opcode maps past 0F 3A: 3DNow! (0F 0F) and none (0F 39, 0F 3B-3F). */
+enum { M3DNOW = 4, MNONE = 5 };
 
 /* One-byte map: has ModRM, and its immediate. */
 static const uint8_t modrm0[256] = {
@@ -55,25 +60,31 @@ static const uint8_t imm0[256] = {
 	[0xa0] = IM, IM, IM, IM, [0xa8] = I1, IZ,
 	[0xb0] = I1, I1, I1, I1, I1, I1, I1, I1,
 	IV, IV, IV, IV, IV, IV, IV, IV,
-	[0xc0] = I1, I1, I2, [0xc6] = I1, IZ, I3, [0xca] = I2,
+	[0xc0] = I1, I1, I2, [0xc6] = I1, IC, I3, [0xca] = I2,
 	[0xcd] = I1,
 	[0xd4] = I1, I1,
 	[0xe0] = I1, I1, I1, I1, I1, I1, I1, I1, IB, IB, IP, I1,
 	[0xf6] = IG, IG,
 };
 
-/* 0F map: without ModRM, and immediates. */
+/*
+ * 0F map: without ModRM (undefined opcodes too, as libipt decodes them:
+ * it is libipt's walk that must be followed, even into data), and
+ * immediates.
+ */
 static const uint8_t nomodrm1[256] = {
-	[0x05] = 1, 1, 1, 1, 1, [0x0b] = 1, [0x0e] = 1,
-	[0x30] = 1, 1, 1, 1, 1, 1, 1, 1,
+	[0x04] = 1, 1, 1, 1, 1, 1, 1, [0x0b] = 1, 1, [0x0e] = 1, 1,
+	[0x24] = 1, 1, 1, 1,
+	[0x30] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 	[0x77] = 1,
 	[0x80] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	[0xa0] = 1, 1, 1, [0xa8] = 1, 1, 1,
+	[0xa0] = 1, 1, 1, [0xa6] = 1, 1, [0xa8] = 1, 1, 1,
+	[0xb9] = 1,
 	[0xc8] = 1, 1, 1, 1, 1, 1, 1, 1,
+	[0xff] = 1,
 };
 
 static const uint8_t imm1[256] = {
-	[0x0f] = I1,
 	[0x70] = I1, I1, I1, I1, [0x78] = IX,
 	[0x80] = IB, IB, IB, IB, IB, IB, IB, IB,
 	IB, IB, IB, IB, IB, IB, IB, IB,
@@ -90,7 +101,7 @@ static int imm_size(int kind, bool osz, bool asz, bool rexw, bool f2,
 	case I2:
 		return 2;
 	case IZ:
-		return osz ? 2 : 4;
+		return osz && !rexw ? 2 : 4;
 	case IV:
 		return rexw ? 8 : osz ? 2 : 4;
 	case I3:
@@ -98,7 +109,7 @@ static int imm_size(int kind, bool osz, bool asz, bool rexw, bool f2,
 	case IM:
 		return asz ? 4 : 8;
 	case IP:
-		return osz ? 4 : 6;
+		return osz && !rexw ? 4 : 6;
 	case IB:
 		return 4;
 	case IG:
@@ -127,6 +138,7 @@ int rp_fwalk_ild(const uint8_t *b, size_t n, struct rp_fwalk_insn *in)
 	unsigned int map = 0, mod = 0, reg = 0, rm;
 	size_t i = 0, len, imm_at;
 	int imm = 0, kind;
+	size_t disp = 0;
 	bool has_modrm, vex = false;
 
 	in->iclass = ptic_other;
@@ -172,45 +184,50 @@ int rp_fwalk_ild(const uint8_t *b, size_t n, struct rp_fwalk_insn *in)
 	}
 	op = b[i];
 	if (op == 0xc4 || op == 0xc5 || op == 0x62) {
-		/* VEX (3 or 2 bytes) and EVEX (4): always in 64-bit code. */
+		/* VEX (3 or 2 bytes) and EVEX (4): always in 64-bit code.
+		 * Their maps 0 and 1 take the legacy maps' tables.
+		 */
 		size_t plen = op == 0xc4 ? 3 : op == 0xc5 ? 2 : 4;
 
 		if (i + plen >= n)
 			return -pte_bad_insn;
-		map = op == 0xc5 ? 1 : op == 0xc4 ? b[i + 1] & 0x1f :
-						    b[i + 1] & 0x07;
-		if (op == 0xc4)
-			rex = (b[i + 2] & 0x80) ? 0x48 : 0;
-		else
-			rex = 0;
+		if (op == 0xc5) {
+			map = 1;
+		} else if (op == 0xc4) {
+			map = b[i + 1] & 0x1f;
+			if (map > M3DNOW)
+				return -pte_bad_insn;
+		} else {
+			map = b[i + 1] & 0x03;
+		}
+		rex = op != 0xc5 && (b[i + 2] & 0x80) ? 0x48 : 0;
 		i += plen;
 		op = b[i++];
 		vex = true;
-		has_modrm = !(map == 1 && op == 0x77);
-		kind = map == 3 ? I1 : map == 1 ? imm1[op] : I0;
-		if (kind == IB || kind == IX)
-			kind = I0;
 	} else if (op == 0x0f) {
 		if (++i >= n)
 			return -pte_bad_insn;
 		op = b[i++];
 		map = 1;
-		if (op == 0x38 || op == 0x3a) {
-			map = op == 0x38 ? 2 : 3;
+		if (op == 0x38)
+			map = 2;
+		else if (op == 0x3a)
+			map = 3;
+		else if ((op & 0xf8) == 0x38)
+			map = MNONE;	/* 0F 39, 0F 3B-3F: no map */
+		else if (op == 0x0f)
+			map = M3DNOW;	/* its opcode follows the operands */
+		if (map > 1 && map != M3DNOW) {
 			if (i >= n)
 				return -pte_bad_insn;
 			op = b[i++];
-			has_modrm = true;
-			kind = map == 3 ? I1 : I0;
-		} else {
-			has_modrm = !nomodrm1[op];
-			kind = imm1[op];
 		}
 	} else {
 		i++;
-		has_modrm = modrm0[op];
-		kind = imm0[op];
 	}
+	has_modrm = map == 0 ? modrm0[op] : map == 1 ? !nomodrm1[op] : true;
+	kind = map == 0 ? imm0[op] : map == 1 ? imm1[op] :
+	       map == 3 || map == M3DNOW ? I1 : I0;
 	if (has_modrm) {
 		if (i >= n)
 			return -pte_bad_insn;
@@ -218,25 +235,34 @@ int rp_fwalk_ild(const uint8_t *b, size_t n, struct rp_fwalk_insn *in)
 		mod = modrm >> 6;
 		reg = (modrm >> 3) & 7;
 		rm = modrm & 7;
+		/* MOV to and from CR and DR: register operands whatever
+		 * the mod bits say.
+		 */
+		if (map == 1 && op >= 0x20 && op <= 0x23)
+			mod = 3;
 		if (mod != 3) {
 			if (rm == 4) {
 				if (i >= n)
 					return -pte_bad_insn;
 				if (mod == 0 && (b[i] & 7) == 5)
-					i += 4;
+					disp = 4;
 				i++;
 			} else if (mod == 0 && rm == 5) {
-				i += 4;
+				disp = 4;
 			}
 			if (mod == 1)
-				i += 1;
+				disp = 1;
 			else if (mod == 2)
-				i += 4;
+				disp = 4;
+			i += disp;
 		}
 	}
 	imm_at = i;
 	if (kind == IG)
-		imm = reg > 1 ? 0 : op == 0xf6 ? 1 : osz ? 2 : 4;
+		imm = reg > 1 ? 0 : op == 0xf6 ? 1 : osz && !(rex & 8) ? 2 : 4;
+	else if (kind == IC)	/* XBEGIN's only when ModRM has none */
+		imm = !reg || (reg == 7 && !disp) ?
+		      (osz && !(rex & 8) ? 2 : 4) : 0;
 	else if (kind != I0)
 		imm = imm_size(kind, osz, asz, rex & 8, f2, reg);
 	len = i + (size_t)imm;

@@ -587,17 +587,21 @@ static void each_inner(const struct rp_fwalk *fw, const struct fw_block *b,
  * the instructions before a block's last are delivered as pt_insn_next()
  * would, one by one, with nothing to query and no event to bind; the
  * last one binds no event either (none pending), so it only proceeds.
- * Returns what pt_insn_next() returns after the last instruction.
+ * Returns what pt_insn_next() returns after the last instruction, at the
+ * latest after FW_RUN blocks: on damaged input code can loop without
+ * trace ('jmp .'), and the caller decides when that is a stall.
  */
+#define FW_RUN	4096
+
 static int run_blocks(struct rp_fwalk *fw, uint64_t *ninsn,
 		      rp_fwalk_insn_fn insn_fn, void *ctx)
 {
-	uint32_t k = block_find(fw, fw->ip), next;
+	uint32_t k = block_find(fw, fw->ip), next, run;
 	const struct fw_block *b;
 	struct fw_insn in;
 	int status, slot;
 
-	for (;;) {
+	for (run = 0;; run++) {
 		if (!k)
 			return -pte_nomem;
 		b = &fw->blocks[k - 1];
@@ -623,6 +627,8 @@ static int run_blocks(struct rp_fwalk *fw, uint64_t *ninsn,
 		if (insn_fn)
 			insn_fn(ctx, in.ip);
 		++*ninsn;
+		if (run == FW_RUN)
+			return status_of(fw, 0);
 		/* The next block: known from last time when it is the
 		 * fall-through or the direct target.
 		 */

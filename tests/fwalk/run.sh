@@ -6,9 +6,9 @@
 # for address), and the synthetic streams of tests/tools (events of every
 # kind, return compression across PSBs and cut points, 32-bit code, which
 # the walker must refuse rather than decode wrongly), and its length and
-# class decoder (replay/fw_ild.c) against capstone on every instruction of
-# the test programs, their libc and ld.so, ptrec and the real traces'
-# code.  The real hardware traces' histories are test_fwalk's (make unit).
+# class decoder (replay/fw_ild.c) against libipt's decoder and capstone on
+# every instruction of the test programs, their libc and ld.so, ptrec and
+# the real traces' code, and on random bytes.  The real hardware traces' histories are test_fwalk's (make unit).
 set -u
 : "${FWRAW:?}" "${PTREC:?}" "${TRUTHDUMP:?}" "${PROGS:?}" "${MKEVENTS:?}" \
 	"${MKRETCOMP:?}" "${ILDCHECK:?}"
@@ -69,8 +69,10 @@ grep -q "walker stopped after 0 instructions: not supported" "$tmp/log" &&
 	ok "cut32.pt: the walker refuses 32-bit code" ||
 	bad "cut32.pt: $(cat "$tmp/log")"
 
-# fw_ild.c against capstone (libopcodes where capstone 4 cannot),
-# instruction by instruction: a mismatch names the address.
+# fw_ild.c against libipt's own decoder at every offset libipt steps to
+# (data included: damaged trace jumps into it), and against capstone
+# (libopcodes where capstone 4 cannot) for the event bindings: a mismatch
+# names the address.
 libs=$(ldd "$PROGS/loops" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*ld-linux[^ ]*\) .*/\1/p')
 progs=""
 for p in "$PROGS"/*; do
@@ -80,11 +82,14 @@ find_real_pt
 # shellcheck disable=SC2086 # lists of files
 "$ILDCHECK" $progs $libs "$PTREC" ${real:+"$real/simple/hello"} \
 	${real:+"$real/simple-glibc/hello"} >"$tmp/log" 2>&1 &&
-	ok "fw_ild: capstone's lengths and classes on the test programs, $(echo $libs | wc -w) libraries, ptrec and DynamoRIO's programs ($(tail -1 "$tmp/log"))" ||
+	ok "fw_ild: libipt's and capstone's lengths and classes on the test programs, $(echo $libs | wc -w) libraries, ptrec and DynamoRIO's programs ($(tail -1 "$tmp/log"))" ||
 	bad "fw_ild differs: $(tail -1 "$tmp/log")"
+"$ILDCHECK" --random 300000 >"$tmp/log" 2>&1 &&
+	ok "fw_ild: libipt's lengths, classes and targets on 300,000 random byte strings ($(tail -1 "$tmp/log"))" ||
+	bad "fw_ild on random bytes: $(tail -1 "$tmp/log")"
 [ -n "$real" ] && "$ILDCHECK" --raw "$real/../libxdc/Unzip/data.dump" \
 	"$real/../libxdc/mruby/data.dump" >"$tmp/log" 2>&1 &&
-	ok "fw_ild: capstone's lengths and classes on libxdc's page dumps ($(tail -1 "$tmp/log"))" ||
+	ok "fw_ild: libipt's and capstone's lengths and classes on libxdc's page dumps ($(tail -1 "$tmp/log"))" ||
 	bad "fw_ild on libxdc's page dumps: $(tail -1 "$tmp/log")"
 
 tap_end fwalk

@@ -7,9 +7,19 @@
  *   ildcheck ELF...          every executable section, swept linearly
  *   ildcheck --raw FILE...   the whole file as code (libxdc's page dumps,
  *                            code and data: only where capstone decodes)
+ *   ildcheck --random N      N random byte strings (a fixed seed), each
+ *                            against libipt alone: prefixes, escapes,
+ *                            VEX/EVEX and opcodes drawn more often than
+ *                            chance would
  *
- * At each offset capstone decodes, fw_ild must give the same length, the
- * same class as libipt names it (capstone's instruction ids mapped as in
+ * At every offset, fw_ild must say what libipt's own decoder says (its
+ * length decoder is not exported: a pt_insn decoder reads the bytes through
+ * an image callback, at the IP a TIP.PGE gives it, and a taken TNT bit
+ * shows a direct branch's target): no instruction, or the same length,
+ * class and direct target; that decides the walk, whatever the bytes (data
+ * jumped into on damaged trace included).  Then, at each offset capstone
+ * decodes, fw_ild must also give the same length, the same class as libipt
+ * names it (capstone's instruction ids mapped as in
  * libipt's decoder: Jcc/LOOP/JrCXZ conditional, near and far CALL, JMP
  * and RET, INT/SYSCALL/SYSENTER/VMCALL far calls, IRET/SYSRET/SYSEXIT/
  * VMLAUNCH/VMRESUME far returns), the same direct target and the same
@@ -28,12 +38,157 @@
 
 #include "disasm.h"
 #include "fwalk.h"
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"	/* its write_file */
+#include "pkbuild.h"
+#pragma GCC diagnostic pop
 
 static csh cs;
 static cs_insn *ci;
 static struct dis *dis;
-static uint64_t compared, by_opcodes;
+static uint64_t compared, by_opcodes, by_libipt;
 static bool raw;
+
+/* ---- libipt's own decoder, as the oracle */
+
+#define ORACLE_IP 0x10000000ull
+
+static struct pt_insn_decoder *oracle;
+static const uint8_t *oracle_code;
+static size_t oracle_len;
+static uint8_t oracle_pt[256];
+
+static int oracle_read(uint8_t *buf, size_t size,
+		       const struct pt_asid *asid, uint64_t ip, void *ctx)
+{
+	(void)asid;
+	(void)ctx;
+	if (ip < ORACLE_IP || ip - ORACLE_IP >= oracle_len)
+		return -pte_nomap;
+	if (size > oracle_len - (ip - ORACLE_IP))
+		size = oracle_len - (ip - ORACLE_IP);
+	memcpy(buf, oracle_code + (ip - ORACLE_IP), size);
+	return (int)size;
+}
+
+/* PSB, MODE.Exec (64-bit), PSBEND, TIP.PGE at ORACLE_IP, a taken TNT. */
+static int oracle_new(void)
+{
+	struct pt_image *image = pt_image_alloc(NULL);
+	struct pt_encoder *enc;
+	struct pt_config cfg;
+	struct pt_packet *p;
+	uint64_t len = 0;
+	size_t i;
+	int ret = 0;
+
+	pt_config_init(&cfg);
+	cfg.begin = oracle_pt;
+	cfg.end = oracle_pt + sizeof(oracle_pt);
+	add(ppt_psb);
+	p = add(ppt_mode);
+	p->payload.mode.leaf = pt_mol_exec;
+	p->payload.mode.bits.exec.csl = 1;
+	add(ppt_psbend);
+	ip(ppt_tip_pge, ORACLE_IP);
+	p = add(ppt_tnt_8);
+	p->payload.tnt.bit_size = 1;
+	p->payload.tnt.payload = 1;
+	enc = pt_alloc_encoder(&cfg);
+	for (i = 0; enc && i < npk && ret >= 0; i++)
+		ret = pt_enc_next(enc, &pk[i]);
+	if (!enc || ret < 0 || !image)
+		return -1;
+	pt_enc_get_offset(enc, &len);
+	pt_free_encoder(enc);
+	cfg.end = oracle_pt + len;
+	pt_image_set_callback(image, oracle_read, NULL);
+	oracle = pt_insn_alloc_decoder(&cfg);
+	return oracle ? pt_insn_set_image(oracle, image) : -1;
+}
+
+/*
+ * What libipt decodes at @p (@n bytes): 0 and @in, or its error.  A
+ * direct branch's target is where the next pt_insn_next() is.
+ */
+static int oracle_decode(const uint8_t *p, size_t n, struct rp_fwalk_insn *in)
+{
+	struct pt_insn insn;
+	struct pt_event ev;
+	int status;
+
+	oracle_code = p;
+	oracle_len = n;
+	status = pt_insn_sync_set(oracle, 0);
+	while (status >= 0 && (status & pts_event_pending))
+		status = pt_insn_event(oracle, &ev, sizeof(ev));
+	if (status < 0)
+		return -1000 + status;	/* not the instruction's fault */
+	memset(&insn, 0, sizeof(insn));
+	status = pt_insn_next(oracle, &insn, sizeof(insn));
+	/* A decode error leaves the class ptic_error (the size is what was
+	 * read); an error after the decode (a query) does not.
+	 */
+	if (insn.iclass == ptic_error)
+		return status < 0 ? status : -pte_internal;
+	memset(in, 0, sizeof(*in));
+	in->ip = ORACLE_IP;
+	in->size = insn.size;
+	in->iclass = (uint8_t)insn.iclass;
+	if (status < 0 || (insn.iclass != ptic_call &&
+			   insn.iclass != ptic_jump &&
+			   insn.iclass != ptic_cond_jump))
+		return 0;
+	/* Direct when the flow went on without a TIP. */
+	while (status >= 0 && (status & pts_event_pending))
+		status = pt_insn_event(oracle, &ev, sizeof(ev));
+	if (status < 0)
+		return 0;
+	memset(&insn, 0, sizeof(insn));
+	pt_insn_next(oracle, &insn, sizeof(insn));
+	if (insn.ip) {
+		in->flags = RP_FWF_DIRECT;
+		in->disp = (int32_t)(insn.ip - (ORACLE_IP + in->size));
+	}
+	return 0;
+}
+
+/* fw_ild against libipt at @p: 0, or 1 after saying where they part. */
+static int against_libipt(const char *path, const uint8_t *p, size_t n,
+			  uint64_t addr, size_t *len)
+{
+	struct rp_fwalk_insn want, got;
+	int wret, gret;
+
+	memset(&want, 0, sizeof(want));
+	memset(&got, 0, sizeof(got));
+	got.ip = ORACLE_IP;
+	wret = oracle_decode(p, n, &want);
+	gret = rp_fwalk_ild(p, n, &got);
+	*len = wret ? 1 : want.size;
+	if (wret <= -1000) {
+		printf("ildcheck: %s: 0x%" PRIx64 ": libipt's decoder did not start: %s\n",
+		       path, addr, pt_errstr(pt_errcode(wret + 1000)));
+		return 1;
+	}
+	if (wret && gret)
+		return 0;
+	/* The event bindings are capstone's to check. */
+	got.flags &= RP_FWF_DIRECT;
+	if (!wret && !gret && got.size == want.size &&
+	    got.iclass == want.iclass && got.flags == want.flags &&
+	    got.disp == want.disp) {
+		by_libipt++;
+		return 0;
+	}
+	printf("ildcheck: %s: 0x%" PRIx64 ": %02x %02x %02x %02x %02x %02x: libipt says %s%u bytes, class %u, direct %u, disp %d; fw_ild %s%u bytes, class %u, direct %u, disp %d\n",
+	       path, addr, p[0], n > 1 ? p[1] : 0, n > 2 ? p[2] : 0,
+	       n > 3 ? p[3] : 0, n > 4 ? p[4] : 0, n > 5 ? p[5] : 0,
+	       wret ? "no instruction; " : "", want.size, want.iclass,
+	       want.flags, want.disp, gret ? "no instruction; " : "",
+	       got.size, got.iclass, got.flags, got.disp);
+	return 1;
+}
 
 static bool is_imm(const cs_x86 *x)
 {
@@ -212,8 +367,27 @@ static void classify_text(const char *text, struct rp_fwalk_insn *in)
 	}
 }
 
-/* @n bytes of code at @addr. */
+static int sweep_capstone(const char *path, const uint8_t *p, size_t n,
+			  uint64_t addr);
+
+/*
+ * @n bytes of code at @addr: libipt's view at every offset it steps to
+ * (its length, or 1 where it has no instruction), then capstone's where
+ * capstone decodes, stepping by capstone's length.
+ */
 static int sweep(const char *path, const uint8_t *p, size_t n, uint64_t addr)
+{
+	size_t off, len;
+
+	for (off = 0; off < n; off += len)
+		if (against_libipt(path, p + off, n - off < 15 ? n - off : 15,
+				   addr + off, &len))
+			return 1;
+	return sweep_capstone(path, p, n, addr);
+}
+
+static int sweep_capstone(const char *path, const uint8_t *p, size_t n,
+			  uint64_t addr)
 {
 	struct rp_fwalk_insn want, got;
 	char text[256];
@@ -307,6 +481,34 @@ static int check_elf(const char *path, const uint8_t *elf, size_t len)
 	return 0;
 }
 
+/* @n random instructions' worth of bytes against libipt. */
+static int random_bytes(unsigned long n)
+{
+	static const uint8_t often[] = {
+		0x66, 0x67, 0xf2, 0xf3, 0xf0, 0x2e, 0x64, 0x40, 0x48, 0x4c,
+		0x0f, 0x0f, 0x38, 0x3a, 0xc4, 0xc5, 0x62, 0xc7, 0xf6, 0xf7,
+		0xff, 0xe8, 0xe9, 0xeb, 0x70, 0x80, 0x8f, 0xa0, 0xb8, 0xcc,
+	};
+	uint64_t seed = 19;
+	uint8_t b[15];
+	size_t len;
+	unsigned long i;
+	int k;
+
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < 15; k++) {
+			seed = seed * 6364136223846793005ull +
+			       1442695040888963407ull;
+			b[k] = (seed >> 62) && k < 6 ?
+			       often[(seed >> 33) % sizeof(often)] :
+			       (uint8_t)(seed >> 40);
+		}
+		if (against_libipt("random", b, sizeof(b), i, &len))
+			return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint8_t *buf;
@@ -314,8 +516,8 @@ int main(int argc, char **argv)
 	int i, ret = 0;
 
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK ||
-	    dis_new(&dis)) {
-		fprintf(stderr, "ildcheck: no capstone or libopcodes\n");
+	    dis_new(&dis) || oracle_new()) {
+		fprintf(stderr, "ildcheck: no capstone, libopcodes or libipt\n");
 		return 2;
 	}
 	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
@@ -323,6 +525,10 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc && !ret; i++) {
 		if (!strcmp(argv[i], "--raw")) {
 			raw = true;
+			continue;
+		}
+		if (!strcmp(argv[i], "--random") && i + 1 < argc) {
+			ret = random_bytes(strtoul(argv[++i], NULL, 0));
 			continue;
 		}
 		buf = slurp(argv[i], &len);
@@ -335,8 +541,8 @@ int main(int argc, char **argv)
 		free(buf);
 	}
 	if (!ret)
-		printf("%" PRIu64 " instructions the same (%" PRIu64 " by libopcodes)\n",
-		       compared, by_opcodes);
+		printf("%" PRIu64 " instructions as libipt decodes them, %" PRIu64 " as capstone does (%" PRIu64 " by libopcodes)\n",
+		       by_libipt, compared, by_opcodes);
 	dis_free(dis);
 	cs_free(ci, 1);
 	cs_close(&cs);
