@@ -2,7 +2,8 @@
 /*
  * The block-cache flow walker (replay/fwalk.c, issue #19's experiment)
  * against libipt's instruction decoder, the history ptrec must match:
- * every instruction's address, the count and the decode errors, on every
+ * every instruction's address, the count, the decode errors and every
+ * event (kind, position, IPs), on every
  * real hardware trace in shared/testdata/real-pt (libxdc's kAFL traces,
  * DynamoRIO's streams as they are, repeated with a code page withheld,
  * with a byte corrupted, and as one single-PSB stream), and its length
@@ -131,7 +132,44 @@ struct hist {
 	uint64_t *ip;
 	uint64_t n, cap;
 	uint64_t errors;
+	/* Each event: its kind, where (instructions before it) and its IP
+	 * fields, folded.
+	 */
+	uint64_t events, ev_hash;
 };
+
+static void hist_event(void *ctx, const struct pt_event *ev)
+{
+	struct hist *h = ctx;
+	uint64_t v = (uint64_t)ev->type << 56 ^ h->n << 8 ^
+		     (uint64_t)ev->ip_suppressed << 1 ^ ev->status_update;
+
+	switch (ev->type) {
+	case ptev_enabled:
+		v ^= ev->variant.enabled.ip * 31 ^ ev->variant.enabled.resumed;
+		break;
+	case ptev_disabled:
+		v ^= ev->variant.disabled.ip * 31;
+		break;
+	case ptev_async_branch:
+		v ^= ev->variant.async_branch.from * 31 ^
+		     ev->variant.async_branch.to * 37;
+		break;
+	case ptev_overflow:
+		v ^= ev->variant.overflow.ip * 31;
+		break;
+	case ptev_exec_mode:
+		v ^= ev->variant.exec_mode.ip * 31 ^ ev->variant.exec_mode.mode;
+		break;
+	case ptev_paging:
+		v ^= ev->variant.paging.cr3 * 31;
+		break;
+	default:
+		break;
+	}
+	h->events++;
+	h->ev_hash = (h->ev_hash ^ v) * 0x100000001b3ull;
+}
 
 static void hist_add(void *ctx, uint64_t ip)
 {
@@ -167,6 +205,7 @@ static void plain_capped(const struct pt_config *cfg, struct code *c,
 			status = pt_insn_event(d, &ev, sizeof(ev));
 			if (status < 0)
 				break;
+			hist_event(h, &ev);
 		}
 		if (status < 0)
 			continue;
@@ -210,6 +249,7 @@ static int walk_capped(const struct pt_config *cfg, struct code *c,
 			status = rp_fwalk_event(fw, &ev);
 			if (status < 0)
 				break;
+			hist_event(h, &ev);
 		}
 		if (status < 0)
 			continue;
@@ -247,14 +287,19 @@ static void same_history(const char *name, uint8_t *pt, size_t len,
 	cr_assert_eq(base.errors, want_errors);
 	fw = rp_fwalk_new(&cfg, code_read, c);
 	cr_assert(fw);
-	cr_assert_eq(rp_fwalk_run(fw, &count, &got.errors, hist_add, NULL,
-				  &got), 0, "%s: the walker stopped", name);
+	cr_assert_eq(rp_fwalk_run(fw, &count, &got.errors, hist_add,
+				  hist_event, &got), 0, "%s: the walker stopped",
+		     name);
 	rp_fwalk_free(fw);
 	cr_assert_eq(count, got.n, "%s: counted %lu, reported %lu", name,
 		     (unsigned long)count, (unsigned long)got.n);
 	cr_assert_eq(got.errors, base.errors, "%s: %lu errors, libipt %lu",
 		     name, (unsigned long)got.errors,
 		     (unsigned long)base.errors);
+	cr_assert(got.events == base.events && got.ev_hash == base.ev_hash,
+		  "%s: %lu events, libipt %lu, or not the same", name,
+		  (unsigned long)got.events, (unsigned long)base.events);
+	cr_assert_gt(base.events, 0);
 	for (i = 0; i < base.n && i < got.n; i++)
 		if (got.ip[i] != base.ip[i])
 			break;
@@ -349,7 +394,8 @@ Test(fwalk, dynamorio_streams)
 /*
  * Damaged streams: Unzip and simple-glibc with 1 to 4 bytes changed at
  * random (a fixed seed: the same 400 streams every run), the walker's
- * history the plain loop's, address for address, error for error; both
+ * history the plain loop's, address for address, error for error, event
+ * for event; both
  * stop after 2 * 10^6 instructions (code looping without trace) and
  * then agree up to the shorter.
  */
@@ -412,6 +458,11 @@ Test(fwalk, damaged_streams, .timeout = 120)
 				     "stream %zu: %lu errors, libipt %lu", i,
 				     (unsigned long)b.errors,
 				     (unsigned long)a.errors);
+			cr_assert(b.events == a.events &&
+				  b.ev_hash == a.ev_hash,
+				  "stream %zu: %lu events, libipt %lu, or not the same",
+				  i, (unsigned long)b.events,
+				  (unsigned long)a.events);
 		}
 		for (j = 0; j < a.n && j < b.n; j++)
 			if (a.ip[j] != b.ip[j])
