@@ -5,9 +5,9 @@
  * uses), with each basic block decoded once into a cache (fwalk.h).
  *
  * Why it can be faster than libipt's own decoders: pt_insn_next decodes
- * every instruction each time it runs (about 500 Ir an instruction here),
- * pt_blk_next walks its block cache and checks each block (about 130 Ir an
- * instruction, docs/performance.md "Watchpoint scan").  Here a block with
+ * every instruction each time it runs (550-580 Ir an instruction on the
+ * real traces), pt_blk_next walks its block cache and checks each block
+ * (75-250; docs/performance.md "A block-cache flow walker").  Here a block with
  * no event pending is one hash lookup and one query of the packet
  * decoder at its end: the instructions before its last one cannot change
  * the flow, bind no event, and read no trace.  The block's last
@@ -27,12 +27,11 @@
 
 #include "fwalk.h"
 
-/* libipt's return-compression stack: 64 entries (pt_retstack.h's size). */
+/* libipt's return-compression stack: 64 entries. */
 #define FW_RETSTACK	64
 /* Instructions in one cached block at most (sizes fit a byte each). */
 #define FW_MAXBLK	256
 
-#define fw_insn rp_fwalk_insn
 
 /*
  * A basic block: @ninsn instructions from @ip, every one but the last a
@@ -45,7 +44,7 @@
  */
 struct fw_block {
 	uint64_t ip;
-	struct fw_insn last;
+	struct rp_fwalk_insn last;
 	uint32_t ninsn;
 	uint32_t sizes;		/* index in the pool */
 	uint32_t succ[2];
@@ -66,7 +65,7 @@ struct rp_fwalk {
 	bool enabled, process_event, process_insn, speculative;
 	bool bound_paging, bound_vmcs, bound_ptwrite;
 	struct pt_event event;
-	struct fw_insn insn;		/* the postponed one */
+	struct rp_fwalk_insn insn;		/* the postponed one */
 	uint64_t rs[FW_RETSTACK + 1];
 	uint8_t rs_top, rs_bottom;
 
@@ -153,7 +152,7 @@ static int pool_add(struct rp_fwalk *fw, uint8_t size)
  * when no byte of it is mapped, -pte_bad_insn when the bytes are no
  * instruction (or end early).  Reads code ahead (fw->code).
  */
-static int decode_insn(struct rp_fwalk *fw, struct fw_insn *in)
+static int decode_insn(struct rp_fwalk *fw, struct rp_fwalk_insn *in)
 {
 	uint64_t off = in->ip - fw->code_ip;
 	int got;
@@ -184,7 +183,7 @@ static int decode_insn(struct rp_fwalk *fw, struct fw_insn *in)
 /* Decodes the block at @ip into @b. */
 static int fill(struct rp_fwalk *fw, uint64_t ip, struct fw_block *b)
 {
-	struct fw_insn in;
+	struct rp_fwalk_insn in;
 	int ret;
 
 	memset(b, 0, sizeof(*b));
@@ -251,7 +250,7 @@ static const struct fw_block *block_at(struct rp_fwalk *fw, uint64_t ip)
 }
 
 /* The instruction at @ip, as pt_insn_next() decodes it. */
-static int insn_at(struct rp_fwalk *fw, uint64_t ip, struct fw_insn *in)
+static int insn_at(struct rp_fwalk *fw, uint64_t ip, struct rp_fwalk_insn *in)
 {
 	const struct fw_block *b;
 
@@ -277,13 +276,13 @@ static int insn_at(struct rp_fwalk *fw, uint64_t ip, struct fw_insn *in)
 
 /* ---- libipt's instruction-decoder steps */
 
-static bool is_far(const struct fw_insn *in)
+static bool is_far(const struct rp_fwalk_insn *in)
 {
 	return in->iclass == ptic_far_call || in->iclass == ptic_far_return ||
 	       in->iclass == ptic_far_jump;
 }
 
-static bool is_branch(const struct fw_insn *in)
+static bool is_branch(const struct rp_fwalk_insn *in)
 {
 	return in->iclass != ptic_other && in->iclass != ptic_ptwrite &&
 	       in->iclass != ptic_error;
@@ -314,7 +313,7 @@ static int event_pending(struct rp_fwalk *fw)
 	return 1;
 }
 
-static int proceed(struct rp_fwalk *fw, const struct fw_insn *in)
+static int proceed(struct rp_fwalk *fw, const struct rp_fwalk_insn *in)
 {
 	int status, taken;
 
@@ -368,7 +367,7 @@ static int proceed(struct rp_fwalk *fw, const struct fw_insn *in)
 }
 
 static int at_disabled_event(const struct pt_event *ev,
-			     const struct fw_insn *in)
+			     const struct rp_fwalk_insn *in)
 {
 	if (ev->ip_suppressed)
 		return is_far(in) || (in->flags & (RP_FWF_CPL | RP_FWF_CR3));
@@ -391,7 +390,7 @@ static int at_disabled_event(const struct pt_event *ev,
 	}
 }
 
-static int postpone(struct rp_fwalk *fw, const struct fw_insn *in)
+static int postpone(struct rp_fwalk *fw, const struct rp_fwalk_insn *in)
 {
 	if (!fw->process_insn) {
 		fw->process_insn = true;
@@ -406,7 +405,7 @@ static void clear_postponed(struct rp_fwalk *fw)
 	fw->bound_paging = fw->bound_vmcs = fw->bound_ptwrite = false;
 }
 
-static int check_insn_event(struct rp_fwalk *fw, const struct fw_insn *in)
+static int check_insn_event(struct rp_fwalk *fw, const struct rp_fwalk_insn *in)
 {
 	struct pt_event *ev = &fw->event;
 	int status = event_pending(fw);
@@ -474,7 +473,7 @@ static int check_insn_event(struct rp_fwalk *fw, const struct fw_insn *in)
 /* libipt's erratum SKD022: an async disable at VMLAUNCH/VMRESUME. */
 static int skd022(struct rp_fwalk *fw)
 {
-	struct fw_insn in;
+	struct rp_fwalk_insn in;
 
 	if (insn_at(fw, fw->ip, &in) < 0 || !(in.flags & RP_FWF_VMLR))
 		return 0;
@@ -483,7 +482,7 @@ static int skd022(struct rp_fwalk *fw)
 	return 1;
 }
 
-static int check_ip_event(struct rp_fwalk *fw, const struct fw_insn *in)
+static int check_ip_event(struct rp_fwalk *fw, const struct rp_fwalk_insn *in)
 {
 	const struct pt_event *ev = &fw->event;
 	int status = event_pending(fw);
@@ -548,7 +547,8 @@ static int check_ip_event(struct rp_fwalk *fw, const struct fw_insn *in)
 }
 
 /* One instruction, as pt_insn_next() after its decode: 1 if delivered. */
-static int step(struct rp_fwalk *fw, const struct fw_insn *in, int *status)
+static int step(struct rp_fwalk *fw, const struct rp_fwalk_insn *in,
+		int *status)
 {
 	int st = check_insn_event(fw, in);
 
@@ -598,7 +598,7 @@ static int run_blocks(struct rp_fwalk *fw, uint64_t *ninsn,
 {
 	uint32_t k = block_find(fw, fw->ip), next, run;
 	const struct fw_block *b;
-	struct fw_insn in;
+	struct rp_fwalk_insn in;
 	int status, slot;
 
 	for (run = 0;; run++) {
@@ -653,7 +653,7 @@ static int run_blocks(struct rp_fwalk *fw, uint64_t *ninsn,
 int rp_fwalk_next(struct rp_fwalk *fw, uint64_t *ninsn,
 		  rp_fwalk_insn_fn insn_fn, void *ctx)
 {
-	struct fw_insn in;
+	struct rp_fwalk_insn in;
 	int status;
 
 	if (!fw->enabled)

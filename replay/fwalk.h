@@ -7,8 +7,8 @@
  * underneath reads the packets (TNT bits, TIP targets, events), so its
  * packet semantics are libipt's by construction; what fwalk replaces is
  * the instruction layer: a block's instructions, end address and end
- * class come from a length decoder (fw_ild.c) once and are then walked against the TNT bits
- * and TIP targets the query decoder hands out.
+ * class come from a length decoder (fw_ild.c) once and are then walked
+ * against the TNT bits and TIP targets the query decoder hands out.
  *
  * An experiment (docs/performance.md, "A block-cache flow walker"): not
  * used by the index pass yet.  Only 64-bit code; anything else is
