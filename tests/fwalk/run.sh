@@ -31,7 +31,7 @@ same() {
 }
 
 for p in loops indirect plt jmp signal; do
-	rm -rf "$tmp/$p"
+	rm -rf "${tmp:?}/$p"
 	if ! timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/$p" \
 		"$PROGS/$p" >"$tmp/log" 2>&1; then
 		bad "$p: ptrec record failed"
