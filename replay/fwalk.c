@@ -597,57 +597,76 @@ static int run_blocks(struct rp_fwalk *fw, uint64_t *ninsn,
 		      rp_fwalk_insn_fn insn_fn, void *ctx)
 {
 	uint32_t k = block_find(fw, fw->ip), next, run;
+	const struct rp_fwalk_insn *in;
 	const struct fw_block *b;
-	struct rp_fwalk_insn in;
-	int status, slot;
+	uint64_t n = *ninsn, last_ip;
+	int status, slot, taken;
 
 	for (run = 0;; run++) {
-		if (!k)
-			return -pte_nomem;
+		if (!k) {
+			status = -pte_nomem;
+			break;
+		}
 		b = &fw->blocks[k - 1];
-		if (!b->ninsn)
-			return b->err;
-		if (insn_fn)
-			each_inner(fw, b, insn_fn, ctx);
-		*ninsn += b->ninsn - 1;
-		in = b->last;
-		fw->ip = in.ip;
-		status = proceed(fw, &in);
-		if (status < 0)
-			return status;
-		if (fw->status & (pts_event_pending | pts_eos)) {
-			status = check_ip_event(fw, &in);
-			if (status >= 0) {
-				if (insn_fn)
-					insn_fn(ctx, in.ip);
-				++*ninsn;
-			}
-			return status;
+		if (!b->ninsn) {
+			status = b->err;
+			break;
 		}
 		if (insn_fn)
-			insn_fn(ctx, in.ip);
-		++*ninsn;
-		if (run == FW_RUN)
-			return status_of(fw, 0);
-		/* The next block: known from last time when it is the
-		 * fall-through or the direct target.
+			each_inner(fw, b, insn_fn, ctx);
+		n += b->ninsn - 1;
+		in = &b->last;
+		/*
+		 * Its last instruction proceeds; the next block is known
+		 * from last time when it is the fall-through ([0]) or the
+		 * direct target ([1]).  A conditional jump is the common
+		 * case: its TNT bit here, everything else in proceed().
 		 */
-		if (in.iclass == ptic_other)
-			slot = 0;
-		else if (!(in.flags & RP_FWF_DIRECT))
-			slot = -1;
-		else if (in.iclass == ptic_cond_jump)
-			slot = fw->ip != in.ip + in.size;
-		else
-			slot = 1;
-		if (slot < 0)
+		last_ip = in->ip;
+		if (in->iclass == ptic_cond_jump) {
+			fw->ip = in->ip + in->size;
+			status = pt_qry_cond_branch(fw->qry, &taken);
+			if (status < 0)
+				break;
+			fw->status = status;
+			if (taken)
+				fw->ip += (uint64_t)(int64_t)in->disp;
+			slot = taken;
+		} else {
+			fw->ip = in->ip;
+			status = proceed(fw, in);
+			if (status < 0)
+				break;
+			slot = in->iclass == ptic_other ? 0 :
+			       in->flags & RP_FWF_DIRECT ? 1 : -1;
+		}
+		if (fw->status & (pts_event_pending | pts_eos)) {
+			/* (SKD022 may decode a block: @in may move.) */
+			status = check_ip_event(fw, in);
+			if (status >= 0) {
+				if (insn_fn)
+					insn_fn(ctx, last_ip);
+				n++;
+			}
+			break;
+		}
+		if (insn_fn)
+			insn_fn(ctx, last_ip);
+		n++;
+		if (run == FW_RUN) {
+			status = status_of(fw, 0);
+			break;
+		}
+		if (slot < 0) {
 			next = block_find(fw, fw->ip);
-		else if (!(next = b->succ[slot])) {
+		} else if (!(next = b->succ[slot])) {
 			next = block_find(fw, fw->ip);
 			fw->blocks[k - 1].succ[slot] = next;
 		}
 		k = next;
 	}
+	*ninsn = n;
+	return status;
 }
 
 int rp_fwalk_next(struct rp_fwalk *fw, uint64_t *ninsn,
