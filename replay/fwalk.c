@@ -804,23 +804,37 @@ int rp_fwalk_event(struct rp_fwalk *fw, struct pt_event *uev)
 	return check_ip_event(fw, NULL);
 }
 
-int rp_fwalk_sync_forward(struct rp_fwalk *fw)
+/* As pt_insn_reset(), then pt_insn_start() on what a sync returned. */
+static void reset(struct rp_fwalk *fw)
 {
-	int status;
-
 	fw->mode = ptem_unknown;
 	fw->ip = 0;
 	fw->status = 0;
 	fw->enabled = fw->process_event = fw->speculative = false;
 	clear_postponed(fw);
 	fw->rs_top = fw->rs_bottom = 0;
-	status = pt_qry_sync_forward(fw->qry, &fw->ip);
+}
+
+static int start(struct rp_fwalk *fw, int status)
+{
 	if (status < 0)
 		return status;
 	fw->status = status;
 	if (!(status & pts_ip_suppressed))
 		fw->enabled = true;
 	return check_ip_event(fw, NULL);
+}
+
+int rp_fwalk_sync_forward(struct rp_fwalk *fw)
+{
+	reset(fw);
+	return start(fw, pt_qry_sync_forward(fw->qry, &fw->ip));
+}
+
+int rp_fwalk_sync_set(struct rp_fwalk *fw, uint64_t off)
+{
+	reset(fw);
+	return start(fw, pt_qry_sync_set(fw->qry, &fw->ip, off));
 }
 
 int rp_fwalk_get_offset(const struct rp_fwalk *fw, uint64_t *off)

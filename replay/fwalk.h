@@ -87,6 +87,10 @@ void rp_fwalk_flush(struct rp_fwalk *fw);
  * (when @ev, a copy of it).
  */
 int rp_fwalk_sync_forward(struct rp_fwalk *fw);
+/* As pt_insn_sync_set(): from the PSB at @off (where an index range
+ * starts).
+ */
+int rp_fwalk_sync_set(struct rp_fwalk *fw, uint64_t off);
 int rp_fwalk_next(struct rp_fwalk *fw, uint64_t *ninsn,
 		  rp_fwalk_insn_fn insn_fn, void *ctx);
 int rp_fwalk_event(struct rp_fwalk *fw, struct pt_event *ev);

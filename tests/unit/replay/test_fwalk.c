@@ -183,9 +183,12 @@ static void hist_add(void *ctx, uint64_t ip)
 	h->ip[h->n++] = ip;
 }
 
-/* tests/bench/iptraw's loop, up to about @cap instructions. */
-static void plain_capped(const struct pt_config *cfg, struct code *c,
-			 struct hist *h, uint64_t cap)
+/*
+ * tests/bench/iptraw's loop, from the PSB at @from (UINT64_MAX: the first)
+ * up to about @cap instructions.
+ */
+static void plain_from(const struct pt_config *cfg, struct code *c,
+		       struct hist *h, uint64_t from, uint64_t cap)
 {
 	struct pt_insn_decoder *d = pt_insn_alloc_decoder(cfg);
 	struct pt_insn insn;
@@ -194,7 +197,8 @@ static void plain_capped(const struct pt_config *cfg, struct code *c,
 
 	cr_assert(d);
 	pt_insn_set_image(d, c->image);
-	status = pt_insn_sync_forward(d);
+	status = from == UINT64_MAX ? pt_insn_sync_forward(d) :
+				      pt_insn_sync_set(d, from);
 	while (status != -pte_eos) {
 		if (status < 0) {
 			h->errors++;
@@ -223,12 +227,12 @@ static void plain_capped(const struct pt_config *cfg, struct code *c,
 static void plain_loop(const struct pt_config *cfg, struct code *c,
 		       struct hist *h)
 {
-	plain_capped(cfg, c, h, UINT64_MAX);
+	plain_from(cfg, c, h, UINT64_MAX, UINT64_MAX);
 }
 
 /* The same loop with the walker, up to @cap instructions or a few more. */
-static int walk_capped(const struct pt_config *cfg, struct code *c,
-		       struct hist *h, uint64_t cap)
+static int walk_from(const struct pt_config *cfg, struct code *c,
+		     struct hist *h, uint64_t from, uint64_t cap)
 {
 	struct rp_fwalk *fw = rp_fwalk_new(cfg, code_read, c);
 	struct pt_event ev;
@@ -236,7 +240,8 @@ static int walk_capped(const struct pt_config *cfg, struct code *c,
 	int status;
 
 	cr_assert(fw);
-	status = rp_fwalk_sync_forward(fw);
+	status = from == UINT64_MAX ? rp_fwalk_sync_forward(fw) :
+				      rp_fwalk_sync_set(fw, from);
 	while (status != -pte_eos) {
 		if (status == -pte_nomem || status == -pte_not_supported)
 			break;
@@ -445,8 +450,8 @@ Test(fwalk, damaged_streams, .timeout = 120)
 		pt_cpu_errata(&cfg.errata, &cfg.cpu);
 		memset(&a, 0, sizeof(a));
 		memset(&b, 0, sizeof(b));
-		plain_capped(&cfg, k ? &cg : &cx, &a, cap);
-		ret = walk_capped(&cfg, k ? &cg : &cx, &b, cap);
+		plain_from(&cfg, k ? &cg : &cx, &a, UINT64_MAX, cap);
+		ret = walk_from(&cfg, k ? &cg : &cx, &b, UINT64_MAX, cap);
 		/* 16- or 32-bit code (a MODE.Exec changed): its stop. */
 		if (ret == -pte_not_supported) {
 			cr_assert_leq(b.n, a.n);
@@ -497,6 +502,72 @@ Test(fwalk, damaged_streams, .timeout = 120)
 	free(pt[1]);
 	code_fini(&cx);
 	code_fini(&cg);
+}
+
+/*
+ * From a PSB (where an index range starts: rp_fwalk_sync_set()), as
+ * libipt's pt_insn_sync_set() from there: every PSB of Unzip and every
+ * seventh of mruby, 20,000 instructions (and what follows in the same
+ * call) each.
+ */
+Test(fwalk, from_each_psb, .timeout = 120)
+{
+	static const uint8_t psb[16] = {
+		0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+		0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+	};
+	const char *real = real_pt();
+	const char *name[] = { "Unzip", "mruby" };
+	char dir[4096], path[4200];
+	struct pt_config cfg;
+	struct hist a, b;
+	struct code c;
+	uint8_t *pt;
+	size_t len, i, off, npsb, tried;
+	uint64_t j;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(dir, sizeof(dir), "%s/libxdc/%s", real, name[i]);
+		snprintf(path, sizeof(path), "%s/trace", dir);
+		code_init(&c);
+		code_xdc(&c, dir);
+		pt = slurp(path, &len);
+		pt_config_init(&cfg);
+		cfg.begin = pt;
+		cfg.end = pt + len;
+		cfg.cpu.vendor = pcv_intel;
+		cfg.cpu.family = 6;
+		cfg.cpu.model = 94;
+		cfg.cpu.stepping = 3;
+		pt_cpu_errata(&cfg.errata, &cfg.cpu);
+		for (off = 0, npsb = 0, tried = 0; off + 16 <= len; off++) {
+			if (memcmp(pt + off, psb, 16))
+				continue;
+			if (npsb++ % (i ? 7 : 1))
+				continue;
+			memset(&a, 0, sizeof(a));
+			memset(&b, 0, sizeof(b));
+			plain_from(&cfg, &c, &a, off, 20000);
+			walk_from(&cfg, &c, &b, off, 20000);
+			a.n = b.n = a.n < b.n ? a.n : b.n;
+			for (j = 0; j < a.n; j++)
+				if (a.ip[j] != b.ip[j])
+					break;
+			cr_assert_eq(j, a.n,
+				     "%s, from the PSB at %zu: instruction %lu: 0x%lx, libipt 0x%lx",
+				     name[i], off, (unsigned long)j,
+				     (unsigned long)b.ip[j],
+				     (unsigned long)a.ip[j]);
+			cr_assert_gt(a.n, 0);
+			free(a.ip);
+			free(b.ip);
+			tried++;
+			off += 15;
+		}
+		cr_assert_gt(tried, 40, "%s: %zu PSBs", name[i], tried);
+		free(pt);
+		code_fini(&c);
+	}
 }
 
 /* Branch classes and targets, against the SDM's encodings. */
