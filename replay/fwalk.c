@@ -703,10 +703,12 @@ int rp_fwalk_event(struct rp_fwalk *fw, struct pt_event *uev)
 	case ptev_enabled:
 		if (fw->ip == ev->variant.enabled.ip)
 			ev->variant.enabled.resumed = 1;
-		if (ev->status_update || fw->enabled)
+		if (ev->status_update)
 			return -pte_bad_context;
 		if (ev->ip_suppressed)
 			return -pte_noip;
+		if (fw->enabled)
+			return -pte_bad_context;
 		fw->ip = ev->variant.enabled.ip;
 		fw->enabled = true;
 		break;
