@@ -198,6 +198,72 @@ working directory)."""
         _run_cli('export', gdb.string_to_argv(arg))
 
 
+# ---- writes: the past cannot be changed ----------------------------------
+#
+# ptrec-server refuses every write of registers or memory (G, P, M and X
+# packets) with a reply that says why (E.TEXT); GDB 13 shows that text for
+# a register ("Could not write register ...; remote failure reply ...") but
+# says only "Cannot access memory at address A" of memory, as if A were
+# wrong.  On a ptrec target `set variable` (`set var`) asks the server
+# which write it refused and says so.
+
+_REFUSED = re.compile(r'refused (?:memory 0x([0-9a-f]+) ([0-9]+)|'
+                      r'(register [0-9]+|registers)|nothing)$')
+_NOT_ASSIGNMENT = re.compile(r'(?<![=!<>])=(?!=)|\+\+|--')
+
+
+def _refused():
+    """What the server refused last, forgotten once asked: 'writing N
+    bytes at 0xA', 'writing register R', '' (nothing), or None where the
+    target is not a ptrec-server."""
+    try:
+        out = gdb.execute('monitor ptrec refused', to_string=True).strip()
+    except gdb.error:
+        return None
+    m = _REFUSED.match(out)
+    if not m:
+        return None
+    if m.group(1):
+        n = int(m.group(2))
+        return 'writing %d byte%s at 0x%s' % (n, '' if n == 1 else 's',
+                                            m.group(1))
+    return 'writing ' + m.group(3) if m.group(3) else ''
+
+
+class _SetVariable(gdb.Command):
+    """Evaluate expression EXP and assign the result to variable VAR.
+Usage: set variable VAR = EXP
+As GDB's own: VAR may be any variable, register, memory location or
+convenience variable.  On a ptrec replay only convenience variables can
+be set: the recorded history cannot be changed, and a write to its
+registers or memory is refused with a message saying so."""
+
+    def __init__(self):
+        super().__init__('set variable', gdb.COMMAND_DATA,
+                         gdb.COMPLETE_EXPRESSION)
+
+    def invoke(self, arg, from_tty):
+        if not arg.strip():
+            raise gdb.GdbError('Argument required (expression to compute).')
+        if not _NOT_ASSIGNMENT.search(arg):
+            gdb.write('warning: Expression is not an assignment (and might '
+                      'have no effect)\n', gdb.STDERR)
+        on_ptrec = _refused() is not None    # forgets an older refusal
+        try:
+            gdb.parse_and_eval(arg)
+        except gdb.error as e:
+            what = _refused() if on_ptrec else None
+            if not what:
+                raise
+            m = re.match(r'Could not write register "([^"]+)"', str(e))
+            if m:
+                what = 'writing register ' + m.group(1)
+            raise gdb.GdbError(
+                'ptrec: the recorded history cannot be changed (refused: '
+                '%s).  A replay\'s registers and memory are read-only; to '
+                'try another value, run the program itself.' % what) from e
+
+
 PtrecPrefix()
 PtrecInfo()
 PtrecExport()
@@ -215,3 +281,21 @@ for _part in ('ptrec_unwind.py', 'ptrec_stop.py', 'ptrec_record.py'):
     _path = os.path.join(_HERE, _part)
     with open(_path, encoding='utf-8') as _f:
         exec(compile(_f.read(), _path, 'exec'))  # pylint: disable=exec-used
+
+
+_WRITES_DONE = []
+
+
+def _write_commands(_event=None):
+    """`set variable` saying why a write is refused, once a ptrec target
+    is connected (replaced only then: GDB cannot hand it back).  Runs
+    after ptrec_record.py's handler of the same events, which asked the
+    server whether it is one (_RECORD_DONE): no packet of its own."""
+    if _WRITES_DONE or not _RECORD_DONE:
+        return
+    _WRITES_DONE.append(True)
+    _SetVariable()
+
+
+gdb.events.new_objfile.connect(_write_commands)
+gdb.events.stop.connect(_write_commands)
