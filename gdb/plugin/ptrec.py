@@ -264,6 +264,95 @@ registers or memory is refused with a message saying so."""
                 'try another value, run the program itself.' % what) from e
 
 
+# ---- watchpoints on an address unknown at this position ------------------
+#
+# Before the end of a history a value is known only where the values
+# engine recovers it (docs/values.md).  A watchpoint needs its address
+# now: where that address comes from an unknown register GDB 13 says
+# "value is not available", from unknown memory (watch -l) "Cannot access
+# memory at address A": true, but neither says why nor what to do.  On a
+# ptrec target `watch`, `rwatch` and `awatch` create the same watchpoint
+# through GDB's Python API (GDB's own watch code; `-l EXPR` as the
+# location GDB itself watches for it, `* (TYPE *) ADDR`) and, where GDB
+# refuses for an unknown value, say so.
+
+_WATCH_TAIL = re.compile(r'\s+(?:if|thread|task|mask)(?:\s|$)')
+
+
+def _where_now():
+    """'thread T instruction N of M' (or '... at the end'), for a
+    message."""
+    try:
+        out = gdb.execute(_mon('ptrec position'), to_string=True).strip()
+    except gdb.error:
+        return 'this position'
+    return out.replace(' position ', ' instruction ')
+
+
+def _watch_refusal(cmd, arg, err):
+    """The message for GDB's error @err on `cmd arg` where it comes from
+    a value unknown at this position, else None."""
+    text = str(err)
+    m = re.match(r'Cannot access memory at address (0x[0-9a-f]+)', text)
+    if m:
+        why = 'memory at %s' % m.group(1)
+    elif text.startswith('value is not available'):
+        why = 'a register'
+    else:
+        return None
+    return ('ptrec: cannot %s %s here (%s): its address depends on %s '
+            'whose value is unknown at this position (a recording keeps no '
+            'data; before the end, values are what the values engine '
+            'recovers: docs/values.md).  Go where the address is known (a '
+            'later position, or "ptrec goto end"), set the watchpoint there '
+            'with -l (its address then stays fixed), and reverse-continue '
+            'or continue from there.' % (cmd, arg.strip(), _where_now(), why))
+
+
+class _Watch(gdb.Command):
+    """Set a watchpoint for EXPRESSION (GDB's own; see "help watch" in
+GDB's manual).  Usage: watch [-l|-location] EXPRESSION [thread N]
+[mask MASK] [if CONDITION].  On a ptrec replay, where the expression's
+address is unknown at this position, says why and what to do."""
+
+    def __init__(self, name, wp_class):
+        super().__init__(name, gdb.COMMAND_BREAKPOINTS,
+                         gdb.COMPLETE_EXPRESSION)
+        self._name = name
+        self._class = wp_class
+
+    def invoke(self, arg, from_tty):
+        spec = arg.strip()
+        m = re.match(r'(?:-location|-l)(?:\s+|$)', spec)
+        try:
+            if m:
+                spec = self._location(spec[m.end():])
+            if not spec:
+                raise gdb.GdbError(
+                    'Argument required (expression to compute).')
+            gdb.Breakpoint(spec, gdb.BP_WATCHPOINT, self._class)
+        except gdb.GdbError:
+            raise
+        except gdb.error as e:
+            raise gdb.GdbError(_watch_refusal(self._name, arg, e) or
+                               str(e)) from e
+
+    @staticmethod
+    def _location(expr):
+        """GDB's -location: the address EXPR has now, as the spec
+        `* (TYPE *) ADDR` GDB itself watches for it."""
+        m = _WATCH_TAIL.search(expr)
+        head, tail = (expr[:m.start()], expr[m.start():]) if m \
+            else (expr, '')
+        if not head.strip():
+            return ''
+        addr = gdb.parse_and_eval(head).address
+        if addr is None:
+            raise gdb.GdbError('Attempt to take address of value not '
+                               'located in memory.')
+        return '* (%s) %#x%s' % (addr.type, int(addr), tail)
+
+
 PtrecPrefix()
 PtrecInfo()
 PtrecExport()
@@ -295,6 +384,9 @@ def _write_commands(_event=None):
         return
     _WRITES_DONE.append(True)
     _SetVariable()
+    _Watch('watch', gdb.WP_WRITE)
+    _Watch('rwatch', gdb.WP_READ)
+    _Watch('awatch', gdb.WP_ACCESS)
 
 
 gdb.events.new_objfile.connect(_write_commands)

@@ -945,6 +945,34 @@ if [ -n "${GDB_LINES:-}" ] && [ -f "$tmp/l/manifest.json" ]; then
 	else
 		bad "set var in the past: $(grep -i 'refused\|^\$\|cannot' "$tmp/out" | head -6)"
 	fi
+
+	# watch where the expression's address is unknown at this
+	# position: at main's first instruction i holds what ran before the
+	# history (unknown to any sound engine: i is written later), so
+	# "watch -l *(char *)(long) i" and a watch through a register shown
+	# <unavailable> there say why and what to do, where GDB alone says
+	# "Cannot access memory at address" or "value is not available".
+	# watch -l s still works there: it stops at main's store of 0.
+	timeout 120 "$PTREC" replay "$tmp/l" -batch -ex "ptrec goto begin" \
+		-ex "print &i" -ex "print &s" \
+		-ex "watch -l *(char *)(long) i" \
+		-ex "python r = [n for n in ('rax', 'rbx', 'rcx', 'rdx', 'rsi', 'rdi', 'r8', 'r12', 'r15') if str(gdb.parse_and_eval('\$' + n)) == '<unavailable>']; print('@@reg', r[0] if r else 'none')" \
+		-ex "python exec('try:\\n gdb.execute(\"watch *(long *) \$\" + r[0])\\nexcept (gdb.error, IndexError) as e:\\n print(e)')" \
+		-ex "watch -l s" -ex "continue" -ex "print s" >"$tmp/out" 2>&1
+	iaddr=$(sed -n 's/^\$1 = (int \*) \(0x[0-9a-f]*\)$/\1/p' "$tmp/out")
+	saddr=$(sed -n 's/^\$2 = (int \*) \(0x[0-9a-f]*\)$/\1/p' "$tmp/out")
+	reg=$(sed -n 's/^@@reg //p' "$tmp/out")
+	if [ -n "$iaddr" ] && [ -n "$saddr" ] && [ -n "$reg" ] &&
+		[ "$reg" != none ] &&
+		grep -q "^ptrec: cannot watch -l \*(char \*)(long) i here (thread [0-9]* instruction 1 of [0-9]*): its address depends on memory at $iaddr whose value is unknown at this position .*Go where the address is known" "$tmp/out" &&
+		grep -q "^ptrec: cannot watch \*(long \*) \$$reg here (.*): its address depends on a register whose value is unknown" "$tmp/out" &&
+		grep -q "^Hardware watchpoint [0-9]*: \* (int \*) $saddr$" "$tmp/out" &&
+		grep -q "wrote 4 bytes at $saddr" "$tmp/out" &&
+		grep -q '^\$3 = 0$' "$tmp/out"; then
+		ok "watch at an unknown address in the past says why and what to do (memory at &i, \$$reg); watch -l s still stops at its store"
+	else
+		bad "watch at an unknown address: $(grep -i 'cannot\|watchpoint\|@@reg\|^\$' "$tmp/out" | head -6)"
+	fi
 fi
 
 tap_end GDB
