@@ -7,7 +7,8 @@ ptrec_record.py from its own directory.  It talks to the server only through mon
 the engine's internals.
 
 Commands: `ptrec goto begin|end|N`, `ptrec position`, `ptrec info`,
-`ptrec export ...` (both run the ptrec CLI on the server's bundle),
+`ptrec export ...`, `ptrec values` (these run the ptrec CLI on the
+server's bundle),
 `ptrec instruction-history [/r] [range]`,
 `ptrec function-call-history [/c /l /i] [range]`, a frame unwinder, and
 reverse-finish from the recorded call stack (GDB 13's own stops at the
@@ -198,6 +199,49 @@ working directory)."""
         _run_cli('export', gdb.string_to_argv(arg))
 
 
+class PtrecValues(gdb.Command):
+    """ptrec values [--why] [--mem ADDR [--len L]] [--stats]
+
+What the values engine knows at the current thread's position from the
+history alone (what `ptrec values BUNDLE --thread TID --at N` prints;
+GDB can show more in outer frames and their locals, where the server adds
+what the frames' unwinding implies): each register's value or "unknown",
+with --why why each unknown one is not known, with --mem
+the memory from ADDR, a number or a GDB expression such as &y (known
+bytes, ?? for unknown ones).  GDB shows an
+unknown register as <unavailable> and unknown memory as "Cannot access
+memory at address A"."""
+
+    def __init__(self):
+        super().__init__('ptrec values', gdb.COMMAND_USER)
+
+    def invoke(self, arg, from_tty):
+        out = gdb.execute(_mon('ptrec position'), to_string=True)
+        m = re.match(r'thread (\d+) (?:position (\d+) of|at the end, '
+                     r'after (\d+) instructions)', out)
+        if not m:
+            raise gdb.GdbError('ptrec values: no position: %s' %
+                               out.strip())
+        at = m.group(2) or str(int(m.group(3)) + 1)
+        argv = gdb.string_to_argv(arg)
+        for i in range(1, len(argv)):
+            if argv[i - 1] == '--mem':    # a GDB expression: &y, $sp
+                try:
+                    argv[i] = '%#x' % _address(argv[i])
+                except gdb.error as e:
+                    raise gdb.GdbError('ptrec values: --mem %s: %s' %
+                                       (argv[i], e)) from e
+        _run_cli('values', ['--thread', m.group(1), '--at', at] + argv)
+
+
+def _address(text):
+    """A number, or the value of GDB expression @text as an address."""
+    try:
+        return int(text, 0)
+    except ValueError:
+        return int(gdb.parse_and_eval(text)) & 0xffffffffffffffff
+
+
 # ---- writes: the past cannot be changed ----------------------------------
 #
 # ptrec-server refuses every write of registers or memory (G, P, M and X
@@ -360,6 +404,7 @@ PtrecGoto()
 PtrecPosition()
 PtrecInsnHistory()
 PtrecCallHistory()
+PtrecValues()
 
 
 # The plugin's other parts, run in this namespace in order (one file

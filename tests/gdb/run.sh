@@ -946,6 +946,38 @@ if [ -n "${GDB_LINES:-}" ] && [ -f "$tmp/l/manifest.json" ]; then
 		bad "set var in the past: $(grep -i 'refused\|^\$\|cannot' "$tmp/out" | head -6)"
 	fi
 
+	# ptrec values in GDB: the CLI's engine at GDB's thread and position
+	# (the same instruction, rip GDB's pc), every register it knows
+	# whole equal to GDB's, and --why for each unknown one.
+	timeout 120 "$PTREC" replay "$tmp/l" -batch -ex "break sq" \
+		-ex "reverse-continue" -ex "monitor ptrec position" \
+		-ex "info registers" -ex "ptrec values --why" \
+		-ex "ptrec values --mem \$rip --len 4" >"$tmp/out" 2>&1
+	if python3 - "$tmp/out" <<'PY'
+import re, sys
+out = open(sys.argv[1]).read()
+pos = re.search(r'^thread (\d+) position (\d+) of', out, re.M)
+at = re.search(r'^thread (\d+) before instruction (\d+) ', out, re.M)
+gdb_regs = dict(re.findall(r'^(r[a-z0-9]+) +(0x[0-9a-f]+) ', out, re.M))
+cli = re.findall(r'^(r[a-z0-9]+) +0x([0-9a-f]{16})$', out, re.M)
+unknown = re.findall(r'^(r[a-z0-9]+) +unknown$', out, re.M)
+why = re.findall(r'^why (r[a-z0-9]+) ', out, re.M)
+mem = re.search(r'^0x0*([0-9a-f]+): ([0-9a-f]{2}) ', out, re.M)
+ok = (pos and at and pos.groups() == at.groups() and
+      dict(cli).get('rip') and int(dict(cli)['rip'], 16) ==
+      int(gdb_regs['rip'], 16) and mem and
+      int(mem.group(1), 16) == int(gdb_regs['rip'], 16) and
+      all(int(v, 16) == int(gdb_regs[r], 16) for r, v in cli
+          if r in gdb_regs) and unknown and set(why) >= set(unknown))
+print('%d known, %d unknown, %d why' % (len(cli), len(unknown), len(why)))
+sys.exit(0 if ok else 1)
+PY
+	then
+		ok "ptrec values in GDB: the CLI's engine at GDB's position, known registers equal to GDB's, why for each unknown one"
+	else
+		bad "ptrec values in GDB: $(grep -E '^(thread|rip|why r)' "$tmp/out" | head -5)"
+	fi
+
 	# watch where the expression's address is unknown at this
 	# position: at main's first instruction i holds what ran before the
 	# history (unknown to any sound engine: i is written later), so
