@@ -390,11 +390,43 @@ address is unknown at this position, says why and what to do."""
             else (expr, '')
         if not head.strip():
             return ''
+        spec = _bitfield_location(head)
+        if spec:
+            return spec + tail
         addr = gdb.parse_and_eval(head).address
         if addr is None:
             raise gdb.GdbError('Attempt to take address of value not '
                                'located in memory.')
         return '* (%s) %#x%s' % (addr.type, int(addr), tail)
+
+
+_FIELD_TAIL = re.compile(r'(\.|->)\s*([A-Za-z_]\w*)\s*$')
+
+
+def _bitfield_location(head):
+    """For -l on a bit-field (`s.f`, `p->f`), GDB compares the field's
+    bits only: the same with its structure's address fixed now,
+    `(* (T *) ADDR).f` or `((T *) P)->f`; None for anything else."""
+    m = _FIELD_TAIL.search(head)
+    if not m:
+        return None
+    parent = gdb.parse_and_eval(head[:m.start()])
+    t = parent.type.strip_typedefs()
+    if m.group(1) == '->':
+        if t.code != gdb.TYPE_CODE_PTR:
+            return None
+        t = t.target().strip_typedefs()
+    if t.code not in (gdb.TYPE_CODE_STRUCT, gdb.TYPE_CODE_UNION):
+        return None
+    field = next((f for f in t.fields() if f.name == m.group(2)), None)
+    if field is None or not field.bitsize:
+        return None
+    if m.group(1) == '->':
+        return '((%s) %#x)->%s' % (parent.type, int(parent), m.group(2))
+    addr = parent.address
+    if addr is None:
+        return None
+    return '(* (%s) %#x).%s' % (addr.type, int(addr), m.group(2))
 
 
 PtrecPrefix()

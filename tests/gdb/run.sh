@@ -978,6 +978,35 @@ PY
 		bad "ptrec values in GDB: $(grep -E '^(thread|rip|why r)' "$tmp/out" | head -5)"
 	fi
 
+	# The plugin's watch, rwatch and awatch against GDB's own, live (no
+	# replay: GDB runs tests/gdb/lvalues.c itself, once with the
+	# plugin's commands made as on a ptrec target): the same stops with
+	# the same values for bit-fields (-l compares their bits only), a
+	# pointer's field, a whole structure, an array element, a condition.
+	if cc -O0 -g -o "$tmp/lvalues" "$here/lvalues.c" 2>"$tmp/cc.log"; then
+		for w in "watch -l g.b" "watch -l pg->b" "watch -l g" \
+			"watch g.b" "watch arr[2]" "rwatch arr[2]" \
+			"awatch -l arr[1]" "watch g.n if g.n > 20"; do
+			for mode in gdb plugin; do
+				set -- -ex "break main" -ex "run"
+				[ $mode = plugin ] && set -- -ex "source $here/../../gdb/plugin/ptrec.py" \
+					-ex "python _Watch('watch', gdb.WP_WRITE); _Watch('rwatch', gdb.WP_READ); _Watch('awatch', gdb.WP_ACCESS)" "$@"
+				timeout 60 gdb -batch -nx "$@" -ex "$w" -ex "continue" \
+					-ex "continue" -ex "continue" -ex "continue" \
+					-ex "continue" -ex "continue" "$tmp/lvalues" 2>&1 |
+					grep -E '^(Old value|New value|Value) = |^[0-9]+\s|exited' |
+					sed 's/process [0-9]*/process/' >"$tmp/lv.$mode"
+			done
+			if [ -s "$tmp/lv.gdb" ] && cmp -s "$tmp/lv.gdb" "$tmp/lv.plugin"; then
+				ok "plugin's $w: the same stops and values as GDB's own ($(grep -c 'Value\|New value' "$tmp/lv.gdb") reported)"
+			else
+				bad "plugin's $w differs from GDB's own: $(diff "$tmp/lv.gdb" "$tmp/lv.plugin" | head -4)"
+			fi
+		done
+	else
+		bad "compiling tests/gdb/lvalues.c: $(head -3 "$tmp/cc.log")"
+	fi
+
 	# watch where the expression's address is unknown at this
 	# position: at main's first instruction i holds what ran before the
 	# history (unknown to any sound engine: i is written later), so
