@@ -969,7 +969,7 @@ ok = (pos and at and pos.groups() == at.groups() and
       int(mem.group(1), 16) == int(gdb_regs['rip'], 16) and
       all(int(v, 16) == int(gdb_regs[r], 16) for r, v in cli
           if r in gdb_regs) and unknown and set(why) >= set(unknown))
-print('%d known, %d unknown, %d why' % (len(cli), len(unknown), len(why)))
+print('# ptrec values: %d known, %d unknown, %d why' % (len(cli), len(unknown), len(why)))
 sys.exit(0 if ok else 1)
 PY
 	then
