@@ -449,6 +449,26 @@ for _part in ('ptrec_unwind.py', 'ptrec_stop.py', 'ptrec_record.py'):
         exec(compile(_f.read(), _path, 'exec'))  # pylint: disable=exec-used
 
 
+def _on_inferior_call(event):
+    """Before GDB calls a function in the program (`call f()`, `print
+    f(1)`), which on a replay fails at its first write with "Cannot
+    access memory at address A" (the stack it pushes the return address
+    on): say why first."""
+    if not isinstance(event, gdb.InferiorCallPreEvent) or \
+            _refused() is None:
+        return
+    try:
+        fn = gdb.block_for_pc(event.address).function
+        what = fn.print_name if fn else '%#x' % event.address
+    except (gdb.error, RuntimeError, AttributeError):
+        what = '%#x' % event.address
+    gdb.write('ptrec: cannot call %s in a replay: a call runs code the '
+              'recording never ran, and the recorded history cannot be '
+              'changed (its registers and memory are read-only)\n' % what,
+              gdb.STDERR)
+
+
+gdb.events.inferior_call.connect(_on_inferior_call)
 _WRITES_DONE = []
 
 

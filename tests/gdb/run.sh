@@ -926,9 +926,11 @@ fi
 # tests/gdb/lines.c's local y (-O0: on the stack) in the past, at the
 # address GDB computes for it, a register, and GDB's own message for
 # print; the values read after are the recorded ones; a convenience
-# variable can still be set.
+# variable can still be set; a function call (at the end, where GDB
+# knows the stack to push on) says why it cannot run.
 if [ -n "${GDB_LINES:-}" ] && [ -f "$tmp/l/manifest.json" ]; then
-	timeout 120 "$PTREC" replay "$tmp/l" -batch -ex "break lines.c:12" \
+	timeout 120 "$PTREC" replay "$tmp/l" -batch -ex "call sq(3)" \
+		-ex "break lines.c:12" \
 		-ex "reverse-continue" -ex "print &y" -ex "print y" \
 		-ex "set var y = 77" -ex "print y" -ex "set var \$rip = 0" \
 		-ex "print \$rax = 5" -ex "set var \$mine = 3" \
@@ -940,8 +942,9 @@ if [ -n "${GDB_LINES:-}" ] && [ -f "$tmp/l/manifest.json" ]; then
 		grep -q "remote failure reply 'E.ptrec: $refusal" "$tmp/out" &&
 		grep -q '^\$2 = [0-9]' "$tmp/out" &&
 		[ "$(sed -n 's/^\$2 = //p' "$tmp/out")" = "$(sed -n 's/^\$3 = //p' "$tmp/out")" ] &&
-		grep -q '^\$4 = 3$' "$tmp/out"; then
-		ok "set var in the past: y at $yaddr and rip refused, saying the history cannot be changed; y still $(sed -n 's/^\$3 = //p' "$tmp/out")"
+		grep -q '^\$4 = 3$' "$tmp/out" &&
+		grep -q "^ptrec: cannot call sq in a replay: .*cannot be changed" "$tmp/out"; then
+		ok "set var in the past: y at $yaddr and rip refused, saying the history cannot be changed; y still $(sed -n 's/^\$3 = //p' "$tmp/out"); call sq(3) says why it fails"
 	else
 		bad "set var in the past: $(grep -i 'refused\|^\$\|cannot' "$tmp/out" | head -6)"
 	fi
