@@ -380,6 +380,9 @@ address is unknown at this position, says why and what to do."""
         except gdb.error as e:
             raise gdb.GdbError(_watch_refusal(self._name, arg, e) or
                                str(e)) from e
+        if not m:
+            _watch_unreadable(spec)
+
 
     @staticmethod
     def _location(expr):
@@ -398,6 +401,30 @@ address is unknown at this position, says why and what to do."""
             raise gdb.GdbError('Attempt to take address of value not '
                                'located in memory.')
         return '* (%s) %#x%s' % (addr.type, int(addr), tail)
+
+
+def _watch_unreadable(spec):
+    """GDB sets `watch *p` where *p cannot be read now (p unknown here),
+    as on any target: it watches what it could read (p) until it can.
+    Say so, once, where that is a value unknown at this position."""
+    m = _WATCH_TAIL.search(spec)
+    expr = spec[:m.start()] if m else spec
+    if _NOT_ASSIGNMENT.search(expr) or re.search(r'\w\s*\(', expr):
+        return      # evaluating it again could write or call
+    try:
+        gdb.parse_and_eval(expr)    # lazy: its address, not its value
+    except gdb.error as e:
+        text = str(e)
+        m = re.match(r'Cannot access memory at address (0x[0-9a-f]+)', text)
+        if not m and not text.startswith('value is not available'):
+            return
+        gdb.write('ptrec: the address of %s is not known at this '
+                  'position (it depends on %s, unknown here): GDB watches '
+                  'what it is computed from until it can read it.  To '
+                  'watch the bytes it names, set the watchpoint with -l '
+                  'where its address is known.\n'
+                  % (expr.strip(), 'memory at ' + m.group(1) if m
+                     else 'a register'))
 
 
 _FIELD_TAIL = re.compile(r'(\.|->)\s*([A-Za-z_]\w*)\s*$')

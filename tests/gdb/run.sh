@@ -1016,12 +1016,14 @@ PY
 	# "watch -l *(char *)(long) i" and a watch through a register shown
 	# <unavailable> there say why and what to do, where GDB alone says
 	# "Cannot access memory at address" or "value is not available".
+	# Without -l GDB sets it, watching i itself: the plugin says so.
 	# watch -l s still works there: it stops at main's store of 0.
 	timeout 120 "$PTREC" replay "$tmp/l" -batch -ex "ptrec goto begin" \
 		-ex "print &i" -ex "print &s" \
 		-ex "watch -l *(char *)(long) i" \
 		-ex "python r = [n for n in ('rax', 'rbx', 'rcx', 'rdx', 'rsi', 'rdi', 'r8', 'r12', 'r15') if str(gdb.parse_and_eval('\$' + n)) == '<unavailable>']; print('@@reg', r[0] if r else 'none')" \
 		-ex "python exec('try:\\n gdb.execute(\"watch *(long *) \$\" + r[0])\\nexcept (gdb.error, IndexError) as e:\\n print(e)')" \
+		-ex "watch *(char *)(long) i" -ex "delete" \
 		-ex "watch -l s" -ex "continue" -ex "print s" >"$tmp/out" 2>&1
 	iaddr=$(sed -n 's/^\$1 = (int \*) \(0x[0-9a-f]*\)$/\1/p' "$tmp/out")
 	saddr=$(sed -n 's/^\$2 = (int \*) \(0x[0-9a-f]*\)$/\1/p' "$tmp/out")
@@ -1030,10 +1032,12 @@ PY
 		[ "$reg" != none ] &&
 		grep -q "^ptrec: cannot watch -l \*(char \*)(long) i here (thread [0-9]* instruction 1 of [0-9]*): its address depends on memory at $iaddr whose value is unknown at this position .*Go where the address is known" "$tmp/out" &&
 		grep -q "^ptrec: cannot watch \*(long \*) \$$reg here (.*): its address depends on a register whose value is unknown" "$tmp/out" &&
+		grep -q "^Hardware watchpoint [0-9]*: \*(char \*)(long) i$" "$tmp/out" &&
+		grep -q "^ptrec: the address of \*(char \*)(long) i is not known at this position (it depends on memory at $iaddr, unknown here): GDB watches what it is computed from" "$tmp/out" &&
 		grep -q "^Hardware watchpoint [0-9]*: \* (int \*) $saddr$" "$tmp/out" &&
 		grep -q "wrote 4 bytes at $saddr" "$tmp/out" &&
 		grep -q '^\$3 = 0$' "$tmp/out"; then
-		ok "watch at an unknown address in the past says why and what to do (memory at &i, \$$reg); watch -l s still stops at its store"
+		ok "watch at an unknown address in the past says why and what to do (memory at &i, \$$reg; without -l what GDB watches instead); watch -l s still stops at its store"
 	else
 		bad "watch at an unknown address: $(grep -i 'cannot\|watchpoint\|@@reg\|^\$' "$tmp/out" | head -6)"
 	fi
