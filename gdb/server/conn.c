@@ -378,6 +378,39 @@ static void parse_break(const char *pkt, struct req *r)
 		r->len = kind;
 }
 
+/*
+ * G, P, M and X: writes, all refused (the past cannot be changed), but
+ * what they would write is said in the refusal (the plugin asks for it:
+ * monitor ptrec refused).  M and X: ADDR,LENGTH:DATA (@addr, @len);
+ * P: N=VALUE (@regno); G: every register.  @which is 'M' (M and X), 'P'
+ * or 'G'; one that cannot be read is still a write, of unknown extent
+ * (@which 0).
+ */
+static void parse_write(const char *pkt, struct req *r)
+{
+	const char *p = pkt + 1;
+	uint64_t v;
+
+	r->type = REQ_WRITE;
+	switch (pkt[0]) {
+	case 'M':
+	case 'X':
+		if (parse_hex(&p, &r->addr) && *p++ == ',' &&
+		    parse_hex(&p, &r->len) && *p == ':')
+			r->which = 'M';
+		break;
+	case 'P':
+		if (parse_hex(&p, &v) && *p == '=' && v <= 0xffff) {
+			r->regno = (unsigned int)v;
+			r->which = 'P';
+		}
+		break;
+	default:
+		r->which = 'G';
+		break;
+	}
+}
+
 void conn_parse(const char *pkt, size_t n, struct req *r)
 {
 	const char *p;
@@ -385,6 +418,10 @@ void conn_parse(const char *pkt, size_t n, struct req *r)
 
 	memset(r, 0, sizeof(*r));
 	r->type = REQ_UNSUPPORTED;
+	if (pkt[0] == 'X') {		/* binary data: NULs allowed */
+		parse_write(pkt, r);
+		return;
+	}
 	if (strlen(pkt) != n) {		/* a NUL inside: nothing we know */
 		r->type = REQ_BAD;
 		return;
@@ -411,8 +448,7 @@ void conn_parse(const char *pkt, size_t n, struct req *r)
 	case 'G':
 	case 'P':
 	case 'M':
-	case 'X':
-		r->type = REQ_WRITE;
+		parse_write(pkt, r);
 		return;
 	case 'Z':
 	case 'z':
@@ -544,6 +580,12 @@ int conn_error(struct conn *c, int code)
 
 	snprintf(buf, sizeof(buf), "E%02x", code & 0xff);
 	return send_str(c, buf);
+}
+
+int conn_error_text(struct conn *c, const char *text)
+{
+	snprintf(c->out, sizeof(c->out), "E.%s", text);
+	return send_str(c, c->out);
 }
 
 int conn_unsupported(struct conn *c)

@@ -21,7 +21,9 @@ enum req_type {
 	REQ_READ_REGS,		/* g */
 	REQ_READ_REG,		/* p: @regno */
 	REQ_READ_MEM,		/* m: @addr, @len */
-	REQ_WRITE,		/* G P M X: the past cannot be changed */
+	REQ_WRITE,		/* G P M X: the past cannot be changed;
+				 * @which 'G', 'P' (@regno), 'M' (M or X:
+				 * @addr, @len) or 0 (unreadable) */
 	REQ_BREAK_INSERT,	/* Z0/Z1: @addr */
 	REQ_BREAK_REMOVE,	/* z0/z1 */
 	REQ_WATCH_INSERT,	/* Z2/Z3/Z4: @watch, @addr, @len */
@@ -90,7 +92,8 @@ struct req {
 	unsigned int regno;
 	unsigned int watch;	/* WATCH_*: enum rp_watch_type (1 write,
 				 * 2 read, 3 access) */
-	char which;		/* SET_THREAD: 'g' or 'c'; KILL: 'v' (vKill) */
+	char which;		/* SET_THREAD: 'g' or 'c'; KILL: 'v' (vKill);
+				 * WRITE: 'G', 'P', 'M' */
 	bool has_thread;	/* STEP, CONT: vCont named one */
 	long long thread;	/* tid, THREAD_ANY or THREAD_ALL */
 	long long pid;		/* "pPID.TID" ids, D;PID, vKill;PID, exec-file
@@ -150,6 +153,8 @@ int conn_read(struct conn *c, struct req *r);
 /* Replies; each returns 0 or -1 when the connection failed. */
 int conn_ok(struct conn *c);
 int conn_error(struct conn *c, int code);
+/* E.TEXT (GDB manual, "Standard Replies"): @text, ASCII without # $ } *. */
+int conn_error_text(struct conn *c, const char *text);
 int conn_unsupported(struct conn *c);
 int conn_stop(struct conn *c, const struct stop *s);
 /* qSupported; agrees to multiprocess when GDB offered it (@r). */

@@ -437,6 +437,14 @@ static void run(struct monitor *m, struct target *tg, const char *cmd,
 			text_add(out, "exe %s\n", exe);
 		else
 			text_add(out, "no program\n");
+	} else if (!strcmp(cmd, "ptrec refused")) {
+		/* The write GDB was last refused (server.c), for the
+		 * plugin's set variable: GDB 13 says only "Cannot access
+		 * memory" of a memory write.  Asking forgets it.
+		 */
+		text_add(out, "refused %s\n",
+			 m->refused[0] ? m->refused : "nothing");
+		m->refused[0] = '\0';
 	} else if (!strcmp(cmd, "ptrec position")) {
 		if (pos < n)
 			text_add(out, "thread %u position %" PRIu64 " of %"

@@ -17,6 +17,10 @@ struct monitor {
 	struct rp_call *calls;		/* call history of calls_tid */
 	size_t ncalls;
 	uint32_t calls_tid;
+	char refused[64];		/* the last write refused since
+					 * monitor ptrec refused asked:
+					 * "memory 0xADDR LEN", "register N",
+					 * "registers"; "" none */
 };
 
 /* Runs @cmd on @tg's selected thread; what it prints goes to @out. */

@@ -5,6 +5,7 @@
  * breakpoints, the time order across threads) and the monitor commands
  * (monitor.c).  It never sees packet text: conn.c parses and encodes.
  */
+#include <inttypes.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,6 +227,34 @@ static int monitor(struct server *sv, const char *cmd)
 	return ret ? ret : conn_ok(&sv->c);
 }
 
+/*
+ * G, P, M, X: the past cannot be changed.  The reply says so in text
+ * (E.TEXT, a standard reply), which GDB 13 shows for a register
+ * ("Could not write register "rax"; remote failure reply 'E....'"); for
+ * memory it says only "Cannot access memory at address", so what was
+ * refused is kept for the plugin's set variable (monitor ptrec refused).
+ * A write of no bytes changes nothing (GDB probes X with one): OK, as
+ * rr answers it.
+ */
+static int refuse_write(struct server *sv, const struct req *r)
+{
+	struct monitor *m = &sv->mon;
+
+	if (r->which == 'M' && !r->len)
+		return conn_ok(&sv->c);
+	if (r->which == 'M')
+		snprintf(m->refused, sizeof(m->refused),
+			 "memory 0x%" PRIx64 " %" PRIu64, r->addr, r->len);
+	else if (r->which == 'P')
+		snprintf(m->refused, sizeof(m->refused), "register %u",
+			 r->regno);
+	else
+		snprintf(m->refused, sizeof(m->refused), "registers");
+	return conn_error_text(&sv->c, "ptrec: the recorded history cannot "
+			       "be changed, its registers and memory are "
+			       "read-only");
+}
+
 int server_handle(struct server *sv, const struct req *r)
 {
 	struct rp_timeline *tl = sv->tg.tl;
@@ -234,8 +263,9 @@ int server_handle(struct server *sv, const struct req *r)
 	case REQ_UNSUPPORTED:
 		return conn_unsupported(&sv->c);
 	case REQ_BAD:
-	case REQ_WRITE:		/* the past cannot be changed */
 		return conn_error(&sv->c, 1);
+	case REQ_WRITE:
+		return refuse_write(sv, r);
 	case REQ_INTERRUPT:
 		return 0;	/* nothing runs */
 	case REQ_STOP_REASON:

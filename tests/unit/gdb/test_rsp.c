@@ -177,6 +177,33 @@ Test(conn, registers)
 	cr_assert_eq(parse("P10=00").type, REQ_WRITE);
 }
 
+/*
+ * Writes are refused, but what they would write is kept for the refusal
+ * (monitor ptrec refused).  X carries binary data, NULs too: it was
+ * REQ_BAD (E01) before, for a NUL inside the packet.
+ */
+Test(conn, writes_say_what_they_write)
+{
+	static const char x[] = "X7ffe0010,4:\0\1\0\2";
+	struct req r;
+
+	conn_parse(x, sizeof(x) - 1, &r);
+	cr_assert_eq(r.type, REQ_WRITE);
+	cr_assert_eq(r.which, 'M');
+	cr_assert_eq(r.addr, 0x7ffe0010);
+	cr_assert_eq(r.len, 4);
+	r = parse("M10,2:abcd");
+	cr_assert(r.type == REQ_WRITE && r.which == 'M' && r.addr == 0x10 &&
+		  r.len == 2);
+	r = parse("P10=00");
+	cr_assert(r.type == REQ_WRITE && r.which == 'P' && r.regno == 16);
+	cr_assert_eq(parse("G00").which, 'G');
+	/* Unreadable: still a write (refused), of unknown extent. */
+	r = parse("Mzz");
+	cr_assert(r.type == REQ_WRITE && r.which == 0);
+	cr_assert_eq(parse("P100000=0").which, 0);
+}
+
 Test(conn, memory)
 {
 	struct req r = parse("m401000,40");

@@ -177,6 +177,64 @@ static char *next(char *p)
 	return p + strlen(p) + 1;
 }
 
+/* "qRcmd,HEX" for @cmd in @buf. */
+static const char *monitor_pkt(char *buf, const char *cmd)
+{
+	char *p = buf + sprintf(buf, "qRcmd,");
+
+	for (; *cmd; cmd++)
+		p += sprintf(p, "%02x", (unsigned char)*cmd);
+	return buf;
+}
+
+/* Whether the reply @p is console output ("O" HEX) of exactly @text. */
+static bool console_is(const char *p, const char *text)
+{
+	unsigned int c;
+
+	if (*p++ != 'O' || strlen(p) != 2 * strlen(text))
+		return false;
+	for (; *text; text++, p += 2)
+		if (sscanf(p, "%2x", &c) != 1 || c != (unsigned char)*text)
+			return false;
+	return true;
+}
+
+#define REFUSED "E.ptrec: the recorded history cannot be changed, its " \
+		"registers and memory are read-only"
+
+/*
+ * Writes to registers and memory are refused with a reply that says why
+ * (E.TEXT, which GDB 13 shows for a register, where it showed 'E01'); a
+ * write of no bytes (GDB's probe for X) changes nothing: OK, as rr
+ * answers it.  monitor ptrec refused names the last refused write once,
+ * for the plugin's set variable (GDB says only "Cannot access memory" of
+ * memory).
+ */
+Test(server, writes_are_refused_saying_why)
+{
+	char q[64];
+	const char *pkts[] = { "P0=0100000000000000",
+			       monitor_pkt(q, "ptrec refused"), "X1000,0:",
+			       "M1000,2:abcd", q, q, "G00", q, NULL };
+	size_t len;
+	char *out = serve(pkts, &len), *p = out;
+
+	cr_assert_str_eq(p = next(p), REFUSED);
+	cr_assert(console_is(p = next(p), "refused register 0\n"), "%s", p);
+	cr_assert_str_eq(p = next(p), "OK");
+	cr_assert_str_eq(p = next(p), "OK");		/* X of 0 bytes */
+	cr_assert_str_eq(p = next(p), REFUSED);
+	cr_assert(console_is(p = next(p), "refused memory 0x1000 2\n"));
+	cr_assert_str_eq(p = next(p), "OK");
+	cr_assert(console_is(p = next(p), "refused nothing\n"));
+	cr_assert_str_eq(p = next(p), "OK");
+	cr_assert_str_eq(p = next(p), REFUSED);
+	cr_assert(console_is(p = next(p), "refused registers\n"));
+	cr_assert_str_eq(p = next(p), "OK");
+	free(out);
+}
+
 /*
  * Host I/O: the recorded program's path is served from the bundle's copy;
  * writes, /proc and /sys are refused; unknown descriptors and a 65th open
