@@ -27,6 +27,8 @@
  * known or has that byte among its bytes, a system call that may write
  * it, any other barrier.  Nothing is assumed about where pointers point.
  */
+#include <string.h>
+
 #include <capstone/capstone.h>
 
 #include "rcv_val.h"
@@ -34,6 +36,7 @@
 
 #define AL_BARS		32	/* barriers after a store looked at */
 #define AL_LOAD		64	/* instructions back to the base's load */
+#define AL_SCAN		64	/* accesses of a word looked at after a store */
 
 /*
  * Is instruction @b of @w a barrier only because it stores to an address
@@ -52,23 +55,45 @@ static bool ustore(struct win *w, size_t b, struct rcv_acc *wr)
 	return wr->valid && !wr->addr_known && wr->size;
 }
 
-/* Is @x one of the @size bytes of @v? */
-static bool has_byte(struct rcv_val v, unsigned int size, uint8_t x)
+/*
+ * Byte @t (< 16) of what access @x holds: its value in *@v, the bits of
+ * it known returned.
+ */
+static uint8_t acc_bits(const struct rcv_acc *x, unsigned int t, uint8_t *v)
 {
-	unsigned int j;
+	struct rcv_val h = t < 8 ? x->val : x->hi;
+	unsigned int sh = (t & 7) * 8;
 
-	for (j = 0; j < size; j++)
-		if ((uint8_t)(v.v >> (8 * j)) == x)
+	*v = (uint8_t)(h.v >> sh);
+	return (uint8_t)(h.k >> sh);
+}
+
+/*
+ * May store @u, wherever it wrote, have left byte @f?  Only when no byte
+ * of its value can be @f (in the bits known of each) is it not.
+ */
+static bool may_leave(const struct rcv_acc *u, uint8_t f)
+{
+	unsigned int t;
+	uint8_t v, m;
+
+	if (u->size > 16)
+		return true;
+	for (t = 0; t < u->size; t++) {
+		m = acc_bits(u, t, &v);
+		if (!((v ^ f) & m))
 			return true;
+	}
 	return false;
 }
 
 /*
- * May an instruction of @w after @p (other than @skip) have been the last
- * to write @x, whose value at the end is @fx?  True when not sure.
+ * May an instruction of @w after @p and before @lim (other than @skip)
+ * have been the last to write @x, whose value at @lim (the end when @lim
+ * is w->n) is @fx?  True when not sure.
  */
-static bool late_writer(struct win *w, size_t p, size_t skip, uint64_t x,
-			uint8_t fx)
+static bool late_writer(struct win *w, size_t p, size_t lim, size_t skip,
+			uint64_t x, uint8_t fx)
 {
 	uint64_t word = x >> 3, sa, sl;
 	struct rcv_acc u;
@@ -76,18 +101,17 @@ static bool late_writer(struct win *w, size_t p, size_t skip, uint64_t x,
 	uint8_t t;
 
 	/* Barriers after @p: stores of unknown address, or anything. */
-	for (q = w->nb[p + 1]; q < w->n; q = w->nb[q + 1]) {
+	for (q = w->nb[p + 1]; q < lim; q = w->nb[q + 1]) {
 		if (++n > AL_BARS)
 			return true;
 		if (q == skip)
 			continue;
-		if (!ustore(w, q, &u) || u.size > 8 || !full(u.val, u.size) ||
-		    has_byte(u.val, u.size, fx))
+		if (!ustore(w, q, &u) || may_leave(&u, fx))
 			return true;
 	}
 	/* Stores of known address (and system calls' buffers). */
-	for (j = rcv_lower(w, word, p + 1);
-	     j < w->nidx && w->idx[j].word == word; j++) {
+	for (j = rcv_lower(w, word, p + 1); j < w->nidx &&
+	     w->idx[j].word == word && w->idx[j].pos < lim; j++) {
 		q = w->idx[j].pos;
 		if ((w->ins[q].flags & RCV_I_SYSCALL) &&
 		    rcv_sys_write(w, q, &sa, &sl) > 0 && x - sa < sl)
@@ -105,30 +129,84 @@ static bool final_byte(struct win *w, uint64_t x, uint8_t *fx)
 }
 
 /*
- * Had store @b (@wr, its value known) written @a, at any placement, would
- * the end show it?  True when every placement is refuted.
+ * What byte @x held right after store @b, as the first thing after it
+ * that shows it tells: the first access of @x after @b, when it is a load
+ * of known value (not a barrier, before @x may be another thread's), or,
+ * with no access left in the window that ends at the snapshot, the end.
+ * Either way no instruction between @b and it may have been @x's last
+ * writer.  In *@f; false when nothing shows it.
+ */
+static bool revealed(struct win *w, size_t b, uint64_t x, uint8_t *f)
+{
+	uint64_t word = x >> 3, until, sa, sl;
+	size_t j, q, k = 0;
+	uint8_t t;
+	int r;
+
+	if (!rcv_private_until(w->rc, x, &until))
+		return false;
+	for (j = rcv_lower(w, word, b + 1);
+	     j < w->nidx && w->idx[j].word == word; j++) {
+		q = w->idx[j].pos;
+		if (++k > AL_SCAN || w->first + q > until)
+			return false;
+		if ((w->ins[q].flags & RCV_I_SYSCALL) &&
+		    rcv_sys_write(w, q, &sa, &sl) > 0 && x - sa < sl)
+			return false;
+		r = rcv_acc_byte(rcv_acc_of(w, q, false), x, &t);
+		if (r == 0)
+			return false;
+		if (r == 1) {
+			/* An unproven branch's load is not known. */
+			if (w->mbar[q] || (w->ins[q].flags & RCV_I_BARRIER) ||
+			    late_writer(w, b, q, b, x, t))
+				return false;
+			*f = t;
+			return true;
+		}
+		/* Written again before anything shows it. */
+		if (rcv_acc_byte(rcv_acc_of(w, q, true), x, &t) >= 0)
+			return false;
+	}
+	if (!w->top_end || !final_byte(w, x, &t) ||
+	    late_writer(w, b, w->n, b, x, t))
+		return false;
+	*f = t;
+	return true;
+}
+
+/*
+ * Had store @b (@wr, its value known in part at least) written @a, at any
+ * placement, would what shows its bytes afterwards (a later load, the
+ * end) show it?  True when every placement is refuted.
  */
 static bool value_refutes(struct win *w, size_t b, const struct rcv_acc *wr,
 			  uint64_t a)
 {
 	unsigned int j, t, n = wr->size;
-	uint8_t fx;
+	uint8_t seen[31], fx[31], v, m;
+	uint64_t lo = a - n + 1;
 
-	if (n > 8 || !full(wr->val, n))
+	if (n > 16 || !n || (!wr->val.k && !wr->hi.k))
 		return false;
+	memset(seen, 0, sizeof(seen));
 	for (j = 0; j < n; j++) {
 		uint64_t q = a - j;
 		bool ok = true;
 
 		for (t = 0; t < n && ok; t++) {
-			if (!final_byte(w, q + t, &fx))
-				continue;	/* not known: consistent */
-			if ((uint8_t)(wr->val.v >> (8 * t)) != fx &&
-			    !late_writer(w, b, SIZE_MAX, q + t, fx))
-				ok = false;
+			size_t x = (size_t)(q + t - lo);
+
+			m = acc_bits(wr, t, &v);
+			if (!m)
+				continue;
+			if (!seen[x])
+				seen[x] = revealed(w, b, q + t, &fx[x]) ? 1 : 2;
+			if (seen[x] == 1 && ((v ^ fx[x]) & m))
+				ok = false;	/* not what it shows */
 		}
 		if (ok)
-			return false;	/* a placement the end allows */
+			return false;	/* a placement nothing refutes */
 	}
 	return true;
 }
@@ -173,7 +251,8 @@ static void base_from_load(struct win *w, size_t b, int g, uint64_t a,
 	for (k = 0; k < 8; k++) {
 		uint64_t x = rd.addr + k;
 
-		if (!final_byte(w, x, &fx) || late_writer(w, p, b, x, fx))
+		if (!final_byte(w, x, &fx) ||
+		    late_writer(w, p, w->n, b, x, fx))
 			continue;
 		base->v = (base->v & ~(0xffull << (8 * k))) |
 			  (uint64_t)fx << (8 * k);
@@ -236,11 +315,9 @@ bool rcv_alias_refuted(struct win *w, size_t b, uint64_t a)
 
 	if (b >= w->n || !ustore(w, b, &wr) || !rcv_private(w->rc, a))
 		return false;
-	/* Away from the snapshot, only what the states know of the
-	 * address.
+	/* Away from the snapshot, what later loads show and what the
+	 * states know of the address.
 	 */
-	if (!w->top_end)
-		return addr_refutes(w, b, &wr, a, false);
 	return value_refutes(w, b, &wr, a) ||
-	       addr_refutes(w, b, &wr, a, true);
+	       addr_refutes(w, b, &wr, a, w->top_end);
 }

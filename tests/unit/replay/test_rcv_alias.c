@@ -232,3 +232,108 @@ Test(rcv_alias, by_alignment)
 	st[0].r[RP_REG_RAX] = (struct rcv_val){ r15 & 0xfe0, 0xfe0 };
 	cr_assert_not(refuted(0, a));
 }
+
+/*
+ * mov %rax,(%rcx) (value 0xff.., address unknown), then what a later
+ * load of known value shows of a: the end is all 0xff (it cannot tell),
+ * the load shows 01..08, which no placement leaves, in any window; not
+ * when a writer may come between (a store of unknown value, or of a
+ * known address covering a), nor when the load's value is not known or
+ * it is a barrier.  Instructions: the store, [1] (a writer or nop), the
+ * load mov (%rdx),%rsi, nop.
+ */
+Test(rcv_alias, by_later_load)
+{
+	struct rcv_ins in[4] = { INS("\x48\x89\x01"), INS("\x90"),
+				 INS("\x48\x8b\x32"), INS("\x90") };
+	struct rcv_ins wr = INS("\x48\x89\x37");	/* mov %rsi,(%rdi) */
+	uint64_t a = PAGE + 0x508;
+
+	win_of(in, 4);
+	set(0, RP_REG_RAX, 0xffffffffffffffffull);
+	end64(a - 8, 0xffffffffffffffffull);
+	end64(a, 0xffffffffffffffffull);
+	end64(a + 8, 0xffffffffffffffffull);
+	cr_assert_not(refuted(0, a), "the end shows 0xff everywhere");
+	set(2, RP_REG_RDX, a);
+	cr_assert_not(refuted(0, a), "the load's value not known");
+	set(3, RP_REG_RSI, 0x0807060504030201ull);
+	cr_assert(refuted(0, a), "the load shows no 0xff in a");
+	cr_assert(refuted(0, a + 7));
+	cr_assert_not(refuted(0, a + 8), "a + 8: the end's 0xff");
+	w.top_end = false;
+	cr_assert(refuted(0, a), "a window away from the snapshot");
+	cr_assert_not(refuted(0, a + 8), "nothing shows a + 8 there");
+	w.top_end = true;
+	/* The load is an unproven branch's (a barrier): not known. */
+	code[2].flags |= RCV_I_BARRIER;
+	cr_assert_not(refuted(0, a));
+	code[2].flags &= ~RCV_I_BARRIER;
+	/* A store of unknown address and value between: the load may
+	 * show its bytes.
+	 */
+	code[1] = wr;
+	cr_assert_not(refuted(0, a), "a writer of unknown value between");
+	/* Its value known, with no byte the load shows: not a's last
+	 * writer, so the first store did not write a.
+	 */
+	set(1, RP_REG_RSI, 0x1111111111111111ull);
+	cr_assert(refuted(0, a));
+	/* ... with one of them (03): it may be byte 2's last writer, but
+	 * the first store's other bytes would still show.
+	 */
+	set(1, RP_REG_RSI, 0x1111111111031111ull);
+	cr_assert(refuted(0, a));
+	/* ... with all of them: it may have written every byte shown. */
+	set(1, RP_REG_RSI, 0x0807060504030201ull);
+	cr_assert_not(refuted(0, a));
+	/* At a known address covering a: the load shows its bytes. */
+	set(1, RP_REG_RSI, 0x1111111111111111ull);
+	set(1, RP_REG_RDI, a);
+	cr_assert_not(refuted(0, a), "a store of known address between");
+	/* ... and one away from a. */
+	set(1, RP_REG_RDI, a + 64);
+	cr_assert(refuted(0, a));
+}
+
+/*
+ * movb $0x5a,(%rcx): a one-byte store; a load of a's word shows 0x5a at
+ * a + 3 only.  a + 3 may be its byte, no other byte of the word may.
+ */
+Test(rcv_alias, by_later_load_byte)
+{
+	struct rcv_ins in[3] = { INS("\xc6\x01\x5a"), INS("\x48\x8b\x32"),
+				 INS("\x90") };
+	uint64_t a = PAGE + 0x608;
+
+	win_of(in, 3);
+	set(1, RP_REG_RDX, a);
+	set(2, RP_REG_RSI, 0x080706055a030201ull);
+	cr_assert_not(refuted(0, a + 3));
+	cr_assert(refuted(0, a));
+	cr_assert(refuted(0, a + 4));
+	cr_assert(refuted(0, a + 7));
+}
+
+/*
+ * mov %rax,(%rcx) with rax's low byte alone known (0x03): the placements
+ * whose byte 0 lands on a byte shown otherwise are refuted, not the one
+ * on a + 2, which the load shows as 03.
+ */
+Test(rcv_alias, by_later_load_partial)
+{
+	struct rcv_ins in[3] = { INS("\x48\x89\x01"), INS("\x48\x8b\x32"),
+				 INS("\x90") };
+	uint64_t a = PAGE + 0x708;
+
+	win_of(in, 3);
+	st[0].r[RP_REG_RAX] = (struct rcv_val){ 0x03, 0xff };
+	set(1, RP_REG_RDX, a);
+	set(2, RP_REG_RSI, 0x0807060504030201ull);
+	cr_assert(refuted(0, a), "byte 0 lands on 01 or the end's 00");
+	cr_assert(refuted(0, a + 1));
+	cr_assert_not(refuted(0, a + 2), "byte 0 on a + 2: 03");
+	cr_assert_not(refuted(0, a + 5), "placed at a + 2, it covers a + 5");
+	st[0].r[RP_REG_RAX] = unknown;
+	cr_assert_not(refuted(0, a));
+}
