@@ -5,27 +5,30 @@
  * knowledge for every byte (rcv_mem.c's barriers), which in a history
  * that ends in exit() is most of them: the exit path stores through
  * FILE and link_map pointers loaded from memory that is itself behind
- * such stores.  This file proves, for one byte at a time (in the window
- * that ends at the snapshot but for the alignment argument), that a
- * store did not write it, by
- * case analysis on what it would imply:
+ * such stores.  This file proves, for one byte at a time, that a store
+ * did not write it, by case analysis on what it would imply:
  *
- * - its value: had it written A (at any placement over A), each byte it
- *   wrote is still there at the end unless a later instruction may have
- *   been that byte's last writer; a byte of the snapshot that differs and
- *   that no later writer can explain refutes the placement;
+ * - its value (known in part at least): had it written A (at any
+ *   placement over A), each byte it wrote stays until the next write of
+ *   it, so whatever first shows that byte afterwards shows it unless an
+ *   instruction between may have been that byte's last writer: a later
+ *   load of known value (in any window), or, with no access left in the
+ *   window that ends at the snapshot, the end; a byte shown otherwise
+ *   with no writer between to explain it refutes the placement;
  * - its address: base + disp with the base loaded from a known address B
  *   a few instructions before; the bytes of B that no writer between
  *   that load and the end can have changed (the store itself excepted,
  *   which under the hypothesis writes around A, far from B) are the
  *   snapshot's, so the base's low bits are known and may put every
- *   placement over A out of reach; so may the low bits the states know
- *   (an index scaled into an aligned array), in any window.
+ *   placement over A out of reach (in the window that ends at the
+ *   snapshot); so may the low bits the states know (an index scaled
+ *   into an aligned array), in any window.
  *
  * "May be a byte's last writer" is over-approximated: a store of known
- * address that covers it, a store of unknown address whose value is not
- * known or has that byte among its bytes, a system call that may write
- * it, any other barrier.  Nothing is assumed about where pointers point.
+ * address that covers it, a store of unknown address with a byte of its
+ * value that may be that byte (in the bits known), a system call that
+ * may write it, any other barrier.  Nothing is assumed about where
+ * pointers point.
  */
 #include <string.h>
 

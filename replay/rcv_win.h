@@ -362,8 +362,9 @@ const struct rcv_acc *rcv_acc_of(struct win *w, size_t q, bool wr);
 
 /*
  * Is it proven that store @b of @w, whose address is not known, did not
- * write byte @a (rcv_alias.c)?  Only in the window that ends at the
- * snapshot; false when not proven.
+ * write byte @a (rcv_alias.c)?  By what a later load shows and by the
+ * address's known low bits in any window, by the snapshot in the one
+ * that ends there; false when not proven.
  */
 bool rcv_alias_refuted(struct win *w, size_t b, uint64_t a);
 
