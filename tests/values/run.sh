@@ -132,17 +132,13 @@ fi
 # the word asked about, each followed by a writer the load shows instead
 # (a store of unknown value; a store of known address): no wrong value.
 if [ -n "${UNSOUND:-}" ]; then
-	rm -rf "$tmp/reveal"
-	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/reveal" \
-		"$UNSOUND" reveal >"$tmp/log" 2>&1
-	apos=$("$PTREC" insns "$tmp/reveal" 2>/dev/null |
-		grep -E 'movl +\$0xffffffff,\(%rcx\)$' | tail -1 | cut -f1)
-	if [ -f "$tmp/reveal/manifest.json" ] && [ -n "$apos" ] &&
-		"$VALCHECK" "$tmp/reveal" >"$tmp/out" 2>&1 &&
+	truth_rec "reveal" "$UNSOUND" reveal
+	apos=$(last_at "reveal" 'movl +\$0xffffffff,\(%rcx\)$')
+	if [ -n "$apos" ] && truth_check "reveal" &&
 		grep -q ' 0 conflicts' "$tmp/out" &&
 		"$PTREC" values "$tmp/reveal" --at "$apos" 2>&1 |
 		grep -q '^rbx  *0x0102030405060708$'; then
-		ok "unsound.c reveal: no wrong value, rbx known across movl \$-1 by a later load; $(grep 'distance all' "$tmp/out" | sed 's/  */ /g')"
+		ok "unsound.c reveal: no wrong value, rbx known across movl \$-1 by a later load; $(distance)"
 	else
 		bad "unsound.c reveal (at ${apos:-?}): $(head -5 "$tmp/out" "$tmp/log")"
 	fi
