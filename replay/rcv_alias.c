@@ -139,7 +139,31 @@ static bool final_byte(struct win *w, uint64_t x, uint8_t *fx)
  * Either way no instruction between @b and it may have been @x's last
  * writer.  In *@f; false when nothing shows it.
  */
-static bool revealed(struct win *w, size_t b, uint64_t x, uint8_t *f)
+/* The first index entry of each word after a store, for the bytes of one
+ * value_refutes() (at most 31 bytes: 4 words).
+ */
+struct lower_memo {
+	uint64_t word[4];
+	size_t j[4];
+	unsigned int n;
+};
+
+static size_t lower_after(struct win *w, struct lower_memo *lm,
+			  uint64_t word, size_t b)
+{
+	unsigned int i;
+
+	for (i = 0; i < lm->n; i++)
+		if (lm->word[i] == word)
+			return lm->j[i];
+	if (lm->n == 4)
+		return rcv_lower(w, word, b + 1);
+	lm->word[lm->n] = word;
+	return lm->j[lm->n++] = rcv_lower(w, word, b + 1);
+}
+
+static bool revealed(struct win *w, size_t b, uint64_t x, uint8_t *f,
+		     struct lower_memo *lm)
 {
 	uint64_t word = x >> 3, until, sa, sl;
 	size_t j, q, k = 0;
@@ -148,7 +172,7 @@ static bool revealed(struct win *w, size_t b, uint64_t x, uint8_t *f)
 
 	if (!rcv_private_until(w->rc, x, &until))
 		return false;
-	for (j = rcv_lower(w, word, b + 1);
+	for (j = lower_after(w, lm, word, b);
 	     j < w->nidx && w->idx[j].word == word; j++) {
 		q = w->idx[j].pos;
 		if (++k > AL_SCAN || w->first + q > until)
@@ -189,6 +213,7 @@ static bool value_refutes(struct win *w, size_t b, const struct rcv_acc *wr,
 	unsigned int j, t, n = wr->size;
 	uint8_t seen[31], fx[31], v, m;
 	uint64_t lo = a - n + 1;
+	struct lower_memo lm = { .n = 0 };
 
 	if (n > 16 || !n || (!wr->val.k && !wr->hi.k))
 		return false;
@@ -204,7 +229,8 @@ static bool value_refutes(struct win *w, size_t b, const struct rcv_acc *wr,
 			if (!m)
 				continue;
 			if (!seen[x])
-				seen[x] = revealed(w, b, q + t, &fx[x]) ? 1 : 2;
+				seen[x] = revealed(w, b, q + t, &fx[x], &lm) ?
+					  1 : 2;
 			if (seen[x] == 1 && ((v ^ fx[x]) & m))
 				ok = false;	/* not what it shows */
 		}
