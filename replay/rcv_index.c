@@ -259,6 +259,11 @@ int rcv_index_touch(struct win *w, size_t s)
 		 */
 		if (w->ins[q].flags & RCV_I_SYSCALL)
 			return rcv_build_index(w);
+		/* Addresses are the state before's (rcv_rw.c): state s is
+		 * only the values of instruction s - 1.
+		 */
+		if (q < s)
+			continue;
 		if (w->ixs[q] & RCV_IX_OPEN) {
 			ret = ix_open(w, q);
 			if (ret)

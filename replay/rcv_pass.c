@@ -52,6 +52,14 @@ struct redo {
 	 */
 	struct win *live;
 	int err;
+	/* The index is what a rebuild would make now (no rebuild needed):
+	 * after a build, and while every change is kept in it, in a window
+	 * with no system call (whose part of a kept index may lag behind a
+	 * rebuild's, rcv_index_verify()).
+	 */
+	bool exact, has_sys;
+	bool built;		/* rebuilt in this pass */
+	bool lifted;		/* the last pass's proof lifted barriers */
 };
 
 /* Ticks about to wrap (a very long window): every instruction is
@@ -73,6 +81,8 @@ static void redo_mark(struct redo *d, size_t i)
 	if (!d)
 		return;
 	d->stamp[i] = ++d->tick;
+	if (!d->live)
+		d->exact = false;
 	if (d->live && !d->err) {
 		size_t nidx = d->live->nidx;
 
@@ -86,8 +96,28 @@ static void redo_mark(struct redo *d, size_t i)
 
 static void redo_all(struct redo *d)
 {
-	if (d)
+	if (d) {
 		d->all = ++d->tick;
+		d->exact = false;
+	}
+}
+
+/* The index at a pass's start (or the end): rebuilt unless kept exact
+ * (struct redo; PTREC_RCV_VERIFY=1 checks it against a rebuild).
+ */
+static int redo_index(struct redo *d, struct win *w, const char *where)
+{
+	int ret;
+
+	if (d->exact && !d->has_sys) {
+		if (d->verify)
+			rcv_index_verify(w, where);
+		return 0;
+	}
+	ret = rcv_build_index(w);
+	d->exact = !ret;
+	d->built = true;
+	return ret;
 }
 
 /* Must instruction @i be evaluated again (last evaluated at tick @t,
@@ -112,9 +142,14 @@ static void redo_free(struct redo *d)
 	free(d->ff);
 }
 
-static int redo_init(struct redo *d, size_t n)
+static int redo_init(struct redo *d, const struct win *w)
 {
+	size_t n = w->n, i;
+
 	memset(d, 0, sizeof(*d));
+	for (i = 0; i < n; i++)
+		if (w->ins[i].flags & RCV_I_SYSCALL)
+			d->has_sys = true;
 	d->stamp = calloc(n + 1, sizeof(*d->stamp));
 	d->tb = calloc(n + 1, sizeof(*d->tb));
 	d->tf = calloc(n + 1, sizeof(*d->tf));
@@ -543,7 +578,8 @@ static int win_passes(struct rp_recover *rc, struct win *w, struct redo *d)
 
 		if (ch)
 			redo_all(d);
-		ret = rcv_build_index(w);
+		d->built = false;
+		ret = redo_index(d, w, "a pass's start");
 		if (ret)
 			return ret;
 		/* Not in the first pass: nearly every address is learned
@@ -571,7 +607,7 @@ static int win_passes(struct rp_recover *rc, struct win *w, struct redo *d)
 		if ((capped || rc->scan_capped) && rcv_loads_back(rc, w)) {
 			redo_all(d);
 			ch = true;
-			ret = d->live ? rcv_build_index(w) : 0;
+			ret = d->live ? redo_index(d, w, "loads back") : 0;
 			if (ret)
 				return ret;
 		}
@@ -598,14 +634,25 @@ static int win_passes(struct rp_recover *rc, struct win *w, struct redo *d)
 			redo_all(d);
 			ch = true;
 		}
-		ret = refine_frames(w, &ch);
-		if (ret)
-			return ret;
-		if (prove_branches(rc, w)) {
-			ret = rcv_win_frames(w);
+		/* A pass that changed nothing (the last) and rebuilt no
+		 * index, after a proof that lifted nothing, leaves the
+		 * states, the flags and the index as the last refinement and
+		 * proof saw them, which would give what they gave: not
+		 * again.  With no system call (a rebuild sets their
+		 * barriers).
+		 */
+		if (ch || !pass || d->built || d->lifted || d->has_sys) {
+			ret = refine_frames(w, &ch);
 			if (ret)
 				return ret;
-			ch = true;
+			d->lifted = prove_branches(rc, w);
+			if (d->lifted) {
+				d->exact = false;
+				ret = rcv_win_frames(w);
+				if (ret)
+					return ret;
+				ch = true;
+			}
 		}
 		rc->stats.passes++;
 		if (!ch) {
@@ -627,10 +674,13 @@ int rcv_win_compute(struct rp_recover *rc, struct win *w)
 	rc->ctx.mctx = w;
 	rc->scan_capped = false;
 	w->settled = false;
-	ret = redo_init(&d, w->n);
+	ret = redo_init(&d, w);
 	if (ret)
 		return ret;
 	ret = win_passes(rc, w, &d);
+	/* The index the queries use must match the final states. */
+	if (!ret)
+		ret = redo_index(&d, w, "the end");
 	redo_free(&d);
 	if (ret)
 		return ret;
@@ -641,9 +691,6 @@ int rcv_win_compute(struct rp_recover *rc, struct win *w)
 					" %#" PRIx64 " class %u -> %#" PRIx64
 					"\n", w->first + i, w->ins[i].ip,
 					w->ins[i].iclass, w->ins[i].next);
-	/* The index the queries use must match the final states. */
-	ret = rcv_build_index(w);
-	if (!ret)
-		count_stops(rc, w);
-	return ret;
+	count_stops(rc, w);
+	return 0;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * Unit tests of the access index kept during a pass (replay/rcv_mem.c,
+ * Unit tests of the access index kept during a pass (replay/rcv_index.c,
  * rcv_index_touch): when a state changes, the index must be exactly what
  * rcv_build_index() would make from the states then (entries, barriers,
  * nb/pb), so that a store whose address becomes known answers the loads
@@ -136,5 +136,27 @@ Test(rcv_index, nothing_open)
 	touch_equals_rebuild(0);
 	touch_equals_rebuild(1);
 	touch_equals_rebuild(2);
+	cr_assert_eq(w.nidx, 1);
+}
+
+/*
+ * rcv_index_touch() looks at the instruction a changed state comes
+ * before, not the one it comes after: an address is the state before's
+ * (rcv_rw.c).  mov %rax,(%rcx) with rcx known only after it stays a
+ * barrier, for the kept index and a rebuild alike.
+ */
+Test(rcv_index, post_only)
+{
+	struct rcv_ins in[2] = { INS("\x48\x89\x01"), INS("\x90") };
+
+	win_of(in, 2);
+	cr_assert_eq(rcv_build_index(&w), 0);
+	cr_assert(mbar[0] && (ixs[0] & RCV_IX_OPEN));
+	set(1, RP_REG_RCX, 0x7000);
+	touch_equals_rebuild(1);
+	cr_assert(mbar[0], "the address is not known before it");
+	set(0, RP_REG_RCX, 0x7000);
+	touch_equals_rebuild(0);
+	cr_assert_not(mbar[0]);
 	cr_assert_eq(w.nidx, 1);
 }
