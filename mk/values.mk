@@ -10,6 +10,12 @@ $(VALCHECK): tests/values/valcheck.c $(RP_LIB) $(PTK_LIB) $(SB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LINK_REPLAY)
 
+# The windows' cost and a digest of every value they know (valwin.c).
+VALWIN := $(BUILD)/tests/values/valwin
+$(VALWIN): tests/values/valwin.c $(RP_LIB) $(PTK_LIB) $(SB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LINK_REPLAY)
+
 # The cases that once gave wrong values (signals after indirect branches,
 # stores into saved-register slots): docs/values.md.
 UNSOUND := $(BUILD)/tests/values/unsound
@@ -29,9 +35,10 @@ $(ROTHREADS): tests/values/rothreads.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -o $@ $<
 
-values-test: $(PTREC) $(VALCHECK) $(PROG_BINS) $(UNSOUND) $(HOLES) \
-		$(ROTHREADS)
+values-test: $(PTREC) $(VALCHECK) $(VALWIN) $(PROG_BINS) $(UNSOUND) \
+		$(HOLES) $(ROTHREADS)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
+		VALWIN=$(CURDIR)/$(VALWIN) \
 		PROGS=$(CURDIR)/$(PROG_DIR) UNSOUND=$(CURDIR)/$(UNSOUND) \
 		HOLES=$(CURDIR)/$(HOLES) ROTHREADS=$(CURDIR)/$(ROTHREADS) \
 		tests/values/run.sh
@@ -76,12 +83,6 @@ CHECK_EXTRA += values-test gdb-values-test
 # Latency of a value question against the instruction alone (values-bench).
 VALBENCH := $(BUILD)/tests/values/valbench
 $(VALBENCH): tests/values/valbench.c $(RP_LIB) $(PTK_LIB) $(SB_LIB)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LINK_REPLAY)
-
-# The windows' cost and a digest of every value they know (valwin.c).
-VALWIN := $(BUILD)/tests/values/valwin
-$(VALWIN): tests/values/valwin.c $(RP_LIB) $(PTK_LIB) $(SB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LINK_REPLAY)
 

@@ -229,41 +229,29 @@ int rcv_ramp_win(struct rp_recover *rc, uint64_t k, struct win **wp)
 	return ret;
 }
 
-/* p99 (the GDB stop's latency, #17): the chain's next window ahead of
- * the questions, then the next summary of a ramp begun, in a front end's
- * idle time.  Kept apart from the window code: it only calls
- * rcv_win_at() and rcv_ramp_win().  Once the ramp has begun, win_at()
- * computes the rest of the chain at once.
+/* p99 (the GDB stop's latency, #17): in a front end's idle time, one
+ * window a call, so that a packet arriving meanwhile waits for one window
+ * at most: the rest of a ramp a question began, summary after summary
+ * from its oldest window, then the chain's next window from the end (its
+ * oldest with the ramp's last summary).  The same windows, in the same
+ * order, as a question computes them at once (win_at(): the ramp's
+ * summaries, then the chain down to its oldest once the ramp has begun),
+ * so what a window knows does not depend on which computed it.  A ramp
+ * no question began is left alone, as without the prefetch.
  */
 int rp_recover_prefetch(struct rp_recover *rc)
 {
-	uint64_t k, oldest = rc->end / rc->block;
+	uint64_t k = ramp_start(rc);
 	struct win *w;
-	size_t j;
 	int err;
 
-	for (j = 0; j < RCV_CHAIN; j++) {
-		if (rc->chain[j])
-			continue;
-		if (j * rc->block >= rc->end)
-			return 0;
-		return rcv_win_at(rc, rc->end - j * rc->block - 1, &err) ? 1 : err;
-	}
-	/* The rest of a ramp a question began (its first window, the
-	 * oldest, summarised), which the next question in the chain would
-	 * compute at once: summaries only.  A ramp no question began is
-	 * left alone, as without the prefetch.
-	 */
-	k = oldest < RCV_CHAIN + RCV_RAMP - 1 ? oldest :
-						RCV_CHAIN + RCV_RAMP - 1;
-	if (k < RCV_CHAIN || !rc->sum[k - RCV_CHAIN].valid)
-		return 0;
-	for (; k >= RCV_CHAIN; k--) {
-		if (rc->sum[k - RCV_CHAIN].valid)
-			continue;
-		err = rcv_ramp_win(rc, k, &w);
-		rcv_win_free(w);
-		return err ? err : 1;
-	}
-	return 0;
+	if (k >= RCV_CHAIN && rc->sum[k - RCV_CHAIN].valid)
+		for (; k >= RCV_CHAIN; k--) {
+			if (rc->sum[k - RCV_CHAIN].valid)
+				continue;
+			err = rcv_ramp_win(rc, k, &w);
+			rcv_win_free(w);
+			return err ? err : 1;
+		}
+	return rcv_chain_next(rc);
 }

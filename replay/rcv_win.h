@@ -206,6 +206,12 @@ int rcv_flow_forward(struct rp_recover *rc, size_t k);
  */
 int rcv_ramp_win(struct rp_recover *rc, uint64_t k, struct win **wp);
 struct win *rcv_win_at(struct rp_recover *rc, uint64_t pos, int *err);
+/* The chain's next window not computed, from the end, alone (the oldest
+ * with the ramp's summary, rcv_ramp_chain()): 1 when it computed one, 0
+ * when the chain is complete, else a negated enum rp_err (recover.c, for
+ * rp_recover_prefetch()).
+ */
+int rcv_chain_next(struct rp_recover *rc);
 /* The ramp's oldest window: windows beyond it are computed on their own,
  * from nothing but their instructions (watch_chain.c's quiet windows).
  */

@@ -255,12 +255,54 @@ int rcv_win_new(struct rp_recover *rc, uint64_t first, uint64_t last,
 	return 0;
 }
 
+/* Chain window @j (the chain's oldest starting with @seed, what the ramp
+ * before it ends with), unless computed, and what it adds at its end
+ * carried into the later ones.
+ */
+static int chain_win(struct rp_recover *rc, size_t j,
+		     const struct rcv_state *seed)
+{
+	uint64_t first, last;
+	int err;
+
+	if (rc->chain[j])
+		return 0;
+	last = rc->end - j * rc->block;
+	first = last > rc->block ? last - rc->block : 0;
+	err = rcv_win_new(rc, first, last, j ? rc->chain[j - 1] : NULL,
+			  j == RCV_CHAIN - 1 ? seed : NULL, &rc->chain[j]);
+	if (err)
+		return err;
+	if (j)
+		rc->chain[j - 1]->earlier = rc->chain[j];
+	return rcv_flow_forward(rc, j);
+}
+
+int rcv_chain_next(struct rp_recover *rc)
+{
+	const struct rcv_state *seed = NULL;
+	size_t j;
+	int err;
+
+	for (j = 0; j < RCV_CHAIN && rc->chain[j]; j++)
+		;
+	if (j == RCV_CHAIN || j * rc->block >= rc->end)
+		return 0;
+	if (j == RCV_CHAIN - 1) {
+		err = rcv_ramp_chain(rc, &seed);
+		if (err)
+			return err;
+	}
+	err = chain_win(rc, j, seed);
+	return err ? err : 1;
+}
+
 /* The window that holds position @pos (computing it and those after it
  * up to the end), or NULL with *@err set.
  */
 static struct win *win_at(struct rp_recover *rc, uint64_t pos, int *err)
 {
-	uint64_t k = (rc->end - pos) / rc->block, first, last, kc = k;
+	uint64_t k = (rc->end - pos) / rc->block, kc = k;
 	const struct rcv_state *seed = NULL;
 	size_t j;
 
@@ -279,22 +321,7 @@ static struct win *win_at(struct rp_recover *rc, uint64_t pos, int *err)
 	}
 	if (k < RCV_CHAIN) {
 		for (j = 0; j <= kc; j++) {
-			if (rc->chain[j])
-				continue;
-			last = rc->end - j * rc->block;
-			first = last > rc->block ? last - rc->block : 0;
-			/* The chain's oldest window starts with what the
-			 * ramp before it ends with, once summarised.
-			 */
-			*err = rcv_win_new(rc, first, last,
-					   j ? rc->chain[j - 1] : NULL,
-					   j == RCV_CHAIN - 1 ? seed : NULL,
-					   &rc->chain[j]);
-			if (*err)
-				return NULL;
-			if (j)
-				rc->chain[j - 1]->earlier = rc->chain[j];
-			*err = rcv_flow_forward(rc, j);
+			*err = chain_win(rc, j, seed);
 			if (*err)
 				return NULL;
 		}

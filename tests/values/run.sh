@@ -371,6 +371,19 @@ if [ -n "${UNSOUND:-}" ]; then
 			bad "unsound.c ramp (warm-up $warm${b0:+, windows of $b0 first}): $(grep -E 'WRONG|reg 12|conflicts' "$tmp/out" | head -5) $(head -3 "$tmp/log")"
 		fi
 	done
+	# The prefetch after a question began the ramp: one window a step
+	# (a packet arriving meanwhile waits for one window, not for the
+	# rest of the ramp and the chain, 22 windows here), knowing what
+	# the question that computes them all at once knows.
+	if [ -n "${VALWIN:-}" ] && [ -f "$tmp/ramp/manifest.json" ] &&
+		"$VALWIN" "$tmp/ramp" ramp 300 1 steps >"$tmp/steps" 2>&1 &&
+		"$VALWIN" "$tmp/ramp" ramp 300 1 once >"$tmp/once" 2>&1 &&
+		grep -Eq '^prefetch steps ([2-9]|[1-9][0-9]+) most windows a step 1$' "$tmp/steps" &&
+		[ "$(grep '^digest' "$tmp/steps")" = "$(grep '^digest' "$tmp/once")" ]; then
+		ok "unsound.c ramp, prefetch after the ramp began: one window a step, the same values as at once; $(head -1 "$tmp/steps")"
+	else
+		bad "unsound.c ramp, prefetch after the ramp began: $(cat "$tmp/steps" "$tmp/once" | head -4)"
+	fi
 fi
 
 # The same through xmm (unsound.c's "xramp"): xmm6 set beyond the chain,

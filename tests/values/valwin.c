@@ -14,6 +14,14 @@
  * stop POS...: rp_recover_regs() at each position (the end minus POS)
  * of the first thread, for callgrind (--toggle-collect=rp_recover_regs):
  * the instructions a GDB stop with values spends in the windows.
+ *
+ * ramp BLOCK POS once|steps: in windows of BLOCK instructions, a question
+ * at position POS (in the ramp: it begins it), then either one at the
+ * end's (which computes the rest of the ramp and the whole chain at once)
+ * or rp_recover_prefetch() until it has nothing left, printing the steps
+ * and the most windows one step computed; then the digest of every
+ * position of the first thread.  The two must know the same (the
+ * prefetch computes what a question would, one window a step).
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -89,6 +97,66 @@ static int digest(struct rp_session *s, uint64_t k, bool fwd)
 	return 0;
 }
 
+/* The digest of the registers at every position @rc knows, as digest(). */
+static void digest_all(struct rp_recover *rc, uint64_t end)
+{
+	uint64_t h = 0xcbf29ce484222325ull, bits = 0, pos, v, m;
+	unsigned int g;
+
+	for (pos = 0; pos < end; pos++)
+		for (g = 0; g <= RP_REG_EFLAGS; g++) {
+			if (g == RP_REG_RIP)
+				continue;
+			if (rp_recover_reg_bits(rc, pos, g, &v, &m))
+				m = v = 0;
+			h = fnv(fnv(h, v), m);
+			bits += (uint64_t)__builtin_popcountll(m);
+		}
+	printf("digest %016" PRIx64 " known bits %" PRIu64 "\n", h, bits);
+}
+
+static int ramp(struct rp_session *s, uint64_t block, uint64_t pos,
+		bool steps)
+{
+	uint32_t tid = rp_thread_tid(s, 0);
+	struct rp_recover_stats st;
+	uint64_t end, before, most = 0, n = 0;
+	struct rp_recover *rc;
+	struct rp_regs r;
+	int pf;
+
+	if (rp_thread_end(s, tid, &end, NULL) || end < 2 || pos >= end ||
+	    rp_recover_new(s, tid, &rc)) {
+		fprintf(stderr, "valwin: no history\n");
+		return 2;
+	}
+	rp_recover_set_block(rc, block);
+	rp_recover_regs(rc, pos, &r);
+	if (!steps)
+		rp_recover_regs(rc, end - 1, &r);
+	for (;;) {
+		rp_recover_stats(rc, &st);
+		before = st.windows;
+		pf = rp_recover_prefetch(rc);
+		if (pf != 1)
+			break;
+		rp_recover_stats(rc, &st);
+		n++;
+		if (st.windows - before > most)
+			most = st.windows - before;
+	}
+	if (pf < 0) {
+		fprintf(stderr, "valwin: prefetch: %s\n", rp_errstr(pf));
+		rp_recover_free(rc);
+		return 1;
+	}
+	printf("prefetch steps %" PRIu64 " most windows a step %" PRIu64
+	       "\n", n, most);
+	digest_all(rc, end);
+	rp_recover_free(rc);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct rp_session *s;
@@ -100,9 +168,11 @@ int main(int argc, char **argv)
 	int i, ret = 0;
 
 	if (argc < 4 ||
-	    (strcmp(argv[2], "digest") && strcmp(argv[2], "stop"))) {
-		fprintf(stderr,
-			"usage: valwin BUNDLE digest K [fwd] | stop POS...\n");
+	    (strcmp(argv[2], "digest") && strcmp(argv[2], "stop") &&
+	     strcmp(argv[2], "ramp")) ||
+	    (!strcmp(argv[2], "ramp") && argc != 6)) {
+		fprintf(stderr, "usage: valwin BUNDLE digest K [fwd] | "
+			"stop POS... | ramp BLOCK POS once|steps\n");
 		return 2;
 	}
 	if (rp_session_open(&s, argv[1]) || !rp_thread_count(s)) {
@@ -112,6 +182,13 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[2], "digest")) {
 		ret = digest(s, strtoull(argv[3], NULL, 0),
 			     argc > 4 && !strcmp(argv[4], "fwd"));
+		rp_session_close(s);
+		return ret;
+	}
+	if (!strcmp(argv[2], "ramp")) {
+		ret = ramp(s, strtoull(argv[3], NULL, 0),
+			   strtoull(argv[4], NULL, 0),
+			   !strcmp(argv[5], "steps"));
 		rp_session_close(s);
 		return ret;
 	}
