@@ -72,7 +72,7 @@ struct rcv_memo {
 	struct rcv_acc acc[2];	/* reads, writes */
 };
 
-#define RCV_MEMO	256	/* direct-mapped by instruction (> 2 * MB_SCAN) */
+#define RCV_MEMO	1024	/* direct-mapped by instruction (> 2 * MB_SCAN) */
 
 /*
  * What a window before the chain is known to end with (rcv_sum.c): its
