@@ -194,8 +194,24 @@ bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 		  const struct rcv_ins *in, struct rcv_state *pre,
 		  const struct rcv_state *post, uint64_t *conflicts);
 
-/* Merges known bits of @from into @to; true when it added any. */
-bool rcv_merge(struct rcv_val *to, struct rcv_val from, uint64_t *conflicts);
+/* Merges known bits of @from into @to; true when it added any (a known
+ * bit of both that differs is a conflict, counted).  Inline: every
+ * evaluation of every instruction merges 17 registers (p99: the call was
+ * 5% of a window once rcv_back.c called it from another file).
+ */
+static inline bool rcv_merge(struct rcv_val *to, struct rcv_val from,
+			     uint64_t *conflicts)
+{
+	uint64_t both = to->k & from.k, add = from.k & ~to->k;
+
+	if ((to->v ^ from.v) & both)
+		(*conflicts)++;
+	if (!add)
+		return false;
+	to->v = (to->v & ~add) | (from.v & add);
+	to->k |= add;
+	return true;
+}
 
 /*
  * The escape analysis of a thread's stack (rcv_escape.c): what may hold

@@ -17,19 +17,6 @@
 
 /* ---- values ---------------------------------------------------------- */
 
-bool rcv_merge(struct rcv_val *to, struct rcv_val from, uint64_t *conflicts)
-{
-	uint64_t both = to->k & from.k, add = from.k & ~to->k;
-
-	if ((to->v ^ from.v) & both)
-		(*conflicts)++;
-	if (!add)
-		return false;
-	to->v = (to->v & ~add) | (from.v & add);
-	to->k |= add;
-	return true;
-}
-
 struct rcv_val rcv_op_get(const struct rcv_ctx *c, uint64_t i,
 			  const struct rcv_ins *in, const struct rcv_op *op,
 			  const struct rcv_state *s, unsigned int size)
