@@ -323,24 +323,6 @@ bool rcv_snap_byte(struct rp_recover *rc, uint64_t a, uint8_t *b)
 	return true;
 }
 
-/* Byte @a of access @x, if it covers it and its value is known. */
-int rcv_acc_byte(const struct rcv_acc *x, uint64_t a, uint8_t *out)
-{
-	struct rcv_val v;
-	unsigned int sh;
-
-	if (!x->valid || !x->addr_known || a - x->addr >= x->size)
-		return -1;	/* does not cover */
-	if (a - x->addr >= 16)
-		return 0;	/* a ymm's upper half: never known */
-	v = a - x->addr < 8 ? x->val : x->hi;
-	sh = (unsigned int)((a - x->addr) & 7) * 8;
-	if ((v.k >> sh & 0xff) != 0xff)
-		return 0;	/* covers, value unknown */
-	*out = (uint8_t)(v.v >> sh);
-	return 1;
-}
-
 /*
  * The user memory system call @i writes, by its number and arguments
  * (Linux x86-64): 1 when it writes [*addr, *addr + *len) alone, 0 when it
@@ -499,29 +481,6 @@ static size_t lower_memo(const struct win *w, uint64_t word, uint64_t i)
 		rc->low_k = rcv_lower(w, word, i);
 	}
 	return rc->low_k;
-}
-
-/* The loads (@wr false) or stores of instruction @q of @w, remembered. */
-const struct rcv_acc *rcv_acc_of(struct win *w, size_t q, bool wr)
-{
-	struct rp_recover *rc = w->rc;
-	struct rcv_memo *m = &rc->memo[q % RCV_MEMO];
-
-	if (m->w != w || m->q != q) {
-		m->w = w;
-		m->q = q;
-		m->gen[0] = m->gen[1] = 0;
-	}
-	if (m->gen[wr] != rc->mb_gen) {
-		m->gen[wr] = rc->mb_gen;
-		if (wr)
-			rcv_writes(&rc->ctx, &w->ins[q], &w->st[q],
-				   &w->st[q + 1], &m->acc[1]);
-		else
-			rcv_reads(&rc->ctx, &w->ins[q], &w->st[q],
-				  &w->st[q + 1], &m->acc[0]);
-	}
-	return &m->acc[wr];
 }
 
 /* A new memory question: nothing remembered holds (states change
