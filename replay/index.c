@@ -119,8 +119,8 @@ static uint64_t blk_mode_bits(enum pt_exec_mode mode)
 
 /*
  * Block @b of status @status (>= 0) is in another mode than the block
- * before (*@blk_mode; ptem_unknown after an exec-mode event or at the
- * next range's PSB), which is rare: returns the status to go on with.
+ * before (ptem_unknown after an exec-mode event or at the next range's
+ * PSB), which is rare: returns the status to go on with.
  * A block from libipt's block cache keeps the mode it was decoded in,
  * not the one an exec-mode event set since (damage made a MODE.Exec:
  * Unzip's byte 8,446 corrupted, 75 instructions fewer than the
@@ -130,7 +130,7 @@ static uint64_t blk_mode_bits(enum pt_exec_mode mode)
  * gone past it.
  */
 static int blk_mode_check(struct walk *w, const struct pt_block *b,
-			  enum pt_exec_mode *blk_mode, int status)
+			  int status)
 {
 	if (w->stop_at_enable) {
 		w->overshot = w->stopped = true;
@@ -138,7 +138,6 @@ static int blk_mode_check(struct walk *w, const struct pt_block *b,
 	}
 	if (w->mode_bits && blk_mode_bits(b->mode) != w->mode_bits)
 		return -pte_bad_context;
-	*blk_mode = b->mode;
 	return status;
 }
 
@@ -149,8 +148,6 @@ static int index_range(struct range *r)
 	struct rp_ckpt c0 = { 0 };
 	uint64_t trace_off = 0, last_off = UINT64_MAX, stall = 0;
 	uint64_t blk_from = UINT64_MAX;	/* the offset before a block */
-	uint64_t mode_bits = 0;		/* w.mode_bits at the last block */
-	enum pt_exec_mode blk_mode = ptem_unknown;	/* the last block's */
 	struct pt_config cfg;
 	struct pt_image_section_cache *isc;
 	struct pt_block block;
@@ -308,9 +305,9 @@ run:
 		/* Most blocks end with no event: no call. */
 		if (status >= 0 && (status & pts_event_pending)) {
 			status = rp_walk_events(&w, status);
-			if (w.mode_bits != mode_bits || w.stop_at_enable) {
-				mode_bits = w.mode_bits;
-				blk_mode = ptem_unknown;
+			if (w.mode_bits != r->blk_bits || w.stop_at_enable) {
+				r->blk_bits = w.mode_bits;
+				r->blk_mode = ptem_unknown;
 			}
 		}
 		if (w.err) {
@@ -346,11 +343,12 @@ run:
 			 * (blk_mode, reset by the events that matter here).
 			 */
 			if (status >= 0 && block.ninsn &&
-			    block.mode != blk_mode)
-				status = blk_mode_check(&w, &block, &blk_mode,
-							status);
-			if (w.stopped)
-				break;
+			    block.mode != r->blk_mode) {
+				status = blk_mode_check(&w, &block, status);
+				if (w.stopped)
+					break;
+				r->blk_mode = block.mode;
+			}
 		}
 		if (status == -pte_eos)
 			break;
@@ -362,7 +360,7 @@ run:
 			 */
 			int st = status;
 
-			blk_mode = ptem_unknown;	/* checked again after it */
+			r->blk_mode = ptem_unknown;	/* checked after it */
 			stall = 0;
 			last_off = UINT64_MAX;
 			/*

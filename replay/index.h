@@ -67,6 +67,11 @@ struct range {
 				 * (idx_redo.h, rp_redo_joined()) */
 	uint64_t mode_bits, cr3, vmcs, cbr;	/* its walk's at its end */
 	size_t first_ev[RP_FIRST_N];	/* its walk's (decode.h) */
+	/* The index pass's: the last block's mode, the walk's mode bits
+	 * then (in memory, not registers: the block loop's are taken).
+	 */
+	enum pt_exec_mode blk_mode;
+	uint64_t blk_bits;
 	int ret;
 };
 
