@@ -34,6 +34,7 @@ if [ -z "$real" ] || [ ! -d "$real/../libxdc" ]; then
 	echo "not ok 1 - real hardware traces not found (set PTREC_TESTDATA to shared/testdata)"
 	exit 1
 fi
+. "$here/plain.sh"
 x=$(cd "$real/../libxdc" && pwd)
 g=$(cd "$real/simple-glibc" && pwd)
 
@@ -46,16 +47,7 @@ damaged() {
 	name=$1 pt=$2 list=$3 cpu=$4 from=$5
 	size=$(wc -c <"$pt")
 	at=${6:-$((size * 3 / 4))}
-	end=$((at + 256))
-	while [ $at -lt $end ]; do
-		{ head -c $at "$pt"; printf '\002'
-		  tail -c +$((at + 2)) "$pt"; } >"$tmp/bad.pt"
-		"$IPTRAW" "$tmp/bad.pt" "$list" "$cpu" "$tmp/want" \
-			"$tmp/errs" >"$tmp/base" 2>&1
-		grep -q " 0 errors" "$tmp/base" ||
-			grep -q "no memory mapped" "$tmp/errs" || break
-		at=$((at + 1))
-	done
+	first_error "$pt" "$list" "$cpu" "$at" $((at + 256))
 	want=$(sed -n 's/^\([0-9]*\) instructions.*/\1/p' "$tmp/base")
 	nerr=$(wc -l <"$tmp/errs")
 	[ "$nerr" -ge 1 ] &&
@@ -79,15 +71,10 @@ damaged() {
 			ok "$name, $w worker(s): the events per kind are the plain loop's" ||
 			bad "$name, $w worker(s): events $(cat "$tmp/ev.got"), libipt $(cat "$tmp/ev.want")"
 		cp "$tmp/b/index/1.idx" "$tmp/idx$w"
-		"$PTREC" insns "$tmp/b" --format=addr >"$tmp/got" 2>"$tmp/log"
-		cmp -s "$tmp/want" "$tmp/got" &&
-			ok "$name, $w worker(s): the plain loop's addresses" ||
-			bad "$name, $w worker(s): $(wc -l <"$tmp/got") addresses, not the plain loop's"
-		"$PTREC" insns "$tmp/b" >"$tmp/all" 2>"$tmp/log"
-		awk -f "$here/gaps.awk" "$tmp/all" >"$tmp/gaps"
-		cmp -s "$tmp/errs" "$tmp/gaps" &&
-			ok "$name, $w worker(s): each gap at the plain loop's error ($(tr '\n' ' ' <"$tmp/gaps"))" ||
-			bad "$name, $w worker(s): gaps $(tr '\n' ' ' <"$tmp/gaps"); errors $(tr '\n' ' ' <"$tmp/errs")"
+		d=$(plain_diff "$tmp/b")
+		[ -z "$d" ] &&
+			ok "$name, $w worker(s): the plain loop's addresses, each gap at its error ($(tr '\n' ' ' <"$tmp/errs"))" ||
+			bad "$name, $w worker(s): $d"
 	done
 }
 
@@ -142,13 +129,13 @@ cmp -s "$tmp/want3" "$tmp/got" && grep -q "decoded from its TIP.PGE$" "$tmp/log"
 
 # sweep NAME PT LIST CPU AT...: each byte AT of PT made 0x02 in turn: the
 # plain loop's instruction count and addresses (and, for a short stream,
-# each gap at its error) on 1 and 2 workers, and the same index on both.
+# each gap at its error: plain_diff) on 1 and 2 workers, and the same
+# index on both.
 sweep() {
 	name=$1 pt=$2 list=$3 cpu=$4
 	shift 4
 	for at in "$@"; do
-		{ head -c $at "$pt"; printf '\002'
-		  tail -c +$((at + 2)) "$pt"; } >"$tmp/bad.pt"
+		corrupt "$pt" "$at" "$tmp/bad.pt"
 		"$IPTRAW" "$tmp/bad.pt" "$list" "$cpu" "$tmp/want" \
 			"$tmp/errs" >"$tmp/base" 2>&1
 		want=$(sed -n 's/^\([0-9]*\) instructions.*/\1/p' "$tmp/base")
@@ -162,15 +149,10 @@ sweep() {
 			PTREC_INDEX_THREADS=$w "$PTREC" info "$tmp/b" \
 				>"$tmp/info" 2>&1
 			cp "$tmp/b/index/1.idx" "$tmp/idx$w" 2>/dev/null
-			"$PTREC" insns "$tmp/b" --format=addr >"$tmp/got" \
-				2>"$tmp/log"
-			cmp -s "$tmp/want" "$tmp/got" ||
-				fail="$fail; $w worker(s): $(wc -l <"$tmp/got") addresses, not the plain loop's"
-			[ "$want" -gt 500000 ] && continue
-			"$PTREC" insns "$tmp/b" >"$tmp/all" 2>"$tmp/log"
-			awk -f "$here/gaps.awk" "$tmp/all" >"$tmp/gaps"
-			cmp -s "$tmp/errs" "$tmp/gaps" ||
-				fail="$fail; $w worker(s): gaps $(tr '\n' ' ' <"$tmp/gaps")"
+			how=
+			[ "$want" -gt 500000 ] && how=addr
+			d=$(plain_diff "$tmp/b" $how)
+			[ -z "$d" ] || fail="$fail; $w worker(s): $d"
 		done
 		cmp -s "$tmp/idx1" "$tmp/idx2" ||
 			fail="$fail; the index differs on 1 and 2 workers"
