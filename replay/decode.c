@@ -212,6 +212,15 @@ static int psb_passed(struct walk *w)
 		w->stopped = true;
 		return 0;
 	}
+	if (i == w->stop_psb && !w->traced) {
+		/* The next worker's range starts here, with tracing off
+		 * before it: it stops at the enable its FUP makes, whose
+		 * "resumed" the next worker's fresh decoder cannot know
+		 * (off_psb_enable; index.c).
+		 */
+		w->stop_at_enable = true;
+		return 0;
+	}
 	if (i == w->stop_psb) {
 		/* The next worker's range starts here. */
 		w->stopped = true;
@@ -285,6 +294,13 @@ static int off_psb_enable(struct walk *w, const struct pt_event *ev)
 	w->traced = true;
 	if (!w->indexing)
 		return 0;
+	if (w->stop_at_enable) {
+		w->stopped = true;
+		w->stop_en_ip = ev->variant.enabled.ip;
+		w->stop_en_resumed = ev->variant.enabled.resumed;
+		w->overshot = w->stop_en_ip != t->psbs[w->stop_psb].fup;
+		return 0;
+	}
 	if (w->rs) {
 		int ret = rp_rs_enable(w, ev->variant.enabled.ip);
 
@@ -327,6 +343,7 @@ static int off_psb_enable(struct walk *w, const struct pt_event *ev)
 	if (i >= w->stop_psb) {
 		w->stopped = true;
 		w->stop_en_ip = ev->variant.enabled.ip;
+		w->stop_en_resumed = ev->variant.enabled.resumed;
 		return 0;
 	}
 	w->off_done = i;
@@ -413,6 +430,8 @@ int rp_walk_events(struct walk *w, int status)
 		      ev.type == ptev_enabled ? off_psb_enable(w, &ev) : 0;
 		if (!ret && w->stopped)
 			return status;	/* the rest: the next worker's */
+		if (!ret && w->stop_at_enable)
+			continue;	/* the next worker's too */
 		if (!ret && w->indexing)
 			ret = rp_gap_loop(w, &ev);
 		if (!ret && w->indexing)
@@ -428,7 +447,9 @@ int rp_walk_events(struct walk *w, int status)
 			w->err = ret;
 			return -pte_internal;
 		}
-		if (w->resync_ckpt) {
+		if (w->resync_ckpt && w->no_restart) {
+			w->resync_ckpt = false;
+		} else if (w->resync_ckpt) {
 			status = rp_walk_ckpt_resync(w);
 			if (status < 0)
 				return status;
@@ -663,6 +684,11 @@ int rp_walk_run(struct walk *w, int status)
 		if (status >= 0) {
 			memset(&insn, 0, sizeof(insn));
 			status = pt_insn_next(w->d, &insn, sizeof(insn));
+			if (status >= 0 && w->stop_at_enable) {
+				/* Traced past the next worker's start. */
+				w->overshot = w->stopped = true;
+				break;
+			}
 			pt_insn_get_offset(w->d, &trace_off);
 			w->redo = w->redo_enable = false;
 			stall = trace_off == last_off ? stall + 1 : 0;
@@ -705,7 +731,8 @@ int rp_walk_run(struct walk *w, int status)
 			if (insn.ip != w->fup_ip && w->indexing &&
 			    w->ckpt_added) {
 				rp_walk_drop_ckpt(w);
-			} else if (w->indexing && w->ckpt_added) {
+			} else if (w->indexing && w->ckpt_added &&
+				   !w->no_restart) {
 				/* Decoded again from there. */
 				status = rp_walk_ckpt_resync(w);
 				continue;

@@ -39,6 +39,16 @@ struct cls_slot {
 
 struct rp_rstk;
 
+/* The states struct walk's first_ev follows. */
+enum {
+	RP_FIRST_MODE,		/* execution mode */
+	RP_FIRST_CR3,
+	RP_FIRST_VMCS,
+	RP_FIRST_CBR,		/* a core:bus ratio in a PSB+, */
+	RP_FIRST_CBR_OUT,	/* or outside one */
+	RP_FIRST_N
+};
+
 struct walk {
 	struct rp_session *s;
 	struct rp_thread *t;
@@ -77,6 +87,15 @@ struct walk {
 	bool stop_en_resumed;	/* libipt's "resumed" there (a split) */
 	uint64_t en_off;	/* the decoder's offset at the last enable */
 	bool stop_sync;		/* a worker stopped by resyncing at its end */
+	bool stop_at_enable;	/* ... at the enable its last PSB+ makes */
+	/*
+	 * Indexing a range after the first: the first value of each state
+	 * events.c keeps where it changes is kept too, its event's index +
+	 * 1 in @first_ev (index.c keeps it where it differs from the range
+	 * before's last, as one pass through both would).
+	 */
+	bool first_obs;
+	size_t first_ev[RP_FIRST_N];
 	/*
 	 * Indexing: decoding restarts at the checkpoint just added at a PSB
 	 * without FUP, as materializing will, so that state libipt keeps
@@ -84,6 +103,8 @@ struct walk {
 	 * make the two disagree (decode.c, rp_walk_ckpt_resync).
 	 */
 	bool resync_ckpt;
+	bool no_restart;	/* ... except in index.c's redo (idx_redo.c),
+				 * which checks those segments instead */
 	bool redo;		/* events read again after it: skip */
 	bool redo_enable;	/* ... up to an enable (else an insn) */
 	int64_t off_delta;	/* stream offset - decoder offset (a split) */

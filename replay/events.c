@@ -184,6 +184,7 @@ int rp_event_keep(struct walk *w, const struct pt_event *ev)
 {
 	struct rp_event e, *v;
 	size_t n = *w->nevs;
+	int first = -1;		/* the state's first value: its slot */
 	bool keep;
 
 	if (!w->indexing)
@@ -195,24 +196,38 @@ int rp_event_keep(struct walk *w, const struct pt_event *ev)
 	 * repeat the state (a PSB+) and are no events; a worker that passed
 	 * its end leaves what follows to the next one.
 	 */
-	if (ev->type == ptev_exec_mode)
+	if (ev->type == ptev_exec_mode) {
+		first = w->mode_bits ? -1 : RP_FIRST_MODE;
 		keep = changed(&w->mode_bits,
 			       mode_bits(ev->variant.exec_mode.mode));
-	else if (ev->type == ptev_paging || ev->type == ptev_async_paging)
+	} else if (ev->type == ptev_paging ||
+		   ev->type == ptev_async_paging) {
+		first = w->cr3 ? -1 : RP_FIRST_CR3;
 		keep = changed(&w->cr3, ev->type == ptev_paging ?
 			       ev->variant.paging.cr3 :
 			       ev->variant.async_paging.cr3);
-	else if (ev->type == ptev_vmcs || ev->type == ptev_async_vmcs)
+	} else if (ev->type == ptev_vmcs || ev->type == ptev_async_vmcs) {
+		first = w->vmcs ? -1 : RP_FIRST_VMCS;
 		keep = changed(&w->vmcs, ev->type == ptev_vmcs ?
 			       ev->variant.vmcs.base :
 			       ev->variant.async_vmcs.base);
-	else if (ev->type == ptev_cbr)
+	} else if (ev->type == ptev_cbr) {
+		first = w->cbr ? -1 : ev->status_update ? RP_FIRST_CBR :
+			RP_FIRST_CBR_OUT;
 		keep = changed(&w->cbr, ev->variant.cbr.ratio + 1u) ||
 		       (!ev->status_update && w->cbr);
-	else
+	} else {
 		keep = !ev->status_update;
+	}
+	/* An index range after the first: whether a single pass keeps
+	 * the first value depends on the range before's last (index.c).
+	 */
+	if (first >= 0 && w->first_obs)
+		keep = true;
 	if (!keep || w->stopped || !convert(ev, &e))
 		return 0;
+	if (first >= 0 && w->first_obs)
+		w->first_ev[first] = n + 1;
 	/* Not its stream offset: libipt's offset query costs more than
 	 * the rest of keeping an event (bench-replay, mruby).
 	 */

@@ -134,15 +134,15 @@ void rp_redo_point_take(struct rp_redo_point *p, const struct walk *w)
 }
 
 /*
- * Back to the redo point @p: the walk's counts and state at its
- * checkpoint's first instruction, its decoders, image and caches as they
- * are now.
+ * Back to the walk @to, with @ngaps gaps and @nevs events: its counts and
+ * state, its decoders, image and caches as they are now.
  */
-static void walk_back(struct walk *w, const struct rp_redo_point *p)
+static void walk_back_to(struct walk *w, const struct walk *to, size_t ngaps,
+			 size_t nevs)
 {
 	struct walk keep = *w;
 
-	*w = p->w;
+	*w = *to;
 	w->world = keep.world;
 	w->image = keep.image;
 	w->last_map = NULL;
@@ -155,8 +155,137 @@ static void walk_back(struct walk *w, const struct rp_redo_point *p)
 	w->code_ip = keep.code_ip;
 	w->code_n = keep.code_n;
 	w->buf = keep.buf;
-	*w->ngaps = p->ngaps;
-	*w->nevs = p->nevs;
+	*w->ngaps = ngaps;
+	*w->nevs = nevs;
+}
+
+/* Back to the redo point @p: the walk at its checkpoint's first
+ * instruction.
+ */
+static void walk_back(struct walk *w, const struct rp_redo_point *p)
+{
+	walk_back_to(w, &p->w, p->ngaps, p->nevs);
+}
+
+/*
+ * Where a plain pt_insn_next loop last had an empty return stack before
+ * checkpoint @k of walk @w: its first sync (the stream's first PSB), or
+ * the PSB it resynced at after its last decode error (the gaps of the
+ * walk's range, each ending where that resync is).  The checkpoint there,
+ * or SIZE_MAX when that is before the range (another worker's).
+ */
+static size_t redo_floor(const struct walk *w, size_t k)
+{
+	const struct rp_ckpt *v = *w->ckpts;
+	uint64_t at = UINT64_MAX;
+	size_t i;
+
+	for (i = *w->ngaps; i-- > 0;) {
+		const struct rp_gap *g = &(*w->gaps)[i];
+
+		if (g->before <= v[k].insn && g->error) {
+			at = g->offset + g->bytes;
+			break;
+		}
+	}
+	if (at == UINT64_MAX)
+		return w->start_psb == SIZE_MAX ? 0 : SIZE_MAX;
+	for (i = 0; i <= k; i++)
+		if (v[i].offset >= at)
+			return v[i].offset == at ? i : SIZE_MAX;
+	return SIZE_MAX;
+}
+
+/*
+ * The instruction decoder @d, synced at a checkpoint, decoded @n
+ * instructions on (their events read and dropped), as the plain loop
+ * decodes them: through the PSBs between, keeping its return stack.
+ * Returns libipt's status then (an error: not as the index pass decoded
+ * them).
+ */
+static int redo_preroll(struct pt_insn_decoder *d, uint64_t n, int status)
+{
+	struct pt_insn insn;
+	struct pt_event ev;
+
+	while (n && status >= 0) {
+		while (status >= 0 && (status & pts_event_pending))
+			status = pt_insn_event(d, &ev, sizeof(ev));
+		if (status < 0)
+			break;
+		status = pt_insn_next(d, &insn, sizeof(insn));
+		n--;
+	}
+	return status < 0 ? status : n ? -pte_internal : status;
+}
+
+/* Whether a gap from @from on in @w says libipt's return stack was empty
+ * at a compressed return.
+ */
+static bool redo_ret_empty(const struct walk *w, size_t from)
+{
+	const char *empty = pt_errstr(pte_retstack_empty);
+	size_t i;
+
+	for (i = from; i < *w->ngaps; i++)
+		if ((*w->gaps)[i].error &&
+		    !strcmp((*w->gaps)[i].error, empty))
+			return true;
+	return false;
+}
+
+/*
+ * The redo decoded checkpoint @k's segment through checkpoints @k0 + 1 ..
+ * @k as the plain loop does: they are dropped, so that segment @k0
+ * materializes the same way, from its PSB on through theirs (their
+ * segments' lowest call depths join its).
+ */
+static void redo_merge(struct walk *w, size_t k0, size_t k)
+{
+	struct rp_ckpt *v = *w->ckpts;
+	size_t n = *w->nckpts, i;
+	int64_t m = v[k0].dmin;
+
+	for (i = k0 + 1; i < k; i++)
+		if (v[i].dmin < m)
+			m = v[i].dmin;
+	if (k + 1 < n) {
+		if (v[k].dmin < m)
+			m = v[k].dmin;
+	} else if (w->seg_min > m) {
+		w->seg_min = m;	/* checkpoint @k's segment still open */
+	}
+	v[k0].dmin = m;
+	memmove(v + k0 + 1, v + k + 1, (n - k - 1) * sizeof(*v));
+	*w->nckpts = n - (k - k0);
+}
+
+/*
+ * Whether checkpoint @k of walk @w, which the redo decoded through without
+ * decoding again from it, materializes as decoded: from its PSB up to
+ * instruction @end without an error before (a return compressed against
+ * a call before that PSB fails there).
+ */
+static bool redo_seg_same(struct walk *w, size_t k, uint64_t end)
+{
+	const struct rp_ckpt *c = &(*w->ckpts)[k];
+	struct walk cw;
+	int ret, status;
+	bool same;
+
+	ret = rp_walk_begin_at(&cw, w->s, w->t, c, NULL, 0, w->t->pt_size,
+			       &status);
+	if (ret || status < 0) {
+		rp_walk_end(&cw);
+		return false;
+	}
+	cw.pos = c->insn;
+	cw.end = end;
+	cw.stop_at_error = true;
+	ret = rp_walk_run(&cw, status);
+	same = !ret && cw.pos == end;
+	rp_walk_end(&cw);
+	return same;
 }
 
 /*
@@ -168,11 +297,25 @@ static void walk_back(struct walk *w, const struct rp_redo_point *p)
  * its walk in @p) with the instruction decoder, which turns its error into
  * a gap where a plain pt_insn_next loop meets it and resyncs at the next
  * PSB as that loop does; the block pass goes on from there.  The rest of
- * the stream keeps the block decoder's speed.  Returns 0 (*@status the
- * block decoder's after its resync, or w->stopped, or *@done at the end of
- * the stream), 1 where it cannot (no such checkpoint, a cut stream, code
- * mapped since: the thread is indexed with the instruction decoder), or a
- * negated enum rp_error.
+ * the stream keeps the block decoder's speed.
+ *
+ * The plain loop keeps libipt's return stack across the PSBs it passes
+ * (a decoder synced at one starts with an empty stack), so on damage that
+ * turns a branch into a compressed return, it pops a return address
+ * pushed before that PSB where a decode from it fails
+ * (-pte_retstack_empty): Unzip with byte 8,449 corrupted.  That error is
+ * the only way the two part, so then the stretch is decoded again from 1,
+ * 2, 4, ... checkpoints earlier, through them as the plain loop does
+ * (redo_preroll()), until no return finds the stack empty or the decode
+ * starts where the plain loop's stack was empty too (redo_floor()); the
+ * checkpoints it went through are dropped (redo_merge()), so that the
+ * segment materializes as it was decoded.
+ *
+ * Returns 0 (*@status the block decoder's after its resync, or w->stopped,
+ * or *@done at the end of the stream), 1 where it cannot (no such
+ * checkpoint, a cut stream, code mapped since, a stack from before the
+ * range needed: the thread is indexed in one piece or with the
+ * instruction decoder), or a negated enum rp_error.
  */
 int rp_redo_insns(struct walk *w, const struct rp_redo_point *p,
 		  const struct pt_config *cfg, int *status, bool *done)
@@ -181,6 +324,8 @@ int rp_redo_insns(struct walk *w, const struct rp_redo_point *p,
 				  &(*w->ckpts)[*w->nckpts - 1] : NULL;
 	struct pt_block_decoder *bd = w->bd;
 	struct pt_image *image;
+	struct walk keep;
+	size_t k, floor, k0, back, nckpts, ngaps, nevs, i;
 	int ret, st;
 	bool fresh = c && (p->nckpts != *w->nckpts ||
 			   p->offset != c->offset);
@@ -203,23 +348,66 @@ int rp_redo_insns(struct walk *w, const struct rp_redo_point *p,
 	}
 	image = w->image;
 	pt_insn_set_image(w->d, image);
-	w->hand_back = true;
-	w->resync_off = UINT64_MAX;
-	/* The events up to its first instruction are taken already. */
-	w->redo = true;
-	w->redo_enable = false;
-	st = pt_insn_sync_set(w->d, c->offset);
-	ret = st < 0 ? 1 : rp_walk_run(w, st);
-	w->hand_back = false;
+	k = *w->nckpts - 1;
+	floor = redo_floor(w, k);
+	keep = *w;
+	nckpts = *w->nckpts;
+	ngaps = *w->ngaps;
+	nevs = *w->nevs;
+	for (back = 0, k0 = k;;) {
+		const struct rp_ckpt *v = *w->ckpts;
+
+		w->hand_back = true;
+		w->resync_off = UINT64_MAX;
+		/* The events up to its first instruction are taken already. */
+		w->redo = true;
+		w->redo_enable = false;
+		st = pt_insn_sync_set(w->d, v[k0].offset);
+		if (st >= 0 && k0 < k)
+			st = redo_preroll(w->d, v[k].insn - v[k0].insn, st);
+		/* Through the PSBs after it too, as the plain loop. */
+		w->no_restart = true;
+		ret = st < 0 ? 1 : rp_walk_run(w, st);
+		w->no_restart = false;
+		w->hand_back = false;
+		if (ret || k0 == floor || !redo_ret_empty(w, ngaps))
+			break;
+		/* Further back, within the range and its address space. */
+		if (floor == SIZE_MAX && !k0) {
+			ret = 1;	/* before the range: in one piece */
+			break;
+		}
+		if (w->world.next != keep.world.next || w->image != image)
+			break;
+		v = *w->ckpts;
+		back = back ? 2 * back : 1;
+		k0 = k > back ? k - back : 0;
+		if (floor != SIZE_MAX && k0 < floor)
+			k0 = floor;
+		while (k0 < k && v[k0].sb_next != v[k].sb_next)
+			k0++;
+		if (k0 == k)
+			break;
+		walk_back_to(w, &keep, ngaps, nevs);
+		*w->nckpts = nckpts;
+	}
 	pt_insn_free_decoder(w->d);
 	w->d = NULL;
 	w->bd = bd;
 	if (!ret && w->image != image)
 		pt_blk_set_image(bd, w->image);
 	if (getenv("PTREC_INDEX_DEBUG"))
-		fprintf(stderr, "index: thread %u: corrupt trace decoded again from the PSB at %llu to %llu with the instruction decoder\n",
-			w->t->tid, (unsigned long long)c->offset,
-			(unsigned long long)w->resync_off);
+		fprintf(stderr, "index: thread %u: corrupt trace decoded again from the PSB at %llu to %llu with the instruction decoder%s\n",
+			w->t->tid, (unsigned long long)(*w->ckpts)[k].offset,
+			(unsigned long long)w->resync_off,
+			k0 < k ? ", through the PSBs before it" : "");
+	/* The checkpoints it met: each as it materializes, or dropped. */
+	for (i = *w->nckpts; !ret && i-- > nckpts;)
+		if (!redo_seg_same(w, i, i + 1 < *w->nckpts ?
+				   (*w->ckpts)[i + 1].insn : w->pos))
+			redo_merge(w, i - 1, i);
+	if (!ret && k0 < k)
+		redo_merge(w, k0, k);
 	if (ret || w->stopped)
 		return ret;
 	if (w->resync_off == UINT64_MAX) {

@@ -110,6 +110,37 @@ static int check_joined_tail(struct rp_session *s, struct rp_thread *t)
 	return check_tail(&w);
 }
 
+/* What events.c keeps of an execution mode (walk.mode_bits). */
+static uint64_t blk_mode_bits(enum pt_exec_mode mode)
+{
+	return mode == ptem_64bit ? 64 : mode == ptem_32bit ? 32 :
+	       mode == ptem_16bit ? 16 : 0;
+}
+
+/*
+ * Block @b of status @status (>= 0) is in another mode than the block
+ * before (ptem_unknown after an exec-mode event or at the next range's
+ * PSB), which is rare: returns the status to go on with.
+ * A block from libipt's block cache keeps the mode it was decoded in,
+ * not the one an exec-mode event set since (damage made a MODE.Exec:
+ * Unzip's byte 8,446 corrupted, 75 instructions fewer than the
+ * instruction decoder, no error): taken as corrupt trace, decoded again
+ * with the instruction decoder.  A range waiting for the enable at the
+ * next one's PSB (decode.c, stop_at_enable) that gets instructions has
+ * gone past it.
+ */
+static int blk_mode_check(struct walk *w, const struct pt_block *b,
+			  int status)
+{
+	if (w->stop_at_enable) {
+		w->overshot = w->stopped = true;
+		return status;
+	}
+	if (w->mode_bits && blk_mode_bits(b->mode) != w->mode_bits)
+		return -pte_bad_context;
+	return status;
+}
+
 static int index_range(struct range *r)
 {
 	struct rp_session *s = r->s;
@@ -144,6 +175,8 @@ static int index_range(struct range *r)
 	w.start_psb = r->first_psb;
 	w.cks = r->cks;
 	w.ncks = r->ncks;
+	/* After another range: its first states decided at the join. */
+	w.first_obs = !r->seg && (r->first_psb != SIZE_MAX || r->split);
 	if (r->ncks && !r->seg) {
 		w.rs = r->rs = calloc(1, sizeof(*w.rs));
 		if (w.rs)
@@ -270,8 +303,13 @@ static int index_range(struct range *r)
 run:
 	while (!ret) {
 		/* Most blocks end with no event: no call. */
-		if (status >= 0 && (status & pts_event_pending))
+		if (status >= 0 && (status & pts_event_pending)) {
 			status = rp_walk_events(&w, status);
+			if (w.mode_bits != r->blk_bits || w.stop_at_enable) {
+				r->blk_bits = w.mode_bits;
+				r->blk_mode = ptem_unknown;
+			}
+		}
 		if (w.err) {
 			ret = w.err;
 			break;
@@ -301,6 +339,16 @@ run:
 					     trace_off))
 				status = -pte_noip;
 			blk_from = trace_off;
+			/* One compare per block: a mode not the last one's
+			 * (blk_mode, reset by the events that matter here).
+			 */
+			if (status >= 0 && block.ninsn &&
+			    block.mode != r->blk_mode) {
+				status = blk_mode_check(&w, &block, status);
+				if (w.stopped)
+					break;
+				r->blk_mode = block.mode;
+			}
 		}
 		if (status == -pte_eos)
 			break;
@@ -312,6 +360,7 @@ run:
 			 */
 			int st = status;
 
+			r->blk_mode = ptem_unknown;	/* checked after it */
 			stall = 0;
 			last_off = UINT64_MAX;
 			/*
@@ -451,6 +500,7 @@ run:
 	r->stop_en_resumed = w.stop_en_resumed;
 	r->stop_sync = w.stop_sync;
 	r->mode_bits = w.mode_bits;
+	memcpy(r->first_ev, w.first_ev, sizeof(r->first_ev));
 	r->cr3 = w.cr3;
 	r->vmcs = w.vmcs;
 	r->cbr = w.cbr;
@@ -573,9 +623,51 @@ size_t rp_index_plan(struct rp_session *s, struct rp_thread *t,
 	return k;
 }
 
+/* The state a single pass has at a range's end (0: not seen yet). */
+struct join_state {
+	uint64_t v[RP_FIRST_CBR + 1];
+};
+
+/*
+ * Whether range @r's event @j is a first value (walk.first_obs) that a
+ * single pass through the ranges before, which left state @st, drops:
+ * the same value as before, or the first of all.
+ */
+static bool join_drops(const struct range *r, size_t j,
+		       const struct join_state *st)
+{
+	const struct rp_event *e = &r->evs[j];
+	size_t k;
+
+	for (k = 0; k < RP_FIRST_N; k++)
+		if (r->first_ev[k] == j + 1)
+			break;
+	if (k == RP_FIRST_N)
+		return false;
+	if (k == RP_FIRST_CBR_OUT)
+		return !st->v[RP_FIRST_CBR];	/* kept once one is known */
+	if (k == RP_FIRST_CBR)
+		return !st->v[k] || st->v[k] == e->payload + 1;
+	return !st->v[k] || st->v[k] == e->payload;
+}
+
+/* @st moves past range @r: its last states, where it saw any. */
+static void join_state_end(struct join_state *st, const struct range *r)
+{
+	if (r->mode_bits)
+		st->v[RP_FIRST_MODE] = r->mode_bits;
+	if (r->cr3)
+		st->v[RP_FIRST_CR3] = r->cr3;
+	if (r->vmcs)
+		st->v[RP_FIRST_VMCS] = r->vmcs;
+	if (r->cbr)
+		st->v[RP_FIRST_CBR] = r->cbr;
+}
+
 /* Joins the ranges' checkpoints into the thread's index. */
 static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 {
+	struct join_state st = { { 0 } };
 	size_t i, j, total = 0;
 	uint64_t base = 0;
 	int64_t dbase = 0;
@@ -614,7 +706,7 @@ static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 	t->rets = NULL;
 	t->nrets = 0;
 	for (i = 0; i < n; i++) {
-		size_t first = t->nckpts;
+		size_t first = t->nckpts, ev0;
 
 		/* A split range's instructions are the last segment's. */
 		if (!r[i].nckpts && t->nckpts &&
@@ -636,12 +728,27 @@ static int merge_ranges(struct rp_thread *t, struct range *r, size_t n)
 			g[t->ngaps] = r[i].gaps[j];
 			g[t->ngaps++].before += base;
 		}
+		ev0 = t->nevs;
 		for (j = 0; j < r[i].nevs; j++) {
+			if (i && join_drops(&r[i], j, &st))
+				continue;
 			e[t->nevs] = r[i].evs[j];
 			e[t->nevs++].before += base;
 		}
-		if (i && r[i].split)
-			rp_cut_resumed(&e[t->nevs - r[i].nevs], r[i].nevs,
+		join_state_end(&st, &r[i]);
+		/* A range from a split, or from a PSB that the range before
+		 * decoded through to its enable (tracing off before it),
+		 * starts with a fresh decoder: its first enable says
+		 * "resumed" as the decode through it did (the index is the
+		 * same on any number of workers: libxdc's Unzip differed in
+		 * 4 events).
+		 */
+		if (i && (r[i].split ||
+			  (!t->psbs[r[i].first_psb].fup &&
+			   !r[i - 1].stop_sync) ||
+			  (t->psbs[r[i].first_psb].fup &&
+			   r[i - 1].stop_en_ip == t->psbs[r[i].first_psb].fup)))
+			rp_cut_resumed(&e[ev0], t->nevs - ev0,
 				      r[i - 1].stop_en_resumed);
 		base += r[i].insns;
 		dbase += r[i].depth;

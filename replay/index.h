@@ -8,6 +8,7 @@
 #ifndef PTREC_REPLAY_INDEX_H
 #define PTREC_REPLAY_INDEX_H
 
+#include "decode.h"
 #include "rp_internal.h"
 
 #define WORKERS_MAX	8	/* index workers at most */
@@ -65,6 +66,12 @@ struct range {
 				 * decoded from there after the join
 				 * (idx_redo.h, rp_redo_joined()) */
 	uint64_t mode_bits, cr3, vmcs, cbr;	/* its walk's at its end */
+	size_t first_ev[RP_FIRST_N];	/* its walk's (decode.h) */
+	/* The index pass's: the last block's mode, the walk's mode bits
+	 * then (in memory, not registers: the block loop's are taken).
+	 */
+	enum pt_exec_mode blk_mode;
+	uint64_t blk_bits;
 	int ret;
 };
 

@@ -17,6 +17,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 testlib_dir=$here/..
 . "$testlib_dir/lib.sh"
+. "$here/plain.sh"
 tap_begin import-onepsb
 
 "$PTREC" record --ground-truth -q -o "$tmp/rec" "$WORKLOAD" >"$tmp/log" 2>&1 &&
@@ -120,17 +121,9 @@ readelf -lW "$WORKLOAD" | awk '$1 == "LOAD" && / R E / { print $3, $2, $5 }' |
 	ok "the plain loop decodes the undamaged stream to the ground truth" ||
 	bad "the plain loop on the undamaged stream: $(head -1 "$tmp/log")"
 size=$(wc -c <"$tmp/one.pt")
-at=$((size * 2 / 3))
-while [ $at -lt $((size * 2 / 3 + 256)) ]; do
-	{ head -c $at "$tmp/one.pt"; printf '\002'
-	  tail -c +$((at + 2)) "$tmp/one.pt"; } >"$tmp/bad.pt"
-	"$IPTRAW" "$tmp/bad.pt" "$tmp/code.list" "" "$tmp/want" "$tmp/errs" \
-		>"$tmp/base" 2>&1
-	# Corrupt trace, not a jump into code that is not there.
-	grep -q " 0 errors" "$tmp/base" ||
-		grep -q "no memory mapped" "$tmp/errs" || break
-	at=$((at + 1))
-done
+# Corrupt trace, not a jump into code that is not there.
+first_error "$tmp/one.pt" "$tmp/code.list" "" $((size * 2 / 3)) \
+	$((size * 2 / 3 + 256))
 want=$(sed -n 's/^\([0-9]*\) instructions.*/\1/p' "$tmp/base")
 [ -s "$tmp/errs" ] && [ "$want" -lt "$total" ] &&
 	ok "a byte corrupted at $at: the plain loop decodes $want of $total instructions, $(wc -l <"$tmp/errs") error(s)" ||
@@ -148,15 +141,10 @@ for w in 1 2; do
 		ok "damaged, $w worker(s): $want instructions, from the last cut point, cut points still checkpoints" ||
 		bad "damaged, $w worker(s): $(grep '^index:\|^total' "$tmp/info" | tr '\n' ' ')"
 	cp "$tmp/bad/index/1.idx" "$tmp/badidx$w"
-	"$PTREC" insns "$tmp/bad" --format=addr >"$tmp/got" 2>"$tmp/log"
-	cmp -s "$tmp/want" "$tmp/got" &&
-		ok "damaged, $w worker(s): the plain loop's addresses" ||
-		bad "damaged, $w worker(s): $(wc -l <"$tmp/got") addresses, not the plain loop's"
-	"$PTREC" insns "$tmp/bad" >"$tmp/all" 2>"$tmp/log"
-	awk -f "$here/gaps.awk" "$tmp/all" >"$tmp/gaps"
-	cmp -s "$tmp/errs" "$tmp/gaps" &&
-		ok "damaged, $w worker(s): each gap where the plain loop's error is ($(tr '\n' ' ' <"$tmp/gaps"))" ||
-		bad "damaged, $w worker(s): gaps $(tr '\n' ' ' <"$tmp/gaps"), errors $(tr '\n' ' ' <"$tmp/errs")"
+	d=$(plain_diff "$tmp/bad")
+	[ -z "$d" ] &&
+		ok "damaged, $w worker(s): the plain loop's addresses, each gap where its error is ($(tr '\n' ' ' <"$tmp/errs"))" ||
+		bad "damaged, $w worker(s): $d"
 done
 cmp -s "$tmp/badidx1" "$tmp/badidx2" &&
 	ok "damaged: the same index on 1 and 2 workers" ||

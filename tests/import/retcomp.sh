@@ -1,13 +1,15 @@
 #!/bin/sh
 # A RET compressed across a PSB (pc-fail): an importer that put a PSB+ of
 # its own between a CALL and the RET the CPU compressed against it (one
-# taken TNT bit) makes a stream no decoder can follow at that RET, since a
-# PSB clears the return-compression stack.  ptrec must show a gap there
-# and go on from the next PSB with nothing misplaced (it used to decode
-# through in its index pass, fail from the checkpoint, and fill the
-# segment with later instructions, silently); the same run traced as a CPU
-# writes it must have no gap.  Streams from tests/tools/mkretcomp
-# (libipt's encoder), with its expectations.
+# taken TNT bit), or damage, makes a stream a decoder started at that PSB
+# cannot follow at that RET (its return stack is empty there), while a
+# plain libipt loop, which keeps its stack across the PSBs it passes,
+# decodes it.  ptrec must show the plain loop's history (issue #19), the
+# same as the run traced as a CPU writes it, with nothing misplaced (it
+# once decoded through in its index pass, failed from the checkpoint, and
+# filled the segment with later instructions, silently; then showed a gap
+# at each RET).  Streams from tests/tools/mkretcomp (libipt's encoder),
+# with its expectations.
 set -u
 : "${PTREC:?}" "${MKRETCOMP:?}"
 testlib_dir=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,15 +34,14 @@ for s in good bad; do
 			>"$tmp/insns" 2>"$tmp/log" ||
 			bad "$s, cache $cache: ptrec insns failed"
 		history_of "$tmp/insns" >"$tmp/got"
-		diff "$d/$s.want" "$tmp/got" >"$tmp/log" &&
+		diff "$d/good.want" "$tmp/got" >"$tmp/log" &&
 			ok "$s, index cache $cache: the history mkretcomp expects" ||
 			bad "$s, index cache $cache: history differs: $(tr '\n' ' ' <"$tmp/log")"
 	done
 done
-want=$(grep -c gap "$d/bad.want")
 "$PTREC" info "$tmp/bad" >"$tmp/info" 2>&1
-grep -q " $want gaps," "$tmp/info" &&
-	ok "ptrec info counts the $want gaps" ||
+grep -q " 0 gaps," "$tmp/info" &&
+	ok "the stream with RETs compressed across PSBs has no gap either" ||
 	bad "ptrec info: $(grep thread "$tmp/info")"
 "$PTREC" info "$tmp/good" >"$tmp/info" 2>&1
 grep -q " 0 gaps," "$tmp/info" && ok "the consistent stream has no gap" ||

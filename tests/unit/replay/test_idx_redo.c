@@ -223,51 +223,70 @@ Test(idx_redo, insns_refuses)
 	free(f.ckpts);
 }
 
+/* What rp_redo_choose() says for each row: a range from a split, to
+ * one, libipt's error, the recovery.
+ */
+struct choice {
+	bool from_split, to_split;
+	int status;
+	enum rp_redo_how how;
+};
+
+static void expect_choices(const struct walk *w, const struct choice *c,
+			   size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		cr_expect_eq(rp_redo_choose(w, c[i].from_split, c[i].to_split,
+					    c[i].status), c[i].how,
+			     "row %zu", i);
+}
+
 Test(idx_redo, choose_without_cut_points)
 {
+	static const struct choice rows[] = {
+		{ false, false, -pte_bad_opc, RP_REDO_PSB },
+		{ false, false, -pte_retstack_empty, RP_REDO_PSB },
+		/* A stream cut at TIP.PGEs whose cut points are no
+		 * checkpoints.
+		 */
+		{ true, false, -pte_bad_opc, RP_REDO_NONE },
+		{ false, true, -pte_bad_opc, RP_REDO_NONE },
+	};
 	struct fix f;
 
 	fix_init(&f);
-	cr_assert_eq(rp_redo_choose(&f.w, false, false, -pte_bad_opc),
-		     RP_REDO_PSB);
-	cr_assert_eq(rp_redo_choose(&f.w, false, false, -pte_retstack_empty),
-		     RP_REDO_PSB);
-	/* A stream cut at TIP.PGEs whose cut points are no checkpoints. */
-	cr_assert_eq(rp_redo_choose(&f.w, true, false, -pte_bad_opc),
-		     RP_REDO_NONE);
-	cr_assert_eq(rp_redo_choose(&f.w, false, true, -pte_bad_opc),
-		     RP_REDO_NONE);
+	expect_choices(&f.w, rows, sizeof(rows) / sizeof(rows[0]));
 }
 
 Test(idx_redo, choose_with_cut_points)
 {
+	static const struct choice rows[] = {
+		/* The whole stream, or its first range: after the join. */
+		{ false, false, -pte_bad_opc, RP_REDO_JOINED },
+		{ false, false, -pte_retstack_empty, RP_REDO_JOINED },
+		{ false, true, -pte_retstack_empty, RP_REDO_JOINED },
+		/* A range from a cut: a bad packet is the stream's ... */
+		{ true, false, -pte_bad_opc, RP_REDO_JOINED },
+		{ true, true, -pte_noip, RP_REDO_JOINED },
+		/* ... an empty return stack maybe the cut's (one piece). */
+		{ true, false, -pte_retstack_empty, RP_REDO_NONE },
+	};
+	/* Materializing from blocks never redoes. */
+	static const struct choice seg[] = {
+		{ false, false, -pte_bad_opc, RP_REDO_PSB },
+		{ true, false, -pte_bad_opc, RP_REDO_NONE },
+	};
 	struct rp_split cks[2] = { { .offset = 9000 }, { .offset = 18000 } };
 	struct fix f;
 
 	fix_init(&f);
 	f.w.cks = cks;
 	f.w.ncks = 2;
-	/* The whole stream, or its first range: after the join. */
-	cr_assert_eq(rp_redo_choose(&f.w, false, false, -pte_bad_opc),
-		     RP_REDO_JOINED);
-	cr_assert_eq(rp_redo_choose(&f.w, false, false, -pte_retstack_empty),
-		     RP_REDO_JOINED);
-	cr_assert_eq(rp_redo_choose(&f.w, false, true, -pte_retstack_empty),
-		     RP_REDO_JOINED);
-	/* A range from a cut: a bad packet is the stream's ... */
-	cr_assert_eq(rp_redo_choose(&f.w, true, false, -pte_bad_opc),
-		     RP_REDO_JOINED);
-	cr_assert_eq(rp_redo_choose(&f.w, true, true, -pte_noip),
-		     RP_REDO_JOINED);
-	/* ... an empty return stack maybe the cut's (one piece then). */
-	cr_assert_eq(rp_redo_choose(&f.w, true, false, -pte_retstack_empty),
-		     RP_REDO_NONE);
-	/* Materializing from blocks never redoes. */
+	expect_choices(&f.w, rows, sizeof(rows) / sizeof(rows[0]));
 	f.w.seg = (struct rp_seg *)cks;
-	cr_assert_eq(rp_redo_choose(&f.w, false, false, -pte_bad_opc),
-		     RP_REDO_PSB);
-	cr_assert_eq(rp_redo_choose(&f.w, true, false, -pte_bad_opc),
-		     RP_REDO_NONE);
+	expect_choices(&f.w, seg, sizeof(seg) / sizeof(seg[0]));
 }
 
 /*

@@ -1,0 +1,41 @@
+# Sourced by the tests that hold ptrec's history of a damaged stream
+# against a plain libipt pt_insn_next loop's (tests/bench/iptraw, which
+# writes the addresses to $tmp/want and each error to $tmp/errs):
+# damaged.sh, onepsb.sh.  Needs $PTREC, $tmp and $here (this folder).
+
+# corrupt PT AT OUT: PT with its byte AT made 0x02 (an extended opcode)
+# into OUT.
+corrupt() {
+	{ head -c "$2" "$1"; printf '\002'; tail -c +$(($2 + 2)) "$1"; } >"$3"
+}
+
+# first_error PT LIST CPU AT END: the first byte from AT (below END) whose
+# corruption the plain loop reports as an error other than missing code,
+# in $at, the stream in $tmp/bad.pt, the plain loop's output in
+# $tmp/base, $tmp/want and $tmp/errs.
+first_error() {
+	at=$4
+	while [ "$at" -lt "$5" ]; do
+		corrupt "$1" "$at" "$tmp/bad.pt"
+		"$IPTRAW" "$tmp/bad.pt" "$2" "$3" "$tmp/want" "$tmp/errs" \
+			>"$tmp/base" 2>&1
+		grep -q " 0 errors" "$tmp/base" ||
+			grep -q "no memory mapped" "$tmp/errs" || break
+		at=$((at + 1))
+	done
+}
+
+# plain_diff BUNDLE [addr]: how ptrec's history of BUNDLE differs from the
+# plain loop's: its addresses and (not with "addr": a long history's
+# disassembly costs seconds) each gap at the loop's error, by position,
+# trace offset and libipt's message; nothing when it does not.
+plain_diff() {
+	"$PTREC" insns "$1" --format=addr >"$tmp/got" 2>"$tmp/log"
+	cmp -s "$tmp/want" "$tmp/got" ||
+		echo "$(wc -l <"$tmp/got") addresses, not the plain loop's $(wc -l <"$tmp/want")."
+	[ "${2:-}" = addr ] && return 0
+	"$PTREC" insns "$1" >"$tmp/all" 2>"$tmp/log"
+	awk -f "$here/gaps.awk" "$tmp/all" >"$tmp/gaps"
+	cmp -s "$tmp/errs" "$tmp/gaps" ||
+		echo "gaps $(tr '\n' ' ' <"$tmp/gaps"), errors $(tr '\n' ' ' <"$tmp/errs")."
+}
