@@ -120,15 +120,23 @@ $(QUIET_BUNDLE)/manifest.json: $(PTREC) $(GDB_WATCHQUIET)
 	rm -rf $(QUIET_BUNDLE) && mkdir -p $(dir $(QUIET_BUNDLE))
 	$(PTREC) record -q --start-at put --max-insns 20000 \
 		-o $(QUIET_BUNDLE) -- $(GDB_WATCHQUIET) >/dev/null
+# And on tests/programs/loops, a real program: conditional branches,
+# calls through the PLT, printf and its system calls.
+REAL_BUNDLE := $(BUILD)/tests/unit/replay/real-bundle
+$(REAL_BUNDLE)/manifest.json: $(PTREC) $(PROG_DIR)/loops
+	rm -rf $(REAL_BUNDLE) && mkdir -p $(dir $(REAL_BUNDLE))
+	$(PTREC) record -q -o $(REAL_BUNDLE) -- $(PROG_DIR)/loops >/dev/null
 $(BUILD)/tests/unit/replay/test_watch_chain: \
 		tests/unit/replay/test_watch_chain.c \
 		$(RP_LIB) $(PTK_LIB) $(SB_LIB) $(WATCH_BUNDLE)/manifest.json \
-		$(LOOP_BUNDLE)/manifest.json $(QUIET_BUNDLE)/manifest.json
+		$(LOOP_BUNDLE)/manifest.json $(QUIET_BUNDLE)/manifest.json \
+		$(REAL_BUNDLE)/manifest.json
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
 		-DWATCH_BUNDLE='"$(abspath $(WATCH_BUNDLE))"' \
 		-DLOOP_BUNDLE='"$(abspath $(LOOP_BUNDLE))"' \
 		-DQUIET_BUNDLE='"$(abspath $(QUIET_BUNDLE))"' \
+		-DREAL_BUNDLE='"$(abspath $(REAL_BUNDLE))"' \
 		-DQUIET_VAR=0x$$(nm $(GDB_WATCHQUIET) | awk '$$3 == "var" { print $$1 }') \
 		-DQUIET_SINK=0x$$(nm $(GDB_WATCHQUIET) | awk '$$3 == "sink" { print $$1 }') \
 		-DLOOP_SINK=0x$$(nm $(BUILD)/tests/bench/gdbloop | awk '$$3 == "sink" { print $$1 }') \

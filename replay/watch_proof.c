@@ -85,13 +85,23 @@ static int32_t new_root(struct pass *p)
 		p->nomem = true;
 		return -1;
 	}
-	p->root[p->nroot] = (struct root){ 0 };
+	p->root[p->nroot] = (struct root){ .at = p->cur };
 	return (int32_t)p->nroot++;
 }
 
 static struct sv fresh_val(struct pass *p)
 {
 	int32_t k = new_root(p);
+
+	return k < 0 ? none : (struct sv){ k, 0, 0 };
+}
+
+/* Some value the instruction computes: a new base, depending on what
+ * it reads (watch_dep.c).
+ */
+static struct sv fresh_dep(struct pass *p)
+{
+	int32_t k = wdep_fresh(p);
 
 	return k < 0 ? none : (struct sv){ k, 0, 0 };
 }
@@ -135,11 +145,13 @@ static void add_acc(struct pass *p, size_t i, uint8_t kind, struct sv a,
  * of its base that it overlaps, and those of any other base (two bases'
  * distance is not known while the window is followed).
  */
-static void store(struct pass *p, struct sv a, uint64_t size, struct sv val)
+static void store(struct pass *p, struct sv a, uint64_t size, struct sv val,
+		  int32_t d)
 {
 	int64_t end;
 	size_t k, j;
 
+	wdep_store(p, a, size, d);
 	if (a.root < 0 || !size || size > MAX_SPAN ||
 	    __builtin_add_overflow(a.hi, (int64_t)size, &end)) {
 		p->nslot = 0;
@@ -197,8 +209,11 @@ static struct sv load8(struct pass *p, struct sv a)
 	struct sv v;
 	size_t j;
 
-	if (!sv_exact(a))
-		return fresh_val(p);
+	if (!sv_exact(a)) {
+		v = fresh_val(p);
+		wdep_load(p, a, 8, v.root);
+		return v;
+	}
 	for (j = p->nslot; j-- > 0;)
 		if (p->slot[j].root == a.root && p->slot[j].off == a.lo)
 			return p->slot[j].val;
@@ -210,6 +225,7 @@ static struct sv load8(struct pass *p, struct sv a)
 		p->root[v.root].lw_root = a.root;
 		p->root[v.root].lw_off = a.lo;
 	}
+	wdep_load(p, a, 8, v.root);
 	if (v.root > 0 && a.root == ENTRY_RSP && p->pure &&
 	    (!p->stored || a.lo >= p->shi || a.lo + 8 <= p->slo)) {
 		p->root[v.root].is_word = true;
@@ -288,6 +304,7 @@ static void mark_fixed(struct pass *p, const struct rcv_op *op)
 static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 {
 	struct sv rsp = p->r[RP_REG_RSP], a, v;
+	bool found = false;
 	unsigned int k;
 
 	if (in->flags & RCV_I_SYSCALL) {
@@ -295,7 +312,7 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 		if (!sv_is_const(p->r[RP_REG_RAX]) ||
 		    !rcv_sys_quiet((uint64_t)p->r[RP_REG_RAX].lo)) {
 			add_acc(p, i, RP_ACC_WRITE, none, 0);
-			store(p, none, 0, none);
+			store(p, none, 0, none, wdep_inputs(p));
 		}
 		return;
 	}
@@ -310,7 +327,7 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 	     rcv_bitop_far(in))) {
 		add_acc(p, i, RP_ACC_READ, none, 0);
 		add_acc(p, i, RP_ACC_WRITE, none, 0);
-		store(p, none, 0, none);
+		store(p, none, 0, none, wdep_inputs(p));
 		return;
 	}
 	switch (in->id) {
@@ -323,21 +340,23 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 	case X86_INS_PUSH:
 	case X86_INS_CALL:
 		if (in->nops >= 1 && in->op[0].type == RCV_OP_MEM) {
-			add_acc(p, i, RP_ACC_READ, addr_of(p, in, &in->op[0]),
-				in->op[0].size);
+			a = addr_of(p, in, &in->op[0]);
+			add_acc(p, i, RP_ACC_READ, a, in->op[0].size);
 			mark_fixed(p, &in->op[0]);
+			if (in->id == X86_INS_CALL)
+				wdep_load(p, a, in->op[0].size, -1);
 		}
 		if (in->id == X86_INS_PUSH && in->op[0].type != RCV_OP_IMM &&
 		    in->op[0].size != 8) {
 			add_acc(p, i, RP_ACC_WRITE, none, 0);
-			store(p, none, 0, none);
+			store(p, none, 0, none, wdep_inputs(p));
 			return;
 		}
 		a = sv_add(rsp, -8);
 		add_acc(p, i, RP_ACC_WRITE, a, 8);
 		v = in->id == X86_INS_CALL ? sv_const(in->ip + in->len) :
 					     src_of(p, in, &in->op[0]);
-		store(p, a, 8, v);
+		store(p, a, 8, v, v.root >= 0 ? v.root : wdep_inputs(p));
 		return;
 	case X86_INS_RET:
 		/* The trace shows the word it pops: a value a push or a
@@ -349,15 +368,18 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 				int32_t r = p->slot[k].val.root;
 
 				/* A register's or a word's value: not
-				 * secret; anything else made from them
-				 * (imul %rsp...): nothing is.
+				 * secret; anything made from them: what
+				 * it depends on is shown (watch_dep.c).
 				 */
 				if (r > 0 && (r <= 16 || p->root[r].lw))
 					p->root[r].shown = true;
-				else if (r)
-					p->loud = true;
+				wdep_reveal(p, r);
+				found = true;
 				break;
 			}
+		/* Else what stores left there, as a load would read it. */
+		if (sv_exact(rsp) && !found)
+			wdep_reveal(p, wdep_load(p, rsp, 8, -1));
 		if (sv_exact(rsp)) {
 			if (wpf_grow((void **)&p->rets, &p->rets_cap,
 				     p->nrets, sizeof(*p->rets), 64))
@@ -382,6 +404,9 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 	for (k = 0; k < in->nops; k++) {
 		const struct rcv_op *op = &in->op[k];
 		unsigned int acc = op->access & (CS_AC_READ | CS_AC_WRITE);
+		bool mov = (in->id == X86_INS_MOV || in->id == X86_INS_MOVABS) &&
+			   in->nops == 2;
+		int32_t d;
 
 		if (op->type != RCV_OP_MEM)
 			continue;
@@ -391,6 +416,9 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 		if (acc & CS_AC_READ) {
 			add_acc(p, i, RP_ACC_READ, a, op->size);
 			mark_fixed(p, op);
+			/* A mov of 8 bytes into a register: step()'s load8 */
+			if (!mov || k != 1 || !is_reg(&in->op[0], 8))
+				wdep_load(p, a, op->size, -1);
 		}
 		if (acc & CS_AC_WRITE) {
 			add_acc(p, i, RP_ACC_WRITE, a, op->size);
@@ -399,7 +427,13 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 			if (in->id == X86_INS_MOV && k == 0 && in->nops == 2 &&
 			    op->size == 8)
 				v = src_of(p, in, &in->op[1]);
-			store(p, a, op->size, v);
+			if (mov && k == 0 && in->op[1].type == RCV_OP_REG)
+				d = p->r[in->op[1].reg].root;
+			else if (mov && k == 0 && in->op[1].type == RCV_OP_IMM)
+				d = 0;
+			else
+				d = v.root >= 0 ? v.root : wdep_inputs(p);
+			store(p, a, op->size, v, d);
 		}
 	}
 }
@@ -430,39 +464,17 @@ static unsigned int written(const struct rcv_ins *in)
 }
 
 /*
- * Is @in quiet: an instruction whose execution the trace shows nothing
- * of that depends on register or memory values?  The trace shows the
- * direction of conditional branches (flags), the targets of indirect
- * calls and jumps, and what a system call or a signal did; a return's
- * target is the word it pops (a value, not where it lies).  Only
- * instructions known to read no flag and to change no flow but directly
- * are quiet; any other is not (an unknown instruction is never quiet).
+ * Is @in opaque to watch_dep.c's analysis: what it reads, writes or
+ * shows is not followed (capstone could not read it, a barrier, memory
+ * it cannot name, a rep string instruction)?  Such a window keeps no
+ * secret.  Everything else the trace shows (conditional branches,
+ * indirect targets, returns, system calls) is followed there: what it
+ * depends on is not secret.
  */
-static bool quiet(const struct rcv_ins *in)
+static bool opaque(const struct rcv_ins *in)
 {
-	if (in->flags & (RCV_I_BAD | RCV_I_BARRIER | RCV_I_MEMBAR |
-			 RCV_I_REP | RCV_I_SYSCALL))
-		return false;
-	switch (in->id) {
-	case X86_INS_CALL:
-	case X86_INS_JMP:
-		/* direct only: the target is in the instruction */
-		return in->nops == 1 && in->op[0].type == RCV_OP_IMM;
-	case X86_INS_RET:
-	case X86_INS_MOV: case X86_INS_MOVZX: case X86_INS_MOVSX:
-	case X86_INS_MOVSXD: case X86_INS_LEA: case X86_INS_PUSH:
-	case X86_INS_POP: case X86_INS_LEAVE: case X86_INS_ADD:
-	case X86_INS_SUB: case X86_INS_IMUL: case X86_INS_AND:
-	case X86_INS_OR: case X86_INS_XOR: case X86_INS_NOT:
-	case X86_INS_NEG: case X86_INS_INC: case X86_INS_DEC:
-	case X86_INS_SHL: case X86_INS_SAL: case X86_INS_SHR:
-	case X86_INS_SAR: case X86_INS_CMP: case X86_INS_TEST:
-	case X86_INS_NOP: case X86_INS_ENDBR64: case X86_INS_CDQE:
-	case X86_INS_CDQ: case X86_INS_CQO: case X86_INS_CWDE:
-		return true;
-	default:
-		return false;
-	}
+	return in->flags & (RCV_I_BAD | RCV_I_BARRIER | RCV_I_MEMBAR |
+			    RCV_I_REP);
 }
 
 /* The registers after instruction @in (its accesses are done). */
@@ -509,20 +521,21 @@ static void step(struct pass *p, const struct rcv_ins *in)
 		return;
 	case X86_INS_XLATB:
 		/* al from [rbx + al]: capstone 4 lists no operand */
-		p->r[RP_REG_RAX] = fresh_val(p);
+		p->r[RP_REG_RAX] = fresh_dep(p);
 		return;
 	case X86_INS_ENTER:
 		/* push rbp; mov rbp, rsp; sub rsp, N (capstone 4 lists
 		 * neither register written).
 		 */
-		p->r[RP_REG_RSP] = fresh_val(p);
-		p->r[RP_REG_RBP] = fresh_val(p);
+		p->r[RP_REG_RSP] = fresh_dep(p);
+		p->r[RP_REG_RBP] = fresh_dep(p);
 		return;
 	case X86_INS_SYSCALL:
 		if (sv_is_const(p->r[RP_REG_RAX]) &&
 		    !rcv_sys_resets((uint64_t)p->r[RP_REG_RAX].lo)) {
-			p->r[RP_REG_RAX] = p->r[RP_REG_RCX] =
-				p->r[RP_REG_R11] = none;
+			p->r[RP_REG_RAX] = fresh_dep(p);
+			p->r[RP_REG_RCX] = fresh_dep(p);
+			p->r[RP_REG_R11] = fresh_dep(p);
 			return;
 		}
 		cut_all(p);
@@ -621,10 +634,10 @@ static void step(struct pass *p, const struct rcv_ins *in)
 	for (m = written(in); m; m &= m - 1) {
 		g = __builtin_ctz(m);
 		if (g != dst)
-			p->r[g] = fresh_val(p);
+			p->r[g] = fresh_dep(p);
 	}
 	if (dst >= 0)
-		p->r[dst] = v.root >= 0 ? v : fresh_val(p);
+		p->r[dst] = v.root >= 0 ? v : fresh_dep(p);
 }
 
 /* The state before instruction p->mid, for wpf_win_edge(). */
@@ -653,6 +666,7 @@ void wpf_win_free(struct wpf_win *w)
 	free(w->p.root);
 	free(w->p.acc);
 	free(w->p.rets);
+	wdep_free(&w->p);
 	free(w->top.w);
 	free(w);
 }
@@ -692,23 +706,27 @@ int wpf_win_run(const struct rcv_ins *const *ins, const uint8_t *cut,
 	 * twentieth of a scan.
 	 */
 	p->acc = malloc((2 * n + 16) * sizeof(*p->acc));
-	p->root = malloc((n + 64) * sizeof(*p->root));
+	p->root = malloc((4 * n + 64) * sizeof(*p->root));
 	if (p->acc)
 		p->acc_cap = 2 * n + 16;
 	if (p->root)
-		p->root_cap = n + 64;
+		p->root_cap = 4 * n + 64;
 	if (new_root(p) == 0) {	/* the constants' */
 		p->pure = true;
 		for (i = 0; i < 16; i++)
 			p->r[i] = fresh_val(p);
+		wdep_init(p);
 		p->mid = mid;
 		for (i = 0; i < n && !p->nomem; i++) {
 			if (i == mid && !keep_mid(p))
 				break;
-			if (!quiet(ins[i]) || cut[i])
+			if (opaque(ins[i]) || cut[i])
 				p->loud = true;
+			p->cur = (uint32_t)i;
+			wdep_begin(p, ins[i]);
 			accesses(p, i, ins[i]);
 			step(p, ins[i]);
+			wdep_end(p, ins[i]);
 			if (cut[i])
 				cut_all(p);
 		}
