@@ -140,6 +140,41 @@ static void add_acc(struct pass *p, size_t i, uint8_t kind, struct sv a,
 }
 
 /*
+ * The first slot at offset @off or below: slots are sorted by offset,
+ * highest first, so that a push (the lowest yet) goes at the end.
+ */
+static size_t slot_at(const struct pass *p, int64_t off)
+{
+	size_t lo = 0, hi = p->nslot;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->slot[mid].off > off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Slot @s in its place (no slot of its offset is there). */
+static void add_slot(struct pass *p, struct slot s)
+{
+	size_t k;
+
+	if (!wpf_grow((void **)&p->slot, &p->slot_cap, p->nslot,
+		      sizeof(*p->slot), 64)) {
+		p->nomem = true;
+		return;
+	}
+	k = slot_at(p, s.off);
+	memmove(p->slot + k + 1, p->slot + k, (p->nslot - k) * sizeof(*p->slot));
+	p->slot[k] = s;
+	p->nslot++;
+}
+
+/*
  * A store of @size bytes (0: unknown) at @a, of value @val (a slot when
  * it is 8 bytes at one place of the stack).  Slots it may reach go: those
  * of its base that it overlaps, and those of any other base (two bases'
@@ -158,13 +193,20 @@ static void store(struct pass *p, struct sv a, uint64_t size, struct sv val,
 		p->pure = false;
 		return;
 	}
-	for (k = j = 0; k < p->nslot; k++) {
-		const struct slot *s = &p->slot[k];
-
-		if (s->root == a.root && (s->off + 8 <= a.lo || s->off >= end))
-			p->slot[j++] = *s;
+	/* The slots share one base (a store through another drops them),
+	 * sorted by offset: those it overlaps go.
+	 */
+	if (p->nslot && p->slot[0].root != a.root) {
+		p->nslot = 0;
+	} else if (p->nslot) {
+		k = slot_at(p, end - 1);
+		j = slot_at(p, a.lo > INT64_MIN + 8 ? a.lo - 8 : INT64_MIN);
+		if (j > k) {
+			memmove(p->slot + k, p->slot + j,
+				(p->nslot - j) * sizeof(*p->slot));
+			p->nslot -= j - k;
+		}
 	}
-	p->nslot = j;
 	if (a.root > 0) {
 		struct root *r = &p->root[a.root];
 
@@ -191,12 +233,7 @@ static void store(struct pass *p, struct sv a, uint64_t size, struct sv val,
 	 */
 	if (size != 8 || a.lo != a.hi || a.root != p->r[RP_REG_RSP].root)
 		return;
-	if (!wpf_grow((void **)&p->slot, &p->slot_cap, p->nslot, sizeof(*p->slot),
-		  64)) {
-		p->nomem = true;
-		return;
-	}
-	p->slot[p->nslot++] = (struct slot){ a.root, a.lo, val };
+	add_slot(p, (struct slot){ a.root, a.lo, val });
 }
 
 /*
@@ -214,9 +251,9 @@ static struct sv load8(struct pass *p, struct sv a)
 		wdep_load(p, a, 8, v.root);
 		return v;
 	}
-	for (j = p->nslot; j-- > 0;)
-		if (p->slot[j].root == a.root && p->slot[j].off == a.lo)
-			return p->slot[j].val;
+	j = slot_at(p, a.lo);
+	if (j < p->nslot && p->slot[j].root == a.root && p->slot[j].off == a.lo)
+		return p->slot[j].val;
 	v = fresh_val(p);
 	if (v.root > 0 && a.root > 0 &&
 	    (!p->root[a.root].st || a.lo >= p->root[a.root].st_hi ||
@@ -231,11 +268,8 @@ static struct sv load8(struct pass *p, struct sv a)
 		p->root[v.root].is_word = true;
 		p->root[v.root].word = a.lo;
 		/* Read again: the same word (a slot of it). */
-		if (wpf_grow((void **)&p->slot, &p->slot_cap, p->nslot,
-			 sizeof(*p->slot), 64))
-			p->slot[p->nslot++] = (struct slot){ a.root, a.lo, v };
-		else
-			p->nomem = true;
+		if (!p->nslot || p->slot[0].root == a.root)
+			add_slot(p, (struct slot){ a.root, a.lo, v });
 	}
 	return v;
 }
@@ -362,21 +396,20 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 		/* The trace shows the word it pops: a value a push or a
 		 * store left there (push %rax; ret) is told.
 		 */
-		for (k = p->nslot; sv_exact(rsp) && k-- > 0;)
-			if (p->slot[k].root == rsp.root &&
-			    p->slot[k].off == rsp.lo) {
-				int32_t r = p->slot[k].val.root;
+		k = sv_exact(rsp) ? (unsigned int)slot_at(p, rsp.lo) : p->nslot;
+		if (k < p->nslot && p->slot[k].root == rsp.root &&
+		    p->slot[k].off == rsp.lo) {
+			int32_t r = p->slot[k].val.root;
 
-				/* A register's or a word's value: not
-				 * secret; anything made from them: what
-				 * it depends on is shown (watch_dep.c).
-				 */
-				if (r > 0 && (r <= 16 || p->root[r].lw))
-					p->root[r].shown = true;
-				wdep_reveal(p, r);
-				found = true;
-				break;
-			}
+			/* A register's or a word's value: not secret;
+			 * anything made from them: what it depends on is
+			 * shown (watch_dep.c).
+			 */
+			if (r > 0 && (r <= 16 || p->root[r].lw))
+				p->root[r].shown = true;
+			wdep_reveal(p, r);
+			found = true;
+		}
 		/* Else what stores left there, as a load would read it. */
 		if (sv_exact(rsp) && !found)
 			wdep_reveal(p, wdep_load(p, rsp, 8, -1));
