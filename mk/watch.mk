@@ -81,7 +81,8 @@ $(BENCH_WATCH): tests/bench/bench_watch.c tests/bench/iptloop.c \
 		tests/bench/iptloop.c $(LINK_REPLAY)
 
 .PHONY: watch-bench
-watch-bench: $(PTREC) $(BENCH_WATCH) $(BUILD)/tests/bench/gdbloop
+watch-bench: $(PTREC) $(BENCH_WATCH) $(BUILD)/tests/bench/gdbloop \
+		$(PROG_DIR)/loops
 	./scripts/bench-watch $(BUILD)
 
 BENCH_EXTRA += watch-bench

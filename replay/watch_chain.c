@@ -215,7 +215,7 @@ static int prove_window(struct rp_recover *rc, struct wpf_cache *c,
 		ret = wpf_win_run(c->in.ins, c->in.cut, last - from,
 				  first - from,
 				  quiet ? &nothing : k ? &c->edge[k - 1] :
-				  &c->top, &w);
+				  &c->top, quiet, &w);
 	if (ret)
 		return ret;
 	ret = wpf_win_acc(w, first - from, &c->out);

@@ -61,7 +61,7 @@ void wdep_edge(struct pass *p, int32_t r, int32_t par)
 
 void wdep_reveal(struct pass *p, int32_t r)
 {
-	if (r == 0)
+	if (r == 0 || !p->deps)
 		return;
 	if (r < 0) {
 		p->all = true;
@@ -94,6 +94,8 @@ int32_t wdep_inputs(struct pass *p)
 	int32_t o;
 	int k;
 
+	if (!p->deps)
+		return 0;
 	if (p->onode >= 0)
 		return p->onode;
 	if (!p->nvin)
@@ -195,6 +197,8 @@ int32_t wdep_load(struct pass *p, struct sv a, uint64_t size, int32_t v)
 	struct root *b;
 	int64_t w0, w1, w;
 
+	if (!p->deps)
+		return v;
 	if (v < 0)
 		v = wdep_node(p);
 	if (v < 0)
@@ -243,6 +247,8 @@ void wdep_store(struct pass *p, struct sv a, uint64_t size, int32_t d)
 	int64_t w0, w1, w;
 	int32_t n;
 
+	if (!p->deps)
+		return;
 	if (d < 0)
 		d = WDEP_ALL;
 	if (cand(p, a.root)) {
@@ -285,8 +291,8 @@ int32_t wdep_fresh(struct pass *p)
 {
 	int32_t r = wdep_node(p), o;
 
-	if (r < 0)
-		return -1;
+	if (r < 0 || !p->deps)
+		return r;
 	o = wdep_inputs(p);
 	wdep_edge(p, r, o);
 	return r;
@@ -469,9 +475,9 @@ void wdep_end(struct pass *p, const struct rcv_ins *in)
 
 void wdep_init(struct pass *p)
 {
-	int32_t a = wdep_node(p);	/* WDEP_ALL */
-
-	(void)a;
+	if (!p->deps)
+		return;
+	wdep_node(p);	/* WDEP_ALL */
 	p->flags = wdep_node(p);
 	p->vec = wdep_node(p);
 	p->mem = wdep_node(p);

@@ -202,7 +202,7 @@ static bool *secret_roots(const struct pass *p)
 	bool *sec = calloc(p->nroot + 1, sizeof(*sec)), *inf;
 	size_t r, j;
 
-	if (!sec || p->loud)
+	if (!sec || p->loud || !p->deps)
 		return sec;
 	inf = wdep_informed(p);
 	if (!inf) {

@@ -714,7 +714,7 @@ static void unanchor(struct wpf_win *w)
 }
 
 int wpf_win_run(const struct rcv_ins *const *ins, const uint8_t *cut,
-		size_t n, size_t mid, const struct wpf_edge *top,
+		size_t n, size_t mid, const struct wpf_edge *top, bool deps,
 		struct wpf_win **wp)
 {
 	struct wpf_win *w = calloc(1, sizeof(*w));
@@ -739,15 +739,16 @@ int wpf_win_run(const struct rcv_ins *const *ins, const uint8_t *cut,
 	 * twentieth of a scan.
 	 */
 	p->acc = malloc((2 * n + 16) * sizeof(*p->acc));
-	p->root = malloc((4 * n + 64) * sizeof(*p->root));
+	p->root = malloc(((deps ? 4 : 1) * n + 64) * sizeof(*p->root));
 	if (p->acc)
 		p->acc_cap = 2 * n + 16;
 	if (p->root)
-		p->root_cap = 4 * n + 64;
+		p->root_cap = (deps ? 4 : 1) * n + 64;
 	if (new_root(p) == 0) {	/* the constants' */
 		p->pure = true;
 		for (i = 0; i < 16; i++)
 			p->r[i] = fresh_val(p);
+		p->deps = deps;
 		wdep_init(p);
 		p->mid = mid;
 		for (i = 0; i < n && !p->nomem; i++) {
@@ -756,10 +757,12 @@ int wpf_win_run(const struct rcv_ins *const *ins, const uint8_t *cut,
 			if (opaque(ins[i]) || cut[i])
 				p->loud = true;
 			p->cur = (uint32_t)i;
-			wdep_begin(p, ins[i]);
+			if (deps)
+				wdep_begin(p, ins[i]);
 			accesses(p, i, ins[i]);
 			step(p, ins[i]);
-			wdep_end(p, ins[i]);
+			if (deps)
+				wdep_end(p, ins[i]);
 			if (cut[i])
 				cut_all(p);
 		}

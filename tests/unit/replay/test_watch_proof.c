@@ -40,7 +40,8 @@ static struct wpf_win *run(const struct rcv_ins *in, size_t n,
 	cr_assert_lt(n, sizeof(none));
 	for (i = 0; i < n; i++)
 		v[i] = &in[i];
-	cr_assert_eq(wpf_win_run(v, cut ? cut : none, n, 0, top, &w), 0);
+	cr_assert_eq(wpf_win_run(v, cut ? cut : none, n, 0, top, true, &w),
+		     0);
 	cr_assert_eq(wpf_win_acc(w, 0, out), 0);
 	return w;
 }
