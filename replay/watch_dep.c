@@ -53,7 +53,8 @@ void wdep_edge(struct pass *p, int32_t r, int32_t par)
 		return;
 	if (par < 0)
 		par = WDEP_ALL;
-	if (!grow(p, (void **)&p->de, &p->de_cap, p->nde, sizeof(*p->de)))
+	if (p->nde >= p->de_cap &&
+	    !grow(p, (void **)&p->de, &p->de_cap, p->nde, sizeof(*p->de)))
 		return;
 	p->de[p->nde] = (struct wdep_e){ par, p->root[r].dhead };
 	p->root[r].dhead = (int32_t)++p->nde;
@@ -191,6 +192,28 @@ static bool words(struct sv a, uint64_t size, int64_t *w0, int64_t *w1)
 	return *w1 - *w0 < WORDS;
 }
 
+/*
+ * What every store relative to base @b so far left (for a load whose
+ * words are not known): a root made when first asked, from the stores
+ * since the last time (p->ps) and the root made then.
+ */
+static int32_t all_stores(struct pass *p, int32_t b)
+{
+	int32_t n = wdep_node(p);
+	size_t j;
+
+	if (n <= 0)
+		return -1;
+	if (p->root[b].mchain)
+		wdep_edge(p, n, p->root[b].mchain - 1);
+	for (j = p->root[b].mc_upto; j < p->nps; j++)
+		if (p->ps[j].base == b)
+			wdep_edge(p, n, p->ps[j].val);
+	p->root[b].mchain = n + 1;
+	p->root[b].mc_upto = (uint32_t)p->nps;
+	return n;
+}
+
 int32_t wdep_load(struct pass *p, struct sv a, uint64_t size, int32_t v)
 {
 	const struct wdep_w *e;
@@ -206,10 +229,10 @@ int32_t wdep_load(struct pass *p, struct sv a, uint64_t size, int32_t v)
 	/* What stores relative to the same base left in its bytes (the
 	 * engine pairs a push with its pop, its base unknown).
 	 */
-	if (cand(p, a.root) && p->root[a.root].mchain) {
+	if (cand(p, a.root) && p->root[a.root].st) {
 		b = &p->root[a.root];
 		if (!words(a, size, &w0, &w1)) {
-			wdep_edge(p, v, b->mchain - 1);
+			wdep_edge(p, v, all_stores(p, a.root));
 		} else {
 			if (b->wide)
 				wdep_edge(p, v, b->wide - 1);
@@ -253,11 +276,6 @@ void wdep_store(struct pass *p, struct sv a, uint64_t size, int32_t d)
 		d = WDEP_ALL;
 	if (cand(p, a.root)) {
 		b = &p->root[a.root];
-		n = node2(p, d, b->mchain - 1);
-		if (n <= 0)
-			return;
-		b = &p->root[a.root];	/* the roots may have moved */
-		b->mchain = n + 1;
 		if (!words(a, size, &w0, &w1)) {
 			n = node2(p, d, b->wide - 1);
 			if (n > 0)
@@ -391,14 +409,31 @@ static bool vec_of(const struct rcv_ins *in, unsigned int kind)
 	return !(kind & K_GPR);
 }
 
-void wdep_begin(struct pass *p, const struct rcv_ins *in)
-{
-	unsigned int am = 0, rm = 0, m, k, kind = plain(in->id);
-	int g;
+/* What wdep_begin() and wdep_end() need of an instruction, kept per
+ * window by instruction (each address is decoded once: watch_ins.c).
+ */
+#define D_FL	0x01	/* reads the flags */
+#define D_VEC	0x02	/* reads and writes the vector state */
+#define D_CJ	0x04	/* a conditional jump: shows what it reads */
+#define D_IREG	0x08	/* an indirect call or jump through a register */
+#define D_IMEM	0x10	/* ... through memory */
+#define D_SYS	0x20	/* a system call */
+#define D_FW	0x40	/* writes flags */
+#define D_FW6	0x80	/* writes all six arithmetic flags (not by a count) */
 
-	p->nvin = 0;
-	p->onode = -1;
-	p->last_load = -1;
+static const struct wdep_ic *info(struct pass *p, const struct rcv_ins *in)
+{
+	/* CF PF AF ZF SF OF: all written leaves nothing of the old flags
+	 * (a shift or rotate by zero writes none).
+	 */
+	const uint64_t six = 0x8d5;
+	struct wdep_ic *e = &p->ic[((uintptr_t)in >> 4 ^ (uintptr_t)in >> 12) &
+				   (WDEP_IC - 1)];
+	unsigned int am = 0, rm = 0, m, k, kind;
+
+	if (e->in == in)
+		return e;
+	kind = plain(in->id);
 	if (in->id == X86_INS_IMUL && in->nops < 2)
 		kind = K_GPR;	/* rdx:rax */
 	for (k = 0; k < in->nops && k < 3; k++) {
@@ -416,21 +451,55 @@ void wdep_begin(struct pass *p, const struct rcv_ins *in)
 	m = in->gr;
 	if ((kind & K_OPS) && in->nops <= 3)
 		m &= ~(am & ~rm);
-	for (; m; m &= m - 1) {
-		g = __builtin_ctz(m);
-		vin_add(p, p->r[g].root);
-	}
+	*e = (struct wdep_ic){ .in = in, .vm = (uint16_t)m };
 	if (kind & K_FL)
-		vin_add(p, p->flags);
+		e->f |= D_FL;
 	if (vec_of(in, kind))
-		vin_add(p, p->vec);
+		e->f |= D_VEC;
 	if (cond_jump(in->id)) {
-		for (k = 0; k < (unsigned int)p->nvin; k++)
-			wdep_reveal(p, p->vin[k]);
+		e->f |= D_CJ;
 	} else if ((in->id == X86_INS_JMP || in->id == X86_INS_CALL) &&
 		   in->nops == 1 && in->op[0].type == RCV_OP_REG) {
-		wdep_reveal(p, p->r[in->op[0].reg].root);
+		e->f |= D_IREG;
+		e->treg = in->op[0].reg;
+	} else if ((in->id == X86_INS_JMP || in->id == X86_INS_CALL) &&
+		   in->nops == 1 && in->op[0].type == RCV_OP_MEM) {
+		e->f |= D_IMEM;
 	} else if (in->flags & RCV_I_SYSCALL) {
+		e->f |= D_SYS;
+	}
+	if (in->fw)
+		e->f |= D_FW;
+	if ((in->fw & six) == six && in->id != X86_INS_SHL &&
+	    in->id != X86_INS_SAL && in->id != X86_INS_SHR &&
+	    in->id != X86_INS_SAR && in->id != X86_INS_ROL &&
+	    in->id != X86_INS_ROR && in->id != X86_INS_RCL &&
+	    in->id != X86_INS_RCR)
+		e->f |= D_FW6;
+	return e;
+}
+
+void wdep_begin(struct pass *p, const struct rcv_ins *in)
+{
+	const struct wdep_ic *e = p->ce = info(p, in);
+	unsigned int m;
+	int g, k;
+
+	p->nvin = 0;
+	p->onode = -1;
+	p->last_load = -1;
+	for (m = e->vm; m; m &= m - 1)
+		vin_add(p, p->r[__builtin_ctz(m)].root);
+	if (e->f & D_FL)
+		vin_add(p, p->flags);
+	if (e->f & D_VEC)
+		vin_add(p, p->vec);
+	if (e->f & D_CJ) {
+		for (k = 0; k < p->nvin; k++)
+			wdep_reveal(p, p->vin[k]);
+	} else if (e->f & D_IREG) {
+		wdep_reveal(p, p->r[e->treg].root);
+	} else if (e->f & D_SYS) {
 		for (g = 0; g < 16; g++)
 			wdep_reveal(p, p->r[g].root);
 		wdep_reveal(p, p->flags);
@@ -441,22 +510,14 @@ void wdep_begin(struct pass *p, const struct rcv_ins *in)
 /* Flags and vector state written: after the instruction's accesses. */
 void wdep_end(struct pass *p, const struct rcv_ins *in)
 {
-	/* CF PF AF ZF SF OF: all written leaves nothing of the old flags
-	 * (a shift or rotate by zero writes none).
-	 */
-	const uint64_t six = 0x8d5;
+	const struct wdep_ic *e = p->ce->in == in ? p->ce : info(p, in);
 	int32_t o, f;
 
-	if ((in->id == X86_INS_JMP || in->id == X86_INS_CALL) &&
-	    in->nops == 1 && in->op[0].type == RCV_OP_MEM)
+	if (e->f & D_IMEM)
 		wdep_reveal(p, p->last_load);
-	if (in->fw) {
+	if (e->f & D_FW) {
 		o = wdep_inputs(p);
-		if ((in->fw & six) == six && in->id != X86_INS_SHL &&
-		    in->id != X86_INS_SAL && in->id != X86_INS_SHR &&
-		    in->id != X86_INS_SAR && in->id != X86_INS_ROL &&
-		    in->id != X86_INS_ROR && in->id != X86_INS_RCL &&
-		    in->id != X86_INS_RCR) {
+		if (e->f & D_FW6) {
 			p->flags = o;
 		} else {
 			f = wdep_node(p);
@@ -465,7 +526,7 @@ void wdep_end(struct pass *p, const struct rcv_ins *in)
 			p->flags = f;
 		}
 	}
-	if (vec_of(in, plain(in->id))) {
+	if (e->f & D_VEC) {
 		f = wdep_node(p);
 		wdep_edge(p, f, wdep_inputs(p));
 		wdep_edge(p, f, p->vec);

@@ -47,11 +47,13 @@ struct root {
 	int64_t st_lo, st_hi;
 	bool shown;		/* a return jumped to a value of it */
 	/* watch_dep.c: first edge to a root it depends on (edge + 1; 0:
-	 * none); the latest store relative to it (root + 1; 0: none).
+	 * none); what the stores relative to it left, as far as asked
+	 * (root + 1; 0: none).
 	 */
 	int32_t dhead, mchain;
 	int32_t wide;		/* the latest store of an offset interval
 				 * too wide for words (root + 1) */
+	uint32_t mc_upto;	/* the stores (p->ps) mchain holds */
 	uint32_t at;		/* the instruction that made it */
 };
 
@@ -86,6 +88,15 @@ struct wdep_store {
 };
 
 #define WDEP_ALL	17	/* root: everything (a value of unknown origin) */
+
+/* watch_dep.c's summary of an instruction (by its decoded copy). */
+struct wdep_ic {
+	const struct rcv_ins *in;
+	uint16_t vm;		/* registers read as values */
+	uint8_t f;		/* D_* */
+	int8_t treg;
+};
+#define WDEP_IC		256
 #define WDEP_VIN	32
 
 struct pacc {
@@ -148,6 +159,8 @@ struct pass {
 	int nvin;
 	int32_t onode, last_load;
 	uint32_t cur;		/* the instruction followed */
+	struct wdep_ic ic[WDEP_IC];
+	const struct wdep_ic *ce;	/* the current instruction's */
 };
 
 #define ENTRY_RSP	(1 + RP_REG_RSP)	/* root of rsp at the start */
