@@ -101,7 +101,11 @@ static struct sv fresh_val(struct pass *p)
  */
 static struct sv fresh_dep(struct pass *p)
 {
-	int32_t k = wdep_fresh(p);
+	int32_t k;
+
+	if (!p->deps)
+		return fresh_val(p);
+	k = wdep_fresh(p);
 
 	return k < 0 ? none : (struct sv){ k, 0, 0 };
 }
