@@ -202,14 +202,15 @@ static bool *secret_roots(const struct pass *p)
 	bool *sec = calloc(p->nroot + 1, sizeof(*sec)), *inf;
 	size_t r, j;
 
-	if (!sec || p->loud || !p->deps)
+	if (!sec || p->loud || (!p->deps && !p->qmode))
 		return sec;
-	inf = wdep_informed(p);
+	/* A quiet stretch shows no value but those returns pop. */
+	inf = p->deps ? wdep_informed(p) : calloc(p->nroot + 1, sizeof(*inf));
 	if (!inf) {
 		free(sec);
 		return NULL;
 	}
-	if (inf[WDEP_ALL]) {
+	if (inf[WDEP_ALL] && p->deps) {
 		free(inf);
 		return sec;
 	}

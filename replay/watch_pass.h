@@ -151,6 +151,7 @@ struct pass {
 	int32_t flags, vec;	/* roots: rflags, vector state */
 	int32_t mem;		/* chain of stores through other bases */
 	bool deps;		/* the analysis runs (else none is secret) */
+	bool qmode;		/* ... not needed: every instruction is quiet */
 	bool all;		/* a value of unknown origin was shown */
 	/* The current instruction's inputs, the root they make (-1: not
 	 * yet), its last load.

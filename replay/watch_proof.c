@@ -411,6 +411,8 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 			 */
 			if (r > 0 && (r <= 16 || p->root[r].lw))
 				p->root[r].shown = true;
+			else if (r && p->qmode)
+				p->loud = true;	/* not followed there */
 			wdep_reveal(p, r);
 			found = true;
 		}
@@ -498,6 +500,42 @@ static unsigned int written(const struct rcv_ins *in)
 		m |= (unsigned int)((x * 0x0102040810204080ull) >> 56) << 8 * h;
 	}
 	return m;
+}
+
+/*
+ * Is @in quiet: an instruction whose execution the trace shows nothing
+ * of that depends on register or memory values?  The trace shows the
+ * direction of conditional branches (flags), the targets of indirect
+ * calls and jumps, and what a system call or a signal did; a return's
+ * target is the word it pops (a value, not where it lies).  Only
+ * instructions known to read no flag and to change no flow but directly
+ * are quiet; any other is not (an unknown instruction is never quiet).
+ */
+static bool quiet(const struct rcv_ins *in)
+{
+	if (in->flags & (RCV_I_BAD | RCV_I_BARRIER | RCV_I_MEMBAR |
+			 RCV_I_REP | RCV_I_SYSCALL))
+		return false;
+	switch (in->id) {
+	case X86_INS_CALL:
+	case X86_INS_JMP:
+		/* direct only: the target is in the instruction */
+		return in->nops == 1 && in->op[0].type == RCV_OP_IMM;
+	case X86_INS_RET:
+	case X86_INS_MOV: case X86_INS_MOVZX: case X86_INS_MOVSX:
+	case X86_INS_MOVSXD: case X86_INS_LEA: case X86_INS_PUSH:
+	case X86_INS_POP: case X86_INS_LEAVE: case X86_INS_ADD:
+	case X86_INS_SUB: case X86_INS_IMUL: case X86_INS_AND:
+	case X86_INS_OR: case X86_INS_XOR: case X86_INS_NOT:
+	case X86_INS_NEG: case X86_INS_INC: case X86_INS_DEC:
+	case X86_INS_SHL: case X86_INS_SAL: case X86_INS_SHR:
+	case X86_INS_SAR: case X86_INS_CMP: case X86_INS_TEST:
+	case X86_INS_NOP: case X86_INS_ENDBR64: case X86_INS_CDQE:
+	case X86_INS_CDQ: case X86_INS_CQO: case X86_INS_CWDE:
+		return true;
+	default:
+		return false;
+	}
 }
 
 /*
@@ -752,7 +790,14 @@ int wpf_win_run(const struct rcv_ins *const *ins, const uint8_t *cut,
 		p->pure = true;
 		for (i = 0; i < 16; i++)
 			p->r[i] = fresh_val(p);
-		p->deps = deps;
+		/* A stretch of quiet instructions shows nothing: no
+		 * dependency to follow (gdbloop's windows).
+		 */
+		for (i = 0; deps && i < n && quiet(ins[i]) && !cut[i];)
+			i++;
+		p->deps = deps && i < n;
+		p->qmode = deps && i == n;
+		deps = p->deps;
 		wdep_init(p);
 		p->mid = mid;
 		for (i = 0; i < n && !p->nomem; i++) {
