@@ -451,6 +451,14 @@ static const struct wdep_ic *info(struct pass *p, const struct rcv_ins *in)
 	m = in->gr;
 	if ((kind & K_OPS) && in->nops <= 3)
 		m &= ~(am & ~rm);
+	/* A register written in part keeps the rest of its old value; one
+	 * written by an instruction not listed may be read too (cmpxchg's
+	 * accumulator, mul's rdx:rax), whatever capstone's list says.
+	 */
+	for (k = 0; k < 16; k++)
+		if ((in->wcode[k] && in->wcode[k] < 4) ||
+		    (in->wcode[k] && !(kind & K_OPS)))
+			m |= 1u << k;
 	*e = (struct wdep_ic){ .in = in, .vm = (uint16_t)m };
 	if (kind & K_FL)
 		e->f |= D_FL;
