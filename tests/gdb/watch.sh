@@ -387,13 +387,15 @@ if [ -x "${PROGS:-}/loops" ]; then
 		fi
 	done
 fi
-# ... and in windows of 50, where these short histories have windows
+# ... and in windows of 50 (with the demo: three threads, one crashing),
+# where these short histories have windows
 # beyond the chain and the ramp: with watch-unknown skip an access there
 # is secret when nothing the trace shows (conditional branches, indirect
 # targets, returns, system calls) depends on its base (watch_dep.c); the
 # engine must know none of them.
-for prog in threads indirect signal jmp plt; do
-	path=${PROGS:-}/$prog
+for prog in threads indirect signal jmp plt "${DEMO:-}"; do
+	case $prog in /*) path=$prog; prog=$(basename "$prog") ;;
+		*) path=${PROGS:-}/$prog ;; esac
 	[ -x "$path" ] || continue
 	rm -rf "$tmp/p"
 	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/p" \
