@@ -138,6 +138,12 @@ static bool cand(const struct pass *p, int32_t r)
 /* Word entries of an access [lo, lo + n) at most: the rest is wide. */
 #define WORDS	8
 
+static size_t whash(int32_t root, int64_t word, size_t cap)
+{
+	return (size_t)(((uint64_t)word * 0x9e3779b97f4a7c15ull) ^
+			(uint64_t)root) & (cap - 1);
+}
+
 /* The entry of word @word of base @root (a new one: head 0); NULL when
  * out of memory.
  */
@@ -156,8 +162,7 @@ static struct wdep_w *word_at(struct pass *p, int32_t root, int64_t word)
 		for (k = 0; k < p->wm_cap; k++) {
 			if (!p->wm[k].head)
 				continue;
-			h = (size_t)(((uint64_t)p->wm[k].word * 0x9e3779b97f4a7c15ull)
-				     ^ (uint64_t)p->wm[k].root) & (cap - 1);
+			h = whash(p->wm[k].root, p->wm[k].word, cap);
 			while (w[h].head)
 				h = (h + 1) & (cap - 1);
 			w[h] = p->wm[k];
@@ -166,9 +171,9 @@ static struct wdep_w *word_at(struct pass *p, int32_t root, int64_t word)
 		p->wm = w;
 		p->wm_cap = cap;
 	}
-	h = (size_t)(((uint64_t)word * 0x9e3779b97f4a7c15ull) ^
-		     (uint64_t)root) & (p->wm_cap - 1);
-	while (p->wm[h].head && (p->wm[h].root != root || p->wm[h].word != word))
+	h = whash(root, word, p->wm_cap);
+	while (p->wm[h].head &&
+	       (p->wm[h].root != root || p->wm[h].word != word))
 		h = (h + 1) & (p->wm_cap - 1);
 	if (!p->wm[h].head) {
 		p->wm[h].root = root;
@@ -294,7 +299,8 @@ void wdep_store(struct pass *p, struct sv a, uint64_t size, int32_t d)
 				e->head = n + 1;
 			}
 		}
-		if (grow(p, (void **)&p->ps, &p->ps_cap, p->nps, sizeof(*p->ps)))
+		if (grow(p, (void **)&p->ps, &p->ps_cap, p->nps,
+			 sizeof(*p->ps)))
 			p->ps[p->nps++] = (struct wdep_store){ a.root, d,
 							      p->nst };
 	} else {
@@ -404,7 +410,8 @@ static bool vec_of(const struct rcv_ins *in, unsigned int kind)
 	if (in->xw || in->xsem)
 		return true;
 	for (k = 0; k < in->nops && k < 3; k++)
-		if (in->op[k].type == RCV_OP_XMM || in->op[k].type == RCV_OP_OTHER)
+		if (in->op[k].type == RCV_OP_XMM ||
+		    in->op[k].type == RCV_OP_OTHER)
 			return true;
 	return !(kind & K_GPR);
 }

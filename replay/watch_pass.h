@@ -87,7 +87,8 @@ struct wdep_store {
 	uint32_t t;
 };
 
-#define WDEP_ALL	17	/* root: everything (a value of unknown origin) */
+#define WDEP_ALL	17	/* root: everything (a value of unknown
+				 * origin) */
 
 /* watch_dep.c's summary of an instruction (by its decoded copy). */
 struct wdep_ic {

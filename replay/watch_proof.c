@@ -173,7 +173,8 @@ static void add_slot(struct pass *p, struct slot s)
 		return;
 	}
 	k = slot_at(p, s.off);
-	memmove(p->slot + k + 1, p->slot + k, (p->nslot - k) * sizeof(*p->slot));
+	memmove(p->slot + k + 1, p->slot + k,
+		(p->nslot - k) * sizeof(*p->slot));
 	p->slot[k] = s;
 	p->nslot++;
 }
@@ -443,8 +444,8 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 	for (k = 0; k < in->nops; k++) {
 		const struct rcv_op *op = &in->op[k];
 		unsigned int acc = op->access & (CS_AC_READ | CS_AC_WRITE);
-		bool mov = (in->id == X86_INS_MOV || in->id == X86_INS_MOVABS) &&
-			   in->nops == 2;
+		bool mov = in->nops == 2 && (in->id == X86_INS_MOV ||
+					     in->id == X86_INS_MOVABS);
 		int32_t d;
 
 		if (op->type != RCV_OP_MEM)

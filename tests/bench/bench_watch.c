@@ -128,14 +128,16 @@ static int real(const char *dir)
 	for (k = 0, ipt = 1e9; k < REPEAT; k++) {
 		x = iptloop_run(dir, pt, &ipt_n);
 		if (x <= 0) {
-			fprintf(stderr, "bench_watch: the libipt loop failed\n");
+			fprintf(stderr,
+				"bench_watch: the libipt loop failed\n");
 			return 2;
 		}
 		ipt = x < ipt ? x : ipt;
 	}
 	tid = rp_thread_tid(s, 0);
-	if (rp_thread_info(s, tid, &info) || rp_thread_end(s, tid, &end, NULL) ||
-	    end < 4 * n || rp_watch_new(&w))
+	if (rp_thread_info(s, tid, &info) ||
+	    rp_thread_end(s, tid, &end, NULL) || end < 4 * n ||
+	    rp_watch_new(&w))
 		return 2;
 	pid = info.pid;
 	rp_watch_set_unknown(w, RP_WATCH_UNKNOWN_SKIP);
