@@ -596,8 +596,11 @@ static bool spread(const struct pass *p, bool *inf, int32_t **st,
 	return true;
 }
 
+#define ROUNDS	64
+
 bool *wdep_informed(const struct pass *p)
 {
+	int round;
 	bool *inf = calloc(p->nroot + 1, sizeof(*inf));
 	int32_t *st = malloc(256 * sizeof(*st));
 	size_t cap = 256, j;
@@ -620,10 +623,17 @@ bool *wdep_informed(const struct pass *p)
 	 * any other) informs the stores of unknown kind's chain and each
 	 * store relative to an informed base.
 	 */
-	while (more && !inf[WDEP_ALL]) {
+	for (round = 0; more && !inf[WDEP_ALL]; round++) {
 		uint32_t t = 0;
 		int32_t mem = -1;
 
+		/* Each round scans every load and store: past a few dozen
+		 * (not seen), everything counts as informed.
+		 */
+		if (round == ROUNDS) {
+			inf[WDEP_ALL] = true;
+			break;
+		}
 		more = false;
 		for (j = 0; j < p->nxl; j++) {
 			const struct wdep_load *x = &p->xl[j];

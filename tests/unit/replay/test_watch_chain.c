@@ -7,7 +7,10 @@
  * (rp_recover_scan(), before the proofs) in windows of 50 to 16,384
  * instructions, over stack words, the globals and words nothing touches;
  * with stop, every stop is the engine's and those left out are "may
- * have" stops; a word nothing touches costs no engine window on gdbloop.
+ * have" stops; a word nothing touches costs no engine window on gdbloop;
+ * far windows' secret accesses (watch_dep.c's dependency analysis) are
+ * unknown to the engine on gdbloop, watchquiet, watchval and
+ * tests/programs/loops, and deep skip scans stop where the engine's do.
  * The proofs against the ground truth: tests/gdb/watchtruth --check.
  */
 #include <criterion/criterion.h>
