@@ -450,6 +450,21 @@ Test(watch_proof, quiet_memory)
 		INS("\x74\x00"), INS("\x89\x7d\xfc"),
 	};
 
+	/* mov [rax],edi; mov al,[rdi]; cmp rax,rcx; je: rax's upper bits
+	 * stay, so the branch shows them
+	 */
+	struct rcv_ins pw[] = {
+		INS("\x89\x38"), INS("\x8a\x07"), INS("\x48\x39\xc8"),
+		INS("\x74\x00"),
+	};
+	/* the same with mov eax,[rdi], which writes all of rax */
+	struct rcv_ins fw[] = {
+		INS("\x89\x38"), INS("\x8b\x07"), INS("\x48\x39\xc8"),
+		INS("\x74\x00"),
+	};
+
+	cr_assert(!secret(pw, 4, 0));
+	cr_assert(secret(fw, 4, 0));
 	cr_assert(secret(sl, 6, 0));	/* [rsp]: rsp is not shown */
 	cr_assert(!secret(sl, 6, 2));
 	cr_assert(secret(sb, 5, 0));
