@@ -58,7 +58,8 @@ $(GDB_WATCHCTX): tests/gdb/watchctx.c
 
 gdb-watch-test: $(PTREC) $(PTREC_SERVER) $(GDB_WATCH) $(GDB_WATCHVAL) \
 		$(GDB_WATCHBITS) $(GDB_WATCHALT) $(GDB_WATCHCTX) $(WATCHTRUTH) \
-		$(GDB_WATCHJIT) $(GDB_WATCHEXIT) $(GDB_WATCHSMC) $(PROG_BINS)
+		$(GDB_WATCHJIT) $(GDB_WATCHEXIT) $(GDB_WATCHSMC) $(PROG_BINS) \
+		$(BUILD)/examples/demo
 	PTREC=$(CURDIR)/$(PTREC) JITPROG=$(CURDIR)/$(GDB_WATCHJIT) \
 		EXITPROG=$(CURDIR)/$(GDB_WATCHEXIT) \
 		SMCPROG=$(CURDIR)/$(GDB_WATCHSMC) \
@@ -68,6 +69,7 @@ gdb-watch-test: $(PTREC) $(PTREC_SERVER) $(GDB_WATCH) $(GDB_WATCHVAL) \
 		ALTPROG=$(CURDIR)/$(GDB_WATCHALT) \
 		CTXPROG=$(CURDIR)/$(GDB_WATCHCTX) \
 		VALPROG=$(CURDIR)/$(GDB_WATCHVAL) \
+		DEMO=$(CURDIR)/$(BUILD)/examples/demo \
 		WATCHTRUTH=$(CURDIR)/$(WATCHTRUTH) tests/gdb/watch.sh
 
 .PHONY: gdb-watch-test
@@ -81,7 +83,8 @@ $(BENCH_WATCH): tests/bench/bench_watch.c tests/bench/iptloop.c \
 		tests/bench/iptloop.c $(LINK_REPLAY)
 
 .PHONY: watch-bench
-watch-bench: $(PTREC) $(BENCH_WATCH) $(BUILD)/tests/bench/gdbloop
+watch-bench: $(PTREC) $(BENCH_WATCH) $(BUILD)/tests/bench/gdbloop \
+		$(PROG_DIR)/loops
 	./scripts/bench-watch $(BUILD)
 
 BENCH_EXTRA += watch-bench
@@ -120,15 +123,23 @@ $(QUIET_BUNDLE)/manifest.json: $(PTREC) $(GDB_WATCHQUIET)
 	rm -rf $(QUIET_BUNDLE) && mkdir -p $(dir $(QUIET_BUNDLE))
 	$(PTREC) record -q --start-at put --max-insns 20000 \
 		-o $(QUIET_BUNDLE) -- $(GDB_WATCHQUIET) >/dev/null
+# And on tests/programs/loops, a real program: conditional branches,
+# calls through the PLT, printf and its system calls.
+REAL_BUNDLE := $(BUILD)/tests/unit/replay/real-bundle
+$(REAL_BUNDLE)/manifest.json: $(PTREC) $(PROG_DIR)/loops
+	rm -rf $(REAL_BUNDLE) && mkdir -p $(dir $(REAL_BUNDLE))
+	$(PTREC) record -q -o $(REAL_BUNDLE) -- $(PROG_DIR)/loops >/dev/null
 $(BUILD)/tests/unit/replay/test_watch_chain: \
 		tests/unit/replay/test_watch_chain.c \
 		$(RP_LIB) $(PTK_LIB) $(SB_LIB) $(WATCH_BUNDLE)/manifest.json \
-		$(LOOP_BUNDLE)/manifest.json $(QUIET_BUNDLE)/manifest.json
+		$(LOOP_BUNDLE)/manifest.json $(QUIET_BUNDLE)/manifest.json \
+		$(REAL_BUNDLE)/manifest.json
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
 		-DWATCH_BUNDLE='"$(abspath $(WATCH_BUNDLE))"' \
 		-DLOOP_BUNDLE='"$(abspath $(LOOP_BUNDLE))"' \
 		-DQUIET_BUNDLE='"$(abspath $(QUIET_BUNDLE))"' \
+		-DREAL_BUNDLE='"$(abspath $(REAL_BUNDLE))"' \
 		-DQUIET_VAR=0x$$(nm $(GDB_WATCHQUIET) | awk '$$3 == "var" { print $$1 }') \
 		-DQUIET_SINK=0x$$(nm $(GDB_WATCHQUIET) | awk '$$3 == "sink" { print $$1 }') \
 		-DLOOP_SINK=0x$$(nm $(BUILD)/tests/bench/gdbloop | awk '$$3 == "sink" { print $$1 }') \

@@ -202,7 +202,11 @@ static int prove_window(struct rp_recover *rc, struct wpf_cache *c,
 	static const struct wpf_edge nothing;
 	uint64_t last = c->end - k * c->block;
 	uint64_t first = last > c->block ? last - c->block : 0;
-	uint64_t pre = c->block < PREFIX ? c->block : PREFIX;
+	/* A far window is the engine's from its first instruction on:
+	 * what came before is nothing to it (and its secrets are the
+	 * registers there).
+	 */
+	uint64_t pre = quiet ? 0 : c->block < PREFIX ? c->block : PREFIX;
 	uint64_t from = first > pre ? first - pre : 0;
 	struct wpf_win *w;
 	int ret;
@@ -215,7 +219,7 @@ static int prove_window(struct rp_recover *rc, struct wpf_cache *c,
 		ret = wpf_win_run(c->in.ins, c->in.cut, last - from,
 				  first - from,
 				  quiet ? &nothing : k ? &c->edge[k - 1] :
-				  &c->top, &w);
+				  &c->top, quiet, &w);
 	if (ret)
 		return ret;
 	ret = wpf_win_acc(w, first - from, &c->out);

@@ -186,25 +186,38 @@ int wpf_win_edge(const struct wpf_win *w, struct wpf_edge *e)
 }
 
 /*
- * Which bases nothing in a quiet stretch tells the value of (*@sec, by
- * base): the registers at its start, and the words read through them
- * that no store relative to the same base had reached and no return
- * read (the trace shows those).  Bases made by anything else (an
- * operation the pass does not follow, a word read where a store may
- * have been, through an address known or not relative to such a base)
- * are not: the engine may know them.
+ * Which bases nothing the trace shows tells the value of (*@sec, by
+ * base): the registers at the start of the stretch, and the words read
+ * through them that no store relative to the same base had reached and
+ * no return read, when no value the trace shows depends on them
+ * (watch_dep.c: conditional branches, indirect targets, returns and
+ * system calls; a window with what the analysis does not follow keeps
+ * none).  Bases made by anything else (an operation the pass does not
+ * follow, a word read where a store may have been, through an address
+ * known or not relative to such a base) are not: the engine may know
+ * them.
  */
 static bool *secret_roots(const struct pass *p)
 {
-	bool *sec = calloc(p->nroot + 1, sizeof(*sec));
+	bool *sec = calloc(p->nroot + 1, sizeof(*sec)), *inf;
 	size_t r, j;
 
-	if (!sec || p->loud)
+	if (!sec || p->loud || (!p->deps && !p->qmode))
 		return sec;
+	/* A quiet stretch shows no value but those returns pop. */
+	inf = p->deps ? wdep_informed(p) : calloc(p->nroot + 1, sizeof(*inf));
+	if (!inf) {
+		free(sec);
+		return NULL;
+	}
+	if (inf[WDEP_ALL] && p->deps) {
+		free(inf);
+		return sec;
+	}
 	for (r = 1; r < p->nroot; r++) {
 		const struct root *x = &p->root[r];
 
-		if (x->shown)
+		if (x->shown || inf[r])
 			continue;
 		if (r <= 16) {
 			sec[r] = true;
@@ -221,6 +234,7 @@ static bool *secret_roots(const struct pass *p)
 				break;
 		sec[r] = j == p->nrets;
 	}
+	free(inf);
 	return sec;
 }
 

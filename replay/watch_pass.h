@@ -13,7 +13,7 @@
 #include "watch_proof.h"
 
 #define MAX_SPAN	(1ll << 20)	/* widest interval kept */
-#define MAX_ROOTS	65536
+#define MAX_ROOTS	(1 << 22)
 
 /* A value: base @root (0: the constant 0; -1: unknown) plus an offset in
  * [lo, hi].
@@ -46,7 +46,59 @@ struct root {
 	bool st;
 	int64_t st_lo, st_hi;
 	bool shown;		/* a return jumped to a value of it */
+	/* watch_dep.c: first edge to a root it depends on (edge + 1; 0:
+	 * none); what the stores relative to it left, as far as asked
+	 * (root + 1; 0: none).
+	 */
+	int32_t dhead, mchain;
+	int32_t wide;		/* the latest store of an offset interval
+				 * too wide for words (root + 1) */
+	uint32_t mc_upto;	/* the stores (p->ps) mchain holds */
+	uint32_t at;		/* the instruction that made it */
 };
+
+/* watch_dep.c: the latest store to 8-byte word @word (offset / 8) of
+ * base @root (root + 1 in @head; 0: an empty entry).
+ */
+struct wdep_w {
+	int32_t root, head;
+	int64_t word;
+};
+
+/* watch_dep.c's graph: an edge to root @par, then edge @next - 1. */
+struct wdep_e {
+	int32_t par, next;
+};
+
+/* A load (its value @node) through base @base (0: a base the engine
+ * may know), after @t stores, when the chain of stores through other
+ * bases was at @mem.
+ */
+struct wdep_load {
+	int32_t node, base, mem;
+	uint32_t t;
+};
+
+/* A store of a value depending on @val through base @base (secret
+ * kind), the @t-th of the window.
+ */
+struct wdep_store {
+	int32_t base, val;
+	uint32_t t;
+};
+
+#define WDEP_ALL	17	/* root: everything (a value of unknown
+				 * origin) */
+
+/* watch_dep.c's summary of an instruction (by its decoded copy). */
+struct wdep_ic {
+	const struct rcv_ins *in;
+	uint16_t vm;		/* registers read as values */
+	uint8_t f;		/* D_* */
+	int8_t treg;
+};
+#define WDEP_IC		256
+#define WDEP_VIN	32
 
 struct pacc {
 	uint32_t i;
@@ -85,6 +137,32 @@ struct pass {
 	struct sv mid_r[16];
 	struct slot *mid_slot;
 	size_t mid_n;
+	/* watch_dep.c: what each root depends on, what the trace shows. */
+	struct wdep_e *de;
+	size_t nde, de_cap;
+	int32_t *rev;
+	size_t nrev, rev_cap;
+	struct wdep_load *xl;
+	size_t nxl, xl_cap;
+	struct wdep_store *ps;
+	size_t nps, ps_cap;
+	struct wdep_w *wm;	/* open hash of words, by (root, word) */
+	size_t wm_n, wm_cap;
+	uint32_t nst;		/* stores so far */
+	int32_t flags, vec;	/* roots: rflags, vector state */
+	int32_t mem;		/* chain of stores through other bases */
+	bool deps;		/* the analysis runs (else none is secret) */
+	bool qmode;		/* ... not needed: every instruction is quiet */
+	bool all;		/* a value of unknown origin was shown */
+	/* The current instruction's inputs, the root they make (-1: not
+	 * yet), its last load.
+	 */
+	int32_t vin[WDEP_VIN];
+	int nvin;
+	int32_t onode, last_load;
+	uint32_t cur;		/* the instruction followed */
+	struct wdep_ic ic[WDEP_IC];
+	const struct wdep_ic *ce;	/* the current instruction's */
 };
 
 #define ENTRY_RSP	(1 + RP_REG_RSP)	/* root of rsp at the start */
@@ -106,5 +184,25 @@ struct wpf_win {
  * a contradiction (watch_fix.c).
  */
 bool wpf_pass_anchor(struct pass *p, const struct wpf_edge *top);
+
+/* watch_dep.c: the dependency analysis beside the pass. */
+void wdep_init(struct pass *p);
+void wdep_free(struct pass *p);
+void wdep_begin(struct pass *p, const struct rcv_ins *in);
+void wdep_end(struct pass *p, const struct rcv_ins *in);
+int32_t wdep_node(struct pass *p);
+void wdep_edge(struct pass *p, int32_t r, int32_t par);
+void wdep_reveal(struct pass *p, int32_t r);
+/* A root depending on the current instruction's inputs. */
+int32_t wdep_fresh(struct pass *p);
+int32_t wdep_inputs(struct pass *p);
+/* The value a load of @size bytes (0: unknown) at @a reads (@v, or a
+ * new root: -1), wired.
+ */
+int32_t wdep_load(struct pass *p, struct sv a, uint64_t size, int32_t v);
+/* A store of @size bytes (0: unknown) at @a of a value depending on @d. */
+void wdep_store(struct pass *p, struct sv a, uint64_t size, int32_t d);
+/* By root: what a value the trace shows depends on (NULL: no memory). */
+bool *wdep_informed(const struct pass *p);
 
 #endif /* PTREC_WATCH_PASS_H */

@@ -85,13 +85,27 @@ static int32_t new_root(struct pass *p)
 		p->nomem = true;
 		return -1;
 	}
-	p->root[p->nroot] = (struct root){ 0 };
+	p->root[p->nroot] = (struct root){ .at = p->cur };
 	return (int32_t)p->nroot++;
 }
 
 static struct sv fresh_val(struct pass *p)
 {
 	int32_t k = new_root(p);
+
+	return k < 0 ? none : (struct sv){ k, 0, 0 };
+}
+
+/* Some value the instruction computes: a new base, depending on what
+ * it reads (watch_dep.c).
+ */
+static struct sv fresh_dep(struct pass *p)
+{
+	int32_t k;
+
+	if (!p->deps)
+		return fresh_val(p);
+	k = wdep_fresh(p);
 
 	return k < 0 ? none : (struct sv){ k, 0, 0 };
 }
@@ -130,29 +144,74 @@ static void add_acc(struct pass *p, size_t i, uint8_t kind, struct sv a,
 }
 
 /*
+ * The first slot at offset @off or below: slots are sorted by offset,
+ * highest first, so that a push (the lowest yet) goes at the end.
+ */
+static size_t slot_at(const struct pass *p, int64_t off)
+{
+	size_t lo = 0, hi = p->nslot;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->slot[mid].off > off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Slot @s in its place (no slot of its offset is there). */
+static void add_slot(struct pass *p, struct slot s)
+{
+	size_t k;
+
+	if (!wpf_grow((void **)&p->slot, &p->slot_cap, p->nslot,
+		      sizeof(*p->slot), 64)) {
+		p->nomem = true;
+		return;
+	}
+	k = slot_at(p, s.off);
+	memmove(p->slot + k + 1, p->slot + k,
+		(p->nslot - k) * sizeof(*p->slot));
+	p->slot[k] = s;
+	p->nslot++;
+}
+
+/*
  * A store of @size bytes (0: unknown) at @a, of value @val (a slot when
  * it is 8 bytes at one place of the stack).  Slots it may reach go: those
  * of its base that it overlaps, and those of any other base (two bases'
  * distance is not known while the window is followed).
  */
-static void store(struct pass *p, struct sv a, uint64_t size, struct sv val)
+static void store(struct pass *p, struct sv a, uint64_t size, struct sv val,
+		  int32_t d)
 {
 	int64_t end;
 	size_t k, j;
 
+	wdep_store(p, a, size, d);
 	if (a.root < 0 || !size || size > MAX_SPAN ||
 	    __builtin_add_overflow(a.hi, (int64_t)size, &end)) {
 		p->nslot = 0;
 		p->pure = false;
 		return;
 	}
-	for (k = j = 0; k < p->nslot; k++) {
-		const struct slot *s = &p->slot[k];
-
-		if (s->root == a.root && (s->off + 8 <= a.lo || s->off >= end))
-			p->slot[j++] = *s;
+	/* The slots share one base (a store through another drops them),
+	 * sorted by offset: those it overlaps go.
+	 */
+	if (p->nslot && p->slot[0].root != a.root) {
+		p->nslot = 0;
+	} else if (p->nslot) {
+		k = slot_at(p, end - 1);
+		j = slot_at(p, a.lo > INT64_MIN + 8 ? a.lo - 8 : INT64_MIN);
+		if (j > k) {
+			memmove(p->slot + k, p->slot + j,
+				(p->nslot - j) * sizeof(*p->slot));
+			p->nslot -= j - k;
+		}
 	}
-	p->nslot = j;
 	if (a.root > 0) {
 		struct root *r = &p->root[a.root];
 
@@ -179,12 +238,7 @@ static void store(struct pass *p, struct sv a, uint64_t size, struct sv val)
 	 */
 	if (size != 8 || a.lo != a.hi || a.root != p->r[RP_REG_RSP].root)
 		return;
-	if (!wpf_grow((void **)&p->slot, &p->slot_cap, p->nslot, sizeof(*p->slot),
-		  64)) {
-		p->nomem = true;
-		return;
-	}
-	p->slot[p->nslot++] = (struct slot){ a.root, a.lo, val };
+	add_slot(p, (struct slot){ a.root, a.lo, val });
 }
 
 /*
@@ -197,11 +251,14 @@ static struct sv load8(struct pass *p, struct sv a)
 	struct sv v;
 	size_t j;
 
-	if (!sv_exact(a))
-		return fresh_val(p);
-	for (j = p->nslot; j-- > 0;)
-		if (p->slot[j].root == a.root && p->slot[j].off == a.lo)
-			return p->slot[j].val;
+	if (!sv_exact(a)) {
+		v = fresh_val(p);
+		wdep_load(p, a, 8, v.root);
+		return v;
+	}
+	j = slot_at(p, a.lo);
+	if (j < p->nslot && p->slot[j].root == a.root && p->slot[j].off == a.lo)
+		return p->slot[j].val;
 	v = fresh_val(p);
 	if (v.root > 0 && a.root > 0 &&
 	    (!p->root[a.root].st || a.lo >= p->root[a.root].st_hi ||
@@ -210,16 +267,14 @@ static struct sv load8(struct pass *p, struct sv a)
 		p->root[v.root].lw_root = a.root;
 		p->root[v.root].lw_off = a.lo;
 	}
+	wdep_load(p, a, 8, v.root);
 	if (v.root > 0 && a.root == ENTRY_RSP && p->pure &&
 	    (!p->stored || a.lo >= p->shi || a.lo + 8 <= p->slo)) {
 		p->root[v.root].is_word = true;
 		p->root[v.root].word = a.lo;
 		/* Read again: the same word (a slot of it). */
-		if (wpf_grow((void **)&p->slot, &p->slot_cap, p->nslot,
-			 sizeof(*p->slot), 64))
-			p->slot[p->nslot++] = (struct slot){ a.root, a.lo, v };
-		else
-			p->nomem = true;
+		if (!p->nslot || p->slot[0].root == a.root)
+			add_slot(p, (struct slot){ a.root, a.lo, v });
 	}
 	return v;
 }
@@ -288,6 +343,7 @@ static void mark_fixed(struct pass *p, const struct rcv_op *op)
 static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 {
 	struct sv rsp = p->r[RP_REG_RSP], a, v;
+	bool found = false;
 	unsigned int k;
 
 	if (in->flags & RCV_I_SYSCALL) {
@@ -295,7 +351,7 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 		if (!sv_is_const(p->r[RP_REG_RAX]) ||
 		    !rcv_sys_quiet((uint64_t)p->r[RP_REG_RAX].lo)) {
 			add_acc(p, i, RP_ACC_WRITE, none, 0);
-			store(p, none, 0, none);
+			store(p, none, 0, none, wdep_inputs(p));
 		}
 		return;
 	}
@@ -310,7 +366,7 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 	     rcv_bitop_far(in))) {
 		add_acc(p, i, RP_ACC_READ, none, 0);
 		add_acc(p, i, RP_ACC_WRITE, none, 0);
-		store(p, none, 0, none);
+		store(p, none, 0, none, wdep_inputs(p));
 		return;
 	}
 	switch (in->id) {
@@ -323,41 +379,47 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 	case X86_INS_PUSH:
 	case X86_INS_CALL:
 		if (in->nops >= 1 && in->op[0].type == RCV_OP_MEM) {
-			add_acc(p, i, RP_ACC_READ, addr_of(p, in, &in->op[0]),
-				in->op[0].size);
+			a = addr_of(p, in, &in->op[0]);
+			add_acc(p, i, RP_ACC_READ, a, in->op[0].size);
 			mark_fixed(p, &in->op[0]);
+			if (in->id == X86_INS_CALL)
+				wdep_load(p, a, in->op[0].size, -1);
 		}
 		if (in->id == X86_INS_PUSH && in->op[0].type != RCV_OP_IMM &&
 		    in->op[0].size != 8) {
 			add_acc(p, i, RP_ACC_WRITE, none, 0);
-			store(p, none, 0, none);
+			store(p, none, 0, none, wdep_inputs(p));
 			return;
 		}
 		a = sv_add(rsp, -8);
 		add_acc(p, i, RP_ACC_WRITE, a, 8);
 		v = in->id == X86_INS_CALL ? sv_const(in->ip + in->len) :
 					     src_of(p, in, &in->op[0]);
-		store(p, a, 8, v);
+		store(p, a, 8, v, v.root >= 0 ? v.root : wdep_inputs(p));
 		return;
 	case X86_INS_RET:
 		/* The trace shows the word it pops: a value a push or a
 		 * store left there (push %rax; ret) is told.
 		 */
-		for (k = p->nslot; sv_exact(rsp) && k-- > 0;)
-			if (p->slot[k].root == rsp.root &&
-			    p->slot[k].off == rsp.lo) {
-				int32_t r = p->slot[k].val.root;
+		k = sv_exact(rsp) ? (unsigned int)slot_at(p, rsp.lo) : p->nslot;
+		if (k < p->nslot && p->slot[k].root == rsp.root &&
+		    p->slot[k].off == rsp.lo) {
+			int32_t r = p->slot[k].val.root;
 
-				/* A register's or a word's value: not
-				 * secret; anything else made from them
-				 * (imul %rsp...): nothing is.
-				 */
-				if (r > 0 && (r <= 16 || p->root[r].lw))
-					p->root[r].shown = true;
-				else if (r)
-					p->loud = true;
-				break;
-			}
+			/* A register's or a word's value: not secret;
+			 * anything made from them: what it depends on is
+			 * shown (watch_dep.c).
+			 */
+			if (r > 0 && (r <= 16 || p->root[r].lw))
+				p->root[r].shown = true;
+			else if (r && p->qmode)
+				p->loud = true;	/* not followed there */
+			wdep_reveal(p, r);
+			found = true;
+		}
+		/* Else what stores left there, as a load would read it. */
+		if (sv_exact(rsp) && !found)
+			wdep_reveal(p, wdep_load(p, rsp, 8, -1));
 		if (sv_exact(rsp)) {
 			if (wpf_grow((void **)&p->rets, &p->rets_cap,
 				     p->nrets, sizeof(*p->rets), 64))
@@ -382,6 +444,9 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 	for (k = 0; k < in->nops; k++) {
 		const struct rcv_op *op = &in->op[k];
 		unsigned int acc = op->access & (CS_AC_READ | CS_AC_WRITE);
+		bool mov = in->nops == 2 && (in->id == X86_INS_MOV ||
+					     in->id == X86_INS_MOVABS);
+		int32_t d;
 
 		if (op->type != RCV_OP_MEM)
 			continue;
@@ -391,6 +456,9 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 		if (acc & CS_AC_READ) {
 			add_acc(p, i, RP_ACC_READ, a, op->size);
 			mark_fixed(p, op);
+			/* A mov of 8 bytes into a register: step()'s load8 */
+			if (!mov || k != 1 || !is_reg(&in->op[0], 8))
+				wdep_load(p, a, op->size, -1);
 		}
 		if (acc & CS_AC_WRITE) {
 			add_acc(p, i, RP_ACC_WRITE, a, op->size);
@@ -399,7 +467,13 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 			if (in->id == X86_INS_MOV && k == 0 && in->nops == 2 &&
 			    op->size == 8)
 				v = src_of(p, in, &in->op[1]);
-			store(p, a, op->size, v);
+			if (mov && k == 0 && in->op[1].type == RCV_OP_REG)
+				d = p->r[in->op[1].reg].root;
+			else if (mov && k == 0 && in->op[1].type == RCV_OP_IMM)
+				d = 0;
+			else
+				d = v.root >= 0 ? v.root : wdep_inputs(p);
+			store(p, a, op->size, v, d);
 		}
 	}
 }
@@ -465,6 +539,20 @@ static bool quiet(const struct rcv_ins *in)
 	}
 }
 
+/*
+ * Is @in opaque to watch_dep.c's analysis: what it reads, writes or
+ * shows is not followed (capstone could not read it, a barrier, memory
+ * it cannot name, a rep string instruction)?  Such a window keeps no
+ * secret.  Everything else the trace shows (conditional branches,
+ * indirect targets, returns, system calls) is followed there: what it
+ * depends on is not secret.
+ */
+static bool opaque(const struct rcv_ins *in)
+{
+	return in->flags & (RCV_I_BAD | RCV_I_BARRIER | RCV_I_MEMBAR |
+			    RCV_I_REP);
+}
+
 /* The registers after instruction @in (its accesses are done). */
 static void step(struct pass *p, const struct rcv_ins *in)
 {
@@ -509,20 +597,21 @@ static void step(struct pass *p, const struct rcv_ins *in)
 		return;
 	case X86_INS_XLATB:
 		/* al from [rbx + al]: capstone 4 lists no operand */
-		p->r[RP_REG_RAX] = fresh_val(p);
+		p->r[RP_REG_RAX] = fresh_dep(p);
 		return;
 	case X86_INS_ENTER:
 		/* push rbp; mov rbp, rsp; sub rsp, N (capstone 4 lists
 		 * neither register written).
 		 */
-		p->r[RP_REG_RSP] = fresh_val(p);
-		p->r[RP_REG_RBP] = fresh_val(p);
+		p->r[RP_REG_RSP] = fresh_dep(p);
+		p->r[RP_REG_RBP] = fresh_dep(p);
 		return;
 	case X86_INS_SYSCALL:
 		if (sv_is_const(p->r[RP_REG_RAX]) &&
 		    !rcv_sys_resets((uint64_t)p->r[RP_REG_RAX].lo)) {
-			p->r[RP_REG_RAX] = p->r[RP_REG_RCX] =
-				p->r[RP_REG_R11] = none;
+			p->r[RP_REG_RAX] = fresh_dep(p);
+			p->r[RP_REG_RCX] = fresh_dep(p);
+			p->r[RP_REG_R11] = fresh_dep(p);
 			return;
 		}
 		cut_all(p);
@@ -621,10 +710,10 @@ static void step(struct pass *p, const struct rcv_ins *in)
 	for (m = written(in); m; m &= m - 1) {
 		g = __builtin_ctz(m);
 		if (g != dst)
-			p->r[g] = fresh_val(p);
+			p->r[g] = fresh_dep(p);
 	}
 	if (dst >= 0)
-		p->r[dst] = v.root >= 0 ? v : fresh_val(p);
+		p->r[dst] = v.root >= 0 ? v : fresh_dep(p);
 }
 
 /* The state before instruction p->mid, for wpf_win_edge(). */
@@ -653,6 +742,7 @@ void wpf_win_free(struct wpf_win *w)
 	free(w->p.root);
 	free(w->p.acc);
 	free(w->p.rets);
+	wdep_free(&w->p);
 	free(w->top.w);
 	free(w);
 }
@@ -667,7 +757,7 @@ static void unanchor(struct wpf_win *w)
 }
 
 int wpf_win_run(const struct rcv_ins *const *ins, const uint8_t *cut,
-		size_t n, size_t mid, const struct wpf_edge *top,
+		size_t n, size_t mid, const struct wpf_edge *top, bool deps,
 		struct wpf_win **wp)
 {
 	struct wpf_win *w = calloc(1, sizeof(*w));
@@ -692,23 +782,37 @@ int wpf_win_run(const struct rcv_ins *const *ins, const uint8_t *cut,
 	 * twentieth of a scan.
 	 */
 	p->acc = malloc((2 * n + 16) * sizeof(*p->acc));
-	p->root = malloc((n + 64) * sizeof(*p->root));
+	p->root = malloc(((deps ? 4 : 1) * n + 64) * sizeof(*p->root));
 	if (p->acc)
 		p->acc_cap = 2 * n + 16;
 	if (p->root)
-		p->root_cap = n + 64;
+		p->root_cap = (deps ? 4 : 1) * n + 64;
 	if (new_root(p) == 0) {	/* the constants' */
 		p->pure = true;
 		for (i = 0; i < 16; i++)
 			p->r[i] = fresh_val(p);
+		/* A stretch of quiet instructions shows nothing: no
+		 * dependency to follow (gdbloop's windows).
+		 */
+		for (i = 0; deps && i < n && quiet(ins[i]) && !cut[i];)
+			i++;
+		p->deps = deps && i < n;
+		p->qmode = deps && i == n;
+		deps = p->deps;
+		wdep_init(p);
 		p->mid = mid;
 		for (i = 0; i < n && !p->nomem; i++) {
 			if (i == mid && !keep_mid(p))
 				break;
-			if (!quiet(ins[i]) || cut[i])
+			if (opaque(ins[i]) || cut[i])
 				p->loud = true;
+			p->cur = (uint32_t)i;
+			if (deps)
+				wdep_begin(p, ins[i]);
 			accesses(p, i, ins[i]);
 			step(p, ins[i]);
+			if (deps)
+				wdep_end(p, ins[i]);
 			if (cut[i])
 				cut_all(p);
 		}

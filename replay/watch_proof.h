@@ -80,10 +80,12 @@ struct wpf_win;
  * is known after the last instruction) fixes as far as it can; keeps the
  * state before instruction @mid for wpf_win_edge().  @cut[i]
  * nonzero: nothing is known after instruction @i (a signal or a gap may
- * lie there).  Returns 0 or -RP_ERR_NOMEM.
+ * lie there).  @deps: also which bases the trace informs
+ * (watch_dep.c), for the accesses' secret (else none is).  Returns 0 or
+ * -RP_ERR_NOMEM.
  */
 int wpf_win_run(const struct rcv_ins *const *ins, const uint8_t *cut,
-		size_t n, size_t mid, const struct wpf_edge *top,
+		size_t n, size_t mid, const struct wpf_edge *top, bool deps,
 		struct wpf_win **wp);
 void wpf_win_free(struct wpf_win *w);
 /* What is known before instruction @mid of wpf_win_run(): registers and

@@ -14,6 +14,13 @@
  *               10^5 instructions from the end and 5*10^6 and 9.9*10^6
  *               deep, as a ratio: flat means no decoding from the end.
  *
+ * bench_watch --real BUNDLE: deep in a real program's history
+ * (scripts/bench-watch: tests/programs/loops from fib()'s entry to a later
+ * call of it, repeated to 10^7 instructions, where conditional branches,
+ * calls and returns fill every window): a backward scan of 2*10^5
+ * instructions from the middle, watching a word nothing writes, against
+ * the libipt loop over the same stream, both the best of 3.
+ *
  * bench_watch --count ipt|cold|warm|deep|stop BUNDLE: one of those runs
  * alone (stop: cold from the end with watch-unknown stop, the others use
  * skip)
@@ -102,6 +109,57 @@ static int count(const char *what, const char *dir)
 	return 0;
 }
 
+static int real(const char *dir)
+{
+	struct sb_manifest *m;
+	struct rp_thread_info info;
+	struct rp_recover *rc;
+	struct rp_watch *w;
+	uint64_t n = 200000, ipt_n, covered = 0;
+	double ipt, t, x;
+	char pt[4096];
+	int k;
+
+	if (rp_session_open(&s, dir) || sb_manifest_load(&m, dir, NULL)) {
+		fprintf(stderr, "bench_watch: cannot open %s\n", dir);
+		return 2;
+	}
+	snprintf(pt, sizeof(pt), "%s/%s", dir, m->threads[0].pt);
+	for (k = 0, ipt = 1e9; k < REPEAT; k++) {
+		x = iptloop_run(dir, pt, &ipt_n);
+		if (x <= 0) {
+			fprintf(stderr,
+				"bench_watch: the libipt loop failed\n");
+			return 2;
+		}
+		ipt = x < ipt ? x : ipt;
+	}
+	tid = rp_thread_tid(s, 0);
+	if (rp_thread_info(s, tid, &info) ||
+	    rp_thread_end(s, tid, &end, NULL) || end < 4 * n ||
+	    rp_watch_new(&w))
+		return 2;
+	pid = info.pid;
+	rp_watch_set_unknown(w, RP_WATCH_UNKNOWN_SKIP);
+	rp_watch_insert(w, RP_WATCH_WRITE, pid, 0x401000, 8);
+	for (k = 0, t = 1e9; k < REPEAT; k++) {
+		if (rp_recover_new(s, tid, &rc))
+			return 2;
+		x = scan(rc, w, end / 2, n, &covered);
+		t = x < t ? x : t;
+		rp_recover_free(rc);
+	}
+	printf("watch-bench: deep in a real program (%" PRIu64 " instructions):"
+	       " backward scan from the middle: cold %.0f insns/s (%.4f of "
+	       "libipt's %.0f insns/s; goal 10^7 insns/s)\n", end,
+	       (double)covered / t, (double)covered / t / ((double)ipt_n / ipt),
+	       (double)ipt_n / ipt);
+	rp_watch_free(w);
+	sb_manifest_free(m);
+	rp_session_close(s);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sb_manifest *m;
@@ -116,6 +174,8 @@ int main(int argc, char **argv)
 
 	if (argc == 4 && !strcmp(argv[1], "--count"))
 		return count(argv[2], argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "--real"))
+		return real(argv[2]);
 	if (argc != 3) {
 		fprintf(stderr, "usage: bench_watch BUNDLE ADDR\n");
 		return 2;

@@ -7,7 +7,10 @@
  * (rp_recover_scan(), before the proofs) in windows of 50 to 16,384
  * instructions, over stack words, the globals and words nothing touches;
  * with stop, every stop is the engine's and those left out are "may
- * have" stops; a word nothing touches costs no engine window on gdbloop.
+ * have" stops; a word nothing touches costs no engine window on gdbloop;
+ * far windows' secret accesses (watch_dep.c's dependency analysis) are
+ * unknown to the engine on gdbloop, watchquiet, watchval and
+ * tests/programs/loops, and deep skip scans stop where the engine's do.
  * The proofs against the ground truth: tests/gdb/watchtruth --check.
  */
 #include <criterion/criterion.h>
@@ -557,6 +560,96 @@ Test(watch_chain, quiet)
 		deep_as_engine(QUIET_BUNDLE, qb[b], far, RP_WATCH_WRITE,
 			       QUIET_SINK, 4, &win);
 	}
+}
+
+/*
+ * A real program (tests/programs/loops): its windows hold
+ * conditional branches, indirect calls, returns and system calls, which
+ * show values; watch_dep.c calls an access secret only where nothing
+ * shown depends on its base.  At every position, in windows of 50 to
+ * 300, the engine knows none of those; and skip scans from the middle
+ * of the history stop exactly where the engine's own do, over stack
+ * words of the end and of the frames below it, and over addresses the
+ * engine knows (taken from the engine itself, so nothing depends on
+ * where ASLR put the program).  Returns the secret positions.
+ */
+static uint64_t real_deep(const char *dir, uint64_t block, uint64_t *win,
+			  uint64_t *stops)
+{
+	struct rp_session *ss;
+	struct rp_thread_info info;
+	struct rp_regs regs;
+	struct rp_recover *ref;
+	struct rp_access acc[4];
+	uint64_t e, far, a, p, seen[24], w, nsec;
+	size_t ns = 0, j;
+	int k, na;
+
+	nsec = secret_unknown(dir, block);
+	cr_assert_eq(rp_session_open(&ss, dir), 0);
+	cr_assert_eq(rp_thread_end(ss, rp_thread_tid(ss, 0), &e, &regs), 0);
+	cr_assert_eq(rp_thread_info(ss, rp_thread_tid(ss, 0), &info), 0);
+	pid = info.pid;
+	far = e - (2 * RCV_CHAIN + 8) * block;
+	/* Addresses the engine knows: words it finds. */
+	cr_assert_eq(rp_recover_new(ss, rp_thread_tid(ss, 0), &ref), 0);
+	rp_recover_set_block(ref, block);
+	for (p = 0; p < e && ns < 24; p += 3) {
+		na = rp_recover_accesses(ref, p, acc, 4);
+		for (k = 0; k < na && ns < 24; k++) {
+			if (!acc[k].addr_known)
+				continue;
+			for (j = 0; j < ns && seen[j] != (acc[k].addr & ~7ull);)
+				j++;
+			if (j == ns)
+				seen[ns++] = acc[k].addr & ~7ull;
+		}
+	}
+	rp_recover_free(ref);
+	rp_session_close(ss);
+	cr_assert_gt(ns, 4, "%s: %lu known addresses", dir, (unsigned long)ns);
+	*win = *stops = 0;
+	for (j = 0; j < ns; j++) {
+		*stops += deep_as_engine(dir, block, far, RP_WATCH_ACCESS,
+					 seen[j], 8, &w);
+		*win += w;
+	}
+	/* main's frame and those of fib() and depth() below it */
+	for (a = regs.val[RP_REG_RSP] - 1024; a < regs.val[RP_REG_RSP] + 64;
+	     a += 40) {
+		*stops += deep_as_engine(dir, block, far, RP_WATCH_WRITE, a,
+					 8, &w);
+		*win += w;
+	}
+	return nsec;
+}
+
+Test(watch_chain, real)
+{
+	static const uint64_t qb[] = { 50, 128, 300 };
+	static const uint64_t least[] = { 2000, 2000, 1000 };
+	uint64_t n, win, stops, all = 0;
+	size_t b;
+
+	for (b = 0; b < 3; b++) {
+		n = real_deep(REAL_BUNDLE, qb[b], &win, &stops);
+		cr_log_info("loops, windows of %lu: %lu secret positions, "
+			    "%lu stops as the engine's, %lu engine windows in "
+			    "the deep scans", (unsigned long)qb[b],
+			    (unsigned long)n, (unsigned long)stops,
+			    (unsigned long)win);
+		all += stops;
+		/* Before watch_dep.c: 152, 128 and 2 (branches were loud). */
+		cr_assert_gt(n, least[b], "loops, windows of %lu: %lu secret",
+			     (unsigned long)qb[b], (unsigned long)n);
+		/* Windows of 300: every far window passes (main's loops and
+		 * fib(), all conditional branches on counters and n).
+		 */
+		if (qb[b] == 300)
+			cr_assert_eq(win, 0, "loops, windows of 300: %lu engine "
+				     "windows", (unsigned long)win);
+	}
+	cr_assert_gt(all, 20);
 }
 
 static int count_blk(void *arg, const struct rp_blk *b)

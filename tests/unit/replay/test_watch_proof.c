@@ -40,7 +40,8 @@ static struct wpf_win *run(const struct rcv_ins *in, size_t n,
 	cr_assert_lt(n, sizeof(none));
 	for (i = 0; i < n; i++)
 		v[i] = &in[i];
-	cr_assert_eq(wpf_win_run(v, cut ? cut : none, n, 0, top, &w), 0);
+	cr_assert_eq(wpf_win_run(v, cut ? cut : none, n, 0, top, true, &w),
+		     0);
 	cr_assert_eq(wpf_win_acc(w, 0, out), 0);
 	return w;
 }
@@ -364,20 +365,113 @@ Test(watch_proof, quiet_frame)
 	cr_assert(secret(in, 4, 2));
 }
 
+/*
+ * What the trace shows (conditional branches, indirect targets, system
+ * calls) makes an access's base known only where the shown value
+ * depends on it (watch_dep.c).
+ */
 Test(watch_proof, quiet_loud)
 {
-	/* mov [rbp-4],edi; test eax,eax; je +0: a branch on a value */
+	/* mov [rbp-4],edi; test eax,eax; je +0: a branch on eax */
 	struct rcv_ins in[] = {
 		INS("\x89\x7d\xfc"), INS("\x85\xc0"), INS("\x74\x00"),
 	};
+	/* ... test ebp,ebp; je: on rbp */
+	struct rcv_ins bp[] = {
+		INS("\x89\x7d\xfc"), INS("\x85\xed"), INS("\x74\x00"),
+	};
+	/* ... mov rax,rbp; add rax,8; cmp rax,rcx; je: on a value of it */
+	struct rcv_ins dv[] = {
+		INS("\x89\x7d\xfc"), INS("\x48\x89\xe8"),
+		INS("\x48\x83\xc0\x08"), INS("\x48\x39\xc8"), INS("\x74\x00"),
+	};
+	/* ... mov ebx,[rbp-8]; cmp ebx,1; je: on a word loaded through it,
+	 * which tells nothing of where it lay
+	 */
+	struct rcv_ins ld[] = {
+		INS("\x89\x7d\xfc"), INS("\x8b\x5d\xf8"), INS("\x83\xfb\x01"),
+		INS("\x74\x00"),
+	};
 	/* ... syscall */
 	struct rcv_ins sc[] = { INS("\x89\x7d\xfc"), INS("\x0f\x05") };
-	/* ... call rax */
+	/* ... call rax: rax is shown, not rbp */
 	struct rcv_ins ic[] = { INS("\x89\x7d\xfc"), INS("\xff\xd0") };
+	/* mov [rax],edi; call rax */
+	struct rcv_ins ia[] = { INS("\x89\x38"), INS("\xff\xd0") };
 
-	cr_assert(!secret(in, 3, 0));
+	cr_assert(secret(in, 3, 0));
+	cr_assert(!secret(bp, 3, 0));
+	cr_assert(!secret(dv, 5, 0));
+	cr_assert(secret(ld, 4, 0));
+	cr_assert(secret(ld, 4, 1));
 	cr_assert(!secret(sc, 2, 0));
-	cr_assert(!secret(ic, 2, 0));
+	cr_assert(secret(ic, 2, 0));
+	cr_assert(!secret(ia, 2, 0));
+}
+
+/* A shown value that memory carried from a base. */
+Test(watch_proof, quiet_memory)
+{
+	/* lea rax,[rbp-8]; mov [rsp],rax; mov rbx,[rsp]; cmp rbx,rcx; je;
+	 * mov [rbp-4],edi: rbp through a stack slot
+	 */
+	struct rcv_ins sl[] = {
+		INS("\x48\x8d\x45\xf8"), INS("\x48\x89\x04\x24"),
+		INS("\x48\x8b\x1c\x24"), INS("\x48\x39\xcb"), INS("\x74\x00"),
+		INS("\x89\x7d\xfc"),
+	};
+	/* mov [rdi+8],rbp; mov rax,[rdi+8]; test rax,rax; je;
+	 * mov [rbp-4],edi: through a word of the same base, rdi unknown
+	 */
+	struct rcv_ins sb[] = {
+		INS("\x48\x89\x6f\x08"), INS("\x48\x8b\x47\x08"),
+		INS("\x48\x85\xc0"), INS("\x74\x00"), INS("\x89\x7d\xfc"),
+	};
+	/* mov [rdi],rbp; mov rax,[rsi]; test rax,rax; je; mov [rbp-4],edi:
+	 * rsi and rdi unknown, so no one can pair the store and the load
+	 */
+	struct rcv_ins xb[] = {
+		INS("\x48\x89\x2f"), INS("\x48\x8b\x06"), INS("\x48\x85\xc0"),
+		INS("\x74\x00"), INS("\x89\x7d\xfc"),
+	};
+	/* mov [rdi],rbp; mov rax,[0x1000]; test rax,rax; je; test rdi,rdi;
+	 * je; mov [rbp-4],edi: both addresses may be known, the load may
+	 * read what the store left
+	 */
+	struct rcv_ins kb[] = {
+		INS("\x48\x89\x2f"), INS("\x48\x8b\x04\x25\x00\x10\x00\x00"),
+		INS("\x48\x85\xc0"), INS("\x74\x00"), INS("\x48\x85\xff"),
+		INS("\x74\x00"), INS("\x89\x7d\xfc"),
+	};
+	/* the same with the load before the store: it cannot */
+	struct rcv_ins kf[] = {
+		INS("\x48\x8b\x04\x25\x00\x10\x00\x00"), INS("\x48\x85\xc0"),
+		INS("\x74\x00"), INS("\x48\x89\x2f"), INS("\x48\x85\xff"),
+		INS("\x74\x00"), INS("\x89\x7d\xfc"),
+	};
+
+	/* mov [rax],edi; mov al,[rdi]; cmp rax,rcx; je: rax's upper bits
+	 * stay, so the branch shows them
+	 */
+	struct rcv_ins pw[] = {
+		INS("\x89\x38"), INS("\x8a\x07"), INS("\x48\x39\xc8"),
+		INS("\x74\x00"),
+	};
+	/* the same with mov eax,[rdi], which writes all of rax */
+	struct rcv_ins fw[] = {
+		INS("\x89\x38"), INS("\x8b\x07"), INS("\x48\x39\xc8"),
+		INS("\x74\x00"),
+	};
+
+	cr_assert(!secret(pw, 4, 0));
+	cr_assert(secret(fw, 4, 0));
+	cr_assert(secret(sl, 6, 0));	/* [rsp]: rsp is not shown */
+	cr_assert(!secret(sl, 6, 2));
+	cr_assert(secret(sb, 5, 0));
+	cr_assert(!secret(sb, 5, 2));
+	cr_assert(secret(xb, 5, 2));
+	cr_assert(!secret(kb, 7, 2));
+	cr_assert(secret(kf, 7, 2));
 }
 
 Test(watch_proof, quiet_words)
