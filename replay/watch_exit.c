@@ -315,8 +315,8 @@ static bool started(const struct rp_session *s, uint32_t tid,
 static void exit_accesses(struct rp_recover *rc, struct wpx_thr *x)
 {
 	struct own o = { rc, false, false, false, 0 };
-	uint64_t ctid = 0, k, n;
-	uint32_t parent;
+	uint64_t ctid = 0, k = 0, n = 0;
+	uint32_t parent = 0;
 	bool made, whole;
 	int st = CTID_UNKNOWN;
 
