@@ -18,6 +18,7 @@
 #include "rp_internal.h"
 #include "watch_exit.h"
 #include "watch_proof.h"
+#include "watch_tsx.h"
 
 struct wp {
 	unsigned int type;
@@ -33,6 +34,7 @@ struct rp_watch {
 	uint64_t lo, hi;
 	unsigned int types;	/* RP_WATCH_* bits of any watchpoint */
 	struct wpx_cache *xc;	/* threads' exits (watch_exit.c) */
+	struct wpt_cache *tc;	/* aborted transactions (watch_tsx.c) */
 };
 
 int rp_watch_new(struct rp_watch **w)
@@ -50,6 +52,7 @@ void rp_watch_free(struct rp_watch *w)
 		return;
 	free(w->v);
 	wpx_cache_free(w->xc);
+	wpt_cache_free(w->tc);
 	free(w);
 }
 
@@ -334,8 +337,39 @@ int rp_watch_scan(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
 	return ret;
 }
 
+static int scan_range(struct rp_watch *w, struct rp_recover *rc,
+		      uint32_t pid, int dir, uint64_t lo, uint64_t hi,
+		      struct rp_watch_hit *hit);
+
+struct live_arg {
+	struct rp_watch *w;
+	struct rp_recover *rc;
+	uint32_t pid;
+	int dir;
+	struct rp_watch_hit *hit;
+};
+
+static int scan_part(void *arg, uint64_t lo, uint64_t hi)
+{
+	struct live_arg *a = arg;
+
+	return scan_range(a->w, a->rc, a->pid, a->dir, lo, hi, a->hit);
+}
+
+/* [@lo, @hi) but the positions of aborted transactions (watch_tsx.c). */
 static int scan(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
 		int dir, uint64_t lo, uint64_t hi, struct rp_watch_hit *hit)
+{
+	struct live_arg a = { w, rc, pid, dir, hit };
+
+	if (lo >= hi)
+		return -RP_ERR_NOTFOUND;
+	return wpt_scan_live(&w->tc, rc, dir, lo, hi, scan_part, &a);
+}
+
+static int scan_range(struct rp_watch *w, struct rp_recover *rc,
+		      uint32_t pid, int dir, uint64_t lo, uint64_t hi,
+		      struct rp_watch_hit *hit)
 {
 	struct scan_arg a = { w, pid, hit, rc, 0 };
 	unsigned int kinds;
