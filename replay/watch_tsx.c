@@ -45,7 +45,9 @@ void wpt_cache_free(struct wpt_cache *tc)
 	free(tc);
 }
 
-/* Does a gap of @tid's history lie in [@lo, @hi]? */
+/* Does a gap of @tid's history lie in [@lo, @hi]?  One at @lo too: it
+ * may come after the begin bound there (their order is not kept).
+ */
 static bool gap_in(const struct rp_session *s, uint32_t tid, uint64_t lo,
 		   uint64_t hi)
 {
@@ -53,7 +55,7 @@ static bool gap_in(const struct rp_session *s, uint32_t tid, uint64_t lo,
 	uint64_t i;
 
 	for (i = 0; !rp_thread_gap(s, tid, i, &gap); i++)
-		if (gap.before > lo && gap.before <= hi)
+		if (gap.before >= lo && gap.before <= hi)
 			return true;
 	return false;
 }
@@ -67,10 +69,6 @@ static int ranges(const struct rp_session *s, uint32_t tid,
 	bool in = false;
 
 	for (i = 0; !rp_thread_event(s, tid, i, &ev); i++) {
-		if (ev.kind == RP_EV_OVERFLOW) {
-			in = false;
-			continue;
-		}
 		if (ev.kind != RP_EV_TSX)
 			continue;
 		if (ev.flags & RP_EVF_TSX_SPEC) {

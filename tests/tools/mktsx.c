@@ -127,10 +127,15 @@ static void tsx(int intx, int abrt, uint64_t at)
 	ip(ppt_fup, at);
 }
 
-static void build_stream(void)
+/* With @ovf, packets are lost inside the first transaction (OVF, then
+ * FUP where it goes on, the store at 400016): its begin no longer
+ * bounds what follows.
+ */
+static void build_stream(int ovf)
 {
 	struct pt_packet *p;
 
+	npk = 0;
 	/* PSB+ with PacketEn: MODE.Exec (64-bit), FUP where it is. */
 	add(ppt_psb);
 	p = add(ppt_mode);
@@ -139,6 +144,10 @@ static void build_stream(void)
 	ip(ppt_fup, BASE);
 	add(ppt_psbend);
 	tsx(1, 0, BASE + 0x10);		/* XBEGIN */
+	if (ovf) {
+		add(ppt_ovf);
+		ip(ppt_fup, BASE + 0x16);
+	}
 	tsx(0, 1, BASE + 0x21);		/* aborts at the XABORT */
 	ip(ppt_tip, BASE + 0x24);	/* to the fallback */
 	tsx(1, 0, BASE + 0x2d);		/* XBEGIN */
@@ -149,7 +158,8 @@ static void build_stream(void)
 	ip(ppt_tip_pgd, 0);		/* the syscall */
 }
 
-int main(int argc, char **argv)
+/* DIR/NAME := the stream (build_stream(@ovf)). */
+static int encode(const char *dir, const char *name, int ovf)
 {
 	static uint8_t buf[4096];
 	struct pt_encoder *enc;
@@ -158,20 +168,13 @@ int main(int argc, char **argv)
 	size_t i;
 	int ret = 0;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: mktsx DIR\n");
-		return 2;
-	}
-	memset(code, 0xcc, sizeof(code));
-	memcpy(code, prog, sizeof(prog));
-	memset(code + (G - BASE), 0, 4);
-	build_stream();
+	build_stream(ovf);
 	pt_config_init(&cfg);
 	cfg.begin = buf;
 	cfg.end = buf + sizeof(buf);
 	enc = pt_alloc_encoder(&cfg);
 	if (!enc)
-		return 1;
+		return -1;
 	for (i = 0; i < npk && ret >= 0; i++)
 		ret = pt_enc_next(enc, &pk[i]);
 	pt_enc_get_offset(enc, &len);
@@ -179,15 +182,28 @@ int main(int argc, char **argv)
 	if (ret < 0) {
 		fprintf(stderr, "mktsx: packet %zu: %s\n", i - 1,
 			pt_errstr(pt_errcode(ret)));
-		return 1;
+		return -1;
 	}
-	if (write_file(argv[1], "code.bin", code, sizeof(code)) ||
-	    write_file(argv[1], "pt.bin", buf, len) ||
+	return write_file(dir, name, buf, len);
+}
+
+int main(int argc, char **argv)
+{
+	char list[4200];
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: mktsx DIR\n");
+		return 2;
+	}
+	memset(code, 0xcc, sizeof(code));
+	memcpy(code, prog, sizeof(prog));
+	memset(code + (G - BASE), 0, 4);
+	if (encode(argv[1], "pt.bin", 0) || encode(argv[1], "ovf.bin", 1) ||
+	    write_file(argv[1], "code.bin", code, sizeof(code)) ||
 	    write_file(argv[1], "truth", truth, sizeof(truth) - 1))
 		return 1;
-	snprintf((char *)buf, sizeof(buf), "%s/code.bin 0x%llx\n", argv[1],
-		 BASE);
-	if (write_file(argv[1], "list", buf, strlen((char *)buf)))
+	snprintf(list, sizeof(list), "%s/code.bin 0x%llx\n", argv[1], BASE);
+	if (write_file(argv[1], "list", list, strlen(list)))
 		return 1;
 	return 0;
 }
