@@ -4,9 +4,9 @@
 # tests/tools/mktsx builds the stream with libipt's encoder, and its truth
 # by hand from the SDM's rules (an abort resumes at the XBEGIN's fallback
 # with the XBEGIN's state but EAX; a commit keeps everything).
-#  - the watch scan (watchtruth --scan, every mode): never a stop at the
-#    aborted transaction's store, always one at the committed one's and
-#    at the store before both;
+#  - the watch scan (watchtruth --scan, every mode, backward and
+#    forward): never a stop at the aborted transaction's store, always
+#    one at the committed one's and at the store before both;
 #  - with packets lost inside the aborted transaction (OVF), the store
 #    after the gap is not passed (the begin no longer bounds it);
 #  - the recovery engine (ptrec values) at every position the truth
@@ -39,7 +39,8 @@ tid=$("$PTREC" info "$tmp/b" | awk '/thread /{ print $2; exit }')
 want=$(awk '$1 == "store" { print $2 }' "$d/truth" | sort -n | tr '\n' ' ')
 abrt=$(awk '$1 == "aborted" { print $2 }' "$d/truth")
 okw=1
-for m in stop stack skip; do
+for m in "stop" "stack" "skip" "stop fwd" "skip fwd"; do
+	# shellcheck disable=SC2086 # mode and direction
 	"$WATCHTRUTH" --scan "$tmp/b" "$tid" 0x400100 4 $m >"$tmp/scan" 2>&1
 	got=$(awk '$1 == "stop" && $3 == "known" { print $2 }' "$tmp/scan" |
 		sort -n | tr '\n' ' ')
@@ -52,9 +53,9 @@ for m in stop stack skip; do
 	fi
 done
 if [ $okw = 1 ]; then
-	ok "watch scan: the committed stores (${want% }), never the aborted one ($abrt), in every mode"
+	ok "watch scan: the committed stores (${want% }), never the aborted one ($abrt), in every mode, both ways"
 else
-	bad "watch scan: the committed stores (${want% }), never the aborted one ($abrt), in every mode"
+	bad "watch scan: the committed stores (${want% }), never the aborted one ($abrt), in every mode, both ways"
 fi
 
 # Packets lost inside the first transaction (ovf.bin): its begin no
