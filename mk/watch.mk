@@ -49,6 +49,18 @@ $(GDB_WATCHEXIT): tests/gdb/watchexit.c
 	@mkdir -p $(dir $@)
 	$(CC) -O0 -g -no-pie -fno-pie -pthread -Wl,-z,now -o $@ $<
 
+# Threads made by raw clone(2) whose exits clear known ctid words.
+GDB_WATCHCTID := $(BUILD)/tests/gdb/watchctid
+$(GDB_WATCHCTID): tests/gdb/watchctid.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -no-pie -fno-pie -Wl,-z,now -o $@ $<
+
+# A stream with TSX aborts and a commit (no TSX or PT here).
+MKTSX := $(BUILD)/tests/tools/mktsx
+$(MKTSX): tests/tools/mktsx.c tests/tools/pkbuild.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -lipt
+
 # Stack switches (a heap stack, makecontext, alloca) for watchtruth --check;
 # -z now: no lazy binding resolver between them and the end.
 GDB_WATCHCTX := $(BUILD)/tests/gdb/watchctx
@@ -58,10 +70,13 @@ $(GDB_WATCHCTX): tests/gdb/watchctx.c
 
 gdb-watch-test: $(PTREC) $(PTREC_SERVER) $(GDB_WATCH) $(GDB_WATCHVAL) \
 		$(GDB_WATCHBITS) $(GDB_WATCHALT) $(GDB_WATCHCTX) $(WATCHTRUTH) \
-		$(GDB_WATCHJIT) $(GDB_WATCHEXIT) $(GDB_WATCHSMC) $(PROG_BINS) \
-		$(BUILD)/examples/demo
+		$(GDB_WATCHJIT) $(GDB_WATCHEXIT) $(GDB_WATCHCTID) \
+		$(GDB_WATCHSMC) $(MKTSX) $(PROG_BINS) $(BUILD)/examples/demo
+	PTREC=$(CURDIR)/$(PTREC) MKTSX=$(CURDIR)/$(MKTSX) \
+		WATCHTRUTH=$(CURDIR)/$(WATCHTRUTH) tests/gdb/watchtsx.sh
 	PTREC=$(CURDIR)/$(PTREC) JITPROG=$(CURDIR)/$(GDB_WATCHJIT) \
 		EXITPROG=$(CURDIR)/$(GDB_WATCHEXIT) \
+		CTIDPROG=$(CURDIR)/$(GDB_WATCHCTID) \
 		SMCPROG=$(CURDIR)/$(GDB_WATCHSMC) \
 		WATCHTRUTH=$(CURDIR)/$(WATCHTRUTH) tests/gdb/watchgap.sh
 	PTREC=$(CURDIR)/$(PTREC) PROG=$(CURDIR)/$(GDB_WATCH) \

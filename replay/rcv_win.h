@@ -329,6 +329,8 @@ bool rcv_mem_own(void *ctx, uint64_t addr, unsigned int size);
  * an operand.
  */
 bool rcv_fs_absolute(struct rp_recover *rc, struct win *w);
+/* The instruction before each TSX abort in @w is a barrier (rcv_tsx.c). */
+void rcv_tsx_barriers(struct rp_recover *rc, struct win *w);
 /* Whether system call @nr may change fs_base (rcv_mem.c). */
 bool rcv_fs_syscall_nr(uint64_t nr);
 

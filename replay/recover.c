@@ -194,6 +194,7 @@ static int win_load(struct rp_recover *rc, struct win *w)
 		if (gap.before > w->first && gap.before <= w->last)
 			w->ins[gap.before - 1 - w->first].flags |=
 				RCV_I_BARRIER | RCV_I_MEMBAR;
+	rcv_tsx_barriers(rc, w);
 	rcv_fs_absolute(rc, w);
 	ret = rcv_win_frames(w);
 out:

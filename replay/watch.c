@@ -16,7 +16,9 @@
 #include <string.h>
 
 #include "rp_internal.h"
+#include "watch_exit.h"
 #include "watch_proof.h"
+#include "watch_tsx.h"
 
 struct wp {
 	unsigned int type;
@@ -31,6 +33,8 @@ struct rp_watch {
 	/* The union of the ranges, as one interval, for a first test. */
 	uint64_t lo, hi;
 	unsigned int types;	/* RP_WATCH_* bits of any watchpoint */
+	struct wpx_cache *xc;	/* threads' exits (watch_exit.c) */
+	struct wpt_cache *tc;	/* aborted transactions (watch_tsx.c) */
 };
 
 int rp_watch_new(struct rp_watch **w)
@@ -47,6 +51,8 @@ void rp_watch_free(struct rp_watch *w)
 	if (!w)
 		return;
 	free(w->v);
+	wpx_cache_free(w->xc);
+	wpt_cache_free(w->tc);
 	free(w);
 }
 
@@ -251,7 +257,7 @@ static bool refute(void *arg, uint64_t pos)
 
 /* The stop at gap @g: an unknown write, else (rwatch) read, that hits. */
 static int gap_hit(const struct rp_watch *w, uint32_t pid, uint64_t g,
-		   uint64_t bytes, bool exit, struct rp_watch_hit *hit)
+		   uint64_t bytes, struct rp_watch_hit *hit)
 {
 	struct rp_access acc = { 0 };
 
@@ -264,7 +270,30 @@ static int gap_hit(const struct rp_watch *w, uint32_t pid, uint64_t g,
 	hit->pos = g;
 	hit->gap = true;
 	hit->gap_bytes = bytes;
-	hit->syscall = exit;
+	return 0;
+}
+
+/*
+ * The stop at the lone exit(2) after instruction @g: the kernel's writes
+ * there (watch_exit.c), the clear_child_tid word where its address is
+ * known (a definite write), else of unknown address ("may have
+ * written", reported as before: @gap and @syscall).
+ */
+static int exit_hit(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
+		    uint64_t g, struct rp_watch_hit *hit)
+{
+	struct scan_arg a = { w, pid, hit, rc, 0 };
+	const struct rp_access *acc;
+	int n;
+
+	n = wpx_exit_accesses(&w->xc, rc, &acc);
+	if (n < 0)
+		return n;
+	if (!scan_one(&a, acc, n))
+		return -RP_ERR_NOTFOUND;
+	hit->pos = g;
+	if (hit->maybe)
+		hit->gap = true;
 	return 0;
 }
 
@@ -275,15 +304,20 @@ int rp_watch_scan(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
 		  int dir, uint64_t lo, uint64_t hi,
 		  struct rp_watch_hit *hit)
 {
-	uint64_t g, bytes;
-	bool exit;
+	uint64_t g = 0, bytes = 0;
+	bool exit = false, found;
 	int ret;
 
 	if (!w->n || lo >= hi)
 		return -RP_ERR_NOTFOUND;
 	memset(hit, 0, sizeof(*hit));
-	if (w->unknown == RP_WATCH_UNKNOWN_SKIP ||
-	    !wpf_gap_near(rc, dir, lo, hi, &g, &bytes, &exit))
+	if (w->unknown == RP_WATCH_UNKNOWN_SKIP) {
+		/* Gaps pass; the exit's known writes do not. */
+		found = exit = wpx_exit_near(rc, lo, hi, &g);
+	} else {
+		found = wpf_gap_near(rc, dir, lo, hi, &g, &bytes, &exit);
+	}
+	if (!found)
 		return scan(w, rc, pid, dir, lo, hi, hit);
 	/*
 	 * A gap after instruction g: accesses nearer than it first (g's
@@ -293,15 +327,49 @@ int rp_watch_scan(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
 			scan(w, rc, pid, dir, lo, g, hit);
 	if (ret != -RP_ERR_NOTFOUND)
 		return ret;
-	ret = gap_hit(w, pid, g, bytes, exit, hit);
-	if (ret == -RP_ERR_NOTFOUND)	/* no watchpoint of this process */
+	ret = exit ? exit_hit(w, rc, pid, g, hit) :
+		     gap_hit(w, pid, g, bytes, hit);
+	if (ret == -RP_ERR_NOTFOUND) {	/* nothing it touches is watched */
+		memset(hit, 0, sizeof(*hit));
 		return dir < 0 ? scan(w, rc, pid, dir, lo, g + 1, hit) :
 				 scan(w, rc, pid, dir, g, hi, hit);
+	}
 	return ret;
 }
 
+static int scan_range(struct rp_watch *w, struct rp_recover *rc,
+		      uint32_t pid, int dir, uint64_t lo, uint64_t hi,
+		      struct rp_watch_hit *hit);
+
+struct live_arg {
+	struct rp_watch *w;
+	struct rp_recover *rc;
+	uint32_t pid;
+	int dir;
+	struct rp_watch_hit *hit;
+};
+
+static int scan_part(void *arg, uint64_t lo, uint64_t hi)
+{
+	struct live_arg *a = arg;
+
+	return scan_range(a->w, a->rc, a->pid, a->dir, lo, hi, a->hit);
+}
+
+/* [@lo, @hi) but the positions of aborted transactions (watch_tsx.c). */
 static int scan(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
 		int dir, uint64_t lo, uint64_t hi, struct rp_watch_hit *hit)
+{
+	struct live_arg a = { w, rc, pid, dir, hit };
+
+	if (lo >= hi)
+		return -RP_ERR_NOTFOUND;
+	return wpt_scan_live(&w->tc, rc, dir, lo, hi, scan_part, &a);
+}
+
+static int scan_range(struct rp_watch *w, struct rp_recover *rc,
+		      uint32_t pid, int dir, uint64_t lo, uint64_t hi,
+		      struct rp_watch_hit *hit)
 {
 	struct scan_arg a = { w, pid, hit, rc, 0 };
 	unsigned int kinds;

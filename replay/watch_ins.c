@@ -23,6 +23,7 @@
 #include "insn.h"
 #include "rcv_win.h"
 #include "replay.h"
+#include "watch_exit.h"
 #include "watch_proof.h"
 
 #define IC_MIN	1024	/* decoded instructions kept, at least */
@@ -559,31 +560,6 @@ int wpf_blocks_check(struct rp_recover *rc, uint64_t first, uint64_t last,
  * the decoded instructions).  Returns true with it in *@gp and the gap's
  * lost bytes in *@bytes.
  */
-/*
- * A thread that ended in a system call before the end snapshot was taken
- * (exit(2) with other threads alive: the snapshot shows its process
- * later, not this thread): the kernel wrote there after its last
- * instruction, 0 to its clear_child_tid word (glibc's struct pthread
- * tid, which pthread_join waits on) and its robust futexes, at addresses
- * the history may not show.  Like a gap after the instruction before it.
- * (exit_group's writes come after the snapshot: the recorder takes it at
- * the first PTRACE_EVENT_EXIT, before any thread's mm_release.)
- */
-static bool exit_write(struct rp_recover *rc)
-{
-	struct rp_cursor *c;
-	struct rp_insn in;
-	bool ret;
-
-	if (rc->snap_ok || !rc->mt || !rc->end || rp_cursor_new(rc->s,
-								 rc->tid, &c))
-		return false;
-	ret = !rp_cursor_peek(c, rc->end, &in) && in.size == 2 &&
-	      in.raw[0] == 0x0f && in.raw[1] == 0x05;
-	rp_cursor_free(c);
-	return ret;
-}
-
 bool wpf_gap_near(struct rp_recover *rc, int dir, uint64_t lo, uint64_t hi,
 		  uint64_t *gp, uint64_t *bytes, bool *exit)
 {
@@ -607,7 +583,7 @@ bool wpf_gap_near(struct rp_recover *rc, int dir, uint64_t lo, uint64_t hi,
 	}
 	g = rc->end - 1;
 	if (rc->end && g >= lo && g < hi &&
-	    (!found || (dir < 0 ? g > *gp : g < *gp)) && exit_write(rc)) {
+	    (!found || (dir < 0 ? g > *gp : g < *gp)) && wpx_exit_write(rc)) {
 		*gp = g;
 		*bytes = 0;
 		*exit = true;

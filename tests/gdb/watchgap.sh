@@ -13,11 +13,17 @@
 #    clear_child_tid word (struct pthread's tid) after the thread's last
 #    instruction, before the end snapshot; no instruction stores there.
 #    A stop-mode scan of the thread stops there first.
+#  - where the history shows the clear_child_tid word
+#    (tests/gdb/watchctid.c: raw clone with CLONE_CHILD_CLEARTID and a
+#    constant ctid; set_tid_address in the thread; neither registers a
+#    robust list) the exit is a known write of those 4 bytes, in every
+#    mode, and no stop for any other byte.  The truth: no instruction
+#    stores there after main's 1, and the end holds 0.
 #  - self-modifying code in a file-backed text page (tests/gdb/watchsmc.S,
 #    a known limit: the replay decodes the file's bytes there): watchtruth
 #    --check is not blind to it, it names the rewritten instruction.
 set -u
-: "${PTREC:?}" "${WATCHTRUTH:?}" "${JITPROG:?}" "${EXITPROG:?}"
+: "${PTREC:?}" "${WATCHTRUTH:?}" "${JITPROG:?}" "${EXITPROG:?}" "${CTIDPROG:?}"
 testlib_dir=$(cd "$(dirname "$0")/.." && pwd)
 . "$testlib_dir/lib.sh"
 tap_begin gdb-watchgap
@@ -144,6 +150,79 @@ if ! grep -q "gap syscall" "$tmp/log"; then
 else
 	bad "... and a skip-mode one does not"
 fi
+# Known clear_child_tid words (watchctid.c).
+c=$tmp/ctid
+timeout 120 "$PTREC" record --ground-truth -q -o "$c" -- "$CTIDPROG" \
+	>"$tmp/ctid.out" 2>"$tmp/log"
+"$PTREC" info "$c" >"$tmp/cinfo" 2>&1
+ta=$(awk '/thread /{ n++; if (n == 2) print $2 }' "$tmp/cinfo")
+tb=$(awk '/thread /{ n++; if (n == 3) print $2 }' "$tmp/cinfo")
+tm=$(awk '/thread /{ print $2; exit }' "$tmp/cinfo")
+ca=$(printf "%#x" "$(($(sym "$CTIDPROG" ctid_a)))")
+cb=$(printf "%#x" "$(($(sym "$CTIDPROG" ctid_b)))")
+co=$(printf "%#x" "$(($(sym "$CTIDPROG" other)))")
+"$WATCHTRUTH" "$c" "$ca" 4 >"$tmp/ctruth" 2>&1
+mpos=$(awk -v t="$tm" '$1 == t { print $2 }' "$tmp/ctruth")
+if grep -q "^ctid_a $ca 0 ctid_b $cb 0 other $co 7" "$tmp/ctid.out" &&
+	[ -n "$ta" ] && [ -n "$tb" ] && [ "$(echo "$mpos" | wc -w)" = 1 ] &&
+	"$WATCHTRUTH" "$c" "$ca" 12 >"$tmp/ctruth12" 2>&1 &&
+	[ "$(awk -v a="$ta" -v b="$tb" '$1 == a || $1 == b' \
+		"$tmp/ctruth12" | wc -l)" = 0 ]; then
+	ok "watchctid: the words end 0, no instruction of A or B stores there (the truth)"
+else
+	cat "$tmp/ctid.out" "$tmp/cinfo" "$tmp/ctruth12" >>"$tmp/log" 2>&1
+	bad "watchctid: the words end 0, no instruction of A or B stores there (the truth)"
+	mpos=0
+fi
+# cscan TID ADDR MODE: the scan's stops into $got ("POS kind where" per
+# line), the thread's end into $cend
+cscan() {
+	"$WATCHTRUTH" --scan "$c" "$1" "$2" 4 "$3" >"$tmp/cscan" 2>&1
+	cend=$(awk '/^end /{ print $2 }' "$tmp/cscan")
+	got=$(awk '/^stop /{ print $2, $3, $4 }' "$tmp/cscan")
+}
+okc=1
+for m in stop stack skip; do
+	# A: clone's ctid; B: its own set_tid_address.
+	for tw in "$ta $ca" "$tb $cb"; do
+		set -- $tw
+		cscan "$1" "$2" $m
+		[ -n "$cend" ] && [ "$got" = "$((cend - 1)) known syscall" ] ||
+			{ okc=0; echo "$m $tw: $got" >>"$tmp/log"; }
+	done
+	# No stop at either exit for bytes the exits do not write.
+	for tw in "$ta $cb" "$ta $co" "$tb $ca" "$tb $co"; do
+		set -- $tw
+		cscan "$1" "$2" $m
+		[ -n "$cend" ] && [ -z "$got" ] ||
+			{ okc=0; echo "$m $tw: $got" >>"$tmp/log"; }
+	done
+done
+if [ $okc = 1 ]; then
+	ok "watchctid: each exit is a known write of its ctid word alone, in every mode"
+else
+	bad "watchctid: each exit is a known write of its ctid word alone, in every mode"
+fi
+cscan "$ta" "$ca" skip	# A's end into $cend
+timeout 300 "$PTREC" replay "$c" -batch -ex "set pagination off" \
+	-ex "set ptrec watch-unknown skip" -ex "watch *(int *)$ca" \
+	-ex "echo @@rc1\n" -ex "reverse-continue" -ex "ptrec position" \
+	-ex "echo @@rc2\n" -ex "reverse-continue" -ex "ptrec position" \
+	-ex "echo @@c1\n" -ex "continue" -ex "ptrec position" \
+	-ex "echo @@c2\n" -ex "continue" -ex "ptrec position" \
+	-ex "echo @@done\n" >"$tmp/ctidgdb.out" 2>&1
+tap_log=$tmp/ctidgdb.out
+if part ctidgdb rc1 | grep -q "thread $ta position $cend of" &&
+	part ctidgdb rc1 | grep -q "(thread $ta, instruction $cend) wrote 4 bytes at $ca" &&
+	! part ctidgdb rc1 | grep -q "may have" &&
+	part ctidgdb rc2 | grep -q "thread $tm position $((mpos + 1)) of" &&
+	part ctidgdb c1 | grep -q "thread $tm position $((mpos + 2)) of" &&
+	part ctidgdb c2 | grep -q "thread $ta at the end"; then
+	ok "GDB: reverse-continue stops at A's exit, then main's store; continue: the store, the exit"
+else
+	bad "GDB: reverse-continue stops at A's exit, then main's store; continue: the store, the exit"
+fi
+unset tap_log
 # Rewritten code in the text: the check names it (and so fails).
 if [ -n "${SMCPROG:-}" ]; then
 	m=$tmp/smc

@@ -8,8 +8,8 @@
  * blocks against the cursor's, the whole history and windows of 1,000
  * from 50 places (blocks() below).
  *
- * watchtruth --scan BUNDLE TID ADDR LEN MODE: the stops of a backward
- * watch scan of one thread (scan_all() below).
+ * watchtruth --scan BUNDLE TID ADDR LEN MODE [fwd]: the stops of a
+ * backward (or forward) watch scan of one thread (scan_all() below).
  *
  * watchtruth BUNDLE ADDR LEN [TID POS]: every instruction of every thread that wrote
  * a byte of [ADDR, ADDR + LEN), by the software recorder's ground truth
@@ -898,8 +898,9 @@ static int blocks(struct rp_session *s)
 }
 
 /*
- * --scan BUNDLE TID ADDR LEN stop|stack|skip: every stop of a backward
- * watch scan (write) of thread TID from its end, one line each: "stop POS
+ * --scan BUNDLE TID ADDR LEN stop|stack|skip [fwd]: every stop of a
+ * backward watch scan (write) of thread TID from its end (with fwd, a
+ * forward one from its start), one line each: "stop POS
  * known|maybe|gap syscall|insn".  Exits 2 on bad input.
  */
 static int scan_all(int argc, char **argv)
@@ -909,12 +910,14 @@ static int scan_all(int argc, char **argv)
 	struct rp_recover *rc;
 	struct rp_watch_hit h;
 	struct rp_watch *w;
-	uint64_t end, hi;
+	uint64_t end, hi, lo;
+	bool fwd = argc == 8;
 	uint32_t tid;
 
-	if (argc != 7 || rp_session_open(&s, argv[2])) {
+	if (argc < 7 || argc > 8 || (argc == 8 && strcmp(argv[7], "fwd")) ||
+	    rp_session_open(&s, argv[2])) {
 		fprintf(stderr, "usage: watchtruth --scan BUNDLE TID ADDR LEN "
-			"stop|stack|skip\n");
+			"stop|stack|skip [fwd]\n");
 		return 2;
 	}
 	tid = (uint32_t)strtoul(argv[3], NULL, 0);
@@ -933,8 +936,16 @@ static int scan_all(int argc, char **argv)
 			    strtoull(argv[5], NULL, 0)))
 		return 2;
 	printf("end %" PRIu64 "\n", end);
-	for (hi = end; hi && !rp_watch_scan(w, rc, info.pid, -1, 0, hi, &h);
-	     hi = h.pos)
+	if (fwd) {
+		for (lo = 0; lo < end && !rp_watch_scan(w, rc, info.pid, 1, lo,
+							end, &h);
+		     lo = h.pos + 1)
+			printf("stop %" PRIu64 " %s %s\n", h.pos,
+			       h.gap ? "gap" : h.maybe ? "maybe" : "known",
+			       h.syscall ? "syscall" : "insn");
+	}
+	for (hi = end; !fwd && hi &&
+	     !rp_watch_scan(w, rc, info.pid, -1, 0, hi, &h); hi = h.pos)
 		printf("stop %" PRIu64 " %s %s\n", h.pos,
 		       h.gap ? "gap" : h.maybe ? "maybe" : "known",
 		       h.syscall ? "syscall" : "insn");

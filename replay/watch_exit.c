@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * What the kernel writes when a thread exits alone (issue #18): exit(2)
+ * with other threads alive runs mm_release after the thread's last
+ * instruction and before the end snapshot, which writes 0 to the
+ * thread's clear_child_tid word (the ctid of the clone that made it with
+ * CLONE_CHILD_CLEARTID, or the address of its last set_tid_address(2))
+ * and then futex-wakes it: glibc's struct pthread tid, which
+ * pthread_join waits on.  Before that, futex_exit_release walks the
+ * robust list the thread registered with set_robust_list(2) (a clone
+ * starts with none) and marks the futexes it still holds.
+ *
+ * Without this file the exit counts as a store of unknown address (and a
+ * load: the robust list walk), a "may have written" stop for any watched
+ * byte.  Here the exit's accesses are named where the history shows
+ * them: the clear_child_tid word as the recovery engine knows the
+ * argument at that system call, and no robust-list access for a thread
+ * that started in the recording and never called set_robust_list.  What
+ * the history cannot show (a ctid the engine does not know, a system
+ * call of unknown number, a gap that may hide one, a thread older than
+ * the recording) stays an unknown access: never a silent skip.
+ *
+ * The system calls of a thread are found at its tracing-off events
+ * (RP_EV_DISABLED: a syscall leaves ring 3, which ptrec traces alone).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/sched.h>
+
+#include "rcv_win.h"
+#include "replay.h"
+#include "rp_internal.h"
+#include "watch_exit.h"
+#include "watch_proof.h"
+
+#define SYS_CLONE		56
+#define SYS_FORK		57
+#define SYS_VFORK		58
+#define SYS_EXECVE		59
+#define SYS_SET_TID_ADDRESS	218
+#define SYS_SET_ROBUST_LIST	273
+#define SYS_EXECVEAT		322
+#define SYS_CLONE3		435
+
+/* One thread's exit: its accesses (rp_recover_accesses()' form). */
+struct wpx_thr {
+	const struct rp_session *s;
+	uint32_t tid;
+	int n;
+	struct rp_access acc[3];
+};
+
+struct wpx_cache {
+	struct wpx_thr *v;
+	size_t n, cap;
+};
+
+void wpx_cache_free(struct wpx_cache *xc)
+{
+	if (!xc)
+		return;
+	free(xc->v);
+	free(xc);
+}
+
+/*
+ * A thread that ended in a system call before the end snapshot was taken
+ * (exit(2) with other threads alive: the snapshot shows its process
+ * later, not this thread).  (exit_group's writes come after the
+ * snapshot: the recorder takes it at the first PTRACE_EVENT_EXIT, before
+ * any thread's mm_release.)
+ */
+bool wpx_exit_write(struct rp_recover *rc)
+{
+	struct rp_cursor *c;
+	struct rp_insn in;
+	bool ret;
+
+	if (rc->snap_ok || !rc->mt || !rc->end || rp_cursor_new(rc->s,
+								 rc->tid, &c))
+		return false;
+	ret = !rp_cursor_peek(c, rc->end, &in) && in.size == 2 &&
+	      in.raw[0] == 0x0f && in.raw[1] == 0x05;
+	rp_cursor_free(c);
+	return ret;
+}
+
+bool wpx_exit_near(struct rp_recover *rc, uint64_t lo, uint64_t hi,
+		   uint64_t *g)
+{
+	*g = rc->end - 1;
+	return rc->end && *g >= lo && *g < hi && wpx_exit_write(rc);
+}
+
+/* A 64-bit register before @pos when the engine knows it whole. */
+static bool reg_known(struct rp_recover *rc, uint64_t pos, unsigned int reg,
+		      uint64_t *v)
+{
+	uint64_t k;
+
+	return !rp_recover_reg_bits(rc, pos, reg, v, &k) && k == ~0ull;
+}
+
+/*
+ * Questions to the engine for system call numbers per exit: each may
+ * compute a window (about 0.1 s for 16,384 instructions far from the
+ * end), so a thread with many calls not preceded by their number gives
+ * up (the exit stays an unknown write) rather than take minutes.
+ */
+#define WPX_ASK_MAX 32
+
+/*
+ * The number of the system call at @pos (Linux reads eax alone), -1
+ * when it is not known, an x32 or a 32-bit one (int 0x80, sysenter).
+ * First the instruction just before it, `mov $N, %eax` or `mov $N,
+ * %rax` as libc's wrappers set it; else, while *@budget lasts, the
+ * engine.
+ */
+static int64_t sys_nr(struct rp_recover *rc, struct rp_cursor *c,
+		      const struct rp_insn *in, uint64_t pos, int *budget)
+{
+	struct rp_insn pv;
+	uint64_t v, k;
+	uint32_t imm;
+
+	if (in->size != 2 || in->raw[0] != 0x0f || in->raw[1] != 0x05)
+		return -1;
+	if (pos && !rp_cursor_peek(c, pos - 1, &pv) &&
+	    ((pv.size == 5 && pv.raw[0] == 0xb8) ||
+	     (pv.size == 7 && pv.raw[0] == 0x48 && pv.raw[1] == 0xc7 &&
+	      pv.raw[2] == 0xc0))) {
+		memcpy(&imm, pv.raw + pv.size - 4, 4);
+		return imm & 0x40000000 ? -1 : (int64_t)imm;
+	}
+	if (*budget <= 0)
+		return -1;
+	*budget -= 1;
+	if (rp_recover_reg_bits(rc, pos, RP_REG_RAX, &v, &k) ||
+	    (k & 0xffffffffull) != 0xffffffffull || (v & 0x40000000))
+		return -1;
+	return (int64_t)(v & 0xffffffffull);
+}
+
+/* Does a gap of @tid's history hide instructions (a system call)? */
+static bool hides(const struct rp_session *s, uint32_t tid)
+{
+	struct rp_gap gap;
+	uint64_t i;
+
+	for (i = 0; !rp_thread_gap(s, tid, i, &gap); i++)
+		if (gap.reason != RP_GAP_LOOP)
+			return true;
+	return false;
+}
+
+/*
+ * Calls @fn for each system call of @rc's thread, in history order, with
+ * its position and number (-1 unknown).  Returns false when the history
+ * may hide one (a gap) or a step fails.
+ */
+static bool each_sys(struct rp_recover *rc,
+		     bool (*fn)(void *arg, uint64_t pos, int64_t nr),
+		     void *arg)
+{
+	struct rp_cursor *c;
+	struct rp_event ev;
+	struct rp_insn in;
+	uint64_t i;
+	bool ok = true;
+	int budget = WPX_ASK_MAX;
+
+	if (hides(rc->s, rc->tid) || rp_cursor_new(rc->s, rc->tid, &c))
+		return false;
+	for (i = 0; ok && !rp_thread_event(rc->s, rc->tid, i, &ev); i++) {
+		if (ev.kind != RP_EV_DISABLED || !ev.before)
+			continue;
+		if (rp_cursor_peek(c, ev.before - 1, &in)) {
+			ok = false;
+			break;
+		}
+		/* Tracing off after another instruction: a filter, not a
+		 * system call (a 32-bit one is one of unknown number).
+		 */
+		if (!(in.size == 2 && ((in.raw[0] == 0x0f &&
+					(in.raw[1] == 0x05 || in.raw[1] == 0x34))
+				       || (in.raw[0] == 0xcd &&
+					   in.raw[1] == 0x80))))
+			continue;
+		ok = fn(arg, ev.before - 1,
+			sys_nr(rc, c, &in, ev.before - 1, &budget));
+	}
+	rp_cursor_free(c);
+	return ok;
+}
+
+/* The exiting thread's own system calls. */
+struct own {
+	struct rp_recover *rc;
+	bool robust;		/* may have registered a robust list */
+	bool unknown;		/* a call of unknown number since tid_at */
+	bool set;		/* a set_tid_address */
+	uint64_t tid_at;	/* the last one */
+};
+
+static bool own_sys(void *arg, uint64_t pos, int64_t nr)
+{
+	struct own *o = arg;
+
+	if (nr < 0 || nr == SYS_EXECVE || nr == SYS_EXECVEAT) {
+		o->unknown = true;
+		o->robust = true;
+	} else if (nr == SYS_SET_ROBUST_LIST) {
+		o->robust = true;
+	} else if (nr == SYS_SET_TID_ADDRESS) {
+		o->set = true;
+		o->unknown = false;
+		o->tid_at = pos;
+	}
+	return true;
+}
+
+/* The parent's clone-family calls, to find the k-th. */
+struct par {
+	uint64_t k, n;		/* the one wanted, how many so far */
+	uint64_t at;
+	int64_t nr;
+	bool unknown;
+};
+
+static bool par_sys(void *arg, uint64_t pos, int64_t nr)
+{
+	struct par *p = arg;
+
+	if (nr < 0) {
+		p->unknown = true;
+		return false;
+	}
+	if (nr != SYS_CLONE && nr != SYS_CLONE3 && nr != SYS_FORK &&
+	    nr != SYS_VFORK)
+		return true;
+	if (p->n++ == p->k) {
+		p->at = pos;
+		p->nr = nr;
+	}
+	return true;
+}
+
+enum { CTID_UNKNOWN, CTID_NONE, CTID_KNOWN };
+
+/*
+ * The clear_child_tid the clone that made @tid gave it: the k-th
+ * THREAD_START record of its parent is the parent's k-th clone-family
+ * system call when the parent's history shows all of them (as many as
+ * the records; a failed clone makes them differ, and then nothing is
+ * known).  The flags and ctid as the engine knows them there: clone's
+ * rdi and r10, clone3's struct clone_args (flags at 0, child_tid at 16).
+ */
+static int clone_ctid(struct rp_recover *rc, uint32_t parent, uint64_t k,
+		      uint64_t nrec, uint64_t *ctid)
+{
+	struct par p = { k, 0, 0, -1, false };
+	struct rp_recover *pr;
+	uint64_t flags, a, args[3];
+	int ret = CTID_UNKNOWN;
+
+	if (rp_recover_new(rc->s, parent, &pr))
+		return CTID_UNKNOWN;
+	if (!each_sys(pr, par_sys, &p) || p.unknown || p.n != nrec ||
+	    p.nr < 0)
+		goto out;
+	if (p.nr == SYS_FORK || p.nr == SYS_VFORK) {
+		ret = CTID_NONE;
+		goto out;
+	}
+	if (p.nr == SYS_CLONE) {
+		uint64_t v, kb;
+
+		if (rp_recover_reg_bits(pr, p.at, RP_REG_RDI, &v, &kb) ||
+		    !(kb & CLONE_CHILD_CLEARTID))
+			goto out;
+		if (!(v & CLONE_CHILD_CLEARTID)) {
+			ret = CTID_NONE;
+			goto out;
+		}
+		if (!reg_known(pr, p.at, RP_REG_R10, ctid))
+			goto out;
+	} else {
+		if (!reg_known(pr, p.at, RP_REG_RDI, &a) ||
+		    rp_recover_mem(pr, p.at, a, args, sizeof(args)) !=
+		    sizeof(args))
+			goto out;
+		flags = args[0];
+		if (!(flags & CLONE_CHILD_CLEARTID)) {
+			ret = CTID_NONE;
+			goto out;
+		}
+		*ctid = args[2];
+	}
+	ret = *ctid ? CTID_KNOWN : CTID_NONE;
+out:
+	rp_recover_free(pr);
+	return ret;
+}
+
+/* Is @tid made in the recording?  Its parent and its rank among the
+ * parent's children in *@parent, *@k, the parent's children in *@n.
+ */
+static bool started(const struct rp_session *s, uint32_t tid,
+		    uint32_t *parent, uint64_t *k, uint64_t *n)
+{
+	const struct ptrec_sb_thread_start *t;
+	bool found = false;
+	size_t i;
+
+	for (i = 0; i < s->nrecs; i++) {
+		t = (const void *)s->recs[i];
+		if (s->recs[i]->type == PTREC_SB_THREAD_START && t->tid == tid) {
+			*parent = t->parent_tid;
+			found = true;
+			break;
+		}
+	}
+	if (!found)
+		return false;
+	*k = *n = 0;
+	for (i = 0; i < s->nrecs; i++) {
+		t = (const void *)s->recs[i];
+		if (s->recs[i]->type != PTREC_SB_THREAD_START ||
+		    t->parent_tid != *parent)
+			continue;
+		if (t->tid == tid)
+			*k = *n;
+		*n += 1;
+	}
+	return true;
+}
+
+/* Works out the exit's accesses of @rc's thread into @x. */
+static void exit_accesses(struct rp_recover *rc, struct wpx_thr *x)
+{
+	struct own o = { rc, false, false, false, 0 };
+	uint64_t ctid = 0, k = 0, n = 0;
+	uint32_t parent = 0;
+	bool made, whole;
+	int st = CTID_UNKNOWN;
+
+	made = started(rc->s, rc->tid, &parent, &k, &n);
+	whole = each_sys(rc, own_sys, &o);
+	if (!whole || !made)
+		o.robust = true;
+	if (whole && o.set && !o.unknown)
+		st = reg_known(rc, o.tid_at, RP_REG_RDI, &ctid) ?
+		     (ctid ? CTID_KNOWN : CTID_NONE) : CTID_UNKNOWN;
+	else if (whole && made && !o.set && !o.unknown && parent != rc->tid)
+		st = clone_ctid(rc, parent, k, n, &ctid);
+	x->n = 0;
+	if (st == CTID_KNOWN)
+		x->acc[x->n++] = (struct rp_access){ .kind = RP_ACC_WRITE,
+			.addr_known = true, .syscall = true, .addr = ctid,
+			.size = 4 };
+	if (st == CTID_UNKNOWN || o.robust)
+		x->acc[x->n++] = (struct rp_access){ .kind = RP_ACC_WRITE,
+			.syscall = true };
+	if (o.robust)	/* the walk of the list reads it */
+		x->acc[x->n++] = (struct rp_access){ .kind = RP_ACC_READ,
+			.syscall = true };
+}
+
+int wpx_exit_accesses(struct wpx_cache **xcp, struct rp_recover *rc,
+		      const struct rp_access **acc)
+{
+	struct wpx_cache *xc = *xcp;
+	struct wpx_thr *x;
+	size_t i;
+
+	if (!xc) {
+		xc = calloc(1, sizeof(*xc));
+		if (!xc)
+			return -RP_ERR_NOMEM;
+		*xcp = xc;
+	}
+	for (i = 0; i < xc->n; i++)
+		if (xc->v[i].s == rc->s && xc->v[i].tid == rc->tid) {
+			*acc = xc->v[i].acc;
+			return xc->v[i].n;
+		}
+	if (xc->n == xc->cap) {
+		size_t cap = xc->cap ? 2 * xc->cap : 4;
+
+		x = realloc(xc->v, cap * sizeof(*x));
+		if (!x)
+			return -RP_ERR_NOMEM;
+		xc->v = x;
+		xc->cap = cap;
+	}
+	x = &xc->v[xc->n++];
+	x->s = rc->s;
+	x->tid = rc->tid;
+	exit_accesses(rc, x);
+	*acc = x->acc;
+	return x->n;
+}
