@@ -96,6 +96,12 @@ static struct sv fresh_val(struct pass *p)
 	return k < 0 ? none : (struct sv){ k, 0, 0 };
 }
 
+/* What the current instruction's results depend on (watch_dep.c). */
+static inline int32_t dep_in(struct pass *p)
+{
+	return p->deps ? wdep_inputs(p) : 0;
+}
+
 /* Some value the instruction computes: a new base, depending on what
  * it reads (watch_dep.c).
  */
@@ -191,7 +197,8 @@ static void store(struct pass *p, struct sv a, uint64_t size, struct sv val,
 	int64_t end;
 	size_t k, j;
 
-	wdep_store(p, a, size, d);
+	if (p->deps)
+		wdep_store(p, a, size, d);
 	if (a.root < 0 || !size || size > MAX_SPAN ||
 	    __builtin_add_overflow(a.hi, (int64_t)size, &end)) {
 		p->nslot = 0;
@@ -253,7 +260,8 @@ static struct sv load8(struct pass *p, struct sv a)
 
 	if (!sv_exact(a)) {
 		v = fresh_val(p);
-		wdep_load(p, a, 8, v.root);
+		if (p->deps)
+			wdep_load(p, a, 8, v.root);
 		return v;
 	}
 	j = slot_at(p, a.lo);
@@ -267,7 +275,8 @@ static struct sv load8(struct pass *p, struct sv a)
 		p->root[v.root].lw_root = a.root;
 		p->root[v.root].lw_off = a.lo;
 	}
-	wdep_load(p, a, 8, v.root);
+	if (p->deps)
+		wdep_load(p, a, 8, v.root);
 	if (v.root > 0 && a.root == ENTRY_RSP && p->pure &&
 	    (!p->stored || a.lo >= p->shi || a.lo + 8 <= p->slo)) {
 		p->root[v.root].is_word = true;
@@ -351,7 +360,7 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 		if (!sv_is_const(p->r[RP_REG_RAX]) ||
 		    !rcv_sys_quiet((uint64_t)p->r[RP_REG_RAX].lo)) {
 			add_acc(p, i, RP_ACC_WRITE, none, 0);
-			store(p, none, 0, none, wdep_inputs(p));
+			store(p, none, 0, none, dep_in(p));
 		}
 		return;
 	}
@@ -366,7 +375,7 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 	     rcv_bitop_far(in))) {
 		add_acc(p, i, RP_ACC_READ, none, 0);
 		add_acc(p, i, RP_ACC_WRITE, none, 0);
-		store(p, none, 0, none, wdep_inputs(p));
+		store(p, none, 0, none, dep_in(p));
 		return;
 	}
 	switch (in->id) {
@@ -382,20 +391,20 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 			a = addr_of(p, in, &in->op[0]);
 			add_acc(p, i, RP_ACC_READ, a, in->op[0].size);
 			mark_fixed(p, &in->op[0]);
-			if (in->id == X86_INS_CALL)
+			if (in->id == X86_INS_CALL && p->deps)
 				wdep_load(p, a, in->op[0].size, -1);
 		}
 		if (in->id == X86_INS_PUSH && in->op[0].type != RCV_OP_IMM &&
 		    in->op[0].size != 8) {
 			add_acc(p, i, RP_ACC_WRITE, none, 0);
-			store(p, none, 0, none, wdep_inputs(p));
+			store(p, none, 0, none, dep_in(p));
 			return;
 		}
 		a = sv_add(rsp, -8);
 		add_acc(p, i, RP_ACC_WRITE, a, 8);
 		v = in->id == X86_INS_CALL ? sv_const(in->ip + in->len) :
 					     src_of(p, in, &in->op[0]);
-		store(p, a, 8, v, v.root >= 0 ? v.root : wdep_inputs(p));
+		store(p, a, 8, v, v.root >= 0 ? v.root : dep_in(p));
 		return;
 	case X86_INS_RET:
 		/* The trace shows the word it pops: a value a push or a
@@ -418,7 +427,7 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 			found = true;
 		}
 		/* Else what stores left there, as a load would read it. */
-		if (sv_exact(rsp) && !found)
+		if (sv_exact(rsp) && !found && p->deps)
 			wdep_reveal(p, wdep_load(p, rsp, 8, -1));
 		if (sv_exact(rsp)) {
 			if (wpf_grow((void **)&p->rets, &p->rets_cap,
@@ -457,7 +466,8 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 			add_acc(p, i, RP_ACC_READ, a, op->size);
 			mark_fixed(p, op);
 			/* A mov of 8 bytes into a register: step()'s load8 */
-			if (!mov || k != 1 || !is_reg(&in->op[0], 8))
+			if (p->deps &&
+			    (!mov || k != 1 || !is_reg(&in->op[0], 8)))
 				wdep_load(p, a, op->size, -1);
 		}
 		if (acc & CS_AC_WRITE) {
@@ -472,7 +482,7 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 			else if (mov && k == 0 && in->op[1].type == RCV_OP_IMM)
 				d = 0;
 			else
-				d = v.root >= 0 ? v.root : wdep_inputs(p);
+				d = v.root >= 0 ? v.root : dep_in(p);
 			store(p, a, op->size, v, d);
 		}
 	}
