@@ -26,7 +26,7 @@
  * What is not followed (a cut: a signal or a gap, an instruction
  * capstone could not read, a barrier, rep string instructions, stores
  * of unnamed memory) keeps the window loud, as before.  A value of
- * unknown origin that the trace shows informs everything (wdep->all).
+ * unknown origin that the trace shows informs everything (pass->all).
  */
 #include <stdlib.h>
 #include <string.h>
