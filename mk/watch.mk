@@ -68,8 +68,15 @@ $(GDB_WATCHCTX): tests/gdb/watchctx.c
 	@mkdir -p $(dir $@)
 	$(CC) -O0 -g -no-pie -fno-pie -Wl,-z,now -o $@ $<
 
+# review3's probes of watch_dep.c: bases shown through branches, the
+# stack, memory, xmm, setcc, cmov and returns, far from the end.
+GDB_WATCHDEP := $(BUILD)/tests/gdb/watchdep
+$(GDB_WATCHDEP): tests/gdb/watchdep.S
+	@mkdir -p $(dir $@)
+	$(CC) -nostdlib -static -no-pie -o $@ $<
+
 gdb-watch-test: $(PTREC) $(PTREC_SERVER) $(GDB_WATCH) $(GDB_WATCHVAL) \
-		$(GDB_WATCHBITS) $(GDB_WATCHALT) $(GDB_WATCHCTX) $(WATCHTRUTH) \
+		$(GDB_WATCHDEP) $(GDB_WATCHBITS) $(GDB_WATCHALT) $(GDB_WATCHCTX) $(WATCHTRUTH) \
 		$(GDB_WATCHJIT) $(GDB_WATCHEXIT) $(GDB_WATCHCTID) \
 		$(GDB_WATCHSMC) $(MKTSX) $(PROG_BINS) $(BUILD)/examples/demo
 	PTREC=$(CURDIR)/$(PTREC) MKTSX=$(CURDIR)/$(MKTSX) \
@@ -85,6 +92,7 @@ gdb-watch-test: $(PTREC) $(PTREC_SERVER) $(GDB_WATCH) $(GDB_WATCHVAL) \
 		CTXPROG=$(CURDIR)/$(GDB_WATCHCTX) \
 		VALPROG=$(CURDIR)/$(GDB_WATCHVAL) \
 		DEMO=$(CURDIR)/$(BUILD)/examples/demo \
+		DEPPROG=$(CURDIR)/$(GDB_WATCHDEP) \
 		WATCHTRUTH=$(CURDIR)/$(WATCHTRUTH) tests/gdb/watch.sh
 
 .PHONY: gdb-watch-test

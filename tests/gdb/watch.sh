@@ -393,7 +393,7 @@ fi
 # is secret when nothing the trace shows (conditional branches, indirect
 # targets, returns, system calls) depends on its base (watch_dep.c); the
 # engine must know none of them.
-for prog in threads indirect signal jmp plt "${DEMO:-}"; do
+for prog in threads indirect signal jmp plt "${DEMO:-}" "${DEPPROG:-}"; do
 	case $prog in /*) path=$prog; prog=$(basename "$prog") ;;
 		*) path=${PROGS:-}/$prog ;; esac
 	[ -x "$path" ] || continue
