@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Review of the read-only rule's ordering (rcv_order.c) and its single-
+ * thread form (rcv_mem.c ro_mem()), for tests/values/run.sh: worlds the
+ * trace and snapshot allow in which a read-only page changes after the
+ * main thread's load of it with no system call or recorded task to show
+ * it.  A page made read-only holds 0x66; the main thread loads it into
+ * r12 (`movzbq 0x20000000, %r12`, three nops, cleared), then something
+ * the engine does not see makes the page hold something else at the end:
+ *
+ *   untraced: a task made with clone(CLONE_VM | CLONE_UNTRACED): ptrace's
+ *             TRACECLONE does not follow it, so the recording has one
+ *             thread and no clone record, yet it shares the memory.  It
+ *             mprotects the page writable, stores 0x77 and makes it
+ *             read-only again after the load; the main thread only
+ *             spins (no system call) until it is done.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define PAGE 0x20000000ul
+
+static volatile int go, done;
+static unsigned char *page;
+
+static void load(void)
+{
+	__asm__ volatile("movzbq 0x20000000, %%r12\n\tnop\n\tnop\n\tnop\n\t"
+			 "xor %%r12d, %%r12d" : : : "r12", "memory");
+}
+
+static int hidden(void *arg)
+{
+	(void)arg;
+	while (!go)
+		;
+	mprotect(page, 4096, PROT_READ | PROT_WRITE);
+	page[0] = 0x77;
+	mprotect(page, 4096, PROT_READ);
+	done = 1;
+	syscall(SYS_exit, 0);
+	return 0;
+}
+
+static void untraced(void)
+{
+	static char stack[65536] __attribute__((aligned(16)));
+
+	if (clone(hidden, stack + sizeof(stack),
+		  CLONE_VM | CLONE_UNTRACED | SIGCHLD, NULL) < 0)
+		abort();
+	load();
+	go = 1;
+	while (!done)
+		;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "untraced";
+
+	page = mmap((void *)PAGE, 4096, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (page != (void *)PAGE)
+		return 1;
+	page[0] = 0x66;
+	mprotect(page, 4096, PROT_READ);
+	if (!strcmp(mode, "untraced"))
+		untraced();
+	else
+		return 2;
+	return 0;
+}
