@@ -14,6 +14,11 @@
  *             mprotects the page writable, stores 0x77 and makes it
  *             read-only again after the load; the main thread only
  *             spins (no system call) until it is done.
+ *   uring:    before the load, one io_uring_enter submits a timeout
+ *             hard-linked to IORING_OP_MADVISE(MADV_DONTNEED) of the
+ *             page: the kernel zeroes it 10 ms later, after the call
+ *             returned and after the load, while the main thread spins
+ *             on the page (no system call).  The end's page holds 0.
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -21,6 +26,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/io_uring.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -62,6 +68,50 @@ static void untraced(void)
 		;
 }
 
+/* The zeroing of the page, queued before the load: a 10 ms timeout
+ * hard-linked to madvise(page, 4096, MADV_DONTNEED).
+ */
+static void uring(void)
+{
+	static struct __kernel_timespec ts = { 0, 10 * 1000 * 1000 };
+	struct io_uring_params p;
+	struct io_uring_sqe *sqe;
+	unsigned int *tail, *array;
+	char *sq;
+	int fd;
+
+	memset(&p, 0, sizeof(p));
+	fd = (int)syscall(__NR_io_uring_setup, 4, &p);
+	if (fd < 0)
+		abort();
+	sq = mmap(NULL, p.sq_off.array + p.sq_entries * 4,
+		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd,
+		  IORING_OFF_SQ_RING);
+	sqe = mmap(NULL, p.sq_entries * sizeof(*sqe), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_POPULATE, fd, IORING_OFF_SQES);
+	if (sq == MAP_FAILED || sqe == MAP_FAILED)
+		abort();
+	memset(sqe, 0, 2 * sizeof(*sqe));
+	sqe[0].opcode = IORING_OP_TIMEOUT;
+	sqe[0].flags = IOSQE_IO_HARDLINK;
+	sqe[0].addr = (uintptr_t)&ts;
+	sqe[0].len = 1;
+	sqe[1].opcode = IORING_OP_MADVISE;
+	sqe[1].addr = (uintptr_t)page;
+	sqe[1].len = 4096;
+	sqe[1].fadvise_advice = MADV_DONTNEED;
+	array = (unsigned int *)(sq + p.sq_off.array);
+	array[0] = 0;
+	array[1] = 1;
+	tail = (unsigned int *)(sq + p.sq_off.tail);
+	__atomic_store_n(tail, 2, __ATOMIC_RELEASE);
+	if (syscall(__NR_io_uring_enter, fd, 2, 0, 0, NULL, 0) != 2)
+		abort();
+	load();
+	while (*(volatile unsigned char *)page)
+		;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "untraced";
@@ -74,6 +124,8 @@ int main(int argc, char **argv)
 	mprotect(page, 4096, PROT_READ);
 	if (!strcmp(mode, "untraced"))
 		untraced();
+	else if (!strcmp(mode, "uring"))
+		uring();
 	else
 		return 2;
 	return 0;
