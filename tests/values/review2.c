@@ -14,6 +14,12 @@
  *             mprotects the page writable, stores 0x77 and makes it
  *             read-only again after the load; the main thread only
  *             spins (no system call) until it is done.
+ *   vforkvm:  the task that changes the page is a grandchild: vfork()'s
+ *             child makes it with clone(CLONE_VM) (recorded: TRACECLONE
+ *             follows it) and exits.  rcv_vm_shared() skips CLONE_VFORK
+ *             children, and the grandchild's parent is that child, so
+ *             the main thread's process counts as single-threaded while
+ *             a recorded task shares its memory after the vfork returns.
  *   uring:    before the load, one io_uring_enter submits a timeout
  *             hard-linked to IORING_OP_MADVISE(MADV_DONTNEED) of the
  *             page: the kernel zeroes it 10 ms later, after the call
@@ -62,6 +68,21 @@ static void untraced(void)
 	if (clone(hidden, stack + sizeof(stack),
 		  CLONE_VM | CLONE_UNTRACED | SIGCHLD, NULL) < 0)
 		abort();
+	load();
+	go = 1;
+	while (!done)
+		;
+}
+
+static void vforkvm(void)
+{
+	static char stack[65536] __attribute__((aligned(16)));
+
+	if (vfork() == 0) {
+		clone(hidden, stack + sizeof(stack), CLONE_VM | SIGCHLD,
+		      NULL);
+		_exit(0);
+	}
 	load();
 	go = 1;
 	while (!done)
@@ -124,6 +145,8 @@ int main(int argc, char **argv)
 	mprotect(page, 4096, PROT_READ);
 	if (!strcmp(mode, "untraced"))
 		untraced();
+	else if (!strcmp(mode, "vforkvm"))
+		vforkvm();
 	else if (!strcmp(mode, "uring"))
 		uring();
 	else
