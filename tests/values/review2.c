@@ -20,6 +20,14 @@
  *             children, and the grandchild's parent is that child, so
  *             the main thread's process counts as single-threaded while
  *             a recorded task shares its memory after the vfork returns.
+ *   sigbits:  not about the read-only rule: raise(SIGUSR1) with an
+ *             SA_SIGINFO handler.  glibc's tgkill sets esi (the tid) and
+ *             edx (the signal) with 32-bit moves, so their upper halves
+ *             are known 0 before the system call; the signal is delivered
+ *             on its return, and the handler's rsi and rdx are the
+ *             kernel's (&info, &uc: stack addresses).  The handler keeps
+ *             rsi's upper half in r13 (`movabs $0xffffffff00000000,%r13;
+ *             and %rsi,%r13`): 0x7fff........00000000 in truth.
  *   uring:    before the load, one io_uring_enter submits a timeout
  *             hard-linked to IORING_OP_MADVISE(MADV_DONTNEED) of the
  *             page: the kernel zeroes it 10 ms later, after the call
@@ -89,6 +97,27 @@ static void vforkvm(void)
 		;
 }
 
+static void sigbits_handler(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)si;
+	(void)uc;
+	__asm__ volatile("movabs $0xffffffff00000000, %%r13\n\t"
+			 "and %%rsi, %%r13\n\tnop\n\tnop\n\t"
+			 "xor %%r13d, %%r13d" : : : "r13");
+}
+
+static void sigbits(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = sigbits_handler;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGUSR1, &sa, NULL);
+	raise(SIGUSR1);
+}
+
 /* The zeroing of the page, queued before the load: a 10 ms timeout
  * hard-linked to madvise(page, 4096, MADV_DONTNEED).
  */
@@ -147,6 +176,8 @@ int main(int argc, char **argv)
 		untraced();
 	else if (!strcmp(mode, "vforkvm"))
 		vforkvm();
+	else if (!strcmp(mode, "sigbits"))
+		sigbits();
 	else if (!strcmp(mode, "uring"))
 		uring();
 	else
