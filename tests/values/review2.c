@@ -28,6 +28,13 @@
  *             kernel's (&info, &uc: stack addresses).  The handler keeps
  *             rsi's upper half in r13 (`movabs $0xffffffff00000000,%r13;
  *             and %rsi,%r13`): 0x7fff........00000000 in truth.
+ *   sigkill:  the same with whole values: kill(getpid(), SIGUSR1) by a
+ *             raw `syscall` with rsi = 10 and rdx = 0x5678 known; the
+ *             signal is delivered on its return and the handler's rsi
+ *             and rdx are &info and &uc.  The handler copies
+ *             rsi into r13.  (rcv_build_index() clears RCV_I_BARRIER on
+ *             every system call whose number is known, also the one
+ *             win_load() set for the transfer after it.)
  *   uring:    before the load, one io_uring_enter submits a timeout
  *             hard-linked to IORING_OP_MADVISE(MADV_DONTNEED) of the
  *             page: the kernel zeroes it 10 ms later, after the call
@@ -118,6 +125,29 @@ static void sigbits(void)
 	raise(SIGUSR1);
 }
 
+static void sigkill_handler(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)si;
+	(void)uc;
+	__asm__ volatile("mov %%rsi, %%r13\n\tnop\n\tnop\n\t"
+			 "xor %%r13d, %%r13d" : : : "r13");
+}
+
+static void sigkill(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = sigkill_handler;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGUSR1, &sa, NULL);
+	__asm__ volatile("mov $10, %%esi\n\t"
+			 "mov $0x5678, %%edx\n\tmov $62, %%eax\n\tsyscall"
+			 : : "D"((long)getpid())
+			 : "rax", "rsi", "rdx", "rcx", "r11", "memory");
+}
+
 /* The zeroing of the page, queued before the load: a 10 ms timeout
  * hard-linked to madvise(page, 4096, MADV_DONTNEED).
  */
@@ -178,6 +208,8 @@ int main(int argc, char **argv)
 		vforkvm();
 	else if (!strcmp(mode, "sigbits"))
 		sigbits();
+	else if (!strcmp(mode, "sigkill"))
+		sigkill();
 	else if (!strcmp(mode, "uring"))
 		uring();
 	else
