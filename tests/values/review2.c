@@ -35,6 +35,14 @@
  *             rsi into r13.  (rcv_build_index() clears RCV_I_BARRIER on
  *             every system call whose number is known, also the one
  *             win_load() set for the transfer after it.)
+ *   sigjcc:   a SIGALRM (setitimer, every 2 ms) handler reached by a
+ *             signal delivered right after `jne sigjcc_handler`, a direct
+ *             branch to the handler's own entry that is never taken (ZF
+ *             is 1): the trace (jne, then the handler) looks like the
+ *             branch taken, so no transfer is seen and rdi = 0x1234, rsi
+ *             = 0x5678 from before flow into the handler (truth: 14 and
+ *             the kernel's).  The loop is `jne; jmp`: about half of the
+ *             signals come after the jne; the handler exits at the 40th.
  *   uring:    before the load, one io_uring_enter submits a timeout
  *             hard-linked to IORING_OP_MADVISE(MADV_DONTNEED) of the
  *             page: the kernel zeroes it 10 ms later, after the call
@@ -50,6 +58,7 @@
 #include <linux/io_uring.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #define PAGE 0x20000000ul
@@ -148,6 +157,31 @@ static void sigkill(void)
 			 : "rax", "rsi", "rdx", "rcx", "r11", "memory");
 }
 
+volatile int sigjcc_hits;
+
+void sigjcc_handler(int sig);
+__attribute__((noinline, used)) void sigjcc_handler(int sig)
+{
+	(void)sig;
+	if (++sigjcc_hits == 40)
+		_exit(0);
+}
+
+static void sigjcc(void)
+{
+	struct itimerval it = { { 0, 2000 }, { 0, 2000 } };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = sigjcc_handler;
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	__asm__ volatile("mov $0x1234, %%edi\n\tmov $0x5678, %%esi\n\t"
+			 "cmp %%eax, %%eax\n"
+			 "1:\tjne sigjcc_handler\n\tjmp 1b"
+			 : : : "rdi", "rsi", "cc", "memory");
+}
+
 /* The zeroing of the page, queued before the load: a 10 ms timeout
  * hard-linked to madvise(page, 4096, MADV_DONTNEED).
  */
@@ -210,6 +244,8 @@ int main(int argc, char **argv)
 		sigbits();
 	else if (!strcmp(mode, "sigkill"))
 		sigkill();
+	else if (!strcmp(mode, "sigjcc"))
+		sigjcc();
 	else if (!strcmp(mode, "uring"))
 		uring();
 	else

@@ -4,18 +4,19 @@
 # trace and snapshot allow where a read-only page changes after the main
 # thread's load with no system call or recorded relative to show it
 # (untraced, vforkvm, uring: r12 must be unknown or the 0x66 loaded), and
-# a signal delivered on a system call's return whose handler gets the
-# registers from before the call (sigbits, sigkill).  Each case must give
+# a signal delivered on a system call's return (sigbits, sigkill) or
+# right after a direct branch to the handler's entry (sigjcc) whose
+# handler gets the registers from before.  Each case must give
 # no wrong value (valcheck).  `make values-review2`; not in values-test
 # until the engine is fixed (all fail on main at 23c7f15: untraced 9
-# wrong, vforkvm 10, uring 4, sigbits 3, sigkill 15).
+# wrong, vforkvm 10, uring 4, sigbits 3, sigkill 15, sigjcc 10).
 set -u
 : "${PTREC:?}" "${VALCHECK:?}" "${REVIEW2:?}"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 tap_begin values-review2
 
-for mode in untraced vforkvm uring sigbits sigkill; do
+for mode in untraced vforkvm uring sigbits sigkill sigjcc; do
 	rm -rf "${tmp:?}/$mode"
 	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/$mode" \
 		"$REVIEW2" $mode >"$tmp/log" 2>&1
