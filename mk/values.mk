@@ -47,12 +47,12 @@ values-review2: $(PTREC) $(VALCHECK) $(REVIEW2)
 		REVIEW2=$(CURDIR)/$(REVIEW2) tests/values/review2.sh
 
 values-test: $(PTREC) $(VALCHECK) $(VALWIN) $(PROG_BINS) $(UNSOUND) \
-		$(HOLES) $(ROTHREADS)
+		$(HOLES) $(ROTHREADS) $(REVIEW2)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
 		VALWIN=$(CURDIR)/$(VALWIN) \
 		PROGS=$(CURDIR)/$(PROG_DIR) UNSOUND=$(CURDIR)/$(UNSOUND) \
 		HOLES=$(CURDIR)/$(HOLES) ROTHREADS=$(CURDIR)/$(ROTHREADS) \
-		tests/values/run.sh
+		REVIEW2=$(CURDIR)/$(REVIEW2) tests/values/run.sh
 
 GDB_VALUES := $(BUILD)/tests/gdb/values
 $(GDB_VALUES): tests/gdb/values.c

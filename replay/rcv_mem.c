@@ -244,13 +244,29 @@ size_t rcv_share_set(const struct rp_session *s, uint32_t pid,
  * (its own pid) that shares every byte of its parent's memory and runs
  * alongside it (tests/values/holes.c clonevm); with CLONE_VFORK the
  * parent waits in the system call (a barrier) until the child execs or
- * exits.  Followed through children of children.
+ * exits.  Followed through children of children, vfork children too: a
+ * vfork child's own clone(CLONE_VM) child outlives it and runs alongside
+ * the parent (tests/values/review2.c vforkvm).  The memory is shared
+ * unless every link of the set is a vfork (each waits for the next).
  */
 bool rcv_vm_shared(const struct rp_session *s, uint32_t pid)
 {
 	uint32_t set[64];
+	size_t n = rcv_share_set(s, pid, CLONE_VM, 0, set, 64), i;
 
-	return rcv_share_set(s, pid, CLONE_VM, CLONE_VFORK, set, 64) != 1;
+	if (!n)
+		return true;
+	for (i = 0; n > 1 && i < s->nrecs; i++) {
+		const struct ptrec_sb_thread_start *t =
+			(const void *)s->recs[i];
+
+		if (s->recs[i]->type == PTREC_SB_THREAD_START &&
+		    t->pid != t->parent_pid && (t->clone_flags & CLONE_VM) &&
+		    !(t->clone_flags & CLONE_VFORK) &&
+		    in_set(set, n, t->parent_pid))
+			return true;
+	}
+	return false;
 }
 
 /*

@@ -346,7 +346,8 @@ uint64_t rcv_stack_until(struct rp_recover *rc);
 /* Computes rc->esc_pos and rc->priv_hi (rcv_escape.c). */
 void rcv_esc_compute(struct rp_recover *rc);
 /* Does a recorded thread of another process share process @pid's memory
- * (clone with CLONE_VM but not CLONE_THREAD or CLONE_VFORK)?  rcv_mem.c.
+ * (clone with CLONE_VM but not CLONE_THREAD or CLONE_VFORK, also one made
+ * by a vfork child)?  rcv_mem.c.
  */
 bool rcv_vm_shared(const struct rp_session *s, uint32_t pid);
 /*

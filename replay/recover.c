@@ -180,7 +180,7 @@ static int win_load(struct rp_recover *rc, struct win *w)
 			in->flags |= RCV_I_UNPROVEN | RCV_I_BARRIER |
 				     RCV_I_MEMBAR;
 		} else if (!e) {
-			in->flags |= RCV_I_BARRIER | RCV_I_MEMBAR;
+			in->flags |= RCV_I_BARRIER | RCV_I_MEMBAR | RCV_I_XFER;
 			ncalls = 0;
 			rc->stats.async++;
 			if (getenv("PTREC_RCV_DEBUG"))
@@ -193,7 +193,7 @@ static int win_load(struct rp_recover *rc, struct win *w)
 	for (i = 0; !rp_thread_gap(rc->s, rc->tid, i, &gap); i++)
 		if (gap.before > w->first && gap.before <= w->last)
 			w->ins[gap.before - 1 - w->first].flags |=
-				RCV_I_BARRIER | RCV_I_MEMBAR;
+				RCV_I_BARRIER | RCV_I_MEMBAR | RCV_I_XFER;
 	rcv_tsx_barriers(rc, w);
 	rcv_fs_absolute(rc, w);
 	ret = rcv_win_frames(w);

@@ -340,6 +340,23 @@ if [ -n "${ROTHREADS:-}" ]; then
 	done
 fi
 
+# Review 2 (tests/values/review2.c; docs/values.md "Signals" and "Read-only
+# memory"): a signal delivered on a system call's return must not pass
+# the registers from before the call into the handler, whole (sigkill:
+# kill by a raw syscall, 15 wrong before; RCV_I_XFER) or in part (sigbits:
+# upper halves known 0 from glibc's 32-bit moves, 3 wrong).  Each case
+# with VALCHECK_BITS=1: the bits known of registers not known whole too.
+if [ -n "${REVIEW2:-}" ]; then
+	for mode in sigkill sigbits; do
+		truth_rec "r2-$mode" "$REVIEW2" $mode
+		if VALCHECK_BITS=1 truth_check "r2-$mode"; then
+			ok "review2.c $mode: no wrong value; $(distance)"
+		else
+			bad "review2.c $mode: $(grep -c WRONG "$tmp/out") wrong: $(head -5 "$tmp/out" "$tmp/log")"
+		fi
+	done
+fi
+
 # The ramp (rcv_sum.c): unsound.c's "ramp" sets r12 once, changes it in a
 # loop 6,000 instructions long and overwrites it before the end.  In
 # windows of 300 instructions its mov lies beyond the chain (4,800
