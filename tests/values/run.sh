@@ -357,6 +357,28 @@ if [ -n "${REVIEW2:-}" ]; then
 	done
 fi
 
+# ... and a read-only page (0x66) that something the engine must count
+# changes after the main thread's load, with no system call of its own
+# after it: r12 right after the load must be unknown or 0x66, never the
+# end's value.  vforkvm: a vfork child's clone(CLONE_VM) grandchild
+# (rcv_vm_shared() skipped vfork children and so their children: r12
+# 0x77, 10 wrong).
+if [ -n "${REVIEW2:-}" ]; then
+	for mode in vforkvm; do
+		truth_rec "r2-$mode" "$REVIEW2" $mode
+		rpos=$(last_at "r2-$mode" 'movzbq +0x20000000,%r12$')
+		r12=$("$PTREC" values "$tmp/r2-$mode" --at $((${rpos:-0} + 1)) \
+			2>&1 | grep '^r12')
+		if [ -n "$rpos" ] && VALCHECK_BITS=1 truth_check "r2-$mode" &&
+			echo "$r12" |
+			grep -Eq '^r12 +(0x0*66|0x[0-9a-f?]*\?)'; then
+			ok "review2.c $mode: no wrong value, r12 not the end's; $(distance)"
+		else
+			bad "review2.c $mode (at ${rpos:-?}): $(grep -c WRONG "$tmp/out") wrong; $r12; $(head -3 "$tmp/out" "$tmp/log")"
+		fi
+	done
+fi
+
 # The ramp (rcv_sum.c): unsound.c's "ramp" sets r12 once, changes it in a
 # loop 6,000 instructions long and overwrites it before the end.  In
 # windows of 300 instructions its mov lies beyond the chain (4,800
