@@ -56,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/io_uring.h>
+#include <linux/sched.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -96,6 +97,31 @@ static void untraced(void)
 	go = 1;
 	while (!done)
 		;
+}
+
+/* clone3 with CLONE_VM | CLONE_VFORK | CLONE_UNTRACED: the recorder takes
+ * the flag out of the clone_args in memory while the call runs (so that
+ * it follows the child) and puts it back: the parent finds it there
+ * after (exit status 3 if not).  The child changes the read-only page
+ * while the parent waits, after the parent's load.
+ */
+static void untraced3(void)
+{
+	static struct clone_args ca;
+	long r;
+
+	ca.flags = CLONE_VM | CLONE_VFORK | CLONE_UNTRACED;
+	ca.exit_signal = SIGCHLD;
+	load();
+	r = syscall(SYS_clone3, &ca, sizeof(ca));
+	if (r == 0) {
+		mprotect(page, 4096, PROT_READ | PROT_WRITE);
+		page[0] = 0x77;
+		mprotect(page, 4096, PROT_READ);
+		syscall(SYS_exit, 0);
+	}
+	if (r < 0 || !(ca.flags & CLONE_UNTRACED))
+		exit(3);
 }
 
 static void vforkvm(void)
@@ -238,6 +264,8 @@ int main(int argc, char **argv)
 	mprotect(page, 4096, PROT_READ);
 	if (!strcmp(mode, "untraced"))
 		untraced();
+	else if (!strcmp(mode, "untraced3"))
+		untraced3();
 	else if (!strcmp(mode, "vforkvm"))
 		vforkvm();
 	else if (!strcmp(mode, "sigbits"))
