@@ -239,6 +239,18 @@ struct win *rcv_insn_win(struct rp_recover *rc, uint64_t pos, int *err);
  * with no matching call).
  */
 int rcv_expected(const struct rcv_ins *in, uint64_t next, uint64_t ret);
+/*
+ * Did thread @tid's trace stop between position @pos and the next one
+ * with the thread somewhere other than @next, the next instruction's
+ * address (an asynchronous disable or branch: a signal delivered, a
+ * fault)?  Then control reached @next as a handler's entry, even where
+ * @next is the target of a direct branch at @pos (tests/values/review2.c
+ * sigjcc).  *@evi: an event index at or before @pos + 1's events
+ * (rp_thread_event_find()), advanced past them; positions in increasing
+ * order (recover.c).
+ */
+bool rcv_async_away(const struct rp_session *s, uint32_t tid, uint64_t *evi,
+		    uint64_t pos, uint64_t next);
 
 /*
  * The first position of the thread from which no other task sharing its

@@ -193,6 +193,33 @@ __attribute__((noinline, used)) void sigjcc_handler(int sig)
 		_exit(0);
 }
 
+/* sigjcc deterministic (sigill, in values-test): `jne sigill_handler`
+ * never taken (ZF 1), then ud2, whose SIGILL runs sigill_handler, the
+ * jne's own target: the trace (jne, then the handler's entry) looks like
+ * the branch taken.  Truth: rdi 4 (SIGILL), rsi the kernel's &info.
+ */
+void sigill_handler(int sig);
+__attribute__((noinline, used)) void sigill_handler(int sig)
+{
+	(void)sig;
+	__asm__ volatile("mov %%rsi, %%r13\n\tnop\n\tnop\n\t"
+			 "xor %%r13d, %%r13d" : : : "r13");
+	_exit(0);
+}
+
+static void sigill(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = sigill_handler;
+	sigaction(SIGILL, &sa, NULL);
+	__asm__ volatile("mov $0x1234, %%edi\n\tmov $0x5678, %%esi\n\t"
+			 "cmp %%eax, %%eax\n\t"
+			 "jne sigill_handler\n\tud2"
+			 : : : "rdi", "rsi", "cc", "memory");
+}
+
 static void sigjcc(void)
 {
 	struct itimerval it = { { 0, 2000 }, { 0, 2000 } };
@@ -272,6 +299,8 @@ int main(int argc, char **argv)
 		sigbits();
 	else if (!strcmp(mode, "sigkill"))
 		sigkill();
+	else if (!strcmp(mode, "sigill"))
+		sigill();
 	else if (!strcmp(mode, "sigjcc"))
 		sigjcc();
 	else if (!strcmp(mode, "uring"))
