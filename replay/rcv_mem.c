@@ -193,7 +193,11 @@ static bool ro_mem(struct win *w, uint64_t i, uint64_t a)
 	map_of(rc, a);
 	if (!rc->map.found || !rc->map.ro)
 		return false;
-	/* Other threads: none may change it after state i (rcv_order.c). */
+	/* Other threads: none may change it after state i (rcv_order.c);
+	 * nor a request of asynchronous I/O.
+	 */
+	if (rcv_order_aio(rc))
+		return false;
 	return !rc->mt || w->first + i >= rcv_order_maps(rc);
 }
 
@@ -278,6 +282,8 @@ bool rcv_vm_shared(const struct rp_session *s, uint32_t pid)
 bool rcv_private_until(struct rp_recover *rc, uint64_t a, uint64_t *until)
 {
 	*until = UINT64_MAX;
+	if (rcv_order_aio(rc))	/* a request may write any of it */
+		return false;
 	if (rc->mt) {
 		if (!(rc->stack_lo <= a && a < rc->stack_hi))
 			return false;

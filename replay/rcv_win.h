@@ -180,6 +180,8 @@ struct rp_recover {
 	 */
 	bool ord_done;
 	uint64_t ord_pos[2];
+	/* rcv_order_aio(): 0 not computed, 1 no asynchronous I/O, 2 may */
+	uint8_t aio;
 };
 
 /*
@@ -260,6 +262,15 @@ bool rcv_async_away(const struct rp_session *s, uint32_t tid, uint64_t *evi,
  */
 uint64_t rcv_order_maps(struct rp_recover *rc);
 uint64_t rcv_order_fds(struct rp_recover *rc);
+/*
+ * May the kernel have written the memory of @rc's process, or changed
+ * its mappings or descriptors, with no system call to show when: an
+ * io_uring or AIO context (io_uring_setup, io_setup) in the history of a
+ * task sharing its memory, a system call there whose number is not known,
+ * a gap that may hide one, a ring mapped at the end (rcv_order.c)?  Then
+ * no memory is its own and no read-only or descriptor rule holds.
+ */
+bool rcv_order_aio(struct rp_recover *rc);
 /* A task's history as rcv_order.c reads it (a cursor; an array in tests). */
 struct rcv_hist {
 	int (*peek)(void *ctx, uint64_t pos, struct rp_insn *insn);
