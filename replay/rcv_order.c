@@ -379,7 +379,8 @@ uint64_t rcv_order_fds(struct rp_recover *rc)
 }
 
 /*
- * Asynchronous I/O (tests/values/review2.c uring): an io_uring request or
+ * Asynchronous I/O (tests/values/review2.c uring), and tasks the
+ * recording does not show (a clone without a THREAD_START record): an io_uring request or
  * an AIO one (io_submit) runs after the system call that submitted it
  * returned: a linked timeout then IORING_OP_MADVISE(MADV_DONTNEED) zeroes
  * a read-only page 10 ms later, a read fills a buffer, IORING_OP_CLOSE and
@@ -399,6 +400,20 @@ static bool aio_nr(int64_t nr, bool i386)
 	return i386 ? nr == 245 || nr == 425 : nr == 206 || nr == 425;
 }
 
+/* The THREAD_START records of the tasks @tid made. */
+static uint64_t children(const struct rp_session *s, uint32_t tid)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < s->nrecs; i++)
+		if (s->recs[i]->type == PTREC_SB_THREAD_START &&
+		    ((const struct ptrec_sb_thread_start *)s->recs[i])->
+		    parent_tid == tid)
+			n++;
+	return n;
+}
+
 static bool aio_task(struct rp_recover *rc, uint32_t tid)
 {
 	struct rp_thread_info info;
@@ -406,8 +421,9 @@ static bool aio_task(struct rp_recover *rc, uint32_t tid)
 	struct rp_insn insn;
 	struct rp_event ev;
 	struct rcv_hist h;
+	uint64_t i, clones = 0;
 	bool may = false;
-	uint64_t i;
+	int64_t nr;
 
 	if (rp_thread_info(rc->s, tid, &info) || hides_syscalls(rc, tid) ||
 	    rp_cursor_new(rc->s, tid, &c))
@@ -422,17 +438,27 @@ static bool aio_task(struct rp_recover *rc, uint32_t tid)
 		}
 		if (insn.iclass != RP_IC_FAR)
 			continue;
-		if (insn.raw[0] == 0x0f && insn.raw[1] == 0x05)
-			may = aio_nr(sys_nr(rc->dec, &h, ev.before - 1,
-					    insn.ip), false);
-		else if (insn.raw[0] == 0xcd && insn.raw[1] == 0x80)
-			may = aio_nr(sys_nr(rc->dec, &h, ev.before - 1,
-					    insn.ip), true);
-		else if (insn.raw[0] == 0x0f && insn.raw[1] == 0x34)
+		if (insn.raw[0] == 0x0f && insn.raw[1] == 0x05) {
+			nr = sys_nr(rc->dec, &h, ev.before - 1, insn.ip);
+			may = aio_nr(nr, false);
+			clones += nr == 56 || nr == 435;
+		} else if (insn.raw[0] == 0xcd && insn.raw[1] == 0x80) {
+			nr = sys_nr(rc->dec, &h, ev.before - 1, insn.ip);
+			may = aio_nr(nr, true);
+			clones += nr == 120;
+		} else if (insn.raw[0] == 0x0f && insn.raw[1] == 0x34) {
 			may = true;	/* sysenter */
+		}
 	}
 	rp_cursor_free(c);
-	return may;
+	/*
+	 * A clone with no recorded child: one ptrace did not follow
+	 * (CLONE_UNTRACED, which the software recorder now takes out;
+	 * older bundles), that may share the memory and run beside the
+	 * thread; or a clone that failed.  Either way, as for a request of
+	 * asynchronous I/O, no memory is known to be the process's own.
+	 */
+	return may || clones > children(rc->s, tid);
 }
 
 /* A ring mapped at the end, from before the recording maybe. */
