@@ -66,6 +66,13 @@ struct thr {
 	bool started;			/* PSB+ written */
 	bool rseq_asked;		/* its registration when first stopped */
 	bool opened;
+	/* CLONE_UNTRACED stripped from its clone (emu_untraced_strip()):
+	 * to put back into rdi (or clone3's flags word at @untraced_at)
+	 * when the call completes, and into a child's rdi at its first
+	 * stop.
+	 */
+	uint64_t untraced;
+	uint64_t untraced_at;
 	struct ptenc enc;
 	struct sb_truth_writer *truth;
 	struct thr *next;
@@ -129,6 +136,8 @@ struct thr *emu_thr_find(struct emu *e, pid_t tid);
 struct thr *emu_thr_new(struct emu *e, pid_t tid, struct proc *p,
 			enum tstate st);
 int emu_get_regs(struct thr *t);
+void emu_untraced_strip(struct thr *t);
+void emu_untraced_restore(struct thr *t);
 
 /* emu_step.c */
 /* The instruction at @ip of @t's process (cached); len 0: unknown. */

@@ -272,6 +272,86 @@ static void thr_exited(struct emu *e, struct thr *t, int status)
 	}
 }
 
+/* ---- CLONE_UNTRACED --------------------------------------------------- */
+
+/*
+ * clone(CLONE_UNTRACED) and clone3 with it make a task ptrace's
+ * TRACECLONE does not follow: it would run unrecorded, sharing the
+ * memory with CLONE_VM, and the recording would show a process with one
+ * thread (the values engine's single-thread rules would then give wrong
+ * values: tests/values/review2.c untraced).  So the flag is taken out
+ * when the call is issued, as rr does, and put back into rdi (clone) or
+ * the flags word (clone3) when the call completes; the child's rdi gets
+ * it back at its first stop.  The program sees the flag nowhere but in
+ * the kernel's choice to let the recorder follow the child.
+ */
+void emu_untraced_strip(struct thr *t)
+{
+	uint64_t flags = 0;
+	long word;
+
+	t->untraced = 0;
+	if ((long)t->regs.rax != SYS_clone && (long)t->regs.rax != SYS_clone3)
+		return;
+	/* Tests: a bundle as an older recorder made it (values-test's
+	 * untraced-kept: the engine must then not trust the one thread).
+	 */
+	if (getenv("PTREC_EMU_KEEP_UNTRACED"))
+		return;
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, t->tid, (void *)t->regs.rip, 0);
+	if (errno || (word & 0xffff) != 0x050f)	/* 0f 05: SYSCALL */
+		return;
+	if ((long)t->regs.rax == SYS_clone) {
+		if (!(t->regs.rdi & CLONE_UNTRACED))
+			return;
+		t->untraced = CLONE_UNTRACED;
+		t->untraced_at = 0;
+		t->regs.rdi &= ~(uint64_t)CLONE_UNTRACED;
+		if (ptrace(PTRACE_SETREGS, t->tid, 0, &t->regs) < 0) {
+			t->regs.rdi |= CLONE_UNTRACED;
+			t->untraced = 0;
+		}
+	} else if ((long)t->regs.rax == SYS_clone3 && t->regs.rsi >= 8) {
+		errno = 0;
+		flags = (uint64_t)ptrace(PTRACE_PEEKDATA, t->tid,
+					 (void *)(uintptr_t)t->regs.rdi, 0);
+		if (errno || !(flags & CLONE_UNTRACED))
+			return;
+		if (ptrace(PTRACE_POKEDATA, t->tid,
+			   (void *)(uintptr_t)t->regs.rdi,
+			   (void *)(uintptr_t)(flags & ~(uint64_t)
+					       CLONE_UNTRACED)) < 0)
+			return;
+		t->untraced = CLONE_UNTRACED;
+		t->untraced_at = t->regs.rdi;
+	}
+}
+
+/* The flag back where emu_untraced_strip() took it from (@t stopped, its
+ * registers read).
+ */
+void emu_untraced_restore(struct thr *t)
+{
+	uint64_t flags;
+
+	if (!t->untraced)
+		return;
+	if (t->untraced_at) {
+		errno = 0;
+		flags = (uint64_t)ptrace(PTRACE_PEEKDATA, t->tid,
+					 (void *)(uintptr_t)t->untraced_at, 0);
+		if (!errno)
+			ptrace(PTRACE_POKEDATA, t->tid,
+			       (void *)(uintptr_t)t->untraced_at,
+			       (void *)(uintptr_t)(flags | t->untraced));
+	} else {
+		t->regs.rdi |= t->untraced;
+		ptrace(PTRACE_SETREGS, t->tid, 0, &t->regs);
+	}
+	t->untraced = 0;
+}
+
 /* ---- stops ------------------------------------------------------------ */
 
 static void new_child(struct emu *e, struct thr *parent, int event)
@@ -330,6 +410,15 @@ static void new_child(struct emu *e, struct thr *parent, int event)
 			if (process_vm_readv(parent->tid, &l, 1, &r, 1, 0) != 8)
 				ts.clone_flags = 0;
 		}
+	}
+	/* A child of a clone whose CLONE_UNTRACED was taken out: its rdi
+	 * gets it back at its first stop (now, if that came already).
+	 */
+	if (t && parent->untraced && !parent->untraced_at) {
+		t->untraced = parent->untraced;
+		t->untraced_at = 0;
+		if (t->st == T_READY && !emu_get_regs(t))
+			emu_untraced_restore(t);
 	}
 	if (p != parent->proc && (ts.clone_flags & CLONE_VM))
 		p->mem_of = parent->proc->mem_of ? parent->proc->mem_of :
@@ -436,6 +525,7 @@ static void step_done(struct emu *e, struct thr *t)
 			t->regs.r11 &= ~0x100ull;
 			ptrace(PTRACE_SETREGS, t->tid, 0, &t->regs);
 		}
+		emu_untraced_restore(t);
 		emu_syscall_entered(e, t);
 		after_syscall(e, t);
 		t->st = T_READY;
@@ -487,6 +577,7 @@ static void signal_stop(struct emu *e, struct thr *t, int sig)
 	emu_get_regs(t);
 	/* A syscall interrupted by (or returning into) a signal executed. */
 	if (t->st == T_SYSCALL) {
+		emu_untraced_restore(t);
 		if ((long)t->regs.orig_rax != -1 || t->regs.rip != t->ip) {
 			emu_syscall_entered(e, t);
 			after_syscall(e, t);
@@ -556,6 +647,7 @@ void emu_handle_stop(struct emu *e, pid_t tid, int status)
 	if (t->st == T_NEW) {
 		/* The SIGSTOP every new tracee starts with. */
 		emu_get_regs(t);
+		emu_untraced_restore(t);
 		t->ip = t->regs.rip;
 		t->st = T_READY;
 		return;

@@ -829,7 +829,7 @@ void rcv_esc_compute(struct rp_recover *rc)
 	struct rp_cursor *c = NULL;
 	struct rp_insn insn;
 	struct rp_gap gap;
-	uint64_t p, next_gap = UINT64_MAX, rsp, esc = UINT64_MAX;
+	uint64_t p, next_gap = UINT64_MAX, rsp, esc = UINT64_MAX, evi = 0;
 	uint8_t piclass = RP_IC_OTHER;
 	int64_t d;
 
@@ -856,8 +856,9 @@ void rcv_esc_compute(struct rp_recover *rc)
 		}
 		rcv_decode(rc->dec, insn.ip, insn.raw, insn.size, insn.iclass,
 			   &in);
-		if (p && !rc->no_handlers && unexpected(&prev, piclass,
-							 insn.ip))
+		if (p && !rc->no_handlers &&
+		    (unexpected(&prev, piclass, insn.ip) ||
+		     rcv_async_away(rc->s, rc->tid, &evi, p - 1, insn.ip)))
 			rcv_esc_async(&e);
 		if (rcv_esc_step(&e, &in, insn.size ? insn.raw[0] : 0)) {
 			esc = p;

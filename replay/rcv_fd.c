@@ -283,7 +283,7 @@ static bool fd_harmless(struct win *w, size_t i)
 	const struct rp_recover *rc = w->rc;
 	uint32_t fd;
 
-	if (!rc->fd_known ||
+	if (!rc->fd_known || rcv_order_aio(w->rc) ||
 	    (rc->fd_shared && w->first + i < rcv_order_fds(w->rc)))
 		return false;
 	if (arg32(&w->st[i].r[RP_REG_RDI], &fd) && fd < RCV_FD_TRACKED &&

@@ -122,9 +122,12 @@ int rcv_build_index(struct win *w)
 			bool known = w->st[i].r[RP_REG_RAX].k == ~0ull;
 
 			/* Registers: only a known, ordinary syscall lets
-			 * knowledge pass.  Once known, always known.
+			 * knowledge pass.  Once known, always known; but
+			 * never across a transfer or trace gap after it
+			 * (a signal delivered on its return: RCV_I_XFER).
 			 */
-			if (known && !rcv_sys_resets(nr))
+			if (known && !rcv_sys_resets(nr) &&
+			    !(in->flags & RCV_I_XFER))
 				in->flags &= ~RCV_I_BARRIER;
 			else
 				in->flags |= RCV_I_BARRIER;

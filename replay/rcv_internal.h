@@ -73,6 +73,9 @@ struct rcv_op {
 #define RCV_I_UNPROVEN	0x20	/* a branch not yet shown to go where
 				 * it went (a barrier until then) */
 #define RCV_I_FSW	0x40	/* writes fs or its base (wrfsbase) */
+#define RCV_I_XFER	0x80	/* the trace after it is not where it goes
+				 * (a signal, a trace gap): a barrier that
+				 * nothing lifts, also on a known syscall */
 
 struct rcv_ins {
 	uint64_t ip;

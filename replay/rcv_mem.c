@@ -193,7 +193,11 @@ static bool ro_mem(struct win *w, uint64_t i, uint64_t a)
 	map_of(rc, a);
 	if (!rc->map.found || !rc->map.ro)
 		return false;
-	/* Other threads: none may change it after state i (rcv_order.c). */
+	/* Other threads: none may change it after state i (rcv_order.c);
+	 * nor a request of asynchronous I/O.
+	 */
+	if (rcv_order_aio(rc))
+		return false;
 	return !rc->mt || w->first + i >= rcv_order_maps(rc);
 }
 
@@ -244,13 +248,29 @@ size_t rcv_share_set(const struct rp_session *s, uint32_t pid,
  * (its own pid) that shares every byte of its parent's memory and runs
  * alongside it (tests/values/holes.c clonevm); with CLONE_VFORK the
  * parent waits in the system call (a barrier) until the child execs or
- * exits.  Followed through children of children.
+ * exits.  Followed through children of children, vfork children too: a
+ * vfork child's own clone(CLONE_VM) child outlives it and runs alongside
+ * the parent (tests/values/review2.c vforkvm).  The memory is shared
+ * unless every link of the set is a vfork (each waits for the next).
  */
 bool rcv_vm_shared(const struct rp_session *s, uint32_t pid)
 {
 	uint32_t set[64];
+	size_t n = rcv_share_set(s, pid, CLONE_VM, 0, set, 64), i;
 
-	return rcv_share_set(s, pid, CLONE_VM, CLONE_VFORK, set, 64) != 1;
+	if (!n)
+		return true;
+	for (i = 0; n > 1 && i < s->nrecs; i++) {
+		const struct ptrec_sb_thread_start *t =
+			(const void *)s->recs[i];
+
+		if (s->recs[i]->type == PTREC_SB_THREAD_START &&
+		    t->pid != t->parent_pid && (t->clone_flags & CLONE_VM) &&
+		    !(t->clone_flags & CLONE_VFORK) &&
+		    in_set(set, n, t->parent_pid))
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -262,6 +282,8 @@ bool rcv_vm_shared(const struct rp_session *s, uint32_t pid)
 bool rcv_private_until(struct rp_recover *rc, uint64_t a, uint64_t *until)
 {
 	*until = UINT64_MAX;
+	if (rcv_order_aio(rc))	/* a request may write any of it */
+		return false;
 	if (rc->mt) {
 		if (!(rc->stack_lo <= a && a < rc->stack_hi))
 			return false;

@@ -377,3 +377,133 @@ uint64_t rcv_order_fds(struct rp_recover *rc)
 	order_compute(rc);
 	return rc->ord_pos[1];
 }
+
+/*
+ * Asynchronous I/O (tests/values/review2.c uring), and tasks the
+ * recording does not show (a clone without a THREAD_START record): an io_uring request or
+ * an AIO one (io_submit) runs after the system call that submitted it
+ * returned: a linked timeout then IORING_OP_MADVISE(MADV_DONTNEED) zeroes
+ * a read-only page 10 ms later, a read fills a buffer, IORING_OP_CLOSE and
+ * OPENAT change descriptors, and with IORING_SETUP_SQPOLL a kernel thread
+ * takes requests from the shared ring with no system call at all.  Only
+ * io_uring_setup (425) and io_setup (206; i386's 245 through int 0x80)
+ * make a context, so a history without them (and without a system call
+ * whose number the history does not show, or a gap that may hide one)
+ * has none that it made; one made before the recording began still has
+ * its ring mapped (anon_inode:[io_uring], /[aio]) at the end, or is
+ * gone with its requests.
+ */
+static bool aio_nr(int64_t nr, bool i386)
+{
+	if (nr < 0)
+		return true;
+	return i386 ? nr == 245 || nr == 425 : nr == 206 || nr == 425;
+}
+
+/* The THREAD_START records of the tasks @tid made. */
+static uint64_t children(const struct rp_session *s, uint32_t tid)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < s->nrecs; i++)
+		if (s->recs[i]->type == PTREC_SB_THREAD_START &&
+		    ((const struct ptrec_sb_thread_start *)s->recs[i])->
+		    parent_tid == tid)
+			n++;
+	return n;
+}
+
+static bool aio_task(struct rp_recover *rc, uint32_t tid)
+{
+	struct rp_thread_info info;
+	struct rp_cursor *c = NULL;
+	struct rp_insn insn;
+	struct rp_event ev;
+	struct rcv_hist h;
+	uint64_t i, clones = 0;
+	bool may = false;
+	int64_t nr;
+
+	if (rp_thread_info(rc->s, tid, &info) || hides_syscalls(rc, tid) ||
+	    rp_cursor_new(rc->s, tid, &c))
+		return true;
+	h = (struct rcv_hist){ cursor_peek, c, info.insns };
+	for (i = 0; !may && !rp_thread_event(rc->s, tid, i, &ev); i++) {
+		if (ev.kind != RP_EV_DISABLED || !ev.before)
+			continue;
+		if (rp_cursor_peek(c, ev.before - 1, &insn)) {
+			may = true;
+			break;
+		}
+		if (insn.iclass != RP_IC_FAR)
+			continue;
+		if (insn.raw[0] == 0x0f && insn.raw[1] == 0x05) {
+			nr = sys_nr(rc->dec, &h, ev.before - 1, insn.ip);
+			may = aio_nr(nr, false);
+			clones += nr == 56 || nr == 435;
+		} else if (insn.raw[0] == 0xcd && insn.raw[1] == 0x80) {
+			nr = sys_nr(rc->dec, &h, ev.before - 1, insn.ip);
+			may = aio_nr(nr, true);
+			clones += nr == 120;
+		} else if (insn.raw[0] == 0x0f && insn.raw[1] == 0x34) {
+			may = true;	/* sysenter */
+		}
+	}
+	rp_cursor_free(c);
+	/*
+	 * A clone with no recorded child: one ptrace did not follow
+	 * (CLONE_UNTRACED, which the software recorder now takes out;
+	 * older bundles), that may share the memory and run beside the
+	 * thread; or a clone that failed.  Either way, as for a request of
+	 * asynchronous I/O, no memory is known to be the process's own.
+	 */
+	return may || clones > children(rc->s, tid);
+}
+
+/* A ring mapped at the end, from before the recording maybe. */
+static bool aio_mapped(struct rp_recover *rc, uint32_t pid)
+{
+	struct rp_snap_map_info mi;
+	size_t i;
+
+	for (i = 0; rc->sn && !rp_snapshot_proc_map(rc->sn, pid, i, &mi); i++)
+		if (strstr(mi.path, "io_uring") || strstr(mi.path, "[aio]"))
+			return true;
+	return false;
+}
+
+bool rcv_order_aio(struct rp_recover *rc)
+{
+	struct rp_thread_info o;
+	uint32_t mm[64];
+	size_t nmm, i, k;
+	bool may = false;
+
+	if (rc->aio)
+		return rc->aio == 2;
+	if (!rc->s) {		/* no history: a window made by hand */
+		rc->aio = 1;
+		return false;
+	}
+	nmm = rcv_share_set(rc->s, rc->pid, CLONE_VM, 0, mm, 64);
+	if (!nmm)
+		may = true;
+	for (k = 0; !may && k < nmm; k++)
+		may = aio_mapped(rc, mm[k]);
+	for (i = 0; !may && i < rp_thread_count(rc->s); i++) {
+		uint32_t tid = rp_thread_tid(rc->s, i);
+
+		if (rp_thread_info(rc->s, tid, &o))
+			continue;
+		for (k = 0; k < nmm && mm[k] != o.pid; k++)
+			;
+		if (k < nmm)
+			may = aio_task(rc, tid);
+	}
+	rc->aio = may ? 2 : 1;
+	if (getenv("PTREC_RCV_DEBUG"))
+		fprintf(stderr, "order: asynchronous I/O in process %u: %s\n",
+			rc->pid, may ? "maybe" : "none");
+	return may;
+}

@@ -218,7 +218,8 @@ static bool prove_branches(struct rp_recover *rc, struct win *w)
 
 		if (in->flags & RCV_I_UNPROVEN) {
 			t = branch_target(rc, w, i);
-			if (t.k == ~0ull && t.v == in->next) {
+			if (t.k == ~0ull && t.v == in->next &&
+			    !(in->flags & RCV_I_XFER)) {
 				in->flags &= ~(RCV_I_UNPROVEN | RCV_I_BARRIER |
 					       RCV_I_MEMBAR);
 				/* A call's push is not in the index yet. */

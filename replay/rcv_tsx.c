@@ -30,5 +30,5 @@ void rcv_tsx_barriers(struct rp_recover *rc, struct win *w)
 		if (ev.kind == RP_EV_TSX && (ev.flags & RP_EVF_TSX_ABORT) &&
 		    ev.before > w->first)
 			w->ins[ev.before - 1 - w->first].flags |=
-				RCV_I_BARRIER | RCV_I_MEMBAR;
+				RCV_I_BARRIER | RCV_I_MEMBAR | RCV_I_XFER;
 }

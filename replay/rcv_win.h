@@ -180,6 +180,8 @@ struct rp_recover {
 	 */
 	bool ord_done;
 	uint64_t ord_pos[2];
+	/* rcv_order_aio(): 0 not computed, 1 no asynchronous I/O, 2 may */
+	uint8_t aio;
 };
 
 /*
@@ -239,6 +241,18 @@ struct win *rcv_insn_win(struct rp_recover *rc, uint64_t pos, int *err);
  * with no matching call).
  */
 int rcv_expected(const struct rcv_ins *in, uint64_t next, uint64_t ret);
+/*
+ * Did thread @tid's trace stop between position @pos and the next one
+ * with the thread somewhere other than @next, the next instruction's
+ * address (an asynchronous disable or branch: a signal delivered, a
+ * fault)?  Then control reached @next as a handler's entry, even where
+ * @next is the target of a direct branch at @pos (tests/values/review2.c
+ * sigjcc).  *@evi: an event index at or before @pos + 1's events
+ * (rp_thread_event_find()), advanced past them; positions in increasing
+ * order (recover.c).
+ */
+bool rcv_async_away(const struct rp_session *s, uint32_t tid, uint64_t *evi,
+		    uint64_t pos, uint64_t next);
 
 /*
  * The first position of the thread from which no other task sharing its
@@ -248,6 +262,15 @@ int rcv_expected(const struct rcv_ins *in, uint64_t next, uint64_t ret);
  */
 uint64_t rcv_order_maps(struct rp_recover *rc);
 uint64_t rcv_order_fds(struct rp_recover *rc);
+/*
+ * May the kernel have written the memory of @rc's process, or changed
+ * its mappings or descriptors, with no system call to show when: an
+ * io_uring or AIO context (io_uring_setup, io_setup) in the history of a
+ * task sharing its memory, a system call there whose number is not known,
+ * a gap that may hide one, a ring mapped at the end (rcv_order.c)?  Then
+ * no memory is its own and no read-only or descriptor rule holds.
+ */
+bool rcv_order_aio(struct rp_recover *rc);
 /* A task's history as rcv_order.c reads it (a cursor; an array in tests). */
 struct rcv_hist {
 	int (*peek)(void *ctx, uint64_t pos, struct rp_insn *insn);
@@ -346,7 +369,8 @@ uint64_t rcv_stack_until(struct rp_recover *rc);
 /* Computes rc->esc_pos and rc->priv_hi (rcv_escape.c). */
 void rcv_esc_compute(struct rp_recover *rc);
 /* Does a recorded thread of another process share process @pid's memory
- * (clone with CLONE_VM but not CLONE_THREAD or CLONE_VFORK)?  rcv_mem.c.
+ * (clone with CLONE_VM but not CLONE_THREAD or CLONE_VFORK, also one made
+ * by a vfork child)?  rcv_mem.c.
  */
 bool rcv_vm_shared(const struct rp_session *s, uint32_t pid);
 /*

@@ -118,11 +118,27 @@ int rcv_expected(const struct rcv_ins *in, uint64_t next, uint64_t ret)
 	}
 }
 
+bool rcv_async_away(const struct rp_session *s, uint32_t tid, uint64_t *evi,
+		    uint64_t pos, uint64_t next)
+{
+	struct rp_event ev;
+	bool away = false;
+
+	for (; !rp_thread_event(s, tid, *evi, &ev) && ev.before <= pos + 1;
+	     (*evi)++)
+		if (ev.before == pos + 1 &&
+		    (ev.kind == RP_EV_ASYNC_DISABLED ||
+		     ev.kind == RP_EV_INTERRUPT) &&
+		    ev.ip != next)	/* the FUP's: always there */
+			away = true;
+	return away;
+}
+
 static int win_load(struct rp_recover *rc, struct win *w)
 {
 	struct rp_cursor *c = NULL;
 	struct rp_insn insn;
-	uint64_t *calls = NULL, ncalls = 0, p;
+	uint64_t *calls = NULL, ncalls = 0, p, evi;
 	struct rp_gap gap;
 	size_t i, k;
 	int ret, ns, e;
@@ -156,6 +172,7 @@ static int win_load(struct rp_recover *rc, struct win *w)
 		rcv_decode(rc->dec, insn.ip, insn.raw, insn.size, insn.iclass,
 			   in);
 	}
+	evi = rp_thread_event_find(rc->s, rc->tid, w->first + 1);
 	for (i = 0; i < w->n; i++) {
 		struct rcv_ins *in = &w->ins[i];
 		uint64_t ret_to = 0;
@@ -176,11 +193,13 @@ static int win_load(struct rp_recover *rc, struct win *w)
 		e = in->next ? rcv_expected(in, in->next, ret_to) : 0;
 		if (e == 2 && rc->no_handlers)
 			e = 1;
+		if (e && rcv_async_away(rc->s, rc->tid, &evi, p - 1, in->next))
+			e = 0;
 		if (e == 2) {
 			in->flags |= RCV_I_UNPROVEN | RCV_I_BARRIER |
 				     RCV_I_MEMBAR;
 		} else if (!e) {
-			in->flags |= RCV_I_BARRIER | RCV_I_MEMBAR;
+			in->flags |= RCV_I_BARRIER | RCV_I_MEMBAR | RCV_I_XFER;
 			ncalls = 0;
 			rc->stats.async++;
 			if (getenv("PTREC_RCV_DEBUG"))
@@ -193,7 +212,7 @@ static int win_load(struct rp_recover *rc, struct win *w)
 	for (i = 0; !rp_thread_gap(rc->s, rc->tid, i, &gap); i++)
 		if (gap.before > w->first && gap.before <= w->last)
 			w->ins[gap.before - 1 - w->first].flags |=
-				RCV_I_BARRIER | RCV_I_MEMBAR;
+				RCV_I_BARRIER | RCV_I_MEMBAR | RCV_I_XFER;
 	rcv_tsx_barriers(rc, w);
 	rcv_fs_absolute(rc, w);
 	ret = rcv_win_frames(w);

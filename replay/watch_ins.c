@@ -397,7 +397,7 @@ int wpf_ins_load(struct rp_recover *rc, struct wpf_ins *c, uint64_t first,
 	struct rp_insn insn;
 	struct rp_gap gap;
 	struct blk_arg ba;
-	uint64_t next_ip = 0;
+	uint64_t next_ip = 0, evi;
 	int ret, e, ns = 0;
 	size_t have = 0;
 	bool blocks;
@@ -468,6 +468,7 @@ int wpf_ins_load(struct rp_recover *rc, struct wpf_ins *c, uint64_t first,
 	for (i = 0; ns > 0 && i < (size_t)ns; i++)
 		if (!rp_cursor_peek(c->cur, c->calls[i], &insn))
 			c->calls[ncalls++] = insn.ip + insn.size;
+	evi = rp_thread_event_find(rc->s, rc->tid, first + 1);
 	for (i = 0; i < n; i++) {
 		const struct rcv_ins *in = c->ins[i];
 		uint64_t ret_to = 0, next;
@@ -495,6 +496,8 @@ int wpf_ins_load(struct rp_recover *rc, struct wpf_ins *c, uint64_t first,
 			e = next ? rcv_expected(in, next, ret_to) : 0;
 		if (e == 2 && rc->no_handlers)
 			e = 1;
+		if (e && rcv_async_away(rc->s, rc->tid, &evi, first + i, next))
+			e = 0;
 		c->cut[i] = e != 1;
 		if (e != 1)
 			ncalls = 0;

@@ -42,6 +42,7 @@ struct count {
 
 /* VALCHECK_WHY */
 static uint64_t why_dist, why_checked;
+static bool bits_check;
 /* [NC]: set before the history and read by none of it before it is
  * overwritten (rp_why.unread): no engine can know it.
  */
@@ -387,6 +388,7 @@ int main(int argc, char **argv)
 		}
 		if (getenv("VALCHECK_ASSUME"))
 			assume(rc, tid, recs, n, end);
+		bits_check = getenv("VALCHECK_BITS") != NULL;
 		for (p = end; p-- > 1;) {
 			struct rp_regs r;
 			const struct sb_truth_rec *t = &recs[p - 1];
@@ -406,6 +408,22 @@ int main(int argc, char **argv)
 				bool known = r.valid >> reg & 1;
 				bool wrong = known && r.val[reg] != t->regs[g];
 
+				/* VALCHECK_BITS: the bits known of a register
+				 * not known whole count too (the alias
+				 * argument refutes stores by them).
+				 */
+				if (!wrong && !known && bits_check) {
+					uint64_t bv = 0, bk = 0;
+
+					if (!rp_recover_reg_bits(rc, p, reg, &bv,
+								 &bk) &&
+					    ((bv ^ t->regs[g]) & bk)) {
+						wrong = true;
+						if (wrong_total < 20)
+							printf("WRONGBITS known %#"
+							       PRIx64 " ", bk);
+					}
+				}
 				if (wrong && wrong_total++ < 20)
 					printf("WRONG thread %u pos %" PRIu64
 					       " (ip %#" PRIx64 ") reg %u: %#"
