@@ -340,9 +340,15 @@ static void top_state(struct rp_recover *rc, struct win *w)
 		if (rc->end_regs.valid & (1ull << g))
 			t->r[g] = (struct rcv_val){ rc->end_regs.val[g],
 						    ~0ull };
+	/* Not RF: where the history ends at a fault, the snapshot's rflags
+	 * is the image the processor pushed for it, RF set (SDM vol. 3,
+	 * "Debug exceptions": 1 for any fault-class exception), while
+	 * after the last instruction, which completed, RF is clear (what
+	 * rcv_forward() derives, and the ground truth holds).
+	 */
 	if (rc->end_regs.valid & (1ull << RP_REG_EFLAGS))
 		t->r[RCV_FLAGS] = (struct rcv_val){
-			rc->end_regs.val[RP_REG_EFLAGS], ~0ull };
+			rc->end_regs.val[RP_REG_EFLAGS] & ~F_RF, ~F_RF };
 }
 
 /*
