@@ -128,7 +128,8 @@ static bool late_writer(struct win *w, size_t p, size_t lim, size_t skip,
 /* The end's byte @x, where only this thread writes it. */
 static bool final_byte(struct win *w, uint64_t x, uint8_t *fx)
 {
-	return rcv_private(w->rc, x) && rcv_snap_byte(w->rc, x, fx);
+	return !w->rc->end_wild && rcv_private(w->rc, x) &&
+	       rcv_snap_byte(w->rc, x, fx);
 }
 
 /*
@@ -348,5 +349,5 @@ bool rcv_alias_refuted(struct win *w, size_t b, uint64_t a)
 	 * states know of the address.
 	 */
 	return value_refutes(w, b, &wr, a) ||
-	       addr_refutes(w, b, &wr, a, w->top_end);
+	       addr_refutes(w, b, &wr, a, w->top_end && !w->rc->end_wild);
 }

@@ -788,6 +788,17 @@ int rcv_cond_of(unsigned int id)
  * The mnemonic of the instruction at @ip (@raw, @len) into @buf (rcv_why.c
  * names what it blames); "(bad)" when capstone cannot read it.
  */
+size_t rcv_dec_len(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
+		   size_t len)
+{
+	const uint8_t *code = raw;
+	uint64_t addr = ip;
+	size_t size = len;
+
+	return cs_disasm_iter(d->cs, &code, &size, &addr, d->ci) ?
+	       d->ci->size : 0;
+}
+
 void rcv_dec_mnemonic(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		      size_t len, char *buf, size_t n)
 {

@@ -121,6 +121,9 @@ int rcv_dec_new(struct rcv_dec **d);
 void rcv_dec_mnemonic(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		      size_t len, char *buf, size_t n);
 void rcv_dec_free(struct rcv_dec *d);
+/* The length of the instruction at the start of @raw (@len bytes), or 0. */
+size_t rcv_dec_len(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
+		   size_t len);
 /* Decodes @len bytes at @ip into @in.  Always fills @in (an instruction it
  * cannot decode is a barrier).
  */

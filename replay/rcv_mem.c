@@ -597,7 +597,10 @@ static bool mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out,
 	}
 	if (lim == w->n && !cut && (dirs & MB_FWD)) {
 		if (w->top_end) {
-			if (rcv_snap_byte(w->rc, a, out))
+			/* Not where the end is inside a string store
+			 * (rcv_end.c).
+			 */
+			if (!w->rc->end_wild && rcv_snap_byte(w->rc, a, out))
 				return true;
 		} else if (w->later &&
 			   mem_byte(w->later, 0, a, out, MB_FWD)) {

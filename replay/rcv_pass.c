@@ -336,8 +336,12 @@ static void top_state(struct rp_recover *rc, struct win *w)
 	}
 	if (!w->top_end)
 		return;
+	/* Not those a string instruction the end is inside of may have
+	 * changed (rcv_end.c).
+	 */
 	for (g = 0; g < 16; g++)
-		if (rc->end_regs.valid & (1ull << g))
+		if ((rc->end_regs.valid & ~(uint64_t)rc->end_drop) &
+		    (1ull << g))
 			t->r[g] = (struct rcv_val){ rc->end_regs.val[g],
 						    ~0ull };
 	/* Not RF: where the history ends at a fault, the snapshot's rflags
@@ -348,7 +352,8 @@ static void top_state(struct rp_recover *rc, struct win *w)
 	 */
 	if (rc->end_regs.valid & (1ull << RP_REG_EFLAGS))
 		t->r[RCV_FLAGS] = (struct rcv_val){
-			rc->end_regs.val[RP_REG_EFLAGS] & ~F_RF, ~F_RF };
+			rc->end_regs.val[RP_REG_EFLAGS] &
+			~(F_RF | rc->end_fdrop), ~(F_RF | rc->end_fdrop) };
 }
 
 /*

@@ -109,6 +109,15 @@ struct rp_recover {
 	uint32_t tid, pid;
 	uint64_t end, count;
 	struct rp_regs end_regs;
+	/* rcv_end.c: where the thread ends inside a repeated string
+	 * instruction, the registers (bit g) and rflags bits its iterations
+	 * so far may have changed: the snapshot shows them after those,
+	 * not after the history's last instruction; end_wild: it stores,
+	 * so the snapshot's memory is not the memory after it either.
+	 */
+	uint32_t end_drop;
+	uint64_t end_fdrop;
+	bool end_wild;
 	bool snap_ok;		/* the snapshot shows this thread's end */
 	bool mt;		/* other threads share its memory */
 	bool no_handlers;	/* no signal handler ran in it (the recorder
@@ -457,6 +466,10 @@ struct rcv_val rcv_mem_cb(void *ctx, uint64_t i, uint64_t addr,
 struct rp_snap_thread_info;
 void rcv_sse_end(struct rp_recover *rc,
 		 const struct rp_snap_thread_info *ti);
+/* rcv_end.c: end_drop, end_fdrop and end_wild, from the instruction at
+ * the end's rip.
+ */
+void rcv_end_partial(struct rp_recover *rc);
 /* xmm into @w's top state: the later window's first, or the end's. */
 void rcv_sse_top(struct rp_recover *rc, struct win *w);
 

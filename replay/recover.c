@@ -458,6 +458,7 @@ int rp_recover_new(struct rp_session *s, uint32_t tid,
 			}
 	}
 	rcv_fd_init(rc);
+	rcv_end_partial(rc);
 	rc->no_handlers = !handlers_ran(s, tid);
 	rc->ctx.mem = ask_mem;
 	rc->ctx.wrote = rmw_wrote;

@@ -87,13 +87,14 @@ static int cache_new(struct rp_recover *rc, struct wpf_cache **cp)
 		return ret;
 	}
 	for (g = 0; g < 16; g++)
-		if (rc->end_regs.valid & (1ull << g))
+		if ((rc->end_regs.valid & ~(uint64_t)rc->end_drop) &
+		    (1ull << g))
 			c->top.r[g] = (struct wpf_reg){ true,
 				rc->end_regs.val[g], rc->end_regs.val[g] };
 	/* The snapshot's stack above the stack pointer: the words that
 	 * the pops of the last window read back.
 	 */
-	if (c->top.r[RP_REG_RSP].known && rc->snap_ok) {
+	if (c->top.r[RP_REG_RSP].known && rc->snap_ok && !rc->end_wild) {
 		rsp = c->top.r[RP_REG_RSP].lo;
 		c->top.w = calloc(1024, sizeof(*c->top.w));
 		if (!c->top.w) {
