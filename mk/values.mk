@@ -60,6 +60,18 @@ $(GDB_VALUES): tests/gdb/values.c
 	@mkdir -p $(dir $@)
 	$(CC) -O0 -g -fno-omit-frame-pointer -o $@ $<
 
+# Histories that end at a fault, one inside rep movsb (rcv_end.c), the
+# demo and tests/gdb/values.c: values-test checks them for 0 conflicts
+# (its own prerequisites and environment, apart from the rule above).
+CRASH_BIN := $(BUILD)/tests/values/crash
+$(CRASH_BIN): tests/values/crash.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Wall -Werror -pthread -o $@ $<
+values-test: $(CRASH_BIN) $(BUILD)/examples/demo $(GDB_VALUES)
+values-test: export CRASH = $(CURDIR)/$(CRASH_BIN)
+values-test: export DEMO = $(CURDIR)/$(BUILD)/examples/demo
+values-test: export GDBVALUES = $(CURDIR)/$(GDB_VALUES)
+
 GDB_DEEP := $(BUILD)/tests/gdb/deep
 $(GDB_DEEP): tests/gdb/deep.c
 	@mkdir -p $(dir $@)

@@ -10,6 +10,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 testlib_dir=$here/..
 . "$testlib_dir/lib.sh"
 tap_begin values
+# Every valcheck below also fails on a conflict (known bits that two
+# derivations disagree on: one of them is unsound, whether or not a
+# register it compares is wrong).
+export VALCHECK_CONFLICTS=0
 
 # truth_rec DIR PROG [ARG...]: PROG recorded with the ground truth into
 # $tmp/DIR (its output in $tmp/log).
@@ -528,6 +532,41 @@ if [ -f "$tmp/loops/manifest.json" ]; then
 		ok "valcheck: a forged truth register is reported wrong" ||
 		bad "valcheck: forged truth not caught: $(tail -3 "$tmp/out")"
 fi
+# Histories that end at a fault (tests/values/crash.c): the snapshot's
+# rflags has RF set (the processor's image for the fault), after the last
+# instruction it is clear; inside a rep string instruction the snapshot's
+# rcx, rsi, rdi and the bytes copied so far are not those after the last
+# instruction (rep: 26 wrong registers and 24 conflicts before
+# rcv_end.c, the others 4 conflicts each).  Whole windows and windows of
+# 300.
+if [ -n "${CRASH:-}" ]; then
+	for mode in segv div ud2 rep thread; do
+		truth_rec "c-$mode" "$CRASH" $mode
+		for b in 0 300; do
+			if [ -f "$tmp/c-$mode/manifest.json" ] &&
+				VALCHECK_BLOCK=$b "$VALCHECK" "$tmp/c-$mode" \
+				>"$tmp/out" 2>&1; then
+				ok "crash.c $mode (windows $b): no wrong value, no conflict; $(distance)"
+			else
+				bad "crash.c $mode (windows $b): $(grep -E 'WRONG|CONFLICTS' "$tmp/out" | head -5) $(tail -3 "$tmp/log")"
+			fi
+		done
+	done
+fi
+# The demo (its third thread dies of SIGSEGV) and tests/gdb/values.c
+# (ends at a SIGSEGV): 3 and 6 conflicts before (5 in windows of 1,000).
+for p in ${DEMO:+demo} ${GDB_VALUES:+gdbvalues}; do
+	[ $p = demo ] && bin=$DEMO || bin=$GDB_VALUES
+	truth_rec "$p" "$bin"
+	for b in 0 1000; do
+		if [ -f "$tmp/$p/manifest.json" ] &&
+			VALCHECK_BLOCK=$b "$VALCHECK" "$tmp/$p" >"$tmp/out" 2>&1; then
+			ok "$p (windows $b): no wrong value, no conflict; $(distance)"
+		else
+			bad "$p (windows $b): $(grep -E 'WRONG|CONFLICTS' "$tmp/out" | head -5) $(tail -3 "$tmp/log")"
+		fi
+	done
+done
 # ptrec values: at the end, the final registers; just before, what the
 # last instruction implies (rsp of loops' _exit is known); bad arguments
 # named.

@@ -6,7 +6,9 @@
  * 2: the registers after each instruction).  Prints the share known and
  * the number wrong overall and by distance from the end (10, 100, 10^3,
  * 10^4, 10^5 instructions before it); exits 1 when any value is wrong, 2 on
- * bad input.  Wrong is a bug; unknown is allowed.  VALCHECK_BLOCK=N
+ * bad input.  VALCHECK_CONFLICTS=0: exits 1 too when the engine counts a
+ * conflict (known bits two derivations disagree on: one of them is
+ * unsound even where no register compared is wrong).  Wrong is a bug; unknown is allowed.  VALCHECK_BLOCK=N
  * makes the engine's windows N instructions long (chained windows and
  * windows beyond the chain on short histories).  VALCHECK_WHY=N: every
  * register unknown within N of the end classified by rp_recover_why()
@@ -272,7 +274,7 @@ static void assume(struct rp_recover *rc, uint32_t tid,
 int main(int argc, char **argv)
 {
 	struct count c[NB] = { { 0 } };
-	uint64_t stride = 1, wrong_total = 0;
+	uint64_t stride = 1, wrong_total = 0, conflicts_total = 0;
 	struct rp_session *s;
 	size_t ti;
 	int ret, b;
@@ -453,6 +455,11 @@ int main(int argc, char **argv)
 		       " windows, %" PRIu64 " passes, %" PRIu64
 		       " conflicts, %" PRIu64 " unexplained transfers\n",
 		       tid, end, st.windows, st.passes, st.conflicts, st.async);
+		if (st.conflicts && getenv("VALCHECK_CONFLICTS")) {
+			printf("CONFLICTS thread %u: %" PRIu64 "\n", tid,
+			       st.conflicts);
+			conflicts_total += st.conflicts;
+		}
 		printf("thread %u: knowledge stops at %" PRIu64 " unproven "
 		       "branches, %" PRIu64 " stores of unknown address, %"
 		       PRIu64 " system calls, %" PRIu64 " undecoded\n", tid,
@@ -478,5 +485,5 @@ int main(int argc, char **argv)
 	if (why_dist)
 		why_print();
 	rp_session_close(s);
-	return c[NB - 1].wrong ? 1 : 0;
+	return c[NB - 1].wrong || conflicts_total ? 1 : 0;
 }
