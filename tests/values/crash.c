@@ -12,14 +12,18 @@
  * `crash segv`: cmp sets every arithmetic flag the engine can emulate,
  * then a store through a null pointer; `crash div`: a division by zero
  * (#DE) after the same; `crash ud2`: an undefined opcode (#UD, SIGILL);
- * `crash rep`: rep movsb running off the end of a mapping into a page
+ * `crash rep`: rep movsb running off the end of a data page into a page
  * with no access, the fault in the middle of its iterations (rcx, rsi
- * and rdi part way, the bytes it copied in memory); `crash thread`: the null store in a second thread
- * while the first waits in join (the thread that faults is not the
- * process's first).  Each dies of its signal: the history ends there.
+ * and rdi part way, the bytes it copied in memory); `crash thread`: the
+ * null store in a second thread while the first waits in join (the
+ * thread that faults is not the process's first).  Each dies of its
+ * signal: the history ends there.  `crash represume`: rep as above, but
+ * the fault's handler gives the page access back and the copy resumes
+ * and completes (the history goes on).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -62,6 +66,7 @@ __asm__(".text\n"
 	"	mov %rdx, %rcx\n"
 	"	cmp $7, %eax\n"
 	"	rep movsb\n"
+	"	pop %r12\n"
 	"	ret\n");
 
 void crash_segv(long *p);
@@ -73,6 +78,13 @@ static long *volatile null_ptr;
 
 #define PAGE 4096
 static char area[2 * PAGE] __attribute__((aligned(PAGE)));
+
+/* represume: the fault's handler gives the page access back. */
+static void unprotect(int sig)
+{
+	(void)sig;
+	mprotect(area + PAGE, PAGE, PROT_READ | PROT_WRITE);
+}
 
 static void *second(void *arg)
 {
@@ -103,6 +115,15 @@ int main(int argc, char **argv)
 			return 2;
 		memset(src, 0x5a, sizeof(src));
 		crash_rep(area + PAGE - 100, src, sizeof(src));
+	} else if (!strcmp(mode, "represume")) {
+		static char src[256];
+
+		signal(SIGSEGV, unprotect);
+		if (mprotect(area + PAGE, PAGE, PROT_NONE))
+			return 2;
+		memset(src, 0x5a, sizeof(src));
+		crash_rep(area + PAGE - 100, src, sizeof(src));
+		return area[PAGE + 10] == 0x5a ? 0 : 3;
 	} else if (!strcmp(mode, "thread")) {
 		pthread_t t;
 

@@ -537,10 +537,11 @@ fi
 # instruction it is clear; inside a rep string instruction the snapshot's
 # rcx, rsi, rdi and the bytes copied so far are not those after the last
 # instruction (rep: 26 wrong registers and 24 conflicts before
-# rcv_end.c, the others 4 conflicts each).  Whole windows and windows of
+# rcv_end.c, the others 4 conflicts each; represume: the handler lets
+# the copy resume, the history goes on).  Whole windows and windows of
 # 300.
 if [ -n "${CRASH:-}" ]; then
-	for mode in segv div ud2 rep thread; do
+	for mode in segv div ud2 rep represume thread; do
 		truth_rec "c-$mode" "$CRASH" $mode
 		for b in 0 300; do
 			if [ -f "$tmp/c-$mode/manifest.json" ] &&
