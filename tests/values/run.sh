@@ -556,8 +556,8 @@ if [ -n "${CRASH:-}" ]; then
 fi
 # The demo (its third thread dies of SIGSEGV) and tests/gdb/values.c
 # (ends at a SIGSEGV): 3 and 6 conflicts before (5 in windows of 1,000).
-for p in ${DEMO:+demo} ${GDB_VALUES:+gdbvalues}; do
-	[ $p = demo ] && bin=$DEMO || bin=$GDB_VALUES
+for p in ${DEMO:+demo} ${GDBVALUES:+gdbvalues}; do
+	[ $p = demo ] && bin=$DEMO || bin=$GDBVALUES
 	truth_rec "$p" "$bin"
 	for b in 0 1000; do
 		if [ -f "$tmp/$p/manifest.json" ] &&
