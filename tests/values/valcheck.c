@@ -6,10 +6,10 @@
  * 2: the registers after each instruction).  Prints the share known and
  * the number wrong overall and by distance from the end (10, 100, 10^3,
  * 10^4, 10^5 instructions before it); exits 1 when any value is wrong, 2 on
- * bad input.  VALCHECK_CONFLICTS=0: exits 1 too when the engine counts a
- * conflict (known bits two derivations disagree on: one of them is
- * unsound even where no register compared is wrong).  Wrong is a bug; unknown is allowed.  VALCHECK_BLOCK=N
- * makes the engine's windows N instructions long (chained windows and
+ * bad input.  Wrong is a bug; unknown is allowed.  VALCHECK_CONFLICTS=0:
+ * exits 1 too when the engine counts a conflict (known bits two
+ * derivations disagree on: one of them is unsound even where no register
+ * compared is wrong).  VALCHECK_BLOCK=N makes the engine's windows N instructions long (chained windows and
  * windows beyond the chain on short histories).  VALCHECK_WHY=N: every
  * register unknown within N of the end classified by rp_recover_why()
  * (its cause and its root cause, per register, and the instructions
