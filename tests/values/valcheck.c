@@ -9,8 +9,9 @@
  * bad input.  Wrong is a bug; unknown is allowed.  VALCHECK_CONFLICTS=0:
  * exits 1 too when the engine counts a conflict (known bits two
  * derivations disagree on: one of them is unsound even where no register
- * compared is wrong).  VALCHECK_BLOCK=N makes the engine's windows N instructions long (chained windows and
- * windows beyond the chain on short histories).  VALCHECK_WHY=N: every
+ * compared is wrong).  VALCHECK_BLOCK=N makes the engine's windows N
+ * instructions long (chained windows and windows beyond the chain on
+ * short histories).  VALCHECK_WHY=N: every
  * register unknown within N of the end classified by rp_recover_why()
  * (its cause and its root cause, per register, and the instructions
  * named), as shares of the registers checked there.
