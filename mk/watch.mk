@@ -105,9 +105,15 @@ $(BENCH_WATCH): tests/bench/bench_watch.c tests/bench/iptloop.c \
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< \
 		tests/bench/iptloop.c $(LINK_REPLAY)
 
+# The benchmark's library-heavy program (scripts/bench-watch); -z now:
+# no lazy binding in the first call recorded.
+$(BUILD)/tests/bench/libloop: tests/bench/libloop.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -Wl,-z,now -o $@ $<
+
 .PHONY: watch-bench
 watch-bench: $(PTREC) $(BENCH_WATCH) $(BUILD)/tests/bench/gdbloop \
-		$(PROG_DIR)/loops
+		$(PROG_DIR)/loops $(BUILD)/tests/bench/libloop
 	./scripts/bench-watch $(BUILD)
 
 BENCH_EXTRA += watch-bench
