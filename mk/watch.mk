@@ -158,17 +158,25 @@ REAL_BUNDLE := $(BUILD)/tests/unit/replay/real-bundle
 $(REAL_BUNDLE)/manifest.json: $(PTREC) $(PROG_DIR)/loops
 	rm -rf $(REAL_BUNDLE) && mkdir -p $(dir $(REAL_BUNDLE))
 	$(PTREC) record -q -o $(REAL_BUNDLE) -- $(PROG_DIR)/loops >/dev/null
+# And on tests/bench/libloop, a library-heavy one (EVEX string functions,
+# rep stos, write(2)), 12 calls of work().
+LIB_BUNDLE := $(BUILD)/tests/unit/replay/lib-bundle
+$(LIB_BUNDLE)/manifest.json: $(PTREC) $(BUILD)/tests/bench/libloop
+	rm -rf $(LIB_BUNDLE) && mkdir -p $(dir $(LIB_BUNDLE))
+	$(PTREC) record -q -o $(LIB_BUNDLE) -- $(BUILD)/tests/bench/libloop \
+		12 >/dev/null
 $(BUILD)/tests/unit/replay/test_watch_chain: \
 		tests/unit/replay/test_watch_chain.c \
 		$(RP_LIB) $(PTK_LIB) $(SB_LIB) $(WATCH_BUNDLE)/manifest.json \
 		$(LOOP_BUNDLE)/manifest.json $(QUIET_BUNDLE)/manifest.json \
-		$(REAL_BUNDLE)/manifest.json
+		$(REAL_BUNDLE)/manifest.json $(LIB_BUNDLE)/manifest.json
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
 		-DWATCH_BUNDLE='"$(abspath $(WATCH_BUNDLE))"' \
 		-DLOOP_BUNDLE='"$(abspath $(LOOP_BUNDLE))"' \
 		-DQUIET_BUNDLE='"$(abspath $(QUIET_BUNDLE))"' \
 		-DREAL_BUNDLE='"$(abspath $(REAL_BUNDLE))"' \
+		-DLIB_BUNDLE='"$(abspath $(LIB_BUNDLE))"' \
 		-DQUIET_VAR=0x$$(nm $(GDB_WATCHQUIET) | awk '$$3 == "var" { print $$1 }') \
 		-DQUIET_SINK=0x$$(nm $(GDB_WATCHQUIET) | awk '$$3 == "sink" { print $$1 }') \
 		-DLOOP_SINK=0x$$(nm $(BUILD)/tests/bench/gdbloop | awk '$$3 == "sink" { print $$1 }') \
