@@ -78,7 +78,8 @@ $(GDB_WATCHDEP): tests/gdb/watchdep.S
 gdb-watch-test: $(PTREC) $(PTREC_SERVER) $(GDB_WATCH) $(GDB_WATCHVAL) \
 		$(GDB_WATCHDEP) $(GDB_WATCHBITS) $(GDB_WATCHALT) $(GDB_WATCHCTX) $(WATCHTRUTH) \
 		$(GDB_WATCHJIT) $(GDB_WATCHEXIT) $(GDB_WATCHCTID) \
-		$(GDB_WATCHSMC) $(MKTSX) $(PROG_BINS) $(BUILD)/examples/demo
+		$(GDB_WATCHSMC) $(MKTSX) $(PROG_BINS) $(BUILD)/examples/demo \
+		$(BUILD)/tests/bench/libloop
 	PTREC=$(CURDIR)/$(PTREC) MKTSX=$(CURDIR)/$(MKTSX) \
 		WATCHTRUTH=$(CURDIR)/$(WATCHTRUTH) tests/gdb/watchtsx.sh
 	PTREC=$(CURDIR)/$(PTREC) JITPROG=$(CURDIR)/$(GDB_WATCHJIT) \
@@ -93,6 +94,7 @@ gdb-watch-test: $(PTREC) $(PTREC_SERVER) $(GDB_WATCH) $(GDB_WATCHVAL) \
 		VALPROG=$(CURDIR)/$(GDB_WATCHVAL) \
 		DEMO=$(CURDIR)/$(BUILD)/examples/demo \
 		DEPPROG=$(CURDIR)/$(GDB_WATCHDEP) \
+		LIBPROG=$(CURDIR)/$(BUILD)/tests/bench/libloop \
 		WATCHTRUTH=$(CURDIR)/$(WATCHTRUTH) tests/gdb/watch.sh
 
 .PHONY: gdb-watch-test

@@ -35,7 +35,7 @@ __attribute__((noinline)) static void work(void)
 
 int main(int argc, char **argv)
 {
-	long i, n = argc > 1 ? atol(argv[1]) : 1000;
+	long i, n = argc > 1 ? atol(argv[1]) : 4;
 
 	for (i = 0; i < n; i++)
 		work();
