@@ -78,7 +78,8 @@ $(GDB_WATCHDEP): tests/gdb/watchdep.S
 gdb-watch-test: $(PTREC) $(PTREC_SERVER) $(GDB_WATCH) $(GDB_WATCHVAL) \
 		$(GDB_WATCHDEP) $(GDB_WATCHBITS) $(GDB_WATCHALT) $(GDB_WATCHCTX) $(WATCHTRUTH) \
 		$(GDB_WATCHJIT) $(GDB_WATCHEXIT) $(GDB_WATCHCTID) \
-		$(GDB_WATCHSMC) $(MKTSX) $(PROG_BINS) $(BUILD)/examples/demo
+		$(GDB_WATCHSMC) $(MKTSX) $(PROG_BINS) $(BUILD)/examples/demo \
+		$(BUILD)/tests/bench/libloop
 	PTREC=$(CURDIR)/$(PTREC) MKTSX=$(CURDIR)/$(MKTSX) \
 		WATCHTRUTH=$(CURDIR)/$(WATCHTRUTH) tests/gdb/watchtsx.sh
 	PTREC=$(CURDIR)/$(PTREC) JITPROG=$(CURDIR)/$(GDB_WATCHJIT) \
@@ -93,6 +94,7 @@ gdb-watch-test: $(PTREC) $(PTREC_SERVER) $(GDB_WATCH) $(GDB_WATCHVAL) \
 		VALPROG=$(CURDIR)/$(GDB_WATCHVAL) \
 		DEMO=$(CURDIR)/$(BUILD)/examples/demo \
 		DEPPROG=$(CURDIR)/$(GDB_WATCHDEP) \
+		LIBPROG=$(CURDIR)/$(BUILD)/tests/bench/libloop \
 		WATCHTRUTH=$(CURDIR)/$(WATCHTRUTH) tests/gdb/watch.sh
 
 .PHONY: gdb-watch-test
@@ -105,9 +107,15 @@ $(BENCH_WATCH): tests/bench/bench_watch.c tests/bench/iptloop.c \
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< \
 		tests/bench/iptloop.c $(LINK_REPLAY)
 
+# The benchmark's library-heavy program (scripts/bench-watch); -z now:
+# no lazy binding in the first call recorded.
+$(BUILD)/tests/bench/libloop: tests/bench/libloop.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -Wl,-z,now -o $@ $<
+
 .PHONY: watch-bench
 watch-bench: $(PTREC) $(BENCH_WATCH) $(BUILD)/tests/bench/gdbloop \
-		$(PROG_DIR)/loops
+		$(PROG_DIR)/loops $(BUILD)/tests/bench/libloop
 	./scripts/bench-watch $(BUILD)
 
 BENCH_EXTRA += watch-bench
@@ -152,17 +160,25 @@ REAL_BUNDLE := $(BUILD)/tests/unit/replay/real-bundle
 $(REAL_BUNDLE)/manifest.json: $(PTREC) $(PROG_DIR)/loops
 	rm -rf $(REAL_BUNDLE) && mkdir -p $(dir $(REAL_BUNDLE))
 	$(PTREC) record -q -o $(REAL_BUNDLE) -- $(PROG_DIR)/loops >/dev/null
+# And on tests/bench/libloop, a library-heavy one (EVEX string functions,
+# rep stos, write(2)), 12 calls of work().
+LIB_BUNDLE := $(BUILD)/tests/unit/replay/lib-bundle
+$(LIB_BUNDLE)/manifest.json: $(PTREC) $(BUILD)/tests/bench/libloop
+	rm -rf $(LIB_BUNDLE) && mkdir -p $(dir $(LIB_BUNDLE))
+	$(PTREC) record -q -o $(LIB_BUNDLE) -- $(BUILD)/tests/bench/libloop \
+		12 >/dev/null
 $(BUILD)/tests/unit/replay/test_watch_chain: \
 		tests/unit/replay/test_watch_chain.c \
 		$(RP_LIB) $(PTK_LIB) $(SB_LIB) $(WATCH_BUNDLE)/manifest.json \
 		$(LOOP_BUNDLE)/manifest.json $(QUIET_BUNDLE)/manifest.json \
-		$(REAL_BUNDLE)/manifest.json
+		$(REAL_BUNDLE)/manifest.json $(LIB_BUNDLE)/manifest.json
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
 		-DWATCH_BUNDLE='"$(abspath $(WATCH_BUNDLE))"' \
 		-DLOOP_BUNDLE='"$(abspath $(LOOP_BUNDLE))"' \
 		-DQUIET_BUNDLE='"$(abspath $(QUIET_BUNDLE))"' \
 		-DREAL_BUNDLE='"$(abspath $(REAL_BUNDLE))"' \
+		-DLIB_BUNDLE='"$(abspath $(LIB_BUNDLE))"' \
 		-DQUIET_VAR=0x$$(nm $(GDB_WATCHQUIET) | awk '$$3 == "var" { print $$1 }') \
 		-DQUIET_SINK=0x$$(nm $(GDB_WATCHQUIET) | awk '$$3 == "sink" { print $$1 }') \
 		-DLOOP_SINK=0x$$(nm $(BUILD)/tests/bench/gdbloop | awk '$$3 == "sink" { print $$1 }') \

@@ -17,7 +17,9 @@
  * bench_watch --real BUNDLE: deep in a real program's history
  * (scripts/bench-watch: tests/programs/loops from fib()'s entry to a later
  * call of it, repeated to 10^7 instructions, where conditional branches,
- * calls and returns fill every window): a backward scan of 2*10^5
+ * calls and returns fill every window; and tests/bench/libloop, a loop
+ * of glibc calls, a rep stos and a write(2), repeated the same way): a
+ * backward scan of 2*10^5
  * instructions from the middle, watching a word nothing writes, against
  * the libipt loop over the same stream, both the best of 3.
  *

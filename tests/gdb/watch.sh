@@ -392,8 +392,10 @@ fi
 # beyond the chain and the ramp: with watch-unknown skip an access there
 # is secret when nothing the trace shows (conditional branches, indirect
 # targets, returns, system calls) depends on its base (watch_dep.c); the
-# engine must know none of them.
-for prog in threads indirect signal jmp plt "${DEMO:-}" "${DEPPROG:-}"; do
+# engine must know none of them.  LIBPROG: tests/bench/libloop, a
+# library-heavy program (EVEX string functions, rep stos, write(2)).
+for prog in threads indirect signal jmp plt "${DEMO:-}" "${DEPPROG:-}" \
+	"${LIBPROG:-}"; do
 	case $prog in /*) path=$prog; prog=$(basename "$prog") ;;
 		*) path=${PROGS:-}/$prog ;; esac
 	[ -x "$path" ] || continue

@@ -652,6 +652,36 @@ Test(watch_chain, real)
 	cr_assert_gt(all, 20);
 }
 
+/*
+ * A library-heavy program (tests/bench/libloop: glibc's EVEX strlen and
+ * strchr, snprintf, an inlined rep stos, write(2)): at every position,
+ * in windows of 50 and 128, the engine knows no access the proofs call
+ * secret, and skip scans from the middle stop exactly where the
+ * engine's own do.  Its far windows of 16,384 instructions all go to
+ * the engine today (docs/performance.md "Watchpoint scan"): what is
+ * asserted is the agreement, and that some secret positions are found
+ * (in the user code and between the library calls).
+ */
+Test(watch_chain, lib)
+{
+	static const uint64_t qb[] = { 50, 128 };
+	uint64_t n, win, stops, all = 0;
+	size_t b;
+
+	for (b = 0; b < 2; b++) {
+		n = real_deep(LIB_BUNDLE, qb[b], &win, &stops);
+		cr_log_info("libloop, windows of %lu: %lu secret positions, "
+			    "%lu stops as the engine's, %lu engine windows in "
+			    "the deep scans", (unsigned long)qb[b],
+			    (unsigned long)n, (unsigned long)stops,
+			    (unsigned long)win);
+		all += stops;
+		cr_assert_gt(n, 100, "libloop, windows of %lu: %lu secret",
+			     (unsigned long)qb[b], (unsigned long)n);
+	}
+	cr_assert_gt(all, 10);
+}
+
 static int count_blk(void *arg, const struct rp_blk *b)
 {
 	*(uint64_t *)arg += b->ninsn;
