@@ -150,11 +150,5 @@ cmp -s "$tmp/badidx1" "$tmp/badidx2" &&
 	ok "damaged: the same index on 1 and 2 workers" ||
 	bad "damaged: the index differs on 1 and 2 workers"
 # The last segment decodes from its cut point, as the index counted it.
-PTREC_INDEX_DEBUG=1 "$PTREC" insns "$tmp/bad" --from $((want - 2)) --count 3 \
-	--format=addr >"$tmp/got" 2>"$tmp/log"
-tail -3 "$tmp/want" >"$tmp/want3"
-cmp -s "$tmp/want3" "$tmp/got" && grep -q "decoded from its TIP.PGE$" "$tmp/log" &&
-	! grep -q "decoded from the start" "$tmp/log" &&
-	ok "damaged: insns --from $((want - 2)) decodes from a TIP.PGE, the plain loop's addresses" ||
-	bad "damaged: insns --from $((want - 2)): $(tr '\n' ' ' <"$tmp/log")"
+seek_tip damaged "$tmp/bad" "$want"
 tap_end import-onepsb

@@ -1,7 +1,8 @@
 # Sourced by the tests that hold ptrec's history of a damaged stream
 # against a plain libipt pt_insn_next loop's (tests/bench/iptraw, which
 # writes the addresses to $tmp/want and each error to $tmp/errs):
-# damaged.sh, onepsb.sh.  Needs $PTREC, $tmp and $here (this folder).
+# damaged.sh, onepsb.sh.  Needs $PTREC, $IPTRAW, $tmp, $here (this
+# folder) and lib.sh's ok and bad.
 
 # corrupt PT AT OUT: PT with its byte AT made 0x02 (an extended opcode)
 # into OUT.
@@ -38,4 +39,19 @@ plain_diff() {
 	awk -f "$here/gaps.awk" "$tmp/all" >"$tmp/gaps"
 	cmp -s "$tmp/errs" "$tmp/gaps" ||
 		echo "gaps $(tr '\n' ' ' <"$tmp/gaps"), errors $(tr '\n' ' ' <"$tmp/errs")."
+}
+
+# seek_tip NAME BUNDLE N: the last 3 of the plain loop's N instructions
+# by `ptrec insns --from` from BUNDLE's saved index, which decodes one
+# segment from its TIP.PGE (a cut point of a stream with one PSB), not
+# the stream from its start.
+seek_tip() {
+	PTREC_INDEX_DEBUG=1 "$PTREC" insns "$2" --from $(($3 - 2)) --count 3 \
+		--format=addr >"$tmp/got" 2>"$tmp/log"
+	tail -3 "$tmp/want" >"$tmp/want3"
+	cmp -s "$tmp/want3" "$tmp/got" &&
+		grep -q "decoded from its TIP.PGE$" "$tmp/log" &&
+		! grep -q "decoded from the start" "$tmp/log" &&
+		ok "$1: insns --from $(($3 - 2)) decodes from a TIP.PGE, the plain loop's addresses" ||
+		bad "$1: insns --from $(($3 - 2)): $(tr '\n' ' ' <"$tmp/log")"
 }
