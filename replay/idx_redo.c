@@ -454,8 +454,8 @@ int rp_redo_corrupt(struct walk *w, const struct rp_redo_point *p,
 	case RP_REDO_PSB:
 		ret = rp_redo_insns(w, p, cfg, status, done);
 		/* To the end: its last segment is decoded as it materializes
-		 * (no check_tail() needed, which would take the error it
-		 * meets for a difference).
+		 * (no rp_redo_check_tail() needed, which would take the error
+		 * it meets for a difference).
 		 */
 		if (!ret && *done)
 			r->tail_checked = true;
@@ -565,4 +565,70 @@ int rp_redo_joined(struct rp_session *s, struct rp_thread *t,
 			ret > 0 ? ": a return stack not known" : "");
 	rp_walk_end(&w);
 	return ret;
+}
+
+/* The last segment checked (idx_redo.h), from index.c. */
+int rp_redo_check_tail(struct walk *bw)
+{
+	const struct rp_ckpt *c = &(*bw->ckpts)[*bw->nckpts - 1];
+	const uint64_t *rets = NULL;
+	size_t nrets = 0;
+	struct walk cw;
+	int ret, status;
+
+	/* Its return stack: the joined index's, or the range's own model's
+	 * (a whole stream, whose model starts empty as a join's would).
+	 */
+	if (bw->rs && c->rets_at && c->split.csl) {
+		const struct rp_rsnap *sn = &bw->rs->snaps[c->rets_at - 1];
+
+		rets = bw->rs->pool + sn->at;
+		nrets = sn->lsize < RP_RETSTACK ? sn->lsize : RP_RETSTACK;
+	} else if (!bw->rs && c->nrets) {
+		rets = bw->t->rets + c->rets_at;
+		nrets = c->nrets;
+	}
+	ret = rp_walk_begin_at(&cw, bw->s, bw->t, c, rets, nrets,
+			       bw->t->pt_size, &status);
+	if (ret) {
+		rp_walk_end(&cw);
+		return ret;
+	}
+	cw.pos = c->insn;
+	cw.stop_at_error = true;
+	ret = status < 0 ? 1 : rp_walk_run(&cw, status);
+	rp_walk_end(&cw);
+	if (!ret && cw.error) {
+		/* Only the missing code the block pass saw there, at the
+		 * stream's last PSB, is the same history.
+		 */
+		const struct rp_gap *g = *bw->ngaps ?
+					 &(*bw->gaps)[*bw->ngaps - 1] : NULL;
+
+		if (cw.error != -pte_nomap || cw.resync_off != UINT64_MAX ||
+		    !g || g->reason != RP_GAP_NOMAP || g->before != cw.pos)
+			ret = 1;
+	}
+	if (!ret && cw.pos != bw->pos)
+		ret = 1;
+	if (getenv("PTREC_INDEX_DEBUG"))
+		fprintf(stderr, "index: thread %u: last segment checked with the instruction decoder\n",
+			bw->t->tid);
+	return ret;
+}
+
+int rp_redo_check_joined_tail(struct rp_session *s,
+			      struct rp_thread *t)
+{
+	struct walk w;
+
+	memset(&w, 0, sizeof(w));
+	w.s = s;
+	w.t = t;
+	w.ckpts = &t->ckpts;
+	w.nckpts = &t->nckpts;
+	w.gaps = &t->gaps;
+	w.ngaps = &t->ngaps;
+	w.pos = t->insns;
+	return rp_redo_check_tail(&w);
 }

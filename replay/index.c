@@ -32,84 +32,6 @@ static uint64_t start_tsc(const struct rp_thread *t, size_t psb)
 	return psb < t->npsbs ? t->psbs[psb].tsc : 0;
 }
 
-/*
- * On a damaged stream the two decoders can also part without the block
- * decoder seeing an error: where the stream ends inside damage, the block
- * decoder took one more instruction before a disable event than the
- * instruction decoder decodes (fuzz_replay).  So the last segment is
- * decoded again, as it will materialize, when the stream had gaps or is
- * short (not on a clean long stream, where bench-replay measured 1.3% at
- * 10^6 instructions, nor one with one PSB, where it would double the
- * cost): any difference, or an error only the instruction decoder sees,
- * returns 1, and the thread is indexed with the instruction decoder.
- */
-#define TAIL_CHECK	(64u << 10)	/* instructions: a short stream */
-
-static int check_tail(struct walk *bw)
-{
-	const struct rp_ckpt *c = &(*bw->ckpts)[*bw->nckpts - 1];
-	const uint64_t *rets = NULL;
-	size_t nrets = 0;
-	struct walk cw;
-	int ret, status;
-
-	/* Its return stack: the joined index's, or the range's own model's
-	 * (a whole stream, whose model starts empty as a join's would).
-	 */
-	if (bw->rs && c->rets_at && c->split.csl) {
-		const struct rp_rsnap *sn = &bw->rs->snaps[c->rets_at - 1];
-
-		rets = bw->rs->pool + sn->at;
-		nrets = sn->lsize < RP_RETSTACK ? sn->lsize : RP_RETSTACK;
-	} else if (!bw->rs && c->nrets) {
-		rets = bw->t->rets + c->rets_at;
-		nrets = c->nrets;
-	}
-	ret = rp_walk_begin_at(&cw, bw->s, bw->t, c, rets, nrets,
-			       bw->t->pt_size, &status);
-	if (ret) {
-		rp_walk_end(&cw);
-		return ret;
-	}
-	cw.pos = c->insn;
-	cw.stop_at_error = true;
-	ret = status < 0 ? 1 : rp_walk_run(&cw, status);
-	rp_walk_end(&cw);
-	if (!ret && cw.error) {
-		/* Only the missing code the block pass saw there, at the
-		 * stream's last PSB, is the same history.
-		 */
-		const struct rp_gap *g = *bw->ngaps ?
-					 &(*bw->gaps)[*bw->ngaps - 1] : NULL;
-
-		if (cw.error != -pte_nomap || cw.resync_off != UINT64_MAX ||
-		    !g || g->reason != RP_GAP_NOMAP || g->before != cw.pos)
-			ret = 1;
-	}
-	if (!ret && cw.pos != bw->pos)
-		ret = 1;
-	if (getenv("PTREC_INDEX_DEBUG"))
-		fprintf(stderr, "index: thread %u: last segment checked with the instruction decoder\n",
-			bw->t->tid);
-	return ret;
-}
-
-/* check_tail() on the thread's joined index (index_blocks()). */
-static int check_joined_tail(struct rp_session *s, struct rp_thread *t)
-{
-	struct walk w;
-
-	memset(&w, 0, sizeof(w));
-	w.s = s;
-	w.t = t;
-	w.ckpts = &t->ckpts;
-	w.nckpts = &t->nckpts;
-	w.gaps = &t->gaps;
-	w.ngaps = &t->ngaps;
-	w.pos = t->insns;
-	return check_tail(&w);
-}
-
 /* What events.c keeps of an execution mode (walk.mode_bits). */
 static uint64_t blk_mode_bits(enum pt_exec_mode mode)
 {
@@ -480,12 +402,13 @@ run:
 	 * range's own count says "short" only when it is the whole stream;
 	 * the last of several ranges checks here only if it has gaps of its
 	 * own, and otherwise index_blocks() decides on the joined index (a
-	 * last range under TAIL_CHECK was decoded twice: libxdc's Unzip).
+	 * last range under RP_TAIL_CHECK was decoded twice: libxdc's Unzip).
 	 */
 	if (!ret && !w.seg && r->stop_psb == SIZE_MAX && !r->stop_split &&
 	    !r->split && *w.nckpts && !r->redo && !r->tail_checked &&
-	    (*w.ngaps || (r->first_psb == SIZE_MAX && w.pos <= TAIL_CHECK))) {
-		ret = check_tail(&w);
+	    (*w.ngaps ||
+	     (r->first_psb == SIZE_MAX && w.pos <= RP_TAIL_CHECK))) {
+		ret = rp_redo_check_tail(&w);
 		r->tail_checked = true;
 	}
 	rp_walk_close_ckpt(&w);
@@ -903,8 +826,8 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 	 * single-PSB stream's gap ends it, so that tail is short).
 	 */
 	if (!ret && pool.n > 1 && !r[n - 1].tail_checked && !r[n - 1].redo &&
-	    t->nckpts && (t->ngaps || t->insns <= TAIL_CHECK)) {
-		ret = check_joined_tail(s, t);
+	    t->nckpts && (t->ngaps || t->insns <= RP_TAIL_CHECK)) {
+		ret = rp_redo_check_joined_tail(s, t);
 	} else if (ret > 0 && n > 1) {
 		/* Ranges that do not join up: index it in one piece. */
 		struct range one = { .s = s, .t = t, .first_psb = SIZE_MAX,

@@ -60,8 +60,9 @@ struct range {
 	struct rp_rstk *rs;	/* with its return-stack model */
 	int64_t lead_min;	/* lowest depth before its first checkpoint */
 	bool ended;		/* a cut stream's end: missing code */
-	bool tail_checked;	/* check_tail() ran on its last segment, or
-				 * the instruction decoder decoded it */
+	bool tail_checked;	/* rp_redo_check_tail() ran on its last
+				 * segment, or the instruction decoder
+				 * decoded it */
 	bool redo;		/* corrupt trace: back at its last checkpoint,
 				 * decoded from there after the join
 				 * (idx_redo.h, rp_redo_joined()) */
