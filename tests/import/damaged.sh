@@ -87,7 +87,7 @@ damaged Unzip "$x/Unzip/trace" "$tmp/unzip.list" 6/94/3 PSB
 # missing-code gap in every copy, as in real.sh) and a byte of the last
 # copy corrupted: its redo from the last PSB runs to the end of the
 # stream, so it decodes the last segment as materializing will; that
-# segment is not checked again (check_tail() took the corrupt trace it
+# segment is not checked again (rp_redo_check_tail() took the corrupt trace it
 # meets for a difference and the thread was indexed with the instruction
 # decoder, on 2 workers after a second pass in one piece).
 printf '%s 0x401000 4096 %d\n%s 0x441000 %d %d\n' "$g/hello" $((0x3f000)) \

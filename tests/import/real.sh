@@ -48,7 +48,7 @@ real_trace() {
 		[ -s "$tmp/ev.want" ] && cmp -s "$tmp/ev.want" "$tmp/ev.got" &&
 			ok "$name, $w worker(s): the events per kind are the plain loop's ($(sed 's/^ *//' "$tmp/ev.want"))" ||
 			bad "$name, $w worker(s): events $(cat "$tmp/ev.got"), libipt $(cat "$tmp/ev.want")"
-		# The last segment is decoded again (check_tail) on 2 workers
+		# The last segment is decoded again (rp_redo_check_tail) on 2 workers
 		# exactly when one worker does it: the whole stream's gaps and
 		# length decide, not the last range's (Unzip's was decoded
 		# twice, issue #19).
