@@ -40,7 +40,7 @@
 
 #define IDX_MAGIC	"PTRECIX"
 /* Bump with any change to what the index holds or how index.c builds it. */
-#define IDX_VERSION	9	/* 2: checkpoints carry call depths, 3: MAC,
+#define IDX_VERSION	10	/* 2: checkpoints carry call depths, 3: MAC,
 				 * 4: loop gaps (RP_GAP_LOOP), 5: events,
 				 * overflow gaps, gap byte counts, 6: calls
 				 * inside blocks that end in a PTWRITE,
@@ -50,7 +50,13 @@
 				 * return stacks (the header's nrets, after
 				 * the events), 9: a return's TIP with its IP
 				 * suppressed is a gap (the block pass took
-				 * it as a jump back to the return) */
+				 * it as a jump back to the return), 10:
+				 * corrupt trace redone through earlier
+				 * checkpoints with the plain loop's return
+				 * stack, blocks off the exec mode corrupt,
+				 * enables' resumed flag and first states the
+				 * same on any worker count (index.c,
+				 * idx_redo.c) */
 #define IDX_SAMPLE	(64u << 10)
 #define SEG_MIN		(1ull << 16)
 #define SEG_PER_BYTE	1024ull
