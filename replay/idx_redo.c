@@ -326,6 +326,7 @@ int rp_redo_insns(struct walk *w, const struct rp_redo_point *p,
 	struct pt_image *image;
 	struct walk keep;
 	size_t k, floor, k0, back, nckpts, ngaps, nevs, i;
+	uint64_t from;
 	int ret, st;
 	bool fresh = c && (p->nckpts != *w->nckpts ||
 			   p->offset != c->offset);
@@ -334,6 +335,7 @@ int rp_redo_insns(struct walk *w, const struct rp_redo_point *p,
 	    w->off_delta || (fresh && w->pos != c->insn) ||
 	    (!fresh && w->world.next != p->w.world.next))
 		return 1;
+	from = c->offset;
 	if (!fresh)
 		walk_back(w, p);
 	/* Else nothing decoded since the checkpoint: the error came before
@@ -414,6 +416,12 @@ int rp_redo_insns(struct walk *w, const struct rp_redo_point *p,
 		*done = true;
 		return 0;
 	}
+	/* A decode from earlier checkpoints that resynced at the PSB it was
+	 * called for would hand the block decoder the same error again, for
+	 * ever (fuzz_replay: "from the PSB at 195 to 195"): in one piece.
+	 */
+	if (w->resync_off <= from)
+		return 1;
 	return rp_redo_resync(w, w->resync_off, status);
 }
 
