@@ -91,41 +91,16 @@ static const char expect[] =
 
 int main(int argc, char **argv)
 {
-	static uint8_t buf[4096];
-	struct pt_encoder *enc;
-	struct pt_config cfg;
-	uint64_t len = 0;
-	size_t i;
-	int ret = 0;
-
 	if (argc != 2) {
 		fprintf(stderr, "usage: mkcycles DIR\n");
 		return 2;
 	}
 	build_code();
 	build_stream();
-	pt_config_init(&cfg);
-	cfg.begin = buf;
-	cfg.end = buf + sizeof(buf);
-	enc = pt_alloc_encoder(&cfg);
-	if (!enc)
-		return 1;
-	for (i = 0; i < npk && ret >= 0; i++)
-		ret = pt_enc_next(enc, &pk[i]);
-	pt_enc_get_offset(enc, &len);
-	pt_free_encoder(enc);
-	if (ret < 0) {
-		fprintf(stderr, "mkcycles: packet %zu: %s\n", i - 1,
-			pt_errstr(pt_errcode(ret)));
-		return 1;
-	}
 	if (write_file(argv[1], "code.bin", code, sizeof(code)) ||
-	    write_file(argv[1], "pt.bin", buf, len) ||
-	    write_file(argv[1], "expect", expect, sizeof(expect) - 1))
-		return 1;
-	snprintf((char *)buf, sizeof(buf), "%s/code.bin 0x%llx\n", argv[1],
-		 BASE);
-	if (write_file(argv[1], "list", buf, strlen((char *)buf)))
+	    write_packets("mkcycles", argv[1], "pt.bin") ||
+	    write_file(argv[1], "expect", expect, sizeof(expect) - 1) ||
+	    write_list(argv[1], BASE))
 		return 1;
 	return 0;
 }

@@ -48,10 +48,6 @@ static void build_code(void)
 	code[0x32] = 0x05;
 }
 
-/* Bytes libipt's encoder does not know, written before packet pk[at]. */
-static const unsigned char *raw;
-static size_t raw_len, raw_at = SIZE_MAX;
-
 /*
  * A PEBS block (SDM Vol. 3C, "PEBS via Intel PT"): BBP (02 63, 4-byte
  * items: bit 7, type 0), two BIPs (ID << 3 | 100b, then the item), BEP
@@ -63,16 +59,6 @@ static const unsigned char pebs[] = {
 	0x0c, 0x88, 0x77, 0x66, 0x55,
 	0x02, 0x33,
 };
-
-static void tsx(int intx, int abrt, uint64_t at)
-{
-	struct pt_packet *p = add(ppt_mode);
-
-	p->payload.mode.leaf = pt_mol_tsx;
-	p->payload.mode.bits.tsx.intx = intx & 1;
-	p->payload.mode.bits.tsx.abrt = abrt & 1;
-	ip(ppt_fup, at);
-}
 
 /* PSB+ (33.4.2.7): PIP, VMCS, CBR, [MODE.Exec, FUP], PSBEND. */
 static void psb(uint64_t cr3, uint64_t vmcs, uint8_t cbr, uint64_t at)
@@ -104,9 +90,9 @@ static void build_stream(void)
 	p->payload.ptw.payload = 0x2a;
 	ip(ppt_fup, BASE + 1);
 	/* A PEBS record, read on after the PTWRITE. */
-	raw = pebs;
-	raw_len = sizeof(pebs);
-	raw_at = npk;
+	pkb_raw = pebs;
+	pkb_raw_len = sizeof(pebs);
+	pkb_raw_at = npk;
 	/* XBEGIN at 400007, XEND at 400008: MODE.TSX + FUP each. */
 	tsx(1, 0, BASE + 7);
 	tsx(0, 0, BASE + 8);
@@ -196,47 +182,16 @@ static const char expect[] =
 
 int main(int argc, char **argv)
 {
-	static uint8_t buf[4096];
-	struct pt_encoder *enc;
-	struct pt_config cfg;
-	uint64_t len = 0;
-	size_t i;
-	int ret = 0;
-
 	if (argc != 2) {
 		fprintf(stderr, "usage: mkevents DIR\n");
 		return 2;
 	}
 	build_code();
 	build_stream();
-	pt_config_init(&cfg);
-	cfg.begin = buf;
-	cfg.end = buf + sizeof(buf);
-	enc = pt_alloc_encoder(&cfg);
-	if (!enc)
-		return 1;
-	for (i = 0; i < npk && ret >= 0; i++) {
-		if (i == raw_at) {
-			pt_enc_get_offset(enc, &len);
-			memcpy(buf + len, raw, raw_len);
-			pt_enc_sync_set(enc, len + raw_len);
-		}
-		ret = pt_enc_next(enc, &pk[i]);
-	}
-	pt_enc_get_offset(enc, &len);
-	pt_free_encoder(enc);
-	if (ret < 0) {
-		fprintf(stderr, "mkevents: packet %zu: %s\n", i - 1,
-			pt_errstr(pt_errcode(ret)));
-		return 1;
-	}
 	if (write_file(argv[1], "code.bin", code, sizeof(code)) ||
-	    write_file(argv[1], "pt.bin", buf, len) ||
-	    write_file(argv[1], "expect", expect, sizeof(expect) - 1))
-		return 1;
-	snprintf((char *)buf, sizeof(buf), "%s/code.bin 0x%llx\n", argv[1],
-		 BASE);
-	if (write_file(argv[1], "list", buf, strlen((char *)buf)))
+	    write_packets("mkevents", argv[1], "pt.bin") ||
+	    write_file(argv[1], "expect", expect, sizeof(expect) - 1) ||
+	    write_list(argv[1], BASE))
 		return 1;
 	return 0;
 }

@@ -67,14 +67,6 @@ static void build_code(void)
 
 
 /* MODE.Exec: 64-bit code. */
-static void mode64(void)
-{
-	struct pt_packet *p = add(ppt_mode);
-
-	p->payload.mode.leaf = pt_mol_exec;
-	p->payload.mode.bits.exec.csl = 1;
-}
-
 /* PSB+: [MODE.Exec, FUP] when tracing is on at @at, PSBEND. */
 static void psb(uint64_t at)
 {
@@ -126,30 +118,8 @@ static const char good_want[] =
 
 static int write_stream(const char *dir, const char *name, int bad)
 {
-	static uint8_t buf[4096];
-	struct pt_encoder *enc;
-	struct pt_config cfg;
-	uint64_t len = 0;
-	size_t i;
-	int ret = 0;
-
 	build_stream(bad);
-	pt_config_init(&cfg);
-	cfg.begin = buf;
-	cfg.end = buf + sizeof(buf);
-	enc = pt_alloc_encoder(&cfg);
-	if (!enc)
-		return -1;
-	for (i = 0; i < npk && ret >= 0; i++)
-		ret = pt_enc_next(enc, &pk[i]);
-	pt_enc_get_offset(enc, &len);
-	pt_free_encoder(enc);
-	if (ret < 0) {
-		fprintf(stderr, "mkretcomp: %s: packet %zu: %s\n", name, i - 1,
-			pt_errstr(pt_errcode(ret)));
-		return -1;
-	}
-	return write_file(dir, name, buf, len);
+	return write_packets("mkretcomp", dir, name);
 }
 
 /*
@@ -170,15 +140,11 @@ static int write_cut(const char *dir, const char *name, int compressed,
 		     int bits32)
 {
 	static uint8_t buf[32 << 10];
-	struct pt_encoder *enc;
-	struct pt_config cfg;
 	uint64_t len = 0;
-	size_t i, k, part;
+	size_t k, part;
 	uint64_t off = 0;
-	int err = 0;
 
-	pt_config_init(&cfg);
-	for (part = 0; part < 3 && err >= 0; part++) {
+	for (part = 0; part < 3; part++) {
 		npk = 0;
 		if (part == 0) {
 			/* call g; syscall: to the kernel */
@@ -209,15 +175,9 @@ static int write_cut(const char *dir, const char *name, int compressed,
 			ip(ppt_tip_pge, 0x400020);	/* nop; nop; jmp */
 			ip(ppt_tip_pgd, 0x400030);
 		}
-		cfg.begin = buf + len;
-		cfg.end = buf + sizeof(buf);
-		enc = pt_alloc_encoder(&cfg);
-		if (!enc)
+		if (encode_packets(buf + len, sizeof(buf) - len, &off,
+				   "mkretcomp", name))
 			return -1;
-		for (i = 0; i < npk && err >= 0; i++)
-			err = pt_enc_next(enc, &pk[i]);
-		pt_enc_get_offset(enc, &off);
-		pt_free_encoder(enc);
 		len += off;
 		/* PAD (0x00) with tracing off, past the next 8 KiB mark. */
 		if (part < 2) {
@@ -225,11 +185,6 @@ static int write_cut(const char *dir, const char *name, int compressed,
 			memset(buf + len, 0, k);
 			len += k;
 		}
-	}
-	if (err < 0) {
-		fprintf(stderr, "mkretcomp: %s: %s\n", name,
-			pt_errstr(pt_errcode(err)));
-		return -1;
 	}
 	return write_file(dir, name, buf, len);
 }
@@ -240,16 +195,13 @@ static const char cut_want[] =
 
 int main(int argc, char **argv)
 {
-	char list[4200];
-
 	if (argc != 2) {
 		fprintf(stderr, "usage: mkretcomp DIR\n");
 		return 2;
 	}
 	build_code();
-	snprintf(list, sizeof(list), "%s/code.bin 0x%llx\n", argv[1], BASE);
 	if (write_file(argv[1], "code.bin", code, sizeof(code)) ||
-	    write_file(argv[1], "list", list, strlen(list)) ||
+	    write_list(argv[1], BASE) ||
 	    write_stream(argv[1], "good.pt", 0) ||
 	    write_stream(argv[1], "bad.pt", 1) ||
 	    write_file(argv[1], "good.want", good_want,

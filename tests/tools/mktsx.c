@@ -117,30 +117,16 @@ static const char truth[] =
 	"store 9 0x400100\n"
 	"aborted 4 0x400100\n";
 
-static void tsx(int intx, int abrt, uint64_t at)
-{
-	struct pt_packet *p = add(ppt_mode);
-
-	p->payload.mode.leaf = pt_mol_tsx;
-	p->payload.mode.bits.tsx.intx = intx & 1;
-	p->payload.mode.bits.tsx.abrt = abrt & 1;
-	ip(ppt_fup, at);
-}
-
 /* With @ovf, packets are lost inside the first transaction (OVF, then
  * FUP where it goes on, the store at 400016): its begin no longer
  * bounds what follows.
  */
 static void build_stream(int ovf)
 {
-	struct pt_packet *p;
-
 	npk = 0;
 	/* PSB+ with PacketEn: MODE.Exec (64-bit), FUP where it is. */
 	add(ppt_psb);
-	p = add(ppt_mode);
-	p->payload.mode.leaf = pt_mol_exec;
-	p->payload.mode.bits.exec.csl = 1;
+	mode64();
 	ip(ppt_fup, BASE);
 	add(ppt_psbend);
 	tsx(1, 0, BASE + 0x10);		/* XBEGIN */
@@ -161,36 +147,12 @@ static void build_stream(int ovf)
 /* DIR/NAME := the stream (build_stream(@ovf)). */
 static int encode(const char *dir, const char *name, int ovf)
 {
-	static uint8_t buf[4096];
-	struct pt_encoder *enc;
-	struct pt_config cfg;
-	uint64_t len = 0;
-	size_t i;
-	int ret = 0;
-
 	build_stream(ovf);
-	pt_config_init(&cfg);
-	cfg.begin = buf;
-	cfg.end = buf + sizeof(buf);
-	enc = pt_alloc_encoder(&cfg);
-	if (!enc)
-		return -1;
-	for (i = 0; i < npk && ret >= 0; i++)
-		ret = pt_enc_next(enc, &pk[i]);
-	pt_enc_get_offset(enc, &len);
-	pt_free_encoder(enc);
-	if (ret < 0) {
-		fprintf(stderr, "mktsx: packet %zu: %s\n", i - 1,
-			pt_errstr(pt_errcode(ret)));
-		return -1;
-	}
-	return write_file(dir, name, buf, len);
+	return write_packets("mktsx", dir, name);
 }
 
 int main(int argc, char **argv)
 {
-	char list[4200];
-
 	if (argc != 2) {
 		fprintf(stderr, "usage: mktsx DIR\n");
 		return 2;
@@ -200,10 +162,8 @@ int main(int argc, char **argv)
 	memset(code + (G - BASE), 0, 4);
 	if (encode(argv[1], "pt.bin", 0) || encode(argv[1], "ovf.bin", 1) ||
 	    write_file(argv[1], "code.bin", code, sizeof(code)) ||
-	    write_file(argv[1], "truth", truth, sizeof(truth) - 1))
-		return 1;
-	snprintf(list, sizeof(list), "%s/code.bin 0x%llx\n", argv[1], BASE);
-	if (write_file(argv[1], "list", list, strlen(list)))
+	    write_file(argv[1], "truth", truth, sizeof(truth) - 1) ||
+	    write_list(argv[1], BASE))
 		return 1;
 	return 0;
 }
