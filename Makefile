@@ -518,24 +518,32 @@ $(BUILD)/tests/bench/workload: tests/bench/workload.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -static -o $@ $<
 
+# The benchmarks' libipt loops and their input readers (iptraw, the plain
+# loop of a new user, takes only rawpt.c: no ptrec library).
+RAWPT_SRCS := tests/bench/rawpt.c tests/bench/rawpt.h
+IPTLOOP_SRCS := tests/bench/iptloop.c tests/bench/iptloop.h $(RAWPT_SRCS)
+
 BENCH_REPLAY := $(BUILD)/tests/bench/bench_replay
-$(BENCH_REPLAY): tests/bench/bench_replay.c tests/bench/iptloop.c \
-		tests/bench/iptloop.h $(RP_LIB) $(PTK_LIB) $(SB_LIB)
+$(BENCH_REPLAY): tests/bench/bench_replay.c $(IPTLOOP_SRCS) \
+		$(RP_LIB) $(PTK_LIB) $(SB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< \
-		tests/bench/iptloop.c $(LINK_REPLAY)
+		$(filter %.c,$(IPTLOOP_SRCS)) $(LINK_REPLAY)
 
 IPTRAW := $(BUILD)/tests/bench/iptraw
-$(IPTRAW): tests/bench/iptraw.c
+$(IPTRAW): tests/bench/iptraw.c $(RAWPT_SRCS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< -lipt
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< \
+		$(filter %.c,$(RAWPT_SRCS)) -lipt
 
 # The block-cache flow walker against libipt's decoders (replay/fwalk.c,
 # docs/performance.md "A block-cache flow walker").
 FWRAW := $(BUILD)/tests/bench/fwraw
-$(FWRAW): tests/bench/fwraw.c $(RP_LIB) $(PTK_LIB) $(SB_LIB)
+$(FWRAW): tests/bench/fwraw.c $(IPTLOOP_SRCS) $(RP_LIB) $(PTK_LIB) \
+		$(SB_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LINK_REPLAY)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< \
+		$(filter %.c,$(IPTLOOP_SRCS)) $(LINK_REPLAY)
 
 # Larger areas (the kernel module, importers, scale tools) keep their rules
 # in mk/*.mk, included here; each adds its suites to CHECK_EXTRA and its

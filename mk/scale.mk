@@ -32,12 +32,11 @@ CHECK_EXTRA += scale-test
 SCALE_MAX ?= 1e8
 SCALE_GDB_MAX ?= 1e6
 BENCH_SCALE := $(BUILD)/tests/bench/bench_scale
-$(BENCH_SCALE): tests/bench/bench_scale.c tests/bench/iptloop.c \
-		tests/bench/iptloop.h tools/ptgen/truth.h $(RP_LIB) \
-		$(PTK_LIB) $(SB_LIB)
+$(BENCH_SCALE): tests/bench/bench_scale.c $(IPTLOOP_SRCS) \
+		tools/ptgen/truth.h $(RP_LIB) $(PTK_LIB) $(SB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itools/ptgen $(LDFLAGS) -o $@ $< \
-		tests/bench/iptloop.c $(LINK_REPLAY)
+		$(filter %.c,$(IPTLOOP_SRCS)) $(LINK_REPLAY)
 
 .PHONY: scale-bench
 scale-bench: $(PTGEN) $(BENCH_SCALE)

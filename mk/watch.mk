@@ -101,11 +101,11 @@ gdb-watch-test: $(PTREC) $(PTREC_SERVER) $(GDB_WATCH) $(GDB_WATCHVAL) \
 CHECK_EXTRA += gdb-watch-test
 
 BENCH_WATCH := $(BUILD)/tests/bench/bench_watch
-$(BENCH_WATCH): tests/bench/bench_watch.c tests/bench/iptloop.c \
-		tests/bench/iptloop.h $(RP_LIB) $(PTK_LIB) $(SB_LIB)
+$(BENCH_WATCH): tests/bench/bench_watch.c $(IPTLOOP_SRCS) \
+		$(RP_LIB) $(PTK_LIB) $(SB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< \
-		tests/bench/iptloop.c $(LINK_REPLAY)
+		$(filter %.c,$(IPTLOOP_SRCS)) $(LINK_REPLAY)
 
 # The benchmark's library-heavy program (scripts/bench-watch); -z now:
 # no lazy binding in the first call recorded.

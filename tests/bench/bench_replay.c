@@ -26,40 +26,11 @@
 #include "replay.h"
 #include "sideband.h"
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static int cmp_d(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n);
-	if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
 }
 
 /* Copies @src to @dst with its stream repeated @k times. */
@@ -78,7 +49,7 @@ static int make_bundle(const char *src, const char *dst, unsigned int k,
 	    system(cmd) || sb_manifest_load(&m, dst, &err))
 		return -1;
 	snprintf(path, sizeof(path), "%s/%s", src, m->threads[0].pt);
-	pt = slurp(path, &len);
+	pt = rawpt_slurp(path, &len);
 	f = snprintf(pt_path, pt_size, "%s/%s", dst, m->threads[0].pt) <
 	    (int)pt_size ? fopen(pt_path, "wb") : NULL;
 	for (i = 0; pt && f && i < k; i++)
@@ -111,9 +82,9 @@ static void latencies(struct rp_cursor *c, uint64_t n, struct result *r)
 		seed ^= seed << 13;
 		seed ^= seed >> 7;
 		seed ^= seed << 17;
-		t = now();
+		t = iptloop_now();
 		rp_cursor_goto(c, seed % n);
-		g[i] = now() - t;
+		g[i] = iptloop_now() - t;
 	}
 	/* One step back takes well under a microsecond: time batches of 100
 	 * steps from the end, so the clock's resolution does not dominate.
@@ -122,10 +93,10 @@ static void latencies(struct rp_cursor *c, uint64_t n, struct result *r)
 		int k;
 
 		rp_cursor_goto(c, n - 1);
-		t = now();
+		t = iptloop_now();
 		for (k = 0; k < 100; k++)
 			rp_cursor_step(c, -1);
-		b[i] = (now() - t) / 100;
+		b[i] = (iptloop_now() - t) / 100;
 	}
 	qsort(g, N, sizeof(g[0]), cmp_d);
 	qsort(b, N, sizeof(b[0]), cmp_d);
@@ -161,13 +132,13 @@ int main(int argc, char **argv)
 		r->base = iptloop_run(dst, pt, &r->insns);
 		/* The index build itself: no saved index (replay/idxcache.c). */
 		setenv("PTREC_INDEX_CACHE", "0", 1);
-		t = now();
+		t = iptloop_now();
 		if (rp_session_open(&s, dst)) {
 			fprintf(stderr, "bench_replay: %s: %s\n", dst,
 				rp_session_errmsg(s));
 			return 1;
 		}
-		r->index = now() - t;
+		r->index = iptloop_now() - t;
 		rp_thread_info(s, rp_thread_tid(s, 0), &ti);
 		if (ti.insns != r->insns)
 			fprintf(stderr, "bench_replay: engine %" PRIu64
@@ -182,13 +153,13 @@ int main(int argc, char **argv)
 		unsetenv("PTREC_INDEX_CACHE");
 		if (rp_session_open(&s, dst) == 0)
 			rp_session_close(s);
-		t = now();
+		t = iptloop_now();
 		if (rp_session_open(&s, dst)) {
 			fprintf(stderr, "bench_replay: reopen %s: %s\n", dst,
 				rp_session_errmsg(s));
 			return 1;
 		}
-		r->reopen = now() - t;
+		r->reopen = iptloop_now() - t;
 		rp_session_close(s);
 		if (snprintf(pt, sizeof(pt), "rm -rf '%s'", dst) >=
 		    (int)sizeof(pt) || system(pt))

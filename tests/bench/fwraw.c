@@ -31,7 +31,8 @@
 #include <time.h>
 
 #include "../../replay/fwalk.h"
-#include "sideband.h"
+#include "iptloop.h"
+#include "rawpt.h"
 
 struct sec {
 	int isid;
@@ -43,34 +44,22 @@ static struct sec *secs;
 static size_t nsecs;
 static FILE *addrs;
 
-static uint8_t *slurp(const char *path, size_t *len)
+/* A section of code, in libipt's image and in the walker's table. */
+static int add_section(void *image, const char *path, uint64_t off,
+		       uint64_t size, uint64_t addr)
 {
-	FILE *f = fopen(path, "rb");
-	uint8_t *buf;
-	long n;
+	struct stat st;
+	int n;
 
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
+	if (size == UINT64_MAX) {
+		off = 0;
+		size = stat(path, &st) ? 0 : (uint64_t)st.st_size;
 	}
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
-
-static int add_section(struct pt_image *image, const char *path,
-		       uint64_t off, uint64_t size, uint64_t addr)
-{
-	int n = pt_iscache_add_file(isc, path, off, size, addr);
-
-	if (n < 0 || pt_image_add_cached(image, isc, n, NULL) < 0)
+	n = pt_iscache_add_file(isc, path, off, size, addr);
+	if (n < 0 || pt_image_add_cached(image, isc, n, NULL) < 0) {
+		fprintf(stderr, "fwraw: cannot add %s\n", path);
 		return -1;
+	}
 	secs = realloc(secs, (nsecs + 1) * sizeof(*secs));
 	if (!secs)
 		return -1;
@@ -85,31 +74,13 @@ static int add_section(struct pt_image *image, const char *path,
 static int load_bundle(struct pt_image *image, const char *dir, char *pt,
 		       int ptsz)
 {
-	const struct ptrec_sb_header *h;
-	struct sb_reader *r;
-	struct sb_err err;
 	struct dirent *de;
 	char path[4352];
 	DIR *d;
 	int ret = -1;
 
-	snprintf(path, sizeof(path), "%s/sideband.sb", dir);
-	if (sb_reader_open(&r, path, &err))
+	if (iptloop_images(dir, add_section, image))
 		return -1;
-	while (sb_reader_next(r, &h, &err) > 0) {
-		const struct ptrec_sb_mmap *mm = (const void *)h;
-		char key[SB_IMAGE_KEY_MAX + 1];
-
-		if (h->type != PTREC_SB_MMAP || !mm->key_len ||
-		    mm->key_len > SB_IMAGE_KEY_MAX)
-			continue;
-		memcpy(key, sb_mmap_key(mm), mm->key_len);
-		key[mm->key_len] = '\0';
-		snprintf(path, sizeof(path), "%s/images/%s", dir, key);
-		if (add_section(image, path, mm->pgoff, mm->len, mm->start))
-			fprintf(stderr, "fwraw: cannot add %s\n", path);
-	}
-	sb_reader_close(r);
 	snprintf(path, sizeof(path), "%s/pt", dir);
 	d = opendir(path);
 	while (d && (de = readdir(d))) {
@@ -123,36 +94,6 @@ static int load_bundle(struct pt_image *image, const char *dir, char *pt,
 	if (d)
 		closedir(d);
 	return ret;
-}
-
-static int load_list(struct pt_image *image, const char *list)
-{
-	FILE *f = fopen(list, "r");
-	char line[4352], path[4096];
-	unsigned long long addr, off, size;
-	struct stat st;
-	int n;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		n = sscanf(line, "%4095s %llx %llu %llu", path, &addr, &off,
-			   &size);
-		if (n < 2)
-			continue;
-		if (n < 4) {
-			off = 0;
-			size = stat(path, &st) ? 0 : (uint64_t)st.st_size;
-		}
-		if (add_section(image, path, off, size, addr)) {
-			fprintf(stderr, "fwraw: %s: cannot add %s\n", list,
-				path);
-			fclose(f);
-			return -1;
-		}
-	}
-	fclose(f);
-	return 0;
 }
 
 /* The walker's code: the last listed section holding @ip (libipt's rule). */
@@ -179,56 +120,52 @@ static int read_code(void *ctx, uint8_t *buf, size_t size, uint64_t ip)
 	return pt_iscache_read(isc, buf, size, secs[i].isid, ip);
 }
 
-/*
- * PEBS-via-PT block packets, which libipt 2.0 does not know, skipped as
- * tests/bench/iptraw skips them (BBP 02 63 SZ|TYPE, its BIPs, BEP 02 33
- * or 02 b3), so that both loops read the same streams.
- */
-static int unknown(struct pt_packet_unknown *u, const struct pt_config *cfg,
-		   const uint8_t *pos, void *ctx)
-{
-	const uint8_t *q = pos + 3;
-	size_t item;
-
-	(void)u;
-	(void)ctx;
-	if (cfg->end - pos >= 2 && pos[0] == 2 &&
-	    (pos[1] == 0x33 || pos[1] == 0xb3))
-		return 2;
-	if (cfg->end - pos < 3 || pos[0] != 2 || pos[1] != 0x63)
-		return -pte_bad_opc;
-	item = pos[2] & 0x80 ? 4 : 8;
-	while ((size_t)(cfg->end - q) > item && (*q & 7) == 4)
-		q += 1 + item;
-	if (cfg->end - q >= 2 && q[0] == 2 && (q[1] == 0x33 || q[1] == 0xb3))
-		q += 2;
-	return (int)(q - pos);
-}
-
 static void put_addr(void *ctx, uint64_t ip)
 {
 	(void)ctx;
 	fprintf(addrs, "0x%" PRIx64 "\n", ip);
 }
 
-static void __attribute__((noinline)) run_insn(const struct pt_config *cfg, struct pt_image *image,
-		     uint64_t *insns, uint64_t *errors)
+/*
+ * libipt's instruction decoder (@blk 0) or block decoder (@blk 1, its
+ * blocks ending at calls and jumps as the index pass configures it)
+ * straight through, resyncing at the next PSB after each error.  Inlined
+ * into run_insn() and run_blk() with @blk a constant, so that neither
+ * loop tests it (callgrind counts each mode's own loop).
+ */
+static inline __attribute__((always_inline)) void
+run_libipt(const struct pt_config *cfg0, struct pt_image *image, int blk,
+	   uint64_t *insns, uint64_t *errors)
 {
-	struct pt_insn_decoder *d = pt_insn_alloc_decoder(cfg);
+	struct pt_config cfg = *cfg0;
+	struct pt_insn_decoder *id = NULL;
+	struct pt_block_decoder *bd = NULL;
 	struct pt_insn insn;
+	struct pt_block b;
 	struct pt_event ev;
 	int status;
 
-	pt_insn_set_image(d, image);
-	status = pt_insn_sync_forward(d);
+	if (blk) {
+		cfg.flags.variant.block.end_on_jump = 1;
+		cfg.flags.variant.block.end_on_call = 1;
+		bd = pt_blk_alloc_decoder(&cfg);
+		pt_blk_set_image(bd, image);
+		status = pt_blk_sync_forward(bd);
+	} else {
+		id = pt_insn_alloc_decoder(&cfg);
+		pt_insn_set_image(id, image);
+		status = pt_insn_sync_forward(id);
+	}
 	while (status != -pte_eos) {
 		if (status < 0) {
 			++*errors;
-			status = pt_insn_sync_forward(d);
+			status = blk ? pt_blk_sync_forward(bd) :
+				       pt_insn_sync_forward(id);
 			continue;
 		}
 		while (status & pts_event_pending) {
-			status = pt_insn_event(d, &ev, sizeof(ev));
+			status = blk ? pt_blk_event(bd, &ev, sizeof(ev)) :
+				       pt_insn_event(id, &ev, sizeof(ev));
 			if (status < 0)
 				break;
 		}
@@ -236,50 +173,37 @@ static void __attribute__((noinline)) run_insn(const struct pt_config *cfg, stru
 			continue;
 		if (status & pts_eos)
 			break;
-		status = pt_insn_next(d, &insn, sizeof(insn));
+		if (blk) {
+			b.ninsn = 0;
+			status = pt_blk_next(bd, &b, sizeof(b));
+			*insns += b.ninsn;
+			continue;
+		}
+		status = pt_insn_next(id, &insn, sizeof(insn));
 		if (status >= 0) {
 			++*insns;
 			if (addrs)
 				put_addr(NULL, insn.ip);
 		}
 	}
-	pt_insn_free_decoder(d);
+	if (blk)
+		pt_blk_free_decoder(bd);
+	else
+		pt_insn_free_decoder(id);
 }
 
-static void __attribute__((noinline)) run_blk(const struct pt_config *cfg0, struct pt_image *image,
-		    uint64_t *insns, uint64_t *errors)
+static void __attribute__((noinline))
+run_insn(const struct pt_config *cfg, struct pt_image *image,
+	 uint64_t *insns, uint64_t *errors)
 {
-	struct pt_config cfg = *cfg0;
-	struct pt_block_decoder *d;
-	struct pt_block b;
-	struct pt_event ev;
-	int status;
+	run_libipt(cfg, image, 0, insns, errors);
+}
 
-	cfg.flags.variant.block.end_on_jump = 1;
-	cfg.flags.variant.block.end_on_call = 1;
-	d = pt_blk_alloc_decoder(&cfg);
-	pt_blk_set_image(d, image);
-	status = pt_blk_sync_forward(d);
-	while (status != -pte_eos) {
-		if (status < 0) {
-			++*errors;
-			status = pt_blk_sync_forward(d);
-			continue;
-		}
-		while (status & pts_event_pending) {
-			status = pt_blk_event(d, &ev, sizeof(ev));
-			if (status < 0)
-				break;
-		}
-		if (status < 0)
-			continue;
-		if (status & pts_eos)
-			break;
-		b.ninsn = 0;
-		status = pt_blk_next(d, &b, sizeof(b));
-		*insns += b.ninsn;
-	}
-	pt_blk_free_decoder(d);
+static void __attribute__((noinline))
+run_blk(const struct pt_config *cfg, struct pt_image *image,
+	uint64_t *insns, uint64_t *errors)
+{
+	run_libipt(cfg, image, 1, insns, errors);
 }
 
 /*
@@ -375,7 +299,7 @@ static struct pt_image *load_code(char *ptpath, size_t ptsz)
 	if (!image || !isc)
 		return NULL;
 	if (bundle_dir ? load_bundle(image, bundle_dir, ptpath, (int)ptsz) :
-			 load_list(image, list_path)) {
+			 rawpt_load_list(list_path, add_section, image)) {
 		fprintf(stderr, "fwraw: cannot read %s\n",
 			bundle_dir ? bundle_dir : list_path);
 		return NULL;
@@ -383,24 +307,15 @@ static struct pt_image *load_code(char *ptpath, size_t ptsz)
 	return image;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int main(int argc, char **argv)
 {
 	struct pt_image *image;
 	struct pt_config cfg;
 	uint64_t insns = 0, errors = 0, blocks = 0;
-	unsigned int fam, model, step;
-	const char *mode, *rep = getenv("FWRAW_REPEAT");
-	char *at, *path, ptpath[4352];
+	const char *mode, *rep = getenv("FWRAW_REPEAT"), *fms = NULL;
+	char *path, ptpath[4352];
 	const char *addrs_path = argc > 5 ? argv[5] : NULL;
-	size_t len, skip = 0;
+	size_t skip = 0;
 	long n = rep ? atol(rep) : 1, i;
 	double best = 0, t;
 	uint8_t *buf;
@@ -419,32 +334,16 @@ int main(int argc, char **argv)
 	} else {
 		path = argv[2];
 		list_path = argv[3];
-		at = strrchr(path, '@');
-		if (at) {
-			*at = '\0';
-			skip = strtoul(at + 1, NULL, 0);
-		}
+		skip = rawpt_skip(path);
+		fms = argc > 4 ? argv[4] : NULL;
 	}
 	image = load_code(ptpath, sizeof(ptpath));
 	if (!image)
 		return 1;
-	buf = slurp(path, &len);
-	if (!buf || skip > len) {
+	if (rawpt_config(&cfg, path, skip, fms, &buf)) {
 		fprintf(stderr, "fwraw: cannot read %s\n", path);
 		return 1;
 	}
-	pt_config_init(&cfg);
-	cfg.begin = buf + skip;
-	cfg.end = buf + len;
-	if (!bundle_dir && argc > 4 &&
-	    sscanf(argv[4], "%u/%u/%u", &fam, &model, &step) == 3) {
-		cfg.cpu.vendor = pcv_intel;
-		cfg.cpu.family = (uint16_t)fam;
-		cfg.cpu.model = (uint8_t)model;
-		cfg.cpu.stepping = (uint8_t)step;
-		pt_cpu_errata(&cfg.errata, &cfg.cpu);
-	}
-	cfg.decode.callback = unknown;
 	if (addrs_path) {
 		addrs = fopen(addrs_path, "w");
 		if (!addrs) {
@@ -463,7 +362,7 @@ int main(int argc, char **argv)
 				return 1;
 		}
 		insns = errors = 0;
-		t = now();
+		t = iptloop_now();
 		if (!strcmp(mode, "insn")) {
 			run_insn(&cfg, image, &insns, &errors);
 		} else if (!strcmp(mode, "blk")) {
@@ -489,7 +388,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "fwraw: unknown mode %s\n", mode);
 			return 2;
 		}
-		t = now() - t;
+		t = iptloop_now() - t;
 		if (!i || t < best)
 			best = t;
 		if (addrs) {

@@ -17,43 +17,13 @@ double iptloop_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
-
-double iptloop_run(const char *dir, const char *pt_path, uint64_t *insns)
+int iptloop_images(const char *dir, rawpt_add_fn add, void *ctx)
 {
 	const struct ptrec_sb_header *h;
-	struct pt_insn_decoder *d;
-	struct pt_image *image = pt_image_alloc(NULL);
 	struct sb_reader *r;
-	struct pt_config cfg;
-	struct pt_insn insn;
 	struct sb_err err;
 	char path[4096];
-	uint8_t *buf;
-	size_t len;
-	double t0, t;
-	int status;
 
-	/* The snapshot's code mappings (a static program: nothing changes). */
 	if (snprintf(path, sizeof(path), "%s/sideband.sb", dir) >=
 	    (int)sizeof(path) || sb_reader_open(&r, path, &err))
 		return -1;
@@ -68,11 +38,33 @@ double iptloop_run(const char *dir, const char *pt_path, uint64_t *insns)
 		key[mm->key_len] = '\0';
 		if (snprintf(path, sizeof(path), "%s/images/%s", dir, key) <
 		    (int)sizeof(path))
-			pt_image_add_file(image, path, mm->pgoff, mm->len,
-					  NULL, mm->start);
+			add(ctx, path, mm->pgoff, mm->len, mm->start);
 	}
 	sb_reader_close(r);
-	buf = slurp(pt_path, &len);
+	return 0;
+}
+
+static int add_file(void *image, const char *file, uint64_t off,
+		    uint64_t size, uint64_t addr)
+{
+	return pt_image_add_file(image, file, off, size, NULL, addr);
+}
+
+double iptloop_run(const char *dir, const char *pt_path, uint64_t *insns)
+{
+	struct pt_insn_decoder *d;
+	struct pt_image *image = pt_image_alloc(NULL);
+	struct pt_config cfg;
+	struct pt_insn insn;
+	uint8_t *buf;
+	size_t len;
+	double t0, t;
+	int status;
+
+	/* The snapshot's code mappings (a static program: nothing changes). */
+	if (iptloop_images(dir, add_file, image))
+		return -1;
+	buf = rawpt_slurp(pt_path, &len);
 	if (!buf) {
 		pt_image_free(image);
 		return -1;

@@ -9,8 +9,19 @@
 
 #include <stdint.h>
 
+#include "rawpt.h"
+
 /* Monotonic seconds. */
 double iptloop_now(void);
+
+/*
+ * Calls @add for each code mapping in the sideband of bundle @dir
+ * (DIR/images/KEY, its file offset, length and address), wherever in
+ * time: for test programs that map nothing twice at one address.  What
+ * @add returns is its own business (it says why it failed).  Returns -1
+ * when the sideband cannot be read.
+ */
+int iptloop_images(const char *dir, rawpt_add_fn add, void *ctx);
 
 /*
  * Decodes @pt_path with libipt's instruction decoder against the snapshot

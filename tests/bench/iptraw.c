@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rawpt.h"
+
 /* ptrec's event kinds, in its order (replay.h, enum rp_event_kind). */
 static const char *const kinds[] = {
 	"enabled", "disabled", "async-disabled", "interrupt", "paging",
@@ -36,6 +38,9 @@ static const char *const kinds[] = {
 
 static uint64_t counts[sizeof(kinds) / sizeof(kinds[0])];
 static uint64_t last_mode, last_cr3, last_vmcs, last_cbr;
+
+static struct pt_image *image;
+static const char *list_path;
 
 static int changed(uint64_t *last, uint64_t now)
 {
@@ -88,104 +93,32 @@ static void count_event(const struct pt_event *ev)
 		counts[kind_of[ev->type]]++;
 }
 
-/*
- * libipt 2.0 knows no PEBS block packets (SDM Vol. 3C, "PEBS via Intel
- * PT"): BBP 02 63 SZ|TYPE, BIPs (ID << 3 | 100b, 4 or 8 bytes), BEP 02 33
- * or 02 b3.  Its decoders hand them here; each item counts once.
- */
-static const uint8_t *pebs_last;
-
-static int unknown(struct pt_packet_unknown *u, const struct pt_config *cfg,
-		   const uint8_t *pos, void *ctx)
+/* A line of the images list, through libipt's section cache. */
+static int add_cached(void *isc, const char *file, uint64_t off,
+		      uint64_t size, uint64_t addr)
 {
-	const uint8_t *q = pos + 3;
-	size_t item;
+	int n = pt_iscache_add_file(isc, file, off, size, addr);
 
-	(void)u;
-	(void)ctx;
-	if (cfg->end - pos >= 2 && pos[0] == 2 &&
-	    (pos[1] == 0x33 || pos[1] == 0xb3))
-		return 2;
-	if (cfg->end - pos < 3 || pos[0] != 2 || pos[1] != 0x63)
-		return -pte_bad_opc;
-	item = pos[2] & 0x80 ? 4 : 8;
-	while ((size_t)(cfg->end - q) > item && (*q & 7) == 4) {
-		if (pos > pebs_last)
-			counts[17]++;
-		q += 1 + item;
-	}
-	if (pos > pebs_last)
-		pebs_last = pos;
-	if (cfg->end - q >= 2 && q[0] == 2 && (q[1] == 0x33 || q[1] == 0xb3))
-		q += 2;
-	return (int)(q - pos);
-}
-
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
-
-static int load_list(struct pt_image *image, struct pt_image_section_cache *isc,
-		     const char *list)
-{
-	FILE *f = fopen(list, "r");
-	char line[4352], path[4096];
-	unsigned long long addr, off, size;
-	int n;
-
-	if (!f)
+	if (n < 0 || pt_image_add_cached(image, isc, n, NULL) < 0) {
+		fprintf(stderr, "iptraw: %s: cannot add %s\n", list_path,
+			file);
 		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		n = sscanf(line, "%4095s %llx %llu %llu", path, &addr, &off,
-			   &size);
-		if (n < 2)
-			continue;
-		if (n < 4) {
-			off = 0;
-			size = UINT64_MAX;
-		}
-		n = pt_iscache_add_file(isc, path, off, size, addr);
-		if (n < 0 || pt_image_add_cached(image, isc, n, NULL) < 0) {
-			fprintf(stderr, "iptraw: %s: cannot add %s\n", list,
-				path);
-			fclose(f);
-			return -1;
-		}
 	}
-	fclose(f);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct pt_image_section_cache *isc = pt_iscache_alloc(NULL);
-	struct pt_image *image = pt_image_alloc(NULL);
 	struct pt_insn_decoder *d;
+	struct rawpt_pebs pebs = { 0 };
 	struct pt_config cfg;
 	struct pt_insn insn;
 	uint64_t insns = 0, errors = 0;
 	size_t i;
 	int first;
-	unsigned int fam, model, step;
-	char *at, *path;
-	size_t len, skip = 0;
+	char *path;
+	size_t skip;
 	FILE *addrs = NULL, *errs = NULL;
 	uint8_t *buf;
 	int status;
@@ -196,26 +129,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	path = argv[1];
-	at = strrchr(path, '@');
-	if (at) {
-		*at = '\0';
-		skip = strtoul(at + 1, NULL, 0);
-	}
-	buf = slurp(path, &len);
-	if (!buf || skip > len || load_list(image, isc, argv[2])) {
+	skip = rawpt_skip(path);
+	list_path = argv[2];
+	image = pt_image_alloc(NULL);
+	if (rawpt_config(&cfg, path, skip, argc > 3 ? argv[3] : NULL, &buf) ||
+	    rawpt_load_list(list_path, add_cached, isc)) {
 		fprintf(stderr, "iptraw: cannot read %s or %s\n", path,
 			argv[2]);
 		return 1;
-	}
-	pt_config_init(&cfg);
-	cfg.begin = buf + skip;
-	cfg.end = buf + len;
-	if (argc > 3 && sscanf(argv[3], "%u/%u/%u", &fam, &model, &step) == 3) {
-		cfg.cpu.vendor = pcv_intel;
-		cfg.cpu.family = (uint16_t)fam;
-		cfg.cpu.model = (uint8_t)model;
-		cfg.cpu.stepping = (uint8_t)step;
-		pt_cpu_errata(&cfg.errata, &cfg.cpu);
 	}
 	if (argc > 4) {
 		addrs = fopen(argv[4], "w");
@@ -231,7 +152,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	cfg.decode.callback = unknown;
+	cfg.decode.context = &pebs;
 	d = pt_insn_alloc_decoder(&cfg);
 	pt_insn_set_image(d, image);
 	status = pt_insn_sync_forward(d);
@@ -269,6 +190,7 @@ int main(int argc, char **argv)
 	}
 	printf("%" PRIu64 " instructions, %" PRIu64 " errors\n", insns,
 	       errors);
+	counts[17] += pebs.items;
 	for (i = 0, first = 1; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		if (!counts[i])
 			continue;
