@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * What the recovery engine's unit tests share (test_recover.c,
- * test_rcv_stack.c): a decoder made per test, instructions decoded from
- * their bytes at 0x401000, and known/unknown values.  Each test file
+ * test_recover_cpu.c, test_rcv_stack.c, ...): a decoder made per test,
+ * instructions decoded from their bytes at 0x401000, known/unknown values
+ * and random operands.  Each test file
  * declares its own TestSuite(NAME, .init = setup, .fini = teardown).
  */
 #ifndef RCV_FIXTURE_H
 #define RCV_FIXTURE_H
 
 #include <criterion/criterion.h>
+#include <stdlib.h>
 
 #include "rcv_internal.h"
 #include "replay.h"
@@ -42,6 +44,20 @@ static const struct rcv_val unknown = { 0, 0 };
 static inline struct rcv_val val(uint64_t v)
 {
 	return (struct rcv_val){ v, ~0ull };
+}
+
+/* A random operand, or one of the edge values a third of the time. */
+static inline uint64_t rnd(void)
+{
+	static const uint64_t edge[] = {
+		0, 1, 0x7f, 0x80, 0xff, 0x7fffffff, 0x80000000, 0xffffffff,
+		0x7fffffffffffffffull, 0x8000000000000000ull, ~0ull, 0x0f,
+		0x10,
+	};
+	uint64_t r = ((uint64_t)random() << 33) ^ ((uint64_t)random() << 11) ^
+		     (uint64_t)random();
+
+	return r % 3 ? r : edge[r % (sizeof(edge) / sizeof(edge[0]))];
 }
 
 #endif

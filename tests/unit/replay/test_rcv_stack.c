@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * Unit tests of the recovery engine's stack frames with values
- * (replay/rcv_stack.c, rcv_stack_build_v()): a push/pop pair survives a
+ * Unit tests of the recovery engine's stack frames (replay/rcv_stack.c):
+ * rcv_stack_build() pairs pops with pushes and follows rsp's classes; with
+ * values (rcv_stack_build_v()) a push/pop pair survives a
  * store through a pointer only when the values known show the store's
  * address and the push's slot, and they are apart.  The whole engine
  * against a recorded store into a saved slot through a pointer it knows
@@ -180,4 +181,148 @@ Test(rcv_stack, kept_tables_grow_and_empty_between_builds)
 	free(g);
 	free(pair);
 	free(own);
+}
+
+/* ---- stack frames (rcv_stack.c) ------------------------------------------ */
+
+/* push rbx; push 5; add rsp, 8; pop rbx: the pop reads the first push's
+ * slot, not the discarded second one; rsp offsets follow each move.
+ */
+Test(rcv_stack, pop_pairs_with_the_push_of_its_slot)
+{
+	struct rcv_ins in[4] = {
+		INS("\x53"),			/* push rbx */
+		INS("\x6a\x05"),		/* push 5 */
+		INS("\x48\x83\xc4\x08"),	/* add rsp, 8 */
+		INS("\x5b"),			/* pop rbx */
+	};
+	struct rcv_frame f[5];
+	int64_t pair[4];
+
+	cr_assert_gt(rcv_stack_build(in, 4, f, pair), 0);
+	cr_assert_eq(pair[3], 0);
+	cr_assert_eq(f[1].rsp_o, -8);
+	cr_assert_eq(f[2].rsp_o, -16);
+	cr_assert_eq(f[3].rsp_o, -8);
+	cr_assert_eq(f[4].rsp_o, 0);
+	cr_assert_eq(f[4].rsp_c, f[0].rsp_c);
+}
+
+/* A store through rsp into the slot between push and pop breaks the pair;
+ * an unknown change of rsp (alloca) starts another class, and
+ * lea rsp, [rbp - d] returns to rbp's.
+ */
+Test(rcv_stack, stores_and_alloca_break_or_restore)
+{
+	struct rcv_ins a[3] = {
+		INS("\x53"),			/* push rbx */
+		INS("\x48\x89\x04\x24"),	/* mov [rsp], rax */
+		INS("\x5b"),			/* pop rbx */
+	};
+	struct rcv_ins b[6] = {
+		INS("\x55"),			/* push rbp */
+		INS("\x48\x89\xe5"),		/* mov rbp, rsp */
+		INS("\x48\x29\xc4"),		/* sub rsp, rax */
+		INS("\x48\x8d\x65\x00"),	/* lea rsp, [rbp+0] */
+		INS("\x5d"),			/* pop rbp */
+		INS("\xc3"),			/* ret */
+	};
+	struct rcv_frame f[7];
+	int64_t pair[6];
+
+	cr_assert_gt(rcv_stack_build(a, 3, f, pair), 0);
+	cr_assert_eq(pair[2], -1);
+	cr_assert_gt(rcv_stack_build(b, 6, f, pair), 0);
+	cr_assert_neq(f[3].rsp_c, f[2].rsp_c, "alloca: a new class");
+	cr_assert_eq(f[4].rsp_c, f[0].rsp_c);
+	cr_assert_eq(f[4].rsp_o, -8);
+	cr_assert_eq(pair[4], 0);
+	cr_assert_eq(f[6].rsp_o, 8);
+}
+
+/* rt_sigreturn loads rsp from the signal frame: a new class after it; a
+ * write(2) keeps the frame.
+ */
+Test(rcv_stack, sigreturn_breaks_the_frame)
+{
+	struct rcv_ins sr[3] = {
+		INS("\x53"),			/* push rbx */
+		INS("\xb8\x0f\x00\x00\x00"),	/* mov eax, 15 */
+		INS("\x0f\x05"),		/* syscall */
+	};
+	struct rcv_ins wr[3] = {
+		INS("\x53"),
+		INS("\xb8\x01\x00\x00\x00"),	/* mov eax, 1 */
+		INS("\x0f\x05"),
+	};
+	struct rcv_frame f[4];
+	int64_t pair[3];
+
+	cr_assert_gt(rcv_stack_build(sr, 3, f, pair), 0);
+	cr_assert_neq(f[3].rsp_c, f[2].rsp_c);
+	cr_assert_gt(rcv_stack_build(wr, 3, f, pair), 0);
+	cr_assert_eq(f[3].rsp_c, f[2].rsp_c);
+	cr_assert_eq(f[3].rsp_o, -8);
+}
+
+/* A store the frames cannot place (through another pointer, an indexed
+ * one, fs:, or in another class of rsp), or a syscall that may write
+ * memory, between push and pop may have written the slot: no pair.  A
+ * store to another slot of the same class, or getpid, keeps it; write(2)
+ * does not (to /proc/self/mem it writes memory, and the frames are built
+ * before any descriptor is known: replay/rcv_fd.c).
+ */
+Test(rcv_stack, unplaced_stores_break_the_pair)
+{
+	static const char *const kill[] = {
+		"\x48\x89\x06",			/* mov [rsi], rax */
+		"\x48\x89\x04\xcc",		/* mov [rsp+rcx*8], rax */
+		"\x64\x48\x89\x04\x25\x00\x00\x00\x00",	/* mov fs:[0], rax */
+		"\x48\xab",			/* stosq */
+	};
+	static const size_t klen[] = { 3, 4, 9, 2 };
+	struct rcv_ins keep[4] = {
+		INS("\x53"),			/* push rbx */
+		INS("\x48\x89\x44\x24\xf8"),	/* mov [rsp-8], rax */
+		INS("\xb8\x27\x00\x00\x00"),	/* mov eax, 39 */
+		INS("\x0f\x05"),		/* syscall (getpid) */
+	};
+	struct rcv_ins in[5], rd[4] = {
+		INS("\x53"),
+		INS("\x31\xc0"),		/* xor eax, eax */
+		INS("\x0f\x05"),		/* syscall (read) */
+		INS("\x5b"),
+	};
+	struct rcv_ins cls[5] = {
+		INS("\x53"),			/* push rbx */
+		INS("\x48\x89\xe5"),		/* mov rbp, rsp */
+		INS("\x48\x83\xe4\xf0"),	/* and rsp, -16: a new class */
+		INS("\x48\x89\x04\x24"),	/* mov [rsp], rax */
+		INS("\x48\x8d\x65\x00"),	/* lea rsp, [rbp+0] */
+	};
+	struct rcv_ins c6[6];
+	struct rcv_frame f[7];
+	int64_t pair[6];
+	size_t k;
+
+	for (k = 0; k < 4; k++) {
+		in[0] = INS("\x53");
+		in[1] = ins(kill[k], klen[k]);
+		in[2] = INS("\x5b");
+		cr_assert_gt(rcv_stack_build(in, 3, f, pair), 0);
+		cr_assert_eq(pair[2], -1, "store %zu", k);
+	}
+	memcpy(in, keep, sizeof(keep));
+	in[4] = INS("\x5b");
+	cr_assert_gt(rcv_stack_build(in, 5, f, pair), 0);
+	cr_assert_eq(pair[4], 0);
+	in[2] = INS("\xb8\x01\x00\x00\x00");	/* mov eax, 1 */
+	cr_assert_gt(rcv_stack_build(in, 5, f, pair), 0);
+	cr_assert_eq(pair[4], -1, "write(2) may write the slot");
+	cr_assert_gt(rcv_stack_build(rd, 4, f, pair), 0);
+	cr_assert_eq(pair[3], -1, "read(2) may write the slot");
+	memcpy(c6, cls, sizeof(cls));
+	c6[5] = INS("\x5b");
+	cr_assert_gt(rcv_stack_build(c6, 6, f, pair), 0);
+	cr_assert_eq(pair[5], -1, "a store in another class");
 }
