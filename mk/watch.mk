@@ -6,9 +6,12 @@
 
 # The ground truth's writers of some bytes (the recorder's registers).
 WATCHTRUTH := $(BUILD)/tests/gdb/watchtruth
-$(WATCHTRUTH): tests/gdb/watchtruth.c $(RP_LIB) $(PTK_LIB) $(SB_LIB)
+$(WATCHTRUTH): tests/gdb/watchtruth.c tests/gdb/watchtruth_check.c \
+		tests/gdb/watchtruth_isa.c tests/gdb/watchtruth.h $(RP_LIB) \
+		$(PTK_LIB) $(SB_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LINK_REPLAY)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ \
+		$(filter %.c,$^) $(LINK_REPLAY)
 
 # -z now: no lazy binding, whose resolver hides the arguments of read(2)
 # from the recovery engine (docs/values.md).
