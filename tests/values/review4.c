@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Review 4 (adversarial) of the values engine's promise "never a wrong
+ * value", one case per mode, for valcheck (tests/values/review4.sh).
+ * The page at 0x20000000 is a memfd page mapped at a fixed address, so
+ * the instructions that touch it have known addresses:
+ *
+ *   trunc:      MAP_PRIVATE, writable.  A store of 0x11 (known address),
+ *               then ftruncate(fd, 0) and ftruncate(fd, 4096): truncation
+ *               unmaps even the private copies of the pages past the new
+ *               size (truncate_pagecache, even_cows), so the next load
+ *               reads the file's new page: 0.  ftruncate is in the table
+ *               of calls that write no user memory (rcv_sys_quiet).
+ *   truncro:    MAP_PRIVATE, read-only, the file holds 0x66: the load
+ *               reads 0x66, then the same two ftruncate calls; the end's
+ *               page holds 0.  ftruncate keeps the read-only rule
+ *               (rcv_sys_keeps_maps), though rcv_order.c's comment says
+ *               "ftruncate (a file page never copied follows the file)".
+ *   truncshared: MAP_SHARED, writable: store 0x11, the two ftruncate,
+ *               load (0).
+ *   otrunc:     as trunc, but open(/proc/self/fd/N, O_RDWR | O_TRUNC)
+ *               and write(2) of a 4096-byte page of 0x22 to it: open and
+ *               a write to a regular file are "quiet" too.  Load: 0x22.
+ *   vforkctid:  a store of 0x1234 to a global, then a raw clone(CLONE_VM |
+ *               CLONE_VFORK | CLONE_CHILD_CLEARTID, ctid = the global):
+ *               the child's exit writes 0 there (mm_release, the parent's
+ *               memory is the child's) before the parent resumes.
+ *   execmt:     a second thread execve()s this program ("exited"), which
+ *               kills the main thread (the old leader: its tid is the
+ *               pid the new image runs under) in a loop that keeps r12 =
+ *               0x1234.
+ *
+ * Each mode ends with exit_group right after its case.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/sched.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define PAGE 0x20000000ul
+
+static const char *self;
+
+static void load(void)
+{
+	__asm__ volatile("movzbq 0x20000000, %%r12\n\tnop\n\tnop\n\tnop\n\t"
+			 "xor %%r12d, %%r12d" : : : "r12", "memory");
+}
+
+static void store11(void)
+{
+	__asm__ volatile("movb $0x11, 0x20000000" : : : "memory");
+}
+
+/* The byte before the calls that change it, in r13 (cleared after). */
+static void load13(void)
+{
+	__asm__ volatile("movzbq 0x20000000, %%r13\n\tnop\n\tnop\n\t"
+			 "xor %%r13d, %%r13d" : : : "r13", "memory");
+}
+
+static int mapfd(int prot, int flags, int fill)
+{
+	char buf[4096];
+	int fd = memfd_create("review4", 0);
+
+	memset(buf, fill, sizeof(buf));
+	if (fd < 0 || write(fd, buf, sizeof(buf)) != sizeof(buf) ||
+	    mmap((void *)PAGE, 4096, prot, flags | MAP_FIXED, fd, 0) !=
+	    (void *)PAGE)
+		exit(2);
+	return fd;
+}
+
+/* ftruncate(fd, 0), ftruncate(fd, 4096) as raw system calls: nothing
+ * between them and the accesses around (no lazy binding, no errno).
+ */
+static void retrunc(int fd)
+{
+	long r0, r1;
+
+	__asm__ volatile("mov $77, %%eax\n\tsyscall" : "=a"(r0)
+			 : "D"((long)fd), "S"(0L) : "rcx", "r11", "memory");
+	__asm__ volatile("mov $77, %%eax\n\tsyscall" : "=a"(r1)
+			 : "D"((long)fd), "S"(4096L) : "rcx", "r11", "memory");
+	if ((r0 || r1) && fd >= 0)
+		exit(3);
+}
+
+static void trunc_case(int flags)
+{
+	int fd = mapfd(PROT_READ | PROT_WRITE, flags, 0);
+
+	store11();
+	load13();
+	retrunc(fd);
+	load();
+}
+
+/* The same with a value the engine cannot know (rdtsc's low byte, made
+ * odd) stored, then loaded into r13 before the two ftruncate calls.
+ */
+static void truncrnd(void)
+{
+	int fd = mapfd(PROT_READ | PROT_WRITE, MAP_PRIVATE, 0);
+
+	__asm__ volatile("rdtsc\n\tor $1, %%al\n\tmov %%al, 0x20000000"
+			 : : : "rax", "rdx", "memory");
+	load13();
+	retrunc(fd);
+}
+
+static void truncro(void)
+{
+	int fd = mapfd(PROT_READ, MAP_PRIVATE, 0x66);
+
+	load();
+	retrunc(fd);
+}
+
+static void otrunc(void)
+{
+	int fd = mapfd(PROT_READ | PROT_WRITE, MAP_PRIVATE, 0), fd2;
+	char path[64], buf[4096];
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	memset(buf, 0x22, sizeof(buf));
+	store11();
+	fd2 = open(path, O_RDWR | O_TRUNC);
+	if (fd2 < 0 || write(fd2, buf, sizeof(buf)) != sizeof(buf))
+		exit(3);
+	load();
+}
+
+static volatile uint32_t word;
+
+static void vforkctid(void)
+{
+	static char stack[65536] __attribute__((aligned(16)));
+	long r;
+
+	__asm__ volatile("movl $0x1234, %0" : "=m"(word) : : "memory");
+	/* clone(flags, stack, ptid, ctid, tls): the child exits at once */
+	__asm__ volatile("mov %[fl], %%rdi\n\t"
+			 "mov %[st], %%rsi\n\t"
+			 "xor %%edx, %%edx\n\t"
+			 "mov %[ct], %%r10\n\t"
+			 "xor %%r8d, %%r8d\n\t"
+			 "mov $56, %%eax\n\t"
+			 "syscall\n\t"
+			 "test %%rax, %%rax\n\t"
+			 "jnz 1f\n\t"
+			 "xor %%edi, %%edi\n\t"
+			 "mov $60, %%eax\n\t"
+			 "syscall\n"
+			 "1:"
+			 : "=a"(r)
+			 : [fl] "r"((long)(CLONE_VM | CLONE_VFORK |
+					   CLONE_CHILD_CLEARTID | SIGCHLD)),
+			   [st] "r"(stack + sizeof(stack)),
+			   [ct] "r"(&word)
+			 : "rdi", "rsi", "rdx", "r10", "r8", "rcx", "r11",
+			   "memory");
+	if (r < 0)
+		exit(3);
+	__asm__ volatile("mov %0, %%r12d\n\tnop\n\tnop\n\tnop\n\t"
+			 "xor %%r12d, %%r12d" : : "m"(word) : "r12");
+}
+
+/*
+ * clonevmctid: the same child made with clone(CLONE_VM |
+ * CLONE_CHILD_CLEARTID | SIGCHLD) (another process sharing the memory,
+ * not a thread, no vfork): the child waits for the parent's store to
+ * `go`, then exits; the parent spins until the child's exit has written
+ * 0 to `word` (no instruction stores 0 there), then reads it.
+ */
+static volatile int go;
+
+static void clonevmctid(void)
+{
+	static char stack[65536] __attribute__((aligned(16)));
+	long r;
+
+	__asm__ volatile("movl $0x1234, %0" : "=m"(word) : : "memory");
+	__asm__ volatile("mov %[fl], %%rdi\n\t"
+			 "mov %[st], %%rsi\n\t"
+			 "xor %%edx, %%edx\n\t"
+			 "mov %[ct], %%r10\n\t"
+			 "xor %%r8d, %%r8d\n\t"
+			 "mov $56, %%eax\n\t"
+			 "syscall\n\t"
+			 "test %%rax, %%rax\n\t"
+			 "jnz 1f\n"
+			 "2:\t"
+			 "cmpl $0, %[go]\n\t"
+			 "je 2b\n\t"
+			 "xor %%edi, %%edi\n\t"
+			 "mov $60, %%eax\n\t"
+			 "syscall\n"
+			 "1:"
+			 : "=a"(r)
+			 : [fl] "r"((long)(CLONE_VM | CLONE_CHILD_CLEARTID |
+					   SIGCHLD)),
+			   [go] "m"(go),
+			   [st] "r"(stack + sizeof(stack)),
+			   [ct] "r"(&word)
+			 : "rdi", "rsi", "rdx", "r10", "r8", "rcx", "r11",
+			   "memory");
+	if (r < 0)
+		exit(3);
+	go = 1;		/* the child exits after this store */
+	while (word)
+		;
+	__asm__ volatile("mov %0, %%r12d\n\tnop\n\tnop\n\tnop\n\t"
+			 "xor %%r12d, %%r12d" : : "m"(word) : "r12");
+}
+
+static volatile int started;
+
+static void *execer(void *arg)
+{
+	char *argv[] = { (char *)self, "exited", NULL };
+
+	(void)arg;
+	while (!started)
+		;
+	execv(self, argv);
+	exit(4);
+}
+
+static void execmt(void)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, execer, NULL))
+		exit(3);
+	started = 1;
+	for (;;)
+		__asm__ volatile("mov $0x1234, %%r12\n\tmov %%r12, %%r13\n\t"
+				 "add $1, %%r13" : : : "r12", "r13");
+}
+
+int main(int argc, char **argv)
+{
+	const char *m = argc > 1 ? argv[1] : "";
+
+	self = argv[0];
+	if (!strcmp(m, "trunc"))
+		trunc_case(MAP_PRIVATE);
+	else if (!strcmp(m, "truncshared"))
+		trunc_case(MAP_SHARED);
+	else if (!strcmp(m, "truncrnd"))
+		truncrnd();
+	else if (!strcmp(m, "truncro"))
+		truncro();
+	else if (!strcmp(m, "otrunc"))
+		otrunc();
+	else if (!strcmp(m, "vforkctid"))
+		vforkctid();
+	else if (!strcmp(m, "clonevmctid"))
+		clonevmctid();
+	else if (!strcmp(m, "execmt"))
+		execmt();
+	else if (!strcmp(m, "anon")) {	/* the control: r12 known 0x11 */
+		if (mmap((void *)PAGE, 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
+		    (void *)PAGE)
+			exit(2);
+		store11();
+		retrunc(-1);
+		load();
+	} else if (!strcmp(m, "exited"))
+		;
+	else
+		return 1;
+	/* exit_group by number in the code (glibc's syscall() hides it) */
+	__asm__ volatile("xor %%edi, %%edi\n\tmov $231, %%eax\n\tsyscall"
+			 : : : "memory");
+	return 0;
+}

@@ -1,0 +1,62 @@
+#!/bin/sh
+# Review 4's reproducers (tests/values/review4.c): `make values-review4`.
+# Each case must give no wrong value (valcheck, VALCHECK_BITS=1, no
+# conflict) or, for clonevmctid, no missed write (GDB).  On main at
+# 1d22bcd (review 4): truncro 4 wrong (r12 0, truth 0x66), truncrnd 13
+# wrong (rax/r13's low byte 0, truth the byte stored), clonevmctid: the
+# child's exit's write of 0 to its clear_child_tid word is missed forward
+# and backward; trunc, truncshared, otrunc, vforkctid, execmt held.
+set -u
+: "${PTREC:?}" "${VALCHECK:?}" "${REVIEW4:?}"
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+tap_begin values-review4
+export VALCHECK_CONFLICTS=0 VALCHECK_BITS=1
+
+rec() {
+	rm -rf "${tmp:?}/$1"
+	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/$1" \
+		"$REVIEW4" "$1" >"$tmp/log" 2>&1
+}
+
+for mode in trunc truncshared truncro truncrnd otrunc vforkctid execmt; do
+	rec $mode
+	if [ -f "$tmp/$mode/manifest.json" ] &&
+		"$VALCHECK" "$tmp/$mode" >"$tmp/out" 2>&1; then
+		ok "review4.c $mode: no wrong value"
+	else
+		bad "review4.c $mode: $(grep -c WRONG "$tmp/out") wrong: $(grep -m3 WRONG "$tmp/out") $(tail -2 "$tmp/log")"
+	fi
+done
+
+# clonevmctid: the parent (first thread) stores go = 1 at G; the child
+# exits only after it, and its exit writes 0 to `word` (the kernel's
+# mm_release: clear_child_tid, the memory being shared).  From G + 2,
+# `continue` with a watchpoint on word must stop at that exit (it ran to
+# the end), and `reverse-continue` from the end must not stop before G
+# (it stopped at the clone, instruction 181).
+rec clonevmctid
+word=$("$PTREC" insns "$tmp/clonevmctid" 2>/dev/null |
+	grep -m1 -o '# 0x[0-9a-f]* <word>' | awk '{ print $2 }')
+g=$("$PTREC" insns "$tmp/clonevmctid" 2>/dev/null |
+	grep -m1 -E 'movl +\$0x1,.*<go>' | cut -f1)
+if [ -n "$word" ] && [ -n "$g" ]; then
+	timeout 300 "$PTREC" replay "$tmp/clonevmctid" -batch \
+		-ex "set pagination off" -ex "ptrec goto $((g + 2))" \
+		-ex "watch *(int *)$word" -ex "echo @@c1\n" -ex "continue" \
+		-ex "ptrec position" -ex "echo @@rc1\n" -ex "ptrec goto end" \
+		-ex "reverse-continue" -ex "ptrec position" \
+		-ex "echo @@done\n" >"$tmp/gdb.out" 2>&1
+	c1=$(sed -n '/^@@c1/,/^@@rc1/p' "$tmp/gdb.out" | grep 'position\|at the end')
+	rc1=$(sed -n '/^@@rc1/,/^@@done/p' "$tmp/gdb.out" | grep 'position\|at the end' | tail -1)
+	rpos=$(echo "$rc1" | sed -n 's/.*position \([0-9]*\) of.*/\1/p')
+	if ! echo "$c1" | grep -q "at the end" &&
+		[ -n "$rpos" ] && [ "$rpos" -gt "$g" ]; then
+		ok "review4.c clonevmctid: the child's exit's write is a stop both ways"
+	else
+		bad "review4.c clonevmctid: from $((g + 2)) continue: $c1; from the end reverse-continue: $rc1 (the write came after $g)"
+	fi
+else
+	bad "review4.c clonevmctid: not recorded ($(tail -2 "$tmp/log"))"
+fi
+tap_end values-review4
