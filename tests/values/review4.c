@@ -21,6 +21,12 @@
  *   otrunc:     as trunc, but open(/proc/self/fd/N, O_RDWR | O_TRUNC)
  *               and write(2) of a 4096-byte page of 0x22 to it: open and
  *               a write to a regular file are "quiet" too.  Load: 0x22.
+ *   truncu, otruncu: trunc and otrunc with the page unmapped after the
+ *               load (munmap), so the end's snapshot cannot show it: the
+ *               store's 0x11 flows forward across the quiet calls.
+ *   grow:       munmap, then a MAP_GROWSDOWN mapping grown over the page
+ *               by a fault (see grow()).
+ *   execro, execmtro: the end's snapshot is another image's (see below).
  *   vforkctid:  a store of 0x1234 to a global, then a raw clone(CLONE_VM |
  *               CLONE_VFORK | CLONE_CHILD_CLEARTID, ctid = the global):
  *               the child's exit writes 0 there (mm_release, the parent's
@@ -117,6 +123,39 @@ static void truncrnd(void)
 			 : : : "rax", "rdx", "memory");
 	load13();
 	retrunc(fd);
+}
+
+/* munmap(PAGE) as a raw call: the end's snapshot no longer shows the
+ * page, so what the engine says of it before comes from the history.
+ */
+static void unmap_page(unsigned long a)
+{
+	long r;
+
+	__asm__ volatile("mov $11, %%eax\n\tsyscall" : "=a"(r)
+			 : "D"(a), "S"(4096L) : "rcx", "r11", "memory");
+	if (r)
+		exit(5);
+}
+
+/*
+ * grow: a MAP_GROWSDOWN mapping of two pages at 0x20100000; a store of
+ * 0x11 into its lower page, munmap of that page, then a load there: the
+ * fault below the mapping's start grows it (expand_stack) with a new
+ * zero page, no system call.  munmap is "quiet" (rcv_sys_quiet: bytes
+ * gone, none changed).  The page is unmapped again before the end.
+ */
+static void grow(void)
+{
+	if (mmap((void *)0x20100000, 8192, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_GROWSDOWN | MAP_FIXED, -1,
+		 0) != (void *)0x20100000)
+		exit(2);
+	__asm__ volatile("movb $0x11, 0x20100000" : : : "memory");
+	unmap_page(0x20100000);
+	__asm__ volatile("movzbq 0x20100000, %%r12\n\tnop\n\tnop\n\tnop\n\t"
+			 "xor %%r12d, %%r12d" : : : "r12", "memory");
+	unmap_page(0x20100000);
 }
 
 static void truncro(void)
@@ -225,10 +264,11 @@ static void clonevmctid(void)
 }
 
 static volatile int started;
+static const char *then = "exited";
 
 static void *execer(void *arg)
 {
-	char *argv[] = { (char *)self, "exited", NULL };
+	char *argv[] = { (char *)self, (char *)then, NULL };
 
 	(void)arg;
 	while (!started)
@@ -247,6 +287,51 @@ static void execmt(void)
 	for (;;)
 		__asm__ volatile("mov $0x1234, %%r12\n\tmov %%r12, %%r13\n\t"
 				 "add $1, %%r13" : : : "r12", "r13");
+}
+
+/* A read-only anonymous page at PAGE holding @v. */
+static void ropage(int v)
+{
+	unsigned char *p = mmap((void *)PAGE, 4096, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+				0);
+
+	if (p != (void *)PAGE)
+		exit(2);
+	p[0] = (unsigned char)v;
+	if (mprotect(p, 4096, PROT_READ))
+		exit(2);
+}
+
+/*
+ * execro: the page holds 0x66, the load, then execve of this program
+ * ("ro77"), which maps the same address read-only with 0x77 and exits:
+ * the end's snapshot is the new image's.  execmtro: the same load in the
+ * main thread's spin while a second thread execs ("ro77"): the main
+ * thread's tid goes on as the new image's.
+ */
+static void execro(void)
+{
+	char *argv[] = { (char *)self, "ro77", NULL };
+
+	ropage(0x66);
+	load();
+	execv(self, argv);
+	exit(4);
+}
+
+static void execmtro(void)
+{
+	pthread_t t;
+
+	ropage(0x66);
+	then = "ro77";
+	if (pthread_create(&t, NULL, execer, NULL))
+		exit(3);
+	started = 1;
+	for (;;)
+		__asm__ volatile("movzbq 0x20000000, %%r12\n\tnop\n\t"
+				 "xor %%r12d, %%r12d" : : : "r12", "memory");
 }
 
 int main(int argc, char **argv)
@@ -278,10 +363,23 @@ int main(int argc, char **argv)
 		store11();
 		retrunc(-1);
 		load();
-	} else if (!strcmp(m, "exited"))
-		;
-	else
+	} else if (!strcmp(m, "truncu")) {
+		trunc_case(MAP_PRIVATE);
+		unmap_page(PAGE);
+	} else if (!strcmp(m, "otruncu")) {
+		otrunc();
+		unmap_page(PAGE);
+	} else if (!strcmp(m, "grow")) {
+		grow();
+	} else if (!strcmp(m, "execro")) {
+		execro();
+	} else if (!strcmp(m, "execmtro")) {
+		execmtro();
+	} else if (!strcmp(m, "ro77")) {
+		ropage(0x77);
+	} else if (strcmp(m, "exited")) {
 		return 1;
+	}
 	/* exit_group by number in the code (glibc's syscall() hides it) */
 	__asm__ volatile("xor %%edi, %%edi\n\tmov $231, %%eax\n\tsyscall"
 			 : : : "memory");

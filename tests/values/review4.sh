@@ -3,9 +3,11 @@
 # Each case must give no wrong value (valcheck, VALCHECK_BITS=1, no
 # conflict) or, for clonevmctid, no missed write (GDB).  On main at
 # 1d22bcd (review 4): truncro 4 wrong (r12 0, truth 0x66), truncrnd 13
-# wrong (rax/r13's low byte 0, truth the byte stored), clonevmctid: the
-# child's exit's write of 0 to its clear_child_tid word is missed forward
-# and backward; trunc, truncshared, otrunc, vforkctid, execmt held.
+# wrong (rax/r13's low byte 0, truth the byte stored), truncu 4 (r12
+# 0x11, truth 0), otruncu 4 (0x11, truth 0x22), grow 4 (0x11, truth 0);
+# clonevmctid: the child's exit's write of 0 to its clear_child_tid word
+# is missed forward and backward; trunc, truncshared, otrunc, vforkctid,
+# execmt, execro, execmtro held.
 set -u
 : "${PTREC:?}" "${VALCHECK:?}" "${REVIEW4:?}"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,7 +21,8 @@ rec() {
 		"$REVIEW4" "$1" >"$tmp/log" 2>&1
 }
 
-for mode in trunc truncshared truncro truncrnd otrunc vforkctid execmt; do
+for mode in trunc truncshared truncro truncrnd truncu otrunc otruncu grow \
+	vforkctid execmt execro execmtro; do
 	rec $mode
 	if [ -f "$tmp/$mode/manifest.json" ] &&
 		"$VALCHECK" "$tmp/$mode" >"$tmp/out" 2>&1; then
