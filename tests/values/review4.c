@@ -39,6 +39,7 @@
  * Each mode ends with exit_group right after its case.
  */
 #define _GNU_SOURCE
+#include <cpuid.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -334,6 +335,40 @@ static void execmtro(void)
 				 "xor %%r12d, %%r12d" : : : "r12", "memory");
 }
 
+/*
+ * tsxabort: an RTM transaction that aborts (xabort; under the software
+ * recorder's single steps it aborts at its first step anyway, status
+ * 0x10, "debug"): r13 = 3 before, the transaction sets r13 = 1 and
+ * stores 0x44 into tsxbuf (0x11 before), the fallback copies r13 into
+ * r12.  The truth: r12 = 3, tsxbuf 0x11, printed.  Exit status 7 where
+ * the processor has no RTM (CPUID.7.0:EBX[11]).
+ */
+static volatile unsigned char tsxbuf[64];
+
+static void tsxabort(void)
+{
+	unsigned int a, b, c, d;
+	unsigned long r12, r13;
+
+	if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(b & (1u << 11)))
+		exit(7);
+	__asm__ volatile("mov $-1, %%eax\n\t"
+			 "mov $3, %%r13\n\t"
+			 "movb $0x11, %[b]\n\t"
+			 "xbegin 1f\n\t"
+			 "mov $1, %%r13\n\t"
+			 "movb $0x44, %[b]\n\t"
+			 "xabort $0x9\n\t"
+			 "xend\n"
+			 "1:\tmov %%r13, %%r12\n\t"
+			 "movzbq %[b], %%r13\n\t"
+			 "mov %%r12, %0\n\tmov %%r13, %1\n\t"
+			 : "=r"(r12), "=r"(r13), [b] "+m"(tsxbuf[0])
+			 : : "rax", "r12", "r13", "memory");
+	printf("tsx r12 %#lx tsxbuf %#lx\n", r12, r13);
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -371,6 +406,8 @@ int main(int argc, char **argv)
 		unmap_page(PAGE);
 	} else if (!strcmp(m, "grow")) {
 		grow();
+	} else if (!strcmp(m, "tsxabort")) {
+		tsxabort();
 	} else if (!strcmp(m, "execro")) {
 		execro();
 	} else if (!strcmp(m, "execmtro")) {
