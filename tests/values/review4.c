@@ -369,6 +369,36 @@ static void tsxabort(void)
 	fflush(stdout);
 }
 
+/*
+ * fallsig: kill(getpid(), SIGUSR1) by a raw syscall whose next
+ * instruction is the handler's entry: the signal is delivered on the
+ * call's return, so the trace goes from the syscall to the address after
+ * it, as if the call returned there.  The handler's rdi is 10 (the
+ * signal), rsi &info and rdx &uc, rsp the frame's; before the call rdi
+ * was the pid, rsi 10, rdx 0x5678.  The handler keeps rsi in r13 and rdx
+ * in r14, then exit_group.
+ */
+void fallsig(long pid);
+void fallsig_handler(int sig);
+__asm__(".text\n"
+	".globl fallsig\n"
+	"fallsig:\n"
+	"	mov $10, %esi\n"
+	"	mov $0x5678, %edx\n"
+	"	mov $62, %eax\n"
+	"	syscall\n"
+	".globl fallsig_handler\n"
+	"fallsig_handler:\n"
+	"	mov %rsi, %r13\n"
+	"	mov %rdx, %r14\n"
+	"	nop\n"
+	"	nop\n"
+	"	xor %r13d, %r13d\n"
+	"	xor %r14d, %r14d\n"
+	"	xor %edi, %edi\n"
+	"	mov $231, %eax\n"
+	"	syscall\n");
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -406,6 +436,13 @@ int main(int argc, char **argv)
 		unmap_page(PAGE);
 	} else if (!strcmp(m, "grow")) {
 		grow();
+	} else if (!strcmp(m, "fallsig")) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = fallsig_handler;
+		sigaction(SIGUSR1, &sa, NULL);
+		fallsig(getpid());
 	} else if (!strcmp(m, "tsxabort")) {
 		tsxabort();
 	} else if (!strcmp(m, "execro")) {
