@@ -399,6 +399,51 @@ __asm__(".text\n"
 	"	mov $231, %eax\n"
 	"	syscall\n");
 
+/*
+ * clone80: the clonevm case of tests/values/holes.c, with the child made
+ * by i386's clone through int 0x80 (ebx = CLONE_VM | SIGCHLD, ecx = a
+ * stack below 4 GiB): the recorder takes a THREAD_START's clone flags
+ * from rdi of a 64-bit clone or clone3 only, so the record says 0 and
+ * the child (its own pid) is not in the parent's memory share set.  The
+ * parent loads g (0x1111) into r12, sets go, and spins until the child,
+ * which stored 0x2222 into g, sets done.  Truth r12 = 0x1111.
+ */
+volatile long r4_g = 0x1111, r4_go, r4_done;
+
+static void clone80(void)
+{
+	if (mmap((void *)0x30000000, 65536, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
+	    (void *)0x30000000)
+		exit(2);
+	__asm__ volatile("mov $0x111, %%ebx\n\t"
+			 "mov $0x30010000, %%ecx\n\t"
+			 "xor %%edx, %%edx\n\t"
+			 "xor %%esi, %%esi\n\t"
+			 "xor %%edi, %%edi\n\t"
+			 "mov $120, %%eax\n\t"
+			 "int $0x80\n\t"
+			 "test %%eax, %%eax\n\t"
+			 "jnz 3f\n"
+			 "1:\tcmpq $0, r4_go(%%rip)\n\t"
+			 "je 1b\n\t"
+			 "movq $0x2222, r4_g(%%rip)\n\t"
+			 "movq $1, r4_done(%%rip)\n\t"
+			 "xor %%edi, %%edi\n\t"
+			 "mov $60, %%eax\n\t"
+			 "syscall\n"
+			 "3:\tmov r4_g(%%rip), %%r12\n\t"
+			 "movq $1, r4_go(%%rip)\n"
+			 "2:\tcmpq $0, r4_done(%%rip)\n\t"
+			 "je 2b\n\t"
+			 "xor %%r12d, %%r12d\n\t"
+			 "xor %%edi, %%edi\n\t"
+			 "mov $231, %%eax\n\t"
+			 "syscall"
+			 : : : "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r11",
+			   "r12", "memory");
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -443,6 +488,8 @@ int main(int argc, char **argv)
 		sa.sa_handler = fallsig_handler;
 		sigaction(SIGUSR1, &sa, NULL);
 		fallsig(getpid());
+	} else if (!strcmp(m, "clone80")) {
+		clone80();
 	} else if (!strcmp(m, "tsxabort")) {
 		tsxabort();
 	} else if (!strcmp(m, "execro")) {
