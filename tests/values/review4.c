@@ -49,6 +49,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/sched.h>
+#include <linux/userfaultfd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -444,6 +446,89 @@ static void clone80(void)
 			   "r12", "memory");
 }
 
+/*
+ * groupctid: a thread made by raw clone with CLONE_CHILD_SETTID and
+ * CLONE_CHILD_CLEARTID (ctid = &r4_ctid) spins; main waits for the
+ * kernel's SETTID write, then exit_group: the thread's exit writes 0 to
+ * r4_ctid after main's, when the recorder may already be reading the
+ * memory (the end's r4_ctid must be the thread's tid, or unknown).
+ */
+volatile int r4_ctid;
+
+static void groupctid(void)
+{
+	static char stack[65536] __attribute__((aligned(16)));
+
+	__asm__ volatile("mov $0x1350f00, %%edi\n\t"
+			 "lea %[st], %%rsi\n\t"
+			 "xor %%edx, %%edx\n\t"
+			 "lea r4_ctid(%%rip), %%r10\n\t"
+			 "xor %%r8d, %%r8d\n\t"
+			 "mov $56, %%eax\n\t"
+			 "syscall\n\t"
+			 "test %%rax, %%rax\n\t"
+			 "jnz 2f\n"
+			 "1:\tjmp 1b\n"
+			 "2:\tcmpl $0, r4_ctid(%%rip)\n\t"
+			 "je 2b\n\t"
+			 "mov $500, %%ecx\n"
+			 "3:\tdec %%ecx\n\t"
+			 "jnz 3b\n\t"
+			 "xor %%edi, %%edi\n\t"
+			 "mov $231, %%eax\n\t"
+			 "syscall"
+			 : : [st] "m"(stack[sizeof(stack)])
+			 : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r10",
+			   "r11", "memory");
+}
+
+/*
+ * uffd: the main thread loads a page registered with userfaultfd
+ * (missing mode, user faults only); a second thread reads the fault's
+ * message and fills the page with UFFDIO_COPY.  Natively instant; the
+ * software recorder waits for the main thread's single step, which waits
+ * in the fault for the thread the recorder does not run: it hangs.
+ * Exit status 7 where userfaultfd is not allowed.
+ */
+static int r4_uffd;
+
+static void *uffd_filler(void *arg)
+{
+	static char src[4096];
+	struct uffdio_copy cp;
+	struct uffd_msg msg;
+
+	(void)arg;
+	memset(src, 0x77, sizeof(src));
+	if (read(r4_uffd, &msg, sizeof(msg)) != sizeof(msg))
+		exit(3);
+	cp = (struct uffdio_copy){ .dst = msg.arg.pagefault.address & ~4095ul,
+				   .src = (unsigned long)src, .len = 4096 };
+	if (ioctl(r4_uffd, UFFDIO_COPY, &cp))
+		exit(4);
+	return NULL;
+}
+
+static void uffd(void)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = {
+		.range = { PAGE, 4096 }, .mode = UFFDIO_REGISTER_MODE_MISSING };
+	pthread_t t;
+
+	r4_uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | UFFD_USER_MODE_ONLY);
+	if (r4_uffd < 0 || ioctl(r4_uffd, UFFDIO_API, &api))
+		exit(7);
+	if (mmap((void *)PAGE, 4096, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
+	    (void *)PAGE || ioctl(r4_uffd, UFFDIO_REGISTER, &reg))
+		exit(7);
+	if (pthread_create(&t, NULL, uffd_filler, NULL))
+		exit(3);
+	load();
+	pthread_join(t, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -490,6 +575,10 @@ int main(int argc, char **argv)
 		fallsig(getpid());
 	} else if (!strcmp(m, "clone80")) {
 		clone80();
+	} else if (!strcmp(m, "groupctid")) {
+		groupctid();
+	} else if (!strcmp(m, "uffd")) {
+		uffd();
 	} else if (!strcmp(m, "tsxabort")) {
 		tsxabort();
 	} else if (!strcmp(m, "execro")) {

@@ -95,4 +95,21 @@ else
 		bad "review4.c tsxabort: r12 at $at: $got, the program printed ${want:-?}"
 	fi
 fi
+# uffd: a page fault another thread resolves (userfaultfd): natively
+# instant, the software recorder hangs (the single step of the faulting
+# load waits for a thread the recorder does not run).  60 s allowed.
+"$REVIEW4" uffd >/dev/null 2>&1
+if [ $? = 7 ]; then
+	ok "review4.c uffd: # SKIP no userfaultfd here"
+else
+	rm -rf "$tmp/uffd"
+	timeout 60 "$PTREC" record -q -o "$tmp/uffd" "$REVIEW4" uffd \
+		>"$tmp/log" 2>&1
+	st=$?
+	if [ $st = 0 ] && [ -f "$tmp/uffd/manifest.json" ]; then
+		ok "review4.c uffd: recorded"
+	else
+		bad "review4.c uffd: ptrec record exit $st (124: killed after 60 s)"
+	fi
+fi
 tap_end values-review4
