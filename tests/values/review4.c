@@ -529,6 +529,88 @@ static void uffd(void)
 	pthread_join(t, NULL);
 }
 
+/*
+ * execfail: a read-only page holding 0x66 loaded into r12, an execve
+ * that fails (the recorder takes an exec-generation snapshot at its
+ * entry), then the page made writable, 0x77 stored, read-only again, a
+ * second load into r13: truth r12 0x66, r13 0x77.
+ */
+static void execfail(void)
+{
+	char *argv[] = { "/nonexistent/review4", NULL };
+
+	ropage(0x66);
+	load();
+	execv(argv[0], argv);
+	if (mprotect((void *)PAGE, 4096, PROT_READ | PROT_WRITE))
+		exit(2);
+	*(volatile unsigned char *)PAGE = 0x77;
+	if (mprotect((void *)PAGE, 4096, PROT_READ))
+		exit(2);
+	load13();
+}
+
+/*
+ * repmt: a second thread stores 0x5a into r4_rep[5], loads it into r12,
+ * then runs rep stosb over r4_rep (20,000 bytes of 0x42) while main
+ * waits a little and calls exit_group: the end (the process's snapshot)
+ * may catch the thread inside the rep (rcv_end.c): r12 must stay 0x5a
+ * or unknown.
+ */
+char r4_rep[20000];
+static volatile int r4_repgo;
+
+static void *repper(void *arg)
+{
+	(void)arg;
+	__asm__ volatile("movb $0x5a, r4_rep+5(%%rip)\n\t"
+			 "movzbq r4_rep+5(%%rip), %%r12\n\t"
+			 "movl $1, r4_repgo(%%rip)\n\t"
+			 "lea r4_rep(%%rip), %%rdi\n\t"
+			 "mov $0x42, %%eax\n\t"
+			 "mov $20000, %%ecx\n\t"
+			 "rep stosb\n"
+			 "1:\tjmp 1b"
+			 : : : "rax", "rcx", "rdi", "r12", "memory");
+	return NULL;
+}
+
+static void repmt(void)
+{
+	pthread_t t;
+	int i;
+
+	if (pthread_create(&t, NULL, repper, NULL))
+		exit(3);
+	while (!r4_repgo)
+		;
+	for (i = 0; i < 300; i++)
+		__asm__ volatile("" ::: "memory");
+}
+
+/*
+ * repfault: rep movsb of 256 bytes of 0x5a into the last 100 bytes of a
+ * page followed by one with no access (tests/values/crash.c rep): the
+ * copy faults after 100 iterations, the history ends with rip at the rep
+ * (the trace has no instruction for it), and the 100 bytes hold 0x5a.
+ * A watchpoint on them must stop at that end, not before.
+ */
+char r4_area[2 * 4096] __attribute__((aligned(4096)));
+
+static void repfault(void)
+{
+	static char src[256];
+
+	memset(src, 0x5a, sizeof(src));
+	if (mprotect(r4_area + 4096, 4096, PROT_NONE))
+		exit(2);
+	__asm__ volatile("lea r4_area+3996(%%rip), %%rdi\n\t"
+			 "mov %0, %%rsi\n\t"
+			 "mov $256, %%ecx\n\t"
+			 "rep movsb"
+			 : : "r"(src) : "rcx", "rsi", "rdi", "memory");
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -577,6 +659,12 @@ int main(int argc, char **argv)
 		clone80();
 	} else if (!strcmp(m, "groupctid")) {
 		groupctid();
+	} else if (!strcmp(m, "execfail")) {
+		execfail();
+	} else if (!strcmp(m, "repmt")) {
+		repmt();
+	} else if (!strcmp(m, "repfault")) {
+		repfault();
 	} else if (!strcmp(m, "uffd")) {
 		uffd();
 	} else if (!strcmp(m, "tsxabort")) {

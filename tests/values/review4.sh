@@ -95,6 +95,40 @@ else
 		bad "review4.c tsxabort: r12 at $at: $got, the program printed ${want:-?}"
 	fi
 fi
+# repfault: a history that ends inside rep movsb (a fault after 100 of
+# 256 iterations): the 100 bytes it stored are not in any access the
+# watch scan knows (the trace has no instruction for the rep; rcv_end.c
+# only keeps the values engine from trusting the snapshot there).
+# reverse-continue from the end with a watchpoint on them must stop at
+# the end (the last position); it went back to an earlier "may have
+# written" store (and with watch-unknown skip, to the history's start).
+rm -rf "$tmp/repfault"
+timeout 120 "$PTREC" record -q -o "$tmp/repfault" "$REVIEW4" repfault \
+	>"$tmp/log" 2>&1
+last=$("$PTREC" info "$tmp/repfault" 2>/dev/null |
+	sed -n 's/^ *thread .*): \([0-9]*\) instructions.*/\1/p' | head -1)
+dst=$("$PTREC" insns "$tmp/repfault" 2>/dev/null |
+	grep -m1 -o '# 0x[0-9a-f]* <r4_area+3996>' | awk '{ print $2 }')
+if [ -n "$last" ] && [ -n "$dst" ]; then
+	for mode in stop skip; do
+		timeout 300 "$PTREC" replay "$tmp/repfault" -batch \
+			-ex "set pagination off" \
+			-ex "set ptrec watch-unknown $mode" -ex "ptrec goto end" \
+			-ex "watch *(long *)$dst" -ex "echo @@rc\n" \
+			-ex "reverse-continue" -ex "ptrec position" \
+			>"$tmp/gdb.out" 2>&1
+		got=$(sed -n '/^@@rc/,$p' "$tmp/gdb.out" |
+			grep -E 'position [0-9]+ of|No more reverse' | tail -1)
+		if echo "$got" | grep -q "position $last of $last"; then
+			ok "review4.c repfault ($mode): the rep's partial stores stop reverse-continue at the end"
+		else
+			bad "review4.c repfault ($mode): reverse-continue from the end: $got (the bytes were written after instruction $last)"
+		fi
+	done
+else
+	bad "review4.c repfault: not recorded ($(tail -2 "$tmp/log"))"
+fi
+
 # uffd: a page fault another thread resolves (userfaultfd): natively
 # instant, the software recorder hangs (the single step of the faulting
 # load waits for a thread the recorder does not run).  60 s allowed.
