@@ -267,6 +267,7 @@ static void clonevmctid(void)
 }
 
 static volatile int started;
+volatile int r4_never;
 static const char *then = "exited";
 
 static void *execer(void *arg)
@@ -287,9 +288,13 @@ static void execmt(void)
 	if (pthread_create(&t, NULL, execer, NULL))
 		exit(3);
 	started = 1;
+	/* a conditional branch in the loop, so that the trace counts its
+	 * iterations (no RP_GAP_LOOP: valcheck compares every position)
+	 */
 	for (;;)
-		__asm__ volatile("mov $0x1234, %%r12\n\tmov %%r12, %%r13\n\t"
-				 "add $1, %%r13" : : : "r12", "r13");
+		__asm__ volatile("1:\tmov $0x1234, %%r12\n\tmov %%r12, %%r13\n\t"
+				 "add $1, %%r13\n\tcmpl $0, r4_never(%%rip)\n\t"
+				 "je 1b" : : : "r12", "r13", "cc");
 }
 
 /* A read-only anonymous page at PAGE holding @v. */
@@ -333,8 +338,9 @@ static void execmtro(void)
 		exit(3);
 	started = 1;
 	for (;;)
-		__asm__ volatile("movzbq 0x20000000, %%r12\n\tnop\n\t"
-				 "xor %%r12d, %%r12d" : : : "r12", "memory");
+		__asm__ volatile("1:\tmovzbq 0x20000000, %%r12\n\tnop\n\t"
+				 "xor %%r12d, %%r12d\n\tcmpl $0, r4_never(%%rip)\n\t"
+				 "je 1b" : : : "r12", "memory", "cc");
 }
 
 /*

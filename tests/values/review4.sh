@@ -7,7 +7,7 @@
 # 0x11, truth 0), otruncu 4 (0x11, truth 0x22), grow 4 (0x11, truth 0);
 # clonevmctid: the child's exit's write of 0 to its clear_child_tid word
 # is missed forward and backward; trunc, truncshared, otrunc, vforkctid,
-# execmt, execro, execmtro held; fallsig 8 wrong, 8 conflicts (rsp
+# execro held; fallsig 8 wrong, 8 conflicts (rsp
 # before the syscall the handler frame's: the signal delivered on the
 # call's return to a handler that is the call's fall-through address);
 # clone80 20 wrong, 9640 conflicts (r12 0x2222, truth 0x1111: a
@@ -27,7 +27,7 @@ rec() {
 }
 
 for mode in trunc truncshared truncro truncrnd truncu otrunc otruncu grow \
-	vforkctid execmt execro execmtro fallsig clone80; do
+	vforkctid execro fallsig clone80; do
 	rec $mode
 	if [ -f "$tmp/$mode/manifest.json" ] &&
 		"$VALCHECK" "$tmp/$mode" >"$tmp/out" 2>&1; then
@@ -128,6 +128,26 @@ if [ -n "$last" ] && [ -n "$dst" ]; then
 else
 	bad "review4.c repfault: not recorded ($(tail -2 "$tmp/log"))"
 fi
+
+# execmt, execmtro: a second thread execs while main spins (a loop with
+# a conditional branch: no loop gap): the main thread's tid goes on as
+# the new image's, and its trace breaks there: "decode error ... trace
+# stream does not match query" at the spin's je, 1,531 bytes lost, the
+# new image's start (ld.so up to _dl_relocate_object) gone.  valcheck
+# cannot check past it (it compares position p with the truth's p-th
+# record: after a gap every position is out of step, IPSKIP counts
+# them; where a loop puts the same ip at both it compares two different
+# iterations and reports WRONGBITS that are not the engine's).
+for mode in execmt execmtro; do
+	rec $mode
+	gaps=$("$PTREC" info "$tmp/$mode" 2>/dev/null |
+		sed -n 's/^total: .* \([0-9]*\) gaps.*/\1/p')
+	if [ "$gaps" = 0 ]; then
+		ok "review4.c $mode: the trace has no gap across the exec"
+	else
+		bad "review4.c $mode: ${gaps:-?} gaps: $("$PTREC" insns "$tmp/$mode" 2>/dev/null | grep -m1 'decode error')"
+	fi
+done
 
 # uffd: a page fault another thread resolves (userfaultfd): natively
 # instant, the software recorder hangs (the single step of the faulting
