@@ -52,6 +52,7 @@
 #include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -617,6 +618,54 @@ static void repfault(void)
 			 : : "r"(src) : "rcx", "rsi", "rdi", "memory");
 }
 
+/*
+ * madvfree: a helper process forked first (so it shares none of the
+ * page) waits; main maps the page, stores 0x66, madvise(MADV_FREE),
+ * loads it into r12 (0x66: a lazily freed page keeps its bytes until
+ * reclaimed), lets the helper run and spins (no system call) until it
+ * is done: the helper's process_madvise(MADV_PAGEOUT) on main's page
+ * reclaims it, and main's second load (r13) reads 0.  Nothing in main's
+ * history between its two loads may write the page: the kernel's
+ * reclaim of a MADV_FREE page is work done after the madvise returned.
+ * Truth r12 = 0x66.  Exit status 7 where process_madvise fails.
+ */
+static void madvfree(void)
+{
+	volatile int *sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pid_t pp = getpid();
+
+	if (sh == MAP_FAILED)
+		exit(2);
+	if (fork() == 0) {
+		struct iovec iov = { (void *)PAGE, 4096 };
+		int pfd;
+
+		while (!sh[1])
+			;
+		pfd = (int)syscall(SYS_pidfd_open, pp, 0);
+		if (pfd < 0 || syscall(SYS_process_madvise, pfd, &iov, 1,
+				       MADV_PAGEOUT, 0) != 4096)
+			sh[2] = 1;
+		sh[0] = 1;
+		_exit(0);
+	}
+	if (mmap((void *)PAGE, 4096, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
+	    (void *)PAGE)
+		exit(2);
+	*(volatile unsigned char *)PAGE = 0x66;
+	if (madvise((void *)PAGE, 4096, MADV_FREE))
+		exit(7);
+	load();
+	sh[1] = 1;
+	while (!sh[0])
+		;
+	if (sh[2])
+		exit(7);
+	load13();
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -671,6 +720,8 @@ int main(int argc, char **argv)
 		repmt();
 	} else if (!strcmp(m, "repfault")) {
 		repfault();
+	} else if (!strcmp(m, "madvfree")) {
+		madvfree();
 	} else if (!strcmp(m, "uffd")) {
 		uffd();
 	} else if (!strcmp(m, "tsxabort")) {

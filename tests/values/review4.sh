@@ -12,7 +12,10 @@
 # call's return to a handler that is the call's fall-through address);
 # clone80 20 wrong, 9640 conflicts (r12 0x2222, truth 0x1111: a
 # clone(CLONE_VM) child made through int 0x80, recorded with clone
-# flags 0, so the parent's memory is taken as its own).
+# flags 0, so the parent's memory is taken as its own); madvfree 4
+# wrong (r12 0, truth 0x66: a MADV_FREE page reclaimed after the
+# madvise returned, here by a helper's process_madvise(MADV_PAGEOUT),
+# as kswapd would under memory pressure with no other process).
 set -u
 : "${PTREC:?}" "${VALCHECK:?}" "${REVIEW4:?}"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,7 +30,7 @@ rec() {
 }
 
 for mode in trunc truncshared truncro truncrnd truncu otrunc otruncu grow \
-	vforkctid execro fallsig clone80; do
+	vforkctid execro fallsig clone80 madvfree; do
 	rec $mode
 	if [ -f "$tmp/$mode/manifest.json" ] &&
 		"$VALCHECK" "$tmp/$mode" >"$tmp/out" 2>&1; then
