@@ -666,6 +666,36 @@ static void madvfree(void)
 	load13();
 }
 
+/*
+ * exit80: watchctid.c's thread A (raw clone, CLONE_CHILD_CLEARTID, ctid
+ * = &r4_w80) exiting through i386's exit (int 0x80, eax 1): the kernel
+ * writes 0 there as for exit(2) through syscall; main waits for it.
+ */
+volatile int r4_w80 = 1;
+
+static void exit80(void)
+{
+	static char stack[16384] __attribute__((aligned(16)));
+
+	__asm__ volatile("mov $0x250f00, %%edi\n\t"
+			 "lea %[st], %%rsi\n\t"
+			 "xor %%edx, %%edx\n\t"
+			 "lea r4_w80(%%rip), %%r10\n\t"
+			 "xor %%r8d, %%r8d\n\t"
+			 "mov $56, %%eax\n\t"
+			 "syscall\n\t"
+			 "test %%rax, %%rax\n\t"
+			 "jnz 2f\n\t"
+			 "xor %%ebx, %%ebx\n\t"
+			 "mov $1, %%eax\n\t"
+			 "int $0x80\n"
+			 "2:\tcmpl $0, r4_w80(%%rip)\n\t"
+			 "jne 2b"
+			 : : [st] "m"(stack[sizeof(stack)])
+			 : "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8",
+			   "r10", "r11", "memory");
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -722,6 +752,8 @@ int main(int argc, char **argv)
 		repfault();
 	} else if (!strcmp(m, "madvfree")) {
 		madvfree();
+	} else if (!strcmp(m, "exit80")) {
+		exit80();
 	} else if (!strcmp(m, "uffd")) {
 		uffd();
 	} else if (!strcmp(m, "tsxabort")) {
