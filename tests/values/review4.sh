@@ -152,6 +152,30 @@ for mode in execmt execmtro; do
 	fi
 done
 
+# exit80: a raw-clone thread with CLONE_CHILD_CLEARTID (ctid known)
+# exits through int 0x80: with watch-unknown skip, reverse-continue from
+# the end must stop at its exit (the kernel's write of 0 to the known
+# word); it ran to the history's start.  (stop mode stops there as a
+# store of unknown address.)
+rec exit80
+w80=$("$PTREC" insns "$tmp/exit80" 2>/dev/null |
+	grep -m1 -o '# 0x[0-9a-f]* <r4_w80>' | awk '{ print $2 }')
+if [ -n "$w80" ]; then
+	timeout 300 "$PTREC" replay "$tmp/exit80" -batch \
+		-ex "set pagination off" -ex "set ptrec watch-unknown skip" \
+		-ex "ptrec goto end" -ex "watch *(int *)$w80" \
+		-ex "echo @@rc\n" -ex "reverse-continue" -ex "ptrec position" \
+		>"$tmp/gdb.out" 2>&1
+	got=$(sed -n '/^@@rc/,$p' "$tmp/gdb.out" | grep 'position' | tail -1)
+	if echo "$got" | grep -Eq 'position ([0-9]+) of \1$'; then
+		ok "review4.c exit80 (skip): reverse-continue stops at the exit"
+	else
+		bad "review4.c exit80 (skip): reverse-continue from the end: $got"
+	fi
+else
+	bad "review4.c exit80: not recorded ($(tail -2 "$tmp/log"))"
+fi
+
 # uffd: a page fault another thread resolves (userfaultfd): natively
 # instant, the software recorder hangs (the single step of the faulting
 # load waits for a thread the recorder does not run).  60 s allowed.
