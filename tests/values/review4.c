@@ -36,6 +36,12 @@
  *               pid the new image runs under) in a loop that keeps r12 =
  *               0x1234.
  *
+ * More, each described above its function: fallsig, clone80, madvfree,
+ * tsxabort (skipped without RTM), repfault, repmt, groupctid, execfail,
+ * exit80, uffd (skipped without userfaultfd); anon is the control for
+ * the trunc family (r12 known 0x11 through memory).  tests/values/
+ * review4.sh says what each gave on main.
+ *
  * Each mode ends with exit_group right after its case.
  */
 #define _GNU_SOURCE
