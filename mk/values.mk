@@ -47,6 +47,17 @@ values-review2: $(PTREC) $(VALCHECK) $(REVIEW2)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
 		REVIEW2=$(CURDIR)/$(REVIEW2) tests/values/review2.sh
 
+# Review 4's reproducers (tests/values/review4.c): holes found, not yet
+# fixed, so not in values-test.
+REVIEW4 := $(BUILD)/tests/values/review4
+$(REVIEW4): tests/values/review4.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Wall -Werror -pthread -Wl,-z,now -o $@ $<
+
+values-review4: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW4)
+	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
+		REVIEW4=$(CURDIR)/$(REVIEW4) tests/values/review4.sh
+
 values-test: $(PTREC) $(VALCHECK) $(VALWIN) $(PROG_BINS) $(UNSOUND) \
 		$(HOLES) $(ROTHREADS) $(REVIEW2)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
@@ -101,7 +112,7 @@ gdb-values-test: $(PTREC) $(PTREC_SERVER) $(GDB_VALUES) $(VALCHECK) \
 		QSORT=$(CURDIR)/$(BUILD)/tests/gdb/diff/qs-O2 \
 		VALCHECK=$(CURDIR)/$(VALCHECK) tests/gdb/values.sh
 
-.PHONY: values-test gdb-values-test values-review2
+.PHONY: values-test gdb-values-test values-review2 values-review4
 CHECK_EXTRA += values-test gdb-values-test
 
 # Latency of a value question against the instruction alone (values-bench).
