@@ -23,10 +23,13 @@
 #include <linux/types.h>
 
 #define PTREC_SB_MAGIC		"PTRECSB"	/* 7 chars + NUL = 8 bytes */
-#define PTREC_SB_VERSION	2
+#define PTREC_SB_VERSION	3
 /*
  * Oldest version readers still accept.  Version 1's CR3 record is 32
- * bytes, without @kernel_cr3 (PTREC_SB_CR3_V1_SIZE).
+ * bytes, without @kernel_cr3 (PTREC_SB_CR3_V1_SIZE).  Versions 1 and 2
+ * have no EXIT_FUTEX record (a stream without one says nothing of the
+ * kernel's writes at a thread's exit, as a version-3 stream that lacks
+ * it for a thread).
  */
 #define PTREC_SB_VERSION_MIN	1
 
