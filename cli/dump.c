@@ -145,6 +145,26 @@ static void print_record(const struct ptrec_sb_header *h)
 		       s->sflags & PTREC_SB_SIG_HANDLED ? " handled" : "");
 		break;
 	}
+	case PTREC_SB_EXIT_FUTEX: {
+		const struct ptrec_sb_exit_futex *f = r;
+
+		printf(" pid %u tid %u", f->pid, f->tid);
+		if (f->known & PTREC_SB_FUTEX_CTID)
+			printf(" ctid 0x%" PRIx64, (uint64_t)f->clear_child_tid);
+		if (f->known & PTREC_SB_FUTEX_CTID_VAL)
+			printf(" ctid_val %u", f->ctid_val);
+		if (f->known & PTREC_SB_FUTEX_ROBUST)
+			printf(" robust 0x%" PRIx64 " len %" PRIu64,
+			       (uint64_t)f->robust_list,
+			       (uint64_t)f->robust_len);
+		if (f->known & PTREC_SB_FUTEX_HEAD)
+			printf(" next 0x%" PRIx64 " off %" PRId64
+			       " pending 0x%" PRIx64,
+			       (uint64_t)f->robust_next,
+			       (int64_t)f->futex_offset,
+			       (uint64_t)f->list_op_pending);
+		break;
+	}
 	default:
 		printf(" type %u size %u", h->type, h->size);
 		break;

@@ -23,6 +23,7 @@ _Static_assert(sizeof(struct ptrec_sb_process_exit) == 32, "PROCESS_EXIT");
 _Static_assert(sizeof(struct ptrec_sb_lost) == 40, "LOST");
 _Static_assert(sizeof(struct ptrec_sb_time) == 48, "TIME");
 _Static_assert(sizeof(struct ptrec_sb_signal) == 48, "SIGNAL");
+_Static_assert(sizeof(struct ptrec_sb_exit_futex) == 80, "EXIT_FUTEX");
 
 static const struct sb_type_info types[PTREC_SB_TYPE_COUNT] = {
 	[PTREC_SB_MMAP] = { "MMAP", sizeof(struct ptrec_sb_mmap), true },
@@ -47,6 +48,8 @@ static const struct sb_type_info types[PTREC_SB_TYPE_COUNT] = {
 	[PTREC_SB_LOST] = { "LOST", sizeof(struct ptrec_sb_lost), false },
 	[PTREC_SB_TIME] = { "TIME", sizeof(struct ptrec_sb_time), false },
 	[PTREC_SB_SIGNAL] = { "SIGNAL", sizeof(struct ptrec_sb_signal), false },
+	[PTREC_SB_EXIT_FUTEX] = { "EXIT_FUTEX",
+				  sizeof(struct ptrec_sb_exit_futex), false },
 };
 
 const struct sb_type_info *sb_type_info(uint16_t type)
@@ -87,6 +90,51 @@ static size_t var_len(const struct ptrec_sb_header *rec)
 	}
 }
 
+/*
+ * EXIT_FUTEX's fields against its known bits: a fact the kernel could not
+ * hold (a list of another length, a head read with no list) or a field
+ * set that is said unknown is damage, not something to act on.
+ */
+static int check_exit_futex(const struct ptrec_sb_exit_futex *f, char *why,
+			    size_t whysz)
+{
+	if (f->known & ~(uint32_t)PTREC_SB_FUTEX_ALL)
+		return bad(why, whysz,
+			   "EXIT_FUTEX of thread %u: unknown known-bits %#x (a newer ptrec wrote it?)",
+			   f->tid, f->known & ~(uint32_t)PTREC_SB_FUTEX_ALL);
+	if (!(f->known & PTREC_SB_FUTEX_CTID) && f->clear_child_tid)
+		return bad(why, whysz,
+			   "EXIT_FUTEX of thread %u: clear_child_tid %#llx set but not known",
+			   f->tid, (unsigned long long)f->clear_child_tid);
+	if ((f->known & PTREC_SB_FUTEX_CTID_VAL) ?
+	    !(f->known & PTREC_SB_FUTEX_CTID) || !f->clear_child_tid :
+	    f->ctid_val != 0)
+		return bad(why, whysz,
+			   "EXIT_FUTEX of thread %u: a clear_child_tid value without its word",
+			   f->tid);
+	if (!(f->known & PTREC_SB_FUTEX_ROBUST) &&
+	    (f->robust_list || f->robust_len))
+		return bad(why, whysz,
+			   "EXIT_FUTEX of thread %u: a robust list set but not known",
+			   f->tid);
+	if (f->robust_list && f->robust_len != PTREC_SB_ROBUST_HEAD_LEN)
+		return bad(why, whysz,
+			   "EXIT_FUTEX of thread %u: robust list length %llu, the kernel takes only %d",
+			   f->tid, (unsigned long long)f->robust_len,
+			   PTREC_SB_ROBUST_HEAD_LEN);
+	if (!f->robust_list && f->robust_len)
+		return bad(why, whysz,
+			   "EXIT_FUTEX of thread %u: robust list length %llu without a list",
+			   f->tid, (unsigned long long)f->robust_len);
+	if ((f->known & PTREC_SB_FUTEX_HEAD) ?
+	    !(f->known & PTREC_SB_FUTEX_ROBUST) || !f->robust_list :
+	    f->robust_next || f->futex_offset || f->list_op_pending)
+		return bad(why, whysz,
+			   "EXIT_FUTEX of thread %u: robust list head words without a list",
+			   f->tid);
+	return 0;
+}
+
 int sb_record_check(const struct ptrec_sb_header *rec, size_t avail,
 		    char *why, size_t whysz)
 {
@@ -118,6 +166,8 @@ int sb_record_check(const struct ptrec_sb_header *rec, size_t avail,
 		return bad(why, whysz,
 			   "%s record of %u bytes cannot hold its %zu bytes of strings",
 			   ti->name, rec->size, var_len(rec));
+	if (rec->type == PTREC_SB_EXIT_FUTEX)
+		return check_exit_futex((const void *)rec, why, whysz);
 	return 0;
 }
 

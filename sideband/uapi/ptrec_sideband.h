@@ -67,6 +67,7 @@ enum ptrec_sb_type {
 	PTREC_SB_LOST		= 12,
 	PTREC_SB_TIME		= 13,
 	PTREC_SB_SIGNAL		= 14,
+	PTREC_SB_EXIT_FUTEX	= 15,	/* version 3 */
 
 	PTREC_SB_TYPE_COUNT	/* one past the highest known type */
 };
@@ -283,6 +284,48 @@ struct ptrec_sb_signal {
 	__u64 addr;
 	__u32 sflags;		/* enum ptrec_sb_signal_flag */
 	__u32 reserved;
+};
+
+enum ptrec_sb_futex_known {
+	PTREC_SB_FUTEX_CTID	= 1 << 0,	/* @clear_child_tid */
+	PTREC_SB_FUTEX_CTID_VAL	= 1 << 1,	/* @ctid_val (needs CTID and a
+						 * non-zero @clear_child_tid) */
+	PTREC_SB_FUTEX_ROBUST	= 1 << 2,	/* @robust_list, @robust_len */
+	PTREC_SB_FUTEX_HEAD	= 1 << 3,	/* @robust_next, @futex_offset,
+						 * @list_op_pending (needs
+						 * ROBUST and a list) */
+	PTREC_SB_FUTEX_ALL	= 0xf,
+};
+
+/* The size of struct robust_list_head (x86-64): set_robust_list(2)
+ * refuses any other length, so a registered list has this one.
+ */
+#define PTREC_SB_ROBUST_HEAD_LEN	24
+
+/*
+ * PTREC_SB_EXIT_FUTEX: as thread @tid began to exit (before the kernel's
+ * exit_mm_release(), which walks its robust list and then writes 0 to
+ * its clear_child_tid word when other users of the memory remain), what
+ * the kernel held for it.  @clear_child_tid: the word's address (0:
+ * none); @ctid_val its 4 bytes then.  @robust_list: the head
+ * set_robust_list(2) registered (0: none), @robust_len its length; and
+ * the head's three words then (struct robust_list_head: list.next, whose
+ * bit 0 flags a PI futex, futex_offset, list_op_pending).  @known says
+ * which fields hold facts (enum ptrec_sb_futex_known); a field not known
+ * is 0.  At most one per thread, before its THREAD_EXIT.
+ */
+struct ptrec_sb_exit_futex {
+	struct ptrec_sb_header hdr;
+	__u32 pid;
+	__u32 tid;
+	__u64 clear_child_tid;
+	__u64 robust_list;
+	__u64 robust_len;
+	__u64 robust_next;
+	__s64 futex_offset;
+	__u64 list_op_pending;
+	__u32 ctid_val;
+	__u32 known;		/* enum ptrec_sb_futex_known */
 };
 
 #endif /* _UAPI_PTREC_SIDEBAND_H */

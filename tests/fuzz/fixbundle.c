@@ -164,6 +164,7 @@ static void fix_sideband(const struct sb_manifest *m)
 		case PTREC_SB_SWITCH_OUT:
 		case PTREC_SB_THREAD_EXIT:
 		case PTREC_SB_SIGNAL:
+		case PTREC_SB_EXIT_FUTEX:
 			ids32[1] = id(ids32[1]);
 			/* fall through */
 		case PTREC_SB_PROCESS_EXIT:

@@ -215,6 +215,21 @@ static void touch_record(const struct ptrec_sb_header *rec)
 		touch_u64(s->reserved);
 		break;
 	}
+	case PTREC_SB_EXIT_FUTEX: {
+		const struct ptrec_sb_exit_futex *f = (const void *)rec;
+
+		touch_u64(f->pid);
+		touch_u64(f->tid);
+		touch_u64(f->clear_child_tid);
+		touch_u64(f->robust_list);
+		touch_u64(f->robust_len);
+		touch_u64(f->robust_next);
+		touch_u64((uint64_t)f->futex_offset);
+		touch_u64(f->list_op_pending);
+		touch_u64(f->ctid_val);
+		touch_u64(f->known);
+		break;
+	}
 	default:
 		/* A type added to the library but not to this harness. */
 		break;

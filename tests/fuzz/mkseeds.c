@@ -84,6 +84,14 @@ static int write_all_types(struct sb_writer *w, struct sb_err *err)
 	struct ptrec_sb_signal sg = { .pid = 100, .tid = 101, .signo = 11,
 				      .code = 1, .addr = 0xdead,
 				      .sflags = PTREC_SB_SIG_FATAL };
+	struct ptrec_sb_exit_futex xf = { .pid = 100, .tid = 101,
+					  .clear_child_tid = 0x7f00000012d0,
+					  .ctid_val = 101,
+					  .robust_list = 0x7f00000012e0,
+					  .robust_len = 24,
+					  .robust_next = 0x7f00000012e0,
+					  .futex_offset = -32,
+					  .known = PTREC_SB_FUTEX_ALL };
 	int ret;
 
 	memcpy(co.comm, "fuzzme", 6);
@@ -111,6 +119,8 @@ static int write_all_types(struct sb_writer *w, struct sb_err *err)
 		ret = add(w, &sg.hdr, PTREC_SB_SIGNAL, 1700, err);
 	if (!ret)
 		ret = add(w, &so.hdr, PTREC_SB_SWITCH_OUT, 1800, err);
+	if (!ret)
+		ret = add(w, &xf.hdr, PTREC_SB_EXIT_FUTEX, 1850, err);
 	if (!ret)
 		ret = add(w, &te.hdr, PTREC_SB_THREAD_EXIT, 1900, err);
 	if (!ret)

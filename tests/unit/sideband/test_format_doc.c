@@ -50,6 +50,8 @@ static const struct expect expected[] = {
 	{ "LOST", PTREC_SB_LOST, sizeof(struct ptrec_sb_lost), false },
 	{ "TIME", PTREC_SB_TIME, sizeof(struct ptrec_sb_time), false },
 	{ "SIGNAL", PTREC_SB_SIGNAL, sizeof(struct ptrec_sb_signal), false },
+	{ "EXIT_FUTEX", PTREC_SB_EXIT_FUTEX,
+	  sizeof(struct ptrec_sb_exit_futex), false },
 };
 
 #define NEXPECTED (sizeof(expected) / sizeof(expected[0]))

@@ -58,6 +58,7 @@ static union {
 	struct ptrec_sb_lost lost;
 	struct ptrec_sb_time time;
 	struct ptrec_sb_signal sig;
+	struct ptrec_sb_exit_futex xf;
 } recs[PTREC_SB_TYPE_COUNT];
 
 static const char *const key = "buildid-0123456789abcdef";
@@ -120,6 +121,13 @@ static void make_records(void)
 		.hdr = recs[PTREC_SB_SIGNAL].hdr, .pid = 141, .tid = 142,
 		.signo = 11, .code = 1, .addr = 0xdeadbeef,
 		.sflags = PTREC_SB_SIG_FATAL };
+	recs[PTREC_SB_EXIT_FUTEX].xf = (struct ptrec_sb_exit_futex){
+		.hdr = recs[PTREC_SB_EXIT_FUTEX].hdr, .pid = 151, .tid = 152,
+		.clear_child_tid = 0x7f00000012d0, .ctid_val = 152,
+		.robust_list = 0x7f00000012e0,
+		.robust_len = PTREC_SB_ROBUST_HEAD_LEN,
+		.robust_next = 0x7f00000012e0, .futex_offset = -32,
+		.list_op_pending = 0, .known = PTREC_SB_FUTEX_ALL };
 }
 
 static void write_all_types(const char *path)
@@ -367,7 +375,7 @@ Test(stream, truncated_inside_a_record)
 		expect_stream(buf, HDR_SIZE + first + 20, -EBADMSG, 1, where);
 	}
 	/* Cut after the last whole record: a clean end. */
-	expect_stream(buf, len - sizeof(struct ptrec_sb_signal), 0,
+	expect_stream(buf, len - sizeof(struct ptrec_sb_exit_futex), 0,
 		      PTREC_SB_TYPE_COUNT - 2, NULL);
 	free(buf);
 }
@@ -629,4 +637,96 @@ Test(stream, time_conversion_matches_128_bit_arithmetic)
 		cr_assert_eq(sb_time_to_ns(&conv, tscs[i]), want, "tsc %llu",
 			     (unsigned long long)tscs[i]);
 	}
+}
+
+/*
+ * EXIT_FUTEX (version 3): the last record of the all-types stream.  Cut
+ * inside it, or with fields the kernel could not hold (known-bits of a
+ * newer writer, a robust list of another length, head words or a
+ * clear_child_tid value without what they belong to, a field set but
+ * said unknown), the reader stops there with a message naming the file,
+ * the record's offset and what is wrong; the writer refuses the same
+ * records (one check, sb_record_check(), serves both).
+ */
+Test(stream, exit_futex_damage_names_its_offset)
+{
+	static const struct {
+		size_t off;	/* the field */
+		uint64_t val;
+		unsigned int size;
+		const char *needle;
+	} bad[] = {
+		{ offsetof(struct ptrec_sb_exit_futex, known), 0x1f, 4,
+		  "unknown known-bits 0x10" },
+		{ offsetof(struct ptrec_sb_exit_futex, robust_len), 16, 8,
+		  "robust list length 16" },
+		{ offsetof(struct ptrec_sb_exit_futex, known),
+		  PTREC_SB_FUTEX_ALL & ~PTREC_SB_FUTEX_ROBUST, 4,
+		  "robust list set but not known" },
+		{ offsetof(struct ptrec_sb_exit_futex, robust_list), 0, 8,
+		  "robust list length 24 without a list" },
+		{ offsetof(struct ptrec_sb_exit_futex, robust_next), 0, 8,
+		  NULL },
+		{ offsetof(struct ptrec_sb_exit_futex, known),
+		  PTREC_SB_FUTEX_ALL & ~PTREC_SB_FUTEX_CTID, 4,
+		  "clear_child_tid 0x7f00000012d0 set but not known" },
+		{ offsetof(struct ptrec_sb_exit_futex, clear_child_tid), 0, 8,
+		  "a clear_child_tid value without its word" },
+	};
+	size_t len, at, i;
+	uint8_t *buf = good_stream(&len);
+	uint8_t *cp = malloc(len);
+	struct ptrec_sb_exit_futex xf;
+	struct sb_writer *w;
+	struct sb_err err;
+	char where[64];
+
+	at = len - sizeof(struct ptrec_sb_exit_futex);
+	snprintf(where, sizeof(where), "offset %zu", at);
+	/* Truncated in its header, in its body. */
+	expect_stream(buf, at + 10, -EBADMSG, PTREC_SB_TYPE_COUNT - 2,
+		      "truncated record header");
+	expect_stream(buf, at + 10, -EBADMSG, PTREC_SB_TYPE_COUNT - 2,
+		      where);
+	expect_stream(buf, len - 8, -EBADMSG, PTREC_SB_TYPE_COUNT - 2,
+		      "runs past");
+	expect_stream(buf, len - 8, -EBADMSG, PTREC_SB_TYPE_COUNT - 2,
+		      where);
+	/* Shorter than its fixed part, the size said so. */
+	memcpy(cp, buf, len);
+	xf.hdr.size = 72;
+	memcpy(cp + at + offsetof(struct ptrec_sb_header, size),
+	       &xf.hdr.size, 4);
+	expect_stream(cp, len - 8, -EBADMSG, PTREC_SB_TYPE_COUNT - 2,
+		      "EXIT_FUTEX record of 72 bytes, needs at least 80");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memcpy(cp, buf, len);
+		memcpy(cp + at + bad[i].off, &bad[i].val, bad[i].size);
+		if (!bad[i].needle) {	/* a list whose next is 0: valid */
+			expect_stream(cp, len, 0, PTREC_SB_TYPE_COUNT - 1,
+				      NULL);
+			continue;
+		}
+		expect_stream(cp, len, -EBADMSG, PTREC_SB_TYPE_COUNT - 2,
+			      bad[i].needle);
+		expect_stream(cp, len, -EBADMSG, PTREC_SB_TYPE_COUNT - 2,
+			      where);
+		/* The writer refuses it too. */
+		memcpy(&xf, cp + at, sizeof(xf));
+		cr_assert_eq(sb_writer_open(&w, tmp_path("xf.sb"), &err), 0);
+		cr_assert_eq(sb_writer_add(w, &xf.hdr, &err), -EINVAL,
+			     "case %zu", i);
+		cr_assert_not_null(strstr(err.msg, bad[i].needle), "%s",
+				   err.msg);
+		cr_assert_eq(sb_writer_close(w, &err), 0);
+	}
+	/* A thread with neither (a fork child that exits at once): valid. */
+	memset(&xf, 0, sizeof(xf));
+	xf.hdr.type = PTREC_SB_EXIT_FUTEX;
+	xf.known = PTREC_SB_FUTEX_CTID | PTREC_SB_FUTEX_ROBUST;
+	cr_assert_eq(sb_writer_open(&w, tmp_path("xf.sb"), &err), 0);
+	cr_assert_eq(sb_writer_add(w, &xf.hdr, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_writer_close(w, &err), 0);
+	free(cp);
+	free(buf);
 }
