@@ -342,6 +342,9 @@ int rec_emu_record(const struct rec_options *o, struct rec_stats *st,
 		ret = emu_launch(&e);
 		if (!ret && !emu_thr_new(&e, e.main_pid, e.procs, T_READY))
 			ret = e.error;
+		/* Past its execve, which cleared its clear_child_tid. */
+		if (!ret)
+			emu_thr_find(&e, e.main_pid)->ctid_known = true;
 		if (!ret)
 			emu_get_regs(emu_thr_find(&e, e.main_pid));
 	} else {

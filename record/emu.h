@@ -73,6 +73,15 @@ struct thr {
 	 */
 	uint64_t untraced;
 	uint64_t untraced_at;
+	/*
+	 * The kernel's clear_child_tid for it (EXIT_FUTEX, emu_end.c), as
+	 * its clone, set_tid_address and exec set it; known for a thread
+	 * the recording saw begin.  compat_robust: an i386
+	 * set_robust_list, whose list get_robust_list(2) does not show.
+	 */
+	uint64_t ctid;
+	bool ctid_known;
+	bool compat_robust;
 	struct ptenc enc;
 	struct sb_truth_writer *truth;
 	struct thr *next;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -82,6 +83,58 @@ static bool others_alive(struct emu *e, struct thr *me)
 	return false;
 }
 
+/* @len bytes of @t's memory at @addr; false when not all are readable. */
+static bool peek(const struct thr *t, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec l = { buf, len };
+	struct iovec r = { (void *)(uintptr_t)addr, len };
+
+	return process_vm_readv(t->tid, &l, 1, &r, 1, 0) == (ssize_t)len;
+}
+
+/*
+ * EXIT_FUTEX: at PTRACE_EVENT_EXIT, before exit_mm_release() walks @t's
+ * robust list and clears its clear_child_tid word, what the kernel holds
+ * (docs/bundle-format.md 6.15): the robust list by get_robust_list(2),
+ * the word as followed since the thread began (clone, set_tid_address,
+ * exec), and their values now.
+ */
+static void exit_futex(struct emu *e, struct thr *t)
+{
+	struct ptrec_sb_exit_futex r = {
+		.hdr = { .type = PTREC_SB_EXIT_FUTEX } };
+	uint64_t head[3];
+	uint32_t v;
+	size_t len = 0;
+	void *lh = NULL;
+
+	r.pid = (uint32_t)t->proc->pid;
+	r.tid = (uint32_t)t->tid;
+	if (t->ctid_known) {
+		r.known |= PTREC_SB_FUTEX_CTID;
+		r.clear_child_tid = t->ctid;
+		if (t->ctid && peek(t, t->ctid, &v, sizeof(v))) {
+			r.known |= PTREC_SB_FUTEX_CTID_VAL;
+			r.ctid_val = v;
+		}
+	}
+	/* A thread older than the recording may hold an i386 list too. */
+	if (t->ctid_known && !t->compat_robust &&
+	    !syscall(SYS_get_robust_list, t->tid, &lh, &len) &&
+	    (!lh || len == PTREC_SB_ROBUST_HEAD_LEN)) {
+		r.known |= PTREC_SB_FUTEX_ROBUST;
+		r.robust_list = (uint64_t)(uintptr_t)lh;
+		r.robust_len = lh ? len : 0;
+		if (lh && peek(t, r.robust_list, head, sizeof(head))) {
+			r.known |= PTREC_SB_FUTEX_HEAD;
+			r.robust_next = head[0];
+			r.futex_offset = (int64_t)head[1];
+			r.list_op_pending = head[2];
+		}
+	}
+	emu_emit_record(e, &r.hdr);
+}
+
 /*
  * PTRACE_EVENT_EXIT: the thread is leaving, its process's memory is still
  * there.  A thread that ends alone (exit(2) with others alive) only
@@ -91,6 +144,7 @@ void emu_exit_stop(struct emu *e, struct thr *t)
 {
 	unsigned long msg = 0;
 
+	exit_futex(e, t);
 	ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg);
 	if (!(t->st == T_SYSCALL && (long)t->entry.rax == SYS_exit &&
 	      others_alive(e, t)))

@@ -118,6 +118,33 @@ static bool sig_default_ignored(int sig)
 
 /* ---- the syscall effects we record --------------------------------------- */
 
+/*
+ * set_tid_address(2) sets the word the kernel clears at the thread's exit
+ * (EXIT_FUTEX): 218 (x32's too) by SYSCALL, 258 by int 0x80 (a 32-bit
+ * pointer); i386's set_robust_list (311) registers a list that
+ * get_robust_list(2) does not show.
+ */
+static void clear_tid_note(struct thr *t)
+{
+	bool i386 = false;
+	long word;
+
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, t->tid, (void *)t->ip, 0);
+	if (!errno && (word & 0xffff) == 0x80cd)	/* cd 80: int 0x80 */
+		i386 = true;
+	if (i386 && (uint32_t)t->entry.rax == 258) {
+		t->ctid = t->entry.rbx & 0xffffffffu;
+		t->ctid_known = true;
+	} else if (i386 && (uint32_t)t->entry.rax == 311) {
+		t->compat_robust = true;
+	} else if (!i386 &&
+		   (t->entry.rax & 0xbfffffffull) == SYS_set_tid_address) {
+		t->ctid = t->entry.rdi;
+		t->ctid_known = true;
+	}
+}
+
 static void after_syscall(struct emu *e, struct thr *t)
 {
 	long nr = (long)t->entry.rax;
@@ -139,6 +166,7 @@ static void after_syscall(struct emu *e, struct thr *t)
 	default:
 		break;
 	}
+	clear_tid_note(t);
 	/* rseq, by eax alone as Linux takes it (x32's too), and i386's
 	 * (386, EBX and ECX: int 0x80; any other 386 fails, an area too
 	 * many): every area registered or unregistered, for the
@@ -354,6 +382,43 @@ void emu_untraced_restore(struct thr *t)
 
 /* ---- stops ------------------------------------------------------------ */
 
+/*
+ * The clear_child_tid the kernel gave child @t: clone's ctid (r10) or
+ * clone3's child_tid (struct clone_args, at 16) with
+ * CLONE_CHILD_CLEARTID, else none (fork and vfork too).
+ */
+static void child_ctid(struct thr *t, struct thr *parent, int event)
+{
+	long nr = (long)parent->entry.rax;
+	uint64_t args[3];
+
+	t->ctid = 0;
+	t->ctid_known = true;
+	if (event == PTRACE_EVENT_VFORK || (nr != SYS_clone &&
+					    nr != SYS_clone3))
+		return;
+	if (nr == SYS_clone) {
+		if (parent->entry.rdi & CLONE_CHILD_CLEARTID)
+			t->ctid = parent->entry.r10;
+		return;
+	}
+	{
+		struct iovec l = { args, sizeof(args) };
+		struct iovec r = { (void *)(uintptr_t)parent->entry.rdi,
+				   sizeof(args) };
+
+		if (parent->entry.rsi < sizeof(args) ||
+		    process_vm_readv(parent->tid, &l, 1, &r, 1, 0) !=
+		    (ssize_t)sizeof(args)) {
+			t->ctid_known = false;
+			return;
+		}
+	}
+	/* The flags as the program passed them (CLONE_UNTRACED aside). */
+	if (args[0] & CLONE_CHILD_CLEARTID)
+		t->ctid = args[2];
+}
+
 static void new_child(struct emu *e, struct thr *parent, int event)
 {
 	struct ptrec_sb_thread_start ts = {
@@ -411,6 +476,8 @@ static void new_child(struct emu *e, struct thr *parent, int event)
 				ts.clone_flags = 0;
 		}
 	}
+	if (t)
+		child_ctid(t, parent, event);
 	/* A child of a clone whose CLONE_UNTRACED was taken out: its rdi
 	 * gets it back at its first stop (now, if that came already).
 	 */
@@ -451,6 +518,9 @@ static void exec_happened(struct emu *e, struct thr *t)
 		emu_fail(e, ret, "%s", err.msg);
 	emu_proc_set_exe(e, p);
 	p->mem_of = NULL;	/* a vfork child's exec: its own memory now */
+	t->ctid = 0;		/* exec_mm_release() cleared both */
+	t->ctid_known = true;
+	t->compat_robust = false;
 	maps_free(&p->maps);
 	emu_update_maps(e, p, t->tid, 0);
 	emu_emit_comm(e, t);
