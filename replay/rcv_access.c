@@ -21,9 +21,10 @@ static size_t acc_add(struct rp_access *acc, size_t n, size_t max,
 		      uint8_t kind, bool known, uint64_t addr, uint64_t size)
 {
 	if (n < max)
-		acc[n] = (struct rp_access){ kind, known, false,
-					     known ? addr : 0,
-					     known ? size : 0, 0, 0 };
+		acc[n] = (struct rp_access){ .kind = kind,
+					     .addr_known = known,
+					     .addr = known ? addr : 0,
+					     .size = known ? size : 0 };
 	return n + 1;
 }
 

@@ -1193,11 +1193,16 @@ enum rp_access_kind { RP_ACC_READ = 1, RP_ACC_WRITE = 2 };
  *		relative to fs, at fs_base as the thread ended plus a known
  *		offset (assumed: fs_base does not change).  docs/gdb.md,
  *		"Watchpoints".  @hi == 0: anywhere.
+ * @cond:	with @addr_known, whether it happens is not known (the
+ *		kernel's write of a robust futex word at a thread's exit,
+ *		made only when the word names the thread: its value there
+ *		is not known); a possible hit, as one of unknown address.
  */
 struct rp_access {
 	uint8_t kind;
 	bool addr_known;
 	bool syscall;
+	bool cond;
 	uint64_t addr, size;
 	uint64_t lo, hi;
 };
@@ -1261,6 +1266,14 @@ struct rp_watch;
  *		before the end snapshot (exit(2): the kernel clears its
  *		clear_child_tid word and marks its robust futexes).
  * @acc_addr, @acc_size: the bytes accessed (unknown when @maybe).
+ * @exit:	the kernel's access at the thread's exit(2) after @pos (the
+ *		system call at @pos + 1, which never returns), with
+ *		@syscall: its robust futex words, its clear_child_tid word
+ *		(watch_exit.c).
+ * @old_known, @old_val, @new_known, @new_val: with @exit, the @acc_size
+ *		(4) bytes the write changed, before and after it, where
+ *		known (little-endian): the clear_child_tid word's old value
+ *		from the sideband's EXIT_FUTEX record and 0 after it.
  */
 struct rp_watch_hit {
 	uint32_t tid;
@@ -1273,6 +1286,9 @@ struct rp_watch_hit {
 	bool gap;
 	uint64_t gap_bytes;
 	uint64_t acc_addr, acc_size;
+	bool exit;
+	bool old_known, new_known;
+	uint64_t old_val, new_val;
 };
 
 /* An empty set.  Returns 0 or -RP_ERR_NOMEM. */

@@ -178,11 +178,11 @@ static int match(const struct rp_watch *w, uint32_t pid,
 		hit->addr = p->addr;
 		hit->len = p->len;
 		hit->kind = a->kind;
-		hit->maybe = !a->addr_known;
+		hit->maybe = !a->addr_known || a->cond;
 		hit->syscall = a->syscall;
 		hit->acc_addr = a->addr;
 		hit->acc_size = a->size;
-		return a->addr_known ? 2 : 1;
+		return a->addr_known && !a->cond ? 2 : 1;
 	}
 	return 0;
 }
@@ -291,6 +291,7 @@ static int exit_hit(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
 		return n;
 	if (!scan_one(&a, acc, n))
 		return -RP_ERR_NOTFOUND;
+	wpx_exit_values(w->xc, rc, hit);
 	hit->pos = g;
 	if (hit->maybe)
 		hit->gap = true;

@@ -43,12 +43,20 @@
 #define SYS_EXECVEAT		322
 #define SYS_CLONE3		435
 
+/* What an access of the exit does to its bytes (known writes). */
+struct wpx_val {
+	bool old_known, new_known;
+	uint32_t old_v, new_v;
+};
+
 /* One thread's exit: its accesses (rp_recover_accesses()' form). */
 struct wpx_thr {
 	const struct rp_session *s;
 	uint32_t tid;
-	int n;
-	struct rp_access acc[3];
+	int n, cap;
+	struct rp_access *acc;
+	struct wpx_val *val;
+	bool oom;
 };
 
 struct wpx_cache {
@@ -58,8 +66,14 @@ struct wpx_cache {
 
 void wpx_cache_free(struct wpx_cache *xc)
 {
+	size_t i;
+
 	if (!xc)
 		return;
+	for (i = 0; i < xc->n; i++) {
+		free(xc->v[i].acc);
+		free(xc->v[i].val);
+	}
 	free(xc->v);
 	free(xc);
 }
@@ -336,35 +350,226 @@ static bool started(const struct rp_session *s, uint32_t tid,
 	return true;
 }
 
+/* One more access of the exit, with what it does where known. */
+static void add(struct wpx_thr *x, struct rp_access a, struct wpx_val v)
+{
+	if (x->n == x->cap) {
+		int cap = x->cap ? 2 * x->cap : 4;
+		struct rp_access *na = realloc(x->acc, cap * sizeof(*na));
+		struct wpx_val *nv;
+
+		if (na)
+			x->acc = na;
+		nv = na ? realloc(x->val, cap * sizeof(*nv)) : NULL;
+		if (!nv) {
+			x->oom = true;
+			return;
+		}
+		x->val = nv;
+		x->cap = cap;
+	}
+	x->acc[x->n] = a;
+	x->val[x->n++] = v;
+}
+
+static void add_write(struct wpx_thr *x, uint64_t addr, struct wpx_val v)
+{
+	add(x, (struct rp_access){ .kind = RP_ACC_WRITE, .addr_known = true,
+				   .syscall = true, .addr = addr, .size = 4 },
+	    v);
+}
+
+static void add_read(struct wpx_thr *x, uint64_t addr, uint64_t size)
+{
+	add(x, (struct rp_access){ .kind = RP_ACC_READ, .addr_known = true,
+				   .syscall = true, .addr = addr,
+				   .size = size }, (struct wpx_val){ 0 });
+}
+
+/* A write and a read of unknown address: what cannot be followed. */
+static void add_unknown(struct wpx_thr *x)
+{
+	add(x, (struct rp_access){ .kind = RP_ACC_WRITE, .syscall = true },
+	    (struct wpx_val){ 0 });
+	add(x, (struct rp_access){ .kind = RP_ACC_READ, .syscall = true },
+	    (struct wpx_val){ 0 });
+}
+
+/* The thread's EXIT_FUTEX record (sideband version 3), or NULL. */
+static const struct ptrec_sb_exit_futex *futex_rec(const struct rp_session *s,
+						   uint32_t tid)
+{
+	const struct ptrec_sb_exit_futex *f = NULL;
+	size_t i;
+
+	for (i = 0; i < s->nrecs; i++)
+		if (s->recs[i]->type == PTREC_SB_EXIT_FUTEX &&
+		    ((const struct ptrec_sb_exit_futex *)s->recs[i])->tid ==
+		    tid)
+			f = (const void *)s->recs[i];
+	return f;
+}
+
+/*
+ * Memory as the exit began, where the recovery engine knows it: before
+ * the thread's last instruction (rc->end - 1; the system call at rc->end
+ * never completed), when that one stores nothing.  The engine counts
+ * other threads' writes (in a process with several, memory they share is
+ * known only where this thread itself loaded it after their last store).
+ */
+static bool exit_mem(struct rp_recover *rc, uint64_t addr, void *buf,
+		     size_t len)
+{
+	struct rp_access a[4];
+	int n, k;
+
+	if (!rc->end)
+		return false;
+	n = rp_recover_accesses(rc, rc->end - 1, a, 4);
+	if (n < 0)
+		return false;
+	for (k = 0; k < n; k++)
+		if (a[k].kind == RP_ACC_WRITE)
+			return false;
+	return rp_recover_mem(rc, rc->end - 1, addr, buf, len) == len;
+}
+
+#define FUTEX_WAITERS		0x80000000u
+#define FUTEX_OWNER_DIED	0x40000000u
+#define FUTEX_TID_MASK		0x3fffffffu
+#define ROBUST_LIST_LIMIT	2048
+
+/*
+ * The kernel's handle_futex_death() on the word at @uaddr (Linux
+ * kernel/futex/core.c): a word owned by the exiting thread (its TID bits)
+ * gets FUTEX_OWNER_DIED, keeping FUTEX_WAITERS; a pending non-PI one
+ * that is 0 is only woken; any other is left alone.  A word of unknown
+ * value is a write that may happen (cond).  Returns false where the
+ * kernel stops the walk (an unaligned word).
+ */
+static bool futex_death(struct rp_recover *rc, struct wpx_thr *x,
+			uint64_t uaddr, bool pi, bool pending)
+{
+	uint32_t u;
+
+	if (uaddr % 4)
+		return false;
+	add_read(x, uaddr, 4);
+	if (!exit_mem(rc, uaddr, &u, 4)) {
+		add(x, (struct rp_access){ .kind = RP_ACC_WRITE,
+					   .addr_known = true, .cond = true,
+					   .syscall = true, .addr = uaddr,
+					   .size = 4 }, (struct wpx_val){ 0 });
+		return true;
+	}
+	if (pending && !pi && !u)
+		return true;
+	if ((u & FUTEX_TID_MASK) != rc->tid)
+		return true;
+	add_write(x, uaddr, (struct wpx_val){ true, true, u,
+		  (u & FUTEX_WAITERS) | FUTEX_OWNER_DIED });
+	return true;
+}
+
+/*
+ * The kernel's exit_robust_list() over the list whose head @f names:
+ * the head's words from the record (or the engine), each entry's next
+ * pointer (bit 0: PI) and futex word from the engine, up to the kernel's
+ * limit of entries, then the pending one.  Where a word it needs is not
+ * known the rest of the walk is a write and a read of unknown address.
+ */
+static void robust_walk(struct rp_recover *rc, struct wpx_thr *x,
+			const struct ptrec_sb_exit_futex *f)
+{
+	uint64_t head = f->robust_list, w[3], entry, next, pending;
+	unsigned int limit = ROBUST_LIST_LIMIT;
+	bool pi, npi, ppi;
+	int64_t off;
+
+	add_read(x, head, PTREC_SB_ROBUST_HEAD_LEN);
+	if (f->known & PTREC_SB_FUTEX_HEAD) {
+		w[0] = f->robust_next;
+		w[1] = (uint64_t)f->futex_offset;
+		w[2] = f->list_op_pending;
+	} else if (!exit_mem(rc, head, w, sizeof(w))) {
+		add_unknown(x);
+		return;
+	}
+	entry = w[0] & ~1ull;
+	pi = w[0] & 1;
+	off = (int64_t)w[1];
+	pending = w[2] & ~1ull;
+	ppi = w[2] & 1;
+	while (entry != head) {
+		add_read(x, entry, 8);
+		if (!exit_mem(rc, entry, &next, 8)) {
+			add_unknown(x);
+			return;
+		}
+		if (entry != pending &&
+		    !futex_death(rc, x, entry + (uint64_t)off, pi, false))
+			return;
+		npi = next & 1;
+		entry = next & ~1ull;
+		pi = npi;
+		if (!--limit)
+			break;
+	}
+	if (pending)
+		futex_death(rc, x, pending + (uint64_t)off, ppi, true);
+}
+
 /* Works out the exit's accesses of @rc's thread into @x. */
 static void exit_accesses(struct rp_recover *rc, struct wpx_thr *x)
 {
+	const struct ptrec_sb_exit_futex *f = futex_rec(rc->s, rc->tid);
 	struct own o = { rc, false, false, false, 0 };
 	uint64_t ctid = 0, k = 0, n = 0;
 	uint32_t parent = 0;
-	bool made, whole;
+	bool made, whole, robust_rec;
+	struct wpx_val v = { 0 };
 	int st = CTID_UNKNOWN;
 
+	robust_rec = f && (f->known & PTREC_SB_FUTEX_ROBUST);
+	x->n = 0;
+	/* The robust list first: the kernel walks it before the word. */
+	if (robust_rec && f->robust_list)
+		robust_walk(rc, x, f);
+	if (f && (f->known & PTREC_SB_FUTEX_CTID)) {
+		ctid = f->clear_child_tid;
+		st = ctid ? CTID_KNOWN : CTID_NONE;
+		if (f->known & PTREC_SB_FUTEX_CTID_VAL) {
+			v.old_known = true;
+			v.old_v = f->ctid_val;
+		}
+		if (robust_rec)
+			goto ctid;
+	}
+	/* What the sideband does not say, from the history. */
 	made = started(rc->s, rc->tid, &parent, &k, &n);
 	whole = each_sys(rc, own_sys, &o);
 	if (!whole || !made)
 		o.robust = true;
-	if (whole && o.set && !o.unknown)
+	if (st == CTID_UNKNOWN && whole && o.set && !o.unknown)
 		st = reg_known(rc, o.tid_at, RP_REG_RDI, &ctid) ?
 		     (ctid ? CTID_KNOWN : CTID_NONE) : CTID_UNKNOWN;
-	else if (whole && made && !o.set && !o.unknown && parent != rc->tid)
+	else if (st == CTID_UNKNOWN && whole && made && !o.set &&
+		 !o.unknown && parent != rc->tid)
 		st = clone_ctid(rc, parent, k, n, &ctid);
-	x->n = 0;
-	if (st == CTID_KNOWN)
-		x->acc[x->n++] = (struct rp_access){ .kind = RP_ACC_WRITE,
-			.addr_known = true, .syscall = true, .addr = ctid,
-			.size = 4 };
-	if (st == CTID_UNKNOWN || o.robust)
-		x->acc[x->n++] = (struct rp_access){ .kind = RP_ACC_WRITE,
-			.syscall = true };
-	if (o.robust)	/* the walk of the list reads it */
-		x->acc[x->n++] = (struct rp_access){ .kind = RP_ACC_READ,
-			.syscall = true };
+	if (!robust_rec && o.robust)	/* the walk: unknown */
+		add_unknown(x);
+ctid:
+	if (st == CTID_KNOWN) {
+		if (!v.old_known)
+			v.old_known = exit_mem(rc, ctid, &v.old_v, 4);
+		v.new_known = true;
+		v.new_v = 0;
+		add_write(x, ctid, v);
+	} else if (st == CTID_UNKNOWN) {
+		add(x, (struct rp_access){ .kind = RP_ACC_WRITE,
+					   .syscall = true },
+		    (struct wpx_val){ 0 });
+	}
 }
 
 int wpx_exit_accesses(struct wpx_cache **xcp, struct rp_recover *rc,
@@ -394,10 +599,44 @@ int wpx_exit_accesses(struct wpx_cache **xcp, struct rp_recover *rc,
 		xc->v = x;
 		xc->cap = cap;
 	}
-	x = &xc->v[xc->n++];
+	x = &xc->v[xc->n];
+	memset(x, 0, sizeof(*x));
 	x->s = rc->s;
 	x->tid = rc->tid;
 	exit_accesses(rc, x);
+	if (x->oom) {
+		free(x->acc);
+		free(x->val);
+		return -RP_ERR_NOMEM;
+	}
+	xc->n++;
 	*acc = x->acc;
 	return x->n;
+}
+
+void wpx_exit_values(const struct wpx_cache *xc, const struct rp_recover *rc,
+		     struct rp_watch_hit *hit)
+{
+	const struct wpx_thr *x;
+	size_t i;
+	int k;
+
+	hit->exit = true;
+	for (i = 0; xc && i < xc->n; i++) {
+		x = &xc->v[i];
+		if (x->s != rc->s || x->tid != rc->tid)
+			continue;
+		for (k = 0; k < x->n; k++) {
+			if (!x->acc[k].addr_known || x->acc[k].cond ||
+			    x->acc[k].kind != hit->kind ||
+			    x->acc[k].addr != hit->acc_addr ||
+			    x->acc[k].size != hit->acc_size)
+				continue;
+			hit->old_known = x->val[k].old_known;
+			hit->old_val = x->val[k].old_v;
+			hit->new_known = x->val[k].new_known;
+			hit->new_val = x->val[k].new_v;
+			return;
+		}
+	}
 }

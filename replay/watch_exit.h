@@ -22,14 +22,26 @@ bool wpx_exit_near(struct rp_recover *rc, uint64_t lo, uint64_t hi,
 
 /*
  * The accesses of that exit (call only when wpx_exit_write()): the
- * clear_child_tid word (4 bytes, written) where its address is known,
- * else a write of unknown address; a write and a read of unknown address
- * when the thread may hold a robust list.  Into *@acc (owned by the
+ * robust list walk where the sideband's EXIT_FUTEX record names the list
+ * (reads of the head and of each entry, each futex word the exiting
+ * thread owns written, one whose value is not known a write that may
+ * happen: struct rp_access's cond), the clear_child_tid word (4 bytes,
+ * written) where its address is known, else a write of unknown address;
+ * a write and a read of unknown address for what cannot be followed
+ * (a list the sideband does not name that the thread may hold, a word of
+ * the walk not known).  Into *@acc (owned by the
  * cache *@xcp, created on first use, which computes each thread once);
  * returns how many (0: the exit touches no user memory) or -RP_ERR_NOMEM.
  */
 int wpx_exit_accesses(struct wpx_cache **xcp, struct rp_recover *rc,
 		      const struct rp_access **acc);
 void wpx_cache_free(struct wpx_cache *xc);
+
+/* Marks @hit, found among wpx_exit_accesses()' accesses of @rc's thread,
+ * as the exit's, with the values before and after of the bytes a known
+ * write changed (struct rp_watch_hit's old_val, new_val) where known.
+ */
+void wpx_exit_values(const struct wpx_cache *xc, const struct rp_recover *rc,
+		     struct rp_watch_hit *hit);
 
 #endif /* PTREC_WATCH_EXIT_H */

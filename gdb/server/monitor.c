@@ -257,6 +257,46 @@ static void run(struct monitor *m, struct target *tg, const char *cmd,
 		struct text *out);
 
 /*
+ * The stop at a thread's lone exit(2) (hit @h, replay/watch_exit.c): the
+ * system call after instruction @h->pos (at @h->pos + 1, instruction
+ * @h->pos + 2 counted from 1, the one the thread never returned from),
+ * where the kernel clears its clear_child_tid word and marks the robust
+ * futexes it holds, after the thread's last instruction and before the
+ * end snapshot.
+ */
+static void exit_msg(struct target *tg, const struct rp_watch_hit *h,
+		     struct text *out)
+{
+	long i = rp_timeline_find(tg->tl, h->tid);
+	struct rp_insn sys;
+
+	if (i < 0 || rp_cursor_peek(rp_timeline_cursor(tg->tl, (size_t)i),
+				    h->pos + 1, &sys))
+		sys.ip = 0;
+	text_add(out, "ptrec: thread %u ended in the exit(2) system call at %#"
+		 PRIx64 " (instruction %" PRIu64 "), before the end "
+		 "snapshot: ", h->tid, sys.ip, h->pos + 2);
+	if (!h->maybe)
+		text_add(out, "the kernel wrote %" PRIu64 " bytes at %#" PRIx64
+			 " there (%s)\n", h->acc_size, h->acc_addr,
+			 h->new_known && !h->new_val ?
+			 "its clear_child_tid word, 0 after it" :
+			 "a robust futex it held, marked FUTEX_OWNER_DIED");
+	else if (h->kind == RP_ACC_WRITE && h->acc_size)
+		text_add(out, "the kernel may have written %" PRIu64 " bytes at "
+			 "%#" PRIx64 " there (a futex word on its robust list, "
+			 "written if the thread still held it: its value is "
+			 "not known)\n", h->acc_size, h->acc_addr);
+	else
+		text_add(out, "the kernel may have %s the watched %" PRIu64
+			 " bytes at %#" PRIx64 " there (exit(2) clears the "
+			 "thread's clear_child_tid word and marks its robust "
+			 "futexes; where they are is not known)\n",
+			 h->kind == RP_ACC_READ ? "read" : "written", h->len,
+			 h->addr);
+}
+
+/*
  * Watchpoints (#18): "ptrec watch-last" says what the last stop at a
  * watchpoint was (the plugin prints it at each such stop: a store whose
  * address is unknown "may have written", a load "may have read");
@@ -299,14 +339,8 @@ static void monitor_watch(struct target *tg, const char *arg,
 	if (i < 0 || rp_cursor_peek(rp_timeline_cursor(tg->tl, (size_t)i),
 				    h.pos, &insn))
 		insn.ip = 0;
-	if (h.gap && h.syscall) {
-		text_add(out, "ptrec: thread %u ended in the system call after "
-			 "the instruction at %#" PRIx64 " (instruction %"
-			 PRIu64 "), before the end snapshot: the kernel may "
-			 "have written the watched %" PRIu64 " bytes at %#"
-			 PRIx64 " there (exit(2) clears the thread's "
-			 "clear_child_tid word and marks its robust futexes)"
-			 "\n", h.tid, insn.ip, h.pos + 1, h.len, h.addr);
+	if (h.exit || (h.gap && h.syscall)) {
+		exit_msg(tg, &h, out);
 	} else if (h.gap) {
 		text_add(out, "ptrec: the trace has a gap after the "
 			 "instruction at %#" PRIx64 " (thread %u, instruction %"
@@ -342,20 +376,25 @@ static void monitor_watch(struct target *tg, const char *arg,
 				 what);
 		text_add(out, "set ptrec watch-unknown skip: only %ss of "
 			 "known address stop)\n", what);
-	} else if (h.syscall)
+	} else if (h.syscall && !h.exit)
 		text_add(out, "ptrec: the system call at %#" PRIx64
 			 " (thread %u, instruction %" PRIu64 ") wrote %"
 			 PRIu64 " bytes at %#" PRIx64 "\n", insn.ip, h.tid,
 			 h.pos + 1, h.acc_size, h.acc_addr);
 	known = h.maybe || h.type != RP_WATCH_WRITE ? 3 :
 		target_watch_known(tg, &h);
+	if (h.exit && i >= 0 &&
+	    rp_cursor_peek(rp_timeline_cursor(tg->tl, (size_t)i), h.pos + 1,
+			   &insn))
+		insn.ip = 0;
 	if (known != 3)
 		text_add(out, "ptrec: the %s at %#" PRIx64 " (thread %u, "
 			 "instruction %" PRIu64 ") wrote %" PRIu64 " bytes at %#"
 			 PRIx64 "; the watched value %s it is unknown, so GDB "
 			 "cannot compare them (docs/values.md)\n",
+			 h.exit ? "exit(2) system call" :
 			 h.syscall ? "system call" : "store", insn.ip, h.tid,
-			 h.pos + 1, h.acc_size, h.acc_addr,
+			 h.pos + (h.exit ? 2 : 1), h.acc_size, h.acc_addr,
 			 known == 2 ? "before" : known == 1 ? "after" :
 			 "before and after");
 }

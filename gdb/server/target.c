@@ -607,6 +607,33 @@ static size_t sig_context(struct target *tg, uint64_t off, uint8_t *buf,
 }
 
 /*
+ * The bytes of [@addr, @addr + @len) a thread's exit (@h->exit: the
+ * kernel's write of its clear_child_tid word, of a robust futex word)
+ * held before it (@after false: the reverse stop, position @h->pos) or
+ * after it (the forward stop, @h->pos + 1), where the sideband and the
+ * history show them (replay/watch_exit.c).  Returns the bytes known from
+ * @addr on.
+ */
+static size_t exit_bytes(const struct rp_watch_hit *h, bool after,
+			 uint64_t addr, uint8_t *buf, size_t len)
+{
+	uint64_t v = after ? h->new_val : h->old_val;
+	size_t i;
+
+	if (!h->exit || !(after ? h->new_known : h->old_known))
+		return 0;
+	for (i = 0; i < len; i++) {
+		uint64_t a = addr + i;
+
+		if (a < h->acc_addr || a - h->acc_addr >= h->acc_size ||
+		    a - h->acc_addr >= 8)
+			break;
+		buf[i] = (uint8_t)(v >> (8 * (a - h->acc_addr)));
+	}
+	return i;
+}
+
+/*
  * Memory just after watchpoint hit @h's store (position @h->pos + 1): the
  * bytes it stored (rp_recover_stored(): known across threads, the moment
  * after it), then what the history implies.  Returns the bytes known from
@@ -631,6 +658,7 @@ size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
 	size_t cur = rp_timeline_selected(tg->tl), done = 0;
 	uint32_t tid = rp_timeline_tid(tg->tl, cur);
 	uint64_t pos = rp_timeline_pos(tg->tl, cur);
+	struct rp_watch_hit wh;
 	int n;
 
 	if ((addr >= STACK_ADDR && addr - STACK_ADDR < 65536) ||
@@ -664,6 +692,15 @@ size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
 			len = (size_t)(bytes - off);
 		memcpy(buf, (const uint8_t *)tg->stack + off, len);
 		return len;
+	}
+	if (!rp_timeline_watch_hit(tg->tl, &wh) && wh.tid == tid && wh.exit &&
+	    (pos == wh.pos || pos == wh.pos + 1)) {
+		/* At a thread's exit: the word it wrote, before or after
+		 * (the end snapshot was taken later).
+		 */
+		done = exit_bytes(&wh, pos == wh.pos + 1, addr, buf, len);
+		if (done)
+			return done;
 	}
 	if (tg->snap &&
 	    rp_timeline_pos(tg->tl, cur) == rp_timeline_end(tg->tl, cur)) {
@@ -881,6 +918,8 @@ unsigned int target_watch_known(struct target *tg,
 	if (i < 0 || tg->no_values ||
 	    !(rc = rp_timeline_recover(tg->tl, (size_t)i)))
 		return 0;
-	return (rp_recover_mem(rc, h->pos, h->addr, buf, len) == len ? 1 : 0) |
-	       (after_store(rc, h, h->addr, buf, len) == len ? 2 : 0);
+	return (exit_bytes(h, false, h->addr, buf, len) == len ||
+		rp_recover_mem(rc, h->pos, h->addr, buf, len) == len ? 1 : 0) |
+	       (exit_bytes(h, true, h->addr, buf, len) == len ||
+		after_store(rc, h, h->addr, buf, len) == len ? 2 : 0);
 }

@@ -6,8 +6,9 @@
  * its last instruction) and pthread_join waits on.  No instruction of the
  * program writes that word after the thread starts, yet it changes.  The
  * word is found by looking for the thread's tid in struct pthread (the
- * pthread_t); main prints its address (pthread_join then stores -1
- * there, a store the history shows) and exits 0 when it found it.
+ * pthread_t); main prints its address and the worker's tid, which the
+ * word held until the exit (pthread_join then stores -1 there, a store
+ * the history shows), and exits 0 when it found it.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -43,6 +44,7 @@ int main(void)
 		}
 	release = 1;
 	pthread_join(t, NULL);
-	printf("tidw %p %d\n", (void *)tidw, tidw ? *tidw : -1);
+	printf("tidw %p %d tid %d\n", (void *)tidw, tidw ? *tidw : -1,
+	       (int)worker_tid);
 	return tidw ? 0 : 1;
 }

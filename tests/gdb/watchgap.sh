@@ -9,10 +9,17 @@
 #    holds 42: the write GDB cannot see is in the gap.
 #  - watchtruth --check on it: every position compared once realigned
 #    after the gap (none passed silently), and every gap stops a scan.
-#  - a thread's exit(2) (tests/gdb/watchexit.c): the kernel clears its
-#    clear_child_tid word (struct pthread's tid) after the thread's last
-#    instruction, before the end snapshot; no instruction stores there.
-#    A stop-mode scan of the thread stops there first.
+#  - a thread's exit(2) (tests/gdb/watchexit.c, glibc's pthread): the
+#    kernel clears its clear_child_tid word (struct pthread's tid) after
+#    the thread's last instruction, before the end snapshot; no
+#    instruction stores there.  The sideband's EXIT_FUTEX record names
+#    the word (glibc passes it in clone3's struct clone_args on a stack
+#    the engine does not know) and the empty robust list, so a scan of
+#    the thread in every mode stops there first, a known write.  GDB:
+#    reverse-continue stops at the exit with New value = the worker's tid
+#    (the program's), continue with Old value = the tid, New value = 0;
+#    both at the thread's end by the truth, naming the system call the
+#    truth ends the thread with.
 #  - where the history shows the clear_child_tid word
 #    (tests/gdb/watchctid.c: raw clone with CLONE_CHILD_CLEARTID and a
 #    constant ctid; set_tid_address in the thread; neither registers a
@@ -126,6 +133,7 @@ e=$tmp/exit
 timeout 120 "$PTREC" record --ground-truth -q -o "$e" -- "$EXITPROG" \
 	>"$tmp/exit.out" 2>"$tmp/log"
 tidw=$(awk '/^tidw /{ print $2 }' "$tmp/exit.out")
+wtid=$(awk '/^tidw /{ print $5 }' "$tmp/exit.out")
 "$PTREC" info "$e" >"$tmp/einfo" 2>&1
 worker=$(awk '/thread /{ n++; if (n == 2) print $2 }' "$tmp/einfo")
 if [ -n "$tidw" ] && [ -n "$worker" ] &&
@@ -139,17 +147,46 @@ fi
 "$WATCHTRUTH" --scan "$e" "$worker" "$tidw" 4 stop >"$tmp/log" 2>&1
 eend=$(awk '/^end /{ print $2 }' "$tmp/log")
 first=$(awk '/^stop /{ print $2, $3, $4; exit }' "$tmp/log")
-if [ -n "$eend" ] && [ "$first" = "$((eend - 1)) gap syscall" ]; then
-	ok "a stop-mode scan of the worker stops first at its exit(2)"
+if [ -n "$eend" ] && [ "$first" = "$((eend - 1)) known syscall" ]; then
+	ok "a stop-mode scan of the worker stops first at its exit(2), a known write"
 else
-	bad "a stop-mode scan of the worker stops first at its exit(2)"
+	bad "a stop-mode scan of the worker stops first at its exit(2), a known write"
 fi
 "$WATCHTRUTH" --scan "$e" "$worker" "$tidw" 4 skip >"$tmp/log" 2>&1
-if ! grep -q "gap syscall" "$tmp/log"; then
-	ok "... and a skip-mode one does not"
+first=$(awk '/^stop /{ print $2, $3, $4; exit }' "$tmp/log")
+if [ -n "$eend" ] && [ "$first" = "$((eend - 1)) known syscall" ] &&
+	! grep -q "gap syscall" "$tmp/log"; then
+	ok "... and a skip-mode one too"
 else
-	bad "... and a skip-mode one does not"
+	bad "... and a skip-mode one too"
 fi
+# The thread's last instruction by the truth: the exit's system call.
+last=$("$WATCHTRUTH" --last "$e" "$worker" 2>>"$tmp/log")
+lastn=$(echo "$last" | awk '{ print $2 }')
+lastip=$(echo "$last" | awk '{ print $4 }')
+timeout 300 "$PTREC" replay "$e" -batch -ex "set pagination off" \
+	-ex "set ptrec watch-unknown skip" -ex "watch -l *(int *)$tidw" \
+	-ex "echo @@rc1\n" -ex "reverse-continue" -ex "ptrec position" \
+	-ex "echo @@c1\n" -ex "continue" -ex "ptrec position" \
+	-ex "echo @@done\n" >"$tmp/exitgdb.out" 2>&1
+tap_log=$tmp/exitgdb.out
+exitmsg="thread $worker ended in the exit(2) system call at $lastip (instruction $lastn)"
+if [ -n "$wtid" ] && [ -n "$lastn" ] && [ "$lastn" = "$((eend + 1))" ] &&
+	part exitgdb rc1 | grep -q "^New value = $wtid\$" &&
+	part exitgdb rc1 | grep -q "thread $worker position $eend of" &&
+	part exitgdb rc1 | grep -qF "$exitmsg" &&
+	part exitgdb rc1 | grep -qF "wrote 4 bytes at $tidw there" &&
+	part exitgdb c1 | grep -q "^Old value = $wtid\$" &&
+	part exitgdb c1 | grep -q "^New value = 0\$" &&
+	part exitgdb c1 | grep -q "thread $worker at the end" &&
+	part exitgdb c1 | grep -qF "$exitmsg" &&
+	! grep -q "may have" "$tmp/exitgdb.out"; then
+	ok "GDB at a glibc thread's exit: reverse-continue New value = its tid, continue Old value = the tid, New value = 0"
+else
+	echo "truth: $last; tid $wtid; end $eend" >>"$tmp/exitgdb.out"
+	bad "GDB at a glibc thread's exit: reverse-continue New value = its tid, continue Old value = the tid, New value = 0"
+fi
+unset tap_log
 # Known clear_child_tid words (watchctid.c).
 c=$tmp/ctid
 timeout 120 "$PTREC" record --ground-truth -q -o "$c" -- "$CTIDPROG" \
@@ -213,14 +250,17 @@ timeout 300 "$PTREC" replay "$c" -batch -ex "set pagination off" \
 	-ex "echo @@done\n" >"$tmp/ctidgdb.out" 2>&1
 tap_log=$tmp/ctidgdb.out
 if part ctidgdb rc1 | grep -q "thread $ta position $cend of" &&
-	part ctidgdb rc1 | grep -q "(thread $ta, instruction $cend) wrote 4 bytes at $ca" &&
+	part ctidgdb rc1 | grep -q "thread $ta ended in the exit(2) system call at 0x[0-9a-f]* (instruction $((cend + 1))), before the end snapshot: the kernel wrote 4 bytes at $ca there" &&
+	part ctidgdb rc1 | grep -q "^New value = 1\$" &&
+	part ctidgdb c2 | grep -q "^Old value = 1\$" &&
+	part ctidgdb c2 | grep -q "^New value = 0\$" &&
 	! part ctidgdb rc1 | grep -q "may have" &&
 	part ctidgdb rc2 | grep -q "thread $tm position $((mpos + 1)) of" &&
 	part ctidgdb c1 | grep -q "thread $tm position $((mpos + 2)) of" &&
 	part ctidgdb c2 | grep -q "thread $ta at the end"; then
-	ok "GDB: reverse-continue stops at A's exit, then main's store; continue: the store, the exit"
+	ok "GDB: reverse-continue stops at A's exit (New value = main's 1), then main's store; continue: the store, the exit (1 -> 0)"
 else
-	bad "GDB: reverse-continue stops at A's exit, then main's store; continue: the store, the exit"
+	bad "GDB: reverse-continue stops at A's exit (New value = main's 1), then main's store; continue: the store, the exit (1 -> 0)"
 fi
 unset tap_log
 # Rewritten code in the text: the check names it (and so fails).

@@ -11,6 +11,10 @@
  * watchtruth --scan BUNDLE TID ADDR LEN MODE [fwd]: the stops of a
  * backward (or forward) watch scan of one thread (scan_all() below).
  *
+ * watchtruth --last BUNDLE TID: the thread's last instruction by the
+ * truth, "last N ip IP" (N instructions; a system call it never returned
+ * from is the last: tests/gdb/watchgap.sh, the exit(2) stop's message).
+ *
  * watchtruth BUNDLE ADDR LEN [TID POS]: every instruction of every thread that wrote
  * a byte of [ADDR, ADDR + LEN), by the software recorder's ground truth
  * (the registers the recorder read with ptrace before each instruction,
@@ -142,6 +146,23 @@ int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "--scan"))
 		return scan_all(argc, argv);
+	if (argc == 4 && !strcmp(argv[1], "--last")) {
+		struct sb_truth_rec *recs;
+		struct sb_err err;
+		char path[4096];
+		size_t n;
+
+		snprintf(path, sizeof(path), "%s/truth/%s.gt", argv[2],
+			 argv[3]);
+		if (sb_truth_load_recs(path, &recs, &n, &err) || !n) {
+			fprintf(stderr, "watchtruth: %s\n", n ? err.msg :
+				"empty truth");
+			return 2;
+		}
+		printf("last %zu ip %#" PRIx64 "\n", n, recs[n - 1].ip);
+		free(recs);
+		return 0;
+	}
 	struct rp_session *s;
 	uint64_t addr, len;
 	csh cs;
