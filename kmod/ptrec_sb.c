@@ -11,7 +11,11 @@
  *   final start, length, flags and file, which is exactly what perf's
  *   PERF_RECORD_MMAP reports (mmap, brk, special mappings);
  * - kretprobes on __x64_sys_munmap and __x64_sys_mprotect: recorded only
- *   when the call succeeded.
+ *   when the call succeeded;
+ * - a kprobe on exit_mm_release(): EXIT_FUTEX, the exiting thread's
+ *   clear_child_tid and robust list as the kernel is about to use them
+ *   (sched_process_exit comes after exit_mm() up to Linux 6.15, when
+ *   both are gone); optional, the replay infers them without it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -28,6 +32,7 @@
 #include <linux/task_work.h>
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
+#include <linux/uaccess.h>
 #include <asm/tsc.h>
 
 #include "ptrec_internal.h"
@@ -439,6 +444,69 @@ static struct kprobe ptrec_kp = {
 	.pre_handler	= ptrec_kp_mmap,
 };
 
+/*
+ * exit_mm_release(tsk, mm), tsk == current: before futex_exit_release()
+ * walks the robust list and mm_release() writes 0 to clear_child_tid, the
+ * two as the kernel holds them, and the words they point at
+ * (docs/bundle-format.md 6.15).  A compat (i386) list leaves the robust
+ * list unknown.  User memory is read without faulting (preemption is off
+ * here): a word not present is left unknown.
+ */
+static int ptrec_kp_exit_mm(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct ptrec_sb_exit_futex r = { .hdr.type = PTREC_SB_EXIT_FUTEX };
+	struct task_struct *p = current;
+	struct ptrec_thread *t;
+	u64 head[3];
+	u32 v;
+
+	if ((void *)regs->di != p)
+		return 0;
+	rcu_read_lock();
+	t = ptrec_thread_find(p);
+	if (!t || t->dead)
+		goto out_unlock;
+	r.pid = t->pid;
+	r.tid = t->tid;
+	r.known = PTREC_SB_FUTEX_CTID;
+	r.clear_child_tid = (unsigned long)p->clear_child_tid;
+	if (r.clear_child_tid &&
+	    !copy_from_user_nofault(&v, p->clear_child_tid, sizeof(v))) {
+		r.known |= PTREC_SB_FUTEX_CTID_VAL;
+		r.ctid_val = v;
+	}
+#ifdef CONFIG_COMPAT
+	if (p->compat_robust_list)
+		goto out_record;
+#endif
+	r.known |= PTREC_SB_FUTEX_ROBUST;
+	r.robust_list = (unsigned long)p->robust_list;
+	if (r.robust_list) {
+		r.robust_len = PTREC_SB_ROBUST_HEAD_LEN;
+		if (!copy_from_user_nofault(head, p->robust_list,
+					    sizeof(head))) {
+			r.known |= PTREC_SB_FUTEX_HEAD;
+			r.robust_next = head[0];
+			r.futex_offset = (s64)head[1];
+			r.list_op_pending = head[2];
+		}
+	}
+#ifdef CONFIG_COMPAT
+out_record:
+#endif
+	ptrec_q_record(t->s, &r, sizeof(r), NULL, 0);
+out_unlock:
+	rcu_read_unlock();
+	return 0;
+}
+
+static struct kprobe ptrec_kp_exit = {
+	.symbol_name	= "exit_mm_release",
+	.pre_handler	= ptrec_kp_exit_mm,
+};
+
+static bool ptrec_kp_exit_on;
+
 struct ptrec_sys_args {
 	u64 start, len, prot;
 };
@@ -593,6 +661,10 @@ int ptrec_sb_init(void)
 		       ptrec_krp_mprotect.kp.symbol_name, ret);
 		goto err_unregister_munmap;
 	}
+	ptrec_kp_exit_on = !register_kprobe(&ptrec_kp_exit);
+	if (!ptrec_kp_exit_on)
+		pr_info("no kprobe on %s: no EXIT_FUTEX records\n",
+			ptrec_kp_exit.symbol_name);
 	return 0;
 
 err_unregister_munmap:
@@ -609,6 +681,8 @@ err_unregister_tps:
  */
 void ptrec_sb_exit(void)
 {
+	if (ptrec_kp_exit_on)
+		unregister_kprobe(&ptrec_kp_exit);
 	unregister_kretprobe(&ptrec_krp_mprotect);
 	unregister_kretprobe(&ptrec_krp_munmap);
 	unregister_kprobe(&ptrec_kp);

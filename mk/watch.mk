@@ -52,6 +52,12 @@ $(GDB_WATCHEXIT): tests/gdb/watchexit.c
 	@mkdir -p $(dir $@)
 	$(CC) -O0 -g -no-pie -fno-pie -pthread -Wl,-z,now -o $@ $<
 
+# A thread that exits holding a robust mutex: the kernel marks it.
+GDB_WATCHROBUST := $(BUILD)/tests/gdb/watchrobust
+$(GDB_WATCHROBUST): tests/gdb/watchrobust.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -no-pie -fno-pie -pthread -Wl,-z,now -o $@ $<
+
 # Threads made by raw clone(2) whose exits clear known ctid words.
 GDB_WATCHCTID := $(BUILD)/tests/gdb/watchctid
 $(GDB_WATCHCTID): tests/gdb/watchctid.c
@@ -80,7 +86,7 @@ $(GDB_WATCHDEP): tests/gdb/watchdep.S
 
 gdb-watch-test: $(PTREC) $(PTREC_SERVER) $(GDB_WATCH) $(GDB_WATCHVAL) \
 		$(GDB_WATCHDEP) $(GDB_WATCHBITS) $(GDB_WATCHALT) $(GDB_WATCHCTX) $(WATCHTRUTH) \
-		$(GDB_WATCHJIT) $(GDB_WATCHEXIT) $(GDB_WATCHCTID) \
+		$(GDB_WATCHJIT) $(GDB_WATCHEXIT) $(GDB_WATCHCTID) $(GDB_WATCHROBUST) \
 		$(GDB_WATCHSMC) $(MKTSX) $(PROG_BINS) $(BUILD)/examples/demo \
 		$(BUILD)/tests/bench/libloop
 	PTREC=$(CURDIR)/$(PTREC) MKTSX=$(CURDIR)/$(MKTSX) \
@@ -88,6 +94,7 @@ gdb-watch-test: $(PTREC) $(PTREC_SERVER) $(GDB_WATCH) $(GDB_WATCHVAL) \
 	PTREC=$(CURDIR)/$(PTREC) JITPROG=$(CURDIR)/$(GDB_WATCHJIT) \
 		EXITPROG=$(CURDIR)/$(GDB_WATCHEXIT) \
 		CTIDPROG=$(CURDIR)/$(GDB_WATCHCTID) \
+		ROBUSTPROG=$(CURDIR)/$(GDB_WATCHROBUST) \
 		SMCPROG=$(CURDIR)/$(GDB_WATCHSMC) \
 		WATCHTRUTH=$(CURDIR)/$(WATCHTRUTH) tests/gdb/watchgap.sh
 	PTREC=$(CURDIR)/$(PTREC) PROG=$(CURDIR)/$(GDB_WATCH) \

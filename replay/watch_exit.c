@@ -483,7 +483,7 @@ static void robust_walk(struct rp_recover *rc, struct wpx_thr *x,
 {
 	uint64_t head = f->robust_list, w[3], entry, next, pending;
 	unsigned int limit = ROBUST_LIST_LIMIT;
-	bool pi, npi, ppi;
+	bool pi, npi, ppi, nk;
 	int64_t off;
 
 	add_read(x, head, PTREC_SB_ROBUST_HEAD_LEN);
@@ -501,14 +501,18 @@ static void robust_walk(struct rp_recover *rc, struct wpx_thr *x,
 	pending = w[2] & ~1ull;
 	ppi = w[2] & 1;
 	while (entry != head) {
+		/* The kernel reads the next pointer first, handles this
+		 * entry whatever it read, then stops if the read failed.
+		 */
 		add_read(x, entry, 8);
-		if (!exit_mem(rc, entry, &next, 8)) {
-			add_unknown(x);
-			return;
-		}
+		nk = exit_mem(rc, entry, &next, 8);
 		if (entry != pending &&
 		    !futex_death(rc, x, entry + (uint64_t)off, pi, false))
 			return;
+		if (!nk) {
+			add_unknown(x);
+			return;
+		}
 		npi = next & 1;
 		entry = next & ~1ull;
 		pi = npi;

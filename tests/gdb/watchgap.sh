@@ -26,11 +26,21 @@
 #    robust list) the exit is a known write of those 4 bytes, in every
 #    mode, and no stop for any other byte.  The truth: no instruction
 #    stores there after main's 1, and the end holds 0.
+#  - a thread that exits holding a robust mutex (tests/gdb/watchrobust.c):
+#    the kernel's walk of the robust list glibc registered (EXIT_FUTEX
+#    names its head and the head's words) reaches the mutex and sets
+#    FUTEX_OWNER_DIED in its lock word (the program sees it), which no
+#    instruction writes after the worker's lock (the truth).  The engine
+#    does not know the word's value before the exit (the worker stored
+#    its tid, loaded from fs), so the exit is a write at that known
+#    address that may happen: a "may have written" stop, in skip mode
+#    too, between the worker's lock and main's, in time order.
 #  - self-modifying code in a file-backed text page (tests/gdb/watchsmc.S,
 #    a known limit: the replay decodes the file's bytes there): watchtruth
 #    --check is not blind to it, it names the rewritten instruction.
 set -u
 : "${PTREC:?}" "${WATCHTRUTH:?}" "${JITPROG:?}" "${EXITPROG:?}" "${CTIDPROG:?}"
+: "${ROBUSTPROG:?}"
 testlib_dir=$(cd "$(dirname "$0")/.." && pwd)
 . "$testlib_dir/lib.sh"
 tap_begin gdb-watchgap
@@ -261,6 +271,52 @@ if part ctidgdb rc1 | grep -q "thread $ta position $cend of" &&
 	ok "GDB: reverse-continue stops at A's exit (New value = main's 1), then main's store; continue: the store, the exit (1 -> 0)"
 else
 	bad "GDB: reverse-continue stops at A's exit (New value = main's 1), then main's store; continue: the store, the exit (1 -> 0)"
+fi
+unset tap_log
+# A robust mutex held at the exit.
+r=$tmp/robust
+timeout 120 "$PTREC" record --ground-truth -q -o "$r" -- "$ROBUSTPROG" \
+	>"$tmp/robust.out" 2>"$tmp/log"
+rlock=$(awk '/^lock /{ print $2 }' "$tmp/robust.out")
+rafter=$(awk '/^lock /{ print $3 }' "$tmp/robust.out")
+"$PTREC" info "$r" >"$tmp/rinfo" 2>&1
+rw=$(awk '/thread /{ n++; if (n == 2) print $2 }' "$tmp/rinfo")
+rm_=$(awk '/thread /{ print $2; exit }' "$tmp/rinfo")
+"$WATCHTRUTH" "$r" "$rlock" 4 >"$tmp/rtruth" 2>&1
+rwpos=$(awk -v t="$rw" '$1 == t { print $2 }' "$tmp/rtruth")
+"$WATCHTRUTH" --scan "$r" "$rw" "$rlock" 4 stop >"$tmp/rscan" 2>&1
+rend=$(awk '/^end /{ print $2 }' "$tmp/rscan")
+rfirst=$(awk '/^stop /{ print $2, $3, $4; exit }' "$tmp/rscan")
+if [ -n "$rlock" ] && [ $((rafter & 0x40000000)) != 0 ] &&
+	[ "$(echo "$rwpos" | wc -w)" = 1 ] && [ -n "$rend" ] &&
+	[ "$rwpos" -lt "$rend" ] &&
+	[ "$rfirst" = "$((rend - 1)) gap syscall" ]; then
+	ok "watchrobust: OWNER_DIED set at the exit, the worker's one store before it (the truth); the scan stops at the exit first"
+else
+	cat "$tmp/robust.out" "$tmp/rtruth" "$tmp/rscan" >>"$tmp/log" 2>&1
+	bad "watchrobust: OWNER_DIED set at the exit, the worker's one store before it (the truth); the scan stops at the exit first"
+	rwpos=0
+fi
+timeout 300 "$PTREC" replay "$r" -batch -ex "set pagination off" \
+	-ex "set ptrec watch-unknown skip" -ex "watch -l *(int *)$rlock" \
+	-ex "echo @@rc1\n" -ex "reverse-continue" -ex "ptrec position" \
+	-ex "echo @@rc2\n" -ex "reverse-continue" -ex "ptrec position" \
+	-ex "echo @@rc3\n" -ex "reverse-continue" -ex "ptrec position" \
+	-ex "echo @@c1\n" -ex "continue" -ex "ptrec position" \
+	-ex "echo @@c2\n" -ex "continue" -ex "ptrec position" \
+	-ex "echo @@done\n" >"$tmp/robustgdb.out" 2>&1
+tap_log=$tmp/robustgdb.out
+if part robustgdb rc1 | grep -q "thread $rm_ position" &&
+	part robustgdb rc2 | grep -q "thread $rw position $rend of" &&
+	part robustgdb rc2 | grep -qF "thread $rw ended in the exit(2) system call at" &&
+	part robustgdb rc2 | grep -qF "may have written 4 bytes at $rlock there (a futex word on its robust list" &&
+	part robustgdb rc3 | grep -q "thread $rw position $((rwpos + 1)) of" &&
+	part robustgdb c1 | grep -q "thread $rw position $((rwpos + 2)) of" &&
+	part robustgdb c2 | grep -q "thread $rw at the end" &&
+	part robustgdb c2 | grep -qF "may have written 4 bytes at $rlock there"; then
+	ok "GDB, watch-unknown skip: main's lock, the worker's exit (may have written the lock word), the worker's lock; continue: the lock, the exit"
+else
+	bad "GDB, watch-unknown skip: main's lock, the worker's exit (may have written the lock word), the worker's lock; continue: the lock, the exit"
 fi
 unset tap_log
 # Rewritten code in the text: the check names it (and so fails).

@@ -114,8 +114,12 @@ static size_t kq_nexits;
  */
 static int kq_attached;
 /* THREAD_EXIT records: pid and position in the sideband */
-static uint32_t kq_texit_pid[KQ_MAX_THREADS];
+static uint32_t kq_texit_pid[KQ_MAX_THREADS], kq_texit_tid[KQ_MAX_THREADS];
 static size_t kq_texit_seq[KQ_MAX_THREADS];
+/* EXIT_FUTEX records (the exit_mm_release kprobe) and their positions */
+static struct ptrec_sb_exit_futex kq_xfs[KQ_MAX_THREADS];
+static size_t kq_xf_seq[KQ_MAX_THREADS];
+static size_t kq_nxfs;
 static size_t kq_ntexits;
 static uint32_t kq_start_tids[KQ_MAX_THREADS], kq_start_parent[KQ_MAX_THREADS];
 static uint32_t kq_start_pid[KQ_MAX_THREADS];
@@ -278,6 +282,7 @@ static int kq_load_sideband(const char *dir)
 			const struct ptrec_sb_thread_exit *x = (const void *)h;
 
 			if (kq_ntexits < KQ_MAX_THREADS) {
+				kq_texit_tid[kq_ntexits] = x->tid;
 				kq_texit_pid[kq_ntexits] = x->pid;
 				kq_texit_seq[kq_ntexits++] = n;
 			}
@@ -345,6 +350,12 @@ static int kq_load_sideband(const char *dir)
 			}
 			break;
 		}
+		case PTREC_SB_EXIT_FUTEX:
+			if (kq_nxfs < KQ_MAX_THREADS) {
+				memcpy(&kq_xfs[kq_nxfs], h, sizeof(kq_xfs[0]));
+				kq_xf_seq[kq_nxfs++] = n;
+			}
+			break;
 		case PTREC_SB_MUNMAP: {
 			const struct ptrec_sb_munmap *m = (const void *)h;
 
@@ -1136,6 +1147,8 @@ static void kq_check_fork(void)
 		  forks);
 }
 
+static void kq_check_exit_futex(size_t tids);
+
 static void kq_check_worklog(const char *log)
 {
 	char line[4600], path[4096];
@@ -1203,6 +1216,7 @@ static void kq_check_worklog(const char *log)
 			n++;
 	kq_result(n == tids, "THREAD_START records name the %zu worker "
 		  "threads of pid %u (%zu records)", n, kq_pid, kq_nstarts);
+	kq_check_exit_futex(tids);
 	kq_count_exits(kq_pid);
 	i = strlen(kq_exec_path);
 	kq_result(i >= 7 && !strcmp(kq_exec_path + i - 7, "/kqwork"),
@@ -1225,6 +1239,59 @@ static void kq_check_worklog(const char *log)
 				kq_mmaps[i].len, kq_mmaps[i].pgoff,
 				kq_mmaps[i].prot, kq_mmaps[i].path);
 	}
+}
+
+/*
+ * EXIT_FUTEX (the exit_mm_release kprobe): each glibc worker thread,
+ * which exits alone, has one before its THREAD_EXIT, with every field
+ * known; its clear_child_tid word holds the thread's own tid (glibc's
+ * struct pthread tid, which clone3's CLONE_PARENT_SETTID set: the kernel
+ * pointed at it) and its robust list is registered and empty (the head's
+ * next is the head: glibc's threads hold no robust mutex here).
+ */
+static void kq_check_exit_futex(size_t tids)
+{
+	size_t i, j, k, good = 0;
+	char first_bad[200] = "";
+
+	for (i = 0; i < kq_nstarts; i++) {
+		const struct ptrec_sb_exit_futex *f = NULL;
+		size_t seq = 0;
+		uint32_t tid = kq_start_tids[i];
+
+		if (kq_start_parent[i] != kq_pid || kq_start_pid[i] != kq_pid)
+			continue;
+		for (j = 0; j < kq_nxfs; j++)
+			if (kq_xfs[j].tid == tid) {
+				f = &kq_xfs[j];
+				seq = kq_xf_seq[j];
+			}
+		for (k = 0; k < kq_ntexits; k++)
+			if (kq_texit_tid[k] == tid)
+				break;
+		if (f && k < kq_ntexits && seq < kq_texit_seq[k] &&
+		    f->known == PTREC_SB_FUTEX_ALL && f->clear_child_tid &&
+		    f->ctid_val == tid && f->robust_list &&
+		    f->robust_len == PTREC_SB_ROBUST_HEAD_LEN &&
+		    f->robust_next == f->robust_list && !f->list_op_pending)
+			good++;
+		else if (!first_bad[0])
+			snprintf(first_bad, sizeof(first_bad),
+				 "thread %u: %s, known %#x ctid %#" PRIx64
+				 " value %u robust %#" PRIx64 " next %#"
+				 PRIx64, tid, f ? "EXIT_FUTEX" :
+				 "no EXIT_FUTEX", f ? f->known : 0,
+				 f ? (uint64_t)f->clear_child_tid : 0,
+				 f ? f->ctid_val : 0,
+				 f ? (uint64_t)f->robust_list : 0,
+				 f ? (uint64_t)f->robust_next : 0);
+	}
+	kq_result(tids > 0 && good == tids, "EXIT_FUTEX: each of the %zu "
+		  "worker threads, before its THREAD_EXIT: its "
+		  "clear_child_tid word holds its tid, an empty robust list "
+		  "(%zu do)", tids, good);
+	if (first_bad[0])
+		kq_diag("%s", first_bad);
 }
 
 /*
