@@ -14,8 +14,8 @@
  *   when the call succeeded;
  * - a kprobe on exit_mm_release(): EXIT_FUTEX, the exiting thread's
  *   clear_child_tid and robust list as the kernel is about to use them
- *   (sched_process_exit comes after exit_mm() up to Linux 6.15, when
- *   both are gone); optional, the replay infers them without it.
+ *   (sched_process_exit comes after exit_mm() in Linux 6.1, when both
+ *   are gone); optional, the replay infers them without it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -397,16 +397,17 @@ static void add_unknown(struct wpx_thr *x)
 
 /* The thread's EXIT_FUTEX record (sideband version 3), or NULL. */
 static const struct ptrec_sb_exit_futex *futex_rec(const struct rp_session *s,
-						   uint32_t tid)
+						   uint32_t pid, uint32_t tid)
 {
-	const struct ptrec_sb_exit_futex *f = NULL;
+	const struct ptrec_sb_exit_futex *f = NULL, *r;
 	size_t i;
 
-	for (i = 0; i < s->nrecs; i++)
+	for (i = 0; i < s->nrecs; i++) {
+		r = (const void *)s->recs[i];
 		if (s->recs[i]->type == PTREC_SB_EXIT_FUTEX &&
-		    ((const struct ptrec_sb_exit_futex *)s->recs[i])->tid ==
-		    tid)
-			f = (const void *)s->recs[i];
+		    r->tid == tid && r->pid == pid)
+			f = r;
+	}
 	return f;
 }
 
@@ -526,7 +527,8 @@ static void robust_walk(struct rp_recover *rc, struct wpx_thr *x,
 /* Works out the exit's accesses of @rc's thread into @x. */
 static void exit_accesses(struct rp_recover *rc, struct wpx_thr *x)
 {
-	const struct ptrec_sb_exit_futex *f = futex_rec(rc->s, rc->tid);
+	const struct ptrec_sb_exit_futex *f = futex_rec(rc->s, rc->pid,
+							       rc->tid);
 	struct own o = { rc, false, false, false, 0 };
 	uint64_t ctid = 0, k = 0, n = 0;
 	uint32_t parent = 0;
