@@ -58,6 +58,12 @@ $(GDB_WATCHROBUST): tests/gdb/watchrobust.c
 	@mkdir -p $(dir $@)
 	$(CC) -O0 -g -no-pie -fno-pie -pthread -Wl,-z,now -o $@ $<
 
+# A raw clone(2) thread's robust list of two entries the kernel leaves.
+GDB_WATCHRLIST := $(BUILD)/tests/gdb/watchrlist
+$(GDB_WATCHRLIST): tests/gdb/watchrlist.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -no-pie -fno-pie -Wl,-z,now -o $@ $<
+
 # Threads made by raw clone(2) whose exits clear known ctid words.
 GDB_WATCHCTID := $(BUILD)/tests/gdb/watchctid
 $(GDB_WATCHCTID): tests/gdb/watchctid.c
@@ -86,7 +92,7 @@ $(GDB_WATCHDEP): tests/gdb/watchdep.S
 
 gdb-watch-test: $(PTREC) $(PTREC_SERVER) $(GDB_WATCH) $(GDB_WATCHVAL) \
 		$(GDB_WATCHDEP) $(GDB_WATCHBITS) $(GDB_WATCHALT) $(GDB_WATCHCTX) $(WATCHTRUTH) \
-		$(GDB_WATCHJIT) $(GDB_WATCHEXIT) $(GDB_WATCHCTID) $(GDB_WATCHROBUST) \
+		$(GDB_WATCHJIT) $(GDB_WATCHEXIT) $(GDB_WATCHCTID) $(GDB_WATCHROBUST) $(GDB_WATCHRLIST) \
 		$(GDB_WATCHSMC) $(MKTSX) $(PROG_BINS) $(BUILD)/examples/demo \
 		$(BUILD)/tests/bench/libloop
 	PTREC=$(CURDIR)/$(PTREC) MKTSX=$(CURDIR)/$(MKTSX) \
@@ -95,6 +101,7 @@ gdb-watch-test: $(PTREC) $(PTREC_SERVER) $(GDB_WATCH) $(GDB_WATCHVAL) \
 		EXITPROG=$(CURDIR)/$(GDB_WATCHEXIT) \
 		CTIDPROG=$(CURDIR)/$(GDB_WATCHCTID) \
 		ROBUSTPROG=$(CURDIR)/$(GDB_WATCHROBUST) \
+		RLISTPROG=$(CURDIR)/$(GDB_WATCHRLIST) \
 		SMCPROG=$(CURDIR)/$(GDB_WATCHSMC) \
 		WATCHTRUTH=$(CURDIR)/$(WATCHTRUTH) tests/gdb/watchgap.sh
 	PTREC=$(CURDIR)/$(PTREC) PROG=$(CURDIR)/$(GDB_WATCH) \

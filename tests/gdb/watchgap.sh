@@ -35,12 +35,20 @@
 #    its tid, loaded from fs), so the exit is a write at that known
 #    address that may happen: a "may have written" stop, in skip mode
 #    too, between the worker's lock and main's, in time order.
+#  - a robust list of two entries whose words the kernel leaves alone
+#    (tests/gdb/watchrlist.c: a word owned by no thread, a pending word
+#    of 0): the walk starts from EXIT_FUTEX's head words and reaches the
+#    first entry's word, a write that may happen (the engine does not know
+#    shared memory at another thread's exit), in skip mode too; the first
+#    entry's next pointer is not known either, so the rest of the walk is
+#    a write of unknown address: the second word stops with stop, not
+#    with skip.  The truth: neither word changes (no write missed).
 #  - self-modifying code in a file-backed text page (tests/gdb/watchsmc.S,
 #    a known limit: the replay decodes the file's bytes there): watchtruth
 #    --check is not blind to it, it names the rewritten instruction.
 set -u
 : "${PTREC:?}" "${WATCHTRUTH:?}" "${JITPROG:?}" "${EXITPROG:?}" "${CTIDPROG:?}"
-: "${ROBUSTPROG:?}"
+: "${ROBUSTPROG:?}" "${RLISTPROG:?}"
 testlib_dir=$(cd "$(dirname "$0")/.." && pwd)
 . "$testlib_dir/lib.sh"
 tap_begin gdb-watchgap
@@ -319,6 +327,43 @@ else
 	bad "GDB, watch-unknown skip: main's lock, the worker's exit (may have written the lock word), the worker's lock; continue: the lock, the exit"
 fi
 unset tap_log
+# A robust list the kernel walks and leaves.
+l=$tmp/rlist
+timeout 120 "$PTREC" record --ground-truth -q -o "$l" -- "$RLISTPROG" \
+	>"$tmp/rlist.out" 2>"$tmp/log"
+set -- $(cat "$tmp/rlist.out")
+le1=${2:-}; le1v=${3:-}; le2=${5:-}; le2v=${6:-}
+"$PTREC" info "$l" >"$tmp/linfo" 2>&1
+lw=$(awk '/thread /{ n++; if (n == 2) print $2 }' "$tmp/linfo")
+lscan() {
+	"$WATCHTRUTH" --scan "$l" "$lw" "$1" 4 "$2" >"$tmp/lscan" 2>&1
+	lend=$(awk '/^end /{ print $2 }' "$tmp/lscan")
+	lfirst=$(awk '/^stop /{ print $2, $3, $4; exit }' "$tmp/lscan")
+}
+okl=0
+if [ "$le1v" = 0x3fffffff ] && [ "$le2v" = 0 ] && [ -n "$lw" ]; then
+	okl=1
+	"$WATCHTRUTH" "$l" "$le1" 4 >"$tmp/ltruth" 2>&1
+	# the thread's one store to each word, none at its exit
+	[ "$(awk -v t="$lw" '$1 == t' "$tmp/ltruth" | wc -l)" = 1 ] || okl=0
+	for m in stop skip; do
+		lscan "$le1" $m
+		[ "$lfirst" = "$((lend - 1)) gap syscall" ] ||
+			{ okl=0; echo "e1 $m: $lfirst" >>"$tmp/log"; }
+	done
+	lscan "$le2" stop
+	[ "$lfirst" = "$((lend - 1)) gap syscall" ] ||
+		{ okl=0; echo "e2 stop: $lfirst" >>"$tmp/log"; }
+	lscan "$le2" skip
+	[ "$lfirst" != "$((lend - 1)) gap syscall" ] ||
+		{ okl=0; echo "e2 skip: $lfirst" >>"$tmp/log"; }
+fi
+if [ $okl = 1 ]; then
+	ok "watchrlist: the walk from EXIT_FUTEX's head reaches the first word (may have written, every mode); the rest unknown (stop only); no write missed (the truth)"
+else
+	cat "$tmp/rlist.out" >>"$tmp/log"
+	bad "watchrlist: the walk from EXIT_FUTEX's head reaches the first word (may have written, every mode); the rest unknown (stop only); no write missed (the truth)"
+fi
 # Rewritten code in the text: the check names it (and so fails).
 if [ -n "${SMCPROG:-}" ]; then
 	m=$tmp/smc
