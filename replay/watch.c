@@ -275,9 +275,11 @@ static int gap_hit(const struct rp_watch *w, uint32_t pid, uint64_t g,
 
 /*
  * The stop at the lone exit(2) after instruction @g: the kernel's writes
- * there (watch_exit.c), the clear_child_tid word where its address is
- * known (a definite write), else of unknown address ("may have
- * written", reported as before: @gap and @syscall).
+ * there (watch_exit.c), the clear_child_tid word and the robust futex
+ * words the thread owns where the sideband and the history show them
+ * (definite writes, with their values), a futex word of unknown value (a
+ * write that may happen at a known address), else of unknown address
+ * ("may have written", reported as before: @gap and @syscall).
  */
 static int exit_hit(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
 		    uint64_t g, struct rp_watch_hit *hit)

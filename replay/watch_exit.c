@@ -12,13 +12,20 @@
  *
  * Without this file the exit counts as a store of unknown address (and a
  * load: the robust list walk), a "may have written" stop for any watched
- * byte.  Here the exit's accesses are named where the history shows
- * them: the clear_child_tid word as the recovery engine knows the
- * argument at that system call, and no robust-list access for a thread
- * that started in the recording and never called set_robust_list.  What
- * the history cannot show (a ctid the engine does not know, a system
+ * byte.  Here the exit's accesses are named where the sideband or the
+ * history shows them.  The sideband's EXIT_FUTEX record (format 3) says
+ * what the kernel held as the exit began: the clear_child_tid word (a
+ * known 4-byte write, its old value, new value 0) and the robust list's
+ * head and words, from which the walk is followed as the kernel's
+ * exit_robust_list() makes it, through memory as the recovery engine
+ * knows it just before the exit.  Without the record, the history: the
+ * clear_child_tid word as the recovery engine knows the argument at the
+ * system call that set it, and no robust-list access for a thread that
+ * started in the recording and never called set_robust_list.  What
+ * neither can show (a ctid not known, a list word not known, a system
  * call of unknown number, a gap that may hide one, a thread older than
- * the recording) stays an unknown access: never a silent skip.
+ * the recording) stays an unknown access, or a write that may happen at
+ * a known address: never a silent skip.
  *
  * The system calls of a thread are found at its tracing-off events
  * (RP_EV_DISABLED: a syscall leaves ring 3, which ptrec traces alone).
