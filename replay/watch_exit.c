@@ -64,6 +64,7 @@ struct wpx_thr {
 	struct rp_access *acc;
 	struct wpx_val *val;
 	bool oom;
+	bool mem_asked, mem_ok;	/* exit_mem()'s question about the end */
 };
 
 struct wpx_cache {
@@ -425,21 +426,22 @@ static const struct ptrec_sb_exit_futex *futex_rec(const struct rp_session *s,
  * other threads' writes (in a process with several, memory they share is
  * known only where this thread itself loaded it after their last store).
  */
-static bool exit_mem(struct rp_recover *rc, uint64_t addr, void *buf,
-		     size_t len)
+static bool exit_mem(struct rp_recover *rc, struct wpx_thr *x, uint64_t addr,
+		     void *buf, size_t len)
 {
 	struct rp_access a[4];
 	int n, k;
 
-	if (!rc->end)
-		return false;
-	n = rp_recover_accesses(rc, rc->end - 1, a, 4);
-	if (n < 0)
-		return false;
-	for (k = 0; k < n; k++)
-		if (a[k].kind == RP_ACC_WRITE)
-			return false;
-	return rp_recover_mem(rc, rc->end - 1, addr, buf, len) == len;
+	if (!x->mem_asked) {	/* once per exit: a walk asks many times */
+		x->mem_asked = true;
+		n = rc->end ? rp_recover_accesses(rc, rc->end - 1, a, 4) : -1;
+		x->mem_ok = n >= 0;
+		for (k = 0; k < n; k++)
+			if (a[k].kind == RP_ACC_WRITE)
+				x->mem_ok = false;
+	}
+	return x->mem_ok &&
+	       rp_recover_mem(rc, rc->end - 1, addr, buf, len) == len;
 }
 
 #define FUTEX_WAITERS		0x80000000u
@@ -463,7 +465,7 @@ static bool futex_death(struct rp_recover *rc, struct wpx_thr *x,
 	if (uaddr % 4)
 		return false;
 	add_read(x, uaddr, 4);
-	if (!exit_mem(rc, uaddr, &u, 4)) {
+	if (!exit_mem(rc, x, uaddr, &u, 4)) {
 		add(x, (struct rp_access){ .kind = RP_ACC_WRITE,
 					   .addr_known = true, .cond = true,
 					   .syscall = true, .addr = uaddr,
@@ -499,7 +501,7 @@ static void robust_walk(struct rp_recover *rc, struct wpx_thr *x,
 		w[0] = f->robust_next;
 		w[1] = (uint64_t)f->futex_offset;
 		w[2] = f->list_op_pending;
-	} else if (!exit_mem(rc, head, w, sizeof(w))) {
+	} else if (!exit_mem(rc, x, head, w, sizeof(w))) {
 		add_unknown(x);
 		return;
 	}
@@ -513,7 +515,7 @@ static void robust_walk(struct rp_recover *rc, struct wpx_thr *x,
 		 * entry whatever it read, then stops if the read failed.
 		 */
 		add_read(x, entry, 8);
-		nk = exit_mem(rc, entry, &next, 8);
+		nk = exit_mem(rc, x, entry, &next, 8);
 		if (entry != pending &&
 		    !futex_death(rc, x, entry + (uint64_t)off, pi, false))
 			return;
@@ -574,7 +576,7 @@ static void exit_accesses(struct rp_recover *rc, struct wpx_thr *x)
 ctid:
 	if (st == CTID_KNOWN) {
 		if (!v.old_known)
-			v.old_known = exit_mem(rc, ctid, &v.old_v, 4);
+			v.old_known = exit_mem(rc, x, ctid, &v.old_v, 4);
 		v.new_known = true;
 		v.new_v = 0;
 		add_write(x, ctid, v);
