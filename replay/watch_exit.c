@@ -426,13 +426,13 @@ static const struct ptrec_sb_exit_futex *futex_rec(const struct rp_session *s,
  * other threads' writes (in a process with several, memory they share is
  * known only where this thread itself loaded it after their last store).
  */
-static bool exit_mem(struct rp_recover *rc, struct wpx_thr *x, uint64_t addr,
-		     void *buf, size_t len)
+/* Does the thread's last instruction store nothing?  Asked once per exit. */
+static bool end_quiet(struct rp_recover *rc, struct wpx_thr *x)
 {
 	struct rp_access a[4];
 	int n, k;
 
-	if (!x->mem_asked) {	/* once per exit: a walk asks many times */
+	if (!x->mem_asked) {
 		x->mem_asked = true;
 		n = rc->end ? rp_recover_accesses(rc, rc->end - 1, a, 4) : -1;
 		x->mem_ok = n >= 0;
@@ -440,7 +440,13 @@ static bool exit_mem(struct rp_recover *rc, struct wpx_thr *x, uint64_t addr,
 			if (a[k].kind == RP_ACC_WRITE)
 				x->mem_ok = false;
 	}
-	return x->mem_ok &&
+	return x->mem_ok;
+}
+
+static bool exit_mem(struct rp_recover *rc, struct wpx_thr *x, uint64_t addr,
+		     void *buf, size_t len)
+{
+	return end_quiet(rc, x) &&
 	       rp_recover_mem(rc, rc->end - 1, addr, buf, len) == len;
 }
 
@@ -575,6 +581,12 @@ static void exit_accesses(struct rp_recover *rc, struct wpx_thr *x)
 		add_unknown(x);
 ctid:
 	if (st == CTID_KNOWN) {
+		/* The value as the exit began is the one before the
+		 * thread's last instruction (the reverse stop) when that
+		 * stores nothing.
+		 */
+		if (v.old_known && !end_quiet(rc, x))
+			v.old_known = false;
 		if (!v.old_known)
 			v.old_known = exit_mem(rc, x, ctid, &v.old_v, 4);
 		v.new_known = true;
