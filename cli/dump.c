@@ -150,7 +150,8 @@ static void print_record(const struct ptrec_sb_header *h)
 
 		printf(" pid %u tid %u", f->pid, f->tid);
 		if (f->known & PTREC_SB_FUTEX_CTID)
-			printf(" ctid 0x%" PRIx64, (uint64_t)f->clear_child_tid);
+			printf(" ctid 0x%" PRIx64,
+			       (uint64_t)f->clear_child_tid);
 		if (f->known & PTREC_SB_FUTEX_CTID_VAL)
 			printf(" ctid_val %u", f->ctid_val);
 		if (f->known & PTREC_SB_FUTEX_ROBUST)

@@ -283,8 +283,8 @@ static void exit_msg(struct target *tg, const struct rp_watch_hit *h,
 			 "its clear_child_tid word, 0 after it" :
 			 "a robust futex it held, marked FUTEX_OWNER_DIED");
 	else if (h->kind == RP_ACC_WRITE && h->acc_size)
-		text_add(out, "the kernel may have written %" PRIu64 " bytes at "
-			 "%#" PRIx64 " there (a futex word on its robust list, "
+		text_add(out, "the kernel may have written %" PRIu64
+			 " bytes at %#" PRIx64 " there (a futex word on its robust list, "
 			 "written if the thread still held it: its value is "
 			 "not known)\n", h->acc_size, h->acc_addr);
 	else

@@ -286,14 +286,17 @@ struct ptrec_sb_signal {
 	__u32 reserved;
 };
 
+/*
+ * EXIT_FUTEX's known-bits: CTID, @clear_child_tid; CTID_VAL, @ctid_val
+ * (needs CTID and a non-zero @clear_child_tid); ROBUST, @robust_list and
+ * @robust_len; HEAD, @robust_next, @futex_offset and @list_op_pending
+ * (needs ROBUST and a list).
+ */
 enum ptrec_sb_futex_known {
-	PTREC_SB_FUTEX_CTID	= 1 << 0,	/* @clear_child_tid */
-	PTREC_SB_FUTEX_CTID_VAL	= 1 << 1,	/* @ctid_val (needs CTID and a
-						 * non-zero @clear_child_tid) */
-	PTREC_SB_FUTEX_ROBUST	= 1 << 2,	/* @robust_list, @robust_len */
-	PTREC_SB_FUTEX_HEAD	= 1 << 3,	/* @robust_next, @futex_offset,
-						 * @list_op_pending (needs
-						 * ROBUST and a list) */
+	PTREC_SB_FUTEX_CTID	= 1 << 0,
+	PTREC_SB_FUTEX_CTID_VAL	= 1 << 1,
+	PTREC_SB_FUTEX_ROBUST	= 1 << 2,
+	PTREC_SB_FUTEX_HEAD	= 1 << 3,
 	PTREC_SB_FUTEX_ALL	= 0xf,
 };
 
