@@ -339,7 +339,7 @@ int rp_cursor_blocks(struct rp_cursor *c, uint64_t first, uint64_t last,
 			break;
 		}
 		memset(&block, 0, sizeof(block));
-		status = pt_blk_next(w.bd, &block, sizeof(block));
+		status = rp_bsrc_next(w.bd, &block);
 		if (status < 0 || !block.ninsn)
 			continue;
 		if (block.mode != ptem_64bit || block.isid <= 0) {
@@ -371,7 +371,7 @@ int rp_cursor_blocks(struct rp_cursor *c, uint64_t first, uint64_t last,
 		if (j < t->nckpts && pos > t->ckpts[j].insn) {
 			uint64_t off = 0;
 
-			pt_blk_get_offset(w.bd, &off);
+			rp_bsrc_get_offset(w.bd, &off);
 			off += (uint64_t)w.off_delta;
 			if (off < t->ckpts[j].offset) {
 				ret = -RP_ERR_DECODE;

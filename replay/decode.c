@@ -25,7 +25,7 @@ int rp_walk_set_image(struct walk *w)
 	if (!image)
 		return -RP_ERR_NOMEM;
 	if (w->bd)
-		pt_blk_set_image(w->bd, image);
+		rp_bsrc_set_image(w->bd, image);
 	else
 		pt_insn_set_image(w->d, image);
 	pt_image_free(w->image);
@@ -187,7 +187,7 @@ static int psb_passed(struct walk *w)
 	if (!w->indexing)
 		return 0;
 	if (w->bd)
-		pt_blk_get_offset(w->bd, &off);
+		rp_bsrc_get_offset(w->bd, &off);
 	else
 		pt_insn_get_offset(w->d, &off);
 	i = rp_psb_at(t, off);
@@ -312,7 +312,7 @@ static int off_psb_enable(struct walk *w, const struct pt_event *ev)
 		w->first_en_ip = ev->variant.enabled.ip;
 	}
 	if (w->bd)
-		pt_blk_get_offset(w->bd, &off);
+		rp_bsrc_get_offset(w->bd, &off);
 	else
 		pt_insn_get_offset(w->d, &off);
 	w->en_off = off;
@@ -392,7 +392,7 @@ int rp_walk_ckpt_resync(struct walk *w)
 
 	w->resync_ckpt = false;
 	w->redo = true;
-	return w->bd ? pt_blk_sync_set(w->bd, off) :
+	return w->bd ? rp_bsrc_sync_set(w->bd, off) :
 		       pt_insn_sync_set(w->d, off);
 }
 
@@ -405,7 +405,7 @@ int rp_walk_events(struct walk *w, int status)
 	int ret;
 
 	while (status & pts_event_pending) {
-		status = w->bd ? pt_blk_event(w->bd, &ev, sizeof(ev)) :
+		status = w->bd ? rp_bsrc_event(w->bd, &ev) :
 				 pt_insn_event(w->d, &ev, sizeof(ev));
 		if (status < 0)
 			return status;
@@ -630,7 +630,7 @@ int rp_walk_store_block(struct walk *w, const struct pt_block *b, int cls)
 		 * instruction gets them (rp_insn_cycles()).
 		 */
 		if (i + 1 == b->ninsn && w->bd &&
-		    pt_blk_get_offset(w->bd, &end) >= 0)
+		    rp_bsrc_get_offset(w->bd, &end) >= 0)
 			w->pkt_end = end + (uint64_t)w->off_delta;
 		if (pos >= w->seg->first)
 			rp_walk_store(w, &in, w->tsc);
@@ -803,7 +803,7 @@ static int walk_begin(struct walk *w, struct rp_session *s,
 		/* As the index pass: blocks end at every call and jump. */
 		cfg.flags.variant.block.end_on_jump = 1;
 		cfg.flags.variant.block.end_on_call = 1;
-		w->bd = pt_blk_alloc_decoder(&cfg);
+		w->bd = rp_bsrc_new(&cfg, false, NULL, NULL);
 	} else {
 		w->d = pt_insn_alloc_decoder(&cfg);
 	}
@@ -853,8 +853,8 @@ int rp_walk_begin_blocks(struct walk *w, struct rp_session *s,
 		return -RP_ERR_DECODE;
 	ret = walk_begin(w, s, t, c->sb_next, NULL, NULL, 0, 0, 0, true);
 	if (!ret)
-		*status = c == t->ckpts ? pt_blk_sync_forward(w->bd) :
-					  pt_blk_sync_set(w->bd, c->offset);
+		*status = c == t->ckpts ? rp_bsrc_sync_forward(w->bd) :
+					  rp_bsrc_sync_set(w->bd, c->offset);
 	return ret;
 }
 
@@ -862,7 +862,7 @@ void rp_walk_end(struct walk *w)
 {
 	insn_decoder_free(w->dec);
 	pt_insn_free_decoder(w->ild);
-	pt_blk_free_decoder(w->bd);
+	rp_bsrc_free(w->bd);
 	pt_insn_free_decoder(w->d);
 	pt_image_free(w->image);
 	rp_world_fini(&w->world);

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "blksrc.h"
 #include "rp_internal.h"
 
 /*
@@ -54,7 +55,7 @@ struct walk {
 	struct rp_thread *t;
 	struct rp_world world;
 	struct pt_insn_decoder *d;
-	struct pt_block_decoder *bd;	/* fast indexing, when set */
+	struct rp_bsrc *bd;	/* fast indexing, when set (blksrc.h) */
 	struct pt_image *image;
 	uint64_t pos;
 	uint64_t tsc;

@@ -83,6 +83,12 @@ struct rp_fwalk {
 	uint8_t *pool;
 	size_t npool, cappool;
 	uint64_t decoded;
+	/* The index pass's units (rp_fwalk_set_units()): the last
+	 * instruction delivered, its address and class.
+	 */
+	bool units;
+	uint8_t last_class;
+	uint64_t last_ip;
 };
 
 /* The return stack (as libipt's: a ring that forgets its oldest entry). */
@@ -641,6 +647,8 @@ static int run_blocks(struct rp_fwalk *fw, uint64_t *ninsn,
 			       in->flags & RP_FWF_DIRECT ? 1 : -1;
 		}
 		if (fw->status & (pts_event_pending | pts_eos)) {
+			fw->last_ip = last_ip;
+			fw->last_class = in->iclass;
 			/* (SKD022 may decode a block: @in may move.) */
 			status = check_ip_event(fw, in);
 			if (status >= 0) {
@@ -653,6 +661,15 @@ static int run_blocks(struct rp_fwalk *fw, uint64_t *ninsn,
 		if (insn_fn)
 			insn_fn(ctx, last_ip);
 		n++;
+		fw->last_ip = last_ip;
+		fw->last_class = in->iclass;
+		/* A unit fits pt_block's 16-bit count. */
+		if (fw->units && ((in->iclass != ptic_cond_jump &&
+				   in->iclass != ptic_other) ||
+				  n - *ninsn > UINT16_MAX - FW_MAXBLK)) {
+			status = status_of(fw, 0);
+			break;
+		}
 		if (run == FW_RUN) {
 			status = status_of(fw, 0);
 			break;
@@ -688,6 +705,8 @@ int rp_fwalk_next(struct rp_fwalk *fw, uint64_t *ninsn,
 		if (insn_fn)
 			insn_fn(ctx, in.ip);
 		++*ninsn;
+		fw->last_ip = in.ip;
+		fw->last_class = in.iclass;
 	}
 	return status;
 }
@@ -842,6 +861,33 @@ int rp_fwalk_sync_set(struct rp_fwalk *fw, uint64_t off)
 int rp_fwalk_get_offset(const struct rp_fwalk *fw, uint64_t *off)
 {
 	return pt_qry_get_offset(fw->qry, off);
+}
+
+int rp_fwalk_get_sync_offset(const struct rp_fwalk *fw, uint64_t *off)
+{
+	return pt_qry_get_sync_offset(fw->qry, off);
+}
+
+void rp_fwalk_set_units(struct rp_fwalk *fw, bool on)
+{
+	fw->units = on;
+}
+
+uint64_t rp_fwalk_ip(const struct rp_fwalk *fw)
+{
+	return fw->ip;
+}
+
+enum pt_exec_mode rp_fwalk_mode(const struct rp_fwalk *fw)
+{
+	return fw->mode;
+}
+
+void rp_fwalk_last(const struct rp_fwalk *fw, uint64_t *ip,
+		   enum pt_insn_class *iclass)
+{
+	*ip = fw->last_ip;
+	*iclass = (enum pt_insn_class)fw->last_class;
 }
 
 int rp_fwalk_run(struct rp_fwalk *fw, uint64_t *insns, uint64_t *errors,

@@ -10,14 +10,15 @@
  * class come from a length decoder (fw_ild.c) once and are then walked
  * against the TNT bits and TIP targets the query decoder hands out.
  *
- * An experiment (docs/performance.md, "A block-cache flow walker"): not
- * used by the index pass yet.  Only 64-bit code; anything else is
+ * The index pass uses it through blksrc.h (docs/performance.md, "A
+ * block-cache flow walker").  Only 64-bit code; anything else is
  * -pte_bad_insn for the walker's caller to hand to libipt.
  */
 #ifndef PTREC_REPLAY_FWALK_H
 #define PTREC_REPLAY_FWALK_H
 
 #include <intel-pt.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -95,6 +96,25 @@ int rp_fwalk_next(struct rp_fwalk *fw, uint64_t *ninsn,
 		  rp_fwalk_insn_fn insn_fn, void *ctx);
 int rp_fwalk_event(struct rp_fwalk *fw, struct pt_event *ev);
 int rp_fwalk_get_offset(const struct rp_fwalk *fw, uint64_t *off);
+int rp_fwalk_get_sync_offset(const struct rp_fwalk *fw, uint64_t *off);
+
+/*
+ * The index pass's units (blksrc.h): rp_fwalk_next() returns after the
+ * first instruction that is neither a conditional jump nor a plain one
+ * (a call, return, jump, far transfer, PTWRITE, or one that binds an
+ * event), as libipt's block decoder ends its blocks at calls and jumps.
+ */
+void rp_fwalk_set_units(struct rp_fwalk *fw, bool on);
+/* The last instruction rp_fwalk_next() delivered: its address and class
+ * (where a unit ends with one; an error may end it before).
+ */
+void rp_fwalk_last(const struct rp_fwalk *fw, uint64_t *ip,
+		   enum pt_insn_class *iclass);
+/* Where decoding goes on (the next instruction's address), and in what
+ * mode.
+ */
+uint64_t rp_fwalk_ip(const struct rp_fwalk *fw);
+enum pt_exec_mode rp_fwalk_mode(const struct rp_fwalk *fw);
 
 /*
  * The plain loop over the whole stream (tests/bench/iptraw's): decode

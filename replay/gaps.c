@@ -10,6 +10,30 @@
 
 #include "gaps.h"
 
+/*
+ * The flow walker's code reader (fwalk.h, rp_fwalk_read_fn) for walk
+ * @ctx: up to @size bytes at @ip from the section libipt's image holds
+ * there (rp_world_image()), never past its end, as pt_image reads.
+ */
+int rp_walk_read_fw(void *ctx, uint8_t *buf, size_t size, uint64_t ip)
+{
+	struct walk *w = ctx;
+	const struct rp_map *mp = rp_world_lookup(&w->world, w->t->pid, ip);
+	struct pt_image_section_cache *isc;
+	int isid;
+
+	if (!mp || mp->image < 0)
+		return -pte_nomap;
+	isc = w->world.iscache ? w->world.iscache : w->s->iscache;
+	isid = pt_iscache_add_file(isc, w->s->images[mp->image].path,
+				   mp->pgoff, mp->end - mp->start, mp->start);
+	if (isid < 0)
+		return -pte_nomap;
+	if (size > mp->end - ip)
+		size = (size_t)(mp->end - ip);
+	return pt_iscache_read(isc, buf, size, isid, ip);
+}
+
 /* Up to 15 code bytes at @ip from the image file mapped there.  Returns
  * how many, or -1 when no code is known there.
  */
@@ -257,7 +281,7 @@ int rp_gap_loop(struct walk *w, const struct pt_event *ev)
 	if (!loop_free_cached(w, at))
 		return 0;
 	if (w->bd)
-		pt_blk_get_offset(w->bd, &off);
+		rp_bsrc_get_offset(w->bd, &off);
 	else
 		pt_insn_get_offset(w->d, &off);
 	return rp_gap_add_at(w, 0, at, off);
@@ -274,7 +298,7 @@ int rp_gap_overflow(struct walk *w, const struct pt_event *ev)
 	int ret;
 
 	if (w->bd)
-		pt_blk_get_offset(w->bd, &off);
+		rp_bsrc_get_offset(w->bd, &off);
 	else
 		pt_insn_get_offset(w->d, &off);
 	ret = rp_gap_add_at(w, 0, ev->ip_suppressed ? 0 :

@@ -43,6 +43,11 @@ uint64_t rp_gap_next_ip(const uint8_t *b, size_t len, uint64_t ip);
  */
 ssize_t rp_walk_read_code(struct walk *w, uint64_t ip, uint8_t *buf);
 
+/* The flow walker's code reader for walk @ctx (fwalk.h's rp_fwalk_read_fn):
+ * the bytes libipt's image for the walk holds at @ip.
+ */
+int rp_walk_read_fw(void *ctx, uint8_t *buf, size_t size, uint64_t ip);
+
 /*
  * A gap before the walk's position, for libipt error @err (0: a loop PT
  * cannot count) at @ip and stream offset @off; only while indexing.

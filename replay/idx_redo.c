@@ -66,12 +66,12 @@ int rp_redo_nomap_gap(struct walk *w, uint64_t ip, uint64_t *resync_off)
 	size_t n = *w->ngaps;
 	int ret;
 
-	pt_blk_get_offset(w->bd, &off);
+	rp_bsrc_get_offset(w->bd, &off);
 	ret = rp_gap_add_at(w, -pte_nomap, ip, off);
 	w->expect_fup = false;
 	*resync_off = UINT64_MAX;
-	if (!ret && pt_blk_sync_forward(w->bd) >= 0)
-		pt_blk_get_sync_offset(w->bd, resync_off);
+	if (!ret && rp_bsrc_sync_forward(w->bd) >= 0)
+		rp_bsrc_get_sync_offset(w->bd, resync_off);
 	if (!ret && *w->ngaps > n)
 		(*w->gaps)[n].bytes = (*resync_off == UINT64_MAX ?
 				       w->t->pt_size : *resync_off) - off;
@@ -97,7 +97,7 @@ int rp_redo_resync(struct walk *w, uint64_t off, int *status)
 		w->overshot = i > w->stop_psb;
 		return 0;
 	}
-	*status = pt_blk_sync_set(w->bd, off);
+	*status = rp_bsrc_sync_set(w->bd, off);
 	if (*status < 0)
 		return 1;
 	w->psb_next = i;
@@ -322,7 +322,7 @@ int rp_redo_insns(struct walk *w, const struct rp_redo_point *p,
 {
 	const struct rp_ckpt *c = *w->nckpts ?
 				  &(*w->ckpts)[*w->nckpts - 1] : NULL;
-	struct pt_block_decoder *bd = w->bd;
+	struct rp_bsrc *bd = w->bd;
 	struct pt_image *image;
 	struct walk keep;
 	size_t k, floor, k0, back, nckpts, ngaps, nevs, i;
@@ -397,7 +397,7 @@ int rp_redo_insns(struct walk *w, const struct rp_redo_point *p,
 	w->d = NULL;
 	w->bd = bd;
 	if (!ret && w->image != image)
-		pt_blk_set_image(bd, w->image);
+		rp_bsrc_set_image(bd, w->image);
 	if (getenv("PTREC_INDEX_DEBUG"))
 		fprintf(stderr, "index: thread %u: corrupt trace decoded again from the PSB at %llu to %llu with the instruction decoder%s\n",
 			w->t->tid, (unsigned long long)(*w->ckpts)[k].offset,

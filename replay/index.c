@@ -63,7 +63,7 @@ static int blk_mode_check(struct walk *w, const struct pt_block *b,
 	return status;
 }
 
-static int index_range(struct range *r)
+static int index_range_once(struct range *r)
 {
 	struct rp_session *s = r->s;
 	struct rp_thread *t = r->t;
@@ -168,18 +168,23 @@ static int index_range(struct range *r)
 	 */
 	cfg.flags.variant.block.end_on_jump = 1;
 	cfg.flags.variant.block.end_on_call = 1;
-	w.bd = pt_blk_alloc_decoder(&cfg);
+	/* The flow walker where it follows the code (blksrc.h); a range
+	 * it refuses is indexed again with libipt's block decoder.
+	 */
+	w.bd = rp_bsrc_new(&cfg, !r->seg && !r->no_fwalk, rp_walk_read_fw,
+			   &w);
 	w.cls = calloc(CLS_SLOTS, sizeof(*w.cls));
 	w.loops = calloc(CLS_SLOTS, sizeof(*w.loops));
 	ret = w.bd && w.cls && w.loops ? rp_walk_set_image(&w) :
 					 -RP_ERR_NOMEM;
+	r->fwalk = w.bd && rp_bsrc_is_walker(w.bd);
 	if (ret)
 		goto out;
 	if (r->split) {
 		/* No PSB of the stream's in it: none to match. */
 		w.psb_next = t->npsbs;
 		w.off_done = t->npsbs - 1;
-		status = pt_blk_sync_set(w.bd, 0);
+		status = rp_bsrc_sync_set(w.bd, 0);
 		if (status < 0) {
 			ret = 1;
 			goto out;
@@ -201,9 +206,9 @@ static int index_range(struct range *r)
 		goto run;
 	}
 	if (r->first_psb == SIZE_MAX) {
-		status = pt_blk_sync_forward(w.bd);
+		status = rp_bsrc_sync_forward(w.bd);
 		if (status >= 0)
-			pt_blk_get_sync_offset(w.bd, &c0.offset);
+			rp_bsrc_get_sync_offset(w.bd, &c0.offset);
 		if (t->npsbs)
 			c0.tsc = t->psbs[0].tsc;
 		c0.sb_next = w.world.next;
@@ -212,7 +217,7 @@ static int index_range(struct range *r)
 		c0.tsc = t->psbs[r->first_psb].tsc;
 		c0.sb_next = w.world.next;
 		w.psb_next = r->first_psb;
-		status = pt_blk_sync_set(w.bd, c0.offset);
+		status = rp_bsrc_sync_set(w.bd, c0.offset);
 	}
 	if (status < 0) {
 		ret = 1;
@@ -248,12 +253,12 @@ run:
 			 * synced since (events read on only widen it).
 			 */
 			if (blk_from == UINT64_MAX || w.redo)
-				pt_blk_get_offset(w.bd, &blk_from);
-			status = pt_blk_next(w.bd, &block, sizeof(block));
+				rp_bsrc_get_offset(w.bd, &blk_from);
+			status = rp_bsrc_next(w.bd, &block);
 			/* Events read again end (rp_walk_ckpt_resync()). */
 			w.redo = w.redo_enable = false;
-			pt_blk_get_offset(w.bd, &trace_off);
-			if (status >= 0 && block.ninsn &&
+			rp_bsrc_get_offset(w.bd, &trace_off);
+			if (status >= 0 && block.ninsn && !r->fwalk &&
 			    (block.iclass == ptic_return ||
 			     block.iclass == ptic_call ||
 			     block.iclass == ptic_error) &&
@@ -272,8 +277,9 @@ run:
 				r->blk_mode = block.mode;
 			}
 		}
-		if (status == -pte_eos)
-			break;
+		if (status == -pte_eos ||
+		    (status == -pte_not_supported && r->fwalk))
+			break;	/* (the walker refused: again, index_range()) */
 		if (status < 0) {
 			uint64_t off = UINT64_MAX;
 			/* status's own address never taken: a register on
@@ -392,7 +398,7 @@ run:
 		    (w.pos >> 16) != ((w.pos - block.ninsn) >> 16)) {
 			uint64_t off = 0;
 
-			pt_blk_get_offset(w.bd, &off);
+			rp_bsrc_get_offset(w.bd, &off);
 			s->progress(s->progress_ctx, s->progress_base + off,
 				    s->progress_total);
 		}
@@ -432,6 +438,7 @@ run:
 	    !r->ended && !r->redo && (!w.stopped || w.overshot))
 		ret = 1;
 out:
+	r->refused = w.bd && rp_bsrc_refused(w.bd);
 	free(w.cls);
 	free(w.loops);
 	isc = w.world.iscache;
@@ -447,6 +454,33 @@ out_world:
 	rp_world_fini(&w.world);
 	free(rp);
 	return ret;
+}
+
+/*
+ * A range with the flow walker (blksrc.h), unless PTREC_INDEX_FWALK=0 (for
+ * comparisons); one with code the walker does not follow (16- or 32-bit,
+ * BDM64) again from its start with libipt's block decoder.
+ */
+static int index_range(struct range *r)
+{
+	const char *env = getenv("PTREC_INDEX_FWALK");
+	struct range fresh = *r;
+	int ret;
+
+	r->no_fwalk = env && !strcmp(env, "0");
+	ret = index_range_once(r);
+	if (!r->refused)
+		return ret;
+	free(r->ckpts);
+	free(r->gaps);
+	free(r->evs);
+	rp_rs_free(r->rs);
+	*r = fresh;
+	r->no_fwalk = true;
+	if (getenv("PTREC_INDEX_DEBUG"))
+		fprintf(stderr, "index: thread %u: code the flow walker does not follow: the range again with libipt's block decoder\n",
+			r->t->tid);
+	return index_range_once(r);
 }
 
 /*

@@ -73,6 +73,9 @@ struct range {
 	 */
 	enum pt_exec_mode blk_mode;
 	uint64_t blk_bits;
+	bool no_fwalk;		/* libipt's block decoder only, */
+	bool fwalk;		/* else the flow walker, */
+	bool refused;		/* which met code it does not follow */
 	int ret;
 };
 

@@ -69,6 +69,15 @@ real_trace() {
 			cmp -s "$tmp/b/index/1.idx" "$tmp/idx2" &&
 				ok "$name: the same index file on 1 and 2 workers" ||
 				bad "$name: the index file differs on 1 and 2 workers"
+			# The flow walker (replay/blksrc.h) builds the index
+			# libipt's block decoder builds, byte for byte.
+			cp "$tmp/b/index/1.idx" "$tmp/idx2" 2>/dev/null
+			rm -rf "$tmp/b/index"
+			PTREC_INDEX_FWALK=0 PTREC_INDEX_THREADS=1 "$PTREC" info \
+				"$tmp/b" >/dev/null 2>&1
+			cmp -s "$tmp/b/index/1.idx" "$tmp/idx2" &&
+				ok "$name: the same index file with the flow walker and with libipt's block decoder" ||
+				bad "$name: the index file differs with the flow walker and with libipt's block decoder"
 		fi
 		# Two workers really share it: cut, and the ranges joined.
 		if [ $w = 2 ]; then
