@@ -30,7 +30,7 @@ int rp_walk_set_image(struct walk *w)
 		pt_insn_set_image(w->d, image);
 	pt_image_free(w->image);
 	w->image = image;
-	w->last_map = NULL;	/* the maps may have moved */
+	w->last_map = w->fw_map = NULL;	/* the maps may have moved */
 	if (w->cls)
 		memset(w->cls, 0, CLS_SLOTS * sizeof(*w->cls));
 	if (w->loops)

@@ -144,6 +144,8 @@ struct walk {
 	uint64_t end;
 	int err;		/* our own failure (negated enum rp_error) */
 	const struct rp_map *last_map;	/* lookup cache for store() */
+	const struct rp_map *fw_map;	/* ... and the flow walker's reads, */
+	int fw_isid;			/* its section */
 	struct insn_decoder *dec;	/* instruction classes (capstone) */
 	struct pt_insn_decoder *ild;	/* loop_free() (gaps.c) over */
 	uint8_t ild_buf[RP_ILD_BYTES];	/* this made-up PSB+ */

@@ -18,17 +18,24 @@
 int rp_walk_read_fw(void *ctx, uint8_t *buf, size_t size, uint64_t ip)
 {
 	struct walk *w = ctx;
-	const struct rp_map *mp = rp_world_lookup(&w->world, w->t->pid, ip);
+	const struct rp_map *mp = w->fw_map;
 	struct pt_image_section_cache *isc;
-	int isid;
+	int isid = w->fw_isid;
 
-	if (!mp || mp->image < 0)
-		return -pte_nomap;
 	isc = w->world.iscache ? w->world.iscache : w->s->iscache;
-	isid = pt_iscache_add_file(isc, w->s->images[mp->image].path,
-				   mp->pgoff, mp->end - mp->start, mp->start);
-	if (isid < 0)
-		return -pte_nomap;
+	/* Most reads are in the section read last. */
+	if (!mp || ip < mp->start || ip >= mp->end) {
+		mp = rp_world_lookup(&w->world, w->t->pid, ip);
+		if (!mp || mp->image < 0)
+			return -pte_nomap;
+		isid = pt_iscache_add_file(isc, w->s->images[mp->image].path,
+					   mp->pgoff, mp->end - mp->start,
+					   mp->start);
+		if (isid < 0)
+			return -pte_nomap;
+		w->fw_map = mp;
+		w->fw_isid = isid;
+	}
 	if (size > mp->end - ip)
 		size = (size_t)(mp->end - ip);
 	return pt_iscache_read(isc, buf, size, isid, ip);
