@@ -59,6 +59,36 @@ bool rp_redo_tip_noip(const uint8_t *begin, const uint8_t *end,
 	return false;
 }
 
+/* What events.c keeps of an execution mode (walk.mode_bits). */
+static uint64_t blk_mode_bits(enum pt_exec_mode mode)
+{
+	return mode == ptem_64bit ? 64 : mode == ptem_32bit ? 32 :
+	       mode == ptem_16bit ? 16 : 0;
+}
+
+/*
+ * Block @b of status @status (>= 0) is in another mode than the block
+ * before (ptem_unknown after an exec-mode event or at the next range's
+ * PSB), which is rare: returns the status to go on with (index.c).
+ * A block from libipt's block cache keeps the mode it was decoded in,
+ * not the one an exec-mode event set since (damage made a MODE.Exec:
+ * Unzip's byte 8,446 corrupted, 75 instructions fewer than the
+ * instruction decoder, no error): taken as corrupt trace, decoded again
+ * with the instruction decoder.  A range waiting for the enable at the
+ * next one's PSB (decode.c, stop_at_enable) that gets instructions has
+ * gone past it.
+ */
+int rp_redo_blk_mode(struct walk *w, const struct pt_block *b, int status)
+{
+	if (w->stop_at_enable) {
+		w->overshot = w->stopped = true;
+		return status;
+	}
+	if (w->mode_bits && blk_mode_bits(b->mode) != w->mode_bits)
+		return -pte_bad_context;
+	return status;
+}
+
 /* A gap where code is missing, then the block decoder's own resync. */
 int rp_redo_nomap_gap(struct walk *w, uint64_t ip, uint64_t *resync_off)
 {

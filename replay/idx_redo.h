@@ -37,6 +37,14 @@ bool rp_redo_tip_noip(const uint8_t *begin, const uint8_t *end,
 		      uint64_t from, uint64_t to);
 
 /*
+ * Block @b (status @status >= 0) in another mode than the block before:
+ * a block from libipt's block cache keeps the mode it was decoded in, not
+ * the one an exec-mode event set since, so a mode not the walk's is
+ * corrupt trace (-pte_bad_context).  Returns the status to go on with.
+ */
+int rp_redo_blk_mode(struct walk *w, const struct pt_block *b, int status);
+
+/*
  * Code missing at @ip (the block decoder's -pte_nomap): a gap there, then
  * the block decoder's resync; where it resynced in *@resync_off
  * (UINT64_MAX: the end of the stream).  Returns 0 or a negated enum

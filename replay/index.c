@@ -32,37 +32,6 @@ static uint64_t start_tsc(const struct rp_thread *t, size_t psb)
 	return psb < t->npsbs ? t->psbs[psb].tsc : 0;
 }
 
-/* What events.c keeps of an execution mode (walk.mode_bits). */
-static uint64_t blk_mode_bits(enum pt_exec_mode mode)
-{
-	return mode == ptem_64bit ? 64 : mode == ptem_32bit ? 32 :
-	       mode == ptem_16bit ? 16 : 0;
-}
-
-/*
- * Block @b of status @status (>= 0) is in another mode than the block
- * before (ptem_unknown after an exec-mode event or at the next range's
- * PSB), which is rare: returns the status to go on with.
- * A block from libipt's block cache keeps the mode it was decoded in,
- * not the one an exec-mode event set since (damage made a MODE.Exec:
- * Unzip's byte 8,446 corrupted, 75 instructions fewer than the
- * instruction decoder, no error): taken as corrupt trace, decoded again
- * with the instruction decoder.  A range waiting for the enable at the
- * next one's PSB (decode.c, stop_at_enable) that gets instructions has
- * gone past it.
- */
-static int blk_mode_check(struct walk *w, const struct pt_block *b,
-			  int status)
-{
-	if (w->stop_at_enable) {
-		w->overshot = w->stopped = true;
-		return status;
-	}
-	if (w->mode_bits && blk_mode_bits(b->mode) != w->mode_bits)
-		return -pte_bad_context;
-	return status;
-}
-
 static int index_range_once(struct range *r)
 {
 	struct rp_session *s = r->s;
@@ -271,7 +240,7 @@ run:
 			 */
 			if (status >= 0 && block.ninsn &&
 			    block.mode != r->blk_mode) {
-				status = blk_mode_check(&w, &block, status);
+				status = rp_redo_blk_mode(&w, &block, status);
 				if (w.stopped)
 					break;
 				r->blk_mode = block.mode;
