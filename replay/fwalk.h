@@ -11,8 +11,8 @@
  * against the TNT bits and TIP targets the query decoder hands out.
  *
  * The index pass uses it through blksrc.h (docs/performance.md, "A
- * block-cache flow walker").  Only 64-bit code; anything else is
- * -pte_bad_insn for the walker's caller to hand to libipt.
+ * block-cache flow walker").  Only 64-bit code; 16- and 32-bit code is
+ * -pte_not_supported for the walker's caller to hand to libipt.
  */
 #ifndef PTREC_REPLAY_FWALK_H
 #define PTREC_REPLAY_FWALK_H
