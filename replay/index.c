@@ -425,6 +425,15 @@ out_world:
 	return ret;
 }
 
+/* What indexing range @r allocated. */
+static void range_free(struct range *r)
+{
+	free(r->ckpts);
+	free(r->gaps);
+	free(r->evs);
+	rp_rs_free(r->rs);
+}
+
 /*
  * A range with the flow walker (blksrc.h), unless PTREC_INDEX_FWALK=0 (for
  * comparisons); one with code the walker does not follow (16- or 32-bit,
@@ -440,10 +449,7 @@ static int index_range(struct range *r)
 	ret = index_range_once(r);
 	if (!r->refused)
 		return ret;
-	free(r->ckpts);
-	free(r->gaps);
-	free(r->evs);
-	rp_rs_free(r->rs);
+	range_free(r);
 	*r = fresh;
 	r->no_fwalk = true;
 	if (getenv("PTREC_INDEX_DEBUG"))
@@ -812,12 +818,8 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 		ret = merge_ranges(t, r, n);
 	if (!ret && r[n - 1].redo)
 		ret = rp_redo_joined(s, t, &r[n - 1]);
-	for (i = 0; i < n; i++) {
-		free(r[i].ckpts);
-		free(r[i].gaps);
-		free(r[i].evs);
-		rp_rs_free(r[i].rs);
-	}
+	for (i = 0; i < n; i++)
+		range_free(&r[i]);
 	free(splits);
 	if (getenv("PTREC_INDEX_DEBUG"))
 		fprintf(stderr, "index: thread %u: %zu range(s) at %s, %s\n",
@@ -842,10 +844,7 @@ static int index_blocks(struct rp_session *s, struct rp_thread *t)
 			ret = merge_ranges(t, &one, 1);
 		if (!ret && one.redo)
 			ret = rp_redo_joined(s, t, &one);
-		free(one.ckpts);
-		free(one.gaps);
-		free(one.evs);
-		rp_rs_free(one.rs);
+		range_free(&one);
 	}
 	if (getenv("PTREC_INDEX_DEBUG") && ncks && !ret) {
 		for (i = j = 0; i < t->nckpts; i++)
@@ -958,10 +957,7 @@ int rp_materialize(struct rp_session *s, struct rp_thread *t, uint64_t k,
 	if (!ret && seg->first + seg->n != end && !t->exact && !t->cached) {
 		seg->n = end - seg->first;	/* how many to store */
 		ret = index_range(&one);
-		free(one.ckpts);
-		free(one.gaps);
-		free(one.evs);
-		rp_rs_free(one.rs);
+		range_free(&one);
 		if (ret > 0 || ret == -RP_ERR_DECODE)
 			ret = 0;	/* a count that differs, below */
 	}

@@ -3,7 +3,8 @@
  * Code and traces for the flow walker's tests (test_fwalk.c,
  * test_blksrc.c): shared/testdata/real-pt found, files read whole, and
  * code as sections of files (an --images list), read as libipt's image
- * reads it (a read never crosses a section's end).
+ * reads it (a read never crosses a section's end); the plain libipt loop
+ * (tests/bench/iptraw's) and the history it decodes.
  */
 #ifndef PTREC_TESTS_FW_CODE_H
 #define PTREC_TESTS_FW_CODE_H
@@ -123,6 +124,117 @@ static inline int code_read(void *ctx, uint8_t *buf, size_t size,
 				       c->sec[i].isid, ip);
 	}
 	return -pte_nomap;
+}
+
+
+struct hist {
+	uint64_t *ip;
+	uint64_t n, cap;
+	uint64_t errors;
+	/* Each event: its kind, where (instructions before it) and its IP
+	 * fields, folded.
+	 */
+	uint64_t events, ev_hash;
+};
+
+/* A decode error: which, and where, folded with the events. */
+static inline void hist_error(struct hist *h, int status)
+{
+	h->errors++;
+	h->ev_hash = (h->ev_hash ^ (h->n << 8) ^ (uint64_t)-status) *
+		     0x100000001b3ull;
+}
+
+static inline void hist_event(void *ctx, const struct pt_event *ev)
+{
+	struct hist *h = ctx;
+	uint64_t v = (uint64_t)ev->type << 56 ^ h->n << 8 ^
+		     (uint64_t)ev->ip_suppressed << 1 ^ ev->status_update;
+
+	switch (ev->type) {
+	case ptev_enabled:
+		v ^= ev->variant.enabled.ip * 31 ^ ev->variant.enabled.resumed;
+		break;
+	case ptev_disabled:
+		v ^= ev->variant.disabled.ip * 31;
+		break;
+	case ptev_async_branch:
+		v ^= ev->variant.async_branch.from * 31 ^
+		     ev->variant.async_branch.to * 37;
+		break;
+	case ptev_overflow:
+		v ^= ev->variant.overflow.ip * 31;
+		break;
+	case ptev_exec_mode:
+		v ^= ev->variant.exec_mode.ip * 31 ^ ev->variant.exec_mode.mode;
+		break;
+	case ptev_paging:
+		v ^= ev->variant.paging.cr3 * 31;
+		break;
+	default:
+		break;
+	}
+	h->events++;
+	h->ev_hash = (h->ev_hash ^ v) * 0x100000001b3ull;
+}
+
+static inline void hist_add(void *ctx, uint64_t ip)
+{
+	struct hist *h = ctx;
+
+	if (h->n == h->cap) {
+		h->cap = h->cap ? h->cap * 2 : 1 << 16;
+		h->ip = realloc(h->ip, h->cap * sizeof(*h->ip));
+		cr_assert(h->ip);
+	}
+	h->ip[h->n++] = ip;
+}
+
+/*
+ * tests/bench/iptraw's loop, from the PSB at @from (UINT64_MAX: the first)
+ * up to about @cap instructions.
+ */
+static inline void plain_from(const struct pt_config *cfg, struct code *c,
+		       struct hist *h, uint64_t from, uint64_t cap)
+{
+	struct pt_insn_decoder *d = pt_insn_alloc_decoder(cfg);
+	struct pt_insn insn;
+	struct pt_event ev;
+	int status;
+
+	cr_assert(d);
+	pt_insn_set_image(d, c->image);
+	status = from == UINT64_MAX ? pt_insn_sync_forward(d) :
+				      pt_insn_sync_set(d, from);
+	while (status != -pte_eos) {
+		if (status < 0) {
+			hist_error(h, status);
+			status = pt_insn_sync_forward(d);
+			continue;
+		}
+		while (status & pts_event_pending) {
+			status = pt_insn_event(d, &ev, sizeof(ev));
+			if (status < 0)
+				break;
+			hist_event(h, &ev);
+		}
+		if (status < 0)
+			continue;
+		if (status & pts_eos)
+			break;
+		if (h->n >= cap)
+			break;
+		status = pt_insn_next(d, &insn, sizeof(insn));
+		if (status >= 0)
+			hist_add(h, insn.ip);
+	}
+	pt_insn_free_decoder(d);
+}
+
+static inline void plain_loop(const struct pt_config *cfg, struct code *c,
+		       struct hist *h)
+{
+	plain_from(cfg, c, h, UINT64_MAX, UINT64_MAX);
 }
 
 #endif

@@ -118,41 +118,6 @@ static bool units_of(const struct pt_config *cfg, struct code *c,
 	return refused;
 }
 
-/* libipt's plain instruction-decoder loop: its count and errors. */
-static void plain(const struct pt_config *cfg, struct code *c, uint64_t *n,
-		  uint64_t *errors)
-{
-	struct pt_insn_decoder *d = pt_insn_alloc_decoder(cfg);
-	struct pt_insn insn;
-	struct pt_event ev;
-	int status;
-
-	cr_assert(d);
-	pt_insn_set_image(d, c->image);
-	*n = *errors = 0;
-	status = pt_insn_sync_forward(d);
-	while (status != -pte_eos) {
-		if (status < 0) {
-			++*errors;
-			status = pt_insn_sync_forward(d);
-			continue;
-		}
-		while (status & pts_event_pending) {
-			status = pt_insn_event(d, &ev, sizeof(ev));
-			if (status < 0)
-				break;
-		}
-		if (status < 0)
-			continue;
-		if (status & pts_eos)
-			break;
-		status = pt_insn_next(d, &insn, sizeof(insn));
-		if (status >= 0)
-			++*n;
-	}
-	pt_insn_free_decoder(d);
-}
-
 static void xdc(const char *name, uint64_t want)
 {
 	char path[4096];
@@ -208,6 +173,7 @@ Test(blksrc, damaged_errors_alone)
 {
 	char path[4096];
 	struct units fw;
+	struct hist base;
 	struct pt_config cfg;
 	struct code c;
 	uint64_t n, errors, total = 0;
@@ -225,7 +191,11 @@ Test(blksrc, damaged_errors_alone)
 
 		pt[bytes[k]] = 0x02;
 		config(&cfg, pt, len);
-		plain(&cfg, &c, &n, &errors);
+		memset(&base, 0, sizeof(base));
+		plain_loop(&cfg, &c, &base);
+		n = base.n;
+		errors = base.errors;
+		free(base.ip);
 		cr_assert_eq(units_of(&cfg, &c, true, &fw), bytes[k] == 8446,
 			     "byte %zu: refused or not", bytes[k]);
 		if (bytes[k] == 8446) {
