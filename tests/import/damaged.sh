@@ -21,7 +21,9 @@
 # still holds and a decode from that PSB does not (the redo then decodes
 # through the PSBs before it, replay/idx_redo.c), and byte 8446, which
 # makes a MODE.Exec that libipt's block cache does not follow (75
-# instructions fewer, no error: replay/index.c), whose exec-mode events
+# instructions fewer, no error: replay/idx_redo.c, rp_redo_blk_mode; the
+# flow walker refuses the 32-bit code, so that range is indexed with
+# libipt's block decoder), whose exec-mode events
 # 2 workers once kept one fewer of.
 set -u
 : "${PTREC:?}" "${IPTRAW:?}"
