@@ -324,6 +324,12 @@ void rcv_index_verify(struct win *w, const char *where);
 
 /* Byte @a of memory before instruction @i of @w (state i), if known. */
 bool rcv_mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out);
+/* Bytes @addr..@addr+@len of memory at state @i of @w into @buf, as
+ * rcv_mem_byte() each, a word at a time: how many are known from the
+ * first on.
+ */
+size_t rcv_mem_range(struct win *w, uint64_t i, uint64_t addr, void *buf,
+		     size_t len);
 
 /*
  * The user memory system call @i of @w writes, by its number and
@@ -412,6 +418,47 @@ static inline int rcv_acc_byte(const struct rcv_acc *x, uint64_t a,
 	*out = (uint8_t)(v.v >> sh);
 	return 1;
 }
+/* Bit i: byte i of @k is all ones. */
+static inline unsigned int rcv_bytes_ff(uint64_t k)
+{
+	k &= k >> 4;
+	k &= k >> 2;
+	k &= k >> 1;
+	return (unsigned int)(((k & 0x0101010101010101ull) *
+			       0x0102040810204080ull) >> 56);
+}
+
+/*
+ * The bytes of @word access @x covers (*@cov) and, of those, the ones it
+ * knows the value of (returned): for each byte a, rcv_acc_byte(@x, a)
+ * >= 0 and == 1, without asking it 8 times (rcv_mem.c: a memory question
+ * walks a word's accesses for all its bytes at once; test_rcv_mem.c
+ * checks the two agree).  Offsets 16 and up (a ymm's upper half) are
+ * never known.
+ */
+static inline uint8_t rcv_acc_word(const struct rcv_acc *x, uint64_t word,
+				   uint8_t *cov)
+{
+	uint64_t w0 = 8 * word, d = x->addr - w0, n;
+	unsigned int k16;
+
+	*cov = 0;
+	if (!x->valid || !x->addr_known)
+		return 0;
+	k16 = rcv_bytes_ff(x->val.k) | rcv_bytes_ff(x->hi.k) << 8;
+	if (d < 8) {		/* it starts in the word, at byte d */
+		n = 8 - d < x->size ? 8 - d : x->size;
+		*cov = (uint8_t)(((1u << n) - 1) << d);
+		return (uint8_t)(k16 << d) & *cov;
+	}
+	d = w0 - x->addr;	/* it starts d bytes before the word */
+	if (d >= x->size)
+		return 0;
+	n = x->size - d < 8 ? x->size - d : 8;
+	*cov = (uint8_t)((1u << n) - 1);
+	return d < 16 ? (uint8_t)(k16 >> d) & *cov : 0;
+}
+
 /* First entry of @w's index at or after (@word, @pos). */
 size_t rcv_lower(const struct win *w, uint64_t word, uint64_t pos);
 /* The loads (@wr false) or stores of instruction @q of @w, remembered for

@@ -596,10 +596,7 @@ size_t rp_recover_mem(struct rp_recover *rc, uint64_t pos, uint64_t addr,
 	if (!w)
 		return 0;
 	rc->ctx.mctx = w;
-	for (i = 0; i < len; i++)
-		if (!rcv_mem_byte(w, pos - w->first, addr + i, (uint8_t *)buf + i))
-			break;
-	return i;
+	return rcv_mem_range(w, pos - w->first, addr, buf, len);
 }
 
 void rp_recover_stats(const struct rp_recover *rc,

@@ -83,6 +83,10 @@ static int digest(struct rp_session *s, uint64_t k, bool fwd)
 			    m == ~0ull) {
 				memset(word, 0, sizeof(word));
 				got = rp_recover_mem(rc, pos, v, word, 8);
+				/* The bytes after the known ones are not
+				 * the engine's answer: not hashed.
+				 */
+				memset(word + got, 0, 8 - got);
 				memcpy(&v, word, 8);
 				h = fnv(fnv(h, got), v);
 				bits += 8 * got;
