@@ -239,11 +239,82 @@ int rcv_ramp_win(struct rp_recover *rc, uint64_t k, struct win **wp)
  * so what a window knows does not depend on which computed it.  A ramp
  * no question began is left alone, as without the prefetch.
  */
+void rp_recover_stop(struct rp_recover *rc, uint64_t pos)
+{
+	if (pos > rc->end)
+		pos = rc->end;
+	if (!rc->stop_set)
+		rc->stop_dir = 1;
+	else if (pos != rc->stop_pos)
+		rc->stop_dir = pos < rc->stop_pos ? 1 : -1;
+	rc->stop_pos = pos;
+	rc->stop_set = true;
+}
+
+/* Is @w window @k of the grid? */
+static bool win_is(const struct win *w, const struct rp_recover *rc,
+		   uint64_t k)
+{
+	uint64_t first, last;
+
+	win_span(rc, k, &first, &last);
+	return w && w->first == first && w->last == last;
+}
+
+/*
+ * The window next to the front end's stop, the way its stops go
+ * (rp_recover_stop()), beyond the chain: reverse-step walks into the
+ * older one, and at a person's pace it is ready when the walk gets there
+ * (the chain's windows are rcv_chain_next()'s, already in that order).
+ * In the ramp, the summaries it starts from first, oldest first, one a
+ * call, as a question computes them.  Kept in rc->far2, where win_at()
+ * finds it.  What it knows is what a question there computes: a window
+ * beyond the chain depends on the history and the ramp's summaries
+ * alone.  1 when it computed a window, 0 when there is none to compute.
+ */
+static int prefetch_next(struct rp_recover *rc)
+{
+	uint64_t k, j, s = ramp_start(rc);
+	struct win *w;
+	int err;
+
+	if (!rc->stop_set)
+		return 0;
+	k = (rc->end - rc->stop_pos) / rc->block;
+	if (rc->stop_dir < 0) {
+		if (!k)
+			return 0;
+		k--;
+	} else {
+		k++;
+	}
+	if (k < RCV_CHAIN || k * rc->block >= rc->end ||
+	    win_is(rc->far, rc, k) || win_is(rc->far2, rc, k))
+		return 0;
+	for (j = s; k <= s && j > k; j--) {
+		if (rc->sum[j - RCV_CHAIN].valid)
+			continue;
+		err = rcv_ramp_win(rc, j, &w);
+		rcv_win_free(w);
+		return err ? err : 1;
+	}
+	err = rcv_ramp_win(rc, k, &w);
+	if (err)
+		return err;
+	rcv_win_free(rc->far2);
+	rc->far2 = w;
+	return 1;
+}
+
 int rp_recover_prefetch(struct rp_recover *rc)
 {
 	uint64_t k = ramp_start(rc);
 	struct win *w;
 	int err;
+
+	err = prefetch_next(rc);
+	if (err)
+		return err;
 
 	if (k >= RCV_CHAIN && rc->sum[k - RCV_CHAIN].valid)
 		for (; k >= RCV_CHAIN; k--) {

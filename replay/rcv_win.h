@@ -146,6 +146,17 @@ struct rp_recover {
 	struct rcv_ctx ctx;
 	struct win *chain[RCV_CHAIN];	/* [0] ends at the end */
 	struct win *far;		/* one window beyond the chain */
+	/* The one before it, or the one the prefetch computed next to the
+	 * front end's stop (rcv_sum.c): a walk across a window's edge
+	 * finds it ready, either way.
+	 */
+	struct win *far2;
+	/* rp_recover_stop(): the front end's last stop, and the way the
+	 * stops went (1: back, to older windows; -1: forward).
+	 */
+	uint64_t stop_pos;
+	int stop_dir;
+	bool stop_set;
 	struct rcv_sum *sum;		/* [k - RCV_CHAIN]: RCV_RAMP */
 	uint64_t block;
 	/* a page of snapshot memory */

@@ -356,7 +356,18 @@ static struct win *win_at(struct rp_recover *rc, uint64_t pos, int *err)
 	 */
 	if (rc->far && rc->far->first <= pos && pos <= rc->far->last)
 		return rc->far;
-	rcv_win_free(rc->far);
+	/* The other one kept (the one before, or the prefetch's): a walk
+	 * back and forth across a window's edge computes nothing again.
+	 */
+	if (rc->far2 && rc->far2->first <= pos && pos <= rc->far2->last) {
+		struct win *t = rc->far;
+
+		rc->far = rc->far2;
+		rc->far2 = t;
+		return rc->far;
+	}
+	rcv_win_free(rc->far2);
+	rc->far2 = rc->far;
 	rc->far = NULL;
 	*err = rcv_ramp_win(rc, k, &rc->far);
 	return rc->far;
@@ -477,6 +488,7 @@ void rp_recover_free(struct rp_recover *rc)
 	for (i = 0; i < RCV_CHAIN; i++)
 		rcv_win_free(rc->chain[i]);
 	rcv_win_free(rc->far);
+	rcv_win_free(rc->far2);
 	wpf_cache_free(rc->wpf);
 	free(rc->sum);
 	rp_snapshot_close(rc->sn);
@@ -498,6 +510,8 @@ void rcv_drop_windows(struct rp_recover *rc)
 	}
 	rcv_win_free(rc->far);
 	rc->far = NULL;
+	rcv_win_free(rc->far2);
+	rc->far2 = NULL;
 	memset(rc->sum, 0, RCV_RAMP * sizeof(*rc->sum));
 }
 

@@ -22,6 +22,15 @@
  * and the most windows one step computed; then the digest of every
  * position of the first thread.  The two must know the same (the
  * prefetch computes what a question would, one window a step).
+ *
+ * near BLOCK POS [fresh-]back|fwd: in windows of BLOCK instructions, a stop at
+ * POS (its registers asked) after one just after it (back: a walk back,
+ * rp_recover_stop()) or just before it (fwd); one rp_recover_prefetch()
+ * step; then the registers at every position of the window next to POS
+ * that way, asked: "near prefetch windows A asked windows B" (B must be
+ * 0: the prefetch had computed it), and their digest, which must be the
+ * one a fresh engine asking them alone prints (`near BLOCK POS
+ * fresh-back|fresh-fwd`: no stop, no prefetch).
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -161,6 +170,67 @@ static int ramp(struct rp_session *s, uint64_t block, uint64_t pos,
 	return 0;
 }
 
+/* The digest of the registers at positions [@lo, @hi) of @rc. */
+static void digest_span(struct rp_recover *rc, uint64_t lo, uint64_t hi)
+{
+	uint64_t h = 0xcbf29ce484222325ull, bits = 0, pos, v, m;
+	unsigned int g;
+
+	for (pos = lo; pos < hi; pos++)
+		for (g = 0; g <= RP_REG_EFLAGS; g++) {
+			if (g == RP_REG_RIP)
+				continue;
+			if (rp_recover_reg_bits(rc, pos, g, &v, &m))
+				m = v = 0;
+			h = fnv(fnv(h, v), m);
+			bits += (uint64_t)__builtin_popcountll(m);
+		}
+	printf("digest %016" PRIx64 " known bits %" PRIu64 "\n", h, bits);
+}
+
+static int near(struct rp_session *s, uint64_t block, uint64_t pos,
+		const char *how)
+{
+	uint32_t tid = rp_thread_tid(s, 0);
+	struct rp_recover_stats st;
+	uint64_t end, k, lo, hi, w0 = 0, w1 = 0, w2;
+	struct rp_recover *rc;
+	struct rp_regs r;
+	bool fresh = !strncmp(how, "fresh-", 6);
+	bool back = !strcmp(how + (fresh ? 6 : 0), "back");
+	int pf = 0;
+
+	if (rp_thread_end(s, tid, &end, NULL) || end < 2 || pos >= end ||
+	    rp_recover_new(s, tid, &rc)) {
+		fprintf(stderr, "valwin: no history\n");
+		return 2;
+	}
+	rp_recover_set_block(rc, block);
+	/* The window next to @pos's on the grid counted from the end. */
+	k = (end - pos) / block;
+	k = back ? k + 1 : k - 1;
+	hi = end - k * block;
+	lo = hi > block ? hi - block : 0;
+	if (!fresh) {
+		rp_recover_stop(rc, back ? pos + 1 : pos - 1);
+		rp_recover_regs(rc, pos, &r);
+		rp_recover_stop(rc, pos);
+		rp_recover_stats(rc, &st);
+		w0 = st.windows;
+		pf = rp_recover_prefetch(rc);
+		rp_recover_stats(rc, &st);
+		w1 = st.windows;
+	}
+	/* Its first position is the window before's last: not asked. */
+	digest_span(rc, lo + 1, hi);
+	rp_recover_stats(rc, &st);
+	w2 = st.windows;
+	printf("near prefetch %d windows %" PRIu64 " asked windows %" PRIu64
+	       "\n", pf, w1 - w0, fresh ? w2 : w2 - w1);
+	rp_recover_free(rc);
+	return pf < 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct rp_session *s;
@@ -173,10 +243,12 @@ int main(int argc, char **argv)
 
 	if (argc < 4 ||
 	    (strcmp(argv[2], "digest") && strcmp(argv[2], "stop") &&
-	     strcmp(argv[2], "ramp")) ||
-	    (!strcmp(argv[2], "ramp") && argc != 6)) {
+	     strcmp(argv[2], "ramp") && strcmp(argv[2], "near")) ||
+	    (!strcmp(argv[2], "ramp") && argc != 6) ||
+	    (!strcmp(argv[2], "near") && argc != 6)) {
 		fprintf(stderr, "usage: valwin BUNDLE digest K [fwd] | "
-			"stop POS... | ramp BLOCK POS once|steps\n");
+			"stop POS... | ramp BLOCK POS once|steps | "
+			"near BLOCK POS [fresh-]back|fwd\n");
 		return 2;
 	}
 	if (rp_session_open(&s, argv[1]) || !rp_thread_count(s)) {
@@ -193,6 +265,12 @@ int main(int argc, char **argv)
 		ret = ramp(s, strtoull(argv[3], NULL, 0),
 			   strtoull(argv[4], NULL, 0),
 			   !strcmp(argv[5], "steps"));
+		rp_session_close(s);
+		return ret;
+	}
+	if (!strcmp(argv[2], "near")) {
+		ret = near(s, strtoull(argv[3], NULL, 0),
+			   strtoull(argv[4], NULL, 0), argv[5]);
 		rp_session_close(s);
 		return ret;
 	}
