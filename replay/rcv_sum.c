@@ -266,8 +266,8 @@ static bool win_is(const struct win *w, const struct rp_recover *rc,
  * (rp_recover_stop()), beyond the chain: reverse-step walks into the
  * older one, and at a person's pace it is ready when the walk gets there
  * (the chain's windows are rcv_chain_next()'s, already in that order).
- * In the ramp, the summaries it starts from first, oldest first, one a
- * call, as a question computes them.  Kept in rc->far2, where win_at()
+ * In a ramp a question began, the summaries it starts from first, oldest
+ * first, one a call, as a question computes them.  Kept in rc->far2, where win_at()
  * finds it.  What it knows is what a question there computes: a window
  * beyond the chain depends on the history and the ramp's summaries
  * alone.  1 when it computed a window, 0 when there is none to compute.
@@ -290,6 +290,13 @@ static int prefetch_next(struct rp_recover *rc)
 	}
 	if (k < RCV_CHAIN || k * rc->block >= rc->end ||
 	    win_is(rc->far, rc, k) || win_is(rc->far2, rc, k))
+		return 0;
+	/* A ramp no question began is left alone (rp_recover_prefetch()):
+	 * begun, the chain learns from it, so what a stop in the chain
+	 * shows would depend on the user's pace, and the next stop there
+	 * would compute the rest of the ramp at once.
+	 */
+	if (k <= s && !rc->sum[s - RCV_CHAIN].valid)
 		return 0;
 	for (j = s; k <= s && j > k; j--) {
 		if (rc->sum[j - RCV_CHAIN].valid)

@@ -479,6 +479,16 @@ if [ -n "${UNSOUND:-}" ]; then
 			fi
 		done
 	done
+	# Walking forward from just beyond the ramp (window 32) toward its
+	# first window, which no question began: left alone (a chain window
+	# computed instead), asked when the walk gets there.
+	if [ -n "${VALWIN:-}" ] && [ -f "$tmp/ramp/manifest.json" ] &&
+		"$VALWIN" "$tmp/ramp" near 100 $((${end:-0} - 3250)) fwd >"$tmp/near" 2>&1 &&
+		grep -q '^near prefetch 1 windows 1 asked windows 1$' "$tmp/near"; then
+		ok "unsound.c ramp, walking forward into a ramp no question began: the prefetch leaves it alone"
+	else
+		bad "unsound.c ramp, walking forward into the ramp: $(cat "$tmp/near")"
+	fi
 fi
 
 # The same through xmm (unsound.c's "xramp"): xmm6 set beyond the chain,
