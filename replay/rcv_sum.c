@@ -160,6 +160,21 @@ static int ramp_one(struct rp_recover *rc, uint64_t k, struct win **wp)
 }
 
 /*
+ * May the prefetch's summary of window @k be the ramp's?  It saw the
+ * same facts (they only grow; a contradiction drops every window and
+ * these), and it started from what the ramp's summary above it is: the
+ * ramp's first window starts from nothing, the others from a summary
+ * of the prefetch's that became the ramp's.
+ */
+static bool pre_ok(const struct rp_recover *rc, uint64_t k)
+{
+	const struct rcv_pre *p = &rc->pre[k - RCV_CHAIN];
+
+	return p->valid && p->nfacts == rc->nfacts &&
+	       (k == ramp_start(rc) || (p[1].used && p[1].nfacts == p->nfacts));
+}
+
+/*
  * The summaries from the ramp's start down to window @lo; window @keep,
  * if the ramp computes it, in *@wp (else NULL).
  */
@@ -174,6 +189,19 @@ static int ramp_down(struct rp_recover *rc, uint64_t lo, uint64_t keep,
 	for (j = ramp_start(rc); j >= lo && j >= RCV_CHAIN; j--) {
 		if (rc->sum[j - RCV_CHAIN].valid)
 			continue;
+		if (j != keep && pre_ok(rc, j)) {
+			/* The prefetch computed it (prefetch_pre()). */
+			rc->pre[j - RCV_CHAIN].used = true;
+			rc->sum[j - RCV_CHAIN].out = rc->pre[j - RCV_CHAIN].out;
+			rc->sum[j - RCV_CHAIN].valid = true;
+			ret = ramp_into_chain(rc, j);
+			if (ret) {
+				rcv_win_free(*wp);
+				*wp = NULL;
+				return ret;
+			}
+			continue;
+		}
 		ret = ramp_one(rc, j, &w);
 		if (!ret && j == keep) {
 			*wp = w;
@@ -251,6 +279,48 @@ void rp_recover_stop(struct rp_recover *rc, uint64_t pos)
 	rc->stop_set = true;
 }
 
+/* Is the prefetch's summary of window @k what it would compute now? */
+static bool pre_fresh(const struct rp_recover *rc, uint64_t k)
+{
+	return rc->pre[k - RCV_CHAIN].valid &&
+	       rc->pre[k - RCV_CHAIN].nfacts == rc->nfacts;
+}
+
+/*
+ * The next of the summaries of a ramp no question began, from its start
+ * down to the one above window @k, computed aside (rc->pre): the step
+ * out of the chain's oldest window into the ramp then computes one
+ * window, not the whole ramp.  Each starts from the one above it, as
+ * ramp_one() does; ramp_down() takes them when a question begins the
+ * ramp (pre_ok()).
+ */
+static int prefetch_pre(struct rp_recover *rc, uint64_t k)
+{
+	uint64_t j, s = ramp_start(rc), first, last;
+	struct rcv_pre *p;
+	struct win *w;
+	int err;
+
+	for (j = s; j > k; j--) {
+		if (pre_fresh(rc, j))
+			continue;
+		win_span(rc, j, &first, &last);
+		err = rcv_win_new(rc, first, last, NULL,
+				  j == s ? NULL : &rc->pre[j + 1 - RCV_CHAIN].out,
+				  &w);
+		if (err)
+			return err;
+		p = &rc->pre[j - RCV_CHAIN];
+		p->out = w->st[w->n];
+		p->nfacts = rc->nfacts;
+		p->used = false;
+		p->valid = true;
+		rcv_win_free(w);
+		return 1;
+	}
+	return 0;
+}
+
 /* Is @w window @k of the grid? */
 static bool win_is(const struct win *w, const struct rp_recover *rc,
 		   uint64_t k)
@@ -291,13 +361,13 @@ static int prefetch_next(struct rp_recover *rc)
 	if (k < RCV_CHAIN || k * rc->block >= rc->end ||
 	    win_is(rc->far, rc, k) || win_is(rc->far2, rc, k))
 		return 0;
-	/* A ramp no question began is left alone (rp_recover_prefetch()):
+	/* A ramp no question began is not begun here (rp_recover_prefetch()):
 	 * begun, the chain learns from it, so what a stop in the chain
-	 * shows would depend on the user's pace, and the next stop there
-	 * would compute the rest of the ramp at once.
+	 * would show would depend on the user's pace.  Its summaries above
+	 * the window are computed aside, for the question to take.
 	 */
 	if (k <= s && !rc->sum[s - RCV_CHAIN].valid)
-		return 0;
+		return prefetch_pre(rc, k);
 	for (j = s; k <= s && j > k; j--) {
 		if (rc->sum[j - RCV_CHAIN].valid)
 			continue;

@@ -84,6 +84,18 @@ struct rcv_sum {
 	struct rcv_state out;
 };
 
+/*
+ * A summary the prefetch computed before any question began the ramp
+ * (rcv_sum.c): the same window, seed and facts as the question would
+ * use, so taken as it is when the question comes (@nfacts: the facts it
+ * saw; @used: it became the summary, so the one below may follow).
+ */
+struct rcv_pre {
+	bool valid, used;
+	size_t nfacts;
+	struct rcv_state out;
+};
+
 /* rcv_why.c's last walk back for one register: from state @hi of the
  * window (@w, @first, @last) the writer of bits @u is instruction @lo
  * (-1: none in the window).
@@ -158,6 +170,7 @@ struct rp_recover {
 	int stop_dir;
 	bool stop_set;
 	struct rcv_sum *sum;		/* [k - RCV_CHAIN]: RCV_RAMP */
+	struct rcv_pre *pre;		/* likewise, ahead of a question */
 	uint64_t block;
 	/* a page of snapshot memory */
 	uint64_t page;

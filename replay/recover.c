@@ -422,7 +422,9 @@ int rp_recover_new(struct rp_session *s, uint32_t tid,
 	rc->tid = tid;
 	rc->block = RCV_BLOCK;
 	rc->sum = calloc(RCV_RAMP, sizeof(*rc->sum));
-	ret = rc->sum ? rp_thread_info(s, tid, &info) : -RP_ERR_NOMEM;
+	rc->pre = calloc(RCV_RAMP, sizeof(*rc->pre));
+	ret = rc->sum && rc->pre ? rp_thread_info(s, tid, &info) :
+				   -RP_ERR_NOMEM;
 	if (!ret)
 		ret = rp_thread_end(s, tid, &rc->end, &rc->end_regs);
 	if (!ret)
@@ -491,6 +493,7 @@ void rp_recover_free(struct rp_recover *rc)
 	rcv_win_free(rc->far2);
 	wpf_cache_free(rc->wpf);
 	free(rc->sum);
+	free(rc->pre);
 	rp_snapshot_close(rc->sn);
 	rcv_dec_free(rc->dec);
 	rcv_stack_tmp_free(rc->stk);
@@ -513,6 +516,7 @@ void rcv_drop_windows(struct rp_recover *rc)
 	rcv_win_free(rc->far2);
 	rc->far2 = NULL;
 	memset(rc->sum, 0, RCV_RAMP * sizeof(*rc->sum));
+	memset(rc->pre, 0, RCV_RAMP * sizeof(*rc->pre));
 }
 
 void rp_recover_set_block(struct rp_recover *rc, uint64_t block)

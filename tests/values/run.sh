@@ -479,6 +479,21 @@ if [ -n "${UNSOUND:-}" ]; then
 			fi
 		done
 	done
+	# Walking back out of the chain's oldest window (15) toward a ramp
+	# no question began: the prefetch computes the ramp's summaries
+	# aside, one window a step, without beginning it; the question that
+	# steps into window 16 then computes that window alone (16 without
+	# them), and every position then knows what it knows without the
+	# prefetch (the same questions).
+	if [ -n "${VALWIN:-}" ] && [ -f "$tmp/ramp/manifest.json" ] &&
+		"$VALWIN" "$tmp/ramp" near 100 $((${end:-0} - 1550)) back-all >"$tmp/near" 2>&1 &&
+		"$VALWIN" "$tmp/ramp" near 100 $((${end:-0} - 1550)) back-none >"$tmp/fresh" 2>&1 &&
+		grep -q '^near prefetch steps 15 most windows a step 1 asked windows 1$' "$tmp/near" &&
+		[ "$(grep '^digest' "$tmp/near")" = "$(grep '^digest' "$tmp/fresh")" ]; then
+		ok "unsound.c ramp, walking back out of the chain: the ramp's summaries computed aside, one window a step; the step into it computes one window; every value as without the prefetch"
+	else
+		bad "unsound.c ramp, walking back out of the chain: $(cat "$tmp/near" "$tmp/fresh" | head -6)"
+	fi
 	# Walking forward from just beyond the ramp (window 32) toward its
 	# first window, which no question began: left alone (a chain window
 	# computed instead), asked when the walk gets there.

@@ -23,14 +23,17 @@
  * position of the first thread.  The two must know the same (the
  * prefetch computes what a question would, one window a step).
  *
- * near BLOCK POS [fresh-]back|fwd: in windows of BLOCK instructions, a stop at
+ * near BLOCK POS [fresh-]back|fwd|back-all|back-none: in windows of BLOCK instructions, a stop at
  * POS (its registers asked) after one just after it (back: a walk back,
  * rp_recover_stop()) or just before it (fwd); one rp_recover_prefetch()
  * step; then the registers at every position of the window next to POS
  * that way, asked: "near prefetch windows A asked windows B" (B must be
  * 0: the prefetch had computed it), and their digest, which must be the
  * one a fresh engine asking them alone prints (`near BLOCK POS
- * fresh-back|fresh-fwd`: no stop, no prefetch).
+ * fresh-back|fresh-fwd`: no stop, no prefetch).  back-all: the prefetch
+ * until it has nothing left, "near prefetch steps N most windows a step
+ * M asked windows B", then the digest of every position, which must be
+ * back-none's (the same questions, no prefetch).
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -197,7 +200,10 @@ static int near(struct rp_session *s, uint64_t block, uint64_t pos,
 	struct rp_recover *rc;
 	struct rp_regs r;
 	bool fresh = !strncmp(how, "fresh-", 6);
-	bool back = !strcmp(how + (fresh ? 6 : 0), "back");
+	bool back = !strncmp(how + (fresh ? 6 : 0), "back", 4);
+	bool all = strstr(how, "-all") != NULL;
+	bool none = strstr(how, "-none") != NULL;
+	uint64_t steps = 0, most = 0, b;
 	int pf = 0;
 
 	if (rp_thread_end(s, tid, &end, NULL) || end < 2 || pos >= end ||
@@ -217,16 +223,32 @@ static int near(struct rp_session *s, uint64_t block, uint64_t pos,
 		rp_recover_stop(rc, pos);
 		rp_recover_stats(rc, &st);
 		w0 = st.windows;
-		pf = rp_recover_prefetch(rc);
-		rp_recover_stats(rc, &st);
+		do {
+			if (none)
+				break;
+			b = st.windows;
+			pf = rp_recover_prefetch(rc);
+			rp_recover_stats(rc, &st);
+			steps += pf == 1;
+			if (st.windows - b > most)
+				most = st.windows - b;
+		} while (all && pf == 1);
 		w1 = st.windows;
 	}
 	/* Its first position is the window before's last: not asked. */
 	digest_span(rc, lo + 1, hi);
 	rp_recover_stats(rc, &st);
 	w2 = st.windows;
-	printf("near prefetch %d windows %" PRIu64 " asked windows %" PRIu64
-	       "\n", pf, w1 - w0, fresh ? w2 : w2 - w1);
+	if (all)
+		printf("near prefetch steps %" PRIu64 " most windows a step %"
+		       PRIu64 " asked windows %" PRIu64 "\n", steps, most,
+		       w2 - w1);
+	else
+		printf("near prefetch %d windows %" PRIu64 " asked windows %"
+		       PRIu64 "\n", pf, w1 - w0, fresh ? w2 : w2 - w1);
+	/* And every position: what the windows asked teach the chain. */
+	if (all || none)
+		digest_all(rc, end);
 	rp_recover_free(rc);
 	return pf < 0;
 }
@@ -248,7 +270,7 @@ int main(int argc, char **argv)
 	    (!strcmp(argv[2], "near") && argc != 6)) {
 		fprintf(stderr, "usage: valwin BUNDLE digest K [fwd] | "
 			"stop POS... | ramp BLOCK POS once|steps | "
-			"near BLOCK POS [fresh-]back|fwd\n");
+			"near BLOCK POS [fresh-]back|fwd|back-all|back-none\n");
 		return 2;
 	}
 	if (rp_session_open(&s, argv[1]) || !rp_thread_count(s)) {
