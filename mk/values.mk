@@ -104,8 +104,9 @@ $(GDB_SMASHES): tests/gdb/smashes.c
 
 gdb-values-test: $(PTREC) $(PTREC_SERVER) $(GDB_VALUES) $(VALCHECK) \
 		$(BUILD)/tests/gdb/diff/qs-O2 $(GDB_DEEP) $(GDB_SMASH) \
-		$(GDB_SMASHES) $(PROG_DIR)/segv
+		$(GDB_SMASHES) $(PROG_DIR)/segv $(BUILD)/tests/bench/gdbloop
 	SMASH=$(CURDIR)/$(GDB_SMASH) SMASHES=$(CURDIR)/$(GDB_SMASHES) \
+	GDBLOOP=$(CURDIR)/$(BUILD)/tests/bench/gdbloop \
 	SEGV=$(CURDIR)/$(PROG_DIR)/segv \
 	PTREC=$(CURDIR)/$(PTREC) PROG=$(CURDIR)/$(GDB_VALUES) \
 		DEEP=$(CURDIR)/$(GDB_DEEP) \

@@ -50,6 +50,11 @@ static size_t wins_at(struct rp_recover *rc, uint64_t pos, struct win **out,
 		chain[n] = RCV_CHAIN;
 		out[n++] = rc->far;
 	}
+	if (n < 2 && rc->far2 && rc->far2->first <= pos &&
+	    pos <= rc->far2->last) {
+		chain[n] = RCV_CHAIN;
+		out[n++] = rc->far2;
+	}
 	return n;
 }
 

@@ -160,6 +160,21 @@ static int ramp_one(struct rp_recover *rc, uint64_t k, struct win **wp)
 }
 
 /*
+ * May the prefetch's summary of window @k be the ramp's?  It saw the
+ * same facts (they only grow; a contradiction drops every window and
+ * these), and it started from what the ramp's summary above it is: the
+ * ramp's first window starts from nothing, the others from a summary
+ * of the prefetch's that became the ramp's.
+ */
+static bool pre_ok(const struct rp_recover *rc, uint64_t k)
+{
+	const struct rcv_pre *p = &rc->pre[k - RCV_CHAIN];
+
+	return p->valid && p->nfacts == rc->nfacts &&
+	       (k == ramp_start(rc) || (p[1].used && p[1].nfacts == p->nfacts));
+}
+
+/*
  * The summaries from the ramp's start down to window @lo; window @keep,
  * if the ramp computes it, in *@wp (else NULL).
  */
@@ -174,6 +189,19 @@ static int ramp_down(struct rp_recover *rc, uint64_t lo, uint64_t keep,
 	for (j = ramp_start(rc); j >= lo && j >= RCV_CHAIN; j--) {
 		if (rc->sum[j - RCV_CHAIN].valid)
 			continue;
+		if (j != keep && pre_ok(rc, j)) {
+			/* The prefetch computed it (prefetch_pre()). */
+			rc->pre[j - RCV_CHAIN].used = true;
+			rc->sum[j - RCV_CHAIN].out = rc->pre[j - RCV_CHAIN].out;
+			rc->sum[j - RCV_CHAIN].valid = true;
+			ret = ramp_into_chain(rc, j);
+			if (ret) {
+				rcv_win_free(*wp);
+				*wp = NULL;
+				return ret;
+			}
+			continue;
+		}
 		ret = ramp_one(rc, j, &w);
 		if (!ret && j == keep) {
 			*wp = w;
@@ -239,11 +267,131 @@ int rcv_ramp_win(struct rp_recover *rc, uint64_t k, struct win **wp)
  * so what a window knows does not depend on which computed it.  A ramp
  * no question began is left alone, as without the prefetch.
  */
+void rp_recover_stop(struct rp_recover *rc, uint64_t pos)
+{
+	if (pos > rc->end)
+		pos = rc->end;
+	if (!rc->stop_set)
+		rc->stop_dir = 1;
+	else if (pos != rc->stop_pos)
+		rc->stop_dir = pos < rc->stop_pos ? 1 : -1;
+	rc->stop_pos = pos;
+	rc->stop_set = true;
+}
+
+/* Is the prefetch's summary of window @k what it would compute now? */
+static bool pre_fresh(const struct rp_recover *rc, uint64_t k)
+{
+	return rc->pre[k - RCV_CHAIN].valid &&
+	       rc->pre[k - RCV_CHAIN].nfacts == rc->nfacts;
+}
+
+/*
+ * The next of the summaries of a ramp no question began, from its start
+ * down to the one above window @k, computed aside (rc->pre): the step
+ * out of the chain's oldest window into the ramp then computes one
+ * window, not the whole ramp.  Each starts from the one above it, as
+ * ramp_one() does; ramp_down() takes them when a question begins the
+ * ramp (pre_ok()).
+ */
+static int prefetch_pre(struct rp_recover *rc, uint64_t k)
+{
+	uint64_t j, s = ramp_start(rc), first, last;
+	struct rcv_pre *p;
+	struct win *w;
+	int err;
+
+	for (j = s; j > k; j--) {
+		if (pre_fresh(rc, j))
+			continue;
+		win_span(rc, j, &first, &last);
+		err = rcv_win_new(rc, first, last, NULL,
+				  j == s ? NULL : &rc->pre[j + 1 - RCV_CHAIN].out,
+				  &w);
+		if (err)
+			return err;
+		p = &rc->pre[j - RCV_CHAIN];
+		p->out = w->st[w->n];
+		p->nfacts = rc->nfacts;
+		p->used = false;
+		p->valid = true;
+		rcv_win_free(w);
+		return 1;
+	}
+	return 0;
+}
+
+/* Is @w window @k of the grid? */
+static bool win_is(const struct win *w, const struct rp_recover *rc,
+		   uint64_t k)
+{
+	uint64_t first, last;
+
+	win_span(rc, k, &first, &last);
+	return w && w->first == first && w->last == last;
+}
+
+/*
+ * The window next to the front end's stop, the way its stops go
+ * (rp_recover_stop()), beyond the chain: reverse-step walks into the
+ * older one, and at a person's pace it is ready when the walk gets there
+ * (the chain's windows are rcv_chain_next()'s, already in that order).
+ * In a ramp a question began, the summaries it starts from first, oldest
+ * first, one a call, as a question computes them.  Kept in rc->far2, where win_at()
+ * finds it.  What it knows is what a question there computes: a window
+ * beyond the chain depends on the history and the ramp's summaries
+ * alone.  1 when it computed a window, 0 when there is none to compute.
+ */
+static int prefetch_next(struct rp_recover *rc)
+{
+	uint64_t k, j, s = ramp_start(rc);
+	struct win *w;
+	int err;
+
+	if (!rc->stop_set)
+		return 0;
+	k = (rc->end - rc->stop_pos) / rc->block;
+	if (rc->stop_dir < 0) {
+		if (!k)
+			return 0;
+		k--;
+	} else {
+		k++;
+	}
+	if (k < RCV_CHAIN || k * rc->block >= rc->end ||
+	    win_is(rc->far, rc, k) || win_is(rc->far2, rc, k))
+		return 0;
+	/* A ramp no question began is not begun here (rp_recover_prefetch()):
+	 * begun, the chain learns from it, so what a stop in the chain
+	 * would show would depend on the user's pace.  Its summaries above
+	 * the window are computed aside, for the question to take.
+	 */
+	if (k <= s && !rc->sum[s - RCV_CHAIN].valid)
+		return prefetch_pre(rc, k);
+	for (j = s; k <= s && j > k; j--) {
+		if (rc->sum[j - RCV_CHAIN].valid)
+			continue;
+		err = rcv_ramp_win(rc, j, &w);
+		rcv_win_free(w);
+		return err ? err : 1;
+	}
+	err = rcv_ramp_win(rc, k, &w);
+	if (err)
+		return err;
+	rcv_win_free(rc->far2);
+	rc->far2 = w;
+	return 1;
+}
+
 int rp_recover_prefetch(struct rp_recover *rc)
 {
 	uint64_t k = ramp_start(rc);
 	struct win *w;
 	int err;
+
+	err = prefetch_next(rc);
+	if (err)
+		return err;
 
 	if (k >= RCV_CHAIN && rc->sum[k - RCV_CHAIN].valid)
 		for (; k >= RCV_CHAIN; k--) {

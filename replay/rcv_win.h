@@ -84,6 +84,18 @@ struct rcv_sum {
 	struct rcv_state out;
 };
 
+/*
+ * A summary the prefetch computed before any question began the ramp
+ * (rcv_sum.c): the same window, seed and facts as the question would
+ * use, so taken as it is when the question comes (@nfacts: the facts it
+ * saw; @used: it became the summary, so the one below may follow).
+ */
+struct rcv_pre {
+	bool valid, used;
+	size_t nfacts;
+	struct rcv_state out;
+};
+
 /* rcv_why.c's last walk back for one register: from state @hi of the
  * window (@w, @first, @last) the writer of bits @u is instruction @lo
  * (-1: none in the window).
@@ -146,7 +158,19 @@ struct rp_recover {
 	struct rcv_ctx ctx;
 	struct win *chain[RCV_CHAIN];	/* [0] ends at the end */
 	struct win *far;		/* one window beyond the chain */
+	/* The one before it, or the one the prefetch computed next to the
+	 * front end's stop (rcv_sum.c): a walk across a window's edge
+	 * finds it ready, either way.
+	 */
+	struct win *far2;
+	/* rp_recover_stop(): the front end's last stop, and the way the
+	 * stops went (1: back, to older windows; -1: forward).
+	 */
+	uint64_t stop_pos;
+	int stop_dir;
+	bool stop_set;
 	struct rcv_sum *sum;		/* [k - RCV_CHAIN]: RCV_RAMP */
+	struct rcv_pre *pre;		/* likewise, ahead of a question */
 	uint64_t block;
 	/* a page of snapshot memory */
 	uint64_t page;
@@ -324,6 +348,12 @@ void rcv_index_verify(struct win *w, const char *where);
 
 /* Byte @a of memory before instruction @i of @w (state i), if known. */
 bool rcv_mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out);
+/* Bytes @addr..@addr+@len of memory at state @i of @w into @buf, as
+ * rcv_mem_byte() each, a word at a time: how many are known from the
+ * first on.
+ */
+size_t rcv_mem_range(struct win *w, uint64_t i, uint64_t addr, void *buf,
+		     size_t len);
 
 /*
  * The user memory system call @i of @w writes, by its number and
@@ -412,6 +442,47 @@ static inline int rcv_acc_byte(const struct rcv_acc *x, uint64_t a,
 	*out = (uint8_t)(v.v >> sh);
 	return 1;
 }
+/* Bit i: byte i of @k is all ones. */
+static inline unsigned int rcv_bytes_ff(uint64_t k)
+{
+	k &= k >> 4;
+	k &= k >> 2;
+	k &= k >> 1;
+	return (unsigned int)(((k & 0x0101010101010101ull) *
+			       0x0102040810204080ull) >> 56);
+}
+
+/*
+ * The bytes of @word access @x covers (*@cov) and, of those, the ones it
+ * knows the value of (returned): for each byte a, rcv_acc_byte(@x, a)
+ * >= 0 and == 1, without asking it 8 times (rcv_mem.c: a memory question
+ * walks a word's accesses for all its bytes at once; test_rcv_mem.c
+ * checks the two agree).  Offsets 16 and up (a ymm's upper half) are
+ * never known.
+ */
+static inline uint8_t rcv_acc_word(const struct rcv_acc *x, uint64_t word,
+				   uint8_t *cov)
+{
+	uint64_t w0 = 8 * word, d = x->addr - w0, n;
+	unsigned int k16;
+
+	*cov = 0;
+	if (!x->valid || !x->addr_known)
+		return 0;
+	k16 = rcv_bytes_ff(x->val.k) | rcv_bytes_ff(x->hi.k) << 8;
+	if (d < 8) {		/* it starts in the word, at byte d */
+		n = 8 - d < x->size ? 8 - d : x->size;
+		*cov = (uint8_t)(((1u << n) - 1) << d);
+		return (uint8_t)(k16 << d) & *cov;
+	}
+	d = w0 - x->addr;	/* it starts d bytes before the word */
+	if (d >= x->size)
+		return 0;
+	n = x->size - d < 8 ? x->size - d : 8;
+	*cov = (uint8_t)((1u << n) - 1);
+	return d < 16 ? (uint8_t)(k16 >> d) & *cov : 0;
+}
+
 /* First entry of @w's index at or after (@word, @pos). */
 size_t rcv_lower(const struct win *w, uint64_t word, uint64_t pos);
 /* The loads (@wr false) or stores of instruction @q of @w, remembered for

@@ -356,7 +356,18 @@ static struct win *win_at(struct rp_recover *rc, uint64_t pos, int *err)
 	 */
 	if (rc->far && rc->far->first <= pos && pos <= rc->far->last)
 		return rc->far;
-	rcv_win_free(rc->far);
+	/* The other one kept (the one before, or the prefetch's): a walk
+	 * back and forth across a window's edge computes nothing again.
+	 */
+	if (rc->far2 && rc->far2->first <= pos && pos <= rc->far2->last) {
+		struct win *t = rc->far;
+
+		rc->far = rc->far2;
+		rc->far2 = t;
+		return rc->far;
+	}
+	rcv_win_free(rc->far2);
+	rc->far2 = rc->far;
 	rc->far = NULL;
 	*err = rcv_ramp_win(rc, k, &rc->far);
 	return rc->far;
@@ -411,7 +422,9 @@ int rp_recover_new(struct rp_session *s, uint32_t tid,
 	rc->tid = tid;
 	rc->block = RCV_BLOCK;
 	rc->sum = calloc(RCV_RAMP, sizeof(*rc->sum));
-	ret = rc->sum ? rp_thread_info(s, tid, &info) : -RP_ERR_NOMEM;
+	rc->pre = calloc(RCV_RAMP, sizeof(*rc->pre));
+	ret = rc->sum && rc->pre ? rp_thread_info(s, tid, &info) :
+				   -RP_ERR_NOMEM;
 	if (!ret)
 		ret = rp_thread_end(s, tid, &rc->end, &rc->end_regs);
 	if (!ret)
@@ -477,8 +490,10 @@ void rp_recover_free(struct rp_recover *rc)
 	for (i = 0; i < RCV_CHAIN; i++)
 		rcv_win_free(rc->chain[i]);
 	rcv_win_free(rc->far);
+	rcv_win_free(rc->far2);
 	wpf_cache_free(rc->wpf);
 	free(rc->sum);
+	free(rc->pre);
 	rp_snapshot_close(rc->sn);
 	rcv_dec_free(rc->dec);
 	rcv_stack_tmp_free(rc->stk);
@@ -498,7 +513,10 @@ void rcv_drop_windows(struct rp_recover *rc)
 	}
 	rcv_win_free(rc->far);
 	rc->far = NULL;
+	rcv_win_free(rc->far2);
+	rc->far2 = NULL;
 	memset(rc->sum, 0, RCV_RAMP * sizeof(*rc->sum));
+	memset(rc->pre, 0, RCV_RAMP * sizeof(*rc->pre));
 }
 
 void rp_recover_set_block(struct rp_recover *rc, uint64_t block)
@@ -596,10 +614,7 @@ size_t rp_recover_mem(struct rp_recover *rc, uint64_t pos, uint64_t addr,
 	if (!w)
 		return 0;
 	rc->ctx.mctx = w;
-	for (i = 0; i < len; i++)
-		if (!rcv_mem_byte(w, pos - w->first, addr + i, (uint8_t *)buf + i))
-			break;
-	return i;
+	return rcv_mem_range(w, pos - w->first, addr, buf, len);
 }
 
 void rp_recover_stats(const struct rp_recover *rc,

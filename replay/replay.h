@@ -1011,6 +1011,15 @@ void rp_recover_set_block(struct rp_recover *rc, uint64_t block);
  */
 int rp_recover_prefetch(struct rp_recover *rc);
 
+/*
+ * The front end stopped at @pos (where its user is): rp_recover_prefetch()
+ * then first computes the window next to it beyond the chain, the way the
+ * stops go (back, to the older one, unless the last stop was after the one
+ * before it), so that stepping across a window's edge at a person's pace
+ * never waits for that window.
+ */
+void rp_recover_stop(struct rp_recover *rc, uint64_t pos);
+
 /**
  * rp_recover_regs() - the registers known before instruction @pos
  * @pos:	0 to the thread's end (rp_thread_end()); at the end, the final

@@ -74,8 +74,11 @@ class PtrecGoto(gdb.Command):
         if out.startswith('ptrec goto:'):
             raise gdb.GdbError(out.strip())
         gdb.write(out)
-        # The registers and frames of the new position.
+        # The registers, frames and memory of the new position: GDB's
+        # stack cache (dcache) still holds what it read at the old one,
+        # and would show those values here (a wrong value, #17).
         gdb.execute('maintenance flush register-cache', to_string=True)
+        gdb.execute('maintenance flush dcache', to_string=True)
         _sync_program()
         gdb.execute('frame', to_string=False)
 

@@ -276,12 +276,16 @@ struct rp_recover *target_recovery(struct target *tg, size_t cur)
 
 bool target_prefetch(struct target *tg)
 {
+	size_t cur = rp_timeline_selected(tg->tl);
 	struct rp_recover *rc;
 
 	if (tg->no_values || tg->no_prefetch)
 		return false;
-	rc = target_recovery(tg, rp_timeline_selected(tg->tl));
-	return rc && rp_recover_prefetch(rc) == 1;
+	rc = target_recovery(tg, cur);
+	if (!rc)
+		return false;
+	rp_recover_stop(rc, rp_timeline_pos(tg->tl, cur));
+	return rp_recover_prefetch(rc) == 1;
 }
 
 /* Register @idx (enum rp_reg) of thread @cur before the end, recovered

@@ -336,4 +336,28 @@ if [ -n "${VALCHECK:-}" ] && [ -f "$tmp/gt/manifest.json" ]; then
 		bad "PTREC_NO_VALUES=1: $(cat "$tmp/rsp.on" "$tmp/rsp.off" | grep rsp)"
 	fi
 fi
+# `ptrec goto` flushes GDB's stack cache: tests/bench/gdbloop's main()
+# keeps i in one stack slot, which the first `bt full` at the end reads
+# (i = 101); after a goto back to the 30th call of step(), GDB showed
+# that 101 again from its cache instead of the position's 29 (so did
+# step's i, where the stack's addresses put it in the same cache line).
+# The truth is the number of calls of step() in the trace before it.
+if [ -n "${GDBLOOP:-}" ]; then
+	timeout 120 "$PTREC" record -q --max-insns 5000 -o "$tmp/loop" -- \
+		"$GDBLOOP" >/dev/null 2>&1
+	"$PTREC" insns "$tmp/loop" >"$tmp/loop.insns" 2>&1
+	# 8 instructions after the 30th call: in leaf(), called by step().
+	at=$(grep 'call .*<step>' "$tmp/loop.insns" | sed -n 30p | cut -f1)
+	at=$((at + 8))
+	timeout 120 "$PTREC" replay "$tmp/loop" -batch -ex "bt full" \
+		-ex "ptrec goto $at" -ex "bt full" >"$tmp/goto" 2>&1
+	si=$(sed -n 's/.* in step (i=\([0-9]*\)).*/\1/p' "$tmp/goto" | tail -1)
+	mi=$(sed -n '/ in main ()/,$s/^ *i = \([0-9]*\)$/\1/p' "$tmp/goto" |
+		tail -1)
+	if [ "$si" = 29 ] && [ "$mi" = 29 ]; then
+		ok "ptrec goto back from the end: main's and step's i are the position's (29), not the end's"
+	else
+		bad "ptrec goto $at: step's i '$si', main's '$mi', want 29: $(grep -E 'step \(|^ *i = ' "$tmp/goto" | tail -3)"
+	fi
+fi
 tap_end gdb-values

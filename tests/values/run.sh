@@ -458,6 +458,52 @@ if [ -n "${UNSOUND:-}" ]; then
 	else
 		bad "unsound.c ramp, prefetch after the ramp began: $(cat "$tmp/steps" "$tmp/once" | head -4)"
 	fi
+	# The prefetch steps ahead the way the stops go (rp_recover_stop()):
+	# in windows of 100, from a stop beyond the ramp (4,000 before the
+	# end: window 40) and in it (2,000: window 20, windows 16 to 31 are
+	# the ramp), back and forward, one step computes the window next to
+	# it, which a question then finds ready (0 windows), knowing what a
+	# fresh engine asking it alone knows.
+	end=$("$PTREC" values "$tmp/ramp" --at 999999999 2>&1 |
+		sed -n 's/.*(\([0-9]*\): its end).*/\1/p')
+	for at in $((${end:-0} - 4000)) $((${end:-0} - 2000)); do
+		for way in back fwd; do
+			if [ -n "${VALWIN:-}" ] && [ -f "$tmp/ramp/manifest.json" ] &&
+				"$VALWIN" "$tmp/ramp" near 100 $at $way >"$tmp/near" 2>&1 &&
+				"$VALWIN" "$tmp/ramp" near 100 $at fresh-$way >"$tmp/fresh" 2>&1 &&
+				grep -q '^near prefetch 1 windows 1 asked windows 0$' "$tmp/near" &&
+				[ "$(grep '^digest' "$tmp/near")" = "$(grep '^digest' "$tmp/fresh")" ]; then
+				ok "unsound.c ramp, a stop at $at walking $way: the prefetch computes the next window that way, ready when asked, the same values as asked alone"
+			else
+				bad "unsound.c ramp, a stop at $at walking $way: $(cat "$tmp/near" "$tmp/fresh" | head -4)"
+			fi
+		done
+	done
+	# Walking back out of the chain's oldest window (15) toward a ramp
+	# no question began: the prefetch computes the ramp's summaries
+	# aside, one window a step, without beginning it; the question that
+	# steps into window 16 then computes that window alone (16 without
+	# them), and every position then knows what it knows without the
+	# prefetch (the same questions).
+	if [ -n "${VALWIN:-}" ] && [ -f "$tmp/ramp/manifest.json" ] &&
+		"$VALWIN" "$tmp/ramp" near 100 $((${end:-0} - 1550)) back-all >"$tmp/near" 2>&1 &&
+		"$VALWIN" "$tmp/ramp" near 100 $((${end:-0} - 1550)) back-none >"$tmp/fresh" 2>&1 &&
+		grep -q '^near prefetch steps 15 most windows a step 1 asked windows 1$' "$tmp/near" &&
+		[ "$(grep '^digest' "$tmp/near")" = "$(grep '^digest' "$tmp/fresh")" ]; then
+		ok "unsound.c ramp, walking back out of the chain: the ramp's summaries computed aside, one window a step; the step into it computes one window; every value as without the prefetch"
+	else
+		bad "unsound.c ramp, walking back out of the chain: $(cat "$tmp/near" "$tmp/fresh" | head -6)"
+	fi
+	# Walking forward from just beyond the ramp (window 32) toward its
+	# first window, which no question began: left alone (a chain window
+	# computed instead), asked when the walk gets there.
+	if [ -n "${VALWIN:-}" ] && [ -f "$tmp/ramp/manifest.json" ] &&
+		"$VALWIN" "$tmp/ramp" near 100 $((${end:-0} - 3250)) fwd >"$tmp/near" 2>&1 &&
+		grep -q '^near prefetch 1 windows 1 asked windows 1$' "$tmp/near"; then
+		ok "unsound.c ramp, walking forward into a ramp no question began: the prefetch leaves it alone"
+	else
+		bad "unsound.c ramp, walking forward into the ramp: $(cat "$tmp/near")"
+	fi
 fi
 
 # The same through xmm (unsound.c's "xramp"): xmm6 set beyond the chain,

@@ -22,6 +22,18 @@
  * and the most windows one step computed; then the digest of every
  * position of the first thread.  The two must know the same (the
  * prefetch computes what a question would, one window a step).
+ *
+ * near BLOCK POS [fresh-]back|fwd|back-all|back-none: in windows of BLOCK instructions, a stop at
+ * POS (its registers asked) after one just after it (back: a walk back,
+ * rp_recover_stop()) or just before it (fwd); one rp_recover_prefetch()
+ * step; then the registers at every position of the window next to POS
+ * that way, asked: "near prefetch windows A asked windows B" (B must be
+ * 0: the prefetch had computed it), and their digest, which must be the
+ * one a fresh engine asking them alone prints (`near BLOCK POS
+ * fresh-back|fresh-fwd`: no stop, no prefetch).  back-all: the prefetch
+ * until it has nothing left, "near prefetch steps N most windows a step
+ * M asked windows B", then the digest of every position, which must be
+ * back-none's (the same questions, no prefetch).
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -83,6 +95,10 @@ static int digest(struct rp_session *s, uint64_t k, bool fwd)
 			    m == ~0ull) {
 				memset(word, 0, sizeof(word));
 				got = rp_recover_mem(rc, pos, v, word, 8);
+				/* The bytes after the known ones are not
+				 * the engine's answer: not hashed.
+				 */
+				memset(word + got, 0, 8 - got);
 				memcpy(&v, word, 8);
 				h = fnv(fnv(h, got), v);
 				bits += 8 * got;
@@ -157,6 +173,86 @@ static int ramp(struct rp_session *s, uint64_t block, uint64_t pos,
 	return 0;
 }
 
+/* The digest of the registers at positions [@lo, @hi) of @rc. */
+static void digest_span(struct rp_recover *rc, uint64_t lo, uint64_t hi)
+{
+	uint64_t h = 0xcbf29ce484222325ull, bits = 0, pos, v, m;
+	unsigned int g;
+
+	for (pos = lo; pos < hi; pos++)
+		for (g = 0; g <= RP_REG_EFLAGS; g++) {
+			if (g == RP_REG_RIP)
+				continue;
+			if (rp_recover_reg_bits(rc, pos, g, &v, &m))
+				m = v = 0;
+			h = fnv(fnv(h, v), m);
+			bits += (uint64_t)__builtin_popcountll(m);
+		}
+	printf("digest %016" PRIx64 " known bits %" PRIu64 "\n", h, bits);
+}
+
+static int near(struct rp_session *s, uint64_t block, uint64_t pos,
+		const char *how)
+{
+	uint32_t tid = rp_thread_tid(s, 0);
+	struct rp_recover_stats st;
+	uint64_t end, k, lo, hi, w0 = 0, w1 = 0, w2;
+	struct rp_recover *rc;
+	struct rp_regs r;
+	bool fresh = !strncmp(how, "fresh-", 6);
+	bool back = !strncmp(how + (fresh ? 6 : 0), "back", 4);
+	bool all = strstr(how, "-all") != NULL;
+	bool none = strstr(how, "-none") != NULL;
+	uint64_t steps = 0, most = 0, b;
+	int pf = 0;
+
+	if (rp_thread_end(s, tid, &end, NULL) || end < 2 || pos >= end ||
+	    rp_recover_new(s, tid, &rc)) {
+		fprintf(stderr, "valwin: no history\n");
+		return 2;
+	}
+	rp_recover_set_block(rc, block);
+	/* The window next to @pos's on the grid counted from the end. */
+	k = (end - pos) / block;
+	k = back ? k + 1 : k - 1;
+	hi = end - k * block;
+	lo = hi > block ? hi - block : 0;
+	if (!fresh) {
+		rp_recover_stop(rc, back ? pos + 1 : pos - 1);
+		rp_recover_regs(rc, pos, &r);
+		rp_recover_stop(rc, pos);
+		rp_recover_stats(rc, &st);
+		w0 = st.windows;
+		do {
+			if (none)
+				break;
+			b = st.windows;
+			pf = rp_recover_prefetch(rc);
+			rp_recover_stats(rc, &st);
+			steps += pf == 1;
+			if (st.windows - b > most)
+				most = st.windows - b;
+		} while (all && pf == 1);
+		w1 = st.windows;
+	}
+	/* Its first position is the window before's last: not asked. */
+	digest_span(rc, lo + 1, hi);
+	rp_recover_stats(rc, &st);
+	w2 = st.windows;
+	if (all)
+		printf("near prefetch steps %" PRIu64 " most windows a step %"
+		       PRIu64 " asked windows %" PRIu64 "\n", steps, most,
+		       w2 - w1);
+	else
+		printf("near prefetch %d windows %" PRIu64 " asked windows %"
+		       PRIu64 "\n", pf, w1 - w0, fresh ? w2 : w2 - w1);
+	/* And every position: what the windows asked teach the chain. */
+	if (all || none)
+		digest_all(rc, end);
+	rp_recover_free(rc);
+	return pf < 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct rp_session *s;
@@ -169,10 +265,12 @@ int main(int argc, char **argv)
 
 	if (argc < 4 ||
 	    (strcmp(argv[2], "digest") && strcmp(argv[2], "stop") &&
-	     strcmp(argv[2], "ramp")) ||
-	    (!strcmp(argv[2], "ramp") && argc != 6)) {
+	     strcmp(argv[2], "ramp") && strcmp(argv[2], "near")) ||
+	    (!strcmp(argv[2], "ramp") && argc != 6) ||
+	    (!strcmp(argv[2], "near") && argc != 6)) {
 		fprintf(stderr, "usage: valwin BUNDLE digest K [fwd] | "
-			"stop POS... | ramp BLOCK POS once|steps\n");
+			"stop POS... | ramp BLOCK POS once|steps | "
+			"near BLOCK POS [fresh-]back|fwd|back-all|back-none\n");
 		return 2;
 	}
 	if (rp_session_open(&s, argv[1]) || !rp_thread_count(s)) {
@@ -189,6 +287,12 @@ int main(int argc, char **argv)
 		ret = ramp(s, strtoull(argv[3], NULL, 0),
 			   strtoull(argv[4], NULL, 0),
 			   !strcmp(argv[5], "steps"));
+		rp_session_close(s);
+		return ret;
+	}
+	if (!strcmp(argv[2], "near")) {
+		ret = near(s, strtoull(argv[3], NULL, 0),
+			   strtoull(argv[4], NULL, 0), argv[5]);
 		rp_session_close(s);
 		return ret;
 	}

@@ -101,3 +101,46 @@ Test(rcv_mem, fs_syscalls)
 		cr_assert_not(rcv_fs_syscall_nr(not[i]), "%llu",
 			      (unsigned long long)not[i]);
 }
+
+/* rcv_acc_word(), the masks a memory question walks a word's accesses
+ * with, against rcv_acc_byte() byte by byte: random accesses (a fixed
+ * seed) of 0 to 40 bytes, partly known values, around and across a word,
+ * and next to the top of the address space.
+ */
+Test(rcv_mem, acc_word_is_acc_byte)
+{
+	uint64_t seed = 17, word, base;
+	unsigned int n, b, i;
+	struct rcv_acc x;
+	uint8_t cov, kn, t;
+	int r;
+
+	for (n = 0; n < 200000; n++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		base = n & 1 ? 0x7ffd0000ull : UINT64_MAX - 63;
+		memset(&x, 0, sizeof(x));
+		x.valid = (seed >> 60) != 0;
+		x.addr_known = (seed >> 59 & 7) != 0;
+		x.addr = base + (seed >> 8 & 31);
+		x.size = (unsigned int)(seed >> 16 & 63) % 41;
+		for (i = 0; i < 8; i++) {
+			if (seed >> (20 + i) & 1)
+				x.val.k |= 0xffull << (8 * i);
+			if (seed >> (28 + i) & 1)
+				x.hi.k |= 0xffull << (8 * i);
+		}
+		if (seed >> 36 & 1)
+			x.val.k |= 0x10;	/* a byte partly known */
+		x.val.v = seed * 31;
+		x.hi.v = seed * 37;
+		word = (base >> 3) + (seed >> 40 & 7);
+		kn = rcv_acc_word(&x, word, &cov);
+		for (b = 0; b < 8; b++) {
+			r = rcv_acc_byte(&x, 8 * word + b, &t);
+			cr_assert_eq(cov >> b & 1, r >= 0, "covers: case %u byte %u",
+				     n, b);
+			cr_assert_eq(kn >> b & 1, r == 1, "known: case %u byte %u",
+				     n, b);
+		}
+	}
+}
