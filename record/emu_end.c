@@ -136,9 +136,27 @@ static void exit_futex(struct emu *e, struct thr *t)
 }
 
 /*
+ * Whether another thread of @me's process is in execve/execveat: then
+ * @me's exit is de_thread()'s, and the process goes on (in a new image)
+ * instead of ending: its end state is still to come.
+ */
+static bool exec_under_way(struct emu *e, struct thr *me)
+{
+	struct thr *t;
+
+	for (t = e->threads; t; t = t->next)
+		if (t != me && t->proc == me->proc && t->st == T_SYSCALL &&
+		    ((long)t->entry.rax == SYS_execve ||
+		     (long)t->entry.rax == SYS_execveat))
+			return true;
+	return false;
+}
+
+/*
  * PTRACE_EVENT_EXIT: the thread is leaving, its process's memory is still
  * there.  A thread that ends alone (exit(2) with others alive) only
- * leaves; otherwise the process is ending: snapshot it.
+ * leaves, and so does one another thread's execve ends; otherwise the
+ * process is ending: snapshot it.
  */
 void emu_exit_stop(struct emu *e, struct thr *t)
 {
@@ -147,7 +165,7 @@ void emu_exit_stop(struct emu *e, struct thr *t)
 	exit_futex(e, t);
 	ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg);
 	if (!(t->st == T_SYSCALL && (long)t->entry.rax == SYS_exit &&
-	      others_alive(e, t)))
+	      others_alive(e, t)) && !exec_under_way(e, t))
 		emu_snap_proc(e, t->proc, WIFSIGNALED((int)msg) ?
 			  SB_SNAP_END_SIGNAL : SB_SNAP_END_EXIT,
 			  WIFSIGNALED((int)msg) ? WTERMSIG((int)msg) :

@@ -495,17 +495,48 @@ static void new_child(struct emu *e, struct thr *parent, int event)
 		emu_emit_comm(e, t);
 }
 
+/*
+ * An execve by a thread other than the leader: de_thread() killed the
+ * leader @t (its PTRACE_EVENT_EXIT came, never its death) and the exec'ing
+ * thread, @former_tid until now, goes on with the leader's tid.  The
+ * leader's history ends where it was killed (an asynchronous disable: the
+ * instruction of a step in flight did not retire), so that the new image's
+ * first instruction is an enable, not a jump from the leader's last one
+ * (tests/values/review4.c execmt: "trace stream does not match query");
+ * the exec'ing thread's history ends with its SYSCALL, and it leaves as
+ * the kernel says (no death of its former tid is ever reported).
+ */
+static void exec_by_other(struct emu *e, struct thr *t, pid_t former_tid)
+{
+	struct thr *o = emu_thr_find(e, former_tid);
+
+	if (t->enc.enabled)
+		emu_enc_check(e, t, ptenc_disable_async(&t->enc,
+			  t->st == T_READY && t->have_regs ? t->regs.rip :
+			  t->ip));
+	if (!o || o == t || o->st == T_DEAD)
+		return;
+	if (o->st == T_SYSCALL)
+		emu_syscall_entered(e, o);
+	o->st = T_EXITING;
+	thr_exited(e, o, 0);
+}
+
 static void exec_happened(struct emu *e, struct thr *t)
 {
 	struct ptrec_sb_exec ex = { .hdr = { .type = PTREC_SB_EXEC } };
 	struct proc *p = t->proc;
 	char link[64], path[4096];
+	unsigned long former = 0;
 	struct sb_err err;
 	ssize_t n;
 	int ret;
 
 	/* The SYSCALL that ran execve is in the history. */
-	if (t->st == T_SYSCALL)
+	if (!ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &former) &&
+	    (pid_t)former != t->tid && former)
+		exec_by_other(e, t, (pid_t)former);
+	else if (t->st == T_SYSCALL)
 		emu_syscall_entered(e, t);
 	snprintf(link, sizeof(link), "/proc/%d/exe", p->pid);
 	n = readlink(link, path, sizeof(path) - 1);
