@@ -232,8 +232,11 @@ void emu_finish_live(struct emu *e)
 				usleep(1000);
 				continue;
 			}
-			/* Blocked in a system call it was stepped into. */
-			t->st = T_SYSCALL;
+			/* Blocked in a system call it was stepped into (or
+			 * in a page fault: emu.c's watchdog).
+			 */
+			if (!t->blocked)
+				t->st = T_SYSCALL;
 			break;
 		}
 	}
@@ -247,7 +250,7 @@ void emu_finish_live(struct emu *e)
 		emu_thr_close(e, t);
 		if (e->launched)
 			continue;
-		if (t->st == T_SYSCALL) {
+		if (t->st == T_SYSCALL || t->blocked) {
 			ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
 			waitpid(t->tid, &status, __WALL);
 		}

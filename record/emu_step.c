@@ -745,6 +745,15 @@ void emu_handle_stop(struct emu *e, pid_t tid, int status)
 	if (!WIFSTOPPED(status))
 		return;
 	sig = WSTOPSIG(status);
+	if (t->blocked) {
+		/* Back from the kernel (emu.c's watchdog): in user space
+		 * again at the instruction, which then retired or not.
+		 */
+		t->blocked = false;
+		if (t->started && !t->enc.enabled)
+			emu_enc_check(e, t, ptenc_enable(&t->enc, t->ip,
+							 emu_now(e)));
+	}
 	if (t->st == T_NEW) {
 		/* The SIGSTOP every new tracee starts with. */
 		emu_get_regs(t);
