@@ -598,6 +598,59 @@ static bool explain_skip(struct emu *e, struct thr *t, uint64_t pc,
 	return true;
 }
 
+/*
+ * An XBEGIN whose step lands at its fallback, or one instruction past it:
+ * the transaction began and aborted before the instruction after the
+ * XBEGIN ran (with RTM, the single step's debug trap inside the
+ * transaction aborts it at once, status 0x10 in EAX, and the trap comes
+ * after the fallback's first instruction; tests/values/review4.c
+ * tsxabort).  In the trace as a CPU writes it (SDM Vol. 3C 33.4.2.8):
+ * MODE.TSX (InTX) and FUP at the XBEGIN, which retires, then MODE.TSX
+ * (TXAbort) and FUP at the next instruction, which never ran, a TIP to
+ * the fallback, and the fallback's instruction that ran; in the truth the
+ * XBEGIN and that one.  Not explain_skip()'s straight line through the
+ * transaction's body: those instructions (a store among them) never
+ * happened.
+ */
+static bool xbegin_aborted(struct emu *e, struct thr *t, uint64_t next)
+{
+	uint8_t b[6];
+	struct iovec l = { b, sizeof(b) };
+	struct iovec r = { (void *)(uintptr_t)t->ip, sizeof(b) };
+	uint64_t after = t->ip + t->in.len, fb;
+	struct insn fin = { 0 };
+	int32_t rel;
+	int ret;
+
+	if (t->in.len != 6 || next == after ||
+	    process_vm_readv(t->tid, &l, 1, &r, 1, 0) != sizeof(b) ||
+	    b[0] != 0xc7 || b[1] != 0xf8)
+		return false;
+	memcpy(&rel, b + 2, sizeof(rel));
+	fb = after + (uint64_t)(int64_t)rel;
+	if (next != fb) {
+		/* the fallback's first instruction ran: it went to @next */
+		emu_fetch_insn(e, t, fb, &fin);
+		if (!fin.len || fin.cls == IC_FAR ||
+		    (fin.cls == IC_OTHER && fb + fin.len != next))
+			return false;
+	}
+	emu_enc_check(e, t, ptenc_tsx(&t->enc, t->ip, true, false));
+	emu_enc_check(e, t, ptenc_retire(&t->enc, &t->in, t->ip, after));
+	emu_truth_add_regs(e, t, t->ip, next == fb);
+	emu_enc_check(e, t, ptenc_tsx_abort(&t->enc, after, fb));
+	if (next == fb)
+		return true;
+	ret = ptenc_retire(&t->enc, &fin, fb, next);
+	emu_truth_add_regs(e, t, fb, ret == 0);
+	if (ret == 1) {
+		e->st->anomalies++;
+		ret = ptenc_disable_async(&t->enc, fb + fin.len);
+	}
+	emu_enc_check(e, t, ret);
+	return true;
+}
+
 /* A SIGTRAP stop after a step: the instruction completed. */
 static void step_done(struct emu *e, struct thr *t)
 {
@@ -651,6 +704,8 @@ static void step_done(struct emu *e, struct thr *t)
 		icache_put(e, t, t->ip, &t->in);
 		e->st->learned++;
 	}
+	if (xbegin_aborted(e, t, next))
+		return;
 	ret = ptenc_retire(&t->enc, &t->in, t->ip, next);
 	/* The registers are those after t->ip only when the step retired
 	 * just it, where its class allows.
