@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rcv_win.h"
 #include "rp_internal.h"
 #include "watch_exit.h"
 #include "watch_rep.h"
@@ -34,6 +35,10 @@ struct rp_watch {
 	/* The union of the ranges, as one interval, for a first test. */
 	uint64_t lo, hi;
 	unsigned int types;	/* RP_WATCH_* bits of any watchpoint */
+	/* During a scan: the process whose memory the scanned one shares
+	 * (a CLONE_VM child, vfork's), whose watchpoints it hits too.
+	 */
+	uint32_t mem_pid;
 	struct wpx_cache *xc;	/* threads' exits (watch_exit.c) */
 	struct wpt_cache *tc;	/* aborted transactions (watch_tsx.c) */
 };
@@ -159,7 +164,8 @@ static int match(const struct rp_watch *w, uint32_t pid,
 	for (i = 0; i < w->n; i++) {
 		const struct wp *p = &w->v[i];
 
-		if (!(p->type & need) || p->pid != pid)
+		if (!(p->type & need) ||
+		    (p->pid != pid && p->pid != w->mem_pid))
 			continue;
 		if (a->addr_known) {
 			if (a->addr >= p->addr + p->len ||
@@ -233,7 +239,8 @@ static bool may_hit(void *arg, unsigned int kind, uint64_t lo, uint64_t hi)
 	for (i = 0; i < a->w->n; i++) {
 		const struct wp *p = &a->w->v[i];
 
-		if ((p->type & need) && p->pid == a->pid &&
+		if ((p->type & need) &&
+		    (p->pid == a->pid || p->pid == a->w->mem_pid) &&
 		    lo < p->addr + p->len && p->addr < hi)
 			return true;
 	}
@@ -331,6 +338,43 @@ static int scan_hist(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
 		     int dir, uint64_t lo, uint64_t hi,
 		     struct rp_watch_hit *hit);
 
+/*
+ * The process whose memory process @pid shares, or 0: one made by clone
+ * with CLONE_VM but not CLONE_THREAD (vfork's child, clone(CLONE_VM |
+ * SIGCHLD)), its THREAD_START's flags say so, that never exec'd (the
+ * exec gives it its own memory: from there, a watchpoint of its parent
+ * would be a wrong stop, so none where it exec'd at all), through such
+ * parents up to one that has its own.
+ */
+static uint32_t mem_pid_of(const struct rp_session *s, uint32_t pid)
+{
+	const struct ptrec_sb_thread_start *t;
+	uint32_t owner = 0;
+	unsigned int depth;
+	size_t i;
+
+	for (depth = 0; depth < 8; depth++) {
+		uint32_t parent = 0;
+
+		for (i = 0; i < s->nrecs; i++) {
+			t = (const void *)s->recs[i];
+			if (s->recs[i]->type == PTREC_SB_EXEC &&
+			    ((const struct ptrec_sb_exec *)t)->pid == pid)
+				return owner;
+			if (s->recs[i]->type == PTREC_SB_THREAD_START &&
+			    t->pid == pid && t->tid == pid &&
+			    t->parent_pid != pid &&
+			    (t->clone_flags & 0x100) &&	/* CLONE_VM */
+			    !(t->clone_flags & 0x10000))	/* CLONE_THREAD */
+				parent = t->parent_pid;
+		}
+		if (!parent)
+			return owner;
+		owner = pid = parent;
+	}
+	return owner;
+}
+
 /* The partial string instruction at the end is the history's last
  * access: first backwards, last forwards.
  */
@@ -342,6 +386,9 @@ int rp_watch_scan(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
 
 	if (!w->n || lo >= hi)
 		return -RP_ERR_NOTFOUND;
+	w->mem_pid = mem_pid_of(rc->s, pid);
+	if (!w->mem_pid)
+		w->mem_pid = pid;
 	if (dir < 0 && !rep_hit(w, rc, pid, lo, hi, hit))
 		return 0;
 	ret = scan_hist(w, rc, pid, dir, lo, hi, hit);
