@@ -338,43 +338,6 @@ static int scan_hist(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
 		     int dir, uint64_t lo, uint64_t hi,
 		     struct rp_watch_hit *hit);
 
-/*
- * The process whose memory process @pid shares, or 0: one made by clone
- * with CLONE_VM but not CLONE_THREAD (vfork's child, clone(CLONE_VM |
- * SIGCHLD)), its THREAD_START's flags say so, that never exec'd (the
- * exec gives it its own memory: from there, a watchpoint of its parent
- * would be a wrong stop, so none where it exec'd at all), through such
- * parents up to one that has its own.
- */
-static uint32_t mem_pid_of(const struct rp_session *s, uint32_t pid)
-{
-	const struct ptrec_sb_thread_start *t;
-	uint32_t owner = 0;
-	unsigned int depth;
-	size_t i;
-
-	for (depth = 0; depth < 8; depth++) {
-		uint32_t parent = 0;
-
-		for (i = 0; i < s->nrecs; i++) {
-			t = (const void *)s->recs[i];
-			if (s->recs[i]->type == PTREC_SB_EXEC &&
-			    ((const struct ptrec_sb_exec *)t)->pid == pid)
-				return owner;
-			if (s->recs[i]->type == PTREC_SB_THREAD_START &&
-			    t->pid == pid && t->tid == pid &&
-			    t->parent_pid != pid &&
-			    (t->clone_flags & 0x100) &&	/* CLONE_VM */
-			    !(t->clone_flags & 0x10000))	/* CLONE_THREAD */
-				parent = t->parent_pid;
-		}
-		if (!parent)
-			return owner;
-		owner = pid = parent;
-	}
-	return owner;
-}
-
 /* The partial string instruction at the end is the history's last
  * access: first backwards, last forwards.
  */
@@ -386,7 +349,7 @@ int rp_watch_scan(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
 
 	if (!w->n || lo >= hi)
 		return -RP_ERR_NOTFOUND;
-	w->mem_pid = mem_pid_of(rc->s, pid);
+	w->mem_pid = wpx_mem_owner(rc->s, pid);
 	if (!w->mem_pid)
 		w->mem_pid = pid;
 	if (dir < 0 && !rep_hit(w, rc, pid, lo, hi, hit))
