@@ -152,6 +152,34 @@ $(BUILD)/tests/unit/replay/test_watch: tests/unit/replay/test_watch.c \
 		-DWATCH_STEP=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "step" { print $$1 }') \
 		$(LDFLAGS) -o $@ $< $(LINK_REPLAY) -lcriterion
 
+# The partial rep at a history's end (replay/watch_rep.c): recordings of
+# tests/gdb/watchrep, forwards and (with an argument) backwards; both
+# end in SIGSEGV, which ptrec record reports by its status.
+GDB_WATCHREP := $(BUILD)/tests/gdb/watchrep
+$(GDB_WATCHREP): tests/gdb/watchrep.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -no-pie -fno-pie -o $@ $<
+REP_BUNDLE := $(BUILD)/tests/unit/replay/rep-bundle
+REPB_BUNDLE := $(BUILD)/tests/unit/replay/repb-bundle
+$(REP_BUNDLE)/manifest.json: $(PTREC) $(GDB_WATCHREP)
+	rm -rf $(REP_BUNDLE) && mkdir -p $(dir $(REP_BUNDLE))
+	$(PTREC) record -q -o $(REP_BUNDLE) -- $(GDB_WATCHREP) \
+		>/dev/null 2>&1 || test -f $@
+$(REPB_BUNDLE)/manifest.json: $(PTREC) $(GDB_WATCHREP)
+	rm -rf $(REPB_BUNDLE) && mkdir -p $(dir $(REPB_BUNDLE))
+	$(PTREC) record -q -o $(REPB_BUNDLE) -- $(GDB_WATCHREP) back \
+		>/dev/null 2>&1 || test -f $@
+$(BUILD)/tests/unit/replay/test_watch_rep: tests/unit/replay/test_watch_rep.c \
+		$(RP_LIB) $(PTK_LIB) $(SB_LIB) $(REP_BUNDLE)/manifest.json \
+		$(REPB_BUNDLE)/manifest.json
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
+		-DREP_BUNDLE='"$(abspath $(REP_BUNDLE))"' \
+		-DREPB_BUNDLE='"$(abspath $(REPB_BUNDLE))"' \
+		-DREP_AREA=0x$$(nm $(GDB_WATCHREP) | awk '$$3 == "area" { print $$1 }')ull \
+		-DREP_AREA2=0x$$(nm $(GDB_WATCHREP) | awk '$$3 == "area2" { print $$1 }')ull \
+		$(LDFLAGS) -o $@ $< $(LINK_REPLAY) -lcriterion
+
 # The chain of proofs that lets a scan pass windows without the engine,
 # on it too and on 20,000 instructions of tests/bench/gdbloop's loop.
 LOOP_BUNDLE := $(BUILD)/tests/unit/replay/loop-bundle

@@ -83,6 +83,13 @@ static enum insn_class classify(const cs_insn *ci)
 		return IC_FAR;
 	case X86_INS_RET:
 		return IC_RET;
+	/*
+	 * In Capstone's jump group, but no branch for PT: it falls through
+	 * (an abort's transfer to its fallback is an asynchronous TIP), as
+	 * libipt decodes it.
+	 */
+	case X86_INS_XBEGIN:
+		return IC_OTHER;
 	/* Capstone 4 leaves LOOP* out of its jump group: name them all. */
 	case X86_INS_LOOP:
 	case X86_INS_LOOPE:

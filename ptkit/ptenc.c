@@ -287,6 +287,14 @@ int ptenc_tsx(struct ptenc *e, uint64_t ip, bool intx, bool abrt)
 	return ret ? ret : ip_packet(e, ppt_fup, ip);
 }
 
+int ptenc_tsx_abort(struct ptenc *e, uint64_t ip, uint64_t to)
+{
+	int ret = ptenc_tsx(e, ip, false, true);
+
+	/* the abort's transfer: a TIP, the FUP having bound it to @ip */
+	return ret ? ret : ip_packet(e, ppt_tip, to);
+}
+
 int ptenc_power(struct ptenc *e, uint64_t ip, uint32_t hints,
 		uint8_t state, uint8_t sub, uint8_t deepest)
 {

@@ -76,6 +76,11 @@ int ptenc_ptwrite(struct ptenc *e, uint64_t ip, uint64_t payload,
  */
 int ptenc_tsx(struct ptenc *e, uint64_t ip, bool intx, bool abrt);
 
+/* The transaction aborts at the instruction at @ip, before it runs, and
+ * goes on at its fallback @to: MODE.TSX (TXAbort), FUP(@ip), TIP(@to).
+ */
+int ptenc_tsx_abort(struct ptenc *e, uint64_t ip, uint64_t to);
+
 /*
  * An MWAIT at @ip with @hints sleeps in C-state @state (sub-state @sub)
  * down to @deepest and wakes on an interrupt: MWAIT, PWRE, EXSTOP with

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -55,9 +56,67 @@ static bool any_stepping(struct emu *e)
 	struct thr *t;
 
 	for (t = e->threads; t; t = t->next)
-		if (t->st == T_STEP)
+		if (t->st == T_STEP && !t->blocked)
 			return true;
 	return false;
+}
+
+/* The scheduler state letter of thread @tid (field 3 of its stat), or 0. */
+static char thr_state(pid_t pid, pid_t tid)
+{
+	char path[64], line[512], *p, c = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fgets(line, sizeof(line), f)) {
+		p = strrchr(line, ')');
+		if (!p || sscanf(p + 1, " %c", &c) != 1)
+			c = 0;
+	}
+	fclose(f);
+	return c;
+}
+
+/*
+ * The watchdog's tick (every 100 ms, while run() waits): a step that
+ * has not landed for a whole tick and whose thread sleeps in the kernel
+ * (S or D: a page fault that waits for another thread, userfaultfd's
+ * UFFDIO_COPY, tests/values/review4.c uffd) would wait forever for a
+ * thread that only steps after it.  It is set aside as blocked (as a
+ * SYSCALL's step is): the trace leaves user space at its instruction,
+ * which has not retired, and the others step until its stop comes.
+ */
+static void watchdog(struct emu *e)
+{
+	struct thr *t;
+	char c;
+
+	if (e->steps != e->tick_steps) {
+		e->tick_steps = e->steps;
+		return;
+	}
+	for (t = e->threads; t; t = t->next) {
+		if (t->st != T_STEP || t->blocked)
+			continue;
+		c = thr_state(t->proc->pid, t->tid);
+		if (c != 'S' && c != 'D')
+			continue;
+		t->blocked = true;
+		if (t->enc.enabled)
+			emu_enc_check(e, t, ptenc_disable_async(&t->enc,
+								 t->ip));
+	}
+}
+
+static volatile sig_atomic_t ticks;
+
+static void on_tick(int sig)
+{
+	(void)sig;
+	ticks++;
 }
 
 static struct thr *pick(struct emu *e)
@@ -124,6 +183,8 @@ static void issue_step(struct emu *e, struct thr *t)
 		emu_enc_check(e, t, ptenc_boundary(&t->enc, t->ip, emu_now(e)));
 	t->pending_sig = 0;
 	t->delivering = false;
+	t->blocked = false;
+	e->steps++;
 	if (sig) {
 		uint64_t caught = rec_sigmask_of(t->tid, "SigCgt");
 
@@ -209,9 +270,15 @@ static bool all_dead(struct emu *e)
 
 static void run(struct emu *e)
 {
+	/* the watchdog: SIGALRM without SA_RESTART ends waitpid(2) */
+	struct sigaction sa = { .sa_handler = on_tick }, old_sa;
+	struct itimerval tick = { { 0, 100000 }, { 0, 100000 } }, old_tick;
 	int status;
 	pid_t tid;
 
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, &old_sa);
+	setitimer(ITIMER_REAL, &tick, &old_tick);
 	while (!e->error && !all_dead(e)) {
 		if ((e->o->stop && *e->o->stop) ||
 		    (e->o->max_insns && e->st->insns >= e->o->max_insns))
@@ -230,8 +297,10 @@ static void run(struct emu *e)
 		}
 		tid = waitpid(-1, &status, __WALL);
 		if (tid < 0) {
-			if (errno == EINTR)
+			if (errno == EINTR) {
+				watchdog(e);
 				continue;
+			}
 			if (errno == ECHILD)
 				break;
 			emu_fail(e, -errno, "waitpid: %s", strerror(errno));
@@ -241,6 +310,8 @@ static void run(struct emu *e)
 		progress(e);
 		flush_all(e);
 	}
+	setitimer(ITIMER_REAL, &old_tick, NULL);
+	sigaction(SIGALRM, &old_sa, NULL);
 }
 
 /* ---- manifest --------------------------------------------------------- */

@@ -66,6 +66,10 @@ struct thr {
 	bool started;			/* PSB+ written */
 	bool rseq_asked;		/* its registration when first stopped */
 	bool opened;
+	/* its step (T_STEP) is blocked in the kernel (a page fault another
+	 * thread resolves: userfaultfd): others step meanwhile
+	 */
+	bool blocked;
 	/* CLONE_UNTRACED stripped from its clone (emu_untraced_strip()):
 	 * to put back into rdi (or clone3's flags word at @untraced_at)
 	 * when the call completes, and into a child's rdi at its first
@@ -119,6 +123,8 @@ struct emu {
 	unsigned int nearly;
 	uint64_t last_progress;
 	uint64_t last_flush;
+	uint64_t steps;			/* steps issued */
+	uint64_t tick_steps;		/* at the last watchdog tick */
 };
 
 /* emu.c */

@@ -136,9 +136,48 @@ static void exit_futex(struct emu *e, struct thr *t)
 }
 
 /*
+ * Whether another thread of @me's process is in execve/execveat: then
+ * @me's exit is de_thread()'s, and the process goes on (in a new image)
+ * instead of ending: its end state is still to come.
+ */
+static bool exec_under_way(struct emu *e, struct thr *me)
+{
+	struct thr *t;
+
+	for (t = e->threads; t; t = t->next)
+		if (t != me && t->proc == me->proc && t->st == T_SYSCALL &&
+		    ((long)t->entry.rax == SYS_execve ||
+		     (long)t->entry.rax == SYS_execveat))
+			return true;
+	return false;
+}
+
+/*
+ * Is @t (stopped at its exit) in exit(2), which ends the thread alone:
+ * SYSCALL's 60, or i386's 1 through int 0x80 (tests/values/review4.c
+ * exit80: taken for the process's end, its snapshot came at that
+ * thread's exit and the process's real end had none)?
+ */
+static bool lone_exit(const struct thr *t)
+{
+	long word;
+
+	if (t->st != T_SYSCALL)
+		return false;
+	if ((long)t->entry.rax == SYS_exit)
+		return true;
+	if ((uint32_t)t->entry.rax != 1)
+		return false;
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, t->tid, (void *)t->ip, 0);
+	return !errno && (word & 0xffff) == 0x80cd;	/* cd 80: int 0x80 */
+}
+
+/*
  * PTRACE_EVENT_EXIT: the thread is leaving, its process's memory is still
  * there.  A thread that ends alone (exit(2) with others alive) only
- * leaves; otherwise the process is ending: snapshot it.
+ * leaves, and so does one another thread's execve ends; otherwise the
+ * process is ending: snapshot it.
  */
 void emu_exit_stop(struct emu *e, struct thr *t)
 {
@@ -146,8 +185,7 @@ void emu_exit_stop(struct emu *e, struct thr *t)
 
 	exit_futex(e, t);
 	ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg);
-	if (!(t->st == T_SYSCALL && (long)t->entry.rax == SYS_exit &&
-	      others_alive(e, t)))
+	if (!(lone_exit(t) && others_alive(e, t)) && !exec_under_way(e, t))
 		emu_snap_proc(e, t->proc, WIFSIGNALED((int)msg) ?
 			  SB_SNAP_END_SIGNAL : SB_SNAP_END_EXIT,
 			  WIFSIGNALED((int)msg) ? WTERMSIG((int)msg) :
@@ -214,8 +252,11 @@ void emu_finish_live(struct emu *e)
 				usleep(1000);
 				continue;
 			}
-			/* Blocked in a system call it was stepped into. */
-			t->st = T_SYSCALL;
+			/* Blocked in a system call it was stepped into (or
+			 * in a page fault: emu.c's watchdog).
+			 */
+			if (!t->blocked)
+				t->st = T_SYSCALL;
 			break;
 		}
 	}
@@ -229,7 +270,7 @@ void emu_finish_live(struct emu *e)
 		emu_thr_close(e, t);
 		if (e->launched)
 			continue;
-		if (t->st == T_SYSCALL) {
+		if (t->st == T_SYSCALL || t->blocked) {
 			ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
 			waitpid(t->tid, &status, __WALL);
 		}

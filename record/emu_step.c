@@ -495,17 +495,48 @@ static void new_child(struct emu *e, struct thr *parent, int event)
 		emu_emit_comm(e, t);
 }
 
+/*
+ * An execve by a thread other than the leader: de_thread() killed the
+ * leader @t (its PTRACE_EVENT_EXIT came, never its death) and the exec'ing
+ * thread, @former_tid until now, goes on with the leader's tid.  The
+ * leader's history ends where it was killed (an asynchronous disable: the
+ * instruction of a step in flight did not retire), so that the new image's
+ * first instruction is an enable, not a jump from the leader's last one
+ * (tests/values/review4.c execmt: "trace stream does not match query");
+ * the exec'ing thread's history ends with its SYSCALL, and it leaves as
+ * the kernel says (no death of its former tid is ever reported).
+ */
+static void exec_by_other(struct emu *e, struct thr *t, pid_t former_tid)
+{
+	struct thr *o = emu_thr_find(e, former_tid);
+
+	if (t->enc.enabled)
+		emu_enc_check(e, t, ptenc_disable_async(&t->enc,
+			  t->st == T_READY && t->have_regs ? t->regs.rip :
+			  t->ip));
+	if (!o || o == t || o->st == T_DEAD)
+		return;
+	if (o->st == T_SYSCALL)
+		emu_syscall_entered(e, o);
+	o->st = T_EXITING;
+	thr_exited(e, o, 0);
+}
+
 static void exec_happened(struct emu *e, struct thr *t)
 {
 	struct ptrec_sb_exec ex = { .hdr = { .type = PTREC_SB_EXEC } };
 	struct proc *p = t->proc;
 	char link[64], path[4096];
+	unsigned long former = 0;
 	struct sb_err err;
 	ssize_t n;
 	int ret;
 
 	/* The SYSCALL that ran execve is in the history. */
-	if (t->st == T_SYSCALL)
+	if (!ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &former) &&
+	    (pid_t)former != t->tid && former)
+		exec_by_other(e, t, (pid_t)former);
+	else if (t->st == T_SYSCALL)
 		emu_syscall_entered(e, t);
 	snprintf(link, sizeof(link), "/proc/%d/exe", p->pid);
 	n = readlink(link, path, sizeof(path) - 1);
@@ -567,6 +598,59 @@ static bool explain_skip(struct emu *e, struct thr *t, uint64_t pc,
 	return true;
 }
 
+/*
+ * An XBEGIN whose step lands at its fallback, or one instruction past it:
+ * the transaction began and aborted before the instruction after the
+ * XBEGIN ran (with RTM, the single step's debug trap inside the
+ * transaction aborts it at once, status 0x10 in EAX, and the trap comes
+ * after the fallback's first instruction; tests/values/review4.c
+ * tsxabort).  In the trace as a CPU writes it (SDM Vol. 3C 33.4.2.8):
+ * MODE.TSX (InTX) and FUP at the XBEGIN, which retires, then MODE.TSX
+ * (TXAbort) and FUP at the next instruction, which never ran, a TIP to
+ * the fallback, and the fallback's instruction that ran; in the truth the
+ * XBEGIN and that one.  Not explain_skip()'s straight line through the
+ * transaction's body: those instructions (a store among them) never
+ * happened.
+ */
+static bool xbegin_aborted(struct emu *e, struct thr *t, uint64_t next)
+{
+	uint8_t b[6];
+	struct iovec l = { b, sizeof(b) };
+	struct iovec r = { (void *)(uintptr_t)t->ip, sizeof(b) };
+	uint64_t after = t->ip + t->in.len, fb;
+	struct insn fin = { 0 };
+	int32_t rel;
+	int ret;
+
+	if (t->in.len != 6 || next == after ||
+	    process_vm_readv(t->tid, &l, 1, &r, 1, 0) != sizeof(b) ||
+	    b[0] != 0xc7 || b[1] != 0xf8)
+		return false;
+	memcpy(&rel, b + 2, sizeof(rel));
+	fb = after + (uint64_t)(int64_t)rel;
+	if (next != fb) {
+		/* the fallback's first instruction ran: it went to @next */
+		emu_fetch_insn(e, t, fb, &fin);
+		if (!fin.len || fin.cls == IC_FAR ||
+		    (fin.cls == IC_OTHER && fb + fin.len != next))
+			return false;
+	}
+	emu_enc_check(e, t, ptenc_tsx(&t->enc, t->ip, true, false));
+	emu_enc_check(e, t, ptenc_retire(&t->enc, &t->in, t->ip, after));
+	emu_truth_add_regs(e, t, t->ip, next == fb);
+	emu_enc_check(e, t, ptenc_tsx_abort(&t->enc, after, fb));
+	if (next == fb)
+		return true;
+	ret = ptenc_retire(&t->enc, &fin, fb, next);
+	emu_truth_add_regs(e, t, fb, ret == 0);
+	if (ret == 1) {
+		e->st->anomalies++;
+		ret = ptenc_disable_async(&t->enc, fb + fin.len);
+	}
+	emu_enc_check(e, t, ret);
+	return true;
+}
+
 /* A SIGTRAP stop after a step: the instruction completed. */
 static void step_done(struct emu *e, struct thr *t)
 {
@@ -620,6 +704,8 @@ static void step_done(struct emu *e, struct thr *t)
 		icache_put(e, t, t->ip, &t->in);
 		e->st->learned++;
 	}
+	if (xbegin_aborted(e, t, next))
+		return;
 	ret = ptenc_retire(&t->enc, &t->in, t->ip, next);
 	/* The registers are those after t->ip only when the step retired
 	 * just it, where its class allows.
@@ -714,6 +800,15 @@ void emu_handle_stop(struct emu *e, pid_t tid, int status)
 	if (!WIFSTOPPED(status))
 		return;
 	sig = WSTOPSIG(status);
+	if (t->blocked) {
+		/* Back from the kernel (emu.c's watchdog): in user space
+		 * again at the instruction, which then retired or not.
+		 */
+		t->blocked = false;
+		if (t->started && !t->enc.enabled)
+			emu_enc_check(e, t, ptenc_enable(&t->enc, t->ip,
+							 emu_now(e)));
+	}
 	if (t->st == T_NEW) {
 		/* The SIGSTOP every new tracee starts with. */
 		emu_get_regs(t);

@@ -15,8 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rcv_win.h"
 #include "rp_internal.h"
 #include "watch_exit.h"
+#include "watch_rep.h"
 #include "watch_proof.h"
 #include "watch_tsx.h"
 
@@ -33,6 +35,10 @@ struct rp_watch {
 	/* The union of the ranges, as one interval, for a first test. */
 	uint64_t lo, hi;
 	unsigned int types;	/* RP_WATCH_* bits of any watchpoint */
+	/* During a scan: the process whose memory the scanned one shares
+	 * (a CLONE_VM child, vfork's), whose watchpoints it hits too.
+	 */
+	uint32_t mem_pid;
 	struct wpx_cache *xc;	/* threads' exits (watch_exit.c) */
 	struct wpt_cache *tc;	/* aborted transactions (watch_tsx.c) */
 };
@@ -158,7 +164,8 @@ static int match(const struct rp_watch *w, uint32_t pid,
 	for (i = 0; i < w->n; i++) {
 		const struct wp *p = &w->v[i];
 
-		if (!(p->type & need) || p->pid != pid)
+		if (!(p->type & need) ||
+		    (p->pid != pid && p->pid != w->mem_pid))
 			continue;
 		if (a->addr_known) {
 			if (a->addr >= p->addr + p->len ||
@@ -232,7 +239,8 @@ static bool may_hit(void *arg, unsigned int kind, uint64_t lo, uint64_t hi)
 	for (i = 0; i < a->w->n; i++) {
 		const struct wp *p = &a->w->v[i];
 
-		if ((p->type & need) && p->pid == a->pid &&
+		if ((p->type & need) &&
+		    (p->pid == a->pid || p->pid == a->w->mem_pid) &&
 		    lo < p->addr + p->len && p->addr < hi)
 			return true;
 	}
@@ -303,16 +311,64 @@ static int exit_hit(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
 static int scan(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
 		int dir, uint64_t lo, uint64_t hi, struct rp_watch_hit *hit);
 
+/*
+ * The stop after the history's last instruction for the iterations of
+ * the string instruction it ends inside (watch_rep.c), when that is in
+ * [@lo, @hi) and they touch a watched byte.
+ */
+static int rep_hit(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
+		   uint64_t lo, uint64_t hi, struct rp_watch_hit *hit)
+{
+	struct scan_arg a = { w, pid, hit, rc, 0 };
+	struct rp_access acc[3];
+	uint64_t g = 0;
+	int n;
+
+	n = wpr_end_accesses(rc, acc, &g);
+	memset(hit, 0, sizeof(*hit));
+	if (n <= 0 || g < lo || g >= hi || !scan_one(&a, acc, n)) {
+		memset(hit, 0, sizeof(*hit));
+		return -RP_ERR_NOTFOUND;
+	}
+	hit->pos = g;
+	return 0;
+}
+
+static int scan_hist(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
+		     int dir, uint64_t lo, uint64_t hi,
+		     struct rp_watch_hit *hit);
+
+/* The partial string instruction at the end is the history's last
+ * access: first backwards, last forwards.
+ */
 int rp_watch_scan(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
 		  int dir, uint64_t lo, uint64_t hi,
 		  struct rp_watch_hit *hit)
+{
+	int ret;
+
+	if (!w->n || lo >= hi)
+		return -RP_ERR_NOTFOUND;
+	w->mem_pid = wpx_mem_owner(rc->s, pid);
+	if (!w->mem_pid)
+		w->mem_pid = pid;
+	if (dir < 0 && !rep_hit(w, rc, pid, lo, hi, hit))
+		return 0;
+	ret = scan_hist(w, rc, pid, dir, lo, hi, hit);
+	if (dir >= 0 && ret == -RP_ERR_NOTFOUND &&
+	    !rep_hit(w, rc, pid, lo, hi, hit))
+		return 0;
+	return ret;
+}
+
+static int scan_hist(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
+		     int dir, uint64_t lo, uint64_t hi,
+		     struct rp_watch_hit *hit)
 {
 	uint64_t g = 0, bytes = 0;
 	bool exit = false, found;
 	int ret;
 
-	if (!w->n || lo >= hi)
-		return -RP_ERR_NOTFOUND;
 	memset(hit, 0, sizeof(*hit));
 	if (w->unknown == RP_WATCH_UNKNOWN_SKIP) {
 		/* Gaps pass; the exit's known writes do not. */

@@ -87,11 +87,52 @@ void wpx_cache_free(struct wpx_cache *xc)
 }
 
 /*
+ * The process whose memory process @pid shares, or 0: one made by clone
+ * with CLONE_VM but not CLONE_THREAD (vfork's child, clone(CLONE_VM |
+ * SIGCHLD)), its THREAD_START's flags say so, that never exec'd (the
+ * exec gives it its own memory: from there, a watchpoint of its parent
+ * would be a wrong stop, so none where it exec'd at all), through such
+ * parents up to one that has its own.
+ */
+uint32_t wpx_mem_owner(const struct rp_session *s, uint32_t pid)
+{
+	const struct ptrec_sb_thread_start *t;
+	uint32_t owner = 0;
+	unsigned int depth;
+	size_t i;
+
+	for (depth = 0; depth < 8; depth++) {
+		uint32_t parent = 0;
+
+		for (i = 0; i < s->nrecs; i++) {
+			t = (const void *)s->recs[i];
+			if (s->recs[i]->type == PTREC_SB_EXEC &&
+			    ((const struct ptrec_sb_exec *)t)->pid == pid)
+				return owner;
+			if (s->recs[i]->type == PTREC_SB_THREAD_START &&
+			    t->pid == pid && t->tid == pid &&
+			    t->parent_pid != pid &&
+			    (t->clone_flags & 0x100) &&	/* CLONE_VM */
+			    !(t->clone_flags & 0x10000))	/* CLONE_THREAD */
+				parent = t->parent_pid;
+		}
+		if (!parent)
+			return owner;
+		owner = pid = parent;
+	}
+	return owner;
+}
+
+/*
  * A thread that ended in a system call before the end snapshot was taken
  * (exit(2) with other threads alive: the snapshot shows its process
  * later, not this thread).  (exit_group's writes come after the
  * snapshot: the recorder takes it at the first PTRACE_EVENT_EXIT, before
- * any thread's mm_release.)
+ * any thread's mm_release.)  Or a process that shares another's memory
+ * (a CLONE_VM child, vfork's) ending in one, whatever its snapshot: the
+ * kernel writes after the snapshot of its own end into memory the other
+ * process goes on with (tests/values/review4.c clonevmctid, vforkctid).
+ * Through SYSCALL, or int 0x80 (i386's exit: review4.c exit80).
  */
 bool wpx_exit_write(struct rp_recover *rc)
 {
@@ -99,11 +140,13 @@ bool wpx_exit_write(struct rp_recover *rc)
 	struct rp_insn in;
 	bool ret;
 
-	if (rc->snap_ok || !rc->mt || !rc->end || rp_cursor_new(rc->s,
-								 rc->tid, &c))
+	if (!rc->end || ((rc->snap_ok || !rc->mt) &&
+			 !wpx_mem_owner(rc->s, rc->pid)) ||
+	    rp_cursor_new(rc->s, rc->tid, &c))
 		return false;
 	ret = !rp_cursor_peek(c, rc->end, &in) && in.size == 2 &&
-	      in.raw[0] == 0x0f && in.raw[1] == 0x05;
+	      ((in.raw[0] == 0x0f && in.raw[1] == 0x05) ||
+	       (in.raw[0] == 0xcd && in.raw[1] == 0x80));
 	rp_cursor_free(c);
 	return ret;
 }

@@ -12,6 +12,13 @@
 
 struct wpx_cache;
 
+/*
+ * The process whose memory process @pid of @s shares (a CLONE_VM child
+ * that never exec'd, through such parents), or 0: its writes are in that
+ * memory, and that process's watchpoints watch them.
+ */
+uint32_t wpx_mem_owner(const struct rp_session *s, uint32_t pid);
+
 /* Did @rc's thread end in exit(2) before the end snapshot (the kernel
  * writes there after its last instruction, rc->end - 1)?
  */

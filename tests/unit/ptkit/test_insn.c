@@ -60,6 +60,9 @@ static const struct sample samples[] = {
 	{ "vpminub (EVEX)", { 0x62, 0xa1, 0x6d, 0x20, 0xda, 0xdb }, 6, 6,
 	  IC_OTHER, false },
 	{ "cpuid", { 0x0f, 0xa2 }, 2, 2, IC_OTHER, false },
+	/* no branch for PT (libipt): an abort is an asynchronous TIP */
+	{ "xbegin rel32", { 0xc7, 0xf8, 0x0e, 0, 0, 0 }, 6, 6, IC_OTHER,
+	  false },
 };
 
 Test(insn, known_instructions)

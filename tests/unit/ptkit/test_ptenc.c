@@ -221,6 +221,36 @@ Test(ptenc, syscall_and_async_disable)
 	cr_assert_eq(npkts, 13);
 }
 
+/*
+ * An XBEGIN whose transaction aborts before the next instruction runs
+ * (the software recorder's single step): MODE.TSX (InTX) and FUP at the
+ * XBEGIN, which retires without a TNT bit, then MODE.TSX (TXAbort), FUP
+ * at the instruction that did not run, TIP to the fallback (SDM Vol. 3C
+ * 33.4.2.8, as tests/tools/mktsx.c builds it with libipt's encoder).
+ */
+Test(ptenc, tsx_abort_after_xbegin)
+{
+	static const struct insn xbegin = { .len = 6, .cls = IC_OTHER };
+
+	start(false);
+	cr_assert_eq(ptenc_tsx(&e, 0x401000, true, false), 0);
+	cr_assert_eq(ptenc_retire(&e, &xbegin, 0x401000, 0x401006), 0);
+	cr_assert_eq(ptenc_tsx_abort(&e, 0x401006, 0x401020), 0);
+	decode_all();
+	cr_assert_eq(npkts, 11);
+	cr_assert_eq(pkts[6].type, ppt_mode);
+	cr_assert_eq(pkts[6].payload.mode.leaf, pt_mol_tsx);
+	cr_assert(pkts[6].payload.mode.bits.tsx.intx);
+	cr_assert(!pkts[6].payload.mode.bits.tsx.abrt);
+	expect_ip(7, ppt_fup, pt_ipc_update_16, 0x1000);
+	cr_assert_eq(pkts[8].type, ppt_mode);
+	cr_assert_eq(pkts[8].payload.mode.leaf, pt_mol_tsx);
+	cr_assert(!pkts[8].payload.mode.bits.tsx.intx);
+	cr_assert(pkts[8].payload.mode.bits.tsx.abrt);
+	expect_ip(9, ppt_fup, pt_ipc_update_16, 0x1006);
+	expect_ip(10, ppt_tip, pt_ipc_update_16, 0x1020);
+}
+
 Test(ptenc, psb_period_restarts_compression_and_return_stack)
 {
 	int i, psbs = 0, last_psb = 0;

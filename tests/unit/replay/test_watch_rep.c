@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Unit tests of the partial string instruction at a history's end for
+ * the watch scan (replay/watch_rep.c), on recordings of tests/gdb/
+ * watchrep: rep movsb that faults after 100 of 256 iterations, and std;
+ * rep stosb that faults after 60 of 200.  The bytes those iterations
+ * stored are a known write after the history's last instruction, found
+ * either way in every mode, with exactly their extent: not one byte
+ * before or after (the program stores nothing else there).
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+
+static struct rp_session *s;
+static struct rp_recover *rc;
+static struct rp_watch *w;
+static uint32_t tid, pid;
+static uint64_t end;
+
+static void open_bundle(const char *path)
+{
+	struct rp_thread_info info;
+
+	cr_assert_eq(rp_session_open(&s, path), 0, "%s", path);
+	tid = rp_thread_tid(s, 0);
+	cr_assert_eq(rp_thread_info(s, tid, &info), 0);
+	pid = info.pid;
+	cr_assert_eq(rp_thread_end(s, tid, &end, NULL), 0);
+	cr_assert_gt(end, 0);
+	cr_assert_eq(rp_recover_new(s, tid, &rc), 0);
+	cr_assert_eq(rp_watch_new(&w), 0);
+}
+
+static void teardown(void)
+{
+	rp_watch_free(w);
+	rp_recover_free(rc);
+	rp_session_close(s);
+}
+
+TestSuite(watch_rep, .fini = teardown);
+
+static const enum rp_watch_unknown modes[] = {
+	RP_WATCH_UNKNOWN_STOP, RP_WATCH_UNKNOWN_STACK, RP_WATCH_UNKNOWN_SKIP,
+};
+
+/* Watching @len bytes at @a: the rep's write, [@lo, @lo + @n), either
+ * way in every mode.
+ */
+static void expect_rep(uint64_t a, uint64_t len, uint64_t lo, uint64_t n)
+{
+	struct rp_watch_hit hit;
+	size_t m;
+	int dir;
+
+	rp_watch_clear(w);
+	cr_assert_eq(rp_watch_insert(w, RP_WATCH_WRITE, pid, a, len), 0);
+	for (m = 0; m < 3; m++) {
+		rp_watch_set_unknown(w, modes[m]);
+		for (dir = -1; dir <= 1; dir += 2) {
+			if (dir > 0 && modes[m] != RP_WATCH_UNKNOWN_SKIP)
+				continue;	/* older unknown stores first */
+			cr_assert_eq(rp_watch_scan(w, rc, pid, dir, 0, end,
+						   &hit), 0,
+				     "0x%lx mode %zu dir %d",
+				     (unsigned long)a, m, dir);
+			cr_assert_eq(hit.pos, end - 1, "pos %lu of %lu",
+				     (unsigned long)hit.pos,
+				     (unsigned long)end);
+			cr_assert(!hit.maybe);
+			cr_assert_eq(hit.kind, RP_ACC_WRITE);
+			cr_assert_eq(hit.acc_addr, lo, "at 0x%lx, want 0x%lx",
+				     (unsigned long)hit.acc_addr,
+				     (unsigned long)lo);
+			cr_assert_eq(hit.acc_size, n, "%lu bytes, want %lu",
+				     (unsigned long)hit.acc_size,
+				     (unsigned long)n);
+		}
+	}
+}
+
+/* Watching the byte at @a, which the rep did not store: no stop at the
+ * end with skip (the program never stores it).
+ */
+static void expect_none(uint64_t a)
+{
+	struct rp_watch_hit hit;
+	int ret;
+
+	rp_watch_clear(w);
+	cr_assert_eq(rp_watch_insert(w, RP_WATCH_WRITE, pid, a, 1), 0);
+	rp_watch_set_unknown(w, RP_WATCH_UNKNOWN_SKIP);
+	ret = rp_watch_scan(w, rc, pid, -1, 0, end, &hit);
+	cr_assert(ret == -RP_ERR_NOTFOUND || hit.pos != end - 1,
+		  "0x%lx: a stop at the end", (unsigned long)a);
+}
+
+Test(watch_rep, forward_movsb_after_100_of_256)
+{
+	open_bundle(REP_BUNDLE);
+	expect_rep(REP_AREA + 3996, 8, REP_AREA + 3996, 100);
+	expect_rep(REP_AREA + 4095, 1, REP_AREA + 3996, 100);
+	expect_rep(REP_AREA + 3990, 8, REP_AREA + 3996, 100);
+	expect_none(REP_AREA + 3995);
+	expect_none(REP_AREA + 4096);
+}
+
+Test(watch_rep, backward_stosb_after_60_of_200)
+{
+	open_bundle(REPB_BUNDLE);
+	expect_rep(REP_AREA2 + 4096, 1, REP_AREA2 + 4096, 60);
+	expect_rep(REP_AREA2 + 4155, 4, REP_AREA2 + 4096, 60);
+	expect_none(REP_AREA2 + 4156);
+	expect_none(REP_AREA2 + 4095);
+}
