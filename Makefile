@@ -2,7 +2,7 @@
 #
 #   make            build every user-space program and library
 #   make check      run every test suite that exists (see README)
-#   make test       install dependencies, build, run every test
+#   make test       install dependencies, build, run every test (-j2)
 #   make asan       unit tests under AddressSanitizer + UBSan
 #   make fuzz       libFuzzer harnesses, FUZZ_RUNS_* inputs each
 #   make demo       the main job, as far as it exists
@@ -576,8 +576,14 @@ check: all layering-check unit cli-test e2e gdb-test $(CHECK_EXTRA) install-chec
 deps:
 	./scripts/install-deps
 
+# CI's command.  Two suites at a time: the machines have 2 cores and most
+# suites keep one busy (a shell loop, a GDB, a single-stepped program);
+# each suite's output is printed whole when it ends (--output-sync), not
+# interleaved.  Every suite makes its files under $(BUILD) (build-asan for
+# the ASan pass) and its scratch files with mktemp, so none waits on or
+# clobbers another.
 test: deps
-	$(MAKE) check
+	$(MAKE) -j2 --output-sync=target check
 
 demo: all $(PTCHECK) $(PROG_DIR)/loops $(BUILD)/examples/demo
 	./scripts/demo $(BUILD)
