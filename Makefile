@@ -587,7 +587,7 @@ deps:
 # the ASan pass) and its scratch files with mktemp, so none waits on or
 # clobbers another.
 test: deps
-	$(MAKE) -j2 --output-sync=target check
+	$(MAKE) -j2 --output-sync=target --no-print-directory check
 
 demo: all $(PTCHECK) $(PROG_DIR)/loops $(BUILD)/examples/demo
 	./scripts/demo $(BUILD)
