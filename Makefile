@@ -2,7 +2,7 @@
 #
 #   make            build every user-space program and library
 #   make check      run every test suite that exists (see README)
-#   make test       install dependencies, build, run every test
+#   make test       install dependencies, build, run every test (-j2)
 #   make asan       unit tests under AddressSanitizer + UBSan
 #   make fuzz       libFuzzer harnesses, FUZZ_RUNS_* inputs each
 #   make demo       the main job, as far as it exists
@@ -218,7 +218,8 @@ $(BUILD)/tests/unit/cli/%: tests/unit/cli/%.c $(BUILD)/cli/cli_args.o
 	$(CC) $(ALL_CPPFLAGS) -Icli $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) \
 		-o $@ $< $(BUILD)/cli/cli_args.o -lcriterion
 
-# test_symbols reads ELF fixtures that fixtures/build.sh compiles with gcc
+# test_symbols, test_sym_elf and test_sym_cfi read ELF fixtures that
+# fixtures/build.sh compiles with gcc
 # (never sanitized); it runs binutils and gdb.  test_disasm runs gcc, gdb
 # and objcopy.
 RP_SYMFIX := $(BUILD)/tests/unit/replay/fixtures
@@ -227,8 +228,11 @@ $(RP_SYMFIX)/.stamp: tests/unit/replay/fixtures/build.sh \
 		tests/unit/replay/fixtures/symfixlib.c
 	tests/unit/replay/fixtures/build.sh $(RP_SYMFIX)
 	@touch $@
-$(BUILD)/tests/unit/replay/test_symbols: tests/unit/replay/test_symbols.c \
-		$(RP_LIB) $(PTK_LIB) $(SB_LIB) $(RP_SYMFIX)/.stamp
+RP_SYM_TESTS := $(addprefix $(BUILD)/tests/unit/replay/, \
+	test_symbols test_sym_elf test_sym_cfi)
+$(RP_SYM_TESTS): $(BUILD)/tests/unit/replay/%: tests/unit/replay/%.c \
+		tests/unit/replay/symfix.h $(RP_LIB) $(PTK_LIB) $(SB_LIB) \
+		$(RP_SYMFIX)/.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
 		-DRP_FIXTURES='"$(CURDIR)/$(RP_SYMFIX)"' -DRP_SRCDIR='"$(CURDIR)"' \
@@ -576,8 +580,14 @@ check: all layering-check unit cli-test e2e gdb-test $(CHECK_EXTRA) install-chec
 deps:
 	./scripts/install-deps
 
+# CI's command.  Two suites at a time: the machines have 2 cores and most
+# suites keep one busy (a shell loop, a GDB, a single-stepped program);
+# each suite's output is printed whole when it ends (--output-sync), not
+# interleaved.  Every suite makes its files under $(BUILD) (build-asan for
+# the ASan pass) and its scratch files with mktemp, so none waits on or
+# clobbers another.
 test: deps
-	$(MAKE) check
+	$(MAKE) -j2 --output-sync=target --no-print-directory check
 
 demo: all $(PTCHECK) $(PROG_DIR)/loops $(BUILD)/examples/demo
 	./scripts/demo $(BUILD)

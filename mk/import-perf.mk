@@ -1,10 +1,12 @@
 # ptrec import perf: perf.data files written by mkperf around recorded
 # bundles (the ground truth), bad input, and perf's own reader when present.
 MKPERF := $(BUILD)/tests/tools/mkperf
-$(MKPERF): tests/tools/mkperf.c import/perf_format.h $(SB_LIB)
+$(MKPERF): tests/tools/mkperf.c tests/tools/mkperf_pcpu.c \
+		tests/tools/mkperf_pevent.c tests/tools/mkperf.h \
+		import/perf_format.h $(SB_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(SB_LIB) -lipt \
-		$(LIBS_SIDEBAND)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(SB_LIB) \
+		-lipt $(LIBS_SIDEBAND)
 
 .PHONY: import-perf-test
 import-perf-test: $(PTREC) $(PTREC_SERVER) $(MKPERF) $(PTCHECK) $(PROG_DIR)/threads \

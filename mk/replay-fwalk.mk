@@ -3,9 +3,11 @@
 # its length decoder against capstone (ildcheck).  Named to come after
 # import.mk, whose stream generators it uses.
 ILDCHECK := $(BUILD)/tests/tools/ildcheck
-$(ILDCHECK): tests/tools/ildcheck.c $(RP_LIB) $(PTK_LIB) $(SB_LIB)
+$(ILDCHECK): tests/tools/ildcheck.c $(RAWPT_SRCS) $(RP_LIB) $(PTK_LIB) \
+		$(SB_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LINK_REPLAY)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< \
+		$(filter %.c,$(RAWPT_SRCS)) $(LINK_REPLAY)
 
 .PHONY: fwalk-test
 fwalk-test: $(PTREC) $(FWRAW) $(TRUTHDUMP) $(MKEVENTS) $(MKRETCOMP) \

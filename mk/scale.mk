@@ -6,11 +6,11 @@
 #   make scale-bench  10^6..SCALE_MAX instructions (make bench)
 
 PTGEN := $(BUILD)/tools/ptgen/ptgen
-$(PTGEN): tools/ptgen/ptgen.c tools/ptgen/truth.h $(PTK_LIB) \
-		$(SB_LIB)
+$(PTGEN): tools/ptgen/ptgen.c tools/ptgen/ptgen_prog.c tools/ptgen/ptgen.h \
+		tools/ptgen/truth.h $(PTK_LIB) $(SB_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itools/ptgen $(LDFLAGS) -o $@ $< \
-		$(PTK_LIB) $(SB_LIB) -lipt $(LIBS_SIDEBAND)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itools/ptgen $(LDFLAGS) -o $@ \
+		$(filter %.c,$^) $(PTK_LIB) $(SB_LIB) -lipt $(LIBS_SIDEBAND)
 
 SCALECHECK := $(BUILD)/tests/scale/scalecheck
 $(SCALECHECK): tests/scale/scalecheck.c tools/ptgen/truth.h $(RP_LIB) \

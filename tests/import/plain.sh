@@ -13,15 +13,17 @@ corrupt() {
 # first_error PT LIST CPU AT END: the first byte from AT (below END) whose
 # corruption the plain loop reports as an error other than missing code,
 # in $at, the stream in $tmp/bad.pt, the plain loop's output in
-# $tmp/base, $tmp/want and $tmp/errs.
+# $tmp/base, $tmp/want and $tmp/errs.  In a stream with code withheld
+# (missing-code errors wherever it is), an error of another kind counts
+# too: it once had to be the only kind, so the loop never stopped there
+# and ran its 256 decodes of 940,765 instructions for nothing (80 s).
 first_error() {
 	at=$4
 	while [ "$at" -lt "$5" ]; do
 		corrupt "$1" "$at" "$tmp/bad.pt"
 		"$IPTRAW" "$tmp/bad.pt" "$2" "$3" "$tmp/want" "$tmp/errs" \
 			>"$tmp/base" 2>&1
-		grep -q " 0 errors" "$tmp/base" ||
-			grep -q "no memory mapped" "$tmp/errs" || break
+		grep -v "no memory mapped" "$tmp/errs" | grep -q . && break
 		at=$((at + 1))
 	done
 }

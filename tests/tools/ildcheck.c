@@ -42,6 +42,7 @@
 #pragma GCC diagnostic ignored "-Wunused-function"	/* its write_file */
 #include "pkbuild.h"
 #pragma GCC diagnostic pop
+#include "../bench/rawpt.h"
 
 static csh cs;
 static cs_insn *ci;
@@ -434,27 +435,6 @@ static int sweep_capstone(const char *path, const uint8_t *p, size_t n,
 	return 0;
 }
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = n > 0 ? malloc((size_t)n) : NULL;
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
-
 static int check_elf(const char *path, const uint8_t *elf, size_t len)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)elf;
@@ -531,8 +511,8 @@ int main(int argc, char **argv)
 			ret = random_bytes(strtoul(argv[++i], NULL, 0));
 			continue;
 		}
-		buf = slurp(argv[i], &len);
-		if (!buf) {
+		buf = rawpt_slurp(argv[i], &len);
+		if (!buf || !len) {
 			printf("ildcheck: cannot read %s\n", argv[i]);
 			return 1;
 		}

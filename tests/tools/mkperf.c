@@ -58,40 +58,15 @@
  * max non-turbo ratio 37), and one AUXTRACE record for the CPU of the AUX
  * record.
  */
-#include <errno.h>
-#include <getopt.h>
-#include <intel-pt.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "mkperf.h"
 
-#include "perf_format.h"
-#include "sideband.h"
-
-#define PMU_TYPE	8
-#define TSHIFT		10
-#define TMULT		1000
-#define TZERO		5000000ull
-#define SAMPLE_TYPE	(PF_SAMPLE_TID | PF_SAMPLE_TIME | PF_SAMPLE_CPU | \
-			 PF_SAMPLE_IDENTIFIER)
-#define ID_PT		1000
-#define ID_DUMMY	2000
-
-struct buf {
-	uint8_t *p;
-	size_t len, cap;
-};
-
-static void die(const char *what)
+void die(const char *what)
 {
 	fprintf(stderr, "mkperf: %s\n", what);
 	exit(1);
 }
 
-static void put(struct buf *b, const void *d, size_t n)
+void put(struct buf *b, const void *d, size_t n)
 {
 	if (b->len + n > b->cap) {
 		b->cap = (b->len + n) * 2 + 4096;
@@ -103,24 +78,24 @@ static void put(struct buf *b, const void *d, size_t n)
 	b->len += n;
 }
 
-static void pad8(struct buf *b)
+void pad8(struct buf *b)
 {
 	static const uint8_t z[8];
 
 	put(b, z, (8 - b->len % 8) % 8);
 }
 
-static uint64_t perf_time(uint64_t tsc)
+uint64_t perf_time(uint64_t tsc)
 {
 	return TZERO + (uint64_t)(((unsigned __int128)tsc * TMULT) >> TSHIFT);
 }
 
-static struct buf out;
-static bool per_cpu;
+struct buf out;
+bool per_cpu;
 
 /* A kernel record: header, @body, @str (NUL-terminated, padded), trailer. */
-static void rec(uint32_t type, uint16_t misc, const void *body, size_t n,
-		const char *str, uint32_t pid, uint32_t tid, uint64_t tsc,
+void rec(uint32_t type, uint16_t misc, const void *body, size_t n,
+	 const char *str, uint32_t pid, uint32_t tid, uint64_t tsc,
 		bool snapshot, uint64_t id)
 {
 	struct pf_rec_header h = { .type = type, .misc = misc };
@@ -144,204 +119,6 @@ static void rec(uint32_t type, uint16_t misc, const void *body, size_t n,
 	put(&out, &id, 8);
 }
 
-/* ---- PT re-encoding for the per-cpu buffer ------------------------------ */
-
-struct seg {
-	uint64_t tsc;
-	uint32_t tid;
-	struct buf b;
-};
-
-static struct seg *segs;
-static size_t nsegs;
-static bool psb_at_switch;
-
-static uint64_t ip_update(uint64_t last, const struct pt_packet_ip *ip)
-{
-	switch (ip->ipc) {
-	case pt_ipc_update_16:
-		return (last & ~0xffffull) | (ip->ip & 0xffff);
-	case pt_ipc_update_32:
-		return (last & ~0xffffffffull) | (ip->ip & 0xffffffff);
-	case pt_ipc_update_48:
-		return (last & ~0xffffffffffffull) | (ip->ip & 0xffffffffffffull);
-	case pt_ipc_sext_48:
-		return (uint64_t)((int64_t)(ip->ip << 16) >> 16);
-	case pt_ipc_full:
-		return ip->ip;
-	default:
-		return last;
-	}
-}
-
-static void enc(struct buf *b, struct pt_packet *pkt)
-{
-	uint8_t tmp[64];
-	struct pt_encoder *e;
-	struct pt_config cfg;
-	int n;
-
-	pt_config_init(&cfg);
-	cfg.begin = tmp;
-	cfg.end = tmp + sizeof(tmp);
-	e = pt_alloc_encoder(&cfg);
-	if (!e)
-		die("pt_alloc_encoder");
-	n = pt_enc_next(e, pkt);
-	pt_free_encoder(e);
-	if (n < 0)
-		die("pt_enc_next failed");
-	put(b, tmp, n);
-}
-
-static struct seg *new_seg(uint32_t tid, uint64_t tsc, bool synth)
-{
-	struct pt_packet pkt;
-	struct seg *s;
-
-	segs = realloc(segs, (nsegs + 1) * sizeof(*segs));
-	if (!segs)
-		die("out of memory");
-	s = &segs[nsegs++];
-	memset(s, 0, sizeof(*s));
-	s->tid = tid;
-	s->tsc = tsc;
-	if (!synth || !psb_at_switch)
-		return s;
-	/* PSB, TSC, PSBEND: a sync point (SDM Vol. 3C 33.3.7). */
-	memset(&pkt, 0, sizeof(pkt));
-	pkt.type = ppt_psb;
-	enc(&s->b, &pkt);
-	pkt.type = ppt_tsc;
-	pkt.payload.tsc.tsc = tsc;
-	enc(&s->b, &pkt);
-	pkt.type = ppt_psbend;
-	enc(&s->b, &pkt);
-	return s;
-}
-
-/*
- * Cuts @tid's stream where tracing is re-enabled (a TSC packet while
- * PacketEn is clear, outside PSB+) and re-encodes each stretch with full
- * IPs after its own PSB+.
- */
-static void segment(uint32_t tid, const uint8_t *data, size_t len)
-{
-	struct pt_packet_decoder *d;
-	struct pt_config cfg;
-	struct pt_packet pkt;
-	struct seg *s = NULL;
-	bool enabled = false, in_psb = false, need_tsc = false;
-	uint64_t last = 0, tsc = 0;
-	size_t cur = 0;
-	int ret;
-
-	pt_config_init(&cfg);
-	cfg.begin = (uint8_t *)data;
-	cfg.end = (uint8_t *)data + len;
-	d = pt_pkt_alloc_decoder(&cfg);
-	if (!d || pt_pkt_sync_forward(d) < 0)
-		die("a thread's stream has no PSB");
-	for (;;) {
-		ret = pt_pkt_next(d, &pkt, sizeof(pkt));
-		if (ret == -pte_eos)
-			break;
-		if (ret < 0)
-			die("undecodable packet in a thread's stream");
-		if (pkt.type == ppt_tsc)
-			tsc = pkt.payload.tsc.tsc;
-		if (!s || (pkt.type == ppt_tsc && !enabled && !in_psb) ||
-		    (pkt.type == ppt_psb && !enabled)) {
-			need_tsc = pkt.type == ppt_psb;
-			s = new_seg(tid, tsc, pkt.type != ppt_psb);
-			cur = nsegs - 1;
-		}
-		s = &segs[cur];
-		if (need_tsc && pkt.type == ppt_tsc) {
-			s->tsc = tsc;
-			need_tsc = false;
-		}
-		switch (pkt.type) {
-		case ppt_psb:
-			in_psb = true;
-			last = 0;
-			break;
-		case ppt_psbend:
-			in_psb = false;
-			break;
-		case ppt_fup:
-		case ppt_tip:
-		case ppt_tip_pge:
-		case ppt_tip_pgd:
-			if (pkt.payload.ip.ipc != pt_ipc_suppressed) {
-				last = ip_update(last, &pkt.payload.ip);
-				pkt.payload.ip.ipc = pt_ipc_sext_48;
-				pkt.payload.ip.ip = last;
-			}
-			if (pkt.type == ppt_tip_pge)
-				enabled = true;
-			if (pkt.type == ppt_tip_pgd)
-				enabled = false;
-			break;
-		default:
-			break;
-		}
-		enc(&s->b, &pkt);
-	}
-	pt_pkt_free_decoder(d);
-}
-
-/*
- * The joined CPU stream: every IP packet compressed against the last IP of
- * this stream (SDM Vol. 3C 33.4.2.2), as the CPU does, so a thread's first
- * TIP.PGE after a switch may depend on the other thread's last IP.
- */
-static void recompress(struct buf *out_b, const uint8_t *data, size_t len)
-{
-	struct pt_packet_decoder *d;
-	struct pt_config cfg;
-	struct pt_packet pkt;
-	uint64_t last = 0, ip;
-
-	pt_config_init(&cfg);
-	cfg.begin = (uint8_t *)data;
-	cfg.end = (uint8_t *)data + len;
-	d = pt_pkt_alloc_decoder(&cfg);
-	if (!d || pt_pkt_sync_forward(d) < 0)
-		die("recompress: no PSB");
-	while (pt_pkt_next(d, &pkt, sizeof(pkt)) >= 0) {
-		if (pkt.type == ppt_psb)
-			last = 0;
-		if ((pkt.type == ppt_fup || pkt.type == ppt_tip ||
-		     pkt.type == ppt_tip_pge || pkt.type == ppt_tip_pgd) &&
-		    pkt.payload.ip.ipc != pt_ipc_suppressed) {
-			ip = ip_update(last, &pkt.payload.ip);
-			if ((ip >> 16) == (last >> 16)) {
-				pkt.payload.ip.ipc = pt_ipc_update_16;
-				pkt.payload.ip.ip = ip & 0xffff;
-			} else if ((ip >> 32) == (last >> 32)) {
-				pkt.payload.ip.ipc = pt_ipc_update_32;
-				pkt.payload.ip.ip = ip & 0xffffffff;
-			} else {
-				pkt.payload.ip.ipc = pt_ipc_sext_48;
-				pkt.payload.ip.ip = ip & 0xffffffffffffull;
-			}
-			last = ip;
-		}
-		enc(out_b, &pkt);
-	}
-	pt_pkt_free_decoder(d);
-}
-
-static int seg_cmp(const void *x, const void *y)
-{
-	const struct seg *a = x, *b = y;
-
-	if (a->tsc != b->tsc)
-		return a->tsc < b->tsc ? -1 : 1;
-	return a->tid < b->tid ? -1 : a->tid > b->tid;
-}
-
 /* ---- AUX data ------------------------------------------------------------ */
 
 static size_t chunk = 512;
@@ -357,8 +134,8 @@ static void aux_rec(uint64_t aoff, uint64_t size, uint64_t flags,
 
 static size_t first_auxtrace;
 
-static void auxtrace(const uint8_t *d, size_t n, uint64_t aoff, uint32_t idx,
-		     uint32_t tid, uint32_t cpu)
+void auxtrace(const uint8_t *d, size_t n, uint64_t aoff, uint32_t idx,
+	      uint32_t tid, uint32_t cpu)
 {
 	struct pf_rec_header h = { .type = PF_REC_AUXTRACE, .size = 48 };
 	struct pf_auxtrace a = { .size = n, .offset = aoff, .idx = idx,
@@ -399,7 +176,7 @@ static void emit_buffer(const uint8_t *d, size_t n, uint32_t idx,
 	}
 }
 
-static uint8_t *slurp(const char *path, size_t *len)
+uint8_t *slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	struct stat st;
@@ -525,165 +302,6 @@ static void to_pipe(void)
 	out = p;
 }
 
-/* ---- --pevent: real records around a real PT buffer ------------------- */
-
-#define MAX_PEVENT 8
-
-static int pevent_main(const char *const *files, size_t nfiles,
-		       const char *pt, uint64_t sample_type, const char *outp)
-{
-	struct buf recs = { 0 }, feat = { 0 };
-	uint64_t pt_id = 0, dummy_id = 0, tc[3] = { 0, 0, 0 };
-	uint32_t aux_cpu = 0;
-	struct pf_header hdr;
-	size_t i, ptlen, off, data_off;
-	uint8_t *d, *ptd;
-	char path[4096], *at;
-	uint64_t ptoff = 0;
-	FILE *f;
-
-	for (i = 0; i < nfiles; i++) {
-		size_t n;
-
-		d = slurp(files[i], &n);
-		for (off = 0; off + 8 <= n; ) {
-			struct pf_rec_header h;
-
-			memcpy(&h, d + off, 8);
-			if (h.size < 8 || off + h.size > n)
-				die("a .pevent file with a bad record");
-			if (h.type == PF_REC_TIME_CONV && h.size >= 32)
-				memcpy(tc, d + off + 8, 24);
-			if (h.type < 64 && h.size >= 8 + 32) {
-				uint64_t id;
-
-				memcpy(&id, d + off + h.size - 8, 8);
-				if (h.type == PF_REC_ITRACE_START ||
-				    h.type == PF_REC_AUX)
-					pt_id = id;
-				else
-					dummy_id = id;
-				if (h.type == PF_REC_AUX)
-					memcpy(&aux_cpu, d + off + h.size - 16,
-					       4);
-			}
-			off += h.size;
-		}
-		put(&recs, d, off);
-		free(d);
-	}
-	snprintf(path, sizeof(path), "%s", pt);
-	at = strrchr(path, '@');
-	if (at) {
-		*at = 0;
-		ptoff = strtoull(at + 1, NULL, 0);
-	}
-	ptd = slurp(path, &ptlen);
-	if (ptoff > ptlen)
-		die("--pt: offset past the end");
-
-	memset(&hdr, 0, sizeof(hdr));
-	put(&out, &hdr, sizeof(hdr));
-	{
-		uint8_t a[128 + 16];
-		struct pf_attr pa;
-		struct pf_section ids;
-		size_t k;
-
-		for (k = 0; k < 2; k++) {
-			memset(a, 0, sizeof(a));
-			memset(&pa, 0, sizeof(pa));
-			pa.size = 128;
-			pa.sample_type = sample_type;
-			pa.flags = PF_ATTR_EXCLUDE_KERNEL | PF_ATTR_EXCLUDE_HV |
-				   PF_ATTR_SAMPLE_ID_ALL;
-			if (!k) {
-				pa.type = PMU_TYPE;
-				pa.config = (1ull << PF_PT_CFG_PT) |
-					    (1ull << PF_PT_CFG_TSC) |
-					    (1ull << PF_PT_CFG_MTC) |
-					    (3ull << PF_PT_CFG_MTC_PERIOD) |
-					    (1ull << PF_PT_CFG_BRANCH);
-			} else {
-				pa.type = PF_TYPE_SOFTWARE;
-				pa.config = PF_COUNT_SW_DUMMY;
-				pa.flags |= PF_ATTR_MMAP | PF_ATTR_COMM |
-					    PF_ATTR_TASK | PF_ATTR_MMAP2 |
-					    PF_ATTR_COMM_EXEC |
-					    PF_ATTR_CONTEXT_SWITCH;
-			}
-			memcpy(a, &pa, sizeof(pa));
-			ids.offset = sizeof(hdr) + 2 * sizeof(a) + 8 * k;
-			ids.size = 8;
-			memcpy(a + 128, &ids, sizeof(ids));
-			put(&out, a, sizeof(a));
-		}
-		put(&out, &pt_id, 8);
-		put(&out, &dummy_id, 8);
-	}
-	hdr.magic = PF_MAGIC;
-	hdr.size = sizeof(hdr);
-	hdr.attr_size = 128 + 16;
-	hdr.attrs.offset = sizeof(hdr);
-	hdr.attrs.size = 2 * hdr.attr_size;
-	data_off = out.len;
-	{
-		uint64_t priv[PF_PT_PRIV_MAX];
-		struct pf_auxtrace_info ai = { .type = PF_AUXTRACE_INTEL_PT };
-		struct pf_rec_header rh = { .type = PF_REC_AUXTRACE_INFO };
-
-		memset(priv, 0, sizeof(priv));
-		priv[PF_PT_PMU_TYPE] = PMU_TYPE;
-		priv[PF_PT_TIME_SHIFT] = tc[0];
-		priv[PF_PT_TIME_MULT] = tc[1];
-		priv[PF_PT_TIME_ZERO] = tc[2];
-		priv[PF_PT_CAP_USER_TIME_ZERO] = 1;
-		priv[PF_PT_TSC_BIT] = PF_PT_CFG_TSC;
-		priv[PF_PT_NORETCOMP_BIT] = PF_PT_CFG_NORETCOMP;
-		priv[PF_PT_HAVE_SCHED_SWITCH] = 2;
-		priv[PF_PT_PER_CPU_MMAPS] = 1;
-		priv[PF_PT_MTC_BIT] = PF_PT_CFG_MTC;
-		priv[PF_PT_MTC_FREQ_BITS] = PF_PT_CFG_MTC_PERIOD;
-		priv[PF_PT_TSC_CTC_N] = 308;
-		priv[PF_PT_TSC_CTC_D] = 2;
-		priv[PF_PT_CYC_BIT] = PF_PT_CFG_CYC;
-		priv[PF_PT_MAX_NONTURBO_RATIO] = 37;
-		rh.size = 8 + sizeof(ai) + sizeof(priv);
-		put(&out, &rh, sizeof(rh));
-		put(&out, &ai, sizeof(ai));
-		put(&out, priv, sizeof(priv));
-	}
-	put(&out, recs.p, recs.len);
-	auxtrace(ptd + ptoff, ptlen - ptoff, 0, aux_cpu, (uint32_t)-1,
-		 aux_cpu);
-	hdr.data.offset = data_off;
-	hdr.data.size = out.len - data_off;
-	{
-		static const char cpuid[] = "GenuineIntel,6,85,4";
-		static const uint8_t z[8];
-		struct pf_section sec;
-		uint32_t l = (sizeof(cpuid) + 7) & ~7u;
-
-		hdr.features[0] = 1ull << PF_FEAT_CPUID;
-		sec.offset = out.len + sizeof(sec);
-		sec.size = 4 + l;
-		put(&out, &sec, sizeof(sec));
-		put(&feat, &l, 4);
-		put(&feat, cpuid, sizeof(cpuid) - 1);
-		put(&feat, z, l - (sizeof(cpuid) - 1));
-		put(&out, feat.p, feat.len);
-	}
-	memcpy(out.p, &hdr, sizeof(hdr));
-	f = fopen(outp, "wb");
-	if (!f || fwrite(out.p, 1, out.len, f) != out.len || fclose(f))
-		die(outp);
-	printf("pt-id %llu cpu %u\n", (unsigned long long)pt_id, aux_cpu);
-	free(ptd);
-	free(recs.p);
-	free(feat.p);
-	free(out.p);
-	return 0;
-}
 
 int main(int argc, char **argv)
 {
