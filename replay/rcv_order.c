@@ -50,8 +50,10 @@
  * are recorded tasks themselves.  Not mmap (MAP_FIXED over a mapping may
  * look the same in /proc/PID/maps), mprotect, munmap, mremap, madvise
  * (MADV_DONTNEED refetches a file page or zeroes an anonymous one), the
- * write family (to /proc/PID/mem: rcv_fd.c), ftruncate (a file page never
- * copied follows the file), ioctl, process_vm_writev, io_uring, execve or
+ * write family (to /proc/PID/mem: rcv_fd.c), ftruncate, truncate and
+ * open, openat, openat2 (O_TRUNC: truncation drops a file's pages from
+ * every mapping, even a private mapping's copies, tests/values/review4.c
+ * truncro; the number alone does not show the flags), ioctl, process_vm_writev, io_uring, execve or
  * any number not listed.
  */
 static bool keeps_maps(uint64_t nr)
@@ -59,7 +61,7 @@ static bool keeps_maps(uint64_t nr)
 	switch (nr) {
 	case 0: case 17:			/* read, pread64 */
 	case 4: case 5: case 6: case 262: case 332:	/* stat family */
-	case 2: case 257: case 437: case 21: case 269:	/* open, access */
+	case 21: case 269:			/* access, faccessat */
 	case 3: case 8: case 32: case 33: case 292: case 436: /* close, dup */
 	case 13: case 14:			/* rt_sigaction, procmask */
 	case 24: case 34: case 35: case 37:	/* yield, pause, sleep */
@@ -98,6 +100,7 @@ static bool keeps_fds(uint64_t nr)
 	case 9: case 10: case 11: case 12: case 25: case 28: /* mm */
 	case 72:				/* fcntl */
 	case 77:				/* ftruncate */
+	case 2: case 257: case 437:		/* open, openat, openat2 */
 		return true;
 	default:
 		return keeps_maps(nr);
