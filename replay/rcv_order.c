@@ -117,14 +117,13 @@ static bool keeps_fds(uint64_t nr)
  * transfer: its registers are not the code's).  Returns -1 when not
  * known.
  */
-static int64_t sys_nr(struct rcv_dec *dec, const struct rcv_hist *h,
-		      uint64_t p, uint64_t ip_p)
+static int64_t sys_arg(struct rcv_dec *dec, const struct rcv_hist *h,
+		       uint64_t p, uint64_t ip_p, int g)
 {
 	uint64_t next = ip_p, k, mask = ~0ull, v;
 	struct rp_insn insn;
 	struct rcv_ins in;
 	unsigned int n;
-	int g = RP_REG_RAX;
 
 	for (n = 0, k = p; n < ORD_SCAN && k > 0; n++) {
 		k--;
@@ -159,6 +158,12 @@ static int64_t sys_nr(struct rcv_dec *dec, const struct rcv_hist *h,
 		g = in.op[1].reg;	/* a copy: on to its source */
 	}
 	return -1;
+}
+
+static int64_t sys_nr(struct rcv_dec *dec, const struct rcv_hist *h,
+		      uint64_t p, uint64_t ip_p)
+{
+	return sys_arg(dec, h, p, ip_p, RP_REG_RAX);
 }
 
 /* The time of @tid's THREAD_EXIT record (UINT64_MAX: none), and whether
@@ -417,6 +422,26 @@ static uint64_t children(const struct rp_session *s, uint32_t tid)
 	return n;
 }
 
+/*
+ * madvise(addr, len, MADV_FREE) (8), or an advice the history does not
+ * show, at system call @p: the kernel may reclaim the range's pages (they
+ * then read as zero) at any time after the call returned until each is
+ * stored to again (kswapd, another process's process_madvise(
+ * MADV_PAGEOUT): tests/values/review4.c madvfree), with no system call of
+ * the thread's between.  As for a request of asynchronous I/O, no memory
+ * is then known to be the process's own.  Every other advice changes the
+ * range at the call (MADV_DONTNEED, MADV_REMOVE zero or refetch it) or
+ * not at all (MADV_COLD, MADV_PAGEOUT keep the bytes): a barrier there
+ * (madvise writes memory rcv_sys_write() does not know).
+ */
+static bool lazy_free(struct rp_recover *rc, const struct rcv_hist *h,
+		      uint64_t p, uint64_t ip)
+{
+	int64_t adv = sys_arg(rc->dec, h, p, ip, RP_REG_RDX);
+
+	return adv < 0 || adv == 8;
+}
+
 static bool aio_task(struct rp_recover *rc, uint32_t tid)
 {
 	struct rp_thread_info info;
@@ -443,11 +468,15 @@ static bool aio_task(struct rp_recover *rc, uint32_t tid)
 			continue;
 		if (insn.raw[0] == 0x0f && insn.raw[1] == 0x05) {
 			nr = sys_nr(rc->dec, &h, ev.before - 1, insn.ip);
-			may = aio_nr(nr, false);
+			may = aio_nr(nr, false) ||
+			      (nr == 28 && lazy_free(rc, &h, ev.before - 1,
+						     insn.ip));
 			clones += nr == 56 || nr == 435;
 		} else if (insn.raw[0] == 0xcd && insn.raw[1] == 0x80) {
 			nr = sys_nr(rc->dec, &h, ev.before - 1, insn.ip);
-			may = aio_nr(nr, true);
+			may = aio_nr(nr, true) ||
+			      (nr == 219 && lazy_free(rc, &h, ev.before - 1,
+						      insn.ip));
 			clones += nr == 120;
 		} else if (insn.raw[0] == 0x0f && insn.raw[1] == 0x34) {
 			may = true;	/* sysenter */
