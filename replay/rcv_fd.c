@@ -53,7 +53,7 @@ static bool files_shared(struct rp_recover *rc, const struct rp_session *s)
 			(const void *)s->recs[i];
 
 		if (s->recs[i]->type == PTREC_SB_THREAD_START &&
-		    (t->clone_flags & CLONE_FILES) &&
+		    (rcv_clone_flags(t) & CLONE_FILES) &&
 		    (t->pid == rc->pid || t->parent_pid == rc->pid))
 			return true;
 	}

@@ -222,6 +222,23 @@ static bool in_set(const uint32_t *set, size_t n, uint32_t pid)
 	return false;
 }
 
+/*
+ * A child process (its own pid) whose record has no clone flags at all:
+ * the importers' (perf's FORK record has none), the kernel module's for
+ * a child of another mm, a software recorder's older than the flags of
+ * i386's clone through int 0x80 (tests/values/review4.c clone80, made
+ * with CLONE_VM, recorded as 0).  Every real clone of a process has its
+ * exit signal in the low byte (fork is clone(SIGCHLD)) and the recorder
+ * now says so: 0 is not known, so it may share the memory and the
+ * descriptors (never a vfork: that would only keep more).
+ */
+uint64_t rcv_clone_flags(const struct ptrec_sb_thread_start *t)
+{
+	if (t->pid != t->parent_pid && !t->clone_flags)
+		return CLONE_VM | CLONE_FILES;
+	return t->clone_flags;
+}
+
 size_t rcv_share_set(const struct rp_session *s, uint32_t pid,
 		     uint64_t want, uint64_t skip, uint32_t *set, size_t cap)
 {
@@ -238,7 +255,8 @@ size_t rcv_share_set(const struct rp_session *s, uint32_t pid,
 
 			if (s->recs[i]->type != PTREC_SB_THREAD_START ||
 			    t->pid == t->parent_pid ||
-			    !(t->clone_flags & want) || (t->clone_flags & skip))
+			    !(rcv_clone_flags(t) & want) ||
+			    (rcv_clone_flags(t) & skip))
 				continue;
 			in_p = in_set(set, n, t->parent_pid);
 			in_c = in_set(set, n, t->pid);
@@ -275,8 +293,9 @@ bool rcv_vm_shared(const struct rp_session *s, uint32_t pid)
 			(const void *)s->recs[i];
 
 		if (s->recs[i]->type == PTREC_SB_THREAD_START &&
-		    t->pid != t->parent_pid && (t->clone_flags & CLONE_VM) &&
-		    !(t->clone_flags & CLONE_VFORK) &&
+		    t->pid != t->parent_pid &&
+		    (rcv_clone_flags(t) & CLONE_VM) &&
+		    !(rcv_clone_flags(t) & CLONE_VFORK) &&
 		    in_set(set, n, t->parent_pid))
 			return true;
 	}
