@@ -122,6 +122,12 @@ struct rp_recover {
 	bool mt;		/* other threads share its memory */
 	bool no_handlers;	/* no signal handler ran in it (the recorder
 				 * saw every signal it got) */
+	/* Positions of system calls a handler was entered after (recover.c
+	 * sig_after()), computed once asked.
+	 */
+	uint64_t *sig_pos;
+	size_t nsig_pos;
+	bool sig_done;
 	uint64_t stack_lo, stack_hi;	/* its stack mapping (mt) */
 	/* rcv_escape.c, with mt: [stack_lo, priv_hi) is its own stack until
 	 * state esc_pos (UINT64_MAX: the end), computed once asked.

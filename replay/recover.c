@@ -134,6 +134,54 @@ bool rcv_async_away(const struct rp_session *s, uint32_t tid, uint64_t *evi,
 	return away;
 }
 
+/*
+ * Was a signal handler entered right after instruction @pos, a system
+ * call (its return the delivery)?  The software recorder records each
+ * signal a handler runs for (PTREC_SB_SIGNAL, handled) while the thread
+ * is stopped in the kernel: the last time tracing went off (the call's
+ * TIP.PGD) before the record's time is the delivery's.  A handler whose
+ * entry is the call's fall-through looks like the call's return
+ * (tests/values/review4.c fallsig).  Other recorders have no records:
+ * handlers_ran() says "maybe" and RCV_I_SYSCALL's fall-through stays a
+ * return there (docs/values.md, limits).
+ */
+static bool sig_after(struct rp_recover *rc, uint64_t pos)
+{
+	const struct rp_session *s = rc->s;
+	struct rp_event ev;
+	uint64_t i, at, *v;
+	size_t k;
+
+	if (rc->no_handlers)
+		return false;
+	for (k = 0; !rc->sig_done && k < s->nrecs; k++) {
+		const struct ptrec_sb_signal *g = (const void *)s->recs[k];
+
+		if (s->recs[k]->type != PTREC_SB_SIGNAL || g->tid != rc->tid ||
+		    !(g->sflags & PTREC_SB_SIG_HANDLED))
+			continue;
+		at = UINT64_MAX;
+		for (i = 0; !rp_thread_event(s, rc->tid, i, &ev); i++) {
+			if (!ev.tsc || ev.tsc > s->recs[k]->time)
+				break;
+			if (ev.kind == RP_EV_DISABLED)
+				at = ev.before;
+		}
+		if (at == UINT64_MAX || !at)
+			continue;
+		v = realloc(rc->sig_pos, (rc->nsig_pos + 1) * sizeof(*v));
+		if (!v)		/* then every call may be one */
+			return true;
+		rc->sig_pos = v;
+		v[rc->nsig_pos++] = at - 1;
+	}
+	rc->sig_done = true;
+	for (k = 0; k < rc->nsig_pos; k++)
+		if (rc->sig_pos[k] == pos)
+			return true;
+	return false;
+}
+
 static int win_load(struct rp_recover *rc, struct win *w)
 {
 	struct rp_cursor *c = NULL;
@@ -194,6 +242,9 @@ static int win_load(struct rp_recover *rc, struct win *w)
 		if (e == 2 && rc->no_handlers)
 			e = 1;
 		if (e && rcv_async_away(rc->s, rc->tid, &evi, p - 1, in->next))
+			e = 0;
+		if (e == 1 && (in->flags & RCV_I_SYSCALL) &&
+		    sig_after(rc, p - 1))
 			e = 0;
 		if (e == 2) {
 			in->flags |= RCV_I_UNPROVEN | RCV_I_BARRIER |
@@ -477,6 +528,7 @@ void rp_recover_free(struct rp_recover *rc)
 	for (i = 0; i < RCV_CHAIN; i++)
 		rcv_win_free(rc->chain[i]);
 	rcv_win_free(rc->far);
+	free(rc->sig_pos);
 	wpf_cache_free(rc->wpf);
 	free(rc->sum);
 	rp_snapshot_close(rc->sn);
