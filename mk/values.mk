@@ -59,12 +59,13 @@ values-review4: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW4)
 		REVIEW4=$(CURDIR)/$(REVIEW4) tests/values/review4.sh
 
 values-test: $(PTREC) $(VALCHECK) $(VALWIN) $(PROG_BINS) $(UNSOUND) \
-		$(HOLES) $(ROTHREADS) $(REVIEW2)
+		$(HOLES) $(ROTHREADS) $(REVIEW2) $(REVIEW4)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
 		VALWIN=$(CURDIR)/$(VALWIN) \
 		PROGS=$(CURDIR)/$(PROG_DIR) UNSOUND=$(CURDIR)/$(UNSOUND) \
 		HOLES=$(CURDIR)/$(HOLES) ROTHREADS=$(CURDIR)/$(ROTHREADS) \
-		REVIEW2=$(CURDIR)/$(REVIEW2) tests/values/run.sh
+		REVIEW2=$(CURDIR)/$(REVIEW2) REVIEW4=$(CURDIR)/$(REVIEW4) \
+		tests/values/run.sh
 
 GDB_VALUES := $(BUILD)/tests/gdb/values
 $(GDB_VALUES): tests/gdb/values.c
