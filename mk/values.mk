@@ -6,9 +6,11 @@
 
 # Checks recovered values (#17) against the ground truth's registers.
 VALCHECK := $(BUILD)/tests/values/valcheck
-$(VALCHECK): tests/values/valcheck.c $(RP_LIB) $(PTK_LIB) $(SB_LIB)
+$(VALCHECK): tests/values/valcheck.c tests/tools/truthalign.c \
+		tests/tools/truthalign.h $(RP_LIB) $(PTK_LIB) $(SB_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LINK_REPLAY)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/tools $(LDFLAGS) -o $@ \
+		$(filter %.c,$^) $(LINK_REPLAY)
 
 # The windows' cost and a digest of every value they know (valwin.c).
 VALWIN := $(BUILD)/tests/values/valwin
@@ -79,7 +81,9 @@ CRASH_BIN := $(BUILD)/tests/values/crash
 $(CRASH_BIN): tests/values/crash.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -o $@ $<
-values-test: $(CRASH_BIN) $(BUILD)/examples/demo $(GDB_VALUES)
+values-test: $(CRASH_BIN) $(BUILD)/examples/demo $(GDB_VALUES) \
+		$(BUILD)/tests/gdb/watchjit
+values-test: export JITPROG = $(CURDIR)/$(BUILD)/tests/gdb/watchjit
 values-test: export CRASH = $(CURDIR)/$(CRASH_BIN)
 values-test: export DEMO = $(CURDIR)/$(BUILD)/examples/demo
 values-test: export GDBVALUES = $(CURDIR)/$(GDB_VALUES)
