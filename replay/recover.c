@@ -145,41 +145,71 @@ bool rcv_async_away(const struct rp_session *s, uint32_t tid, uint64_t *evi,
  * handlers_ran() says "maybe" and RCV_I_SYSCALL's fall-through stays a
  * return there (docs/values.md, limits).
  */
-static bool sig_after(struct rp_recover *rc, uint64_t pos)
+static int u64_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* rc->sig_pos: one walk of the events for all the records, in time
+ * order.  False when out of memory.
+ */
+static bool sig_compute(struct rp_recover *rc)
 {
 	const struct rp_session *s = rc->s;
+	uint64_t *t = NULL, *v, at = UINT64_MAX, i = 0;
+	size_t k, nt = 0, j;
 	struct rp_event ev;
-	uint64_t i, at, *v;
-	size_t k;
+	bool more;
 
-	if (rc->no_handlers)
-		return false;
-	for (k = 0; !rc->sig_done && k < s->nrecs; k++) {
+	for (k = 0; k < s->nrecs; k++) {
 		const struct ptrec_sb_signal *g = (const void *)s->recs[k];
 
 		if (s->recs[k]->type != PTREC_SB_SIGNAL || g->tid != rc->tid ||
 		    !(g->sflags & PTREC_SB_SIG_HANDLED))
 			continue;
-		at = UINT64_MAX;
-		for (i = 0; !rp_thread_event(s, rc->tid, i, &ev); i++) {
-			if (!ev.tsc || ev.tsc > s->recs[k]->time)
-				break;
+		v = realloc(t, (nt + 1) * sizeof(*t));
+		if (!v) {
+			free(t);
+			return false;
+		}
+		t = v;
+		t[nt++] = s->recs[k]->time;
+	}
+	if (!nt)
+		return true;
+	qsort(t, nt, sizeof(*t), u64_cmp);
+	rc->sig_pos = malloc(nt * sizeof(*rc->sig_pos));
+	if (!rc->sig_pos) {
+		free(t);
+		return false;
+	}
+	more = !rp_thread_event(s, rc->tid, i, &ev);
+	for (j = 0; j < nt; j++) {
+		for (; more && ev.tsc && ev.tsc <= t[j];
+		     more = !rp_thread_event(s, rc->tid, ++i, &ev))
 			if (ev.kind == RP_EV_DISABLED)
 				at = ev.before;
-		}
-		if (at == UINT64_MAX || !at)
-			continue;
-		v = realloc(rc->sig_pos, (rc->nsig_pos + 1) * sizeof(*v));
-		if (!v)		/* then every call may be one */
-			return true;
-		rc->sig_pos = v;
-		v[rc->nsig_pos++] = at - 1;
+		if (at != UINT64_MAX && at)
+			rc->sig_pos[rc->nsig_pos++] = at - 1;
 	}
-	rc->sig_done = true;
-	for (k = 0; k < rc->nsig_pos; k++)
-		if (rc->sig_pos[k] == pos)
-			return true;
-	return false;
+	free(t);
+	return true;
+}
+
+static bool sig_after(struct rp_recover *rc, uint64_t pos)
+{
+	if (rc->no_handlers)
+		return false;
+	if (!rc->sig_done) {
+		if (!sig_compute(rc))
+			return true;	/* then every call may be one */
+		rc->sig_done = true;
+	}
+	/* Ascending: the records' times sorted, the events in order. */
+	return rc->nsig_pos &&
+	       bsearch(&pos, rc->sig_pos, rc->nsig_pos, sizeof(pos), u64_cmp);
 }
 
 static int win_load(struct rp_recover *rc, struct win *w)
