@@ -135,15 +135,18 @@ bool rcv_async_away(const struct rp_session *s, uint32_t tid, uint64_t *evi,
 }
 
 /*
- * Was a signal handler entered right after instruction @pos, a system
- * call (its return the delivery)?  The software recorder records each
- * signal a handler runs for (PTREC_SB_SIGNAL, handled) while the thread
- * is stopped in the kernel: the last time tracing went off (the call's
- * TIP.PGD) before the record's time is the delivery's.  A handler whose
- * entry is the call's fall-through looks like the call's return
- * (tests/values/review4.c fallsig).  Other recorders have no records:
- * handlers_ran() says "maybe" and RCV_I_SYSCALL's fall-through stays a
- * return there (docs/values.md, limits).
+ * Was a signal handler entered right after instruction @pos?  The
+ * software recorder records each signal a handler runs for
+ * (PTREC_SB_SIGNAL, handled) while the thread is stopped in the kernel,
+ * after the trace went off for it (a system call's TIP.PGD, or the
+ * asynchronous disable of the stop, whose FUP is the next instruction's
+ * address) and before it resumes in the handler: the last of those
+ * before the record's time is the delivery's.  A handler whose entry is
+ * the instruction's fall-through looks like going on (a system call's
+ * return: tests/values/review4.c fallsig; rcv_async_away() passes an
+ * asynchronous disable that resumes where it stopped).  Other recorders
+ * have no records: handlers_ran() says "maybe" and such a handler is not
+ * seen there (docs/values.md, limits).
  */
 static int u64_cmp(const void *a, const void *b)
 {
@@ -189,7 +192,9 @@ static bool sig_compute(struct rp_recover *rc)
 	for (j = 0; j < nt; j++) {
 		for (; more && ev.tsc && ev.tsc <= t[j];
 		     more = !rp_thread_event(s, rc->tid, ++i, &ev))
-			if (ev.kind == RP_EV_DISABLED)
+			if (ev.kind == RP_EV_DISABLED ||
+			    ev.kind == RP_EV_ASYNC_DISABLED ||
+			    ev.kind == RP_EV_INTERRUPT)
 				at = ev.before;
 		if (at != UINT64_MAX && at)
 			rc->sig_pos[rc->nsig_pos++] = at - 1;
@@ -273,8 +278,7 @@ static int win_load(struct rp_recover *rc, struct win *w)
 			e = 1;
 		if (e && rcv_async_away(rc->s, rc->tid, &evi, p - 1, in->next))
 			e = 0;
-		if (e == 1 && (in->flags & RCV_I_SYSCALL) &&
-		    sig_after(rc, p - 1))
+		if (e && sig_after(rc, p - 1))
 			e = 0;
 		if (e == 2) {
 			in->flags |= RCV_I_UNPROVEN | RCV_I_BARRIER |
