@@ -118,12 +118,13 @@ static bool keeps_fds(uint64_t nr)
  * known.
  */
 static int64_t sys_arg(struct rcv_dec *dec, const struct rcv_hist *h,
-		       uint64_t p, uint64_t ip_p, int g)
+		       uint64_t p, uint64_t ip_p, int g, bool ind)
 {
 	uint64_t next = ip_p, k, mask = ~0ull, v;
 	struct rp_insn insn;
 	struct rcv_ins in;
 	unsigned int n;
+	int e;
 
 	for (n = 0, k = p; n < ORD_SCAN && k > 0; n++) {
 		k--;
@@ -131,8 +132,9 @@ static int64_t sys_arg(struct rcv_dec *dec, const struct rcv_hist *h,
 			return -1;
 		rcv_decode(dec, insn.ip, insn.raw, insn.size,
 			   insn.iclass, &in);
+		e = rcv_expected(&in, next, 0);
 		if ((in.flags & (RCV_I_BARRIER | RCV_I_SYSCALL)) ||
-		    rcv_expected(&in, next, 0) != 1)
+		    (e != 1 && !(e == 2 && ind)))
 			return -1;
 		next = insn.ip;
 		if (!in.wcode[g])
@@ -163,7 +165,7 @@ static int64_t sys_arg(struct rcv_dec *dec, const struct rcv_hist *h,
 static int64_t sys_nr(struct rcv_dec *dec, const struct rcv_hist *h,
 		      uint64_t p, uint64_t ip_p)
 {
-	return sys_arg(dec, h, p, ip_p, RP_REG_RAX);
+	return sys_arg(dec, h, p, ip_p, RP_REG_RAX, false);
 }
 
 /* The time of @tid's THREAD_EXIT record (UINT64_MAX: none), and whether
@@ -435,9 +437,9 @@ static uint64_t children(const struct rp_session *s, uint32_t tid)
  * (madvise writes memory rcv_sys_write() does not know).
  */
 static bool lazy_free(struct rp_recover *rc, const struct rcv_hist *h,
-		      uint64_t p, uint64_t ip)
+		      uint64_t p, uint64_t ip, bool ind)
 {
-	int64_t adv = sys_arg(rc->dec, h, p, ip, RP_REG_RDX);
+	int64_t adv = sys_arg(rc->dec, h, p, ip, RP_REG_RDX, ind);
 
 	return adv < 0 || adv == 8;
 }
@@ -450,9 +452,13 @@ static bool aio_task(struct rp_recover *rc, uint32_t tid)
 	struct rp_event ev;
 	struct rcv_hist h;
 	uint64_t i, clones = 0;
-	bool may = false;
+	bool may = false, ind;
 	int64_t nr;
 
+	/* No handler ran in it (the software recorder's records): an
+	 * indirect jump went where the trace says (the PLT's to madvise).
+	 */
+	ind = !rcv_handlers_ran(rc->s, tid);
 	if (rp_thread_info(rc->s, tid, &info) || hides_syscalls(rc, tid) ||
 	    rp_cursor_new(rc->s, tid, &c))
 		return true;
@@ -470,13 +476,13 @@ static bool aio_task(struct rp_recover *rc, uint32_t tid)
 			nr = sys_nr(rc->dec, &h, ev.before - 1, insn.ip);
 			may = aio_nr(nr, false) ||
 			      (nr == 28 && lazy_free(rc, &h, ev.before - 1,
-						     insn.ip));
+						     insn.ip, ind));
 			clones += nr == 56 || nr == 435;
 		} else if (insn.raw[0] == 0xcd && insn.raw[1] == 0x80) {
 			nr = sys_nr(rc->dec, &h, ev.before - 1, insn.ip);
 			may = aio_nr(nr, true) ||
 			      (nr == 219 && lazy_free(rc, &h, ev.before - 1,
-						      insn.ip));
+						      insn.ip, ind));
 			clones += nr == 120;
 		} else if (insn.raw[0] == 0x0f && insn.raw[1] == 0x34) {
 			may = true;	/* sysenter */

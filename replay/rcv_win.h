@@ -256,6 +256,8 @@ struct win *rcv_insn_win(struct rp_recover *rc, uint64_t pos, int *err);
  * with no matching call).
  */
 int rcv_expected(const struct rcv_ins *in, uint64_t next, uint64_t ret);
+/* May a signal handler have run in thread @tid (recover.c)? */
+bool rcv_handlers_ran(struct rp_session *s, uint32_t tid);
 /*
  * Did thread @tid's trace stop between position @pos and the next one
  * with the thread somewhere other than @next, the next instruction's

@@ -145,7 +145,7 @@ bool rcv_async_away(const struct rp_session *s, uint32_t tid, uint64_t *evi,
  * the instruction's fall-through looks like going on (a system call's
  * return: tests/values/review4.c fallsig; rcv_async_away() passes an
  * asynchronous disable that resumes where it stopped).  Other recorders
- * have no records: handlers_ran() says "maybe" and such a handler is not
+ * have no records: rcv_handlers_ran() says "maybe" and such a handler is not
  * seen there (docs/values.md, limits).
  */
 static int u64_cmp(const void *a, const void *b)
@@ -461,7 +461,7 @@ struct win *rcv_win_at(struct rp_recover *rc, uint64_t pos, int *err)
  * (PTREC_SB_SIGNAL, "handled" when a handler runs next), so its bundles
  * answer; other recorders do not record signals: maybe.
  */
-static bool handlers_ran(struct rp_session *s, uint32_t tid)
+bool rcv_handlers_ran(struct rp_session *s, uint32_t tid)
 {
 	struct rp_session_info si;
 	size_t i;
@@ -544,7 +544,7 @@ int rp_recover_new(struct rp_session *s, uint32_t tid,
 	}
 	rcv_fd_init(rc);
 	rcv_end_partial(rc);
-	rc->no_handlers = !handlers_ran(s, tid);
+	rc->no_handlers = !rcv_handlers_ran(s, tid);
 	rc->ctx.mem = ask_mem;
 	rc->ctx.wrote = rmw_wrote;
 	rc->ctx.written = rmw_written;
