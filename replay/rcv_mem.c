@@ -224,26 +224,37 @@ static bool in_set(const uint32_t *set, size_t n, uint32_t pid)
 
 /*
  * A child process (its own pid) whose record has no clone flags at all:
- * the importers' (perf's FORK record has none), the kernel module's for
- * a child of another mm, a software recorder's older than the flags of
- * i386's clone through int 0x80 (tests/values/review4.c clone80, made
- * with CLONE_VM, recorded as 0).  Every real clone of a process has its
- * exit signal in the low byte (fork is clone(SIGCHLD)) and the recorder
- * now says so: 0 is not known, so it may share the memory and the
- * descriptors (never a vfork: that would only keep more).
+ * the importers' (perf's FORK record has none), a software recorder's
+ * older than the flags of i386's clone through int 0x80
+ * (tests/values/review4.c clone80, made with CLONE_VM, recorded as 0).
+ * Every real clone of a process has its exit signal in the low byte
+ * (fork is clone(SIGCHLD)) and the recorder now says so: 0 is not known,
+ * so it may share the memory and the descriptors (never a vfork: that
+ * would only keep more).  The kernel module (@kmod) sets CLONE_VM where
+ * the child has its parent's mm and nothing else for a process: the
+ * memory is known, the descriptors are not.
  */
-uint64_t rcv_clone_flags(const struct ptrec_sb_thread_start *t)
+uint64_t rcv_clone_flags(const struct ptrec_sb_thread_start *t, bool kmod)
 {
 	if (t->pid != t->parent_pid && !t->clone_flags)
-		return CLONE_VM | CLONE_FILES;
+		return kmod ? CLONE_FILES : CLONE_VM | CLONE_FILES;
 	return t->clone_flags;
+}
+
+bool rcv_backend_kmod(const struct rp_session *s)
+{
+	struct rp_session_info si;
+
+	rp_session_info(s, &si);
+	return si.backend && !strcmp(si.backend, "kmod");
 }
 
 size_t rcv_share_set(const struct rp_session *s, uint32_t pid,
 		     uint64_t want, uint64_t skip, uint32_t *set, size_t cap)
 {
 	size_t n = 1, i;
-	bool grew = true;
+	bool grew = true, kmod = rcv_backend_kmod(s);
+	uint64_t f;
 
 	set[0] = pid;
 	while (grew) {
@@ -254,9 +265,10 @@ size_t rcv_share_set(const struct rp_session *s, uint32_t pid,
 			bool in_p, in_c;
 
 			if (s->recs[i]->type != PTREC_SB_THREAD_START ||
-			    t->pid == t->parent_pid ||
-			    !(rcv_clone_flags(t) & want) ||
-			    (rcv_clone_flags(t) & skip))
+			    t->pid == t->parent_pid)
+				continue;
+			f = rcv_clone_flags(t, kmod);
+			if (!(f & want) || (f & skip))
 				continue;
 			in_p = in_set(set, n, t->parent_pid);
 			in_c = in_set(set, n, t->pid);
@@ -285,6 +297,7 @@ bool rcv_vm_shared(const struct rp_session *s, uint32_t pid)
 {
 	uint32_t set[64];
 	size_t n = rcv_share_set(s, pid, CLONE_VM, 0, set, 64), i;
+	bool kmod = rcv_backend_kmod(s);
 
 	if (!n)
 		return true;
@@ -294,8 +307,8 @@ bool rcv_vm_shared(const struct rp_session *s, uint32_t pid)
 
 		if (s->recs[i]->type == PTREC_SB_THREAD_START &&
 		    t->pid != t->parent_pid &&
-		    (rcv_clone_flags(t) & CLONE_VM) &&
-		    !(rcv_clone_flags(t) & CLONE_VFORK) &&
+		    (rcv_clone_flags(t, kmod) & CLONE_VM) &&
+		    !(rcv_clone_flags(t, kmod) & CLONE_VFORK) &&
 		    in_set(set, n, t->parent_pid))
 			return true;
 	}

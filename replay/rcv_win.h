@@ -399,9 +399,12 @@ bool rcv_vm_shared(const struct rp_session *s, uint32_t pid);
 size_t rcv_share_set(const struct rp_session *s, uint32_t pid,
 		     uint64_t want, uint64_t skip, uint32_t *set, size_t cap);
 /* The clone flags of THREAD_START record @t as far as they are known
- * (a process's with none recorded: any sharing, rcv_mem.c).
+ * (a process's with none recorded: any sharing but, from the kernel
+ * module (@kmod), the memory's; rcv_mem.c).
  */
-uint64_t rcv_clone_flags(const struct ptrec_sb_thread_start *t);
+uint64_t rcv_clone_flags(const struct ptrec_sb_thread_start *t, bool kmod);
+/* Is @s a recording of the kernel module (its manifest's backend)? */
+bool rcv_backend_kmod(const struct rp_session *s);
 /* Byte @a of access @x: -1 it does not cover it, 0 value unknown, 1 in
  * *@out.  Inline, as rcv_acc_of(): a memory question asks both for each
  * byte of each access it scans (p99: 35% of workload's last window were

@@ -145,22 +145,24 @@ Test(rcv_mem, truncation_and_munmap)
 	cr_assert_eq(sys(11, &a, &l), -1, "munmap, address unknown");
 }
 
-/* A child process's record with no clone flags (imports, the kernel
- * module's child of another mm, i386's clone before the recorder read
- * its flags) may share the memory and the descriptors; a thread's, and
- * a record with flags, say what they say.
+/* A child process's record with no clone flags (imports, i386's clone
+ * before the recorder read its flags) may share the memory and the
+ * descriptors; the kernel module's (it sets CLONE_VM from the mm) only
+ * the descriptors; a thread's, and a record with flags, say what they
+ * say.
  */
 Test(rcv_mem, clone_flags_unknown)
 {
 	struct ptrec_sb_thread_start t = { .pid = 20, .tid = 20,
 					   .parent_pid = 10, .parent_tid = 10 };
 
-	cr_assert_eq(rcv_clone_flags(&t), CLONE_VM | CLONE_FILES);
+	cr_assert_eq(rcv_clone_flags(&t, false), CLONE_VM | CLONE_FILES);
+	cr_assert_eq(rcv_clone_flags(&t, true), CLONE_FILES);
 	t.clone_flags = 17;			/* fork: SIGCHLD */
-	cr_assert_eq(rcv_clone_flags(&t), 17);
+	cr_assert_eq(rcv_clone_flags(&t, false), 17);
 	t.clone_flags = 0x111;			/* CLONE_VM | SIGCHLD */
-	cr_assert_eq(rcv_clone_flags(&t), 0x111);
+	cr_assert_eq(rcv_clone_flags(&t, false), 0x111);
 	t.pid = 10;				/* a thread */
 	t.clone_flags = 0;
-	cr_assert_eq(rcv_clone_flags(&t), 0);
+	cr_assert_eq(rcv_clone_flags(&t, false), 0);
 }
