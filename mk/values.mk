@@ -6,9 +6,11 @@
 
 # Checks recovered values (#17) against the ground truth's registers.
 VALCHECK := $(BUILD)/tests/values/valcheck
-$(VALCHECK): tests/values/valcheck.c $(RP_LIB) $(PTK_LIB) $(SB_LIB)
+$(VALCHECK): tests/values/valcheck.c tests/tools/truthalign.c \
+		tests/tools/truthalign.h $(RP_LIB) $(PTK_LIB) $(SB_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LINK_REPLAY)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/tools $(LDFLAGS) -o $@ \
+		$(filter %.c,$^) $(LINK_REPLAY)
 
 # The windows' cost and a digest of every value they know (valwin.c).
 VALWIN := $(BUILD)/tests/values/valwin
@@ -59,12 +61,13 @@ values-review4: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW4)
 		REVIEW4=$(CURDIR)/$(REVIEW4) tests/values/review4.sh
 
 values-test: $(PTREC) $(VALCHECK) $(VALWIN) $(PROG_BINS) $(UNSOUND) \
-		$(HOLES) $(ROTHREADS) $(REVIEW2)
+		$(HOLES) $(ROTHREADS) $(REVIEW2) $(REVIEW4)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
 		VALWIN=$(CURDIR)/$(VALWIN) \
 		PROGS=$(CURDIR)/$(PROG_DIR) UNSOUND=$(CURDIR)/$(UNSOUND) \
 		HOLES=$(CURDIR)/$(HOLES) ROTHREADS=$(CURDIR)/$(ROTHREADS) \
-		REVIEW2=$(CURDIR)/$(REVIEW2) tests/values/run.sh
+		REVIEW2=$(CURDIR)/$(REVIEW2) REVIEW4=$(CURDIR)/$(REVIEW4) \
+		tests/values/run.sh
 
 GDB_VALUES := $(BUILD)/tests/gdb/values
 $(GDB_VALUES): tests/gdb/values.c
@@ -78,7 +81,9 @@ CRASH_BIN := $(BUILD)/tests/values/crash
 $(CRASH_BIN): tests/values/crash.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -o $@ $<
-values-test: $(CRASH_BIN) $(BUILD)/examples/demo $(GDB_VALUES)
+values-test: $(CRASH_BIN) $(BUILD)/examples/demo $(GDB_VALUES) \
+		$(BUILD)/tests/gdb/watchjit
+values-test: export JITPROG = $(CURDIR)/$(BUILD)/tests/gdb/watchjit
 values-test: export CRASH = $(CURDIR)/$(CRASH_BIN)
 values-test: export DEMO = $(CURDIR)/$(BUILD)/examples/demo
 values-test: export GDBVALUES = $(CURDIR)/$(GDB_VALUES)

@@ -7,10 +7,11 @@
 # The ground truth's writers of some bytes (the recorder's registers).
 WATCHTRUTH := $(BUILD)/tests/gdb/watchtruth
 $(WATCHTRUTH): tests/gdb/watchtruth.c tests/gdb/watchtruth_check.c \
-		tests/gdb/watchtruth_isa.c tests/gdb/watchtruth.h $(RP_LIB) \
+		tests/gdb/watchtruth_isa.c tests/gdb/watchtruth.h \
+		tests/tools/truthalign.c tests/tools/truthalign.h $(RP_LIB) \
 		$(PTK_LIB) $(SB_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ \
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/tools $(LDFLAGS) -o $@ \
 		$(filter %.c,$^) $(LINK_REPLAY)
 
 # -z now: no lazy binding, whose resolver hides the arguments of read(2)

@@ -419,14 +419,28 @@ static void child_ctid(struct thr *t, struct thr *parent, int event)
 		t->ctid = args[2];
 }
 
+/* Is the system call @t entered an int 0x80 (i386's numbers)? */
+static bool is_int80(const struct thr *t)
+{
+	uint8_t b[2] = { 0, 0 };
+	struct iovec l = { b, 2 };
+	struct iovec r = { (void *)(uintptr_t)t->entry.rip, 2 };
+
+	return process_vm_readv(t->tid, &l, 1, &r, 1, 0) == 2 &&
+	       b[0] == 0xcd && b[1] == 0x80;
+}
+
 static void new_child(struct emu *e, struct thr *parent, int event)
 {
 	struct ptrec_sb_thread_start ts = {
 		.hdr = { .type = PTREC_SB_THREAD_START } };
 	unsigned long msg = 0;
 	struct proc *p = parent->proc;
+	uint64_t arg;
 	struct thr *t;
+	bool i386;
 	pid_t tid;
+	long nr;
 
 	if (ptrace(PTRACE_GETEVENTMSG, parent->tid, 0, &msg) < 0)
 		return;
@@ -458,23 +472,36 @@ static void new_child(struct emu *e, struct thr *parent, int event)
 	ts.parent_tid = (uint32_t)parent->tid;
 	ts.clone_flags = event == PTRACE_EVENT_VFORK ? CLONE_VFORK | CLONE_VM :
 			 0;
+	/* i386's numbers through int 0x80 (clone 120, fork 2, clone3 435),
+	 * arguments in ebx: 64-bit 120 and 2 (getresgid, open) make no
+	 * child, and the instruction tells clone3's ABI.
+	 */
+	i386 = is_int80(parent);
+	nr = (long)parent->entry.rax;
+	arg = i386 ? (uint32_t)parent->entry.rbx : parent->entry.rdi;
 	if (event != PTRACE_EVENT_VFORK &&
-	    ((long)parent->entry.rax == SYS_clone ||
-	     (long)parent->entry.rax == SYS_clone3)) {
-		/* clone(2) passes flags in RDI; clone3(2) in its struct
-		 * clone_args, whose first member is the flags.  Also for
-		 * a fork event: clone(CLONE_VM | SIGCHLD) is one, and the
-		 * values engine must know the child shares the memory.
+	    ((!i386 && nr == SYS_clone) || (i386 && nr == 120) ||
+	     nr == SYS_clone3)) {
+		/* clone(2) passes flags in RDI (i386: EBX); clone3(2) in
+		 * its struct clone_args, whose first member is the flags.
+		 * Also for a fork event: clone(CLONE_VM | SIGCHLD) is one,
+		 * and the values engine must know the child shares the
+		 * memory (tests/values/review4.c clone80).
 		 */
-		ts.clone_flags = parent->entry.rdi;
-		if ((long)parent->entry.rax == SYS_clone3) {
+		ts.clone_flags = arg;
+		if (nr == SYS_clone3) {
 			struct iovec l = { &ts.clone_flags, 8 };
-			struct iovec r = { (void *)(uintptr_t)parent->entry.rdi,
-					   8 };
+			struct iovec r = { (void *)(uintptr_t)arg, 8 };
 
 			if (process_vm_readv(parent->tid, &l, 1, &r, 1, 0) != 8)
 				ts.clone_flags = 0;
 		}
+	} else if (event == PTRACE_EVENT_FORK &&
+		   ((!i386 && nr == SYS_fork) || (i386 && nr == 2))) {
+		/* fork is clone(SIGCHLD): no flags at all would be "not
+		 * known" to the values engine (rcv_clone_flags()).
+		 */
+		ts.clone_flags = SIGCHLD;
 	}
 	if (t)
 		child_ctid(t, parent, event);

@@ -40,6 +40,7 @@
  */
 static bool files_shared(struct rp_recover *rc, const struct rp_session *s)
 {
+	bool kmod = rcv_backend_kmod(s);
 	struct rp_thread_info o;
 	size_t i;
 
@@ -53,7 +54,7 @@ static bool files_shared(struct rp_recover *rc, const struct rp_session *s)
 			(const void *)s->recs[i];
 
 		if (s->recs[i]->type == PTREC_SB_THREAD_START &&
-		    (t->clone_flags & CLONE_FILES) &&
+		    (rcv_clone_flags(t, kmod) & CLONE_FILES) &&
 		    (t->pid == rc->pid || t->parent_pid == rc->pid))
 			return true;
 	}

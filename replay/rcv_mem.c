@@ -17,7 +17,18 @@
 
 #include "rcv_win.h"
 
-/* Syscalls that write no user memory and leave all but rax/rcx/r11. */
+/*
+ * Syscalls that write no user memory and leave all but rax/rcx/r11,
+ * whatever their arguments.  Not ftruncate, truncate, nor open, openat,
+ * openat2 with O_TRUNC: truncation unmaps a file's pages past the new
+ * size from every mapping, even a private mapping's copies the process
+ * wrote (truncate_pagecache, even_cows), and the next load reads the
+ * file's new page (tests/values/review4.c trunc, truncro, truncu,
+ * otruncu); sys_open_quiet() lets open and openat without it pass.  Not
+ * munmap: a fault may later grow a MAP_GROWSDOWN mapping over the range
+ * with zero pages, no system call (review4.c grow): rcv_sys_write()
+ * gives it as a write of its pages, values unknown.
+ */
 bool rcv_sys_quiet(uint64_t nr)
 {
 	switch (nr) {
@@ -28,16 +39,15 @@ bool rcv_sys_quiet(uint64_t nr)
 	case 60: case 62: case 186: case 200: case 231: case 234:
 	case 110:	/* getppid */
 	case 102: case 104: case 107: case 108:	/* get[e]uid/gid */
-	case 2: case 257: case 21: case 269:	/* open, openat, access */
+	case 21: case 269:	/* access, faccessat */
 	case 218: case 273:	/* set_tid_address, set_robust_list */
-	case 11:		/* munmap: bytes gone, none changed */
 	case 32: case 33: case 292:	/* dup, dup2, dup3 */
-	case 74: case 75: case 77:	/* fsync, fdatasync, ftruncate */
+	case 74: case 75:	/* fsync, fdatasync */
 	case 80: case 81: case 82: case 83: case 84: case 87:
 		/* chdir, fchdir, rename, mkdir, rmdir, unlink */
 	case 95: case 109: case 111: case 112:	/* umask, setpgid... */
 	case 34: case 37: case 140:	/* pause, alarm, getpriority */
-	case 436: case 437:	/* close_range, openat2 */
+	case 436:		/* close_range */
 		return true;
 	default:
 		return false;
@@ -212,11 +222,39 @@ static bool in_set(const uint32_t *set, size_t n, uint32_t pid)
 	return false;
 }
 
+/*
+ * A child process (its own pid) whose record has no clone flags at all:
+ * the importers' (perf's FORK record has none), a software recorder's
+ * older than the flags of i386's clone through int 0x80
+ * (tests/values/review4.c clone80, made with CLONE_VM, recorded as 0).
+ * Every real clone of a process has its exit signal in the low byte
+ * (fork is clone(SIGCHLD)) and the recorder now says so: 0 is not known,
+ * so it may share the memory and the descriptors (never a vfork: that
+ * would only keep more).  The kernel module (@kmod) sets CLONE_VM where
+ * the child has its parent's mm and nothing else for a process: the
+ * memory is known, the descriptors are not.
+ */
+uint64_t rcv_clone_flags(const struct ptrec_sb_thread_start *t, bool kmod)
+{
+	if (t->pid != t->parent_pid && !t->clone_flags)
+		return kmod ? CLONE_FILES : CLONE_VM | CLONE_FILES;
+	return t->clone_flags;
+}
+
+bool rcv_backend_kmod(const struct rp_session *s)
+{
+	struct rp_session_info si;
+
+	rp_session_info(s, &si);
+	return si.backend && !strcmp(si.backend, "kmod");
+}
+
 size_t rcv_share_set(const struct rp_session *s, uint32_t pid,
 		     uint64_t want, uint64_t skip, uint32_t *set, size_t cap)
 {
 	size_t n = 1, i;
-	bool grew = true;
+	bool grew = true, kmod = rcv_backend_kmod(s);
+	uint64_t f;
 
 	set[0] = pid;
 	while (grew) {
@@ -227,8 +265,10 @@ size_t rcv_share_set(const struct rp_session *s, uint32_t pid,
 			bool in_p, in_c;
 
 			if (s->recs[i]->type != PTREC_SB_THREAD_START ||
-			    t->pid == t->parent_pid ||
-			    !(t->clone_flags & want) || (t->clone_flags & skip))
+			    t->pid == t->parent_pid)
+				continue;
+			f = rcv_clone_flags(t, kmod);
+			if (!(f & want) || (f & skip))
 				continue;
 			in_p = in_set(set, n, t->parent_pid);
 			in_c = in_set(set, n, t->pid);
@@ -257,6 +297,7 @@ bool rcv_vm_shared(const struct rp_session *s, uint32_t pid)
 {
 	uint32_t set[64];
 	size_t n = rcv_share_set(s, pid, CLONE_VM, 0, set, 64), i;
+	bool kmod = rcv_backend_kmod(s);
 
 	if (!n)
 		return true;
@@ -265,8 +306,9 @@ bool rcv_vm_shared(const struct rp_session *s, uint32_t pid)
 			(const void *)s->recs[i];
 
 		if (s->recs[i]->type == PTREC_SB_THREAD_START &&
-		    t->pid != t->parent_pid && (t->clone_flags & CLONE_VM) &&
-		    !(t->clone_flags & CLONE_VFORK) &&
+		    t->pid != t->parent_pid &&
+		    (rcv_clone_flags(t, kmod) & CLONE_VM) &&
+		    !(rcv_clone_flags(t, kmod) & CLONE_VFORK) &&
 		    in_set(set, n, t->parent_pid))
 			return true;
 	}
@@ -445,6 +487,19 @@ static int sys_by_op(const struct rcv_state *s, uint64_t nr, uint64_t *addr,
 	}
 }
 
+/*
+ * open(path, flags) and openat(dirfd, path, flags) with O_TRUNC (01000)
+ * known clear: they change no file's bytes (rcv_sys_quiet()).  openat2
+ * keeps its flags in memory (struct open_how): never.
+ */
+static bool sys_open_quiet(const struct rcv_state *s, uint64_t nr)
+{
+	int g = nr == 2 ? RP_REG_RSI : RP_REG_RDX;
+
+	return (nr == 2 || nr == 257) && (s->r[g].k & 01000) &&
+	       !(s->r[g].v & 01000);
+}
+
 int rcv_sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len)
 {
 	const struct rcv_state *s = &w->st[i];
@@ -455,8 +510,20 @@ int rcv_sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len)
 		return -1;
 	if (rcv_fd_family(nr))
 		return rcv_fd_write(w, i, addr, len);
-	if (rcv_sys_quiet(nr))
+	if (rcv_sys_quiet(nr) || sys_open_quiet(s, nr))
 		return 0;
+	/* munmap(addr, len): its whole pages, values unknown after (a
+	 * MAP_GROWSDOWN mapping may grow over them); a long range is a
+	 * barrier (the index holds a word per 8 bytes).
+	 */
+	if (nr == 11) {
+		if (s->r[RP_REG_RDI].k != ~0ull || s->r[RP_REG_RSI].k != ~0ull ||
+		    s->r[RP_REG_RSI].v > 65536)
+			return -1;
+		*addr = s->r[RP_REG_RDI].v;
+		*len = (s->r[RP_REG_RSI].v + 4095) & ~4095ull;
+		return *len ? 1 : 0;
+	}
 	/* ioctl(fd, TCGETS, termios *) */
 	if (nr == 16 && s->r[RP_REG_RSI].k == ~0ull &&
 	    s->r[RP_REG_RSI].v == 0x5401 && s->r[RP_REG_RDX].k == ~0ull) {

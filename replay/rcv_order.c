@@ -50,8 +50,10 @@
  * are recorded tasks themselves.  Not mmap (MAP_FIXED over a mapping may
  * look the same in /proc/PID/maps), mprotect, munmap, mremap, madvise
  * (MADV_DONTNEED refetches a file page or zeroes an anonymous one), the
- * write family (to /proc/PID/mem: rcv_fd.c), ftruncate (a file page never
- * copied follows the file), ioctl, process_vm_writev, io_uring, execve or
+ * write family (to /proc/PID/mem: rcv_fd.c), ftruncate, truncate and
+ * open, openat, openat2 (O_TRUNC: truncation drops a file's pages from
+ * every mapping, even a private mapping's copies, tests/values/review4.c
+ * truncro; the number alone does not show the flags), ioctl, process_vm_writev, io_uring, execve or
  * any number not listed.
  */
 static bool keeps_maps(uint64_t nr)
@@ -59,7 +61,7 @@ static bool keeps_maps(uint64_t nr)
 	switch (nr) {
 	case 0: case 17:			/* read, pread64 */
 	case 4: case 5: case 6: case 262: case 332:	/* stat family */
-	case 2: case 257: case 437: case 21: case 269:	/* open, access */
+	case 21: case 269:			/* access, faccessat */
 	case 3: case 8: case 32: case 33: case 292: case 436: /* close, dup */
 	case 13: case 14:			/* rt_sigaction, procmask */
 	case 24: case 34: case 35: case 37:	/* yield, pause, sleep */
@@ -98,6 +100,7 @@ static bool keeps_fds(uint64_t nr)
 	case 9: case 10: case 11: case 12: case 25: case 28: /* mm */
 	case 72:				/* fcntl */
 	case 77:				/* ftruncate */
+	case 2: case 257: case 437:		/* open, openat, openat2 */
 		return true;
 	default:
 		return keeps_maps(nr);
@@ -114,14 +117,14 @@ static bool keeps_fds(uint64_t nr)
  * transfer: its registers are not the code's).  Returns -1 when not
  * known.
  */
-static int64_t sys_nr(struct rcv_dec *dec, const struct rcv_hist *h,
-		      uint64_t p, uint64_t ip_p)
+static int64_t sys_arg(struct rcv_dec *dec, const struct rcv_hist *h,
+		       uint64_t p, uint64_t ip_p, int g, bool ind)
 {
 	uint64_t next = ip_p, k, mask = ~0ull, v;
 	struct rp_insn insn;
 	struct rcv_ins in;
 	unsigned int n;
-	int g = RP_REG_RAX;
+	int e;
 
 	for (n = 0, k = p; n < ORD_SCAN && k > 0; n++) {
 		k--;
@@ -129,8 +132,9 @@ static int64_t sys_nr(struct rcv_dec *dec, const struct rcv_hist *h,
 			return -1;
 		rcv_decode(dec, insn.ip, insn.raw, insn.size,
 			   insn.iclass, &in);
+		e = rcv_expected(&in, next, 0);
 		if ((in.flags & (RCV_I_BARRIER | RCV_I_SYSCALL)) ||
-		    rcv_expected(&in, next, 0) != 1)
+		    (e != 1 && !(e == 2 && ind)))
 			return -1;
 		next = insn.ip;
 		if (!in.wcode[g])
@@ -156,6 +160,12 @@ static int64_t sys_nr(struct rcv_dec *dec, const struct rcv_hist *h,
 		g = in.op[1].reg;	/* a copy: on to its source */
 	}
 	return -1;
+}
+
+static int64_t sys_nr(struct rcv_dec *dec, const struct rcv_hist *h,
+		      uint64_t p, uint64_t ip_p)
+{
+	return sys_arg(dec, h, p, ip_p, RP_REG_RAX, false);
 }
 
 /* The time of @tid's THREAD_EXIT record (UINT64_MAX: none), and whether
@@ -414,6 +424,26 @@ static uint64_t children(const struct rp_session *s, uint32_t tid)
 	return n;
 }
 
+/*
+ * madvise(addr, len, MADV_FREE) (8), or an advice the history does not
+ * show, at system call @p: the kernel may reclaim the range's pages (they
+ * then read as zero) at any time after the call returned until each is
+ * stored to again (kswapd, another process's process_madvise(
+ * MADV_PAGEOUT): tests/values/review4.c madvfree), with no system call of
+ * the thread's between.  As for a request of asynchronous I/O, no memory
+ * is then known to be the process's own.  Every other advice changes the
+ * range at the call (MADV_DONTNEED, MADV_REMOVE zero or refetch it) or
+ * not at all (MADV_COLD, MADV_PAGEOUT keep the bytes): a barrier there
+ * (madvise writes memory rcv_sys_write() does not know).
+ */
+static bool lazy_free(struct rp_recover *rc, const struct rcv_hist *h,
+		      uint64_t p, uint64_t ip, bool ind)
+{
+	int64_t adv = sys_arg(rc->dec, h, p, ip, RP_REG_RDX, ind);
+
+	return adv < 0 || adv == 8;
+}
+
 static bool aio_task(struct rp_recover *rc, uint32_t tid)
 {
 	struct rp_thread_info info;
@@ -422,9 +452,13 @@ static bool aio_task(struct rp_recover *rc, uint32_t tid)
 	struct rp_event ev;
 	struct rcv_hist h;
 	uint64_t i, clones = 0;
-	bool may = false;
+	bool may = false, ind;
 	int64_t nr;
 
+	/* No handler ran in it (the software recorder's records): an
+	 * indirect jump went where the trace says (the PLT's to madvise).
+	 */
+	ind = !rcv_handlers_ran(rc->s, tid);
 	if (rp_thread_info(rc->s, tid, &info) || hides_syscalls(rc, tid) ||
 	    rp_cursor_new(rc->s, tid, &c))
 		return true;
@@ -440,11 +474,15 @@ static bool aio_task(struct rp_recover *rc, uint32_t tid)
 			continue;
 		if (insn.raw[0] == 0x0f && insn.raw[1] == 0x05) {
 			nr = sys_nr(rc->dec, &h, ev.before - 1, insn.ip);
-			may = aio_nr(nr, false);
+			may = aio_nr(nr, false) ||
+			      (nr == 28 && lazy_free(rc, &h, ev.before - 1,
+						     insn.ip, ind));
 			clones += nr == 56 || nr == 435;
 		} else if (insn.raw[0] == 0xcd && insn.raw[1] == 0x80) {
 			nr = sys_nr(rc->dec, &h, ev.before - 1, insn.ip);
-			may = aio_nr(nr, true);
+			may = aio_nr(nr, true) ||
+			      (nr == 219 && lazy_free(rc, &h, ev.before - 1,
+						      insn.ip, ind));
 			clones += nr == 120;
 		} else if (insn.raw[0] == 0x0f && insn.raw[1] == 0x34) {
 			may = true;	/* sysenter */

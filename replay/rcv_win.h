@@ -134,6 +134,12 @@ struct rp_recover {
 	bool mt;		/* other threads share its memory */
 	bool no_handlers;	/* no signal handler ran in it (the recorder
 				 * saw every signal it got) */
+	/* Positions of system calls a handler was entered after (recover.c
+	 * sig_after()), computed once asked.
+	 */
+	uint64_t *sig_pos;
+	size_t nsig_pos;
+	bool sig_done;
 	uint64_t stack_lo, stack_hi;	/* its stack mapping (mt) */
 	/* rcv_escape.c, with mt: [stack_lo, priv_hi) is its own stack until
 	 * state esc_pos (UINT64_MAX: the end), computed once asked.
@@ -274,6 +280,8 @@ struct win *rcv_insn_win(struct rp_recover *rc, uint64_t pos, int *err);
  * with no matching call).
  */
 int rcv_expected(const struct rcv_ins *in, uint64_t next, uint64_t ret);
+/* May a signal handler have run in thread @tid (recover.c)? */
+bool rcv_handlers_ran(struct rp_session *s, uint32_t tid);
 /*
  * Did thread @tid's trace stop between position @pos and the next one
  * with the thread somewhere other than @next, the next instruction's
@@ -420,6 +428,13 @@ bool rcv_vm_shared(const struct rp_session *s, uint32_t pid);
  */
 size_t rcv_share_set(const struct rp_session *s, uint32_t pid,
 		     uint64_t want, uint64_t skip, uint32_t *set, size_t cap);
+/* The clone flags of THREAD_START record @t as far as they are known
+ * (a process's with none recorded: any sharing but, from the kernel
+ * module (@kmod), the memory's; rcv_mem.c).
+ */
+uint64_t rcv_clone_flags(const struct ptrec_sb_thread_start *t, bool kmod);
+/* Is @s a recording of the kernel module (its manifest's backend)? */
+bool rcv_backend_kmod(const struct rp_session *s);
 /* Byte @a of access @x: -1 it does not cover it, 0 value unknown, 1 in
  * *@out.  Inline, as rcv_acc_of(): a memory question asks both for each
  * byte of each access it scans (p99: 35% of workload's last window were

@@ -134,6 +134,89 @@ bool rcv_async_away(const struct rp_session *s, uint32_t tid, uint64_t *evi,
 	return away;
 }
 
+/*
+ * Was a signal handler entered right after instruction @pos?  The
+ * software recorder records each signal a handler runs for
+ * (PTREC_SB_SIGNAL, handled) while the thread is stopped in the kernel,
+ * after the trace went off for it (a system call's TIP.PGD, or the
+ * asynchronous disable of the stop, whose FUP is the next instruction's
+ * address) and before it resumes in the handler: the last of those
+ * before the record's time is the delivery's.  A handler whose entry is
+ * the instruction's fall-through looks like going on (a system call's
+ * return: tests/values/review4.c fallsig; rcv_async_away() passes an
+ * asynchronous disable that resumes where it stopped).  Other recorders
+ * have no records: rcv_handlers_ran() says "maybe" and such a handler is not
+ * seen there (docs/values.md, limits).
+ */
+static int u64_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* rc->sig_pos: one walk of the events for all the records, in time
+ * order.  False when out of memory.
+ */
+static bool sig_compute(struct rp_recover *rc)
+{
+	const struct rp_session *s = rc->s;
+	uint64_t *t = NULL, *v, at = UINT64_MAX, i = 0;
+	size_t k, nt = 0, j;
+	struct rp_event ev;
+	bool more;
+
+	for (k = 0; k < s->nrecs; k++) {
+		const struct ptrec_sb_signal *g = (const void *)s->recs[k];
+
+		if (s->recs[k]->type != PTREC_SB_SIGNAL || g->tid != rc->tid ||
+		    !(g->sflags & PTREC_SB_SIG_HANDLED))
+			continue;
+		v = realloc(t, (nt + 1) * sizeof(*t));
+		if (!v) {
+			free(t);
+			return false;
+		}
+		t = v;
+		t[nt++] = s->recs[k]->time;
+	}
+	if (!nt)
+		return true;
+	qsort(t, nt, sizeof(*t), u64_cmp);
+	rc->sig_pos = malloc(nt * sizeof(*rc->sig_pos));
+	if (!rc->sig_pos) {
+		free(t);
+		return false;
+	}
+	more = !rp_thread_event(s, rc->tid, i, &ev);
+	for (j = 0; j < nt; j++) {
+		for (; more && ev.tsc && ev.tsc <= t[j];
+		     more = !rp_thread_event(s, rc->tid, ++i, &ev))
+			if (ev.kind == RP_EV_DISABLED ||
+			    ev.kind == RP_EV_ASYNC_DISABLED ||
+			    ev.kind == RP_EV_INTERRUPT)
+				at = ev.before;
+		if (at != UINT64_MAX && at)
+			rc->sig_pos[rc->nsig_pos++] = at - 1;
+	}
+	free(t);
+	return true;
+}
+
+static bool sig_after(struct rp_recover *rc, uint64_t pos)
+{
+	if (rc->no_handlers)
+		return false;
+	if (!rc->sig_done) {
+		if (!sig_compute(rc))
+			return true;	/* then every call may be one */
+		rc->sig_done = true;
+	}
+	/* Ascending: the records' times sorted, the events in order. */
+	return rc->nsig_pos &&
+	       bsearch(&pos, rc->sig_pos, rc->nsig_pos, sizeof(pos), u64_cmp);
+}
+
 static int win_load(struct rp_recover *rc, struct win *w)
 {
 	struct rp_cursor *c = NULL;
@@ -194,6 +277,8 @@ static int win_load(struct rp_recover *rc, struct win *w)
 		if (e == 2 && rc->no_handlers)
 			e = 1;
 		if (e && rcv_async_away(rc->s, rc->tid, &evi, p - 1, in->next))
+			e = 0;
+		if (e && sig_after(rc, p - 1))
 			e = 0;
 		if (e == 2) {
 			in->flags |= RCV_I_UNPROVEN | RCV_I_BARRIER |
@@ -387,7 +472,7 @@ struct win *rcv_win_at(struct rp_recover *rc, uint64_t pos, int *err)
  * (PTREC_SB_SIGNAL, "handled" when a handler runs next), so its bundles
  * answer; other recorders do not record signals: maybe.
  */
-static bool handlers_ran(struct rp_session *s, uint32_t tid)
+bool rcv_handlers_ran(struct rp_session *s, uint32_t tid)
 {
 	struct rp_session_info si;
 	size_t i;
@@ -472,7 +557,7 @@ int rp_recover_new(struct rp_session *s, uint32_t tid,
 	}
 	rcv_fd_init(rc);
 	rcv_end_partial(rc);
-	rc->no_handlers = !handlers_ran(s, tid);
+	rc->no_handlers = !rcv_handlers_ran(s, tid);
 	rc->ctx.mem = ask_mem;
 	rc->ctx.wrote = rmw_wrote;
 	rc->ctx.written = rmw_written;
@@ -491,6 +576,7 @@ void rp_recover_free(struct rp_recover *rc)
 		rcv_win_free(rc->chain[i]);
 	rcv_win_free(rc->far);
 	rcv_win_free(rc->far2);
+	free(rc->sig_pos);
 	wpf_cache_free(rc->wpf);
 	free(rc->sum);
 	free(rc->pre);

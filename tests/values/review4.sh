@@ -18,6 +18,12 @@
 #  - recorder: execmt, execmtro (decode error across a second thread's
 #    exec), uffd (ptrec record hangs);
 #  - held: truncshared, otrunc, vforkctid, execro.
+# Fixed since (holes4v): trunc, truncro, truncrnd, truncu, otruncu (ftruncate
+# and O_TRUNC opens are barriers), grow (munmap: its pages unknown after),
+# madvfree (MADV_FREE: no memory the process's own), fallsig (a handled
+# signal's record: a transfer at the call), clone80 (i386 clone's flags
+# recorded; a child process with none is taken as sharing): 0 wrong, and
+# in make values-test (tests/values/run.sh).
 set -u
 : "${PTREC:?}" "${VALCHECK:?}" "${REVIEW4:?}"
 here=$(cd "$(dirname "$0")" && pwd)

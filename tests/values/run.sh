@@ -364,6 +364,37 @@ if [ -n "${REVIEW2:-}" ]; then
 	done
 fi
 
+# Review 4 (tests/values/review4.c, each fixed case; docs/values.md
+# "Memory"): truncation (ftruncate, O_TRUNC) drops even a private
+# mapping's copies, munmap lets a MAP_GROWSDOWN mapping grow over the
+# range, MADV_FREE pages may read zero any time after, a handler entered
+# at a system call's fall-through, a CLONE_VM child made by i386's clone.
+if [ -n "${REVIEW4:-}" ]; then
+	for mode in trunc truncro truncrnd truncu otruncu grow madvfree \
+		fallsig clone80; do
+		truth_rec "r4-$mode" "$REVIEW4" $mode
+		if VALCHECK_BITS=1 VALCHECK_CONFLICTS=0 truth_check "r4-$mode"
+		then
+			ok "review4.c $mode: no wrong value; $(distance)"
+		else
+			bad "review4.c $mode: $(grep -c WRONG "$tmp/out") wrong: $(head -5 "$tmp/out" "$tmp/log")"
+		fi
+	done
+fi
+
+# A gap (tests/gdb/watchjit.S: code generated into an anonymous mapping,
+# which the replay does not show and the truth does): valcheck aligns the
+# positions after it to the truth's records (tests/tools/truthalign.c),
+# so they are compared too: none skipped (VALCHECK_IPSKIP=0), 0 wrong.
+if [ -n "${JITPROG:-}" ]; then
+	truth_rec jit "$JITPROG"
+	if VALCHECK_BITS=1 VALCHECK_IPSKIP=0 truth_check jit; then
+		ok "watchjit.S: positions after the gap checked, no wrong value; $(distance)"
+	else
+		bad "watchjit.S: $(grep -c WRONG "$tmp/out") wrong, $(grep IPSKIP "$tmp/out"): $(head -5 "$tmp/out" "$tmp/log")"
+	fi
+fi
+
 # ... and a read-only page (0x66) that something the engine must count
 # changes after the main thread's load, with no system call of its own
 # after it: r12 right after the load must be unknown or 0x66, never the

@@ -24,6 +24,7 @@
 
 #include "replay.h"
 #include "sideband.h"
+#include "truthalign.h"
 
 #define NB 6
 static const uint64_t bucket_max[NB] = {
@@ -242,18 +243,21 @@ static int print_truth(const char *dir, uint64_t at)
  * taught (never a wrong value).
  */
 static void assume(struct rp_recover *rc, uint32_t tid,
-		   const struct sb_truth_rec *recs, size_t n, uint64_t end)
+		   const struct sb_truth_rec *recs, size_t n,
+		   const size_t *map, uint64_t end)
 {
 	int taken = -1, refused = -1;
 	uint64_t p, at = 0, at2 = 0;
 	struct rp_regs r;
 
-	for (p = 2; p < end && p - 1 < n && (taken < 0 || refused < 0);
-	     p++) {
-		uint64_t rsp = recs[p - 1].regs[7];
+	for (p = 2; p < end && (taken < 0 || refused < 0); p++) {
+		uint64_t rsp;
 
-		if (!(recs[p - 1].mask & 1) || rp_recover_regs(rc, p, &r))
+		if (map[p] == NONE || !map[p] || map[p] > n ||
+		    !(recs[map[p] - 1].mask & 1) ||
+		    rp_recover_regs(rc, p, &r))
 			continue;
+		rsp = recs[map[p] - 1].regs[7];
 		if (!(r.valid >> RP_REG_RSP & 1) && taken < 0) {
 			struct rp_fact f = { p, RP_REG_RSP, rsp };
 
@@ -312,8 +316,8 @@ int main(int argc, char **argv)
 		struct rp_insn insn;
 		struct sb_err err;
 		char path[4096];
-		uint64_t end, p, ipskip = 0;
-		size_t n;
+		uint64_t end, p, ipskip = 0, off = 0, unaligned = 0;
+		size_t n, *map;
 
 		snprintf(path, sizeof(path), "%s/truth/%u.gt", argv[1], tid);
 		if (sb_truth_load_recs(path, &recs, &n, &err)) {
@@ -348,6 +352,12 @@ int main(int argc, char **argv)
 				tid);
 			free(recs);
 			continue;
+		}
+		map = align(s, tid, cur, recs, n, end, &off, &unaligned);
+		if (!map) {
+			fprintf(stderr, "valcheck: thread %u: out of memory\n",
+				tid);
+			return 2;
 		}
 		/* The engine's windows from the oldest position to the
 		 * newest (what a user who has been through the history
@@ -391,29 +401,42 @@ int main(int argc, char **argv)
 			}
 		}
 		if (getenv("VALCHECK_ASSUME"))
-			assume(rc, tid, recs, n, end);
+			assume(rc, tid, recs, n, map, end);
 		bits_check = getenv("VALCHECK_BITS") != NULL;
 		for (p = end; p-- > 1;) {
 			struct rp_regs r;
-			const struct sb_truth_rec *t = &recs[p - 1];
+			const struct sb_truth_rec *t;
 			uint64_t dist = end - p;
 			unsigned int g;
 
 			if ((end - p) % stride && dist > 100)
 				continue;
-			if (p - 1 >= n || !(t->mask & 1) ||
-			    rp_cursor_peek(cur, p - 1, &insn))
+			/* State p is the registers before instruction p:
+			 * the truth's after the instruction before the one
+			 * aligned with p (truthalign.c: after a gap the
+			 * replay's position is not the truth's record, and
+			 * the instruction before p in the replay may be
+			 * before the gap).  No truth there: not checked,
+			 * counted as a position whose truth ran another
+			 * instruction.
+			 */
+			if (map[p] == NONE || !map[p] || map[p] >= n) {
+				ipskip++;
+				continue;
+			}
+			t = &recs[map[p] - 1];
+			if (!(t->mask & 1) || rp_cursor_peek(cur, p, &insn))
 				continue;
 			/* The truth ran another instruction here: nothing
 			 * to compare (counted: a trace out of step with
 			 * the run hides every value after it).
 			 */
-			if (insn.ip != t->ip) {
+			if (insn.ip != recs[map[p]].ip) {
 				if (!ipskip && getenv("VALCHECK_IPSKIP"))
 					printf("IPSKIP thread %u pos %" PRIu64
 					       " (from the end): ip %#" PRIx64
 					       ", truth %#" PRIx64 "\n", tid,
-					       p, insn.ip, t->ip);
+					       p, insn.ip, recs[map[p]].ip);
 				ipskip++;
 				continue;
 			}
@@ -442,7 +465,7 @@ int main(int argc, char **argv)
 				}
 				if (wrong && wrong_total++ < 20)
 					printf("WRONG thread %u pos %" PRIu64
-					       " (ip %#" PRIx64 ") reg %u: %#"
+					       " (before ip %#" PRIx64 ") reg %u: %#"
 					       PRIx64 ", truth %#" PRIx64 "\n",
 					       tid, p, insn.ip, g, r.val[reg],
 					       t->regs[g]);
@@ -487,6 +510,7 @@ int main(int argc, char **argv)
 		rp_cursor_free(cur);
 		rp_recover_free(rc);
 		free(recs);
+		free(map);
 	}
 	for (b = 0; b < NB; b++)
 		printf("distance %-8s registers checked %10" PRIu64

@@ -7,6 +7,7 @@
  */
 #include <criterion/criterion.h>
 #include <string.h>
+#include <linux/sched.h>
 
 #include "rcv_win.h"
 
@@ -143,4 +144,68 @@ Test(rcv_mem, acc_word_is_acc_byte)
 				     n, b);
 		}
 	}
+}
+
+/*
+ * Review 4 (tests/values/review4.c): truncation drops even a private
+ * mapping's copies (ftruncate, truncate, O_TRUNC opens: barriers);
+ * munmap lets a MAP_GROWSDOWN mapping grow over its pages (a write of
+ * them, values unknown); open and openat pass only with O_TRUNC known
+ * clear, openat2 never (its flags are in memory).
+ */
+Test(rcv_mem, truncation_and_munmap)
+{
+	uint64_t a = 0, l = 0;
+
+	memset(st, 0, sizeof(st));
+	set(RP_REG_RDI, 3);
+	set(RP_REG_RSI, 0);
+	set(RP_REG_RDX, 0);
+	cr_assert_eq(sys(77, &a, &l), -1, "ftruncate");
+	cr_assert_eq(sys(76, &a, &l), -1, "truncate");
+	cr_assert_eq(sys(437, &a, &l), -1, "openat2");
+	set(RP_REG_RSI, 02);			/* open(path, O_RDWR) */
+	cr_assert_eq(sys(2, &a, &l), 0, "open without O_TRUNC");
+	set(RP_REG_RSI, 01002);			/* O_RDWR | O_TRUNC */
+	cr_assert_eq(sys(2, &a, &l), -1, "open with O_TRUNC");
+	st[0].r[RP_REG_RSI].k = ~01000ull;	/* all but O_TRUNC known */
+	st[0].r[RP_REG_RSI].v = 02;
+	cr_assert_eq(sys(2, &a, &l), -1, "open, O_TRUNC unknown");
+	set(RP_REG_RDX, 0101);			/* openat(O_WRONLY|O_CREAT) */
+	cr_assert_eq(sys(257, &a, &l), 0, "openat without O_TRUNC");
+	set(RP_REG_RDX, 01101);
+	cr_assert_eq(sys(257, &a, &l), -1, "openat with O_TRUNC");
+	set(RP_REG_RDI, 0x20000000);
+	set(RP_REG_RSI, 100);
+	cr_assert_eq(sys(11, &a, &l), 1, "munmap: its whole pages");
+	cr_assert(a == 0x20000000 && l == 4096);
+	set(RP_REG_RSI, 1 << 20);
+	cr_assert_eq(sys(11, &a, &l), -1, "munmap of 1 MiB: a barrier");
+	set(RP_REG_RSI, 0);
+	cr_assert_eq(sys(11, &a, &l), 0, "munmap of nothing");
+	st[0].r[RP_REG_RDI].k = 0;
+	set(RP_REG_RSI, 4096);
+	cr_assert_eq(sys(11, &a, &l), -1, "munmap, address unknown");
+}
+
+/* A child process's record with no clone flags (imports, i386's clone
+ * before the recorder read its flags) may share the memory and the
+ * descriptors; the kernel module's (it sets CLONE_VM from the mm) only
+ * the descriptors; a thread's, and a record with flags, say what they
+ * say.
+ */
+Test(rcv_mem, clone_flags_unknown)
+{
+	struct ptrec_sb_thread_start t = { .pid = 20, .tid = 20,
+					   .parent_pid = 10, .parent_tid = 10 };
+
+	cr_assert_eq(rcv_clone_flags(&t, false), CLONE_VM | CLONE_FILES);
+	cr_assert_eq(rcv_clone_flags(&t, true), CLONE_FILES);
+	t.clone_flags = 17;			/* fork: SIGCHLD */
+	cr_assert_eq(rcv_clone_flags(&t, false), 17);
+	t.clone_flags = 0x111;			/* CLONE_VM | SIGCHLD */
+	cr_assert_eq(rcv_clone_flags(&t, false), 0x111);
+	t.pid = 10;				/* a thread */
+	t.clone_flags = 0;
+	cr_assert_eq(rcv_clone_flags(&t, false), 0);
 }
