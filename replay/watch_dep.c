@@ -322,21 +322,6 @@ int32_t wdep_fresh(struct pass *p)
 	return r;
 }
 
-static bool cond_jump(unsigned int id)
-{
-	switch (id) {
-	case X86_INS_JO: case X86_INS_JNO: case X86_INS_JB: case X86_INS_JAE:
-	case X86_INS_JE: case X86_INS_JNE: case X86_INS_JBE: case X86_INS_JA:
-	case X86_INS_JS: case X86_INS_JNS: case X86_INS_JP: case X86_INS_JNP:
-	case X86_INS_JL: case X86_INS_JGE: case X86_INS_JLE: case X86_INS_JG:
-	case X86_INS_JRCXZ: case X86_INS_JECXZ: case X86_INS_JCXZ:
-	case X86_INS_LOOP: case X86_INS_LOOPE: case X86_INS_LOOPNE:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /*
  * What an instruction reads besides what its operands and capstone's
  * register list say: bits of plain().  Not listed: every register it
@@ -397,7 +382,7 @@ static unsigned int plain(unsigned int id)
 	case X86_INS_CMC:
 		return K_FL | K_GPR;
 	default:
-		return rcv_cond_of(id) >= 0 || cond_jump(id) ?
+		return rcv_cond_of(id) >= 0 || rcv_cond_jump(id) ?
 		       K_OPS | K_FL | K_GPR : K_FL;
 	}
 }
@@ -471,7 +456,7 @@ static const struct wdep_ic *info(struct pass *p, const struct rcv_ins *in)
 		e->f |= D_FL;
 	if (vec_of(in, kind))
 		e->f |= D_VEC;
-	if (cond_jump(in->id)) {
+	if (rcv_cond_jump(in->id)) {
 		e->f |= D_CJ;
 	} else if ((in->id == X86_INS_JMP || in->id == X86_INS_CALL) &&
 		   in->nops == 1 && in->op[0].type == RCV_OP_REG) {
