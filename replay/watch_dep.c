@@ -439,6 +439,8 @@ static bool vec_of(const struct rcv_ins *in, unsigned int kind)
 #define D_FW	0x40	/* writes flags */
 #define D_FW6	0x80	/* writes all six arithmetic flags (not by a count) */
 #define D_DF	0x100	/* reads the direction flag */
+#define D_KILL	0x200	/* what it writes the engine never knows, nor
+			 * learns what it read from it */
 
 static const struct wdep_ic *info(struct pass *p, const struct rcv_ins *in)
 {
@@ -456,19 +458,20 @@ static const struct wdep_ic *info(struct pass *p, const struct rcv_ins *in)
 	/*
 	 * VEX and EVEX that capstone 4 cannot read and libopcodes shows
 	 * on vector and mask registers only, or with a general-purpose
-	 * destination it writes whole (rcv_decode.c's vector_only()): no
-	 * general-purpose register or flag read (none of VEX or EVEX reads
-	 * rflags); the flags they may write keep the old ones as parents
-	 * (not all such write any).  With memory (an EVEX load or store):
-	 * the engine starts again after it (watch_proof.c), whatever it
-	 * read.
+	 * destination it writes whole (rcv_decode.c's vector_only()): the
+	 * engine does not model them (rcv_sem.c, rcv_back.c: every xmm, the
+	 * arithmetic flags and that register become unknown, and nothing
+	 * flows back to what they read), so what they write depends on
+	 * nothing it could learn (D_KILL).  If the engine ever models
+	 * them, this must follow their operands instead.  With memory (an
+	 * EVEX load or store) the engine starts again after it
+	 * (watch_proof.c), whatever it read.
 	 */
 	if (in->flags & RCV_I_BAD) {
-		*e = (struct wdep_ic){ .in = in, .f = D_VEC };
-		if (in->fw)
-			e->f |= D_FW;
+		*e = (struct wdep_ic){ .in = in, .f = D_KILL };
 		if (in->flags & RCV_I_MEMBAR)
-			e->vm = 0xffff;
+			*e = (struct wdep_ic){ .in = in, .vm = 0xffff,
+					       .f = D_VEC };
 		return e;
 	}
 	kind = plain(in->id);
@@ -577,7 +580,18 @@ void wdep_begin(struct pass *p, const struct rcv_ins *in, uint64_t next)
 	p->nvin = 0;
 	p->onode = -1;
 	p->last_load = -1;
-	for (m = e->vm; m; m &= m - 1)
+	m = e->vm;
+	/* sub or cmp of two registers at exact offsets of one base: the
+	 * result and the flags are their distance, a constant.
+	 */
+	if ((in->id == X86_INS_SUB || in->id == X86_INS_CMP) &&
+	    in->nops == 2 && in->op[0].type == RCV_OP_REG &&
+	    in->op[1].type == RCV_OP_REG && in->op[0].size == 8 &&
+	    in->op[1].size == 8 && sv_exact(p->r[in->op[0].reg]) &&
+	    sv_exact(p->r[in->op[1].reg]) &&
+	    p->r[in->op[0].reg].root == p->r[in->op[1].reg].root)
+		m &= ~(1u << in->op[0].reg | 1u << in->op[1].reg);
+	for (; m; m &= m - 1)
 		vin_add(p, p->r[__builtin_ctz(m)].root);
 	if (e->f & D_FL)
 		vin_add(p, p->flags);
@@ -609,6 +623,15 @@ void wdep_end(struct pass *p, const struct rcv_ins *in)
 
 	if (e->f & D_IMEM)
 		wdep_reveal(p, p->last_load);
+	if (e->f & D_KILL) {
+		f = wdep_node(p);
+		o = wdep_node(p);
+		if (f > 0 && o > 0) {
+			p->vec = f;
+			p->flags = o;
+		}
+		return;
+	}
 	if (e->f & D_FW) {
 		o = wdep_inputs(p);
 		if (e->f & D_FW6) {

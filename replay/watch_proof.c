@@ -810,6 +810,13 @@ static void step(struct pass *p, const struct rcv_ins *in)
 		} else if (is_reg(s, 8) && s->reg == dst &&
 			   in->id == X86_INS_SUB) {
 			v = sv_const(0);
+		} else if (is_reg(s, 8) && in->id == X86_INS_SUB &&
+			   sv_exact(p->r[dst]) && sv_exact(p->r[s->reg]) &&
+			   p->r[dst].root == p->r[s->reg].root &&
+			   !__builtin_sub_overflow(p->r[dst].lo,
+						   p->r[s->reg].lo, &v.lo)) {
+			/* Two pointers of one base: their distance. */
+			v = sv_const((uint64_t)v.lo);
 		} else if (is_reg(s, 8) && in->id == X86_INS_ADD &&
 			   sv_is_const(p->r[dst])) {
 			v = sv_add(p->r[s->reg], p->r[dst].lo);
