@@ -271,6 +271,9 @@ int wpf_win_acc(const struct wpf_win *w, size_t from, struct wpf_out *out)
 		 */
 		o->secret = a->root > 0 && sec[a->root] &&
 			    !p->root[a->root].anchored;
+		/* base + index: the engine needs both */
+		o->secret |= a->root2 > 0 && sec[a->root2] &&
+			     !p->root[a->root2].anchored;
 		/* An address the engine never knows (watch_pass.h): as
 		 * secret where secrets count (a far window followed
 		 * whole).

@@ -117,6 +117,11 @@ struct pacc {
 	 */
 	bool blind;
 	bool nosize;		/* relative to @root, extent not known */
+	/* An indexed address neither register of which the pass follows
+	 * to a constant: the bases of the two (extent not known), the
+	 * engine needs both.
+	 */
+	int32_t root2;
 	int32_t root;
 	int64_t lo, hi;		/* bytes [root + lo, root + hi) */
 };

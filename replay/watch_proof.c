@@ -178,12 +178,31 @@ static void add_acc(struct pass *p, size_t i, uint8_t kind, struct sv a,
 	v->fixed = false;
 	v->blind = false;
 	v->nosize = false;
+	v->root2 = -1;
 	v->root = -1;
 	if (size && size <= MAX_SPAN && a.root >= 0 &&
 	    !__builtin_add_overflow(a.hi, (int64_t)size, &v->hi)) {
 		v->root = a.root;
 		v->lo = a.lo;
 	}
+}
+
+/*
+ * The last access added, through memory operand @op whose address the
+ * pass does not follow (base plus an index of unknown value): the bases
+ * of its two registers, for its secret (watch_fix.c).
+ */
+static void last_indexed(struct pass *p, const struct rcv_op *op)
+{
+	struct pacc *v = p->nacc ? &p->acc[p->nacc - 1] : NULL;
+
+	if (!v || v->root >= 0 || op->seg || op->base < 0 ||
+	    op->base >= 16 || op->index < 0 || op->index >= 16)
+		return;
+	v->root = p->r[op->base].root;
+	v->root2 = p->r[op->index].root;
+	v->lo = v->hi = 0;
+	v->nosize = true;
 }
 
 /* The last access added: one the engine never knows the address of. */
@@ -592,6 +611,7 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 		if (acc & CS_AC_READ) {
 			add_acc(p, i, RP_ACC_READ, a, op->size);
 			mark_fixed(p, op);
+			last_indexed(p, op);
 			/* A mov of 8 bytes into a register: step()'s load8 */
 			if (p->deps &&
 			    (!mov || k != 1 || !is_reg(&in->op[0], 8)))
@@ -600,6 +620,7 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 		if (acc & CS_AC_WRITE) {
 			add_acc(p, i, RP_ACC_WRITE, a, op->size);
 			mark_fixed(p, op);
+			last_indexed(p, op);
 			v = none;
 			if (in->id == X86_INS_MOV && k == 0 && in->nops == 2 &&
 			    op->size == 8)

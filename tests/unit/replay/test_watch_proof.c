@@ -858,3 +858,38 @@ Test(watch_proof, quiet_opaque)
 	cr_assert(!secret_at(da, 7, NULL, 0));
 	cr_assert(secret_at(dc, 5, NULL, 0));
 }
+
+/*
+ * An indexed address the pass does not follow (neither register a
+ * constant): the engine needs both registers; secret where either's base
+ * is, not where both are made by instructions it may compute.
+ */
+Test(watch_proof, quiet_indexed)
+{
+	/* mov [rdi+rax],dl: both registers of the start */
+	struct rcv_ins st[] = { INS("\x88\x14\x07") };
+	/* imul rax,rsp,1; imul rdi,rsp,1; mov [rdi+rax],dl */
+	struct rcv_ins im[] = {
+		INS("\x48\x6b\xc4\x01"), INS("\x48\x6b\xfc\x01"),
+		INS("\x88\x14\x07"),
+	};
+	/* imul rax,rsp,1; mov [rdi+rax],dl: rdi is the start's */
+	struct rcv_ins one[] = {
+		INS("\x48\x6b\xc4\x01"), INS("\x88\x14\x07"),
+	};
+	/* imul rax,rsp,1; mov [rax+rdi],dl: the index is the start's */
+	struct rcv_ins idx[] = {
+		INS("\x48\x6b\xc4\x01"), INS("\x88\x14\x38"),
+	};
+	/* mov [rdi+rax],dl; cmp rdi,rcx; je (shown); cmp rax,rcx; je */
+	struct rcv_ins sh[] = {
+		INS("\x88\x14\x07"), INS("\x48\x39\xcf"), INS("\x74\x00"),
+		INS("\x48\x39\xc8"), INS("\x74\x00"),
+	};
+
+	cr_assert(secret(st, 1, 0));
+	cr_assert(!secret(im, 3, 0));
+	cr_assert(secret(one, 2, 0));
+	cr_assert(secret(idx, 2, 0));
+	cr_assert(!secret(sh, 5, 0));
+}
