@@ -513,7 +513,10 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 		store(p, none, 0, none, dep_in(p));
 		return;
 	}
-	if (str_acc(p, i, in))
+	/* Without rep only stos and movs are not plain loads
+	 * (rcv_decode.c: MEMBAR); the others' operands name them.
+	 */
+	if ((in->flags & (RCV_I_MEMBAR | RCV_I_REP)) && str_acc(p, i, in))
 		return;
 	if (in->flags & (RCV_I_MEMBAR | RCV_I_REP | RCV_I_BAD) ||
 	    ((in->id == X86_INS_BT || in->id == X86_INS_BTS ||
@@ -721,9 +724,9 @@ static bool opaque(const struct rcv_ins *in, uint8_t cut)
 	 */
 	if (in->flags & RCV_I_BAD)
 		return false;
-	if (rcv_str_op(in, &src, &dread, &dst))
-		return false;	/* str_acc() */
-	return in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR | RCV_I_REP);
+	if (!(in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR | RCV_I_REP)))
+		return false;
+	return !rcv_str_op(in, &src, &dread, &dst);	/* str_acc() */
 }
 
 /* The registers after instruction @in (its accesses are done). */
