@@ -133,8 +133,8 @@ static unsigned int str_op(unsigned int id, bool *src, bool *dread,
 /* movsd and cmpsd are also SSE's (scalar doubles): the string forms have
  * two memory operands.
  */
-static unsigned int str_op_of(const struct rcv_ins *in, bool *src,
-			      bool *dread, bool *dst)
+unsigned int rcv_str_op(const struct rcv_ins *in, bool *src, bool *dread,
+			bool *dst)
 {
 	bool two = in->nops == 2 && in->op[0].type == RCV_OP_MEM &&
 		   in->op[1].type == RCV_OP_MEM;
@@ -257,7 +257,7 @@ int rcv_accesses(const struct rcv_ctx *c, const struct rcv_where *at,
 	k = bit_access(c, at, acc, max);
 	if (k >= 0)
 		return k;
-	es = str_op_of(in, &src, &dread, &dst);
+	es = rcv_str_op(in, &src, &dread, &dst);
 	if (es) {
 		bool kn;
 
@@ -363,7 +363,7 @@ static bool may_access(const struct rcv_ins *in, unsigned int kinds)
 	int k;
 
 	if (in->flags & (RCV_I_SYSCALL | RCV_I_BAD | RCV_I_MEMBAR) ||
-	    str_op_of(in, &src, &dread, &dst))
+	    rcv_str_op(in, &src, &dread, &dst))
 		return true;
 	switch (in->id) {
 	case X86_INS_PUSH:

@@ -199,16 +199,21 @@ static uint64_t flags_written(uint64_t e)
 	return fw;
 }
 
-/* Conditional jumps (their one operand is a target). */
-static bool cond_of_jcc(unsigned int id)
+/*
+ * Conditional jumps (their one operand is a target): the one list, also
+ * watch_dep.c's (what the trace shows of the values they test).  jcxz
+ * does not exist in 64-bit code (0x67 0xe3 is jecxz); listed for
+ * completeness.
+ */
+bool rcv_cond_jump(unsigned int id)
 {
 	switch (id) {
 	case X86_INS_JO: case X86_INS_JNO: case X86_INS_JB: case X86_INS_JAE:
 	case X86_INS_JE: case X86_INS_JNE: case X86_INS_JBE: case X86_INS_JA:
 	case X86_INS_JS: case X86_INS_JNS: case X86_INS_JP: case X86_INS_JNP:
 	case X86_INS_JL: case X86_INS_JGE: case X86_INS_JLE: case X86_INS_JG:
-	case X86_INS_JRCXZ: case X86_INS_JECXZ: case X86_INS_LOOP:
-	case X86_INS_LOOPE: case X86_INS_LOOPNE:
+	case X86_INS_JRCXZ: case X86_INS_JECXZ: case X86_INS_JCXZ:
+	case X86_INS_LOOP: case X86_INS_LOOPE: case X86_INS_LOOPNE:
 		return true;
 	default:
 		return false;
@@ -334,7 +339,7 @@ static bool op0_read_only(unsigned int id, unsigned int nops)
 	case X86_INS_IMUL:
 		return nops == 1;
 	default:
-		return cond_of_jcc(id);
+		return rcv_cond_jump(id);
 	}
 }
 
@@ -398,7 +403,7 @@ static bool modelled(unsigned int id)
 	case X86_INS_CLD: case X86_INS_XCHG:
 		return true;
 	default:
-		return cond_of_jcc(id) || rcv_cond_of(id) >= 0;
+		return rcv_cond_jump(id) || rcv_cond_of(id) >= 0;
 	}
 }
 

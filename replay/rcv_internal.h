@@ -104,6 +104,18 @@ bool rcv_bitop_far(const struct rcv_ins *in);
 /* Condition code of jcc/setcc/cmovcc @id: 0..15 as in the opcode, or -1. */
 int rcv_cond_of(unsigned int id);
 
+/* Is @id a conditional jump (jcc, jrcxz and the like, loop*)? */
+bool rcv_cond_jump(unsigned int id);
+
+/*
+ * The element size of string instruction @in (stos, movs, lods, scas,
+ * cmps, with or without a rep prefix; not SSE's movsd and cmpsd), 0 for
+ * any other; *@src: it reads [rsi], *@dread: it reads [rdi], *@dst: it
+ * writes [rdi] (rcv_access.c).
+ */
+unsigned int rcv_str_op(const struct rcv_ins *in, bool *src, bool *dread,
+			bool *dst);
+
 /* Bits of a GPR that write code @c changes (inline: every pass asks it
  * for 16 registers of every instruction).
  */

@@ -132,7 +132,7 @@ int32_t wdep_node(struct pass *p)
  */
 static bool cand(const struct pass *p, int32_t r)
 {
-	return r > 0 && (r <= 16 || p->root[r].lw);
+	return r > 0 && (p->root[r].start || p->root[r].lw);
 }
 
 /* Word entries of an access [lo, lo + n) at most: the rest is wide. */
@@ -293,9 +293,14 @@ void wdep_store(struct pass *p, struct sv a, uint64_t size, int32_t d)
 				n = node2(p, d, e->head - 1);
 				if (n <= 0)
 					return;
-				/* word_at() again: node2() may not move the
-				 * table, but the entry is found by key.
+				/* node2() does not move the table.  A new
+				 * entry counts toward its load (without it
+				 * the table never grew: past 512 words of
+				 * secret-kind bases word_at() probed for
+				 * ever).
 				 */
+				if (!e->head)
+					p->wm_n++;
 				e->head = n + 1;
 			}
 		}
@@ -320,21 +325,6 @@ int32_t wdep_fresh(struct pass *p)
 	o = wdep_inputs(p);
 	wdep_edge(p, r, o);
 	return r;
-}
-
-static bool cond_jump(unsigned int id)
-{
-	switch (id) {
-	case X86_INS_JO: case X86_INS_JNO: case X86_INS_JB: case X86_INS_JAE:
-	case X86_INS_JE: case X86_INS_JNE: case X86_INS_JBE: case X86_INS_JA:
-	case X86_INS_JS: case X86_INS_JNS: case X86_INS_JP: case X86_INS_JNP:
-	case X86_INS_JL: case X86_INS_JGE: case X86_INS_JLE: case X86_INS_JG:
-	case X86_INS_JRCXZ: case X86_INS_JECXZ: case X86_INS_JCXZ:
-	case X86_INS_LOOP: case X86_INS_LOOPE: case X86_INS_LOOPNE:
-		return true;
-	default:
-		return false;
-	}
 }
 
 /*
@@ -396,10 +386,31 @@ static unsigned int plain(unsigned int id)
 	case X86_INS_SYSCALL:	/* r11 gets rflags */
 	case X86_INS_CMC:
 		return K_FL | K_GPR;
+	/* String instructions: rsi, rdi, rcx and rax as capstone lists
+	 * them, and the direction flag alone (info()).
+	 */
+	case X86_INS_STOSB: case X86_INS_STOSW: case X86_INS_STOSD:
+	case X86_INS_STOSQ: case X86_INS_MOVSB: case X86_INS_MOVSW:
+	case X86_INS_MOVSQ: case X86_INS_LODSB: case X86_INS_LODSW:
+	case X86_INS_LODSD: case X86_INS_LODSQ: case X86_INS_SCASB:
+	case X86_INS_SCASW: case X86_INS_SCASD: case X86_INS_SCASQ:
+	case X86_INS_CMPSB: case X86_INS_CMPSW: case X86_INS_CMPSQ:
+		return K_GPR;
 	default:
-		return rcv_cond_of(id) >= 0 || cond_jump(id) ?
+		return rcv_cond_of(id) >= 0 || rcv_cond_jump(id) ?
 		       K_OPS | K_FL | K_GPR : K_FL;
 	}
+}
+
+/* Has an xmm, ymm or zmm operand. */
+static bool vec_xmm(const struct rcv_ins *in)
+{
+	unsigned int k;
+
+	for (k = 0; k < in->nops && k < 3; k++)
+		if (in->op[k].type == RCV_OP_XMM)
+			return true;
+	return false;
 }
 
 /* Touches vector (or x87) state: reads and writes it, as far as known. */
@@ -427,6 +438,9 @@ static bool vec_of(const struct rcv_ins *in, unsigned int kind)
 #define D_SYS	0x20	/* a system call */
 #define D_FW	0x40	/* writes flags */
 #define D_FW6	0x80	/* writes all six arithmetic flags (not by a count) */
+#define D_DF	0x100	/* reads the direction flag */
+#define D_KILL	0x200	/* what it writes the engine never knows, nor
+			 * learns what it read from it */
 
 static const struct wdep_ic *info(struct pass *p, const struct rcv_ins *in)
 {
@@ -437,12 +451,40 @@ static const struct wdep_ic *info(struct pass *p, const struct rcv_ins *in)
 	struct wdep_ic *e = &p->ic[((uintptr_t)in >> 4 ^ (uintptr_t)in >> 12) &
 				   (WDEP_IC - 1)];
 	unsigned int am = 0, rm = 0, m, k, kind;
+	bool s1, s2, s3;
 
 	if (e->in == in)
 		return e;
+	/*
+	 * VEX and EVEX that capstone 4 cannot read and libopcodes shows
+	 * on vector and mask registers only, or with a general-purpose
+	 * destination it writes whole (rcv_decode.c's vector_only()): the
+	 * engine does not model them (rcv_sem.c, rcv_back.c: every xmm, the
+	 * arithmetic flags and that register become unknown, and nothing
+	 * flows back to what they read), so what they write depends on
+	 * nothing it could learn (D_KILL).  If the engine ever models
+	 * them, this must follow their operands instead.  With memory (an
+	 * EVEX load or store) the engine starts again after it
+	 * (watch_proof.c), whatever it read.
+	 */
+	if (in->flags & RCV_I_BAD) {
+		*e = (struct wdep_ic){ .in = in, .f = D_KILL };
+		if (in->flags & RCV_I_MEMBAR)
+			*e = (struct wdep_ic){ .in = in, .vm = 0xffff,
+					       .f = D_VEC };
+		return e;
+	}
 	kind = plain(in->id);
 	if (in->id == X86_INS_IMUL && in->nops < 2)
 		kind = K_GPR;	/* rdx:rax */
+	/* SSE, AVX and the EVEX capstone 4 reads (vmovdqu64, vpminub...)
+	 * not listed: registers in their memory operands only address it,
+	 * and none reads rflags; implicit registers (pcmpestri's rax and
+	 * rdx) stay reads, and so do the vector state and every register
+	 * operand.
+	 */
+	if (kind == K_FL && vec_xmm(in))
+		kind = K_OPS;
 	for (k = 0; k < in->nops && k < 3; k++) {
 		const struct rcv_op *op = &in->op[k];
 
@@ -469,9 +511,17 @@ static const struct wdep_ic *info(struct pass *p, const struct rcv_ins *in)
 	*e = (struct wdep_ic){ .in = in, .vm = (uint16_t)m };
 	if (kind & K_FL)
 		e->f |= D_FL;
+	/* The direction flag: string instructions (movsd and cmpsd too,
+	 * not their SSE namesakes), and any instruction reading the flags
+	 * that is not known to read the arithmetic ones alone.
+	 */
+	if (rcv_str_op(in, &s1, &s2, &s3) ||
+	    ((kind & K_FL) && (!(kind & K_GPR) ||
+			       in->id == X86_INS_SYSCALL)))
+		e->f |= D_DF;
 	if (vec_of(in, kind))
 		e->f |= D_VEC;
-	if (cond_jump(in->id)) {
+	if (rcv_cond_jump(in->id)) {
 		e->f |= D_CJ;
 	} else if ((in->id == X86_INS_JMP || in->id == X86_INS_CALL) &&
 		   in->nops == 1 && in->op[0].type == RCV_OP_REG) {
@@ -494,31 +544,74 @@ static const struct wdep_ic *info(struct pass *p, const struct rcv_ins *in)
 	return e;
 }
 
-void wdep_begin(struct pass *p, const struct rcv_ins *in)
+/*
+ * Does conditional jump @in, followed by @next (0: not known), show the
+ * values it tests?  The engine learns a value from a branch only where
+ * its direction says ZF is set (rcv_back.c: a single-flag condition
+ * gives that flag; rcv_back.c and rcv_sem.c then learn `test r, r`'s r
+ * as 0, `cmp r, x`'s r as x, an arithmetic result as 0, and only with
+ * ZF set): je taken, jne not taken.  Any other direction of je or jne,
+ * or a condition on other flags, shows flags the engine computes nothing
+ * back from.  jrcxz, jecxz and loop*: as always, their register.
+ */
+static bool cj_shows(const struct rcv_ins *in, uint64_t next)
+{
+	int cc = rcv_cond_of(in->id);
+	uint64_t fall = in->ip + in->len;
+
+	if (cc < 0 || !next || in->nops != 1 ||
+	    in->op[0].type != RCV_OP_IMM || (uint64_t)in->op[0].imm == fall)
+		return true;
+	if (next != fall && next != (uint64_t)in->op[0].imm)
+		return true;	/* not where it goes: as before */
+	if (cc == 4)		/* je */
+		return next != fall;
+	if (cc == 5)		/* jne */
+		return next == fall;
+	return false;
+}
+
+void wdep_begin(struct pass *p, const struct rcv_ins *in, uint64_t next)
 {
 	const struct wdep_ic *e = p->ce = info(p, in);
 	unsigned int m;
-	int g, k;
+	int k;
 
 	p->nvin = 0;
 	p->onode = -1;
 	p->last_load = -1;
-	for (m = e->vm; m; m &= m - 1)
+	m = e->vm;
+	/* sub or cmp of two registers at exact offsets of one base: the
+	 * result and the flags are their distance, a constant.
+	 */
+	if ((in->id == X86_INS_SUB || in->id == X86_INS_CMP) &&
+	    in->nops == 2 && in->op[0].type == RCV_OP_REG &&
+	    in->op[1].type == RCV_OP_REG && in->op[0].size == 8 &&
+	    in->op[1].size == 8 && sv_exact(p->r[in->op[0].reg]) &&
+	    sv_exact(p->r[in->op[1].reg]) &&
+	    p->r[in->op[0].reg].root == p->r[in->op[1].reg].root)
+		m &= ~(1u << in->op[0].reg | 1u << in->op[1].reg);
+	for (; m; m &= m - 1)
 		vin_add(p, p->r[__builtin_ctz(m)].root);
 	if (e->f & D_FL)
 		vin_add(p, p->flags);
 	if (e->f & D_VEC)
 		vin_add(p, p->vec);
-	if (e->f & D_CJ) {
+	if (e->f & D_DF)
+		vin_add(p, p->df);
+	if ((e->f & D_CJ) && cj_shows(in, next)) {
 		for (k = 0; k < p->nvin; k++)
 			wdep_reveal(p, p->vin[k]);
 	} else if (e->f & D_IREG) {
 		wdep_reveal(p, p->r[e->treg].root);
 	} else if (e->f & D_SYS) {
-		for (g = 0; g < 16; g++)
-			wdep_reveal(p, p->r[g].root);
-		wdep_reveal(p, p->flags);
-		wdep_reveal(p, p->vec);
+		/* The trace shows that a system call ran, not what it was
+		 * given or gave back; the engine follows rax, rcx, r11 and
+		 * the flags through it (rcv_sem.c) and chooses by the
+		 * number what the kernel wrote (rcv_mem.c): rax counts as
+		 * shown.
+		 */
+		wdep_reveal(p, p->r[RP_REG_RAX].root);
 	}
 }
 
@@ -530,6 +623,15 @@ void wdep_end(struct pass *p, const struct rcv_ins *in)
 
 	if (e->f & D_IMEM)
 		wdep_reveal(p, p->last_load);
+	if (e->f & D_KILL) {
+		f = wdep_node(p);
+		o = wdep_node(p);
+		if (f > 0 && o > 0) {
+			p->vec = f;
+			p->flags = o;
+		}
+		return;
+	}
 	if (e->f & D_FW) {
 		o = wdep_inputs(p);
 		if (e->f & D_FW6) {
@@ -547,6 +649,19 @@ void wdep_end(struct pass *p, const struct rcv_ins *in)
 		wdep_edge(p, f, p->vec);
 		p->vec = f;
 	}
+	/* cld and std: a constant; anything else that may write it (popf,
+	 * a system call): from what it read and what it was.
+	 */
+	if (in->fw & F_DF) {
+		if (in->id == X86_INS_CLD || in->id == X86_INS_STD) {
+			p->df = 0;
+		} else {
+			f = wdep_node(p);
+			wdep_edge(p, f, wdep_inputs(p));
+			wdep_edge(p, f, p->df);
+			p->df = f;
+		}
+	}
 }
 
 void wdep_init(struct pass *p)
@@ -556,6 +671,7 @@ void wdep_init(struct pass *p)
 	wdep_node(p);	/* WDEP_ALL */
 	p->flags = wdep_node(p);
 	p->vec = wdep_node(p);
+	p->df = wdep_node(p);
 	p->mem = wdep_node(p);
 	p->onode = -1;
 }

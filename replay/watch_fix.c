@@ -197,11 +197,12 @@ int wpf_win_edge(const struct wpf_win *w, struct wpf_edge *e)
  * known or not relative to such a base) are not: the engine may know
  * them.
  */
-static bool *secret_roots(const struct pass *p)
+static bool *secret_roots(const struct pass *p, bool *any)
 {
 	bool *sec = calloc(p->nroot + 1, sizeof(*sec)), *inf;
 	size_t r, j;
 
+	*any = false;
 	if (!sec || p->loud || (!p->deps && !p->qmode))
 		return sec;
 	/* A quiet stretch shows no value but those returns pop. */
@@ -214,12 +215,13 @@ static bool *secret_roots(const struct pass *p)
 		free(inf);
 		return sec;
 	}
+	*any = true;
 	for (r = 1; r < p->nroot; r++) {
 		const struct root *x = &p->root[r];
 
 		if (x->shown || inf[r])
 			continue;
-		if (r <= 16) {
+		if (x->start) {
 			sec[r] = true;
 			continue;
 		}
@@ -241,13 +243,13 @@ static bool *secret_roots(const struct pass *p)
 int wpf_win_acc(const struct wpf_win *w, size_t from, struct wpf_out *out)
 {
 	const struct pass *p = &w->p;
-	bool *sec;
+	bool *sec, any;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
 	out->contradiction = w->contradiction;
 	out->acc = malloc((p->nacc + 1) * sizeof(*out->acc));
-	sec = secret_roots(p);
+	sec = secret_roots(p, &any);
 	if (!out->acc || !sec) {
 		free(sec);
 		free(out->acc);
@@ -269,7 +271,15 @@ int wpf_win_acc(const struct wpf_win *w, size_t from, struct wpf_out *out)
 		 */
 		o->secret = a->root > 0 && sec[a->root] &&
 			    !p->root[a->root].anchored;
-		if (a->root < 0 || !p->root[a->root].anchored)
+		/* base + index: the engine needs both */
+		o->secret |= a->root2 > 0 && sec[a->root2] &&
+			     !p->root[a->root2].anchored;
+		/* An address the engine never knows (watch_pass.h): as
+		 * secret where secrets count (a far window followed
+		 * whole).
+		 */
+		o->secret |= a->blind && any;
+		if (a->root < 0 || a->nosize || !p->root[a->root].anchored)
 			continue;
 		r = &p->root[a->root];
 		lo = (__int128)r->lo + a->lo;

@@ -496,9 +496,18 @@ int wpf_ins_load(struct rp_recover *rc, struct wpf_ins *c, uint64_t first,
 			e = next ? rcv_expected(in, next, ret_to) : 0;
 		if (e == 2 && rc->no_handlers)
 			e = 1;
+		/* A barrier to the engine (rcv_expected(): 0) that went
+		 * straight on: 2, the engine starts again after it
+		 * (watch_proof.c).
+		 */
+		if (!e && in->iclass == RP_IC_OTHER && next &&
+		    next == in->ip + in->len &&
+		    (in->flags & RCV_I_BARRIER) &&
+		    !(in->flags & (RCV_I_SYSCALL | RCV_I_XFER)))
+			e = 3;
 		if (e && rcv_async_away(rc->s, rc->tid, &evi, first + i, next))
 			e = 0;
-		c->cut[i] = e != 1;
+		c->cut[i] = e == 1 ? 0 : e == 3 ? 2 : 1;
 		if (e != 1)
 			ncalls = 0;
 	}

@@ -46,6 +46,12 @@ struct root {
 	bool st;
 	int64_t st_lo, st_hi;
 	bool shown;		/* a return jumped to a value of it */
+	/* A register where the engine starts from nothing: at the
+	 * window's start (roots 1..16) or after an instruction it cannot
+	 * follow across (an undecoded EVEX load or store, a barrier to it,
+	 * where the flow went straight on).
+	 */
+	bool start;
 	/* watch_dep.c: first edge to a root it depends on (edge + 1; 0:
 	 * none); what the stores relative to it left, as far as asked
 	 * (root + 1; 0: none).
@@ -94,7 +100,7 @@ struct wdep_store {
 struct wdep_ic {
 	const struct rcv_ins *in;
 	uint16_t vm;		/* registers read as values */
-	uint8_t f;		/* D_* */
+	uint16_t f;		/* D_* */
 	int8_t treg;
 };
 #define WDEP_IC		256
@@ -104,6 +110,18 @@ struct pacc {
 	uint32_t i;
 	uint8_t kind;
 	bool fixed;		/* rip-relative or absolute operand */
+	/* The engine never knows its address: an instruction it did not
+	 * decode (rcv_access.c: unknown), a string instruction where it
+	 * cannot know the direction flag, the kernel's writes of a
+	 * write(2)-family call (rcv_fd.c: none or unknown).
+	 */
+	bool blind;
+	bool nosize;		/* relative to @root, extent not known */
+	/* An indexed address neither register of which the pass follows
+	 * to a constant: the bases of the two (extent not known), the
+	 * engine needs both.
+	 */
+	int32_t root2;
 	int32_t root;
 	int64_t lo, hi;		/* bytes [root + lo, root + hi) */
 };
@@ -150,10 +168,18 @@ struct pass {
 	size_t wm_n, wm_cap;
 	uint32_t nst;		/* stores so far */
 	int32_t flags, vec;	/* roots: rflags, vector state */
+	int32_t df;		/* root: the direction flag (apart from the
+				 * arithmetic flags, which do not write it) */
 	int32_t mem;		/* chain of stores through other bases */
 	bool deps;		/* the analysis runs (else none is secret) */
 	bool qmode;		/* ... not needed: every instruction is quiet */
 	bool all;		/* a value of unknown origin was shown */
+	/* The engine may know the direction flag: an instruction in the
+	 * window wrote it (cld, std, popf...) since the engine's last
+	 * start.  Else it knows no string instruction's addresses
+	 * (rcv_access.c's str_range()).
+	 */
+	bool dfk;
 	/* The current instruction's inputs, the root they make (-1: not
 	 * yet), its last load.
 	 */
@@ -188,7 +214,8 @@ bool wpf_pass_anchor(struct pass *p, const struct wpf_edge *top);
 /* watch_dep.c: the dependency analysis beside the pass. */
 void wdep_init(struct pass *p);
 void wdep_free(struct pass *p);
-void wdep_begin(struct pass *p, const struct rcv_ins *in);
+/* @next: the address the trace went to after @in (0: not known). */
+void wdep_begin(struct pass *p, const struct rcv_ins *in, uint64_t next);
 void wdep_end(struct pass *p, const struct rcv_ins *in);
 int32_t wdep_node(struct pass *p);
 void wdep_edge(struct pass *p, int32_t r, int32_t par);

@@ -127,6 +127,41 @@ static void cut_all(struct pass *p)
 	p->pure = false;
 }
 
+/*
+ * After an instruction the engine does not follow across (a barrier to
+ * it: an EVEX load or store it did not decode), where the flow went
+ * straight on: it knows nothing there, as at the window's start, so the
+ * registers are bases of the secret kind (watch_fix.c), and it knows
+ * the direction flag only once an instruction writes it again.
+ */
+static void restart_all(struct pass *p)
+{
+	int g;
+
+	cut_all(p);
+	for (g = 0; g < 16; g++)
+		if (p->r[g].root > 0)
+			p->root[p->r[g].root].start = true;
+	p->dfk = false;
+	/* Nor the flags or the vector state (rcv_sem.c: nothing flows
+	 * across a barrier), nor what stores of other bases left (its
+	 * memory questions stop at a barrier: rcv_mem.c); the words of
+	 * the bases before it stay as followed, though none of the new
+	 * bases reaches them.
+	 */
+	if (p->deps) {
+		int32_t f = wdep_node(p), v = wdep_node(p), m = wdep_node(p);
+		int32_t d = wdep_node(p);
+
+		if (f > 0 && v > 0 && m > 0 && d > 0) {
+			p->flags = f;
+			p->vec = v;
+			p->mem = m;
+			p->df = d;
+		}
+	}
+}
+
 static void add_acc(struct pass *p, size_t i, uint8_t kind, struct sv a,
 		    uint64_t size)
 {
@@ -141,12 +176,40 @@ static void add_acc(struct pass *p, size_t i, uint8_t kind, struct sv a,
 	v->i = (uint32_t)i;
 	v->kind = kind;
 	v->fixed = false;
+	v->blind = false;
+	v->nosize = false;
+	v->root2 = -1;
 	v->root = -1;
 	if (size && size <= MAX_SPAN && a.root >= 0 &&
 	    !__builtin_add_overflow(a.hi, (int64_t)size, &v->hi)) {
 		v->root = a.root;
 		v->lo = a.lo;
 	}
+}
+
+/*
+ * The last access added, through memory operand @op whose address the
+ * pass does not follow (base plus an index of unknown value): the bases
+ * of its two registers, for its secret (watch_fix.c).
+ */
+static void last_indexed(struct pass *p, const struct rcv_op *op)
+{
+	struct pacc *v = p->nacc ? &p->acc[p->nacc - 1] : NULL;
+
+	if (!v || v->root >= 0 || op->seg || op->base < 0 ||
+	    op->base >= 16 || op->index < 0 || op->index >= 16)
+		return;
+	v->root = p->r[op->base].root;
+	v->root2 = p->r[op->index].root;
+	v->lo = v->hi = 0;
+	v->nosize = true;
+}
+
+/* The last access added: one the engine never knows the address of. */
+static void last_blind(struct pass *p)
+{
+	if (p->nacc)
+		p->acc[p->nacc - 1].blind = true;
 }
 
 /*
@@ -203,6 +266,15 @@ static void store(struct pass *p, struct sv a, uint64_t size, struct sv val,
 	    __builtin_add_overflow(a.hi, (int64_t)size, &end)) {
 		p->nslot = 0;
 		p->pure = false;
+		/* Relative to a base, extent not known (a string
+		 * instruction): any word of the base may hold what it left,
+		 * none is the entry's any more (load8()'s lw).
+		 */
+		if (a.root > 0) {
+			p->root[a.root].st = true;
+			p->root[a.root].st_lo = INT64_MIN;
+			p->root[a.root].st_hi = INT64_MAX;
+		}
 		return;
 	}
 	/* The slots share one base (a store through another drops them),
@@ -348,6 +420,57 @@ static void mark_fixed(struct pass *p, const struct rcv_op *op)
 		p->acc[p->nacc - 1].fixed = p->acc[p->nacc - 1].root == 0;
 }
 
+/* A string instruction's access from @a (rsi or rdi): relative to its
+ * base, extent not known; one the engine cannot know without the
+ * direction flag.
+ */
+static void str_one(struct pass *p, size_t i, uint8_t kind, struct sv a)
+{
+	struct pacc *v;
+
+	add_acc(p, i, kind, none, 0);
+	if (!p->nacc || p->nomem)
+		return;
+	v = &p->acc[p->nacc - 1];
+	v->root = a.root;
+	v->lo = a.lo;
+	v->hi = a.hi;
+	v->nosize = true;
+	v->blind = !p->dfk;
+}
+
+/*
+ * stos, movs, lods, scas and cmps, rep or not: reads from rsi, reads or
+ * writes from rdi, rcx times with rep, up or down by the direction
+ * flag (rcv_access.c: the engine knows them when it knows rdi or rsi,
+ * rcx and the flag).  False for any other instruction.
+ */
+static bool str_acc(struct pass *p, size_t i, const struct rcv_ins *in)
+{
+	struct sv si = p->r[RP_REG_RSI], di = p->r[RP_REG_RDI];
+	bool src, dread, dst;
+	/* What it stores: rax's bits (stos), what it loaded (movs). */
+	int32_t d = p->r[RP_REG_RAX].root;
+
+	if (!rcv_str_op(in, &src, &dread, &dst))
+		return false;
+	if (src) {
+		str_one(p, i, RP_ACC_READ, si);
+		if (p->deps)
+			d = wdep_load(p, si, 0, -1);
+	}
+	if (dread) {
+		str_one(p, i, RP_ACC_READ, di);
+		if (p->deps)
+			wdep_load(p, di, 0, -1);
+	}
+	if (dst) {
+		str_one(p, i, RP_ACC_WRITE, di);
+		store(p, di, 0, none, d);
+	}
+	return true;
+}
+
 /* Memory instruction @i (@in) reads and writes. */
 static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 {
@@ -356,10 +479,20 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 	unsigned int k;
 
 	if (in->flags & RCV_I_SYSCALL) {
-		/* The kernel's writes, unless the call writes no memory. */
-		if (!sv_is_const(p->r[RP_REG_RAX]) ||
-		    !rcv_sys_quiet((uint64_t)p->r[RP_REG_RAX].lo)) {
+		uint64_t nr = (uint64_t)p->r[RP_REG_RAX].lo;
+		bool kn = sv_is_const(p->r[RP_REG_RAX]);
+
+		/* The kernel's writes, unless the call writes no memory.
+		 * Those of write, writev, pwritev and pwritev2 the engine
+		 * calls none (a descriptor it knows names no memory file)
+		 * or unknown, never known (rcv_fd_write(): only pwrite64
+		 * has an address, its offset).
+		 */
+		if (!kn || !rcv_sys_quiet(nr)) {
 			add_acc(p, i, RP_ACC_WRITE, none, 0);
+			if (kn && in->id == X86_INS_SYSCALL &&
+			    rcv_fd_family(nr) && nr != 18)
+				last_blind(p);
 			store(p, none, 0, none, dep_in(p));
 		}
 		return;
@@ -368,6 +501,22 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 	 * vector, mask and general-purpose registers only: no memory.
 	 */
 	if ((in->flags & RCV_I_BAD) && !(in->flags & RCV_I_MEMBAR))
+		return;
+	/* One it did not decode, with memory (an EVEX load or store):
+	 * the engine's accesses there are of unknown address, always.
+	 */
+	if (in->flags & RCV_I_BAD) {
+		add_acc(p, i, RP_ACC_READ, none, 0);
+		last_blind(p);
+		add_acc(p, i, RP_ACC_WRITE, none, 0);
+		last_blind(p);
+		store(p, none, 0, none, dep_in(p));
+		return;
+	}
+	/* Without rep only stos and movs are not plain loads
+	 * (rcv_decode.c: MEMBAR); the others' operands name them.
+	 */
+	if ((in->flags & (RCV_I_MEMBAR | RCV_I_REP)) && str_acc(p, i, in))
 		return;
 	if (in->flags & (RCV_I_MEMBAR | RCV_I_REP | RCV_I_BAD) ||
 	    ((in->id == X86_INS_BT || in->id == X86_INS_BTS ||
@@ -419,7 +568,7 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 			 * anything made from them: what it depends on is
 			 * shown (watch_dep.c).
 			 */
-			if (r > 0 && (r <= 16 || p->root[r].lw))
+			if (r > 0 && (p->root[r].start || p->root[r].lw))
 				p->root[r].shown = true;
 			else if (r && p->qmode)
 				p->loud = true;	/* not followed there */
@@ -465,6 +614,7 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 		if (acc & CS_AC_READ) {
 			add_acc(p, i, RP_ACC_READ, a, op->size);
 			mark_fixed(p, op);
+			last_indexed(p, op);
 			/* A mov of 8 bytes into a register: step()'s load8 */
 			if (p->deps &&
 			    (!mov || k != 1 || !is_reg(&in->op[0], 8)))
@@ -473,6 +623,7 @@ static void accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 		if (acc & CS_AC_WRITE) {
 			add_acc(p, i, RP_ACC_WRITE, a, op->size);
 			mark_fixed(p, op);
+			last_indexed(p, op);
 			v = none;
 			if (in->id == X86_INS_MOV && k == 0 && in->nops == 2 &&
 			    op->size == 8)
@@ -557,10 +708,25 @@ static bool quiet(const struct rcv_ins *in)
  * indirect targets, returns, system calls) is followed there: what it
  * depends on is not secret.
  */
-static bool opaque(const struct rcv_ins *in)
+static bool opaque(const struct rcv_ins *in, uint8_t cut)
 {
-	return in->flags & (RCV_I_BAD | RCV_I_BARRIER | RCV_I_MEMBAR |
-			    RCV_I_REP);
+	bool src, dread, dst;
+
+	/* A barrier to the engine where the flow went straight on (@cut
+	 * 2): it starts again after it (restart_all()).
+	 */
+	if ((in->flags & RCV_I_BARRIER) && cut != 2)
+		return true;
+	/* What capstone could not decode and libopcodes reads: vector
+	 * and mask registers, a general-purpose destination (rcv_decode.c
+	 * vector_only(), watch_dep.c), or memory the engine never names
+	 * (accesses()).
+	 */
+	if (in->flags & RCV_I_BAD)
+		return false;
+	if (!(in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR | RCV_I_REP)))
+		return false;
+	return !rcv_str_op(in, &src, &dread, &dst);	/* str_acc() */
 }
 
 /* The registers after instruction @in (its accesses are done). */
@@ -668,6 +834,13 @@ static void step(struct pass *p, const struct rcv_ins *in)
 		} else if (is_reg(s, 8) && s->reg == dst &&
 			   in->id == X86_INS_SUB) {
 			v = sv_const(0);
+		} else if (is_reg(s, 8) && in->id == X86_INS_SUB &&
+			   sv_exact(p->r[dst]) && sv_exact(p->r[s->reg]) &&
+			   p->r[dst].root == p->r[s->reg].root &&
+			   !__builtin_sub_overflow(p->r[dst].lo,
+						   p->r[s->reg].lo, &v.lo)) {
+			/* Two pointers of one base: their distance. */
+			v = sv_const((uint64_t)v.lo);
 		} else if (is_reg(s, 8) && in->id == X86_INS_ADD &&
 			   sv_is_const(p->r[dst])) {
 			v = sv_add(p->r[s->reg], p->r[dst].lo);
@@ -799,8 +972,11 @@ int wpf_win_run(const struct rcv_ins *const *ins, const uint8_t *cut,
 		p->root_cap = (deps ? 4 : 1) * n + 64;
 	if (new_root(p) == 0) {	/* the constants' */
 		p->pure = true;
-		for (i = 0; i < 16; i++)
+		for (i = 0; i < 16; i++) {
 			p->r[i] = fresh_val(p);
+			if (p->r[i].root > 0)
+				p->root[p->r[i].root].start = true;
+		}
 		/* A stretch of quiet instructions shows nothing: no
 		 * dependency to follow (gdbloop's windows).
 		 */
@@ -814,17 +990,26 @@ int wpf_win_run(const struct rcv_ins *const *ins, const uint8_t *cut,
 		for (i = 0; i < n && !p->nomem; i++) {
 			if (i == mid && !keep_mid(p))
 				break;
-			if (opaque(ins[i]) || cut[i])
+			if (opaque(ins[i], cut[i]) || cut[i] == 1)
 				p->loud = true;
 			p->cur = (uint32_t)i;
 			if (deps)
-				wdep_begin(p, ins[i]);
+				wdep_begin(p, ins[i], i + 1 < n && !cut[i] ?
+						      ins[i + 1]->ip : 0);
 			accesses(p, i, ins[i]);
 			step(p, ins[i]);
 			if (deps)
 				wdep_end(p, ins[i]);
-			if (cut[i])
+			/* A system call gives back the flags it was made
+			 * with, or the engine knows none after it.
+			 */
+			if ((ins[i]->fw & F_DF) &&
+			    !(ins[i]->flags & RCV_I_SYSCALL))
+				p->dfk = true;
+			if (cut[i] == 1)
 				cut_all(p);
+			else if (cut[i] == 2)
+				restart_all(p);
 		}
 	}
 	if (p->nomem || p->nroot < 17) {

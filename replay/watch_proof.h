@@ -79,8 +79,9 @@ struct wpf_win;
  * Follows instructions *@ins[0..@n) from unknown bases, which @top (what
  * is known after the last instruction) fixes as far as it can; keeps the
  * state before instruction @mid for wpf_win_edge().  @cut[i]
- * nonzero: nothing is known after instruction @i (a signal or a gap may
- * lie there).  @deps: also which bases the trace informs
+ * nonzero: nothing is known after instruction @i (1: a signal or a gap
+ * may lie there; 2: a barrier to the engine, the flow straight on: the
+ * engine starts again after it).  @deps: also which bases the trace informs
  * (watch_dep.c), for the accesses' secret (else none is).  Returns 0 or
  * -RP_ERR_NOMEM.
  */
@@ -143,7 +144,8 @@ int wpf_scan(struct rp_recover *rc, uint64_t *pos, int dir, uint64_t lo,
 /*
  * A stretch of a thread's history as the proofs follow it (watch_ins.c):
  * the decoded instructions ins_first.. (ins_n of them) in @ins, and in
- * @cut[i] whether a signal or a gap may lie after instruction i.  Kept
+ * @cut[i] whether a signal or a gap may lie after instruction i (1), or
+ * it is a barrier to the engine that went straight on (2).  Kept
  * per scan context: decoded instructions by address, the cursor.
  */
 struct icache;
