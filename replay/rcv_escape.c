@@ -276,6 +276,13 @@ static bool store_v(struct rcv_esc *e, const struct rcv_op *o,
 
 	if (!size)
 		size = 8;
+	/* From a call's entry (rcv_callee.c): only what lies under the
+	 * entry's rsp is the callee's own; a pointer under it stored above
+	 * (where pointers made before the call point) escapes.
+	 */
+	if (e->local && vt != CLEAN &&
+	    (w == 1 || (w == 2 && !rcv_esc_below_origin(e, ep, d, size))))
+		return true;
 	if (w == 2) {
 		slot_set(e, ep, d, size, size == 8 ? vt : vt ? MAYBE : CLEAN,
 			 vep, vd);
@@ -753,6 +760,38 @@ bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in, uint8_t raw0)
 	if (esc)
 		e->escaped = true;
 	return esc;
+}
+
+void rcv_esc_init_local(struct rcv_esc *e)
+{
+	rcv_esc_init(e);
+	e->local = true;
+}
+
+bool rcv_esc_below_origin(const struct rcv_esc *e, uint32_t ep, int64_t d,
+			  int64_t n)
+{
+	const struct rcv_esc_ep *p;
+
+	if (ep >= e->nep)
+		return false;
+	p = &e->eps[ep];
+	return p->root == e->eps[e->ep0].root && p->hi + d + n <= 0;
+}
+
+bool rcv_esc_overlap(const struct rcv_esc *e, uint32_t a, int64_t d,
+		     int64_t n, uint32_t b, int64_t x, int64_t m)
+{
+	return may_alias(e, a, d, n, b, x, m);
+}
+
+int rcv_esc_where(const struct rcv_esc *e, const struct rcv_op *o,
+		  uint32_t *ep, int64_t *d)
+{
+	bool tainted;
+	int w = where(e, o, ep, d, &tainted);
+
+	return w ? w : tainted ? 1 : 0;
 }
 
 bool rcv_esc_rsp_offset(const struct rcv_esc *e, int64_t *d)

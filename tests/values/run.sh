@@ -84,6 +84,26 @@ if [ -n "${UNSOUND:-}" ]; then
 	fi
 fi
 
+# A callee's own stack (rcv_callee.c): a push and its pop across a store
+# of unknown address are kept only when the store's address cannot be
+# derived from the stack under the callee's entry.  unsound.c's "callee":
+# the callee's rsp put in a global (cesc) or in its caller's frame (cup)
+# before the store that does write the pushed slot (no wrong value, no
+# conflict: each gives wrong values with its rule broken), and a store
+# through a pointer loaded from a global (cok): rbx known after the pop.
+if [ -n "${UNSOUND:-}" ]; then
+	truth_rec "callee" "$UNSOUND" callee
+	cpos=$(last_at "callee" '<unsound_cok2\+[0-9]+>:.*nop')
+	if [ -n "$cpos" ] && truth_check "callee" &&
+		grep -q ' 0 conflicts' "$tmp/out" &&
+		"$PTREC" values "$tmp/callee" --at "$cpos" 2>&1 |
+		grep -q '^rbx  *0x0000000000003333$'; then
+		ok "unsound.c callee: no wrong value, rbx known across a store through a global's pointer; $(distance)"
+	else
+		bad "unsound.c callee (at ${cpos:-?}): $(head -5 "$tmp/out" "$tmp/log")"
+	fi
+fi
+
 # Found in review (unsound.c's "ro" and "bts"): a read-only anonymous
 # page zeroed by madvise(MADV_DONTNEED) is not the snapshot's before it;
 # bts with a register bit offset writes outside its operand.  "known": a

@@ -145,9 +145,81 @@ __asm__(".text\n"
 	"	mov $158, %eax\n"
 	"	syscall\n"
 	"	mov %rbx, %rax\n"
+	"	ret\n"
+	/* callee (rcv_callee.c): each caller sets rbx = 0x3333 and calls
+	 * a callee that pushes rbx, sets it to 0x1111, stores 0x2222
+	 * through a pointer the engine cannot compute (rdi = 0 unknown to
+	 * it, added) and pops rbx.  cesc: the callee put its rsp in a
+	 * global first, and its own callee stores through what it loads
+	 * from there (the pushed slot: the pop gets 0x2222).  cup: the
+	 * callee put its rsp in its caller's frame, which the caller's
+	 * pointer (rdx, made before the call) reads back (0x2222 again).
+	 * cok: the pointer comes from a global that holds another global's
+	 * address: the pop gets the pushed 0x3333, known only by the
+	 * callee's-own-stack argument.
+	 */
+	".globl unsound_cesc\n"
+	"unsound_cesc:\n"
+	"	push %rbx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_cesc2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_cesc2:\n"
+	"	push %rbx\n"
+	"	mov $0x1111, %ebx\n"
+	"	mov %rsp, unsound_cg(%rip)\n"
+	"	call unsound_cstore\n"
+	"	pop %rbx\n"
+	"	mov %rbx, %rax\n"
+	"	ret\n"
+	"unsound_cstore:\n"
+	"	mov unsound_cg(%rip), %rsi\n"
+	"	add %rdi, %rsi\n"
+	"	movq $0x2222, (%rsi)\n"
+	"	ret\n"
+	".globl unsound_cup\n"
+	"unsound_cup:\n"
+	"	push %rbx\n"
+	"	sub $16, %rsp\n"
+	"	mov %rsp, %rdx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_cup2\n"
+	"	add $16, %rsp\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_cup2:\n"
+	"	push %rbx\n"
+	"	mov $0x1111, %ebx\n"
+	"	mov %rsp, %rax\n"
+	"	mov %rax, 16(%rsp)\n"
+	"	mov (%rdx), %rsi\n"
+	"	add %rdi, %rsi\n"
+	"	movq $0x2222, (%rsi)\n"
+	"	pop %rbx\n"
+	"	mov %rbx, %rax\n"
+	"	ret\n"
+	".globl unsound_cok\n"
+	"unsound_cok:\n"
+	"	push %rbx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_cok2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_cok2:\n"
+	"	push %rbx\n"
+	"	mov $0x1111, %ebx\n"
+	"	mov unsound_cptr(%rip), %rsi\n"
+	"	add %rdi, %rsi\n"
+	"	movq $0x2222, (%rsi)\n"
+	"	pop %rbx\n"
+	"	nop\n"
+	"	mov %rbx, %rax\n"
 	"	ret\n");
 
 long unsound_glob, unsound_fs_orig;
+long unsound_cg, unsound_cword, *unsound_cptr = &unsound_cword;
+long unsound_cesc(long off), unsound_cup(long off), unsound_cok(long off);
 /* alias: [1] of each is the word asked about, [0] and [2] guards. */
 long unsound_al_a[3] = { 0, 0x5555555555555555, 0 };
 long unsound_al_b[3] = { 0, 0x5555555555555555, 0 };
@@ -688,6 +760,14 @@ int main(int argc, char **argv)
 				 "rsi", "rdi", "r8", "r9", "r10", "r11", "r12",
 				 "r13", "r14", "r15", "memory");
 		return 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "callee")) {
+		long a = unsound_cesc(unknown_zero());
+		long b = unsound_cup(unknown_zero());
+		long c = unsound_cok(unknown_zero());
+
+		printf("callee %#lx %#lx %#lx %#lx\n", a, b, c, unsound_cword);
+		return a == 0x2222 && b == 0x2222 && c == 0x3333 ? 0 : 1;
 	}
 	if (argc > 1 && !strcmp(argv[1], "saved")) {
 		r = unsound_saved(unknown_zero());

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Unit tests of a callee's own stack (replay/rcv_callee.c, through
+ * rcv_stack_build()): a push and its pop in a callee survive a store of
+ * unknown address between them only when no address the store may use
+ * can be derived from the stack under the callee's entry.  Each near miss
+ * (the callee's rsp in a global, in its caller's frame, returned by a
+ * nested callee, added to the address; no call's entry; a barrier) keeps
+ * the pair broken.  The whole engine on recorded programs:
+ * tests/values/run.sh ("unsound.c callee").
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "rcv_internal.h"
+#include "replay.h"
+#include "replay/rcv_fixture.h"
+
+TestSuite(rcv_callee, .init = setup, .fini = teardown);
+
+#define CALL	INS("\xe8\x00\x00\x00\x00")	/* call next */
+#define PUSH	INS("\x53")			/* push rbx */
+#define POP	INS("\x5b")			/* pop rbx */
+#define LOADG	INS("\x48\x8b\x05\x00\x10\x00\x00") /* mov rax, [rip+x] */
+#define STORE	INS("\x48\x89\x08")		/* mov [rax], rcx */
+#define RET	INS("\xc3")
+
+/* The pair of the pop at @n - 1 (its push's position, or -1). */
+static int64_t pop_pair(struct rcv_ins *in, size_t n)
+{
+	struct rcv_frame f[16];
+	int64_t pair[16];
+
+	cr_assert_leq(n, 15);
+	cr_assert_gt(rcv_stack_build(in, n, f, pair), 0);
+	return pair[n - 1];
+}
+
+Test(rcv_callee, store_through_a_global_pointer_keeps_the_pair)
+{
+	struct rcv_ins in[] = { CALL, PUSH, LOADG, STORE, POP };
+
+	cr_assert_eq(pop_pair(in, 5), 1);
+}
+
+Test(rcv_callee, no_call_entry_breaks_it)
+{
+	struct rcv_ins in[] = { PUSH, LOADG, STORE, POP };
+
+	cr_assert_eq(pop_pair(in, 4), -1);
+}
+
+Test(rcv_callee, rsp_in_a_global_breaks_it)
+{
+	struct rcv_ins in[] = {
+		CALL, PUSH,
+		INS("\x48\x89\x25\x00\x10\x00\x00"),	/* mov [rip+x], rsp */
+		LOADG, STORE, POP,
+	};
+
+	cr_assert_eq(pop_pair(in, 6), -1);
+}
+
+Test(rcv_callee, rsp_in_the_callers_frame_breaks_it)
+{
+	struct rcv_ins in[] = {
+		CALL, PUSH,
+		INS("\x48\x89\xe0"),			/* mov rax, rsp */
+		INS("\x48\x89\x44\x24\x10"),		/* mov [rsp+16], rax */
+		INS("\x48\x8b\x02"),			/* mov rax, [rdx] */
+		STORE, POP,
+	};
+	/* The same store 16 bytes lower: in the callee's own frame. */
+	struct rcv_ins own[] = {
+		CALL, PUSH,
+		INS("\x48\x83\xec\x10"),		/* sub rsp, 16 */
+		INS("\x48\x89\xe0"),			/* mov rax, rsp */
+		INS("\x48\x89\x04\x24"),		/* mov [rsp], rax */
+		INS("\x48\x8b\x02"),			/* mov rax, [rdx] */
+		STORE,
+		INS("\x48\x83\xc4\x10"),		/* add rsp, 16 */
+		POP,
+	};
+
+	cr_assert_eq(pop_pair(in, 7), -1);
+	cr_assert_eq(pop_pair(own, 9), 1, "a pointer kept in its own frame");
+}
+
+Test(rcv_callee, rsp_derived_address_breaks_it)
+{
+	struct rcv_ins in[] = {
+		CALL, PUSH,
+		INS("\x48\x8d\x04\x3c"),		/* lea rax, [rsp+rdi] */
+		STORE, POP,
+	};
+
+	cr_assert_eq(pop_pair(in, 5), -1);
+}
+
+Test(rcv_callee, rsp_returned_by_a_nested_callee_breaks_it)
+{
+	struct rcv_ins in[] = {
+		CALL, PUSH, CALL,
+		INS("\x48\x89\xe0"),			/* mov rax, rsp */
+		RET,
+		INS("\x48\x01\xf8"),			/* add rax, rdi */
+		STORE, POP,
+	};
+	struct rcv_ins clean[] = {
+		CALL, PUSH, CALL, LOADG, RET, STORE, POP,
+	};
+
+	cr_assert_eq(pop_pair(in, 8), -1);
+	cr_assert_eq(pop_pair(clean, 7), 1, "a global's pointer returned");
+}
+
+Test(rcv_callee, barrier_breaks_it)
+{
+	struct rcv_ins in[] = { CALL, PUSH, LOADG, STORE, POP };
+
+	in[2].flags |= RCV_I_BARRIER | RCV_I_MEMBAR;
+	cr_assert_eq(pop_pair(in, 5), -1, "a barrier between");
+	in[2].flags = LOADG.flags;
+	in[0].flags |= RCV_I_BARRIER;
+	cr_assert_eq(pop_pair(in, 5), -1, "an unproven call");
+}
