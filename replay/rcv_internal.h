@@ -342,6 +342,16 @@ struct rcv_stack_vals {
 	size_t na;
 	const struct rcv_ins *ins_b;
 	struct rcv_stack_tmp *tmp;
+	/* With @gated, the stack is the thread's alone only up to the
+	 * state before instruction @until + 1 (rcv_stack_until()): a pop
+	 * after it keeps its push's value, or rbp's frame, only where a
+	 * callee's own stack shows it (rcv_callee.c; *@local[i] then 1,
+	 * when @local), and never with @noproof (an rseq area on the
+	 * stack, asynchronous I/O).
+	 */
+	bool gated, noproof;
+	int64_t until;
+	uint8_t *local;
 };
 int rcv_stack_tmp_new(struct rcv_stack_tmp **t);
 void rcv_stack_tmp_free(struct rcv_stack_tmp *t);

@@ -395,27 +395,34 @@ static const struct rcv_ins *ins_of(const void *x, size_t i)
 	return ins_at(x, i);
 }
 
-static bool pair_killed(const struct kills *kl, struct rcv_stack_tmp *ab,
-			const struct rcv_stack_vals *sv, uint32_t cls,
-			int64_t p, const struct insv *iv, int64_t q)
+/*
+ * The pair of the pop (or leave) at @q whose push is at @p: 0 broken, 1
+ * kept, 2 kept and shown by a callee's own stack (rcv_callee.c: it holds
+ * where other threads may write the thread's stack too).
+ */
+static int pair_keep(const struct kills *kl, struct rcv_stack_tmp *ab,
+		     const struct rcv_stack_vals *sv, uint32_t cls,
+		     int64_t p, const struct insv *iv, int64_t q)
 {
 	uint64_t sp = 0;
-	bool known;
+	bool known, shared = sv && sv->gated && q > sv->until;
 
 	if (killed_since(kl, cls, p, false))
-		return true;
+		return 0;
 	known = abs_rsp(sv, (size_t)p, &sp);
 	if (abs_killed(ab, known, sp - 8, p))
-		return true;
-	if (kl->ust <= p)
-		return false;
-	/* Stores of unknown address between: a callee's own stack
-	 * (rcv_callee.c) from the innermost call's entry.
+		return 0;
+	if (kl->ust <= p && !shared)
+		return 1;
+	/* Stores of unknown address between, or other threads: a
+	 * callee's own stack from the innermost call's entry.
 	 */
-	if (!ab->nents || (!ab->callee && rcv_callee_new(&ab->callee)))
-		return true;
-	return !rcv_callee_keeps(ab->callee, ins_of, iv,
-				 ab->ents[ab->nents - 1], p, q);
+	if ((sv && sv->noproof) || !ab->nents ||
+	    (!ab->callee && rcv_callee_new(&ab->callee)) ||
+	    !rcv_callee_keeps(ab->callee, ins_of, iv,
+			      ab->ents[ab->nents - 1], p, q))
+		return kl->ust <= p ? 1 : 0;
+	return 2;
 }
 
 /* The calls' entries: @i is a call (push its entry) or a return. */
@@ -471,8 +478,9 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 		const struct rcv_ins *in = ins_at(&iv, i);
 		const struct rcv_op *d = &in->op[0], *s = &in->op[1], *q;
 		struct rcv_frame o = f[i];
+		bool shared = sv && sv->gated && (int64_t)i > sv->until;
 		int64_t p;
-		int k;
+		int k, keep;
 
 		/* What one instruction may add: 3 operands of up to 33
 		 * slots (255 bytes) and 10 words each, and a push's.
@@ -481,6 +489,8 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 		if (ret)
 			break;
 		pair[i] = -1;
+		if (sv && sv->local)
+			sv->local[i] = 0;
 		track_entry(t, in, i);
 		if ((in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR | RCV_I_REP)) ||
 		    ((in->flags & RCV_I_SYSCALL) && !quiet_syscall(&iv, i)))
@@ -545,16 +555,21 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 				break;
 			}
 			p = slot_pusher(t, o.rsp_c, o.rsp_o, &iv);
-			if (p >= 0 && pair_killed(&kl, t, sv, o.rsp_c, p, &iv,
-						  (int64_t)i))
+			keep = p >= 0 ? pair_keep(&kl, t, sv, o.rsp_c, p, &iv,
+						  (int64_t)i) : 0;
+			if (!keep)
 				p = -1;
 			q = p >= 0 ? &ins_at(&iv, (size_t)p)->op[0] : NULL;
-			if (q && q->type != RCV_OP_MEM)
+			if (q && q->type != RCV_OP_MEM) {
 				pair[i] = p;
+				if (sv && sv->local)
+					sv->local[i] = keep == 2;
+			}
 			o.rsp_o += 8;
 			if (d->reg == RP_REG_RBP) {
 				if (pair[i] >= 0 && q->type == RCV_OP_REG &&
-				    q->reg == RP_REG_RBP) {
+				    q->reg == RP_REG_RBP &&
+				    (keep == 2 || !shared)) {
 					o.rbp_c = f[p].rbp_c;
 					o.rbp_o = f[p].rbp_o;
 				} else {
@@ -574,12 +589,16 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 			o.rsp_c = o.rbp_c;
 			o.rsp_o = o.rbp_o;
 			p = slot_pusher(t, o.rsp_c, o.rsp_o, &iv);
-			if (p >= 0 && pair_killed(&kl, t, sv, o.rsp_c, p, &iv,
-						  (int64_t)i))
+			keep = p >= 0 ? pair_keep(&kl, t, sv, o.rsp_c, p, &iv,
+						  (int64_t)i) : 0;
+			if (!keep)
 				p = -1;
 			q = p >= 0 ? &ins_at(&iv, (size_t)p)->op[0] : NULL;
-			if (q && q->type == RCV_OP_REG && q->reg == RP_REG_RBP) {
+			if (q && q->type == RCV_OP_REG && q->reg == RP_REG_RBP &&
+			    (keep == 2 || !shared)) {
 				pair[i] = p;
+				if (sv && sv->local)
+					sv->local[i] = keep == 2;
 				o.rbp_c = f[p].rbp_c;
 				o.rbp_o = f[p].rbp_o;
 			} else {

@@ -51,6 +51,8 @@ struct win {
 	size_t tmp_cap;
 	struct rcv_frame *fr;	/* rsp/rbp as class + offset */
 	int64_t *pair;		/* pop -> its push */
+	uint8_t *plocal;	/* pop i: its pair holds with the stack
+				 * shared (rcv_callee.c) */
 	struct rcv_val *base;	/* per class: its base, when known */
 	struct rcv_val *base0;	/* bases the later window shows */
 	struct rcv_val *xpair;	/* push i: the value its later pop read */

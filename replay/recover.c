@@ -59,6 +59,7 @@ void rcv_win_free(struct win *w)
 	free(w->tmp);
 	free(w->fr);
 	free(w->pair);
+	free(w->plocal);
 	free(w->base);
 	free(w->base0);
 	free(w->xpair);
@@ -247,9 +248,10 @@ int rcv_win_new(struct rp_recover *rc, uint64_t first, uint64_t last,
 	w->pb = calloc(n + 1, sizeof(*w->pb));
 	w->fr = calloc(n + 1, sizeof(*w->fr));
 	w->pair = calloc(n + 1, sizeof(*w->pair));
+	w->plocal = calloc(n + 1, 1);
 	w->rmw = calloc(2 * (n + 1), sizeof(*w->rmw));
 	if (!w->ins || !w->st || !w->mbar || !w->ixs || !w->nb || !w->pb || !w->fr ||
-	    !w->pair || !w->rmw) {
+	    !w->pair || !w->plocal || !w->rmw) {
 		rcv_win_free(w);
 		return -RP_ERR_NOMEM;
 	}
