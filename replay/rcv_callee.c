@@ -132,8 +132,11 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 			r->w = 3;
 		}
 	}
-	if (rcv_esc_step(&c->es, in, 0) && c->stop > i + 1)
-		c->stop = i + 1;	/* what it stored is out from after it */
+	/* Escaped: another thread may write under the entry's rsp at any
+	 * time from this instruction on (before the pop right after it).
+	 */
+	if (rcv_esc_step(&c->es, in, 0) && c->stop > i)
+		c->stop = i;
 }
 
 /* May what @r stores (or its push or call) write [@ep/@d, +8)? */

@@ -124,3 +124,81 @@ Test(rcv_callee, barrier_breaks_it)
 	in[0].flags |= RCV_I_BARRIER;
 	cr_assert_eq(pop_pair(in, 5), -1, "an unproven call");
 }
+
+/*
+ * With the stack shared from the start (another thread may know an
+ * address in it: rcv_stack_vals' gated, until -1), a pop keeps its push
+ * only where the callee's own stack shows it (local[] 1), and rbp's frame
+ * across a pop of rbp only then.
+ */
+static int64_t shared_pair(struct rcv_ins *in, size_t n, uint8_t *local,
+			   struct rcv_frame *f)
+{
+	struct rcv_state st[16];
+	struct rcv_stack_vals sv = { .a = st, .na = 16, .gated = true,
+				     .until = -1, .local = local };
+	int64_t pair[16];
+	int k;
+
+	cr_assert_leq(n, 15);
+	memset(st, 0, sizeof(st));
+	/* rax and rsp known: a store through rax is placed away from the
+	 * pushed slot, not unknown.
+	 */
+	for (k = 0; k < 16; k++) {
+		st[k].r[RP_REG_RAX] = val(0x601000);
+		st[k].r[RP_REG_RSP] = val(0x7000);
+	}
+	cr_assert_gt(rcv_stack_build_v(in, n, &sv, f, pair), 0);
+	return pair[n - 1];
+}
+
+Test(rcv_callee, shared_stack_needs_the_callee_argument)
+{
+	struct rcv_ins in[] = { CALL, PUSH, LOADG, POP };
+	struct rcv_ins esc[] = {
+		CALL, PUSH,
+		INS("\x48\x89\x25\x00\x10\x00\x00"),	/* mov [rip+x], rsp */
+		POP,
+	};
+	struct rcv_ins nocall[] = { PUSH, LOADG, POP };
+	struct rcv_frame f[16];
+	uint8_t local[16];
+
+	cr_assert_eq(shared_pair(in, 4, local, f), 1);
+	cr_assert_eq(local[3], 1, "shown by the callee's own stack");
+	cr_assert_eq(shared_pair(esc, 4, local, f), 1, "kept (gated later)");
+	cr_assert_eq(local[3], 0, "its rsp in a global: another thread's");
+	cr_assert_eq(shared_pair(nocall, 3, local, f), 0, "kept (gated later)");
+	cr_assert_eq(local[2], 0, "no call's entry");
+}
+
+Test(rcv_callee, shared_stack_keeps_rbps_frame_only_by_the_argument)
+{
+	struct rcv_ins in[] = {
+		INS("\x48\x89\xe5"),			/* mov rbp, rsp */
+		CALL,
+		INS("\x55"),				/* push rbp */
+		INS("\x48\x89\xe5"),			/* mov rbp, rsp */
+		INS("\x5d"),				/* pop rbp */
+	};
+	struct rcv_ins esc[] = {
+		INS("\x48\x89\xe5"),			/* mov rbp, rsp */
+		CALL,
+		INS("\x55"),				/* push rbp */
+		INS("\x48\x89\xe5"),			/* mov rbp, rsp */
+		INS("\x48\x89\x20"),			/* mov [rax], rsp */
+		INS("\x5d"),				/* pop rbp */
+	};
+	struct rcv_frame f[16];
+	uint8_t local[16];
+
+	(void)shared_pair(in, 5, local, f);
+	cr_assert_eq(local[4], 1);
+	cr_assert_neq(f[2].rbp_c, 0);
+	cr_assert_eq(f[5].rbp_c, f[2].rbp_c, "rbp's frame back");
+	cr_assert_eq(f[5].rbp_o, f[2].rbp_o);
+	cr_assert_eq(shared_pair(esc, 6, local, f), 2, "no store between");
+	cr_assert_eq(local[5], 0, "rsp stored through rax: escaped");
+	cr_assert_eq(f[6].rbp_c, 0, "rbp's frame not linked after an escape");
+}
