@@ -405,23 +405,25 @@ static int pair_keep(const struct kills *kl, struct rcv_stack_tmp *ab,
 		     int64_t p, const struct insv *iv, int64_t q)
 {
 	uint64_t sp = 0;
-	bool known, shared = sv && sv->gated && q > sv->until;
+	bool known, hit, shared = sv && sv->gated && q > sv->until;
 
 	if (killed_since(kl, cls, p, false))
 		return 0;
 	known = abs_rsp(sv, (size_t)p, &sp);
-	if (abs_killed(ab, known, sp - 8, p))
+	hit = abs_killed(ab, known, sp - 8, p);
+	if (hit && known)	/* a store of known address wrote the slot */
 		return 0;
-	if (kl->ust <= p && !shared)
+	if (!hit && kl->ust <= p && !shared)
 		return 1;
-	/* Stores of unknown address between, or other threads: a
-	 * callee's own stack from the innermost call's entry.
+	/* Stores of unknown address between (or of known address, the
+	 * slot's not known), or other threads: a callee's own stack from
+	 * the innermost call's entry.
 	 */
 	if ((sv && sv->noproof) || !ab->nents ||
 	    (!ab->callee && rcv_callee_new(&ab->callee)) ||
 	    !rcv_callee_keeps(ab->callee, ins_of, iv,
 			      ab->ents[ab->nents - 1], p, q))
-		return kl->ust <= p ? 1 : 0;
+		return !hit && kl->ust <= p ? 1 : 0;
 	return 2;
 }
 

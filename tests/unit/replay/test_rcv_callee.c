@@ -202,3 +202,40 @@ Test(rcv_callee, shared_stack_keeps_rbps_frame_only_by_the_argument)
 	cr_assert_eq(local[5], 0, "rsp stored through rax: escaped");
 	cr_assert_eq(f[6].rbp_c, 0, "rbp's frame not linked after an escape");
 }
+
+/* The pop's pair with rax = @rax and rsp = 0x7000 (@rsp_known) in every
+ * state but after the push (0x6ff8): call; push rbx (slot 0x6ff8 when
+ * known); mov [rax], rcx; pop.
+ */
+static int64_t known_store_pair(uint64_t rax, bool rsp_known)
+{
+	struct rcv_ins in[] = { CALL, PUSH, STORE, POP };
+	struct rcv_state st[5];
+	struct rcv_stack_vals sv = { .a = st, .na = 5 };
+	struct rcv_frame f[5];
+	int64_t pair[4];
+	int k;
+
+	memset(st, 0, sizeof(st));
+	for (k = 0; k < 5; k++) {
+		st[k].r[RP_REG_RAX] = val(rax);
+		st[k].r[RP_REG_RSP] = rsp_known ? val(k == 2 ? 0x6ff8 :
+						      0x7000) : unknown;
+	}
+	cr_assert_gt(rcv_stack_build_v(in, 4, &sv, f, pair), 0);
+	return pair[3];
+}
+
+Test(rcv_callee, store_of_known_address_and_slot_not_known)
+{
+	/* The slot's address not known: before, any store of known
+	 * address broke the pair; rax not derived from the stack now
+	 * keeps it.
+	 */
+	cr_assert_eq(known_store_pair(0x601000, false), 1);
+	/* Slot and store known and the same: written, whatever the
+	 * callee's stack says of rax (a stale pointer, say).
+	 */
+	cr_assert_eq(known_store_pair(0x6ff8, true), -1);
+	cr_assert_eq(known_store_pair(0x601000, true), 1);
+}
