@@ -34,8 +34,14 @@
 #include "rcv_internal.h"
 #include "replay.h"
 
-/* The longest call (entry to pop) walked. */
+/* The longest call (entry to pop) walked, and the instructions walked
+ * in all for one build of the frames (rcv_callee_reset()): past it, no
+ * pair is kept by this argument (a deep recursion in a thread whose stack
+ * escaped would walk each level's callee again; the bound is a count,
+ * so the values do not depend on the machine).
+ */
 #define CALLEE_MAX 65536
+#define CALLEE_BUDGET (1 << 22)
 
 /* What the walk saw before one instruction. */
 struct crec {
@@ -56,6 +62,7 @@ struct rcv_callee {
 	struct rcv_esc es;
 	struct crec *r;
 	size_t cap;
+	int64_t budget;		/* instructions left to walk */
 };
 
 int rcv_callee_new(struct rcv_callee **c)
@@ -64,6 +71,7 @@ int rcv_callee_new(struct rcv_callee **c)
 	if (!*c)
 		return -RP_ERR_NOMEM;
 	(*c)->e = -1;
+	(*c)->budget = CALLEE_BUDGET;
 	return 0;
 }
 
@@ -78,8 +86,10 @@ void rcv_callee_free(struct rcv_callee *c)
 
 void rcv_callee_reset(struct rcv_callee *c)
 {
-	if (c)
+	if (c) {
 		c->e = -1;
+		c->budget = CALLEE_BUDGET;
+	}
 }
 
 /* Starts over from entry @e (the instruction after a call). */
@@ -178,8 +188,10 @@ bool rcv_callee_keeps(struct rcv_callee *c, const struct rcv_ins *(*at)(
 		c->r = n;
 		c->cap = cap;
 	}
-	for (; c->at < q && c->at < c->stop; c->at++)
+	for (; c->at < q && c->at < c->stop && c->budget > 0; c->at++) {
 		walk_one(c, at(ctx, (size_t)c->at), c->at);
+		c->budget--;
+	}
 	if (c->stop < q || c->at < q)
 		return false;
 	rp = &c->r[p - e];
