@@ -232,6 +232,9 @@ struct rcv_esc_slot {
 struct rcv_esc_ep {
 	uint32_t root;		/* epochs of one root are related */
 	int64_t lo, hi;		/* where its origin may be in the root's */
+	bool alloc;		/* made by sub rsp, n: [origin, hi) allocated */
+	int64_t lim;		/* accesses through it end there at most (in
+				 * the root's; INT64_MAX: no bound) */
 };
 struct rcv_esc {
 	uint8_t t[16];		/* per GPR: clean, own-stack pointer, maybe */

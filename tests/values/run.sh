@@ -91,16 +91,23 @@ fi
 # before the store that does write the pushed slot (no wrong value, no
 # conflict: each gives wrong values with its rule broken), and a store
 # through a pointer loaded from a global (cok): rbx known after the pop.
+# cvla: a VLA under the pushed slot, a store through rbp + 8 + rdi into
+# the slot (wrong values if any own-stack pointer plus an index were
+# taken to stay in the allocation); cvlaok: a store through rsp + 8 *
+# rdi into the VLA alone: rbx known after the pop.
 if [ -n "${UNSOUND:-}" ]; then
 	truth_rec "callee" "$UNSOUND" callee
 	cpos=$(last_at "callee" '<unsound_cok2\+[0-9]+>:.*nop')
-	if [ -n "$cpos" ] && truth_check "callee" &&
+	vpos=$(last_at "callee" '<unsound_cvlaok2\+[0-9]+>:.*nop')
+	if [ -n "$cpos" ] && [ -n "$vpos" ] && truth_check "callee" &&
 		grep -q ' 0 conflicts' "$tmp/out" &&
 		"$PTREC" values "$tmp/callee" --at "$cpos" 2>&1 |
+		grep -q '^rbx  *0x0000000000003333$' &&
+		"$PTREC" values "$tmp/callee" --at "$vpos" 2>&1 |
 		grep -q '^rbx  *0x0000000000003333$'; then
-		ok "unsound.c callee: no wrong value, rbx known across a store through a global's pointer; $(distance)"
+		ok "unsound.c callee: no wrong value, rbx known across a store through a global's pointer and one into a VLA; $(distance)"
 	else
-		bad "unsound.c callee (at ${cpos:-?}): $(head -5 "$tmp/out" "$tmp/log")"
+		bad "unsound.c callee (at ${cpos:-?}, ${vpos:-?}): $(head -5 "$tmp/out" "$tmp/log")"
 	fi
 fi
 

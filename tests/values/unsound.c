@@ -215,9 +215,62 @@ __asm__(".text\n"
 	"	pop %rbx\n"
 	"	nop\n"
 	"	mov %rbx, %rax\n"
+	"	ret\n"
+	/* cvla: the callee allocates 32 + rdi bytes (sub rsp, rax: a VLA
+	 * of a size the engine does not know) under its saved rbx and rbp,
+	 * stores into it through rsp + 8 * rdi (in it), and through rbp +
+	 * 8 + rdi (rbp is not the allocation's) into the saved rbx's slot:
+	 * the pop gets 0x4444.  cvlaok: the store into the VLA alone (rbx known
+	 * after the pop: the allocation's bound, rcv_escape.c bounded()).
+	 */
+	".globl unsound_cvla\n"
+	"unsound_cvla:\n"
+	"	push %rbx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_cvla2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_cvla2:\n"
+	"	push %rbx\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	mov $0x1111, %ebx\n"
+	"	lea 32(%rdi), %rax\n"
+	"	sub %rax, %rsp\n"
+	"	lea (%rsp,%rdi,8), %rsi\n"
+	"	movq $0x2222, (%rsi)\n"
+	"	lea 8(%rbp,%rdi,1), %rsi\n"
+	"	movq $0x4444, (%rsi)\n"
+	"	mov %rbp, %rsp\n"
+	"	pop %rbp\n"
+	"	pop %rbx\n"
+	"	mov %rbx, %rax\n"
+	"	ret\n"
+	".globl unsound_cvlaok\n"
+	"unsound_cvlaok:\n"
+	"	push %rbx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_cvlaok2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_cvlaok2:\n"
+	"	push %rbx\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	mov $0x1111, %ebx\n"
+	"	lea 32(%rdi), %rax\n"
+	"	sub %rax, %rsp\n"
+	"	lea (%rsp,%rdi,8), %rsi\n"
+	"	movq $0x2222, (%rsi)\n"
+	"	mov %rbp, %rsp\n"
+	"	pop %rbp\n"
+	"	pop %rbx\n"
+	"	nop\n"
+	"	mov %rbx, %rax\n"
 	"	ret\n");
 
 long unsound_glob, unsound_fs_orig;
+long unsound_cvla(long off), unsound_cvlaok(long off);
 long unsound_cg, unsound_cword, *unsound_cptr = &unsound_cword;
 long unsound_cesc(long off), unsound_cup(long off), unsound_cok(long off);
 /* alias: [1] of each is the word asked about, [0] and [2] guards. */
@@ -765,9 +818,13 @@ int main(int argc, char **argv)
 		long a = unsound_cesc(unknown_zero());
 		long b = unsound_cup(unknown_zero());
 		long c = unsound_cok(unknown_zero());
+		long d = unsound_cvla(unknown_zero());
+		long e = unsound_cvlaok(unknown_zero());
 
-		printf("callee %#lx %#lx %#lx %#lx\n", a, b, c, unsound_cword);
-		return a == 0x2222 && b == 0x2222 && c == 0x3333 ? 0 : 1;
+		printf("callee %#lx %#lx %#lx %#lx %#lx %#lx\n", a, b, c, d, e,
+		       unsound_cword);
+		return a == 0x2222 && b == 0x2222 && c == 0x3333 &&
+		       d == 0x4444 && e == 0x3333 ? 0 : 1;
 	}
 	if (argc > 1 && !strcmp(argv[1], "saved")) {
 		r = unsound_saved(unknown_zero());

@@ -239,3 +239,34 @@ Test(rcv_callee, store_of_known_address_and_slot_not_known)
 	cr_assert_eq(known_store_pair(0x6ff8, true), -1);
 	cr_assert_eq(known_store_pair(0x601000, true), 1);
 }
+
+/*
+ * A VLA (sub rsp, rax: its size not known) under the pushed slot: a store
+ * through rsp + 8 * rdi lies in it (rcv_escape.c bounded(): C's rule
+ * for pointers), one through rbp + rdi + 8 (rbp is not the allocation's)
+ * may be the slot.
+ */
+Test(rcv_callee, store_into_a_vla_keeps_the_pair)
+{
+	struct rcv_ins in[] = {
+		CALL, PUSH,
+		INS("\x48\x89\xe5"),			/* mov rbp, rsp */
+		INS("\x48\x29\xc4"),			/* sub rsp, rax */
+		INS("\x48\x8d\x34\xfc"),		/* lea rsi, [rsp+rdi*8] */
+		INS("\x48\x89\x0e"),			/* mov [rsi], rcx */
+		INS("\x48\x89\xec"),			/* mov rsp, rbp */
+		POP,
+	};
+	struct rcv_ins above[] = {
+		CALL, PUSH,
+		INS("\x48\x89\xe5"),			/* mov rbp, rsp */
+		INS("\x48\x29\xc4"),			/* sub rsp, rax */
+		INS("\x48\x8d\x74\x3d\x08"),		/* lea rsi, [rbp+rdi+8] */
+		INS("\x48\x89\x0e"),			/* mov [rsi], rcx */
+		INS("\x48\x89\xec"),			/* mov rsp, rbp */
+		POP,
+	};
+
+	cr_assert_eq(pop_pair(in, 8), 1);
+	cr_assert_eq(pop_pair(above, 8), -1, "not through the VLA's base");
+}
