@@ -924,7 +924,10 @@ void rcv_esc_compute(struct rp_recover *rc)
 	rc->esc_done = true;
 	rc->esc_pos = 0;
 	rc->priv_hi = rc->stack_lo;	/* nothing private until shown */
-	if (!rc->mt)
+	/* Strict: the thread's stack is private nowhere (what was published
+	 * before the history, or into a frame that returned, may be used).
+	 */
+	if (!rc->mt || rc->strict)
 		return;
 	if (!fresh_start(rc->s, rc->tid, rc->pid) ||
 	    rp_cursor_new(rc->s, rc->tid, &c))

@@ -249,10 +249,11 @@ static void stack_gate(struct win *w, struct rcv_stack_vals *sv,
 
 	sv->local = local;
 	sv->gated = su != UINT64_MAX;
+	sv->noproof = rc->strict;
 	if (!sv->gated)
 		return;
 	sv->until = su < w->first ? -1 : (int64_t)(su - w->first);
-	sv->noproof = rc->rseq_stack || rcv_order_aio(rc);
+	sv->noproof |= rc->rseq_stack || rcv_order_aio(rc);
 }
 
 /*

@@ -122,6 +122,8 @@ struct rp_recover {
 	bool end_wild;
 	bool snap_ok;		/* the snapshot shows this thread's end */
 	bool mt;		/* other threads share its memory */
+	bool strict;		/* no rule that rests on an assumption about
+				 * the program (rp_session_set_values_strict) */
 	bool no_handlers;	/* no signal handler ran in it (the recorder
 				 * saw every signal it got) */
 	uint64_t stack_lo, stack_hi;	/* its stack mapping (mt) */

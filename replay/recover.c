@@ -396,6 +396,31 @@ static bool handlers_ran(struct rp_session *s, uint32_t tid)
 	return false;
 }
 
+/*
+ * Strict values (docs/values.md, "A callee's own stack"): no rule that
+ * holds only for programs without a certain bug (a pointer into a frame
+ * that returned, pointer arithmetic out of its object).  The one place
+ * PTREC_VALUES_STRICT is read; rp_session_set_values_strict() overrides
+ * it (GDB's `set ptrec values-strict`).
+ */
+bool rp_session_values_strict(const struct rp_session *s)
+{
+	const char *v;
+
+	if (s->values_strict)
+		return s->values_strict == 2;
+	v = getenv("PTREC_VALUES_STRICT");
+	return v && *v && strcmp(v, "0");
+}
+
+void rp_session_set_values_strict(struct rp_session *s, bool on)
+{
+	s->values_strict = on ? 2 : 1;
+	/* What the unwinder's context knew was under the other rules. */
+	rp_recover_free(s->ev_rc);
+	s->ev_rc = NULL;
+}
+
 int rp_recover_new(struct rp_session *s, uint32_t tid,
 		   struct rp_recover **rcp)
 {
@@ -411,6 +436,7 @@ int rp_recover_new(struct rp_session *s, uint32_t tid,
 		return -RP_ERR_NOMEM;
 	rc->s = s;
 	rc->tid = tid;
+	rc->strict = rp_session_values_strict(s);
 	rc->block = RCV_BLOCK;
 	rc->sum = calloc(RCV_RAMP, sizeof(*rc->sum));
 	ret = rc->sum ? rp_thread_info(s, tid, &info) : -RP_ERR_NOMEM;

@@ -109,6 +109,19 @@ if [ -n "${UNSOUND:-}" ]; then
 	else
 		bad "unsound.c callee (at ${cpos:-?}, ${vpos:-?}): $(head -5 "$tmp/out" "$tmp/log")"
 	fi
+	# Strict values (PTREC_VALUES_STRICT=1): no rule that rests on an
+	# assumption about the program, so neither rbx is known.
+	if [ -n "$cpos" ] && [ -n "$vpos" ] &&
+		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/callee" \
+			--at "$cpos" 2>&1 | grep -q '^rbx  *unknown$' &&
+		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/callee" \
+			--at "$vpos" 2>&1 | grep -q '^rbx  *unknown$' &&
+		PTREC_VALUES_STRICT=1 "$VALCHECK" "$tmp/callee" >"$tmp/out" 2>&1
+	then
+		ok "unsound.c callee strict: rbx unknown where only the callee's own stack shows it; $(distance)"
+	else
+		bad "unsound.c callee strict (at ${cpos:-?}, ${vpos:-?}): $(head -5 "$tmp/out")"
+	fi
 fi
 
 # Found in review (unsound.c's "ro" and "bts"): a read-only anonymous
