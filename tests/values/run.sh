@@ -122,6 +122,19 @@ if [ -n "${UNSOUND:-}" ]; then
 	else
 		bad "unsound.c callee strict (at ${cpos:-?}, ${vpos:-?}): $(head -5 "$tmp/out")"
 	fi
+	# The same in GDB: set ptrec values-strict on and off (the plugin's
+	# monitor command; GDB's registers flushed each time).
+	timeout 120 "$PTREC" replay "$tmp/callee" -batch \
+		-ex "ptrec goto ${cpos:-1}" -ex "info registers rbx" \
+		-ex "set ptrec values-strict on" -ex "info registers rbx" \
+		-ex "set ptrec values-strict off" -ex "info registers rbx" \
+		>"$tmp/gdbstrict" 2>&1
+	if [ "$(grep '^rbx ' "$tmp/gdbstrict" | awk '{print $2}' |
+		tr '\n' ' ')" = "0x3333 <unavailable> 0x3333 " ]; then
+		ok "GDB set ptrec values-strict: rbx unavailable with it on, 0x3333 off"
+	else
+		bad "GDB set ptrec values-strict: $(grep -E '^rbx|rror' "$tmp/gdbstrict" | head -5)"
+	fi
 fi
 
 # Found in review (unsound.c's "ro" and "bts"): a read-only anonymous
