@@ -55,7 +55,8 @@ static uint32_t ep_new(struct rcv_esc *e, uint32_t root, int64_t lo,
 		e->epcap = cap;
 	}
 	e->eps[e->nep] = (struct rcv_esc_ep){
-		root == UINT32_MAX ? (uint32_t)e->nep : root, lo, hi };
+		root == UINT32_MAX ? (uint32_t)e->nep : root, lo, hi, false,
+		INT64_MAX };
 	return (uint32_t)e->nep++;
 }
 
@@ -276,6 +277,13 @@ static bool store_v(struct rcv_esc *e, const struct rcv_op *o,
 
 	if (!size)
 		size = 8;
+	/* From a call's entry (rcv_callee.c): only what lies under the
+	 * entry's rsp is the callee's own; a pointer under it stored above
+	 * (where pointers made before the call point) escapes.
+	 */
+	if (e->local && vt != CLEAN &&
+	    (w == 1 || (w == 2 && !rcv_esc_below_origin(e, ep, d, size))))
+		return true;
 	if (w == 2) {
 		slot_set(e, ep, d, size, size == 8 ? vt : vt ? MAYBE : CLEAN,
 			 vep, vd);
@@ -452,6 +460,31 @@ static bool push_pop(struct rcv_esc *e, const struct rcv_ins *in)
 	return false;
 }
 
+/*
+ * Own-stack pointer register @b plus a clean index (lea, add): an epoch of
+ * its own, unrelated (UINT32_MAX), but in rcv_callee.c's local mode when
+ * @b lies at or under the bottom of an allocation (sub rsp, n: a VLA,
+ * alloca): then the result points into an object that lies wholly under
+ * the allocation's top, or just past its end (C's rule for pointer
+ * arithmetic; the engine does not know the object's size), so accesses
+ * through it end at that top (rcv_esc_overlap()).
+ */
+static uint32_t bounded(struct rcv_esc *e, int b)
+{
+	const struct rcv_esc_ep *x = &e->eps[e->ep[b]];
+	int64_t top = x->hi;
+	uint32_t root = x->root;
+	size_t had = e->nep;
+	uint32_t n;
+
+	if (!e->local || !x->alloc || e->d[b] > 0)
+		return ep_new(e, UINT32_MAX, 0, 0);
+	n = ep_new(e, root, INT64_MIN / 4, top);
+	if (e->nep == had + 1)
+		e->eps[n].lim = top;
+	return n;
+}
+
 /* Register destination @g of a general instruction, taint @v. */
 static void arith(struct rcv_esc *e, const struct rcv_ins *in, int g,
 		  uint8_t v)
@@ -490,12 +523,23 @@ static void arith(struct rcv_esc *e, const struct rcv_ins *in, int g,
 			/* sub rsp, n allocates (n >= 0: an assumption,
 			 * docs/values.md): anywhere under where rsp was.
 			 */
-			if (g == RP_REG_RSP && in->id == X86_INS_SUB)
-				set_val(e, g, STK, ep_new(e,
-					e->eps[e->ep[g]].root, INT64_MIN / 4,
-					e->eps[e->ep[g]].hi + e->d[g]), 0);
-			else
+			if (g == RP_REG_RSP && in->id == X86_INS_SUB) {
+				size_t had = e->nep;
+				uint32_t n = ep_new(e, e->eps[e->ep[g]].root,
+						    INT64_MIN / 4,
+						    e->eps[e->ep[g]].hi +
+						    e->d[g]);
+
+				/* (Not when out of memory: n is old.) */
+				if (e->nep == had + 1)
+					e->eps[n].alloc = true;
+				set_val(e, g, STK, n, 0);
+			} else if (in->id == X86_INS_ADD &&
+				   s->type == RCV_OP_REG) {
+				set_val(e, g, STK, bounded(e, g), 0);
+			} else {
 				set_reg(e, g, STK, -1, 0);
+			}
 			return;
 		}
 		if (s->type == RCV_OP_REG && in->id == X86_INS_ADD &&
@@ -602,6 +646,10 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 		g = in->op[0].reg;
 		if (in->op[0].size != 8)
 			set_reg(e, g, t ? MAYBE : CLEAN, -1, 0);
+		else if (w == 1 && in->op[1].base >= 0 &&
+			 in->op[1].base < 16 &&
+			 e->t[in->op[1].base] == STK)
+			set_val(e, g, STK, bounded(e, in->op[1].base), 0);
 		else
 			set_reg(e, g, w ? STK : t ? MAYBE : CLEAN,
 				w == 2 ? in->op[1].base : -1, d);
@@ -755,6 +803,44 @@ bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in, uint8_t raw0)
 	return esc;
 }
 
+void rcv_esc_init_local(struct rcv_esc *e)
+{
+	rcv_esc_init(e);
+	e->local = true;
+}
+
+bool rcv_esc_below_origin(const struct rcv_esc *e, uint32_t ep, int64_t d,
+			  int64_t n)
+{
+	const struct rcv_esc_ep *p;
+
+	if (ep >= e->nep)
+		return false;
+	p = &e->eps[ep];
+	return p->root == e->eps[e->ep0].root && p->hi + d + n <= 0;
+}
+
+bool rcv_esc_overlap(const struct rcv_esc *e, uint32_t a, int64_t d,
+		     int64_t n, uint32_t b, int64_t x, int64_t m)
+{
+	const struct rcv_esc_ep *p = &e->eps[a], *q = &e->eps[b];
+
+	/* Accesses through an allocation's pointers end at its top. */
+	if (p->root == q->root && a != b &&
+	    ((p->lim <= q->lo + x) || (q->lim <= p->lo + d)))
+		return false;
+	return may_alias(e, a, d, n, b, x, m);
+}
+
+int rcv_esc_where(const struct rcv_esc *e, const struct rcv_op *o,
+		  uint32_t *ep, int64_t *d)
+{
+	bool tainted;
+	int w = where(e, o, ep, d, &tainted);
+
+	return w ? w : tainted ? 1 : 0;
+}
+
 bool rcv_esc_rsp_offset(const struct rcv_esc *e, int64_t *d)
 {
 	*d = e->d[RP_REG_RSP];
@@ -838,7 +924,10 @@ void rcv_esc_compute(struct rp_recover *rc)
 	rc->esc_done = true;
 	rc->esc_pos = 0;
 	rc->priv_hi = rc->stack_lo;	/* nothing private until shown */
-	if (!rc->mt)
+	/* Strict: the thread's stack is private nowhere (what was published
+	 * before the history, or into a frame that returned, may be used).
+	 */
+	if (!rc->mt || rc->strict)
 		return;
 	if (!fresh_start(rc->s, rc->tid, rc->pid) ||
 	    rp_cursor_new(rc->s, rc->tid, &c))

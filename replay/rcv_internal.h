@@ -244,6 +244,9 @@ struct rcv_esc_slot {
 struct rcv_esc_ep {
 	uint32_t root;		/* epochs of one root are related */
 	int64_t lo, hi;		/* where its origin may be in the root's */
+	bool alloc;		/* made by sub rsp, n: [origin, hi) allocated */
+	int64_t lim;		/* accesses through it end there at most (in
+				 * the root's; INT64_MAX: no bound) */
 };
 struct rcv_esc {
 	uint8_t t[16];		/* per GPR: clean, own-stack pointer, maybe */
@@ -259,6 +262,7 @@ struct rcv_esc {
 	bool rax_k;		/* rax set to a constant (syscall number) */
 	uint64_t rax;
 	bool escaped;
+	bool local;		/* from a call's entry (rcv_callee.c) */
 };
 void rcv_esc_init(struct rcv_esc *e);
 void rcv_esc_fini(struct rcv_esc *e);
@@ -270,6 +274,24 @@ bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in, uint8_t raw0);
 void rcv_esc_async(struct rcv_esc *e);
 /* rsp's offset from the first rsp, when known. */
 bool rcv_esc_rsp_offset(const struct rcv_esc *e, int64_t *d);
+/*
+ * From a call's entry (rcv_callee.c): every register clean but rsp, and a
+ * stack-derived value stored anywhere but surely under the first rsp
+ * escapes (above it lie the callers' frames, where pointers made before
+ * the call may point).
+ */
+void rcv_esc_init_local(struct rcv_esc *e);
+/* Does [@d, @d + @n) of epoch @ep lie surely under the first rsp? */
+bool rcv_esc_below_origin(const struct rcv_esc *e, uint32_t ep, int64_t d,
+			  int64_t n);
+/* May [@d, +@n) of epoch @a and [@x, +@m) of epoch @b overlap? */
+bool rcv_esc_overlap(const struct rcv_esc *e, uint32_t a, int64_t d,
+		     int64_t n, uint32_t b, int64_t x, int64_t m);
+/* Where memory operand @o points: 2 the own stack at @ep/@d, 1 maybe the
+ * own stack (an address register may be stack-derived), 0 not it.
+ */
+int rcv_esc_where(const struct rcv_esc *e, const struct rcv_op *o,
+		  uint32_t *ep, int64_t *d);
 
 /*
  * SSE moves and shuffles (rcv_sse.c).  rcv_sse_modelled(): is @in one in
@@ -335,9 +357,36 @@ struct rcv_stack_vals {
 	size_t na;
 	const struct rcv_ins *ins_b;
 	struct rcv_stack_tmp *tmp;
+	/* With @gated, the stack is the thread's alone only up to the
+	 * state before instruction @until + 1 (rcv_stack_until()): a pop
+	 * after it keeps its push's value, or rbp's frame, only where a
+	 * callee's own stack shows it (rcv_callee.c; *@local[i] then 1,
+	 * when @local), and never with @noproof (an rseq area on the
+	 * stack, asynchronous I/O).
+	 */
+	bool gated, noproof;
+	int64_t until;
+	uint8_t *local;
 };
 int rcv_stack_tmp_new(struct rcv_stack_tmp **t);
 void rcv_stack_tmp_free(struct rcv_stack_tmp *t);
+
+/*
+ * A callee's own stack (rcv_callee.c): did nothing from the push at @p to
+ * its pop at @q write the pushed slot, where every store between that
+ * rcv_stack.c cannot place goes through an address not derived from the
+ * stack under the entry's rsp (@e: the instruction after a call)?
+ * @at(@ctx, i) gives instruction i.  A walker keeps its last entry's
+ * analysis, so that the pops of one function walk it once.
+ */
+struct rcv_callee;
+int rcv_callee_new(struct rcv_callee **c);
+void rcv_callee_free(struct rcv_callee *c);
+/* Forgets the walk (the instructions changed). */
+void rcv_callee_reset(struct rcv_callee *c);
+bool rcv_callee_keeps(struct rcv_callee *c, const struct rcv_ins *(*at)(
+			      const void *, size_t), const void *ctx,
+		      int64_t e, int64_t p, int64_t q);
 
 /*
  * rcv_stack_build() with what is known so far (@sv, or NULL): a store

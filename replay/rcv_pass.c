@@ -236,6 +236,27 @@ static bool prove_branches(struct rp_recover *rc, struct win *w)
 }
 
 /*
+ * Where the thread's stack stops being its own alone (rcv_stack_until()),
+ * for rcv_stack_build_v() over @w's instructions: pops after it keep
+ * their pushes' values only where a callee's own stack shows them
+ * (rcv_callee.c), and not at all where the kernel may write the stack.
+ */
+static void stack_gate(struct win *w, struct rcv_stack_vals *sv,
+		       uint8_t *local)
+{
+	struct rp_recover *rc = w->rc;
+	uint64_t su = rcv_stack_until(rc);
+
+	sv->local = local;
+	sv->gated = su != UINT64_MAX;
+	sv->noproof = rc->strict;
+	if (!sv->gated)
+		return;
+	sv->until = su < w->first ? -1 : (int64_t)(su - w->first);
+	sv->noproof |= rc->rseq_stack || rcv_order_aio(rc);
+}
+
+/*
  * Stack frames of @w built over its instructions and the later window's,
  * so that a push here and its pop there, and rsp and rbp known there,
  * count here: the later window's values are final.  Fills w->fr, w->pair
@@ -249,20 +270,24 @@ static int frames_across(struct win *w)
 	size_t m = w->n + l->n, i;
 	struct rcv_frame *f = malloc((m + 1) * sizeof(*f));
 	int64_t *pair = malloc((m + 1) * sizeof(*pair));
+	uint8_t *local = calloc(m + 1, 1);
 	struct rcv_stack_vals sv;
 	int nc = -RP_ERR_NOMEM;
 
-	if (!f || !pair)
+	if (!f || !pair || !local)
 		goto out;
 	/* Both windows' instructions where they are (not copied). */
-	sv = (struct rcv_stack_vals){ w->st, l->st, w->n, l->ins,
-				      w->rc->stk };
+	sv = (struct rcv_stack_vals){ .a = w->st, .b = l->st, .na = w->n,
+				      .ins_b = l->ins, .tmp = w->rc->stk };
+	stack_gate(w, &sv, local);
 	nc = rcv_stack_build_v(w->ins, m, &sv, f, pair);
 	if (nc <= 0)
 		goto out;
 	memcpy(w->fr, f, (w->n + 1) * sizeof(*f));
-	if (w->n)
+	if (w->n) {
 		memcpy(w->pair, pair, w->n * sizeof(*pair));
+		memcpy(w->plocal, local, w->n);
+	}
 	w->base0 = calloc((size_t)nc, sizeof(*w->base0));
 	w->xpair = calloc(w->n + 1, sizeof(*w->xpair));
 	if (!w->base0 || !w->xpair) {
@@ -283,7 +308,8 @@ static int frames_across(struct win *w)
 				~0ull };
 		/* A pop there of a push here: the pushed register's value. */
 		if (i < m && pair[i] >= 0 && (size_t)pair[i] < w->n &&
-		    l->first + (i - w->n) <= rcv_stack_until(w->rc)) {
+		    (l->first + (i - w->n) <= rcv_stack_until(w->rc) ||
+		     local[i])) {
 			const struct rcv_ins *q = &l->ins[i - w->n];
 			int dst = q->id == X86_INS_LEAVE ? RP_REG_RBP :
 							   q->op[0].reg;
@@ -294,6 +320,7 @@ static int frames_across(struct win *w)
 out:
 	free(f);
 	free(pair);
+	free(local);
 	return nc;
 }
 
@@ -308,8 +335,9 @@ int rcv_win_frames(struct win *w)
 	free(w->xpair);
 	w->base = w->base0 = w->xpair = NULL;
 	w->nclass = 0;
-	sv = (struct rcv_stack_vals){ w->st, NULL, w->n + 1, NULL,
-				      w->rc->stk };
+	sv = (struct rcv_stack_vals){ .a = w->st, .na = w->n + 1,
+				      .tmp = w->rc->stk };
+	stack_gate(w, &sv, w->plocal);
 	ret = w->later ? frames_across(w) :
 			 rcv_stack_build_v(w->ins, w->n, &sv, w->fr, w->pair);
 	if (ret > 0) {
@@ -446,7 +474,8 @@ static bool link_frames(struct rp_recover *rc, struct win *w,
 		}
 	}
 	for (i = 0; i < w->n; i++)
-		if (w->pair[i] >= 0 && w->first + i <= rcv_stack_until(rc))
+		if (w->pair[i] >= 0 &&
+		    (w->first + i <= rcv_stack_until(rc) || w->plocal[i]))
 			ch |= pair_link(rc, w, i, d);
 	return ch;
 }
@@ -487,13 +516,15 @@ static int refine_frames(struct win *w, bool *ch)
 {
 	size_t n = w->n;
 	int64_t *pair = malloc((n + 1) * sizeof(*pair));
+	uint8_t *loc = malloc(n + 1);
 	struct rcv_frame *fr = malloc((n + 1) * sizeof(*fr));
 	struct rcv_val *xp = NULL;
 	int ret = -RP_ERR_NOMEM;
 
-	if (!pair || !fr)
+	if (!pair || !loc || !fr)
 		goto out;
 	memcpy(pair, w->pair, n * sizeof(*pair));
+	memcpy(loc, w->plocal, n);
 	memcpy(fr, w->fr, (n + 1) * sizeof(*fr));
 	if (w->xpair) {
 		xp = malloc((n + 1) * sizeof(*xp));
@@ -505,12 +536,14 @@ static int refine_frames(struct win *w, bool *ch)
 	if (ret)
 		goto out;
 	if (memcmp(pair, w->pair, n * sizeof(*pair)) ||
+	    memcmp(loc, w->plocal, n) ||
 	    memcmp(fr, w->fr, (n + 1) * sizeof(*fr)) ||
 	    (xp && w->xpair &&
 	     memcmp(xp, w->xpair, (n + 1) * sizeof(*xp))))
 		*ch = true;
 out:
 	free(pair);
+	free(loc);
 	free(fr);
 	free(xp);
 	return ret;
@@ -608,7 +641,8 @@ static int win_passes(struct rp_recover *rc, struct win *w, struct redo *d)
 		su = rcv_stack_until(rc);
 		for (i = w->n; i-- > 0;) {
 			ch |= redo_eval(rc, w, d, i, false);
-			if (w->pair[i] >= 0 && w->first + i <= su)
+			if (w->pair[i] >= 0 &&
+			    (w->first + i <= su || w->plocal[i]))
 				ch |= pair_link(rc, w, i, d);
 		}
 		if (d->verify && d->live)
@@ -633,7 +667,8 @@ static int win_passes(struct rp_recover *rc, struct win *w, struct redo *d)
 		su = rcv_stack_until(rc);
 		for (i = 0; i < w->n; i++) {
 			ch |= redo_eval(rc, w, d, i, true);
-			if (w->pair[i] >= 0 && w->first + i <= su)
+			if (w->pair[i] >= 0 &&
+			    (w->first + i <= su || w->plocal[i]))
 				ch |= pair_link(rc, w, i, d);
 		}
 		ch |= link_frames(rc, w, d);

@@ -53,6 +53,9 @@ struct rcv_stack_tmp {
 	unsigned int ashift;
 	uint32_t agen;
 	int64_t last;		/* the last store of known address, -1 */
+	int64_t *ents;		/* the calls' entries, innermost last */
+	size_t nents, entcap;
+	struct rcv_callee *callee;	/* rcv_callee.c's walker */
 };
 
 int rcv_stack_tmp_new(struct rcv_stack_tmp **t)
@@ -67,6 +70,8 @@ void rcv_stack_tmp_free(struct rcv_stack_tmp *t)
 		return;
 	free(t->v);
 	free(t->a);
+	free(t->ents);
+	rcv_callee_free(t->callee);
 	free(t);
 }
 
@@ -151,6 +156,8 @@ static void tmp_clear(struct rcv_stack_tmp *t)
 	}
 	t->used = t->aused = 0;
 	t->last = -1;
+	t->nents = 0;
+	rcv_callee_reset(t->callee);
 }
 
 /* Slot (@cls, @key), added when absent (tmp_reserve() made room). */
@@ -335,7 +342,8 @@ static bool plain_syscall(const struct insv *ins, size_t i)
  * slot), and writes through another class (two classes may overlap).
  */
 struct kills {
-	int64_t any;		/* last write of unknown place */
+	int64_t any;		/* last barrier (may write anywhere) */
+	int64_t ust;		/* last store of unknown place */
 	int64_t pos1, pos2;	/* last class write; last of another class */
 	uint32_t cls1, cls2;
 };
@@ -343,7 +351,7 @@ struct kills {
 static void kill_class(struct kills *k, uint32_t cls, int64_t pos)
 {
 	if (!cls) {
-		k->any = pos;
+		k->ust = pos;
 		return;
 	}
 	if (cls != k->cls1) {
@@ -355,9 +363,10 @@ static void kill_class(struct kills *k, uint32_t cls, int64_t pos)
 }
 
 /* Did anything since @p write where slot class @cls may be? */
-static bool killed_since(const struct kills *k, uint32_t cls, int64_t p)
+static bool killed_since(const struct kills *k, uint32_t cls, int64_t p,
+			 bool ust)
 {
-	if (k->any > p)
+	if (k->any > p || (ust && k->ust > p))
 		return true;
 	return (k->cls1 != cls ? k->pos1 : k->pos2) > p;
 }
@@ -381,17 +390,66 @@ static bool quiet_syscall(const struct insv *ins, size_t i)
  * an unknown store, one through another class, or one whose address is
  * known and is the slot's (or where the push's rsp is not known)?
  */
-static bool pair_killed(const struct kills *kl, struct rcv_stack_tmp *ab,
-			const struct rcv_stack_vals *sv, uint32_t cls,
-			int64_t p)
+static const struct rcv_ins *ins_of(const void *x, size_t i)
+{
+	return ins_at(x, i);
+}
+
+/*
+ * The pair of the pop (or leave) at @q whose push is at @p: 0 broken, 1
+ * kept, 2 kept and shown by a callee's own stack (rcv_callee.c: it holds
+ * where other threads may write the thread's stack too).
+ */
+static int pair_keep(const struct kills *kl, struct rcv_stack_tmp *ab,
+		     const struct rcv_stack_vals *sv, uint32_t cls,
+		     int64_t p, const struct insv *iv, int64_t q)
 {
 	uint64_t sp = 0;
-	bool known;
+	bool known, hit, shared = sv && sv->gated && q > sv->until;
 
-	if (killed_since(kl, cls, p))
-		return true;
+	if (killed_since(kl, cls, p, false))
+		return 0;
 	known = abs_rsp(sv, (size_t)p, &sp);
-	return abs_killed(ab, known, sp - 8, p);
+	hit = abs_killed(ab, known, sp - 8, p);
+	if (hit && known)	/* a store of known address wrote the slot */
+		return 0;
+	if (!hit && kl->ust <= p && !shared)
+		return 1;
+	/* Stores of unknown address between (or of known address, the
+	 * slot's not known), or other threads: a callee's own stack from
+	 * the innermost call's entry.
+	 */
+	if ((sv && sv->noproof) || !ab->nents ||
+	    (!ab->callee && rcv_callee_new(&ab->callee)) ||
+	    !rcv_callee_keeps(ab->callee, ins_of, iv,
+			      ab->ents[ab->nents - 1], p, q))
+		return !hit && kl->ust <= p ? 1 : 0;
+	return 2;
+}
+
+/* The calls' entries: @i is a call (push its entry) or a return. */
+static void track_entry(struct rcv_stack_tmp *t, const struct rcv_ins *in,
+			size_t i)
+{
+	if (in->id == X86_INS_RET) {
+		if (t->nents)
+			t->nents--;
+		return;
+	}
+	if (in->id != X86_INS_CALL)
+		return;
+	if (t->nents == t->entcap) {
+		size_t cap = t->entcap ? 2 * t->entcap : 64;
+		int64_t *n = realloc(t->ents, cap * sizeof(*n));
+
+		if (!n) {	/* no entries: no pair kept by them */
+			t->nents = 0;
+			return;
+		}
+		t->ents = n;
+		t->entcap = cap;
+	}
+	t->ents[t->nents++] = (int64_t)i + 1;
 }
 
 int rcv_stack_build(const struct rcv_ins *ins, size_t n,
@@ -404,7 +462,7 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 		      const struct rcv_stack_vals *sv, struct rcv_frame *f,
 		      int64_t *pair)
 {
-	struct kills kl = { -1, -1, -1, 0, 0 };
+	struct kills kl = { -1, -1, -1, -1, 0, 0 };
 	struct rcv_stack_tmp own = { 0 }, *t = sv && sv->tmp ? sv->tmp : &own;
 	struct insv iv = { ins, NULL, n };
 	uint32_t next = 1;
@@ -422,8 +480,9 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 		const struct rcv_ins *in = ins_at(&iv, i);
 		const struct rcv_op *d = &in->op[0], *s = &in->op[1], *q;
 		struct rcv_frame o = f[i];
+		bool shared = sv && sv->gated && (int64_t)i > sv->until;
 		int64_t p;
-		int k;
+		int k, keep;
 
 		/* What one instruction may add: 3 operands of up to 33
 		 * slots (255 bytes) and 10 words each, and a push's.
@@ -432,6 +491,9 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 		if (ret)
 			break;
 		pair[i] = -1;
+		if (sv && sv->local)
+			sv->local[i] = 0;
+		track_entry(t, in, i);
 		if ((in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR | RCV_I_REP)) ||
 		    ((in->flags & RCV_I_SYSCALL) && !quiet_syscall(&iv, i)))
 			kl.any = (int64_t)i;
@@ -456,7 +518,7 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 			if (m->index >= 0 || m->seg ||
 			    (m->base != RP_REG_RSP && m->base != RP_REG_RBP)) {
 				if (!known)
-					kl.any = (int64_t)i;
+					kl.ust = (int64_t)i;
 			} else if (m->base == RP_REG_RSP) {
 				slot_write(t, o.rsp_c, o.rsp_o + m->imm,
 					   m->size, (int64_t)i);
@@ -495,15 +557,21 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 				break;
 			}
 			p = slot_pusher(t, o.rsp_c, o.rsp_o, &iv);
-			if (p >= 0 && pair_killed(&kl, t, sv, o.rsp_c, p))
+			keep = p >= 0 ? pair_keep(&kl, t, sv, o.rsp_c, p, &iv,
+						  (int64_t)i) : 0;
+			if (!keep)
 				p = -1;
 			q = p >= 0 ? &ins_at(&iv, (size_t)p)->op[0] : NULL;
-			if (q && q->type != RCV_OP_MEM)
+			if (q && q->type != RCV_OP_MEM) {
 				pair[i] = p;
+				if (sv && sv->local)
+					sv->local[i] = keep == 2;
+			}
 			o.rsp_o += 8;
 			if (d->reg == RP_REG_RBP) {
 				if (pair[i] >= 0 && q->type == RCV_OP_REG &&
-				    q->reg == RP_REG_RBP) {
+				    q->reg == RP_REG_RBP &&
+				    (keep == 2 || !shared)) {
 					o.rbp_c = f[p].rbp_c;
 					o.rbp_o = f[p].rbp_o;
 				} else {
@@ -523,11 +591,16 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 			o.rsp_c = o.rbp_c;
 			o.rsp_o = o.rbp_o;
 			p = slot_pusher(t, o.rsp_c, o.rsp_o, &iv);
-			if (p >= 0 && pair_killed(&kl, t, sv, o.rsp_c, p))
+			keep = p >= 0 ? pair_keep(&kl, t, sv, o.rsp_c, p, &iv,
+						  (int64_t)i) : 0;
+			if (!keep)
 				p = -1;
 			q = p >= 0 ? &ins_at(&iv, (size_t)p)->op[0] : NULL;
-			if (q && q->type == RCV_OP_REG && q->reg == RP_REG_RBP) {
+			if (q && q->type == RCV_OP_REG && q->reg == RP_REG_RBP &&
+			    (keep == 2 || !shared)) {
 				pair[i] = p;
+				if (sv && sv->local)
+					sv->local[i] = keep == 2;
 				o.rbp_c = f[p].rbp_c;
 				o.rbp_o = f[p].rbp_o;
 			} else {
@@ -598,6 +671,8 @@ other:
 	if (t == &own) {
 		free(own.v);
 		free(own.a);
+		free(own.ents);
+		rcv_callee_free(own.callee);
 	}
 	return ret ? ret : (int)next;
 }

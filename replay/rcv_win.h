@@ -51,6 +51,8 @@ struct win {
 	size_t tmp_cap;
 	struct rcv_frame *fr;	/* rsp/rbp as class + offset */
 	int64_t *pair;		/* pop -> its push */
+	uint8_t *plocal;	/* pop i: its pair holds with the stack
+				 * shared (rcv_callee.c) */
 	struct rcv_val *base;	/* per class: its base, when known */
 	struct rcv_val *base0;	/* bases the later window shows */
 	struct rcv_val *xpair;	/* push i: the value its later pop read */
@@ -132,6 +134,8 @@ struct rp_recover {
 	bool end_wild;
 	bool snap_ok;		/* the snapshot shows this thread's end */
 	bool mt;		/* other threads share its memory */
+	bool strict;		/* no rule that rests on an assumption about
+				 * the program (rp_session_set_values_strict) */
 	bool no_handlers;	/* no signal handler ran in it (the recorder
 				 * saw every signal it got) */
 	/* Positions of system calls a handler was entered after (recover.c

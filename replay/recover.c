@@ -59,6 +59,7 @@ void rcv_win_free(struct win *w)
 	free(w->tmp);
 	free(w->fr);
 	free(w->pair);
+	free(w->plocal);
 	free(w->base);
 	free(w->base0);
 	free(w->xpair);
@@ -332,9 +333,10 @@ int rcv_win_new(struct rp_recover *rc, uint64_t first, uint64_t last,
 	w->pb = calloc(n + 1, sizeof(*w->pb));
 	w->fr = calloc(n + 1, sizeof(*w->fr));
 	w->pair = calloc(n + 1, sizeof(*w->pair));
+	w->plocal = calloc(n + 1, 1);
 	w->rmw = calloc(2 * (n + 1), sizeof(*w->rmw));
 	if (!w->ins || !w->st || !w->mbar || !w->ixs || !w->nb || !w->pb || !w->fr ||
-	    !w->pair || !w->rmw) {
+	    !w->pair || !w->plocal || !w->rmw) {
 		rcv_win_free(w);
 		return -RP_ERR_NOMEM;
 	}
@@ -490,6 +492,31 @@ bool rcv_handlers_ran(struct rp_session *s, uint32_t tid)
 	return false;
 }
 
+/*
+ * Strict values (docs/values.md, "A callee's own stack"): no rule that
+ * holds only for programs without a certain bug (a pointer into a frame
+ * that returned, pointer arithmetic out of its object).  The one place
+ * PTREC_VALUES_STRICT is read; rp_session_set_values_strict() overrides
+ * it (GDB's `set ptrec values-strict`).
+ */
+bool rp_session_values_strict(const struct rp_session *s)
+{
+	const char *v;
+
+	if (s->values_strict)
+		return s->values_strict == 2;
+	v = getenv("PTREC_VALUES_STRICT");
+	return v && *v && strcmp(v, "0");
+}
+
+void rp_session_set_values_strict(struct rp_session *s, bool on)
+{
+	s->values_strict = on ? 2 : 1;
+	/* What the unwinder's context knew was under the other rules. */
+	rp_recover_free(s->ev_rc);
+	s->ev_rc = NULL;
+}
+
 int rp_recover_new(struct rp_session *s, uint32_t tid,
 		   struct rp_recover **rcp)
 {
@@ -505,6 +532,7 @@ int rp_recover_new(struct rp_session *s, uint32_t tid,
 		return -RP_ERR_NOMEM;
 	rc->s = s;
 	rc->tid = tid;
+	rc->strict = rp_session_values_strict(s);
 	rc->block = RCV_BLOCK;
 	rc->sum = calloc(RCV_RAMP, sizeof(*rc->sum));
 	rc->pre = calloc(RCV_RAMP, sizeof(*rc->pre));

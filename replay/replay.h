@@ -826,6 +826,10 @@ int rp_timeline_watch_hit(const struct rp_timeline *tl,
  * and owned by the timeline; NULL when it cannot be made.
  */
 struct rp_recover *rp_timeline_recover(struct rp_timeline *tl, size_t i);
+/* Strict values on or off (rp_session_set_values_strict()): the
+ * timeline's recovery contexts are made again on use.
+ */
+void rp_timeline_values_strict(struct rp_timeline *tl, bool on);
 
 /* The fatal signal, when thread @i is at the end of its history and
  * received it there.  Returns 0 or -RP_ERR_NOTFOUND.
@@ -994,6 +998,17 @@ struct rp_recover_stats {
  * Returns 0, -RP_ERR_NOTHREAD, -RP_ERR_NOMEM.
  */
 int rp_recover_new(struct rp_session *s, uint32_t tid, struct rp_recover **rc);
+
+/*
+ * Strict values: rp_recover_new() contexts made after it use no rule that
+ * rests on an assumption about the program being free of a bug (pointers
+ * into frames that returned, pointer arithmetic out of its object:
+ * docs/values.md, "A callee's own stack", "Threads and the stack").
+ * Default: the environment's PTREC_VALUES_STRICT (set and not "0").
+ * rp_timeline_values_strict() also drops a timeline's contexts.
+ */
+bool rp_session_values_strict(const struct rp_session *s);
+void rp_session_set_values_strict(struct rp_session *s, bool on);
 void rp_recover_free(struct rp_recover *rc);
 
 /* Instructions per window (0: the default, 16384); drops what was

@@ -186,6 +186,10 @@ struct rp_session {
 	 */
 	struct rp_recover *ev_rc;
 	uint32_t ev_rc_tid;
+	/* rp_session_set_values_strict(): 0 not set (PTREC_VALUES_STRICT
+	 * then), 1 off, 2 on.
+	 */
+	int values_strict;
 };
 
 /* A read-only descriptor of session image @i (0-based), opened by the

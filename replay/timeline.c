@@ -455,6 +455,17 @@ struct rp_recover *rp_timeline_recover(struct rp_timeline *tl, size_t i)
 	return tl->rcv[i];
 }
 
+void rp_timeline_values_strict(struct rp_timeline *tl, bool on)
+{
+	size_t i;
+
+	rp_session_set_values_strict(tl->s, on);
+	for (i = 0; tl->rcv && i < tl->nt; i++) {
+		rp_recover_free(tl->rcv[i]);
+		tl->rcv[i] = NULL;
+	}
+}
+
 int rp_timeline_watch_insert(struct rp_timeline *tl, unsigned int type,
 			     uint64_t addr, uint64_t len)
 {

@@ -167,6 +167,62 @@ def _send_watch_unknown(event):
 gdb.events.stop.connect(_send_watch_unknown)
 
 
+class PtrecValuesStrict(gdb.Parameter):
+    """Whether values in the past use only rules that hold in every program.
+"off" (the default): the values engine also keeps a register a callee saved
+across stores it cannot place when no address under the callee's entry
+stack pointer can have escaped, assuming the program uses no pointer into a
+frame that returned and moves no pointer out of its object (a use after
+return or a buffer overflow breaks that).  "on": no such rule; fewer
+registers are known (docs/values.md, "A callee's own stack")."""
+
+    set_doc = 'Set whether values in the past use only rules without assumptions.'
+    show_doc = 'Show whether values in the past use only rules without assumptions.'
+
+    def __init__(self):
+        super().__init__('ptrec values-strict', gdb.COMMAND_DATA,
+                         gdb.PARAM_BOOLEAN)
+        self.value = False
+
+    def get_set_string(self):
+        _send_values_strict()
+        return ''
+
+    def get_show_string(self, svalue):
+        return 'Strict values in the past: %s.' % svalue
+
+
+def _send_values_strict():
+    """The server recomputes every value; GDB forgets the registers it
+    read under the other setting."""
+    try:
+        gdb.execute('monitor ptrec values-strict ' +
+                    ('on' if _values_strict.value else 'off'),
+                    to_string=True)
+    except gdb.error:
+        return      # not connected yet: sent at the first stop
+    for cmd in ('maintenance flush register-cache', 'flushregs'):
+        try:
+            gdb.execute(cmd, to_string=True)
+            return
+        except gdb.error:
+            pass
+
+
+_values_strict = PtrecValuesStrict()
+
+
+def _send_values_strict_stop(event):
+    if _values_strict.value and _on_ptrec():
+        try:
+            gdb.execute('monitor ptrec values-strict on', to_string=True)
+        except gdb.error:
+            pass
+
+
+gdb.events.stop.connect(_send_values_strict_stop)
+
+
 # ---- exec generations --------------------------------------------------------
 #
 # A process that called execve ran another program before: GDB loads the

@@ -499,6 +499,15 @@ static void run(struct monitor *m, struct target *tg, const char *cmd,
 		}
 	} else if (!strncmp(cmd, "ptrec watch-", 12)) {
 		monitor_watch(tg, cmd + 12, out);
+	} else if (!strcmp(cmd, "ptrec values-strict on") ||
+		   !strcmp(cmd, "ptrec values-strict off")) {
+		/* Strict values (docs/values.md): no rule that rests on the
+		 * program being free of a bug; GDB flushes its registers.
+		 */
+		target_values_strict(tg, !strcmp(cmd + 20, "on"));
+	} else if (!strcmp(cmd, "ptrec values-strict")) {
+		text_add(out, "%s\n", rp_session_values_strict(tg->s) ?
+			 "on" : "off");
 	} else if (!strncmp(cmd, "ptrec returns ", 14)) {
 		/* What frame K of the published stack returns in rax, for
 		 * the plugin's finish: "returns at N rax 0xV", "... rax

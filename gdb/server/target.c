@@ -274,6 +274,26 @@ struct rp_recover *target_recovery(struct target *tg, size_t cur)
 	return tg->rcv[cur];
 }
 
+/*
+ * Strict values on or off (docs/values.md, "A callee's own stack"): every
+ * recovery context, the registers and frames computed from them, made
+ * again on use.
+ */
+void target_values_strict(struct target *tg, bool on)
+{
+	size_t i;
+
+	if (rp_session_values_strict(tg->s) == on)
+		return;		/* (the plugin says so at every stop) */
+	rp_timeline_values_strict(tg->tl, on);
+	for (i = 0; i < rp_timeline_count(tg->tl); i++)
+		tg->rcv[i] = NULL;
+	tg->vals_pos = UINT64_MAX;
+	tg->stack_pos = UINT64_MAX;
+	tg->fregs_done = false;
+	frames_free(tg);
+}
+
 bool target_prefetch(struct target *tg)
 {
 	size_t cur = rp_timeline_selected(tg->tl);

@@ -140,6 +140,11 @@ size_t target_call_stack(struct target *tg, size_t cur, uint64_t pos,
 /* Thread @cur's recovery context, or NULL (values off, or it failed). */
 struct rp_recover *target_recovery(struct target *tg, size_t cur);
 
+/* Strict values on or off (monitor ptrec values-strict): every context,
+ * register and frame computed again on use.
+ */
+void target_values_strict(struct target *tg, bool on);
+
 /*
  * Idle time (GDB sent nothing): the next window of the selected
  * thread's values, counted back from its end, computed before a stop

@@ -84,6 +84,59 @@ if [ -n "${UNSOUND:-}" ]; then
 	fi
 fi
 
+# A callee's own stack (rcv_callee.c): a push and its pop across a store
+# of unknown address are kept only when the store's address cannot be
+# derived from the stack under the callee's entry.  unsound.c's "callee":
+# the callee's rsp put in a global (cesc) or in its caller's frame (cup)
+# before the store that does write the pushed slot (no wrong value, no
+# conflict: each gives wrong values with its rule broken), and a store
+# through a pointer loaded from a global (cok): rbx known after the pop.
+# cvla: a VLA under the pushed slot, a store through rbp + 8 + rdi into
+# the slot (wrong values if any own-stack pointer plus an index were
+# taken to stay in the allocation); cvlaok: a store through rsp + 8 *
+# rdi into the VLA alone: rbx known after the pop.
+if [ -n "${UNSOUND:-}" ]; then
+	truth_rec "callee" "$UNSOUND" callee
+	cpos=$(last_at "callee" '<unsound_cok2\+[0-9]+>:.*nop')
+	vpos=$(last_at "callee" '<unsound_cvlaok2\+[0-9]+>:.*nop')
+	if [ -n "$cpos" ] && [ -n "$vpos" ] && truth_check "callee" &&
+		grep -q ' 0 conflicts' "$tmp/out" &&
+		"$PTREC" values "$tmp/callee" --at "$cpos" 2>&1 |
+		grep -q '^rbx  *0x0000000000003333$' &&
+		"$PTREC" values "$tmp/callee" --at "$vpos" 2>&1 |
+		grep -q '^rbx  *0x0000000000003333$'; then
+		ok "unsound.c callee: no wrong value, rbx known across a store through a global's pointer and one into a VLA; $(distance)"
+	else
+		bad "unsound.c callee (at ${cpos:-?}, ${vpos:-?}): $(head -5 "$tmp/out" "$tmp/log")"
+	fi
+	# Strict values (PTREC_VALUES_STRICT=1): no rule that rests on an
+	# assumption about the program, so neither rbx is known.
+	if [ -n "$cpos" ] && [ -n "$vpos" ] &&
+		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/callee" \
+			--at "$cpos" 2>&1 | grep -q '^rbx  *unknown$' &&
+		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/callee" \
+			--at "$vpos" 2>&1 | grep -q '^rbx  *unknown$' &&
+		PTREC_VALUES_STRICT=1 "$VALCHECK" "$tmp/callee" >"$tmp/out" 2>&1
+	then
+		ok "unsound.c callee strict: rbx unknown where only the callee's own stack shows it; $(distance)"
+	else
+		bad "unsound.c callee strict (at ${cpos:-?}, ${vpos:-?}): $(head -5 "$tmp/out")"
+	fi
+	# The same in GDB: set ptrec values-strict on and off (the plugin's
+	# monitor command; GDB's registers flushed each time).
+	timeout 120 "$PTREC" replay "$tmp/callee" -batch \
+		-ex "ptrec goto ${cpos:-1}" -ex "info registers rbx" \
+		-ex "set ptrec values-strict on" -ex "info registers rbx" \
+		-ex "set ptrec values-strict off" -ex "info registers rbx" \
+		>"$tmp/gdbstrict" 2>&1
+	if [ "$(grep '^rbx ' "$tmp/gdbstrict" | awk '{print $2}' |
+		tr '\n' ' ')" = "0x3333 <unavailable> 0x3333 " ]; then
+		ok "GDB set ptrec values-strict: rbx unavailable with it on, 0x3333 off"
+	else
+		bad "GDB set ptrec values-strict: $(grep -E '^rbx|rror' "$tmp/gdbstrict" | head -5)"
+	fi
+fi
+
 # Found in review (unsound.c's "ro" and "bts"): a read-only anonymous
 # page zeroed by madvise(MADV_DONTNEED) is not the snapshot's before it;
 # bts with a register bit offset writes outside its operand.  "known": a

@@ -145,9 +145,134 @@ __asm__(".text\n"
 	"	mov $158, %eax\n"
 	"	syscall\n"
 	"	mov %rbx, %rax\n"
+	"	ret\n"
+	/* callee (rcv_callee.c): each caller sets rbx = 0x3333 and calls
+	 * a callee that pushes rbx, sets it to 0x1111, stores 0x2222
+	 * through a pointer the engine cannot compute (rdi = 0 unknown to
+	 * it, added) and pops rbx.  cesc: the callee put its rsp in a
+	 * global first, and its own callee stores through what it loads
+	 * from there (the pushed slot: the pop gets 0x2222).  cup: the
+	 * callee put its rsp in its caller's frame, which the caller's
+	 * pointer (rdx, made before the call) reads back (0x2222 again).
+	 * cok: the pointer comes from a global that holds another global's
+	 * address: the pop gets the pushed 0x3333, known only by the
+	 * callee's-own-stack argument.
+	 */
+	".globl unsound_cesc\n"
+	"unsound_cesc:\n"
+	"	push %rbx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_cesc2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_cesc2:\n"
+	"	push %rbx\n"
+	"	mov $0x1111, %ebx\n"
+	"	mov %rsp, unsound_cg(%rip)\n"
+	"	call unsound_cstore\n"
+	"	pop %rbx\n"
+	"	mov %rbx, %rax\n"
+	"	ret\n"
+	"unsound_cstore:\n"
+	"	mov unsound_cg(%rip), %rsi\n"
+	"	add %rdi, %rsi\n"
+	"	movq $0x2222, (%rsi)\n"
+	"	ret\n"
+	".globl unsound_cup\n"
+	"unsound_cup:\n"
+	"	push %rbx\n"
+	"	sub $16, %rsp\n"
+	"	mov %rsp, %rdx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_cup2\n"
+	"	add $16, %rsp\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_cup2:\n"
+	"	push %rbx\n"
+	"	mov $0x1111, %ebx\n"
+	"	mov %rsp, %rax\n"
+	"	mov %rax, 16(%rsp)\n"
+	"	mov (%rdx), %rsi\n"
+	"	add %rdi, %rsi\n"
+	"	movq $0x2222, (%rsi)\n"
+	"	pop %rbx\n"
+	"	mov %rbx, %rax\n"
+	"	ret\n"
+	".globl unsound_cok\n"
+	"unsound_cok:\n"
+	"	push %rbx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_cok2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_cok2:\n"
+	"	push %rbx\n"
+	"	mov $0x1111, %ebx\n"
+	"	mov unsound_cptr(%rip), %rsi\n"
+	"	add %rdi, %rsi\n"
+	"	movq $0x2222, (%rsi)\n"
+	"	pop %rbx\n"
+	"	nop\n"
+	"	mov %rbx, %rax\n"
+	"	ret\n"
+	/* cvla: the callee allocates 32 + rdi bytes (sub rsp, rax: a VLA
+	 * of a size the engine does not know) under its saved rbx and rbp,
+	 * stores into it through rsp + 8 * rdi (in it), and through rbp +
+	 * 8 + rdi (rbp is not the allocation's) into the saved rbx's slot:
+	 * the pop gets 0x4444.  cvlaok: the store into the VLA alone (rbx known
+	 * after the pop: the allocation's bound, rcv_escape.c bounded()).
+	 */
+	".globl unsound_cvla\n"
+	"unsound_cvla:\n"
+	"	push %rbx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_cvla2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_cvla2:\n"
+	"	push %rbx\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	mov $0x1111, %ebx\n"
+	"	lea 32(%rdi), %rax\n"
+	"	sub %rax, %rsp\n"
+	"	lea (%rsp,%rdi,8), %rsi\n"
+	"	movq $0x2222, (%rsi)\n"
+	"	lea 8(%rbp,%rdi,1), %rsi\n"
+	"	movq $0x4444, (%rsi)\n"
+	"	mov %rbp, %rsp\n"
+	"	pop %rbp\n"
+	"	pop %rbx\n"
+	"	mov %rbx, %rax\n"
+	"	ret\n"
+	".globl unsound_cvlaok\n"
+	"unsound_cvlaok:\n"
+	"	push %rbx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_cvlaok2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_cvlaok2:\n"
+	"	push %rbx\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	mov $0x1111, %ebx\n"
+	"	lea 32(%rdi), %rax\n"
+	"	sub %rax, %rsp\n"
+	"	lea (%rsp,%rdi,8), %rsi\n"
+	"	movq $0x2222, (%rsi)\n"
+	"	mov %rbp, %rsp\n"
+	"	pop %rbp\n"
+	"	pop %rbx\n"
+	"	nop\n"
+	"	mov %rbx, %rax\n"
 	"	ret\n");
 
 long unsound_glob, unsound_fs_orig;
+long unsound_cvla(long off), unsound_cvlaok(long off);
+long unsound_cg, unsound_cword, *unsound_cptr = &unsound_cword;
+long unsound_cesc(long off), unsound_cup(long off), unsound_cok(long off);
 /* alias: [1] of each is the word asked about, [0] and [2] guards. */
 long unsound_al_a[3] = { 0, 0x5555555555555555, 0 };
 long unsound_al_b[3] = { 0, 0x5555555555555555, 0 };
@@ -688,6 +813,18 @@ int main(int argc, char **argv)
 				 "rsi", "rdi", "r8", "r9", "r10", "r11", "r12",
 				 "r13", "r14", "r15", "memory");
 		return 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "callee")) {
+		long a = unsound_cesc(unknown_zero());
+		long b = unsound_cup(unknown_zero());
+		long c = unsound_cok(unknown_zero());
+		long d = unsound_cvla(unknown_zero());
+		long e = unsound_cvlaok(unknown_zero());
+
+		printf("callee %#lx %#lx %#lx %#lx %#lx %#lx\n", a, b, c, d, e,
+		       unsound_cword);
+		return a == 0x2222 && b == 0x2222 && c == 0x3333 &&
+		       d == 0x4444 && e == 0x3333 ? 0 : 1;
 	}
 	if (argc > 1 && !strcmp(argv[1], "saved")) {
 		r = unsound_saved(unknown_zero());

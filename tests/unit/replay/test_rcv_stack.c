@@ -168,8 +168,9 @@ Test(rcv_stack, kept_tables_grow_and_empty_between_builds)
 		cr_assert_eq(memcmp(pair, own, M * sizeof(*pair)), 0);
 		cr_assert_eq(memcmp(f, g, (M + 1) * sizeof(*f)), 0);
 		/* The same instructions as a window and the one after. */
-		sv = (struct rcv_stack_vals){ st, st + half, half, in + half,
-					      t };
+		sv = (struct rcv_stack_vals){ .a = st, .b = st + half,
+					      .na = half, .ins_b = in + half,
+					      .tmp = t };
 		cr_assert_eq(rcv_stack_build_v(in, M, &sv, f, pair), nc);
 		cr_assert_eq(memcmp(pair, own, M * sizeof(*pair)), 0);
 		sv = (struct rcv_stack_vals){ .a = st, .na = M + 1 };

@@ -402,6 +402,12 @@ Test(watch, unknown_loads)
 {
 	uint64_t stop, stack, skip, ms, mk, mp, b, b2;
 
+	/* Strict values: "A callee's own stack" (docs/values.md) places
+	 * every load of this history that the stack bounds.
+	 */
+	rp_recover_free(rc);
+	rp_session_set_values_strict(s, true);
+	cr_assert_eq(rp_recover_new(s, tid, &rc), 0);
 	stop = read_stops(RP_WATCH_READ, RP_WATCH_UNKNOWN_STOP, &ms, &b);
 	stack = read_stops(RP_WATCH_READ, RP_WATCH_UNKNOWN_STACK, &mk, &b2);
 	skip = read_stops(RP_WATCH_READ, RP_WATCH_UNKNOWN_SKIP, &mp, &b);

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * A callee's own stack (issue #17; docs/values.md, "A callee's own
+ * stack"): may a store of unknown address between a push and its pop
+ * have written the pushed slot?  rcv_stack.c breaks every pair such a
+ * store spans, which cuts rsp at the lazy-binding resolver (`_dl_fixup`
+ * pushes rbx, the resolver's saved rsp, and stores through link_map
+ * pointers before popping it) and rbp in `_dl_fini`'s callees.
+ *
+ * The argument: right after a call, the memory under the callee's entry
+ * rsp E is dead (the caller uses no red zone across a call, the call's
+ * push just wrote E's word), so no value that exists then points under
+ * E (pointers into frames that returned, and uninitialised stack words
+ * used as pointers, are not followed: the assumption of rcv_escape.c).
+ * From the entry on, the escape analysis (rcv_escape.c, in its local
+ * mode) follows which registers and slots may hold an rsp-derived value;
+ * until one is stored anywhere but surely under E (a global, the heap, a
+ * caller's frame), or given to a system call, loads from anywhere else
+ * give values not derived from the callee's stack.  A store whose
+ * address registers are all such values writes no byte under E (in C,
+ * a pointer to an object above E stays in that object), so not the
+ * pushed slot, when that slot lies under E; a store through a pointer
+ * into the callee's stack at a known offset writes it only where they
+ * overlap.  Anything else (an address that may be rsp-derived at an
+ * unknown offset, an escape, an instruction not decoded, a barrier: a
+ * signal's handler, a gap) ends the argument.  Other threads learn an
+ * address under E only through an escape, so the same holds for them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <capstone/capstone.h>
+
+#include "rcv_internal.h"
+#include "replay.h"
+
+/* The longest call (entry to pop) walked, and the instructions walked
+ * in all for one build of the frames (rcv_callee_reset()): past it, no
+ * pair is kept by this argument (a deep recursion in a thread whose stack
+ * escaped would walk each level's callee again; the bound is a count,
+ * so the values do not depend on the machine).
+ */
+#define CALLEE_MAX 65536
+#define CALLEE_BUDGET (1 << 22)
+
+/* What the walk saw before one instruction. */
+struct crec {
+	uint32_t rsp_ep;	/* rsp (before it), when rsp_ok */
+	int64_t rsp_d;
+	uint32_t w_ep;		/* its store's slot, when w == 2 */
+	int64_t w_d;
+	uint32_t w_n;
+	uint8_t rsp_ok;
+	uint8_t w;		/* 0 no store or clean address, 2 a slot at
+				 * w_ep/w_d, 3 maybe the callee's stack */
+};
+
+struct rcv_callee {
+	int64_t e;		/* entry walked from, -1 none */
+	int64_t at;		/* positions [e, at) walked */
+	int64_t stop;		/* first position the argument fails at */
+	struct rcv_esc es;
+	struct crec *r;
+	size_t cap;
+	int64_t budget;		/* instructions left to walk */
+};
+
+int rcv_callee_new(struct rcv_callee **c)
+{
+	*c = calloc(1, sizeof(**c));
+	if (!*c)
+		return -RP_ERR_NOMEM;
+	(*c)->e = -1;
+	(*c)->budget = CALLEE_BUDGET;
+	return 0;
+}
+
+void rcv_callee_free(struct rcv_callee *c)
+{
+	if (!c)
+		return;
+	rcv_esc_fini(&c->es);
+	free(c->r);
+	free(c);
+}
+
+void rcv_callee_reset(struct rcv_callee *c)
+{
+	if (c) {
+		c->e = -1;
+		c->budget = CALLEE_BUDGET;
+	}
+}
+
+/* Starts over from entry @e (the instruction after a call). */
+static void restart(struct rcv_callee *c, int64_t e)
+{
+	rcv_esc_init_local(&c->es);
+	c->e = e;
+	c->at = e;
+	c->stop = INT64_MAX;
+}
+
+/* Records instruction @i (@in) and steps the analysis over it. */
+static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
+		     int64_t i)
+{
+	struct crec *r = &c->r[i - c->e];
+	int64_t d = 0;
+	uint32_t ep = 0;
+	int k, w;
+
+	memset(r, 0, sizeof(*r));
+	if (c->es.t[RP_REG_RSP] == 1) {	/* STK */
+		r->rsp_ok = 1;
+		r->rsp_ep = c->es.ep[RP_REG_RSP];
+		r->rsp_d = c->es.d[RP_REG_RSP];
+	}
+	/* rsp above the entry's: the callee returned, or rsp left it. */
+	if (!r->rsp_ok ||
+	    !rcv_esc_below_origin(&c->es, r->rsp_ep, r->rsp_d - 8, 8)) {
+		if (c->stop > i)
+			c->stop = i;
+	}
+	if (in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR | RCV_I_XFER |
+			 RCV_I_BAD | RCV_I_REP)) {
+		if (c->stop > i)
+			c->stop = i;
+	}
+	for (k = 0; k < in->nops; k++) {
+		const struct rcv_op *m = &in->op[k];
+
+		if (m->type != RCV_OP_MEM || !(m->access & CS_AC_WRITE))
+			continue;
+		w = rcv_esc_where(&c->es, m, &ep, &d);
+		if (w == 2 && !r->w) {
+			r->w = 2;
+			r->w_ep = ep;
+			r->w_d = d;
+			r->w_n = m->size ? m->size : 8;
+		} else if (w) {
+			r->w = 3;
+		}
+	}
+	/* Escaped: another thread may write under the entry's rsp at any
+	 * time from this instruction on (before the pop right after it).
+	 */
+	if (rcv_esc_step(&c->es, in, 0) && c->stop > i)
+		c->stop = i;
+}
+
+/* May what @r stores (or its push or call) write [@ep/@d, +8)? */
+static bool may_write(const struct rcv_callee *c, const struct crec *r,
+		      const struct rcv_ins *in, uint32_t ep, int64_t d)
+{
+	if ((in->id == X86_INS_PUSH || in->id == X86_INS_CALL ||
+	     in->id == X86_INS_PUSHFQ || in->id == X86_INS_ENTER) &&
+	    (!r->rsp_ok || rcv_esc_overlap(&c->es, r->rsp_ep, r->rsp_d - 8,
+					    8, ep, d, 8)))
+		return true;
+	if (r->w == 3)
+		return true;
+	return r->w == 2 &&
+	       rcv_esc_overlap(&c->es, r->w_ep, r->w_d, r->w_n, ep, d, 8);
+}
+
+bool rcv_callee_keeps(struct rcv_callee *c, const struct rcv_ins *(*at)(
+			      const void *, size_t), const void *ctx,
+		      int64_t e, int64_t p, int64_t q)
+{
+	const struct crec *rp;
+	const struct rcv_ins *in;
+	int64_t i;
+
+	if (e < 1 || p < e || q <= p || q - e > CALLEE_MAX)
+		return false;
+	in = at(ctx, (size_t)(e - 1));
+	if (in->id != X86_INS_CALL || (in->flags & RCV_I_BARRIER))
+		return false;
+	if (c->e != e)
+		restart(c, e);
+	if ((size_t)(q - e + 1) > c->cap) {
+		size_t cap = (size_t)(q - e + 1) * 2;
+		struct crec *n = realloc(c->r, cap * sizeof(*n));
+
+		if (!n)
+			return false;
+		c->r = n;
+		c->cap = cap;
+	}
+	for (; c->at < q && c->at < c->stop && c->budget > 0; c->at++) {
+		walk_one(c, at(ctx, (size_t)c->at), c->at);
+		c->budget--;
+	}
+	if (c->stop < q || c->at < q)
+		return false;
+	rp = &c->r[p - e];
+	/* The slot the push writes, under the entry's rsp. */
+	if (!rp->rsp_ok ||
+	    !rcv_esc_below_origin(&c->es, rp->rsp_ep, rp->rsp_d - 8, 8))
+		return false;
+	for (i = p + 1; i < q; i++)
+		if (may_write(c, &c->r[i - e], at(ctx, (size_t)i),
+			      rp->rsp_ep, rp->rsp_d - 8))
+			return false;
+	return true;
+}

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Unit tests of a callee's own stack (replay/rcv_callee.c, through
+ * rcv_stack_build()): a push and its pop in a callee survive a store of
+ * unknown address between them only when no address the store may use
+ * can be derived from the stack under the callee's entry.  Each near miss
+ * (the callee's rsp in a global, in its caller's frame, returned by a
+ * nested callee, added to the address; no call's entry; a barrier) keeps
+ * the pair broken.  The whole engine on recorded programs:
+ * tests/values/run.sh ("unsound.c callee").
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "rcv_internal.h"
+#include "replay.h"
+#include "replay/rcv_fixture.h"
+
+TestSuite(rcv_callee, .init = setup, .fini = teardown);
+
+#define CALL	INS("\xe8\x00\x00\x00\x00")	/* call next */
+#define PUSH	INS("\x53")			/* push rbx */
+#define POP	INS("\x5b")			/* pop rbx */
+#define LOADG	INS("\x48\x8b\x05\x00\x10\x00\x00") /* mov rax, [rip+x] */
+#define STORE	INS("\x48\x89\x08")		/* mov [rax], rcx */
+#define RET	INS("\xc3")
+
+/* The pair of the pop at @n - 1 (its push's position, or -1). */
+static int64_t pop_pair(struct rcv_ins *in, size_t n)
+{
+	struct rcv_frame f[16];
+	int64_t pair[16];
+
+	cr_assert_leq(n, 15);
+	cr_assert_gt(rcv_stack_build(in, n, f, pair), 0);
+	return pair[n - 1];
+}
+
+Test(rcv_callee, store_through_a_global_pointer_keeps_the_pair)
+{
+	struct rcv_ins in[] = { CALL, PUSH, LOADG, STORE, POP };
+
+	cr_assert_eq(pop_pair(in, 5), 1);
+}
+
+Test(rcv_callee, no_call_entry_breaks_it)
+{
+	struct rcv_ins in[] = { PUSH, LOADG, STORE, POP };
+
+	cr_assert_eq(pop_pair(in, 4), -1);
+}
+
+Test(rcv_callee, rsp_in_a_global_breaks_it)
+{
+	struct rcv_ins in[] = {
+		CALL, PUSH,
+		INS("\x48\x89\x25\x00\x10\x00\x00"),	/* mov [rip+x], rsp */
+		LOADG, STORE, POP,
+	};
+
+	cr_assert_eq(pop_pair(in, 6), -1);
+}
+
+Test(rcv_callee, rsp_in_the_callers_frame_breaks_it)
+{
+	struct rcv_ins in[] = {
+		CALL, PUSH,
+		INS("\x48\x89\xe0"),			/* mov rax, rsp */
+		INS("\x48\x89\x44\x24\x10"),		/* mov [rsp+16], rax */
+		INS("\x48\x8b\x02"),			/* mov rax, [rdx] */
+		STORE, POP,
+	};
+	/* The same store 16 bytes lower: in the callee's own frame. */
+	struct rcv_ins own[] = {
+		CALL, PUSH,
+		INS("\x48\x83\xec\x10"),		/* sub rsp, 16 */
+		INS("\x48\x89\xe0"),			/* mov rax, rsp */
+		INS("\x48\x89\x04\x24"),		/* mov [rsp], rax */
+		INS("\x48\x8b\x02"),			/* mov rax, [rdx] */
+		STORE,
+		INS("\x48\x83\xc4\x10"),		/* add rsp, 16 */
+		POP,
+	};
+
+	cr_assert_eq(pop_pair(in, 7), -1);
+	cr_assert_eq(pop_pair(own, 9), 1, "a pointer kept in its own frame");
+}
+
+Test(rcv_callee, rsp_derived_address_breaks_it)
+{
+	struct rcv_ins in[] = {
+		CALL, PUSH,
+		INS("\x48\x8d\x04\x3c"),		/* lea rax, [rsp+rdi] */
+		STORE, POP,
+	};
+
+	cr_assert_eq(pop_pair(in, 5), -1);
+}
+
+Test(rcv_callee, rsp_returned_by_a_nested_callee_breaks_it)
+{
+	struct rcv_ins in[] = {
+		CALL, PUSH, CALL,
+		INS("\x48\x89\xe0"),			/* mov rax, rsp */
+		RET,
+		INS("\x48\x01\xf8"),			/* add rax, rdi */
+		STORE, POP,
+	};
+	struct rcv_ins clean[] = {
+		CALL, PUSH, CALL, LOADG, RET, STORE, POP,
+	};
+
+	cr_assert_eq(pop_pair(in, 8), -1);
+	cr_assert_eq(pop_pair(clean, 7), 1, "a global's pointer returned");
+}
+
+Test(rcv_callee, barrier_breaks_it)
+{
+	struct rcv_ins in[] = { CALL, PUSH, LOADG, STORE, POP };
+
+	in[2].flags |= RCV_I_BARRIER | RCV_I_MEMBAR;
+	cr_assert_eq(pop_pair(in, 5), -1, "a barrier between");
+	in[2].flags = LOADG.flags;
+	in[0].flags |= RCV_I_BARRIER;
+	cr_assert_eq(pop_pair(in, 5), -1, "an unproven call");
+}
+
+/*
+ * With the stack shared from the start (another thread may know an
+ * address in it: rcv_stack_vals' gated, until -1), a pop keeps its push
+ * only where the callee's own stack shows it (local[] 1), and rbp's frame
+ * across a pop of rbp only then.
+ */
+static int64_t shared_pair(struct rcv_ins *in, size_t n, uint8_t *local,
+			   struct rcv_frame *f)
+{
+	struct rcv_state st[16];
+	struct rcv_stack_vals sv = { .a = st, .na = 16, .gated = true,
+				     .until = -1, .local = local };
+	int64_t pair[16];
+	int k;
+
+	cr_assert_leq(n, 15);
+	memset(st, 0, sizeof(st));
+	/* rax and rsp known: a store through rax is placed away from the
+	 * pushed slot, not unknown.
+	 */
+	for (k = 0; k < 16; k++) {
+		st[k].r[RP_REG_RAX] = val(0x601000);
+		st[k].r[RP_REG_RSP] = val(0x7000);
+	}
+	cr_assert_gt(rcv_stack_build_v(in, n, &sv, f, pair), 0);
+	return pair[n - 1];
+}
+
+Test(rcv_callee, shared_stack_needs_the_callee_argument)
+{
+	struct rcv_ins in[] = { CALL, PUSH, LOADG, POP };
+	struct rcv_ins esc[] = {
+		CALL, PUSH,
+		INS("\x48\x89\x25\x00\x10\x00\x00"),	/* mov [rip+x], rsp */
+		POP,
+	};
+	struct rcv_ins nocall[] = { PUSH, LOADG, POP };
+	struct rcv_frame f[16];
+	uint8_t local[16];
+
+	cr_assert_eq(shared_pair(in, 4, local, f), 1);
+	cr_assert_eq(local[3], 1, "shown by the callee's own stack");
+	cr_assert_eq(shared_pair(esc, 4, local, f), 1, "kept (gated later)");
+	cr_assert_eq(local[3], 0, "its rsp in a global: another thread's");
+	cr_assert_eq(shared_pair(nocall, 3, local, f), 0, "kept (gated later)");
+	cr_assert_eq(local[2], 0, "no call's entry");
+}
+
+Test(rcv_callee, shared_stack_keeps_rbps_frame_only_by_the_argument)
+{
+	struct rcv_ins in[] = {
+		INS("\x48\x89\xe5"),			/* mov rbp, rsp */
+		CALL,
+		INS("\x55"),				/* push rbp */
+		INS("\x48\x89\xe5"),			/* mov rbp, rsp */
+		INS("\x5d"),				/* pop rbp */
+	};
+	struct rcv_ins esc[] = {
+		INS("\x48\x89\xe5"),			/* mov rbp, rsp */
+		CALL,
+		INS("\x55"),				/* push rbp */
+		INS("\x48\x89\xe5"),			/* mov rbp, rsp */
+		INS("\x48\x89\x20"),			/* mov [rax], rsp */
+		INS("\x5d"),				/* pop rbp */
+	};
+	struct rcv_frame f[16];
+	uint8_t local[16];
+
+	(void)shared_pair(in, 5, local, f);
+	cr_assert_eq(local[4], 1);
+	cr_assert_neq(f[2].rbp_c, 0);
+	cr_assert_eq(f[5].rbp_c, f[2].rbp_c, "rbp's frame back");
+	cr_assert_eq(f[5].rbp_o, f[2].rbp_o);
+	cr_assert_eq(shared_pair(esc, 6, local, f), 2, "no store between");
+	cr_assert_eq(local[5], 0, "rsp stored through rax: escaped");
+	cr_assert_eq(f[6].rbp_c, 0, "rbp's frame not linked after an escape");
+}
+
+/* The pop's pair with rax = @rax and rsp = 0x7000 (@rsp_known) in every
+ * state but after the push (0x6ff8): call; push rbx (slot 0x6ff8 when
+ * known); mov [rax], rcx; pop.
+ */
+static int64_t known_store_pair(uint64_t rax, bool rsp_known)
+{
+	struct rcv_ins in[] = { CALL, PUSH, STORE, POP };
+	struct rcv_state st[5];
+	struct rcv_stack_vals sv = { .a = st, .na = 5 };
+	struct rcv_frame f[5];
+	int64_t pair[4];
+	int k;
+
+	memset(st, 0, sizeof(st));
+	for (k = 0; k < 5; k++) {
+		st[k].r[RP_REG_RAX] = val(rax);
+		st[k].r[RP_REG_RSP] = rsp_known ? val(k == 2 ? 0x6ff8 :
+						      0x7000) : unknown;
+	}
+	cr_assert_gt(rcv_stack_build_v(in, 4, &sv, f, pair), 0);
+	return pair[3];
+}
+
+Test(rcv_callee, store_of_known_address_and_slot_not_known)
+{
+	/* The slot's address not known: before, any store of known
+	 * address broke the pair; rax not derived from the stack now
+	 * keeps it.
+	 */
+	cr_assert_eq(known_store_pair(0x601000, false), 1);
+	/* Slot and store known and the same: written, whatever the
+	 * callee's stack says of rax (a stale pointer, say).
+	 */
+	cr_assert_eq(known_store_pair(0x6ff8, true), -1);
+	cr_assert_eq(known_store_pair(0x601000, true), 1);
+}
+
+/*
+ * A VLA (sub rsp, rax: its size not known) under the pushed slot: a store
+ * through rsp + 8 * rdi lies in it (rcv_escape.c bounded(): C's rule
+ * for pointers), one through rbp + rdi + 8 (rbp is not the allocation's)
+ * may be the slot.
+ */
+Test(rcv_callee, store_into_a_vla_keeps_the_pair)
+{
+	struct rcv_ins in[] = {
+		CALL, PUSH,
+		INS("\x48\x89\xe5"),			/* mov rbp, rsp */
+		INS("\x48\x29\xc4"),			/* sub rsp, rax */
+		INS("\x48\x8d\x34\xfc"),		/* lea rsi, [rsp+rdi*8] */
+		INS("\x48\x89\x0e"),			/* mov [rsi], rcx */
+		INS("\x48\x89\xec"),			/* mov rsp, rbp */
+		POP,
+	};
+	struct rcv_ins above[] = {
+		CALL, PUSH,
+		INS("\x48\x89\xe5"),			/* mov rbp, rsp */
+		INS("\x48\x29\xc4"),			/* sub rsp, rax */
+		INS("\x48\x8d\x74\x3d\x08"),		/* lea rsi, [rbp+rdi+8] */
+		INS("\x48\x89\x0e"),			/* mov [rsi], rcx */
+		INS("\x48\x89\xec"),			/* mov rsp, rbp */
+		POP,
+	};
+
+	cr_assert_eq(pop_pair(in, 8), 1);
+	cr_assert_eq(pop_pair(above, 8), -1, "not through the VLA's base");
+}
