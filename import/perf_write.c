@@ -481,7 +481,7 @@ int perf_write(struct perf *p, const char *out, int argc, char **argv)
 	bool *cut;
 	int ret;
 
-	if (sb_bundle_create(&b, out, &err)) {
+	if (sb_bundle_create_flags(&b, out, SB_BUNDLE_NO_STATE, &err)) {
 		fprintf(stderr, CMD ": -o %s: %s\n", out, err.msg);
 		return -1;
 	}

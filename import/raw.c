@@ -289,7 +289,7 @@ int import_raw(const struct import_raw_opts *o, int argc, char **argv)
 	size_t i;
 	int ret;
 
-	ret = sb_bundle_create(&b, o->out, &err);
+	ret = sb_bundle_create_flags(&b, o->out, SB_BUNDLE_NO_STATE, &err);
 	if (ret) {
 		fprintf(stderr, CMD ": -o %s: %s\n", o->out, err.msg);
 		return 1;

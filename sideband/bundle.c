@@ -34,7 +34,8 @@ struct sb_bundle {
 	bool not_durable;	/* sb_bundle_set_durable(b, false) */
 };
 
-static const char *const subdirs[] = { "pt", "regs", "truth", "images" };
+/* The last two only for a bundle that can have them (SB_BUNDLE_NO_STATE). */
+static const char *const subdirs[] = { "pt", "images", "regs", "truth" };
 
 static int dir_is_empty(const char *dir)
 {
@@ -56,9 +57,15 @@ static int dir_is_empty(const char *dir)
 int sb_bundle_create(struct sb_bundle **bp, const char *dir,
 		     struct sb_err *err)
 {
+	return sb_bundle_create_flags(bp, dir, 0, err);
+}
+
+int sb_bundle_create_flags(struct sb_bundle **bp, const char *dir,
+			   unsigned int flags, struct sb_err *err)
+{
+	unsigned int i, ndirs = SB_ARRAY_SIZE(subdirs);
 	struct sb_bundle *b;
 	char path[4096];
-	unsigned int i;
 	int ret;
 
 	if (!bp || !dir || !*dir)
@@ -75,7 +82,9 @@ int sb_bundle_create(struct sb_bundle **bp, const char *dir,
 				       "%s: exists and is not empty; choose another output directory",
 				       dir);
 	}
-	for (i = 0; i < SB_ARRAY_SIZE(subdirs); i++) {
+	if (flags & SB_BUNDLE_NO_STATE)
+		ndirs -= 2;	/* no regs/, no truth/ */
+	for (i = 0; i < ndirs; i++) {
 		if (snprintf(path, sizeof(path), "%s/%s", dir, subdirs[i]) >=
 		    (int)sizeof(path))
 			return sb_fail(err, -ENAMETOOLONG, "%s: path too long",

@@ -545,6 +545,18 @@ struct sb_snap_writer;
 int sb_bundle_create(struct sb_bundle **b, const char *dir,
 		     struct sb_err *err);
 
+/*
+ * sb_bundle_create() without the regs/ and truth/ directories: for a
+ * bundle none of whose threads will have a register snapshot or ground
+ * truth (an import).  Each directory is an inode and a directory block
+ * the kernel allocates and, in the end, writes: 2 of an import's 9 new
+ * inodes (issue #19).  Readers take every path from the manifest, so the
+ * bundle is the same to them.
+ */
+#define SB_BUNDLE_NO_STATE 1u
+int sb_bundle_create_flags(struct sb_bundle **b, const char *dir,
+			   unsigned int flags, struct sb_err *err);
+
 /**
  * sb_bundle_set_durable() - whether the bundle survives a power loss
  *
