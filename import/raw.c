@@ -18,10 +18,56 @@
 #include "import.h"
 
 #define CMD "ptrec import raw"
+
+/*
+ * The --images list's pieces not yet added: consecutive lines of one file
+ * whose pieces follow each other in the file and in memory (a page dump
+ * lists every page: libxdc's Unzip 40 lines, mruby 364) become one
+ * mapping, so the sideband has one MMAP record and replay one libipt
+ * section (one open, fstat and mmap at each open, not one per page; issue
+ * #19).  The bytes at each address are the same.
+ */
+struct pending {
+	char path[4096];
+	uint64_t addr, off, size;
+	uint64_t last_addr, last_off, last_size;	/* its last line's */
+	unsigned int first, last;	/* line numbers; first 0: none */
+};
+
+static int flush(struct sb_bundle *b, struct sb_writer *w, uint32_t pid,
+		 const char *list, struct pending *pd)
+{
+	struct sb_err err;
+	unsigned int at;
+
+	if (!pd->first)
+		return 0;
+	at = pd->first;
+	pd->first = 0;
+	if (!import_add_blob(b, w, pid, pd->path, pd->addr, pd->off, pd->size,
+			     &err))
+		return 0;
+	/*
+	 * Name the line at fault as one line at a time would have: the
+	 * first (the file itself, or its piece), else the last (the pieces
+	 * are contiguous, so only the last can end beyond the file).  The
+	 * import fails, so what these add is dropped with the bundle.
+	 */
+	if (at != pd->last &&
+	    !import_add_blob(b, w, pid, pd->path, pd->addr, pd->off,
+			     pd->last_addr - pd->addr, &err)) {
+		at = pd->last;
+		import_add_blob(b, w, pid, pd->path, pd->last_addr,
+				pd->last_off, pd->last_size, &err);
+	}
+	fprintf(stderr, CMD ": %s:%u: %s\n", list, at, err.msg);
+	return -1;
+}
+
 /* One line of an --images list: PATH ADDRESS [FILE-OFFSET SIZE]. */
 static int list_line(struct sb_bundle *b, struct sb_writer *w, uint32_t pid,
 		     const char *list, unsigned int lineno, char *line,
-		     const char *dir)
+		     const char *dir, struct pending *pd)
 {
 	char *tok[5], *save = NULL, *p, path[4096];
 	uint64_t num[3] = { 0, 0, 0 };
@@ -34,6 +80,8 @@ static int list_line(struct sb_bundle *b, struct sb_writer *w, uint32_t pid,
 	if (!n || tok[0][0] == '#')
 		return 0;
 	if (n != 2 && n != 4) {
+		if (flush(b, w, pid, list, pd))
+			return -1;
 		fprintf(stderr,
 			CMD ": %s:%u: expected 'PATH ADDRESS [FILE-OFFSET SIZE]'\n",
 			list, lineno);
@@ -45,6 +93,8 @@ static int list_line(struct sb_bundle *b, struct sb_writer *w, uint32_t pid,
 		errno = 0;
 		num[i - 1] = strtoull(tok[i], &e, 0);
 		if (errno || *e || tok[i][0] == '-') {
+			if (flush(b, w, pid, list, pd))
+				return -1;
 			fprintf(stderr, CMD ": %s:%u: '%s' is not a number\n",
 				list, lineno, tok[i]);
 			return -1;
@@ -56,8 +106,31 @@ static int list_line(struct sb_bundle *b, struct sb_writer *w, uint32_t pid,
 	else
 		snprintf(path, sizeof(path), "%s", tok[0]);
 	if (n == 4 && !num[2]) {
+		if (flush(b, w, pid, list, pd))
+			return -1;
 		fprintf(stderr, CMD ": %s:%u: size 0\n", list, lineno);
 		return -1;
+	}
+	if (n == 4 && pd->first && !strcmp(path, pd->path) &&
+	    num[0] == pd->addr + pd->size && num[1] == pd->off + pd->size &&
+	    pd->addr + pd->size + num[2] > pd->addr + pd->size &&
+	    pd->off + pd->size + num[2] > pd->off + pd->size) {
+		pd->size += num[2];
+		pd->last_addr = num[0];
+		pd->last_off = num[1];
+		pd->last_size = num[2];
+		pd->last = lineno;
+		return 0;
+	}
+	if (flush(b, w, pid, list, pd))
+		return -1;
+	if (n == 4) {
+		snprintf(pd->path, sizeof(pd->path), "%s", path);
+		pd->addr = pd->last_addr = num[0];
+		pd->off = pd->last_off = num[1];
+		pd->size = pd->last_size = num[2];
+		pd->first = pd->last = lineno;
+		return 0;
 	}
 	if (import_add_blob(b, w, pid, path, num[0], num[1], num[2], &err)) {
 		fprintf(stderr, CMD ": %s:%u: %s\n", list, lineno, err.msg);
@@ -70,21 +143,31 @@ static int add_list(struct sb_bundle *b, struct sb_writer *w, uint32_t pid,
 		    const char *list)
 {
 	char *line = NULL, *dir = NULL, *slash;
+	struct pending *pd;
 	unsigned int lineno = 0;
 	size_t cap = 0;
 	int ret = 0;
 	FILE *f;
 
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		fprintf(stderr, CMD ": out of memory\n");
+		return -1;
+	}
 	f = fopen(list, "r");
 	if (!f) {
 		fprintf(stderr, CMD ": --images %s: %s\n", list, strerror(errno));
+		free(pd);
 		return -1;
 	}
 	slash = strrchr(list, '/');
 	if (slash)
 		dir = strndup(list, slash - list);
 	while (!ret && getline(&line, &cap, f) >= 0)
-		ret = list_line(b, w, pid, list, ++lineno, line, dir);
+		ret = list_line(b, w, pid, list, ++lineno, line, dir, pd);
+	if (!ret)
+		ret = flush(b, w, pid, list, pd);
+	free(pd);
 	free(line);
 	free(dir);
 	fclose(f);

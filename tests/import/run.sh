@@ -149,6 +149,31 @@ fails "a malformed list line names LIST:LINE" "badlist:2: expected" \
 printf 'hello 0x401000 0x1000 0x100000\n' >"$tmp/badlist2"
 fails "a list piece past the file's end" "badlist2:1: .*beyond the file" \
 	imp bad13 --pt "$S/pt.bin" --images "$tmp/badlist2"
+# Contiguous pieces of one file become one mapping (one MMAP record, one
+# libipt section at replay; issue #19), the rest stay apart; the history is
+# libipt's, and an error still names the line at fault.
+printf '%s\n' "hello 0x400000 0 0x1000" "hello 0x401000 0x1000 0x800" \
+	"hello 0x401800 0x1800 0x800" "hello 0x402000 0x2000 0x2a8" \
+	"hello 0x500000 0x1000 0x1000" >"$tmp/pages.lst"
+cp "$S/hello" "$tmp/hello"
+imp pages --pt "$S/pt.bin" --images "$tmp/pages.lst" $cfg 2>"$tmp/log"
+"$PTREC" dump "$tmp/pages" 2>&1 | grep ' MMAP ' >"$tmp/mmaps"
+[ "$(wc -l <"$tmp/mmaps")" = 2 ] &&
+	grep -q '0x400000-0x4022a8 pgoff 0x0 ' "$tmp/mmaps" &&
+	grep -q '0x500000-0x501000 pgoff 0x1000 ' "$tmp/mmaps" &&
+	ok "contiguous list pieces: one mapping" ||
+	bad "contiguous list pieces: one mapping ($(cat "$tmp/mmaps" "$tmp/log"))"
+same pages "$S/pt.bin" "$S/hello" "contiguous list pieces: same addresses as libipt"
+printf '%s\n' "hello 0x400000 0 0x1000" "hello 0x401000 0x1000 0x1000" \
+	"hello 0x402000 0x2000 0x1000" >"$tmp/badlist3"
+cp "$S/hello" "$tmp/hello"
+fails "a merged piece past the file's end names its line" \
+	"badlist3:3: .*0x2000 size 0x1000 lies beyond the file" \
+	imp bad14 --pt "$S/pt.bin" --images "$tmp/badlist3"
+printf '%s\n' "hello 0x400000 0 0x1000" "hello 0x401000 0x1000 0x1000" \
+	"nosuch 0x402000 0x2000 0x1000" >"$tmp/badlist4"
+fails "a missing file after merged pieces names its line" \
+	"badlist4:3: .*nosuch" imp bad15 --pt "$S/pt.bin" --images "$tmp/badlist4"
 mkdir -p "$tmp/full" && touch "$tmp/full/x"
 fails "-o a non-empty directory" "full" "$PTREC" import raw -o "$tmp/full" --pt "$S/pt.bin"
 fails "no -o" "-o DIR is required" "$PTREC" import raw --pt "$S/pt.bin"
