@@ -111,10 +111,24 @@ LIB_LAZY = $(foreach f,$(LIB_WRAP),-Wl,--wrap=$(f))
 # this VM; 118 -> 83 page faults) and a first open nettle's dlopen() too.
 # Only the objects ptrec calls are linked in (ptrec grows 0.9 MB).  What
 # stays shared: libipt (Debian ships no archive) and libc.
-STATIC_LIBS := $(foreach l,dw elf z bz2 jansson nettle,-l:lib$(l).a)
+# nettle's archive is linked without its one constructor (fat-x86_64.o's
+# fat_init(), which runs CPUID at every start, each a VM exit here): its
+# dispatched functions start as stubs that call fat_init() on first use,
+# which idxcache.c makes before any thread can (pthread_once).
+NETTLE_LAZY := $(BUILD)/libnettle-lazy.a
+STATIC_LIBS := $(foreach l,dw elf z bz2 jansson,-l:lib$(l).a) $(NETTLE_LAZY)
 lazy_libs = $(filter-out -lcapstone -lopcodes -lbfd -lnettle -lzstd -ldw \
 	-lelf -ljansson,$(1)) $(STATIC_LIBS) $(CS_LAZY) $(OPC_LAZY) \
 	$(LIB_LAZY)
+
+$(NETTLE_LAZY):
+	@mkdir -p $(@D)
+	rm -rf $@ $@.d && mkdir $@.d
+	cd $@.d && $(AR) x "$$($(CC) -print-file-name=libnettle.a)" && \
+		for o in fat-*.o; do [ ! -e "$$o" ] || \
+		objcopy --remove-section=.init_array "$$o" || exit 1; \
+		done && $(AR) rcs ../$(@F) *.o
+	rm -rf $@.d
 
 # Old names, kept so rules written before the libraries still link.
 RP_LIB_OBJS := $(RP_LIB)
@@ -179,13 +193,14 @@ $(RP_LIB): $(RP_OBJS)
 # ~2,900 relative relocations are written into its data pages at every
 # start, page faults included (issue #19: each Unzip job is two starts).
 FRONT_LDFLAGS := -no-pie
-$(PTREC): $(CLI_OBJS) $(REC_LIB) $(IMP_LIB) $(RP_LIB) $(PTK_LIB) $(SB_LIB)
+$(PTREC): $(CLI_OBJS) $(REC_LIB) $(IMP_LIB) $(RP_LIB) $(PTK_LIB) $(SB_LIB) \
+		$(NETTLE_LAZY)
 	$(CC) $(ALL_CFLAGS) $(FRONT_LDFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(REC_LIB) \
 		$(IMP_LIB) $(RP_LIB) $(PTK_LIB) $(SB_LIB) \
 		$(call lazy_libs,$(LIBS_RECORD) $(LIBS_IMPORT) $(LIBS_REPLAY) \
 		$(LIBS_SIDEBAND))
 
-$(PTREC_SERVER): $(GDB_OBJS) $(RP_LIB) $(PTK_LIB) $(SB_LIB)
+$(PTREC_SERVER): $(GDB_OBJS) $(RP_LIB) $(PTK_LIB) $(SB_LIB) $(NETTLE_LAZY)
 	$(CC) $(ALL_CFLAGS) $(FRONT_LDFLAGS) $(LDFLAGS) -o $@ $(GDB_OBJS) \
 		$(call lazy_libs,$(LINK_REPLAY))
 

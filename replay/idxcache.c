@@ -29,6 +29,8 @@
 #include <fcntl.h>
 #include <nettle/hmac.h>
 #include <nettle/memops.h>
+#include <nettle/sha2.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,12 +267,29 @@ static int idx_key_get(void)
  * HMAC (provider fetch and config: 1.9 ms), which dominated a first open
  * of a small trace (docs/performance.md).  Returns 0, or -1 without a key.
  */
+/*
+ * ptrec links nettle without its constructor (Makefile, NETTLE_LAZY: it
+ * ran CPUID at every start); its first SHA-256 picks the implementation
+ * instead, here, once, before any other thread can.
+ */
+static pthread_once_t idx_nettle_once = PTHREAD_ONCE_INIT;
+
+static void idx_nettle_init(void)
+{
+	uint8_t digest[SHA256_DIGEST_SIZE];
+	struct sha256_ctx ctx;
+
+	sha256_init(&ctx);
+	sha256_digest(&ctx, sizeof(digest), digest);
+}
+
 static int idx_mac(const uint8_t *buf, size_t len, uint8_t mac[IDX_MAC_SIZE])
 {
 	struct hmac_sha256_ctx ctx;
 
 	if (idx_key_get())
 		return -1;
+	pthread_once(&idx_nettle_once, idx_nettle_init);
 	hmac_sha256_set_key(&ctx, sizeof(idx_key_bytes), idx_key_bytes);
 	if (len)
 		hmac_sha256_update(&ctx, len, buf);
@@ -283,8 +302,10 @@ void rp_idx_warm(void)
 	static const uint8_t zero[32];
 	struct hmac_sha256_ctx ctx;
 
-	if (idx_enabled())
-		hmac_sha256_set_key(&ctx, sizeof(zero), zero);
+	if (!idx_enabled())
+		return;
+	pthread_once(&idx_nettle_once, idx_nettle_init);
+	hmac_sha256_set_key(&ctx, sizeof(zero), zero);
 }
 
 int rp_idx_sign(const uint8_t *buf, size_t len, uint8_t mac[32])
