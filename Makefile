@@ -189,10 +189,10 @@ $(RP_LIB): $(RP_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-# The two front ends link as position-dependent executables: a PIE's
-# ~2,900 relative relocations are written into its data pages at every
-# start, page faults included (issue #19: each Unzip job is two starts).
-FRONT_LDFLAGS := -no-pie
+# The two front ends stay position-independent (ASLR for programs that
+# read untrusted bundles): -no-pie saved only ~0.03 ms of CPU a start here
+# (its ~2,900 relative relocations; issue #19, docs/performance.md).
+FRONT_LDFLAGS :=
 $(PTREC): $(CLI_OBJS) $(REC_LIB) $(IMP_LIB) $(RP_LIB) $(PTK_LIB) $(SB_LIB) \
 		$(NETTLE_LAZY)
 	$(CC) $(ALL_CFLAGS) $(FRONT_LDFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(REC_LIB) \
