@@ -160,18 +160,44 @@ static int ramp_one(struct rp_recover *rc, uint64_t k, struct win **wp)
 }
 
 /*
- * May the prefetch's summary of window @k be the ramp's?  It saw the
- * same facts (they only grow; a contradiction drops every window and
- * these), and it started from what the ramp's summary above it is: the
- * ramp's first window starts from nothing, the others from a summary
- * of the prefetch's that became the ramp's.
+ * Did a fact come, since the first @n, at a position of the ramp's
+ * windows from its start down to window @k (what window @k's summary
+ * depends on: rcv_apply_facts() takes a window's own facts)?  Facts only
+ * grow; a contradiction drops every window and rc->pre.
  */
-static bool pre_ok(const struct rp_recover *rc, uint64_t k)
+static bool facts_since(const struct rp_recover *rc, size_t n, uint64_t k)
+{
+	uint64_t lo, hi, x;
+	size_t i;
+
+	win_span(rc, ramp_start(rc), &lo, &x);
+	win_span(rc, k, &x, &hi);
+	for (i = n; i < rc->nfacts; i++)
+		if (rc->facts[i].pos >= lo && rc->facts[i].pos <= hi)
+			return true;
+	return false;
+}
+
+/* Is the prefetch's summary of window @k what it would compute now? */
+static bool pre_fresh(const struct rp_recover *rc, uint64_t k)
 {
 	const struct rcv_pre *p = &rc->pre[k - RCV_CHAIN];
 
-	return p->valid && p->nfacts == rc->nfacts &&
-	       (k == ramp_start(rc) || (p[1].used && p[1].nfacts == p->nfacts));
+	return p->valid && !facts_since(rc, p->nfacts, k);
+}
+
+/*
+ * May the prefetch's summary of window @k be the ramp's?  It is what it
+ * would compute now, and it started from what the ramp's summary above
+ * it is: the ramp's first window starts from nothing, the others from a
+ * summary of the prefetch's that became the ramp's (one computed again
+ * after it makes it stale too: the fact that made the one above stale
+ * is in its range as well).
+ */
+static bool pre_ok(const struct rp_recover *rc, uint64_t k)
+{
+	return pre_fresh(rc, k) &&
+	       (k == ramp_start(rc) || rc->pre[k + 1 - RCV_CHAIN].used);
 }
 
 /*
@@ -277,13 +303,6 @@ void rp_recover_stop(struct rp_recover *rc, uint64_t pos)
 		rc->stop_dir = pos < rc->stop_pos ? 1 : -1;
 	rc->stop_pos = pos;
 	rc->stop_set = true;
-}
-
-/* Is the prefetch's summary of window @k what it would compute now? */
-static bool pre_fresh(const struct rp_recover *rc, uint64_t k)
-{
-	return rc->pre[k - RCV_CHAIN].valid &&
-	       rc->pre[k - RCV_CHAIN].nfacts == rc->nfacts;
 }
 
 /*

@@ -578,6 +578,19 @@ if [ -n "${UNSOUND:-}" ]; then
 	else
 		bad "unsound.c ramp, walking back out of the chain: $(cat "$tmp/near" "$tmp/fresh" | head -6)"
 	fi
+	# The same with a fact (GDB's frames give them at every stop) at the
+	# stop, after the prefetch: outside the ramp, it keeps what was
+	# computed aside; every value as the same questions without it.
+	if [ -n "${VALWIN:-}" ] && [ -f "$tmp/ramp/manifest.json" ] &&
+		"$VALWIN" "$tmp/ramp" near 100 $((${end:-0} - 1550)) back-all-fact >"$tmp/near" 2>&1 &&
+		"$VALWIN" "$tmp/ramp" near 100 $((${end:-0} - 1550)) back-none-fact >"$tmp/fresh" 2>&1 &&
+		grep -q '^near fact r[0-9]*: 1$' "$tmp/near" &&
+		grep -q '^near prefetch steps 15 most windows a step 1 asked windows 1$' "$tmp/near" &&
+		[ "$(grep '^digest' "$tmp/near")" = "$(grep '^digest' "$tmp/fresh")" ]; then
+		ok "unsound.c ramp, walking back out of the chain, a fact after the prefetch: what was computed aside kept, every value as without the prefetch"
+	else
+		bad "unsound.c ramp, a fact after the prefetch: $(cat "$tmp/near" "$tmp/fresh" | head -6)"
+	fi
 	# Walking forward from just beyond the ramp (window 32) toward its
 	# first window, which no question began: left alone (a chain window
 	# computed instead), asked when the walk gets there.

@@ -33,7 +33,8 @@
  * fresh-back|fresh-fwd`: no stop, no prefetch).  back-all: the prefetch
  * until it has nothing left, "near prefetch steps N most windows a step
  * M asked windows B", then the digest of every position, which must be
- * back-none's (the same questions, no prefetch).
+ * back-none's (the same questions, no prefetch); -fact after either:
+ * a fact at POS assumed after the prefetch.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -203,6 +204,7 @@ static int near(struct rp_session *s, uint64_t block, uint64_t pos,
 	bool back = !strncmp(how + (fresh ? 6 : 0), "back", 4);
 	bool all = strstr(how, "-all") != NULL;
 	bool none = strstr(how, "-none") != NULL;
+	bool fact = strstr(how, "-fact") != NULL;
 	uint64_t steps = 0, most = 0, b;
 	int pf = 0;
 
@@ -234,6 +236,23 @@ static int near(struct rp_session *s, uint64_t block, uint64_t pos,
 				most = st.windows - b;
 		} while (all && pf == 1);
 		w1 = st.windows;
+	}
+	/* -fact: a fact at the stop (a register not known there, a value
+	 * of ours: the two runs compared assume the same), after the
+	 * prefetch: outside the ramp, it leaves what was computed aside.
+	 */
+	for (b = 0; fact && b < 16; b++) {
+		struct rp_fact f = { pos, (unsigned int)b, 0x5eed };
+		uint64_t v, m;
+
+		if (b == RP_REG_RSP || rp_recover_reg_bits(rc, pos, b, &v, &m) ||
+		    m)
+			continue;
+		printf("near fact r%u: %d\n", (unsigned int)b,
+		       rp_recover_assume(rc, &f, 1));
+		rp_recover_stats(rc, &st);
+		w1 = st.windows;
+		break;
 	}
 	/* Its first position is the window before's last: not asked. */
 	digest_span(rc, lo + 1, hi);
