@@ -123,6 +123,14 @@ uint32_t wpx_mem_owner(const struct rp_session *s, uint32_t pid)
 	return owner;
 }
 
+/* Is the instruction at @pos a system call (SYSCALL, int 0x80)? */
+static bool is_sys(struct rp_cursor *c, uint64_t pos, struct rp_insn *in)
+{
+	return !rp_cursor_peek(c, pos, in) && in->size == 2 &&
+	       ((in->raw[0] == 0x0f && in->raw[1] == 0x05) ||
+		(in->raw[0] == 0xcd && in->raw[1] == 0x80));
+}
+
 /*
  * A thread that ended in a system call before the end snapshot was taken
  * (exit(2) with other threads alive: the snapshot shows its process
@@ -140,13 +148,16 @@ bool wpx_exit_write(struct rp_recover *rc)
 	struct rp_insn in;
 	bool ret;
 
-	if (!rc->end || ((rc->snap_ok || !rc->mt) &&
-			 !wpx_mem_owner(rc->s, rc->pid)) ||
+	bool shared = rc->end && wpx_mem_owner(rc->s, rc->pid);
+
+	if (!rc->end || ((rc->snap_ok || !rc->mt) && !shared) ||
 	    rp_cursor_new(rc->s, rc->tid, &c))
 		return false;
-	ret = !rp_cursor_peek(c, rc->end, &in) && in.size == 2 &&
-	      ((in.raw[0] == 0x0f && in.raw[1] == 0x05) ||
-	       (in.raw[0] == 0xcd && in.raw[1] == 0x80));
+	ret = is_sys(c, rc->end, &in) ||
+	      /* in the snapshot, after the call: its last instruction */
+	      (shared && rc->snap_ok && is_sys(c, rc->end - 1, &in) &&
+	       (rc->end_regs.valid & (1ull << RP_REG_RIP)) &&
+	       rc->end_regs.val[RP_REG_RIP] == in.ip + in.size);
 	rp_cursor_free(c);
 	return ret;
 }
