@@ -517,8 +517,8 @@ int rcv_sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len)
 	 * barrier (the index holds a word per 8 bytes).
 	 */
 	if (nr == 11) {
-		if (s->r[RP_REG_RDI].k != ~0ull || s->r[RP_REG_RSI].k != ~0ull ||
-		    s->r[RP_REG_RSI].v > 65536)
+		if (s->r[RP_REG_RDI].k != ~0ull ||
+		    s->r[RP_REG_RSI].k != ~0ull || s->r[RP_REG_RSI].v > 65536)
 			return -1;
 		*addr = s->r[RP_REG_RDI].v;
 		*len = (s->r[RP_REG_RSI].v + 4095) & ~4095ull;

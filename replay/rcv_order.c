@@ -53,8 +53,8 @@
  * write family (to /proc/PID/mem: rcv_fd.c), ftruncate, truncate and
  * open, openat, openat2 (O_TRUNC: truncation drops a file's pages from
  * every mapping, even a private mapping's copies, tests/values/review4.c
- * truncro; the number alone does not show the flags), ioctl, process_vm_writev, io_uring, execve or
- * any number not listed.
+ * truncro; the number alone does not show the flags), ioctl,
+ * process_vm_writev, io_uring, execve or any number not listed.
  */
 static bool keeps_maps(uint64_t nr)
 {

@@ -465,7 +465,7 @@ int main(int argc, char **argv)
 				}
 				if (wrong && wrong_total++ < 20)
 					printf("WRONG thread %u pos %" PRIu64
-					       " (before ip %#" PRIx64 ") reg %u: %#"
+					       " (at %#" PRIx64 ") reg %u: %#"
 					       PRIx64 ", truth %#" PRIx64 "\n",
 					       tid, p, insn.ip, g, r.val[reg],
 					       t->regs[g]);

@@ -171,7 +171,7 @@ Test(rcv_mem, truncation_and_munmap)
 	st[0].r[RP_REG_RSI].k = ~01000ull;	/* all but O_TRUNC known */
 	st[0].r[RP_REG_RSI].v = 02;
 	cr_assert_eq(sys(2, &a, &l), -1, "open, O_TRUNC unknown");
-	set(RP_REG_RDX, 0101);			/* openat(O_WRONLY|O_CREAT) */
+	set(RP_REG_RDX, 0101);			/* O_WRONLY | O_CREAT */
 	cr_assert_eq(sys(257, &a, &l), 0, "openat without O_TRUNC");
 	set(RP_REG_RDX, 01101);
 	cr_assert_eq(sys(257, &a, &l), -1, "openat with O_TRUNC");
