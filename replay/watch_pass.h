@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * Private to watch_proof.c and watch_fix.c: the pass that follows a
- * window's registers as bases plus offsets (watch_proof.c) and what is
- * fixed after it (watch_fix.c).
+ * Private to watch_proof.c, watch_acc.c and watch_fix.c: the pass that
+ * follows a window's registers as bases plus offsets (watch_proof.c,
+ * its memory accesses in watch_acc.c) and what is fixed after it
+ * (watch_fix.c).
  */
 #ifndef PTREC_WATCH_PASS_H
 #define PTREC_WATCH_PASS_H

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Private to watch_proof.c and watch_acc.c: what crosses between the
+ * pass that follows a window's registers (watch_proof.c) and its memory
+ * accesses and stack slots (watch_acc.c), and the small value helpers
+ * both use.
+ */
+#ifndef PTREC_WATCH_ACC_H
+#define PTREC_WATCH_ACC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "watch_pass.h"
+#include "watch_proof.h"
+
+static const struct sv none = { -1, 0, 0 };
+
+static inline struct sv sv_const(uint64_t v)
+{
+	return (struct sv){ 0, (int64_t)v, (int64_t)v };
+}
+
+static inline struct sv sv_add(struct sv x, int64_t d)
+{
+	if (x.root < 0 || __builtin_add_overflow(x.lo, d, &x.lo) ||
+	    __builtin_add_overflow(x.hi, d, &x.hi))
+		return none;
+	return x;
+}
+
+static inline bool sv_is_const(struct sv x)
+{
+	return x.root == 0 && x.lo == x.hi;
+}
+
+/* What the current instruction's results depend on (watch_dep.c). */
+static inline int32_t dep_in(struct pass *p)
+{
+	return p->deps ? wdep_inputs(p) : 0;
+}
+
+static inline bool is_reg(const struct rcv_op *op, unsigned int size)
+{
+	return op->type == RCV_OP_REG && op->size == size && !op->shift;
+}
+
+/* watch_proof.c: some value (a new base). */
+struct sv wpf_fresh_val(struct pass *p);
+
+/* watch_acc.c: the 8 bytes a pop, leave or load reads at @a; the
+ * address of memory operand @op; the value of operand @op as a source;
+ * the accesses of instruction @i (@in).
+ */
+struct sv wpf_load8(struct pass *p, struct sv a);
+struct sv wpf_addr_of(const struct pass *p, const struct rcv_ins *in,
+		      const struct rcv_op *op);
+struct sv wpf_src_of(struct pass *p, const struct rcv_ins *in,
+		     const struct rcv_op *op);
+void wpf_accesses(struct pass *p, size_t i, const struct rcv_ins *in);
+
+#endif /* PTREC_WATCH_ACC_H */
