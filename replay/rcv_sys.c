@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The recovery engine's rules for system calls (issue #17,
+ * docs/values.md): which write no user memory and which keep the
+ * mappings, by number and arguments, and the user memory each one
+ * writes.  They are a table of Linux x86-64 facts that grows with every
+ * call the test programs make, apart from the memory questions that use
+ * them (rcv_mem.c), which is why they have a file of their own (rcv_mem.c
+ * had grown past 1,000 lines).  What crosses is declared in rcv_win.h
+ * and rcv_internal.h; descriptor-dependent writes are rcv_fd.c's.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rcv_win.h"
+
+/*
+ * Syscalls that write no user memory and leave all but rax/rcx/r11,
+ * whatever their arguments.  Not ftruncate, truncate, nor open, openat,
+ * openat2 with O_TRUNC: truncation unmaps a file's pages past the new
+ * size from every mapping, even a private mapping's copies the process
+ * wrote (truncate_pagecache, even_cows), and the next load reads the
+ * file's new page (tests/values/review4.c trunc, truncro, truncu,
+ * otruncu); sys_open_quiet() lets open and openat without it pass.  Not
+ * munmap: a fault may later grow a MAP_GROWSDOWN mapping over the range
+ * with zero pages, no system call (review4.c grow): rcv_sys_write()
+ * gives it as a write of its pages, values unknown.
+ */
+bool rcv_sys_quiet(uint64_t nr)
+{
+	switch (nr) {
+	/* not write, pwrite64, writev: to /proc/PID/mem they write memory
+	 * (rcv_fd.c decides by the descriptor)
+	 */
+	case 3: case 8: case 10: case 24: case 39:
+	case 60: case 62: case 186: case 200: case 231: case 234:
+	case 110:	/* getppid */
+	case 102: case 104: case 107: case 108:	/* get[e]uid/gid */
+	case 21: case 269:	/* access, faccessat */
+	case 218: case 273:	/* set_tid_address, set_robust_list */
+	case 32: case 33: case 292:	/* dup, dup2, dup3 */
+	case 74: case 75:	/* fsync, fdatasync */
+	case 80: case 81: case 82: case 83: case 84: case 87:
+		/* chdir, fchdir, rename, mkdir, rmdir, unlink */
+	case 95: case 109: case 111: case 112:	/* umask, setpgid... */
+	case 34: case 37: case 140:	/* pause, alarm, getpriority */
+	case 436:		/* close_range */
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Syscalls after which no register is known (the kernel sets them all):
+ * rt_sigreturn, execve, execveat.  Linux takes the number from eax alone
+ * (rax's upper half is ignored: 0x10000000f is rt_sigreturn,
+ * tests/values/holes.c sigret), and an x32 call (0x40000000) may be x32's
+ * rt_sigreturn or execve: with either, any.
+ */
+bool rcv_sys_resets(uint64_t nr)
+{
+	return (nr >> 32) || (nr & 0x40000000) || nr == 15 || nr == 59 ||
+	       nr == 322;
+}
+
+/*
+ * Does system call @i of @w leave every existing mapping, its protection
+ * and its contents alone (other than through the buffers it writes,
+ * which fail on read-only pages)?  An allow-list: those the table of
+ * rcv_sys_write() knows, but mprotect and munmap (a later mmap may reuse
+ * the range); brk (it only moves the heap's end, never over another
+ * mapping) and mmap without MAP_FIXED (it only adds mappings where none
+ * are).  Anything else may (madvise(MADV_DONTNEED) zeroes or refetches
+ * pages, remap_file_pages, process_madvise, mremap, execve...).
+ */
+static bool sys_user_buffer(const struct rcv_state *s, uint64_t nr);
+
+bool rcv_sys_keeps_maps(struct win *w, size_t i)
+{
+	const struct rcv_state *s = &w->st[i];
+	uint64_t nr = s->r[RP_REG_RAX].v, a, l;
+
+	if (s->r[RP_REG_RAX].k != ~0ull)
+		return false;
+	if (rcv_fd_family(nr))	/* to a memory file: read-only pages too */
+		return rcv_fd_write(w, i, &a, &l) == 0;
+	switch (nr) {
+	case 12:	/* brk */
+		return true;
+	case 9:		/* mmap: flags in r10; MAP_FIXED 0x10 */
+		return (s->r[RP_REG_R10].k & 0x10) &&
+		       !(s->r[RP_REG_R10].v & 0x10);
+	case 10: case 11:
+		return false;
+	default:
+		return rcv_sys_write(w, i, &a, &l) >= 0 ||
+		       sys_user_buffer(s, nr);
+	}
+}
+
+/*
+ * The user memory system call @i writes, by its number and arguments
+ * (Linux x86-64): 1 when it writes [*addr, *addr + *len) alone, 0 when it
+ * writes none, -1 when not known (a barrier).
+ */
+static const struct {
+	uint16_t nr;
+	int8_t ptr, lenreg;	/* argument registers (enum rp_reg), -1 */
+	uint16_t len;		/* fixed size when lenreg < 0 */
+	bool optional;		/* a NULL pointer writes nothing */
+} sys_out[] = {
+	{ 0, RP_REG_RSI, RP_REG_RDX, 0, false },	/* read */
+	{ 17, RP_REG_RSI, RP_REG_RDX, 0, false },	/* pread64 */
+	{ 4, RP_REG_RSI, -1, 144, false },		/* stat */
+	{ 5, RP_REG_RSI, -1, 144, false },		/* fstat */
+	{ 6, RP_REG_RSI, -1, 144, false },		/* lstat */
+	{ 262, RP_REG_RDX, -1, 144, false },		/* newfstatat */
+	{ 228, RP_REG_RSI, -1, 16, false },		/* clock_gettime */
+	{ 318, RP_REG_RDI, RP_REG_RSI, 0, false },	/* getrandom */
+	{ 14, RP_REG_RDX, -1, 128, true },		/* rt_sigprocmask */
+	{ 13, RP_REG_RDX, -1, 160, true },		/* rt_sigaction */
+	{ 35, RP_REG_RSI, -1, 16, true },		/* nanosleep */
+	{ 97, RP_REG_RSI, -1, 16, false },		/* getrlimit */
+	{ 89, RP_REG_RSI, RP_REG_RDX, 0, false },	/* readlink */
+	{ 79, RP_REG_RDI, RP_REG_RSI, 0, false },	/* getcwd */
+	{ 302, RP_REG_R10, -1, 16, true },		/* prlimit64 */
+	{ 63, RP_REG_RDI, -1, 390, false },		/* uname */
+	{ 22, RP_REG_RDI, -1, 8, false },		/* pipe */
+	{ 293, RP_REG_RDI, -1, 8, false },		/* pipe2 */
+	{ 204, RP_REG_RDX, RP_REG_RSI, 0, false },	/* sched_getaff. */
+	{ 229, RP_REG_RSI, -1, 16, true },		/* clock_getres */
+	{ 99, RP_REG_RDI, -1, 112, false },		/* sysinfo */
+	{ 217, RP_REG_RSI, RP_REG_RDX, 0, false },	/* getdents64 */
+	{ 332, RP_REG_R8, -1, 256, false },		/* statx */
+	{ 38, RP_REG_RDX, -1, 32, true },		/* setitimer */
+};
+
+/*
+ * Does system call @nr write user memory only through the buffer its
+ * arguments name (sys_out, ioctl TCGETS), whatever they are?  The kernel
+ * writes it with the user's permissions (copy_to_user): a buffer in a
+ * read-only page fails with EFAULT, so even with the buffer's address not
+ * known such a call neither writes read-only memory nor changes mappings
+ * (sys_keeps_maps(): loops' newfstatat and TCGETS with their stack
+ * buffers' addresses unknown cut the read-only rule before them).
+ */
+static bool sys_user_buffer(const struct rcv_state *s, uint64_t nr)
+{
+	size_t k;
+
+	if (nr == 16)
+		return s->r[RP_REG_RSI].k == ~0ull &&
+		       s->r[RP_REG_RSI].v == 0x5401;
+	for (k = 0; k < sizeof(sys_out) / sizeof(sys_out[0]); k++)
+		if (sys_out[k].nr == nr)
+			return true;
+	return false;
+}
+
+/*
+ * System calls whose writes depend on an operation argument: 0 none, 1
+ * [*addr, +*len), -1 not known.
+ */
+static int sys_by_op(const struct rcv_state *s, uint64_t nr, uint64_t *addr,
+		     uint64_t *len)
+{
+	/* the operation: futex(uaddr, op), fcntl(fd, cmd),
+	 * arch_prctl(code, addr)
+	 */
+	int g = nr == 158 ? RP_REG_RDI : RP_REG_RSI;
+	uint64_t op = s->r[g].v;
+
+	if (s->r[g].k != ~0ull)
+		return -1;
+	switch (nr) {
+	case 202:	/* futex: wait and wake write no memory */
+		switch (op & ~(uint64_t)(128 | 256)) {
+		case 0: case 1: case 9: case 10:
+			return 0;
+		default:
+			return -1;
+		}
+	case 158:
+		if (op == 0x1001 || op == 0x1002)	/* ARCH_SET_GS/FS */
+			return 0;
+		/* ARCH_GET_FS/GS */
+		if ((op == 0x1003 || op == 0x1004) &&
+		    s->r[RP_REG_RSI].k == ~0ull) {
+			*addr = s->r[RP_REG_RSI].v;
+			*len = 8;
+			return 1;
+		}
+		return -1;
+	case 72:	/* F_DUPFD..F_SETFL, F_DUPFD_CLOEXEC */
+		return op <= 4 || op == 1030 ? 0 : -1;
+	default:
+		return -1;
+	}
+}
+
+/*
+ * open(path, flags) and openat(dirfd, path, flags) with O_TRUNC (01000)
+ * known clear: they change no file's bytes (rcv_sys_quiet()).  openat2
+ * keeps its flags in memory (struct open_how): never.
+ */
+static bool sys_open_quiet(const struct rcv_state *s, uint64_t nr)
+{
+	int g = nr == 2 ? RP_REG_RSI : RP_REG_RDX;
+
+	return (nr == 2 || nr == 257) && (s->r[g].k & 01000) &&
+	       !(s->r[g].v & 01000);
+}
+
+int rcv_sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len)
+{
+	const struct rcv_state *s = &w->st[i];
+	uint64_t nr = s->r[RP_REG_RAX].v;
+	size_t k;
+
+	if (s->r[RP_REG_RAX].k != ~0ull)
+		return -1;
+	if (rcv_fd_family(nr))
+		return rcv_fd_write(w, i, addr, len);
+	if (rcv_sys_quiet(nr) || sys_open_quiet(s, nr))
+		return 0;
+	/* munmap(addr, len): its whole pages, values unknown after (a
+	 * MAP_GROWSDOWN mapping may grow over them); a long range is a
+	 * barrier (the index holds a word per 8 bytes).
+	 */
+	if (nr == 11) {
+		if (s->r[RP_REG_RDI].k != ~0ull ||
+		    s->r[RP_REG_RSI].k != ~0ull || s->r[RP_REG_RSI].v > 65536)
+			return -1;
+		*addr = s->r[RP_REG_RDI].v;
+		*len = (s->r[RP_REG_RSI].v + 4095) & ~4095ull;
+		return *len ? 1 : 0;
+	}
+	/* ioctl(fd, TCGETS, termios *) */
+	if (nr == 16 && s->r[RP_REG_RSI].k == ~0ull &&
+	    s->r[RP_REG_RSI].v == 0x5401 && s->r[RP_REG_RDX].k == ~0ull) {
+		*addr = s->r[RP_REG_RDX].v;
+		*len = 64;
+		return 1;
+	}
+	if (nr == 202 || nr == 158 || nr == 72)
+		return sys_by_op(s, nr, addr, len);
+	for (k = 0; k < sizeof(sys_out) / sizeof(sys_out[0]); k++) {
+		if (sys_out[k].nr != nr)
+			continue;
+		if (s->r[sys_out[k].ptr].k != ~0ull)
+			return -1;
+		*addr = s->r[sys_out[k].ptr].v;
+		if (!*addr && sys_out[k].optional)
+			return 0;
+		if (sys_out[k].lenreg < 0) {
+			*len = sys_out[k].len;
+		} else {
+			if (s->r[sys_out[k].lenreg].k != ~0ull ||
+			    s->r[sys_out[k].lenreg].v > 65536)
+				return -1;
+			*len = s->r[sys_out[k].lenreg].v;
+		}
+		return 1;
+	}
+	return -1;
+}
