@@ -10,17 +10,28 @@
 #include "decode.h"
 #include "rp_internal.h"
 
+/* Stretches known to hold no signal handler return, per cursor. */
+#define RP_CURSOR_QUIET 4
+
 struct rp_cursor {
 	struct rp_session *s;
 	struct rp_thread *t;
 	uint64_t pos;
-	/* Positions [quiet_lo, quiet_hi) are no signal handler's return
+	/* Stretches [lo, hi) that hold no signal handler's return
 	 * (resync_after_signal()'s scan, whatever the position it starts
 	 * from): the history does not change, and a stop's call stack
 	 * scans the same stretch at every position near it (#17's stop
-	 * latency).
+	 * latency).  Several, the least recently used replaced: a session
+	 * stops near the end and in the middle (a `ptrec goto`), and one
+	 * stretch kept the first found, so every step in the middle scanned
+	 * 2^18 instructions again (tests/bench/gdb_steps.py, from deep).
 	 */
-	uint64_t quiet_lo, quiet_hi;
+	struct {
+		uint64_t lo, hi, used;
+	} quiet[RP_CURSOR_QUIET];
+	uint64_t quiet_clock;
+	/* Scans resync_after_signal() made (a work count for the tests). */
+	uint64_t resync_peeks;
 };
 
 /* The segment holding @pos: the last checkpoint at or before it. */
@@ -650,24 +661,63 @@ static int frames_at(struct rp_cursor *c, uint64_t pos, uint64_t *calls,
 static void quiet_add(struct rp_cursor *c, uint64_t lo, uint64_t at)
 {
 	uint64_t hi = at > 4 ? at - 4 : 0;
+	size_t i, into = RP_CURSOR_QUIET, old = 0;
 
 	if (lo >= hi)
 		return;
-	if (lo <= c->quiet_hi && hi >= c->quiet_lo &&
-	    c->quiet_lo < c->quiet_hi) {
-		c->quiet_lo = lo < c->quiet_lo ? lo : c->quiet_lo;
-		c->quiet_hi = hi > c->quiet_hi ? hi : c->quiet_hi;
-	} else if (hi - lo > c->quiet_hi - c->quiet_lo) {
-		c->quiet_lo = lo;
-		c->quiet_hi = hi;
+	c->quiet_clock++;
+	/* Merge every stretch it meets into one. */
+	for (i = 0; i < RP_CURSOR_QUIET; i++) {
+		if (c->quiet[i].lo >= c->quiet[i].hi ||
+		    lo > c->quiet[i].hi || hi < c->quiet[i].lo)
+			continue;
+		lo = lo < c->quiet[i].lo ? lo : c->quiet[i].lo;
+		hi = hi > c->quiet[i].hi ? hi : c->quiet[i].hi;
+		if (into < RP_CURSOR_QUIET)
+			c->quiet[i].lo = c->quiet[i].hi = 0;
+		else
+			into = i;
 	}
+	if (into >= RP_CURSOR_QUIET) {
+		/* An empty slot, or the least recently used. */
+		for (i = 0; i < RP_CURSOR_QUIET; i++) {
+			if (c->quiet[i].lo >= c->quiet[i].hi) {
+				old = i;
+				break;
+			}
+			if (c->quiet[i].used < c->quiet[old].used)
+				old = i;
+		}
+		into = old;
+	}
+	c->quiet[into].lo = lo;
+	c->quiet[into].hi = hi;
+	c->quiet[into].used = c->quiet_clock;
+}
+
+/* The stretch known to hold no handler return that holds @p, or NULL. */
+static uint64_t *quiet_at(struct rp_cursor *c, uint64_t p)
+{
+	size_t i;
+
+	for (i = 0; i < RP_CURSOR_QUIET; i++)
+		if (p >= c->quiet[i].lo && p < c->quiet[i].hi) {
+			c->quiet[i].used = ++c->quiet_clock;
+			return &c->quiet[i].lo;
+		}
+	return NULL;
+}
+
+uint64_t rp_cursor_resync_peeks(const struct rp_cursor *c)
+{
+	return c->resync_peeks;
 }
 
 static int resync_after_signal(struct rp_cursor *c, struct fn f, uint64_t at,
 			       uint64_t *calls, size_t max, int depth)
 {
 	uint64_t stop = at > FRAMES_SIGNAL_SCAN ? at - FRAMES_SIGNAL_SCAN : 0;
-	uint64_t p, d, resume = 0, *sub;
+	uint64_t p, d, resume = 0, *sub, *q;
 	struct rp_insn insn, next;
 	struct fn g;
 	int k, nsub, m;
@@ -675,10 +725,12 @@ static int resync_after_signal(struct rp_cursor *c, struct fn f, uint64_t at,
 	if (depth >= FRAMES_RESYNC_DEPTH || !f.known)
 		return -1;
 	for (p = at; p-- > stop && !resume;) {
-		if (p >= c->quiet_lo && p < c->quiet_hi) {
-			p = c->quiet_lo;	/* known: none in there */
+		q = quiet_at(c, p);
+		if (q) {
+			p = *q;	/* known: none in there */
 			continue;
 		}
+		c->resync_peeks++;
 		if (rp_cursor_peek(c, p, &insn) || insn.iclass != RP_IC_RETURN)
 			continue;
 		for (k = 1; k <= 3 && p + k + 1 <= at; k++) {

@@ -353,6 +353,13 @@ struct rp_blk {
 int rp_cursor_blocks(struct rp_cursor *c, uint64_t first, uint64_t last,
 		     int (*fn)(void *arg, const struct rp_blk *b), void *arg);
 
+/*
+ * The positions resync_after_signal() examined with @c so far, those in
+ * stretches it already knew to hold no handler return skipped (cursor.c):
+ * a count of a stop's work for the tests.
+ */
+uint64_t rp_cursor_resync_peeks(const struct rp_cursor *c);
+
 /* Closes the symbol modules of every image (syms.c). */
 void rp_syms_close(struct rp_session *s);
 
