@@ -126,3 +126,27 @@ gdb-plugin-test: $(PTREC) $(PTREC_SERVER) $(GDB_DIFF_BINS) \
 		PROGS=$(CURDIR)/$(PROG_DIR) tests/gdb/plugin.sh
 
 CHECK_EXTRA += gdb-plugin-test
+
+# replay/cursor.c's memory of stretches with no signal return
+# (test_cursor_quiet): gdbloop from step()'s entry to a later call of it,
+# repeated 6 times (tests/bench/repeat_bundle.py), ~600,000 instructions.
+CQUIET_BUNDLE := $(BUILD)/tests/unit/replay/cursor-quiet-bundle
+$(CQUIET_BUNDLE)/manifest.json: $(PTREC) $(BUILD)/tests/bench/gdbloop \
+		tests/bench/repeat_bundle.py
+	rm -rf $(CQUIET_BUNDLE) $(CQUIET_BUNDLE)-1 $(CQUIET_BUNDLE)-p
+	$(PTREC) record -q --start-at step --max-insns 100000 \
+		-o $(CQUIET_BUNDLE)-p -- $(BUILD)/tests/bench/gdbloop >/dev/null
+	n=$$($(PTREC) insns $(CQUIET_BUNDLE)-p | grep 'call .*<step>' | \
+		tail -1 | cut -f1) && \
+	$(PTREC) record -q --start-at step --max-insns "$$n" \
+		--psb-period 256 -o $(CQUIET_BUNDLE)-1 -- \
+		$(BUILD)/tests/bench/gdbloop >/dev/null
+	python3 tests/bench/repeat_bundle.py $(CQUIET_BUNDLE)-1 $(CQUIET_BUNDLE) 6
+	rm -rf $(CQUIET_BUNDLE)-1 $(CQUIET_BUNDLE)-p
+$(BUILD)/tests/unit/replay/test_cursor_quiet: \
+		tests/unit/replay/test_cursor_quiet.c $(RP_LIB) $(PTK_LIB) \
+		$(SB_LIB) $(CQUIET_BUNDLE)/manifest.json
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
+		-DCQUIET_BUNDLE='"$(abspath $(CQUIET_BUNDLE))"' \
+		$(LDFLAGS) -o $@ $< $(LINK_REPLAY) -lcriterion
