@@ -11,26 +11,16 @@ from the end (timed; each must move back).  Prints one line
     gdb-latency insns=N step=P50,P90 finish=P50,P90 errors=E
 """
 import os
-import re
+import sys
 import time
 
 import gdb
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gdbdrive import pct as rank, position, run  # noqa: E402
+
 ROUNDS = int(os.environ.get('GDB_BENCH_ROUNDS', '15'))
 STEPS = int(os.environ.get('GDB_BENCH_STEPS', '30'))
-
-
-def run(cmd):
-    return gdb.execute(cmd, to_string=True)
-
-
-def position():
-    out = run('monitor ptrec position')
-    m = re.search(r'position (\d+) of (\d+)', out)
-    if m:
-        return int(m.group(1)), int(m.group(2))
-    m = re.search(r'after (\d+) instructions', out)
-    return int(m.group(1)) + 1, int(m.group(1))
 
 
 def timed(cmd):
@@ -40,8 +30,7 @@ def timed(cmd):
 
 
 def pct(v):
-    v = sorted(v)
-    return '%.6f,%.6f' % (v[len(v) // 2], v[len(v) * 9 // 10])
+    return '%.6f,%.6f' % (rank(v, 50), rank(v, 90))
 
 
 def main():

@@ -30,9 +30,11 @@ printed with a value against all it printed (values off: none).  Prints
 """
 import os
 import re
+import sys
 import time
 
-import gdb
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gdbdrive import pct, position, run  # noqa: E402
 
 N = int(os.environ.get('GDB_STEPS_N', '200'))
 FROM = os.environ.get('GDB_STEPS_FROM', 'end')
@@ -43,19 +45,6 @@ BLOCK = 16384   # RCV_BLOCK, replay/rcv_win.h: instructions per window
 SEQ = (('reverse-stepi', ('frame', 'info registers')),
        ('reverse-step', ('frame', 'info locals')),
        ('reverse-next', ('frame', 'bt full')))
-
-
-def run(cmd):
-    return gdb.execute(cmd, to_string=True)
-
-
-def position():
-    out = run('monitor ptrec position')
-    m = re.search(r'position (\d+) of (\d+)', out)
-    if m:
-        return int(m.group(1)), int(m.group(2))
-    m = re.search(r'after (\d+) instructions', out)
-    return int(m.group(1)) + 1, int(m.group(1))
 
 
 def locals_of(out):
@@ -70,11 +59,6 @@ def locals_of(out):
                          m.group(1)):
             known += 1
     return known, shown
-
-
-def pct(v, q):
-    v = sorted(v)
-    return v[min(len(v) - 1, len(v) * q // 100)]
 
 
 def main():
