@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Review 5 (adversarial) of the values engine's promise "never a wrong
+ * value", one case per mode, for valcheck and GDB (tests/values/
+ * review5.sh, `make values-review5`).  Correct programs only.
+ *
+ * Laundering (rcv_escape.c): main stores x = 0x11 on its stack (r13 =
+ * x right after), makes &x into an integer in rdx in a way that is not
+ * a data-flow copy of it, stores rdx into the global r5_pub (the
+ * escape), waits for r5_done, then loads x into r12.  A thread made by
+ * a raw clone (every register clean at the syscall, so the clone is no
+ * escape) waits for r5_pub, stores 0x77 through it and sets r5_done.
+ * Valid C: a pointer converted to uintptr_t, rebuilt from its bits and
+ * converted back is the same pointer, and x's frame is live throughout.
+ *
+ *   plain    rdx = rax (a copy): the control, the escape is seen.
+ *   lbranch  bit by bit through `test; jz` (control dependence).
+ *   lsetc    bit by bit through `bt; setc` (the pointer in CF).
+ *   lsbb     bit by bit through `bt; sbb r, r`.
+ *   lcmov    bit by bit through `bt; cmovc`.
+ *   ltable   byte by byte through a 256-byte identity table (a load
+ *            whose address holds the byte: the value is clean).
+ *
+ * Each mode ends with exit_group right after its case.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define EXIT_NOW "\txor %%edi, %%edi\n\tmov $231, %%eax\n\tsyscall\n"
+
+__asm__(".text\n"
+	"r5_spawn:\n"
+	"\tpush %rbx\n\tpush %rbp\n\tpush %r12\n\tpush %r13\n"
+	"\tpush %r14\n\tpush %r15\n"
+	"\tmov %rdi, %r9\n"
+	"\txor %ebx, %ebx\n\txor %ebp, %ebp\n\txor %r12d, %r12d\n\txor %r13d, %r13d\n"
+	"\txor %r14d, %r14d\n\txor %r15d, %r15d\n\txor %edx, %edx\n"
+	"\txor %r10d, %r10d\n\txor %r8d, %r8d\n\txor %esi, %esi\n"
+	"\txor %edi, %edi\n\txor %ecx, %ecx\n\txor %r11d, %r11d\n"
+	"\tlea r5_cstack+65536(%rip), %rsi\n"
+	"\tmov $0x10f00, %edi\n"
+	"\tmov $56, %eax\n"
+	"\tsyscall\n"
+	"\ttest %rax, %rax\n"
+	"\tjnz 1f\n"
+	"\tjmp *%r9\n"
+	"1:\tpop %r15\n\tpop %r14\n\tpop %r13\n\tpop %r12\n"
+	"\tpop %rbp\n\tpop %rbx\n\tret\n"
+	/* store 0x77 where r5_pub points, once it does; then r5_done = 1 */
+	"r5_child_pub:\n"
+	"1:\tmov r5_pub(%rip), %rax\n\ttest %rax, %rax\n\tjnz 2f\n"
+	"\tpause\n\tjmp 1b\n"
+	"2:\tmovq $0x77, (%rax)\n\tmovq $1, r5_done(%rip)\n"
+	"\txor %edi, %edi\n\tmov $60, %eax\n"
+	"\tsyscall\n");
+extern char r5_child_pub[];
+void r5_spawn(void *code);
+char r5_cstack[65536] __attribute__((aligned(16)));
+volatile long r5_pub, r5_done;
+unsigned char r5_tbl[256];
+
+/* main: x = 0x11 on its stack; &x laundered into rdx by LAUNDER; rdx
+ * into r5_pub; wait for r5_done; r12 = x (0x77, the child's store).
+ */
+#define LCASE(LAUNDER)							\
+	__asm__ volatile("movq $0x11, %0\n"				\
+			 "\tmov %0, %%r13\n"				\
+			 "\tlea %0, %%rax\n"				\
+			 LAUNDER					\
+			 "\txor %%eax, %%eax\n"				\
+			 "\tmov %%rdx, r5_pub(%%rip)\n"			\
+			 "1:\tcmpq $0, r5_done(%%rip)\n\tjnz 2f\n"	\
+			 "\tpause\n\tjmp 1b\n"				\
+			 "2:\tmov %0, %%r12\n"				\
+			 "\tnop\n\tnop\n\tnop\n"				\
+			 "\txor %%r12d, %%r12d\n\txor %%r13d, %%r13d\n"	\
+			 EXIT_NOW					\
+			 : "+m"(x) : : "rax", "rcx", "rdx", "rsi", "rdi", \
+			 "r8", "r11", "r12", "r13", "memory")
+
+int main(int argc, char **argv)
+{
+	const char *m = argc > 1 ? argv[1] : "";
+	volatile long x = 0;
+	int i;
+
+	for (i = 0; i < 256; i++)
+		r5_tbl[i] = (unsigned char)i;
+	r5_spawn(r5_child_pub);
+	if (!strcmp(m, "plain"))	/* the control: an escape seen */
+		LCASE("\tmov %%rax, %%rdx\n");
+	else if (!strcmp(m, "lbranch"))	/* bit by bit, through jz */
+		LCASE("\txor %%edx, %%edx\n\tmov $1, %%esi\n"
+		      "3:\ttest %%rsi, %%rax\n\tjz 4f\n\tor %%rsi, %%rdx\n"
+		      "4:\tshl $1, %%rsi\n\tjnz 3b\n");
+	else if (!strcmp(m, "lsetc"))	/* bit by bit, through setc */
+		LCASE("\txor %%edx, %%edx\n\txor %%ecx, %%ecx\n"
+		      "3:\tbt %%rcx, %%rax\n\tsetc %%sil\n"
+		      "\tmovzbl %%sil, %%esi\n\tshl %%cl, %%rsi\n"
+		      "\tor %%rsi, %%rdx\n\tinc %%ecx\n\tcmp $64, %%ecx\n"
+		      "\tjne 3b\n");
+	else if (!strcmp(m, "ltable"))	/* byte by byte, an identity table */
+		LCASE("\txor %%edx, %%edx\n\txor %%ecx, %%ecx\n"
+		      "\tlea r5_tbl(%%rip), %%r8\n"
+		      "3:\tmov %%rax, %%rsi\n\tshr %%cl, %%rsi\n"
+		      "\tmovzbl %%sil, %%esi\n\tmovzbl (%%r8,%%rsi), %%esi\n"
+		      "\tshl %%cl, %%rsi\n\tor %%rsi, %%rdx\n"
+		      "\tadd $8, %%ecx\n\tcmp $64, %%ecx\n\tjne 3b\n");
+	else if (!strcmp(m, "lcmov"))	/* bit by bit, through cmovc */
+		LCASE("\txor %%edx, %%edx\n\txor %%ecx, %%ecx\n"
+		      "3:\tmov $1, %%esi\n\tshl %%cl, %%rsi\n\txor %%edi, %%edi\n"
+		      "\tbt %%rcx, %%rax\n\tcmovc %%rsi, %%rdi\n"
+		      "\tor %%rdi, %%rdx\n\tinc %%ecx\n\tcmp $64, %%ecx\n"
+		      "\tjne 3b\n");
+	else if (!strcmp(m, "lsbb"))	/* bit by bit, through sbb's CF */
+		LCASE("\txor %%edx, %%edx\n\txor %%ecx, %%ecx\n"
+		      "3:\tbt %%rcx, %%rax\n\tsbb %%rsi, %%rsi\n"
+		      "\tmov $1, %%edi\n\tshl %%cl, %%rdi\n\tand %%rdi, %%rsi\n"
+		      "\tor %%rsi, %%rdx\n\tinc %%ecx\n\tcmp $64, %%ecx\n"
+		      "\tjne 3b\n");
+	return 1;
+}

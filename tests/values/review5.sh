@@ -1,0 +1,50 @@
+#!/bin/sh
+# Review 5's reproducers (tests/values/review5.c): `make values-review5`.
+# Each case must give no wrong value (valcheck, VALCHECK_BITS=1, no
+# conflict), in default mode and in strict mode (PTREC_VALUES_STRICT=1),
+# and no missed write (GDB).  Per case and mode the script prints the
+# wrong count.  On main at c6d79fa:
+#  - laundering (rcv_escape.c): lbranch, lsetc, lsbb, lcmov, ltable fail
+#    in default mode (~9,000 wrong registers each: r13 = 0x77, the other
+#    thread's later store, where the truth is main's own 0x11, and what
+#    follows from it), 0 wrong in strict mode; plain (the control) passes.
+set -u
+: "${PTREC:?}" "${VALCHECK:?}" "${REVIEW5:?}"
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+tap_begin values-review5
+export VALCHECK_CONFLICTS=0 VALCHECK_BITS=1
+
+rec() {
+	rm -rf "${tmp:?}/$1"
+	(
+		export LD_BIND_NOW=1 GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX2,-AVX,-BMI2,-EVEX
+		timeout 300 "$PTREC" record --ground-truth -q -o "$tmp/$1" \
+			"$REVIEW5" "$1" >"$tmp/log" 2>&1
+	)
+}
+
+# valcheck in default and strict mode; one TAP line each.
+vcheck() {
+	for strict in 0 1; do
+		name=default
+		[ $strict = 1 ] && name=strict
+		if [ ! -f "$tmp/$1/manifest.json" ]; then
+			bad "review5.c $1 ($name): not recorded: $(tail -2 "$tmp/log")"
+			continue
+		fi
+		if PTREC_VALUES_STRICT=$strict "$VALCHECK" "$tmp/$1" \
+			>"$tmp/out" 2>&1; then
+			ok "review5.c $1 ($name): wrong 0"
+		else
+			w=$(sed -n 's/^distance all .* wrong \([0-9]*\).*/\1/p' "$tmp/out")
+			bad "review5.c $1 ($name): wrong ${w:-?}: $(grep -m2 WRONG "$tmp/out" | tr '\n' ' ')$(grep -m1 -i 'conflict' "$tmp/out")"
+		fi
+	done
+}
+
+for mode in plain lbranch lsetc lsbb lcmov ltable; do
+	rec $mode
+	vcheck $mode
+done
+tap_end values-review5
