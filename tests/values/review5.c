@@ -21,6 +21,9 @@
  *   ltable   byte by byte through a 256-byte identity table (a load
  *            whose address holds the byte: the value is clean).
  *
+ * uffdstack (exit 7 without userfaultfd): no laundering; the address
+ * reaches the other thread through the kernel (see uffdstack()).
+ *
  * Each mode ends with exit_group right after its case.
  */
 #define _GNU_SOURCE
@@ -28,6 +31,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 
 #define EXIT_NOW "\txor %%edi, %%edi\n\tmov $231, %%eax\n\tsyscall\n"
 
@@ -81,6 +88,102 @@ unsigned char r5_tbl[256];
 			 : "+m"(x) : : "rax", "rcx", "rdx", "rsi", "rdi", \
 			 "r8", "r11", "r12", "r13", "memory")
 
+/* ---- uffdstack ------------------------------------------------------- */
+
+/* A system call whose number the code shows (`mov $N, %eax` right
+ * before it): rcv_order.c reads other threads' numbers that way.
+ */
+#define sc3(n, a, b, c) ({						\
+	long r_;							\
+	__asm__ volatile("mov %1, %%eax\n\tsyscall"			\
+			 : "=a"(r_) : "i"(n), "D"((long)(a)),		\
+			 "S"((long)(b)), "d"((long)(c))			\
+			 : "rcx", "r11", "memory");			\
+	r_;								\
+})
+
+static long r5_uffd;
+static volatile long r5_go;
+static unsigned char r5_src[2][4096] __attribute__((aligned(4096)));
+
+/* The fault handler thread (a raw clone, no libc): the first fault gets
+ * a page of zeros; once main sets r5_go it zaps the page (madvise
+ * MADV_DONTNEED at the address the first fault named) and sets r5_done;
+ * the next fault gets a page of 0x77.
+ */
+__attribute__((noreturn, used)) static void r5_handler(void)
+{
+	struct uffd_msg msg;
+	struct uffdio_copy cp;
+	unsigned long page = 0;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		if (sc3(0, r5_uffd, (long)&msg, sizeof(msg)) != sizeof(msg))
+			break;
+		page = msg.arg.pagefault.address & ~4095ul;
+		cp = (struct uffdio_copy){ .dst = page,
+			.src = (unsigned long)r5_src[k], .len = 4096 };
+		sc3(16, r5_uffd, UFFDIO_COPY, (long)&cp);
+		if (k)
+			break;
+		while (!r5_go)
+			__asm__ volatile("pause");
+		sc3(28, (long)page, 4096, MADV_DONTNEED);
+		r5_done = 1;
+	}
+	sc3(60, 0, 0, 0);
+	for (;;)
+		;
+}
+__asm__(".text\nr5_child_h:\n\tsub $8, %rsp\n\tjmp r5_handler\n");
+extern char r5_child_h[];
+
+/*
+ * uffdstack: main registers a page of its own stack (a local array) with
+ * userfaultfd (ioctl: a system call rcv_escape.c takes as keeping no
+ * pointer), stores 0x11 and 0x22 into it (the first store faults, the
+ * handler fills the page), lets the handler zap it, and loads the 0x22
+ * word back into r12: the load faults again and the handler fills the
+ * page with 0x77.  The handler learnt the address from the kernel's
+ * fault message, not from any store of main's.
+ */
+static void uffdstack(void)
+{
+	volatile unsigned char area[3 * 4096];
+	unsigned long p = ((unsigned long)area + 4095) & ~4095ul;
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg;
+
+	memset(r5_src[1], 0x77, 4096);
+	r5_uffd = sc3(323, O_CLOEXEC | UFFD_USER_MODE_ONLY, 0, 0);
+	if (r5_uffd < 0 || sc3(16, r5_uffd, UFFDIO_API, (long)&api))
+		sc3(231, 7, 0, 0);
+	r5_spawn(r5_child_h);
+	sc3(28, (long)p, 4096, MADV_DONTNEED);
+	reg = (struct uffdio_register){ .range = { .start = p, .len = 4096 },
+					.mode = UFFDIO_REGISTER_MODE_MISSING };
+	if (sc3(16, r5_uffd, UFFDIO_REGISTER, (long)&reg))
+		sc3(231, 7, 0, 0);
+	__asm__ volatile("movq $0x11, 8(%0)\n"
+			 "\tmovq $0x22, 16(%0)\n"
+			 "\tmovq $1, r5_go(%%rip)\n"
+			 "1:\tcmpq $0, r5_done(%%rip)\n\tjnz 2f\n"
+			 "\tpause\n\tjmp 1b\n"
+			 "2:\tmov 16(%0), %%r12\n"
+			 "\tnop\n\tnop\n\tnop\n"
+			 "\txor %%r12d, %%r12d\n"
+			 /* unregister: the stack's mappings merge again */
+			 "\tmov r5_uffd(%%rip), %%rdi\n"
+			 "\tmov %1, %%esi\n"
+			 "\tmov %2, %%rdx\n"
+			 "\tmov $16, %%eax\n\tsyscall\n"
+			 EXIT_NOW
+			 : : "r"(p), "i"(UFFDIO_UNREGISTER), "r"(&reg.range)
+			 : "rax", "rcx", "rdx", "rsi", "rdi", "r11", "r12",
+			 "memory");
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -89,6 +192,8 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < 256; i++)
 		r5_tbl[i] = (unsigned char)i;
+	if (!strcmp(m, "uffdstack"))
+		uffdstack();
 	r5_spawn(r5_child_pub);
 	if (!strcmp(m, "plain"))	/* the control: an escape seen */
 		LCASE("\tmov %%rax, %%rdx\n");

@@ -8,6 +8,11 @@
 #    in default mode (~9,000 wrong registers each: r13 = 0x77, the other
 #    thread's later store, where the truth is main's own 0x11, and what
 #    follows from it), 0 wrong in strict mode; plain (the control) passes.
+#  - uffdstack (rcv_escape.c's sys_keeps_none takes ioctl as keeping no
+#    pointer; userfaultfd's UFFDIO_REGISTER keeps the range and the fault
+#    messages give the handler thread the address): default mode 4 wrong
+#    (r12 = 0x22, main's own store, truth 0x7777777777777777, the page
+#    the handler put there after zapping it), strict 0.
 set -u
 : "${PTREC:?}" "${VALCHECK:?}" "${REVIEW5:?}"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -47,4 +52,12 @@ for mode in plain lbranch lsetc lsbb lcmov ltable; do
 	rec $mode
 	vcheck $mode
 done
+
+"$REVIEW5" uffdstack >/dev/null 2>&1
+if [ $? = 7 ]; then
+	ok "review5.c uffdstack: # SKIP no userfaultfd here"
+else
+	rec uffdstack
+	vcheck uffdstack
+fi
 tap_end values-review5
