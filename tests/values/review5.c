@@ -23,6 +23,8 @@
  *
  * uffdstack (exit 7 without userfaultfd): no laundering; the address
  * reaches the other thread through the kernel (see uffdstack()).
+ * rseqwatch (exit 7 with one CPU): a watchpoint on the rseq area's
+ * cpu_id, which the kernel rewrites (see rseqwatch()).
  *
  * Each mode ends with exit_group right after its case.
  */
@@ -35,6 +37,9 @@
 #include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/rseq.h>
+#include <sched.h>
+#include <time.h>
 
 #define EXIT_NOW "\txor %%edi, %%edi\n\tmov $231, %%eax\n\tsyscall\n"
 
@@ -184,6 +189,60 @@ static void uffdstack(void)
 			 "memory");
 }
 
+/* ---- rseqwatch ------------------------------------------------------- */
+
+unsigned long r5_rseq_cpu;	/* the address of main's rseq cpu_id word */
+long r5_changes;
+
+/*
+ * rseqwatch: main reads its rseq area's cpu_id (glibc registers the area;
+ * sched_getcpu() reads it the same way) in a loop with no system call and
+ * no store, while a forked child (its own memory) moves main from CPU to
+ * CPU with sched_setaffinity(2).  The kernel rewrites cpu_id on main's way
+ * back to user space after each migration: main sees the word change
+ * between two loads (and runs the `inc %r14` after r5_seen).  A
+ * watchpoint on the word must stop between those two loads.  Exit 7 with
+ * fewer than two CPUs.
+ */
+static void rseqwatch(void)
+{
+	unsigned long a;
+	pid_t parent = getpid(), child;
+	cpu_set_t set;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || __rseq_size < 8)
+		exit(7);
+	child = fork();
+	if (child == 0) {
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+		for (int k = 0; k < 60 && getppid() == parent; k++) {
+			CPU_ZERO(&set);
+			CPU_SET(k & 1, &set);
+			sched_setaffinity(parent, sizeof(set), &set);
+			nanosleep(&ts, NULL);
+		}
+		_exit(0);
+	}
+	__asm__ volatile("mov %%fs:0, %0" : "=r"(a));
+	a += __rseq_offset + 4;
+	r5_rseq_cpu = a;
+	/* Until two changes are seen (at most 400,000 loads). */
+	__asm__ volatile("mov (%1), %%r13d\n\tmov $400000, %%ecx\n"
+			 "\txor %%r14d, %%r14d\n"
+			 "1:\tmov (%1), %%r12d\n\tcmp %%r12d, %%r13d\n"
+			 "\tje 2f\n"
+			 ".globl r5_seen\nr5_seen:\n\tmov %%r12d, %%r13d\n"
+			 "\tinc %%r14\n\tcmp $2, %%r14\n\tje 3f\n"
+			 "2:\tdec %%ecx\n\tjnz 1b\n"
+			 "3:\tmov %%r14, %0\n"
+			 : "=m"(r5_changes) : "r"(a)
+			 : "rcx", "r12", "r13", "r14", "memory");
+	printf("rseq changes %ld\n", r5_changes);
+	fflush(stdout);
+	sc3(231, 0, 0, 0);
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -194,6 +253,8 @@ int main(int argc, char **argv)
 		r5_tbl[i] = (unsigned char)i;
 	if (!strcmp(m, "uffdstack"))
 		uffdstack();
+	if (!strcmp(m, "rseqwatch"))
+		rseqwatch();
 	r5_spawn(r5_child_pub);
 	if (!strcmp(m, "plain"))	/* the control: an escape seen */
 		LCASE("\tmov %%rax, %%rdx\n");

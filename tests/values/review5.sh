@@ -13,6 +13,12 @@
 #    messages give the handler thread the address): default mode 4 wrong
 #    (r12 = 0x22, main's own store, truth 0x7777777777777777, the page
 #    the handler put there after zapping it), strict 0.
+#  - rseqwatch (watchpoints, replay/watch*.c: no access for the kernel's
+#    rewrites of a registered rseq area): main's loop sees its rseq
+#    cpu_id change twice with no store and no system call (a forked
+#    child migrates it); `watch -l` on the word and reverse-continue from
+#    the loop's end go to "No more reverse-execution history" (position
+#    1) instead of stopping between the two loads.
 set -u
 : "${PTREC:?}" "${VALCHECK:?}" "${REVIEW5:?}"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -59,5 +65,39 @@ if [ $? = 7 ]; then
 else
 	rec uffdstack
 	vcheck uffdstack
+fi
+# rseqwatch: reverse-continue from the loop's end with a watchpoint on
+# main's rseq cpu_id must stop at or after the load before the last
+# change the program saw (the kernel wrote the word between that load
+# and the next, which saw the new value: `inc %r14` is 4 instructions
+# after it, the loop's body 5 long).
+"$REVIEW5" rseqwatch >/dev/null 2>&1
+if [ $? = 7 ]; then
+	ok "review5.c rseqwatch: # SKIP fewer than two CPUs"
+else
+	rm -rf "$tmp/rseqwatch"
+	timeout 300 "$PTREC" record -q -o "$tmp/rseqwatch" "$REVIEW5" \
+		rseqwatch >"$tmp/rs.out" 2>"$tmp/log"
+	ins=$("$PTREC" insns "$tmp/rseqwatch" 2>/dev/null)
+	e=$(echo "$ins" | grep -m1 'mov  *%r14,.*<r5_changes>' | cut -f1)
+	i=$(echo "$ins" | grep 'inc  *%r14$' | tail -1 | cut -f1)
+	if ! grep -q 'rseq changes [12]' "$tmp/rs.out" || [ -z "$i" ]; then
+		ok "review5.c rseqwatch: # SKIP no migration seen ($(cat "$tmp/rs.out"))"
+	else
+		lo=$((i - 9))
+		timeout 300 "$PTREC" replay "$tmp/rseqwatch" -batch \
+			-ex "set pagination off" -ex "ptrec goto $e" \
+			-ex "watch -l *(int *)r5_rseq_cpu" -ex "echo @@rc\n" \
+			-ex "reverse-continue" -ex "ptrec position" \
+			>"$tmp/gdb.out" 2>&1
+		got=$(sed -n '/^@@rc/,$p' "$tmp/gdb.out" |
+			grep -E 'position [0-9]+ of' | tail -1)
+		pos=$(echo "$got" | sed -n 's/.*position \([0-9]*\) of.*/\1/p')
+		if [ -n "$pos" ] && [ "$pos" -ge "$lo" ]; then
+			ok "review5.c rseqwatch: reverse-continue stops at $pos (the kernel wrote after $lo)"
+		else
+			bad "review5.c rseqwatch: missed write: reverse-continue from $e: $got (the kernel rewrote rseq cpu_id between $lo and $((i - 4)))"
+		fi
+	fi
 fi
 tap_end values-review5
