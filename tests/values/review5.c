@@ -25,6 +25,7 @@
  * reaches the other thread through the kernel (see uffdstack()).
  * rseqwatch (exit 7 with one CPU): a watchpoint on the rseq area's
  * cpu_id, which the kernel rewrites (see rseqwatch()).
+ * sigframe: a watchpoint on a signal's siginfo (see sigframe()).
  *
  * Each mode ends with exit_group right after its case.
  */
@@ -39,6 +40,7 @@
 #include <sys/mman.h>
 #include <sys/rseq.h>
 #include <sched.h>
+#include <signal.h>
 #include <time.h>
 
 #define EXIT_NOW "\txor %%edi, %%edi\n\tmov $231, %%eax\n\tsyscall\n"
@@ -243,6 +245,45 @@ static void rseqwatch(void)
 	sc3(231, 0, 0, 0);
 }
 
+/* ---- sigframe -------------------------------------------------------- */
+
+static char r5_alt[65536] __attribute__((aligned(64)));
+siginfo_t *volatile r5_si;
+volatile long r5_sigs;
+
+static void r5_sig_h(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	r5_si = si;
+	r5_sigs++;
+}
+
+/*
+ * sigframe: a SA_SIGINFO handler on an alternate stack (a global array,
+ * filled with 0x5a first) called by kill(2) to the process itself.  The
+ * kernel writes the siginfo (si_signo = SIGUSR1) into the array at the
+ * delivery, between the `syscall` and the handler's first instruction.
+ * In the handler, a watchpoint on si->si_signo and reverse-continue must
+ * stop there.
+ */
+static void sigframe(void)
+{
+	stack_t ss = { .ss_sp = r5_alt, .ss_size = sizeof(r5_alt) };
+	struct sigaction sa;
+
+	memset(r5_alt, 0x5a, sizeof(r5_alt));
+	sigaltstack(&ss, NULL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = r5_sig_h;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigaction(SIGUSR1, &sa, NULL);
+	kill(getpid(), SIGUSR1);
+	printf("signo %d\n", r5_si->si_signo);
+	fflush(stdout);
+	sc3(231, 0, 0, 0);
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -255,6 +296,8 @@ int main(int argc, char **argv)
 		uffdstack();
 	if (!strcmp(m, "rseqwatch"))
 		rseqwatch();
+	if (!strcmp(m, "sigframe"))
+		sigframe();
 	r5_spawn(r5_child_pub);
 	if (!strcmp(m, "plain"))	/* the control: an escape seen */
 		LCASE("\tmov %%rax, %%rdx\n");

@@ -19,6 +19,12 @@
 #    child migrates it); `watch -l` on the word and reverse-continue from
 #    the loop's end go to "No more reverse-execution history" (position
 #    1) instead of stopping between the two loads.
+#  - sigframe (watchpoints: a signal's delivery is no write for the watch
+#    scan): in the handler, `watch -l si->si_signo` (the kernel wrote it
+#    into the alternate stack, a global array, at the delivery) and
+#    reverse-continue stop before the kill(2) (at an older store of
+#    unknown address, or with watch-unknown skip at memset's fill), not
+#    at the delivery.
 set -u
 : "${PTREC:?}" "${VALCHECK:?}" "${REVIEW5:?}"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -99,5 +105,33 @@ else
 			bad "review5.c rseqwatch: missed write: reverse-continue from $e: $got (the kernel rewrote rseq cpu_id between $lo and $((i - 4)))"
 		fi
 	fi
+fi
+# sigframe: from the handler's third instruction, reverse-continue must
+# stop at the delivery: not before the kill(2) system call (the handler's
+# first instruction is right after it).
+rm -rf "$tmp/sigframe"
+timeout 300 "$PTREC" record -q -o "$tmp/sigframe" "$REVIEW5" sigframe \
+	>/dev/null 2>"$tmp/log"
+h=$("$PTREC" insns "$tmp/sigframe" 2>/dev/null | grep -m1 '<r5_sig_h+0>' |
+	cut -f1)
+if [ -z "$h" ]; then
+	bad "review5.c sigframe: not recorded ($(tail -2 "$tmp/log"))"
+else
+	for mode in stop skip; do
+		timeout 300 "$PTREC" replay "$tmp/sigframe" -batch \
+			-ex "set pagination off" \
+			-ex "set ptrec watch-unknown $mode" -ex "ptrec goto end" \
+			-ex "watch -l r5_si->si_signo" -ex "ptrec goto $((h + 2))" \
+			-ex "echo @@rc\n" -ex "reverse-continue" \
+			-ex "ptrec position" >"$tmp/gdb.out" 2>&1
+		got=$(sed -n '/^@@rc/,$p' "$tmp/gdb.out" |
+			grep -E 'position [0-9]+ of' | tail -1)
+		pos=$(echo "$got" | sed -n 's/.*position \([0-9]*\) of.*/\1/p')
+		if [ -n "$pos" ] && [ "$pos" -ge $((h - 1)) ]; then
+			ok "review5.c sigframe ($mode): reverse-continue stops at the delivery ($pos)"
+		else
+			bad "review5.c sigframe ($mode): missed write: from $((h + 2)) reverse-continue: $got (the kernel wrote si_signo between $((h - 1)) and $h)"
+		fi
+	done
 fi
 tap_end values-review5
