@@ -26,6 +26,7 @@
  * rseqwatch (exit 7 with one CPU): a watchpoint on the rseq area's
  * cpu_id, which the kernel rewrites (see rseqwatch()).
  * sigframe: a watchpoint on a signal's siginfo (see sigframe()).
+ * lprintf: a control, &x given away as text by snprintf (see lprintf()).
  *
  * Each mode ends with exit_group right after its case.
  */
@@ -210,9 +211,16 @@ static void rseqwatch(void)
 {
 	unsigned long a;
 	pid_t parent = getpid(), child;
-	cpu_set_t set;
+	cpu_set_t set, all;
+	int cpu[2], n = 0;
 
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || __rseq_size < 8)
+	/* the first two CPUs main may run on */
+	if (sched_getaffinity(0, sizeof(all), &all) || __rseq_size < 8)
+		exit(7);
+	for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
+		if (CPU_ISSET(c, &all))
+			cpu[n++] = c;
+	if (n < 2)
 		exit(7);
 	child = fork();
 	if (child == 0) {
@@ -220,7 +228,7 @@ static void rseqwatch(void)
 
 		for (int k = 0; k < 60 && getppid() == parent; k++) {
 			CPU_ZERO(&set);
-			CPU_SET(k & 1, &set);
+			CPU_SET(cpu[k & 1], &set);
 			sched_setaffinity(parent, sizeof(set), &set);
 			nanosleep(&ts, NULL);
 		}
@@ -284,6 +292,58 @@ static void sigframe(void)
 	sc3(231, 0, 0, 0);
 }
 
+/* ---- lprintf ---------------------------------------------------------- */
+
+char r5_hex[32];
+volatile long r5_hexgo;
+
+/* The thread: parses r5_hex (set by snprintf) once r5_hexgo is set,
+ * stores 0x77 through it, sets r5_done (no libc: a raw clone).
+ */
+__attribute__((noreturn, used)) static void r5_hexchild(void)
+{
+	unsigned long v = 0;
+
+	while (!r5_hexgo)
+		__asm__ volatile("pause");
+	for (const char *c = r5_hex; *c; c++)
+		v = v * 16 + (unsigned long)(*c <= '9' ? *c - '0' :
+					     *c - 'a' + 10);
+	*(volatile long *)v = 0x77;
+	r5_done = 1;
+	sc3(60, 0, 0, 0);
+	for (;;)
+		;
+}
+__asm__(".text\nr5_child_hex:\n\tsub $8, %rsp\n\tjmp r5_hexchild\n");
+extern char r5_child_hex[];
+
+/*
+ * lprintf: the plain C way to give an address away as text:
+ * snprintf(r5_hex, "%lx", &x) into a global; the thread parses it and
+ * stores 0x77 into x.  glibc's _itoa_word turns the address into digits
+ * through a table ("0123456789abcdef"[v % 16]): a load whose address
+ * holds the value, as in ltable.
+ */
+static void lprintf(void)
+{
+	volatile long x = 0;
+
+	r5_spawn(r5_child_hex);
+	snprintf(r5_hex, sizeof(r5_hex), "%lx", (unsigned long)&x);
+	__asm__ volatile("movq $0x11, %0\n"
+			 "\tmov %0, %%r13\n"
+			 "\tmovq $1, r5_hexgo(%%rip)\n"
+			 "1:\tcmpq $0, r5_done(%%rip)\n\tjnz 2f\n"
+			 "\tpause\n\tjmp 1b\n"
+			 "2:\tmov %0, %%r12\n"
+			 "\tnop\n\tnop\n\tnop\n"
+			 "\txor %%r12d, %%r12d\n\txor %%r13d, %%r13d\n"
+			 EXIT_NOW
+			 : "+m"(x) : : "rax", "rcx", "rdi", "r11", "r12", "r13",
+			 "memory");
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -298,6 +358,8 @@ int main(int argc, char **argv)
 		rseqwatch();
 	if (!strcmp(m, "sigframe"))
 		sigframe();
+	if (!strcmp(m, "lprintf"))
+		lprintf();
 	r5_spawn(r5_child_pub);
 	if (!strcmp(m, "plain"))	/* the control: an escape seen */
 		LCASE("\tmov %%rax, %%rdx\n");

@@ -60,7 +60,9 @@ vcheck() {
 	done
 }
 
-for mode in plain lbranch lsetc lsbb lcmov ltable; do
+# plain and lprintf are controls (the escape is seen: a copy; inside
+# snprintf, _IO_default_xsputn's copy of the digits from a stack buffer).
+for mode in plain lprintf lbranch lsetc lsbb lcmov ltable; do
 	rec $mode
 	vcheck $mode
 done
