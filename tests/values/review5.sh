@@ -23,8 +23,17 @@
 #    scan): in the handler, `watch -l si->si_signo` (the kernel wrote it
 #    into the alternate stack, a global array, at the delivery) and
 #    reverse-continue stop before the kill(2) (at an older store of
-#    unknown address, or with watch-unknown skip at memset's fill), not
-#    at the delivery.
+#    unknown address, or with watch-unknown skip at the history's start),
+#    not at the delivery.
+# Tried and found right (0 wrong in both modes, not kept here): push/pop
+# of 16 bits, pop to an rsp-relative memory operand, xchg eax,eax (87 c0),
+# cmpxchg between registers, movdiri, movdir64b, adox, bsf of 0, rdpid;
+# the vDSO's clock reads; pwrite64 under MAP_SHARED and MAP_PRIVATE
+# mappings of the file; C++ exceptions (one thread and two); a two-thread
+# mix of swapcontext coroutines on heap stacks, setjmp/longjmp out of
+# nested callees and a SA_ONSTACK handler that rewrites its context;
+# partial stores of a faulting xsave, xsavec, fxsave, fnsave, fnstenv,
+# movups, vmovdqu and vpmaskmovd (none on this CPU).
 set -u
 : "${PTREC:?}" "${VALCHECK:?}" "${REVIEW5:?}"
 here=$(cd "$(dirname "$0")" && pwd)
