@@ -162,6 +162,7 @@ $(GDB_WATCHREP): tests/gdb/watchrep.c
 	$(CC) -O1 -g -no-pie -fno-pie -o $@ $<
 REP_BUNDLE := $(BUILD)/tests/unit/replay/rep-bundle
 REPB_BUNDLE := $(BUILD)/tests/unit/replay/repb-bundle
+REPA_BUNDLE := $(BUILD)/tests/unit/replay/repa-bundle
 $(REP_BUNDLE)/manifest.json: $(PTREC) $(GDB_WATCHREP)
 	rm -rf $(REP_BUNDLE) && mkdir -p $(dir $(REP_BUNDLE))
 	$(PTREC) record -q -o $(REP_BUNDLE) -- $(GDB_WATCHREP) \
@@ -170,13 +171,19 @@ $(REPB_BUNDLE)/manifest.json: $(PTREC) $(GDB_WATCHREP)
 	rm -rf $(REPB_BUNDLE) && mkdir -p $(dir $(REPB_BUNDLE))
 	$(PTREC) record -q -o $(REPB_BUNDLE) -- $(GDB_WATCHREP) back \
 		>/dev/null 2>&1 || test -f $@
+$(REPA_BUNDLE)/manifest.json: $(PTREC) $(GDB_WATCHREP)
+	rm -rf $(REPA_BUNDLE) && mkdir -p $(dir $(REPA_BUNDLE))
+	$(PTREC) record -q -o $(REPA_BUNDLE) -- $(GDB_WATCHREP) a32 \
+		>/dev/null 2>&1 || test -f $@
 $(BUILD)/tests/unit/replay/test_watch_rep: tests/unit/replay/test_watch_rep.c \
 		$(RP_LIB) $(PTK_LIB) $(SB_LIB) $(REP_BUNDLE)/manifest.json \
-		$(REPB_BUNDLE)/manifest.json
+		$(REPB_BUNDLE)/manifest.json $(REPA_BUNDLE)/manifest.json
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
 		-DREP_BUNDLE='"$(abspath $(REP_BUNDLE))"' \
 		-DREPB_BUNDLE='"$(abspath $(REPB_BUNDLE))"' \
+		-DREPA_BUNDLE='"$(abspath $(REPA_BUNDLE))"' \
+		-DREP_AREA3=0x$$(nm $(GDB_WATCHREP) | awk '$$3 == "area3" { print $$1 }')ull \
 		-DREP_AREA=0x$$(nm $(GDB_WATCHREP) | awk '$$3 == "area" { print $$1 }')ull \
 		-DREP_AREA2=0x$$(nm $(GDB_WATCHREP) | awk '$$3 == "area2" { print $$1 }')ull \
 		$(LDFLAGS) -o $@ $< $(LINK_REPLAY) -lcriterion

@@ -467,6 +467,7 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	x = &d->ci->detail->x86;
 	if (x->prefix[0] == X86_PREFIX_REP || x->prefix[0] == X86_PREFIX_REPNE)
 		in->flags |= RCV_I_REP;
+	in->a32 = x->prefix[3] == X86_PREFIX_ADDRSIZE;
 	for (i = 0; i < x->op_count && i < 3; i++) {
 		const cs_x86_op *o = &x->operands[i];
 		struct rcv_op *p = &in->op[i];

@@ -88,6 +88,8 @@ struct rcv_ins {
 	uint16_t xw;		/* xmm registers written (bit n: xmm n);
 				 * rcv_sse.c says what of them it knows */
 	bool xsem;		/* rcv_sse.c models it (rcv_sse_modelled) */
+	bool a32;		/* 0x67: 32-bit addresses (esi, edi, ecx
+				 * for a string instruction) */
 	uint16_t gr;		/* GPRs it may read (bit g): capstone's list,
 				 * its operands, a system call's arguments;
 				 * all when not decoded (rcv_why.c) */
@@ -111,7 +113,8 @@ bool rcv_cond_jump(unsigned int id);
  * The element size of string instruction @in (stos, movs, lods, scas,
  * cmps, with or without a rep prefix; not SSE's movsd and cmpsd), 0 for
  * any other; *@src: it reads [rsi], *@dread: it reads [rdi], *@dst: it
- * writes [rdi] (rcv_access.c).
+ * writes [rdi] (rcv_access.c).  With @in->a32 the addresses are esi and
+ * edi, the count ecx: its extent is unknown to every user.
  */
 unsigned int rcv_str_op(const struct rcv_ins *in, bool *src, bool *dread,
 			bool *dst);

@@ -275,9 +275,10 @@ static void mark_fixed(struct pass *p, const struct rcv_op *op)
 
 /* A string instruction's access from @a (rsi or rdi): relative to its
  * base, extent not known; one the engine cannot know without the
- * direction flag.
+ * direction flag, nor ever with 32-bit addresses (@a32: esi or edi).
  */
-static void str_one(struct pass *p, size_t i, uint8_t kind, struct sv a)
+static void str_one(struct pass *p, size_t i, uint8_t kind, struct sv a,
+		    bool a32)
 {
 	struct pacc *v;
 
@@ -289,14 +290,15 @@ static void str_one(struct pass *p, size_t i, uint8_t kind, struct sv a)
 	v->lo = a.lo;
 	v->hi = a.hi;
 	v->nosize = true;
-	v->blind = !p->dfk;
+	v->blind = !p->dfk || a32;
 }
 
 /*
  * stos, movs, lods, scas and cmps, rep or not: reads from rsi, reads or
  * writes from rdi, rcx times with rep, up or down by the direction
  * flag (rcv_access.c: the engine knows them when it knows rdi or rsi,
- * rcx and the flag).  False for any other instruction.
+ * rcx and the flag, and the addresses are 64-bit).  False for any other
+ * instruction.
  */
 static bool str_acc(struct pass *p, size_t i, const struct rcv_ins *in)
 {
@@ -307,18 +309,20 @@ static bool str_acc(struct pass *p, size_t i, const struct rcv_ins *in)
 
 	if (!rcv_str_op(in, &src, &dread, &dst))
 		return false;
+	if (in->a32)	/* through esi and edi: no base the pass follows */
+		si = di = none;
 	if (src) {
-		str_one(p, i, RP_ACC_READ, si);
+		str_one(p, i, RP_ACC_READ, si, in->a32);
 		if (p->deps)
 			d = wdep_load(p, si, 0, -1);
 	}
 	if (dread) {
-		str_one(p, i, RP_ACC_READ, di);
+		str_one(p, i, RP_ACC_READ, di, in->a32);
 		if (p->deps)
 			wdep_load(p, di, 0, -1);
 	}
 	if (dst) {
-		str_one(p, i, RP_ACC_WRITE, di);
+		str_one(p, i, RP_ACC_WRITE, di, in->a32);
 		store(p, di, 0, none, d);
 	}
 	return true;

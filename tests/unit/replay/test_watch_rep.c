@@ -6,7 +6,10 @@
  * rep stosb that faults after 60 of 200.  The bytes those iterations
  * stored are a known write after the history's last instruction, found
  * either way in every mode, with exactly their extent: not one byte
- * before or after (the program stores nothing else there).
+ * before or after (the program stores nothing else there).  And with
+ * 32-bit addresses (watchrep a32: addr32 rep stosb, rdi's upper half
+ * set, the CPU stores through edi): an access of unknown extent, never
+ * one at rdi, a possible hit where the watched bytes were stored.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -115,4 +118,66 @@ Test(watch_rep, backward_stosb_after_60_of_200)
 	expect_rep(REP_AREA2 + 4155, 4, REP_AREA2 + 4096, 60);
 	expect_none(REP_AREA2 + 4156);
 	expect_none(REP_AREA2 + 4095);
+}
+
+/* The position of the last addr32 rep stosb (67 f3 aa) before @hi. */
+static uint64_t a32_pos(uint64_t hi)
+{
+	static const uint8_t op[3] = { 0x67, 0xf3, 0xaa };
+	struct rp_cursor *c;
+	struct rp_insn insn;
+	uint64_t p;
+
+	cr_assert_eq(rp_cursor_new(s, tid, &c), 0);
+	for (p = hi; p-- > 0;) {
+		cr_assert_eq(rp_cursor_peek(c, p, &insn), 0);
+		if (insn.size == 3 && !memcmp(insn.raw, op, 3))
+			break;
+	}
+	rp_cursor_free(c);
+	cr_assert_lt(p, hi, "no addr32 rep stosb before %lu",
+		     (unsigned long)hi);
+	return p;
+}
+
+/* Watching @len bytes at @a, backwards over [0, @hi) in stop and stack
+ * mode: a possible write at @pos, or a known one over them.
+ */
+static void expect_a32(uint64_t a, uint64_t len, uint64_t hi, uint64_t pos)
+{
+	struct rp_watch_hit hit;
+	size_t m;
+
+	rp_watch_clear(w);
+	cr_assert_eq(rp_watch_insert(w, RP_WATCH_WRITE, pid, a, len), 0);
+	for (m = 0; m < 2; m++) {
+		rp_watch_set_unknown(w, modes[m]);
+		cr_assert_eq(rp_watch_scan(w, rc, pid, -1, 0, hi, &hit), 0,
+			     "0x%lx mode %zu", (unsigned long)a, m);
+		cr_assert_eq(hit.pos, pos, "0x%lx mode %zu: pos %lu, want %lu",
+			     (unsigned long)a, m, (unsigned long)hit.pos,
+			     (unsigned long)pos);
+		cr_assert_eq(hit.kind, RP_ACC_WRITE);
+		cr_assert(hit.maybe || (hit.acc_addr <= a &&
+					hit.acc_addr + hit.acc_size >= a + len),
+			  "0x%lx mode %zu: a known write at 0x%lx, %lu bytes",
+			  (unsigned long)a, m, (unsigned long)hit.acc_addr,
+			  (unsigned long)hit.acc_size);
+	}
+}
+
+Test(watch_rep, a32_stosb_whole_and_partial)
+{
+	uint64_t first;
+
+	open_bundle(REPA_BUNDLE);
+	/* the partial one retires no instruction: the first is the last */
+	first = a32_pos(end);
+	cr_assert_lt(first, end - 1);
+	/* the one that ran whole: area3 + 100, 64 bytes, not at rdi */
+	expect_a32(REP_AREA3 + 100, 8, end - 1, first);
+	expect_a32(REP_AREA3 + 163, 1, end - 1, first);
+	/* the one the history ends inside: unknown extent */
+	expect_a32(REP_AREA3 + 4096 - 40, 8, end, end - 1);
+	expect_none(REP_AREA3 + 4096 - 40);
 }
