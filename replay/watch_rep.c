@@ -20,10 +20,11 @@
  *  - knowing neither, an access of unknown address, bounded on the side
  *    the string grew from ("may have written": never a silent skip).
  *
- * Decoded from the raw bytes: the string instructions are one-byte
- * opcodes after legacy prefixes and REX, and their operand size is all
- * this needs.
+ * Decoded as the engine decodes it (rcv_decode(), rcv_str_op()): with
+ * 32-bit addresses (0x67) the iterations went through esi and edi, which
+ * this does not model: unknown extent.
  */
+#include <capstone/capstone.h>
 #include <string.h>
 
 #include "rcv_win.h"
@@ -33,55 +34,35 @@
 /* Larger than any string a history can have run part of: a wrong count. */
 #define WPR_MAX (1ull << 40)
 
-enum { S_NONE, S_MOVS, S_STOS, S_LODS, S_CMPS, S_SCAS, S_INS, S_OUTS };
-
 struct str_ins {
-	int op;
 	unsigned int size;	/* bytes per iteration */
-	bool rep;
+	bool src, dread, dst;	/* reads [rsi], reads [rdi], writes [rdi] */
 	bool a32;		/* 32-bit addresses (0x67): not modelled */
 };
 
-/* The string instruction in @raw (@n bytes), or op S_NONE. */
-static struct str_ins str_decode(const uint8_t *raw, int n)
+/*
+ * The repeated string instruction @in into @s: rcv_str_op()'s, and ins
+ * and outs, which it leaves out (rcv_access.c takes their one element
+ * from their memory operand).  False for any other instruction.
+ */
+static bool str_of(const struct rcv_ins *in, struct str_ins *s)
 {
-	struct str_ins s = { S_NONE, 0, false, false };
-	bool w = false, o16 = false;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		uint8_t b = raw[i];
-
-		if (b == 0xf2 || b == 0xf3)
-			s.rep = true;
-		else if (b == 0x66)
-			o16 = true;
-		else if (b == 0x67)
-			s.a32 = true;
-		else if (b == 0x26 || b == 0x2e || b == 0x36 || b == 0x3e ||
-			 b == 0x64 || b == 0x65 || b == 0xf0)
-			;	/* segment overrides, lock */
-		else
-			break;
+	if (!(in->flags & RCV_I_REP))
+		return false;
+	s->a32 = in->a32;
+	s->size = rcv_str_op(in, &s->src, &s->dread, &s->dst);
+	if (s->size)
+		return true;
+	switch (in->id) {
+	case X86_INS_INSB: s->size = 1; s->dst = true; break;
+	case X86_INS_INSW: s->size = 2; s->dst = true; break;
+	case X86_INS_INSD: s->size = 4; s->dst = true; break;
+	case X86_INS_OUTSB: s->size = 1; s->src = true; break;
+	case X86_INS_OUTSW: s->size = 2; s->src = true; break;
+	case X86_INS_OUTSD: s->size = 4; s->src = true; break;
+	default: return false;
 	}
-	if (i < n && (raw[i] & 0xf0) == 0x40) {
-		w = raw[i] & 8;
-		i++;
-	}
-	if (i >= n)
-		return s;
-	switch (raw[i] & 0xfe) {
-	case 0xa4: s.op = S_MOVS; break;
-	case 0xaa: s.op = S_STOS; break;
-	case 0xac: s.op = S_LODS; break;
-	case 0xa6: s.op = S_CMPS; break;
-	case 0xae: s.op = S_SCAS; break;
-	case 0x6c: s.op = S_INS; break;
-	case 0x6e: s.op = S_OUTS; break;
-	default: return s;
-	}
-	s.size = !(raw[i] & 1) ? 1 : w ? 8 : o16 ? 2 : 4;
-	return s;
+	return true;
 }
 
 /* A register before @pos when the engine knows it whole. */
@@ -131,19 +112,23 @@ int wpr_end_accesses(struct rp_recover *rc, struct rp_access acc[3],
 	const struct rp_regs *r = &rc->end_regs;
 	uint64_t ip = r->val[RP_REG_RIP], rcx0, di0, si0, iters = UINT64_MAX;
 	bool back, have_di, have_si, rdi_end, rsi_end;
-	struct str_ins s;
+	struct str_ins s = { 0 };
+	struct rcv_ins in;
 	uint8_t raw[15];
-	int n = 0, len;
+	size_t len = 0;
+	int n = 0, got;
 
 	if (!rc->end || !(r->valid & (1ull << RP_REG_RIP)))
 		return 0;
 	*g = rc->end - 1;
-	len = rp_read_code(rc->s, rc->tid, rc->end, ip, raw, sizeof(raw));
-	if (len <= 0)
+	got = rp_read_code(rc->s, rc->tid, rc->end, ip, raw, sizeof(raw));
+	if (got > 0)
+		len = rcv_dec_len(rc->dec, ip, raw, (size_t)got);
+	if (!len)
 		return 0;
-	s = str_decode(raw, len);
-	if (s.op == S_NONE || !s.rep)
-		return 0;	/* one iteration: it faulted whole */
+	rcv_decode(rc->dec, ip, raw, len, RP_IC_OTHER, &in);
+	if (!str_of(&in, &s))
+		return 0;	/* none, or one iteration: it faulted whole */
 	back = (r->valid & (1ull << RP_REG_EFLAGS)) &&
 	       (r->val[RP_REG_EFLAGS] & 0x400);
 	if (!(r->valid & (1ull << RP_REG_EFLAGS))) {
@@ -164,14 +149,13 @@ int wpr_end_accesses(struct rp_recover *rc, struct rp_access acc[3],
 	have_si = known(rc, rc->end, RP_REG_RSI, &si0);
 	rdi_end = r->valid & (1ull << RP_REG_RDI);
 	rsi_end = r->valid & (1ull << RP_REG_RSI);
-	if (s.op == S_MOVS || s.op == S_STOS || s.op == S_INS)
+	if (s.dst)
 		acc[n++] = part(RP_ACC_WRITE, &s, back, have_di, di0,
 				rdi_end, r->val[RP_REG_RDI], iters);
-	if (s.op == S_MOVS || s.op == S_LODS || s.op == S_OUTS ||
-	    s.op == S_CMPS)
+	if (s.src)
 		acc[n++] = part(RP_ACC_READ, &s, back, have_si, si0,
 				rsi_end, r->val[RP_REG_RSI], iters);
-	if (s.op == S_SCAS || s.op == S_CMPS)
+	if (s.dread)
 		acc[n++] = part(RP_ACC_READ, &s, back, have_di, di0,
 				rdi_end, r->val[RP_REG_RDI], iters);
 	/* none done: nothing accessed */
