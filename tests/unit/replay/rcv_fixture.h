@@ -11,6 +11,7 @@
 
 #include <criterion/criterion.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "rcv_internal.h"
 #include "replay.h"
@@ -44,6 +45,33 @@ static const struct rcv_val unknown = { 0, 0 };
 static inline struct rcv_val val(uint64_t v)
 {
 	return (struct rcv_val){ v, ~0ull };
+}
+
+/*
+ * The last of @n (at most 7) instructions @in's pair (rcv_stack_build_v():
+ * its index, -1 none) with rsp 0x6ff8 in the states of @low (bit k: the
+ * state before instruction k) and 0x7000 in the others, unknown unless
+ * @rsp_known, and rax @rax, unknown unless @rax_known.
+ */
+static inline int64_t last_pair(const struct rcv_ins *in, size_t n,
+				unsigned int low, bool rsp_known,
+				bool rax_known, uint64_t rax)
+{
+	struct rcv_state st[8];
+	struct rcv_stack_vals sv = { .a = st, .na = n + 1 };
+	struct rcv_frame f[8];
+	int64_t pair[7];
+	size_t k;
+
+	cr_assert(n && n < 8);
+	memset(st, 0, sizeof(st));
+	for (k = 0; k <= n; k++) {
+		st[k].r[RP_REG_RSP] = !rsp_known ? unknown :
+				      val(low >> k & 1 ? 0x6ff8 : 0x7000);
+		st[k].r[RP_REG_RAX] = rax_known ? val(rax) : unknown;
+	}
+	cr_assert_gt(rcv_stack_build_v(in, n, &sv, f, pair), 0);
+	return pair[n - 1];
 }
 
 /* A random operand, or one of the edge values a third of the time. */

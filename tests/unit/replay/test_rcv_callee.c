@@ -209,21 +209,9 @@ Test(rcv_callee, shared_stack_keeps_rbps_frame_only_by_the_argument)
  */
 static int64_t known_store_pair(uint64_t rax, bool rsp_known)
 {
-	struct rcv_ins in[] = { CALL, PUSH, STORE, POP };
-	struct rcv_state st[5];
-	struct rcv_stack_vals sv = { .a = st, .na = 5 };
-	struct rcv_frame f[5];
-	int64_t pair[4];
-	int k;
+	const struct rcv_ins in[] = { CALL, PUSH, STORE, POP };
 
-	memset(st, 0, sizeof(st));
-	for (k = 0; k < 5; k++) {
-		st[k].r[RP_REG_RAX] = val(rax);
-		st[k].r[RP_REG_RSP] = rsp_known ? val(k == 2 ? 0x6ff8 :
-						      0x7000) : unknown;
-	}
-	cr_assert_gt(rcv_stack_build_v(in, 4, &sv, f, pair), 0);
-	return pair[3];
+	return last_pair(in, 4, 1u << 2, rsp_known, true, rax);
 }
 
 Test(rcv_callee, store_of_known_address_and_slot_not_known)

@@ -24,25 +24,14 @@ TestSuite(rcv_stack, .init = setup, .fini = teardown);
  */
 static int64_t pair_with(bool rsp_known, bool rax_known, uint64_t rax)
 {
-	struct rcv_ins in[3] = {
+	const struct rcv_ins in[3] = {
 		INS("\x53"),			/* push rbx */
 		INS("\x48\x89\x08"),		/* mov [rax], rcx */
 		INS("\x5b"),			/* pop rbx */
 	};
-	struct rcv_state st[4];
-	struct rcv_stack_vals sv = { .a = st, .na = 4 };
-	struct rcv_frame f[4];
-	int64_t pair[3];
-	int k;
 
-	memset(st, 0, sizeof(st));
-	for (k = 0; k < 4; k++) {
-		st[k].r[RP_REG_RSP] = rsp_known ?
-			val(k == 0 || k == 3 ? 0x7000 : 0x6ff8) : unknown;
-		st[k].r[RP_REG_RAX] = rax_known ? val(rax) : unknown;
-	}
-	cr_assert_gt(rcv_stack_build_v(in, 3, &sv, f, pair), 0);
-	return pair[2];
+	return last_pair(in, 3, 1u << 1 | 1u << 2, rsp_known, rax_known,
+			 rax);
 }
 
 Test(rcv_stack, store_of_known_address_apart_keeps_the_pair)
