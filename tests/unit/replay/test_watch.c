@@ -15,34 +15,14 @@
 #include <string.h>
 
 #include "replay.h"
-
-static struct rp_session *s;
-static struct rp_recover *rc;
-static struct rp_watch *w;
-static uint32_t tid, pid;
-static uint64_t end;
+#include "replay/watchfix.h"
 
 static void setup(void)
 {
-	struct rp_thread_info info;
-
-	cr_assert_eq(rp_session_open(&s, WATCH_BUNDLE), 0);
-	tid = rp_thread_tid(s, 0);
-	cr_assert_eq(rp_thread_info(s, tid, &info), 0);
-	pid = info.pid;
-	cr_assert_eq(rp_thread_end(s, tid, &end, NULL), 0);
-	cr_assert_eq(rp_recover_new(s, tid, &rc), 0);
-	cr_assert_eq(rp_watch_new(&w), 0);
+	watch_open(WATCH_BUNDLE);
 }
 
-static void teardown(void)
-{
-	rp_watch_free(w);
-	rp_recover_free(rc);
-	rp_session_close(s);
-}
-
-TestSuite(watch, .init = setup, .fini = teardown);
+TestSuite(watch, .init = setup, .fini = watch_close);
 
 Test(watch, set_rules)
 {

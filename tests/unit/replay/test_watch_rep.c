@@ -16,35 +16,9 @@
 #include <string.h>
 
 #include "replay.h"
+#include "replay/watchfix.h"
 
-static struct rp_session *s;
-static struct rp_recover *rc;
-static struct rp_watch *w;
-static uint32_t tid, pid;
-static uint64_t end;
-
-static void open_bundle(const char *path)
-{
-	struct rp_thread_info info;
-
-	cr_assert_eq(rp_session_open(&s, path), 0, "%s", path);
-	tid = rp_thread_tid(s, 0);
-	cr_assert_eq(rp_thread_info(s, tid, &info), 0);
-	pid = info.pid;
-	cr_assert_eq(rp_thread_end(s, tid, &end, NULL), 0);
-	cr_assert_gt(end, 0);
-	cr_assert_eq(rp_recover_new(s, tid, &rc), 0);
-	cr_assert_eq(rp_watch_new(&w), 0);
-}
-
-static void teardown(void)
-{
-	rp_watch_free(w);
-	rp_recover_free(rc);
-	rp_session_close(s);
-}
-
-TestSuite(watch_rep, .fini = teardown);
+TestSuite(watch_rep, .fini = watch_close);
 
 static const enum rp_watch_unknown modes[] = {
 	RP_WATCH_UNKNOWN_STOP, RP_WATCH_UNKNOWN_STACK, RP_WATCH_UNKNOWN_SKIP,
@@ -103,7 +77,7 @@ static void expect_none(uint64_t a)
 
 Test(watch_rep, forward_movsb_after_100_of_256)
 {
-	open_bundle(REP_BUNDLE);
+	watch_open(REP_BUNDLE);
 	expect_rep(REP_AREA + 3996, 8, REP_AREA + 3996, 100);
 	expect_rep(REP_AREA + 4095, 1, REP_AREA + 3996, 100);
 	expect_rep(REP_AREA + 3990, 8, REP_AREA + 3996, 100);
@@ -113,7 +87,7 @@ Test(watch_rep, forward_movsb_after_100_of_256)
 
 Test(watch_rep, backward_stosb_after_60_of_200)
 {
-	open_bundle(REPB_BUNDLE);
+	watch_open(REPB_BUNDLE);
 	expect_rep(REP_AREA2 + 4096, 1, REP_AREA2 + 4096, 60);
 	expect_rep(REP_AREA2 + 4155, 4, REP_AREA2 + 4096, 60);
 	expect_none(REP_AREA2 + 4156);
@@ -170,7 +144,7 @@ Test(watch_rep, a32_stosb_whole_and_partial)
 {
 	uint64_t first;
 
-	open_bundle(REPA_BUNDLE);
+	watch_open(REPA_BUNDLE);
 	/* the partial one retires no instruction: the first is the last */
 	first = a32_pos(end);
 	cr_assert_lt(first, end - 1);
