@@ -82,18 +82,29 @@ else
 	wpos=0
 fi
 
-# gdb_jit NAME MODE: watch g; two reverse-continues, two continues.
-gdb_jit() {
-	timeout 300 "$PTREC" replay "$b" -batch -ex "set pagination off" \
-		-ex "set ptrec watch-unknown $2" \
-		-ex "echo @@end\n" -ex "p *(int *)$g" \
-		-ex "watch *(int *)$g" \
-		-ex "echo @@rc1\n" -ex "reverse-continue" -ex "ptrec position" \
-		-ex "echo @@rc2\n" -ex "reverse-continue" -ex "ptrec position" \
-		-ex "echo @@c1\n" -ex "continue" -ex "ptrec position" \
-		-ex "echo @@c2\n" -ex "continue" -ex "ptrec position" \
-		-ex "echo @@done\n" >"$tmp/$1.out" 2>&1
+# gdb_watch NAME BUNDLE MODE WATCH STEP...: GDB on BUNDLE with
+# watch-unknown MODE and `watch WATCH`, then after a mark @@STEP each
+# STEP: rcN reverse-continue, cN continue (with ptrec position after
+# either), end print the watched value; the output in $tmp/NAME.out.
+gdb_watch() {
+	gname=$1 gb=$2 gmode=$3 gw=$4
+	shift 4
+	for st do
+		case $st in
+		rc*) set -- "$@" -ex "echo @@$st\n" -ex "reverse-continue" \
+			-ex "ptrec position" ;;
+		c*) set -- "$@" -ex "echo @@$st\n" -ex "continue" \
+			-ex "ptrec position" ;;
+		*) set -- "$@" -ex "echo @@$st\n" -ex "p ${gw#-l }" ;;
+		esac
+		shift
+	done
+	timeout 300 "$PTREC" replay "$gb" -batch -ex "set pagination off" \
+		-ex "set ptrec watch-unknown $gmode" -ex "watch $gw" "$@" \
+		-ex "echo @@done\n" >"$tmp/$gname.out" 2>&1
 }
+# gdb_jit NAME MODE: watch g; two reverse-continues, two continues.
+gdb_jit() { gdb_watch "$1" "$b" "$2" "*(int *)$g" end rc1 rc2 c1 c2; }
 # part NAME MARK: the output from @@MARK to the next mark
 part() { awk -v m="@@$2" '$0 == m { on = 1; next } /^@@/ { on = 0 } on' \
 	"$tmp/$1.out"; }
@@ -182,11 +193,7 @@ fi
 last=$("$WATCHTRUTH" --last "$e" "$worker" 2>>"$tmp/log")
 lastn=$(echo "$last" | awk '{ print $2 }')
 lastip=$(echo "$last" | awk '{ print $4 }')
-timeout 300 "$PTREC" replay "$e" -batch -ex "set pagination off" \
-	-ex "set ptrec watch-unknown skip" -ex "watch -l *(int *)$tidw" \
-	-ex "echo @@rc1\n" -ex "reverse-continue" -ex "ptrec position" \
-	-ex "echo @@c1\n" -ex "continue" -ex "ptrec position" \
-	-ex "echo @@done\n" >"$tmp/exitgdb.out" 2>&1
+gdb_watch exitgdb "$e" skip "-l *(int *)$tidw" rc1 c1
 tap_log=$tmp/exitgdb.out
 exitmsg="thread $worker ended in the exit(2) system call at $lastip (instruction $lastn)"
 if [ -n "$wtid" ] && [ -n "$lastn" ] && [ "$lastn" = "$((eend + 1))" ] &&
@@ -259,13 +266,7 @@ else
 	bad "watchctid: each exit is a known write of its ctid word alone, in every mode"
 fi
 cscan "$ta" "$ca" skip	# A's end into $cend
-timeout 300 "$PTREC" replay "$c" -batch -ex "set pagination off" \
-	-ex "set ptrec watch-unknown skip" -ex "watch *(int *)$ca" \
-	-ex "echo @@rc1\n" -ex "reverse-continue" -ex "ptrec position" \
-	-ex "echo @@rc2\n" -ex "reverse-continue" -ex "ptrec position" \
-	-ex "echo @@c1\n" -ex "continue" -ex "ptrec position" \
-	-ex "echo @@c2\n" -ex "continue" -ex "ptrec position" \
-	-ex "echo @@done\n" >"$tmp/ctidgdb.out" 2>&1
+gdb_watch ctidgdb "$c" skip "*(int *)$ca" rc1 rc2 c1 c2
 tap_log=$tmp/ctidgdb.out
 if part ctidgdb rc1 | grep -q "thread $ta position $cend of" &&
 	part ctidgdb rc1 | grep -q "thread $ta ended in the exit(2) system call at 0x[0-9a-f]* (instruction $((cend + 1))), before the end snapshot: the kernel wrote 4 bytes at $ca there" &&
@@ -305,14 +306,7 @@ else
 	bad "watchrobust: OWNER_DIED set at the exit, the worker's one store before it (the truth); the scan stops at the exit first"
 	rwpos=0
 fi
-timeout 300 "$PTREC" replay "$r" -batch -ex "set pagination off" \
-	-ex "set ptrec watch-unknown skip" -ex "watch -l *(int *)$rlock" \
-	-ex "echo @@rc1\n" -ex "reverse-continue" -ex "ptrec position" \
-	-ex "echo @@rc2\n" -ex "reverse-continue" -ex "ptrec position" \
-	-ex "echo @@rc3\n" -ex "reverse-continue" -ex "ptrec position" \
-	-ex "echo @@c1\n" -ex "continue" -ex "ptrec position" \
-	-ex "echo @@c2\n" -ex "continue" -ex "ptrec position" \
-	-ex "echo @@done\n" >"$tmp/robustgdb.out" 2>&1
+gdb_watch robustgdb "$r" skip "-l *(int *)$rlock" rc1 rc2 rc3 c1 c2
 tap_log=$tmp/robustgdb.out
 if part robustgdb rc1 | grep -q "thread $rm_ position" &&
 	part robustgdb rc2 | grep -q "thread $rw position $rend of" &&
