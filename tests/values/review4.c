@@ -192,49 +192,13 @@ static void otrunc(void)
 
 static volatile uint32_t word;
 
-static void vforkctid(void)
-{
-	static char stack[65536] __attribute__((aligned(16)));
-	long r;
-
-	__asm__ volatile("movl $0x1234, %0" : "=m"(word) : : "memory");
-	/* clone(flags, stack, ptid, ctid, tls): the child exits at once */
-	__asm__ volatile("mov %[fl], %%rdi\n\t"
-			 "mov %[st], %%rsi\n\t"
-			 "xor %%edx, %%edx\n\t"
-			 "mov %[ct], %%r10\n\t"
-			 "xor %%r8d, %%r8d\n\t"
-			 "mov $56, %%eax\n\t"
-			 "syscall\n\t"
-			 "test %%rax, %%rax\n\t"
-			 "jnz 1f\n\t"
-			 "xor %%edi, %%edi\n\t"
-			 "mov $60, %%eax\n\t"
-			 "syscall\n"
-			 "1:"
-			 : "=a"(r)
-			 : [fl] "r"((long)(CLONE_VM | CLONE_VFORK |
-					   CLONE_CHILD_CLEARTID | SIGCHLD)),
-			   [st] "r"(stack + sizeof(stack)),
-			   [ct] "r"(&word)
-			 : "rdi", "rsi", "rdx", "r10", "r8", "rcx", "r11",
-			   "memory");
-	if (r < 0)
-		exit(3);
-	__asm__ volatile("mov %0, %%r12d\n\tnop\n\tnop\n\tnop\n\t"
-			 "xor %%r12d, %%r12d" : : "m"(word) : "r12");
-}
-
 /*
- * clonevmctid: the same child made with clone(CLONE_VM |
- * CLONE_CHILD_CLEARTID | SIGCHLD) (another process sharing the memory,
- * not a thread, no vfork): the child waits for the parent's store to
- * `go`, then exits; the parent spins until the child's exit has written
- * 0 to `word` (no instruction stores 0 there), then reads it.
+ * A raw clone(@flags, stack, ptid 0, ctid &word, tls 0) after a store of
+ * 0x1234 to word: the child waits until *@gate is set, then exits (its
+ * exit writes 0 to word).  Then, in the parent, word read into r12 (the
+ * value valcheck compares).  Returns the parent's clone result.
  */
-static volatile int go;
-
-static void clonevmctid(void)
+static long clone_ctid(long flags, volatile int *gate)
 {
 	static char stack[65536] __attribute__((aligned(16)));
 	long r;
@@ -257,20 +221,49 @@ static void clonevmctid(void)
 			 "syscall\n"
 			 "1:"
 			 : "=a"(r)
-			 : [fl] "r"((long)(CLONE_VM | CLONE_CHILD_CLEARTID |
-					   SIGCHLD)),
-			   [go] "m"(go),
+			 : [fl] "r"(flags), [go] "m"(*gate),
 			   [st] "r"(stack + sizeof(stack)),
 			   [ct] "r"(&word)
 			 : "rdi", "rsi", "rdx", "r10", "r8", "rcx", "r11",
 			   "memory");
 	if (r < 0)
 		exit(3);
+	return r;
+}
+
+/* The parent's read of word into r12, then three nops. */
+static void read_word(void)
+{
+	__asm__ volatile("mov %0, %%r12d\n\tnop\n\tnop\n\tnop\n\t"
+			 "xor %%r12d, %%r12d" : : "m"(word) : "r12");
+}
+
+/* vforkctid: the child exits at once (the parent waits for it). */
+static void vforkctid(void)
+{
+	static volatile int open_gate = 1;
+
+	clone_ctid(CLONE_VM | CLONE_VFORK | CLONE_CHILD_CLEARTID | SIGCHLD,
+		   &open_gate);
+	read_word();
+}
+
+/*
+ * clonevmctid: the same child made with clone(CLONE_VM |
+ * CLONE_CHILD_CLEARTID | SIGCHLD) (another process sharing the memory,
+ * not a thread, no vfork): the child waits for the parent's store to
+ * `go`, then exits; the parent spins until the child's exit has written
+ * 0 to `word` (no instruction stores 0 there), then reads it.
+ */
+static volatile int go;
+
+static void clonevmctid(void)
+{
+	clone_ctid(CLONE_VM | CLONE_CHILD_CLEARTID | SIGCHLD, &go);
 	go = 1;		/* the child exits after this store */
 	while (word)
 		;
-	__asm__ volatile("mov %0, %%r12d\n\tnop\n\tnop\n\tnop\n\t"
-			 "xor %%r12d, %%r12d" : : "m"(word) : "r12");
+	read_word();
 }
 
 static volatile int started;

@@ -111,6 +111,30 @@ else
 		bad "review4.c tsxabort: r12 at $at: $got, the program printed ${want:-?}"
 	fi
 fi
+# rep_end NAME BUNDLE LAST WATCH [GDB-ARGS...]: in watch-unknown stop
+# and skip mode, GDB-ARGS, then from the end `watch WATCH` and
+# reverse-continue must stop at position LAST of LAST: the partial
+# stores of the rep the history ends inside, after its last instruction.
+rep_end() {
+	rname=$1 rb=$2 rl=$3 rw=$4
+	shift 4
+	for mode in stop skip; do
+		timeout 300 "$PTREC" replay "$rb" -batch \
+			-ex "set pagination off" \
+			-ex "set ptrec watch-unknown $mode" "$@" \
+			-ex "ptrec goto end" -ex "watch $rw" \
+			-ex "echo @@rc\n" -ex "reverse-continue" \
+			-ex "ptrec position" >"$tmp/gdb.out" 2>&1
+		got=$(sed -n '/^@@rc/,$p' "$tmp/gdb.out" |
+			grep -E 'position [0-9]+ of|No more reverse' | tail -1)
+		if echo "$got" | grep -q "position $rl of $rl"; then
+			ok "review4.c $rname ($mode): the rep's partial stores stop reverse-continue at the end"
+		else
+			bad "review4.c $rname ($mode): reverse-continue from the end: $got (the rep ran after instruction $rl)"
+		fi
+	done
+}
+
 # repfault: a history that ends inside rep movsb (a fault after 100 of
 # 256 iterations): the 100 bytes it stored are not in any access the
 # watch scan knows (the trace has no instruction for the rep; rcv_end.c
@@ -126,21 +150,7 @@ last=$("$PTREC" info "$tmp/repfault" 2>/dev/null |
 dst=$("$PTREC" insns "$tmp/repfault" 2>/dev/null |
 	grep -m1 -o '# 0x[0-9a-f]* <r4_area+3996>' | awk '{ print $2 }')
 if [ -n "$last" ] && [ -n "$dst" ]; then
-	for mode in stop skip; do
-		timeout 300 "$PTREC" replay "$tmp/repfault" -batch \
-			-ex "set pagination off" \
-			-ex "set ptrec watch-unknown $mode" -ex "ptrec goto end" \
-			-ex "watch *(long *)$dst" -ex "echo @@rc\n" \
-			-ex "reverse-continue" -ex "ptrec position" \
-			>"$tmp/gdb.out" 2>&1
-		got=$(sed -n '/^@@rc/,$p' "$tmp/gdb.out" |
-			grep -E 'position [0-9]+ of|No more reverse' | tail -1)
-		if echo "$got" | grep -q "position $last of $last"; then
-			ok "review4.c repfault ($mode): the rep's partial stores stop reverse-continue at the end"
-		else
-			bad "review4.c repfault ($mode): reverse-continue from the end: $got (the bytes were written after instruction $last)"
-		fi
-	done
+	rep_end repfault "$tmp/repfault" "$last" "*(long *)$dst"
 else
 	bad "review4.c repfault: not recorded ($(tail -2 "$tmp/log"))"
 fi
@@ -162,21 +172,8 @@ elif ! "$PTREC" insns "$tmp/repmt" --thread "$rt" 2>/dev/null |
 	grep -E '^[0-9]+' | tail -1 | grep -q 'mov  *$0x4e20,%ecx'; then
 	ok "review4.c repmt: # SKIP the end did not catch the rep"
 else
-	for mode in stop skip; do
-		timeout 300 "$PTREC" replay "$tmp/repmt" -batch \
-			-ex "set pagination off" \
-			-ex "set ptrec watch-unknown $mode" -ex "thread 2" \
-			-ex "ptrec goto end" -ex "watch -l *(char *)$r5" \
-			-ex "echo @@rc\n" -ex "reverse-continue" \
-			-ex "ptrec position" >"$tmp/gdb.out" 2>&1
-		got=$(sed -n '/^@@rc/,$p' "$tmp/gdb.out" |
-			grep -E 'position [0-9]+ of|No more reverse' | tail -1)
-		if echo "$got" | grep -q "position $rlast of $rlast"; then
-			ok "review4.c repmt ($mode): the rep's partial stores stop reverse-continue at the end"
-		else
-			bad "review4.c repmt ($mode): reverse-continue from the end: $got (the rep ran after instruction $rlast)"
-		fi
-	done
+	rep_end repmt "$tmp/repmt" "$rlast" "-l *(char *)$r5" \
+		-ex "thread 2"
 fi
 
 # execmt, execmtro: a second thread execs while main spins (a loop with
