@@ -365,6 +365,12 @@ void ptrec_thread_set_cr3_match(struct ptrec_thread *t, u64 cr3);
 bool ptrec_thread_last_of_process(struct ptrec_thread *t);
 int ptrec_follow_fork(struct ptrec_thread *pt, struct task_struct *child);
 void ptrec_thread_kick(struct ptrec_thread *t);
+/* ptrec_topa.c: a thread's regions, ToPA table, save area (NULL: ENOMEM) */
+struct ptrec_thread *ptrec_thread_alloc(struct ptrec_session *s,
+				       struct task_struct *task);
+void ptrec_thread_free(struct ptrec_thread *t);
+/* ptrec_thread.c: the work item that drains a thread's output */
+void ptrec_drain_work(struct work_struct *w);
 
 /* ptrec_queue.c */
 int ptrec_q_init(struct ptrec_session *s, size_t size);
