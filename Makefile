@@ -390,6 +390,8 @@ gdb-test: $(PTREC) $(PTREC_SERVER) $(PROG_BINS) $(BUILD)/examples/demo
 		GDB_FORKEXEC=$(CURDIR)/$(BUILD)/tests/gdb/forkexec \
 		TRUTHDUMP=$(CURDIR)/$(TRUTHDUMP) tests/gdb/run.sh
 	PTREC=$(CURDIR)/$(PTREC) PTREC_SERVER=$(CURDIR)/$(PTREC_SERVER) \
+		PROGS=$(CURDIR)/$(PROG_DIR) tests/gdb/transport.sh
+	PTREC=$(CURDIR)/$(PTREC) PTREC_SERVER=$(CURDIR)/$(PTREC_SERVER) \
 		tests/gdb/hostio.sh
 
 # libFuzzer needs clang; harnesses link the libraries built again with
