@@ -51,10 +51,12 @@ CHECK_EXTRA += kmod-test
 BENCH_EXTRA += kmod-bench
 
 # Host side: checks the traces and sideband the guest brings back.
-$(KQ_CHECK): tests/kmod/kqcheck.c $(SB_LIB)
+KQ_CHECK_SRCS := tests/kmod/kqcheck.c tests/kmod/kqcheck_trace.c \
+	tests/kmod/kqcheck_log.c
+$(KQ_CHECK): $(KQ_CHECK_SRCS) tests/kmod/kqcheck.h $(SB_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(SB_LIB) \
-		-lipt $(LIBS_SIDEBAND)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(KQ_CHECK_SRCS) \
+		$(SB_LIB) -lipt $(LIBS_SIDEBAND)
 
 # Writes small traces with known defects, to show that kqcheck catches them.
 $(KQ_GEN): tests/kmod/kqgen.c $(SB_LIB)
