@@ -3,11 +3,12 @@
  * Unit tests of rcv_accesses() (replay/rcv_access.c): the memory one
  * instruction touches, on hand-made states, as watchpoints (#18) need
  * it: explicit loads and stores, compares that only read, string
- * instructions over their whole range either way or unknown, push and
- * call on the stack, unknown addresses bounded to the stack mapping or
- * at fs, the kernel's write at a system call, and an undecodable
- * instruction that may touch anything.  The scan over recorded programs
- * is test_watch.c; GDB against the ground truth tests/gdb/watch.sh.
+ * instructions over their whole range either way or unknown (always with
+ * 32-bit addresses), push and call on the stack, unknown addresses
+ * bounded to the stack mapping or at fs, the kernel's write at a system
+ * call, and an undecodable instruction that may touch anything.  The
+ * scan over recorded programs is test_watch.c; GDB against the ground
+ * truth tests/gdb/watch.sh.
  */
 #include <criterion/criterion.h>
 #include <string.h>
@@ -232,6 +233,30 @@ Test(rcv_access, strings)
 	cr_assert_eq(acc[0].kind, RP_ACC_WRITE);
 	cr_assert_eq(acc[0].addr, 0x6000);
 	cr_assert_eq(acc[0].size, 8);
+}
+
+/* With 32-bit addresses (0x67) a string instruction goes through esi and
+ * edi, wrapping at 4 GiB: rsi and rdi known say nothing of its range.
+ */
+Test(rcv_access, strings_a32)
+{
+	set(RP_REG_RDI, 0x100006000ull);
+	set(RP_REG_RSI, 0x100009000ull);
+	set(RP_REG_RCX, 100);
+	pre.r[RCV_FLAGS] = (struct rcv_val){ 0, F_DF_BIT };
+	/* addr32 rep stosb: a write of unknown address */
+	cr_assert_eq(RUN("\x67\xf3\xaa"), 1);
+	cr_assert(in.a32);
+	cr_assert_eq(acc[0].kind, RP_ACC_WRITE);
+	cr_assert(!acc[0].addr_known);
+	/* addr32 movsb: a read and a write, neither known */
+	cr_assert_eq(RUN("\x67\xa4"), 2);
+	cr_assert(!acc[0].addr_known && !acc[1].addr_known);
+	/* the same without 0x67: known, at rdi */
+	cr_assert_eq(RUN("\xf3\xaa"), 1);
+	cr_assert(!in.a32);
+	cr_assert(acc[0].addr_known);
+	cr_assert_eq(acc[0].addr, 0x100006000ull);
 }
 
 Test(rcv_access, syscalls_and_undecodable)
