@@ -71,6 +71,13 @@ $(GDB_WATCHCTID): tests/gdb/watchctid.c
 	@mkdir -p $(dir $@)
 	$(CC) -O0 -g -no-pie -fno-pie -Wl,-z,now -o $@ $<
 
+# A process made by clone(CLONE_VM | CLONE_CHILD_CLEARTID | SIGCHLD)
+# that writes main's watched word (gdb/server/target_watch.c).
+GDB_WATCHVM := $(BUILD)/tests/gdb/watchvm
+$(GDB_WATCHVM): tests/gdb/watchvm.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -no-pie -fno-pie -Wl,-z,now -o $@ $<
+
 # A stream with TSX aborts and a commit (no TSX or PT here).
 MKTSX := $(BUILD)/tests/tools/mktsx
 $(MKTSX): tests/tools/mktsx.c tests/tools/pkbuild.h
@@ -94,8 +101,10 @@ $(GDB_WATCHDEP): tests/gdb/watchdep.S
 gdb-watch-test: $(PTREC) $(PTREC_SERVER) $(GDB_WATCH) $(GDB_WATCHVAL) \
 		$(GDB_WATCHDEP) $(GDB_WATCHBITS) $(GDB_WATCHALT) $(GDB_WATCHCTX) $(WATCHTRUTH) \
 		$(GDB_WATCHJIT) $(GDB_WATCHEXIT) $(GDB_WATCHCTID) $(GDB_WATCHROBUST) $(GDB_WATCHRLIST) \
-		$(GDB_WATCHSMC) $(MKTSX) $(PROG_BINS) $(BUILD)/examples/demo \
-		$(BUILD)/tests/bench/libloop
+		$(GDB_WATCHSMC) $(GDB_WATCHVM) $(MKTSX) $(PROG_BINS) \
+		$(BUILD)/examples/demo $(BUILD)/tests/bench/libloop
+	PTREC=$(CURDIR)/$(PTREC) VMPROG=$(CURDIR)/$(GDB_WATCHVM) \
+		WATCHTRUTH=$(CURDIR)/$(WATCHTRUTH) tests/gdb/watchvm.sh
 	PTREC=$(CURDIR)/$(PTREC) MKTSX=$(CURDIR)/$(MKTSX) \
 		WATCHTRUTH=$(CURDIR)/$(WATCHTRUTH) tests/gdb/watchtsx.sh
 	PTREC=$(CURDIR)/$(PTREC) JITPROG=$(CURDIR)/$(GDB_WATCHJIT) \
@@ -239,13 +248,21 @@ $(BUILD)/tests/unit/replay/test_watch_chain: \
 		-DWATCH_STEP=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "step" { print $$1 }') \
 		$(LDFLAGS) -o $@ $< $(LINK_REPLAY) -lcriterion
 
-# The server's watchpoint packets and stop replies on the same recording.
+# The server's watchpoint packets and stop replies on the same recording,
+# and on one of tests/gdb/watchvm vfork (another process that shares
+# main's memory).
+VM_BUNDLE := $(BUILD)/tests/unit/gdb/vm-bundle
+$(VM_BUNDLE)/manifest.json: $(PTREC) $(GDB_WATCHVM)
+	rm -rf $(VM_BUNDLE) && mkdir -p $(dir $(VM_BUNDLE))
+	$(PTREC) record -q -o $(VM_BUNDLE) -- $(GDB_WATCHVM) vfork >/dev/null
 $(BUILD)/tests/unit/gdb/test_server_watch: tests/unit/gdb/test_server_watch.c \
 		$(SRV_TEST_OBJS) $(RP_LIB) $(PTK_LIB) $(SB_LIB) \
-		$(WATCH_BUNDLE)/manifest.json
+		$(WATCH_BUNDLE)/manifest.json $(VM_BUNDLE)/manifest.json
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
 		-DWATCH_BUNDLE='"$(abspath $(WATCH_BUNDLE))"' \
+		-DVM_BUNDLE='"$(abspath $(VM_BUNDLE))"' \
+		-DVM_WORD=0x$$(nm $(GDB_WATCHVM) | awk '$$3 == "word" { print $$1 }') \
 		-DWATCH_TOTAL=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "total" { print $$1 }') \
 		-DWATCH_STEP=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "step" { print $$1 }') \
 		$(LDFLAGS) -o $@ $< $(SRV_TEST_OBJS) $(LINK_REPLAY) -lcriterion

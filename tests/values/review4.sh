@@ -24,6 +24,10 @@
 # signal's record: a transfer at the call), clone80 (i386 clone's flags
 # recorded; a child process with none is taken as sharing): 0 wrong, and
 # in make values-test (tests/values/run.sh).
+# clonevmctid: the write was found but reported in the child process,
+# which GDB ignores for the parent's watchpoint; ptrec-server now shows
+# it in the parent's thread (gdb/server/target_watch.c; the same case in
+# make gdb-watch-test, tests/gdb/watchvm.sh).
 set -u
 : "${PTREC:?}" "${VALCHECK:?}" "${REVIEW4:?}"
 here=$(cd "$(dirname "$0")" && pwd)
