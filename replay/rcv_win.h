@@ -238,6 +238,7 @@ struct rp_recover {
 	uint64_t ord_lo, ord_hi, ord_at;
 	bool ord_at_valid;
 	bool ord_noargs;	/* a helper's: other tasks' calls by number */
+	bool sn_borrowed;	/* sn is its maker's (rcv_recover_new_with) */
 	/* rcv_order_aio(): 0 not computed, 1 no asynchronous I/O, 2 may */
 	uint8_t aio;
 };
@@ -331,6 +332,13 @@ uint64_t rcv_order_fds(struct rp_recover *rc);
  * no memory is its own and no read-only or descriptor rule holds.
  */
 bool rcv_order_aio(struct rp_recover *rc);
+/*
+ * rp_recover_new() with the snapshot @sn already open (NULL: opens it),
+ * which must outlive the context (rcv_order.c's engines of other tasks
+ * use their maker's: opening one decompresses its memory).
+ */
+int rcv_recover_new_with(struct rp_session *s, uint32_t tid,
+			 struct rp_snapshot *sn, struct rp_recover **rcp);
 /* A task's history as rcv_order.c reads it (a cursor; an array in tests). */
 struct rcv_hist {
 	int (*peek)(void *ctx, uint64_t pos, struct rp_insn *insn);
