@@ -7,7 +7,12 @@
  * read-only page (or close or replace a descriptor).  The read-only rule
  * of rcv_mem.c (ro_mem()) and the descriptors of rcv_fd.c then hold in a
  * multi-threaded process from that position on, as they do in a process
- * with one thread.
+ * with one thread.  The read-only rule per page: a call whose arguments
+ * (the other task's registers, from a values engine of its own) show it
+ * changes only a range of pages (mprotect, munmap, madvise, mmap with
+ * MAP_FIXED) or none (mmap without it) orders only the pages it may
+ * change (rcv_order_maps_at(): a lazy binding's read of ld.so's read-only
+ * data while another thread makes its malloc arena).
  *
  * Only the software recorder's order is used, because only there does the
  * argument hold (docs/values.md): its clock is one strictly increasing
