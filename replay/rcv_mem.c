@@ -23,7 +23,8 @@
  * mapping of the process shows shared) the snapshot shows private and
  * not writable, with no barrier and no system call between that may have
  * changed mappings, protections or contents (rcv_sys_keeps_maps), and,
- * with other threads, none of theirs after state i (rcv_order_maps()):
+ * with other threads, none of theirs after state i that may change its
+ * page (rcv_order_maps_at()):
  * a store to it faults, and the kernel's own writes (syscall buffers,
  * signal frames) fail.
  */
@@ -118,12 +119,12 @@ static bool ro_mem(struct win *w, uint64_t i, uint64_t a)
 	map_of(rc, a);
 	if (!rc->map.found || !rc->map.ro)
 		return false;
-	/* Other threads: none may change it after state i (rcv_order.c);
-	 * nor a request of asynchronous I/O.
+	/* Other threads: none may change its page after state i
+	 * (rcv_order.c); nor a request of asynchronous I/O.
 	 */
 	if (rcv_order_aio(rc))
 		return false;
-	return !rc->mt || w->first + i >= rcv_order_maps(rc);
+	return !rc->mt || w->first + i >= rcv_order_maps_at(rc, a);
 }
 
 /* Is @pid one of the @n of @set? */

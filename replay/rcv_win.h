@@ -13,6 +13,7 @@
 #define RCV_BLOCK	16384	/* instructions per window */
 #define RCV_CHAIN	16	/* windows chained back from the end */
 #define RCV_RAMP	16	/* windows before the chain summarised */
+#define RCV_ORD_MAX	32	/* calls of other tasks by range (rcv_order.c) */
 #define RCV_FD_TRACKED	64	/* descriptors below it followed (rcv_fd.c) */
 
 struct ent {
@@ -223,6 +224,21 @@ struct rp_recover {
 	 */
 	bool ord_done;
 	uint64_t ord_pos[2];
+	/* ... and the other tasks' calls after ord_all (the position
+	 * after every call that may change any page) that may change
+	 * only the pages of a range their arguments name, each with the
+	 * position after it (rcv_order_maps_at()); the last answer's
+	 * range of addresses.
+	 */
+	uint64_t ord_all;
+	struct rcv_ord_call {
+		uint64_t bound, lo, hi, pos;
+	} ord_calls[RCV_ORD_MAX];
+	size_t nord_calls;
+	uint64_t ord_lo, ord_hi, ord_at;
+	bool ord_at_valid;
+	bool ord_noargs;	/* a helper's: other tasks' calls by number */
+	bool sn_borrowed;	/* sn is its maker's (rcv_recover_new_with) */
 	/* rcv_order_aio(): 0 not computed, 1 no asynchronous I/O, 2 may */
 	uint8_t aio;
 };
@@ -316,12 +332,57 @@ uint64_t rcv_order_fds(struct rp_recover *rc);
  * no memory is its own and no read-only or descriptor rule holds.
  */
 bool rcv_order_aio(struct rp_recover *rc);
+/*
+ * rp_recover_new() with the snapshot @sn already open (NULL: opens it),
+ * which must outlive the context (rcv_order.c's engines of other tasks
+ * use their maker's: opening one decompresses its memory).
+ */
+int rcv_recover_new_with(struct rp_session *s, uint32_t tid,
+			 struct rp_snapshot *sn, struct rp_recover **rcp);
 /* A task's history as rcv_order.c reads it (a cursor; an array in tests). */
 struct rcv_hist {
 	int (*peek)(void *ctx, uint64_t pos, struct rp_insn *insn);
 	void *ctx;
 	uint64_t n;
 };
+/*
+ * The read-only rule per page (rcv_order.c): a system call of another
+ * task that may change mappings, protections or read-only bytes only in
+ * [lo, hi) (whole pages), which completed before time @bound (@pos: the
+ * asking thread's first position after it, rcv_order_maps_at()), is a
+ * struct rcv_ord_call (in struct rp_recover); @cap of them at @v, then
+ * such a call counts as one that may change any page.
+ */
+struct rcv_ord_calls {
+	struct rcv_ord_call *v;
+	size_t n, cap;
+};
+/* The registers known before instruction @pos of the task (its values
+ * engine: the system call's arguments); 0 or an error.
+ */
+struct rcv_ord_args {
+	int (*regs)(void *ctx, uint64_t pos, struct rp_regs *r);
+	void *ctx;
+};
+/*
+ * What system call @nr with the registers @r before it (NULL: none known)
+ * may change of the mappings, protections and read-only bytes of the
+ * tasks sharing the memory: 0 nothing, 1 only [*lo, *hi), -1 anything.
+ */
+int rcv_order_effect(uint64_t nr, const struct rp_regs *r, uint64_t *lo,
+		     uint64_t *hi);
+/*
+ * The first position of the thread from which no other task sharing its
+ * memory may change the mapping, protection or bytes of address @a's
+ * read-only page (UINT64_MAX: none): rcv_order_maps() but for the calls
+ * whose arguments show they miss it.
+ */
+uint64_t rcv_order_maps_at(struct rp_recover *rc, uint64_t a);
+/*
+ * Does the snapshot map anything neither writable nor shared (what the
+ * read-only rule may answer for) in [@lo, @hi)?  True without one.
+ */
+bool rcv_order_ro_in(struct rp_recover *rc, uint64_t lo, uint64_t hi);
 /*
  * The task of history @h's bounds: after time bound[0] it changes no
  * mapping, protection or read-only byte, after bound[1] closes or
@@ -332,6 +393,15 @@ struct rcv_hist {
 void rcv_order_task(struct rcv_dec *dec, const struct rcv_hist *h,
 		    bool started, uint64_t t_exit, uint64_t t_first,
 		    uint64_t bound[2]);
+/*
+ * The same, but for the maps a system call whose arguments (from @args)
+ * show it changes at most a range of pages does not end bound[0]: it is
+ * added to @calls, with its own bound, and the walk goes on.
+ */
+void rcv_order_task_args(struct rcv_dec *dec, const struct rcv_hist *h,
+			 bool started, uint64_t t_exit, uint64_t t_first,
+			 const struct rcv_ord_args *args,
+			 struct rcv_ord_calls *calls, uint64_t bound[2]);
 /* The first position of @h whose time is above @t (UINT64_MAX: none). */
 uint64_t rcv_order_first_after(const struct rcv_hist *h, uint64_t t);
 

@@ -520,6 +520,12 @@ void rp_session_set_values_strict(struct rp_session *s, bool on)
 int rp_recover_new(struct rp_session *s, uint32_t tid,
 		   struct rp_recover **rcp)
 {
+	return rcv_recover_new_with(s, tid, NULL, rcp);
+}
+
+int rcv_recover_new_with(struct rp_session *s, uint32_t tid,
+			 struct rp_snapshot *sn, struct rp_recover **rcp)
+{
 	struct rp_recover *rc = calloc(1, sizeof(*rc));
 	struct rp_snap_thread_info ti;
 	struct rp_snap_map_info mi;
@@ -565,7 +571,9 @@ int rp_recover_new(struct rp_session *s, uint32_t tid,
 		    o.pid == info.pid)
 			rc->mt = true;
 	rc->mt |= rcv_vm_shared(s, info.pid);
-	if (rp_snapshot_open(&rc->sn, s->dir)) {
+	rc->sn_borrowed = sn != NULL;
+	rc->sn = sn;
+	if (!sn && rp_snapshot_open(&rc->sn, s->dir)) {
 		rp_snapshot_close(rc->sn);
 		rc->sn = NULL;
 	} else if (!rp_snapshot_thread(rc->sn, tid, &ti) &&
@@ -608,7 +616,8 @@ void rp_recover_free(struct rp_recover *rc)
 	wpf_cache_free(rc->wpf);
 	free(rc->sum);
 	free(rc->pre);
-	rp_snapshot_close(rc->sn);
+	if (!rc->sn_borrowed)
+		rp_snapshot_close(rc->sn);
 	rcv_dec_free(rc->dec);
 	rcv_stack_tmp_free(rc->stk);
 	free(rc->facts);

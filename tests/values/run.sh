@@ -379,14 +379,23 @@ fi
 # /proc/self/mem onto stdout around the main thread's write(1) into the
 # page, after its load, and puts stdout back (the write must not count as
 # harmless).  With the ordering check broken each *-after case gives 2-3
-# wrong registers.
+# wrong registers.  By the calls' arguments (rcv_order_effect()): the
+# other thread's mprotect of another page (miss-after: r12 known, 0x66),
+# a range that covers the page only rounded (round-after), PROT_GROWSDOWN
+# (grows-after), mmap with MAP_FIXED (fixed-after), munmap then mmap at
+# the hint (unmap-after), and the thread's own mprotect of the page
+# (own-after) or of another (ownmiss-after: known, 0x66).
 if [ -n "${ROTHREADS:-}" ]; then
 	for mode in mprotect-after mprotect-before remap-after remap-before \
-		fd-after; do
+		fd-after miss-after round-after grows-after fixed-after \
+		unmap-after own-after ownmiss-after; do
 		truth_rec "ro-$mode" "$ROTHREADS" $mode
-		rpos=$(last_at "ro-$mode" 'movzbq +0x20000000,%r12$')
+		rpos=$(last_at "ro-$mode" 'movzbq +0x200000[01]0,%r12$')
 		want='^r12 +0x[0-9a-f?]*\?'	# not known
-		case $mode in *-before) want='^r12 +0x0*77$' ;; esac
+		case $mode in
+		*-before) want='^r12 +0x0*77$' ;;
+		miss-after|ownmiss-after) want='^r12 +0x0*66$' ;;
+		esac
 		if [ -n "$rpos" ] && truth_check "ro-$mode" &&
 			"$PTREC" values "$tmp/ro-$mode" --at $((rpos + 1)) 2>&1 |
 			grep -Eq "$want"; then
