@@ -893,6 +893,12 @@ struct rp_snap_map_info {
 	uint32_t prot;		/* 1 read, 2 write, 4 exec, 8 shared */
 	uint32_t content;	/* enum rp_snap_content */
 	const char *path;	/* "" anonymous */
+	/* Snapshot 4 (ids): the file's device and inode as the process's
+	 * maps showed them (0:0, 0 anonymous); an older snapshot has none.
+	 */
+	bool ids;
+	uint32_t dev_major, dev_minor;
+	uint64_t ino;
 };
 
 /**
@@ -945,6 +951,24 @@ enum rp_snap_fd rp_snapshot_proc_fd(const struct rp_snapshot *sn,
  * -1 when the snapshot does not list them.
  */
 int rp_snapshot_proc_fd_mem(const struct rp_snapshot *sn, uint32_t pid);
+
+/* Descriptor @i of process @pid at its end (in increasing fd order). */
+struct rp_snap_fd_info {
+	uint32_t fd;
+	enum rp_snap_fd kind;	/* OTHER, MEM or UNKNOWN */
+	const char *type;	/* "regular", "memfd", "pipe", "socket", "tty",
+				 * "chr", "blk", "dir", "anon", "other",
+				 * "mem", "unknown"; snapshot 3: "other" */
+	/* Snapshot 4 (ids): its file's device and inode; an inode of 0
+	 * (kind MEM or UNKNOWN, or snapshot 3) is none.
+	 */
+	bool ids;
+	uint32_t dev_major, dev_minor;
+	uint64_t ino;
+};
+/* 0, -RP_ERR_NOTFOUND (no such process or no list), -RP_ERR_RANGE. */
+int rp_snapshot_proc_fd_info(const struct rp_snapshot *sn, uint32_t pid,
+			     size_t i, struct rp_snap_fd_info *info);
 
 /*
  * The rseq area @i of process @pid (snapshot 3: one its threads had
