@@ -331,6 +331,56 @@ static void fd_file(struct sb_snap_fd *f, const char *path, const char *link)
 		f->kind = SB_SNAP_FD_OTHER;
 }
 
+/*
+ * Does the image store's copy of @mp's file (the first stored under its
+ * path, as readers look it up) hold the bytes the process sees there
+ * now?  A content-IMAGE mapping's bytes are the file's, but the copy was
+ * taken when the file was first mapped: a write to the file since (by
+ * this process or another) changes the pages the process never wrote
+ * (tests/values/holes.c fpwrite).  No copy: true (readers then know
+ * nothing of it).  Compared through /proc/PID/mem (@memfd) a chunk at a
+ * time; past the copy's end a mapping reads zeros.
+ */
+static bool image_current(struct rec_snap *s, int memfd, const struct map *mp)
+{
+	struct sb_manifest *m = sb_bundle_manifest(s->b);
+	uint8_t *live, *img;
+	char full[4096];
+	uint64_t a;
+	size_t i;
+	bool same = true;
+	int fd;
+
+	for (i = 0; m && i < m->nimages; i++)
+		if (m->images[i].path && !strcmp(m->images[i].path, mp->path))
+			break;
+	if (!m || i == m->nimages)
+		return true;
+	if (memfd < 0 ||
+	    sb_bundle_path(s->b, m->images[i].file, full, sizeof(full)) < 0)
+		return false;
+	fd = open(full, O_RDONLY | O_CLOEXEC);
+	live = malloc(CHUNK);
+	img = malloc(CHUNK);
+	same = fd >= 0 && live && img;
+	for (a = mp->start; same && a < mp->end; a += CHUNK) {
+		size_t n = mp->end - a < CHUNK ? mp->end - a : CHUNK;
+		ssize_t got = pread(fd, img, n,
+				    (off_t)(mp->pgoff + (a - mp->start)));
+
+		if (got < 0)
+			got = 0;
+		memset(img + got, 0, n - (size_t)got);
+		read_mem(memfd, a, a + n, live);
+		same = !memcmp(live, img, n);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(live);
+	free(img);
+	return same;
+}
+
 /* The FDS record of process @pid: every descriptor it has open. */
 static int take_fds(struct rec_snap *s, pid_t pid, struct sb_err *err)
 {
@@ -493,7 +543,8 @@ int rec_snap_take(struct rec_snap *s, const struct rec_snap_proc *rp,
 		uint64_t len = mp->end - mp->start;
 
 		if (m.content == SB_SNAP_IMAGE &&
-		    has_anon(anon, nanon, mp->start))
+		    (has_anon(anon, nanon, mp->start) ||
+		     !image_current(s, fd, mp)))
 			m.content = SB_SNAP_DATA;
 		if (m.content == SB_SNAP_DATA && fd < 0)
 			m.content = SB_SNAP_UNREADABLE;

@@ -35,20 +35,26 @@
  * linear walk of the maps each time was a fifth of a window's cost.
  */
 /*
- * Is file @path also mapped shared in the process?  A private mapping's
- * pages that were never written follow the file, so a store through the
- * shared mapping changes them (a memfd mapped twice: tests/values/holes.c
- * memfd).
+ * Is the file of mapping @f also mapped shared in the process?  A private
+ * mapping's pages that were never written follow the file, so a store
+ * through the shared mapping changes them (a memfd mapped twice:
+ * tests/values/holes.c memfd).  The same file by inode (snapshot 4: a
+ * hard link's name, another mount, /proc/self/fd/N: holes.c fshlink) or
+ * by path (devices are not compared: rcv_fd.c).
  */
-static bool file_shared(struct rp_recover *rc, const char *path)
+static bool file_shared(struct rp_recover *rc,
+			const struct rp_snap_map_info *f)
 {
 	struct rp_snap_map_info mi;
 	size_t k;
 
-	if (!path[0] || path[0] == '[')
+	if ((!f->path[0] || f->path[0] == '[') && !(f->ids && f->ino))
 		return false;
 	for (k = 0; !rp_snapshot_proc_map(rc->sn, rc->pid, k, &mi); k++)
-		if ((mi.prot & 8) && !strcmp(mi.path, path))
+		if ((mi.prot & 8) &&
+		    ((f->path[0] && f->path[0] != '[' &&
+		      !strcmp(mi.path, f->path)) ||
+		     (f->ids && f->ino && mi.ino == f->ino)))
 			return true;
 	return false;
 }
@@ -90,10 +96,10 @@ static void map_of(struct rp_recover *rc, uint64_t a)
 			m->ro = !(mi.prot & 10) &&
 				(!mi.path[0] || !strcmp(mi.path, "[vdso]") ||
 				 (mi.path[0] != '[' &&
-				  !file_shared(rc, mi.path)));
+				  !file_shared(rc, &mi)));
 			m->priv = !(mi.prot & 8) &&
 				  strncmp(mi.path, "[vvar", 5) &&
-				  !file_shared(rc, mi.path);
+				  !file_shared(rc, &mi);
 			return;
 		}
 		if (mi.end <= a && mi.end > lo)

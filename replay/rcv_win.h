@@ -162,6 +162,18 @@ struct rp_recover {
 	bool fd_all_safe;	/* none names a memory file at the end */
 	bool rseq_stack;	/* an rseq area in its stack mapping */
 	uint64_t fd_safe;
+	/* rcv_fd.c, snapshot 4: the file mappings at the end (fmap: start,
+	 * end, file offset, inode, 1 when a descriptor at the end names its
+	 * file) and the descriptors that named one of their files there:
+	 * bit d of fd_file (d < RCV_FD_TRACKED, its inode fd_ino[d]), any
+	 * at all (fd_any_file).  A write to one may change those mappings'
+	 * pages that follow the file.
+	 */
+	bool fd_ids, fd_any_file;
+	uint64_t fd_file;
+	uint64_t fd_ino[RCV_FD_TRACKED];
+	uint64_t (*fmap)[5];
+	size_t nfmap;
 	uint64_t (*rseq)[2];
 	size_t nrseq;
 	struct rcv_dec *dec;
@@ -454,8 +466,9 @@ bool rcv_sys_keeps_maps(struct win *w, size_t i);
  * what its states know now.  rcv_fd_family(): write, pwrite64, writev,
  * pwritev, pwritev2.  rcv_fd_write(): for such a call @i of @w, as
  * rcv_sys_write(): 0 when its descriptor is proven to name no memory
- * file, 1 with the range of a pwrite64 whose offset and length are
- * known, else -1.  rcv_fd_rseq(): is @a in an rseq area (or may be)?
+ * file and no mapped file, 1 with the bytes of the mapped file it names
+ * (snapshot 4; the part a pwrite64 writes where its offset and length
+ * are known) or with the range of a pwrite64 to a memory file, else -1.  rcv_fd_rseq(): is @a in an rseq area (or may be)?
  */
 void rcv_fd_init(struct rp_recover *rc);
 void rcv_fd_closers(struct win *w);

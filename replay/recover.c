@@ -622,6 +622,7 @@ void rp_recover_free(struct rp_recover *rc)
 	rcv_stack_tmp_free(rc->stk);
 	free(rc->facts);
 	free(rc->rseq);
+	free(rc->fmap);
 	free(rc);
 }
 
