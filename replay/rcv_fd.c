@@ -43,6 +43,8 @@
  * (rcv_stack_until()): the kernel may rewrite a pushed slot.
  */
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 
 #include <capstone/capstone.h>
 #include <linux/sched.h>
@@ -72,6 +74,52 @@ static bool files_shared(struct rp_recover *rc, const struct rp_session *s)
 		if (s->recs[i]->type == PTREC_SB_THREAD_START &&
 		    (rcv_clone_flags(t, kmod) & CLONE_FILES) &&
 		    (t->pid == rc->pid || t->parent_pid == rc->pid))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Did the process map a file shared that it no longer maps at the end
+ * (holes.c fshgone)?  A store through such a mapping changed the pages
+ * of every private mapping of the file that the process never wrote,
+ * and the snapshot no longer shows which file it was (by inode): then
+ * no private file mapping is the process's own (rcv_mem.c
+ * file_shared()).  Known for the software recorder, which re-reads the
+ * process's maps after every mmap-family call and writes an MMAP record
+ * for every new mapping (shared ones too); the kernel module's and the
+ * importers' records list executable mappings alone: there it is assumed
+ * not to happen (docs/values.md "Files").
+ */
+static bool shared_gone(struct rp_recover *rc)
+{
+	const struct rp_session *s = rc->s;
+	struct rp_snap_map_info mi;
+	struct rp_session_info si;
+	size_t i, k;
+
+	if (!s)
+		return false;
+	rp_session_info(s, &si);
+	if (!si.backend || strcmp(si.backend, "emu"))
+		return false;
+	for (i = 0; i < s->nrecs; i++) {
+		const struct ptrec_sb_mmap *m = (const void *)s->recs[i];
+		const char *path;
+		bool kept = false;
+
+		if (s->recs[i]->type != PTREC_SB_MMAP || m->pid != rc->pid ||
+		    !(m->mflags & MAP_SHARED) || !m->path_len)
+			continue;
+		path = sb_mmap_path(m);
+		if (path[0] == '[')
+			continue;
+		for (k = 0; !kept &&
+		     !rp_snapshot_proc_map(rc->sn, rc->pid, k, &mi); k++)
+			kept = mi.start == m->start && (mi.prot & 8) &&
+			       strlen(mi.path) == m->path_len &&
+			       !memcmp(mi.path, path, m->path_len);
+		if (!kept)
 			return true;
 	}
 	return false;
@@ -151,6 +199,7 @@ void rcv_fd_init(struct rp_recover *rc)
 				rc->fd_safe |= 1ull << fd;
 		}
 		fd_files(rc);
+		rc->fsh_gone = shared_gone(rc);
 	}
 	for (i = 0; !rp_snapshot_proc_rseq(rc->sn, rc->pid, i, &addr, &len,
 					   &complete); i++) {

@@ -40,7 +40,8 @@
  * through the shared mapping changes them (a memfd mapped twice:
  * tests/values/holes.c memfd).  The same file by inode (snapshot 4: a
  * hard link's name, another mount, /proc/self/fd/N: holes.c fshlink) or
- * by path (devices are not compared: rcv_fd.c).
+ * by path (devices are not compared: rcv_fd.c); any file when a shared
+ * file mapping is gone by the end (rcv_fd.c shared_gone(): fshgone).
  */
 static bool file_shared(struct rp_recover *rc,
 			const struct rp_snap_map_info *f)
@@ -50,6 +51,9 @@ static bool file_shared(struct rp_recover *rc,
 
 	if ((!f->path[0] || f->path[0] == '[') && !(f->ids && f->ino))
 		return false;
+	/* one that is gone by the end may have been of this file */
+	if (rc->fsh_gone)
+		return true;
 	for (k = 0; !rp_snapshot_proc_map(rc->sn, rc->pid, k, &mi); k++)
 		if ((mi.prot & 8) &&
 		    ((f->path[0] && f->path[0] != '[' &&

@@ -170,6 +170,7 @@ struct rp_recover {
 	 * pages that follow the file.
 	 */
 	bool fd_ids, fd_any_file;
+	bool fsh_gone;		/* a shared file mapping gone by the end */
 	uint64_t fd_file;
 	uint64_t fd_ino[RCV_FD_TRACKED];
 	uint64_t (*fmap)[5];

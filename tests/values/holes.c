@@ -62,8 +62,9 @@
  * fshlink  the memfd case with a regular file mapped shared under a
  *          hard link's name: the path differs, the inode does not.
  * fshgone  the same file mapped shared, stored through, and unmapped
- *          before the end: a hole the engine does not close (8 wrong;
- *          docs/values.md "Files"), not in values-test.
+ *          before the end: the snapshot no longer shows the shared
+ *          mapping (8 wrong before; the software recorder's MMAP
+ *          records do).
  *
  * Each mode ends with exit_group right after its case, so the end's
  * registers and snapshot are those of the case.
@@ -799,8 +800,7 @@ static int fshlink_case(void)
 
 /*
  * fshlink with the shared mapping gone by the end (munmap after the
- * store): the snapshot shows no shared mapping of the file.  A hole the
- * engine does not close (docs/values.md "Files"): not in values-test.
+ * store): the snapshot shows no shared mapping of the file.
  */
 static int fshgone_case(void)
 {
