@@ -469,7 +469,8 @@ bool rcv_sys_keeps_maps(struct win *w, size_t i);
  * rcv_sys_write(): 0 when its descriptor is proven to name no memory
  * file and no mapped file, 1 with the bytes of the mapped file it names
  * (snapshot 4; the part a pwrite64 writes where its offset and length
- * are known) or with the range of a pwrite64 to a memory file, else -1.  rcv_fd_rseq(): is @a in an rseq area (or may be)?
+ * are known) or with the range of a pwrite64 to a memory file, else
+ * -1.  rcv_fd_rseq(): is @a in an rseq area (or may be)?
  */
 void rcv_fd_init(struct rp_recover *rc);
 void rcv_fd_closers(struct win *w);

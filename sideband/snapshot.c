@@ -32,10 +32,10 @@ enum {
 #define PROC_FIXED 32		/* version 2: + u32 gen, u32 0 */
 #define THREAD_FIXED (16 + 27 * 8 + SB_SNAP_SIGINFO_SIZE)
 #define MAP_FIXED_V3 40
-#define MAP_FIXED 56		/* version 4: + u32 dev_major, dev_minor, u64 ino */
+#define MAP_FIXED 56		/* 4: + u32 dev_major, dev_minor, u64 ino */
 #define FDS_FIXED 8		/* u32 n, u32 0; then n entries: */
 #define FD_V3 8			/* u32 fd, u32 kind */
-#define FD_SIZE 24		/* version 4: + u32 dev_major, dev_minor, u64 ino */
+#define FD_SIZE 24		/* 4: + u32 dev_major, dev_minor, u64 ino */
 #define RSEQ_FIXED 8		/* u32 n, flags; n x (u64 addr, u32 len, tid) */
 #define CHUNK0 (1u << 20)	/* first decompression buffer */
 

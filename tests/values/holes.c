@@ -55,10 +55,11 @@
  *          again.  pwrite64 on the descriptor it mapped (read-only and
  *          executable: the image store has its bytes, the snapshot
  *          none), write(2) on it (read-write, page never written),
- *          writev through a hard link's path (read-only, executable), pwrite64 through
- *          /proc/self/fd/N (the descriptor's number loaded from a
- *          global rewritten after: unknown to the engine).  The
- *          descriptors stay open to the end (docs/values.md "Files").
+ *          writev through a hard link's path (read-only, executable),
+ *          pwrite64 through /proc/self/fd/N (the descriptor's number
+ *          loaded from a global rewritten after: unknown to the
+ *          engine).  The descriptors stay open to the end
+ *          (docs/values.md "Files").
  * fshlink  the memfd case with a regular file mapped shared under a
  *          hard link's name: the path differs, the inode does not.
  * fshgone  the same file mapped shared, stored through, and unmapped

@@ -5,8 +5,8 @@
  * system call from it to the end (in its window and every later one) may
  * have closed or replaced that descriptor; otherwise a pwrite64 writes its
  * range and anything else is a barrier.  With snapshot 4's inodes, a
- * write to a descriptor whose file is mapped writes that mapping's bytes.  And the rseq areas: inside one,
- * or anywhere without a complete list.
+ * write to a descriptor whose file is mapped writes that mapping's bytes.
+ * And the rseq areas: inside one, or anywhere without a complete list.
  */
 #include <capstone/capstone.h>
 #include <criterion/criterion.h>
