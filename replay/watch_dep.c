@@ -211,6 +211,7 @@ static int32_t all_stores(struct pass *p, int32_t b)
 		return -1;
 	if (p->root[b].mchain)
 		wdep_edge(p, n, p->root[b].mchain - 1);
+	p->root[n].chain = true;
 	for (j = p->root[b].mc_upto; j < p->nps; j++)
 		if (p->ps[j].base == b)
 			wdep_edge(p, n, p->ps[j].val);
@@ -256,11 +257,13 @@ int32_t wdep_load(struct pass *p, struct sv a, uint64_t size, int32_t v)
 	return v;
 }
 
-/* A new root depending on @x and @y (-1: none). */
+/* A new node of what a store left, after @x and @y (-1: none). */
 static int32_t node2(struct pass *p, int32_t x, int32_t y)
 {
 	int32_t n = wdep_node(p);
 
+	if (n > 0)
+		p->root[n].chain = true;
 	if (n > 0 && x >= 0)
 		wdep_edge(p, n, x);
 	if (n > 0 && y >= 0)
@@ -279,6 +282,11 @@ void wdep_store(struct pass *p, struct sv a, uint64_t size, int32_t d)
 		return;
 	if (d < 0)
 		d = WDEP_ALL;
+	/* A constant: known to the engine where it pairs the store with
+	 * a load (watch_fix.c's secret loaded words count on it).
+	 */
+	if (d == 0)
+		d = p->konst;
 	if (cand(p, a.root)) {
 		b = &p->root[a.root];
 		if (!words(a, size, &w0, &w1)) {
@@ -316,12 +324,36 @@ void wdep_store(struct pass *p, struct sv a, uint64_t size, int32_t d)
 	p->nst++;
 }
 
+/* cmovcc: rcv_sem.c computes it forward where the flags are known,
+ * rcv_back.c never backward.
+ */
+static bool is_cmov(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_CMOVA: case X86_INS_CMOVAE: case X86_INS_CMOVB:
+	case X86_INS_CMOVBE: case X86_INS_CMOVE: case X86_INS_CMOVG:
+	case X86_INS_CMOVGE: case X86_INS_CMOVL: case X86_INS_CMOVLE:
+	case X86_INS_CMOVNE: case X86_INS_CMOVNO: case X86_INS_CMOVNP:
+	case X86_INS_CMOVNS: case X86_INS_CMOVO: case X86_INS_CMOVP:
+	case X86_INS_CMOVS:
+		return true;
+	default:
+		return false;
+	}
+}
+
 int32_t wdep_fresh(struct pass *p)
 {
 	int32_t r = wdep_node(p), o;
 
 	if (r < 0 || !p->deps)
 		return r;
+	/* What a cmovcc writes depends on both sources and the flags, and
+	 * the engine knowing it learns nothing of them: a branch that shows
+	 * it (a loop's count, _IO_default_xsputn's) informs it alone.
+	 */
+	if (p->ce && is_cmov(p->ce->in->id))
+		p->root[r].noback = true;
 	o = wdep_inputs(p);
 	wdep_edge(p, r, o);
 	return r;
@@ -673,6 +705,7 @@ void wdep_init(struct pass *p)
 	p->vec = wdep_node(p);
 	p->df = wdep_node(p);
 	p->mem = wdep_node(p);
+	p->konst = wdep_node(p);
 	p->onode = -1;
 }
 
@@ -698,6 +731,8 @@ static bool spread(const struct pass *p, bool *inf, int32_t **st,
 	(*st)[n++] = r;
 	while (n) {
 		r = (*st)[--n];
+		if (p->root[r].noback)
+			continue;
 		for (e = p->root[r].dhead; e; e = p->de[e - 1].next) {
 			int32_t q = p->de[e - 1].par;
 

@@ -46,6 +46,20 @@ struct root {
 	/* @st: stores relative to it reached [st_lo, st_hi) of it. */
 	bool st;
 	int64_t st_lo, st_hi;
+	/* @ld: read by an 8-byte load at exactly base @lw_root + @lw_off
+	 * (with @lw: before any store relative to that base reached it;
+	 * without: what the stores relative to it there left, its parents
+	 * in watch_dep.c's graph).
+	 */
+	bool ld;
+	/* watch_dep.c: a node of what stores left in a word (its parents:
+	 * the values stored, the store before), not a value.
+	 */
+	bool chain;
+	/* Knowing it tells the engine nothing of what it was made from
+	 * (cmovcc's result: rcv_back.c does not invert it).
+	 */
+	bool noback;
 	bool shown;		/* a return jumped to a value of it */
 	/* A register where the engine starts from nothing: at the
 	 * window's start (roots 1..16) or after an instruction it cannot
@@ -172,6 +186,7 @@ struct pass {
 	int32_t df;		/* root: the direction flag (apart from the
 				 * arithmetic flags, which do not write it) */
 	int32_t mem;		/* chain of stores through other bases */
+	int32_t konst;		/* root: a constant stored (known) */
 	bool deps;		/* the analysis runs (else none is secret) */
 	bool qmode;		/* ... not needed: every instruction is quiet */
 	bool all;		/* a value of unknown origin was shown */
