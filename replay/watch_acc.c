@@ -207,8 +207,10 @@ struct sv wpf_load8(struct pass *p, struct sv a)
 	    (!p->root[a.root].st || a.lo >= p->root[a.root].st_hi ||
 	     a.lo + 8 <= p->root[a.root].st_lo))
 		p->root[v.root].lw = true;
-	if (p->deps)
+	if (p->deps) {
 		wdep_load(p, a, 8, v.root);
+		wdep_ldc(p, a, v.root);
+	}
 	if (v.root > 0 && a.root == ENTRY_RSP && p->pure &&
 	    (!p->stored || a.lo >= p->shi || a.lo + 8 <= p->slo)) {
 		p->root[v.root].is_word = true;

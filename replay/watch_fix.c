@@ -264,7 +264,7 @@ static bool *secret_roots(const struct pass *p, bool *any)
 		 * kind, and only there): secret when each is.
 		 */
 		b = &p->root[x->lw_root];
-		if (!x->lw && (!p->deps || !(b->start || b->lw) ||
+		if (!x->lw && (!p->deps || !(b->start || b->lw || b->ldc) ||
 			       !all_secret(p, sec, (int32_t)r)))
 			continue;
 		for (j = 0; j < p->nrets; j++)

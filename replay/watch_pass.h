@@ -56,6 +56,13 @@ struct root {
 	 * the values stored, the store before), not a value.
 	 */
 	bool chain;
+	/* @sk: of the secret kind while the pass runs (a chain node: every
+	 * value stored is).  @ldc: an @ld word whose base and every value
+	 * stored there are of that kind: itself a base of that kind (its
+	 * stores and loads wired by word), informed in wdep_informed()
+	 * once one of those values is.
+	 */
+	bool sk, ldc;
 	/* Knowing it tells the engine nothing of what it was made from
 	 * (cmovcc's result: rcv_back.c does not invert it).
 	 */
@@ -179,6 +186,8 @@ struct pass {
 	size_t nxl, xl_cap;
 	struct wdep_store *ps;
 	size_t nps, ps_cap;
+	int32_t *ldc;		/* the roots with @ldc */
+	size_t nldc, ldc_cap;
 	struct wdep_w *wm;	/* open hash of words, by (root, word) */
 	size_t wm_n, wm_cap;
 	uint32_t nst;		/* stores so far */
@@ -243,6 +252,8 @@ int32_t wdep_inputs(struct pass *p);
  * new root: -1), wired.
  */
 int32_t wdep_load(struct pass *p, struct sv a, uint64_t size, int32_t v);
+/* After wdep_load() of the 8 bytes at exact @a into root @v: @ldc. */
+void wdep_ldc(struct pass *p, struct sv a, int32_t v);
 /* A store of @size bytes (0: unknown) at @a of a value depending on @d. */
 void wdep_store(struct pass *p, struct sv a, uint64_t size, int32_t d);
 /* By root: what a value the trace shows depends on (NULL: no memory). */

@@ -664,11 +664,11 @@ Test(watch_chain, real)
  */
 Test(watch_chain, lib)
 {
-	static const uint64_t qb[] = { 50, 128 };
+	static const uint64_t qb[] = { 50, 128, 300 };
 	uint64_t n, win, stops, all = 0;
 	size_t b;
 
-	for (b = 0; b < 2; b++) {
+	for (b = 0; b < 3; b++) {
 		n = real_deep(LIB_BUNDLE, qb[b], &win, &stops);
 		cr_log_info("libloop, windows of %lu: %lu secret positions, "
 			    "%lu stops as the engine's, %lu engine windows in "

@@ -983,6 +983,34 @@ Test(watch_proof, quiet_pop_pair)
 		INS("\x48\x89\x53\x28"),
 	};
 
+	/* test rcx,rcx; je; push rbx; mov [rdi],eax; pop rbx;
+	 * mov rsi,[rsp+16]; mov [rbx+0x28],rsi; mov rax,[0x1000];
+	 * test rax,rax; je; mov [rsi],edi: the popped rbx is a base of the
+	 * secret kind, so the load of known address cannot read what was
+	 * stored through it
+	 */
+	struct rcv_ins sk[] = {
+		INS("\x48\x85\xc9"), INS("\x74\x00"), INS("\x53"),
+		INS("\x89\x07"), INS("\x5b"), INS("\x48\x8b\x74\x24\x10"),
+		INS("\x48\x89\x73\x28"),
+		INS("\x48\x8b\x04\x25\x00\x10\x00\x00"),
+		INS("\x48\x85\xc0"), INS("\x74\x00"), INS("\x89\x3e"),
+	};
+	/* the same with the pushed rbx told (test rbx,rbx; je after the
+	 * push): the engine may know the popped rbx, and so pair that
+	 * store with the load
+	 */
+	struct rcv_ins st[] = {
+		INS("\x48\x85\xc9"), INS("\x74\x00"), INS("\x53"),
+		INS("\x48\x85\xdb"), INS("\x74\x00"),
+		INS("\x89\x07"), INS("\x5b"), INS("\x48\x8b\x74\x24\x10"),
+		INS("\x48\x89\x73\x28"),
+		INS("\x48\x8b\x04\x25\x00\x10\x00\x00"),
+		INS("\x48\x85\xc0"), INS("\x74\x00"), INS("\x89\x3e"),
+	};
+
+	cr_assert(secret(sk, 11, 6));
+	cr_assert(!secret(st, 13, 6));
 	cr_assert(secret(pp, 6, 3));
 	cr_assert(!secret(pk, 6, 3));
 	cr_assert(!secret(pt, 6, 3));
