@@ -730,6 +730,11 @@ void wdep_init(struct pass *p)
 {
 	if (!p->deps)
 		return;
+	p->ic = calloc(WDEP_IC, sizeof(*p->ic));
+	if (!p->ic) {
+		p->nomem = true;
+		return;
+	}
 	wdep_node(p);	/* WDEP_ALL */
 	p->flags = wdep_node(p);
 	p->vec = wdep_node(p);
@@ -747,6 +752,7 @@ void wdep_free(struct pass *p)
 	free(p->xl);
 	free(p->ps);
 	free(p->ldc);
+	free(p->ic);
 }
 
 /* Marks @r and what it depends on in @inf; false when out of memory. */

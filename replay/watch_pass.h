@@ -125,7 +125,10 @@ struct wdep_ic {
 	uint16_t f;		/* D_* */
 	int8_t treg;
 };
-#define WDEP_IC		256
+/* By address: libloop's far windows run about 700 distinct
+ * instructions, which 256 entries made info() a fifth of the scan.
+ */
+#define WDEP_IC		4096
 #define WDEP_VIN	32
 
 struct pacc {
@@ -212,7 +215,7 @@ struct pass {
 	int nvin;
 	int32_t onode, last_load;
 	uint32_t cur;		/* the instruction followed */
-	struct wdep_ic ic[WDEP_IC];
+	struct wdep_ic *ic;	/* WDEP_IC of them, with the analysis */
 	const struct wdep_ic *ce;	/* the current instruction's */
 };
 
