@@ -182,7 +182,8 @@ static int agree_one(void *arg, const struct rp_access *acc, int n)
 
 	for (k = 0; k < n; k++)
 		if (acc[k].kind == RP_ACC_WRITE && acc[k].addr_known &&
-		    acc[k].addr < a->lo + 8 && a->lo < acc[k].addr + acc[k].size)
+		    acc[k].addr < a->lo + 8 &&
+		    a->lo < acc[k].addr + acc[k].size)
 			return 1;
 	return 0;
 }
@@ -203,8 +204,9 @@ static int agree(const char *dir)
 		return 2;
 	}
 	tid = rp_thread_tid(s, 0);
-	if (rp_thread_info(s, tid, &info) || rp_thread_end(s, tid, &end, NULL) ||
-	    end < 1000000 || rp_recover_new(s, tid, &ref) || rp_watch_new(&w))
+	if (rp_thread_info(s, tid, &info) ||
+	    rp_thread_end(s, tid, &end, NULL) || end < 1000000 ||
+	    rp_recover_new(s, tid, &ref) || rp_watch_new(&w))
 		return 2;
 	hi = end / 2;
 	lo = hi - 200000;
@@ -238,11 +240,12 @@ static int agree(const char *dir)
 			r2 = rp_recover_scan(ref, &q, -1, lo, h2, RP_ACC_WRITE,
 					     agree_one, &ra);
 			if (r1 != r2 || (!r1 && h.pos != q)) {
-				printf("watch-bench: DIFFERENT: %s: the write of "
-				       "%#" PRIx64 " before %" PRIu64 ": the "
-				       "scan %d at %" PRIu64 ", the engine %d "
-				       "at %" PRIu64 "\n", dir, seen[j], h2,
-				       r1, r1 ? 0 : h.pos, r2, q);
+				printf("watch-bench: DIFFERENT: %s: the "
+				       "write of %#" PRIx64 " before %" PRIu64
+				       ": the scan %d at %" PRIu64 ", the "
+				       "engine %d at %" PRIu64 "\n", dir,
+				       seen[j], h2, r1, r1 ? 0 : h.pos, r2,
+				       q);
 				return 1;
 			}
 			if (r1)
@@ -250,9 +253,9 @@ static int agree(const char *dir)
 			nstop++;
 			h2 = h.pos;
 		}
-		printf("watch-bench: %s: watch %#" PRIx64 " 8 back from %" PRIu64
-		       ": %d stops, each the engine's\n", dir, seen[j], hi,
-		       nstop);
+		printf("watch-bench: %s: watch %#" PRIx64 " 8 back from "
+		       "%" PRIu64 ": %d stops, each the engine's\n", dir,
+		       seen[j], hi, nstop);
 		rp_recover_free(rc);
 	}
 	return 0;
