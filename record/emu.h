@@ -49,6 +49,8 @@ struct proc {
 	 * until its exec, where its rseq areas are listed too
 	 */
 	struct proc *mem_of;
+	/* its thread stepped into execve last (emu.c's exec_held()) */
+	struct thr *execing;
 	struct proc *next;
 };
 
