@@ -51,11 +51,11 @@ struct wpk_sig {
 struct wpk_thr {
 	const struct rp_session *s;
 	uint32_t tid;
-	uint64_t (*frames)[2];	/* SIGFRAME records: place, handler's rsp */
+	uint64_t (*frames)[2];	/* SIGFRAME records: place, rsp */
 	size_t nframes;
 	struct rp_access rseq[2 * RSEQ_MAX];
 	int nrseq;
-	bool every;		/* the area may change after any instruction */
+	bool every;		/* may change after any instruction */
 	uint64_t *kpos;		/* else after these (ascending) */
 	size_t nkpos;
 	struct wpk_sig *sig;	/* deliveries, ascending */
@@ -104,6 +104,20 @@ static bool push(uint64_t **v, size_t *n, size_t *cap, uint64_t x)
 	return true;
 }
 
+/*
+ * Is rseq area @i of the snapshot's list the thread's?  Registered by it,
+ * or by a thread not of its process (a fork child inherits its parent's
+ * registration: its first thread's then; taken for each of them).
+ */
+static bool rseq_mine(struct rp_recover *rc, size_t i)
+{
+	uint32_t by = rp_snapshot_proc_rseq_tid(rc->sn, rc->pid, i);
+	struct rp_thread_info o;
+
+	return by == rc->tid || rp_thread_info(rc->s, by, &o) ||
+	       o.pid != rc->pid;
+}
+
 /* The bytes of the thread's rseq areas the kernel writes. */
 static void rseq_areas(struct rp_recover *rc, struct wpk_thr *t)
 {
@@ -117,7 +131,7 @@ static void rseq_areas(struct rp_recover *rc, struct wpk_thr *t)
 	for (i = 0; t->nrseq + 2 <= 2 * RSEQ_MAX &&
 		    !rp_snapshot_proc_rseq(rc->sn, rc->pid, i, &addr, &len,
 					   &complete); i++) {
-		if (rp_snapshot_proc_rseq_tid(rc->sn, rc->pid, i) != rc->tid)
+		if (!rseq_mine(rc, i))
 			continue;
 		/* cpu_id_start, cpu_id, rseq_cs; node_id, mm_cid and what
 		 * a longer registration may have the kernel write.
@@ -130,7 +144,8 @@ static void rseq_areas(struct rp_recover *rc, struct wpk_thr *t)
 			.cond = true, .addr = addr, .size = 16 };
 		t->rseq[t->nrseq++] = (struct rp_access){
 			.kind = RP_ACC_WRITE, .addr_known = true,
-			.cond = true, .addr = addr + 20, .size = end - addr - 20 };
+			.cond = true, .addr = addr + 20,
+			.size = end - addr - 20 };
 	}
 }
 
@@ -168,9 +183,9 @@ static void place(struct rp_recover *rc, const uint64_t *tm, size_t n,
 
 /*
  * A hardware trace: the positions after which the thread came back from
- * the kernel (every entry), or, with switch-in records of its own and no
- * sideband lost, those it was switched out at (the last entry before each
- * switch-in's time).
+ * the kernel (every entry), or, with switch-in records of its own, no
+ * sideband lost and events with times, those it was switched out at (the
+ * last entry before each switch-in's time).
  */
 static bool kernel_returns(struct rp_recover *rc, struct wpk_thr *t)
 {
@@ -193,9 +208,13 @@ static bool kernel_returns(struct rp_recover *rc, struct wpk_thr *t)
 		free(sw);
 		return false;
 	}
+	/* Events without time cannot be placed against the records. */
+	if (nsw && (rp_thread_event(s, rc->tid, 0, &ev) || !ev.tsc))
+		lost = true;
 	if (!nsw || lost) {
 		for (i = 0; !rp_thread_event(s, rc->tid, i, &ev); i++)
-			if (is_entry(&ev) && ev.before && ev.before < rc->count &&
+			if (is_entry(&ev) && ev.before &&
+			    ev.before < rc->count &&
 			    !push(&t->kpos, &t->nkpos, &cap, ev.before - 1)) {
 				free(sw);
 				return false;
@@ -241,7 +260,8 @@ static bool sigframes(struct rp_recover *rc, struct wpk_thr *t)
 	for (n = 0, k = 0; k < s->nrecs; k++) {
 		const struct ptrec_sb_sigframe *f = (const void *)s->recs[k];
 
-		if (s->recs[k]->type == PTREC_SB_SIGFRAME && f->tid == rc->tid) {
+		if (s->recs[k]->type == PTREC_SB_SIGFRAME &&
+		    f->tid == rc->tid) {
 			tm[n] = s->recs[k]->time;
 			t->frames[n++][1] = f->sp;
 		}
