@@ -91,6 +91,12 @@ $(MKTSX): tests/tools/mktsx.c tests/tools/pkbuild.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -lipt
 
+# A stream whose system call returns into a signal handler (no PT here).
+MKSIG := $(BUILD)/tests/tools/mksig
+$(MKSIG): tests/tools/mksig.c tests/tools/pkbuild.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -lipt
+
 # Stack switches (a heap stack, makecontext, alloca) for watchtruth --check;
 # -z now: no lazy binding resolver between them and the end.
 GDB_WATCHCTX := $(BUILD)/tests/gdb/watchctx
@@ -180,12 +186,20 @@ $(KERN_BUNDLE)/manifest.json: $(PTREC) $(GDB_WATCHKERN)
 	$(PTREC) record -q -o $(KERN_BUNDLE) -- $(GDB_WATCHKERN) >/dev/null
 KERN_SYM = -DKERN_$(1)=0x$$(nm $(GDB_WATCHKERN) | \
 	awk '$$3 == "$(2)" { print $$1 }')ull
+SIG_BUNDLE := $(BUILD)/tests/unit/replay/sig-bundle
+$(SIG_BUNDLE)/manifest.json: $(PTREC) $(MKSIG)
+	rm -rf $(SIG_BUNDLE) $(SIG_BUNDLE)-src && mkdir -p $(SIG_BUNDLE)-src
+	$(MKSIG) $(abspath $(SIG_BUNDLE))-src
+	$(PTREC) import raw -o $(SIG_BUNDLE) --pt $(SIG_BUNDLE)-src/pt.bin \
+		--images $(SIG_BUNDLE)-src/list >/dev/null
 $(BUILD)/tests/unit/replay/test_watch_kern: \
 		tests/unit/replay/test_watch_kern.c \
-		$(RP_LIB) $(PTK_LIB) $(SB_LIB) $(KERN_BUNDLE)/manifest.json
+		$(RP_LIB) $(PTK_LIB) $(SB_LIB) $(KERN_BUNDLE)/manifest.json \
+		$(SIG_BUNDLE)/manifest.json
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
 		-DKERN_BUNDLE='"$(abspath $(KERN_BUNDLE))"' \
+		-DSIG_BUNDLE='"$(abspath $(SIG_BUNDLE))"' \
 		$(call KERN_SYM,H_ALT,h_alt) $(call KERN_SYM,H_NORM,h_norm) \
 		$(call KERN_SYM,SI_ALT,si_alt) \
 		$(call KERN_SYM,SI_NORM,si_norm) \

@@ -145,3 +145,66 @@ Test(watch_kern, rseq_area)
 	cr_assert(ret == -RP_ERR_NOTFOUND ||
 		  (!ret && hit.kernel != RP_WATCH_KERNEL_RSEQ));
 }
+
+/*
+ * A hardware trace with no record of signals (tests/tools/mksig.c,
+ * imported raw): kill's system call at 3 returns into a handler at 4
+ * (the kernel's return elsewhere than after the syscall: a delivery),
+ * whose rt_sigreturn at 5 (rax 15) returns to 6 (not one).  The engine
+ * does not know the handler's rsp (no snapshot): the frame is a write of
+ * unknown address after 3: "may have written" with stop, none with skip.
+ * No rseq area (no snapshot): nothing else of the kernel's.
+ */
+static struct rp_session *hs;
+static struct rp_recover *hrc;
+static struct rp_watch *hw;
+static uint32_t htid, hpid;
+
+static void hw_open(void)
+{
+	struct rp_thread_info info;
+
+	cr_assert_eq(rp_session_open(&hs, SIG_BUNDLE), 0, "%s", SIG_BUNDLE);
+	htid = rp_thread_tid(hs, 0);
+	cr_assert_eq(rp_thread_info(hs, htid, &info), 0);
+	hpid = info.pid;
+	cr_assert_eq(rp_recover_new(hs, htid, &hrc), 0);
+	cr_assert_eq(rp_watch_new(&hw), 0);
+}
+
+static void hw_close(void)
+{
+	rp_watch_free(hw);
+	rp_recover_free(hrc);
+	rp_session_close(hs);
+}
+
+TestSuite(watch_kern_hw, .init = hw_open, .fini = hw_close);
+
+Test(watch_kern_hw, delivery_without_records)
+{
+	struct rp_watch_hit h;
+
+	/* g: the stores at 6 and 1 are known; the frame between. */
+	cr_assert_eq(rp_watch_insert(hw, RP_WATCH_WRITE, hpid, 0x400100, 4),
+		     0);
+	cr_assert_eq(rp_watch_scan(hw, hrc, hpid, -1, 0, 6, &h), 0);
+	if (h.pos == 5) {	/* rt_sigreturn: a system call that may write */
+		cr_assert(h.maybe && !h.kernel);
+		cr_assert_eq(rp_watch_scan(hw, hrc, hpid, -1, 0, 5, &h), 0);
+	}
+	cr_assert_eq(h.pos, 3);
+	cr_assert_eq(h.kernel, RP_WATCH_KERNEL_SIGFRAME);
+	cr_assert(h.maybe);
+	cr_assert_eq(rp_watch_scan(hw, hrc, hpid, 1, 4, 8, &h), 0);
+	cr_assert_neq(h.kernel, RP_WATCH_KERNEL_SIGFRAME, "after 5 at %llu",
+		      (unsigned long long)h.pos);
+	cr_assert_eq(rp_watch_scan(hw, hrc, hpid, 1, 2, 8, &h), 0);
+	cr_assert_eq(h.pos, 3);
+	cr_assert_eq(h.kernel, RP_WATCH_KERNEL_SIGFRAME);
+	/* skip: the known stores alone */
+	rp_watch_set_unknown(hw, RP_WATCH_UNKNOWN_SKIP);
+	cr_assert_eq(rp_watch_scan(hw, hrc, hpid, -1, 0, 6, &h), 0);
+	cr_assert_eq(h.pos, 1);
+	cr_assert(!h.maybe && !h.kernel);
+}
