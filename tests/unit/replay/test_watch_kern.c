@@ -189,7 +189,7 @@ Test(watch_kern_hw, delivery_without_records)
 	cr_assert_eq(rp_watch_insert(hw, RP_WATCH_WRITE, hpid, 0x400100, 4),
 		     0);
 	cr_assert_eq(rp_watch_scan(hw, hrc, hpid, -1, 0, 6, &h), 0);
-	if (h.pos == 5) {	/* rt_sigreturn: a system call that may write */
+	if (h.pos == 5) {	/* rt_sigreturn: a system call, may write */
 		cr_assert(h.maybe && !h.kernel);
 		cr_assert_eq(rp_watch_scan(hw, hrc, hpid, -1, 0, 5, &h), 0);
 	}
