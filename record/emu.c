@@ -213,6 +213,7 @@ static void issue_step(struct emu *e, struct thr *t)
 		uint64_t caught = rec_sigmask_of(t->tid, "SigCgt");
 
 		t->delivering = caught & (1ull << (sig - 1));
+		t->deliver_sig = sig;
 	}
 	/* Never run: emulated, with its packets (emu_ptwrite.c). */
 	if (!sig && emu_ptwrite(e, t)) {

@@ -65,6 +65,7 @@ struct thr {
 	uint64_t ip;
 	int pending_sig;		/* to deliver at the next resume */
 	bool delivering;		/* a caught signal is being delivered */
+	int deliver_sig;		/* which */
 	bool started;			/* PSB+ written */
 	bool rseq_asked;		/* its registration when first stopped */
 	bool opened;

@@ -690,9 +690,20 @@ static void step_done(struct emu *e, struct thr *t)
 		return;
 	next = t->regs.rip;
 	if (t->delivering) {
+		struct ptrec_sb_sigframe f = {
+			.hdr = { .type = PTREC_SB_SIGFRAME } };
+
 		/* A caught signal was delivered before t->ip executed. */
 		t->delivering = false;
 		emu_enc_check(e, t, ptenc_disable_async(&t->enc, t->ip));
+		/* Where the kernel built its frame: the watch scan's write
+		 * at the delivery (replay/watch_kern.c).
+		 */
+		f.pid = (uint32_t)t->proc->pid;
+		f.tid = (uint32_t)t->tid;
+		f.signo = t->deliver_sig;
+		f.sp = t->regs.rsp;
+		emu_emit_record(e, &f.hdr);
 		t->st = T_READY;
 		return;
 	}

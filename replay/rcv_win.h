@@ -316,6 +316,13 @@ int rcv_expected(const struct rcv_ins *in, uint64_t next, uint64_t ret);
 /* May a signal handler have run in thread @tid (recover.c)? */
 bool rcv_handlers_ran(struct rp_session *s, uint32_t tid);
 /*
+ * The positions after which the software recorder's records show a
+ * signal handler entered (sig_after()'s, ascending), into *@pos (owned by
+ * @rc); 0 when none ran, SIZE_MAX when out of memory.  The watch scan's
+ * signal frames (watch_kern.c).
+ */
+size_t rcv_sig_entries(struct rp_recover *rc, const uint64_t **pos);
+/*
  * Did thread @tid's trace stop between position @pos and the next one
  * with the thread somewhere other than @next, the next instruction's
  * address (an asynchronous disable or branch: a signal delivered, a

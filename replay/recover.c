@@ -218,6 +218,20 @@ static bool sig_after(struct rp_recover *rc, uint64_t pos)
 	       bsearch(&pos, rc->sig_pos, rc->nsig_pos, sizeof(pos), u64_cmp);
 }
 
+size_t rcv_sig_entries(struct rp_recover *rc, const uint64_t **pos)
+{
+	*pos = NULL;
+	if (rc->no_handlers)
+		return 0;
+	if (!rc->sig_done) {
+		if (!sig_compute(rc))
+			return SIZE_MAX;
+		rc->sig_done = true;
+	}
+	*pos = rc->sig_pos;
+	return rc->nsig_pos;
+}
+
 static int win_load(struct rp_recover *rc, struct win *w)
 {
 	struct rp_cursor *c = NULL;

@@ -980,6 +980,9 @@ int rp_snapshot_proc_fd_info(const struct rp_snapshot *sn, uint32_t pid,
 int rp_snapshot_proc_rseq(const struct rp_snapshot *sn, uint32_t pid,
 			  size_t i, uint64_t *addr, uint32_t *len,
 			  bool *complete);
+/* The thread that registered that area @i, or 0 (none such). */
+uint32_t rp_snapshot_proc_rseq_tid(const struct rp_snapshot *sn,
+				   uint32_t pid, size_t i);
 
 /**
  * rp_snapshot_read() - process @pid's memory at its end
@@ -1322,7 +1325,21 @@ struct rp_watch;
  *		(4) bytes the write changed, before and after it, where
  *		known (little-endian): the clear_child_tid word's old value
  *		from the sideband's EXIT_FUTEX record and 0 after it.
+ * @kernel:	a write the kernel made after @pos and before @pos + 1
+ *		with no instruction of the thread's (enum rp_watch_kernel,
+ *		watch_kern.c): a signal frame it built there (@maybe: in
+ *		its FPU state part, or where the handler's stack pointer is
+ *		not known), the thread's rseq area it may have rewritten
+ *		there (@maybe).
  */
+enum rp_watch_kernel {
+	RP_WATCH_KERNEL_NONE,
+	RP_WATCH_KERNEL_SIGFRAME,	/* a signal's delivery: its frame */
+	RP_WATCH_KERNEL_RSEQ,		/* the thread's rseq area, rewritten
+					 * when it resumes after a preemption
+					 * or a migration */
+};
+
 struct rp_watch_hit {
 	uint32_t tid;
 	uint64_t pos;
@@ -1337,6 +1354,7 @@ struct rp_watch_hit {
 	bool exit;
 	bool old_known, new_known;
 	uint64_t old_val, new_val;
+	uint8_t kernel;		/* enum rp_watch_kernel */
 };
 
 /* An empty set.  Returns 0 or -RP_ERR_NOMEM. */

@@ -313,6 +313,16 @@ int rp_snapshot_proc_rseq(const struct rp_snapshot *sn, uint32_t pid,
 	return 0;
 }
 
+uint32_t rp_snapshot_proc_rseq_tid(const struct rp_snapshot *sn,
+				   uint32_t pid, size_t i)
+{
+	const struct sb_snap_proc *p = proc_of(sn, pid);
+
+	if (!p || !p->has_rseq || i >= p->nrseq)
+		return 0;
+	return p->rseq[i].tid;
+}
+
 /* Bytes of a read-only file mapping from the image store's copy. */
 static size_t read_image(struct rp_snapshot *sn, const struct sb_snap_map *m,
 			 uint64_t addr, void *buf, size_t len)

@@ -324,6 +324,41 @@ static void exit_msg(struct target *tg, const struct rp_watch_hit *h,
 			 h->addr);
 }
 
+/* A write the kernel made between two instructions (watch_kern.c). */
+static void kernel_msg(const struct rp_watch_hit *h, uint64_t ip,
+		       struct text *out)
+{
+	text_add(out, "ptrec: after the instruction at %#" PRIx64 " (thread "
+		 "%u, instruction %" PRIu64 "), ", ip, h->tid, h->pos + 1);
+	if (h->kernel == RP_WATCH_KERNEL_RSEQ) {
+		text_add(out, "the kernel may have written the watched %" PRIu64
+			 " bytes at %#" PRIx64 ": they are in the thread's "
+			 "rseq area, which it rewrites (cpu_id_start, cpu_id, "
+			 "rseq_cs, node_id, mm_cid) when the thread resumes "
+			 "after a preemption or a migration, which the trace "
+			 "does not show exactly (set ptrec watch-unknown skip: "
+			 "these do not stop)\n", h->len, h->addr);
+		return;
+	}
+	if (!h->maybe)
+		text_add(out, "the kernel wrote %" PRIu64 " bytes at %#" PRIx64
+			 " delivering a signal: the handler's frame (its "
+			 "return address, ucontext and siginfo)\n",
+			 h->acc_size, h->acc_addr);
+	else if (h->acc_size)
+		text_add(out, "the kernel may have written %" PRIu64
+			 " bytes at %#" PRIx64 " delivering a signal: the "
+			 "FPU state of the handler's frame (its xsave area)\n",
+			 h->acc_size, h->acc_addr);
+	else
+		text_add(out, "the kernel wrote a signal frame delivering a "
+			 "signal, at the handler's stack pointer, which is not "
+			 "known: it may have written the watched %" PRIu64
+			 " bytes at %#" PRIx64 " (set ptrec watch-unknown "
+			 "skip: writes of unknown address do not stop)\n",
+			 h->len, h->addr);
+}
+
 /*
  * Watchpoints (#18): "ptrec watch-last" says what the last stop at a
  * watchpoint was (the plugin prints it at each such stop: a store whose
@@ -370,7 +405,9 @@ static void monitor_watch(struct target *tg, const char *arg,
 	if (i < 0 || rp_cursor_peek(rp_timeline_cursor(tg->tl, (size_t)i),
 				    h.pos, &insn))
 		insn.ip = 0;
-	if (h.exit || (h.gap && h.syscall)) {
+	if (h.kernel) {
+		kernel_msg(&h, insn.ip, out);
+	} else if (h.exit || (h.gap && h.syscall)) {
 		exit_msg(tg, &h, out);
 	} else if (h.gap) {
 		text_add(out, "ptrec: the trace has a gap after the "
@@ -412,7 +449,7 @@ static void monitor_watch(struct target *tg, const char *arg,
 			 " (thread %u, instruction %" PRIu64 ") wrote %"
 			 PRIu64 " bytes at %#" PRIx64 "\n", insn.ip, h.tid,
 			 h.pos + 1, h.acc_size, h.acc_addr);
-	known = h.maybe || h.type != RP_WATCH_WRITE ? 3 :
+	known = h.maybe || h.kernel || h.type != RP_WATCH_WRITE ? 3 :
 		target_watch_known(tg, &h);
 	at = h.pos;
 	if (h.exit)

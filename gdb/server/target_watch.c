@@ -66,7 +66,7 @@ size_t target_after_store(struct rp_recover *rc, const struct rp_watch_hit *h,
 {
 	size_t done = 0;
 
-	if (h->kind == RP_ACC_WRITE && !h->maybe && !h->syscall)
+	if (h->kind == RP_ACC_WRITE && !h->maybe && !h->syscall && !h->kernel)
 		done = rp_recover_stored(rc, h->pos, addr, buf, len);
 	if (done < len)
 		done += rp_recover_mem(rc, h->pos + 1, addr + done, buf + done,

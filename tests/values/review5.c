@@ -40,6 +40,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/rseq.h>
+#include <sys/wait.h>
 #include <sched.h>
 #include <signal.h>
 #include <time.h>
@@ -250,6 +251,9 @@ static void rseqwatch(void)
 			 : "rcx", "r12", "r13", "r14", "memory");
 	printf("rseq changes %ld\n", r5_changes);
 	fflush(stdout);
+	/* Main runs last (GDB starts in the thread that ran last). */
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
 	sc3(231, 0, 0, 0);
 }
 

@@ -84,7 +84,8 @@ else
 	vcheck uffdstack
 fi
 # rseqwatch: reverse-continue from the loop's end with a watchpoint on
-# main's rseq cpu_id must stop at or after the load before the last
+# main's rseq cpu_id (set at the end, where r5_rseq_cpu is known: at the
+# loop's end the engine may not know it) must stop at or after the load before the last
 # change the program saw (the kernel wrote the word between that load
 # and the next, which saw the new value: `inc %r14` is 4 instructions
 # after it, the loop's body 5 long).
@@ -103,8 +104,9 @@ else
 	else
 		lo=$((i - 9))
 		timeout 300 "$PTREC" replay "$tmp/rseqwatch" -batch \
-			-ex "set pagination off" -ex "ptrec goto $e" \
-			-ex "watch -l *(int *)r5_rseq_cpu" -ex "echo @@rc\n" \
+			-ex "set pagination off" -ex "ptrec goto end" \
+			-ex "watch -l *(int *)r5_rseq_cpu" -ex "ptrec goto $e" \
+			-ex "echo @@rc\n" \
 			-ex "reverse-continue" -ex "ptrec position" \
 			>"$tmp/gdb.out" 2>&1
 		got=$(sed -n '/^@@rc/,$p' "$tmp/gdb.out" |
