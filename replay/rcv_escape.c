@@ -29,7 +29,14 @@
 
 #include "rcv_win.h"
 
-enum { CLEAN, STK, MAYBE };
+/*
+ * WHOLE: a whole own-stack pointer or a clean value, which of the two not
+ * depending on where the stack lies (cmov with clean flags between them:
+ * ld.so's dfs_traversal gets a stack flag's address or NULL, and tests
+ * it): tested for zero, it gives clean flags; anything else takes it as
+ * MAYBE.
+ */
+enum { CLEAN, STK, MAYBE, WHOLE };
 
 /*
  * Frames of reference (epochs): an own-stack pointer is an offset in
@@ -246,12 +253,24 @@ static uint8_t load_v(const struct rcv_esc *e, const struct rcv_op *o,
 	if (w == 2) {
 		v = slot_get(e, ep, d, size ? size : 8, vep, vd);
 		/* Part of a pointer is not one. */
-		return v == STK && size != 8 ? MAYBE : v;
+		return (v == STK || v == WHOLE) && size != 8 ? MAYBE : v;
 	}
-	/* Through a stack-derived address: maybe the own stack. */
-	if (w == 1 || tainted)
+	/* Surely the own stack, where no slot holds one: clean. */
+	if (w == 1)
 		return any_slot(e) ? MAYBE : CLEAN;
-	return CLEAN;
+	/* Through a whole own-stack pointer or a clean one: the own stack
+	 * as above, or memory that holds no stack-derived value before
+	 * the first escape.
+	 */
+	if (o->base >= 0 && o->base < 16 && e->t[o->base] == WHOLE &&
+	    !o->seg && (o->index < 0 || o->index >= 16 || !e->t[o->index]))
+		return any_slot(e) ? MAYBE : CLEAN;
+	/* Through an address that may be derived from a stack pointer but
+	 * is not surely one: what it loads may be a function of the
+	 * pointer's bits (a table indexed by them, tests/values/review5.c
+	 * ltable), or the own stack.
+	 */
+	return tainted ? MAYBE : CLEAN;
 }
 
 static uint8_t load(const struct rcv_esc *e, const struct rcv_op *o,
@@ -336,10 +355,30 @@ static bool sys_keeps_none(uint64_t nr, bool *content)
 	case 24: case 39: case 186: case 110: case 60: case 231:
 	case 14:	/* rt_sigprocmask: this thread's mask */
 	case 97: case 302: case 63: case 99: case 204:
-	case 3: case 8: case 9: case 10: case 11: case 12:
+	case 3: case 8: case 10: case 12:
 	case 2: case 257: case 21: case 269: case 79: case 89: case 217:
-	case 22: case 293: case 16: case 72: case 62: case 200: case 234:
+	case 22: case 293: case 72: case 62: case 200: case 234:
 	case 28:	/* madvise */
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * ioctl requests that copy a struct in or out at the call and keep
+ * nothing (terminals, FIONREAD, FIONBIO, FIOCLEX); any other may keep its
+ * argument (userfaultfd's UFFDIO_REGISTER keeps a range whose faults
+ * another thread then handles: tests/values/review5.c uffdstack).
+ */
+static bool ioctl_keeps_none(uint64_t req)
+{
+	switch (req) {
+	case 0x5401: case 0x5402: case 0x5403: case 0x5404:	/* TC[GS]ETS* */
+	case 0x540f: case 0x5410:	/* TIOC[GS]PGRP */
+	case 0x5413: case 0x5414:	/* TIOC[GS]WINSZ */
+	case 0x541b: case 0x5421:	/* FIONREAD, FIONBIO */
+	case 0x5450: case 0x5451:	/* FIONCLEX, FIOCLEX */
 		return true;
 	default:
 		return false;
@@ -369,6 +408,13 @@ static bool syscall_escapes(struct rcv_esc *e)
 		return any || e->t[RP_REG_RSP] != STK;
 	if (nr == 57)	/* fork: memory of its own */
 		return false;
+	/* ioctl: by its request, when the code shows it (rsi). */
+	if (nr == 16)
+		return e->rsi_k && ioctl_keeps_none(e->rsi) ? false : any_arg;
+	/* mmap and munmap of a stack page (MAP_FIXED: a file's page, maybe
+	 * shared, in its place; munmap: another thread's mmap may get it)
+	 * are caught by any_arg: both are off sys_keeps_none's list.
+	 */
 	if (!sys_keeps_none(nr, &content))
 		return any_arg;
 	return content && e->t[RP_REG_RSI] && any_slot(e);
@@ -441,8 +487,10 @@ static bool push_pop(struct rcv_esc *e, const struct rcv_ins *in)
 			v = e->t[o->reg] ? MAYBE : CLEAN;
 		else if (in->id == X86_INS_PUSH && o->type == RCV_OP_MEM)
 			v = load(e, o, sz);
-		if (in->id == X86_INS_PUSHFQ)
+		if (in->id == X86_INS_PUSHFQ) {
 			sz = 8;
+			v = join(e->ft, e->dft);
+		}
 		rsp_add(e, -(int64_t)sz);
 		return store(e, &sl, sz, v);
 	}
@@ -451,6 +499,8 @@ static bool push_pop(struct rcv_esc *e, const struct rcv_ins *in)
 		sz = 8;
 	v = load_v(e, &sl, sz, &vep, &vd);
 	rsp_add(e, (int64_t)sz);
+	if (in->id == X86_INS_POPFQ)
+		e->ft = e->dft = v ? MAYBE : CLEAN;
 	if (in->id == X86_INS_POP && o->type == RCV_OP_REG) {
 		set_val(e, o->reg, v, vep, vd);
 	} else if (in->id == X86_INS_POP && o->type == RCV_OP_MEM) {
@@ -573,6 +623,168 @@ static void arith(struct rcv_esc *e, const struct rcv_ins *in, int g,
 	set_reg(e, g, v, -1, 0);
 }
 
+/*
+ * Does @in read the arithmetic flags: capstone's table, and by name those
+ * it may not list (a bit of a pointer moved into CF by bt, then into a
+ * register by setc, cmovc, sbb or adc: tests/values/review5.c lsetc,
+ * lsbb, lcmov)?
+ */
+static bool reads_flags(const struct rcv_ins *in)
+{
+	if (in->fr & ARITH_FLAGS)
+		return true;
+	switch (in->id) {
+	case X86_INS_ADC: case X86_INS_SBB: case X86_INS_RCL:
+	case X86_INS_RCR: case X86_INS_PUSHF: case X86_INS_PUSHFQ:
+	case X86_INS_LAHF: case X86_INS_ADCX: case X86_INS_ADOX:
+	case X86_INS_CMC: case X86_INS_SALC: case X86_INS_LOOPE:
+	case X86_INS_LOOPNE:
+		return true;
+	case X86_INS_JRCXZ: case X86_INS_JECXZ: case X86_INS_JCXZ:
+	case X86_INS_LOOP:
+		return false;
+	default:
+		return rcv_cond_of(in->id) >= 0 || rcv_cond_jump(in->id);
+	}
+}
+
+/* Does @in read DF (string instructions)? */
+static bool reads_df(const struct rcv_ins *in)
+{
+	bool src, dread, dst;
+
+	return (in->fr & F_DF) || in->id == X86_INS_PUSHF ||
+	       in->id == X86_INS_PUSHFQ || rcv_str_op(in, &src, &dread, &dst);
+}
+
+/* Is operand @o surely a whole own-stack pointer? */
+static bool stk_op(const struct rcv_esc *e, const struct rcv_op *o)
+{
+	uint32_t vep;
+	int64_t vd;
+
+	if (o->size != 8)
+		return false;
+	if (o->type == RCV_OP_REG)
+		return o->reg >= 0 && o->reg < 16 && e->t[o->reg] == STK;
+	return o->type == RCV_OP_MEM && load_v(e, o, 8, &vep, &vd) == STK;
+}
+
+/* Is operand @o surely a whole own-stack pointer, or WHOLE? */
+static bool whole_op(const struct rcv_esc *e, const struct rcv_op *o)
+{
+	uint32_t vep;
+	int64_t vd;
+	uint8_t v;
+
+	if (o->size != 8)
+		return false;
+	if (o->type == RCV_OP_REG)
+		return o->reg >= 0 && o->reg < 16 &&
+		       (e->t[o->reg] == STK || e->t[o->reg] == WHOLE);
+	if (o->type != RCV_OP_MEM)
+		return false;
+	v = load_v(e, o, 8, &vep, &vd);
+	return v == STK || v == WHOLE;
+}
+
+/*
+ * The taint of the arithmetic flags @in computes from inputs of taint @v.
+ * Clean where they do not depend on where the stack lies: the difference
+ * of two own-stack pointers (both the stack's place plus clean offsets),
+ * an own-stack pointer tested for zero or sign (never zero, never
+ * negative: a user-space address), a zeroing idiom.
+ */
+static uint8_t flags_of(const struct rcv_esc *e, const struct rcv_ins *in,
+			uint8_t v)
+{
+	const struct rcv_op *a = &in->op[0], *b = &in->op[1];
+	bool same;
+
+	if (!v || in->nops != 2)
+		return v;
+	same = a->type == RCV_OP_REG && b->type == RCV_OP_REG &&
+	       a->reg == b->reg && a->shift == b->shift && a->size == b->size;
+	if ((in->id == X86_INS_XOR || in->id == X86_INS_SUB) && same)
+		return CLEAN;
+	if ((in->id == X86_INS_CMP || in->id == X86_INS_SUB) &&
+	    stk_op(e, a) && stk_op(e, b))
+		return CLEAN;
+	if ((in->id == X86_INS_TEST || in->id == X86_INS_AND ||
+	     in->id == X86_INS_OR) && same && whole_op(e, a))
+		return CLEAN;
+	if (in->id == X86_INS_CMP && b->type == RCV_OP_IMM && !b->imm &&
+	    whole_op(e, a))
+		return CLEAN;
+	return v;
+}
+
+/* @in, whose inputs have taint @v, writes its flags. */
+static void flags_set(struct rcv_esc *e, const struct rcv_ins *in,
+		      uint8_t v)
+{
+	uint8_t f;
+
+	if (in->fw & ARITH_FLAGS) {
+		f = flags_of(e, in, v);
+		/* Some of them only (bt: CF; inc: all but CF): the others
+		 * keep what they held.
+		 */
+		e->ft = (in->fw & ARITH_FLAGS) == ARITH_FLAGS ? f :
+			join(e->ft, f);
+	}
+	if (in->fw & F_DF)
+		e->dft = in->id == X86_INS_CLD || in->id == X86_INS_STD ?
+			 CLEAN : join(e->dft, v);
+}
+
+/*
+ * A branch whose way depends on a stack-derived value: what follows may
+ * rebuild the pointer from the ways taken (bit by bit, `test; jz`:
+ * tests/values/review5.c lbranch), so it counts as the escape.  Not
+ * the flags of a comparison of two own-stack pointers (flags_of()).
+ */
+static bool branch_tainted(struct rcv_esc *e, const struct rcv_ins *in)
+{
+	struct rcv_op sl = rsp_slot();
+	const struct rcv_op *o = &in->op[0];
+
+	if (rcv_cond_jump(in->id))
+		return (reads_flags(in) && e->ft) ||
+		       (in->id == X86_INS_JRCXZ || in->id == X86_INS_JECXZ ||
+			in->id == X86_INS_JCXZ || in->id == X86_INS_LOOP ||
+			in->id == X86_INS_LOOPE || in->id == X86_INS_LOOPNE ?
+			e->t[RP_REG_RCX] != CLEAN : false);
+	if (in->id == X86_INS_RET)
+		return load(e, &sl, 8) != CLEAN;
+	if ((in->id != X86_INS_JMP && in->id != X86_INS_CALL) || !in->nops)
+		return false;
+	if (o->type == RCV_OP_REG)
+		return o->reg < 0 || o->reg >= 16 || e->t[o->reg] != CLEAN;
+	return o->type == RCV_OP_MEM && load(e, o, 8) != CLEAN;
+}
+
+/*
+ * cmov of 8 bytes with clean flags between values each clean, a whole
+ * own-stack pointer or WHOLE: WHOLE (or clean).
+ */
+static bool cmov_whole(const struct rcv_esc *e, const struct rcv_ins *in)
+{
+	const struct rcv_op *a = &in->op[0], *b = &in->op[1];
+	uint32_t vep;
+	int64_t vd;
+
+	if (rcv_cond_of(in->id) < 0 || rcv_cond_jump(in->id) ||
+	    in->nops != 2 || e->ft || a->type != RCV_OP_REG || a->size != 8 ||
+	    a->reg < 0 || a->reg >= 16 || b->size != 8 ||
+	    (e->t[a->reg] == MAYBE))
+		return false;
+	if (b->type == RCV_OP_REG)
+		return b->reg >= 0 && b->reg < 16 && e->t[b->reg] != MAYBE;
+	return b->type == RCV_OP_MEM &&
+	       load_v(e, b, 8, &vep, &vd) != MAYBE;
+}
+
 /* The general case: every destination gets what every source may hold. */
 static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 {
@@ -595,6 +807,10 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 		else if (o->type == RCV_OP_OTHER)
 			v = join(v, e->vec);
 	}
+	if (reads_flags(in))
+		v = join(v, e->ft);
+	if (reads_df(in))
+		v = join(v, e->dft);
 	/* Registers written but not named (mul's rdx:rax, cmpxchg's rax,
 	 * rep movs's rsi/rdi/rcx) may carry any of what they held.
 	 */
@@ -607,6 +823,7 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 		if (in->wcode[g] && g != RP_REG_RSP && !named)
 			v = join(v, e->t[g]);
 	}
+	flags_set(e, in, v);
 	/* An 8-byte mov keeps what it moves: an own-stack pointer stays
 	 * one through a slot.
 	 */
@@ -635,6 +852,11 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 		g = in->op[0].reg;
 		set_reg(e, g, e->t[in->op[1].reg], in->op[1].reg,
 			e->d[in->op[1].reg]);
+		dst_reg[g] = true;
+	} else if (cmov_whole(e, in)) {
+		g = in->op[0].reg;
+		set_reg(e, g, e->t[g] || whole_op(e, &in->op[1]) ? WHOLE :
+			CLEAN, -1, 0);
 		dst_reg[g] = true;
 	} else if (in->id == X86_INS_LEA && in->nops == 2 &&
 		   in->op[0].type == RCV_OP_REG) {
@@ -675,6 +897,20 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 	return esc;
 }
 
+/* Keeps rsi's value when an instruction sets it to a constant. */
+static void track_rsi(struct rcv_esc *e, const struct rcv_ins *in)
+{
+	if (!in->wcode[RP_REG_RSI])
+		return;
+	e->rsi_k = in->id == X86_INS_MOV && in->nops == 2 &&
+		   in->op[0].type == RCV_OP_REG &&
+		   in->op[0].reg == RP_REG_RSI && in->op[0].size >= 4 &&
+		   in->op[1].type == RCV_OP_IMM;
+	if (e->rsi_k)
+		e->rsi = (uint64_t)in->op[1].imm &
+			 (in->op[0].size == 4 ? 0xffffffffull : ~0ull);
+}
+
 /* Keeps rax's value when an instruction sets it to a constant. */
 static void track_rax(struct rcv_esc *e, const struct rcv_ins *in)
 {
@@ -712,6 +948,8 @@ void rcv_esc_async(struct rcv_esc *e)
 	e->vec = true;
 	e->dirty = true;
 	e->rax_k = false;
+	e->rsi_k = false;
+	e->ft = e->dft = MAYBE;
 }
 
 /*
@@ -751,19 +989,31 @@ bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in, uint8_t raw0)
 	if (in->flags & RCV_I_BAD) {
 		e->escaped = undecoded(e, in, raw0);
 		e->rax_k = e->rax_k && !in->wcode[RP_REG_RAX];
+		e->rsi_k = e->rsi_k && !in->wcode[RP_REG_RSI];
+		/* Vector compares (kortest, ptest) set flags from vectors. */
+		if (in->fw & (ARITH_FLAGS | F_DF))
+			e->ft = e->dft = join(join(e->ft, e->dft), e->vec);
 		return e->escaped;
 	}
+	if (branch_tainted(e, in)) {
+		e->escaped = true;
+		return true;
+	}
 	switch (in->id) {
-	case X86_INS_SYSCALL:
+	case X86_INS_SYSCALL: {
+		/* r11 gets rflags */
+		uint8_t fl = join(e->ft, e->dft);
+
 		esc = syscall_escapes(e);
 		/* rt_sigreturn: every register from the frame. */
 		if (!e->rax_k || e->rax == 15)
 			rcv_esc_async(e);
 		set_reg(e, RP_REG_RAX, CLEAN, -1, 0);
 		set_reg(e, RP_REG_RCX, CLEAN, -1, 0);
-		set_reg(e, RP_REG_R11, CLEAN, -1, 0);
+		set_reg(e, RP_REG_R11, fl, -1, 0);
 		e->rax_k = false;
 		break;
+	}
 	case X86_INS_PUSH: case X86_INS_POP:
 	case X86_INS_PUSHFQ: case X86_INS_POPFQ:
 		esc = push_pop(e, in);
@@ -798,6 +1048,7 @@ bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in, uint8_t raw0)
 		break;
 	}
 	track_rax(e, in);
+	track_rsi(e, in);
 	if (esc)
 		e->escaped = true;
 	return esc;
