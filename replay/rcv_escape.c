@@ -725,6 +725,20 @@ static void flags_set(struct rcv_esc *e, const struct rcv_ins *in,
 {
 	uint8_t f;
 
+	/* iret: rflags from the frame on the stack. */
+	if (in->id == X86_INS_IRET || in->id == X86_INS_IRETD ||
+	    in->id == X86_INS_IRETQ) {
+		e->ft = e->dft = MAYBE;
+		return;
+	}
+	/* Every flag, as far as the decoder knows (cli, sti: IF alone
+	 * maybe): the arithmetic ones may keep what they held.
+	 */
+	if (in->fw == ~0ull) {
+		e->ft = join(e->ft, v);
+		e->dft = join(e->dft, v);
+		return;
+	}
 	if (in->fw & ARITH_FLAGS) {
 		f = flags_of(e, in, v);
 		/* Some of them only (bt: CF; inc: all but CF): the others
@@ -806,6 +820,21 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 			v = join(v, load(e, o, o->size ? o->size : 8));
 		else if (o->type == RCV_OP_OTHER)
 			v = join(v, e->vec);
+	}
+	/* Registers read but not named (cqo's rax, sahf's ah): capstone's
+	 * list, less the operands' and the addresses' registers.
+	 */
+	for (g = 0; g < 16; g++) {
+		bool named = false;
+
+		for (k = 0; k < in->nops; k++)
+			named |= (in->op[k].type == RCV_OP_REG &&
+				  in->op[k].reg == g) ||
+				 (in->op[k].type == RCV_OP_MEM &&
+				  (in->op[k].base == g ||
+				   in->op[k].index == g));
+		if ((in->gr & (1u << g)) && g != RP_REG_RSP && !named)
+			v = join(v, e->t[g]);
 	}
 	if (reads_flags(in))
 		v = join(v, e->ft);

@@ -13,6 +13,8 @@
 #    messages give the handler thread the address): default mode 4 wrong
 #    (r12 = 0x22, main's own store, truth 0x7777777777777777, the page
 #    the handler put there after zapping it), strict 0.
+#  Both fixed on branch holes5v (docs/values.md, "Pointers rebuilt
+#  without a copy"): 0 wrong in both modes.
 #  - rseqwatch (watchpoints, replay/watch*.c: no access for the kernel's
 #    rewrites of a registered rseq area): main's loop sees its rseq
 #    cpu_id change twice with no store and no system call (a forked

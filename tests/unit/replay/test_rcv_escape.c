@@ -359,6 +359,15 @@ Test(rcv_escape, bit_through_the_flags)
 		STORE_RSI,
 	};
 
+	/* sahf: the flags from ah, a register it does not name */
+	struct rcv_ins sahf[] = {
+		LEA_RAX,
+		INS("\x9e"),				/* sahf */
+		INS("\x48\x19\xf6"),			/* sbb rsi, rsi */
+		STORE_RSI,
+	};
+
+	cr_expect_eq(first_escape(sahf, N(sahf)), 3);
 	cr_expect_eq(first_escape(setc, N(setc)), 3);
 	cr_expect_eq(first_escape(sbb, N(sbb)), 3);
 	cr_expect_eq(first_escape(cmovc, N(cmovc)), 3);
