@@ -21,6 +21,12 @@
  * a buffer that may hold one, anything not decoded.  Loads from memory not
  * the own stack give clean values: before the first escape, no other
  * thread holds such an address to put there (the analysis stops at it).
+ * A pointer can also be rebuilt without a copy (tests/values/review5.c):
+ * through the flags (bt; setc), so they carry a taint too; through the
+ * ways branches take, so a branch on a stack-derived value is an escape;
+ * through a table indexed by its bytes, so a load through a maybe-derived
+ * address is maybe-derived (docs/values.md, "Pointers rebuilt without a
+ * copy").
  */
 #include <stdlib.h>
 #include <string.h>
@@ -333,93 +339,6 @@ static uint8_t join(uint8_t a, uint8_t b)
 	return a || b ? MAYBE : CLEAN;
 }
 
-/*
- * System calls that keep no pointer argument past their return and make
- * no memory of the caller's visible to anyone: a stack address in an
- * argument is fine.  @content: they copy a buffer of the caller's
- * (rsi) somewhere others may read it.
- */
-static bool sys_keeps_none(uint64_t nr, bool *content)
-{
-	*content = false;
-	switch (nr) {
-	case 1: case 18:	/* write, pwrite64 */
-	case 13:	/* rt_sigaction: the handler's words go to the kernel */
-		*content = true;
-		return true;
-	case 0: case 17:	/* read, pread64 */
-	case 4: case 5: case 6: case 262: case 332:	/* stat family */
-	case 228: case 229: case 230: case 35:	/* clocks, sleeps */
-	case 202:	/* futex: waits and wakes on the word, keeps nothing */
-	case 318:	/* getrandom */
-	case 24: case 39: case 186: case 110: case 60: case 231:
-	case 14:	/* rt_sigprocmask: this thread's mask */
-	case 97: case 302: case 63: case 99: case 204:
-	case 3: case 8: case 10: case 12:
-	case 2: case 257: case 21: case 269: case 79: case 89: case 217:
-	case 22: case 293: case 72: case 62: case 200: case 234:
-	case 28:	/* madvise */
-		return true;
-	default:
-		return false;
-	}
-}
-
-/*
- * ioctl requests that copy a struct in or out at the call and keep
- * nothing (terminals, FIONREAD, FIONBIO, FIOCLEX); any other may keep its
- * argument (userfaultfd's UFFDIO_REGISTER keeps a range whose faults
- * another thread then handles: tests/values/review5.c uffdstack).
- */
-static bool ioctl_keeps_none(uint64_t req)
-{
-	switch (req) {
-	case 0x5401: case 0x5402: case 0x5403: case 0x5404:	/* TC[GS]ETS* */
-	case 0x540f: case 0x5410:	/* TIOC[GS]PGRP */
-	case 0x5413: case 0x5414:	/* TIOC[GS]WINSZ */
-	case 0x541b: case 0x5421:	/* FIONREAD, FIONBIO */
-	case 0x5450: case 0x5451:	/* FIONCLEX, FIOCLEX */
-		return true;
-	default:
-		return false;
-	}
-}
-
-static bool syscall_escapes(struct rcv_esc *e)
-{
-	static const int args[] = { RP_REG_RDI, RP_REG_RSI, RP_REG_RDX,
-				    RP_REG_R10, RP_REG_R8, RP_REG_R9 };
-	bool content, any_arg = false, any = false;
-	uint64_t nr = e->rax;
-	size_t k;
-	int g;
-
-	for (k = 0; k < 6; k++)
-		any_arg |= e->t[args[k]] != CLEAN;
-	for (g = 0; g < 16; g++)
-		if (g != RP_REG_RSP && g != RP_REG_RAX && g != RP_REG_RCX &&
-		    g != RP_REG_R11)
-			any |= e->t[g] != CLEAN;
-	/* clone, clone3, vfork, or a number not known: the child starts
-	 * with every general-purpose register (and maybe this stack; its
-	 * vector registers are taken as not used as pointers, docs).
-	 */
-	if (!e->rax_k || nr == 56 || nr == 435 || nr == 58)
-		return any || e->t[RP_REG_RSP] != STK;
-	if (nr == 57)	/* fork: memory of its own */
-		return false;
-	/* ioctl: by its request, when the code shows it (rsi). */
-	if (nr == 16)
-		return e->rsi_k && ioctl_keeps_none(e->rsi) ? false : any_arg;
-	/* mmap and munmap of a stack page (MAP_FIXED: a file's page, maybe
-	 * shared, in its place; munmap: another thread's mmap may get it)
-	 * are caught by any_arg: both are off sys_keeps_none's list.
-	 */
-	if (!sys_keeps_none(nr, &content))
-		return any_arg;
-	return content && e->t[RP_REG_RSI] && any_slot(e);
-}
-
 /* Does @id move a value without reading its destination? */
 static bool pure_move(unsigned int id)
 {
@@ -691,7 +610,8 @@ static bool whole_op(const struct rcv_esc *e, const struct rcv_op *o)
 /*
  * The taint of the arithmetic flags @in computes from inputs of taint @v.
  * Clean where they do not depend on where the stack lies: the difference
- * of two own-stack pointers (both the stack's place plus clean offsets),
+ * of two own-stack pointers (both the stack's place plus clean offsets;
+ * or an alignment of it, and r, -N: at most its low 16 bits show),
  * an own-stack pointer tested for zero or sign (never zero, never
  * negative: a user-space address), a zeroing idiom.
  */
@@ -1033,7 +953,7 @@ bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in, uint8_t raw0)
 		/* r11 gets rflags */
 		uint8_t fl = join(e->ft, e->dft);
 
-		esc = syscall_escapes(e);
+		esc = rcv_esc_syscall(e);
 		/* rt_sigreturn: every register from the frame. */
 		if (!e->rax_k || e->rax == 15)
 			rcv_esc_async(e);
@@ -1125,134 +1045,4 @@ bool rcv_esc_rsp_offset(const struct rcv_esc *e, int64_t *d)
 {
 	*d = e->d[RP_REG_RSP];
 	return e->t[RP_REG_RSP] == STK && e->ep[RP_REG_RSP] == e->ep0;
-}
-
-/* ---- over a thread's history ------------------------------------------ */
-
-static bool started_in(const struct rp_session *s, uint32_t tid)
-{
-	size_t i;
-
-	for (i = 0; i < s->nrecs; i++) {
-		const struct ptrec_sb_thread_start *t =
-			(const void *)s->recs[i];
-
-		if (s->recs[i]->type == PTREC_SB_THREAD_START && t->tid == tid)
-			return true;
-	}
-	return false;
-}
-
-/*
- * Is nothing known to have seen thread @tid's stack where its history
- * starts?  It started in the recording (THREAD_START: its stack is new),
- * or every other thread of its process did (it was alone: what the
- * others learn, they learn from memory the history shows it write).
- * Otherwise (attached to running threads), what it did before is not
- * known.
- */
-static bool fresh_start(const struct rp_session *s, uint32_t tid,
-			uint32_t pid)
-{
-	struct rp_thread_info o;
-	size_t i;
-
-	if (started_in(s, tid))
-		return true;
-	for (i = 0; i < rp_thread_count(s); i++)
-		if (rp_thread_tid(s, i) != tid &&
-		    !rp_thread_info(s, rp_thread_tid(s, i), &o) &&
-		    o.pid == pid && !started_in(s, o.tid))
-			return false;
-	return true;
-}
-
-/* Did control arrive at @ip other than as @prev says (a handler)? */
-static bool unexpected(const struct rcv_ins *prev, uint8_t iclass,
-		       uint64_t ip)
-{
-	switch (iclass) {
-	case RP_IC_OTHER:
-		return ip != prev->ip + prev->len;
-	case RP_IC_COND:
-		return ip != prev->ip + prev->len &&
-		       !(prev->nops && prev->op[0].type == RCV_OP_IMM &&
-			 (uint64_t)prev->op[0].imm == ip);
-	case RP_IC_JUMP: case RP_IC_CALL:
-		return prev->nops && prev->op[0].type == RCV_OP_IMM &&
-		       (uint64_t)prev->op[0].imm != ip;
-	default:
-		/* Returns, indirect branches, syscalls: not checked. */
-		return prev->id == X86_INS_SYSCALL &&
-		       ip != prev->ip + prev->len;
-	}
-}
-
-void rcv_esc_compute(struct rp_recover *rc)
-{
-	struct rcv_esc e = { 0 };
-	struct rcv_ins in, prev = { 0 };
-	struct rp_cursor *c = NULL;
-	struct rp_insn insn;
-	struct rp_gap gap;
-	uint64_t p, next_gap = UINT64_MAX, rsp, esc = UINT64_MAX, evi = 0;
-	uint8_t piclass = RP_IC_OTHER;
-	int64_t d;
-
-	if (rc->esc_done)
-		return;
-	rc->esc_done = true;
-	rc->esc_pos = 0;
-	rc->priv_hi = rc->stack_lo;	/* nothing private until shown */
-	/* Strict: the thread's stack is private nowhere (what was published
-	 * before the history, or into a frame that returned, may be used).
-	 */
-	if (!rc->mt || rc->strict)
-		return;
-	if (!fresh_start(rc->s, rc->tid, rc->pid) ||
-	    rp_cursor_new(rc->s, rc->tid, &c))
-		return;
-	if (!rp_thread_gap(rc->s, rc->tid, 0, &gap))
-		next_gap = gap.before;
-	rcv_esc_init(&e);
-	for (p = 0; p < rc->end; p++) {
-		/* Code the trace does not show ran before it, or the
-		 * instruction is not known: states up to the one before.
-		 */
-		if (p == next_gap || rp_cursor_peek(c, p, &insn)) {
-			esc = p ? p - 1 : 0;
-			break;
-		}
-		rcv_decode(rc->dec, insn.ip, insn.raw, insn.size, insn.iclass,
-			   &in);
-		if (p && !rc->no_handlers &&
-		    (unexpected(&prev, piclass, insn.ip) ||
-		     rcv_async_away(rc->s, rc->tid, &evi, p - 1, insn.ip)))
-			rcv_esc_async(&e);
-		if (rcv_esc_step(&e, &in, insn.size ? insn.raw[0] : 0)) {
-			esc = p;
-			break;
-		}
-		prev = in;
-		piclass = insn.iclass;
-	}
-	rp_cursor_free(c);
-	rc->esc_pos = esc;
-	/*
-	 * What lies above the first rsp (argv, envp and auxv under the main
-	 * thread, which libc points to; struct pthread and what the creator
-	 * put there under a thread) is not the thread's own: the region
-	 * from the stack mapping's start to it is, when the end's rsp and
-	 * its offset from the first are known (the walk reached the end).
-	 */
-	if (p == rc->end && rcv_esc_rsp_offset(&e, &d) &&
-	    (rc->end_regs.valid & (1ull << RP_REG_RSP))) {
-		rsp = rc->end_regs.val[RP_REG_RSP] - (uint64_t)d;
-		if (rc->stack_lo <= rsp && rsp <= rc->stack_hi)
-			rc->priv_hi = rsp;
-	} else {
-		/* The first rsp not known: no stack byte is private. */
-		rc->esc_pos = 0;
-	}
-	rcv_esc_fini(&e);
 }

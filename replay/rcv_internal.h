@@ -278,6 +278,8 @@ void rcv_esc_fini(struct rcv_esc *e);
  * may have made a stack address visible to another thread.
  */
 bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in, uint8_t raw0);
+/* Does a syscall instruction in state @e escape (rcv_escsys.c)? */
+bool rcv_esc_syscall(const struct rcv_esc *e);
 /* Entered asynchronously (a signal handler): anything may be one. */
 void rcv_esc_async(struct rcv_esc *e);
 /* rsp's offset from the first rsp, when known. */
