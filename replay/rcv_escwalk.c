@@ -7,6 +7,8 @@
  * its own until then (docs/values.md, "Threads and the stack").  Apart
  * from the per-instruction rules so that each file does one job.
  */
+#include <string.h>
+
 #include <capstone/capstone.h>
 
 #include "rcv_win.h"
@@ -49,6 +51,44 @@ static bool fresh_start(const struct rp_session *s, uint32_t tid,
 	return true;
 }
 
+/*
+ * The lowest offset from the first rsp that rsp may have reached so far
+ * (*@low; INT64_MIN: not known, rsp moved by an amount not known, as
+ * `sub rsp, reg`, a handler's frame, or left the first rsp's frame).
+ */
+static void lowest_rsp(const struct rcv_esc *e, int64_t *low)
+{
+	const struct rcv_esc_ep *p;
+
+	if (*low == INT64_MIN)
+		return;
+	if (e->t[RP_REG_RSP] != 1 || e->ep[RP_REG_RSP] >= e->nep ||
+	    e->dirty) {		/* not STK; out of memory */
+		*low = INT64_MIN;
+		return;
+	}
+	p = &e->eps[e->ep[RP_REG_RSP]];
+	if (p->root != e->eps[e->ep0].root || p->lo <= INT64_MIN / 8) {
+		*low = INT64_MIN;
+		return;
+	}
+	if (p->lo + e->d[RP_REG_RSP] < *low)
+		*low = p->lo + e->d[RP_REG_RSP];
+}
+
+/* Is thread @rc's stack mapping the process's [stack]? */
+static bool main_stack(struct rp_recover *rc)
+{
+	struct rp_snap_map_info mi;
+	size_t i;
+
+	for (i = 0; rc->sn && !rp_snapshot_proc_map(rc->sn, rc->pid, i, &mi);
+	     i++)
+		if (mi.start == rc->stack_lo && mi.end == rc->stack_hi)
+			return !strcmp(mi.path, "[stack]");
+	return false;
+}
+
 /* Did control arrive at @ip other than as @prev says (a handler)? */
 static bool unexpected(const struct rcv_ins *prev, uint8_t iclass,
 		       uint64_t ip)
@@ -79,13 +119,13 @@ void rcv_esc_compute(struct rp_recover *rc)
 	struct rp_gap gap;
 	uint64_t p, next_gap = UINT64_MAX, rsp, esc = UINT64_MAX, evi = 0;
 	uint8_t piclass = RP_IC_OTHER;
-	int64_t d;
+	int64_t d, low = 0;
 
 	if (rc->esc_done)
 		return;
 	rc->esc_done = true;
 	rc->esc_pos = 0;
-	rc->priv_hi = rc->stack_lo;	/* nothing private until shown */
+	rc->priv_lo = rc->priv_hi = rc->stack_lo; /* none until shown */
 	/* Strict: the thread's stack is private nowhere (what was published
 	 * before the history, or into a frame that returned, may be used).
 	 */
@@ -115,6 +155,7 @@ void rcv_esc_compute(struct rp_recover *rc)
 			esc = p;
 			break;
 		}
+		lowest_rsp(&e, &low);
 		prev = in;
 		piclass = insn.iclass;
 	}
@@ -132,6 +173,24 @@ void rcv_esc_compute(struct rp_recover *rc)
 		rsp = rc->end_regs.val[RP_REG_RSP] - (uint64_t)d;
 		if (rc->stack_lo <= rsp && rsp <= rc->stack_hi)
 			rc->priv_hi = rsp;
+		/*
+		 * And only down to where rsp went, but for the red zone: the
+		 * mapping may hold more than this stack below it (a raw
+		 * clone's stack in a global array, whose neighbours other
+		 * threads write knowing no stack address: review5.c's child,
+		 * when it is still alive at the snapshot).  Where that is not
+		 * known, the process's [stack] alone is taken whole.
+		 */
+		if (low != INT64_MIN && rsp + (uint64_t)low - 128 > rsp)
+			low = INT64_MIN;	/* wrapped */
+		if (low != INT64_MIN) {
+			rsp += (uint64_t)low - 128;
+			if (rsp > rc->priv_lo)
+				rc->priv_lo = rsp < rc->priv_hi ? rsp :
+					      rc->priv_hi;
+		} else if (!main_stack(rc)) {
+			rc->priv_lo = rc->priv_hi;
+		}
 	} else {
 		/* The first rsp not known: no stack byte is private. */
 		rc->esc_pos = 0;
