@@ -189,8 +189,15 @@ static void slots_dead(struct rcv_esc *e, int64_t margin)
 		const struct rcv_esc_slot *sl = &e->slots[k];
 		const struct rcv_esc_ep *p = &e->eps[sl->ep];
 
-		if (p->root == g->root &&
-		    p->hi + sl->d + sl->n <= g->lo + e->d[RP_REG_RSP] - margin)
+		/* In rsp's own epoch the offsets compare exactly (a slot
+		 * pushed under an allocation, sub rsp, reg, whose epoch's
+		 * low bound is not known).
+		 */
+		if ((sl->ep == e->ep[RP_REG_RSP] &&
+		     sl->d + sl->n <= e->d[RP_REG_RSP] - margin) ||
+		    (p->root == g->root &&
+		     p->hi + sl->d + sl->n <=
+		     g->lo + e->d[RP_REG_RSP] - margin))
 			e->slots[k] = e->slots[--e->nslots];
 		else
 			k++;
@@ -246,6 +253,37 @@ static int where(const struct rcv_esc *e, const struct rcv_op *o,
 	return 0;
 }
 
+/*
+ * May a slot hold a stack-derived value where @o (surely the own stack,
+ * offset not known) reads?  Any slot may, but through a pointer into an
+ * allocation in rcv_callee.c's local mode (bounded()), which reads under
+ * its top only (C's rule, the callee argument's assumption): slots that
+ * lie wholly above it do not count (memmove from a VLA in ld.so's
+ * _dl_sort_maps, whose frame above holds pointers).
+ */
+static bool below_lim_slot(const struct rcv_esc *e, const struct rcv_op *o)
+{
+	const struct rcv_esc_ep *b;
+	size_t k;
+
+	if (!any_slot(e))
+		return false;
+	if (e->dirty || o->base < 0 || o->base >= 16 ||
+	    e->t[o->base] != STK || e->ep[o->base] >= e->nep)
+		return true;
+	b = &e->eps[e->ep[o->base]];
+	if (b->lim == INT64_MAX)
+		return true;
+	for (k = 0; k < e->nslots; k++) {
+		const struct rcv_esc_slot *sl = &e->slots[k];
+		const struct rcv_esc_ep *p = &e->eps[sl->ep];
+
+		if (p->root != b->root || p->lo + sl->d < b->lim)
+			return true;
+	}
+	return false;
+}
+
 /* The taint of @size bytes loaded through @o (STK: at @vep, @vd). */
 static uint8_t load_v(const struct rcv_esc *e, const struct rcv_op *o,
 		      unsigned int size, uint32_t *vep, int64_t *vd)
@@ -263,7 +301,7 @@ static uint8_t load_v(const struct rcv_esc *e, const struct rcv_op *o,
 	}
 	/* Surely the own stack, where no slot holds one: clean. */
 	if (w == 1)
-		return any_slot(e) ? MAYBE : CLEAN;
+		return below_lim_slot(e, o) ? MAYBE : CLEAN;
 	/* Through a whole own-stack pointer or a clean one: the own stack
 	 * as above, or memory that holds no stack-derived value before
 	 * the first escape.
@@ -738,7 +776,7 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 		else if (o->type == RCV_OP_MEM && in->id != X86_INS_LEA &&
 			 in->id != X86_INS_NOP)
 			v = join(v, load(e, o, o->size ? o->size : 8));
-		else if (o->type == RCV_OP_OTHER)
+		else if (o->type == RCV_OP_OTHER || o->type == RCV_OP_XMM)
 			v = join(v, e->vec);
 	}
 	/* Registers read but not named (cqo's rax, sahf's ah): capstone's
@@ -836,7 +874,8 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 			dst_reg[o->reg] = true;
 		} else if (o->type == RCV_OP_MEM) {
 			esc |= store(e, o, o->size, v);
-		} else if (o->type == RCV_OP_OTHER && v) {
+		} else if ((o->type == RCV_OP_OTHER ||
+			    o->type == RCV_OP_XMM) && v) {
 			e->vec = true;
 		}
 	}

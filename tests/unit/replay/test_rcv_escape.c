@@ -564,3 +564,78 @@ Test(rcv_escape, local_mode_laundering)
 	cr_expect(rcv_esc_step(&e, &jz, 0));
 	rcv_esc_fini(&e);
 }
+
+Test(rcv_escape, through_an_xmm_register)
+{
+	/* movq xmm0, rax: the pointer in a vector register (an operand
+	 * of type RCV_OP_XMM since rcv_sse.c), then stored to a global.
+	 */
+	struct rcv_ins a[] = {
+		LEA_RAX,
+		INS("\x66\x48\x0f\x6e\xc0"),		/* movq xmm0, rax */
+		INS("\x66\x0f\xd6\x05\x00\x01\x00\x00"), /* movq [rip+256], xmm0 */
+	};
+	/* A stack word holding it, through xmm1 to the heap. */
+	struct rcv_ins b[] = {
+		LEA_RAX,
+		INS("\x48\x89\x44\x24\x08"),		/* mov [rsp+8], rax */
+		INS("\xf3\x0f\x6f\x4c\x24\x08"),	/* movdqu xmm1, [rsp+8] */
+		INS("\xf3\x0f\x7f\x0b"),		/* movdqu [rbx], xmm1 */
+	};
+	/* Near miss: a clean vector. */
+	struct rcv_ins c[] = {
+		LEA_RAX,
+		INS("\xf3\x0f\x6f\x4c\x24\x08"),
+		INS("\xf3\x0f\x7f\x0b"),
+	};
+
+	cr_expect_eq(first_escape(a, N(a)), 2);
+	cr_expect_eq(first_escape(b, N(b)), 3);
+	cr_expect_eq(first_escape(c, N(c)), -1);
+}
+
+/* First escape of @in[0..@n) from a call's entry (local mode), or -1. */
+static int first_escape_local(const struct rcv_ins *in, int n)
+{
+	struct rcv_esc e;
+	int i, r = -1;
+
+	memset(&e, 0, sizeof(e));
+	rcv_esc_init_local(&e);
+	for (i = 0; i < n && r < 0; i++)
+		if (rcv_esc_step(&e, &in[i], 0))
+			r = i;
+	rcv_esc_fini(&e);
+	return r;
+}
+
+Test(rcv_escape, copy_out_of_an_allocation)
+{
+	/* Local mode: a pointer kept in the frame above a VLA (sub rsp,
+	 * rdx), the VLA copied to the heap through xmm1 (memmove from
+	 * _dl_sort_maps' VLA): a read through the VLA's pointer ends at
+	 * its top, under the slot, so the copy is clean.
+	 */
+	struct rcv_ins a[] = {
+		INS("\x48\x8d\x44\x24\xf8"),		/* lea rax, [rsp-8] */
+		INS("\x48\x83\xec\x10"),		/* sub rsp, 16 */
+		INS("\x48\x89\x04\x24"),		/* mov [rsp], rax */
+		INS("\x48\x29\xd4"),			/* sub rsp, rdx */
+		INS("\x48\x8d\x0c\x34"),		/* lea rcx, [rsp+rsi] */
+		INS("\xf3\x0f\x6f\x0c\x39"),		/* movdqu xmm1, [rcx+rdi] */
+		INS("\xf3\x0f\x7f\x0b"),		/* movdqu [rbx], xmm1 */
+	};
+	/* Near miss: the pointer stored inside the allocation. */
+	struct rcv_ins b[] = {
+		INS("\x48\x8d\x44\x24\xf8"),
+		INS("\x48\x83\xec\x10"),
+		INS("\x48\x29\xd4"),			/* sub rsp, rdx */
+		INS("\x48\x89\x04\x24"),		/* mov [rsp], rax */
+		INS("\x48\x8d\x0c\x34"),
+		INS("\xf3\x0f\x6f\x0c\x39"),
+		INS("\xf3\x0f\x7f\x0b"),
+	};
+
+	cr_expect_eq(first_escape_local(a, N(a)), -1);
+	cr_expect_eq(first_escape_local(b, N(b)), 6);
+}
