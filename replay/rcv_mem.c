@@ -256,7 +256,7 @@ bool rcv_private_until(struct rp_recover *rc, uint64_t a, uint64_t *until)
 		if (!(rc->stack_lo <= a && a < rc->stack_hi))
 			return false;
 		rcv_esc_compute(rc);
-		if (a >= rc->priv_hi || rc->esc_pos == 0)
+		if (a < rc->priv_lo || a >= rc->priv_hi || rc->esc_pos == 0)
 			return false;
 		*until = rc->esc_pos;
 	}

@@ -637,6 +637,28 @@ static bool aio_nr(int64_t nr, bool i386)
 	return i386 ? nr == 245 || nr == 425 : nr == 206 || nr == 425;
 }
 
+/*
+ * userfaultfd(2) (323; i386 374), or an ioctl (16; i386 54) whose request
+ * (rsi; i386 ecx) is userfaultfd's (type 0xAA: UFFDIO_*, /dev/
+ * userfaultfd's USERFAULTFD_IOC_NEW) or not shown, at system call @p: a
+ * handler thread may fill or zap pages of a registered range (a stack
+ * page: tests/values/review5.c uffdstack) at any later time, learning
+ * the addresses from the kernel's fault messages, not from a store.
+ */
+static bool uffd_call(struct rcv_dec *dec, const struct rcv_hist *h,
+		      uint64_t p, uint64_t ip, int64_t nr, bool i386,
+		      bool ind)
+{
+	int64_t req;
+
+	if (nr == (i386 ? 374 : 323))
+		return true;
+	if (nr != (i386 ? 54 : 16))
+		return false;
+	req = sys_arg(dec, h, p, ip, i386 ? RP_REG_RCX : RP_REG_RSI, ind);
+	return req < 0 || ((uint64_t)req >> 8 & 0xff) == 0xaa;
+}
+
 /* The THREAD_START records of the tasks @tid made. */
 static uint64_t children(const struct rp_session *s, uint32_t tid)
 {
@@ -703,13 +725,17 @@ static bool aio_task(struct rp_recover *rc, uint32_t tid)
 			nr = sys_nr(rc->dec, &h, ev.before - 1, insn.ip);
 			may = aio_nr(nr, false) ||
 			      (nr == 28 && lazy_free(rc, &h, ev.before - 1,
-						     insn.ip, ind));
+						     insn.ip, ind)) ||
+			      uffd_call(rc->dec, &h, ev.before - 1, insn.ip,
+					nr, false, ind);
 			clones += nr == 56 || nr == 435;
 		} else if (insn.raw[0] == 0xcd && insn.raw[1] == 0x80) {
 			nr = sys_nr(rc->dec, &h, ev.before - 1, insn.ip);
 			may = aio_nr(nr, true) ||
 			      (nr == 219 && lazy_free(rc, &h, ev.before - 1,
-						      insn.ip, ind));
+						      insn.ip, ind)) ||
+			      uffd_call(rc->dec, &h, ev.before - 1, insn.ip,
+					nr, true, ind);
 			clones += nr == 120;
 		} else if (insn.raw[0] == 0x0f && insn.raw[1] == 0x34) {
 			may = true;	/* sysenter */

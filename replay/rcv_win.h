@@ -146,11 +146,11 @@ struct rp_recover {
 	size_t nsig_pos;
 	bool sig_done;
 	uint64_t stack_lo, stack_hi;	/* its stack mapping (mt) */
-	/* rcv_escape.c, with mt: [stack_lo, priv_hi) is its own stack until
+	/* rcv_escape.c, with mt: [priv_lo, priv_hi) is its own stack until
 	 * state esc_pos (UINT64_MAX: the end), computed once asked.
 	 */
 	bool esc_done;
-	uint64_t esc_pos, priv_hi;
+	uint64_t esc_pos, priv_lo, priv_hi;
 	uint64_t tls_lo, tls_hi;	/* around fs_base: never private */
 	/* rcv_fd.c: descriptors that named no memory file at the end
 	 * (bit d), when the snapshot lists them and no other thread shares
