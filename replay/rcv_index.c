@@ -100,13 +100,96 @@ static int add_ent(struct win *w, uint64_t addr, uint64_t len, size_t pos)
 	return 0;
 }
 
-/* Rebuilds the access index and barriers from what the states know now. */
-int rcv_build_index(struct win *w)
+/*
+ * Instruction @i's part of the index from what the states know now: its
+ * entries appended (unsorted), its barrier (and, for a system call, its
+ * barrier flag), what it put in.  True in *@prot when it may change the
+ * mappings (w->protc).
+ */
+static inline __attribute__((always_inline)) int
+ins_part(struct win *w, size_t i, bool *prot)
 {
 	struct rcv_ctx *c = &w->rc->ctx;
+	struct rcv_ins *in = &w->ins[i];
+	bool bar = in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR);
 	struct rcv_acc rd, wr;
 	uint64_t sa, sl;
 	uint8_t ix;
+	int ret;
+
+	if (in->flags & RCV_I_SYSCALL) {
+		uint64_t nr = w->st[i].r[RP_REG_RAX].v;
+		bool known = w->st[i].r[RP_REG_RAX].k == ~0ull;
+
+		/* Registers: only a known, ordinary syscall lets
+		 * knowledge pass.  Once known, always known; but
+		 * never across a transfer or trace gap after it
+		 * (a signal delivered on its return: RCV_I_XFER).
+		 */
+		if (known && !rcv_sys_resets(nr) &&
+		    !(in->flags & RCV_I_XFER))
+			in->flags &= ~RCV_I_BARRIER;
+		else
+			in->flags |= RCV_I_BARRIER;
+		if (in->flags & RCV_I_BARRIER) {
+			bar = true;
+		} else {
+			int e = rcv_sys_write(w, i, &sa, &sl);
+
+			if (e < 0)
+				bar = true;
+			else if (e > 0 && (ret = add_ent(w, sa, sl, i)))
+				return ret;
+		}
+	}
+	ix = 0;
+	if (!bar) {
+		rcv_reads(c, in, &w->st[i], &w->st[i + 1], &rd);
+		rcv_writes(c, in, &w->st[i], &w->st[i + 1], &wr);
+		if (wr.valid && !wr.addr_known)
+			bar = true;
+		if (rd.valid && rd.addr_known) {
+			ret = add_ent(w, rd.addr, rd.size, i);
+			if (ret)
+				return ret;
+			ix |= RCV_IX_RD;
+		}
+		if (wr.valid && wr.addr_known) {
+			ret = add_ent(w, wr.addr, wr.size, i);
+			if (ret)
+				return ret;
+			ix |= RCV_IX_WR;
+		}
+		if (!(in->flags & RCV_I_SYSCALL) &&
+		    ((rd.valid && !rd.addr_known) ||
+		     (wr.valid && !wr.addr_known)))
+			ix |= RCV_IX_OPEN;
+	}
+	if (w->ixs)
+		w->ixs[i] = ix;
+	*prot = (in->flags & RCV_I_BARRIER) ||
+		((in->flags & RCV_I_SYSCALL) && !rcv_sys_keeps_maps(w, i));
+	w->mbar[i] = bar;
+	return 0;
+}
+
+/* nb and pb from the barriers (mbar). */
+static void ix_bounds(struct win *w)
+{
+	size_t i;
+
+	w->pb[0] = -1;
+	for (i = 0; i < w->n; i++)
+		w->pb[i + 1] = w->mbar[i] ? (int64_t)i : w->pb[i];
+	w->nb[w->n] = (uint32_t)w->n;
+	for (i = w->n; i-- > 0;)
+		w->nb[i] = w->mbar[i] ? (uint32_t)i : w->nb[i + 1];
+}
+
+/* Rebuilds the access index and barriers from what the states know now. */
+int rcv_build_index(struct win *w)
+{
+	bool prot;
 	size_t i;
 	int ret;
 
@@ -114,74 +197,103 @@ int rcv_build_index(struct win *w)
 	w->protc = -1;
 	rcv_fd_closers(w);
 	for (i = 0; i < w->n; i++) {
-		struct rcv_ins *in = &w->ins[i];
-		bool bar = in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR);
-
-		if (in->flags & RCV_I_SYSCALL) {
-			uint64_t nr = w->st[i].r[RP_REG_RAX].v;
-			bool known = w->st[i].r[RP_REG_RAX].k == ~0ull;
-
-			/* Registers: only a known, ordinary syscall lets
-			 * knowledge pass.  Once known, always known; but
-			 * never across a transfer or trace gap after it
-			 * (a signal delivered on its return: RCV_I_XFER).
-			 */
-			if (known && !rcv_sys_resets(nr) &&
-			    !(in->flags & RCV_I_XFER))
-				in->flags &= ~RCV_I_BARRIER;
-			else
-				in->flags |= RCV_I_BARRIER;
-			if (in->flags & RCV_I_BARRIER) {
-				bar = true;
-			} else {
-				int e = rcv_sys_write(w, i, &sa, &sl);
-
-				if (e < 0)
-					bar = true;
-				else if (e > 0 && (ret = add_ent(w, sa, sl, i)))
-					return ret;
-			}
-		}
-		ix = 0;
-		if (!bar) {
-			rcv_reads(c, in, &w->st[i], &w->st[i + 1], &rd);
-			rcv_writes(c, in, &w->st[i], &w->st[i + 1], &wr);
-			if (wr.valid && !wr.addr_known)
-				bar = true;
-			if (rd.valid && rd.addr_known) {
-				ret = add_ent(w, rd.addr, rd.size, i);
-				if (ret)
-					return ret;
-				ix |= RCV_IX_RD;
-			}
-			if (wr.valid && wr.addr_known) {
-				ret = add_ent(w, wr.addr, wr.size, i);
-				if (ret)
-					return ret;
-				ix |= RCV_IX_WR;
-			}
-			if (!(in->flags & RCV_I_SYSCALL) &&
-			    ((rd.valid && !rd.addr_known) ||
-			     (wr.valid && !wr.addr_known)))
-				ix |= RCV_IX_OPEN;
-		}
-		if (w->ixs)
-			w->ixs[i] = ix;
-		if ((in->flags & RCV_I_BARRIER) ||
-		    ((in->flags & RCV_I_SYSCALL) && !rcv_sys_keeps_maps(w, i)))
+		ret = ins_part(w, i, &prot);
+		if (ret)
+			return ret;
+		if (prot)
 			w->protc = (int64_t)i;
-		w->mbar[i] = bar;
 	}
 	ret = ent_sort(w);
 	if (ret)
 		return ret;
-	w->pb[0] = -1;
-	for (i = 0; i < w->n; i++)
-		w->pb[i + 1] = w->mbar[i] ? (int64_t)i : w->pb[i];
-	w->nb[w->n] = (uint32_t)w->n;
-	for (i = w->n; i-- > 0;)
-		w->nb[i] = w->mbar[i] ? (uint32_t)i : w->nb[i + 1];
+	ix_bounds(w);
 	return 0;
+}
+
+/*
+ * What rcv_build_index() makes, where only the system calls' parts may
+ * differ from the index kept (every other instruction's part is kept as a
+ * rebuild makes it, rcv_index_touch()): a system call's writes and
+ * barrier depend on its own state and on every call's of the window
+ * (rcv_fd.c's closers), never on memory or another instruction's state.
+ * Their entries are taken out, made again and merged in; the rest of the
+ * index stays (a whole rebuild was 58% of a window of
+ * tests/programs/threads: one per state of a call that changed).
+ */
+static int rebuild_sys(struct win *w)
+{
+	size_t i, k, nk, ns, a, b, o;
+	struct ent *t;
+	bool prot;
+	int ret;
+
+	rcv_fd_closers(w);
+	for (i = k = 0; i < w->nidx; i++)
+		if (!(w->ins[w->idx[i].pos].flags & RCV_I_SYSCALL))
+			w->idx[k++] = w->idx[i];
+	w->nidx = nk = k;
+	for (i = 0; i < w->n; i++)
+		if (w->ins[i].flags & RCV_I_SYSCALL) {
+			ret = ins_part(w, i, &prot);
+			if (ret)
+				return ret;
+		}
+	w->protc = -1;
+	for (i = w->n; i-- > 0;)
+		if ((w->ins[i].flags & RCV_I_BARRIER) ||
+		    ((w->ins[i].flags & RCV_I_SYSCALL) &&
+		     !rcv_sys_keeps_maps(w, i))) {
+			w->protc = (int64_t)i;
+			break;
+		}
+	ns = w->nidx - nk;
+	if (ns) {
+		/* The calls' few entries sorted, then merged in. */
+		for (a = nk + 1; a < w->nidx; a++) {
+			struct ent e = w->idx[a];
+
+			for (b = a; b > nk && ent_lt(&e, &w->idx[b - 1]); b--)
+				w->idx[b] = w->idx[b - 1];
+			w->idx[b] = e;
+		}
+		if (w->tmp_cap < w->nidx) {
+			t = realloc(w->tmp, w->nidx * sizeof(*t));
+			if (!t)
+				return -RP_ERR_NOMEM;
+			w->tmp = t;
+			w->tmp_cap = w->nidx;
+		}
+		t = w->tmp;
+		a = 0;
+		b = nk;
+		o = 0;
+		while (a < nk && b < w->nidx)
+			t[o++] = ent_lt(&w->idx[b], &w->idx[a]) ?
+				 w->idx[b++] : w->idx[a++];
+		while (a < nk)
+			t[o++] = w->idx[a++];
+		while (b < w->nidx)
+			t[o++] = w->idx[b++];
+		w->tmp = w->idx;
+		w->idx = t;
+		k = w->tmp_cap;
+		w->tmp_cap = w->idx_cap;
+		w->idx_cap = k;
+	}
+	ix_bounds(w);
+	return 0;
+}
+
+/*
+ * The index as a rebuild makes it, from one kept exact for every
+ * instruction but the system calls (the pass loop's struct redo):
+ * rebuild_sys() where the window has them.
+ */
+int rcv_index_sys(struct win *w)
+{
+	if (!w->ixs)
+		return rcv_build_index(w);
+	return rebuild_sys(w);
 }
 
 /* Entries of [addr, addr + len) at @pos put in the sorted index. */
@@ -258,6 +370,7 @@ static int ix_open(struct win *w, size_t q)
 
 int rcv_index_touch(struct win *w, size_t s)
 {
+	bool sys = false;
 	size_t q;
 	int ret;
 
@@ -265,10 +378,17 @@ int rcv_index_touch(struct win *w, size_t s)
 		return rcv_build_index(w);
 	for (q = s ? s - 1 : 0; q <= s && q < w->n; q++) {
 		/* A system call's writes and barrier depend on the other
-		 * calls' states too (rcv_fd.c): built again whole.
+		 * calls' states too (rcv_fd.c): made again, all of them.
 		 */
-		if (w->ins[q].flags & RCV_I_SYSCALL)
-			return rcv_build_index(w);
+		if (w->ins[q].flags & RCV_I_SYSCALL) {
+			if (!sys) {
+				ret = rebuild_sys(w);
+				if (ret)
+					return ret;
+			}
+			sys = true;
+			continue;
+		}
 		/* Addresses are the state before's (rcv_rw.c): state s is
 		 * only the values of instruction s - 1.
 		 */

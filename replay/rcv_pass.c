@@ -114,7 +114,10 @@ static int redo_index(struct redo *d, struct win *w, const char *where)
 			rcv_index_verify(w, where);
 		return 0;
 	}
-	ret = rcv_build_index(w);
+	/* Kept exact but for the system calls' parts: those made again
+	 * (rcv_index_sys(), the rest as a rebuild would make it).
+	 */
+	ret = d->exact ? rcv_index_sys(w) : rcv_build_index(w);
 	d->exact = !ret;
 	d->built = true;
 	return ret;

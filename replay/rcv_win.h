@@ -345,6 +345,11 @@ bool rcv_snap_byte(struct rp_recover *rc, uint64_t a, uint8_t *b);
 /* Rebuilds @w's access index and barriers from what its states know. */
 int rcv_build_index(struct win *w);
 
+/* rcv_build_index() where only the system calls' parts of @w's index may
+ * be out of date (the rest kept exact): theirs made again.
+ */
+int rcv_index_sys(struct win *w);
+
 /* What instruction i's accesses put in the index (w->ixs[i]). */
 #define RCV_IX_RD	1	/* its load's entries */
 #define RCV_IX_WR	2	/* its store's entries */
