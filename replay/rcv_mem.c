@@ -321,10 +321,14 @@ static size_t lower_memo(const struct win *w, uint64_t word, uint64_t i)
 }
 
 /* A new memory question: nothing remembered holds (states change
- * between questions).  Generation 0 is never current.
+ * between questions), unless none changed since the last (mb_keep).
+ * Generation 0 is never current.
  */
 static void memo_new(struct rp_recover *rc)
 {
+	if (rc->mb_keep && rc->mb_seen == rc->mb_world)
+		return;		/* nothing changed since the last one */
+	rc->mb_seen = rc->mb_keep ? rc->mb_world : UINT64_MAX;
 	if (!++rc->mb_gen) {
 		memset(rc->memo, 0, sizeof(rc->memo));
 		rc->low_gen = 0;

@@ -20,6 +20,19 @@ struct ent {
 	uint32_t pos;		/* instruction in the window */
 };
 
+/* One instruction's part of the access index (rcv_index.c). */
+struct rcv_part {
+	bool fbar;		/* its RCV_I_BARRIER (a system call's) */
+	bool bar;		/* w->mbar */
+	bool prot;		/* it may change the mappings (protc) */
+	uint8_t ix;		/* w->ixs */
+	int e;			/* a call's write: rcv_sys_write() */
+	uint64_t sa, sl;
+	bool rd, wr;		/* a load (store) of known address */
+	uint64_t ra, wa;
+	unsigned int rs, ws;
+};
+
 struct win {
 	uint64_t first, last;	/* states first..last */
 	size_t n;		/* instructions: last - first */
@@ -47,6 +60,10 @@ struct win {
 	int64_t protc;		/* last syscall changing mappings, -1 */
 	struct ent *idx;
 	size_t nidx, idx_cap;
+	/* The system calls (sys_at[k]) and their parts of the index now. */
+	bool sys_listed;
+	size_t nsys, *sys_at;
+	struct rcv_part *sys_part;
 	struct ent *tmp;	/* the index's sort buffer */
 	size_t tmp_cap;
 	struct rcv_frame *fr;	/* rsp/rbp as class + offset */
@@ -196,6 +213,13 @@ struct rp_recover {
 	 */
 	unsigned int mb_gen;
 	struct rcv_memo memo[RCV_MEMO];
+	/* During the pass loop's sweeps (rcv_pass.c, mb_keep), nothing a
+	 * question looks at changes but through a change of a state, which
+	 * bumps mb_world (struct redo): the questions asked in between keep
+	 * what the last one remembered (mb_seen: its mb_world).
+	 */
+	bool mb_keep;
+	uint64_t mb_world, mb_seen;
 	bool asked;		/* a callback of ctx was asked (rcv_pass.c's
 				 * struct redo) */
 	bool scan_capped;	/* a forward memory question gave up at
