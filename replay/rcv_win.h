@@ -91,6 +91,7 @@ struct rcv_memo {
 	struct rcv_acc acc[2];	/* reads, writes */
 };
 
+#define RCV_PMEMO	512	/* rcv_private_until() answers kept */
 #define RCV_MEMO	1024	/* direct-mapped by instruction (> 2 * MB_SCAN) */
 
 /*
@@ -206,6 +207,11 @@ struct rp_recover {
 	uint8_t page_buf[4096];
 	/* the snapshot's mappings (or gaps) last looked up: rcv_mem.c */
 	struct rcv_map map, map2;
+	/* rcv_private_until()'s answers, by address (rcv_mem.c) */
+	struct rcv_pmemo {
+		uint64_t a, until;
+		bool valid, ok;
+	} pmemo[RCV_PMEMO];
 	struct rp_recover_stats stats;
 	/* One memory question (up to 8 bytes of a word) looks at the same
 	 * index entries and accesses for each byte: remembered while
