@@ -21,6 +21,19 @@ struct ent {
 	uint32_t pos;		/* instruction in the window */
 };
 
+/* One instruction's part of the access index (rcv_index.c). */
+struct rcv_part {
+	bool fbar;		/* its RCV_I_BARRIER (a system call's) */
+	bool bar;		/* w->mbar */
+	bool prot;		/* it may change the mappings (protc) */
+	uint8_t ix;		/* w->ixs */
+	int e;			/* a call's write: rcv_sys_write() */
+	uint64_t sa, sl;
+	bool rd, wr;		/* a load (store) of known address */
+	uint64_t ra, wa;
+	unsigned int rs, ws;
+};
+
 struct win {
 	uint64_t first, last;	/* states first..last */
 	size_t n;		/* instructions: last - first */
@@ -48,6 +61,10 @@ struct win {
 	int64_t protc;		/* last syscall changing mappings, -1 */
 	struct ent *idx;
 	size_t nidx, idx_cap;
+	/* The system calls (sys_at[k]) and their parts of the index now. */
+	bool sys_listed;
+	size_t nsys, *sys_at;
+	struct rcv_part *sys_part;
 	struct ent *tmp;	/* the index's sort buffer */
 	size_t tmp_cap;
 	struct rcv_frame *fr;	/* rsp/rbp as class + offset */
@@ -75,6 +92,7 @@ struct rcv_memo {
 	struct rcv_acc acc[2];	/* reads, writes */
 };
 
+#define RCV_PMEMO	512	/* rcv_private_until() answers kept */
 #define RCV_MEMO	1024	/* direct-mapped by instruction (> 2 * MB_SCAN) */
 
 /*
@@ -203,6 +221,11 @@ struct rp_recover {
 	uint8_t page_buf[4096];
 	/* the snapshot's mappings (or gaps) last looked up: rcv_mem.c */
 	struct rcv_map map, map2;
+	/* rcv_private_until()'s answers, by address (rcv_mem.c) */
+	struct rcv_pmemo {
+		uint64_t a, until;
+		bool valid, ok;
+	} pmemo[RCV_PMEMO];
 	struct rp_recover_stats stats;
 	/* One memory question (up to 8 bytes of a word) looks at the same
 	 * index entries and accesses for each byte: remembered while
@@ -210,6 +233,13 @@ struct rp_recover {
 	 */
 	unsigned int mb_gen;
 	struct rcv_memo memo[RCV_MEMO];
+	/* During the pass loop's sweeps (rcv_pass.c, mb_keep), nothing a
+	 * question looks at changes but through a change of a state, which
+	 * bumps mb_world (struct redo): the questions asked in between keep
+	 * what the last one remembered (mb_seen: its mb_world).
+	 */
+	bool mb_keep;
+	uint64_t mb_world, mb_seen;
 	bool asked;		/* a callback of ctx was asked (rcv_pass.c's
 				 * struct redo) */
 	bool scan_capped;	/* a forward memory question gave up at
@@ -434,6 +464,11 @@ bool rcv_snap_byte(struct rp_recover *rc, uint64_t a, uint8_t *b);
 
 /* Rebuilds @w's access index and barriers from what its states know. */
 int rcv_build_index(struct win *w);
+
+/* rcv_build_index() where only the system calls' parts of @w's index may
+ * be out of date (the rest kept exact): theirs made again.
+ */
+int rcv_index_sys(struct win *w);
 
 /* What instruction i's accesses put in the index (w->ixs[i]). */
 #define RCV_IX_RD	1	/* its load's entries */

@@ -57,6 +57,8 @@ void rcv_win_free(struct win *w)
 	free(w->pb);
 	free(w->idx);
 	free(w->tmp);
+	free(w->sys_at);
+	free(w->sys_part);
 	free(w->fr);
 	free(w->pair);
 	free(w->plocal);
@@ -73,6 +75,7 @@ static void rmw_wrote(void *ctx, uint64_t i, int rw, struct rcv_val v)
 	struct win *w = ctx;
 
 	w->rc->asked = true;
+	w->rc->mb_world++;	/* what rcv_reads() gives may change */
 	if (i < w->n)
 		rcv_merge(&w->rmw[2 * i + !!rw], v, &w->rc->stats.conflicts);
 }
