@@ -193,7 +193,8 @@ fi
 # counting loops; before the recorder held a process's threads while one
 # of them is in execve (record/emu.c exec_held()) they stepped on past
 # the old image's end state: execmt3 gave 141,442 wrong values (r14, r15
-# off by 2) in 1 of 2 recordings.  Each: no gap, no wrong value, and
+# off by 2) in 1 of 22 recordings (the others ended before a held
+# thread retired anything).  Each: no gap, no wrong value, and
 # GDB steps from the old image's last instruction of the leader's tid to
 # the new image's _start and back, and ends in the new image's main.
 for mode in execmt execmtro execmt3 execmtjoin execlead; do
