@@ -42,6 +42,11 @@
  */
 #define CALLEE_MAX 65536
 #define CALLEE_BUDGET (1 << 22)
+/* The instructions checked in all for stores into a slot (written()),
+ * per build: past it, no pair is kept by this argument.
+ */
+#define CHECK_BUDGET (1 << 24)
+#define NKC 16
 
 /* What the walk saw before one instruction. */
 struct crec {
@@ -63,6 +68,14 @@ struct rcv_callee {
 	struct crec *r;
 	size_t cap;
 	int64_t budget;		/* instructions left to walk */
+	int64_t checks;		/* instructions left to check */
+	/* Slots of pushes and spills at p: checked up to next (exclusive),
+	 * first written at kill (-1: not up to next).  The reloads of one
+	 * spill (a loop's) check each instruction once.
+	 */
+	struct {
+		int64_t p, next, kill;
+	} kc[NKC];
 };
 
 int rcv_callee_new(struct rcv_callee **c)
@@ -72,6 +85,7 @@ int rcv_callee_new(struct rcv_callee **c)
 		return -RP_ERR_NOMEM;
 	(*c)->e = -1;
 	(*c)->budget = CALLEE_BUDGET;
+	(*c)->checks = CHECK_BUDGET;
 	return 0;
 }
 
@@ -89,16 +103,21 @@ void rcv_callee_reset(struct rcv_callee *c)
 	if (c) {
 		c->e = -1;
 		c->budget = CALLEE_BUDGET;
+		c->checks = CHECK_BUDGET;
 	}
 }
 
 /* Starts over from entry @e (the instruction after a call). */
 static void restart(struct rcv_callee *c, int64_t e)
 {
+	int k;
+
 	rcv_esc_init_local(&c->es);
 	c->e = e;
 	c->at = e;
 	c->stop = INT64_MAX;
+	for (k = 0; k < NKC; k++)
+		c->kc[k].p = -1;
 }
 
 /* Records instruction @i (@in) and steps the analysis over it. */
@@ -164,13 +183,43 @@ static bool may_write(const struct rcv_callee *c, const struct crec *r,
 	       rcv_esc_overlap(&c->es, r->w_ep, r->w_d, r->w_n, ep, d, 8);
 }
 
+/*
+ * May an instruction after the push or spill at @p, before @q, write the
+ * 8 bytes at @ep/@d?  (When out of checks: yes.)
+ */
+static bool written(struct rcv_callee *c, const struct rcv_ins *(*at)(
+			    const void *, size_t), const void *ctx,
+		    int64_t p, int64_t q, uint32_t ep, int64_t d)
+{
+	typeof(c->kc[0]) *k = &c->kc[p % NKC];
+
+	if (k->p != p) {
+		k->p = p;
+		k->next = p + 1;
+		k->kill = -1;
+	}
+	if (k->kill >= 0)
+		return k->kill < q;
+	for (; k->next < q; k->next++) {
+		if (c->checks-- <= 0)
+			return true;
+		if (may_write(c, &c->r[k->next - c->e],
+			      at(ctx, (size_t)k->next), ep, d)) {
+			k->kill = k->next;
+			return true;
+		}
+	}
+	return false;
+}
+
 bool rcv_callee_keeps(struct rcv_callee *c, const struct rcv_ins *(*at)(
 			      const void *, size_t), const void *ctx,
 		      int64_t e, int64_t p, int64_t q)
 {
 	const struct crec *rp;
 	const struct rcv_ins *in;
-	int64_t i;
+	uint32_t ep;
+	int64_t d;
 
 	if (e < 1 || p < e || q <= p || q - e > CALLEE_MAX)
 		return false;
@@ -195,13 +244,21 @@ bool rcv_callee_keeps(struct rcv_callee *c, const struct rcv_ins *(*at)(
 	if (c->stop < q || c->at < q)
 		return false;
 	rp = &c->r[p - e];
-	/* The slot the push writes, under the entry's rsp. */
-	if (!rp->rsp_ok ||
-	    !rcv_esc_below_origin(&c->es, rp->rsp_ep, rp->rsp_d - 8, 8))
-		return false;
-	for (i = p + 1; i < q; i++)
-		if (may_write(c, &c->r[i - e], at(ctx, (size_t)i),
-			      rp->rsp_ep, rp->rsp_d - 8))
+	/* The slot the push (or the spill) writes, under the entry's
+	 * rsp.
+	 */
+	if (at(ctx, (size_t)p)->id == X86_INS_MOV) {
+		if (rp->w != 2 || rp->w_n != 8)
 			return false;
-	return true;
+		ep = rp->w_ep;
+		d = rp->w_d;
+	} else {
+		if (!rp->rsp_ok)
+			return false;
+		ep = rp->rsp_ep;
+		d = rp->rsp_d - 8;
+	}
+	if (!rcv_esc_below_origin(&c->es, ep, d, 8))
+		return false;
+	return !written(c, at, ctx, p, q, ep, d);
 }

@@ -56,7 +56,7 @@ static uint32_t ep_new(struct rcv_esc *e, uint32_t root, int64_t lo,
 	}
 	e->eps[e->nep] = (struct rcv_esc_ep){
 		root == UINT32_MAX ? (uint32_t)e->nep : root, lo, hi, false,
-		INT64_MAX };
+		INT64_MAX, UINT32_MAX, 0, UINT32_MAX, 0 };
 	return (uint32_t)e->nep++;
 }
 
@@ -85,6 +85,26 @@ static void set_reg(struct rcv_esc *e, int g, uint8_t t, int src, int64_t d)
 	set_val(e, g, t, src < 0 || src >= 16 ? UINT32_MAX : e->ep[src], d);
 }
 
+/*
+ * Does [@d, @d + @n) of epoch @a end at or under offset @x of epoch @b,
+ * by the epochs @a came from (sub rsp, n and and rsp, -N make an epoch
+ * whose origin lies under where rsp was)?
+ */
+static bool under_epoch(const struct rcv_esc *e, uint32_t a, int64_t d,
+			int64_t n, uint32_t b, int64_t x)
+{
+	int64_t end = d + n;
+	int k;
+
+	for (k = 0; k < 64 && a != b; k++) {
+		if (a >= e->nep || e->eps[a].up == UINT32_MAX)
+			return false;
+		end += e->eps[a].upd;
+		a = e->eps[a].up;
+	}
+	return a == b && end <= x;
+}
+
 /* May [d, d + n) of epoch @a and [x, x + m) of epoch @b overlap? */
 static bool may_alias(const struct rcv_esc *e, uint32_t a, int64_t d,
 		      int64_t n, uint32_t b, int64_t x, int64_t m)
@@ -95,6 +115,8 @@ static bool may_alias(const struct rcv_esc *e, uint32_t a, int64_t d,
 		return d < x + m && x < d + n;
 	if (p->root != q->root)
 		return true;
+	if (under_epoch(e, a, d, n, b, x) || under_epoch(e, b, x, m, a, d))
+		return false;
 	return p->lo + d < q->hi + x + m && q->lo + x < p->hi + d + n;
 }
 
@@ -233,6 +255,69 @@ static int where(const struct rcv_esc *e, const struct rcv_op *o,
 	return 0;
 }
 
+/*
+ * In rcv_callee.c's local mode, is @o an own-stack pointer from an
+ * allocation's bottom (sub rsp, n) or one bounded() made, plus a clean
+ * index?  Then it reads only under the allocation's top, *@top in root
+ * *@root's offsets (C's rule for pointers, as bounded()), and from the
+ * bottom itself (offset 0 of epoch *@ep) not under it (*@ep UINT32_MAX:
+ * no such bound).
+ */
+static bool in_alloc(const struct rcv_esc *e, const struct rcv_op *o,
+		     uint32_t *root, int64_t *top, uint32_t *ep,
+		     uint32_t *tup, int64_t *tupd)
+{
+	const struct rcv_esc_ep *x;
+
+	if (!e->local || o->seg || o->base < 0 || o->base >= 16 ||
+	    e->t[o->base] != STK || o->index < 0 || o->index >= 16 ||
+	    e->t[o->index] != CLEAN)
+		return false;
+	x = &e->eps[e->ep[o->base]];
+	*root = x->root;
+	*ep = x->alloc && !e->d[o->base] ? e->ep[o->base] : UINT32_MAX;
+	if (x->alloc && e->d[o->base] + o->imm <= 0) {
+		*top = x->hi;
+		*tup = x->up;
+		*tupd = x->upd;
+	} else if (x->lim != INT64_MAX) {
+		*top = x->lim;
+		*tup = x->tup;
+		*tupd = x->tupd;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/*
+ * May a slot that holds a stack-derived value lie under @top of @root,
+ * and not under offset 0 of epoch @ep (UINT32_MAX: none)?
+ */
+static bool slot_under(const struct rcv_esc *e, uint32_t root, int64_t top,
+		       uint32_t ep, uint32_t tup, int64_t tupd)
+{
+	size_t k;
+
+	if (e->dirty)
+		return true;
+	for (k = 0; k < e->nslots; k++) {
+		const struct rcv_esc_slot *sl = &e->slots[k];
+		const struct rcv_esc_ep *p = &e->eps[sl->ep];
+
+		if (ep != UINT32_MAX &&
+		    under_epoch(e, sl->ep, sl->d, sl->n, ep, 0))
+			continue;
+		/* At or above the top (offset @tupd of epoch @tup). */
+		if (tup != UINT32_MAX &&
+		    under_epoch(e, tup, tupd, 0, sl->ep, sl->d))
+			continue;
+		if (p->root != root || p->lo + sl->d < top)
+			return true;
+	}
+	return false;
+}
+
 /* The taint of @size bytes loaded through @o (STK: at @vep, @vd). */
 static uint8_t load_v(const struct rcv_esc *e, const struct rcv_op *o,
 		      unsigned int size, uint32_t *vep, int64_t *vd)
@@ -241,6 +326,8 @@ static uint8_t load_v(const struct rcv_esc *e, const struct rcv_op *o,
 	bool tainted;
 	uint32_t ep = 0;
 	int w = where(e, o, &ep, &d, &tainted);
+	uint32_t root, aep, tup;
+	int64_t top, tupd;
 	uint8_t v;
 
 	if (w == 2) {
@@ -248,6 +335,10 @@ static uint8_t load_v(const struct rcv_esc *e, const struct rcv_op *o,
 		/* Part of a pointer is not one. */
 		return v == STK && size != 8 ? MAYBE : v;
 	}
+	/* Into an allocation through an index: what lies in it. */
+	if (w == 1 && in_alloc(e, o, &root, &top, &aep, &tup, &tupd))
+		return slot_under(e, root, top, aep, tup, tupd) ? MAYBE :
+								  CLEAN;
 	/* Through a stack-derived address: maybe the own stack. */
 	if (w == 1 || tainted)
 		return any_slot(e) ? MAYBE : CLEAN;
@@ -472,16 +563,19 @@ static bool push_pop(struct rcv_esc *e, const struct rcv_ins *in)
 static uint32_t bounded(struct rcv_esc *e, int b)
 {
 	const struct rcv_esc_ep *x = &e->eps[e->ep[b]];
-	int64_t top = x->hi;
-	uint32_t root = x->root;
+	int64_t top = x->hi, tupd = x->upd;
+	uint32_t root = x->root, tup = x->up;
 	size_t had = e->nep;
 	uint32_t n;
 
 	if (!e->local || !x->alloc || e->d[b] > 0)
 		return ep_new(e, UINT32_MAX, 0, 0);
 	n = ep_new(e, root, INT64_MIN / 4, top);
-	if (e->nep == had + 1)
+	if (e->nep == had + 1) {
 		e->eps[n].lim = top;
+		e->eps[n].tup = tup;
+		e->eps[n].tupd = tupd;
+	}
 	return n;
 }
 
@@ -531,8 +625,11 @@ static void arith(struct rcv_esc *e, const struct rcv_ins *in, int g,
 						    e->d[g]);
 
 				/* (Not when out of memory: n is old.) */
-				if (e->nep == had + 1)
+				if (e->nep == had + 1) {
 					e->eps[n].alloc = true;
+					e->eps[n].up = e->ep[g];
+					e->eps[n].upd = e->d[g];
+				}
 				set_val(e, g, STK, n, 0);
 			} else if (in->id == X86_INS_ADD &&
 				   s->type == RCV_OP_REG) {
@@ -555,9 +652,16 @@ static void arith(struct rcv_esc *e, const struct rcv_ins *in, int g,
 			const struct rcv_esc_ep *p = &e->eps[e->ep[g]];
 
 			/* At most -imm - 1 under where it pointed. */
-			set_val(e, g, STK, ep_new(e, p->root,
-				p->lo + e->d[g] + s->imm + 1,
-				p->hi + e->d[g]), 0);
+			size_t had = e->nep;
+			uint32_t n = ep_new(e, p->root,
+					    p->lo + e->d[g] + s->imm + 1,
+					    p->hi + e->d[g]);
+
+			if (e->nep == had + 1) {
+				e->eps[n].up = e->ep[g];
+				e->eps[n].upd = e->d[g];
+			}
+			set_val(e, g, STK, n, 0);
 			return;
 		}
 		break;
@@ -828,6 +932,12 @@ bool rcv_esc_overlap(const struct rcv_esc *e, uint32_t a, int64_t d,
 	/* Accesses through an allocation's pointers end at its top. */
 	if (p->root == q->root && a != b &&
 	    ((p->lim <= q->lo + x) || (q->lim <= p->lo + d)))
+		return false;
+	if (p->root == q->root && a != b &&
+	    ((p->lim != INT64_MAX && p->tup != UINT32_MAX &&
+	      under_epoch(e, p->tup, p->tupd, 0, b, x)) ||
+	     (q->lim != INT64_MAX && q->tup != UINT32_MAX &&
+	      under_epoch(e, q->tup, q->tupd, 0, a, d))))
 		return false;
 	return may_alias(e, a, d, n, b, x, m);
 }

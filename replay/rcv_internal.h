@@ -250,6 +250,12 @@ struct rcv_esc_ep {
 	bool alloc;		/* made by sub rsp, n: [origin, hi) allocated */
 	int64_t lim;		/* accesses through it end there at most (in
 				 * the root's; INT64_MAX: no bound) */
+	uint32_t up;		/* its origin lies at most @upd above epoch
+				 * @up's (UINT32_MAX: not known) */
+	int64_t upd;
+	uint32_t tup;		/* with @lim: the same top, offset @tupd of
+				 * epoch @tup (UINT32_MAX: not known) */
+	int64_t tupd;
 };
 struct rcv_esc {
 	uint8_t t[16];		/* per GPR: clean, own-stack pointer, maybe */
@@ -340,8 +346,21 @@ struct rcv_frame {
 };
 
 /*
+ * A function's own frame slots (rcv_stack.c, docs/values.md "A callee's
+ * own frame"): an 8-byte mov of a register or an immediate into
+ * [rsp + d] or [rbp + d] (a spill), and an 8-byte mov from one into a
+ * register (its reload).  A reload's pair is the spill that wrote its
+ * slot last.
+ */
+bool rcv_frame_spill(const struct rcv_ins *in);
+bool rcv_frame_reload(const struct rcv_ins *in);
+/* What a pair's writer (a push or a spill) put in the slot. */
+const struct rcv_op *rcv_pair_src(const struct rcv_ins *p);
+
+/*
  * Fills @f[0..@n] for instructions @ins[0..@n) and @pair[i]: for a pop (or
- * leave's pop of rbp) the push whose value it reads back, else -1.
+ * leave's pop of rbp) the push whose value it reads back, for a reload
+ * (rcv_frame_reload()) the spill whose value it reads back, else -1.
  * Returns the number of classes (ids below it), or -RP_ERR_NOMEM.
  */
 int rcv_stack_build(const struct rcv_ins *ins, size_t n,

@@ -315,6 +315,48 @@ static int64_t slot_pusher(struct rcv_stack_tmp *t, uint32_t cls,
 	return a->writer;
 }
 
+static bool frame_mem(const struct rcv_op *m)
+{
+	return m->type == RCV_OP_MEM && m->size == 8 && m->index < 0 &&
+	       !m->seg && (m->base == RP_REG_RSP || m->base == RP_REG_RBP);
+}
+
+bool rcv_frame_spill(const struct rcv_ins *in)
+{
+	return in->id == X86_INS_MOV && in->nops == 2 &&
+	       frame_mem(&in->op[0]) &&
+	       ((in->op[1].type == RCV_OP_REG && in->op[1].size == 8) ||
+		in->op[1].type == RCV_OP_IMM);
+}
+
+bool rcv_frame_reload(const struct rcv_ins *in)
+{
+	return in->id == X86_INS_MOV && in->nops == 2 &&
+	       in->op[0].type == RCV_OP_REG && in->op[0].size == 8 &&
+	       frame_mem(&in->op[1]);
+}
+
+const struct rcv_op *rcv_pair_src(const struct rcv_ins *p)
+{
+	return p->id == X86_INS_MOV ? &p->op[1] : &p->op[0];
+}
+
+/* The spill that wrote the 8 bytes at (@cls, @off) last, whole, or -1. */
+static int64_t slot_spiller(struct rcv_stack_tmp *t, uint32_t cls,
+			    int64_t off, const struct insv *ins)
+{
+	struct slot *a, *b;
+
+	if (!cls)
+		return -1;
+	a = slot_at(t, cls, floor8(off));
+	b = slot_at(t, cls, floor8(off + 7));
+	if (a->writer < 0 || a->writer != b->writer || a->first != off ||
+	    !rcv_frame_spill(ins_at(ins, (size_t)a->writer)))
+		return -1;
+	return a->writer;
+}
+
 /*
  * Does the syscall at @i keep rsp and rbp?  Only when the instruction
  * before it set its number to a constant other than rt_sigreturn (which
@@ -404,12 +446,19 @@ static int pair_keep(const struct kills *kl, struct rcv_stack_tmp *ab,
 		     const struct rcv_stack_vals *sv, uint32_t cls,
 		     int64_t p, const struct insv *iv, int64_t q)
 {
+	const struct rcv_ins *w = ins_at(iv, (size_t)p);
 	uint64_t sp = 0;
 	bool known, hit, shared = sv && sv->gated && q > sv->until;
 
 	if (killed_since(kl, cls, p, false))
 		return 0;
-	known = abs_rsp(sv, (size_t)p, &sp);
+	/* The slot: under the push's rsp, or the spill's address. */
+	if (w->id == X86_INS_MOV) {
+		known = abs_addr(sv, (size_t)p, w, &w->op[0], &sp);
+		sp += 8;
+	} else {
+		known = abs_rsp(sv, (size_t)p, &sp);
+	}
 	hit = abs_killed(ab, known, sp - 8, p);
 	if (hit && known)	/* a store of known address wrote the slot */
 		return 0;
@@ -637,6 +686,49 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 			}
 			goto other;
 		case X86_INS_MOV:
+			/* A reload of a spill: the spilled value back, and
+			 * rsp's or rbp's frame where it was one of them.
+			 */
+			if (rcv_frame_reload(in)) {
+				bool sp = s->base == RP_REG_RSP;
+				uint32_t c = sp ? f[i].rsp_c : f[i].rbp_c;
+				int64_t at = (sp ? f[i].rsp_o : f[i].rbp_o) +
+					     s->imm;
+				const struct rcv_op *v = NULL;
+
+				p = slot_spiller(t, c, at, &iv);
+				keep = p >= 0 ? pair_keep(&kl, t, sv, c, p,
+							  &iv, (int64_t)i) : 0;
+				if (keep) {
+					pair[i] = p;
+					if (sv && sv->local)
+						sv->local[i] = keep == 2;
+					v = &ins_at(&iv, (size_t)p)->op[1];
+				}
+				if (d->reg != RP_REG_RSP &&
+				    d->reg != RP_REG_RBP)
+					break;
+				if (v && v->type == RCV_OP_REG &&
+				    (v->reg == RP_REG_RSP ||
+				     v->reg == RP_REG_RBP) &&
+				    (keep == 2 || !shared)) {
+					bool vs = v->reg == RP_REG_RSP;
+
+					c = vs ? f[p].rsp_c : f[p].rbp_c;
+					at = vs ? f[p].rsp_o : f[p].rbp_o;
+				} else {
+					c = 0;
+					at = 0;
+				}
+				if (d->reg == RP_REG_RSP) {
+					o.rsp_c = c ? c : next++;
+					o.rsp_o = c ? at : 0;
+				} else {
+					o.rbp_c = c;
+					o.rbp_o = at;
+				}
+				break;
+			}
 			if (d->type == RCV_OP_REG && s->type == RCV_OP_REG &&
 			    d->size == 8 &&
 			    (d->reg == RP_REG_RSP || d->reg == RP_REG_RBP) &&

@@ -137,6 +137,29 @@ if [ -n "${UNSOUND:-}" ]; then
 	fi
 fi
 
+# A callee's own frame (rcv_stack.c, rcv_callee.c): a reload reads back
+# its spill across a store of unknown address only when the store's
+# address cannot be derived from the stack under the callee's entry.
+# unsound.c's "frame": the slot written through rbp - 8 + an unknown 0
+# (fr: 211 wrong values with the stores between not checked) and through
+# the slot's address kept in a global (fresc: 168 with the escape not
+# checked); frok: a store through a global's pointer, rbx known after the
+# reload by the argument alone (unknown in strict mode).
+if [ -n "${UNSOUND:-}" ]; then
+	truth_rec "frame" "$UNSOUND" frame
+	fpos=$(last_at "frame" '<unsound_frok2\+[0-9]+>:.*nop')
+	if [ -n "$fpos" ] && truth_check "frame" &&
+		grep -q ' 0 conflicts' "$tmp/out" &&
+		"$PTREC" values "$tmp/frame" --at "$fpos" 2>&1 |
+		grep -q '^rbx  *0x0000000000003333$' &&
+		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/frame" \
+			--at "$fpos" 2>&1 | grep -q '^rbx  *unknown$'; then
+		ok "unsound.c frame: no wrong value, a reload known across a store through a global's pointer (unknown strict); $(distance)"
+	else
+		bad "unsound.c frame (at ${fpos:-?}): $(head -5 "$tmp/out" "$tmp/log")"
+	fi
+fi
+
 # Found in review (unsound.c's "ro" and "bts"): a read-only anonymous
 # page zeroed by madvise(MADV_DONTNEED) is not the snapshot's before it;
 # bts with a register bit offset writes outside its operand.  "known": a

@@ -38,6 +38,9 @@
  * `unsound ro`: a read-only anonymous page changed by madvise(DONTNEED)
  * (no store; the snapshot's byte is not the one read before); `unsound
  * bts`: bts with a register bit offset writes 8 bytes past its operand.
+ * `unsound frame`: a callee's spill of rbx and its reload across a store
+ * of unknown address that does (fr, fresc) or does not (frok) write the
+ * slot (rcv_stack.c, rcv_callee.c).
  * `unsound sse`: values through xmm (rcv_sse.c) forward into a register
  * where memory cannot tell them, and backward from the snapshot to the
  * register movq read.  `unsound rofile`: a private read-only file
@@ -267,8 +270,80 @@ __asm__(".text\n"
 	"	pop %rbx\n"
 	"	nop\n"
 	"	mov %rbx, %rax\n"
+	"	ret\n"
+	/* frame (a callee's own frame: spills and reloads, rcv_stack.c):
+	 * each caller sets rbx = 0x3333 and calls a callee that spills rbx
+	 * to [rbp - 8], sets it to 0x1111, and reloads it after a store of
+	 * 0x2222 through a pointer the engine cannot compute.  fr: rbp - 8
+	 * + rdi (rdi = 0 unknown to it: the slot; the reload gets 0x2222).
+	 * fresc: the slot's address in a global first, and its own callee
+	 * stores through what it loads from there (0x2222 again).  frok:
+	 * through a global's pointer: the reload gets 0x3333, known only by
+	 * the argument.
+	 */
+	".globl unsound_fr\n"
+	"unsound_fr:\n"
+	"	push %rbx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_fr2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_fr2:\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	sub $16, %rsp\n"
+	"	mov %rbx, -8(%rbp)\n"
+	"	mov $0x1111, %ebx\n"
+	"	lea -8(%rbp), %rsi\n"
+	"	add %rdi, %rsi\n"
+	"	movq $0x2222, (%rsi)\n"
+	"	mov -8(%rbp), %rbx\n"
+	"	mov %rbx, %rax\n"
+	"	leave\n"
+	"	ret\n"
+	".globl unsound_fresc\n"
+	"unsound_fresc:\n"
+	"	push %rbx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_fresc2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_fresc2:\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	sub $16, %rsp\n"
+	"	mov %rbx, -8(%rbp)\n"
+	"	mov $0x1111, %ebx\n"
+	"	lea -8(%rbp), %rax\n"
+	"	mov %rax, unsound_cg(%rip)\n"
+	"	call unsound_cstore\n"
+	"	mov -8(%rbp), %rbx\n"
+	"	mov %rbx, %rax\n"
+	"	leave\n"
+	"	ret\n"
+	".globl unsound_frok\n"
+	"unsound_frok:\n"
+	"	push %rbx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_frok2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_frok2:\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	sub $16, %rsp\n"
+	"	mov %rbx, -8(%rbp)\n"
+	"	mov $0x1111, %ebx\n"
+	"	mov unsound_cptr(%rip), %rsi\n"
+	"	add %rdi, %rsi\n"
+	"	movq $0x2222, (%rsi)\n"
+	"	mov -8(%rbp), %rbx\n"
+	"	nop\n"
+	"	mov %rbx, %rax\n"
+	"	leave\n"
 	"	ret\n");
 
+long unsound_fr(long off), unsound_fresc(long off), unsound_frok(long off);
 long unsound_glob, unsound_fs_orig;
 long unsound_cvla(long off), unsound_cvlaok(long off);
 long unsound_cg, unsound_cword, *unsound_cptr = &unsound_cword;
@@ -825,6 +900,14 @@ int main(int argc, char **argv)
 		       unsound_cword);
 		return a == 0x2222 && b == 0x2222 && c == 0x3333 &&
 		       d == 0x4444 && e == 0x3333 ? 0 : 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "frame")) {
+		long a = unsound_fr(unknown_zero());
+		long b = unsound_fresc(unknown_zero());
+		long c = unsound_frok(unknown_zero());
+
+		printf("frame %#lx %#lx %#lx\n", a, b, c);
+		return a == 0x2222 && b == 0x2222 && c == 0x3333 ? 0 : 1;
 	}
 	if (argc > 1 && !strcmp(argv[1], "saved")) {
 		r = unsound_saved(unknown_zero());
