@@ -55,9 +55,13 @@ struct crec {
 	uint32_t w_ep;		/* its store's slot, when w == 2 */
 	int64_t w_d;
 	uint32_t w_n;
+	uint32_t w_bot;		/* w == 4: from offset 0 of this epoch up
+				 * (UINT32_MAX: not known) */
 	uint8_t rsp_ok;
 	uint8_t w;		/* 0 no store or clean address, 2 a slot at
-				 * w_ep/w_d, 3 maybe the callee's stack */
+				 * w_ep/w_d, 3 maybe the callee's stack, 4
+				 * in an allocation, under offset w_d of
+				 * epoch w_ep */
 };
 
 struct rcv_callee {
@@ -157,6 +161,12 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 			r->w_ep = ep;
 			r->w_d = d;
 			r->w_n = m->size ? m->size : 8;
+		} else if (w == 1 && !r->w &&
+			   rcv_esc_in_alloc(&c->es, m, &ep, &d, &r->w_bot)) {
+			/* memmove into a VLA: (%rdi,%rdx,1) */
+			r->w = 4;
+			r->w_ep = ep;
+			r->w_d = d;
 		} else if (w) {
 			r->w = 3;
 		}
@@ -179,6 +189,13 @@ static bool may_write(const struct rcv_callee *c, const struct crec *r,
 		return true;
 	if (r->w == 3)
 		return true;
+	/* In an allocation: not at or above its top, nor under its
+	 * bottom when known.
+	 */
+	if (r->w == 4)
+		return !rcv_esc_under(&c->es, r->w_ep, r->w_d, 0, ep, d) &&
+		       (r->w_bot == UINT32_MAX ||
+			!rcv_esc_under(&c->es, ep, d, 8, r->w_bot, 0));
 	return r->w == 2 &&
 	       rcv_esc_overlap(&c->es, r->w_ep, r->w_d, r->w_n, ep, d, 8);
 }

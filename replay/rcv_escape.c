@@ -135,7 +135,7 @@ static uint8_t slot_get(const struct rcv_esc *e, uint32_t ep, int64_t d,
 	for (k = 0; k < e->nslots; k++) {
 		const struct rcv_esc_slot *sl = &e->slots[k];
 
-		if (!may_alias(e, ep, d, n, sl->ep, sl->d, sl->n))
+		if (!rcv_esc_overlap(e, ep, d, n, sl->ep, sl->d, sl->n))
 			continue;
 		if (hit || sl->ep != ep || sl->d != d || sl->n != n)
 			return MAYBE;
@@ -629,6 +629,8 @@ static void arith(struct rcv_esc *e, const struct rcv_ins *in, int g,
 					e->eps[n].alloc = true;
 					e->eps[n].up = e->ep[g];
 					e->eps[n].upd = e->d[g];
+					e->eps[n].tup = e->ep[g];
+					e->eps[n].tupd = e->d[g];
 				}
 				set_val(e, g, STK, n, 0);
 			} else if (in->id == X86_INS_ADD &&
@@ -924,6 +926,20 @@ bool rcv_esc_below_origin(const struct rcv_esc *e, uint32_t ep, int64_t d,
 	return p->root == e->eps[e->ep0].root && p->hi + d + n <= 0;
 }
 
+/*
+ * Does an access at offset @d of epoch @a end at its allocation's top
+ * (offset tupd of epoch tup)?  Through bounded()'s pointers, and at or
+ * above an allocation's bottom (C's rule for pointers: only in local
+ * mode, as bounded()).
+ */
+static bool below_top(const struct rcv_esc *e, uint32_t a, int64_t d)
+{
+	const struct rcv_esc_ep *p = &e->eps[a];
+
+	return e->local && p->tup != UINT32_MAX &&
+	       (p->lim != INT64_MAX || (p->alloc && d >= 0));
+}
+
 bool rcv_esc_overlap(const struct rcv_esc *e, uint32_t a, int64_t d,
 		     int64_t n, uint32_t b, int64_t x, int64_t m)
 {
@@ -934,12 +950,28 @@ bool rcv_esc_overlap(const struct rcv_esc *e, uint32_t a, int64_t d,
 	    ((p->lim <= q->lo + x) || (q->lim <= p->lo + d)))
 		return false;
 	if (p->root == q->root && a != b &&
-	    ((p->lim != INT64_MAX && p->tup != UINT32_MAX &&
+	    ((below_top(e, a, d) &&
 	      under_epoch(e, p->tup, p->tupd, 0, b, x)) ||
-	     (q->lim != INT64_MAX && q->tup != UINT32_MAX &&
+	     (below_top(e, b, x) &&
 	      under_epoch(e, q->tup, q->tupd, 0, a, d))))
 		return false;
 	return may_alias(e, a, d, n, b, x, m);
+}
+
+bool rcv_esc_in_alloc(const struct rcv_esc *e, const struct rcv_op *o,
+		      uint32_t *tup, int64_t *tupd, uint32_t *bottom)
+{
+	uint32_t root;
+	int64_t top;
+
+	return in_alloc(e, o, &root, &top, bottom, tup, tupd) &&
+	       *tup != UINT32_MAX;
+}
+
+bool rcv_esc_under(const struct rcv_esc *e, uint32_t a, int64_t d,
+		   int64_t n, uint32_t b, int64_t x)
+{
+	return under_epoch(e, a, d, n, b, x);
 }
 
 int rcv_esc_where(const struct rcv_esc *e, const struct rcv_op *o,

@@ -296,6 +296,17 @@ bool rcv_esc_below_origin(const struct rcv_esc *e, uint32_t ep, int64_t d,
 /* May [@d, +@n) of epoch @a and [@x, +@m) of epoch @b overlap? */
 bool rcv_esc_overlap(const struct rcv_esc *e, uint32_t a, int64_t d,
 		     int64_t n, uint32_t b, int64_t x, int64_t m);
+/*
+ * Local mode: is @o an own-stack pointer from an allocation's bottom plus
+ * a clean index (C's rule for pointers keeps it in the allocation)?  Then
+ * it ends at offset *@tupd of epoch *@tup, and with *@bottom (not
+ * UINT32_MAX) starts at offset 0 of that epoch or above.
+ */
+bool rcv_esc_in_alloc(const struct rcv_esc *e, const struct rcv_op *o,
+		      uint32_t *tup, int64_t *tupd, uint32_t *bottom);
+/* Does [@d, @d + @n) of epoch @a end at or under offset @x of epoch @b? */
+bool rcv_esc_under(const struct rcv_esc *e, uint32_t a, int64_t d,
+		   int64_t n, uint32_t b, int64_t x);
 /* Where memory operand @o points: 2 the own stack at @ep/@d, 1 maybe the
  * own stack (an address register may be stack-derived), 0 not it.
  */

@@ -448,10 +448,14 @@ static int pair_keep(const struct kills *kl, struct rcv_stack_tmp *ab,
 {
 	const struct rcv_ins *w = ins_at(iv, (size_t)p);
 	uint64_t sp = 0;
-	bool known, hit, shared = sv && sv->gated && q > sv->until;
+	bool known, hit, cross, shared = sv && sv->gated && q > sv->until;
 
-	if (killed_since(kl, cls, p, false))
+	if (kl->any > p)	/* a barrier, a system call */
 		return 0;
+	/* A store through rsp or rbp of another frame: it may be the slot
+	 * (after a VLA, rsp's frame is not rbp's).
+	 */
+	cross = killed_since(kl, cls, p, false);
 	/* The slot: under the push's rsp, or the spill's address. */
 	if (w->id == X86_INS_MOV) {
 		known = abs_addr(sv, (size_t)p, w, &w->op[0], &sp);
@@ -462,17 +466,17 @@ static int pair_keep(const struct kills *kl, struct rcv_stack_tmp *ab,
 	hit = abs_killed(ab, known, sp - 8, p);
 	if (hit && known)	/* a store of known address wrote the slot */
 		return 0;
-	if (!hit && kl->ust <= p && !shared)
+	if (!cross && !hit && kl->ust <= p && !shared)
 		return 1;
 	/* Stores of unknown address between (or of known address, the
-	 * slot's not known), or other threads: a callee's own stack from
-	 * the innermost call's entry.
+	 * slot's not known, or through another frame), or other threads:
+	 * a callee's own stack from the innermost call's entry.
 	 */
 	if ((sv && sv->noproof) || !ab->nents ||
 	    (!ab->callee && rcv_callee_new(&ab->callee)) ||
 	    !rcv_callee_keeps(ab->callee, ins_of, iv,
 			      ab->ents[ab->nents - 1], p, q))
-		return !hit && kl->ust <= p ? 1 : 0;
+		return !cross && !hit && kl->ust <= p ? 1 : 0;
 	return 2;
 }
 

@@ -40,7 +40,8 @@
  * bts`: bts with a register bit offset writes 8 bytes past its operand.
  * `unsound frame`: a callee's spill of rbx and its reload across a store
  * of unknown address that does (fr, fresc) or does not (frok) write the
- * slot (rcv_stack.c, rcv_callee.c).
+ * slot (rcv_stack.c, rcv_callee.c), and stores through a VLA's bottom
+ * plus an index, and through other stack pointers plus one (fvla).
  * `unsound sse`: values through xmm (rcv_sse.c) forward into a register
  * where memory cannot tell them, and backward from the snapshot to the
  * register movq read.  `unsound rofile`: a private read-only file
@@ -341,7 +342,44 @@ __asm__(".text\n"
 	"	nop\n"
 	"	mov %rbx, %rax\n"
 	"	leave\n"
+	"	ret\n"
+	/* fvla: a VLA of 32 + rdi bytes (rdi = 0 unknown) under the spill
+	 * of rbx (0x3333) at rbp - 8, and 16 bytes under it a spill of
+	 * 0x1111.  A store through rsp + 8 * rdi (rsp is not the VLA's
+	 * bottom: the lower spill, whose reload gets 0x2222), one through
+	 * rsp + 16 + 8 * rdi (the VLA's bottom: in it, rbx known after the
+	 * reload of rbp - 8), then one through rbp - 8 + rdi (the upper
+	 * spill: its second reload gets 0x6666).  Returns the sum of the
+	 * two reloads that a store wrote (0x8888).
+	 */
+	".globl unsound_fvla\n"
+	"unsound_fvla:\n"
+	"	push %rbx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_fvla2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_fvla2:\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	sub $16, %rsp\n"
+	"	mov %rbx, -8(%rbp)\n"
+	"	mov $0x1111, %ebx\n"
+	"	lea 32(%rdi), %rax\n"
+	"	sub %rax, %rsp\n"
+	"	sub $16, %rsp\n"
+	"	mov %rbx, (%rsp)\n"
+	"	movq $0x2222, (%rsp,%rdi,8)\n"
+	"	movq $0x5555, 16(%rsp,%rdi,8)\n"
+	"	mov (%rsp), %rcx\n"
+	"	mov -8(%rbp), %rbx\n"
+	"	nop\n"
+	"	movq $0x6666, -8(%rbp,%rdi,1)\n"
+	"	mov -8(%rbp), %rdx\n"
+	"	lea (%rcx,%rdx), %rax\n"
+	"	leave\n"
 	"	ret\n");
+long unsound_fvla(long off);
 
 long unsound_fr(long off), unsound_fresc(long off), unsound_frok(long off);
 long unsound_glob, unsound_fs_orig;
@@ -905,9 +943,11 @@ int main(int argc, char **argv)
 		long a = unsound_fr(unknown_zero());
 		long b = unsound_fresc(unknown_zero());
 		long c = unsound_frok(unknown_zero());
+		long d = unsound_fvla(unknown_zero());
 
-		printf("frame %#lx %#lx %#lx\n", a, b, c);
-		return a == 0x2222 && b == 0x2222 && c == 0x3333 ? 0 : 1;
+		printf("frame %#lx %#lx %#lx %#lx\n", a, b, c, d);
+		return a == 0x2222 && b == 0x2222 && c == 0x3333 &&
+		       d == 0x8888 ? 0 : 1;
 	}
 	if (argc > 1 && !strcmp(argv[1], "saved")) {
 		r = unsound_saved(unknown_zero());

@@ -403,3 +403,50 @@ Test(rcv_callee, load_from_a_vla_is_not_a_stack_pointer)
 	in[7] = INS("\x48\x8b\x4c\xfd\x00");	/* mov rcx, [rbp+rdi*8] */
 	cr_assert_eq(pop_pair(in, 10), -1, "not through the VLA's base");
 }
+
+/*
+ * Stores through a VLA's bottom plus an index (rcv_escape.c
+ * rcv_esc_in_alloc()) lie from its bottom to its top: a spill under it
+ * (in the frame allocated after it) is kept; through rsp plus an index
+ * (rsp is not the VLA's bottom there) it may be written.
+ */
+Test(rcv_callee, store_from_a_vla_bottom_keeps_a_spill_under_it)
+{
+	struct rcv_ins in[] = {
+		CALL, PUSHBP, MOVBP, SUB16,
+		INS("\x48\x29\xc4"),			/* sub rsp, rax */
+		INS("\x48\x89\xe0"),			/* mov rax, rsp */
+		SUB16,
+		INS("\x48\x89\x1c\x24"),		/* mov [rsp], rbx */
+		INS("\x48\x89\x0c\xf8"),		/* mov [rax+rdi*8], rcx */
+		INS("\x48\x8b\x1c\x24"),		/* mov rbx, [rsp] */
+	};
+
+	cr_assert_eq(pop_pair(in, 10), 7);
+	in[8] = INS("\x48\x89\x0c\xfc");	/* mov [rsp+rdi*8], rcx */
+	cr_assert_eq(pop_pair(in, 10), -1, "rsp is not the VLA's bottom");
+}
+
+/*
+ * A store through rsp after a VLA is of another frame than rbp's spill:
+ * only the argument (the store lies in the VLA, under the spill) keeps
+ * the pair; strict values do not.
+ */
+Test(rcv_callee, store_of_another_frame_needs_the_argument)
+{
+	struct rcv_ins in[] = {
+		CALL, PUSHBP, MOVBP, SUB16, SPILL,
+		INS("\x48\x29\xc4"),			/* sub rsp, rax */
+		INS("\x48\x89\x0c\x24"),		/* mov [rsp], rcx */
+		RELOAD,
+	};
+	struct rcv_state st[16];
+	struct rcv_stack_vals sv = { .a = st, .na = 16, .noproof = true };
+	struct rcv_frame f[16];
+	int64_t pair[16];
+
+	cr_assert_eq(pop_pair(in, 8), 4);
+	memset(st, 0, sizeof(st));
+	cr_assert_gt(rcv_stack_build_v(in, 8, &sv, f, pair), 0);
+	cr_assert_eq(pair[7], -1, "strict");
+}
