@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * A callee's own stack (issue #17; docs/values.md, "A callee's own
- * stack"): may a store of unknown address between a push and its pop
- * have written the pushed slot?  rcv_stack.c breaks every pair such a
+ * stack" and "A callee's own frame"): may a store of unknown address
+ * between a push and its pop (or a spill into the callee's frame and its
+ * reload) have written the pushed slot?  rcv_stack.c breaks every pair such a
  * store spans, which cuts rsp at the lazy-binding resolver (`_dl_fixup`
  * pushes rbx, the resolver's saved rsp, and stores through link_map
  * pointers before popping it) and rbp in `_dl_fini`'s callees.

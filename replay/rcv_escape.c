@@ -56,7 +56,7 @@ static uint32_t ep_new(struct rcv_esc *e, uint32_t root, int64_t lo,
 	}
 	e->eps[e->nep] = (struct rcv_esc_ep){
 		root == UINT32_MAX ? (uint32_t)e->nep : root, lo, hi, false,
-		INT64_MAX, UINT32_MAX, 0, UINT32_MAX, 0 };
+		INT64_MAX, UINT32_MAX, 0, UINT32_MAX, 0, UINT32_MAX };
 	return (uint32_t)e->nep++;
 }
 
@@ -284,6 +284,7 @@ static bool in_alloc(const struct rcv_esc *e, const struct rcv_op *o,
 		*top = x->lim;
 		*tup = x->tup;
 		*tupd = x->tupd;
+		*ep = x->bot;
 	} else {
 		return false;
 	}
@@ -575,6 +576,8 @@ static uint32_t bounded(struct rcv_esc *e, int b)
 		e->eps[n].lim = top;
 		e->eps[n].tup = tup;
 		e->eps[n].tupd = tupd;
+		/* From the bottom itself: not under it either. */
+		e->eps[n].bot = e->d[b] ? UINT32_MAX : e->ep[b];
 	}
 	return n;
 }
@@ -679,11 +682,29 @@ static void arith(struct rcv_esc *e, const struct rcv_ins *in, int g,
 	set_reg(e, g, v, -1, 0);
 }
 
+/* Does @in zero its xmm destination (pxor/xorps/xorpd xmm, same xmm)? */
+static bool zero_idiom(const struct rcv_ins *in)
+{
+	switch (in->id) {
+	case X86_INS_PXOR: case X86_INS_XORPS: case X86_INS_XORPD:
+	case X86_INS_VPXOR: case X86_INS_VXORPS: case X86_INS_VXORPD:
+		break;
+	default:
+		return false;
+	}
+	return in->nops >= 2 && in->op[0].type == RCV_OP_XMM &&
+	       in->op[in->nops - 1].type == RCV_OP_XMM &&
+	       in->op[in->nops - 1].reg == in->op[0].reg &&
+	       (in->nops == 2 || (in->op[1].type == RCV_OP_XMM &&
+				  in->op[1].reg == in->op[0].reg));
+}
+
 /* The general case: every destination gets what every source may hold. */
 static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 {
 	uint8_t v = CLEAN;
 	bool esc = false, dst_reg[16] = { false };
+	uint16_t xnamed = 0;
 	int k, g;
 
 	for (k = 0; k < in->nops; k++) {
@@ -700,7 +721,12 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 			v = join(v, load(e, o, o->size ? o->size : 8));
 		else if (o->type == RCV_OP_OTHER)
 			v = join(v, e->vec);
+		else if (o->type == RCV_OP_XMM)
+			v = join(v, e->vec || ((e->xt >> (o->reg & 15)) & 1));
 	}
+	/* pxor xmm0, xmm0 and the like: zero. */
+	if (zero_idiom(in))
+		v = CLEAN;
 	/* Registers written but not named (mul's rdx:rax, cmpxchg's rax,
 	 * rep movs's rsi/rdi/rcx) may carry any of what they held.
 	 */
@@ -773,8 +799,18 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 			esc |= store(e, o, o->size, v);
 		} else if (o->type == RCV_OP_OTHER && v) {
 			e->vec = true;
+		} else if (o->type == RCV_OP_XMM) {
+			/* movq xmm0, rax: the value goes on in xmm0 */
+			xnamed |= (uint16_t)(1u << (o->reg & 15));
+			if (v)
+				e->xt |= (uint16_t)(1u << (o->reg & 15));
+			else
+				e->xt &= (uint16_t)~(1u << (o->reg & 15));
 		}
 	}
+	/* xmm registers written but not named may carry what was read. */
+	if (v)
+		e->xt |= (uint16_t)(in->xw & ~xnamed);
 	for (g = 0; g < 16; g++)
 		if (in->wcode[g] && !dst_reg[g])
 			set_reg(e, g, g == RP_REG_RSP ? STK : v, -1, 0);
@@ -816,6 +852,7 @@ void rcv_esc_async(struct rcv_esc *e)
 		set_reg(e, g, MAYBE, -1, 0);
 	set_reg(e, RP_REG_RSP, STK, -1, 0);
 	e->vec = true;
+	e->xt = 0xffff;
 	e->dirty = true;
 	e->rax_k = false;
 }
@@ -837,14 +874,15 @@ static bool undecoded(struct rcv_esc *e, const struct rcv_ins *in,
 		return true;
 	if (in->flags & RCV_I_BARRIER) {
 		/* A memory operand, load or store. */
-		if (e->vec)
+		if (e->vec || e->xt)
 			return true;
 		e->vec = any_slot(e);
 		return false;
 	}
 	for (g = 0; g < 16; g++)
 		if (in->wcode[g])
-			set_reg(e, g, e->vec ? MAYBE : CLEAN, -1, 0);
+			set_reg(e, g, e->vec || e->xt ? MAYBE : CLEAN, -1,
+				0);
 	return false;
 }
 
@@ -915,17 +953,6 @@ void rcv_esc_init_local(struct rcv_esc *e)
 	e->local = true;
 }
 
-bool rcv_esc_below_origin(const struct rcv_esc *e, uint32_t ep, int64_t d,
-			  int64_t n)
-{
-	const struct rcv_esc_ep *p;
-
-	if (ep >= e->nep)
-		return false;
-	p = &e->eps[ep];
-	return p->root == e->eps[e->ep0].root && p->hi + d + n <= 0;
-}
-
 /*
  * Does an access at offset @d of epoch @a end at its allocation's top
  * (offset tupd of epoch tup)?  Through bounded()'s pointers, and at or
@@ -938,6 +965,40 @@ static bool below_top(const struct rcv_esc *e, uint32_t a, int64_t d)
 
 	return e->local && p->tup != UINT32_MAX &&
 	       (p->lim != INT64_MAX || (p->alloc && d >= 0));
+}
+
+bool rcv_esc_below_origin(const struct rcv_esc *e, uint32_t ep, int64_t d,
+			  int64_t n)
+{
+	const struct rcv_esc_ep *p;
+
+	if (ep >= e->nep)
+		return false;
+	p = &e->eps[ep];
+	if (p->root != e->eps[e->ep0].root)
+		return false;
+	/* In an allocation (the resolver's xsave area: 0x28(%rsp) after
+	 * sub size, %rsp), under its top.
+	 */
+	return p->hi + d + n <= 0 ||
+	       (below_top(e, ep, d) &&
+		under_epoch(e, p->tup, p->tupd, 0, e->ep0, 0));
+}
+
+/*
+ * Does an access at offset @d of epoch @a start at or above its
+ * allocation's bottom (bounded()'s pointers from the bottom itself, and
+ * offsets >= 0 of the allocation's epoch), with [@x, @x + @m) of epoch @b
+ * under that bottom?  Local mode only (C's rule for pointers).
+ */
+static bool above_bottom(const struct rcv_esc *e, uint32_t a, int64_t d,
+			 uint32_t b, int64_t x, int64_t m)
+{
+	const struct rcv_esc_ep *p = &e->eps[a];
+	uint32_t bot = p->lim != INT64_MAX ? p->bot :
+		       p->alloc && d >= 0 ? a : UINT32_MAX;
+
+	return e->local && bot != UINT32_MAX && under_epoch(e, b, x, m, bot, 0);
 }
 
 bool rcv_esc_overlap(const struct rcv_esc *e, uint32_t a, int64_t d,
@@ -953,7 +1014,8 @@ bool rcv_esc_overlap(const struct rcv_esc *e, uint32_t a, int64_t d,
 	    ((below_top(e, a, d) &&
 	      under_epoch(e, p->tup, p->tupd, 0, b, x)) ||
 	     (below_top(e, b, x) &&
-	      under_epoch(e, q->tup, q->tupd, 0, a, d))))
+	      under_epoch(e, q->tup, q->tupd, 0, a, d)) ||
+	     above_bottom(e, a, d, b, x, m) || above_bottom(e, b, x, a, d, n)))
 		return false;
 	return may_alias(e, a, d, n, b, x, m);
 }

@@ -256,6 +256,9 @@ struct rcv_esc_ep {
 	uint32_t tup;		/* with @lim: the same top, offset @tupd of
 				 * epoch @tup (UINT32_MAX: not known) */
 	int64_t tupd;
+	uint32_t bot;		/* with @lim: accesses start at offset 0 of
+				 * epoch @bot or above (UINT32_MAX: not
+				 * known) */
 };
 struct rcv_esc {
 	uint8_t t[16];		/* per GPR: clean, own-stack pointer, maybe */
@@ -265,6 +268,7 @@ struct rcv_esc {
 	size_t nep, epcap;
 	uint32_t ep0;		/* the first rsp's */
 	bool vec;		/* a vector register may hold one */
+	uint16_t xt;		/* xmm0-15 that may (named operands) */
 	bool dirty;		/* a stack slot of unknown offset may */
 	struct rcv_esc_slot *slots;	/* stack bytes that may */
 	size_t nslots, cap;
@@ -405,8 +409,8 @@ int rcv_stack_tmp_new(struct rcv_stack_tmp **t);
 void rcv_stack_tmp_free(struct rcv_stack_tmp *t);
 
 /*
- * A callee's own stack (rcv_callee.c): did nothing from the push at @p to
- * its pop at @q write the pushed slot, where every store between that
+ * A callee's own stack (rcv_callee.c): did nothing from the push (or
+ * spill) at @p to its pop (or reload) at @q write the slot, where every store between that
  * rcv_stack.c cannot place goes through an address not derived from the
  * stack under the entry's rsp (@e: the instruction after a call)?
  * @at(@ctx, i) gives instruction i.  A walker keeps its last entry's

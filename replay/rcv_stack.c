@@ -6,9 +6,12 @@
  * the difference of offsets (so one known value gives them all), and a
  * pop that reads the slot a push wrote (same base and offset, no store
  * through rsp or rbp to it since) restores the pushed value: callee-saved
- * registers come back across calls whose own memory is unknown.  The
- * assumption (docs/values.md): a function writes its callers' saved
- * register slots only with push and call, never through another pointer.
+ * registers come back across calls whose own memory is unknown.  So does
+ * a reload (mov reg, [rsp|rbp + d]) of its spill (mov [rsp|rbp + d],
+ * reg), and rsp's or rbp's frame with it (docs/values.md, "A callee's own
+ * frame").  Stores of unknown place, through another frame, or other
+ * threads between: only where a callee's own stack shows the slot kept
+ * (rcv_callee.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -341,20 +344,28 @@ const struct rcv_op *rcv_pair_src(const struct rcv_ins *p)
 	return p->id == X86_INS_MOV ? &p->op[1] : &p->op[0];
 }
 
-/* The spill that wrote the 8 bytes at (@cls, @off) last, whole, or -1. */
+/*
+ * The spill, or the push of a register or an immediate (the resolver's
+ * push %rbx ... mov (%rsp),%rbx), that wrote the 8 bytes at (@cls, @off)
+ * last, whole, or -1.
+ */
 static int64_t slot_spiller(struct rcv_stack_tmp *t, uint32_t cls,
 			    int64_t off, const struct insv *ins)
 {
+	const struct rcv_ins *w;
 	struct slot *a, *b;
 
 	if (!cls)
 		return -1;
 	a = slot_at(t, cls, floor8(off));
 	b = slot_at(t, cls, floor8(off + 7));
-	if (a->writer < 0 || a->writer != b->writer || a->first != off ||
-	    !rcv_frame_spill(ins_at(ins, (size_t)a->writer)))
+	if (a->writer < 0 || a->writer != b->writer || a->first != off)
 		return -1;
-	return a->writer;
+	w = ins_at(ins, (size_t)a->writer);
+	if (rcv_frame_spill(w) ||
+	    (w->id == X86_INS_PUSH && w->op[0].type != RCV_OP_MEM))
+		return a->writer;
+	return -1;
 }
 
 /*
@@ -707,7 +718,8 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 					pair[i] = p;
 					if (sv && sv->local)
 						sv->local[i] = keep == 2;
-					v = &ins_at(&iv, (size_t)p)->op[1];
+					v = rcv_pair_src(ins_at(&iv,
+								(size_t)p));
 				}
 				if (d->reg != RP_REG_RSP &&
 				    d->reg != RP_REG_RBP)

@@ -141,16 +141,18 @@ fi
 # its spill across a store of unknown address only when the store's
 # address cannot be derived from the stack under the callee's entry.
 # unsound.c's "frame": the slot written through rbp - 8 + an unknown 0
-# (fr: 211 wrong values with the stores between not checked) and through
-# the slot's address kept in a global (fresc: 168 with the escape not
+# (fr: 657 wrong values with the stores between not checked) and through
+# the slot's address kept in a global (fresc: 441 with the escape not
 # checked); frok: a store through a global's pointer, rbx known after the
 # reload by the argument alone (unknown in strict mode).  fvla: a VLA
 # under the spill, a store through rsp + 8 * rdi where rsp is not the
-# VLA's bottom (into a spill under it: 12 wrong if any pointer into an
-# allocation were taken to start at its bottom, 12 if stores through
+# VLA's bottom (into a spill under it: 16 wrong if any pointer into an
+# allocation were taken to start at its bottom, 16 if stores through
 # the bottom plus an index were taken to write nothing), one through
 # the VLA's bottom plus an index (rbx known after the reload above it,
-# unknown strict), one through rbp + rdi into the spill.
+# unknown strict), one through rbp + rdi into the spill.  frxmm: fresc
+# with the slot's address given away through xmm0 (68 wrong with xmm
+# operands read as holding no stack address, as rcv_escape.c did).
 if [ -n "${UNSOUND:-}" ]; then
 	truth_rec "frame" "$UNSOUND" frame
 	fpos=$(last_at "frame" '<unsound_frok2\+[0-9]+>:.*nop')

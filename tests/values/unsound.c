@@ -41,7 +41,8 @@
  * `unsound frame`: a callee's spill of rbx and its reload across a store
  * of unknown address that does (fr, fresc) or does not (frok) write the
  * slot (rcv_stack.c, rcv_callee.c), and stores through a VLA's bottom
- * plus an index, and through other stack pointers plus one (fvla).
+ * plus an index, and through other stack pointers plus one (fvla); the
+ * slot's address given away through xmm0 (frxmm).
  * `unsound sse`: values through xmm (rcv_sse.c) forward into a register
  * where memory cannot tell them, and backward from the snapshot to the
  * register movq read.  `unsound rofile`: a private read-only file
@@ -352,6 +353,30 @@ __asm__(".text\n"
 	 * spill: its second reload gets 0x6666).  Returns the sum of the
 	 * two reloads that a store wrote (0x8888).
 	 */
+	/* frxmm: as fresc, the slot's address through xmm0 into the
+	 * global (movq %rax,%xmm0; movq %xmm0,unsound_cg): 0x2222.
+	 */
+	".globl unsound_frxmm\n"
+	"unsound_frxmm:\n"
+	"	push %rbx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_frxmm2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_frxmm2:\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	sub $16, %rsp\n"
+	"	mov %rbx, -8(%rbp)\n"
+	"	mov $0x1111, %ebx\n"
+	"	lea -8(%rbp), %rax\n"
+	"	movq %rax, %xmm0\n"
+	"	movq %xmm0, unsound_cg(%rip)\n"
+	"	call unsound_cstore\n"
+	"	mov -8(%rbp), %rbx\n"
+	"	mov %rbx, %rax\n"
+	"	leave\n"
+	"	ret\n"
 	".globl unsound_fvla\n"
 	"unsound_fvla:\n"
 	"	push %rbx\n"
@@ -379,7 +404,7 @@ __asm__(".text\n"
 	"	lea (%rcx,%rdx), %rax\n"
 	"	leave\n"
 	"	ret\n");
-long unsound_fvla(long off);
+long unsound_fvla(long off), unsound_frxmm(long off);
 
 long unsound_fr(long off), unsound_fresc(long off), unsound_frok(long off);
 long unsound_glob, unsound_fs_orig;
@@ -944,10 +969,11 @@ int main(int argc, char **argv)
 		long b = unsound_fresc(unknown_zero());
 		long c = unsound_frok(unknown_zero());
 		long d = unsound_fvla(unknown_zero());
+		long x = unsound_frxmm(unknown_zero());
 
-		printf("frame %#lx %#lx %#lx %#lx\n", a, b, c, d);
+		printf("frame %#lx %#lx %#lx %#lx %#lx\n", a, b, c, d, x);
 		return a == 0x2222 && b == 0x2222 && c == 0x3333 &&
-		       d == 0x8888 ? 0 : 1;
+		       d == 0x8888 && x == 0x2222 ? 0 : 1;
 	}
 	if (argc > 1 && !strcmp(argv[1], "saved")) {
 		r = unsound_saved(unknown_zero());

@@ -450,3 +450,27 @@ Test(rcv_callee, store_of_another_frame_needs_the_argument)
 	cr_assert_gt(rcv_stack_build_v(in, 8, &sv, f, pair), 0);
 	cr_assert_eq(pair[7], -1, "strict");
 }
+
+/*
+ * A pointer made by lea from a VLA's bottom plus an index (bounded())
+ * starts at the bottom (C's rule for pointers): a store through it keeps
+ * a spill under the VLA; made from rsp 16 bytes under the bottom, it may
+ * write that spill.
+ */
+Test(rcv_callee, lea_from_a_vla_bottom_keeps_a_spill_under_it)
+{
+	struct rcv_ins in[] = {
+		CALL, PUSHBP, MOVBP, SUB16,
+		INS("\x48\x29\xc4"),			/* sub rsp, rax */
+		INS("\x48\x89\xe0"),			/* mov rax, rsp */
+		SUB16,
+		INS("\x48\x89\x1c\x24"),		/* mov [rsp], rbx */
+		INS("\x48\x8d\x34\xf8"),		/* lea rsi, [rax+rdi*8] */
+		INS("\x48\x89\x0e"),			/* mov [rsi], rcx */
+		INS("\x48\x8b\x1c\x24"),		/* mov rbx, [rsp] */
+	};
+
+	cr_assert_eq(pop_pair(in, 11), 7);
+	in[8] = INS("\x48\x8d\x34\xfc");	/* lea rsi, [rsp+rdi*8] */
+	cr_assert_eq(pop_pair(in, 11), -1, "rsp is not the VLA's bottom");
+}

@@ -306,3 +306,28 @@ Test(rcv_escape, unrelated_frames)
 
 	cr_expect_eq(first_escape(a, N(a)), 4);
 }
+
+/*
+ * Through an xmm register (movq xmm0, rax; movq [rip], xmm0): the stack
+ * address leaves as vector data.  capstone's xmm operands are
+ * RCV_OP_XMM (rcv_decode.c), which the analysis read as nothing before.
+ */
+Test(rcv_escape, store_through_xmm)
+{
+	struct rcv_ins a[] = {
+		LEA_RAX,
+		INS("\x66\x48\x0f\x6e\xc0"),		/* movq xmm0, rax */
+		INS("\x66\x0f\xd6\x05\x00\x01\x00\x00"), /* movq [rip+256], xmm0 */
+	};
+	struct rcv_ins b[] = {
+		LEA_RAX,
+		INS("\x66\x48\x0f\x6e\xc3"),		/* movq xmm0, rbx */
+		INS("\x66\x0f\xd6\x05\x00\x01\x00\x00"), /* movq [rip+256], xmm0 */
+	};
+
+	cr_expect_eq(first_escape(a, N(a)), 2);
+	/* rbx is clean: the analysis keeps one bit for all vectors, but
+	 * none holds a stack address yet.
+	 */
+	cr_expect_eq(first_escape(b, N(b)), -1);
+}
