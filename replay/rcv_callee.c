@@ -62,7 +62,7 @@ struct crec {
 	uint8_t w;		/* 0 no store or clean address, 2 a slot at
 				 * w_ep/w_d, 3 maybe the callee's stack, 4
 				 * in an allocation, under offset w_d of
-				 * epoch w_ep */
+				 * epoch w_ep, 5 xsave from w_ep/w_d up */
 };
 
 struct rcv_callee {
@@ -132,6 +132,7 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 	struct crec *r = &c->r[i - c->e];
 	int64_t d = 0;
 	uint32_t ep = 0;
+	bool xs;
 	int k, w;
 
 	memset(r, 0, sizeof(*r));
@@ -146,12 +147,25 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 		if (c->stop > i)
 			c->stop = i;
 	}
-	if (in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR | RCV_I_XFER |
-			 RCV_I_BAD | RCV_I_REP)) {
+	xs = rcv_xsave_like(in->id) && in->nops == 1 &&
+	     !(in->flags & (RCV_I_BARRIER | RCV_I_XFER | RCV_I_BAD |
+			    RCV_I_REP));
+	if ((in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR | RCV_I_XFER |
+			  RCV_I_BAD | RCV_I_REP)) && !xs) {
 		if (c->stop > i)
 			c->stop = i;
 	}
-	for (k = 0; k < in->nops; k++) {
+	/* xsave: from its operand up, at most to its allocation's top. */
+	if (xs) {
+		if (rcv_esc_where(&c->es, &in->op[0], &ep, &d) == 2) {
+			r->w = 5;
+			r->w_ep = ep;
+			r->w_d = d;
+		} else {
+			r->w = 3;
+		}
+	}
+	for (k = 0; k < in->nops && !xs; k++) {
 		const struct rcv_op *m = &in->op[k];
 
 		if (m->type != RCV_OP_MEM || !(m->access & CS_AC_WRITE))
@@ -193,6 +207,17 @@ static bool may_write(const struct rcv_callee *c, const struct crec *r,
 	/* In an allocation: not at or above its top, nor under its
 	 * bottom when known.
 	 */
+	/* xsave: not under its start, nor at or above the top of the
+	 * allocation it starts in.
+	 */
+	if (r->w == 5) {
+		uint32_t tup;
+		int64_t tupd;
+
+		return !rcv_esc_under(&c->es, ep, d, 8, r->w_ep, r->w_d) &&
+		       !(rcv_esc_top(&c->es, r->w_ep, r->w_d, &tup, &tupd) &&
+			 rcv_esc_under(&c->es, tup, tupd, 0, ep, d));
+	}
 	if (r->w == 4)
 		return !rcv_esc_under(&c->es, r->w_ep, r->w_d, 0, ep, d) &&
 		       (r->w_bot == UINT32_MAX ||

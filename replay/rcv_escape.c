@@ -105,6 +105,8 @@ static bool under_epoch(const struct rcv_esc *e, uint32_t a, int64_t d,
 	return a == b && end <= x;
 }
 
+static bool below_top(const struct rcv_esc *e, uint32_t a, int64_t d);
+
 /* May [d, d + n) of epoch @a and [x, x + m) of epoch @b overlap? */
 static bool may_alias(const struct rcv_esc *e, uint32_t a, int64_t d,
 		      int64_t n, uint32_t b, int64_t x, int64_t m)
@@ -682,6 +684,54 @@ static void arith(struct rcv_esc *e, const struct rcv_ins *in, int g,
 	set_reg(e, g, v, -1, 0);
 }
 
+bool rcv_xsave_like(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_XSAVE: case X86_INS_XSAVEC: case X86_INS_XSAVEOPT:
+	case X86_INS_XSAVE64: case X86_INS_XSAVEC64:
+	case X86_INS_XSAVEOPT64: case X86_INS_FXSAVE: case X86_INS_FXSAVE64:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool xrstor_like(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_XRSTOR: case X86_INS_XRSTOR64: case X86_INS_FXRSTOR:
+	case X86_INS_FXRSTOR64:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * May a slot that holds a stack-derived value lie in the save area at
+ * offset @d of epoch @ep and up (to the allocation's top when it lies in
+ * one)?
+ */
+static bool area_tainted(const struct rcv_esc *e, uint32_t ep, int64_t d)
+{
+	const struct rcv_esc_ep *p = &e->eps[ep];
+	size_t k;
+
+	if (e->dirty)
+		return true;
+	for (k = 0; k < e->nslots; k++) {
+		const struct rcv_esc_slot *sl = &e->slots[k];
+
+		if (under_epoch(e, sl->ep, sl->d, sl->n, ep, d))
+			continue;
+		if (below_top(e, ep, d) &&
+		    under_epoch(e, p->tup, p->tupd, 0, sl->ep, sl->d))
+			continue;
+		return true;
+	}
+	return false;
+}
+
 /* Does @in zero its xmm destination (pxor/xorps/xorpd xmm, same xmm)? */
 static bool zero_idiom(const struct rcv_ins *in)
 {
@@ -705,7 +755,23 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 	uint8_t v = CLEAN;
 	bool esc = false, dst_reg[16] = { false };
 	uint16_t xnamed = 0;
+	uint32_t aep = 0;
+	int64_t ad = 0;
+	bool at;
 	int k, g;
+
+	/* The vector state saved (the resolver's xsavec 0x40(%rsp)): a
+	 * stack address in it lands at an offset not followed; restored:
+	 * what the area may hold.
+	 */
+	if (rcv_xsave_like(in->id) && (e->vec || e->xt))
+		e->dirty = true;
+	if (xrstor_like(in->id) && in->nops &&
+	    (where(e, &in->op[0], &aep, &ad, &at) != 2 ||
+	     area_tainted(e, aep, ad))) {
+		e->vec = true;
+		e->xt = 0xffff;
+	}
 
 	for (k = 0; k < in->nops; k++) {
 		const struct rcv_op *o = &in->op[k];
@@ -1028,6 +1094,16 @@ bool rcv_esc_in_alloc(const struct rcv_esc *e, const struct rcv_op *o,
 
 	return in_alloc(e, o, &root, &top, bottom, tup, tupd) &&
 	       *tup != UINT32_MAX;
+}
+
+bool rcv_esc_top(const struct rcv_esc *e, uint32_t ep, int64_t d,
+		 uint32_t *tup, int64_t *tupd)
+{
+	if (ep >= e->nep || !below_top(e, ep, d))
+		return false;
+	*tup = e->eps[ep].tup;
+	*tupd = e->eps[ep].tupd;
+	return true;
 }
 
 bool rcv_esc_under(const struct rcv_esc *e, uint32_t a, int64_t d,

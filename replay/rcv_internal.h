@@ -308,6 +308,14 @@ bool rcv_esc_overlap(const struct rcv_esc *e, uint32_t a, int64_t d,
  */
 bool rcv_esc_in_alloc(const struct rcv_esc *e, const struct rcv_op *o,
 		      uint32_t *tup, int64_t *tupd, uint32_t *bottom);
+/*
+ * xsave and the like: a store of the vector state from the operand up, of
+ * a length not known (its bound: the allocation it lies in); and the top
+ * of the allocation [@d of epoch @ep lies in (local mode), when known.
+ */
+bool rcv_xsave_like(unsigned int id);
+bool rcv_esc_top(const struct rcv_esc *e, uint32_t ep, int64_t d,
+		 uint32_t *tup, int64_t *tupd);
 /* Does [@d, @d + @n) of epoch @a end at or under offset @x of epoch @b? */
 bool rcv_esc_under(const struct rcv_esc *e, uint32_t a, int64_t d,
 		   int64_t n, uint32_t b, int64_t x);
@@ -410,9 +418,10 @@ void rcv_stack_tmp_free(struct rcv_stack_tmp *t);
 
 /*
  * A callee's own stack (rcv_callee.c): did nothing from the push (or
- * spill) at @p to its pop (or reload) at @q write the slot, where every store between that
- * rcv_stack.c cannot place goes through an address not derived from the
- * stack under the entry's rsp (@e: the instruction after a call)?
+ * spill) at @p to its pop (or reload) at @q write the slot, where every
+ * store between that rcv_stack.c cannot place goes through an address
+ * not derived from the stack under the entry's rsp (@e: the instruction
+ * after a call)?
  * @at(@ctx, i) gives instruction i.  A walker keeps its last entry's
  * analysis, so that the pops of one function walk it once.
  */

@@ -558,8 +558,16 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 		if (sv && sv->local)
 			sv->local[i] = 0;
 		track_entry(t, in, i);
-		if ((in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR | RCV_I_REP)) ||
-		    ((in->flags & RCV_I_SYSCALL) && !quiet_syscall(&iv, i)))
+		/* xsave: a store of a length not known, through rsp
+		 * (the resolver's): only the callee argument places it.
+		 */
+		if (rcv_xsave_like(in->id) &&
+		    !(in->flags & (RCV_I_BARRIER | RCV_I_REP)))
+			kl.ust = (int64_t)i;
+		else if ((in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR |
+				       RCV_I_REP)) ||
+			 ((in->flags & RCV_I_SYSCALL) &&
+			  !quiet_syscall(&iv, i)))
 			kl.any = (int64_t)i;
 		if (((in->flags & RCV_I_SYSCALL) && !plain_syscall(&iv, i)) ||
 		    (in->flags & RCV_I_BARRIER)) {

@@ -153,6 +153,9 @@ fi
 # unknown strict), one through rbp + rdi into the spill.  frxmm: fresc
 # with the slot's address given away through xmm0 (68 wrong with xmm
 # operands read as holding no stack address, as rcv_escape.c did).
+# frxs: a spill at offset 520 of an xsavec area, which xsavec writes (37
+# wrong with xsave taken to write nothing, or nothing under 4 KiB past
+# its start).
 if [ -n "${UNSOUND:-}" ]; then
 	truth_rec "frame" "$UNSOUND" frame
 	fpos=$(last_at "frame" '<unsound_frok2\+[0-9]+>:.*nop')

@@ -42,7 +42,8 @@
  * of unknown address that does (fr, fresc) or does not (frok) write the
  * slot (rcv_stack.c, rcv_callee.c), and stores through a VLA's bottom
  * plus an index, and through other stack pointers plus one (fvla); the
- * slot's address given away through xmm0 (frxmm).
+ * slot's address given away through xmm0 (frxmm); a spill in an
+ * xsavec area (frxs).
  * `unsound sse`: values through xmm (rcv_sse.c) forward into a register
  * where memory cannot tell them, and backward from the snapshot to the
  * register movq read.  `unsound rofile`: a private read-only file
@@ -377,6 +378,31 @@ __asm__(".text\n"
 	"	mov %rbx, %rax\n"
 	"	leave\n"
 	"	ret\n"
+	/* frxs: a spill at offset 520 of an xsavec area (XCOMP_BV, which
+	 * xsavec always writes, bit 63 set): the reload gets it, not
+	 * 0x3333.
+	 */
+	".globl unsound_frxs\n"
+	"unsound_frxs:\n"
+	"	push %rbx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_frxs2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_frxs2:\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	sub $0x1000, %rsp\n"
+	"	and $-64, %rsp\n"
+	"	mov %rbx, 0x208(%rsp)\n"
+	"	mov $0x1111, %ebx\n"
+	"	mov $-1, %eax\n"
+	"	mov $-1, %edx\n"
+	"	xsavec (%rsp)\n"
+	"	mov 0x208(%rsp), %rbx\n"
+	"	mov %rbx, %rax\n"
+	"	leave\n"
+	"	ret\n"
 	".globl unsound_fvla\n"
 	"unsound_fvla:\n"
 	"	push %rbx\n"
@@ -405,6 +431,7 @@ __asm__(".text\n"
 	"	leave\n"
 	"	ret\n");
 long unsound_fvla(long off), unsound_frxmm(long off);
+long unsound_frxs(void);
 
 long unsound_fr(long off), unsound_fresc(long off), unsound_frok(long off);
 long unsound_glob, unsound_fs_orig;
@@ -970,10 +997,12 @@ int main(int argc, char **argv)
 		long c = unsound_frok(unknown_zero());
 		long d = unsound_fvla(unknown_zero());
 		long x = unsound_frxmm(unknown_zero());
+		long y = unsound_frxs();
 
-		printf("frame %#lx %#lx %#lx %#lx %#lx\n", a, b, c, d, x);
+		printf("frame %#lx %#lx %#lx %#lx %#lx %d\n", a, b, c, d, x,
+		       y < 0);
 		return a == 0x2222 && b == 0x2222 && c == 0x3333 &&
-		       d == 0x8888 && x == 0x2222 ? 0 : 1;
+		       d == 0x8888 && x == 0x2222 && y < 0 ? 0 : 1;
 	}
 	if (argc > 1 && !strcmp(argv[1], "saved")) {
 		r = unsound_saved(unknown_zero());

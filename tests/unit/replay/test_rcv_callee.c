@@ -474,3 +474,26 @@ Test(rcv_callee, lea_from_a_vla_bottom_keeps_a_spill_under_it)
 	in[8] = INS("\x48\x8d\x34\xfc");	/* lea rsi, [rsp+rdi*8] */
 	cr_assert_eq(pop_pair(in, 11), -1, "rsp is not the VLA's bottom");
 }
+
+/*
+ * xsavec (the resolver's, into an area it allocated): a store from its
+ * operand up to the allocation's top, not to the spill above it; in the
+ * frame itself (no allocation) it may write anything above rsp.
+ */
+Test(rcv_callee, xsave_into_an_allocation_keeps_the_spill_above)
+{
+	struct rcv_ins in[] = {
+		CALL, PUSHBP, MOVBP, SUB16, SPILL,
+		INS("\x48\x29\xc4"),			/* sub rsp, rax */
+		INS("\x0f\xc7\x24\x24"),		/* xsavec [rsp] */
+		RELOAD,
+	};
+	struct rcv_ins nalloc[] = {
+		CALL, PUSHBP, MOVBP, SUB16, SPILL,
+		INS("\x0f\xc7\x24\x24"),		/* xsavec [rsp] */
+		RELOAD,
+	};
+
+	cr_assert_eq(pop_pair(in, 8), 4);
+	cr_assert_eq(pop_pair(nalloc, 7), -1, "no allocation: no top");
+}
