@@ -145,6 +145,13 @@ static void print_record(const struct ptrec_sb_header *h)
 		       s->sflags & PTREC_SB_SIG_HANDLED ? " handled" : "");
 		break;
 	}
+	case PTREC_SB_SIGFRAME: {
+		const struct ptrec_sb_sigframe *f = r;
+
+		printf(" pid %u tid %u signo %d sp 0x%" PRIx64, f->pid, f->tid,
+		       f->signo, (uint64_t)f->sp);
+		break;
+	}
 	case PTREC_SB_EXIT_FUTEX: {
 		const struct ptrec_sb_exit_futex *f = r;
 

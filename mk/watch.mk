@@ -53,6 +53,13 @@ $(GDB_WATCHEXIT): tests/gdb/watchexit.c
 	@mkdir -p $(dir $@)
 	$(CC) -O0 -g -no-pie -fno-pie -pthread -Wl,-z,now -o $@ $<
 
+# Signal frames and the rseq area: the kernel's writes between two
+# instructions (watch_kern.c); -O1: handlers with no stack store.
+GDB_WATCHKERN := $(BUILD)/tests/gdb/watchkern
+$(GDB_WATCHKERN): tests/gdb/watchkern.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -no-pie -fno-pie -Wall -Werror -Wl,-z,now -o $@ $<
+
 # A thread that exits holding a robust mutex: the kernel marks it.
 GDB_WATCHROBUST := $(BUILD)/tests/gdb/watchrobust
 $(GDB_WATCHROBUST): tests/gdb/watchrobust.c
@@ -71,9 +78,22 @@ $(GDB_WATCHCTID): tests/gdb/watchctid.c
 	@mkdir -p $(dir $@)
 	$(CC) -O0 -g -no-pie -fno-pie -Wl,-z,now -o $@ $<
 
+# A process made by clone(CLONE_VM | CLONE_CHILD_CLEARTID | SIGCHLD)
+# that writes main's watched word (gdb/server/target_watch.c).
+GDB_WATCHVM := $(BUILD)/tests/gdb/watchvm
+$(GDB_WATCHVM): tests/gdb/watchvm.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -no-pie -fno-pie -Wl,-z,now -o $@ $<
+
 # A stream with TSX aborts and a commit (no TSX or PT here).
 MKTSX := $(BUILD)/tests/tools/mktsx
 $(MKTSX): tests/tools/mktsx.c tests/tools/pkbuild.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -lipt
+
+# A stream whose system call returns into a signal handler (no PT here).
+MKSIG := $(BUILD)/tests/tools/mksig
+$(MKSIG): tests/tools/mksig.c tests/tools/pkbuild.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -lipt
 
@@ -94,10 +114,15 @@ $(GDB_WATCHDEP): tests/gdb/watchdep.S
 gdb-watch-test: $(PTREC) $(PTREC_SERVER) $(GDB_WATCH) $(GDB_WATCHVAL) \
 		$(GDB_WATCHDEP) $(GDB_WATCHBITS) $(GDB_WATCHALT) $(GDB_WATCHCTX) $(WATCHTRUTH) \
 		$(GDB_WATCHJIT) $(GDB_WATCHEXIT) $(GDB_WATCHCTID) $(GDB_WATCHROBUST) $(GDB_WATCHRLIST) \
-		$(GDB_WATCHSMC) $(MKTSX) $(PROG_BINS) $(BUILD)/examples/demo \
-		$(BUILD)/tests/bench/libloop
+		$(GDB_WATCHSMC) $(GDB_WATCHVM) $(MKTSX) $(PROG_BINS) \
+		$(BUILD)/examples/demo $(BUILD)/tests/bench/libloop \
+		$(GDB_WATCHKERN)
+	PTREC=$(CURDIR)/$(PTREC) VMPROG=$(CURDIR)/$(GDB_WATCHVM) \
+		WATCHTRUTH=$(CURDIR)/$(WATCHTRUTH) tests/gdb/watchvm.sh
 	PTREC=$(CURDIR)/$(PTREC) MKTSX=$(CURDIR)/$(MKTSX) \
 		WATCHTRUTH=$(CURDIR)/$(WATCHTRUTH) tests/gdb/watchtsx.sh
+	PTREC=$(CURDIR)/$(PTREC) KERNPROG=$(CURDIR)/$(GDB_WATCHKERN) \
+		tests/gdb/watchkern.sh
 	PTREC=$(CURDIR)/$(PTREC) JITPROG=$(CURDIR)/$(GDB_WATCHJIT) \
 		EXITPROG=$(CURDIR)/$(GDB_WATCHEXIT) \
 		CTIDPROG=$(CURDIR)/$(GDB_WATCHCTID) \
@@ -151,6 +176,34 @@ $(BUILD)/tests/unit/replay/test_watch: tests/unit/replay/test_watch.c \
 		-DWATCH_BUNDLE='"$(abspath $(WATCH_BUNDLE))"' \
 		-DWATCH_TOTAL=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "total" { print $$1 }') \
 		-DWATCH_STEP=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "step" { print $$1 }') \
+		$(LDFLAGS) -o $@ $< $(LINK_REPLAY) -lcriterion
+
+# The kernel's writes between two instructions (replay/watch_kern.c): a
+# recording of tests/gdb/watchkern (not PIE: its symbols' addresses).
+KERN_BUNDLE := $(BUILD)/tests/unit/replay/kern-bundle
+$(KERN_BUNDLE)/manifest.json: $(PTREC) $(GDB_WATCHKERN)
+	rm -rf $(KERN_BUNDLE) && mkdir -p $(dir $(KERN_BUNDLE))
+	$(PTREC) record -q -o $(KERN_BUNDLE) -- $(GDB_WATCHKERN) >/dev/null
+KERN_SYM = -DKERN_$(1)=0x$$(nm $(GDB_WATCHKERN) | \
+	awk '$$3 == "$(2)" { print $$1 }')ull
+SIG_BUNDLE := $(BUILD)/tests/unit/replay/sig-bundle
+$(SIG_BUNDLE)/manifest.json: $(PTREC) $(MKSIG)
+	rm -rf $(SIG_BUNDLE) $(SIG_BUNDLE)-src && mkdir -p $(SIG_BUNDLE)-src
+	$(MKSIG) $(abspath $(SIG_BUNDLE))-src
+	$(PTREC) import raw -o $(SIG_BUNDLE) --pt $(SIG_BUNDLE)-src/pt.bin \
+		--images $(SIG_BUNDLE)-src/list >/dev/null
+$(BUILD)/tests/unit/replay/test_watch_kern: \
+		tests/unit/replay/test_watch_kern.c \
+		$(RP_LIB) $(PTK_LIB) $(SB_LIB) $(KERN_BUNDLE)/manifest.json \
+		$(SIG_BUNDLE)/manifest.json
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
+		-DKERN_BUNDLE='"$(abspath $(KERN_BUNDLE))"' \
+		-DSIG_BUNDLE='"$(abspath $(SIG_BUNDLE))"' \
+		$(call KERN_SYM,H_ALT,h_alt) $(call KERN_SYM,H_NORM,h_norm) \
+		$(call KERN_SYM,SI_ALT,si_alt) \
+		$(call KERN_SYM,SI_NORM,si_norm) \
+		$(call KERN_SYM,RSEQ_CPU,rseq_cpu) \
 		$(LDFLAGS) -o $@ $< $(LINK_REPLAY) -lcriterion
 
 # The partial rep at a history's end (replay/watch_rep.c): recordings of
@@ -239,13 +292,21 @@ $(BUILD)/tests/unit/replay/test_watch_chain: \
 		-DWATCH_STEP=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "step" { print $$1 }') \
 		$(LDFLAGS) -o $@ $< $(LINK_REPLAY) -lcriterion
 
-# The server's watchpoint packets and stop replies on the same recording.
+# The server's watchpoint packets and stop replies on the same recording,
+# and on one of tests/gdb/watchvm vfork (another process that shares
+# main's memory).
+VM_BUNDLE := $(BUILD)/tests/unit/gdb/vm-bundle
+$(VM_BUNDLE)/manifest.json: $(PTREC) $(GDB_WATCHVM)
+	rm -rf $(VM_BUNDLE) && mkdir -p $(dir $(VM_BUNDLE))
+	$(PTREC) record -q -o $(VM_BUNDLE) -- $(GDB_WATCHVM) vfork >/dev/null
 $(BUILD)/tests/unit/gdb/test_server_watch: tests/unit/gdb/test_server_watch.c \
 		$(SRV_TEST_OBJS) $(RP_LIB) $(PTK_LIB) $(SB_LIB) \
-		$(WATCH_BUNDLE)/manifest.json
+		$(WATCH_BUNDLE)/manifest.json $(VM_BUNDLE)/manifest.json
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
 		-DWATCH_BUNDLE='"$(abspath $(WATCH_BUNDLE))"' \
+		-DVM_BUNDLE='"$(abspath $(VM_BUNDLE))"' \
+		-DVM_WORD=0x$$(nm $(GDB_WATCHVM) | awk '$$3 == "word" { print $$1 }') \
 		-DWATCH_TOTAL=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "total" { print $$1 }') \
 		-DWATCH_STEP=0x$$(nm $(GDB_WATCHVAL) | awk '$$3 == "step" { print $$1 }') \
 		$(LDFLAGS) -o $@ $< $(SRV_TEST_OBJS) $(LINK_REPLAY) -lcriterion

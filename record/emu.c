@@ -119,18 +119,42 @@ static void on_tick(int sig)
 	ticks++;
 }
 
+/*
+ * Is another thread of @t's process in execve (stepped into it, its stop
+ * not seen yet)?  Then @t is not stepped until it is: the old image's
+ * end state was taken when the execve was issued (issue_step()), and if
+ * the execve succeeds de_thread() kills @t where it stands.  Stepped on,
+ * its history would go past that state, and a step in flight when the
+ * kill comes ends with a trap the kernel never reports, the instruction
+ * retired or not (tests/values/review4.c execmt, execmt3).  An execve
+ * that fails returns, and @t goes on.
+ */
+static bool exec_held(const struct thr *t)
+{
+	const struct thr *x = t->proc ? t->proc->execing : NULL;
+
+	return x && x != t && x->st == T_SYSCALL &&
+	       ((long)x->entry.rax == SYS_execve ||
+		(long)x->entry.rax == SYS_execveat);
+}
+
+static bool ready(const struct thr *t)
+{
+	return t->st == T_READY && !exec_held(t);
+}
+
 static struct thr *pick(struct emu *e)
 {
 	struct thr *t, *start;
 
-	if (e->cur && e->cur->st == T_READY && e->quantum)
+	if (e->cur && ready(e->cur) && e->quantum)
 		return e->cur;
 	start = e->cur && e->cur->next ? e->cur->next : e->threads;
 	t = start;
 	do {
 		if (!t)
 			t = e->threads;
-		if (t->st == T_READY)
+		if (ready(t))
 			return t;
 		t = t->next ? t->next : e->threads;
 	} while (t != start);
@@ -189,6 +213,7 @@ static void issue_step(struct emu *e, struct thr *t)
 		uint64_t caught = rec_sigmask_of(t->tid, "SigCgt");
 
 		t->delivering = caught & (1ull << (sig - 1));
+		t->deliver_sig = sig;
 	}
 	/* Never run: emulated, with its packets (emu_ptwrite.c). */
 	if (!sig && emu_ptwrite(e, t)) {
@@ -204,8 +229,10 @@ static void issue_step(struct emu *e, struct thr *t)
 	 * it is taken before the execve runs, as the kernel would show it
 	 * entered (an execve that then fails leaves this state too).
 	 */
-	if (t->st == T_SYSCALL && is_execve(t))
+	if (t->st == T_SYSCALL && is_execve(t)) {
+		t->proc->execing = t;
 		emu_snap_proc(e, t->proc, SB_SNAP_END_EXEC, 0, NULL, NULL);
+	}
 	if (e->quantum)
 		e->quantum--;
 	ret = (int)ptrace(PTRACE_SINGLESTEP, t->tid, 0, sig);

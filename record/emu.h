@@ -49,6 +49,8 @@ struct proc {
 	 * until its exec, where its rseq areas are listed too
 	 */
 	struct proc *mem_of;
+	/* its thread stepped into execve last (emu.c's exec_held()) */
+	struct thr *execing;
 	struct proc *next;
 };
 
@@ -63,6 +65,7 @@ struct thr {
 	uint64_t ip;
 	int pending_sig;		/* to deliver at the next resume */
 	bool delivering;		/* a caught signal is being delivered */
+	int deliver_sig;		/* which */
 	bool started;			/* PSB+ written */
 	bool rseq_asked;		/* its registration when first stopped */
 	bool opened;

@@ -385,17 +385,19 @@ void emu_untraced_restore(struct thr *t)
 /*
  * The clear_child_tid the kernel gave child @t: clone's ctid (r10) or
  * clone3's child_tid (struct clone_args, at 16) with
- * CLONE_CHILD_CLEARTID, else none (fork and vfork too).
+ * CLONE_CHILD_CLEARTID, else none (fork and vfork too).  A vfork event
+ * may come from clone(CLONE_VFORK | CLONE_CHILD_CLEARTID, ...): its
+ * ctid too (tests/gdb/watchvm.c vfork, tests/values/review4.c
+ * vforkctid: the child's exit writes 0 to the parent's word).
  */
-static void child_ctid(struct thr *t, struct thr *parent, int event)
+static void child_ctid(struct thr *t, struct thr *parent)
 {
 	long nr = (long)parent->entry.rax;
 	uint64_t args[3];
 
 	t->ctid = 0;
 	t->ctid_known = true;
-	if (event == PTRACE_EVENT_VFORK || (nr != SYS_clone &&
-					    nr != SYS_clone3))
+	if (nr != SYS_clone && nr != SYS_clone3)
 		return;
 	if (nr == SYS_clone) {
 		if (parent->entry.rdi & CLONE_CHILD_CLEARTID)
@@ -504,7 +506,7 @@ static void new_child(struct emu *e, struct thr *parent, int event)
 		ts.clone_flags = SIGCHLD;
 	}
 	if (t)
-		child_ctid(t, parent, event);
+		child_ctid(t, parent);
 	/* A child of a clone whose CLONE_UNTRACED was taken out: its rdi
 	 * gets it back at its first stop (now, if that came already).
 	 */
@@ -688,9 +690,20 @@ static void step_done(struct emu *e, struct thr *t)
 		return;
 	next = t->regs.rip;
 	if (t->delivering) {
+		struct ptrec_sb_sigframe f = {
+			.hdr = { .type = PTREC_SB_SIGFRAME } };
+
 		/* A caught signal was delivered before t->ip executed. */
 		t->delivering = false;
 		emu_enc_check(e, t, ptenc_disable_async(&t->enc, t->ip));
+		/* Where the kernel built its frame: the watch scan's write
+		 * at the delivery (replay/watch_kern.c).
+		 */
+		f.pid = (uint32_t)t->proc->pid;
+		f.tid = (uint32_t)t->tid;
+		f.signo = t->deliver_sig;
+		f.sp = t->regs.rsp;
+		emu_emit_record(e, &f.hdr);
 		t->st = T_READY;
 		return;
 	}

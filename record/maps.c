@@ -27,9 +27,10 @@ static int parse_line(char *line, struct map *mp)
 	size_t len;
 
 	/* start-end perms offset dev inode path */
-	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*u %n",
-		   &mp->start, &mp->end, perms, &mp->pgoff, &path_at) < 4 ||
-	    !path_at)
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %" SCNx32
+		   ":%" SCNx32 " %" SCNu64 " %n", &mp->start, &mp->end, perms,
+		   &mp->pgoff, &mp->dev_major, &mp->dev_minor, &mp->ino,
+		   &path_at) < 7 || !path_at)
 		return -EBADMSG;
 	mp->prot = (perms[0] == 'r' ? PROT_READ : 0) |
 		   (perms[1] == 'w' ? PROT_WRITE : 0) |

@@ -13,6 +13,8 @@ struct map {
 	uint32_t prot;		/* PROT_* */
 	uint32_t mflags;	/* MAP_SHARED or MAP_PRIVATE */
 	char *path;		/* "" for anonymous; "[vdso]", ... */
+	uint32_t dev_major, dev_minor;	/* the file's device, 0:0 none */
+	uint64_t ino;		/* its inode, 0 none */
 };
 
 struct maps {

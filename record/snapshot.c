@@ -18,6 +18,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <sys/uio.h>
 #include <sys/user.h>
@@ -286,6 +288,99 @@ static int fd_cmp(const void *a, const void *b)
 	return x->fd < y->fd ? -1 : x->fd > y->fd;
 }
 
+/*
+ * Descriptor @f's type, device and inode: its file's, through
+ * /proc/PID/fd/N (@path, stat follows the link to the open file, which
+ * holds for a deleted file or a pipe too), @link its target.  The values
+ * engine compares them with the mappings' (a write to a file mapped
+ * private changes the pages the process never wrote).
+ */
+static void fd_file(struct sb_snap_fd *f, const char *path, const char *link)
+{
+	struct stat st;
+
+	if (stat(path, &st)) {
+		f->kind = SB_SNAP_FD_UNKNOWN;
+		return;
+	}
+	f->dev_major = major(st.st_dev);
+	f->dev_minor = minor(st.st_dev);
+	f->ino = st.st_ino;
+	if (!strncmp(link, "anon_inode:", 11))
+		f->kind = SB_SNAP_FD_ANON;
+	else if (S_ISREG(st.st_mode))
+		f->kind = !strncmp(link, "/memfd:", 7) ? SB_SNAP_FD_MEMFD :
+			  SB_SNAP_FD_REG;
+	else if (S_ISFIFO(st.st_mode))
+		f->kind = SB_SNAP_FD_PIPE;
+	else if (S_ISSOCK(st.st_mode))
+		f->kind = SB_SNAP_FD_SOCKET;
+	else if (S_ISCHR(st.st_mode))
+		/* majors 4, 5 (tty, console, ptmx), 136-143 (pts):
+		 * opening the device to ask could have effects
+		 */
+		f->kind = major(st.st_rdev) == 4 || major(st.st_rdev) == 5 ||
+			  (major(st.st_rdev) >= 136 &&
+			   major(st.st_rdev) <= 143) ?
+			  SB_SNAP_FD_TTY : SB_SNAP_FD_CHR;
+	else if (S_ISBLK(st.st_mode))
+		f->kind = SB_SNAP_FD_BLK;
+	else if (S_ISDIR(st.st_mode))
+		f->kind = SB_SNAP_FD_DIR;
+	else
+		f->kind = SB_SNAP_FD_OTHER;
+}
+
+/*
+ * Does the image store's copy of @mp's file (the first stored under its
+ * path, as readers look it up) hold the bytes the process sees there
+ * now?  A content-IMAGE mapping's bytes are the file's, but the copy was
+ * taken when the file was first mapped: a write to the file since (by
+ * this process or another) changes the pages the process never wrote
+ * (tests/values/holes.c fpwrite).  No copy: true (readers then know
+ * nothing of it).  Compared through /proc/PID/mem (@memfd) a chunk at a
+ * time; past the copy's end a mapping reads zeros.
+ */
+static bool image_current(struct rec_snap *s, int memfd, const struct map *mp)
+{
+	struct sb_manifest *m = sb_bundle_manifest(s->b);
+	uint8_t *live, *img;
+	char full[4096];
+	uint64_t a;
+	size_t i;
+	bool same = true;
+	int fd;
+
+	for (i = 0; m && i < m->nimages; i++)
+		if (m->images[i].path && !strcmp(m->images[i].path, mp->path))
+			break;
+	if (!m || i == m->nimages)
+		return true;
+	if (memfd < 0 ||
+	    sb_bundle_path(s->b, m->images[i].file, full, sizeof(full)) < 0)
+		return false;
+	fd = open(full, O_RDONLY | O_CLOEXEC);
+	live = malloc(CHUNK);
+	img = malloc(CHUNK);
+	same = fd >= 0 && live && img;
+	for (a = mp->start; same && a < mp->end; a += CHUNK) {
+		size_t n = mp->end - a < CHUNK ? mp->end - a : CHUNK;
+		ssize_t got = pread(fd, img, n,
+				    (off_t)(mp->pgoff + (a - mp->start)));
+
+		if (got < 0)
+			got = 0;
+		memset(img + got, 0, n - (size_t)got);
+		read_mem(memfd, a, a + n, live);
+		same = !memcmp(live, img, n);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(live);
+	free(img);
+	return same;
+}
+
 /* The FDS record of process @pid: every descriptor it has open. */
 static int take_fds(struct rec_snap *s, pid_t pid, struct sb_err *err)
 {
@@ -322,6 +417,7 @@ static int take_fds(struct rec_snap *s, pid_t pid, struct sb_err *err)
 		}
 		snprintf(path, sizeof(path), "/proc/%d/fd/%lu", pid, fd);
 		ln = readlink(path, link, sizeof(link) - 1);
+		memset(&v[n], 0, sizeof(v[n]));
 		v[n].fd = (uint32_t)fd;
 		if (ln <= 0) {
 			v[n++].kind = SB_SNAP_FD_UNKNOWN;
@@ -330,8 +426,11 @@ static int take_fds(struct rec_snap *s, pid_t pid, struct sb_err *err)
 		link[ln] = '\0';
 		if (statfs(path, &sf))
 			sf.f_type = 0;
-		v[n++].kind = is_mem_file(link, (long)sf.f_type) ?
-			      SB_SNAP_FD_MEM : SB_SNAP_FD_OTHER;
+		if (is_mem_file(link, (long)sf.f_type)) {
+			v[n++].kind = SB_SNAP_FD_MEM;
+			continue;
+		}
+		fd_file(&v[n++], path, link);
 	}
 	closedir(d);
 	qsort(v, n, sizeof(*v), fd_cmp);
@@ -434,6 +533,8 @@ int rec_snap_take(struct rec_snap *s, const struct rec_snap_proc *rp,
 		struct sb_snap_map m = {
 			.start = mp->start, .end = mp->end, .pgoff = mp->pgoff,
 			.path = mp->path, .content = content_of(mp),
+			.dev_major = mp->dev_major, .dev_minor = mp->dev_minor,
+			.ino = mp->ino,
 			.prot = (mp->prot & PROT_READ ? SB_SNAP_R : 0) |
 				(mp->prot & PROT_WRITE ? SB_SNAP_W : 0) |
 				(mp->prot & PROT_EXEC ? SB_SNAP_X : 0) |
@@ -442,7 +543,8 @@ int rec_snap_take(struct rec_snap *s, const struct rec_snap_proc *rp,
 		uint64_t len = mp->end - mp->start;
 
 		if (m.content == SB_SNAP_IMAGE &&
-		    has_anon(anon, nanon, mp->start))
+		    (has_anon(anon, nanon, mp->start) ||
+		     !image_current(s, fd, mp)))
 			m.content = SB_SNAP_DATA;
 		if (m.content == SB_SNAP_DATA && fd < 0)
 			m.content = SB_SNAP_UNREADABLE;

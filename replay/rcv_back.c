@@ -236,6 +236,17 @@ bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 		if (src->type == RCV_OP_REG && src->reg == d->reg)
 			break;
 		b = reg_get(post, d->reg, sz, d->shift);
+		/* The destination before and after it give a register
+		 * source (glibc's alloc_new_heap: `sub %rdi, %r15`, the
+		 * munmap's address from the heap's aligned start before
+		 * and the length after).
+		 */
+		a = reg_get(pre, d->reg, sz, d->shift);
+		if (src->type == RCV_OP_REG && full(b, sz) && full(a, sz))
+			learn(&p, src->reg, sz, src->shift,
+			      known(id == X86_INS_ADD ? b.v - a.v :
+				    id == X86_INS_SUB ? a.v - b.v :
+				    a.v ^ b.v));
 		a = src->type == RCV_OP_IMM ?
 		    known((uint64_t)src->imm & wmask(sz)) :
 		    src->type == RCV_OP_REG ?

@@ -199,6 +199,24 @@ static uint64_t flags_written(uint64_t e)
 	return fw;
 }
 
+/* rflags bits capstone's eflags field says an instruction reads. */
+static uint64_t flags_read(uint64_t e)
+{
+	static const struct { uint64_t cs, bit; } map[] = {
+		{ X86_EFLAGS_TEST_CF, F_CF }, { X86_EFLAGS_TEST_PF, F_PF },
+		{ X86_EFLAGS_TEST_AF, F_AF }, { X86_EFLAGS_TEST_ZF, F_ZF },
+		{ X86_EFLAGS_TEST_SF, F_SF }, { X86_EFLAGS_TEST_OF, F_OF },
+		{ X86_EFLAGS_TEST_DF, F_DF },
+	};
+	uint64_t fr = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (e & map[i].cs)
+			fr |= map[i].bit;
+	return fr;
+}
+
 /*
  * Conditional jumps (their one operand is a target): the one list, also
  * watch_dep.c's (what the trace shows of the values they test).  jcxz
@@ -552,6 +570,13 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		return;
 	}
 	regs_read(in, rr, nr);
+	/* Flags read: capstone's table, or all of them when it lists
+	 * rflags as read with no table (pushf, lahf in capstone 4).
+	 */
+	in->fr = flags_read(x->eflags);
+	for (i = 0; i < nr; i++)
+		if (rr[i] == X86_REG_EFLAGS && !in->fr)
+			in->fr = ARITH_FLAGS | F_DF;
 	in->xsem = rcv_sse_modelled(in);
 	if (in->xsem) {
 		/* Capstone's memory operand sizes are not trusted for

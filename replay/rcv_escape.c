@@ -21,6 +21,12 @@
  * a buffer that may hold one, anything not decoded.  Loads from memory not
  * the own stack give clean values: before the first escape, no other
  * thread holds such an address to put there (the analysis stops at it).
+ * A pointer can also be rebuilt without a copy (tests/values/review5.c):
+ * through the flags (bt; setc), so they carry a taint too; through the
+ * ways branches take, so a branch on a stack-derived value is an escape;
+ * through a table indexed by its bytes, so a load through a maybe-derived
+ * address is maybe-derived (docs/values.md, "Pointers rebuilt without a
+ * copy").
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +35,14 @@
 
 #include "rcv_win.h"
 
-enum { CLEAN, STK, MAYBE };
+/*
+ * WHOLE: a whole own-stack pointer or a clean value, which of the two not
+ * depending on where the stack lies (cmov with clean flags between them:
+ * ld.so's dfs_traversal gets a stack flag's address or NULL, and tests
+ * it): tested for zero, it gives clean flags; anything else takes it as
+ * MAYBE.
+ */
+enum { CLEAN, STK, MAYBE, WHOLE };
 
 /*
  * Frames of reference (epochs): an own-stack pointer is an offset in
@@ -200,8 +213,15 @@ static void slots_dead(struct rcv_esc *e, int64_t margin)
 		const struct rcv_esc_slot *sl = &e->slots[k];
 		const struct rcv_esc_ep *p = &e->eps[sl->ep];
 
-		if (p->root == g->root &&
-		    p->hi + sl->d + sl->n <= g->lo + e->d[RP_REG_RSP] - margin)
+		/* In rsp's own epoch the offsets compare exactly (a slot
+		 * pushed under an allocation, sub rsp, reg, whose epoch's
+		 * low bound is not known).
+		 */
+		if ((sl->ep == e->ep[RP_REG_RSP] &&
+		     sl->d + sl->n <= e->d[RP_REG_RSP] - margin) ||
+		    (p->root == g->root &&
+		     p->hi + sl->d + sl->n <=
+		     g->lo + e->d[RP_REG_RSP] - margin))
 			e->slots[k] = e->slots[--e->nslots];
 		else
 			k++;
@@ -258,6 +278,37 @@ static int where(const struct rcv_esc *e, const struct rcv_op *o,
 }
 
 /*
+ * May a slot hold a stack-derived value where @o (surely the own stack,
+ * offset not known) reads?  Any slot may, but through a pointer into an
+ * allocation in rcv_callee.c's local mode (bounded()), which reads under
+ * its top only (C's rule, the callee argument's assumption): slots that
+ * lie wholly above it do not count (memmove from a VLA in ld.so's
+ * _dl_sort_maps, whose frame above holds pointers).
+ */
+static bool below_lim_slot(const struct rcv_esc *e, const struct rcv_op *o)
+{
+	const struct rcv_esc_ep *b;
+	size_t k;
+
+	if (!any_slot(e))
+		return false;
+	if (e->dirty || o->base < 0 || o->base >= 16 ||
+	    e->t[o->base] != STK || e->ep[o->base] >= e->nep)
+		return true;
+	b = &e->eps[e->ep[o->base]];
+	if (b->lim == INT64_MAX)
+		return true;
+	for (k = 0; k < e->nslots; k++) {
+		const struct rcv_esc_slot *sl = &e->slots[k];
+		const struct rcv_esc_ep *p = &e->eps[sl->ep];
+
+		if (p->root != b->root || p->lo + sl->d < b->lim)
+			return true;
+	}
+	return false;
+}
+
+/*
  * In rcv_callee.c's local mode, is @o an own-stack pointer from an
  * allocation's bottom (sub rsp, n) or one bounded() made, plus a clean
  * index?  Then it reads only under the allocation's top, *@top in root
@@ -291,6 +342,54 @@ static bool in_alloc(const struct rcv_esc *e, const struct rcv_op *o,
 		return false;
 	}
 	return true;
+}
+
+bool rcv_xsave_like(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_XSAVE: case X86_INS_XSAVEC: case X86_INS_XSAVEOPT:
+	case X86_INS_XSAVE64: case X86_INS_XSAVEC64:
+	case X86_INS_XSAVEOPT64: case X86_INS_FXSAVE: case X86_INS_FXSAVE64:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool xrstor_like(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_XRSTOR: case X86_INS_XRSTOR64: case X86_INS_FXRSTOR:
+	case X86_INS_FXRSTOR64:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * May a slot that holds a stack-derived value lie in the save area at
+ * offset @d of epoch @ep and up (to the allocation's top when it lies in
+ * one)?
+ */
+static bool area_tainted(const struct rcv_esc *e, uint32_t ep, int64_t d)
+{
+	const struct rcv_esc_ep *p = &e->eps[ep];
+	size_t k;
+
+	if (e->dirty)
+		return true;
+	for (k = 0; k < e->nslots; k++) {
+		const struct rcv_esc_slot *sl = &e->slots[k];
+
+		if (under_epoch(e, sl->ep, sl->d, sl->n, ep, d))
+			continue;
+		if (below_top(e, ep, d) &&
+		    under_epoch(e, p->tup, p->tupd, 0, sl->ep, sl->d))
+			continue;
+		return true;
+	}
+	return false;
 }
 
 /*
@@ -336,16 +435,30 @@ static uint8_t load_v(const struct rcv_esc *e, const struct rcv_op *o,
 	if (w == 2) {
 		v = slot_get(e, ep, d, size ? size : 8, vep, vd);
 		/* Part of a pointer is not one. */
-		return v == STK && size != 8 ? MAYBE : v;
+		return (v == STK || v == WHOLE) && size != 8 ? MAYBE : v;
 	}
-	/* Into an allocation through an index: what lies in it. */
+	/* Into an allocation through an index from its bottom: what lies
+	 * in it, not under it either (in_alloc()).
+	 */
 	if (w == 1 && in_alloc(e, o, &root, &top, &aep, &tup, &tupd))
 		return slot_under(e, root, top, aep, tup, tupd) ? MAYBE :
 								  CLEAN;
-	/* Through a stack-derived address: maybe the own stack. */
-	if (w == 1 || tainted)
+	/* Surely the own stack, where no slot holds one: clean. */
+	if (w == 1)
+		return below_lim_slot(e, o) ? MAYBE : CLEAN;
+	/* Through a whole own-stack pointer or a clean one: the own stack
+	 * as above, or memory that holds no stack-derived value before
+	 * the first escape.
+	 */
+	if (o->base >= 0 && o->base < 16 && e->t[o->base] == WHOLE &&
+	    !o->seg && (o->index < 0 || o->index >= 16 || !e->t[o->index]))
 		return any_slot(e) ? MAYBE : CLEAN;
-	return CLEAN;
+	/* Through an address that may be derived from a stack pointer but
+	 * is not surely one: what it loads may be a function of the
+	 * pointer's bits (a table indexed by them, tests/values/review5.c
+	 * ltable), or the own stack.
+	 */
+	return tainted ? MAYBE : CLEAN;
 }
 
 static uint8_t load(const struct rcv_esc *e, const struct rcv_op *o,
@@ -406,66 +519,6 @@ static bool store_reg(struct rcv_esc *e, const struct rcv_op *o, int g)
 static uint8_t join(uint8_t a, uint8_t b)
 {
 	return a || b ? MAYBE : CLEAN;
-}
-
-/*
- * System calls that keep no pointer argument past their return and make
- * no memory of the caller's visible to anyone: a stack address in an
- * argument is fine.  @content: they copy a buffer of the caller's
- * (rsi) somewhere others may read it.
- */
-static bool sys_keeps_none(uint64_t nr, bool *content)
-{
-	*content = false;
-	switch (nr) {
-	case 1: case 18:	/* write, pwrite64 */
-	case 13:	/* rt_sigaction: the handler's words go to the kernel */
-		*content = true;
-		return true;
-	case 0: case 17:	/* read, pread64 */
-	case 4: case 5: case 6: case 262: case 332:	/* stat family */
-	case 228: case 229: case 230: case 35:	/* clocks, sleeps */
-	case 202:	/* futex: waits and wakes on the word, keeps nothing */
-	case 318:	/* getrandom */
-	case 24: case 39: case 186: case 110: case 60: case 231:
-	case 14:	/* rt_sigprocmask: this thread's mask */
-	case 97: case 302: case 63: case 99: case 204:
-	case 3: case 8: case 9: case 10: case 11: case 12:
-	case 2: case 257: case 21: case 269: case 79: case 89: case 217:
-	case 22: case 293: case 16: case 72: case 62: case 200: case 234:
-	case 28:	/* madvise */
-		return true;
-	default:
-		return false;
-	}
-}
-
-static bool syscall_escapes(struct rcv_esc *e)
-{
-	static const int args[] = { RP_REG_RDI, RP_REG_RSI, RP_REG_RDX,
-				    RP_REG_R10, RP_REG_R8, RP_REG_R9 };
-	bool content, any_arg = false, any = false;
-	uint64_t nr = e->rax;
-	size_t k;
-	int g;
-
-	for (k = 0; k < 6; k++)
-		any_arg |= e->t[args[k]] != CLEAN;
-	for (g = 0; g < 16; g++)
-		if (g != RP_REG_RSP && g != RP_REG_RAX && g != RP_REG_RCX &&
-		    g != RP_REG_R11)
-			any |= e->t[g] != CLEAN;
-	/* clone, clone3, vfork, or a number not known: the child starts
-	 * with every general-purpose register (and maybe this stack; its
-	 * vector registers are taken as not used as pointers, docs).
-	 */
-	if (!e->rax_k || nr == 56 || nr == 435 || nr == 58)
-		return any || e->t[RP_REG_RSP] != STK;
-	if (nr == 57)	/* fork: memory of its own */
-		return false;
-	if (!sys_keeps_none(nr, &content))
-		return any_arg;
-	return content && e->t[RP_REG_RSI] && any_slot(e);
 }
 
 /* Does @id move a value without reading its destination? */
@@ -535,8 +588,10 @@ static bool push_pop(struct rcv_esc *e, const struct rcv_ins *in)
 			v = e->t[o->reg] ? MAYBE : CLEAN;
 		else if (in->id == X86_INS_PUSH && o->type == RCV_OP_MEM)
 			v = load(e, o, sz);
-		if (in->id == X86_INS_PUSHFQ)
+		if (in->id == X86_INS_PUSHFQ) {
 			sz = 8;
+			v = join(e->ft, e->dft);
+		}
 		rsp_add(e, -(int64_t)sz);
 		return store(e, &sl, sz, v);
 	}
@@ -545,6 +600,8 @@ static bool push_pop(struct rcv_esc *e, const struct rcv_ins *in)
 		sz = 8;
 	v = load_v(e, &sl, sz, &vep, &vd);
 	rsp_add(e, (int64_t)sz);
+	if (in->id == X86_INS_POPFQ)
+		e->ft = e->dft = v ? MAYBE : CLEAN;
 	if (in->id == X86_INS_POP && o->type == RCV_OP_REG) {
 		set_val(e, o->reg, v, vep, vd);
 	} else if (in->id == X86_INS_POP && o->type == RCV_OP_MEM) {
@@ -684,69 +741,181 @@ static void arith(struct rcv_esc *e, const struct rcv_ins *in, int g,
 	set_reg(e, g, v, -1, 0);
 }
 
-bool rcv_xsave_like(unsigned int id)
+/*
+ * Does @in read the arithmetic flags: capstone's table, and by name those
+ * it may not list (a bit of a pointer moved into CF by bt, then into a
+ * register by setc, cmovc, sbb or adc: tests/values/review5.c lsetc,
+ * lsbb, lcmov)?
+ */
+static bool reads_flags(const struct rcv_ins *in)
 {
-	switch (id) {
-	case X86_INS_XSAVE: case X86_INS_XSAVEC: case X86_INS_XSAVEOPT:
-	case X86_INS_XSAVE64: case X86_INS_XSAVEC64:
-	case X86_INS_XSAVEOPT64: case X86_INS_FXSAVE: case X86_INS_FXSAVE64:
+	if (in->fr & ARITH_FLAGS)
 		return true;
-	default:
+	switch (in->id) {
+	case X86_INS_ADC: case X86_INS_SBB: case X86_INS_RCL:
+	case X86_INS_RCR: case X86_INS_PUSHF: case X86_INS_PUSHFQ:
+	case X86_INS_LAHF: case X86_INS_ADCX: case X86_INS_ADOX:
+	case X86_INS_CMC: case X86_INS_SALC: case X86_INS_LOOPE:
+	case X86_INS_LOOPNE:
+		return true;
+	case X86_INS_JRCXZ: case X86_INS_JECXZ: case X86_INS_JCXZ:
+	case X86_INS_LOOP:
 		return false;
+	default:
+		return rcv_cond_of(in->id) >= 0 || rcv_cond_jump(in->id);
 	}
 }
 
-static bool xrstor_like(unsigned int id)
+/* Does @in read DF (string instructions)? */
+static bool reads_df(const struct rcv_ins *in)
 {
-	switch (id) {
-	case X86_INS_XRSTOR: case X86_INS_XRSTOR64: case X86_INS_FXRSTOR:
-	case X86_INS_FXRSTOR64:
-		return true;
-	default:
+	bool src, dread, dst;
+
+	return (in->fr & F_DF) || in->id == X86_INS_PUSHF ||
+	       in->id == X86_INS_PUSHFQ || rcv_str_op(in, &src, &dread, &dst);
+}
+
+/* Is operand @o surely a whole own-stack pointer? */
+static bool stk_op(const struct rcv_esc *e, const struct rcv_op *o)
+{
+	uint32_t vep;
+	int64_t vd;
+
+	if (o->size != 8)
 		return false;
-	}
+	if (o->type == RCV_OP_REG)
+		return o->reg >= 0 && o->reg < 16 && e->t[o->reg] == STK;
+	return o->type == RCV_OP_MEM && load_v(e, o, 8, &vep, &vd) == STK;
+}
+
+/* Is operand @o surely a whole own-stack pointer, or WHOLE? */
+static bool whole_op(const struct rcv_esc *e, const struct rcv_op *o)
+{
+	uint32_t vep;
+	int64_t vd;
+	uint8_t v;
+
+	if (o->size != 8)
+		return false;
+	if (o->type == RCV_OP_REG)
+		return o->reg >= 0 && o->reg < 16 &&
+		       (e->t[o->reg] == STK || e->t[o->reg] == WHOLE);
+	if (o->type != RCV_OP_MEM)
+		return false;
+	v = load_v(e, o, 8, &vep, &vd);
+	return v == STK || v == WHOLE;
 }
 
 /*
- * May a slot that holds a stack-derived value lie in the save area at
- * offset @d of epoch @ep and up (to the allocation's top when it lies in
- * one)?
+ * The taint of the arithmetic flags @in computes from inputs of taint @v.
+ * Clean where they do not depend on where the stack lies: the difference
+ * of two own-stack pointers (both the stack's place plus clean offsets;
+ * or an alignment of it, and r, -N: at most its low 16 bits show),
+ * an own-stack pointer tested for zero or sign (never zero, never
+ * negative: a user-space address), a zeroing idiom.
  */
-static bool area_tainted(const struct rcv_esc *e, uint32_t ep, int64_t d)
+static uint8_t flags_of(const struct rcv_esc *e, const struct rcv_ins *in,
+			uint8_t v)
 {
-	const struct rcv_esc_ep *p = &e->eps[ep];
-	size_t k;
+	const struct rcv_op *a = &in->op[0], *b = &in->op[1];
+	bool same;
 
-	if (e->dirty)
-		return true;
-	for (k = 0; k < e->nslots; k++) {
-		const struct rcv_esc_slot *sl = &e->slots[k];
-
-		if (under_epoch(e, sl->ep, sl->d, sl->n, ep, d))
-			continue;
-		if (below_top(e, ep, d) &&
-		    under_epoch(e, p->tup, p->tupd, 0, sl->ep, sl->d))
-			continue;
-		return true;
-	}
-	return false;
+	if (!v || in->nops != 2)
+		return v;
+	same = a->type == RCV_OP_REG && b->type == RCV_OP_REG &&
+	       a->reg == b->reg && a->shift == b->shift && a->size == b->size;
+	if ((in->id == X86_INS_XOR || in->id == X86_INS_SUB) && same)
+		return CLEAN;
+	if ((in->id == X86_INS_CMP || in->id == X86_INS_SUB) &&
+	    stk_op(e, a) && stk_op(e, b))
+		return CLEAN;
+	if ((in->id == X86_INS_TEST || in->id == X86_INS_AND ||
+	     in->id == X86_INS_OR) && same && whole_op(e, a))
+		return CLEAN;
+	if (in->id == X86_INS_CMP && b->type == RCV_OP_IMM && !b->imm &&
+	    whole_op(e, a))
+		return CLEAN;
+	return v;
 }
 
-/* Does @in zero its xmm destination (pxor/xorps/xorpd xmm, same xmm)? */
-static bool zero_idiom(const struct rcv_ins *in)
+/* @in, whose inputs have taint @v, writes its flags. */
+static void flags_set(struct rcv_esc *e, const struct rcv_ins *in,
+		      uint8_t v)
 {
-	switch (in->id) {
-	case X86_INS_PXOR: case X86_INS_XORPS: case X86_INS_XORPD:
-	case X86_INS_VPXOR: case X86_INS_VXORPS: case X86_INS_VXORPD:
-		break;
-	default:
-		return false;
+	uint8_t f;
+
+	/* iret: rflags from the frame on the stack. */
+	if (in->id == X86_INS_IRET || in->id == X86_INS_IRETD ||
+	    in->id == X86_INS_IRETQ) {
+		e->ft = e->dft = MAYBE;
+		return;
 	}
-	return in->nops >= 2 && in->op[0].type == RCV_OP_XMM &&
-	       in->op[in->nops - 1].type == RCV_OP_XMM &&
-	       in->op[in->nops - 1].reg == in->op[0].reg &&
-	       (in->nops == 2 || (in->op[1].type == RCV_OP_XMM &&
-				  in->op[1].reg == in->op[0].reg));
+	/* Every flag, as far as the decoder knows (cli, sti: IF alone
+	 * maybe): the arithmetic ones may keep what they held.
+	 */
+	if (in->fw == ~0ull) {
+		e->ft = join(e->ft, v);
+		e->dft = join(e->dft, v);
+		return;
+	}
+	if (in->fw & ARITH_FLAGS) {
+		f = flags_of(e, in, v);
+		/* Some of them only (bt: CF; inc: all but CF): the others
+		 * keep what they held.
+		 */
+		e->ft = (in->fw & ARITH_FLAGS) == ARITH_FLAGS ? f :
+			join(e->ft, f);
+	}
+	if (in->fw & F_DF)
+		e->dft = in->id == X86_INS_CLD || in->id == X86_INS_STD ?
+			 CLEAN : join(e->dft, v);
+}
+
+/*
+ * A branch whose way depends on a stack-derived value: what follows may
+ * rebuild the pointer from the ways taken (bit by bit, `test; jz`:
+ * tests/values/review5.c lbranch), so it counts as the escape.  Not
+ * the flags of a comparison of two own-stack pointers (flags_of()).
+ */
+static bool branch_tainted(struct rcv_esc *e, const struct rcv_ins *in)
+{
+	struct rcv_op sl = rsp_slot();
+	const struct rcv_op *o = &in->op[0];
+
+	if (rcv_cond_jump(in->id))
+		return (reads_flags(in) && e->ft) ||
+		       (in->id == X86_INS_JRCXZ || in->id == X86_INS_JECXZ ||
+			in->id == X86_INS_JCXZ || in->id == X86_INS_LOOP ||
+			in->id == X86_INS_LOOPE || in->id == X86_INS_LOOPNE ?
+			e->t[RP_REG_RCX] != CLEAN : false);
+	if (in->id == X86_INS_RET)
+		return load(e, &sl, 8) != CLEAN;
+	if ((in->id != X86_INS_JMP && in->id != X86_INS_CALL) || !in->nops)
+		return false;
+	if (o->type == RCV_OP_REG)
+		return o->reg < 0 || o->reg >= 16 || e->t[o->reg] != CLEAN;
+	return o->type == RCV_OP_MEM && load(e, o, 8) != CLEAN;
+}
+
+/*
+ * cmov of 8 bytes with clean flags between values each clean, a whole
+ * own-stack pointer or WHOLE: WHOLE (or clean).
+ */
+static bool cmov_whole(const struct rcv_esc *e, const struct rcv_ins *in)
+{
+	const struct rcv_op *a = &in->op[0], *b = &in->op[1];
+	uint32_t vep;
+	int64_t vd;
+
+	if (rcv_cond_of(in->id) < 0 || rcv_cond_jump(in->id) ||
+	    in->nops != 2 || e->ft || a->type != RCV_OP_REG || a->size != 8 ||
+	    a->reg < 0 || a->reg >= 16 || b->size != 8 ||
+	    (e->t[a->reg] == MAYBE))
+		return false;
+	if (b->type == RCV_OP_REG)
+		return b->reg >= 0 && b->reg < 16 && e->t[b->reg] != MAYBE;
+	return b->type == RCV_OP_MEM &&
+	       load_v(e, b, 8, &vep, &vd) != MAYBE;
 }
 
 /* The general case: every destination gets what every source may hold. */
@@ -754,7 +923,6 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 {
 	uint8_t v = CLEAN;
 	bool esc = false, dst_reg[16] = { false };
-	uint16_t xnamed = 0;
 	uint32_t aep = 0;
 	int64_t ad = 0;
 	bool at;
@@ -764,14 +932,12 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 	 * stack address in it lands at an offset not followed; restored:
 	 * what the area may hold.
 	 */
-	if (rcv_xsave_like(in->id) && (e->vec || e->xt))
+	if (rcv_xsave_like(in->id) && e->vec)
 		e->dirty = true;
 	if (xrstor_like(in->id) && in->nops &&
 	    (where(e, &in->op[0], &aep, &ad, &at) != 2 ||
-	     area_tainted(e, aep, ad))) {
+	     area_tainted(e, aep, ad)))
 		e->vec = true;
-		e->xt = 0xffff;
-	}
 
 	for (k = 0; k < in->nops; k++) {
 		const struct rcv_op *o = &in->op[k];
@@ -785,14 +951,28 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 		else if (o->type == RCV_OP_MEM && in->id != X86_INS_LEA &&
 			 in->id != X86_INS_NOP)
 			v = join(v, load(e, o, o->size ? o->size : 8));
-		else if (o->type == RCV_OP_OTHER)
+		else if (o->type == RCV_OP_OTHER || o->type == RCV_OP_XMM)
 			v = join(v, e->vec);
-		else if (o->type == RCV_OP_XMM)
-			v = join(v, e->vec || ((e->xt >> (o->reg & 15)) & 1));
 	}
-	/* pxor xmm0, xmm0 and the like: zero. */
-	if (zero_idiom(in))
-		v = CLEAN;
+	/* Registers read but not named (cqo's rax, sahf's ah): capstone's
+	 * list, less the operands' and the addresses' registers.
+	 */
+	for (g = 0; g < 16; g++) {
+		bool named = false;
+
+		for (k = 0; k < in->nops; k++)
+			named |= (in->op[k].type == RCV_OP_REG &&
+				  in->op[k].reg == g) ||
+				 (in->op[k].type == RCV_OP_MEM &&
+				  (in->op[k].base == g ||
+				   in->op[k].index == g));
+		if ((in->gr & (1u << g)) && g != RP_REG_RSP && !named)
+			v = join(v, e->t[g]);
+	}
+	if (reads_flags(in))
+		v = join(v, e->ft);
+	if (reads_df(in))
+		v = join(v, e->dft);
 	/* Registers written but not named (mul's rdx:rax, cmpxchg's rax,
 	 * rep movs's rsi/rdi/rcx) may carry any of what they held.
 	 */
@@ -805,6 +985,7 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 		if (in->wcode[g] && g != RP_REG_RSP && !named)
 			v = join(v, e->t[g]);
 	}
+	flags_set(e, in, v);
 	/* An 8-byte mov keeps what it moves: an own-stack pointer stays
 	 * one through a slot.
 	 */
@@ -833,6 +1014,11 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 		g = in->op[0].reg;
 		set_reg(e, g, e->t[in->op[1].reg], in->op[1].reg,
 			e->d[in->op[1].reg]);
+		dst_reg[g] = true;
+	} else if (cmov_whole(e, in)) {
+		g = in->op[0].reg;
+		set_reg(e, g, e->t[g] || whole_op(e, &in->op[1]) ? WHOLE :
+			CLEAN, -1, 0);
 		dst_reg[g] = true;
 	} else if (in->id == X86_INS_LEA && in->nops == 2 &&
 		   in->op[0].type == RCV_OP_REG) {
@@ -863,24 +1049,29 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 			dst_reg[o->reg] = true;
 		} else if (o->type == RCV_OP_MEM) {
 			esc |= store(e, o, o->size, v);
-		} else if (o->type == RCV_OP_OTHER && v) {
+		} else if ((o->type == RCV_OP_OTHER ||
+			    o->type == RCV_OP_XMM) && v) {
 			e->vec = true;
-		} else if (o->type == RCV_OP_XMM) {
-			/* movq xmm0, rax: the value goes on in xmm0 */
-			xnamed |= (uint16_t)(1u << (o->reg & 15));
-			if (v)
-				e->xt |= (uint16_t)(1u << (o->reg & 15));
-			else
-				e->xt &= (uint16_t)~(1u << (o->reg & 15));
 		}
 	}
-	/* xmm registers written but not named may carry what was read. */
-	if (v)
-		e->xt |= (uint16_t)(in->xw & ~xnamed);
 	for (g = 0; g < 16; g++)
 		if (in->wcode[g] && !dst_reg[g])
 			set_reg(e, g, g == RP_REG_RSP ? STK : v, -1, 0);
 	return esc;
+}
+
+/* Keeps rsi's value when an instruction sets it to a constant. */
+static void track_rsi(struct rcv_esc *e, const struct rcv_ins *in)
+{
+	if (!in->wcode[RP_REG_RSI])
+		return;
+	e->rsi_k = in->id == X86_INS_MOV && in->nops == 2 &&
+		   in->op[0].type == RCV_OP_REG &&
+		   in->op[0].reg == RP_REG_RSI && in->op[0].size >= 4 &&
+		   in->op[1].type == RCV_OP_IMM;
+	if (e->rsi_k)
+		e->rsi = (uint64_t)in->op[1].imm &
+			 (in->op[0].size == 4 ? 0xffffffffull : ~0ull);
 }
 
 /* Keeps rax's value when an instruction sets it to a constant. */
@@ -918,9 +1109,10 @@ void rcv_esc_async(struct rcv_esc *e)
 		set_reg(e, g, MAYBE, -1, 0);
 	set_reg(e, RP_REG_RSP, STK, -1, 0);
 	e->vec = true;
-	e->xt = 0xffff;
 	e->dirty = true;
 	e->rax_k = false;
+	e->rsi_k = false;
+	e->ft = e->dft = MAYBE;
 }
 
 /*
@@ -940,15 +1132,14 @@ static bool undecoded(struct rcv_esc *e, const struct rcv_ins *in,
 		return true;
 	if (in->flags & RCV_I_BARRIER) {
 		/* A memory operand, load or store. */
-		if (e->vec || e->xt)
+		if (e->vec)
 			return true;
 		e->vec = any_slot(e);
 		return false;
 	}
 	for (g = 0; g < 16; g++)
 		if (in->wcode[g])
-			set_reg(e, g, e->vec || e->xt ? MAYBE : CLEAN, -1,
-				0);
+			set_reg(e, g, e->vec ? MAYBE : CLEAN, -1, 0);
 	return false;
 }
 
@@ -961,19 +1152,31 @@ bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in, uint8_t raw0)
 	if (in->flags & RCV_I_BAD) {
 		e->escaped = undecoded(e, in, raw0);
 		e->rax_k = e->rax_k && !in->wcode[RP_REG_RAX];
+		e->rsi_k = e->rsi_k && !in->wcode[RP_REG_RSI];
+		/* Vector compares (kortest, ptest) set flags from vectors. */
+		if (in->fw & (ARITH_FLAGS | F_DF))
+			e->ft = e->dft = join(join(e->ft, e->dft), e->vec);
 		return e->escaped;
 	}
+	if (branch_tainted(e, in)) {
+		e->escaped = true;
+		return true;
+	}
 	switch (in->id) {
-	case X86_INS_SYSCALL:
-		esc = syscall_escapes(e);
+	case X86_INS_SYSCALL: {
+		/* r11 gets rflags */
+		uint8_t fl = join(e->ft, e->dft);
+
+		esc = rcv_esc_syscall(e);
 		/* rt_sigreturn: every register from the frame. */
 		if (!e->rax_k || e->rax == 15)
 			rcv_esc_async(e);
 		set_reg(e, RP_REG_RAX, CLEAN, -1, 0);
 		set_reg(e, RP_REG_RCX, CLEAN, -1, 0);
-		set_reg(e, RP_REG_R11, CLEAN, -1, 0);
+		set_reg(e, RP_REG_R11, fl, -1, 0);
 		e->rax_k = false;
 		break;
+	}
 	case X86_INS_PUSH: case X86_INS_POP:
 	case X86_INS_PUSHFQ: case X86_INS_POPFQ:
 		esc = push_pop(e, in);
@@ -1008,6 +1211,7 @@ bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in, uint8_t raw0)
 		break;
 	}
 	track_rax(e, in);
+	track_rsi(e, in);
 	if (esc)
 		e->escaped = true;
 	return esc;
@@ -1125,134 +1329,4 @@ bool rcv_esc_rsp_offset(const struct rcv_esc *e, int64_t *d)
 {
 	*d = e->d[RP_REG_RSP];
 	return e->t[RP_REG_RSP] == STK && e->ep[RP_REG_RSP] == e->ep0;
-}
-
-/* ---- over a thread's history ------------------------------------------ */
-
-static bool started_in(const struct rp_session *s, uint32_t tid)
-{
-	size_t i;
-
-	for (i = 0; i < s->nrecs; i++) {
-		const struct ptrec_sb_thread_start *t =
-			(const void *)s->recs[i];
-
-		if (s->recs[i]->type == PTREC_SB_THREAD_START && t->tid == tid)
-			return true;
-	}
-	return false;
-}
-
-/*
- * Is nothing known to have seen thread @tid's stack where its history
- * starts?  It started in the recording (THREAD_START: its stack is new),
- * or every other thread of its process did (it was alone: what the
- * others learn, they learn from memory the history shows it write).
- * Otherwise (attached to running threads), what it did before is not
- * known.
- */
-static bool fresh_start(const struct rp_session *s, uint32_t tid,
-			uint32_t pid)
-{
-	struct rp_thread_info o;
-	size_t i;
-
-	if (started_in(s, tid))
-		return true;
-	for (i = 0; i < rp_thread_count(s); i++)
-		if (rp_thread_tid(s, i) != tid &&
-		    !rp_thread_info(s, rp_thread_tid(s, i), &o) &&
-		    o.pid == pid && !started_in(s, o.tid))
-			return false;
-	return true;
-}
-
-/* Did control arrive at @ip other than as @prev says (a handler)? */
-static bool unexpected(const struct rcv_ins *prev, uint8_t iclass,
-		       uint64_t ip)
-{
-	switch (iclass) {
-	case RP_IC_OTHER:
-		return ip != prev->ip + prev->len;
-	case RP_IC_COND:
-		return ip != prev->ip + prev->len &&
-		       !(prev->nops && prev->op[0].type == RCV_OP_IMM &&
-			 (uint64_t)prev->op[0].imm == ip);
-	case RP_IC_JUMP: case RP_IC_CALL:
-		return prev->nops && prev->op[0].type == RCV_OP_IMM &&
-		       (uint64_t)prev->op[0].imm != ip;
-	default:
-		/* Returns, indirect branches, syscalls: not checked. */
-		return prev->id == X86_INS_SYSCALL &&
-		       ip != prev->ip + prev->len;
-	}
-}
-
-void rcv_esc_compute(struct rp_recover *rc)
-{
-	struct rcv_esc e = { 0 };
-	struct rcv_ins in, prev = { 0 };
-	struct rp_cursor *c = NULL;
-	struct rp_insn insn;
-	struct rp_gap gap;
-	uint64_t p, next_gap = UINT64_MAX, rsp, esc = UINT64_MAX, evi = 0;
-	uint8_t piclass = RP_IC_OTHER;
-	int64_t d;
-
-	if (rc->esc_done)
-		return;
-	rc->esc_done = true;
-	rc->esc_pos = 0;
-	rc->priv_hi = rc->stack_lo;	/* nothing private until shown */
-	/* Strict: the thread's stack is private nowhere (what was published
-	 * before the history, or into a frame that returned, may be used).
-	 */
-	if (!rc->mt || rc->strict)
-		return;
-	if (!fresh_start(rc->s, rc->tid, rc->pid) ||
-	    rp_cursor_new(rc->s, rc->tid, &c))
-		return;
-	if (!rp_thread_gap(rc->s, rc->tid, 0, &gap))
-		next_gap = gap.before;
-	rcv_esc_init(&e);
-	for (p = 0; p < rc->end; p++) {
-		/* Code the trace does not show ran before it, or the
-		 * instruction is not known: states up to the one before.
-		 */
-		if (p == next_gap || rp_cursor_peek(c, p, &insn)) {
-			esc = p ? p - 1 : 0;
-			break;
-		}
-		rcv_decode(rc->dec, insn.ip, insn.raw, insn.size, insn.iclass,
-			   &in);
-		if (p && !rc->no_handlers &&
-		    (unexpected(&prev, piclass, insn.ip) ||
-		     rcv_async_away(rc->s, rc->tid, &evi, p - 1, insn.ip)))
-			rcv_esc_async(&e);
-		if (rcv_esc_step(&e, &in, insn.size ? insn.raw[0] : 0)) {
-			esc = p;
-			break;
-		}
-		prev = in;
-		piclass = insn.iclass;
-	}
-	rp_cursor_free(c);
-	rc->esc_pos = esc;
-	/*
-	 * What lies above the first rsp (argv, envp and auxv under the main
-	 * thread, which libc points to; struct pthread and what the creator
-	 * put there under a thread) is not the thread's own: the region
-	 * from the stack mapping's start to it is, when the end's rsp and
-	 * its offset from the first are known (the walk reached the end).
-	 */
-	if (p == rc->end && rcv_esc_rsp_offset(&e, &d) &&
-	    (rc->end_regs.valid & (1ull << RP_REG_RSP))) {
-		rsp = rc->end_regs.val[RP_REG_RSP] - (uint64_t)d;
-		if (rc->stack_lo <= rsp && rsp <= rc->stack_hi)
-			rc->priv_hi = rsp;
-	} else {
-		/* The first rsp not known: no stack byte is private. */
-		rc->esc_pos = 0;
-	}
-	rcv_esc_fini(&e);
 }

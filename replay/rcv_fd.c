@@ -18,8 +18,24 @@
  * With other tasks sharing its descriptors (another thread may close and
  * reopen d at any time), only from where none may still close or replace
  * one (rcv_order.c); in windows chained to the end.
- * Otherwise a pwrite64 with known offset and length writes that range,
- * and every other write is a barrier.
+ * Otherwise a pwrite64 with known offset and length to a descriptor
+ * known to be a memory file at the end writes that range, and every other
+ * write is a barrier.
+ *
+ * Files (snapshot 4, docs/values.md "Files"): the pages of a file
+ * mapping that the process never wrote follow the file, so a write to a
+ * descriptor whose file (its inode, from the snapshot's FDS record) is
+ * mapped (the MAPPING's inode) writes those mappings: where the call's
+ * file offset and length are known (pwrite64), the bytes that show that
+ * part of the file, else every byte of every such mapping (values
+ * unknown after; a range past 64 KiB is a barrier).  A descriptor not
+ * known (loaded from memory) may be any of those at the end that name a
+ * mapped file.  Files are the same by inode, not path (a hard link,
+ * another mount, /proc/self/fd/N); devices are not compared (overlayfs
+ * and btrfs show a mapping's device and fstat's differently): two files
+ * of one inode number on two devices cost knowledge, never soundness.  A
+ * version-3 snapshot keeps version 3's rule: such a write writes no
+ * memory.
  *
  * rseq: every area the snapshot's complete RSEQ record lists is never this
  * thread's alone (rcv_private_until()); without a complete list, no
@@ -27,6 +43,8 @@
  * (rcv_stack_until()): the kernel may rewrite a pushed slot.
  */
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 
 #include <capstone/capstone.h>
 #include <linux/sched.h>
@@ -61,6 +79,97 @@ static bool files_shared(struct rp_recover *rc, const struct rp_session *s)
 	return false;
 }
 
+/*
+ * Did the process map a file shared that it no longer maps at the end
+ * (holes.c fshgone)?  A store through such a mapping changed the pages
+ * of every private mapping of the file that the process never wrote,
+ * and the snapshot no longer shows which file it was (by inode): then
+ * no private file mapping is the process's own (rcv_mem.c
+ * file_shared()).  Known for the software recorder, which re-reads the
+ * process's maps after every mmap-family call and writes an MMAP record
+ * for every new mapping (shared ones too); the kernel module's and the
+ * importers' records list executable mappings alone: there it is assumed
+ * not to happen (docs/values.md "Files").
+ */
+static bool shared_gone(struct rp_recover *rc)
+{
+	const struct rp_session *s = rc->s;
+	struct rp_snap_map_info mi;
+	struct rp_session_info si;
+	size_t i, k;
+
+	if (!s)
+		return false;
+	rp_session_info(s, &si);
+	if (!si.backend || strcmp(si.backend, "emu"))
+		return false;
+	for (i = 0; i < s->nrecs; i++) {
+		const struct ptrec_sb_mmap *m = (const void *)s->recs[i];
+		const char *path;
+		bool kept = false;
+
+		if (s->recs[i]->type != PTREC_SB_MMAP || m->pid != rc->pid ||
+		    !(m->mflags & MAP_SHARED) || !m->path_len)
+			continue;
+		path = sb_mmap_path(m);
+		if (path[0] == '[')
+			continue;
+		for (k = 0; !kept &&
+		     !rp_snapshot_proc_map(rc->sn, rc->pid, k, &mi); k++)
+			kept = mi.start == m->start && (mi.prot & 8) &&
+			       strlen(mi.path) == m->path_len &&
+			       !memcmp(mi.path, path, m->path_len);
+		if (!kept)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Snapshot 4: the file mappings, and which descriptors at the end name
+ * one of their files (by inode).
+ */
+static void fd_files(struct rp_recover *rc)
+{
+	struct rp_snap_map_info mi;
+	struct rp_snap_fd_info fi;
+	size_t k, n = 0, j;
+
+	for (k = 0; !rp_snapshot_proc_map(rc->sn, rc->pid, k, &mi); k++) {
+		if (!mi.ids)
+			return;
+		n += mi.ino != 0;
+	}
+	rc->fmap = calloc(n ? n : 1, sizeof(*rc->fmap));
+	if (!rc->fmap)
+		return;
+	for (k = 0; !rp_snapshot_proc_map(rc->sn, rc->pid, k, &mi); k++) {
+		if (!mi.ino)
+			continue;
+		rc->fmap[rc->nfmap][0] = mi.start;
+		rc->fmap[rc->nfmap][1] = mi.end;
+		rc->fmap[rc->nfmap][2] = mi.pgoff;
+		rc->fmap[rc->nfmap][3] = mi.ino;
+		rc->nfmap++;
+	}
+	rc->fd_ids = true;
+	for (k = 0; !rp_snapshot_proc_fd_info(rc->sn, rc->pid, k, &fi); k++) {
+		if (!fi.ino)
+			continue;
+		for (j = 0; j < rc->nfmap && rc->fmap[j][3] != fi.ino; j++)
+			;
+		if (j == rc->nfmap)
+			continue;
+		rc->fd_any_file = true;
+		for (j = 0; j < rc->nfmap; j++)
+			rc->fmap[j][4] |= rc->fmap[j][3] == fi.ino;
+		if (fi.fd < RCV_FD_TRACKED) {
+			rc->fd_file |= 1ull << fi.fd;
+			rc->fd_ino[fi.fd] = fi.ino;
+		}
+	}
+}
+
 static int range_cmp(const void *a, const void *b)
 {
 	const uint64_t *x = a, *y = b;
@@ -89,6 +198,8 @@ void rcv_fd_init(struct rp_recover *rc)
 			if (k == RP_SNAP_FD_OTHER || k == RP_SNAP_FD_CLOSED)
 				rc->fd_safe |= 1ull << fd;
 		}
+		fd_files(rc);
+		rc->fsh_gone = shared_gone(rc);
 	}
 	for (i = 0; !rp_snapshot_proc_rseq(rc->sn, rc->pid, i, &addr, &len,
 					   &complete); i++) {
@@ -279,29 +390,116 @@ static bool no_closer(const struct win *w, size_t i, int d)
 	}
 }
 
-static bool fd_harmless(struct win *w, size_t i)
+/* What write-family call @i of @w may write through its descriptor. */
+enum fd_what {
+	FDW_NONE,	/* no memory (another file, or a closed one) */
+	FDW_FILE,	/* the pages of mapped files (*ino, 0 any of them) */
+	FDW_MEMFILE,	/* a memory file known at the end */
+	FDW_ANY,		/* not known */
+};
+
+static enum fd_what fd_what(struct win *w, size_t i, uint64_t *ino)
 {
 	const struct rp_recover *rc = w->rc;
 	uint32_t fd;
 
+	*ino = 0;
 	if (!rc->fd_known || rcv_order_aio(w->rc) ||
 	    (rc->fd_shared && w->first + i < rcv_order_fds(w->rc)))
-		return false;
-	if (arg32(&w->st[i].r[RP_REG_RDI], &fd) && fd < RCV_FD_TRACKED &&
-	    (rc->fd_safe >> fd & 1))
-		return no_closer(w, i, (int)fd);
-	return rc->fd_all_safe && no_closer(w, i, -1);
+		return FDW_ANY;
+	if (arg32(&w->st[i].r[RP_REG_RDI], &fd) && fd < RCV_FD_TRACKED) {
+		if (!no_closer(w, i, (int)fd))
+			return FDW_ANY;
+		if (rc->fd_file >> fd & 1) {
+			*ino = rc->fd_ino[fd];
+			return FDW_FILE;
+		}
+		if (rc->fd_safe >> fd & 1)
+			return FDW_NONE;
+		return rp_snapshot_proc_fd(rc->sn, rc->pid, fd) ==
+		       RP_SNAP_FD_MEM ? FDW_MEMFILE : FDW_ANY;
+	}
+	if (!rc->fd_all_safe || !no_closer(w, i, -1))
+		return FDW_ANY;
+	return rc->fd_any_file ? FDW_FILE : FDW_NONE;
+}
+
+/*
+ * The bytes of the file mappings of inode @ino (0: any a descriptor at
+ * the end names) that a write of [@off, +@cnt) of the file shows (@cnt 0:
+ * not known, every byte): their hull in *@addr, *@len; 0 none, 1 that,
+ * -1 past 64 KiB.
+ */
+static int file_bytes(const struct rp_recover *rc, uint64_t ino,
+		      uint64_t off, uint64_t cnt, uint64_t *addr,
+		      uint64_t *len)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	size_t k;
+
+	for (k = 0; k < rc->nfmap; k++) {
+		const uint64_t *m = rc->fmap[k];
+		uint64_t a = m[0], b = m[1];
+
+		if (ino ? m[3] != ino : !m[4])
+			continue;
+		if (cnt) {
+			/* the file's [pgoff, pgoff + b - a) shows here */
+			uint64_t fo = m[2], fe = m[2] + (b - a);
+			uint64_t s0 = off > fo ? off : fo;
+			uint64_t e0 = off + cnt < fe ? off + cnt : fe;
+
+			if (off + cnt < off)
+				e0 = fe;
+			if (s0 >= e0)
+				continue;
+			a = m[0] + (s0 - fo);
+			b = m[0] + (e0 - fo);
+		}
+		if (a < lo)
+			lo = a;
+		if (b > hi)
+			hi = b;
+	}
+	if (lo >= hi)
+		return 0;
+	if (hi - lo > 65536)
+		return -1;
+	*addr = lo;
+	*len = hi - lo;
+	return 1;
 }
 
 int rcv_fd_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len)
 {
 	const struct rcv_state *s = &w->st[i];
+	bool pw = s->r[RP_REG_RAX].v == 18 && s->r[RP_REG_RDX].k == ~0ull &&
+		  s->r[RP_REG_R10].k == ~0ull;
+	uint64_t ino;
 
-	if (fd_harmless(w, i))
+	switch (fd_what(w, i, &ino)) {
+	case FDW_NONE:
 		return 0;
+	case FDW_FILE:
+		/* pwrite64(fd, buf, count, offset); a count of 0 writes
+		 * nothing (file_bytes() takes 0 as not known)
+		 */
+		if (pw && !s->r[RP_REG_RDX].v)
+			return 0;
+		return file_bytes(w->rc, ino, pw ? s->r[RP_REG_R10].v : 0,
+				  pw ? s->r[RP_REG_RDX].v : 0, addr, len);
+	case FDW_MEMFILE:
+		break;
+	case FDW_ANY:
+		/* Snapshot 4: it may be a file mapped here (opened and
+		 * closed in the history): not the range at the offset.
+		 */
+		if (w->rc->fd_ids)
+			return -1;
+		break;
+	}
 	/* pwrite64(fd, buf, count, offset): at most [offset, +count) */
-	if (s->r[RP_REG_RAX].v == 18 && s->r[RP_REG_RDX].k == ~0ull &&
-	    s->r[RP_REG_R10].k == ~0ull && s->r[RP_REG_RDX].v <= 65536) {
+	if (pw && s->r[RP_REG_RDX].v <= 65536) {
 		*addr = s->r[RP_REG_R10].v;
 		*len = s->r[RP_REG_RDX].v;
 		return *len ? 1 : 0;

@@ -100,88 +100,278 @@ static int add_ent(struct win *w, uint64_t addr, uint64_t len, size_t pos)
 	return 0;
 }
 
-/* Rebuilds the access index and barriers from what the states know now. */
-int rcv_build_index(struct win *w)
+/*
+ * Instruction @i's part of the index from what the states know now
+ * (struct rcv_part): its barrier flag (a system call's), its barrier, the
+ * entries it makes, what it puts in, whether it may change the mappings
+ * (w->protc).  Computed without changing anything; part_apply() puts it
+ * in.
+ */
+static inline __attribute__((always_inline)) void
+part_of(struct win *w, size_t i, struct rcv_part *p)
 {
 	struct rcv_ctx *c = &w->rc->ctx;
+	const struct rcv_ins *in = &w->ins[i];
+	uint8_t fl = in->flags;
 	struct rcv_acc rd, wr;
-	uint64_t sa, sl;
-	uint8_t ix;
-	size_t i;
+
+	p->e = 0;
+	p->sa = p->sl = 0;
+	p->rd = p->wr = false;
+	p->ra = p->wa = 0;
+	p->rs = p->ws = 0;
+	p->bar = fl & (RCV_I_BARRIER | RCV_I_MEMBAR);
+	if (fl & RCV_I_SYSCALL) {
+		uint64_t nr = w->st[i].r[RP_REG_RAX].v;
+		bool known = w->st[i].r[RP_REG_RAX].k == ~0ull;
+
+		/* Registers: only a known, ordinary syscall lets
+		 * knowledge pass.  Once known, always known; but
+		 * never across a transfer or trace gap after it
+		 * (a signal delivered on its return: RCV_I_XFER).
+		 */
+		if (known && !rcv_sys_resets(nr) && !(fl & RCV_I_XFER))
+			fl &= (uint8_t)~RCV_I_BARRIER;
+		else
+			fl |= RCV_I_BARRIER;
+		if (fl & RCV_I_BARRIER) {
+			p->bar = true;
+		} else {
+			p->e = rcv_sys_write(w, i, &p->sa, &p->sl);
+			if (p->e < 0)
+				p->bar = true;
+		}
+	}
+	p->fbar = fl & RCV_I_BARRIER;
+	p->ix = 0;
+	if (!p->bar) {
+		rcv_reads(c, in, &w->st[i], &w->st[i + 1], &rd);
+		rcv_writes(c, in, &w->st[i], &w->st[i + 1], &wr);
+		if (wr.valid && !wr.addr_known)
+			p->bar = true;
+		if (rd.valid && rd.addr_known) {
+			p->rd = true;
+			p->ra = rd.addr;
+			p->rs = rd.size;
+			p->ix |= RCV_IX_RD;
+		}
+		if (wr.valid && wr.addr_known) {
+			p->wr = true;
+			p->wa = wr.addr;
+			p->ws = wr.size;
+			p->ix |= RCV_IX_WR;
+		}
+		if (!(fl & RCV_I_SYSCALL) &&
+		    ((rd.valid && !rd.addr_known) ||
+		     (wr.valid && !wr.addr_known)))
+			p->ix |= RCV_IX_OPEN;
+	}
+	p->prot = (fl & RCV_I_BARRIER) ||
+		  ((fl & RCV_I_SYSCALL) && !rcv_sys_keeps_maps(w, i));
+}
+
+/* Part @p of instruction @i put in @w's index (entries appended). */
+static inline __attribute__((always_inline)) int
+part_apply(struct win *w, size_t i, const struct rcv_part *p)
+{
 	int ret;
 
-	w->nidx = 0;
-	w->protc = -1;
-	rcv_fd_closers(w);
-	for (i = 0; i < w->n; i++) {
-		struct rcv_ins *in = &w->ins[i];
-		bool bar = in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR);
-
-		if (in->flags & RCV_I_SYSCALL) {
-			uint64_t nr = w->st[i].r[RP_REG_RAX].v;
-			bool known = w->st[i].r[RP_REG_RAX].k == ~0ull;
-
-			/* Registers: only a known, ordinary syscall lets
-			 * knowledge pass.  Once known, always known; but
-			 * never across a transfer or trace gap after it
-			 * (a signal delivered on its return: RCV_I_XFER).
-			 */
-			if (known && !rcv_sys_resets(nr) &&
-			    !(in->flags & RCV_I_XFER))
-				in->flags &= ~RCV_I_BARRIER;
-			else
-				in->flags |= RCV_I_BARRIER;
-			if (in->flags & RCV_I_BARRIER) {
-				bar = true;
-			} else {
-				int e = rcv_sys_write(w, i, &sa, &sl);
-
-				if (e < 0)
-					bar = true;
-				else if (e > 0 && (ret = add_ent(w, sa, sl, i)))
-					return ret;
-			}
-		}
-		ix = 0;
-		if (!bar) {
-			rcv_reads(c, in, &w->st[i], &w->st[i + 1], &rd);
-			rcv_writes(c, in, &w->st[i], &w->st[i + 1], &wr);
-			if (wr.valid && !wr.addr_known)
-				bar = true;
-			if (rd.valid && rd.addr_known) {
-				ret = add_ent(w, rd.addr, rd.size, i);
-				if (ret)
-					return ret;
-				ix |= RCV_IX_RD;
-			}
-			if (wr.valid && wr.addr_known) {
-				ret = add_ent(w, wr.addr, wr.size, i);
-				if (ret)
-					return ret;
-				ix |= RCV_IX_WR;
-			}
-			if (!(in->flags & RCV_I_SYSCALL) &&
-			    ((rd.valid && !rd.addr_known) ||
-			     (wr.valid && !wr.addr_known)))
-				ix |= RCV_IX_OPEN;
-		}
-		if (w->ixs)
-			w->ixs[i] = ix;
-		if ((in->flags & RCV_I_BARRIER) ||
-		    ((in->flags & RCV_I_SYSCALL) && !rcv_sys_keeps_maps(w, i)))
-			w->protc = (int64_t)i;
-		w->mbar[i] = bar;
-	}
-	ret = ent_sort(w);
-	if (ret)
+	if (w->ins[i].flags & RCV_I_SYSCALL)
+		w->ins[i].flags = (uint8_t)((w->ins[i].flags &
+					     ~RCV_I_BARRIER) | p->fbar);
+	if (p->e > 0 && (ret = add_ent(w, p->sa, p->sl, i)))
 		return ret;
+	if (p->rd && (ret = add_ent(w, p->ra, p->rs, i)))
+		return ret;
+	if (p->wr && (ret = add_ent(w, p->wa, p->ws, i)))
+		return ret;
+	if (w->ixs)
+		w->ixs[i] = p->ix;
+	w->mbar[i] = p->bar;
+	return 0;
+}
+
+static bool part_eq(const struct rcv_part *a, const struct rcv_part *b)
+{
+	return a->fbar == b->fbar && a->bar == b->bar &&
+	       a->prot == b->prot && a->ix == b->ix && a->e == b->e &&
+	       a->sa == b->sa && a->sl == b->sl && a->rd == b->rd &&
+	       a->wr == b->wr && a->ra == b->ra && a->wa == b->wa &&
+	       a->rs == b->rs && a->ws == b->ws;
+}
+
+/* The window's system calls, once (their flag never changes). */
+static int sys_list(struct win *w)
+{
+	size_t i, k = 0;
+
+	if (w->sys_listed)
+		return 0;
+	for (i = 0; i < w->n; i++)
+		k += !!(w->ins[i].flags & RCV_I_SYSCALL);
+	w->sys_at = malloc((k + 1) * sizeof(*w->sys_at));
+	w->sys_part = calloc(k + 1, sizeof(*w->sys_part));
+	if (!w->sys_at || !w->sys_part) {
+		free(w->sys_at);
+		free(w->sys_part);
+		w->sys_at = NULL;
+		w->sys_part = NULL;
+		return -RP_ERR_NOMEM;
+	}
+	for (i = k = 0; i < w->n; i++)
+		if (w->ins[i].flags & RCV_I_SYSCALL)
+			w->sys_at[k++] = i;
+	w->nsys = k;
+	w->sys_listed = true;
+	return 0;
+}
+
+/* nb and pb from the barriers (mbar). */
+static void ix_bounds(struct win *w)
+{
+	size_t i;
+
 	w->pb[0] = -1;
 	for (i = 0; i < w->n; i++)
 		w->pb[i + 1] = w->mbar[i] ? (int64_t)i : w->pb[i];
 	w->nb[w->n] = (uint32_t)w->n;
 	for (i = w->n; i-- > 0;)
 		w->nb[i] = w->mbar[i] ? (uint32_t)i : w->nb[i + 1];
+}
+
+/* Rebuilds the access index and barriers from what the states know now. */
+int rcv_build_index(struct win *w)
+{
+	struct rcv_part p;
+	size_t i, k = 0;
+	int ret;
+
+	ret = sys_list(w);
+	if (ret)
+		return ret;
+	w->nidx = 0;
+	w->protc = -1;
+	rcv_fd_closers(w);
+	for (i = 0; i < w->n; i++) {
+		part_of(w, i, &p);
+		ret = part_apply(w, i, &p);
+		if (ret)
+			return ret;
+		if (p.prot)
+			w->protc = (int64_t)i;
+		if (w->ins[i].flags & RCV_I_SYSCALL)
+			w->sys_part[k++] = p;
+	}
+	ret = ent_sort(w);
+	if (ret)
+		return ret;
+	ix_bounds(w);
 	return 0;
+}
+
+/*
+ * What rcv_build_index() makes, where only the system calls' parts may
+ * differ from the index kept (every other instruction's part is kept as a
+ * rebuild makes it, rcv_index_touch()): a system call's writes and
+ * barrier depend on its own state and on every call's of the window
+ * (rcv_fd.c's closers), never on memory or another instruction's state.
+ * Each call's part is made again and compared with the one in the index
+ * (w->sys_part); only when one differs are the calls' entries taken out,
+ * made again and merged in, the rest of the index as it is (a whole
+ * rebuild was 58% of a window of tests/programs/threads: one per state
+ * of a call that changed; mostly the call's part had not).
+ */
+static int rebuild_sys(struct win *w)
+{
+	size_t i, k, nk, a, b, o;
+	struct rcv_part p;
+	bool same = w->sys_listed;
+	struct ent *t;
+	int ret;
+
+	ret = sys_list(w);
+	if (ret)
+		return ret;
+	rcv_fd_closers(w);
+	for (k = 0; k < w->nsys && same; k++) {
+		part_of(w, w->sys_at[k], &p);
+		same = part_eq(&p, &w->sys_part[k]);
+	}
+	if (same)
+		return 0;
+	for (i = k = 0; i < w->nidx; i++)
+		if (!(w->ins[w->idx[i].pos].flags & RCV_I_SYSCALL))
+			w->idx[k++] = w->idx[i];
+	w->nidx = nk = k;
+	for (k = 0; k < w->nsys; k++) {
+		part_of(w, w->sys_at[k], &w->sys_part[k]);
+		ret = part_apply(w, w->sys_at[k], &w->sys_part[k]);
+		if (ret)
+			return ret;
+	}
+	w->protc = -1;
+	for (i = w->n; i-- > 0;) {
+		if (!(w->ins[i].flags & RCV_I_SYSCALL)) {
+			if (w->ins[i].flags & RCV_I_BARRIER) {
+				w->protc = (int64_t)i;
+				break;
+			}
+			continue;
+		}
+		for (k = 0; w->sys_at[k] != i; k++)
+			;
+		if (w->sys_part[k].prot) {
+			w->protc = (int64_t)i;
+			break;
+		}
+	}
+	if (w->nidx > nk) {
+		/* The calls' few entries sorted, then merged in. */
+		for (a = nk + 1; a < w->nidx; a++) {
+			struct ent e = w->idx[a];
+
+			for (b = a; b > nk && ent_lt(&e, &w->idx[b - 1]); b--)
+				w->idx[b] = w->idx[b - 1];
+			w->idx[b] = e;
+		}
+		if (w->tmp_cap < w->nidx) {
+			t = realloc(w->tmp, w->nidx * sizeof(*t));
+			if (!t)
+				return -RP_ERR_NOMEM;
+			w->tmp = t;
+			w->tmp_cap = w->nidx;
+		}
+		t = w->tmp;
+		a = 0;
+		b = nk;
+		o = 0;
+		while (a < nk && b < w->nidx)
+			t[o++] = ent_lt(&w->idx[b], &w->idx[a]) ?
+				 w->idx[b++] : w->idx[a++];
+		while (a < nk)
+			t[o++] = w->idx[a++];
+		while (b < w->nidx)
+			t[o++] = w->idx[b++];
+		w->tmp = w->idx;
+		w->idx = t;
+		k = w->tmp_cap;
+		w->tmp_cap = w->idx_cap;
+		w->idx_cap = k;
+	}
+	ix_bounds(w);
+	return 0;
+}
+
+/*
+ * The index as a rebuild makes it, from one kept exact for every
+ * instruction but the system calls (the pass loop's struct redo):
+ * rebuild_sys() where the window has them.
+ */
+int rcv_index_sys(struct win *w)
+{
+	if (!w->ixs)
+		return rcv_build_index(w);
+	return rebuild_sys(w);
 }
 
 /* Entries of [addr, addr + len) at @pos put in the sorted index. */
@@ -258,6 +448,7 @@ static int ix_open(struct win *w, size_t q)
 
 int rcv_index_touch(struct win *w, size_t s)
 {
+	bool sys = false;
 	size_t q;
 	int ret;
 
@@ -265,10 +456,17 @@ int rcv_index_touch(struct win *w, size_t s)
 		return rcv_build_index(w);
 	for (q = s ? s - 1 : 0; q <= s && q < w->n; q++) {
 		/* A system call's writes and barrier depend on the other
-		 * calls' states too (rcv_fd.c): built again whole.
+		 * calls' states too (rcv_fd.c): made again, all of them.
 		 */
-		if (w->ins[q].flags & RCV_I_SYSCALL)
-			return rcv_build_index(w);
+		if (w->ins[q].flags & RCV_I_SYSCALL) {
+			if (!sys) {
+				ret = rebuild_sys(w);
+				if (ret)
+					return ret;
+			}
+			sys = true;
+			continue;
+		}
 		/* Addresses are the state before's (rcv_rw.c): state s is
 		 * only the values of instruction s - 1.
 		 */
@@ -317,11 +515,15 @@ void rcv_index_verify(struct win *w, const char *where)
 	uint32_t *nb = malloc((n + 1) * sizeof(*nb));
 	int64_t *pb = malloc((n + 1) * sizeof(*pb)), protc = w->protc;
 	int64_t fdcl[RCV_FD_TRACKED + 1], fdcl_all = w->fdcl_all;
+	size_t nsp = w->sys_listed ? w->nsys : 0;
+	struct rcv_part *sp = malloc((nsp + 1) * sizeof(*sp));
 	const char *what = NULL;
 	bool sys;
 
-	if (!idx || !mb || !fl || !ix || !nb || !pb)
+	if (!idx || !mb || !fl || !ix || !nb || !pb || !sp)
 		goto out;
+	if (nsp)
+		memcpy(sp, w->sys_part, nsp * sizeof(*sp));
 	memcpy(idx, w->idx, ni * sizeof(*idx));
 	memcpy(mb, w->mbar, n);
 	memcpy(ix, w->ixs, n);
@@ -380,9 +582,12 @@ restore:
 	memcpy(w->fdcl, fdcl, sizeof(fdcl));
 	w->fdcl_all = fdcl_all;
 	w->protc = protc;
+	if (nsp)
+		memcpy(w->sys_part, sp, nsp * sizeof(*sp));
 	for (i = 0; i < n; i++)
 		w->ins[i].flags = (w->ins[i].flags & ~RCV_I_BARRIER) | fl[i];
 out:
+	free(sp);
 	free(idx);
 	free(mb);
 	free(fl);

@@ -85,6 +85,7 @@ struct rcv_ins {
 	uint8_t wcode[16];	/* per GPR: 0 not written, 1 low byte, 2 bits
 				 * 8-15, 3 low 16 bits, 4 all 64 */
 	uint64_t fw;		/* rflags bits written */
+	uint64_t fr;		/* rflags bits read (capstone's table) */
 	uint16_t xw;		/* xmm registers written (bit n: xmm n);
 				 * rcv_sse.c says what of them it knows */
 	bool xsem;		/* rcv_sse.c models it (rcv_sse_modelled) */
@@ -268,12 +269,15 @@ struct rcv_esc {
 	size_t nep, epcap;
 	uint32_t ep0;		/* the first rsp's */
 	bool vec;		/* a vector register may hold one */
-	uint16_t xt;		/* xmm0-15 that may (named operands) */
 	bool dirty;		/* a stack slot of unknown offset may */
 	struct rcv_esc_slot *slots;	/* stack bytes that may */
 	size_t nslots, cap;
 	bool rax_k;		/* rax set to a constant (syscall number) */
 	uint64_t rax;
+	bool rsi_k;		/* rsi set to a constant (ioctl's request) */
+	uint64_t rsi;
+	uint8_t ft;		/* the arithmetic flags may hold a bit of one */
+	uint8_t dft;		/* and DF */
 	bool escaped;
 	bool local;		/* from a call's entry (rcv_callee.c) */
 };
@@ -283,6 +287,8 @@ void rcv_esc_fini(struct rcv_esc *e);
  * may have made a stack address visible to another thread.
  */
 bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in, uint8_t raw0);
+/* Does a syscall instruction in state @e escape (rcv_escsys.c)? */
+bool rcv_esc_syscall(const struct rcv_esc *e);
 /* Entered asynchronously (a signal handler): anything may be one. */
 void rcv_esc_async(struct rcv_esc *e);
 /* rsp's offset from the first rsp, when known. */

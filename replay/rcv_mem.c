@@ -23,7 +23,8 @@
  * mapping of the process shows shared) the snapshot shows private and
  * not writable, with no barrier and no system call between that may have
  * changed mappings, protections or contents (rcv_sys_keeps_maps), and,
- * with other threads, none of theirs after state i (rcv_order_maps()):
+ * with other threads, none of theirs after state i that may change its
+ * page (rcv_order_maps_at()):
  * a store to it faults, and the kernel's own writes (syscall buffers,
  * signal frames) fail.
  */
@@ -34,20 +35,30 @@
  * linear walk of the maps each time was a fifth of a window's cost.
  */
 /*
- * Is file @path also mapped shared in the process?  A private mapping's
- * pages that were never written follow the file, so a store through the
- * shared mapping changes them (a memfd mapped twice: tests/values/holes.c
- * memfd).
+ * Is the file of mapping @f also mapped shared in the process?  A private
+ * mapping's pages that were never written follow the file, so a store
+ * through the shared mapping changes them (a memfd mapped twice:
+ * tests/values/holes.c memfd).  The same file by inode (snapshot 4: a
+ * hard link's name, another mount, /proc/self/fd/N: holes.c fshlink) or
+ * by path (devices are not compared: rcv_fd.c); any file when a shared
+ * file mapping is gone by the end (rcv_fd.c shared_gone(): fshgone).
  */
-static bool file_shared(struct rp_recover *rc, const char *path)
+static bool file_shared(struct rp_recover *rc,
+			const struct rp_snap_map_info *f)
 {
 	struct rp_snap_map_info mi;
 	size_t k;
 
-	if (!path[0] || path[0] == '[')
+	if ((!f->path[0] || f->path[0] == '[') && !(f->ids && f->ino))
 		return false;
+	/* one that is gone by the end may have been of this file */
+	if (rc->fsh_gone)
+		return true;
 	for (k = 0; !rp_snapshot_proc_map(rc->sn, rc->pid, k, &mi); k++)
-		if ((mi.prot & 8) && !strcmp(mi.path, path))
+		if ((mi.prot & 8) &&
+		    ((f->path[0] && f->path[0] != '[' &&
+		      !strcmp(mi.path, f->path)) ||
+		     (f->ids && f->ino && mi.ino == f->ino)))
 			return true;
 	return false;
 }
@@ -89,10 +100,10 @@ static void map_of(struct rp_recover *rc, uint64_t a)
 			m->ro = !(mi.prot & 10) &&
 				(!mi.path[0] || !strcmp(mi.path, "[vdso]") ||
 				 (mi.path[0] != '[' &&
-				  !file_shared(rc, mi.path)));
+				  !file_shared(rc, &mi)));
 			m->priv = !(mi.prot & 8) &&
 				  strncmp(mi.path, "[vvar", 5) &&
-				  !file_shared(rc, mi.path);
+				  !file_shared(rc, &mi);
 			return;
 		}
 		if (mi.end <= a && mi.end > lo)
@@ -118,12 +129,12 @@ static bool ro_mem(struct win *w, uint64_t i, uint64_t a)
 	map_of(rc, a);
 	if (!rc->map.found || !rc->map.ro)
 		return false;
-	/* Other threads: none may change it after state i (rcv_order.c);
-	 * nor a request of asynchronous I/O.
+	/* Other threads: none may change its page after state i
+	 * (rcv_order.c); nor a request of asynchronous I/O.
 	 */
 	if (rcv_order_aio(rc))
 		return false;
-	return !rc->mt || w->first + i >= rcv_order_maps(rc);
+	return !rc->mt || w->first + i >= rcv_order_maps_at(rc, a);
 }
 
 /* Is @pid one of the @n of @set? */
@@ -236,7 +247,7 @@ bool rcv_vm_shared(const struct rp_session *s, uint32_t pid)
  * (rcv_escape.c), until the first instruction that may have shown
  * another thread an address in it.
  */
-bool rcv_private_until(struct rp_recover *rc, uint64_t a, uint64_t *until)
+static bool private_until(struct rp_recover *rc, uint64_t a, uint64_t *until)
 {
 	*until = UINT64_MAX;
 	if (rcv_order_aio(rc))	/* a request may write any of it */
@@ -245,7 +256,7 @@ bool rcv_private_until(struct rp_recover *rc, uint64_t a, uint64_t *until)
 		if (!(rc->stack_lo <= a && a < rc->stack_hi))
 			return false;
 		rcv_esc_compute(rc);
-		if (a >= rc->priv_hi || rc->esc_pos == 0)
+		if (a < rc->priv_lo || a >= rc->priv_hi || rc->esc_pos == 0)
 			return false;
 		*until = rc->esc_pos;
 	}
@@ -260,6 +271,25 @@ bool rcv_private_until(struct rp_recover *rc, uint64_t a, uint64_t *until)
 		return !rc->mt;
 	map_of(rc, a);
 	return rc->map.found ? rc->map.priv : !rc->mt;
+}
+
+/*
+ * The answer for each byte depends on the context alone (its snapshot,
+ * threads, rseq areas, its stack's first escape, computed once), never on
+ * a window: remembered (a memory question asks it for every byte of every
+ * access it looks at: 7% of a GDB stop's windows on gdbloop).
+ */
+bool rcv_private_until(struct rp_recover *rc, uint64_t a, uint64_t *until)
+{
+	struct rcv_pmemo *m = &rc->pmemo[(a ^ a >> 9) % RCV_PMEMO];
+
+	if (!m->valid || m->a != a) {
+		m->ok = private_until(rc, a, &m->until);
+		m->a = a;
+		m->valid = true;
+	}
+	*until = m->until;
+	return m->ok;
 }
 
 /* The last state up to which the thread's stack is its own alone
@@ -321,10 +351,14 @@ static size_t lower_memo(const struct win *w, uint64_t word, uint64_t i)
 }
 
 /* A new memory question: nothing remembered holds (states change
- * between questions).  Generation 0 is never current.
+ * between questions), unless none changed since the last (mb_keep).
+ * Generation 0 is never current.
  */
 static void memo_new(struct rp_recover *rc)
 {
+	if (rc->mb_keep && rc->mb_seen == rc->mb_world)
+		return;		/* nothing changed since the last one */
+	rc->mb_seen = rc->mb_keep ? rc->mb_world : UINT64_MAX;
 	if (!++rc->mb_gen) {
 		memset(rc->memo, 0, sizeof(rc->memo));
 		rc->low_gen = 0;

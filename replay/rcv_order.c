@@ -7,7 +7,12 @@
  * read-only page (or close or replace a descriptor).  The read-only rule
  * of rcv_mem.c (ro_mem()) and the descriptors of rcv_fd.c then hold in a
  * multi-threaded process from that position on, as they do in a process
- * with one thread.
+ * with one thread.  The read-only rule per page: a call whose arguments
+ * (the other task's registers, from a values engine of its own) show it
+ * changes only a range of pages (mprotect, munmap, madvise, mmap with
+ * MAP_FIXED) or none (mmap without it) orders only the pages it may
+ * change (rcv_order_maps_at(): a lazy binding's read of ld.so's read-only
+ * data while another thread makes its malloc arena).
  *
  * Only the software recorder's order is used, because only there does the
  * argument hold (docs/values.md): its clock is one strictly increasing
@@ -41,6 +46,8 @@
 #define ORD_WALK	(1u << 22)
 /* Instructions before a system call searched for its number. */
 #define ORD_SCAN	16
+/* Instructions per window of another task's values engine. */
+#define ORD_BLOCK	2048
 
 /*
  * System calls that change no mapping, no protection and no byte of a
@@ -105,6 +112,81 @@ static bool keeps_fds(uint64_t nr)
 	default:
 		return keeps_maps(nr);
 	}
+}
+
+/*
+ * The pages [*lo, *hi) of the range a system call's first two arguments
+ * name (addr, len), as the kernel rounds them: false when either is not
+ * known or the range wraps.
+ */
+static bool arg_pages(const struct rp_regs *r, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t m = 1ull << RP_REG_RDI | 1ull << RP_REG_RSI, a, l;
+
+	if ((r->valid & m) != m)
+		return false;
+	a = r->val[RP_REG_RDI];
+	l = r->val[RP_REG_RSI];
+	if (a > UINT64_MAX - 8192 || l > UINT64_MAX - 8192 - a)
+		return false;
+	*lo = a & ~4095ull;
+	*hi = (a + l + 4095) & ~4095ull;
+	return true;
+}
+
+/*
+ * Beyond keeps_maps(), by the arguments: mmap without MAP_FIXED (0x10;
+ * MAP_FIXED_NOREPLACE is another bit) adds a mapping only where none is
+ * (as rcv_sys_keeps_maps() takes it for the thread's own calls); with
+ * it, mmap, and mprotect (with neither PROT_GROWSDOWN nor PROT_GROWSUP,
+ * which carry the change to the whole mapping), munmap and madvise change
+ * the pages of [addr, addr + len) alone (MADV_FREE, whose pages the
+ * kernel may drop later, ends every rule: rcv_order_aio()); ioctl TCGETS
+ * writes a termios with the user's permissions (rcv_sys.c).  Anything
+ * else, or arguments not known, may change any page.
+ */
+int rcv_order_effect(uint64_t nr, const struct rp_regs *r, uint64_t *lo,
+		     uint64_t *hi)
+{
+	uint64_t m;
+
+	if (keeps_maps(nr))
+		return 0;
+	if (!r)
+		return -1;
+	switch (nr) {
+	case 9:			/* mmap: flags in r10 */
+		if (!(r->valid & 1ull << RP_REG_R10))
+			return -1;
+		if (!(r->val[RP_REG_R10] & 0x10))
+			return 0;
+		return arg_pages(r, lo, hi) ? 1 : -1;
+	case 10:		/* mprotect: prot in rdx */
+		if (!(r->valid & 1ull << RP_REG_RDX) ||
+		    (r->val[RP_REG_RDX] & 0x03000000))
+			return -1;
+		return arg_pages(r, lo, hi) ? 1 : -1;
+	case 11: case 28:	/* munmap, madvise */
+		return arg_pages(r, lo, hi) ? 1 : -1;
+	case 16:		/* ioctl(fd, TCGETS, termios *) */
+		m = 1ull << RP_REG_RSI;
+		return (r->valid & m) && r->val[RP_REG_RSI] == 0x5401 ? 0 : -1;
+	default:
+		return -1;
+	}
+}
+
+bool rcv_order_ro_in(struct rp_recover *rc, uint64_t lo, uint64_t hi)
+{
+	struct rp_snap_map_info mi;
+	size_t k;
+
+	if (!rc->sn)
+		return true;
+	for (k = 0; !rp_snapshot_proc_map(rc->sn, rc->pid, k, &mi); k++)
+		if (!(mi.prot & 10) && mi.start < hi && lo < mi.end)
+			return true;
+	return false;
 }
 
 /*
@@ -209,13 +291,54 @@ static bool hides_syscalls(struct rp_recover *rc, uint32_t tid)
 	return false;
 }
 
+/*
+ * System call @p (number @nr, completed before @b) of the task @h reads
+ * changes the pages of a range only, by its arguments: added to @calls;
+ * false when it may change any page, or @calls is full.
+ */
+static bool ranged(const struct rcv_ord_args *args,
+		   struct rcv_ord_calls *calls, uint64_t p, int64_t nr,
+		   uint64_t b)
+{
+	struct rp_regs r;
+	uint64_t lo = 0, hi = 0;
+	int e;
+
+	if (!args || !calls || nr < 0)
+		return false;
+	e = rcv_order_effect((uint64_t)nr,
+			     args->regs(args->ctx, p, &r) ? NULL : &r,
+			     &lo, &hi);
+	if (getenv("PTREC_RCV_DEBUG"))
+		fprintf(stderr, "order: call %" PRId64 " at %" PRIu64
+			" (done before %" PRIu64 "): %s [%#" PRIx64 ", %#"
+			PRIx64 ")\n", nr, p, b, e < 0 ? "any page" :
+			e ? "pages" : "none", lo, hi);
+	if (e <= 0)
+		return !e;
+	if (calls->n == calls->cap)
+		return false;
+	calls->v[calls->n++] = (struct rcv_ord_call){ b, lo, hi, 0 };
+	return true;
+}
+
 void rcv_order_task(struct rcv_dec *dec, const struct rcv_hist *h,
 		    bool started, uint64_t t_exit, uint64_t t_first,
 		    uint64_t bound[2])
 {
+	rcv_order_task_args(dec, h, started, t_exit, t_first, NULL, NULL,
+			    bound);
+}
+
+void rcv_order_task_args(struct rcv_dec *dec, const struct rcv_hist *h,
+			 bool started, uint64_t t_exit, uint64_t t_first,
+			 const struct rcv_ord_args *args,
+			 struct rcv_ord_calls *calls, uint64_t bound[2])
+{
 	struct rp_insn insn, nx;
 	uint64_t p, walked = 0;
 	bool set[2] = { false, false };
+	size_t n0 = calls ? calls->n : 0, k;
 	int g;
 
 	bound[0] = bound[1] = UINT64_MAX;
@@ -235,6 +358,9 @@ void rcv_order_task(struct rcv_dec *dec, const struct rcv_hist *h,
 			keeps[1] = nr >= 0 && keeps_fds((uint64_t)nr);
 			b = p + 1 < h->n && nx.tsc > insn.tsc ? nx.tsc :
 			    UINT64_MAX;
+			if (!set[0] && !keeps[0])
+				keeps[0] = ranged(args, calls, p, nr,
+						  b < t_exit ? b : t_exit);
 			for (g = 0; g < 2; g++)
 				if (!set[g] && !keeps[g]) {
 					set[g] = true;
@@ -264,6 +390,12 @@ out:
 	for (g = 0; g < 2; g++)
 		if (bound[g] > t_exit)
 			bound[g] = t_exit;
+	/* A ranged call before every call that may change any page: its
+	 * bound is below that one's, which holds for every page.
+	 */
+	for (k = n0; calls && k < calls->n; k++)
+		if (calls->v[k].bound <= bound[0])
+			calls->v[k--] = calls->v[--calls->n];
 }
 
 static int cursor_peek(void *ctx, uint64_t pos, struct rp_insn *insn)
@@ -271,10 +403,52 @@ static int cursor_peek(void *ctx, uint64_t pos, struct rp_insn *insn)
 	return rp_cursor_peek(ctx, pos, insn);
 }
 
+/*
+ * The arguments of another task's system calls: its registers from a
+ * values engine of its own, made when first asked.  That engine orders
+ * other tasks' calls by their numbers alone (rcv_order_task(): any call
+ * that may change a mapping ends its read-only rule for every page),
+ * so it knows less, and asks no arguments of an engine of its own.
+ * (A first lazy binding's arguments pass through the resolver's frame,
+ * whose size is read from ld.so's read-only data.)
+ */
+struct helper {
+	struct rp_recover *parent, *rc;
+	uint32_t tid;
+	bool failed;
+};
+
+static int helper_regs(void *ctx, uint64_t pos, struct rp_regs *r)
+{
+	struct helper *hp = ctx;
+
+	if (!hp->rc && !hp->failed) {
+		if (rcv_recover_new_with(hp->parent->s, hp->tid,
+					 hp->parent->sn, &hp->rc)) {
+			hp->failed = true;
+			return -1;
+		}
+		/* The calls asked about lie near the task's end (the walk
+		 * stops at the first whose effect is not known): windows
+		 * of 2,048 instructions, not 16,384, cost an eighth.
+		 */
+		rp_recover_set_block(hp->rc, ORD_BLOCK);
+		hp->rc->ord_noargs = true;
+		hp->rc->aio = hp->parent->aio;
+	}
+	return hp->rc ? rp_recover_regs(hp->rc, pos, r) : -1;
+}
+
 /* Task @tid's bounds (rcv_order_task()) from its history in the session. */
 static void task_bounds(struct rp_recover *rc, uint32_t tid,
-			uint64_t t_first, uint64_t bound[2])
+			uint64_t t_first, struct rcv_ord_calls *calls,
+			uint64_t bound[2])
 {
+	struct helper hp = { rc, NULL, tid, false };
+	struct rcv_ord_args args = { helper_regs, &hp };
+
+	if (rc->ord_noargs)
+		calls = NULL;
 	struct rp_thread_info info;
 	struct rp_cursor *c = NULL;
 	struct rcv_hist h;
@@ -292,8 +466,11 @@ static void task_bounds(struct rp_recover *rc, uint32_t tid,
 	    rp_cursor_new(rc->s, tid, &c))
 		return;
 	h = (struct rcv_hist){ cursor_peek, c, info.insns };
-	rcv_order_task(rc->dec, &h, started, t_exit, t_first, bound);
+	rcv_order_task_args(rc->dec, &h, started, t_exit, t_first, &args,
+			    calls, bound);
 	rp_cursor_free(c);
+	if (hp.rc)
+		rp_recover_free(hp.rc);
 }
 
 uint64_t rcv_order_first_after(const struct rcv_hist *h, uint64_t t)
@@ -329,10 +506,14 @@ static void order_compute(struct rp_recover *rc)
 	size_t nmm, nfiles, i, k;
 	int g;
 
+	struct rcv_ord_calls calls = { rc->ord_calls, 0, RCV_ORD_MAX };
+
 	if (rc->ord_done)
 		return;
 	rc->ord_done = true;
 	rc->ord_pos[0] = rc->ord_pos[1] = UINT64_MAX;
+	rc->ord_all = UINT64_MAX;
+	rc->nord_calls = 0;
 	rp_session_info(rc->s, &si);
 	if (!si.backend || strcmp(si.backend, "emu"))
 		return;
@@ -355,7 +536,7 @@ static void order_compute(struct rp_recover *rc)
 		}
 		if (!vm && !fd)
 			continue;
-		task_bounds(rc, tid, first.tsc, b);
+		task_bounds(rc, tid, first.tsc, vm ? &calls : NULL, b);
 		if (getenv("PTREC_RCV_DEBUG"))
 			fprintf(stderr, "order: task %u of %u quiet after %"
 				PRIu64 " (maps), %" PRIu64 " (fds)\n", tid,
@@ -368,10 +549,23 @@ static void order_compute(struct rp_recover *rc)
 	h = (struct rcv_hist){ cursor_peek, c, rc->count };
 	for (g = 0; g < 2; g++)
 		rc->ord_pos[g] = lim[g] ? rcv_order_first_after(&h, lim[g]) : 0;
+	/* Every page from ord_all; the pages of a ranged call's range
+	 * from its own position, if later.
+	 */
+	rc->ord_all = rc->ord_pos[0];
+	rc->nord_calls = calls.n;
+	for (k = 0; k < calls.n; k++) {
+		struct rcv_ord_call *o = &rc->ord_calls[k];
+
+		o->pos = rcv_order_first_after(&h, o->bound);
+		if (o->pos > rc->ord_pos[0])
+			rc->ord_pos[0] = o->pos;
+	}
 	if (getenv("PTREC_RCV_DEBUG"))
-		fprintf(stderr, "order: thread %u from %" PRIu64 " (maps), %"
+		fprintf(stderr, "order: thread %u from %" PRIu64 " (maps; %"
+			PRIu64 " for pages no call of %zu by range changes), %"
 			PRIu64 " (fds)\n", rc->tid, rc->ord_pos[0],
-			rc->ord_pos[1]);
+			rc->ord_all, calls.n, rc->ord_pos[1]);
 out:
 	rp_cursor_free(c);
 }
@@ -380,6 +574,39 @@ uint64_t rcv_order_maps(struct rp_recover *rc)
 {
 	order_compute(rc);
 	return rc->ord_pos[0];
+}
+
+uint64_t rcv_order_maps_at(struct rp_recover *rc, uint64_t a)
+{
+	uint64_t lo = 0, hi = UINT64_MAX, pos;
+	size_t k;
+
+	order_compute(rc);
+	if (rc->ord_at_valid && rc->ord_lo <= a && a < rc->ord_hi)
+		return rc->ord_at;
+	pos = rc->ord_all;
+	/* The range around @a no call's range begins or ends in: one
+	 * answer for all of it.
+	 */
+	for (k = 0; k < rc->nord_calls; k++) {
+		const struct rcv_ord_call *o = &rc->ord_calls[k];
+
+		if (a < o->lo) {
+			hi = o->lo < hi ? o->lo : hi;
+		} else if (a >= o->hi) {
+			lo = o->hi > lo ? o->hi : lo;
+		} else {
+			lo = o->lo > lo ? o->lo : lo;
+			hi = o->hi < hi ? o->hi : hi;
+			if (o->pos > pos)
+				pos = o->pos;
+		}
+	}
+	rc->ord_lo = lo;
+	rc->ord_hi = hi;
+	rc->ord_at = pos;
+	rc->ord_at_valid = true;
+	return pos;
 }
 
 uint64_t rcv_order_fds(struct rp_recover *rc)
@@ -408,6 +635,28 @@ static bool aio_nr(int64_t nr, bool i386)
 	if (nr < 0)
 		return true;
 	return i386 ? nr == 245 || nr == 425 : nr == 206 || nr == 425;
+}
+
+/*
+ * userfaultfd(2) (323; i386 374), or an ioctl (16; i386 54) whose request
+ * (rsi; i386 ecx) is userfaultfd's (type 0xAA: UFFDIO_*, /dev/
+ * userfaultfd's USERFAULTFD_IOC_NEW) or not shown, at system call @p: a
+ * handler thread may fill or zap pages of a registered range (a stack
+ * page: tests/values/review5.c uffdstack) at any later time, learning
+ * the addresses from the kernel's fault messages, not from a store.
+ */
+static bool uffd_call(struct rcv_dec *dec, const struct rcv_hist *h,
+		      uint64_t p, uint64_t ip, int64_t nr, bool i386,
+		      bool ind)
+{
+	int64_t req;
+
+	if (nr == (i386 ? 374 : 323))
+		return true;
+	if (nr != (i386 ? 54 : 16))
+		return false;
+	req = sys_arg(dec, h, p, ip, i386 ? RP_REG_RCX : RP_REG_RSI, ind);
+	return req < 0 || ((uint64_t)req >> 8 & 0xff) == 0xaa;
 }
 
 /* The THREAD_START records of the tasks @tid made. */
@@ -476,13 +725,17 @@ static bool aio_task(struct rp_recover *rc, uint32_t tid)
 			nr = sys_nr(rc->dec, &h, ev.before - 1, insn.ip);
 			may = aio_nr(nr, false) ||
 			      (nr == 28 && lazy_free(rc, &h, ev.before - 1,
-						     insn.ip, ind));
+						     insn.ip, ind)) ||
+			      uffd_call(rc->dec, &h, ev.before - 1, insn.ip,
+					nr, false, ind);
 			clones += nr == 56 || nr == 435;
 		} else if (insn.raw[0] == 0xcd && insn.raw[1] == 0x80) {
 			nr = sys_nr(rc->dec, &h, ev.before - 1, insn.ip);
 			may = aio_nr(nr, true) ||
 			      (nr == 219 && lazy_free(rc, &h, ev.before - 1,
-						      insn.ip, ind));
+						      insn.ip, ind)) ||
+			      uffd_call(rc->dec, &h, ev.before - 1, insn.ip,
+					nr, true, ind);
 			clones += nr == 120;
 		} else if (insn.raw[0] == 0x0f && insn.raw[1] == 0x34) {
 			may = true;	/* sysenter */

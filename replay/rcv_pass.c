@@ -52,6 +52,7 @@ struct redo {
 	 */
 	struct win *live;
 	int err;
+	struct rp_recover *rc;	/* rc->mb_world: bumped at every change */
 	/* The index is what a rebuild would make now (no rebuild needed):
 	 * after a build, and while every change is kept in it, in a window
 	 * with no system call (whose part of a kept index may lag behind a
@@ -81,6 +82,7 @@ static void redo_mark(struct redo *d, size_t i)
 	if (!d)
 		return;
 	d->stamp[i] = ++d->tick;
+	d->rc->mb_world++;
 	if (!d->live)
 		d->exact = false;
 	if (d->live && !d->err) {
@@ -99,6 +101,7 @@ static void redo_all(struct redo *d)
 	if (d) {
 		d->all = ++d->tick;
 		d->exact = false;
+		d->rc->mb_world++;
 	}
 }
 
@@ -114,7 +117,10 @@ static int redo_index(struct redo *d, struct win *w, const char *where)
 			rcv_index_verify(w, where);
 		return 0;
 	}
-	ret = rcv_build_index(w);
+	/* Kept exact but for the system calls' parts: those made again
+	 * (rcv_index_sys(), the rest as a rebuild would make it).
+	 */
+	ret = d->exact ? rcv_index_sys(w) : rcv_build_index(w);
 	d->exact = !ret;
 	d->built = true;
 	return ret;
@@ -165,6 +171,7 @@ static int redo_init(struct redo *d, const struct win *w)
 	}
 	d->verify = getenv("PTREC_RCV_VERIFY") != NULL;
 	d->n = n;
+	d->rc = w->rc;
 	return 0;
 }
 
@@ -617,6 +624,22 @@ static bool redo_eval(struct rp_recover *rc, struct win *w, struct redo *d,
 	return ch;
 }
 
+/*
+ * A sweep begins (@on) or ends.  Within one, every change of what a
+ * memory question looks at (states, the index kept with them, a
+ * read-modify-write's values) bumps rc->mb_world (redo_mark(),
+ * redo_all(), rmw_wrote()), so questions between two changes keep what
+ * the last one remembered of the window's accesses (rcv_mem.c
+ * memo_new(): workload's window recomputed 1.7 M instructions' accesses,
+ * 17% of it).  Outside, every question starts afresh (a proof of a
+ * branch, the loads taken back, changes no state marks).
+ */
+static void sweep_keep(struct rp_recover *rc, bool on)
+{
+	rc->mb_world++;
+	rc->mb_keep = on;
+}
+
 static int win_passes(struct rp_recover *rc, struct win *w, struct redo *d)
 {
 	int pass, ret;
@@ -645,12 +668,14 @@ static int win_passes(struct rp_recover *rc, struct win *w, struct redo *d)
 		 * a loop in one sweep, not one iteration per pass.
 		 */
 		su = rcv_stack_until(rc);
+		sweep_keep(rc, true);
 		for (i = w->n; i-- > 0;) {
 			ch |= redo_eval(rc, w, d, i, false);
 			if (w->pair[i] >= 0 &&
 			    (w->first + i <= su || w->plocal[i]))
 				ch |= pair_link(rc, w, i, d);
 		}
+		sweep_keep(rc, false);
 		if (d->verify && d->live)
 			rcv_index_verify(w, "backward sweep");
 		/* Only where a memory question gave up at its 64 accesses
@@ -671,12 +696,14 @@ static int win_passes(struct rp_recover *rc, struct win *w, struct redo *d)
 		 * link_frames() (rcv_stack_until()).
 		 */
 		su = rcv_stack_until(rc);
+		sweep_keep(rc, true);
 		for (i = 0; i < w->n; i++) {
 			ch |= redo_eval(rc, w, d, i, true);
 			if (w->pair[i] >= 0 &&
 			    (w->first + i <= su || w->plocal[i]))
 				ch |= pair_link(rc, w, i, d);
 		}
+		sweep_keep(rc, false);
 		ch |= link_frames(rc, w, d);
 		if (d->verify && d->live)
 			rcv_index_verify(w, "forward sweep");

@@ -169,6 +169,20 @@ static inline bool xmerge(struct rcv_state *s, int n, int h,
 	return true;
 }
 
+/* xmerge() where half @h of xmm @n of @s is likely all unknown. */
+static inline bool xcopy(struct rcv_state *s, int n, int h,
+			 struct rcv_val v, uint64_t *conflicts)
+{
+	struct rcv_val *t = &s->x[n][h];
+
+	if (t->k || !v.k)
+		return xmerge(s, n, h, v, conflicts);
+	s->xk |= (uint16_t)(1u << n);
+	t->v = (t->v & ~v.k) | (v.v & v.k);
+	t->k = v.k;
+	return true;
+}
+
 static bool xput(struct rcv_state *s, int n, struct x128 v,
 		 uint64_t *conflicts)
 {
@@ -190,6 +204,19 @@ bool rcv_sse_flow(struct rcv_state *to, const struct rcv_state *from,
 	 */
 	if ((to->xk & m) == m && !memcmp(to->x, from->x, sizeof(to->x)))
 		return false;
+	/* None of them known on @to's side yet (the first sweep back from
+	 * the end: every state takes every xmm): xmerge() into all unknown
+	 * is a copy of the known bits, with no conflict.
+	 */
+	if (!(to->xk & m)) {
+		while (m) {
+			n = __builtin_ctz(m);
+			m &= m - 1;
+			ch |= xcopy(to, n, 0, from->x[n][0], conflicts);
+			ch |= xcopy(to, n, 1, from->x[n][1], conflicts);
+		}
+		return ch;
+	}
 	while (m) {
 		n = __builtin_ctz(m);
 		m &= m - 1;

@@ -77,6 +77,33 @@ bool rcv_sys_resets(uint64_t nr)
  */
 static bool sys_user_buffer(const struct rcv_state *s, uint64_t nr);
 
+/*
+ * mmap with MAP_FIXED, mprotect, munmap, madvise whose arguments name a
+ * range (rcv_order_effect()) in which the snapshot maps nothing read-
+ * only: the pages the read-only rule answers for (rcv_mem.c ro_mem()) are
+ * outside it (glibc's malloc trimming a new arena with munmap after a
+ * lazy binding read ld.so's read-only data: tests/values/rothreads.c
+ * own-after).
+ */
+static bool sys_misses_ro(struct win *w, size_t i, uint64_t nr)
+{
+	static const int g[] = { RP_REG_RDI, RP_REG_RSI, RP_REG_RDX,
+				 RP_REG_R10 };
+	const struct rcv_state *s = &w->st[i];
+	struct rp_regs r = { 0 };
+	uint64_t lo, hi;
+	size_t k;
+	int e;
+
+	for (k = 0; k < sizeof(g) / sizeof(g[0]); k++)
+		if (s->r[g[k]].k == ~0ull) {
+			r.val[g[k]] = s->r[g[k]].v;
+			r.valid |= 1ull << g[k];
+		}
+	e = rcv_order_effect(nr, &r, &lo, &hi);
+	return !e || (e > 0 && !rcv_order_ro_in(w->rc, lo, hi));
+}
+
 bool rcv_sys_keeps_maps(struct win *w, size_t i)
 {
 	const struct rcv_state *s = &w->st[i];
@@ -90,10 +117,11 @@ bool rcv_sys_keeps_maps(struct win *w, size_t i)
 	case 12:	/* brk */
 		return true;
 	case 9:		/* mmap: flags in r10; MAP_FIXED 0x10 */
-		return (s->r[RP_REG_R10].k & 0x10) &&
-		       !(s->r[RP_REG_R10].v & 0x10);
-	case 10: case 11:
-		return false;
+		return ((s->r[RP_REG_R10].k & 0x10) &&
+			!(s->r[RP_REG_R10].v & 0x10)) ||
+		       sys_misses_ro(w, i, nr);
+	case 10: case 11: case 28:
+		return sys_misses_ro(w, i, nr);
 	default:
 		return rcv_sys_write(w, i, &a, &l) >= 0 ||
 		       sys_user_buffer(s, nr);

@@ -13,11 +13,25 @@
 #define RCV_BLOCK	16384	/* instructions per window */
 #define RCV_CHAIN	16	/* windows chained back from the end */
 #define RCV_RAMP	16	/* windows before the chain summarised */
+#define RCV_ORD_MAX	32	/* calls of other tasks by range (rcv_order.c) */
 #define RCV_FD_TRACKED	64	/* descriptors below it followed (rcv_fd.c) */
 
 struct ent {
 	uint64_t word;		/* address >> 3 */
 	uint32_t pos;		/* instruction in the window */
+};
+
+/* One instruction's part of the access index (rcv_index.c). */
+struct rcv_part {
+	bool fbar;		/* its RCV_I_BARRIER (a system call's) */
+	bool bar;		/* w->mbar */
+	bool prot;		/* it may change the mappings (protc) */
+	uint8_t ix;		/* w->ixs */
+	int e;			/* a call's write: rcv_sys_write() */
+	uint64_t sa, sl;
+	bool rd, wr;		/* a load (store) of known address */
+	uint64_t ra, wa;
+	unsigned int rs, ws;
 };
 
 struct win {
@@ -47,6 +61,10 @@ struct win {
 	int64_t protc;		/* last syscall changing mappings, -1 */
 	struct ent *idx;
 	size_t nidx, idx_cap;
+	/* The system calls (sys_at[k]) and their parts of the index now. */
+	bool sys_listed;
+	size_t nsys, *sys_at;
+	struct rcv_part *sys_part;
 	struct ent *tmp;	/* the index's sort buffer */
 	size_t tmp_cap;
 	struct rcv_frame *fr;	/* rsp/rbp as class + offset */
@@ -74,6 +92,7 @@ struct rcv_memo {
 	struct rcv_acc acc[2];	/* reads, writes */
 };
 
+#define RCV_PMEMO	512	/* rcv_private_until() answers kept */
 #define RCV_MEMO	1024	/* direct-mapped by instruction (> 2 * MB_SCAN) */
 
 /*
@@ -145,11 +164,11 @@ struct rp_recover {
 	size_t nsig_pos;
 	bool sig_done;
 	uint64_t stack_lo, stack_hi;	/* its stack mapping (mt) */
-	/* rcv_escape.c, with mt: [stack_lo, priv_hi) is its own stack until
+	/* rcv_escape.c, with mt: [priv_lo, priv_hi) is its own stack until
 	 * state esc_pos (UINT64_MAX: the end), computed once asked.
 	 */
 	bool esc_done;
-	uint64_t esc_pos, priv_hi;
+	uint64_t esc_pos, priv_lo, priv_hi;
 	uint64_t tls_lo, tls_hi;	/* around fs_base: never private */
 	/* rcv_fd.c: descriptors that named no memory file at the end
 	 * (bit d), when the snapshot lists them and no other thread shares
@@ -161,6 +180,19 @@ struct rp_recover {
 	bool fd_all_safe;	/* none names a memory file at the end */
 	bool rseq_stack;	/* an rseq area in its stack mapping */
 	uint64_t fd_safe;
+	/* rcv_fd.c, snapshot 4: the file mappings at the end (fmap: start,
+	 * end, file offset, inode, 1 when a descriptor at the end names its
+	 * file) and the descriptors that named one of their files there:
+	 * bit d of fd_file (d < RCV_FD_TRACKED, its inode fd_ino[d]), any
+	 * at all (fd_any_file).  A write to one may change those mappings'
+	 * pages that follow the file.
+	 */
+	bool fd_ids, fd_any_file;
+	bool fsh_gone;		/* a shared file mapping gone by the end */
+	uint64_t fd_file;
+	uint64_t fd_ino[RCV_FD_TRACKED];
+	uint64_t (*fmap)[5];
+	size_t nfmap;
 	uint64_t (*rseq)[2];
 	size_t nrseq;
 	struct rcv_dec *dec;
@@ -189,6 +221,11 @@ struct rp_recover {
 	uint8_t page_buf[4096];
 	/* the snapshot's mappings (or gaps) last looked up: rcv_mem.c */
 	struct rcv_map map, map2;
+	/* rcv_private_until()'s answers, by address (rcv_mem.c) */
+	struct rcv_pmemo {
+		uint64_t a, until;
+		bool valid, ok;
+	} pmemo[RCV_PMEMO];
 	struct rp_recover_stats stats;
 	/* One memory question (up to 8 bytes of a word) looks at the same
 	 * index entries and accesses for each byte: remembered while
@@ -196,6 +233,13 @@ struct rp_recover {
 	 */
 	unsigned int mb_gen;
 	struct rcv_memo memo[RCV_MEMO];
+	/* During the pass loop's sweeps (rcv_pass.c, mb_keep), nothing a
+	 * question looks at changes but through a change of a state, which
+	 * bumps mb_world (struct redo): the questions asked in between keep
+	 * what the last one remembered (mb_seen: its mb_world).
+	 */
+	bool mb_keep;
+	uint64_t mb_world, mb_seen;
 	bool asked;		/* a callback of ctx was asked (rcv_pass.c's
 				 * struct redo) */
 	bool scan_capped;	/* a forward memory question gave up at
@@ -223,6 +267,21 @@ struct rp_recover {
 	 */
 	bool ord_done;
 	uint64_t ord_pos[2];
+	/* ... and the other tasks' calls after ord_all (the position
+	 * after every call that may change any page) that may change
+	 * only the pages of a range their arguments name, each with the
+	 * position after it (rcv_order_maps_at()); the last answer's
+	 * range of addresses.
+	 */
+	uint64_t ord_all;
+	struct rcv_ord_call {
+		uint64_t bound, lo, hi, pos;
+	} ord_calls[RCV_ORD_MAX];
+	size_t nord_calls;
+	uint64_t ord_lo, ord_hi, ord_at;
+	bool ord_at_valid;
+	bool ord_noargs;	/* a helper's: other tasks' calls by number */
+	bool sn_borrowed;	/* sn is its maker's (rcv_recover_new_with) */
 	/* rcv_order_aio(): 0 not computed, 1 no asynchronous I/O, 2 may */
 	uint8_t aio;
 };
@@ -287,6 +346,13 @@ int rcv_expected(const struct rcv_ins *in, uint64_t next, uint64_t ret);
 /* May a signal handler have run in thread @tid (recover.c)? */
 bool rcv_handlers_ran(struct rp_session *s, uint32_t tid);
 /*
+ * The positions after which the software recorder's records show a
+ * signal handler entered (sig_after()'s, ascending), into *@pos (owned by
+ * @rc); 0 when none ran, SIZE_MAX when out of memory.  The watch scan's
+ * signal frames (watch_kern.c).
+ */
+size_t rcv_sig_entries(struct rp_recover *rc, const uint64_t **pos);
+/*
  * Did thread @tid's trace stop between position @pos and the next one
  * with the thread somewhere other than @next, the next instruction's
  * address (an asynchronous disable or branch: a signal delivered, a
@@ -316,12 +382,57 @@ uint64_t rcv_order_fds(struct rp_recover *rc);
  * no memory is its own and no read-only or descriptor rule holds.
  */
 bool rcv_order_aio(struct rp_recover *rc);
+/*
+ * rp_recover_new() with the snapshot @sn already open (NULL: opens it),
+ * which must outlive the context (rcv_order.c's engines of other tasks
+ * use their maker's: opening one decompresses its memory).
+ */
+int rcv_recover_new_with(struct rp_session *s, uint32_t tid,
+			 struct rp_snapshot *sn, struct rp_recover **rcp);
 /* A task's history as rcv_order.c reads it (a cursor; an array in tests). */
 struct rcv_hist {
 	int (*peek)(void *ctx, uint64_t pos, struct rp_insn *insn);
 	void *ctx;
 	uint64_t n;
 };
+/*
+ * The read-only rule per page (rcv_order.c): a system call of another
+ * task that may change mappings, protections or read-only bytes only in
+ * [lo, hi) (whole pages), which completed before time @bound (@pos: the
+ * asking thread's first position after it, rcv_order_maps_at()), is a
+ * struct rcv_ord_call (in struct rp_recover); @cap of them at @v, then
+ * such a call counts as one that may change any page.
+ */
+struct rcv_ord_calls {
+	struct rcv_ord_call *v;
+	size_t n, cap;
+};
+/* The registers known before instruction @pos of the task (its values
+ * engine: the system call's arguments); 0 or an error.
+ */
+struct rcv_ord_args {
+	int (*regs)(void *ctx, uint64_t pos, struct rp_regs *r);
+	void *ctx;
+};
+/*
+ * What system call @nr with the registers @r before it (NULL: none known)
+ * may change of the mappings, protections and read-only bytes of the
+ * tasks sharing the memory: 0 nothing, 1 only [*lo, *hi), -1 anything.
+ */
+int rcv_order_effect(uint64_t nr, const struct rp_regs *r, uint64_t *lo,
+		     uint64_t *hi);
+/*
+ * The first position of the thread from which no other task sharing its
+ * memory may change the mapping, protection or bytes of address @a's
+ * read-only page (UINT64_MAX: none): rcv_order_maps() but for the calls
+ * whose arguments show they miss it.
+ */
+uint64_t rcv_order_maps_at(struct rp_recover *rc, uint64_t a);
+/*
+ * Does the snapshot map anything neither writable nor shared (what the
+ * read-only rule may answer for) in [@lo, @hi)?  True without one.
+ */
+bool rcv_order_ro_in(struct rp_recover *rc, uint64_t lo, uint64_t hi);
 /*
  * The task of history @h's bounds: after time bound[0] it changes no
  * mapping, protection or read-only byte, after bound[1] closes or
@@ -332,6 +443,15 @@ struct rcv_hist {
 void rcv_order_task(struct rcv_dec *dec, const struct rcv_hist *h,
 		    bool started, uint64_t t_exit, uint64_t t_first,
 		    uint64_t bound[2]);
+/*
+ * The same, but for the maps a system call whose arguments (from @args)
+ * show it changes at most a range of pages does not end bound[0]: it is
+ * added to @calls, with its own bound, and the walk goes on.
+ */
+void rcv_order_task_args(struct rcv_dec *dec, const struct rcv_hist *h,
+			 bool started, uint64_t t_exit, uint64_t t_first,
+			 const struct rcv_ord_args *args,
+			 struct rcv_ord_calls *calls, uint64_t bound[2]);
 /* The first position of @h whose time is above @t (UINT64_MAX: none). */
 uint64_t rcv_order_first_after(const struct rcv_hist *h, uint64_t t);
 
@@ -344,6 +464,11 @@ bool rcv_snap_byte(struct rp_recover *rc, uint64_t a, uint8_t *b);
 
 /* Rebuilds @w's access index and barriers from what its states know. */
 int rcv_build_index(struct win *w);
+
+/* rcv_build_index() where only the system calls' parts of @w's index may
+ * be out of date (the rest kept exact): theirs made again.
+ */
+int rcv_index_sys(struct win *w);
 
 /* What instruction i's accesses put in the index (w->ixs[i]). */
 #define RCV_IX_RD	1	/* its load's entries */
@@ -384,8 +509,10 @@ bool rcv_sys_keeps_maps(struct win *w, size_t i);
  * what its states know now.  rcv_fd_family(): write, pwrite64, writev,
  * pwritev, pwritev2.  rcv_fd_write(): for such a call @i of @w, as
  * rcv_sys_write(): 0 when its descriptor is proven to name no memory
- * file, 1 with the range of a pwrite64 whose offset and length are
- * known, else -1.  rcv_fd_rseq(): is @a in an rseq area (or may be)?
+ * file and no mapped file, 1 with the bytes of the mapped file it names
+ * (snapshot 4; the part a pwrite64 writes where its offset and length
+ * are known) or with the range of a pwrite64 to a memory file, else
+ * -1.  rcv_fd_rseq(): is @a in an rseq area (or may be)?
  */
 void rcv_fd_init(struct rp_recover *rc);
 void rcv_fd_closers(struct win *w);

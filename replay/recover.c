@@ -57,6 +57,8 @@ void rcv_win_free(struct win *w)
 	free(w->pb);
 	free(w->idx);
 	free(w->tmp);
+	free(w->sys_at);
+	free(w->sys_part);
 	free(w->fr);
 	free(w->pair);
 	free(w->plocal);
@@ -73,6 +75,7 @@ static void rmw_wrote(void *ctx, uint64_t i, int rw, struct rcv_val v)
 	struct win *w = ctx;
 
 	w->rc->asked = true;
+	w->rc->mb_world++;	/* what rcv_reads() gives may change */
 	if (i < w->n)
 		rcv_merge(&w->rmw[2 * i + !!rw], v, &w->rc->stats.conflicts);
 }
@@ -216,6 +219,20 @@ static bool sig_after(struct rp_recover *rc, uint64_t pos)
 	/* Ascending: the records' times sorted, the events in order. */
 	return rc->nsig_pos &&
 	       bsearch(&pos, rc->sig_pos, rc->nsig_pos, sizeof(pos), u64_cmp);
+}
+
+size_t rcv_sig_entries(struct rp_recover *rc, const uint64_t **pos)
+{
+	*pos = NULL;
+	if (rc->no_handlers)
+		return 0;
+	if (!rc->sig_done) {
+		if (!sig_compute(rc))
+			return SIZE_MAX;
+		rc->sig_done = true;
+	}
+	*pos = rc->sig_pos;
+	return rc->nsig_pos;
 }
 
 static int win_load(struct rp_recover *rc, struct win *w)
@@ -520,6 +537,12 @@ void rp_session_set_values_strict(struct rp_session *s, bool on)
 int rp_recover_new(struct rp_session *s, uint32_t tid,
 		   struct rp_recover **rcp)
 {
+	return rcv_recover_new_with(s, tid, NULL, rcp);
+}
+
+int rcv_recover_new_with(struct rp_session *s, uint32_t tid,
+			 struct rp_snapshot *sn, struct rp_recover **rcp)
+{
 	struct rp_recover *rc = calloc(1, sizeof(*rc));
 	struct rp_snap_thread_info ti;
 	struct rp_snap_map_info mi;
@@ -565,7 +588,9 @@ int rp_recover_new(struct rp_session *s, uint32_t tid,
 		    o.pid == info.pid)
 			rc->mt = true;
 	rc->mt |= rcv_vm_shared(s, info.pid);
-	if (rp_snapshot_open(&rc->sn, s->dir)) {
+	rc->sn_borrowed = sn != NULL;
+	rc->sn = sn;
+	if (!sn && rp_snapshot_open(&rc->sn, s->dir)) {
 		rp_snapshot_close(rc->sn);
 		rc->sn = NULL;
 	} else if (!rp_snapshot_thread(rc->sn, tid, &ti) &&
@@ -608,11 +633,13 @@ void rp_recover_free(struct rp_recover *rc)
 	wpf_cache_free(rc->wpf);
 	free(rc->sum);
 	free(rc->pre);
-	rp_snapshot_close(rc->sn);
+	if (!rc->sn_borrowed)
+		rp_snapshot_close(rc->sn);
 	rcv_dec_free(rc->dec);
 	rcv_stack_tmp_free(rc->stk);
 	free(rc->facts);
 	free(rc->rseq);
+	free(rc->fmap);
 	free(rc);
 }
 

@@ -893,6 +893,12 @@ struct rp_snap_map_info {
 	uint32_t prot;		/* 1 read, 2 write, 4 exec, 8 shared */
 	uint32_t content;	/* enum rp_snap_content */
 	const char *path;	/* "" anonymous */
+	/* Snapshot 4 (ids): the file's device and inode as the process's
+	 * maps showed them (0:0, 0 anonymous); an older snapshot has none.
+	 */
+	bool ids;
+	uint32_t dev_major, dev_minor;
+	uint64_t ino;
 };
 
 /**
@@ -946,6 +952,24 @@ enum rp_snap_fd rp_snapshot_proc_fd(const struct rp_snapshot *sn,
  */
 int rp_snapshot_proc_fd_mem(const struct rp_snapshot *sn, uint32_t pid);
 
+/* Descriptor @i of process @pid at its end (in increasing fd order). */
+struct rp_snap_fd_info {
+	uint32_t fd;
+	enum rp_snap_fd kind;	/* OTHER, MEM or UNKNOWN */
+	const char *type;	/* "regular", "memfd", "pipe", "socket", "tty",
+				 * "chr", "blk", "dir", "anon", "other",
+				 * "mem", "unknown"; snapshot 3: "other" */
+	/* Snapshot 4 (ids): its file's device and inode; an inode of 0
+	 * (kind MEM or UNKNOWN, or snapshot 3) is none.
+	 */
+	bool ids;
+	uint32_t dev_major, dev_minor;
+	uint64_t ino;
+};
+/* 0, -RP_ERR_NOTFOUND (no such process or no list), -RP_ERR_RANGE. */
+int rp_snapshot_proc_fd_info(const struct rp_snapshot *sn, uint32_t pid,
+			     size_t i, struct rp_snap_fd_info *info);
+
 /*
  * The rseq area @i of process @pid (snapshot 3: one its threads had
  * registered), in *@addr and *@len (as registered).  *@complete: the
@@ -956,6 +980,9 @@ int rp_snapshot_proc_fd_mem(const struct rp_snapshot *sn, uint32_t pid);
 int rp_snapshot_proc_rseq(const struct rp_snapshot *sn, uint32_t pid,
 			  size_t i, uint64_t *addr, uint32_t *len,
 			  bool *complete);
+/* The thread that registered that area @i, or 0 (none such). */
+uint32_t rp_snapshot_proc_rseq_tid(const struct rp_snapshot *sn,
+				   uint32_t pid, size_t i);
 
 /**
  * rp_snapshot_read() - process @pid's memory at its end
@@ -1298,7 +1325,21 @@ struct rp_watch;
  *		(4) bytes the write changed, before and after it, where
  *		known (little-endian): the clear_child_tid word's old value
  *		from the sideband's EXIT_FUTEX record and 0 after it.
+ * @kernel:	a write the kernel made after @pos and before @pos + 1
+ *		with no instruction of the thread's (enum rp_watch_kernel,
+ *		watch_kern.c): a signal frame it built there (@maybe: in
+ *		its FPU state part, or where the handler's stack pointer is
+ *		not known), the thread's rseq area it may have rewritten
+ *		there (@maybe).
  */
+enum rp_watch_kernel {
+	RP_WATCH_KERNEL_NONE,
+	RP_WATCH_KERNEL_SIGFRAME,	/* a signal's delivery: its frame */
+	RP_WATCH_KERNEL_RSEQ,		/* the thread's rseq area, rewritten
+					 * when it resumes after a preemption
+					 * or a migration */
+};
+
 struct rp_watch_hit {
 	uint32_t tid;
 	uint64_t pos;
@@ -1313,6 +1354,7 @@ struct rp_watch_hit {
 	bool exit;
 	bool old_known, new_known;
 	uint64_t old_val, new_val;
+	uint8_t kernel;		/* enum rp_watch_kernel */
 };
 
 /* An empty set.  Returns 0 or -RP_ERR_NOMEM. */

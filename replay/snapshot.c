@@ -201,6 +201,10 @@ int rp_snapshot_proc_map(const struct rp_snapshot *sn, uint32_t pid,
 	info->prot = m->prot;
 	info->content = m->content;
 	info->path = m->path;
+	info->ids = p->has_ids;
+	info->dev_major = m->dev_major;
+	info->dev_minor = m->dev_minor;
+	info->ino = m->ino;
 	return 0;
 }
 
@@ -237,13 +241,45 @@ enum rp_snap_fd rp_snapshot_proc_fd(const struct rp_snapshot *sn,
 	if (lo == p->nfds || p->fds[lo].fd != fd)
 		return RP_SNAP_FD_CLOSED;
 	switch (p->fds[lo].kind) {
-	case SB_SNAP_FD_OTHER:
-		return RP_SNAP_FD_OTHER;
 	case SB_SNAP_FD_MEM:
 		return RP_SNAP_FD_MEM;
-	default:
+	case SB_SNAP_FD_UNKNOWN:
 		return RP_SNAP_FD_UNKNOWN;
+	default:	/* version 4's types are files other than memory */
+		return RP_SNAP_FD_OTHER;
 	}
+}
+
+int rp_snapshot_proc_fd_info(const struct rp_snapshot *sn, uint32_t pid,
+			     size_t i, struct rp_snap_fd_info *info)
+{
+	static const char *const type[] = {
+		[SB_SNAP_FD_OTHER] = "other", [SB_SNAP_FD_MEM] = "mem",
+		[SB_SNAP_FD_UNKNOWN] = "unknown", [SB_SNAP_FD_REG] = "regular",
+		[SB_SNAP_FD_MEMFD] = "memfd", [SB_SNAP_FD_PIPE] = "pipe",
+		[SB_SNAP_FD_SOCKET] = "socket", [SB_SNAP_FD_TTY] = "tty",
+		[SB_SNAP_FD_CHR] = "chr", [SB_SNAP_FD_BLK] = "blk",
+		[SB_SNAP_FD_DIR] = "dir", [SB_SNAP_FD_ANON] = "anon",
+	};
+	const struct sb_snap_proc *p = proc_of(sn, pid);
+	const struct sb_snap_fd *f;
+
+	memset(info, 0, sizeof(*info));
+	if (!p || !p->has_fds)
+		return -RP_ERR_NOTFOUND;
+	if (i >= p->nfds)
+		return -RP_ERR_RANGE;
+	f = &p->fds[i];
+	info->fd = f->fd;
+	info->kind = f->kind == SB_SNAP_FD_MEM ? RP_SNAP_FD_MEM :
+		     f->kind == SB_SNAP_FD_UNKNOWN ? RP_SNAP_FD_UNKNOWN :
+		     RP_SNAP_FD_OTHER;
+	info->type = f->kind <= SB_SNAP_FD_KIND_MAX ? type[f->kind] : "?";
+	info->ids = p->has_ids;
+	info->dev_major = f->dev_major;
+	info->dev_minor = f->dev_minor;
+	info->ino = f->ino;
+	return 0;
 }
 
 int rp_snapshot_proc_fd_mem(const struct rp_snapshot *sn, uint32_t pid)
@@ -255,7 +291,8 @@ int rp_snapshot_proc_fd_mem(const struct rp_snapshot *sn, uint32_t pid)
 	if (!p || !p->has_fds)
 		return -1;
 	for (i = 0; i < p->nfds; i++)
-		n += p->fds[i].kind != SB_SNAP_FD_OTHER;
+		n += p->fds[i].kind == SB_SNAP_FD_MEM ||
+		     p->fds[i].kind == SB_SNAP_FD_UNKNOWN;
 	return n;
 }
 
@@ -274,6 +311,16 @@ int rp_snapshot_proc_rseq(const struct rp_snapshot *sn, uint32_t pid,
 	*addr = p->rseq[i].addr;
 	*len = p->rseq[i].len;
 	return 0;
+}
+
+uint32_t rp_snapshot_proc_rseq_tid(const struct rp_snapshot *sn,
+				   uint32_t pid, size_t i)
+{
+	const struct sb_snap_proc *p = proc_of(sn, pid);
+
+	if (!p || !p->has_rseq || i >= p->nrseq)
+		return 0;
+	return p->rseq[i].tid;
 }
 
 /* Bytes of a read-only file mapping from the image store's copy. */

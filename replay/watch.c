@@ -18,6 +18,7 @@
 #include "rcv_win.h"
 #include "rp_internal.h"
 #include "watch_exit.h"
+#include "watch_kern.h"
 #include "watch_rep.h"
 #include "watch_proof.h"
 #include "watch_tsx.h"
@@ -41,6 +42,7 @@ struct rp_watch {
 	uint32_t mem_pid;
 	struct wpx_cache *xc;	/* threads' exits (watch_exit.c) */
 	struct wpt_cache *tc;	/* aborted transactions (watch_tsx.c) */
+	struct wpk_cache *kc;	/* the kernel's writes (watch_kern.c) */
 };
 
 int rp_watch_new(struct rp_watch **w)
@@ -59,6 +61,7 @@ void rp_watch_free(struct rp_watch *w)
 	free(w->v);
 	wpx_cache_free(w->xc);
 	wpt_cache_free(w->tc);
+	wpk_cache_free(w->kc);
 	free(w);
 }
 
@@ -338,6 +341,44 @@ static int scan_hist(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
 		     int dir, uint64_t lo, uint64_t hi,
 		     struct rp_watch_hit *hit);
 
+/*
+ * The kernel's writes between two instructions (watch_kern.c): the
+ * nearest that hits, after instruction k, comes after k's own accesses
+ * and before k + 1's.  The rseq area's rewrites may happen, and their
+ * values are unknown: skip passes them, as stores of unknown address.
+ */
+static int scan_kern(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
+		     int dir, uint64_t lo, uint64_t hi,
+		     struct rp_watch_hit *hit)
+{
+	struct rp_watch_hit kh = { 0 };
+	struct scan_arg a = { w, pid, &kh, rc, 0 };
+	uint8_t why = 0;
+	uint64_t k;
+	int ret;
+
+	if (!(w->types & RP_WATCH_WRITE))
+		return scan_hist(w, rc, pid, dir, lo, hi, hit);
+	ret = wpk_near(&w->kc, rc, dir, lo, hi,
+		       w->unknown != RP_WATCH_UNKNOWN_SKIP, scan_one, &a, &k,
+		       &why);
+	if (ret == -RP_ERR_NOTFOUND)
+		return scan_hist(w, rc, pid, dir, lo, hi, hit);
+	if (ret)
+		return ret;
+	ret = -RP_ERR_NOTFOUND;
+	if (dir < 0 && k + 1 < hi)
+		ret = scan_hist(w, rc, pid, dir, k + 1, hi, hit);
+	else if (dir >= 0)
+		ret = scan_hist(w, rc, pid, dir, lo, k + 1, hit);
+	if (ret != -RP_ERR_NOTFOUND)
+		return ret;
+	*hit = kh;
+	hit->pos = k;
+	hit->kernel = why;
+	return 0;
+}
+
 /* The partial string instruction at the end is the history's last
  * access: first backwards, last forwards.
  */
@@ -354,7 +395,7 @@ int rp_watch_scan(struct rp_watch *w, struct rp_recover *rc, uint32_t pid,
 		w->mem_pid = pid;
 	if (dir < 0 && !rep_hit(w, rc, pid, lo, hi, hit))
 		return 0;
-	ret = scan_hist(w, rc, pid, dir, lo, hi, hit);
+	ret = scan_kern(w, rc, pid, dir, lo, hi, hit);
 	if (dir >= 0 && ret == -RP_ERR_NOTFOUND &&
 	    !rep_hit(w, rc, pid, lo, hi, hit))
 		return 0;

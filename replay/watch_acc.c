@@ -198,15 +198,19 @@ struct sv wpf_load8(struct pass *p, struct sv a)
 	if (j < p->nslot && p->slot[j].root == a.root && p->slot[j].off == a.lo)
 		return p->slot[j].val;
 	v = wpf_fresh_val(p);
-	if (v.root > 0 && a.root > 0 &&
-	    (!p->root[a.root].st || a.lo >= p->root[a.root].st_hi ||
-	     a.lo + 8 <= p->root[a.root].st_lo)) {
-		p->root[v.root].lw = true;
+	if (v.root > 0 && a.root > 0) {
+		p->root[v.root].ld = true;
 		p->root[v.root].lw_root = a.root;
 		p->root[v.root].lw_off = a.lo;
 	}
-	if (p->deps)
+	if (v.root > 0 && a.root > 0 &&
+	    (!p->root[a.root].st || a.lo >= p->root[a.root].st_hi ||
+	     a.lo + 8 <= p->root[a.root].st_lo))
+		p->root[v.root].lw = true;
+	if (p->deps) {
 		wdep_load(p, a, 8, v.root);
+		wdep_ldc(p, a, v.root);
+	}
 	if (v.root > 0 && a.root == ENTRY_RSP && p->pure &&
 	    (!p->stored || a.lo >= p->shi || a.lo + 8 <= p->slo)) {
 		p->root[v.root].is_word = true;

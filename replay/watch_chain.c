@@ -35,7 +35,10 @@ struct wpf_cache {
 		bool kept;
 		struct wpf_acc *u;
 		size_t nu;
-		bool unknown;	/* an access not proven */
+		/* the kinds (RP_ACC_*) of an access not proven: a write
+		 * watchpoint passes a window whose loads alone are not
+		 */
+		uint8_t unknown;
 	} *sum;
 	size_t cap_sum;
 	/* [k]: the same for window k proven quiet (find()), apart: what
@@ -136,6 +139,7 @@ static int keep_sum(struct wpf_cache *c, uint64_t k, size_t skip,
 	size_t *capp = quiet ? &c->cap_qsum : &c->cap_sum;
 	struct wpf_acc *u, *x;
 	size_t j, n = 0, m = 0, cap = *capp;
+	uint8_t unk = 0;
 
 	if (c->out.contradiction)
 		return 0;
@@ -162,9 +166,8 @@ static int keep_sum(struct wpf_cache *c, uint64_t k, size_t skip,
 		if (x->i < skip || (quiet && x->secret && !x->known))
 			continue;
 		if (!x->known) {	/* not proven: the engine decides */
-			free(u);
-			v[k] = (struct wsum){ true, NULL, 0, true };
-			return 0;
+			unk |= x->kind;
+			continue;
 		}
 		h = (size_t)((x->lo * 0x9e3779b97f4a7c15ull) ^ x->hi ^
 			     x->kind) & (2 * SUM_MAX - 1);
@@ -186,7 +189,7 @@ static int keep_sum(struct wpf_cache *c, uint64_t k, size_t skip,
 	x = realloc(u, (n + 1) * sizeof(*u));
 	if (x)
 		u = x;
-	v[k] = (struct wsum){ true, u, n, false };
+	v[k] = (struct wsum){ true, u, n, unk };
 	return 0;
 }
 
@@ -329,7 +332,7 @@ static int find(struct rp_recover *rc, uint64_t a, uint64_t b, int dir,
 		sum = q ? c->qsum : c->sum;
 		if (k < (q ? c->cap_qsum : c->cap_sum) && sum[k].kept &&
 		    a == first && b == rc->end - k * rc->block) {
-			if (sum[k].unknown)
+			if (sum[k].unknown & kinds)
 				return 0;
 			for (j = 0; j < sum[k].nu; j++) {
 				const struct wpf_acc *x = &sum[k].u[j];

@@ -132,7 +132,16 @@ int32_t wdep_node(struct pass *p)
  */
 static bool cand(const struct pass *p, int32_t r)
 {
-	return r > 0 && (p->root[r].start || p->root[r].lw);
+	return r > 0 && (p->root[r].start || p->root[r].lw ||
+			 p->root[r].ldc);
+}
+
+/* Node @q (-1: none) is of the secret kind. */
+static bool sk_of(const struct pass *p, int32_t q)
+{
+	if (q < 0)
+		return true;
+	return p->root[q].chain ? p->root[q].sk : cand(p, q);
 }
 
 /* Word entries of an access [lo, lo + n) at most: the rest is wide. */
@@ -211,9 +220,13 @@ static int32_t all_stores(struct pass *p, int32_t b)
 		return -1;
 	if (p->root[b].mchain)
 		wdep_edge(p, n, p->root[b].mchain - 1);
+	p->root[n].chain = true;
+	p->root[n].sk = sk_of(p, p->root[b].mchain - 1);
 	for (j = p->root[b].mc_upto; j < p->nps; j++)
-		if (p->ps[j].base == b)
+		if (p->ps[j].base == b) {
 			wdep_edge(p, n, p->ps[j].val);
+			p->root[n].sk &= sk_of(p, p->ps[j].val);
+		}
 	p->root[b].mchain = n + 1;
 	p->root[b].mc_upto = (uint32_t)p->nps;
 	return n;
@@ -256,11 +269,31 @@ int32_t wdep_load(struct pass *p, struct sv a, uint64_t size, int32_t v)
 	return v;
 }
 
-/* A new root depending on @x and @y (-1: none). */
+void wdep_ldc(struct pass *p, struct sv a, int32_t v)
+{
+	int32_t e;
+
+	if (!p->deps || v <= 0 || !cand(p, a.root) || p->root[v].lw)
+		return;
+	for (e = p->root[v].dhead; e; e = p->de[e - 1].next)
+		if (!sk_of(p, p->de[e - 1].par))
+			return;
+	if (!grow(p, (void **)&p->ldc, &p->ldc_cap, p->nldc,
+		  sizeof(*p->ldc)))
+		return;
+	p->ldc[p->nldc++] = v;
+	p->root[v].ldc = true;
+}
+
+/* A new node of what a store left, after @x and @y (-1: none). */
 static int32_t node2(struct pass *p, int32_t x, int32_t y)
 {
 	int32_t n = wdep_node(p);
 
+	if (n > 0) {
+		p->root[n].chain = true;
+		p->root[n].sk = sk_of(p, x) && sk_of(p, y);
+	}
 	if (n > 0 && x >= 0)
 		wdep_edge(p, n, x);
 	if (n > 0 && y >= 0)
@@ -279,6 +312,11 @@ void wdep_store(struct pass *p, struct sv a, uint64_t size, int32_t d)
 		return;
 	if (d < 0)
 		d = WDEP_ALL;
+	/* A constant: known to the engine where it pairs the store with
+	 * a load (watch_fix.c's secret loaded words count on it).
+	 */
+	if (d == 0)
+		d = p->konst;
 	if (cand(p, a.root)) {
 		b = &p->root[a.root];
 		if (!words(a, size, &w0, &w1)) {
@@ -316,12 +354,36 @@ void wdep_store(struct pass *p, struct sv a, uint64_t size, int32_t d)
 	p->nst++;
 }
 
+/* cmovcc: rcv_sem.c computes it forward where the flags are known,
+ * rcv_back.c never backward.
+ */
+static bool is_cmov(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_CMOVA: case X86_INS_CMOVAE: case X86_INS_CMOVB:
+	case X86_INS_CMOVBE: case X86_INS_CMOVE: case X86_INS_CMOVG:
+	case X86_INS_CMOVGE: case X86_INS_CMOVL: case X86_INS_CMOVLE:
+	case X86_INS_CMOVNE: case X86_INS_CMOVNO: case X86_INS_CMOVNP:
+	case X86_INS_CMOVNS: case X86_INS_CMOVO: case X86_INS_CMOVP:
+	case X86_INS_CMOVS:
+		return true;
+	default:
+		return false;
+	}
+}
+
 int32_t wdep_fresh(struct pass *p)
 {
 	int32_t r = wdep_node(p), o;
 
 	if (r < 0 || !p->deps)
 		return r;
+	/* What a cmovcc writes depends on both sources and the flags, and
+	 * the engine knowing it learns nothing of them: a branch that shows
+	 * it (a loop's count, _IO_default_xsputn's) informs it alone.
+	 */
+	if (p->ce && is_cmov(p->ce->in->id))
+		p->root[r].noback = true;
 	o = wdep_inputs(p);
 	wdep_edge(p, r, o);
 	return r;
@@ -668,11 +730,17 @@ void wdep_init(struct pass *p)
 {
 	if (!p->deps)
 		return;
+	p->ic = calloc(WDEP_IC, sizeof(*p->ic));
+	if (!p->ic) {
+		p->nomem = true;
+		return;
+	}
 	wdep_node(p);	/* WDEP_ALL */
 	p->flags = wdep_node(p);
 	p->vec = wdep_node(p);
 	p->df = wdep_node(p);
 	p->mem = wdep_node(p);
+	p->konst = wdep_node(p);
 	p->onode = -1;
 }
 
@@ -683,6 +751,8 @@ void wdep_free(struct pass *p)
 	free(p->rev);
 	free(p->xl);
 	free(p->ps);
+	free(p->ldc);
+	free(p->ic);
 }
 
 /* Marks @r and what it depends on in @inf; false when out of memory. */
@@ -698,6 +768,8 @@ static bool spread(const struct pass *p, bool *inf, int32_t **st,
 	(*st)[n++] = r;
 	while (n) {
 		r = (*st)[--n];
+		if (p->root[r].noback)
+			continue;
 		for (e = p->root[r].dhead; e; e = p->de[e - 1].next) {
 			int32_t q = p->de[e - 1].par;
 
@@ -713,6 +785,39 @@ static bool spread(const struct pass *p, bool *inf, int32_t **st,
 }
 
 #define ROUNDS	64
+
+/* A value stored into what @ldc word @r read is informed: 1 (0: none;
+ * -1: out of memory).
+ */
+static int stored_told(const struct pass *p, const bool *inf, int32_t r)
+{
+	int32_t *st = malloc(64 * sizeof(*st)), e, q;
+	size_t n = 0, cap = 64;
+	int ret = 0;
+
+	if (!st)
+		return -1;
+	st[n++] = r;
+	while (n && !ret) {
+		q = st[--n];
+		for (e = p->root[q].dhead; e && !ret; e = p->de[e - 1].next) {
+			int32_t par = p->de[e - 1].par;
+
+			if (inf[par]) {
+				ret = 1;
+			} else if (p->root[par].chain) {
+				if (!wpf_grow((void **)&st, &cap, n,
+					      sizeof(*st), 64)) {
+					ret = -1;
+					break;
+				}
+				st[n++] = par;
+			}
+		}
+	}
+	free(st);
+	return ret;
+}
 
 bool *wdep_informed(const struct pass *p)
 {
@@ -760,8 +865,26 @@ bool *wdep_informed(const struct pass *p)
 				mem = x->mem;
 			}
 		}
+		/* A word of the secret kind read where stores had been: the
+		 * engine pairing it with a store whose value it knows knows
+		 * it (a pop of a push told): informed.
+		 */
+		for (j = 0; j < p->nldc; j++) {
+			int ret;
+
+			if (inf[p->ldc[j]])
+				continue;
+			ret = stored_told(p, inf, p->ldc[j]);
+			if (ret < 0)
+				goto fail;
+			if (ret) {
+				more = true;
+				if (!spread(p, inf, &st, &cap, p->ldc[j]))
+					goto fail;
+			}
+		}
 		if (mem < 0)
-			break;
+			continue;
 		if (!inf[mem]) {
 			more = true;
 			if (!spread(p, inf, &st, &cap, mem))

@@ -185,6 +185,22 @@ int wpf_win_edge(const struct wpf_win *w, struct wpf_edge *e)
 	return 0;
 }
 
+/* Every parent of node @r in watch_dep.c's graph is secret (older
+ * nodes: @sec holds them).
+ */
+static bool all_secret(const struct pass *p, const bool *sec, int32_t r)
+{
+	int32_t e;
+
+	for (e = p->root[r].dhead; e; e = p->de[e - 1].next) {
+		int32_t q = p->de[e - 1].par;
+
+		if (q <= 0 || q >= r || !sec[q])
+			return false;
+	}
+	return true;
+}
+
 /*
  * Which bases nothing the trace shows tells the value of (*@sec, by
  * base): the registers at the start of the stretch, and the words read
@@ -218,7 +234,15 @@ static bool *secret_roots(const struct pass *p, bool *any)
 	*any = true;
 	for (r = 1; r < p->nroot; r++) {
 		const struct root *x = &p->root[r];
+		const struct root *b;
 
+		/* What stores left in a word: secret where every value
+		 * stored is (a constant is not: p->konst).
+		 */
+		if (x->chain && p->deps) {
+			sec[r] = all_secret(p, sec, (int32_t)r);
+			continue;
+		}
 		if (x->shown || inf[r])
 			continue;
 		if (x->start) {
@@ -226,8 +250,22 @@ static bool *secret_roots(const struct pass *p, bool *any)
 			continue;
 		}
 		/* Bases are made in order: the address's base is older. */
-		if (!x->lw || x->lw_root <= 0 || (size_t)x->lw_root >= r ||
+		if (!x->ld || x->lw_root <= 0 || (size_t)x->lw_root >= r ||
 		    !sec[x->lw_root])
+			continue;
+		/*
+		 * A word read through a secret base where stores relative
+		 * to it had been (a pop of what a push left, where another
+		 * store dropped the pass's slot): the engine cannot know
+		 * the address, so it knows the value only by pairing the
+		 * load with those stores (rcv_stack.c's push and pop) and
+		 * knowing what they stored.  Their values are its parents
+		 * (watch_dep.c wires them where the base is of the secret
+		 * kind, and only there): secret when each is.
+		 */
+		b = &p->root[x->lw_root];
+		if (!x->lw && (!p->deps || !(b->start || b->lw || b->ldc) ||
+			       !all_secret(p, sec, (int32_t)r)))
 			continue;
 		for (j = 0; j < p->nrets; j++)
 			if (p->rets[j].root == x->lw_root &&

@@ -46,6 +46,27 @@ struct root {
 	/* @st: stores relative to it reached [st_lo, st_hi) of it. */
 	bool st;
 	int64_t st_lo, st_hi;
+	/* @ld: read by an 8-byte load at exactly base @lw_root + @lw_off
+	 * (with @lw: before any store relative to that base reached it;
+	 * without: what the stores relative to it there left, its parents
+	 * in watch_dep.c's graph).
+	 */
+	bool ld;
+	/* watch_dep.c: a node of what stores left in a word (its parents:
+	 * the values stored, the store before), not a value.
+	 */
+	bool chain;
+	/* @sk: of the secret kind while the pass runs (a chain node: every
+	 * value stored is).  @ldc: an @ld word whose base and every value
+	 * stored there are of that kind: itself a base of that kind (its
+	 * stores and loads wired by word), informed in wdep_informed()
+	 * once one of those values is.
+	 */
+	bool sk, ldc;
+	/* Knowing it tells the engine nothing of what it was made from
+	 * (cmovcc's result: rcv_back.c does not invert it).
+	 */
+	bool noback;
 	bool shown;		/* a return jumped to a value of it */
 	/* A register where the engine starts from nothing: at the
 	 * window's start (roots 1..16) or after an instruction it cannot
@@ -104,7 +125,10 @@ struct wdep_ic {
 	uint16_t f;		/* D_* */
 	int8_t treg;
 };
-#define WDEP_IC		256
+/* By address: libloop's far windows run about 700 distinct
+ * instructions, which 256 entries made info() a fifth of the scan.
+ */
+#define WDEP_IC		4096
 #define WDEP_VIN	32
 
 struct pacc {
@@ -165,6 +189,8 @@ struct pass {
 	size_t nxl, xl_cap;
 	struct wdep_store *ps;
 	size_t nps, ps_cap;
+	int32_t *ldc;		/* the roots with @ldc */
+	size_t nldc, ldc_cap;
 	struct wdep_w *wm;	/* open hash of words, by (root, word) */
 	size_t wm_n, wm_cap;
 	uint32_t nst;		/* stores so far */
@@ -172,6 +198,7 @@ struct pass {
 	int32_t df;		/* root: the direction flag (apart from the
 				 * arithmetic flags, which do not write it) */
 	int32_t mem;		/* chain of stores through other bases */
+	int32_t konst;		/* root: a constant stored (known) */
 	bool deps;		/* the analysis runs (else none is secret) */
 	bool qmode;		/* ... not needed: every instruction is quiet */
 	bool all;		/* a value of unknown origin was shown */
@@ -188,7 +215,7 @@ struct pass {
 	int nvin;
 	int32_t onode, last_load;
 	uint32_t cur;		/* the instruction followed */
-	struct wdep_ic ic[WDEP_IC];
+	struct wdep_ic *ic;	/* WDEP_IC of them, with the analysis */
 	const struct wdep_ic *ce;	/* the current instruction's */
 };
 
@@ -228,6 +255,8 @@ int32_t wdep_inputs(struct pass *p);
  * new root: -1), wired.
  */
 int32_t wdep_load(struct pass *p, struct sv a, uint64_t size, int32_t v);
+/* After wdep_load() of the 8 bytes at exact @a into root @v: @ldc. */
+void wdep_ldc(struct pass *p, struct sv a, int32_t v);
 /* A store of @size bytes (0: unknown) at @a of a value depending on @d. */
 void wdep_store(struct pass *p, struct sv a, uint64_t size, int32_t d);
 /* By root: what a value the trace shows depends on (NULL: no memory). */

@@ -24,6 +24,7 @@ _Static_assert(sizeof(struct ptrec_sb_lost) == 40, "LOST");
 _Static_assert(sizeof(struct ptrec_sb_time) == 48, "TIME");
 _Static_assert(sizeof(struct ptrec_sb_signal) == 48, "SIGNAL");
 _Static_assert(sizeof(struct ptrec_sb_exit_futex) == 80, "EXIT_FUTEX");
+_Static_assert(sizeof(struct ptrec_sb_sigframe) == 40, "SIGFRAME");
 
 static const struct sb_type_info types[PTREC_SB_TYPE_COUNT] = {
 	[PTREC_SB_MMAP] = { "MMAP", sizeof(struct ptrec_sb_mmap), true },
@@ -50,6 +51,8 @@ static const struct sb_type_info types[PTREC_SB_TYPE_COUNT] = {
 	[PTREC_SB_SIGNAL] = { "SIGNAL", sizeof(struct ptrec_sb_signal), false },
 	[PTREC_SB_EXIT_FUTEX] = { "EXIT_FUTEX",
 				  sizeof(struct ptrec_sb_exit_futex), false },
+	[PTREC_SB_SIGFRAME] = { "SIGFRAME", sizeof(struct ptrec_sb_sigframe),
+				false },
 };
 
 const struct sb_type_info *sb_type_info(uint16_t type)

@@ -679,8 +679,10 @@ void sb_sha256(const void *buf, size_t len, uint8_t digest[32]);
  * ended.
  */
 #define SB_SNAP_MAGIC		"PTRSNAP"	/* 8 bytes with its NUL */
-#define SB_SNAP_VERSION		3	/* 2: PROCESS has an exec generation;
-				 * 3: FDS and RSEQ records */
+#define SB_SNAP_VERSION		4	/* 2: PROCESS has an exec generation;
+				 * 3: FDS and RSEQ records;
+				 * 4: device and inode of mappings and
+				 * descriptors, descriptor types */
 #define SB_SNAP_HEADER_SIZE	32
 /* Largest decompressed snapshot a reader accepts (its allocation bound). */
 #define SB_SNAP_RAW_MAX		(16ull << 30)
@@ -731,6 +733,12 @@ struct sb_snap_map {
 	uint32_t content;		/* enum sb_snap_content */
 	const char *path;		/* "" for anonymous */
 	const uint8_t *data;		/* end - start bytes for SB_SNAP_DATA */
+	/* Version 4: the file's device and inode as /proc/PID/maps shows
+	 * them (0:0 and 0 anonymous); a version-3 reader leaves them 0
+	 * (struct sb_snap_proc.has_ids false).
+	 */
+	uint32_t dev_major, dev_minor;
+	uint64_t ino;
 };
 
 /*
@@ -738,14 +746,31 @@ struct sb_snap_map {
  * the values engine must know which ones write its memory.
  */
 enum sb_snap_fd_kind {
-	SB_SNAP_FD_OTHER = 0,	/* anything but a memory file */
+	SB_SNAP_FD_OTHER = 0,	/* version 3: anything but a memory file;
+				 * version 4: none of the kinds below */
 	SB_SNAP_FD_MEM,		/* /proc/PID/mem or /proc/PID/task/TID/mem */
-	SB_SNAP_FD_UNKNOWN,	/* its link could not be read */
+	SB_SNAP_FD_UNKNOWN,	/* its link (or its file) could not be read */
+	/* version 4 */
+	SB_SNAP_FD_REG,		/* a regular file */
+	SB_SNAP_FD_MEMFD,	/* a regular file of memfd_create */
+	SB_SNAP_FD_PIPE,	/* a pipe or FIFO */
+	SB_SNAP_FD_SOCKET,
+	SB_SNAP_FD_TTY,		/* a character device that is a terminal */
+	SB_SNAP_FD_CHR,		/* another character device */
+	SB_SNAP_FD_BLK,		/* a block device */
+	SB_SNAP_FD_DIR,
+	SB_SNAP_FD_ANON,	/* an anonymous inode (eventfd, epoll, ...) */
 };
+#define SB_SNAP_FD_KIND_MAX	SB_SNAP_FD_ANON
 
 struct sb_snap_fd {
 	uint32_t fd;
 	uint32_t kind;			/* enum sb_snap_fd_kind */
+	/* Version 4: its file's device and inode (fstat through
+	 * /proc/PID/fd/N), 0 where not known (kind UNKNOWN, version 3).
+	 */
+	uint32_t dev_major, dev_minor;
+	uint64_t ino;
 };
 
 /*
@@ -778,6 +803,8 @@ struct sb_snap_proc {
 	 * SB_SNAP_RSEQ_COMPLETE when those of the whole recording).
 	 */
 	bool has_fds, has_rseq;
+	/* Version 4: its mappings and descriptors have device and inode. */
+	bool has_ids;
 	uint32_t rseq_flags;
 	struct sb_snap_fd *fds;		/* in increasing fd order */
 	size_t nfds;

@@ -31,8 +31,11 @@ enum {
 #define PROC_FIXED_V1 24
 #define PROC_FIXED 32		/* version 2: + u32 gen, u32 0 */
 #define THREAD_FIXED (16 + 27 * 8 + SB_SNAP_SIGINFO_SIZE)
-#define MAP_FIXED 40
-#define FDS_FIXED 8		/* u32 n, u32 0; n x (u32 fd, u32 kind) */
+#define MAP_FIXED_V3 40
+#define MAP_FIXED 56		/* 4: + u32 dev_major, dev_minor, u64 ino */
+#define FDS_FIXED 8		/* u32 n, u32 0; then n entries: */
+#define FD_V3 8			/* u32 fd, u32 kind */
+#define FD_SIZE 24		/* 4: + u32 dev_major, dev_minor, u64 ino */
 #define RSEQ_FIXED 8		/* u32 n, flags; n x (u64 addr, u32 len, tid) */
 #define CHUNK0 (1u << 20)	/* first decompression buffer */
 
@@ -286,6 +289,9 @@ int sb_snap_writer_map(struct sb_snap_writer *w, const struct sb_snap_map *m,
 	put32(f + 24, m->prot);
 	put32(f + 28, m->content);
 	put32(f + 32, (uint32_t)plen);
+	put32(f + 40, m->dev_major);
+	put32(f + 44, m->dev_minor);
+	put64(f + 48, m->ino);
 	ret = w_rec(w, REC_MAP, f, sizeof(f), pbuf, plen, m->data, dlen, err);
 	free(pbuf);
 	w->data_bytes += dlen;
@@ -298,8 +304,12 @@ static const char *fds_invalid(const struct sb_snap_fd *f, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (f[i].kind > SB_SNAP_FD_UNKNOWN)
+		if (f[i].kind > SB_SNAP_FD_KIND_MAX)
 			return "fds: unknown descriptor kind";
+		/* Every kind but these has a file with an inode. */
+		if (f[i].ino && (f[i].kind == SB_SNAP_FD_UNKNOWN ||
+				 f[i].kind == SB_SNAP_FD_MEM))
+			return "fds: an inode for a descriptor of unknown or memory kind";
 		if (i && f[i - 1].fd >= f[i].fd)
 			return "fds: descriptors not in increasing order";
 	}
@@ -319,18 +329,24 @@ int sb_snap_writer_fds(struct sb_snap_writer *w, const struct sb_snap_fd *fds,
 	size_t i;
 	int ret;
 
-	if (why || n > UINT32_MAX / 8)
+	if (why || n > UINT32_MAX / FD_SIZE)
 		return sb_fail(err, -EINVAL, "%s: %s", w->tmp,
 			       why ? why : "fds: too many");
-	body = calloc(n ? n : 1, 8);
+	body = calloc(n ? n : 1, FD_SIZE);
 	if (!body)
 		return sb_fail(err, -ENOMEM, "out of memory");
 	put32(f, (uint32_t)n);
 	for (i = 0; i < n; i++) {
-		put32(body + 8 * i, fds[i].fd);
-		put32(body + 8 * i + 4, fds[i].kind);
+		uint8_t *e = body + FD_SIZE * i;
+
+		put32(e, fds[i].fd);
+		put32(e + 4, fds[i].kind);
+		put32(e + 8, fds[i].dev_major);
+		put32(e + 12, fds[i].dev_minor);
+		put64(e + 16, fds[i].ino);
 	}
-	ret = w_rec(w, REC_FDS, f, sizeof(f), body, 8 * n, NULL, 0, err);
+	ret = w_rec(w, REC_FDS, f, sizeof(f), body, FD_SIZE * n, NULL, 0,
+		    err);
 	free(body);
 	return ret;
 }
@@ -485,6 +501,7 @@ static int parse_proc(struct rd *r, const uint8_t *b, uint64_t len,
 	p->end = get32(b + 8);
 	p->status = (int32_t)get32(b + 12);
 	p->gen = gen;
+	p->has_ids = r->version >= 4;
 	p->exe = (const char *)b + fixed;
 	p->auxv = alen ? b + fixed + elen : NULL;
 	p->auxv_len = alen;
@@ -533,12 +550,13 @@ static int parse_thread(struct rd *r, struct sb_snap_proc *p,
 static int parse_map(struct rd *r, struct sb_snap_proc *p, const uint8_t *b,
 		     uint64_t len, uint64_t off)
 {
+	uint32_t fixed = r->version < 4 ? MAP_FIXED_V3 : MAP_FIXED;
 	struct sb_snap_map *m;
 	uint64_t start, end, dlen;
 	uint32_t plen, content;
 	void *v;
 
-	if (len < MAP_FIXED)
+	if (len < fixed)
 		return bad(r, off, "mapping record too short");
 	start = get64(b);
 	end = get64(b + 8);
@@ -547,8 +565,8 @@ static int parse_map(struct rd *r, struct sb_snap_proc *p, const uint8_t *b,
 	if (map_invalid(start, end, content))
 		return bad(r, off, map_invalid(start, end, content));
 	dlen = content == SB_SNAP_DATA ? end - start : 0;
-	if (plen > len - MAP_FIXED || dlen > len - MAP_FIXED - plen ||
-	    !str_ok(b + MAP_FIXED, plen))
+	if (plen > len - fixed || dlen > len - fixed - plen ||
+	    !str_ok(b + fixed, plen))
 		return bad(r, off, "mapping: contents exceed the record");
 	if (p->nmaps && p->maps[p->nmaps - 1].end > start)
 		return bad(r, off, "mapping overlaps or precedes the one before");
@@ -562,14 +580,20 @@ static int parse_map(struct rd *r, struct sb_snap_proc *p, const uint8_t *b,
 	m->pgoff = get64(b + 16);
 	m->prot = get32(b + 24);
 	m->content = content;
-	m->path = (const char *)b + MAP_FIXED;
-	m->data = dlen ? b + MAP_FIXED + plen : NULL;
+	m->path = (const char *)b + fixed;
+	m->data = dlen ? b + fixed + plen : NULL;
+	if (r->version >= 4) {
+		m->dev_major = get32(b + 40);
+		m->dev_minor = get32(b + 44);
+		m->ino = get64(b + 48);
+	}
 	return 0;
 }
 
 static int parse_fds(struct rd *r, struct sb_snap_proc *p, const uint8_t *b,
 		     uint64_t len, uint64_t off)
 {
+	uint32_t esz = r->version < 4 ? FD_V3 : FD_SIZE;
 	uint32_t n, i;
 
 	if (p->has_fds)
@@ -577,14 +601,24 @@ static int parse_fds(struct rd *r, struct sb_snap_proc *p, const uint8_t *b,
 	if (len < FDS_FIXED)
 		return bad(r, off, "fds record too short");
 	n = get32(b);
-	if (n > (len - FDS_FIXED) / 8)
+	if (n > (len - FDS_FIXED) / esz)
 		return bad(r, off, "fds: entries exceed the record");
 	p->fds = calloc(n ? n : 1, sizeof(*p->fds));
 	if (!p->fds)
 		return sb_fail(r->err, -ENOMEM, "out of memory");
 	for (i = 0; i < n; i++) {
-		p->fds[i].fd = get32(b + FDS_FIXED + 8 * i);
-		p->fds[i].kind = get32(b + FDS_FIXED + 8 * i + 4);
+		const uint8_t *e = b + FDS_FIXED + esz * i;
+
+		p->fds[i].fd = get32(e);
+		p->fds[i].kind = get32(e + 4);
+		/* Version 3 knew three kinds: any other is damage. */
+		if (r->version < 4 && p->fds[i].kind > SB_SNAP_FD_UNKNOWN)
+			return bad(r, off, "fds: unknown descriptor kind");
+		if (r->version >= 4) {
+			p->fds[i].dev_major = get32(e + 8);
+			p->fds[i].dev_minor = get32(e + 12);
+			p->fds[i].ino = get64(e + 16);
+		}
 	}
 	p->nfds = n;
 	p->has_fds = true;
@@ -706,8 +740,9 @@ int sb_snap_load_mem(struct sb_snapshot **sp, const void *buf, size_t len,
 		return sb_fail(err, -EBADMSG,
 			       "%s: byte offset 0: not a ptrec snapshot (bad magic)",
 			       r.name);
-	/* Versions 1 (no exec generation) and 2 (no FDS or RSEQ records)
-	 * are still read.
+	/* Versions 1 (no exec generation), 2 (no FDS or RSEQ records) and
+	 * 3 (no device and inode, descriptor kinds only memory or not) are
+	 * still read.
 	 */
 	r.version = get32(h + 8);
 	if (r.version < 1 || r.version > SB_SNAP_VERSION)

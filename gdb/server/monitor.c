@@ -264,18 +264,46 @@ static void run(struct monitor *m, struct target *tg, const char *cmd,
  * futexes it holds, after the thread's last instruction and before the
  * end snapshot.
  */
+/*
+ * Where the exit(2) of hit @h is: the system call after its last
+ * instruction (@h->pos + 1), or that instruction itself where the
+ * history holds the call (a process sharing another's memory whose
+ * snapshot was taken after it, replay/watch_exit.c).  Its position into
+ * *@at, its instruction into @sys (ip 0 when unknown).
+ */
+static void exit_sys(struct target *tg, const struct rp_watch_hit *h,
+		     uint64_t *at, struct rp_insn *sys)
+{
+	long i = rp_timeline_find(tg->tl, h->tid);
+	struct rp_cursor *c;
+
+	*at = h->pos + 1;
+	if (i < 0) {
+		sys->ip = 0;
+		return;
+	}
+	c = rp_timeline_cursor(tg->tl, (size_t)i);
+	if (!rp_cursor_peek(c, h->pos + 1, sys))
+		return;
+	*at = h->pos;
+	if (rp_cursor_peek(c, h->pos, sys) || sys->size != 2 ||
+	    !((sys->raw[0] == 0x0f && sys->raw[1] == 0x05) ||
+	      (sys->raw[0] == 0xcd && sys->raw[1] == 0x80))) {
+		*at = h->pos + 1;
+		sys->ip = 0;
+	}
+}
+
 static void exit_msg(struct target *tg, const struct rp_watch_hit *h,
 		     struct text *out)
 {
-	long i = rp_timeline_find(tg->tl, h->tid);
 	struct rp_insn sys;
+	uint64_t at;
 
-	if (i < 0 || rp_cursor_peek(rp_timeline_cursor(tg->tl, (size_t)i),
-				    h->pos + 1, &sys))
-		sys.ip = 0;
+	exit_sys(tg, h, &at, &sys);
 	text_add(out, "ptrec: thread %u ended in the exit(2) system call at %#"
 		 PRIx64 " (instruction %" PRIu64 "), before the end "
-		 "snapshot: ", h->tid, sys.ip, h->pos + 2);
+		 "snapshot: ", h->tid, sys.ip, at + 1);
 	if (!h->maybe)
 		text_add(out, "the kernel wrote %" PRIu64 " bytes at %#" PRIx64
 			 " there (%s)\n", h->acc_size, h->acc_addr,
@@ -296,6 +324,41 @@ static void exit_msg(struct target *tg, const struct rp_watch_hit *h,
 			 h->addr);
 }
 
+/* A write the kernel made between two instructions (watch_kern.c). */
+static void kernel_msg(const struct rp_watch_hit *h, uint64_t ip,
+		       struct text *out)
+{
+	text_add(out, "ptrec: after the instruction at %#" PRIx64 " (thread "
+		 "%u, instruction %" PRIu64 "), ", ip, h->tid, h->pos + 1);
+	if (h->kernel == RP_WATCH_KERNEL_RSEQ) {
+		text_add(out, "the kernel may have written the watched %" PRIu64
+			 " bytes at %#" PRIx64 ": they are in the thread's "
+			 "rseq area, which it rewrites (cpu_id_start, cpu_id, "
+			 "rseq_cs, node_id, mm_cid) when the thread resumes "
+			 "after a preemption or a migration, which the trace "
+			 "does not show exactly (set ptrec watch-unknown skip: "
+			 "these do not stop)\n", h->len, h->addr);
+		return;
+	}
+	if (!h->maybe)
+		text_add(out, "the kernel wrote %" PRIu64 " bytes at %#" PRIx64
+			 " delivering a signal: the handler's frame (its "
+			 "return address, ucontext and siginfo)\n",
+			 h->acc_size, h->acc_addr);
+	else if (h->acc_size)
+		text_add(out, "the kernel may have written %" PRIu64
+			 " bytes at %#" PRIx64 " delivering a signal: the "
+			 "FPU state of the handler's frame (its xsave area)\n",
+			 h->acc_size, h->acc_addr);
+	else
+		text_add(out, "the kernel wrote a signal frame delivering a "
+			 "signal, at the handler's stack pointer, which is not "
+			 "known: it may have written the watched %" PRIu64
+			 " bytes at %#" PRIx64 " (set ptrec watch-unknown "
+			 "skip: writes of unknown address do not stop)\n",
+			 h->len, h->addr);
+}
+
 /*
  * Watchpoints (#18): "ptrec watch-last" says what the last stop at a
  * watchpoint was (the plugin prints it at each such stop: a store whose
@@ -309,6 +372,7 @@ static void monitor_watch(struct target *tg, const char *arg,
 	struct rp_watch_hit h;
 	struct rp_insn insn;
 	unsigned int known;
+	uint64_t at;
 	long i;
 
 	static const char *const mode[] = {
@@ -335,11 +399,15 @@ static void monitor_watch(struct target *tg, const char *arg,
 	}
 	if (rp_timeline_watch_hit(tg->tl, &h))
 		return;		/* not at a watchpoint: nothing to say */
+	if (target_watch_shown(tg, &h))
+		target_watch_shown_msg(tg, &h, out);
 	i = rp_timeline_find(tg->tl, h.tid);
 	if (i < 0 || rp_cursor_peek(rp_timeline_cursor(tg->tl, (size_t)i),
 				    h.pos, &insn))
 		insn.ip = 0;
-	if (h.exit || (h.gap && h.syscall)) {
+	if (h.kernel) {
+		kernel_msg(&h, insn.ip, out);
+	} else if (h.exit || (h.gap && h.syscall)) {
 		exit_msg(tg, &h, out);
 	} else if (h.gap) {
 		text_add(out, "ptrec: the trace has a gap after the "
@@ -381,12 +449,11 @@ static void monitor_watch(struct target *tg, const char *arg,
 			 " (thread %u, instruction %" PRIu64 ") wrote %"
 			 PRIu64 " bytes at %#" PRIx64 "\n", insn.ip, h.tid,
 			 h.pos + 1, h.acc_size, h.acc_addr);
-	known = h.maybe || h.type != RP_WATCH_WRITE ? 3 :
+	known = h.maybe || h.kernel || h.type != RP_WATCH_WRITE ? 3 :
 		target_watch_known(tg, &h);
-	if (h.exit && i >= 0 &&
-	    rp_cursor_peek(rp_timeline_cursor(tg->tl, (size_t)i), h.pos + 1,
-			   &insn))
-		insn.ip = 0;
+	at = h.pos;
+	if (h.exit)
+		exit_sys(tg, &h, &at, &insn);
 	if (known != 3)
 		text_add(out, "ptrec: the %s at %#" PRIx64 " (thread %u, "
 			 "instruction %" PRIu64 ") wrote %" PRIu64 " bytes at %#"
@@ -394,7 +461,7 @@ static void monitor_watch(struct target *tg, const char *arg,
 			 "cannot compare them (docs/values.md)\n",
 			 h.exit ? "exit(2) system call" :
 			 h.syscall ? "system call" : "store", insn.ip, h.tid,
-			 h.pos + (h.exit ? 2 : 1), h.acc_size, h.acc_addr,
+			 at + 1, h.acc_size, h.acc_addr,
 			 known == 2 ? "before" : known == 1 ? "after" :
 			 "before and after");
 }

@@ -14,12 +14,28 @@
 #include "amd64.h"
 #include "server.h"
 
-static int stop_reply(struct server *sv, enum rp_stop why)
+/*
+ * The reply to a step or continue (@dir, 0 for a step) that stopped for
+ * @why; @was the thread selected before it.
+ */
+static int stop_reply(struct server *sv, enum rp_stop why, int dir,
+		      size_t was)
 {
-	size_t cur = rp_timeline_selected(sv->tg.tl);
-	struct stop st = { rp_timeline_pid(sv->tg.tl, cur),
-			   rp_timeline_tid(sv->tg.tl, cur), 5, NULL, NULL, 0 };
+	size_t cur;
+	struct stop st = { 0, 0, 5, NULL, NULL, 0 };
 
+	/* Another process's access to shared memory is shown in a thread
+	 * of the watchpoint's process, as GDB checks it only there
+	 * (target_watch.c), where every thread moved to its moment.  A
+	 * step, or a continue of one thread, stays in the thread GDB
+	 * resumed.
+	 */
+	sv->tg.shown.on = false;
+	if (why == RP_STOP_WATCH && dir && sv->cont_all)
+		target_watch_show(&sv->tg, dir, was);
+	cur = rp_timeline_selected(sv->tg.tl);
+	st.pid = rp_timeline_pid(sv->tg.tl, cur);
+	st.tid = rp_timeline_tid(sv->tg.tl, cur);
 	st.signo = target_signo(&sv->tg);
 	if (why == RP_STOP_WATCH) {
 		static const char *const name[] = { NULL, "watch", "rwatch",
@@ -96,6 +112,11 @@ static int select_thread(struct server *sv, long long pid, long long tid)
 		return -1;
 	rp_timeline_select(tl, (size_t)k);
 	return 0;
+}
+
+static uint32_t selected_pid(struct server *sv)
+{
+	return rp_timeline_pid(sv->tg.tl, rp_timeline_selected(sv->tg.tl));
 }
 
 static int read_regs(struct server *sv)
@@ -293,22 +314,36 @@ int server_handle(struct server *sv, const struct req *r)
 		rp_timeline_break_remove(tl, r->addr);
 		return conn_ok(&sv->c);
 	case REQ_WATCH_INSERT:
-		/* Any length, any number (docs/gdb.md, "Watchpoints"). */
+		/* Any length, any number (docs/gdb.md, "Watchpoints"), for
+		 * the selected thread's process (GDB sends Hg first).
+		 */
 		if (rp_timeline_watch_insert(tl, r->watch, r->addr, r->len))
 			return conn_error(&sv->c, 0x16);
+		if (target_watch_add(&sv->tg, r->watch, r->addr, r->len,
+				     selected_pid(sv))) {
+			rp_timeline_watch_remove(tl, r->watch, r->addr, r->len);
+			return conn_error(&sv->c, 0x0c);
+		}
 		return conn_ok(&sv->c);
 	case REQ_WATCH_REMOVE:
 		rp_timeline_watch_remove(tl, r->watch, r->addr, r->len);
+		target_watch_del(&sv->tg, r->watch, r->addr, r->len,
+				 selected_pid(sv));
 		return conn_ok(&sv->c);
 	case REQ_STEP:
 		if (r->has_thread)
 			select_thread(sv, r->pid, r->thread);
-		return stop_reply(sv, rp_timeline_step(tl, r->dir));
-	case REQ_CONT:
+		return stop_reply(sv, rp_timeline_step(tl, r->dir), 0, 0);
+	case REQ_CONT: {
+		size_t was;
+
 		if (r->has_thread)
 			select_thread(sv, r->pid, r->thread);
+		was = rp_timeline_selected(tl);
 		return stop_reply(sv, rp_timeline_continue(tl, r->dir,
-							   sv->cont_all));
+							   sv->cont_all),
+				  r->dir < 0 ? -1 : 1, was);
+	}
 	case REQ_SET_THREAD:
 		/*
 		 * Hg selects the thread for registers and memory; Hc the

@@ -81,6 +81,7 @@ void target_close(struct target *tg)
 		target_files_close(tg);
 	free(tg->rcv);
 	frames_free(tg);
+	target_watch_free(tg);
 	rp_snapshot_close(tg->snap);
 	rp_timeline_free(tg->tl);
 	rp_session_close(tg->s);
@@ -630,52 +631,6 @@ static size_t sig_context(struct target *tg, uint64_t off, uint8_t *buf,
 	return len;
 }
 
-/*
- * The bytes of [@addr, @addr + @len) a thread's exit (@h->exit: the
- * kernel's write of its clear_child_tid word, of a robust futex word)
- * held before it (@after false: the reverse stop, position @h->pos) or
- * after it (the forward stop, @h->pos + 1), where the sideband and the
- * history show them (replay/watch_exit.c).  Returns the bytes known from
- * @addr on.
- */
-static size_t exit_bytes(const struct rp_watch_hit *h, bool after,
-			 uint64_t addr, uint8_t *buf, size_t len)
-{
-	uint64_t v = after ? h->new_val : h->old_val;
-	size_t i;
-
-	if (!h->exit || !(after ? h->new_known : h->old_known))
-		return 0;
-	for (i = 0; i < len; i++) {
-		uint64_t a = addr + i;
-
-		if (a < h->acc_addr || a - h->acc_addr >= h->acc_size ||
-		    a - h->acc_addr >= 8)
-			break;
-		buf[i] = (uint8_t)(v >> (8 * (a - h->acc_addr)));
-	}
-	return i;
-}
-
-/*
- * Memory just after watchpoint hit @h's store (position @h->pos + 1): the
- * bytes it stored (rp_recover_stored(): known across threads, the moment
- * after it), then what the history implies.  Returns the bytes known from
- * @addr on.
- */
-static size_t after_store(struct rp_recover *rc, const struct rp_watch_hit *h,
-			  uint64_t addr, uint8_t *buf, size_t len)
-{
-	size_t done = 0;
-
-	if (h->kind == RP_ACC_WRITE && !h->maybe && !h->syscall)
-		done = rp_recover_stored(rc, h->pos, addr, buf, len);
-	if (done < len)
-		done += rp_recover_mem(rc, h->pos + 1, addr + done, buf + done,
-				       len - done);
-	return done;
-}
-
 size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
 		   size_t len)
 {
@@ -683,6 +638,7 @@ size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
 	uint32_t tid = rp_timeline_tid(tg->tl, cur);
 	uint64_t pos = rp_timeline_pos(tg->tl, cur);
 	struct rp_watch_hit wh;
+	long got;
 	int n;
 
 	if ((addr >= STACK_ADDR && addr - STACK_ADDR < 65536) ||
@@ -717,12 +673,19 @@ size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
 		memcpy(buf, (const uint8_t *)tg->stack + off, len);
 		return len;
 	}
+	/* At a stop shown here, another process's access (shared memory):
+	 * the watched bytes as they were just before or after it.
+	 */
+	got = target_watch_read(tg, cur, addr, buf, &len);
+	if (got >= 0)
+		return (size_t)got;
 	if (!rp_timeline_watch_hit(tg->tl, &wh) && wh.tid == tid && wh.exit &&
 	    (pos == wh.pos || pos == wh.pos + 1)) {
 		/* At a thread's exit: the word it wrote, before or after
 		 * (the end snapshot was taken later).
 		 */
-		done = exit_bytes(&wh, pos == wh.pos + 1, addr, buf, len);
+		done = target_exit_bytes(&wh, pos == wh.pos + 1, addr, buf,
+					 len);
 		if (done)
 			return done;
 	}
@@ -743,7 +706,8 @@ size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
 		 */
 		if (!rp_timeline_watch_hit(tg->tl, &h) && h.tid == tid &&
 		    h.pos + 1 == pos) {
-			done = after_store(tg->rcv[cur], &h, addr, buf, len);
+			done = target_after_store(tg->rcv[cur], &h, addr, buf,
+						  len);
 			if (done)
 				return done;
 		}
@@ -924,26 +888,4 @@ int target_signo(struct target *tg)
 	    sig.signo <= 0 || sig.signo > 64)
 		return 5;
 	return sig.signo;
-}
-
-bool target_watch_values(struct target *tg, const struct rp_watch_hit *h)
-{
-	return target_watch_known(tg, h) == 3;
-}
-
-unsigned int target_watch_known(struct target *tg,
-				const struct rp_watch_hit *h)
-{
-	long i = rp_timeline_find(tg->tl, h->tid);
-	struct rp_recover *rc;
-	uint8_t buf[4096];
-	uint64_t len = h->len < sizeof(buf) ? h->len : sizeof(buf);
-
-	if (i < 0 || tg->no_values ||
-	    !(rc = rp_timeline_recover(tg->tl, (size_t)i)))
-		return 0;
-	return (exit_bytes(h, false, h->addr, buf, len) == len ||
-		rp_recover_mem(rc, h->pos, h->addr, buf, len) == len ? 1 : 0) |
-	       (exit_bytes(h, true, h->addr, buf, len) == len ||
-		after_store(rc, h, h->addr, buf, len) == len ? 2 : 0);
 }

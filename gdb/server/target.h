@@ -60,6 +60,15 @@
 struct frame_memo;
 struct stat;
 
+/* A watchpoint as GDB inserted it, and the process it is for (the
+ * selected thread's, as libptrec's timeline takes it).
+ */
+struct target_wp {
+	unsigned int type;
+	uint64_t addr, len;
+	uint32_t pid;
+};
+
 /* Files GDB may hold open at once through Host I/O (hostio.c). */
 #define TARGET_MAX_FILES 64
 
@@ -100,6 +109,21 @@ struct target {
 		bool open;
 	} files[TARGET_MAX_FILES];
 	uint32_t file_pid;
+	/* Watchpoints GDB inserted (target_watch.c) and the last stop at
+	 * one, when it is shown in thread @thread at @pos of another
+	 * process than the accessing one: the hit's @hit_tid and @hit_pos,
+	 * reached forward (@after: the bytes after the access) or back.
+	 */
+	struct target_wp *wps;
+	size_t nwps, capwps;
+	struct {
+		bool on;
+		bool after;
+		size_t thread;
+		uint64_t pos;
+		uint32_t hit_tid;
+		uint64_t hit_pos;
+	} shown;
 };
 
 /* Opens the bundle @dir.  Returns 0, or -1 with a message on stderr. */
@@ -120,6 +144,54 @@ bool target_avx512(struct target *tg);
  */
 size_t target_read(struct target *tg, uint64_t addr, uint8_t *buf,
 		   size_t len);
+
+/*
+ * target_watch.c: watchpoint stops.  The bytes of [@addr, @addr + @len)
+ * a thread's exit (@h->exit) held before it (@after false) or after it,
+ * where known; the bytes just after hit @h's store.  Each returns the
+ * bytes known from @addr on.
+ */
+size_t target_exit_bytes(const struct rp_watch_hit *h, bool after,
+			 uint64_t addr, uint8_t *buf, size_t len);
+size_t target_after_store(struct rp_recover *rc, const struct rp_watch_hit *h,
+			  uint64_t addr, uint8_t *buf, size_t len);
+
+/* Z2/Z3/Z4 and z2/z3/z4: the process watchpoint [@addr, @addr + @len) of
+ * @type is for.  Add returns 0 or -1 (no memory).
+ */
+int target_watch_add(struct target *tg, unsigned int type, uint64_t addr,
+		     uint64_t len, uint32_t pid);
+void target_watch_del(struct target *tg, unsigned int type, uint64_t addr,
+		      uint64_t len, uint32_t pid);
+void target_watch_free(struct target *tg);
+
+/*
+ * After a continue (@dir < 0: back) that stopped at a watchpoint: when
+ * the access was made by a process other than the watchpoint's (one
+ * that shares its memory: clone with CLONE_VM, not CLONE_THREAD), selects
+ * a thread of the watchpoint's process at its present position, the
+ * thread selected before the continue (@was) where it is one of them
+ * and was running, and remembers the stop as shown there.
+ */
+void target_watch_show(struct target *tg, int dir, size_t was);
+/* Whether the last watchpoint stop is shown in another process's thread
+ * (tg->shown), and nothing moved since; its hit into @h.
+ */
+bool target_watch_shown(struct target *tg, struct rp_watch_hit *h);
+/*
+ * Memory of thread @cur at a stop shown there: the watched bytes from
+ * @addr on as the accessing thread saw them just before or after its
+ * access.  Returns the bytes read (0: unknown), or -1 when @addr is not
+ * one of them (*@len then stops at the first watched byte).
+ */
+long target_watch_read(struct target *tg, size_t cur, uint64_t addr,
+		       uint8_t *buf, size_t *len);
+/* For monitor ptrec watch-last at a stop shown in another process's
+ * thread: who made the access @h and where it is shown; of a load or
+ * store (no other line follows), the instruction too.
+ */
+void target_watch_shown_msg(struct target *tg, const struct rp_watch_hit *h,
+			    struct text *out);
 
 /* Whether the bytes watchpoint hit @h watches are known both before and
  * after its access (at most the first 4096), so GDB can compare them.

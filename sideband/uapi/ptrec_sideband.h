@@ -23,13 +23,15 @@
 #include <linux/types.h>
 
 #define PTREC_SB_MAGIC		"PTRECSB"	/* 7 chars + NUL = 8 bytes */
-#define PTREC_SB_VERSION	3
+#define PTREC_SB_VERSION	4
 /*
  * Oldest version readers still accept.  Version 1's CR3 record is 32
  * bytes, without @kernel_cr3 (PTREC_SB_CR3_V1_SIZE).  Versions 1 and 2
  * have no EXIT_FUTEX record (a stream without one says nothing of the
  * kernel's writes at a thread's exit, as a version-3 stream that lacks
- * it for a thread).
+ * it for a thread).  Versions 1 to 3 have no SIGFRAME record (nothing
+ * says where a handler's frame is: the replay takes the handler's stack
+ * pointer from the values engine).
  */
 #define PTREC_SB_VERSION_MIN	1
 
@@ -68,6 +70,7 @@ enum ptrec_sb_type {
 	PTREC_SB_TIME		= 13,
 	PTREC_SB_SIGNAL		= 14,
 	PTREC_SB_EXIT_FUTEX	= 15,	/* version 3 */
+	PTREC_SB_SIGFRAME	= 16,	/* version 4 */
 
 	PTREC_SB_TYPE_COUNT	/* one past the highest known type */
 };
@@ -284,6 +287,23 @@ struct ptrec_sb_signal {
 	__u64 addr;
 	__u32 sflags;		/* enum ptrec_sb_signal_flag */
 	__u32 reserved;
+};
+
+/*
+ * PTREC_SB_SIGFRAME (version 4): the kernel built a signal frame for @tid
+ * delivering @signo to a handler, which starts with its stack pointer at
+ * @sp (the frame: return address, ucontext, siginfo, then the FPU state,
+ * from @sp up).  The software recorder writes one after each SIGNAL record
+ * with PTREC_SB_SIG_HANDLED, once the thread is at the handler's first
+ * instruction.
+ */
+struct ptrec_sb_sigframe {
+	struct ptrec_sb_header hdr;
+	__u32 pid;
+	__u32 tid;
+	__s32 signo;
+	__u32 reserved;
+	__u64 sp;
 };
 
 /*

@@ -23,6 +23,14 @@
  * instructions from the middle, watching a word nothing writes, against
  * the libipt loop over the same stream, both the best of 3.
  *
+ * bench_watch --agree BUNDLE: not a measure, a check at the engine's own
+ * window size (16,384 instructions; the unit tests use 50 to 300): deep
+ * skip scans of 2*10^5 instructions from the middle, the proofs' and the
+ * far windows passed without the engine, stop where the engine's own
+ * scan (rp_recover_scan()) stops, for the first 3 words the engine knows
+ * written there and a word nothing writes; status 1 and the first
+ * difference otherwise.
+ *
  * bench_watch --count ipt|cold|warm|deep|stop BUNDLE: one of those runs
  * alone (stop: cold from the end with watch-unknown stop, the others use
  * skip)
@@ -45,6 +53,7 @@
 
 #include "iptloop.h"
 #include "replay.h"
+#include "rp_internal.h"
 #include "sideband.h"
 
 static struct rp_session *s;
@@ -162,6 +171,96 @@ static int real(const char *dir)
 	return 0;
 }
 
+struct agree_arg {
+	uint64_t lo;
+};
+
+static int agree_one(void *arg, const struct rp_access *acc, int n)
+{
+	const struct agree_arg *a = arg;
+	int k;
+
+	for (k = 0; k < n; k++)
+		if (acc[k].kind == RP_ACC_WRITE && acc[k].addr_known &&
+		    acc[k].addr < a->lo + 8 &&
+		    a->lo < acc[k].addr + acc[k].size)
+			return 1;
+	return 0;
+}
+
+/* bench_watch --agree BUNDLE (above). */
+static int agree(const char *dir)
+{
+	struct rp_thread_info info;
+	struct rp_recover *ref, *rc;
+	struct rp_watch *w;
+	struct rp_access acc[4];
+	uint64_t hi, lo, seen[4], p;
+	size_t ns = 0, j;
+	int k, na;
+
+	if (rp_session_open(&s, dir)) {
+		fprintf(stderr, "bench_watch: cannot open %s\n", dir);
+		return 2;
+	}
+	tid = rp_thread_tid(s, 0);
+	if (rp_thread_info(s, tid, &info) ||
+	    rp_thread_end(s, tid, &end, NULL) || end < 1000000 ||
+	    rp_recover_new(s, tid, &ref) || rp_watch_new(&w))
+		return 2;
+	hi = end / 2;
+	lo = hi - 200000;
+	for (p = hi - 20000; p < hi - 17000 && ns < 3; p++) {
+		na = rp_recover_accesses(ref, p, acc, 4);
+		for (k = 0; k < na && ns < 3; k++) {
+			if (!acc[k].addr_known || acc[k].kind != RP_ACC_WRITE)
+				continue;
+			for (j = 0; j < ns && seen[j] != (acc[k].addr & ~7ull);)
+				j++;
+			if (j == ns)
+				seen[ns++] = acc[k].addr & ~7ull;
+		}
+	}
+	seen[ns++] = 0x401000;	/* in no mapping of a PIE */
+	rp_watch_set_unknown(w, RP_WATCH_UNKNOWN_SKIP);
+	for (j = 0; j < ns; j++) {
+		struct agree_arg ra = { seen[j] };
+		uint64_t h2 = hi, q;
+		int nstop = 0, r1, r2;
+
+		rp_watch_clear(w);
+		if (rp_watch_insert(w, RP_WATCH_WRITE, info.pid, seen[j], 8) ||
+		    rp_recover_new(s, tid, &rc))
+			return 2;
+		for (;;) {
+			struct rp_watch_hit h;
+
+			r1 = rp_watch_scan(w, rc, info.pid, -1, lo, h2, &h);
+			q = h2 - 1;
+			r2 = rp_recover_scan(ref, &q, -1, lo, h2, RP_ACC_WRITE,
+					     agree_one, &ra);
+			if (r1 != r2 || (!r1 && h.pos != q)) {
+				printf("watch-bench: DIFFERENT: %s: the "
+				       "write of %#" PRIx64 " before %" PRIu64
+				       ": the scan %d at %" PRIu64 ", the "
+				       "engine %d at %" PRIu64 "\n", dir,
+				       seen[j], h2, r1, r1 ? 0 : h.pos, r2,
+				       q);
+				return 1;
+			}
+			if (r1)
+				break;
+			nstop++;
+			h2 = h.pos;
+		}
+		printf("watch-bench: %s: watch %#" PRIx64 " 8 back from "
+		       "%" PRIu64 ": %d stops, each the engine's\n", dir,
+		       seen[j], hi, nstop);
+		rp_recover_free(rc);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sb_manifest *m;
@@ -178,6 +277,8 @@ int main(int argc, char **argv)
 		return count(argv[2], argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "--real"))
 		return real(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "--agree"))
+		return agree(argv[2]);
 	if (argc != 3) {
 		fprintf(stderr, "usage: bench_watch BUNDLE ADDR\n");
 		return 2;

@@ -232,6 +232,9 @@ static void fix_snapshot(const struct sb_manifest *m)
 			char *mpath = fix_path(mp.path);
 
 			mp.path = mpath;
+			/* the machine's device and inode: not fixed */
+			mp.dev_major = mp.dev_minor = 0;
+			mp.ino = 0;
 			if ((ret = sb_snap_writer_map(w, &mp, &err)))
 				die(path, ret, &err);
 			free(mpath);

@@ -49,6 +49,23 @@
  *          a preemption, with no instruction storing there.
  * rseqstack  the same area on the stack, where a push and its pop span
  *          a preemption: the kernel rewrites the pushed slot.
+ * fpwrite, fwrite, flink, fprocfd  a regular file mapped MAP_PRIVATE
+ *          whose page the process never writes follows the file: r12
+ *          loads it, then the process writes the file, r13 loads it
+ *          again.  pwrite64 on the descriptor it mapped (read-only and
+ *          executable: the image store has its bytes, the snapshot
+ *          none), write(2) on it (read-write, page never written),
+ *          writev through a hard link's path (read-only, executable),
+ *          pwrite64 through /proc/self/fd/N (the descriptor's number
+ *          loaded from a global rewritten after: unknown to the
+ *          engine).  The descriptors stay open to the end
+ *          (docs/values.md "Files").
+ * fshlink  the memfd case with a regular file mapped shared under a
+ *          hard link's name: the path differs, the inode does not.
+ * fshgone  the same file mapped shared, stored through, and unmapped
+ *          before the end: the snapshot no longer shows the shared
+ *          mapping (8 wrong before; the software recorder's MMAP
+ *          records do).
  *
  * Each mode ends with exit_group right after its case, so the end's
  * registers and snapshot are those of the case.
@@ -643,6 +660,177 @@ static int rseqstack_case(void)
 	return 1;
 }
 
+/*
+ * A file of one page under $TMPDIR (run.sh's), holes_g's first value
+ * (0x1111) at offset 0, open read-write at offset 0; its path in @path.
+ */
+static int file_page(char *path, size_t cap)
+{
+	const char *dir = getenv("TMPDIR");
+	static char page[4096];
+	int fd;
+
+	snprintf(path, cap, "%s/holesXXXXXX", dir && *dir ? dir : "/tmp");
+	fd = mkstemp(path);
+	memcpy(page, &holes_g, sizeof(holes_g));
+	if (fd < 0 || write(fd, page, sizeof(page)) != sizeof(page) ||
+	    lseek(fd, 0, SEEK_SET))
+		return -1;
+	return fd;
+}
+
+/* @fd's page mapped private at 0x20000000, @prot. */
+static int map_page(int fd, int prot)
+{
+	return mmap((void *)0x20000000, 4096, prot,
+		    MAP_PRIVATE | MAP_FIXED_NOREPLACE, fd, 0) ==
+	       (void *)0x20000000 ? 0 : -1;
+}
+
+/* r12 = the private page's first word (0x1111); then the asm in @write
+ * (rbx holds a descriptor) writes 0x2222 into the file at offset 0;
+ * r13 = the word again (0x2222).
+ */
+#define FILE_CASE(write, ...)						\
+	__asm__ volatile("mov 0x20000000, %%r12\n"			\
+			 write						\
+			 "\tmov 0x20000000, %%r13\n"			\
+			 "\tnop\n\tnop\n"				\
+			 "\txor %%r12d, %%r12d\n"			\
+			 "\txor %%r13d, %%r13d\n"			\
+			 EXIT_NOW					\
+			 : : __VA_ARGS__				\
+			 : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9",	\
+			 "r10", "r11", "r12", "r13", "memory")
+
+int holes_fd;
+
+static int fpwrite_case(void)
+{
+	char path[4096];
+	int fd = file_page(path, sizeof(path));
+
+	if (fd < 0 || map_page(fd, PROT_READ | PROT_EXEC))
+		return 2;
+	/* pwrite64(fd, &val, 8, 0) */
+	FILE_CASE("\tmov $18, %%eax\n\tmov %%ebx, %%edi\n"
+		  "\tlea holes_val(%%rip), %%rsi\n\tmov $8, %%edx\n"
+		  "\txor %%r10d, %%r10d\n\tsyscall\n", "b"(fd));
+	return 1;
+}
+
+static int fwrite_case(void)
+{
+	char path[4096];
+	int fd = file_page(path, sizeof(path));
+
+	if (fd < 0 || map_page(fd, PROT_READ | PROT_WRITE))
+		return 2;
+	/* write(fd, &val, 8) at offset 0 */
+	FILE_CASE("\tmov $1, %%eax\n\tmov %%ebx, %%edi\n"
+		  "\tlea holes_val(%%rip), %%rsi\n\tmov $8, %%edx\n"
+		  "\tsyscall\n", "b"(fd));
+	return 1;
+}
+
+static int flink_case(void)
+{
+	char path[4096], link2[4200];
+	int fd = file_page(path, sizeof(path)), fd2;
+
+	snprintf(link2, sizeof(link2), "%s.link", path);
+	if (fd < 0 || map_page(fd, PROT_READ | PROT_EXEC) || close(fd) ||
+	    link(path, link2))
+		return 2;
+	fd2 = open(link2, O_WRONLY);
+	if (fd2 < 0)
+		return 2;
+	/* writev(fd2, &iov, 1): its offset is 0 */
+	FILE_CASE("\tmov $20, %%eax\n\tmov %%ebx, %%edi\n"
+		  "\tlea holes_iov(%%rip), %%rsi\n\tmov $1, %%edx\n"
+		  "\tsyscall\n", "b"(fd2));
+	return 1;
+}
+
+static int fprocfd_case(void)
+{
+	char path[4096], self[64];
+	int fd = file_page(path, sizeof(path));
+
+	if (fd < 0 || map_page(fd, PROT_READ | PROT_WRITE))
+		return 2;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	holes_fd = open(self, O_WRONLY);
+	if (holes_fd < 0)
+		return 2;
+	/* pwrite64(holes_fd, &val, 8, 0), then holes_fd = -1 */
+	FILE_CASE("\tmov $18, %%eax\n\tmov holes_fd(%%rip), %%edi\n"
+		  "\tlea holes_val(%%rip), %%rsi\n\tmov $8, %%edx\n"
+		  "\txor %%r10d, %%r10d\n\tsyscall\n"
+		  "\tmovl $-1, holes_fd(%%rip)\n", "b"(0));
+	return 1;
+}
+
+static int fshlink_case(void)
+{
+	char path[4096], link2[4200];
+	int fd = file_page(path, sizeof(path)), fd2;
+	volatile long *sh;
+
+	snprintf(link2, sizeof(link2), "%s.link", path);
+	if (fd < 0 || map_page(fd, PROT_READ | PROT_WRITE) ||
+	    link(path, link2))
+		return 2;
+	fd2 = open(link2, O_RDWR);
+	sh = mmap((void *)0x20001000, 4096, PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_FIXED_NOREPLACE, fd2, 0);
+	if (fd2 < 0 || sh != (void *)0x20001000 || close(fd) || close(fd2))
+		return 2;
+	*sh = 0x1111 + ((long)getpid() >> 31);	/* unknown to the engine */
+	__asm__ volatile("mov 0x20000000, %%r12\n"
+			 "\tmovq $0x2222, 0x20001000\n"
+			 "\tmov 0x20000000, %%r13\n"
+			 "\tnop\n\tnop\n"
+			 "\txor %%r12d, %%r12d\n"
+			 "\txor %%r13d, %%r13d\n"
+			 EXIT_NOW
+			 : : : "rax", "rcx", "rdi", "r11", "r12", "r13",
+			 "memory");
+	return 1;
+}
+
+/*
+ * fshlink with the shared mapping gone by the end (munmap after the
+ * store): the snapshot shows no shared mapping of the file.
+ */
+static int fshgone_case(void)
+{
+	char path[4096];
+	int fd = file_page(path, sizeof(path));
+	volatile long *sh;
+
+	if (fd < 0 || map_page(fd, PROT_READ | PROT_WRITE))
+		return 2;
+	sh = mmap((void *)0x20001000, 4096, PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+	if (sh != (void *)0x20001000 || close(fd))
+		return 2;
+	*sh = 0x1111 + ((long)getpid() >> 31);	/* unknown to the engine */
+	/* munmap(0x20001000, 4096) */
+	__asm__ volatile("mov 0x20000000, %%r12\n"
+			 "\tmovq $0x2222, 0x20001000\n"
+			 "\tmov $11, %%eax\n\tmov $0x20001000, %%edi\n"
+			 "\tmov $4096, %%esi\n\tsyscall\n"
+			 "\tmov 0x20000000, %%r13\n"
+			 "\tnop\n\tnop\n"
+			 "\txor %%r12d, %%r12d\n"
+			 "\txor %%r13d, %%r13d\n"
+			 EXIT_NOW
+			 : : : "rax", "rcx", "rdi", "rsi", "r11", "r12", "r13",
+			 "memory");
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -660,7 +848,10 @@ int main(int argc, char **argv)
 		{ "alias2", alias2_case }, { "sigret", sigret_case },
 		{ "stackflag", stackflag_case }, { "enter", enter_case },
 		{ "escglobal", escglobal_case }, { "escheap", escheap_case },
-		{ "escreg", escreg_case },
+		{ "escreg", escreg_case }, { "fpwrite", fpwrite_case },
+		{ "fwrite", fwrite_case }, { "flink", flink_case },
+		{ "fprocfd", fprocfd_case }, { "fshlink", fshlink_case },
+		{ "fshgone", fshgone_case },
 	};
 	size_t i;
 

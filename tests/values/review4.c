@@ -35,6 +35,8 @@
  *               kills the main thread (the old leader: its tid is the
  *               pid the new image runs under) in a loop that keeps r12 =
  *               0x1234.
+ *   execmt3, execmtjoin, execlead: an execve while other threads of the
+ *               process spin with counters or block (see execmt3()).
  *
  * More, each described above its function: fallsig, clone80, madvfree,
  * tsxabort (skipped without RTM), repfault, repmt, groupctid, execfail,
@@ -295,6 +297,72 @@ static void execmt(void)
 		__asm__ volatile("1:\tmov $0x1234, %%r12\n\tmov %%r12, %%r13\n\t"
 				 "add $1, %%r13\n\tcmpl $0, r4_never(%%rip)\n\t"
 				 "je 1b" : : : "r12", "r13", "cc");
+}
+
+/*
+ * The interleavings of an execve with the other threads of the process
+ * (the recorder holds them while it runs: record/emu.c exec_held()),
+ * each with counting loops, whose values at every position valcheck
+ * checks against the truth (a history that went on past the old image's
+ * end state gives them off by the iterations it went on):
+ *   execmt3:    a third thread execs ("exited") while the main thread
+ *               (the leader, r12) and a second thread (r14) count.
+ *   execmtjoin: a second thread execs while the main thread blocks in
+ *               pthread_join() on it (killed inside the system call).
+ *   execlead:   the main thread execs while a second thread counts.
+ */
+static void *counter(void *arg)
+{
+	(void)arg;
+	for (;;)
+		__asm__ volatile("1:\tadd $1, %%r14\n\tmov %%r14, %%r15\n\t"
+				 "cmpl $0, r4_never(%%rip)\n\tje 1b"
+				 : : : "r14", "r15", "cc");
+	return NULL;
+}
+
+static void count_r12(void)
+{
+	for (;;)
+		__asm__ volatile("1:\tadd $1, %%r12\n\tmov %%r12, %%r13\n\t"
+				 "cmpl $0, r4_never(%%rip)\n\tje 1b"
+				 : : : "r12", "r13", "cc");
+}
+
+static void execmt3(void)
+{
+	pthread_t a, b;
+
+	if (pthread_create(&a, NULL, counter, NULL) ||
+	    pthread_create(&b, NULL, execer, NULL))
+		exit(3);
+	started = 1;
+	count_r12();
+}
+
+static void execmtjoin(void)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, execer, NULL))
+		exit(3);
+	started = 1;
+	pthread_join(t, NULL);
+	exit(5);
+}
+
+static void execlead(void)
+{
+	char *argv[] = { (char *)self, "exited", NULL };
+	pthread_t t;
+	int i;
+
+	if (pthread_create(&t, NULL, counter, NULL))
+		exit(3);
+	for (i = 0; i < 20000; i++)
+		__asm__ volatile("add $1, %%r12" : : : "r12", "cc");
+	execv(self, argv);
+	exit(4);
 }
 
 /* A read-only anonymous page at PAGE holding @v. */
@@ -761,6 +829,12 @@ int main(int argc, char **argv)
 		execro();
 	} else if (!strcmp(m, "execmtro")) {
 		execmtro();
+	} else if (!strcmp(m, "execmt3")) {
+		execmt3();
+	} else if (!strcmp(m, "execmtjoin")) {
+		execmtjoin();
+	} else if (!strcmp(m, "execlead")) {
+		execlead();
 	} else if (!strcmp(m, "ro77")) {
 		ropage(0x77);
 	} else if (strcmp(m, "exited")) {

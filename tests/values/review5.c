@@ -21,6 +21,12 @@
  *   ltable   byte by byte through a 256-byte identity table (a load
  *            whose address holds the byte: the value is clean).
  *
+ *   alive    plain, but the thread spins on after its store, alive at
+ *            the snapshot: its stack (r5_cstack, a global array) is the
+ *            mapping's upper part, r5_pub lies below it, and its loads
+ *            of r5_pub (0 first, surely) must not be taken as of its own
+ *            stack (holes5v: the private part ends where rsp went).
+ *
  * uffdstack (exit 7 without userfaultfd): no laundering; the address
  * reaches the other thread through the kernel (see uffdstack()).
  * rseqwatch (exit 7 with one CPU): a watchpoint on the rseq area's
@@ -40,6 +46,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/rseq.h>
+#include <sys/wait.h>
 #include <sched.h>
 #include <signal.h>
 #include <time.h>
@@ -70,11 +77,21 @@ __asm__(".text\n"
 	"\tpause\n\tjmp 1b\n"
 	"2:\tmovq $0x77, (%rax)\n\tmovq $1, r5_done(%rip)\n"
 	"\txor %edi, %edi\n\tmov $60, %eax\n"
-	"\tsyscall\n");
-extern char r5_child_pub[];
+	"\tsyscall\n"
+	/* the same, but its first load surely sees 0 (r5_go = 1 after
+	 * it, main publishes once it is set) and it never ends
+	 */
+	"r5_child_live:\n"
+	"\tmov r5_pub(%rip), %rax\n\tmovq $1, r5_go(%rip)\n"
+	"1:\ttest %rax, %rax\n\tjnz 2f\n"
+	"\tpause\n\tmov r5_pub(%rip), %rax\n\tjmp 1b\n"
+	"2:\tmovq $0x77, (%rax)\n\tmovq $1, r5_done(%rip)\n"
+	"3:\tpause\n\tjmp 3b\n");
+extern char r5_child_pub[], r5_child_live[];
 void r5_spawn(void *code);
 char r5_cstack[65536] __attribute__((aligned(16)));
 volatile long r5_pub, r5_done;
+extern volatile long r5_go;
 unsigned char r5_tbl[256];
 
 /* main: x = 0x11 on its stack; &x laundered into rdx by LAUNDER; rdx
@@ -111,7 +128,7 @@ unsigned char r5_tbl[256];
 })
 
 static long r5_uffd;
-static volatile long r5_go;
+volatile long r5_go;
 static unsigned char r5_src[2][4096] __attribute__((aligned(4096)));
 
 /* The fault handler thread (a raw clone, no libc): the first fault gets
@@ -250,6 +267,9 @@ static void rseqwatch(void)
 			 : "rcx", "r12", "r13", "r14", "memory");
 	printf("rseq changes %ld\n", r5_changes);
 	fflush(stdout);
+	/* Main runs last (GDB starts in the thread that ran last). */
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
 	sc3(231, 0, 0, 0);
 }
 
@@ -360,6 +380,12 @@ int main(int argc, char **argv)
 		sigframe();
 	if (!strcmp(m, "lprintf"))
 		lprintf();
+	if (!strcmp(m, "alive")) {	/* plain, the thread alive at the end */
+		r5_spawn(r5_child_live);
+		while (!r5_go)
+			__asm__ volatile("pause");
+		LCASE("\tmov %%rax, %%rdx\n");
+	}
 	r5_spawn(r5_child_pub);
 	if (!strcmp(m, "plain"))	/* the control: an escape seen */
 		LCASE("\tmov %%rax, %%rdx\n");

@@ -27,6 +27,36 @@
  * thread closes none, but its write did write the page.  rcv_fd.c must
  * not take the write as harmless (the other thread's dup2 comes after
  * it), or the read-only rule crosses it and r12 is 0x77 (wrong).
+ *
+ * By the other thread's arguments (rcv_order_effect(): its values
+ * engine knows them, constants here), all after the load, the pages
+ * around the page made read-only too ([PAGE - 4096, PAGE + 8192)):
+ *
+ *   miss-after:   it mprotects PAGE + 4096 alone writable, stores, and
+ *                 read-only again: r12 is known, 0x66, from the snapshot
+ *                 (its range misses the page).
+ *   round-after:  mprotect(PAGE - 4096, 4097) covers PAGE's page (the
+ *                 kernel rounds the length up); it stores 0x77 at
+ *                 PAGE + 16, which the main thread loads (`movzbq
+ *                 0x20000010`): unknown (a range not rounded says 0x77).
+ *   grows-after:  the pages are one MAP_GROWSDOWN mapping; mprotect of
+ *                 PAGE + 4096 with PROT_GROWSDOWN changes it down to its
+ *                 start: unknown (the range alone says 0x77).
+ *   fixed-after:  mmap(PAGE, MAP_FIXED) of a memfd holding 0x77, read-
+ *                 only: unknown (mmap taken as adding mappings only says
+ *                 0x77).
+ *   unmap-after:  munmap(PAGE), then mmap without MAP_FIXED of that
+ *                 memfd at PAGE as a hint (the kernel puts it there):
+ *                 unknown (munmap taken as harmless says 0x77).
+ *
+ * The thread's own calls by their arguments (rcv_sys.c sys_misses_ro()),
+ * with no other thread:
+ *
+ *   own-after:     after the load it mprotects PAGE writable, stores
+ *                  0x77 and makes it read-only again: unknown (a known
+ *                  range taken as harmless says 0x77).
+ *   ownmiss-after: it mprotects a writable page elsewhere, whose range
+ *                  holds nothing read-only at the end: r12 known, 0x66.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -43,10 +73,46 @@
 
 static volatile int go, done, stage;
 static unsigned char *page;
-static int remap, memfd = -1, keep_out = -1;
+static int remap, memfd = -1, keep_out = -1, sevens = -1;
+static const char *how = "";
+
+#define PROT_RW (PROT_READ | PROT_WRITE)
+/* The by-argument modes: every address and length a constant. */
+static void change_args(void)
+{
+	if (!strcmp(how, "miss")) {
+		mprotect((void *)(PAGE + 4096), 4096, PROT_RW);
+		((volatile unsigned char *)PAGE)[4096] = 0x55;
+		mprotect((void *)(PAGE + 4096), 4096, PROT_READ);
+	} else if (!strcmp(how, "round")) {
+		mprotect((void *)(PAGE - 4096), 4097, PROT_RW);
+		((volatile unsigned char *)PAGE)[16] = 0x77;
+		mprotect((void *)(PAGE - 4096), 4097, PROT_READ);
+	} else if (!strcmp(how, "grows")) {
+		if (mprotect((void *)(PAGE + 4096), 4096,
+			     PROT_RW | PROT_GROWSDOWN))
+			abort();
+		((volatile unsigned char *)PAGE)[0] = 0x77;
+		mprotect((void *)(PAGE + 4096), 4096,
+			 PROT_READ | PROT_GROWSDOWN);
+	} else if (!strcmp(how, "fixed")) {
+		if (mmap((void *)PAGE, 4096, PROT_READ,
+			 MAP_PRIVATE | MAP_FIXED, sevens, 0) != (void *)PAGE)
+			abort();
+	} else if (!strcmp(how, "unmap")) {
+		munmap((void *)PAGE, 4096);
+		if (mmap((void *)PAGE, 4096, PROT_READ, MAP_PRIVATE, sevens,
+			 0) != (void *)PAGE)
+			abort();
+	}
+}
 
 static void change(void)
 {
+	if (how[0]) {
+		change_args();
+		return;
+	}
 	if (remap) {
 		munmap(page, 4096);
 		if (mmap(page, 4096, PROT_READ | PROT_WRITE,
@@ -77,6 +143,13 @@ static void *other(void *arg)
 static void load(void)
 {
 	__asm__ volatile("movzbq 0x20000000, %%r12\n\tnop\n\tnop\n\tnop\n\t"
+			 "xor %%r12d, %%r12d" : : : "r12", "memory");
+}
+
+/* round-after: the byte at PAGE + 16. */
+static void load16(void)
+{
+	__asm__ volatile("movzbq 0x20000010, %%r12\n\tnop\n\tnop\n\tnop\n\t"
 			 "xor %%r12d, %%r12d" : : : "r12", "memory");
 }
 
@@ -129,23 +202,66 @@ static void fd_case(void)
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "mprotect-after";
+	static const char *const by_args[] = {
+		"miss", "round", "grows", "fixed", "unmap"
+	};
 	int after = !!strstr(mode, "-after");
 	pthread_t t;
+	size_t k;
 
 	remap = !strncmp(mode, "remap", 5);
-	page = mmap((void *)PAGE, 4096, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-	if (page != (void *)PAGE)
+	for (k = 0; k < sizeof(by_args) / sizeof(by_args[0]); k++)
+		if (!strncmp(mode, by_args[k], strlen(by_args[k])) &&
+		    !strcmp(mode + strlen(by_args[k]), "-after"))
+			how = by_args[k];
+	/* A memfd page holding 0x77 (fixed, unmap). */
+	sevens = memfd_create("sevens", 0);
+	if (sevens < 0 || ftruncate(sevens, 4096) ||
+	    pwrite(sevens, "\x77", 1, 0) != 1)
 		return 1;
+	page = mmap((void *)(PAGE - 4096), 3 * 4096, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE |
+		    (!strcmp(how, "grows") ? MAP_GROWSDOWN : 0), -1, 0);
+	if (page != (void *)(PAGE - 4096))
+		return 1;
+	/* munmap bound now (lazy binding): the other thread's call then
+	 * passes its arguments in registers, not through the resolver's
+	 * frame (whose size is read from read-only data).
+	 */
+	munmap((void *)(PAGE + 0x100000), 4096);
+	page += 4096;
 	page[0] = 0x66;
-	mprotect(page, 4096, PROT_READ);
+	page[16] = 0x66;
+	mprotect(page - 4096, 3 * 4096, PROT_READ);
 	if (!strcmp(mode, "fd-after")) {
 		fd_case();
 		return 0;
 	}
+	if (!strcmp(mode, "own-after") || !strcmp(mode, "ownmiss-after")) {
+		/* at a constant address too: its range is known */
+		unsigned char *rw = (unsigned char *)(PAGE + 0x100000);
+
+		if (mmap(rw, 4096, PROT_RW, MAP_PRIVATE | MAP_ANONYMOUS |
+			 MAP_FIXED_NOREPLACE, -1, 0) != rw)
+			return 1;
+		load();
+		if (mode[3] == 'm') {
+			mprotect((void *)(PAGE + 0x100000), 4096, PROT_READ);
+			mprotect((void *)(PAGE + 0x100000), 4096, PROT_RW);
+			rw[0] = 1;
+		} else {
+			mprotect((void *)PAGE, 4096, PROT_RW);
+			((volatile unsigned char *)PAGE)[0] = 0x77;
+			mprotect((void *)PAGE, 4096, PROT_READ);
+		}
+		return 0;
+	}
 	pthread_create(&t, NULL, other, after ? (void *)1 : NULL);
 	if (after) {
-		load();
+		if (!strcmp(how, "round"))
+			load16();
+		else
+			load();
 		go = 1;
 	}
 	while (!done)

@@ -66,6 +66,14 @@ static int digest(struct rp_session *s, uint64_t k, bool fwd)
 	 * two engines position by position where the digests differ.
 	 */
 	bool dump = getenv("VALWIN_DUMP") != NULL;
+	/* VALWIN_BLOCK=N: windows of N instructions (chains and ramps on
+	 * short histories); VALWIN_MEM=N: N more bytes above the word at
+	 * rsp, 8 at a time (tests/values/samecheck.sh).
+	 */
+	uint64_t block = getenv("VALWIN_BLOCK") ?
+		strtoull(getenv("VALWIN_BLOCK"), NULL, 0) : 0;
+	uint64_t extra = getenv("VALWIN_MEM") ?
+		strtoull(getenv("VALWIN_MEM"), NULL, 0) / 8 : 0, w;
 
 	for (t = 0; t < rp_thread_count(s); t++) {
 		uint32_t tid = rp_thread_tid(s, t);
@@ -77,7 +85,10 @@ static int digest(struct rp_session *s, uint64_t k, bool fwd)
 				tid);
 			return 2;
 		}
-		lo = end > k * 16384 ? end - k * 16384 : 0;
+		if (block)
+			rp_recover_set_block(rc, block);
+		lo = end > k * (block ? block : 16384) ?
+			end - k * (block ? block : 16384) : 0;
 		for (pos = fwd ? lo : end - 1; pos >= lo && pos < end;
 		     pos += fwd ? 1 : -1) {
 			for (g = 0; g <= RP_REG_EFLAGS; g++) {
@@ -106,6 +117,22 @@ static int digest(struct rp_session *s, uint64_t k, bool fwd)
 				if (dump && got)
 					printf("%u %" PRIu64 " m %zu %" PRIx64
 					       "\n", tid, pos, got, v);
+			}
+			for (w = 1; w <= extra; w++) {
+				if (rp_recover_reg_bits(rc, pos, RP_REG_RSP,
+							&v, &m) || m != ~0ull)
+					break;
+				memset(word, 0, sizeof(word));
+				got = rp_recover_mem(rc, pos, v + 8 * w, word,
+						     8);
+				memset(word + got, 0, 8 - got);
+				memcpy(&v, word, 8);
+				h = fnv(fnv(h, got), v);
+				bits += 8 * got;
+				if (dump && got)
+					printf("%u %" PRIu64 " m+%" PRIu64
+					       " %zu %" PRIx64 "\n", tid, pos,
+					       8 * w, got, v);
 			}
 		}
 		rp_recover_free(rc);

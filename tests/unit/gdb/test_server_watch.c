@@ -4,7 +4,9 @@
  * recording of tests/gdb/watchval (total goes 1, 4, 13, 40, 121, 364):
  * Z2/Z3/Z4 and z2, the stop reasons (watch:, rwatch:, awatch: with the
  * address), a plain stop (T00) at a store of unknown address with the
- * monitor's "may have written", and "ptrec watch-unknown skip".
+ * monitor's "may have written", and "ptrec watch-unknown skip".  And
+ * on a recording of tests/gdb/watchvm vfork: another process's writes
+ * to shared memory stop in a thread of the watchpoint's process.
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -153,4 +155,91 @@ Test(server_watch, bad_and_removed)
 		  "%s", out);
 	cr_assert(strstr(out, "replaylog:begin;"), "%s", out);
 	free(out);
+}
+
+/*
+ * Another process sharing the memory (gdb/server/target_watch.c): a
+ * recording of tests/gdb/watchvm vfork, main (the first thread) and the
+ * child made by clone(CLONE_VM | CLONE_VFORK | CLONE_CHILD_CLEARTID |
+ * SIGCHLD), which stores 0x77 to word and exits (0 there).  A watchpoint
+ * of main's process: both writes are reported in main's thread, the
+ * watched bytes read there are those before (back) or after (forward)
+ * the write, and the monitor names the child.  One of the child's own
+ * process: reported in the child, as before.
+ */
+static void vm_setup(void)
+{
+	cr_assert_eq(target_open(&sv.tg, VM_BUNDLE), 0);
+	cr_assert_eq(rp_timeline_count(sv.tg.tl), 2);
+	cr_assert_neq(sv.tg.pids[0], sv.tg.pids[1]);
+}
+
+TestSuite(server_watchvm, .init = vm_setup, .fini = teardown);
+
+Test(server_watchvm, shown_in_the_watching_process)
+{
+	char hg[32], z2[64], mem[64], exitw[128], storew[128], who[128];
+	char want[512];
+	char *skip = hexcmd("ptrec watch-unknown skip");
+	char *last = hexcmd("ptrec watch-last");
+	const char *pkts[] = { skip, hg, z2, "bc", mem, last, "bc", last,
+			       "c", "c", mem, last, "D", NULL };
+	uint32_t m = sv.tg.tids[0], c = sv.tg.tids[1];
+	char *out, *p;
+
+	snprintf(hg, sizeof(hg), "Hg%x", m);
+	snprintf(z2, sizeof(z2), "Z2,%lx,4", (unsigned long)VM_WORD);
+	snprintf(mem, sizeof(mem), "m%lx,4", (unsigned long)VM_WORD);
+	out = serve(pkts);
+	/* Back from the end: the child's exit, in main's thread, with the
+	 * word as it was before it (0x77); then the child's store (its
+	 * value before is unknown: a plain stop), in main's thread too.
+	 */
+	snprintf(exitw, sizeof(exitw), "T05thread:%x;watch:%lx;", m,
+		 (unsigned long)VM_WORD);
+	snprintf(storew, sizeof(storew), "T00thread:%x;", m);
+	snprintf(who, sizeof(who), "ptrec: process %u (thread %u) shares "
+		 "process %u's memory", c, c, m);
+	snprintf(want, sizeof(want), "%s\n77000000\n%s", exitw, who);
+	cr_assert(strstr(out, want), "%s", out);
+	cr_assert(strstr(out, "ended in the exit(2) system call"), "%s", out);
+	p = strstr(out, want) + strlen(want);
+	cr_assert(strstr(p, storew), "%s", out);
+	snprintf(want, sizeof(want), "(process %u, thread %u, instruction 3) "
+		 "wrote 4 bytes at %#lx: process %u shares process %u's "
+		 "memory", c, c, (unsigned long)VM_WORD, c, m);
+	cr_assert(strstr(p, want), "%s", out);
+	/* Forward: the store again, then the exit, the word 0 after it. */
+	p = strstr(p, storew) + strlen(storew);
+	cr_assert(strstr(p, storew), "%s", out);
+	snprintf(want, sizeof(want), "%s\n00000000\n%s", exitw, who);
+	cr_assert(strstr(p, want), "%s", out);
+	/* Never a stop in the child. */
+	snprintf(want, sizeof(want), "thread:%x;", c);
+	cr_assert(!strstr(out, want), "%s", out);
+	free(out);
+	free(skip);
+	free(last);
+}
+
+Test(server_watchvm, own_process_unchanged)
+{
+	char hg[32], z2[64], want[128];
+	char *skip = hexcmd("ptrec watch-unknown skip");
+	char *last = hexcmd("ptrec watch-last");
+	const char *pkts[] = { skip, hg, z2, "bc", last, "D", NULL };
+	uint32_t c = sv.tg.tids[1];
+	char *out;
+
+	/* The child's own watchpoint: its exit, in its thread. */
+	snprintf(hg, sizeof(hg), "Hg%x", c);
+	snprintf(z2, sizeof(z2), "Z2,%lx,4", (unsigned long)VM_WORD);
+	out = serve(pkts);
+	snprintf(want, sizeof(want), "T05thread:%x;watch:%lx;", c,
+		 (unsigned long)VM_WORD);
+	cr_assert(strstr(out, want), "%s", out);
+	cr_assert(!strstr(out, "shares process"), "%s", out);
+	free(out);
+	free(skip);
+	free(last);
 }

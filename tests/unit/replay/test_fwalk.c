@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fwalk.h"
 #include "fw_code.h"
@@ -436,4 +437,136 @@ Test(fwalk, branch_classes)
 		cr_assert_eq(rp_fwalk_ild(b, n - 1, &in), -pte_bad_insn, "%s",
 			     t[i].hex);
 	}
+}
+
+/*
+ * A flush (rp_fwalk_flush(), which the index pass calls whenever its
+ * world changes: rp_walk_set_image()) at an enable whose IP is where the
+ * code read last began: the code there is read again.  The walker kept
+ * the read-ahead's start and, with nothing read, took the instruction
+ * for unmapped (-pte_nomap): review4.c execmt's decode gap, at the spin
+ * loop's head where a switch disabled and re-enabled tracing.  The loop
+ * (nop; je .-1) is traced three times, each ended by an asynchronous
+ * disable at its head; the walker, flushed after each event, must give
+ * libipt's instruction decoder's history, and the same without flushes.
+ */
+static void enc(struct pt_encoder *e, const struct pt_packet *p)
+{
+	cr_assert_geq(pt_enc_next(e, p), 0, "packet type %d", p->type);
+}
+
+static void enc_ip(struct pt_encoder *e, enum pt_packet_type type,
+		   enum pt_ip_compression ipc, uint64_t ip)
+{
+	struct pt_packet p = { .type = type };
+
+	p.payload.ip.ipc = ipc;
+	p.payload.ip.ip = ip;
+	enc(e, &p);
+}
+
+static void enc_mode64(struct pt_encoder *e)
+{
+	struct pt_packet p = { .type = ppt_mode };
+
+	p.payload.mode.leaf = pt_mol_exec;
+	p.payload.mode.bits.exec.csl = 1;
+	enc(e, &p);
+}
+
+static int walk_flushing(const struct pt_config *cfg, struct code *c,
+			 struct hist *h, bool flush)
+{
+	struct rp_fwalk *fw = rp_fwalk_new(cfg, code_read, c);
+	struct pt_event ev;
+	uint64_t n = 0;
+	int status;
+
+	cr_assert(fw);
+	status = rp_fwalk_sync_forward(fw);
+	while (status >= 0 && !(status & pts_eos)) {
+		while (status & pts_event_pending) {
+			status = rp_fwalk_event(fw, &ev);
+			if (status < 0)
+				break;
+			hist_event(h, &ev);
+			if (flush)
+				rp_fwalk_flush(fw);
+		}
+		if (status < 0 || (status & pts_eos))
+			break;
+		status = rp_fwalk_next(fw, &n, hist_add, h);
+	}
+	if (status < 0 && status != -pte_eos)
+		hist_error(h, status);
+	rp_fwalk_free(fw);
+	return status;
+}
+
+Test(fwalk, flush_at_enable_where_code_was_read)
+{
+	static const uint8_t loop[] = { 0x90, 0x74, 0xfd };	/* nop; je */
+	const uint64_t head = 0x401000;
+	char path[] = "/tmp/ptrec-fwalk-XXXXXX";
+	struct pt_packet p = { .type = ppt_psb };
+	uint8_t pt[256];
+	struct pt_config cfg;
+	struct pt_encoder *e;
+	struct hist base = { 0 }, got = { 0 }, noflush = { 0 };
+	struct code c;
+	uint64_t len, i;
+	int fd, k;
+
+	fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	cr_assert_eq(write(fd, loop, sizeof(loop)), (ssize_t)sizeof(loop));
+	close(fd);
+	code_init(&c);
+	code_add(&c, path, 0, sizeof(loop), head);	/* read lazily */
+
+	pt_config_init(&cfg);
+	cfg.begin = pt;
+	cfg.end = pt + sizeof(pt);
+	e = pt_alloc_encoder(&cfg);
+	cr_assert(e);
+	enc(e, &p);
+	enc_mode64(e);
+	p.type = ppt_psbend;
+	enc(e, &p);
+	for (k = 0; k < 3; k++) {
+		enc_mode64(e);
+		enc_ip(e, ppt_tip_pge, pt_ipc_sext_48, head);
+		/* 2 + k iterations: je taken each time */
+		p.type = ppt_tnt_8;
+		p.payload.tnt.bit_size = (uint8_t)(2 + k);
+		p.payload.tnt.payload = (1u << (2 + k)) - 1;
+		enc(e, &p);
+		enc_ip(e, ppt_fup, pt_ipc_sext_48, head);
+		enc_ip(e, ppt_tip_pgd, pt_ipc_suppressed, 0);
+	}
+	pt_enc_get_offset(e, &len);
+	pt_free_encoder(e);
+	cfg.end = pt + len;
+
+	plain_loop(&cfg, &c, &base);
+	cr_assert_eq(base.n, 2 * (2 + 3 + 4), "libipt decodes %lu",
+		     (unsigned long)base.n);
+	cr_assert_eq(base.errors, 0);
+	walk_flushing(&cfg, &c, &noflush, false);
+	walk_flushing(&cfg, &c, &got, true);
+	for (i = 0; i < base.n && i < got.n; i++)
+		if (got.ip[i] != base.ip[i])
+			break;
+	cr_assert(i == base.n && got.n == base.n && !got.errors,
+		  "flushed at each event: %lu instructions, %lu errors (libipt %lu, 0), first difference at %lu",
+		  (unsigned long)got.n, (unsigned long)got.errors,
+		  (unsigned long)base.n, (unsigned long)i);
+	cr_assert(noflush.n == base.n && !noflush.errors &&
+		  noflush.ev_hash == base.ev_hash);
+	cr_assert_eq(got.ev_hash, base.ev_hash, "not the same events");
+	free(base.ip);
+	free(got.ip);
+	free(noflush.ip);
+	code_fini(&c);
+	unlink(path);
 }

@@ -497,3 +497,47 @@ Test(rcv_callee, xsave_into_an_allocation_keeps_the_spill_above)
 	cr_assert_eq(pop_pair(in, 8), 4);
 	cr_assert_eq(pop_pair(nalloc, 7), -1, "no allocation: no top");
 }
+
+/*
+ * An address rebuilt from rsp's bits other than by a copy (review 5,
+ * tests/values/review5.c): through a table indexed by a byte of it,
+ * through CF (bt; setc), through the way a branch took.  Each may point
+ * under the entry's rsp: the pair is broken.
+ */
+Test(rcv_callee, rsp_rebuilt_without_a_copy_breaks_it)
+{
+	struct rcv_ins table[] = {
+		CALL, PUSH,
+		INS("\x48\x89\xe2"),			/* mov rdx, rsp */
+		INS("\x0f\xb6\xc2"),			/* movzx eax, dl */
+		INS("\x41\x0f\xb6\x04\x00"),		/* movzx eax, [r8+rax] */
+		STORE, POP,
+	};
+	struct rcv_ins setc[] = {
+		CALL, PUSH,
+		INS("\x48\x89\xe2"),			/* mov rdx, rsp */
+		INS("\x48\x0f\xa3\xca"),		/* bt rdx, rcx */
+		INS("\x0f\x92\xc0"),			/* setc al */
+		STORE, POP,
+	};
+	struct rcv_ins branch[] = {
+		CALL, PUSH,
+		INS("\x48\x89\xe2"),			/* mov rdx, rsp */
+		INS("\x48\x85\xf2"),			/* test rdx, rsi */
+		INS("\x74\x00"),			/* jz next */
+		LOADG, STORE, POP,
+	};
+	/* Near miss: the branch on a clean value. */
+	struct rcv_ins clean[] = {
+		CALL, PUSH,
+		INS("\x48\x89\xe2"),
+		INS("\x48\x85\xf1"),			/* test rcx, rsi */
+		INS("\x74\x00"),
+		LOADG, STORE, POP,
+	};
+
+	cr_assert_eq(pop_pair(table, 7), -1);
+	cr_assert_eq(pop_pair(setc, 7), -1);
+	cr_assert_eq(pop_pair(branch, 8), -1);
+	cr_assert_eq(pop_pair(clean, 8), 1);
+}

@@ -307,27 +307,335 @@ Test(rcv_escape, unrelated_frames)
 	cr_expect_eq(first_escape(a, N(a)), 4);
 }
 
-/*
- * Through an xmm register (movq xmm0, rax; movq [rip], xmm0): the stack
- * address leaves as vector data.  capstone's xmm operands are
- * RCV_OP_XMM (rcv_decode.c), which the analysis read as nothing before.
- */
-Test(rcv_escape, store_through_xmm)
+/* ---- laundering (tests/values/review5.c): pointers rebuilt not by a copy */
+
+#define BT_RAX		INS("\x48\x0f\xa3\xc8")	/* bt rax, rcx */
+#define STORE_RSI	INS("\x48\x89\x33")		/* mov [rbx], rsi */
+
+Test(rcv_escape, bit_through_the_flags)
 {
+	/* bt moves a bit of &x into CF; setc, sbb, cmovc, pushf take it
+	 * out into a register (lsetc, lsbb, lcmov).
+	 */
+	struct rcv_ins setc[] = {
+		LEA_RAX, BT_RAX,
+		INS("\x40\x0f\x92\xc6"),		/* setc sil */
+		INS("\x40\x88\x35\x00\x01\x00\x00"),	/* mov [rip+256], sil */
+	};
+	struct rcv_ins sbb[] = {
+		LEA_RAX, BT_RAX,
+		INS("\x48\x19\xf6"),			/* sbb rsi, rsi */
+		STORE_RSI,
+	};
+	struct rcv_ins cmovc[] = {
+		LEA_RAX, BT_RAX,
+		INS("\x48\x0f\x42\xf7"),		/* cmovc rsi, rdi */
+		STORE_RSI,
+	};
+	struct rcv_ins pushf[] = {
+		LEA_RAX, BT_RAX,
+		INS("\x9c"),				/* pushfq */
+		INS("\x5e"),				/* pop rsi */
+		STORE_RSI,
+	};
+	/* syscall puts rflags into r11 */
+	struct rcv_ins r11[] = {
+		LEA_RAX, BT_RAX,
+		INS("\xb8\x27\x00\x00\x00"),		/* mov eax, 39 */
+		INS("\x0f\x05"),
+		INS("\x4c\x89\x1b"),			/* mov [rbx], r11 */
+	};
+	/* Near misses: a clean bit; flags written again from clean values. */
+	struct rcv_ins clean[] = {
+		LEA_RAX,
+		INS("\x48\x0f\xa3\xcb"),		/* bt rbx, rcx */
+		INS("\x40\x0f\x92\xc6"),
+		INS("\x40\x88\x35\x00\x01\x00\x00"),
+	};
+	struct rcv_ins again[] = {
+		LEA_RAX, BT_RAX,
+		INS("\x48\x39\xcb"),			/* cmp rbx, rcx */
+		INS("\x48\x19\xf6"),
+		STORE_RSI,
+	};
+
+	/* sahf: the flags from ah, a register it does not name */
+	struct rcv_ins sahf[] = {
+		LEA_RAX,
+		INS("\x9e"),				/* sahf */
+		INS("\x48\x19\xf6"),			/* sbb rsi, rsi */
+		STORE_RSI,
+	};
+
+	cr_expect_eq(first_escape(sahf, N(sahf)), 3);
+	cr_expect_eq(first_escape(setc, N(setc)), 3);
+	cr_expect_eq(first_escape(sbb, N(sbb)), 3);
+	cr_expect_eq(first_escape(cmovc, N(cmovc)), 3);
+	cr_expect_eq(first_escape(pushf, N(pushf)), 4);
+	cr_expect_eq(first_escape(r11, N(r11)), 4);
+	cr_expect_eq(first_escape(clean, N(clean)), -1);
+	cr_expect_eq(first_escape(again, N(again)), -1);
+}
+
+Test(rcv_escape, branch_on_a_pointer)
+{
+	/* test a bit of &x; jz (lbranch): the way taken is the escape. */
+	struct rcv_ins bit[] = {
+		LEA_RAX,
+		INS("\x48\x85\xf0"),			/* test rax, rsi */
+		INS("\x74\x06"),			/* jz */
+	};
+	/* &x against a clean value (a bound, another pointer): too. */
+	struct rcv_ins bound[] = {
+		LEA_RAX,
+		INS("\x48\x39\xd8"),			/* cmp rax, rbx */
+		INS("\x72\x06"),			/* jb */
+	};
+	/* Near misses: &x tested for NULL, compared with another pointer
+	 * into the own stack (neither depends on where the stack lies).
+	 */
+	struct rcv_ins null[] = {
+		LEA_RAX,
+		INS("\x48\x85\xc0"),			/* test rax, rax */
+		INS("\x74\x06"),
+	};
+	struct rcv_ins two[] = {
+		LEA_RAX,
+		INS("\x48\x8d\x54\x24\x10"),		/* lea rdx, [rsp+16] */
+		INS("\x48\x39\xd0"),			/* cmp rax, rdx */
+		INS("\x72\x06"),
+	};
+
+	cr_expect_eq(first_escape(bit, N(bit)), 2);
+	cr_expect_eq(first_escape(bound, N(bound)), 2);
+	cr_expect_eq(first_escape(null, N(null)), -1);
+	cr_expect_eq(first_escape(two, N(two)), -1);
+}
+
+Test(rcv_escape, indirect_branch_on_a_pointer)
+{
+	struct rcv_ins jmp[] = {
+		LEA_RAX,
+		INS("\xff\xe0"),			/* jmp rax */
+	};
+	struct rcv_ins table[] = {
+		LEA_RAX,
+		INS("\x0f\xb6\xf0"),			/* movzx esi, al */
+		INS("\x41\xff\x14\xf0"),		/* call [r8+rsi*8] */
+	};
+	struct rcv_ins ret[] = {
+		LEA_RAX,
+		INS("\x50"),				/* push rax */
+		INS("\xc3"),				/* ret */
+	};
+	struct rcv_ins clean[] = {
+		LEA_RAX,
+		INS("\xff\xe3"),			/* jmp rbx */
+		INS("\x51"),				/* push rcx */
+		INS("\xc3"),
+	};
+
+	cr_expect_eq(first_escape(jmp, N(jmp)), 1);
+	cr_expect_eq(first_escape(table, N(table)), 2);
+	cr_expect_eq(first_escape(ret, N(ret)), 2);
+	cr_expect_eq(first_escape(clean, N(clean)), -1);
+}
+
+Test(rcv_escape, whole_pointer_or_null)
+{
+	/* cmove with clean flags: &x or NULL (ld.so's dfs_traversal);
+	 * a NULL test of it is no escape, a store of it is.
+	 */
+	struct rcv_ins a[] = {
+		LEA_RAX,
+		INS("\x31\xd2"),			/* xor edx, edx */
+		INS("\x85\xc9"),			/* test ecx, ecx */
+		INS("\x48\x0f\x44\xd0"),		/* cmove rdx, rax */
+		INS("\x48\x85\xd2"),			/* test rdx, rdx */
+		INS("\x74\x06"),			/* jz */
+		INS("\x48\x89\x13"),			/* mov [rbx], rdx */
+	};
+	/* With flags from &x's bits it is a bit of it: the branch. */
+	struct rcv_ins b[] = {
+		LEA_RAX,
+		INS("\x31\xd2"),
+		BT_RAX,
+		INS("\x48\x0f\x44\xd0"),
+		INS("\x48\x85\xd2"),
+		INS("\x74\x06"),
+	};
+
+	cr_expect_eq(first_escape(a, N(a)), 6);
+	cr_expect_eq(first_escape(b, N(b)), 5);
+}
+
+Test(rcv_escape, load_through_a_pointer_bit)
+{
+	/* A byte of &x as a table index (ltable): the byte loaded is a
+	 * function of it.
+	 */
+	struct rcv_ins a[] = {
+		LEA_RAX,
+		INS("\x0f\xb6\xf0"),			/* movzx esi, al */
+		INS("\x41\x0f\xb6\x34\x30"),		/* movzx esi, [r8+rsi] */
+		STORE_RSI,
+	};
+	/* Near miss: a load through &x itself, no stack word holding a
+	 * pointer: clean.
+	 */
+	struct rcv_ins b[] = {
+		LEA_RAX,
+		INS("\x48\x8b\x08"),			/* mov rcx, [rax] */
+		INS("\x48\x89\x0b"),			/* mov [rbx], rcx */
+	};
+
+	cr_expect_eq(first_escape(a, N(a)), 3);
+	cr_expect_eq(first_escape(b, N(b)), -1);
+}
+
+Test(rcv_escape, ioctl_and_mmap)
+{
+	/* ioctl keeps its argument but for requests known to copy only
+	 * (TCGETS); UFFDIO_REGISTER keeps the range (uffdstack).
+	 */
+	struct rcv_ins tcgets[] = {
+		INS("\x48\x8d\x54\x24\x08"),		/* lea rdx, [rsp+8] */
+		INS("\xbe\x01\x54\x00\x00"),		/* mov esi, 0x5401 */
+		INS("\xb8\x10\x00\x00\x00"),		/* mov eax, 16 */
+		INS("\x0f\x05"),
+	};
+	struct rcv_ins uffd[] = {
+		INS("\x48\x8d\x54\x24\x08"),
+		INS("\xbe\x00\xaa\x20\xc0"),		/* mov esi, 0xc020aa00 */
+		INS("\xb8\x10\x00\x00\x00"),
+		INS("\x0f\x05"),
+	};
+	/* The request not shown (rsi from elsewhere): kept. */
+	struct rcv_ins unknown_req[] = {
+		INS("\x48\x8d\x54\x24\x08"),
+		INS("\xbe\x01\x54\x00\x00"),
+		INS("\x48\x19\xf6"),			/* sbb rsi, rsi */
+		INS("\xb8\x10\x00\x00\x00"),
+		INS("\x0f\x05"),
+	};
+	/* mmap over a stack page (MAP_FIXED); mmap(NULL, ...) is fine. */
+	struct rcv_ins fixed[] = {
+		INS("\x48\x8d\x3c\x24"),		/* lea rdi, [rsp] */
+		INS("\xb8\x09\x00\x00\x00"),		/* mov eax, 9 */
+		INS("\x0f\x05"),
+	};
+	struct rcv_ins anon[] = {
+		INS("\x31\xff"),			/* xor edi, edi */
+		INS("\xb8\x09\x00\x00\x00"),
+		INS("\x0f\x05"),
+	};
+
+	cr_expect_eq(first_escape(tcgets, N(tcgets)), -1);
+	cr_expect_eq(first_escape(uffd, N(uffd)), 3);
+	cr_expect_eq(first_escape(unknown_req, N(unknown_req)), 4);
+	cr_expect_eq(first_escape(fixed, N(fixed)), 2);
+	cr_expect_eq(first_escape(anon, N(anon)), -1);
+}
+
+Test(rcv_escape, local_mode_laundering)
+{
+	/* rcv_callee.c's local mode: a store through an address rebuilt
+	 * from the bits of one under the entry's rsp may write the
+	 * callee's stack (rcv_esc_where: 1), and a branch on them ends
+	 * the argument.
+	 */
+	struct rcv_ins a[] = {
+		INS("\x48\x8d\x44\x24\xf0"),		/* lea rax, [rsp-16] */
+		BT_RAX,
+		INS("\x0f\x92\xc2"),			/* setc dl */
+	};
+	struct rcv_ins st = INS("\x48\x89\x0a");	/* mov [rdx], rcx */
+	struct rcv_ins jz = INS("\x74\x06");
+	struct rcv_esc e;
+	uint32_t ep = 0;
+	int64_t d = 0;
+	int i;
+
+	memset(&e, 0, sizeof(e));
+	rcv_esc_init_local(&e);
+	for (i = 0; i < N(a); i++)
+		cr_expect_not(rcv_esc_step(&e, &a[i], 0));
+	cr_expect_eq(rcv_esc_where(&e, &st.op[0], &ep, &d), 1);
+	cr_expect(rcv_esc_step(&e, &jz, 0));
+	rcv_esc_fini(&e);
+}
+
+Test(rcv_escape, through_an_xmm_register)
+{
+	/* movq xmm0, rax: the pointer in a vector register (an operand
+	 * of type RCV_OP_XMM since rcv_sse.c), then stored to a global.
+	 */
 	struct rcv_ins a[] = {
 		LEA_RAX,
 		INS("\x66\x48\x0f\x6e\xc0"),		/* movq xmm0, rax */
 		INS("\x66\x0f\xd6\x05\x00\x01\x00\x00"), /* movq [rip+256], xmm0 */
 	};
+	/* A stack word holding it, through xmm1 to the heap. */
 	struct rcv_ins b[] = {
 		LEA_RAX,
-		INS("\x66\x48\x0f\x6e\xc3"),		/* movq xmm0, rbx */
-		INS("\x66\x0f\xd6\x05\x00\x01\x00\x00"), /* movq [rip+256], xmm0 */
+		INS("\x48\x89\x44\x24\x08"),		/* mov [rsp+8], rax */
+		INS("\xf3\x0f\x6f\x4c\x24\x08"),	/* movdqu xmm1, [rsp+8] */
+		INS("\xf3\x0f\x7f\x0b"),		/* movdqu [rbx], xmm1 */
+	};
+	/* Near miss: a clean vector. */
+	struct rcv_ins c[] = {
+		LEA_RAX,
+		INS("\xf3\x0f\x6f\x4c\x24\x08"),
+		INS("\xf3\x0f\x7f\x0b"),
 	};
 
 	cr_expect_eq(first_escape(a, N(a)), 2);
-	/* rbx is clean: the analysis keeps one bit for all vectors, but
-	 * none holds a stack address yet.
+	cr_expect_eq(first_escape(b, N(b)), 3);
+	cr_expect_eq(first_escape(c, N(c)), -1);
+}
+
+/* First escape of @in[0..@n) from a call's entry (local mode), or -1. */
+static int first_escape_local(const struct rcv_ins *in, int n)
+{
+	struct rcv_esc e;
+	int i, r = -1;
+
+	memset(&e, 0, sizeof(e));
+	rcv_esc_init_local(&e);
+	for (i = 0; i < n && r < 0; i++)
+		if (rcv_esc_step(&e, &in[i], 0))
+			r = i;
+	rcv_esc_fini(&e);
+	return r;
+}
+
+Test(rcv_escape, copy_out_of_an_allocation)
+{
+	/* Local mode: a pointer kept in the frame above a VLA (sub rsp,
+	 * rdx), the VLA copied to the heap through xmm1 (memmove from
+	 * _dl_sort_maps' VLA): a read through the VLA's pointer ends at
+	 * its top, under the slot, so the copy is clean.
 	 */
-	cr_expect_eq(first_escape(b, N(b)), -1);
+	struct rcv_ins a[] = {
+		INS("\x48\x8d\x44\x24\xf8"),		/* lea rax, [rsp-8] */
+		INS("\x48\x83\xec\x10"),		/* sub rsp, 16 */
+		INS("\x48\x89\x04\x24"),		/* mov [rsp], rax */
+		INS("\x48\x29\xd4"),			/* sub rsp, rdx */
+		INS("\x48\x8d\x0c\x34"),		/* lea rcx, [rsp+rsi] */
+		INS("\xf3\x0f\x6f\x0c\x39"),		/* movdqu xmm1, [rcx+rdi] */
+		INS("\xf3\x0f\x7f\x0b"),		/* movdqu [rbx], xmm1 */
+	};
+	/* Near miss: the pointer stored inside the allocation. */
+	struct rcv_ins b[] = {
+		INS("\x48\x8d\x44\x24\xf8"),
+		INS("\x48\x83\xec\x10"),
+		INS("\x48\x29\xd4"),			/* sub rsp, rdx */
+		INS("\x48\x89\x04\x24"),		/* mov [rsp], rax */
+		INS("\x48\x8d\x0c\x34"),
+		INS("\xf3\x0f\x6f\x0c\x39"),
+		INS("\xf3\x0f\x7f\x0b"),
+	};
+
+	cr_expect_eq(first_escape_local(a, N(a)), -1);
+	cr_expect_eq(first_escape_local(b, N(b)), 6);
 }

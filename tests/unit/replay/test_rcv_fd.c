@@ -4,8 +4,9 @@
  * memory only when its descriptor named another file at the end and no
  * system call from it to the end (in its window and every later one) may
  * have closed or replaced that descriptor; otherwise a pwrite64 writes its
- * range and anything else is a barrier.  And the rseq areas: inside one,
- * or anywhere without a complete list.
+ * range and anything else is a barrier.  With snapshot 4's inodes, a
+ * write to a descriptor whose file is mapped writes that mapping's bytes.
+ * And the rseq areas: inside one, or anywhere without a complete list.
  */
 #include <capstone/capstone.h>
 #include <criterion/criterion.h>
@@ -209,4 +210,107 @@ Test(rcv_fd, int80_may_close)
 	cr_assert_eq(wr(0), -1, "sysenter after it");
 	w.ins[3].id = X86_INS_NOP;
 	cr_assert_eq(wr(0), 0);
+}
+
+/*
+ * Snapshot 4 (docs/values.md "Files"): descriptor 4 names the file of
+ * inode 77, mapped at [0x20000000, 0x20002000) from file offset 0x1000
+ * and again at [0x30000000, 0x30001000) from 0; inode 88 is mapped but
+ * named by no descriptor.  A write to 4 writes those mappings' bytes:
+ * a pwrite64's range where it shows in them, else all of them (their
+ * hull, a barrier past 64 KiB); to a file mapped nowhere, none.
+ */
+static uint64_t fmap[3][5] = {
+	{ 0x20000000, 0x20002000, 0x1000, 77, 1 },
+	{ 0x30000000, 0x30001000, 0, 77, 1 },
+	{ 0x40000000, 0x40001000, 0, 88, 0 },
+};
+
+static void files(void)
+{
+	rc.fd_ids = true;
+	rc.fmap = fmap;
+	rc.nfmap = 2;
+	rc.fd_file = 1u << 4;
+	rc.fd_ino[4] = 77;
+	rc.fd_any_file = true;
+}
+
+static int pw(uint64_t fd, uint64_t off, uint64_t cnt, uint64_t *a,
+	      uint64_t *l)
+{
+	sc(&w, 0, 18, fd, 0x1000);
+	set(&w.st[0], RP_REG_RDX, cnt);
+	set(&w.st[0], RP_REG_R10, off);
+	rcv_fd_closers(&w);
+	return rcv_sys_write(&w, 0, a, l);
+}
+
+Test(rcv_fd, mapped_file_written)
+{
+	uint64_t a = 0, l = 0;
+
+	files();
+	cr_assert_eq(pw(4, 0x1800, 8, &a, &l), 1, "pwrite64 into the first");
+	cr_assert(a == 0x20000800 && l == 8, "0x%lx +%lu", a, l);
+	/* [0x1000 - 8, +16): 8 bytes at the end of the second mapping
+	 * (0x30000ff8) and 8 at the start of the first; their hull is 256
+	 * MiB: a barrier
+	 */
+	cr_assert_eq(pw(4, 0xff8, 16, &a, &l), -1, "across both");
+	rc.nfmap = 1;
+	cr_assert_eq(pw(4, 0xff8, 16, &a, &l), 1, "the first alone");
+	cr_assert(a == 0x20000000 && l == 8, "0x%lx +%lu", a, l);
+	cr_assert_eq(pw(4, 0x3000, 8, &a, &l), 0, "past the mapping");
+	cr_assert_eq(pw(4, 0x800, 8, &a, &l), 0, "before it");
+	cr_assert_eq(pw(4, 0x1000, 0, &a, &l), 0, "no bytes");
+	sc(&w, 0, 1, 4, 0x1000);	/* write(4): offset not known */
+	cr_assert_eq(wr(0), 1);
+	rcv_sys_write(&w, 0, &a, &l);
+	cr_assert(a == 0x20000000 && l == 0x2000, "0x%lx +%lx", a, l);
+	rc.nfmap = 2;
+	cr_assert_eq(wr(0), -1, "both mappings: 256 MiB apart, a barrier");
+	sc(&w, 0, 1, 1, 0x1000);
+	cr_assert_eq(wr(0), 0, "stdout: no mapped file");
+	sc(&w, 0, 1, 4, 0x1000);
+	sc(&w, 2, 3, 4, 0);		/* close(4) after it */
+	cr_assert_eq(wr(0), -1, "closed since: not known");
+}
+
+Test(rcv_fd, mapped_file_descriptor_not_known)
+{
+	uint64_t a = 0, l = 0;
+
+	files();
+	rc.nfmap = 1;
+	rc.fd_all_safe = true;
+	sc(&w, 0, 1, 1, 0x1000);
+	w.st[0].r[RP_REG_RDI].k = 0;
+	cr_assert_eq(wr(0), 1, "any descriptor at the end: 4's file");
+	rcv_sys_write(&w, 0, &a, &l);
+	cr_assert(a == 0x20000000 && l == 0x2000, "0x%lx +%lx", a, l);
+	rc.nfmap = 3;
+	fmap[1][4] = 0;			/* the second not named */
+	cr_assert_eq(wr(0), 1, "88's mapping is named by none");
+	rcv_sys_write(&w, 0, &a, &l);
+	cr_assert(a == 0x20000000 && l == 0x2000, "0x%lx +%lx", a, l);
+	fmap[1][4] = 1;
+	rc.fd_any_file = false;
+	cr_assert_eq(wr(0), 0, "no descriptor names a mapped file");
+}
+
+/* A descriptor not known to the end (closed since) may be a mapped file:
+ * with inodes known, a pwrite64 on it is a barrier, not the range at
+ * its offset (only a memory file's offset is an address).
+ */
+Test(rcv_fd, pwrite_descriptor_closed_since)
+{
+	uint64_t a = 0, l = 0;
+
+	files();
+	sc(&w, 2, 3, 1, 0);		/* close(1) after it */
+	cr_assert_eq(pw(1, 0x404040, 8, &a, &l), -1);
+	rc.fd_ids = false;		/* snapshot 3: as before */
+	cr_assert_eq(pw(1, 0x404040, 8, &a, &l), 1);
+	cr_assert(a == 0x404040 && l == 8);
 }

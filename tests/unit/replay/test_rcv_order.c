@@ -296,3 +296,156 @@ Test(rcv_order, first_after)
 	cr_assert_eq(rcv_order_first_after(&rh, 20), UINT64_MAX);
 	cr_assert_eq(rcv_order_first_after(&rh, UINT64_MAX), UINT64_MAX);
 }
+
+/* ---- by the arguments (rcv_order_effect(), rcv_order_task_args()) ---- */
+
+static struct rp_regs regs_of(uint64_t rdi, uint64_t rsi, uint64_t rdx,
+			      uint64_t r10)
+{
+	struct rp_regs r = { 0 };
+
+	r.val[RP_REG_RDI] = rdi;
+	r.val[RP_REG_RSI] = rsi;
+	r.val[RP_REG_RDX] = rdx;
+	r.val[RP_REG_R10] = r10;
+	r.valid = 1ull << RP_REG_RDI | 1ull << RP_REG_RSI |
+		  1ull << RP_REG_RDX | 1ull << RP_REG_R10;
+	return r;
+}
+
+Test(rcv_order, effect_by_arguments)
+{
+	struct rp_regs r;
+	uint64_t lo = 0, hi = 0;
+
+	/* futex: nothing, arguments or not */
+	cr_assert_eq(rcv_order_effect(202, NULL, &lo, &hi), 0);
+	/* mprotect, munmap, madvise: their pages, rounded out */
+	r = regs_of(0x7f0000001000ull, 0x1001, 1, 0);
+	cr_assert_eq(rcv_order_effect(10, &r, &lo, &hi), 1);
+	cr_assert_eq(lo, 0x7f0000001000ull);
+	cr_assert_eq(hi, 0x7f0000003000ull);
+	r = regs_of(0x7f0000001234ull, 1, 4, 0);
+	cr_assert_eq(rcv_order_effect(11, &r, &lo, &hi), 1);
+	cr_assert_eq(lo, 0x7f0000001000ull);
+	cr_assert_eq(hi, 0x7f0000002000ull);
+	cr_assert_eq(rcv_order_effect(28, &r, &lo, &hi), 1);
+	/* PROT_GROWSDOWN / PROT_GROWSUP: the whole mapping */
+	r = regs_of(0x7f0000001000ull, 0x1000, 0x01000001, 0);
+	cr_assert_eq(rcv_order_effect(10, &r, &lo, &hi), -1);
+	r = regs_of(0x7f0000001000ull, 0x1000, 0x02000001, 0);
+	cr_assert_eq(rcv_order_effect(10, &r, &lo, &hi), -1);
+	/* the address, the length or prot not known */
+	r = regs_of(0x7f0000001000ull, 0x1000, 1, 0);
+	r.valid &= ~(1ull << RP_REG_RDI);
+	cr_assert_eq(rcv_order_effect(11, &r, &lo, &hi), -1);
+	r.valid |= 1ull << RP_REG_RDI;
+	r.valid &= ~(1ull << RP_REG_RSI);
+	cr_assert_eq(rcv_order_effect(28, &r, &lo, &hi), -1);
+	r = regs_of(0x7f0000001000ull, 0x1000, 1, 0);
+	r.valid &= ~(1ull << RP_REG_RDX);
+	cr_assert_eq(rcv_order_effect(10, &r, &lo, &hi), -1);
+	cr_assert_eq(rcv_order_effect(10, NULL, &lo, &hi), -1);
+	/* a range that wraps */
+	r = regs_of(0xfffffffffffff000ull, 0x2000, 0, 0);
+	cr_assert_eq(rcv_order_effect(11, &r, &lo, &hi), -1);
+	/* mmap: without MAP_FIXED nothing (only where no mapping is),
+	 * with it its pages, flags not known anything
+	 */
+	r = regs_of(0, 0x8000000, 0, 0x4022);
+	cr_assert_eq(rcv_order_effect(9, &r, &lo, &hi), 0);
+	r = regs_of(0x20000000, 0x1000, 3, 0x32);
+	cr_assert_eq(rcv_order_effect(9, &r, &lo, &hi), 1);
+	cr_assert_eq(lo, 0x20000000);
+	cr_assert_eq(hi, 0x20001000);
+	r.valid &= ~(1ull << RP_REG_R10);
+	cr_assert_eq(rcv_order_effect(9, &r, &lo, &hi), -1);
+	r = regs_of(0, 0x1000, 3, 0x32);
+	r.valid &= ~(1ull << RP_REG_RDI);
+	cr_assert_eq(rcv_order_effect(9, &r, &lo, &hi), -1);
+	/* ioctl: TCGETS only */
+	r = regs_of(1, 0x5401, 0x7ffc0000, 0);
+	cr_assert_eq(rcv_order_effect(16, &r, &lo, &hi), 0);
+	r = regs_of(1, 0x5402, 0x7ffc0000, 0);
+	cr_assert_eq(rcv_order_effect(16, &r, &lo, &hi), -1);
+	/* mremap, brk, pkey_mprotect, write: anything */
+	r = regs_of(0x20000000, 0x1000, 0, 0);
+	cr_assert_eq(rcv_order_effect(25, &r, &lo, &hi), -1);
+	cr_assert_eq(rcv_order_effect(12, &r, &lo, &hi), -1);
+	cr_assert_eq(rcv_order_effect(329, &r, &lo, &hi), -1);
+	cr_assert_eq(rcv_order_effect(1, &r, &lo, &hi), -1);
+}
+
+/* The registers before each position: a table in the tests. */
+static struct rp_regs at_regs[MAXI];
+
+static int fake_regs(void *ctx, uint64_t pos, struct rp_regs *r)
+{
+	(void)ctx;
+	if (pos >= MAXI || !at_regs[pos].valid)
+		return -RP_ERR_RANGE;
+	*r = at_regs[pos];
+	return 0;
+}
+
+/*
+ * mmap (no MAP_FIXED) at 10, munmap of a known range at 20, mprotect of
+ * one not known at 30 (timed 5 each, the next time after each 10 more):
+ * from the end back, the munmap is a range with its own bound, the mmap
+ * nothing, and the mprotect ends the walk (every page).
+ */
+Test(rcv_order, ranges_walked_back)
+{
+	struct rcv_ord_call v[4];
+	struct rcv_ord_calls calls = { v, 0, 4 };
+	struct rcv_ord_args args = { fake_regs, NULL };
+	struct rcv_hist rh = { peek, &h, 0 };
+	uint64_t b[2];
+
+	memset(at_regs, 0, sizeof(at_regs));
+	ADD("\xb8\x0a\x00\x00\x00", 5);		/* 0: mprotect */
+	SYSCALL(5);				/* 1 */
+	ADD("\xb8\x09\x00\x00\x00", 15);	/* 2: mmap */
+	SYSCALL(15);				/* 3 */
+	ADD("\xb8\x0b\x00\x00\x00", 25);	/* 4: munmap */
+	SYSCALL(25);				/* 5 */
+	ADD("\x90", 35);			/* 6 */
+	at_regs[1] = regs_of(0x1000, 0x1000, 1, 0);
+	at_regs[1].valid &= ~(1ull << RP_REG_RDI);
+	at_regs[3] = regs_of(0, 0x8000000, 0, 0x4022);
+	at_regs[5] = regs_of(0x7f0000000000ull, 0x2000, 0, 0);
+	rh.n = h.n;
+	rcv_order_task_args(dec, &rh, true, UINT64_MAX, 0, &args, &calls, b);
+	cr_assert_eq(b[0], 15, "every page: after the mprotect");
+	cr_assert_eq(b[1], 0);
+	cr_assert_eq(calls.n, 1);
+	cr_assert_eq(v[0].bound, 35);
+	cr_assert_eq(v[0].lo, 0x7f0000000000ull);
+	cr_assert_eq(v[0].hi, 0x7f0000002000ull);
+	/* The mprotect's address known, another range: walked to the
+	 * start (a task made in the recording: 0 for every other page).
+	 */
+	at_regs[1].valid |= 1ull << RP_REG_RDI;
+	calls.n = 0;
+	rcv_order_task_args(dec, &rh, true, UINT64_MAX, 0, &args, &calls, b);
+	cr_assert_eq(b[0], 0);
+	cr_assert_eq(calls.n, 2);
+	cr_assert_eq(v[1].bound, 15);
+	cr_assert_eq(v[1].lo, 0x1000);
+	/* Its exit bounds each call too. */
+	calls.n = 0;
+	rcv_order_task_args(dec, &rh, true, 30, 0, &args, &calls, b);
+	cr_assert_eq(v[0].bound, 30);
+	/* No room for a range: that call is taken as any page's. */
+	calls.n = 0;
+	calls.cap = 0;
+	rcv_order_task_args(dec, &rh, true, UINT64_MAX, 0, &args, &calls, b);
+	cr_assert_eq(b[0], 35);
+	cr_assert_eq(calls.n, 0);
+	/* The registers not known: as before, the last call ends it. */
+	calls.cap = 4;
+	memset(at_regs, 0, sizeof(at_regs));
+	rcv_order_task_args(dec, &rh, true, UINT64_MAX, 0, &args, &calls, b);
+	cr_assert_eq(b[0], 35);
+	cr_assert_eq(calls.n, 0);
+}

@@ -52,6 +52,8 @@ static const struct expect expected[] = {
 	{ "SIGNAL", PTREC_SB_SIGNAL, sizeof(struct ptrec_sb_signal), false },
 	{ "EXIT_FUTEX", PTREC_SB_EXIT_FUTEX,
 	  sizeof(struct ptrec_sb_exit_futex), false },
+	{ "SIGFRAME", PTREC_SB_SIGFRAME, sizeof(struct ptrec_sb_sigframe),
+	  false },
 };
 
 #define NEXPECTED (sizeof(expected) / sizeof(expected[0]))

@@ -59,6 +59,7 @@ static union {
 	struct ptrec_sb_time time;
 	struct ptrec_sb_signal sig;
 	struct ptrec_sb_exit_futex xf;
+	struct ptrec_sb_sigframe sf;
 } recs[PTREC_SB_TYPE_COUNT];
 
 static const char *const key = "buildid-0123456789abcdef";
@@ -128,6 +129,9 @@ static void make_records(void)
 		.robust_len = PTREC_SB_ROBUST_HEAD_LEN,
 		.robust_next = 0x7f00000012e0, .futex_offset = -32,
 		.list_op_pending = 0, .known = PTREC_SB_FUTEX_ALL };
+	recs[PTREC_SB_SIGFRAME].sf = (struct ptrec_sb_sigframe){
+		.hdr = recs[PTREC_SB_SIGFRAME].hdr, .pid = 161, .tid = 162,
+		.signo = 10, .sp = 0x7ffc0000e4f8 };
 }
 
 static void write_all_types(const char *path)
@@ -375,7 +379,7 @@ Test(stream, truncated_inside_a_record)
 		expect_stream(buf, HDR_SIZE + first + 20, -EBADMSG, 1, where);
 	}
 	/* Cut after the last whole record: a clean end. */
-	expect_stream(buf, len - sizeof(struct ptrec_sb_exit_futex), 0,
+	expect_stream(buf, len - sizeof(struct ptrec_sb_sigframe), 0,
 		      PTREC_SB_TYPE_COUNT - 2, NULL);
 	free(buf);
 }
@@ -681,23 +685,26 @@ Test(stream, exit_futex_damage_names_its_offset)
 	struct sb_err err;
 	char where[64];
 
-	at = len - sizeof(struct ptrec_sb_exit_futex);
+	/* The EXIT_FUTEX record, before the SIGFRAME one (40 bytes). */
+	at = len - sizeof(struct ptrec_sb_exit_futex) -
+	     sizeof(struct ptrec_sb_sigframe);
 	snprintf(where, sizeof(where), "offset %zu", at);
 	/* Truncated in its header, in its body. */
-	expect_stream(buf, at + 10, -EBADMSG, PTREC_SB_TYPE_COUNT - 2,
+	expect_stream(buf, at + 10, -EBADMSG, PTREC_SB_TYPE_COUNT - 3,
 		      "truncated record header");
-	expect_stream(buf, at + 10, -EBADMSG, PTREC_SB_TYPE_COUNT - 2,
+	expect_stream(buf, at + 10, -EBADMSG, PTREC_SB_TYPE_COUNT - 3,
 		      where);
-	expect_stream(buf, len - 8, -EBADMSG, PTREC_SB_TYPE_COUNT - 2,
-		      "runs past");
-	expect_stream(buf, len - 8, -EBADMSG, PTREC_SB_TYPE_COUNT - 2,
-		      where);
+	expect_stream(buf, at + sizeof(xf) - 8, -EBADMSG,
+		      PTREC_SB_TYPE_COUNT - 3, "runs past");
+	expect_stream(buf, at + sizeof(xf) - 8, -EBADMSG,
+		      PTREC_SB_TYPE_COUNT - 3, where);
 	/* Shorter than its fixed part, the size said so. */
 	memcpy(cp, buf, len);
 	xf.hdr.size = 72;
 	memcpy(cp + at + offsetof(struct ptrec_sb_header, size),
 	       &xf.hdr.size, 4);
-	expect_stream(cp, len - 8, -EBADMSG, PTREC_SB_TYPE_COUNT - 2,
+	expect_stream(cp, at + sizeof(xf) - 8, -EBADMSG,
+		      PTREC_SB_TYPE_COUNT - 3,
 		      "EXIT_FUTEX record of 72 bytes, needs at least 80");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		memcpy(cp, buf, len);
@@ -707,9 +714,9 @@ Test(stream, exit_futex_damage_names_its_offset)
 				      NULL);
 			continue;
 		}
-		expect_stream(cp, len, -EBADMSG, PTREC_SB_TYPE_COUNT - 2,
+		expect_stream(cp, len, -EBADMSG, PTREC_SB_TYPE_COUNT - 3,
 			      bad[i].needle);
-		expect_stream(cp, len, -EBADMSG, PTREC_SB_TYPE_COUNT - 2,
+		expect_stream(cp, len, -EBADMSG, PTREC_SB_TYPE_COUNT - 3,
 			      where);
 		/* The writer refuses it too. */
 		memcpy(&xf, cp + at, sizeof(xf));

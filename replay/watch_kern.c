@@ -1,0 +1,557 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Writes the kernel makes to a thread's memory between two of its
+ * instructions, with no store or system call of the thread's own, for the
+ * watch scan (issue #18; docs/gdb.md, "Watchpoints"):
+ *
+ * Signal frames.  At a delivery to a handler the kernel writes the frame
+ * below the handler's stack pointer (on the alternate stack with
+ * SA_ONSTACK, else below the interrupted one's red zone): the return
+ * address, struct ucontext and siginfo (440 bytes from the handler's
+ * entry rsp: written), then the FPU state (its xsave area, of the size the
+ * snapshot gives, else an upper bound: may be written).  The deliveries:
+ * the software recorder's records (rcv_sig_entries(), the place the
+ * values engine takes a handler's entry), else every return from the
+ * kernel the trace shows that resumes somewhere else than where the
+ * thread left (an asynchronous transfer) but an rt_sigreturn.  Where the
+ * engine does not know the handler's rsp the frame is a write of unknown
+ * address.
+ *
+ * rseq.  The kernel rewrites a registered rseq area (cpu_id_start,
+ * cpu_id, rseq_cs, node_id, mm_cid; not flags) on the thread's way back to
+ * user space after it was preempted or migrated (or got a signal).  The
+ * areas: the snapshot's RSEQ record, per thread (from the whole history
+ * when it is complete).  Where: the software recorder stops the thread
+ * after every instruction (ptrace's single step: it is switched out and
+ * back in each time, so the kernel rewrites the area after every
+ * instruction, with the same values unless it moved); a hardware trace
+ * shows every entry into the kernel (user-only tracing: a disable or an
+ * interrupt), and the sideband's switch-in records, where the thread has
+ * any and none were lost, which of those it was switched out at: there.
+ * These are writes that may happen (their values are not known), which
+ * `watch-unknown skip` passes as it passes stores of unknown address.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rcv_win.h"
+#include "replay.h"
+#include "rp_internal.h"
+#include "watch_kern.h"
+
+#define RSEQ_MAX	8	/* areas per thread (re-registrations) */
+
+struct wpk_sig {
+	uint64_t g;		/* the handler's entry is g + 1 */
+	bool done;
+	int n;
+	struct rp_access acc[2];
+};
+
+struct wpk_thr {
+	const struct rp_session *s;
+	uint32_t tid;
+	uint64_t (*frames)[2];	/* SIGFRAME records: place, rsp */
+	size_t nframes;
+	struct rp_access rseq[2 * RSEQ_MAX];
+	int nrseq;
+	bool every;		/* may change after any instruction */
+	uint64_t *kpos;		/* else after these (ascending) */
+	size_t nkpos;
+	struct wpk_sig *sig;	/* deliveries, ascending */
+	size_t nsig;
+};
+
+struct wpk_cache {
+	struct wpk_thr *v;
+	size_t n, cap;
+};
+
+void wpk_cache_free(struct wpk_cache *kc)
+{
+	size_t i;
+
+	if (!kc)
+		return;
+	for (i = 0; i < kc->n; i++) {
+		free(kc->v[i].kpos);
+		free(kc->v[i].sig);
+		free(kc->v[i].frames);
+	}
+	free(kc->v);
+	free(kc);
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+static bool push(uint64_t **v, size_t *n, size_t *cap, uint64_t x)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 16;
+		uint64_t *nv = realloc(*v, c * sizeof(*nv));
+
+		if (!nv)
+			return false;
+		*v = nv;
+		*cap = c;
+	}
+	(*v)[(*n)++] = x;
+	return true;
+}
+
+/*
+ * Is rseq area @i of the snapshot's list the thread's?  Registered by it,
+ * or by a thread not of its process (a fork child inherits its parent's
+ * registration: its first thread's then; taken for each of them).
+ */
+static bool rseq_mine(struct rp_recover *rc, size_t i)
+{
+	uint32_t by = rp_snapshot_proc_rseq_tid(rc->sn, rc->pid, i);
+	struct rp_thread_info o;
+
+	return by == rc->tid || rp_thread_info(rc->s, by, &o) ||
+	       o.pid != rc->pid;
+}
+
+/* The bytes of the thread's rseq areas the kernel writes. */
+static void rseq_areas(struct rp_recover *rc, struct wpk_thr *t)
+{
+	uint64_t addr, end;
+	uint32_t len;
+	bool complete;
+	size_t i;
+
+	if (!rc->sn)
+		return;
+	for (i = 0; t->nrseq + 2 <= 2 * RSEQ_MAX &&
+		    !rp_snapshot_proc_rseq(rc->sn, rc->pid, i, &addr, &len,
+					   &complete); i++) {
+		if (!rseq_mine(rc, i))
+			continue;
+		/* cpu_id_start, cpu_id, rseq_cs; node_id, mm_cid and what
+		 * a longer registration may have the kernel write.
+		 */
+		end = addr + (len > 32 && len <= 4096 ? len : 32);
+		if (end < addr)
+			continue;
+		t->rseq[t->nrseq++] = (struct rp_access){
+			.kind = RP_ACC_WRITE, .addr_known = true,
+			.cond = true, .addr = addr, .size = 16 };
+		t->rseq[t->nrseq++] = (struct rp_access){
+			.kind = RP_ACC_WRITE, .addr_known = true,
+			.cond = true, .addr = addr + 20,
+			.size = end - addr - 20 };
+	}
+}
+
+static bool is_entry(const struct rp_event *ev)
+{
+	return ev->kind == RP_EV_DISABLED ||
+	       ev->kind == RP_EV_ASYNC_DISABLED ||
+	       ev->kind == RP_EV_INTERRUPT;
+}
+
+/*
+ * The place of each of the @n times @tm (ascending) of records about the
+ * thread made while it was in the kernel: after the instruction before
+ * the last entry into the kernel at or before the time (as
+ * sig_compute() in recover.c), into @g (UINT64_MAX: none).
+ */
+static void place(struct rp_recover *rc, const uint64_t *tm, size_t n,
+		  uint64_t *g)
+{
+	uint64_t i = 0, at = UINT64_MAX;
+	struct rp_event ev;
+	bool more;
+	size_t j;
+
+	more = !rp_thread_event(rc->s, rc->tid, i, &ev);
+	for (j = 0; j < n; j++) {
+		for (; more && ev.tsc && ev.tsc <= tm[j];
+		     more = !rp_thread_event(rc->s, rc->tid, ++i, &ev))
+			if (is_entry(&ev))
+				at = ev.before;
+		g[j] = at != UINT64_MAX && at && at < rc->count ? at - 1 :
+								 UINT64_MAX;
+	}
+}
+
+/*
+ * A hardware trace: the positions after which the thread came back from
+ * the kernel (every entry), or, with switch-in records of its own, no
+ * sideband lost and events with times, those it was switched out at (the
+ * last entry before each switch-in's time).
+ */
+static bool kernel_returns(struct rp_recover *rc, struct wpk_thr *t)
+{
+	const struct rp_session *s = rc->s;
+	uint64_t *sw = NULL, i;
+	size_t nsw = 0, csw = 0, cap = 0, k, j;
+	struct rp_event ev;
+	bool lost = false, ok = true;
+
+	for (k = 0; k < s->nrecs && ok; k++) {
+		const struct ptrec_sb_switch *w = (const void *)s->recs[k];
+
+		if (s->recs[k]->type == PTREC_SB_LOST)
+			lost = true;
+		else if (s->recs[k]->type == PTREC_SB_SWITCH_IN &&
+			 w->tid == rc->tid)
+			ok = push(&sw, &nsw, &csw, s->recs[k]->time);
+	}
+	if (!ok) {
+		free(sw);
+		return false;
+	}
+	/* Events without time cannot be placed against the records. */
+	if (nsw && (rp_thread_event(s, rc->tid, 0, &ev) || !ev.tsc))
+		lost = true;
+	if (!nsw || lost) {
+		for (i = 0; !rp_thread_event(s, rc->tid, i, &ev); i++)
+			if (is_entry(&ev) && ev.before &&
+			    ev.before < rc->count &&
+			    !push(&t->kpos, &t->nkpos, &cap, ev.before - 1)) {
+				free(sw);
+				return false;
+			}
+		free(sw);
+		return true;
+	}
+	qsort(sw, nsw, sizeof(*sw), u64_cmp);
+	place(rc, sw, nsw, sw);	/* in place: each read before written */
+	for (j = 0; j < nsw; j++)
+		if (sw[j] != UINT64_MAX &&
+		    (!t->nkpos || t->kpos[t->nkpos - 1] != sw[j]) &&
+		    !push(&t->kpos, &t->nkpos, &cap, sw[j])) {
+			free(sw);
+			return false;
+		}
+	free(sw);
+	return true;
+}
+
+/* The software recorder's SIGFRAME records of the thread, placed. */
+static bool sigframes(struct rp_recover *rc, struct wpk_thr *t)
+{
+	const struct rp_session *s = rc->s;
+	uint64_t *tm, *g;
+	size_t k, n = 0;
+
+	for (k = 0; k < s->nrecs; k++)
+		n += s->recs[k]->type == PTREC_SB_SIGFRAME &&
+		     ((const struct ptrec_sb_sigframe *)s->recs[k])->tid ==
+		     rc->tid;
+	if (!n)
+		return true;
+	tm = malloc(n * sizeof(*tm));
+	g = malloc(n * sizeof(*g));
+	t->frames = malloc(n * sizeof(*t->frames));
+	if (!tm || !g || !t->frames) {
+		free(tm);
+		free(g);
+		return false;
+	}
+	/* In stream order: times do not decrease. */
+	for (n = 0, k = 0; k < s->nrecs; k++) {
+		const struct ptrec_sb_sigframe *f = (const void *)s->recs[k];
+
+		if (s->recs[k]->type == PTREC_SB_SIGFRAME &&
+		    f->tid == rc->tid) {
+			tm[n] = s->recs[k]->time;
+			t->frames[n++][1] = f->sp;
+		}
+	}
+	place(rc, tm, n, g);
+	for (k = 0; k < n; k++)
+		t->frames[k][0] = g[k];
+	t->nframes = n;
+	free(tm);
+	free(g);
+	return true;
+}
+
+static bool sig_push(struct wpk_thr *t, size_t *cap, uint64_t g)
+{
+	if (t->nsig == *cap) {
+		size_t c = *cap ? 2 * *cap : 8;
+		struct wpk_sig *v = realloc(t->sig, c * sizeof(*v));
+
+		if (!v)
+			return false;
+		t->sig = v;
+		*cap = c;
+	}
+	memset(&t->sig[t->nsig], 0, sizeof(t->sig[0]));
+	t->sig[t->nsig++].g = g;
+	return true;
+}
+
+/*
+ * Deliveries where no recorder wrote records: each return from the kernel
+ * to somewhere else than where the thread entered it (the instruction
+ * after a system call, or the one an interrupt stopped before), but an
+ * rt_sigreturn (rax 15, where known, at a system call).
+ */
+static bool transfers(struct rp_recover *rc, struct wpk_thr *t)
+{
+	struct rp_cursor *c = NULL;
+	struct rp_insn prev, next;
+	struct rp_event ev;
+	uint64_t i, rax, known, want;
+	size_t cap = 0;
+
+	if (rp_cursor_new(rc->s, rc->tid, &c))
+		return true;	/* no decode: no deliveries seen */
+	for (i = 0; !rp_thread_event(rc->s, rc->tid, i, &ev); i++) {
+		if (!is_entry(&ev) || !ev.before || ev.before >= rc->count ||
+		    rp_cursor_peek(c, ev.before - 1, &prev) ||
+		    rp_cursor_peek(c, ev.before, &next))
+			continue;
+		want = ev.kind == RP_EV_DISABLED ? prev.ip + prev.size : ev.ip;
+		if (next.ip == want)
+			continue;
+		if (ev.kind == RP_EV_DISABLED &&
+		    !rp_recover_reg_bits(rc, ev.before - 1, RP_REG_RAX, &rax,
+					 &known) &&
+		    known == ~0ull && rax == 15)
+			continue;	/* rt_sigreturn */
+		if (t->nsig && t->sig[t->nsig - 1].g == ev.before - 1)
+			continue;
+		if (!sig_push(t, &cap, ev.before - 1)) {
+			rp_cursor_free(c);
+			return false;
+		}
+	}
+	rp_cursor_free(c);
+	return true;
+}
+
+static int thr_init(struct rp_recover *rc, struct wpk_thr *t)
+{
+	struct rp_session_info si;
+	const uint64_t *pos;
+	size_t n, i, cap = 0;
+
+	rp_session_info(rc->s, &si);
+	rseq_areas(rc, t);
+	if (si.emulated)
+		t->every = true;
+	else if (t->nrseq && !kernel_returns(rc, t))
+		return -RP_ERR_NOMEM;
+	if (si.backend && !strcmp(si.backend, "emu")) {
+		if (!sigframes(rc, t))
+			return -RP_ERR_NOMEM;
+		n = rcv_sig_entries(rc, &pos);
+		if (n == SIZE_MAX)
+			return -RP_ERR_NOMEM;
+		for (i = 0; i < n; i++)
+			if (!sig_push(t, &cap, pos[i]))
+				return -RP_ERR_NOMEM;
+	} else if (!transfers(rc, t)) {
+		return -RP_ERR_NOMEM;
+	}
+	return 0;
+}
+
+static int thr_get(struct wpk_cache **kcp, struct rp_recover *rc,
+		   struct wpk_thr **out)
+{
+	struct wpk_cache *kc = *kcp;
+	struct wpk_thr *t;
+	size_t i;
+	int ret;
+
+	if (!kc) {
+		kc = calloc(1, sizeof(*kc));
+		if (!kc)
+			return -RP_ERR_NOMEM;
+		*kcp = kc;
+	}
+	for (i = 0; i < kc->n; i++)
+		if (kc->v[i].s == rc->s && kc->v[i].tid == rc->tid) {
+			*out = &kc->v[i];
+			return 0;
+		}
+	if (kc->n == kc->cap) {
+		size_t cap = kc->cap ? 2 * kc->cap : 4;
+
+		t = realloc(kc->v, cap * sizeof(*t));
+		if (!t)
+			return -RP_ERR_NOMEM;
+		kc->v = t;
+		kc->cap = cap;
+	}
+	t = &kc->v[kc->n];
+	memset(t, 0, sizeof(*t));
+	t->s = rc->s;
+	t->tid = rc->tid;
+	ret = thr_init(rc, t);
+	if (ret) {
+		free(t->kpos);
+		free(t->sig);
+		free(t->frames);
+		return ret;
+	}
+	kc->n++;
+	*out = t;
+	return 0;
+}
+
+/* The FPU state's size in the frame: the snapshot's xsave area of the
+ * thread (or of another of its process: the same CPU), else the bound.
+ */
+static uint64_t xstate_size(struct rp_recover *rc)
+{
+	struct rp_snap_thread_info ti;
+	size_t i;
+
+	if (!rc->sn)
+		return WPK_XSTATE_MAX;
+	if (!rp_snapshot_thread(rc->sn, rc->tid, &ti) && ti.xstate &&
+	    ti.xstate_len >= 576)
+		return ti.xstate_len;
+	for (i = 0; !rp_snapshot_proc_thread(rc->sn, rc->pid, i, &ti); i++)
+		if (ti.xstate && ti.xstate_len >= 576)
+			return ti.xstate_len;
+	return WPK_XSTATE_MAX;
+}
+
+/*
+ * The frame of delivery @d: at the handler's entry rsp, where known (the
+ * recorder's SIGFRAME record, else the values engine).
+ */
+static void frame(struct rp_recover *rc, const struct wpk_thr *t,
+		  struct wpk_sig *d)
+{
+	uint64_t sp = 0;
+	struct rp_regs r;
+	size_t k;
+
+	d->done = true;
+	d->n = 1;
+	memset(d->acc, 0, sizeof(d->acc));
+	d->acc[0].kind = RP_ACC_WRITE;
+	for (k = 0; k < t->nframes && !sp; k++)
+		if (t->frames[k][0] == d->g)
+			sp = t->frames[k][1];
+	if (!sp && !rp_recover_regs(rc, d->g + 1, &r) &&
+	    (r.valid & (1ull << RP_REG_RSP)))
+		sp = r.val[RP_REG_RSP];
+	if (!sp)
+		return;
+	d->acc[0].addr_known = true;
+	d->acc[0].addr = sp;
+	d->acc[0].size = WPK_SIGFRAME;
+	d->acc[1] = (struct rp_access){
+		.kind = RP_ACC_WRITE, .addr_known = true, .cond = true,
+		.addr = d->acc[0].addr + WPK_SIGFRAME,
+		.size = WPK_SIGFRAME_PAD + xstate_size(rc) + 4 };
+	d->n = 2;
+}
+
+/* The nearest delivery in [@lo, @hi) whose frame hits, or UINT64_MAX. */
+static uint64_t sig_near(struct rp_recover *rc, struct wpk_thr *t, int dir,
+			 uint64_t lo, uint64_t hi, wpk_hits_fn hits,
+			 void *arg)
+{
+	size_t a = 0, b = t->nsig, k;
+
+	while (a < b) {		/* the first at or after lo */
+		size_t m = a + (b - a) / 2;
+
+		if (t->sig[m].g < lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	for (b = a; b < t->nsig && t->sig[b].g < hi; b++)
+		;
+	for (k = 0; k < b - a; k++) {
+		struct wpk_sig *d = &t->sig[dir < 0 ? b - 1 - k : a + k];
+
+		if (!d->done)
+			frame(rc, t, d);
+		if (hits(arg, d->acc, d->n))
+			return d->g;
+	}
+	return UINT64_MAX;
+}
+
+/* The nearest place in [@lo, @hi) the rseq area may change, or
+ * UINT64_MAX.
+ */
+static uint64_t rseq_near(const struct wpk_thr *t, int dir, uint64_t lo,
+			  uint64_t hi)
+{
+	size_t a = 0, b = t->nkpos;
+
+	if (t->every)
+		return dir < 0 ? hi - 1 : lo;
+	if (dir < 0) {		/* the last below hi */
+		while (a < b) {
+			size_t m = a + (b - a) / 2;
+
+			if (t->kpos[m] < hi)
+				a = m + 1;
+			else
+				b = m;
+		}
+		return a && t->kpos[a - 1] >= lo ? t->kpos[a - 1] : UINT64_MAX;
+	}
+	while (a < b) {		/* the first at or after lo */
+		size_t m = a + (b - a) / 2;
+
+		if (t->kpos[m] < lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < t->nkpos && t->kpos[a] < hi ? t->kpos[a] : UINT64_MAX;
+}
+
+int wpk_near(struct wpk_cache **kcp, struct rp_recover *rc, int dir,
+	     uint64_t lo, uint64_t hi, bool rseq, wpk_hits_fn hits, void *arg,
+	     uint64_t *g, uint8_t *why)
+{
+	uint64_t s = UINT64_MAX, r = UINT64_MAX;
+	struct wpk_thr *t;
+	int ret;
+
+	if (lo >= hi)
+		return -RP_ERR_NOTFOUND;
+	ret = thr_get(kcp, rc, &t);
+	if (ret)
+		return ret;
+	/* The rseq area first: its place, then the frames up to it. */
+	if (rseq && t->nrseq) {
+		r = rseq_near(t, dir, lo, hi);
+		if (r != UINT64_MAX && !hits(arg, t->rseq, t->nrseq))
+			r = UINT64_MAX;
+	}
+	if (r != UINT64_MAX) {
+		if (dir < 0)
+			lo = r + 1;
+		else
+			hi = r;
+	}
+	if (t->nsig)
+		s = sig_near(rc, t, dir, lo, hi, hits, arg);
+	if (s != UINT64_MAX) {
+		*g = s;
+		*why = RP_WATCH_KERNEL_SIGFRAME;
+		return 0;
+	}
+	if (r != UINT64_MAX) {
+		if (!hits(arg, t->rseq, t->nrseq))	/* its hit again */
+			return -RP_ERR_NOTFOUND;
+		*g = r;
+		*why = RP_WATCH_KERNEL_RSEQ;
+		return 0;
+	}
+	return -RP_ERR_NOTFOUND;
+}
