@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * A callee's own stack (issue #17; docs/values.md, "A callee's own
- * stack"): may a store of unknown address between a push and its pop
- * have written the pushed slot?  rcv_stack.c breaks every pair such a
+ * stack" and "A callee's own frame"): may a store of unknown address
+ * between a push and its pop (or a spill into the callee's frame and its
+ * reload) have written the pushed slot?  rcv_stack.c breaks every pair such a
  * store spans, which cuts rsp at the lazy-binding resolver (`_dl_fixup`
  * pushes rbx, the resolver's saved rsp, and stores through link_map
  * pointers before popping it) and rbp in `_dl_fini`'s callees.
@@ -42,6 +43,11 @@
  */
 #define CALLEE_MAX 65536
 #define CALLEE_BUDGET (1 << 22)
+/* The instructions checked in all for stores into a slot (written()),
+ * per build: past it, no pair is kept by this argument.
+ */
+#define CHECK_BUDGET (1 << 24)
+#define NKC 16
 
 /* What the walk saw before one instruction. */
 struct crec {
@@ -50,9 +56,13 @@ struct crec {
 	uint32_t w_ep;		/* its store's slot, when w == 2 */
 	int64_t w_d;
 	uint32_t w_n;
+	uint32_t w_bot;		/* w == 4: from offset 0 of this epoch up
+				 * (UINT32_MAX: not known) */
 	uint8_t rsp_ok;
 	uint8_t w;		/* 0 no store or clean address, 2 a slot at
-				 * w_ep/w_d, 3 maybe the callee's stack */
+				 * w_ep/w_d, 3 maybe the callee's stack, 4
+				 * in an allocation, under offset w_d of
+				 * epoch w_ep, 5 xsave from w_ep/w_d up */
 };
 
 struct rcv_callee {
@@ -63,6 +73,14 @@ struct rcv_callee {
 	struct crec *r;
 	size_t cap;
 	int64_t budget;		/* instructions left to walk */
+	int64_t checks;		/* instructions left to check */
+	/* Slots of pushes and spills at p: checked up to next (exclusive),
+	 * first written at kill (-1: not up to next).  The reloads of one
+	 * spill (a loop's) check each instruction once.
+	 */
+	struct {
+		int64_t p, next, kill;
+	} kc[NKC];
 };
 
 int rcv_callee_new(struct rcv_callee **c)
@@ -72,6 +90,7 @@ int rcv_callee_new(struct rcv_callee **c)
 		return -RP_ERR_NOMEM;
 	(*c)->e = -1;
 	(*c)->budget = CALLEE_BUDGET;
+	(*c)->checks = CHECK_BUDGET;
 	return 0;
 }
 
@@ -89,16 +108,21 @@ void rcv_callee_reset(struct rcv_callee *c)
 	if (c) {
 		c->e = -1;
 		c->budget = CALLEE_BUDGET;
+		c->checks = CHECK_BUDGET;
 	}
 }
 
 /* Starts over from entry @e (the instruction after a call). */
 static void restart(struct rcv_callee *c, int64_t e)
 {
+	int k;
+
 	rcv_esc_init_local(&c->es);
 	c->e = e;
 	c->at = e;
 	c->stop = INT64_MAX;
+	for (k = 0; k < NKC; k++)
+		c->kc[k].p = -1;
 }
 
 /* Records instruction @i (@in) and steps the analysis over it. */
@@ -108,6 +132,7 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 	struct crec *r = &c->r[i - c->e];
 	int64_t d = 0;
 	uint32_t ep = 0;
+	bool xs;
 	int k, w;
 
 	memset(r, 0, sizeof(*r));
@@ -122,12 +147,25 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 		if (c->stop > i)
 			c->stop = i;
 	}
-	if (in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR | RCV_I_XFER |
-			 RCV_I_BAD | RCV_I_REP)) {
+	xs = rcv_xsave_like(in->id) && in->nops == 1 &&
+	     !(in->flags & (RCV_I_BARRIER | RCV_I_XFER | RCV_I_BAD |
+			    RCV_I_REP));
+	if ((in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR | RCV_I_XFER |
+			  RCV_I_BAD | RCV_I_REP)) && !xs) {
 		if (c->stop > i)
 			c->stop = i;
 	}
-	for (k = 0; k < in->nops; k++) {
+	/* xsave: from its operand up, at most to its allocation's top. */
+	if (xs) {
+		if (rcv_esc_where(&c->es, &in->op[0], &ep, &d) == 2) {
+			r->w = 5;
+			r->w_ep = ep;
+			r->w_d = d;
+		} else {
+			r->w = 3;
+		}
+	}
+	for (k = 0; k < in->nops && !xs; k++) {
 		const struct rcv_op *m = &in->op[k];
 
 		if (m->type != RCV_OP_MEM || !(m->access & CS_AC_WRITE))
@@ -138,6 +176,12 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 			r->w_ep = ep;
 			r->w_d = d;
 			r->w_n = m->size ? m->size : 8;
+		} else if (w == 1 && !r->w &&
+			   rcv_esc_in_alloc(&c->es, m, &ep, &d, &r->w_bot)) {
+			/* memmove into a VLA: (%rdi,%rdx,1) */
+			r->w = 4;
+			r->w_ep = ep;
+			r->w_d = d;
 		} else if (w) {
 			r->w = 3;
 		}
@@ -160,8 +204,55 @@ static bool may_write(const struct rcv_callee *c, const struct crec *r,
 		return true;
 	if (r->w == 3)
 		return true;
+	/* In an allocation: not at or above its top, nor under its
+	 * bottom when known.
+	 */
+	/* xsave: not under its start, nor at or above the top of the
+	 * allocation it starts in.
+	 */
+	if (r->w == 5) {
+		uint32_t tup;
+		int64_t tupd;
+
+		return !rcv_esc_under(&c->es, ep, d, 8, r->w_ep, r->w_d) &&
+		       !(rcv_esc_top(&c->es, r->w_ep, r->w_d, &tup, &tupd) &&
+			 rcv_esc_under(&c->es, tup, tupd, 0, ep, d));
+	}
+	if (r->w == 4)
+		return !rcv_esc_under(&c->es, r->w_ep, r->w_d, 0, ep, d) &&
+		       (r->w_bot == UINT32_MAX ||
+			!rcv_esc_under(&c->es, ep, d, 8, r->w_bot, 0));
 	return r->w == 2 &&
 	       rcv_esc_overlap(&c->es, r->w_ep, r->w_d, r->w_n, ep, d, 8);
+}
+
+/*
+ * May an instruction after the push or spill at @p, before @q, write the
+ * 8 bytes at @ep/@d?  (When out of checks: yes.)
+ */
+static bool written(struct rcv_callee *c, const struct rcv_ins *(*at)(
+			    const void *, size_t), const void *ctx,
+		    int64_t p, int64_t q, uint32_t ep, int64_t d)
+{
+	typeof(c->kc[0]) *k = &c->kc[p % NKC];
+
+	if (k->p != p) {
+		k->p = p;
+		k->next = p + 1;
+		k->kill = -1;
+	}
+	if (k->kill >= 0)
+		return k->kill < q;
+	for (; k->next < q; k->next++) {
+		if (c->checks-- <= 0)
+			return true;
+		if (may_write(c, &c->r[k->next - c->e],
+			      at(ctx, (size_t)k->next), ep, d)) {
+			k->kill = k->next;
+			return true;
+		}
+	}
+	return false;
 }
 
 bool rcv_callee_keeps(struct rcv_callee *c, const struct rcv_ins *(*at)(
@@ -170,7 +261,8 @@ bool rcv_callee_keeps(struct rcv_callee *c, const struct rcv_ins *(*at)(
 {
 	const struct crec *rp;
 	const struct rcv_ins *in;
-	int64_t i;
+	uint32_t ep;
+	int64_t d;
 
 	if (e < 1 || p < e || q <= p || q - e > CALLEE_MAX)
 		return false;
@@ -195,13 +287,21 @@ bool rcv_callee_keeps(struct rcv_callee *c, const struct rcv_ins *(*at)(
 	if (c->stop < q || c->at < q)
 		return false;
 	rp = &c->r[p - e];
-	/* The slot the push writes, under the entry's rsp. */
-	if (!rp->rsp_ok ||
-	    !rcv_esc_below_origin(&c->es, rp->rsp_ep, rp->rsp_d - 8, 8))
-		return false;
-	for (i = p + 1; i < q; i++)
-		if (may_write(c, &c->r[i - e], at(ctx, (size_t)i),
-			      rp->rsp_ep, rp->rsp_d - 8))
+	/* The slot the push (or the spill) writes, under the entry's
+	 * rsp.
+	 */
+	if (at(ctx, (size_t)p)->id == X86_INS_MOV) {
+		if (rp->w != 2 || rp->w_n != 8)
 			return false;
-	return true;
+		ep = rp->w_ep;
+		d = rp->w_d;
+	} else {
+		if (!rp->rsp_ok)
+			return false;
+		ep = rp->rsp_ep;
+		d = rp->rsp_d - 8;
+	}
+	if (!rcv_esc_below_origin(&c->es, ep, d, 8))
+		return false;
+	return !written(c, at, ctx, p, q, ep, d);
 }

@@ -69,7 +69,7 @@ static uint32_t ep_new(struct rcv_esc *e, uint32_t root, int64_t lo,
 	}
 	e->eps[e->nep] = (struct rcv_esc_ep){
 		root == UINT32_MAX ? (uint32_t)e->nep : root, lo, hi, false,
-		INT64_MAX };
+		INT64_MAX, UINT32_MAX, 0, UINT32_MAX, 0, UINT32_MAX };
 	return (uint32_t)e->nep++;
 }
 
@@ -98,6 +98,28 @@ static void set_reg(struct rcv_esc *e, int g, uint8_t t, int src, int64_t d)
 	set_val(e, g, t, src < 0 || src >= 16 ? UINT32_MAX : e->ep[src], d);
 }
 
+/*
+ * Does [@d, @d + @n) of epoch @a end at or under offset @x of epoch @b,
+ * by the epochs @a came from (sub rsp, n and and rsp, -N make an epoch
+ * whose origin lies under where rsp was)?
+ */
+static bool under_epoch(const struct rcv_esc *e, uint32_t a, int64_t d,
+			int64_t n, uint32_t b, int64_t x)
+{
+	int64_t end = d + n;
+	int k;
+
+	for (k = 0; k < 64 && a != b; k++) {
+		if (a >= e->nep || e->eps[a].up == UINT32_MAX)
+			return false;
+		end += e->eps[a].upd;
+		a = e->eps[a].up;
+	}
+	return a == b && end <= x;
+}
+
+static bool below_top(const struct rcv_esc *e, uint32_t a, int64_t d);
+
 /* May [d, d + n) of epoch @a and [x, x + m) of epoch @b overlap? */
 static bool may_alias(const struct rcv_esc *e, uint32_t a, int64_t d,
 		      int64_t n, uint32_t b, int64_t x, int64_t m)
@@ -108,6 +130,8 @@ static bool may_alias(const struct rcv_esc *e, uint32_t a, int64_t d,
 		return d < x + m && x < d + n;
 	if (p->root != q->root)
 		return true;
+	if (under_epoch(e, a, d, n, b, x) || under_epoch(e, b, x, m, a, d))
+		return false;
 	return p->lo + d < q->hi + x + m && q->lo + x < p->hi + d + n;
 }
 
@@ -126,7 +150,7 @@ static uint8_t slot_get(const struct rcv_esc *e, uint32_t ep, int64_t d,
 	for (k = 0; k < e->nslots; k++) {
 		const struct rcv_esc_slot *sl = &e->slots[k];
 
-		if (!may_alias(e, ep, d, n, sl->ep, sl->d, sl->n))
+		if (!rcv_esc_overlap(e, ep, d, n, sl->ep, sl->d, sl->n))
 			continue;
 		if (hit || sl->ep != ep || sl->d != d || sl->n != n)
 			return MAYBE;
@@ -284,6 +308,118 @@ static bool below_lim_slot(const struct rcv_esc *e, const struct rcv_op *o)
 	return false;
 }
 
+/*
+ * In rcv_callee.c's local mode, is @o an own-stack pointer from an
+ * allocation's bottom (sub rsp, n) or one bounded() made, plus a clean
+ * index?  Then it reads only under the allocation's top, *@top in root
+ * *@root's offsets (C's rule for pointers, as bounded()), and from the
+ * bottom itself (offset 0 of epoch *@ep) not under it (*@ep UINT32_MAX:
+ * no such bound).
+ */
+static bool in_alloc(const struct rcv_esc *e, const struct rcv_op *o,
+		     uint32_t *root, int64_t *top, uint32_t *ep,
+		     uint32_t *tup, int64_t *tupd)
+{
+	const struct rcv_esc_ep *x;
+
+	if (!e->local || o->seg || o->base < 0 || o->base >= 16 ||
+	    e->t[o->base] != STK || o->index < 0 || o->index >= 16 ||
+	    e->t[o->index] != CLEAN)
+		return false;
+	x = &e->eps[e->ep[o->base]];
+	*root = x->root;
+	*ep = x->alloc && !e->d[o->base] ? e->ep[o->base] : UINT32_MAX;
+	if (x->alloc && e->d[o->base] + o->imm <= 0) {
+		*top = x->hi;
+		*tup = x->up;
+		*tupd = x->upd;
+	} else if (x->lim != INT64_MAX) {
+		*top = x->lim;
+		*tup = x->tup;
+		*tupd = x->tupd;
+		*ep = x->bot;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+bool rcv_xsave_like(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_XSAVE: case X86_INS_XSAVEC: case X86_INS_XSAVEOPT:
+	case X86_INS_XSAVE64: case X86_INS_XSAVEC64:
+	case X86_INS_XSAVEOPT64: case X86_INS_FXSAVE: case X86_INS_FXSAVE64:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool xrstor_like(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_XRSTOR: case X86_INS_XRSTOR64: case X86_INS_FXRSTOR:
+	case X86_INS_FXRSTOR64:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * May a slot that holds a stack-derived value lie in the save area at
+ * offset @d of epoch @ep and up (to the allocation's top when it lies in
+ * one)?
+ */
+static bool area_tainted(const struct rcv_esc *e, uint32_t ep, int64_t d)
+{
+	const struct rcv_esc_ep *p = &e->eps[ep];
+	size_t k;
+
+	if (e->dirty)
+		return true;
+	for (k = 0; k < e->nslots; k++) {
+		const struct rcv_esc_slot *sl = &e->slots[k];
+
+		if (under_epoch(e, sl->ep, sl->d, sl->n, ep, d))
+			continue;
+		if (below_top(e, ep, d) &&
+		    under_epoch(e, p->tup, p->tupd, 0, sl->ep, sl->d))
+			continue;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * May a slot that holds a stack-derived value lie under @top of @root,
+ * and not under offset 0 of epoch @ep (UINT32_MAX: none)?
+ */
+static bool slot_under(const struct rcv_esc *e, uint32_t root, int64_t top,
+		       uint32_t ep, uint32_t tup, int64_t tupd)
+{
+	size_t k;
+
+	if (e->dirty)
+		return true;
+	for (k = 0; k < e->nslots; k++) {
+		const struct rcv_esc_slot *sl = &e->slots[k];
+		const struct rcv_esc_ep *p = &e->eps[sl->ep];
+
+		if (ep != UINT32_MAX &&
+		    under_epoch(e, sl->ep, sl->d, sl->n, ep, 0))
+			continue;
+		/* At or above the top (offset @tupd of epoch @tup). */
+		if (tup != UINT32_MAX &&
+		    under_epoch(e, tup, tupd, 0, sl->ep, sl->d))
+			continue;
+		if (p->root != root || p->lo + sl->d < top)
+			return true;
+	}
+	return false;
+}
+
 /* The taint of @size bytes loaded through @o (STK: at @vep, @vd). */
 static uint8_t load_v(const struct rcv_esc *e, const struct rcv_op *o,
 		      unsigned int size, uint32_t *vep, int64_t *vd)
@@ -292,6 +428,8 @@ static uint8_t load_v(const struct rcv_esc *e, const struct rcv_op *o,
 	bool tainted;
 	uint32_t ep = 0;
 	int w = where(e, o, &ep, &d, &tainted);
+	uint32_t root, aep, tup;
+	int64_t top, tupd;
 	uint8_t v;
 
 	if (w == 2) {
@@ -299,6 +437,12 @@ static uint8_t load_v(const struct rcv_esc *e, const struct rcv_op *o,
 		/* Part of a pointer is not one. */
 		return (v == STK || v == WHOLE) && size != 8 ? MAYBE : v;
 	}
+	/* Into an allocation through an index from its bottom: what lies
+	 * in it, not under it either (in_alloc()).
+	 */
+	if (w == 1 && in_alloc(e, o, &root, &top, &aep, &tup, &tupd))
+		return slot_under(e, root, top, aep, tup, tupd) ? MAYBE :
+								  CLEAN;
 	/* Surely the own stack, where no slot holds one: clean. */
 	if (w == 1)
 		return below_lim_slot(e, o) ? MAYBE : CLEAN;
@@ -479,16 +623,21 @@ static bool push_pop(struct rcv_esc *e, const struct rcv_ins *in)
 static uint32_t bounded(struct rcv_esc *e, int b)
 {
 	const struct rcv_esc_ep *x = &e->eps[e->ep[b]];
-	int64_t top = x->hi;
-	uint32_t root = x->root;
+	int64_t top = x->hi, tupd = x->upd;
+	uint32_t root = x->root, tup = x->up;
 	size_t had = e->nep;
 	uint32_t n;
 
 	if (!e->local || !x->alloc || e->d[b] > 0)
 		return ep_new(e, UINT32_MAX, 0, 0);
 	n = ep_new(e, root, INT64_MIN / 4, top);
-	if (e->nep == had + 1)
+	if (e->nep == had + 1) {
 		e->eps[n].lim = top;
+		e->eps[n].tup = tup;
+		e->eps[n].tupd = tupd;
+		/* From the bottom itself: not under it either. */
+		e->eps[n].bot = e->d[b] ? UINT32_MAX : e->ep[b];
+	}
 	return n;
 }
 
@@ -538,8 +687,13 @@ static void arith(struct rcv_esc *e, const struct rcv_ins *in, int g,
 						    e->d[g]);
 
 				/* (Not when out of memory: n is old.) */
-				if (e->nep == had + 1)
+				if (e->nep == had + 1) {
 					e->eps[n].alloc = true;
+					e->eps[n].up = e->ep[g];
+					e->eps[n].upd = e->d[g];
+					e->eps[n].tup = e->ep[g];
+					e->eps[n].tupd = e->d[g];
+				}
 				set_val(e, g, STK, n, 0);
 			} else if (in->id == X86_INS_ADD &&
 				   s->type == RCV_OP_REG) {
@@ -562,9 +716,16 @@ static void arith(struct rcv_esc *e, const struct rcv_ins *in, int g,
 			const struct rcv_esc_ep *p = &e->eps[e->ep[g]];
 
 			/* At most -imm - 1 under where it pointed. */
-			set_val(e, g, STK, ep_new(e, p->root,
-				p->lo + e->d[g] + s->imm + 1,
-				p->hi + e->d[g]), 0);
+			size_t had = e->nep;
+			uint32_t n = ep_new(e, p->root,
+					    p->lo + e->d[g] + s->imm + 1,
+					    p->hi + e->d[g]);
+
+			if (e->nep == had + 1) {
+				e->eps[n].up = e->ep[g];
+				e->eps[n].upd = e->d[g];
+			}
+			set_val(e, g, STK, n, 0);
 			return;
 		}
 		break;
@@ -762,7 +923,21 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 {
 	uint8_t v = CLEAN;
 	bool esc = false, dst_reg[16] = { false };
+	uint32_t aep = 0;
+	int64_t ad = 0;
+	bool at;
 	int k, g;
+
+	/* The vector state saved (the resolver's xsavec 0x40(%rsp)): a
+	 * stack address in it lands at an offset not followed; restored:
+	 * what the area may hold.
+	 */
+	if (rcv_xsave_like(in->id) && e->vec)
+		e->dirty = true;
+	if (xrstor_like(in->id) && in->nops &&
+	    (where(e, &in->op[0], &aep, &ad, &at) != 2 ||
+	     area_tainted(e, aep, ad)))
+		e->vec = true;
 
 	for (k = 0; k < in->nops; k++) {
 		const struct rcv_op *o = &in->op[k];
@@ -1048,6 +1223,20 @@ void rcv_esc_init_local(struct rcv_esc *e)
 	e->local = true;
 }
 
+/*
+ * Does an access at offset @d of epoch @a end at its allocation's top
+ * (offset tupd of epoch tup)?  Through bounded()'s pointers, and at or
+ * above an allocation's bottom (C's rule for pointers: only in local
+ * mode, as bounded()).
+ */
+static bool below_top(const struct rcv_esc *e, uint32_t a, int64_t d)
+{
+	const struct rcv_esc_ep *p = &e->eps[a];
+
+	return e->local && p->tup != UINT32_MAX &&
+	       (p->lim != INT64_MAX || (p->alloc && d >= 0));
+}
+
 bool rcv_esc_below_origin(const struct rcv_esc *e, uint32_t ep, int64_t d,
 			  int64_t n)
 {
@@ -1056,7 +1245,30 @@ bool rcv_esc_below_origin(const struct rcv_esc *e, uint32_t ep, int64_t d,
 	if (ep >= e->nep)
 		return false;
 	p = &e->eps[ep];
-	return p->root == e->eps[e->ep0].root && p->hi + d + n <= 0;
+	if (p->root != e->eps[e->ep0].root)
+		return false;
+	/* In an allocation (the resolver's xsave area: 0x28(%rsp) after
+	 * sub size, %rsp), under its top.
+	 */
+	return p->hi + d + n <= 0 ||
+	       (below_top(e, ep, d) &&
+		under_epoch(e, p->tup, p->tupd, 0, e->ep0, 0));
+}
+
+/*
+ * Does an access at offset @d of epoch @a start at or above its
+ * allocation's bottom (bounded()'s pointers from the bottom itself, and
+ * offsets >= 0 of the allocation's epoch), with [@x, @x + @m) of epoch @b
+ * under that bottom?  Local mode only (C's rule for pointers).
+ */
+static bool above_bottom(const struct rcv_esc *e, uint32_t a, int64_t d,
+			 uint32_t b, int64_t x, int64_t m)
+{
+	const struct rcv_esc_ep *p = &e->eps[a];
+	uint32_t bot = p->lim != INT64_MAX ? p->bot :
+		       p->alloc && d >= 0 ? a : UINT32_MAX;
+
+	return e->local && bot != UINT32_MAX && under_epoch(e, b, x, m, bot, 0);
 }
 
 bool rcv_esc_overlap(const struct rcv_esc *e, uint32_t a, int64_t d,
@@ -1068,7 +1280,40 @@ bool rcv_esc_overlap(const struct rcv_esc *e, uint32_t a, int64_t d,
 	if (p->root == q->root && a != b &&
 	    ((p->lim <= q->lo + x) || (q->lim <= p->lo + d)))
 		return false;
+	if (p->root == q->root && a != b &&
+	    ((below_top(e, a, d) &&
+	      under_epoch(e, p->tup, p->tupd, 0, b, x)) ||
+	     (below_top(e, b, x) &&
+	      under_epoch(e, q->tup, q->tupd, 0, a, d)) ||
+	     above_bottom(e, a, d, b, x, m) || above_bottom(e, b, x, a, d, n)))
+		return false;
 	return may_alias(e, a, d, n, b, x, m);
+}
+
+bool rcv_esc_in_alloc(const struct rcv_esc *e, const struct rcv_op *o,
+		      uint32_t *tup, int64_t *tupd, uint32_t *bottom)
+{
+	uint32_t root;
+	int64_t top;
+
+	return in_alloc(e, o, &root, &top, bottom, tup, tupd) &&
+	       *tup != UINT32_MAX;
+}
+
+bool rcv_esc_top(const struct rcv_esc *e, uint32_t ep, int64_t d,
+		 uint32_t *tup, int64_t *tupd)
+{
+	if (ep >= e->nep || !below_top(e, ep, d))
+		return false;
+	*tup = e->eps[ep].tup;
+	*tupd = e->eps[ep].tupd;
+	return true;
+}
+
+bool rcv_esc_under(const struct rcv_esc *e, uint32_t a, int64_t d,
+		   int64_t n, uint32_t b, int64_t x)
+{
+	return under_epoch(e, a, d, n, b, x);
 }
 
 int rcv_esc_where(const struct rcv_esc *e, const struct rcv_op *o,

@@ -251,6 +251,15 @@ struct rcv_esc_ep {
 	bool alloc;		/* made by sub rsp, n: [origin, hi) allocated */
 	int64_t lim;		/* accesses through it end there at most (in
 				 * the root's; INT64_MAX: no bound) */
+	uint32_t up;		/* its origin lies at most @upd above epoch
+				 * @up's (UINT32_MAX: not known) */
+	int64_t upd;
+	uint32_t tup;		/* with @lim: the same top, offset @tupd of
+				 * epoch @tup (UINT32_MAX: not known) */
+	int64_t tupd;
+	uint32_t bot;		/* with @lim: accesses start at offset 0 of
+				 * epoch @bot or above (UINT32_MAX: not
+				 * known) */
 };
 struct rcv_esc {
 	uint8_t t[16];		/* per GPR: clean, own-stack pointer, maybe */
@@ -297,6 +306,25 @@ bool rcv_esc_below_origin(const struct rcv_esc *e, uint32_t ep, int64_t d,
 /* May [@d, +@n) of epoch @a and [@x, +@m) of epoch @b overlap? */
 bool rcv_esc_overlap(const struct rcv_esc *e, uint32_t a, int64_t d,
 		     int64_t n, uint32_t b, int64_t x, int64_t m);
+/*
+ * Local mode: is @o an own-stack pointer from an allocation's bottom plus
+ * a clean index (C's rule for pointers keeps it in the allocation)?  Then
+ * it ends at offset *@tupd of epoch *@tup, and with *@bottom (not
+ * UINT32_MAX) starts at offset 0 of that epoch or above.
+ */
+bool rcv_esc_in_alloc(const struct rcv_esc *e, const struct rcv_op *o,
+		      uint32_t *tup, int64_t *tupd, uint32_t *bottom);
+/*
+ * xsave and the like: a store of the vector state from the operand up, of
+ * a length not known (its bound: the allocation it lies in); and the top
+ * of the allocation [@d of epoch @ep lies in (local mode), when known.
+ */
+bool rcv_xsave_like(unsigned int id);
+bool rcv_esc_top(const struct rcv_esc *e, uint32_t ep, int64_t d,
+		 uint32_t *tup, int64_t *tupd);
+/* Does [@d, @d + @n) of epoch @a end at or under offset @x of epoch @b? */
+bool rcv_esc_under(const struct rcv_esc *e, uint32_t a, int64_t d,
+		   int64_t n, uint32_t b, int64_t x);
 /* Where memory operand @o points: 2 the own stack at @ep/@d, 1 maybe the
  * own stack (an address register may be stack-derived), 0 not it.
  */
@@ -347,8 +375,21 @@ struct rcv_frame {
 };
 
 /*
+ * A function's own frame slots (rcv_stack.c, docs/values.md "A callee's
+ * own frame"): an 8-byte mov of a register or an immediate into
+ * [rsp + d] or [rbp + d] (a spill), and an 8-byte mov from one into a
+ * register (its reload).  A reload's pair is the spill that wrote its
+ * slot last.
+ */
+bool rcv_frame_spill(const struct rcv_ins *in);
+bool rcv_frame_reload(const struct rcv_ins *in);
+/* What a pair's writer (a push or a spill) put in the slot. */
+const struct rcv_op *rcv_pair_src(const struct rcv_ins *p);
+
+/*
  * Fills @f[0..@n] for instructions @ins[0..@n) and @pair[i]: for a pop (or
- * leave's pop of rbp) the push whose value it reads back, else -1.
+ * leave's pop of rbp) the push whose value it reads back, for a reload
+ * (rcv_frame_reload()) the spill whose value it reads back, else -1.
  * Returns the number of classes (ids below it), or -RP_ERR_NOMEM.
  */
 int rcv_stack_build(const struct rcv_ins *ins, size_t n,
@@ -382,10 +423,11 @@ int rcv_stack_tmp_new(struct rcv_stack_tmp **t);
 void rcv_stack_tmp_free(struct rcv_stack_tmp *t);
 
 /*
- * A callee's own stack (rcv_callee.c): did nothing from the push at @p to
- * its pop at @q write the pushed slot, where every store between that
- * rcv_stack.c cannot place goes through an address not derived from the
- * stack under the entry's rsp (@e: the instruction after a call)?
+ * A callee's own stack (rcv_callee.c): did nothing from the push (or
+ * spill) at @p to its pop (or reload) at @q write the slot, where every
+ * store between that rcv_stack.c cannot place goes through an address
+ * not derived from the stack under the entry's rsp (@e: the instruction
+ * after a call)?
  * @at(@ctx, i) gives instruction i.  A walker keeps its last entry's
  * analysis, so that the pops of one function walk it once.
  */

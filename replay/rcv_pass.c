@@ -392,24 +392,26 @@ static void top_state(struct rp_recover *rc, struct win *w)
 }
 
 /*
- * The pop (or leave) at @i reads back what its push (w->pair[i]) wrote:
- * the pushed value after the pop, the popped one before the push.
+ * The pop (or leave, or reload) at @i reads back what its push (or
+ * spill: w->pair[i]) wrote: the pushed value after the pop, the popped
+ * one before the push.
  */
 static bool pair_link(struct rp_recover *rc, struct win *w, size_t i,
 		      struct redo *d)
 {
 	uint64_t *conf = &rc->stats.conflicts;
-	const struct rcv_ins *q = &w->ins[i], *p = &w->ins[w->pair[i]];
+	const struct rcv_ins *q = &w->ins[i];
+	const struct rcv_op *src = rcv_pair_src(&w->ins[w->pair[i]]);
 	struct rcv_val pushed;
 	bool ch = false;
 	int dst = q->id == X86_INS_LEAVE ? RP_REG_RBP : q->op[0].reg;
 
-	if (p->op[0].type == RCV_OP_IMM) {
-		pushed = (struct rcv_val){ (uint64_t)p->op[0].imm, ~0ull };
-	} else if (p->op[0].type == RCV_OP_REG) {
-		pushed = w->st[w->pair[i]].r[p->op[0].reg];
-		if (p->op[0].reg != RP_REG_RSP &&
-		    rcv_merge(&w->st[w->pair[i]].r[p->op[0].reg],
+	if (src->type == RCV_OP_IMM) {
+		pushed = (struct rcv_val){ (uint64_t)src->imm, ~0ull };
+	} else if (src->type == RCV_OP_REG) {
+		pushed = w->st[w->pair[i]].r[src->reg];
+		if (src->reg != RP_REG_RSP &&
+		    rcv_merge(&w->st[w->pair[i]].r[src->reg],
 			      w->st[i + 1].r[dst], conf)) {
 			redo_mark(d, (size_t)w->pair[i]);
 			ch = true;
@@ -470,12 +472,16 @@ static bool link_frames(struct rp_recover *rc, struct win *w,
 		ch |= m;
 	}
 	for (i = 0; w->xpair && i < w->n; i++) {
-		const struct rcv_ins *p = &w->ins[i];
+		const struct rcv_op *src;
 
-		/* A push here whose pop is in the later window. */
-		if (w->xpair[i].k && p->op[0].type == RCV_OP_REG &&
-		    p->op[0].reg != RP_REG_RSP &&
-		    rcv_merge(&w->st[i].r[p->op[0].reg], w->xpair[i], conf)) {
+		/* A push (or spill) here whose pop (reload) is in the later
+		 * window.
+		 */
+		if (!w->xpair[i].k)
+			continue;
+		src = rcv_pair_src(&w->ins[i]);
+		if (src->type == RCV_OP_REG && src->reg != RP_REG_RSP &&
+		    rcv_merge(&w->st[i].r[src->reg], w->xpair[i], conf)) {
 			redo_mark(d, i);
 			ch = true;
 		}

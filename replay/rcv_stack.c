@@ -6,9 +6,12 @@
  * the difference of offsets (so one known value gives them all), and a
  * pop that reads the slot a push wrote (same base and offset, no store
  * through rsp or rbp to it since) restores the pushed value: callee-saved
- * registers come back across calls whose own memory is unknown.  The
- * assumption (docs/values.md): a function writes its callers' saved
- * register slots only with push and call, never through another pointer.
+ * registers come back across calls whose own memory is unknown.  So does
+ * a reload (mov reg, [rsp|rbp + d]) of its spill (mov [rsp|rbp + d],
+ * reg), and rsp's or rbp's frame with it (docs/values.md, "A callee's own
+ * frame").  Stores of unknown place, through another frame, or other
+ * threads between: only where a callee's own stack shows the slot kept
+ * (rcv_callee.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -315,6 +318,56 @@ static int64_t slot_pusher(struct rcv_stack_tmp *t, uint32_t cls,
 	return a->writer;
 }
 
+static bool frame_mem(const struct rcv_op *m)
+{
+	return m->type == RCV_OP_MEM && m->size == 8 && m->index < 0 &&
+	       !m->seg && (m->base == RP_REG_RSP || m->base == RP_REG_RBP);
+}
+
+bool rcv_frame_spill(const struct rcv_ins *in)
+{
+	return in->id == X86_INS_MOV && in->nops == 2 &&
+	       frame_mem(&in->op[0]) &&
+	       ((in->op[1].type == RCV_OP_REG && in->op[1].size == 8) ||
+		in->op[1].type == RCV_OP_IMM);
+}
+
+bool rcv_frame_reload(const struct rcv_ins *in)
+{
+	return in->id == X86_INS_MOV && in->nops == 2 &&
+	       in->op[0].type == RCV_OP_REG && in->op[0].size == 8 &&
+	       frame_mem(&in->op[1]);
+}
+
+const struct rcv_op *rcv_pair_src(const struct rcv_ins *p)
+{
+	return p->id == X86_INS_MOV ? &p->op[1] : &p->op[0];
+}
+
+/*
+ * The spill, or the push of a register or an immediate (the resolver's
+ * push %rbx ... mov (%rsp),%rbx), that wrote the 8 bytes at (@cls, @off)
+ * last, whole, or -1.
+ */
+static int64_t slot_spiller(struct rcv_stack_tmp *t, uint32_t cls,
+			    int64_t off, const struct insv *ins)
+{
+	const struct rcv_ins *w;
+	struct slot *a, *b;
+
+	if (!cls)
+		return -1;
+	a = slot_at(t, cls, floor8(off));
+	b = slot_at(t, cls, floor8(off + 7));
+	if (a->writer < 0 || a->writer != b->writer || a->first != off)
+		return -1;
+	w = ins_at(ins, (size_t)a->writer);
+	if (rcv_frame_spill(w) ||
+	    (w->id == X86_INS_PUSH && w->op[0].type != RCV_OP_MEM))
+		return a->writer;
+	return -1;
+}
+
 /*
  * Does the syscall at @i keep rsp and rbp?  Only when the instruction
  * before it set its number to a constant other than rt_sigreturn (which
@@ -404,26 +457,37 @@ static int pair_keep(const struct kills *kl, struct rcv_stack_tmp *ab,
 		     const struct rcv_stack_vals *sv, uint32_t cls,
 		     int64_t p, const struct insv *iv, int64_t q)
 {
+	const struct rcv_ins *w = ins_at(iv, (size_t)p);
 	uint64_t sp = 0;
-	bool known, hit, shared = sv && sv->gated && q > sv->until;
+	bool known, hit, cross, shared = sv && sv->gated && q > sv->until;
 
-	if (killed_since(kl, cls, p, false))
+	if (kl->any > p)	/* a barrier, a system call */
 		return 0;
-	known = abs_rsp(sv, (size_t)p, &sp);
+	/* A store through rsp or rbp of another frame: it may be the slot
+	 * (after a VLA, rsp's frame is not rbp's).
+	 */
+	cross = killed_since(kl, cls, p, false);
+	/* The slot: under the push's rsp, or the spill's address. */
+	if (w->id == X86_INS_MOV) {
+		known = abs_addr(sv, (size_t)p, w, &w->op[0], &sp);
+		sp += 8;
+	} else {
+		known = abs_rsp(sv, (size_t)p, &sp);
+	}
 	hit = abs_killed(ab, known, sp - 8, p);
 	if (hit && known)	/* a store of known address wrote the slot */
 		return 0;
-	if (!hit && kl->ust <= p && !shared)
+	if (!cross && !hit && kl->ust <= p && !shared)
 		return 1;
 	/* Stores of unknown address between (or of known address, the
-	 * slot's not known), or other threads: a callee's own stack from
-	 * the innermost call's entry.
+	 * slot's not known, or through another frame), or other threads:
+	 * a callee's own stack from the innermost call's entry.
 	 */
 	if ((sv && sv->noproof) || !ab->nents ||
 	    (!ab->callee && rcv_callee_new(&ab->callee)) ||
 	    !rcv_callee_keeps(ab->callee, ins_of, iv,
 			      ab->ents[ab->nents - 1], p, q))
-		return !hit && kl->ust <= p ? 1 : 0;
+		return !cross && !hit && kl->ust <= p ? 1 : 0;
 	return 2;
 }
 
@@ -494,8 +558,16 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 		if (sv && sv->local)
 			sv->local[i] = 0;
 		track_entry(t, in, i);
-		if ((in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR | RCV_I_REP)) ||
-		    ((in->flags & RCV_I_SYSCALL) && !quiet_syscall(&iv, i)))
+		/* xsave: a store of a length not known, through rsp
+		 * (the resolver's): only the callee argument places it.
+		 */
+		if (rcv_xsave_like(in->id) &&
+		    !(in->flags & (RCV_I_BARRIER | RCV_I_REP)))
+			kl.ust = (int64_t)i;
+		else if ((in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR |
+				       RCV_I_REP)) ||
+			 ((in->flags & RCV_I_SYSCALL) &&
+			  !quiet_syscall(&iv, i)))
 			kl.any = (int64_t)i;
 		if (((in->flags & RCV_I_SYSCALL) && !plain_syscall(&iv, i)) ||
 		    (in->flags & RCV_I_BARRIER)) {
@@ -637,6 +709,50 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 			}
 			goto other;
 		case X86_INS_MOV:
+			/* A reload of a spill: the spilled value back, and
+			 * rsp's or rbp's frame where it was one of them.
+			 */
+			if (rcv_frame_reload(in)) {
+				bool sp = s->base == RP_REG_RSP;
+				uint32_t c = sp ? f[i].rsp_c : f[i].rbp_c;
+				int64_t at = (sp ? f[i].rsp_o : f[i].rbp_o) +
+					     s->imm;
+				const struct rcv_op *v = NULL;
+
+				p = slot_spiller(t, c, at, &iv);
+				keep = p >= 0 ? pair_keep(&kl, t, sv, c, p,
+							  &iv, (int64_t)i) : 0;
+				if (keep) {
+					pair[i] = p;
+					if (sv && sv->local)
+						sv->local[i] = keep == 2;
+					v = rcv_pair_src(ins_at(&iv,
+								(size_t)p));
+				}
+				if (d->reg != RP_REG_RSP &&
+				    d->reg != RP_REG_RBP)
+					break;
+				if (v && v->type == RCV_OP_REG &&
+				    (v->reg == RP_REG_RSP ||
+				     v->reg == RP_REG_RBP) &&
+				    (keep == 2 || !shared)) {
+					bool vs = v->reg == RP_REG_RSP;
+
+					c = vs ? f[p].rsp_c : f[p].rbp_c;
+					at = vs ? f[p].rsp_o : f[p].rbp_o;
+				} else {
+					c = 0;
+					at = 0;
+				}
+				if (d->reg == RP_REG_RSP) {
+					o.rsp_c = c ? c : next++;
+					o.rsp_o = c ? at : 0;
+				} else {
+					o.rbp_c = c;
+					o.rbp_o = at;
+				}
+				break;
+			}
 			if (d->type == RCV_OP_REG && s->type == RCV_OP_REG &&
 			    d->size == 8 &&
 			    (d->reg == RP_REG_RSP || d->reg == RP_REG_RBP) &&

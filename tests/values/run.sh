@@ -137,6 +137,45 @@ if [ -n "${UNSOUND:-}" ]; then
 	fi
 fi
 
+# A callee's own frame (rcv_stack.c, rcv_callee.c): a reload reads back
+# its spill across a store of unknown address only when the store's
+# address cannot be derived from the stack under the callee's entry.
+# unsound.c's "frame": the slot written through rbp - 8 + an unknown 0
+# (fr: 657 wrong values with the stores between not checked) and through
+# the slot's address kept in a global (fresc: 441 with the escape not
+# checked); frok: a store through a global's pointer, rbx known after the
+# reload by the argument alone (unknown in strict mode).  fvla: a VLA
+# under the spill, a store through rsp + 8 * rdi where rsp is not the
+# VLA's bottom (into a spill under it: 16 wrong if any pointer into an
+# allocation were taken to start at its bottom, 16 if stores through
+# the bottom plus an index were taken to write nothing), one through
+# the VLA's bottom plus an index (rbx known after the reload above it,
+# unknown strict), one through rbp + rdi into the spill.  frxmm: fresc
+# with the slot's address given away through xmm0 (68 wrong with xmm
+# operands read as holding no stack address, as rcv_escape.c did).
+# frxs: a spill at offset 520 of an xsavec area, which xsavec writes (37
+# wrong with xsave taken to write nothing, or nothing under 4 KiB past
+# its start).
+if [ -n "${UNSOUND:-}" ]; then
+	truth_rec "frame" "$UNSOUND" frame
+	fpos=$(last_at "frame" '<unsound_frok2\+[0-9]+>:.*nop')
+	vpos=$(last_at "frame" '<unsound_fvla2\+[0-9]+>:.*nop')
+	if [ -n "$fpos" ] && [ -n "$vpos" ] && truth_check "frame" &&
+		grep -q ' 0 conflicts' "$tmp/out" &&
+		"$PTREC" values "$tmp/frame" --at "$fpos" 2>&1 |
+		grep -q '^rbx  *0x0000000000003333$' &&
+		"$PTREC" values "$tmp/frame" --at "$vpos" 2>&1 |
+		grep -q '^rbx  *0x0000000000003333$' &&
+		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/frame" \
+			--at "$fpos" 2>&1 | grep -q '^rbx  *unknown$' &&
+		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/frame" \
+			--at "$vpos" 2>&1 | grep -q '^rbx  *unknown$'; then
+		ok "unsound.c frame: no wrong value, a reload known across a store through a global's pointer (unknown strict); $(distance)"
+	else
+		bad "unsound.c frame (at ${fpos:-?}, ${vpos:-?}): $(head -5 "$tmp/out" "$tmp/log")"
+	fi
+fi
+
 # Found in review (unsound.c's "ro" and "bts"): a read-only anonymous
 # page zeroed by madvise(MADV_DONTNEED) is not the snapshot's before it;
 # bts with a register bit offset writes outside its operand.  "known": a
@@ -679,13 +718,14 @@ fi
 # A fact from outside the history (rp_recover_assume(), what the GDB
 # server's frames give): the truth's rsp where the engine does not know
 # it is taken and teaches no wrong value; a false one where it knows
-# rsp is refused.
-if [ -f "$tmp/loops/manifest.json" ]; then
-	if VALCHECK_ASSUME=1 "$VALCHECK" "$tmp/loops" >"$tmp/out" 2>&1 &&
+# rsp is refused.  On threads: loops' rsp is known at every position
+# since reloads link frames (docs/values.md, "A callee's own frame").
+if [ -f "$tmp/threads/manifest.json" ]; then
+	if VALCHECK_ASSUME=1 "$VALCHECK" "$tmp/threads" >"$tmp/out" 2>&1 &&
 		grep -q 'assumed the true rsp at [0-9]*: taken, a false one at [0-9]*: refused$' "$tmp/out"; then
-		ok "loops with an assumed rsp: no wrong value, a false rsp refused; $(distance)"
+		ok "threads with an assumed rsp: no wrong value, a false rsp refused; $(distance)"
 	else
-		bad "loops with an assumed rsp: $(grep -E 'assumed|WRONG' "$tmp/out" | head -5)"
+		bad "threads with an assumed rsp: $(grep -E 'assumed|WRONG' "$tmp/out" | head -5)"
 	fi
 fi
 

@@ -38,6 +38,12 @@
  * `unsound ro`: a read-only anonymous page changed by madvise(DONTNEED)
  * (no store; the snapshot's byte is not the one read before); `unsound
  * bts`: bts with a register bit offset writes 8 bytes past its operand.
+ * `unsound frame`: a callee's spill of rbx and its reload across a store
+ * of unknown address that does (fr, fresc) or does not (frok) write the
+ * slot (rcv_stack.c, rcv_callee.c), and stores through a VLA's bottom
+ * plus an index, and through other stack pointers plus one (fvla); the
+ * slot's address given away through xmm0 (frxmm); a spill in an
+ * xsavec area (frxs).
  * `unsound sse`: values through xmm (rcv_sse.c) forward into a register
  * where memory cannot tell them, and backward from the snapshot to the
  * register movq read.  `unsound rofile`: a private read-only file
@@ -267,8 +273,167 @@ __asm__(".text\n"
 	"	pop %rbx\n"
 	"	nop\n"
 	"	mov %rbx, %rax\n"
+	"	ret\n"
+	/* frame (a callee's own frame: spills and reloads, rcv_stack.c):
+	 * each caller sets rbx = 0x3333 and calls a callee that spills rbx
+	 * to [rbp - 8], sets it to 0x1111, and reloads it after a store of
+	 * 0x2222 through a pointer the engine cannot compute.  fr: rbp - 8
+	 * + rdi (rdi = 0 unknown to it: the slot; the reload gets 0x2222).
+	 * fresc: the slot's address in a global first, and its own callee
+	 * stores through what it loads from there (0x2222 again).  frok:
+	 * through a global's pointer: the reload gets 0x3333, known only by
+	 * the argument.
+	 */
+	".globl unsound_fr\n"
+	"unsound_fr:\n"
+	"	push %rbx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_fr2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_fr2:\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	sub $16, %rsp\n"
+	"	mov %rbx, -8(%rbp)\n"
+	"	mov $0x1111, %ebx\n"
+	"	lea -8(%rbp), %rsi\n"
+	"	add %rdi, %rsi\n"
+	"	movq $0x2222, (%rsi)\n"
+	"	mov -8(%rbp), %rbx\n"
+	"	mov %rbx, %rax\n"
+	"	leave\n"
+	"	ret\n"
+	".globl unsound_fresc\n"
+	"unsound_fresc:\n"
+	"	push %rbx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_fresc2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_fresc2:\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	sub $16, %rsp\n"
+	"	mov %rbx, -8(%rbp)\n"
+	"	mov $0x1111, %ebx\n"
+	"	lea -8(%rbp), %rax\n"
+	"	mov %rax, unsound_cg(%rip)\n"
+	"	call unsound_cstore\n"
+	"	mov -8(%rbp), %rbx\n"
+	"	mov %rbx, %rax\n"
+	"	leave\n"
+	"	ret\n"
+	".globl unsound_frok\n"
+	"unsound_frok:\n"
+	"	push %rbx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_frok2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_frok2:\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	sub $16, %rsp\n"
+	"	mov %rbx, -8(%rbp)\n"
+	"	mov $0x1111, %ebx\n"
+	"	mov unsound_cptr(%rip), %rsi\n"
+	"	add %rdi, %rsi\n"
+	"	movq $0x2222, (%rsi)\n"
+	"	mov -8(%rbp), %rbx\n"
+	"	nop\n"
+	"	mov %rbx, %rax\n"
+	"	leave\n"
+	"	ret\n"
+	/* fvla: a VLA of 32 + rdi bytes (rdi = 0 unknown) under the spill
+	 * of rbx (0x3333) at rbp - 8, and 16 bytes under it a spill of
+	 * 0x1111.  A store through rsp + 8 * rdi (rsp is not the VLA's
+	 * bottom: the lower spill, whose reload gets 0x2222), one through
+	 * rsp + 16 + 8 * rdi (the VLA's bottom: in it, rbx known after the
+	 * reload of rbp - 8), then one through rbp - 8 + rdi (the upper
+	 * spill: its second reload gets 0x6666).  Returns the sum of the
+	 * two reloads that a store wrote (0x8888).
+	 */
+	/* frxmm: as fresc, the slot's address through xmm0 into the
+	 * global (movq %rax,%xmm0; movq %xmm0,unsound_cg): 0x2222.
+	 */
+	".globl unsound_frxmm\n"
+	"unsound_frxmm:\n"
+	"	push %rbx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_frxmm2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_frxmm2:\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	sub $16, %rsp\n"
+	"	mov %rbx, -8(%rbp)\n"
+	"	mov $0x1111, %ebx\n"
+	"	lea -8(%rbp), %rax\n"
+	"	movq %rax, %xmm0\n"
+	"	movq %xmm0, unsound_cg(%rip)\n"
+	"	call unsound_cstore\n"
+	"	mov -8(%rbp), %rbx\n"
+	"	mov %rbx, %rax\n"
+	"	leave\n"
+	"	ret\n"
+	/* frxs: a spill at offset 520 of an xsavec area (XCOMP_BV, which
+	 * xsavec always writes, bit 63 set): the reload gets it, not
+	 * 0x3333.
+	 */
+	".globl unsound_frxs\n"
+	"unsound_frxs:\n"
+	"	push %rbx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_frxs2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_frxs2:\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	sub $0x1000, %rsp\n"
+	"	and $-64, %rsp\n"
+	"	mov %rbx, 0x208(%rsp)\n"
+	"	mov $0x1111, %ebx\n"
+	"	mov $-1, %eax\n"
+	"	mov $-1, %edx\n"
+	"	xsavec (%rsp)\n"
+	"	mov 0x208(%rsp), %rbx\n"
+	"	mov %rbx, %rax\n"
+	"	leave\n"
+	"	ret\n"
+	".globl unsound_fvla\n"
+	"unsound_fvla:\n"
+	"	push %rbx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_fvla2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_fvla2:\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	sub $16, %rsp\n"
+	"	mov %rbx, -8(%rbp)\n"
+	"	mov $0x1111, %ebx\n"
+	"	lea 32(%rdi), %rax\n"
+	"	sub %rax, %rsp\n"
+	"	sub $16, %rsp\n"
+	"	mov %rbx, (%rsp)\n"
+	"	movq $0x2222, (%rsp,%rdi,8)\n"
+	"	movq $0x5555, 16(%rsp,%rdi,8)\n"
+	"	mov (%rsp), %rcx\n"
+	"	mov -8(%rbp), %rbx\n"
+	"	nop\n"
+	"	movq $0x6666, -8(%rbp,%rdi,1)\n"
+	"	mov -8(%rbp), %rdx\n"
+	"	lea (%rcx,%rdx), %rax\n"
+	"	leave\n"
 	"	ret\n");
+long unsound_fvla(long off), unsound_frxmm(long off);
+long unsound_frxs(void);
 
+long unsound_fr(long off), unsound_fresc(long off), unsound_frok(long off);
 long unsound_glob, unsound_fs_orig;
 long unsound_cvla(long off), unsound_cvlaok(long off);
 long unsound_cg, unsound_cword, *unsound_cptr = &unsound_cword;
@@ -825,6 +990,19 @@ int main(int argc, char **argv)
 		       unsound_cword);
 		return a == 0x2222 && b == 0x2222 && c == 0x3333 &&
 		       d == 0x4444 && e == 0x3333 ? 0 : 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "frame")) {
+		long a = unsound_fr(unknown_zero());
+		long b = unsound_fresc(unknown_zero());
+		long c = unsound_frok(unknown_zero());
+		long d = unsound_fvla(unknown_zero());
+		long x = unsound_frxmm(unknown_zero());
+		long y = unsound_frxs();
+
+		printf("frame %#lx %#lx %#lx %#lx %#lx %d\n", a, b, c, d, x,
+		       y < 0);
+		return a == 0x2222 && b == 0x2222 && c == 0x3333 &&
+		       d == 0x8888 && x == 0x2222 && y < 0 ? 0 : 1;
 	}
 	if (argc > 1 && !strcmp(argv[1], "saved")) {
 		r = unsound_saved(unknown_zero());

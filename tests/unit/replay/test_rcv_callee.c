@@ -260,6 +260,245 @@ Test(rcv_callee, store_into_a_vla_keeps_the_pair)
 }
 
 /*
+ * A callee's own frame (docs/values.md): a reload (mov reg, [rbp - 8])
+ * reads back its spill (mov [rbp - 8], reg) across stores of unknown
+ * address under the same argument as a push and its pop.
+ */
+#define PUSHBP	INS("\x55")				/* push rbp */
+#define MOVBP	INS("\x48\x89\xe5")			/* mov rbp, rsp */
+#define SUB16	INS("\x48\x83\xec\x10")			/* sub rsp, 16 */
+#define SPILL	INS("\x48\x89\x5d\xf8")			/* mov [rbp-8], rbx */
+#define RELOAD	INS("\x48\x8b\x5d\xf8")			/* mov rbx, [rbp-8] */
+
+Test(rcv_callee, reload_reads_its_spill)
+{
+	struct rcv_ins in[] = { CALL, PUSHBP, MOVBP, SUB16, SPILL, RELOAD };
+	struct rcv_ins st[] = {
+		CALL, PUSHBP, MOVBP, SUB16, SPILL, LOADG, STORE, RELOAD,
+	};
+	struct rcv_ins nocall[] = {
+		PUSHBP, MOVBP, SUB16, SPILL, LOADG, STORE, RELOAD,
+	};
+	struct rcv_ins other[] = {
+		CALL, PUSHBP, MOVBP, SUB16, SPILL,
+		INS("\x48\x89\x4d\xf8"),		/* mov [rbp-8], rcx */
+		RELOAD,
+	};
+
+	cr_assert_eq(pop_pair(in, 6), 4, "no store between");
+	cr_assert_eq(pop_pair(st, 8), 4,
+		     "a store through a global's pointer: the argument");
+	cr_assert_eq(pop_pair(nocall, 7), -1, "no call's entry");
+	cr_assert_eq(pop_pair(other, 7), 5, "the last spill's");
+}
+
+Test(rcv_callee, slot_address_given_to_a_callee_breaks_it)
+{
+	struct rcv_ins in[] = {
+		CALL, PUSHBP, MOVBP, SUB16, SPILL,
+		INS("\x48\x8d\x7d\xf8"),		/* lea rdi, [rbp-8] */
+		CALL,
+		INS("\x48\x89\x0f"),			/* mov [rdi], rcx */
+		RET, RELOAD,
+	};
+	struct rcv_ins idx[] = {
+		CALL, PUSHBP, MOVBP, SUB16, SPILL,
+		INS("\x48\x8d\x74\x3d\xf8"),		/* lea rsi, [rbp+rdi-8] */
+		INS("\x48\x89\x0e"),			/* mov [rsi], rcx */
+		RELOAD,
+	};
+
+	cr_assert_eq(pop_pair(in, 10), -1, "stored through at its offset");
+	cr_assert_eq(pop_pair(idx, 8), -1, "an own-stack pointer + index");
+}
+
+/* rsp saved in the frame and restored from it across a VLA (_dl_fini's
+ * mov [rbp-0x48], rsp ... mov rsp, [rbp-0x48]): the frame comes back.
+ */
+Test(rcv_callee, rsp_reloaded_from_its_spill_keeps_its_frame)
+{
+	struct rcv_ins in[] = {
+		CALL, PUSHBP, MOVBP, SUB16,
+		INS("\x48\x89\x65\xf8"),		/* mov [rbp-8], rsp */
+		INS("\x48\x29\xc4"),			/* sub rsp, rax */
+		LOADG, STORE,
+		INS("\x48\x8b\x65\xf8"),		/* mov rsp, [rbp-8] */
+	};
+	struct rcv_frame f[16];
+	int64_t pair[16];
+
+	cr_assert_gt(rcv_stack_build(in, 9, f, pair), 0);
+	cr_assert_eq(pair[8], 4);
+	cr_assert_neq(f[6].rsp_c, f[4].rsp_c, "the VLA: rsp's frame lost");
+	cr_assert_eq(f[9].rsp_c, f[4].rsp_c, "and back by the reload");
+	cr_assert_eq(f[9].rsp_o, f[4].rsp_o);
+	/* Another value in the slot (a store through rdi + rbp - 8): a
+	 * frame of its own.
+	 */
+	in[7] = INS("\x48\x89\x4c\x3d\xf8");	/* mov [rbp+rdi-8], rcx */
+	cr_assert_gt(rcv_stack_build(in, 9, f, pair), 0);
+	cr_assert_eq(pair[8], -1);
+	cr_assert_neq(f[9].rsp_c, f[4].rsp_c);
+}
+
+Test(rcv_callee, shared_stack_reload_needs_the_argument)
+{
+	struct rcv_ins in[] = { CALL, PUSHBP, MOVBP, SUB16, SPILL, LOADG,
+				RELOAD };
+	struct rcv_ins esc[] = {
+		CALL, PUSHBP, MOVBP, SUB16, SPILL,
+		INS("\x48\x89\x25\x00\x10\x00\x00"),	/* mov [rip+x], rsp */
+		RELOAD,
+	};
+	struct rcv_frame f[16];
+	uint8_t local[16];
+
+	cr_assert_eq(shared_pair(in, 7, local, f), 4);
+	cr_assert_eq(local[6], 1, "shown by the callee's own stack");
+	/* The store's address known, the slot's not: only the argument
+	 * would keep it.
+	 */
+	cr_assert_eq(shared_pair(esc, 7, local, f), -1);
+	cr_assert_eq(local[6], 0, "its rsp in a global: another thread's");
+}
+
+/* Strict values (rcv_stack_vals' noproof): no pair by the argument. */
+Test(rcv_callee, strict_turns_the_argument_off)
+{
+	struct rcv_ins in[] = {
+		CALL, PUSHBP, MOVBP, SUB16, SPILL, LOADG, STORE, RELOAD,
+	};
+	struct rcv_state st[16];
+	struct rcv_stack_vals sv = { .a = st, .na = 16, .noproof = true };
+	struct rcv_frame f[16];
+	int64_t pair[16];
+
+	memset(st, 0, sizeof(st));
+	cr_assert_gt(rcv_stack_build_v(in, 8, &sv, f, pair), 0);
+	cr_assert_eq(pair[7], -1);
+	sv.noproof = false;
+	cr_assert_gt(rcv_stack_build_v(in, 8, &sv, f, pair), 0);
+	cr_assert_eq(pair[7], 4);
+}
+
+/*
+ * A load through a VLA's bottom plus an index (rcv_escape.c in_alloc():
+ * C's rule for pointers) reads only the VLA, not the slot above it that
+ * holds rsp: what it loads is no stack pointer, and a store through it
+ * keeps the spill.  Through rbp plus an index it may read that slot.
+ */
+Test(rcv_callee, load_from_a_vla_is_not_a_stack_pointer)
+{
+	struct rcv_ins in[] = {
+		CALL, PUSHBP, MOVBP, SUB16,
+		INS("\x48\x89\x65\xf8"),		/* mov [rbp-8], rsp */
+		INS("\x48\x89\x5d\xf0"),		/* mov [rbp-16], rbx */
+		INS("\x48\x29\xc4"),			/* sub rsp, rax */
+		INS("\x48\x8b\x0c\xfc"),		/* mov rcx, [rsp+rdi*8] */
+		INS("\x48\x89\x11"),			/* mov [rcx], rdx */
+		INS("\x48\x8b\x5d\xf0"),		/* mov rbx, [rbp-16] */
+	};
+
+	cr_assert_eq(pop_pair(in, 10), 5);
+	in[7] = INS("\x48\x8b\x4c\xfd\x00");	/* mov rcx, [rbp+rdi*8] */
+	cr_assert_eq(pop_pair(in, 10), -1, "not through the VLA's base");
+}
+
+/*
+ * Stores through a VLA's bottom plus an index (rcv_escape.c
+ * rcv_esc_in_alloc()) lie from its bottom to its top: a spill under it
+ * (in the frame allocated after it) is kept; through rsp plus an index
+ * (rsp is not the VLA's bottom there) it may be written.
+ */
+Test(rcv_callee, store_from_a_vla_bottom_keeps_a_spill_under_it)
+{
+	struct rcv_ins in[] = {
+		CALL, PUSHBP, MOVBP, SUB16,
+		INS("\x48\x29\xc4"),			/* sub rsp, rax */
+		INS("\x48\x89\xe0"),			/* mov rax, rsp */
+		SUB16,
+		INS("\x48\x89\x1c\x24"),		/* mov [rsp], rbx */
+		INS("\x48\x89\x0c\xf8"),		/* mov [rax+rdi*8], rcx */
+		INS("\x48\x8b\x1c\x24"),		/* mov rbx, [rsp] */
+	};
+
+	cr_assert_eq(pop_pair(in, 10), 7);
+	in[8] = INS("\x48\x89\x0c\xfc");	/* mov [rsp+rdi*8], rcx */
+	cr_assert_eq(pop_pair(in, 10), -1, "rsp is not the VLA's bottom");
+}
+
+/*
+ * A store through rsp after a VLA is of another frame than rbp's spill:
+ * only the argument (the store lies in the VLA, under the spill) keeps
+ * the pair; strict values do not.
+ */
+Test(rcv_callee, store_of_another_frame_needs_the_argument)
+{
+	struct rcv_ins in[] = {
+		CALL, PUSHBP, MOVBP, SUB16, SPILL,
+		INS("\x48\x29\xc4"),			/* sub rsp, rax */
+		INS("\x48\x89\x0c\x24"),		/* mov [rsp], rcx */
+		RELOAD,
+	};
+	struct rcv_state st[16];
+	struct rcv_stack_vals sv = { .a = st, .na = 16, .noproof = true };
+	struct rcv_frame f[16];
+	int64_t pair[16];
+
+	cr_assert_eq(pop_pair(in, 8), 4);
+	memset(st, 0, sizeof(st));
+	cr_assert_gt(rcv_stack_build_v(in, 8, &sv, f, pair), 0);
+	cr_assert_eq(pair[7], -1, "strict");
+}
+
+/*
+ * A pointer made by lea from a VLA's bottom plus an index (bounded())
+ * starts at the bottom (C's rule for pointers): a store through it keeps
+ * a spill under the VLA; made from rsp 16 bytes under the bottom, it may
+ * write that spill.
+ */
+Test(rcv_callee, lea_from_a_vla_bottom_keeps_a_spill_under_it)
+{
+	struct rcv_ins in[] = {
+		CALL, PUSHBP, MOVBP, SUB16,
+		INS("\x48\x29\xc4"),			/* sub rsp, rax */
+		INS("\x48\x89\xe0"),			/* mov rax, rsp */
+		SUB16,
+		INS("\x48\x89\x1c\x24"),		/* mov [rsp], rbx */
+		INS("\x48\x8d\x34\xf8"),		/* lea rsi, [rax+rdi*8] */
+		INS("\x48\x89\x0e"),			/* mov [rsi], rcx */
+		INS("\x48\x8b\x1c\x24"),		/* mov rbx, [rsp] */
+	};
+
+	cr_assert_eq(pop_pair(in, 11), 7);
+	in[8] = INS("\x48\x8d\x34\xfc");	/* lea rsi, [rsp+rdi*8] */
+	cr_assert_eq(pop_pair(in, 11), -1, "rsp is not the VLA's bottom");
+}
+
+/*
+ * xsavec (the resolver's, into an area it allocated): a store from its
+ * operand up to the allocation's top, not to the spill above it; in the
+ * frame itself (no allocation) it may write anything above rsp.
+ */
+Test(rcv_callee, xsave_into_an_allocation_keeps_the_spill_above)
+{
+	struct rcv_ins in[] = {
+		CALL, PUSHBP, MOVBP, SUB16, SPILL,
+		INS("\x48\x29\xc4"),			/* sub rsp, rax */
+		INS("\x0f\xc7\x24\x24"),		/* xsavec [rsp] */
+		RELOAD,
+	};
+	struct rcv_ins nalloc[] = {
+		CALL, PUSHBP, MOVBP, SUB16, SPILL,
+		INS("\x0f\xc7\x24\x24"),		/* xsavec [rsp] */
+		RELOAD,
+	};
+
+	cr_assert_eq(pop_pair(in, 8), 4);
+	cr_assert_eq(pop_pair(nalloc, 7), -1, "no allocation: no top");
+}
+
+/*
  * An address rebuilt from rsp's bits other than by a copy (review 5,
  * tests/values/review5.c): through a table indexed by a byte of it,
  * through CF (bt; setc), through the way a branch took.  Each may point
