@@ -26,323 +26,15 @@
  * ways branches take, so a branch on a stack-derived value is an escape;
  * through a table indexed by its bytes, so a load through a maybe-derived
  * address is maybe-derived (docs/values.md, "Pointers rebuilt without a
- * copy").
+ * copy").  This file holds the per-instruction rules; the epochs, slots,
+ * loads and stores they change are rcv_escmem.c's.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include <capstone/capstone.h>
 
-#include "rcv_win.h"
-
-/*
- * WHOLE: a whole own-stack pointer or a clean value, which of the two not
- * depending on where the stack lies (cmov with clean flags between them:
- * ld.so's dfs_traversal gets a stack flag's address or NULL, and tests
- * it): tested for zero, it gives clean flags; anything else takes it as
- * MAYBE.
- */
-enum { CLEAN, STK, MAYBE, WHOLE };
-
-/*
- * Frames of reference (epochs): an own-stack pointer is an offset in
- * one.  Each lies at [lo, hi] from its root's origin (one that came from
- * another by and rsp, -64 lies up to 63 bytes under where that was); two
- * roots are not related.
- */
-static uint32_t ep_new(struct rcv_esc *e, uint32_t root, int64_t lo,
-		       int64_t hi)
-{
-	struct rcv_esc_ep *n;
-
-	if (e->nep == e->epcap) {
-		size_t cap = e->epcap ? 2 * e->epcap : 64;
-
-		n = realloc(e->eps, cap * sizeof(*n));
-		if (!n) {
-			/* Out of memory: one root for all, all related. */
-			e->dirty = true;
-			return e->nep ? e->nep - 1 : 0;
-		}
-		e->eps = n;
-		e->epcap = cap;
-	}
-	e->eps[e->nep] = (struct rcv_esc_ep){
-		root == UINT32_MAX ? (uint32_t)e->nep : root, lo, hi, false,
-		INT64_MAX, UINT32_MAX, 0, UINT32_MAX, 0, UINT32_MAX };
-	return (uint32_t)e->nep++;
-}
-
-/*
- * Register @g gets taint @t; an own-stack pointer at offset @d in epoch
- * @ep (UINT32_MAX: a new root, its relation to the others not known).
- */
-static void set_val(struct rcv_esc *e, int g, uint8_t t, uint32_t ep,
-		    int64_t d)
-{
-	e->t[g] = t;
-	if (t != STK)
-		return;
-	if (ep == UINT32_MAX) {
-		e->ep[g] = ep_new(e, UINT32_MAX, 0, 0);
-		e->d[g] = 0;
-	} else {
-		e->ep[g] = ep;
-		e->d[g] = d;
-	}
-}
-
-/* As set_val() with the epoch of register @src (-1: a new root). */
-static void set_reg(struct rcv_esc *e, int g, uint8_t t, int src, int64_t d)
-{
-	set_val(e, g, t, src < 0 || src >= 16 ? UINT32_MAX : e->ep[src], d);
-}
-
-/*
- * Does [@d, @d + @n) of epoch @a end at or under offset @x of epoch @b,
- * by the epochs @a came from (sub rsp, n and and rsp, -N make an epoch
- * whose origin lies under where rsp was)?
- */
-static bool under_epoch(const struct rcv_esc *e, uint32_t a, int64_t d,
-			int64_t n, uint32_t b, int64_t x)
-{
-	int64_t end = d + n;
-	int k;
-
-	for (k = 0; k < 64 && a != b; k++) {
-		if (a >= e->nep || e->eps[a].up == UINT32_MAX)
-			return false;
-		end += e->eps[a].upd;
-		a = e->eps[a].up;
-	}
-	return a == b && end <= x;
-}
-
-static bool below_top(const struct rcv_esc *e, uint32_t a, int64_t d);
-
-/* May [d, d + n) of epoch @a and [x, x + m) of epoch @b overlap? */
-static bool may_alias(const struct rcv_esc *e, uint32_t a, int64_t d,
-		      int64_t n, uint32_t b, int64_t x, int64_t m)
-{
-	const struct rcv_esc_ep *p = &e->eps[a], *q = &e->eps[b];
-
-	if (a == b)
-		return d < x + m && x < d + n;
-	if (p->root != q->root)
-		return true;
-	if (under_epoch(e, a, d, n, b, x) || under_epoch(e, b, x, m, a, d))
-		return false;
-	return p->lo + d < q->hi + x + m && q->lo + x < p->hi + d + n;
-}
-
-/*
- * What [d, d + n) of epoch @ep may hold: CLEAN, STK (an own-stack
- * pointer, @vep, @vd where it points) or MAYBE.
- */
-static uint8_t slot_get(const struct rcv_esc *e, uint32_t ep, int64_t d,
-			int64_t n, uint32_t *vep, int64_t *vd)
-{
-	const struct rcv_esc_slot *hit = NULL;
-	size_t k;
-
-	if (e->dirty)
-		return MAYBE;
-	for (k = 0; k < e->nslots; k++) {
-		const struct rcv_esc_slot *sl = &e->slots[k];
-
-		if (!rcv_esc_overlap(e, ep, d, n, sl->ep, sl->d, sl->n))
-			continue;
-		if (hit || sl->ep != ep || sl->d != d || sl->n != n)
-			return MAYBE;
-		hit = sl;
-	}
-	if (!hit)
-		return CLEAN;
-	*vep = hit->vep;
-	*vd = hit->vd;
-	return hit->kind;
-}
-
-/* [d, d + n) of epoch @ep now holds @v (at @vep/@vd when STK). */
-static void slot_set(struct rcv_esc *e, uint32_t ep, int64_t d, int64_t n,
-		     uint8_t v, uint32_t vep, int64_t vd)
-{
-	struct rcv_esc_slot *sl;
-	size_t k;
-
-	/* Those it overwrites whole are gone. */
-	for (k = 0; k < e->nslots;) {
-		sl = &e->slots[k];
-		if (sl->ep == ep && d <= sl->d && sl->d + sl->n <= d + n)
-			*sl = e->slots[--e->nslots];
-		else
-			k++;
-	}
-	if (v == CLEAN || e->dirty)
-		return;
-	if (e->nslots == e->cap) {
-		size_t cap = e->cap ? 2 * e->cap : 64;
-
-		sl = e->cap >= 4096 ? NULL :
-		     realloc(e->slots, cap * sizeof(*sl));
-		if (!sl) {
-			/* Too many to follow: any slot may hold one. */
-			e->dirty = true;
-			return;
-		}
-		e->slots = sl;
-		e->cap = cap;
-	}
-	e->slots[e->nslots++] = (struct rcv_esc_slot){ d, vd, ep, vep,
-						       (uint8_t)n, v };
-}
-
-/*
- * rsp rose to offset @d of its epoch: what lies under it, but for @margin
- * bytes (the red zone), is dead.
- */
-static void slots_dead(struct rcv_esc *e, int64_t margin)
-{
-	const struct rcv_esc_ep *g;
-	size_t k;
-
-	if (e->t[RP_REG_RSP] != STK)
-		return;
-	g = &e->eps[e->ep[RP_REG_RSP]];
-	for (k = 0; k < e->nslots;) {
-		const struct rcv_esc_slot *sl = &e->slots[k];
-		const struct rcv_esc_ep *p = &e->eps[sl->ep];
-
-		/* In rsp's own epoch the offsets compare exactly (a slot
-		 * pushed under an allocation, sub rsp, reg, whose epoch's
-		 * low bound is not known).
-		 */
-		if ((sl->ep == e->ep[RP_REG_RSP] &&
-		     sl->d + sl->n <= e->d[RP_REG_RSP] - margin) ||
-		    (p->root == g->root &&
-		     p->hi + sl->d + sl->n <=
-		     g->lo + e->d[RP_REG_RSP] - margin))
-			e->slots[k] = e->slots[--e->nslots];
-		else
-			k++;
-	}
-}
-
-static bool any_slot(const struct rcv_esc *e)
-{
-	return e->dirty || e->nslots;
-}
-
-void rcv_esc_init(struct rcv_esc *e)
-{
-	free(e->slots);
-	free(e->eps);
-	memset(e, 0, sizeof(*e));
-	set_reg(e, RP_REG_RSP, STK, -1, 0);
-	e->ep0 = e->ep[RP_REG_RSP];
-}
-
-void rcv_esc_fini(struct rcv_esc *e)
-{
-	free(e->slots);
-	free(e->eps);
-	e->slots = NULL;
-	e->eps = NULL;
-	e->nslots = e->cap = e->nep = e->epcap = 0;
-}
-
-/* Where memory operand @o points: 2 surely the own stack at *@d (known
- * offset), 1 surely the own stack (offset unknown), 0 maybe elsewhere.
- * *@tainted: an address register may be stack-derived.
- */
-static int where(const struct rcv_esc *e, const struct rcv_op *o,
-		 uint32_t *ep, int64_t *d, bool *tainted)
-{
-	bool bt = o->base >= 0 && o->base < 16 && e->t[o->base];
-	bool it = o->index >= 0 && o->index < 16 && e->t[o->index];
-
-	*tainted = bt || it;
-	if (o->seg)
-		return 0;
-	if (bt && e->t[o->base] == STK && !it) {
-		if (o->index < 0) {
-			*ep = e->ep[o->base];
-			*d = e->d[o->base] + o->imm;
-			return 2;
-		}
-		return 1;
-	}
-	if (it && e->t[o->index] == STK && o->scale == 1 && !bt)
-		return 1;
-	return 0;
-}
-
-/*
- * May a slot hold a stack-derived value where @o (surely the own stack,
- * offset not known) reads?  Any slot may, but through a pointer into an
- * allocation in rcv_callee.c's local mode (bounded()), which reads under
- * its top only (C's rule, the callee argument's assumption): slots that
- * lie wholly above it do not count (memmove from a VLA in ld.so's
- * _dl_sort_maps, whose frame above holds pointers).
- */
-static bool below_lim_slot(const struct rcv_esc *e, const struct rcv_op *o)
-{
-	const struct rcv_esc_ep *b;
-	size_t k;
-
-	if (!any_slot(e))
-		return false;
-	if (e->dirty || o->base < 0 || o->base >= 16 ||
-	    e->t[o->base] != STK || e->ep[o->base] >= e->nep)
-		return true;
-	b = &e->eps[e->ep[o->base]];
-	if (b->lim == INT64_MAX)
-		return true;
-	for (k = 0; k < e->nslots; k++) {
-		const struct rcv_esc_slot *sl = &e->slots[k];
-		const struct rcv_esc_ep *p = &e->eps[sl->ep];
-
-		if (p->root != b->root || p->lo + sl->d < b->lim)
-			return true;
-	}
-	return false;
-}
-
-/*
- * In rcv_callee.c's local mode, is @o an own-stack pointer from an
- * allocation's bottom (sub rsp, n) or one bounded() made, plus a clean
- * index?  Then it reads only under the allocation's top, *@top in root
- * *@root's offsets (C's rule for pointers, as bounded()), and from the
- * bottom itself (offset 0 of epoch *@ep) not under it (*@ep UINT32_MAX:
- * no such bound).
- */
-static bool in_alloc(const struct rcv_esc *e, const struct rcv_op *o,
-		     uint32_t *root, int64_t *top, uint32_t *ep,
-		     uint32_t *tup, int64_t *tupd)
-{
-	const struct rcv_esc_ep *x;
-
-	if (!e->local || o->seg || o->base < 0 || o->base >= 16 ||
-	    e->t[o->base] != STK || o->index < 0 || o->index >= 16 ||
-	    e->t[o->index] != CLEAN)
-		return false;
-	x = &e->eps[e->ep[o->base]];
-	*root = x->root;
-	*ep = x->alloc && !e->d[o->base] ? e->ep[o->base] : UINT32_MAX;
-	if (x->alloc && e->d[o->base] + o->imm <= 0) {
-		*top = x->hi;
-		*tup = x->up;
-		*tupd = x->upd;
-	} else if (x->lim != INT64_MAX) {
-		*top = x->lim;
-		*tup = x->tup;
-		*tupd = x->tupd;
-		*ep = x->bot;
-	} else {
-		return false;
-	}
-	return true;
-}
+#include "rcv_esc.h"
 
 bool rcv_xsave_like(unsigned int id)
 {
@@ -365,155 +57,6 @@ static bool xrstor_like(unsigned int id)
 	default:
 		return false;
 	}
-}
-
-/*
- * May a slot that holds a stack-derived value lie in the save area at
- * offset @d of epoch @ep and up (to the allocation's top when it lies in
- * one)?
- */
-static bool area_tainted(const struct rcv_esc *e, uint32_t ep, int64_t d)
-{
-	const struct rcv_esc_ep *p = &e->eps[ep];
-	size_t k;
-
-	if (e->dirty)
-		return true;
-	for (k = 0; k < e->nslots; k++) {
-		const struct rcv_esc_slot *sl = &e->slots[k];
-
-		if (under_epoch(e, sl->ep, sl->d, sl->n, ep, d))
-			continue;
-		if (below_top(e, ep, d) &&
-		    under_epoch(e, p->tup, p->tupd, 0, sl->ep, sl->d))
-			continue;
-		return true;
-	}
-	return false;
-}
-
-/*
- * May a slot that holds a stack-derived value lie under @top of @root,
- * and not under offset 0 of epoch @ep (UINT32_MAX: none)?
- */
-static bool slot_under(const struct rcv_esc *e, uint32_t root, int64_t top,
-		       uint32_t ep, uint32_t tup, int64_t tupd)
-{
-	size_t k;
-
-	if (e->dirty)
-		return true;
-	for (k = 0; k < e->nslots; k++) {
-		const struct rcv_esc_slot *sl = &e->slots[k];
-		const struct rcv_esc_ep *p = &e->eps[sl->ep];
-
-		if (ep != UINT32_MAX &&
-		    under_epoch(e, sl->ep, sl->d, sl->n, ep, 0))
-			continue;
-		/* At or above the top (offset @tupd of epoch @tup). */
-		if (tup != UINT32_MAX &&
-		    under_epoch(e, tup, tupd, 0, sl->ep, sl->d))
-			continue;
-		if (p->root != root || p->lo + sl->d < top)
-			return true;
-	}
-	return false;
-}
-
-/* The taint of @size bytes loaded through @o (STK: at @vep, @vd). */
-static uint8_t load_v(const struct rcv_esc *e, const struct rcv_op *o,
-		      unsigned int size, uint32_t *vep, int64_t *vd)
-{
-	int64_t d = 0;
-	bool tainted;
-	uint32_t ep = 0;
-	int w = where(e, o, &ep, &d, &tainted);
-	uint32_t root, aep, tup;
-	int64_t top, tupd;
-	uint8_t v;
-
-	if (w == 2) {
-		v = slot_get(e, ep, d, size ? size : 8, vep, vd);
-		/* Part of a pointer is not one. */
-		return (v == STK || v == WHOLE) && size != 8 ? MAYBE : v;
-	}
-	/* Into an allocation through an index from its bottom: what lies
-	 * in it, not under it either (in_alloc()).
-	 */
-	if (w == 1 && in_alloc(e, o, &root, &top, &aep, &tup, &tupd))
-		return slot_under(e, root, top, aep, tup, tupd) ? MAYBE :
-								  CLEAN;
-	/* Surely the own stack, where no slot holds one: clean. */
-	if (w == 1)
-		return below_lim_slot(e, o) ? MAYBE : CLEAN;
-	/* Through a whole own-stack pointer or a clean one: the own stack
-	 * as above, or memory that holds no stack-derived value before
-	 * the first escape.
-	 */
-	if (o->base >= 0 && o->base < 16 && e->t[o->base] == WHOLE &&
-	    !o->seg && (o->index < 0 || o->index >= 16 || !e->t[o->index]))
-		return any_slot(e) ? MAYBE : CLEAN;
-	/* Through an address that may be derived from a stack pointer but
-	 * is not surely one: what it loads may be a function of the
-	 * pointer's bits (a table indexed by them, tests/values/review5.c
-	 * ltable), or the own stack.
-	 */
-	return tainted ? MAYBE : CLEAN;
-}
-
-static uint8_t load(const struct rcv_esc *e, const struct rcv_op *o,
-		    unsigned int size)
-{
-	uint32_t ep;
-	int64_t d;
-	uint8_t v = load_v(e, o, size, &ep, &d);
-
-	return v == STK ? MAYBE : v;
-}
-
-/* A store of @size bytes of taint @vt (STK: at @vep/@vd) through @o: true
- * when it escapes.
- */
-static bool store_v(struct rcv_esc *e, const struct rcv_op *o,
-		    unsigned int size, uint8_t vt, uint32_t vep, int64_t vd)
-{
-	int64_t d = 0;
-	bool tainted;
-	uint32_t ep = 0;
-	int w = where(e, o, &ep, &d, &tainted);
-
-	if (!size)
-		size = 8;
-	/* From a call's entry (rcv_callee.c): only what lies under the
-	 * entry's rsp is the callee's own; a pointer under it stored above
-	 * (where pointers made before the call point) escapes.
-	 */
-	if (e->local && vt != CLEAN &&
-	    (w == 1 || (w == 2 && !rcv_esc_below_origin(e, ep, d, size))))
-		return true;
-	if (w == 2) {
-		slot_set(e, ep, d, size, size == 8 ? vt : vt ? MAYBE : CLEAN,
-			 vep, vd);
-		return false;
-	}
-	if (w == 1) {
-		if (vt)
-			e->dirty = true;
-		return false;
-	}
-	return vt != CLEAN;
-}
-
-static bool store(struct rcv_esc *e, const struct rcv_op *o,
-		  unsigned int size, uint8_t vt)
-{
-	return store_v(e, o, size, vt ? MAYBE : CLEAN, 0, 0);
-}
-
-/* A store of register @g's whole value. */
-static bool store_reg(struct rcv_esc *e, const struct rcv_op *o, int g)
-{
-	return store_v(e, o, 8, e->t[g], e->ep[g], e->d[g]);
 }
 
 static uint8_t join(uint8_t a, uint8_t b)
@@ -541,14 +84,14 @@ static bool leave(struct rcv_esc *e)
 			    .index = -1 };
 	uint32_t vep = 0;
 	int64_t vd = 0;
-	uint8_t v = load_v(e, &o, 8, &vep, &vd);
+	uint8_t v = rcv_esc_load_v(e, &o, 8, &vep, &vd);
 
-	set_reg(e, RP_REG_RSP, e->t[RP_REG_RBP], RP_REG_RBP,
+	rcv_esc_set_reg(e, RP_REG_RSP, e->t[RP_REG_RBP], RP_REG_RBP,
 		e->d[RP_REG_RBP] + 8);
 	if (e->t[RP_REG_RSP] != STK)
-		set_reg(e, RP_REG_RSP, STK, -1, 0);
-	set_val(e, RP_REG_RBP, v, vep, vd);
-	slots_dead(e, 128);
+		rcv_esc_set_reg(e, RP_REG_RSP, STK, -1, 0);
+	rcv_esc_set_val(e, RP_REG_RBP, v, vep, vd);
+	rcv_esc_slots_dead(e, 128);
 	return false;
 }
 
@@ -581,33 +124,33 @@ static bool push_pop(struct rcv_esc *e, const struct rcv_ins *in)
 		vd = e->d[g];
 		v = e->t[g];
 		rsp_add(e, -8);
-		return store_v(e, &sl, 8, v, vep, vd);
+		return rcv_esc_store_v(e, &sl, 8, v, vep, vd);
 	}
 	if (in->id == X86_INS_PUSH || in->id == X86_INS_PUSHFQ) {
 		if (in->id == X86_INS_PUSH && o->type == RCV_OP_REG)
 			v = e->t[o->reg] ? MAYBE : CLEAN;
 		else if (in->id == X86_INS_PUSH && o->type == RCV_OP_MEM)
-			v = load(e, o, sz);
+			v = rcv_esc_load(e, o, sz);
 		if (in->id == X86_INS_PUSHFQ) {
 			sz = 8;
 			v = join(e->ft, e->dft);
 		}
 		rsp_add(e, -(int64_t)sz);
-		return store(e, &sl, sz, v);
+		return rcv_esc_store(e, &sl, sz, v);
 	}
 	/* pop, popfq */
 	if (in->id == X86_INS_POPFQ)
 		sz = 8;
-	v = load_v(e, &sl, sz, &vep, &vd);
+	v = rcv_esc_load_v(e, &sl, sz, &vep, &vd);
 	rsp_add(e, (int64_t)sz);
 	if (in->id == X86_INS_POPFQ)
 		e->ft = e->dft = v ? MAYBE : CLEAN;
 	if (in->id == X86_INS_POP && o->type == RCV_OP_REG) {
-		set_val(e, o->reg, v, vep, vd);
+		rcv_esc_set_val(e, o->reg, v, vep, vd);
 	} else if (in->id == X86_INS_POP && o->type == RCV_OP_MEM) {
-		return store_v(e, o, sz, v, vep, vd);
+		return rcv_esc_store_v(e, o, sz, v, vep, vd);
 	}
-	slots_dead(e, 128);
+	rcv_esc_slots_dead(e, 128);
 	return false;
 }
 
@@ -629,8 +172,8 @@ static uint32_t bounded(struct rcv_esc *e, int b)
 	uint32_t n;
 
 	if (!e->local || !x->alloc || e->d[b] > 0)
-		return ep_new(e, UINT32_MAX, 0, 0);
-	n = ep_new(e, root, INT64_MIN / 4, top);
+		return rcv_esc_ep_new(e, UINT32_MAX, 0, 0);
+	n = rcv_esc_ep_new(e, root, INT64_MIN / 4, top);
 	if (e->nep == had + 1) {
 		e->eps[n].lim = top;
 		e->eps[n].tup = tup;
@@ -649,7 +192,7 @@ static void arith(struct rcv_esc *e, const struct rcv_ins *in, int g,
 	uint8_t old = e->t[g];
 
 	if (in->op[0].size != 8 && g == RP_REG_RSP) {
-		set_reg(e, g, v ? MAYBE : CLEAN, -1, 0);
+		rcv_esc_set_reg(e, g, v ? MAYBE : CLEAN, -1, 0);
 		return;
 	}
 	switch (in->id) {
@@ -659,14 +202,14 @@ static void arith(struct rcv_esc *e, const struct rcv_ins *in, int g,
 		if (s->type == RCV_OP_IMM && old == STK) {
 			int64_t by = in->id == X86_INS_ADD ? s->imm : -s->imm;
 
-			set_reg(e, g, STK, g, e->d[g] + by);
+			rcv_esc_set_reg(e, g, STK, g, e->d[g] + by);
 			if (g == RP_REG_RSP && by > 0)
-				slots_dead(e, 128);
+				rcv_esc_slots_dead(e, 128);
 			return;
 		}
 		if (s->type == RCV_OP_REG && s->reg == g &&
 		    in->id == X86_INS_SUB) {
-			set_reg(e, g, CLEAN, -1, 0);
+			rcv_esc_set_reg(e, g, CLEAN, -1, 0);
 			return;
 		}
 		/* A stack pointer plus or minus a clean offset (sub rsp,
@@ -675,16 +218,15 @@ static void arith(struct rcv_esc *e, const struct rcv_ins *in, int g,
 		if (old == STK && ((s->type == RCV_OP_REG &&
 				    e->t[s->reg] == CLEAN) ||
 				   (s->type == RCV_OP_MEM &&
-				    load(e, s, 8) == CLEAN))) {
+				    rcv_esc_load(e, s, 8) == CLEAN))) {
 			/* sub rsp, n allocates (n >= 0: an assumption,
 			 * docs/values.md): anywhere under where rsp was.
 			 */
 			if (g == RP_REG_RSP && in->id == X86_INS_SUB) {
 				size_t had = e->nep;
-				uint32_t n = ep_new(e, e->eps[e->ep[g]].root,
-						    INT64_MIN / 4,
-						    e->eps[e->ep[g]].hi +
-						    e->d[g]);
+				uint32_t n = rcv_esc_ep_new(e,
+					e->eps[e->ep[g]].root, INT64_MIN / 4,
+					e->eps[e->ep[g]].hi + e->d[g]);
 
 				/* (Not when out of memory: n is old.) */
 				if (e->nep == had + 1) {
@@ -694,18 +236,18 @@ static void arith(struct rcv_esc *e, const struct rcv_ins *in, int g,
 					e->eps[n].tup = e->ep[g];
 					e->eps[n].tupd = e->d[g];
 				}
-				set_val(e, g, STK, n, 0);
+				rcv_esc_set_val(e, g, STK, n, 0);
 			} else if (in->id == X86_INS_ADD &&
 				   s->type == RCV_OP_REG) {
-				set_val(e, g, STK, bounded(e, g), 0);
+				rcv_esc_set_val(e, g, STK, bounded(e, g), 0);
 			} else {
-				set_reg(e, g, STK, -1, 0);
+				rcv_esc_set_reg(e, g, STK, -1, 0);
 			}
 			return;
 		}
 		if (s->type == RCV_OP_REG && in->id == X86_INS_ADD &&
 		    old == CLEAN && e->t[s->reg] == STK) {
-			set_reg(e, g, STK, -1, 0);
+			rcv_esc_set_reg(e, g, STK, -1, 0);
 			return;
 		}
 		break;
@@ -717,7 +259,7 @@ static void arith(struct rcv_esc *e, const struct rcv_ins *in, int g,
 
 			/* At most -imm - 1 under where it pointed. */
 			size_t had = e->nep;
-			uint32_t n = ep_new(e, p->root,
+			uint32_t n = rcv_esc_ep_new(e, p->root,
 					    p->lo + e->d[g] + s->imm + 1,
 					    p->hi + e->d[g]);
 
@@ -725,20 +267,20 @@ static void arith(struct rcv_esc *e, const struct rcv_ins *in, int g,
 				e->eps[n].up = e->ep[g];
 				e->eps[n].upd = e->d[g];
 			}
-			set_val(e, g, STK, n, 0);
+			rcv_esc_set_val(e, g, STK, n, 0);
 			return;
 		}
 		break;
 	case X86_INS_XOR:
 		if (s && s->type == RCV_OP_REG && s->reg == g) {
-			set_reg(e, g, CLEAN, -1, 0);
+			rcv_esc_set_reg(e, g, CLEAN, -1, 0);
 			return;
 		}
 		break;
 	default:
 		break;
 	}
-	set_reg(e, g, v, -1, 0);
+	rcv_esc_set_reg(e, g, v, -1, 0);
 }
 
 /*
@@ -785,7 +327,8 @@ static bool stk_op(const struct rcv_esc *e, const struct rcv_op *o)
 		return false;
 	if (o->type == RCV_OP_REG)
 		return o->reg >= 0 && o->reg < 16 && e->t[o->reg] == STK;
-	return o->type == RCV_OP_MEM && load_v(e, o, 8, &vep, &vd) == STK;
+	return o->type == RCV_OP_MEM &&
+	       rcv_esc_load_v(e, o, 8, &vep, &vd) == STK;
 }
 
 /* Is operand @o surely a whole own-stack pointer, or WHOLE? */
@@ -802,7 +345,7 @@ static bool whole_op(const struct rcv_esc *e, const struct rcv_op *o)
 		       (e->t[o->reg] == STK || e->t[o->reg] == WHOLE);
 	if (o->type != RCV_OP_MEM)
 		return false;
-	v = load_v(e, o, 8, &vep, &vd);
+	v = rcv_esc_load_v(e, o, 8, &vep, &vd);
 	return v == STK || v == WHOLE;
 }
 
@@ -889,12 +432,12 @@ static bool branch_tainted(struct rcv_esc *e, const struct rcv_ins *in)
 			in->id == X86_INS_LOOPE || in->id == X86_INS_LOOPNE ?
 			e->t[RP_REG_RCX] != CLEAN : false);
 	if (in->id == X86_INS_RET)
-		return load(e, &sl, 8) != CLEAN;
+		return rcv_esc_load(e, &sl, 8) != CLEAN;
 	if ((in->id != X86_INS_JMP && in->id != X86_INS_CALL) || !in->nops)
 		return false;
 	if (o->type == RCV_OP_REG)
 		return o->reg < 0 || o->reg >= 16 || e->t[o->reg] != CLEAN;
-	return o->type == RCV_OP_MEM && load(e, o, 8) != CLEAN;
+	return o->type == RCV_OP_MEM && rcv_esc_load(e, o, 8) != CLEAN;
 }
 
 /*
@@ -915,7 +458,7 @@ static bool cmov_whole(const struct rcv_esc *e, const struct rcv_ins *in)
 	if (b->type == RCV_OP_REG)
 		return b->reg >= 0 && b->reg < 16 && e->t[b->reg] != MAYBE;
 	return b->type == RCV_OP_MEM &&
-	       load_v(e, b, 8, &vep, &vd) != MAYBE;
+	       rcv_esc_load_v(e, b, 8, &vep, &vd) != MAYBE;
 }
 
 /* The general case: every destination gets what every source may hold. */
@@ -935,8 +478,8 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 	if (rcv_xsave_like(in->id) && e->vec)
 		e->dirty = true;
 	if (xrstor_like(in->id) && in->nops &&
-	    (where(e, &in->op[0], &aep, &ad, &at) != 2 ||
-	     area_tainted(e, aep, ad)))
+	    (rcv_esc_at(e, &in->op[0], &aep, &ad, &at) != 2 ||
+	     rcv_esc_area_tainted(e, aep, ad)))
 		e->vec = true;
 
 	for (k = 0; k < in->nops; k++) {
@@ -950,7 +493,7 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 			v = join(v, e->t[o->reg]);
 		else if (o->type == RCV_OP_MEM && in->id != X86_INS_LEA &&
 			 in->id != X86_INS_NOP)
-			v = join(v, load(e, o, o->size ? o->size : 8));
+			v = join(v, rcv_esc_load(e, o, o->size ? o->size : 8));
 		else if (o->type == RCV_OP_OTHER || o->type == RCV_OP_XMM)
 			v = join(v, e->vec);
 	}
@@ -991,7 +534,7 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 	 */
 	if (in->id == X86_INS_MOV && in->nops == 2 && in->op[0].size == 8 &&
 	    in->op[1].type == RCV_OP_MEM && in->op[0].type == RCV_OP_REG)
-		v = load(e, &in->op[1], 8);
+		v = rcv_esc_load(e, &in->op[1], 8);
 	else if (in->id == X86_INS_MOV && in->nops == 2 &&
 		 in->op[0].size == 8 && in->op[1].type == RCV_OP_REG)
 		v = e->t[in->op[1].reg];
@@ -1001,41 +544,42 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 		int64_t vd = 0;
 
 		g = in->op[0].reg;
-		v = load_v(e, &in->op[1], 8, &vep, &vd);
-		set_val(e, g, v, vep, vd);
+		v = rcv_esc_load_v(e, &in->op[1], 8, &vep, &vd);
+		rcv_esc_set_val(e, g, v, vep, vd);
 		dst_reg[g] = true;
 	} else if (in->id == X86_INS_MOV && in->nops == 2 &&
 		   in->op[0].type == RCV_OP_MEM &&
 		   in->op[1].type == RCV_OP_REG && in->op[1].size == 8) {
-		return store_reg(e, &in->op[0], in->op[1].reg);
+		return rcv_esc_store_reg(e, &in->op[0], in->op[1].reg);
 	} else if (in->id == X86_INS_MOV && in->nops == 2 &&
 	    in->op[0].type == RCV_OP_REG && in->op[1].type == RCV_OP_REG &&
 	    in->op[0].size == 8) {
 		g = in->op[0].reg;
-		set_reg(e, g, e->t[in->op[1].reg], in->op[1].reg,
+		rcv_esc_set_reg(e, g, e->t[in->op[1].reg], in->op[1].reg,
 			e->d[in->op[1].reg]);
 		dst_reg[g] = true;
 	} else if (cmov_whole(e, in)) {
 		g = in->op[0].reg;
-		set_reg(e, g, e->t[g] || whole_op(e, &in->op[1]) ? WHOLE :
-			CLEAN, -1, 0);
+		rcv_esc_set_reg(e, g, e->t[g] || whole_op(e, &in->op[1]) ?
+				WHOLE : CLEAN, -1, 0);
 		dst_reg[g] = true;
 	} else if (in->id == X86_INS_LEA && in->nops == 2 &&
 		   in->op[0].type == RCV_OP_REG) {
 		int64_t d = 0;
 		bool t;
 		uint32_t ep = 0;
-		int w = where(e, &in->op[1], &ep, &d, &t);
+		int w = rcv_esc_at(e, &in->op[1], &ep, &d, &t);
 
 		g = in->op[0].reg;
 		if (in->op[0].size != 8)
-			set_reg(e, g, t ? MAYBE : CLEAN, -1, 0);
+			rcv_esc_set_reg(e, g, t ? MAYBE : CLEAN, -1, 0);
 		else if (w == 1 && in->op[1].base >= 0 &&
 			 in->op[1].base < 16 &&
 			 e->t[in->op[1].base] == STK)
-			set_val(e, g, STK, bounded(e, in->op[1].base), 0);
+			rcv_esc_set_val(e, g, STK,
+					bounded(e, in->op[1].base), 0);
 		else
-			set_reg(e, g, w ? STK : t ? MAYBE : CLEAN,
+			rcv_esc_set_reg(e, g, w ? STK : t ? MAYBE : CLEAN,
 				w == 2 ? in->op[1].base : -1, d);
 		dst_reg[g] = true;
 	}
@@ -1048,7 +592,7 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 			arith(e, in, o->reg, v);
 			dst_reg[o->reg] = true;
 		} else if (o->type == RCV_OP_MEM) {
-			esc |= store(e, o, o->size, v);
+			esc |= rcv_esc_store(e, o, o->size, v);
 		} else if ((o->type == RCV_OP_OTHER ||
 			    o->type == RCV_OP_XMM) && v) {
 			e->vec = true;
@@ -1056,7 +600,7 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 	}
 	for (g = 0; g < 16; g++)
 		if (in->wcode[g] && !dst_reg[g])
-			set_reg(e, g, g == RP_REG_RSP ? STK : v, -1, 0);
+			rcv_esc_set_reg(e, g, g == RP_REG_RSP ? STK : v, -1, 0);
 	return esc;
 }
 
@@ -1106,8 +650,8 @@ void rcv_esc_async(struct rcv_esc *e)
 	int g;
 
 	for (g = 0; g < 16; g++)
-		set_reg(e, g, MAYBE, -1, 0);
-	set_reg(e, RP_REG_RSP, STK, -1, 0);
+		rcv_esc_set_reg(e, g, MAYBE, -1, 0);
+	rcv_esc_set_reg(e, RP_REG_RSP, STK, -1, 0);
 	e->vec = true;
 	e->dirty = true;
 	e->rax_k = false;
@@ -1134,12 +678,12 @@ static bool undecoded(struct rcv_esc *e, const struct rcv_ins *in,
 		/* A memory operand, load or store. */
 		if (e->vec)
 			return true;
-		e->vec = any_slot(e);
+		e->vec = rcv_esc_any_slot(e);
 		return false;
 	}
 	for (g = 0; g < 16; g++)
 		if (in->wcode[g])
-			set_reg(e, g, e->vec ? MAYBE : CLEAN, -1, 0);
+			rcv_esc_set_reg(e, g, e->vec ? MAYBE : CLEAN, -1, 0);
 	return false;
 }
 
@@ -1171,9 +715,9 @@ bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in, uint8_t raw0)
 		/* rt_sigreturn: every register from the frame. */
 		if (!e->rax_k || e->rax == 15)
 			rcv_esc_async(e);
-		set_reg(e, RP_REG_RAX, CLEAN, -1, 0);
-		set_reg(e, RP_REG_RCX, CLEAN, -1, 0);
-		set_reg(e, RP_REG_R11, fl, -1, 0);
+		rcv_esc_set_reg(e, RP_REG_RAX, CLEAN, -1, 0);
+		rcv_esc_set_reg(e, RP_REG_RCX, CLEAN, -1, 0);
+		rcv_esc_set_reg(e, RP_REG_R11, fl, -1, 0);
 		e->rax_k = false;
 		break;
 	}
@@ -1185,26 +729,26 @@ bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in, uint8_t raw0)
 		struct rcv_op sl = rsp_slot();
 
 		if (in->nops && in->op[0].type == RCV_OP_MEM)
-			(void)load(e, &in->op[0], 8);
+			(void)rcv_esc_load(e, &in->op[0], 8);
 		rsp_add(e, -8);
-		esc = store(e, &sl, 8, CLEAN);
+		esc = rcv_esc_store(e, &sl, 8, CLEAN);
 		break;
 	}
 	case X86_INS_RET:
 		rsp_add(e, 8 + (in->nops && in->op[0].type == RCV_OP_IMM ?
 				in->op[0].imm : 0));
 		/* Nothing under the caller's rsp outlives a call. */
-		slots_dead(e, 0);
+		rcv_esc_slots_dead(e, 0);
 		break;
 	case X86_INS_LEAVE:
 		esc = leave(e);
 		break;
 	case X86_INS_ENTER:
-		esc = store(e, &(struct rcv_op){ .type = RCV_OP_MEM,
+		esc = rcv_esc_store(e, &(struct rcv_op){ .type = RCV_OP_MEM,
 			    .base = RP_REG_RSP, .index = -1, .imm = -8 }, 8,
 			    e->t[RP_REG_RBP]);
-		set_reg(e, RP_REG_RBP, STK, -1, 0);
-		set_reg(e, RP_REG_RSP, STK, -1, 0);
+		rcv_esc_set_reg(e, RP_REG_RBP, STK, -1, 0);
+		rcv_esc_set_reg(e, RP_REG_RSP, STK, -1, 0);
 		break;
 	default:
 		esc = general(e, in);
@@ -1217,116 +761,3 @@ bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in, uint8_t raw0)
 	return esc;
 }
 
-void rcv_esc_init_local(struct rcv_esc *e)
-{
-	rcv_esc_init(e);
-	e->local = true;
-}
-
-/*
- * Does an access at offset @d of epoch @a end at its allocation's top
- * (offset tupd of epoch tup)?  Through bounded()'s pointers, and at or
- * above an allocation's bottom (C's rule for pointers: only in local
- * mode, as bounded()).
- */
-static bool below_top(const struct rcv_esc *e, uint32_t a, int64_t d)
-{
-	const struct rcv_esc_ep *p = &e->eps[a];
-
-	return e->local && p->tup != UINT32_MAX &&
-	       (p->lim != INT64_MAX || (p->alloc && d >= 0));
-}
-
-bool rcv_esc_below_origin(const struct rcv_esc *e, uint32_t ep, int64_t d,
-			  int64_t n)
-{
-	const struct rcv_esc_ep *p;
-
-	if (ep >= e->nep)
-		return false;
-	p = &e->eps[ep];
-	if (p->root != e->eps[e->ep0].root)
-		return false;
-	/* In an allocation (the resolver's xsave area: 0x28(%rsp) after
-	 * sub size, %rsp), under its top.
-	 */
-	return p->hi + d + n <= 0 ||
-	       (below_top(e, ep, d) &&
-		under_epoch(e, p->tup, p->tupd, 0, e->ep0, 0));
-}
-
-/*
- * Does an access at offset @d of epoch @a start at or above its
- * allocation's bottom (bounded()'s pointers from the bottom itself, and
- * offsets >= 0 of the allocation's epoch), with [@x, @x + @m) of epoch @b
- * under that bottom?  Local mode only (C's rule for pointers).
- */
-static bool above_bottom(const struct rcv_esc *e, uint32_t a, int64_t d,
-			 uint32_t b, int64_t x, int64_t m)
-{
-	const struct rcv_esc_ep *p = &e->eps[a];
-	uint32_t bot = p->lim != INT64_MAX ? p->bot :
-		       p->alloc && d >= 0 ? a : UINT32_MAX;
-
-	return e->local && bot != UINT32_MAX && under_epoch(e, b, x, m, bot, 0);
-}
-
-bool rcv_esc_overlap(const struct rcv_esc *e, uint32_t a, int64_t d,
-		     int64_t n, uint32_t b, int64_t x, int64_t m)
-{
-	const struct rcv_esc_ep *p = &e->eps[a], *q = &e->eps[b];
-
-	/* Accesses through an allocation's pointers end at its top. */
-	if (p->root == q->root && a != b &&
-	    ((p->lim <= q->lo + x) || (q->lim <= p->lo + d)))
-		return false;
-	if (p->root == q->root && a != b &&
-	    ((below_top(e, a, d) &&
-	      under_epoch(e, p->tup, p->tupd, 0, b, x)) ||
-	     (below_top(e, b, x) &&
-	      under_epoch(e, q->tup, q->tupd, 0, a, d)) ||
-	     above_bottom(e, a, d, b, x, m) || above_bottom(e, b, x, a, d, n)))
-		return false;
-	return may_alias(e, a, d, n, b, x, m);
-}
-
-bool rcv_esc_in_alloc(const struct rcv_esc *e, const struct rcv_op *o,
-		      uint32_t *tup, int64_t *tupd, uint32_t *bottom)
-{
-	uint32_t root;
-	int64_t top;
-
-	return in_alloc(e, o, &root, &top, bottom, tup, tupd) &&
-	       *tup != UINT32_MAX;
-}
-
-bool rcv_esc_top(const struct rcv_esc *e, uint32_t ep, int64_t d,
-		 uint32_t *tup, int64_t *tupd)
-{
-	if (ep >= e->nep || !below_top(e, ep, d))
-		return false;
-	*tup = e->eps[ep].tup;
-	*tupd = e->eps[ep].tupd;
-	return true;
-}
-
-bool rcv_esc_under(const struct rcv_esc *e, uint32_t a, int64_t d,
-		   int64_t n, uint32_t b, int64_t x)
-{
-	return under_epoch(e, a, d, n, b, x);
-}
-
-int rcv_esc_where(const struct rcv_esc *e, const struct rcv_op *o,
-		  uint32_t *ep, int64_t *d)
-{
-	bool tainted;
-	int w = where(e, o, ep, d, &tainted);
-
-	return w ? w : tainted ? 1 : 0;
-}
-
-bool rcv_esc_rsp_offset(const struct rcv_esc *e, int64_t *d)
-{
-	*d = e->d[RP_REG_RSP];
-	return e->t[RP_REG_RSP] == STK && e->ep[RP_REG_RSP] == e->ep0;
-}

@@ -236,8 +236,9 @@ static inline bool rcv_merge(struct rcv_val *to, struct rcv_val from,
 }
 
 /*
- * The escape analysis of a thread's stack (rcv_escape.c): what may hold
- * a value derived from the stack pointer, instruction after instruction.
+ * The escape analysis of a thread's stack (rcv_escape.c, its stack model
+ * rcv_escmem.c): what may hold a value derived from the stack pointer,
+ * instruction after instruction.
  * Zero it, then rcv_esc_init(); rcv_esc_fini() frees it.
  */
 struct rcv_esc_slot {
