@@ -21,9 +21,9 @@ $(VALWIN): tests/values/valwin.c $(RP_LIB) $(PTK_LIB) $(SB_LIB)
 # The cases that once gave wrong values (signals after indirect branches,
 # stores into saved-register slots): docs/values.md.
 UNSOUND := $(BUILD)/tests/values/unsound
-$(UNSOUND): tests/values/unsound.c
+$(UNSOUND): tests/values/unsound.c tests/values/unsound_asm.c
 	@mkdir -p $(dir $@)
-	$(CC) -O1 -g -Wall -Werror -o $@ $<
+	$(CC) -O1 -g -Wall -Werror -o $@ $^
 
 # Cases an adversarial review tried (tests/values/holes.c, one per mode).
 HOLES := $(BUILD)/tests/values/holes
