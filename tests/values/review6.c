@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Review 6 (adversarial) of the values engine's promise "never a wrong
+ * value": one case per mode, for valcheck (tests/values/review6.sh,
+ * `make values-review6`).  Correct programs only.
+ *
+ * Laundering (rcv_escape.c, as review5.c): main stores x = 0x11 on its
+ * stack (r13 = x), turns &x into rdx in a way given by the mode, stores
+ * rdx into the global r6_pub (the escape), waits for r6_done, loads x
+ * into r12 (0x77: a raw-clone thread stored it through r6_pub).
+ *   plain    rdx = rax (the control)
+ *   lbsf     bit by bit through bsf (the lowest set bit's index)
+ *   lpopcnt  bit by bit through popcnt of the masked bit
+ *   ldiv     rdx = (rax * 3) / 3 (mul, div)
+ *   lx87     fild/fistp of the pointer through a stack slot
+ *   lmmx     movq through %mm0
+ *   lrepmovs copied by `rep movsb` between two stack slots
+ *   lpext    pext with an all-ones mask (BMI2)
+ *   lpipe    written to a pipe (write(2) of a stack slot); the thread
+ *            reads it from the pipe (r6_pub stays 0)
+ *
+ * brkfix: brk shrinking over a MAP_FIXED read-only mapping in the heap
+ * unmaps it; mmap without MAP_FIXED (a hint) maps another file there.
+ * forkwrite: a forked child writes the file the parent maps private and
+ * read-only (a page the parent never wrote follows the file).
+ *
+ * Exit 7: the case cannot be made here (skip).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#define EXIT_NOW "\txor %%edi, %%edi\n\tmov $231, %%eax\n\tsyscall\n"
+
+__asm__(".text\n"
+	"r6_spawn:\n"
+	"\tpush %rbx\n\tpush %rbp\n\tpush %r12\n\tpush %r13\n"
+	"\tpush %r14\n\tpush %r15\n"
+	"\tmov %rdi, %r9\n"
+	"\txor %ebx, %ebx\n\txor %ebp, %ebp\n\txor %r12d, %r12d\n\txor %r13d, %r13d\n"
+	"\txor %r14d, %r14d\n\txor %r15d, %r15d\n\txor %edx, %edx\n"
+	"\txor %r10d, %r10d\n\txor %r8d, %r8d\n\txor %esi, %esi\n"
+	"\txor %edi, %edi\n\txor %ecx, %ecx\n\txor %r11d, %r11d\n"
+	"\tlea r6_cstack+65536(%rip), %rsi\n"
+	"\tmov $0x10f00, %edi\n"
+	"\tmov $56, %eax\n"
+	"\tsyscall\n"
+	"\ttest %rax, %rax\n"
+	"\tjnz 1f\n"
+	"\tjmp *%r9\n"
+	"1:\tpop %r15\n\tpop %r14\n\tpop %r13\n\tpop %r12\n"
+	"\tpop %rbp\n\tpop %rbx\n\tret\n"
+	"r6_child_pub:\n"
+	"1:\tmov r6_pub(%rip), %rax\n\ttest %rax, %rax\n\tjnz 2f\n"
+	"\tpause\n\tjmp 1b\n"
+	"2:\tmovq $0x77, (%rax)\n\tmovq $1, r6_done(%rip)\n"
+	"\txor %edi, %edi\n\tmov $60, %eax\n"
+	"\tsyscall\n"
+	/* read 8 bytes from the pipe into r6_buf, store 0x77 there */
+	"r6_child_pipe:\n"
+	"\tmov r6_pfd(%rip), %edi\n\tlea r6_buf(%rip), %rsi\n"
+	"\tmov $8, %edx\n\txor %eax, %eax\n\tsyscall\n"
+	"\tmov r6_buf(%rip), %rax\n"
+	"\tmovq $0x77, (%rax)\n\tmovq $1, r6_done(%rip)\n"
+	"\txor %edi, %edi\n\tmov $60, %eax\n"
+	"\tsyscall\n");
+extern char r6_child_pub[], r6_child_pipe[];
+void r6_spawn(void *code);
+char r6_cstack[65536] __attribute__((aligned(16)));
+volatile long r6_pub, r6_done, r6_buf;
+int r6_pfd, r6_pfdw;
+
+#define LCASE(LAUNDER)							\
+	__asm__ volatile("movq $0x11, %0\n"				\
+			 "\tmov %0, %%r13\n"				\
+			 "\tlea %0, %%rax\n"				\
+			 LAUNDER					\
+			 "\txor %%eax, %%eax\n"				\
+			 "\tmov %%rdx, r6_pub(%%rip)\n"			\
+			 "1:\tcmpq $0, r6_done(%%rip)\n\tjnz 2f\n"	\
+			 "\tpause\n\tjmp 1b\n"				\
+			 "2:\tmov %0, %%r12\n"				\
+			 "\tnop\n\tnop\n\tnop\n"				\
+			 "\txor %%r12d, %%r12d\n\txor %%r13d, %%r13d\n"	\
+			 EXIT_NOW					\
+			 : "+m"(x) : : "rax", "rcx", "rdx", "rsi", "rdi", \
+			 "r8", "r11", "r12", "r13", "memory")
+
+/* A scratch area under the stack (popped before the escape). */
+#define SUB "\tsub $128, %%rsp\n"
+#define ADD "\tadd $128, %%rsp\n"
+
+static void fill_memfd(int fd, int byte)
+{
+	char b[4096];
+
+	memset(b, byte, sizeof(b));
+	if (write(fd, b, sizeof(b)) != sizeof(b))
+		exit(7);
+}
+
+/*
+ * brkfix: the heap grows by two pages at B (page aligned); a memfd of
+ * 0x77 is mapped MAP_FIXED, read-only, at B; r12 = *B (0x77).  brk(B)
+ * shrinks the heap: the kernel unmaps [B, old end), the fixed mapping
+ * too.  mmap(B, PROT_READ, MAP_PRIVATE) of a memfd of 0x66 without
+ * MAP_FIXED (B a hint, free now) maps it at B; r13 = *B (0x66).  At
+ * the end B is read-only and private, 0x66: r12 must not be 0x66.
+ */
+static void brkfix(void)
+{
+	unsigned long b = ((unsigned long)sbrk(0) + 8191) & ~4095ul;
+	int m1 = memfd_create("r6a", 0), m2 = memfd_create("r6b", 0);
+	long r;
+	register long r14 __asm__("r14") = m2;
+
+	if (m1 < 0 || m2 < 0)
+		exit(7);
+	fill_memfd(m1, 0x77);
+	fill_memfd(m2, 0x66);
+	if ((unsigned long)syscall(SYS_brk, b + 8192) != b + 8192)
+		exit(7);
+	if (mmap((void *)b, 4096, PROT_READ, MAP_PRIVATE | MAP_FIXED, m1, 0)
+	    != (void *)b)
+		exit(7);
+	__asm__ volatile("mov (%%rbx), %%r12\n"
+			 "\tnop\n\tnop\n"
+			 "\tmov %%rbx, %%rdi\n\tmov $12, %%eax\n\tsyscall\n"
+			 "\tmov %%rbx, %%rdi\n\tmov $4096, %%esi\n"
+			 "\tmov $1, %%edx\n\tmov $2, %%r10d\n"
+			 "\tmov %%r14, %%r8\n\txor %%r9d, %%r9d\n"
+			 "\tmov $9, %%eax\n\tsyscall\n"
+			 "\tcmp %%rax, %%rbx\n\tjne 9f\n"
+			 "\tmov (%%rbx), %%r13\n"
+			 "\tnop\n\tnop\n\tnop\n"
+			 "\txor %%r12d, %%r12d\n\txor %%r13d, %%r13d\n"
+			 EXIT_NOW
+			 "9:\tmov $7, %%edi\n\tmov $231, %%eax\n\tsyscall\n"
+			 : "=a"(r) : "b"(b), "r"(r14)
+			 : "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10",
+			 "r11", "r12", "r13", "memory");
+}
+
+/*
+ * forkwrite: a file of 0x11 mapped private and read-only by main; a
+ * forked child waits for r6 flag 1 (a shared anonymous page), writes
+ * 0x22 over the file with pwrite64 and sets the flag to 2.  Main loads
+ * the mapped word into r12 (0x11), sets 1, spins until 2 (no system
+ * call), loads it into r13 (0x22: the page follows the file).
+ */
+static void forkwrite(void)
+{
+	char path[] = "/tmp/r6fwXXXXXX";
+	int fd = mkstemp(path);
+	volatile long *flag;
+	unsigned long map;
+	char b[4096];
+	register volatile long *r14 __asm__("r14");
+
+	if (fd < 0)
+		exit(7);
+	memset(b, 0x11, sizeof(b));
+	if (write(fd, b, sizeof(b)) != sizeof(b))
+		exit(7);
+	map = (unsigned long)mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	flag = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (map == (unsigned long)MAP_FAILED || flag == MAP_FAILED)
+		exit(7);
+	if (fork() == 0) {
+		while (*flag != 1)
+			__asm__ volatile("pause");
+		memset(b, 0x22, sizeof(b));
+		if (pwrite(fd, b, sizeof(b), 0) != sizeof(b))
+			_exit(1);
+		unlink(path);
+		*flag = 2;
+		_exit(0);
+	}
+	r14 = flag;
+	__asm__ volatile("mov (%%rbx), %%r12\n"
+			 "\tnop\n\tnop\n"
+			 "\tmovq $1, (%%r14)\n"
+			 "1:\tcmpq $2, (%%r14)\n\tje 2f\n\tpause\n\tjmp 1b\n"
+			 "2:\tmov (%%rbx), %%r13\n"
+			 "\tnop\n\tnop\n\tnop\n"
+			 "\txor %%r12d, %%r12d\n\txor %%r13d, %%r13d\n"
+			 EXIT_NOW
+			 : : "b"(map), "r"(r14)
+			 : "rax", "rcx", "rdi", "r11", "r12", "r13", "memory");
+}
+
+int main(int argc, char **argv)
+{
+	const char *m = argc > 1 ? argv[1] : "";
+	volatile long x = 0;
+	int p[2];
+
+	if (!strcmp(m, "brkfix"))
+		brkfix();
+	if (!strcmp(m, "forkwrite"))
+		forkwrite();
+	if (!strcmp(m, "lpipe")) {
+		if (pipe(p))
+			return 7;
+		r6_pfd = p[0];
+		r6_pfdw = p[1];
+		r6_spawn(r6_child_pipe);
+		LCASE(SUB "\tmov %%rax, (%%rsp)\n"
+		      "\tmov r6_pfdw(%%rip), %%edi\n\tmov %%rsp, %%rsi\n"
+		      "\tmov $8, %%edx\n\tmov $1, %%eax\n\tsyscall\n"
+		      ADD "\txor %%edx, %%edx\n");
+	}
+	r6_spawn(r6_child_pub);
+	if (!strcmp(m, "plain"))
+		LCASE("\tmov %%rax, %%rdx\n");
+	else if (!strcmp(m, "lbsf"))
+		LCASE("\tmov %%rax, %%rsi\n\txor %%edx, %%edx\n"
+		      "3:\tbsf %%rsi, %%rcx\n\tjz 4f\n"
+		      "\tmov $1, %%edi\n\tshl %%cl, %%rdi\n\tor %%rdi, %%rdx\n"
+		      "\tbtr %%rcx, %%rsi\n\tjmp 3b\n4:\n");
+	else if (!strcmp(m, "lpopcnt"))
+		LCASE("\txor %%edx, %%edx\n\txor %%ecx, %%ecx\n"
+		      "3:\tmov $1, %%edi\n\tshl %%cl, %%rdi\n"
+		      "\tand %%rax, %%rdi\n\tpopcnt %%rdi, %%rsi\n"
+		      "\tshl %%cl, %%rsi\n\tor %%rsi, %%rdx\n"
+		      "\tinc %%ecx\n\tcmp $64, %%ecx\n\tjne 3b\n");
+	else if (!strcmp(m, "ldiv"))
+		LCASE("\timul $3, %%rax, %%rax\n\txor %%edx, %%edx\n"
+		      "\tmov $3, %%ecx\n\tdiv %%rcx\n\tmov %%rax, %%rdx\n");
+	else if (!strcmp(m, "lx87"))
+		LCASE(SUB "\tmov %%rax, (%%rsp)\n\tfildq (%%rsp)\n"
+		      "\tmovq $0, (%%rsp)\n"
+		      "\tfistpq 8(%%rsp)\n\tmov 8(%%rsp), %%rdx\n"
+		      "\tmovq $0, 8(%%rsp)\n" ADD);
+	else if (!strcmp(m, "lmmx"))
+		LCASE("\tmovq %%rax, %%mm0\n\tmovq %%mm0, %%rdx\n\temms\n");
+	else if (!strcmp(m, "lrepmovs"))
+		LCASE(SUB "\tmov %%rax, (%%rsp)\n\tmov %%rsp, %%rsi\n"
+		      "\tlea 8(%%rsp), %%rdi\n\tmov $8, %%ecx\n\trep movsb\n"
+		      "\tmovq $0, (%%rsp)\n"
+		      "\tmov 8(%%rsp), %%rdx\n\tmovq $0, 8(%%rsp)\n" ADD);
+	else if (!strcmp(m, "lpext"))
+		LCASE("\tmov $-1, %%rsi\n\tpext %%rsi, %%rax, %%rdx\n");
+	return 1;
+}
