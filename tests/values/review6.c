@@ -16,6 +16,16 @@
  *   lmmx     movq through %mm0
  *   lrepmovs copied by `rep movsb` between two stack slots
  *   lpext    pext with an all-ones mask (BMI2)
+ *   lcvt     cvtsi2sd / cvttsd2si through %xmm0 (exact below 2^53)
+ *   lfld     fldl / fstpl (the pointer's bits as a double, a denormal)
+ *   lpushf   bit by bit through `bt; pushf; pop`
+ *   llahf    bit by bit through `bt; lahf`
+ *   lrcl     bit by bit through `bt; rcl $1` (CF shifted in)
+ *   ladc     bit by bit through `bt; adc $0`
+ *   lgs      arch_prctl(ARCH_SET_GS, &x), then ARCH_GET_GS into a stack
+ *            slot
+ *   lgsbase  wrgsbase / rdgsbase (exit 7 without FSGSBASE)
+ *   lpipe2   written to a pipe and read back by main itself
  *   lpipe    written to a pipe (write(2) of a stack slot); the thread
  *            reads it from the pipe (r6_pub stays 0)
  *
@@ -34,6 +44,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/auxv.h>
 
 #define EXIT_NOW "\txor %%edi, %%edi\n\tmov $231, %%eax\n\tsyscall\n"
 
@@ -215,6 +226,22 @@ int main(int argc, char **argv)
 		brkfix();
 	if (!strcmp(m, "forkwrite"))
 		forkwrite();
+	if (!strcmp(m, "lgsbase") && !(getauxval(AT_HWCAP2) & 2))
+		return 7;
+	if (!strcmp(m, "lpipe2")) {
+		if (pipe(p))
+			return 7;
+		r6_pfdw = p[1];
+		r6_pfd = p[0];
+		r6_spawn(r6_child_pub);
+		LCASE(SUB "\tmov %%rax, (%%rsp)\n"
+		      "\tmov r6_pfdw(%%rip), %%edi\n\tmov %%rsp, %%rsi\n"
+		      "\tmov $8, %%edx\n\tmov $1, %%eax\n\tsyscall\n"
+		      "\tmovq $0, (%%rsp)\n"
+		      "\tmov r6_pfd(%%rip), %%edi\n\tlea 8(%%rsp), %%rsi\n"
+		      "\tmov $8, %%edx\n\txor %%eax, %%eax\n\tsyscall\n"
+		      "\tmov 8(%%rsp), %%rdx\n\tmovq $0, 8(%%rsp)\n" ADD);
+	}
 	if (!strcmp(m, "lpipe")) {
 		if (pipe(p))
 			return 7;
@@ -255,6 +282,47 @@ int main(int argc, char **argv)
 		      "\tlea 8(%%rsp), %%rdi\n\tmov $8, %%ecx\n\trep movsb\n"
 		      "\tmovq $0, (%%rsp)\n"
 		      "\tmov 8(%%rsp), %%rdx\n\tmovq $0, 8(%%rsp)\n" ADD);
+	else if (!strcmp(m, "lcvt"))
+		LCASE("\tcvtsi2sdq %%rax, %%xmm0\n\tcvttsd2si %%xmm0, %%rdx\n"
+		      "\txorps %%xmm0, %%xmm0\n");
+	else if (!strcmp(m, "lfld"))
+		LCASE(SUB "\tmov %%rax, (%%rsp)\n\tfldl (%%rsp)\n"
+		      "\tmovq $0, (%%rsp)\n"
+		      "\tfstpl 8(%%rsp)\n\tmov 8(%%rsp), %%rdx\n"
+		      "\tmovq $0, 8(%%rsp)\n" ADD);
+	else if (!strcmp(m, "lpushf"))
+		LCASE("\txor %%edx, %%edx\n\txor %%ecx, %%ecx\n"
+		      "3:\tbt %%rcx, %%rax\n\tpushf\n\tpop %%rsi\n"
+		      "\tand $1, %%esi\n\tshl %%cl, %%rsi\n"
+		      "\tor %%rsi, %%rdx\n\tinc %%ecx\n\tcmp $64, %%ecx\n"
+		      "\tjne 3b\n");
+	else if (!strcmp(m, "llahf"))
+		LCASE("\tmov %%rax, %%rdi\n"
+		      "\txor %%edx, %%edx\n\txor %%ecx, %%ecx\n"
+		      "3:\tbt %%rcx, %%rdi\n\tlahf\n\tmovzbl %%ah, %%esi\n"
+		      "\tand $1, %%esi\n\tshl %%cl, %%rsi\n"
+		      "\tor %%rsi, %%rdx\n\tinc %%ecx\n\tcmp $64, %%ecx\n"
+		      "\tjne 3b\n\txor %%edi, %%edi\n");
+	else if (!strcmp(m, "lrcl"))
+		LCASE("\txor %%edx, %%edx\n\tmov $63, %%ecx\n"
+		      "3:\tbt %%rcx, %%rax\n\trcl $1, %%rdx\n"
+		      "\tdec %%ecx\n\tjns 3b\n");
+	else if (!strcmp(m, "ladc"))
+		LCASE("\txor %%edx, %%edx\n\txor %%ecx, %%ecx\n"
+		      "3:\txor %%esi, %%esi\n\tbt %%rcx, %%rax\n"
+		      "\tadc $0, %%rsi\n\tshl %%cl, %%rsi\n"
+		      "\tor %%rsi, %%rdx\n\tinc %%ecx\n\tcmp $64, %%ecx\n"
+		      "\tjne 3b\n");
+	else if (!strcmp(m, "lgs"))
+		LCASE("\tmov %%rax, %%rsi\n\tmov $0x1001, %%edi\n"
+		      "\tmov $158, %%eax\n\tsyscall\n"
+		      SUB "\tmov %%rsp, %%rsi\n\tmov $0x1004, %%edi\n"
+		      "\tmov $158, %%eax\n\tsyscall\n"
+		      "\tmov (%%rsp), %%rdx\n\tmovq $0, (%%rsp)\n" ADD
+		      "\txor %%esi, %%esi\n");
+	else if (!strcmp(m, "lgsbase"))
+		LCASE("\twrgsbase %%rax\n\txor %%eax, %%eax\n"
+		      "\trdgsbase %%rdx\n");
 	else if (!strcmp(m, "lpext"))
 		LCASE("\tmov $-1, %%rsi\n\tpext %%rsi, %%rax, %%rdx\n");
 	return 1;
