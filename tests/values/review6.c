@@ -45,6 +45,8 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/auxv.h>
+#include <signal.h>
+#include <ucontext.h>
 
 #define EXIT_NOW "\txor %%edi, %%edi\n\tmov $231, %%eax\n\tsyscall\n"
 
@@ -216,6 +218,44 @@ static void forkwrite(void)
 			 : "rax", "rcx", "rdi", "r11", "r12", "r13", "memory");
 }
 
+/* ---- fpframe: a watchpoint on the signal frame's FPU state ---------- */
+
+static char r6_alt[65536] __attribute__((aligned(64)));
+struct _libc_fpstate *volatile r6_fp;
+volatile long r6_sigs;
+
+static void r6_sig_h(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)si;
+	r6_fp = ((ucontext_t *)uc)->uc_mcontext.fpregs;
+	r6_sigs++;
+}
+
+/*
+ * fpframe: as review5.c sigframe (a SA_SIGINFO handler on an alternate
+ * stack, a global array filled with 0x5a first, kill(2) to itself), but
+ * the watched bytes are the frame's FPU state (its fxsave area's mxcsr),
+ * which the kernel always writes at the delivery (XSAVE to the frame,
+ * 456 bytes above the handler's entry rsp on x86-64).
+ */
+static void fpframe(void)
+{
+	stack_t ss = { .ss_sp = r6_alt, .ss_size = sizeof(r6_alt) };
+	struct sigaction sa;
+
+	memset(r6_alt, 0x5a, sizeof(r6_alt));
+	sigaltstack(&ss, NULL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = r6_sig_h;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigaction(SIGUSR1, &sa, NULL);
+	kill(getpid(), SIGUSR1);
+	printf("mxcsr %#x\n", r6_fp->mxcsr);
+	fflush(stdout);
+	_exit(0);
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -224,6 +264,8 @@ int main(int argc, char **argv)
 
 	if (!strcmp(m, "brkfix"))
 		brkfix();
+	if (!strcmp(m, "fpframe"))
+		fpframe();
 	if (!strcmp(m, "forkwrite"))
 		forkwrite();
 	if (!strcmp(m, "lgsbase") && !(getauxval(AT_HWCAP2) & 2))

@@ -47,4 +47,32 @@ for mode in ${REVIEW6_MODES:-plain lbsf lpopcnt ldiv lx87 lmmx lrepmovs lpext lc
 	rec $mode
 	vcheck $mode
 done
+# fpframe: from the handler's third instruction, reverse-continue with a
+# watchpoint on the frame's mxcsr (the kernel's XSAVE at the delivery)
+# must stop at the delivery, in both watch-unknown modes.
+rm -rf "$tmp/fpframe"
+timeout 300 "$PTREC" record -q -o "$tmp/fpframe" "$REVIEW6" fpframe \
+	>/dev/null 2>"$tmp/log"
+h=$("$PTREC" insns "$tmp/fpframe" 2>/dev/null | grep -m1 '<r6_sig_h+0>' |
+	cut -f1)
+if [ -z "$h" ]; then
+	bad "review6.c fpframe: not recorded ($(tail -2 "$tmp/log"))"
+else
+	for mode in stop skip; do
+		timeout 300 "$PTREC" replay "$tmp/fpframe" -batch \
+			-ex "set pagination off" \
+			-ex "set ptrec watch-unknown $mode" -ex "ptrec goto end" \
+			-ex "watch -l r6_fp->mxcsr" -ex "ptrec goto $((h + 2))" \
+			-ex "echo @@rc\n" -ex "reverse-continue" \
+			-ex "ptrec position" >"$tmp/gdb.out" 2>&1
+		got=$(sed -n '/^@@rc/,$p' "$tmp/gdb.out" |
+			grep -E 'position [0-9]+ of' | tail -1)
+		pos=$(echo "$got" | sed -n 's/.*position \([0-9]*\) of.*/\1/p')
+		if [ -n "$pos" ] && [ "$pos" -ge $((h - 1)) ]; then
+			ok "review6.c fpframe ($mode): reverse-continue stops at the delivery ($pos)"
+		else
+			bad "review6.c fpframe ($mode): missed write: from $((h + 2)) reverse-continue: $got (the kernel wrote the frame's FPU state between $((h - 1)) and $h)"
+		fi
+	done
+fi
 tap_end values-review6
