@@ -33,12 +33,15 @@
  * unmaps it; mmap without MAP_FIXED (a hint) maps another file there.
  * forkwrite: a forked child writes the file the parent maps private and
  * read-only (a page the parent never wrote follows the file).
+ * forkshm: the same, the child storing through a shared mapping of its
+ * own.
  *
  * Exit 7: the case cannot be made here (skip).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 #include <fcntl.h>
@@ -176,7 +179,7 @@ static void brkfix(void)
  * the mapped word into r12 (0x11), sets 1, spins until 2 (no system
  * call), loads it into r13 (0x22: the page follows the file).
  */
-static void forkwrite(void)
+static void forkwrite(bool shm)
 {
 	char path[] = "/tmp/r6fwXXXXXX";
 	int fd = mkstemp(path);
@@ -199,8 +202,16 @@ static void forkwrite(void)
 		while (*flag != 1)
 			__asm__ volatile("pause");
 		memset(b, 0x22, sizeof(b));
-		if (pwrite(fd, b, sizeof(b), 0) != sizeof(b))
+		if (shm) {	/* a store through its own shared mapping */
+			char *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				       MAP_SHARED, fd, 0);
+
+			if (m == MAP_FAILED)
+				_exit(1);
+			memcpy(m, b, sizeof(b));
+		} else if (pwrite(fd, b, sizeof(b), 0) != sizeof(b)) {
 			_exit(1);
+		}
 		unlink(path);
 		*flag = 2;
 		_exit(0);
@@ -267,7 +278,9 @@ int main(int argc, char **argv)
 	if (!strcmp(m, "fpframe"))
 		fpframe();
 	if (!strcmp(m, "forkwrite"))
-		forkwrite();
+		forkwrite(false);
+	if (!strcmp(m, "forkshm"))
+		forkwrite(true);
 	if (!strcmp(m, "lgsbase") && !(getauxval(AT_HWCAP2) & 2))
 		return 7;
 	if (!strcmp(m, "lpipe2")) {
