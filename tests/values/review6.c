@@ -26,6 +26,12 @@
  *            slot
  *   lgsbase  wrgsbase / rdgsbase (exit 7 without FSGSBASE)
  *   lpipe2   written to a pipe and read back by main itself
+ *   lsigact  the handler of SIGUSR2 (rt_sigaction); the thread reads the
+ *            old action (r6_pub stays 0)
+ *   lrobust  main's robust list head (set_robust_list); the thread reads
+ *            it with get_robust_list (r6_pub stays 0)
+ *   lprname  12 letters (a nibble each, no table) as the thread's name
+ *            (prctl PR_SET_NAME), read back with PR_GET_NAME
  *   lpipe    written to a pipe (write(2) of a stack slot); the thread
  *            reads it from the pipe (r6_pub stays 0)
  *
@@ -84,8 +90,29 @@ __asm__(".text\n"
 	"\tmov r6_buf(%rip), %rax\n"
 	"\tmovq $0x77, (%rax)\n\tmovq $1, r6_done(%rip)\n"
 	"\txor %edi, %edi\n\tmov $60, %eax\n"
+	"\tsyscall\n"
+	/* once r6_go: the handler of SIGUSR2 (rt_sigaction's old action,
+	 * on its stack) is where it stores 0x77
+	 */
+	"r6_child_sig:\n"
+	"1:\tcmpq $0, r6_go(%rip)\n\tjnz 2f\n\tpause\n\tjmp 1b\n"
+	"2:\tsub $64, %rsp\n\tmov $12, %edi\n\txor %esi, %esi\n"
+	"\tmov %rsp, %rdx\n\tmov $8, %r10d\n\tmov $13, %eax\n\tsyscall\n"
+	"\tmov (%rsp), %rax\n"
+	"\tmovq $0x77, (%rax)\n\tmovq $1, r6_done(%rip)\n"
+	"\txor %edi, %edi\n\tmov $60, %eax\n"
+	"\tsyscall\n"
+	/* once r6_go: main's robust list head (get_robust_list) */
+	"r6_child_rob:\n"
+	"1:\tcmpq $0, r6_go(%rip)\n\tjnz 2f\n\tpause\n\tjmp 1b\n"
+	"2:\tsub $64, %rsp\n\tmov r6_tid(%rip), %edi\n\tmov %rsp, %rsi\n"
+	"\tlea 8(%rsp), %rdx\n\tmov $274, %eax\n\tsyscall\n"
+	"\tmov (%rsp), %rax\n"
+	"\tmovq $0x77, (%rax)\n\tmovq $1, r6_done(%rip)\n"
+	"\txor %edi, %edi\n\tmov $60, %eax\n"
 	"\tsyscall\n");
-extern char r6_child_pub[], r6_child_pipe[];
+extern char r6_child_pub[], r6_child_pipe[], r6_child_sig[], r6_child_rob[];
+volatile long r6_go, r6_tid;
 void r6_spawn(void *code);
 char r6_cstack[65536] __attribute__((aligned(16)));
 volatile long r6_pub, r6_done, r6_buf;
@@ -296,6 +323,51 @@ int main(int argc, char **argv)
 		      "\tmov r6_pfd(%%rip), %%edi\n\tlea 8(%%rsp), %%rsi\n"
 		      "\tmov $8, %%edx\n\txor %%eax, %%eax\n\tsyscall\n"
 		      "\tmov 8(%%rsp), %%rdx\n\tmovq $0, 8(%%rsp)\n" ADD);
+	}
+	if (!strcmp(m, "lsigact")) {
+		/* rt_sigaction(SIGUSR2, {&x, SA_RESTORER...}, NULL, 8) */
+		r6_spawn(r6_child_sig);
+		LCASE(SUB "\tmov %%rax, (%%rsp)\n\tmovq $0, 8(%%rsp)\n"
+		      "\tmovq $0, 16(%%rsp)\n\tmovq $0, 24(%%rsp)\n"
+		      "\tmov $12, %%edi\n\tmov %%rsp, %%rsi\n\txor %%edx, %%edx\n"
+		      "\tmov $8, %%r10d\n\tmov $13, %%eax\n\tsyscall\n"
+		      "\tmovq $0, (%%rsp)\n" ADD
+		      "\tmovq $1, r6_go(%%rip)\n\txor %%edx, %%edx\n"
+		      "\txor %%esi, %%esi\n\txor %%edi, %%edi\n");
+	}
+	if (!strcmp(m, "lrobust")) {
+		/* set_robust_list(&x, 24) */
+		r6_tid = gettid();
+		r6_spawn(r6_child_rob);
+		LCASE("\tmov %%rax, %%rdi\n\tmov $24, %%esi\n"
+		      "\tmov $273, %%eax\n\tsyscall\n"
+		      "\tmovq $1, r6_go(%%rip)\n\txor %%edx, %%edx\n"
+		      "\txor %%esi, %%esi\n\txor %%edi, %%edi\n");
+	}
+	if (!strcmp(m, "lprname")) {
+		/* 12 letters 'a' + nibble (no table), PR_SET_NAME, then
+		 * PR_GET_NAME into another buffer and back to a number
+		 */
+		r6_spawn(r6_child_pub);
+		LCASE(SUB "\tmovq $0, 8(%%rsp)\n\tmovq $0, 40(%%rsp)\n"
+		      "\tmovq $0, 48(%%rsp)\n\txor %%ecx, %%ecx\n"
+		      "3:\tmov %%rax, %%rsi\n\tshr %%cl, %%rsi\n"
+		      "\tand $15, %%esi\n\tadd $97, %%esi\n"
+		      "\tmov %%ecx, %%edi\n\tshr $2, %%edi\n"
+		      "\tmov %%sil, (%%rsp,%%rdi)\n"
+		      "\tadd $4, %%ecx\n\tcmp $48, %%ecx\n\tjne 3b\n"
+		      "\tmovl $0, 12(%%rsp)\n"
+		      "\tmov $15, %%edi\n\tmov %%rsp, %%rsi\n"
+		      "\tmov $157, %%eax\n\tsyscall\n"
+		      "\tmovq $0, (%%rsp)\n\tmovq $0, 8(%%rsp)\n"
+		      "\tmov $16, %%edi\n\tlea 32(%%rsp), %%rsi\n"
+		      "\tmov $157, %%eax\n\tsyscall\n"
+		      "\txor %%edx, %%edx\n\tmov $44, %%ecx\n"
+		      "4:\tmov %%ecx, %%edi\n\tshr $2, %%edi\n"
+		      "\tmovzbl 32(%%rsp,%%rdi), %%esi\n\tsub $97, %%esi\n"
+		      "\tshl $4, %%rdx\n\tor %%rsi, %%rdx\n"
+		      "\tsub $4, %%ecx\n\tjns 4b\n"
+		      "\tmovq $0, 32(%%rsp)\n\tmovq $0, 40(%%rsp)\n" ADD);
 	}
 	if (!strcmp(m, "lpipe")) {
 		if (pipe(p))
