@@ -15,6 +15,11 @@
  *   lx87     fild/fistp of the pointer through a stack slot
  *   lmmx     movq through %mm0
  *   lrepmovs copied by `rep movsb` between two stack slots
+ *   lscas    byte by byte, repne scasb over an identity table
+ *   lfxsave  through %xmm0 and fxsave64's image on the stack
+ *   lbtmem   bit by bit through `bt` on the stack slot holding it
+ *   ljrcxz   bit by bit through jrcxz
+ *   lsahf    bit by bit into CF through sahf
  *   lpext    pext with an all-ones mask (BMI2)
  *   lcvt     cvtsi2sd / cvttsd2si through %xmm0 (exact below 2^53)
  *   lfld     fldl / fstpl (the pointer's bits as a double, a denormal)
@@ -117,6 +122,7 @@ void r6_spawn(void *code);
 char r6_cstack[65536] __attribute__((aligned(16)));
 volatile long r6_pub, r6_done, r6_buf;
 int r6_pfd, r6_pfdw;
+unsigned char r6_tbl[256];
 
 #define LCASE(LAUNDER)							\
 	__asm__ volatile("movq $0x11, %0\n"				\
@@ -298,7 +304,10 @@ int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
 	volatile long x = 0;
-	int p[2];
+	int p[2], i;
+
+	for (i = 0; i < 256; i++)
+		r6_tbl[i] = (unsigned char)i;
 
 	if (!strcmp(m, "brkfix"))
 		brkfix();
@@ -450,6 +459,44 @@ int main(int argc, char **argv)
 	else if (!strcmp(m, "lgsbase"))
 		LCASE("\twrgsbase %%rax\n\txor %%eax, %%eax\n"
 		      "\trdgsbase %%rdx\n");
+	else if (!strcmp(m, "lscas"))	/* byte by byte, repne scasb */
+		LCASE("\tmov %%rax, %%r8\n\txor %%edx, %%edx\n"
+		      "\tmov $56, %%esi\n"
+		      "3:\tmov %%r8, %%rax\n\tmov %%esi, %%ecx\n"
+		      "\tshr %%cl, %%rax\n"
+		      "\tlea r6_tbl(%%rip), %%rdi\n\tmov $256, %%ecx\n"
+		      "\tcld\n\trepne scasb\n"
+		      "\tlea r6_tbl+1(%%rip), %%rax\n\tsub %%rax, %%rdi\n"
+		      "\tshl $8, %%rdx\n\tor %%rdi, %%rdx\n"
+		      "\tsub $8, %%esi\n\tjns 3b\n\txor %%r8d, %%r8d\n");
+	else if (!strcmp(m, "lfxsave"))	/* xmm0 through fxsave's image */
+		LCASE("\tmovq %%rax, %%xmm0\n\tsub $1024, %%rsp\n"
+		      "\tmov %%rsp, %%rsi\n\tand $-64, %%rsi\n"
+		      "\txor %%eax, %%eax\n\tfxsave64 (%%rsi)\n"
+		      "\tpxor %%xmm0, %%xmm0\n"
+		      "\tmov 160(%%rsi), %%rdx\n\tmovq $0, 160(%%rsi)\n"
+		      "\tadd $1024, %%rsp\n\txor %%esi, %%esi\n");
+	else if (!strcmp(m, "lbtmem"))	/* bit by bit, bt on a stack slot */
+		LCASE(SUB "\tmov %%rax, (%%rsp)\n\txor %%eax, %%eax\n"
+		      "\txor %%edx, %%edx\n\txor %%ecx, %%ecx\n"
+		      "3:\tbtq %%rcx, (%%rsp)\n\tsetc %%sil\n"
+		      "\tmovzbl %%sil, %%esi\n\tshl %%cl, %%rsi\n"
+		      "\tor %%rsi, %%rdx\n\tinc %%ecx\n\tcmp $64, %%ecx\n"
+		      "\tjne 3b\n\tmovq $0, (%%rsp)\n" ADD);
+	else if (!strcmp(m, "ljrcxz"))	/* bit by bit, jrcxz */
+		LCASE("\txor %%edx, %%edx\n\tmov $1, %%esi\n"
+		      "3:\tmov %%rax, %%rcx\n\tand %%rsi, %%rcx\n"
+		      "\tjrcxz 4f\n\tor %%rsi, %%rdx\n"
+		      "4:\tshl $1, %%rsi\n\tjnz 3b\n");
+	else if (!strcmp(m, "lsahf"))	/* bit by bit, into CF by sahf */
+		LCASE("\tmov %%rax, %%rdi\n\txor %%edx, %%edx\n"
+		      "\txor %%ecx, %%ecx\n"
+		      "3:\tmov %%rdi, %%rsi\n\tshr %%cl, %%rsi\n"
+		      "\tand $1, %%esi\n\tmov %%esi, %%eax\n"
+		      "\tshl $8, %%eax\n\tsahf\n\tsetc %%sil\n"
+		      "\tmovzbl %%sil, %%esi\n\tshl %%cl, %%rsi\n"
+		      "\tor %%rsi, %%rdx\n\tinc %%ecx\n\tcmp $64, %%ecx\n"
+		      "\tjne 3b\n\txor %%edi, %%edi\n");
 	else if (!strcmp(m, "lpext"))
 		LCASE("\tmov $-1, %%rsi\n\tpext %%rsi, %%rax, %%rdx\n");
 	return 1;
