@@ -20,6 +20,9 @@
  *   lbtmem   bit by bit through `bt` on the stack slot holding it
  *   ljrcxz   bit by bit through jrcxz
  *   lsahf    bit by bit into CF through sahf
+ *   lred1    stored into the red zone and loaded back
+ *   lred2    stored into a slot, rsp moved above it (the slot now in
+ *            the red zone), loaded back
  *   lpext    pext with an all-ones mask (BMI2)
  *   lcvt     cvtsi2sd / cvttsd2si through %xmm0 (exact below 2^53)
  *   lfld     fldl / fstpl (the pointer's bits as a double, a denormal)
@@ -497,6 +500,13 @@ int main(int argc, char **argv)
 		      "\tmovzbl %%sil, %%esi\n\tshl %%cl, %%rsi\n"
 		      "\tor %%rsi, %%rdx\n\tinc %%ecx\n\tcmp $64, %%ecx\n"
 		      "\tjne 3b\n\txor %%edi, %%edi\n");
+	else if (!strcmp(m, "lred1"))	/* through the red zone */
+		LCASE("\tmov %%rax, -8(%%rsp)\n\txor %%eax, %%eax\n"
+		      "\tmov -8(%%rsp), %%rdx\n\tmovq $0, -8(%%rsp)\n");
+	else if (!strcmp(m, "lred2"))	/* a slot popped into the red zone */
+		LCASE("\tsub $64, %%rsp\n\tmov %%rax, (%%rsp)\n"
+		      "\tadd $64, %%rsp\n\txor %%eax, %%eax\n"
+		      "\tmov -64(%%rsp), %%rdx\n\tmovq $0, -64(%%rsp)\n");
 	else if (!strcmp(m, "lpext"))
 		LCASE("\tmov $-1, %%rsi\n\tpext %%rsi, %%rax, %%rdx\n");
 	return 1;
