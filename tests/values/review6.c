@@ -50,6 +50,20 @@
  * forkshm: the same, the child storing through a shared mapping of its
  * own.
  *
+ * fpframe (GDB): a watchpoint on the signal frame's FPU state.
+ * deep, deepg (watchpoints, by hand: test_watch_chain.c's
+ * secret_unknown() and deep_as_engine() built with LIB_BUNDLE set to
+ * their recordings, windows of 50, 128 and 300; and GDB's watch, rwatch
+ * and awatch on r6_data with watch-unknown skip for deepg): a word
+ * loaded through the stack then shown by `call *8(%rsp)`, and a start
+ * register stored to a global that keeps it to the end.
+ *
+ * Findings (main at 733a97e): lx87, lfld, lgsbase (default mode: r13 =
+ * 0x77, truth 0x11: rcv_escape.c follows no taint through x87 registers
+ * or the gs base); brkfix (both modes: rcv_sys.c takes brk as keeping
+ * every mapping); forkwrite, forkshm (both modes: another process's
+ * writes to a file the process maps private are not modelled).
+ *
  * Exit 7: the case cannot be made here (skip).
  */
 #define _GNU_SOURCE
@@ -265,6 +279,51 @@ static void forkwrite(bool shm)
 			 : "rax", "rcx", "rdi", "r11", "r12", "r13", "memory");
 }
 
+/* ---- deep: a deep skip scan over a word read through the stack ------ */
+
+/*
+ * deep (for watchpoints; run by hand with test_watch_chain's checks):
+ * r6_deep pushes &r6_target once and calls r6_deep_f 2,000 times; each
+ * call loads that word (8(%rsp), stored long before any window near the
+ * call) into rax, reads 8 bytes through it (r6_target's code), then
+ * calls through the same word (`call *8(%rsp)`: the trace shows the
+ * word).  The word is the same at both loads, no store between.
+ */
+__asm__(".text\n"
+	"r6_deep_f:\n"
+	"\tmov 8(%rsp), %rax\n"
+	"\tmov (%rax), %rdx\n"
+	"\tcall *8(%rsp)\n"
+	"\tret\n"
+	"r6_target:\n\tnop\n\tret\n"
+	"r6_deep:\n"
+	"\tpush %rbx\n"
+	"\tlea r6_target(%rip), %rcx\n\tpush %rcx\n"
+	"\tmov $2000, %ebx\n"
+	"1:\tcall r6_deep_f\n\tdec %ebx\n\tjnz 1b\n"
+	"\tpop %rcx\n\tpop %rbx\n\tret\n");
+void r6_deep(void);
+
+/*
+ * deepg: rbx = &r6_data long before (a register at a window's start);
+ * then rbx is stored into the global r6_g (never written again, so the
+ * snapshot shows it) and r6_data is read and written through rbx; then
+ * 4,000 instructions of a counting loop to the end.
+ */
+__asm__(".text\n"
+	"r6_deepg:\n"
+	"\tpush %rbx\n"
+	"\tlea r6_data(%rip), %rbx\n"
+	"\tmov $1000, %ecx\n1:\tdec %ecx\n\tjnz 1b\n"
+	"\tmov %rbx, r6_g(%rip)\n"
+	"\tmov (%rbx), %rdx\n"
+	"\tmovq $5, (%rbx)\n"
+	"\txor %ebx, %ebx\n"
+	"\tmov $2000, %ecx\n1:\tdec %ecx\n\tjnz 1b\n"
+	"\tpop %rbx\n\tret\n");
+void r6_deepg(void);
+long r6_g, r6_data;
+
 /* ---- fpframe: a watchpoint on the signal frame's FPU state ---------- */
 
 static char r6_alt[65536] __attribute__((aligned(64)));
@@ -316,6 +375,14 @@ int main(int argc, char **argv)
 		brkfix();
 	if (!strcmp(m, "fpframe"))
 		fpframe();
+	if (!strcmp(m, "deepg")) {
+		r6_deepg();
+		sc1(231, 0);
+	}
+	if (!strcmp(m, "deep")) {
+		r6_deep();
+		sc1(231, 0);
+	}
 	if (!strcmp(m, "forkwrite"))
 		forkwrite(false);
 	if (!strcmp(m, "forkshm"))
