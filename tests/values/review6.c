@@ -47,6 +47,8 @@
  * unmaps it; mmap without MAP_FIXED (a hint) maps another file there.
  * forkwrite: a forked child writes the file the parent maps private and
  * read-only (a page the parent never wrote follows the file).
+ * thrwrite (a control): a thread of the process (a raw clone) writes
+ * the file with pwrite64 instead.
  * forkshm: the same, the child storing through a shared mapping of its
  * own.
  *
@@ -132,8 +134,18 @@ __asm__(".text\n"
 	"\tmov (%rsp), %rax\n"
 	"\tmovq $0x77, (%rax)\n\tmovq $1, r6_done(%rip)\n"
 	"\txor %edi, %edi\n\tmov $60, %eax\n"
+	"\tsyscall\n"
+	/* once r6_go: pwrite64(r6_pfd, r6_src, 4096, 0) */
+	"r6_child_pw:\n"
+	"1:\tcmpq $0, r6_go(%rip)\n\tjnz 2f\n\tpause\n\tjmp 1b\n"
+	"2:\tmov r6_pfd(%rip), %edi\n\tlea r6_src(%rip), %rsi\n"
+	"\tmov $4096, %edx\n\txor %r10d, %r10d\n\tmov $18, %eax\n"
+	"\tsyscall\n\tmovq $1, r6_done(%rip)\n"
+	"\txor %edi, %edi\n\tmov $60, %eax\n"
 	"\tsyscall\n");
-extern char r6_child_pub[], r6_child_pipe[], r6_child_sig[], r6_child_rob[];
+extern char r6_child_pub[], r6_child_pipe[], r6_child_sig[], r6_child_rob[],
+	r6_child_pw[];
+char r6_src[4096];
 volatile long r6_go, r6_tid;
 void r6_spawn(void *code);
 char r6_cstack[65536] __attribute__((aligned(16)));
@@ -229,7 +241,7 @@ static void brkfix(void)
  * the mapped word into r12 (0x11), sets 1, spins until 2 (no system
  * call), loads it into r13 (0x22: the page follows the file).
  */
-static void forkwrite(bool shm)
+static void forkwrite(bool shm, bool thr)
 {
 	char path[] = "/tmp/r6fwXXXXXX";
 	int fd = mkstemp(path);
@@ -238,6 +250,37 @@ static void forkwrite(bool shm)
 	char b[4096];
 	register volatile long *r14 __asm__("r14");
 
+	if (thr) {	/* a thread of the process writes the file */
+		char tp[] = "/tmp/r6twXXXXXX";
+		unsigned long tm;
+
+		fd = mkstemp(tp);
+		if (fd < 0)
+			exit(7);
+		unlink(tp);
+		memset(b, 0x11, sizeof(b));
+		memset(r6_src, 0x22, sizeof(r6_src));
+		if (write(fd, b, sizeof(b)) != sizeof(b))
+			exit(7);
+		tm = (unsigned long)mmap(NULL, 4096, PROT_READ, MAP_PRIVATE,
+					 fd, 0);
+		if (tm == (unsigned long)MAP_FAILED)
+			exit(7);
+		r6_pfd = fd;
+		r6_spawn(r6_child_pw);
+		__asm__ volatile("mov (%%rbx), %%r12\n"
+				 "\tnop\n\tnop\n"
+				 "\tmovq $1, r6_go(%%rip)\n"
+				 "1:\tcmpq $0, r6_done(%%rip)\n\tjnz 2f\n"
+				 "\tpause\n\tjmp 1b\n"
+				 "2:\tmov (%%rbx), %%r13\n"
+				 "\tnop\n\tnop\n\tnop\n"
+				 "\txor %%r12d, %%r12d\n\txor %%r13d, %%r13d\n"
+				 EXIT_NOW
+				 : : "b"(tm)
+				 : "rax", "rcx", "rdi", "r11", "r12", "r13",
+				 "memory");
+	}
 	if (fd < 0)
 		exit(7);
 	memset(b, 0x11, sizeof(b));
@@ -384,9 +427,11 @@ int main(int argc, char **argv)
 		sc1(231, 0);
 	}
 	if (!strcmp(m, "forkwrite"))
-		forkwrite(false);
+		forkwrite(false, false);
 	if (!strcmp(m, "forkshm"))
-		forkwrite(true);
+		forkwrite(true, false);
+	if (!strcmp(m, "thrwrite"))
+		forkwrite(false, true);
 	if (!strcmp(m, "lgsbase") && !(getauxval(AT_HWCAP2) & 2))
 		return 7;
 	if (!strcmp(m, "lpipe2")) {
