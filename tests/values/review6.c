@@ -23,6 +23,8 @@
  *   lred1    stored into the red zone and loaded back
  *   lred2    stored into a slot, rsp moved above it (the slot now in
  *            the red zone), loaded back
+ *   lwhole   rdx = &x by cmovnz with clean flags (WHOLE)
+ *   lwhole2  the same in rdi, then bit by bit (bt; setc) into rdx
  *   lpext    pext with an all-ones mask (BMI2)
  *   lcvt     cvtsi2sd / cvttsd2si through %xmm0 (exact below 2^53)
  *   lfld     fldl / fstpl (the pointer's bits as a double, a denormal)
@@ -619,6 +621,17 @@ int main(int argc, char **argv)
 		LCASE("\tsub $64, %%rsp\n\tmov %%rax, (%%rsp)\n"
 		      "\tadd $64, %%rsp\n\txor %%eax, %%eax\n"
 		      "\tmov -64(%%rsp), %%rdx\n\tmovq $0, -64(%%rsp)\n");
+	else if (!strcmp(m, "lwhole"))	/* a WHOLE value (cmov, clean flags) */
+		LCASE("\txor %%edx, %%edx\n\tmov $1, %%ecx\n"
+		      "\ttest %%ecx, %%ecx\n\tcmovnz %%rax, %%rdx\n");
+	else if (!strcmp(m, "lwhole2"))	/* WHOLE, bit by bit by bt; setc */
+		LCASE("\txor %%edi, %%edi\n\tmov $1, %%ecx\n"
+		      "\ttest %%ecx, %%ecx\n\tcmovnz %%rax, %%rdi\n"
+		      "\txor %%edx, %%edx\n\txor %%ecx, %%ecx\n"
+		      "3:\tbt %%rcx, %%rdi\n\tsetc %%sil\n"
+		      "\tmovzbl %%sil, %%esi\n\tshl %%cl, %%rsi\n"
+		      "\tor %%rsi, %%rdx\n\tinc %%ecx\n\tcmp $64, %%ecx\n"
+		      "\tjne 3b\n\txor %%edi, %%edi\n");
 	else if (!strcmp(m, "lpext"))
 		LCASE("\tmov $-1, %%rsi\n\tpext %%rsi, %%rax, %%rdx\n");
 	return 1;

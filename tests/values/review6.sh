@@ -41,7 +41,7 @@ vcheck() {
 	done
 }
 
-for mode in ${REVIEW6_MODES:-plain lbsf lpopcnt ldiv lx87 lmmx lrepmovs lpext lcvt lfld lpushf llahf lrcl ladc lgs lgsbase lpipe2 lred1 lred2 lscas lfxsave lbtmem ljrcxz lsahf lsigact lrobust lprname lpipe brkfix thrwrite forkwrite forkshm}; do
+for mode in ${REVIEW6_MODES:-plain lbsf lpopcnt ldiv lx87 lmmx lrepmovs lpext lcvt lfld lpushf llahf lrcl ladc lgs lgsbase lpipe2 lwhole lwhole2 lred1 lred2 lscas lfxsave lbtmem ljrcxz lsahf lsigact lrobust lprname lpipe brkfix thrwrite forkwrite forkshm}; do
 	"$REVIEW6" $mode >/dev/null 2>&1
 	if [ $? = 7 ]; then
 		ok "review6.c $mode: # SKIP not possible here"
