@@ -25,6 +25,8 @@
  *            the red zone), loaded back
  *   lwhole   rdx = &x by cmovnz with clean flags (WHOLE)
  *   lwhole2  the same in rdi, then bit by bit (bt; setc) into rdx
+ *   lfsbase  wrfsbase / rdfsbase (the old base put back)
+ *   lmovbe   movbe from a stack slot, then bswap
  *   lpext    pext with an all-ones mask (BMI2)
  *   lcvt     cvtsi2sd / cvttsd2si through %xmm0 (exact below 2^53)
  *   lfld     fldl / fstpl (the pointer's bits as a double, a denormal)
@@ -62,9 +64,9 @@
  * loaded through the stack then shown by `call *8(%rsp)`, and a start
  * register stored to a global that keeps it to the end.
  *
- * Findings (main at 733a97e): lx87, lfld, lgsbase (default mode: r13 =
+ * Findings (main at 733a97e): lx87, lfld, lgsbase, lfsbase (default: r13 =
  * 0x77, truth 0x11: rcv_escape.c follows no taint through x87 registers
- * or the gs base); brkfix (both modes: rcv_sys.c takes brk as keeping
+ * or the fs and gs bases); brkfix (both modes: rcv_sys.c takes brk as keeping
  * every mapping); forkwrite, forkshm (both modes: another process's
  * writes to a file the process maps private are not modelled).
  *
@@ -434,7 +436,8 @@ int main(int argc, char **argv)
 		forkwrite(true, false);
 	if (!strcmp(m, "thrwrite"))
 		forkwrite(false, true);
-	if (!strcmp(m, "lgsbase") && !(getauxval(AT_HWCAP2) & 2))
+	if ((!strcmp(m, "lgsbase") || !strcmp(m, "lfsbase")) &&
+	    !(getauxval(AT_HWCAP2) & 2))
 		return 7;
 	if (!strcmp(m, "lpipe2")) {
 		if (pipe(p))
@@ -632,6 +635,12 @@ int main(int argc, char **argv)
 		      "\tmovzbl %%sil, %%esi\n\tshl %%cl, %%rsi\n"
 		      "\tor %%rsi, %%rdx\n\tinc %%ecx\n\tcmp $64, %%ecx\n"
 		      "\tjne 3b\n\txor %%edi, %%edi\n");
+	else if (!strcmp(m, "lfsbase"))	/* through the fs base and back */
+		LCASE("\trdfsbase %%r8\n\twrfsbase %%rax\n\txor %%eax, %%eax\n"
+		      "\trdfsbase %%rdx\n\twrfsbase %%r8\n");
+	else if (!strcmp(m, "lmovbe"))	/* movbe from a stack slot, bswap */
+		LCASE(SUB "\tmov %%rax, (%%rsp)\n\tmovbe (%%rsp), %%rdx\n"
+		      "\tbswap %%rdx\n\tmovq $0, (%%rsp)\n" ADD);
 	else if (!strcmp(m, "lpext"))
 		LCASE("\tmov $-1, %%rsi\n\tpext %%rsi, %%rax, %%rdx\n");
 	return 1;
