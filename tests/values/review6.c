@@ -57,6 +57,7 @@
  * own.
  *
  * fpframe (GDB): a watchpoint on the signal frame's FPU state.
+ * ucmod (GDB): a watchpoint on the saved r12 a handler rewrites.
  * deep, deepg (watchpoints, by hand: test_watch_chain.c's
  * secret_unknown() and deep_as_engine() built with LIB_BUNDLE set to
  * their recordings, windows of 50, 128 and 300; and GDB's watch, rwatch
@@ -68,7 +69,10 @@
  * 0x77, truth 0x11: rcv_escape.c follows no taint through x87 registers
  * or the fs and gs bases); brkfix (both modes: rcv_sys.c takes brk as keeping
  * every mapping); forkwrite, forkshm (both modes: another process's
- * writes to a file the process maps private are not modelled).
+ * writes to a file the process maps private are not modelled); ucmod
+ * with watch-unknown skip (the handler's store through rdx, its
+ * ucontext, passed: the values engine knows no register of the handler
+ * at its entry, though the SIGFRAME record gives the frame's address).
  *
  * Exit 7: the case cannot be made here (skip).
  */
@@ -409,6 +413,47 @@ static void fpframe(void)
 	_exit(0);
 }
 
+/* ---- ucmod: the handler rewrites the saved r12 in its ucontext ------- */
+
+greg_t *volatile r6_slot;
+long r6_r12;
+
+static void r6_uc_h(int sig, siginfo_t *si, void *uc)
+{
+	greg_t *g = ((ucontext_t *)uc)->uc_mcontext.gregs;
+
+	(void)sig;
+	(void)si;
+	g[REG_R12] = 0x1234;
+	r6_slot = &g[REG_R12];
+}
+
+/*
+ * ucmod: a SA_SIGINFO handler on the normal stack (its frame below the
+ * red zone) rewrites the saved r12 in its ucontext; rt_sigreturn puts
+ * it in r12.  A watchpoint on that word: reverse-continue from after
+ * the return must stop at the handler's store, then at the delivery.
+ */
+static void ucmod(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = r6_uc_h;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGUSR2, &sa, NULL);
+	__asm__ volatile("mov $0x11, %%r12\n"
+			 "\tmov $39, %%eax\n\tsyscall\n"
+			 "\tmov %%rax, %%rdi\n\tmov $12, %%esi\n"
+			 "\tmov $62, %%eax\n\tsyscall\n"
+			 ".globl r6_ucback\nr6_ucback:\n"
+			 "\tmov %%r12, r6_r12(%%rip)\n"
+			 "\tnop\n\tnop\n"
+			 EXIT_NOW
+			 : : : "rax", "rcx", "rdx", "rsi", "rdi", "r11", "r12",
+			 "memory");
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -422,6 +467,8 @@ int main(int argc, char **argv)
 		brkfix();
 	if (!strcmp(m, "fpframe"))
 		fpframe();
+	if (!strcmp(m, "ucmod"))
+		ucmod();
 	if (!strcmp(m, "deepg")) {
 		r6_deepg();
 		sc1(231, 0);
