@@ -73,6 +73,16 @@ values-review5: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW5)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
 		REVIEW5=$(CURDIR)/$(REVIEW5) tests/values/review5.sh
 
+# Review 6's reproducers (tests/values/review6.c): not in make check.
+REVIEW6 := $(BUILD)/tests/values/review6
+$(REVIEW6): tests/values/review6.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Wall -Werror -pthread -Wl,-z,now -o $@ $<
+
+values-review6: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW6)
+	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
+		REVIEW6=$(CURDIR)/$(REVIEW6) tests/values/review6.sh
+
 values-test: $(PTREC) $(VALCHECK) $(VALWIN) $(PROG_BINS) $(UNSOUND) \
 		$(HOLES) $(ROTHREADS) $(REVIEW2) $(REVIEW4)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
@@ -132,7 +142,7 @@ gdb-values-test: $(PTREC) $(PTREC_SERVER) $(GDB_VALUES) $(VALCHECK) \
 		VALCHECK=$(CURDIR)/$(VALCHECK) tests/gdb/values.sh
 
 .PHONY: values-test gdb-values-test values-review2 values-review4 \
-	values-review5
+	values-review5 values-review6
 CHECK_EXTRA += values-test gdb-values-test values-review4 values-review5
 
 # Latency of a value question against the instruction alone (values-bench).
