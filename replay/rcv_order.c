@@ -777,6 +777,16 @@ bool rcv_order_aio(struct rp_recover *rc)
 		rc->aio = 1;
 		return false;
 	}
+	/* Another context of the session walked them (a thread's each, a
+	 * scan's, GDB's after values-strict changed): 8 G instructions
+	 * at 10^7 under callgrind (scripts/bench-watch's libloop).
+	 */
+	for (k = 0; k < rc->s->naio_memo; k++)
+		if (rc->s->aio_memo[k].pid == rc->pid &&
+		    rc->s->aio_memo[k].snap == (rc->sn != NULL)) {
+			rc->aio = rc->s->aio_memo[k].aio;
+			return rc->aio == 2;
+		}
 	nmm = rcv_share_set(rc->s, rc->pid, CLONE_VM, 0, mm, 64);
 	if (!nmm)
 		may = true;
@@ -793,6 +803,10 @@ bool rcv_order_aio(struct rp_recover *rc)
 			may = aio_task(rc, tid);
 	}
 	rc->aio = may ? 2 : 1;
+	k = rc->s->naio_memo < 8 ? rc->s->naio_memo++ : rc->pid % 8;
+	rc->s->aio_memo[k].pid = rc->pid;
+	rc->s->aio_memo[k].snap = rc->sn != NULL;
+	rc->s->aio_memo[k].aio = rc->aio;
 	if (getenv("PTREC_RCV_DEBUG"))
 		fprintf(stderr, "order: asynchronous I/O in process %u: %s\n",
 			rc->pid, may ? "maybe" : "none");

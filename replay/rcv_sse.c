@@ -183,6 +183,37 @@ static inline bool xcopy(struct rcv_state *s, int n, int h,
 	return true;
 }
 
+/*
+ * xcopy() of all 16 xmm into @to, none of whose halves is known (false
+ * when one is: then the caller merges them one by one): a loop the
+ * compiler makes wide, for the first sweep back, where every state takes
+ * every xmm the snapshot shows.  *@ch: a half learned something.
+ */
+static bool xall(struct rcv_state *to, const struct rcv_state *from,
+		 bool *ch)
+{
+	uint64_t any = 0, k;
+	unsigned int n;
+
+	for (n = 0; n < RCV_NXMM; n++)
+		any |= to->x[n][0].k | to->x[n][1].k;
+	if (any)
+		return false;
+	for (n = 0; n < RCV_NXMM; n++) {
+		k = from->x[n][0].k;
+		to->x[n][0].v = (to->x[n][0].v & ~k) | (from->x[n][0].v & k);
+		to->x[n][0].k = k;
+		k = from->x[n][1].k;
+		to->x[n][1].v = (to->x[n][1].v & ~k) | (from->x[n][1].v & k);
+		to->x[n][1].k = k;
+		if (from->x[n][0].k | from->x[n][1].k) {
+			to->xk |= (uint16_t)(1u << n);
+			*ch = true;
+		}
+	}
+	return true;
+}
+
 static bool xput(struct rcv_state *s, int n, struct x128 v,
 		 uint64_t *conflicts)
 {
@@ -209,6 +240,8 @@ bool rcv_sse_flow(struct rcv_state *to, const struct rcv_state *from,
 	 * is a copy of the known bits, with no conflict.
 	 */
 	if (!(to->xk & m)) {
+		if (m == 0xffff && xall(to, from, &ch))
+			return ch;
 		while (m) {
 			n = __builtin_ctz(m);
 			m &= m - 1;

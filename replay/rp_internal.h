@@ -171,6 +171,16 @@ struct rp_session {
 	struct rp_thread *threads;
 	size_t nthreads;
 	struct dis *dis;		/* for rp_format_insn(), made on use */
+	/* rcv_order_aio()'s answers by process (with a snapshot or not):
+	 * they depend on the history, not on a recovery context, and cost
+	 * a walk of every system call of its threads.
+	 */
+	struct {
+		uint32_t pid;
+		bool snap;
+		uint8_t aio;	/* 1 none, 2 maybe */
+	} aio_memo[8];
+	size_t naio_memo;
 	rp_progress_fn progress;
 	void *progress_ctx;
 	uint64_t progress_base;	/* bytes of threads already indexed */
