@@ -142,8 +142,12 @@ static bool arg_pages(const struct rp_regs *r, uint64_t *lo, uint64_t *hi)
  * which carry the change to the whole mapping), munmap and madvise change
  * the pages of [addr, addr + len) alone (MADV_FREE, whose pages the
  * kernel may drop later, ends every rule: rcv_order_aio()); ioctl TCGETS
- * writes a termios with the user's permissions (rcv_sys.c).  Anything
- * else, or arguments not known, may change any page.
+ * writes a termios with the user's permissions (rcv_sys.c); brk(0) only
+ * asks for the break.  Another brk may shrink the heap, unmapping
+ * whatever is mapped from the new break to the old one (a MAP_FIXED
+ * mapping too: tests/values/review6.c brkfix), and the old break is not
+ * in the registers: any page.  Anything else, or arguments not known,
+ * may change any page.
  */
 int rcv_order_effect(uint64_t nr, const struct rp_regs *r, uint64_t *lo,
 		     uint64_t *hi)
@@ -168,6 +172,9 @@ int rcv_order_effect(uint64_t nr, const struct rp_regs *r, uint64_t *lo,
 		return arg_pages(r, lo, hi) ? 1 : -1;
 	case 11: case 28:	/* munmap, madvise */
 		return arg_pages(r, lo, hi) ? 1 : -1;
+	case 12:		/* brk(0) asks; brk(addr) may shrink */
+		m = 1ull << RP_REG_RDI;
+		return (r->valid & m) && !r->val[RP_REG_RDI] ? 0 : -1;
 	case 16:		/* ioctl(fd, TCGETS, termios *) */
 		m = 1ull << RP_REG_RSI;
 		return (r->valid & m) && r->val[RP_REG_RSI] == 0x5401 ? 0 : -1;

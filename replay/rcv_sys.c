@@ -70,12 +70,72 @@ bool rcv_sys_resets(uint64_t nr)
  * and its contents alone (other than through the buffers it writes,
  * which fail on read-only pages)?  An allow-list: those the table of
  * rcv_sys_write() knows, but mprotect and munmap (a later mmap may reuse
- * the range); brk (it only moves the heap's end, never over another
- * mapping) and mmap without MAP_FIXED (it only adds mappings where none
- * are).  Anything else may (madvise(MADV_DONTNEED) zeroes or refetches
- * pages, remap_file_pages, process_madvise, mremap, execve...).
+ * the range); brk that does not shrink the heap (sys_brk_keeps()) and
+ * mmap without MAP_FIXED (it only adds mappings where none are).
+ * Anything else may (madvise(MADV_DONTNEED) zeroes or refetches pages,
+ * remap_file_pages, process_madvise, mremap, execve...).
  */
 static bool sys_user_buffer(const struct rcv_state *s, uint64_t nr);
+
+/*
+ * The program break before brk @i of @w: the result (rax after it) of
+ * the last brk before it in the window, whose number and result are
+ * known, with no system call of unknown number between them and no other
+ * task sharing the memory (its brk moves the same break).
+ */
+static bool sys_brk_before(struct win *w, size_t i, uint64_t *old)
+{
+	const struct rcv_state *s;
+	size_t j;
+
+	if (w->rc->mt)
+		return false;
+	for (j = i; j-- > 0;) {
+		if (!(w->ins[j].flags & RCV_I_SYSCALL))
+			continue;
+		s = &w->st[j];
+		if (s->r[RP_REG_RAX].k != ~0ull ||
+		    rcv_sys_resets(s->r[RP_REG_RAX].v))
+			return false;
+		if (s->r[RP_REG_RAX].v != 12)
+			continue;
+		s = &w->st[j + 1];
+		if (s->r[RP_REG_RAX].k != ~0ull)
+			return false;
+		*old = s->r[RP_REG_RAX].v;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * brk(addr) @i: a query (addr 0) or a move up (a grow, or a failure)
+ * keeps every mapping; a shrink unmaps [PAGE_ALIGN(addr),
+ * PAGE_ALIGN(old break)), whatever is mapped there (a MAP_FIXED mapping
+ * over the heap too: tests/values/review6.c brkfix), so it keeps the
+ * mappings the read-only rule answers for when none of the snapshot's
+ * read-only ones is in that range.  addr or the old break not known: it
+ * may change any page.
+ */
+static bool sys_brk_keeps(struct win *w, size_t i)
+{
+	const struct rcv_state *s = &w->st[i];
+	uint64_t a = s->r[RP_REG_RDI].v, old, lo, hi;
+
+	if (s->r[RP_REG_RDI].k != ~0ull)
+		return false;
+	if (!a)
+		return true;
+	if (!sys_brk_before(w, i, &old))
+		return false;
+	if (a >= old)
+		return true;
+	if (old > UINT64_MAX - 4095)
+		return false;
+	lo = (a + 4095) & ~4095ull;
+	hi = (old + 4095) & ~4095ull;
+	return lo >= hi || !rcv_order_ro_in(w->rc, lo, hi);
+}
 
 /*
  * mmap with MAP_FIXED, mprotect, munmap, madvise whose arguments name a
@@ -115,7 +175,7 @@ bool rcv_sys_keeps_maps(struct win *w, size_t i)
 		return rcv_fd_write(w, i, &a, &l) == 0;
 	switch (nr) {
 	case 12:	/* brk */
-		return true;
+		return sys_brk_keeps(w, i);
 	case 9:		/* mmap: flags in r10; MAP_FIXED 0x10 */
 		return ((s->r[RP_REG_R10].k & 0x10) &&
 			!(s->r[RP_REG_R10].v & 0x10)) ||
