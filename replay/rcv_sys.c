@@ -109,32 +109,66 @@ static bool sys_brk_before(struct win *w, size_t i, uint64_t *old)
 }
 
 /*
+ * Does no call after system call @i of @w, to the thread's end, make a
+ * mapping (or move one, or change a protection)?  Then a range @i
+ * unmapped stays unmapped, or is anonymous and writable (a brk grow), at
+ * the end, and no page the snapshot shows read-only was in it.  Each
+ * call's number must be known and none may be mmap, mprotect, brk,
+ * mremap, shmat, remap_file_pages, pkey_mprotect, arch_prctl (it maps
+ * the vDSO), clone, vfork, clone3 or reset the registers (execve), and
+ * no other task may share the memory (its calls are not here).
+ */
+static bool sys_maps_none_after(struct win *w, size_t i)
+{
+	const struct rcv_state *s;
+	size_t j;
+
+	if (w->rc->mt || !w->top_end)
+		return false;
+	for (j = i + 1; j < w->n; j++) {
+		if (!(w->ins[j].flags & RCV_I_SYSCALL))
+			continue;
+		s = &w->st[j];
+		if (s->r[RP_REG_RAX].k != ~0ull ||
+		    rcv_sys_resets(s->r[RP_REG_RAX].v))
+			return false;
+		switch (s->r[RP_REG_RAX].v) {
+		case 9: case 10: case 12: case 25: case 30: case 216:
+		case 329: case 158: case 56: case 58: case 435:
+			return false;
+		default:
+			break;
+		}
+	}
+	return true;
+}
+
+/*
  * brk(addr) @i: a query (addr 0) or a move up (a grow, or a failure)
  * keeps every mapping; a shrink unmaps [PAGE_ALIGN(addr),
  * PAGE_ALIGN(old break)), whatever is mapped there (a MAP_FIXED mapping
  * over the heap too: tests/values/review6.c brkfix), so it keeps the
  * mappings the read-only rule answers for when none of the snapshot's
- * read-only ones is in that range.  addr or the old break not known: it
- * may change any page.
+ * read-only ones is in that range.  addr or the old break not known (as
+ * in glibc's sbrk): it may change any page, unless nothing after it maps
+ * anything again (sys_maps_none_after()).
  */
 static bool sys_brk_keeps(struct win *w, size_t i)
 {
 	const struct rcv_state *s = &w->st[i];
 	uint64_t a = s->r[RP_REG_RDI].v, old, lo, hi;
 
-	if (s->r[RP_REG_RDI].k != ~0ull)
-		return false;
-	if (!a)
+	if (s->r[RP_REG_RDI].k == ~0ull && !a)
 		return true;
-	if (!sys_brk_before(w, i, &old))
-		return false;
+	if (s->r[RP_REG_RDI].k != ~0ull || !sys_brk_before(w, i, &old) ||
+	    old > UINT64_MAX - 4095)
+		return sys_maps_none_after(w, i);
 	if (a >= old)
 		return true;
-	if (old > UINT64_MAX - 4095)
-		return false;
 	lo = (a + 4095) & ~4095ull;
 	hi = (old + 4095) & ~4095ull;
-	return lo >= hi || !rcv_order_ro_in(w->rc, lo, hi);
+	return lo >= hi || !rcv_order_ro_in(w->rc, lo, hi) ||
+	       sys_maps_none_after(w, i);
 }
 
 /*
