@@ -6,7 +6,8 @@
 # wrong count; findings are listed in review6.c's opening comment.  On
 # main at 733a97e these fail (wrong counts vary with the spin loops'
 # lengths): lx87 (8,300-9,700 wrong), lfld (8,200-9,500), lgsbase
-# (8,000-9,300) and lfsbase (7,000-7,600) in default mode; brkfix (18),
+# (8,000-9,300) and lfsbase (7,000-7,600) in default mode; brkfix (18,
+# fixed: a shrinking brk unmaps [new, old break), rcv_sys.c),
 # forkwrite (about 38,000) and forkshm (about 38,000) in both modes;
 # ucmod with watch-unknown skip.  The others are right.
 # REVIEW6_MODES="a b" runs some cases only.

@@ -313,6 +313,24 @@ static struct rp_regs regs_of(uint64_t rdi, uint64_t rsi, uint64_t rdx,
 	return r;
 }
 
+/* Another task's brk: brk(0) asks for the break; brk(addr) may shrink
+ * the heap over any mapping (review6.c brkfix), and the old break is not
+ * in its registers: any page.
+ */
+Test(rcv_order, effect_brk)
+{
+	struct rp_regs r = regs_of(0, 0, 0, 0);
+	uint64_t lo = 0, hi = 0;
+
+	cr_assert_eq(rcv_order_effect(12, &r, &lo, &hi), 0);
+	r = regs_of(0x555555558000ull, 0, 0, 0);
+	cr_assert_eq(rcv_order_effect(12, &r, &lo, &hi), -1);
+	r = regs_of(0, 0, 0, 0);
+	r.valid &= ~(1ull << RP_REG_RDI);
+	cr_assert_eq(rcv_order_effect(12, &r, &lo, &hi), -1);
+	cr_assert_eq(rcv_order_effect(12, NULL, &lo, &hi), -1);
+}
+
 Test(rcv_order, effect_by_arguments)
 {
 	struct rp_regs r;
