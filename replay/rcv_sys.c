@@ -80,8 +80,9 @@ static bool sys_user_buffer(const struct rcv_state *s, uint64_t nr);
 /*
  * The program break before brk @i of @w: the result (rax after it) of
  * the last brk before it in the window, whose number and result are
- * known, with no system call of unknown number between them and no other
- * task sharing the memory (its brk moves the same break).
+ * known, with no system call of unknown number, execve or prctl
+ * (PR_SET_MM_BRK sets the break) between them and no other task sharing
+ * the memory (its brk moves the same break).
  */
 static bool sys_brk_before(struct win *w, size_t i, uint64_t *old)
 {
@@ -95,7 +96,8 @@ static bool sys_brk_before(struct win *w, size_t i, uint64_t *old)
 			continue;
 		s = &w->st[j];
 		if (s->r[RP_REG_RAX].k != ~0ull ||
-		    rcv_sys_resets(s->r[RP_REG_RAX].v))
+		    rcv_sys_resets(s->r[RP_REG_RAX].v) ||
+		    s->r[RP_REG_RAX].v == 157)	/* PR_SET_MM_BRK */
 			return false;
 		if (s->r[RP_REG_RAX].v != 12)
 			continue;

@@ -267,6 +267,12 @@ Test(rcv_mem, brk_shrink)
 	cr_assert_not(brk_keeps(old - 0x1000, 1), "other threads");
 	cr_assert_not(brk_keeps(old + 0x1000, 9), "old break not known");
 	brc.mt = false;
+	bins[1].flags = RCV_I_SYSCALL;		/* prctl(PR_SET_MM, ...) */
+	bset(1, RP_REG_RAX, 157);
+	cr_assert_not(brk_keeps(old + 0x1000, 9), "prctl between");
+	bins[1].flags = 0;
+	bset(1, RP_REG_RAX, old);
+	cr_assert(brk_keeps(old + 0x1000, 9), "a grow again");
 	/* the old break not known (glibc's sbrk): by what follows */
 	bst[1].r[RP_REG_RAX].k = 0;
 	cr_assert_not(brk_keeps(old + 0x1000, 9), "old break not known");
