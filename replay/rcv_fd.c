@@ -230,8 +230,11 @@ void rcv_fd_init(struct rp_recover *rc)
 	 * within 10^4: rp_recover_why()).
 	 */
 	rc->tls_lo = rc->tls_hi = 0;
-	/* Sorted and merged, for a binary search per byte. */
-	qsort(v, n, sizeof(*v), range_cmp);
+	/* Sorted and merged, for a binary search per byte (none: a process
+	 * that registered no area, v NULL, which qsort() must not get).
+	 */
+	if (n)
+		qsort(v, n, sizeof(*v), range_cmp);
 	rc->nrseq = 0;
 	for (i = 0; i < n; i++) {
 		if (rc->nrseq && v[i][0] <= v[rc->nrseq - 1][1]) {
