@@ -649,8 +649,8 @@ Test(rcv_escape, through_the_x87_state)
 		LEA_RAX,
 		INS("\x48\x89\x04\x24"),		/* mov [rsp], rax */
 		INS("\xdf\x2c\x24"),			/* fild qword [rsp] */
-		INS("\x48\xc7\x04\x24\x00\x00\x00\x00"), /* mov qword [rsp], 0 */
-		INS("\xdf\x7c\x24\x08"),		/* fistp qword [rsp+8] */
+		INS("\x48\xc7\x04\x24\x00\x00\x00\x00"), /* mov [rsp], 0 */
+		INS("\xdf\x7c\x24\x08"),		/* fistp m64 [rsp+8] */
 		INS("\x48\x8b\x4c\x24\x08"),		/* mov rcx, [rsp+8] */
 		INS("\x48\x89\x0b"),			/* mov [rbx], rcx */
 	};
@@ -660,7 +660,7 @@ Test(rcv_escape, through_the_x87_state)
 		INS("\x48\x89\x04\x24"),
 		INS("\xdd\x04\x24"),			/* fld qword [rsp] */
 		INS("\x48\xc7\x04\x24\x00\x00\x00\x00"),
-		INS("\xdb\x7c\x24\x10"),		/* fstp tbyte [rsp+16] */
+		INS("\xdb\x7c\x24\x10"),		/* fstp m80 [rsp+16] */
 		INS("\x48\x8b\x4c\x24\x10"),		/* mov rcx, [rsp+16] */
 		INS("\x48\x89\x0b"),
 	};
