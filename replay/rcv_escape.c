@@ -191,6 +191,9 @@ static void arith(struct rcv_esc *e, const struct rcv_ins *in, int g,
 	const struct rcv_op *s = in->nops > 1 ? &in->op[1] : NULL;
 	uint8_t old = e->t[g];
 
+	/* mov al, 5 keeps the other 56 bits (a 32-bit write clears them). */
+	if (in->wcode[g] && in->wcode[g] != 4)
+		v = join(v, old);
 	if (in->op[0].size != 8 && g == RP_REG_RSP) {
 		rcv_esc_set_reg(e, g, v ? MAYBE : CLEAN, -1, 0);
 		return;
@@ -600,7 +603,9 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 	}
 	for (g = 0; g < 16; g++)
 		if (in->wcode[g] && !dst_reg[g])
-			rcv_esc_set_reg(e, g, g == RP_REG_RSP ? STK : v, -1, 0);
+			rcv_esc_set_reg(e, g, g == RP_REG_RSP ? STK :
+					in->wcode[g] == 4 ? v :
+					join(v, e->t[g]), -1, 0);
 	return esc;
 }
 

@@ -745,3 +745,30 @@ Test(rcv_escape, fs_gs_base)
 	cr_expect_eq(first_escape(b, N(b)), 1);
 	cr_expect_eq(first_escape(c, N(c)), -1);
 }
+
+Test(rcv_escape, partial_register_write)
+{
+	/* mov al, 5 keeps rax's other 56 bits: still an address in the
+	 * stack's page.
+	 */
+	struct rcv_ins a[] = {
+		LEA_RAX,
+		INS("\xb0\x05"),			/* mov al, 5 */
+		INS("\x48\x89\x03"),			/* mov [rbx], rax */
+	};
+	struct rcv_ins b[] = {
+		LEA_RAX,
+		INS("\x66\xb8\x05\x00"),		/* mov ax, 5 */
+		INS("\x48\x89\x03"),
+	};
+	/* Near miss: a 32-bit write clears the upper half. */
+	struct rcv_ins c[] = {
+		LEA_RAX,
+		INS("\xb8\x05\x00\x00\x00"),		/* mov eax, 5 */
+		INS("\x48\x89\x03"),
+	};
+
+	cr_expect_eq(first_escape(a, N(a)), 2);
+	cr_expect_eq(first_escape(b, N(b)), 2);
+	cr_expect_eq(first_escape(c, N(c)), -1);
+}
