@@ -191,6 +191,9 @@ static void arith(struct rcv_esc *e, const struct rcv_ins *in, int g,
 	const struct rcv_op *s = in->nops > 1 ? &in->op[1] : NULL;
 	uint8_t old = e->t[g];
 
+	/* mov al, 5 keeps the other 56 bits (a 32-bit write clears them). */
+	if (in->wcode[g] && in->wcode[g] != 4)
+		v = join(v, old);
 	if (in->op[0].size != 8 && g == RP_REG_RSP) {
 		rcv_esc_set_reg(e, g, v ? MAYBE : CLEAN, -1, 0);
 		return;
@@ -600,7 +603,120 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 	}
 	for (g = 0; g < 16; g++)
 		if (in->wcode[g] && !dst_reg[g])
-			rcv_esc_set_reg(e, g, g == RP_REG_RSP ? STK : v, -1, 0);
+			rcv_esc_set_reg(e, g, g == RP_REG_RSP ? STK :
+					in->wcode[g] == 4 ? v :
+					join(v, e->t[g]), -1, 0);
+	return esc;
+}
+
+/*
+ * The x87 state (its stack, control, status and tag words; the MMX
+ * registers alias it) is one taint, e->vec's, shared with the vector
+ * registers: a pointer loaded into it comes back out whole (fild/fistp,
+ * fld/fstp of its bits as a double: tests/values/review6.c lx87, lfld).
+ * Its registers are not operands capstone names (fld's st0), so the
+ * general rule misses them.  Stores of it: the store, fnstsw, fnstcw, the
+ * environment and the whole state (the others' memory operand is read).
+ */
+static bool x87_store(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_FST: case X86_INS_FSTP: case X86_INS_FSTPNCE:
+	case X86_INS_FIST: case X86_INS_FISTP: case X86_INS_FISTTP:
+	case X86_INS_FBSTP: case X86_INS_FNSTCW: case X86_INS_FNSTSW:
+	case X86_INS_FNSTENV: case X86_INS_FNSAVE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool x87(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_FABS: case X86_INS_FADD: case X86_INS_FIADD:
+	case X86_INS_FADDP: case X86_INS_FCHS: case X86_INS_FCMOVBE:
+	case X86_INS_FCMOVB: case X86_INS_FCMOVE: case X86_INS_FCMOVNBE:
+	case X86_INS_FCMOVNB: case X86_INS_FCMOVNE: case X86_INS_FCMOVNU:
+	case X86_INS_FCMOVU: case X86_INS_FCOMP: case X86_INS_FCOMIP:
+	case X86_INS_FCOMI: case X86_INS_FCOM: case X86_INS_FCOS:
+	case X86_INS_FDIVR: case X86_INS_FIDIVR: case X86_INS_FDIVRP:
+	case X86_INS_FDIV: case X86_INS_FIDIV: case X86_INS_FDIVP:
+	case X86_INS_F2XM1: case X86_INS_FBLD: case X86_INS_FCOMPP:
+	case X86_INS_FDECSTP: case X86_INS_FFREE: case X86_INS_FICOM:
+	case X86_INS_FICOMP: case X86_INS_FINCSTP: case X86_INS_FLDCW:
+	case X86_INS_FLDENV: case X86_INS_FLDL2E: case X86_INS_FLDL2T:
+	case X86_INS_FLDLG2: case X86_INS_FLDLN2: case X86_INS_FLDPI:
+	case X86_INS_FNCLEX: case X86_INS_FNINIT: case X86_INS_FNOP:
+	case X86_INS_FPATAN: case X86_INS_FPREM: case X86_INS_FPREM1:
+	case X86_INS_FPTAN: case X86_INS_FFREEP: case X86_INS_FRNDINT:
+	case X86_INS_FRSTOR: case X86_INS_FSCALE: case X86_INS_FSETPM:
+	case X86_INS_FSINCOS: case X86_INS_FXAM: case X86_INS_FXTRACT:
+	case X86_INS_FYL2X: case X86_INS_FYL2XP1: case X86_INS_FILD:
+	case X86_INS_FLDZ: case X86_INS_FLD1: case X86_INS_FLD:
+	case X86_INS_FMUL: case X86_INS_FIMUL: case X86_INS_FMULP:
+	case X86_INS_FSIN: case X86_INS_FSQRT: case X86_INS_FXCH:
+	case X86_INS_FSUBR: case X86_INS_FISUBR: case X86_INS_FSUBRP:
+	case X86_INS_FSUB: case X86_INS_FISUB: case X86_INS_FSUBP:
+	case X86_INS_FTST: case X86_INS_FUCOMIP: case X86_INS_FUCOMI:
+	case X86_INS_FUCOMPP: case X86_INS_FUCOMP: case X86_INS_FUCOM:
+	case X86_INS_FDISI8087_NOP: case X86_INS_FENI8087_NOP:
+		return true;
+	default:
+		return x87_store(id);
+	}
+}
+
+/* The bytes an x87 memory operand covers (capstone's size, or none). */
+static unsigned int x87_size(unsigned int id, const struct rcv_op *o)
+{
+	switch (id) {
+	case X86_INS_FNSAVE: case X86_INS_FRSTOR:
+		return 108;
+	case X86_INS_FNSTENV: case X86_INS_FLDENV:
+		return 28;
+	case X86_INS_FNSTCW: case X86_INS_FLDCW: case X86_INS_FNSTSW:
+		return 2;
+	default:
+		return o->size ? o->size : 10;
+	}
+}
+
+/*
+ * An x87 instruction: what it reads (the state, a memory operand but a
+ * store's, the flags for fcmov) goes to the state and to what it writes
+ * (a store's memory, fnstsw's ax, fcomi's flags).
+ */
+static bool x87_step(struct rcv_esc *e, const struct rcv_ins *in)
+{
+	bool st = x87_store(in->id), esc = false;
+	uint8_t v = e->vec ? MAYBE : CLEAN;
+	int k, g;
+
+	if (reads_flags(in))
+		v = join(v, e->ft);
+	for (k = 0; k < in->nops; k++) {
+		const struct rcv_op *o = &in->op[k];
+
+		if (o->type == RCV_OP_MEM && !st)
+			v = join(v, rcv_esc_load(e, o, x87_size(in->id, o)));
+		else if (o->type == RCV_OP_REG && (o->access & CS_AC_READ))
+			v = join(v, e->t[o->reg]);
+	}
+	for (k = 0; k < in->nops; k++) {
+		const struct rcv_op *o = &in->op[k];
+
+		if (o->type == RCV_OP_MEM && st)
+			esc |= rcv_esc_store(e, o, x87_size(in->id, o), v);
+	}
+	flags_set(e, in, v);
+	/* fnstsw ax: the rest of rax keeps what it held. */
+	for (g = 0; g < 16; g++)
+		if (in->wcode[g] && g != RP_REG_RSP)
+			rcv_esc_set_reg(e, g, in->wcode[g] == 4 ? v :
+					join(v, e->t[g]), -1, 0);
+	if (v)
+		e->vec = true;
 	return esc;
 }
 
@@ -743,6 +859,14 @@ bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in, uint8_t raw0)
 	case X86_INS_LEAVE:
 		esc = leave(e);
 		break;
+	case X86_INS_WRFSBASE: case X86_INS_WRGSBASE:
+		/* A base the thread's fs or gs accesses go through, read
+		 * back whole by rdfsbase/rdgsbase (tests/values/review6.c
+		 * lfsbase, lgsbase): a stack-derived one is the escape.
+		 */
+		esc = !in->nops || in->op[0].type != RCV_OP_REG ||
+		      e->t[in->op[0].reg] != CLEAN || general(e, in);
+		break;
 	case X86_INS_ENTER:
 		esc = rcv_esc_store(e, &(struct rcv_op){ .type = RCV_OP_MEM,
 			    .base = RP_REG_RSP, .index = -1, .imm = -8 }, 8,
@@ -751,7 +875,7 @@ bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in, uint8_t raw0)
 		rcv_esc_set_reg(e, RP_REG_RSP, STK, -1, 0);
 		break;
 	default:
-		esc = general(e, in);
+		esc = x87(in->id) ? x87_step(e, in) : general(e, in);
 		break;
 	}
 	track_rax(e, in);

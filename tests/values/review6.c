@@ -67,9 +67,10 @@
  *
  * Findings (main at 733a97e): lx87, lfld, lgsbase, lfsbase (default: r13 =
  * 0x77, truth 0x11: rcv_escape.c follows no taint through x87 registers
- * or the fs and gs bases); brkfix (both modes: rcv_sys.c took brk as keeping
- * every mapping; fixed on branch brkfix: a shrink unmaps [new, old
- * break)); forkwrite, forkshm (both modes: another process's
+ * or the fs and gs bases; fixed on branch x87taint, docs/values.md
+ * "Pointers rebuilt without a copy"); brkfix (both modes: rcv_sys.c took
+ * brk as keeping every mapping; fixed on branch brkfix: a shrink unmaps
+ * [new, old break)); forkwrite, forkshm (both modes: another process's
  * writes to a file the process maps private are not modelled); ucmod
  * with watch-unknown skip (the handler's store through rdx, its
  * ucontext, passed: the values engine knows no register of the handler

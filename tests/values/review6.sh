@@ -9,7 +9,10 @@
 # (8,000-9,300) and lfsbase (7,000-7,600) in default mode; brkfix (18,
 # fixed: a shrinking brk unmaps [new, old break), rcv_sys.c),
 # forkwrite (about 38,000) and forkshm (about 38,000) in both modes;
-# ucmod with watch-unknown skip.  The others are right.
+# ucmod with watch-unknown skip.  The others are right.  Fixed: lx87,
+# lfld, lgsbase, lfsbase (branch x87taint, rcv_escape.c: the x87 state
+# carries a taint, wrfsbase/wrgsbase of one is the escape; 0 wrong in
+# both modes).
 # REVIEW6_MODES="a b" runs some cases only.
 set -u
 : "${PTREC:?}" "${VALCHECK:?}" "${REVIEW6:?}"

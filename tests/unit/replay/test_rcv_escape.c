@@ -639,3 +639,136 @@ Test(rcv_escape, copy_out_of_an_allocation)
 	cr_expect_eq(first_escape_local(a, N(a)), -1);
 	cr_expect_eq(first_escape_local(b, N(b)), 6);
 }
+
+Test(rcv_escape, through_the_x87_state)
+{
+	/* tests/values/review6.c lx87: fild/fistp through two slots, the
+	 * first cleared before the second is read.
+	 */
+	struct rcv_ins a[] = {
+		LEA_RAX,
+		INS("\x48\x89\x04\x24"),		/* mov [rsp], rax */
+		INS("\xdf\x2c\x24"),			/* fild qword [rsp] */
+		INS("\x48\xc7\x04\x24\x00\x00\x00\x00"), /* mov [rsp], 0 */
+		INS("\xdf\x7c\x24\x08"),		/* fistp m64 [rsp+8] */
+		INS("\x48\x8b\x4c\x24\x08"),		/* mov rcx, [rsp+8] */
+		INS("\x48\x89\x0b"),			/* mov [rbx], rcx */
+	};
+	/* lfld: its bits as a double, out as ten bytes (fstp tbyte). */
+	struct rcv_ins b[] = {
+		LEA_RAX,
+		INS("\x48\x89\x04\x24"),
+		INS("\xdd\x04\x24"),			/* fld qword [rsp] */
+		INS("\x48\xc7\x04\x24\x00\x00\x00\x00"),
+		INS("\xdb\x7c\x24\x10"),		/* fstp m80 [rsp+16] */
+		INS("\x48\x8b\x4c\x24\x10"),		/* mov rcx, [rsp+16] */
+		INS("\x48\x89\x0b"),
+	};
+	/* The status word out of a tainted state (fnstsw ax). */
+	struct rcv_ins c[] = {
+		INS("\x48\x8d\x4c\x24\x08"),		/* lea rcx, [rsp+8] */
+		INS("\x48\x89\x0c\x24"),		/* mov [rsp], rcx */
+		INS("\xdd\x04\x24"),
+		INS("\x31\xc0"),			/* xor eax, eax */
+		INS("\xdf\xe0"),			/* fnstsw ax */
+		INS("\x48\x89\x03"),			/* mov [rbx], rax */
+	};
+	/* Near miss: a clean round trip (the slot never held it). */
+	struct rcv_ins d[] = {
+		INS("\x48\x8d\x4c\x24\x08"),
+		INS("\xdf\x2c\x24"),
+		INS("\xdf\x7c\x24\x08"),
+		INS("\x48\x8b\x4c\x24\x08"),
+		INS("\x48\x89\x0b"),
+		INS("\x31\xc0"),
+		INS("\xdf\xe0"),
+		INS("\x48\x89\x03"),
+	};
+
+	cr_expect_eq(first_escape(a, N(a)), 6);
+	cr_expect_eq(first_escape(b, N(b)), 6);
+	cr_expect_eq(first_escape(c, N(c)), 5);
+	cr_expect_eq(first_escape(d, N(d)), -1);
+}
+
+Test(rcv_escape, mmx_aliases_the_x87_state)
+{
+	/* movq mm0, rax, then st0's bits out (fstp): one state. */
+	struct rcv_ins a[] = {
+		LEA_RAX,
+		INS("\x48\x0f\x6e\xc0"),		/* movq mm0, rax */
+		INS("\xdd\x5c\x24\x08"),		/* fstp qword [rsp+8] */
+		INS("\x48\x8b\x4c\x24\x08"),
+		INS("\x48\x89\x0b"),
+	};
+	struct rcv_ins b[] = {
+		LEA_RAX,
+		INS("\x48\x0f\x6e\xc0"),
+		INS("\x48\x0f\x7e\xc1"),		/* movq rcx, mm0 */
+		INS("\x48\x89\x0b"),
+	};
+	/* Near miss: a clean MMX value through the x87 store. */
+	struct rcv_ins c[] = {
+		LEA_RAX,
+		INS("\x48\x0f\x6e\xc3"),		/* movq mm0, rbx */
+		INS("\xdd\x5c\x24\x08"),
+		INS("\x48\x8b\x4c\x24\x08"),
+		INS("\x48\x89\x0b"),
+	};
+
+	cr_expect_eq(first_escape(a, N(a)), 4);
+	cr_expect_eq(first_escape(b, N(b)), 3);
+	cr_expect_eq(first_escape(c, N(c)), -1);
+}
+
+Test(rcv_escape, fs_gs_base)
+{
+	/* review6.c lgsbase, lfsbase: the base read back whole. */
+	struct rcv_ins a[] = {
+		LEA_RAX,
+		INS("\xf3\x48\x0f\xae\xd8"),		/* wrgsbase rax */
+	};
+	struct rcv_ins b[] = {
+		LEA_RAX,
+		INS("\xf3\x48\x0f\xae\xd0"),		/* wrfsbase rax */
+	};
+	/* Near miss: a clean base, read back. */
+	struct rcv_ins c[] = {
+		LEA_RAX,
+		INS("\xf3\x48\x0f\xae\xd1"),		/* wrfsbase rcx */
+		INS("\xf3\x48\x0f\xae\xd9"),		/* wrgsbase rcx */
+		INS("\xf3\x48\x0f\xae\xca"),		/* rdgsbase rdx */
+		INS("\x48\x89\x13"),			/* mov [rbx], rdx */
+	};
+
+	cr_expect_eq(first_escape(a, N(a)), 1);
+	cr_expect_eq(first_escape(b, N(b)), 1);
+	cr_expect_eq(first_escape(c, N(c)), -1);
+}
+
+Test(rcv_escape, partial_register_write)
+{
+	/* mov al, 5 keeps rax's other 56 bits: still an address in the
+	 * stack's page.
+	 */
+	struct rcv_ins a[] = {
+		LEA_RAX,
+		INS("\xb0\x05"),			/* mov al, 5 */
+		INS("\x48\x89\x03"),			/* mov [rbx], rax */
+	};
+	struct rcv_ins b[] = {
+		LEA_RAX,
+		INS("\x66\xb8\x05\x00"),		/* mov ax, 5 */
+		INS("\x48\x89\x03"),
+	};
+	/* Near miss: a 32-bit write clears the upper half. */
+	struct rcv_ins c[] = {
+		LEA_RAX,
+		INS("\xb8\x05\x00\x00\x00"),		/* mov eax, 5 */
+		INS("\x48\x89\x03"),
+	};
+
+	cr_expect_eq(first_escape(a, N(a)), 2);
+	cr_expect_eq(first_escape(b, N(b)), 2);
+	cr_expect_eq(first_escape(c, N(c)), -1);
+}
