@@ -51,6 +51,7 @@ set -u
 : "${ROBUSTPROG:?}" "${RLISTPROG:?}"
 testlib_dir=$(cd "$(dirname "$0")/.." && pwd)
 . "$testlib_dir/lib.sh"
+. "$testlib_dir/gdb/watchlib.sh"
 tap_begin gdb-watchgap
 
 sym() { nm "$1" | awk -v s="$2" '$3 == s { print "0x" $1 }'; }
@@ -82,33 +83,8 @@ else
 	wpos=0
 fi
 
-# gdb_watch NAME BUNDLE MODE WATCH STEP...: GDB on BUNDLE with
-# watch-unknown MODE and `watch WATCH`, then after a mark @@STEP each
-# STEP: rcN reverse-continue, cN continue (with ptrec position after
-# either), end print the watched value; the output in $tmp/NAME.out.
-gdb_watch() {
-	gname=$1 gb=$2 gmode=$3 gw=$4
-	shift 4
-	for st do
-		case $st in
-		rc*) set -- "$@" -ex "echo @@$st\n" -ex "reverse-continue" \
-			-ex "ptrec position" ;;
-		c*) set -- "$@" -ex "echo @@$st\n" -ex "continue" \
-			-ex "ptrec position" ;;
-		*) set -- "$@" -ex "echo @@$st\n" -ex "p ${gw#-l }" ;;
-		esac
-		shift
-	done
-	timeout 300 "$PTREC" replay "$gb" -batch -ex "set pagination off" \
-		-ex "set ptrec watch-unknown $gmode" -ex "watch $gw" "$@" \
-		-ex "echo @@done\n" >"$tmp/$gname.out" 2>&1
-}
 # gdb_jit NAME MODE: watch g; two reverse-continues, two continues.
 gdb_jit() { gdb_watch "$1" "$b" "$2" "*(int *)$g" end rc1 rc2 c1 c2; }
-# part NAME MARK: the output from @@MARK to the next mark
-part() { awk -v m="@@$2" '$0 == m { on = 1; next } /^@@/ { on = 0 } on' \
-	"$tmp/$1.out"; }
-pos() { part "$1" "$2" | sed -n 's/.* position \([0-9]*\) of .*/\1/p'; }
 
 gdb_jit stop stop
 tap_log=$tmp/stop.out

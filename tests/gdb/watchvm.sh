@@ -16,6 +16,7 @@ set -u
 : "${PTREC:?}" "${WATCHTRUTH:?}" "${VMPROG:?}"
 testlib_dir=$(cd "$(dirname "$0")/.." && pwd)
 . "$testlib_dir/lib.sh"
+. "$testlib_dir/gdb/watchlib.sh"
 tap_begin gdb-watchvm
 
 # rec NAME ARGS: records watchvm ARGS into $tmp/NAME ($b); main's and
@@ -73,28 +74,15 @@ at_moment() {
 	[ -n "$before" ] && [ -n "$at" ] && [ "$before" -le "$2" ] &&
 		[ "$2" -lt "$at" ]
 }
-part() { awk -v m="@@$2" '$0 == m { on = 1; next } /^@@/ { on = 0 } on' \
-	"$tmp/$1.out"; }
-pos() { part "$1" "$2" | sed -n "s/^thread $tm position \([0-9]*\) of .*/\1/p"; }
 go=$("$PTREC" insns "$b" 2>/dev/null |
 	grep -m1 -E 'movl +\$0x1,.*<go>' | cut -f1)
 
 # skip: only the known writes (no libc store of unknown address).
-timeout 300 "$PTREC" replay "$b" -batch -ex "set pagination off" \
-	-ex "set ptrec watch-unknown skip" -ex "ptrec goto ${go:-1}" \
-	-ex "watch *(int *)$word" \
-	-ex "echo @@c1\n" -ex "continue" -ex "ptrec position" \
-	-ex "echo @@c2\n" -ex "continue" -ex "ptrec position" \
-	-ex "echo @@c3\n" -ex "continue" -ex "ptrec position" \
-	-ex "echo @@rc1\n" -ex "reverse-continue" -ex "ptrec position" \
-	-ex "echo @@rc2\n" -ex "reverse-continue" -ex "ptrec position" \
-	-ex "echo @@rc3\n" -ex "reverse-continue" -ex "ptrec position" \
-	-ex "echo @@c4\n" -ex "continue" -ex "ptrec position" \
-	-ex "echo @@c5\n" -ex "continue" -ex "ptrec position" \
-	-ex "echo @@done\n" >"$tmp/skip.out" 2>&1
+GW_PRE="ptrec goto ${go:-1}"
+gdb_watch skip "$b" skip "*(int *)$word" c1 c2 c3 rc1 rc2 rc3 c4 c5
 tap_log=$tmp/skip.out
-ps=$(pos skip c1)
-pe=$(pos skip c2)
+ps=$(pos skip c1 "$tm")
+pe=$(pos skip c2 "$tm")
 if [ -n "$ps" ] && at_moment "$ps" "$ctsc" &&
 	part skip c1 | grep -qF "$storemsg" &&
 	part skip c1 | grep -q "^Thread 1.1 " &&
@@ -110,16 +98,16 @@ else
 	echo "store at $ctsc, exit at $etsc; main at $ps, $pe" >>"$tap_log"
 	bad "continue: the child's store, then its exit (New value = 0), each in main's thread at its moment; then the end"
 fi
-if [ "$(pos skip rc1)" = "$pe" ] &&
+if [ "$(pos skip rc1 "$tm")" = "$pe" ] &&
 	part skip rc1 | grep -qF "$exitmsg" &&
 	part skip rc1 | grep -q "^Old value = 0\$" &&
 	part skip rc1 | grep -q "^New value = 119\$" &&
-	[ "$(pos skip rc2)" = "$ps" ] &&
+	[ "$(pos skip rc2 "$tm")" = "$ps" ] &&
 	part skip rc2 | grep -qF "$storemsg" &&
 	! part skip rc2 | grep -q "^New value = [^4]" &&
-	[ "$(pos skip rc3)" = "$((mpos + 1))" ] &&
-	[ "$(pos skip c4)" = "$((mpos + 2))" ] &&
-	[ "$(pos skip c5)" = "$ps" ] &&
+	[ "$(pos skip rc3 "$tm")" = "$((mpos + 1))" ] &&
+	[ "$(pos skip c4 "$tm")" = "$((mpos + 2))" ] &&
+	[ "$(pos skip c5 "$tm")" = "$ps" ] &&
 	part skip c5 | grep -qF "$storemsg" &&
 	! grep -q "Switching to Thread $tc" "$tmp/skip.out"; then
 	ok "reverse-continue: the exit (New value = 0x77), the child's store, main's store; continue: main's store, the child's store again; never in the child"
@@ -128,14 +116,12 @@ else
 fi
 
 # stop (the default): the same two stops forward.
-timeout 300 "$PTREC" replay "$b" -batch -ex "set pagination off" \
-	-ex "ptrec goto ${go:-1}" -ex "watch *(int *)$word" \
-	-ex "echo @@c1\n" -ex "continue" -ex "ptrec position" \
-	-ex "echo @@c2\n" -ex "continue" -ex "ptrec position" \
-	-ex "echo @@done\n" >"$tmp/stop.out" 2>&1
+gdb_watch stop "$b" - "*(int *)$word" c1 c2
+unset GW_PRE
 tap_log=$tmp/stop.out
-if [ "$(pos stop c1)" = "$ps" ] && part stop c1 | grep -qF "$storemsg" &&
-	[ "$(pos stop c2)" = "$pe" ] && part stop c2 | grep -qF "$exitmsg"; then
+if [ "$(pos stop c1 "$tm")" = "$ps" ] &&
+	part stop c1 | grep -qF "$storemsg" &&
+	[ "$(pos stop c2 "$tm")" = "$pe" ] && part stop c2 | grep -qF "$exitmsg"; then
 	ok "watch-unknown stop: continue stops at the same two writes"
 else
 	bad "watch-unknown stop: continue stops at the same two writes"
@@ -154,18 +140,10 @@ else
 	bad "watchvm vfork: recorded; the child's EXIT_FUTEX names the word (0x77 in it)"
 	tap_end gdb-watchvm
 fi
-timeout 300 "$PTREC" replay "$b" -batch -ex "set pagination off" \
-	-ex "set ptrec watch-unknown skip" -ex "watch *(int *)$word" \
-	-ex "echo @@rc1\n" -ex "reverse-continue" -ex "ptrec position" \
-	-ex "echo @@rc2\n" -ex "reverse-continue" -ex "ptrec position" \
-	-ex "echo @@rc3\n" -ex "reverse-continue" -ex "ptrec position" \
-	-ex "echo @@c1\n" -ex "continue" -ex "ptrec position" \
-	-ex "echo @@c2\n" -ex "continue" -ex "ptrec position" \
-	-ex "echo @@c3\n" -ex "continue" -ex "ptrec position" \
-	-ex "echo @@done\n" >"$tmp/vfork.out" 2>&1
+gdb_watch vfork "$b" skip "*(int *)$word" rc1 rc2 rc3 c1 c2 c3
 tap_log=$tmp/vfork.out
-pe=$(pos vfork rc1)
-ps=$(pos vfork rc2)
+pe=$(pos vfork rc1 "$tm")
+ps=$(pos vfork rc2 "$tm")
 if [ -n "$pe" ] && at_moment "$pe" "$etsc" &&
 	part vfork rc1 | grep -qF "$whomsg" &&
 	part vfork rc1 | grep -qF "$exitmsg" &&
@@ -173,11 +151,11 @@ if [ -n "$pe" ] && at_moment "$pe" "$etsc" &&
 	part vfork rc1 | grep -q "^New value = 119\$" &&
 	[ -n "$ps" ] && at_moment "$ps" "$ctsc" &&
 	part vfork rc2 | grep -qF "$storemsg" &&
-	[ "$(pos vfork rc3)" = "$((mpos + 1))" ] &&
-	[ "$(pos vfork c1)" = "$((mpos + 2))" ] &&
-	[ "$(pos vfork c2)" = "$ps" ] &&
+	[ "$(pos vfork rc3 "$tm")" = "$((mpos + 1))" ] &&
+	[ "$(pos vfork c1 "$tm")" = "$((mpos + 2))" ] &&
+	[ "$(pos vfork c2 "$tm")" = "$ps" ] &&
 	part vfork c2 | grep -qF "$storemsg" &&
-	[ "$(pos vfork c3)" = "$pe" ] &&
+	[ "$(pos vfork c3 "$tm")" = "$pe" ] &&
 	part vfork c3 | grep -q "^New value = 0\$" &&
 	! grep -q "Switching to Thread $tc" "$tmp/vfork.out"; then
 	ok "vfork: reverse-continue: the exit (New value = 0x77), the child's store, main's; continue back the same way, each in main's thread at its moment"
