@@ -679,10 +679,12 @@ void sb_sha256(const void *buf, size_t len, uint8_t digest[32]);
  * ended.
  */
 #define SB_SNAP_MAGIC		"PTRSNAP"	/* 8 bytes with its NUL */
-#define SB_SNAP_VERSION		4	/* 2: PROCESS has an exec generation;
+#define SB_SNAP_VERSION		5	/* 2: PROCESS has an exec generation;
 				 * 3: FDS and RSEQ records;
 				 * 4: device and inode of mappings and
-				 * descriptors, descriptor types */
+				 * descriptors, descriptor types;
+				 * 5: the recording's start time, each
+				 * mapped file's times and file system */
 #define SB_SNAP_HEADER_SIZE	32
 /* Largest decompressed snapshot a reader accepts (its allocation bound). */
 #define SB_SNAP_RAW_MAX		(16ull << 30)
@@ -739,6 +741,15 @@ struct sb_snap_map {
 	 */
 	uint32_t dev_major, dev_minor;
 	uint64_t ino;
+	/* Version 5: the mapped file's last modification and status change
+	 * (ns since the epoch, as stat shows them at the end; 0 not known:
+	 * not a file, or its times could not be read) and its file
+	 * system's type (statfs f_type, 0 not known).  With the process's
+	 * start_ns they tell whether anyone may have written the file
+	 * during the recording (docs/values.md "Files").
+	 */
+	uint64_t mtime_ns, ctime_ns;
+	uint32_t fs_type;
 };
 
 /*
@@ -805,6 +816,12 @@ struct sb_snap_proc {
 	bool has_fds, has_rseq;
 	/* Version 4: its mappings and descriptors have device and inode. */
 	bool has_ids;
+	/* Version 5 (has_times): its mappings have their files' times, and
+	 * start_ns is when the recording began (CLOCK_REALTIME_COARSE, ns
+	 * since the epoch, the clock file times come from; 0 not known).
+	 */
+	bool has_times;
+	uint64_t start_ns;
 	uint32_t rseq_flags;
 	struct sb_snap_fd *fds;		/* in increasing fd order */
 	size_t nfds;

@@ -29,10 +29,12 @@ enum {
 
 #define REC_HDR 16		/* u32 type, u32 zero, u64 size */
 #define PROC_FIXED_V1 24
-#define PROC_FIXED 32		/* version 2: + u32 gen, u32 0 */
+#define PROC_FIXED_V4 32	/* version 2: + u32 gen, u32 0 */
+#define PROC_FIXED 40		/* 5: + u64 start_ns */
 #define THREAD_FIXED (16 + 27 * 8 + SB_SNAP_SIGINFO_SIZE)
 #define MAP_FIXED_V3 40
-#define MAP_FIXED 56		/* 4: + u32 dev_major, dev_minor, u64 ino */
+#define MAP_FIXED_V4 56		/* 4: + u32 dev_major, dev_minor, u64 ino */
+#define MAP_FIXED 80		/* 5: + u64 mtime_ns, ctime_ns, u32 fs_type, 0 */
 #define FDS_FIXED 8		/* u32 n, u32 0; then n entries: */
 #define FD_V3 8			/* u32 fd, u32 kind */
 #define FD_SIZE 24		/* 4: + u32 dev_major, dev_minor, u64 ino */
@@ -235,6 +237,7 @@ int sb_snap_writer_proc(struct sb_snap_writer *w,
 	put32(f + 16, (uint32_t)elen);
 	put32(f + 20, p->auxv ? p->auxv_len : 0);
 	put32(f + 24, p->gen);
+	put64(f + 32, p->start_ns);
 	w->nprocs++;
 	return w_rec(w, REC_PROC, f, sizeof(f), exe, elen, p->auxv,
 		     p->auxv ? p->auxv_len : 0, err);
@@ -292,6 +295,9 @@ int sb_snap_writer_map(struct sb_snap_writer *w, const struct sb_snap_map *m,
 	put32(f + 40, m->dev_major);
 	put32(f + 44, m->dev_minor);
 	put64(f + 48, m->ino);
+	put64(f + 56, m->mtime_ns);
+	put64(f + 64, m->ctime_ns);
+	put32(f + 72, m->fs_type);
 	ret = w_rec(w, REC_MAP, f, sizeof(f), pbuf, plen, m->data, dlen, err);
 	free(pbuf);
 	w->data_bytes += dlen;
@@ -472,7 +478,8 @@ static bool str_ok(const uint8_t *p, size_t len)
 static int parse_proc(struct rd *r, const uint8_t *b, uint64_t len,
 		      uint64_t off)
 {
-	uint32_t fixed = r->version == 1 ? PROC_FIXED_V1 : PROC_FIXED;
+	uint32_t fixed = r->version == 1 ? PROC_FIXED_V1 :
+			 r->version < 5 ? PROC_FIXED_V4 : PROC_FIXED;
 	const struct sb_snap_proc *prev;
 	struct sb_snap_proc *p;
 	uint32_t elen, alen, gen;
@@ -502,6 +509,8 @@ static int parse_proc(struct rd *r, const uint8_t *b, uint64_t len,
 	p->status = (int32_t)get32(b + 12);
 	p->gen = gen;
 	p->has_ids = r->version >= 4;
+	p->has_times = r->version >= 5;
+	p->start_ns = r->version >= 5 ? get64(b + 32) : 0;
 	p->exe = (const char *)b + fixed;
 	p->auxv = alen ? b + fixed + elen : NULL;
 	p->auxv_len = alen;
@@ -550,7 +559,8 @@ static int parse_thread(struct rd *r, struct sb_snap_proc *p,
 static int parse_map(struct rd *r, struct sb_snap_proc *p, const uint8_t *b,
 		     uint64_t len, uint64_t off)
 {
-	uint32_t fixed = r->version < 4 ? MAP_FIXED_V3 : MAP_FIXED;
+	uint32_t fixed = r->version < 4 ? MAP_FIXED_V3 :
+			 r->version < 5 ? MAP_FIXED_V4 : MAP_FIXED;
 	struct sb_snap_map *m;
 	uint64_t start, end, dlen;
 	uint32_t plen, content;
@@ -586,6 +596,11 @@ static int parse_map(struct rd *r, struct sb_snap_proc *p, const uint8_t *b,
 		m->dev_major = get32(b + 40);
 		m->dev_minor = get32(b + 44);
 		m->ino = get64(b + 48);
+	}
+	if (r->version >= 5) {
+		m->mtime_ns = get64(b + 56);
+		m->ctime_ns = get64(b + 64);
+		m->fs_type = get32(b + 72);
 	}
 	return 0;
 }

@@ -425,6 +425,52 @@ Test(snapshot, reads_version_3)
 }
 
 /*
+ * Version 4 (56 fixed bytes a MAPPING, 32 a PROCESS: no start time, no
+ * file times) is still read, without times (has_times false: the values
+ * engine then keeps version 4's rule for files).
+ */
+Test(snapshot, reads_version_4)
+{
+	uint8_t raw[160] = { 0 }, file[1024];
+	const struct sb_snap_proc *p;
+	struct sb_snapshot *s;
+	struct sb_err err;
+	size_t n;
+
+	put32le(raw, 1);		/* PROCESS, 16 + 32 + "/p" padded */
+	put32le(raw + 8, 56);
+	put32le(raw + 16, 7);		/* pid */
+	put32le(raw + 24, SB_SNAP_END_EXIT);
+	put32le(raw + 32, 3);		/* exe_len */
+	memcpy(raw + 48, "/p", 3);
+	put32le(raw + 56, 3);		/* MAPPING, 16 + 56 + "/f" padded */
+	put32le(raw + 64, 80);
+	put32le(raw + 72, 0x1000);	/* start */
+	put32le(raw + 80, 0x2000);	/* end */
+	put32le(raw + 96, SB_SNAP_R);
+	put32le(raw + 100, SB_SNAP_IMAGE);
+	put32le(raw + 104, 8);		/* path_len */
+	put32le(raw + 112, 254);	/* dev_major */
+	put32le(raw + 120, 77);		/* ino */
+	memcpy(raw + 128, "/f", 3);
+	put32le(raw + 136, 4);		/* END */
+	put32le(raw + 144, 24);
+	raw[152] = 1;			/* one PROCESS */
+	n = make_snap(file, sizeof(file), raw, sizeof(raw), 4);
+	cr_assert_eq(sb_snap_load_mem(&s, file, n, "v4.ptsnap", &err), 0,
+		     "%s", err.msg);
+	p = sb_snap_proc(s, 7);
+	cr_assert(p && p->has_ids && !p->has_times && p->nmaps == 1);
+	cr_assert_eq(p->start_ns, 0);
+	cr_assert_str_eq(p->maps[0].path, "/f");
+	cr_assert_eq(p->maps[0].ino, 77);
+	cr_assert_eq(p->maps[0].dev_major, 254);
+	cr_assert_eq(p->maps[0].ctime_ns, 0);
+	cr_assert_eq(p->maps[0].mtime_ns, 0);
+	sb_snap_free(s);
+}
+
+/*
  * Version 4: every mapping's and descriptor's device and inode, and the
  * descriptor's type, read back as written; an inode on a descriptor whose
  * file is not known is refused by the writer and the reader alike.
@@ -441,9 +487,13 @@ Test(snapshot, ids_version_4)
 	struct sb_snap_map m = { .start = 0x20000000, .end = 0x20001000,
 				 .prot = SB_SNAP_R, .content = SB_SNAP_IMAGE,
 				 .path = "/tmp/f", .dev_major = 254,
-				 .ino = 10956265 };
+				 .ino = 10956265,
+				 .mtime_ns = 1764111111123456789ull,
+				 .ctime_ns = 1764111112000000001ull,
+				 .fs_type = 0xef53 };
 	struct sb_snap_proc p = { .pid = 9, .end = SB_SNAP_END_EXIT,
-				  .exe = "/p" };
+				  .exe = "/p",
+				  .start_ns = 1764111110999999999ull };
 	const struct sb_snap_proc *q;
 	struct sb_snap_writer *w;
 	struct sb_snapshot *s;
@@ -476,6 +526,12 @@ Test(snapshot, ids_version_4)
 	cr_assert_eq(q->maps[0].dev_major, 254);
 	cr_assert_eq(q->maps[0].ino, 10956265);
 	cr_assert_str_eq(q->maps[0].path, "/tmp/f");
+	/* version 5: the recording's start, the file's times and type */
+	cr_assert(q->has_times);
+	cr_assert_eq(q->start_ns, 1764111110999999999ull);
+	cr_assert_eq(q->maps[0].mtime_ns, 1764111111123456789ull);
+	cr_assert_eq(q->maps[0].ctime_ns, 1764111112000000001ull);
+	cr_assert_eq(q->maps[0].fs_type, 0xef53);
 	sb_snap_free(s);
 
 	/* the reader refuses what the writer would: an unknown descriptor
@@ -489,16 +545,16 @@ Test(snapshot, ids_version_4)
 	cr_assert_eq(sb_snap_writer_close(w, &err), 0, "%s", err.msg);
 	b = read_bytes(path, &len);
 	{
-		/* decompress, set the inode (fds entry at 16 + 56 + 16 +
+		/* decompress, set the inode (fds entry at 16 + 64 + 16 +
 		 * 8 + 16), compress again
 		 */
 		uint8_t raw[256], file[1024];
 		size_t rl = ZSTD_decompress(raw, sizeof(raw), b + 32,
 					    len - 32);
 
-		cr_assert(!ZSTD_isError(rl) && rl == 56 + 48 + 24);
-		cr_assert_eq(raw[56], 5);	/* the FDS record */
-		raw[56 + 16 + 8 + 16] = 12;
+		cr_assert(!ZSTD_isError(rl) && rl == 64 + 48 + 24);
+		cr_assert_eq(raw[64], 5);	/* the FDS record */
+		raw[64 + 16 + 8 + 16] = 12;
 		len = make_snap(file, sizeof(file), raw, rl, SB_SNAP_VERSION);
 		expect_bad((char *)file, len, -EBADMSG,
 			   "an inode for a descriptor of unknown");
