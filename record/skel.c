@@ -109,7 +109,8 @@ int rec_bundle_begin(const struct rec_options *o, const char *backend,
 				   .quiet = o->quiet, .stepping = stepping,
 				   .limit = o->snapshot_limit ?
 					    o->snapshot_limit :
-					    SB_SNAP_DEFAULT_LIMIT };
+					    SB_SNAP_DEFAULT_LIMIT,
+				   .start_ns = rec_snap_clock() };
 	ret = sb_bundle_open_sideband(*b, sb, &serr);
 	if (ret)
 		return rec_fail(error, err, ret, "%s", serr.msg);

@@ -381,6 +381,65 @@ static bool image_current(struct rec_snap *s, int memfd, const struct map *mp)
 	return same;
 }
 
+uint64_t rec_snap_clock(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_REALTIME_COARSE, &ts) || ts.tv_sec < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t ts_ns(const struct timespec *t)
+{
+	if (t->tv_sec < 0)
+		return 0;
+	return (uint64_t)t->tv_sec * 1000000000ull + (uint64_t)t->tv_nsec;
+}
+
+/*
+ * The times and file system of mapping @mp's file (snapshot 5), for the
+ * values engine: a file changed during the recording may have been
+ * written by another process, which changes the pages of a private
+ * mapping that this one never wrote (tests/values/review6.c forkwrite,
+ * forkshm).  Through /proc/PID/map_files/START-END, the file mapped
+ * itself (a deleted or renamed one too; it needs CAP_SYS_ADMIN or
+ * CAP_CHECKPOINT_RESTORE), else by the mapping's path when it still
+ * names that inode (on the same device, or on overlayfs or btrfs, whose
+ * devices differ between a mapping and stat).  Not found: left 0, not
+ * known (the engine then takes the file as written).
+ */
+static void file_times(pid_t pid, const struct map *mp, struct sb_snap_map *m)
+{
+	char path[96];
+	struct statfs sf;
+	struct stat st;
+	const char *at = path;
+
+	if (!mp->ino)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+		 pid, mp->start, mp->end);
+	if (stat(path, &st) || st.st_ino != mp->ino) {
+		if (mp->path[0] != '/' || stat(mp->path, &st) ||
+		    st.st_ino != mp->ino)
+			return;
+		at = mp->path;
+		if (statfs(at, &sf))
+			return;
+		if ((major(st.st_dev) != mp->dev_major ||
+		     minor(st.st_dev) != mp->dev_minor) &&
+		    (uint32_t)sf.f_type != 0x794c7630u &&	/* overlayfs */
+		    (uint32_t)sf.f_type != 0x9123683eu)		/* btrfs */
+			return;
+	} else if (statfs(at, &sf)) {
+		sf.f_type = 0;
+	}
+	m->mtime_ns = ts_ns(&st.st_mtim);
+	m->ctime_ns = ts_ns(&st.st_ctim);
+	m->fs_type = (uint32_t)sf.f_type;
+}
+
 /* The FDS record of process @pid: every descriptor it has open. */
 static int take_fds(struct rec_snap *s, pid_t pid, struct sb_err *err)
 {
@@ -485,7 +544,7 @@ int rec_snap_take(struct rec_snap *s, const struct rec_snap_proc *rp,
 	struct sb_snap_proc p = { .pid = (uint32_t)rp->pid,
 				  .ppid = (uint32_t)rp->ppid,
 				  .end = rp->end, .status = rp->status,
-				  .gen = rp->gen };
+				  .gen = rp->gen, .start_ns = s->start_ns };
 	char path[64], exe[4096];
 	struct maps ms = { 0 };
 	uint8_t *auxv = NULL, *buf = NULL;
@@ -542,6 +601,7 @@ int rec_snap_take(struct rec_snap *s, const struct rec_snap_proc *rp,
 		};
 		uint64_t len = mp->end - mp->start;
 
+		file_times(rp->pid, mp, &m);
 		if (m.content == SB_SNAP_IMAGE &&
 		    (has_anon(anon, nanon, mp->start) ||
 		     !image_current(s, fd, mp)))

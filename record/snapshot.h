@@ -26,7 +26,19 @@ struct rec_snap {
 	uint64_t left_out;		/* mapping bytes over the limit */
 	uint32_t procs;
 	uint64_t ns;			/* time spent taking them */
+	/* When the recording began (rec_snap_clock()): a mapped file
+	 * changed at or after it may have been written during it.
+	 */
+	uint64_t start_ns;
 };
+
+/*
+ * CLOCK_REALTIME_COARSE in ns: the clock the kernel stamps file times
+ * with (current_time()), so a file changed after this call gets a time
+ * at or after its answer (fine-grained CLOCK_REALTIME runs up to a tick
+ * ahead of it).  0 when it cannot be read.
+ */
+uint64_t rec_snap_clock(void);
 
 /* A thread to take; @regs, when not NULL, stands in for the registers of
  * a thread that is not in a ptrace-stop (blocked in a system call).

@@ -41,7 +41,9 @@
  * tests/values/holes.c memfd).  The same file by inode (snapshot 4: a
  * hard link's name, another mount, /proc/self/fd/N: holes.c fshlink) or
  * by path (devices are not compared: rcv_fd.c); any file when a shared
- * file mapping is gone by the end (rcv_fd.c shared_gone(): fshgone).
+ * file mapping is gone by the end (rcv_fd.c shared_gone(): fshgone), or
+ * one that changed during the recording (snapshot 5's times: another
+ * process may have written it, tests/values/review6.c forkwrite).
  */
 static bool file_shared(struct rp_recover *rc,
 			const struct rp_snap_map_info *f)
@@ -51,6 +53,13 @@ static bool file_shared(struct rp_recover *rc,
 
 	if ((!f->path[0] || f->path[0] == '[') && !(f->ids && f->ino))
 		return false;
+	/* Snapshot 5: the file may have been written during the
+	 * recording, by another process too (its times, rcv_fd.c "Files
+	 * written by anyone"): as if someone stored through a shared
+	 * mapping of it at any time.
+	 */
+	if (f->written)
+		return true;
 	/* one that is gone by the end may have been of this file */
 	if (rc->fsh_gone)
 		return true;

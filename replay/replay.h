@@ -899,7 +899,33 @@ struct rp_snap_map_info {
 	bool ids;
 	uint32_t dev_major, dev_minor;
 	uint64_t ino;
+	/* Snapshot 5 (times): the file's last modification and status
+	 * change at the end (ns since the epoch; ctime 0: not known) and
+	 * its file system's statfs type (0 not known).  @written: the file
+	 * may have changed during the recording (rp_snapshot_changed()),
+	 * by anyone: the pages the process never wrote followed it, so
+	 * before the end they need not be the snapshot's.  Older
+	 * snapshots: times and written false.
+	 */
+	bool times, written;
+	uint64_t mtime_ns, ctime_ns;
+	uint32_t fs_type;
 };
+
+/*
+ * rp_snapshot_changed() - may a file have changed at or after @start_ns?
+ *
+ * @mtime_ns and @ctime_ns are its times at the end, @start_ns when the
+ * recording began (CLOCK_REALTIME_COARSE, the clock file times come
+ * from).  True when a time or @start_ns is not known (0), or when
+ * either time is at or after @start_ns rounded down to that time's own
+ * granularity (the largest power of ten up to 1 s dividing its
+ * nanoseconds, 2 s when they are 0: a file system that truncates times
+ * to 1 s, or FAT's 2 s, stamps a change after @start_ns no earlier than
+ * that).  Equal counts as changed.
+ */
+bool rp_snapshot_changed(uint64_t start_ns, uint64_t mtime_ns,
+			 uint64_t ctime_ns);
 
 /**
  * rp_snapshot_open() - read the snapshot part of bundle @dir

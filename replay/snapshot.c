@@ -205,7 +205,37 @@ int rp_snapshot_proc_map(const struct rp_snapshot *sn, uint32_t pid,
 	info->dev_major = m->dev_major;
 	info->dev_minor = m->dev_minor;
 	info->ino = m->ino;
+	info->times = p->has_times;
+	info->mtime_ns = m->mtime_ns;
+	info->ctime_ns = m->ctime_ns;
+	info->fs_type = m->fs_type;
+	info->written = p->has_times && m->ino &&
+			rp_snapshot_changed(p->start_ns, m->mtime_ns,
+					    m->ctime_ns);
 	return 0;
+}
+
+/* @t rounded down to its own granularity (rp_snapshot_changed()). */
+static uint64_t floor_gran(uint64_t t, uint64_t by)
+{
+	uint64_t ns = by % 1000000000ull, g = 1;
+
+	if (!ns) {
+		g = 2000000000ull;
+	} else {
+		while (g < 1000000000ull && ns % (g * 10) == 0)
+			g *= 10;
+	}
+	return t - t % g;
+}
+
+bool rp_snapshot_changed(uint64_t start_ns, uint64_t mtime_ns,
+			 uint64_t ctime_ns)
+{
+	if (!start_ns || !ctime_ns)
+		return true;
+	return ctime_ns >= floor_gran(start_ns, ctime_ns) ||
+	       mtime_ns >= floor_gran(start_ns, mtime_ns);
 }
 
 int rp_snapshot_thread(const struct rp_snapshot *sn, uint32_t tid,
