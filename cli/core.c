@@ -264,10 +264,14 @@ void cli_snapshot_print(const char *dir, bool maps)
 
 			rp_snapshot_proc_map(sn, p.pid, j, &mi);
 			prot_str(mi.prot, prot);
+			/* snapshot 5: a file changed during the recording
+			 * (docs/values.md "Files")
+			 */
 			printf("    map 0x%" PRIx64 "-0x%" PRIx64 " %s %08" PRIx64
-			       " %-10s %s\n", mi.start, mi.end, prot, mi.pgoff,
+			       " %-10s %s%s\n", mi.start, mi.end, prot,
+			       mi.pgoff,
 			       mi.content < 4 ? content[mi.content] : "?",
-			       mi.path);
+			       mi.path, mi.written ? "  [file changed]" : "");
 		}
 	}
 	rp_snapshot_close(sn);

@@ -66,6 +66,10 @@
  *          before the end: the snapshot no longer shows the shared
  *          mapping (8 wrong before; the software recorder's MMAP
  *          records do).
+ * fchild, fchildsh  another process (a forked child) writes the file
+ *          while main spins between its two loads: pwrite64, or a store
+ *          through the child's own shared mapping (review6.c forkwrite,
+ *          forkshm, without their long spins).
  *
  * Each mode ends with exit_group right after its case, so the end's
  * registers and snapshot are those of the case.
@@ -74,6 +78,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
@@ -831,6 +836,77 @@ static int fshgone_case(void)
 	return 1;
 }
 
+/*
+ * fchild, fchildsh: the file written by another process, a forked child,
+ * between main's two loads (the page mapped private and writable, never
+ * written: the snapshot holds it): pwrite64 on its copy of the
+ * descriptor, or a store through a shared mapping of its own.  Main's
+ * history shows only a write(2) and a read(2) on pipes (neither writes
+ * the mapping): main sends a byte after its first load, the child
+ * writes the file and answers with a byte, which main reads into
+ * holes_go.  The snapshot's file times show the write (snapshot 5,
+ * docs/values.md "Files").
+ */
+static int fchild(bool shm)
+{
+	char path[4096], c;
+	int fd = file_page(path, sizeof(path)), p[2], q[2];
+	register int r8 __asm__("r8");
+
+	if (fd < 0 || map_page(fd, PROT_READ | PROT_WRITE) || pipe(p) ||
+	    pipe(q))
+		return 2;
+	switch (fork()) {
+	case -1:
+		return 2;
+	case 0:
+		if (read(p[0], &c, 1) != 1)
+			_exit(1);
+		if (shm) {
+			volatile long *m = mmap(NULL, 4096,
+						PROT_READ | PROT_WRITE,
+						MAP_SHARED, fd, 0);
+
+			if (m == MAP_FAILED)
+				_exit(1);
+			*m = holes_val;
+		} else if (pwrite(fd, &holes_val, 8, 0) != 8) {
+			_exit(1);
+		}
+		if (write(q[1], &c, 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	r8 = q[0];
+	/* write(p[1], &holes_val, 1); read(q[0], &holes_go, 1) */
+	__asm__ volatile("mov 0x20000000, %%r12\n"
+			 "\tmov $1, %%eax\n\tmov %%ebx, %%edi\n"
+			 "\tlea holes_val(%%rip), %%rsi\n\tmov $1, %%edx\n"
+			 "\tsyscall\n"
+			 "\txor %%eax, %%eax\n\tmov %%r8d, %%edi\n"
+			 "\tlea holes_go(%%rip), %%rsi\n\tmov $1, %%edx\n"
+			 "\tsyscall\n"
+			 "\tmov 0x20000000, %%r13\n"
+			 "\tnop\n\tnop\n"
+			 "\txor %%r12d, %%r12d\n"
+			 "\txor %%r13d, %%r13d\n"
+			 EXIT_NOW
+			 : : "b"(p[1]), "r"(r8)
+			 : "rax", "rcx", "rdx", "rsi", "rdi", "r11", "r12",
+			 "r13", "memory");
+	return 1;
+}
+
+static int fchild_case(void)
+{
+	return fchild(false);
+}
+
+static int fchildsh_case(void)
+{
+	return fchild(true);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -851,7 +927,8 @@ int main(int argc, char **argv)
 		{ "escreg", escreg_case }, { "fpwrite", fpwrite_case },
 		{ "fwrite", fwrite_case }, { "flink", flink_case },
 		{ "fprocfd", fprocfd_case }, { "fshlink", fshlink_case },
-		{ "fshgone", fshgone_case },
+		{ "fshgone", fshgone_case }, { "fchild", fchild_case },
+		{ "fchildsh", fchildsh_case },
 	};
 	size_t i;
 

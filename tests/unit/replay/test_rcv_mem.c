@@ -3,9 +3,13 @@
  * Unit tests of the recovery engine's system-call table (replay/rcv_mem.c,
  * rcv_sys_write): what user memory a system call writes, by its number
  * and arguments as the Linux x86-64 ABI defines them; unknown numbers or
- * arguments are a barrier (-1), never a guess.
+ * arguments are a barrier (-1), never a guess.  And which memory is the
+ * thread's own: not a private mapping of a file changed during the
+ * recording.
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/sched.h>
 
@@ -285,4 +289,71 @@ Test(rcv_mem, brk_shrink)
 	cr_assert_not(rcv_sys_keeps_maps(&bw, 2), "addr not known");
 	bset(4, RP_REG_RAX, 1);
 	cr_assert(rcv_sys_keeps_maps(&bw, 2), "... nothing maps after it");
+}
+
+/*
+ * A file changed during the recording (snapshot 5's times, review6.c
+ * forkwrite): its private mapping's pages the process never wrote
+ * followed the file, which another process may have written, so the
+ * mapping is not memory this thread alone writes (rcv_private()) nor
+ * read-only memory.  A file last changed before the recording began is;
+ * (A version-4 snapshot has no times, has_times false: test_snapshot.c.)
+ * @ctime the file's status change.
+ */
+static bool mapped_private(uint64_t ctime)
+{
+	static const uint8_t page[4096];
+	struct sb_snap_proc p = { .pid = 42, .ppid = 1,
+				  .end = SB_SNAP_END_EXIT, .exe = "/p",
+				  .start_ns = 1764000000123456789ull };
+	struct sb_snap_thread t = { .tid = 42 };
+	struct sb_snap_map m = { .start = 0x20000000, .end = 0x20001000,
+				 .prot = SB_SNAP_R | SB_SNAP_W,
+				 .content = SB_SNAP_DATA, .path = "/tmp/f",
+				 .data = page, .dev_major = 254, .ino = 77,
+				 .mtime_ns = 1763000000000000001ull,
+				 .ctime_ns = ctime, .fs_type = 0xef53 };
+	char tmpl[] = "/tmp/ptrec-rcvmem-XXXXXX", dir[64], cmd[96];
+	struct rp_recover r = { .pid = 42, .snap_ok = true };
+	struct sb_snap_writer *wr;
+	struct rp_snapshot *sn;
+	struct sb_bundle *b;
+	struct sb_err err;
+	bool priv;
+
+	cr_assert_not_null(mkdtemp(tmpl));
+	snprintf(dir, sizeof(dir), "%s/b", tmpl);
+	cr_assert_eq(sb_bundle_create(&b, dir, &err), 0, "%s", err.msg);
+	sb_bundle_manifest(b)->backend = strdup("emu");
+	cr_assert_eq(sb_bundle_open_snapshot(b, &wr, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_snap_writer_proc(wr, &p, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_snap_writer_thread(wr, &t, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_snap_writer_map(wr, &m, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_bundle_finish(b, &err), 0, "%s", err.msg);
+	sb_bundle_free(b);
+	cr_assert_eq(rp_snapshot_open(&sn, dir), 0, "%s",
+		     rp_snapshot_errmsg(sn));
+	r.sn = sn;
+	priv = rcv_private(&r, 0x20000800);
+	rp_snapshot_close(sn);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl);
+	cr_assert_eq(system(cmd), 0);
+	return priv;
+}
+
+Test(rcv_mem, file_changed_during_recording)
+{
+	cr_assert(mapped_private(1763999999000000000ull),
+		  "changed a second before the start: the process's own");
+	cr_assert(mapped_private(1764000000122999999ull),
+		  "changed a few ns before the start");
+	cr_assert(!mapped_private(1764000000123456789ull),
+		  "changed at the start (equal): another may have written");
+	cr_assert(!mapped_private(1764000001000000007ull),
+		  "changed after the start");
+	cr_assert(!mapped_private(1764000000123000000ull),
+		  "a time in milliseconds: the start rounded down to them");
+	cr_assert(mapped_private(1764000000122000000ull),
+		  "in milliseconds, the one before the start's");
+	cr_assert(!mapped_private(0), "times not known");
 }

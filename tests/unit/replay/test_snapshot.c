@@ -49,12 +49,16 @@ static void make_bundle(bool with_snap)
 	struct sb_err err;
 	char key[SB_IMAGE_KEY_MAX];
 	struct sb_snap_proc p = { .pid = 42, .ppid = 1,
-				  .end = SB_SNAP_END_EXIT, .exe = "/bin/true" };
+				  .end = SB_SNAP_END_EXIT, .exe = "/bin/true",
+				  .start_ns = 1764000000123456789ull };
 	struct sb_snap_thread t = { .tid = 43 };
 	struct sb_snap_map img = { .start = 0x400000, .end = 0x401000,
 				   .pgoff = 0, .prot = SB_SNAP_R,
 				   .content = SB_SNAP_IMAGE,
-				   .path = "/bin/true" };
+				   .path = "/bin/true", .ino = 5,
+				   .mtime_ns = 1700000000000000001ull,
+				   .ctime_ns = 1764000000223456789ull,
+				   .fs_type = 0xef53 };
 	struct sb_snap_map hp = { .start = 0x600000, .end = 0x601000,
 				  .prot = SB_SNAP_R | SB_SNAP_W,
 				  .content = SB_SNAP_DATA, .path = "[heap]",
@@ -142,5 +146,61 @@ Test(rp_snapshot, none_and_damaged)
 	cr_assert_eq(rp_snapshot_open(&sn, dir), -RP_ERR_BUNDLE);
 	cr_assert(strstr(rp_snapshot_errmsg(sn), "snapshot.ptsnap: byte offset"),
 		  "%s", rp_snapshot_errmsg(sn));
+	rp_snapshot_close(sn);
+}
+
+/*
+ * rp_snapshot_changed() (snapshot 5, docs/values.md "Files"): a time at
+ * or after the recording's start, rounded down to the time's own
+ * granularity (the largest power of ten up to 1 s dividing its
+ * nanoseconds; 2 s for whole seconds), is a change during it; either
+ * time, or nothing known, suffices.
+ */
+Test(rp_snapshot, file_changed_since)
+{
+	const uint64_t s = 1764000000123456789ull;	/* the start */
+
+	cr_assert(!rp_snapshot_changed(s, s - 1000, s - 1));
+	cr_assert(rp_snapshot_changed(s, s - 1000, s), "equal");
+	cr_assert(rp_snapshot_changed(s, s, s - 1), "mtime alone");
+	cr_assert(rp_snapshot_changed(0, 1, 1), "start not known");
+	cr_assert(rp_snapshot_changed(s, 1, 0), "ctime not known");
+	cr_assert(!rp_snapshot_changed(s, 0, s - 1), "mtime 0 is a time");
+	/* a ctime in microseconds, tenths, nanoseconds */
+	cr_assert(!rp_snapshot_changed(s, s - 1000,
+				       1764000000123456000ull - 1000),
+		  "microseconds, the one before the start's");
+	cr_assert(rp_snapshot_changed(s, s - 1000, 1764000000123456000ull),
+		  "microseconds: the start's, rounded down");
+	cr_assert(rp_snapshot_changed(s, s - 1000, 1764000000100000000ull),
+		  "tenths of a second");
+	cr_assert(!rp_snapshot_changed(s, s - 1000, 1764000000000000001ull));
+	/* whole seconds: 2 s (FAT) */
+	cr_assert(rp_snapshot_changed(s, s - 1000, 1764000000000000000ull),
+		  "the start's second");
+	cr_assert(!rp_snapshot_changed(s, s - 1000, 1763999998000000000ull),
+		  "two seconds before");
+	cr_assert(rp_snapshot_changed(1764000001123456789ull, 1,
+				      1764000000000000000ull),
+		  "whole seconds: 2 s, an odd second after it");
+}
+
+/* The times read back through rp_snapshot_proc_map(), and written. */
+Test(rp_snapshot, map_times)
+{
+	struct rp_snap_map_info m;
+	struct rp_snapshot *sn;
+
+	make_bundle(true);
+	cr_assert_eq(rp_snapshot_open(&sn, dir), 0, "%s",
+		     rp_snapshot_errmsg(sn));
+	cr_assert_eq(rp_snapshot_proc_map(sn, 42, 0, &m), 0);
+	cr_assert(m.times);
+	cr_assert_eq(m.mtime_ns, 1700000000000000001ull);
+	cr_assert_eq(m.ctime_ns, 1764000000223456789ull);
+	cr_assert_eq(m.fs_type, 0xef53);
+	cr_assert(m.written, "ctime after the start");
+	cr_assert_eq(rp_snapshot_proc_map(sn, 42, 1, &m), 0);
+	cr_assert(m.times && !m.written, "the heap: no file");
 	rp_snapshot_close(sn);
 }
