@@ -70,6 +70,8 @@
  *          while main spins between its two loads: pwrite64, or a store
  *          through the child's own shared mapping (review6.c forkwrite,
  *          forkshm, without their long spins).
+ * fbefore  the file written by a child before the process maps it, in
+ *          the middle of the history, without MAP_FIXED.
  *
  * Each mode ends with exit_group right after its case, so the end's
  * registers and snapshot are those of the case.
@@ -897,6 +899,46 @@ static int fchild(bool shm)
 	return 1;
 }
 
+/*
+ * fbefore: the file changed (by a forked child, waited for) before the
+ * process maps it, read-only and executable (the image store copies it
+ * then), with no MAP_FIXED, in the middle of the history; r12 loads it.
+ * The read-only rule takes such an mmap as changing nothing
+ * (docs/values.md "Files", the rtldro edge): before it the page reads as
+ * the snapshot's where nothing was mapped, which no load can see.
+ */
+static int fbefore_case(void)
+{
+	char path[4096];
+	int fd = file_page(path, sizeof(path)), st;
+	register int r8 __asm__("r8");
+	pid_t c;
+
+	if (fd < 0)
+		return 2;
+	c = fork();
+	if (c < 0)
+		return 2;
+	if (!c)
+		_exit(pwrite(fd, &holes_val, 8, 0) != 8);
+	if (waitpid(c, &st, 0) != c || st)
+		return 2;
+	r8 = fd;
+	/* mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0) */
+	__asm__ volatile("mov $9, %%eax\n\txor %%edi, %%edi\n"
+			 "\tmov $4096, %%esi\n\tmov $5, %%edx\n"
+			 "\tmov $2, %%r10d\n\txor %%r9d, %%r9d\n"
+			 "\tsyscall\n"
+			 "\tmov (%%rax), %%r12\n"
+			 "\tnop\n\tnop\n"
+			 "\txor %%r12d, %%r12d\n"
+			 EXIT_NOW
+			 : : "r"(r8)
+			 : "rax", "rcx", "rdx", "rsi", "rdi", "r9", "r10",
+			 "r11", "r12", "memory");
+	return 1;
+}
+
 static int fchild_case(void)
 {
 	return fchild(false);
@@ -929,6 +971,7 @@ int main(int argc, char **argv)
 		{ "fprocfd", fprocfd_case }, { "fshlink", fshlink_case },
 		{ "fshgone", fshgone_case }, { "fchild", fchild_case },
 		{ "fchildsh", fchildsh_case },
+		{ "fbefore", fbefore_case },
 	};
 	size_t i;
 
