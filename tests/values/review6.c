@@ -71,7 +71,9 @@
  * "Pointers rebuilt without a copy"); brkfix (both modes: rcv_sys.c took
  * brk as keeping every mapping; fixed on branch brkfix: a shrink unmaps
  * [new, old break)); forkwrite, forkshm (both modes: another process's
- * writes to a file the process maps private are not modelled); ucmod
+ * writes to a file the process maps private were not modelled; fixed on
+ * branch forkfile: snapshot 5 keeps each mapped file's times, and a file
+ * changed during the recording is not the process's own); ucmod
  * with watch-unknown skip (the handler's store through rdx, its
  * ucontext, passed: the values engine knows no register of the handler
  * at its entry, though the SIGFRAME record gives the frame's address).

@@ -12,6 +12,9 @@
 # ucmod with watch-unknown skip.  The others are right.  Fixed: lx87,
 # lfld, lgsbase, lfsbase (branch x87taint, rcv_escape.c: the x87 state
 # carries a taint, wrfsbase/wrgsbase of one is the escape; 0 wrong in
+# both modes); forkwrite, forkshm (branch forkfile, snapshot 5: a file
+# whose times show a change during the recording is never the
+# process's own, docs/values.md "Files written by anyone"; 0 wrong in
 # both modes).
 # REVIEW6_MODES="a b" runs some cases only.
 set -u

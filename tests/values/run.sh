@@ -422,7 +422,7 @@ fi
 # show, or before main maps it, in the middle of the history, without
 # MAP_FIXED (fbefore: 0 wrong with or without the rule; the read-only
 # rule's mmap edge, docs/values.md "Files").  On main (snapshot 3, files by path) each gave wrong values (4,
-# 8, 4, 10, 5, 8); fchild and fchildsh 3 each with snapshot 4's rules
+# 8, 4, 10, 5, 8); fchild and fchildsh 12 each with the rule removed
 # (r12 given the snapshot's value).  Each file changes during the
 # recording, so the snapshot (format 5) must mark its private mapping
 # as changed ("[file changed]" in ptrec dump: its times are the
