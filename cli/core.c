@@ -271,7 +271,9 @@ void cli_snapshot_print(const char *dir, bool maps)
 			       " %-10s %s%s\n", mi.start, mi.end, prot,
 			       mi.pgoff,
 			       mi.content < 4 ? content[mi.content] : "?",
-			       mi.path, mi.written ? "  [file changed]" : "");
+			       mi.path,
+			       mi.unstamped ? "  [file changed: shared on tmpfs]" :
+			       mi.written ? "  [file changed]" : "");
 		}
 	}
 	rp_snapshot_close(sn);

@@ -440,6 +440,63 @@ static void file_times(pid_t pid, const struct map *mp, struct sb_snap_map *m)
 	m->fs_type = (uint32_t)sf.f_type;
 }
 
+/* File systems whose files take stores through a shared mapping with no
+ * new time (no page_mkwrite that stamps them): tmpfs (shmem: memfd,
+ * /dev/shm), hugetlbfs.
+ */
+static bool unstamped_fs(uint32_t type)
+{
+	return type == 0x01021994u || type == 0x958458f6u;
+}
+
+/*
+ * Marks SB_SNAP_FILE_UNSTAMPED in @tm[i] (the times of mapping i of
+ * @ms) where mapping i's file is on such a file system and some process
+ * maps it shared at the end (any shared mapping: one read-only now may
+ * have been writable): stores through it change the pages a private
+ * mapping never wrote and no time shows them (tests/values/holes.c
+ * fshmchild).  One pass over every /proc/PID/maps the recorder may
+ * read, and only when such a file is mapped.
+ */
+static void mark_unstamped(const struct maps *ms, struct sb_snap_map *tm)
+{
+	struct dirent *de;
+	bool any = false;
+	size_t i, k;
+	DIR *d;
+
+	for (i = 0; i < ms->n; i++)
+		any |= ms->v[i].ino && unstamped_fs(tm[i].fs_type);
+	if (!any)
+		return;
+	d = opendir("/proc");
+	while (d && (de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		struct maps o;
+
+		if (*end || end == de->d_name || pid <= 0 ||
+		    maps_read((pid_t)pid, &o))
+			continue;
+		for (k = 0; k < o.n; k++) {
+			const struct map *x = &o.v[k];
+
+			if (x->mflags != MAP_SHARED || !x->ino)
+				continue;
+			for (i = 0; i < ms->n; i++)
+				if (ms->v[i].ino == x->ino &&
+				    ms->v[i].dev_major == x->dev_major &&
+				    ms->v[i].dev_minor == x->dev_minor &&
+				    unstamped_fs(tm[i].fs_type))
+					tm[i].file_flags |=
+						SB_SNAP_FILE_UNSTAMPED;
+		}
+		maps_free(&o);
+	}
+	if (d)
+		closedir(d);
+}
+
 /* The FDS record of process @pid: every descriptor it has open. */
 static int take_fds(struct rec_snap *s, pid_t pid, struct sb_err *err)
 {
@@ -548,6 +605,7 @@ int rec_snap_take(struct rec_snap *s, const struct rec_snap_proc *rp,
 	char path[64], exe[4096];
 	struct maps ms = { 0 };
 	uint8_t *auxv = NULL, *buf = NULL;
+	struct sb_snap_map *tm = NULL;
 	uint64_t *anon = NULL;
 	size_t auxv_len = 0, i, nanon;
 	uint64_t t0 = rec_mono_ns();
@@ -585,6 +643,16 @@ int rec_snap_take(struct rec_snap *s, const struct rec_snap_proc *rp,
 		ret = take_fds(s, rp->pid, err);
 	if (!ret)
 		ret = take_rseq(s, rp, err);
+	/* The files' times (snapshot 5), before any mapping is written:
+	 * the scan for shared mappings marks them all at once.
+	 */
+	tm = calloc(ms.n ? ms.n : 1, sizeof(*tm));
+	if (!ret && !tm)
+		ret = sb_fail(err, -ENOMEM, "snapshot: out of memory");
+	for (i = 0; !ret && i < ms.n; i++)
+		file_times(rp->pid, &ms.v[i], &tm[i]);
+	if (!ret)
+		mark_unstamped(&ms, tm);
 	snprintf(path, sizeof(path), "/proc/%d/mem", rp->pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	for (i = 0; !ret && i < ms.n; i++) {
@@ -601,7 +669,10 @@ int rec_snap_take(struct rec_snap *s, const struct rec_snap_proc *rp,
 		};
 		uint64_t len = mp->end - mp->start;
 
-		file_times(rp->pid, mp, &m);
+		m.mtime_ns = tm[i].mtime_ns;
+		m.ctime_ns = tm[i].ctime_ns;
+		m.fs_type = tm[i].fs_type;
+		m.file_flags = tm[i].file_flags;
 		if (m.content == SB_SNAP_IMAGE &&
 		    (has_anon(anon, nanon, mp->start) ||
 		     !image_current(s, fd, mp)))
@@ -639,6 +710,7 @@ int rec_snap_take(struct rec_snap *s, const struct rec_snap_proc *rp,
 	s->procs++;
 	s->ns += rec_mono_ns() - t0;
 	maps_free(&ms);
+	free(tm);
 	free(auxv);
 	free(anon);
 	return ret;

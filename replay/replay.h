@@ -904,10 +904,12 @@ struct rp_snap_map_info {
 	 * its file system's statfs type (0 not known).  @written: the file
 	 * may have changed during the recording (rp_snapshot_changed()),
 	 * by anyone: the pages the process never wrote followed it, so
-	 * before the end they need not be the snapshot's.  Older
-	 * snapshots: times and written false.
+	 * before the end they need not be the snapshot's.  @unstamped:
+	 * on tmpfs or hugetlbfs and mapped shared by some process at the
+	 * end (its stores set no time), written too.  Older snapshots:
+	 * times, written and unstamped false.
 	 */
-	bool times, written;
+	bool times, written, unstamped;
 	uint64_t mtime_ns, ctime_ns;
 	uint32_t fs_type;
 };

@@ -209,9 +209,11 @@ int rp_snapshot_proc_map(const struct rp_snapshot *sn, uint32_t pid,
 	info->mtime_ns = m->mtime_ns;
 	info->ctime_ns = m->ctime_ns;
 	info->fs_type = m->fs_type;
+	info->unstamped = m->file_flags & SB_SNAP_FILE_UNSTAMPED;
 	info->written = p->has_times && m->ino &&
-			rp_snapshot_changed(p->start_ns, m->mtime_ns,
-					    m->ctime_ns);
+			(info->unstamped ||
+			 rp_snapshot_changed(p->start_ns, m->mtime_ns,
+					     m->ctime_ns));
 	return 0;
 }
 

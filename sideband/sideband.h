@@ -750,7 +750,16 @@ struct sb_snap_map {
 	 */
 	uint64_t mtime_ns, ctime_ns;
 	uint32_t fs_type;
+	uint32_t file_flags;		/* SB_SNAP_FILE_* (version 5) */
 };
+
+/*
+ * struct sb_snap_map.file_flags: the file is on a file system whose
+ * stores through a shared mapping set no time (tmpfs, hugetlbfs) and
+ * some process mapped it shared at the end: its times do not show
+ * every change.
+ */
+#define SB_SNAP_FILE_UNSTAMPED	1u
 
 /*
  * What a process's descriptor named at its end (struct sb_snap_fd.kind):

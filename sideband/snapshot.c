@@ -34,7 +34,8 @@ enum {
 #define THREAD_FIXED (16 + 27 * 8 + SB_SNAP_SIGINFO_SIZE)
 #define MAP_FIXED_V3 40
 #define MAP_FIXED_V4 56		/* 4: + u32 dev_major, dev_minor, u64 ino */
-#define MAP_FIXED 80		/* 5: + u64 mtime_ns, ctime_ns, u32 fs_type, 0 */
+#define MAP_FIXED 80		/* 5: + u64 mtime_ns, ctime_ns, u32 fs_type,
+				 * file_flags */
 #define FDS_FIXED 8		/* u32 n, u32 0; then n entries: */
 #define FD_V3 8			/* u32 fd, u32 kind */
 #define FD_SIZE 24		/* 4: + u32 dev_major, dev_minor, u64 ino */
@@ -298,6 +299,7 @@ int sb_snap_writer_map(struct sb_snap_writer *w, const struct sb_snap_map *m,
 	put64(f + 56, m->mtime_ns);
 	put64(f + 64, m->ctime_ns);
 	put32(f + 72, m->fs_type);
+	put32(f + 76, m->file_flags);
 	ret = w_rec(w, REC_MAP, f, sizeof(f), pbuf, plen, m->data, dlen, err);
 	free(pbuf);
 	w->data_bytes += dlen;
@@ -601,6 +603,7 @@ static int parse_map(struct rd *r, struct sb_snap_proc *p, const uint8_t *b,
 		m->mtime_ns = get64(b + 56);
 		m->ctime_ns = get64(b + 64);
 		m->fs_type = get32(b + 72);
+		m->file_flags = get32(b + 76);
 	}
 	return 0;
 }

@@ -72,6 +72,10 @@
  *          forkshm, without their long spins).
  * fbefore  the file written by a child before the process maps it, in
  *          the middle of the history, without MAP_FIXED.
+ * fshmext PATH  a file on tmpfs stored to, between main's loads, by a
+ *          process that is not recorded (holes shmwriter PATH, started
+ *          before the recording) through a shared mapping whose page
+ *          it had written before: no fault, no new time.
  *
  * Each mode ends with exit_group right after its case, so the end's
  * registers and snapshot are those of the case.
@@ -939,6 +943,84 @@ static int fbefore_case(void)
 	return 1;
 }
 
+/*
+ * fshmext PATH (with a shmwriter PATH started before the recording):
+ * PATH, on tmpfs, its first word 0x1111, is mapped private and writable
+ * at 0x20000000 and never written; another process, not recorded,
+ * stored into it through a shared mapping before the recording (so its
+ * page table maps the page writable and dirty), and between main's two
+ * loads stores 0x2222 there again: no fault, so no new time (tmpfs
+ * never write-protects the page again; a disk file system does at its
+ * next writeback).  The FIFOs PATH.p and PATH.q carry one byte each
+ * way; the writer is still alive, mapping the file, at main's snapshot.
+ */
+static const char *holes_arg;
+
+static int shmwriter(void)
+{
+	char path[4200], c;
+	int fd = open(holes_arg, O_RDWR), p, q;
+	volatile long *m;
+
+	m = fd < 0 ? MAP_FAILED : mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				       MAP_SHARED, fd, 0);
+	snprintf(path, sizeof(path), "%s.p", holes_arg);
+	p = open(path, O_RDWR);		/* a FIFO: neither end waits */
+	snprintf(path, sizeof(path), "%s.q", holes_arg);
+	q = open(path, O_RDWR);
+	if (m == MAP_FAILED || p < 0 || q < 0)
+		return 2;
+	*m = holes_g;			/* the page writable from now on */
+	snprintf(path, sizeof(path), "%s.ready", holes_arg);
+	close(open(path, O_WRONLY | O_CREAT, 0600));
+	if (read(p, &c, 1) != 1)
+		return 2;
+	*m = holes_val;
+	if (write(q, &c, 1) != 1)
+		return 2;
+	for (;;)
+		pause();		/* until the test kills it */
+}
+
+static int fshmext_case(void)
+{
+	char path[4200];
+	int fd = holes_arg ? open(holes_arg, O_RDONLY) : -1, p, q;
+	register int r8 __asm__("r8");
+
+	if (fd < 0 || map_page(fd, PROT_READ | PROT_WRITE))
+		return 2;
+	snprintf(path, sizeof(path), "%s.p", holes_arg);
+	p = open(path, O_WRONLY);
+	snprintf(path, sizeof(path), "%s.q", holes_arg);
+	q = open(path, O_RDONLY);
+	if (p < 0 || q < 0)
+		return 2;
+	r8 = q;
+	/* write(p, &holes_val, 1); read(q, &holes_go, 1) */
+	__asm__ volatile("mov 0x20000000, %%r12\n"
+			 "\tmov $1, %%eax\n\tmov %%ebx, %%edi\n"
+			 "\tlea holes_val(%%rip), %%rsi\n\tmov $1, %%edx\n"
+			 "\tsyscall\n"
+			 "\txor %%eax, %%eax\n\tmov %%r8d, %%edi\n"
+			 "\tlea holes_go(%%rip), %%rsi\n\tmov $1, %%edx\n"
+			 "\tsyscall\n"
+			 "\tmov 0x20000000, %%r13\n"
+			 "\tnop\n\tnop\n"
+			 "\txor %%r12d, %%r12d\n"
+			 "\txor %%r13d, %%r13d\n"
+			 EXIT_NOW
+			 : : "b"(p), "r"(r8)
+			 : "rax", "rcx", "rdx", "rsi", "rdi", "r11", "r12",
+			 "r13", "memory");
+	return 1;
+}
+
+static int shmwriter_case(void)
+{
+	return holes_arg ? shmwriter() : 2;
+}
+
 static int fchild_case(void)
 {
 	return fchild(false);
@@ -972,9 +1054,12 @@ int main(int argc, char **argv)
 		{ "fshgone", fshgone_case }, { "fchild", fchild_case },
 		{ "fchildsh", fchildsh_case },
 		{ "fbefore", fbefore_case },
+		{ "fshmext", fshmext_case },
+		{ "shmwriter", shmwriter_case },
 	};
 	size_t i;
 
+	holes_arg = argc > 2 ? argv[2] : NULL;
 	for (i = 0; argc > 1 && i < sizeof(modes) / sizeof(modes[0]); i++)
 		if (!strcmp(argv[1], modes[i].name))
 			return modes[i].fn();

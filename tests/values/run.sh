@@ -446,6 +446,40 @@ if [ -n "${HOLES:-}" ]; then
 	done
 fi
 
+# A file on tmpfs that a process not recorded stores into through a
+# shared mapping whose page it had written before the recording (holes.c
+# fshmext, shmwriter): no fault, so no new time; the recorder finds the
+# writer's shared mapping at the snapshot and marks the file ("[file
+# changed: shared on tmpfs]"): 12 wrong registers (r12) with the times
+# alone.  Needs /dev/shm on tmpfs.
+if [ -n "${HOLES:-}" ] && [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]
+then
+	f=/dev/shm/ptrec-values-$$
+	rm -f "$f" "$f.p" "$f.q" "$f.ready"
+	{ printf '\021\021'; head -c 4094 /dev/zero; } >"$f"
+	mkfifo "$f.p" "$f.q"
+	"$HOLES" shmwriter "$f" &
+	wpid=$!
+	n=0
+	while [ ! -f "$f.ready" ] && [ $n -lt 1000 ]; do
+		sleep 0.01
+		n=$((n + 1))
+	done
+	truth_rec h-fshmext "$HOLES" fshmext "$f"
+	kill $wpid 2>/dev/null
+	wait $wpid 2>/dev/null
+	ch=$("$PTREC" dump "$tmp/h-fshmext" 2>/dev/null |
+		grep -c "^    map .*p .* $f  \\[file changed: shared on tmpfs\\]\$")
+	if truth_check h-fshmext && [ "${ch:-0}" -ge 1 ]; then
+		ok "holes.c fshmext: no wrong value, the file marked shared on tmpfs; $(distance)"
+	else
+		bad "holes.c fshmext: $(grep -c WRONG "$tmp/out") wrong, ${ch:-0} marked: $(head -5 "$tmp/out" "$tmp/log")"
+	fi
+	rm -f "$f" "$f.p" "$f.q" "$f.ready"
+elif [ -n "${HOLES:-}" ]; then
+	ok "holes.c fshmext # SKIP /dev/shm is not tmpfs"
+fi
+
 # Read-only memory with another thread (rcv_order.c, tests/values/
 # rothreads.c): another thread mprotects (or munmaps and maps again) a
 # read-only page and stores 0x77 into it, after the main thread's load of

@@ -38,6 +38,9 @@ static void teardown(void)
 TestSuite(rp_snapshot, .init = setup, .fini = teardown);
 
 static uint8_t heap[4096];
+/* The image mapping's ctime and file flags (snapshot 5). */
+static uint64_t img_ctime = 1764000000223456789ull;
+static uint32_t img_flags;
 
 /* A bundle whose snapshot maps /bin/true read-only at 0x400000 (from the
  * image store) and a heap page at 0x600000; @with_snap false: none.
@@ -57,8 +60,9 @@ static void make_bundle(bool with_snap)
 				   .content = SB_SNAP_IMAGE,
 				   .path = "/bin/true", .ino = 5,
 				   .mtime_ns = 1700000000000000001ull,
-				   .ctime_ns = 1764000000223456789ull,
-				   .fs_type = 0xef53 };
+				   .ctime_ns = img_ctime,
+				   .fs_type = 0xef53,
+				   .file_flags = img_flags };
 	struct sb_snap_map hp = { .start = 0x600000, .end = 0x601000,
 				  .prot = SB_SNAP_R | SB_SNAP_W,
 				  .content = SB_SNAP_DATA, .path = "[heap]",
@@ -200,7 +204,34 @@ Test(rp_snapshot, map_times)
 	cr_assert_eq(m.ctime_ns, 1764000000223456789ull);
 	cr_assert_eq(m.fs_type, 0xef53);
 	cr_assert(m.written, "ctime after the start");
+	cr_assert(!m.unstamped);
 	cr_assert_eq(rp_snapshot_proc_map(sn, 42, 1, &m), 0);
 	cr_assert(m.times && !m.written, "the heap: no file");
+	rp_snapshot_close(sn);
+}
+
+/* A file on tmpfs mapped shared by some process at the end (the
+ * recorder's SB_SNAP_FILE_UNSTAMPED): written, whatever its times say.
+ */
+Test(rp_snapshot, unstamped_is_written)
+{
+	struct rp_snap_map_info m;
+	struct rp_snapshot *sn;
+
+	img_ctime = 1700000000000000002ull;	/* before the start */
+	make_bundle(true);
+	cr_assert_eq(rp_snapshot_open(&sn, dir), 0, "%s",
+		     rp_snapshot_errmsg(sn));
+	cr_assert_eq(rp_snapshot_proc_map(sn, 42, 0, &m), 0);
+	cr_assert(!m.written && !m.unstamped, "old times, no flag");
+	rp_snapshot_close(sn);
+	teardown();
+	setup();
+	img_flags = SB_SNAP_FILE_UNSTAMPED;
+	make_bundle(true);
+	cr_assert_eq(rp_snapshot_open(&sn, dir), 0, "%s",
+		     rp_snapshot_errmsg(sn));
+	cr_assert_eq(rp_snapshot_proc_map(sn, 42, 0, &m), 0);
+	cr_assert(m.written && m.unstamped, "old times, unstamped");
 	rp_snapshot_close(sn);
 }

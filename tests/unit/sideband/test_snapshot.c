@@ -490,7 +490,8 @@ Test(snapshot, ids_version_4)
 				 .ino = 10956265,
 				 .mtime_ns = 1764111111123456789ull,
 				 .ctime_ns = 1764111112000000001ull,
-				 .fs_type = 0xef53 };
+				 .fs_type = 0x01021994,
+				 .file_flags = SB_SNAP_FILE_UNSTAMPED };
 	struct sb_snap_proc p = { .pid = 9, .end = SB_SNAP_END_EXIT,
 				  .exe = "/p",
 				  .start_ns = 1764111110999999999ull };
@@ -531,7 +532,8 @@ Test(snapshot, ids_version_4)
 	cr_assert_eq(q->start_ns, 1764111110999999999ull);
 	cr_assert_eq(q->maps[0].mtime_ns, 1764111111123456789ull);
 	cr_assert_eq(q->maps[0].ctime_ns, 1764111112000000001ull);
-	cr_assert_eq(q->maps[0].fs_type, 0xef53);
+	cr_assert_eq(q->maps[0].fs_type, 0x01021994);
+	cr_assert_eq(q->maps[0].file_flags, SB_SNAP_FILE_UNSTAMPED);
 	sb_snap_free(s);
 
 	/* the reader refuses what the writer would: an unknown descriptor
