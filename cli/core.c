@@ -265,14 +265,15 @@ void cli_snapshot_print(const char *dir, bool maps)
 			rp_snapshot_proc_map(sn, p.pid, j, &mi);
 			prot_str(mi.prot, prot);
 			/* snapshot 5: a file changed during the recording
-			 * (docs/values.md "Files")
+			 * (docs/values.md "Files written by anyone")
 			 */
 			printf("    map 0x%" PRIx64 "-0x%" PRIx64 " %s %08" PRIx64
 			       " %-10s %s%s\n", mi.start, mi.end, prot,
 			       mi.pgoff,
 			       mi.content < 4 ? content[mi.content] : "?",
 			       mi.path,
-			       mi.unstamped ? "  [file changed: shared on tmpfs]" :
+			       mi.unstamped ?
+			       "  [file changed: shared on tmpfs]" :
 			       mi.written ? "  [file changed]" : "");
 		}
 	}
