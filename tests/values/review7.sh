@@ -1,0 +1,55 @@
+#!/bin/sh
+# Review 7's reproducers (tests/values/review7.c): `make values-review7`
+# (not in make check).  Each case must give no wrong value (valcheck,
+# VALCHECK_BITS=1, no conflict) in default mode and in strict mode
+# (PTREC_VALUES_STRICT=1); the GDB cases must stop where the ground
+# truth says, with watch-unknown stop and skip.  Per case and mode the
+# script prints the wrong count.  Findings (main at 2483d68): see
+# review7.c's opening comment.
+# REVIEW7_MODES="a b" runs some cases only.
+set -u
+: "${PTREC:?}" "${VALCHECK:?}" "${REVIEW7:?}"
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+tap_begin values-review7
+export VALCHECK_CONFLICTS=0 VALCHECK_BITS=1
+
+rec() {
+	rm -rf "${tmp:?}/$1"
+	(
+		export LD_BIND_NOW=1 GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX2,-AVX,-BMI2,-EVEX
+		timeout 300 "$PTREC" record --ground-truth -q -o "$tmp/$1" \
+			"$REVIEW7" "$1" >"$tmp/log" 2>&1
+	)
+}
+
+vcheck() {
+	for strict in 0 1; do
+		name=default
+		[ $strict = 1 ] && name=strict
+		if [ ! -f "$tmp/$1/manifest.json" ]; then
+			bad "review7.c $1 ($name): not recorded: $(tail -2 "$tmp/log")"
+			continue
+		fi
+		if PTREC_VALUES_STRICT=$strict "$VALCHECK" "$tmp/$1" \
+			>"$tmp/out" 2>&1; then
+			ok "review7.c $1 ($name): wrong 0"
+		else
+			w=$(sed -n 's/^distance all .* wrong \([0-9]*\).*/\1/p' "$tmp/out")
+			c=$(sed -n 's/^CONFLICTS .*: \([0-9]*\)$/\1/p' "$tmp/out")
+			bad "review7.c $1 ($name): wrong ${w:-?}, conflicts ${c:-0}: $(grep -m2 WRONG "$tmp/out" | tr '\n' ' ')"
+		fi
+	done
+}
+
+all="sweep rolcl bswap16"
+for mode in ${REVIEW7_MODES:-$all}; do
+	"$REVIEW7" $mode >/dev/null 2>&1
+	if [ $? = 7 ]; then
+		ok "review7.c $mode: # SKIP not possible here"
+		continue
+	fi
+	rec $mode
+	vcheck $mode
+done
+tap_end values-review7
