@@ -19,6 +19,22 @@
  *            bits become 0 on this CPU; the SDM: undefined), `test %bx,
  *            %bx; jnz`: rcv_back.c inverts it as if it were a swap.
  *
+ *   msweep   every store of a list (msweep below) into 128 bytes set
+ *            by movq, then the 16 words loaded into registers.
+ *
+ *   a32abs   a store with a 32-bit address size and an absolute
+ *            displacement of 2^31 or more (`67 89 04 25 00 00 00 f0`:
+ *            mov %eax, 0xf0000000): capstone 4 gives the displacement
+ *            sign-extended (0xfffffffff0000000), rcv_rw.c's rcv_addr()
+ *            takes it as the address; the CPU zero-extends it.  The word
+ *            at 0xf0000000 (0x11 stored through %rbx) then loaded into r12
+ *            through %rbx (0x22) and overwritten.
+ *   scatter  vpscatterdd of zmm2 (bytes 0x80..0xbf) over 64 bytes of
+ *            r7_sc set to 0x5a... by movq (indices 0..15, k1 all ones),
+ *            then word 1 loaded into r12 (and overwritten, so that the
+ *            snapshot does not give it): capstone 4 decodes it as a
+ *            dword store at [base] (the VSIB index dropped).
+ *
  * Exit 7: the case cannot be made here (skip).
  */
 #define _GNU_SOURCE
@@ -91,6 +107,83 @@ __asm__(".macro PRE\n"
 	"\tpop %rbp\n\tpop %rbx\n\tret\n");
 void r7_sweep(void);
 
+/*
+ * The memory sweep: r7_mb's first 128 bytes set by movq (known), one
+ * instruction that stores into them, then the 16 words loaded into
+ * registers (a byte the engine takes as not written shows as a wrong
+ * register).  ymm2/zmm2 hold r7_y (bytes 0x80..0xbf), ymm3 all ones,
+ * zmm4 dword indices 0..15, zmm5 qword indices 0..7, k1 all ones.
+ */
+unsigned char r7_mb[4096] __attribute__((aligned(64)));
+unsigned char r7_sc[64] __attribute__((aligned(64)));
+unsigned char r7_y[64] __attribute__((aligned(64)));
+unsigned int r7_idx[16] __attribute__((aligned(64))) = {
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+unsigned long r7_qidx[8] __attribute__((aligned(64))) = {
+	0, 1, 2, 3, 4, 5, 6, 7 };
+__asm__(".macro PREM\n"
+	"\tlea r7_mb(%rip), %rbp\n"
+	"\tmovq $0x5a000000, 0(%rbp)\n"
+	"\tmovq $0x5a000001, 8(%rbp)\n"
+	"\tmovq $0x5a000002, 16(%rbp)\n"
+	"\tmovq $0x5a000003, 24(%rbp)\n"
+	"\tmovq $0x5a000004, 32(%rbp)\n"
+	"\tmovq $0x5a000005, 40(%rbp)\n"
+	"\tmovq $0x5a000006, 48(%rbp)\n"
+	"\tmovq $0x5a000007, 56(%rbp)\n"
+	"\tmovq $0x5a000008, 64(%rbp)\n"
+	"\tmovq $0x5a000009, 72(%rbp)\n"
+	"\tmovq $0x5a00000a, 80(%rbp)\n"
+	"\tmovq $0x5a00000b, 88(%rbp)\n"
+	"\tmovq $0x5a00000c, 96(%rbp)\n"
+	"\tmovq $0x5a00000d, 104(%rbp)\n"
+	"\tmovq $0x5a00000e, 112(%rbp)\n"
+	"\tmovq $0x5a00000f, 120(%rbp)\n"
+	"\tvmovdqu64 r7_y(%rip), %zmm2\n"
+	"\tvmovdqu64 r7_y(%rip), %zmm18\n"
+	"\tvpcmpeqd %ymm3, %ymm3, %ymm3\n"
+	"\tvmovdqu64 r7_idx(%rip), %zmm4\n"
+	"\tvmovdqu64 r7_qidx(%rip), %zmm5\n"
+	"\tkxnorq %k1, %k1, %k1\n"
+	"\tmovq r7_y(%rip), %mm0\n"
+	"\tmovabs $0x0123456789abcdef, %rax\n"
+	"\tmovabs $0x1122334455667788, %rbx\n"
+	"\tmov $5, %ecx\n"
+	"\tmov $3, %edx\n"
+	"\tmovabs $0x99aabbccddeeff00, %rcx\n"
+	"\tstc\n"
+	".endm\n"
+	".macro POSTM\n"
+	"\tmov 0(%rbp), %rax\n"
+	"\tmov 8(%rbp), %rbx\n"
+	"\tmov 16(%rbp), %rcx\n"
+	"\tmov 24(%rbp), %rdx\n"
+	"\tmov 32(%rbp), %rsi\n"
+	"\tmov 40(%rbp), %rdi\n"
+	"\tmov 48(%rbp), %r8\n"
+	"\tmov 56(%rbp), %r9\n"
+	"\tmov 64(%rbp), %r10\n"
+	"\tmov 72(%rbp), %r11\n"
+	"\tmov 80(%rbp), %r12\n"
+	"\tmov 88(%rbp), %r13\n"
+	"\tmov 96(%rbp), %r14\n"
+	"\tmov 104(%rbp), %r15\n"
+	"\tmov 112(%rbp), %rax\n"
+	"\tmov 120(%rbp), %rbx\n"
+	".endm\n"
+	".macro TM setup, insn, post\n"
+	"\tPREM\n\t\\setup\n\t\\insn\n\t\\post\n\tPOSTM\n"
+	".endm\n"
+	".text\n"
+	".globl r7_msweep\n"
+	"r7_msweep:\n"
+	"\tpush %rbx\n\tpush %rbp\n\tpush %r12\n\tpush %r13\n"
+	"\tpush %r14\n\tpush %r15\n"
+#include "review7_msweep.inc"
+	"\tpop %r15\n\tpop %r14\n\tpop %r13\n\tpop %r12\n"
+	"\tpop %rbp\n\tpop %rbx\n\tret\n");
+void r7_msweep(void);
+
 static bool cpu_has_sweep(void)
 {
 	unsigned int a, b, c, d;
@@ -132,6 +225,50 @@ int main(int argc, char **argv)
 			return 7;
 		r7_sweep();
 		__asm__ volatile(EXIT_NOW ::: "memory");
+	}
+	if (!strcmp(m, "msweep")) {
+		if (!cpu_has_sweep())
+			return 7;
+		for (int k = 0; k < 64; k++)
+			r7_y[k] = (unsigned char)(0x80 + k);
+		for (int k = 0; k < 64; k++)
+			r7_mb[512 + k] = (unsigned char)(0xc0 + k);
+		r7_msweep();
+		__asm__ volatile(EXIT_NOW ::: "memory");
+	}
+	if (!strcmp(m, "a32abs")) {
+		if (mmap((void *)0xf0000000ul, 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			 -1, 0) != (void *)0xf0000000ul)
+			return 7;
+		__asm__ volatile("mov $0xf0000000, %%ebx\n"
+				 "\tmovl $0x11, (%%rbx)\n"
+				 "\tmov $0x22, %%eax\n"
+				 /* addr32 mov %eax, 0xf0000000 */
+				 "\t.byte 0x67, 0x89, 0x04, 0x25, 0, 0, 0, 0xf0\n"
+				 "\tmov (%%rbx), %%r12d\n"
+				 "\tmovl $0, (%%rbx)\n"
+				 "\tnop\n\tnop\n\tnop\n"
+				 "\txor %%r12d, %%r12d\n"
+				 EXIT_NOW ::: "rax", "rbx", "r12", "memory");
+	}
+	if (!strcmp(m, "scatter")) {
+		if (!cpu_has_sweep())
+			return 7;
+		for (int k = 0; k < 64; k++)
+			r7_y[k] = (unsigned char)(0x80 + k);
+		__asm__ volatile("lea r7_sc(%%rip), %%rbp\n"
+				 "\tmovq $0x5a, (%%rbp)\n"
+				 "\tmovq $0x5b, 8(%%rbp)\n"
+				 "\tvmovdqu64 r7_y(%%rip), %%zmm2\n"
+				 "\tvmovdqu64 r7_idx(%%rip), %%zmm4\n"
+				 "\tkxnorw %%k1, %%k1, %%k1\n"
+				 "\tvpscatterdd %%zmm2, (%%rbp,%%zmm4,4)%{%%k1%}\n"
+				 "\tmov 8(%%rbp), %%r12\n"
+				 "\tmovq $0, 8(%%rbp)\n"
+				 "\tnop\n\tnop\n\tnop\n"
+				 "\txor %%r12d, %%r12d\n"
+				 EXIT_NOW ::: "rbp", "r12", "memory");
 	}
 	if (!strcmp(m, "rolcl")) {
 		via_pipe(0x101);

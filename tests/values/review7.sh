@@ -42,7 +42,7 @@ vcheck() {
 	done
 }
 
-all="sweep rolcl bswap16"
+all="sweep msweep rolcl bswap16 a32abs scatter"
 for mode in ${REVIEW7_MODES:-$all}; do
 	"$REVIEW7" $mode >/dev/null 2>&1
 	if [ $? = 7 ]; then
