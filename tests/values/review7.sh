@@ -52,4 +52,49 @@ for mode in ${REVIEW7_MODES:-$all}; do
 	rec $mode
 	vcheck $mode
 done
+# GDB: from the end, reverse-continue (three times) with a watchpoint
+# (gwatch CASE CMD EXPR PATTERN): the instruction `ptrec insns` shows
+# matching PATTERN (an extended regular expression) must be among the
+# stops, with watch-unknown stop and skip (and strict values with stop).
+gwatch() {
+	rm -rf "$tmp/g$1"
+	timeout 300 "$PTREC" record -q -o "$tmp/g$1" "$REVIEW7" "$1" \
+		>/dev/null 2>"$tmp/log"
+	st=$("$PTREC" insns "$tmp/g$1" 2>/dev/null | grep -m1 -E "$4" | cut -f1)
+	if [ -z "$st" ]; then
+		bad "review7.c $1 ($2): not recorded ($(tail -2 "$tmp/log"))"
+		return
+	fi
+	for mode in stop skip strict; do
+		wu=$mode
+		[ $mode = strict ] && wu=stop
+		PTREC_VALUES_STRICT=$([ $mode = strict ] && echo 1 || echo 0) \
+		timeout 300 "$PTREC" replay "$tmp/g$1" -batch \
+			-ex "set pagination off" \
+			-ex "set ptrec watch-unknown $wu" -ex "ptrec goto end" \
+			-ex "$2 $3" -ex "echo @@rc\n" \
+			-ex "reverse-continue" -ex "ptrec position" \
+			-ex "reverse-continue" -ex "ptrec position" \
+			-ex "reverse-continue" -ex "ptrec position" \
+			>"$tmp/gdb.out" 2>&1
+		got=$(sed -n '/^@@rc/,$p' "$tmp/gdb.out" |
+			grep -E 'position [0-9]+ of' | tr '\n' ' ')
+		if echo "$got" | grep -q "position $st of"; then
+			ok "review7.c $1 $2 ($mode): stops at $st"
+		else
+			bad "review7.c $1 $2 ($mode): missed: $st ($4) not among the stops from the end: $got"
+		fi
+	done
+}
+
+gmodes="a32abs scatter"
+for mode in ${REVIEW7_MODES:-$gmodes}; do
+	"$REVIEW7" $mode >/dev/null 2>&1
+	[ $? = 7 ] && continue
+	case $mode in
+	a32abs) gwatch a32abs watch '*(int *)0xf0000000' \
+		'mov +%eax,0xf0000000\(,%eiz,1\)' ;;
+	scatter) gwatch scatter watch '*(long *)&r7_sc[8]' 'vpscatterdd' ;;
+	esac
+done
 tap_end values-review7
