@@ -22,6 +22,10 @@
  *   msweep   every store of a list (msweep below) into 128 bytes set
  *            by movq, then the 16 words loaded into registers.
  *
+ *   rw       (GDB) each row of review7_rw.tbl: an instruction that reads
+ *            or writes a byte of its own slot; from right after it,
+ *            reverse-continue with rwatch (r) or watch (w) on that byte
+ *            must stop at it, and from right before it, continue too.
  *   a32abs   a store with a 32-bit address size and an absolute
  *            displacement of 2^31 or more (`67 89 04 25 00 00 00 f0`:
  *            mov %eax, 0xf0000000): capstone 4 gives the displacement
@@ -184,6 +188,32 @@ __asm__(".macro PREM\n"
 	"\tpop %rbp\n\tpop %rbx\n\tret\n");
 void r7_msweep(void);
 
+/*
+ * rw: one 4096-byte slot of r7_rb per row of review7_rw.tbl (kind r or
+ * w, setup, instruction, after, a byte offset in the slot): the
+ * instruction, labelled r7_w<row>, reads (r) or writes (w) that byte of
+ * its slot, and nothing else in the program touches the slot.  zmm1 and
+ * ymm17 hold r7_y, ymm3 all ones, zmm4/zmm5 indices, k1 all ones.
+ */
+unsigned char r7_rb[4096 * 100] __attribute__((aligned(4096)));
+unsigned char r7_src[64] __attribute__((aligned(64)));
+unsigned char r7_dst[64] __attribute__((aligned(64)));
+__asm__(".text\n"
+	".globl r7_rw\n"
+	"r7_rw:\n"
+	"\tpush %rbx\n\tpush %rbp\n\tpush %r12\n\tpush %r13\n"
+	"\tpush %r14\n\tpush %r15\n"
+	"\tvmovdqu64 r7_y(%rip), %zmm1\n"
+	"\tvmovdqu64 r7_y(%rip), %ymm17\n"
+	"\tvpcmpeqd %ymm3, %ymm3, %ymm3\n"
+	"\tvmovdqu64 r7_idx(%rip), %zmm4\n"
+	"\tvmovdqu64 r7_qidx(%rip), %zmm5\n"
+	"\tkxnorq %k1, %k1, %k1\n"
+#include "review7_rw.inc"
+	"\tpop %r15\n\tpop %r14\n\tpop %r13\n\tpop %r12\n"
+	"\tpop %rbp\n\tpop %rbx\n\tret\n");
+void r7_rw(void);
+
 static bool cpu_has_sweep(void)
 {
 	unsigned int a, b, c, d;
@@ -234,6 +264,16 @@ int main(int argc, char **argv)
 		for (int k = 0; k < 64; k++)
 			r7_mb[512 + k] = (unsigned char)(0xc0 + k);
 		r7_msweep();
+		__asm__ volatile(EXIT_NOW ::: "memory");
+	}
+	if (!strcmp(m, "rw")) {
+		if (!cpu_has_sweep())
+			return 7;
+		for (int k = 0; k < 64; k++)
+			r7_y[k] = (unsigned char)(0x80 + k);
+		for (int k = 0; k < 64; k++)
+			r7_src[k] = (unsigned char)(0x40 + k);
+		r7_rw();
 		__asm__ volatile(EXIT_NOW ::: "memory");
 	}
 	if (!strcmp(m, "a32abs")) {
