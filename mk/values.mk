@@ -86,7 +86,9 @@ values-review6: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW6)
 # Review 7's reproducers (tests/values/review7.c, the sweep's list in
 # review7_sweep.inc): not in make check.
 REVIEW7 := $(BUILD)/tests/values/review7
-$(REVIEW7): tests/values/review7.c tests/values/review7_sweep.inc
+$(REVIEW7): tests/values/review7.c tests/values/review7_sweep.inc \
+		tests/values/review7_msweep.inc tests/values/review7_rw.inc \
+		tests/values/review7_bsweep.inc
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -Wl,-z,now -o $@ $<
 

@@ -22,6 +22,9 @@
  *   msweep   every store of a list (msweep below) into 128 bytes set
  *            by movq, then the 16 words loaded into registers.
  *
+ *   bsweep K the sweep's row K backward (BPRE below; the script runs
+ *            every row): the registers before the row unknown but by
+ *            what the engine infers back from the end (ud2 after it).
  *   rw       (GDB) each row of review7_rw.tbl: an instruction that reads
  *            or writes a byte of its own slot; from right after it,
  *            reverse-continue with rwatch (r) or watch (w) on that byte
@@ -214,6 +217,42 @@ __asm__(".text\n"
 	"\tpop %rbp\n\tpop %rbx\n\tret\n");
 void r7_rw(void);
 
+/*
+ * bsweep K: the sweep's row K backward.  BPRE loads every register but
+ * rsp from r7_bu, which read(2) filled from a pipe (unknown to the
+ * engine: the sweep's values, rbp r7_buf), sets the flags from them by a
+ * cmp (unknown too), then the row runs and ud2 ends the history: every
+ * register after the row is known (the end's), nothing before it but
+ * what the engine infers backward through the row.
+ */
+unsigned long r7_bu[16];
+extern void (*const r7_btab[])(void);
+extern const long r7_bn;
+__asm__(".macro BPRE\n"
+	"\tmov r7_bu+0(%rip), %rax\n"
+	"\tmov r7_bu+8(%rip), %rbx\n"
+	"\tmov r7_bu+16(%rip), %rcx\n"
+	"\tmov r7_bu+24(%rip), %rdx\n"
+	"\tmov r7_bu+32(%rip), %rsi\n"
+	"\tmov r7_bu+40(%rip), %rdi\n"
+	"\tmov r7_bu+48(%rip), %rbp\n"
+	"\tmov r7_bu+56(%rip), %r8\n"
+	"\tmov r7_bu+64(%rip), %r9\n"
+	"\tmov r7_bu+72(%rip), %r10\n"
+	"\tmov r7_bu+80(%rip), %r11\n"
+	"\tmov r7_bu+88(%rip), %r12\n"
+	"\tmov r7_bu+96(%rip), %r13\n"
+	"\tmov r7_bu+104(%rip), %r14\n"
+	"\tmov r7_bu+120(%rip), %r15\n"
+	"\tcmp $1, %r15b\n"
+	"\tmov r7_bu+112(%rip), %r15\n"
+	"\tmovdqu r7_x0(%rip), %xmm0\n"
+	"\tmovdqu r7_x1(%rip), %xmm1\n"
+	".endm\n"
+	".text\n"
+#include "review7_bsweep.inc"
+	);
+
 static bool cpu_has_sweep(void)
 {
 	unsigned int a, b, c, d;
@@ -275,6 +314,32 @@ int main(int argc, char **argv)
 			r7_src[k] = (unsigned char)(0x40 + k);
 		r7_rw();
 		__asm__ volatile(EXIT_NOW ::: "memory");
+	}
+	if (!strcmp(m, "bsweep") && argc > 2) {
+		static const unsigned long v[16] = {
+			0x0123456789abcdef, 0x1122334455667788, 5, 3,
+			0x8000000000000001, 0xffffffff, 0,
+			0xfedcba9876543210, 0xff, 0x7fffffffffffffff,
+			0x100000000, ~0ul, 0, 0x0f0f0f0f0f0f0f0f, 0xdeadbeef, 0 };
+		unsigned long b[16];
+		long k = atol(argv[2]);
+		int fd[2];
+
+		if (!cpu_has_sweep())
+			return 7;
+		if (k < 0 || k >= r7_bn)
+			return 2;
+		memcpy(b, v, sizeof(b));
+		b[6] = (unsigned long)r7_buf;
+		if (pipe(fd) || write(fd[1], b, sizeof(b)) != sizeof(b) ||
+		    read(fd[0], r7_bu, sizeof(b)) != sizeof(b))
+			return 3;
+		__asm__ volatile("kxnorq %%k1, %%k1, %%k1\n"
+				 "\tkxorq %%k2, %%k2, %%k2\n"
+				 "\tvmovdqu64 r7_x0(%%rip), %%xmm16\n"
+				 "\tvmovdqu64 r7_x1(%%rip), %%xmm17\n"
+				 ::: "memory");
+		r7_btab[k]();
 	}
 	if (!strcmp(m, "a32abs")) {
 		if (mmap((void *)0xf0000000ul, 4096, PROT_READ | PROT_WRITE,
