@@ -36,6 +36,16 @@
  *            takes it as the address; the CPU zero-extends it.  The word
  *            at 0xf0000000 (0x11 stored through %rbx) then loaded into r12
  *            through %rbx (0x22) and overwritten.
+ *   a32lea   `addr32 lea 0xf0000000, %rax` (67 48 8d 04 25 ...): rax is
+ *            0xf0000000; rcv_sem.c takes rcv_addr()'s 64-bit sum.
+ *   xrel     `xrelease mov %eax, (%rbx)` (f3 89 03) and `f2 mov` (a
+ *            prefix the CPU ignores there), then loaded into r12/r13.
+ *   repfault `rep movsb` of 8 KiB into two pages, the second PROT_NONE:
+ *            the SIGSEGV handler mprotects it writable and the copy
+ *            resumes; bytes 10 and 5000 then loaded into r12, r13.
+ *   repjmp   the same, the handler siglongjmps out: the faulting rep
+ *            movsb wrote bytes 0..4095 and never completes; byte 10
+ *            then loaded into r12.
  *   scatter  vpscatterdd of zmm2 (bytes 0x80..0xbf) over 64 bytes of
  *            r7_sc set to 0x5a... by movq (indices 0..15, k1 all ones),
  *            then word 1 loaded into r12 (and overwritten, so that the
@@ -122,6 +132,7 @@ void r7_sweep(void);
  * zmm4 dword indices 0..15, zmm5 qword indices 0..7, k1 all ones.
  */
 unsigned char r7_mb[4096] __attribute__((aligned(64)));
+volatile long r7_g[4];
 unsigned char r7_sc[64] __attribute__((aligned(64)));
 unsigned char r7_y[64] __attribute__((aligned(64)));
 unsigned int r7_idx[16] __attribute__((aligned(64))) = {
@@ -285,6 +296,31 @@ static void via_pipe(long v)
 	close(fd[1]);
 }
 
+/* repfault: the SIGSEGV handler makes the faulting page writable. */
+static unsigned char *r7_dpage;
+unsigned char r7_src8k[8192];
+
+static void r7_segv(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)si;
+	(void)uc;
+	if (mprotect(r7_dpage + 4096, 4096, PROT_READ | PROT_WRITE))
+		_exit(4);
+}
+
+/* repjmp: the handler jumps out of the faulting rep movsb. */
+#include <setjmp.h>
+static sigjmp_buf r7_jb;
+
+static void r7_segv_jmp(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)si;
+	(void)uc;
+	siglongjmp(r7_jb, 1);
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -374,6 +410,93 @@ int main(int argc, char **argv)
 				 "\tnop\n\tnop\n\tnop\n"
 				 "\txor %%r12d, %%r12d\n"
 				 EXIT_NOW ::: "rbp", "r12", "memory");
+	}
+	if (!strcmp(m, "xrel")) {
+		__asm__ volatile("lea r7_g(%%rip), %%rbx\n"
+				 "\tmovq $0x11, (%%rbx)\n"
+				 "\tmov $0x22, %%eax\n"
+				 "\t.byte 0xf3, 0x89, 0x03\n" /* xrelease mov */
+				 "\tmov (%%rbx), %%r12d\n"
+				 "\tmov $0x33, %%eax\n"
+				 "\t.byte 0xf2, 0x89, 0x43, 0x08\n" /* f2 mov */
+				 "\tmov 8(%%rbx), %%r13d\n"
+				 "\tmovl $0, (%%rbx)\n"
+				 "\tmovl $0, 8(%%rbx)\n"
+				 "\tnop\n\tnop\n\tnop\n"
+				 "\txor %%r12d, %%r12d\n\txor %%r13d, %%r13d\n"
+				 EXIT_NOW ::: "rax", "rbx", "r12", "r13", "memory");
+	}
+	if (!strcmp(m, "a32lea")) {
+		__asm__ volatile("xor %%eax, %%eax\n"
+				 /* addr32 lea 0xf0000000, %%rax */
+				 "\t.byte 0x67, 0x48, 0x8d, 0x04, 0x25, 0, 0, 0, 0xf0\n"
+				 "\tnop\n\tnop\n\tnop\n"
+				 "\txor %%eax, %%eax\n"
+				 EXIT_NOW ::: "rax", "memory");
+	}
+	if (!strcmp(m, "repfault")) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = r7_segv;
+		sa.sa_flags = SA_SIGINFO;
+		sigaction(SIGSEGV, &sa, NULL);
+		r7_dpage = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (r7_dpage == MAP_FAILED)
+			return 3;
+		r7_dpage[10] = 0x11;
+		r7_dpage[5000] = 0x11;
+		if (mprotect(r7_dpage + 4096, 4096, PROT_NONE))
+			return 3;
+		for (int k = 0; k < 8192; k++)
+			r7_src8k[k] = (unsigned char)(k * 7 + 1);
+		__asm__ volatile("lea r7_src8k(%%rip), %%rsi\n"
+				 "\tmov %0, %%rdi\n"
+				 "\tmov $8192, %%ecx\n"
+				 "\tcld\n"
+				 "\trep movsb\n"
+				 "\tmov %0, %%rdi\n"
+				 "\tmovzbl 10(%%rdi), %%r12d\n"
+				 "\tmovzbl 5000(%%rdi), %%r13d\n"
+				 "\tmovb $0, 10(%%rdi)\n"
+				 "\tmovb $0, 5000(%%rdi)\n"
+				 "\tnop\n\tnop\n\tnop\n"
+				 "\txor %%r12d, %%r12d\n\txor %%r13d, %%r13d\n"
+				 EXIT_NOW :: "r"(r7_dpage)
+				 : "rsi", "rdi", "rcx", "r12", "r13", "memory");
+	}
+	if (!strcmp(m, "repjmp")) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = r7_segv_jmp;
+		sa.sa_flags = SA_SIGINFO;
+		sigaction(SIGSEGV, &sa, NULL);
+		r7_dpage = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (r7_dpage == MAP_FAILED)
+			return 3;
+		r7_dpage[10] = 0x11;
+		if (mprotect(r7_dpage + 4096, 4096, PROT_NONE))
+			return 3;
+		for (int k = 0; k < 8192; k++)
+			r7_src8k[k] = (unsigned char)(k * 7 + 1);
+		if (!sigsetjmp(r7_jb, 1))
+			__asm__ volatile("lea r7_src8k(%%rip), %%rsi\n"
+					 "\tmov %0, %%rdi\n"
+					 "\tmov $8192, %%ecx\n"
+					 "\tcld\n"
+					 "\trep movsb\n"
+					 :: "r"(r7_dpage)
+					 : "rsi", "rdi", "rcx", "memory");
+		__asm__ volatile("mov %0, %%rdi\n"
+				 "\tmovzbl 10(%%rdi), %%r12d\n"
+				 "\tmovb $0, 10(%%rdi)\n"
+				 "\tnop\n\tnop\n\tnop\n"
+				 "\txor %%r12d, %%r12d\n"
+				 EXIT_NOW :: "r"(r7_dpage)
+				 : "rdi", "r12", "memory");
 	}
 	if (!strcmp(m, "rolcl")) {
 		via_pipe(0x101);

@@ -75,7 +75,8 @@ bsweep() {
 	[ $bads = 0 ] && ok "review7.c bsweep: $k rows, wrong 0"
 }
 
-all="sweep bsweep msweep rolcl bswap16 a32abs scatter"
+all="sweep bsweep msweep rolcl bswap16 a32abs a32lea scatter xrel
+	repfault repjmp"
 for mode in ${REVIEW7_MODES:-$all}; do
 	if [ $mode = bsweep ]; then
 		bsweep
@@ -195,12 +196,56 @@ EOT
 	done
 }
 
-gmodes="rw a32abs scatter"
+# repjmp: the rep movsb that faults on its second page wrote the first
+# (byte 10 among them) and never completes (the handler siglongjmps):
+# from the end, one of the first three stops of reverse-continue with a
+# watchpoint on byte 10 must be at the fault (the instruction before the
+# handler's entry, or the entry), with stop and strict (with skip: the
+# copy's addresses are known, so it must stop there too).
+repjmp() {
+	rm -rf "$tmp/grj"
+	timeout 300 "$PTREC" record -q -o "$tmp/grj" "$REVIEW7" repjmp \
+		>/dev/null 2>"$tmp/log"
+	h=$("$PTREC" insns "$tmp/grj" 2>/dev/null |
+		grep -m1 '<r7_segv_jmp+0>' | cut -f1)
+	if [ -z "$h" ]; then
+		bad "review7.c repjmp: not recorded ($(tail -2 "$tmp/log"))"
+		return
+	fi
+	for mode in stop skip strict; do
+		wu=$mode
+		[ $mode = strict ] && wu=stop
+		PTREC_VALUES_STRICT=$([ $mode = strict ] && echo 1 || echo 0) \
+		timeout 300 "$PTREC" replay "$tmp/grj" -batch \
+			-ex "set pagination off" \
+			-ex "set ptrec watch-unknown $wu" -ex "ptrec goto end" \
+			-ex "watch -l *(char *)(r7_dpage + 10)" -ex "echo @@rc\n" \
+			-ex "reverse-continue" -ex "ptrec position" \
+			-ex "reverse-continue" -ex "ptrec position" \
+			-ex "reverse-continue" -ex "ptrec position" \
+			>"$tmp/gdb.out" 2>&1
+		got=$(sed -n '/^@@rc/,$p' "$tmp/gdb.out" |
+			grep -E 'position [0-9]+ of' |
+			sed 's/.*position \([0-9]*\) of.*/\1/' | tr '\n' ' ')
+		hit=
+		for q in $got; do
+			[ "$q" -ge $((h - 1)) ] && [ "$q" -le "$h" ] && hit=$q
+		done
+		if [ -n "$hit" ]; then
+			ok "review7.c repjmp ($mode): stops at the fault ($hit)"
+		else
+			bad "review7.c repjmp ($mode): missed: the faulting rep movsb wrote byte 10 between $((h - 1)) and $h; stops: $got"
+		fi
+	done
+}
+
+gmodes="rw a32abs scatter repjmp"
 for mode in ${REVIEW7_MODES:-$gmodes}; do
 	"$REVIEW7" $mode >/dev/null 2>&1
 	[ $? = 7 ] && continue
 	case $mode in
 	rw) rwcheck ;;
+	repjmp) repjmp ;;
 	a32abs) gwatch a32abs watch '*(int *)0xf0000000' \
 		'mov +%eax,0xf0000000\(,%eiz,1\)' ;;
 	scatter) gwatch scatter watch '*(long *)&r7_sc[8]' 'vpscatterdd' ;;
