@@ -52,6 +52,16 @@
  *            snapshot does not give it): capstone 4 decodes it as a
  *            dword store at [base] (the VSIB index dropped).
  *
+ * Laundering (R7L, as review6.c's): main's stack address &x reaches a
+ * raw-clone thread through the global r7_area, written by an
+ * instruction given by the mode (lword: mov, the control; lfnsave,
+ * lfxsave, lxsave: the x87 state holding it after fildq; lfstpt, lfbstp,
+ * lfstpl, lfistp; lmovntq, lmaskmovq, lmaskmovdqu, lpextrq, lmovdiri,
+ * lmovdir64b, lmovbe, lxadd, lcx16b, lpopmem, lscatter; lxlat: byte by
+ * byte through xlatb) or through the kernel (llseek: a memfd's file
+ * offset; lrlimit: RLIMIT_CORE by prlimit64, which rcv_escsys.c lists as
+ * keeping nothing); the thread stores 0x77 into x.
+ *
  * Exit 7: the case cannot be made here (skip).
  */
 #define _GNU_SOURCE
@@ -321,6 +331,84 @@ static void r7_segv_jmp(int sig, siginfo_t *si, void *uc)
 	siglongjmp(r7_jb, 1);
 }
 
+/*
+ * Laundering (as review6.c): main stores x = 0x11 on its stack (r13 =
+ * x), hands &x to a raw-clone thread in a way given by the mode, sets
+ * r7_go, waits for r7_done and loads x into r12 (0x77: the thread stored
+ * it through what it decoded).  The thread decodes by r7_kind from
+ * r7_area + r7_off: 0 a word, 1 an 80-bit float (fldt), 2 packed BCD
+ * (fbld), 3 a double (fldl), 4 a big-endian word (movbe), 5 the file
+ * offset of r7_fd (lseek SEEK_CUR), 6 RLIMIT_CORE's soft limit
+ * (getrlimit).
+ */
+__asm__(".text\n"
+	"r7_spawn:\n"
+	"\tpush %rbx\n\tpush %rbp\n\tpush %r12\n\tpush %r13\n"
+	"\tpush %r14\n\tpush %r15\n"
+	"\tmov %rdi, %r9\n"
+	"\txor %ebx, %ebx\n\txor %ebp, %ebp\n\txor %r12d, %r12d\n"
+	"\txor %r13d, %r13d\n\txor %r14d, %r14d\n\txor %r15d, %r15d\n"
+	"\txor %edx, %edx\n\txor %r10d, %r10d\n\txor %r8d, %r8d\n"
+	"\txor %esi, %esi\n\txor %edi, %edi\n\txor %ecx, %ecx\n"
+	"\txor %r11d, %r11d\n"
+	"\tlea r7_cstack+65536(%rip), %rsi\n"
+	"\tmov $0x10f00, %edi\n"
+	"\tmov $56, %eax\n"
+	"\tsyscall\n"
+	"\ttest %rax, %rax\n"
+	"\tjnz 1f\n"
+	"\tjmp *%r9\n"
+	"1:\tpop %r15\n\tpop %r14\n\tpop %r13\n\tpop %r12\n"
+	"\tpop %rbp\n\tpop %rbx\n\tret\n"
+	"r7_child_dec:\n"
+	"1:\tcmpq $0, r7_go(%rip)\n\tjnz 2f\n\tpause\n\tjmp 1b\n"
+	"2:\tlea r7_area(%rip), %rbx\n\tadd r7_off(%rip), %rbx\n"
+	"\tsub $64, %rsp\n"
+	"\tmov r7_kind(%rip), %rcx\n"
+	"\tcmp $0, %rcx\n\tjne 3f\n\tmov (%rbx), %rax\n\tjmp 9f\n"
+	"3:\tcmp $1, %rcx\n\tjne 3f\n\tfldt (%rbx)\n\tjmp 8f\n"
+	"3:\tcmp $2, %rcx\n\tjne 3f\n\tfbld (%rbx)\n\tjmp 8f\n"
+	"3:\tcmp $3, %rcx\n\tjne 3f\n\tfldl (%rbx)\n\tjmp 8f\n"
+	"3:\tcmp $4, %rcx\n\tjne 3f\n\tmovbe (%rbx), %rax\n\tjmp 9f\n"
+	"3:\tcmp $5, %rcx\n\tjne 3f\n"
+	"\tmov r7_fd(%rip), %edi\n\txor %esi, %esi\n\tmov $1, %edx\n"
+	"\tmov $8, %eax\n\tsyscall\n\tjmp 9f\n"
+	"3:\tmov $4, %edi\n\tmov %rsp, %rsi\n\tmov $97, %eax\n"
+	"\tsyscall\n\tmov (%rsp), %rax\n\tjmp 9f\n"
+	"8:\tfistpq (%rsp)\n\tmov (%rsp), %rax\n"
+	"9:\tmovq $0x77, (%rax)\n\tmovq $1, r7_done(%rip)\n"
+	"\txor %edi, %edi\n\tmov $60, %eax\n"
+	"\tsyscall\n");
+extern char r7_child_dec[];
+void r7_spawn(void *code);
+char r7_cstack[65536] __attribute__((aligned(16)));
+volatile long r7_go, r7_done, r7_kind, r7_off;
+int r7_fd;
+unsigned char r7_area[4096] __attribute__((aligned(64)));
+
+#define R7L(KIND, OFF, LAUNDER)						\
+	do {								\
+		volatile long x;					\
+		r7_kind = KIND;						\
+		r7_off = OFF;						\
+		r7_spawn(r7_child_dec);					\
+		__asm__ volatile("movq $0x11, %0\n"			\
+			 "\tmov %0, %%r13\n"				\
+			 "\tlea %0, %%rax\n"				\
+			 LAUNDER					\
+			 "\txor %%eax, %%eax\n"			\
+			 "\tmovq $1, r7_go(%%rip)\n"		\
+			 "1:\tcmpq $0, r7_done(%%rip)\n\tjnz 2f\n"	\
+			 "\tpause\n\tjmp 1b\n"			\
+			 "2:\tmov %0, %%r12\n"			\
+			 "\tnop\n\tnop\n\tnop\n"			\
+			 "\txor %%r12d, %%r12d\n\txor %%r13d, %%r13d\n" \
+			 EXIT_NOW					\
+			 : "+m"(x) : : "rax", "rbx", "rcx", "rdx", "rsi",	\
+			 "rdi", "r8", "r9", "r10", "r11", "r12", "r13",	\
+			 "memory");					\
+	} while (0)
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -498,6 +586,103 @@ int main(int argc, char **argv)
 				 EXIT_NOW :: "r"(r7_dpage)
 				 : "rdi", "r12", "memory");
 	}
+	/* Laundering: R7L's modes. */
+	if (!strcmp(m, "lword"))	/* the control: a plain store */
+		R7L(0, 0, "\tmov %%rax, r7_area(%%rip)\n");
+	if (!strcmp(m, "lfnsave"))	/* fildq; fnsave: ST0 at +28 */
+		R7L(1, 28, "\tsub $128, %%rsp\n\tmov %%rax, (%%rsp)\n"
+		    "\tfildq (%%rsp)\n\tmovq $0, (%%rsp)\n"
+		    "\tadd $128, %%rsp\n\tfnsave r7_area(%%rip)\n");
+	if (!strcmp(m, "lfxsave"))	/* fildq; fxsave64: ST0 at +32 */
+		R7L(1, 32, "\tsub $128, %%rsp\n\tmov %%rax, (%%rsp)\n"
+		    "\tfildq (%%rsp)\n\tmovq $0, (%%rsp)\n"
+		    "\tadd $128, %%rsp\n\tfxsave64 r7_area(%%rip)\n"
+		    "\tfstp %%st(0)\n");
+	if (!strcmp(m, "lxsave"))	/* fildq; xsave64 (x87): ST0 at +32 */
+		R7L(1, 32, "\tsub $128, %%rsp\n\tmov %%rax, (%%rsp)\n"
+		    "\tfildq (%%rsp)\n\tmovq $0, (%%rsp)\n"
+		    "\tadd $128, %%rsp\n\tmov $1, %%eax\n\txor %%edx, %%edx\n"
+		    "\txsave64 r7_area(%%rip)\n\tfstp %%st(0)\n");
+	if (!strcmp(m, "lfstpt"))	/* fildq; fstpt */
+		R7L(1, 0, "\tsub $128, %%rsp\n\tmov %%rax, (%%rsp)\n"
+		    "\tfildq (%%rsp)\n\tmovq $0, (%%rsp)\n"
+		    "\tadd $128, %%rsp\n\tfstpt r7_area(%%rip)\n");
+	if (!strcmp(m, "lfbstp"))	/* fildq; fbstp (packed BCD) */
+		R7L(2, 0, "\tsub $128, %%rsp\n\tmov %%rax, (%%rsp)\n"
+		    "\tfildq (%%rsp)\n\tmovq $0, (%%rsp)\n"
+		    "\tadd $128, %%rsp\n\tfbstp r7_area(%%rip)\n");
+	if (!strcmp(m, "lfstpl"))	/* fildq; fstpl (a double: exact) */
+		R7L(3, 0, "\tsub $128, %%rsp\n\tmov %%rax, (%%rsp)\n"
+		    "\tfildq (%%rsp)\n\tmovq $0, (%%rsp)\n"
+		    "\tadd $128, %%rsp\n\tfstpl r7_area(%%rip)\n");
+	if (!strcmp(m, "lfistp"))	/* fildq; fistpq to the global */
+		R7L(0, 0, "\tsub $128, %%rsp\n\tmov %%rax, (%%rsp)\n"
+		    "\tfildq (%%rsp)\n\tmovq $0, (%%rsp)\n"
+		    "\tadd $128, %%rsp\n\tfistpq r7_area(%%rip)\n");
+	if (!strcmp(m, "lmovntq"))	/* movq to mm0; movntq */
+		R7L(0, 0, "\tmovq %%rax, %%mm0\n\tmovntq %%mm0, r7_area(%%rip)\n"
+		    "\temms\n");
+	if (!strcmp(m, "lmaskmovq"))	/* mm0; maskmovq to [rdi] */
+		R7L(0, 0, "\tmovq %%rax, %%mm0\n\tpcmpeqb %%mm1, %%mm1\n"
+		    "\tlea r7_area(%%rip), %%rdi\n\tmaskmovq %%mm1, %%mm0\n"
+		    "\temms\n");
+	if (!strcmp(m, "lmaskmovdqu"))	/* xmm0; maskmovdqu to [rdi] */
+		R7L(0, 0, "\tmovq %%rax, %%xmm0\n\tpcmpeqb %%xmm1, %%xmm1\n"
+		    "\tlea r7_area(%%rip), %%rdi\n\tmaskmovdqu %%xmm1, %%xmm0\n"
+		    "\tpxor %%xmm0, %%xmm0\n");
+	if (!strcmp(m, "lpextrq"))	/* xmm0; pextrq to the global */
+		R7L(0, 0, "\tmovq %%rax, %%xmm0\n"
+		    "\tpextrq $0, %%xmm0, r7_area(%%rip)\n\tpxor %%xmm0, %%xmm0\n");
+	if (!strcmp(m, "lmovdiri"))
+		R7L(0, 0, "\tmovdiri %%rax, r7_area(%%rip)\n");
+	if (!strcmp(m, "lmovdir64b"))	/* 64 bytes from the stack */
+		R7L(0, 0, "\tsub $256, %%rsp\n\tmov %%rsp, %%rsi\n"
+		    "\tand $-64, %%rsi\n\tmov %%rax, (%%rsi)\n"
+		    "\tlea r7_area(%%rip), %%rdi\n\tmovdir64b (%%rsi), %%rdi\n"
+		    "\tmovq $0, (%%rsi)\n\tadd $256, %%rsp\n");
+	if (!strcmp(m, "lmovbe"))
+		R7L(4, 0, "\tmovbe %%rax, r7_area(%%rip)\n");
+	if (!strcmp(m, "lxadd"))	/* xadd into the global (0) */
+		R7L(0, 0, "\tlock xadd %%rax, r7_area(%%rip)\n");
+	if (!strcmp(m, "lcx16b"))	/* cmpxchg16b: rcx:rbx = 0:&x */
+		R7L(0, 0, "\tmov %%rax, %%rbx\n\txor %%ecx, %%ecx\n"
+		    "\txor %%eax, %%eax\n\txor %%edx, %%edx\n"
+		    "\tlock cmpxchg16b r7_area(%%rip)\n\txor %%ebx, %%ebx\n");
+	if (!strcmp(m, "lpopmem"))	/* push; pop into the global */
+		R7L(0, 0, "\tpush %%rax\n\tpopq r7_area(%%rip)\n");
+	if (!strcmp(m, "lscatter")) {	/* EVEX vpscatterqq */
+		if (!cpu_has_sweep())
+			return 7;
+		R7L(0, 0, "\tvmovq %%rax, %%xmm0\n\tvpxorq %%zmm5, %%zmm5, %%zmm5\n"
+		    "\tmov $1, %%ecx\n\tkmovw %%ecx, %%k1\n"
+		    "\tlea r7_area(%%rip), %%rbx\n"
+		    "\tvpscatterqq %%zmm0, (%%rbx,%%zmm5,8)%{%%k1%}\n"
+		    "\tvpxor %%xmm0, %%xmm0, %%xmm0\n");
+	}
+	if (!strcmp(m, "lxlat")) {	/* byte by byte through xlatb */
+		for (int k = 0; k < 256; k++)
+			r7_area[2048 + k] = (unsigned char)k;
+		R7L(0, 0, "\tmov %%rax, %%rsi\n\txor %%edx, %%edx\n"
+		    "\tlea r7_area+2048(%%rip), %%rbx\n\tmov $56, %%ecx\n"
+		    "3:\tmov %%rsi, %%rax\n\tshr %%cl, %%rax\n\txlatb\n"
+		    "\tmovzbl %%al, %%eax\n\tshl $8, %%rdx\n\tor %%rax, %%rdx\n"
+		    "\tsub $8, %%ecx\n\tjns 3b\n"
+		    "\tmov %%rdx, r7_area(%%rip)\n\txor %%esi, %%esi\n");
+	}
+	if (!strcmp(m, "llseek")) {	/* the file offset of a memfd */
+		r7_fd = memfd_create("r7", 0);
+		if (r7_fd < 0)
+			return 7;
+		R7L(5, 0, "\tmov r7_fd(%%rip), %%edi\n\tmov %%rax, %%rsi\n"
+		    "\txor %%edx, %%edx\n\tmov $8, %%eax\n\tsyscall\n"
+		    "\txor %%esi, %%esi\n");
+	}
+	if (!strcmp(m, "lrlimit"))	/* prlimit64(0, RLIMIT_CORE, {&x, inf}) */
+		R7L(6, 0, "\tsub $128, %%rsp\n\tmov %%rax, (%%rsp)\n"
+		    "\tmovq $-1, 8(%%rsp)\n\txor %%edi, %%edi\n"
+		    "\tmov $4, %%esi\n\tmov %%rsp, %%rdx\n\txor %%r10d, %%r10d\n"
+		    "\tmov $302, %%eax\n\tsyscall\n"
+		    "\tmovq $0, (%%rsp)\n\tadd $128, %%rsp\n");
 	if (!strcmp(m, "rolcl")) {
 		via_pipe(0x101);
 		__asm__ volatile("mov r7_u(%%rip), %%rcx\n"
