@@ -59,8 +59,9 @@
  * lfstpl, lfistp; lmovntq, lmaskmovq, lmaskmovdqu, lpextrq, lmovdiri,
  * lmovdir64b, lmovbe, lxadd, lcx16b, lpopmem, lscatter; lxlat: byte by
  * byte through xlatb) or through the kernel (llseek: a memfd's file
- * offset; lrlimit: RLIMIT_CORE by prlimit64, which rcv_escsys.c lists as
- * keeping nothing); the thread stores 0x77 into x.
+ * offset; lrlimit: RLIMIT_CORE by prlimit64; lpwoff: a memfd's size
+ * after pwrite64 at offset &x; rcv_escsys.c takes lseek, prlimit64 and
+ * pwrite64's offset as keeping nothing); the thread stores 0x77 into x.
  *
  * Exit 7: the case cannot be made here (skip).
  */
@@ -336,10 +337,10 @@ static void r7_segv_jmp(int sig, siginfo_t *si, void *uc)
  * x), hands &x to a raw-clone thread in a way given by the mode, sets
  * r7_go, waits for r7_done and loads x into r12 (0x77: the thread stored
  * it through what it decoded).  The thread decodes by r7_kind from
- * r7_area + r7_off: 0 a word, 1 an 80-bit float (fldt), 2 packed BCD
+ * r7_area + r7_off (x, 0x11 still, is loaded into r14 before r7_go): 0 a word, 1 an 80-bit float (fldt), 2 packed BCD
  * (fbld), 3 a double (fldl), 4 a big-endian word (movbe), 5 the file
  * offset of r7_fd (lseek SEEK_CUR), 6 RLIMIT_CORE's soft limit
- * (getrlimit).
+ * (getrlimit), 7 r7_fd's size less 1 (fstat).
  */
 __asm__(".text\n"
 	"r7_spawn:\n"
@@ -373,8 +374,12 @@ __asm__(".text\n"
 	"3:\tcmp $5, %rcx\n\tjne 3f\n"
 	"\tmov r7_fd(%rip), %edi\n\txor %esi, %esi\n\tmov $1, %edx\n"
 	"\tmov $8, %eax\n\tsyscall\n\tjmp 9f\n"
-	"3:\tmov $4, %edi\n\tmov %rsp, %rsi\n\tmov $97, %eax\n"
+	"3:\tcmp $6, %rcx\n\tjne 3f\n"
+	"\tmov $4, %edi\n\tmov %rsp, %rsi\n\tmov $97, %eax\n"
 	"\tsyscall\n\tmov (%rsp), %rax\n\tjmp 9f\n"
+	"3:\tsub $192, %rsp\n\tmov r7_fd(%rip), %edi\n\tmov %rsp, %rsi\n"
+	"\tmov $5, %eax\n\tsyscall\n\tmov 48(%rsp), %rax\n"
+	"\tdec %rax\n\tjmp 9f\n"
 	"8:\tfistpq (%rsp)\n\tmov (%rsp), %rax\n"
 	"9:\tmovq $0x77, (%rax)\n\tmovq $1, r7_done(%rip)\n"
 	"\txor %edi, %edi\n\tmov $60, %eax\n"
@@ -396,6 +401,9 @@ unsigned char r7_area[4096] __attribute__((aligned(64)));
 			 "\tmov %0, %%r13\n"				\
 			 "\tlea %0, %%rax\n"				\
 			 LAUNDER					\
+			 "\tmov %0, %%r14\n"				\
+			 "\tnop\n"					\
+			 "\txor %%r14d, %%r14d\n"			\
 			 "\txor %%eax, %%eax\n"			\
 			 "\tmovq $1, r7_go(%%rip)\n"		\
 			 "1:\tcmpq $0, r7_done(%%rip)\n\tjnz 2f\n"	\
@@ -406,7 +414,7 @@ unsigned char r7_area[4096] __attribute__((aligned(64)));
 			 EXIT_NOW					\
 			 : "+m"(x) : : "rax", "rbx", "rcx", "rdx", "rsi",	\
 			 "rdi", "r8", "r9", "r10", "r11", "r12", "r13",	\
-			 "memory");					\
+			 "r14", "memory");				\
 	} while (0)
 
 int main(int argc, char **argv)
@@ -676,6 +684,15 @@ int main(int argc, char **argv)
 		R7L(5, 0, "\tmov r7_fd(%%rip), %%edi\n\tmov %%rax, %%rsi\n"
 		    "\txor %%edx, %%edx\n\tmov $8, %%eax\n\tsyscall\n"
 		    "\txor %%esi, %%esi\n");
+	}
+	if (!strcmp(m, "lpwoff")) {	/* pwrite64 of a byte at offset &x */
+		r7_fd = memfd_create("r7", 0);
+		if (r7_fd < 0)
+			return 7;
+		R7L(7, 0, "\tmov r7_fd(%%rip), %%edi\n\tmov %%rax, %%r10\n"
+		    "\tlea r7_area(%%rip), %%rsi\n\tmov $1, %%edx\n"
+		    "\tmov $18, %%eax\n\tsyscall\n"
+		    "\txor %%r10d, %%r10d\n");
 	}
 	if (!strcmp(m, "lrlimit"))	/* prlimit64(0, RLIMIT_CORE, {&x, inf}) */
 		R7L(6, 0, "\tsub $128, %%rsp\n\tmov %%rax, (%%rsp)\n"
