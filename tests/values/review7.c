@@ -60,7 +60,8 @@
  * lmovdir64b, lmovbe, lxadd, lcx16b, lpopmem, lscatter; lxlat: byte by
  * byte through xlatb) or through the kernel (llseek: a memfd's file
  * offset; lrlimit: RLIMIT_CORE by prlimit64; lpwoff: a memfd's size
- * after pwrite64 at offset &x; rcv_escsys.c takes lseek, prlimit64 and
+ * after pwrite64 at offset &x; lofdlk: an OFD lock's start, fcntl
+ * F_OFD_SETLK; rcv_escsys.c takes lseek, prlimit64, fcntl and
  * pwrite64's offset as keeping nothing); the thread stores 0x77 into x.
  *
  * Exit 7: the case cannot be made here (skip).
@@ -340,7 +341,8 @@ static void r7_segv_jmp(int sig, siginfo_t *si, void *uc)
  * r7_area + r7_off (x, 0x11 still, is loaded into r14 before r7_go): 0 a word, 1 an 80-bit float (fldt), 2 packed BCD
  * (fbld), 3 a double (fldl), 4 a big-endian word (movbe), 5 the file
  * offset of r7_fd (lseek SEEK_CUR), 6 RLIMIT_CORE's soft limit
- * (getrlimit), 7 r7_fd's size less 1 (fstat).
+ * (getrlimit), 7 r7_fd's size less 1 (fstat), 8 the start of the OFD
+ * lock that r7_fd holds, through r7_fd2 (fcntl F_OFD_GETLK).
  */
 __asm__(".text\n"
 	"r7_spawn:\n"
@@ -377,9 +379,15 @@ __asm__(".text\n"
 	"3:\tcmp $6, %rcx\n\tjne 3f\n"
 	"\tmov $4, %edi\n\tmov %rsp, %rsi\n\tmov $97, %eax\n"
 	"\tsyscall\n\tmov (%rsp), %rax\n\tjmp 9f\n"
-	"3:\tsub $192, %rsp\n\tmov r7_fd(%rip), %edi\n\tmov %rsp, %rsi\n"
+	"3:\tcmp $7, %rcx\n\tjne 3f\n"
+	"\tsub $192, %rsp\n\tmov r7_fd(%rip), %edi\n\tmov %rsp, %rsi\n"
 	"\tmov $5, %eax\n\tsyscall\n\tmov 48(%rsp), %rax\n"
 	"\tdec %rax\n\tjmp 9f\n"
+	/* 8: F_OFD_GETLK on another open file description of the file */
+	"3:\tmovq $1, (%rsp)\n\tmovq $0, 8(%rsp)\n\tmovq $0, 16(%rsp)\n"
+	"\tmovq $0, 24(%rsp)\n\tmov r7_fd2(%rip), %edi\n"
+	"\tmov $36, %esi\n\tmov %rsp, %rdx\n\tmov $72, %eax\n"
+	"\tsyscall\n\tmov 8(%rsp), %rax\n\tjmp 9f\n"
 	"8:\tfistpq (%rsp)\n\tmov (%rsp), %rax\n"
 	"9:\tmovq $0x77, (%rax)\n\tmovq $1, r7_done(%rip)\n"
 	"\txor %edi, %edi\n\tmov $60, %eax\n"
@@ -388,7 +396,7 @@ extern char r7_child_dec[];
 void r7_spawn(void *code);
 char r7_cstack[65536] __attribute__((aligned(16)));
 volatile long r7_go, r7_done, r7_kind, r7_off;
-int r7_fd;
+int r7_fd, r7_fd2;
 unsigned char r7_area[4096] __attribute__((aligned(64)));
 
 #define R7L(KIND, OFF, LAUNDER)						\
@@ -693,6 +701,31 @@ int main(int argc, char **argv)
 		    "\tlea r7_area(%%rip), %%rsi\n\tmov $1, %%edx\n"
 		    "\tmov $18, %%eax\n\tsyscall\n"
 		    "\txor %%r10d, %%r10d\n");
+	}
+	if (!strcmp(m, "lofdlk")) {	/* an OFD lock at offset &x */
+		/* the path in a global, by hand: snprintf's stack FILE
+		 * would show the stack to the engine's escape analysis
+		 */
+		static char path[32] = "/proc/self/fd/";
+
+		r7_fd = memfd_create("r7", 0);
+		if (r7_fd < 0 || r7_fd > 99)
+			return 7;
+		if (r7_fd > 9) {
+			path[14] = (char)('0' + r7_fd / 10);
+			path[15] = (char)('0' + r7_fd % 10);
+		} else {
+			path[14] = (char)('0' + r7_fd);
+		}
+		r7_fd2 = open(path, O_RDWR);
+		if (r7_fd2 < 0)
+			return 7;
+		R7L(8, 0, "\tsub $128, %%rsp\n\tmovq $1, (%%rsp)\n"
+		    "\tmov %%rax, 8(%%rsp)\n\tmovq $1, 16(%%rsp)\n"
+		    "\tmovq $0, 24(%%rsp)\n\tmov r7_fd(%%rip), %%edi\n"
+		    "\tmov $37, %%esi\n\tmov %%rsp, %%rdx\n"
+		    "\tmov $72, %%eax\n\tsyscall\n"
+		    "\tmovq $0, 8(%%rsp)\n\tadd $128, %%rsp\n");
 	}
 	if (!strcmp(m, "lrlimit"))	/* prlimit64(0, RLIMIT_CORE, {&x, inf}) */
 		R7L(6, 0, "\tsub $128, %%rsp\n\tmov %%rax, (%%rsp)\n"

@@ -78,7 +78,8 @@ bsweep() {
 all="sweep bsweep msweep rolcl bswap16 a32abs a32lea scatter xrel
 	repfault repjmp lword lfnsave lfxsave lxsave lfstpt lfbstp lfstpl
 	lfistp lmovntq lmaskmovq lmaskmovdqu lpextrq lmovdiri lmovdir64b
-	lmovbe lxadd lcx16b lpopmem lscatter lxlat llseek lrlimit lpwoff"
+	lmovbe lxadd lcx16b lpopmem lscatter lxlat llseek lrlimit lpwoff
+	lofdlk"
 for mode in ${REVIEW7_MODES:-$all}; do
 	if [ $mode = bsweep ]; then
 		bsweep
