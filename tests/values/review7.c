@@ -25,6 +25,7 @@
  *   bsweep K the sweep's row K backward (BPRE below; the script runs
  *            every row): the registers before the row unknown but by
  *            what the engine infers back from the end (ud2 after it).
+ *   xsweep   SSE/AVX moves and shuffles (xsweep below).
  *   rw       (GDB) each row of review7_rw.tbl: an instruction that reads
  *            or writes a byte of its own slot; from right after it,
  *            reverse-continue with rwatch (r) or watch (w) on that byte
@@ -239,6 +240,44 @@ __asm__(".text\n"
 	"\tpop %r15\n\tpop %r14\n\tpop %r13\n\tpop %r12\n"
 	"\tpop %rbp\n\tpop %rbx\n\tret\n");
 void r7_rw(void);
+
+/*
+ * xsweep: SSE/AVX moves and shuffles (rcv_sse.c's and others): XPRE sets
+ * xmm0/1/2 through movq and punpcklqdq from known registers (each half
+ * distinct), r7_t's 64 bytes by movq, k1 all ones; after the row, XPOST
+ * takes xmm0's halves into rax and rbx (movq; movhps through r7_t+64)
+ * and r7_t's first 32 bytes into rcx, rdx, rsi, rdi: a wrong lane or a
+ * store's width shows as a wrong register.
+ */
+unsigned char r7_t[128] __attribute__((aligned(64)));
+__asm__(".macro XPRE\n"
+	"\tmovabs $0x1010101010101010, %rax\n\tmovq %rax, %xmm0\n"
+	"\tmovabs $0x2020202020202020, %rax\n\tmovq %rax, %xmm3\n"
+	"\tpunpcklqdq %xmm3, %xmm0\n"
+	"\tmovabs $0x3131313131313131, %rax\n\tmovq %rax, %xmm1\n"
+	"\tmovabs $0x4141414141414141, %rax\n\tmovq %rax, %xmm3\n"
+	"\tpunpcklqdq %xmm3, %xmm1\n"
+	"\tmovabs $0x5252525252525252, %rax\n\tmovq %rax, %xmm2\n"
+	"\tmovabs $0x6262626262626262, %rax\n\tmovq %rax, %xmm3\n"
+	"\tpunpcklqdq %xmm3, %xmm2\n"
+	"\tmovq $0x71, r7_t(%rip)\n\tmovq $0x72, r7_t+8(%rip)\n"
+	"\tmovq $0x73, r7_t+16(%rip)\n\tmovq $0x74, r7_t+24(%rip)\n"
+	"\tmovabs $0x0123456789abcdef, %r9\n"
+	"\tkxnorq %k1, %k1, %k1\n"
+	".endm\n"
+	".macro XPOST\n"
+	"\tmovq %xmm0, %rax\n"
+	"\tmovhps %xmm0, r7_t+64(%rip)\n\tmov r7_t+64(%rip), %rbx\n"
+	"\tmov r7_t(%rip), %rcx\n\tmov r7_t+8(%rip), %rdx\n"
+	"\tmov r7_t+16(%rip), %rsi\n\tmov r7_t+24(%rip), %rdi\n"
+	".endm\n"
+	".text\n"
+	".globl r7_xsweep\n"
+	"r7_xsweep:\n"
+	"\tpush %rbx\n"
+#include "review7_xsweep.inc"
+	"\tpop %rbx\n\tret\n");
+void r7_xsweep(void);
 
 /*
  * bsweep K: the sweep's row K backward.  BPRE loads every register but
@@ -480,6 +519,14 @@ int main(int argc, char **argv)
 				 "\tvmovdqu64 r7_x1(%%rip), %%xmm17\n"
 				 ::: "memory");
 		r7_btab[k]();
+	}
+	if (!strcmp(m, "xsweep")) {
+		if (!cpu_has_sweep())
+			return 7;
+		for (int k = 0; k < 64; k++)
+			r7_y[k] = (unsigned char)(0x80 + k);
+		r7_xsweep();
+		__asm__ volatile(EXIT_NOW ::: "memory");
 	}
 	if (!strcmp(m, "a32abs")) {
 		if (mmap((void *)0xf0000000ul, 4096, PROT_READ | PROT_WRITE,
