@@ -26,6 +26,8 @@
  *            every row): the registers before the row unknown but by
  *            what the engine infers back from the end (ud2 after it).
  *   xsweep   SSE/AVX moves and shuffles (xsweep below).
+ *   sysw     (GDB) system calls writing a buffer of known address, each
+ *            watched (sysw below).
  *   rw       (GDB) each row of review7_rw.tbl: an instruction that reads
  *            or writes a byte of its own slot; from right after it,
  *            reverse-continue with rwatch (r) or watch (w) on that byte
@@ -280,6 +282,24 @@ __asm__(".macro XPRE\n"
 void r7_xsweep(void);
 
 /*
+ * sysw (GDB): one system call per row of review7_sys.tbl (number, setup,
+ * a byte of its 256-byte slot of r7_sb, 0xff before, that the call
+ * writes), each labelled r7_s<row>, its buffer's address known (lea):
+ * from right after it, reverse-continue with a watchpoint on that byte
+ * must stop at it (the kernel's write), and from right before it,
+ * continue too.
+ */
+unsigned char r7_sb[8192] __attribute__((aligned(4096)));
+int r7_pr, r7_mf, r7_pid;
+char r7_root[] = "/", r7_lnk[] = "/proc/self/exe";
+__asm__(".text\n"
+	".globl r7_sysw\n"
+	"r7_sysw:\n"
+#include "review7_sys.inc"
+	"\tret\n");
+void r7_sysw(void);
+
+/*
  * bsweep K: the sweep's row K backward.  BPRE loads every register but
  * rsp from r7_bu, which read(2) filled from a pipe (unknown to the
  * engine: the sweep's values, rbp r7_buf), sets the flags from them by a
@@ -526,6 +546,19 @@ int main(int argc, char **argv)
 		for (int k = 0; k < 64; k++)
 			r7_y[k] = (unsigned char)(0x80 + k);
 		r7_xsweep();
+		__asm__ volatile(EXIT_NOW ::: "memory");
+	}
+	if (!strcmp(m, "sysw")) {
+		int p[2];
+
+		memset(r7_sb, 0xff, sizeof(r7_sb));
+		r7_mf = memfd_create("r7", 0);
+		if (pipe(p) || write(p[1], "abcdefgh", 8) != 8 || r7_mf < 0 ||
+		    write(r7_mf, "ABCDEFGH", 8) != 8)
+			return 7;
+		r7_pr = p[0];
+		r7_pid = getpid();
+		r7_sysw();
 		__asm__ volatile(EXIT_NOW ::: "memory");
 	}
 	if (!strcmp(m, "a32abs")) {
