@@ -41,6 +41,10 @@
  *            through %rbx (0x22) and overwritten.
  *   a32lea   `addr32 lea 0xf0000000, %rax` (67 48 8d 04 25 ...): rax is
  *            0xf0000000; rcv_sem.c takes rcv_addr()'s 64-bit sum.
+ *   movsxd32 movsxd without REX.W (63 c1: 32-bit operands, a plain
+ *            move that zero-extends; 66 63 c1: 16-bit, bits 16..63
+ *            kept): capstone 4 decodes both as `movsxd rax, ecx`, which
+ *            rcv_sem.c sign-extends to 64 bits.
  *   xrel     `xrelease mov %eax, (%rbx)` (f3 89 03) and `f2 mov` (a
  *            prefix the CPU ignores there), then loaded into r12/r13.
  *   repfault `rep movsb` of 8 KiB into two pages, the second PROT_NONE:
@@ -813,6 +817,18 @@ int main(int argc, char **argv)
 		    "\tmov $4, %%esi\n\tmov %%rsp, %%rdx\n\txor %%r10d, %%r10d\n"
 		    "\tmov $302, %%eax\n\tsyscall\n"
 		    "\tmovq $0, (%%rsp)\n\tadd $128, %%rsp\n");
+	if (!strcmp(m, "movsxd32")) {
+		__asm__ volatile("movabs $0x1122334455667788, %%rax\n"
+				 "\tmov $0x80000001, %%ecx\n"
+				 "\t.byte 0x63, 0xc1\n"	/* movsxd %%ecx, %%eax */
+				 "\tmov %%rax, %%r12\n"
+				 "\t.byte 0x66, 0x63, 0xc1\n"	/* movsxd %%cx, %%ax */
+				 "\tmov %%rax, %%r13\n"
+				 "\tnop\n\tnop\n\tnop\n"
+				 "\txor %%r12d, %%r12d\n\txor %%r13d, %%r13d\n"
+				 EXIT_NOW ::: "rax", "rcx", "r12", "r13",
+				 "memory");
+	}
 	if (!strcmp(m, "rolcl")) {
 		via_pipe(0x101);
 		__asm__ volatile("mov r7_u(%%rip), %%rcx\n"
