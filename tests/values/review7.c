@@ -45,6 +45,20 @@
  *            move that zero-extends; 66 63 c1: 16-bit, bits 16..63
  *            kept): capstone 4 decodes both as `movsxd rax, ecx`, which
  *            rcv_sem.c sign-extends to 64 bits.
+ *   pushfs   push %fs (and %gs), pop %rax: capstone 4 lists no write of
+ *            rsp for push/pop of a segment register.
+ *   lretq    far returns (lretq, lretq $16) to the same cs: capstone 4
+ *            lists no register written by retf.
+ *   lcall    a far call through memory (rex64 lcall *m), returning by
+ *            lretq.
+ *   pushf64  pushfq; pop; push; popfq, and pushf16 the same with an
+ *            operand-size prefix (2 bytes): under the software recorder
+ *            pushf sees TF (0x306 where the program untraced sees
+ *            0x206: record/emu_step.c clears the single step's TF in r11
+ *            after syscall only, not in what pushf stores, as GDB's
+ *            displaced stepping does), popf then sets TF in the program,
+ *            and the values engine counts 3 conflicts at the next
+ *            syscall (r11 against the flags before it).
  *   xrel     `xrelease mov %eax, (%rbx)` (f3 89 03) and `f2 mov` (a
  *            prefix the CPU ignores there), then loaded into r12/r13.
  *   repfault `rep movsb` of 8 KiB into two pages, the second PROT_NONE:
@@ -828,6 +842,71 @@ int main(int argc, char **argv)
 				 "\txor %%r12d, %%r12d\n\txor %%r13d, %%r13d\n"
 				 EXIT_NOW ::: "rax", "rcx", "r12", "r13",
 				 "memory");
+	}
+	if (!strcmp(m, "pushfs")) {	/* push %fs; pop %rax */
+		__asm__ volatile("push %%fs\n"
+				 "\tpop %%rax\n"
+				 "\tmov %%rsp, %%r12\n"
+				 "\tpush %%gs\n"
+				 "\tpop %%rax\n"
+				 "\tmov %%rsp, %%r13\n"
+				 "\tnop\n\tnop\n\tnop\n"
+				 "\txor %%r12d, %%r12d\n\txor %%r13d, %%r13d\n"
+				 EXIT_NOW ::: "rax", "r12", "r13", "memory");
+	}
+	if (!strcmp(m, "lretq")) {	/* a far return to the same cs */
+		__asm__ volatile("mov %%cs, %%eax\n"
+				 "\tpush %%rax\n"
+				 "\tlea 1f(%%rip), %%rax\n"
+				 "\tpush %%rax\n"
+				 "\tlretq\n"
+				 "1:\tmov %%rsp, %%r12\n"
+				 "\tsub $16, %%rsp\n"
+				 "\tmov %%cs, %%eax\n"
+				 "\tpush %%rax\n"
+				 "\tlea 2f(%%rip), %%rax\n"
+				 "\tpush %%rax\n"
+				 "\tlretq $16\n"
+				 "2:\tmov %%rsp, %%r13\n"
+				 "\tnop\n\tnop\n\tnop\n"
+				 "\txor %%r12d, %%r12d\n\txor %%r13d, %%r13d\n"
+				 EXIT_NOW ::: "rax", "r12", "r13", "memory");
+	}
+	if (!strcmp(m, "lcall")) {	/* far call through memory, lretq */
+		static unsigned long fp[2];
+
+		__asm__ volatile("lea 3f(%%rip), %%rax\n"
+				 "\tmov %%rax, %0\n"
+				 "\tmov %%cs, %%eax\n"
+				 "\tmov %%rax, 8+%0\n"
+				 "\trex64 lcall *%0\n"
+				 "\tmov %%rsp, %%r12\n"
+				 "\tjmp 4f\n"
+				 "3:\tmov %%rsp, %%r13\n"
+				 "\tlretq\n"
+				 "4:\tnop\n\tnop\n\tnop\n"
+				 "\txor %%r12d, %%r12d\n\txor %%r13d, %%r13d\n"
+				 EXIT_NOW : "+m"(fp) :: "rax", "r12", "r13",
+				 "memory");
+	}
+	if (!strcmp(m, "pushf64")) {	/* pushfq; pop %rax; push; popfq */
+		__asm__ volatile("pushfq\n"
+				 "\tpop %%rax\n"
+				 "\tmov %%rax, %%r12\n"
+				 "\tpush %%rax\n"
+				 "\tpopfq\n"
+				 "\tnop\n\tnop\n\tnop\n"
+				 "\txor %%r12d, %%r12d\n"
+				 EXIT_NOW ::: "rax", "r12", "memory");
+	}
+	if (!strcmp(m, "pushf16")) {	/* 66 9c / 66 9d: 2 bytes */
+		__asm__ volatile(".byte 0x66, 0x9c\n"
+				 "\tmov %%rsp, %%r12\n"
+				 "\t.byte 0x66, 0x9d\n"
+				 "\tmov %%rsp, %%r13\n"
+				 "\tnop\n\tnop\n\tnop\n"
+				 "\txor %%r12d, %%r12d\n\txor %%r13d, %%r13d\n"
+				 EXIT_NOW ::: "r12", "r13", "memory");
 	}
 	if (!strcmp(m, "rolcl")) {
 		via_pipe(0x101);

@@ -75,7 +75,8 @@ bsweep() {
 	[ $bads = 0 ] && ok "review7.c bsweep: $k rows, wrong 0"
 }
 
-all="sweep bsweep msweep xsweep rolcl bswap16 a32abs a32lea scatter movsxd32 xrel
+all="sweep bsweep msweep xsweep rolcl bswap16 a32abs a32lea scatter movsxd32
+	pushfs lretq lcall pushf64 pushf16 xrel
 	repfault repjmp lword lfnsave lfxsave lxsave lfstpt lfbstp lfstpl
 	lfistp lmovntq lmaskmovq lmaskmovdqu lpextrq lmovdiri lmovdir64b
 	lmovbe lxadd lcx16b lpopmem lscatter lxlat llseek lrlimit lpwoff
