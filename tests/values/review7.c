@@ -82,7 +82,8 @@
  * byte through xlatb) or through the kernel (llseek: a memfd's file
  * offset; lrlimit: RLIMIT_CORE by prlimit64; lpwoff: a memfd's size
  * after pwrite64 at offset &x; lofdlk: an OFD lock's start, fcntl
- * F_OFD_SETLK; rcv_escsys.c takes lseek, prlimit64, fcntl and
+ * F_OFD_SETLK; lwinsz: a pty's window size, TIOCSWINSZ, which
+ * ioctl_keeps_none() lists; rcv_escsys.c takes lseek, prlimit64, fcntl and
  * pwrite64's offset as keeping nothing); the thread stores 0x77 into x.
  *
  * Exit 7: the case cannot be made here (skip).
@@ -419,7 +420,8 @@ static void r7_segv_jmp(int sig, siginfo_t *si, void *uc)
  * (fbld), 3 a double (fldl), 4 a big-endian word (movbe), 5 the file
  * offset of r7_fd (lseek SEEK_CUR), 6 RLIMIT_CORE's soft limit
  * (getrlimit), 7 r7_fd's size less 1 (fstat), 8 the start of the OFD
- * lock that r7_fd holds, through r7_fd2 (fcntl F_OFD_GETLK).
+ * lock that r7_fd holds, through r7_fd2 (fcntl F_OFD_GETLK), 9 the
+ * window size of the pty r7_fd (TIOCGWINSZ).
  */
 __asm__(".text\n"
 	"r7_spawn:\n"
@@ -461,10 +463,16 @@ __asm__(".text\n"
 	"\tmov $5, %eax\n\tsyscall\n\tmov 48(%rsp), %rax\n"
 	"\tdec %rax\n\tjmp 9f\n"
 	/* 8: F_OFD_GETLK on another open file description of the file */
-	"3:\tmovq $1, (%rsp)\n\tmovq $0, 8(%rsp)\n\tmovq $0, 16(%rsp)\n"
+	"3:\tcmp $8, %rcx\n\tjne 3f\n"
+	"\tmovq $1, (%rsp)\n\tmovq $0, 8(%rsp)\n\tmovq $0, 16(%rsp)\n"
 	"\tmovq $0, 24(%rsp)\n\tmov r7_fd2(%rip), %edi\n"
 	"\tmov $36, %esi\n\tmov %rsp, %rdx\n\tmov $72, %eax\n"
 	"\tsyscall\n\tmov 8(%rsp), %rax\n\tjmp 9f\n"
+	/* 9: TIOCGWINSZ of r7_fd (a pty) */
+	"3:\tcmp $9, %rcx\n\tjne 3f\n"
+	"\tmov r7_fd(%rip), %edi\n\tmov $0x5413, %esi\n\tmov %rsp, %rdx\n"
+	"\tmov $16, %eax\n\tsyscall\n\tmov (%rsp), %rax\n\tjmp 9f\n"
+	"3:\tud2\n"
 	"8:\tfistpq (%rsp)\n\tmov (%rsp), %rax\n"
 	"9:\tmovq $0x77, (%rax)\n\tmovq $1, r7_done(%rip)\n"
 	"\txor %edi, %edi\n\tmov $60, %eax\n"
@@ -783,6 +791,44 @@ int main(int argc, char **argv)
 		    "\tsub $8, %%ecx\n\tjns 3b\n"
 		    "\tmov %%rdx, r7_area(%%rip)\n\txor %%esi, %%esi\n");
 	}
+	/* x87 state through a save area on the stack and back */
+	if (!strcmp(m, "lfrstor"))	/* fnsave on the stack, frstor */
+		R7L(0, 0, "\tsub $256, %%rsp\n\tmov %%rax, (%%rsp)\n"
+		    "\tfildq (%%rsp)\n\tmovq $0, (%%rsp)\n"
+		    "\tfnsave 16(%%rsp)\n\tfrstor 16(%%rsp)\n"
+		    "\tfistpq r7_area(%%rip)\n"
+		    "\tmovq $0, 44(%%rsp)\n\tmovq $0, 52(%%rsp)\n"
+		    "\tadd $256, %%rsp\n");
+	if (!strcmp(m, "lfldt"))	/* fnsave on the stack, fldt ST0 */
+		R7L(0, 0, "\tsub $256, %%rsp\n\tmov %%rax, (%%rsp)\n"
+		    "\tfildq (%%rsp)\n\tmovq $0, (%%rsp)\n"
+		    "\tfnsave 16(%%rsp)\n\tfldt 44(%%rsp)\n"
+		    "\tfistpq r7_area(%%rip)\n"
+		    "\tmovq $0, 44(%%rsp)\n\tmovq $0, 52(%%rsp)\n"
+		    "\tadd $256, %%rsp\n");
+	if (!strcmp(m, "lfxrstor"))	/* fxsave on the stack, fxrstor */
+		R7L(0, 0, "\tsub $1024, %%rsp\n\tmov %%rax, (%%rsp)\n"
+		    "\tfildq (%%rsp)\n\tmovq $0, (%%rsp)\n"
+		    "\tlea 64(%%rsp), %%rsi\n\tand $-64, %%rsi\n"
+		    "\tfxsave64 (%%rsi)\n\tfstp %%st(0)\n"
+		    "\tfxrstor64 (%%rsi)\n"
+		    "\tfistpq r7_area(%%rip)\n"
+		    "\tmovq $0, 32(%%rsi)\n\tmovq $0, 40(%%rsi)\n"
+		    "\tadd $1024, %%rsp\n\txor %%esi, %%esi\n");
+	if (!strcmp(m, "lxrstor"))	/* xsave (x87) on the stack, xrstor */
+		R7L(0, 0, "\tsub $4096, %%rsp\n\tmov %%rax, (%%rsp)\n"
+		    "\tfildq (%%rsp)\n\tmovq $0, (%%rsp)\n"
+		    "\tlea 64(%%rsp), %%rsi\n\tand $-64, %%rsi\n"
+		    "\tmov %%rsi, %%rdi\n\tmov $128, %%ecx\n\txor %%eax, %%eax\n"
+		    "\trep stosq\n"
+		    "\tmov $1, %%eax\n\txor %%edx, %%edx\n"
+		    "\txsave64 (%%rsi)\n\tfstp %%st(0)\n"
+		    "\tmov $1, %%eax\n\txor %%edx, %%edx\n"
+		    "\txrstor64 (%%rsi)\n"
+		    "\tfistpq r7_area(%%rip)\n"
+		    "\tmovq $0, 32(%%rsi)\n\tmovq $0, 40(%%rsi)\n"
+		    "\tadd $4096, %%rsp\n\txor %%esi, %%esi\n"
+		    "\txor %%edi, %%edi\n");
 	if (!strcmp(m, "llseek")) {	/* the file offset of a memfd */
 		r7_fd = memfd_create("r7", 0);
 		if (r7_fd < 0)
@@ -824,6 +870,15 @@ int main(int argc, char **argv)
 		    "\tmov $37, %%esi\n\tmov %%rsp, %%rdx\n"
 		    "\tmov $72, %%eax\n\tsyscall\n"
 		    "\tmovq $0, 8(%%rsp)\n\tadd $128, %%rsp\n");
+	}
+	if (!strcmp(m, "lwinsz")) {	/* TIOCSWINSZ of a pty: 8 bytes */
+		r7_fd = open("/dev/ptmx", O_RDWR | O_NOCTTY);
+		if (r7_fd < 0)
+			return 7;
+		R7L(9, 0, "\tsub $128, %%rsp\n\tmov %%rax, (%%rsp)\n"
+		    "\tmov r7_fd(%%rip), %%edi\n\tmov $0x5414, %%esi\n"
+		    "\tmov %%rsp, %%rdx\n\tmov $16, %%eax\n\tsyscall\n"
+		    "\tmovq $0, (%%rsp)\n\tadd $128, %%rsp\n");
 	}
 	if (!strcmp(m, "lrlimit"))	/* prlimit64(0, RLIMIT_CORE, {&x, inf}) */
 		R7L(6, 0, "\tsub $128, %%rsp\n\tmov %%rax, (%%rsp)\n"
