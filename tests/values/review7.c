@@ -59,6 +59,10 @@
  *            displaced stepping does), popf then sets TF in the program,
  *            and the values engine counts 3 conflicts at the next
  *            syscall (r11 against the flags before it).
+ *   vforkw   (GDB) a vfork child stores 2 into r7_g[2] and exits; the
+ *            parent loads it and stores 3: reverse-continue with a
+ *            watchpoint on r7_g[2] in the parent must stop at the
+ *            child's store (or at the vfork).
  *   xrel     `xrelease mov %eax, (%rbx)` (f3 89 03) and `f2 mov` (a
  *            prefix the CPU ignores there), then loaded into r12/r13.
  *   repfault `rep movsb` of 8 KiB into two pages, the second PROT_NONE:
@@ -962,6 +966,19 @@ int main(int argc, char **argv)
 				 "\tnop\n\tnop\n\tnop\n"
 				 "\txor %%r12d, %%r12d\n\txor %%r13d, %%r13d\n"
 				 EXIT_NOW ::: "r12", "r13", "memory");
+	}
+	if (!strcmp(m, "vforkw")) {	/* the vfork child stores r7_g[2] */
+		r7_g[2] = 1;
+		__asm__ volatile("mov $58, %%eax\n\tsyscall\n"
+				 "\ttest %%eax, %%eax\n\tjnz 1f\n"
+				 "\tmovq $2, r7_g+16(%%rip)\n"
+				 "\tmov $60, %%eax\n\txor %%edi, %%edi\n\tsyscall\n"
+				 "1:\tmov r7_g+16(%%rip), %%r12\n"
+				 "\tmovq $3, r7_g+16(%%rip)\n"
+				 "\tnop\n\tnop\n\tnop\n"
+				 "\txor %%r12d, %%r12d\n"
+				 EXIT_NOW ::: "rax", "rcx", "rdi", "r11", "r12",
+				 "memory");
 	}
 	if (!strcmp(m, "rolcl")) {
 		via_pipe(0x101);
