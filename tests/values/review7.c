@@ -28,6 +28,9 @@
  *   xsweep   SSE/AVX moves and shuffles (xsweep below).
  *   sysw     (GDB) system calls writing a buffer of known address, each
  *            watched (sysw below).
+ *   sysr     (GDB) system calls reading a buffer of known address
+ *            (write, pwrite64, writev, futex, nanosleep, rt_sigaction,
+ *            openat, stat...), each rwatched.
  *   rw       (GDB) each row of review7_rw.tbl: an instruction that reads
  *            or writes a byte of its own slot; from right after it,
  *            reverse-continue with rwatch (r) or watch (w) on that byte
@@ -63,6 +66,9 @@
  *            parent loads it and stores 3: reverse-continue with a
  *            watchpoint on r7_g[2] in the parent must stop at the
  *            child's store (or at the vfork).
+ *   pstack   a pthread whose stack (pthread_attr_setstack) is a local
+ *            array of main's: the thread's locals (0x77) over main's
+ *            memset (0x11), then main loads one into r12 after the join.
  *   xrel     `xrelease mov %eax, (%rbx)` (f3 89 03) and `f2 mov` (a
  *            prefix the CPU ignores there), then loaded into r12/r13.
  *   repfault `rep movsb` of 8 KiB into two pages, the second PROT_NONE:
@@ -322,6 +328,18 @@ __asm__(".text\n"
 	"\tret\n");
 void r7_sysw(void);
 
+/* sysr (GDB): system calls reading a buffer of known address (r7_sr,
+ * review7_sysr.tbl), each labelled r7_q<row>: rwatch on the byte.
+ */
+unsigned char r7_sr[4096] __attribute__((aligned(4096)));
+int r7_nul;
+__asm__(".text\n"
+	".globl r7_sysr\n"
+	"r7_sysr:\n"
+#include "review7_sysr.inc"
+	"\tret\n");
+void r7_sysr(void);
+
 /*
  * bsweep K: the sweep's row K backward.  BPRE loads every register but
  * rsp from r7_bu, which read(2) filled from a pipe (unknown to the
@@ -514,6 +532,41 @@ unsigned char r7_area[4096] __attribute__((aligned(64)));
 			 "r14", "memory");				\
 	} while (0)
 
+/* pstack: a thread on a stack carved from main's own stack. */
+#include <pthread.h>
+static void *r7_pstack_fn(void *a)
+{
+	volatile char loc[512];
+
+	for (int k = 0; k < 512; k++)
+		loc[k] = 0x77;
+	return (void *)(long)loc[7] + (long)a;
+}
+
+static __attribute__((noinline)) int pstack(void)
+{
+	char buf[65536] __attribute__((aligned(64)));
+	pthread_attr_t at;
+	pthread_t t;
+	long k;
+
+	memset(buf, 0x11, sizeof(buf));
+	if (pthread_attr_init(&at) ||
+	    pthread_attr_setstack(&at, buf, sizeof(buf)) ||
+	    pthread_create(&t, &at, r7_pstack_fn, NULL) ||
+	    pthread_join(t, NULL))
+		return 7;
+	/* the first byte from the top that the thread wrote */
+	for (k = sizeof(buf) - 1; k > 0 && buf[k] != 0x77; k--)
+		;
+	__asm__ volatile("movzbl (%0), %%r12d\n"
+			 "\tmovb $0, (%0)\n"
+			 "\tnop\n\tnop\n\tnop\n"
+			 "\txor %%r12d, %%r12d\n"
+			 EXIT_NOW :: "r"(buf + k) : "r12", "memory");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -576,6 +629,13 @@ int main(int argc, char **argv)
 		for (int k = 0; k < 64; k++)
 			r7_y[k] = (unsigned char)(0x80 + k);
 		r7_xsweep();
+		__asm__ volatile(EXIT_NOW ::: "memory");
+	}
+	if (!strcmp(m, "sysr")) {
+		r7_nul = open("/dev/null", O_WRONLY);
+		if (r7_nul < 0)
+			return 7;
+		r7_sysr();
 		__asm__ volatile(EXIT_NOW ::: "memory");
 	}
 	if (!strcmp(m, "sysw")) {
@@ -980,6 +1040,8 @@ int main(int argc, char **argv)
 				 EXIT_NOW ::: "rax", "rcx", "rdi", "r11", "r12",
 				 "memory");
 	}
+	if (!strcmp(m, "pstack"))
+		return pstack();
 	if (!strcmp(m, "rolcl")) {
 		via_pipe(0x101);
 		__asm__ volatile("mov r7_u(%%rip), %%rcx\n"
