@@ -69,6 +69,12 @@
  *   pstack   a pthread whose stack (pthread_attr_setstack) is a local
  *            array of main's: the thread's locals (0x77) over main's
  *            memset (0x11), then main loads one into r12 after the join.
+ *   shmalias one SysV segment attached twice (A, B; alias_run): r13 =
+ *            *B after *A = 0x11 (kept to the end), *A = 0x22, r12 = *B;
+ *            both unmapped before the end.  mfdalias: a memfd mapped
+ *            MAP_SHARED twice; remapalias: mremap(A, 0, 4096, MAYMOVE)
+ *            of a shared anonymous mapping (a second mapping of it).
+ *            mfdaliaskeep, shmaliaskeep: both mappings kept to the end.
  *   xrel     `xrelease mov %eax, (%rbx)` (f3 89 03) and `f2 mov` (a
  *            prefix the CPU ignores there), then loaded into r12/r13.
  *   repfault `rep movsb` of 8 KiB into two pages, the second PROT_NONE:
@@ -567,6 +573,37 @@ static __attribute__((noinline)) int pstack(void)
 	return 0;
 }
 
+/*
+ * shmalias: one SysV segment attached twice (A, B), both detached before
+ * the end.  r13 = *B after *A = 0x11 (kept to the end), then *A = 0x22,
+ * r12 = *B (0x22).  MAPALIAS: the same with a memfd mapped MAP_SHARED
+ * twice, and with mremap(A, 0, 4096, MREMAP_MAYMOVE) (a second mapping
+ * of the same shared pages).
+ */
+#include <sys/ipc.h>
+#include <sys/shm.h>
+int r7_keep;	/* alias_run: keep both mappings to the end */
+static int alias_run(char *a, char *b)
+{
+	__asm__ volatile("movq $0x11, (%0)\n"
+			 "\tmov (%1), %%r13\n"
+			 "\tmovq $0x22, (%0)\n"
+			 "\tmov (%1), %%r12\n"
+			 "\tnop\n\tnop\n\tnop\n"
+			 "\txor %%r12d, %%r12d\n"
+			 /* munmap both (shmdt's pages too), then exit */
+			 "\tcmpl $0, r7_keep(%%rip)\n\tjne 5f\n"
+			 "\tmov %0, %%rdi\n\tmov $4096, %%esi\n"
+			 "\tmov $11, %%eax\n\tsyscall\n"
+			 "\tmov %1, %%rdi\n\tmov $4096, %%esi\n"
+			 "\tmov $11, %%eax\n\tsyscall\n"
+			 "5:\n"
+			 EXIT_NOW :: "r"(a), "r"(b)
+			 : "rax", "rcx", "rdx", "rsi", "rdi", "r11", "r12",
+			 "r13", "memory");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -1042,6 +1079,47 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(m, "pstack"))
 		return pstack();
+	if (!strcmp(m, "mfdaliaskeep") || !strcmp(m, "shmaliaskeep")) {
+		r7_keep = 1;
+		m = m[0] == 'm' ? "mfdalias" : "shmalias";
+	}
+	if (!strcmp(m, "shmalias")) {
+		int id = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+		char *a, *b;
+
+		if (id < 0)
+			return 7;
+		a = shmat(id, NULL, 0);
+		b = shmat(id, NULL, 0);
+		shmctl(id, IPC_RMID, NULL);
+		if (a == (void *)-1 || b == (void *)-1)
+			return 7;
+		return alias_run(a, b);
+	}
+	if (!strcmp(m, "mfdalias")) {
+		int fd = memfd_create("r7a", 0);
+		char *a, *b;
+
+		if (fd < 0 || ftruncate(fd, 4096))
+			return 7;
+		a = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		b = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		close(fd);
+		if (a == MAP_FAILED || b == MAP_FAILED)
+			return 7;
+		return alias_run(a, b);
+	}
+	if (!strcmp(m, "remapalias")) {
+		char *a = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0), *b;
+
+		if (a == MAP_FAILED)
+			return 7;
+		b = mremap(a, 0, 4096, MREMAP_MAYMOVE);
+		if (b == MAP_FAILED)
+			return 7;
+		return alias_run(a, b);
+	}
 	if (!strcmp(m, "rolcl")) {
 		via_pipe(0x101);
 		__asm__ volatile("mov r7_u(%%rip), %%rcx\n"
