@@ -583,8 +583,11 @@ static __attribute__((noinline)) int pstack(void)
 #include <sys/ipc.h>
 #include <sys/shm.h>
 int r7_keep;	/* alias_run: keep both mappings to the end */
+char *volatile r7_pa, *volatile r7_pb;
 static int alias_run(char *a, char *b)
 {
+	r7_pa = a;
+	r7_pb = b;
 	__asm__ volatile("movq $0x11, (%0)\n"
 			 "\tmov (%1), %%r13\n"
 			 "\tmovq $0x22, (%0)\n"

@@ -320,7 +320,9 @@ EOT
 	done
 }
 
-gmodes="rw sysw sysr a32abs scatter repjmp"
+# mfdaliaskeep: the store of 0x22 through A changes B (one memfd page
+# mapped twice, both kept): watch -l on B must stop there.
+gmodes="rw sysw sysr a32abs scatter repjmp mfdaliaskeep"
 for mode in ${REVIEW7_MODES:-$gmodes}; do
 	"$REVIEW7" $mode >/dev/null 2>&1
 	[ $? = 7 ] && continue
@@ -329,6 +331,8 @@ for mode in ${REVIEW7_MODES:-$gmodes}; do
 	sysw) syswcheck sysw review7_sys.tbl r7_s r7_sb 256 watch ;;
 	sysr) syswcheck sysr review7_sysr.tbl r7_q r7_sr 256 rwatch todo ;;
 	repjmp) repjmp ;;
+	mfdaliaskeep) gwatch mfdaliaskeep 'watch -l' '*(long *)r7_pb' \
+		'movq +\$0x22,\(%r' ;;
 	a32abs) gwatch a32abs watch '*(int *)0xf0000000' \
 		'mov +%eax,0xf0000000\(,%eiz,1\)' ;;
 	scatter) gwatch scatter watch '*(long *)&r7_sc[8]' 'vpscatterdd' ;;
