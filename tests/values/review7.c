@@ -75,6 +75,9 @@
  *            MAP_SHARED twice; remapalias: mremap(A, 0, 4096, MAYMOVE)
  *            of a shared anonymous mapping (a second mapping of it).
  *            mfdaliaskeep, shmaliaskeep: both mappings kept to the end.
+ *   scatterend a vpscatterdd whose element 8 faults (PROT_NONE, no
+ *            handler): elements 0..7 are stored and the history ends
+ *            at it; r12 loaded element 0's first byte (0x5b) before.
  *   xrel     `xrelease mov %eax, (%rbx)` (f3 89 03) and `f2 mov` (a
  *            prefix the CPU ignores there), then loaded into r12/r13.
  *   repfault `rep movsb` of 8 KiB into two pages, the second PROT_NONE:
@@ -1122,6 +1125,28 @@ int main(int argc, char **argv)
 		if (b == MAP_FAILED)
 			return 7;
 		return alias_run(a, b);
+	}
+	if (!strcmp(m, "scatterend")) {	/* a scatter that faults half way */
+		char *pg = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (!cpu_has_sweep() || pg == MAP_FAILED ||
+		    mprotect(pg + 4096, 4096, PROT_NONE))
+			return 7;
+		for (int k = 0; k < 64; k++)
+			r7_y[k] = (unsigned char)(0x80 + k);
+		memset(pg, 0x5b, 4096);
+		/* elements 0..7 in the first page, 8.. in the second */
+		__asm__ volatile("mov %0, %%rbp\n"
+				 "\tmovzbl (%%rbp), %%r12d\n"
+				 "\tnop\n"
+				 "\txor %%r12d, %%r12d\n"
+				 "\tvmovdqu64 r7_y(%%rip), %%zmm2\n"
+				 "\tvmovdqu64 r7_idx(%%rip), %%zmm4\n"
+				 "\tkxnorw %%k1, %%k1, %%k1\n"
+				 "\tvpscatterdd %%zmm2, (%%rbp,%%zmm4,4)%{%%k1%}\n"
+				 EXIT_NOW :: "r"(pg + 4096 - 32)
+				 : "rbp", "r12", "memory");
 	}
 	if (!strcmp(m, "rolcl")) {
 		via_pipe(0x101);
