@@ -532,6 +532,28 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		}
 	}
 	in->nops = (uint8_t)(x->op_count < 3 ? x->op_count : 3);
+	/* 0x67 with an absolute address: capstone 4 gives the disp
+	 * sign-extended, the CPU truncates the effective address to 32
+	 * bits (SDM Vol. 1 3.3.7: zero-extended to 64).  A 32-bit base or
+	 * index is already an unknown address (mem_reg()); review7 a32abs
+	 * and a32lea.
+	 */
+	for (i = 0; in->a32 && i < in->nops; i++)
+		if (in->op[i].type == RCV_OP_MEM && in->op[i].base == -1 &&
+		    in->op[i].index == -1)
+			in->op[i].imm = (int64_t)(uint32_t)in->op[i].imm;
+	/* movsxd without REX.W is a 32-bit move (63 /r: its result
+	 * zero-extended like any 32-bit write) or with 0x66 a 16-bit one
+	 * (SDM Vol. 2B MOVSX/MOVSXD); capstone 4 decodes both as
+	 * `movsxd rax, ecx`, which would sign-extend (review7 movsxd32).
+	 */
+	if (in->id == X86_INS_MOVSXD && !(x->rex & 0x08) && in->nops == 2) {
+		uint8_t w = x->prefix[2] == X86_PREFIX_OPSIZE ? 2 : 4;
+
+		in->id = X86_INS_MOV;
+		in->op[0].size = w;
+		in->op[1].size = w;
+	}
 	/* fs as an operand (mov fs, r; pop fs, which capstone 4 does not
 	 * list as writing it): fs_base may change.
 	 */
