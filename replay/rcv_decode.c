@@ -428,6 +428,33 @@ static bool modelled(unsigned int id)
 static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		   size_t len, uint8_t iclass, struct rcv_ins *in);
 
+bool rcv_vsib(const uint8_t *raw, size_t len)
+{
+	size_t i = 0;
+
+	/* Legacy prefixes may precede VEX and EVEX (REX may not). */
+	while (i < len && (raw[i] == 0x66 || raw[i] == 0x67 ||
+			   raw[i] == 0xf2 || raw[i] == 0xf3 ||
+			   raw[i] == 0xf0 || raw[i] == 0x2e ||
+			   raw[i] == 0x36 || raw[i] == 0x3e ||
+			   raw[i] == 0x26 || raw[i] == 0x64 || raw[i] == 0x65))
+		i++;
+	/* VEX3: C4, RXBmmmmm, WvvvvLpp, opcode (SDM Vol. 2A 2.3.5) */
+	if (i + 3 < len && raw[i] == 0xc4)
+		return (raw[i + 1] & 0x1f) == 2 &&
+		       raw[i + 3] >= 0x90 && raw[i + 3] <= 0x93;
+	/* EVEX: 62, P0 (mmm in bits 0-2), P1, P2, opcode (2.7.1) */
+	if (i + 4 < len && raw[i] == 0x62) {
+		uint8_t op = raw[i + 4];
+
+		return (raw[i + 1] & 0x07) == 2 &&
+		       ((op >= 0x90 && op <= 0x93) ||
+			(op >= 0xa0 && op <= 0xa3) || op == 0xc6 ||
+			op == 0xc7);
+	}
+	return false;
+}
+
 void rcv_decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		size_t len, uint8_t iclass, struct rcv_ins *in)
 {
@@ -469,7 +496,8 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	in->len = (uint8_t)len;
 	in->next = ip + len;
 	in->iclass = iclass;
-	if (!cs_disasm_iter(d->cs, &code, &size, &addr, d->ci) ||
+	if (rcv_vsib(raw, len) ||
+	    !cs_disasm_iter(d->cs, &code, &size, &addr, d->ci) ||
 	    d->ci->size != len) {
 		in->flags = RCV_I_BAD | RCV_I_BARRIER | RCV_I_MEMBAR;
 		in->gr = 0xffff;
