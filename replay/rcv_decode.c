@@ -362,6 +362,64 @@ static bool op0_read_only(unsigned int id, unsigned int nops)
 }
 
 /*
+ * The x87 and SSE state loads (review7 rw): capstone 4 gives fxrstor's
+ * and xrstor's area as 8 bytes.  FXRSTOR reads 512 bytes (SDM Vol. 1
+ * 10.5.1), XRSTOR and XRSTORS as many as XCR0 and the mask select (13.8):
+ * size 0, an extent not known.  Each only reads it; true for these.
+ */
+static bool state_load(struct rcv_ins *in)
+{
+	struct rcv_op *m = &in->op[0];
+
+	if (in->nops != 1 || m->type != RCV_OP_MEM)
+		return false;
+	switch (in->id) {
+	case X86_INS_FXRSTOR: case X86_INS_FXRSTOR64:
+		m->size = 0;	/* 512: more than an operand holds */
+		m->access = CS_AC_READ;
+		return true;
+	case X86_INS_XRSTOR: case X86_INS_XRSTOR64: case X86_INS_XRSTORS:
+	case X86_INS_XRSTORS64:
+		m->size = 0;
+		m->access = CS_AC_READ;
+		return true;
+	case X86_INS_LDMXCSR: case X86_INS_VLDMXCSR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * An x87 instruction's memory operand (opcodes D8-DF): capstone 4's
+ * access flags are not trusted (frstor's 108-byte area is "4 bytes
+ * written").  These store (SDM Vol. 1 8.x and Vol. 2 for each), every
+ * other one only reads: false for a store, true (and the access set)
+ * for a load.  frstor reads 108 bytes in 64-bit mode (8.1.10): size 0.
+ */
+static bool x87_mem(struct rcv_ins *in)
+{
+	struct rcv_op *m = &in->op[0];
+
+	if (!in->nops || m->type != RCV_OP_MEM)
+		return false;
+	switch (in->id) {
+	case X86_INS_FST: case X86_INS_FSTP: case X86_INS_FSTPNCE:
+	case X86_INS_FIST: case X86_INS_FISTP: case X86_INS_FISTTP:
+	case X86_INS_FBSTP: case X86_INS_FNSTCW: case X86_INS_FNSTSW:
+	case X86_INS_FNSTENV: case X86_INS_FNSAVE:
+		m->access = CS_AC_WRITE;
+		return false;
+	case X86_INS_FRSTOR:
+		m->size = 0;
+		/* fall through */
+	default:
+		m->access = CS_AC_READ;
+		return true;
+	}
+}
+
+/*
  * The general-purpose registers @in may read: capstone's list (@rr, @nr:
  * implicit ones too), its register operands read and its memory operands'
  * base and index, and a system call's number and six arguments; not the
@@ -489,6 +547,7 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	uint8_t nr = 0, nw = 0;
 	cs_x86 *x;
 	int i, g, sz, sh;
+	bool ro;
 
 	memset(in, 0, sizeof(*in));
 	in->xw = 0xffff;	/* not decoded by capstone: every xmm */
@@ -582,6 +641,9 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		in->op[0].size = w;
 		in->op[1].size = w;
 	}
+	ro = op0_read_only(in->id, in->nops) || state_load(in);
+	if (x->opcode[0] >= 0xd8 && x->opcode[0] <= 0xdf)
+		ro = x87_mem(in) || ro;
 	/* fs as an operand (mov fs, r; pop fs, which capstone 4 does not
 	 * list as writing it): fs_base may change.
 	 */
@@ -589,14 +651,14 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		if (x->operands[i].type == X86_OP_REG &&
 		    x->operands[i].reg == X86_REG_FS)
 			in->flags |= RCV_I_FSW;
-	if (in->nops && !op0_read_only(in->id, in->nops) &&
+	if (in->nops && !ro &&
 	    (in->op[0].type == RCV_OP_MEM || in->op[0].type == RCV_OP_REG ||
 	     in->op[0].type == RCV_OP_XMM))
 		in->op[0].access |= CS_AC_WRITE;
 	/* And the other way: capstone 4 marks the memory operand of
 	 * `test [rbx], imm` as written; the SDM says these only read it.
 	 */
-	if (in->nops && op0_read_only(in->id, in->nops))
+	if (in->nops && ro)
 		in->op[0].access &= (uint8_t)~CS_AC_WRITE;
 	/* pop [mem] computes its address with rsp after the pop. */
 	if (in->id == X86_INS_POP && in->nops == 1 &&
