@@ -83,6 +83,20 @@ values-review6: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW6)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
 		REVIEW6=$(CURDIR)/$(REVIEW6) tests/values/review6.sh
 
+# Review 7's reproducers (tests/values/review7.c, the sweep's list in
+# review7_sweep.inc): not in make check.
+REVIEW7 := $(BUILD)/tests/values/review7
+$(REVIEW7): tests/values/review7.c tests/values/review7_sweep.inc \
+		tests/values/review7_msweep.inc tests/values/review7_rw.inc \
+		tests/values/review7_bsweep.inc tests/values/review7_xsweep.inc \
+		tests/values/review7_sys.inc tests/values/review7_sysr.inc
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Wall -Werror -pthread -Wl,-z,now -o $@ $<
+
+values-review7: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW7)
+	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
+		REVIEW7=$(CURDIR)/$(REVIEW7) tests/values/review7.sh
+
 values-test: $(PTREC) $(VALCHECK) $(VALWIN) $(PROG_BINS) $(UNSOUND) \
 		$(HOLES) $(ROTHREADS) $(REVIEW2) $(REVIEW4)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
@@ -142,7 +156,7 @@ gdb-values-test: $(PTREC) $(PTREC_SERVER) $(GDB_VALUES) $(VALCHECK) \
 		VALCHECK=$(CURDIR)/$(VALCHECK) tests/gdb/values.sh
 
 .PHONY: values-test gdb-values-test values-review2 values-review4 \
-	values-review5 values-review6
+	values-review5 values-review6 values-review7
 CHECK_EXTRA += values-test gdb-values-test values-review4 values-review5
 
 # Latency of a value question against the instruction alone (values-bench).

@@ -226,6 +226,60 @@ static int bit_access(const struct rcv_ctx *c, const struct rcv_where *at,
 	return (int)(n < max ? n : max);
 }
 
+/*
+ * The bytes memory operand @op of @in covers: its size, or for the state
+ * loads rcv_decode.c gives size 0, fxrstor's 512 (SDM Vol. 1 10.5.1) and
+ * frstor's 108 (8.1.10); 0 (not known) for xrstor's.
+ */
+static uint64_t op_extent(const struct rcv_ins *in, const struct rcv_op *op)
+{
+	if (op->size)
+		return op->size;
+	switch (in->id) {
+	case X86_INS_FXRSTOR: case X86_INS_FXRSTOR64:
+		return 512;
+	case X86_INS_FRSTOR:
+		return 108;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Reads no operand names (review7 rw): xlat reads [rbx + al] (ebx with
+ * 0x67); enter with nesting level L > 1 copies L - 1 frame pointers from
+ * [rbp - 8] down (SDM Vol. 2A ENTER, 64-bit operand size).
+ */
+static size_t implicit_reads(const struct rcv_ctx *c,
+			     const struct rcv_where *at, struct rp_access *acc,
+			     size_t n, size_t max)
+{
+	const struct rcv_ins *in = at->in;
+	struct rcv_val b, x;
+	unsigned int lvl;
+
+	if (in->id == X86_INS_XLATB) {
+		b = at->pre->r[RP_REG_RBX];
+		x = at->pre->r[RP_REG_RAX];
+		n = acc_add(acc, n, max, RP_ACC_READ,
+			    b.k == ~0ull && (x.k & 0xff) == 0xff && !in->a32,
+			    b.v + (x.v & 0xff), 1);
+		return n;
+	}
+	if (in->id != X86_INS_ENTER || in->nops != 2 ||
+	    in->op[1].type != RCV_OP_IMM)
+		return n;
+	lvl = (unsigned int)in->op[1].imm & 31;
+	if (lvl < 2)
+		return n;
+	b = at->pre->r[RP_REG_RBP];
+	n = acc_add(acc, n, max, RP_ACC_READ, b.k == ~0ull,
+		    b.v - 8ull * (lvl - 1), 8ull * (lvl - 1));
+	if (n <= max)
+		acc_bounds(c, at, NULL, &acc[n - 1]);
+	return n;
+}
+
 int rcv_accesses(const struct rcv_ctx *c, const struct rcv_where *at,
 		 struct rp_access *acc, size_t max)
 {
@@ -300,9 +354,15 @@ int rcv_accesses(const struct rcv_ctx *c, const struct rcv_where *at,
 		 */
 		for (o = 0; o < in->nops; o++) {
 			const struct rcv_op *op = &in->op[o];
+			uint64_t ext = op_extent(in, op);
 			struct rcv_val ad;
 
-			if (op->type != RCV_OP_MEM || !(op->access & 1))
+			/* Capstone 4 gives an EVEX masked load's memory
+			 * operand no access (vmovdqu8 (%rbp),%zmm0{%k1},
+			 * vpexpandd: review7 rw): a read.
+			 */
+			if (op->type != RCV_OP_MEM ||
+			    (op->access && !(op->access & 1)))
 				continue;
 			if (rcv_bitop_far(in)) {
 				/* base + (bit offset >> 3): anywhere */
@@ -312,12 +372,12 @@ int rcv_accesses(const struct rcv_ctx *c, const struct rcv_where *at,
 			}
 			ad = rcv_addr(c, in, op, pre);
 			n = acc_add(acc, n, max, RP_ACC_READ,
-				    ad.k == ~0ull && op->size, ad.v,
-				    op->size);
+				    ad.k == ~0ull && ext, ad.v, ext);
 			if (n <= max)
 				acc_bounds(c, at, op, &acc[n - 1]);
 		}
 	}
+	n = implicit_reads(c, at, acc, n, max);
 	/* Capstone 4 marks some compares' memory operand written. */
 	if (in->id == X86_INS_CMP || in->id == X86_INS_TEST ||
 	    in->id == X86_INS_BT)
@@ -376,6 +436,7 @@ static bool may_access(const struct rcv_ins *in, unsigned int kinds)
 	case X86_INS_POP:
 	case X86_INS_RET:
 	case X86_INS_LEAVE:
+	case X86_INS_XLATB:
 		if (kinds & RP_ACC_READ)
 			return true;
 		break;

@@ -153,13 +153,18 @@ bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 		}
 		break;
 	case X86_INS_BSWAP:
+		/* A 16-bit bswap is undefined (SDM Vol. 2A BSWAP): no
+		 * inverse (review7 bswap16).
+		 */
 		b = reg_get(post, d->reg, sz, 0);
-		if (full(b, sz))
+		if (sz >= 4 && full(b, sz))
 			learn(&p, d->reg, sz, 0, known(rcv_bswap(b.v, sz)));
 		break;
 	case X86_INS_ROL: case X86_INS_ROR: {
-		/* Rotating back is exact (the count register is not
-		 * written, so its value after is its value before).
+		/* Rotating back is exact when the count register is not
+		 * the one rotated, so that its value after is its value
+		 * before (`rol %cl, %rcx` rotates rcx by the cl before:
+		 * review7 rolcl).
 		 */
 		unsigned int n, bits = 8 * sz;
 		uint64_t r;
@@ -172,6 +177,9 @@ bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 		b = d->type == RCV_OP_REG ?
 		    reg_get(post, d->reg, sz, d->shift) :
 		    (struct rcv_val){ 0, 0 };
+		if (in->nops == 2 && src->type == RCV_OP_REG &&
+		    d->type == RCV_OP_REG && src->reg == d->reg)
+			break;
 		if (!full(a, 1) || !full(b, sz) ||
 		    !(a.v & (sz == 8 ? 63 : 31)))
 			break;

@@ -362,6 +362,64 @@ static bool op0_read_only(unsigned int id, unsigned int nops)
 }
 
 /*
+ * The x87 and SSE state loads (review7 rw): capstone 4 gives fxrstor's
+ * and xrstor's area as 8 bytes.  FXRSTOR reads 512 bytes (SDM Vol. 1
+ * 10.5.1), XRSTOR and XRSTORS as many as XCR0 and the mask select (13.8):
+ * size 0, an extent not known.  Each only reads it; true for these.
+ */
+static bool state_load(struct rcv_ins *in)
+{
+	struct rcv_op *m = &in->op[0];
+
+	if (in->nops != 1 || m->type != RCV_OP_MEM)
+		return false;
+	switch (in->id) {
+	case X86_INS_FXRSTOR: case X86_INS_FXRSTOR64:
+		m->size = 0;	/* 512: more than an operand holds */
+		m->access = CS_AC_READ;
+		return true;
+	case X86_INS_XRSTOR: case X86_INS_XRSTOR64: case X86_INS_XRSTORS:
+	case X86_INS_XRSTORS64:
+		m->size = 0;
+		m->access = CS_AC_READ;
+		return true;
+	case X86_INS_LDMXCSR: case X86_INS_VLDMXCSR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * An x87 instruction's memory operand (opcodes D8-DF): capstone 4's
+ * access flags are not trusted (frstor's 108-byte area is "4 bytes
+ * written").  These store (SDM Vol. 1 8.x and Vol. 2 for each), every
+ * other one only reads: false for a store, true (and the access set)
+ * for a load.  frstor reads 108 bytes in 64-bit mode (8.1.10): size 0.
+ */
+static bool x87_mem(struct rcv_ins *in)
+{
+	struct rcv_op *m = &in->op[0];
+
+	if (!in->nops || m->type != RCV_OP_MEM)
+		return false;
+	switch (in->id) {
+	case X86_INS_FST: case X86_INS_FSTP: case X86_INS_FSTPNCE:
+	case X86_INS_FIST: case X86_INS_FISTP: case X86_INS_FISTTP:
+	case X86_INS_FBSTP: case X86_INS_FNSTCW: case X86_INS_FNSTSW:
+	case X86_INS_FNSTENV: case X86_INS_FNSAVE:
+		m->access = CS_AC_WRITE;
+		return false;
+	case X86_INS_FRSTOR:
+		m->size = 0;
+		/* fall through */
+	default:
+		m->access = CS_AC_READ;
+		return true;
+	}
+}
+
+/*
  * The general-purpose registers @in may read: capstone's list (@rr, @nr:
  * implicit ones too), its register operands read and its memory operands'
  * base and index, and a system call's number and six arguments; not the
@@ -428,6 +486,33 @@ static bool modelled(unsigned int id)
 static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		   size_t len, uint8_t iclass, struct rcv_ins *in);
 
+bool rcv_vsib(const uint8_t *raw, size_t len)
+{
+	size_t i = 0;
+
+	/* Legacy prefixes may precede VEX and EVEX (REX may not). */
+	while (i < len && (raw[i] == 0x66 || raw[i] == 0x67 ||
+			   raw[i] == 0xf2 || raw[i] == 0xf3 ||
+			   raw[i] == 0xf0 || raw[i] == 0x2e ||
+			   raw[i] == 0x36 || raw[i] == 0x3e ||
+			   raw[i] == 0x26 || raw[i] == 0x64 || raw[i] == 0x65))
+		i++;
+	/* VEX3: C4, RXBmmmmm, WvvvvLpp, opcode (SDM Vol. 2A 2.3.5) */
+	if (i + 3 < len && raw[i] == 0xc4)
+		return (raw[i + 1] & 0x1f) == 2 &&
+		       raw[i + 3] >= 0x90 && raw[i + 3] <= 0x93;
+	/* EVEX: 62, P0 (mmm in bits 0-2), P1, P2, opcode (2.7.1) */
+	if (i + 4 < len && raw[i] == 0x62) {
+		uint8_t op = raw[i + 4];
+
+		return (raw[i + 1] & 0x07) == 2 &&
+		       ((op >= 0x90 && op <= 0x93) ||
+			(op >= 0xa0 && op <= 0xa3) || op == 0xc6 ||
+			op == 0xc7);
+	}
+	return false;
+}
+
 void rcv_decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		size_t len, uint8_t iclass, struct rcv_ins *in)
 {
@@ -462,6 +547,7 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	uint8_t nr = 0, nw = 0;
 	cs_x86 *x;
 	int i, g, sz, sh;
+	bool ro;
 
 	memset(in, 0, sizeof(*in));
 	in->xw = 0xffff;	/* not decoded by capstone: every xmm */
@@ -469,7 +555,8 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	in->len = (uint8_t)len;
 	in->next = ip + len;
 	in->iclass = iclass;
-	if (!cs_disasm_iter(d->cs, &code, &size, &addr, d->ci) ||
+	if (rcv_vsib(raw, len) ||
+	    !cs_disasm_iter(d->cs, &code, &size, &addr, d->ci) ||
 	    d->ci->size != len) {
 		in->flags = RCV_I_BAD | RCV_I_BARRIER | RCV_I_MEMBAR;
 		in->gr = 0xffff;
@@ -532,6 +619,31 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		}
 	}
 	in->nops = (uint8_t)(x->op_count < 3 ? x->op_count : 3);
+	/* 0x67 with an absolute address: capstone 4 gives the disp
+	 * sign-extended, the CPU truncates the effective address to 32
+	 * bits (SDM Vol. 1 3.3.7: zero-extended to 64).  A 32-bit base or
+	 * index is already an unknown address (mem_reg()); review7 a32abs
+	 * and a32lea.
+	 */
+	for (i = 0; in->a32 && i < in->nops; i++)
+		if (in->op[i].type == RCV_OP_MEM && in->op[i].base == -1 &&
+		    in->op[i].index == -1)
+			in->op[i].imm = (int64_t)(uint32_t)in->op[i].imm;
+	/* movsxd without REX.W is a 32-bit move (63 /r: its result
+	 * zero-extended like any 32-bit write) or with 0x66 a 16-bit one
+	 * (SDM Vol. 2B MOVSX/MOVSXD); capstone 4 decodes both as
+	 * `movsxd rax, ecx`, which would sign-extend (review7 movsxd32).
+	 */
+	if (in->id == X86_INS_MOVSXD && !(x->rex & 0x08) && in->nops == 2) {
+		uint8_t w = x->prefix[2] == X86_PREFIX_OPSIZE ? 2 : 4;
+
+		in->id = X86_INS_MOV;
+		in->op[0].size = w;
+		in->op[1].size = w;
+	}
+	ro = op0_read_only(in->id, in->nops) || state_load(in);
+	if (x->opcode[0] >= 0xd8 && x->opcode[0] <= 0xdf)
+		ro = x87_mem(in) || ro;
 	/* fs as an operand (mov fs, r; pop fs, which capstone 4 does not
 	 * list as writing it): fs_base may change.
 	 */
@@ -539,14 +651,14 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		if (x->operands[i].type == X86_OP_REG &&
 		    x->operands[i].reg == X86_REG_FS)
 			in->flags |= RCV_I_FSW;
-	if (in->nops && !op0_read_only(in->id, in->nops) &&
+	if (in->nops && !ro &&
 	    (in->op[0].type == RCV_OP_MEM || in->op[0].type == RCV_OP_REG ||
 	     in->op[0].type == RCV_OP_XMM))
 		in->op[0].access |= CS_AC_WRITE;
 	/* And the other way: capstone 4 marks the memory operand of
 	 * `test [rbx], imm` as written; the SDM says these only read it.
 	 */
-	if (in->nops && op0_read_only(in->id, in->nops))
+	if (in->nops && ro)
 		in->op[0].access &= (uint8_t)~CS_AC_WRITE;
 	/* pop [mem] computes its address with rsp after the pop. */
 	if (in->id == X86_INS_POP && in->nops == 1 &&

@@ -12,7 +12,8 @@
  * instruction (tests/values/crash.c rep: 17 wrong registers before).
  * The engine takes them from the snapshot only where the instruction at
  * the end's rip cannot have changed them; one it cannot read or decode
- * may be such a string instruction: none of those, nor memory.
+ * may be such a string instruction: none of those, nor memory.  So are
+ * gathers and scatters (AVX2, AVX-512).
  */
 #include <capstone/capstone.h>
 
@@ -53,9 +54,21 @@ void rcv_end_partial(struct rp_recover *rc)
 		rc->end_drop = STRING_REGS;
 		rc->end_fdrop = ARITH_FLAGS;
 		rc->end_wild = true;
+		rc->end_xk = 0;	/* it may be a gather */
 		return;
 	}
 	rcv_decode(rc->dec, ip, raw, len, RP_IC_OTHER, &in);
+	/* A gather or scatter faults after the elements before the
+	 * faulting one (SDM Vol. 2C VPSCATTERDD: the mask records the
+	 * progress): a scatter's stores are in the snapshot, not in the
+	 * history (review7 scatterend); a gather's destination and mask
+	 * registers hold the elements done.
+	 */
+	if (rcv_vsib(raw, len)) {
+		rc->end_wild = true;
+		rc->end_xk = 0;	/* a gather's destination and mask */
+		return;
+	}
 	if (!(in.flags & RCV_I_REP))
 		return;
 	rc->end_drop = STRING_REGS;

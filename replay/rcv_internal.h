@@ -104,6 +104,15 @@ struct rcv_ins {
  */
 bool rcv_bitop_far(const struct rcv_ins *in);
 
+/*
+ * Is @raw a gather or scatter (VSIB addressing: VEX or EVEX map 0F38,
+ * opcodes 90-93, A0-A3, C6, C7)?  Capstone 4 drops or misreads their
+ * vector index, so rcv_decode() takes them as undecoded; they complete
+ * element by element, so one that faults has done part of its work
+ * (rcv_end.c).
+ */
+bool rcv_vsib(const uint8_t *raw, size_t len);
+
 /* Condition code of jcc/setcc/cmovcc @id: 0..15 as in the opcode, or -1. */
 int rcv_cond_of(unsigned int id);
 

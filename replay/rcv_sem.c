@@ -405,8 +405,11 @@ static void emulate(const struct rcv_ctx *c, uint64_t i,
 			reg_set(o, d->reg, sz, d->shift, known(r));
 		return;
 	case X86_INS_BSWAP:
+		/* With a 16-bit operand the result is undefined (SDM
+		 * Vol. 2A BSWAP): unknown.
+		 */
 		a = reg_get(s, d->reg, sz, 0);
-		if (full(a, sz))
+		if (sz >= 4 && full(a, sz))
 			reg_set(o, d->reg, sz, 0, known(rcv_bswap(a.v, sz)));
 		return;
 	case X86_INS_CMPXCHG:

@@ -290,3 +290,43 @@ Test(rcv_access, syscalls_and_undecodable)
 	cr_assert_eq(acc[0].kind, RP_ACC_WRITE);
 	cr_assert(!acc[0].addr_known);
 }
+
+/*
+ * Review 7's missed reads (rw): an EVEX masked load whose memory operand
+ * capstone 4 gives no access, the x87/SSE state loads over their whole
+ * area (fxrstor 512 bytes, frstor 108: capstone said 8 bytes read and 4
+ * written), x87 loads and stores by their kind, xlat's [rbx + al],
+ * enter's display copy below rbp.
+ */
+Test(rcv_access, review7_reads)
+{
+	set(RP_REG_RBP, 0x6000);
+	set(RP_REG_RBX, 0x7000);
+	set(RP_REG_RAX, 0x1234);
+	cr_assert_eq(RUN("\x62\xf1\x7f\x49\x6f\x45\x00"), 1);
+	cr_assert_eq(acc[0].kind, RP_ACC_READ);
+	cr_assert_eq(acc[0].addr, 0x6000);
+	cr_assert_eq(RUN("\x0f\xae\x4d\x00"), 1);	/* fxrstor */
+	cr_assert_eq(acc[0].kind, RP_ACC_READ);
+	cr_assert(acc[0].addr_known);
+	cr_assert_eq(acc[0].size, 512);
+	cr_assert_eq(RUN("\xdd\x65\x00"), 1);		/* frstor */
+	cr_assert_eq(acc[0].kind, RP_ACC_READ);
+	cr_assert_eq(acc[0].size, 108);
+	cr_assert_eq(RUN("\xdd\x45\x00"), 1);		/* fldl */
+	cr_assert_eq(acc[0].kind, RP_ACC_READ);
+	cr_assert_eq(acc[0].size, 8);
+	cr_assert_eq(RUN("\xdd\x5d\x00"), 1);		/* fstpl */
+	cr_assert_eq(acc[0].kind, RP_ACC_WRITE);
+	cr_assert_eq(RUN("\xd7"), 1);			/* xlat */
+	cr_assert_eq(acc[0].kind, RP_ACC_READ);
+	cr_assert(acc[0].addr_known);
+	cr_assert_eq(acc[0].addr, 0x7034);
+	cr_assert_eq(acc[0].size, 1);
+	/* enter $16,$3: reads [rbp - 16, rbp), writes the stack */
+	cr_assert_geq(RUN("\xc8\x10\x00\x03"), 1);
+	cr_assert_eq(acc[0].kind, RP_ACC_READ);
+	cr_assert(acc[0].addr_known);
+	cr_assert_eq(acc[0].addr, 0x6000 - 16);
+	cr_assert_eq(acc[0].size, 16);
+}

@@ -740,3 +740,99 @@ Test(recover, evex_by_libopcodes)
 			  a.size == 32);
 	}
 }
+
+/*
+ * Review 7's wrong values in the semantics, each against what the CPU
+ * does (the reviewer's programs, tests/values/review7.c, ran them):
+ * `rol %cl, %rcx` rotates rcx by the cl before it, which the rotate
+ * itself overwrites (rolcl); a 16-bit bswap is undefined (bswap16);
+ * movsxd without REX.W is a 32-bit move that zero-extends, with 0x66 a
+ * 16-bit one (movsxd32); 0x67 truncates an absolute address to 32 bits
+ * (a32abs, a32lea).
+ */
+Test(recover, review7_semantics)
+{
+	struct rcv_state pre = { 0 }, post = { 0 };
+	uint64_t conf = 0;
+	struct rcv_ins rol = INS("\x48\xd3\xc1");	/* rol rcx, cl */
+	struct rcv_ins bsw = INS("\x66\x0f\xcb");	/* bswap bx */
+	struct rcv_ins sx32 = INS("\x63\xc1");		/* movsxd eax, ecx */
+	struct rcv_ins sx16 = INS("\x66\x63\xc1");	/* movsxd ax, cx */
+	struct rcv_ins sx64 = INS("\x48\x63\xc1");	/* movsxd rax, ecx */
+	struct rcv_ins lea = INS("\x67\x48\x8d\x04\x25\x00\x00\x00\xf0");
+	struct rcv_val a;
+
+	/* rol: rcx after 0x8000000000000080 (0x101 rotated by 1 is 0x202;
+	 * any value): the count after is not the count before.
+	 */
+	post.r[RP_REG_RCX] = val(0x8000000000000080ull);
+	rcv_backward(&ctx, 0, &rol, &pre, &post, &conf);
+	cr_assert_eq(pre.r[RP_REG_RCX].k, 0, "rol %%cl,%%rcx: no inverse");
+
+	memset(&pre, 0, sizeof(pre));
+	memset(&post, 0, sizeof(post));
+	post.r[RP_REG_RBX] = val(0x1234);
+	rcv_backward(&ctx, 0, &bsw, &pre, &post, &conf);
+	cr_assert_eq(pre.r[RP_REG_RBX].k & 0xffff, 0, "bswap bx: no inverse");
+	pre.r[RP_REG_RBX] = val(0x1234);
+	memset(&post, 0, sizeof(post));
+	rcv_forward(&ctx, 0, &bsw, &pre, &post, &conf);
+	cr_assert_eq(post.r[RP_REG_RBX].k & 0xffff, 0, "bswap bx: undefined");
+
+	memset(&pre, 0, sizeof(pre));
+	pre.r[RP_REG_RCX] = val(0x80000001ull);
+	pre.r[RP_REG_RAX] = val(0x1111222233334444ull);
+	rcv_forward(&ctx, 0, &sx32, &pre, &post, &conf);
+	cr_assert_eq(post.r[RP_REG_RAX].k, ~0ull);
+	cr_assert_eq(post.r[RP_REG_RAX].v, 0x80000001ull);
+	memset(&post, 0, sizeof(post));
+	rcv_forward(&ctx, 0, &sx64, &pre, &post, &conf);
+	cr_assert_eq(post.r[RP_REG_RAX].v, 0xffffffff80000001ull);
+	memset(&post, 0, sizeof(post));
+	rcv_forward(&ctx, 0, &sx16, &pre, &post, &conf);
+	cr_assert_eq(post.r[RP_REG_RAX].k & 0xffff, 0xffff);
+	cr_assert_eq(post.r[RP_REG_RAX].v & 0xffff, 0x0001);
+	/* bits 16..63 are the old ones; unknown is fine, 0xffff is not */
+	cr_assert_eq(post.r[RP_REG_RAX].v & post.r[RP_REG_RAX].k &
+		     0xffffffffffff0000ull,
+		     0x1111222233330000ull & post.r[RP_REG_RAX].k &
+		     0xffffffffffff0000ull);
+
+	a = rcv_addr(&ctx, &lea, &lea.op[1], &pre);
+	cr_assert_eq(a.k, ~0ull);
+	cr_assert_eq(a.v, 0xf0000000ull, "addr32: zero-extended");
+	memset(&post, 0, sizeof(post));
+	rcv_forward(&ctx, 0, &lea, &pre, &post, &conf);
+	cr_assert_eq(post.r[RP_REG_RAX].v, 0xf0000000ull);
+	cr_assert_eq(conf, 0);
+}
+
+/*
+ * Gathers and scatters (review7 scatter, scatterend): capstone 4 drops
+ * or misreads the vector index (a scatter became one dword store at a
+ * known address: a later load got the value from before it), so they
+ * are undecoded, a barrier that may write memory anywhere; an FMA in
+ * the same opcode map and a VEX2 instruction are not.
+ */
+Test(recover, gathers_and_scatters_are_barriers)
+{
+	static const struct { const char *b; size_t n; bool vsib; } t[] = {
+		{ "\x62\xf2\x7d\x49\xa0\x54\xa5\x00", 8, true },
+		{ "\x62\xf2\x7d\x49\x90\x44\xa5\x00", 8, true },
+		{ "\xc4\xe2\x71\x90\x04\x90", 6, true },
+		{ "\x62\xf2\x6d\x48\xb8\xd9", 6, false },
+		{ "\xc5\xe9\xfe\xd9", 4, false },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct rcv_ins in = ins(t[i].b, t[i].n);
+
+		cr_assert_eq(rcv_vsib((const uint8_t *)t[i].b, t[i].n),
+			     t[i].vsib, "case %zu", i);
+		if (t[i].vsib)
+			cr_assert_eq(in.flags & (RCV_I_BARRIER | RCV_I_MEMBAR),
+				     RCV_I_BARRIER | RCV_I_MEMBAR, "case %zu",
+				     i);
+	}
+}

@@ -1,0 +1,348 @@
+#!/bin/sh
+# Review 7's reproducers (tests/values/review7.c): `make values-review7`
+# (not in make check).  Each case must give no wrong value (valcheck,
+# VALCHECK_BITS=1, no conflict) in default mode and in strict mode
+# (PTREC_VALUES_STRICT=1); the GDB cases must stop where the ground
+# truth says, with watch-unknown stop and skip.  Per case and mode the
+# script prints the wrong count.  Findings (main at 2483d68): see
+# review7.c's opening comment.
+# REVIEW7_MODES="a b" runs some cases only.
+set -u
+: "${PTREC:?}" "${VALCHECK:?}" "${REVIEW7:?}"
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+tap_begin values-review7
+export VALCHECK_CONFLICTS=0 VALCHECK_BITS=1
+
+rec() {
+	rm -rf "${tmp:?}/$1"
+	(
+		export LD_BIND_NOW=1 GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX2,-AVX,-BMI2,-EVEX
+		timeout 300 "$PTREC" record --ground-truth -q -o "$tmp/$1" \
+			"$REVIEW7" "$1" >"$tmp/log" 2>&1
+	)
+}
+
+vcheck() {
+	for strict in 0 1; do
+		name=default
+		[ $strict = 1 ] && name=strict
+		if [ ! -f "$tmp/$1/manifest.json" ]; then
+			bad "review7.c $1 ($name): not recorded: $(tail -2 "$tmp/log")"
+			continue
+		fi
+		if PTREC_VALUES_STRICT=$strict "$VALCHECK" "$tmp/$1" \
+			>"$tmp/out" 2>&1; then
+			ok "review7.c $1 ($name): wrong 0"
+		else
+			w=$(sed -n 's/^distance all .* wrong \([0-9]*\).*/\1/p' "$tmp/out")
+			c=$(sed -n 's/^CONFLICTS .*: \([0-9]*\)$/\1/p' "$tmp/out")
+			bad "review7.c $1 ($name): wrong ${w:-?}, conflicts ${c:-0}: $(grep -m2 WRONG "$tmp/out" | tr '\n' ' ')"
+		fi
+	done
+}
+
+# bsweep: every row of the sweep backward, one recording each (a row's
+# register known after it by the end, ud2); one line per failing row.
+bsweep() {
+	k=0
+	bads=0
+	while :; do
+		"$REVIEW7" bsweep $k >/dev/null 2>&1
+		case $? in
+		2) break ;;
+		7) ok "review7.c bsweep: # SKIP not possible here"; return ;;
+		esac
+		rm -rf "$tmp/bs"
+		(
+			export LD_BIND_NOW=1 GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX2,-AVX,-BMI2,-EVEX
+			timeout 300 "$PTREC" record --ground-truth -q \
+				-o "$tmp/bs" "$REVIEW7" bsweep $k >"$tmp/log" 2>&1
+		)
+		for strict in 0 1; do
+			if ! PTREC_VALUES_STRICT=$strict "$VALCHECK" "$tmp/bs" \
+				>"$tmp/out" 2>&1; then
+				what=$("$PTREC" insns "$tmp/bs" 2>/dev/null |
+					grep -A40 "<r7_b$k+0>" |
+					grep -v 'r7_bu\|r15b\|r7_x[01]' |
+					head -1 | cut -f2-)
+				bad "review7.c bsweep $k (strict $strict): $what: $(grep -m2 WRONG "$tmp/out" | tr '\n' ' ')$(grep CONFLICTS "$tmp/out")"
+				bads=$((bads + 1))
+			fi
+		done
+		k=$((k + 1))
+	done
+	[ $bads = 0 ] && ok "review7.c bsweep: $k rows, wrong 0"
+}
+
+all="sweep bsweep msweep xsweep rolcl bswap16 a32abs a32lea scatter movsxd32
+	pushfs lretq lcall pushf64 pushf16 vforkw pstack shmalias mfdalias
+	remapalias mfdaliaskeep shmaliaskeep scatterend xrel
+	repfault repjmp lword lfnsave lfxsave lxsave lfstpt lfbstp lfstpl
+	lfistp lmovntq lmaskmovq lmaskmovdqu lpextrq lmovdiri lmovdir64b
+	lmovbe lxadd lcx16b lpopmem lscatter lxlat llseek lrlimit lpwoff
+	lofdlk lwinsz lfrstor lfldt lfxrstor lxrstor"
+for mode in ${REVIEW7_MODES:-$all}; do
+	if [ $mode = bsweep ]; then
+		bsweep
+		continue
+	fi
+	"$REVIEW7" $mode >/dev/null 2>&1
+	if [ $? = 7 ]; then
+		ok "review7.c $mode: # SKIP not possible here"
+		continue
+	fi
+	rec $mode
+	vcheck $mode
+done
+# GDB: from the end, reverse-continue (three times) with a watchpoint
+# (gwatch CASE CMD EXPR PATTERN): the instruction `ptrec insns` shows
+# matching PATTERN (an extended regular expression) must be among the
+# stops, with watch-unknown stop and skip (and strict values with stop).
+gwatch() {
+	rm -rf "$tmp/g$1"
+	timeout 300 "$PTREC" record -q -o "$tmp/g$1" "$REVIEW7" "$1" \
+		>/dev/null 2>"$tmp/log"
+	st=$("$PTREC" insns "$tmp/g$1" 2>/dev/null | grep -m1 -E "$4" | cut -f1)
+	if [ -z "$st" ]; then
+		bad "review7.c $1 ($2): not recorded ($(tail -2 "$tmp/log"))"
+		return
+	fi
+	for mode in stop skip strict; do
+		wu=$mode
+		[ $mode = strict ] && wu=stop
+		PTREC_VALUES_STRICT=$([ $mode = strict ] && echo 1 || echo 0) \
+		timeout 300 "$PTREC" replay "$tmp/g$1" -batch \
+			-ex "set pagination off" \
+			-ex "set ptrec watch-unknown $wu" -ex "ptrec goto end" \
+			-ex "$2 $3" -ex "echo @@rc\n" \
+			-ex "reverse-continue" -ex "ptrec position" \
+			-ex "reverse-continue" -ex "ptrec position" \
+			-ex "reverse-continue" -ex "ptrec position" \
+			>"$tmp/gdb.out" 2>&1
+		got=$(sed -n '/^@@rc/,$p' "$tmp/gdb.out" |
+			grep -E 'position [0-9]+ of' | tr '\n' ' ')
+		if echo "$got" | grep -q "position $st of"; then
+			ok "review7.c $1 $2 ($mode): stops at $st"
+		elif [ $mode = skip ] && [ "${5:-}" = unknown-address ]; then
+			# The engine cannot name the store's address (a
+			# scatter: capstone 4 drops the vector index, zmm
+			# lanes are not tracked): skip passes it by its
+			# definition (docs/gdb.md).
+			ok "review7.c $1 $2 ($mode): # TODO an access of unknown address passes with skip"
+		else
+			bad "review7.c $1 $2 ($mode): missed: $st ($4) not among the stops from the end: $got"
+		fi
+	done
+}
+
+# rw: each row k of review7_rw.tbl (kind|setup|instruction|after|byte)
+# is an instruction at r7_w<k> that reads (r) or writes (w) byte `byte`
+# of its own 4096-byte slot of r7_rb, which nothing else touches: from
+# right after it, reverse-continue with rwatch (r) or watch (w) on that
+# byte must stop at it, and from right before it, continue must stop
+# right after it.  With watch-unknown skip, rows whose instruction the
+# engine does not model (its address unknown to it: undecodable EVEX,
+# VSIB with a vector index, implicit stores, movdir*, string
+# instructions with DF unknown, barriers) may pass (skip_unknown).
+skip_unknown=" 6 7 8 17 23 27 29 33 34 36 37 41 43 44 46 53 54 55 56 67 68 69
+	70 71 72 73 75 76 77 80 82 83 84 90 60 61 62 "
+rwcheck() {
+	rm -rf "$tmp/grw"
+	timeout 300 "$PTREC" record -q -o "$tmp/grw" "$REVIEW7" rw \
+		>/dev/null 2>"$tmp/log"
+	ins=$("$PTREC" insns "$tmp/grw" 2>/dev/null)
+	if ! echo "$ins" | grep -q '<r7_w0+0>'; then
+		bad "review7.c rw: not recorded ($(tail -2 "$tmp/log"))"
+		return
+	fi
+	for mode in stop skip strict; do
+		wu=$mode
+		[ $mode = strict ] && wu=stop
+		printf 'set pagination off\nset ptrec watch-unknown %s\n' \
+			$wu >"$tmp/cmds"
+		k=0
+		while IFS='|' read -r kind setup insn post byte; do
+			p=$(echo "$ins" | grep -m1 "<r7_w$k+0>" | cut -f1)
+			cmd=rwatch
+			[ "$kind" = w ] && cmd=watch
+			a="*(char *)((char *)r7_rb + $((4096 * k + byte)))"
+			cat >>"$tmp/cmds" <<EOT
+ptrec goto $((p + 1))
+$cmd $a
+echo @@ $k back $p $insn\n
+reverse-continue
+ptrec position
+delete
+ptrec goto $p
+$cmd $a
+echo @@ $k fwd $((p + 1)) $insn\n
+continue
+ptrec position
+delete
+EOT
+			k=$((k + 1))
+		done <"$here/review7_rw.tbl"
+		PTREC_VALUES_STRICT=$([ $mode = strict ] && echo 1 || echo 0) \
+		timeout 900 "$PTREC" replay "$tmp/grw" -batch -x "$tmp/cmds" \
+			>"$tmp/gdb.out" 2>&1
+		awk '/^@@ /{k=$2; dir=$3; want=$4; $1=$2=$3=$4=""; what=$0; next}
+		     /at the end, after/ && k!="" {print k, dir, want, "end", what; k=""; next}
+		     /position [0-9]+ of/ && k!="" {for(i=1;i<=NF;i++) if($i=="position") got=$(i+1); if (got!=want) print k, dir, want, got, what; k=""}' \
+			"$tmp/gdb.out" >"$tmp/miss"
+		nsc=$(grep -c '^@@ ' "$tmp/gdb.out")
+		if [ "$nsc" != $((2 * k)) ]; then
+			bad "review7.c rw ($mode): $nsc of $((2 * k)) scans ran: $(tail -3 "$tmp/gdb.out" | tr '\n' ' ')"
+			continue
+		fi
+		bads=0
+		while read -r row dir want got what; do
+			case " $(echo $skip_unknown) " in
+			*" $row "*) [ $mode = skip ] && continue ;;
+			esac
+			bad "review7.c rw ($mode): row $row ($what) $dir: missed, stopped at $got instead of $want"
+			bads=$((bads + 1))
+		done <"$tmp/miss"
+		[ $bads = 0 ] && ok "review7.c rw ($mode): every access stops"
+	done
+}
+
+# repjmp: the rep movsb that faults on its second page wrote the first
+# (byte 10 among them) and never completes (the handler siglongjmps):
+# from the end, one of the first three stops of reverse-continue with a
+# watchpoint on byte 10 must be at the fault (the instruction before the
+# handler's entry, or the entry), with stop and strict (with skip: the
+# copy's addresses are known, so it must stop there too).
+repjmp() {
+	rm -rf "$tmp/grj"
+	timeout 300 "$PTREC" record -q -o "$tmp/grj" "$REVIEW7" repjmp \
+		>/dev/null 2>"$tmp/log"
+	h=$("$PTREC" insns "$tmp/grj" 2>/dev/null |
+		grep -m1 '<r7_segv_jmp+0>' | cut -f1)
+	if [ -z "$h" ]; then
+		bad "review7.c repjmp: not recorded ($(tail -2 "$tmp/log"))"
+		return
+	fi
+	for mode in stop skip strict; do
+		wu=$mode
+		[ $mode = strict ] && wu=stop
+		PTREC_VALUES_STRICT=$([ $mode = strict ] && echo 1 || echo 0) \
+		timeout 300 "$PTREC" replay "$tmp/grj" -batch \
+			-ex "set pagination off" \
+			-ex "set ptrec watch-unknown $wu" -ex "ptrec goto end" \
+			-ex "watch -l *(char *)(r7_dpage + 10)" -ex "echo @@rc\n" \
+			-ex "reverse-continue" -ex "ptrec position" \
+			-ex "reverse-continue" -ex "ptrec position" \
+			-ex "reverse-continue" -ex "ptrec position" \
+			>"$tmp/gdb.out" 2>&1
+		got=$(sed -n '/^@@rc/,$p' "$tmp/gdb.out" |
+			grep -E 'position [0-9]+ of' |
+			sed 's/.*position \([0-9]*\) of.*/\1/' | tr '\n' ' ')
+		hit=
+		for q in $got; do
+			[ "$q" -ge $((h - 1)) ] && [ "$q" -le "$h" ] && hit=$q
+		done
+		if [ -n "$hit" ]; then
+			ok "review7.c repjmp ($mode): stops at the fault ($hit)"
+		else
+			bad "review7.c repjmp ($mode): missed: the faulting rep movsb wrote byte 10 between $((h - 1)) and $h; stops: $got"
+		fi
+	done
+}
+
+# sysw: each row k of review7_sys.tbl (number|setup|byte) is a system
+# call at r7_s<k> writing byte `byte` of its 256-byte slot of r7_sb
+# (0xff before), the buffer's address in a register: from right after
+# it, reverse-continue with a watchpoint on the byte must stop at it,
+# and from right before it, continue must stop right after it, with
+# stop and strict.  With skip, calls outside the kernel-write table pass
+# (docs/gdb.md: skip stops only where the history shows a store's
+# address): listed as TODO, not failed.
+# syswcheck MODE TABLE LABEL BUFFER SLOT WATCH [TODO] (sysw: sysw
+# review7_sys.tbl r7_s r7_sb 256 watch; sysr: system calls that read a
+# buffer, with rwatch, every miss a TODO: the kernel's reads count
+# nowhere, docs/gdb.md names its writes only, and GDB on a live process
+# would not see them either).
+syswcheck() {
+	sm=$1 tbl=$2 lab=$3 buf=$4 slot=$5 wcmd=$6 todoall=${7:-}
+	rm -rf "$tmp/gsys"
+	timeout 300 "$PTREC" record -q -o "$tmp/gsys" "$REVIEW7" $sm \
+		>/dev/null 2>"$tmp/log"
+	ins=$("$PTREC" insns "$tmp/gsys" 2>/dev/null)
+	if ! echo "$ins" | grep -q "<${lab}0+0>"; then
+		bad "review7.c $sm: not recorded ($(tail -2 "$tmp/log"))"
+		return
+	fi
+	for mode in stop skip strict; do
+		wu=$mode
+		[ $mode = strict ] && wu=stop
+		printf 'set pagination off\nset ptrec watch-unknown %s\n' \
+			$wu >"$tmp/cmds"
+		k=0
+		while IFS='|' read -r nr setup byte; do
+			p=$(echo "$ins" | grep -m1 "<$lab$k+0>" | cut -f1)
+			a="*(unsigned char *)((char *)$buf + $((slot * k + byte)))"
+			cat >>"$tmp/cmds" <<EOT
+ptrec goto $((p + 1))
+$wcmd $a
+echo @@ $k back $p $nr\n
+reverse-continue
+ptrec position
+delete
+ptrec goto $p
+$wcmd $a
+echo @@ $k fwd $((p + 1)) $nr\n
+continue
+ptrec position
+delete
+EOT
+			k=$((k + 1))
+		done <"$here/$tbl"
+		PTREC_VALUES_STRICT=$([ $mode = strict ] && echo 1 || echo 0) \
+		timeout 900 "$PTREC" replay "$tmp/gsys" -batch -x "$tmp/cmds" \
+			>"$tmp/gdb.out" 2>&1
+		awk '/^@@ /{k=$2; dir=$3; want=$4; nr=$5; next}
+		     /at the end, after/ && k!="" {print k, dir, want, "end", nr; k=""; next}
+		     /position [0-9]+ of/ && k!="" {for(i=1;i<=NF;i++) if($i=="position") got=$(i+1); if (got!=want) print k, dir, want, got, nr; k=""}' \
+			"$tmp/gdb.out" >"$tmp/miss"
+		nsc=$(grep -c '^@@ ' "$tmp/gdb.out")
+		if [ "$nsc" != $((2 * k)) ]; then
+			bad "review7.c $sm ($mode): $nsc of $((2 * k)) scans ran: $(tail -3 "$tmp/gdb.out" | tr '\n' ' ')"
+			continue
+		fi
+		bads=0
+		todo=
+		while read -r row dir want got nr; do
+			if [ $mode = skip ] || [ -n "$todoall" ]; then
+				todo="$todo $nr/$dir"
+				continue
+			fi
+			bad "review7.c $sm ($mode): row $row (system call $nr) $dir: missed, stopped at $got instead of $want"
+			bads=$((bads + 1))
+		done <"$tmp/miss"
+		[ -n "$todo" ] && ok "review7.c $sm ($mode): # TODO passes the kernel's accesses of system calls outside the table:$todo"
+		[ $bads = 0 ] && [ -z "$todo" ] &&
+			ok "review7.c $sm ($mode): every system call's access stops"
+	done
+}
+
+# mfdaliaskeep: the store of 0x22 through A changes B (one memfd page
+# mapped twice, both kept): watch -l on B must stop there.
+gmodes="rw sysw sysr a32abs scatter repjmp mfdaliaskeep"
+for mode in ${REVIEW7_MODES:-$gmodes}; do
+	"$REVIEW7" $mode >/dev/null 2>&1
+	[ $? = 7 ] && continue
+	case $mode in
+	rw) rwcheck ;;
+	sysw) syswcheck sysw review7_sys.tbl r7_s r7_sb 256 watch ;;
+	sysr) syswcheck sysr review7_sysr.tbl r7_q r7_sr 256 rwatch todo ;;
+	repjmp) repjmp ;;
+	mfdaliaskeep) gwatch mfdaliaskeep 'watch -l' '*(long *)r7_pb' \
+		'movq +\$0x22,\(%r' ;;
+	a32abs) gwatch a32abs watch '*(int *)0xf0000000' \
+		'mov +%eax,0xf0000000\(,%eiz,1\)' ;;
+	scatter) gwatch scatter watch '*(long *)&r7_sc[8]' 'vpscatterdd' \
+		unknown-address ;;
+	esac
+done
+tap_end values-review7
