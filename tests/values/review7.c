@@ -92,6 +92,11 @@
  *            snapshot does not give it): capstone 4 decodes it as a
  *            dword store at [base] (the VSIB index dropped).
  *
+ * Findings among them (default mode): lfxsave, lxsave, lmaskmovq,
+ * lmaskmovdqu (rcv_escape.c: no escape through an fxsave/xsave image or
+ * a mask move's implicit store outside the stack), llseek, lrlimit,
+ * lpwoff, lofdlk, lwinsz (rcv_escsys.c: values the kernel keeps).
+ *
  * Laundering (R7L, as review6.c's): main's stack address &x reaches a
  * raw-clone thread through the global r7_area, written by an
  * instruction given by the mode (lword: mov, the control; lfnsave,
