@@ -92,7 +92,7 @@
  *            snapshot does not give it): capstone 4 decodes it as a
  *            dword store at [base] (the VSIB index dropped).
  *
- * Findings among them (default mode): lfxsave, lxsave, lmaskmovq,
+ * Findings among them (default mode): lfxsave, lfxsavexmm, lxsave, lmaskmovq,
  * lmaskmovdqu (rcv_escape.c: no escape through an fxsave/xsave image or
  * a mask move's implicit store outside the stack), llseek, lrlimit,
  * lpwoff, lofdlk, lwinsz (rcv_escsys.c: values the kernel keeps).
@@ -941,6 +941,47 @@ int main(int argc, char **argv)
 		    "\tmovq $0, 32(%%rsi)\n\tmovq $0, 40(%%rsi)\n"
 		    "\tadd $4096, %%rsp\n\txor %%esi, %%esi\n"
 		    "\txor %%edi, %%edi\n");
+	if (!strcmp(m, "lfxsavexmm"))	/* xmm0; fxsave64 to the global */
+		R7L(0, 160, "\tmovq %%rax, %%xmm0\n\tfxsave64 r7_area(%%rip)\n"
+		    "\tpxor %%xmm0, %%xmm0\n");
+	if (!strcmp(m, "lvmaskmov"))	/* VEX masked store */
+		R7L(0, 0, "\tvmovq %%rax, %%xmm0\n\tvpcmpeqd %%xmm1, %%xmm1, %%xmm1\n"
+		    "\tvmaskmovpd %%xmm0, %%xmm1, r7_area(%%rip)\n"
+		    "\tvpxor %%xmm0, %%xmm0, %%xmm0\n");
+	if (!strcmp(m, "lvmovdqu8k")) {	/* EVEX masked store */
+		if (!cpu_has_sweep())
+			return 7;
+		R7L(0, 0, "\tvmovq %%rax, %%xmm0\n\tkxnorq %%k1, %%k1, %%k1\n"
+		    "\tvmovdqu8 %%zmm0, r7_area(%%rip)%{%%k1%}\n"
+		    "\tvpxor %%xmm0, %%xmm0, %%xmm0\n");
+	}
+	if (!strcmp(m, "lvpcompress")) {	/* EVEX compress store */
+		if (!cpu_has_sweep())
+			return 7;
+		R7L(0, 0, "\tvmovq %%rax, %%xmm0\n\tmov $1, %%ecx\n"
+		    "\tkmovw %%ecx, %%k1\n"
+		    "\tvpcompressq %%zmm0, r7_area(%%rip)%{%%k1%}\n"
+		    "\tvpxor %%xmm0, %%xmm0, %%xmm0\n");
+	}
+	if (!strcmp(m, "lmovqmm"))	/* MMX movq store */
+		R7L(0, 0, "\tmovq %%rax, %%mm0\n\tmovq %%mm0, r7_area(%%rip)\n"
+		    "\temms\n");
+	if (!strcmp(m, "lcvtsd"))	/* a double through movsd */
+		R7L(3, 0, "\tcvtsi2sdq %%rax, %%xmm0\n\tmovsd %%xmm0, r7_area(%%rip)\n"
+		    "\tpxor %%xmm0, %%xmm0\n");
+	if (!strcmp(m, "lpushglob"))	/* push with rsp in a global */
+		R7L(0, 0, "\tmov %%rsp, %%rbx\n\tlea r7_area+8(%%rip), %%rsp\n"
+		    "\tpush %%rax\n\tmov %%rbx, %%rsp\n");
+	if (!strcmp(m, "lstglob"))	/* mov through rsp in a global */
+		R7L(0, 0, "\tmov %%rsp, %%rbx\n\tlea r7_area(%%rip), %%rsp\n"
+		    "\tmov %%rax, (%%rsp)\n\tmov %%rbx, %%rsp\n");
+	if (!strcmp(m, "lxchgm"))	/* xchg with the global */
+		R7L(0, 0, "\txchg %%rax, r7_area(%%rip)\n");
+	if (!strcmp(m, "lcmpxchgm"))	/* cmpxchg into the global (0) */
+		R7L(0, 0, "\tmov %%rax, %%rcx\n\txor %%eax, %%eax\n"
+		    "\tlock cmpxchg %%rcx, r7_area(%%rip)\n\txor %%ecx, %%ecx\n");
+	if (!strcmp(m, "lmovnti"))
+		R7L(0, 0, "\tmovnti %%rax, r7_area(%%rip)\n");
 	if (!strcmp(m, "llseek")) {	/* the file offset of a memfd */
 		r7_fd = memfd_create("r7", 0);
 		if (r7_fd < 0)

@@ -81,7 +81,9 @@ all="sweep bsweep msweep xsweep rolcl bswap16 a32abs a32lea scatter movsxd32
 	repfault repjmp lword lfnsave lfxsave lxsave lfstpt lfbstp lfstpl
 	lfistp lmovntq lmaskmovq lmaskmovdqu lpextrq lmovdiri lmovdir64b
 	lmovbe lxadd lcx16b lpopmem lscatter lxlat llseek lrlimit lpwoff
-	lofdlk lwinsz lfrstor lfldt lfxrstor lxrstor"
+	lofdlk lwinsz lfrstor lfldt lfxrstor lxrstor lfxsavexmm lvmaskmov
+	lvmovdqu8k lvpcompress lmovqmm lcvtsd lpushglob lstglob lxchgm lcmpxchgm
+	lmovnti"
 for mode in ${REVIEW7_MODES:-$all}; do
 	if [ $mode = bsweep ]; then
 		bsweep
