@@ -93,7 +93,8 @@
  *            dword store at [base] (the VSIB index dropped).
  *
  * Findings among them (default mode): lfxsave, lfxsavexmm, lxsave, lmaskmovq,
- * lmaskmovdqu (rcv_escape.c: no escape through an fxsave/xsave image or
+ * lmaskmovdqu, lkmask, lkmaskst (rcv_escape.c: no escape through an
+ * AVX-512 mask register, an fxsave/xsave image or
  * a mask move's implicit store outside the stack), llseek, lrlimit,
  * lpwoff, lofdlk, lwinsz (rcv_escsys.c: values the kernel keeps).
  *
@@ -982,6 +983,34 @@ int main(int argc, char **argv)
 		    "\tlock cmpxchg %%rcx, r7_area(%%rip)\n\txor %%ecx, %%ecx\n");
 	if (!strcmp(m, "lmovnti"))
 		R7L(0, 0, "\tmovnti %%rax, r7_area(%%rip)\n");
+	if (!strcmp(m, "lkmask")) {	/* through k1 into a GPR */
+		if (!cpu_has_sweep())
+			return 7;
+		R7L(0, 0, "\tkmovq %%rax, %%k1\n\txor %%eax, %%eax\n"
+		    "\tkmovq %%k1, %%rdx\n\tkxorq %%k1, %%k1, %%k1\n"
+		    "\tmov %%rdx, r7_area(%%rip)\n\txor %%edx, %%edx\n");
+	}
+	if (!strcmp(m, "lkmaskst")) {	/* k1 stored to the global */
+		if (!cpu_has_sweep())
+			return 7;
+		R7L(0, 0, "\tkmovq %%rax, %%k1\n"
+		    "\tkmovq %%k1, r7_area(%%rip)\n\tkxorq %%k1, %%k1, %%k1\n");
+	}
+	if (!strcmp(m, "lfldcw"))	/* 16 bits at a time through the FPU
+					 * control word (12 bits kept: 4 each) */
+		R7L(0, 0, "\tsub $64, %%rsp\n\tfnstcw 8(%%rsp)\n"
+		    "\txor %%edx, %%edx\n\tmov $60, %%ecx\n"
+		    "3:\tmov %%rax, %%rsi\n\tshr %%cl, %%rsi\n\tand $15, %%esi\n"
+		    "\tshl $8, %%esi\n\tor $0x37f & 0xf0ff, %%esi\n"
+		    "\tmov %%si, (%%rsp)\n\tfldcw (%%rsp)\n"
+		    "\tmovw $0, (%%rsp)\n\tfnstcw 2(%%rsp)\n"
+		    "\tmovzwl 2(%%rsp), %%esi\n\tmovw $0, 2(%%rsp)\n"
+		    "\tshr $8, %%esi\n\tand $15, %%esi\n"
+		    "\tshl $4, %%rdx\n\tor %%rsi, %%rdx\n"
+		    "\tsub $4, %%ecx\n\tjns 3b\n"
+		    "\tfldcw 8(%%rsp)\n\tadd $64, %%rsp\n"
+		    "\tmov %%rdx, r7_area(%%rip)\n\txor %%edx, %%edx\n"
+		    "\txor %%esi, %%esi\n");
 	if (!strcmp(m, "llseek")) {	/* the file offset of a memfd */
 		r7_fd = memfd_create("r7", 0);
 		if (r7_fd < 0)
