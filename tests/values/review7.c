@@ -93,8 +93,8 @@
  *            dword store at [base] (the VSIB index dropped).
  *
  * Findings among them (default mode): lfxsave, lfxsavexmm, lxsave, lmaskmovq,
- * lmaskmovdqu, lkmask, lkmaskst (rcv_escape.c: no escape through an
- * AVX-512 mask register, an fxsave/xsave image or
+ * lmaskmovdqu, lkmask, lkmaskst, lmxcsr (rcv_escape.c: no escape through an
+ * AVX-512 mask register, MXCSR, an fxsave/xsave image or
  * a mask move's implicit store outside the stack), llseek, lrlimit,
  * lpwoff, lofdlk, lwinsz (rcv_escsys.c: values the kernel keeps).
  *
@@ -1009,6 +1009,19 @@ int main(int argc, char **argv)
 		    "\tshl $4, %%rdx\n\tor %%rsi, %%rdx\n"
 		    "\tsub $4, %%ecx\n\tjns 3b\n"
 		    "\tfldcw 8(%%rsp)\n\tadd $64, %%rsp\n"
+		    "\tmov %%rdx, r7_area(%%rip)\n\txor %%edx, %%edx\n"
+		    "\txor %%esi, %%esi\n");
+	if (!strcmp(m, "lmxcsr"))	/* 16 bits at a time through MXCSR */
+		R7L(0, 0, "\tsub $64, %%rsp\n\tstmxcsr 8(%%rsp)\n"
+		    "\txor %%edx, %%edx\n\tmov $48, %%ecx\n"
+		    "3:\tmov %%rax, %%rsi\n\tshr %%cl, %%rsi\n"
+		    "\tmovzwl %%si, %%esi\n"
+		    "\tmov %%esi, (%%rsp)\n\tldmxcsr (%%rsp)\n"
+		    "\tmovl $0, (%%rsp)\n\tstmxcsr 4(%%rsp)\n"
+		    "\tmovzwl 4(%%rsp), %%esi\n\tmovl $0, 4(%%rsp)\n"
+		    "\tshl $16, %%rdx\n\tor %%rsi, %%rdx\n"
+		    "\tsub $16, %%ecx\n\tjns 3b\n"
+		    "\tldmxcsr 8(%%rsp)\n\tadd $64, %%rsp\n"
 		    "\tmov %%rdx, r7_area(%%rip)\n\txor %%edx, %%edx\n"
 		    "\txor %%esi, %%esi\n");
 	if (!strcmp(m, "llseek")) {	/* the file offset of a memfd */
