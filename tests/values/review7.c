@@ -458,7 +458,8 @@ static void r7_segv_jmp(int sig, siginfo_t *si, void *uc)
  * offset of r7_fd (lseek SEEK_CUR), 6 RLIMIT_CORE's soft limit
  * (getrlimit), 7 r7_fd's size less 1 (fstat), 8 the start of the OFD
  * lock that r7_fd holds, through r7_fd2 (fcntl F_OFD_GETLK), 9 the
- * window size of the pty r7_fd (TIOCGWINSZ).
+ * window size of the pty r7_fd (TIOCGWINSZ), 10 the x87 mantissa of
+ * &x | 1 << 62 (shifted left once).
  */
 __asm__(".text\n"
 	"r7_spawn:\n"
@@ -509,6 +510,9 @@ __asm__(".text\n"
 	"3:\tcmp $9, %rcx\n\tjne 3f\n"
 	"\tmov r7_fd(%rip), %edi\n\tmov $0x5413, %esi\n\tmov %rsp, %rdx\n"
 	"\tmov $16, %eax\n\tsyscall\n\tmov (%rsp), %rax\n\tjmp 9f\n"
+	/* 10: a mantissa of (x | 1 << 62) << 1 */
+	"3:\tcmp $10, %rcx\n\tjne 3f\n"
+	"\tmov (%rbx), %rax\n\tshr $1, %rax\n\tbtr $62, %rax\n\tjmp 9f\n"
 	"3:\tud2\n"
 	"8:\tfistpq (%rsp)\n\tmov (%rsp), %rax\n"
 	"9:\tmovq $0x77, (%rax)\n\tmovq $1, r7_done(%rip)\n"
@@ -1024,6 +1028,14 @@ int main(int argc, char **argv)
 		    "\tldmxcsr 8(%%rsp)\n\tadd $64, %%rsp\n"
 		    "\tmov %%rdx, r7_area(%%rip)\n\txor %%edx, %%edx\n"
 		    "\txor %%esi, %%esi\n");
+	if (!strcmp(m, "lx87mmx"))	/* fildq, then mm7 (R7's mantissa) */
+		R7L(10, 0, "\tsub $64, %%rsp\n\tbts $62, %%rax\n"
+		    "\tmov %%rax, (%%rsp)\n\tfninit\n\tfildq (%%rsp)\n"
+		    "\tmovq $0, (%%rsp)\n\tadd $64, %%rsp\n"
+		    "\tmovq %%mm7, r7_area(%%rip)\n\temms\n\tfninit\n");
+	if (!strcmp(m, "lmmx87"))	/* mm0, then fstpt (ST0 is R0) */
+		R7L(0, 0, "\tmovq %%rax, %%mm0\n\tfstpt r7_area(%%rip)\n"
+		    "\temms\n");
 	if (!strcmp(m, "llseek")) {	/* the file offset of a memfd */
 		r7_fd = memfd_create("r7", 0);
 		if (r7_fd < 0)
