@@ -78,6 +78,10 @@
  *   scatterend a vpscatterdd whose element 8 faults (PROT_NONE, no
  *            handler): elements 0..7 are stored and the history ends
  *            at it; r12 loaded element 0's first byte (0x5b) before.
+ *   calleek  (one thread) a callee pushes rbx (0x11), launders its
+ *            slot's address through k1 and stores 0x77 through it, pops
+ *            rbx: rbx after the call 0x77.  calleefx: the address
+ *            through xmm0, fxsave64 into a global and a load back.
  *   xrel     `xrelease mov %eax, (%rbx)` (f3 89 03) and `f2 mov` (a
  *            prefix the CPU ignores there), then loaded into r12/r13.
  *   repfault `rep movsb` of 8 KiB into two pages, the second PROT_NONE:
@@ -619,6 +623,35 @@ static int alias_run(char *a, char *b)
 			 "r13", "memory");
 	return 0;
 }
+
+/*
+ * calleek: a callee saves rbx (push), launders its slot's address through
+ * k1 (kmovq) and stores 0x77 through it, then pops rbx (0x77).
+ * calleefx: the same through fxsave64 of xmm0 into a global and a load.
+ */
+__asm__(".text\n"
+	"r7_cfk:\n"
+	"\tpush %rbx\n"
+	"\tmov %rsp, %rax\n"
+	"\tkmovq %rax, %k1\n"
+	"\txor %eax, %eax\n"
+	"\tkmovq %k1, %rdx\n"
+	"\tkxorq %k1, %k1, %k1\n"
+	"\tmovq $0x77, (%rdx)\n"
+	"\txor %edx, %edx\n"
+	"\tpop %rbx\n"
+	"\tret\n"
+	"r7_cffx:\n"
+	"\tpush %rbx\n"
+	"\tmovq %rsp, %xmm0\n"
+	"\tfxsave64 r7_area(%rip)\n"
+	"\tpxor %xmm0, %xmm0\n"
+	"\tmov r7_area+160(%rip), %rdx\n"
+	"\tmovq $0, r7_area+160(%rip)\n"
+	"\tmovq $0x77, (%rdx)\n"
+	"\txor %edx, %edx\n"
+	"\tpop %rbx\n"
+	"\tret\n");
 
 int main(int argc, char **argv)
 {
@@ -1247,6 +1280,22 @@ int main(int argc, char **argv)
 				 "\tvpscatterdd %%zmm2, (%%rbp,%%zmm4,4)%{%%k1%}\n"
 				 EXIT_NOW :: "r"(pg + 4096 - 32)
 				 : "rbp", "r12", "memory");
+	}
+	if (!strcmp(m, "calleek") || !strcmp(m, "calleefx")) {
+		if (!cpu_has_sweep())
+			return 7;
+		if (m[6] == 'k')
+			__asm__ volatile("mov $0x11, %%ebx\n\tcall r7_cfk\n"
+					 "\tmov %%rbx, %%r12\n"
+					 "\tnop\n\tnop\n\tnop\n"
+					 "\txor %%r12d, %%r12d\n\txor %%ebx, %%ebx\n"
+					 EXIT_NOW ::: "rax", "rbx", "rdx", "r12",
+					 "memory");
+		__asm__ volatile("mov $0x11, %%ebx\n\tcall r7_cffx\n"
+				 "\tmov %%rbx, %%r12\n"
+				 "\tnop\n\tnop\n\tnop\n"
+				 "\txor %%r12d, %%r12d\n\txor %%ebx, %%ebx\n"
+				 EXIT_NOW ::: "rax", "rbx", "rdx", "r12", "memory");
 	}
 	if (!strcmp(m, "rolcl")) {
 		via_pipe(0x101);
