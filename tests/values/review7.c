@@ -82,6 +82,8 @@
  *            slot's address through k1 and stores 0x77 through it, pops
  *            rbx: rbx after the call 0x77.  calleefx: the address
  *            through xmm0, fxsave64 into a global and a load back.
+ *   vsys     time(&g) through the legacy vsyscall page (the kernel
+ *            emulates it and returns to the call's next instruction).
  *   xrel     `xrelease mov %eax, (%rbx)` (f3 89 03) and `f2 mov` (a
  *            prefix the CPU ignores there), then loaded into r12/r13.
  *   repfault `rep movsb` of 8 KiB into two pages, the second PROT_NONE:
@@ -1296,6 +1298,19 @@ int main(int argc, char **argv)
 				 "\tnop\n\tnop\n\tnop\n"
 				 "\txor %%r12d, %%r12d\n\txor %%ebx, %%ebx\n"
 				 EXIT_NOW ::: "rax", "rbx", "rdx", "r12", "memory");
+	}
+	if (!strcmp(m, "vsys")) {	/* time(&r7_g[3]) through [vsyscall] */
+		r7_g[3] = 0x11;
+		__asm__ volatile("mov r7_g+24(%%rip), %%r13\n"
+				 "\tlea r7_g+24(%%rip), %%rdi\n"
+				 "\tmov $0xffffffffff600400, %%rax\n"
+				 "\tcall *%%rax\n"
+				 "\tmov r7_g+24(%%rip), %%r12\n"
+				 "\tmovq $0, r7_g+24(%%rip)\n"
+				 "\tnop\n\tnop\n\tnop\n"
+				 "\txor %%r12d, %%r12d\n"
+				 EXIT_NOW ::: "rax", "rcx", "rdx", "rsi", "rdi",
+				 "r8", "r9", "r10", "r11", "r12", "r13", "memory");
 	}
 	if (!strcmp(m, "rolcl")) {
 		via_pipe(0x101);

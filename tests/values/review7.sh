@@ -77,7 +77,8 @@ bsweep() {
 
 all="sweep bsweep msweep xsweep rolcl bswap16 a32abs a32lea scatter movsxd32
 	pushfs lretq lcall pushf64 pushf16 vforkw pstack shmalias mfdalias
-	remapalias mfdaliaskeep shmaliaskeep scatterend calleek calleefx xrel
+	remapalias mfdaliaskeep shmaliaskeep scatterend calleek calleefx vsys
+	xrel
 	repfault repjmp lword lfnsave lfxsave lxsave lfstpt lfbstp lfstpl
 	lfistp lmovntq lmaskmovq lmaskmovdqu lpextrq lmovdiri lmovdir64b
 	lmovbe lxadd lcx16b lpopmem lscatter lxlat llseek lrlimit lpwoff
@@ -330,12 +331,28 @@ EOT
 
 # mfdaliaskeep: the store of 0x22 through A changes B (one memfd page
 # mapped twice, both kept): watch -l on B must stop there.
-gmodes="rw sysw sysr a32abs scatter repjmp mfdaliaskeep"
+# vsys: the history must hold the load into r12 right after the call
+# into the vsyscall page (the kernel emulates time() and returns there).
+vsyscheck() {
+	rm -rf "$tmp/gvs"
+	timeout 300 "$PTREC" record -q -o "$tmp/gvs" "$REVIEW7" vsys \
+		>/dev/null 2>"$tmp/log"
+	nx=$("$PTREC" insns "$tmp/gvs" 2>/dev/null |
+		grep -A3 'call  *\*%rax' | grep -m1 -E '^[0-9]+' | cut -f2-)
+	if echo "$nx" | grep -q '%r12'; then
+		ok "review7.c vsys: the load after the vsyscall is in the history"
+	else
+		bad "review7.c vsys: the instruction after the call into [vsyscall] (mov r7_g+24, %r12) is missing from the history; next: $nx"
+	fi
+}
+
+gmodes="rw sysw sysr a32abs scatter repjmp mfdaliaskeep vsys"
 for mode in ${REVIEW7_MODES:-$gmodes}; do
 	"$REVIEW7" $mode >/dev/null 2>&1
 	[ $? = 7 ] && continue
 	case $mode in
 	rw) rwcheck ;;
+	vsys) vsyscheck ;;
 	sysw) syswcheck sysw review7_sys.tbl r7_s r7_sb 256 watch ;;
 	sysr) syswcheck sysr review7_sysr.tbl r7_q r7_sr 256 rwatch todo ;;
 	repjmp) repjmp ;;
