@@ -338,7 +338,7 @@ vsyscheck() {
 	timeout 300 "$PTREC" record -q -o "$tmp/gvs" "$REVIEW7" vsys \
 		>/dev/null 2>"$tmp/log"
 	nx=$("$PTREC" insns "$tmp/gvs" 2>/dev/null |
-		grep -A3 'call  *\*%rax' | grep -m1 -E '^[0-9]+' | cut -f2-)
+		grep -A3 'call  *\*%rax' | tail -n +2 | grep -m1 -E '^[0-9]+' | cut -f2-)
 	if echo "$nx" | grep -q '%r12'; then
 		ok "review7.c vsys: the load after the vsyscall is in the history"
 	else
