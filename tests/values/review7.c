@@ -84,6 +84,8 @@
  *            through xmm0, fxsave64 into a global and a load back.
  *   vsys     time(&g) through the legacy vsyscall page (the kernel
  *            emulates it and returns to the call's next instruction).
+ *   trapself a SIGTRAP handler counts the program's own int3 and int1
+ *            (icebp): 1 and 1 untraced.
  *   xrel     `xrelease mov %eax, (%rbx)` (f3 89 03) and `f2 mov` (a
  *            prefix the CPU ignores there), then loaded into r12/r13.
  *   repfault `rep movsb` of 8 KiB into two pages, the second PROT_NONE:
@@ -654,6 +656,19 @@ __asm__(".text\n"
 	"\txor %edx, %edx\n"
 	"\tpop %rbx\n"
 	"\tret\n");
+
+/* trapself: the program's own SIGTRAPs (int3, int1). */
+static volatile int r7_n3, r7_n1;
+
+static void r7_trap(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	if (si->si_code == 0x80)	/* SI_KERNEL: int3 */
+		r7_n3++;
+	else
+		r7_n1++;
+}
 
 int main(int argc, char **argv)
 {
@@ -1311,6 +1326,18 @@ int main(int argc, char **argv)
 				 "\txor %%r12d, %%r12d\n"
 				 EXIT_NOW ::: "rax", "rcx", "rdx", "rsi", "rdi",
 				 "r8", "r9", "r10", "r11", "r12", "r13", "memory");
+	}
+	if (!strcmp(m, "trapself")) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = r7_trap;
+		sa.sa_flags = SA_SIGINFO;
+		sigaction(SIGTRAP, &sa, NULL);
+		__asm__ volatile("int3");
+		__asm__ volatile(".byte 0xf1");	/* int1 (icebp) */
+		printf("int3 %d int1 %d\n", r7_n3, r7_n1);
+		return 0;
 	}
 	if (!strcmp(m, "rolcl")) {
 		via_pipe(0x101);

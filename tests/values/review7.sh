@@ -346,13 +346,28 @@ vsyscheck() {
 	fi
 }
 
-gmodes="rw sysw sysr a32abs scatter repjmp mfdaliaskeep vsys"
+# trapself: recorded, the program must print what it prints untraced
+# (its SIGTRAP handler ran for its own int3 and int1).
+trapcheck() {
+	want=$("$REVIEW7" trapself 2>&1)
+	rm -rf "$tmp/gtr"
+	got=$(timeout 300 "$PTREC" record -q -o "$tmp/gtr" "$REVIEW7" trapself \
+		2>/dev/null)
+	if [ "$got" = "$want" ]; then
+		ok "review7.c trapself: recorded as untraced ($got)"
+	else
+		bad "review7.c trapself: untraced '$want', recorded '$got' (the recorder takes the program's own SIGTRAPs)"
+	fi
+}
+
+gmodes="rw sysw sysr a32abs scatter repjmp mfdaliaskeep vsys trapself"
 for mode in ${REVIEW7_MODES:-$gmodes}; do
 	"$REVIEW7" $mode >/dev/null 2>&1
 	[ $? = 7 ] && continue
 	case $mode in
 	rw) rwcheck ;;
 	vsys) vsyscheck ;;
+	trapself) trapcheck ;;
 	sysw) syswcheck sysw review7_sys.tbl r7_s r7_sb 256 watch ;;
 	sysr) syswcheck sysr review7_sysr.tbl r7_q r7_sr 256 rwatch todo ;;
 	repjmp) repjmp ;;
