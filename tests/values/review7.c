@@ -86,6 +86,8 @@
  *            emulates it and returns to the call's next instruction).
  *   trapself a SIGTRAP handler counts the program's own int3 and int1
  *            (icebp): 1 and 1 untraced.
+ *   sigcont  a forked child raises SIGSTOP; the parent sees it stopped
+ *            and sends SIGCONT, whose handler the child counts (1).
  *   xrel     `xrelease mov %eax, (%rbx)` (f3 89 03) and `f2 mov` (a
  *            prefix the CPU ignores there), then loaded into r12/r13.
  *   repfault `rep movsb` of 8 KiB into two pages, the second PROT_NONE:
@@ -668,6 +670,41 @@ static void r7_trap(int sig, siginfo_t *si, void *uc)
 		r7_n3++;
 	else
 		r7_n1++;
+}
+
+/* sigcont: a child stops itself; the parent's SIGCONT runs its handler. */
+#include <sys/wait.h>
+static volatile int r7_cont;
+
+static void r7_oncont(int sig)
+{
+	(void)sig;
+	r7_cont++;
+}
+
+static int sigcont(void)
+{
+	pid_t p;
+	int st;
+
+	signal(SIGCONT, r7_oncont);
+	fflush(stdout);
+	p = fork();
+	if (p < 0)
+		return 7;
+	if (!p) {
+		raise(SIGSTOP);
+		printf("child: SIGCONT handled %d\n", r7_cont);
+		fflush(stdout);
+		_exit(3);
+	}
+	if (waitpid(p, &st, WUNTRACED) != p || !WIFSTOPPED(st))
+		return 4;
+	kill(p, SIGCONT);
+	if (waitpid(p, &st, 0) != p)
+		return 4;
+	printf("parent: child exit %d\n", WEXITSTATUS(st));
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -1327,6 +1364,8 @@ int main(int argc, char **argv)
 				 EXIT_NOW ::: "rax", "rcx", "rdx", "rsi", "rdi",
 				 "r8", "r9", "r10", "r11", "r12", "r13", "memory");
 	}
+	if (!strcmp(m, "sigcont"))
+		return sigcont();
 	if (!strcmp(m, "trapself")) {
 		struct sigaction sa;
 
