@@ -620,9 +620,6 @@ static bool redo_eval(struct rp_recover *rc, struct win *w, struct redo *d,
 	if (ch)
 		redo_mark(d, fwd ? i + 1 : i);
 	cc[i] = (uint32_t)(rc->stats.conflicts - before);
-	if (cc[i] && getenv("R7_CONF"))
-		fprintf(stderr, "R7CONF win-ins %zu ip %#llx fwd %d\n", i,
-			(unsigned long long)w->ins[i].ip, fwd);
 	d->asked[i] = (uint8_t)((d->asked[i] & ~bit) | (rc->asked ? bit : 0));
 	return ch;
 }
