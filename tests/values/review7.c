@@ -88,6 +88,10 @@
  *            (icebp): 1 and 1 untraced.
  *   sigcont  a forked child raises SIGSTOP; the parent sees it stopped
  *            and sends SIGCONT, whose handler the child counts (1).
+ *   altsig   (GDB) a SA_ONSTACK handler notes &si->si_signo (the frame
+ *            the kernel wrote on the alternate stack); main rewrites it:
+ *            reverse-continue with a watchpoint there must stop at the
+ *            delivery.
  *   xrel     `xrelease mov %eax, (%rbx)` (f3 89 03) and `f2 mov` (a
  *            prefix the CPU ignores there), then loaded into r12/r13.
  *   repfault `rep movsb` of 8 KiB into two pages, the second PROT_NONE:
@@ -705,6 +709,17 @@ static int sigcont(void)
 		return 4;
 	printf("parent: child exit %d\n", WEXITSTATUS(st));
 	return 0;
+}
+
+/* altsig: a handler on an alternate stack notes its siginfo's place. */
+static char r7_alt[65536] __attribute__((aligned(64)));
+int *volatile r7_si;
+
+static void r7_alth(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	r7_si = &si->si_signo;
 }
 
 int main(int argc, char **argv)
@@ -1377,6 +1392,19 @@ int main(int argc, char **argv)
 		__asm__ volatile(".byte 0xf1");	/* int1 (icebp) */
 		printf("int3 %d int1 %d\n", r7_n3, r7_n1);
 		return 0;
+	}
+	if (!strcmp(m, "altsig")) {
+		struct sigaction sa;
+		stack_t ss = { .ss_sp = r7_alt, .ss_size = sizeof(r7_alt) };
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = r7_alth;
+		sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+		if (sigaltstack(&ss, NULL) || sigaction(SIGUSR1, &sa, NULL))
+			return 7;
+		raise(SIGUSR1);
+		*r7_si = 0;	/* rewrite si_signo after the handler */
+		__asm__ volatile(EXIT_NOW ::: "memory");
 	}
 	if (!strcmp(m, "rolcl")) {
 		via_pipe(0x101);
