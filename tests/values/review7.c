@@ -92,6 +92,11 @@
  *            the kernel wrote on the alternate stack); main rewrites it:
  *            reverse-continue with a watchpoint there must stop at the
  *            delivery.
+ *   costack  a word in an mmap region, loaded (0x11, r13) and stored by
+ *            a raw-clone thread (0x77), loaded again (r12); then main
+ *            moves rsp to the region's top and exits there: the
+ *            region is the mapping holding the final rsp ("the thread's
+ *            stack mapping"), below the first rsp.
  *   xrel     `xrelease mov %eax, (%rbx)` (f3 89 03) and `f2 mov` (a
  *            prefix the CPU ignores there), then loaded into r12/r13.
  *   repfault `rep movsb` of 8 KiB into two pages, the second PROT_NONE:
@@ -1405,6 +1410,31 @@ int main(int argc, char **argv)
 		raise(SIGUSR1);
 		*r7_si = 0;	/* rewrite si_signo after the handler */
 		__asm__ volatile(EXIT_NOW ::: "memory");
+	}
+	if (!strcmp(m, "costack")) {	/* the end on a stack in an mmap region */
+		char *reg = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (reg == MAP_FAILED)
+			return 7;
+		/* the object the thread writes: r7_pub points to it */
+		r7_kind = 0;
+		r7_off = 0;
+		*(long *)(reg + 64) = 0x11;
+		((long *)r7_area)[0] = (long)(reg + 64);
+		r7_spawn(r7_child_dec);
+		__asm__ volatile("mov 64(%0), %%r13\n"
+				 "\tmovq $1, r7_go(%%rip)\n"
+				 "1:\tcmpq $0, r7_done(%%rip)\n\tjnz 2f\n"
+				 "\tpause\n\tjmp 1b\n"
+				 "2:\tmov 64(%0), %%r12\n"
+				 "\tnop\n\tnop\n\tnop\n"
+				 "\txor %%r12d, %%r12d\n"
+				 /* on to a stack at the region's top */
+				 "\tlea (1 << 20)(%0), %%rsp\n"
+				 "\tpush %%rax\n\tpop %%rax\n"
+				 EXIT_NOW :: "r"(reg)
+				 : "rax", "r12", "r13", "memory");
 	}
 	if (!strcmp(m, "rolcl")) {
 		via_pipe(0x101);

@@ -99,6 +99,7 @@ bsweep() {
 all="sweep bsweep msweep xsweep rolcl bswap16 a32abs a32lea scatter movsxd32
 	pushfs lretq lcall pushf64 pushf16 vforkw pstack shmalias mfdalias
 	remapalias mfdaliaskeep shmaliaskeep scatterend calleek calleefx vsys
+	costack altsig
 	xrel
 	repfault repjmp lword lfnsave lfxsave lxsave lfstpt lfbstp lfstpl
 	lfistp lmovntq lmaskmovq lmaskmovdqu lpextrq lmovdiri lmovdir64b
