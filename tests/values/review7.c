@@ -144,6 +144,7 @@
 #include <sys/auxv.h>
 #include <cpuid.h>
 #include <signal.h>
+#include <ucontext.h>
 
 #define EXIT_NOW "\txor %%edi, %%edi\n\tmov $231, %%eax\n\tsyscall\n"
 
@@ -478,7 +479,7 @@ static void r7_segv_jmp(int sig, siginfo_t *si, void *uc)
  * (getrlimit), 7 r7_fd's size less 1 (fstat), 8 the start of the OFD
  * lock that r7_fd holds, through r7_fd2 (fcntl F_OFD_GETLK), 9 the
  * window size of the pty r7_fd (TIOCGWINSZ), 10 the x87 mantissa of
- * &x | 1 << 62 (shifted left once).
+ * &x | 1 << 62 (shifted left once), 11 the word r7_slot points to.
  */
 __asm__(".text\n"
 	"r7_spawn:\n"
@@ -532,6 +533,9 @@ __asm__(".text\n"
 	/* 10: a mantissa of (x | 1 << 62) << 1 */
 	"3:\tcmp $10, %rcx\n\tjne 3f\n"
 	"\tmov (%rbx), %rax\n\tshr $1, %rax\n\tbtr $62, %rax\n\tjmp 9f\n"
+	/* 11: the word r7_slot points to (the frame's saved r15) */
+	"3:\tcmp $11, %rcx\n\tjne 3f\n"
+	"\tmov r7_slot(%rip), %rax\n\tmov (%rax), %rax\n\tjmp 9f\n"
 	"3:\tud2\n"
 	"8:\tfistpq (%rsp)\n\tmov (%rsp), %rax\n"
 	"9:\tmovq $0x77, (%rax)\n\tmovq $1, r7_done(%rip)\n"
@@ -567,7 +571,7 @@ unsigned char r7_area[4096] __attribute__((aligned(64)));
 			 EXIT_NOW					\
 			 : "+m"(x) : : "rax", "rbx", "rcx", "rdx", "rsi",	\
 			 "rdi", "r8", "r9", "r10", "r11", "r12", "r13",	\
-			 "r14", "memory");				\
+			 "r14", "r15", "memory");			\
 	} while (0)
 
 /* pstack: a thread on a stack carved from main's own stack. */
@@ -714,6 +718,16 @@ static int sigcont(void)
 		return 4;
 	printf("parent: child exit %d\n", WEXITSTATUS(st));
 	return 0;
+}
+
+/* laltsig: the handler notes where the kernel saved r15. */
+volatile long r7_slot;
+
+static void r7_altr15(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)si;
+	r7_slot = (long)&((ucontext_t *)uc)->uc_mcontext.gregs[REG_R15];
 }
 
 /* altsig: a handler on an alternate stack notes its siginfo's place. */
@@ -1143,6 +1157,22 @@ int main(int argc, char **argv)
 	if (!strcmp(m, "lmmx87"))	/* mm0, then fstpt (ST0 is R0) */
 		R7L(0, 0, "\tmovq %%rax, %%mm0\n\tfstpt r7_area(%%rip)\n"
 		    "\temms\n");
+	if (!strcmp(m, "laltsig")) {	/* r15 = &x saved in a frame on a
+					 * sigaltstack (a global) */
+		struct sigaction sa;
+		stack_t ss = { .ss_sp = r7_alt, .ss_size = sizeof(r7_alt) };
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = r7_altr15;
+		sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+		if (sigaltstack(&ss, NULL) || sigaction(SIGUSR1, &sa, NULL))
+			return 7;
+		R7L(11, 0, "\tmov %%rax, %%r15\n"
+		    "\tmov $39, %%eax\n\tsyscall\n\tmov %%rax, %%rdi\n"
+		    "\tmov $186, %%eax\n\tsyscall\n\tmov %%rax, %%rsi\n"
+		    "\tmov $10, %%edx\n\tmov $234, %%eax\n\tsyscall\n"
+		    "\txor %%r15d, %%r15d\n");
+	}
 	if (!strcmp(m, "llseek")) {	/* the file offset of a memfd */
 		r7_fd = memfd_create("r7", 0);
 		if (r7_fd < 0)

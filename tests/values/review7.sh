@@ -106,7 +106,7 @@ all="sweep bsweep msweep xsweep rolcl bswap16 a32abs a32lea scatter movsxd32
 	lmovbe lxadd lcx16b lpopmem lscatter lxlat llseek lrlimit lpwoff
 	lofdlk lwinsz lfrstor lfldt lfxrstor lxrstor lfxsavexmm lvmaskmov
 	lvmovdqu8k lvpcompress lmovqmm lcvtsd lpushglob lstglob lxchgm lcmpxchgm
-	lmovnti lkmask lkmaskst lfldcw lmxcsr lx87mmx lmmx87"
+	lmovnti lkmask lkmaskst lfldcw lmxcsr lx87mmx lmmx87 laltsig"
 for mode in ${REVIEW7_MODES:-$all}; do
 	if [ $mode = bsweep ]; then
 		bsweep
