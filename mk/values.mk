@@ -89,7 +89,8 @@ REVIEW7 := $(BUILD)/tests/values/review7
 $(REVIEW7): tests/values/review7.c tests/values/review7_sweep.inc \
 		tests/values/review7_msweep.inc tests/values/review7_rw.inc \
 		tests/values/review7_bsweep.inc tests/values/review7_xsweep.inc \
-		tests/values/review7_sys.inc tests/values/review7_sysr.inc
+		tests/values/review7_sys.inc tests/values/review7_sysr.inc \
+		tests/values/review7_bxsweep.inc
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -Wl,-z,now -o $@ $<
 

@@ -26,6 +26,7 @@
  *            every row): the registers before the row unknown but by
  *            what the engine infers back from the end (ud2 after it).
  *   xsweep   SSE/AVX moves and shuffles (xsweep below).
+ *   bxsweep K  xsweep's row K backward (BXPRE below).
  *   sysw     (GDB) system calls writing a buffer of known address, each
  *            watched (sysw below).
  *   sysr     (GDB) system calls reading a buffer of known address
@@ -344,6 +345,41 @@ __asm__(".macro XPRE\n"
 #include "review7_xsweep.inc"
 	"\tpop %rbx\n\tret\n");
 void r7_xsweep(void);
+
+/*
+ * bxsweep K: xsweep's row K backward.  BXPRE loads xmm0/1/2 from r7_bu
+ * (a pipe's: unknown to the engine), copies their halves into r8..r13
+ * (movq; movhps through r7_t), runs the row, clears r8..r13 and ends
+ * with XPOST and ud2: the end (registers and the FXSAVE image) knows
+ * the row's outputs, and r8..r13 between the copies and their clearing
+ * are known only backward through the row.
+ */
+extern void (*const r7_xtab[])(void);
+extern const long r7_xn;
+__asm__(".macro BXPRE\n"
+	"\tmovdqu r7_bu(%rip), %xmm0\n"
+	"\tmovdqu r7_bu+16(%rip), %xmm1\n"
+	"\tmovdqu r7_bu+32(%rip), %xmm2\n"
+	"\tmovq $0x71, r7_t(%rip)\n\tmovq $0x72, r7_t+8(%rip)\n"
+	"\tmovq $0x73, r7_t+16(%rip)\n\tmovq $0x74, r7_t+24(%rip)\n"
+	"\tmovabs $0x0123456789abcdef, %r9\n"
+	"\tkxnorq %k1, %k1, %k1\n"
+	"\tmovq %xmm0, %r8\n\tmovq %xmm1, %r10\n\tmovq %xmm2, %r11\n"
+	"\tmovhps %xmm0, r7_t+96(%rip)\n\tmov r7_t+96(%rip), %r12\n"
+	"\tmovhps %xmm1, r7_t+104(%rip)\n\tmov r7_t+104(%rip), %r13\n"
+	"\tmovhps %xmm2, r7_t+112(%rip)\n\tmov r7_t+112(%rip), %r14\n"
+	"\tmovq $0, r7_t+96(%rip)\n\tmovq $0, r7_t+104(%rip)\n"
+	"\tmovq $0, r7_t+112(%rip)\n"
+	".endm\n"
+	".macro BXPOST\n"
+	"\txor %r8d, %r8d\n\txor %r10d, %r10d\n\txor %r11d, %r11d\n"
+	"\txor %r12d, %r12d\n\txor %r13d, %r13d\n\txor %r14d, %r14d\n"
+	"\tXPOST\n"
+	"\tud2\n"
+	".endm\n"
+	".text\n"
+#include "review7_bxsweep.inc"
+	);
 
 /*
  * sysw (GDB): one system call per row of review7_sys.tbl (number, setup,
@@ -796,6 +832,24 @@ int main(int argc, char **argv)
 				 "\tvmovdqu64 r7_x1(%%rip), %%xmm17\n"
 				 ::: "memory");
 		r7_btab[k]();
+	}
+	if (!strcmp(m, "bxsweep") && argc > 2) {
+		unsigned long b[16];
+		long k = atol(argv[2]);
+		int fd[2];
+
+		if (!cpu_has_sweep())
+			return 7;
+		if (k < 0 || k >= r7_xn)
+			return 2;
+		for (int j = 0; j < 16; j++)
+			b[j] = 0x1111111111111111ul * (unsigned long)(j + 1);
+		for (int j = 0; j < 64; j++)
+			r7_y[j] = (unsigned char)(0x80 + j);
+		if (pipe(fd) || write(fd[1], b, sizeof(b)) != sizeof(b) ||
+		    read(fd[0], r7_bu, sizeof(b)) != sizeof(b))
+			return 3;
+		r7_xtab[k]();
 	}
 	if (!strcmp(m, "xsweep")) {
 		if (!cpu_has_sweep())

@@ -65,38 +65,40 @@ vcheck() {
 
 # bsweep: every row of the sweep backward, one recording each (a row's
 # register known after it by the end, ud2); one line per failing row.
+# bxsweep likewise for xsweep's rows (bsweep MODE LABEL).
 bsweep() {
+	bm=$1 blab=$2
 	k=0
 	bads=0
 	while :; do
-		"$REVIEW7" bsweep $k >/dev/null 2>&1
+		"$REVIEW7" $bm $k >/dev/null 2>&1
 		case $? in
 		2) break ;;
-		7) ok "review7.c bsweep: # SKIP not possible here"; return ;;
+		7) ok "review7.c $bm: # SKIP not possible here"; return ;;
 		esac
 		rm -rf "$tmp/bs"
 		(
 			export LD_BIND_NOW=1 GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX2,-AVX,-BMI2,-EVEX
 			timeout 300 "$PTREC" record --ground-truth -q \
-				-o "$tmp/bs" "$REVIEW7" bsweep $k >"$tmp/log" 2>&1
+				-o "$tmp/bs" "$REVIEW7" $bm $k >"$tmp/log" 2>&1
 		)
 		for strict in 0 1; do
 			if ! PTREC_VALUES_STRICT=$strict "$VALCHECK" "$tmp/bs" \
 				>"$tmp/out" 2>&1; then
 				what=$("$PTREC" insns "$tmp/bs" 2>/dev/null |
-					grep -A40 "<r7_b$k+0>" |
+					grep -A40 "<$blab$k+0>" |
 					grep -v 'r7_bu\|r15b\|r7_x[01]' |
 					head -1 | cut -f2-)
-				bad "review7.c bsweep $k (strict $strict): $what: $(grep -m2 WRONG "$tmp/out" | tr '\n' ' ')$(grep CONFLICTS "$tmp/out")"
+				bad "review7.c $bm $k (strict $strict): $what: $(grep -m2 WRONG "$tmp/out" | tr '\n' ' ')$(grep CONFLICTS "$tmp/out")"
 				bads=$((bads + 1))
 			fi
 		done
 		k=$((k + 1))
 	done
-	[ $bads = 0 ] && ok "review7.c bsweep: $k rows, wrong 0"
+	[ $bads = 0 ] && ok "review7.c $bm: $k rows, wrong 0"
 }
 
-all="sweep bsweep msweep xsweep rolcl bswap16 a32abs a32lea scatter movsxd32
+all="sweep bsweep msweep xsweep bxsweep rolcl bswap16 a32abs a32lea scatter movsxd32
 	pushfs lretq lcall pushf64 pushf16 vforkw pstack shmalias mfdalias
 	remapalias mfdaliaskeep shmaliaskeep scatterend calleek calleefx vsys
 	costack altsig
@@ -109,7 +111,11 @@ all="sweep bsweep msweep xsweep rolcl bswap16 a32abs a32lea scatter movsxd32
 	lmovnti lkmask lkmaskst lfldcw lmxcsr lx87mmx lmmx87 laltsig"
 for mode in ${REVIEW7_MODES:-$all}; do
 	if [ $mode = bsweep ]; then
-		bsweep
+		bsweep bsweep r7_b
+		continue
+	fi
+	if [ $mode = bxsweep ]; then
+		bsweep bxsweep r7_bx
 		continue
 	fi
 	"$REVIEW7" $mode >/dev/null 2>&1

@@ -3,8 +3,9 @@
 """Regenerates review7's generated tables (run from tests/values/ after
 editing a source list): review7_rw.inc from review7_rw.tbl,
 review7_sys.inc from review7_sys.tbl, review7_sysr.inc from
-review7_sysr.tbl, and review7_bsweep.inc from review7_sweep.inc (each
-sweep row as a function for the backward sweep).  review7_sweep.inc,
+review7_sysr.tbl, review7_bsweep.inc from review7_sweep.inc and
+review7_bxsweep.inc from review7_xsweep.inc (each row as a function for
+the backward sweeps).  review7_sweep.inc,
 review7_msweep.inc and review7_xsweep.inc are the sources themselves."""
 import re
 
@@ -63,7 +64,25 @@ def bsweep():
     open('review7_bsweep.inc', 'w').write('\n'.join(out) + '\n')
 
 
+def bxsweep():
+    pat = re.compile(r'^\t"\\t(.*)\\n"$')
+    rows = [m.group(1) for m in (pat.match(l.rstrip('\n'))
+            for l in open('review7_xsweep.inc'))
+            if m and m.group(1) not in ('XPRE', 'XPOST')]
+    out = ['/* Generated: the SSE sweep backward (review7 bxsweep), one function per row. */']
+    for k, r in enumerate(rows):
+        out += ['\t".globl r7_bx%d\\n"' % k, '\t"r7_bx%d:\\n"' % k,
+                '\t"\\tBXPRE\\n"', '\t"\\t%s\\n"' % r, '\t"\\tBXPOST\\n"']
+    out += ['\t".section .data.rel.ro\\n"', '\t".globl r7_xtab\\n"',
+            '\t"r7_xtab:\\n"']
+    out += ['\t"\\t.quad r7_bx%d\\n"' % k for k in range(len(rows))]
+    out += ['\t".globl r7_xn\\n"', '\t"r7_xn:\\n\\t.quad %d\\n"' % len(rows),
+            '\t".text\\n"']
+    open('review7_bxsweep.inc', 'w').write('\n'.join(out) + '\n')
+
+
 rw()
+bxsweep()
 sys('review7_sys.tbl', 'review7_sys.inc', 'r7_sb', 'r7_s')
 sys('review7_sysr.tbl', 'review7_sysr.inc', 'r7_sr', 'r7_q')
 bsweep()
