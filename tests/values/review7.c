@@ -98,6 +98,10 @@
  *            moves rsp to the region's top and exits there: the
  *            region is the mapping holding the final rsp ("the thread's
  *            stack mapping"), below the first rsp.
+ *   lprocsys main waits in futex(&x, FUTEX_WAIT, 0x11) (futex: listed by
+ *            rcv_escsys.c as keeping nothing); a raw-clone thread reads
+ *            &x from /proc/self/task/MAIN/syscall, stores 0x77 into x
+ *            and wakes it.
  *   xrel     `xrelease mov %eax, (%rbx)` (f3 89 03) and `f2 mov` (a
  *            prefix the CPU ignores there), then loaded into r12/r13.
  *   repfault `rep movsb` of 8 KiB into two pages, the second PROT_NONE:
@@ -536,6 +540,29 @@ __asm__(".text\n"
 	"\tjmp *%r9\n"
 	"1:\tpop %r15\n\tpop %r14\n\tpop %r13\n\tpop %r12\n"
 	"\tpop %rbp\n\tpop %rbx\n\tret\n"
+	/* procsys: read main's /proc/self/task/TID/syscall while main
+	 * waits in futex(&x, FUTEX_WAIT, 0x11): its second field is &x
+	 */
+	"r7_child_proc:\n"
+	"1:\tcmpq $0, r7_go(%rip)\n\tjnz 2f\n\tpause\n\tjmp 1b\n"
+	"2:\tsub $256, %rsp\n"
+	"5:\tmov $-100, %edi\n\tlea r7_path(%rip), %rsi\n\txor %edx, %edx\n"
+	"\tmov $257, %eax\n\tsyscall\n\tmov %eax, %ebx\n"
+	"\tmov %ebx, %edi\n\tmov %rsp, %rsi\n\tmov $200, %edx\n"
+	"\txor %eax, %eax\n\tsyscall\n\tmov %rax, %r12\n"
+	"\tmov %ebx, %edi\n\tmov $3, %eax\n\tsyscall\n"
+	/* "202 0x...": main may not be in the futex yet: again */
+	"\tcmpl $0x20323032, (%rsp)\n\tjne 5b\n"
+	"\tlea 6(%rsp), %rsi\n\txor %eax, %eax\n"
+	"3:\tmovzbl (%rsi), %ecx\n\tcmp $0x20, %ecx\n\tje 4f\n"
+	"\tsub $0x30, %ecx\n\tcmp $9, %ecx\n\tjbe 6f\n\tsub $0x27, %ecx\n"
+	"6:\tshl $4, %rax\n\tor %rcx, %rax\n\tinc %rsi\n\tjmp 3b\n"
+	"4:\tmovq $0x77, (%rax)\n"
+	"\tmov %rax, %rdi\n\tmov $1, %esi\n\tmov $1, %edx\n"
+	"\tmov $202, %eax\n\tsyscall\n"
+	"\tmovq $1, r7_done(%rip)\n"
+	"\txor %edi, %edi\n\tmov $60, %eax\n"
+	"\tsyscall\n"
 	"r7_child_dec:\n"
 	"1:\tcmpq $0, r7_go(%rip)\n\tjnz 2f\n\tpause\n\tjmp 1b\n"
 	"2:\tlea r7_area(%rip), %rbx\n\tadd r7_off(%rip), %rbx\n"
@@ -577,11 +604,12 @@ __asm__(".text\n"
 	"9:\tmovq $0x77, (%rax)\n\tmovq $1, r7_done(%rip)\n"
 	"\txor %edi, %edi\n\tmov $60, %eax\n"
 	"\tsyscall\n");
-extern char r7_child_dec[];
+extern char r7_child_dec[], r7_child_proc[];
 void r7_spawn(void *code);
 char r7_cstack[65536] __attribute__((aligned(16)));
 volatile long r7_go, r7_done, r7_kind, r7_off;
 int r7_fd, r7_fd2;
+char r7_path[64];
 unsigned char r7_area[4096] __attribute__((aligned(64)));
 
 #define R7L(KIND, OFF, LAUNDER)						\
@@ -1226,6 +1254,37 @@ int main(int argc, char **argv)
 		    "\tmov $186, %%eax\n\tsyscall\n\tmov %%rax, %%rsi\n"
 		    "\tmov $10, %%edx\n\tmov $234, %%eax\n\tsyscall\n"
 		    "\txor %%r15d, %%r15d\n");
+	}
+	if (!strcmp(m, "lprocsys")) {	/* main waits in futex(&x, WAIT) */
+		volatile long x;
+
+		/* by hand: snprintf's stack FILE would show the stack */
+		char *q = r7_path;
+		int tid = (int)gettid(), d = 1;
+
+		memcpy(q, "/proc/self/task/", 16);
+		q += 16;
+		while (d * 10 <= tid)
+			d *= 10;
+		for (; d; d /= 10)
+			*q++ = (char)('0' + tid / d % 10);
+		memcpy(q, "/syscall", 9);
+		r7_spawn(r7_child_proc);
+		__asm__ volatile("movq $0x11, %0\n"
+				 "\tmov %0, %%r13\n"
+				 "\tmov $39, %%eax\n\tsyscall\n"	/* getpid */
+				 "\tmovq $1, r7_go(%%rip)\n"
+				 "\tmov %0, %%r14\n\tnop\n\txor %%r14d, %%r14d\n"
+				 "1:\tlea %0, %%rdi\n\txor %%esi, %%esi\n"
+				 "\tmov $0x11, %%edx\n\txor %%r10d, %%r10d\n"
+				 "\tmov $202, %%eax\n\tsyscall\n"
+				 "\tcmpq $0x11, %0\n\tje 1b\n"
+				 "\tmov %0, %%r12\n"
+				 "\tnop\n\tnop\n\tnop\n"
+				 "\txor %%r12d, %%r12d\n\txor %%r13d, %%r13d\n"
+				 EXIT_NOW : "+m"(x) :: "rax", "rcx", "rdx", "rsi",
+				 "rdi", "r10", "r11", "r12", "r13", "r14",
+				 "memory");
 	}
 	if (!strcmp(m, "llseek")) {	/* the file offset of a memfd */
 		r7_fd = memfd_create("r7", 0);

@@ -108,7 +108,7 @@ all="sweep bsweep msweep xsweep bxsweep rolcl bswap16 a32abs a32lea scatter movs
 	lmovbe lxadd lcx16b lpopmem lscatter lxlat llseek lrlimit lpwoff
 	lofdlk lwinsz lfrstor lfldt lfxrstor lxrstor lfxsavexmm lvmaskmov
 	lvmovdqu8k lvpcompress lmovqmm lcvtsd lpushglob lstglob lxchgm lcmpxchgm
-	lmovnti lkmask lkmaskst lfldcw lmxcsr lx87mmx lmmx87 laltsig"
+	lmovnti lkmask lkmaskst lfldcw lmxcsr lx87mmx lmmx87 laltsig lprocsys"
 for mode in ${REVIEW7_MODES:-$all}; do
 	if [ $mode = bsweep ]; then
 		bsweep bsweep r7_b
