@@ -1,6 +1,7 @@
 #!/bin/sh
 # Review 7's reproducers (tests/values/review7.c): `make values-review7`
-# (not in make check; about 5 minutes of wall time here, 17 s of CPU).
+# (not in make check; about 5.5 minutes of wall time here, under 20 s of
+# CPU).
 # Each values case must give no wrong value (valcheck, VALCHECK_BITS=1,
 # no conflict) in default mode and in strict mode
 # (PTREC_VALUES_STRICT=1); the GDB cases must stop where the ground
@@ -18,7 +19,7 @@
 #     bswap16's conflicts;
 #   wrong in default mode: llseek, lrlimit, lpwoff, lofdlk, lwinsz
 #     (rcv_escsys.c: values the kernel keeps), lfxsave, lfxsavexmm,
-#     lxsave, lmaskmovq, lmaskmovdqu, lkmask, lkmaskst, lmxcsr
+#     lxsave, lmaskmovq, lmaskmovdqu, lkmask, lkmaskst, lmxcsr, lprocsys
 #     (rcv_escape.c);
 #   recorder: pushf64, pushf16 (pushf stores the single step's TF: 3
 #     conflicts), vsys (the instruction after an emulated vsyscall is
