@@ -17,10 +17,10 @@
 #     views of a page, gone by the end), scatterend (rcv_end.c: a
 #     scatter's partial completion); sweep and bsweep show rolcl's and
 #     bswap16's conflicts;
-#   wrong in default mode: llseek, lrlimit, lpwoff, lofdlk, lwinsz
-#     (rcv_escsys.c: values the kernel keeps), lfxsave, lfxsavexmm,
-#     lxsave, lmaskmovq, lmaskmovdqu, lkmask, lkmaskst, lmxcsr, lprocsys
-#     (rcv_escape.c);
+#   wrong in default mode: llseek, lrlimit, lpwoff, lofdlk, lwinsz,
+#     lprocsys (rcv_escsys.c: values the kernel keeps and shows),
+#     lfxsave, lfxsavexmm, lxsave, lmaskmovq, lmaskmovdqu, lkmask,
+#     lkmaskst, lmxcsr (rcv_escape.c);
 #   recorder: pushf64, pushf16 (pushf stores the single step's TF: 3
 #     conflicts), vsys (the instruction after an emulated vsyscall is
 #     lost), trapself, sigcont (signals the program handles swallowed);
