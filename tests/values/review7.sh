@@ -28,6 +28,8 @@
 #     frstor, xlatb, enter, scatters), repjmp (a faulting rep movsb's
 #     partial writes), mfdaliaskeep (a store through an alias); TODO
 #     (ok lines): sysw with skip, sysr (the kernel's reads).
+# On main 98b7a40 (lead7's fixes) rolcl, bswap16, movsxd32, a32abs,
+# a32lea, scatter, msweep, scatterend and rw pass; the rest still fail.
 # REVIEW7_MODES="a b" runs some cases only.
 set -u
 : "${PTREC:?}" "${VALCHECK:?}" "${REVIEW7:?}"
