@@ -102,6 +102,8 @@
  *            rcv_escsys.c as keeping nothing); a raw-clone thread reads
  *            &x from /proc/self/task/MAIN/syscall, stores 0x77 into x
  *            and wakes it.
+ *   xlatfs   (GDB) `xlat %fs:(%rbx)` reads fs_base + rbx + al (a TLS
+ *            table's byte 40): rwatch on it must stop at the xlat.
  *   xrel     `xrelease mov %eax, (%rbx)` (f3 89 03) and `f2 mov` (a
  *            prefix the CPU ignores there), then loaded into r12/r13.
  *   repfault `rep movsb` of 8 KiB into two pages, the second PROT_NONE:
@@ -804,6 +806,10 @@ static void r7_alth(int sig, siginfo_t *si, void *uc)
 	(void)uc;
 	r7_si = &si->si_signo;
 }
+
+/* xlatfs: xlat through fs (a TLS table). */
+static __thread unsigned char r7_tls[256];
+unsigned char *volatile r7_tlsp;
 
 int main(int argc, char **argv)
 {
@@ -1578,6 +1584,17 @@ int main(int argc, char **argv)
 				 "\tpush %%rax\n\tpop %%rax\n"
 				 EXIT_NOW :: "r"(reg)
 				 : "rax", "r12", "r13", "memory");
+	}
+	if (!strcmp(m, "xlatfs")) {	/* xlat %fs:(%rbx): TLS + rbx + al */
+		long off = (char *)r7_tls - (char *)__builtin_thread_pointer();
+
+		r7_tls[40] = 0x5a;
+		r7_tlsp = &r7_tls[40];
+		__asm__ volatile("mov %0, %%rbx\n"
+				 "\tmov $40, %%eax\n"
+				 "\t.byte 0x64, 0xd7\n"	/* xlat %%fs:(%%rbx) */
+				 "\tnop\n\tnop\n\tnop\n"
+				 EXIT_NOW :: "r"(off) : "rax", "rbx", "memory");
 	}
 	if (!strcmp(m, "rolcl")) {
 		via_pipe(0x101);

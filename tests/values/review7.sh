@@ -393,7 +393,7 @@ trapcheck() {
 }
 
 gmodes="rw sysw sysr a32abs scatter repjmp mfdaliaskeep vsys trapself
-	sigcont"
+	sigcont xlatfs"
 for mode in ${REVIEW7_MODES:-$gmodes}; do
 	"$REVIEW7" $mode >/dev/null 2>&1
 	[ $? = 7 ] && continue
@@ -406,6 +406,7 @@ for mode in ${REVIEW7_MODES:-$gmodes}; do
 	repjmp) repjmp ;;
 	mfdaliaskeep) gwatch mfdaliaskeep 'watch -l' '*(long *)r7_pb' \
 		'movq +\$0x22,\(%r' ;;
+	xlatfs) gwatch xlatfs rwatch '*(char *)r7_tlsp' 'xlat' ;;
 	a32abs) gwatch a32abs watch '*(int *)0xf0000000' \
 		'mov +%eax,0xf0000000\(,%eiz,1\)' ;;
 	scatter) gwatch scatter watch '*(long *)&r7_sc[8]' 'vpscatterdd' \
