@@ -183,7 +183,7 @@ gwatch() {
 # VSIB with a vector index, implicit stores, movdir*, string
 # instructions with DF unknown, barriers) may pass (skip_unknown).
 skip_unknown=" 6 7 8 17 23 27 29 33 34 36 37 41 43 44 46 53 54 55 56 67 68 69
-	70 71 72 73 75 76 77 80 82 83 84 90 60 61 62 94 "
+	70 71 72 73 75 76 77 80 82 83 84 90 60 61 62 94 101 "
 rwcheck() {
 	rm -rf "$tmp/grw"
 	timeout 300 "$PTREC" record -q -o "$tmp/grw" "$REVIEW7" rw \
