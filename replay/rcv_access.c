@@ -247,7 +247,7 @@ static uint64_t op_extent(const struct rcv_ins *in, const struct rcv_op *op)
 
 /*
  * Reads no operand names (review7 rw): xlat reads [rbx + al] (ebx with
- * 0x67); enter with nesting level L > 1 copies L - 1 frame pointers from
+ * 0x67; fs or gs added with their prefix: review7 xlatfs); enter with nesting level L > 1 copies L - 1 frame pointers from
  * [rbp - 8] down (SDM Vol. 2A ENTER, 64-bit operand size).
  */
 static size_t implicit_reads(const struct rcv_ctx *c,
@@ -259,11 +259,19 @@ static size_t implicit_reads(const struct rcv_ctx *c,
 	unsigned int lvl;
 
 	if (in->id == X86_INS_XLATB) {
-		b = at->pre->r[RP_REG_RBX];
+		/* [rbx + al], with the segment rcv_decode() kept */
+		struct rcv_op m = { .type = RCV_OP_MEM, .size = 1,
+				    .base = RP_REG_RBX, .index = -1,
+				    .seg = in->op[0].seg };
+
 		x = at->pre->r[RP_REG_RAX];
+		m.imm = in->op[0].imm + (int64_t)(x.v & 0xff);
+		b = rcv_addr(c, in, &m, at->pre);
 		n = acc_add(acc, n, max, RP_ACC_READ,
 			    b.k == ~0ull && (x.k & 0xff) == 0xff && !in->a32,
-			    b.v + (x.v & 0xff), 1);
+			    b.v, 1);
+		if (n <= max)
+			acc_bounds(c, at, &m, &acc[n - 1]);
 		return n;
 	}
 	if (in->id != X86_INS_ENTER || in->nops != 2 ||

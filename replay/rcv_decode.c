@@ -537,6 +537,53 @@ void rcv_decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	e->in = *in;
 }
 
+/* The operand capstone gives as @o, in the engine's terms. */
+static void op_of(const cs_x86_op *o, struct rcv_op *p)
+{
+	int g, sz, sh;
+
+	p->size = o->size;
+	p->access = o->access;
+	switch (o->type) {
+	case X86_OP_REG:
+		if (gpr(o->reg, &g, &sz, &sh)) {
+			p->type = RCV_OP_REG;
+			p->reg = (int8_t)g;
+			p->shift = (uint8_t)sh;
+			p->size = (uint8_t)sz;
+		} else if (xmm_of(o->reg, &g, &sz)) {
+			p->type = RCV_OP_XMM;
+			p->reg = (int8_t)g;
+			p->size = (uint8_t)sz;
+		} else {
+			p->type = RCV_OP_OTHER;
+		}
+		break;
+	case X86_OP_IMM:
+		p->type = RCV_OP_IMM;
+		p->imm = o->imm;
+		break;
+	case X86_OP_MEM:
+		p->type = RCV_OP_MEM;
+		p->base = mem_reg(o->mem.base);
+		p->index = mem_reg(o->mem.index);
+		p->scale = (uint8_t)o->mem.scale;
+		p->imm = o->mem.disp;
+		p->seg = o->mem.segment == X86_REG_INVALID ? 0 :
+			 o->mem.segment == X86_REG_FS ? 1 :
+			 o->mem.segment == X86_REG_GS ? 2 : 3;
+		if (o->mem.segment == X86_REG_CS ||
+		    o->mem.segment == X86_REG_DS ||
+		    o->mem.segment == X86_REG_ES ||
+		    o->mem.segment == X86_REG_SS)
+			p->seg = 0;	/* base 0 in 64-bit mode */
+		break;
+	default:
+		p->type = RCV_OP_OTHER;
+		break;
+	}
+}
+
 static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		   size_t len, uint8_t iclass, struct rcv_ins *in)
 {
@@ -573,51 +620,24 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	if (x->prefix[0] == X86_PREFIX_REP || x->prefix[0] == X86_PREFIX_REPNE)
 		in->flags |= RCV_I_REP;
 	in->a32 = x->prefix[3] == X86_PREFIX_ADDRSIZE;
-	for (i = 0; i < x->op_count && i < 3; i++) {
-		const cs_x86_op *o = &x->operands[i];
-		struct rcv_op *p = &in->op[i];
-
-		p->size = o->size;
-		p->access = o->access;
-		switch (o->type) {
-		case X86_OP_REG:
-			if (gpr(o->reg, &g, &sz, &sh)) {
-				p->type = RCV_OP_REG;
-				p->reg = (int8_t)g;
-				p->shift = (uint8_t)sh;
-				p->size = (uint8_t)sz;
-			} else if (xmm_of(o->reg, &g, &sz)) {
-				p->type = RCV_OP_XMM;
-				p->reg = (int8_t)g;
-				p->size = (uint8_t)sz;
-			} else {
-				p->type = RCV_OP_OTHER;
-			}
-			break;
-		case X86_OP_IMM:
-			p->type = RCV_OP_IMM;
-			p->imm = o->imm;
-			break;
-		case X86_OP_MEM:
-			p->type = RCV_OP_MEM;
-			p->base = mem_reg(o->mem.base);
-			p->index = mem_reg(o->mem.index);
-			p->scale = (uint8_t)o->mem.scale;
-			p->imm = o->mem.disp;
-			p->seg = o->mem.segment == X86_REG_INVALID ? 0 :
-				 o->mem.segment == X86_REG_FS ? 1 :
-				 o->mem.segment == X86_REG_GS ? 2 : 3;
-			if (o->mem.segment == X86_REG_CS ||
-			    o->mem.segment == X86_REG_DS ||
-			    o->mem.segment == X86_REG_ES ||
-			    o->mem.segment == X86_REG_SS)
-				p->seg = 0;	/* base 0 in 64-bit mode */
-			break;
-		default:
-			p->type = RCV_OP_OTHER;
+	for (i = 0; i < x->op_count && i < 3; i++)
+		op_of(&x->operands[i], &in->op[i]);
+	/* EVEX with a mask: capstone 4 lists the mask register as an
+	 * operand, which puts a memory source fourth (vpaddd (%rbp),
+	 * %zmm1, %zmm0{%k1}): it takes the third place (review7 rw rows
+	 * 92-100), whose register capstone's lists still name.
+	 */
+	for (i = 3; i < x->op_count && i < 8; i++)
+		if (x->operands[i].type == X86_OP_MEM &&
+		    in->op[2].type != RCV_OP_MEM) {
+			memset(&in->op[2], 0, sizeof(in->op[2]));
+			op_of(&x->operands[i], &in->op[2]);
 			break;
 		}
-	}
+	/* xlat names no operand: its segment (%fs:(%rbx)) in op[0].seg. */
+	if (in->id == X86_INS_XLATB)
+		in->op[0].seg = x->prefix[1] == X86_PREFIX_FS ? 1 :
+				x->prefix[1] == X86_PREFIX_GS ? 2 : 0;
 	in->nops = (uint8_t)(x->op_count < 3 ? x->op_count : 3);
 	/* 0x67 with an absolute address: capstone 4 gives the disp
 	 * sign-extended, the CPU truncates the effective address to 32

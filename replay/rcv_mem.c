@@ -795,10 +795,13 @@ bool rcv_fs_absolute(struct rp_recover *rc, struct win *w)
 		return false;
 	fs = rc->end_regs.val[RP_REG_FS_BASE];
 	for (i = (size_t)(last + 1); i < w->n; i++)
-		for (k = 0; k < w->ins[i].nops; k++) {
+		for (k = 0; k < w->ins[i].nops ||
+			    (!k && w->ins[i].id == X86_INS_XLATB); k++) {
 			struct rcv_op *o = &w->ins[i].op[k];
 
-			if (o->type == RCV_OP_MEM && o->seg == 1) {
+			/* xlat's segment is in op[0] (rcv_decode.c) */
+			if ((o->type == RCV_OP_MEM ||
+			     w->ins[i].id == X86_INS_XLATB) && o->seg == 1) {
 				o->imm = (int64_t)((uint64_t)o->imm + fs);
 				o->seg = 0;
 				ch = true;
