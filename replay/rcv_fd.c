@@ -91,7 +91,7 @@ static bool files_shared(struct rp_recover *rc, const struct rp_session *s)
  * importers' records list executable mappings alone: there it is assumed
  * not to happen (docs/values.md "Files").
  */
-static bool shared_gone(struct rp_recover *rc)
+static bool shared_gone(struct rp_recover *rc, bool files)
 {
 	const struct rp_session *s = rc->s;
 	struct rp_snap_map_info mi;
@@ -109,10 +109,10 @@ static bool shared_gone(struct rp_recover *rc)
 		bool kept = false;
 
 		if (s->recs[i]->type != PTREC_SB_MMAP || m->pid != rc->pid ||
-		    !(m->mflags & MAP_SHARED) || !m->path_len)
+		    !(m->mflags & MAP_SHARED) || (files && !m->path_len))
 			continue;
 		path = sb_mmap_path(m);
-		if (path[0] == '[')
+		if (files && path[0] == '[')
 			continue;
 		for (k = 0; !kept &&
 		     !rp_snapshot_proc_map(rc->sn, rc->pid, k, &mi); k++)
@@ -199,8 +199,14 @@ void rcv_fd_init(struct rp_recover *rc)
 				rc->fd_safe |= 1ull << fd;
 		}
 		fd_files(rc);
-		rc->fsh_gone = shared_gone(rc);
+		rc->fsh_gone = shared_gone(rc, true);
 	}
+	/* Any shared mapping gone by the end (SysV, a memfd, shared
+	 * anonymous memory, mremap's second view of one): memory the end
+	 * does not map may have been two views of one page (review7
+	 * shmalias, mfdalias, remapalias).
+	 */
+	rc->ush_gone = shared_gone(rc, false);
 	for (i = 0; !rp_snapshot_proc_rseq(rc->sn, rc->pid, i, &addr, &len,
 					   &complete); i++) {
 		void *nv = realloc(v, (n + 1) * sizeof(*v));

@@ -279,7 +279,11 @@ static bool private_until(struct rp_recover *rc, uint64_t a, uint64_t *until)
 	if (!rc->sn)
 		return !rc->mt;
 	map_of(rc, a);
-	return rc->map.found ? rc->map.priv : !rc->mt;
+	/* Not mapped at the end: private if the process had no other
+	 * thread and no shared mapping that is gone (two views of one
+	 * page, both unmapped: rcv_fd.c ush_gone).
+	 */
+	return rc->map.found ? rc->map.priv : !rc->mt && !rc->ush_gone;
 }
 
 /*

@@ -189,6 +189,7 @@ struct rp_recover {
 	 */
 	bool fd_ids, fd_any_file;
 	bool fsh_gone;		/* a shared file mapping gone by the end */
+	bool ush_gone;		/* any shared mapping gone by the end */
 	uint64_t fd_file;
 	uint64_t fd_ino[RCV_FD_TRACKED];
 	uint64_t (*fmap)[5];

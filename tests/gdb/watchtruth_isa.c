@@ -39,6 +39,17 @@ static bool read_only(unsigned int id)
 	case X86_INS_PREFETCHNTA: case X86_INS_PREFETCHW:
 	case X86_INS_UCOMISD: case X86_INS_UCOMISS: case X86_INS_COMISD:
 	case X86_INS_COMISS: case X86_INS_PCMPEQB: case X86_INS_VPCMPEQB:
+	/* state and x87 loads: their memory operand is a source (SDM) */
+	case X86_INS_XRSTOR: case X86_INS_XRSTOR64: case X86_INS_XRSTORS:
+	case X86_INS_XRSTORS64: case X86_INS_FXRSTOR: case X86_INS_FXRSTOR64:
+	case X86_INS_LDMXCSR: case X86_INS_VLDMXCSR: case X86_INS_FRSTOR:
+	case X86_INS_FLDENV: case X86_INS_FLDCW: case X86_INS_FLD:
+	case X86_INS_FILD: case X86_INS_FBLD: case X86_INS_FADD:
+	case X86_INS_FIADD: case X86_INS_FMUL: case X86_INS_FIMUL:
+	case X86_INS_FSUB: case X86_INS_FISUB: case X86_INS_FSUBR:
+	case X86_INS_FISUBR: case X86_INS_FDIV: case X86_INS_FIDIV:
+	case X86_INS_FDIVR: case X86_INS_FIDIVR: case X86_INS_FCOM:
+	case X86_INS_FCOMP: case X86_INS_FICOM: case X86_INS_FICOMP:
 		return true;
 	default:
 		return false;
