@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * What a signal's delivery tells the values engine about the handler's
+ * first state (issue #18; docs/values.md, "Signal handlers' entries").
+ * The software recorder writes a SIGFRAME record (sideband format 4) at
+ * each delivery to a handler, once the thread stands at the handler's
+ * first instruction: the stack pointer there, which is the frame's
+ * address.  The kernel (arch/x86/kernel/signal_64.c, x64_setup_rt_frame())
+ * then sets, for every handler, SA_SIGINFO or not:
+ *
+ *   rsp = the frame (struct rt_sigframe: pretcode, then struct ucontext,
+ *         304 bytes, then siginfo, 128),
+ *   rdi = the signal's number, rax = 0,
+ *   rsi = &frame->info = rsp + 312, rdx = &frame->uc = rsp + 8,
+ *
+ * and clears DF, RF and TF in rflags (handle_signal(); a tracer's step
+ * sets TF again, which ptrace hides, as the untraced program has it).
+ * Every other register keeps the interrupted value, which the engine
+ * does not take (a restarted or interrupted system call changes rax and
+ * rip; the instruction before the delivery is a transfer): the handler's
+ * entry state gets these values, merged at every pass as the front end's
+ * facts are (rcv_pass.c).  The delivery is the place the recorder's
+ * SIGNAL record gives (recover.c sig_compute()): a record placed
+ * elsewhere, two that disagree at one place, a signal number out of
+ * range or a stack pointer the kernel cannot have made (it aligns the
+ * frame so that rsp + 8 is a multiple of 16) give nothing.
+ */
+#include <stdlib.h>
+
+#include "rcv_win.h"
+#include "replay.h"
+
+#define SIG_UC		8u	/* &frame->uc - frame */
+#define SIG_INFO	312u	/* &frame->info - frame */
+#define SIG_FLAGS_CLEAR	(F_DF | F_RF | 0x100ull)	/* DF, RF, TF */
+
+static bool is_entry(const struct rp_event *ev)
+{
+	return ev->kind == RP_EV_DISABLED ||
+	       ev->kind == RP_EV_ASYNC_DISABLED ||
+	       ev->kind == RP_EV_INTERRUPT;
+}
+
+void rcv_sig_place(struct rp_recover *rc, const uint64_t *tm, size_t n,
+		   uint64_t *g)
+{
+	uint64_t i = 0, at = UINT64_MAX;
+	struct rp_event ev;
+	bool more;
+	size_t j;
+
+	more = !rp_thread_event(rc->s, rc->tid, i, &ev);
+	for (j = 0; j < n; j++) {
+		for (; more && ev.tsc && ev.tsc <= tm[j];
+		     more = !rp_thread_event(rc->s, rc->tid, ++i, &ev))
+			if (is_entry(&ev))
+				at = ev.before;
+		g[j] = at != UINT64_MAX && at && at < rc->count ? at - 1 :
+								 UINT64_MAX;
+	}
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* Is @g among the places the SIGNAL records give (a transfer there)? */
+static bool delivered(struct rp_recover *rc, uint64_t g)
+{
+	const uint64_t *pos;
+	size_t n = rcv_sig_entries(rc, &pos);
+
+	return n && n != SIZE_MAX &&
+	       bsearch(&g, pos, n, sizeof(g), u64_cmp);
+}
+
+/* rc->sigf: the thread's SIGFRAME records placed, in stream order. */
+static bool frames_compute(struct rp_recover *rc)
+{
+	const struct rp_session *s = rc->s;
+	uint64_t *tm, *g;
+	size_t k, n = 0;
+
+	for (k = 0; k < s->nrecs; k++)
+		n += s->recs[k]->type == PTREC_SB_SIGFRAME &&
+		     s->recs[k]->size >= sizeof(struct ptrec_sb_sigframe) &&
+		     ((const struct ptrec_sb_sigframe *)s->recs[k])->tid ==
+		     rc->tid;
+	if (!n)
+		return true;
+	tm = malloc(n * sizeof(*tm));
+	g = malloc(n * sizeof(*g));
+	rc->sigf = malloc(n * sizeof(*rc->sigf));
+	if (!tm || !g || !rc->sigf) {
+		free(tm);
+		free(g);
+		free(rc->sigf);
+		rc->sigf = NULL;
+		return false;
+	}
+	/* In stream order: times do not decrease. */
+	for (n = 0, k = 0; k < s->nrecs; k++) {
+		const struct ptrec_sb_sigframe *f = (const void *)s->recs[k];
+
+		if (s->recs[k]->type != PTREC_SB_SIGFRAME ||
+		    s->recs[k]->size < sizeof(*f) || f->tid != rc->tid)
+			continue;
+		tm[n] = s->recs[k]->time;
+		rc->sigf[n].sp = f->sp;
+		rc->sigf[n].signo = f->signo;
+		n++;
+	}
+	rcv_sig_place(rc, tm, n, g);
+	for (k = 0; k < n; k++)
+		rc->sigf[k].g = g[k];
+	rc->nsigf = n;
+	free(tm);
+	free(g);
+	return true;
+}
+
+size_t rcv_sig_frames(struct rp_recover *rc, const struct rcv_sigframe **out)
+{
+	*out = NULL;
+	if (!rc->sigf_done) {
+		if (!frames_compute(rc))
+			return SIZE_MAX;
+		rc->sigf_done = true;
+	}
+	*out = rc->sigf;
+	return rc->nsigf;
+}
+
+/* The handler's entry state after delivery @k into *@r; false: none. */
+static bool entry_regs(struct rp_recover *rc, size_t k,
+		       struct rcv_val r[RCV_NREG])
+{
+	const struct rcv_sigframe *f = &rc->sigf[k];
+	size_t j;
+
+	if (f->g == UINT64_MAX || (f->sp & 15) != 8 || f->sp < 4096 ||
+	    f->sp > UINT64_MAX - 4096 || !delivered(rc, f->g))
+		return false;
+	/* Another record at the same place must say the same. */
+	for (j = 0; j < rc->nsigf; j++)
+		if (j != k && rc->sigf[j].g == f->g &&
+		    (rc->sigf[j].sp != f->sp ||
+		     rc->sigf[j].signo != f->signo))
+			return false;
+	for (j = 0; j < RCV_NREG; j++)
+		r[j] = (struct rcv_val){ 0, 0 };
+	r[RP_REG_RSP] = (struct rcv_val){ f->sp, ~0ull };
+	r[RP_REG_RDX] = (struct rcv_val){ f->sp + SIG_UC, ~0ull };
+	r[RP_REG_RSI] = (struct rcv_val){ f->sp + SIG_INFO, ~0ull };
+	r[RP_REG_RAX] = (struct rcv_val){ 0, ~0ull };
+	if (f->signo > 0 && f->signo <= 64)
+		r[RP_REG_RDI] = (struct rcv_val){ (uint64_t)f->signo, ~0ull };
+	r[RCV_FLAGS] = (struct rcv_val){ 0, SIG_FLAGS_CLEAR };
+	return true;
+}
+
+bool rcv_sig_seed(struct rp_recover *rc, struct win *w)
+{
+	const struct rcv_sigframe *f;
+	struct rcv_val r[RCV_NREG];
+	bool ch = false;
+	size_t n, k, j;
+
+	n = rcv_sig_frames(rc, &f);
+	if (!n || n == SIZE_MAX)
+		return false;	/* out of memory: nothing known */
+	for (k = 0; k < n; k++) {
+		/* The handler's entry is state g + 1, in this window? */
+		if (f[k].g == UINT64_MAX || f[k].g + 1 < w->first ||
+		    f[k].g + 1 > w->last || !entry_regs(rc, k, r))
+			continue;
+		for (j = 0; j < RCV_NREG; j++)
+			if (r[j].k)
+				ch |= rcv_merge(&w->st[f[k].g + 1 - w->first].r[j],
+						r[j], &rc->stats.conflicts);
+	}
+	return ch;
+}
