@@ -26,6 +26,7 @@
  * frame so that rsp + 8 is a multiple of 16) give nothing.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "rcv_win.h"
 #include "replay.h"
@@ -183,4 +184,25 @@ bool rcv_sig_seed(struct rp_recover *rc, struct win *w)
 						r[j], &rc->stats.conflicts);
 	}
 	return ch;
+}
+
+/*
+ * rt_sigreturn (Linux takes the number from eax: 0x10000000f is one too)
+ * reads the frame (restore_sigcontext(), the FPU state, the mask, the
+ * alternate stack) and writes no user memory.  What may follow it, a
+ * signal delivered at its return (the mask it restores may unblock one),
+ * writes a frame, which the watch scan takes from the delivery's records
+ * (watch_kern.c) where the recorder writes them.
+ */
+bool rcv_sig_return_quiet(struct rp_recover *rc, uint64_t nr)
+{
+	struct rp_session_info si;
+
+	if ((uint32_t)nr != 15)
+		return false;
+	if (!rc->sig_rec) {
+		rp_session_info(rc->s, &si);
+		rc->sig_rec = si.backend && !strcmp(si.backend, "emu") ? 2 : 1;
+	}
+	return rc->sig_rec == 2;
 }

@@ -166,6 +166,7 @@ struct rp_recover {
 	struct rcv_sigframe *sigf;	/* rcv_sig.c, computed once asked */
 	size_t nsigf;
 	bool sigf_done;
+	uint8_t sig_rec;	/* rcv_sig_return_quiet(): 0 not asked */
 	uint64_t stack_lo, stack_hi;	/* its stack mapping (mt) */
 	/* rcv_escape.c, with mt: [priv_lo, priv_hi) is its own stack until
 	 * state esc_pos (UINT64_MAX: the end), computed once asked.
@@ -379,6 +380,14 @@ size_t rcv_sig_frames(struct rp_recover *rc,
  * rsi, rdx, rax, rflags' DF RF TF), merged; true when it added any.
  */
 bool rcv_sig_seed(struct rp_recover *rc, struct win *w);
+/*
+ * Is system call @nr (rax before it, known) an rt_sigreturn whose only
+ * writes would be a later delivery's frame, which the recorder's records
+ * give (the software recorder's SIGNAL records: watch_kern.c)?  Then it
+ * writes no user memory.  Elsewhere a delivery right at its return is not
+ * told from the return itself (watch_kern.c transfers()): it may write.
+ */
+bool rcv_sig_return_quiet(struct rp_recover *rc, uint64_t nr);
 /*
  * Did thread @tid's trace stop between position @pos and the next one
  * with the thread somewhere other than @next, the next instruction's
