@@ -15,11 +15,11 @@
  *
  * and clears DF, RF and TF in rflags (handle_signal(); a tracer's step
  * sets TF again, which ptrace hides, as the untraced program has it).
- * Every other register keeps the interrupted value, which the engine
- * does not take (a restarted or interrupted system call changes rax and
- * rip; the instruction before the delivery is a transfer): the handler's
- * entry state gets these values, merged at every pass as the front end's
- * facts are (rcv_pass.c).  The delivery is the place the recorder's
+ * Every other register keeps the interrupted value: rbx, rbp and r8 to
+ * r15 are equal after the delivery and before the
+ * instruction before it where that instruction does not write them
+ * (keep_across()).  The handler's entry state gets these values, merged
+ * at every pass as the front end's facts are (rcv_pass.c).  The delivery is the place the recorder's
  * SIGNAL record gives (recover.c sig_compute()): a record placed
  * elsewhere, two that disagree at one place, a signal number out of
  * range or a stack pointer the kernel cannot have made (it aligns the
@@ -27,6 +27,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
+
+#include <capstone/capstone.h>
 
 #include "rcv_win.h"
 #include "replay.h"
@@ -163,6 +165,56 @@ static bool entry_regs(struct rp_recover *rc, size_t k,
 	return true;
 }
 
+/*
+ * Registers the kernel keeps across the delivery after instruction @i of
+ * @w (its handler's entry is state @i + 1): rbx, rbp and r8 to r15,
+ * unless @i writes them (rcv_pass()'s rule: what an instruction does not
+ * write is equal before and after it), both ways.  Not rcx, rsi, rdi nor
+ * the flags: a rep string instruction interrupted between iterations has
+ * changed them (cmps and scas the flags), and the trace shows it only
+ * once it completes, after the handler.  Not after an instruction whose
+ * writes are not known (one the decoder could not read, int, sysenter,
+ * iret, enter...) nor after a system call whose number is not known or
+ * that sets every register (rt_sigreturn, execve: rcv_sys_resets()).
+ */
+static bool keep_across(struct rp_recover *rc, struct win *w, size_t i)
+{
+	static const uint8_t keep[] = {
+		RP_REG_RBX, RP_REG_RBP, RP_REG_R8, RP_REG_R9, RP_REG_R10,
+		RP_REG_R11, RP_REG_R12, RP_REG_R13, RP_REG_R14, RP_REG_R15 };
+	const struct rcv_ins *in = &w->ins[i];
+	struct rcv_state *a = &w->st[i], *b = &w->st[i + 1];
+	const struct rcv_val *rax = &a->r[RP_REG_RAX];
+	uint64_t m;
+	bool ch = false;
+	size_t j;
+
+	if (in->flags & RCV_I_BAD)
+		return false;
+	switch (in->id) {
+	case X86_INS_INT: case X86_INS_INT3: case X86_INS_INTO:
+	case X86_INS_UD2: case X86_INS_SYSENTER: case X86_INS_IRET:
+	case X86_INS_IRETQ: case X86_INS_HLT: case X86_INS_ENTER:
+	case X86_INS_XLATB:
+		return false;
+	default:
+		break;
+	}
+	if ((in->flags & RCV_I_SYSCALL) &&
+	    (rax->k != ~0ull || rcv_sys_resets(rax->v)))
+		return false;
+	for (j = 0; j < sizeof(keep); j++) {
+		struct rcv_val *x = &a->r[keep[j]], *y = &b->r[keep[j]];
+
+		m = ~rcv_wmask(in->wcode[keep[j]]);	/* syscall: r11 */
+		ch |= rcv_merge(y, (struct rcv_val){ x->v & m, x->k & m },
+				&rc->stats.conflicts);
+		ch |= rcv_merge(x, (struct rcv_val){ y->v & m, y->k & m },
+				&rc->stats.conflicts);
+	}
+	return ch;
+}
+
 bool rcv_sig_seed(struct rp_recover *rc, struct win *w)
 {
 	const struct rcv_sigframe *f;
@@ -182,6 +234,8 @@ bool rcv_sig_seed(struct rp_recover *rc, struct win *w)
 			if (r[j].k)
 				ch |= rcv_merge(&w->st[f[k].g + 1 - w->first].r[j],
 						r[j], &rc->stats.conflicts);
+		if (f[k].g >= w->first)
+			ch |= keep_across(rc, w, f[k].g - w->first);
 	}
 	return ch;
 }
