@@ -80,7 +80,30 @@ static bool delivered(struct rp_recover *rc, uint64_t g)
 	       bsearch(&g, pos, n, sizeof(g), u64_cmp);
 }
 
-/* rc->sigf: the thread's SIGFRAME records placed, in stream order. */
+static int frame_cmp(const void *a, const void *b)
+{
+	const struct rcv_sigframe *x = a, *y = b;
+
+	return x->g < y->g ? -1 : x->g > y->g;
+}
+
+/* The first of the @n frames @f (by place) placed at or after @g. */
+static size_t first_at(const struct rcv_sigframe *f, size_t n, uint64_t g)
+{
+	size_t a = 0, b = n;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (f[m].g < g)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+/* rc->sigf: the thread's SIGFRAME records placed, sorted by place. */
 static bool frames_compute(struct rp_recover *rc)
 {
 	const struct rp_session *s = rc->s;
@@ -122,6 +145,10 @@ static bool frames_compute(struct rp_recover *rc)
 	rc->nsigf = n;
 	free(tm);
 	free(g);
+	/* By place (unplaced last): looked up by place, never scanned
+	 * (a timer's handler may run after every few instructions).
+	 */
+	qsort(rc->sigf, n, sizeof(*rc->sigf), frame_cmp);
 	return true;
 }
 
@@ -137,9 +164,12 @@ size_t rcv_sig_frames(struct rp_recover *rc, const struct rcv_sigframe **out)
 	return rc->nsigf;
 }
 
-/* The handler's entry state after delivery @k into *@r; false: none. */
-static bool entry_regs(struct rp_recover *rc, size_t k,
-		       struct rcv_val r[RCV_NREG])
+/*
+ * Does frame @k give the handler's entry after its place: placed where a
+ * SIGNAL record places a delivery, a stack pointer the kernel can have
+ * made, and every other record at that place the same?
+ */
+static bool frame_ok(struct rp_recover *rc, size_t k)
 {
 	const struct rcv_sigframe *f = &rc->sigf[k];
 	size_t j;
@@ -147,12 +177,36 @@ static bool entry_regs(struct rp_recover *rc, size_t k,
 	if (f->g == UINT64_MAX || (f->sp & 15) != 8 || f->sp < 4096 ||
 	    f->sp > UINT64_MAX - 4096 || !delivered(rc, f->g))
 		return false;
-	/* Another record at the same place must say the same. */
-	for (j = 0; j < rc->nsigf; j++)
-		if (j != k && rc->sigf[j].g == f->g &&
-		    (rc->sigf[j].sp != f->sp ||
-		     rc->sigf[j].signo != f->signo))
+	for (j = first_at(rc->sigf, rc->nsigf, f->g);
+	     j < rc->nsigf && rc->sigf[j].g == f->g; j++)
+		if (rc->sigf[j].sp != f->sp || rc->sigf[j].signo != f->signo)
 			return false;
+	return true;
+}
+
+bool rcv_sig_entry_sp(struct rp_recover *rc, uint64_t g, uint64_t *sp)
+{
+	const struct rcv_sigframe *f;
+	size_t n = rcv_sig_frames(rc, &f), k;
+
+	if (!n || n == SIZE_MAX)
+		return false;
+	k = first_at(f, n, g);
+	if (k == n || f[k].g != g || !frame_ok(rc, k))
+		return false;
+	*sp = f[k].sp;
+	return true;
+}
+
+/* The handler's entry state after delivery @k into *@r; false: none. */
+static bool entry_regs(struct rp_recover *rc, size_t k,
+		       struct rcv_val r[RCV_NREG])
+{
+	const struct rcv_sigframe *f = &rc->sigf[k];
+	size_t j;
+
+	if (!frame_ok(rc, k))
+		return false;
 	for (j = 0; j < RCV_NREG; j++)
 		r[j] = (struct rcv_val){ 0, 0 };
 	r[RP_REG_RSP] = (struct rcv_val){ f->sp, ~0ull };
@@ -225,10 +279,12 @@ bool rcv_sig_seed(struct rp_recover *rc, struct win *w)
 	n = rcv_sig_frames(rc, &f);
 	if (!n || n == SIZE_MAX)
 		return false;	/* out of memory: nothing known */
-	for (k = 0; k < n; k++) {
-		/* The handler's entry is state g + 1, in this window? */
-		if (f[k].g == UINT64_MAX || f[k].g + 1 < w->first ||
-		    f[k].g + 1 > w->last || !entry_regs(rc, k, r))
+	/* The handlers' entries (state g + 1) in this window. */
+	for (k = first_at(f, n, w->first ? w->first - 1 : 0);
+	     k < n && f[k].g < w->last; k++) {
+		if (k && f[k - 1].g == f[k].g)
+			continue;	/* the same place: done */
+		if (!entry_regs(rc, k, r))
 			continue;
 		for (j = 0; j < RCV_NREG; j++)
 			if (r[j].k)

@@ -371,11 +371,16 @@ struct rcv_sigframe {
  */
 void rcv_sig_place(struct rp_recover *rc, const uint64_t *tm, size_t n,
 		   uint64_t *g);
-/* The SIGFRAME records, placed, in stream order, into *@out (owned by
+/* The SIGFRAME records, placed, sorted by place, into *@out (owned by
  * @rc); SIZE_MAX when out of memory.
  */
 size_t rcv_sig_frames(struct rp_recover *rc,
 		      const struct rcv_sigframe **out);
+/* The handler's entry rsp (its frame) after the delivery after
+ * instruction @g, from the records that rcv_sig_seed() takes; false when
+ * they give none.
+ */
+bool rcv_sig_entry_sp(struct rp_recover *rc, uint64_t g, uint64_t *sp);
 /* What the deliveries give the handlers' entry states in @w (rsp, rdi,
  * rsi, rdx, rax, rflags' DF RF TF), merged; true when it added any.
  */

@@ -356,19 +356,15 @@ static uint64_t xstate_size(struct rp_recover *rc)
  */
 static void frame(struct rp_recover *rc, struct wpk_sig *d)
 {
-	const struct rcv_sigframe *f;
 	uint64_t sp = 0;
 	struct rp_regs r;
-	size_t k, n;
 
 	d->done = true;
 	d->n = 1;
 	memset(d->acc, 0, sizeof(d->acc));
 	d->acc[0].kind = RP_ACC_WRITE;
-	n = rcv_sig_frames(rc, &f);
-	for (k = 0; n != SIZE_MAX && k < n && !sp; k++)
-		if (f[k].g == d->g)
-			sp = f[k].sp;
+	if (!rcv_sig_entry_sp(rc, d->g, &sp))
+		sp = 0;
 	if (!sp && !rp_recover_regs(rc, d->g + 1, &r) &&
 	    (r.valid & (1ull << RP_REG_RSP)))
 		sp = r.val[RP_REG_RSP];
