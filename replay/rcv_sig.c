@@ -16,14 +16,14 @@
  * and clears DF, RF and TF in rflags (handle_signal(); a tracer's step
  * sets TF again, which ptrace hides, as the untraced program has it).
  * Every other register keeps the interrupted value: rbx, rbp and r8 to
- * r15 are equal after the delivery and before the
- * instruction before it where that instruction does not write them
- * (keep_across()).  The handler's entry state gets these values, merged
- * at every pass as the front end's facts are (rcv_pass.c).  The delivery is the place the recorder's
- * SIGNAL record gives (recover.c sig_compute()): a record placed
- * elsewhere, two that disagree at one place, a signal number out of
- * range or a stack pointer the kernel cannot have made (it aligns the
- * frame so that rsp + 8 is a multiple of 16) give nothing.
+ * r15 are equal after the delivery and before the instruction before it
+ * where that instruction does not write them (keep_across()).  The
+ * handler's entry state gets these values, merged at every pass as the
+ * front end's facts are (rcv_pass.c).  The delivery is the place the
+ * recorder's SIGNAL record gives (recover.c sig_compute()): a record
+ * placed elsewhere, two that disagree at one place or a stack pointer
+ * the kernel cannot have made (it aligns the frame so that rsp + 8 is a
+ * multiple of 16) give nothing; a signal number out of range, no rdi.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -282,14 +282,16 @@ bool rcv_sig_seed(struct rp_recover *rc, struct win *w)
 	/* The handlers' entries (state g + 1) in this window. */
 	for (k = first_at(f, n, w->first ? w->first - 1 : 0);
 	     k < n && f[k].g < w->last; k++) {
+		struct rcv_state *e = &w->st[f[k].g + 1 - w->first];
+
 		if (k && f[k - 1].g == f[k].g)
 			continue;	/* the same place: done */
 		if (!entry_regs(rc, k, r))
 			continue;
 		for (j = 0; j < RCV_NREG; j++)
 			if (r[j].k)
-				ch |= rcv_merge(&w->st[f[k].g + 1 - w->first].r[j],
-						r[j], &rc->stats.conflicts);
+				ch |= rcv_merge(&e->r[j], r[j],
+						&rc->stats.conflicts);
 		if (f[k].g >= w->first)
 			ch |= keep_across(rc, w, f[k].g - w->first);
 	}

@@ -342,7 +342,8 @@ int main(int argc, char **argv)
 		struct rp_insn insn;
 		struct sb_err err;
 		char path[4096];
-		uint64_t end, p, ipskip = 0, off = 0, unaligned = 0, sigskip = 0;
+		uint64_t end, p, ipskip = 0, off = 0, unaligned = 0;
+		uint64_t sigskip = 0;
 		unsigned char *elsewhere;
 		size_t n, *map;
 
