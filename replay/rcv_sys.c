@@ -347,7 +347,8 @@ int rcv_sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len)
 		return -1;
 	if (rcv_fd_family(nr))
 		return rcv_fd_write(w, i, addr, len);
-	if (rcv_sys_quiet(nr) || sys_open_quiet(s, nr))
+	if (rcv_sys_quiet(nr) || sys_open_quiet(s, nr) ||
+	    rcv_sig_return_quiet(w->rc, nr))
 		return 0;
 	/* munmap(addr, len): its whole pages, values unknown after (a
 	 * MAP_GROWSDOWN mapping may grow over them); a long range is a

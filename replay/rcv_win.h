@@ -163,6 +163,10 @@ struct rp_recover {
 	uint64_t *sig_pos;
 	size_t nsig_pos;
 	bool sig_done;
+	struct rcv_sigframe *sigf;	/* rcv_sig.c, computed once asked */
+	size_t nsigf;
+	bool sigf_done;
+	uint8_t sig_rec;	/* rcv_sig_return_quiet(): 0 not asked */
 	uint64_t stack_lo, stack_hi;	/* its stack mapping (mt) */
 	/* rcv_escape.c, with mt: [priv_lo, priv_hi) is its own stack until
 	 * state esc_pos (UINT64_MAX: the end), computed once asked.
@@ -353,6 +357,43 @@ bool rcv_handlers_ran(struct rp_session *s, uint32_t tid);
  * signal frames (watch_kern.c).
  */
 size_t rcv_sig_entries(struct rp_recover *rc, const uint64_t **pos);
+
+/* rcv_sig.c: the software recorder's SIGFRAME records of the thread. */
+struct rcv_sigframe {
+	uint64_t g;		/* after instruction g (UINT64_MAX: nowhere) */
+	uint64_t sp;		/* the handler's entry rsp: the frame */
+	int32_t signo;
+};
+/*
+ * The place of each of the @n times @tm (ascending) of records about the
+ * thread made while it was in the kernel: after the instruction before
+ * the last entry into the kernel at or before the time (as
+ * sig_compute()), into @g (UINT64_MAX: none; @g may be @tm).
+ */
+void rcv_sig_place(struct rp_recover *rc, const uint64_t *tm, size_t n,
+		   uint64_t *g);
+/* The SIGFRAME records, placed, sorted by place, into *@out (owned by
+ * @rc); SIZE_MAX when out of memory.
+ */
+size_t rcv_sig_frames(struct rp_recover *rc,
+		      const struct rcv_sigframe **out);
+/* The handler's entry rsp (its frame) after the delivery after
+ * instruction @g, from the records that rcv_sig_seed() takes; false when
+ * they give none.
+ */
+bool rcv_sig_entry_sp(struct rp_recover *rc, uint64_t g, uint64_t *sp);
+/* What the deliveries give the handlers' entry states in @w (rsp, rdi,
+ * rsi, rdx, rax, rflags' DF RF TF), merged; true when it added any.
+ */
+bool rcv_sig_seed(struct rp_recover *rc, struct win *w);
+/*
+ * Is system call @nr (rax before it, known) an rt_sigreturn whose only
+ * writes would be a later delivery's frame, which the recorder's records
+ * give (the software recorder's SIGNAL records: watch_kern.c)?  Then it
+ * writes no user memory.  Elsewhere a delivery right at its return is not
+ * told from the return itself (watch_kern.c transfers()): it may write.
+ */
+bool rcv_sig_return_quiet(struct rp_recover *rc, uint64_t nr);
 /*
  * Did thread @tid's trace stop between position @pos and the next one
  * with the thread somewhere other than @next, the next instruction's

@@ -630,6 +630,7 @@ void rp_recover_free(struct rp_recover *rc)
 	rcv_win_free(rc->far);
 	rcv_win_free(rc->far2);
 	free(rc->sig_pos);
+	free(rc->sigf);
 	wpf_cache_free(rc->wpf);
 	free(rc->sum);
 	free(rc->pre);

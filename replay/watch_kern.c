@@ -51,8 +51,6 @@ struct wpk_sig {
 struct wpk_thr {
 	const struct rp_session *s;
 	uint32_t tid;
-	uint64_t (*frames)[2];	/* SIGFRAME records: place, rsp */
-	size_t nframes;
 	struct rp_access rseq[2 * RSEQ_MAX];
 	int nrseq;
 	bool every;		/* may change after any instruction */
@@ -76,7 +74,6 @@ void wpk_cache_free(struct wpk_cache *kc)
 	for (i = 0; i < kc->n; i++) {
 		free(kc->v[i].kpos);
 		free(kc->v[i].sig);
-		free(kc->v[i].frames);
 	}
 	free(kc->v);
 	free(kc);
@@ -157,31 +154,6 @@ static bool is_entry(const struct rp_event *ev)
 }
 
 /*
- * The place of each of the @n times @tm (ascending) of records about the
- * thread made while it was in the kernel: after the instruction before
- * the last entry into the kernel at or before the time (as
- * sig_compute() in recover.c), into @g (UINT64_MAX: none).
- */
-static void place(struct rp_recover *rc, const uint64_t *tm, size_t n,
-		  uint64_t *g)
-{
-	uint64_t i = 0, at = UINT64_MAX;
-	struct rp_event ev;
-	bool more;
-	size_t j;
-
-	more = !rp_thread_event(rc->s, rc->tid, i, &ev);
-	for (j = 0; j < n; j++) {
-		for (; more && ev.tsc && ev.tsc <= tm[j];
-		     more = !rp_thread_event(rc->s, rc->tid, ++i, &ev))
-			if (is_entry(&ev))
-				at = ev.before;
-		g[j] = at != UINT64_MAX && at && at < rc->count ? at - 1 :
-								 UINT64_MAX;
-	}
-}
-
-/*
  * A hardware trace: the positions after which the thread came back from
  * the kernel (every entry), or, with switch-in records of its own, no
  * sideband lost and events with times, those it was switched out at (the
@@ -223,7 +195,7 @@ static bool kernel_returns(struct rp_recover *rc, struct wpk_thr *t)
 		return true;
 	}
 	qsort(sw, nsw, sizeof(*sw), u64_cmp);
-	place(rc, sw, nsw, sw);	/* in place: each read before written */
+	rcv_sig_place(rc, sw, nsw, sw);	/* in place: each read first */
 	for (j = 0; j < nsw; j++)
 		if (sw[j] != UINT64_MAX &&
 		    (!t->nkpos || t->kpos[t->nkpos - 1] != sw[j]) &&
@@ -232,46 +204,6 @@ static bool kernel_returns(struct rp_recover *rc, struct wpk_thr *t)
 			return false;
 		}
 	free(sw);
-	return true;
-}
-
-/* The software recorder's SIGFRAME records of the thread, placed. */
-static bool sigframes(struct rp_recover *rc, struct wpk_thr *t)
-{
-	const struct rp_session *s = rc->s;
-	uint64_t *tm, *g;
-	size_t k, n = 0;
-
-	for (k = 0; k < s->nrecs; k++)
-		n += s->recs[k]->type == PTREC_SB_SIGFRAME &&
-		     ((const struct ptrec_sb_sigframe *)s->recs[k])->tid ==
-		     rc->tid;
-	if (!n)
-		return true;
-	tm = malloc(n * sizeof(*tm));
-	g = malloc(n * sizeof(*g));
-	t->frames = malloc(n * sizeof(*t->frames));
-	if (!tm || !g || !t->frames) {
-		free(tm);
-		free(g);
-		return false;
-	}
-	/* In stream order: times do not decrease. */
-	for (n = 0, k = 0; k < s->nrecs; k++) {
-		const struct ptrec_sb_sigframe *f = (const void *)s->recs[k];
-
-		if (s->recs[k]->type == PTREC_SB_SIGFRAME &&
-		    f->tid == rc->tid) {
-			tm[n] = s->recs[k]->time;
-			t->frames[n++][1] = f->sp;
-		}
-	}
-	place(rc, tm, n, g);
-	for (k = 0; k < n; k++)
-		t->frames[k][0] = g[k];
-	t->nframes = n;
-	free(tm);
-	free(g);
 	return true;
 }
 
@@ -344,8 +276,6 @@ static int thr_init(struct rp_recover *rc, struct wpk_thr *t)
 	else if (t->nrseq && !kernel_returns(rc, t))
 		return -RP_ERR_NOMEM;
 	if (si.backend && !strcmp(si.backend, "emu")) {
-		if (!sigframes(rc, t))
-			return -RP_ERR_NOMEM;
 		n = rcv_sig_entries(rc, &pos);
 		if (n == SIZE_MAX)
 			return -RP_ERR_NOMEM;
@@ -394,7 +324,6 @@ static int thr_get(struct wpk_cache **kcp, struct rp_recover *rc,
 	if (ret) {
 		free(t->kpos);
 		free(t->sig);
-		free(t->frames);
 		return ret;
 	}
 	kc->n++;
@@ -425,20 +354,17 @@ static uint64_t xstate_size(struct rp_recover *rc)
  * The frame of delivery @d: at the handler's entry rsp, where known (the
  * recorder's SIGFRAME record, else the values engine).
  */
-static void frame(struct rp_recover *rc, const struct wpk_thr *t,
-		  struct wpk_sig *d)
+static void frame(struct rp_recover *rc, struct wpk_sig *d)
 {
 	uint64_t sp = 0;
 	struct rp_regs r;
-	size_t k;
 
 	d->done = true;
 	d->n = 1;
 	memset(d->acc, 0, sizeof(d->acc));
 	d->acc[0].kind = RP_ACC_WRITE;
-	for (k = 0; k < t->nframes && !sp; k++)
-		if (t->frames[k][0] == d->g)
-			sp = t->frames[k][1];
+	if (!rcv_sig_entry_sp(rc, d->g, &sp))
+		sp = 0;
 	if (!sp && !rp_recover_regs(rc, d->g + 1, &r) &&
 	    (r.valid & (1ull << RP_REG_RSP)))
 		sp = r.val[RP_REG_RSP];
@@ -475,7 +401,7 @@ static uint64_t sig_near(struct rp_recover *rc, struct wpk_thr *t, int dir,
 		struct wpk_sig *d = &t->sig[dir < 0 ? b - 1 - k : a + k];
 
 		if (!d->done)
-			frame(rc, t, d);
+			frame(rc, d);
 		if (hits(arg, d->acc, d->n))
 			return d->g;
 	}

@@ -15,6 +15,8 @@
 #    written" naming the rseq area (watch-unknown stop), and passes it
 #    with skip; a watchpoint on its flags word (the kernel only reads it)
 #    never stops for it.
+#  - rt_sigreturn writes no user memory: no "may have written" stop at it
+#    (watch-unknown stack, both directions).
 set -u
 : "${PTREC:?}" "${KERNPROG:?}"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -60,6 +62,43 @@ else
 				bad "si_$v->si_signo ($mode): reverse-continue from $((h + 2)) stops at ${p:-?}, not at the delivery $((h - 1))"
 			fi
 		done
+	done
+	# rt_sigreturn reads the frame and writes no user memory (a
+	# delivery at its return is a delivery of its own, recorded): with
+	# watch-unknown stack and an 8-byte watch on the siginfo, reverse-
+	# continue from after the handler's rt_sigreturn stops at the
+	# delivery, and continue from the handler's entry passes it (both
+	# stopped at rt_sigreturn with "the system call ... may have written
+	# 8 bytes" before).
+	for v in alt norm; do
+		h=$(echo "$ins" | grep -m1 "<h_$v+0>" | cut -f1)
+		sr=$(echo "$ins" | awk -F'\t' -v h="${h:-0}" \
+			'$1 + 0 > h + 0 && /<__restore_rt\+[0-9]*>:.*syscall/ {
+				print $1; exit }')
+		gdbrun "$tmp/g.out" -ex "set ptrec watch-unknown stack" \
+			-ex "ptrec goto end" -ex "watch -l *(long *)si_$v" \
+			-ex "ptrec goto $((${sr:-0} + 2))" -ex "echo @@rc\n" \
+			-ex "reverse-continue" -ex "ptrec position"
+		p=$(pos "$tmp/g.out")
+		if [ -n "$h" ] && [ -n "$sr" ] && [ "$p" = $((h - 1)) ] &&
+		    ! grep -q 'system call at' "$tmp/g.out"; then
+			ok "si_$v (stack, 8 bytes): reverse-continue from after rt_sigreturn ($sr) stops at the delivery ($p)"
+		else
+			cp "$tmp/g.out" "$tmp/log"
+			bad "si_$v (stack, 8 bytes): reverse-continue from $((${sr:-0} + 2)) stops at ${p:-?}, not at the delivery $((${h:-0} - 1)) (rt_sigreturn at ${sr:-?})"
+		fi
+		gdbrun "$tmp/g.out" -ex "set ptrec watch-unknown stack" \
+			-ex "ptrec goto end" -ex "watch -l *(long *)si_$v" \
+			-ex "ptrec goto $h" -ex "echo @@rc\n" \
+			-ex "continue" -ex "ptrec position"
+		p=$(pos "$tmp/g.out")
+		if [ -n "$p" ] && [ -n "$sr" ] && [ "$p" -gt $((sr + 1)) ] &&
+		    ! grep -q 'system call at' "$tmp/g.out"; then
+			ok "si_$v (stack, 8 bytes): continue from the handler passes rt_sigreturn ($sr; stop at $p)"
+		else
+			cp "$tmp/g.out" "$tmp/log"
+			bad "si_$v (stack, 8 bytes): continue from $h stops at ${p:-?}, at or before rt_sigreturn ${sr:-?}"
+		fi
 	done
 	if grep -q ' rseq 1$' "$tmp/wk.out"; then
 		gdbrun "$tmp/g.out" -ex "ptrec goto end" \

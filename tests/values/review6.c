@@ -75,8 +75,9 @@
  * branch forkfile: snapshot 5 keeps each mapped file's times, and a file
  * changed during the recording is not the process's own); ucmod
  * with watch-unknown skip (the handler's store through rdx, its
- * ucontext, passed: the values engine knows no register of the handler
- * at its entry, though the SIGFRAME record gives the frame's address).
+ * ucontext, passed: the values engine knew no register of the handler
+ * at its entry; fixed on branch ucmod, rcv_sig.c seeds rsp, rdi, rsi,
+ * rdx and rax there from the SIGFRAME record).
  *
  * Exit 7: the case cannot be made here (skip).
  */

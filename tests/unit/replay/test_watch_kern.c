@@ -109,6 +109,101 @@ Test(watch_kern, normal_stack_frame)
 }
 
 /*
+ * The handler's first state (replay/rcv_sig.c, from the SIGFRAME record
+ * and x64_setup_rt_frame()): rsp the frame, rdx &uc (8 above it), rsi
+ * &info (312 above it: the pointer the program kept, its own truth), rdi
+ * the signal's number, rax 0, and DF clear.
+ */
+static void entry_case(uint64_t h, uint64_t keep, uint64_t signo)
+{
+	uint64_t si = word_at_end(keep), p = entry_of(h), v, k;
+	struct rp_regs r;
+
+	cr_assert_eq(rp_recover_regs(rc, p, &r), 0);
+	cr_assert(r.valid & (1ull << RP_REG_RSP));
+	cr_assert_eq(r.val[RP_REG_RSP], si - 312);
+	cr_assert(r.valid & (1ull << RP_REG_RDX));
+	cr_assert_eq(r.val[RP_REG_RDX], si - 304);
+	cr_assert(r.valid & (1ull << RP_REG_RSI));
+	cr_assert_eq(r.val[RP_REG_RSI], si);
+	cr_assert(r.valid & (1ull << RP_REG_RDI));
+	cr_assert_eq(r.val[RP_REG_RDI], signo);
+	cr_assert(r.valid & (1ull << RP_REG_RAX));
+	cr_assert_eq(r.val[RP_REG_RAX], 0);
+	cr_assert_eq(rp_recover_reg_bits(rc, p, RP_REG_EFLAGS, &v, &k), 0);
+	cr_assert(k & 0x400);
+	cr_assert_eq(v & 0x400, 0);
+}
+
+Test(watch_kern, alternate_stack_entry)
+{
+	entry_case(KERN_H_ALT, KERN_SI_ALT, 10);
+}
+
+Test(watch_kern, normal_stack_entry)
+{
+	entry_case(KERN_H_NORM, KERN_SI_NORM, 12);
+}
+
+/* The first system call at or after @p. */
+static uint64_t syscall_from(uint64_t p)
+{
+	struct rp_cursor *c;
+	struct rp_insn in;
+
+	cr_assert_eq(rp_cursor_new(s, tid, &c), 0);
+	for (; p < end; p++) {
+		cr_assert_eq(rp_cursor_peek(c, p, &in), 0);
+		if (in.size == 2 && in.raw[0] == 0x0f && in.raw[1] == 0x05)
+			break;
+	}
+	rp_cursor_free(c);
+	cr_assert_lt(p, end);
+	return p;
+}
+
+/*
+ * rt_sigreturn writes no user memory (it reads the frame): with stop and
+ * stack, an 8-byte watchpoint on the siginfo stops backwards from after
+ * the handler's rt_sigreturn at the delivery, and forwards from the
+ * handler's entry not at rt_sigreturn ("may have written" there before).
+ */
+static void sigreturn_case(uint64_t h, uint64_t keep)
+{
+	static const enum rp_watch_unknown mode[] = {
+		RP_WATCH_UNKNOWN_STOP, RP_WATCH_UNKNOWN_STACK };
+	uint64_t si = word_at_end(keep), p = entry_of(h), sr;
+	struct rp_watch_hit hit;
+	size_t m;
+
+	sr = syscall_from(p);
+	cr_assert_eq(rp_watch_insert(w, RP_WATCH_WRITE, pid, si, 8), 0);
+	for (m = 0; m < 2; m++) {
+		rp_watch_set_unknown(w, mode[m]);
+		cr_assert_eq(rp_watch_scan(w, rc, pid, -1, 0, sr + 2, &hit),
+			     0);
+		cr_assert_eq(hit.pos, p - 1, "mode %zu: at %llu (sigreturn "
+			     "%llu)", m, (unsigned long long)hit.pos,
+			     (unsigned long long)sr);
+		cr_assert_eq(hit.kernel, RP_WATCH_KERNEL_SIGFRAME);
+		if (!rp_watch_scan(w, rc, pid, 1, p, end, &hit))
+			cr_assert_gt(hit.pos, sr, "mode %zu: at %llu", m,
+				     (unsigned long long)hit.pos);
+	}
+	rp_watch_clear(w);
+}
+
+Test(watch_kern, alternate_stack_sigreturn)
+{
+	sigreturn_case(KERN_H_ALT, KERN_SI_ALT);
+}
+
+Test(watch_kern, normal_stack_sigreturn)
+{
+	sigreturn_case(KERN_H_NORM, KERN_SI_NORM);
+}
+
+/*
  * The rseq area: a software recording may see the kernel rewrite it after
  * any instruction (each single step switches the thread out and back):
  * cpu_id stops at the nearest position either way with "may have
