@@ -275,6 +275,17 @@ static void mark_fixed(struct pass *p, const struct rcv_op *op)
 {
 	if (p->nacc && fixed_op(op))
 		p->acc[p->nacc - 1].fixed = p->acc[p->nacc - 1].root == 0;
+	/*
+	 * fs- and gs-relative (the stack protector's canary at %fs:0x28,
+	 * errno, the locale, tcache): the engine adds fs_base only where
+	 * it knows that nothing from the window to the thread's end
+	 * changes it (rcv_mem.c's rcv_fs_absolute(): a window of its chain
+	 * from the end), gs_base never, so in a far window, computed on
+	 * its own, it never knows such an address.  Blind counts only
+	 * there (watch_fix.c: where secrets count).
+	 */
+	if (p->nacc && op->seg)
+		p->acc[p->nacc - 1].blind = true;
 }
 
 /* A string instruction's access from @a (rsi or rdi): relative to its

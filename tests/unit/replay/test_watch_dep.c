@@ -702,3 +702,32 @@ Test(watch_dep, quiet_pop_pair)
 	cr_assert(!secret(po, 6, 3));
 	cr_assert(!secret(p2, 9, 4));
 }
+
+/*
+ * fs- and gs-relative accesses (the stack protector's canary, errno, the
+ * locale) in a far window: the engine, computing it on its own, adds
+ * fs_base only in the windows of its chain from the end and gs_base
+ * never (rcv_mem.c's rcv_fs_absolute()), so it knows none of their
+ * addresses whatever the trace shows: secret.  An access relative to a
+ * register a branch shows beside them is not.
+ */
+Test(watch_dep, quiet_fs)
+{
+	/* mov rax,fs:0x28; mov rcx,gs:0x10; mov rax,[rbx+0x28];
+	 * test ebx,ebx; je +0; mov rdx,fs:[rbx]
+	 */
+	struct rcv_ins in[] = {
+		INS("\x64\x48\x8b\x04\x25\x28\x00\x00\x00"),
+		INS("\x65\x48\x8b\x0c\x25\x10\x00\x00\x00"),
+		INS("\x48\x8b\x43\x28"), INS("\x85\xdb"), INS("\x74\x00"),
+		INS("\x64\x48\x8b\x13"),
+	};
+
+	cr_assert(secret(in, 6, 0));
+	cr_assert(secret(in, 6, 1));
+	cr_assert(!secret(in, 6, 2));
+	/* through a register the branch shows, fs-relative: still not
+	 * known to the engine without fs_base
+	 */
+	cr_assert(secret(in, 6, 3));
+}
