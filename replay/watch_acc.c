@@ -222,11 +222,35 @@ struct sv wpf_load8(struct pass *p, struct sv a)
 	return v;
 }
 
-/* The address of memory operand @op (before @in). */
-struct sv wpf_addr_of(const struct pass *p, const struct rcv_ins *in,
-		      const struct rcv_op *op)
+/*
+ * base + scale * index where the index's values lie in [@xl, @xh]: the
+ * base's root, its offsets widened (none past MAX_SPAN).
+ */
+static struct sv add_scaled(struct sv b, int64_t xl, int64_t xh,
+			    unsigned int scale)
+{
+	int64_t l, h;
+
+	if (b.root < 0 || __builtin_mul_overflow(xl, (int64_t)scale, &l) ||
+	    __builtin_mul_overflow(xh, (int64_t)scale, &h) ||
+	    __builtin_add_overflow(b.lo, l, &b.lo) ||
+	    __builtin_add_overflow(b.hi, h, &b.hi) || b.hi - b.lo > MAX_SPAN)
+		return none;
+	return b;
+}
+
+/*
+ * The address of memory operand @op (before @in); with @value, as a
+ * register's value (lea), where an index's range is taken only from a
+ * constant interval: a ranged root's dependencies (watch_dep.c) would be
+ * lost in the base's root, which an address does not need (the engine
+ * learns nothing of where a value lay from the value).
+ */
+static struct sv addr_of(const struct pass *p, const struct rcv_ins *in,
+			 const struct rcv_op *op, bool value)
 {
 	struct sv b, x;
+	int64_t xl, xh;
 
 	if (op->seg || op->base == -2 || op->index == -2)
 		return none;
@@ -242,10 +266,25 @@ struct sv wpf_addr_of(const struct pass *p, const struct rcv_ins *in,
 			b = sv_add(b, x.lo * (int64_t)op->scale);
 		else if (sv_is_const(b) && op->scale == 1)
 			b = sv_add(x, b.lo);
+		else if ((!value || x.root == 0) && sv_range(p, x, &xl, &xh))
+			/* a table indexed by a byte (movzx), a count */
+			b = add_scaled(b, xl, xh, op->scale ? op->scale : 1);
 		else
 			b = none;
 	}
 	return sv_add(b, op->imm);
+}
+
+struct sv wpf_addr_of(const struct pass *p, const struct rcv_ins *in,
+		      const struct rcv_op *op)
+{
+	return addr_of(p, in, op, false);
+}
+
+struct sv wpf_lea_of(const struct pass *p, const struct rcv_ins *in,
+		     const struct rcv_op *op)
+{
+	return addr_of(p, in, op, true);
 }
 
 /* The value of operand @op as a source (8 bytes; else unknown). */

@@ -35,6 +35,27 @@ static inline bool sv_is_const(struct sv x)
 	return x.root == 0 && x.lo == x.hi;
 }
 
+/* The values @x may hold, as signed words, where a range is known: a
+ * constant interval (root 0) or a ranged root's (watch_pass.h @rng) plus
+ * @x's offsets.
+ */
+static inline bool sv_range(const struct pass *p, struct sv x, int64_t *lo,
+			    int64_t *hi)
+{
+	const struct root *r;
+
+	if (x.root == 0) {
+		*lo = x.lo;
+		*hi = x.hi;
+		return true;
+	}
+	if (x.root < 0 || !p->root[x.root].rng)
+		return false;
+	r = &p->root[x.root];
+	return !__builtin_add_overflow(r->rlo, x.lo, lo) &&
+	       !__builtin_add_overflow(r->rhi, x.hi, hi);
+}
+
 /* What the current instruction's results depend on (watch_dep.c). */
 static inline int32_t dep_in(struct pass *p)
 {
@@ -56,6 +77,11 @@ struct sv wpf_fresh_val(struct pass *p);
 struct sv wpf_load8(struct pass *p, struct sv a);
 struct sv wpf_addr_of(const struct pass *p, const struct rcv_ins *in,
 		      const struct rcv_op *op);
+/* The same as lea's value (watch_acc.c: an index's range only from a
+ * constant interval).
+ */
+struct sv wpf_lea_of(const struct pass *p, const struct rcv_ins *in,
+		     const struct rcv_op *op);
 struct sv wpf_src_of(struct pass *p, const struct rcv_ins *in,
 		     const struct rcv_op *op);
 void wpf_accesses(struct pass *p, size_t i, const struct rcv_ins *in);

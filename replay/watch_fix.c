@@ -92,6 +92,11 @@ bool wpf_pass_anchor(struct pass *p, const struct wpf_edge *top)
 	int g;
 
 	p->root[0] = (struct root){ .anchored = true };
+	/* What the instructions allow (watch_proof.c's ranges). */
+	for (k = 1; k < p->nroot; k++)
+		if (p->root[k].rng &&
+		    !pin(p, (int32_t)k, p->root[k].rlo, p->root[k].rhi))
+			return false;
 	while (ch) {
 		ch = false;
 		for (g = 0; g < 16; g++) {

@@ -68,6 +68,14 @@ struct root {
 	 */
 	bool noback;
 	bool shown;		/* a return jumped to a value of it */
+	/* What the instruction that made it allows, whatever it read
+	 * (watch_proof.c's ranges): @rng, its value lies in [rlo, rhi]
+	 * (movzx of a byte or word, tzcnt...); @s32, its low 32 bits as a
+	 * signed int lie in [s32lo, s32hi] (a 32-bit add or sub, which
+	 * cltq or movsxd extends).  wpf_pass_anchor() pins @rng.
+	 */
+	bool rng, s32;
+	int64_t rlo, rhi, s32lo, s32hi;
 	/* A register where the engine starts from nothing: at the
 	 * window's start (roots 1..16) or after an instruction it cannot
 	 * follow across (an undecoded EVEX load or store, a barrier to it,

@@ -228,14 +228,120 @@ static bool opaque(const struct rcv_ins *in, uint8_t cut)
 	return !rcv_str_op(in, &src, &dread, &dst);	/* str_acc() */
 }
 
+/* The low 32 bits of @x as a signed int: in [*lo, *hi]? */
+static bool s32_of(const struct pass *p, struct sv x, int64_t *lo,
+		   int64_t *hi)
+{
+	if (x.root > 0 && p->root[x.root].s32 && x.lo == 0 && x.hi == 0) {
+		*lo = p->root[x.root].s32lo;
+		*hi = p->root[x.root].s32hi;
+		return true;
+	}
+	return sv_range(p, x, lo, hi) && *lo >= INT32_MIN && *hi <= INT32_MAX;
+}
+
+/*
+ * Ranges (issue #18: tables indexed by a byte, a count): what an
+ * instruction allows its result to be whatever it read, kept on the new
+ * root it makes (watch_pass.h).  A value in a range is not known: only
+ * an address made from it and a known base is known to lie in an
+ * interval (watch_acc.c's addr_of()), and the root keeps what it was
+ * made from for watch_dep.c.
+ */
+struct rng {
+	bool rng, s32;
+	int64_t rlo, rhi, s32lo, s32hi;
+};
+
+/* A 32-bit result whose low 32 bits, signed, lie in [@lo, @hi]: the
+ * register holds them zero-extended.
+ */
+static void rng_32(struct rng *q, int64_t lo, int64_t hi)
+{
+	if (lo < INT32_MIN || hi > INT32_MAX || lo > hi)
+		return;
+	q->s32 = true;
+	q->s32lo = lo;
+	q->s32hi = hi;
+	if (lo >= 0 || hi < 0) {
+		q->rng = true;
+		q->rlo = lo >= 0 ? lo : lo + (1ll << 32);
+		q->rhi = lo >= 0 ? hi : hi + (1ll << 32);
+	}
+}
+
+/* What @in (2 operands, @d a register) allows its destination to be. */
+static struct rng rng_of(const struct pass *p, const struct rcv_ins *in)
+{
+	const struct rcv_op *d = &in->op[0], *s = &in->op[1];
+	struct rng q = { 0 };
+	int64_t lo, hi, c;
+
+	switch (in->id) {
+	case X86_INS_MOVZX:
+		/* a byte or a word, zero-extended into 32 or 64 bits (a
+		 * 16-bit destination keeps the register's upper bits)
+		 */
+		if (d->size >= 4 && (s->size == 1 || s->size == 2)) {
+			q.rng = true;
+			q.rhi = s->size == 1 ? 0xff : 0xffff;
+			q.s32 = true;
+			q.s32hi = q.rhi;
+		}
+		break;
+	case X86_INS_TZCNT:
+	case X86_INS_LZCNT:
+	case X86_INS_POPCNT:
+		/* a count of the source's bits: 0 to its width (bsf and
+		 * bsr leave the destination undefined for 0: not these)
+		 */
+		if (d->size >= 4) {
+			q.rng = true;
+			q.rhi = 8 * d->size;
+			q.s32 = true;
+			q.s32hi = q.rhi;
+		}
+		break;
+	case X86_INS_ADD:
+	case X86_INS_SUB:
+		if (d->size != 4 || d->shift || s->type != RCV_OP_IMM ||
+		    !s32_of(p, p->r[d->reg], &lo, &hi))
+			break;
+		c = (int32_t)s->imm;
+		if (in->id == X86_INS_SUB)
+			c = -c;
+		rng_32(&q, lo + c, hi + c);
+		break;
+	case X86_INS_MOV:
+		if (d->size == 4 && is_reg(s, 4) &&
+		    s32_of(p, p->r[s->reg], &lo, &hi))
+			rng_32(&q, lo, hi);
+		break;
+	case X86_INS_MOVSXD:
+		/* sign-extends the low 32 bits */
+		if (d->size == 8 && is_reg(s, 4) &&
+		    s32_of(p, p->r[s->reg], &lo, &hi)) {
+			q.rng = q.s32 = true;
+			q.rlo = q.s32lo = lo;
+			q.rhi = q.s32hi = hi;
+		}
+		break;
+	default:
+		break;
+	}
+	return q;
+}
+
 /* The registers after instruction @in (its accesses are done). */
 static void step(struct pass *p, const struct rcv_ins *in)
 {
 	const struct rcv_op *d = &in->op[0], *s = &in->op[1];
 	struct sv *rsp = &p->r[RP_REG_RSP], v = none;
+	struct rng q = { 0 };
 	unsigned int m;
 	int g, dst = -1;
 	bool two = in->nops == 2 && d->type == RCV_OP_REG;
+	int64_t lo, hi;
 
 	if ((in->flags & RCV_I_BARRIER) ||
 	    ((in->flags & RCV_I_BAD) && (in->flags & RCV_I_MEMBAR)) ||
@@ -274,6 +380,25 @@ static void step(struct pass *p, const struct rcv_ins *in)
 		/* al from [rbx + al]: capstone 4 lists no operand */
 		p->r[RP_REG_RAX] = fresh_dep(p);
 		return;
+	case X86_INS_CDQE:
+		/* rax from eax, sign-extended (capstone lists no operand) */
+		if (s32_of(p, p->r[RP_REG_RAX], &lo, &hi)) {
+			dst = RP_REG_RAX;
+			q.rng = q.s32 = true;
+			q.rlo = q.s32lo = lo;
+			q.rhi = q.s32hi = hi;
+		}
+		break;
+	case X86_INS_MOVZX:
+	case X86_INS_MOVSXD:
+	case X86_INS_TZCNT:
+	case X86_INS_LZCNT:
+	case X86_INS_POPCNT:
+		if (two) {
+			dst = d->reg;
+			q = rng_of(p, in);
+		}
+		break;
 	case X86_INS_ENTER:
 		/* push rbp; mov rbp, rsp; sub rsp, N (capstone 4 lists
 		 * neither register written).
@@ -303,12 +428,14 @@ static void step(struct pass *p, const struct rcv_ins *in)
 		else if (d->size == 4 && is_reg(s, 4) &&
 			 sv_is_const(p->r[s->reg]))
 			v = sv_const((uint32_t)p->r[s->reg].lo);
+		else
+			q = rng_of(p, in);
 		break;
 	case X86_INS_LEA:
 		if (!two || s->type != RCV_OP_MEM)
 			break;
 		dst = d->reg;
-		v = wpf_addr_of(p, in, s);
+		v = wpf_lea_of(p, in, s);
 		if (d->size == 4)
 			v = sv_is_const(v) ? sv_const((uint32_t)v.lo) : none;
 		else if (d->size != 8)
@@ -319,8 +446,10 @@ static void step(struct pass *p, const struct rcv_ins *in)
 		if (!two)
 			break;
 		dst = d->reg;
-		if (d->size != 8 || d->shift)
+		if (d->size != 8 || d->shift) {
+			q = rng_of(p, in);
 			break;
+		}
 		if (s->type == RCV_OP_IMM && s->imm != INT64_MIN) {
 			v = sv_add(p->r[dst], in->id == X86_INS_ADD ?
 					      s->imm : -s->imm);
@@ -396,6 +525,18 @@ static void step(struct pass *p, const struct rcv_ins *in)
 	}
 	if (dst >= 0)
 		p->r[dst] = v.root >= 0 ? v : fresh_dep(p);
+	/* A new root: what the instruction allows it to be. */
+	if (dst >= 0 && v.root < 0 && (q.rng || q.s32) &&
+	    p->r[dst].root > 0) {
+		struct root *r = &p->root[p->r[dst].root];
+
+		r->rng = q.rng;
+		r->rlo = q.rlo;
+		r->rhi = q.rhi;
+		r->s32 = q.s32;
+		r->s32lo = q.s32lo;
+		r->s32hi = q.s32hi;
+	}
 }
 
 /* The state before instruction p->mid, for wpf_win_edge(). */
