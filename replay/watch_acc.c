@@ -526,9 +526,12 @@ void wpf_accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 			add_acc(p, i, RP_ACC_READ, a, op->size);
 			mark_fixed(p, op);
 			last_indexed(p, op);
-			/* A mov of 8 bytes into a register: step()'s load8 */
+			/* A mov of 8 bytes into a register: step()'s load8,
+			 * and an add of 8 bytes to one
+			 */
 			if (p->deps &&
-			    (!mov || k != 1 || !is_reg(&in->op[0], 8)))
+			    (!mov || k != 1 || !is_reg(&in->op[0], 8)) &&
+			    (k != 1 || !add_load8(in)))
 				wdep_load(p, a, op->size, -1);
 		}
 		if (acc & CS_AC_WRITE) {

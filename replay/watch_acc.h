@@ -67,6 +67,16 @@ static inline bool is_reg(const struct rcv_op *op, unsigned int size)
 	return op->type == RCV_OP_REG && op->size == size && !op->shift;
 }
 
+/* add r64, m64: step() reads the word (wpf_load8(), its slot or the
+ * entry's word), not wpf_accesses().
+ */
+static inline bool add_load8(const struct rcv_ins *in)
+{
+	return in->id == X86_INS_ADD && in->nops == 2 &&
+	       is_reg(&in->op[0], 8) && in->op[1].type == RCV_OP_MEM &&
+	       in->op[1].size == 8;
+}
+
 /* watch_proof.c: some value (a new base). */
 struct sv wpf_fresh_val(struct pass *p);
 

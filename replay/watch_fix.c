@@ -254,6 +254,22 @@ static bool *secret_roots(const struct pass *p, bool *any)
 			sec[r] = true;
 			continue;
 		}
+		/*
+		 * A 64-bit sum with an addend the engine cannot know: it
+		 * knows none of the sum's bits from that addend's lowest
+		 * unknown one up (its known bits are a low run: rcv_rw.c),
+		 * and nothing shown depends on the sum.  (Secret values
+		 * lack bits 20 and up: the pass keeps a root only through
+		 * an alignment of at most MAX_SPAN, and a scale of at most
+		 * 8 moves them to bit 23.)
+		 */
+		if (x->ds1 || x->ds2) {
+			sec[r] = (x->ds1 > 0 && (size_t)x->ds1 < r &&
+				  sec[x->ds1]) ||
+				 (x->ds2 > 0 && (size_t)x->ds2 < r &&
+				  sec[x->ds2]);
+			continue;
+		}
 		/* Bases are made in order: the address's base is older. */
 		if (!x->ld || x->lw_root <= 0 || (size_t)x->lw_root >= r ||
 		    !sec[x->lw_root])

@@ -76,6 +76,11 @@ struct root {
 	 */
 	bool rng, s32;
 	int64_t rlo, rhi, s32lo, s32hi;
+	/* A 64-bit sum (add, lea) of roots @ds1 and @ds2 (0: a constant
+	 * or none), neither offset known: watch_fix.c's secret where
+	 * either addend is (a sum with an unknown addend is unknown).
+	 */
+	int32_t ds1, ds2;
 	/* A register where the engine starts from nothing: at the
 	 * window's start (roots 1..16) or after an instruction it cannot
 	 * follow across (an undecoded EVEX load or store, a barrier to it,

@@ -338,6 +338,8 @@ static void step(struct pass *p, const struct rcv_ins *in)
 	const struct rcv_op *d = &in->op[0], *s = &in->op[1];
 	struct sv *rsp = &p->r[RP_REG_RSP], v = none;
 	struct rng q = { 0 };
+	/* A 64-bit sum of these two, neither offset known (ds1, ds2). */
+	struct sv sum = none, sum2 = none, x;
 	unsigned int m;
 	int g, dst = -1;
 	bool two = in->nops == 2 && d->type == RCV_OP_REG;
@@ -440,6 +442,13 @@ static void step(struct pass *p, const struct rcv_ins *in)
 			v = sv_is_const(v) ? sv_const((uint32_t)v.lo) : none;
 		else if (d->size != 8)
 			v = none;
+		/* base + scale * index, neither followed: a sum */
+		if (v.root < 0 && d->size == 8 && !s->seg &&
+		    s->base >= 0 && s->base < 16 && s->index >= 0 &&
+		    s->index < 16) {
+			sum = p->r[s->base];
+			sum2 = p->r[s->index];
+		}
 		break;
 	case X86_INS_ADD:
 	case X86_INS_SUB:
@@ -450,7 +459,16 @@ static void step(struct pass *p, const struct rcv_ins *in)
 			q = rng_of(p, in);
 			break;
 		}
-		if (s->type == RCV_OP_IMM && s->imm != INT64_MIN) {
+		if (add_load8(in)) {
+			/* the word through the pass's slots */
+			x = wpf_src_of(p, in, s);
+			if (sv_is_const(x))
+				v = sv_add(p->r[dst], x.lo);
+			else if (sv_is_const(p->r[dst]))
+				v = sv_add(x, p->r[dst].lo);
+			else
+				sum = x;
+		} else if (s->type == RCV_OP_IMM && s->imm != INT64_MIN) {
 			v = sv_add(p->r[dst], in->id == X86_INS_ADD ?
 					      s->imm : -s->imm);
 		} else if (is_reg(s, 8) && sv_is_const(p->r[s->reg])) {
@@ -472,7 +490,11 @@ static void step(struct pass *p, const struct rcv_ins *in)
 		} else if (is_reg(s, 8) && in->id == X86_INS_ADD &&
 			   sv_is_const(p->r[dst])) {
 			v = sv_add(p->r[s->reg], p->r[dst].lo);
+		} else if (is_reg(s, 8) && in->id == X86_INS_ADD) {
+			sum = p->r[s->reg];
 		}
+		if (sum.root >= 0)
+			sum2 = p->r[dst];
 		break;
 	case X86_INS_INC:
 	case X86_INS_DEC:
@@ -525,6 +547,12 @@ static void step(struct pass *p, const struct rcv_ins *in)
 	}
 	if (dst >= 0)
 		p->r[dst] = v.root >= 0 ? v : fresh_dep(p);
+	/* A new root, a sum: its addends' roots (watch_fix.c). */
+	if (dst >= 0 && v.root < 0 && p->r[dst].root > 0 &&
+	    (sum.root > 0 || sum2.root > 0)) {
+		p->root[p->r[dst].root].ds1 = sum.root > 0 ? sum.root : 0;
+		p->root[p->r[dst].root].ds2 = sum2.root > 0 ? sum2.root : 0;
+	}
 	/* A new root: what the instruction allows it to be. */
 	if (dst >= 0 && v.root < 0 && (q.rng || q.s32) &&
 	    p->r[dst].root > 0) {

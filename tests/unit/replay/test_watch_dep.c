@@ -731,3 +731,61 @@ Test(watch_dep, quiet_fs)
 	 */
 	cr_assert(secret(in, 6, 3));
 }
+
+/*
+ * A 64-bit sum (add, lea base + index) with an addend the engine cannot
+ * know is unknown to it (its known bits are a low run), unless something
+ * shown depends on the sum: va_arg's reg_save_area + gp_offset in
+ * vfprintf.  Where both addends are told, the sum is not secret.
+ */
+Test(watch_dep, quiet_sum)
+{
+	/* add rax,rbx; mov ecx,[rax]; test edx,edx; je +0 */
+	struct rcv_ins in[] = {
+		INS("\x48\x01\xd8"), INS("\x8b\x08"), INS("\x85\xd2"),
+		INS("\x74\x00"),
+	};
+	/* ... test eax,eax: the sum shown */
+	struct rcv_ins sh[] = {
+		INS("\x48\x01\xd8"), INS("\x8b\x08"), INS("\x85\xc0"),
+		INS("\x74\x00"),
+	};
+	/* test ebx,ebx; je +0; add rax,rbx; mov ecx,[rax]: one addend
+	 * shown, the other not
+	 */
+	struct rcv_ins one[] = {
+		INS("\x85\xdb"), INS("\x74\x00"), INS("\x48\x01\xd8"),
+		INS("\x8b\x08"),
+	};
+	/* test ebx,ebx; je +0; test eax,eax; je +0; add rax,rbx;
+	 * mov ecx,[rax]: both shown
+	 */
+	struct rcv_ins both[] = {
+		INS("\x85\xdb"), INS("\x74\x00"), INS("\x85\xc0"),
+		INS("\x74\x00"), INS("\x48\x01\xd8"), INS("\x8b\x08"),
+	};
+	/* add rax,[rdi+0x10]; mov ecx,[rax]; test edx,edx; je +0 */
+	struct rcv_ins mem[] = {
+		INS("\x48\x03\x47\x10"), INS("\x8b\x08"), INS("\x85\xd2"),
+		INS("\x74\x00"),
+	};
+	/* lea rcx,[rax+rbx*4]; mov edx,[rcx]; test esi,esi; je +0; and
+	 * with test ecx,ecx: the sum shown
+	 */
+	struct rcv_ins lea[] = {
+		INS("\x48\x8d\x0c\x98"), INS("\x8b\x11"), INS("\x85\xf6"),
+		INS("\x74\x00"),
+	};
+	struct rcv_ins lsh[] = {
+		INS("\x48\x8d\x0c\x98"), INS("\x8b\x11"), INS("\x85\xc9"),
+		INS("\x74\x00"),
+	};
+
+	cr_assert(secret(in, 4, 0));
+	cr_assert(!secret(sh, 4, 0));
+	cr_assert(secret(one, 4, 0));
+	cr_assert(!secret(both, 6, 0));
+	cr_assert(secret(mem, 4, 1));
+	cr_assert(secret(lea, 4, 0));
+	cr_assert(!secret(lsh, 4, 0));
+}
