@@ -39,19 +39,25 @@ static inline bool sv_is_const(struct sv x)
  * constant interval (root 0) or a ranged root's (watch_pass.h @rng) plus
  * @x's offsets.
  */
+/* Root @r's ranges and sums (NULL: none). */
+static inline const struct rext *rext_of(const struct pass *p, int32_t r)
+{
+	return r > 0 && p->root[r].ext ? &p->ext[p->root[r].ext - 1] : NULL;
+}
+
 static inline bool sv_range(const struct pass *p, struct sv x, int64_t *lo,
 			    int64_t *hi)
 {
-	const struct root *r;
+	const struct rext *r;
 
 	if (x.root == 0) {
 		*lo = x.lo;
 		*hi = x.hi;
 		return true;
 	}
-	if (x.root < 0 || !p->root[x.root].rng)
+	r = rext_of(p, x.root);
+	if (!r || !r->rng)
 		return false;
-	r = &p->root[x.root];
 	return !__builtin_add_overflow(r->rlo, x.lo, lo) &&
 	       !__builtin_add_overflow(r->rhi, x.hi, hi);
 }

@@ -232,9 +232,11 @@ static bool opaque(const struct rcv_ins *in, uint8_t cut)
 static bool s32_of(const struct pass *p, struct sv x, int64_t *lo,
 		   int64_t *hi)
 {
-	if (x.root > 0 && p->root[x.root].s32 && x.lo == 0 && x.hi == 0) {
-		*lo = p->root[x.root].s32lo;
-		*hi = p->root[x.root].s32hi;
+	const struct rext *r = rext_of(p, x.root);
+
+	if (r && r->s32 && x.lo == 0 && x.hi == 0) {
+		*lo = r->s32lo;
+		*hi = r->s32hi;
 		return true;
 	}
 	return sv_range(p, x, lo, hi) && *lo >= INT32_MIN && *hi <= INT32_MAX;
@@ -332,14 +334,40 @@ static struct rng rng_of(const struct pass *p, const struct rcv_ins *in)
 	return q;
 }
 
+/* Root @k's ranges (@q, NULL: none) and sum of roots @s1 and @s2. */
+static void set_ext(struct pass *p, int32_t k, const struct rng *q,
+		    int32_t s1, int32_t s2)
+{
+	static const struct rng no;
+	struct rext *e;
+
+	if (!q)
+		q = &no;
+	if (!q->rng && !q->s32 && s1 <= 0 && s2 <= 0)
+		return;
+	if (!wpf_grow((void **)&p->ext, &p->ext_cap, p->next,
+		      sizeof(*p->ext), 256)) {
+		p->nomem = true;
+		return;
+	}
+	e = &p->ext[p->next++];
+	*e = (struct rext){ k, q->rng, q->s32, q->rlo, q->rhi, q->s32lo,
+			    q->s32hi, s1 > 0 ? s1 : 0, s2 > 0 ? s2 : 0 };
+	p->root[k].ext = (int32_t)p->next;
+}
+
 /* The registers after instruction @in (its accesses are done). */
 static void step(struct pass *p, const struct rcv_ins *in)
 {
 	const struct rcv_op *d = &in->op[0], *s = &in->op[1];
 	struct sv *rsp = &p->r[RP_REG_RSP], v = none;
-	struct rng q = { 0 };
-	/* A 64-bit sum of these two, neither offset known (ds1, ds2). */
-	struct sv sum = none, sum2 = none, x;
+	/* What the instruction allows its result to be (@hq), or the
+	 * roots of a 64-bit sum, neither offset known (ds1, ds2).
+	 */
+	struct rng q;
+	bool hq = false;
+	int32_t s1 = 0, s2 = 0;
+	struct sv x;
 	unsigned int m;
 	int g, dst = -1;
 	bool two = in->nops == 2 && d->type == RCV_OP_REG;
@@ -382,25 +410,6 @@ static void step(struct pass *p, const struct rcv_ins *in)
 		/* al from [rbx + al]: capstone 4 lists no operand */
 		p->r[RP_REG_RAX] = fresh_dep(p);
 		return;
-	case X86_INS_CDQE:
-		/* rax from eax, sign-extended (capstone lists no operand) */
-		if (s32_of(p, p->r[RP_REG_RAX], &lo, &hi)) {
-			dst = RP_REG_RAX;
-			q.rng = q.s32 = true;
-			q.rlo = q.s32lo = lo;
-			q.rhi = q.s32hi = hi;
-		}
-		break;
-	case X86_INS_MOVZX:
-	case X86_INS_MOVSXD:
-	case X86_INS_TZCNT:
-	case X86_INS_LZCNT:
-	case X86_INS_POPCNT:
-		if (two) {
-			dst = d->reg;
-			q = rng_of(p, in);
-		}
-		break;
 	case X86_INS_ENTER:
 		/* push rbp; mov rbp, rsp; sub rsp, N (capstone 4 lists
 		 * neither register written).
@@ -431,7 +440,7 @@ static void step(struct pass *p, const struct rcv_ins *in)
 			 sv_is_const(p->r[s->reg]))
 			v = sv_const((uint32_t)p->r[s->reg].lo);
 		else
-			q = rng_of(p, in);
+			hq = (q = rng_of(p, in)).rng || q.s32;
 		break;
 	case X86_INS_LEA:
 		if (!two || s->type != RCV_OP_MEM)
@@ -446,8 +455,8 @@ static void step(struct pass *p, const struct rcv_ins *in)
 		if (v.root < 0 && d->size == 8 && !s->seg &&
 		    s->base >= 0 && s->base < 16 && s->index >= 0 &&
 		    s->index < 16) {
-			sum = p->r[s->base];
-			sum2 = p->r[s->index];
+			s1 = p->r[s->base].root;
+			s2 = p->r[s->index].root;
 		}
 		break;
 	case X86_INS_ADD:
@@ -456,7 +465,7 @@ static void step(struct pass *p, const struct rcv_ins *in)
 			break;
 		dst = d->reg;
 		if (d->size != 8 || d->shift) {
-			q = rng_of(p, in);
+			hq = (q = rng_of(p, in)).rng || q.s32;
 			break;
 		}
 		if (add_load8(in)) {
@@ -467,7 +476,7 @@ static void step(struct pass *p, const struct rcv_ins *in)
 			else if (sv_is_const(p->r[dst]))
 				v = sv_add(x, p->r[dst].lo);
 			else
-				sum = x;
+				s1 = x.root;
 		} else if (s->type == RCV_OP_IMM && s->imm != INT64_MIN) {
 			v = sv_add(p->r[dst], in->id == X86_INS_ADD ?
 					      s->imm : -s->imm);
@@ -491,10 +500,10 @@ static void step(struct pass *p, const struct rcv_ins *in)
 			   sv_is_const(p->r[dst])) {
 			v = sv_add(p->r[s->reg], p->r[dst].lo);
 		} else if (is_reg(s, 8) && in->id == X86_INS_ADD) {
-			sum = p->r[s->reg];
+			s1 = p->r[s->reg].root;
 		}
-		if (sum.root >= 0)
-			sum2 = p->r[dst];
+		if (s1 > 0)
+			s2 = p->r[dst].root;
 		break;
 	case X86_INS_INC:
 	case X86_INS_DEC:
@@ -531,6 +540,23 @@ static void step(struct pass *p, const struct rcv_ins *in)
 			v = sv_const(0);
 		break;
 	default:
+		/* Apart from the cases above: their ids lie close. */
+		if (in->id == X86_INS_CDQE) {
+			/* rax from eax, sign-extended (no operand listed) */
+			if (s32_of(p, p->r[RP_REG_RAX], &lo, &hi)) {
+				dst = RP_REG_RAX;
+				hq = q.rng = q.s32 = true;
+				q.rlo = q.s32lo = lo;
+				q.rhi = q.s32hi = hi;
+			}
+		} else if (two && (in->id == X86_INS_MOVZX ||
+				   in->id == X86_INS_MOVSXD ||
+				   in->id == X86_INS_TZCNT ||
+				   in->id == X86_INS_LZCNT ||
+				   in->id == X86_INS_POPCNT)) {
+			dst = d->reg;
+			hq = (q = rng_of(p, in)).rng || q.s32;
+		}
 		break;
 	}
 	if (v.root >= 0 && v.hi - v.lo > MAX_SPAN)
@@ -547,24 +573,10 @@ static void step(struct pass *p, const struct rcv_ins *in)
 	}
 	if (dst >= 0)
 		p->r[dst] = v.root >= 0 ? v : fresh_dep(p);
-	/* A new root, a sum: its addends' roots (watch_fix.c). */
-	if (dst >= 0 && v.root < 0 && p->r[dst].root > 0 &&
-	    (sum.root > 0 || sum2.root > 0)) {
-		p->root[p->r[dst].root].ds1 = sum.root > 0 ? sum.root : 0;
-		p->root[p->r[dst].root].ds2 = sum2.root > 0 ? sum2.root : 0;
-	}
-	/* A new root: what the instruction allows it to be. */
-	if (dst >= 0 && v.root < 0 && (q.rng || q.s32) &&
-	    p->r[dst].root > 0) {
-		struct root *r = &p->root[p->r[dst].root];
-
-		r->rng = q.rng;
-		r->rlo = q.rlo;
-		r->rhi = q.rhi;
-		r->s32 = q.s32;
-		r->s32lo = q.s32lo;
-		r->s32hi = q.s32hi;
-	}
+	/* A new root: what the instruction allows it to be, or a sum. */
+	if ((hq || s1 > 0 || s2 > 0) && dst >= 0 && v.root < 0 &&
+	    p->r[dst].root > 0)
+		set_ext(p, p->r[dst].root, hq ? &q : NULL, s1, s2);
 }
 
 /* The state before instruction p->mid, for wpf_win_edge(). */
@@ -593,6 +605,7 @@ void wpf_win_free(struct wpf_win *w)
 	free(w->p.root);
 	free(w->p.acc);
 	free(w->p.rets);
+	free(w->p.ext);
 	wdep_free(&w->p);
 	free(w->top.w);
 	free(w);
