@@ -573,6 +573,21 @@ static void step(struct pass *p, const struct rcv_ins *in)
 	}
 	if (dst >= 0)
 		p->r[dst] = v.root >= 0 ? v : fresh_dep(p);
+	/*
+	 * What the engine never computes (rcv_sem.c models neither):
+	 * registers an undecoded VEX or EVEX writes (watch_dep.c's
+	 * D_KILL), bsf's and bsr's result.  As at the window's start, it
+	 * knows them only where what the trace shows depends on them.
+	 */
+	if ((in->flags & RCV_I_BAD) || in->id == X86_INS_BSF ||
+	    in->id == X86_INS_BSR)
+		for (m = written(in); m; m &= m - 1) {
+			g = __builtin_ctz(m);
+			if (p->r[g].root > 0 && p->r[g].lo == 0 &&
+			    p->r[g].hi == 0 && p->root[p->r[g].root].at ==
+			    p->cur)
+				p->root[p->r[g].root].start = true;
+		}
 	/* A new root: what the instruction allows it to be, or a sum. */
 	if ((hq || s1 > 0 || s2 > 0) && dst >= 0 && v.root < 0 &&
 	    p->r[dst].root > 0)
