@@ -295,7 +295,9 @@ static struct rng rng_of(const struct pass *p, const struct rcv_ins *in)
 	case X86_INS_LZCNT:
 	case X86_INS_POPCNT:
 		/* a count of the source's bits: 0 to its width (bsf and
-		 * bsr leave the destination undefined for 0: not these)
+		 * bsr leave the destination undefined for 0: not these;
+		 * tzcnt and lzcnt run as them without BMI1 and LZCNT,
+		 * which every processor with Intel PT has: Haswell on)
 		 */
 		if (d->size >= 4) {
 			q.rng = true;
