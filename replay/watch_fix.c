@@ -267,10 +267,11 @@ static bool *secret_roots(const struct pass *p, bool *any)
 		 */
 		if (!x->ld) {
 			e = x->ext ? &p->ext[x->ext - 1] : NULL;
-			sec[r] = e && ((e->ds1 > 0 && (size_t)e->ds1 < r &&
-					sec[e->ds1]) ||
-				       (e->ds2 > 0 && (size_t)e->ds2 < r &&
-					sec[e->ds2]));
+			if (e)
+				sec[r] = (e->ds1 > 0 && (size_t)e->ds1 < r &&
+					  sec[e->ds1]) ||
+					 (e->ds2 > 0 && (size_t)e->ds2 < r &&
+					  sec[e->ds2]);
 			continue;
 		}
 		/* Bases are made in order: the address's base is older. */

@@ -228,6 +228,12 @@ static bool opaque(const struct rcv_ins *in, uint8_t cut)
 	return !rcv_str_op(in, &src, &dread, &dst);	/* str_acc() */
 }
 
+/* Has @x a range or a low half's (a cheap test before s32_of())? */
+static inline bool may_range(const struct pass *p, struct sv x)
+{
+	return x.root == 0 || (x.root > 0 && p->root[x.root].ext);
+}
+
 /* The low 32 bits of @x as a signed int: in [*lo, *hi]? */
 static bool s32_of(const struct pass *p, struct sv x, int64_t *lo,
 		   int64_t *hi)
@@ -363,11 +369,12 @@ static void step(struct pass *p, const struct rcv_ins *in)
 {
 	const struct rcv_op *d = &in->op[0], *s = &in->op[1];
 	struct sv *rsp = &p->r[RP_REG_RSP], v = none;
-	/* What the instruction allows its result to be (@hq), or the
-	 * roots of a 64-bit sum, neither offset known (ds1, ds2).
+	/* What the instruction allows its result to be (@q where @qv),
+	 * or the roots of a 64-bit sum, neither offset known (ds1, ds2):
+	 * @hq, either.
 	 */
 	struct rng q;
-	bool hq = false;
+	bool hq = false, qv = false;
 	int32_t s1 = 0, s2 = 0;
 	struct sv x;
 	unsigned int m;
@@ -441,8 +448,9 @@ static void step(struct pass *p, const struct rcv_ins *in)
 		else if (d->size == 4 && is_reg(s, 4) &&
 			 sv_is_const(p->r[s->reg]))
 			v = sv_const((uint32_t)p->r[s->reg].lo);
-		else
-			hq = (q = rng_of(p, in)).rng || q.s32;
+		else if (d->size == 4 && is_reg(s, 4) &&
+			 may_range(p, p->r[s->reg]))
+			hq = qv = (q = rng_of(p, in)).rng || q.s32;
 		break;
 	case X86_INS_LEA:
 		if (!two || s->type != RCV_OP_MEM)
@@ -459,6 +467,7 @@ static void step(struct pass *p, const struct rcv_ins *in)
 		    s->index < 16) {
 			s1 = p->r[s->base].root;
 			s2 = p->r[s->index].root;
+			hq = true;
 		}
 		break;
 	case X86_INS_ADD:
@@ -467,7 +476,8 @@ static void step(struct pass *p, const struct rcv_ins *in)
 			break;
 		dst = d->reg;
 		if (d->size != 8 || d->shift) {
-			hq = (q = rng_of(p, in)).rng || q.s32;
+			if (d->size == 4 && may_range(p, p->r[dst]))
+				hq = qv = (q = rng_of(p, in)).rng || q.s32;
 			break;
 		}
 		if (add_load8(in)) {
@@ -479,6 +489,7 @@ static void step(struct pass *p, const struct rcv_ins *in)
 				v = sv_add(x, p->r[dst].lo);
 			else
 				s1 = x.root;
+			hq = s1 > 0;
 		} else if (s->type == RCV_OP_IMM && s->imm != INT64_MIN) {
 			v = sv_add(p->r[dst], in->id == X86_INS_ADD ?
 					      s->imm : -s->imm);
@@ -504,8 +515,10 @@ static void step(struct pass *p, const struct rcv_ins *in)
 		} else if (is_reg(s, 8) && in->id == X86_INS_ADD) {
 			s1 = p->r[s->reg].root;
 		}
-		if (s1 > 0)
+		if (s1 > 0) {
 			s2 = p->r[dst].root;
+			hq = true;
+		}
 		break;
 	case X86_INS_INC:
 	case X86_INS_DEC:
@@ -547,7 +560,7 @@ static void step(struct pass *p, const struct rcv_ins *in)
 			/* rax from eax, sign-extended (no operand listed) */
 			if (s32_of(p, p->r[RP_REG_RAX], &lo, &hi)) {
 				dst = RP_REG_RAX;
-				hq = q.rng = q.s32 = true;
+				hq = qv = q.rng = q.s32 = true;
 				q.rlo = q.s32lo = lo;
 				q.rhi = q.s32hi = hi;
 			}
@@ -557,7 +570,7 @@ static void step(struct pass *p, const struct rcv_ins *in)
 				   in->id == X86_INS_LZCNT ||
 				   in->id == X86_INS_POPCNT)) {
 			dst = d->reg;
-			hq = (q = rng_of(p, in)).rng || q.s32;
+			hq = qv = (q = rng_of(p, in)).rng || q.s32;
 		}
 		break;
 	}
@@ -568,32 +581,27 @@ static void step(struct pass *p, const struct rcv_ins *in)
 	 * window may fix it; rsp after `sub rsp, rax` comes back to its
 	 * frame's base through rbp).
 	 */
-	for (m = written(in); m; m &= m - 1) {
-		g = __builtin_ctz(m);
-		if (g != dst)
-			p->r[g] = fresh_dep(p);
-	}
-	if (dst >= 0)
-		p->r[dst] = v.root >= 0 ? v : fresh_dep(p);
 	/*
 	 * What the engine never computes (rcv_sem.c models neither):
 	 * registers an undecoded VEX or EVEX writes (watch_dep.c's
 	 * D_KILL), bsf's and bsr's result.  As at the window's start, it
 	 * knows them only where what the trace shows depends on them.
 	 */
-	if ((in->flags & RCV_I_BAD) || in->id == X86_INS_BSF ||
-	    in->id == X86_INS_BSR)
-		for (m = written(in); m; m &= m - 1) {
-			g = __builtin_ctz(m);
-			if (p->r[g].root > 0 && p->r[g].lo == 0 &&
-			    p->r[g].hi == 0 && p->root[p->r[g].root].at ==
-			    p->cur)
-				p->root[p->r[g].root].start = true;
-		}
+	for (m = written(in); m; m &= m - 1) {
+		g = __builtin_ctz(m);
+		if (g == dst)
+			continue;
+		p->r[g] = fresh_dep(p);
+		if (p->r[g].root > 0 && ((in->flags & RCV_I_BAD) ||
+					 in->id == X86_INS_BSF ||
+					 in->id == X86_INS_BSR))
+			p->root[p->r[g].root].start = true;
+	}
+	if (dst >= 0)
+		p->r[dst] = v.root >= 0 ? v : fresh_dep(p);
 	/* A new root: what the instruction allows it to be, or a sum. */
-	if ((hq || s1 > 0 || s2 > 0) && dst >= 0 && v.root < 0 &&
-	    p->r[dst].root > 0)
-		set_ext(p, p->r[dst].root, hq ? &q : NULL, s1, s2);
+	if (hq && dst >= 0 && v.root < 0 && p->r[dst].root > 0)
+		set_ext(p, p->r[dst].root, qv ? &q : NULL, s1, s2);
 }
 
 /* The state before instruction p->mid, for wpf_win_edge(). */
