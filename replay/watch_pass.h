@@ -270,6 +270,10 @@ void wdep_end(struct pass *p, const struct rcv_ins *in);
 int32_t wdep_node(struct pass *p);
 void wdep_edge(struct pass *p, int32_t r, int32_t par);
 void wdep_reveal(struct pass *p, int32_t r);
+/* The current instruction reads root @r as a value too (a word its
+ * pass took from a slot, which wdep_load() did not see).
+ */
+void wdep_use(struct pass *p, int32_t r);
 /* A root depending on the current instruction's inputs. */
 int32_t wdep_fresh(struct pass *p);
 int32_t wdep_inputs(struct pass *p);

@@ -481,8 +481,12 @@ static void step(struct pass *p, const struct rcv_ins *in)
 			break;
 		}
 		if (add_load8(in)) {
-			/* the word through the pass's slots */
+			/* the word through the pass's slots (a slot's value:
+			 * a root the analysis did not see loaded)
+			 */
 			x = wpf_src_of(p, in, s);
+			if (x.root > 0)
+				wdep_use(p, x.root);
 			if (sv_is_const(x))
 				v = sv_add(p->r[dst], x.lo);
 			else if (sv_is_const(p->r[dst]))
@@ -579,13 +583,11 @@ static void step(struct pass *p, const struct rcv_ins *in)
 	/* What the instruction writes but the cases above do not follow
 	 * is some value after it: a new base (the registers after the
 	 * window may fix it; rsp after `sub rsp, rax` comes back to its
-	 * frame's base through rbp).
-	 */
-	/*
-	 * What the engine never computes (rcv_sem.c models neither):
-	 * registers an undecoded VEX or EVEX writes (watch_dep.c's
-	 * D_KILL), bsf's and bsr's result.  As at the window's start, it
-	 * knows them only where what the trace shows depends on them.
+	 * frame's base through rbp).  What the engine never computes
+	 * (rcv_sem.c models neither: registers an undecoded VEX or EVEX
+	 * writes, watch_dep.c's D_KILL, and bsf's and bsr's result) is
+	 * unknown to it as a register at the window's start: it knows
+	 * them only where what the trace shows depends on them.
 	 */
 	for (m = written(in); m; m &= m - 1) {
 		g = __builtin_ctz(m);

@@ -788,6 +788,18 @@ Test(watch_dep, quiet_sum)
 	cr_assert(secret(mem, 4, 1));
 	cr_assert(secret(lea, 4, 0));
 	cr_assert(!secret(lsh, 4, 0));
+	/* push rbx; add rax,[rsp]; test eax,eax; je +0; mov ecx,[rbx]:
+	 * the word added is the pushed rbx (the pass's slot), which the
+	 * sum shown tells
+	 */
+	{
+		struct rcv_ins sl[] = {
+			INS("\x53"), INS("\x48\x03\x04\x24"),
+			INS("\x85\xc0"), INS("\x74\x00"), INS("\x8b\x0b"),
+		};
+
+		cr_assert(!secret(sl, 5, 2));
+	}
 }
 
 /*
