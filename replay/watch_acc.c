@@ -222,11 +222,35 @@ struct sv wpf_load8(struct pass *p, struct sv a)
 	return v;
 }
 
-/* The address of memory operand @op (before @in). */
-struct sv wpf_addr_of(const struct pass *p, const struct rcv_ins *in,
-		      const struct rcv_op *op)
+/*
+ * base + scale * index where the index's values lie in [@xl, @xh]: the
+ * base's root, its offsets widened (none past MAX_SPAN).
+ */
+static struct sv add_scaled(struct sv b, int64_t xl, int64_t xh,
+			    unsigned int scale)
+{
+	int64_t l, h;
+
+	if (b.root < 0 || __builtin_mul_overflow(xl, (int64_t)scale, &l) ||
+	    __builtin_mul_overflow(xh, (int64_t)scale, &h) ||
+	    __builtin_add_overflow(b.lo, l, &b.lo) ||
+	    __builtin_add_overflow(b.hi, h, &b.hi) || b.hi - b.lo > MAX_SPAN)
+		return none;
+	return b;
+}
+
+/*
+ * The address of memory operand @op (before @in); with @value, as a
+ * register's value (lea), where an index's range is taken only from a
+ * constant interval: a ranged root's dependencies (watch_dep.c) would be
+ * lost in the base's root, which an address does not need (the engine
+ * learns nothing of where a value lay from the value).
+ */
+static struct sv addr_of(const struct pass *p, const struct rcv_ins *in,
+			 const struct rcv_op *op, bool value)
 {
 	struct sv b, x;
+	int64_t xl, xh;
 
 	if (op->seg || op->base == -2 || op->index == -2)
 		return none;
@@ -242,10 +266,25 @@ struct sv wpf_addr_of(const struct pass *p, const struct rcv_ins *in,
 			b = sv_add(b, x.lo * (int64_t)op->scale);
 		else if (sv_is_const(b) && op->scale == 1)
 			b = sv_add(x, b.lo);
+		else if ((!value || x.root == 0) && sv_range(p, x, &xl, &xh))
+			/* a table indexed by a byte (movzx), a count */
+			b = add_scaled(b, xl, xh, op->scale ? op->scale : 1);
 		else
 			b = none;
 	}
 	return sv_add(b, op->imm);
+}
+
+struct sv wpf_addr_of(const struct pass *p, const struct rcv_ins *in,
+		      const struct rcv_op *op)
+{
+	return addr_of(p, in, op, false);
+}
+
+struct sv wpf_lea_of(const struct pass *p, const struct rcv_ins *in,
+		     const struct rcv_op *op)
+{
+	return addr_of(p, in, op, true);
 }
 
 /* The value of operand @op as a source (8 bytes; else unknown). */
@@ -275,6 +314,17 @@ static void mark_fixed(struct pass *p, const struct rcv_op *op)
 {
 	if (p->nacc && fixed_op(op))
 		p->acc[p->nacc - 1].fixed = p->acc[p->nacc - 1].root == 0;
+	/*
+	 * fs- and gs-relative (the stack protector's canary at %fs:0x28,
+	 * errno, the locale, tcache): the engine adds fs_base only where
+	 * it knows that nothing from the window to the thread's end
+	 * changes it (rcv_mem.c's rcv_fs_absolute(): a window of its chain
+	 * from the end), gs_base never, so in a far window, computed on
+	 * its own, it never knows such an address.  Blind counts only
+	 * there (watch_fix.c: where secrets count).
+	 */
+	if (p->nacc && op->seg)
+		p->acc[p->nacc - 1].blind = true;
 }
 
 /* A string instruction's access from @a (rsi or rdi): relative to its
@@ -476,9 +526,12 @@ void wpf_accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 			add_acc(p, i, RP_ACC_READ, a, op->size);
 			mark_fixed(p, op);
 			last_indexed(p, op);
-			/* A mov of 8 bytes into a register: step()'s load8 */
+			/* A mov of 8 bytes into a register: step()'s load8,
+			 * and an add of 8 bytes to one
+			 */
 			if (p->deps &&
-			    (!mov || k != 1 || !is_reg(&in->op[0], 8)))
+			    (!mov || k != 1 || !is_reg(&in->op[0], 8)) &&
+			    (k != 1 || !add_load8(in)))
 				wdep_load(p, a, op->size, -1);
 		}
 		if (acc & CS_AC_WRITE) {

@@ -89,6 +89,14 @@ static void vin_add(struct pass *p, int32_t r)
 		p->vin[0] = WDEP_ALL;	/* not expected: everything */
 }
 
+void wdep_use(struct pass *p, int32_t r)
+{
+	if (!p->deps)
+		return;
+	vin_add(p, r);
+	p->onode = -1;	/* made again with it */
+}
+
 /* What the current instruction's results depend on: one root. */
 int32_t wdep_inputs(struct pass *p)
 {

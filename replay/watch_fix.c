@@ -92,6 +92,11 @@ bool wpf_pass_anchor(struct pass *p, const struct wpf_edge *top)
 	int g;
 
 	p->root[0] = (struct root){ .anchored = true };
+	/* What the instructions allow (watch_proof.c's ranges). */
+	for (k = 0; k < p->next; k++)
+		if (p->ext[k].rng && !pin(p, p->ext[k].root, p->ext[k].rlo,
+					  p->ext[k].rhi))
+			return false;
 	while (ch) {
 		ch = false;
 		for (g = 0; g < 16; g++) {
@@ -235,6 +240,7 @@ static bool *secret_roots(const struct pass *p, bool *any)
 	for (r = 1; r < p->nroot; r++) {
 		const struct root *x = &p->root[r];
 		const struct root *b;
+		const struct rext *e;
 
 		/* What stores left in a word: secret where every value
 		 * stored is (a constant is not: p->konst).
@@ -249,8 +255,27 @@ static bool *secret_roots(const struct pass *p, bool *any)
 			sec[r] = true;
 			continue;
 		}
+		/*
+		 * A value computed (not a word loaded): secret where it is
+		 * a 64-bit sum with an addend the engine cannot know (the
+		 * root's ext): it knows none of the sum's bits from that
+		 * addend's lowest unknown one up (its known bits are a low
+		 * run: rcv_rw.c), and nothing shown depends on the sum.
+		 * (It knows no bit of a secret value from bit 20 up: the
+		 * pass keeps a root only through an alignment within
+		 * MAX_SPAN; a scale of 8 moves them to bit 23.)
+		 */
+		if (!x->ld) {
+			e = x->ext ? &p->ext[x->ext - 1] : NULL;
+			if (e)
+				sec[r] = (e->ds1 > 0 && (size_t)e->ds1 < r &&
+					  sec[e->ds1]) ||
+					 (e->ds2 > 0 && (size_t)e->ds2 < r &&
+					  sec[e->ds2]);
+			continue;
+		}
 		/* Bases are made in order: the address's base is older. */
-		if (!x->ld || x->lw_root <= 0 || (size_t)x->lw_root >= r ||
+		if (x->lw_root <= 0 || (size_t)x->lw_root >= r ||
 		    !sec[x->lw_root])
 			continue;
 		/*

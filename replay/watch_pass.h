@@ -83,6 +83,26 @@ struct root {
 				 * too wide for words (root + 1) */
 	uint32_t mc_upto;	/* the stores (p->ps) mchain holds */
 	uint32_t at;		/* the instruction that made it */
+	/* watch_proof.c's ranges and sums: p->ext[ext - 1] (0: none). */
+	int32_t ext;
+};
+
+/*
+ * What the instruction that made root @root allows, whatever it read
+ * (watch_proof.c's ranges): @rng, its value lies in [rlo, rhi] (movzx of
+ * a byte or word, tzcnt...); @s32, its low 32 bits as a signed int lie
+ * in [s32lo, s32hi] (a 32-bit add or sub, which cltq or movsxd extends).
+ * wpf_pass_anchor() pins @rng.  A 64-bit sum (add, lea) of roots @ds1
+ * and @ds2 (0: a constant or none), neither offset known: watch_fix.c's
+ * secret where either addend is (a sum with an unknown addend is
+ * unknown).  Apart from struct root, which every instruction makes
+ * some of: few roots have one.
+ */
+struct rext {
+	int32_t root;
+	bool rng, s32;
+	int64_t rlo, rhi, s32lo, s32hi;
+	int32_t ds1, ds2;
 };
 
 /* watch_dep.c: the latest store to 8-byte word @word (offset / 8) of
@@ -216,6 +236,8 @@ struct pass {
 	int32_t onode, last_load;
 	uint32_t cur;		/* the instruction followed */
 	struct wdep_ic *ic;	/* WDEP_IC of them, with the analysis */
+	struct rext *ext;	/* root.ext */
+	size_t next, ext_cap;
 	const struct wdep_ic *ce;	/* the current instruction's */
 };
 
@@ -248,6 +270,10 @@ void wdep_end(struct pass *p, const struct rcv_ins *in);
 int32_t wdep_node(struct pass *p);
 void wdep_edge(struct pass *p, int32_t r, int32_t par);
 void wdep_reveal(struct pass *p, int32_t r);
+/* The current instruction reads root @r as a value too (a word its
+ * pass took from a slot, which wdep_load() did not see).
+ */
+void wdep_use(struct pass *p, int32_t r);
 /* A root depending on the current instruction's inputs. */
 int32_t wdep_fresh(struct pass *p);
 int32_t wdep_inputs(struct pass *p);

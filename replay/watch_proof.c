@@ -228,14 +228,159 @@ static bool opaque(const struct rcv_ins *in, uint8_t cut)
 	return !rcv_str_op(in, &src, &dread, &dst);	/* str_acc() */
 }
 
+/* Has @x a range or a low half's (a cheap test before s32_of())? */
+static inline bool may_range(const struct pass *p, struct sv x)
+{
+	return x.root == 0 || (x.root > 0 && p->root[x.root].ext);
+}
+
+/* The low 32 bits of @x as a signed int: in [*lo, *hi]? */
+static bool s32_of(const struct pass *p, struct sv x, int64_t *lo,
+		   int64_t *hi)
+{
+	const struct rext *r = rext_of(p, x.root);
+
+	if (r && r->s32 && x.lo == 0 && x.hi == 0) {
+		*lo = r->s32lo;
+		*hi = r->s32hi;
+		return true;
+	}
+	return sv_range(p, x, lo, hi) && *lo >= INT32_MIN && *hi <= INT32_MAX;
+}
+
+/*
+ * Ranges (issue #18: tables indexed by a byte, a count): what an
+ * instruction allows its result to be whatever it read, kept on the new
+ * root it makes (watch_pass.h).  A value in a range is not known: only
+ * an address made from it and a known base is known to lie in an
+ * interval (watch_acc.c's addr_of()), and the root keeps what it was
+ * made from for watch_dep.c.
+ */
+struct rng {
+	bool rng, s32;
+	int64_t rlo, rhi, s32lo, s32hi;
+};
+
+/* A 32-bit result whose low 32 bits, signed, lie in [@lo, @hi]: the
+ * register holds them zero-extended.
+ */
+static void rng_32(struct rng *q, int64_t lo, int64_t hi)
+{
+	if (lo < INT32_MIN || hi > INT32_MAX || lo > hi)
+		return;
+	q->s32 = true;
+	q->s32lo = lo;
+	q->s32hi = hi;
+	if (lo >= 0 || hi < 0) {
+		q->rng = true;
+		q->rlo = lo >= 0 ? lo : lo + (1ll << 32);
+		q->rhi = lo >= 0 ? hi : hi + (1ll << 32);
+	}
+}
+
+/* What @in (2 operands, @d a register) allows its destination to be. */
+static struct rng rng_of(const struct pass *p, const struct rcv_ins *in)
+{
+	const struct rcv_op *d = &in->op[0], *s = &in->op[1];
+	struct rng q = { 0 };
+	int64_t lo, hi, c;
+
+	switch (in->id) {
+	case X86_INS_MOVZX:
+		/* a byte or a word, zero-extended into 32 or 64 bits (a
+		 * 16-bit destination keeps the register's upper bits)
+		 */
+		if (d->size >= 4 && (s->size == 1 || s->size == 2)) {
+			q.rng = true;
+			q.rhi = s->size == 1 ? 0xff : 0xffff;
+			q.s32 = true;
+			q.s32hi = q.rhi;
+		}
+		break;
+	case X86_INS_TZCNT:
+	case X86_INS_LZCNT:
+	case X86_INS_POPCNT:
+		/* a count of the source's bits: 0 to its width (bsf and
+		 * bsr leave the destination undefined for 0: not these;
+		 * tzcnt and lzcnt run as them without BMI1 and LZCNT,
+		 * which every processor with Intel PT has: Haswell on)
+		 */
+		if (d->size >= 4) {
+			q.rng = true;
+			q.rhi = 8 * d->size;
+			q.s32 = true;
+			q.s32hi = q.rhi;
+		}
+		break;
+	case X86_INS_ADD:
+	case X86_INS_SUB:
+		if (d->size != 4 || d->shift || s->type != RCV_OP_IMM ||
+		    !s32_of(p, p->r[d->reg], &lo, &hi))
+			break;
+		c = (int32_t)s->imm;
+		if (in->id == X86_INS_SUB)
+			c = -c;
+		rng_32(&q, lo + c, hi + c);
+		break;
+	case X86_INS_MOV:
+		if (d->size == 4 && is_reg(s, 4) &&
+		    s32_of(p, p->r[s->reg], &lo, &hi))
+			rng_32(&q, lo, hi);
+		break;
+	case X86_INS_MOVSXD:
+		/* sign-extends the low 32 bits */
+		if (d->size == 8 && is_reg(s, 4) &&
+		    s32_of(p, p->r[s->reg], &lo, &hi)) {
+			q.rng = q.s32 = true;
+			q.rlo = q.s32lo = lo;
+			q.rhi = q.s32hi = hi;
+		}
+		break;
+	default:
+		break;
+	}
+	return q;
+}
+
+/* Root @k's ranges (@q, NULL: none) and sum of roots @s1 and @s2. */
+static void set_ext(struct pass *p, int32_t k, const struct rng *q,
+		    int32_t s1, int32_t s2)
+{
+	static const struct rng no;
+	struct rext *e;
+
+	if (!q)
+		q = &no;
+	if (!q->rng && !q->s32 && s1 <= 0 && s2 <= 0)
+		return;
+	if (!wpf_grow((void **)&p->ext, &p->ext_cap, p->next,
+		      sizeof(*p->ext), 256)) {
+		p->nomem = true;
+		return;
+	}
+	e = &p->ext[p->next++];
+	*e = (struct rext){ k, q->rng, q->s32, q->rlo, q->rhi, q->s32lo,
+			    q->s32hi, s1 > 0 ? s1 : 0, s2 > 0 ? s2 : 0 };
+	p->root[k].ext = (int32_t)p->next;
+}
+
 /* The registers after instruction @in (its accesses are done). */
 static void step(struct pass *p, const struct rcv_ins *in)
 {
 	const struct rcv_op *d = &in->op[0], *s = &in->op[1];
 	struct sv *rsp = &p->r[RP_REG_RSP], v = none;
+	/* What the instruction allows its result to be (@q where @qv),
+	 * or the roots of a 64-bit sum, neither offset known (ds1, ds2):
+	 * @hq, either.
+	 */
+	struct rng q;
+	bool hq = false, qv = false;
+	int32_t s1 = 0, s2 = 0;
+	struct sv x;
 	unsigned int m;
 	int g, dst = -1;
 	bool two = in->nops == 2 && d->type == RCV_OP_REG;
+	int64_t lo, hi;
 
 	if ((in->flags & RCV_I_BARRIER) ||
 	    ((in->flags & RCV_I_BAD) && (in->flags & RCV_I_MEMBAR)) ||
@@ -303,25 +448,53 @@ static void step(struct pass *p, const struct rcv_ins *in)
 		else if (d->size == 4 && is_reg(s, 4) &&
 			 sv_is_const(p->r[s->reg]))
 			v = sv_const((uint32_t)p->r[s->reg].lo);
+		else if (d->size == 4 && is_reg(s, 4) &&
+			 may_range(p, p->r[s->reg]))
+			hq = qv = (q = rng_of(p, in)).rng || q.s32;
 		break;
 	case X86_INS_LEA:
 		if (!two || s->type != RCV_OP_MEM)
 			break;
 		dst = d->reg;
-		v = wpf_addr_of(p, in, s);
+		v = wpf_lea_of(p, in, s);
 		if (d->size == 4)
 			v = sv_is_const(v) ? sv_const((uint32_t)v.lo) : none;
 		else if (d->size != 8)
 			v = none;
+		/* base + scale * index, neither followed: a sum */
+		if (v.root < 0 && d->size == 8 && !s->seg &&
+		    s->base >= 0 && s->base < 16 && s->index >= 0 &&
+		    s->index < 16) {
+			s1 = p->r[s->base].root;
+			s2 = p->r[s->index].root;
+			hq = true;
+		}
 		break;
 	case X86_INS_ADD:
 	case X86_INS_SUB:
 		if (!two)
 			break;
 		dst = d->reg;
-		if (d->size != 8 || d->shift)
+		if (d->size != 8 || d->shift) {
+			if (d->size == 4 && may_range(p, p->r[dst]))
+				hq = qv = (q = rng_of(p, in)).rng || q.s32;
 			break;
-		if (s->type == RCV_OP_IMM && s->imm != INT64_MIN) {
+		}
+		if (add_load8(in)) {
+			/* the word through the pass's slots (a slot's value:
+			 * a root the analysis did not see loaded)
+			 */
+			x = wpf_src_of(p, in, s);
+			if (x.root > 0)
+				wdep_use(p, x.root);
+			if (sv_is_const(x))
+				v = sv_add(p->r[dst], x.lo);
+			else if (sv_is_const(p->r[dst]))
+				v = sv_add(x, p->r[dst].lo);
+			else
+				s1 = x.root;
+			hq = s1 > 0;
+		} else if (s->type == RCV_OP_IMM && s->imm != INT64_MIN) {
 			v = sv_add(p->r[dst], in->id == X86_INS_ADD ?
 					      s->imm : -s->imm);
 		} else if (is_reg(s, 8) && sv_is_const(p->r[s->reg])) {
@@ -343,6 +516,12 @@ static void step(struct pass *p, const struct rcv_ins *in)
 		} else if (is_reg(s, 8) && in->id == X86_INS_ADD &&
 			   sv_is_const(p->r[dst])) {
 			v = sv_add(p->r[s->reg], p->r[dst].lo);
+		} else if (is_reg(s, 8) && in->id == X86_INS_ADD) {
+			s1 = p->r[s->reg].root;
+		}
+		if (s1 > 0) {
+			s2 = p->r[dst].root;
+			hq = true;
 		}
 		break;
 	case X86_INS_INC:
@@ -380,6 +559,23 @@ static void step(struct pass *p, const struct rcv_ins *in)
 			v = sv_const(0);
 		break;
 	default:
+		/* Apart from the cases above: their ids lie close. */
+		if (in->id == X86_INS_CDQE) {
+			/* rax from eax, sign-extended (no operand listed) */
+			if (s32_of(p, p->r[RP_REG_RAX], &lo, &hi)) {
+				dst = RP_REG_RAX;
+				hq = qv = q.rng = q.s32 = true;
+				q.rlo = q.s32lo = lo;
+				q.rhi = q.s32hi = hi;
+			}
+		} else if (two && (in->id == X86_INS_MOVZX ||
+				   in->id == X86_INS_MOVSXD ||
+				   in->id == X86_INS_TZCNT ||
+				   in->id == X86_INS_LZCNT ||
+				   in->id == X86_INS_POPCNT)) {
+			dst = d->reg;
+			hq = qv = (q = rng_of(p, in)).rng || q.s32;
+		}
 		break;
 	}
 	if (v.root >= 0 && v.hi - v.lo > MAX_SPAN)
@@ -387,15 +583,27 @@ static void step(struct pass *p, const struct rcv_ins *in)
 	/* What the instruction writes but the cases above do not follow
 	 * is some value after it: a new base (the registers after the
 	 * window may fix it; rsp after `sub rsp, rax` comes back to its
-	 * frame's base through rbp).
+	 * frame's base through rbp).  What the engine never computes
+	 * (rcv_sem.c models neither: registers an undecoded VEX or EVEX
+	 * writes, watch_dep.c's D_KILL, and bsf's and bsr's result) is
+	 * unknown to it as a register at the window's start: it knows
+	 * them only where what the trace shows depends on them.
 	 */
 	for (m = written(in); m; m &= m - 1) {
 		g = __builtin_ctz(m);
-		if (g != dst)
-			p->r[g] = fresh_dep(p);
+		if (g == dst)
+			continue;
+		p->r[g] = fresh_dep(p);
+		if (p->r[g].root > 0 && ((in->flags & RCV_I_BAD) ||
+					 in->id == X86_INS_BSF ||
+					 in->id == X86_INS_BSR))
+			p->root[p->r[g].root].start = true;
 	}
 	if (dst >= 0)
 		p->r[dst] = v.root >= 0 ? v : fresh_dep(p);
+	/* A new root: what the instruction allows it to be, or a sum. */
+	if (hq && dst >= 0 && v.root < 0 && p->r[dst].root > 0)
+		set_ext(p, p->r[dst].root, qv ? &q : NULL, s1, s2);
 }
 
 /* The state before instruction p->mid, for wpf_win_edge(). */
@@ -424,6 +632,7 @@ void wpf_win_free(struct wpf_win *w)
 	free(w->p.root);
 	free(w->p.acc);
 	free(w->p.rets);
+	free(w->p.ext);
 	wdep_free(&w->p);
 	free(w->top.w);
 	free(w);

@@ -27,13 +27,15 @@
  * window size (16,384 instructions; the unit tests use 50 to 300): deep
  * skip scans of 2*10^5 instructions from the middle, the proofs' and the
  * far windows passed without the engine, stop where the engine's own
- * scan (rp_recover_scan()) stops, for the first 3 words the engine knows
- * written there and a word nothing writes; status 1 and the first
- * difference otherwise.
+ * scan (rp_recover_scan()) stops, with watch, rwatch and awatch, for the
+ * first 3 words the engine knows written there, the first 3 it knows
+ * read, and a word nothing touches; status 1 and the first difference
+ * otherwise.
  *
- * bench_watch --count ipt|cold|warm|deep|stop BUNDLE: one of those runs
- * alone (stop: cold from the end with watch-unknown stop, the others use
- * skip)
+ * bench_watch --count ipt|cold|warm|deep|rdeep|adeep|stop BUNDLE: one of
+ * those runs alone (stop: cold from the end with watch-unknown stop, the
+ * others use skip; rdeep and adeep: deep with rwatch and awatch, where
+ * loads count too)
  * for valgrind --tool=callgrind --instr-atstart=no (scripts/bench-watch):
  * instrumentation is on only around it (the libipt loop: run with
  * --toggle-collect=pt_insn_next instead); prints the instructions it
@@ -84,6 +86,7 @@ static int count(const char *what, const char *dir)
 	struct rp_watch *w;
 	uint64_t n = 200000, hi, covered = 0;
 	char pt[4096];
+	int type;
 
 	if (rp_session_open(&s, dir) || sb_manifest_load(&m, dir, NULL)) {
 		fprintf(stderr, "bench_watch: cannot open %s\n", dir);
@@ -106,7 +109,12 @@ static int count(const char *what, const char *dir)
 	 */
 	rp_watch_set_unknown(w, !strcmp(what, "stop") ?
 			     RP_WATCH_UNKNOWN_STOP : RP_WATCH_UNKNOWN_SKIP);
-	rp_watch_insert(w, RP_WATCH_WRITE, pid, 0x401000, 8);
+	/* rdeep, adeep: deep with rwatch, awatch (loads count too). */
+	type = !strcmp(what, "rdeep") ? RP_WATCH_READ :
+	       !strcmp(what, "adeep") ? RP_WATCH_ACCESS : RP_WATCH_WRITE;
+	if (type != RP_WATCH_WRITE)
+		what = "deep";
+	rp_watch_insert(w, type, pid, 0x401000, 8);
 	hi = !strcmp(what, "deep") ? end / 2 : end;
 	if (!strcmp(what, "warm"))
 		scan(rc, w, hi, n, &covered);
@@ -173,6 +181,7 @@ static int real(const char *dir)
 
 struct agree_arg {
 	uint64_t lo;
+	unsigned int kinds;	/* RP_ACC_* bits */
 };
 
 static int agree_one(void *arg, const struct rp_access *acc, int n)
@@ -181,23 +190,53 @@ static int agree_one(void *arg, const struct rp_access *acc, int n)
 	int k;
 
 	for (k = 0; k < n; k++)
-		if (acc[k].kind == RP_ACC_WRITE && acc[k].addr_known &&
+		if ((acc[k].kind & a->kinds) && acc[k].addr_known &&
 		    acc[k].addr < a->lo + 8 &&
 		    a->lo < acc[k].addr + acc[k].size)
 			return 1;
 	return 0;
 }
 
+/* The first 3 words the engine knows accessed by kind @kind near
+ * @from, into @seen (*@ns of them so far, room for 8).
+ */
+static void agree_words(struct rp_recover *ref, uint64_t from,
+			uint8_t kind, uint64_t *seen, size_t *ns)
+{
+	struct rp_access acc[4];
+	size_t j, n0 = *ns;
+	uint64_t p;
+	int k, na;
+
+	for (p = from; p < from + 3000 && *ns < n0 + 3; p++) {
+		na = rp_recover_accesses(ref, p, acc, 4);
+		for (k = 0; k < na && *ns < n0 + 3; k++) {
+			if (!acc[k].addr_known || acc[k].kind != kind)
+				continue;
+			for (j = 0; j < *ns && seen[j] != (acc[k].addr & ~7ull);)
+				j++;
+			if (j == *ns)
+				seen[(*ns)++] = acc[k].addr & ~7ull;
+		}
+	}
+}
+
 /* bench_watch --agree BUNDLE (above). */
 static int agree(const char *dir)
 {
+	static const struct {
+		unsigned int type, kinds;
+		const char *name;
+	} ty[] = {
+		{ RP_WATCH_WRITE, RP_ACC_WRITE, "watch" },
+		{ RP_WATCH_READ, RP_ACC_READ, "rwatch" },
+		{ RP_WATCH_ACCESS, RP_ACC_READ | RP_ACC_WRITE, "awatch" },
+	};
 	struct rp_thread_info info;
 	struct rp_recover *ref, *rc;
 	struct rp_watch *w;
-	struct rp_access acc[4];
-	uint64_t hi, lo, seen[4], p;
-	size_t ns = 0, j;
-	int k, na;
+	uint64_t hi, lo, seen[8];
+	size_t ns = 0, j, t;
 
 	if (rp_session_open(&s, dir)) {
 		fprintf(stderr, "bench_watch: cannot open %s\n", dir);
@@ -210,26 +249,21 @@ static int agree(const char *dir)
 		return 2;
 	hi = end / 2;
 	lo = hi - 200000;
-	for (p = hi - 20000; p < hi - 17000 && ns < 3; p++) {
-		na = rp_recover_accesses(ref, p, acc, 4);
-		for (k = 0; k < na && ns < 3; k++) {
-			if (!acc[k].addr_known || acc[k].kind != RP_ACC_WRITE)
-				continue;
-			for (j = 0; j < ns && seen[j] != (acc[k].addr & ~7ull);)
-				j++;
-			if (j == ns)
-				seen[ns++] = acc[k].addr & ~7ull;
-		}
-	}
+	/* Words the engine knows written, then words it knows read only
+	 * (a load of a constant string, a table), and one nothing touches.
+	 */
+	agree_words(ref, hi - 20000, RP_ACC_WRITE, seen, &ns);
+	agree_words(ref, hi - 20000, RP_ACC_READ, seen, &ns);
 	seen[ns++] = 0x401000;	/* in no mapping of a PIE */
 	rp_watch_set_unknown(w, RP_WATCH_UNKNOWN_SKIP);
+	for (t = 0; t < sizeof(ty) / sizeof(ty[0]); t++)
 	for (j = 0; j < ns; j++) {
-		struct agree_arg ra = { seen[j] };
+		struct agree_arg ra = { seen[j], ty[t].kinds };
 		uint64_t h2 = hi, q;
 		int nstop = 0, r1, r2;
 
 		rp_watch_clear(w);
-		if (rp_watch_insert(w, RP_WATCH_WRITE, info.pid, seen[j], 8) ||
+		if (rp_watch_insert(w, ty[t].type, info.pid, seen[j], 8) ||
 		    rp_recover_new(s, tid, &rc))
 			return 2;
 		for (;;) {
@@ -237,15 +271,15 @@ static int agree(const char *dir)
 
 			r1 = rp_watch_scan(w, rc, info.pid, -1, lo, h2, &h);
 			q = h2 - 1;
-			r2 = rp_recover_scan(ref, &q, -1, lo, h2, RP_ACC_WRITE,
+			r2 = rp_recover_scan(ref, &q, -1, lo, h2, ty[t].kinds,
 					     agree_one, &ra);
 			if (r1 != r2 || (!r1 && h.pos != q)) {
-				printf("watch-bench: DIFFERENT: %s: the "
-				       "write of %#" PRIx64 " before %" PRIu64
+				printf("watch-bench: DIFFERENT: %s: %s "
+				       "%#" PRIx64 " before %" PRIu64
 				       ": the scan %d at %" PRIu64 ", the "
 				       "engine %d at %" PRIu64 "\n", dir,
-				       seen[j], h2, r1, r1 ? 0 : h.pos, r2,
-				       q);
+				       ty[t].name, seen[j], h2, r1,
+				       r1 ? 0 : h.pos, r2, q);
 				return 1;
 			}
 			if (r1)
@@ -253,9 +287,9 @@ static int agree(const char *dir)
 			nstop++;
 			h2 = h.pos;
 		}
-		printf("watch-bench: %s: watch %#" PRIx64 " 8 back from "
+		printf("watch-bench: %s: %s %#" PRIx64 " 8 back from "
 		       "%" PRIu64 ": %d stops, each the engine's\n", dir,
-		       seen[j], hi, nstop);
+		       ty[t].name, seen[j], hi, nstop);
 		rp_recover_free(rc);
 	}
 	return 0;

@@ -731,3 +731,81 @@ Test(watch_chain, blocks_check_checkpoints)
 	rp_cursor_free(c);
 	rp_session_close(ss);
 }
+
+struct iv {
+	uint64_t lo[8], hi[8];
+	int n;
+};
+
+static bool rec_read(void *arg, unsigned int kind, uint64_t lo, uint64_t hi)
+{
+	struct iv *v = arg;
+
+	if (kind == RP_ACC_READ && v->n < 8) {
+		v->lo[v->n] = lo;
+		v->hi[v->n++] = hi;
+	}
+	return false;
+}
+
+/*
+ * The proofs' intervals for loads against the engine's addresses, at
+ * every position of libloop's chain windows (from the end, windows of
+ * 300): where both know a load, the engine's bytes lie in the proof's
+ * interval.  Ranges (watch_proof.c: vfprintf's jump tables indexed by a
+ * format character, strchrnul's end from tzcnt) make intervals wider
+ * than the load; some must be met, or the check checks nothing.
+ */
+Test(watch_chain, lib_read_intervals)
+{
+	struct rp_session *ss;
+	struct rp_recover *ref, *pr;
+	struct rp_access acc[4];
+	uint64_t e, p, wide = 0, both = 0;
+	int na, k, j;
+
+	cr_assert_eq(rp_session_open(&ss, LIB_BUNDLE), 0);
+	cr_assert_eq(rp_thread_end(ss, rp_thread_tid(ss, 0), &e, NULL), 0);
+	cr_assert_eq(rp_recover_new(ss, rp_thread_tid(ss, 0), &ref), 0);
+	cr_assert_eq(rp_recover_new(ss, rp_thread_tid(ss, 0), &pr), 0);
+	rp_recover_set_block(ref, 300);
+	rp_recover_set_block(pr, 300);
+	for (p = e - 1; p + RCV_CHAIN * 300 > e && p > 0; p--) {
+		struct iv v = { .n = 0 };
+
+		if (wpf_prove(pr, p, p + 1, RP_ACC_READ, false, rec_read,
+			      &v) < 0)
+			cr_assert_fail("wpf_prove at %lu", (unsigned long)p);
+		na = rp_recover_accesses(ref, p, acc, 4);
+		for (j = 0; j < v.n; j++)
+			wide += v.hi[j] - v.lo[j] > 32;
+		for (k = 0; k < na && k < 4; k++) {
+			if (acc[k].kind != RP_ACC_READ || !acc[k].addr_known ||
+			    !v.n)
+				continue;
+			for (j = 0; j < v.n; j++)
+				if (v.lo[j] <= acc[k].addr &&
+				    acc[k].addr + acc[k].size <= v.hi[j])
+					break;
+			/* An instruction with one known load: it is that. */
+			if (v.n == 1)
+				cr_assert_lt(j, v.n, "libloop at %lu: the "
+					     "engine's load [%#lx, +%lu) not in "
+					     "the proof's [%#lx, %#lx)",
+					     (unsigned long)p,
+					     (unsigned long)acc[k].addr,
+					     (unsigned long)acc[k].size,
+					     (unsigned long)v.lo[0],
+					     (unsigned long)v.hi[0]);
+			both += j < v.n;
+		}
+	}
+	cr_log_info("libloop: %lu loads known to both, %lu proof intervals "
+		    "wider than 32 bytes", (unsigned long)both,
+		    (unsigned long)wide);
+	cr_assert_gt(both, 100);
+	cr_assert_gt(wide, 10);
+	rp_recover_free(pr);
+	rp_recover_free(ref);
+	rp_session_close(ss);
+}

@@ -311,3 +311,93 @@ Test(watch_proof, contradiction)
 	wpf_out_free(&o);
 	wpf_win_free(w);
 }
+
+/* Access @j of @o: not known (the engine decides). */
+static void not_known(const struct wpf_out *o, size_t j)
+{
+	cr_assert_lt(j, o->nacc);
+	cr_assert(!o->acc[j].known, "access %zu known: [%#lx, %#lx)", j,
+		  (unsigned long)o->acc[j].lo, (unsigned long)o->acc[j].hi);
+}
+
+/*
+ * Ranges: what an instruction allows its result to be whatever it read
+ * (a byte zero-extended, a bit count, a 32-bit add of a range that
+ * cltq or movsxd extends), so that a table indexed by it lies in an
+ * interval (vfprintf's jump tables, strchrnul's end), while the value
+ * itself stays unknown.
+ */
+Test(watch_proof, ranges)
+{
+	/* mov ecx,0x600000; mov esi,0x700000; movzx eax,byte [rdx];
+	 * movzx r8d,byte [rcx+rax]; sub eax,0x20; cltq;
+	 * movzx r8d,byte [rcx+rax]; movzx eax,byte [rdx];
+	 * movsxd r9,[rsi+rax*4]
+	 */
+	struct rcv_ins in[] = {
+		INS("\xb9\x00\x00\x60\x00"), INS("\xbe\x00\x00\x70\x00"),
+		INS("\x0f\xb6\x02"), INS("\x44\x0f\xb6\x04\x01"),
+		INS("\x83\xe8\x20"), INS("\x48\x98"),
+		INS("\x44\x0f\xb6\x04\x01"), INS("\x0f\xb6\x02"),
+		INS("\x4c\x63\x0c\x86"),
+	};
+	/* ... movzx eax,byte [rdx]; sub eax,0x20;
+	 * movzx r8d,byte [rcx+rax]: eax below 0x20 wraps to 2^32 - 32 and
+	 * up, zero-extended: no interval without the sign extension
+	 */
+	struct rcv_ins wrap[] = {
+		INS("\xb9\x00\x00\x60\x00"), INS("\x0f\xb6\x02"),
+		INS("\x83\xe8\x20"), INS("\x44\x0f\xb6\x04\x01"),
+	};
+	/* ... movzx ax,byte [rdx]: a 16-bit destination keeps rax's
+	 * upper bits; movzx r8d,byte [rcx+rax]
+	 */
+	struct rcv_ins w16[] = {
+		INS("\xb9\x00\x00\x60\x00"), INS("\x66\x0f\xb6\x02"),
+		INS("\x44\x0f\xb6\x04\x01"),
+	};
+	/* mov edi,0x800000; tzcnt eax,eax; add rax,rdi;
+	 * movzx r8d,byte [rax]; and the same with bsf, which leaves its
+	 * destination undefined for 0
+	 */
+	struct rcv_ins tz[] = {
+		INS("\xbf\x00\x00\x80\x00"), INS("\xf3\x0f\xbc\xc0"),
+		INS("\x48\x01\xf8"), INS("\x44\x0f\xb6\x00"),
+	};
+	struct rcv_ins bsf[] = {
+		INS("\xbf\x00\x00\x80\x00"), INS("\x0f\xbc\xc0"),
+		INS("\x48\x01\xf8"), INS("\x44\x0f\xb6\x00"),
+	};
+	struct wpf_edge top = top_rsp(TOP_RSP);
+	struct wpf_out o;
+	struct wpf_win *w = run(in, 9, &top, NULL, &o);
+
+	cr_assert(!o.contradiction);
+	cr_assert_eq(o.nacc, 5);
+	not_known(&o, 0);	/* [rdx]: rdx not known */
+	is_acc(&o, 1, 3, RP_ACC_READ, 0x600000, 0x600100);
+	is_acc(&o, 2, 6, RP_ACC_READ, 0x600000 - 0x20, 0x600000 + 0xe0);
+	is_acc(&o, 4, 8, RP_ACC_READ, 0x700000, 0x700000 + 4 * 0xff + 4);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	w = run(wrap, 4, &top, NULL, &o);
+	cr_assert_eq(o.nacc, 2);
+	not_known(&o, 1);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	w = run(w16, 3, &top, NULL, &o);
+	cr_assert_eq(o.nacc, 2);
+	not_known(&o, 1);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	w = run(tz, 4, &top, NULL, &o);
+	cr_assert_eq(o.nacc, 1);
+	is_acc(&o, 0, 3, RP_ACC_READ, 0x800000, 0x800000 + 33);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	w = run(bsf, 4, &top, NULL, &o);
+	cr_assert_eq(o.nacc, 1);
+	not_known(&o, 0);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+}
