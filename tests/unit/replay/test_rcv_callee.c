@@ -308,7 +308,19 @@ Test(rcv_callee, slot_address_given_to_a_callee_breaks_it)
 		RELOAD,
 	};
 
-	cr_assert_eq(pop_pair(in, 10), -1, "stored through at its offset");
+	struct rcv_ins half[] = {
+		CALL, PUSHBP, MOVBP, SUB16, SPILL,
+		INS("\x48\x8d\x7d\xf8"),		/* lea rdi, [rbp-8] */
+		CALL,
+		INS("\x89\x0f"),			/* mov [rdi], ecx */
+		RET, RELOAD,
+	};
+
+	/* rdi is rbp's frame at -8 (rcv_stack.c follows every register):
+	 * the reload reads what the store through it wrote, not the spill.
+	 */
+	cr_assert_eq(pop_pair(in, 10), 7, "stored through at its offset");
+	cr_assert_eq(pop_pair(half, 10), -1, "half of it stored through");
 	cr_assert_eq(pop_pair(idx, 8), -1, "an own-stack pointer + index");
 }
 
