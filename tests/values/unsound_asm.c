@@ -365,4 +365,56 @@ __asm__(".text\n"
 	"	mov -8(%rbp), %rdx\n"
 	"	lea (%rcx,%rdx), %rax\n"
 	"	leave\n"
+	"	ret\n"
+	/* regfr (every register's frame class, rcv_stack.c): frb's callee
+	 * pushes rbx (0x3333) and 0, keeps rsp in rbx (mov %rsp,%rbx, as
+	 * the lazy-binding resolver does), stores 0x2222 through rbx + rdx
+	 * (rdx = 8 + rdi, unknown to the engine: the pushed rbx's slot),
+	 * reads it back through 8(%rbx) and pops it after mov %rbx,%rsp:
+	 * 0x2222 twice (returns 0x4444).  frbok's callee does the same with
+	 * an and $-16 and a sub of rsp between, and a store through a
+	 * global's pointer instead: the read through rbx gets 0x3333, known
+	 * only by following rbx's frame (and the callee argument).
+	 */
+	".globl unsound_frb\n"
+	"unsound_frb:\n"
+	"	push %rbx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_frb2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_frb2:\n"
+	"	push %rbx\n"
+	"	push $0\n"
+	"	mov %rsp, %rbx\n"
+	"	lea 8(%rdi), %rdx\n"
+	"	lea (%rbx,%rdx,1), %rsi\n"
+	"	movq $0x2222, (%rsi)\n"
+	"	mov 8(%rbx), %rax\n"
+	"	mov %rbx, %rsp\n"
+	"	add $8, %rsp\n"
+	"	pop %rbx\n"
+	"	add %rbx, %rax\n"
+	"	ret\n"
+	".globl unsound_frbok\n"
+	"unsound_frbok:\n"
+	"	push %rbx\n"
+	"	mov $0x3333, %ebx\n"
+	"	call unsound_frbok2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_frbok2:\n"
+	"	push %rbx\n"
+	"	mov %rsp, %rbx\n"
+	"	and $-16, %rsp\n"
+	"	sub $32, %rsp\n"
+	"	mov %rdi, (%rsp)\n"
+	"	mov $0x1111, %ecx\n"
+	"	mov unsound_cptr(%rip), %rsi\n"
+	"	add %rdi, %rsi\n"
+	"	movq $0x2222, (%rsi)\n"
+	"	mov (%rbx), %rax\n"
+	"	nop\n"
+	"	mov %rbx, %rsp\n"
+	"	pop %rbx\n"
 	"	ret\n");
