@@ -62,6 +62,7 @@ struct rcv_stack_tmp {
 	int64_t *ents;		/* the calls' entries, innermost last */
 	size_t nents, entcap;
 	struct rcv_callee *callee;	/* rcv_callee.c's walker */
+	struct rcv_callee *outer;	/* another, for outer calls' entries */
 };
 
 int rcv_stack_tmp_new(struct rcv_stack_tmp **t)
@@ -78,6 +79,7 @@ void rcv_stack_tmp_free(struct rcv_stack_tmp *t)
 	free(t->a);
 	free(t->ents);
 	rcv_callee_free(t->callee);
+	rcv_callee_free(t->outer);
 	free(t);
 }
 
@@ -164,6 +166,7 @@ static void tmp_clear(struct rcv_stack_tmp *t)
 	t->last = -1;
 	t->nents = 0;
 	rcv_callee_reset(t->callee);
+	rcv_callee_reset(t->outer);
 }
 
 /* Slot (@cls, @key), added when absent (tmp_reserve() made room). */
@@ -467,8 +470,10 @@ static int pair_keep(const struct kills *kl, struct rcv_stack_tmp *ab,
 		     int64_t p, const struct insv *iv, int64_t q)
 {
 	const struct rcv_ins *w = ins_at(iv, (size_t)p);
+	struct rcv_callee **c;
 	uint64_t sp = 0;
 	bool known, hit, cross, shared = sv && sv->gated && q > sv->until;
+	size_t k;
 
 	if (kl->any > p)	/* a barrier, a system call */
 		return 0;
@@ -490,12 +495,19 @@ static int pair_keep(const struct kills *kl, struct rcv_stack_tmp *ab,
 		return 1;
 	/* Stores of unknown address between (or of known address, the
 	 * slot's not known, or through another frame), or other threads:
-	 * a callee's own stack from the innermost call's entry.
+	 * a callee's own stack from the entry of the innermost call still
+	 * running at the push (a stack argument, pushed before a call and
+	 * read in the callee: its caller's entry; a second walker for
+	 * those, so that the innermost one is not walked again).
 	 */
-	if ((sv && sv->noproof) || !ab->nents ||
-	    (!ab->callee && rcv_callee_new(&ab->callee)) ||
-	    !rcv_callee_keeps(ab->callee, ins_of, iv,
-			      ab->ents[ab->nents - 1], p, q))
+	k = ab->nents;
+	while (k > 0 && ab->ents[k - 1] > p)
+		k--;
+	if (!k || (sv && sv->noproof))
+		return !cross && !hit && kl->ust <= p ? 1 : 0;
+	c = k == ab->nents ? &ab->callee : &ab->outer;
+	if ((!*c && rcv_callee_new(c)) ||
+	    !rcv_callee_keeps(*c, ins_of, iv, ab->ents[k - 1], p, q))
 		return !cross && !hit && kl->ust <= p ? 1 : 0;
 	return 2;
 }
@@ -886,6 +898,7 @@ done:
 		free(own.a);
 		free(own.ents);
 		rcv_callee_free(own.callee);
+		rcv_callee_free(own.outer);
 	}
 	return ret ? ret : (int)next;
 }
