@@ -377,7 +377,8 @@ bool rcv_sys_resets(uint64_t nr);
 
 /* rsp and rbp before an instruction as class + offset (rcv_stack.c): two
  * positions of one class differ by the difference of their offsets.
- * Class 0: unknown (rbp only).
+ * Class 0: unknown (rbp only).  (rcv_stack.c follows every register's
+ * class while it builds them; only rsp's and rbp's are kept.)
  */
 struct rcv_frame {
 	uint32_t rsp_c, rbp_c;
@@ -387,9 +388,9 @@ struct rcv_frame {
 /*
  * A function's own frame slots (rcv_stack.c, docs/values.md "A callee's
  * own frame"): an 8-byte mov of a register or an immediate into
- * [rsp + d] or [rbp + d] (a spill), and an 8-byte mov from one into a
- * register (its reload).  A reload's pair is the spill that wrote its
- * slot last.
+ * [reg + d] (a spill, where reg's frame class is known: rsp, rbp, a copy
+ * of rsp), and an 8-byte mov from one into a register (its reload).  A
+ * reload's pair is the spill that wrote its slot last.
  */
 bool rcv_frame_spill(const struct rcv_ins *in);
 bool rcv_frame_reload(const struct rcv_ins *in);

@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * Stack frames for the recovery engine, where the stack pointer's value
- * is not known: rsp (and rbp) as an unknown base plus a known offset.
- * Between two instructions whose rsp has the same base, rsp differs by
- * the difference of offsets (so one known value gives them all), and a
- * pop that reads the slot a push wrote (same base and offset, no store
- * through rsp or rbp to it since) restores the pushed value: callee-saved
- * registers come back across calls whose own memory is unknown.  So does
- * a reload (mov reg, [rsp|rbp + d]) of its spill (mov [rsp|rbp + d],
- * reg), and rsp's or rbp's frame with it (docs/values.md, "A callee's own
- * frame").  Stores of unknown place, through another frame, or other
- * threads between: only where a callee's own stack shows the slot kept
+ * is not known: rsp, and every register that holds a copy of it plus a
+ * constant (rbp, the lazy-binding resolver's rbx), as an unknown base
+ * plus a known offset.  Between two instructions whose rsp has the same
+ * base, rsp differs by the difference of offsets (so one known value
+ * gives them all), and a pop that reads the slot a push wrote (same base
+ * and offset, no store to it since) restores the pushed value:
+ * callee-saved registers come back across calls whose own memory is
+ * unknown.  So does a reload (mov reg, [base + d]) of its spill (mov
+ * [base + d], reg), and the spilled register's frame with it
+ * (docs/values.md, "A callee's own frame", "Every register's frame").
+ * Stores of unknown place, through another frame, or other threads
+ * between: only where a callee's own stack shows the slot kept
  * (rcv_callee.c).
  */
 #include <stdlib.h>
