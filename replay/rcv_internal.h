@@ -429,6 +429,13 @@ struct rcv_stack_vals {
 	bool gated, noproof;
 	int64_t until;
 	uint8_t *local;
+	/* Optional: what system call i writes (rcv_sys_write() of the
+	 * window that holds it): 1 [*a, *a + *len), 0 nothing, -1 not
+	 * known.  Without it, a call writes nothing only by its number
+	 * (rcv_sys_quiet()).
+	 */
+	int (*sys_write)(void *ctx, size_t i, uint64_t *a, uint64_t *len);
+	void *sys_ctx;
 };
 int rcv_stack_tmp_new(struct rcv_stack_tmp **t);
 void rcv_stack_tmp_free(struct rcv_stack_tmp *t);

@@ -61,6 +61,7 @@ struct rcv_stack_tmp {
 	unsigned int ashift;
 	uint32_t agen;
 	int64_t last;		/* the last store of known address, -1 */
+	bool nomem;		/* a reservation failed */
 	int64_t *ents;		/* the calls' entries, innermost last */
 	size_t nents, entcap;
 	struct rcv_callee *callee;	/* rcv_callee.c's walker */
@@ -166,6 +167,7 @@ static void tmp_clear(struct rcv_stack_tmp *t)
 	}
 	t->used = t->aused = 0;
 	t->last = -1;
+	t->nomem = false;
 	t->nents = 0;
 	rcv_callee_reset(t->callee);
 	rcv_callee_reset(t->outer);
@@ -411,6 +413,9 @@ static bool plain_syscall(const struct insv *ins, size_t i)
 struct kills {
 	int64_t any;		/* last barrier (may write anywhere) */
 	int64_t ust;		/* last store of unknown place */
+	int64_t sys;		/* last system call that writes a known
+				 * range (the callee argument does not
+				 * see it) */
 	int64_t pos1, pos2;	/* last class write; last of another class */
 	uint32_t cls1, cls2;
 };
@@ -453,6 +458,34 @@ static bool quiet_syscall(const struct insv *ins, size_t i)
 }
 
 /*
+ * A system call @i whose write the values place (@sv's sys_write: the
+ * engine's own rule for memory across it): nothing, or a range of known
+ * address, entered as a store there.  False: it may write anywhere.
+ */
+static bool sys_placed(struct rcv_stack_tmp *t,
+		       const struct rcv_stack_vals *sv, size_t i,
+		       struct kills *kl)
+{
+	uint64_t a, len;
+	int e;
+
+	if (!sv || !sv->sys_write)
+		return false;
+	e = sv->sys_write(sv->sys_ctx, i, &a, &len);
+	if (!e)
+		return true;
+	if (e < 0 || !len || len > 65536 || a + len - 1 < a)
+		return false;
+	if (tmp_reserve(t, len / 8 + 2)) {
+		t->nomem = true;
+		return true;
+	}
+	abs_write(t, a, (unsigned int)len, (int64_t)i);
+	kl->sys = (int64_t)i;
+	return true;
+}
+
+/*
  * Did anything since the push at @p (class @cls) write where it wrote:
  * an unknown store, one through another class, or one whose address is
  * known and is the slot's (or where the push's rsp is not known)?
@@ -492,6 +525,9 @@ static int pair_keep(const struct kills *kl, struct rcv_stack_tmp *ab,
 	}
 	hit = abs_killed(ab, known, sp - 8, p);
 	if (hit && known)	/* a store of known address wrote the slot */
+		return 0;
+	/* A system call's write: placed only by the slot's address. */
+	if (kl->sys > p && !known)
 		return 0;
 	if (!cross && !hit && kl->ust <= p && !shared)
 		return 1;
@@ -669,7 +705,7 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 		      const struct rcv_stack_vals *sv, struct rcv_frame *f,
 		      int64_t *pair)
 {
-	struct kills kl = { -1, -1, -1, -1, 0, 0 };
+	struct kills kl = { -1, -1, -1, -1, -1, 0, 0 };
 	struct rcv_stack_tmp own = { 0 }, *t = sv && sv->tmp ? sv->tmp : &own;
 	struct insv iv = { ins, NULL, n };
 	struct regs cur, pre;
@@ -714,8 +750,13 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 		else if ((in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR |
 				       RCV_I_REP)) ||
 			 ((in->flags & RCV_I_SYSCALL) &&
-			  !quiet_syscall(&iv, i)))
+			  !quiet_syscall(&iv, i) &&
+			  !sys_placed(t, sv, i, &kl)))
 			kl.any = (int64_t)i;
+		else if (t->nomem)
+			ret = -RP_ERR_NOMEM;
+		if (ret)
+			break;
 		if (((in->flags & RCV_I_SYSCALL) && !plain_syscall(&iv, i)) ||
 		    (in->flags & RCV_I_BARRIER)) {
 			reg_clobber(&cur, in, true, &next);

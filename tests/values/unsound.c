@@ -48,6 +48,9 @@
  * (rcv_stack.c's frame classes of every register): through an alias of
  * the pushed slot at an index unknown to the engine (frb), and a load
  * through rbx across a store through a global's pointer (frbok).
+ * `unsound sysfr`: a read(2) between a push and its pop into the
+ * pushed slot (frs), and into a global (frsok, with a store through a
+ * global's pointer between too).
  * `unsound sse`: values through xmm (rcv_sse.c) forward into a register
  * where memory cannot tell them, and backward from the snapshot to the
  * register movq read.  `unsound rofile`: a private read-only file
@@ -80,6 +83,7 @@ static void handler(int sig)
 long unsound_fvla(long off), unsound_frxmm(long off);
 long unsound_frxs(void);
 long unsound_frb(long off), unsound_frbok(long off);
+long unsound_frs(int fd), unsound_frsok(int fd, long off);
 
 long unsound_fr(long off), unsound_fresc(long off), unsound_frok(long off);
 long unsound_glob, unsound_fs_orig;
@@ -658,6 +662,18 @@ int main(int argc, char **argv)
 
 		printf("regfr %#lx %#lx\n", a, b);
 		return a == 0x4444 && b == 0x3333 ? 0 : 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "sysfr")) {
+		long v = 0x2222, a, b;
+		int p[2];
+
+		if (pipe(p) || write(p[1], &v, 8) != 8 ||
+		    write(p[1], &v, 8) != 8)
+			return 1;
+		a = unsound_frs(p[0]);
+		b = unsound_frsok(p[0], unknown_zero());
+		printf("sysfr %#lx %#lx\n", a, b);
+		return a == 0x2222 && b == 0x3333 ? 0 : 1;
 	}
 	if (argc > 1 && !strcmp(argv[1], "saved")) {
 		r = unsound_saved(unknown_zero());

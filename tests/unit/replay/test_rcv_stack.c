@@ -447,3 +447,63 @@ Test(rcv_stack, a_saved_copy_of_rsp_keeps_its_class)
 	cr_assert_eq(frame_pair(in, 5, NULL, f), 0, "rdi's push");
 	cr_assert_eq(frame_pair(clob, 6, NULL, f), -1, "rcx written");
 }
+
+/*
+ * A system call between a push and its pop (docs/values.md, "Every
+ * register's frame"): what the values say it writes (rcv_stack_vals'
+ * sys_write, the engine's rcv_sys_write()) is a store there, so a read(2)
+ * into a buffer away from the slot keeps the pair, one into any byte of
+ * it or of unknown extent breaks it, and so does any placed write where
+ * the slot's own address is not known.
+ */
+static int64_t sys_eff[3];	/* effect, address, length */
+
+static int sys_fixed(void *ctx, size_t i, uint64_t *a, uint64_t *len)
+{
+	(void)ctx;
+	(void)i;
+	*a = (uint64_t)sys_eff[1];
+	*len = (uint64_t)sys_eff[2];
+	return (int)sys_eff[0];
+}
+
+static int64_t sys_pair(int e, uint64_t a, uint64_t len, bool rsp_known)
+{
+	static const uint64_t rsp[6] = {
+		0x7008, 0x7000, 0x6ff8, 0x6ff8, 0x6ff8, 0x7000
+	};
+	const struct rcv_ins in[5] = {
+		INS("\xe8\x00\x00\x00\x00"),		/* call next */
+		PUSHRBX,
+		INS("\xb8\x00\x00\x00\x00"),		/* mov eax, 0 */
+		INS("\x0f\x05"),			/* syscall */
+		INS("\x5b"),				/* pop rbx */
+	};
+	struct rcv_state st[6];
+	struct rcv_stack_vals sv = { .a = st, .na = 6,
+				     .sys_write = sys_fixed };
+	struct rcv_frame f[6];
+	int64_t pair[5];
+	int k;
+
+	sys_eff[0] = e;
+	sys_eff[1] = (int64_t)a;
+	sys_eff[2] = (int64_t)len;
+	memset(st, 0, sizeof(st));
+	for (k = 0; k < 6; k++)
+		st[k].r[RP_REG_RSP] = rsp_known ? val(rsp[k]) : unknown;
+	cr_assert_gt(rcv_stack_build_v(in, 5, &sv, f, pair), 0);
+	return pair[4];
+}
+
+Test(rcv_stack, a_system_calls_write_placed_by_the_values)
+{
+	cr_assert_eq(sys_pair(1, 0x601000, 8, true), 1, "a buffer apart");
+	cr_assert_eq(sys_pair(0, 0, 0, true), 1, "writes nothing");
+	cr_assert_eq(sys_pair(1, 0x6ff8, 8, true), -1, "into the slot");
+	cr_assert_eq(sys_pair(1, 0x6ffc, 2, true), -1, "half of it");
+	cr_assert_eq(sys_pair(1, 0x6ff0, 9, true), -1, "its first byte");
+	cr_assert_eq(sys_pair(-1, 0, 0, true), -1, "not known");
+	cr_assert_eq(sys_pair(1, 0x601000, 8, false), -1,
+		     "the slot's address not known");
+}
