@@ -454,6 +454,8 @@ int rcv_callee_new(struct rcv_callee **c);
 void rcv_callee_free(struct rcv_callee *c);
 /* Forgets the walk (the instructions changed). */
 void rcv_callee_reset(struct rcv_callee *c);
+/* The entry its walk starts at, -1 none. */
+int64_t rcv_callee_entry(const struct rcv_callee *c);
 bool rcv_callee_keeps(struct rcv_callee *c, const struct rcv_ins *(*at)(
 			      const void *, size_t), const void *ctx,
 		      int64_t e, int64_t p, int64_t q);

@@ -51,6 +51,13 @@ struct aword {
  * instruction, 8 MB for a window and the next, was allocated and cleared
  * on every pass), and they grow when half full.
  */
+/* Walkers of callees (the innermost call's and callers' entries: a pair
+ * in a callee and a stack argument read there alternate; with two, the
+ * demo's walks were 1.15x main's callgrind instructions, with four
+ * 1.00x).
+ */
+#define NWK 4
+
 struct rcv_stack_tmp {
 	struct slot *v;
 	size_t cap, used;
@@ -64,8 +71,11 @@ struct rcv_stack_tmp {
 	bool nomem;		/* a reservation failed */
 	int64_t *ents;		/* the calls' entries, innermost last */
 	size_t nents, entcap;
-	struct rcv_callee *callee;	/* rcv_callee.c's walker */
-	struct rcv_callee *outer;	/* another, for outer calls' entries */
+	/* rcv_callee.c's walkers, each keeping one entry's walk; the one
+	 * used longest ago walks a new entry.
+	 */
+	struct rcv_callee *wk[NWK];
+	uint64_t wkuse[NWK], tick;
 };
 
 int rcv_stack_tmp_new(struct rcv_stack_tmp **t)
@@ -76,13 +86,15 @@ int rcv_stack_tmp_new(struct rcv_stack_tmp **t)
 
 void rcv_stack_tmp_free(struct rcv_stack_tmp *t)
 {
+	int j;
+
 	if (!t)
 		return;
 	free(t->v);
 	free(t->a);
 	free(t->ents);
-	rcv_callee_free(t->callee);
-	rcv_callee_free(t->outer);
+	for (j = 0; j < NWK; j++)
+		rcv_callee_free(t->wk[j]);
 	free(t);
 }
 
@@ -157,6 +169,8 @@ static int tmp_reserve(struct rcv_stack_tmp *t, size_t more)
 /* Both tables empty, for a new build. */
 static void tmp_clear(struct rcv_stack_tmp *t)
 {
+	int j;
+
 	if (!++t->gen) {
 		memset(t->v, 0, t->cap * sizeof(*t->v));
 		t->gen = 1;
@@ -169,8 +183,8 @@ static void tmp_clear(struct rcv_stack_tmp *t)
 	t->last = -1;
 	t->nomem = false;
 	t->nents = 0;
-	rcv_callee_reset(t->callee);
-	rcv_callee_reset(t->outer);
+	for (j = 0; j < NWK; j++)
+		rcv_callee_reset(t->wk[j]);
 }
 
 /* Slot (@cls, @key), added when absent (tmp_reserve() made room). */
@@ -495,6 +509,24 @@ static const struct rcv_ins *ins_of(const void *x, size_t i)
 	return ins_at(x, i);
 }
 
+/* The walker that walked from entry @e, or the one used longest ago. */
+static struct rcv_callee **walker(struct rcv_stack_tmp *t, int64_t e)
+{
+	int j, old = 0;
+
+	for (j = 0; j < NWK; j++)
+		if (t->wk[j] && rcv_callee_entry(t->wk[j]) == e)
+			break;
+	if (j == NWK) {
+		for (j = 1; j < NWK; j++)
+			if (t->wkuse[j] < t->wkuse[old])
+				old = j;
+		j = old;
+	}
+	t->wkuse[j] = ++t->tick;
+	return &t->wk[j];
+}
+
 /*
  * The pair of the pop (or leave) at @q whose push is at @p: 0 broken, 1
  * kept, 2 kept and shown by a callee's own stack (rcv_callee.c: it holds
@@ -535,15 +567,14 @@ static int pair_keep(const struct kills *kl, struct rcv_stack_tmp *ab,
 	 * slot's not known, or through another frame), or other threads:
 	 * a callee's own stack from the entry of the innermost call still
 	 * running at the push (a stack argument, pushed before a call and
-	 * read in the callee: its caller's entry; a second walker for
-	 * those, so that the innermost one is not walked again).
+	 * read in the callee: its caller's entry).
 	 */
 	k = ab->nents;
 	while (k > 0 && ab->ents[k - 1] > p)
 		k--;
 	if (!k || (sv && sv->noproof))
 		return !cross && !hit && kl->ust <= p ? 1 : 0;
-	c = k == ab->nents ? &ab->callee : &ab->outer;
+	c = walker(ab, ab->ents[k - 1]);
 	if ((!*c && rcv_callee_new(c)) ||
 	    !rcv_callee_keeps(*c, ins_of, iv, ab->ents[k - 1], p, q))
 		return !cross && !hit && kl->ust <= p ? 1 : 0;
@@ -940,8 +971,8 @@ done:
 		free(own.v);
 		free(own.a);
 		free(own.ents);
-		rcv_callee_free(own.callee);
-		rcv_callee_free(own.outer);
+		for (i = 0; i < NWK; i++)
+			rcv_callee_free(own.wk[i]);
 	}
 	return ret ? ret : (int)next;
 }
