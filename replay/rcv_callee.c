@@ -112,6 +112,11 @@ void rcv_callee_reset(struct rcv_callee *c)
 	}
 }
 
+int64_t rcv_callee_entry(const struct rcv_callee *c)
+{
+	return c->e;
+}
+
 /* Starts over from entry @e (the instruction after a call). */
 static void restart(struct rcv_callee *c, int64_t e)
 {

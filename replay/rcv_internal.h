@@ -377,7 +377,8 @@ bool rcv_sys_resets(uint64_t nr);
 
 /* rsp and rbp before an instruction as class + offset (rcv_stack.c): two
  * positions of one class differ by the difference of their offsets.
- * Class 0: unknown (rbp only).
+ * Class 0: unknown (rbp only).  (rcv_stack.c follows every register's
+ * class while it builds them; only rsp's and rbp's are kept.)
  */
 struct rcv_frame {
 	uint32_t rsp_c, rbp_c;
@@ -387,9 +388,9 @@ struct rcv_frame {
 /*
  * A function's own frame slots (rcv_stack.c, docs/values.md "A callee's
  * own frame"): an 8-byte mov of a register or an immediate into
- * [rsp + d] or [rbp + d] (a spill), and an 8-byte mov from one into a
- * register (its reload).  A reload's pair is the spill that wrote its
- * slot last.
+ * [reg + d] (a spill, where reg's frame class is known: rsp, rbp, a copy
+ * of rsp), and an 8-byte mov from one into a register (its reload).  A
+ * reload's pair is the spill that wrote its slot last.
  */
 bool rcv_frame_spill(const struct rcv_ins *in);
 bool rcv_frame_reload(const struct rcv_ins *in);
@@ -428,6 +429,13 @@ struct rcv_stack_vals {
 	bool gated, noproof;
 	int64_t until;
 	uint8_t *local;
+	/* Optional: what system call i writes (rcv_sys_write() of the
+	 * window that holds it): 1 [*a, *a + *len), 0 nothing, -1 not
+	 * known.  Without it, a call writes nothing only by its number
+	 * (rcv_sys_quiet()).
+	 */
+	int (*sys_write)(void *ctx, size_t i, uint64_t *a, uint64_t *len);
+	void *sys_ctx;
 };
 int rcv_stack_tmp_new(struct rcv_stack_tmp **t);
 void rcv_stack_tmp_free(struct rcv_stack_tmp *t);
@@ -446,6 +454,8 @@ int rcv_callee_new(struct rcv_callee **c);
 void rcv_callee_free(struct rcv_callee *c);
 /* Forgets the walk (the instructions changed). */
 void rcv_callee_reset(struct rcv_callee *c);
+/* The entry its walk starts at, -1 none. */
+int64_t rcv_callee_entry(const struct rcv_callee *c);
 bool rcv_callee_keeps(struct rcv_callee *c, const struct rcv_ins *(*at)(
 			      const void *, size_t), const void *ctx,
 		      int64_t e, int64_t p, int64_t q);

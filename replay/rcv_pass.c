@@ -248,6 +248,14 @@ static bool prove_branches(struct rp_recover *rc, struct win *w)
  * their pushes' values only where a callee's own stack shows them
  * (rcv_callee.c), and not at all where the kernel may write the stack.
  */
+static int stack_sys(void *ctx, size_t i, uint64_t *a, uint64_t *len)
+{
+	struct win *w = ctx;
+
+	return i < w->n ? rcv_sys_write(w, i, a, len) :
+			  rcv_sys_write(w->later, i - w->n, a, len);
+}
+
 static void stack_gate(struct win *w, struct rcv_stack_vals *sv,
 		       uint8_t *local)
 {
@@ -255,6 +263,8 @@ static void stack_gate(struct win *w, struct rcv_stack_vals *sv,
 	uint64_t su = rcv_stack_until(rc);
 
 	sv->local = local;
+	sv->sys_write = stack_sys;	/* a system call's write, placed */
+	sv->sys_ctx = w;
 	sv->gated = su != UINT64_MAX;
 	sv->noproof = rc->strict;
 	if (!sv->gated)

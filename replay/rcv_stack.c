@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * Stack frames for the recovery engine, where the stack pointer's value
- * is not known: rsp (and rbp) as an unknown base plus a known offset.
- * Between two instructions whose rsp has the same base, rsp differs by
- * the difference of offsets (so one known value gives them all), and a
- * pop that reads the slot a push wrote (same base and offset, no store
- * through rsp or rbp to it since) restores the pushed value: callee-saved
- * registers come back across calls whose own memory is unknown.  So does
- * a reload (mov reg, [rsp|rbp + d]) of its spill (mov [rsp|rbp + d],
- * reg), and rsp's or rbp's frame with it (docs/values.md, "A callee's own
- * frame").  Stores of unknown place, through another frame, or other
- * threads between: only where a callee's own stack shows the slot kept
+ * is not known: rsp, and every register that holds a copy of it plus a
+ * constant (rbp, the lazy-binding resolver's rbx), as an unknown base
+ * plus a known offset.  Between two instructions whose rsp has the same
+ * base, rsp differs by the difference of offsets (so one known value
+ * gives them all), and a pop that reads the slot a push wrote (same base
+ * and offset, no store to it since) restores the pushed value:
+ * callee-saved registers come back across calls whose own memory is
+ * unknown.  So does a reload (mov reg, [base + d]) of its spill (mov
+ * [base + d], reg), and the spilled register's frame with it
+ * (docs/values.md, "A callee's own frame", "Every register's frame").
+ * Stores of unknown place, through another frame, or other threads
+ * between: only where a callee's own stack shows the slot kept
  * (rcv_callee.c).
  */
 #include <stdlib.h>
@@ -27,6 +29,9 @@ struct slot {
 	int64_t key;		/* offset / 8, rounded down */
 	int64_t writer;		/* position of the last write, -1 none */
 	int64_t first;		/* push: the slot's exact offset */
+	uint32_t vc;		/* what the writer stored: a register of
+				 * frame class vc (0: none) ... */
+	int64_t vo;		/* ... at offset vo */
 };
 
 /*
@@ -46,6 +51,13 @@ struct aword {
  * instruction, 8 MB for a window and the next, was allocated and cleared
  * on every pass), and they grow when half full.
  */
+/* Walkers of callees (the innermost call's and callers' entries: a pair
+ * in a callee and a stack argument read there alternate; with two, the
+ * demo's walks were 1.15x main's callgrind instructions, with four
+ * 1.00x).
+ */
+#define NWK 4
+
 struct rcv_stack_tmp {
 	struct slot *v;
 	size_t cap, used;
@@ -56,9 +68,14 @@ struct rcv_stack_tmp {
 	unsigned int ashift;
 	uint32_t agen;
 	int64_t last;		/* the last store of known address, -1 */
+	bool nomem;		/* a reservation failed */
 	int64_t *ents;		/* the calls' entries, innermost last */
 	size_t nents, entcap;
-	struct rcv_callee *callee;	/* rcv_callee.c's walker */
+	/* rcv_callee.c's walkers, each keeping one entry's walk; the one
+	 * used longest ago walks a new entry.
+	 */
+	struct rcv_callee *wk[NWK];
+	uint64_t wkuse[NWK], tick;
 };
 
 int rcv_stack_tmp_new(struct rcv_stack_tmp **t)
@@ -69,12 +86,15 @@ int rcv_stack_tmp_new(struct rcv_stack_tmp **t)
 
 void rcv_stack_tmp_free(struct rcv_stack_tmp *t)
 {
+	int j;
+
 	if (!t)
 		return;
 	free(t->v);
 	free(t->a);
 	free(t->ents);
-	rcv_callee_free(t->callee);
+	for (j = 0; j < NWK; j++)
+		rcv_callee_free(t->wk[j]);
 	free(t);
 }
 
@@ -149,6 +169,8 @@ static int tmp_reserve(struct rcv_stack_tmp *t, size_t more)
 /* Both tables empty, for a new build. */
 static void tmp_clear(struct rcv_stack_tmp *t)
 {
+	int j;
+
 	if (!++t->gen) {
 		memset(t->v, 0, t->cap * sizeof(*t->v));
 		t->gen = 1;
@@ -159,8 +181,10 @@ static void tmp_clear(struct rcv_stack_tmp *t)
 	}
 	t->used = t->aused = 0;
 	t->last = -1;
+	t->nomem = false;
 	t->nents = 0;
-	rcv_callee_reset(t->callee);
+	for (j = 0; j < NWK; j++)
+		rcv_callee_reset(t->wk[j]);
 }
 
 /* Slot (@cls, @key), added when absent (tmp_reserve() made room). */
@@ -286,9 +310,13 @@ static bool abs_rsp(const struct rcv_stack_vals *sv, size_t i, uint64_t *v)
 	return true;
 }
 
-/* A write of @size bytes at (@cls, @off) by instruction @pos. */
+/*
+ * A write of @size bytes at (@cls, @off) by instruction @pos, of a value
+ * of frame class @vc at offset @vo (@vc 0: not one).
+ */
 static void slot_write(struct rcv_stack_tmp *t, uint32_t cls, int64_t off,
-		       unsigned int size, int64_t pos)
+		       unsigned int size, int64_t pos, uint32_t vc,
+		       int64_t vo)
 {
 	int64_t k;
 
@@ -299,6 +327,8 @@ static void slot_write(struct rcv_stack_tmp *t, uint32_t cls, int64_t off,
 
 		s->writer = pos;
 		s->first = off;
+		s->vc = vc;
+		s->vo = vo;
 	}
 }
 
@@ -321,7 +351,7 @@ static int64_t slot_pusher(struct rcv_stack_tmp *t, uint32_t cls,
 static bool frame_mem(const struct rcv_op *m)
 {
 	return m->type == RCV_OP_MEM && m->size == 8 && m->index < 0 &&
-	       !m->seg && (m->base == RP_REG_RSP || m->base == RP_REG_RBP);
+	       !m->seg && m->base >= 0 && m->base < 16;
 }
 
 bool rcv_frame_spill(const struct rcv_ins *in)
@@ -397,6 +427,9 @@ static bool plain_syscall(const struct insv *ins, size_t i)
 struct kills {
 	int64_t any;		/* last barrier (may write anywhere) */
 	int64_t ust;		/* last store of unknown place */
+	int64_t sys;		/* last system call that writes a known
+				 * range (the callee argument does not
+				 * see it) */
 	int64_t pos1, pos2;	/* last class write; last of another class */
 	uint32_t cls1, cls2;
 };
@@ -439,6 +472,34 @@ static bool quiet_syscall(const struct insv *ins, size_t i)
 }
 
 /*
+ * A system call @i whose write the values place (@sv's sys_write: the
+ * engine's own rule for memory across it): nothing, or a range of known
+ * address, entered as a store there.  False: it may write anywhere.
+ */
+static bool sys_placed(struct rcv_stack_tmp *t,
+		       const struct rcv_stack_vals *sv, size_t i,
+		       struct kills *kl)
+{
+	uint64_t a, len;
+	int e;
+
+	if (!sv || !sv->sys_write)
+		return false;
+	e = sv->sys_write(sv->sys_ctx, i, &a, &len);
+	if (!e)
+		return true;
+	if (e < 0 || !len || len > 65536 || a + len - 1 < a)
+		return false;
+	if (tmp_reserve(t, len / 8 + 2)) {
+		t->nomem = true;
+		return true;
+	}
+	abs_write(t, a, (unsigned int)len, (int64_t)i);
+	kl->sys = (int64_t)i;
+	return true;
+}
+
+/*
  * Did anything since the push at @p (class @cls) write where it wrote:
  * an unknown store, one through another class, or one whose address is
  * known and is the slot's (or where the push's rsp is not known)?
@@ -446,6 +507,24 @@ static bool quiet_syscall(const struct insv *ins, size_t i)
 static const struct rcv_ins *ins_of(const void *x, size_t i)
 {
 	return ins_at(x, i);
+}
+
+/* The walker that walked from entry @e, or the one used longest ago. */
+static struct rcv_callee **walker(struct rcv_stack_tmp *t, int64_t e)
+{
+	int j, old = 0;
+
+	for (j = 0; j < NWK; j++)
+		if (t->wk[j] && rcv_callee_entry(t->wk[j]) == e)
+			break;
+	if (j == NWK) {
+		for (j = 1; j < NWK; j++)
+			if (t->wkuse[j] < t->wkuse[old])
+				old = j;
+		j = old;
+	}
+	t->wkuse[j] = ++t->tick;
+	return &t->wk[j];
 }
 
 /*
@@ -458,8 +537,10 @@ static int pair_keep(const struct kills *kl, struct rcv_stack_tmp *ab,
 		     int64_t p, const struct insv *iv, int64_t q)
 {
 	const struct rcv_ins *w = ins_at(iv, (size_t)p);
+	struct rcv_callee **c;
 	uint64_t sp = 0;
 	bool known, hit, cross, shared = sv && sv->gated && q > sv->until;
+	size_t k;
 
 	if (kl->any > p)	/* a barrier, a system call */
 		return 0;
@@ -477,16 +558,25 @@ static int pair_keep(const struct kills *kl, struct rcv_stack_tmp *ab,
 	hit = abs_killed(ab, known, sp - 8, p);
 	if (hit && known)	/* a store of known address wrote the slot */
 		return 0;
+	/* A system call's write: placed only by the slot's address. */
+	if (kl->sys > p && !known)
+		return 0;
 	if (!cross && !hit && kl->ust <= p && !shared)
 		return 1;
 	/* Stores of unknown address between (or of known address, the
 	 * slot's not known, or through another frame), or other threads:
-	 * a callee's own stack from the innermost call's entry.
+	 * a callee's own stack from the entry of the innermost call still
+	 * running at the push (a stack argument, pushed before a call and
+	 * read in the callee: its caller's entry).
 	 */
-	if ((sv && sv->noproof) || !ab->nents ||
-	    (!ab->callee && rcv_callee_new(&ab->callee)) ||
-	    !rcv_callee_keeps(ab->callee, ins_of, iv,
-			      ab->ents[ab->nents - 1], p, q))
+	k = ab->nents;
+	while (k > 0 && ab->ents[k - 1] > p)
+		k--;
+	if (!k || (sv && sv->noproof))
+		return !cross && !hit && kl->ust <= p ? 1 : 0;
+	c = walker(ab, ab->ents[k - 1]);
+	if ((!*c && rcv_callee_new(c)) ||
+	    !rcv_callee_keeps(*c, ins_of, iv, ab->ents[k - 1], p, q))
 		return !cross && !hit && kl->ust <= p ? 1 : 0;
 	return 2;
 }
@@ -522,13 +612,134 @@ int rcv_stack_build(const struct rcv_ins *ins, size_t n,
 	return rcv_stack_build_v(ins, n, NULL, f, pair);
 }
 
+/*
+ * Every general-purpose register as a frame class and an offset (class
+ * 0: not known to be one; rsp always has a class, a new one when it is
+ * not known): rbx after `mov %rsp,%rbx` is rsp's class at rsp's offset,
+ * so that stores and loads through it are slots of rsp's frame, and
+ * `mov %rbx,%rsp` gives rsp its class back.
+ */
+struct regs {
+	uint32_t c[16];
+	int64_t o[16];
+};
+
+/* Register @g is class @c at @o (rsp: a new class for 0). */
+static void reg_set(struct regs *r, int g, uint32_t c, int64_t o,
+		    uint32_t *next)
+{
+	if (g == RP_REG_RSP && !c) {
+		c = (*next)++;
+		o = 0;
+	}
+	r->c[g] = c;
+	r->o[g] = c ? o : 0;
+}
+
+/* Every register @in writes, and with @all every one, not known. */
+static void reg_clobber(struct regs *r, const struct rcv_ins *in, bool all,
+			uint32_t *next)
+{
+	int g;
+
+	for (g = 0; g < 16; g++)
+		if (all || in->wcode[g])
+			reg_set(r, g, 0, 0, next);
+}
+
+/* An 8-byte register operand (not ah..bh). */
+static bool reg64(const struct rcv_op *d)
+{
+	return d->type == RCV_OP_REG && d->size == 8 && d->reg >= 0 &&
+	       d->reg < 16;
+}
+
+/*
+ * The value of general register @g before instruction @i where the bits
+ * @need of it are known (the others taken as 0).
+ */
+static bool val_bits(const struct rcv_stack_vals *sv, size_t i, int g,
+		     uint64_t need, uint64_t *v)
+{
+	const struct rcv_state *s;
+
+	if (!sv || g < 0 || g >= 16)
+		return false;
+	s = sv_at(sv, i);
+	if ((s->r[g].k & need) != need)
+		return false;
+	*v = s->r[g].v & need;
+	return true;
+}
+
+/*
+ * add, sub or and of an 8-byte register @d of a known class with a
+ * constant: an immediate, or a register whose value is known (and: the
+ * bits the mask clears known).  Returns false when the result is not
+ * the class plus a known offset.
+ */
+static bool reg_arith(const struct rcv_stack_vals *sv, size_t i,
+		      const struct rcv_ins *in, const struct regs *pre,
+		      int64_t *o)
+{
+	const struct rcv_op *d = &in->op[0], *s = &in->op[1];
+	uint64_t c, v;
+
+	if (in->nops != 2 || !reg64(d) || !pre->c[d->reg])
+		return false;
+	if (s->type == RCV_OP_IMM)
+		c = (uint64_t)s->imm;
+	else if (reg64(s) && s->reg != d->reg &&
+		 val_bits(sv, i, s->reg, ~0ull, &c))
+		;
+	else
+		return false;
+	switch (in->id) {
+	case X86_INS_ADD:
+		*o = pre->o[d->reg] + (int64_t)c;
+		return true;
+	case X86_INS_SUB:
+		*o = pre->o[d->reg] - (int64_t)c;
+		return true;
+	case X86_INS_AND:
+		/* v & c = v - (v & ~c): the bits cleared must be known. */
+		if (!val_bits(sv, i, d->reg, ~c, &v))
+			return false;
+		*o = pre->o[d->reg] - (int64_t)v;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The class of what a pop or reload at @i (its pair @p, @keep) reads. */
+static void pop_class(struct rcv_stack_tmp *t, const struct insv *iv,
+		      uint32_t cls, int64_t at, int64_t p, int keep,
+		      bool shared, uint32_t *vc, int64_t *vo)
+{
+	const struct rcv_op *q;
+	struct slot *a;
+
+	*vc = 0;
+	*vo = 0;
+	if (p < 0 || !keep || (shared && keep != 2))
+		return;
+	q = rcv_pair_src(ins_at(iv, (size_t)p));
+	if (q->type != RCV_OP_REG)
+		return;
+	a = slot_at(t, cls, floor8(at));
+	*vc = a->vc;
+	*vo = a->vo;
+}
+
 int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 		      const struct rcv_stack_vals *sv, struct rcv_frame *f,
 		      int64_t *pair)
 {
-	struct kills kl = { -1, -1, -1, -1, 0, 0 };
+	struct kills kl = { -1, -1, -1, -1, -1, 0, 0 };
 	struct rcv_stack_tmp own = { 0 }, *t = sv && sv->tmp ? sv->tmp : &own;
 	struct insv iv = { ins, NULL, n };
+	struct regs cur, pre;
 	uint32_t next = 1;
 	uint64_t a, spv = 0;
 	size_t i;
@@ -539,13 +750,15 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 		iv.na = sv->na;
 	}
 	tmp_clear(t);
-	f[0] = (struct rcv_frame){ next++, 0, 0, 0 };
+	memset(&cur, 0, sizeof(cur));
+	reg_set(&cur, RP_REG_RSP, 0, 0, &next);
+	f[0] = (struct rcv_frame){ cur.c[RP_REG_RSP], 0, 0, 0 };
 	for (i = 0; i < n; i++) {
 		const struct rcv_ins *in = ins_at(&iv, i);
 		const struct rcv_op *d = &in->op[0], *s = &in->op[1], *q;
-		struct rcv_frame o = f[i];
 		bool shared = sv && sv->gated && (int64_t)i > sv->until;
-		int64_t p;
+		uint32_t c, vc;
+		int64_t p, at, vo;
 		int k, keep;
 
 		/* What one instruction may add: 3 operands of up to 33
@@ -554,6 +767,7 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 		ret = tmp_reserve(t, 128);
 		if (ret)
 			break;
+		pre = cur;
 		pair[i] = -1;
 		if (sv && sv->local)
 			sv->local[i] = 0;
@@ -567,15 +781,20 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 		else if ((in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR |
 				       RCV_I_REP)) ||
 			 ((in->flags & RCV_I_SYSCALL) &&
-			  !quiet_syscall(&iv, i)))
+			  !quiet_syscall(&iv, i) &&
+			  !sys_placed(t, sv, i, &kl)))
 			kl.any = (int64_t)i;
+		else if (t->nomem)
+			ret = -RP_ERR_NOMEM;
+		if (ret)
+			break;
 		if (((in->flags & RCV_I_SYSCALL) && !plain_syscall(&iv, i)) ||
 		    (in->flags & RCV_I_BARRIER)) {
-			f[i + 1] = (struct rcv_frame){ next++, 0, 0, 0 };
-			continue;
+			reg_clobber(&cur, in, true, &next);
+			goto done;
 		}
-		/* rsp- and rbp-relative stores, by base and offset; any
-		 * other store may write anywhere.
+		/* Stores through a register of a known class, by class and
+		 * offset; any other store may write anywhere.
 		 */
 		for (k = 0; k < in->nops; k++) {
 			const struct rcv_op *m = &in->op[k];
@@ -587,138 +806,137 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 			known = abs_addr(sv, i, in, m, &a);
 			if (known)
 				abs_write(t, a, m->size, (int64_t)i);
-			if (m->index >= 0 || m->seg ||
-			    (m->base != RP_REG_RSP && m->base != RP_REG_RBP)) {
+			if (m->index >= 0 || m->seg || m->base < 0 ||
+			    m->base >= 16 || !pre.c[m->base]) {
 				if (!known)
 					kl.ust = (int64_t)i;
-			} else if (m->base == RP_REG_RSP) {
-				slot_write(t, o.rsp_c, o.rsp_o + m->imm,
-					   m->size, (int64_t)i);
-				if (!known)
-					kill_class(&kl, o.rsp_c, (int64_t)i);
-			} else {
-				slot_write(t, o.rbp_c, o.rbp_o + m->imm,
-					   m->size, (int64_t)i);
-				if (!known)
-					kill_class(&kl, o.rbp_c, (int64_t)i);
+				continue;
 			}
+			c = pre.c[m->base];
+			vc = 0;
+			vo = 0;
+			/* A spill of a register of a known class. */
+			if (rcv_frame_spill(in) && k == 0 && reg64(s)) {
+				vc = pre.c[s->reg];
+				vo = pre.o[s->reg];
+			}
+			slot_write(t, c, pre.o[m->base] + m->imm, m->size,
+				   (int64_t)i, vc, vo);
+			if (!known)
+				kill_class(&kl, c, (int64_t)i);
 		}
 		if (in->id == X86_INS_PUSH || in->id == X86_INS_CALL) {
 			if (abs_rsp(sv, i, &spv))
 				abs_write(t, spv - 8, 8, (int64_t)i);
 			else
-				kill_class(&kl, o.rsp_c, (int64_t)i);
+				kill_class(&kl, pre.c[RP_REG_RSP], (int64_t)i);
+		}
+		if (in->flags & RCV_I_BAD) {
+			/* Not capstone's: its writes as far as known, and
+			 * no register but rsp and rbp kept.
+			 */
+			reg_clobber(&cur, in, false, &next);
+			for (k = 0; k < 16; k++)
+				if (k != RP_REG_RSP && k != RP_REG_RBP)
+					reg_set(&cur, k, 0, 0, &next);
+			goto done;
 		}
 		switch (in->id) {
 		case X86_INS_PUSH:
 			if (d->size != 8 && d->type != RCV_OP_IMM) {
-				o.rsp_c = next++;
+				reg_set(&cur, RP_REG_RSP, 0, 0, &next);
 				break;
 			}
-			o.rsp_o -= 8;
-			slot_write(t, o.rsp_c, o.rsp_o, 8, (int64_t)i);
+			cur.o[RP_REG_RSP] -= 8;
+			vc = reg64(d) ? pre.c[d->reg] : 0;
+			vo = reg64(d) ? pre.o[d->reg] : 0;
+			slot_write(t, cur.c[RP_REG_RSP], cur.o[RP_REG_RSP], 8,
+				   (int64_t)i, vc, vo);
 			break;
 		case X86_INS_CALL:
-			o.rsp_o -= 8;
-			slot_write(t, o.rsp_c, o.rsp_o, 8, (int64_t)i);
+			cur.o[RP_REG_RSP] -= 8;
+			slot_write(t, cur.c[RP_REG_RSP], cur.o[RP_REG_RSP], 8,
+				   (int64_t)i, 0, 0);
 			break;
 		case X86_INS_POP:
-			if (d->type != RCV_OP_REG || d->size != 8 ||
-			    d->reg == RP_REG_RSP) {
-				o.rsp_c = next++;
+			if (!reg64(d) || d->reg == RP_REG_RSP) {
+				reg_clobber(&cur, in, false, &next);
+				reg_set(&cur, RP_REG_RSP, 0, 0, &next);
 				break;
 			}
-			p = slot_pusher(t, o.rsp_c, o.rsp_o, &iv);
-			keep = p >= 0 ? pair_keep(&kl, t, sv, o.rsp_c, p, &iv,
+			c = pre.c[RP_REG_RSP];
+			at = pre.o[RP_REG_RSP];
+			p = slot_pusher(t, c, at, &iv);
+			keep = p >= 0 ? pair_keep(&kl, t, sv, c, p, &iv,
 						  (int64_t)i) : 0;
 			if (!keep)
 				p = -1;
-			q = p >= 0 ? &ins_at(&iv, (size_t)p)->op[0] : NULL;
-			if (q && q->type != RCV_OP_MEM) {
+			if (p >= 0 &&
+			    ins_at(&iv, (size_t)p)->op[0].type != RCV_OP_MEM) {
 				pair[i] = p;
 				if (sv && sv->local)
 					sv->local[i] = keep == 2;
 			}
-			o.rsp_o += 8;
-			if (d->reg == RP_REG_RBP) {
-				if (pair[i] >= 0 && q->type == RCV_OP_REG &&
-				    q->reg == RP_REG_RBP &&
-				    (keep == 2 || !shared)) {
-					o.rbp_c = f[p].rbp_c;
-					o.rbp_o = f[p].rbp_o;
-				} else {
-					o.rbp_c = 0;
-				}
-			}
+			cur.o[RP_REG_RSP] += 8;
+			pop_class(t, &iv, c, at, pair[i], keep, shared, &vc,
+				  &vo);
+			reg_set(&cur, d->reg, vc, vo, &next);
 			break;
 		case X86_INS_RET:
-			o.rsp_o += 8 + (in->nops == 1 ? d->imm : 0);
+			cur.o[RP_REG_RSP] += 8 + (in->nops == 1 ? d->imm : 0);
 			break;
 		case X86_INS_LEAVE:
-			if (!o.rbp_c) {
-				o.rsp_c = next++;
-				o.rsp_o = 0;
+			if (!pre.c[RP_REG_RBP]) {
+				reg_set(&cur, RP_REG_RSP, 0, 0, &next);
+				cur.c[RP_REG_RBP] = 0;
+				cur.o[RP_REG_RBP] = 0;
 				break;
 			}
-			o.rsp_c = o.rbp_c;
-			o.rsp_o = o.rbp_o;
-			p = slot_pusher(t, o.rsp_c, o.rsp_o, &iv);
-			keep = p >= 0 ? pair_keep(&kl, t, sv, o.rsp_c, p, &iv,
+			c = pre.c[RP_REG_RBP];
+			at = pre.o[RP_REG_RBP];
+			p = slot_pusher(t, c, at, &iv);
+			keep = p >= 0 ? pair_keep(&kl, t, sv, c, p, &iv,
 						  (int64_t)i) : 0;
 			if (!keep)
 				p = -1;
+			/* Only a push of rbp itself links here. */
 			q = p >= 0 ? &ins_at(&iv, (size_t)p)->op[0] : NULL;
-			if (q && q->type == RCV_OP_REG && q->reg == RP_REG_RBP &&
-			    (keep == 2 || !shared)) {
+			if (!q || q->type != RCV_OP_REG ||
+			    q->reg != RP_REG_RBP || (shared && keep != 2))
+				p = -1;
+			if (p >= 0) {
 				pair[i] = p;
 				if (sv && sv->local)
 					sv->local[i] = keep == 2;
-				o.rbp_c = f[p].rbp_c;
-				o.rbp_o = f[p].rbp_o;
-			} else {
-				o.rbp_c = 0;
 			}
-			o.rsp_o += 8;
+			pop_class(t, &iv, c, at, p, keep, shared, &vc, &vo);
+			cur.c[RP_REG_RSP] = c;
+			cur.o[RP_REG_RSP] = at + 8;
+			reg_set(&cur, RP_REG_RBP, vc, vo, &next);
 			break;
 		case X86_INS_ADD:
 		case X86_INS_SUB:
-			if (d->type == RCV_OP_REG && d->reg == RP_REG_RSP &&
-			    d->size == 8 && s->type == RCV_OP_IMM) {
-				o.rsp_o += in->id == X86_INS_ADD ? s->imm :
-								   -s->imm;
+		case X86_INS_AND:
+			if (reg_arith(sv, i, in, &pre, &at)) {
+				cur.o[d->reg] = at;
 				break;
 			}
 			goto other;
 		case X86_INS_LEA:
-			if (d->type == RCV_OP_REG && d->size == 8 &&
-			    (d->reg == RP_REG_RSP || d->reg == RP_REG_RBP) &&
-			    s->index < 0 && !s->seg &&
-			    (s->base == RP_REG_RSP || s->base == RP_REG_RBP)) {
-				bool sp = s->base == RP_REG_RSP;
-				uint32_t c = sp ? f[i].rsp_c : f[i].rbp_c;
-				int64_t b = sp ? f[i].rsp_o : f[i].rbp_o;
-
-				if (d->reg == RP_REG_RSP) {
-					o.rsp_c = c ? c : next++;
-					o.rsp_o = c ? b + s->imm : 0;
-				} else {
-					o.rbp_c = c;
-					o.rbp_o = b + s->imm;
-				}
+			if (reg64(d) && s->index < 0 && !s->seg &&
+			    !in->a32 && s->base >= 0 && s->base < 16) {
+				reg_set(&cur, d->reg, pre.c[s->base],
+					pre.o[s->base] + s->imm, &next);
 				break;
 			}
 			goto other;
 		case X86_INS_MOV:
 			/* A reload of a spill: the spilled value back, and
-			 * rsp's or rbp's frame where it was one of them.
+			 * its frame class where it had one.
 			 */
-			if (rcv_frame_reload(in)) {
-				bool sp = s->base == RP_REG_RSP;
-				uint32_t c = sp ? f[i].rsp_c : f[i].rbp_c;
-				int64_t at = (sp ? f[i].rsp_o : f[i].rbp_o) +
-					     s->imm;
-				const struct rcv_op *v = NULL;
-
+			if (rcv_frame_reload(in) && pre.c[s->base]) {
+				c = pre.c[s->base];
+				at = pre.o[s->base] + s->imm;
 				p = slot_spiller(t, c, at, &iv);
 				keep = p >= 0 ? pair_keep(&kl, t, sv, c, p,
 							  &iv, (int64_t)i) : 0;
@@ -726,69 +944,35 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 					pair[i] = p;
 					if (sv && sv->local)
 						sv->local[i] = keep == 2;
-					v = rcv_pair_src(ins_at(&iv,
-								(size_t)p));
 				}
-				if (d->reg != RP_REG_RSP &&
-				    d->reg != RP_REG_RBP)
-					break;
-				if (v && v->type == RCV_OP_REG &&
-				    (v->reg == RP_REG_RSP ||
-				     v->reg == RP_REG_RBP) &&
-				    (keep == 2 || !shared)) {
-					bool vs = v->reg == RP_REG_RSP;
-
-					c = vs ? f[p].rsp_c : f[p].rbp_c;
-					at = vs ? f[p].rsp_o : f[p].rbp_o;
-				} else {
-					c = 0;
-					at = 0;
-				}
-				if (d->reg == RP_REG_RSP) {
-					o.rsp_c = c ? c : next++;
-					o.rsp_o = c ? at : 0;
-				} else {
-					o.rbp_c = c;
-					o.rbp_o = at;
-				}
+				pop_class(t, &iv, c, at, pair[i], keep, shared,
+					  &vc, &vo);
+				reg_set(&cur, d->reg, vc, vo, &next);
 				break;
 			}
-			if (d->type == RCV_OP_REG && s->type == RCV_OP_REG &&
-			    d->size == 8 &&
-			    (d->reg == RP_REG_RSP || d->reg == RP_REG_RBP) &&
-			    (s->reg == RP_REG_RSP || s->reg == RP_REG_RBP)) {
-				uint32_t c = s->reg == RP_REG_RSP ? f[i].rsp_c :
-								    f[i].rbp_c;
-				int64_t b = s->reg == RP_REG_RSP ? f[i].rsp_o :
-								   f[i].rbp_o;
-
-				if (d->reg == RP_REG_RSP) {
-					o.rsp_c = c ? c : next++;
-					o.rsp_o = c ? b : 0;
-				} else {
-					o.rbp_c = c;
-					o.rbp_o = b;
-				}
+			if (reg64(d) && reg64(s)) {
+				reg_set(&cur, d->reg, pre.c[s->reg],
+					pre.o[s->reg], &next);
 				break;
 			}
 			goto other;
 		default:
 other:
-			if (in->wcode[RP_REG_RSP]) {
-				o.rsp_c = next++;
-				o.rsp_o = 0;
-			}
-			if (in->wcode[RP_REG_RBP])
-				o.rbp_c = 0;
+			reg_clobber(&cur, in, false, &next);
 			break;
 		}
-		f[i + 1] = o;
+done:
+		f[i + 1] = (struct rcv_frame){
+			cur.c[RP_REG_RSP], cur.c[RP_REG_RBP],
+			cur.o[RP_REG_RSP], cur.o[RP_REG_RBP]
+		};
 	}
 	if (t == &own) {
 		free(own.v);
 		free(own.a);
 		free(own.ents);
-		rcv_callee_free(own.callee);
+		for (i = 0; i < NWK; i++)
+			rcv_callee_free(own.wk[i]);
 	}
 	return ret ? ret : (int)next;
 }

@@ -176,6 +176,50 @@ if [ -n "${UNSOUND:-}" ]; then
 	fi
 fi
 
+# Every register's frame class (rcv_stack.c): rbx holding a copy of rsp,
+# as in the lazy-binding resolver.  unsound.c's "regfr": frb stores
+# through rbx plus an index unknown to the engine into the pushed rbx's
+# slot and reads it back through rbx and by a pop (211 wrong values with
+# lea's index ignored, the class taken from its base alone); frbok, a
+# load through rbx across a store through a global's pointer, after an
+# and and a sub of rsp: rax known, 0x3333, only by the rule (unknown in
+# strict mode and before it).
+if [ -n "${UNSOUND:-}" ]; then
+	truth_rec "regfr" "$UNSOUND" regfr
+	bpos=$(last_at "regfr" '<unsound_frbok2\+[0-9]+>:.*nop')
+	if [ -n "$bpos" ] && truth_check "regfr" &&
+		grep -q ' 0 conflicts' "$tmp/out" &&
+		"$PTREC" values "$tmp/regfr" --at "$bpos" 2>&1 |
+		grep -q '^rax  *0x0000000000003333$' &&
+		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/regfr" \
+			--at "$bpos" 2>&1 | grep -q '^rax  *unknown$'; then
+		ok "unsound.c regfr: no wrong value, a load through rsp's copy in rbx known (unknown strict); $(distance)"
+	else
+		bad "unsound.c regfr (at ${bpos:-?}): $(head -5 "$tmp/out" "$tmp/log")"
+	fi
+fi
+
+# A system call between a push and its pop (rcv_stack.c): what the
+# values say it writes is a store there.  unsound.c's "sysfr": frs
+# read(2)s into the pushed slot (287 wrong values with a placed write
+# taken to write nothing); frsok reads into a global and stores through
+# a global's pointer before the pop: rbx known after the pop only by
+# placing the read (unknown in strict mode and before).
+if [ -n "${UNSOUND:-}" ]; then
+	truth_rec "sysfr" "$UNSOUND" sysfr
+	spos=$(last_at "sysfr" '<unsound_frsok2\+[0-9]+>:.*nop')
+	if [ -n "$spos" ] && truth_check "sysfr" &&
+		grep -q ' 0 conflicts' "$tmp/out" &&
+		"$PTREC" values "$tmp/sysfr" --at "$spos" 2>&1 |
+		grep -q '^rbx  *0x0000000000003333$' &&
+		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/sysfr" \
+			--at "$spos" 2>&1 | grep -q '^rbx  *unknown$'; then
+		ok "unsound.c sysfr: no wrong value, rbx known across a read(2) placed away from its slot (unknown strict); $(distance)"
+	else
+		bad "unsound.c sysfr (at ${spos:-?}): $(head -5 "$tmp/out" "$tmp/log")"
+	fi
+fi
+
 # Found in review (unsound.c's "ro" and "bts"): a read-only anonymous
 # page zeroed by madvise(MADV_DONTNEED) is not the snapshot's before it;
 # bts with a register bit offset writes outside its operand.  "known": a

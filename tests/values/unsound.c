@@ -44,6 +44,13 @@
  * plus an index, and through other stack pointers plus one (fvla); the
  * slot's address given away through xmm0 (frxmm); a spill in an
  * xsavec area (frxs).
+ * `unsound regfr`: stores and loads through rbx holding a copy of rsp
+ * (rcv_stack.c's frame classes of every register): through an alias of
+ * the pushed slot at an index unknown to the engine (frb), and a load
+ * through rbx across a store through a global's pointer (frbok).
+ * `unsound sysfr`: a read(2) between a push and its pop into the
+ * pushed slot (frs), and into a global (frsok, with a store through a
+ * global's pointer between too).
  * `unsound sse`: values through xmm (rcv_sse.c) forward into a register
  * where memory cannot tell them, and backward from the snapshot to the
  * register movq read.  `unsound rofile`: a private read-only file
@@ -75,6 +82,8 @@ static void handler(int sig)
 /* The functions in assembly: tests/values/unsound_asm.c. */
 long unsound_fvla(long off), unsound_frxmm(long off);
 long unsound_frxs(void);
+long unsound_frb(long off), unsound_frbok(long off);
+long unsound_frs(int fd), unsound_frsok(int fd, long off);
 
 long unsound_fr(long off), unsound_fresc(long off), unsound_frok(long off);
 long unsound_glob, unsound_fs_orig;
@@ -646,6 +655,25 @@ int main(int argc, char **argv)
 		       y < 0);
 		return a == 0x2222 && b == 0x2222 && c == 0x3333 &&
 		       d == 0x8888 && x == 0x2222 && y < 0 ? 0 : 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "regfr")) {
+		long a = unsound_frb(unknown_zero());
+		long b = unsound_frbok(unknown_zero());
+
+		printf("regfr %#lx %#lx\n", a, b);
+		return a == 0x4444 && b == 0x3333 ? 0 : 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "sysfr")) {
+		long v = 0x2222, a, b;
+		int p[2];
+
+		if (pipe(p) || write(p[1], &v, 8) != 8 ||
+		    write(p[1], &v, 8) != 8)
+			return 1;
+		a = unsound_frs(p[0]);
+		b = unsound_frsok(p[0], unknown_zero());
+		printf("sysfr %#lx %#lx\n", a, b);
+		return a == 0x2222 && b == 0x3333 ? 0 : 1;
 	}
 	if (argc > 1 && !strcmp(argv[1], "saved")) {
 		r = unsound_saved(unknown_zero());

@@ -308,7 +308,19 @@ Test(rcv_callee, slot_address_given_to_a_callee_breaks_it)
 		RELOAD,
 	};
 
-	cr_assert_eq(pop_pair(in, 10), -1, "stored through at its offset");
+	struct rcv_ins half[] = {
+		CALL, PUSHBP, MOVBP, SUB16, SPILL,
+		INS("\x48\x8d\x7d\xf8"),		/* lea rdi, [rbp-8] */
+		CALL,
+		INS("\x89\x0f"),			/* mov [rdi], ecx */
+		RET, RELOAD,
+	};
+
+	/* rdi is rbp's frame at -8 (rcv_stack.c follows every register):
+	 * the reload reads what the store through it wrote, not the spill.
+	 */
+	cr_assert_eq(pop_pair(in, 10), 7, "stored through at its offset");
+	cr_assert_eq(pop_pair(half, 10), -1, "half of it stored through");
 	cr_assert_eq(pop_pair(idx, 8), -1, "an own-stack pointer + index");
 }
 
@@ -540,4 +552,32 @@ Test(rcv_callee, rsp_rebuilt_without_a_copy_breaks_it)
 	cr_assert_eq(pop_pair(setc, 7), -1);
 	cr_assert_eq(pop_pair(branch, 8), -1);
 	cr_assert_eq(pop_pair(clean, 8), 1);
+}
+
+/*
+ * A stack argument, pushed before a call and read in the callee (the
+ * dynamic linker's _dl_lookup_symbol_x and check_match): the argument
+ * runs from the entry of the call still running at the push, the
+ * caller's, not the innermost one.
+ */
+Test(rcv_callee, a_stack_argument_by_its_callers_entry)
+{
+	struct rcv_ins in[] = {
+		CALL, PUSH, CALL, LOADG, STORE,
+		INS("\x48\x8b\x4c\x24\x08"),		/* mov rcx, [rsp+8] */
+	};
+	struct rcv_ins esc[] = {
+		CALL, PUSH, CALL,
+		INS("\x48\x89\x25\x00\x10\x00\x00"),	/* mov [rip+x], rsp */
+		LOADG, STORE,
+		INS("\x48\x8b\x4c\x24\x08"),		/* mov rcx, [rsp+8] */
+	};
+	struct rcv_ins nocall[] = {
+		PUSH, CALL, LOADG, STORE,
+		INS("\x48\x8b\x4c\x24\x08"),		/* mov rcx, [rsp+8] */
+	};
+
+	cr_assert_eq(pop_pair(in, 6), 1, "the caller's entry");
+	cr_assert_eq(pop_pair(esc, 7), -1, "the callee's rsp in a global");
+	cr_assert_eq(pop_pair(nocall, 5), -1, "no call running at the push");
 }

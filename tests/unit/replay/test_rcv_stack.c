@@ -316,3 +316,194 @@ Test(rcv_stack, unplaced_stores_break_the_pair)
 	cr_assert_gt(rcv_stack_build(c6, 6, f, pair), 0);
 	cr_assert_eq(pair[5], -1, "a store in another class");
 }
+
+/*
+ * Every register's frame class (docs/values.md, "Every register's
+ * frame"): rbx after mov rbx, rsp is rsp's class at rsp's offset, so a
+ * load through it pairs with the push of its slot, and mov rsp, rbx gives
+ * rsp its class back.  @st (or NULL: no values) holds the states before
+ * each instruction; the last instruction's pair.
+ */
+static int64_t frame_pair(const struct rcv_ins *in, size_t n,
+			  struct rcv_state *st, struct rcv_frame *f)
+{
+	struct rcv_stack_vals sv = { .a = st, .na = n + 1 };
+	int64_t pair[16];
+
+	cr_assert_leq(n, 15);
+	cr_assert_gt(rcv_stack_build_v(in, n, st ? &sv : NULL, f, pair), 0);
+	return pair[n - 1];
+}
+
+#define PUSHRBX	INS("\x53")				/* push rbx */
+#define RBXRSP	INS("\x48\x89\xe3")			/* mov rbx, rsp */
+#define RSPRBX	INS("\x48\x89\xdc")			/* mov rsp, rbx */
+#define SUB32	INS("\x48\x83\xec\x20")			/* sub rsp, 32 */
+#define AND64	INS("\x48\x83\xe4\xc0")			/* and rsp, -64 */
+#define LDRBX	INS("\x48\x8b\x03")			/* mov rax, [rbx] */
+
+Test(rcv_stack, a_copy_of_rsp_in_rbx_is_rsp_frame)
+{
+	struct rcv_ins in[] = { PUSHRBX, RBXRSP, SUB32, LDRBX };
+	struct rcv_ins st[] = {
+		PUSHRBX, RBXRSP, SUB32,
+		INS("\x48\x89\x0b"),			/* mov [rbx], rcx */
+		LDRBX,
+	};
+	struct rcv_ins half[] = {
+		PUSHRBX, RBXRSP, SUB32,
+		INS("\x89\x0b"),			/* mov [rbx], ecx */
+		LDRBX,
+	};
+	struct rcv_ins back[] = {
+		PUSHRBX, RBXRSP, AND64, SUB32, RSPRBX, INS("\x5b"),
+	};
+	struct rcv_frame f[16];
+
+	cr_assert_eq(frame_pair(in, 4, NULL, f), 0, "the push of its slot");
+	cr_assert_eq(frame_pair(st, 5, NULL, f), 3,
+		     "a store through rbx at the slot: the store's value");
+	cr_assert_eq(frame_pair(half, 5, NULL, f), -1, "half the slot");
+	cr_assert_eq(frame_pair(back, 6, NULL, f), 0,
+		     "pop rbx after mov rsp, rbx: the push");
+	cr_assert_eq(f[5].rsp_c, f[1].rsp_c, "rsp's class back");
+	cr_assert_eq(f[5].rsp_o, f[1].rsp_o);
+	cr_assert_neq(f[3].rsp_c, f[1].rsp_c, "and without values: lost");
+}
+
+/* A copy moved by an unknown amount (an index, an add of a register
+ * whose value is not known) is no frame; with the register's value known
+ * it is.
+ */
+Test(rcv_stack, a_copy_moved_by_an_unknown_amount_is_not)
+{
+	struct rcv_ins idx[] = {
+		PUSHRBX, RBXRSP,
+		INS("\x48\x8d\x34\x13"),		/* lea rsi, [rbx+rdx] */
+		INS("\x48\x89\x0e"),			/* mov [rsi], rcx */
+		LDRBX,
+	};
+	struct rcv_ins add[] = {
+		PUSHRBX, RBXRSP,
+		INS("\x48\x01\xd3"),			/* add rbx, rdx */
+		LDRBX,
+	};
+	struct rcv_state s[8];
+	struct rcv_frame f[16];
+	int k;
+
+	cr_assert_eq(frame_pair(idx, 5, NULL, f), -1,
+		     "a store through rbx + rdx may be the slot");
+	cr_assert_eq(frame_pair(add, 4, NULL, f), -1, "rbx moved: unknown");
+	memset(s, 0, sizeof(s));
+	for (k = 0; k < 8; k++)
+		s[k].r[RP_REG_RDX] = val(0);
+	cr_assert_eq(frame_pair(add, 4, s, f), 0, "by 0, known");
+	for (k = 0; k < 8; k++)
+		s[k].r[RP_REG_RDX] = val(8);
+	cr_assert_eq(frame_pair(add, 4, s, f), -1, "by 8: not the slot");
+}
+
+/* and rsp, -64 keeps rsp's class where the bits it clears are known. */
+Test(rcv_stack, and_keeps_the_class_where_the_low_bits_are_known)
+{
+	struct rcv_ins in[] = { PUSHRBX, AND64, INS("\x5b") };
+	struct rcv_state s[8];
+	struct rcv_frame f[16];
+	int k;
+
+	memset(s, 0, sizeof(s));
+	for (k = 0; k < 8; k++)
+		s[k].r[RP_REG_RSP] = (struct rcv_val){ 0x6ff8, 0x3f };
+	frame_pair(in, 3, s, f);
+	cr_assert_eq(f[2].rsp_c, f[1].rsp_c, "the low 6 bits known");
+	cr_assert_eq(f[2].rsp_o, f[1].rsp_o - 0x38);
+	for (k = 0; k < 8; k++)
+		s[k].r[RP_REG_RSP] = (struct rcv_val){ 0x6ff8, 0x1f };
+	frame_pair(in, 3, s, f);
+	cr_assert_neq(f[2].rsp_c, f[1].rsp_c, "bit 5 not known");
+}
+
+/* A frame pointer saved in a slot and loaded back keeps its class. */
+Test(rcv_stack, a_saved_copy_of_rsp_keeps_its_class)
+{
+	struct rcv_ins in[] = {
+		INS("\x57"),				/* push rdi */
+		RBXRSP,
+		PUSHRBX,
+		INS("\x59"),				/* pop rcx */
+		INS("\x48\x8b\x01"),			/* mov rax, [rcx] */
+	};
+	struct rcv_ins clob[] = {
+		INS("\x57"),				/* push rdi */
+		RBXRSP,
+		PUSHRBX,
+		INS("\x59"),				/* pop rcx */
+		INS("\x48\x31\xc9"),			/* xor rcx, rcx */
+		INS("\x48\x8b\x01"),			/* mov rax, [rcx] */
+	};
+	struct rcv_frame f[16];
+
+	cr_assert_eq(frame_pair(in, 5, NULL, f), 0, "rdi's push");
+	cr_assert_eq(frame_pair(clob, 6, NULL, f), -1, "rcx written");
+}
+
+/*
+ * A system call between a push and its pop (docs/values.md, "Every
+ * register's frame"): what the values say it writes (rcv_stack_vals'
+ * sys_write, the engine's rcv_sys_write()) is a store there, so a read(2)
+ * into a buffer away from the slot keeps the pair, one into any byte of
+ * it or of unknown extent breaks it, and so does any placed write where
+ * the slot's own address is not known.
+ */
+static int64_t sys_eff[3];	/* effect, address, length */
+
+static int sys_fixed(void *ctx, size_t i, uint64_t *a, uint64_t *len)
+{
+	(void)ctx;
+	(void)i;
+	*a = (uint64_t)sys_eff[1];
+	*len = (uint64_t)sys_eff[2];
+	return (int)sys_eff[0];
+}
+
+static int64_t sys_pair(int e, uint64_t a, uint64_t len, bool rsp_known)
+{
+	static const uint64_t rsp[6] = {
+		0x7008, 0x7000, 0x6ff8, 0x6ff8, 0x6ff8, 0x7000
+	};
+	const struct rcv_ins in[5] = {
+		INS("\xe8\x00\x00\x00\x00"),		/* call next */
+		PUSHRBX,
+		INS("\xb8\x00\x00\x00\x00"),		/* mov eax, 0 */
+		INS("\x0f\x05"),			/* syscall */
+		INS("\x5b"),				/* pop rbx */
+	};
+	struct rcv_state st[6];
+	struct rcv_stack_vals sv = { .a = st, .na = 6,
+				     .sys_write = sys_fixed };
+	struct rcv_frame f[6];
+	int64_t pair[5];
+	int k;
+
+	sys_eff[0] = e;
+	sys_eff[1] = (int64_t)a;
+	sys_eff[2] = (int64_t)len;
+	memset(st, 0, sizeof(st));
+	for (k = 0; k < 6; k++)
+		st[k].r[RP_REG_RSP] = rsp_known ? val(rsp[k]) : unknown;
+	cr_assert_gt(rcv_stack_build_v(in, 5, &sv, f, pair), 0);
+	return pair[4];
+}
+
+Test(rcv_stack, a_system_calls_write_placed_by_the_values)
+{
+	cr_assert_eq(sys_pair(1, 0x601000, 8, true), 1, "a buffer apart");
+	cr_assert_eq(sys_pair(0, 0, 0, true), 1, "writes nothing");
+	cr_assert_eq(sys_pair(1, 0x6ff8, 8, true), -1, "into the slot");
+	cr_assert_eq(sys_pair(1, 0x6ffc, 2, true), -1, "half of it");
+	cr_assert_eq(sys_pair(1, 0x6ff0, 9, true), -1, "its first byte");
+	cr_assert_eq(sys_pair(-1, 0, 0, true), -1, "not known");
+	cr_assert_eq(sys_pair(1, 0x601000, 8, false), -1,
+		     "the slot's address not known");
+}
