@@ -242,6 +242,16 @@ struct rp_recover {
 	uint64_t mb_world, mb_seen;
 	bool asked;		/* a callback of ctx was asked (rcv_pass.c's
 				 * struct redo) */
+	bool mem_off;		/* ctx's memory answers nothing (rcv_pass.c:
+				 * the first pass's sweeps) */
+	/* recover.c win_callers(): the calls open at position cl_pos
+	 * (rp_cursor_callers(), innermost first, cl_n of them), the last
+	 * window loaded's, whose outer part the window before it shares.
+	 */
+	bool cl_valid;
+	uint64_t cl_pos;
+	uint64_t *cl;
+	int cl_n;
 	bool scan_capped;	/* a forward memory question gave up at
 				 * MB_SCAN accesses (rcv_loads_back) */
 	const struct win *low_w;
