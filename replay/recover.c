@@ -98,6 +98,14 @@ static struct rcv_val rmw_written(void *ctx, const struct rcv_ins *in,
 	return w->rmw[2 * (size_t)(in - w->ins) + !!rw];
 }
 
+void rcv_ctx_windows(struct rp_recover *rc)
+{
+	rc->ctx.mem = ask_mem;
+	rc->ctx.wrote = rmw_wrote;
+	rc->ctx.written = rmw_written;
+	rc->ctx.own = ask_own;
+}
+
 /* Did the trace go where instruction @in allows?  @ret is the address the
  * matching call returns to, or 0.  1: yes; 0: no (a signal, a restarted
  * syscall...); 2: not known yet (an indirect branch, a return with no
@@ -693,10 +701,7 @@ int rcv_recover_new_with(struct rp_session *s, uint32_t tid,
 	rcv_fd_init(rc);
 	rcv_end_partial(rc);
 	rc->no_handlers = !rcv_handlers_ran(s, tid);
-	rc->ctx.mem = ask_mem;
-	rc->ctx.wrote = rmw_wrote;
-	rc->ctx.written = rmw_written;
-	rc->ctx.own = ask_own;
+	rcv_ctx_windows(rc);
 	*rcp = rc;
 	return 0;
 }
