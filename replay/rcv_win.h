@@ -242,8 +242,8 @@ struct rp_recover {
 	uint64_t mb_world, mb_seen;
 	bool asked;		/* a callback of ctx was asked (rcv_pass.c's
 				 * struct redo) */
-	bool mem_off;		/* ctx's memory answers nothing (rcv_pass.c:
-				 * the first pass's sweeps) */
+	bool mem_off;		/* ctx's memory answers nothing
+				 * (rcv_pass.c: the first pass's sweeps) */
 	bool all_passes;	/* rcv_pass.c: no shortcut (the reference) */
 	/* recover.c win_callers(): the calls open at position cl_pos
 	 * (rp_cursor_callers(), innermost first, cl_n of them), the last
