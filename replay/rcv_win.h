@@ -247,6 +247,17 @@ struct rp_recover {
 	uint64_t mb_world, mb_seen;
 	bool asked;		/* a callback of ctx was asked (rcv_pass.c's
 				 * struct redo) */
+	bool mem_off;		/* ctx's memory answers nothing
+				 * (rcv_pass.c: the first pass's sweeps) */
+	bool all_passes;	/* rcv_pass.c: no shortcut (the reference) */
+	/* recover.c win_callers(): the calls open at position cl_pos
+	 * (rp_cursor_callers(), innermost first, cl_n of them), the last
+	 * window loaded's, whose outer part the window before it shares.
+	 */
+	bool cl_valid;
+	uint64_t cl_pos;
+	uint64_t *cl;
+	int cl_n;
 	bool scan_capped;	/* a forward memory question gave up at
 				 * MB_SCAN accesses (rcv_loads_back) */
 	const struct win *low_w;
@@ -300,6 +311,10 @@ int rcv_win_new(struct rp_recover *rc, uint64_t first, uint64_t last,
 		struct win *later, const struct rcv_state *seed,
 		struct win **wp);
 void rcv_win_free(struct win *w);
+/* @rc's ctx callbacks as the windows' passes use them (recover.c: each
+ * notes that it was asked, for rcv_pass.c's struct redo).
+ */
+void rcv_ctx_windows(struct rp_recover *rc);
 /*
  * New knowledge at @w's start carried forward while it adds anything;
  * *@end_ch: its last state changed.

@@ -35,7 +35,14 @@
 static struct rcv_val ask_mem(void *ctx, uint64_t i, uint64_t addr,
 			      unsigned int size)
 {
-	((struct win *)ctx)->rc->asked = true;
+	struct rp_recover *rc = ((struct win *)ctx)->rc;
+
+	rc->asked = true;
+	/* Not while the index is the one built before anything was
+	 * learnt (rcv_pass.c, mem_off): the question is asked again.
+	 */
+	if (rc->mem_off)
+		return (struct rcv_val){ 0, 0 };
 	return rcv_mem_cb(ctx, i, addr, size);
 }
 
@@ -89,6 +96,14 @@ static struct rcv_val rmw_written(void *ctx, const struct rcv_ins *in,
 	if (in < w->ins || in >= w->ins + w->n)
 		return (struct rcv_val){ 0, 0 };
 	return w->rmw[2 * (size_t)(in - w->ins) + !!rw];
+}
+
+void rcv_ctx_windows(struct rp_recover *rc)
+{
+	rc->ctx.mem = ask_mem;
+	rc->ctx.wrote = rmw_wrote;
+	rc->ctx.written = rmw_written;
+	rc->ctx.own = ask_own;
 }
 
 /* Did the trace go where instruction @in allows?  @ret is the address the
@@ -235,12 +250,85 @@ size_t rcv_sig_entries(struct rp_recover *rc, const uint64_t **pos)
 	return rc->nsig_pos;
 }
 
+/*
+ * The calls open where window @w starts (rp_cursor_callers(@c, w->first,
+ * @calls, RCV_SEED)), innermost first, given @dmin and @dend: the lowest
+ * and the last call depth its instructions reach, relative to its start
+ * (after each instruction: calls +1, returns -1, as the cursor counts).
+ *
+ * Each window used to ask the cursor for all of them: a scan of the
+ * checkpoints back to main's call for each window (16 M Ir a window at
+ * 10^7, most of it the decode of the window's first segments, which its
+ * own decode then finds done: 8 M of a 4-window stop saved).  The
+ * chain's windows are loaded from the end back, and the
+ * calls open at a window's start that none of its instructions returns
+ * from, the outer ones (all but the -@dmin innermost), are still open
+ * where the window after it starts, below the @dend - @dmin its
+ * instructions opened and left open: the k-th call open at w->first,
+ * counted from 0 and k >= -@dmin, is the (k + @dend)-th open at
+ * w->last, by the definition of rp_cursor_callers() (the last call
+ * before a position that no return matches, again from there).  So only
+ * the -@dmin innermost are asked, the rest taken from the later window's
+ * (kept in rc->cl), unless that list was cut at RCV_SEED where this one
+ * needs more of it.  PTREC_RCV_VERIFY=1 asks for all of them too and
+ * aborts unless the two lists are the same.
+ */
+static int win_callers(struct rp_recover *rc, struct rp_cursor *c,
+		       const struct win *w, int64_t dmin, int64_t dend,
+		       uint64_t *calls)
+{
+	int64_t inner = -dmin, k;
+	int ns, full;
+
+	if (!w->first)
+		return 0;
+	if (!rc->cl_valid || rc->cl_pos != w->last || inner >= RCV_SEED ||
+	    (rc->cl_n == RCV_SEED && dend > 0) || dend - dmin > rc->cl_n)
+		ns = rp_cursor_callers(c, w->first, calls, RCV_SEED);
+	else {
+		ns = inner ? rp_cursor_callers(c, w->first, calls,
+					       (size_t)inner) : 0;
+		/* Fewer than asked: the history's outermost level (or an
+		 * error, kept as the cursor gives it).
+		 */
+		if (ns == inner)
+			for (k = dend - dmin; k < rc->cl_n && ns < RCV_SEED;
+			     k++)
+				calls[ns++] = rc->cl[k];
+		if (getenv("PTREC_RCV_VERIFY")) {
+			uint64_t *v = malloc(RCV_SEED * sizeof(*v));
+
+			full = v ? rp_cursor_callers(c, w->first, v,
+						     RCV_SEED) : ns;
+			if (v && (full != ns || (ns > 0 &&
+			    memcmp(v, calls, (size_t)ns * sizeof(*v))))) {
+				fprintf(stderr, "recover: PTREC_RCV_VERIFY: "
+					"the calls open at %" PRIu64 " are "
+					"not the later window's\n", w->first);
+				abort();
+			}
+			free(v);
+		}
+	}
+	rc->cl_valid = false;
+	if (ns >= 0 && (rc->cl || (rc->cl = malloc(RCV_SEED *
+						    sizeof(*rc->cl))))) {
+		if (ns)
+			memcpy(rc->cl, calls, (size_t)ns * sizeof(*calls));
+		rc->cl_n = ns;
+		rc->cl_pos = w->first;
+		rc->cl_valid = true;
+	}
+	return ns;
+}
+
 static int win_load(struct rp_recover *rc, struct win *w)
 {
 	struct rp_cursor *c = NULL;
 	struct rp_insn insn;
 	uint64_t *calls = NULL, ncalls = 0, p, evi;
 	struct rp_gap gap;
+	int64_t depth = 0, dmin = 0;
 	size_t i, k;
 	int ret, ns, e;
 
@@ -252,18 +340,6 @@ static int win_load(struct rp_recover *rc, struct win *w)
 		rp_cursor_free(c);
 		return -RP_ERR_NOMEM;
 	}
-	/* The calls still open where the window starts (outermost first),
-	 * so that its returns to them are matched.
-	 */
-	ns = w->first ? rp_cursor_callers(c, w->first, calls, RCV_SEED) : 0;
-	for (k = 0; ns > 0 && k < (size_t)ns / 2; k++) {
-		p = calls[k];
-		calls[k] = calls[ns - 1 - k];
-		calls[ns - 1 - k] = p;
-	}
-	for (k = 0; ns > 0 && k < (size_t)ns; k++)
-		if (!rp_cursor_peek(c, calls[k], &insn))
-			calls[ncalls++] = insn.ip + insn.size;
 	for (i = 0; i < w->n; i++) {
 		struct rcv_ins *in = &w->ins[i];
 
@@ -272,7 +348,23 @@ static int win_load(struct rp_recover *rc, struct win *w)
 			goto out;
 		rcv_decode(rc->dec, insn.ip, insn.raw, insn.size, insn.iclass,
 			   in);
+		if (insn.iclass == RP_IC_CALL)
+			depth++;
+		else if (insn.iclass == RP_IC_RETURN && --depth < dmin)
+			dmin = depth;
 	}
+	/* The calls still open where the window starts (outermost first),
+	 * so that its returns to them are matched.
+	 */
+	ns = win_callers(rc, c, w, dmin, depth, calls);
+	for (k = 0; ns > 0 && k < (size_t)ns / 2; k++) {
+		p = calls[k];
+		calls[k] = calls[ns - 1 - k];
+		calls[ns - 1 - k] = p;
+	}
+	for (k = 0; ns > 0 && k < (size_t)ns; k++)
+		if (!rp_cursor_peek(c, calls[k], &insn))
+			calls[ncalls++] = insn.ip + insn.size;
 	evi = rp_thread_event_find(rc->s, rc->tid, w->first + 1);
 	for (i = 0; i < w->n; i++) {
 		struct rcv_ins *in = &w->ins[i];
@@ -611,10 +703,7 @@ int rcv_recover_new_with(struct rp_session *s, uint32_t tid,
 	rcv_fd_init(rc);
 	rcv_end_partial(rc);
 	rc->no_handlers = !rcv_handlers_ran(s, tid);
-	rc->ctx.mem = ask_mem;
-	rc->ctx.wrote = rmw_wrote;
-	rc->ctx.written = rmw_written;
-	rc->ctx.own = ask_own;
+	rcv_ctx_windows(rc);
 	*rcp = rc;
 	return 0;
 }
@@ -631,6 +720,7 @@ void rp_recover_free(struct rp_recover *rc)
 	rcv_win_free(rc->far2);
 	free(rc->sig_pos);
 	free(rc->sigf);
+	free(rc->cl);
 	wpf_cache_free(rc->wpf);
 	free(rc->sum);
 	free(rc->pre);
