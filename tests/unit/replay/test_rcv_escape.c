@@ -1038,3 +1038,25 @@ Test(rcv_escape, through_a_mask_register)
 	cr_expect_eq(first_escape_raw(b, bl, 3), 2);
 	cr_expect_eq(first_escape_raw(c, cl, 5), -1);
 }
+
+/*
+ * A clean value stored through an address that may be derived from a
+ * stack pointer (its low byte as an index into a global table): the
+ * place written shows the pointer's bits to whoever reads the table.
+ */
+Test(rcv_escape, store_through_a_pointer_bit)
+{
+	struct rcv_ins a[] = {
+		LEA_RAX,
+		INS("\x25\xff\x00\x00\x00"),		/* and eax, 0xff */
+		INS("\xc6\x80\x00\x10\x00\x00\x01"),	/* mov byte [rax+0x1000], 1 */
+	};
+	/* Near miss: through the own stack pointer itself. */
+	struct rcv_ins b[] = {
+		LEA_RAX,
+		INS("\xc6\x40\x10\x01"),		/* mov byte [rax+16], 1 */
+	};
+
+	cr_expect_eq(first_escape(a, N(a)), 2);
+	cr_expect_eq(first_escape(b, N(b)), -1);
+}
