@@ -944,7 +944,8 @@ Test(rcv_escape, vector_state_images_and_mask_moves)
 	struct rcv_ins fx[] = {
 		LEA_RAX,
 		INS("\x66\x48\x0f\x6e\xc0"),		/* movq xmm0, rax */
-		INS("\x48\x0f\xae\x05\x00\x01\x00\x00"), /* fxsave64 [rip+256] */
+		/* fxsave64 [rip+256] */
+		INS("\x48\x0f\xae\x05\x00\x01\x00\x00"),
 	};
 	/* Near misses: onto the own stack; a clean state. */
 	struct rcv_ins fx_stack[] = {
@@ -993,7 +994,8 @@ Test(rcv_escape, vector_state_images_and_mask_moves)
  * Review 7 (lkmask, lkmaskst): kmovq k1, rax (capstone 4 does not decode
  * it; a barrier) takes a general-purpose register's value into a mask
  * register: rcv_esc_vex_gpr(), with the instruction's bytes, after
- * rcv_esc_step(), taints the vector state, which kmovq rdx, k1 and a mask store then carry.
+ * rcv_esc_step(), taints the vector state, which kmovq rdx, k1 and a mask
+ * store then carry.
  */
 static int first_escape_raw(const char *const *raw, const size_t *len,
 			    int n)
@@ -1019,9 +1021,10 @@ static int first_escape_raw(const char *const *raw, const size_t *len,
 Test(rcv_escape, through_a_mask_register)
 {
 	static const char lea[] = "\x48\x8d\x44\x24\x08";
-	static const char k1_rax[] = "\xc4\xe1\xfb\x92\xc8";	/* kmovq k1, rax */
-	static const char k1_rcx[] = "\xc4\xe1\xfb\x92\xc9";	/* kmovq k1, rcx */
-	static const char rdx_k1[] = "\xc4\xe1\xfb\x93\xd1";	/* kmovq rdx, k1 */
+	/* kmovq k1, rax; kmovq k1, rcx; kmovq rdx, k1 */
+	static const char k1_rax[] = "\xc4\xe1\xfb\x92\xc8";
+	static const char k1_rcx[] = "\xc4\xe1\xfb\x92\xc9";
+	static const char rdx_k1[] = "\xc4\xe1\xfb\x93\xd1";
 	static const char st[] = "\x48\x89\x14\x25\x00\x10\x00\x00";
 	/* kmovq [0x1000], k1 */
 	static const char kst[] = "\xc4\xe1\xf8\x91\x0c\x25\x00\x10\x00\x00";
@@ -1049,12 +1052,13 @@ Test(rcv_escape, store_through_a_pointer_bit)
 	struct rcv_ins a[] = {
 		LEA_RAX,
 		INS("\x25\xff\x00\x00\x00"),		/* and eax, 0xff */
-		INS("\xc6\x80\x00\x10\x00\x00\x01"),	/* mov byte [rax+0x1000], 1 */
+		/* mov byte [rax+0x1000], 1 */
+		INS("\xc6\x80\x00\x10\x00\x00\x01"),
 	};
 	/* Near miss: through the own stack pointer itself. */
 	struct rcv_ins b[] = {
 		LEA_RAX,
-		INS("\xc6\x40\x10\x01"),		/* mov byte [rax+16], 1 */
+		INS("\xc6\x40\x10\x01"),		/* mov byte [rax+16] */
 	};
 
 	cr_expect_eq(first_escape(a, N(a)), 2);
