@@ -56,4 +56,12 @@ bool rcv_esc_store(struct rcv_esc *e, const struct rcv_op *o,
 /* A store of register @g's whole value. */
 bool rcv_esc_store_reg(struct rcv_esc *e, const struct rcv_op *o, int g);
 
+/*
+ * An undecoded VEX/EVEX instruction's general-purpose source (kmov k, r):
+ * a stack-derived one taints the vector state (rcv_escwalk.c, after
+ * rcv_esc_step()).
+ */
+void rcv_esc_vex_gpr(struct rcv_esc *e, const struct rcv_ins *in,
+		     const uint8_t *raw, size_t len);
+
 #endif

@@ -480,6 +480,11 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 	 */
 	if (rcv_xsave_like(in->id) && e->vec)
 		e->dirty = true;
+	/* And written into the image wherever it lies: a global's is the
+	 * escape (tests/values/review7.c lfxsave, lxsave, lfxsavexmm).
+	 */
+	if (rcv_xsave_like(in->id))
+		v = join(v, e->vec);
 	if (xrstor_like(in->id) && in->nops &&
 	    (rcv_esc_at(e, &in->op[0], &aep, &ad, &at) != 2 ||
 	     rcv_esc_area_tainted(e, aep, ad)))
@@ -720,6 +725,92 @@ static bool x87_step(struct rcv_esc *e, const struct rcv_ins *in)
 	return esc;
 }
 
+/*
+ * State the vector taint stands for that capstone names no register of:
+ * a mask move's implicit store of a vector register at [rdi]
+ * (maskmovq, maskmovdqu: review7.c lmaskmovq, lmaskmovdqu), MXCSR loaded
+ * from and stored to memory (ldmxcsr, stmxcsr: lmxcsr; capstone gives
+ * stmxcsr's operand as read).  True when it is an escape; false with
+ * *@done false: not one of them.
+ */
+static bool vec_implicit(struct rcv_esc *e, const struct rcv_ins *in,
+			 bool *done)
+{
+	struct rcv_op o = { .type = RCV_OP_MEM, .base = RP_REG_RDI,
+			    .index = -1 };
+
+	*done = true;
+	switch (in->id) {
+	case X86_INS_MASKMOVQ: case X86_INS_MASKMOVDQU:
+	case X86_INS_VMASKMOVDQU:
+		o.size = in->id == X86_INS_MASKMOVQ ? 8 : 16;
+		return rcv_esc_store(e, &o, o.size, e->vec ||
+				     e->t[RP_REG_RDI] == MAYBE ? MAYBE : CLEAN);
+	case X86_INS_LDMXCSR: case X86_INS_VLDMXCSR:
+		if (in->nops && in->op[0].type == RCV_OP_MEM &&
+		    rcv_esc_load(e, &in->op[0], 4))
+			e->vec = true;
+		else if (!in->nops || in->op[0].type != RCV_OP_MEM)
+			e->vec = true;
+		return false;
+	case X86_INS_STMXCSR: case X86_INS_VSTMXCSR:
+		if (!in->nops || in->op[0].type != RCV_OP_MEM)
+			return true;
+		return rcv_esc_store(e, &in->op[0], 4, e->vec);
+	default:
+		*done = false;
+		return false;
+	}
+}
+
+/*
+ * An undecoded VEX or EVEX instruction (@raw, @len) with no memory
+ * operand that is not all vector registers (rcv_decode.c's
+ * vector_only()) has a general-purpose register in ModRM's r/m: a
+ * source (kmov k, r: review7.c lkmask, lkmaskst; vpbroadcastd from a
+ * register, vmovq, vpinsrq, vcvtsi2sd).  A stack-derived one taints the
+ * vector state (the mask registers share its taint).  The walk
+ * (rcv_escwalk.c) calls this after rcv_esc_step(), which sees the first
+ * byte only and takes the instruction as one with a memory operand (a
+ * barrier: the state before it counts there).
+ */
+void rcv_esc_vex_gpr(struct rcv_esc *e, const struct rcv_ins *in,
+		     const uint8_t *raw, size_t len)
+{
+	size_t at;
+	bool b;
+	int g;
+
+	if (!(in->flags & RCV_I_BAD) || !(in->flags & RCV_I_BARRIER) ||
+	    !len)
+		return;
+	switch (raw[0]) {
+	case 0xc5:
+		at = 3;
+		b = false;
+		break;
+	case 0xc4:
+		at = 4;
+		b = len > 1 && !(raw[1] & 0x20);
+		break;
+	case 0x62:
+		at = 5;
+		b = len > 1 && !(raw[1] & 0x20);
+		break;
+	default:
+		return;
+	}
+	if (at >= len) {
+		e->vec = true;
+		return;
+	}
+	if ((raw[at] >> 6) != 3)
+		return;	/* a memory operand: rcv_esc_step's barrier rule */
+	g = (raw[at] & 7) | (b ? 8 : 0);
+	if (e->t[g])
+		e->vec = true;
+}
+
 /* Keeps rsi's value when an instruction sets it to a constant. */
 static void track_rsi(struct rcv_esc *e, const struct rcv_ins *in)
 {
@@ -874,9 +965,14 @@ bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in, uint8_t raw0)
 		rcv_esc_set_reg(e, RP_REG_RBP, STK, -1, 0);
 		rcv_esc_set_reg(e, RP_REG_RSP, STK, -1, 0);
 		break;
-	default:
-		esc = x87(in->id) ? x87_step(e, in) : general(e, in);
+	default: {
+		bool done;
+
+		esc = vec_implicit(e, in, &done);
+		if (!done)
+			esc = x87(in->id) ? x87_step(e, in) : general(e, in);
 		break;
+	}
 	}
 	track_rax(e, in);
 	track_rsi(e, in);

@@ -448,7 +448,12 @@ bool rcv_esc_store_v(struct rcv_esc *e, const struct rcv_op *o,
 			e->dirty = true;
 		return false;
 	}
-	return vt != CLEAN;
+	/* Through an address that may be derived from a stack pointer but
+	 * is not surely one, even a clean value: where it lands shows the
+	 * pointer's bits (a table written at an index of them, the stores'
+	 * side of review5.c ltable).
+	 */
+	return vt != CLEAN || tainted;
 }
 
 bool rcv_esc_store(struct rcv_esc *e, const struct rcv_op *o,

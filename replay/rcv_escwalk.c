@@ -11,7 +11,7 @@
 
 #include <capstone/capstone.h>
 
-#include "rcv_win.h"
+#include "rcv_esc.h"
 
 static bool started_in(const struct rp_session *s, uint32_t tid)
 {
@@ -155,6 +155,7 @@ void rcv_esc_compute(struct rp_recover *rc)
 			esc = p;
 			break;
 		}
+		rcv_esc_vex_gpr(&e, &in, insn.raw, insn.size);
 		lowest_rsp(&e, &low);
 		prev = in;
 		piclass = insn.iclass;
