@@ -441,6 +441,7 @@ static int helper_regs(void *ctx, uint64_t pos, struct rp_regs *r)
 		 */
 		rp_recover_set_block(hp->rc, ORD_BLOCK);
 		hp->rc->ord_noargs = true;
+		hp->rc->xthr_off = true;
 		hp->rc->aio = hp->parent->aio;
 	}
 	return hp->rc ? rp_recover_regs(hp->rc, pos, r) : -1;

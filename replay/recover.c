@@ -724,6 +724,7 @@ void rp_recover_free(struct rp_recover *rc)
 	wpf_cache_free(rc->wpf);
 	free(rc->sum);
 	free(rc->pre);
+	rcv_xthr_free(rc);
 	if (!rc->sn_borrowed)
 		rp_snapshot_close(rc->sn);
 	rcv_dec_free(rc->dec);
