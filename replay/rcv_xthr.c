@@ -348,8 +348,11 @@ static bool task_writes(struct rp_recover *rc, struct rcv_xthr *x,
 	}
 	if (!started && !add_write(x, 0, r.in[0], 0, 0))
 		goto out;
-	/* Its exit: clear_child_tid, robust futexes. */
-	if (!add_write(x, r.in[r.n - 1], t_exit, 0, 0))
+	/* Its exit (clear_child_tid, robust futexes): after its last
+	 * instruction was issued, at or after that one's time.
+	 */
+	if (rp_cursor_peek(c, info.insns - 1, &in) ||
+	    !add_write(x, in.tsc, t_exit, 0, 0))
 		goto out;
 	if (rcv_recover_new_with(rc->s, tid, rc->sn, &u))
 		goto out;
@@ -375,6 +378,8 @@ static bool task_writes(struct rp_recover *rc, struct rcv_xthr *x,
 
 			if (in.raw[0] != 0x0f || in.raw[1] != 0x05)
 				goto out;	/* int 0x80, sysenter */
+			/* The kernel's part: from its issue on. */
+			t0 = in.tsc;
 			t1 = t_exit;
 			if (p + 1 < info.insns &&
 			    !rp_cursor_peek(c, p + 1, &nx) && nx.tsc > in.tsc)
@@ -492,12 +497,36 @@ void rcv_xthr_free(struct rp_recover *rc)
 	rc->xthr = NULL;
 }
 
+/*
+ * Of the writes that may write byte @a, those that decide the span of a
+ * state in the run [@tin, @tout] (rcv_xthr_span()): the last to end
+ * before it and the first to begin after it; false when one falls within
+ * it.
+ */
+static void near(const struct rcv_xiv *v, uint64_t tin, uint64_t tout,
+		 struct rcv_xiv near2[2], bool have[2], bool *within)
+{
+	if (v->t1 < tin) {
+		if (!have[0] || v->t1 > near2[0].t1)
+			near2[0] = *v;
+		have[0] = true;
+	} else if (v->t0 > tout) {
+		if (!have[1] || v->t0 < near2[1].t0)
+			near2[1] = *v;
+		have[1] = true;
+	} else {
+		*within = true;
+	}
+}
+
 bool rcv_xthr_quiet(struct rp_recover *rc, uint64_t a, uint64_t s,
 		    uint64_t *from, uint64_t *until)
 {
-	struct rcv_xiv iv[256];
+	struct rcv_xiv iv[2], nb[2];
+	bool have[2] = { false, false }, within = false;
+	uint64_t tin, tout;
 	struct rcv_xthr *x;
-	size_t n = 0, k, lo, hi;
+	size_t n = 0, k, lo, hi, ri;
 
 	if (rc->xthr_off || !rc->mt)
 		return false;
@@ -510,11 +539,16 @@ bool rcv_xthr_quiet(struct rp_recover *rc, uint64_t a, uint64_t s,
 	for (k = 0; k < x->ntls; k++)
 		if (x->tls[k][0] <= a && a < x->tls[k][1])
 			return false;
-	for (k = 0; k < x->nany && n < 256; k++)
-		iv[n++] = x->any[k];
-	for (k = 0; k < x->nrng && n < 256; k++)
+	if (!x->runs.n || s < x->runs.fp[0])
+		return false;
+	ri = run_of(&x->runs, s);
+	tin = x->runs.in[ri];
+	tout = x->runs.out[ri];
+	for (k = 0; k < x->nany && !within; k++)
+		near(&x->any[k], tin, tout, nb, have, &within);
+	for (k = 0; k < x->nrng && !within; k++)
 		if (x->rng[k].lo <= a && a < x->rng[k].hi)
-			iv[n++] = x->rng[k];
+			near(&x->rng[k], tin, tout, nb, have, &within);
 	lo = 0;
 	hi = x->nw;
 	while (lo < hi) {
@@ -525,9 +559,15 @@ bool rcv_xthr_quiet(struct rp_recover *rc, uint64_t a, uint64_t s,
 		else
 			hi = mid;
 	}
-	for (k = lo; k < x->nw && x->w[k].word == a >> 3 && n < 256; k++)
-		iv[n++] = (struct rcv_xiv){ x->w[k].t0, x->w[k].t1, 0, 0 };
-	if (n == 256)	/* too many to look at: not known */
+	for (k = lo; k < x->nw && x->w[k].word == a >> 3 && !within; k++) {
+		struct rcv_xiv v = { x->w[k].t0, x->w[k].t1, 0, 0 };
+
+		near(&v, tin, tout, nb, have, &within);
+	}
+	if (within)
 		return false;
+	for (k = 0; k < 2; k++)
+		if (have[k])
+			iv[n++] = nb[k];
 	return rcv_xthr_span(&x->runs, iv, n, s, from, until);
 }
