@@ -106,7 +106,7 @@ static void map_of(struct rp_recover *rc, uint64_t a)
 			 * limits).  The snapshot holds a copied page
 			 * (relocated RELRO) or the image's bytes.
 			 */
-			m->ro = !(mi.prot & 10) &&
+			m->ro = !(mi.prot & 10) && (mi.prot & 5) &&
 				(!mi.path[0] || !strcmp(mi.path, "[vdso]") ||
 				 (mi.path[0] != '[' &&
 				  !file_shared(rc, &mi)));
@@ -129,7 +129,7 @@ static bool ro_mem(struct win *w, uint64_t i, uint64_t a)
 	struct rp_recover *rc = w->rc;
 	const struct win *l;
 
-	if (!rc->snap_ok || (!w->top_end && !w->later) ||
+	if (!(rc->snap_ok || rc->snap_ro) || (!w->top_end && !w->later) ||
 	    (int64_t)i <= w->protc)
 		return false;
 	for (l = w->later; l; l = l->later)
@@ -335,12 +335,18 @@ bool rcv_private(struct rp_recover *rc, uint64_t a)
 	return rcv_private_until(rc, a, &until) && until == UINT64_MAX;
 }
 
+/* Byte @a of the snapshot's memory of the process, whoever asks. */
+static bool snap_read(struct rp_recover *rc, uint64_t a, uint8_t *b);
+
 bool rcv_snap_byte(struct rp_recover *rc, uint64_t a, uint8_t *b)
+{
+	return rc->snap_ok && snap_read(rc, a, b);
+}
+
+static bool snap_read(struct rp_recover *rc, uint64_t a, uint8_t *b)
 {
 	uint64_t page = a & ~4095ull;
 
-	if (!rc->snap_ok)
-		return false;
 	if (!rc->page_valid || rc->page != page) {
 		rc->page = page;
 		rc->page_valid = true;
@@ -618,7 +624,7 @@ static uint8_t mem_bytes(struct win *w, uint64_t i, uint64_t word,
 		if (!(want >> b & 1))
 			continue;
 		if (ro_mem(w, i, a)) {
-			if (rcv_snap_byte(w->rc, a, &t)) {
+			if (snap_read(w->rc, a, &t)) {
 				val[b] = t;
 				got |= 1u << b;
 			}

@@ -152,6 +152,11 @@ struct rp_recover {
 	uint64_t end_fdrop;
 	bool end_wild;
 	bool snap_ok;		/* the snapshot shows this thread's end */
+	/* It ended before the snapshot, its process did not: the
+	 * snapshot's read-only pages hold for it where rcv_order.c orders
+	 * every other task's calls that may change them before (ro_mem()).
+	 */
+	bool snap_ro;
 	bool mt;		/* other threads share its memory */
 	bool strict;		/* no rule that rests on an assumption about
 				 * the program (rp_session_set_values_strict) */
@@ -476,6 +481,11 @@ struct rcv_ord_calls {
 struct rcv_ord_args {
 	int (*regs)(void *ctx, uint64_t pos, struct rp_regs *r);
 	void *ctx;
+	/* Does the system call at @pos write no memory, by the task's
+	 * engine (a write(2) to a descriptor proven not to name a memory
+	 * file: rcv_fd.c)?  NULL: not known.
+	 */
+	bool (*quiet)(void *ctx, uint64_t pos);
 };
 /*
  * What system call @nr with the registers @r before it (NULL: none known)
