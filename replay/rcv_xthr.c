@@ -28,17 +28,18 @@
  *
  *   a user-mode store of U         its run [in, out], its address (or
  *                                  the range the engine bounds it to)
- *   a system call of U             [its run's in, tsc(p + 1)], what it
+ *   a system call p of U           [tsc(p), tsc(p + 1)], what it
  *                                  writes by the table, and the pages
  *                                  whose mapping it may change
- *   U's exit (clear_child_tid,     [its last run's in, THREAD_EXIT]:
- *   robust futexes)                any byte
+ *   U's exit (clear_child_tid,     [tsc(its last instruction),
+ *   robust futexes), or a call     THREAD_EXIT or forever]: any byte
+ *   in flight at the end
  *   U before its history (a task   [0, its first time]: any byte
  *   there when the recording began)
  *
  * and U's addresses come from a values engine of U's own (which uses no
- * such rule itself).  A task with a gap, a signal handler run, a far
- * transfer that is not a `syscall`, too long a history, or no engine:
+ * such rule itself).  A task with a gap, a signal handler run, a system
+ * call through int 0x80 or sysenter, too long a history, or no engine:
  * any byte at any time (no rule).  Hardware traces (the kernel module,
  * the importers) give no such order: there a TSC arrives with PSB+ and
  * switch-ins only, MTC and CYC place instructions between them only by
@@ -290,6 +291,59 @@ static bool runs_place(struct rcv_xruns *r, struct rp_cursor *c,
 	return true;
 }
 
+/*
+ * The kernel's writes at task @tid's exit, from its EXIT_FUTEX record:
+ * its clear_child_tid word, when its robust list is empty and no futex
+ * is pending; else (or without the record, for a task that exits) any
+ * byte.  None for a task alive at the end.
+ */
+static bool exit_writes(const struct rp_session *s, struct rcv_xthr *x,
+			uint32_t tid, uint64_t t0, uint64_t t_exit)
+{
+	const uint32_t need = PTREC_SB_FUTEX_CTID | PTREC_SB_FUTEX_ROBUST |
+			      PTREC_SB_FUTEX_HEAD;
+	size_t i;
+
+	for (i = 0; i < s->nrecs; i++) {
+		const struct ptrec_sb_exit_futex *f = (const void *)s->recs[i];
+
+		if (s->recs[i]->type != PTREC_SB_EXIT_FUTEX || f->tid != tid)
+			continue;
+		if ((f->known & need) != need || f->list_op_pending ||
+		    (f->robust_list &&
+		     (f->robust_next & ~1ull) != f->robust_list))
+			break;
+		return !f->clear_child_tid ||
+		       add_write(x, t0, t_exit, f->clear_child_tid,
+				 f->clear_child_tid + 4);
+	}
+	return t_exit == UINT64_MAX || add_write(x, t0, t_exit, 0, 0);
+}
+
+/*
+ * System call @p of @u still in flight when the recording ended: a futex
+ * wait writes nothing (FUTEX_WAIT, FUTEX_WAIT_BITSET, private or not, on
+ * either clock), nor do pause and sched_yield; anything else may write
+ * any byte until the end.
+ */
+static bool in_flight(struct rp_recover *u, struct rcv_xthr *x, uint64_t p,
+		      uint64_t t0, uint64_t t_exit)
+{
+	const uint64_t m = 1ull << RP_REG_RAX | 1ull << RP_REG_RSI;
+	struct rp_regs r;
+	uint64_t nr;
+
+	if (!rp_recover_regs(u, p, &r) && (r.valid & m) == m) {
+		nr = r.val[RP_REG_RAX];
+		if (nr == 34 || nr == 24)
+			return true;
+		if (nr == 202 && ((r.val[RP_REG_RSI] & ~0x180ull) == 0 ||
+				  (r.val[RP_REG_RSI] & ~0x180ull) == 9))
+			return true;
+	}
+	return add_write(x, t0, t_exit, 0, 0);
+}
+
 struct scan_arg {
 	struct rp_access acc[4];
 	int n;
@@ -348,13 +402,17 @@ static bool task_writes(struct rp_recover *rc, struct rcv_xthr *x,
 	}
 	if (!started && !add_write(x, 0, r.in[0], 0, 0))
 		goto out;
-	/* Its exit (clear_child_tid, robust futexes): after its last
-	 * instruction was issued, at or after that one's time.
+	/* Its exit (clear_child_tid, robust futexes), or a system call
+	 * still in flight at the end: after its last instruction was
+	 * issued, at or after that one's time.
 	 */
 	if (rp_cursor_peek(c, info.insns - 1, &in) ||
-	    !add_write(x, in.tsc, t_exit, 0, 0))
+	    !exit_writes(rc->s, x, tid, in.tsc, t_exit))
 		goto out;
 	if (rcv_recover_new_with(rc->s, tid, rc->sn, &u))
+		goto out;
+	if (pos < info.insns &&		/* rp_thread_end(): in flight */
+	    !in_flight(u, x, info.insns - 1, in.tsc, t_exit))
 		goto out;
 	u->xthr_off = true;
 	u->ord_noargs = true;
@@ -384,6 +442,11 @@ static bool task_writes(struct rp_recover *rc, struct rcv_xthr *x,
 			if (p + 1 < info.insns &&
 			    !rp_cursor_peek(c, p + 1, &nx) && nx.tsc > in.tsc)
 				t1 = nx.tsc;
+			/* Its next run began after it returned (only a
+			 * thread whose call returned is picked again).
+			 */
+			if (ri + 1 < r.n && r.in[ri + 1] < t1)
+				t1 = r.in[ri + 1];
 			/* The pages whose mapping it may change. */
 			if (!rp_recover_regs(u, p, &regs) &&
 			    (regs.valid & 1ull << RP_REG_RAX))
@@ -571,3 +634,4 @@ bool rcv_xthr_quiet(struct rp_recover *rc, uint64_t a, uint64_t s,
 			iv[n++] = nb[k];
 	return rcv_xthr_span(&x->runs, iv, n, s, from, until);
 }
+
