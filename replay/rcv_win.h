@@ -539,6 +539,10 @@ struct rcv_xruns {
 	uint64_t *in, *out, *fp;
 	size_t n;
 	uint64_t count;
+	/* NULL, or per run: set when its SWITCH_OUT was a preemption
+	 * (the thread was ready: no system call of it in flight).
+	 */
+	bool *pre;
 };
 struct rcv_xiv {
 	uint64_t t0, t1, lo, hi;

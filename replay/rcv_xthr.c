@@ -77,6 +77,13 @@ struct rcv_xthr {
 	size_t ntls;
 };
 
+/* One task's writes, made once per session (struct rp_session). */
+struct rcv_xtask {
+	uint32_t tid;
+	bool ok;		/* else: any byte, any time */
+	struct rcv_xthr w;	/* its lists (any, rng, w, tls) */
+};
+
 /* ---- the order of one query (pure: test_rcv_xthr.c) -------------------- */
 
 /* The run holding state @s: the last whose first position is <= @s. */
@@ -214,23 +221,39 @@ static bool task_runs(const struct rp_session *s, uint32_t tid,
 		     h->type != PTREC_SB_SWITCH_OUT) || sw->tid != tid)
 			continue;
 		if (h->type == PTREC_SB_SWITCH_OUT) {
-			if (open)
+			if (open) {
 				r->out[r->n - 1] = h->time;
+				r->pre[r->n - 1] =
+					h->flags & PTREC_SB_F_PREEMPT;
+			}
 			open = false;
 			continue;
 		}
 		if (open)	/* two SWITCH_INs: not the order we know */
 			return false;
 		if (r->n == cap) {
+			uint64_t *a, *b, *c;
+			bool *d;
+
 			cap = cap ? 2 * cap : 16;
-			r->in = realloc(r->in, cap * sizeof(*r->in));
-			r->out = realloc(r->out, cap * sizeof(*r->out));
-			r->fp = realloc(r->fp, cap * sizeof(*r->fp));
-			if (!r->in || !r->out || !r->fp)
+			a = realloc(r->in, cap * sizeof(*a));
+			if (a)
+				r->in = a;
+			b = realloc(r->out, cap * sizeof(*b));
+			if (b)
+				r->out = b;
+			c = realloc(r->fp, cap * sizeof(*c));
+			if (c)
+				r->fp = c;
+			d = realloc(r->pre, cap * sizeof(*d));
+			if (d)
+				r->pre = d;
+			if (!a || !b || !c || !d)
 				return false;
 		}
 		r->in[r->n] = h->time;
 		r->out[r->n] = UINT64_MAX;
+		r->pre[r->n] = false;
 		r->fp[r->n++] = 0;
 		open = true;
 	}
@@ -244,6 +267,7 @@ static void runs_free(struct rcv_xruns *r)
 	free(r->in);
 	free(r->out);
 	free(r->fp);
+	free(r->pre);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -344,6 +368,28 @@ static bool in_flight(struct rp_recover *u, struct rcv_xthr *x, uint64_t p,
 	return add_write(x, t0, t_exit, 0, 0);
 }
 
+/*
+ * The time of the enable after system call @p of task @tid, when the
+ * trace has one before its next instruction (one whose step never
+ * retired), if sooner than @t1: the tracer enables a thread's trace only
+ * when it issues its next step, once the call returned.
+ */
+static uint64_t enabled_after(const struct rp_session *s, uint32_t tid,
+			      uint64_t p, uint64_t t1)
+{
+	struct rp_event ev;
+	uint64_t i;
+
+	for (i = rp_thread_event_find(s, tid, p + 1);
+	     !rp_thread_event(s, tid, i, &ev) && ev.before == p + 1; i++)
+		if (ev.kind == RP_EV_ENABLED && (ev.flags & RP_EVF_TSC)) {
+			if (ev.tsc < t1)
+				t1 = ev.tsc;
+			break;
+		}
+	return t1;
+}
+
 struct scan_arg {
 	struct rp_access acc[4];
 	int n;
@@ -363,8 +409,8 @@ static int scan_fn(void *arg, const struct rp_access *acc, int n)
  * Task @tid's writes into @x.  False when it may write any byte at any
  * time (then nothing is ordered).
  */
-static bool task_writes(struct rp_recover *rc, struct rcv_xthr *x,
-			uint32_t tid)
+static bool task_make(struct rp_recover *rc, struct rcv_xthr *x,
+		      uint32_t tid)
 {
 	struct rp_thread_info info;
 	struct rcv_xruns r = { 0 };
@@ -443,10 +489,15 @@ static bool task_writes(struct rp_recover *rc, struct rcv_xthr *x,
 			    !rp_cursor_peek(c, p + 1, &nx) && nx.tsc > in.tsc)
 				t1 = nx.tsc;
 			/* Its next run began after it returned (only a
-			 * thread whose call returned is picked again).
+			 * thread whose call returned is picked again), and
+			 * a preemption came after (only a ready thread is
+			 * preempted: record/emu.c issue_step()).
 			 */
 			if (ri + 1 < r.n && r.in[ri + 1] < t1)
 				t1 = r.in[ri + 1];
+			if (r.pre[ri] && r.out[ri] < t1)
+				t1 = r.out[ri];
+			t1 = enabled_after(rc->s, tid, p, t1);
 			/* The pages whose mapping it may change. */
 			if (!rp_recover_regs(u, p, &regs) &&
 			    (regs.valid & 1ull << RP_REG_RAX))
@@ -483,6 +534,84 @@ out:
 	rp_cursor_free(c);
 	runs_free(&r);
 	return ok;
+}
+
+static void lists_free(struct rcv_xthr *x)
+{
+	runs_free(&x->runs);
+	free(x->any);
+	free(x->rng);
+	free(x->w);
+	free(x->tls);
+	memset(x, 0, sizeof(*x));
+}
+
+static bool append(void **dst, size_t *n, size_t *cap, const void *src,
+		   size_t k, size_t sz)
+{
+	if (*n + k > *cap) {
+		size_t c = *cap ? *cap : 64;
+		void *t;
+
+		while (c < *n + k)
+			c *= 2;
+		t = realloc(*dst, c * sz);
+		if (!t)
+			return false;
+		*dst = t;
+		*cap = c;
+	}
+	if (k)
+		memcpy((char *)*dst + *n * sz, src, k * sz);
+	*n += k;
+	return true;
+}
+
+/*
+ * Task @tid's writes added to @x: made once per session (a values engine
+ * of the task: the costly part), whichever thread asks.  False when it
+ * may write any byte at any time.
+ */
+static bool task_writes(struct rp_recover *rc, struct rcv_xthr *x,
+			uint32_t tid)
+{
+	struct rp_session *s = rc->s;
+	struct rcv_xtask *t = NULL;
+	size_t i, ct = x->ntls;
+
+	for (i = 0; i < s->nxtasks; i++)
+		if (s->xtasks[i].tid == tid)
+			t = &s->xtasks[i];
+	if (!t) {
+		t = realloc(s->xtasks, (s->nxtasks + 1) * sizeof(*t));
+		if (!t)
+			return false;
+		s->xtasks = t;
+		t = &s->xtasks[s->nxtasks++];
+		memset(t, 0, sizeof(*t));
+		t->tid = tid;
+		t->ok = task_make(rc, &t->w, tid);
+	}
+	return t->ok &&
+	       append((void **)&x->any, &x->nany, &x->cany, t->w.any,
+		      t->w.nany, sizeof(*x->any)) &&
+	       append((void **)&x->rng, &x->nrng, &x->crng, t->w.rng,
+		      t->w.nrng, sizeof(*x->rng)) &&
+	       append((void **)&x->w, &x->nw, &x->cw, t->w.w, t->w.nw,
+		      sizeof(*x->w)) &&
+	       append((void **)&x->tls, &x->ntls, &ct, t->w.tls, t->w.ntls,
+		      sizeof(*x->tls));
+}
+
+void rcv_xthr_session_free(struct rp_session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nxtasks; i++)
+		lists_free(&s->xtasks[i].w);
+	free(s->xtasks);
+	s->xtasks = NULL;
+	s->nxtasks = 0;
 }
 
 static int word_cmp(const void *a, const void *b)
@@ -551,11 +680,7 @@ void rcv_xthr_free(struct rp_recover *rc)
 
 	if (!x)
 		return;
-	runs_free(&x->runs);
-	free(x->any);
-	free(x->rng);
-	free(x->w);
-	free(x->tls);
+	lists_free(x);
 	free(x);
 	rc->xthr = NULL;
 }

@@ -16,7 +16,7 @@
 /* Runs [10, 20] [30, 40] [50, 60] [70, 80] at positions 0, 5, 9, 14 of 20. */
 static uint64_t in[] = { 10, 30, 50, 70 }, out[] = { 20, 40, 60, 80 },
 		fp[] = { 0, 5, 9, 14 };
-static const struct rcv_xruns runs = { in, out, fp, 4, 20 };
+static const struct rcv_xruns runs = { in, out, fp, 4, 20, NULL };
 
 static bool span(const struct rcv_xiv *iv, size_t n, uint64_t s,
 		 uint64_t *from, uint64_t *until)
@@ -84,7 +84,7 @@ Test(rcv_xthr, nearest_writes_win)
 Test(rcv_xthr, before_the_first_run_not_known)
 {
 	static uint64_t in1[] = { 10 }, out1[] = { 20 }, fp1[] = { 3 };
-	const struct rcv_xruns r = { in1, out1, fp1, 1, 5 };
+	const struct rcv_xruns r = { in1, out1, fp1, 1, 5, NULL };
 	uint64_t f, u;
 
 	cr_assert_not(rcv_xthr_span(&r, NULL, 0, 1, &f, &u));
