@@ -506,6 +506,53 @@ static void task_bounds(struct rp_recover *rc, uint32_t tid,
 		rp_recover_free(hp.rc);
 }
 
+/* Ranged calls a task's walk keeps for the session, at most. */
+#define ORD_KEEP	256
+
+/*
+ * Task @tid's bounds as task_bounds() makes them for an asking thread
+ * whose first time is @t_first, from the session's entry: the walk to
+ * the task's start, made once per session (its values engine is the
+ * costly part), whichever thread asks.  Its ranged calls that completed
+ * before @t_first change nothing the asker sees; past @calls' room the
+ * rest count as calls that may change any page.
+ */
+static void task_bounds_kept(struct rp_recover *rc, uint32_t tid,
+			     uint64_t t_first, struct rcv_ord_calls *calls,
+			     uint64_t bound[2])
+{
+	struct rcv_xtask *t = rcv_xtask_of(rc->s, tid);
+	size_t k;
+
+	if (!t) {
+		task_bounds(rc, tid, t_first, calls, bound);
+		return;
+	}
+	if (!t->ord_done) {
+		struct rcv_ord_calls all = { NULL, 0, ORD_KEEP };
+
+		all.v = malloc(ORD_KEEP * sizeof(*all.v));
+		if (!all.v)
+			all.cap = 0;
+		task_bounds(rc, tid, 0, &all, t->ord_bound);
+		t->ord_calls = all.v;
+		t->ord_n = all.n;
+		t->ord_done = true;
+	}
+	bound[0] = t->ord_bound[0];
+	bound[1] = t->ord_bound[1];
+	for (k = 0; k < t->ord_n; k++) {
+		const struct rcv_ord_call *o = &t->ord_calls[k];
+
+		if (o->bound <= t_first)
+			continue;
+		if (calls && calls->n < calls->cap)
+			calls->v[calls->n++] = *o;
+		else if (o->bound > bound[0])
+			bound[0] = o->bound;
+	}
+}
+
 uint64_t rcv_order_first_after(const struct rcv_hist *h, uint64_t t)
 {
 	uint64_t lo = 0, hi = h->n;
@@ -569,7 +616,11 @@ static void order_compute(struct rp_recover *rc)
 		}
 		if (!vm && !fd)
 			continue;
-		task_bounds(rc, tid, first.tsc, vm ? &calls : NULL, b);
+		if (rc->ord_noargs)
+			task_bounds(rc, tid, first.tsc, vm ? &calls : NULL, b);
+		else
+			task_bounds_kept(rc, tid, first.tsc,
+					 vm ? &calls : NULL, b);
 		if (getenv("PTREC_RCV_DEBUG"))
 			fprintf(stderr, "order: task %u of %u quiet after %"
 				PRIu64 " (maps), %" PRIu64 " (fds)\n", tid,

@@ -563,6 +563,25 @@ bool rcv_xthr_span(const struct rcv_xruns *r, const struct rcv_xiv *iv,
 bool rcv_xthr_quiet(struct rp_recover *rc, uint64_t a, uint64_t s,
 		    uint64_t *from, uint64_t *until);
 void rcv_xthr_free(struct rp_recover *rc);
+/*
+ * What a session keeps of each task for the other threads' engines, so
+ * that each is made once, whichever thread asks (rp_session.xtasks):
+ * its writes in time (rcv_xthr.c: @ok, @w when @done) and the bounds of
+ * its system calls that may change mappings or descriptors
+ * (rcv_order.c: @ord_bound, its ranged calls @ord_calls, when @ord_done),
+ * walked to its start.
+ */
+struct rcv_xtask {
+	uint32_t tid;
+	bool done, ok;
+	struct rcv_xthr *w;
+	bool ord_done;
+	uint64_t ord_bound[2];
+	struct rcv_ord_call *ord_calls;
+	size_t ord_n;
+};
+/* The session's entry of task @tid, made empty when new (NULL: no memory). */
+struct rcv_xtask *rcv_xtask_of(struct rp_session *s, uint32_t tid);
 /* Is @a in a private mapping of the snapshot (not [vvar], no file
  * mapped shared too)?  (rcv_mem.c)
  */

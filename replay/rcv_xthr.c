@@ -77,13 +77,6 @@ struct rcv_xthr {
 	size_t ntls;
 };
 
-/* One task's writes, made once per session (struct rp_session). */
-struct rcv_xtask {
-	uint32_t tid;
-	bool ok;		/* else: any byte, any time */
-	struct rcv_xthr w;	/* its lists (any, rng, w, tls) */
-};
-
 /* ---- the order of one query (pure: test_rcv_xthr.c) -------------------- */
 
 /* The run holding state @s: the last whose first position is <= @s. */
@@ -577,38 +570,55 @@ static bool task_writes(struct rp_recover *rc, struct rcv_xthr *x,
 {
 	struct rp_session *s = rc->s;
 	struct rcv_xtask *t = NULL;
-	size_t i, ct = x->ntls;
+	size_t ct = x->ntls;
+
+	t = rcv_xtask_of(s, tid);
+	if (!t)
+		return false;
+	if (!t->done) {
+		t->w = calloc(1, sizeof(*t->w));
+		t->ok = t->w && task_make(rc, t->w, tid);
+		t->done = true;
+	}
+	return t->ok &&
+	       append((void **)&x->any, &x->nany, &x->cany, t->w->any,
+		      t->w->nany, sizeof(*x->any)) &&
+	       append((void **)&x->rng, &x->nrng, &x->crng, t->w->rng,
+		      t->w->nrng, sizeof(*x->rng)) &&
+	       append((void **)&x->w, &x->nw, &x->cw, t->w->w, t->w->nw,
+		      sizeof(*x->w)) &&
+	       append((void **)&x->tls, &x->ntls, &ct, t->w->tls,
+		      t->w->ntls, sizeof(*x->tls));
+}
+
+struct rcv_xtask *rcv_xtask_of(struct rp_session *s, uint32_t tid)
+{
+	struct rcv_xtask *t;
+	size_t i;
 
 	for (i = 0; i < s->nxtasks; i++)
 		if (s->xtasks[i].tid == tid)
-			t = &s->xtasks[i];
-	if (!t) {
-		t = realloc(s->xtasks, (s->nxtasks + 1) * sizeof(*t));
-		if (!t)
-			return false;
-		s->xtasks = t;
-		t = &s->xtasks[s->nxtasks++];
-		memset(t, 0, sizeof(*t));
-		t->tid = tid;
-		t->ok = task_make(rc, &t->w, tid);
-	}
-	return t->ok &&
-	       append((void **)&x->any, &x->nany, &x->cany, t->w.any,
-		      t->w.nany, sizeof(*x->any)) &&
-	       append((void **)&x->rng, &x->nrng, &x->crng, t->w.rng,
-		      t->w.nrng, sizeof(*x->rng)) &&
-	       append((void **)&x->w, &x->nw, &x->cw, t->w.w, t->w.nw,
-		      sizeof(*x->w)) &&
-	       append((void **)&x->tls, &x->ntls, &ct, t->w.tls, t->w.ntls,
-		      sizeof(*x->tls));
+			return &s->xtasks[i];
+	t = realloc(s->xtasks, (s->nxtasks + 1) * sizeof(*t));
+	if (!t)
+		return NULL;
+	s->xtasks = t;
+	t = &s->xtasks[s->nxtasks++];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	return t;
 }
 
 void rcv_xthr_session_free(struct rp_session *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->nxtasks; i++)
-		lists_free(&s->xtasks[i].w);
+	for (i = 0; i < s->nxtasks; i++) {
+		if (s->xtasks[i].w)
+			lists_free(s->xtasks[i].w);
+		free(s->xtasks[i].w);
+		free(s->xtasks[i].ord_calls);
+	}
 	free(s->xtasks);
 	s->xtasks = NULL;
 	s->nxtasks = 0;
