@@ -522,9 +522,13 @@ static void task_bounds_kept(struct rp_recover *rc, uint32_t tid,
 			     uint64_t bound[2])
 {
 	struct rcv_xtask *t = rcv_xtask_of(rc->s, tid);
+	struct rp_thread_info info;
 	size_t k;
 
-	if (!t) {
+	/* A walk to the start of a history longer than a walk may go
+	 * ends with no bound: there the asker's own early stop counts.
+	 */
+	if (!t || rp_thread_info(rc->s, tid, &info) || info.insns > ORD_WALK) {
 		task_bounds(rc, tid, t_first, calls, bound);
 		return;
 	}
