@@ -458,6 +458,7 @@ static bool task_make(struct rp_recover *rc, struct rcv_xthr *x,
 	u->aio = rc->aio;
 	for (pos = 0; pos < info.insns; pos++) {
 		uint64_t t0, t1, p = pos;
+		bool by_range = false;
 		size_t ri;
 
 		e = rp_recover_scan(u, &p, 1, pos, info.insns,
@@ -500,11 +501,18 @@ static bool task_make(struct rp_recover *rc, struct rcv_xthr *x,
 			if (e && !add_write(x, t0, t1, e > 0 ? lo : 0,
 					    e > 0 ? hi : 0))
 				goto out;
+			/* mprotect, munmap and madvise of a known range
+			 * change bytes of that range alone (a mapping that
+			 * grows down over unmapped pages too), however long
+			 * (the table takes a long one as a barrier).
+			 */
+			by_range = e >= 0 && (nr == 10 || nr == 11 || nr == 28);
 		}
 		for (k = 0; k < sa.n; k++) {
 			const struct rp_access *a = &sa.acc[k];
 
-			if (a->kind != RP_ACC_WRITE)
+			if (a->kind != RP_ACC_WRITE ||
+			    (a->syscall && by_range))
 				continue;
 			if (a->addr_known)
 				lo = a->addr, hi = a->addr + a->size;
