@@ -39,8 +39,10 @@
  *
  * and U's addresses come from a values engine of U's own (which uses no
  * such rule itself).  A task with a gap, a signal handler run, a system
- * call through int 0x80 or sysenter, too long a history, or no engine:
- * any byte at any time (no rule).  Hardware traces (the kernel module,
+ * call through int 0x80 or sysenter, one whose number its engine does
+ * not know, rseq(2) or arch_prctl(2) (an area the kernel writes away
+ * from the thread pointer at the end), too long a history, or no
+ * engine: any byte at any time (no rule).  Hardware traces (the kernel module,
  * the importers) give no such order: there a TSC arrives with PSB+ and
  * switch-ins only, MTC and CYC place instructions between them only by
  * estimate, and two CPUs run threads at once: every interval overlaps,
@@ -383,6 +385,39 @@ static uint64_t enabled_after(const struct rp_session *s, uint32_t tid,
 	return t1;
 }
 
+/* arch_prctl(2) at @p of @u: a code that does not set fs_base? */
+static bool fs_kept(struct rp_recover *u, uint64_t p)
+{
+	struct rp_regs r;
+
+	return !rp_recover_regs(u, p, &r) &&
+	       (r.valid & 1ull << RP_REG_RDI) &&
+	       r.val[RP_REG_RDI] != 0x1002;
+}
+
+/*
+ * Does rseq(2) at @p of @u register an area within the last thread
+ * pointer window @x holds (its task's), or unregister one (flags bit 0),
+ * or not show where (the assumption: glibc's)?
+ */
+static bool rseq_near(struct rp_recover *u, uint64_t p,
+		      const struct rcv_xthr *x)
+{
+	const uint64_t m = 1ull << RP_REG_RDI | 1ull << RP_REG_RDX;
+	struct rp_regs r;
+	uint64_t a;
+
+	if (rp_recover_regs(u, p, &r) || !x->ntls)
+		return false;
+	if ((r.valid & m) != m)		/* not known: assumed */
+		return true;
+	if (r.val[RP_REG_RDX] & 1)
+		return true;
+	a = r.val[RP_REG_RDI];
+	return a >= x->tls[x->ntls - 1][0] && a < x->tls[x->ntls - 1][1] &&
+	       x->tls[x->ntls - 1][1] - a >= 32;
+}
+
 struct scan_arg {
 	struct rp_access acc[4];
 	int n;
@@ -412,6 +447,7 @@ static bool task_make(struct rp_recover *rc, struct rcv_xthr *x,
 	struct rp_gap gap;
 	struct rp_regs regs;
 	struct rp_insn in, nx;
+	struct rp_snap_thread_info sti;
 	struct scan_arg sa;
 	uint64_t t_exit, pos, lo, hi;
 	bool started, ok = false;
@@ -439,7 +475,12 @@ static bool task_make(struct rp_recover *rc, struct rcv_xthr *x,
 		t[x->ntls][0] = fs > 16384 ? fs - 16384 : 0;
 		t[x->ntls++][1] = fs + 16384;
 	}
-	if (!started && !add_write(x, 0, r.in[0], 0, 0))
+	/* A task there before the recording began registered its rseq
+	 * area where the history does not show: the snapshot lists it,
+	 * unless the task ended.
+	 */
+	if (!started && (rp_snapshot_thread(rc->sn, tid, &sti) ||
+			 !add_write(x, 0, r.in[0], 0, 0)))
 		goto out;
 	/* Its exit (clear_child_tid, robust futexes), or a system call
 	 * still in flight at the end: after its last instruction was
@@ -496,7 +537,16 @@ static bool task_make(struct rp_recover *rc, struct rcv_xthr *x,
 			if (!rp_recover_regs(u, p, &regs) &&
 			    (regs.valid & 1ull << RP_REG_RAX))
 				nr = (int64_t)regs.val[RP_REG_RAX];
-			e = nr < 0 || nr >> 32 ? -1 :
+			/* rseq(2) registers an area the kernel writes
+			 * whenever it likes: taken to lie in the thread
+			 * pointer's 32 KiB at the end (glibc's, in struct
+			 * pthread), but where the engine shows it does
+			 * not; arch_prctl(ARCH_SET_FS) moves that pointer.
+			 */
+			if (nr < 0 || (nr == 334 && !rseq_near(u, p, x)) ||
+			    (nr == 158 && !fs_kept(u, p)))
+				goto out;
+			e = nr >> 32 ? -1 :
 			    rcv_order_effect((uint64_t)nr, &regs, &lo, &hi);
 			if (e && !add_write(x, t0, t1, e > 0 ? lo : 0,
 					    e > 0 ? hi : 0))
@@ -657,8 +707,11 @@ static void xthr_compute(struct rp_recover *rc)
 	if (!x)
 		return;
 	rp_session_info(rc->s, &si);
+	/* Strict values: other tasks' rseq areas are taken to be near
+	 * their thread pointers (glibc's), an assumption about the program.
+	 */
 	if (!si.backend || strcmp(si.backend, "emu") || !rc->sn ||
-	    rc->rseq_any || rcv_order_aio(rc))
+	    rc->rseq_any || rc->strict || rcv_order_aio(rc))
 		return;
 	nmm = rcv_share_set(rc->s, rc->pid, CLONE_VM, 0, mm, 64);
 	if (!nmm || !task_runs(rc->s, rc->tid, &x->runs, &t_exit, &started) ||
