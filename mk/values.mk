@@ -37,6 +37,12 @@ $(ROTHREADS): tests/values/rothreads.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -o $@ $<
 
+# Other threads' stores in time (rcv_xthr.c).
+XTHREADS := $(BUILD)/tests/values/xthreads
+$(XTHREADS): tests/values/xthreads.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Wall -Werror -pthread -o $@ $<
+
 # Review 2's cases (tests/values/review2.c): in values-test (run.sh) but
 # sigjcc, whose signal timing varies; values-review2 runs the reviewer's
 # original six.
@@ -109,8 +115,9 @@ values-review7-check: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW7)
 		REVIEW7_MODES="$(REVIEW7_FIXED)" tests/values/review7.sh
 
 values-test: $(PTREC) $(VALCHECK) $(VALWIN) $(PROG_BINS) $(UNSOUND) \
-		$(HOLES) $(ROTHREADS) $(REVIEW2) $(REVIEW4)
+		$(HOLES) $(ROTHREADS) $(XTHREADS) $(REVIEW2) $(REVIEW4)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
+		XTHREADS=$(CURDIR)/$(XTHREADS) \
 		VALWIN=$(CURDIR)/$(VALWIN) \
 		PROGS=$(CURDIR)/$(PROG_DIR) UNSOUND=$(CURDIR)/$(UNSOUND) \
 		HOLES=$(CURDIR)/$(HOLES) ROTHREADS=$(CURDIR)/$(ROTHREADS) \

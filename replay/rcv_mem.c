@@ -106,7 +106,7 @@ static void map_of(struct rp_recover *rc, uint64_t a)
 			 * limits).  The snapshot holds a copied page
 			 * (relocated RELRO) or the image's bytes.
 			 */
-			m->ro = !(mi.prot & 10) &&
+			m->ro = !(mi.prot & 10) && (mi.prot & 5) &&
 				(!mi.path[0] || !strcmp(mi.path, "[vdso]") ||
 				 (mi.path[0] != '[' &&
 				  !file_shared(rc, &mi)));
@@ -129,7 +129,7 @@ static bool ro_mem(struct win *w, uint64_t i, uint64_t a)
 	struct rp_recover *rc = w->rc;
 	const struct win *l;
 
-	if (!rc->snap_ok || (!w->top_end && !w->later) ||
+	if (!(rc->snap_ok || rc->snap_ro) || (!w->top_end && !w->later) ||
 	    (int64_t)i <= w->protc)
 		return false;
 	for (l = w->later; l; l = l->later)
@@ -319,6 +319,14 @@ uint64_t rcv_stack_until(struct rp_recover *rc)
 	return rc->esc_pos;
 }
 
+bool rcv_map_private(struct rp_recover *rc, uint64_t a)
+{
+	if (!rc->sn)
+		return false;
+	map_of(rc, a);
+	return rc->map.found && rc->map.priv;
+}
+
 /* Is @a memory this thread alone writes all through its history? */
 bool rcv_private(struct rp_recover *rc, uint64_t a)
 {
@@ -327,12 +335,18 @@ bool rcv_private(struct rp_recover *rc, uint64_t a)
 	return rcv_private_until(rc, a, &until) && until == UINT64_MAX;
 }
 
+/* Byte @a of the snapshot's memory of the process, whoever asks. */
+static bool snap_read(struct rp_recover *rc, uint64_t a, uint8_t *b);
+
 bool rcv_snap_byte(struct rp_recover *rc, uint64_t a, uint8_t *b)
+{
+	return rc->snap_ok && snap_read(rc, a, b);
+}
+
+static bool snap_read(struct rp_recover *rc, uint64_t a, uint8_t *b)
 {
 	uint64_t page = a & ~4095ull;
 
-	if (!rc->snap_ok)
-		return false;
 	if (!rc->page_valid || rc->page != page) {
 		rc->page = page;
 		rc->page_valid = true;
@@ -429,11 +443,12 @@ static void acc_vals(const struct rcv_acc *x, uint64_t word, uint8_t m,
 }
 
 /* The walk of mem_bytes() for the bytes @p of @word, all this thread's
- * alone up to state @until.
+ * alone from state @from up to state @until.
  */
 static uint8_t mem_scan(struct win *w, uint64_t i, uint64_t word, uint8_t p,
-			uint64_t until, uint8_t *val, int dirs)
+			uint64_t from, uint64_t until, uint8_t *val, int dirs)
 {
+	size_t flo = from > w->first ? (size_t)(from - w->first) : 0;
 	uint64_t sa, sl;
 	size_t k, j, lim, stop;
 	uint8_t got = 0, back = 0, r_ok, t, kn, cov;
@@ -540,7 +555,8 @@ static uint8_t mem_scan(struct win *w, uint64_t i, uint64_t word, uint8_t p,
 	p = back;
 	for (;;) {
 		for (; p && j > 0 && w->idx[j - 1].word == word &&
-		     (int64_t)w->idx[j - 1].pos > plim; j--) {
+		     (int64_t)w->idx[j - 1].pos > plim &&
+		     w->idx[j - 1].pos >= flo; j--) {
 			size_t q = w->idx[j - 1].pos;
 
 			if (k - j >= MB_SCAN)
@@ -566,7 +582,9 @@ static uint8_t mem_scan(struct win *w, uint64_t i, uint64_t word, uint8_t p,
 		}
 		if (!p)
 			break;
-		if (plim >= 0 && tries < MB_ALIAS) {
+		if (plim >= (int64_t)flo && tries < MB_ALIAS &&
+		    !(j > 0 && w->idx[j - 1].word == word &&
+		      w->idx[j - 1].pos < flo)) {
 			r_ok = 0;
 			for (b = 0; b < 8; b++)
 				if ((p >> b & 1) &&
@@ -586,7 +604,8 @@ static uint8_t mem_scan(struct win *w, uint64_t i, uint64_t word, uint8_t p,
 	/* Nothing may have written them since the window began: what the
 	 * window before it shows at its end.
 	 */
-	if (p && plim < 0 && w->earlier && (dirs & MB_BACK))
+	if (p && plim < 0 && !flo && w->earlier && (dirs & MB_BACK) &&
+	    !(j > 0 && w->idx[j - 1].word == word && w->idx[j - 1].pos < flo))
 		got |= mem_bytes(w->earlier, w->earlier->n, word, p, val,
 				 MB_BACK);
 	return got;
@@ -605,7 +624,7 @@ static uint8_t mem_bytes(struct win *w, uint64_t i, uint64_t word,
 		if (!(want >> b & 1))
 			continue;
 		if (ro_mem(w, i, a)) {
-			if (rcv_snap_byte(w->rc, a, &t)) {
+			if (snap_read(w->rc, a, &t)) {
 				val[b] = t;
 				got |= 1u << b;
 			}
@@ -613,11 +632,19 @@ static uint8_t mem_bytes(struct win *w, uint64_t i, uint64_t word,
 		}
 		if (!rcv_private_until(w->rc, a, &until) ||
 		    w->first + i > until) {
-			/* Shared: only what instruction i itself loads. */
+			/* Shared: what instruction i itself loads; else
+			 * between the other tasks' writes (rcv_xthr.c).
+			 */
+			uint64_t fr, un;
+
 			if (i < w->n && !(w->ins[i].flags & RCV_I_BARRIER) &&
 			    rcv_acc_byte(rcv_acc_of(w, i, false), a, &t) == 1) {
 				val[b] = t;
 				got |= 1u << b;
+			} else if (rcv_xthr_quiet(w->rc, a, w->first + i,
+						  &fr, &un)) {
+				got |= mem_scan(w, i, word, 1u << b, fr, un,
+						val, dirs);
 			}
 			continue;
 		}
@@ -626,10 +653,11 @@ static uint8_t mem_bytes(struct win *w, uint64_t i, uint64_t word,
 		if (until == g_until)
 			grp |= 1u << b;
 		else
-			got |= mem_scan(w, i, word, 1u << b, until, val, dirs);
+			got |= mem_scan(w, i, word, 1u << b, 0, until, val,
+					dirs);
 	}
 	if (grp)
-		got |= mem_scan(w, i, word, grp, g_until, val, dirs);
+		got |= mem_scan(w, i, word, grp, 0, g_until, val, dirs);
 	return got;
 }
 

@@ -191,7 +191,8 @@ bool rcv_order_ro_in(struct rp_recover *rc, uint64_t lo, uint64_t hi)
 	if (!rc->sn)
 		return true;
 	for (k = 0; !rp_snapshot_proc_map(rc->sn, rc->pid, k, &mi); k++)
-		if (!(mi.prot & 10) && mi.start < hi && lo < mi.end)
+		if (!(mi.prot & 10) && (mi.prot & 5) && mi.start < hi &&
+		    lo < mi.end)
 			return true;
 	return false;
 }
@@ -316,6 +317,12 @@ static bool ranged(const struct rcv_ord_args *args,
 	e = rcv_order_effect((uint64_t)nr,
 			     args->regs(args->ctx, p, &r) ? NULL : &r,
 			     &lo, &hi);
+	/* The write family writes pages only through a memory file
+	 * (/proc/PID/mem), which the task's engine rules out or not.
+	 */
+	if (e < 0 && (nr == 1 || nr == 18 || nr == 20 || nr == 296 ||
+		      nr == 328) && args->quiet && args->quiet(args->ctx, p))
+		e = 0;
 	if (getenv("PTREC_RCV_DEBUG"))
 		fprintf(stderr, "order: call %" PRId64 " at %" PRIu64
 			" (done before %" PRIu64 "): %s [%#" PRIx64 ", %#"
@@ -441,9 +448,28 @@ static int helper_regs(void *ctx, uint64_t pos, struct rp_regs *r)
 		 */
 		rp_recover_set_block(hp->rc, ORD_BLOCK);
 		hp->rc->ord_noargs = true;
+		hp->rc->xthr_off = true;
 		hp->rc->aio = hp->parent->aio;
 	}
 	return hp->rc ? rp_recover_regs(hp->rc, pos, r) : -1;
+}
+
+static bool helper_quiet(void *ctx, uint64_t pos)
+{
+	struct helper *hp = ctx;
+	struct rp_access acc[4];
+	struct rp_regs r;
+	int n, k;
+
+	if (helper_regs(ctx, pos, &r))
+		return false;
+	n = rp_recover_accesses(hp->rc, pos, acc, 4);
+	if (n < 0)
+		return false;
+	for (k = 0; k < n; k++)
+		if (acc[k].kind == RP_ACC_WRITE)
+			return false;
+	return true;
 }
 
 /* Task @tid's bounds (rcv_order_task()) from its history in the session. */
@@ -452,7 +478,7 @@ static void task_bounds(struct rp_recover *rc, uint32_t tid,
 			uint64_t bound[2])
 {
 	struct helper hp = { rc, NULL, tid, false };
-	struct rcv_ord_args args = { helper_regs, &hp };
+	struct rcv_ord_args args = { helper_regs, &hp, helper_quiet };
 
 	if (rc->ord_noargs)
 		calls = NULL;
@@ -478,6 +504,57 @@ static void task_bounds(struct rp_recover *rc, uint32_t tid,
 	rp_cursor_free(c);
 	if (hp.rc)
 		rp_recover_free(hp.rc);
+}
+
+/* Ranged calls a task's walk keeps for the session, at most. */
+#define ORD_KEEP	256
+
+/*
+ * Task @tid's bounds as task_bounds() makes them for an asking thread
+ * whose first time is @t_first, from the session's entry: the walk to
+ * the task's start, made once per session (its values engine is the
+ * costly part), whichever thread asks.  Its ranged calls that completed
+ * before @t_first change nothing the asker sees; past @calls' room the
+ * rest count as calls that may change any page.
+ */
+static void task_bounds_kept(struct rp_recover *rc, uint32_t tid,
+			     uint64_t t_first, struct rcv_ord_calls *calls,
+			     uint64_t bound[2])
+{
+	struct rcv_xtask *t = rcv_xtask_of(rc->s, tid);
+	struct rp_thread_info info;
+	size_t k;
+
+	/* A walk to the start of a history longer than a walk may go
+	 * ends with no bound: there the asker's own early stop counts.
+	 */
+	if (!t || rp_thread_info(rc->s, tid, &info) || info.insns > ORD_WALK) {
+		task_bounds(rc, tid, t_first, calls, bound);
+		return;
+	}
+	if (!t->ord_done) {
+		struct rcv_ord_calls all = { NULL, 0, ORD_KEEP };
+
+		all.v = malloc(ORD_KEEP * sizeof(*all.v));
+		if (!all.v)
+			all.cap = 0;
+		task_bounds(rc, tid, 0, &all, t->ord_bound);
+		t->ord_calls = all.v;
+		t->ord_n = all.n;
+		t->ord_done = true;
+	}
+	bound[0] = t->ord_bound[0];
+	bound[1] = t->ord_bound[1];
+	for (k = 0; k < t->ord_n; k++) {
+		const struct rcv_ord_call *o = &t->ord_calls[k];
+
+		if (o->bound <= t_first)
+			continue;
+		if (calls && calls->n < calls->cap)
+			calls->v[calls->n++] = *o;
+		else if (o->bound > bound[0])
+			bound[0] = o->bound;
+	}
 }
 
 uint64_t rcv_order_first_after(const struct rcv_hist *h, uint64_t t)
@@ -543,7 +620,11 @@ static void order_compute(struct rp_recover *rc)
 		}
 		if (!vm && !fd)
 			continue;
-		task_bounds(rc, tid, first.tsc, vm ? &calls : NULL, b);
+		if (rc->ord_noargs)
+			task_bounds(rc, tid, first.tsc, vm ? &calls : NULL, b);
+		else
+			task_bounds_kept(rc, tid, first.tsc,
+					 vm ? &calls : NULL, b);
 		if (getenv("PTREC_RCV_DEBUG"))
 			fprintf(stderr, "order: task %u of %u quiet after %"
 				PRIu64 " (maps), %" PRIu64 " (fds)\n", tid,

@@ -220,7 +220,8 @@ bool rcv_sys_keeps_maps(struct win *w, size_t i)
 		return sys_misses_ro(w, i, nr);
 	default:
 		return rcv_sys_write(w, i, &a, &l) >= 0 ||
-		       sys_user_buffer(s, nr);
+		       sys_user_buffer(s, nr) ||
+		       !rcv_order_effect(nr, NULL, &a, &l);
 	}
 }
 

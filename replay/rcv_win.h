@@ -152,6 +152,11 @@ struct rp_recover {
 	uint64_t end_fdrop;
 	bool end_wild;
 	bool snap_ok;		/* the snapshot shows this thread's end */
+	/* It ended before the snapshot, its process did not: the
+	 * snapshot's read-only pages hold for it where rcv_order.c orders
+	 * every other task's calls that may change them before (ro_mem()).
+	 */
+	bool snap_ro;
 	bool mt;		/* other threads share its memory */
 	bool strict;		/* no rule that rests on an assumption about
 				 * the program (rp_session_set_values_strict) */
@@ -300,6 +305,12 @@ struct rp_recover {
 	bool sn_borrowed;	/* sn is its maker's (rcv_recover_new_with) */
 	/* rcv_order_aio(): 0 not computed, 1 no asynchronous I/O, 2 may */
 	uint8_t aio;
+	/* rcv_xthr.c: other tasks' writes in time, made when first
+	 * asked; xthr_off: a helper's (an engine of another task), which
+	 * orders none.
+	 */
+	struct rcv_xthr *xthr;
+	bool xthr_off;
 };
 
 /*
@@ -470,6 +481,11 @@ struct rcv_ord_calls {
 struct rcv_ord_args {
 	int (*regs)(void *ctx, uint64_t pos, struct rp_regs *r);
 	void *ctx;
+	/* Does the system call at @pos write no memory, by the task's
+	 * engine (a write(2) to a descriptor proven not to name a memory
+	 * file: rcv_fd.c)?  NULL: not known.
+	 */
+	bool (*quiet)(void *ctx, uint64_t pos);
 };
 /*
  * What system call @nr with the registers @r before it (NULL: none known)
@@ -511,6 +527,65 @@ void rcv_order_task_args(struct rcv_dec *dec, const struct rcv_hist *h,
 			 struct rcv_ord_calls *calls, uint64_t bound[2]);
 /* The first position of @h whose time is above @t (UINT64_MAX: none). */
 uint64_t rcv_order_first_after(const struct rcv_hist *h, uint64_t t);
+
+/*
+ * Other threads' stores in time (rcv_xthr.c).  A thread's runs: the
+ * software recorder's SWITCH_IN times @in, the next SWITCH_OUT (or
+ * THREAD_EXIT) @out, the first position of each @fp, of @n; @count
+ * instructions.  A write of another task: between times @t0 and @t1
+ * (closed), to [@lo, @hi) (@hi 0: anywhere; not used by the span).
+ */
+struct rcv_xruns {
+	uint64_t *in, *out, *fp;
+	size_t n;
+	uint64_t count;
+	/* NULL, or per run: set when its SWITCH_OUT was a preemption
+	 * (the thread was ready: no system call of it in flight).
+	 */
+	bool *pre;
+};
+struct rcv_xiv {
+	uint64_t t0, t1, lo, hi;
+};
+/*
+ * The states [*@from, *@until] of the thread around state @s between
+ * any two of which none of the @n writes @iv falls (*@until UINT64_MAX:
+ * to its end and the snapshot); false when one may fall within @s's run.
+ */
+bool rcv_xthr_span(const struct rcv_xruns *r, const struct rcv_xiv *iv,
+		   size_t n, uint64_t s, uint64_t *from, uint64_t *until);
+/*
+ * The same for byte @a and the writes of every other task sharing the
+ * memory that may write it: false when not known (not the software
+ * recorder's order, a task that may write anything, a byte the kernel
+ * may write whenever it likes).
+ */
+bool rcv_xthr_quiet(struct rp_recover *rc, uint64_t a, uint64_t s,
+		    uint64_t *from, uint64_t *until);
+void rcv_xthr_free(struct rp_recover *rc);
+/*
+ * What a session keeps of each task for the other threads' engines, so
+ * that each is made once, whichever thread asks (rp_session.xtasks):
+ * its writes in time (rcv_xthr.c: @ok, @w when @done) and the bounds of
+ * its system calls that may change mappings or descriptors
+ * (rcv_order.c: @ord_bound, its ranged calls @ord_calls, when @ord_done),
+ * walked to its start.
+ */
+struct rcv_xtask {
+	uint32_t tid;
+	bool done, ok;
+	struct rcv_xthr *w;
+	bool ord_done;
+	uint64_t ord_bound[2];
+	struct rcv_ord_call *ord_calls;
+	size_t ord_n;
+};
+/* The session's entry of task @tid, made empty when new (NULL: no memory). */
+struct rcv_xtask *rcv_xtask_of(struct rp_session *s, uint32_t tid);
+/* Is @a in a private mapping of the snapshot (not [vvar], no file
+ * mapped shared too)?  (rcv_mem.c)
+ */
+bool rcv_map_private(struct rp_recover *rc, uint64_t a);
 
 /* rp_recover_accesses() of instruction @i of @w (rcv_access.c). */
 int rcv_win_accesses(struct rp_recover *rc, struct win *w, size_t i,

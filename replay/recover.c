@@ -700,6 +700,13 @@ int rcv_recover_new_with(struct rp_session *s, uint32_t tid,
 				rc->stack_hi = mi.end;
 			}
 	}
+	/* A thread that ended before the snapshot, of a process in it:
+	 * its read-only pages, where the other tasks' calls are ordered
+	 * before (rcv_mem.c ro_mem(), rcv_order.c).
+	 */
+	if (rc->sn && !rc->snap_ok && rc->mt &&
+	    !rp_snapshot_proc_map(rc->sn, rc->pid, 0, &mi))
+		rc->snap_ro = true;
 	rcv_fd_init(rc);
 	rcv_end_partial(rc);
 	rc->no_handlers = !rcv_handlers_ran(s, tid);
@@ -724,6 +731,7 @@ void rp_recover_free(struct rp_recover *rc)
 	wpf_cache_free(rc->wpf);
 	free(rc->sum);
 	free(rc->pre);
+	rcv_xthr_free(rc);
 	if (!rc->sn_borrowed)
 		rp_snapshot_close(rc->sn);
 	rcv_dec_free(rc->dec);

@@ -196,6 +196,11 @@ struct rp_session {
 	 */
 	struct rp_recover *ev_rc;
 	uint32_t ev_rc_tid;
+	/* rcv_xthr.c: each task's writes in time, made once per session
+	 * (a values engine of the task each), whichever thread asks.
+	 */
+	struct rcv_xtask *xtasks;
+	size_t nxtasks;
 	/* rp_session_set_values_strict(): 0 not set (PTREC_VALUES_STRICT
 	 * then), 1 off, 2 on.
 	 */
@@ -372,5 +377,8 @@ uint64_t rp_cursor_resync_peeks(const struct rp_cursor *c);
 
 /* Closes the symbol modules of every image (syms.c). */
 void rp_syms_close(struct rp_session *s);
+
+/* Frees the session's rcv_xthr.c cache (rp_session_close()). */
+void rcv_xthr_session_free(struct rp_session *s);
 
 #endif

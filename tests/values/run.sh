@@ -560,6 +560,34 @@ if [ -n "${ROTHREADS:-}" ]; then
 	done
 fi
 
+# Other threads' stores in time (rcv_xthr.c, tests/values/xthreads.c):
+# the main thread's load of a byte another thread stores into right after
+# it (after: r12 0x66, from the main thread's own store before the load),
+# between its own store and the load and again after (between: not known;
+# with the other thread's writes ignored, 0x66 and 20 wrong), before it
+# and ends (before), or fills by read(2) racing with the load (kernel):
+# 0 wrong with VALCHECK_BITS=1.
+if [ -n "${XTHREADS:-}" ]; then
+	for mode in after between before kernel; do
+		truth_rec "xt-$mode" "$XTHREADS" $mode
+		rpos=$(last_at "xt-$mode" 'movzbq +0x30000000,%r12$')
+		want='^r12 '
+		case $mode in
+		after) want='^r12 +0x0*66$' ;;
+		between) want='^r12 +0x[0-9a-f?]*\?' ;;
+		esac
+		if [ -n "$rpos" ] && [ -f "$tmp/xt-$mode/manifest.json" ] &&
+			VALCHECK_BITS=1 "$VALCHECK" "$tmp/xt-$mode" \
+				>"$tmp/out" 2>&1 &&
+			"$PTREC" values "$tmp/xt-$mode" --at $((rpos + 1)) 2>&1 |
+			grep -Eq "$want"; then
+			ok "xthreads.c $mode: no wrong value, r12 as it must be; $(distance)"
+		else
+			bad "xthreads.c $mode (at ${rpos:-?}): $(grep -c WRONG "$tmp/out") wrong; $("$PTREC" values "$tmp/xt-$mode" --at $((${rpos:-0} + 1)) 2>&1 | grep '^r12') $(head -3 "$tmp/log")"
+		fi
+	done
+fi
+
 # Review 2 (tests/values/review2.c; docs/values.md "Signals" and "Read-only
 # memory"): a signal delivered on a system call's return must not pass
 # the registers from before the call into the handler, whole (sigkill:

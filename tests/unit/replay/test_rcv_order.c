@@ -416,7 +416,7 @@ Test(rcv_order, ranges_walked_back)
 {
 	struct rcv_ord_call v[4];
 	struct rcv_ord_calls calls = { v, 0, 4 };
-	struct rcv_ord_args args = { fake_regs, NULL };
+	struct rcv_ord_args args = { fake_regs, NULL, NULL };
 	struct rcv_hist rh = { peek, &h, 0 };
 	uint64_t b[2];
 
@@ -465,5 +465,43 @@ Test(rcv_order, ranges_walked_back)
 	memset(at_regs, 0, sizeof(at_regs));
 	rcv_order_task_args(dec, &rh, true, UINT64_MAX, 0, &args, &calls, b);
 	cr_assert_eq(b[0], 35);
+	cr_assert_eq(calls.n, 0);
+}
+
+/* The engine's verdict on a write(2) at a position: it writes no memory. */
+static bool quiet_at[MAXI];
+
+static bool fake_quiet(void *ctx, uint64_t pos)
+{
+	(void)ctx;
+	return pos < MAXI && quiet_at[pos];
+}
+
+/*
+ * A write(2) at 1 (timed 5, done before 15): it may write read-only pages
+ * through /proc/PID/mem, so it ends the walk; where the task's engine
+ * shows it writes no memory (a descriptor proven not to name a memory
+ * file), it changes nothing and the walk goes on to the start.
+ */
+Test(rcv_order, write_by_the_engine)
+{
+	struct rcv_ord_call v[4];
+	struct rcv_ord_calls calls = { v, 0, 4 };
+	struct rcv_ord_args args = { fake_regs, NULL, fake_quiet };
+	struct rcv_hist rh = { peek, &h, 0 };
+	uint64_t b[2];
+
+	memset(at_regs, 0, sizeof(at_regs));
+	memset(quiet_at, 0, sizeof(quiet_at));
+	ADD("\xb8\x01\x00\x00\x00", 5);		/* 0: write */
+	SYSCALL(5);				/* 1 */
+	ADD("\x90", 15);			/* 2 */
+	at_regs[1] = regs_of(1, 0x1000, 1, 0);
+	rh.n = h.n;
+	rcv_order_task_args(dec, &rh, true, UINT64_MAX, 0, &args, &calls, b);
+	cr_assert_eq(b[0], 15, "may write a read-only page");
+	quiet_at[1] = true;
+	rcv_order_task_args(dec, &rh, true, UINT64_MAX, 0, &args, &calls, b);
+	cr_assert_eq(b[0], 0, "writes no memory");
 	cr_assert_eq(calls.n, 0);
 }
