@@ -98,6 +98,16 @@ values-review7: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW7)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
 		REVIEW7=$(CURDIR)/$(REVIEW7) tests/values/review7.sh
 
+# Review 8's reproducers (tests/values/review8.c): not in make check.
+REVIEW8 := $(BUILD)/tests/values/review8
+$(REVIEW8): tests/values/review8.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Wall -Werror -pthread -Wl,-z,now -o $@ $<
+
+values-review8: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW8)
+	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
+		REVIEW8=$(CURDIR)/$(REVIEW8) tests/values/review8.sh
+
 values-test: $(PTREC) $(VALCHECK) $(VALWIN) $(PROG_BINS) $(UNSOUND) \
 		$(HOLES) $(ROTHREADS) $(REVIEW2) $(REVIEW4)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
@@ -157,7 +167,7 @@ gdb-values-test: $(PTREC) $(PTREC_SERVER) $(GDB_VALUES) $(VALCHECK) \
 		VALCHECK=$(CURDIR)/$(VALCHECK) tests/gdb/values.sh
 
 .PHONY: values-test gdb-values-test values-review2 values-review4 \
-	values-review5 values-review6 values-review7
+	values-review5 values-review6 values-review7 values-review8
 CHECK_EXTRA += values-test gdb-values-test values-review4 values-review5
 
 # Latency of a value question against the instruction alone (values-bench).

@@ -29,6 +29,9 @@
  *            below the first on the alternate stack.
  *   ucrsp    SIGUSR1's handler moves uc_mcontext's rsp and rip to a
  *            second stack and function; USR2 delivered at once there.
+ *   a32rip   `addr32 mov r8_var(%rip), %r12d` (67 44 8b 25 disp32): the
+ *            CPU truncates rip + disp to 32 bits; a page mapped there
+ *            (MAP_FIXED_NOREPLACE) holds 0x22, r8_var 0x11.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <ucontext.h>
@@ -229,6 +233,34 @@ static void nested(int a, int b, int flags)
 	unblock_known();
 }
 
+uint32_t r8_var = 0x11;
+uint64_t r8_out[4];
+
+static int a32rip(void)
+{
+	extern const unsigned char r8_a32_end[];
+	uint64_t a = ((uint64_t)(uintptr_t)&r8_var) & 0xffffffffull;
+	unsigned char *pg;
+
+	/* the instruction's end + disp is &r8_var (rip-relative) */
+	(void)r8_a32_end;
+	pg = mmap((void *)(uintptr_t)(a & ~0xfffull), 4096,
+		  PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (pg == MAP_FAILED || (uintptr_t)pg != (a & ~0xfffull))
+		return 7;
+	*(uint32_t *)(uintptr_t)a = 0x22;
+	__asm__ volatile("mov $0x33, %%r12d\n"
+			 "\t.byte 0x67\n"
+			 "\tmov r8_var(%%rip), %%r12d\n"
+			 "r8_a32_end:\n"
+			 "\tmov %%r12, r8_out(%%rip)\n"
+			 "\tmov %%r12, %%r13\n"
+			 "\tmov %%r12, r8_out+8(%%rip)\n"
+			 EXIT_NOW ::: "r12", "r13", "memory");
+	return 3;
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -295,6 +327,8 @@ int main(int argc, char **argv)
 			return 3;
 		__asm__ volatile(EXIT_NOW ::: "memory");
 	}
+	if (!strcmp(m, "a32rip"))
+		return a32rip();
 	fprintf(stderr, "usage: review8 MODE\n");
 	return 2;
 }
