@@ -100,9 +100,9 @@ values-review7: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW7)
 
 # Review 8's reproducers (tests/values/review8.c): not in make check.
 REVIEW8 := $(BUILD)/tests/values/review8
-$(REVIEW8): tests/values/review8.c
+$(REVIEW8): tests/values/review8.c tests/values/review8_rw.inc
 	@mkdir -p $(dir $@)
-	$(CC) -O1 -g -Wall -Werror -pthread -Wl,-z,now -o $@ $<
+	$(CC) -O1 -g -Wall -Werror -pthread -Wl,-z,now -Itests/values -o $@ $<
 
 values-review8: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW8)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \

@@ -32,6 +32,10 @@
  *   a32rip   `addr32 mov r8_var(%rip), %r12d` (67 44 8b 25 disp32): the
  *            CPU truncates rip + disp to 32 bits; a page mapped there
  *            (MAP_FIXED_NOREPLACE) holds 0x22, r8_var 0x11.
+ *   rw       (GDB) each row of review8_rw.tbl (review7's rw, other
+ *            instructions: x87 and SSE stores, BMI, masked EVEX forms
+ *            with an immediate, string instructions, implicit stores):
+ *            an instruction reading or writing a byte of its own slot.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -233,6 +237,30 @@ static void nested(int a, int b, int flags)
 	unblock_known();
 }
 
+unsigned char r8_rb[4096 * 128] __attribute__((aligned(4096)));
+unsigned char r8_src[64] = { 0x5a, 0x5b, 0x5c, 0x5d };
+
+static void r8_rw(void)
+{
+	/* basic asm (single %): it never returns */
+	__asm__ volatile(
+#include "review8_rw.inc"
+		"\txor %edi, %edi\n\tmov $231, %eax\n\tsyscall\n");
+}
+
+static int has_rw(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx512bw") &&
+	       __builtin_cpu_supports("avx512vl") &&
+	       __builtin_cpu_supports("avx512vbmi2") &&
+	       __builtin_cpu_supports("avx512bitalg") &&
+	       __builtin_cpu_supports("avx512vnni") &&
+	       __builtin_cpu_supports("gfni") &&
+	       __builtin_cpu_supports("vpclmulqdq") &&
+	       __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("adx");
+}
+
 uint32_t r8_var = 0x11;
 uint64_t r8_out[4];
 
@@ -326,6 +354,13 @@ int main(int argc, char **argv)
 		if (r != 1)
 			return 3;
 		__asm__ volatile(EXIT_NOW ::: "memory");
+	}
+	if (!strcmp(m, "rw")) {
+		if (!has_rw())
+			return 7;
+		for (int k = 0; k < 128; k++)
+			memset(r8_rb + 4096 * k, 0x10 + k, 64);
+		r8_rw();
 	}
 	if (!strcmp(m, "a32rip"))
 		return a32rip();

@@ -47,8 +47,81 @@ vcheck() {
 	done
 }
 
+# rw (GDB): each row k of review8_rw.tbl (kind|setup|instruction|after|
+# byte) is an instruction at r8_w<k> that reads (r) or writes (w) byte
+# `byte` of its own 4096-byte slot of r8_rb: from right after it,
+# reverse-continue with rwatch (r) or watch (w) on that byte must stop at
+# it, and from right before it, continue must stop right after it, with
+# watch-unknown stop, skip and strict (as review7.sh's rwcheck).
+rwcheck() {
+	rm -rf "$tmp/grw"
+	timeout 300 "$PTREC" record -q -o "$tmp/grw" "$REVIEW8" rw \
+		>/dev/null 2>"$tmp/log"
+	ins=$("$PTREC" insns "$tmp/grw" 2>/dev/null)
+	if ! echo "$ins" | grep -q '<r8_w0+0>'; then
+		bad "review8.c rw: not recorded ($(tail -2 "$tmp/log"))"
+		return
+	fi
+	for mode in stop skip strict; do
+		wu=$mode
+		[ $mode = strict ] && wu=stop
+		printf 'set pagination off\nset ptrec watch-unknown %s\n' \
+			$wu >"$tmp/cmds"
+		k=0
+		while IFS='|' read -r kind setup insn post byte; do
+			p=$(echo "$ins" | grep -m1 "<r8_w$k+0>" | cut -f1)
+			cmd=rwatch
+			[ "$kind" = w ] && cmd=watch
+			a="*(char *)((char *)r8_rb + $((4096 * k + byte)))"
+			cat >>"$tmp/cmds" <<EOT
+ptrec goto $((p + 1))
+$cmd $a
+echo @@ $k back $p $insn\n
+reverse-continue
+ptrec position
+delete
+ptrec goto $p
+$cmd $a
+echo @@ $k fwd $((p + 1)) $insn\n
+continue
+ptrec position
+delete
+EOT
+			k=$((k + 1))
+		done <"$here/review8_rw.tbl"
+		PTREC_VALUES_STRICT=$([ $mode = strict ] && echo 1 || echo 0) \
+		timeout 900 "$PTREC" replay "$tmp/grw" -batch -x "$tmp/cmds" \
+			>"$tmp/gdb.out" 2>&1
+		cp "$tmp/gdb.out" "${REVIEW8_KEEP:-$tmp}/rw-$mode.out" 2>/dev/null
+		awk '/^@@ /{k=$2; dir=$3; want=$4; $1=$2=$3=$4=""; what=$0; next}
+		     /at the end, after/ && k!="" {print k, dir, want, "end", what; k=""; next}
+		     /position [0-9]+ of/ && k!="" {for(i=1;i<=NF;i++) if($i=="position") got=$(i+1); if (got!=want) print k, dir, want, got, what; k=""}' \
+			"$tmp/gdb.out" >"$tmp/miss"
+		nsc=$(grep -c '^@@ ' "$tmp/gdb.out")
+		if [ "$nsc" != $((2 * k)) ]; then
+			bad "review8.c rw ($mode): $nsc of $((2 * k)) scans ran: $(tail -3 "$tmp/gdb.out" | tr '\n' ' ')"
+			continue
+		fi
+		bads=0
+		while read -r row dir want got what; do
+			bad "review8.c rw ($mode): row $row ($what) $dir: missed, stopped at $got instead of $want"
+			bads=$((bads + 1))
+		done <"$tmp/miss"
+		[ $bads = 0 ] && ok "review8.c rw ($mode): every access stops"
+	done
+}
+
 all="nestsig rtq altnest ucnest ucrsp restart eintr a32rip"
-for mode in ${REVIEW8_MODES:-$all}; do
+for mode in ${REVIEW8_MODES:-$all rw}; do
+	if [ $mode = rw ]; then
+		"$REVIEW8" rw >/dev/null 2>&1
+		if [ $? = 7 ]; then
+			ok "review8.c rw: # SKIP not possible here"
+		else
+			rwcheck
+		fi
+		continue
+	fi
 	"$REVIEW8" $mode >/dev/null 2>&1
 	if [ $? = 7 ]; then
 		ok "review8.c $mode: # SKIP not possible here"
