@@ -237,16 +237,16 @@ static void nested(int a, int b, int flags)
 	unblock_known();
 }
 
-unsigned char r8_rb[4096 * 128] __attribute__((aligned(4096)));
+unsigned char r8_rb[4096 * 160] __attribute__((aligned(4096)));
 unsigned char r8_src[64] = { 0x5a, 0x5b, 0x5c, 0x5d };
 
-static void r8_rw(void)
-{
-	/* basic asm (single %): it never returns */
-	__asm__ volatile(
+/* Top-level asm: the rows' labels (r8_wK) name their instructions. */
+__asm__(".text\n"
+	".globl r8_rw\n"
+	"r8_rw:\n"
 #include "review8_rw.inc"
-		"\txor %edi, %edi\n\tmov $231, %eax\n\tsyscall\n");
-}
+	"\txor %edi, %edi\n\tmov $231, %eax\n\tsyscall\n");
+void r8_rw(void);
 
 static int has_rw(void)
 {
@@ -358,7 +358,7 @@ int main(int argc, char **argv)
 	if (!strcmp(m, "rw")) {
 		if (!has_rw())
 			return 7;
-		for (int k = 0; k < 128; k++)
+		for (int k = 0; k < 160; k++)
 			memset(r8_rb + 4096 * k, 0x10 + k, 64);
 		r8_rw();
 	}

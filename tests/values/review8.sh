@@ -5,7 +5,10 @@
 # strict mode (PTREC_VALUES_STRICT=1); per case and mode the script
 # prints the wrong count.
 #
-# Status on main 5d9058d: every case right in both modes (nestsig, rtq
+# rw (GDB, 118 rows): every access stops with stop and strict; with skip
+# 22 rows pass (skip_unknown below: instructions capstone 4 cannot read
+# or whose access the engine does not name, at a known address).
+# Status on main 5d9058d: every values case right in both modes (nestsig, rtq
 # and altnest: two SIGFRAME records at one place, rcv_sig.c drops both,
 # so the handlers' entries are unknown, not wrong; ucnest: the
 # rt_sigreturn before the second delivery resets, keep_across() carries
@@ -53,6 +56,14 @@ vcheck() {
 # reverse-continue with rwatch (r) or watch (w) on that byte must stop at
 # it, and from right before it, continue must stop right after it, with
 # watch-unknown stop, skip and strict (as review7.sh's rwcheck).
+# With watch-unknown skip, rows whose instruction the engine takes as an
+# access of unknown address may pass (docs/gdb.md): capstone 4 cannot
+# decode them (EVEX with a mask and an immediate, vpclmulqdq ymm,
+# vpermt2d ymm{k1}, vpshufbitqmb, vpdpbusd zmm{k1}: checked with
+# cs_disasm) or the engine does not name the access (pop to memory,
+# maskmovq's implicit store, fxsave64), as review7.sh's skip_unknown.
+skip_unknown=" 33 42 43 47 48 51 96 98 99 100 101 102 103 104 106 107 108
+	109 114 115 116 117 "
 rwcheck() {
 	rm -rf "$tmp/grw"
 	timeout 300 "$PTREC" record -q -o "$tmp/grw" "$REVIEW8" rw \
@@ -104,6 +115,9 @@ EOT
 		fi
 		bads=0
 		while read -r row dir want got what; do
+			case " $(echo $skip_unknown) " in
+			*" $row "*) [ $mode = skip ] && continue ;;
+			esac
 			bad "review8.c rw ($mode): row $row ($what) $dir: missed, stopped at $got instead of $want"
 			bads=$((bads + 1))
 		done <"$tmp/miss"
