@@ -239,6 +239,7 @@ static void nested(int a, int b, int flags)
 
 unsigned char r8_rb[4096 * 160] __attribute__((aligned(4096)));
 unsigned char r8_src[64] = { 0x5a, 0x5b, 0x5c, 0x5d };
+unsigned char r8_fp[16] __attribute__((aligned(16)));
 
 /* Top-level asm: the rows' labels (r8_wK) name their instructions. */
 __asm__(".text\n"
