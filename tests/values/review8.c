@@ -32,6 +32,10 @@
  *   a32rip   `addr32 mov r8_var(%rip), %r12d` (67 44 8b 25 disp32): the
  *            CPU truncates rip + disp to 32 bits; a page mapped there
  *            (MAP_FIXED_NOREPLACE) holds 0x22, r8_var 0x11.
+ *   lcallv   a far call (rex64 lcall *m) pushes cs and rip over two
+ *            words the program stored just below rsp (0x1111, 0x2222),
+ *            lretq returns, and r12, r13 load the two words (the
+ *            pushed cs 0x33 and the return address).
  *   rw       (GDB) each row of review8_rw.tbl (review7's rw, other
  *            instructions: x87 and SSE stores, BMI, masked EVEX forms
  *            with an immediate, string instructions, implicit stores):
@@ -240,6 +244,7 @@ static void nested(int a, int b, int flags)
 unsigned char r8_rb[4096 * 160] __attribute__((aligned(4096)));
 unsigned char r8_src[64] = { 0x5a, 0x5b, 0x5c, 0x5d };
 unsigned char r8_fp[16] __attribute__((aligned(16)));
+uint64_t r8_out[4];
 
 /* Top-level asm: the rows' labels (r8_wK) name their instructions. */
 __asm__(".text\n"
@@ -263,7 +268,6 @@ static int has_rw(void)
 }
 
 uint32_t r8_var = 0x11;
-uint64_t r8_out[4];
 
 static int a32rip(void)
 {
@@ -362,6 +366,22 @@ int main(int argc, char **argv)
 		for (int k = 0; k < 160; k++)
 			memset(r8_rb + 4096 * k, 0x10 + k, 64);
 		r8_rw();
+	}
+	if (!strcmp(m, "lcallv")) {
+		__asm__ volatile("movq $0x1111, -16(%%rsp)\n"
+				 "\tmovq $0x2222, -8(%%rsp)\n"
+				 "\tlea 2f(%%rip), %%rax\n"
+				 "\tmov %%rax, r8_fp(%%rip)\n"
+				 "\tmov %%cs, %%eax\n"
+				 "\tmov %%ax, r8_fp+8(%%rip)\n"
+				 "\trex64 lcall *r8_fp(%%rip)\n"
+				 "\tjmp 3f\n"
+				 "2:\tlretq\n"
+				 "3:\tmov -8(%%rsp), %%r12\n"
+				 "\tmov -16(%%rsp), %%r13\n"
+				 "\tmov %%r12, r8_out(%%rip)\n"
+				 "\tmov %%r13, r8_out+8(%%rip)\n"
+				 EXIT_NOW ::: "rax", "r12", "r13", "memory");
 	}
 	if (!strcmp(m, "a32rip"))
 		return a32rip();
