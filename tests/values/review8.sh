@@ -5,10 +5,12 @@
 # strict mode (PTREC_VALUES_STRICT=1); per case and mode the script
 # prints the wrong count.
 #
-# rw (GDB, 135 rows): every access stops with stop and strict; with skip
+# rw (GDB, 138 rows; rows 0-134): every access stops with stop and strict; with skip
 # 28 rows pass (skip_unknown below: instructions capstone 4 cannot read
 # or whose access the engine does not name, at a known address).
-# FINDING (missed stops in stop, skip and strict): rw rows 135 and 136,
+# FINDING (missed stops in stop, skip and strict): rw rows 135, 136 and
+# 137 (iretq in user mode popping rip, cs, rflags, rsp, ss: rwatch on the
+# cs byte passes it too),
 # `rex64 lcall *m` (a far call pushes cs and rip: 16 bytes below rsp)
 # and `lretq` (pops them): watch on a pushed byte passes the lcall and
 # rwatch passes the lretq; no engine file names either access
