@@ -36,6 +36,9 @@
  *            words the program stored just below rsp (0x1111, 0x2222),
  *            lretq returns, and r12, r13 load the two words (the
  *            pushed cs 0x33 and the return address).
+ *   lcallrsp a far call whose target drops the pushed frame by `add $16,
+ *            %rsp` and jumps back: rsp before the lcall is the rsp after
+ *            the add (capstone 4 lists no register written by lcall).
  *   rw       (GDB) each row of review8_rw.tbl (review7's rw, other
  *            instructions: x87 and SSE stores, BMI, masked EVEX forms
  *            with an immediate, string instructions, implicit stores):
@@ -382,6 +385,19 @@ int main(int argc, char **argv)
 				 "\tmov %%r12, r8_out(%%rip)\n"
 				 "\tmov %%r13, r8_out+8(%%rip)\n"
 				 EXIT_NOW ::: "rax", "r12", "r13", "memory");
+	}
+	if (!strcmp(m, "lcallrsp")) {
+		__asm__ volatile("lea 2f(%%rip), %%rax\n"
+				 "\tmov %%rax, r8_fp(%%rip)\n"
+				 "\tmov %%cs, %%eax\n"
+				 "\tmov %%ax, r8_fp+8(%%rip)\n"
+				 "\tmov %%rsp, %%r14\n"
+				 "\trex64 lcall *r8_fp(%%rip)\n"
+				 "2:\tmov %%rsp, %%r13\n"
+				 "\tadd $16, %%rsp\n"
+				 "\tmov %%rsp, %%r12\n"
+				 "\tmov %%r12, r8_out(%%rip)\n"
+				 EXIT_NOW ::: "rax", "r12", "r13", "r14", "memory");
 	}
 	if (!strcmp(m, "a32rip"))
 		return a32rip();
