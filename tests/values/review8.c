@@ -39,6 +39,9 @@
  *   lcallrsp a far call whose target drops the pushed frame by `add $16,
  *            %rsp` and jumps back: rsp before the lcall is the rsp after
  *            the add (capstone 4 lists no register written by lcall).
+ *   int80    read(2) through the 32-bit entry (int $0x80, eax 3) into a
+ *            MAP_32BIT page whose bytes the program stored (0x11) just
+ *            before: r12 loads byte 2 after it ('c' from the pipe).
  *   rw       (GDB) each row of review8_rw.tbl (review7's rw, other
  *            instructions: x87 and SSE stores, BMI, masked EVEX forms
  *            with an immediate, string instructions, implicit stores):
@@ -398,6 +401,26 @@ int main(int argc, char **argv)
 				 "\tmov %%rsp, %%r12\n"
 				 "\tmov %%r12, r8_out(%%rip)\n"
 				 EXIT_NOW ::: "rax", "r12", "r13", "r14", "memory");
+	}
+	if (!strcmp(m, "int80")) {
+		int fd[2];
+		unsigned char *b = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS |
+					MAP_32BIT, -1, 0);
+
+		if (b == MAP_FAILED || pipe(fd) || write(fd[1], "abcde", 5) != 5)
+			return 7;
+		r8_out[2] = (uint64_t)(uintptr_t)b;
+		__asm__ volatile("movl $0x11111111, (%%rcx)\n"
+				 "\tmov $3, %%eax\n"
+				 "\tmov $5, %%edx\n"
+				 "\tint $0x80\n"
+				 "\tmovzbl 2(%%rcx), %%r12d\n"
+				 "\tmov %%r12, r8_out(%%rip)\n"
+				 "\tmov %%rax, r8_out+8(%%rip)\n"
+				 EXIT_NOW
+				 :: "b"((long)fd[0]), "c"(b)
+				 : "rax", "rdx", "r12", "memory");
 	}
 	if (!strcmp(m, "a32rip"))
 		return a32rip();

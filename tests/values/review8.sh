@@ -140,7 +140,7 @@ EOT
 	done
 }
 
-all="nestsig rtq altnest ucnest ucrsp restart eintr a32rip lcallv lcallrsp"
+all="nestsig rtq altnest ucnest ucrsp restart eintr a32rip lcallv lcallrsp int80"
 for mode in ${REVIEW8_MODES:-$all rw}; do
 	if [ $mode = rw ]; then
 		"$REVIEW8" rw >/dev/null 2>&1
