@@ -114,6 +114,16 @@ values-review7-check: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW7)
 		REVIEW7=$(CURDIR)/$(REVIEW7) \
 		REVIEW7_MODES="$(REVIEW7_FIXED)" tests/values/review7.sh
 
+# Review 8's reproducers (tests/values/review8.c): not in make check.
+REVIEW8 := $(BUILD)/tests/values/review8
+$(REVIEW8): tests/values/review8.c tests/values/review8_rw.inc
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Wall -Werror -pthread -Wl,-z,now -Itests/values -o $@ $<
+
+values-review8: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW8)
+	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
+		REVIEW8=$(CURDIR)/$(REVIEW8) tests/values/review8.sh
+
 values-test: $(PTREC) $(VALCHECK) $(VALWIN) $(PROG_BINS) $(UNSOUND) \
 		$(HOLES) $(ROTHREADS) $(XTHREADS) $(REVIEW2) $(REVIEW4)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
@@ -174,7 +184,8 @@ gdb-values-test: $(PTREC) $(PTREC_SERVER) $(GDB_VALUES) $(VALCHECK) \
 		VALCHECK=$(CURDIR)/$(VALCHECK) tests/gdb/values.sh
 
 .PHONY: values-test gdb-values-test values-review2 values-review4 \
-	values-review5 values-review6 values-review7 values-review7-check
+	values-review5 values-review6 values-review7 values-review7-check \
+	values-review8
 CHECK_EXTRA += values-test gdb-values-test values-review4 values-review5 \
 	values-review6 values-review7-check
 
