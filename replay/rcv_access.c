@@ -246,6 +246,27 @@ static uint64_t op_extent(const struct rcv_ins *in, const struct rcv_op *op)
 }
 
 /*
+ * The bytes a far return or iret pops at rsp (review8 rw 136, 137; SDM
+ * RET far and IRET in 64-bit mode): cs and the return address of the
+ * operand size each (and its immediate), iret rip, cs, rflags, rsp and
+ * ss; 0 for any other instruction.
+ */
+unsigned int rcv_far_pop(const struct rcv_ins *in)
+{
+	unsigned int imm = in->nops == 1 && in->op[0].type == RCV_OP_IMM ?
+			   (unsigned int)in->op[0].imm & 0xffff : 0;
+
+	switch (in->id) {
+	case X86_INS_RETFQ: return 16 + imm;
+	case X86_INS_RETF: return 8 + imm;
+	case X86_INS_IRETQ: return 40;
+	case X86_INS_IRETD: return 20;
+	case X86_INS_IRET: return 10;
+	default: return 0;
+	}
+}
+
+/*
  * Reads no operand names (review7 rw): xlat reads [rbx + al] (ebx with
  * 0x67; fs or gs added with their prefix: review7 xlatfs); enter with nesting level L > 1 copies L - 1 frame pointers from
  * [rbp - 8] down (SDM Vol. 2A ENTER, 64-bit operand size).
@@ -272,6 +293,14 @@ static size_t implicit_reads(const struct rcv_ctx *c,
 			    b.v, 1);
 		if (n <= max)
 			acc_bounds(c, at, &m, &acc[n - 1]);
+		return n;
+	}
+	lvl = rcv_far_pop(in);
+	if (lvl) {
+		b = at->pre->r[RP_REG_RSP];
+		n = acc_add(acc, n, max, RP_ACC_READ, b.k == ~0ull, b.v, lvl);
+		if (n <= max)
+			acc_bounds(c, at, NULL, &acc[n - 1]);
 		return n;
 	}
 	if (in->id != X86_INS_ENTER || in->nops != 2 ||
@@ -413,7 +442,8 @@ int rcv_accesses(const struct rcv_ctx *c, const struct rcv_where *at,
 		/* pushf and enter write below the stack pointer. */
 		if (n <= max && (in->id == X86_INS_PUSHF ||
 				 in->id == X86_INS_PUSHFQ ||
-				 in->id == X86_INS_ENTER))
+				 in->id == X86_INS_ENTER ||
+				 in->id == X86_INS_LCALL))
 			acc_bounds(c, at, NULL, &acc[n - 1]);
 	}
 	return (int)(n < max ? n : max);
@@ -445,6 +475,8 @@ static bool may_access(const struct rcv_ins *in, unsigned int kinds)
 	case X86_INS_RET:
 	case X86_INS_LEAVE:
 	case X86_INS_XLATB:
+	case X86_INS_RETF: case X86_INS_RETFQ: case X86_INS_IRET:
+	case X86_INS_IRETD: case X86_INS_IRETQ:
 		if (kinds & RP_ACC_READ)
 			return true;
 		break;

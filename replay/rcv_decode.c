@@ -165,6 +165,7 @@ static bool implicit_store(unsigned int id)
 	case X86_INS_XSAVES: case X86_INS_XSAVES64: case X86_INS_CMPXCHG16B:
 	case X86_INS_CMPXCHG8B: case X86_INS_FNSTENV: case X86_INS_FNSAVE:
 	case X86_INS_FBSTP: case X86_INS_SGDT: case X86_INS_SIDT:
+	case X86_INS_LCALL:	/* pushes cs and the return address */
 		return true;
 	default:
 		return false;
@@ -348,6 +349,7 @@ static bool op0_read_only(unsigned int id, unsigned int nops)
 	switch (id) {
 	case X86_INS_CMP: case X86_INS_TEST: case X86_INS_BT:
 	case X86_INS_PUSH: case X86_INS_CALL: case X86_INS_JMP:
+	case X86_INS_LCALL: case X86_INS_LJMP:
 	case X86_INS_NOP: case X86_INS_PREFETCH: case X86_INS_PREFETCHNTA:
 	case X86_INS_PREFETCHT0: case X86_INS_PREFETCHT1:
 	case X86_INS_PREFETCHT2: case X86_INS_PREFETCHW:

@@ -113,6 +113,9 @@ bool rcv_bitop_far(const struct rcv_ins *in);
  */
 bool rcv_vsib(const uint8_t *raw, size_t len);
 
+/* The bytes a far return or iret pops at rsp, 0 for another (rcv_access.c). */
+unsigned int rcv_far_pop(const struct rcv_ins *in);
+
 /* Condition code of jcc/setcc/cmovcc @id: 0..15 as in the opcode, or -1. */
 int rcv_cond_of(unsigned int id);
 

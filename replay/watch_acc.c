@@ -504,6 +504,11 @@ void wpf_accesses(struct pass *p, size_t i, const struct rcv_ins *in)
 	case X86_INS_POP:
 		add_acc(p, i, RP_ACC_READ, rsp, 8);
 		return;
+	case X86_INS_RETF: case X86_INS_RETFQ: case X86_INS_IRET:
+	case X86_INS_IRETD: case X86_INS_IRETQ:
+		/* the frame at rsp (review8 rw 136, 137) */
+		add_acc(p, i, RP_ACC_READ, rsp, rcv_far_pop(in));
+		return;
 	case X86_INS_LEAVE:
 		add_acc(p, i, RP_ACC_READ, p->r[RP_REG_RBP], 8);
 		return;

@@ -330,3 +330,43 @@ Test(rcv_access, review7_reads)
 	cr_assert_eq(acc[0].addr, 0x6000 - 16);
 	cr_assert_eq(acc[0].size, 16);
 }
+
+/*
+ * Far transfers (review8 rw 135-137, lcallv): lcall reads its far
+ * pointer (capstone 4: access not said, which made it a store) and
+ * pushes cs and the return address; lretq pops 16 bytes (lret $8 with
+ * a 32-bit operand size 8 + 8), iretq its 40-byte frame.
+ */
+Test(rcv_access, far_transfers)
+{
+	int n, k;
+	bool rd = false, wr = false;
+
+	set(RP_REG_RAX, 0x5000);
+	set(RP_REG_RSP, 0x7ffe0000);
+	n = RUN("\x48\xff\x58\x10");		/* rex64 lcall *0x10(%rax) */
+	for (k = 0; k < n; k++) {
+		if (acc[k].kind == RP_ACC_READ && acc[k].addr_known &&
+		    acc[k].addr == 0x5010)
+			rd = true;
+		if (acc[k].kind == RP_ACC_WRITE)
+			wr = true;
+		cr_assert(!(acc[k].kind == RP_ACC_WRITE &&
+			    acc[k].addr_known && acc[k].addr == 0x5010),
+			  "the far pointer is not written");
+	}
+	cr_assert(rd && wr);
+	cr_assert_eq(RUN("\x48\xcb"), 1);		/* lretq */
+	cr_assert_eq(acc[0].kind, RP_ACC_READ);
+	cr_assert(acc[0].addr_known);
+	cr_assert_eq(acc[0].addr, 0x7ffe0000);
+	cr_assert_eq(acc[0].size, 16);
+	/* iretq: a barrier that may write (rcv_decode.c), and its read */
+	n = RUN("\x48\xcf");
+	for (k = 0, rd = false; k < n; k++)
+		rd |= acc[k].kind == RP_ACC_READ && acc[k].addr_known &&
+		      acc[k].addr == 0x7ffe0000 && acc[k].size == 40;
+	cr_assert(rd, "iretq reads its 40-byte frame");
+	cr_assert_eq(RUN("\xca\x08\x00"), 1);		/* lret $8 */
+	cr_assert_eq(acc[0].size, 16);
+}
