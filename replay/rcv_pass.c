@@ -664,9 +664,11 @@ static int win_passes(struct rp_recover *rc, struct win *w, struct redo *d)
 
 	for (pass = 0; pass < RCV_PASSES; pass++) {
 		uint64_t conflicts = rc->stats.conflicts;
-		bool ch = rcv_apply_facts(rc, w) | rcv_sig_seed(rc, w);
+		bool ch = rcv_apply_facts(rc, w);
 		bool capped = rc->scan_capped;
 
+		if (rcv_sig_seed(rc, w))	/* both run, whatever the first */
+			ch = true;
 		if (ch)
 			redo_all(d);
 		d->built = false;
