@@ -295,9 +295,8 @@ repjmp() {
 # (0xff before), the buffer's address in a register: from right after
 # it, reverse-continue with a watchpoint on the byte must stop at it,
 # and from right before it, continue must stop right after it, with
-# stop and strict.  With skip, calls outside the kernel-write table pass
-# (docs/gdb.md: skip stops only where the history shows a store's
-# address): listed as TODO, not failed.
+# stop, skip and strict (replay/rcv_sys.c's kernel-write table names
+# every one's buffers, several for some, readv's from its iovecs).
 # syswcheck MODE TABLE LABEL BUFFER SLOT WATCH [TODO] (sysw: sysw
 # review7_sys.tbl r7_s r7_sb 256 watch; sysr: system calls that read a
 # buffer, with rwatch, every miss a TODO: the kernel's reads count
@@ -353,7 +352,7 @@ EOT
 		bads=0
 		todo=
 		while read -r row dir want got nr; do
-			if [ $mode = skip ] || [ -n "$todoall" ]; then
+			if [ -n "$todoall" ]; then
 				todo="$todo $nr/$dir"
 				continue
 			fi
