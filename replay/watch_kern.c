@@ -15,7 +15,11 @@
  * kernel the trace shows that resumes somewhere else than where the
  * thread left (an asynchronous transfer) but an rt_sigreturn.  Where the
  * engine does not know the handler's rsp the frame is a write of unknown
- * address.
+ * address.  A delivery may also interrupt an instruction that completes
+ * element by element (a rep string store, a scatter) after it stored
+ * some: those stores have no instruction in the history (the handler may
+ * never return to it), so the delivery also "may have written" their
+ * range (partial()).
  *
  * rseq.  The kernel rewrites a registered rseq area (cpu_id_start,
  * cpu_id, rseq_cs, node_id, mm_cid; not flags) on the thread's way back to
@@ -46,6 +50,7 @@
 struct wpk_sig {
 	uint64_t g;		/* the handler's entry is g + 1 */
 	bool done;
+	bool part;		/* acc[n - 1] is partial()'s */
 	int n;
 	struct rp_access acc[3];
 };
@@ -543,14 +548,15 @@ static void frame(struct rp_recover *rc, struct wpk_sig *d)
 			.cond = true, .addr = sp + WPK_SIGFRAME,
 			.size = WPK_SIGFRAME_PAD + xstate_size(rc) + 4 };
 	}
-	if (partial(rc, d->g, &part))
+	d->part = partial(rc, d->g, &part);
+	if (d->part)
 		d->acc[d->n++] = part;
 }
 
 /* The nearest delivery in [@lo, @hi) whose frame hits, or UINT64_MAX. */
 static uint64_t sig_near(struct rp_recover *rc, struct wpk_thr *t, int dir,
 			 uint64_t lo, uint64_t hi, wpk_hits_fn hits,
-			 void *arg)
+			 void *arg, uint8_t *why)
 {
 	size_t a = 0, b = t->nsig, k;
 
@@ -569,7 +575,11 @@ static uint64_t sig_near(struct rp_recover *rc, struct wpk_thr *t, int dir,
 
 		if (!d->done)
 			frame(rc, d);
-		if (hits(arg, d->acc, d->n))
+		*why = RP_WATCH_KERNEL_SIGFRAME;
+		if (hits(arg, d->acc, d->n - d->part))
+			return d->g;
+		*why = RP_WATCH_KERNEL_PARTIAL;
+		if (d->part && hits(arg, &d->acc[d->n - 1], 1))
 			return d->g;
 	}
 	return UINT64_MAX;
@@ -633,10 +643,9 @@ int wpk_near(struct wpk_cache **kcp, struct rp_recover *rc, int dir,
 			hi = r;
 	}
 	if (t->nsig)
-		s = sig_near(rc, t, dir, lo, hi, hits, arg);
+		s = sig_near(rc, t, dir, lo, hi, hits, arg, why);
 	if (s != UINT64_MAX) {
 		*g = s;
-		*why = RP_WATCH_KERNEL_SIGFRAME;
 		return 0;
 	}
 	if (r != UINT64_MAX) {

@@ -138,7 +138,7 @@ Test(watch_kern, faulting_rep_stos)
 		cr_assert_eq(hit.pos, p - 1, "mode %zu: at %llu, not %llu", m,
 			     (unsigned long long)hit.pos,
 			     (unsigned long long)p - 1);
-		cr_assert_eq(hit.kernel, RP_WATCH_KERNEL_SIGFRAME);
+		cr_assert_eq(hit.kernel, RP_WATCH_KERNEL_PARTIAL);
 		cr_assert(hit.maybe);
 		cr_assert_eq(hit.kind, RP_ACC_WRITE);
 		cr_assert(hit.acc_size && d + 10 - hit.acc_addr < hit.acc_size,
