@@ -204,6 +204,8 @@ $(BUILD)/tests/unit/replay/test_watch_kern: \
 		$(call KERN_SYM,SI_ALT,si_alt) \
 		$(call KERN_SYM,SI_NORM,si_norm) \
 		$(call KERN_SYM,RSEQ_CPU,rseq_cpu) \
+		$(call KERN_SYM,H_SEGV,h_segv) \
+		$(call KERN_SYM,REP_DST,rep_dst) \
 		$(LDFLAGS) -o $@ $< $(LINK_REPLAY) -lcriterion
 
 # The partial rep at a history's end (replay/watch_rep.c): recordings of

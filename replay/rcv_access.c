@@ -330,11 +330,13 @@ int rcv_accesses(const struct rcv_ctx *c, const struct rcv_where *at,
 	int k;
 
 	if (in->flags & RCV_I_SYSCALL) {
-		if (at->sys)
-			n = acc_add(acc, n, max, RP_ACC_WRITE, at->sys > 0,
-				    at->sys_addr, at->sys_len);
-		if (n && n <= max)
-			acc[n - 1].syscall = true;
+		if (at->sys < 0)
+			n = acc_add(acc, n, max, RP_ACC_WRITE, false, 0, 0);
+		for (k = 0; k < at->sys && k < 4; k++)
+			n = acc_add(acc, n, max, RP_ACC_WRITE, true,
+				    at->sys_addr[k], at->sys_len[k]);
+		for (k = 0; k < (int)n && k < (int)max; k++)
+			acc[k].syscall = true;
 		return (int)(n < max ? n : max);
 	}
 	if (in->flags & RCV_I_BAD) {
@@ -515,7 +517,7 @@ int rcv_win_accesses(struct rp_recover *rc, struct win *w, size_t i,
 		at.fs_end = (struct rcv_val){
 			rc->end_regs.val[RP_REG_FS_BASE], ~0ull };
 	if (at.in->flags & RCV_I_SYSCALL)
-		at.sys = rcv_sys_write(w, i, &at.sys_addr, &at.sys_len);
+		at.sys = rcv_sys_writes(w, i, at.sys_addr, at.sys_len, 4);
 	return rcv_accesses(&rc->ctx, &at, acc, max);
 }
 

@@ -477,8 +477,8 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
  * One instruction of a window, for rcv_accesses() (rcv_access.c): its
  * states before and after, its stack frame, the thread's stack mapping,
  * fs_base at the end, and what the system call table says it writes
- * (@sys as recover.c's sys_write(): 1 [@sys_addr, + @sys_len), 0 none,
- * -1 unknown).
+ * (@sys as rcv_sys_writes(): that many ranges [@sys_addr[k], +
+ * @sys_len[k]), 0 none, -1 unknown).
  */
 struct rcv_where {
 	const struct rcv_ins *in;
@@ -487,7 +487,7 @@ struct rcv_where {
 	uint64_t stack_lo, stack_hi;
 	struct rcv_val fs_end;
 	int sys;
-	uint64_t sys_addr, sys_len;
+	uint64_t sys_addr[4], sys_len[4];
 };
 
 struct rp_access;

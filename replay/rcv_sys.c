@@ -260,7 +260,36 @@ static const struct {
 	{ 217, RP_REG_RSI, RP_REG_RDX, 0, false },	/* getdents64 */
 	{ 332, RP_REG_R8, -1, 256, false },		/* statx */
 	{ 38, RP_REG_RDX, -1, 32, true },		/* setitimer */
+	/* Review 7 (sysw), sizes from the x86-64 UAPI structs; a call
+	 * with several output buffers has a row for each.
+	 */
+	{ 118, RP_REG_RDI, -1, 4, true },		/* getresuid */
+	{ 118, RP_REG_RSI, -1, 4, true },
+	{ 118, RP_REG_RDX, -1, 4, true },
+	{ 120, RP_REG_RDI, -1, 4, true },		/* getresgid */
+	{ 120, RP_REG_RSI, -1, 4, true },
+	{ 120, RP_REG_RDX, -1, 4, true },
+	{ 201, RP_REG_RDI, -1, 8, true },		/* time */
+	{ 36, RP_REG_RSI, -1, 32, true },		/* getitimer */
+	{ 127, RP_REG_RDI, RP_REG_RSI, 0, false },	/* rt_sigpending */
+	{ 309, RP_REG_RDI, -1, 4, true },		/* getcpu: cpu */
+	{ 309, RP_REG_RSI, -1, 4, true },		/* node */
+	{ 53, RP_REG_R10, -1, 8, false },		/* socketpair */
+	{ 98, RP_REG_RSI, -1, 144, false },		/* getrusage */
+	{ 100, RP_REG_RDI, -1, 32, true },		/* times */
+	{ 143, RP_REG_RSI, -1, 4, false },		/* sched_getparam */
+	{ 96, RP_REG_RDI, -1, 16, true },		/* gettimeofday */
+	{ 96, RP_REG_RSI, -1, 8, true },		/* its timezone */
+	{ 137, RP_REG_RSI, -1, 120, false },		/* statfs */
+	{ 138, RP_REG_RSI, -1, 120, false },		/* fstatfs */
+	{ 131, RP_REG_RSI, -1, 24, true },		/* sigaltstack: old */
+	{ 274, RP_REG_RSI, -1, 8, true },		/* get_robust_list */
+	{ 274, RP_REG_RDX, -1, 8, true },		/* its length */
+	{ 148, RP_REG_RSI, -1, 16, false },		/* sched_rr_get_int. */
+	{ 239, RP_REG_RDI, -1, 4, true },		/* get_mempolicy */
 };
+
+#define SYS_NOUT	(sizeof(sys_out) / sizeof(sys_out[0]))
 
 /*
  * Does system call @nr write user memory only through the buffer its
@@ -275,10 +304,17 @@ static bool sys_user_buffer(const struct rcv_state *s, uint64_t nr)
 {
 	size_t k;
 
-	if (nr == 16)
+	if (nr == 16)	/* ioctl TCGETS, FIONREAD */
 		return s->r[RP_REG_RSI].k == ~0ull &&
-		       s->r[RP_REG_RSI].v == 0x5401;
-	for (k = 0; k < sizeof(sys_out) / sizeof(sys_out[0]); k++)
+		       (s->r[RP_REG_RSI].v == 0x5401 ||
+			s->r[RP_REG_RSI].v == 0x541b);
+	if (nr == 157)	/* prctl PR_GET_NAME */
+		return s->r[RP_REG_RDI].k == ~0ull &&
+		       s->r[RP_REG_RDI].v == 16;
+	/* mincore, readv, preadv, process_vm_readv */
+	if (nr == 27 || nr == 19 || nr == 295 || nr == 310)
+		return true;
+	for (k = 0; k < SYS_NOUT; k++)
 		if (sys_out[k].nr == nr)
 			return true;
 	return false;
@@ -338,13 +374,22 @@ static bool sys_open_quiet(const struct rcv_state *s, uint64_t nr)
 	       !(s->r[g].v & 01000);
 }
 
-int rcv_sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len)
+/*
+ * The ranges system call @i writes into @addr/@len (at most @max):
+ * their number, -1 when not known.  @iov: read readv's, preadv's and
+ * process_vm_readv's iovec arrays where the values know them (only for
+ * watchpoints: the values engine's index asks rcv_sys_write() while it
+ * builds what rcv_mem_range() reads).
+ */
+static int sys_writes(struct win *w, size_t i, uint64_t *addr, uint64_t *len,
+		      size_t max, bool iov)
 {
 	const struct rcv_state *s = &w->st[i];
-	uint64_t nr = s->r[RP_REG_RAX].v;
-	size_t k;
+	uint64_t nr = s->r[RP_REG_RAX].v, a, l, v[2 * RCV_SYS_OUTS];
+	size_t k, n = 0;
+	int e;
 
-	if (s->r[RP_REG_RAX].k != ~0ull)
+	if (s->r[RP_REG_RAX].k != ~0ull || !max)
 		return -1;
 	if (rcv_fd_family(nr))
 		return rcv_fd_write(w, i, addr, len);
@@ -363,32 +408,102 @@ int rcv_sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len)
 		*len = (s->r[RP_REG_RSI].v + 4095) & ~4095ull;
 		return *len ? 1 : 0;
 	}
-	/* ioctl(fd, TCGETS, termios *) */
+	/* ioctl(fd, TCGETS, termios *), ioctl(fd, FIONREAD, int *) */
 	if (nr == 16 && s->r[RP_REG_RSI].k == ~0ull &&
-	    s->r[RP_REG_RSI].v == 0x5401 && s->r[RP_REG_RDX].k == ~0ull) {
+	    (s->r[RP_REG_RSI].v == 0x5401 || s->r[RP_REG_RSI].v == 0x541b) &&
+	    s->r[RP_REG_RDX].k == ~0ull) {
 		*addr = s->r[RP_REG_RDX].v;
-		*len = 64;
+		*len = s->r[RP_REG_RSI].v == 0x5401 ? 64 : 4;
 		return 1;
+	}
+	/* prctl(PR_GET_NAME, char[16]) */
+	if (nr == 157 && s->r[RP_REG_RDI].k == ~0ull &&
+	    s->r[RP_REG_RDI].v == 16 && s->r[RP_REG_RSI].k == ~0ull) {
+		*addr = s->r[RP_REG_RSI].v;
+		*len = 16;
+		return 1;
+	}
+	/* mincore(start, len, vec): a byte per page of [start, +len) */
+	if (nr == 27) {
+		if (s->r[RP_REG_RSI].k != ~0ull ||
+		    s->r[RP_REG_RDX].k != ~0ull ||
+		    s->r[RP_REG_RSI].v > 65536ull * 4096)
+			return -1;
+		*addr = s->r[RP_REG_RDX].v;
+		*len = (s->r[RP_REG_RSI].v + 4095) / 4096;
+		return *len ? 1 : 0;
+	}
+	/* get_mempolicy(int *mode, nodemask, maxnode, ...): the mask is
+	 * ALIGN(maxnode - 1, 64) bits; only without one here.
+	 */
+	if (nr == 239 && (s->r[RP_REG_RSI].k != ~0ull || s->r[RP_REG_RSI].v))
+		return -1;
+	/* readv, preadv, process_vm_readv: each iovec's buffer */
+	if (nr == 19 || nr == 295 || nr == 310) {
+		if (!iov || s->r[RP_REG_RSI].k != ~0ull ||
+		    s->r[RP_REG_RDX].k != ~0ull ||
+		    s->r[RP_REG_RDX].v > RCV_SYS_OUTS ||
+		    s->r[RP_REG_RDX].v > max)
+			return -1;
+		l = s->r[RP_REG_RDX].v;
+		if (rcv_mem_range(w, i, s->r[RP_REG_RSI].v, v, 16 * l) !=
+		    16 * l)
+			return -1;
+		for (k = 0; k < l; k++) {
+			if (!v[2 * k + 1])
+				continue;
+			addr[n] = v[2 * k];
+			len[n++] = v[2 * k + 1];
+		}
+		return (int)n;
 	}
 	if (nr == 202 || nr == 158 || nr == 72)
 		return sys_by_op(s, nr, addr, len);
-	for (k = 0; k < sizeof(sys_out) / sizeof(sys_out[0]); k++) {
+	e = -1;
+	for (k = 0; k < SYS_NOUT; k++) {
 		if (sys_out[k].nr != nr)
 			continue;
+		e = 0;
 		if (s->r[sys_out[k].ptr].k != ~0ull)
 			return -1;
-		*addr = s->r[sys_out[k].ptr].v;
-		if (!*addr && sys_out[k].optional)
-			return 0;
+		a = s->r[sys_out[k].ptr].v;
+		if (!a && sys_out[k].optional)
+			continue;
 		if (sys_out[k].lenreg < 0) {
-			*len = sys_out[k].len;
+			l = sys_out[k].len;
 		} else {
 			if (s->r[sys_out[k].lenreg].k != ~0ull ||
 			    s->r[sys_out[k].lenreg].v > 65536)
 				return -1;
-			*len = s->r[sys_out[k].lenreg].v;
+			l = s->r[sys_out[k].lenreg].v;
 		}
-		return 1;
+		if (n == max)
+			return -1;
+		addr[n] = a;
+		len[n++] = l;
 	}
-	return -1;
+	return e < 0 ? -1 : (int)n;
+}
+
+/*
+ * One range: a call that writes several buffers is a barrier to the
+ * values engine (its index holds one range per call), which makes every
+ * byte unknown after it, as before the table had it.
+ */
+int rcv_sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len)
+{
+	uint64_t a[RCV_SYS_OUTS], l[RCV_SYS_OUTS];
+	int n = sys_writes(w, i, a, l, RCV_SYS_OUTS, false);
+
+	if (n != 1)
+		return n > 1 ? -1 : n;
+	*addr = a[0];
+	*len = l[0];
+	return 1;
+}
+
+int rcv_sys_writes(struct win *w, size_t i, uint64_t *addr, uint64_t *len,
+		   size_t max)
+{
+	return sys_writes(w, i, addr, len, max, true);
 }

@@ -631,6 +631,15 @@ size_t rcv_mem_range(struct win *w, uint64_t i, uint64_t addr, void *buf,
  * (rp_recover_accesses()).
  */
 int rcv_sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len);
+/*
+ * For watchpoints: every range system call @i writes (several buffers,
+ * and readv's, preadv's and process_vm_readv's iovecs where the values
+ * know the array), at most @max into @addr/@len: their number, -1 when
+ * not known.
+ */
+#define RCV_SYS_OUTS	4
+int rcv_sys_writes(struct win *w, size_t i, uint64_t *addr, uint64_t *len,
+		   size_t max);
 /* Does system call @i of @w leave every mapping as it was (rcv_mem.c)? */
 bool rcv_sys_keeps_maps(struct win *w, size_t i);
 

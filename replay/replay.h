@@ -1358,7 +1358,9 @@ struct rp_watch;
  *		watch_kern.c): a signal frame it built there (@maybe: in
  *		its FPU state part, or where the handler's stack pointer is
  *		not known), the thread's rseq area it may have rewritten
- *		there (@maybe).
+ *		there (@maybe), what the instruction the delivery
+ *		interrupted wrote before (@maybe; a rep string store, a
+ *		scatter: no instruction in the history shows it).
  */
 enum rp_watch_kernel {
 	RP_WATCH_KERNEL_NONE,
@@ -1366,6 +1368,9 @@ enum rp_watch_kernel {
 	RP_WATCH_KERNEL_RSEQ,		/* the thread's rseq area, rewritten
 					 * when it resumes after a preemption
 					 * or a migration */
+	RP_WATCH_KERNEL_PARTIAL,	/* what the instruction a delivery
+					 * interrupted (a rep string store, a
+					 * scatter) may have written before */
 };
 
 struct rp_watch_hit {

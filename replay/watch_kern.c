@@ -15,7 +15,11 @@
  * kernel the trace shows that resumes somewhere else than where the
  * thread left (an asynchronous transfer) but an rt_sigreturn.  Where the
  * engine does not know the handler's rsp the frame is a write of unknown
- * address.
+ * address.  A delivery may also interrupt an instruction that completes
+ * element by element (a rep string store, a scatter) after it stored
+ * some: those stores have no instruction in the history (the handler may
+ * never return to it), so the delivery also "may have written" their
+ * range (partial()).
  *
  * rseq.  The kernel rewrites a registered rseq area (cpu_id_start,
  * cpu_id, rseq_cs, node_id, mm_cid; not flags) on the thread's way back to
@@ -34,6 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <capstone/capstone.h>
+
 #include "rcv_win.h"
 #include "replay.h"
 #include "rp_internal.h"
@@ -44,8 +50,9 @@
 struct wpk_sig {
 	uint64_t g;		/* the handler's entry is g + 1 */
 	bool done;
+	bool part;		/* acc[n - 1] is partial()'s */
 	int n;
-	struct rp_access acc[2];
+	struct rp_access acc[3];
 };
 
 struct wpk_thr {
@@ -350,12 +357,176 @@ static uint64_t xstate_size(struct rp_recover *rc)
 	return WPK_XSTATE_MAX;
 }
 
+/* Is @raw an EVEX scatter (map 0F38, opcodes A0-A3)?  A gather writes
+ * registers only, and VEX has no scatter.
+ */
+static bool vsib_scatter(const uint8_t *raw, size_t len)
+{
+	size_t k = 0;
+
+	while (k < len && (raw[k] == 0x66 || raw[k] == 0x67 ||
+			   raw[k] == 0xf2 || raw[k] == 0xf3 ||
+			   (raw[k] & 0xe7) == 0x26 || raw[k] == 0x64 ||
+			   raw[k] == 0x65))
+		k++;
+	return k + 4 < len && raw[k] == 0x62 && (raw[k + 1] & 3) == 2 &&
+	       (raw[k + 4] & 0xfc) == 0xa0;
+}
+
+/*
+ * The faulting address of the delivery after @g, when the recorder's
+ * SIGNAL record there is a fault the kernel raised (SIGSEGV or SIGBUS,
+ * si_code > 0: si_addr is the access's address).
+ */
+static bool fault_addr(struct rp_recover *rc, uint64_t g, uint64_t *addr)
+{
+	const struct rp_session *s = rc->s;
+	uint64_t *tm, *at, *ad;
+	size_t k, n = 0;
+	bool found = false;
+
+	tm = malloc(3 * s->nrecs * sizeof(*tm) + 1);
+	if (!tm)
+		return false;
+	at = tm + s->nrecs;
+	ad = at + s->nrecs;
+	for (k = 0; k < s->nrecs; k++) {
+		const struct ptrec_sb_signal *f = (const void *)s->recs[k];
+
+		if (s->recs[k]->type != PTREC_SB_SIGNAL ||
+		    s->recs[k]->size < sizeof(*f) || f->tid != rc->tid ||
+		    !(f->sflags & PTREC_SB_SIG_HANDLED) || f->code <= 0 ||
+		    (f->signo != 11 && f->signo != 7))
+			continue;
+		tm[n] = s->recs[k]->time;
+		ad[n++] = f->addr;
+	}
+	if (n)
+		rcv_sig_place(rc, tm, n, at);
+	for (k = 0; k < n; k++)
+		if (at[k] == g) {
+			*addr = ad[k];
+			found = true;
+		}
+	free(tm);
+	return found;
+}
+
+/*
+ * The instruction delivery @d interrupted (at the trace's disable or
+ * interrupt after @d->g: its address), when it is one that completes
+ * element by element: a repeated string instruction, a scatter.  Its
+ * iterations before a fault changed memory with no instruction in the
+ * history (the handler may never return to it: review7 repjmp, a rep
+ * movsb faulting on its second page whose handler siglongjmps).  A write
+ * that may have happened into *@a: the range of the iterations before the
+ * last (the last one did not complete, or the instruction would have)
+ * where edi/rdi, rcx and DF before it are known, else of unknown address
+ * (a scatter's elements: always).  False when none.
+ */
+static bool partial(struct rp_recover *rc, uint64_t g, struct rp_access *a)
+{
+	const struct rcv_state *st;
+	struct rcv_state post;
+	uint64_t conf = 0;
+	bool src, dread, dst;
+	struct rp_event ev;
+	uint8_t raw[16];
+	struct rcv_ins in;
+	uint64_t e, ip = 0, cnt, fa, lo;
+	bool down;
+	unsigned int es;
+	struct win *w;
+	size_t len = 0, i;
+	int n, err, k;
+
+	for (e = rp_thread_event_find(rc->s, rc->tid, g + 1);
+	     !rp_thread_event(rc->s, rc->tid, e, &ev) && ev.before <= g + 1;
+	     e++)
+		if (ev.before == g + 1 && (ev.kind == RP_EV_ASYNC_DISABLED ||
+					   ev.kind == RP_EV_INTERRUPT))
+			ip = ev.ip;
+	if (!ip)
+		return false;
+	n = rp_read_code(rc->s, rc->tid, g + 1, ip, raw, 15);
+	if (n > 0)
+		len = rcv_dec_len(rc->dec, ip, raw, (size_t)n);
+	if (!len)
+		return false;
+	*a = (struct rp_access){ .kind = RP_ACC_WRITE, .cond = true };
+	if (rcv_vsib(raw, len))
+		return vsib_scatter(raw, len);
+	rcv_decode(rc->dec, ip, raw, len, RP_IC_OTHER, &in);
+	es = rcv_str_op(&in, &src, &dread, &dst);
+	if (!es || !dst || !(in.flags & RCV_I_REP))
+		return false;
+	/* The registers it ran with: instruction g's effect on the state
+	 * before it (the window's state after g is the handler's entry).
+	 */
+	w = rcv_insn_win(rc, g, &err);
+	if (!w || in.a32)
+		return true;
+	i = g - w->first;
+	memset(&post, 0, sizeof(post));
+	rc->ctx.mctx = w;
+	rcv_forward(&rc->ctx, i, &w->ins[i], &w->st[i], &post, &conf);
+	for (k = 0; k < 16; k++)
+		if (!w->ins[i].wcode[k])
+			post.r[k] = w->st[i].r[k];
+	if (w->ins[i].id == X86_INS_CLD || w->ins[i].id == X86_INS_STD) {
+		post.r[RCV_FLAGS].k |= F_DF;
+		post.r[RCV_FLAGS].v &= ~F_DF;
+		if (w->ins[i].id == X86_INS_STD)
+			post.r[RCV_FLAGS].v |= F_DF;
+	} else if (!(w->ins[i].fw & F_DF)) {
+		post.r[RCV_FLAGS].k |= w->st[i].r[RCV_FLAGS].k & F_DF;
+		post.r[RCV_FLAGS].v |= w->st[i].r[RCV_FLAGS].v & F_DF &
+				       w->st[i].r[RCV_FLAGS].k;
+	}
+	st = &post;
+	if (st->r[RP_REG_RCX].k != ~0ull || !(st->r[RCV_FLAGS].k & F_DF) ||
+	    st->r[RP_REG_RCX].v > 1ull << 32)
+		return true;
+	cnt = st->r[RP_REG_RCX].v;
+	if (cnt < 2)
+		return false;	/* the one iteration did not complete */
+	down = st->r[RCV_FLAGS].v & F_DF;
+	if (st->r[RP_REG_RDI].k == ~0ull) {
+		a->addr_known = true;
+		a->size = (cnt - 1) * es;
+		a->addr = st->r[RP_REG_RDI].v;
+		if (down)
+			a->addr -= a->size - es;
+		return true;
+	}
+	/* rdi not known: a fault on the destination (a stos, or a movs
+	 * whose source range, known, does not hold si_addr) bounds the
+	 * elements done before it to the rcx elements' bytes next to
+	 * si_addr (below it upwards, above it downwards).
+	 */
+	if (!fault_addr(rc, g, &fa))
+		return true;
+	if (src) {
+		if (st->r[RP_REG_RSI].k != ~0ull)
+			return true;
+		lo = st->r[RP_REG_RSI].v - (down ? (cnt - 1) * es : 0);
+		if (fa - lo < cnt * es)
+			return true;
+	}
+	a->addr_known = true;
+	a->size = cnt * es;
+	a->addr = down ? fa + 1 : fa - a->size;
+	return true;
+}
+
 /*
  * The frame of delivery @d: at the handler's entry rsp, where known (the
- * recorder's SIGFRAME record, else the values engine).
+ * recorder's SIGFRAME record, else the values engine); and what the
+ * instruction it interrupted may have written (partial()).
  */
 static void frame(struct rp_recover *rc, struct wpk_sig *d)
 {
+	struct rp_access part;
 	uint64_t sp = 0;
 	struct rp_regs r;
 
@@ -368,22 +539,24 @@ static void frame(struct rp_recover *rc, struct wpk_sig *d)
 	if (!sp && !rp_recover_regs(rc, d->g + 1, &r) &&
 	    (r.valid & (1ull << RP_REG_RSP)))
 		sp = r.val[RP_REG_RSP];
-	if (!sp)
-		return;
-	d->acc[0].addr_known = true;
-	d->acc[0].addr = sp;
-	d->acc[0].size = WPK_SIGFRAME;
-	d->acc[1] = (struct rp_access){
-		.kind = RP_ACC_WRITE, .addr_known = true, .cond = true,
-		.addr = d->acc[0].addr + WPK_SIGFRAME,
-		.size = WPK_SIGFRAME_PAD + xstate_size(rc) + 4 };
-	d->n = 2;
+	if (sp) {
+		d->acc[0].addr_known = true;
+		d->acc[0].addr = sp;
+		d->acc[0].size = WPK_SIGFRAME;
+		d->acc[d->n++] = (struct rp_access){
+			.kind = RP_ACC_WRITE, .addr_known = true,
+			.cond = true, .addr = sp + WPK_SIGFRAME,
+			.size = WPK_SIGFRAME_PAD + xstate_size(rc) + 4 };
+	}
+	d->part = partial(rc, d->g, &part);
+	if (d->part)
+		d->acc[d->n++] = part;
 }
 
 /* The nearest delivery in [@lo, @hi) whose frame hits, or UINT64_MAX. */
 static uint64_t sig_near(struct rp_recover *rc, struct wpk_thr *t, int dir,
 			 uint64_t lo, uint64_t hi, wpk_hits_fn hits,
-			 void *arg)
+			 void *arg, uint8_t *why)
 {
 	size_t a = 0, b = t->nsig, k;
 
@@ -402,7 +575,11 @@ static uint64_t sig_near(struct rp_recover *rc, struct wpk_thr *t, int dir,
 
 		if (!d->done)
 			frame(rc, d);
-		if (hits(arg, d->acc, d->n))
+		*why = RP_WATCH_KERNEL_SIGFRAME;
+		if (hits(arg, d->acc, d->n - d->part))
+			return d->g;
+		*why = RP_WATCH_KERNEL_PARTIAL;
+		if (d->part && hits(arg, &d->acc[d->n - 1], 1))
 			return d->g;
 	}
 	return UINT64_MAX;
@@ -466,10 +643,9 @@ int wpk_near(struct wpk_cache **kcp, struct rp_recover *rc, int dir,
 			hi = r;
 	}
 	if (t->nsig)
-		s = sig_near(rc, t, dir, lo, hi, hits, arg);
+		s = sig_near(rc, t, dir, lo, hi, hits, arg, why);
 	if (s != UINT64_MAX) {
 		*g = s;
-		*why = RP_WATCH_KERNEL_SIGFRAME;
 		return 0;
 	}
 	if (r != UINT64_MAX) {

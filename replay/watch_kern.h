@@ -24,7 +24,9 @@ typedef int (*wpk_hits_fn)(void *arg, const struct rp_access *acc, int n);
  * memory that @hits says is watched, into *@g, and why into *@why (enum
  * rp_watch_kernel): a signal's delivery (its frame: siginfo, ucontext
  * and FPU state at the handler's stack pointer, a write of unknown
- * address where that is not known), or, with @rseq, a rewrite of the
+ * address where that is not known; and what the instruction it
+ * interrupted, a rep string store or a scatter, may have stored before:
+ * RP_WATCH_KERNEL_PARTIAL), or, with @rseq, a rewrite of the
  * thread's rseq area (struct rseq: cpu_id_start, cpu_id, rseq_cs,
  * node_id, mm_cid; a write that may happen).  Per-thread facts are
  * computed once into the cache *@kcp (made on first use).  Returns 0,

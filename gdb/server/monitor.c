@@ -340,7 +340,21 @@ static void kernel_msg(const struct rp_watch_hit *h, uint64_t ip,
 			 "these do not stop)\n", h->len, h->addr);
 		return;
 	}
-	if (!h->maybe)
+	if (h->kernel == RP_WATCH_KERNEL_PARTIAL && h->acc_size)
+		text_add(out, "a signal's delivery interrupted the next "
+			 "instruction (a repeated string store or a scatter), "
+			 "which had stored element by element before it: it "
+			 "may have written %" PRIu64 " bytes at %#" PRIx64
+			 "\n", h->acc_size, h->acc_addr);
+	else if (h->kernel == RP_WATCH_KERNEL_PARTIAL)
+		text_add(out, "a signal's delivery interrupted the next "
+			 "instruction (a repeated string store or a scatter), "
+			 "which had stored element by element before it, "
+			 "where is not known: it may have written the watched "
+			 "%" PRIu64 " bytes at %#" PRIx64 " (set ptrec "
+			 "watch-unknown skip: writes of unknown address do "
+			 "not stop)\n", h->len, h->addr);
+	else if (!h->maybe)
 		text_add(out, "the kernel wrote %" PRIu64 " bytes at %#" PRIx64
 			 " delivering a signal: the handler's frame (its "
 			 "return address, ucontext and siginfo)\n",

@@ -27,7 +27,8 @@
 #   watch: a32abs, scatter, rw (EVEX masked loads, gathers, fxrstor,
 #     frstor, xlatb, enter, scatters), repjmp (a faulting rep movsb's
 #     partial writes), mfdaliaskeep (a store through an alias); TODO
-#     (ok lines): sysw with skip, sysr (the kernel's reads).
+#     (ok lines): sysr (the kernel's reads).  sysw (skip) and repjmp
+#     pass since r7watch (rcv_sys.c's table, watch_kern.c's partial).
 # On main 98b7a40 (lead7's fixes) rolcl, bswap16, movsxd32, a32abs,
 # a32lea, scatter, msweep, scatterend and rw's rows 0-91 pass; the rest
 # still fail, and two new ones: rw rows 92-100 (a masked EVEX operation's
@@ -251,8 +252,10 @@ EOT
 # (byte 10 among them) and never completes (the handler siglongjmps):
 # from the end, one of the first three stops of reverse-continue with a
 # watchpoint on byte 10 must be at the fault (the instruction before the
-# handler's entry, or the entry), with stop and strict (with skip: the
-# copy's addresses are known, so it must stop there too).
+# handler's entry, or the entry), in stop, skip and strict: the engine
+# does not know rdi (r7_dpage), but the SIGSEGV's si_addr (the second
+# page) and rcx bound what the iterations before the fault wrote
+# (replay/watch_kern.c partial()).
 repjmp() {
 	rm -rf "$tmp/grj"
 	timeout 300 "$PTREC" record -q -o "$tmp/grj" "$REVIEW7" repjmp \
@@ -295,9 +298,8 @@ repjmp() {
 # (0xff before), the buffer's address in a register: from right after
 # it, reverse-continue with a watchpoint on the byte must stop at it,
 # and from right before it, continue must stop right after it, with
-# stop and strict.  With skip, calls outside the kernel-write table pass
-# (docs/gdb.md: skip stops only where the history shows a store's
-# address): listed as TODO, not failed.
+# stop, skip and strict (replay/rcv_sys.c's kernel-write table names
+# every one's buffers, several for some, readv's from its iovecs).
 # syswcheck MODE TABLE LABEL BUFFER SLOT WATCH [TODO] (sysw: sysw
 # review7_sys.tbl r7_s r7_sb 256 watch; sysr: system calls that read a
 # buffer, with rwatch, every miss a TODO: the kernel's reads count
@@ -353,7 +355,7 @@ EOT
 		bads=0
 		todo=
 		while read -r row dir want got nr; do
-			if [ $mode = skip ] || [ -n "$todoall" ]; then
+			if [ -n "$todoall" ]; then
 				todo="$todo $nr/$dir"
 				continue
 			fi

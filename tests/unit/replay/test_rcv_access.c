@@ -263,8 +263,8 @@ Test(rcv_access, syscalls_and_undecodable)
 {
 	/* syscall: what the table said (read(2) into 0x404080, 11 bytes) */
 	at.sys = 1;
-	at.sys_addr = 0x404080;
-	at.sys_len = 11;
+	at.sys_addr[0] = 0x404080;
+	at.sys_len[0] = 11;
 	cr_assert_eq(RUN("\x0f\x05"), 1);
 	cr_assert(acc[0].syscall);
 	cr_assert(acc[0].addr_known);
@@ -274,6 +274,18 @@ Test(rcv_access, syscalls_and_undecodable)
 	cr_assert_eq(RUN("\x0f\x05"), 1);
 	cr_assert(acc[0].syscall);
 	cr_assert(!acc[0].addr_known);
+	/* getresuid(2): three 4-byte outputs, each its own access */
+	at.sys = 3;
+	at.sys_addr[1] = 0x404088;
+	at.sys_addr[2] = 0x404090;
+	at.sys_len[0] = at.sys_len[1] = at.sys_len[2] = 4;
+	cr_assert_eq(RUN("\x0f\x05"), 3);
+	for (int k = 0; k < 3; k++) {
+		cr_assert(acc[k].syscall && acc[k].addr_known);
+		cr_assert_eq(acc[k].kind, RP_ACC_WRITE);
+		cr_assert_eq(acc[k].addr, 0x404080 + 8 * k);
+		cr_assert_eq(acc[k].size, 4);
+	}
 	at.sys = 0;	/* writes no memory */
 	cr_assert_eq(RUN("\x0f\x05"), 0);
 	/* bytes that are no instruction: may read and write anything */

@@ -109,6 +109,57 @@ Test(watch_kern, normal_stack_frame)
 }
 
 /*
+ * The rep stosb that faulted on rep_dst's second page after filling the
+ * first, left by siglongjmp (no instruction for its stores): in every
+ * mode, a watchpoint on byte 10 stops backwards from the handler's entry
+ * (with skip: from the end) at the delivery (right before the handler's first instruction), a write that
+ * may have happened whose known range holds the byte; one on the second
+ * page's bytes past the range does not.
+ */
+Test(watch_kern, faulting_rep_stos)
+{
+	static const enum rp_watch_unknown mode[] = {
+		RP_WATCH_UNKNOWN_STOP, RP_WATCH_UNKNOWN_STACK,
+		RP_WATCH_UNKNOWN_SKIP };
+	uint64_t d = word_at_end(KERN_REP_DST), p = entry_of(KERN_H_SEGV);
+	struct rp_watch_hit hit;
+	size_t m;
+
+	cr_assert_neq(d, 0);
+	cr_assert_gt(p, 0);
+	cr_assert_eq(rp_watch_insert(w, RP_WATCH_WRITE, pid, d + 10, 1), 0);
+	for (m = 0; m < 3; m++) {
+		rp_watch_set_unknown(w, mode[m]);
+		/* backwards from the handler's entry (and, with skip,
+		 * from the end: nothing after it is known to hit)
+		 */
+		cr_assert_eq(rp_watch_scan(w, rc, pid, -1, 0,
+					   m == 2 ? end : p, &hit), 0);
+		cr_assert_eq(hit.pos, p - 1, "mode %zu: at %llu, not %llu", m,
+			     (unsigned long long)hit.pos,
+			     (unsigned long long)p - 1);
+		cr_assert_eq(hit.kernel, RP_WATCH_KERNEL_PARTIAL);
+		cr_assert(hit.maybe);
+		cr_assert_eq(hit.kind, RP_ACC_WRITE);
+		cr_assert(hit.acc_size && d + 10 - hit.acc_addr < hit.acc_size,
+			  "mode %zu: %#llx +%llu", m,
+			  (unsigned long long)hit.acc_addr,
+			  (unsigned long long)hit.acc_size);
+		/* forwards from before the delivery */
+		cr_assert_eq(rp_watch_scan(w, rc, pid, 1, p - 1, end, &hit), 0);
+		cr_assert_eq(hit.pos, p - 1);
+	}
+	/* Past the 8191 bytes the iterations before the fault can cover
+	 * (the fault is at d + 4096: the range ends there)
+	 */
+	rp_watch_clear(w);
+	rp_watch_set_unknown(w, RP_WATCH_UNKNOWN_SKIP);
+	cr_assert_eq(rp_watch_insert(w, RP_WATCH_WRITE, pid, d + 4096, 8), 0);
+	if (!rp_watch_scan(w, rc, pid, -1, p - 1, p, &hit))
+		cr_assert(!hit.kernel, "at %llu", (unsigned long long)hit.pos);
+}
+
+/*
  * The handler's first state (replay/rcv_sig.c, from the SIGFRAME record
  * and x64_setup_rt_frame()): rsp the frame, rdx &uc (8 above it), rsi
  * &info (312 above it: the pointer the program kept, its own truth), rdi

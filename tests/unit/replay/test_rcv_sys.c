@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Unit tests of replay/rcv_sys.c's kernel-write table (review 7, sysw):
+ * the exact ranges of calls that write one buffer or several (sizes from
+ * the x86-64 UAPI structs), what the values engine takes (one range, or a
+ * barrier for several), and unknown arguments.
+ */
+#include <capstone/capstone.h>
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "rcv_win.h"
+
+static struct rcv_state st[2];
+static struct rcv_ins ins[1];
+static struct rp_recover rc;
+static struct win w;
+static uint64_t a[RCV_SYS_OUTS], l[RCV_SYS_OUTS];
+
+static void set(int g, uint64_t v)
+{
+	st[0].r[g] = (struct rcv_val){ v, ~0ull };
+}
+
+static void setup(void)
+{
+	memset(st, 0, sizeof(st));
+	memset(ins, 0, sizeof(ins));
+	memset(&rc, 0, sizeof(rc));
+	memset(a, 0, sizeof(a));
+	memset(l, 0, sizeof(l));
+	w = (struct win){ .st = st, .ins = ins, .n = 1, .rc = &rc,
+			  .top_end = true };
+	ins[0].flags |= RCV_I_SYSCALL;
+}
+
+TestSuite(rcv_sys, .init = setup);
+
+/* System call @nr: the watch side's ranges. */
+static int outs(uint64_t nr)
+{
+	set(RP_REG_RAX, nr);
+	return rcv_sys_writes(&w, 0, a, l, RCV_SYS_OUTS);
+}
+
+static void one(uint64_t nr, uint64_t addr, uint64_t len, const char *what)
+{
+	uint64_t va = 0, vl = 0;
+
+	cr_assert_eq(outs(nr), 1, "%s: one range", what);
+	cr_assert(a[0] == addr && l[0] == len, "%s: %#lx +%lu", what,
+		  (unsigned long)a[0], (unsigned long)l[0]);
+	cr_assert_eq(rcv_sys_write(&w, 0, &va, &vl), 1, "%s: values", what);
+	cr_assert(va == addr && vl == len, "%s: values' range", what);
+}
+
+Test(rcv_sys, single_buffers)
+{
+	set(RP_REG_RDI, 0x5000);
+	set(RP_REG_RSI, 0x6000);
+	set(RP_REG_RDX, 0x7000);
+	set(RP_REG_R10, 0x8000);
+	one(201, 0x5000, 8, "time");
+	one(36, 0x6000, 32, "getitimer");
+	one(53, 0x8000, 8, "socketpair");
+	one(98, 0x6000, 144, "getrusage");
+	one(100, 0x5000, 32, "times");
+	one(143, 0x6000, 4, "sched_getparam");
+	one(137, 0x6000, 120, "statfs");
+	one(138, 0x6000, 120, "fstatfs");
+	one(131, 0x6000, 24, "sigaltstack's old stack");
+	one(148, 0x6000, 16, "sched_rr_get_interval");
+	set(RP_REG_RSI, 8);
+	one(127, 0x5000, 8, "rt_sigpending(set, 8)");
+	set(RP_REG_RSI, 0x541b);
+	one(16, 0x7000, 4, "ioctl FIONREAD");
+	set(RP_REG_RDI, 16);
+	set(RP_REG_RSI, 0x6000);
+	one(157, 0x6000, 16, "prctl PR_GET_NAME");
+	set(RP_REG_RDI, 15);
+	cr_assert_eq(outs(157), -1, "prctl PR_SET_NAME: not in the table");
+	set(RP_REG_RSI, 3 * 4096 + 1);
+	one(27, 0x7000, 4, "mincore: a byte per page");
+	set(RP_REG_RDI, 0x5000);
+	set(RP_REG_RSI, 0);
+	one(239, 0x5000, 4, "get_mempolicy without a node mask");
+	set(RP_REG_RSI, 0x6000);
+	cr_assert_eq(outs(239), -1, "get_mempolicy's node mask: unknown");
+	set(RP_REG_RDI, 0);
+	cr_assert_eq(outs(201), 0, "time(NULL) writes nothing");
+}
+
+Test(rcv_sys, several_buffers)
+{
+	uint64_t va, vl;
+
+	set(RP_REG_RDI, 0x5000);
+	set(RP_REG_RSI, 0x5008);
+	set(RP_REG_RDX, 0x5010);
+	cr_assert_eq(outs(118), 3, "getresuid");
+	for (int k = 0; k < 3; k++)
+		cr_assert(a[k] == 0x5000 + 8u * k && l[k] == 4);
+	/* the values engine holds one range per call: a barrier */
+	cr_assert_eq(rcv_sys_write(&w, 0, &va, &vl), -1);
+	cr_assert_eq(outs(120), 3, "getresgid");
+	cr_assert_eq(outs(309), 2, "getcpu");
+	cr_assert(a[1] == 0x5008 && l[1] == 4);
+	cr_assert_eq(outs(274), 2, "get_robust_list");
+	cr_assert(a[0] == 0x5008 && l[0] == 8 && a[1] == 0x5010 && l[1] == 8);
+	cr_assert_eq(outs(96), 2, "gettimeofday");
+	cr_assert(a[0] == 0x5000 && l[0] == 16 && a[1] == 0x5008 && l[1] == 8);
+	set(RP_REG_RSI, 0);
+	cr_assert_eq(outs(96), 1, "gettimeofday without a timezone");
+	cr_assert_eq(rcv_sys_write(&w, 0, &va, &vl), 1);
+	cr_assert(va == 0x5000 && vl == 16);
+	st[0].r[RP_REG_RDX].k = 0xff;
+	cr_assert_eq(outs(118), -1, "getresuid: a pointer not known");
+	cr_assert_eq(outs(999), -1, "not in the table");
+}
+
+Test(rcv_sys, iovecs_unknown)
+{
+	uint64_t va, vl;
+
+	/* readv(fd, iov, 1): a barrier to the values engine (its index
+	 * is what reads the array); the watch side reads it (review7.sh
+	 * sysw)
+	 */
+	set(RP_REG_RSI, 0x5000);
+	set(RP_REG_RDX, 1);
+	set(RP_REG_RAX, 19);
+	cr_assert_eq(rcv_sys_write(&w, 0, &va, &vl), -1, "readv");
+	set(RP_REG_RAX, 295);
+	cr_assert_eq(rcv_sys_write(&w, 0, &va, &vl), -1, "preadv");
+	set(RP_REG_RDX, RCV_SYS_OUTS + 1);
+	cr_assert_eq(outs(310), -1, "process_vm_readv, too many iovecs");
+	st[0].r[RP_REG_RSI].k = 0;
+	set(RP_REG_RDX, 1);
+	cr_assert_eq(outs(19), -1, "readv: the array's address unknown");
+}
