@@ -778,6 +778,15 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 		if (rcv_xsave_like(in->id) &&
 		    !(in->flags & (RCV_I_BARRIER | RCV_I_REP)))
 			kl.ust = (int64_t)i;
+		/* So are rep stos and a system call whose number the code
+		 * sets (rcv_callee.c knows which write what: the others end
+		 * its argument).
+		 */
+		else if (rcv_rep_stos(in) ||
+			 ((in->flags & RCV_I_SYSCALL) &&
+			  !(in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR)) &&
+			  !quiet_syscall(&iv, i) && plain_syscall(&iv, i)))
+			kl.ust = (int64_t)i;
 		else if ((in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR |
 				       RCV_I_REP)) ||
 			 ((in->flags & RCV_I_SYSCALL) &&
