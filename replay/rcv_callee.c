@@ -66,6 +66,8 @@ struct crec {
 };
 
 struct rcv_callee {
+	/* Is system call i one the caller placed (rcv_stack.c)? */
+	bool (*placed)(const void *ctx, size_t i);
 	int64_t e;		/* entry walked from, -1 none */
 	int64_t at;		/* positions [e, at) walked */
 	int64_t stop;		/* first position the argument fails at */
@@ -101,6 +103,12 @@ void rcv_callee_free(struct rcv_callee *c)
 	rcv_esc_fini(&c->es);
 	free(c->r);
 	free(c);
+}
+
+void rcv_callee_set_placed(struct rcv_callee *c,
+			   bool (*placed)(const void *ctx, size_t i))
+{
+	c->placed = placed;
 }
 
 void rcv_callee_reset(struct rcv_callee *c)
@@ -187,7 +195,7 @@ bool rcv_rep_stos(const struct rcv_ins *in)
 
 /* Records instruction @i (@in) and steps the analysis over it. */
 static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
-		     int64_t i)
+		     int64_t i, const void *ctx)
 {
 	struct crec *r = &c->r[i - c->e];
 	int64_t d = 0, sl = -1;
@@ -221,7 +229,11 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 	 */
 	if (in->flags & RCV_I_SYSCALL) {
 		sys = sys_known(&c->es, &sp, &sl);
-		if (!sys && c->stop > i)
+		/* One whose write the caller placed by the values (a range
+		 * of known address, or none): its pairs are decided there.
+		 */
+		if (!sys && !(c->placed && c->placed(ctx, (size_t)i)) &&
+		    c->stop > i)
 			c->stop = i;
 	}
 	/* xsave: from its operand up, at most to its allocation's top. */
@@ -377,7 +389,7 @@ bool rcv_callee_keeps(struct rcv_callee *c, const struct rcv_ins *(*at)(
 		c->cap = cap;
 	}
 	for (; c->at < q && c->at < c->stop && c->budget > 0; c->at++) {
-		walk_one(c, at(ctx, (size_t)c->at), c->at);
+		walk_one(c, at(ctx, (size_t)c->at), c->at, ctx);
 		c->budget--;
 	}
 	if (c->stop < q || c->at < q)

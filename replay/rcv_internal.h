@@ -457,6 +457,11 @@ int rcv_callee_new(struct rcv_callee **c);
 void rcv_callee_free(struct rcv_callee *c);
 /* Forgets the walk (the instructions changed). */
 void rcv_callee_reset(struct rcv_callee *c);
+/* System calls the caller placed (@placed(ctx, i) true) do not end the
+ * walk: the caller decides the pairs across them.
+ */
+void rcv_callee_set_placed(struct rcv_callee *c,
+			   bool (*placed)(const void *ctx, size_t i));
 /* The entry its walk starts at, -1 none. */
 int64_t rcv_callee_entry(const struct rcv_callee *c);
 bool rcv_callee_keeps(struct rcv_callee *c, const struct rcv_ins *(*at)(
