@@ -66,6 +66,8 @@ struct crec {
 };
 
 struct rcv_callee {
+	/* Is system call i one the caller placed (rcv_stack.c)? */
+	bool (*placed)(const void *ctx, size_t i);
 	int64_t e;		/* entry walked from, -1 none */
 	int64_t at;		/* positions [e, at) walked */
 	int64_t stop;		/* first position the argument fails at */
@@ -103,6 +105,12 @@ void rcv_callee_free(struct rcv_callee *c)
 	free(c);
 }
 
+void rcv_callee_set_placed(struct rcv_callee *c,
+			   bool (*placed)(const void *ctx, size_t i))
+{
+	c->placed = placed;
+}
+
 void rcv_callee_reset(struct rcv_callee *c)
 {
 	if (c) {
@@ -130,15 +138,70 @@ static void restart(struct rcv_callee *c, int64_t e)
 		c->kc[k].p = -1;
 }
 
+/*
+ * A system call the walk goes on across (rax and rsi set to constants
+ * before it, as the escape analysis tracks them): the user memory it
+ * writes is the buffer argument *@ptr names alone (*@len bytes, -1 not
+ * known; *@ptr -1: none), and it keeps no pointer past its return.  brk
+ * only moves the heap's end: it adds pages where none were, or drops
+ * pages past the end that no object in use lies in (not the stack under
+ * the entry, by the argument's own rule for pointers).  Any other call
+ * (clone, vfork, mmap, rt_sigreturn, a number not known...) ends the
+ * argument, as it did when every system call did.
+ */
+static bool sys_known(const struct rcv_esc *e, int *ptr, int64_t *len)
+{
+	*ptr = -1;
+	*len = -1;
+	if (!e->rax_k)
+		return false;
+	switch (e->rax) {
+	case 4: case 5: case 6:		/* stat, fstat, lstat */
+		*ptr = RP_REG_RSI;
+		*len = 144;
+		return true;
+	case 262:			/* newfstatat */
+		*ptr = RP_REG_RDX;
+		*len = 144;
+		return true;
+	case 16:			/* ioctl(fd, TCGETS, termios *) */
+		*ptr = RP_REG_RDX;
+		*len = 64;
+		return e->rsi_k && e->rsi == 0x5401;
+	case 318:			/* getrandom(buf, len, flags) */
+		*ptr = RP_REG_RDI;
+		if (e->rsi_k && e->rsi <= 65536)
+			*len = (int64_t)e->rsi;
+		return true;
+	case 12:			/* brk */
+		return true;
+	default:
+		return rcv_sys_quiet(e->rax);
+	}
+}
+
+bool rcv_rep_stos(const struct rcv_ins *in)
+{
+	switch (in->id) {
+	case X86_INS_STOSB: case X86_INS_STOSW: case X86_INS_STOSD:
+	case X86_INS_STOSQ:
+		return (in->flags & RCV_I_REP) && !in->a32 &&
+		       !(in->flags & (RCV_I_BARRIER | RCV_I_XFER |
+				      RCV_I_BAD));
+	default:
+		return false;
+	}
+}
+
 /* Records instruction @i (@in) and steps the analysis over it. */
 static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
-		     int64_t i)
+		     int64_t i, const void *ctx)
 {
 	struct crec *r = &c->r[i - c->e];
-	int64_t d = 0;
+	int64_t d = 0, sl = -1;
 	uint32_t ep = 0;
-	bool xs;
-	int k, w;
+	bool xs, rs, sys = false;
+	int k, w, sp = -1;
 
 	memset(r, 0, sizeof(*r));
 	if (c->es.t[RP_REG_RSP] == 1) {	/* STK */
@@ -155,9 +218,22 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 	xs = rcv_xsave_like(in->id) && in->nops == 1 &&
 	     !(in->flags & (RCV_I_BARRIER | RCV_I_XFER | RCV_I_BAD |
 			    RCV_I_REP));
+	rs = rcv_rep_stos(in);
 	if ((in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR | RCV_I_XFER |
-			  RCV_I_BAD | RCV_I_REP)) && !xs) {
+			  RCV_I_BAD | RCV_I_REP)) && !xs && !rs) {
 		if (c->stop > i)
+			c->stop = i;
+	}
+	/* A system call: by its number (before the escape step, which
+	 * forgets rax), else the end of the argument.
+	 */
+	if (in->flags & RCV_I_SYSCALL) {
+		sys = sys_known(&c->es, &sp, &sl);
+		/* One whose write the caller placed by the values (a range
+		 * of known address, or none): its pairs are decided there.
+		 */
+		if (!sys && !(c->placed && c->placed(ctx, (size_t)i)) &&
+		    c->stop > i)
 			c->stop = i;
 	}
 	/* xsave: from its operand up, at most to its allocation's top. */
@@ -170,7 +246,7 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 			r->w = 3;
 		}
 	}
-	for (k = 0; k < in->nops && !xs; k++) {
+	for (k = 0; k < in->nops && !xs && !rs; k++) {
 		const struct rcv_op *m = &in->op[k];
 
 		if (m->type != RCV_OP_MEM || !(m->access & CS_AC_WRITE))
@@ -190,6 +266,33 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 		} else if (w) {
 			r->w = 3;
 		}
+	}
+	/* The kernel writes its buffer: a slot of the callee's stack at a
+	 * known offset (of known length), or through a pointer not
+	 * derived from it (into an object above the entry).  rep stos:
+	 * from rdi, rcx elements up or down, in rdi's object when neither
+	 * is derived from the callee's stack.
+	 */
+	if (sys && sp >= 0) {
+		struct rcv_op o = { .type = RCV_OP_MEM, .base = (int8_t)sp,
+				    .index = -1 };
+
+		w = rcv_esc_where(&c->es, &o, &ep, &d);
+		if (w == 2 && sl > 0) {
+			r->w = 2;
+			r->w_ep = ep;
+			r->w_d = d;
+			r->w_n = (uint32_t)sl;
+		} else if (w) {
+			r->w = 3;
+		}
+	}
+	if (rs) {
+		struct rcv_op o = { .type = RCV_OP_MEM, .base = RP_REG_RDI,
+				    .index = RP_REG_RCX, .scale = 1 };
+
+		if (rcv_esc_where(&c->es, &o, &ep, &d))
+			r->w = 3;
 	}
 	/* Escaped: another thread may write under the entry's rsp at any
 	 * time from this instruction on (before the pop right after it).
@@ -286,7 +389,7 @@ bool rcv_callee_keeps(struct rcv_callee *c, const struct rcv_ins *(*at)(
 		c->cap = cap;
 	}
 	for (; c->at < q && c->at < c->stop && c->budget > 0; c->at++) {
-		walk_one(c, at(ctx, (size_t)c->at), c->at);
+		walk_one(c, at(ctx, (size_t)c->at), c->at, ctx);
 		c->budget--;
 	}
 	if (c->stop < q || c->at < q)

@@ -457,11 +457,21 @@ int rcv_callee_new(struct rcv_callee **c);
 void rcv_callee_free(struct rcv_callee *c);
 /* Forgets the walk (the instructions changed). */
 void rcv_callee_reset(struct rcv_callee *c);
+/* System calls the caller placed (@placed(ctx, i) true) do not end the
+ * walk: the caller decides the pairs across them.
+ */
+void rcv_callee_set_placed(struct rcv_callee *c,
+			   bool (*placed)(const void *ctx, size_t i));
 /* The entry its walk starts at, -1 none. */
 int64_t rcv_callee_entry(const struct rcv_callee *c);
 bool rcv_callee_keeps(struct rcv_callee *c, const struct rcv_ins *(*at)(
 			      const void *, size_t), const void *ctx,
 		      int64_t e, int64_t p, int64_t q);
+/* rep stos with 64-bit addresses: rcx elements from rdi, up or down
+ * (rcv_stack.c counts it as a store of unknown place, which the callee
+ * argument places).
+ */
+bool rcv_rep_stos(const struct rcv_ins *in);
 
 /*
  * rcv_stack_build() with what is known so far (@sv, or NULL): a store

@@ -69,6 +69,8 @@ struct rcv_stack_tmp {
 	uint32_t agen;
 	int64_t last;		/* the last store of known address, -1 */
 	bool nomem;		/* a reservation failed */
+	uint64_t *placed;	/* bit i: system call i placed */
+	size_t pcap;		/* its words */
 	int64_t *ents;		/* the calls' entries, innermost last */
 	size_t nents, entcap;
 	/* rcv_callee.c's walkers, each keeping one entry's walk; the one
@@ -93,6 +95,7 @@ void rcv_stack_tmp_free(struct rcv_stack_tmp *t)
 	free(t->v);
 	free(t->a);
 	free(t->ents);
+	free(t->placed);
 	for (j = 0; j < NWK; j++)
 		rcv_callee_free(t->wk[j]);
 	free(t);
@@ -267,6 +270,7 @@ static const struct rcv_state *sv_at(const struct rcv_stack_vals *sv,
 struct insv {
 	const struct rcv_ins *a, *b;
 	size_t na;
+	const uint64_t *placed;	/* system calls sys_placed() placed */
 };
 
 static const struct rcv_ins *ins_at(const struct insv *x, size_t i)
@@ -486,10 +490,13 @@ static bool sys_placed(struct rcv_stack_tmp *t,
 	if (!sv || !sv->sys_write)
 		return false;
 	e = sv->sys_write(sv->sys_ctx, i, &a, &len);
+	if (e && (e < 0 || !len || len > 65536 || a + len - 1 < a))
+		return false;
+	/* rcv_callee.c's walk goes on across it (placed_at()) */
+	if (t->placed)
+		t->placed[i / 64] |= 1ull << (i % 64);
 	if (!e)
 		return true;
-	if (e < 0 || !len || len > 65536 || a + len - 1 < a)
-		return false;
 	if (tmp_reserve(t, len / 8 + 2)) {
 		t->nomem = true;
 		return true;
@@ -504,6 +511,14 @@ static bool sys_placed(struct rcv_stack_tmp *t,
  * an unknown store, one through another class, or one whose address is
  * known and is the slot's (or where the push's rsp is not known)?
  */
+/* Did sys_placed() place system call @i (rcv_callee_set_placed())? */
+static bool placed_at(const void *x, size_t i)
+{
+	const struct insv *v = x;
+
+	return v->placed && (v->placed[i / 64] >> (i % 64) & 1);
+}
+
 static const struct rcv_ins *ins_of(const void *x, size_t i)
 {
 	return ins_at(x, i);
@@ -575,8 +590,9 @@ static int pair_keep(const struct kills *kl, struct rcv_stack_tmp *ab,
 	if (!k || (sv && sv->noproof))
 		return !cross && !hit && kl->ust <= p ? 1 : 0;
 	c = walker(ab, ab->ents[k - 1]);
-	if ((!*c && rcv_callee_new(c)) ||
-	    !rcv_callee_keeps(*c, ins_of, iv, ab->ents[k - 1], p, q))
+	if (!*c && !rcv_callee_new(c))
+		rcv_callee_set_placed(*c, placed_at);
+	if (!*c || !rcv_callee_keeps(*c, ins_of, iv, ab->ents[k - 1], p, q))
 		return !cross && !hit && kl->ust <= p ? 1 : 0;
 	return 2;
 }
@@ -738,7 +754,7 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 {
 	struct kills kl = { -1, -1, -1, -1, -1, 0, 0 };
 	struct rcv_stack_tmp own = { 0 }, *t = sv && sv->tmp ? sv->tmp : &own;
-	struct insv iv = { ins, NULL, n };
+	struct insv iv = { ins, NULL, n, NULL };
 	struct regs cur, pre;
 	uint32_t next = 1;
 	uint64_t a, spv = 0;
@@ -750,6 +766,17 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 		iv.na = sv->na;
 	}
 	tmp_clear(t);
+	if ((n + 63) / 64 > t->pcap) {
+		uint64_t *pl = realloc(t->placed, (n + 63) / 64 * 8);
+
+		if (!pl)
+			return -RP_ERR_NOMEM;
+		t->placed = pl;
+		t->pcap = (n + 63) / 64;
+	}
+	if (t->placed)
+		memset(t->placed, 0, (n + 63) / 64 * 8);
+	iv.placed = t->placed;
 	memset(&cur, 0, sizeof(cur));
 	reg_set(&cur, RP_REG_RSP, 0, 0, &next);
 	f[0] = (struct rcv_frame){ cur.c[RP_REG_RSP], 0, 0, 0 };
@@ -778,13 +805,24 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 		if (rcv_xsave_like(in->id) &&
 		    !(in->flags & (RCV_I_BARRIER | RCV_I_REP)))
 			kl.ust = (int64_t)i;
-		else if ((in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR |
-				       RCV_I_REP)) ||
-			 ((in->flags & RCV_I_SYSCALL) &&
-			  !quiet_syscall(&iv, i) &&
-			  !sys_placed(t, sv, i, &kl)))
+		/* So is rep stos (rcv_callee.c places it). */
+		else if (rcv_rep_stos(in))
+			kl.ust = (int64_t)i;
+		else if (in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR |
+				      RCV_I_REP))
 			kl.any = (int64_t)i;
-		else if (t->nomem)
+		/* A system call the values do not place, whose number the
+		 * code sets: rcv_callee.c knows which write what (the
+		 * others end its argument).
+		 */
+		else if ((in->flags & RCV_I_SYSCALL) &&
+			 !quiet_syscall(&iv, i) &&
+			 !sys_placed(t, sv, i, &kl)) {
+			if (plain_syscall(&iv, i))
+				kl.ust = (int64_t)i;
+			else
+				kl.any = (int64_t)i;
+		} else if (t->nomem)
 			ret = -RP_ERR_NOMEM;
 		if (ret)
 			break;
@@ -971,6 +1009,7 @@ done:
 		free(own.v);
 		free(own.a);
 		free(own.ents);
+		free(own.placed);
 		for (i = 0; i < NWK; i++)
 			rcv_callee_free(own.wk[i]);
 	}

@@ -137,6 +137,27 @@ if [ -n "${UNSOUND:-}" ]; then
 	fi
 fi
 
+# The callee argument across system calls and rep stos (rcv_callee.c):
+# unsound.c "csys": fstat(2) whose buffer ends on the pushed slot (the pop
+# gets 0: wrong values with the buffer taken as writing nothing), rep stosq
+# into the slot through rsp plus an unknown index, and a callee whose
+# fstat, brk, rep stosq and store through a global's pointer miss it: rbx
+# known after that pop (unknown strict).
+if [ -n "${UNSOUND:-}" ]; then
+	truth_rec "csys" "$UNSOUND" csys
+	spos=$(last_at "csys" '<unsound_csysok2\+[0-9]+>:.*nop')
+	if [ -n "$spos" ] && truth_check "csys" &&
+		grep -q ' 0 conflicts' "$tmp/out" &&
+		"$PTREC" values "$tmp/csys" --at "$spos" 2>&1 |
+		grep -q '^rbx  *0x0000000000003333$' &&
+		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/csys" \
+			--at "$spos" 2>&1 | grep -q '^rbx  *unknown$'; then
+		ok "unsound.c csys: no wrong value, rbx known across fstat, brk and rep stos in a callee; $(distance)"
+	else
+		bad "unsound.c csys (at ${spos:-?}): $(head -5 "$tmp/out" "$tmp/log")"
+	fi
+fi
+
 # A callee's own frame (rcv_stack.c, rcv_callee.c): a reload reads back
 # its spill across a store of unknown address only when the store's
 # address cannot be derived from the stack under the callee's entry.

@@ -51,6 +51,9 @@
  * `unsound sysfr`: a read(2) between a push and its pop into the
  * pushed slot (frs), and into a global (frsok, with a store through a
  * global's pointer between too).
+ * `unsound csys`: fstat(2) over a callee's pushed slot, rep stosq into it
+ * through rsp plus an unknown index, and fstat, brk and rep stosq that
+ * miss it (rcv_callee.c: the argument across system calls).
  * `unsound sse`: values through xmm (rcv_sse.c) forward into a register
  * where memory cannot tell them, and backward from the snapshot to the
  * register movq read.  `unsound rofile`: a private read-only file
@@ -90,6 +93,8 @@ long unsound_glob, unsound_fs_orig;
 long unsound_cvla(long off), unsound_cvlaok(long off);
 long unsound_cg, unsound_cword, *unsound_cptr = &unsound_cword;
 long unsound_cesc(long off), unsound_cup(long off), unsound_cok(long off);
+long unsound_csysbad(void), unsound_csysrep(long off),
+	unsound_csysok(long off);
 /* alias: [1] of each is the word asked about, [0] and [2] guards. */
 long unsound_al_a[3] = { 0, 0x5555555555555555, 0 };
 long unsound_al_b[3] = { 0, 0x5555555555555555, 0 };
@@ -642,6 +647,14 @@ int main(int argc, char **argv)
 		       unsound_cword);
 		return a == 0x2222 && b == 0x2222 && c == 0x3333 &&
 		       d == 0x4444 && e == 0x3333 ? 0 : 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "csys")) {
+		long a = unsound_csysbad();
+		long b = unsound_csysrep(unknown_zero());
+		long c = unsound_csysok(unknown_zero());
+
+		printf("csys %#lx %#lx %#lx %#lx\n", a, b, c, unsound_cword);
+		return a == 0 && b == 0x2222 && c == 0x3333 ? 0 : 1;
 	}
 	if (argc > 1 && !strcmp(argv[1], "frame")) {
 		long a = unsound_fr(unknown_zero());

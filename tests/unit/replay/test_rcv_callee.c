@@ -581,3 +581,62 @@ Test(rcv_callee, a_stack_argument_by_its_callers_entry)
 	cr_assert_eq(pop_pair(esc, 7), -1, "the callee's rsp in a global");
 	cr_assert_eq(pop_pair(nocall, 5), -1, "no call running at the push");
 }
+
+/*
+ * System calls and rep stos (rcv_callee.c sys_known(), rcv_rep_stos()):
+ * the argument goes on across fstat into a buffer that misses the slot,
+ * brk and rep stos through a global's pointer; not across fstat whose
+ * buffer covers it, rep stos through rsp, nor a call it does not know.
+ */
+#define SYS	INS("\x0f\x05")				/* syscall */
+#define FSTAT	INS("\xb8\x05\x00\x00\x00")		/* mov eax, 5 */
+#define BRK	INS("\xb8\x0c\x00\x00\x00")		/* mov eax, 12 */
+#define CLONE	INS("\xb8\x38\x00\x00\x00")		/* mov eax, 56 */
+#define SUBRSP	INS("\x48\x81\xec\x98\x00\x00\x00")	/* sub rsp, 152 */
+#define ADDRSP	INS("\x48\x81\xc4\x98\x00\x00\x00")	/* add rsp, 152 */
+#define BUFLOW	INS("\x48\x89\xe6")			/* mov rsi, rsp */
+#define BUFHI	INS("\x48\x8d\x74\x24\x10")		/* lea rsi, [rsp+16] */
+#define STOS	INS("\xf3\x48\xab")			/* rep stosq */
+#define DIG	INS("\x48\x8b\x3d\x00\x10\x00\x00")	/* mov rdi, [rip+x] */
+#define DISP	INS("\x48\x89\xe7")			/* mov rdi, rsp */
+
+Test(rcv_callee, system_call_buffer_under_the_slot_keeps_the_pair)
+{
+	struct rcv_ins in[] = {
+		CALL, PUSH, SUBRSP, BUFLOW, FSTAT, SYS, BRK, SYS, LOADG,
+		STORE, ADDRSP, POP,
+	};
+
+	cr_assert_eq(pop_pair(in, 12), 1);
+}
+
+Test(rcv_callee, system_call_buffer_over_the_slot_breaks_it)
+{
+	struct rcv_ins in[] = {
+		CALL, PUSH, SUBRSP, BUFHI, FSTAT, SYS, LOADG, STORE, ADDRSP,
+		POP,
+	};
+
+	cr_assert_eq(pop_pair(in, 10), -1, "fstat's 144 bytes end on it");
+}
+
+Test(rcv_callee, unknown_system_call_breaks_it)
+{
+	struct rcv_ins in[] = { CALL, PUSH, CLONE, SYS, LOADG, STORE, POP };
+
+	cr_assert_eq(pop_pair(in, 7), -1, "clone");
+}
+
+Test(rcv_callee, rep_stos_through_a_global_pointer_keeps_the_pair)
+{
+	struct rcv_ins in[] = { CALL, PUSH, DIG, STOS, POP };
+
+	cr_assert_eq(pop_pair(in, 5), 1);
+}
+
+Test(rcv_callee, rep_stos_through_rsp_breaks_it)
+{
+	struct rcv_ins in[] = { CALL, PUSH, DISP, STOS, POP };
+
+	cr_assert_eq(pop_pair(in, 5), -1);
+}
