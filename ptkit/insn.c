@@ -128,5 +128,8 @@ int insn_decode(struct insn_decoder *d, const uint8_t *buf, unsigned int n,
 	out->rep = out->cls == IC_OTHER &&
 		   (x->prefix[0] == X86_PREFIX_REP ||
 		    x->prefix[0] == X86_PREFIX_REPNE);
+	out->pushf = d->ci->id == X86_INS_PUSHF || d->ci->id == X86_INS_PUSHFQ;
+	out->trap = d->ci->id == X86_INS_INT3 || d->ci->id == X86_INS_INT1 ||
+		    d->ci->id == X86_INS_INT || d->ci->id == X86_INS_INTO;
 	return 0;
 }

@@ -30,6 +30,8 @@ struct insn {
 	uint8_t len;
 	uint8_t cls;		/* enum insn_class */
 	bool rep;		/* REP/REPNE string instruction: iterates */
+	bool pushf;		/* PUSHF/PUSHFQ: stores RFLAGS (its TF too) */
+	bool trap;		/* INT3, INT1, INT n, INTO: may raise SIGTRAP */
 };
 
 struct insn_decoder;

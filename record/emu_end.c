@@ -210,7 +210,17 @@ void emu_exit_stop(struct emu *e, struct thr *t)
 static void detach_thread(pid_t tid)
 {
 	uint64_t pend = rec_sigmask_of(tid, "SigPnd");
+	struct user_regs_struct r;
 	int status;
+
+	/* The step's TF out of RFLAGS: Linux clears it at the detach only
+	 * while it knows it set it (not after a stepped POPF, see
+	 * emu_get_regs()), and the program would then trap on its own.
+	 */
+	if (!ptrace(PTRACE_GETREGS, tid, 0, &r) && (r.eflags & 0x100)) {
+		r.eflags &= ~0x100ull;
+		ptrace(PTRACE_SETREGS, tid, 0, &r);
+	}
 
 	if (pend & (1ull << (SIGTRAP - 1)) &&
 	    ptrace(PTRACE_CONT, tid, 0, 0) == 0)

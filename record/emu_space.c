@@ -361,6 +361,14 @@ int emu_get_regs(struct thr *t)
 {
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &t->regs) < 0)
 		return -errno;
+	/*
+	 * TF is the single step's: the program's own is taken as clear.
+	 * Linux hides the TF it set (TIF_FORCED_TF) only until a stepped
+	 * POPF or IRET (arch/x86/kernel/step.c is_setting_trap_flag()
+	 * then takes TF as the program's and never hides it again): from
+	 * there GETREGS shows 0x346 where the program untraced has 0x246.
+	 */
+	t->regs.eflags &= ~0x100ull;
 	t->have_regs = true;
 	/* The rseq area it had before we saw it (registered before the
 	 * recording, or a fork child's, inherited): the kernel writes it.

@@ -68,6 +68,8 @@ int emu_fetch_insn(struct emu *e, struct thr *t, uint64_t ip,
 		in->len = 0;
 		in->cls = IC_OTHER;
 		in->rep = false;
+		in->pushf = false;
+		in->trap = false;
 		return 0;
 	}
 	icache_put(e, t, ip, in);
@@ -109,6 +111,16 @@ void emu_enc_check(struct emu *e, struct thr *t, int ret)
 }
 
 /* ---- signals ------------------------------------------------------------ */
+
+/* The byte of @t's memory at @addr, or -1. */
+static int emu_byte_at(const struct thr *t, uint64_t addr)
+{
+	uint8_t b;
+	struct iovec l = { &b, 1 };
+	struct iovec r = { (void *)(uintptr_t)addr, 1 };
+
+	return process_vm_readv(t->tid, &l, 1, &r, 1, 0) == 1 ? b : -1;
+}
 
 static bool sig_default_ignored(int sig)
 {
@@ -680,6 +692,26 @@ static bool xbegin_aborted(struct emu *e, struct thr *t, uint64_t next)
 	return true;
 }
 
+/*
+ * A single-stepped PUSHF stored RFLAGS with the trap flag the stepping
+ * set (0x306 where the program untraced stores 0x206): a POPF of that
+ * word would set TF in the program itself.  The recorder takes the
+ * program's own TF as clear (emu_get_regs()), so bit 8 of the stored
+ * word, bit 0 of its second byte (PUSHF and PUSHFQ alike), is cleared,
+ * as GDB's displaced stepping fixes up a PUSHF.
+ */
+static void pushf_untrap(struct thr *t)
+{
+	uint8_t b;
+	struct iovec l = { &b, 1 };
+	struct iovec r = { (void *)(uintptr_t)(t->regs.rsp + 1), 1 };
+
+	if (process_vm_readv(t->tid, &l, 1, &r, 1, 0) != 1 || !(b & 1))
+		return;
+	b &= (uint8_t)~1u;
+	process_vm_writev(t->tid, &l, 1, &r, 1, 0);
+}
+
 /* A SIGTRAP stop after a step: the instruction completed. */
 static void step_done(struct emu *e, struct thr *t)
 {
@@ -744,6 +776,8 @@ static void step_done(struct emu *e, struct thr *t)
 		icache_put(e, t, t->ip, &t->in);
 		e->st->learned++;
 	}
+	if (t->in.pushf && next == t->ip + t->in.len)
+		pushf_untrap(t);
 	if (xbegin_aborted(e, t, next))
 		return;
 	ret = ptenc_retire(&t->enc, &t->in, t->ip, next);
@@ -762,6 +796,31 @@ static void step_done(struct emu *e, struct thr *t)
 		ret = ptenc_disable_async(&t->enc, t->ip + t->in.len);
 	}
 	emu_enc_check(e, t, ret);
+}
+
+/*
+ * Is this SIGTRAP stop the program's own signal rather than the single
+ * step's trap?  A step traps with TRAP_TRACE, or TRAP_BRKPT after a
+ * stepped system call (the kernel's syscall-exit step report); INT3 and
+ * INT $3 raise SI_KERNEL, INT1 (ICEBP) TRAP_BRKPT, kill/tgkill/sigqueue
+ * SI_USER, SI_TKILL, SI_QUEUE.  Only a step that may have raised one is
+ * asked (a trap instruction, a system call): one ptrace call saved on
+ * every other step.  A SIGTRAP another process sends during a plain
+ * step is taken for the step's (docs/recorder.md).
+ */
+static bool program_trap(struct thr *t)
+{
+	siginfo_t si;
+
+	if (!t->in.trap && t->st != T_SYSCALL)
+		return false;
+	if (t->delivering || ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0)
+		return false;
+	if (si.si_code == SI_KERNEL || si.si_code <= 0)
+		return true;
+	/* INT1 traps like the syscall-exit report: the instruction says. */
+	return si.si_code == TRAP_BRKPT && t->in.trap && t->in.len == 1 &&
+	       emu_byte_at(t, t->ip) == 0xf1;
 }
 
 static void signal_stop(struct emu *e, struct thr *t, int sig)
@@ -878,9 +937,21 @@ void emu_handle_stop(struct emu *e, pid_t tid, int status)
 	default:
 		break;
 	}
-	if (sig == SIGTRAP)
-		step_done(e, t);
-	else
+	if (sig != SIGTRAP)
 		signal_stop(e, t, sig);
+	else if (!program_trap(t))
+		step_done(e, t);
+	else if (t->in.trap && t->st == T_SYSCALL) {
+		/* INT3, INT1: it trapped after it, and raised its SIGTRAP. */
+		emu_get_regs(t);
+		t->st = T_READY;
+		emu_syscall_entered(e, t);
+		signal_stop(e, t, sig);
+	} else {
+		/* A SIGTRAP sent to it (raise(SIGTRAP)) at this step's end. */
+		step_done(e, t);
+		if (t->st == T_READY && !t->delivering)
+			signal_stop(e, t, sig);
+	}
 }
 

@@ -158,6 +158,9 @@ static int take_thread(struct rec_snap *s, const struct rec_snap_thr *th,
 		 */
 		if (s->stepping && r.rcx == r.rip)
 			r.r11 &= ~0x100ull;
+		/* Nor RFLAGS (record/emu_space.c emu_get_regs()). */
+		if (s->stepping)
+			r.eflags &= ~0x100ull;
 		rec_snap_regs(t.regs, &r);
 	}
 	else if (th->regs)
