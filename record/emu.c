@@ -200,6 +200,7 @@ static void issue_step(struct emu *e, struct thr *t)
 	if (!t->started) {
 		emu_enc_check(e, t, ptenc_start(&t->enc, emu_now(e)));
 		t->started = true;
+		emu_trap_hide(t);
 	}
 	if (!t->enc.enabled)
 		emu_enc_check(e, t, ptenc_enable(&t->enc, t->ip, emu_now(e)));
@@ -214,6 +215,9 @@ static void issue_step(struct emu *e, struct thr *t)
 
 		t->delivering = caught & (1ull << (sig - 1));
 		t->deliver_sig = sig;
+		/* The frame saves the mask as the program has it. */
+		if (t->delivering)
+			emu_trap_show(t);
 	}
 	/* Never run: emulated, with its packets (emu_ptwrite.c). */
 	if (!sig && emu_ptwrite(e, t)) {

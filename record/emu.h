@@ -66,6 +66,7 @@ struct thr {
 	int pending_sig;		/* to deliver at the next resume */
 	bool delivering;		/* a caught signal is being delivered */
 	int deliver_sig;		/* which */
+	bool trap_hidden;		/* SIGTRAP taken out of its mask */
 	bool started;			/* PSB+ written */
 	bool rseq_asked;		/* its registration when first stopped */
 	bool opened;
@@ -154,6 +155,8 @@ struct thr *emu_thr_find(struct emu *e, pid_t tid);
 struct thr *emu_thr_new(struct emu *e, pid_t tid, struct proc *p,
 			enum tstate st);
 int emu_get_regs(struct thr *t);
+void emu_trap_hide(struct thr *t);
+void emu_trap_show(struct thr *t);
 void emu_untraced_strip(struct thr *t);
 void emu_untraced_restore(struct thr *t);
 

@@ -284,6 +284,7 @@ void emu_finish_live(struct emu *e)
 			ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
 			waitpid(t->tid, &status, __WALL);
 		}
+		emu_trap_show(t);
 		detach_thread(t->tid);
 	}
 	for (p = e->procs; p; p = p->next) {

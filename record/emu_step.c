@@ -712,6 +712,78 @@ static void pushf_untrap(struct thr *t)
 	process_vm_writev(t->tid, &l, 1, &r, 1, 0);
 }
 
+/*
+ * SIGTRAP blocked while the program is stepped: every step's trap
+ * (force_sig_fault()) then finds it blocked, and Linux resets its
+ * disposition to SIG_DFL and unblocks it (kernel/signal.c
+ * force_sig_info_to_task()): inside a SIGTRAP handler, which blocks it,
+ * the handler is gone at the first step, and the program's next INT3
+ * kills it (tests/values/review7.c trapself).  So the recorder takes
+ * SIGTRAP out of the thread's mask while it steps (PTRACE_SETSIGMASK)
+ * and puts it back where the mask is seen: before a signal's frame is
+ * built (its saved mask), in the old mask rt_sigprocmask returns, and
+ * where recording detaches.
+ */
+#define TRAP_BIT (1ull << (SIGTRAP - 1))
+
+void emu_trap_hide(struct thr *t)
+{
+	uint64_t m;
+
+	if (ptrace(PTRACE_GETSIGMASK, t->tid, (void *)sizeof(m), &m) < 0 ||
+	    !(m & TRAP_BIT))
+		return;
+	m &= ~TRAP_BIT;
+	if (!ptrace(PTRACE_SETSIGMASK, t->tid, (void *)sizeof(m), &m))
+		t->trap_hidden = true;
+}
+
+void emu_trap_show(struct thr *t)
+{
+	uint64_t m;
+
+	if (!t->trap_hidden ||
+	    ptrace(PTRACE_GETSIGMASK, t->tid, (void *)sizeof(m), &m) < 0)
+		return;
+	m |= TRAP_BIT;
+	if (!ptrace(PTRACE_SETSIGMASK, t->tid, (void *)sizeof(m), &m))
+		t->trap_hidden = false;
+}
+
+/* After a system call @t made with SIGTRAP hidden: what it meant. */
+static void trap_after_syscall(struct thr *t)
+{
+	long nr = (long)t->entry.rax;
+	uint64_t set = 0, old;
+	struct iovec l = { &set, 8 };
+	struct iovec r = { (void *)(uintptr_t)t->entry.rsi, 8 };
+
+	if (!t->trap_hidden)
+		return;
+	if (nr == SYS_rt_sigreturn) {
+		t->trap_hidden = false;	/* the frame's mask, as saved */
+		return;
+	}
+	if (nr != SYS_rt_sigprocmask || t->regs.rax || t->entry.r10 != 8)
+		return;
+	if (t->entry.rdx) {	/* the old mask as the program has it */
+		l.iov_base = &old;
+		r.iov_base = (void *)(uintptr_t)t->entry.rdx;
+		if (process_vm_readv(t->tid, &l, 1, &r, 1, 0) == 8) {
+			old |= TRAP_BIT;
+			process_vm_writev(t->tid, &l, 1, &r, 1, 0);
+		}
+		l.iov_base = &set;
+		r.iov_base = (void *)(uintptr_t)t->entry.rsi;
+	}
+	if (!t->entry.rsi ||
+	    process_vm_readv(t->tid, &l, 1, &r, 1, 0) != 8)
+		return;
+	if ((t->entry.rdi == SIG_UNBLOCK && (set & TRAP_BIT)) ||
+	    (t->entry.rdi == SIG_SETMASK && !(set & TRAP_BIT)))
+		t->trap_hidden = false;
+}
+
 /* A SIGTRAP stop after a step: the instruction completed. */
 static void step_done(struct emu *e, struct thr *t)
 {
@@ -737,6 +809,7 @@ static void step_done(struct emu *e, struct thr *t)
 		f.sp = t->regs.rsp;
 		emu_emit_record(e, &f.hdr);
 		t->st = T_READY;
+		emu_trap_hide(t);	/* the handler's mask may block it */
 		return;
 	}
 	if (t->st == T_SYSCALL) {
@@ -754,6 +827,8 @@ static void step_done(struct emu *e, struct thr *t)
 		emu_untraced_restore(t);
 		emu_syscall_entered(e, t);
 		after_syscall(e, t);
+		trap_after_syscall(t);
+		emu_trap_hide(t);
 		t->st = T_READY;
 		return;
 	}
@@ -836,6 +911,8 @@ static void signal_stop(struct emu *e, struct thr *t, int sig)
 		if ((long)t->regs.orig_rax != -1 || t->regs.rip != t->ip) {
 			emu_syscall_entered(e, t);
 			after_syscall(e, t);
+			trap_after_syscall(t);
+			emu_trap_hide(t);
 		}
 	}
 	t->st = T_READY;
