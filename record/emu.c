@@ -111,6 +111,26 @@ static void watchdog(struct emu *e)
 	}
 }
 
+/*
+ * Threads in a group stop go on when a SIGCONT is pending for them (a
+ * traced thread is not woken by it; its handler, if any, runs at the
+ * next step's signal stop).  Asked at the watchdog's ticks.
+ */
+static void gstop_poll(struct emu *e)
+{
+	uint64_t cont = 1ull << (SIGCONT - 1);
+	struct thr *t;
+
+	for (t = e->threads; t && e->gstopped; t = t->next) {
+		if (t->st != T_GSTOP ||
+		    !((rec_sigmask_of(t->tid, "ShdPnd") |
+		       rec_sigmask_of(t->tid, "SigPnd")) & cont))
+			continue;
+		t->st = T_READY;
+		e->gstopped--;
+	}
+}
+
 static volatile sig_atomic_t ticks;
 
 static void on_tick(int sig)
@@ -304,13 +324,20 @@ static void run(struct emu *e)
 	/* the watchdog: SIGALRM without SA_RESTART ends waitpid(2) */
 	struct sigaction sa = { .sa_handler = on_tick }, old_sa;
 	struct itimerval tick = { { 0, 100000 }, { 0, 100000 } }, old_tick;
+	sig_atomic_t seen;
 	int status;
 	pid_t tid;
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGALRM, &sa, &old_sa);
 	setitimer(ITIMER_REAL, &tick, &old_tick);
+	seen = ticks;
+
 	while (!e->error && !all_dead(e)) {
+		if (e->gstopped && ticks != seen) {
+			seen = ticks;
+			gstop_poll(e);
+		}
 		if ((e->o->stop && *e->o->stop) ||
 		    (e->o->max_insns && e->st->insns >= e->o->max_insns))
 			break;

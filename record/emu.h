@@ -35,6 +35,7 @@ enum tstate {
 	T_STEP,		/* stepping one user instruction */
 	T_SYSCALL,	/* stepping a SYSCALL: may block in the kernel */
 	T_EXITING,	/* vanished under us (killed): its exit follows */
+	T_GSTOP,	/* in a group stop (SIGSTOP...): waits for SIGCONT */
 	T_DEAD,
 };
 
@@ -129,6 +130,7 @@ struct emu {
 	uint64_t last_flush;
 	uint64_t steps;			/* steps issued */
 	uint64_t tick_steps;		/* at the last watchdog tick */
+	unsigned int gstopped;		/* threads in T_GSTOP */
 };
 
 /* emu.c */

@@ -898,6 +898,26 @@ static bool program_trap(struct thr *t)
 	       emu_byte_at(t, t->ip) == 0xf1;
 }
 
+/*
+ * A stop signal's group stop (after its delivery, which signal_stop()
+ * saw): PTRACE_GETSIGINFO fails there.  Resumed, a thread traced
+ * without PTRACE_SEIZE would run on as if continued (man 2 ptrace,
+ * "group-stop"): the recorder leaves it stopped until a SIGCONT comes
+ * (emu.c emu_gstop_poll()), as the program untraced stays stopped
+ * (tests/values/review7.c sigcont: the child ran past its raise(SIGSTOP)
+ * before its parent's SIGCONT).
+ */
+static bool group_stop(struct thr *t, int sig)
+{
+	siginfo_t si;
+
+	if (sig != SIGSTOP && sig != SIGTSTP && sig != SIGTTIN &&
+	    sig != SIGTTOU)
+		return false;
+	return ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0 &&
+	       errno == EINVAL;
+}
+
 static void signal_stop(struct emu *e, struct thr *t, int sig)
 {
 	struct ptrec_sb_signal s = { .hdr = { .type = PTREC_SB_SIGNAL } };
@@ -969,6 +989,10 @@ void emu_handle_stop(struct emu *e, pid_t tid, int status)
 		if (!t)
 			return;
 	}
+	if (t->st == T_GSTOP) {
+		t->st = T_READY;	/* woken by SIGKILL: it dies next */
+		e->gstopped--;
+	}
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
 		thr_exited(e, t, status);
 		return;
@@ -1014,7 +1038,10 @@ void emu_handle_stop(struct emu *e, pid_t tid, int status)
 	default:
 		break;
 	}
-	if (sig != SIGTRAP)
+	if (sig != SIGTRAP && group_stop(t, sig)) {
+		t->st = T_GSTOP;
+		e->gstopped++;
+	} else if (sig != SIGTRAP)
 		signal_stop(e, t, sig);
 	else if (!program_trap(t))
 		step_done(e, t);
