@@ -784,6 +784,63 @@ static void trap_after_syscall(struct thr *t)
 		t->trap_hidden = false;
 }
 
+/*
+ * A call into the legacy vsyscall page (time() at 0xffffffffff600400):
+ * the fetch faults and the kernel emulates the call (vsyscall=xonly or
+ * emulate), returning to the caller with RSP past the return address,
+ * and the step's trap comes only after the caller's next instruction
+ * (tests/values/review7.c vsys).  As PT would show it: the trace leaves
+ * at the vsyscall entry (the fault), comes back at the return address,
+ * and the instructions from there to @next ran.  False (nothing
+ * written) when that is no straight line; the step is then an anomaly.
+ */
+#define VSYSCALL_PAGE 0xffffffffff600000ull
+
+static bool vsyscall_done(struct emu *e, struct thr *t, uint64_t next)
+{
+	uint64_t back;
+	struct iovec l = { &back, 8 };
+	struct iovec r = { (void *)(uintptr_t)t->entry.rsp, 8 };
+	struct insn in;
+	int ret;
+
+	if (next == t->ip ||
+	    process_vm_readv(t->tid, &l, 1, &r, 1, 0) != 8 ||
+	    (back != next && (emu_fetch_insn(e, t, back, &in), !in.len ||
+			      in.cls != IC_OTHER || back + in.len != next)))
+		return false;
+	truth_add(e, t, t->ip);
+	ret = ptenc_disable_async(&t->enc, t->ip);
+	if (!ret)
+		ret = ptenc_enable(&t->enc, back, emu_now(e));
+	if (!ret && back != next) {
+		emu_truth_add_regs(e, t, back, true);
+		ret = ptenc_retire(&t->enc, &in, back, next);
+	}
+	emu_enc_check(e, t, ret < 0 ? ret : 0);
+	return true;
+}
+
+/*
+ * A single-stepped SYSCALL saved RFLAGS with the trap flag the stepping
+ * set into R11; untraced, the program has it clear there (and a core
+ * file taken later shows R11 as the untraced program would have it).
+ * Also when the call returns into a signal, and after a step that ran
+ * a restarted call again (RIP back at the SYSCALL after an ignored
+ * signal, the step landing after it: tests/values/review7.c sigcont's
+ * wait4): wherever RCX is RIP, the address after a SYSCALL.
+ */
+static void syscall_r11(struct thr *t)
+{
+	uint64_t at = t->regs.rcx - 2;
+
+	if (!(t->regs.r11 & 0x100) || t->regs.rcx != t->regs.rip ||
+	    emu_byte_at(t, at) != 0x0f || emu_byte_at(t, at + 1) != 0x05)
+		return;
+	t->regs.r11 &= ~0x100ull;
+	ptrace(PTRACE_SETREGS, t->tid, 0, &t->regs);
+}
+
 /* A SIGTRAP stop after a step: the instruction completed. */
 static void step_done(struct emu *e, struct thr *t)
 {
@@ -812,18 +869,9 @@ static void step_done(struct emu *e, struct thr *t)
 		emu_trap_hide(t);	/* the handler's mask may block it */
 		return;
 	}
+	if (t->regs.rcx == next)
+		syscall_r11(t);
 	if (t->st == T_SYSCALL) {
-		/*
-		 * A single-stepped SYSCALL saved RFLAGS with the trap flag
-		 * the stepping set into R11; untraced, the program has it
-		 * clear there (and a core file taken later shows R11 as the
-		 * untraced program would have it).
-		 */
-		if (t->regs.rcx == next && (t->regs.r11 & 0x100) &&
-		    !(t->regs.eflags & 0x100)) {
-			t->regs.r11 &= ~0x100ull;
-			ptrace(PTRACE_SETREGS, t->tid, 0, &t->regs);
-		}
 		emu_untraced_restore(t);
 		emu_syscall_entered(e, t);
 		after_syscall(e, t);
@@ -839,6 +887,8 @@ static void step_done(struct emu *e, struct thr *t)
 	 * to user space.  A non-branch that retired would have moved RIP.
 	 */
 	if (next == t->ip && (t->in.rep || t->in.cls == IC_OTHER))
+		return;
+	if ((t->ip & ~0xfffull) == VSYSCALL_PAGE && vsyscall_done(e, t, next))
 		return;
 	if (!t->in.len && next > t->ip && next - t->ip <= 15) {
 		/*
@@ -929,6 +979,7 @@ static void signal_stop(struct emu *e, struct thr *t, int sig)
 	if (t->st == T_SYSCALL) {
 		emu_untraced_restore(t);
 		if ((long)t->regs.orig_rax != -1 || t->regs.rip != t->ip) {
+			syscall_r11(t);
 			emu_syscall_entered(e, t);
 			after_syscall(e, t);
 			trap_after_syscall(t);
