@@ -809,7 +809,7 @@ static bool vsyscall_done(struct emu *e, struct thr *t, uint64_t next)
 	    (back != next && (emu_fetch_insn(e, t, back, &in), !in.len ||
 			      in.cls != IC_OTHER || back + in.len != next)))
 		return false;
-	truth_add(e, t, t->ip);
+	/* The entry itself never retired (no instruction in the truth). */
 	ret = ptenc_disable_async(&t->enc, t->ip);
 	if (!ret)
 		ret = ptenc_enable(&t->enc, back, emu_now(e));
@@ -907,9 +907,13 @@ static void step_done(struct emu *e, struct thr *t)
 		return;
 	ret = ptenc_retire(&t->enc, &t->in, t->ip, next);
 	/* The registers are those after t->ip only when the step retired
-	 * just it, where its class allows.
+	 * just it, where its class allows.  Not after a call into the
+	 * vsyscall page: the truth's next record is the caller's
+	 * instruction after the kernel's emulated return (vsyscall_done()),
+	 * and its state before is not this one's after.
 	 */
-	emu_truth_add_regs(e, t, t->ip, ret == 0);
+	emu_truth_add_regs(e, t, t->ip, ret == 0 &&
+			   (next & ~0xfffull) != VSYSCALL_PAGE);
 	if (ret == 1 && t->in.cls == IC_OTHER &&
 	    explain_skip(e, t, t->ip + t->in.len, next))
 		ret = 0;

@@ -161,6 +161,33 @@ record psb-dl --psb-period 256 -- "$PROGS/dl" "$PROGS"
 record signal -- "$PROGS/signal" &&
 	has signal "SIGNAL .* signo 10 .* handled" "SIGUSR1 recorded as handled"
 
+# The software recorder is faithful (tests/programs/faithful.c, review 7):
+# recorded, the program prints what it prints untraced (no stepping TF in
+# a PUSHF's word or R11, its own SIGTRAPs handled, a group stop held until
+# SIGCONT), every thread decodes to its ground truth, and the instruction
+# after a call into the vsyscall page is in the history.
+for m in pushf trapself sigcont vsys; do
+	want=$("$PROGS/faithful" $m 2>&1 | tr '\n' ' ')
+	rm -rf "$tmp/faith-$m"
+	got=$(timeout 120 "$PTREC" record --ground-truth -q \
+		-o "$tmp/faith-$m" "$PROGS/faithful" $m 2>"$tmp/log" |
+		tr '\n' ' ')
+	[ "$got" = "$want" ] &&
+		ok "faithful $m: recorded as untraced ($want)" ||
+		bad "faithful $m: untraced '$want', recorded '$got'"
+	check "faithful $m: every thread decodes to its ground truth" \
+		"$PTCHECK" "$tmp/faith-$m"
+done
+if [ "$want" = "no vsyscall page " ]; then
+	ok "faithful vsys: the call's next instruction # SKIP no [vsyscall]"
+else
+	nx=$("$PTREC" insns "$tmp/faith-vsys" 2>/dev/null |
+		grep -A3 'call  *\*%rax' | tail -n +2 | grep -m1 -E '^[0-9]+')
+	echo "$nx" | grep -q 'mov .*(%rip),%r12' &&
+		ok "faithful vsys: the instruction after the vsyscall is in the history" ||
+		bad "faithful vsys: after the call into [vsyscall]: $nx"
+fi
+
 record threads -- "$PROGS/threads" &&
 	has threads "THREAD_START .*clone_flags 0x3d0f00" \
 		"four thread starts with CLONE_VM|CLONE_THREAD flags" &&

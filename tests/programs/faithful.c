@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * What the software recorder must not change (tests/e2e/run.sh
+ * "faithful"): each mode prints what the program sees, and recorded it
+ * must print what it prints untraced.
+ *   pushf    the trap flag in a PUSHFQ's word, after a POPFQ of it, and
+ *            in R11 after a SYSCALL that follows (the stepping's TF)
+ *   trapself its own INT3, INT1 and raise(SIGTRAP) reach its handler
+ *   sigcont  a child stopped by SIGSTOP stays stopped until its parent's
+ *            SIGCONT, whose handler it counts
+ *   vsys     time() through the legacy vsyscall page (the recorder's
+ *            history must hold the instruction after the call)
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static volatile int n3, n1, nraise, ncont;
+
+static void on_trap(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	if (si->si_code == 0x80)	/* SI_KERNEL: INT3 */
+		n3++;
+	else if (si->si_code <= 0)	/* SI_TKILL: raise() */
+		nraise++;
+	else
+		n1++;
+}
+
+static void on_cont(int sig)
+{
+	(void)sig;
+	ncont++;
+}
+
+static int pushf(void)
+{
+	unsigned long f1, f2, r11;
+
+	__asm__ volatile("pushfq\n\tpop %0\n"
+			 "\tpush %0\n\tpopfq\n"
+			 "\tpushfq\n\tpop %1\n"
+			 "\tmov %3, %%eax\n\tsyscall\n\tmov %%r11, %2\n"
+			 : "=&r"(f1), "=&r"(f2), "=&r"(r11)
+			 : "i"(SYS_getpid)
+			 : "rax", "rcx", "r11", "memory", "cc");
+	printf("pushf tf %lu, after popf %lu, r11 %lu\n", (f1 >> 8) & 1,
+	       (f2 >> 8) & 1, (r11 >> 8) & 1);
+	return 0;
+}
+
+static int trapself(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_trap;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGTRAP, &sa, NULL);
+	__asm__ volatile("int3");
+	__asm__ volatile(".byte 0xf1");	/* INT1 (ICEBP) */
+	raise(SIGTRAP);
+	__asm__ volatile("int3");
+	printf("int3 %d int1 %d raise %d\n", n3, n1, nraise);
+	return 0;
+}
+
+static int sigcont(void)
+{
+	pid_t p;
+	int st;
+
+	signal(SIGCONT, on_cont);
+	fflush(stdout);
+	p = fork();
+	if (p < 0)
+		return 1;
+	if (!p) {
+		raise(SIGSTOP);
+		printf("child: SIGCONT handled %d\n", ncont);
+		fflush(stdout);
+		_exit(3);
+	}
+	if (waitpid(p, &st, WUNTRACED) != p || !WIFSTOPPED(st))
+		return 4;
+	printf("parent: child stopped by %d\n", WSTOPSIG(st));
+	fflush(stdout);
+	kill(p, SIGCONT);
+	if (waitpid(p, &st, 0) != p)
+		return 4;
+	printf("parent: child exit %d\n", WEXITSTATUS(st));
+	return 0;
+}
+
+static long vsys_g;
+
+static int vsys(void)
+{
+	char line[256];
+	long t = 0;
+	int have = 0;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "[vsyscall]"))
+			have = 1;
+	if (f)
+		fclose(f);
+	if (!have) {
+		printf("no vsyscall page\n");
+		return 0;
+	}
+	vsys_g = 0x11;
+	__asm__ volatile("lea %1, %%rdi\n"
+			 "\tmov $0xffffffffff600400, %%rax\n"
+			 "\tcall *%%rax\n"
+			 "\tmov %1, %%r12\n"
+			 "\tmov %%r12, %0\n"
+			 : "=r"(t), "+m"(vsys_g)
+			 :
+			 : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9",
+			   "r10", "r11", "r12", "memory");
+	printf("vsys %s\n", t == vsys_g && t != 0x11 ? "ok" : "wrong");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *m = argc > 1 ? argv[1] : "";
+
+	if (!strcmp(m, "pushf"))
+		return pushf();
+	if (!strcmp(m, "trapself"))
+		return trapself();
+	if (!strcmp(m, "sigcont"))
+		return sigcont();
+	if (!strcmp(m, "vsys"))
+		return vsys();
+	fprintf(stderr, "usage: faithful pushf|trapself|sigcont|vsys\n");
+	return 2;
+}
