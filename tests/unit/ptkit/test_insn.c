@@ -90,3 +90,35 @@ Test(insn, invalid_and_truncated_bytes)
 	cr_assert_eq(insn_decode(d, bad, sizeof(bad), 0, &in), -EILSEQ);
 	cr_assert_eq(insn_decode(d, cut, sizeof(cut), 0, &in), -EILSEQ);
 }
+
+/* The flags the software recorder acts on (record/emu_step.c): PUSHF's
+ * stored TF, and the instructions that raise the program's own SIGTRAP.
+ */
+Test(insn, pushf_and_trap_flags)
+{
+	static const struct {
+		const char *what;
+		uint8_t bytes[4];
+		unsigned int n;
+		bool pushf, trap;
+	} f[] = {
+		{ "pushfq", { 0x9c }, 1, true, false },
+		{ "pushf (66)", { 0x66, 0x9c }, 2, true, false },
+		{ "popfq", { 0x9d }, 1, false, false },
+		{ "int3", { 0xcc }, 1, false, true },
+		{ "int1", { 0xf1 }, 1, false, true },
+		{ "int $3", { 0xcd, 0x03 }, 2, false, true },
+		{ "syscall", { 0x0f, 0x05 }, 2, false, false },
+		{ "push %rax", { 0x50 }, 1, false, false },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		struct insn in;
+
+		cr_assert_eq(insn_decode(d, f[i].bytes, f[i].n, 0x401000, &in),
+			     0, "%s", f[i].what);
+		cr_assert_eq(in.pushf, f[i].pushf, "%s: pushf", f[i].what);
+		cr_assert_eq(in.trap, f[i].trap, "%s: trap", f[i].what);
+	}
+}
