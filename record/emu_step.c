@@ -700,6 +700,7 @@ static bool xbegin_aborted(struct emu *e, struct thr *t, uint64_t next)
  * word, bit 0 of its second byte (PUSHF and PUSHFQ alike), is cleared,
  * as GDB's displaced stepping fixes up a PUSHF.
  */
+__attribute__((cold, noinline))
 static void pushf_untrap(struct thr *t)
 {
 	uint8_t b;
@@ -796,6 +797,7 @@ static void trap_after_syscall(struct thr *t)
  */
 #define VSYSCALL_PAGE 0xffffffffff600000ull
 
+__attribute__((cold, noinline))
 static bool vsyscall_done(struct emu *e, struct thr *t, uint64_t next)
 {
 	uint64_t back;
@@ -830,6 +832,7 @@ static bool vsyscall_done(struct emu *e, struct thr *t, uint64_t next)
  * signal, the step landing after it: tests/values/review7.c sigcont's
  * wait4): wherever RCX is RIP, the address after a SYSCALL.
  */
+__attribute__((cold, noinline))
 static void syscall_r11(struct thr *t)
 {
 	uint64_t at = t->regs.rcx - 2;
@@ -839,6 +842,18 @@ static void syscall_r11(struct thr *t)
 		return;
 	t->regs.r11 &= ~0x100ull;
 	ptrace(PTRACE_SETREGS, t->tid, 0, &t->regs);
+}
+
+/* The SYSCALL stepped into returned: in the history, its effects noted. */
+__attribute__((noinline))
+static void syscall_done(struct emu *e, struct thr *t)
+{
+	emu_untraced_restore(t);
+	emu_syscall_entered(e, t);
+	after_syscall(e, t);
+	trap_after_syscall(t);
+	emu_trap_hide(t);
+	t->st = T_READY;
 }
 
 /* A SIGTRAP stop after a step: the instruction completed. */
@@ -869,15 +884,10 @@ static void step_done(struct emu *e, struct thr *t)
 		emu_trap_hide(t);	/* the handler's mask may block it */
 		return;
 	}
-	if (t->regs.rcx == next)
+	if (__builtin_expect(t->regs.rcx == next, 0))
 		syscall_r11(t);
 	if (t->st == T_SYSCALL) {
-		emu_untraced_restore(t);
-		emu_syscall_entered(e, t);
-		after_syscall(e, t);
-		trap_after_syscall(t);
-		emu_trap_hide(t);
-		t->st = T_READY;
+		syscall_done(e, t);
 		return;
 	}
 	t->st = T_READY;
@@ -888,7 +898,8 @@ static void step_done(struct emu *e, struct thr *t)
 	 */
 	if (next == t->ip && (t->in.rep || t->in.cls == IC_OTHER))
 		return;
-	if ((t->ip & ~0xfffull) == VSYSCALL_PAGE && vsyscall_done(e, t, next))
+	if (__builtin_expect((int64_t)t->ip < 0, 0) &&
+	    (t->ip & ~0xfffull) == VSYSCALL_PAGE && vsyscall_done(e, t, next))
 		return;
 	if (!t->in.len && next > t->ip && next - t->ip <= 15) {
 		/*
@@ -901,7 +912,7 @@ static void step_done(struct emu *e, struct thr *t)
 		icache_put(e, t, t->ip, &t->in);
 		e->st->learned++;
 	}
-	if (t->in.pushf && next == t->ip + t->in.len)
+	if (__builtin_expect(t->in.pushf, 0) && next == t->ip + t->in.len)
 		pushf_untrap(t);
 	if (xbegin_aborted(e, t, next))
 		return;
@@ -910,10 +921,10 @@ static void step_done(struct emu *e, struct thr *t)
 	 * just it, where its class allows.  Not after a call into the
 	 * vsyscall page: the truth's next record is the caller's
 	 * instruction after the kernel's emulated return (vsyscall_done()),
-	 * and its state before is not this one's after.
+	 * and its state before is not this one's after.  (A step from user
+	 * space lands in the kernel's half only there.)
 	 */
-	emu_truth_add_regs(e, t, t->ip, ret == 0 &&
-			   (next & ~0xfffull) != VSYSCALL_PAGE);
+	emu_truth_add_regs(e, t, t->ip, ret == 0 && (int64_t)next >= 0);
 	if (ret == 1 && t->in.cls == IC_OTHER &&
 	    explain_skip(e, t, t->ip + t->in.len, next))
 		ret = 0;
@@ -961,6 +972,7 @@ static bool program_trap(struct thr *t)
  * (tests/values/review7.c sigcont: the child ran past its raise(SIGSTOP)
  * before its parent's SIGCONT).
  */
+__attribute__((cold, noinline))
 static bool group_stop(struct thr *t, int sig)
 {
 	siginfo_t si;
@@ -970,6 +982,31 @@ static bool group_stop(struct thr *t, int sig)
 		return false;
 	return ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0 &&
 	       errno == EINVAL;
+}
+
+static void signal_stop(struct emu *e, struct thr *t, int sig);
+
+/*
+ * The program's own SIGTRAP (program_trap()) at the end of a step into
+ * a trap instruction or a system call: the instruction is in the
+ * history, and the signal is handed on as any other.
+ */
+__attribute__((cold, noinline))
+static void program_sigtrap(struct emu *e, struct thr *t)
+{
+	if (emu_get_regs(t))
+		return;
+	if (t->in.trap) {
+		/* INT3, INT1, INT n: it trapped after it, raising SIGTRAP. */
+		t->st = T_READY;
+		emu_syscall_entered(e, t);
+	} else {
+		/* A SIGTRAP sent to it (raise(SIGTRAP)) during the call. */
+		if (t->regs.rcx == t->regs.rip)
+			syscall_r11(t);
+		syscall_done(e, t);
+	}
+	signal_stop(e, t, SIGTRAP);
 }
 
 static void signal_stop(struct emu *e, struct thr *t, int sig)
@@ -1093,24 +1130,14 @@ void emu_handle_stop(struct emu *e, pid_t tid, int status)
 	default:
 		break;
 	}
-	if (sig != SIGTRAP && group_stop(t, sig)) {
+	if (sig == SIGTRAP && !program_trap(t))
+		step_done(e, t);
+	else if (sig == SIGTRAP)
+		program_sigtrap(e, t);
+	else if (group_stop(t, sig)) {
 		t->st = T_GSTOP;
 		e->gstopped++;
-	} else if (sig != SIGTRAP)
+	} else
 		signal_stop(e, t, sig);
-	else if (!program_trap(t))
-		step_done(e, t);
-	else if (t->in.trap && t->st == T_SYSCALL) {
-		/* INT3, INT1: it trapped after it, and raised its SIGTRAP. */
-		emu_get_regs(t);
-		t->st = T_READY;
-		emu_syscall_entered(e, t);
-		signal_stop(e, t, sig);
-	} else {
-		/* A SIGTRAP sent to it (raise(SIGTRAP)) at this step's end. */
-		step_done(e, t);
-		if (t->st == T_READY && !t->delivering)
-			signal_stop(e, t, sig);
-	}
 }
 
