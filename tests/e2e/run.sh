@@ -618,6 +618,25 @@ if command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ]; then
 fi
 kill "$spin"
 wait "$spin" 2>/dev/null
+# Attached in a PUSHF/POPF loop and detached: the stepping's TF must not
+# stay behind (after a stepped POPF Linux no longer clears it at the
+# detach: the program died of SIGTRAP).
+"$PROGS/faithful" popf >"$tmp/popf.out" &
+pf=$!
+i=0
+while [ ! -s "$tmp/popf.out" ] && [ $i -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+rm -rf "$tmp/popf"
+timeout 120 "$PTREC" record -q --max-insns 5000 -o "$tmp/popf" -p "$pf" \
+	>"$tmp/log" 2>&1
+kill -USR1 "$pf" 2>/dev/null
+wait "$pf"
+st=$?
+[ $st = 0 ] && grep -q "popf done 1" "$tmp/popf.out" &&
+	ok "attach: a POPF loop runs on after detach" ||
+	bad "attach: a POPF loop after detach: exit $st"
 
 # interrupted NAME DESCRIPTION CMD...: records spin into NAME, runs CMD
 # once spin runs under the recorder and a moment later (it may use $rec,

@@ -10,6 +10,9 @@
  *            SIGCONT, whose handler it counts
  *   vsys     time() through the legacy vsyscall page (the recorder's
  *            history must hold the instruction after the call)
+ *   popf     prints its pid, then PUSHFQ/POPFQ until SIGUSR1: attached
+ *            and detached, it must run on (Linux no longer clears the
+ *            stepping's TF at the detach after a stepped POPF)
  */
 #include <signal.h>
 #include <stdio.h>
@@ -129,6 +132,29 @@ static int vsys(void)
 	return 0;
 }
 
+static volatile sig_atomic_t popf_stop;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	popf_stop = 1;
+}
+
+static int popf(void)
+{
+	unsigned long n = 0;
+
+	signal(SIGUSR1, on_usr1);
+	printf("%d\n", getpid());
+	fflush(stdout);
+	while (!popf_stop) {
+		__asm__ volatile("pushfq\n\tpopfq\n" ::: "memory", "cc");
+		n++;
+	}
+	printf("popf done %d\n", n > 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -141,6 +167,8 @@ int main(int argc, char **argv)
 		return sigcont();
 	if (!strcmp(m, "vsys"))
 		return vsys();
-	fprintf(stderr, "usage: faithful pushf|trapself|sigcont|vsys\n");
+	if (!strcmp(m, "popf"))
+		return popf();
+	fprintf(stderr, "usage: faithful pushf|trapself|sigcont|vsys|popf\n");
 	return 2;
 }
