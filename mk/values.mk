@@ -108,7 +108,8 @@ values-review7: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW7)
 # semantics (make check; the whole suite is values-review7).
 REVIEW7_FIXED := rolcl bswap16 a32abs a32lea movsxd32 scatter msweep \
 	scatterend shmalias mfdalias remapalias shmaliaskeep mfdaliaskeep \
-	xlatfs rw sweep bsweep xsweep sysw repjmp
+	xlatfs rw sweep bsweep xsweep sysw repjmp pushf64 pushf16 vsys \
+	trapself sigcont
 values-review7-check: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW7)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
 		REVIEW7=$(CURDIR)/$(REVIEW7) \
