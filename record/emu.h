@@ -157,8 +157,13 @@ struct thr *emu_thr_find(struct emu *e, pid_t tid);
 struct thr *emu_thr_new(struct emu *e, pid_t tid, struct proc *p,
 			enum tstate st);
 int emu_get_regs(struct thr *t);
+/* emu_trap.c: the program's own signals under single steps. */
+int emu_byte_at(const struct thr *t, uint64_t addr);
 void emu_trap_hide(struct thr *t);
 void emu_trap_show(struct thr *t);
+void emu_trap_after_syscall(struct thr *t);
+bool emu_program_trap(struct thr *t);
+bool emu_group_stop(struct thr *t, int sig);
 void emu_untraced_strip(struct thr *t);
 void emu_untraced_restore(struct thr *t);
 

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The program's own signals under the software recorder's single steps
+ * (emu.h): its SIGTRAPs told from the steps' traps, SIGTRAP kept out of
+ * its blocked mask while it is stepped (or the steps' traps would reset
+ * its handler), and its group stops.  Split from emu_step.c, which
+ * decides what each stop means for the history.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+
+#include "emu.h"
+
+/* The byte of @t's memory at @addr, or -1. */
+int emu_byte_at(const struct thr *t, uint64_t addr)
+{
+	uint8_t b;
+	struct iovec l = { &b, 1 };
+	struct iovec r = { (void *)(uintptr_t)addr, 1 };
+
+	return process_vm_readv(t->tid, &l, 1, &r, 1, 0) == 1 ? b : -1;
+}
+
+/*
+ * SIGTRAP blocked while the program is stepped: every step's trap
+ * (force_sig_fault()) then finds it blocked, and Linux resets its
+ * disposition to SIG_DFL and unblocks it (kernel/signal.c
+ * force_sig_info_to_task()): inside a SIGTRAP handler, which blocks it,
+ * the handler is gone at the first step, and the program's next INT3
+ * kills it (tests/values/review7.c trapself).  So the recorder takes
+ * SIGTRAP out of the thread's mask while it steps (PTRACE_SETSIGMASK)
+ * and puts it back where the mask is seen: before a signal's frame is
+ * built (its saved mask), in the old mask rt_sigprocmask returns, and
+ * where recording detaches.
+ */
+#define TRAP_BIT (1ull << (SIGTRAP - 1))
+
+void emu_trap_hide(struct thr *t)
+{
+	uint64_t m;
+
+	if (ptrace(PTRACE_GETSIGMASK, t->tid, (void *)sizeof(m), &m) < 0 ||
+	    !(m & TRAP_BIT))
+		return;
+	m &= ~TRAP_BIT;
+	if (!ptrace(PTRACE_SETSIGMASK, t->tid, (void *)sizeof(m), &m))
+		t->trap_hidden = true;
+}
+
+void emu_trap_show(struct thr *t)
+{
+	uint64_t m;
+
+	if (!t->trap_hidden ||
+	    ptrace(PTRACE_GETSIGMASK, t->tid, (void *)sizeof(m), &m) < 0)
+		return;
+	m |= TRAP_BIT;
+	if (!ptrace(PTRACE_SETSIGMASK, t->tid, (void *)sizeof(m), &m))
+		t->trap_hidden = false;
+}
+
+/* After a system call @t made with SIGTRAP hidden: what it meant. */
+void emu_trap_after_syscall(struct thr *t)
+{
+	long nr = (long)t->entry.rax;
+	uint64_t set = 0, old;
+	struct iovec l = { &set, 8 };
+	struct iovec r = { (void *)(uintptr_t)t->entry.rsi, 8 };
+
+	if (!t->trap_hidden)
+		return;
+	if (nr == SYS_rt_sigreturn) {
+		t->trap_hidden = false;	/* the frame's mask, as saved */
+		return;
+	}
+	if (nr != SYS_rt_sigprocmask || t->regs.rax || t->entry.r10 != 8)
+		return;
+	if (t->entry.rdx) {	/* the old mask as the program has it */
+		l.iov_base = &old;
+		r.iov_base = (void *)(uintptr_t)t->entry.rdx;
+		if (process_vm_readv(t->tid, &l, 1, &r, 1, 0) == 8) {
+			old |= TRAP_BIT;
+			process_vm_writev(t->tid, &l, 1, &r, 1, 0);
+		}
+		l.iov_base = &set;
+		r.iov_base = (void *)(uintptr_t)t->entry.rsi;
+	}
+	if (!t->entry.rsi ||
+	    process_vm_readv(t->tid, &l, 1, &r, 1, 0) != 8)
+		return;
+	if ((t->entry.rdi == SIG_UNBLOCK && (set & TRAP_BIT)) ||
+	    (t->entry.rdi == SIG_SETMASK && !(set & TRAP_BIT)))
+		t->trap_hidden = false;
+}
+
+/*
+ * Is this SIGTRAP stop the program's own signal rather than the single
+ * step's trap?  A step traps with TRAP_TRACE, or TRAP_BRKPT after a
+ * stepped system call (the kernel's syscall-exit step report); INT3 and
+ * INT $3 raise SI_KERNEL, INT1 (ICEBP) TRAP_BRKPT, kill/tgkill/sigqueue
+ * SI_USER, SI_TKILL, SI_QUEUE.  Only a step that may have raised one is
+ * asked (a trap instruction, a system call: emu_handle_stop() checks):
+ * one ptrace call saved on every other step.  A SIGTRAP another process sends during a plain
+ * step is taken for the step's (docs/recorder.md).
+ */
+bool emu_program_trap(struct thr *t)
+{
+	siginfo_t si;
+
+	if (t->delivering || ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0)
+		return false;
+	if (si.si_code == SI_KERNEL || si.si_code <= 0)
+		return true;
+	/* INT1 traps like the syscall-exit report: the instruction says. */
+	return si.si_code == TRAP_BRKPT && t->in.trap && t->in.len == 1 &&
+	       emu_byte_at(t, t->ip) == 0xf1;
+}
+
+/*
+ * A stop signal's group stop (after its delivery, which signal_stop()
+ * saw): PTRACE_GETSIGINFO fails there.  Resumed, a thread traced
+ * without PTRACE_SEIZE would run on as if continued (man 2 ptrace,
+ * "group-stop"): the recorder leaves it stopped until a SIGCONT comes
+ * (emu.c emu_gstop_poll()), as the program untraced stays stopped
+ * (tests/values/review7.c sigcont: the child ran past its raise(SIGSTOP)
+ * before its parent's SIGCONT).
+ */
+bool emu_group_stop(struct thr *t, int sig)
+{
+	siginfo_t si;
+
+	if (sig != SIGSTOP && sig != SIGTSTP && sig != SIGTTIN &&
+	    sig != SIGTTOU)
+		return false;
+	return ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0 &&
+	       errno == EINVAL;
+}
