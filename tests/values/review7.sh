@@ -39,36 +39,10 @@ set -u
 : "${PTREC:?}" "${VALCHECK:?}" "${REVIEW7:?}"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
+RV_PROG=$REVIEW7 RV_NAME=review7.c RV_TAG=r7
+. "$here/review_lib.sh"
 tap_begin values-review7
 export VALCHECK_CONFLICTS=0 VALCHECK_BITS=1
-
-rec() {
-	rm -rf "${tmp:?}/$1"
-	(
-		export LD_BIND_NOW=1 GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX2,-AVX,-BMI2,-EVEX
-		timeout 300 "$PTREC" record --ground-truth -q -o "$tmp/$1" \
-			"$REVIEW7" "$1" >"$tmp/log" 2>&1
-	)
-}
-
-vcheck() {
-	for strict in 0 1; do
-		name=default
-		[ $strict = 1 ] && name=strict
-		if [ ! -f "$tmp/$1/manifest.json" ]; then
-			bad "review7.c $1 ($name): not recorded: $(tail -2 "$tmp/log")"
-			continue
-		fi
-		if PTREC_VALUES_STRICT=$strict "$VALCHECK" "$tmp/$1" \
-			>"$tmp/out" 2>&1; then
-			ok "review7.c $1 ($name): wrong 0"
-		else
-			w=$(sed -n 's/^distance all .* wrong \([0-9]*\).*/\1/p' "$tmp/out")
-			c=$(sed -n 's/^CONFLICTS .*: \([0-9]*\)$/\1/p' "$tmp/out")
-			bad "review7.c $1 ($name): wrong ${w:-?}, conflicts ${c:-0}: $(grep -m2 WRONG "$tmp/out" | tr '\n' ' ')"
-		fi
-	done
-}
 
 # bsweep: every row of the sweep backward, one recording each (a row's
 # register known after it by the end, ud2); one line per failing row.
@@ -188,65 +162,6 @@ gwatch() {
 # instructions with DF unknown, barriers) may pass (skip_unknown).
 skip_unknown=" 6 7 8 17 23 27 29 33 34 36 37 41 43 44 46 53 54 55 56 67 68 69
 	70 71 72 73 75 76 77 80 82 83 84 90 60 61 62 94 101 "
-rwcheck() {
-	rm -rf "$tmp/grw"
-	timeout 300 "$PTREC" record -q -o "$tmp/grw" "$REVIEW7" rw \
-		>/dev/null 2>"$tmp/log"
-	ins=$("$PTREC" insns "$tmp/grw" 2>/dev/null)
-	if ! echo "$ins" | grep -q '<r7_w0+0>'; then
-		bad "review7.c rw: not recorded ($(tail -2 "$tmp/log"))"
-		return
-	fi
-	for mode in stop skip strict; do
-		wu=$mode
-		[ $mode = strict ] && wu=stop
-		printf 'set pagination off\nset ptrec watch-unknown %s\n' \
-			$wu >"$tmp/cmds"
-		k=0
-		while IFS='|' read -r kind setup insn post byte; do
-			p=$(echo "$ins" | grep -m1 "<r7_w$k+0>" | cut -f1)
-			cmd=rwatch
-			[ "$kind" = w ] && cmd=watch
-			a="*(char *)((char *)r7_rb + $((4096 * k + byte)))"
-			cat >>"$tmp/cmds" <<EOT
-ptrec goto $((p + 1))
-$cmd $a
-echo @@ $k back $p $insn\n
-reverse-continue
-ptrec position
-delete
-ptrec goto $p
-$cmd $a
-echo @@ $k fwd $((p + 1)) $insn\n
-continue
-ptrec position
-delete
-EOT
-			k=$((k + 1))
-		done <"$here/review7_rw.tbl"
-		PTREC_VALUES_STRICT=$([ $mode = strict ] && echo 1 || echo 0) \
-		timeout 900 "$PTREC" replay "$tmp/grw" -batch -x "$tmp/cmds" \
-			>"$tmp/gdb.out" 2>&1
-		awk '/^@@ /{k=$2; dir=$3; want=$4; $1=$2=$3=$4=""; what=$0; next}
-		     /at the end, after/ && k!="" {print k, dir, want, "end", what; k=""; next}
-		     /position [0-9]+ of/ && k!="" {for(i=1;i<=NF;i++) if($i=="position") got=$(i+1); if (got!=want) print k, dir, want, got, what; k=""}' \
-			"$tmp/gdb.out" >"$tmp/miss"
-		nsc=$(grep -c '^@@ ' "$tmp/gdb.out")
-		if [ "$nsc" != $((2 * k)) ]; then
-			bad "review7.c rw ($mode): $nsc of $((2 * k)) scans ran: $(tail -3 "$tmp/gdb.out" | tr '\n' ' ')"
-			continue
-		fi
-		bads=0
-		while read -r row dir want got what; do
-			case " $(echo $skip_unknown) " in
-			*" $row "*) [ $mode = skip ] && continue ;;
-			esac
-			bad "review7.c rw ($mode): row $row ($what) $dir: missed, stopped at $got instead of $want"
-			bads=$((bads + 1))
-		done <"$tmp/miss"
-		[ $bads = 0 ] && ok "review7.c rw ($mode): every access stops"
-	done
-}
 
 # repjmp: the rep movsb that faults on its second page wrote the first
 # (byte 10 among them) and never completes (the handler siglongjmps):
@@ -406,7 +321,7 @@ for mode in ${REVIEW7_MODES:-$gmodes}; do
 	"$REVIEW7" $mode >/dev/null 2>&1
 	[ $? = 7 ] && continue
 	case $mode in
-	rw) rwcheck ;;
+	rw) rwcheck "$here/review7_rw.tbl" ;;
 	vsys) vsyscheck ;;
 	trapself|sigcont) trapcheck $mode ;;
 	sysw) syswcheck sysw review7_sys.tbl r7_s r7_sb 256 watch ;;

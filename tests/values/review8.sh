@@ -31,43 +31,19 @@ set -u
 : "${PTREC:?}" "${VALCHECK:?}" "${REVIEW8:?}"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
+RV_PROG=$REVIEW8 RV_NAME=review8.c RV_TAG=r8
+. "$here/review_lib.sh"
 tap_begin values-review8
 export VALCHECK_CONFLICTS=0 VALCHECK_BITS=1
 
-rec() {
-	rm -rf "${tmp:?}/$1"
-	(
-		export LD_BIND_NOW=1 GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX2,-AVX,-BMI2,-EVEX
-		timeout 300 "$PTREC" record --ground-truth -q -o "$tmp/$1" \
-			"$REVIEW8" "$1" >"$tmp/log" 2>&1
-	)
-}
 
-vcheck() {
-	for strict in 0 1; do
-		name=default
-		[ $strict = 1 ] && name=strict
-		if [ ! -f "$tmp/$1/manifest.json" ]; then
-			bad "review8.c $1 ($name): not recorded: $(tail -2 "$tmp/log")"
-			continue
-		fi
-		if PTREC_VALUES_STRICT=$strict "$VALCHECK" "$tmp/$1" \
-			>"$tmp/out" 2>&1; then
-			ok "review8.c $1 ($name): wrong 0"
-		else
-			w=$(sed -n 's/^distance all .* wrong \([0-9]*\).*/\1/p' "$tmp/out")
-			c=$(sed -n 's/^CONFLICTS .*: \([0-9]*\)$/\1/p' "$tmp/out")
-			bad "review8.c $1 ($name): wrong ${w:-?}, conflicts ${c:-0}: $(grep -m2 WRONG "$tmp/out" | tr '\n' ' ')"
-		fi
-	done
-}
 
 # rw (GDB): each row k of review8_rw.tbl (kind|setup|instruction|after|
 # byte) is an instruction at r8_w<k> that reads (r) or writes (w) byte
 # `byte` of its own 4096-byte slot of r8_rb: from right after it,
 # reverse-continue with rwatch (r) or watch (w) on that byte must stop at
 # it, and from right before it, continue must stop right after it, with
-# watch-unknown stop, skip and strict (as review7.sh's rwcheck).
+# watch-unknown stop, skip and strict (review_lib.sh's rwcheck).
 # With watch-unknown skip, rows whose instruction the engine takes as an
 # access of unknown address may pass (docs/gdb.md): capstone 4 cannot
 # decode them (EVEX with a mask and an immediate, vpclmulqdq ymm,
@@ -82,66 +58,6 @@ vcheck() {
 # does not know rsp; with stop they stop, "may have").
 skip_unknown=" 33 42 43 47 48 51 96 98 99 100 101 102 103 104 106 107 108
 	109 114 115 116 117 118 119 122 124 133 134 135 136 137 "
-rwcheck() {
-	rm -rf "$tmp/grw"
-	timeout 300 "$PTREC" record -q -o "$tmp/grw" "$REVIEW8" rw \
-		>/dev/null 2>"$tmp/log"
-	ins=$("$PTREC" insns "$tmp/grw" 2>/dev/null)
-	if ! echo "$ins" | grep -q '<r8_w0+0>'; then
-		bad "review8.c rw: not recorded ($(tail -2 "$tmp/log"))"
-		return
-	fi
-	for mode in stop skip strict; do
-		wu=$mode
-		[ $mode = strict ] && wu=stop
-		printf 'set pagination off\nset ptrec watch-unknown %s\n' \
-			$wu >"$tmp/cmds"
-		k=0
-		while IFS='|' read -r kind setup insn post byte; do
-			p=$(echo "$ins" | grep -m1 "<r8_w$k+0>" | cut -f1)
-			cmd=rwatch
-			[ "$kind" = w ] && cmd=watch
-			a="*(char *)((char *)r8_rb + $((4096 * k + byte)))"
-			cat >>"$tmp/cmds" <<EOT
-ptrec goto $((p + 1))
-$cmd $a
-echo @@ $k back $p $insn\n
-reverse-continue
-ptrec position
-delete
-ptrec goto $p
-$cmd $a
-echo @@ $k fwd $((p + 1)) $insn\n
-continue
-ptrec position
-delete
-EOT
-			k=$((k + 1))
-		done <"$here/review8_rw.tbl"
-		PTREC_VALUES_STRICT=$([ $mode = strict ] && echo 1 || echo 0) \
-		timeout 900 "$PTREC" replay "$tmp/grw" -batch -x "$tmp/cmds" \
-			>"$tmp/gdb.out" 2>&1
-		cp "$tmp/gdb.out" "${REVIEW8_KEEP:-$tmp}/rw-$mode.out" 2>/dev/null
-		awk '/^@@ /{k=$2; dir=$3; want=$4; $1=$2=$3=$4=""; what=$0; next}
-		     /at the end, after/ && k!="" {print k, dir, want, "end", what; k=""; next}
-		     /position [0-9]+ of/ && k!="" {for(i=1;i<=NF;i++) if($i=="position") got=$(i+1); if (got!=want) print k, dir, want, got, what; k=""}' \
-			"$tmp/gdb.out" >"$tmp/miss"
-		nsc=$(grep -c '^@@ ' "$tmp/gdb.out")
-		if [ "$nsc" != $((2 * k)) ]; then
-			bad "review8.c rw ($mode): $nsc of $((2 * k)) scans ran: $(tail -3 "$tmp/gdb.out" | tr '\n' ' ')"
-			continue
-		fi
-		bads=0
-		while read -r row dir want got what; do
-			case " $(echo $skip_unknown) " in
-			*" $row "*) [ $mode = skip ] && continue ;;
-			esac
-			bad "review8.c rw ($mode): row $row ($what) $dir: missed, stopped at $got instead of $want"
-			bads=$((bads + 1))
-		done <"$tmp/miss"
-		[ $bads = 0 ] && ok "review8.c rw ($mode): every access stops"
-	done
-}
 
 all="nestsig rtq altnest ucnest ucrsp restart eintr a32rip lcallv lcallrsp int80"
 for mode in ${REVIEW8_MODES:-$all rw}; do
@@ -150,7 +66,7 @@ for mode in ${REVIEW8_MODES:-$all rw}; do
 		if [ $? = 7 ]; then
 			ok "review8.c rw: # SKIP not possible here"
 		else
-			rwcheck
+			rwcheck "$here/review8_rw.tbl"
 		fi
 		continue
 	fi

@@ -1,0 +1,105 @@
+# Shared by the reviewers' scripts (review7.sh, review8.sh): record a
+# case with the ground truth, check its values in default and strict
+# mode, and the table-driven GDB check of one access per row.  Sourced
+# after tests/lib.sh; RV_PROG is the review program, RV_NAME its name in
+# the TAP lines (review7.c), RV_TAG the symbols' prefix (r7: r7_w<k>,
+# r7_rb).
+
+# rec MODE: records RV_PROG MODE with the ground truth into $tmp/MODE.
+rec() {
+	rm -rf "${tmp:?}/$1"
+	(
+		export LD_BIND_NOW=1 GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX2,-AVX,-BMI2,-EVEX
+		timeout 300 "$PTREC" record --ground-truth -q -o "$tmp/$1" \
+			"$RV_PROG" "$1" >"$tmp/log" 2>&1
+	)
+}
+
+# vcheck MODE: no wrong value and no conflict (valcheck) in default and
+# strict mode.
+vcheck() {
+	for strict in 0 1; do
+		name=default
+		[ $strict = 1 ] && name=strict
+		if [ ! -f "$tmp/$1/manifest.json" ]; then
+			bad "$RV_NAME $1 ($name): not recorded: $(tail -2 "$tmp/log")"
+			continue
+		fi
+		if PTREC_VALUES_STRICT=$strict "$VALCHECK" "$tmp/$1" \
+			>"$tmp/out" 2>&1; then
+			ok "$RV_NAME $1 ($name): wrong 0"
+		else
+			w=$(sed -n 's/^distance all .* wrong \([0-9]*\).*/\1/p' "$tmp/out")
+			c=$(sed -n 's/^CONFLICTS .*: \([0-9]*\)$/\1/p' "$tmp/out")
+			bad "$RV_NAME $1 ($name): wrong ${w:-?}, conflicts ${c:-0}: $(grep -m2 WRONG "$tmp/out" | tr '\n' ' ')"
+		fi
+	done
+}
+
+# rwcheck TABLE: each row k of TABLE (kind|setup|instruction|after|byte)
+# is an instruction at <tag>_w<k> that reads (r) or writes (w) byte
+# `byte` of its own 4096-byte slot of <tag>_rb: from right after it,
+# reverse-continue with rwatch (r) or watch (w) on that byte must stop
+# at it, and from right before it, continue must stop right after it,
+# with watch-unknown stop, skip and strict.  With skip, the rows listed
+# in $skip_unknown (an access whose address the engine does not know)
+# may pass (docs/gdb.md).
+rwcheck() {
+	rm -rf "$tmp/grw"
+	timeout 300 "$PTREC" record -q -o "$tmp/grw" "$RV_PROG" rw \
+		>/dev/null 2>"$tmp/log"
+	ins=$("$PTREC" insns "$tmp/grw" 2>/dev/null)
+	if ! echo "$ins" | grep -q "<${RV_TAG}_w0+0>"; then
+		bad "$RV_NAME rw: not recorded ($(tail -2 "$tmp/log"))"
+		return
+	fi
+	for mode in stop skip strict; do
+		wu=$mode
+		[ $mode = strict ] && wu=stop
+		printf 'set pagination off\nset ptrec watch-unknown %s\n' \
+			$wu >"$tmp/cmds"
+		k=0
+		while IFS='|' read -r kind setup insn post byte; do
+			p=$(echo "$ins" | grep -m1 "<${RV_TAG}_w$k+0>" | cut -f1)
+			cmd=rwatch
+			[ "$kind" = w ] && cmd=watch
+			a="*(char *)((char *)${RV_TAG}_rb + $((4096 * k + byte)))"
+			cat >>"$tmp/cmds" <<EOT
+ptrec goto $((p + 1))
+$cmd $a
+echo @@ $k back $p $insn\n
+reverse-continue
+ptrec position
+delete
+ptrec goto $p
+$cmd $a
+echo @@ $k fwd $((p + 1)) $insn\n
+continue
+ptrec position
+delete
+EOT
+			k=$((k + 1))
+		done <"$1"
+		PTREC_VALUES_STRICT=$([ $mode = strict ] && echo 1 || echo 0) \
+		timeout 900 "$PTREC" replay "$tmp/grw" -batch -x "$tmp/cmds" \
+			>"$tmp/gdb.out" 2>&1
+		awk '/^@@ /{k=$2; dir=$3; want=$4; $1=$2=$3=$4=""; what=$0; next}
+		     /at the end, after/ && k!="" {print k, dir, want, "end", what; k=""; next}
+		     /position [0-9]+ of/ && k!="" {for(i=1;i<=NF;i++) if($i=="position") got=$(i+1); if (got!=want) print k, dir, want, got, what; k=""}' \
+			"$tmp/gdb.out" >"$tmp/miss"
+		nsc=$(grep -c '^@@ ' "$tmp/gdb.out")
+		if [ "$nsc" != $((2 * k)) ]; then
+			bad "$RV_NAME rw ($mode): $nsc of $((2 * k)) scans ran: $(tail -3 "$tmp/gdb.out" | tr '\n' ' ')"
+			continue
+		fi
+		bads=0
+		while read -r row dir want got what; do
+			case " $(echo $skip_unknown) " in
+			*" $row "*) [ $mode = skip ] && continue ;;
+			esac
+			bad "$RV_NAME rw ($mode): row $row ($what) $dir: missed, stopped at $got instead of $want"
+			bads=$((bads + 1))
+		done <"$tmp/miss"
+		[ $bads = 0 ] && ok "$RV_NAME rw ($mode): every access stops"
+	done
+}
