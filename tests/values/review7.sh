@@ -230,43 +230,17 @@ syswcheck() {
 		bad "review7.c $sm: not recorded ($(tail -2 "$tmp/log"))"
 		return
 	fi
+	k=0
+	: >"$tmp/rows"
+	while IFS='|' read -r nr setup byte; do
+		p=$(echo "$ins" | grep -m1 "<$lab$k+0>" | cut -f1)
+		echo "$p|$wcmd|*(unsigned char *)((char *)$buf + $((slot * k + byte)))|$nr" \
+			>>"$tmp/rows"
+		k=$((k + 1))
+	done <"$here/$tbl"
 	for mode in stop skip strict; do
-		wu=$mode
-		[ $mode = strict ] && wu=stop
-		printf 'set pagination off\nset ptrec watch-unknown %s\n' \
-			$wu >"$tmp/cmds"
-		k=0
-		while IFS='|' read -r nr setup byte; do
-			p=$(echo "$ins" | grep -m1 "<$lab$k+0>" | cut -f1)
-			a="*(unsigned char *)((char *)$buf + $((slot * k + byte)))"
-			cat >>"$tmp/cmds" <<EOT
-ptrec goto $((p + 1))
-$wcmd $a
-echo @@ $k back $p $nr\n
-reverse-continue
-ptrec position
-delete
-ptrec goto $p
-$wcmd $a
-echo @@ $k fwd $((p + 1)) $nr\n
-continue
-ptrec position
-delete
-EOT
-			k=$((k + 1))
-		done <"$here/$tbl"
-		PTREC_VALUES_STRICT=$([ $mode = strict ] && echo 1 || echo 0) \
-		timeout 900 "$PTREC" replay "$tmp/gsys" -batch -x "$tmp/cmds" \
-			>"$tmp/gdb.out" 2>&1
-		awk '/^@@ /{k=$2; dir=$3; want=$4; nr=$5; next}
-		     /at the end, after/ && k!="" {print k, dir, want, "end", nr; k=""; next}
-		     /position [0-9]+ of/ && k!="" {for(i=1;i<=NF;i++) if($i=="position") got=$(i+1); if (got!=want) print k, dir, want, got, nr; k=""}' \
-			"$tmp/gdb.out" >"$tmp/miss"
-		nsc=$(grep -c '^@@ ' "$tmp/gdb.out")
-		if [ "$nsc" != $((2 * k)) ]; then
-			bad "review7.c $sm ($mode): $nsc of $((2 * k)) scans ran: $(tail -3 "$tmp/gdb.out" | tr '\n' ' ')"
+		rowscan "$tmp/gsys" $mode "$tmp/rows" "review7.c $sm" ||
 			continue
-		fi
 		bads=0
 		todo=
 		while read -r row dir want got nr; do

@@ -36,14 +36,57 @@ vcheck() {
 	done
 }
 
+# rowscan BUNDLE MODE ROWS NAME: ROWS holds one line per row,
+# "P|CMD|ADDR|WHAT": the row's instruction at position P, the watch
+# command (watch or rwatch) and the watched byte's expression, WHAT its
+# name in messages.  For each, from right after it reverse-continue must
+# stop at it, and from right before it continue must stop right after
+# it, in watch-unknown MODE (strict: stop with strict values).  The
+# misses go to $tmp/miss ("row dir want got what"); false (having said
+# bad) when not every scan ran.
+rowscan() {
+	wu=$2
+	[ $2 = strict ] && wu=stop
+	printf 'set pagination off\nset ptrec watch-unknown %s\n' \
+		$wu >"$tmp/cmds"
+	k=0
+	while IFS='|' read -r p cmd a what; do
+		cat >>"$tmp/cmds" <<EOT
+ptrec goto $((p + 1))
+$cmd $a
+echo @@ $k back $p $what\n
+reverse-continue
+ptrec position
+delete
+ptrec goto $p
+$cmd $a
+echo @@ $k fwd $((p + 1)) $what\n
+continue
+ptrec position
+delete
+EOT
+		k=$((k + 1))
+	done <"$3"
+	PTREC_VALUES_STRICT=$([ $2 = strict ] && echo 1 || echo 0) \
+	timeout 900 "$PTREC" replay "$1" -batch -x "$tmp/cmds" \
+		>"$tmp/gdb.out" 2>&1
+	awk '/^@@ /{k=$2; dir=$3; want=$4; $1=$2=$3=$4=""; what=$0; next}
+	     /at the end, after/ && k!="" {print k, dir, want, "end", what; k=""; next}
+	     /position [0-9]+ of/ && k!="" {for(i=1;i<=NF;i++) if($i=="position") got=$(i+1); if (got!=want) print k, dir, want, got, what; k=""}' \
+		"$tmp/gdb.out" >"$tmp/miss"
+	nsc=$(grep -c '^@@ ' "$tmp/gdb.out")
+	if [ "$nsc" != $((2 * k)) ]; then
+		bad "$4 ($2): $nsc of $((2 * k)) scans ran: $(tail -3 "$tmp/gdb.out" | tr '\n' ' ')"
+		return 1
+	fi
+}
+
 # rwcheck TABLE: each row k of TABLE (kind|setup|instruction|after|byte)
 # is an instruction at <tag>_w<k> that reads (r) or writes (w) byte
-# `byte` of its own 4096-byte slot of <tag>_rb: from right after it,
-# reverse-continue with rwatch (r) or watch (w) on that byte must stop
-# at it, and from right before it, continue must stop right after it,
-# with watch-unknown stop, skip and strict.  With skip, the rows listed
-# in $skip_unknown (an access whose address the engine does not know)
-# may pass (docs/gdb.md).
+# `byte` of its own 4096-byte slot of <tag>_rb: rowscan with rwatch (r)
+# or watch (w) on that byte, with watch-unknown stop, skip and strict.
+# With skip, the rows listed in $skip_unknown (an access whose address
+# the engine does not know) may pass (docs/gdb.md).
 rwcheck() {
 	rm -rf "$tmp/grw"
 	timeout 300 "$PTREC" record -q -o "$tmp/grw" "$RV_PROG" rw \
@@ -53,45 +96,18 @@ rwcheck() {
 		bad "$RV_NAME rw: not recorded ($(tail -2 "$tmp/log"))"
 		return
 	fi
+	k=0
+	: >"$tmp/rows"
+	while IFS='|' read -r kind setup insn post byte; do
+		p=$(echo "$ins" | grep -m1 "<${RV_TAG}_w$k+0>" | cut -f1)
+		cmd=rwatch
+		[ "$kind" = w ] && cmd=watch
+		echo "$p|$cmd|*(char *)((char *)${RV_TAG}_rb + $((4096 * k + byte)))|$insn" \
+			>>"$tmp/rows"
+		k=$((k + 1))
+	done <"$1"
 	for mode in stop skip strict; do
-		wu=$mode
-		[ $mode = strict ] && wu=stop
-		printf 'set pagination off\nset ptrec watch-unknown %s\n' \
-			$wu >"$tmp/cmds"
-		k=0
-		while IFS='|' read -r kind setup insn post byte; do
-			p=$(echo "$ins" | grep -m1 "<${RV_TAG}_w$k+0>" | cut -f1)
-			cmd=rwatch
-			[ "$kind" = w ] && cmd=watch
-			a="*(char *)((char *)${RV_TAG}_rb + $((4096 * k + byte)))"
-			cat >>"$tmp/cmds" <<EOT
-ptrec goto $((p + 1))
-$cmd $a
-echo @@ $k back $p $insn\n
-reverse-continue
-ptrec position
-delete
-ptrec goto $p
-$cmd $a
-echo @@ $k fwd $((p + 1)) $insn\n
-continue
-ptrec position
-delete
-EOT
-			k=$((k + 1))
-		done <"$1"
-		PTREC_VALUES_STRICT=$([ $mode = strict ] && echo 1 || echo 0) \
-		timeout 900 "$PTREC" replay "$tmp/grw" -batch -x "$tmp/cmds" \
-			>"$tmp/gdb.out" 2>&1
-		awk '/^@@ /{k=$2; dir=$3; want=$4; $1=$2=$3=$4=""; what=$0; next}
-		     /at the end, after/ && k!="" {print k, dir, want, "end", what; k=""; next}
-		     /position [0-9]+ of/ && k!="" {for(i=1;i<=NF;i++) if($i=="position") got=$(i+1); if (got!=want) print k, dir, want, got, what; k=""}' \
-			"$tmp/gdb.out" >"$tmp/miss"
-		nsc=$(grep -c '^@@ ' "$tmp/gdb.out")
-		if [ "$nsc" != $((2 * k)) ]; then
-			bad "$RV_NAME rw ($mode): $nsc of $((2 * k)) scans ran: $(tail -3 "$tmp/gdb.out" | tr '\n' ' ')"
-			continue
-		fi
+		rowscan "$tmp/grw" $mode "$tmp/rows" "$RV_NAME rw" || continue
 		bads=0
 		while read -r row dir want got what; do
 			case " $(echo $skip_unknown) " in
