@@ -246,8 +246,10 @@ static void issue_step(struct emu *e, struct thr *t)
 		return;
 	}
 	t->st = t->in.cls == IC_FAR && !t->delivering ? T_SYSCALL : T_STEP;
-	if (t->st == T_SYSCALL)
+	if (t->st == T_SYSCALL) {
 		emu_untraced_strip(t);
+		emu_trap_strip(t);
+	}
 	/*
 	 * The old image's last state: at PTRACE_EVENT_EXEC it is gone, so
 	 * it is taken before the execve runs, as the kernel would show it

@@ -68,6 +68,11 @@ struct thr {
 	bool delivering;		/* a caught signal is being delivered */
 	int deliver_sig;		/* which */
 	bool trap_hidden;		/* SIGTRAP taken out of its mask */
+	/* SIGTRAP taken out of the mask word its system call reads, at
+	 * @trap_set_at (emu_trap_strip()), until the call completes
+	 */
+	uint64_t trap_set_at;
+	bool trap_stripped;		/* ... and that call ran */
 	bool started;			/* PSB+ written */
 	bool rseq_asked;		/* its registration when first stopped */
 	bool opened;
@@ -162,6 +167,8 @@ int emu_byte_at(const struct thr *t, uint64_t addr);
 void emu_trap_hide(struct thr *t);
 void emu_trap_show(struct thr *t);
 void emu_trap_after_syscall(struct thr *t);
+void emu_trap_strip(struct thr *t);
+void emu_trap_restore(struct thr *t, bool ran);
 bool emu_program_trap(struct thr *t);
 bool emu_group_stop(struct thr *t, int sig);
 void emu_untraced_strip(struct thr *t);

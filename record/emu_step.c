@@ -507,8 +507,15 @@ static void new_child(struct emu *e, struct thr *parent, int event)
 		 */
 		ts.clone_flags = SIGCHLD;
 	}
-	if (t)
+	if (t) {
 		child_ctid(t, parent);
+		/* The child starts with its creator's blocked mask (fork(2),
+		 * clone(2)), SIGTRAP hidden as the creator's is: the old mask
+		 * its rt_sigprocmask returns shows it, and its detach or signal
+		 * frame puts it back (emu_trap.c).
+		 */
+		t->trap_hidden = parent->trap_hidden;
+	}
 	/* A child of a clone whose CLONE_UNTRACED was taken out: its rdi
 	 * gets it back at its first stop (now, if that came already).
 	 */
@@ -767,6 +774,7 @@ __attribute__((noinline))
 static void syscall_done(struct emu *e, struct thr *t)
 {
 	emu_untraced_restore(t);
+	emu_trap_restore(t, true);
 	emu_syscall_entered(e, t);
 	after_syscall(e, t);
 	emu_trap_after_syscall(t);
@@ -891,6 +899,8 @@ static void signal_stop(struct emu *e, struct thr *t, int sig)
 	/* A syscall interrupted by (or returning into) a signal executed. */
 	if (t->st == T_SYSCALL) {
 		emu_untraced_restore(t);
+		emu_trap_restore(t, (long)t->regs.orig_rax != -1 ||
+				    t->regs.rip != t->ip);
 		if ((long)t->regs.orig_rax != -1 || t->regs.rip != t->ip) {
 			syscall_r11(t);
 			emu_syscall_entered(e, t);

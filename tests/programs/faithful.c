@@ -10,6 +10,9 @@
  *            SIGCONT, whose handler it counts
  *   vsys     time() through the legacy vsyscall page (the recorder's
  *            history must hold the instruction after the call)
+ *   forkmask SIGTRAP blocked with a handler set, across a handler's
+ *            return and a fork: its blocked mask holds it, the child's
+ *            too, its handler stays (the recorder hides it while stepping)
  *   popf     prints its pid, then PUSHFQ/POPFQ until SIGUSR1: attached
  *            and detached, it must run on (Linux no longer clears the
  *            stepping's TF at the detach after a stepped POPF)
@@ -100,6 +103,58 @@ static int sigcont(void)
 	return 0;
 }
 
+static int trap_blocked(void)
+{
+	sigset_t m;
+
+	sigprocmask(SIG_BLOCK, NULL, &m);
+	return sigismember(&m, SIGTRAP);
+}
+
+static void on_usr1(int sig);
+
+/* SIGTRAP blocked by rt_sigprocmask, kept across a handler's
+ * rt_sigreturn, inherited by a forked child; its handler kept.
+ */
+static int forkmask(void)
+{
+	struct sigaction sa;
+	sigset_t m;
+	pid_t p;
+	int st;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_trap;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGTRAP, &sa, NULL);
+	signal(SIGUSR1, on_usr1);
+	sigemptyset(&m);
+	sigaddset(&m, SIGTRAP);
+	sigprocmask(SIG_BLOCK, &m, NULL);
+	printf("blocked %d", trap_blocked());
+	raise(SIGUSR1);
+	printf(", after a handler %d\n", trap_blocked());
+	fflush(stdout);
+	p = fork();
+	if (p < 0)
+		return 1;
+	if (!p) {
+		printf("child: SIGTRAP blocked %d\n", trap_blocked());
+		fflush(stdout);
+		_exit(0);
+	}
+	if (waitpid(p, &st, 0) != p)
+		return 4;
+	sigaction(SIGTRAP, NULL, &sa);
+	printf("parent: SIGTRAP blocked %d, handler kept %d\n",
+	       trap_blocked(), sa.sa_sigaction == on_trap);
+	fflush(stdout);
+	sigprocmask(SIG_UNBLOCK, &m, NULL);
+	__asm__ volatile("int3");
+	printf("int3 %d\n", n3);
+	return 0;
+}
+
 static long vsys_g;
 
 static int vsys(void)
@@ -167,8 +222,10 @@ int main(int argc, char **argv)
 		return sigcont();
 	if (!strcmp(m, "vsys"))
 		return vsys();
+	if (!strcmp(m, "forkmask"))
+		return forkmask();
 	if (!strcmp(m, "popf"))
 		return popf();
-	fprintf(stderr, "usage: faithful pushf|trapself|sigcont|vsys|popf\n");
+	fprintf(stderr, "usage: faithful pushf|trapself|sigcont|forkmask|vsys|popf\n");
 	return 2;
 }
