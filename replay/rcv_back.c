@@ -86,8 +86,9 @@ bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 			learn(&p, d->reg, 8, 0, c->mem(c->mctx, i + 1, a.v, 8));
 		break;
 	case X86_INS_POP:
-		if (d->type == RCV_OP_REG && d->size == 8 &&
-		    d->reg != RP_REG_RSP && a.k == ~0ull)
+		if (((d->type == RCV_OP_REG && d->size == 8 &&
+		      d->reg != RP_REG_RSP) || d->type == RCV_OP_OTHER) &&
+		    a.k == ~0ull)
 			p.r[RP_REG_RSP] = known(a.v - 8);
 		break;
 	case X86_INS_RET:

@@ -762,6 +762,19 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	    (in->id == X86_INS_PUSH || in->id == X86_INS_POP ||
 	     in->id == X86_INS_LEAVE))
 		in->flags |= RCV_I_BARRIER | RCV_I_MEMBAR;
+	/* push/pop of fs or gs (0f a0/a1, 0f a8/a9): capstone 4 lists no
+	 * register read or written, not even rsp, so rsp kept its value
+	 * across them (review9.c popfs: 45 wrong).  They move rsp by 8
+	 * (SDM Vol. 2B PUSH, POP: 64-bit operand size); the push stores 8
+	 * unknown bytes (some processors write only the selector's 16
+	 * bits), the pop reads its slot and reloads the segment's base
+	 * (RCV_I_FSW above for fs; gs-relative addresses are never known).
+	 */
+	if ((in->id == X86_INS_PUSH || in->id == X86_INS_POP) &&
+	    in->nops == 1 && in->op[0].type == RCV_OP_OTHER) {
+		in->gr |= 1u << RP_REG_RSP;
+		add_write(in, RP_REG_RSP, 4);
+	}
 	/* xmm: the destination of one modelled (rcv_sse.c), every
 	 * explicit one of any other (as for general-purpose registers
 	 * below), and the implicit ones capstone's lists may miss.  A

@@ -138,6 +138,10 @@ void rcv_reads(const struct rcv_ctx *c, const struct rcv_ins *in,
 		return;
 	switch (in->id) {
 	case X86_INS_POP:
+		if (in->op[0].type == RCV_OP_OTHER) {	/* pop %fs: 8 bytes */
+			acc_at(rd, rsp, 8);
+			return;
+		}
 		if (in->op[0].type != RCV_OP_REG || in->op[0].size != 8)
 			return;
 		acc_at(rd, rsp, 8);

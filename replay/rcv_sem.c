@@ -363,6 +363,8 @@ static void emulate(const struct rcv_ctx *c, uint64_t i,
 		return;
 	case X86_INS_POP:
 		a = s->r[RP_REG_RSP];
+		if (d->type == RCV_OP_OTHER && a.k == ~0ull)	/* pop %fs */
+			o->r[RP_REG_RSP] = known(a.v + 8);
 		if (d->type != RCV_OP_REG || d->size != 8)
 			return;
 		if (a.k == ~0ull && d->reg != RP_REG_RSP)
