@@ -641,6 +641,14 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		in->op[0].seg = x->prefix[1] == X86_PREFIX_FS ? 1 :
 				x->prefix[1] == X86_PREFIX_GS ? 2 : 0;
 	in->nops = (uint8_t)(x->op_count < 3 ? x->op_count : 3);
+	/* lea computes the offset alone: "the segment register is
+	 * ignored" (SDM Vol. 2A LEA), an fs or gs override too (review9
+	 * leaseg: the end's fs_base was added, 27 wrong values).
+	 */
+	if (in->id == X86_INS_LEA)
+		for (i = 0; i < in->nops; i++)
+			if (in->op[i].type == RCV_OP_MEM)
+				in->op[i].seg = 0;
 	/* 0x67 with an absolute address: capstone 4 gives the disp
 	 * sign-extended, the CPU truncates the effective address to 32
 	 * bits (SDM Vol. 1 3.3.7: zero-extended to 64).  A 32-bit base or

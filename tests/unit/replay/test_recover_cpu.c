@@ -430,3 +430,26 @@ Test(recover, segment_push_pop_move_rsp)
 				  rd.size == 8);
 	}
 }
+
+/* lea ignores a segment override (SDM LEA): %fs:0x10 is 0x10, and
+ * %fs:(%rbx,%rbx,2) is 3 * rbx (review9.c leaseg).
+ */
+Test(recover, lea_ignores_segment)
+{
+	struct rcv_ins a = INS("\x64\x48\x8d\x04\x25\x10\x00\x00\x00");
+	struct rcv_ins b = INS("\x64\x48\x8d\x14\x5b");
+	struct rcv_state pre = { 0 }, post = { 0 };
+	uint64_t conf = 0;
+
+	cr_assert_eq(a.op[1].seg, 0);
+	cr_assert_eq(b.op[1].seg, 0);
+	rcv_forward(&ctx, 0, &a, &pre, &post, &conf);
+	cr_assert_eq(post.r[RP_REG_RAX].k, ~0ull);
+	cr_assert_eq(post.r[RP_REG_RAX].v, 0x10);
+	memset(&post, 0, sizeof(post));
+	pre.r[RP_REG_RBX] = val(0x1000);
+	rcv_forward(&ctx, 0, &b, &pre, &post, &conf);
+	cr_assert_eq(post.r[RP_REG_RDX].k, ~0ull);
+	cr_assert_eq(post.r[RP_REG_RDX].v, 0x3000);
+	cr_assert_eq(conf, 0);
+}
