@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Review 9 (adversarial) of the values engine's promise "never a wrong
+ * value" (issue #17) and of watchpoints (issue #18).  One case per mode,
+ * for valcheck (tests/values/review9.sh, `make values-review9`).  Correct
+ * programs only; exit 7 where a case cannot be made here.  Each case
+ * ends the process with a raw exit right after its code, so the
+ * snapshot is close.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#define EXIT_NOW "\txor %%edi, %%edi\n\tmov $231, %%eax\n\tsyscall\n"
+
+uint64_t r9_g[16];
+uint64_t r9_fsb;
+
+/* push/pop of fs and gs: capstone 4 lists neither rsp nor the segment
+ * register as written.
+ */
+static void popfs(void)
+{
+	__asm__ volatile("rdfsbase %%r13\n"
+			 "mov %%r13, r9_fsb(%%rip)\n"
+			 "mov $0x1111, %%r12\n"
+			 "mov %%rsp, %%rbx\n"
+			 "push %%fs\n"
+			 "pop %%fs\n"
+			 "wrfsbase %%r13\n"
+			 "push %%gs\n"
+			 "pop %%gs\n"
+			 "mov %%rsp, %%r14\n"
+			 "push $0x55\n"
+			 "pop %%r15\n"
+			 "mov %%rsp, %%rbp\n"
+			 EXIT_NOW ::: "memory");
+}
+
+/* Self-modifying code: the same instruction executed with two
+ * immediates (the first copy's bytes are rewritten before the second
+ * run); the snapshot holds the second.
+ */
+static void smc(void)
+{
+	unsigned char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	static const unsigned char code[] = {
+		0x41, 0xbc, 0x11, 0x11, 0x00, 0x00,	/* mov $0x1111, %r12d */
+		0x4c, 0x89, 0xe3,			/* mov %r12, %rbx */
+		0xc3					/* ret */
+	};
+
+	if (p == MAP_FAILED)
+		exit(7);
+	memcpy(p, code, sizeof(code));
+	__asm__ volatile("call *%0\n"
+			 "mov %%rbx, r9_g(%%rip)\n"
+			 "movw $0x2222, 2(%0)\n"
+			 "call *%0\n"
+			 "mov %%rbx, r9_g+8(%%rip)\n"
+			 "mov r9_g(%%rip), %%r13\n"
+			 EXIT_NOW :: "r"(p) : "memory", "rbx", "r12", "r13");
+}
+
+/* vfork: the child stores into the parent's globals before _exit. */
+static void vforkw(void)
+{
+	r9_g[0] = 0x1111;
+	__asm__ volatile("" ::: "memory");
+	if (vfork() == 0) {
+		r9_g[0] = 0x2222;
+		_exit(0);
+	}
+	__asm__ volatile("mov r9_g(%%rip), %%r12\n"
+			 "mov %%r12, %%rbx\n"
+			 EXIT_NOW ::: "memory");
+}
+
+/* lss with REX.W: rsp from a 10-byte far pointer (offset, ss). */
+unsigned char r9_stk[65536] __attribute__((aligned(64)));
+struct __attribute__((packed)) farp { uint64_t off; uint16_t sel; };
+struct farp r9_fp;
+
+static void lssrsp(void)
+{
+	uint16_t ss;
+
+	__asm__ volatile("mov %%ss, %0" : "=r"(ss));
+	r9_fp.off = (uint64_t)(uintptr_t)(r9_stk + 32768);
+	r9_fp.sel = ss;
+	__asm__ volatile("mov %%rsp, %%rbx\n"
+			 "lea r9_fp(%%rip), %%rax\n"
+			 ".byte 0x48, 0x0f, 0xb2, 0x20\n"	/* lss (%%rax), %%rsp */
+			 "push $0x33\n"
+			 "pop %%r12\n"
+			 "mov %%rsp, %%r13\n"
+			 "mov %%rbx, %%rsp\n"
+			 EXIT_NOW ::: "memory", "rax");
+}
+
+/* swapcontext to a context on its own stack and back. */
+static ucontext_t r9_uc[2];
+static unsigned char r9_cstk[65536] __attribute__((aligned(64)));
+
+static void ctxfn(void)
+{
+	r9_g[1] = 0x4444;
+	swapcontext(&r9_uc[1], &r9_uc[0]);
+}
+
+static void swapctx(void)
+{
+	getcontext(&r9_uc[1]);
+	r9_uc[1].uc_stack.ss_sp = r9_cstk;
+	r9_uc[1].uc_stack.ss_size = sizeof(r9_cstk);
+	r9_uc[1].uc_link = NULL;
+	makecontext(&r9_uc[1], ctxfn, 0);
+	swapcontext(&r9_uc[0], &r9_uc[1]);
+	__asm__ volatile("mov r9_g+8(%%rip), %%r12\n"
+			 "mov %%rsp, %%rbx\n"
+			 EXIT_NOW ::: "memory");
+}
+
+/* longjmp out of two frames. */
+static jmp_buf r9_jb;
+
+#pragma GCC diagnostic ignored "-Winfinite-recursion"
+static volatile int r9_depth;
+
+static __attribute__((noinline)) void ljdeep(void)
+{
+	volatile char buf[64];
+
+	buf[0] = (char)r9_depth;
+	if (r9_depth-- > 0)
+		ljdeep();
+	else
+		longjmp(r9_jb, 5 + buf[0]);
+	r9_g[3] = (uint64_t)buf[0];
+}
+
+static void ljmp(void)
+{
+	int r;
+
+	r9_depth = 3;
+	r = setjmp(r9_jb);
+
+	if (!r)
+		ljdeep();
+	r9_g[2] = (uint64_t)r;
+	__asm__ volatile("mov r9_g+16(%%rip), %%r12\n"
+			 "mov %%rsp, %%rbx\n"
+			 EXIT_NOW ::: "memory");
+}
+
+/* verr, verw, lar and lsl set ZF (SDM); capstone 4 lists no flag
+ * written by verr/verw, and only the destination for lar/lsl.
+ */
+static void verzf(void)
+{
+	__asm__ volatile("mov %%cs, %%ecx\n"
+			 "mov $1, %%eax\n"
+			 "test %%eax, %%eax\n"		/* ZF 0 */
+			 "verr %%cx\n"			/* ZF 1: readable */
+			 "setz %%r12b\n"
+			 "test %%eax, %%eax\n"
+			 "verw %%cx\n"			/* ZF 0: cs not writable */
+			 "mov %%ss, %%edx\n"
+			 "test %%eax, %%eax\n"
+			 "verw %%dx\n"			/* ZF 1 */
+			 "setz %%r13b\n"
+			 "test %%eax, %%eax\n"
+			 "lar %%ecx, %%ebx\n"		/* ZF 1 */
+			 "setz %%r14b\n"
+			 "test %%eax, %%eax\n"
+			 "lsl %%ecx, %%ebp\n"		/* ZF 1 */
+			 "setz %%r15b\n"
+			 EXIT_NOW ::: "memory");
+}
+
+/* 32-bit register forms whose upper half is cleared (SDM 3.4.1.1):
+ * xchg %eax, %eax (87 c0), cmovne not taken, shifts by 0, 32, 33.
+ */
+static void zext(void)
+{
+	__asm__ volatile("mov $-1, %%rax\n"
+			 ".byte 0x87, 0xc0\n"		/* xchg %eax, %eax */
+			 "mov %%rax, %%r12\n"
+			 "mov $-1, %%rbx\n"
+			 "mov $5, %%ecx\n"
+			 "cmp %%ecx, %%ecx\n"
+			 "cmovne %%ecx, %%ebx\n"
+			 "mov %%rbx, %%r13\n"
+			 "mov $-1, %%rdx\n"
+			 "mov $32, %%ecx\n"
+			 "test %%edx, %%edx\n"
+			 "shl %%cl, %%edx\n"
+			 "mov %%rdx, %%r14\n"
+			 "mov $33, %%ecx\n"
+			 "mov $-1, %%rsi\n"
+			 "shr %%cl, %%esi\n"
+			 "mov $0, %%ecx\n"
+			 "mov $-1, %%rdi\n"
+			 "sar %%cl, %%edi\n"
+			 "mov $64, %%ecx\n"
+			 "mov $0x1234, %%r8\n"
+			 "shl %%cl, %%r8\n"
+			 "mov $9, %%ecx\n"
+			 "mov $0x1ff, %%r9\n"
+			 "shl %%cl, %%r9b\n"
+			 "mov $0x8001, %%r10\n"
+			 "rol %%cl, %%r10w\n"
+			 "mov $17, %%ecx\n"
+			 "mov $0x8001, %%r11\n"
+			 "shl %%cl, %%r11w\n"
+			 "mov %%r11, %%r15\n"
+			 EXIT_NOW ::: "memory");
+}
+
+/* High-byte registers and 16-bit lea. */
+static void hibyte(void)
+{
+	__asm__ volatile("mov $0x1234, %%eax\n"
+			 "mov $0x5678, %%ebx\n"
+			 "xchg %%ah, %%al\n"
+			 "add %%bh, %%al\n"
+			 "movzbl %%bh, %%ecx\n"
+			 "movsbl %%ah, %%edx\n"
+			 "mov %%ah, %%bl\n"
+			 "mov $0xffffffffffffffff, %%rsi\n"
+			 "lea 0x10(%%rax,%%rbx), %%si\n"
+			 "mov $0xffffffffffffffff, %%rdi\n"
+			 "lea 0x10(%%rax,%%rbx), %%edi\n"
+			 "inc %%ah\n"
+			 "neg %%bh\n"
+			 "mov %%rax, %%r12\n"
+			 "mov %%rbx, %%r13\n"
+			 EXIT_NOW ::: "memory");
+}
+
+int main(int argc, char **argv)
+{
+	const char *m = argc > 1 ? argv[1] : "";
+
+	if (!strcmp(m, "popfs"))
+		popfs();
+	if (!strcmp(m, "smc"))
+		smc();
+	if (!strcmp(m, "vforkw"))
+		vforkw();
+	if (!strcmp(m, "lssrsp"))
+		lssrsp();
+	if (!strcmp(m, "swapctx"))
+		swapctx();
+	if (!strcmp(m, "ljmp"))
+		ljmp();
+	if (!strcmp(m, "verzf"))
+		verzf();
+	if (!strcmp(m, "zext"))
+		zext();
+	if (!strcmp(m, "hibyte"))
+		hibyte();
+	return 2;
+}
