@@ -133,8 +133,10 @@ $(REVIEW9): tests/values/review9.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -Wl,-z,now -Itests/values -o $@ $<
 
-values-review9: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW9)
+values-review9: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW9) \
+		$(BUILD)/tests/gdb/watchtruth
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
+		WATCHTRUTH=$(CURDIR)/$(BUILD)/tests/gdb/watchtruth \
 		REVIEW9=$(CURDIR)/$(REVIEW9) tests/values/review9.sh
 
 values-test: $(PTREC) $(VALCHECK) $(VALWIN) $(PROG_BINS) $(UNSOUND) \

@@ -253,6 +253,113 @@ static void hibyte(void)
 			 EXIT_NOW ::: "memory");
 }
 
+/* Instructions that read or write rsp itself: push %rsp (the old
+ * value), push (%rsp), pop %rsp (the loaded value), call *(%rsp),
+ * ret $imm16.
+ */
+__asm__(".text\n"
+	"r9_ret16:\n"
+	"\tmov $0x5151, %r15\n"
+	"\tret $16\n"
+	"r9_tgt:\n"
+	"\tmov $0x6161, %r14\n"
+	"\tret\n");
+
+static void stackops(void)
+{
+	__asm__ volatile("mov %%rsp, %%rbx\n"
+			 "push %%rsp\n"
+			 "pop %%r12\n"
+			 "push $0x77\n"
+			 "push (%%rsp)\n"
+			 "pop %%r13\n"
+			 "pushq 8(%%rsp)\n"
+			 "pop %%rbp\n"
+			 "pop %%rbp\n"
+			 "lea -64(%%rsp), %%rax\n"
+			 "push %%rax\n"
+			 "pop %%rsp\n"
+			 "mov %%rsp, %%r8\n"
+			 "lea r9_tgt(%%rip), %%rax\n"
+			 "push %%rax\n"
+			 "call *(%%rsp)\n"
+			 "pop %%rdx\n"
+			 "push $1\n"
+			 "push $2\n"
+			 "call r9_ret16\n"
+			 "mov %%rsp, %%r9\n"
+			 "mov %%rbx, %%rsp\n"
+			 EXIT_NOW ::: "memory");
+}
+
+/* SSE/AVX forms the engine models (rcv_sse.c), their 3-operand VEX
+ * forms, and movbe: results carried to general-purpose registers
+ * through memory.
+ */
+uint64_t r9_m[8] __attribute__((aligned(64)));
+
+static void ssebat(void)
+{
+	__asm__ volatile("mov $0x1111111111111111, %%rax\n"
+			 "mov $0x2222222222222222, %%rbx\n"
+			 "mov $0x3333333333333333, %%rcx\n"
+			 "movq %%rax, %%xmm0\n"
+			 "movq %%rbx, %%xmm1\n"
+			 "movq %%rcx, %%xmm2\n"
+			 "punpcklqdq %%xmm1, %%xmm0\n"	/* 2222:1111 */
+			 "punpcklqdq %%xmm2, %%xmm1\n"	/* 3333:2222 */
+			 "vpunpckhqdq %%xmm0, %%xmm1, %%xmm3\n"	/* 2222:3333 */
+			 "vpunpcklqdq %%xmm1, %%xmm0, %%xmm4\n"	/* 2222:1111 */
+			 "vpxor %%xmm0, %%xmm1, %%xmm0\n"
+			 "movups %%xmm0, r9_m(%%rip)\n"
+			 "movups %%xmm3, r9_m+16(%%rip)\n"
+			 "movups %%xmm4, r9_m+32(%%rip)\n"
+			 "mov r9_m(%%rip), %%r8\n"
+			 "mov r9_m+8(%%rip), %%r9\n"
+			 "mov r9_m+16(%%rip), %%r10\n"
+			 "mov r9_m+24(%%rip), %%r11\n"
+			 "mov r9_m+32(%%rip), %%r12\n"
+			 "mov r9_m+40(%%rip), %%r13\n"
+			 "vmovhps r9_m+16(%%rip), %%xmm1, %%xmm5\n"
+			 "movups %%xmm5, r9_m(%%rip)\n"
+			 "mov r9_m+8(%%rip), %%r14\n"
+			 "mov r9_m(%%rip), %%r15\n"
+			 "vpshufd $0x4e, %%xmm1, %%xmm6\n"
+			 "movhps %%xmm6, r9_m+48(%%rip)\n"
+			 "mov r9_m+48(%%rip), %%rsi\n"
+			 "movbe %%rax, r9_m+56(%%rip)\n"
+			 "mov r9_m+56(%%rip), %%rdi\n"
+			 "mov $0x0102030405060708, %%rdx\n"
+			 "mov %%rdx, r9_m+56(%%rip)\n"
+			 "movbe r9_m+56(%%rip), %%rbp\n"
+			 "movq %%rdx, %%xmm7\n"
+			 "movss %%xmm7, %%xmm1\n"
+			 "movups %%xmm1, r9_m(%%rip)\n"
+			 "mov r9_m(%%rip), %%rax\n"
+			 "mov r9_m+8(%%rip), %%rbx\n"
+			 EXIT_NOW ::: "memory");
+}
+
+/* popfsw (GDB): push $0x66 into slot A = rsp0 - 8, then push %fs and
+ * pop %fs, pop A: A's address is rsp0 - 8 = r9_g[5] - 8 (stored last).
+ */
+static void popfsw(void)
+{
+	__asm__ volatile("rdfsbase %%r13\n"
+			 "mov %%rsp, %%rbx\n"
+			 ".globl r9_w0\n"
+			 "r9_w0:\n"
+			 "push $0x66\n"
+			 "push %%fs\n"
+			 "pop %%fs\n"
+			 "wrfsbase %%r13\n"
+			 ".globl r9_w1\n"
+			 "r9_w1:\n"
+			 "pop %%r15\n"
+			 "mov %%rbx, r9_g+40(%%rip)\n"
+			 EXIT_NOW ::: "memory");
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -275,5 +382,11 @@ int main(int argc, char **argv)
 		zext();
 	if (!strcmp(m, "hibyte"))
 		hibyte();
+	if (!strcmp(m, "stackops"))
+		stackops();
+	if (!strcmp(m, "ssebat"))
+		ssebat();
+	if (!strcmp(m, "popfsw"))
+		popfsw();
 	return 2;
 }

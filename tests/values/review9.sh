@@ -10,7 +10,11 @@
 # 0f a8, 0f a9): capstone 4 lists no register written by pop fs/gs (not
 # rsp), so the engine takes rsp as unchanged across the pops while the
 # pushes move it: rsp before them is off by 8 per pair (45 wrong, 9
-# conflicts, both modes).
+# conflicts, both modes); watchtruth --check: 4 writes missed (their
+# address wrong by 8).  popfsw (GDB): a push $0x66 before `push %fs;
+# pop %fs`: watch on its slot passes it both ways in stop, skip and strict
+# (reverse-continue runs to the start, continue stops after the push %fs
+# instead), 2 missed stops per mode; watchtruth: 16 writes missed.
 # REVIEW9_MODES="a b" runs some cases only.
 set -u
 : "${PTREC:?}" "${VALCHECK:?}" "${REVIEW9:?}"
@@ -21,7 +25,56 @@ RV_PROG=$REVIEW9 RV_NAME=review9.c RV_TAG=r9
 tap_begin values-review9
 export VALCHECK_CONFLICTS=0 VALCHECK_BITS=1
 
-all="popfs"
+# endaddr BUNDLE EXPR: EXPR's value at the end (GDB), in hexadecimal.
+endaddr() {
+	timeout 300 "$PTREC" replay "$1" -batch -ex 'ptrec goto end' \
+		-ex "print/x $2" 2>/dev/null | sed -n 's/^\$[0-9]* = \(0x[0-9a-f]*\)$/\1/p'
+}
+
+# gcheck MODE ROWS: GDB watch scans (review_lib.sh's rowscan) of the
+# rows "P|CMD|ADDR|WHAT" in $tmp/rows.MODE in watch-unknown stop, skip
+# and strict; every scan must stop at the access.
+gcheck() {
+	for wmode in stop skip strict; do
+		rowscan "$tmp/$1" $wmode "$tmp/rows.$1" "review9.c $1" || continue
+		nmiss=$(wc -l <"$tmp/miss")
+		if [ "$nmiss" = 0 ]; then
+			ok "review9.c $1 GDB ($wmode): every access stops"
+		else
+			bad "review9.c $1 GDB ($wmode): $nmiss missed stops: $(tr '\n' ';' <"$tmp/miss")"
+		fi
+	done
+}
+
+# wtcheck MODE: watchtruth --check, every write the engine names against
+# the truth's: none missed or wrong.
+wtcheck() {
+	[ -n "${WATCHTRUTH:-}" ] || return 0
+	"$WATCHTRUTH" --check "$tmp/$1" >"$tmp/wt" 2>&1
+	mw=$(sed -n 's/.*missed \([0-9]*\), wrong \([0-9]*\);.*/\1 \2/p' "$tmp/wt")
+	if [ "$mw" = "0 0" ]; then
+		ok "review9.c $1 watchtruth: no write missed or wrong"
+	else
+		bad "review9.c $1 watchtruth: missed, wrong: ${mw:-?} ($(tail -1 "$tmp/wt" | cut -c1-200))"
+	fi
+}
+
+# The GDB cases: the rows of each, from the recording.
+grows() {
+	ins=$("$PTREC" insns "$tmp/$1" 2>/dev/null)
+	case $1 in
+	popfsw)
+		a=$(endaddr "$tmp/$1" 'r9_g[5] - 8')
+		p0=$(echo "$ins" | grep -m1 'push   \$0x66' | cut -f1)
+		p1=$(echo "$ins" | grep -m1 'pop    %r15' | cut -f1)
+		echo "$p0|watch|*(long *)$a|push \$0x66" >"$tmp/rows.$1"
+		echo "$p1|rwatch|*(long *)$a|pop %r15" >>"$tmp/rows.$1"
+		;;
+	esac
+}
+
+all="popfs popfsw"
+gdbcases=" popfsw "
 for mode in ${REVIEW9_MODES:-$all}; do
 	"$REVIEW9" $mode >/dev/null 2>&1
 	if [ $? = 7 ]; then
@@ -29,6 +82,15 @@ for mode in ${REVIEW9_MODES:-$all}; do
 		continue
 	fi
 	rec $mode
-	vcheck $mode
+	case $gdbcases in
+	*" $mode "*)
+		grows $mode
+		gcheck $mode
+		;;
+	*)
+		vcheck $mode
+		;;
+	esac
+	wtcheck $mode
 done
 tap_end values-review9
