@@ -347,16 +347,188 @@ static void popfsw(void)
 {
 	__asm__ volatile("rdfsbase %%r13\n"
 			 "mov %%rsp, %%rbx\n"
-			 ".globl r9_w0\n"
-			 "r9_w0:\n"
+			 ".globl r9_pfw0\n"
+			 "r9_pfw0:\n"
 			 "push $0x66\n"
 			 "push %%fs\n"
 			 "pop %%fs\n"
 			 "wrfsbase %%r13\n"
-			 ".globl r9_w1\n"
-			 "r9_w1:\n"
+			 ".globl r9_pfw1\n"
+			 "r9_pfw1:\n"
 			 "pop %%r15\n"
 			 "mov %%rbx, r9_g+40(%%rip)\n"
+			 EXIT_NOW ::: "memory");
+}
+
+/* Self-modifying code in the executable's own text: a page of its own
+ * made writable (mprotect) and an immediate patched between two runs.
+ */
+__asm__(".section .text.r9smc,\"ax\"\n"
+	".p2align 12\n"
+	".globl r9_smcfn\n"
+	"r9_smcfn:\n"
+	"\tmov $0x1111, %r12d\n"
+	"\tmov %r12, %rbx\n"
+	"\tret\n"
+	".p2align 12\n"
+	".text\n");
+void r9_smcfn(void);
+
+static void smctext(void)
+{
+	uintptr_t pg = (uintptr_t)r9_smcfn & ~(uintptr_t)4095;
+
+	if (mprotect((void *)pg, 4096, PROT_READ | PROT_WRITE | PROT_EXEC))
+		exit(7);
+	__asm__ volatile("call r9_smcfn\n"
+			 "mov %%rbx, r9_g(%%rip)\n"
+			 "movw $0x2222, r9_smcfn+2(%%rip)\n"
+			 "call r9_smcfn\n"
+			 "mov %%rbx, r9_g+8(%%rip)\n"
+			 "mov r9_g(%%rip), %%r13\n"
+			 EXIT_NOW ::: "memory", "rbx", "r12", "r13");
+}
+
+/* Partial-register writes: zero idioms, mul/div by size, sign and zero
+ * extension into 8/16-bit destinations; each starts from known values.
+ */
+#define PRE9 "movabs $0x0123456789abcdef, %%rax\n" \
+	"movabs $0x1122334455667788, %%rbx\n" \
+	"movabs $0x99aabbccddeeff07, %%rcx\n" \
+	"movabs $0xfedcba9876543210, %%rdx\n"
+
+static void partial(void)
+{
+	__asm__ volatile(PRE9 "xor %%al, %%al\n" "xor %%bh, %%bh\n"
+			 "sub %%cx, %%cx\n" "sub %%dl, %%dl\n"
+			 "mov %%rax, %%r8\n" "mov %%rbx, %%r9\n"
+			 "mov %%rcx, %%r10\n" "mov %%rdx, %%r11\n"
+			 PRE9 "stc\n" "sbb %%al, %%al\n" "clc\n"
+			 "sbb %%bx, %%bx\n" "stc\n" "sbb %%ecx, %%ecx\n"
+			 "mov %%rax, %%r8\n" "mov %%rbx, %%r9\n"
+			 "mov %%rcx, %%r10\n"
+			 PRE9 "mulb %%bl\n" "mov %%rax, %%r8\n"
+			 PRE9 "mulw %%bx\n" "mov %%rax, %%r8\n"
+			 "mov %%rdx, %%r9\n"
+			 PRE9 "imulb %%cl\n" "mov %%rax, %%r8\n"
+			 PRE9 "imulw %%cx\n" "mov %%rax, %%r8\n"
+			 "mov %%rdx, %%r9\n"
+			 PRE9 "mov $0x0107, %%ax\n" "divb %%cl\n"
+			 "mov %%rax, %%r8\n"
+			 PRE9 "mov $0x0001, %%dx\n" "divw %%bx\n"
+			 "mov %%rax, %%r8\n" "mov %%rdx, %%r9\n"
+			 PRE9 "mov $0xff80, %%ax\n" "idivb %%cl\n"
+			 "mov %%rax, %%r8\n"
+			 PRE9 "movsbw %%cl, %%ax\n" "movzbw %%cl, %%bx\n"
+			 "movsbw %%dh, %%dx\n"
+			 "mov %%rax, %%r8\n" "mov %%rbx, %%r9\n"
+			 "mov %%rdx, %%r10\n"
+			 PRE9 "cbw\n" "mov %%rax, %%r8\n" "cwd\n"
+			 "mov %%rdx, %%r9\n"
+			 PRE9 "cmovew %%cx, %%ax\n" "cmp %%eax, %%eax\n"
+			 "cmovew %%cx, %%bx\n" "cmovnew %%dx, %%dx\n"
+			 "mov %%rax, %%r8\n" "mov %%rbx, %%r9\n"
+			 "mov %%rdx, %%r10\n"
+			 PRE9 "xadd %%al, %%bl\n" "xadd %%cx, %%dx\n"
+			 "mov %%rax, %%r8\n" "mov %%rbx, %%r9\n"
+			 "mov %%rcx, %%r10\n" "mov %%rdx, %%r11\n"
+			 PRE9 "cmpxchg %%bl, %%cl\n" "cmpxchg %%dx, %%ax\n"
+			 "mov %%rax, %%r8\n" "mov %%rbx, %%r9\n"
+			 "mov %%rcx, %%r10\n" "mov %%rdx, %%r11\n"
+			 PRE9 "rol $8, %%ax\n" "neg %%bh\n" "not %%cx\n"
+			 "inc %%dl\n" "adc %%al, %%ah\n"
+			 "mov %%rax, %%r8\n" "mov %%rbx, %%r9\n"
+			 "mov %%rcx, %%r10\n" "mov %%rdx, %%r11\n"
+			 PRE9 "shld $4, %%bx, %%ax\n" "shrd %%cl, %%dx, %%bx\n"
+			 "sar $1, %%ch\n" "rcr $1, %%dl\n"
+			 "mov %%rax, %%r8\n" "mov %%rbx, %%r9\n"
+			 "mov %%rcx, %%r10\n" "mov %%rdx, %%r11\n"
+			 PRE9 "imul $3, %%bx, %%ax\n" "imul %%cx, %%dx\n"
+			 "popcnt %%bx, %%cx\n" "bsr %%ax, %%bx\n"
+			 "mov %%rax, %%r8\n" "mov %%rbx, %%r9\n"
+			 "mov %%rcx, %%r10\n" "mov %%rdx, %%r11\n"
+			 EXIT_NOW ::: "memory");
+}
+
+/* popf of words with bits user mode cannot change (IF, IOPL, VM, RF,
+ * VIF, VIP) or reserved, then pushf: what popf really loads.
+ */
+static void popfbits(void)
+{
+	__asm__ volatile("push $0\n" "popfq\n" "pushfq\n" "pop %%r8\n"
+			 "push $0x3000\n" "popfq\n" "pushfq\n" "pop %%r9\n"
+			 "pushq $0x1a4000\n" "popfq\n" "pushfq\n" "pop %%r10\n"
+			 "pushq $0x2000d5\n" "popfq\n" "pushfq\n" "pop %%r11\n"
+			 "push $0x202\n" "popfq\n"
+			 "mov %%r8, %%r12\n" "mov %%r9, %%r13\n"
+			 "mov %%r10, %%r14\n" "mov %%r11, %%r15\n"
+			 EXIT_NOW ::: "memory", "cc");
+}
+
+/* An RTM transaction (it aborts under single steps, commits untraced):
+ * registers and a store inside it, then a fallback.
+ */
+static void rtm(void)
+{
+	__asm__ volatile("mov $0x1111, %%r12\n"
+			 "mov $0x2222, %%r13\n"
+			 "movq $0x3333, r9_g(%%rip)\n"
+			 "mov $-1, %%rax\n"
+			 "xbegin 1f\n"
+			 "mov $0x4444, %%r12\n"
+			 "inc %%r13\n"
+			 "movq $0x5555, r9_g(%%rip)\n"
+			 "xend\n"
+			 "1:\n"
+			 "mov r9_g(%%rip), %%r14\n"
+			 "mov %%rax, %%r15\n"
+			 "mov %%r12, %%rbx\n"
+			 "mov %%r13, %%rbp\n"
+			 EXIT_NOW ::: "memory");
+}
+
+/* rw (GDB): each row k of review9_rw.tbl (kind|setup|instruction|after|
+ * byte) is an instruction at r9_w<k> that reads (r) or writes (w) byte
+ * `byte` of its own 4096-byte slot of r9_rb: string instructions with
+ * DF set, several iterations, overlapping copies.
+ */
+unsigned char r9_rb[4096 * 16] __attribute__((aligned(4096)));
+
+__asm__(".text\n"
+	".globl r9_rw\n"
+	"r9_rw:\n"
+	"\tpush %rbp\n"
+#include "review9_rw.inc"
+	"\tpop %rbp\n"
+	"\tret\n");
+void r9_rw(void);
+
+/* settid (GDB): clone(CLONE_VM | CLONE_PARENT_SETTID |
+ * CLONE_CHILD_SETTID | SIGCHLD): the kernel writes the child's tid into
+ * r9_ptidw in the parent's clone(2) and into r9_tidw in the child, before
+ * its first instruction; the parent waits and loads both.
+ */
+int r9_tidw, r9_ptidw;
+static unsigned char r9_cstk2[65536] __attribute__((aligned(64)));
+
+static int settid_child(void *arg)
+{
+	(void)arg;
+	syscall(SYS_exit, 0);
+	return 0;
+}
+
+static void settid(void)
+{
+	int pid = clone(settid_child, r9_cstk2 + sizeof(r9_cstk2),
+			CLONE_VM | CLONE_PARENT_SETTID | CLONE_CHILD_SETTID |
+			SIGCHLD, NULL, &r9_ptidw, NULL, &r9_tidw);
+
+	if (pid < 0)
+		exit(7);
+	waitpid(pid, NULL, 0);
+	__asm__ volatile("movslq r9_tidw(%%rip), %%r12\n"
+			 "movslq r9_ptidw(%%rip), %%r13\n"
 			 EXIT_NOW ::: "memory");
 }
 
@@ -388,5 +560,19 @@ int main(int argc, char **argv)
 		ssebat();
 	if (!strcmp(m, "popfsw"))
 		popfsw();
+	if (!strcmp(m, "smctext"))
+		smctext();
+	if (!strcmp(m, "partial"))
+		partial();
+	if (!strcmp(m, "popfbits"))
+		popfbits();
+	if (!strcmp(m, "rtm"))
+		rtm();
+	if (!strcmp(m, "settid"))
+		settid();
+	if (!strcmp(m, "rw")) {
+		r9_rw();
+		return 0;
+	}
 	return 2;
 }
