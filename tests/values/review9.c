@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -532,6 +533,96 @@ static void settid(void)
 			 EXIT_NOW ::: "memory");
 }
 
+/* c32 (values): a far jump to 32-bit code (cs 0x23) in a file-backed
+ * mapping of this executable at 0x30000000 (MAP_FIXED_NOREPLACE), which
+ * runs `inc %eax; dec %ecx` (40, 49: REX prefixes in 64-bit code) and
+ * two 4-byte pushes (8 bytes each in 64-bit code), then
+ * far-jumps to 64-bit code (cs 0x33) there that jumps back.  The
+ * software recorder's encoder writes MODE.Exec 64-bit only.
+ */
+__asm__(".section .text.r9c32,\"ax\"\n"
+	".p2align 12\n"
+	".globl r9_c32\n"
+	"r9_c32:\n"
+	".code32\n"
+	"\tmov $5, %eax\n"
+	"\tinc %eax\n"
+	"\tmov $7, %ecx\n"
+	"\tdec %ecx\n"
+	"\tmov %eax, %edx\n"
+	"\tmov $0x20000f00, %esp\n"
+	"\tpush %ecx\n"
+	"\tpush %edx\n"
+	"\tmov %esp, %ebx\n"
+	"\tmov $0x20000f00, %esp\n"
+	"\tljmp *0x20000fe0\n"
+	".code64\n"
+	".globl r9_c64\n"
+	"r9_c64:\n"
+	"\tjmp *0x20000ff0\n"
+	".p2align 12\n"
+	".text\n");
+void r9_c32(void);
+void r9_c64(void);
+
+struct __attribute__((packed)) far32 { uint32_t off; uint16_t sel; };
+struct far32 r9_f32;
+
+static void c32(void)
+{
+	unsigned long st = 0, off = 0, lo = 0x30000000;
+	char line[512], path[256] = "";
+	unsigned char *rw;
+	FILE *f = fopen("/proc/self/maps", "r");
+	int fd;
+
+	if (!f)
+		exit(7);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long a, b, o;
+
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %255s", &a, &b, &o,
+			   path) == 4 &&
+		    a <= (unsigned long)r9_c32 && (unsigned long)r9_c32 < b) {
+			st = a;
+			off = o;
+			break;
+		}
+	}
+	fclose(f);
+	fd = open(path, O_RDONLY);
+	rw = mmap((void *)0x20000000, 4096, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (!st || fd < 0 || rw != (void *)0x20000000 ||
+	    mmap((void *)lo, 8192, PROT_READ | PROT_EXEC,
+		 MAP_PRIVATE | MAP_FIXED_NOREPLACE, fd,
+		 (off_t)((unsigned long)r9_c32 - st + off)) != (void *)lo)
+		exit(7);
+	r9_f32.off = (uint32_t)lo;
+	r9_f32.sel = 0x23;
+	/* back to 64-bit code at lo + (r9_c64 - r9_c32) */
+	*(uint32_t *)(rw + 0xfe0) =
+		(uint32_t)(lo + ((unsigned long)r9_c64 - (unsigned long)r9_c32));
+	*(uint16_t *)(rw + 0xfe4) = 0x33;
+	__asm__ volatile("lea 1f(%%rip), %%rax\n"
+			 "mov %%rax, 0x20000ff0\n"
+			 "mov %%rsp, %%rbp\n"
+			 "mov $0x20000f00, %%esp\n"
+			 "mov %%ss, %%eax\n"
+			 "mov %%eax, %%ds\n"		/* data in 32-bit code */
+			 "mov $0x1000, %%eax\n"
+			 "mov $0x2000, %%ecx\n"
+			 "mov $0x3000, %%edx\n"
+			 "ljmp *r9_f32(%%rip)\n"
+			 "1:\n"
+			 "mov %%rbx, %%r15\n"
+			 "mov %%rbp, %%rsp\n"
+			 "mov %%rax, %%r12\n"
+			 "mov %%rcx, %%r13\n"
+			 "mov %%rdx, %%r14\n"
+			 EXIT_NOW ::: "memory");
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -570,6 +661,8 @@ int main(int argc, char **argv)
 		rtm();
 	if (!strcmp(m, "settid"))
 		settid();
+	if (!strcmp(m, "c32"))
+		c32();
 	if (!strcmp(m, "rw")) {
 		r9_rw();
 		return 0;
