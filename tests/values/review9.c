@@ -493,7 +493,7 @@ static void rtm(void)
  * `byte` of its own 4096-byte slot of r9_rb: string instructions with
  * DF set, several iterations, overlapping copies.
  */
-unsigned char r9_rb[4096 * 16] __attribute__((aligned(4096)));
+unsigned char r9_rb[4096 * 32] __attribute__((aligned(4096)));
 
 __asm__(".text\n"
 	".globl r9_rw\n"
@@ -623,6 +623,54 @@ static void c32(void)
 			 EXIT_NOW ::: "memory");
 }
 
+/* Read-modify-write and exchange forms on memory, every size, then
+ * loads of the words into registers.
+ */
+uint64_t r9_mm[4] __attribute__((aligned(64)));
+
+#define MPRE "movabs $0x0123456789abcdef, %%r8\n" \
+	"mov %%r8, r9_mm(%%rip)\n" \
+	"movabs $0xfedcba9876543210, %%r9\n" \
+	"mov %%r9, r9_mm+8(%%rip)\n" \
+	"movabs $0x8000000000000001, %%rax\n" \
+	"movabs $0x1122334455667788, %%rbx\n"
+#define MPOST "mov r9_mm(%%rip), %%r10\n" \
+	"mov r9_mm+8(%%rip), %%r11\n"
+
+static void memrmw(void)
+{
+	__asm__ volatile(MPRE "xchg %%ax, r9_mm(%%rip)\n"
+			 "xchg %%bl, r9_mm+9(%%rip)\n" MPOST
+			 MPRE "xchg %%eax, r9_mm+2(%%rip)\n" MPOST
+			 MPRE "addw $0x7fff, r9_mm+1(%%rip)\n"
+			 "adcb %%bl, r9_mm+8(%%rip)\n"
+			 "sbbl $3, r9_mm+4(%%rip)\n" MPOST
+			 MPRE "stc\n" "adcq %%rax, r9_mm(%%rip)\n"
+			 "sbbw %%bx, r9_mm+14(%%rip)\n" MPOST
+			 MPRE "andb $0x0f, r9_mm+3(%%rip)\n"
+			 "orw %%bx, r9_mm+5(%%rip)\n"
+			 "xorl $-1, r9_mm+9(%%rip)\n" MPOST
+			 MPRE "incw r9_mm+1(%%rip)\n" "decb r9_mm+15(%%rip)\n"
+			 "notl r9_mm+2(%%rip)\n" "negq r9_mm+8(%%rip)\n" MPOST
+			 MPRE "shlw $3, r9_mm+1(%%rip)\n"
+			 "rorq $8, r9_mm+8(%%rip)\n" MPOST
+			 MPRE "cmp %%eax, %%eax\n" "setne r9_mm+1(%%rip)\n"
+			 "sete r9_mm+9(%%rip)\n" MPOST
+			 MPRE "btsq $63, r9_mm(%%rip)\n" "btcw $3, r9_mm+8(%%rip)\n"
+			 "btrl $1, r9_mm+12(%%rip)\n" MPOST
+			 MPRE "lock xaddl %%eax, r9_mm+4(%%rip)\n"
+			 "xaddw %%bx, r9_mm+8(%%rip)\n" MPOST
+			 MPRE "mov r9_mm(%%rip), %%rax\n"
+			 "lock cmpxchgq %%rbx, r9_mm(%%rip)\n"
+			 "lock cmpxchgl %%ebx, r9_mm+8(%%rip)\n"
+			 "lock cmpxchgw %%bx, r9_mm+10(%%rip)\n"
+			 "lock cmpxchgb %%bl, r9_mm+12(%%rip)\n" MPOST
+			 MPRE "movbe %%bx, r9_mm+3(%%rip)\n"
+			 "movbel %%ebx, r9_mm+9(%%rip)\n" MPOST
+			 EXIT_NOW ::: "memory", "rax", "rbx", "r8", "r9", "r10",
+			 "r11", "cc");
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -663,6 +711,8 @@ int main(int argc, char **argv)
 		settid();
 	if (!strcmp(m, "c32"))
 		c32();
+	if (!strcmp(m, "memrmw"))
+		memrmw();
 	if (!strcmp(m, "rw")) {
 		r9_rw();
 		return 0;
