@@ -671,6 +671,25 @@ static void memrmw(void)
 			 "r11", "cc");
 }
 
+/* lea ignores segments (fs, gs); addr32 rip-relative lea truncates. */
+static void leaseg(void)
+{
+	__asm__ volatile("mov $0x1234, %%ebx\n"
+			 /* lea %%fs:0x10, %%rax */
+			 ".byte 0x64, 0x48, 0x8d, 0x04, 0x25, 0x10, 0, 0, 0\n"
+			 /* lea %%gs:8(%%rbx), %%rcx */
+			 ".byte 0x65, 0x48, 0x8d, 0x4b, 0x08\n"
+			 /* lea %%fs:(%%rbx,%%rbx,2), %%rdx */
+			 ".byte 0x64, 0x48, 0x8d, 0x14, 0x5b\n"
+			 /* addr32 lea 0x10(%%eip), %%rsi */
+			 ".byte 0x67, 0x48, 0x8d, 0x35, 0x10, 0, 0, 0\n"
+			 "mov %%rax, %%r12\n"
+			 "mov %%rcx, %%r13\n"
+			 "mov %%rdx, %%r14\n"
+			 "mov %%rsi, %%r15\n"
+			 EXIT_NOW ::: "memory");
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -713,6 +732,8 @@ int main(int argc, char **argv)
 		c32();
 	if (!strcmp(m, "memrmw"))
 		memrmw();
+	if (!strcmp(m, "leaseg"))
+		leaseg();
 	if (!strcmp(m, "rw")) {
 		r9_rw();
 		return 0;
