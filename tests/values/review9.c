@@ -2,10 +2,31 @@
 /*
  * Review 9 (adversarial) of the values engine's promise "never a wrong
  * value" (issue #17) and of watchpoints (issue #18).  One case per mode,
- * for valcheck (tests/values/review9.sh, `make values-review9`).  Correct
- * programs only; exit 7 where a case cannot be made here.  Each case
- * ends the process with a raw exit right after its code, so the
+ * for valcheck and GDB (tests/values/review9.sh, `make values-review9`).
+ * Correct programs only; exit 7 where a case cannot be made here.  Each
+ * case ends the process with a raw exit right after its code, so the
  * snapshot is close.
+ *
+ * Findings (wrong values or missed stops on main c32fad5):
+ *   popfs    push/pop of fs and gs: capstone 4 lists no register written
+ *            by `pop %fs`/`pop %gs`, rsp taken as unchanged.
+ *   popfsw   (GDB) a push before `push %fs; pop %fs`: watch on its slot.
+ *   settid   (GDB) clone(CLONE_VM | CLONE_PARENT_SETTID |
+ *            CLONE_CHILD_SETTID): the kernel's tid writes at known
+ *            addresses pass a watch with watch-unknown skip.
+ *   c32      a far jump to 32-bit code (cs 0x23): decoded as 64-bit.
+ *   leaseg   lea with an fs override: the engine adds fs_base.
+ *   vsystime (GDB) time() through the vsyscall page: the kernel's write
+ *            at rdi passes a watch with watch-unknown skip.
+ *   rw       (GDB) review9_rw.tbl: string instructions with DF set,
+ *            overlaps, fs overrides (every access stops; a regression
+ *            table, not a finding).
+ * Tried and right on main (kept for the record, not in the script):
+ * smc (code in an anonymous mapping: a gap), smctext (code patched in a
+ * file-backed text page: documented in docs/recorder.md, 13 wrong),
+ * vforkw, lssrsp, swapctx, ljmp, verzf, zext, hibyte, stackops, ssebat,
+ * partial, popfbits, rtm, memrmw, movss, bindmem (/proc/self/mem
+ * bind-mounted over a file and written: the engine takes it as memory).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -690,6 +712,74 @@ static void leaseg(void)
 			 EXIT_NOW ::: "memory");
 }
 
+/* movss: `mov %eax, %ss` inhibits the single-step trap of the next
+ * instruction (SDM MOV: "blocks debug exceptions"), here a call whose
+ * push of the return address lands in r9_stk.
+ */
+static void movss(void)
+{
+	__asm__ volatile("mov %%rsp, %%rbx\n"
+			 "lea r9_stk+32768(%%rip), %%rsp\n"
+			 "mov %%ss, %%eax\n"
+			 "mov %%eax, %%ss\n"
+			 "call r9_tgt\n"
+			 "mov -8(%%rsp), %%r12\n"
+			 "mov %%rbx, %%rsp\n"
+			 EXIT_NOW ::: "memory");
+}
+
+/* bindmem: /proc/self/mem bind-mounted (a private mount namespace, as
+ * root) over a file of /tmp and written through that path: write(2) at
+ * the offset of r9_bm stores 0x2222 over the 0x1111 the program stored.
+ */
+uint64_t r9_bm;
+
+static void bindmem(void)
+{
+	char path[] = "/tmp/r9bindmemXXXXXX";
+	static const uint64_t two = 0x2222;
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		exit(7);
+	close(fd);
+	if (unshare(CLONE_NEWNS) ||
+	    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("/proc/self/mem", path, NULL, MS_BIND, NULL)) {
+		unlink(path);
+		exit(7);
+	}
+	fd = open(path, O_RDWR);
+	if (fd < 0 || lseek(fd, (off_t)(uintptr_t)&r9_bm, SEEK_SET) < 0)
+		exit(7);
+	__asm__ volatile("movq $0x1111, r9_bm(%%rip)\n"
+			 "mov %0, %%edi\n"
+			 "mov %1, %%rsi\n"
+			 "mov $8, %%edx\n"
+			 "mov $1, %%eax\n"		/* write */
+			 "syscall\n"
+			 "mov r9_bm(%%rip), %%r12\n"
+			 "mov %%r12, %%rbx\n"
+			 EXIT_NOW :: "r"(fd), "r"(&two) : "memory");
+}
+
+/* vsystime: time(&r9_vt) through the vsyscall page (emulated by the
+ * kernel: it writes r9_vt and returns): r9_vt held 0x1111 before.
+ */
+uint64_t r9_vt;
+
+static void vsystime(void)
+{
+	__asm__ volatile("movq $0x1111, r9_vt(%%rip)\n"
+			 "mov $0x2222, %%r13\n"
+			 "lea r9_vt(%%rip), %%rdi\n"
+			 "mov $0xffffffffff600400, %%rax\n"
+			 "call *%%rax\n"
+			 "mov r9_vt(%%rip), %%r12\n"
+			 "mov %%r13, %%r14\n"
+			 EXIT_NOW ::: "memory");
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -734,6 +824,12 @@ int main(int argc, char **argv)
 		memrmw();
 	if (!strcmp(m, "leaseg"))
 		leaseg();
+	if (!strcmp(m, "movss"))
+		movss();
+	if (!strcmp(m, "bindmem"))
+		bindmem();
+	if (!strcmp(m, "vsystime"))
+		vsystime();
 	if (!strcmp(m, "rw")) {
 		r9_rw();
 		return 0;
