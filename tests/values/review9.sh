@@ -8,8 +8,10 @@
 #
 # FINDING popfs: `push %fs; pop %fs; push %gs; pop %gs` (0f a0, 0f a1,
 # 0f a8, 0f a9): capstone 4 lists no register written by pop fs/gs (not
-# rsp), so the engine takes rsp as unchanged across the pops while the
-# pushes move it: rsp before them is off by 8 per pair (45 wrong, 9
+# rsp), and rcv_sem.c's X86_INS_POP returns for a destination that is
+# not a general-purpose register, so the engine takes rsp as unchanged
+# across the pops while the pushes move it: rsp before them is off by 8
+# per pair (65 wrong, 9
 # conflicts, both modes); watchtruth --check: 4 writes missed (their
 # address wrong by 8).  popfsw (GDB): a push $0x66 before `push %fs;
 # pop %fs`: watch on its slot passes it both ways in stop, skip and strict
@@ -37,7 +39,9 @@
 # FINDING leaseg: `lea %fs:0x10, %rax` and `lea %fs:(%rbx,%rbx,2), %rdx`
 # (64 48 8d ...): lea computes the offset alone, the segment does not
 # enter it (SDM LEA: "the segment register is ignored"; gas warns the
-# override is ineffectual), but the engine adds the end's fs_base (rax =
+# override is ineffectual), but rcv_fs_absolute() (rcv_mem.c) rewrites
+# every fs-relative memory operand after the last fs change to an
+# absolute one, lea's too, so the engine adds the end's fs_base (rax =
 # fs_base + 0x10): 27 wrong values, 18 conflicts, both modes.  The gs
 # form stays unknown, `addr32 lea 0x10(%eip)` is right.
 # FINDING vsystime (GDB, skip): `call *%rax` with rax 0xffffffffff600400
