@@ -18,6 +18,9 @@
  *   leaseg   lea with an fs override: the engine adds fs_base.
  *   vsystime (GDB) time() through the vsyscall page: the kernel's write
  *            at rdi passes a watch with watch-unknown skip.
+ *   sysw     (GDB) review9_sys.tbl: 12 system calls outside the
+ *            kernel-write table, each writing a buffer of known address:
+ *            with watch-unknown skip a watch passes them.
  *   rw       (GDB) review9_rw.tbl: string instructions with DF set,
  *            overlaps, fs overrides (every access stops; a regression
  *            table, not a finding).
@@ -780,6 +783,42 @@ static void vsystime(void)
 			 EXIT_NOW ::: "memory");
 }
 
+/* sysw (GDB): each row k of review9_sys.tbl (number|setup|byte) is a
+ * system call at r9_s<k> outside the kernel-write table that writes
+ * byte `byte` of its 256-byte slot of r9_sb (0xff before), the buffer's
+ * address in a register (as review 7's sysw).
+ */
+unsigned char r9_sb[256 * 16] __attribute__((aligned(64)));
+int r9_pfd[2], r9_mfd;
+const char r9_exe[] = "/proc/self/exe";
+
+__asm__(".text\n"
+	".globl r9_sysw\n"
+	"r9_sysw:\n"
+	"\tpush %rbx\n"
+#include "review9_sys.inc"
+	"\tpop %rbx\n"
+	"\tret\n");
+void r9_sysw(void);
+
+static void sysw(void)
+{
+	sigset_t ss;
+
+	if (pipe(r9_pfd))
+		exit(7);
+	r9_mfd = memfd_create("r9", 0);
+	if (r9_mfd < 0 || write(r9_mfd, "abcdefgh", 8) != 8)
+		exit(7);
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &ss, NULL);
+	raise(SIGUSR2);
+	memset(r9_sb, 0xff, sizeof(r9_sb));
+	r9_sysw();
+	__asm__ volatile(EXIT_NOW ::: "memory");
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -830,6 +869,8 @@ int main(int argc, char **argv)
 		bindmem();
 	if (!strcmp(m, "vsystime"))
 		vsystime();
+	if (!strcmp(m, "sysw"))
+		sysw();
 	if (!strcmp(m, "rw")) {
 		r9_rw();
 		return 0;
