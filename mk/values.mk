@@ -130,7 +130,7 @@ values-review8: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW8)
 # (each FINDING fails on main c32fad5).
 REVIEW9 := $(BUILD)/tests/values/review9
 $(REVIEW9): tests/values/review9.c tests/values/review9_rw.inc \
-		tests/values/review9_sys.inc
+		tests/values/review9_sys.inc tests/values/review9_sysv.inc
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -Wl,-z,now -Itests/values -o $@ $<
 

@@ -800,8 +800,9 @@ __asm__(".text\n"
 	"\tpop %rbx\n"
 	"\tret\n");
 void r9_sysw(void);
+void r9_sysv(void);
 
-static void sysw(void)
+static void sysw(int v)
 {
 	sigset_t ss;
 
@@ -815,9 +816,23 @@ static void sysw(void)
 	sigprocmask(SIG_BLOCK, &ss, NULL);
 	raise(SIGUSR2);
 	memset(r9_sb, 0xff, sizeof(r9_sb));
-	r9_sysw();
+	if (v)
+		r9_sysv();
+	else
+		r9_sysw();
 	__asm__ volatile(EXIT_NOW ::: "memory");
 }
+
+/* sysv (values): review9_sys.tbl's calls again, each with a store to its
+ * byte before and a load of it after.
+ */
+__asm__(".text\n"
+	".globl r9_sysv\n"
+	"r9_sysv:\n"
+	"\tpush %rbx\n\tpush %r12\n\tpush %r13\n"
+#include "review9_sysv.inc"
+	"\tpop %r13\n\tpop %r12\n\tpop %rbx\n"
+	"\tret\n");
 
 int main(int argc, char **argv)
 {
@@ -870,7 +885,9 @@ int main(int argc, char **argv)
 	if (!strcmp(m, "vsystime"))
 		vsystime();
 	if (!strcmp(m, "sysw"))
-		sysw();
+		sysw(0);
+	if (!strcmp(m, "sysv"))
+		sysw(1);
 	if (!strcmp(m, "rw")) {
 		r9_rw();
 		return 0;
