@@ -28,8 +28,10 @@
  * smc (code in an anonymous mapping: a gap), smctext (code patched in a
  * file-backed text page: documented in docs/recorder.md, 13 wrong),
  * vforkw, lssrsp, swapctx, ljmp, verzf, zext, hibyte, stackops, ssebat,
- * partial, popfbits, rtm, memrmw, movss, bindmem (/proc/self/mem
- * bind-mounted over a file and written: the engine takes it as memory).
+ * partial, popfbits, rtm, memrmw, movss, vsystime's values, sysv
+ * (review9_sys.tbl's calls with a store before and a load after each),
+ * bindmem (/proc/self/mem bind-mounted over a file and written: the
+ * engine takes it as memory).
  */
 #define _GNU_SOURCE
 #include <errno.h>
