@@ -18,7 +18,7 @@
  *   leaseg   lea with an fs override: the engine adds fs_base.
  *   vsystime (GDB) time() through the vsyscall page: the kernel's write
  *            at rdi passes a watch with watch-unknown skip.
- *   sysw     (GDB) review9_sys.tbl: 12 system calls outside the
+ *   sysw     (GDB) review9_sys.tbl: 14 system calls outside the
  *            kernel-write table, each writing a buffer of known address:
  *            with watch-unknown skip a watch passes them.
  *   rw       (GDB) review9_rw.tbl: string instructions with DF set,
@@ -813,6 +813,10 @@ static void sysw(int v)
 	r9_mfd = memfd_create("r9", 0);
 	if (r9_mfd < 0 || write(r9_mfd, "abcdefgh", 8) != 8)
 		exit(7);
+	/* two children for wait4 and waitid (WEXITED 4) */
+	for (int k = 0; k < 2; k++)
+		if (fork() == 0)
+			_exit(3);
 	sigemptyset(&ss);
 	sigaddset(&ss, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &ss, NULL);

@@ -51,15 +51,15 @@
 # stops; stop and strict stop there: "may have written ... its address
 # is unknown").  Same for gettimeofday (0x...600000: rdi 16 bytes, rsi
 # 8) and getcpu (0x...600800: rdi, rsi 4 each).  Values right.
-# FINDING sysw (GDB, skip): review9_sys.tbl, 12 system calls outside
+# FINDING sysw (GDB, skip): review9_sys.tbl, 14 system calls outside
 # the kernel-write table (replay/rcv_sys.c sys_out) that write a buffer
 # whose address is in a known register: timer_create's id, capget's
 # data, sched_getattr, prctl PR_GET_PDEATHSIG and PR_GET_TID_ADDRESS,
 # readlinkat, futex FUTEX_WAKE_OP's uaddr2, poll's revents, select's
 # fd set, fcntl F_GETLK's struct flock, preadv2's iovec buffer,
-# rt_sigtimedwait's siginfo: with skip a watch passes each both ways (24
-# missed stops); stop and strict stop at each ("may have written").  As
-# review 7's sysw (23 calls then).
+# rt_sigtimedwait's siginfo, wait4's status, waitid's siginfo: with
+# skip a watch passes each both ways (28 missed stops); stop and strict
+# stop at each ("may have written").  As review 7's sysw (23 calls then).
 # rw (GDB): string instructions with DF set, several iterations and
 # overlapping copies (review9_rw.tbl): every access stops in every mode.
 # REVIEW9_MODES="a b" runs some cases only.
