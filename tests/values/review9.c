@@ -31,7 +31,8 @@
  * partial, popfbits, rtm, memrmw, movss, vsystime's values, sysv
  * (review9_sys.tbl's calls with a store before and a load after each),
  * bindmem (/proc/self/mem bind-mounted over a file and written: the
- * engine takes it as memory).
+ * engine takes it as memory), retpop (GDB: rsp after a callee's `ret
+ * $16` behind a barrier, as GDB shows it: right).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -840,6 +841,45 @@ __asm__(".text\n"
 	"\tpop %r13\n\tpop %r12\n\tpop %rbx\n"
 	"\tret\n");
 
+/* retpop (GDB): a callee that pops its stack arguments (`ret $16`, with
+ * right CFI) after a system call whose number the engine cannot know
+ * (a barrier: rsp unknown after it); the server's unwinder assumes a
+ * call leaves rsp as it found it.  rsp after the return goes to
+ * r9_g[6], the caller's rsp before the pushes to r9_g[7].
+ */
+__asm__(".text\n"
+	".globl r9_cpop\n"
+	".type r9_cpop, @function\n"
+	"r9_cpop:\n"
+	".cfi_startproc\n"
+	"\tnop\n"
+	".globl r9_cpop_in\n"
+	"r9_cpop_in:\n"
+	"\trdtsc\n"
+	"\tmov $39, %ecx\n"
+	"\ttest %eax, %eax\n"
+	"\tcmovne %ecx, %eax\n"
+	"\tcmove %ecx, %eax\n"
+	"\tsyscall\n"			/* getpid */
+	"\tret $16\n"
+	".cfi_endproc\n"
+	".size r9_cpop, .-r9_cpop\n");
+
+static void retpop(void)
+{
+	__asm__ volatile("mov %%rsp, %%rbx\n"
+			 "mov %%rsp, r9_g+56(%%rip)\n"
+			 "push $1\n"
+			 "push $2\n"
+			 "call r9_cpop\n"
+			 ".globl r9_cpop_ret\n"
+			 "r9_cpop_ret:\n"
+			 "nop\n"
+			 "mov %%rsp, r9_g+48(%%rip)\n"
+			 "mov %%rbx, %%rsp\n"
+			 EXIT_NOW ::: "memory", "rax", "rcx", "rdx", "r11");
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -894,6 +934,8 @@ int main(int argc, char **argv)
 		sysw(0);
 	if (!strcmp(m, "sysv"))
 		sysw(1);
+	if (!strcmp(m, "retpop"))
+		retpop();
 	if (!strcmp(m, "rw")) {
 		r9_rw();
 		return 0;
