@@ -181,7 +181,7 @@ endscan() {
 }
 
 # Rows 14-20 (fs-relative reads, string forms with an fs override and
-# xlat): their address is fs_base + a register, which watch-unknown skip
+# xlat, row 17 as bytes 64 d7 for clang's assembler): their address is fs_base + a register, which watch-unknown skip
 # takes as not known (docs/gdb.md: fs_base only under `stack`'s
 # assumption): they may pass with skip; stop and strict stop at each.
 # Row 23 (xrstor's read of its header): not named, as review8's
