@@ -11,7 +11,7 @@
 # rsp), and rcv_sem.c's X86_INS_POP returns for a destination that is
 # not a general-purpose register, so the engine takes rsp as unchanged
 # across the pops while the pushes move it: rsp before them is off by 8
-# per pair (65 wrong, 9
+# per pair (45 to 65 wrong by the binary's layout, 9
 # conflicts, both modes); watchtruth --check: 4 writes missed (their
 # address wrong by 8).  popfsw (GDB): a push $0x66 before `push %fs;
 # pop %fs`: watch on its slot passes it both ways in stop, skip and strict
