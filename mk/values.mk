@@ -27,7 +27,7 @@ $(UNSOUND): tests/values/unsound.c tests/values/unsound_asm.c
 
 # Cases an adversarial review tried (tests/values/holes.c, one per mode).
 HOLES := $(BUILD)/tests/values/holes
-$(HOLES): tests/values/holes.c
+$(HOLES): tests/values/holes.c tests/values/rawclone.h
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -o $@ $<
 
@@ -71,7 +71,7 @@ values-review4: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW4)
 # (values) and holes5w (watchpoints); each rule also has a unit test
 # (test_rcv_escape.c, test_rcv_callee.c).  In make check: about 10 s.
 REVIEW5 := $(BUILD)/tests/values/review5
-$(REVIEW5): tests/values/review5.c
+$(REVIEW5): tests/values/review5.c tests/values/rawclone.h
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -Wl,-z,now -o $@ $<
 
@@ -81,7 +81,7 @@ values-review5: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW5)
 
 # Review 6's reproducers (tests/values/review6.c): not in make check.
 REVIEW6 := $(BUILD)/tests/values/review6
-$(REVIEW6): tests/values/review6.c
+$(REVIEW6): tests/values/review6.c tests/values/rawclone.h
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -Wl,-z,now -o $@ $<
 
@@ -96,7 +96,7 @@ $(REVIEW7): tests/values/review7.c tests/values/review7_sweep.inc \
 		tests/values/review7_msweep.inc tests/values/review7_rw.inc \
 		tests/values/review7_bsweep.inc tests/values/review7_xsweep.inc \
 		tests/values/review7_sys.inc tests/values/review7_sysr.inc \
-		tests/values/review7_bxsweep.inc
+		tests/values/review7_bxsweep.inc tests/values/rawclone.h
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -Wl,-z,now -o $@ $<
 

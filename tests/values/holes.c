@@ -96,9 +96,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-long holes_g = 0x1111, holes_go, holes_done;
+#include "rawclone.h"
 
-#define EXIT_NOW "\txor %%edi, %%edi\n\tmov $231, %%eax\n\tsyscall\n"
+long holes_g = 0x1111, holes_go, holes_done;
 
 static int push16_case(void)
 {
@@ -321,24 +321,8 @@ static int stackflag_case(void)
  * rsi (rbx for it) cleared; it runs the child's code on holes_cstack with
  * the parent's fs (so it touches no libc) and ends with exit.
  */
+__asm__(RAWCLONE_SPAWN_ASM(holes, "\tmov %rsi, %rbx\n"));
 __asm__(".text\n"
-	"holes_spawn:\n"
-	"\tpush %rbx\n\tpush %rbp\n\tpush %r12\n\tpush %r13\n"
-	"\tpush %r14\n\tpush %r15\n"
-	"\tmov %rdi, %r9\n\tmov %rsi, %rbx\n"
-	"\txor %ebp, %ebp\n\txor %r12d, %r12d\n\txor %r13d, %r13d\n"
-	"\txor %r14d, %r14d\n\txor %r15d, %r15d\n\txor %edx, %edx\n"
-	"\txor %r10d, %r10d\n\txor %r8d, %r8d\n\txor %esi, %esi\n"
-	"\txor %edi, %edi\n\txor %ecx, %ecx\n\txor %r11d, %r11d\n"
-	"\tlea holes_cstack+65536(%rip), %rsi\n"
-	"\tmov $0x10f00, %edi\n"	/* VM FS FILES SIGHAND THREAD */
-	"\tmov $56, %eax\n"
-	"\tsyscall\n"
-	"\ttest %rax, %rax\n"
-	"\tjnz 1f\n"
-	"\tjmp *%r9\n"
-	"1:\tpop %r15\n\tpop %r14\n\tpop %r13\n\tpop %r12\n"
-	"\tpop %rbp\n\tpop %rbx\n\tret\n"
 	/* store 1 where holes_pub points, once it does */
 	"holes_child_pub:\n"
 	"1:\tmov holes_pub(%rip), %rax\n\ttest %rax, %rax\n\tjnz 2f\n"
@@ -360,7 +344,7 @@ __asm__(".text\n"
 	"\tsyscall\n");
 extern char holes_child_pub[], holes_child_box[], holes_child_reg[];
 void holes_spawn(void *code, volatile long *rbx);
-char holes_cstack[65536] __attribute__((aligned(16)));
+RAWCLONE_STACK(holes);
 volatile long *volatile holes_pub;
 volatile long **volatile holes_box;
 

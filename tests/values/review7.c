@@ -153,7 +153,7 @@
 #include <signal.h>
 #include <ucontext.h>
 
-#define EXIT_NOW "\txor %%edi, %%edi\n\tmov $231, %%eax\n\tsyscall\n"
+#include "rawclone.h"
 
 unsigned char r7_buf[256] __attribute__((aligned(64))) = {
 	0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,
@@ -523,25 +523,8 @@ static void r7_segv_jmp(int sig, siginfo_t *si, void *uc)
  * window size of the pty r7_fd (TIOCGWINSZ), 10 the x87 mantissa of
  * &x | 1 << 62 (shifted left once), 11 the word r7_slot points to.
  */
+__asm__(RAWCLONE_SPAWN(r7));
 __asm__(".text\n"
-	"r7_spawn:\n"
-	"\tpush %rbx\n\tpush %rbp\n\tpush %r12\n\tpush %r13\n"
-	"\tpush %r14\n\tpush %r15\n"
-	"\tmov %rdi, %r9\n"
-	"\txor %ebx, %ebx\n\txor %ebp, %ebp\n\txor %r12d, %r12d\n"
-	"\txor %r13d, %r13d\n\txor %r14d, %r14d\n\txor %r15d, %r15d\n"
-	"\txor %edx, %edx\n\txor %r10d, %r10d\n\txor %r8d, %r8d\n"
-	"\txor %esi, %esi\n\txor %edi, %edi\n\txor %ecx, %ecx\n"
-	"\txor %r11d, %r11d\n"
-	"\tlea r7_cstack+65536(%rip), %rsi\n"
-	"\tmov $0x10f00, %edi\n"
-	"\tmov $56, %eax\n"
-	"\tsyscall\n"
-	"\ttest %rax, %rax\n"
-	"\tjnz 1f\n"
-	"\tjmp *%r9\n"
-	"1:\tpop %r15\n\tpop %r14\n\tpop %r13\n\tpop %r12\n"
-	"\tpop %rbp\n\tpop %rbx\n\tret\n"
 	/* procsys: read main's /proc/self/task/TID/syscall while main
 	 * waits in futex(&x, FUTEX_WAIT, 0x11): its second field is &x
 	 */
@@ -608,7 +591,7 @@ __asm__(".text\n"
 	"\tsyscall\n");
 extern char r7_child_dec[], r7_child_proc[];
 void r7_spawn(void *code);
-char r7_cstack[65536] __attribute__((aligned(16)));
+RAWCLONE_STACK(r7);
 volatile long r7_go, r7_done, r7_kind, r7_off;
 int r7_fd, r7_fd2;
 char r7_path[64];
