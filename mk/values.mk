@@ -118,7 +118,8 @@ values-review7-check: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW7)
 # Review 8's reproducers (tests/values/review8.c; every case passes since
 # the far transfers' accesses): in make check, about 6 s.
 REVIEW8 := $(BUILD)/tests/values/review8
-$(REVIEW8): tests/values/review8.c tests/values/review8_rw.inc
+$(REVIEW8): tests/values/review8.c tests/values/review8_rw.inc \
+		tests/values/rawclone.h
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -Wl,-z,now -Itests/values -o $@ $<
 
