@@ -89,16 +89,19 @@ values-review6: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW6)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
 		REVIEW6=$(CURDIR)/$(REVIEW6) tests/values/review6.sh
 
-# Review 7's reproducers (tests/values/review7.c, the sweep's list in
-# review7_sweep.inc): not in make check.
+# Review 7's reproducers (tests/values/review7.c with the sweeps' lists in
+# review7_*.inc, review7_launder.c, review7_cases.c): not in make check.
 REVIEW7 := $(BUILD)/tests/values/review7
-$(REVIEW7): tests/values/review7.c tests/values/review7_sweep.inc \
+$(REVIEW7): tests/values/review7.c tests/values/review7_launder.c \
+		tests/values/review7_cases.c tests/values/review7.h \
+		tests/values/review7_sweep.inc \
 		tests/values/review7_msweep.inc tests/values/review7_rw.inc \
 		tests/values/review7_bsweep.inc tests/values/review7_xsweep.inc \
 		tests/values/review7_sys.inc tests/values/review7_sysr.inc \
 		tests/values/review7_bxsweep.inc tests/values/rawclone.h
 	@mkdir -p $(dir $@)
-	$(CC) -O1 -g -Wall -Werror -pthread -Wl,-z,now -o $@ $<
+	$(CC) -O1 -g -Wall -Werror -pthread -Wl,-z,now -o $@ \
+		$(filter %.c,$^)
 
 values-review7: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW7)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
