@@ -14,19 +14,28 @@
 #include "rcv_esc.h"
 #include "replay/rcv_fixture.h"
 
-/* Index of the instruction that escapes in @in[0..@n), or -1. */
-static int first_escape(const struct rcv_ins *in, int n)
+/* Index of the first instruction of @in[0..@n) that escapes after
+ * @init (rcv_esc_init(), rcv_esc_init_local()), or -1.
+ */
+static inline int first_escape_after(void (*init)(struct rcv_esc *),
+				     const struct rcv_ins *in, int n)
 {
 	struct rcv_esc e;
 	int i, r = -1;
 
 	memset(&e, 0, sizeof(e));
-	rcv_esc_init(&e);
+	init(&e);
 	for (i = 0; i < n && r < 0; i++)
 		if (rcv_esc_step(&e, &in[i], 0))
 			r = i;
 	rcv_esc_fini(&e);
 	return r;
+}
+
+/* Index of the instruction that escapes in @in[0..@n), or -1. */
+static inline int first_escape(const struct rcv_ins *in, int n)
+{
+	return first_escape_after(rcv_esc_init, in, n);
 }
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))

@@ -508,16 +508,7 @@ Test(rcv_escape, local_mode_laundering)
 /* First escape of @in[0..@n) from a call's entry (local mode), or -1. */
 static int first_escape_local(const struct rcv_ins *in, int n)
 {
-	struct rcv_esc e;
-	int i, r = -1;
-
-	memset(&e, 0, sizeof(e));
-	rcv_esc_init_local(&e);
-	for (i = 0; i < n && r < 0; i++)
-		if (rcv_esc_step(&e, &in[i], 0))
-			r = i;
-	rcv_esc_fini(&e);
-	return r;
+	return first_escape_after(rcv_esc_init_local, in, n);
 }
 
 Test(rcv_escape, copy_out_of_an_allocation)
