@@ -8,6 +8,10 @@
 #   make demo       the main job, as far as it exists
 #   make install    PREFIX=/usr/local DESTDIR=
 
+# `make` alone builds `all`, whatever rule comes first below (the nettle
+# archive's did, so a bare make built that archive only).
+.DEFAULT_GOAL := all
+
 VERSION := 0.1.0
 PREFIX ?= /usr/local
 DESTDIR ?=
