@@ -56,8 +56,8 @@
 __asm__(RAWCLONE_SPAWN(r5));
 __asm__(RAWCLONE_CHILD_PUB(r5));
 __asm__(".text\n"
-	/* r5_child_pub's store, but its first load surely sees 0 (r5_go = 1 after
-	 * it, main publishes once it is set) and it never ends
+	/* r5_child_pub's store, but its first load surely sees 0 (r5_go
+	 * = 1 after it, main publishes once it is set) and it never ends
 	 */
 	"r5_child_live:\n"
 	"\tmov r5_pub(%rip), %rax\n\tmovq $1, r5_go(%rip)\n"
