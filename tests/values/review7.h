@@ -8,6 +8,7 @@
 #ifndef REVIEW7_H
 #define REVIEW7_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 #include "rawclone.h"
@@ -20,8 +21,10 @@ extern volatile long r7_g[4];
 extern unsigned char r7_sc[64], r7_y[64];
 extern unsigned int r7_idx[16];
 
-/* review7_cases.c's alternate signal stack, laltsig's too. */
-extern char r7_alt[65536];
+/* @h for SIGUSR1 on review7_cases.c's alternate signal stack (altsig,
+ * laltsig); -1 if not.
+ */
+int r7_on_altstack(void (*h)(int, siginfo_t *, void *));
 
 int r7_cases(const char *m);
 int r7_launder(const char *m);

@@ -62,6 +62,38 @@ static void r7_segv_jmp(int sig, siginfo_t *si, void *uc)
 	siglongjmp(r7_jb, 1);
 }
 
+/* @h for @sig with SA_SIGINFO | @flags; sigaction's result. */
+static int r7_handle(int sig, void (*h)(int, siginfo_t *, void *), int flags)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = h;
+	sa.sa_flags = SA_SIGINFO | flags;
+	return sigaction(sig, &sa, NULL);
+}
+
+/*
+ * repfault, repjmp: @h on SIGSEGV; r7_dpage two pages, byte 10 (and 5000
+ * with @both) 0x11, the second PROT_NONE; r7_src8k filled.  -1 if not.
+ */
+static int rep_setup(void (*h)(int, siginfo_t *, void *), bool both)
+{
+	r7_handle(SIGSEGV, h, 0);
+	r7_dpage = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (r7_dpage == MAP_FAILED)
+		return -1;
+	r7_dpage[10] = 0x11;
+	if (both)
+		r7_dpage[5000] = 0x11;
+	if (mprotect(r7_dpage + 4096, 4096, PROT_NONE))
+		return -1;
+	for (int k = 0; k < 8192; k++)
+		r7_src8k[k] = (unsigned char)(k * 7 + 1);
+	return 0;
+}
+
 /* pstack: a thread on a stack carved from main's own stack. */
 static void *r7_pstack_fn(void *a)
 {
@@ -205,8 +237,17 @@ static int sigcont(void)
 }
 
 /* altsig: a handler on an alternate stack notes its siginfo's place. */
-char r7_alt[65536] __attribute__((aligned(64)));
+static char r7_alt[65536] __attribute__((aligned(64)));
 int *volatile r7_si;
+
+int r7_on_altstack(void (*h)(int, siginfo_t *, void *))
+{
+	stack_t ss = { .ss_sp = r7_alt, .ss_size = sizeof(r7_alt) };
+
+	if (sigaltstack(&ss, NULL))
+		return -1;
+	return r7_handle(SIGUSR1, h, SA_ONSTACK);
+}
 
 static void r7_alth(int sig, siginfo_t *si, void *uc)
 {
@@ -280,22 +321,8 @@ int r7_cases(const char *m)
 				 EXIT_NOW ::: "rax", "memory");
 	}
 	if (!strcmp(m, "repfault")) {
-		struct sigaction sa;
-
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_sigaction = r7_segv;
-		sa.sa_flags = SA_SIGINFO;
-		sigaction(SIGSEGV, &sa, NULL);
-		r7_dpage = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (r7_dpage == MAP_FAILED)
+		if (rep_setup(r7_segv, true))
 			return 3;
-		r7_dpage[10] = 0x11;
-		r7_dpage[5000] = 0x11;
-		if (mprotect(r7_dpage + 4096, 4096, PROT_NONE))
-			return 3;
-		for (int k = 0; k < 8192; k++)
-			r7_src8k[k] = (unsigned char)(k * 7 + 1);
 		__asm__ volatile("lea r7_src8k(%%rip), %%rsi\n"
 				 "\tmov %0, %%rdi\n"
 				 "\tmov $8192, %%ecx\n"
@@ -312,21 +339,8 @@ int r7_cases(const char *m)
 				 : "rsi", "rdi", "rcx", "r12", "r13", "memory");
 	}
 	if (!strcmp(m, "repjmp")) {
-		struct sigaction sa;
-
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_sigaction = r7_segv_jmp;
-		sa.sa_flags = SA_SIGINFO;
-		sigaction(SIGSEGV, &sa, NULL);
-		r7_dpage = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (r7_dpage == MAP_FAILED)
+		if (rep_setup(r7_segv_jmp, false))
 			return 3;
-		r7_dpage[10] = 0x11;
-		if (mprotect(r7_dpage + 4096, 4096, PROT_NONE))
-			return 3;
-		for (int k = 0; k < 8192; k++)
-			r7_src8k[k] = (unsigned char)(k * 7 + 1);
 		if (!sigsetjmp(r7_jb, 1))
 			__asm__ volatile("lea r7_src8k(%%rip), %%rsi\n"
 					 "\tmov %0, %%rdi\n"
@@ -530,25 +544,14 @@ int r7_cases(const char *m)
 	if (!strcmp(m, "sigcont"))
 		return sigcont();
 	if (!strcmp(m, "trapself")) {
-		struct sigaction sa;
-
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_sigaction = r7_trap;
-		sa.sa_flags = SA_SIGINFO;
-		sigaction(SIGTRAP, &sa, NULL);
+		r7_handle(SIGTRAP, r7_trap, 0);
 		__asm__ volatile("int3");
 		__asm__ volatile(".byte 0xf1");	/* int1 (icebp) */
 		printf("int3 %d int1 %d\n", r7_n3, r7_n1);
 		return 0;
 	}
 	if (!strcmp(m, "altsig")) {
-		struct sigaction sa;
-		stack_t ss = { .ss_sp = r7_alt, .ss_size = sizeof(r7_alt) };
-
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_sigaction = r7_alth;
-		sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-		if (sigaltstack(&ss, NULL) || sigaction(SIGUSR1, &sa, NULL))
+		if (r7_on_altstack(r7_alth))
 			return 7;
 		raise(SIGUSR1);
 		*r7_si = 0;	/* rewrite si_signo after the handler */

@@ -36,13 +36,14 @@
  * x), hands &x to a raw-clone thread in a way given by the mode, sets
  * r7_go, waits for r7_done and loads x into r12 (0x77: the thread stored
  * it through what it decoded).  The thread decodes by r7_kind from
- * r7_area + r7_off (x, 0x11 still, is loaded into r14 before r7_go): 0 a word, 1 an 80-bit float (fldt), 2 packed BCD
- * (fbld), 3 a double (fldl), 4 a big-endian word (movbe), 5 the file
- * offset of r7_fd (lseek SEEK_CUR), 6 RLIMIT_CORE's soft limit
- * (getrlimit), 7 r7_fd's size less 1 (fstat), 8 the start of the OFD
- * lock that r7_fd holds, through r7_fd2 (fcntl F_OFD_GETLK), 9 the
- * window size of the pty r7_fd (TIOCGWINSZ), 10 the x87 mantissa of
- * &x | 1 << 62 (shifted left once), 11 the word r7_slot points to.
+ * r7_area + r7_off (x, 0x11 still, is loaded into r14 before r7_go): 0
+ * a word, 1 an 80-bit float (fldt), 2 packed BCD (fbld), 3 a double
+ * (fldl), 4 a big-endian word (movbe), 5 the file offset of r7_fd (lseek
+ * SEEK_CUR), 6 RLIMIT_CORE's soft limit (getrlimit), 7 r7_fd's size less
+ * 1 (fstat), 8 the start of the OFD lock that r7_fd holds, through
+ * r7_fd2 (fcntl F_OFD_GETLK), 9 the window size of the pty r7_fd
+ * (TIOCGWINSZ), 10 the x87 mantissa of &x | 1 << 62 (shifted left once),
+ * 11 the word r7_slot points to.
  */
 __asm__(RAWCLONE_SPAWN(r7));
 __asm__(".text\n"
@@ -370,13 +371,7 @@ int r7_launder(const char *m)
 		    "\temms\n");
 	if (!strcmp(m, "laltsig")) {	/* r15 = &x saved in a frame on a
 					 * sigaltstack (a global) */
-		struct sigaction sa;
-		stack_t ss = { .ss_sp = r7_alt, .ss_size = sizeof(r7_alt) };
-
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_sigaction = r7_altr15;
-		sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-		if (sigaltstack(&ss, NULL) || sigaction(SIGUSR1, &sa, NULL))
+		if (r7_on_altstack(r7_altr15))
 			return 7;
 		R7L(11, 0, "\tmov %%rax, %%r15\n"
 		    "\tmov $39, %%eax\n\tsyscall\n\tmov %%rax, %%rdi\n"
