@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * What the reviewers' programs (holes.c, review5.c, review6.c, review7.c
- * and its parts) share: a thread started by a raw clone(2) that touches
- * no libc, and the exit_group that ends a case where it stands.  One
+ * What the reviewers' programs (holes.c, review5.c to review8.c and
+ * their parts) share: a thread started by a raw clone(2) that touches no
+ * libc, and the exit_group that ends a case where it stands.  One
  * copy, so that every program's thread starts from the same clean
  * registers (an escape the engine must see comes from the case, never
  * from a register the spawn left set).
