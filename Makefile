@@ -8,12 +8,14 @@
 #   make demo       the main job, as far as it exists
 #   make install    PREFIX=/usr/local DESTDIR=
 
+# `make` alone builds `all`, whatever rule comes first below (the nettle
+# archive's did, so a bare make built that archive only).
+.DEFAULT_GOAL := all
+
 VERSION := 0.1.0
 PREFIX ?= /usr/local
 DESTDIR ?=
 BUILD ?= build
-# `make` alone builds every program: the first rule below is an archive's.
-.DEFAULT_GOAL := all
 FUZZ_SECONDS ?= 600
 # A fixed seed and run count make every fuzz run the same inputs, so CI
 # sees what was tested here; about 30 s each on these machines.  The time

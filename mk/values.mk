@@ -25,11 +25,13 @@ $(UNSOUND): tests/values/unsound.c tests/values/unsound_asm.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -o $@ $^
 
-# Cases an adversarial review tried (tests/values/holes.c, one per mode).
+# Cases an adversarial review tried (tests/values/holes.c, one per mode;
+# those of memory no store of the program's changes in holes_mem.c).
 HOLES := $(BUILD)/tests/values/holes
-$(HOLES): tests/values/holes.c
+$(HOLES): tests/values/holes.c tests/values/holes_mem.c \
+		tests/values/holes.h tests/values/rawclone.h
 	@mkdir -p $(dir $@)
-	$(CC) -O1 -g -Wall -Werror -pthread -o $@ $<
+	$(CC) -O1 -g -Wall -Werror -pthread -o $@ $(filter %.c,$^)
 
 # Read-only memory and descriptors with another thread (rcv_order.c).
 ROTHREADS := $(BUILD)/tests/values/rothreads
@@ -71,7 +73,7 @@ values-review4: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW4)
 # (values) and holes5w (watchpoints); each rule also has a unit test
 # (test_rcv_escape.c, test_rcv_callee.c).  In make check: about 10 s.
 REVIEW5 := $(BUILD)/tests/values/review5
-$(REVIEW5): tests/values/review5.c
+$(REVIEW5): tests/values/review5.c tests/values/rawclone.h
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -Wl,-z,now -o $@ $<
 
@@ -81,7 +83,7 @@ values-review5: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW5)
 
 # Review 6's reproducers (tests/values/review6.c): not in make check.
 REVIEW6 := $(BUILD)/tests/values/review6
-$(REVIEW6): tests/values/review6.c
+$(REVIEW6): tests/values/review6.c tests/values/rawclone.h
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -Wl,-z,now -o $@ $<
 
@@ -89,16 +91,19 @@ values-review6: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW6)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
 		REVIEW6=$(CURDIR)/$(REVIEW6) tests/values/review6.sh
 
-# Review 7's reproducers (tests/values/review7.c, the sweep's list in
-# review7_sweep.inc): not in make check.
+# Review 7's reproducers (tests/values/review7.c with the sweeps' lists in
+# review7_*.inc, review7_launder.c, review7_cases.c): not in make check.
 REVIEW7 := $(BUILD)/tests/values/review7
-$(REVIEW7): tests/values/review7.c tests/values/review7_sweep.inc \
+$(REVIEW7): tests/values/review7.c tests/values/review7_launder.c \
+		tests/values/review7_cases.c tests/values/review7.h \
+		tests/values/review7_sweep.inc \
 		tests/values/review7_msweep.inc tests/values/review7_rw.inc \
 		tests/values/review7_bsweep.inc tests/values/review7_xsweep.inc \
 		tests/values/review7_sys.inc tests/values/review7_sysr.inc \
-		tests/values/review7_bxsweep.inc
+		tests/values/review7_bxsweep.inc tests/values/rawclone.h
 	@mkdir -p $(dir $@)
-	$(CC) -O1 -g -Wall -Werror -pthread -Wl,-z,now -o $@ $<
+	$(CC) -O1 -g -Wall -Werror -pthread -Wl,-z,now -o $@ \
+		$(filter %.c,$^)
 
 values-review7: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW7)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
@@ -118,7 +123,8 @@ values-review7-check: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW7)
 # Review 8's reproducers (tests/values/review8.c; every case passes since
 # the far transfers' accesses): in make check, about 6 s.
 REVIEW8 := $(BUILD)/tests/values/review8
-$(REVIEW8): tests/values/review8.c tests/values/review8_rw.inc
+$(REVIEW8): tests/values/review8.c tests/values/review8_rw.inc \
+		tests/values/rawclone.h
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -Wl,-z,now -Itests/values -o $@ $<
 

@@ -3,7 +3,7 @@
  * Private to the software recorder (emu*.c): its state (processes,
  * threads, the recording) and the functions its files share.  emu.c
  * schedules and steps threads; emu_step.c turns their stops into trace and
- * sideband; emu_space.c models processes, threads and address spaces;
+ * sideband, emu_life.c those that begin or end a thread; emu_space.c models processes, threads and address spaces;
  * emu_ptwrite.c emulates PTWRITE;
  * emu_start.c launches or attaches; emu_end.c ends each process's
  * recording with its snapshot and ends the live ones.
@@ -171,6 +171,7 @@ void emu_trap_strip(struct thr *t);
 void emu_trap_restore(struct thr *t, bool ran);
 bool emu_program_trap(struct thr *t);
 bool emu_group_stop(struct thr *t, int sig);
+/* emu_life.c: CLONE_UNTRACED off a clone the recorder steps. */
 void emu_untraced_strip(struct thr *t);
 void emu_untraced_restore(struct thr *t);
 
@@ -183,9 +184,15 @@ void emu_enc_check(struct emu *e, struct thr *t, int ret);
 void emu_truth_add_regs(struct emu *e, struct thr *t, uint64_t ip,
 			bool regs);
 void emu_syscall_entered(struct emu *e, struct thr *t);
+void emu_handle_stop(struct emu *e, pid_t tid, int status);
+
+/* emu_life.c: the stops that begin or end a thread or a process. */
 void emu_thr_close(struct emu *e, struct thr *t);
 bool emu_proc_alive(struct emu *e, struct proc *p);
-void emu_handle_stop(struct emu *e, pid_t tid, int status);
+void emu_thr_exited(struct emu *e, struct thr *t, int status);
+/* @parent's PTRACE_EVENT_CLONE, _FORK or _VFORK (@event). */
+void emu_new_child(struct emu *e, struct thr *parent, int event);
+void emu_exec_happened(struct emu *e, struct thr *t);
 
 /* emu_ptwrite.c */
 /*

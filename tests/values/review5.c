@@ -51,35 +51,13 @@
 #include <signal.h>
 #include <time.h>
 
-#define EXIT_NOW "\txor %%edi, %%edi\n\tmov $231, %%eax\n\tsyscall\n"
+#include "rawclone.h"
 
+__asm__(RAWCLONE_SPAWN(r5));
+__asm__(RAWCLONE_CHILD_PUB(r5));
 __asm__(".text\n"
-	"r5_spawn:\n"
-	"\tpush %rbx\n\tpush %rbp\n\tpush %r12\n\tpush %r13\n"
-	"\tpush %r14\n\tpush %r15\n"
-	"\tmov %rdi, %r9\n"
-	"\txor %ebx, %ebx\n\txor %ebp, %ebp\n\txor %r12d, %r12d\n\txor %r13d, %r13d\n"
-	"\txor %r14d, %r14d\n\txor %r15d, %r15d\n\txor %edx, %edx\n"
-	"\txor %r10d, %r10d\n\txor %r8d, %r8d\n\txor %esi, %esi\n"
-	"\txor %edi, %edi\n\txor %ecx, %ecx\n\txor %r11d, %r11d\n"
-	"\tlea r5_cstack+65536(%rip), %rsi\n"
-	"\tmov $0x10f00, %edi\n"
-	"\tmov $56, %eax\n"
-	"\tsyscall\n"
-	"\ttest %rax, %rax\n"
-	"\tjnz 1f\n"
-	"\tjmp *%r9\n"
-	"1:\tpop %r15\n\tpop %r14\n\tpop %r13\n\tpop %r12\n"
-	"\tpop %rbp\n\tpop %rbx\n\tret\n"
-	/* store 0x77 where r5_pub points, once it does; then r5_done = 1 */
-	"r5_child_pub:\n"
-	"1:\tmov r5_pub(%rip), %rax\n\ttest %rax, %rax\n\tjnz 2f\n"
-	"\tpause\n\tjmp 1b\n"
-	"2:\tmovq $0x77, (%rax)\n\tmovq $1, r5_done(%rip)\n"
-	"\txor %edi, %edi\n\tmov $60, %eax\n"
-	"\tsyscall\n"
-	/* the same, but its first load surely sees 0 (r5_go = 1 after
-	 * it, main publishes once it is set) and it never ends
+	/* r5_child_pub's store, but its first load surely sees 0 (r5_go
+	 * = 1 after it, main publishes once it is set) and it never ends
 	 */
 	"r5_child_live:\n"
 	"\tmov r5_pub(%rip), %rax\n\tmovq $1, r5_go(%rip)\n"
@@ -89,7 +67,7 @@ __asm__(".text\n"
 	"3:\tpause\n\tjmp 3b\n");
 extern char r5_child_pub[], r5_child_live[];
 void r5_spawn(void *code);
-char r5_cstack[65536] __attribute__((aligned(16)));
+RAWCLONE_STACK(r5);
 volatile long r5_pub, r5_done;
 extern volatile long r5_go;
 unsigned char r5_tbl[256];

@@ -48,33 +48,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 tap_begin values-review5
 export VALCHECK_CONFLICTS=0 VALCHECK_BITS=1
 
-rec() {
-	rm -rf "${tmp:?}/$1"
-	(
-		export LD_BIND_NOW=1 GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX2,-AVX,-BMI2,-EVEX
-		timeout 300 "$PTREC" record --ground-truth -q -o "$tmp/$1" \
-			"$REVIEW5" "$1" >"$tmp/log" 2>&1
-	)
-}
-
-# valcheck in default and strict mode; one TAP line each.
-vcheck() {
-	for strict in 0 1; do
-		name=default
-		[ $strict = 1 ] && name=strict
-		if [ ! -f "$tmp/$1/manifest.json" ]; then
-			bad "review5.c $1 ($name): not recorded: $(tail -2 "$tmp/log")"
-			continue
-		fi
-		if PTREC_VALUES_STRICT=$strict "$VALCHECK" "$tmp/$1" \
-			>"$tmp/out" 2>&1; then
-			ok "review5.c $1 ($name): wrong 0"
-		else
-			w=$(sed -n 's/^distance all .* wrong \([0-9]*\).*/\1/p' "$tmp/out")
-			bad "review5.c $1 ($name): wrong ${w:-?}: $(grep -m2 WRONG "$tmp/out" | tr '\n' ' ')$(grep -m1 -i 'conflict' "$tmp/out")"
-		fi
-	done
-}
+RV_PROG=$REVIEW5 RV_NAME=review5.c
+. "$here/review_lib.sh"
 
 # plain and lprintf are controls (the escape is seen: a copy; inside
 # snprintf, _IO_default_xsputn's copy of the digits from a stack buffer).
@@ -129,29 +104,5 @@ fi
 # sigframe: from the handler's third instruction, reverse-continue must
 # stop at the delivery: not before the kill(2) system call (the handler's
 # first instruction is right after it).
-rm -rf "$tmp/sigframe"
-timeout 300 "$PTREC" record -q -o "$tmp/sigframe" "$REVIEW5" sigframe \
-	>/dev/null 2>"$tmp/log"
-h=$("$PTREC" insns "$tmp/sigframe" 2>/dev/null | grep -m1 '<r5_sig_h+0>' |
-	cut -f1)
-if [ -z "$h" ]; then
-	bad "review5.c sigframe: not recorded ($(tail -2 "$tmp/log"))"
-else
-	for mode in stop skip; do
-		timeout 300 "$PTREC" replay "$tmp/sigframe" -batch \
-			-ex "set pagination off" \
-			-ex "set ptrec watch-unknown $mode" -ex "ptrec goto end" \
-			-ex "watch -l r5_si->si_signo" -ex "ptrec goto $((h + 2))" \
-			-ex "echo @@rc\n" -ex "reverse-continue" \
-			-ex "ptrec position" >"$tmp/gdb.out" 2>&1
-		got=$(sed -n '/^@@rc/,$p' "$tmp/gdb.out" |
-			grep -E 'position [0-9]+ of' | tail -1)
-		pos=$(echo "$got" | sed -n 's/.*position \([0-9]*\) of.*/\1/p')
-		if [ -n "$pos" ] && [ "$pos" -ge $((h - 1)) ]; then
-			ok "review5.c sigframe ($mode): reverse-continue stops at the delivery ($pos)"
-		else
-			bad "review5.c sigframe ($mode): missed write: from $((h + 2)) reverse-continue: $got (the kernel wrote si_signo between $((h - 1)) and $h)"
-		fi
-	done
-fi
+delivery sigframe r5_sig_h 'r5_si->si_signo' si_signo
 tap_end values-review5

@@ -94,32 +94,11 @@
 #include <signal.h>
 #include <ucontext.h>
 
-#define EXIT_NOW "\txor %%edi, %%edi\n\tmov $231, %%eax\n\tsyscall\n"
+#include "rawclone.h"
 
+__asm__(RAWCLONE_SPAWN(r6));
+__asm__(RAWCLONE_CHILD_PUB(r6));
 __asm__(".text\n"
-	"r6_spawn:\n"
-	"\tpush %rbx\n\tpush %rbp\n\tpush %r12\n\tpush %r13\n"
-	"\tpush %r14\n\tpush %r15\n"
-	"\tmov %rdi, %r9\n"
-	"\txor %ebx, %ebx\n\txor %ebp, %ebp\n\txor %r12d, %r12d\n\txor %r13d, %r13d\n"
-	"\txor %r14d, %r14d\n\txor %r15d, %r15d\n\txor %edx, %edx\n"
-	"\txor %r10d, %r10d\n\txor %r8d, %r8d\n\txor %esi, %esi\n"
-	"\txor %edi, %edi\n\txor %ecx, %ecx\n\txor %r11d, %r11d\n"
-	"\tlea r6_cstack+65536(%rip), %rsi\n"
-	"\tmov $0x10f00, %edi\n"
-	"\tmov $56, %eax\n"
-	"\tsyscall\n"
-	"\ttest %rax, %rax\n"
-	"\tjnz 1f\n"
-	"\tjmp *%r9\n"
-	"1:\tpop %r15\n\tpop %r14\n\tpop %r13\n\tpop %r12\n"
-	"\tpop %rbp\n\tpop %rbx\n\tret\n"
-	"r6_child_pub:\n"
-	"1:\tmov r6_pub(%rip), %rax\n\ttest %rax, %rax\n\tjnz 2f\n"
-	"\tpause\n\tjmp 1b\n"
-	"2:\tmovq $0x77, (%rax)\n\tmovq $1, r6_done(%rip)\n"
-	"\txor %edi, %edi\n\tmov $60, %eax\n"
-	"\tsyscall\n"
 	/* read 8 bytes from the pipe into r6_buf, store 0x77 there */
 	"r6_child_pipe:\n"
 	"\tmov r6_pfd(%rip), %edi\n\tlea r6_buf(%rip), %rsi\n"
@@ -161,7 +140,7 @@ extern char r6_child_pub[], r6_child_pipe[], r6_child_sig[], r6_child_rob[],
 char r6_src[4096];
 volatile long r6_go, r6_tid;
 void r6_spawn(void *code);
-char r6_cstack[65536] __attribute__((aligned(16)));
+RAWCLONE_STACK(r6);
 volatile long r6_pub, r6_done, r6_buf;
 int r6_pfd, r6_pfdw;
 unsigned char r6_tbl[256];

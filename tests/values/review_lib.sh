@@ -1,24 +1,28 @@
-# Shared by the reviewers' scripts (review7.sh, review8.sh): record a
+# Shared by the reviewers' scripts (review4.sh to review8.sh): record a
 # case with the ground truth, check its values in default and strict
-# mode, and the table-driven GDB check of one access per row.  Sourced
-# after tests/lib.sh; RV_PROG is the review program, RV_NAME its name in
-# the TAP lines (review7.c), RV_TAG the symbols' prefix (r7: r7_w<k>,
-# r7_rb).
+# mode, the stop at a signal's delivery, and the table-driven GDB check
+# of one access per row.  Sourced after tests/lib.sh; RV_PROG is the
+# review program, RV_NAME its name in the TAP lines (review7.c), RV_TAG
+# the symbols' prefix (r7: r7_w<k>, r7_rb).
 
-# rec MODE: records RV_PROG MODE with the ground truth into $tmp/MODE.
+# rec MODE: records RV_PROG MODE with the ground truth into $tmp/MODE,
+# with lazy binding and glibc's AVX and AVX-512 variants off, unless
+# RV_LIBC_AS_IS=1 (review4.sh: its cases were made and fixed with the
+# libc as the machine chooses it).
 rec() {
 	rm -rf "${tmp:?}/$1"
 	(
-		export LD_BIND_NOW=1 GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX2,-AVX,-BMI2,-EVEX
+		[ "${RV_LIBC_AS_IS:-0}" = 1 ] ||
+			export LD_BIND_NOW=1 GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX2,-AVX,-BMI2,-EVEX
 		timeout 300 "$PTREC" record --ground-truth -q -o "$tmp/$1" \
 			"$RV_PROG" "$1" >"$tmp/log" 2>&1
 	)
 }
 
 # vcheck MODE: no wrong value and no conflict (valcheck) in default and
-# strict mode.
+# strict mode (RV_STRICT="0": default mode only, review4.sh).
 vcheck() {
-	for strict in 0 1; do
+	for strict in ${RV_STRICT:-0 1}; do
 		name=default
 		[ $strict = 1 ] && name=strict
 		if [ ! -f "$tmp/$1/manifest.json" ]; then
@@ -32,6 +36,39 @@ vcheck() {
 			w=$(sed -n 's/^distance all .* wrong \([0-9]*\).*/\1/p' "$tmp/out")
 			c=$(sed -n 's/^CONFLICTS .*: \([0-9]*\)$/\1/p' "$tmp/out")
 			bad "$RV_NAME $1 ($name): wrong ${w:-?}, conflicts ${c:-0}: $(grep -m2 WRONG "$tmp/out" | tr '\n' ' ')"
+		fi
+	done
+}
+
+# delivery MODE HANDLER WATCH WHAT: records RV_PROG MODE (no ground
+# truth); from HANDLER's third instruction, reverse-continue with `watch
+# -l WATCH` must stop at the signal's delivery (HANDLER's first
+# instruction or the one before it: the kernel wrote WHAT there), in
+# watch-unknown stop and skip.
+delivery() {
+	rm -rf "${tmp:?}/$1"
+	timeout 300 "$PTREC" record -q -o "$tmp/$1" "$RV_PROG" "$1" \
+		>/dev/null 2>"$tmp/log"
+	h=$("$PTREC" insns "$tmp/$1" 2>/dev/null | grep -m1 "<$2+0>" |
+		cut -f1)
+	if [ -z "$h" ]; then
+		bad "$RV_NAME $1: not recorded ($(tail -2 "$tmp/log"))"
+		return
+	fi
+	for mode in stop skip; do
+		timeout 300 "$PTREC" replay "$tmp/$1" -batch \
+			-ex "set pagination off" \
+			-ex "set ptrec watch-unknown $mode" -ex "ptrec goto end" \
+			-ex "watch -l $3" -ex "ptrec goto $((h + 2))" \
+			-ex "echo @@rc\n" -ex "reverse-continue" \
+			-ex "ptrec position" >"$tmp/gdb.out" 2>&1
+		got=$(sed -n '/^@@rc/,$p' "$tmp/gdb.out" |
+			grep -E 'position [0-9]+ of' | tail -1)
+		pos=$(echo "$got" | sed -n 's/.*position \([0-9]*\) of.*/\1/p')
+		if [ -n "$pos" ] && [ "$pos" -ge $((h - 1)) ]; then
+			ok "$RV_NAME $1 ($mode): reverse-continue stops at the delivery ($pos)"
+		else
+			bad "$RV_NAME $1 ($mode): missed write: from $((h + 2)) reverse-continue: $got (the kernel wrote $4 between $((h - 1)) and $h)"
 		fi
 	done
 }

@@ -87,6 +87,30 @@ static void make_bundle(bool with_snap)
 	sb_bundle_free(b);
 }
 
+/* make_bundle(true) in a fresh @dir, its snapshot opened. */
+static struct rp_snapshot *open_new(void)
+{
+	struct rp_snapshot *sn;
+
+	teardown();
+	setup();
+	make_bundle(true);
+	cr_assert_eq(rp_snapshot_open(&sn, dir), 0, "%s",
+		     rp_snapshot_errmsg(sn));
+	return sn;
+}
+
+/* open_new()'s image mapping (/bin/true at 0x400000). */
+static struct rp_snap_map_info image_map(void)
+{
+	struct rp_snapshot *sn = open_new();
+	struct rp_snap_map_info m;
+
+	cr_assert_eq(rp_snapshot_proc_map(sn, 42, 0, &m), 0);
+	rp_snapshot_close(sn);
+	return m;
+}
+
 Test(rp_snapshot, reads_processes_threads_memory)
 {
 	struct rp_snapshot *sn;
@@ -96,9 +120,7 @@ Test(rp_snapshot, reads_processes_threads_memory)
 	uint8_t buf[32], file[32];
 	int fd;
 
-	make_bundle(true);
-	cr_assert_eq(rp_snapshot_open(&sn, dir), 0, "%s",
-		     rp_snapshot_errmsg(sn));
+	sn = open_new();
 	cr_assert_eq(rp_snapshot_proc_count(sn), 1);
 	cr_assert_eq(rp_snapshot_proc(sn, 0, &p), 0);
 	cr_assert_eq(p.pid, 42);
@@ -193,11 +215,8 @@ Test(rp_snapshot, file_changed_since)
 Test(rp_snapshot, map_times)
 {
 	struct rp_snap_map_info m;
-	struct rp_snapshot *sn;
+	struct rp_snapshot *sn = open_new();
 
-	make_bundle(true);
-	cr_assert_eq(rp_snapshot_open(&sn, dir), 0, "%s",
-		     rp_snapshot_errmsg(sn));
 	cr_assert_eq(rp_snapshot_proc_map(sn, 42, 0, &m), 0);
 	cr_assert(m.times);
 	cr_assert_eq(m.mtime_ns, 1700000000000000001ull);
@@ -216,22 +235,11 @@ Test(rp_snapshot, map_times)
 Test(rp_snapshot, unstamped_is_written)
 {
 	struct rp_snap_map_info m;
-	struct rp_snapshot *sn;
 
 	img_ctime = 1700000000000000002ull;	/* before the start */
-	make_bundle(true);
-	cr_assert_eq(rp_snapshot_open(&sn, dir), 0, "%s",
-		     rp_snapshot_errmsg(sn));
-	cr_assert_eq(rp_snapshot_proc_map(sn, 42, 0, &m), 0);
+	m = image_map();
 	cr_assert(!m.written && !m.unstamped, "old times, no flag");
-	rp_snapshot_close(sn);
-	teardown();
-	setup();
 	img_flags = SB_SNAP_FILE_UNSTAMPED;
-	make_bundle(true);
-	cr_assert_eq(rp_snapshot_open(&sn, dir), 0, "%s",
-		     rp_snapshot_errmsg(sn));
-	cr_assert_eq(rp_snapshot_proc_map(sn, 42, 0, &m), 0);
+	m = image_map();
 	cr_assert(m.written && m.unstamped, "old times, unstamped");
-	rp_snapshot_close(sn);
 }

@@ -313,45 +313,6 @@ static void put32le(uint8_t *p, uint32_t v)
 	memcpy(p, &v, 4);
 }
 
-/* Version 1 (no exec generation, 24 fixed bytes a PROCESS) is still read. */
-Test(snapshot, reads_version_1)
-{
-	uint8_t raw[72] = { 0 }, file[512] = { 0 };
-	const struct sb_snap_proc *p;
-	struct sb_snapshot *s;
-	struct sb_err err;
-	ZSTD_CCtx *cc = ZSTD_createCCtx();
-	size_t n;
-	uint64_t size = sizeof(raw);
-
-	put32le(raw, 1);		/* PROCESS, 16 + 24 + "/p" padded */
-	put32le(raw + 8, 48);
-	put32le(raw + 16, 7);		/* pid */
-	put32le(raw + 20, 1);		/* ppid */
-	put32le(raw + 24, SB_SNAP_END_EXIT);
-	put32le(raw + 28, 3);		/* status */
-	put32le(raw + 32, 3);		/* exe_len */
-	memcpy(raw + 40, "/p", 3);
-	put32le(raw + 48, 4);		/* END */
-	put32le(raw + 56, 24);
-	raw[64] = 1;			/* one process */
-	ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
-	n = ZSTD_compress2(cc, file + 32, sizeof(file) - 32, raw, sizeof(raw));
-	ZSTD_freeCCtx(cc);
-	cr_assert(!ZSTD_isError(n));
-	memcpy(file, SB_SNAP_MAGIC, 8);
-	put32le(file + 8, 1);
-	memcpy(file + 16, &size, 8);
-	cr_assert_eq(sb_snap_load_mem(&s, file, 32 + n, "v1.ptsnap", &err), 0,
-		     "%s", err.msg);
-	p = sb_snap_proc(s, 7);
-	cr_assert_not_null(p);
-	cr_assert_str_eq(p->exe, "/p");
-	cr_assert_eq(p->status, 3);
-	cr_assert_eq(p->gen, 0);
-	sb_snap_free(s);
-}
-
 /* @raw (records) compressed into a snapshot file of version @ver in @file. */
 static size_t make_snap(uint8_t *file, size_t cap, const uint8_t *raw,
 			size_t len, uint32_t ver)
@@ -371,6 +332,80 @@ static size_t make_snap(uint8_t *file, size_t cap, const uint8_t *raw,
 	return 32 + n;
 }
 
+/* A PROCESS record of versions 2 to 4 at @raw (16 + 32 + "/p" padded):
+ * pid 7, exited, its exe "/p".
+ */
+static void put_proc(uint8_t *raw)
+{
+	put32le(raw, 1);
+	put32le(raw + 8, 56);
+	put32le(raw + 16, 7);		/* pid */
+	put32le(raw + 24, SB_SNAP_END_EXIT);
+	put32le(raw + 32, 3);		/* exe_len */
+	memcpy(raw + 48, "/p", 3);
+}
+
+/* The fixed start of a MAPPING record of @size bytes at @raw (version 3
+ * or 4): 0x1000-0x2000, readable, from the image store, an 8-byte path.
+ */
+static void put_map(uint8_t *raw, uint32_t size)
+{
+	put32le(raw, 3);
+	put32le(raw + 8, size);
+	put32le(raw + 16, 0x1000);	/* start */
+	put32le(raw + 24, 0x2000);	/* end */
+	put32le(raw + 40, SB_SNAP_R);
+	put32le(raw + 44, SB_SNAP_IMAGE);
+	put32le(raw + 48, 8);		/* path_len */
+}
+
+/* The END record at @raw: @nproc processes. */
+static void put_end(uint8_t *raw, uint8_t nproc)
+{
+	put32le(raw, 4);
+	put32le(raw + 8, 24);
+	raw[16] = nproc;
+}
+
+/* The snapshot in @file (@n bytes), which must load. */
+static struct sb_snapshot *load_ok(const uint8_t *file, size_t n,
+				   const char *name)
+{
+	struct sb_snapshot *s;
+	struct sb_err err;
+
+	cr_assert_eq(sb_snap_load_mem(&s, file, n, name, &err), 0, "%s",
+		     err.msg);
+	return s;
+}
+
+/* Version 1 (no exec generation, 24 fixed bytes a PROCESS) is still read. */
+Test(snapshot, reads_version_1)
+{
+	uint8_t raw[72] = { 0 }, file[512];
+	const struct sb_snap_proc *p;
+	struct sb_snapshot *s;
+	size_t n;
+
+	put32le(raw, 1);		/* PROCESS, 16 + 24 + "/p" padded */
+	put32le(raw + 8, 48);
+	put32le(raw + 16, 7);		/* pid */
+	put32le(raw + 20, 1);		/* ppid */
+	put32le(raw + 24, SB_SNAP_END_EXIT);
+	put32le(raw + 28, 3);		/* status */
+	put32le(raw + 32, 3);		/* exe_len */
+	memcpy(raw + 40, "/p", 3);
+	put_end(raw + 48, 1);
+	n = make_snap(file, sizeof(file), raw, sizeof(raw), 1);
+	s = load_ok(file, n, "v1.ptsnap");
+	p = sb_snap_proc(s, 7);
+	cr_assert_not_null(p);
+	cr_assert_str_eq(p->exe, "/p");
+	cr_assert_eq(p->status, 3);
+	cr_assert_eq(p->gen, 0);
+	sb_snap_free(s);
+}
+
 /*
  * Version 3 (no device and inode, 40 fixed bytes a MAPPING, 8 bytes a
  * descriptor, kinds other, memory, unknown) is still read, without ids
@@ -382,22 +417,10 @@ Test(snapshot, reads_version_3)
 	uint8_t raw[184] = { 0 }, file[1024];
 	const struct sb_snap_proc *p;
 	struct sb_snapshot *s;
-	struct sb_err err;
 	size_t n;
 
-	put32le(raw, 1);		/* PROCESS, 16 + 32 + "/p" padded */
-	put32le(raw + 8, 56);
-	put32le(raw + 16, 7);		/* pid */
-	put32le(raw + 24, SB_SNAP_END_EXIT);
-	put32le(raw + 32, 3);		/* exe_len */
-	memcpy(raw + 48, "/p", 3);
-	put32le(raw + 56, 3);		/* MAPPING, 16 + 40 + "/f" padded */
-	put32le(raw + 64, 64);
-	put32le(raw + 72, 0x1000);	/* start */
-	put32le(raw + 80, 0x2000);	/* end */
-	put32le(raw + 96, SB_SNAP_R);
-	put32le(raw + 100, SB_SNAP_IMAGE);
-	put32le(raw + 104, 8);		/* path_len */
+	put_proc(raw);
+	put_map(raw + 56, 64);		/* 16 + 40 + "/f" padded */
 	memcpy(raw + 112, "/f", 3);
 	put32le(raw + 120, 5);		/* FDS, 16 + 8 + 2 x 8 */
 	put32le(raw + 128, 40);
@@ -405,12 +428,9 @@ Test(snapshot, reads_version_3)
 	put32le(raw + 144, 0);		/* fd 0: other */
 	put32le(raw + 152, 3);		/* fd 3: memory */
 	put32le(raw + 156, SB_SNAP_FD_MEM);
-	put32le(raw + 160, 4);		/* END */
-	put32le(raw + 168, 24);
-	raw[176] = 1;
+	put_end(raw + 160, 1);
 	n = make_snap(file, sizeof(file), raw, sizeof(raw), 3);
-	cr_assert_eq(sb_snap_load_mem(&s, file, n, "v3.ptsnap", &err), 0,
-		     "%s", err.msg);
+	s = load_ok(file, n, "v3.ptsnap");
 	p = sb_snap_proc(s, 7);
 	cr_assert(p && !p->has_ids && p->has_fds && p->nmaps == 1);
 	cr_assert_str_eq(p->maps[0].path, "/f");
@@ -434,31 +454,16 @@ Test(snapshot, reads_version_4)
 	uint8_t raw[160] = { 0 }, file[1024];
 	const struct sb_snap_proc *p;
 	struct sb_snapshot *s;
-	struct sb_err err;
 	size_t n;
 
-	put32le(raw, 1);		/* PROCESS, 16 + 32 + "/p" padded */
-	put32le(raw + 8, 56);
-	put32le(raw + 16, 7);		/* pid */
-	put32le(raw + 24, SB_SNAP_END_EXIT);
-	put32le(raw + 32, 3);		/* exe_len */
-	memcpy(raw + 48, "/p", 3);
-	put32le(raw + 56, 3);		/* MAPPING, 16 + 56 + "/f" padded */
-	put32le(raw + 64, 80);
-	put32le(raw + 72, 0x1000);	/* start */
-	put32le(raw + 80, 0x2000);	/* end */
-	put32le(raw + 96, SB_SNAP_R);
-	put32le(raw + 100, SB_SNAP_IMAGE);
-	put32le(raw + 104, 8);		/* path_len */
+	put_proc(raw);
+	put_map(raw + 56, 80);		/* 16 + 56 + "/f" padded */
 	put32le(raw + 112, 254);	/* dev_major */
 	put32le(raw + 120, 77);		/* ino */
 	memcpy(raw + 128, "/f", 3);
-	put32le(raw + 136, 4);		/* END */
-	put32le(raw + 144, 24);
-	raw[152] = 1;			/* one PROCESS */
+	put_end(raw + 136, 1);
 	n = make_snap(file, sizeof(file), raw, sizeof(raw), 4);
-	cr_assert_eq(sb_snap_load_mem(&s, file, n, "v4.ptsnap", &err), 0,
-		     "%s", err.msg);
+	s = load_ok(file, n, "v4.ptsnap");
 	p = sb_snap_proc(s, 7);
 	cr_assert(p && p->has_ids && !p->has_times && p->nmaps == 1);
 	cr_assert_eq(p->start_ns, 0);
