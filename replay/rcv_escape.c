@@ -184,6 +184,44 @@ static uint32_t bounded(struct rcv_esc *e, int b)
 	return n;
 }
 
+/*
+ * The prologue's pushes alone (e->obj, rcv_callee.c): does a pointer made
+ * into register @g at offset @d of epoch @ep, by an offset from an
+ * own-stack pointer, point into a C object?  It does when it lies surely
+ * under the entry's lowest prologue push: no object of the function lies
+ * above its locals, and (C's rule) a pointer stays in its object, so
+ * nothing reached through it is a pushed slot.  Never rsp (nor a copy of
+ * rsp or rbp: moves keep their kind, the frame address).
+ */
+static bool obj_ptr(const struct rcv_esc *e, int g, uint32_t ep, int64_t d)
+{
+	return e->obj && e->pdone && !e->depth && g != RP_REG_RSP &&
+	       rcv_esc_under(e, ep, d, 1, e->ep0, e->ptop);
+}
+
+/*
+ * Register @g gets such a pointer, at offset @d of epoch @ep: clean for
+ * the analysis, its place kept for rcv_esc_obj_at().
+ */
+static void obj_set(struct rcv_esc *e, int g, uint32_t ep, int64_t d)
+{
+	rcv_esc_set_reg(e, g, CLEAN, -1, 0);
+	e->kk |= (uint16_t)(1u << g);
+	e->kep[g] = ep;
+	e->kd[g] = d;
+}
+
+bool rcv_esc_obj_at(const struct rcv_esc *e, const struct rcv_op *o,
+		    uint32_t *ep, int64_t *d)
+{
+	if (!e->obj || o->type != RCV_OP_MEM || o->seg || o->index >= 0 ||
+	    o->base < 0 || o->base >= 16 || !(e->kk >> o->base & 1))
+		return false;
+	*ep = e->kep[o->base];
+	*d = e->kd[o->base] + o->imm;
+	return true;
+}
+
 /* Register destination @g of a general instruction, taint @v. */
 static void arith(struct rcv_esc *e, const struct rcv_ins *in, int g,
 		  uint8_t v)
@@ -202,9 +240,19 @@ static void arith(struct rcv_esc *e, const struct rcv_ins *in, int g,
 	case X86_INS_ADD: case X86_INS_SUB:
 		if (!s || in->op[0].size != 8)
 			break;
+		if (s->type == RCV_OP_IMM && old == CLEAN &&
+		    (e->kk >> g & 1)) {
+			obj_set(e, g, e->kep[g], e->kd[g] +
+				(in->id == X86_INS_ADD ? s->imm : -s->imm));
+			return;
+		}
 		if (s->type == RCV_OP_IMM && old == STK) {
 			int64_t by = in->id == X86_INS_ADD ? s->imm : -s->imm;
 
+			if (by && obj_ptr(e, g, e->ep[g], e->d[g] + by)) {
+				obj_set(e, g, e->ep[g], e->d[g] + by);
+				return;
+			}
 			rcv_esc_set_reg(e, g, STK, g, e->d[g] + by);
 			if (g == RP_REG_RSP && by > 0)
 				rcv_esc_slots_dead(e, 128);
@@ -562,9 +610,13 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 	} else if (in->id == X86_INS_MOV && in->nops == 2 &&
 	    in->op[0].type == RCV_OP_REG && in->op[1].type == RCV_OP_REG &&
 	    in->op[0].size == 8) {
+		int src = in->op[1].reg;
+
 		g = in->op[0].reg;
-		rcv_esc_set_reg(e, g, e->t[in->op[1].reg], in->op[1].reg,
-			e->d[in->op[1].reg]);
+		if (e->kk >> src & 1)
+			obj_set(e, g, e->kep[src], e->kd[src]);
+		else
+			rcv_esc_set_reg(e, g, e->t[src], src, e->d[src]);
 		dst_reg[g] = true;
 	} else if (cmov_whole(e, in)) {
 		g = in->op[0].reg;
@@ -586,6 +638,11 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 			 e->t[in->op[1].base] == STK)
 			rcv_esc_set_val(e, g, STK,
 					bounded(e, in->op[1].base), 0);
+		else if (w == 2 && in->op[1].imm &&
+			 obj_ptr(e, g, e->ep[in->op[1].base], d))
+			obj_set(e, g, e->ep[in->op[1].base], d);
+		else if (!w && rcv_esc_obj_at(e, &in->op[1], &ep, &d))
+			obj_set(e, g, ep, d);
 		else
 			rcv_esc_set_reg(e, g, w ? STK : t ? MAYBE : CLEAN,
 				w == 2 ? in->op[1].base : -1, d);
@@ -879,7 +936,12 @@ static bool undecoded(struct rcv_esc *e, const struct rcv_ins *in,
 {
 	int g;
 
-	if (raw0 != 0x62 && raw0 != 0xc4 && raw0 != 0xc5)
+	/* Not a barrier: rcv_decode.c's vector_only() decoded it (VEX or
+	 * EVEX, vector and mask operands, a general-purpose destination at
+	 * most), whatever @raw0 says (rcv_callee.c passes none).
+	 */
+	if (raw0 != 0x62 && raw0 != 0xc4 && raw0 != 0xc5 &&
+	    (in->flags & RCV_I_BARRIER))
 		return true;
 	if (in->flags & RCV_I_BARRIER) {
 		/* A memory operand, load or store. */
@@ -894,12 +956,40 @@ static bool undecoded(struct rcv_esc *e, const struct rcv_ins *in,
 	return false;
 }
 
+/*
+ * The prologue (e->obj): pushes of registers from the entry, and the
+ * instructions between them that touch no memory, branch nowhere and
+ * leave rsp alone (mov %rdx,%r12; mov %rsp,%rbp).  True for a push of
+ * one; anything else ends it.
+ */
+static bool prologue(struct rcv_esc *e, const struct rcv_ins *in)
+{
+	int k;
+
+	if (in->id == X86_INS_PUSH && in->nops == 1 &&
+	    in->op[0].type == RCV_OP_REG && in->op[0].size == 8 &&
+	    !(in->flags & (RCV_I_BAD | RCV_I_BARRIER | RCV_I_XFER)))
+		return true;
+	if ((in->flags & (RCV_I_BAD | RCV_I_BARRIER | RCV_I_SYSCALL |
+			  RCV_I_XFER | RCV_I_REP | RCV_I_MEMBAR)) ||
+	    in->iclass != RP_IC_OTHER || in->wcode[RP_REG_RSP] ||
+	    in->id == X86_INS_PUSH || in->id == X86_INS_POP ||
+	    in->id == X86_INS_PUSHFQ || in->id == X86_INS_POPFQ)
+		e->pdone = true;
+	for (k = 0; k < in->nops; k++)
+		if (in->op[k].type == RCV_OP_MEM)
+			e->pdone = true;
+	return false;
+}
+
 bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in, uint8_t raw0)
 {
-	bool esc = false;
+	bool esc = false, ppush = false;
 
 	if (e->escaped)
 		return true;
+	if (e->obj && !e->pdone)
+		ppush = prologue(e, in);
 	if (in->flags & RCV_I_BAD) {
 		e->escaped = undecoded(e, in, raw0);
 		e->rax_k = e->rax_k && !in->wcode[RP_REG_RAX];
@@ -939,9 +1029,11 @@ bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in, uint8_t raw0)
 			(void)rcv_esc_load(e, &in->op[0], 8);
 		rsp_add(e, -8);
 		esc = rcv_esc_store(e, &sl, 8, CLEAN);
+		e->depth++;
 		break;
 	}
 	case X86_INS_RET:
+		e->depth--;
 		rsp_add(e, 8 + (in->nops && in->op[0].type == RCV_OP_IMM ?
 				in->op[0].imm : 0));
 		/* Nothing under the caller's rsp outlives a call. */
@@ -976,6 +1068,11 @@ bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in, uint8_t raw0)
 	}
 	track_rax(e, in);
 	track_rsi(e, in);
+	if (ppush && e->t[RP_REG_RSP] == STK &&
+	    e->ep[RP_REG_RSP] == e->ep0 && e->d[RP_REG_RSP] < e->ptop)
+		e->ptop = e->d[RP_REG_RSP];
+	else if (ppush)
+		e->pdone = true;
 	if (esc)
 		e->escaped = true;
 	return esc;

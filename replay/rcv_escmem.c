@@ -50,6 +50,7 @@ void rcv_esc_set_val(struct rcv_esc *e, int g, uint8_t t, uint32_t ep,
 		     int64_t d)
 {
 	e->t[g] = t;
+	e->kk &= (uint16_t)~(1u << g);
 	if (t != STK)
 		return;
 	if (ep == UINT32_MAX) {
@@ -403,8 +404,12 @@ uint8_t rcv_esc_load_v(const struct rcv_esc *e, const struct rcv_op *o,
 	/* Through an address that may be derived from a stack pointer but
 	 * is not surely one: what it loads may be a function of the
 	 * pointer's bits (a table indexed by them, tests/values/review5.c
-	 * ltable), or the own stack.
+	 * ltable), or the own stack.  With the prologue's pushes alone
+	 * (e->obj), a clean address may be a pointer into an object of the
+	 * own stack: what a slot may hold.
 	 */
+	if (!tainted && e->obj)
+		return rcv_esc_any_slot(e) ? MAYBE : CLEAN;
 	return tainted ? MAYBE : CLEAN;
 }
 
