@@ -972,7 +972,8 @@ static bool prologue(struct rcv_esc *e, const struct rcv_ins *in)
 		return true;
 	if ((in->flags & (RCV_I_BAD | RCV_I_BARRIER | RCV_I_SYSCALL |
 			  RCV_I_XFER | RCV_I_REP | RCV_I_MEMBAR)) ||
-	    in->iclass != RP_IC_OTHER || in->wcode[RP_REG_RSP] ||
+	    in->iclass != RP_IC_OTHER || rcv_cond_jump(in->id) ||
+	    in->id == X86_INS_JMP || in->wcode[RP_REG_RSP] ||
 	    in->id == X86_INS_PUSH || in->id == X86_INS_POP ||
 	    in->id == X86_INS_PUSHFQ || in->id == X86_INS_POPFQ)
 		e->pdone = true;
