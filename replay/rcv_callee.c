@@ -89,6 +89,7 @@ struct rcv_callee {
 	 * the whole argument fails.
 	 */
 	bool obj;
+	int64_t pend;		/* the prologue ended at this position */
 	struct rcv_callee *pro;
 };
 
@@ -141,6 +142,7 @@ static void restart(struct rcv_callee *c, int64_t e)
 
 	rcv_esc_init_local(&c->es);
 	c->es.obj = c->obj;
+	c->pend = INT64_MAX;
 	c->e = e;
 	c->at = e;
 	c->stop = INT64_MAX;
@@ -322,6 +324,8 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 	 */
 	if (rcv_esc_step(&c->es, in, 0) && c->stop > i)
 		c->stop = i;
+	if (c->es.pdone && c->pend > i)
+		c->pend = i;
 }
 
 /* May what @r stores (or its push or call) write [@ep/@d, +8)? */
@@ -460,7 +464,7 @@ bool rcv_callee_keeps(struct rcv_callee *c, const struct rcv_ins *(*at)(
 		c->pro->placed = c->placed;
 	}
 	k = c->pro;
-	if (!walk_to(k, at, ctx, e, p, q, &ep, &d) || !k->es.pdone ||
+	if (!walk_to(k, at, ctx, e, p, q, &ep, &d) || p >= k->pend ||
 	    ep != k->es.ep0 || d < k->es.ptop || d + 8 > 0)
 		return false;
 	return !written(k, at, ctx, p, q, ep, d);

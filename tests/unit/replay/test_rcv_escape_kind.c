@@ -103,6 +103,20 @@ Test(rcv_escape_kind, a_push_after_the_prologue_is_not_kept_by_it)
 	cr_assert_eq(pair_at(in, N(in), N(in) - 1), 1);
 }
 
+Test(rcv_escape_kind, a_push_again_where_the_prologue_pushed_is_not_kept)
+{
+	/* The locals freed and rbx pushed again at the prologue's slot:
+	 * not a push of the prologue (a pointer into an object freed may
+	 * still reach it).
+	 */
+	struct rcv_ins in[] = {
+		CALL, PUSH, SUB16, LEA8, PUBG, ADD16, POP, PUSH, LOADG, STORE,
+		POP,
+	};
+
+	cr_assert_eq(pair_at(in, N(in), N(in) - 1), -1);
+}
+
 Test(rcv_escape_kind, a_vector_only_instruction_does_not_end_the_walk)
 {
 	struct rcv_ins in[] = {
