@@ -184,44 +184,6 @@ static uint32_t bounded(struct rcv_esc *e, int b)
 	return n;
 }
 
-/*
- * The prologue's pushes alone (e->obj, rcv_callee.c): does a pointer made
- * into register @g at offset @d of epoch @ep, by an offset from an
- * own-stack pointer, point into a C object?  It does when it lies surely
- * under the entry's lowest prologue push: no object of the function lies
- * above its locals, and (C's rule) a pointer stays in its object, so
- * nothing reached through it is a pushed slot.  Never rsp (nor a copy of
- * rsp or rbp: moves keep their kind, the frame address).
- */
-static bool obj_ptr(const struct rcv_esc *e, int g, uint32_t ep, int64_t d)
-{
-	return e->obj && e->pdone && !e->depth && g != RP_REG_RSP &&
-	       rcv_esc_under(e, ep, d, 1, e->ep0, e->ptop);
-}
-
-/*
- * Register @g gets such a pointer, at offset @d of epoch @ep: clean for
- * the analysis, its place kept for rcv_esc_obj_at().
- */
-static void obj_set(struct rcv_esc *e, int g, uint32_t ep, int64_t d)
-{
-	rcv_esc_set_reg(e, g, CLEAN, -1, 0);
-	e->kk |= (uint16_t)(1u << g);
-	e->kep[g] = ep;
-	e->kd[g] = d;
-}
-
-bool rcv_esc_obj_at(const struct rcv_esc *e, const struct rcv_op *o,
-		    uint32_t *ep, int64_t *d)
-{
-	if (!e->obj || o->type != RCV_OP_MEM || o->seg || o->index >= 0 ||
-	    o->base < 0 || o->base >= 16 || !(e->kk >> o->base & 1))
-		return false;
-	*ep = e->kep[o->base];
-	*d = e->kd[o->base] + o->imm;
-	return true;
-}
-
 /* Register destination @g of a general instruction, taint @v. */
 static void arith(struct rcv_esc *e, const struct rcv_ins *in, int g,
 		  uint8_t v)
@@ -242,15 +204,16 @@ static void arith(struct rcv_esc *e, const struct rcv_ins *in, int g,
 			break;
 		if (s->type == RCV_OP_IMM && old == CLEAN &&
 		    (e->kk >> g & 1)) {
-			obj_set(e, g, e->kep[g], e->kd[g] +
+			rcv_esc_obj_set(e, g, e->kep[g], e->kd[g] +
 				(in->id == X86_INS_ADD ? s->imm : -s->imm));
 			return;
 		}
 		if (s->type == RCV_OP_IMM && old == STK) {
 			int64_t by = in->id == X86_INS_ADD ? s->imm : -s->imm;
 
-			if (by && obj_ptr(e, g, e->ep[g], e->d[g] + by)) {
-				obj_set(e, g, e->ep[g], e->d[g] + by);
+			if (by &&
+			    rcv_esc_obj_ptr(e, g, e->ep[g], e->d[g] + by)) {
+				rcv_esc_obj_set(e, g, e->ep[g], e->d[g] + by);
 				return;
 			}
 			rcv_esc_set_reg(e, g, STK, g, e->d[g] + by);
@@ -614,7 +577,7 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 
 		g = in->op[0].reg;
 		if (e->kk >> src & 1)
-			obj_set(e, g, e->kep[src], e->kd[src]);
+			rcv_esc_obj_set(e, g, e->kep[src], e->kd[src]);
 		else
 			rcv_esc_set_reg(e, g, e->t[src], src, e->d[src]);
 		dst_reg[g] = true;
@@ -639,10 +602,10 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 			rcv_esc_set_val(e, g, STK,
 					bounded(e, in->op[1].base), 0);
 		else if (w == 2 && in->op[1].imm &&
-			 obj_ptr(e, g, e->ep[in->op[1].base], d))
-			obj_set(e, g, e->ep[in->op[1].base], d);
+			 rcv_esc_obj_ptr(e, g, e->ep[in->op[1].base], d))
+			rcv_esc_obj_set(e, g, e->ep[in->op[1].base], d);
 		else if (!w && rcv_esc_obj_at(e, &in->op[1], &ep, &d))
-			obj_set(e, g, ep, d);
+			rcv_esc_obj_set(e, g, ep, d);
 		else
 			rcv_esc_set_reg(e, g, w ? STK : t ? MAYBE : CLEAN,
 				w == 2 ? in->op[1].base : -1, d);
@@ -820,54 +783,6 @@ static bool vec_implicit(struct rcv_esc *e, const struct rcv_ins *in,
 	}
 }
 
-/*
- * An undecoded VEX or EVEX instruction (@raw, @len) with no memory
- * operand that is not all vector registers (rcv_decode.c's
- * vector_only()) has a general-purpose register in ModRM's r/m: a
- * source (kmov k, r: review7.c lkmask, lkmaskst; vpbroadcastd from a
- * register, vmovq, vpinsrq, vcvtsi2sd).  A stack-derived one taints the
- * vector state (the mask registers share its taint).  The walk
- * (rcv_escwalk.c) calls this after rcv_esc_step(), which sees the first
- * byte only and takes the instruction as one with a memory operand (a
- * barrier: the state before it counts there).
- */
-void rcv_esc_vex_gpr(struct rcv_esc *e, const struct rcv_ins *in,
-		     const uint8_t *raw, size_t len)
-{
-	size_t at;
-	bool b;
-	int g;
-
-	if (!(in->flags & RCV_I_BAD) || !(in->flags & RCV_I_BARRIER) ||
-	    !len)
-		return;
-	switch (raw[0]) {
-	case 0xc5:
-		at = 3;
-		b = false;
-		break;
-	case 0xc4:
-		at = 4;
-		b = len > 1 && !(raw[1] & 0x20);
-		break;
-	case 0x62:
-		at = 5;
-		b = len > 1 && !(raw[1] & 0x20);
-		break;
-	default:
-		return;
-	}
-	if (at >= len) {
-		e->vec = true;
-		return;
-	}
-	if ((raw[at] >> 6) != 3)
-		return;	/* a memory operand: rcv_esc_step's barrier rule */
-	g = (raw[at] & 7) | (b ? 8 : 0);
-	if (e->t[g])
-		e->vec = true;
-}
-
 /* Keeps rsi's value when an instruction sets it to a constant. */
 static void track_rsi(struct rcv_esc *e, const struct rcv_ins *in)
 {
@@ -956,33 +871,6 @@ static bool undecoded(struct rcv_esc *e, const struct rcv_ins *in,
 	return false;
 }
 
-/*
- * The prologue (e->obj): pushes of registers from the entry, and the
- * instructions between them that touch no memory, branch nowhere and
- * leave rsp alone (mov %rdx,%r12; mov %rsp,%rbp).  True for a push of
- * one; anything else ends it.
- */
-static bool prologue(struct rcv_esc *e, const struct rcv_ins *in)
-{
-	int k;
-
-	if (in->id == X86_INS_PUSH && in->nops == 1 &&
-	    in->op[0].type == RCV_OP_REG && in->op[0].size == 8 &&
-	    !(in->flags & (RCV_I_BAD | RCV_I_BARRIER | RCV_I_XFER)))
-		return true;
-	if ((in->flags & (RCV_I_BAD | RCV_I_BARRIER | RCV_I_SYSCALL |
-			  RCV_I_XFER | RCV_I_REP | RCV_I_MEMBAR)) ||
-	    in->iclass != RP_IC_OTHER || rcv_cond_jump(in->id) ||
-	    in->id == X86_INS_JMP || in->wcode[RP_REG_RSP] ||
-	    in->id == X86_INS_PUSH || in->id == X86_INS_POP ||
-	    in->id == X86_INS_PUSHFQ || in->id == X86_INS_POPFQ)
-		e->pdone = true;
-	for (k = 0; k < in->nops; k++)
-		if (in->op[k].type == RCV_OP_MEM)
-			e->pdone = true;
-	return false;
-}
-
 bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in, uint8_t raw0)
 {
 	bool esc = false, ppush = false;
@@ -990,7 +878,7 @@ bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in, uint8_t raw0)
 	if (e->escaped)
 		return true;
 	if (e->obj && !e->pdone)
-		ppush = prologue(e, in);
+		ppush = rcv_esc_prologue(e, in);
 	if (in->flags & RCV_I_BAD) {
 		e->escaped = undecoded(e, in, raw0);
 		e->rax_k = e->rax_k && !in->wcode[RP_REG_RAX];
