@@ -158,6 +158,31 @@ if [ -n "${UNSOUND:-}" ]; then
 	fi
 fi
 
+# The prologue's pushes alone (rcv_callee.c, docs/values.md "Two kinds
+# of own-stack pointer"): unsound.c "ckind": the callee's frame address
+# (rsp itself, kesc: 260 wrong registers if copies of rsp were pointers
+# into objects; the caller's rsp made by a nested call, kdep: 224 if
+# pointers made in nested calls were) given away and written through
+# into the pushed slot, and a local's address given away and written
+# through into the local (kok): rbx known after that pop (unknown
+# strict, and on main before this rule).
+if [ -n "${UNSOUND:-}" ]; then
+	truth_rec "ckind" "$UNSOUND" ckind
+	kpos=$(last_at "ckind" '<unsound_kok2\+[0-9]+>:.*nop')
+	if [ -n "$kpos" ] && truth_check "ckind" &&
+		grep -q ' 0 conflicts' "$tmp/out" &&
+		"$PTREC" values "$tmp/ckind" --at "$kpos" 2>&1 |
+		grep -q '^rbx  *0x0000000000003333$' &&
+		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/ckind" \
+			--at "$kpos" 2>&1 | grep -q '^rbx  *unknown$' &&
+		PTREC_VALUES_STRICT=1 "$VALCHECK" "$tmp/ckind" >"$tmp/out" 2>&1
+	then
+		ok "unsound.c ckind: no wrong value, rbx known across a store through a local's given-away address (unknown strict); $(distance)"
+	else
+		bad "unsound.c ckind (at ${kpos:-?}): $(head -5 "$tmp/out" "$tmp/log")"
+	fi
+fi
+
 # A callee's own frame (rcv_stack.c, rcv_callee.c): a reload reads back
 # its spill across a store of unknown address only when the store's
 # address cannot be derived from the stack under the callee's entry.
