@@ -48,6 +48,8 @@
  */
 #define CHECK_BUDGET (1 << 24)
 #define NKC 16
+/* Escapes of own-stack pointers at known offsets walked past (bounded()). */
+#define NBE 8
 
 /* What the walk saw before one instruction. */
 struct crec {
@@ -71,6 +73,17 @@ struct rcv_callee {
 	int64_t e;		/* entry walked from, -1 none */
 	int64_t at;		/* positions [e, at) walked */
 	int64_t stop;		/* first position the argument fails at */
+	/* First position it fails at for every slot: stop, or a later one
+	 * when stop is the escape of an own-stack pointer at a known offset
+	 * (besc[]), which leaves the slots above it to the argument.
+	 */
+	int64_t hard;
+	struct {
+		int64_t pos;
+		uint32_t ep;
+		int64_t d;
+	} besc[NBE];
+	int nbe;
 	struct rcv_esc es;
 	struct crec *r;
 	size_t cap;
@@ -134,6 +147,8 @@ static void restart(struct rcv_callee *c, int64_t e)
 	c->e = e;
 	c->at = e;
 	c->stop = INT64_MAX;
+	c->hard = INT64_MAX;
+	c->nbe = 0;
 	for (k = 0; k < NKC; k++)
 		c->kc[k].p = -1;
 }
@@ -193,14 +208,47 @@ bool rcv_rep_stos(const struct rcv_ins *in)
 	}
 }
 
+/* The argument fails at @i, for every slot. */
+static void fail(struct rcv_callee *c, int64_t i)
+{
+	if (c->stop > i)
+		c->stop = i;
+	if (c->hard > i)
+		c->hard = i;
+}
+
+/*
+ * A store of register @g's value, an own-stack pointer at a known offset
+ * (*@ep, *@d), through @in's memory operand: its escape, if it is one,
+ * publishes a pointer into a C object at that offset.  In C a pointer
+ * stays in its object, and no object holds a pushed register's slot, so
+ * whatever is done through it later (by this thread, by another, after
+ * the store's own walk forgets it) stays under the slots above it
+ * (bounded escape; not a system call's argument, not a branch on it).
+ */
+static bool esc_bounded(const struct rcv_callee *c, const struct rcv_ins *in,
+			uint32_t *ep, int64_t *d)
+{
+	const struct rcv_op *v = &in->op[1];
+
+	if (in->id != X86_INS_MOV || in->nops != 2 ||
+	    in->op[0].type != RCV_OP_MEM || v->type != RCV_OP_REG ||
+	    v->size != 8 || v->reg < 0 || v->reg >= 16 ||
+	    c->es.t[v->reg] != 1)	/* STK */
+		return false;
+	*ep = c->es.ep[v->reg];
+	*d = c->es.d[v->reg];
+	return true;
+}
+
 /* Records instruction @i (@in) and steps the analysis over it. */
 static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 		     int64_t i, const void *ctx)
 {
 	struct crec *r = &c->r[i - c->e];
-	int64_t d = 0, sl = -1;
-	uint32_t ep = 0;
-	bool xs, rs, sys = false;
+	int64_t d = 0, sl = -1, vd = 0;
+	uint32_t ep = 0, vep = 0;
+	bool xs, rs, sys = false, bnd;
 	int k, w, sp = -1;
 
 	memset(r, 0, sizeof(*r));
@@ -212,8 +260,7 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 	/* rsp above the entry's: the callee returned, or rsp left it. */
 	if (!r->rsp_ok ||
 	    !rcv_esc_below_origin(&c->es, r->rsp_ep, r->rsp_d - 8, 8)) {
-		if (c->stop > i)
-			c->stop = i;
+		fail(c, i);
 	}
 	xs = rcv_xsave_like(in->id) && in->nops == 1 &&
 	     !(in->flags & (RCV_I_BARRIER | RCV_I_XFER | RCV_I_BAD |
@@ -221,8 +268,7 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 	rs = rcv_rep_stos(in);
 	if ((in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR | RCV_I_XFER |
 			  RCV_I_BAD | RCV_I_REP)) && !xs && !rs) {
-		if (c->stop > i)
-			c->stop = i;
+		fail(c, i);
 	}
 	/* A system call: by its number (before the escape step, which
 	 * forgets rax), else the end of the argument.
@@ -232,9 +278,8 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 		/* One whose write the caller placed by the values (a range
 		 * of known address, or none): its pairs are decided there.
 		 */
-		if (!sys && !(c->placed && c->placed(ctx, (size_t)i)) &&
-		    c->stop > i)
-			c->stop = i;
+		if (!sys && !(c->placed && c->placed(ctx, (size_t)i)))
+			fail(c, i);
 	}
 	/* xsave: from its operand up, at most to its allocation's top. */
 	if (xs) {
@@ -296,9 +341,22 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 	}
 	/* Escaped: another thread may write under the entry's rsp at any
 	 * time from this instruction on (before the pop right after it).
+	 * An own-stack pointer at a known offset: under it only (the walk
+	 * goes on, for the slots above it: rcv_callee_kept_to()).
 	 */
-	if (rcv_esc_step(&c->es, in, 0) && c->stop > i)
-		c->stop = i;
+	bnd = esc_bounded(c, in, &vep, &vd);
+	if (rcv_esc_step(&c->es, in, 0)) {
+		if (c->stop > i)
+			c->stop = i;
+		if (!bnd || c->nbe == NBE) {
+			fail(c, i);
+		} else {
+			c->besc[c->nbe].pos = i;
+			c->besc[c->nbe].ep = vep;
+			c->besc[c->nbe++].d = vd;
+			c->es.escaped = false;
+		}
+	}
 }
 
 /* May what @r stores (or its push or call) write [@ep/@d, +8)? */
@@ -363,20 +421,29 @@ static bool written(struct rcv_callee *c, const struct rcv_ins *(*at)(
 	return false;
 }
 
-bool rcv_callee_keeps(struct rcv_callee *c, const struct rcv_ins *(*at)(
-			      const void *, size_t), const void *ctx,
-		      int64_t e, int64_t p, int64_t q)
+/*
+ * The argument from @e for the slot of the push (or spill) at @p up to
+ * @q: the first position r in (@p, @q] such that nothing in (@p, r) wrote
+ * it, @p when nothing is shown.  With @past, not ended by an escape of
+ * pointers under the slot (besc[]).
+ */
+static int64_t kept_to(struct rcv_callee *c, const struct rcv_ins *(*at)(
+			       const void *, size_t), const void *ctx,
+		       int64_t e, int64_t p, int64_t q, bool past)
 {
 	const struct crec *rp;
 	const struct rcv_ins *in;
+	int64_t d, lim;
 	uint32_t ep;
-	int64_t d;
+	int k;
 
-	if (e < 1 || p < e || q <= p || q - e > CALLEE_MAX)
-		return false;
+	if (e < 1 || p < e || q <= p)
+		return p;
+	if (q - e > CALLEE_MAX)
+		q = e + CALLEE_MAX;
 	in = at(ctx, (size_t)(e - 1));
 	if (in->id != X86_INS_CALL || (in->flags & RCV_I_BARRIER))
-		return false;
+		return p;
 	if (c->e != e)
 		restart(c, e);
 	if ((size_t)(q - e + 1) > c->cap) {
@@ -384,32 +451,68 @@ bool rcv_callee_keeps(struct rcv_callee *c, const struct rcv_ins *(*at)(
 		struct crec *n = realloc(c->r, cap * sizeof(*n));
 
 		if (!n)
-			return false;
+			return p;
 		c->r = n;
 		c->cap = cap;
 	}
-	for (; c->at < q && c->at < c->stop && c->budget > 0; c->at++) {
+	/* Past an escape only when asked (pairs end there). */
+	for (; c->at < q && c->at < (past ? c->hard : c->stop) &&
+	       c->budget > 0; c->at++) {
 		walk_one(c, at(ctx, (size_t)c->at), c->at, ctx);
 		c->budget--;
 	}
-	if (c->stop < q || c->at < q)
-		return false;
+	/* Walked, and the argument holding, from the entry to lim. */
+	lim = past ? c->hard : c->stop;
+	if (lim > c->at)
+		lim = c->at;
+	if (lim > q)
+		lim = q;
+	if (lim <= p)
+		return p;
 	rp = &c->r[p - e];
 	/* The slot the push (or the spill) writes, under the entry's
 	 * rsp.
 	 */
 	if (at(ctx, (size_t)p)->id == X86_INS_MOV) {
 		if (rp->w != 2 || rp->w_n != 8)
-			return false;
+			return p;
 		ep = rp->w_ep;
 		d = rp->w_d;
 	} else {
 		if (!rp->rsp_ok)
-			return false;
+			return p;
 		ep = rp->rsp_ep;
 		d = rp->rsp_d - 8;
 	}
 	if (!rcv_esc_below_origin(&c->es, ep, d, 8))
+		return p;
+	/* Up to the first escape of a pointer not under the slot. */
+	for (k = 0; past && k < c->nbe && c->besc[k].pos < lim; k++)
+		if (!rcv_esc_under(&c->es, c->besc[k].ep, c->besc[k].d, 1,
+				   ep, d))
+			lim = c->besc[k].pos;
+	if (lim <= p)
+		return p;
+	/* Up to the first instruction that may write it. */
+	if (written(c, at, ctx, p, lim, ep, d)) {
+		d = c->kc[p % NKC].kill;
+		return d > p && d < lim ? d : p;
+	}
+	return lim;
+}
+
+bool rcv_callee_keeps(struct rcv_callee *c, const struct rcv_ins *(*at)(
+			      const void *, size_t), const void *ctx,
+		      int64_t e, int64_t p, int64_t q)
+{
+	if (q - e > CALLEE_MAX)
 		return false;
-	return !written(c, at, ctx, p, q, ep, d);
+	return kept_to(c, at, ctx, e, p, q, false) == q;
+}
+
+int64_t rcv_callee_kept_to(struct rcv_callee *c, const struct rcv_ins *(*at)(
+				   const void *, size_t), const void *ctx,
+			   int64_t e, int64_t p, int64_t q)
+{
+	return kept_to(c, at, ctx, e, p, q, true);
 }

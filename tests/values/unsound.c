@@ -54,6 +54,11 @@
  * `unsound csys`: fstat(2) over a callee's pushed slot, rep stosq into it
  * through rsp plus an unknown index, and fstat, brk and rep stosq that
  * miss it (rcv_callee.c: the argument across system calls).
+ * `unsound xsavebad`, `unsound xsaveesc`, `unsound xsaveok`: the history
+ * ends (exit_group) inside a function after its pushes, their slots
+ * rewritten by stores of unknown address (through rsp plus an index, or
+ * a published rsp read back), or not (rcv_callee.c: the argument to the
+ * end).
  * `unsound sse`: values through xmm (rcv_sse.c) forward into a register
  * where memory cannot tell them, and backward from the snapshot to the
  * register movq read.  `unsound rofile`: a private read-only file
@@ -95,6 +100,11 @@ long unsound_cg, unsound_cword, *unsound_cptr = &unsound_cword;
 long unsound_cesc(long off), unsound_cup(long off), unsound_cok(long off);
 long unsound_csysbad(void), unsound_csysrep(long off),
 	unsound_csysok(long off);
+/* xsave: where a stack pointer is published. */
+long unsound_xp;
+void unsound_xsavebad(void) __attribute__((noreturn));
+void unsound_xsaveok(void) __attribute__((noreturn));
+void unsound_xsaveesc(void) __attribute__((noreturn));
 /* alias: [1] of each is the word asked about, [0] and [2] guards. */
 long unsound_al_a[3] = { 0, 0x5555555555555555, 0 };
 long unsound_al_b[3] = { 0, 0x5555555555555555, 0 };
@@ -656,6 +666,12 @@ int main(int argc, char **argv)
 		printf("csys %#lx %#lx %#lx %#lx\n", a, b, c, unsound_cword);
 		return a == 0 && b == 0x2222 && c == 0x3333 ? 0 : 1;
 	}
+	if (argc > 1 && !strcmp(argv[1], "xsavebad"))
+		unsound_xsavebad();	/* exits */
+	if (argc > 1 && !strcmp(argv[1], "xsaveesc"))
+		unsound_xsaveesc();
+	if (argc > 1 && !strcmp(argv[1], "xsaveok"))
+		unsound_xsaveok();
 	if (argc > 1 && !strcmp(argv[1], "frame")) {
 		long a = unsound_fr(unknown_zero());
 		long b = unsound_fresc(unknown_zero());
