@@ -171,13 +171,13 @@ fi
 # xsave_check NAME ERE...: $tmp/NAME recorded, no wrong value, no
 # conflict, and at its last nop `ptrec values` matches each ERE.
 xsave_check() {
-	n=$1
+	xn=$1
 	shift
-	truth_rec "$n" "$UNSOUND" "$n"
-	xpos=$(last_at "$n" "<unsound_$n\\+[0-9]+>:.*nop")
-	[ -n "$xpos" ] && truth_check "$n" &&
+	truth_rec "$xn" "$UNSOUND" "$xn"
+	xpos=$(last_at "$xn" "<unsound_$xn\\+[0-9]+>:.*nop")
+	[ -n "$xpos" ] && truth_check "$xn" &&
 		grep -q ' 0 conflicts' "$tmp/out" &&
-		"$PTREC" values "$tmp/$n" --at "$xpos" >"$tmp/v" 2>&1 || return 1
+		"$PTREC" values "$tmp/$xn" --at "$xpos" >"$tmp/v" 2>&1 || return 1
 	for re in "$@"; do
 		grep -q "$re" "$tmp/v" || return 1
 	done
