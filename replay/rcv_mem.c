@@ -465,6 +465,29 @@ static uint8_t end_kept(const struct win *w, size_t b, uint64_t word)
 	return m;
 }
 
+/*
+ * Is byte @a, at state @i, in the slot of a push before @i that nothing,
+ * this thread or another, wrote from the push to the end (w->ek, kept up
+ * to the end: no escape of an address that may reach it, so no other
+ * thread's store either)?  The push's position in *@from.
+ */
+static bool end_own(const struct win *w, uint64_t i, uint64_t a,
+		    uint64_t *from)
+{
+	const struct rcv_val *sp;
+	size_t k;
+
+	for (k = 0; k < w->nek && w->ek[k].p < i; k++) {
+		sp = &w->st[w->ek[k].p].r[RP_REG_RSP];
+		if (w->ek[k].to >= w->n && sp->k == ~0ull &&
+		    a - (sp->v - 8) < 8) {
+			*from = w->first + w->ek[k].p;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The walk of mem_bytes() for the bytes @p of @word, all this thread's
  * alone from state @from up to state @until.
  */
@@ -642,7 +665,7 @@ static uint8_t mem_scan(struct win *w, uint64_t i, uint64_t word, uint8_t p,
 static uint8_t mem_bytes(struct win *w, uint64_t i, uint64_t word,
 			 uint8_t want, uint8_t *val, int dirs)
 {
-	uint64_t until, g_until = 0;
+	uint64_t until, g_until = 0, g_from;
 	uint8_t got = 0, grp = 0, t;
 	unsigned int b;
 
@@ -656,6 +679,15 @@ static uint8_t mem_bytes(struct win *w, uint64_t i, uint64_t word,
 				val[b] = t;
 				got |= 1u << b;
 			}
+			continue;
+		}
+		/* Shared, but a pushed slot nothing wrote since its push
+		 * up to the end: this thread's alone from the push.
+		 */
+		if ((!rcv_private_until(w->rc, a, &until) ||
+		     w->first + i > until) && end_own(w, i, a, &g_from)) {
+			got |= mem_scan(w, i, word, 1u << b, g_from,
+					UINT64_MAX, val, dirs);
 			continue;
 		}
 		if (!rcv_private_until(w->rc, a, &until) ||
