@@ -668,6 +668,7 @@ static uint8_t mem_bytes(struct win *w, uint64_t i, uint64_t word,
 	uint64_t until, g_until = 0, g_from;
 	uint8_t got = 0, grp = 0, t;
 	unsigned int b;
+	bool shared;
 
 	for (b = 0; b < 8; b++) {
 		uint64_t a = 8 * word + b;
@@ -681,17 +682,17 @@ static uint8_t mem_bytes(struct win *w, uint64_t i, uint64_t word,
 			}
 			continue;
 		}
+		shared = !rcv_private_until(w->rc, a, &until) ||
+			 w->first + i > until;
 		/* Shared, but a pushed slot nothing wrote since its push
 		 * up to the end: this thread's alone from the push.
 		 */
-		if ((!rcv_private_until(w->rc, a, &until) ||
-		     w->first + i > until) && end_own(w, i, a, &g_from)) {
+		if (shared && w->nek && end_own(w, i, a, &g_from)) {
 			got |= mem_scan(w, i, word, 1u << b, g_from,
 					UINT64_MAX, val, dirs);
 			continue;
 		}
-		if (!rcv_private_until(w->rc, a, &until) ||
-		    w->first + i > until) {
+		if (shared) {
 			/* Shared: what instruction i itself loads; else
 			 * between the other tasks' writes (rcv_xthr.c).
 			 */

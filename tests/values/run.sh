@@ -167,7 +167,9 @@ fi
 # the pointer taken to lie under the slot; rbx's slot above it known),
 # "xsaveok" publishes a pointer under the slots and stores through it and
 # through a global's pointer: rbx and r12 known at the pushes from the
-# snapshot alone (unknown strict).
+# snapshot alone (unknown strict); "xsavemt" and "xsavemtok" the same
+# with another thread storing through the published pointer (24 wrong
+# with the pointer at the slot taken to lie under it).
 # xsave_check NAME ERE...: $tmp/NAME recorded, no wrong value, no
 # conflict, and at its last nop `ptrec values` matches each ERE.
 xsave_check() {
@@ -201,6 +203,20 @@ if [ -n "${UNSOUND:-}" ]; then
 		ok "unsound.c xsaveok: no wrong value, rbx and r12 known at pushes never popped; $(distance)"
 	else
 		bad "unsound.c xsaveok (at ${xpos:-?}): $(head -5 "$tmp/out" "$tmp/v")"
+	fi
+	# The same written by another thread through the pointer published
+	# (the stack shared: the slot the thread's own only by the argument).
+	if xsave_check xsavemt '^rbx  *unknown$'; then
+		ok "unsound.c xsavemt: no wrong value, a slot another thread rewrote through rsp published unknown; $(distance)"
+	else
+		bad "unsound.c xsavemt (at ${xpos:-?}): $(head -5 "$tmp/out" "$tmp/v")"
+	fi
+	if xsave_check xsavemtok '^rbx  *0x0000000000007777$' &&
+		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/xsavemtok" \
+			--at "$xpos" 2>&1 | grep -q '^rbx  *unknown$'; then
+		ok "unsound.c xsavemtok: no wrong value, rbx known at a push never popped on a shared stack; $(distance)"
+	else
+		bad "unsound.c xsavemtok (at ${xpos:-?}): $(head -5 "$tmp/out" "$tmp/v")"
 	fi
 fi
 

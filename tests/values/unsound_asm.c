@@ -651,3 +651,46 @@ __asm__(
 	"	xor %edi, %edi\n"
 	"	mov $231, %eax\n"
 	"	syscall\n");
+
+/*
+ * xsavemt, xsavemtok: the same with another thread (unsound.c's
+ * xsave_writer(), waiting for unsound_xp) writing 0x2222 through the
+ * pointer published, while this one waits for unsound_xdone with loads
+ * and sched_yield alone.  The stack is shared (its address went to the other thread), so
+ * the slot is the thread's own only by the argument to the end
+ * (rcv_mem.c end_own()).  xsavemt publishes rsp, the slot's own address:
+ * rbx unknown at the push (wrong values with the pointer taken to lie
+ * under the slot); xsavemtok publishes rsp 16 bytes under it: rbx known.
+ */
+#define XWAIT \
+	"1:	mov $24, %eax\n" \
+	"	syscall\n" \
+	"	mov unsound_xdone(%rip), %eax\n" \
+	"	test %eax, %eax\n" \
+	"	je 1b\n" \
+	"	xor %esi, %esi\n" \
+	"	xor %edi, %edi\n" \
+	"	mov $231, %eax\n" \
+	"	syscall\n"
+
+__asm__(
+	".text\n"
+	".globl unsound_xsavemt\n"
+	"unsound_xsavemt:\n"
+	XZERO
+	"	lea 0x3333(%rdi), %rbx\n"
+	"	push %rbx\n"
+	"	nop\n"
+	"	xor %ebx, %ebx\n"
+	"	mov %rsp, unsound_xp(%rip)\n"
+	XWAIT
+	".globl unsound_xsavemtok\n"
+	"unsound_xsavemtok:\n"
+	XZERO
+	"	lea 0x7777(%rdi), %rbx\n"
+	"	push %rbx\n"
+	"	nop\n"
+	"	xor %ebx, %ebx\n"
+	"	sub $16, %rsp\n"
+	"	mov %rsp, unsound_xp(%rip)\n"
+	XWAIT);
