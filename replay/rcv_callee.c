@@ -26,6 +26,13 @@
  * unknown offset, an escape, an instruction not decoded, a barrier: a
  * signal's handler, a gap) ends the argument.  Other threads learn an
  * address under E only through an escape, so the same holds for them.
+ *
+ * A push never popped (the history ends inside its function: exit) is
+ * asked the same from the push towards the end (rcv_callee_kept_to());
+ * there the walk goes on past the escape of an own-stack pointer at a
+ * known offset under the slot (a local object's address: glibc's
+ * cleanup buffers in the thread's control block), which cannot reach it
+ * (docs/values.md, "Pushes never popped").
  */
 #include <stdlib.h>
 #include <string.h>
@@ -218,23 +225,31 @@ static void fail(struct rcv_callee *c, int64_t i)
 }
 
 /*
- * A store of register @g's value, an own-stack pointer at a known offset
- * (*@ep, *@d), through @in's memory operand: its escape, if it is one,
- * publishes a pointer into a C object at that offset.  In C a pointer
- * stays in its object, and no object holds a pushed register's slot, so
- * whatever is done through it later (by this thread, by another, after
- * the store's own walk forgets it) stays under the slots above it
- * (bounded escape; not a system call's argument, not a branch on it).
+ * @in a store of a register's value, an own-stack pointer at a known
+ * offset (*@ep, *@d), through an address that is not a stack pointer of
+ * unknown offset: its escape, if it is one, publishes a pointer into a C
+ * object at that offset.  In C a pointer stays in its object, and no
+ * object holds a pushed register's slot, so whatever is done through it
+ * later (by this thread, by another, after the walk forgets it) stays
+ * under the slots above it (not a system call's argument, not a branch
+ * on it: those still end the argument).
  */
 static bool esc_bounded(const struct rcv_callee *c, const struct rcv_ins *in,
 			uint32_t *ep, int64_t *d)
 {
 	const struct rcv_op *v = &in->op[1];
+	uint32_t aep;
+	int64_t ad;
 
 	if (in->id != X86_INS_MOV || in->nops != 2 ||
 	    in->op[0].type != RCV_OP_MEM || v->type != RCV_OP_REG ||
 	    v->size != 8 || v->reg < 0 || v->reg >= 16 ||
 	    c->es.t[v->reg] != 1)	/* STK */
+		return false;
+	/* Not through an address that may be a stack pointer at an
+	 * unknown offset: where it lands shows that pointer's bits.
+	 */
+	if (rcv_esc_where(&c->es, &in->op[0], &aep, &ad) == 1)
 		return false;
 	*ep = c->es.ep[v->reg];
 	*d = c->es.d[v->reg];
