@@ -26,6 +26,13 @@
  * unknown offset, an escape, an instruction not decoded, a barrier: a
  * signal's handler, a gap) ends the argument.  Other threads learn an
  * address under E only through an escape, so the same holds for them.
+ *
+ * A push never popped (the history ends inside its function: exit) is
+ * asked the same from the push towards the end (rcv_callee_kept_to());
+ * there the walk goes on past the escape of an own-stack pointer at a
+ * known offset under the slot (a local object's address: glibc's
+ * cleanup buffers in the thread's control block), which cannot reach it
+ * (docs/values.md, "Pushes never popped").
  */
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +55,8 @@
  */
 #define CHECK_BUDGET (1 << 24)
 #define NKC 16
+/* Escapes of own-stack pointers at known offsets walked past (bounded()). */
+#define NBE 8
 
 /* What the walk saw before one instruction. */
 struct crec {
@@ -71,6 +80,17 @@ struct rcv_callee {
 	int64_t e;		/* entry walked from, -1 none */
 	int64_t at;		/* positions [e, at) walked */
 	int64_t stop;		/* first position the argument fails at */
+	/* First position it fails at for every slot: stop, or a later one
+	 * when stop is the escape of an own-stack pointer at a known offset
+	 * (besc[]), which leaves the slots above it to the argument.
+	 */
+	int64_t hard;
+	struct {
+		int64_t pos;
+		uint32_t ep;
+		int64_t d;
+	} besc[NBE];
+	int nbe;
 	struct rcv_esc es;
 	struct crec *r;
 	size_t cap;
@@ -146,6 +166,8 @@ static void restart(struct rcv_callee *c, int64_t e)
 	c->e = e;
 	c->at = e;
 	c->stop = INT64_MAX;
+	c->hard = INT64_MAX;
+	c->nbe = 0;
 	for (k = 0; k < NKC; k++)
 		c->kc[k].p = -1;
 }
@@ -205,14 +227,55 @@ bool rcv_rep_stos(const struct rcv_ins *in)
 	}
 }
 
+/* The argument fails at @i, for every slot. */
+static void fail(struct rcv_callee *c, int64_t i)
+{
+	if (c->stop > i)
+		c->stop = i;
+	if (c->hard > i)
+		c->hard = i;
+}
+
+/*
+ * @in a store of a register's value, an own-stack pointer at a known
+ * offset (*@ep, *@d), through an address that is not a stack pointer of
+ * unknown offset: its escape, if it is one, publishes a pointer into a C
+ * object at that offset.  In C a pointer stays in its object, and no
+ * object holds a pushed register's slot, so whatever is done through it
+ * later (by this thread, by another, after the walk forgets it) stays
+ * under the slots above it (not a system call's argument, not a branch
+ * on it: those still end the argument).
+ */
+static bool esc_bounded(const struct rcv_callee *c, const struct rcv_ins *in,
+			uint32_t *ep, int64_t *d)
+{
+	const struct rcv_op *v = &in->op[1];
+	uint32_t aep;
+	int64_t ad;
+
+	if (in->id != X86_INS_MOV || in->nops != 2 ||
+	    in->op[0].type != RCV_OP_MEM || v->type != RCV_OP_REG ||
+	    v->size != 8 || v->reg < 0 || v->reg >= 16 ||
+	    c->es.t[v->reg] != 1)	/* STK */
+		return false;
+	/* Not through an address that may be a stack pointer at an
+	 * unknown offset: where it lands shows that pointer's bits.
+	 */
+	if (rcv_esc_where(&c->es, &in->op[0], &aep, &ad) == 1)
+		return false;
+	*ep = c->es.ep[v->reg];
+	*d = c->es.d[v->reg];
+	return true;
+}
+
 /* Records instruction @i (@in) and steps the analysis over it. */
 static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 		     int64_t i, const void *ctx)
 {
 	struct crec *r = &c->r[i - c->e];
-	int64_t d = 0, sl = -1;
-	uint32_t ep = 0;
-	bool xs, rs, vo, sys = false;
+	int64_t d = 0, sl = -1, vd = 0;
+	uint32_t ep = 0, vep = 0;
+	bool xs, rs, vo, sys = false, bnd;
 	int k, w, sp = -1;
 
 	memset(r, 0, sizeof(*r));
@@ -224,8 +287,7 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 	/* rsp above the entry's: the callee returned, or rsp left it. */
 	if (!r->rsp_ok ||
 	    !rcv_esc_below_origin(&c->es, r->rsp_ep, r->rsp_d - 8, 8)) {
-		if (c->stop > i)
-			c->stop = i;
+		fail(c, i);
 	}
 	xs = rcv_xsave_like(in->id) && in->nops == 1 &&
 	     !(in->flags & (RCV_I_BARRIER | RCV_I_XFER | RCV_I_BAD |
@@ -239,8 +301,7 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 			   RCV_I_XFER | RCV_I_REP)) == RCV_I_BAD;
 	if ((in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR | RCV_I_XFER |
 			  RCV_I_BAD | RCV_I_REP)) && !xs && !rs && !vo) {
-		if (c->stop > i)
-			c->stop = i;
+		fail(c, i);
 	}
 	/* A system call: by its number (before the escape step, which
 	 * forgets rax), else the end of the argument.
@@ -250,9 +311,8 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 		/* One whose write the caller placed by the values (a range
 		 * of known address, or none): its pairs are decided there.
 		 */
-		if (!sys && !(c->placed && c->placed(ctx, (size_t)i)) &&
-		    c->stop > i)
-			c->stop = i;
+		if (!sys && !(c->placed && c->placed(ctx, (size_t)i)))
+			fail(c, i);
 	}
 	/* xsave: from its operand up, at most to its allocation's top. */
 	if (xs) {
@@ -321,9 +381,22 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 	}
 	/* Escaped: another thread may write under the entry's rsp at any
 	 * time from this instruction on (before the pop right after it).
+	 * An own-stack pointer at a known offset: under it only (the walk
+	 * goes on, for the slots above it: rcv_callee_kept_to()).
 	 */
-	if (rcv_esc_step(&c->es, in, 0) && c->stop > i)
-		c->stop = i;
+	bnd = esc_bounded(c, in, &vep, &vd);
+	if (rcv_esc_step(&c->es, in, 0)) {
+		if (c->stop > i)
+			c->stop = i;
+		if (!bnd || c->nbe == NBE) {
+			fail(c, i);
+		} else {
+			c->besc[c->nbe].pos = i;
+			c->besc[c->nbe].ep = vep;
+			c->besc[c->nbe++].d = vd;
+			c->es.escaped = false;
+		}
+	}
 	if (c->es.pdone && c->pend > i)
 		c->pend = i;
 }
@@ -391,15 +464,27 @@ static bool written(struct rcv_callee *c, const struct rcv_ins *(*at)(
 }
 
 /*
- * The walk from entry @e up to @q, and the slot of the push or spill at
- * @p (*@ep, *@d): false when the argument fails before @q.
+ * The walk from entry @e up to @q (with @past, not ended by an escape
+ * of pointers under the slot: besc[]) and the slot of the push or spill
+ * at @p (*@ep, *@d): false when the argument ends at or before @p, else
+ * true with *@lim the position it holds to (at most @q).
  */
 static bool walk_to(struct rcv_callee *c, const struct rcv_ins *(*at)(
 			    const void *, size_t), const void *ctx,
-		    int64_t e, int64_t p, int64_t q, uint32_t *ep, int64_t *d)
+		    int64_t e, int64_t p, int64_t q, bool past, int64_t *lim,
+		    uint32_t *ep, int64_t *d)
 {
 	const struct crec *rp;
+	const struct rcv_ins *in;
+	int64_t l;
 
+	if (e < 1 || p < e || q <= p)
+		return false;
+	if (q - e > CALLEE_MAX)
+		q = e + CALLEE_MAX;
+	in = at(ctx, (size_t)(e - 1));
+	if (in->id != X86_INS_CALL || (in->flags & RCV_I_BARRIER))
+		return false;
 	if (c->e != e)
 		restart(c, e);
 	if ((size_t)(q - e + 1) > c->cap) {
@@ -411,11 +496,19 @@ static bool walk_to(struct rcv_callee *c, const struct rcv_ins *(*at)(
 		c->r = n;
 		c->cap = cap;
 	}
-	for (; c->at < q && c->at < c->stop && c->budget > 0; c->at++) {
+	/* Past an escape only when asked (pairs end there). */
+	for (; c->at < q && c->at < (past ? c->hard : c->stop) &&
+	       c->budget > 0; c->at++) {
 		walk_one(c, at(ctx, (size_t)c->at), c->at, ctx);
 		c->budget--;
 	}
-	if (c->stop < q || c->at < q)
+	/* Walked, and the argument holding, from the entry to lim. */
+	l = past ? c->hard : c->stop;
+	if (l > c->at)
+		l = c->at;
+	if (l > q)
+		l = q;
+	if (l <= p)
 		return false;
 	rp = &c->r[p - e];
 	/* The slot the push (or the spill) writes, under the entry's
@@ -432,30 +525,60 @@ static bool walk_to(struct rcv_callee *c, const struct rcv_ins *(*at)(
 		*ep = rp->rsp_ep;
 		*d = rp->rsp_d - 8;
 	}
-	return rcv_esc_below_origin(&c->es, *ep, *d, 8);
+	if (!rcv_esc_below_origin(&c->es, *ep, *d, 8))
+		return false;
+	*lim = l;
+	return true;
+}
+
+/*
+ * The argument from @e for the slot of the push (or spill) at @p up to
+ * @q: the first position r in (@p, @q] such that nothing in (@p, r) wrote
+ * it, @p when nothing is shown.  With @past, not ended by an escape of
+ * pointers under the slot (besc[]).
+ */
+static int64_t kept_to(struct rcv_callee *c, const struct rcv_ins *(*at)(
+			       const void *, size_t), const void *ctx,
+		       int64_t e, int64_t p, int64_t q, bool past)
+{
+	int64_t d, lim;
+	uint32_t ep;
+	int k;
+
+	if (!walk_to(c, at, ctx, e, p, q, past, &lim, &ep, &d))
+		return p;
+	/* Up to the first escape of a pointer not under the slot. */
+	for (k = 0; past && k < c->nbe && c->besc[k].pos < lim; k++)
+		if (!rcv_esc_under(&c->es, c->besc[k].ep, c->besc[k].d, 1,
+				   ep, d))
+			lim = c->besc[k].pos;
+	if (lim <= p)
+		return p;
+	/* Up to the first instruction that may write it. */
+	if (written(c, at, ctx, p, lim, ep, d)) {
+		d = c->kc[p % NKC].kill;
+		return d > p && d < lim ? d : p;
+	}
+	return lim;
 }
 
 bool rcv_callee_keeps(struct rcv_callee *c, const struct rcv_ins *(*at)(
 			      const void *, size_t), const void *ctx,
 		      int64_t e, int64_t p, int64_t q)
 {
-	const struct rcv_ins *in;
 	struct rcv_callee *k;
+	int64_t d, lim;
 	uint32_t ep;
-	int64_t d;
 
-	if (e < 1 || p < e || q <= p || q - e > CALLEE_MAX)
+	if (q - e > CALLEE_MAX)
 		return false;
-	in = at(ctx, (size_t)(e - 1));
-	if (in->id != X86_INS_CALL || (in->flags & RCV_I_BARRIER))
-		return false;
-	if (walk_to(c, at, ctx, e, p, q, &ep, &d) &&
-	    !written(c, at, ctx, p, q, ep, d))
+	if (kept_to(c, at, ctx, e, p, q, false) == q)
 		return true;
 	/* A push of the entry's prologue: the walk that takes pointers
 	 * into C objects under it as clean, which reach no pushed slot.
 	 */
-	if (at(ctx, (size_t)p)->id != X86_INS_PUSH || c->obj)
+	if (e < 1 || p < e || q <= p ||
+	    at(ctx, (size_t)p)->id != X86_INS_PUSH || c->obj)
 		return false;
 	if (!c->pro) {
 		if (rcv_callee_new(&c->pro))
@@ -464,8 +587,15 @@ bool rcv_callee_keeps(struct rcv_callee *c, const struct rcv_ins *(*at)(
 		c->pro->placed = c->placed;
 	}
 	k = c->pro;
-	if (!walk_to(k, at, ctx, e, p, q, &ep, &d) || p >= k->pend ||
-	    ep != k->es.ep0 || d < k->es.ptop || d + 8 > 0)
+	if (!walk_to(k, at, ctx, e, p, q, false, &lim, &ep, &d) || lim < q ||
+	    p >= k->pend || ep != k->es.ep0 || d < k->es.ptop || d + 8 > 0)
 		return false;
 	return !written(k, at, ctx, p, q, ep, d);
+}
+
+int64_t rcv_callee_kept_to(struct rcv_callee *c, const struct rcv_ins *(*at)(
+				   const void *, size_t), const void *ctx,
+			   int64_t e, int64_t p, int64_t q)
+{
+	return kept_to(c, at, ctx, e, p, q, true);
 }

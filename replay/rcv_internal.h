@@ -458,6 +458,13 @@ struct rcv_stack_vals {
 	 */
 	int (*sys_write)(void *ctx, size_t i, uint64_t *a, uint64_t *len);
 	void *sys_ctx;
+	/* Optional, for instructions that end at the thread's end (the
+	 * snapshot): for a push p still on the stack there (the history
+	 * ends inside its function: exit), @ekeep[p] the first position
+	 * r > p + 1 such that a callee's own stack shows no instruction in
+	 * (p, r) wrote its slot (rcv_callee_kept_to() to the end), else 0.
+	 */
+	uint32_t *ekeep;
 };
 int rcv_stack_tmp_new(struct rcv_stack_tmp **t);
 void rcv_stack_tmp_free(struct rcv_stack_tmp *t);
@@ -486,6 +493,15 @@ int64_t rcv_callee_entry(const struct rcv_callee *c);
 bool rcv_callee_keeps(struct rcv_callee *c, const struct rcv_ins *(*at)(
 			      const void *, size_t), const void *ctx,
 		      int64_t e, int64_t p, int64_t q);
+/*
+ * The same argument from the push (or spill) at @p towards @q, where no
+ * pop may come (exit() does not return): the first position r in
+ * (@p, @q] such that no instruction in (@p, r) wrote the slot (@q: none
+ * up to it), @p when nothing is shown.
+ */
+int64_t rcv_callee_kept_to(struct rcv_callee *c, const struct rcv_ins *(*at)(
+				   const void *, size_t), const void *ctx,
+			   int64_t e, int64_t p, int64_t q);
 /* rep stos with 64-bit addresses: rcx elements from rdi, up or down
  * (rcv_stack.c counts it as a store of unknown place, which the callee
  * argument places).

@@ -449,6 +449,52 @@ static void acc_vals(const struct rcv_acc *x, uint64_t word, uint8_t m,
 			ACC_B(x, word, b, &val[b]);
 }
 
+/*
+ * The bytes of @word in the slot of a push that nothing wrote from it to
+ * past @b (w->ek: a callee's own stack, rcv_callee.c): barrier @b did not
+ * write them.  Proven in bulk, so not counted against MB_ALIAS.
+ */
+static uint8_t end_kept(const struct win *w, size_t b, uint64_t word)
+{
+	const struct rcv_val *sp;
+	uint8_t m = 0;
+	unsigned int t;
+	size_t k;
+
+	for (k = 0; k < w->nek && w->ek[k].p < b; k++) {
+		sp = &w->st[w->ek[k].p].r[RP_REG_RSP];
+		if (b >= w->ek[k].to || sp->k != ~0ull)
+			continue;
+		for (t = 0; t < 8; t++)
+			if (8 * word + t - (sp->v - 8) < 8)
+				m |= (uint8_t)(1u << t);
+	}
+	return m;
+}
+
+/*
+ * Is byte @a, at state @i, in the slot of a push before @i that nothing,
+ * this thread or another, wrote from the push to the end (w->ek, kept up
+ * to the end: no escape of an address that may reach it, so no other
+ * thread's store either)?  The push's position in *@from.
+ */
+static bool end_own(const struct win *w, uint64_t i, uint64_t a,
+		    uint64_t *from)
+{
+	const struct rcv_val *sp;
+	size_t k;
+
+	for (k = 0; k < w->nek && w->ek[k].p < i; k++) {
+		sp = &w->st[w->ek[k].p].r[RP_REG_RSP];
+		if (w->ek[k].to >= w->n && sp->k == ~0ull &&
+		    a - (sp->v - 8) < 8) {
+			*from = w->first + w->ek[k].p;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The walk of mem_bytes() for the bytes @p of @word, all this thread's
  * alone from state @from up to state @until.
  */
@@ -517,18 +563,21 @@ static uint8_t mem_scan(struct win *w, uint64_t i, uint64_t word, uint8_t p,
 		}
 		if (!p)
 			break;
-		if (lim < stop && tries < MB_ALIAS) {
-			r_ok = 0;
-			for (b = 0; b < 8; b++)
-				if ((p >> b & 1) &&
-				    rcv_alias_refuted(w, lim, 8 * word + b))
-					r_ok |= 1u << b;
+		if (lim < stop) {
+			r_ok = end_kept(w, lim, word) & p;
+			if (r_ok != p && tries < MB_ALIAS) {
+				for (b = 0; b < 8; b++)
+					if ((p >> b & 1) && !(r_ok >> b & 1) &&
+					    rcv_alias_refuted(w, lim,
+							      8 * word + b))
+						r_ok |= 1u << b;
+				tries++;
+			}
 			/* Not refuted: this store may have written them. */
 			back |= p & (uint8_t)~r_ok;
 			p = r_ok;
 			if (!p)
 				break;
-			tries++;
 			lim = w->nb[lim + 1] < stop ? w->nb[lim + 1] : stop;
 			continue;
 		}
@@ -589,20 +638,22 @@ static uint8_t mem_scan(struct win *w, uint64_t i, uint64_t word, uint8_t p,
 		}
 		if (!p)
 			break;
-		if (plim >= (int64_t)flo && tries < MB_ALIAS &&
+		if (plim >= (int64_t)flo &&
 		    !(j > 0 && w->idx[j - 1].word == word &&
 		      w->idx[j - 1].pos < flo)) {
-			r_ok = 0;
-			for (b = 0; b < 8; b++)
-				if ((p >> b & 1) &&
-				    rcv_alias_refuted(w, (size_t)plim,
-						      8 * word + b))
-					r_ok |= 1u << b;
+			r_ok = end_kept(w, (size_t)plim, word) & p;
+			if (r_ok != p && tries < MB_ALIAS) {
+				for (b = 0; b < 8; b++)
+					if ((p >> b & 1) && !(r_ok >> b & 1) &&
+					    rcv_alias_refuted(w, (size_t)plim,
+							      8 * word + b))
+						r_ok |= 1u << b;
+				tries++;
+			}
 			/* Not refuted: not known. */
 			p = r_ok;
 			if (!p)
 				break;
-			tries++;
 			plim = w->pb[plim];
 			continue;
 		}
@@ -621,9 +672,10 @@ static uint8_t mem_scan(struct win *w, uint64_t i, uint64_t word, uint8_t p,
 static uint8_t mem_bytes(struct win *w, uint64_t i, uint64_t word,
 			 uint8_t want, uint8_t *val, int dirs)
 {
-	uint64_t until, g_until = 0;
+	uint64_t until, g_until = 0, g_from;
 	uint8_t got = 0, grp = 0, t;
 	unsigned int b;
+	bool shared;
 
 	for (b = 0; b < 8; b++) {
 		uint64_t a = 8 * word + b;
@@ -637,8 +689,17 @@ static uint8_t mem_bytes(struct win *w, uint64_t i, uint64_t word,
 			}
 			continue;
 		}
-		if (!rcv_private_until(w->rc, a, &until) ||
-		    w->first + i > until) {
+		shared = !rcv_private_until(w->rc, a, &until) ||
+			 w->first + i > until;
+		/* Shared, but a pushed slot nothing wrote since its push
+		 * up to the end: this thread's alone from the push.
+		 */
+		if (shared && w->nek && end_own(w, i, a, &g_from)) {
+			got |= mem_scan(w, i, word, 1u << b, g_from,
+					UINT64_MAX, val, dirs);
+			continue;
+		}
+		if (shared) {
 			/* Shared: what instruction i itself loads; else
 			 * between the other tasks' writes (rcv_xthr.c).
 			 */

@@ -347,10 +347,36 @@ out:
 	return nc;
 }
 
+/*
+ * @w->ek from @ek (rcv_stack_vals' ekeep); a change is a new world for
+ * the memory questions (their memo).  -RP_ERR_NOMEM or 0.
+ */
+static int end_kept(struct win *w, const uint32_t *ek)
+{
+	struct rcv_ekeep *l;
+	size_t i, n = 0;
+
+	for (i = 0; ek && i < w->n; i++)
+		n += ek[i] != 0;
+	l = n ? malloc(n * sizeof(*l)) : NULL;
+	if (n && !l)
+		return -RP_ERR_NOMEM;
+	for (i = 0, n = 0; ek && i < w->n; i++)
+		if (ek[i])
+			l[n++] = (struct rcv_ekeep){ (uint32_t)i, ek[i] };
+	if (n != w->nek || (n && memcmp(l, w->ek, n * sizeof(*l))))
+		w->rc->mb_world++;
+	free(w->ek);
+	w->ek = l;
+	w->nek = n;
+	return 0;
+}
+
 /* (Re)builds @w's stack frames from its instructions' barriers now. */
 int rcv_win_frames(struct win *w)
 {
 	struct rcv_stack_vals sv;
+	uint32_t *ek = NULL;
 	int ret;
 
 	free(w->base);
@@ -361,8 +387,18 @@ int rcv_win_frames(struct win *w)
 	sv = (struct rcv_stack_vals){ .a = w->st, .na = w->n + 1,
 				      .tmp = w->rc->stk };
 	stack_gate(w, &sv, w->plocal);
+	/* The window that ends at the snapshot: pushes kept to the end. */
+	if (!w->later && w->top_end && !w->rc->end_wild && w->n) {
+		ek = calloc(w->n, sizeof(*ek));
+		if (!ek)
+			return -RP_ERR_NOMEM;
+		sv.ekeep = ek;
+	}
 	ret = w->later ? frames_across(w) :
 			 rcv_stack_build_v(w->ins, w->n, &sv, w->fr, w->pair);
+	if (ret > 0 && end_kept(w, ek))
+		ret = -RP_ERR_NOMEM;
+	free(ek);
 	if (ret > 0) {
 		w->nclass = (size_t)ret;
 		w->base = calloc(w->nclass, sizeof(*w->base));
@@ -548,6 +584,7 @@ static int refine_frames(struct win *w, bool *ch)
 	uint8_t *loc = malloc(n + 1);
 	struct rcv_frame *fr = malloc((n + 1) * sizeof(*fr));
 	struct rcv_val *xp = NULL;
+	uint64_t world = w->rc->mb_world;	/* w->ek changed */
 	int ret = -RP_ERR_NOMEM;
 
 	if (!pair || !loc || !fr)
@@ -568,7 +605,8 @@ static int refine_frames(struct win *w, bool *ch)
 	    memcmp(loc, w->plocal, n) ||
 	    memcmp(fr, w->fr, (n + 1) * sizeof(*fr)) ||
 	    (xp && w->xpair &&
-	     memcmp(xp, w->xpair, (n + 1) * sizeof(*xp))))
+	     memcmp(xp, w->xpair, (n + 1) * sizeof(*xp))) ||
+	    w->rc->mb_world != world)
 		*ch = true;
 out:
 	free(pair);

@@ -597,6 +597,46 @@ static int pair_keep(const struct kills *kl, struct rcv_stack_tmp *ab,
 	return 2;
 }
 
+/*
+ * The pushes still on the stack at the end (at or above its rsp): how far
+ * from each nothing may have written its slot, by a callee's own stack
+ * (the innermost call still running: its entry's walk taken towards the
+ * end as towards a pop).  exit() never returns, so `__run_exit_handlers`'
+ * pushes reach the snapshot only across the exit path's stores of unknown
+ * address (FILE and link_map pointers), which this places in bulk.
+ */
+static void end_keeps(struct rcv_stack_tmp *t,
+		      const struct rcv_stack_vals *sv, const struct insv *iv,
+		      size_t n)
+{
+	struct rcv_callee **c;
+	size_t k = t->nents, i;
+	uint64_t end, sp;
+	int64_t r;
+
+	memset(sv->ekeep, 0, n * sizeof(*sv->ekeep));
+	if (sv->noproof || !abs_rsp(sv, n, &end) || n >= UINT32_MAX)
+		return;
+	for (i = n; i-- > 0 && k > 0;) {
+		if (ins_at(iv, i)->id != X86_INS_PUSH ||
+		    !abs_rsp(sv, i, &sp) || sp - 8 < end)
+			continue;
+		while (k > 0 && t->ents[k - 1] > (int64_t)i)
+			k--;
+		if (!k)
+			break;
+		c = walker(t, t->ents[k - 1]);
+		if (!*c && !rcv_callee_new(c))
+			rcv_callee_set_placed(*c, placed_at);
+		if (!*c)
+			continue;
+		r = rcv_callee_kept_to(*c, ins_of, iv, t->ents[k - 1],
+				       (int64_t)i, (int64_t)n);
+		if (r > (int64_t)i + 1)
+			sv->ekeep[i] = (uint32_t)r;
+	}
+}
+
 /* The calls' entries: @i is a call (push its entry) or a return. */
 static void track_entry(struct rcv_stack_tmp *t, const struct rcv_ins *in,
 			size_t i)
@@ -1005,6 +1045,8 @@ done:
 			cur.o[RP_REG_RSP], cur.o[RP_REG_RBP]
 		};
 	}
+	if (!ret && sv && sv->ekeep)
+		end_keeps(t, sv, &iv, n);
 	if (t == &own) {
 		free(own.v);
 		free(own.a);

@@ -75,6 +75,16 @@ struct win {
 	struct rcv_val *base;	/* per class: its base, when known */
 	struct rcv_val *base0;	/* bases the later window shows */
 	struct rcv_val *xpair;	/* push i: the value its later pop read */
+	/* The pushes whose slot nothing wrote for a while, in order
+	 * (rcv_stack_vals' ekeep: the window that ends at the snapshot
+	 * only): no instruction in (ek[k].p, ek[k].to) wrote the 8 bytes
+	 * under rsp before ek[k].p (rcv_mem.c places the stores of unknown
+	 * address there so).
+	 */
+	struct rcv_ekeep {
+		uint32_t p, to;
+	} *ek;
+	size_t nek;
 	struct rcv_val *rmw;	/* 2i, 2i+1: what i read from memory and
 				 * wrote back, where no register shows it
 				 * (add [mem], imm) */

@@ -72,6 +72,7 @@ void rcv_win_free(struct win *w)
 	free(w->base);
 	free(w->base0);
 	free(w->xpair);
+	free(w->ek);
 	free(w->rmw);
 	free(w);
 }

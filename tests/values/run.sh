@@ -183,6 +183,68 @@ if [ -n "${UNSOUND:-}" ]; then
 	fi
 fi
 
+# Pushes never popped (rcv_callee.c, rcv_callee_kept_to(): the history
+# ends inside the function, as exit() does): unsound.c "xsavebad"
+# rewrites rbx's slot through rsp plus an unknown index (rbx unknown at
+# the push: the snapshot shows the store's value; wrong values with the
+# store not counted), "xsaveesc" publishes rsp, r12's slot's address, and
+# rewrites the slot through it read back (r12 unknown; wrong values with
+# the pointer taken to lie under the slot; rbx's slot above it known),
+# "xsaveok" publishes a pointer under the slots and stores through it and
+# through a global's pointer: rbx and r12 known at the pushes from the
+# snapshot alone (unknown strict); "xsavemt" and "xsavemtok" the same
+# with another thread storing through the published pointer (24 wrong
+# with the pointer at the slot taken to lie under it).
+# xsave_check NAME ERE...: $tmp/NAME recorded, no wrong value, no
+# conflict, and at its last nop `ptrec values` matches each ERE.
+xsave_check() {
+	xn=$1
+	shift
+	truth_rec "$xn" "$UNSOUND" "$xn"
+	xpos=$(last_at "$xn" "<unsound_$xn\\+[0-9]+>:.*nop")
+	[ -n "$xpos" ] && truth_check "$xn" &&
+		grep -q ' 0 conflicts' "$tmp/out" &&
+		"$PTREC" values "$tmp/$xn" --at "$xpos" >"$tmp/v" 2>&1 || return 1
+	for re in "$@"; do
+		grep -q "$re" "$tmp/v" || return 1
+	done
+}
+if [ -n "${UNSOUND:-}" ]; then
+	if xsave_check xsavebad '^rbx  *unknown$'; then
+		ok "unsound.c xsavebad: no wrong value, a pushed slot rewritten before the end unknown; $(distance)"
+	else
+		bad "unsound.c xsavebad (at ${xpos:-?}): $(head -5 "$tmp/out" "$tmp/log")"
+	fi
+	if xsave_check xsaveesc '^rbx  *0x0000000000003333$' \
+		'^r12  *unknown$'; then
+		ok "unsound.c xsaveesc: no wrong value, a slot rewritten through rsp published unknown, the one above it known; $(distance)"
+	else
+		bad "unsound.c xsaveesc (at ${xpos:-?}): $(head -5 "$tmp/out" "$tmp/v")"
+	fi
+	if xsave_check xsaveok '^rbx  *0x0000000000007777$' \
+		'^r12  *0x0000000000008888$' &&
+		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/xsaveok" \
+			--at "$xpos" 2>&1 | grep -q '^rbx  *unknown$'; then
+		ok "unsound.c xsaveok: no wrong value, rbx and r12 known at pushes never popped; $(distance)"
+	else
+		bad "unsound.c xsaveok (at ${xpos:-?}): $(head -5 "$tmp/out" "$tmp/v")"
+	fi
+	# The same written by another thread through the pointer published
+	# (the stack shared: the slot the thread's own only by the argument).
+	if xsave_check xsavemt '^rbx  *unknown$'; then
+		ok "unsound.c xsavemt: no wrong value, a slot another thread rewrote through rsp published unknown; $(distance)"
+	else
+		bad "unsound.c xsavemt (at ${xpos:-?}): $(head -5 "$tmp/out" "$tmp/v")"
+	fi
+	if xsave_check xsavemtok '^rbx  *0x0000000000007777$' &&
+		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/xsavemtok" \
+			--at "$xpos" 2>&1 | grep -q '^rbx  *unknown$'; then
+		ok "unsound.c xsavemtok: no wrong value, rbx known at a push never popped on a shared stack; $(distance)"
+	else
+		bad "unsound.c xsavemtok (at ${xpos:-?}): $(head -5 "$tmp/out" "$tmp/v")"
+	fi
+fi
+
 # A callee's own frame (rcv_stack.c, rcv_callee.c): a reload reads back
 # its spill across a store of unknown address only when the store's
 # address cannot be derived from the stack under the callee's entry.

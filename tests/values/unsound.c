@@ -59,6 +59,12 @@
  * through into its pushed slot, and a local's address given away and
  * written through into the local (rcv_callee.c's prologue walk: only
  * pointers into C objects under the pushes leave them alone).
+ * `unsound xsavebad`, `unsound xsaveesc`, `unsound xsaveok`: the history
+ * ends (exit_group) inside a function after its pushes, their slots
+ * rewritten by stores of unknown address (through rsp plus an index, or
+ * a published rsp read back), or not (rcv_callee.c: the argument to the
+ * end); `unsound xsavemt`, `xsavemtok`: the same written by another
+ * thread through the published pointer.
  * `unsound sse`: values through xmm (rcv_sse.c) forward into a register
  * where memory cannot tell them, and backward from the snapshot to the
  * register movq read.  `unsound rofile`: a private read-only file
@@ -70,6 +76,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stddef.h>
 #include <signal.h>
@@ -101,6 +108,29 @@ long unsound_cesc(long off), unsound_cup(long off), unsound_cok(long off);
 long unsound_csysbad(void), unsound_csysrep(long off),
 	unsound_csysok(long off);
 long unsound_kesc(long off), unsound_kdep(long off), unsound_kok(long off);
+/* xsave: where a stack pointer is published; set when xsave_writer()
+ * wrote through it.
+ */
+long unsound_xp;
+int unsound_xdone;
+void unsound_xsavebad(void) __attribute__((noreturn));
+void unsound_xsaveok(void) __attribute__((noreturn));
+void unsound_xsaveesc(void) __attribute__((noreturn));
+void unsound_xsavemt(void) __attribute__((noreturn));
+void unsound_xsavemtok(void) __attribute__((noreturn));
+
+/* xsavemt*: 0x2222 through the pointer the main thread publishes. */
+static void *xsave_writer(void *arg)
+{
+	long *p;
+
+	(void)arg;
+	while (!(p = (long *)__atomic_load_n(&unsound_xp, __ATOMIC_ACQUIRE)))
+		;
+	*p = 0x2222;
+	__atomic_store_n(&unsound_xdone, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
 /* alias: [1] of each is the word asked about, [0] and [2] guards. */
 long unsound_al_a[3] = { 0, 0x5555555555555555, 0 };
 long unsound_al_b[3] = { 0, 0x5555555555555555, 0 };
@@ -669,6 +699,21 @@ int main(int argc, char **argv)
 
 		printf("ckind %#lx %#lx %#lx\n", a, b, c);
 		return a == 0x2222 && b == 0x2222 && c == 0x3333 ? 0 : 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "xsavebad"))
+		unsound_xsavebad();	/* exits */
+	if (argc > 1 && !strcmp(argv[1], "xsaveesc"))
+		unsound_xsaveesc();
+	if (argc > 1 && !strcmp(argv[1], "xsaveok"))
+		unsound_xsaveok();
+	if (argc > 1 && !strncmp(argv[1], "xsavemt", 7)) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, xsave_writer, NULL))
+			return 1;
+		if (!strcmp(argv[1], "xsavemt"))
+			unsound_xsavemt();
+		unsound_xsavemtok();
 	}
 	if (argc > 1 && !strcmp(argv[1], "frame")) {
 		long a = unsound_fr(unknown_zero());

@@ -629,3 +629,144 @@ __asm__(
 	"	nop\n"
 	"	mov %rbx, %rax\n"
 	"	ret\n");
+
+/* rdi = (t | ~t) + 1 = 0 of the time stamp counter t, and rsi likewise
+ * of a second reading: zeros the engine knows nothing of, even in part
+ * (it knows getpid() >> 31, and what the kernel writes), and independent
+ * (nothing shows one from the other).
+ */
+#define XZERO \
+	"	rdtsc\n" \
+	"	shl $32, %rdx\n" \
+	"	or %rdx, %rax\n" \
+	"	mov %rax, %rdi\n" \
+	"	not %rdi\n" \
+	"	or %rax, %rdi\n" \
+	"	add $1, %rdi\n" \
+	"	rdtsc\n" \
+	"	shl $32, %rdx\n" \
+	"	or %rdx, %rax\n" \
+	"	mov %rax, %rsi\n" \
+	"	not %rsi\n" \
+	"	or %rax, %rsi\n" \
+	"	add $1, %rsi\n"
+
+/*
+ * xsave*: the history ends inside the function (exit_group, as exit()
+ * does: no pop), so its pushed rbx (and r12) reach the snapshot only
+ * across the stores after the pushes (rcv_callee.c, rcv_callee_kept_to()).
+ * Each is a constant plus rdi (0, XZERO), cleared after the push: only
+ * the slots show them; the stores go through rsi (0, XZERO) and rdi and
+ * rsi are cleared before the end.  xsavebad: rbx's slot rewritten
+ * through rsp plus rsi (0x2222): the snapshot shows that, not rbx
+ * (wrong values if the store were not counted).  xsaveesc: rsp, r12's
+ * slot's own address, published in a global and read back, r12's slot
+ * rewritten through it (0x4444): r12 (0x6666 plus a third zero, r8) not
+ * known (wrong values if the published pointer were taken to lie under
+ * r12's slot too), rbx's slot, above the published pointer, known.
+ * xsaveok: rsp published 16 bytes under the slots (a local object's
+ * address), stores through it read back and through a global's pointer,
+ * of rsi: rbx and r12 known at the pushes by the argument alone.
+ */
+__asm__(
+	".text\n"
+	".globl unsound_xsavebad\n"
+	"unsound_xsavebad:\n"
+	XZERO
+	"	lea 0x3333(%rdi), %rbx\n"
+	"	push %rbx\n"
+	"	nop\n"
+	"	xor %ebx, %ebx\n"
+	"	lea (%rsp,%rsi,1), %rax\n"
+	"	movq $0x2222, (%rax)\n"
+	"	xor %esi, %esi\n"
+	"	xor %edi, %edi\n"
+	"	mov $231, %eax\n"
+	"	syscall\n"
+	".globl unsound_xsaveesc\n"
+	"unsound_xsaveesc:\n"
+	XZERO
+	"	mov %rsi, %r8\n"
+	XZERO
+	"	lea 0x3333(%rdi), %rbx\n"
+	"	lea 0x6666(%r8), %r12\n"
+	"	push %rbx\n"
+	"	push %r12\n"
+	"	nop\n"
+	"	xor %ebx, %ebx\n"
+	"	xor %r12d, %r12d\n"
+	"	mov %rsp, unsound_xp(%rip)\n"
+	"	mov unsound_xp(%rip), %rax\n"
+	"	add %rsi, %rax\n"
+	"	movq $0x4444, (%rax)\n"
+	"	xor %r8d, %r8d\n"
+	"	xor %esi, %esi\n"
+	"	xor %edi, %edi\n"
+	"	mov $231, %eax\n"
+	"	syscall\n"
+	".globl unsound_xsaveok\n"
+	"unsound_xsaveok:\n"
+	XZERO
+	"	lea 0x7777(%rdi), %rbx\n"
+	"	lea 0x8888(%rdi), %r12\n"
+	"	push %rbx\n"
+	"	push %r12\n"
+	"	nop\n"
+	"	xor %ebx, %ebx\n"
+	"	xor %r12d, %r12d\n"
+	"	sub $16, %rsp\n"
+	"	mov %rsp, unsound_xp(%rip)\n"
+	"	mov unsound_xp(%rip), %rax\n"
+	"	add %rsi, %rax\n"
+	"	mov %rsi, (%rax)\n"
+	"	mov unsound_cptr(%rip), %rcx\n"
+	"	add %rsi, %rcx\n"
+	"	mov %rsi, (%rcx)\n"
+	"	xor %ecx, %ecx\n"
+	"	xor %esi, %esi\n"
+	"	xor %edi, %edi\n"
+	"	mov $231, %eax\n"
+	"	syscall\n");
+
+/*
+ * xsavemt, xsavemtok: the same with another thread (unsound.c's
+ * xsave_writer(), waiting for unsound_xp) writing 0x2222 through the
+ * pointer published, while this one waits for unsound_xdone with loads
+ * and sched_yield alone.  The stack is shared (its address went to the other thread), so
+ * the slot is the thread's own only by the argument to the end
+ * (rcv_mem.c end_own()).  xsavemt publishes rsp, the slot's own address:
+ * rbx unknown at the push (wrong values with the pointer taken to lie
+ * under the slot); xsavemtok publishes rsp 16 bytes under it: rbx known.
+ */
+#define XWAIT \
+	"1:	mov $24, %eax\n" \
+	"	syscall\n" \
+	"	mov unsound_xdone(%rip), %eax\n" \
+	"	test %eax, %eax\n" \
+	"	je 1b\n" \
+	"	xor %esi, %esi\n" \
+	"	xor %edi, %edi\n" \
+	"	mov $231, %eax\n" \
+	"	syscall\n"
+
+__asm__(
+	".text\n"
+	".globl unsound_xsavemt\n"
+	"unsound_xsavemt:\n"
+	XZERO
+	"	lea 0x3333(%rdi), %rbx\n"
+	"	push %rbx\n"
+	"	nop\n"
+	"	xor %ebx, %ebx\n"
+	"	mov %rsp, unsound_xp(%rip)\n"
+	XWAIT
+	".globl unsound_xsavemtok\n"
+	"unsound_xsavemtok:\n"
+	XZERO
+	"	lea 0x7777(%rdi), %rbx\n"
+	"	push %rbx\n"
+	"	nop\n"
+	"	xor %ebx, %ebx\n"
+	"	sub $16, %rsp\n"
+	"	mov %rsp, unsound_xp(%rip)\n"
+	XWAIT);

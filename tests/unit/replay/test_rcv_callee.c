@@ -9,6 +9,7 @@
  * the pair broken.  The whole engine on recorded programs:
  * tests/values/run.sh ("unsound.c callee").
  */
+#include <capstone/capstone.h>
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -639,4 +640,104 @@ Test(rcv_callee, rep_stos_through_rsp_breaks_it)
 	struct rcv_ins in[] = { CALL, PUSH, DISP, STOS, POP };
 
 	cr_assert_eq(pop_pair(in, 5), -1);
+}
+
+/*
+ * Pushes never popped (rcv_callee_kept_to(), the end taken as the pop):
+ * rcv_stack_vals' ekeep for @in[0..@n), rsp known in every state from
+ * 0x7000 (8 lower at each push and call, 8 higher at each pop and ret,
+ * lower by the immediate at sub rsp).
+ */
+static void end_keeps(const struct rcv_ins *in, size_t n, uint32_t *ek,
+		      bool noproof)
+{
+	struct rcv_state st[16];
+	struct rcv_stack_vals sv = { .a = st, .na = n + 1, .ekeep = ek,
+				     .noproof = noproof };
+	struct rcv_frame f[16];
+	int64_t pair[16];
+	uint64_t sp = 0x7000;
+	size_t k;
+
+	cr_assert_lt(n, 16);
+	memset(st, 0, sizeof(st));
+	for (k = 0; k <= n; k++) {
+		st[k].r[RP_REG_RSP] = val(sp);
+		if (k == n)
+			break;
+		if (in[k].id == X86_INS_PUSH || in[k].id == X86_INS_CALL)
+			sp -= 8;
+		else if (in[k].id == X86_INS_POP || in[k].id == X86_INS_RET)
+			sp += 8;
+		else if (in[k].id == X86_INS_SUB &&
+			 in[k].op[0].type == RCV_OP_REG &&
+			 in[k].op[0].reg == RP_REG_RSP)
+			sp -= (uint64_t)in[k].op[1].imm;
+	}
+	cr_assert_gt(rcv_stack_build_v(in, n, &sv, f, pair), 0);
+}
+
+#define PUBRSP	INS("\x48\x89\x25\x00\x10\x00\x00")	/* mov [rip+x], rsp */
+#define SUB16	INS("\x48\x83\xec\x10")			/* sub rsp, 16 */
+
+Test(rcv_callee, push_never_popped_kept_to_the_end)
+{
+	struct rcv_ins in[] = { CALL, PUSH, LOADG, STORE };
+	uint32_t ek[16];
+
+	end_keeps(in, 4, ek, false);
+	cr_assert_eq(ek[1], 4, "no store may write it up to the end");
+	end_keeps(in, 4, ek, true);
+	cr_assert_eq(ek[1], 0, "strict: not by the argument");
+}
+
+Test(rcv_callee, push_never_popped_up_to_a_store_that_may_write_it)
+{
+	struct rcv_ins in[] = {
+		CALL, PUSH, LOADG,
+		INS("\x48\x89\xe0"),			/* mov rax, rsp */
+		STORE,					/* at 4 */
+		LOADG,
+	};
+	uint32_t ek[16];
+
+	end_keeps(in, 6, ek, false);
+	cr_assert_eq(ek[1], 4, "kept up to the store through rsp, not past");
+}
+
+Test(rcv_callee, push_popped_or_without_an_entry_is_not_kept)
+{
+	struct rcv_ins popped[] = { CALL, PUSH, POP, LOADG, STORE };
+	struct rcv_ins nocall[] = { PUSH, LOADG, STORE };
+	uint32_t ek[16];
+
+	end_keeps(popped, 5, ek, false);
+	cr_assert_eq(ek[1], 0, "popped: under rsp at the end");
+	end_keeps(nocall, 3, ek, false);
+	cr_assert_eq(ek[0], 0, "no call's entry");
+}
+
+/*
+ * rsp published: at the slot itself (its pointer may reach it: the
+ * argument ends there), or 16 bytes under it (a local object's address,
+ * which in C stays in its object: the slot above it stays kept, even
+ * through pointers read back from anywhere).  Pairs still end at any
+ * escape.
+ */
+Test(rcv_callee, rsp_published_under_the_slot_keeps_it)
+{
+	struct rcv_ins at[] = { CALL, PUSH, PUBRSP, LOADG, STORE };
+	struct rcv_ins under[] = { CALL, PUSH, SUB16, PUBRSP, LOADG, STORE };
+	struct rcv_ins pair[] = {
+		CALL, PUSH, SUB16, PUBRSP, LOADG, STORE,
+		INS("\x48\x83\xc4\x10"),		/* add rsp, 16 */
+		POP,
+	};
+	uint32_t ek[16];
+
+	end_keeps(at, 5, ek, false);
+	cr_assert_eq(ek[1], 0, "rsp at the slot published");
+	end_keeps(under, 6, ek, false);
+	cr_assert_eq(ek[1], 6, "a pointer under the slot published");
+	cr_assert_eq(pop_pair(pair, 8), -1, "a pair ends at the escape");
 }
