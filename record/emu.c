@@ -216,13 +216,28 @@ static void issue_step(struct emu *e, struct thr *t)
 	}
 	t->ip = t->regs.rip;
 	t->entry = t->regs;
-	emu_fetch_insn(e, t, t->ip, &t->in);
+	/*
+	 * Code under another cs than the 64-bit user cs runs in
+	 * compatibility mode (a far transfer or a sigreturn to cs 0x23):
+	 * our decoder, the encoder's MODE.Exec and the replay's engines
+	 * are 64-bit, so it is left out: the trace stays disabled there (a
+	 * gap, TIP.PGD at the far transfer, TIP.PGE back in 64-bit code),
+	 * as for the vsyscall page.  Its instructions are stepped as
+	 * opaque ones (emu_step.c emu_compat_done()).
+	 */
+	t->compat = t->regs.cs != EMU_USER_CS;
+	if (__builtin_expect(t->compat, 0))
+		t->in = (struct insn){ .cls = IC_OTHER };
+	else
+		emu_fetch_insn(e, t, t->ip, &t->in);
 	if (!t->started) {
 		emu_enc_check(e, t, ptenc_start(&t->enc, emu_now(e)));
 		t->started = true;
 		emu_trap_hide(t);
 	}
-	if (!t->enc.enabled)
+	if (__builtin_expect(t->compat, 0))
+		emu_enc_check(e, t, ptenc_disable_async(&t->enc, t->ip));
+	else if (!t->enc.enabled)
 		emu_enc_check(e, t, ptenc_enable(&t->enc, t->ip, emu_now(e)));
 	else
 		emu_enc_check(e, t, ptenc_boundary(&t->enc, t->ip, emu_now(e)));
@@ -240,7 +255,7 @@ static void issue_step(struct emu *e, struct thr *t)
 			emu_trap_show(t);
 	}
 	/* Never run: emulated, with its packets (emu_ptwrite.c). */
-	if (!sig && emu_ptwrite(e, t)) {
+	if (!sig && !t->compat && emu_ptwrite(e, t)) {
 		if (e->quantum)
 			e->quantum--;
 		return;

@@ -231,6 +231,32 @@ void emu_update_maps(struct emu *e, struct proc *p, pid_t tid,
 	e->gen++;	/* code may have changed under cached decodes */
 }
 
+/*
+ * A step of compatibility-mode code (t->compat: no packets, no truth)
+ * ended.  A system call there (int 0x80, SYSENTER, SYSCALL, with
+ * i386's numbers) may have changed the mappings: they are re-read after
+ * any instruction that may be one.
+ */
+void emu_compat_done(struct emu *e, struct thr *t)
+{
+	uint8_t b[16];
+	struct iovec l = { b, sizeof(b) };
+	struct iovec r = { (void *)(uintptr_t)t->ip, sizeof(b) };
+	ssize_t n = process_vm_readv(t->tid, &l, 1, &r, 1, 0);
+	ssize_t i = 0;
+
+	while (i < n && (b[i] == 0x66 || b[i] == 0x67 || b[i] == 0xf0 ||
+			 b[i] == 0xf2 || b[i] == 0xf3 || b[i] == 0x26 ||
+			 b[i] == 0x2e || b[i] == 0x36 || b[i] == 0x3e ||
+			 b[i] == 0x64 || b[i] == 0x65))
+		i++;
+	if (n <= 0 || (long)t->regs.orig_rax != -1 ||
+	    (i < n && b[i] == 0xcd) ||
+	    (i + 1 < n && b[i] == 0x0f && (b[i + 1] == 0x05 ||
+					  b[i + 1] == 0x34)))
+		emu_update_maps(e, t->proc, t->tid, 0);
+}
+
 int emu_maps_copy(struct maps *dst, const struct maps *src)
 {
 	size_t i;

@@ -817,6 +817,10 @@ static void step_done(struct emu *e, struct thr *t)
 		return;
 	}
 	t->st = T_READY;
+	if (__builtin_expect(t->compat, 0)) {
+		emu_compat_done(e, t);
+		return;
+	}
 	/*
 	 * Nothing retired: REP string instructions trap after each
 	 * iteration, and the first step after an exec traps on the way back
@@ -979,7 +983,7 @@ void emu_handle_stop(struct emu *e, pid_t tid, int status)
 		 * again at the instruction, which then retired or not.
 		 */
 		t->blocked = false;
-		if (t->started && !t->enc.enabled)
+		if (t->started && !t->enc.enabled && !t->compat)
 			emu_enc_check(e, t, ptenc_enable(&t->enc, t->ip,
 							 emu_now(e)));
 	}
