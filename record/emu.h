@@ -161,6 +161,7 @@ void emu_emit_comm(struct emu *e, struct thr *t);
 void emu_emit_switch(struct emu *e, struct thr *t, uint16_t type,
 		     uint16_t flags);
 void emu_compat_done(struct emu *e, struct thr *t);
+void emu_text_check(struct emu *e, struct thr *t);
 void emu_update_maps(struct emu *e, struct proc *p, pid_t tid,
 		     uint16_t flags);
 int emu_maps_copy(struct maps *dst, const struct maps *src);

@@ -394,6 +394,92 @@ void emu_compat_done(struct emu *e, struct thr *t)
 		emu_update_maps(e, t->proc, t->tid, 0);
 }
 
+/*
+ * Re-records @p's file-backed executable mappings whose pages, copied on
+ * write, now differ from the file in more pages than when they were
+ * recorded: written through /proc/PID/mem, which writes read-only
+ * private pages too (FOLL_FORCE; process_vm_writev(2) cannot).
+ */
+static void text_recheck(struct emu *e, struct proc *p, pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < p->maps.n; i++) {
+		struct map *mp = &p->maps.v[i];
+		size_t npages = (size_t)((mp->end - mp->start) >> 12);
+		uint64_t *cow;
+		int64_t n;
+
+		if (!(mp->prot & PROT_EXEC) || (mp->prot & PROT_WRITE) ||
+		    !map_is_file(mp))
+			continue;
+		cow = calloc(npages / 64 + 1, sizeof(*cow));
+		if (!cow) {
+			emu_fail(e, -ENOMEM, "out of memory");
+			return;
+		}
+		n = pages_cowed(p->pid, mp, cow, npages);
+		free(cow);
+		if (n > 0 && (uint64_t)n != mp->cowed)
+			emit_mmap(e, p, tid, mp, 0);
+	}
+}
+
+/* The process whose memory /proc/PID/mem file @fd of @t writes, or NULL. */
+static struct proc *mem_file_of(struct emu *e, struct thr *t, uint64_t fd)
+{
+	char link[64], path[64];
+	ssize_t n;
+	int pid;
+	char c;
+
+	if (fd > 0x7fffffff)
+		return NULL;
+	snprintf(link, sizeof(link), "/proc/%d/fd/%d", t->proc->pid, (int)fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n <= 0)
+		return NULL;
+	path[n] = '\0';
+	if (sscanf(path, "/proc/%d/mem%c", &pid, &c) != 1)
+		return NULL;
+	return emu_proc_find(e, (pid_t)pid);
+}
+
+/*
+ * After a system call the switch of emu_step.c after_syscall() did not
+ * take: the mapping changes of int 0x80 (i386's numbers: mmap 90,
+ * munmap 91, brk 45, ipc 117 (shmat, shmdt), mprotect 125, mremap 163,
+ * mmap2 192, pkey_mprotect 380), and writes to a /proc/PID/mem file
+ * (write, pwrite64, writev, pwritev, pwritev2; x32's too) that may have
+ * patched code (text_recheck()).
+ */
+void emu_text_check(struct emu *e, struct thr *t)
+{
+	uint64_t nr = t->entry.rax;
+	struct proc *p;
+	long word;
+
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, t->tid, (void *)t->ip, 0);
+	if (!errno && (word & 0xffff) == 0x80cd) {	/* cd 80: int 0x80 */
+		nr &= 0xffffffffu;
+		if (nr == 90 || nr == 91 || nr == 45 || nr == 117 ||
+		    nr == 125 || nr == 163 || nr == 192 || nr == 380)
+			emu_update_maps(e, t->proc, t->tid, 0);
+		return;
+	}
+	nr &= 0xbfffffffull;
+	if (nr != SYS_write && nr != SYS_pwrite64 && nr != SYS_writev &&
+	    nr != SYS_pwritev && nr != SYS_pwritev2 && nr != 516 &&
+	    nr != 535 && nr != 547)		/* x32's writev, pwritev(2) */
+		return;
+	if ((int64_t)t->regs.rax <= 0)
+		return;
+	p = mem_file_of(e, t, t->entry.rdi);
+	if (p)
+		text_recheck(e, p, t->tid);
+}
+
 int emu_maps_copy(struct maps *dst, const struct maps *src)
 {
 	size_t i;

@@ -149,7 +149,7 @@ static void clear_tid_note(struct thr *t)
 
 static void after_syscall(struct emu *e, struct thr *t)
 {
-	long nr = (long)t->entry.rax;
+	long nr = (long)(t->entry.rax & 0xbfffffffull);	/* x32's too */
 
 	switch (nr) {
 	case SYS_mmap:
@@ -166,6 +166,7 @@ static void after_syscall(struct emu *e, struct thr *t)
 		emu_emit_comm(e, t);		/* PR_SET_NAME */
 		break;
 	default:
+		emu_text_check(e, t);
 		break;
 	}
 	clear_tid_note(t);

@@ -418,6 +418,44 @@ static void smctext(void)
 			 EXIT_NOW ::: "memory", "rbx", "r12", "r13");
 }
 
+/* smcmem: the same patch written through /proc/self/mem (which writes
+ * a read-only private page: no mprotect), and smcrw: the page made
+ * writable without PROT_EXEC, patched, then executable again.
+ */
+static void smc_run(void)
+{
+	__asm__ volatile("call r9_smcfn\n"
+			 "mov %%rbx, r9_g+8(%%rip)\n"
+			 "mov r9_g(%%rip), %%r13\n"
+			 EXIT_NOW ::: "memory", "rbx", "r12", "r13");
+}
+
+static void smcmem(void)
+{
+	uint16_t v = 0x2222;
+	int fd = open("/proc/self/mem", O_RDWR);
+
+	__asm__ volatile("call r9_smcfn\n"
+			 "mov %%rbx, r9_g(%%rip)\n" ::: "memory", "rbx", "r12");
+	if (fd < 0 || pwrite(fd, &v, 2, (off_t)(uintptr_t)r9_smcfn + 2) != 2)
+		exit(7);
+	smc_run();
+}
+
+static void smcrw(void)
+{
+	uintptr_t pg = (uintptr_t)r9_smcfn & ~(uintptr_t)4095;
+
+	__asm__ volatile("call r9_smcfn\n"
+			 "mov %%rbx, r9_g(%%rip)\n" ::: "memory", "rbx", "r12");
+	if (mprotect((void *)pg, 4096, PROT_READ | PROT_WRITE))
+		exit(7);
+	*(volatile uint16_t *)((uintptr_t)r9_smcfn + 2) = 0x2222;
+	if (mprotect((void *)pg, 4096, PROT_READ | PROT_EXEC))
+		exit(7);
+	smc_run();
+}
+
 /* Partial-register writes: zero idioms, mul/div by size, sign and zero
  * extension into 8/16-bit destinations; each starts from known values.
  */
@@ -910,6 +948,10 @@ int main(int argc, char **argv)
 		popfsw();
 	if (!strcmp(m, "smctext"))
 		smctext();
+	if (!strcmp(m, "smcmem"))
+		smcmem();
+	if (!strcmp(m, "smcrw"))
+		smcrw();
 	if (!strcmp(m, "partial"))
 		partial();
 	if (!strcmp(m, "popfbits"))

@@ -187,7 +187,7 @@ endscan() {
 # Row 23 (xrstor's read of its header): not named, as review8's
 # xsave-family rows (an access of unknown extent), likewise.
 skip_unknown=" 14 15 16 17 18 19 20 23 "
-all="popfs popfsw settid c32 leaseg vsystime"
+all="popfs popfsw settid c32 leaseg vsystime smctext smcmem smcrw"
 gdbcases=" popfsw settid vsystime "
 for mode in ${REVIEW9_MODES:-$all rw sysw}; do
 	if [ $mode = rw ]; then
