@@ -144,8 +144,9 @@ static void emit_piece(struct emu *e, struct proc *p, pid_t tid,
  * Which pages of @mp hold other bytes than its file's: of those copied
  * on write (a private mapping's page that was written: present and not a
  * file page, or swapped out; Documentation/admin-guide/mm/pagemap.rst,
- * bits 63, 62, 61), the ones whose bytes differ.  Sets bit i of @cow (up to 64 pages a word) for page
- * i; returns how many, or -1 when /proc/PID/pagemap cannot be read.
+ * bits 63, 62, 61), the ones whose bytes differ.  Sets bit i of @cow
+ * (64 pages a word) for page i; returns how many.  Where
+ * /proc/PID/pagemap cannot be read, every page is compared.
  */
 #define PM_PRESENT (1ull << 63)
 #define PM_SWAP (1ull << 62)
@@ -189,17 +190,16 @@ static int64_t pages_cowed(pid_t pid, const struct map *mp, uint64_t *cow,
 
 	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
 	for (i = 0; i < npages; i += k) {
 		size_t want = npages - i < 512 ? npages - i : 512;
-		ssize_t got = pread(fd, buf, want * 8,
-				    (off_t)((mp->start >> 12) + i) * 8);
+		ssize_t got = fd < 0 ? -1 :
+			pread(fd, buf, want * 8,
+			      (off_t)((mp->start >> 12) + i) * 8);
 
-		if (got < (ssize_t)(want * 8)) {
-			close(fd);
-			return -1;
-		}
+		/* Unreadable: every page is compared. */
+		if (got < (ssize_t)(want * 8))
+			for (k = 0; k < want; k++)
+				buf[k] = PM_SWAP;
 		for (k = 0; k < want; k++)
 			if ((((buf[k] & PM_PRESENT) && !(buf[k] & PM_FILE)) ||
 			     (buf[k] & PM_SWAP)) &&
@@ -208,7 +208,8 @@ static int64_t pages_cowed(pid_t pid, const struct map *mp, uint64_t *cow,
 				n++;
 			}
 	}
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	return n;
 }
 
@@ -471,7 +472,7 @@ void emu_text_check(struct emu *e, struct thr *t)
 	nr &= 0xbfffffffull;
 	if (nr != SYS_write && nr != SYS_pwrite64 && nr != SYS_writev &&
 	    nr != SYS_pwritev && nr != SYS_pwritev2 && nr != 516 &&
-	    nr != 535 && nr != 547)		/* x32's writev, pwritev(2) */
+	    nr != 535 && nr != 547)	/* x32's writev, pwritev(2) */
 		return;
 	if ((int64_t)t->regs.rax <= 0)
 		return;
