@@ -183,7 +183,9 @@ static int mode_exec(struct ptenc *e)
 	struct pt_packet pkt = { .type = ppt_mode };
 
 	pkt.payload.mode.leaf = pt_mol_exec;
-	pkt.payload.mode.bits.exec.csl = 1;	/* 64-bit code */
+	/* 33.4.2.8: CS.L 1 is 64-bit code; CS.L 0, CS.D 1 32-bit. */
+	pkt.payload.mode.bits.exec.csl = !e->mode32;
+	pkt.payload.mode.bits.exec.csd = e->mode32;
 	return put(e, &pkt);
 }
 

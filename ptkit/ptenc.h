@@ -31,6 +31,8 @@ struct ptenc {
 	unsigned int rs_top, rs_n;
 	uint64_t last_ip;		/* IP compression reference */
 	bool have_ip;
+	/* MODE.Exec says 32-bit code (CS.L 0, CS.D 1) instead of 64-bit */
+	bool mode32;
 	bool enabled;			/* PacketEn */
 	bool no_retcomp;		/* DisRETC: every RET gets a TIP */
 	uint64_t psb_period;		/* bytes between PSBs */

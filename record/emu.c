@@ -226,6 +226,17 @@ static void issue_step(struct emu *e, struct thr *t)
 	 * opaque ones (emu_step.c emu_compat_done()).
 	 */
 	t->compat = t->regs.cs != EMU_USER_CS;
+	t->enc.mode32 = false;
+	if (__builtin_expect(t->compat, 0) &&
+	    getenv("PTREC_EMU_COMPAT_TRACE")) {
+		/* Tests: traced as a CPU traces it, under MODE.Exec
+		 * 32-bit (its classes from our 64-bit decoder, so some
+		 * steps are anomalies), which the replay must take as
+		 * barriers (review9.sh c32hw).
+		 */
+		t->compat = false;
+		t->enc.mode32 = true;
+	}
 	if (__builtin_expect(t->compat, 0))
 		t->in = (struct insn){ .cls = IC_OTHER };
 	else

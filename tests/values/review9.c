@@ -604,7 +604,10 @@ static void settid(void)
  * runs `inc %eax; dec %ecx` (40, 49: REX prefixes in 64-bit code) and
  * two 4-byte pushes (8 bytes each in 64-bit code), then
  * far-jumps to 64-bit code (cs 0x33) there that jumps back.  The
- * software recorder's encoder writes MODE.Exec 64-bit only.
+ * software recorder's encoder wrote MODE.Exec 64-bit only; it now leaves
+ * such code out (a gap).  c32hw: the same, recorded with
+ * PTREC_EMU_COMPAT_TRACE=1 (traced under MODE.Exec 32-bit, as a CPU
+ * traces it), which the replay must take as barriers.
  */
 __asm__(".section .text.r9c32,\"ax\"\n"
 	".p2align 12\n"
@@ -960,7 +963,7 @@ int main(int argc, char **argv)
 		rtm();
 	if (!strcmp(m, "settid"))
 		settid();
-	if (!strcmp(m, "c32"))
+	if (!strcmp(m, "c32") || !strcmp(m, "c32hw"))
 		c32();
 	if (!strcmp(m, "memrmw"))
 		memrmw();

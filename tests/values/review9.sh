@@ -62,6 +62,12 @@
 # stop at each ("may have written").  As review 7's sysw (23 calls then).
 # rw (GDB): string instructions with DF set, several iterations and
 # overlapping copies (review9_rw.tbl): every access stops in every mode.
+# Fixed: c32 (compatibility-mode code is a gap in the software
+# recorder's bundles; c32hw, traced under MODE.Exec 32-bit as a CPU
+# does, is barriers in the replay), smctext and its variants smcmem
+# (the patch written through /proc/self/mem) and smcrw (the page made
+# writable without PROT_EXEC): code patched in a file-backed text page is
+# recorded without image key (a gap).  `make values-review9-check`.
 # REVIEW9_MODES="a b" runs some cases only.
 set -u
 : "${PTREC:?}" "${VALCHECK:?}" "${REVIEW9:?}"
@@ -187,7 +193,7 @@ endscan() {
 # Row 23 (xrstor's read of its header): not named, as review8's
 # xsave-family rows (an access of unknown extent), likewise.
 skip_unknown=" 14 15 16 17 18 19 20 23 "
-all="popfs popfsw settid c32 leaseg vsystime smctext smcmem smcrw"
+all="popfs popfsw settid c32 c32hw leaseg vsystime smctext smcmem smcrw"
 gdbcases=" popfsw settid vsystime "
 for mode in ${REVIEW9_MODES:-$all rw sysw}; do
 	if [ $mode = rw ]; then
@@ -203,7 +209,22 @@ for mode in ${REVIEW9_MODES:-$all rw sysw}; do
 		ok "review9.c $mode: # SKIP not possible here"
 		continue
 	fi
+	# c32hw: compatibility-mode code traced under MODE.Exec 32-bit, as
+	# hardware traces it (the recorder leaves it out otherwise).
+	if [ $mode = c32hw ]; then
+		export PTREC_EMU_COMPAT_TRACE=1
+	else
+		unset PTREC_EMU_COMPAT_TRACE
+	fi
 	rec $mode
+	if [ $mode = c32hw ]; then
+		if "$PTREC" insns "$tmp/$mode" 2>/dev/null |
+			grep -q 'exec-mode: 32-bit'; then
+			ok "review9.c c32hw: 32-bit code in the history"
+		else
+			bad "review9.c c32hw: no MODE.Exec 32-bit in the history"
+		fi
+	fi
 	case $gdbcases in
 	*" $mode "*)
 		grows $mode
