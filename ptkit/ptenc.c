@@ -254,6 +254,18 @@ int ptenc_disable_async(struct ptenc *e, uint64_t ip)
 	return ret ? ret : suppressed(e, ppt_tip_pgd);
 }
 
+int ptenc_overflow(struct ptenc *e)
+{
+	struct pt_packet pkt = { .type = ppt_ovf };
+	int ret = flush_tnt(e);
+
+	/* The decoder starts afresh: a full IP next, no return stack. */
+	e->have_ip = false;
+	e->last_ip = 0;
+	e->rs_n = 0;
+	return ret ? ret : put(e, &pkt);
+}
+
 int ptenc_ptwrite(struct ptenc *e, uint64_t ip, uint64_t payload,
 		  unsigned int size)
 {

@@ -63,6 +63,12 @@ int ptenc_disable_sync(struct ptenc *e);
  */
 int ptenc_disable_async(struct ptenc *e, uint64_t ip);
 
+/* OVF (33.4.2.16), written while PacketEn is clear: what ran since the
+ * trace was disabled is not known to the decoder (a gap); a TIP.PGE
+ * (ptenc_enable()) follows.
+ */
+int ptenc_overflow(struct ptenc *e);
+
 /*
  * The PTWRITE at @ip wrote @payload of @size bytes (4 or 8), before it
  * retires: PTW with its IP bit set, then FUP(@ip), as a CPU does with

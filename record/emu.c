@@ -198,6 +198,7 @@ static bool is_execve(const struct thr *t)
 static void issue_step(struct emu *e, struct thr *t)
 {
 	int sig = t->pending_sig;
+	bool was_compat;
 	int ret;
 
 	if (t != e->cur) {
@@ -225,6 +226,7 @@ static void issue_step(struct emu *e, struct thr *t)
 	 * as for the vsyscall page.  Its instructions are stepped as
 	 * opaque ones (emu_step.c emu_compat_done()).
 	 */
+	was_compat = t->compat;
 	t->compat = t->regs.cs != EMU_USER_CS;
 	t->enc.mode32 = false;
 	if (__builtin_expect(t->compat, 0) &&
@@ -246,12 +248,20 @@ static void issue_step(struct emu *e, struct thr *t)
 		t->started = true;
 		emu_trap_hide(t);
 	}
-	if (__builtin_expect(t->compat, 0))
+	if (__builtin_expect(t->compat, 0)) {
 		emu_enc_check(e, t, ptenc_disable_async(&t->enc, t->ip));
-	else if (!t->enc.enabled)
+	} else if (!t->enc.enabled) {
+		/* Back from compatibility-mode code: an OVF before the
+		 * TIP.PGE, so that the replay has a gap there (code ran
+		 * that it does not see: values unknown, a watchpoint
+		 * stops), not a far transfer's return.
+		 */
+		if (__builtin_expect(was_compat, 0))
+			emu_enc_check(e, t, ptenc_overflow(&t->enc));
 		emu_enc_check(e, t, ptenc_enable(&t->enc, t->ip, emu_now(e)));
-	else
+	} else {
 		emu_enc_check(e, t, ptenc_boundary(&t->enc, t->ip, emu_now(e)));
+	}
 	t->pending_sig = 0;
 	t->delivering = false;
 	t->blocked = false;

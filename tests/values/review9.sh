@@ -245,6 +245,38 @@ for mode in ${REVIEW9_MODES:-$all rw sysw}; do
 		vcheck $mode
 		;;
 	esac
+	# c32: the 32-bit code's pushes (at 0x20000ef8..0x20000eff) ran in
+	# the gap after the far jump: a watch there, reverse from the end,
+	# must stop at that gap (the truth has no instruction there, so
+	# watchtruth cannot see them), in stop and strict.
+	if [ $mode = c32 ]; then
+		p0=$("$PTREC" insns "$tmp/c32" 2>/dev/null | grep -m1 'ljmp' | cut -f1)
+		for wmode in stop strict; do
+			got=$(endscan "$tmp/c32" $wmode '*(long *)0x20000ef8' 0)
+			if [ -n "$p0" ] && [ -n "$got" ] && [ "$got" -ge "$p0" ]; then
+				ok "review9.c c32 GDB ($wmode): stops at the gap at $got"
+			else
+				bad "review9.c c32 GDB ($wmode): reverse-continue from the end stops at ${got:-?}, before the far jump at ${p0:-?}"
+			fi
+		done
+	fi
+	# smc*: the patched code ran in the gap at its call (no image
+	# there): a watch on r9_g[1], which the code after it writes,
+	# reverse from the end must stop there or later.
+	case $mode in
+	smctext|smcmem|smcrw)
+		p0=$("$PTREC" insns "$tmp/$mode" 2>/dev/null |
+			grep 'call.*<r9_smcfn>' | tail -1 | cut -f1)
+		for wmode in stop strict; do
+			got=$(endscan "$tmp/$mode" $wmode 'r9_g[1]' 0)
+			if [ -n "$p0" ] && [ -n "$got" ] && [ "$got" -ge "$p0" ]; then
+				ok "review9.c $mode GDB ($wmode): stops at $got, at the patched code's gap"
+			else
+				bad "review9.c $mode GDB ($wmode): reverse-continue from the end stops at ${got:-?}, before the patched call at ${p0:-?}"
+			fi
+		done
+		;;
+	esac
 	wtcheck $mode
 done
 tap_end values-review9
