@@ -222,9 +222,9 @@ static void issue_step(struct emu *e, struct thr *t)
 	 * compatibility mode (a far transfer or a sigreturn to cs 0x23):
 	 * our decoder, the encoder's MODE.Exec and the replay's engines
 	 * are 64-bit, so it is left out: the trace stays disabled there (a
-	 * gap, TIP.PGD at the far transfer, TIP.PGE back in 64-bit code),
-	 * as for the vsyscall page.  Its instructions are stepped as
-	 * opaque ones (emu_step.c emu_compat_done()).
+	 * gap: TIP.PGD at the far transfer, OVF and TIP.PGE back in 64-bit
+	 * code; docs/recorder.md).  Its instructions are stepped as opaque
+	 * ones (emu_space.c emu_compat_done()).
 	 */
 	was_compat = t->compat;
 	t->compat = t->regs.cs != EMU_USER_CS;

@@ -140,18 +140,6 @@ static void emit_piece(struct emu *e, struct proc *p, pid_t tid,
 		e->st->sideband_records++;
 }
 
-/*
- * Which pages of @mp hold other bytes than its file's: of those copied
- * on write (a private mapping's page that was written: present and not a
- * file page, or swapped out; Documentation/admin-guide/mm/pagemap.rst,
- * bits 63, 62, 61), the ones whose bytes differ.  Sets bit i of @cow
- * (64 pages a word) for page i; returns how many.  Where
- * /proc/PID/pagemap cannot be read, every page is compared.
- */
-#define PM_PRESENT (1ull << 63)
-#define PM_SWAP (1ull << 62)
-#define PM_FILE (1ull << 61)
-
 /* Whether page @i of @mp, copied on write, holds other bytes than the
  * file there (a breakpoint the recorder wrote and took back does not);
  * true when either cannot be read.
@@ -178,6 +166,18 @@ static bool page_differs(pid_t pid, const struct map *mp, size_t i)
 	memset(file + n, 0, sizeof(file) - (size_t)n);	/* past the end */
 	return memcmp(live, file, sizeof(live)) != 0;
 }
+
+/*
+ * Which pages of @mp hold other bytes than its file's: of those copied
+ * on write (a private mapping's page that was written: present and not a
+ * file page, or swapped out; Documentation/admin-guide/mm/pagemap.rst,
+ * bits 63, 62, 61), the ones whose bytes differ.  Sets bit i of @cow
+ * (64 pages a word) for page i; returns how many.  Where
+ * /proc/PID/pagemap cannot be read, every page is compared.
+ */
+#define PM_PRESENT (1ull << 63)
+#define PM_SWAP (1ull << 62)
+#define PM_FILE (1ull << 61)
 
 static int64_t pages_cowed(pid_t pid, const struct map *mp, uint64_t *cow,
 			   size_t npages)
@@ -421,8 +421,10 @@ static void text_recheck(struct emu *e, struct proc *p, pid_t tid)
 		}
 		n = pages_cowed(p->pid, mp, cow, npages);
 		free(cow);
-		if (n > 0 && (uint64_t)n != mp->cowed)
+		if (n > 0 && (uint64_t)n != mp->cowed) {
 			emit_mmap(e, p, tid, mp, 0);
+			e->gen++;	/* our cached decodes there too */
+		}
 	}
 }
 
