@@ -183,7 +183,9 @@ static int mode_exec(struct ptenc *e)
 	struct pt_packet pkt = { .type = ppt_mode };
 
 	pkt.payload.mode.leaf = pt_mol_exec;
-	pkt.payload.mode.bits.exec.csl = 1;	/* 64-bit code */
+	/* 33.4.2.8: CS.L 1 is 64-bit code; CS.L 0, CS.D 1 32-bit. */
+	pkt.payload.mode.bits.exec.csl = !e->mode32;
+	pkt.payload.mode.bits.exec.csd = e->mode32;
 	return put(e, &pkt);
 }
 
@@ -250,6 +252,18 @@ int ptenc_disable_async(struct ptenc *e, uint64_t ip)
 	e->enabled = false;
 	ret = ip_packet(e, ppt_fup, ip);
 	return ret ? ret : suppressed(e, ppt_tip_pgd);
+}
+
+int ptenc_overflow(struct ptenc *e)
+{
+	struct pt_packet pkt = { .type = ppt_ovf };
+	int ret = flush_tnt(e);
+
+	/* The decoder starts afresh: a full IP next, no return stack. */
+	e->have_ip = false;
+	e->last_ip = 0;
+	e->rs_n = 0;
+	return ret ? ret : put(e, &pkt);
 }
 
 int ptenc_ptwrite(struct ptenc *e, uint64_t ip, uint64_t payload,

@@ -31,6 +31,8 @@ struct ptenc {
 	unsigned int rs_top, rs_n;
 	uint64_t last_ip;		/* IP compression reference */
 	bool have_ip;
+	/* MODE.Exec says 32-bit code (CS.L 0, CS.D 1) instead of 64-bit */
+	bool mode32;
 	bool enabled;			/* PacketEn */
 	bool no_retcomp;		/* DisRETC: every RET gets a TIP */
 	uint64_t psb_period;		/* bytes between PSBs */
@@ -60,6 +62,12 @@ int ptenc_disable_sync(struct ptenc *e);
  * FUP(@ip), TIP.PGD.
  */
 int ptenc_disable_async(struct ptenc *e, uint64_t ip);
+
+/* OVF (33.4.2.16), written while PacketEn is clear: what ran since the
+ * trace was disabled is not known to the decoder (a gap); a TIP.PGE
+ * (ptenc_enable()) follows.
+ */
+int ptenc_overflow(struct ptenc *e);
 
 /*
  * The PTWRITE at @ip wrote @payload of @size bytes (4 or 8), before it

@@ -198,6 +198,7 @@ static bool is_execve(const struct thr *t)
 static void issue_step(struct emu *e, struct thr *t)
 {
 	int sig = t->pending_sig;
+	bool was_compat;
 	int ret;
 
 	if (t != e->cur) {
@@ -216,16 +217,51 @@ static void issue_step(struct emu *e, struct thr *t)
 	}
 	t->ip = t->regs.rip;
 	t->entry = t->regs;
-	emu_fetch_insn(e, t, t->ip, &t->in);
+	/*
+	 * Code under another cs than the 64-bit user cs runs in
+	 * compatibility mode (a far transfer or a sigreturn to cs 0x23):
+	 * our decoder, the encoder's MODE.Exec and the replay's engines
+	 * are 64-bit, so it is left out: the trace stays disabled there (a
+	 * gap: TIP.PGD at the far transfer, OVF and TIP.PGE back in 64-bit
+	 * code; docs/recorder.md).  Its instructions are stepped as opaque
+	 * ones (emu_space.c emu_compat_done()).
+	 */
+	was_compat = t->compat;
+	t->compat = t->regs.cs != EMU_USER_CS;
+	t->enc.mode32 = false;
+	if (__builtin_expect(t->compat, 0) &&
+	    getenv("PTREC_EMU_COMPAT_TRACE")) {
+		/* Tests: traced as a CPU traces it, under MODE.Exec
+		 * 32-bit (its classes from our 64-bit decoder, so some
+		 * steps are anomalies), which the replay must take as
+		 * barriers (review9.sh c32hw).
+		 */
+		t->compat = false;
+		t->enc.mode32 = true;
+	}
+	if (__builtin_expect(t->compat, 0))
+		t->in = (struct insn){ .cls = IC_OTHER };
+	else
+		emu_fetch_insn(e, t, t->ip, &t->in);
 	if (!t->started) {
 		emu_enc_check(e, t, ptenc_start(&t->enc, emu_now(e)));
 		t->started = true;
 		emu_trap_hide(t);
 	}
-	if (!t->enc.enabled)
+	if (__builtin_expect(t->compat, 0)) {
+		emu_enc_check(e, t, ptenc_disable_async(&t->enc, t->ip));
+	} else if (!t->enc.enabled) {
+		/* Back from compatibility-mode code: an OVF before the
+		 * TIP.PGE, so that the replay has a gap there (code ran
+		 * that it does not see: values unknown, a watchpoint
+		 * stops), not a far transfer's return.
+		 */
+		if (__builtin_expect(was_compat, 0))
+			emu_enc_check(e, t, ptenc_overflow(&t->enc));
 		emu_enc_check(e, t, ptenc_enable(&t->enc, t->ip, emu_now(e)));
-	else
+	} else {
 		emu_enc_check(e, t, ptenc_boundary(&t->enc, t->ip, emu_now(e)));
+	}
 	t->pending_sig = 0;
 	t->delivering = false;
 	t->blocked = false;
@@ -240,7 +276,7 @@ static void issue_step(struct emu *e, struct thr *t)
 			emu_trap_show(t);
 	}
 	/* Never run: emulated, with its packets (emu_ptwrite.c). */
-	if (!sig && emu_ptwrite(e, t)) {
+	if (!sig && !t->compat && emu_ptwrite(e, t)) {
 		if (e->quantum)
 			e->quantum--;
 		return;

@@ -55,6 +55,9 @@ struct proc {
 	struct proc *next;
 };
 
+/* Linux's 64-bit user code segment (__USER_CS); 0x23 is the 32-bit one. */
+#define EMU_USER_CS 0x33
+
 struct thr {
 	pid_t tid;
 	struct proc *proc;
@@ -80,6 +83,11 @@ struct thr {
 	 * thread resolves: userfaultfd): others step meanwhile
 	 */
 	bool blocked;
+	/* its step runs code under a cs other than the 64-bit user cs
+	 * (compatibility mode, after a far transfer or sigreturn): no
+	 * packets, no truth, the trace disabled (emu.c issue_step())
+	 */
+	bool compat;
 	/* CLONE_UNTRACED stripped from its clone (emu_untraced_strip()):
 	 * to put back into rdi (or clone3's flags word at @untraced_at)
 	 * when the call completes, and into a child's rdi at its first
@@ -152,6 +160,8 @@ void emu_emit_record(struct emu *e, struct ptrec_sb_header *h);
 void emu_emit_comm(struct emu *e, struct thr *t);
 void emu_emit_switch(struct emu *e, struct thr *t, uint16_t type,
 		     uint16_t flags);
+void emu_compat_done(struct emu *e, struct thr *t);
+void emu_text_check(struct emu *e, struct thr *t);
 void emu_update_maps(struct emu *e, struct proc *p, pid_t tid,
 		     uint16_t flags);
 int emu_maps_copy(struct maps *dst, const struct maps *src);

@@ -116,29 +116,21 @@ static const char *image_key_vdso(struct emu *e, pid_t pid,
 
 /* ---- address space ------------------------------------------------------ */
 
-static void emit_mmap(struct emu *e, struct proc *p, pid_t tid,
-		      const struct map *mp, uint16_t flags)
+static void emit_piece(struct emu *e, struct proc *p, pid_t tid,
+		       const struct map *mp, uint64_t start, uint64_t end,
+		       const char *key, uint16_t flags)
 {
 	struct ptrec_sb_mmap m = { .hdr = { .type = PTREC_SB_MMAP,
 					    .flags = flags } };
-	const char *key = NULL;
 	struct sb_err err;
 	int ret;
 
-	if (mp->prot & PROT_EXEC) {
-		if (map_is_file(mp))
-			key = image_key_file(e, mp->path);
-		else if (!strcmp(mp->path, "[vdso]"))
-			key = image_key_vdso(e, p->pid, mp);
-	}
-	if (e->error)
-		return;
 	m.hdr.time = emu_now(e);
 	m.pid = (uint32_t)p->pid;
 	m.tid = (uint32_t)tid;
-	m.start = mp->start;
-	m.len = mp->end - mp->start;
-	m.pgoff = mp->pgoff;
+	m.start = start;
+	m.len = end - start;
+	m.pgoff = mp->pgoff + (start - mp->start);
 	m.prot = mp->prot;
 	m.mflags = mp->mflags;
 	ret = sb_writer_add_mmap(e->sb, &m, key, mp->path, &err);
@@ -148,29 +140,169 @@ static void emit_mmap(struct emu *e, struct proc *p, pid_t tid,
 		e->st->sideband_records++;
 }
 
-static bool maps_has(const struct maps *ms, const struct map *mp)
+/* Whether page @i of @mp, copied on write, holds other bytes than the
+ * file there (a breakpoint the recorder wrote and took back does not);
+ * true when either cannot be read.
+ */
+static bool page_differs(pid_t pid, const struct map *mp, size_t i)
+{
+	uint8_t live[4096], file[4096];
+	uint64_t at = mp->start + ((uint64_t)i << 12);
+	struct iovec l = { live, sizeof(live) };
+	struct iovec r = { (void *)(uintptr_t)at, sizeof(live) };
+	ssize_t n;
+	int fd;
+
+	if (process_vm_readv(pid, &l, 1, &r, 1, 0) != sizeof(live))
+		return true;
+	fd = open(mp->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	n = pread(fd, file, sizeof(file),
+		  (off_t)(mp->pgoff + ((uint64_t)i << 12)));
+	close(fd);
+	if (n < 0)
+		return true;
+	memset(file + n, 0, sizeof(file) - (size_t)n);	/* past the end */
+	return memcmp(live, file, sizeof(live)) != 0;
+}
+
+/*
+ * Which pages of @mp hold other bytes than its file's: of those copied
+ * on write (a private mapping's page that was written: present and not a
+ * file page, or swapped out; Documentation/admin-guide/mm/pagemap.rst,
+ * bits 63, 62, 61), the ones whose bytes differ.  Sets bit i of @cow
+ * (64 pages a word) for page i; returns how many.  Where
+ * /proc/PID/pagemap cannot be read, every page is compared.
+ */
+#define PM_PRESENT (1ull << 63)
+#define PM_SWAP (1ull << 62)
+#define PM_FILE (1ull << 61)
+
+static int64_t pages_cowed(pid_t pid, const struct map *mp, uint64_t *cow,
+			   size_t npages)
+{
+	char path[64];
+	uint64_t buf[512];
+	int64_t n = 0;
+	size_t i, k;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	for (i = 0; i < npages; i += k) {
+		size_t want = npages - i < 512 ? npages - i : 512;
+		ssize_t got = fd < 0 ? -1 :
+			pread(fd, buf, want * 8,
+			      (off_t)((mp->start >> 12) + i) * 8);
+
+		/* Unreadable: every page is compared. */
+		if (got < (ssize_t)(want * 8))
+			for (k = 0; k < want; k++)
+				buf[k] = PM_SWAP;
+		for (k = 0; k < want; k++)
+			if ((((buf[k] & PM_PRESENT) && !(buf[k] & PM_FILE)) ||
+			     (buf[k] & PM_SWAP)) &&
+			    page_differs(pid, mp, i + k)) {
+				cow[(i + k) / 64] |= 1ull << ((i + k) % 64);
+				n++;
+			}
+	}
+	if (fd >= 0)
+		close(fd);
+	return n;
+}
+
+/*
+ * Records @mp.  A file-backed executable mapping's code comes from the
+ * image store (the file's bytes), except where the program may have
+ * written it: the whole mapping while it is writable, and its pages
+ * copied on write (code patched through an mprotect that made it
+ * writable, text relocations, /proc/PID/mem): those are recorded without
+ * image key, as anonymous executable memory is, so the replay has a gap
+ * there instead of decoding the file's old instructions
+ * (tests/values/review9.c smctext).
+ */
+static void emit_mmap(struct emu *e, struct proc *p, pid_t tid,
+		      struct map *mp, uint16_t flags)
+{
+	size_t npages = (size_t)((mp->end - mp->start) >> 12), i, j;
+	const char *key = NULL;
+	uint64_t *cow = NULL;
+	int64_t ncow = 0;
+
+	mp->cowed = 0;
+	if (mp->prot & PROT_EXEC) {
+		if (map_is_file(mp) && !(mp->prot & PROT_WRITE)) {
+			key = image_key_file(e, mp->path);
+			cow = calloc(npages / 64 + 1, sizeof(*cow));
+			if (!cow) {
+				emu_fail(e, -ENOMEM, "out of memory");
+				return;
+			}
+			ncow = pages_cowed(p->pid, mp, cow, npages);
+		} else if (!strcmp(mp->path, "[vdso]")) {
+			key = image_key_vdso(e, p->pid, mp);
+		}
+	}
+	if (e->error || ncow <= 0 || !key) {
+		if (!e->error)
+			emit_piece(e, p, tid, mp, mp->start, mp->end, key,
+				   flags);
+		free(cow);
+		return;
+	}
+	mp->cowed = (uint64_t)ncow;
+	for (i = 0; i < npages; i = j) {
+		bool w = cow[i / 64] >> (i % 64) & 1;
+
+		for (j = i + 1; j < npages &&
+		     (bool)(cow[j / 64] >> (j % 64) & 1) == w; j++)
+			;
+		emit_piece(e, p, tid, mp, mp->start + (i << 12),
+			   mp->start + (j << 12), w ? NULL : key, flags);
+	}
+	free(cow);
+}
+
+static const struct map *maps_find(const struct maps *ms,
+				   const struct map *mp)
 {
 	size_t i;
 
 	for (i = 0; i < ms->n; i++)
 		if (map_equal(&ms->v[i], mp))
-			return true;
-	return false;
+			return &ms->v[i];
+	return NULL;
 }
 
-/* A protection change that keeps the same mapping and its executability. */
+static bool maps_has(const struct maps *ms, const struct map *mp)
+{
+	return maps_find(ms, mp) != NULL;
+}
+
+/*
+ * A protection change that keeps the same mapping and its executability,
+ * other than one that makes a file-backed executable mapping writable:
+ * its code is no longer the file's from then on (emit_mmap()).  @ms
+ * holds the old mappings when @old, else the new ones.
+ */
 static const struct map *same_but_prot(const struct maps *ms,
-				       const struct map *mp)
+				       const struct map *mp, bool old)
 {
 	size_t i;
 
 	for (i = 0; i < ms->n; i++) {
 		const struct map *o = &ms->v[i];
+		const struct map *n = old ? mp : o;
 
 		if (o->start == mp->start && o->end == mp->end &&
 		    o->pgoff == mp->pgoff && !strcmp(o->path, mp->path) &&
 		    o->prot != mp->prot &&
-		    !((o->prot ^ mp->prot) & PROT_EXEC))
+		    !((o->prot ^ mp->prot) & PROT_EXEC) &&
+		    !((n->prot & PROT_EXEC) && map_is_file(n) &&
+		      ((o->prot ^ mp->prot) & PROT_WRITE) &&
+		      (n->prot & PROT_WRITE)))
 			return o;
 	}
 	return NULL;
@@ -200,7 +332,7 @@ void emu_update_maps(struct emu *e, struct proc *p, pid_t tid,
 
 		if (maps_has(&nm, o))
 			continue;
-		np = same_but_prot(&nm, o);
+		np = same_but_prot(&nm, o, false);
 		if (np) {
 			struct ptrec_sb_mprotect r = {
 				.hdr = { .type = PTREC_SB_MPROTECT } };
@@ -222,13 +354,133 @@ void emu_update_maps(struct emu *e, struct proc *p, pid_t tid,
 			emu_emit_record(e, &r.hdr);
 		}
 	}
-	for (i = 0; i < nm.n; i++)
-		if (!maps_has(&p->maps, &nm.v[i]) &&
-		    !same_but_prot(&p->maps, &nm.v[i]))
+	for (i = 0; i < nm.n; i++) {
+		const struct map *o = maps_find(&p->maps, &nm.v[i]);
+
+		if (!o)
+			o = same_but_prot(&p->maps, &nm.v[i], true);
+		if (o)
+			nm.v[i].cowed = o->cowed;
+		else
 			emit_mmap(e, p, tid, &nm.v[i], flags);
+	}
 	maps_free(&p->maps);
 	p->maps = nm;
 	e->gen++;	/* code may have changed under cached decodes */
+}
+
+/*
+ * A step of compatibility-mode code (t->compat: no packets, no truth)
+ * ended.  A system call there (int 0x80, SYSENTER, SYSCALL, with
+ * i386's numbers) may have changed the mappings: they are re-read after
+ * any instruction that may be one.
+ */
+void emu_compat_done(struct emu *e, struct thr *t)
+{
+	uint8_t b[16];
+	struct iovec l = { b, sizeof(b) };
+	struct iovec r = { (void *)(uintptr_t)t->ip, sizeof(b) };
+	ssize_t n = process_vm_readv(t->tid, &l, 1, &r, 1, 0);
+	ssize_t i = 0;
+
+	while (i < n && (b[i] == 0x66 || b[i] == 0x67 || b[i] == 0xf0 ||
+			 b[i] == 0xf2 || b[i] == 0xf3 || b[i] == 0x26 ||
+			 b[i] == 0x2e || b[i] == 0x36 || b[i] == 0x3e ||
+			 b[i] == 0x64 || b[i] == 0x65))
+		i++;
+	if (n <= 0 || (long)t->regs.orig_rax != -1 ||
+	    (i < n && b[i] == 0xcd) ||
+	    (i + 1 < n && b[i] == 0x0f && (b[i + 1] == 0x05 ||
+					  b[i + 1] == 0x34)))
+		emu_update_maps(e, t->proc, t->tid, 0);
+}
+
+/*
+ * Re-records @p's file-backed executable mappings whose pages, copied on
+ * write, now differ from the file in more pages than when they were
+ * recorded: written through /proc/PID/mem, which writes read-only
+ * private pages too (FOLL_FORCE; process_vm_writev(2) cannot).
+ */
+static void text_recheck(struct emu *e, struct proc *p, pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < p->maps.n; i++) {
+		struct map *mp = &p->maps.v[i];
+		size_t npages = (size_t)((mp->end - mp->start) >> 12);
+		uint64_t *cow;
+		int64_t n;
+
+		if (!(mp->prot & PROT_EXEC) || (mp->prot & PROT_WRITE) ||
+		    !map_is_file(mp))
+			continue;
+		cow = calloc(npages / 64 + 1, sizeof(*cow));
+		if (!cow) {
+			emu_fail(e, -ENOMEM, "out of memory");
+			return;
+		}
+		n = pages_cowed(p->pid, mp, cow, npages);
+		free(cow);
+		if (n > 0 && (uint64_t)n != mp->cowed) {
+			emit_mmap(e, p, tid, mp, 0);
+			e->gen++;	/* our cached decodes there too */
+		}
+	}
+}
+
+/* The process whose memory /proc/PID/mem file @fd of @t writes, or NULL. */
+static struct proc *mem_file_of(struct emu *e, struct thr *t, uint64_t fd)
+{
+	char link[64], path[64];
+	ssize_t n;
+	int pid;
+	char c;
+
+	if (fd > 0x7fffffff)
+		return NULL;
+	snprintf(link, sizeof(link), "/proc/%d/fd/%d", t->proc->pid, (int)fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n <= 0)
+		return NULL;
+	path[n] = '\0';
+	if (sscanf(path, "/proc/%d/mem%c", &pid, &c) != 1)
+		return NULL;
+	return emu_proc_find(e, (pid_t)pid);
+}
+
+/*
+ * After a system call the switch of emu_step.c after_syscall() did not
+ * take: the mapping changes of int 0x80 (i386's numbers: mmap 90,
+ * munmap 91, brk 45, ipc 117 (shmat, shmdt), mprotect 125, mremap 163,
+ * mmap2 192, pkey_mprotect 380), and writes to a /proc/PID/mem file
+ * (write, pwrite64, writev, pwritev, pwritev2; x32's too) that may have
+ * patched code (text_recheck()).
+ */
+void emu_text_check(struct emu *e, struct thr *t)
+{
+	uint64_t nr = t->entry.rax;
+	struct proc *p;
+	long word;
+
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, t->tid, (void *)t->ip, 0);
+	if (!errno && (word & 0xffff) == 0x80cd) {	/* cd 80: int 0x80 */
+		nr &= 0xffffffffu;
+		if (nr == 90 || nr == 91 || nr == 45 || nr == 117 ||
+		    nr == 125 || nr == 163 || nr == 192 || nr == 380)
+			emu_update_maps(e, t->proc, t->tid, 0);
+		return;
+	}
+	nr &= 0xbfffffffull;
+	if (nr != SYS_write && nr != SYS_pwrite64 && nr != SYS_writev &&
+	    nr != SYS_pwritev && nr != SYS_pwritev2 && nr != 516 &&
+	    nr != 535 && nr != 547)	/* x32's writev, pwritev(2) */
+		return;
+	if ((int64_t)t->regs.rax <= 0)
+		return;
+	p = mem_file_of(e, t, t->entry.rdi);
+	if (p)
+		text_recheck(e, p, t->tid);
 }
 
 int emu_maps_copy(struct maps *dst, const struct maps *src)

@@ -150,7 +150,7 @@ static void clear_tid_note(struct thr *t)
 
 static void after_syscall(struct emu *e, struct thr *t)
 {
-	long nr = (long)t->entry.rax;
+	long nr = (long)(t->entry.rax & 0xbfffffffull);	/* x32's too */
 
 	switch (nr) {
 	case SYS_mmap:
@@ -167,6 +167,7 @@ static void after_syscall(struct emu *e, struct thr *t)
 		emu_emit_comm(e, t);		/* PR_SET_NAME */
 		break;
 	default:
+		emu_text_check(e, t);
 		break;
 	}
 	clear_tid_note(t);
@@ -420,6 +421,10 @@ static void step_done(struct emu *e, struct thr *t)
 		return;
 	}
 	t->st = T_READY;
+	if (__builtin_expect(t->compat, 0)) {
+		emu_compat_done(e, t);
+		return;
+	}
 	/*
 	 * Nothing retired: REP string instructions trap after each
 	 * iteration, and the first step after an exec traps on the way back
@@ -582,7 +587,7 @@ void emu_handle_stop(struct emu *e, pid_t tid, int status)
 		 * again at the instruction, which then retired or not.
 		 */
 		t->blocked = false;
-		if (t->started && !t->enc.enabled)
+		if (t->started && !t->enc.enabled && !t->compat)
 			emu_enc_check(e, t, ptenc_enable(&t->enc, t->ip,
 							 emu_now(e)));
 	}

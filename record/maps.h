@@ -15,6 +15,10 @@ struct map {
 	char *path;		/* "" for anonymous; "[vdso]", ... */
 	uint32_t dev_major, dev_minor;	/* the file's device, 0:0 none */
 	uint64_t ino;		/* its inode, 0 none */
+	/* the software recorder's: pages of a file-backed executable
+	 * mapping written (copied on write) when its MMAP was recorded
+	 */
+	uint64_t cowed;
 };
 
 struct maps {

@@ -539,6 +539,36 @@ void rcv_decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	e->in = *in;
 }
 
+void rcv_decode_barrier(uint64_t ip, size_t len, uint8_t iclass,
+			struct rcv_ins *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->xw = 0xffff;
+	in->ip = ip;
+	in->len = (uint8_t)len;
+	in->next = ip + len;
+	in->iclass = iclass;
+	in->flags = RCV_I_BAD | RCV_I_BARRIER | RCV_I_MEMBAR;
+	in->gr = 0xffff;
+}
+
+/*
+ * Compatibility-mode code (a hardware trace's MODE.Exec with CS.L clear,
+ * SDM Vol. 3C 33.4.2.8) has other operand and stack sizes than capstone's
+ * 64-bit decode gives it (push %ecx is 4 bytes there, not 8): a barrier,
+ * never a 64-bit reading of it.  The software recorder leaves such code
+ * out (a gap, docs/recorder.md).
+ */
+void rcv_decode_insn(struct rcv_dec *d, const struct rp_insn *insn,
+		     struct rcv_ins *in)
+{
+	if (insn->bits && insn->bits != 64)
+		rcv_decode_barrier(insn->ip, insn->size, insn->iclass, in);
+	else
+		rcv_decode(d, insn->ip, insn->raw, insn->size, insn->iclass,
+			   in);
+}
+
 /* The operand capstone gives as @o, in the engine's terms. */
 static void op_of(const cs_x86_op *o, struct rcv_op *p)
 {

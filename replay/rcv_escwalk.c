@@ -194,8 +194,7 @@ void rcv_esc_compute(struct rp_recover *rc)
 			esc = p ? p - 1 : 0;
 			break;
 		}
-		rcv_decode(rc->dec, insn.ip, insn.raw, insn.size, insn.iclass,
-			   &in);
+		rcv_decode_insn(rc->dec, &insn, &in);
 		if (p && !rc->no_handlers &&
 		    (unexpected(&prev, piclass, insn.ip) ||
 		     rcv_async_away(rc->s, rc->tid, &evi, p - 1, insn.ip)))

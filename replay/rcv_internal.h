@@ -157,6 +157,15 @@ size_t rcv_dec_len(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
  */
 void rcv_decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		size_t len, uint8_t iclass, struct rcv_ins *in);
+/* rcv_decode() of a history's instruction: one that did not run in
+ * 64-bit mode (libipt's exec mode, from a trace's MODE.Exec) is a
+ * barrier, which rcv_decode_barrier() fills in.
+ */
+struct rp_insn;
+void rcv_decode_insn(struct rcv_dec *d, const struct rp_insn *insn,
+		     struct rcv_ins *in);
+void rcv_decode_barrier(uint64_t ip, size_t len, uint8_t iclass,
+			struct rcv_ins *in);
 
 /*
  * What semantics need from a window: memory before instruction @i (bytes

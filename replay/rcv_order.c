@@ -220,8 +220,7 @@ static int64_t sys_arg(struct rcv_dec *dec, const struct rcv_hist *h,
 		k--;
 		if (h->peek(h->ctx, k, &insn))
 			return -1;
-		rcv_decode(dec, insn.ip, insn.raw, insn.size,
-			   insn.iclass, &in);
+		rcv_decode_insn(dec, &insn, &in);
 		e = rcv_expected(&in, next, 0);
 		if ((in.flags & (RCV_I_BARRIER | RCV_I_SYSCALL)) ||
 		    (e != 1 && !(e == 2 && ind)))

@@ -730,8 +730,7 @@ static uint64_t first_read(struct why_ctx *x, unsigned int g)
 		uint16_t m = left;	/* not decoded: it may read any */
 
 		if (!rp_cursor_peek(x->cur, p, &insn)) {
-			rcv_decode(rc->dec, insn.ip, insn.raw, insn.size,
-				   insn.iclass, &in);
+			rcv_decode_insn(rc->dec, &insn, &in);
 			m &= in.gr;
 			if (in.id == X86_INS_SYSCALL && nr >= 0)
 				m &= sys_reads(nr);

@@ -347,8 +347,7 @@ static int win_load(struct rp_recover *rc, struct win *w)
 		ret = rp_cursor_peek(c, w->first + i, &insn);
 		if (ret)
 			goto out;
-		rcv_decode(rc->dec, insn.ip, insn.raw, insn.size, insn.iclass,
-			   in);
+		rcv_decode_insn(rc->dec, &insn, in);
 		if (insn.iclass == RP_IC_CALL)
 			depth++;
 		else if (insn.iclass == RP_IC_RETURN && --depth < dmin)

@@ -34,7 +34,7 @@
  */
 struct icache {
 	uint64_t ip;
-	uint8_t size, iclass;
+	uint8_t size, iclass, bits;
 	uint8_t raw[15];
 	struct rcv_ins in;
 };
@@ -130,10 +130,12 @@ void wpf_fix(struct rcv_ins *in, const uint8_t *raw, size_t size)
 	}
 }
 
-/* A new pool entry: @raw (@size bytes at @ip, class @iclass) decoded. */
+/* A new pool entry: @raw (@size bytes at @ip, class @iclass, @bits-bit
+ * code) decoded.
+ */
 static struct icache *pool_new(struct wpf_ins *c, uint64_t ip,
 			       const uint8_t *raw, uint8_t size,
-			       uint8_t iclass)
+			       uint8_t iclass, uint8_t bits)
 {
 	struct icache *e;
 
@@ -150,8 +152,12 @@ static struct icache *pool_new(struct wpf_ins *c, uint64_t ip,
 	e->ip = ip;
 	e->size = size;
 	e->iclass = iclass;
+	e->bits = bits;
 	memcpy(e->raw, raw, size);
-	rcv_decode(c->dec, ip, raw, size, iclass, &e->in);
+	if (bits && bits != 64)		/* rcv_decode_insn() */
+		rcv_decode_barrier(ip, size, iclass, &e->in);
+	else
+		rcv_decode(c->dec, ip, raw, size, iclass, &e->in);
 	wpf_fix(&e->in, raw, size);
 	return e;
 }
@@ -182,12 +188,12 @@ static int decode(struct wpf_ins *c, const struct rp_insn *insn,
 	if (c->ic[h])
 		e = pool_at(c, c->ic[h] - 1);
 	if (!e || e->size != insn->size || e->iclass != insn->iclass ||
-	    memcmp(e->raw, insn->raw, insn->size)) {
+	    e->bits != insn->bits || memcmp(e->raw, insn->raw, insn->size)) {
 		/* A new entry, also for other bytes at a known address
 		 * (code written since): the old one may be in use.
 		 */
 		e = pool_new(c, insn->ip, insn->raw, insn->size,
-			     insn->iclass);
+			     insn->iclass, insn->bits);
 		if (!e)
 			return -RP_ERR_NOMEM;
 		if (!c->ic[h])
@@ -337,7 +343,8 @@ static int run_extend(struct rp_session *s, struct wpf_ins *c,
 				return -RP_ERR_NOMEM;
 			r->cap = (uint32_t)cap;
 		}
-		e = pool_new(c, ip, raw, d.len, (uint8_t)ptk_class(d.cls));
+		e = pool_new(c, ip, raw, d.len, (uint8_t)ptk_class(d.cls),
+			     64);
 		if (!e)
 			return -RP_ERR_NOMEM;
 		if (r->other == r->n && e->iclass == RP_IC_OTHER)

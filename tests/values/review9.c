@@ -418,6 +418,44 @@ static void smctext(void)
 			 EXIT_NOW ::: "memory", "rbx", "r12", "r13");
 }
 
+/* smcmem: the same patch written through /proc/self/mem (which writes
+ * a read-only private page: no mprotect), and smcrw: the page made
+ * writable without PROT_EXEC, patched, then executable again.
+ */
+static void smc_run(void)
+{
+	__asm__ volatile("call r9_smcfn\n"
+			 "mov %%rbx, r9_g+8(%%rip)\n"
+			 "mov r9_g(%%rip), %%r13\n"
+			 EXIT_NOW ::: "memory", "rbx", "r12", "r13");
+}
+
+static void smcmem(void)
+{
+	uint16_t v = 0x2222;
+	int fd = open("/proc/self/mem", O_RDWR);
+
+	__asm__ volatile("call r9_smcfn\n"
+			 "mov %%rbx, r9_g(%%rip)\n" ::: "memory", "rbx", "r12");
+	if (fd < 0 || pwrite(fd, &v, 2, (off_t)(uintptr_t)r9_smcfn + 2) != 2)
+		exit(7);
+	smc_run();
+}
+
+static void smcrw(void)
+{
+	uintptr_t pg = (uintptr_t)r9_smcfn & ~(uintptr_t)4095;
+
+	__asm__ volatile("call r9_smcfn\n"
+			 "mov %%rbx, r9_g(%%rip)\n" ::: "memory", "rbx", "r12");
+	if (mprotect((void *)pg, 4096, PROT_READ | PROT_WRITE))
+		exit(7);
+	*(volatile uint16_t *)((uintptr_t)r9_smcfn + 2) = 0x2222;
+	if (mprotect((void *)pg, 4096, PROT_READ | PROT_EXEC))
+		exit(7);
+	smc_run();
+}
+
 /* Partial-register writes: zero idioms, mul/div by size, sign and zero
  * extension into 8/16-bit destinations; each starts from known values.
  */
@@ -566,7 +604,10 @@ static void settid(void)
  * runs `inc %eax; dec %ecx` (40, 49: REX prefixes in 64-bit code) and
  * two 4-byte pushes (8 bytes each in 64-bit code), then
  * far-jumps to 64-bit code (cs 0x33) there that jumps back.  The
- * software recorder's encoder writes MODE.Exec 64-bit only.
+ * software recorder's encoder wrote MODE.Exec 64-bit only; it now leaves
+ * such code out (a gap).  c32hw: the same, recorded with
+ * PTREC_EMU_COMPAT_TRACE=1 (traced under MODE.Exec 32-bit, as a CPU
+ * traces it), which the replay must take as barriers.
  */
 __asm__(".section .text.r9c32,\"ax\"\n"
 	".p2align 12\n"
@@ -910,6 +951,10 @@ int main(int argc, char **argv)
 		popfsw();
 	if (!strcmp(m, "smctext"))
 		smctext();
+	if (!strcmp(m, "smcmem"))
+		smcmem();
+	if (!strcmp(m, "smcrw"))
+		smcrw();
 	if (!strcmp(m, "partial"))
 		partial();
 	if (!strcmp(m, "popfbits"))
@@ -918,7 +963,7 @@ int main(int argc, char **argv)
 		rtm();
 	if (!strcmp(m, "settid"))
 		settid();
-	if (!strcmp(m, "c32"))
+	if (!strcmp(m, "c32") || !strcmp(m, "c32hw"))
 		c32();
 	if (!strcmp(m, "memrmw"))
 		memrmw();

@@ -62,6 +62,12 @@
 # stop at each ("may have written").  As review 7's sysw (23 calls then).
 # rw (GDB): string instructions with DF set, several iterations and
 # overlapping copies (review9_rw.tbl): every access stops in every mode.
+# Fixed: c32 (compatibility-mode code is a gap in the software
+# recorder's bundles; c32hw, traced under MODE.Exec 32-bit as a CPU
+# does, is barriers in the replay), smctext and its variants smcmem
+# (the patch written through /proc/self/mem) and smcrw (the page made
+# writable without PROT_EXEC): code patched in a file-backed text page is
+# recorded without image key (a gap).  `make values-review9-check`.
 # REVIEW9_MODES="a b" runs some cases only.
 set -u
 : "${PTREC:?}" "${VALCHECK:?}" "${REVIEW9:?}"
@@ -187,7 +193,7 @@ endscan() {
 # Row 23 (xrstor's read of its header): not named, as review8's
 # xsave-family rows (an access of unknown extent), likewise.
 skip_unknown=" 14 15 16 17 18 19 20 23 "
-all="popfs popfsw settid c32 leaseg vsystime"
+all="popfs popfsw settid c32 c32hw leaseg vsystime smctext smcmem smcrw"
 gdbcases=" popfsw settid vsystime "
 for mode in ${REVIEW9_MODES:-$all rw sysw}; do
 	if [ $mode = rw ]; then
@@ -203,7 +209,22 @@ for mode in ${REVIEW9_MODES:-$all rw sysw}; do
 		ok "review9.c $mode: # SKIP not possible here"
 		continue
 	fi
+	# c32hw: compatibility-mode code traced under MODE.Exec 32-bit, as
+	# hardware traces it (the recorder leaves it out otherwise).
+	if [ $mode = c32hw ]; then
+		export PTREC_EMU_COMPAT_TRACE=1
+	else
+		unset PTREC_EMU_COMPAT_TRACE
+	fi
 	rec $mode
+	if [ $mode = c32hw ]; then
+		if "$PTREC" insns "$tmp/$mode" 2>/dev/null |
+			grep -q 'exec-mode: 32-bit'; then
+			ok "review9.c c32hw: 32-bit code in the history"
+		else
+			bad "review9.c c32hw: no MODE.Exec 32-bit in the history"
+		fi
+	fi
 	case $gdbcases in
 	*" $mode "*)
 		grows $mode
@@ -222,6 +243,38 @@ for mode in ${REVIEW9_MODES:-$all rw sysw}; do
 		;;
 	*)
 		vcheck $mode
+		;;
+	esac
+	# c32: the 32-bit code's pushes (at 0x20000ef8..0x20000eff) ran in
+	# the gap after the far jump: a watch there, reverse from the end,
+	# must stop at that gap (the truth has no instruction there, so
+	# watchtruth cannot see them), in stop and strict.
+	if [ $mode = c32 ]; then
+		p0=$("$PTREC" insns "$tmp/c32" 2>/dev/null | grep -m1 'ljmp' | cut -f1)
+		for wmode in stop strict; do
+			got=$(endscan "$tmp/c32" $wmode '*(long *)0x20000ef8' 0)
+			if [ -n "$p0" ] && [ -n "$got" ] && [ "$got" -ge "$p0" ]; then
+				ok "review9.c c32 GDB ($wmode): stops at the gap at $got"
+			else
+				bad "review9.c c32 GDB ($wmode): reverse-continue from the end stops at ${got:-?}, before the far jump at ${p0:-?}"
+			fi
+		done
+	fi
+	# smc*: the patched code ran in the gap at its call (no image
+	# there): a watch on r9_g[1], which the code after it writes,
+	# reverse from the end must stop there or later.
+	case $mode in
+	smctext|smcmem|smcrw)
+		p0=$("$PTREC" insns "$tmp/$mode" 2>/dev/null |
+			grep 'call.*<r9_smcfn>' | tail -1 | cut -f1)
+		for wmode in stop strict; do
+			got=$(endscan "$tmp/$mode" $wmode 'r9_g[1]' 0)
+			if [ -n "$p0" ] && [ -n "$got" ] && [ "$got" -ge "$p0" ]; then
+				ok "review9.c $mode GDB ($wmode): stops at $got, at the patched code's gap"
+			else
+				bad "review9.c $mode GDB ($wmode): reverse-continue from the end stops at ${got:-?}, before the patched call at ${p0:-?}"
+			fi
+		done
 		;;
 	esac
 	wtcheck $mode

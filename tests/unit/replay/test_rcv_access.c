@@ -382,3 +382,33 @@ Test(rcv_access, far_transfers)
 	cr_assert_eq(RUN("\xca\x08\x00"), 1);		/* lret $8 */
 	cr_assert_eq(acc[0].size, 16);
 }
+
+/* Code that ran in compatibility mode (a trace's MODE.Exec 32-bit):
+ * rcv_decode_insn() makes it a barrier that may touch anything, where
+ * the 64-bit decode of push %ecx (51) would be an 8-byte write below a
+ * known rsp (review9.c c32hw).
+ */
+Test(rcv_access, compat_mode_is_barrier)
+{
+	struct rp_insn ri = { .ip = 0x401000, .size = 1,
+			      .iclass = RP_IC_OTHER, .raw = { 0x51 },
+			      .bits = 32 };
+
+	set(RP_REG_RSP, 0x7ffe0000);
+	rcv_decode_insn(dec, &ri, &in);
+	cr_assert(in.flags & RCV_I_BARRIER);
+	cr_assert(in.flags & RCV_I_MEMBAR);
+	cr_assert_eq(in.len, 1);
+	cr_assert_eq(in.next, 0x401001);
+	cr_assert_eq(rcv_accesses(&ctx, &at, acc, 4), 2);
+	cr_assert(!acc[0].addr_known && !acc[1].addr_known);
+	cr_assert_eq(acc[1].kind, RP_ACC_WRITE);
+	/* the same bytes in 64-bit code: push %rcx, 8 bytes at rsp - 8 */
+	ri.bits = 64;
+	rcv_decode_insn(dec, &ri, &in);
+	cr_assert(!(in.flags & RCV_I_BARRIER));
+	cr_assert_eq(rcv_accesses(&ctx, &at, acc, 4), 1);
+	cr_assert(acc[0].addr_known);
+	cr_assert_eq(acc[0].addr, 0x7ffe0000 - 8);
+	cr_assert_eq(acc[0].size, 8);
+}
