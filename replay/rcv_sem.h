@@ -48,15 +48,30 @@ static inline void rcv_pass(const struct rcv_ins *in,
 	/* xmm: rcv_sse_flow(), straight between the window's states. */
 }
 
-static inline bool rcv_merge_state(struct rcv_state *to,
-				   const struct rcv_state *from,
-				   uint64_t *conflicts)
+/*
+ * The registers of @m (bits as rcv_io_touch(): RCV_NREG of them) merged
+ * from @from into @to; returns the mask of those that changed.
+ */
+static inline uint32_t rcv_merge_state(struct rcv_state *to,
+				       const struct rcv_state *from,
+				       uint32_t m, uint64_t *conflicts)
 {
-	bool ch = false;
+	uint32_t ch = 0;
 	int g;
 
-	for (g = 0; g < RCV_NREG; g++)
-		ch |= rcv_merge(&to->r[g], from->r[g], conflicts);
+	if ((m & RCV_IO_ALL) == RCV_IO_ALL) {
+		for (g = 0; g < RCV_NREG; g++)
+			if (rcv_merge(&to->r[g], from->r[g], conflicts))
+				ch |= 1u << g;
+		return ch;
+	}
+	m &= (1u << RCV_NREG) - 1;
+	while (m) {
+		g = __builtin_ctz(m);
+		m &= m - 1;
+		if (rcv_merge(&to->r[g], from->r[g], conflicts))
+			ch |= 1u << g;
+	}
 	return ch;
 }
 
