@@ -267,6 +267,17 @@ struct rcv_io {
 	uint32_t fwd_pre, fwd_post, back_pre, back_post;
 };
 void rcv_io_map(const struct rcv_ins *in, struct rcv_io *io);
+/*
+ * An evaluation of an instruction (maps @io) due again, forward (@fwd)
+ * or backward, where @mp and @mq are the registers changed in the states
+ * before and after it since its last evaluation that way and @asked
+ * whether that one asked a callback: the registers to merge into the
+ * state it writes, and *@sem whether its semantics must run
+ * (rcv_forward_m(), rcv_backward_m()), else the registers returned are
+ * only carried across (rcv_io_carry(); none: nothing to do).
+ */
+uint32_t rcv_io_due(const struct rcv_io *io, bool fwd, bool asked,
+		    uint32_t mp, uint32_t mq, bool *sem);
 uint32_t rcv_io_carry(const struct rcv_ins *in, struct rcv_state *to,
 		      const struct rcv_state *from, uint32_t m, bool fwd,
 		      uint64_t *conflicts);

@@ -23,10 +23,11 @@
  * any other is RCV_IO_ALL.  tests/unit/replay/test_rcv_io.c checks each
  * form against the semantics themselves.
  */
-uint32_t rcv_io_touch(const struct rcv_ins *in)
+static uint32_t touch(const struct rcv_ins *in, bool *cmov)
 {
 	uint32_t m = in->gr;
-	int g, k;
+	uint64_t w[2], x;
+	int h, b = 0, k;
 
 	switch (in->id) {
 	case X86_INS_MOV: case X86_INS_MOVZX: case X86_INS_MOVSX:
@@ -47,7 +48,13 @@ uint32_t rcv_io_touch(const struct rcv_ins *in)
 		m |= 1u << RP_REG_RSP | 1u << RP_REG_RBP;
 		break;
 	default:
-		if (rcv_cond_jump(in->id) || rcv_cond_of(in->id) >= 0)
+		if (rcv_cond_jump(in->id))
+			break;
+		/* cmov and set: the destination is read too (kept when
+		 * the condition fails).
+		 */
+		*cmov = rcv_cond_of(in->id) >= 0;
+		if (*cmov)
 			break;
 		return RCV_IO_ALL;
 	}
@@ -66,14 +73,24 @@ uint32_t rcv_io_touch(const struct rcv_ins *in)
 		if (o->type == RCV_OP_MEM && o->index >= 0 && o->index < 16)
 			m |= 1u << o->index;
 	}
-	for (g = 0; g < 16; g++)
-		if (in->wcode[g])
-			m |= 1u << g;
+	memcpy(w, in->wcode, sizeof(w));
+	for (h = 0; h < 2; h++)
+		for (x = w[h]; x; x &= ~(0xffull << (8 * b))) {
+			b = __builtin_ctzll(x) >> 3;
+			m |= 1u << (8 * h + b);
+		}
 	if (in->fr || in->fw)
 		m |= RCV_IO_FLAGS;
 	if (in->xsem || in->xw)
 		m |= RCV_IO_X;
 	return m;
+}
+
+uint32_t rcv_io_touch(const struct rcv_ins *in)
+{
+	bool cmov = false;
+
+	return touch(in, &cmov);
 }
 
 /*
@@ -215,7 +232,8 @@ static bool zf_reads(const struct rcv_ins *in)
 
 void rcv_io_map(const struct rcv_ins *in, struct rcv_io *io)
 {
-	uint32_t t = rcv_io_touch(in);
+	bool cmov = false;
+	uint32_t t = touch(in, &cmov);
 
 	io->touch = io->fwd_pre = io->fwd_post = io->back_pre =
 		io->back_post = t;
@@ -228,12 +246,27 @@ void rcv_io_map(const struct rcv_ins *in, struct rcv_io *io)
 	io->fwd_pre = in->gr | (t & ((1u << RP_REG_RSP) | (1u << RP_REG_RBP) |
 				     RCV_IO_X)) |
 		      (in->fr ? RCV_IO_FLAGS : 0);
-	/* cmov and set: the destination too (kept when the condition
-	 * fails).
-	 */
-	if (rcv_cond_of(in->id) >= 0 && !rcv_cond_jump(in->id))
+	if (cmov)
 		io->fwd_pre = t;
 	/* After it: the flags of a result known zero (zf_result()). */
 	io->fwd_post = (t & RCV_IO_X) | (zf_reads(in) ? RCV_IO_FLAGS : 0);
 	back_reads(in, t, &io->back_post, &io->back_pre);
+}
+
+uint32_t rcv_io_due(const struct rcv_io *io, bool fwd, bool asked,
+		    uint32_t mp, uint32_t mq, bool *sem)
+{
+	*sem = true;
+	if (io->touch == RCV_IO_ALL)
+		return RCV_IO_ALL;
+	/* What it reads (struct rcv_io): the rest of the state it writes
+	 * is what it merges into, which only grew.  The registers changed
+	 * in the state it reads are carried, and merged when it runs.
+	 */
+	if (fwd) {
+		*sem = asked || (mp & io->fwd_pre) || (mq & io->fwd_post);
+		return (*sem ? io->touch : 0) | mp;
+	}
+	*sem = asked || (mq & io->back_post) || (mp & io->back_pre);
+	return (*sem ? io->touch : 0) | mq;
 }

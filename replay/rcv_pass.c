@@ -647,26 +647,17 @@ static uint32_t redo_mask(const struct redo *d, const struct win *w,
 			  size_t i, bool fwd, uint32_t mp, uint32_t mq,
 			  bool *sem)
 {
-	const struct rcv_io *io = &d->io[i];
-	uint32_t t = fwd ? d->tf[i] : d->tb[i], tch = io->touch;
+	uint32_t t = fwd ? d->tf[i] : d->tb[i];
 	uint8_t fl = fwd ? d->ff[i] : d->fb[i];
 	bool asked = d->asked[i] & (fwd ? 2 : 1);
 
 	*sem = true;
 	if (d->full || !t || d->all > t || w->ins[i].flags != fl ||
-	    (fwd ? d->cf[i] : d->cb[i]) || tch == RCV_IO_ALL ||
+	    (fwd ? d->cf[i] : d->cb[i]) ||
 	    (fl & (RCV_I_BARRIER | RCV_I_UNPROVEN | RCV_I_BAD |
 		   RCV_I_SYSCALL | RCV_I_REP | RCV_I_XFER)))
 		return RCV_IO_ALL;
-	/* What it reads (struct rcv_io): the rest of the state it writes
-	 * is what it merges into.
-	 */
-	if (fwd) {
-		*sem = asked || (mp & io->fwd_pre) || (mq & io->fwd_post);
-		return (*sem ? tch : 0) | mp;
-	}
-	*sem = asked || (mq & io->back_post) || (mp & io->back_pre);
-	return (*sem ? tch : 0) | mq;
+	return rcv_io_due(&d->io[i], fwd, asked, mp, mq, sem);
 }
 
 /* PTREC_RCV_VERIFY: @a and @b, copies of the states around @i before it
