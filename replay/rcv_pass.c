@@ -660,25 +660,48 @@ static uint32_t redo_mask(const struct redo *d, const struct win *w,
 	return rcv_io_due(&d->io[i], fwd, asked, mp, mq, sem);
 }
 
-/* PTREC_RCV_VERIFY: @a and @b, copies of the states around @i before it
- * was evaluated in part (redo_mask()), evaluated in full, must equal the
- * states it left, with the conflicts it counted (@conf).
+/* PTREC_RCV_VERIFY: @a and @b, copies of the states around @i evaluated
+ * in full just before it was evaluated in part (redo_mask(); memory
+ * questions read the window's states: before, they see what the full
+ * evaluation would), must equal the states it left, with the conflicts
+ * it counted (@conf; the full evaluation's: @n).
  */
-static void redo_verify_part(struct rp_recover *rc, struct win *w,
-			     size_t i, bool fwd, struct rcv_state *a,
-			     struct rcv_state *b, uint64_t conf)
+static void redo_verify_part(const struct win *w, size_t i, bool fwd,
+			     const struct rcv_state *a,
+			     const struct rcv_state *b, uint64_t n,
+			     uint64_t conf)
 {
-	uint64_t n = 0;
-
-	if (fwd)
-		rcv_forward(&rc->ctx, i, &w->ins[i], a, b, &n);
-	else
-		rcv_backward(&rc->ctx, i, &w->ins[i], a, b, &n);
 	if (memcmp(a, &w->st[i], sizeof(*a)) ||
 	    memcmp(b, &w->st[i + 1], sizeof(*b)) || n != conf) {
 		fprintf(stderr, "recover: PTREC_RCV_VERIFY: %s of %" PRIu64
 			" evaluated in part but not as in full\n",
 			fwd ? "forward" : "backward", w->first + i);
+		abort();
+	}
+}
+
+/* PTREC_RCV_VERIFY: the registers an evaluation of @i changed (the states
+ * were @a and @b before it) are in the mask it returned (@ch).
+ */
+static void redo_verify_mask(const struct win *w, size_t i, bool fwd,
+			     const struct rcv_state *a,
+			     const struct rcv_state *b, uint32_t ch)
+{
+	const struct rcv_state *s = fwd ? &w->st[i + 1] : &w->st[i];
+	const struct rcv_state *o = fwd ? b : a;
+	uint32_t m = 0;
+	int g;
+
+	for (g = 0; g < RCV_NREG; g++)
+		if (s->r[g].k != o->r[g].k || s->r[g].v != o->r[g].v)
+			m |= 1u << g;
+	if (memcmp(s->x, o->x, sizeof(s->x)) || s->xk != o->xk)
+		m |= RCV_IO_X;
+	if (memcmp(fwd ? a : b, fwd ? &w->st[i] : &w->st[i + 1],
+		   sizeof(*a)) || (m & ~ch)) {
+		fprintf(stderr, "recover: PTREC_RCV_VERIFY: %s of %" PRIu64
+			" changed %#x, said %#x\n", fwd ? "forward" :
+			"backward", w->first + i, m, ch);
 		abort();
 	}
 }
@@ -695,7 +718,8 @@ static bool redo_eval(struct rp_recover *rc, struct win *w, struct redo *d,
 	uint32_t *cq = &d->chg[i + 1][fwd ? 2 : 3];
 	uint64_t before = rc->stats.conflicts;
 	struct rcv_state *pre = &w->st[i], *post = &w->st[i + 1];
-	struct rcv_state a, b;
+	struct rcv_state a, b, fa, fb;
+	uint64_t nf = 0;
 	uint32_t m, ch;
 	bool sem;
 
@@ -711,9 +735,17 @@ static bool redo_eval(struct rp_recover *rc, struct win *w, struct redo *d,
 	*cp = *cq = 0;
 	t[i] = ++d->tick;
 	fl[i] = w->ins[i].flags;
-	if (d->verify && m != RCV_IO_ALL) {
+	if (d->verify) {
 		memcpy(&a, pre, sizeof(a));
 		memcpy(&b, post, sizeof(b));
+	}
+	if (d->verify && m != RCV_IO_ALL) {
+		memcpy(&fa, pre, sizeof(fa));
+		memcpy(&fb, post, sizeof(fb));
+		if (fwd)
+			rcv_forward(&rc->ctx, i, &w->ins[i], &fa, &fb, &nf);
+		else
+			rcv_backward(&rc->ctx, i, &w->ins[i], &fa, &fb, &nf);
 	}
 	rc->asked = false;
 	if (!sem)
@@ -730,8 +762,10 @@ static bool redo_eval(struct rp_recover *rc, struct win *w, struct redo *d,
 				    &rc->stats.conflicts);
 	cc[i] = (uint32_t)(rc->stats.conflicts - before);
 	d->asked[i] = (uint8_t)((d->asked[i] & ~bit) | (rc->asked ? bit : 0));
+	if (d->verify)
+		redo_verify_mask(w, i, fwd, &a, &b, ch);
 	if (d->verify && m != RCV_IO_ALL)
-		redo_verify_part(rc, w, i, fwd, &a, &b, cc[i]);
+		redo_verify_part(w, i, fwd, &fa, &fb, nf, cc[i]);
 	if (ch)
 		redo_mark(d, fwd ? i + 1 : i, ch);
 	return ch != 0;
