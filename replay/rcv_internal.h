@@ -276,8 +276,24 @@ void rcv_io_map(const struct rcv_ins *in, struct rcv_io *io);
  * (rcv_forward_m(), rcv_backward_m()), else the registers returned are
  * only carried across (rcv_io_carry(); none: nothing to do).
  */
-uint32_t rcv_io_due(const struct rcv_io *io, bool fwd, bool asked,
-		    uint32_t mp, uint32_t mq, bool *sem);
+static inline uint32_t rcv_io_due(const struct rcv_io *io, bool fwd,
+				  bool asked, uint32_t mp, uint32_t mq,
+				  bool *sem)
+{
+	*sem = true;
+	if (io->touch == RCV_IO_ALL)
+		return RCV_IO_ALL;
+	/* What it reads (struct rcv_io): the rest of the state it writes
+	 * is what it merges into, which only grew.  The registers changed
+	 * in the state it reads are carried, and merged when it runs.
+	 */
+	if (fwd) {
+		*sem = asked || (mp & io->fwd_pre) || (mq & io->fwd_post);
+		return (*sem ? io->touch : 0) | mp;
+	}
+	*sem = asked || (mq & io->back_post) || (mp & io->back_pre);
+	return (*sem ? io->touch : 0) | mq;
+}
 uint32_t rcv_io_carry(const struct rcv_ins *in, struct rcv_state *to,
 		      const struct rcv_state *from, uint32_t m, bool fwd,
 		      uint64_t *conflicts);

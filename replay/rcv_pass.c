@@ -56,7 +56,8 @@ struct redo {
 	 * last forward (2) and backward (3) of the one before it.
 	 */
 	uint32_t (*chg)[4];
-	struct rcv_io *io;	/* per instruction: rcv_io_map() */
+	struct rcv_io *io;	/* per instruction: rcv_io_map(), touch
+				 * UINT32_MAX until first needed */
 	uint32_t tick, all;	/* all: every state changed then */
 	size_t n;
 	bool verify;
@@ -199,8 +200,11 @@ static int redo_init(struct redo *d, const struct win *w)
 		redo_free(d);
 		return -RP_ERR_NOMEM;
 	}
+	/* Mapped when first evaluated again (redo_mask()): most of a
+	 * window settling in two passes never is.
+	 */
 	for (i = 0; i < n; i++)
-		rcv_io_map(&w->ins[i], &d->io[i]);
+		d->io[i].touch = UINT32_MAX;
 	d->verify = getenv("PTREC_RCV_VERIFY") != NULL;
 	d->full = w->rc->all_passes || getenv("PTREC_RCV_ALLPASS") != NULL;
 	d->n = n;
@@ -643,7 +647,7 @@ static void redo_verify(struct rp_recover *rc, struct win *w, size_t i,
  * Only where that evaluation counted no conflict (those left out would
  * count theirs again), with the instruction's flags as then.
  */
-static uint32_t redo_mask(const struct redo *d, const struct win *w,
+static uint32_t redo_mask(struct redo *d, const struct win *w,
 			  size_t i, bool fwd, uint32_t mp, uint32_t mq,
 			  bool *sem)
 {
@@ -657,6 +661,8 @@ static uint32_t redo_mask(const struct redo *d, const struct win *w,
 	    (fl & (RCV_I_BARRIER | RCV_I_UNPROVEN | RCV_I_BAD |
 		   RCV_I_SYSCALL | RCV_I_REP | RCV_I_XFER)))
 		return RCV_IO_ALL;
+	if (d->io[i].touch == UINT32_MAX)
+		rcv_io_map(&w->ins[i], &d->io[i]);
 	return rcv_io_due(&d->io[i], fwd, asked, mp, mq, sem);
 }
 
@@ -706,6 +712,53 @@ static void redo_verify_mask(const struct win *w, size_t i, bool fwd,
 	}
 }
 
+/* Evaluation @m, @sem of redo_mask() of @i: the registers it changed. */
+static inline uint32_t redo_run(struct rp_recover *rc, struct win *w,
+				size_t i, bool fwd, uint32_t m, bool sem)
+{
+	struct rcv_state *pre = &w->st[i], *post = &w->st[i + 1];
+	const struct rcv_ins *in = &w->ins[i];
+	uint64_t *conf = &rc->stats.conflicts;
+
+	if (!sem)
+		return !m ? 0 : fwd ? rcv_io_carry(in, post, pre, m, true, conf) :
+			    rcv_io_carry(in, pre, post, m, false, conf);
+	return fwd ? rcv_forward_m(&rc->ctx, i, in, pre, post, m, conf) :
+		     rcv_backward_m(&rc->ctx, i, in, pre, post, m, conf);
+}
+
+/*
+ * redo_run() under PTREC_RCV_VERIFY: the full evaluation first, on
+ * copies (redo_verify_part()), and the change mask checked
+ * (redo_verify_mask()).  Apart, to keep redo_eval()'s frame small.
+ */
+static __attribute__((noinline)) uint32_t
+redo_run_verified(struct rp_recover *rc, struct win *w, size_t i, bool fwd,
+		  uint32_t m, bool sem)
+{
+	struct rcv_state a, b, fa, fb;
+	uint64_t nf = 0, before = rc->stats.conflicts;
+	uint32_t ch;
+
+	memcpy(&a, &w->st[i], sizeof(a));
+	memcpy(&b, &w->st[i + 1], sizeof(b));
+	if (m != RCV_IO_ALL) {
+		memcpy(&fa, &a, sizeof(fa));
+		memcpy(&fb, &b, sizeof(fb));
+		if (fwd)
+			rcv_forward(&rc->ctx, i, &w->ins[i], &fa, &fb, &nf);
+		else
+			rcv_backward(&rc->ctx, i, &w->ins[i], &fa, &fb, &nf);
+		rc->asked = false;
+	}
+	ch = redo_run(rc, w, i, fwd, m, sem);
+	redo_verify_mask(w, i, fwd, &a, &b, ch);
+	if (m != RCV_IO_ALL)
+		redo_verify_part(w, i, fwd, &fa, &fb, nf,
+				 rc->stats.conflicts - before);
+	return ch;
+}
+
 /* Instruction @i backward (@fwd false) or forward, unless idle (struct
  * redo), or only in part (redo_mask()).  True when it changed a state.
  */
@@ -717,9 +770,6 @@ static bool redo_eval(struct rp_recover *rc, struct win *w, struct redo *d,
 	uint32_t *cp = &d->chg[i][fwd ? 0 : 1];
 	uint32_t *cq = &d->chg[i + 1][fwd ? 2 : 3];
 	uint64_t before = rc->stats.conflicts;
-	struct rcv_state *pre = &w->st[i], *post = &w->st[i + 1];
-	struct rcv_state a, b, fa, fb;
-	uint64_t nf = 0;
 	uint32_t m, ch;
 	bool sem;
 
@@ -735,37 +785,11 @@ static bool redo_eval(struct rp_recover *rc, struct win *w, struct redo *d,
 	*cp = *cq = 0;
 	t[i] = ++d->tick;
 	fl[i] = w->ins[i].flags;
-	if (d->verify) {
-		memcpy(&a, pre, sizeof(a));
-		memcpy(&b, post, sizeof(b));
-	}
-	if (d->verify && m != RCV_IO_ALL) {
-		memcpy(&fa, pre, sizeof(fa));
-		memcpy(&fb, post, sizeof(fb));
-		if (fwd)
-			rcv_forward(&rc->ctx, i, &w->ins[i], &fa, &fb, &nf);
-		else
-			rcv_backward(&rc->ctx, i, &w->ins[i], &fa, &fb, &nf);
-	}
 	rc->asked = false;
-	if (!sem)
-		ch = !m ? 0 : fwd ?
-		     rcv_io_carry(&w->ins[i], post, pre, m, true,
-				  &rc->stats.conflicts) :
-		     rcv_io_carry(&w->ins[i], pre, post, m, false,
-				  &rc->stats.conflicts);
-	else if (fwd)
-		ch = rcv_forward_m(&rc->ctx, i, &w->ins[i], pre, post, m,
-				   &rc->stats.conflicts);
-	else
-		ch = rcv_backward_m(&rc->ctx, i, &w->ins[i], pre, post, m,
-				    &rc->stats.conflicts);
+	ch = d->verify ? redo_run_verified(rc, w, i, fwd, m, sem) :
+			 redo_run(rc, w, i, fwd, m, sem);
 	cc[i] = (uint32_t)(rc->stats.conflicts - before);
 	d->asked[i] = (uint8_t)((d->asked[i] & ~bit) | (rc->asked ? bit : 0));
-	if (d->verify)
-		redo_verify_mask(w, i, fwd, &a, &b, ch);
-	if (d->verify && m != RCV_IO_ALL)
-		redo_verify_part(w, i, fwd, &fa, &fb, nf, cc[i]);
 	if (ch)
 		redo_mark(d, fwd ? i + 1 : i, ch);
 	return ch != 0;
