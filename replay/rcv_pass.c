@@ -720,9 +720,11 @@ static inline uint32_t redo_run(struct rp_recover *rc, struct win *w,
 	const struct rcv_ins *in = &w->ins[i];
 	uint64_t *conf = &rc->stats.conflicts;
 
+	if (!sem && !m)
+		return 0;
 	if (!sem)
-		return !m ? 0 : fwd ? rcv_io_carry(in, post, pre, m, true, conf) :
-			    rcv_io_carry(in, pre, post, m, false, conf);
+		return fwd ? rcv_io_carry(in, post, pre, m, true, conf) :
+			     rcv_io_carry(in, pre, post, m, false, conf);
 	return fwd ? rcv_forward_m(&rc->ctx, i, in, pre, post, m, conf) :
 		     rcv_backward_m(&rc->ctx, i, in, pre, post, m, conf);
 }
