@@ -48,23 +48,25 @@ static void rmw_back(const struct rcv_ctx *c, uint64_t i,
 	c->wrote(c->mctx, i, 0, known(after.v & wmask(sz)));
 }
 
-bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
-		  const struct rcv_ins *in, struct rcv_state *pre,
-		  const struct rcv_state *post, uint64_t *conflicts)
+uint32_t rcv_backward_m(const struct rcv_ctx *c, uint64_t i,
+			const struct rcv_ins *in, struct rcv_state *pre,
+			const struct rcv_state *post, uint32_t merge,
+			uint64_t *conflicts)
 {
 	const struct rcv_op *d = &in->op[0], *src = &in->op[1];
 	unsigned int sz = d->size, id = in->id;
 	struct rcv_state p;
 	struct rcv_val a, b;
 	struct rcv_acc w;
-	bool xch;
+	uint32_t xch = 0;
 
 	if (in->flags & RCV_I_BARRIER)
-		return false;
+		return 0;
 	rcv_pass(in, post, &p);
-	xch = rcv_sse_flow(pre, post, in->xw, conflicts);
+	if ((merge & RCV_IO_X) && rcv_sse_flow(pre, post, in->xw, conflicts))
+		xch = RCV_IO_X;
 	if (in->flags & RCV_I_REP)
-		return rcv_merge_state(pre, &p, conflicts) | xch;
+		return rcv_merge_state(pre, &p, merge, conflicts) | xch;
 	/* RF before the syscall is not what sysret leaves (cleared). */
 	if (rcv_sys_keeps_flags(in, pre)) {
 		p.r[RCV_FLAGS].k = post->r[RCV_FLAGS].k & ~F_RF;
@@ -72,7 +74,8 @@ bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 		p.r[RCV_FLAGS].k |= post->r[RP_REG_R11].k;
 		p.r[RCV_FLAGS].v |= post->r[RP_REG_R11].v;
 	}
-	xch |= rcv_sse_backward(c, i, in, pre, post, &p, conflicts);
+	if (rcv_sse_backward(c, i, in, pre, post, &p, conflicts))
+		xch = RCV_IO_X;
 	rcv_cmpxchg_zf(in, post, post, &p);
 	a = post->r[RP_REG_RSP];
 	switch (id) {
@@ -290,5 +293,13 @@ bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 					   (v ? m : 0);
 		}
 	}
-	return rcv_merge_state(pre, &p, conflicts) | xch;
+	return rcv_merge_state(pre, &p, merge, conflicts) | xch;
+}
+
+bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
+		  const struct rcv_ins *in, struct rcv_state *pre,
+		  const struct rcv_state *post, uint64_t *conflicts)
+{
+	return rcv_backward_m(c, i, in, pre, post, RCV_IO_ALL,
+			      conflicts) != 0;
 }

@@ -236,6 +236,76 @@ bool rcv_forward(const struct rcv_ctx *c, uint64_t i,
 bool rcv_backward(const struct rcv_ctx *c, uint64_t i,
 		  const struct rcv_ins *in, struct rcv_state *pre,
 		  const struct rcv_state *post, uint64_t *conflicts);
+/*
+ * The same, merging only the registers of @m (RCV_IO_ALL: all) into the
+ * state they write: the others must be ones @in only carries across and
+ * that did not change since it was last evaluated (struct redo,
+ * rcv_pass.c).  Return the mask of the registers they changed (the xmm:
+ * RCV_IO_X).
+ */
+uint32_t rcv_forward_m(const struct rcv_ctx *c, uint64_t i,
+		       const struct rcv_ins *in, const struct rcv_state *pre,
+		       struct rcv_state *post, uint32_t m, uint64_t *conflicts);
+uint32_t rcv_backward_m(const struct rcv_ctx *c, uint64_t i,
+			const struct rcv_ins *in, struct rcv_state *pre,
+			const struct rcv_state *post, uint32_t m,
+			uint64_t *conflicts);
+
+/*
+ * What an instruction's semantics touch, as a mask (rcv_io_touch(),
+ * rcv_decode.c): bits 0-15 the general-purpose registers, RCV_IO_FLAGS
+ * rflags, RCV_IO_X the xmm registers.  A register outside the mask is
+ * one rcv_forward() and rcv_backward() only carry across, from the state
+ * before to the state after and back (struct redo, rcv_pass.c: a change
+ * there is merged, not evaluated again).  RCV_IO_ALL: not modelled so.
+ */
+#define RCV_IO_FLAGS	(1u << 16)
+#define RCV_IO_X	(1u << 17)
+#define RCV_IO_ALL	0x3ffffu
+uint32_t rcv_io_touch(const struct rcv_ins *in);
+/*
+ * Of those, what an evaluation reads in the state it does not write:
+ * forward the state before (not a register it only writes whole: a
+ * 32- or 64-bit destination), backward the state after (all it touches).
+ * And what it reads in the state it writes (besides merging into it):
+ * forward the flags and xmm it touches, backward the registers it reads
+ * (addresses, an add's destination).
+ */
+struct rcv_io {
+	uint32_t touch;		/* rcv_io_touch() */
+	uint32_t fwd_pre, fwd_post, back_pre, back_post;
+};
+void rcv_io_map(const struct rcv_ins *in, struct rcv_io *io);
+/*
+ * An evaluation of an instruction (maps @io) due again, forward (@fwd)
+ * or backward, where @mp and @mq are the registers changed in the states
+ * before and after it since its last evaluation that way and @asked
+ * whether that one asked a callback: the registers to merge into the
+ * state it writes, and *@sem whether its semantics must run
+ * (rcv_forward_m(), rcv_backward_m()), else the registers returned are
+ * only carried across (rcv_io_carry(); none: nothing to do).
+ */
+static inline uint32_t rcv_io_due(const struct rcv_io *io, bool fwd,
+				  bool asked, uint32_t mp, uint32_t mq,
+				  bool *sem)
+{
+	*sem = true;
+	if (io->touch == RCV_IO_ALL)
+		return RCV_IO_ALL;
+	/* What it reads (struct rcv_io): the rest of the state it writes
+	 * is what it merges into, which only grew.  The registers changed
+	 * in the state it reads are carried, and merged when it runs.
+	 */
+	if (fwd) {
+		*sem = asked || (mp & io->fwd_pre) || (mq & io->fwd_post);
+		return (*sem ? io->touch : 0) | mp;
+	}
+	*sem = asked || (mq & io->back_post) || (mp & io->back_pre);
+	return (*sem ? io->touch : 0) | mq;
+}
+uint32_t rcv_io_carry(const struct rcv_ins *in, struct rcv_state *to,
+		      const struct rcv_state *from, uint32_t m, bool fwd,
+		      uint64_t *conflicts);
 
 /* Merges known bits of @from into @to; true when it added any (a known
  * bit of both that differs is a conflict, counted).  Inline: every

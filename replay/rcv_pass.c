@@ -32,6 +32,15 @@
  * stamped with a tick; an evaluation remembers the tick before it.
  * PTREC_RCV_VERIFY=1 evaluates the skipped ones anyway, on copies, and
  * aborts when one would have changed anything.
+ *
+ * Which registers changed, too (iomap): each state keeps, for each of the
+ * four evaluations that read it (forward and backward of the instruction
+ * before it and after it), the mask of registers changed since that one
+ * last ran.  An instruction due only because registers it does not touch
+ * changed (rcv_io_touch()) merges them across (rcv_io_carry()) instead of
+ * being evaluated; one due only because the state it writes changed in
+ * registers its evaluation merely merges into skips (knowledge only grows:
+ * what it derived is there, and the bits added are ones it did not know).
  */
 struct redo {
 	uint32_t *stamp;	/* per state: tick of its last change */
@@ -42,6 +51,13 @@ struct redo {
 	uint8_t *fb, *ff;	/* the instruction's flags then (a barrier
 				 * lifted by rcv_build_index(), a branch
 				 * proven) */
+	/* Per state: registers changed since the last forward (0) and
+	 * backward (1) evaluation of the instruction after it, and the
+	 * last forward (2) and backward (3) of the one before it.
+	 */
+	uint32_t (*chg)[4];
+	struct rcv_io *io;	/* per instruction: rcv_io_map(), touch
+				 * UINT32_MAX until first needed */
 	uint32_t tick, all;	/* all: every state changed then */
 	size_t n;
 	bool verify;
@@ -76,16 +92,22 @@ static void redo_rewind(struct redo *d)
 	memset(d->stamp, 0, (d->n + 1) * sizeof(*d->stamp));
 	memset(d->tb, 0, (d->n + 1) * sizeof(*d->tb));
 	memset(d->tf, 0, (d->n + 1) * sizeof(*d->tf));
+	memset(d->chg, 0, (d->n + 1) * sizeof(*d->chg));
 	d->all = 0;
 	d->tick = 1;
 }
 
-static void redo_mark(struct redo *d, size_t i)
+/* State @i changed, in the registers of @m (RCV_IO_ALL: any). */
+static void redo_mark(struct redo *d, size_t i, uint32_t m)
 {
 	int ret;
 
 	if (!d)
 		return;
+	d->chg[i][0] |= m;
+	d->chg[i][1] |= m;
+	d->chg[i][2] |= m;
+	d->chg[i][3] |= m;
 	d->stamp[i] = ++d->tick;
 	d->rc->mb_world++;
 	if (!d->live)
@@ -151,6 +173,8 @@ static void redo_free(struct redo *d)
 	free(d->asked);
 	free(d->fb);
 	free(d->ff);
+	free(d->chg);
+	free(d->io);
 }
 
 static int redo_init(struct redo *d, const struct win *w)
@@ -169,11 +193,18 @@ static int redo_init(struct redo *d, const struct win *w)
 	d->asked = calloc(n + 1, 1);
 	d->fb = calloc(n + 1, 1);
 	d->ff = calloc(n + 1, 1);
+	d->chg = calloc(n + 1, sizeof(*d->chg));
+	d->io = malloc((n + 1) * sizeof(*d->io));
 	if (!d->stamp || !d->tb || !d->tf || !d->cb || !d->cf ||
-	    !d->asked || !d->fb || !d->ff) {
+	    !d->asked || !d->fb || !d->ff || !d->chg || !d->io) {
 		redo_free(d);
 		return -RP_ERR_NOMEM;
 	}
+	/* Mapped when first evaluated again (redo_mask()): most of a
+	 * window settling in two passes never is.
+	 */
+	for (i = 0; i < n; i++)
+		d->io[i].touch = UINT32_MAX;
 	d->verify = getenv("PTREC_RCV_VERIFY") != NULL;
 	d->full = w->rc->all_passes || getenv("PTREC_RCV_ALLPASS") != NULL;
 	d->n = n;
@@ -465,14 +496,14 @@ static bool pair_link(struct rp_recover *rc, struct win *w, size_t i,
 		if (src->reg != RP_REG_RSP &&
 		    rcv_merge(&w->st[w->pair[i]].r[src->reg],
 			      w->st[i + 1].r[dst], conf)) {
-			redo_mark(d, (size_t)w->pair[i]);
+			redo_mark(d, (size_t)w->pair[i], 1u << src->reg);
 			ch = true;
 		}
 	} else {
 		return false;
 	}
 	if (rcv_merge(&w->st[i + 1].r[dst], pushed, conf)) {
-		redo_mark(d, i + 1);
+		redo_mark(d, i + 1, 1u << dst);
 		ch = true;
 	}
 	return ch;
@@ -520,7 +551,7 @@ static bool link_frames(struct rp_recover *rc, struct win *w,
 		if (b.k)
 			m |= rcv_merge(&s->r[RP_REG_RBP], x, conf);
 		if (m)
-			redo_mark(d, i);
+			redo_mark(d, i, 1u << RP_REG_RSP | 1u << RP_REG_RBP);
 		ch |= m;
 	}
 	for (i = 0; w->xpair && i < w->n; i++) {
@@ -534,7 +565,7 @@ static bool link_frames(struct rp_recover *rc, struct win *w,
 		src = rcv_pair_src(&w->ins[i]);
 		if (src->type == RCV_OP_REG && src->reg != RP_REG_RSP &&
 		    rcv_merge(&w->st[i].r[src->reg], w->xpair[i], conf)) {
-			redo_mark(d, i);
+			redo_mark(d, i, 1u << src->reg);
 			ch = true;
 		}
 	}
@@ -643,16 +674,144 @@ static void redo_verify(struct rp_recover *rc, struct win *w, size_t i,
 	}
 }
 
+/*
+ * What instruction @i, due (redo_needed()), must merge into the state it
+ * writes (RCV_IO_ALL: evaluated in full), given @mp and @mq, the
+ * registers changed in the states before and after it since its last
+ * evaluation that way; *@sem: its semantics must run (else the registers
+ * returned are merely carried across, rcv_io_carry()).  Registers it does
+ * not touch (rcv_io_touch()) and that did not change in the state it
+ * reads are left out: it would merge into them what it merged before.
+ * Only where that evaluation counted no conflict (those left out would
+ * count theirs again), with the instruction's flags as then.
+ */
+static uint32_t redo_mask(struct redo *d, const struct win *w,
+			  size_t i, bool fwd, uint32_t mp, uint32_t mq,
+			  bool *sem)
+{
+	uint32_t t = fwd ? d->tf[i] : d->tb[i];
+	uint8_t fl = fwd ? d->ff[i] : d->fb[i];
+	bool asked = d->asked[i] & (fwd ? 2 : 1);
+
+	*sem = true;
+	if (d->full || !t || d->all > t || w->ins[i].flags != fl ||
+	    (fwd ? d->cf[i] : d->cb[i]) ||
+	    (fl & (RCV_I_BARRIER | RCV_I_UNPROVEN | RCV_I_BAD |
+		   RCV_I_SYSCALL | RCV_I_REP | RCV_I_XFER)))
+		return RCV_IO_ALL;
+	if (d->io[i].touch == UINT32_MAX)
+		rcv_io_map(&w->ins[i], &d->io[i]);
+	return rcv_io_due(&d->io[i], fwd, asked, mp, mq, sem);
+}
+
+/* PTREC_RCV_VERIFY: @a and @b, copies of the states around @i evaluated
+ * in full just before it was evaluated in part (redo_mask(); memory
+ * questions read the window's states: before, they see what the full
+ * evaluation would), must equal the states it left, with the conflicts
+ * it counted (@conf; the full evaluation's: @n).
+ */
+static void redo_verify_part(const struct win *w, size_t i, bool fwd,
+			     const struct rcv_state *a,
+			     const struct rcv_state *b, uint64_t n,
+			     uint64_t conf)
+{
+	if (memcmp(a, &w->st[i], sizeof(*a)) ||
+	    memcmp(b, &w->st[i + 1], sizeof(*b)) || n != conf) {
+		fprintf(stderr, "recover: PTREC_RCV_VERIFY: %s of %" PRIu64
+			" evaluated in part but not as in full\n",
+			fwd ? "forward" : "backward", w->first + i);
+		abort();
+	}
+}
+
+/* PTREC_RCV_VERIFY: the registers an evaluation of @i changed (the states
+ * were @a and @b before it) are in the mask it returned (@ch).
+ */
+static void redo_verify_mask(const struct win *w, size_t i, bool fwd,
+			     const struct rcv_state *a,
+			     const struct rcv_state *b, uint32_t ch)
+{
+	const struct rcv_state *s = fwd ? &w->st[i + 1] : &w->st[i];
+	const struct rcv_state *o = fwd ? b : a;
+	uint32_t m = 0;
+	int g;
+
+	for (g = 0; g < RCV_NREG; g++)
+		if (s->r[g].k != o->r[g].k || s->r[g].v != o->r[g].v)
+			m |= 1u << g;
+	if (memcmp(s->x, o->x, sizeof(s->x)) || s->xk != o->xk)
+		m |= RCV_IO_X;
+	if (memcmp(fwd ? a : b, fwd ? &w->st[i] : &w->st[i + 1],
+		   sizeof(*a)) || (m & ~ch)) {
+		fprintf(stderr, "recover: PTREC_RCV_VERIFY: %s of %" PRIu64
+			" changed %#x, said %#x\n", fwd ? "forward" :
+			"backward", w->first + i, m, ch);
+		abort();
+	}
+}
+
+/* Evaluation @m, @sem of redo_mask() of @i: the registers it changed. */
+static inline uint32_t redo_run(struct rp_recover *rc, struct win *w,
+				size_t i, bool fwd, uint32_t m, bool sem)
+{
+	struct rcv_state *pre = &w->st[i], *post = &w->st[i + 1];
+	const struct rcv_ins *in = &w->ins[i];
+	uint64_t *conf = &rc->stats.conflicts;
+
+	if (!sem && !m)
+		return 0;
+	if (!sem)
+		return fwd ? rcv_io_carry(in, post, pre, m, true, conf) :
+			     rcv_io_carry(in, pre, post, m, false, conf);
+	return fwd ? rcv_forward_m(&rc->ctx, i, in, pre, post, m, conf) :
+		     rcv_backward_m(&rc->ctx, i, in, pre, post, m, conf);
+}
+
+/*
+ * redo_run() under PTREC_RCV_VERIFY: the full evaluation first, on
+ * copies (redo_verify_part()), and the change mask checked
+ * (redo_verify_mask()).  Apart, to keep redo_eval()'s frame small.
+ */
+static __attribute__((noinline)) uint32_t
+redo_run_verified(struct rp_recover *rc, struct win *w, size_t i, bool fwd,
+		  uint32_t m, bool sem)
+{
+	struct rcv_state a, b, fa, fb;
+	uint64_t nf = 0, before = rc->stats.conflicts;
+	uint32_t ch;
+
+	memcpy(&a, &w->st[i], sizeof(a));
+	memcpy(&b, &w->st[i + 1], sizeof(b));
+	if (m != RCV_IO_ALL) {
+		memcpy(&fa, &a, sizeof(fa));
+		memcpy(&fb, &b, sizeof(fb));
+		if (fwd)
+			rcv_forward(&rc->ctx, i, &w->ins[i], &fa, &fb, &nf);
+		else
+			rcv_backward(&rc->ctx, i, &w->ins[i], &fa, &fb, &nf);
+		rc->asked = false;
+	}
+	ch = redo_run(rc, w, i, fwd, m, sem);
+	redo_verify_mask(w, i, fwd, &a, &b, ch);
+	if (m != RCV_IO_ALL)
+		redo_verify_part(w, i, fwd, &fa, &fb, nf,
+				 rc->stats.conflicts - before);
+	return ch;
+}
+
 /* Instruction @i backward (@fwd false) or forward, unless idle (struct
- * redo).  True when it changed a state.
+ * redo), or only in part (redo_mask()).  True when it changed a state.
  */
 static bool redo_eval(struct rp_recover *rc, struct win *w, struct redo *d,
 		      size_t i, bool fwd)
 {
 	uint32_t *t = fwd ? d->tf : d->tb, *cc = fwd ? d->cf : d->cb;
 	uint8_t bit = fwd ? 2 : 1, *fl = fwd ? d->ff : d->fb;
+	uint32_t *cp = &d->chg[i][fwd ? 0 : 1];
+	uint32_t *cq = &d->chg[i + 1][fwd ? 2 : 3];
 	uint64_t before = rc->stats.conflicts;
-	bool ch;
+	uint32_t m, ch;
+	bool sem;
 
 	if (d->tick > UINT32_MAX / 2)
 		redo_rewind(d);
@@ -662,20 +821,18 @@ static bool redo_eval(struct rp_recover *rc, struct win *w, struct redo *d,
 		rc->stats.conflicts += cc[i];
 		return false;
 	}
+	m = redo_mask(d, w, i, fwd, *cp, *cq, &sem);
+	*cp = *cq = 0;
 	t[i] = ++d->tick;
 	fl[i] = w->ins[i].flags;
 	rc->asked = false;
-	if (fwd)
-		ch = rcv_forward(&rc->ctx, i, &w->ins[i], &w->st[i],
-				 &w->st[i + 1], &rc->stats.conflicts);
-	else
-		ch = rcv_backward(&rc->ctx, i, &w->ins[i], &w->st[i],
-				  &w->st[i + 1], &rc->stats.conflicts);
-	if (ch)
-		redo_mark(d, fwd ? i + 1 : i);
+	ch = d->verify ? redo_run_verified(rc, w, i, fwd, m, sem) :
+			 redo_run(rc, w, i, fwd, m, sem);
 	cc[i] = (uint32_t)(rc->stats.conflicts - before);
 	d->asked[i] = (uint8_t)((d->asked[i] & ~bit) | (rc->asked ? bit : 0));
-	return ch;
+	if (ch)
+		redo_mark(d, fwd ? i + 1 : i, ch);
+	return ch != 0;
 }
 
 /*

@@ -625,15 +625,15 @@ static void zf_result(const struct rcv_ins *in, const struct rcv_state *post,
 		reg_set(o, d->reg, d->size, d->shift, known(0));
 }
 
-bool rcv_forward(const struct rcv_ctx *c, uint64_t i,
-		 const struct rcv_ins *in, const struct rcv_state *pre,
-		 struct rcv_state *post, uint64_t *conflicts)
+uint32_t rcv_forward_m(const struct rcv_ctx *c, uint64_t i,
+		       const struct rcv_ins *in, const struct rcv_state *pre,
+		       struct rcv_state *post, uint32_t m, uint64_t *conflicts)
 {
 	struct rcv_state o;
-	bool ch;
+	uint32_t ch = 0;
 
 	if (in->flags & RCV_I_BARRIER)
-		return false;
+		return 0;
 	rcv_pass(in, pre, &o);
 	/* An instruction that completes clears RF (a fault's saved rflags,
 	 * the end of a crash, has it set).
@@ -643,8 +643,10 @@ bool rcv_forward(const struct rcv_ctx *c, uint64_t i,
 	if (in->fw != ~0ull)
 		o.r[RCV_FLAGS].k |= F_RF;
 	emulate(c, i, in, pre, &o);
-	ch = rcv_sse_flow(post, pre, in->xw, conflicts);
-	ch |= rcv_sse_forward(c, i, in, pre, &o, post, conflicts);
+	if ((m & RCV_IO_X) && rcv_sse_flow(post, pre, in->xw, conflicts))
+		ch = RCV_IO_X;
+	if (rcv_sse_forward(c, i, in, pre, &o, post, conflicts))
+		ch = RCV_IO_X;
 	if (rcv_sys_keeps_flags(in, pre)) {
 		o.r[RCV_FLAGS].k = pre->r[RCV_FLAGS].k | F_RF;
 		o.r[RCV_FLAGS].v = pre->r[RCV_FLAGS].v & ~F_RF;
@@ -653,5 +655,12 @@ bool rcv_forward(const struct rcv_ctx *c, uint64_t i,
 	}
 	zf_result(in, post, &o);
 	rcv_cmpxchg_zf(in, pre, post, &o);
-	return rcv_merge_state(post, &o, conflicts) | ch;
+	return rcv_merge_state(post, &o, m, conflicts) | ch;
+}
+
+bool rcv_forward(const struct rcv_ctx *c, uint64_t i,
+		 const struct rcv_ins *in, const struct rcv_state *pre,
+		 struct rcv_state *post, uint64_t *conflicts)
+{
+	return rcv_forward_m(c, i, in, pre, post, RCV_IO_ALL, conflicts) != 0;
 }

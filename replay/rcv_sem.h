@@ -28,19 +28,22 @@ static inline void rcv_pass(const struct rcv_ins *in,
 			    const struct rcv_state *from,
 			    struct rcv_state *to)
 {
-	uint64_t w[2];
-	int g;
+	uint64_t w[2], x, keep;
+	int g, h, b;
 
-	/* Most instructions write no general-purpose register (p99). */
+	/* Most instructions write one general-purpose register or none
+	 * (p99): all copied, then the bits written cleared.
+	 */
 	memcpy(w, in->wcode, sizeof(w));
-	if (!(w[0] | w[1]))
-		memcpy(to->r, from->r, 16 * sizeof(to->r[0]));
-	else
-		for (g = 0; g < 16; g++) {
-			uint64_t keep = ~rcv_wmask(in->wcode[g]);
-
-			to->r[g].k = from->r[g].k & keep;
-			to->r[g].v = from->r[g].v & keep;
+	memcpy(to->r, from->r, 16 * sizeof(to->r[0]));
+	for (h = 0; h < 2; h++)
+		for (x = w[h]; x;) {
+			b = __builtin_ctzll(x) >> 3;
+			x &= ~(0xffull << (8 * b));
+			g = 8 * h + b;
+			keep = ~rcv_wmask(in->wcode[g]);
+			to->r[g].k &= keep;
+			to->r[g].v &= keep;
 		}
 	/* RF: before an instruction it tells nothing about after it. */
 	to->r[RCV_FLAGS].k = from->r[RCV_FLAGS].k & ~in->fw & ~F_RF;
@@ -48,15 +51,41 @@ static inline void rcv_pass(const struct rcv_ins *in,
 	/* xmm: rcv_sse_flow(), straight between the window's states. */
 }
 
-static inline bool rcv_merge_state(struct rcv_state *to,
-				   const struct rcv_state *from,
-				   uint64_t *conflicts)
+/*
+ * The registers of @m (bits as rcv_io_touch(): RCV_NREG of them) merged
+ * from @from into @to; returns the mask of those that changed.
+ */
+static inline uint32_t rcv_merge_state(struct rcv_state *to,
+				       const struct rcv_state *from,
+				       uint32_t m, uint64_t *conflicts)
 {
-	bool ch = false;
+	uint64_t both, add, n = 0;
+	uint32_t ch = 0;
 	int g;
 
-	for (g = 0; g < RCV_NREG; g++)
-		ch |= rcv_merge(&to->r[g], from->r[g], conflicts);
+	/* Without branches (every pass 0 evaluation merges all): as
+	 * rcv_merge() for each.
+	 */
+	if ((m & RCV_IO_ALL) == RCV_IO_ALL) {
+		for (g = 0; g < RCV_NREG; g++) {
+			both = to->r[g].k & from->r[g].k;
+			add = from->r[g].k & ~to->r[g].k;
+			n += !!((to->r[g].v ^ from->r[g].v) & both);
+			to->r[g].v = (to->r[g].v & ~add) |
+				     (from->r[g].v & add);
+			to->r[g].k |= add;
+			ch |= (uint32_t)!!add << g;
+		}
+		*conflicts += n;
+		return ch;
+	}
+	m &= (1u << RCV_NREG) - 1;
+	while (m) {
+		g = __builtin_ctz(m);
+		m &= m - 1;
+		if (rcv_merge(&to->r[g], from->r[g], conflicts))
+			ch |= 1u << g;
+	}
 	return ch;
 }
 

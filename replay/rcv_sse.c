@@ -192,25 +192,25 @@ static inline bool xcopy(struct rcv_state *s, int n, int h,
 static bool xall(struct rcv_state *to, const struct rcv_state *from,
 		 bool *ch)
 {
-	uint64_t any = 0, k;
-	unsigned int n;
+	uint64_t any = 0, k0, k1;
+	unsigned int n, xk = 0;
 
 	for (n = 0; n < RCV_NXMM; n++)
 		any |= to->x[n][0].k | to->x[n][1].k;
 	if (any)
 		return false;
+	/* No branch in the loop (p99: 600 instructions a call with one). */
 	for (n = 0; n < RCV_NXMM; n++) {
-		k = from->x[n][0].k;
-		to->x[n][0].v = (to->x[n][0].v & ~k) | (from->x[n][0].v & k);
-		to->x[n][0].k = k;
-		k = from->x[n][1].k;
-		to->x[n][1].v = (to->x[n][1].v & ~k) | (from->x[n][1].v & k);
-		to->x[n][1].k = k;
-		if (from->x[n][0].k | from->x[n][1].k) {
-			to->xk |= (uint16_t)(1u << n);
-			*ch = true;
-		}
+		k0 = from->x[n][0].k;
+		k1 = from->x[n][1].k;
+		to->x[n][0].v = (to->x[n][0].v & ~k0) | (from->x[n][0].v & k0);
+		to->x[n][0].k = k0;
+		to->x[n][1].v = (to->x[n][1].v & ~k1) | (from->x[n][1].v & k1);
+		to->x[n][1].k = k1;
+		xk |= (unsigned int)!!(k0 | k1) << n;
 	}
+	to->xk |= (uint16_t)xk;
+	*ch |= xk != 0;
 	return true;
 }
 
