@@ -146,6 +146,17 @@ values-review9: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW9) \
 		WATCHTRUTH=$(CURDIR)/$(BUILD)/tests/gdb/watchtruth \
 		REVIEW9=$(CURDIR)/$(REVIEW9) tests/values/review9.sh
 
+# The review 9 cases fixed so far (make check; the whole suite is
+# values-review9): the kernel's writes at system calls, clone's tid
+# words and the vsyscall page's emulation (watch-unknown skip).
+REVIEW9_FIXED := sysw settid vsystime vsysgtod
+values-review9-check: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW9) \
+		$(BUILD)/tests/gdb/watchtruth
+	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
+		WATCHTRUTH=$(CURDIR)/$(BUILD)/tests/gdb/watchtruth \
+		REVIEW9=$(CURDIR)/$(REVIEW9) \
+		REVIEW9_MODES="$(REVIEW9_FIXED)" tests/values/review9.sh
+
 values-test: $(PTREC) $(VALCHECK) $(VALWIN) $(PROG_BINS) $(UNSOUND) \
 		$(HOLES) $(ROTHREADS) $(XTHREADS) $(REVIEW2) $(REVIEW4)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
@@ -207,9 +218,9 @@ gdb-values-test: $(PTREC) $(PTREC_SERVER) $(GDB_VALUES) $(VALCHECK) \
 
 .PHONY: values-test gdb-values-test values-review2 values-review4 \
 	values-review5 values-review6 values-review7 values-review7-check \
-	values-review8 values-review9
+	values-review8 values-review9 values-review9-check
 CHECK_EXTRA += values-test gdb-values-test values-review4 values-review5 \
-	values-review6 values-review7-check values-review8
+	values-review6 values-review7-check values-review8 values-review9-check
 
 # Latency of a value question against the instruction alone (values-bench).
 VALBENCH := $(BUILD)/tests/values/valbench

@@ -636,15 +636,9 @@ int rcv_sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len);
  * and readv's, preadv's, preadv2's and process_vm_readv's iovecs where
  * the values know the array), at most @max into @addr/@len: their
  * number, -1 when not known.  A length may carry RCV_SYS_MAYBE or be
- * RCV_SYS_ANY (below).
+ * RCV_SYS_ANY (rcv_internal.h).
  */
 #define RCV_SYS_OUTS	4
-/* In a length rcv_sys_writes() gives: the call may leave the range's bytes
- * (RCV_SYS_MAYBE set), or writes somewhere not known (RCV_SYS_ANY, the
- * whole length; its address means nothing).
- */
-#define RCV_SYS_MAYBE	(1ull << 63)
-#define RCV_SYS_ANY	UINT64_MAX
 int rcv_sys_writes(struct win *w, size_t i, uint64_t *addr, uint64_t *len,
 		   size_t max);
 /* Does system call @i of @w leave every mapping as it was (rcv_mem.c)? */
