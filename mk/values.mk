@@ -39,6 +39,12 @@ $(ROTHREADS): tests/values/rothreads.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -o $@ $<
 
+# An exchange's old value, shown by the jump after it (rcv_xchg.c).
+XCHG_REF := $(BUILD)/tests/values/xchgref
+$(XCHG_REF): tests/values/xchgref.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Wall -Werror -o $@ $<
+
 # Other threads' stores in time (rcv_xthr.c).
 XTHREADS := $(BUILD)/tests/values/xthreads
 $(XTHREADS): tests/values/xthreads.c
@@ -180,7 +186,8 @@ $(CRASH_BIN): tests/values/crash.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -o $@ $<
 values-test: $(CRASH_BIN) $(BUILD)/examples/demo $(GDB_VALUES) \
-		$(BUILD)/tests/gdb/watchjit
+		$(BUILD)/tests/gdb/watchjit $(XCHG_REF)
+values-test: export XCHGREF = $(CURDIR)/$(XCHG_REF)
 values-test: export JITPROG = $(CURDIR)/$(BUILD)/tests/gdb/watchjit
 values-test: export CRASH = $(CURDIR)/$(CRASH_BIN)
 values-test: export DEMO = $(CURDIR)/$(BUILD)/examples/demo

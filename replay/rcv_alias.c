@@ -343,6 +343,8 @@ bool rcv_alias_refuted(struct win *w, size_t b, uint64_t a)
 {
 	struct rcv_acc wr;
 
+	if (b < w->n && rcv_xchg_refuted(w, b, a))
+		return true;
 	if (b >= w->n || !ustore(w, b, &wr) || !rcv_private(w->rc, a))
 		return false;
 	/* Away from the snapshot, what later loads show and what the

@@ -83,6 +83,14 @@ struct rcv_callee {
 	struct {
 		int64_t p, next, kill;
 	} kc[NKC];
+	/* The prologue's pushes alone (docs/values.md, "Two kinds of
+	 * own-stack pointer"): the same walk with pointers into C objects
+	 * under them taken as clean (es.obj), asked for those pushes when
+	 * the whole argument fails.
+	 */
+	bool obj;
+	int64_t pend;		/* the prologue ended at this position */
+	struct rcv_callee *pro;
 };
 
 int rcv_callee_new(struct rcv_callee **c)
@@ -100,6 +108,7 @@ void rcv_callee_free(struct rcv_callee *c)
 {
 	if (!c)
 		return;
+	rcv_callee_free(c->pro);
 	rcv_esc_fini(&c->es);
 	free(c->r);
 	free(c);
@@ -117,6 +126,7 @@ void rcv_callee_reset(struct rcv_callee *c)
 		c->e = -1;
 		c->budget = CALLEE_BUDGET;
 		c->checks = CHECK_BUDGET;
+		rcv_callee_reset(c->pro);
 	}
 }
 
@@ -131,6 +141,8 @@ static void restart(struct rcv_callee *c, int64_t e)
 	int k;
 
 	rcv_esc_init_local(&c->es);
+	c->es.obj = c->obj;
+	c->pend = INT64_MAX;
 	c->e = e;
 	c->at = e;
 	c->stop = INT64_MAX;
@@ -200,7 +212,7 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 	struct crec *r = &c->r[i - c->e];
 	int64_t d = 0, sl = -1;
 	uint32_t ep = 0;
-	bool xs, rs, sys = false;
+	bool xs, rs, vo, sys = false;
 	int k, w, sp = -1;
 
 	memset(r, 0, sizeof(*r));
@@ -219,8 +231,14 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 	     !(in->flags & (RCV_I_BARRIER | RCV_I_XFER | RCV_I_BAD |
 			    RCV_I_REP));
 	rs = rcv_rep_stos(in);
+	/* Decoded by rcv_decode.c's vector_only() (RCV_I_BAD alone): no
+	 * memory, vector operands, a general-purpose destination at most
+	 * (__strchrnul_evex's vptestnmb).
+	 */
+	vo = (in->flags & (RCV_I_BAD | RCV_I_BARRIER | RCV_I_MEMBAR |
+			   RCV_I_XFER | RCV_I_REP)) == RCV_I_BAD;
 	if ((in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR | RCV_I_XFER |
-			  RCV_I_BAD | RCV_I_REP)) && !xs && !rs) {
+			  RCV_I_BAD | RCV_I_REP)) && !xs && !rs && !vo) {
 		if (c->stop > i)
 			c->stop = i;
 	}
@@ -252,6 +270,11 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 		if (m->type != RCV_OP_MEM || !(m->access & CS_AC_WRITE))
 			continue;
 		w = rcv_esc_where(&c->es, m, &ep, &d);
+		/* Through a pointer into an object at a known place: there,
+		 * whatever C's rule says.
+		 */
+		if (!w && rcv_esc_obj_at(&c->es, m, &ep, &d))
+			w = 2;
 		if (w == 2 && !r->w) {
 			r->w = 2;
 			r->w_ep = ep;
@@ -278,6 +301,8 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 				    .index = -1 };
 
 		w = rcv_esc_where(&c->es, &o, &ep, &d);
+		if (!w && rcv_esc_obj_at(&c->es, &o, &ep, &d))
+			w = sl > 0 ? 2 : 3;
 		if (w == 2 && sl > 0) {
 			r->w = 2;
 			r->w_ep = ep;
@@ -299,6 +324,8 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 	 */
 	if (rcv_esc_step(&c->es, in, 0) && c->stop > i)
 		c->stop = i;
+	if (c->es.pdone && c->pend > i)
+		c->pend = i;
 }
 
 /* May what @r stores (or its push or call) write [@ep/@d, +8)? */
@@ -363,20 +390,16 @@ static bool written(struct rcv_callee *c, const struct rcv_ins *(*at)(
 	return false;
 }
 
-bool rcv_callee_keeps(struct rcv_callee *c, const struct rcv_ins *(*at)(
-			      const void *, size_t), const void *ctx,
-		      int64_t e, int64_t p, int64_t q)
+/*
+ * The walk from entry @e up to @q, and the slot of the push or spill at
+ * @p (*@ep, *@d): false when the argument fails before @q.
+ */
+static bool walk_to(struct rcv_callee *c, const struct rcv_ins *(*at)(
+			    const void *, size_t), const void *ctx,
+		    int64_t e, int64_t p, int64_t q, uint32_t *ep, int64_t *d)
 {
 	const struct crec *rp;
-	const struct rcv_ins *in;
-	uint32_t ep;
-	int64_t d;
 
-	if (e < 1 || p < e || q <= p || q - e > CALLEE_MAX)
-		return false;
-	in = at(ctx, (size_t)(e - 1));
-	if (in->id != X86_INS_CALL || (in->flags & RCV_I_BARRIER))
-		return false;
 	if (c->e != e)
 		restart(c, e);
 	if ((size_t)(q - e + 1) > c->cap) {
@@ -401,15 +424,48 @@ bool rcv_callee_keeps(struct rcv_callee *c, const struct rcv_ins *(*at)(
 	if (at(ctx, (size_t)p)->id == X86_INS_MOV) {
 		if (rp->w != 2 || rp->w_n != 8)
 			return false;
-		ep = rp->w_ep;
-		d = rp->w_d;
+		*ep = rp->w_ep;
+		*d = rp->w_d;
 	} else {
 		if (!rp->rsp_ok)
 			return false;
-		ep = rp->rsp_ep;
-		d = rp->rsp_d - 8;
+		*ep = rp->rsp_ep;
+		*d = rp->rsp_d - 8;
 	}
-	if (!rcv_esc_below_origin(&c->es, ep, d, 8))
+	return rcv_esc_below_origin(&c->es, *ep, *d, 8);
+}
+
+bool rcv_callee_keeps(struct rcv_callee *c, const struct rcv_ins *(*at)(
+			      const void *, size_t), const void *ctx,
+		      int64_t e, int64_t p, int64_t q)
+{
+	const struct rcv_ins *in;
+	struct rcv_callee *k;
+	uint32_t ep;
+	int64_t d;
+
+	if (e < 1 || p < e || q <= p || q - e > CALLEE_MAX)
 		return false;
-	return !written(c, at, ctx, p, q, ep, d);
+	in = at(ctx, (size_t)(e - 1));
+	if (in->id != X86_INS_CALL || (in->flags & RCV_I_BARRIER))
+		return false;
+	if (walk_to(c, at, ctx, e, p, q, &ep, &d) &&
+	    !written(c, at, ctx, p, q, ep, d))
+		return true;
+	/* A push of the entry's prologue: the walk that takes pointers
+	 * into C objects under it as clean, which reach no pushed slot.
+	 */
+	if (at(ctx, (size_t)p)->id != X86_INS_PUSH || c->obj)
+		return false;
+	if (!c->pro) {
+		if (rcv_callee_new(&c->pro))
+			return false;
+		c->pro->obj = true;
+		c->pro->placed = c->placed;
+	}
+	k = c->pro;
+	if (!walk_to(k, at, ctx, e, p, q, &ep, &d) || p >= k->pend ||
+	    ep != k->es.ep0 || d < k->es.ptop || d + 8 > 0)
+		return false;
+	return !written(k, at, ctx, p, q, ep, d);
 }

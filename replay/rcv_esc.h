@@ -57,6 +57,15 @@ bool rcv_esc_store(struct rcv_esc *e, const struct rcv_op *o,
 bool rcv_esc_store_reg(struct rcv_esc *e, const struct rcv_op *o, int g);
 
 /*
+ * The prologue's pushes alone (e->obj, rcv_escmem.c): is a pointer made
+ * into @g at @ep/@d one into a C object; @g gets one (clean, its place
+ * kept); the prologue's step over @in (true: a push of it).
+ */
+bool rcv_esc_obj_ptr(const struct rcv_esc *e, int g, uint32_t ep, int64_t d);
+void rcv_esc_obj_set(struct rcv_esc *e, int g, uint32_t ep, int64_t d);
+bool rcv_esc_prologue(struct rcv_esc *e, const struct rcv_ins *in);
+
+/*
  * An undecoded VEX/EVEX instruction's general-purpose source (kmov k, r):
  * a stack-derived one taints the vector state (rcv_escwalk.c, after
  * rcv_esc_step()).

@@ -202,9 +202,20 @@ static void arith(struct rcv_esc *e, const struct rcv_ins *in, int g,
 	case X86_INS_ADD: case X86_INS_SUB:
 		if (!s || in->op[0].size != 8)
 			break;
+		if (s->type == RCV_OP_IMM && old == CLEAN &&
+		    (e->kk >> g & 1)) {
+			rcv_esc_obj_set(e, g, e->kep[g], e->kd[g] +
+				(in->id == X86_INS_ADD ? s->imm : -s->imm));
+			return;
+		}
 		if (s->type == RCV_OP_IMM && old == STK) {
 			int64_t by = in->id == X86_INS_ADD ? s->imm : -s->imm;
 
+			if (by &&
+			    rcv_esc_obj_ptr(e, g, e->ep[g], e->d[g] + by)) {
+				rcv_esc_obj_set(e, g, e->ep[g], e->d[g] + by);
+				return;
+			}
 			rcv_esc_set_reg(e, g, STK, g, e->d[g] + by);
 			if (g == RP_REG_RSP && by > 0)
 				rcv_esc_slots_dead(e, 128);
@@ -562,9 +573,13 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 	} else if (in->id == X86_INS_MOV && in->nops == 2 &&
 	    in->op[0].type == RCV_OP_REG && in->op[1].type == RCV_OP_REG &&
 	    in->op[0].size == 8) {
+		int src = in->op[1].reg;
+
 		g = in->op[0].reg;
-		rcv_esc_set_reg(e, g, e->t[in->op[1].reg], in->op[1].reg,
-			e->d[in->op[1].reg]);
+		if (e->kk >> src & 1)
+			rcv_esc_obj_set(e, g, e->kep[src], e->kd[src]);
+		else
+			rcv_esc_set_reg(e, g, e->t[src], src, e->d[src]);
 		dst_reg[g] = true;
 	} else if (cmov_whole(e, in)) {
 		g = in->op[0].reg;
@@ -586,6 +601,11 @@ static bool general(struct rcv_esc *e, const struct rcv_ins *in)
 			 e->t[in->op[1].base] == STK)
 			rcv_esc_set_val(e, g, STK,
 					bounded(e, in->op[1].base), 0);
+		else if (w == 2 && in->op[1].imm &&
+			 rcv_esc_obj_ptr(e, g, e->ep[in->op[1].base], d))
+			rcv_esc_obj_set(e, g, e->ep[in->op[1].base], d);
+		else if (!w && rcv_esc_obj_at(e, &in->op[1], &ep, &d))
+			rcv_esc_obj_set(e, g, ep, d);
 		else
 			rcv_esc_set_reg(e, g, w ? STK : t ? MAYBE : CLEAN,
 				w == 2 ? in->op[1].base : -1, d);
@@ -763,54 +783,6 @@ static bool vec_implicit(struct rcv_esc *e, const struct rcv_ins *in,
 	}
 }
 
-/*
- * An undecoded VEX or EVEX instruction (@raw, @len) with no memory
- * operand that is not all vector registers (rcv_decode.c's
- * vector_only()) has a general-purpose register in ModRM's r/m: a
- * source (kmov k, r: review7.c lkmask, lkmaskst; vpbroadcastd from a
- * register, vmovq, vpinsrq, vcvtsi2sd).  A stack-derived one taints the
- * vector state (the mask registers share its taint).  The walk
- * (rcv_escwalk.c) calls this after rcv_esc_step(), which sees the first
- * byte only and takes the instruction as one with a memory operand (a
- * barrier: the state before it counts there).
- */
-void rcv_esc_vex_gpr(struct rcv_esc *e, const struct rcv_ins *in,
-		     const uint8_t *raw, size_t len)
-{
-	size_t at;
-	bool b;
-	int g;
-
-	if (!(in->flags & RCV_I_BAD) || !(in->flags & RCV_I_BARRIER) ||
-	    !len)
-		return;
-	switch (raw[0]) {
-	case 0xc5:
-		at = 3;
-		b = false;
-		break;
-	case 0xc4:
-		at = 4;
-		b = len > 1 && !(raw[1] & 0x20);
-		break;
-	case 0x62:
-		at = 5;
-		b = len > 1 && !(raw[1] & 0x20);
-		break;
-	default:
-		return;
-	}
-	if (at >= len) {
-		e->vec = true;
-		return;
-	}
-	if ((raw[at] >> 6) != 3)
-		return;	/* a memory operand: rcv_esc_step's barrier rule */
-	g = (raw[at] & 7) | (b ? 8 : 0);
-	if (e->t[g])
-		e->vec = true;
-}
-
 /* Keeps rsi's value when an instruction sets it to a constant. */
 static void track_rsi(struct rcv_esc *e, const struct rcv_ins *in)
 {
@@ -879,7 +851,12 @@ static bool undecoded(struct rcv_esc *e, const struct rcv_ins *in,
 {
 	int g;
 
-	if (raw0 != 0x62 && raw0 != 0xc4 && raw0 != 0xc5)
+	/* Not a barrier: rcv_decode.c's vector_only() decoded it (VEX or
+	 * EVEX, vector and mask operands, a general-purpose destination at
+	 * most), whatever @raw0 says (rcv_callee.c passes none).
+	 */
+	if (raw0 != 0x62 && raw0 != 0xc4 && raw0 != 0xc5 &&
+	    (in->flags & RCV_I_BARRIER))
 		return true;
 	if (in->flags & RCV_I_BARRIER) {
 		/* A memory operand, load or store. */
@@ -896,10 +873,12 @@ static bool undecoded(struct rcv_esc *e, const struct rcv_ins *in,
 
 bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in, uint8_t raw0)
 {
-	bool esc = false;
+	bool esc = false, ppush = false;
 
 	if (e->escaped)
 		return true;
+	if (e->obj && !e->pdone)
+		ppush = rcv_esc_prologue(e, in);
 	if (in->flags & RCV_I_BAD) {
 		e->escaped = undecoded(e, in, raw0);
 		e->rax_k = e->rax_k && !in->wcode[RP_REG_RAX];
@@ -939,9 +918,11 @@ bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in, uint8_t raw0)
 			(void)rcv_esc_load(e, &in->op[0], 8);
 		rsp_add(e, -8);
 		esc = rcv_esc_store(e, &sl, 8, CLEAN);
+		e->depth++;
 		break;
 	}
 	case X86_INS_RET:
+		e->depth--;
 		rsp_add(e, 8 + (in->nops && in->op[0].type == RCV_OP_IMM ?
 				in->op[0].imm : 0));
 		/* Nothing under the caller's rsp outlives a call. */
@@ -976,6 +957,11 @@ bool rcv_esc_step(struct rcv_esc *e, const struct rcv_ins *in, uint8_t raw0)
 	}
 	track_rax(e, in);
 	track_rsi(e, in);
+	if (ppush && e->t[RP_REG_RSP] == STK &&
+	    e->ep[RP_REG_RSP] == e->ep0 && e->d[RP_REG_RSP] < e->ptop)
+		e->ptop = e->d[RP_REG_RSP];
+	else if (ppush)
+		e->pdone = true;
 	if (esc)
 		e->escaped = true;
 	return esc;

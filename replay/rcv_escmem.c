@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <capstone/capstone.h>
+
 #include "rcv_esc.h"
 
 /*
@@ -50,6 +52,7 @@ void rcv_esc_set_val(struct rcv_esc *e, int g, uint8_t t, uint32_t ep,
 		     int64_t d)
 {
 	e->t[g] = t;
+	e->kk &= (uint16_t)~(1u << g);
 	if (t != STK)
 		return;
 	if (ep == UINT32_MAX) {
@@ -403,8 +406,12 @@ uint8_t rcv_esc_load_v(const struct rcv_esc *e, const struct rcv_op *o,
 	/* Through an address that may be derived from a stack pointer but
 	 * is not surely one: what it loads may be a function of the
 	 * pointer's bits (a table indexed by them, tests/values/review5.c
-	 * ltable), or the own stack.
+	 * ltable), or the own stack.  With the prologue's pushes alone
+	 * (e->obj), a clean address may be a pointer into an object of the
+	 * own stack: what a slot may hold.
 	 */
+	if (!tainted && e->obj)
+		return rcv_esc_any_slot(e) ? MAYBE : CLEAN;
 	return tainted ? MAYBE : CLEAN;
 }
 
@@ -580,4 +587,69 @@ bool rcv_esc_rsp_offset(const struct rcv_esc *e, int64_t *d)
 {
 	*d = e->d[RP_REG_RSP];
 	return e->t[RP_REG_RSP] == STK && e->ep[RP_REG_RSP] == e->ep0;
+}
+
+/*
+ * The prologue's pushes alone (e->obj, rcv_callee.c): does a pointer made
+ * into register @g at offset @d of epoch @ep, by an offset from an
+ * own-stack pointer, point into a C object?  It does when it lies surely
+ * under the entry's lowest prologue push: no object of the function lies
+ * above its locals, and (C's rule) a pointer stays in its object, so
+ * nothing reached through it is a pushed slot.  Never rsp (nor a copy of
+ * rsp or rbp: moves keep their kind, the frame address).
+ */
+bool rcv_esc_obj_ptr(const struct rcv_esc *e, int g, uint32_t ep, int64_t d)
+{
+	return e->obj && e->pdone && !e->depth && g != RP_REG_RSP &&
+	       rcv_esc_under(e, ep, d, 1, e->ep0, e->ptop);
+}
+
+/*
+ * Register @g gets such a pointer, at offset @d of epoch @ep: clean for
+ * the analysis, its place kept for rcv_esc_obj_at().
+ */
+void rcv_esc_obj_set(struct rcv_esc *e, int g, uint32_t ep, int64_t d)
+{
+	rcv_esc_set_reg(e, g, CLEAN, -1, 0);
+	e->kk |= (uint16_t)(1u << g);
+	e->kep[g] = ep;
+	e->kd[g] = d;
+}
+
+bool rcv_esc_obj_at(const struct rcv_esc *e, const struct rcv_op *o,
+		    uint32_t *ep, int64_t *d)
+{
+	if (!e->obj || o->type != RCV_OP_MEM || o->seg || o->index >= 0 ||
+	    o->base < 0 || o->base >= 16 || !(e->kk >> o->base & 1))
+		return false;
+	*ep = e->kep[o->base];
+	*d = e->kd[o->base] + o->imm;
+	return true;
+}
+
+/*
+ * The prologue (e->obj): pushes of registers from the entry, and the
+ * instructions between them that touch no memory, branch nowhere and
+ * leave rsp alone (mov %rdx,%r12; mov %rsp,%rbp).  True for a push of
+ * one; anything else ends it.
+ */
+bool rcv_esc_prologue(struct rcv_esc *e, const struct rcv_ins *in)
+{
+	int k;
+
+	if (in->id == X86_INS_PUSH && in->nops == 1 &&
+	    in->op[0].type == RCV_OP_REG && in->op[0].size == 8 &&
+	    !(in->flags & (RCV_I_BAD | RCV_I_BARRIER | RCV_I_XFER)))
+		return true;
+	if ((in->flags & (RCV_I_BAD | RCV_I_BARRIER | RCV_I_SYSCALL |
+			  RCV_I_XFER | RCV_I_REP | RCV_I_MEMBAR)) ||
+	    in->iclass != RP_IC_OTHER || rcv_cond_jump(in->id) ||
+	    in->id == X86_INS_JMP || in->wcode[RP_REG_RSP] ||
+	    in->id == X86_INS_PUSH || in->id == X86_INS_POP ||
+	    in->id == X86_INS_PUSHFQ || in->id == X86_INS_POPFQ)
+		e->pdone = true;
+	for (k = 0; k < in->nops; k++)
+		if (in->op[k].type == RCV_OP_MEM)
+			e->pdone = true;
+	return false;
 }

@@ -13,6 +13,55 @@
 
 #include "rcv_esc.h"
 
+/*
+ * An undecoded VEX or EVEX instruction (@raw, @len) with no memory
+ * operand that is not all vector registers (rcv_decode.c's
+ * vector_only()) has a general-purpose register in ModRM's r/m: a
+ * source (kmov k, r: review7.c lkmask, lkmaskst; vpbroadcastd from a
+ * register, vmovq, vpinsrq, vcvtsi2sd).  A stack-derived one taints the
+ * vector state (the mask registers share its taint).  The walk below
+ * calls this after rcv_esc_step(), which sees the first byte only and
+ * takes the instruction as one with a memory operand (a barrier: the
+ * state before it counts there).  Here since only this walk has the
+ * instruction's bytes.
+ */
+void rcv_esc_vex_gpr(struct rcv_esc *e, const struct rcv_ins *in,
+		     const uint8_t *raw, size_t len)
+{
+	size_t at;
+	bool b;
+	int g;
+
+	if (!(in->flags & RCV_I_BAD) || !(in->flags & RCV_I_BARRIER) ||
+	    !len)
+		return;
+	switch (raw[0]) {
+	case 0xc5:
+		at = 3;
+		b = false;
+		break;
+	case 0xc4:
+		at = 4;
+		b = len > 1 && !(raw[1] & 0x20);
+		break;
+	case 0x62:
+		at = 5;
+		b = len > 1 && !(raw[1] & 0x20);
+		break;
+	default:
+		return;
+	}
+	if (at >= len) {
+		e->vec = true;
+		return;
+	}
+	if ((raw[at] >> 6) != 3)
+		return;	/* a memory operand: rcv_esc_step's barrier rule */
+	g = (raw[at] & 7) | (b ? 8 : 0);
+	if (e->t[g])
+		e->vec = true;
+}
+
 static bool started_in(const struct rp_session *s, uint32_t tid)
 {
 	size_t i;

@@ -239,6 +239,14 @@ static void ix_bounds(struct win *w)
 		w->nb[i] = w->mbar[i] ? (uint32_t)i : w->nb[i + 1];
 }
 
+/* Is instruction @i of @w a brk (rcv_sys_keeps_file() may keep it)? */
+static bool is_brk(const struct win *w, size_t i)
+{
+	return (w->ins[i].flags & RCV_I_SYSCALL) &&
+	       w->st[i].r[RP_REG_RAX].k == ~0ull &&
+	       w->st[i].r[RP_REG_RAX].v == 12;
+}
+
 /* Rebuilds the access index and barriers from what the states know now. */
 int rcv_build_index(struct win *w)
 {
@@ -250,7 +258,7 @@ int rcv_build_index(struct win *w)
 	if (ret)
 		return ret;
 	w->nidx = 0;
-	w->protc = -1;
+	w->protc = w->protf = -1;
 	rcv_fd_closers(w);
 	for (i = 0; i < w->n; i++) {
 		part_of(w, i, &p);
@@ -259,6 +267,8 @@ int rcv_build_index(struct win *w)
 			return ret;
 		if (p.prot)
 			w->protc = (int64_t)i;
+		if (p.prot && !is_brk(w, i))
+			w->protf = (int64_t)i;
 		if (w->ins[i].flags & RCV_I_SYSCALL)
 			w->sys_part[k++] = p;
 	}
@@ -309,11 +319,13 @@ static int rebuild_sys(struct win *w)
 		if (ret)
 			return ret;
 	}
-	w->protc = -1;
+	w->protc = w->protf = -1;
 	for (i = w->n; i-- > 0;) {
 		if (!(w->ins[i].flags & RCV_I_SYSCALL)) {
 			if (w->ins[i].flags & RCV_I_BARRIER) {
-				w->protc = (int64_t)i;
+				if (w->protc < 0)
+					w->protc = (int64_t)i;
+				w->protf = (int64_t)i;
 				break;
 			}
 			continue;
@@ -321,8 +333,12 @@ static int rebuild_sys(struct win *w)
 		for (k = 0; w->sys_at[k] != i; k++)
 			;
 		if (w->sys_part[k].prot) {
-			w->protc = (int64_t)i;
-			break;
+			if (w->protc < 0)
+				w->protc = (int64_t)i;
+			if (!is_brk(w, i)) {
+				w->protf = (int64_t)i;
+				break;
+			}
 		}
 	}
 	if (w->nidx > nk) {
@@ -514,6 +530,7 @@ void rcv_index_verify(struct win *w, const char *where)
 	uint8_t *ix = malloc(n + 1);
 	uint32_t *nb = malloc((n + 1) * sizeof(*nb));
 	int64_t *pb = malloc((n + 1) * sizeof(*pb)), protc = w->protc;
+	int64_t protf = w->protf;
 	int64_t fdcl[RCV_FD_TRACKED + 1], fdcl_all = w->fdcl_all;
 	size_t nsp = w->sys_listed ? w->nsys : 0;
 	struct rcv_part *sp = malloc((nsp + 1) * sizeof(*sp));
@@ -556,6 +573,8 @@ void rcv_index_verify(struct win *w, const char *where)
 	}
 	if (!what && protc < w->protc)
 		what = "protc";
+	if (!what && protf < w->protf)
+		what = "protf";
 	if (what) {
 		fprintf(stderr, "recover: PTREC_RCV_VERIFY: window at %"
 			PRIu64 ": the index kept during the pass (%s) is "
@@ -582,6 +601,7 @@ restore:
 	memcpy(w->fdcl, fdcl, sizeof(fdcl));
 	w->fdcl_all = fdcl_all;
 	w->protc = protc;
+	w->protf = protf;
 	if (nsp)
 		memcpy(w->sys_part, sp, nsp * sizeof(*sp));
 	for (i = 0; i < n; i++)

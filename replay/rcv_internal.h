@@ -293,6 +293,18 @@ struct rcv_esc {
 	uint8_t dft;		/* and DF */
 	bool escaped;
 	bool local;		/* from a call's entry (rcv_callee.c) */
+	/* Local mode, the prologue's pushes alone (rcv_callee.c): a pointer
+	 * made at an offset from an own-stack pointer, surely under the
+	 * entry's prologue pushes, points into a C object, and stays in it:
+	 * it is taken as clean (it reaches no pushed slot).
+	 */
+	bool obj;
+	bool pdone;		/* the prologue (from the entry) has ended */
+	int64_t ptop;		/* its lowest pushed slot, in ep0 */
+	int32_t depth;		/* calls made from the entry not returned */
+	uint16_t kk;		/* per GPR: such a pointer, at kd of kep */
+	uint32_t kep[16];
+	int64_t kd[16];
 };
 void rcv_esc_init(struct rcv_esc *e);
 void rcv_esc_fini(struct rcv_esc *e);
@@ -338,6 +350,13 @@ bool rcv_esc_top(const struct rcv_esc *e, uint32_t ep, int64_t d,
 /* Does [@d, @d + @n) of epoch @a end at or under offset @x of epoch @b? */
 bool rcv_esc_under(const struct rcv_esc *e, uint32_t a, int64_t d,
 		   int64_t n, uint32_t b, int64_t x);
+/*
+ * With e->obj: does @o (a base register and a displacement) go through a
+ * pointer into a C object under the prologue's pushes, at offset *@d of
+ * epoch *@ep?  (A store there writes what it overlaps, whatever C says.)
+ */
+bool rcv_esc_obj_at(const struct rcv_esc *e, const struct rcv_op *o,
+		    uint32_t *ep, int64_t *d);
 /* Where memory operand @o points: 2 the own stack at @ep/@d, 1 maybe the
  * own stack (an address register may be stack-derived), 0 not it.
  */

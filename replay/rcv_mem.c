@@ -92,6 +92,7 @@ static void map_of(struct rp_recover *rc, uint64_t a)
 	m->found = false;
 	m->ro = false;
 	m->priv = false;
+	m->file = false;
 	for (k = 0; !rp_snapshot_proc_map(rc->sn, rc->pid, k, &mi); k++) {
 		if (mi.start <= a && a < mi.end) {
 			m->lo = mi.start;
@@ -110,6 +111,7 @@ static void map_of(struct rp_recover *rc, uint64_t a)
 				(!mi.path[0] || !strcmp(mi.path, "[vdso]") ||
 				 (mi.path[0] != '[' &&
 				  !file_shared(rc, &mi)));
+			m->file = mi.path[0] == '/';
 			m->priv = !(mi.prot & 8) &&
 				  strncmp(mi.path, "[vvar", 5) &&
 				  !file_shared(rc, &mi);
@@ -128,15 +130,20 @@ static bool ro_mem(struct win *w, uint64_t i, uint64_t a)
 {
 	struct rp_recover *rc = w->rc;
 	const struct win *l;
+	bool need;
 
-	if (!(rc->snap_ok || rc->snap_ro) || (!w->top_end && !w->later) ||
-	    (int64_t)i <= w->protc)
+	if (!(rc->snap_ok || rc->snap_ro) || (!w->top_end && !w->later))
 		return false;
-	for (l = w->later; l; l = l->later)
-		if (l->protc >= 0)
-			return false;
 	map_of(rc, a);
 	if (!rc->map.found || !rc->map.ro)
+		return false;
+	/* A file's page: a brk after which no task maps a file keeps it
+	 * (rcv_sys_keeps_file()).
+	 */
+	need = (int64_t)i <= w->protc;
+	for (l = w->later; l && !need; l = l->later)
+		need = l->protc >= 0;
+	if (need && (!rc->map.file || !rcv_sys_keeps_file(w, i)))
 		return false;
 	/* Other threads: none may change its page after state i
 	 * (rcv_order.c); nor a request of asynchronous I/O.

@@ -200,6 +200,24 @@ static bool sys_misses_ro(struct win *w, size_t i, uint64_t nr)
 	return !e || (e > 0 && !rcv_order_ro_in(w->rc, lo, hi));
 }
 
+/*
+ * mprotect whose protection is known to ask for PROT_WRITE (rdx bit 1),
+ * whatever its range: it changes no contents and no mapping, and any
+ * page it did change is writable after it.  A page the snapshot shows
+ * not writable was then changed by no such call after a state s when
+ * every other call after s leaves protections alone (or misses the page
+ * by its range): nothing after it could have taken PROT_WRITE away again.
+ * So it was not writable from s on, and no store, no buffer a call wrote
+ * nor a mapping changed it (the read-only rule, rcv_mem.c ro_mem(); a
+ * protection without PROT_WRITE may end a writable window opened before:
+ * tests/values/rothreads.c wprot-after).  pthread_create's mprotect of a
+ * new stack, whose range comes from its mmap's result.
+ */
+bool rcv_sys_prot_write(uint64_t nr, const struct rcv_val *rdx)
+{
+	return nr == 10 && (rdx->k & 2) && (rdx->v & 2);
+}
+
 bool rcv_sys_keeps_maps(struct win *w, size_t i)
 {
 	const struct rcv_state *s = &w->st[i];
@@ -216,13 +234,94 @@ bool rcv_sys_keeps_maps(struct win *w, size_t i)
 		return ((s->r[RP_REG_R10].k & 0x10) &&
 			!(s->r[RP_REG_R10].v & 0x10)) ||
 		       sys_misses_ro(w, i, nr);
-	case 10: case 11: case 28:
+	case 10:
+		return rcv_sys_prot_write(nr, &s->r[RP_REG_RDX]) ||
+		       sys_misses_ro(w, i, nr);
+	case 11: case 28:
 		return sys_misses_ro(w, i, nr);
 	default:
 		return rcv_sys_write(w, i, &a, &l) >= 0 ||
 		       sys_user_buffer(s, nr) ||
 		       !rcv_order_effect(nr, NULL, &a, &l);
 	}
+}
+
+bool rcv_sys_maps_file(uint64_t nr, const struct rcv_val *r10)
+{
+	if (rcv_sys_resets(nr))
+		return true;
+	switch (nr) {
+	case 9:		/* mmap, but MAP_ANONYMOUS (0x20) */
+		return !((r10->k & 0x20) && (r10->v & 0x20));
+	case 25: case 30: case 216:	/* mremap, shmat, remap_file_pages */
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Does no system call of @w from instruction @j on, nor of the windows
+ * after it, to the thread's end, map a file (each one's number known)?
+ */
+static bool sys_no_file_after(const struct win *w, size_t j)
+{
+	const struct rcv_state *s;
+	size_t k;
+
+	for (; w; w = w->later, j = 0) {
+		if ((!w->later && !w->top_end) || !w->sys_listed)
+			return false;
+		for (k = 0; k < w->nsys; k++) {
+			if (w->sys_at[k] < j)
+				continue;
+			s = &w->st[w->sys_at[k]];
+			if (s->r[RP_REG_RAX].k != ~0ull ||
+			    rcv_sys_maps_file(s->r[RP_REG_RAX].v,
+					      &s->r[RP_REG_R10]))
+				return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * A brk (any arguments) changes no contents and no protection: it unmaps
+ * the pages between a new break and the old (a shrink), or maps new
+ * anonymous ones where nothing was (a grow), or nothing.  A page the
+ * snapshot shows mapped from a file (and not writable: the read-only
+ * rule's) that one unmapped could only be there at the end if a later
+ * call mapped a file there again; with none after it, of this thread or
+ * of any other task (rcv_order_files()), it did not touch the page
+ * (glibc's sbrk: `brk(__curbrk + n)`, the break loaded from memory, which
+ * cut the read-only rule for ld.so's data before the demo's first
+ * malloc; tests/values/rothreads.c brkfile-after).  Every other call
+ * after state @i of @w that may change a mapping must be such a brk
+ * (w->protf: the last that is not).
+ */
+bool rcv_sys_keeps_file(struct win *w, uint64_t i)
+{
+	const struct win *l;
+	size_t j, k, p;
+
+	for (l = w, j = (size_t)i; l; l = l->later, j = 0) {
+		if ((!l->later && !l->top_end) || l->protf >= (int64_t)j)
+			return false;
+		if (l->protc < (int64_t)j)
+			continue;
+		if (!l->sys_listed)
+			return false;
+		for (k = 0; k < l->nsys; k++) {
+			p = l->sys_at[k];
+			if (p < j || !l->sys_part[k].prot)
+				continue;
+			if (!sys_no_file_after(l, p + 1) ||
+			    (l->rc->mt &&
+			     l->first + p < rcv_order_files(l->rc)))
+				return false;
+		}
+	}
+	return true;
 }
 
 /*
@@ -601,6 +700,13 @@ static int sys_writes(struct win *w, size_t i, uint64_t *addr, uint64_t *len,
 		*len = (s->r[RP_REG_RSI].v + 4095) & ~4095ull;
 		return *len ? 1 : 0;
 	}
+	/* mmap without MAP_FIXED (0x10, flags in r10) maps only where no
+	 * page is mapped: it writes no byte the process could access
+	 * before it (MAP_FIXED_NOREPLACE fails where one is).
+	 */
+	if (nr == 9 && (s->r[RP_REG_R10].k & 0x10) &&
+	    !(s->r[RP_REG_R10].v & 0x10))
+		return 0;
 	/* ioctl(fd, TCGETS, termios *), ioctl(fd, FIONREAD, int *) */
 	if (nr == 16 && s->r[RP_REG_RSI].k == ~0ull &&
 	    (s->r[RP_REG_RSI].v == 0x5401 || s->r[RP_REG_RSI].v == 0x541b) &&

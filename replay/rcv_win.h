@@ -59,6 +59,7 @@ struct win {
 	uint32_t *nb;		/* first barrier >= i (n: none) */
 	int64_t *pb;		/* last barrier < i (-1: none) */
 	int64_t protc;		/* last syscall changing mappings, -1 */
+	int64_t protf;		/* ... not a brk (rcv_sys_keeps_file()) */
 	struct ent *idx;
 	size_t nidx, idx_cap;
 	/* The system calls (sys_at[k]) and their parts of the index now. */
@@ -134,6 +135,7 @@ struct rcv_map {
 	bool valid, found;
 	bool ro;		/* anonymous (or vdso), not writable */
 	bool priv;		/* not shared, not vvar */
+	bool file;		/* a file's (its path absolute) */
 };
 
 struct rp_recover {
@@ -302,6 +304,11 @@ struct rp_recover {
 	uint64_t ord_lo, ord_hi, ord_at;
 	bool ord_at_valid;
 	bool ord_noargs;	/* a helper's: other tasks' calls by number */
+	/* rcv_order_files(): from ord_files on, no other task may map a
+	 * file (UINT64_MAX: never); computed once asked.
+	 */
+	bool ord_files_done;
+	uint64_t ord_files;
 	bool sn_borrowed;	/* sn is its maker's (rcv_recover_new_with) */
 	/* rcv_order_aio(): 0 not computed, 1 no asynchronous I/O, 2 may */
 	uint8_t aio;
@@ -486,6 +493,11 @@ struct rcv_ord_args {
 	 * file: rcv_fd.c)?  NULL: not known.
 	 */
 	bool (*quiet)(void *ctx, uint64_t pos);
+	/* Register @reg's bits before @pos (*@k: those known), as
+	 * rp_recover_reg_bits(); 0 or an error.  NULL: not known.
+	 */
+	int (*bits)(void *ctx, uint64_t pos, unsigned int reg, uint64_t *v,
+		    uint64_t *k);
 };
 /*
  * What system call @nr with the registers @r before it (NULL: none known)
@@ -641,8 +653,45 @@ int rcv_sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len);
 #define RCV_SYS_OUTS	4
 int rcv_sys_writes(struct win *w, size_t i, uint64_t *addr, uint64_t *len,
 		   size_t max);
+/*
+ * Is a call @nr with @rdx an mprotect known to ask for PROT_WRITE, which
+ * no page the snapshot shows not writable can have met after a state
+ * from which every other call keeps protections (rcv_sys.c)?
+ */
+bool rcv_sys_prot_write(uint64_t nr, const struct rcv_val *rdx);
+
 /* Does system call @i of @w leave every mapping as it was (rcv_mem.c)? */
 bool rcv_sys_keeps_maps(struct win *w, size_t i);
+
+/*
+ * For a page of a file the snapshot shows not writable: does every system
+ * call of @w after state @i (and of the windows after it) that may change
+ * a mapping keep it (rcv_sys.c: a brk, after which no task maps a file)?
+ */
+bool rcv_sys_keeps_file(struct win *w, uint64_t i);
+
+/*
+ * May system call @nr, flags (mmap's r10) @r10, make a mapping of a file
+ * (rcv_sys.c)?
+ */
+bool rcv_sys_maps_file(uint64_t nr, const struct rcv_val *r10);
+
+/*
+ * The first position of the thread after every other task sharing its
+ * memory last may have mapped a file (UINT64_MAX: never), by the software
+ * recorder's order (rcv_order.c).
+ */
+uint64_t rcv_order_files(struct rp_recover *rc);
+
+/*
+ * rcv_order.c's walk helpers for rcv_aio.c: argument register @g of the
+ * system call at @p of history @h where the code shows it (-1 not), a
+ * task whose gaps may hide system calls, a cursor's peek as rcv_hist's.
+ */
+int64_t rcv_order_arg(struct rcv_dec *dec, const struct rcv_hist *h,
+		      uint64_t p, uint64_t ip_p, int g, bool ind);
+bool rcv_order_hides(struct rp_recover *rc, uint32_t tid);
+int rcv_order_peek(void *ctx, uint64_t pos, struct rp_insn *insn);
 
 /*
  * Descriptors and rseq areas (rcv_fd.c).  rcv_fd_init(): from the
@@ -806,6 +855,13 @@ static inline const struct rcv_acc *rcv_acc_of(struct win *w, size_t q,
  * that ends there; false when not proven.
  */
 bool rcv_alias_refuted(struct win *w, size_t b, uint64_t a);
+
+/*
+ * Did xchg @b of @w, of unknown address, not write byte @a?  True when
+ * the old value it read, as the code after it shows it, cannot have held
+ * the bytes memory held there at any placement over @a (rcv_xchg.c).
+ */
+bool rcv_xchg_refuted(struct win *w, size_t b, uint64_t a);
 
 /*
  * The loads of @w again, from the last to the first (rcv_mem.c): where a

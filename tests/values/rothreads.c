@@ -57,6 +57,36 @@
  *                  range taken as harmless says 0x77).
  *   ownmiss-after: it mprotects a writable page elsewhere, whose range
  *                  holds nothing read-only at the end: r12 known, 0x66.
+ *
+ * Its own calls whose range the engine does not know (the address read
+ * back from a pipe), by their protection alone (rcv_sys.c
+ * rcv_sys_prot_write()):
+ *
+ *   wprot-after:   after the load it mprotects PAGE writable, stores
+ *                  0x77 and makes it read-only again: unknown (the
+ *                  second call asks no PROT_WRITE; a rule that took any
+ *                  mprotect of unknown range as harmless, or a known bit
+ *                  for a set one, says 0x77).
+ *   wprotok-after: it mprotects a writable page elsewhere writable
+ *                  again: r12 known, 0x66 (a page it changed would be
+ *                  writable at the end, and PAGE is not).
+ *
+ * A brk whose break the engine does not know, before which a file's page
+ * is read (rcv_sys.c rcv_sys_keeps_file()); the file is the program
+ * itself (/proc/self/exe: a memfd written in the recording is a file
+ * changed, which no read-only rule takes from the snapshot):
+ *
+ *   brkfile-after:   its second page mapped read-only inside the heap
+ *                    (MAP_FIXED over it, after sbrk grew it); the load
+ *                    (`movzbq (%r15), %r12`);
+ *                    then brk(the old break) unmaps it, and mmap without
+ *                    MAP_FIXED of its first page (0x7f, the ELF magic)
+ *                    at that address as a hint maps it there again:
+ *                    unknown (a brk taken as harmless for a file's page
+ *                    without the later file mappings says 0x7f).
+ *   brkfileok-after: its first page mapped at PAGE, loaded (0x7f), then
+ *                    sbrk shrinks the heap and no file is mapped after:
+ *                    r12 known, 0x7f.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -72,6 +102,8 @@
 #define PAGE 0x20000000ul
 
 static volatile int go, done, stage;
+/* brkfile-after: the file's page inside the heap (read from the end). */
+static unsigned char *heap_page;
 static unsigned char *page;
 static int remap, memfd = -1, keep_out = -1, sevens = -1;
 static const char *how = "";
@@ -144,6 +176,55 @@ static void load(void)
 {
 	__asm__ volatile("movzbq 0x20000000, %%r12\n\tnop\n\tnop\n\tnop\n\t"
 			 "xor %%r12d, %%r12d" : : : "r12", "memory");
+}
+
+/*
+ * brkfile-after: the byte at heap_page (in r15, which the end's
+ * registers show: memory is behind the brk), then brk(@base) and mmap of
+ * the file's first page at heap_page as a hint, and exit_group, all
+ * without libc (its calls' stores would hide r15's pairs).
+ */
+static void __attribute__((noreturn)) load_heap(char *base, int exe)
+{
+	register unsigned char *r15 __asm__("r15") = heap_page;
+
+	__asm__ volatile("movzbq (%%r15), %%r12\n\tnop\n\tnop\n\tnop\n\t"
+			 "xor %%r12d, %%r12d\n\t"
+			 "mov $12, %%eax\n\tmov %[b], %%rdi\n\tsyscall\n\t"
+			 "mov $9, %%eax\n\tmov %%r15, %%rdi\n\t"
+			 "mov $4096, %%esi\n\tmov $1, %%edx\n\t"
+			 "mov $2, %%r10d\n\tmovslq %[e], %%r8\n\t"
+			 "xor %%r9d, %%r9d\n\tsyscall\n\t"
+			 "mov $231, %%eax\n\txor %%edi, %%edi\n\tsyscall"
+			 : : "r"(r15), [b] "r"(base), [e] "r"(exe)
+			 : "rax", "rdi", "rsi", "rdx", "r8", "r9", "r10",
+			   "r11", "rcx", "r12", "memory");
+	__builtin_unreachable();
+}
+
+/* brkfile-after, brkfileok-after (exe: the program's file). */
+static int brk_case(const char *mode, int exe)
+{
+	char *base = sbrk(0), *top;
+
+	if (base == (void *)-1 || sbrk(4 * 4096) == (void *)-1)
+		return 1;
+	top = (char *)(((uintptr_t)base + 4095) & ~4095ul) + 4096;
+	if (!strcmp(mode, "brkfile-after")) {
+		heap_page = mmap(top, 4096, PROT_READ, MAP_PRIVATE | MAP_FIXED,
+				 exe, 4096);
+		if (heap_page != (unsigned char *)top || heap_page[0] == 0x7f)
+			return 1;
+		/* brk(base) unmaps the file's page; the mmap maps its first
+		 * page there again.
+		 */
+		load_heap(base, exe);
+	}
+	if (mmap((void *)PAGE, 4096, PROT_READ, MAP_PRIVATE | MAP_FIXED,
+		 exe, 0) != (void *)PAGE)
+		return 1;
+	load();
+	return sbrk(-4096) == (void *)-1;
 }
 
 /* round-after: the byte at PAGE + 16. */
@@ -235,6 +316,32 @@ int main(int argc, char **argv)
 	mprotect(page - 4096, 3 * 4096, PROT_READ);
 	if (!strcmp(mode, "fd-after")) {
 		fd_case();
+		return 0;
+	}
+	if (!strncmp(mode, "brkfile", 7)) {
+		int exe = open("/proc/self/exe", O_RDONLY);
+
+		return exe < 0 || brk_case(mode, exe);
+	}
+	if (!strcmp(mode, "wprot-after") || !strcmp(mode, "wprotok-after")) {
+		/* The address through a pipe: the engine knows neither
+		 * call's range, only its protection (an immediate).
+		 */
+		unsigned char *rw = (unsigned char *)(PAGE + 0x100000);
+		uintptr_t a = mode[5] == 'o' ? (uintptr_t)rw : PAGE;
+		int pfd[2];
+
+		if (mmap(rw, 4096, PROT_RW, MAP_PRIVATE | MAP_ANONYMOUS |
+			 MAP_FIXED_NOREPLACE, -1, 0) != rw || pipe(pfd) ||
+		    write(pfd[1], &a, sizeof(a)) != sizeof(a))
+			return 1;
+		load();
+		if (read(pfd[0], &a, sizeof(a)) != sizeof(a))
+			return 1;
+		mprotect((void *)a, 4096, PROT_RW);
+		((volatile unsigned char *)a)[0] = 0x77;
+		if (mode[5] != 'o')
+			mprotect((void *)a, 4096, PROT_READ);
 		return 0;
 	}
 	if (!strcmp(mode, "own-after") || !strcmp(mode, "ownmiss-after")) {

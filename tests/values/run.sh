@@ -158,6 +158,31 @@ if [ -n "${UNSOUND:-}" ]; then
 	fi
 fi
 
+# The prologue's pushes alone (rcv_callee.c, docs/values.md "Two kinds
+# of own-stack pointer"): unsound.c "ckind": the callee's frame address
+# (rsp itself, kesc: 260 wrong registers if copies of rsp were pointers
+# into objects; the caller's rsp made by a nested call, kdep: 224 if
+# pointers made in nested calls were) given away and written through
+# into the pushed slot, and a local's address given away and written
+# through into the local (kok): rbx known after that pop (unknown
+# strict, and on main before this rule).
+if [ -n "${UNSOUND:-}" ]; then
+	truth_rec "ckind" "$UNSOUND" ckind
+	kpos=$(last_at "ckind" '<unsound_kok2\+[0-9]+>:.*nop')
+	if [ -n "$kpos" ] && truth_check "ckind" &&
+		grep -q ' 0 conflicts' "$tmp/out" &&
+		"$PTREC" values "$tmp/ckind" --at "$kpos" 2>&1 |
+		grep -q '^rbx  *0x0000000000003333$' &&
+		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/ckind" \
+			--at "$kpos" 2>&1 | grep -q '^rbx  *unknown$' &&
+		PTREC_VALUES_STRICT=1 "$VALCHECK" "$tmp/ckind" >"$tmp/out" 2>&1
+	then
+		ok "unsound.c ckind: no wrong value, rbx known across a store through a local's given-away address (unknown strict); $(distance)"
+	else
+		bad "unsound.c ckind (at ${kpos:-?}): $(head -5 "$tmp/out" "$tmp/log")"
+	fi
+fi
+
 # A callee's own frame (rcv_stack.c, rcv_callee.c): a reload reads back
 # its spill across a store of unknown address only when the store's
 # address cannot be derived from the stack under the callee's entry.
@@ -559,17 +584,29 @@ fi
 # a range that covers the page only rounded (round-after), PROT_GROWSDOWN
 # (grows-after), mmap with MAP_FIXED (fixed-after), munmap then mmap at
 # the hint (unmap-after), and the thread's own mprotect of the page
-# (own-after) or of another (ownmiss-after: known, 0x66).
+# (own-after) or of another (ownmiss-after: known, 0x66); by the
+# protection alone, ranges not known (rcv_sys_prot_write()): the page
+# made writable and read-only again (wprot-after: a rule taking any
+# mprotect, or a known PROT_WRITE bit whatever its value, gives 0x77) or
+# another page made writable (wprotok-after: known, 0x66); a brk of
+# unknown break before a file's page (rcv_sys_keeps_file()): one that
+# unmapped it, then a file mapped there again without MAP_FIXED
+# (brkfile-after: taking the brk as harmless with no look at later file
+# mappings gives 0x7f), or a shrink elsewhere (brkfileok-after: 0x7f).
 if [ -n "${ROTHREADS:-}" ]; then
 	for mode in mprotect-after mprotect-before remap-after remap-before \
 		fd-after miss-after round-after grows-after fixed-after \
-		unmap-after own-after ownmiss-after; do
+		unmap-after own-after ownmiss-after wprot-after \
+		wprotok-after brkfile-after brkfileok-after; do
 		truth_rec "ro-$mode" "$ROTHREADS" $mode
-		rpos=$(last_at "ro-$mode" 'movzbq +0x200000[01]0,%r12$')
+		rpos=$(last_at "ro-$mode" \
+			'movzbq +(0x200000[01]0|\(%r15\)),%r12$')
 		want='^r12 +0x[0-9a-f?]*\?'	# not known
 		case $mode in
 		*-before) want='^r12 +0x0*77$' ;;
-		miss-after|ownmiss-after) want='^r12 +0x0*66$' ;;
+		miss-after|ownmiss-after|wprotok-after)
+			want='^r12 +0x0*66$' ;;
+		brkfileok-after) want='^r12 +0x0*7f$' ;;
 		esac
 		if [ -n "$rpos" ] && truth_check "ro-$mode" &&
 			"$PTREC" values "$tmp/ro-$mode" --at $((rpos + 1)) 2>&1 |
@@ -577,6 +614,26 @@ if [ -n "${ROTHREADS:-}" ]; then
 			ok "rothreads.c $mode: no wrong value, r12 as it must be; $(distance)"
 		else
 			bad "rothreads.c $mode (at ${rpos:-?}): $(grep -c WRONG "$tmp/out") wrong; $("$PTREC" values "$tmp/ro-$mode" --at $((${rpos:-0} + 1)) 2>&1 | grep '^r12') $(head -3 "$tmp/log")"
+		fi
+	done
+fi
+
+# An xchg of unknown address, its old value shown by `cmp $1; jg` after
+# it (rcv_xchg.c, tests/values/xchgref.c): miss (another word: r12 known,
+# 3) and hit (the word itself: 0 wrong; a refutation blind to the jump's
+# direction says 3).
+if [ -n "${XCHGREF:-}" ]; then
+	for mode in miss hit; do
+		truth_rec "xc-$mode" "$XCHGREF" $mode
+		rpos=$(last_at "xc-$mode" 'movzbq +0x[0-9a-f]+\(%rip\),%r12')
+		want='^r12 '
+		[ $mode = miss ] && want='^r12 +0x0*3$'
+		if [ -n "$rpos" ] && truth_check "xc-$mode" &&
+			"$PTREC" values "$tmp/xc-$mode" --at $((rpos + 1)) 2>&1 |
+			grep -Eq "$want"; then
+			ok "xchgref.c $mode: no wrong value, r12 as it must be; $(distance)"
+		else
+			bad "xchgref.c $mode (at ${rpos:-?}): $(grep -c WRONG "$tmp/out") wrong; $("$PTREC" values "$tmp/xc-$mode" --at $((${rpos:-0} + 1)) 2>&1 | grep '^r12') $(head -3 "$tmp/log")"
 		fi
 	done
 fi

@@ -54,6 +54,11 @@
  * `unsound csys`: fstat(2) over a callee's pushed slot, rep stosq into it
  * through rsp plus an unknown index, and fstat, brk and rep stosq that
  * miss it (rcv_callee.c: the argument across system calls).
+ * `unsound ckind`: a callee's frame address (rsp itself; the caller's
+ * rsp made in a nested call, as setjmp does) given away and written
+ * through into its pushed slot, and a local's address given away and
+ * written through into the local (rcv_callee.c's prologue walk: only
+ * pointers into C objects under the pushes leave them alone).
  * `unsound sse`: values through xmm (rcv_sse.c) forward into a register
  * where memory cannot tell them, and backward from the snapshot to the
  * register movq read.  `unsound rofile`: a private read-only file
@@ -95,6 +100,7 @@ long unsound_cg, unsound_cword, *unsound_cptr = &unsound_cword;
 long unsound_cesc(long off), unsound_cup(long off), unsound_cok(long off);
 long unsound_csysbad(void), unsound_csysrep(long off),
 	unsound_csysok(long off);
+long unsound_kesc(long off), unsound_kdep(long off), unsound_kok(long off);
 /* alias: [1] of each is the word asked about, [0] and [2] guards. */
 long unsound_al_a[3] = { 0, 0x5555555555555555, 0 };
 long unsound_al_b[3] = { 0, 0x5555555555555555, 0 };
@@ -655,6 +661,14 @@ int main(int argc, char **argv)
 
 		printf("csys %#lx %#lx %#lx %#lx\n", a, b, c, unsound_cword);
 		return a == 0 && b == 0x2222 && c == 0x3333 ? 0 : 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "ckind")) {
+		long a = unsound_kesc(unknown_zero());
+		long b = unsound_kdep(unknown_zero());
+		long c = unsound_kok(unknown_zero());
+
+		printf("ckind %#lx %#lx %#lx\n", a, b, c);
+		return a == 0x2222 && b == 0x2222 && c == 0x3333 ? 0 : 1;
 	}
 	if (argc > 1 && !strcmp(argv[1], "frame")) {
 		long a = unsound_fr(unknown_zero());

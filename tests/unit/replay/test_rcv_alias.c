@@ -337,3 +337,55 @@ Test(rcv_alias, by_later_load_partial)
 	st[0].r[RP_REG_RAX] = unknown;
 	cr_assert_not(refuted(0, a));
 }
+
+/*
+ * An exchange of unknown address (rcv_xchg.c): `mov %ecx,0x10100` (3),
+ * `xchg %eax,(%rdx)`, `cmp $1,%eax`, `jg` over a nop.  Jump not taken:
+ * the old word was at most 1, and every placement over 0x10100 would have
+ * read 3 there (the word's other bytes: 0, or above it): refuted.  Taken:
+ * 3 fits, not refuted; nor is 0x10101 (0 there fits a word of at most
+ * 1).  No compare after it, or the byte not known before it: not refuted.
+ */
+static void xchg_win(bool taken, bool with_cmp)
+{
+	struct rcv_ins in[6] = {
+		INS("\x89\x0c\x25\x00\x01\x01\x00"),	/* mov %ecx,0x10100 */
+		INS("\x87\x02"),			/* xchg %eax,(%rdx) */
+		INS("\x83\xf8\x01"),			/* cmp $1,%eax */
+		INS("\x7f\x01"),			/* jg +1 */
+		INS("\x90"), INS("\x90"),
+	};
+	size_t k;
+
+	if (!with_cmp)
+		in[2] = INS("\x90");
+	/* Addresses in order; the jump's target (decoded at 0x401000) is
+	 * 0x401003, the instruction after it 0x401002.
+	 */
+	in[3].ip = 0x401000;
+	in[2].ip = in[3].ip - in[2].len;
+	in[1].ip = in[2].ip - in[1].len;
+	in[0].ip = in[1].ip - in[0].len;
+	in[4].ip = taken ? 0x401003 : 0x401002;
+	in[5].ip = in[4].ip + 1;
+	for (k = 0; k < 6; k++)
+		in[k].next = k < 5 ? in[k + 1].ip : in[k].ip + in[k].len;
+	win_of(in, 6);
+	set(0, RP_REG_RCX, 3);
+	set(1, RP_REG_RCX, 3);
+	set(1, RP_REG_RAX, 0);
+}
+
+Test(rcv_alias, xchg_old_value)
+{
+	xchg_win(false, true);
+	cr_assert(refuted(1, PAGE + 0x100), "old word at most 1, 3 there");
+	cr_assert(!refuted(1, PAGE + 0x101), "0 there fits");
+	xchg_win(true, true);
+	cr_assert(!refuted(1, PAGE + 0x100), "taken: the old word may be 3");
+	xchg_win(false, false);
+	cr_assert(!refuted(1, PAGE + 0x100), "nothing shows the old word");
+	xchg_win(false, true);
+	st[0].r[RP_REG_RCX] = unknown;
+	cr_assert(!refuted(1, PAGE + 0x100), "the byte before it not known");
+}

@@ -416,7 +416,7 @@ Test(rcv_order, ranges_walked_back)
 {
 	struct rcv_ord_call v[4];
 	struct rcv_ord_calls calls = { v, 0, 4 };
-	struct rcv_ord_args args = { fake_regs, NULL, NULL };
+	struct rcv_ord_args args = { fake_regs, NULL, NULL, NULL };
 	struct rcv_hist rh = { peek, &h, 0 };
 	uint64_t b[2];
 
@@ -487,7 +487,7 @@ Test(rcv_order, write_by_the_engine)
 {
 	struct rcv_ord_call v[4];
 	struct rcv_ord_calls calls = { v, 0, 4 };
-	struct rcv_ord_args args = { fake_regs, NULL, fake_quiet };
+	struct rcv_ord_args args = { fake_regs, NULL, fake_quiet, NULL };
 	struct rcv_hist rh = { peek, &h, 0 };
 	uint64_t b[2];
 
@@ -504,4 +504,56 @@ Test(rcv_order, write_by_the_engine)
 	rcv_order_task_args(dec, &rh, true, UINT64_MAX, 0, &args, &calls, b);
 	cr_assert_eq(b[0], 0, "writes no memory");
 	cr_assert_eq(calls.n, 0);
+}
+
+/* Register bits before a position: rdx at 1 (the tests set it). */
+static struct rcv_val dx_at1;
+
+static int fake_bits(void *ctx, uint64_t pos, unsigned int reg, uint64_t *v,
+		     uint64_t *k)
+{
+	(void)ctx;
+	if (pos != 1 || reg != RP_REG_RDX)
+		return -RP_ERR_RANGE;
+	*v = dx_at1.v;
+	*k = dx_at1.k;
+	return 0;
+}
+
+/*
+ * An mprotect at 1 (timed 5, done before 15) whose range is not known:
+ * it ends the walk, unless the task's engine shows it asks for
+ * PROT_WRITE (rdx bit 1 known set: no page the snapshot shows not
+ * writable, rcv_sys_prot_write()); bit 1 known clear, or not known, or
+ * no bits at all: it still ends it.
+ */
+Test(rcv_order, mprotect_asking_write)
+{
+	struct rcv_ord_call v[4];
+	struct rcv_ord_calls calls = { v, 0, 4 };
+	struct rcv_ord_args args = { fake_regs, NULL, NULL, fake_bits };
+	struct rcv_hist rh = { peek, &h, 0 };
+	uint64_t b[2];
+
+	memset(at_regs, 0, sizeof(at_regs));
+	ADD("\xb8\x0a\x00\x00\x00", 5);		/* 0: mprotect */
+	SYSCALL(5);				/* 1 */
+	ADD("\x90", 15);			/* 2 */
+	at_regs[1] = regs_of(0x1000, 0x1000, 3, 0);
+	at_regs[1].valid &= ~(1ull << RP_REG_RDI | 1ull << RP_REG_RDX);
+	rh.n = h.n;
+	dx_at1 = (struct rcv_val){ 0x3, 0xff };
+	rcv_order_task_args(dec, &rh, true, UINT64_MAX, 0, &args, &calls, b);
+	cr_assert_eq(b[0], 0, "PROT_READ | PROT_WRITE: no read-only page");
+	cr_assert_eq(calls.n, 0);
+	dx_at1 = (struct rcv_val){ 0x1, 0xff };
+	rcv_order_task_args(dec, &rh, true, UINT64_MAX, 0, &args, &calls, b);
+	cr_assert_eq(b[0], 15, "PROT_READ alone may end a writable window");
+	dx_at1 = (struct rcv_val){ 0x1, 0xfd };
+	rcv_order_task_args(dec, &rh, true, UINT64_MAX, 0, &args, &calls, b);
+	cr_assert_eq(b[0], 15, "PROT_WRITE not known");
+	args.bits = NULL;
+	dx_at1 = (struct rcv_val){ 0x3, 0xff };
+	rcv_order_task_args(dec, &rh, true, UINT64_MAX, 0, &args, &calls, b);
+	cr_assert_eq(b[0], 15, "no bits: as before");
 }

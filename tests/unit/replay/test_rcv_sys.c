@@ -282,3 +282,117 @@ Test(rcv_sys, review9_clone)
 	set(RP_REG_RAX, 327);
 	cr_assert_eq(rcv_sys_write(&w, 0, &va, &vl), -1, "preadv2: values");
 }
+
+/*
+ * mmap without MAP_FIXED writes nothing the process could access before
+ * it; with MAP_FIXED, or flags not known, a barrier (-1).
+ */
+Test(rcv_sys, mmap_not_fixed)
+{
+	uint64_t va = 0, vl = 0;
+
+	set(RP_REG_RAX, 9);
+	set(RP_REG_R10, 0x22);		/* MAP_PRIVATE | MAP_ANONYMOUS */
+	cr_assert_eq(rcv_sys_write(&w, 0, &va, &vl), 0);
+	set(RP_REG_R10, 0x100022);	/* MAP_FIXED_NOREPLACE too */
+	cr_assert_eq(rcv_sys_write(&w, 0, &va, &vl), 0);
+	set(RP_REG_R10, 0x32);		/* MAP_FIXED */
+	cr_assert_eq(rcv_sys_write(&w, 0, &va, &vl), -1);
+	st[0].r[RP_REG_R10] = (struct rcv_val){ 0x22, ~0x10ull };
+	cr_assert_eq(rcv_sys_write(&w, 0, &va, &vl), -1, "MAP_FIXED unknown");
+}
+
+/*
+ * mprotect asking for PROT_WRITE (rdx bit 1 known set) keeps every page
+ * the read-only rule answers for, whatever its range; bit 1 known clear
+ * or not known, or another call: not by that rule.
+ */
+Test(rcv_sys, prot_write)
+{
+	struct rcv_val dx = { 0x3, 0xff };
+
+	cr_assert(rcv_sys_prot_write(10, &dx));
+	dx = (struct rcv_val){ 0x2, 0x2 };
+	cr_assert(rcv_sys_prot_write(10, &dx), "only bit 1 known");
+	dx = (struct rcv_val){ 0x1, 0xff };
+	cr_assert(!rcv_sys_prot_write(10, &dx), "PROT_READ");
+	dx = (struct rcv_val){ 0x1, 0xfd };
+	cr_assert(!rcv_sys_prot_write(10, &dx), "bit 1 not known");
+	dx = (struct rcv_val){ 0x3, 0xff };
+	cr_assert(!rcv_sys_prot_write(329, &dx), "pkey_mprotect");
+	cr_assert(!rcv_sys_prot_write(9, &dx), "mmap");
+	/* In the window: the call keeps the mappings, its range unknown. */
+	set(RP_REG_RAX, 10);
+	st[0].r[RP_REG_RDX] = (struct rcv_val){ 0x3, 0xff };
+	cr_assert(rcv_sys_keeps_maps(&w, 0));
+	st[0].r[RP_REG_RDX] = (struct rcv_val){ 0x1, 0xff };
+	cr_assert(!rcv_sys_keeps_maps(&w, 0));
+}
+
+/* Which calls may map a file: mmap but anonymous ones, mremap, shmat,
+ * remap_file_pages, exec; not brk, munmap, mprotect.
+ */
+Test(rcv_sys, maps_file)
+{
+	struct rcv_val anon = { 0x22, ~0ull }, file = { 0x2, ~0ull };
+	struct rcv_val none = { 0, 0 };
+
+	cr_assert(!rcv_sys_maps_file(9, &anon));
+	cr_assert(rcv_sys_maps_file(9, &file));
+	cr_assert(rcv_sys_maps_file(9, &none), "flags not known");
+	cr_assert(rcv_sys_maps_file(25, &none));
+	cr_assert(rcv_sys_maps_file(30, &none));
+	cr_assert(rcv_sys_maps_file(216, &none));
+	cr_assert(rcv_sys_maps_file(59, &none));
+	cr_assert(!rcv_sys_maps_file(12, &none));
+	cr_assert(!rcv_sys_maps_file(11, &none));
+	cr_assert(!rcv_sys_maps_file(10, &none));
+}
+
+/*
+ * A window of three system calls at the thread's end: brk (break not
+ * known) at 0, then @nr1 (flags @fl1) at 1, then exit_group at 2.  A
+ * file's page read before the brk is kept when nothing after it maps a
+ * file (no other task here), not when an mmap of a file follows; and
+ * never past a call that is not a brk and may change a mapping.
+ */
+static bool keeps_file_with(uint64_t nr1, uint64_t fl1, bool listed)
+{
+	static struct rcv_ins in3[3];
+	static struct rcv_state st3[4];
+	static size_t at[3] = { 0, 1, 2 };
+	static struct rcv_part part[3];
+	struct rp_recover r3;
+	struct win w3;
+	size_t k;
+
+	memset(in3, 0, sizeof(in3));
+	memset(st3, 0, sizeof(st3));
+	memset(part, 0, sizeof(part));
+	memset(&r3, 0, sizeof(r3));
+	for (k = 0; k < 3; k++)
+		in3[k].flags = RCV_I_SYSCALL;
+	st3[0].r[RP_REG_RAX] = (struct rcv_val){ 12, ~0ull };
+	st3[1].r[RP_REG_RAX] = (struct rcv_val){ nr1, ~0ull };
+	st3[1].r[RP_REG_R10] = (struct rcv_val){ fl1, ~0ull };
+	st3[2].r[RP_REG_RAX] = (struct rcv_val){ 231, ~0ull };
+	part[0].prot = true;
+	w3 = (struct win){ .st = st3, .ins = in3, .n = 3, .rc = &r3,
+			   .top_end = true, .protc = 0, .protf = -1,
+			   .sys_listed = listed, .nsys = 3, .sys_at = at,
+			   .sys_part = part };
+	if (nr1 == 10) {	/* a call that is not a brk, after it */
+		part[1].prot = true;
+		w3.protc = w3.protf = 1;
+	}
+	return rcv_sys_keeps_file(&w3, 0);
+}
+
+Test(rcv_sys, keeps_file)
+{
+	cr_assert(keeps_file_with(9, 0x22, true), "an anonymous mmap after");
+	cr_assert(!keeps_file_with(9, 0x2, true), "a file mapped after");
+	cr_assert(!keeps_file_with(25, 0, true), "mremap after");
+	cr_assert(!keeps_file_with(10, 0, true), "not a brk");
+	cr_assert(!keeps_file_with(9, 0x22, false), "the calls not listed");
+}
