@@ -551,7 +551,10 @@ static int sys_poll(const struct rcv_state *s, uint64_t nr, uint64_t *addr,
 		}
 		return (int)k;
 	}
-	if (n > 1u << 20)	/* at most: n's bits not known set */
+	/* n at most (its bits not known set); a set past 64 KiB as one
+	 * not known (the values engine's index: a word per 8 bytes)
+	 */
+	if (n > 1u << 19)
 		exact = false;
 	for (k = 0; k < 4; k++) {
 		if (s->r[sets[k]].k != ~0ull)

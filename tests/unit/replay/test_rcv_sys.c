@@ -245,6 +245,11 @@ Test(rcv_sys, review9_select)
 	st[0].r[RP_REG_RDI] = (struct rcv_val){ 0, ~63ull };
 	cr_assert_eq(outs(23), 1, "select, n below 64");
 	cr_assert(a[0] == 0x6000 && l[0] == (8 | RCV_SYS_MAYBE));
+	set(RP_REG_RDI, (1u << 19) + 1);
+	cr_assert_eq(outs(23), 2, "select, a set past 64 KiB: not known");
+	cr_assert_eq(l[1], RCV_SYS_ANY);
+	set(RP_REG_RDI, 1u << 19);
+	one(23, 0x6000, 65536, "select, a set of 64 KiB");
 	st[0].r[RP_REG_RSI].k = 0;
 	cr_assert_eq(outs(23), -1, "select, a set not known");
 }
