@@ -293,11 +293,14 @@ static bool vsys_calls(struct rp_recover *rc, struct wpk_thr *t, size_t *cap)
 	uint64_t i;
 	int v;
 
-	if (rp_cursor_new(rc->s, rc->tid, &c))
-		return true;	/* no decode: none seen */
 	for (i = 0; !rp_thread_event(rc->s, rc->tid, i, &ev); i++) {
+		/* The instructions only around an exit at the page */
 		if (!is_entry(&ev) || !ev.before || ev.before >= rc->count ||
-		    rp_cursor_peek(c, ev.before - 1, &prev) ||
+		    (ev.ip & ~0xfffull) != 0xffffffffff600000ull)
+			continue;
+		if (!c && rp_cursor_new(rc->s, rc->tid, &c))
+			return true;	/* no decode: none seen */
+		if (rp_cursor_peek(c, ev.before - 1, &prev) ||
 		    rp_cursor_peek(c, ev.before, &next))
 			continue;
 		v = vsys_trip(&ev, &prev, &next);
@@ -309,7 +312,8 @@ static bool vsys_calls(struct rp_recover *rc, struct wpk_thr *t, size_t *cap)
 		}
 		t->sig[t->nsig - 1].vsys = (int8_t)v;
 	}
-	rp_cursor_free(c);
+	if (c)
+		rp_cursor_free(c);
 	if (t->nsig > n0)
 		qsort(t->sig, t->nsig, sizeof(*t->sig), sig_cmp);
 	return true;
