@@ -152,11 +152,15 @@ values-review9: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW9) \
 		WATCHTRUTH=$(CURDIR)/$(BUILD)/tests/gdb/watchtruth \
 		REVIEW9=$(CURDIR)/$(REVIEW9) tests/values/review9.sh
 
-# The review 9 cases fixed so far (make check, about 10 s): c32 (code in
-# compatibility mode, a gap; c32hw: traced under MODE.Exec 32-bit, as
-# hardware does, barriers) and the text patched by mprotect, through
-# /proc/self/mem and while not executable (smctext, smcmem, smcrw).
-REVIEW9_FIXED := c32 c32hw smctext smcmem smcrw
+# The review 9 cases fixed (make check, about 25 s; the whole suite is
+# values-review9): push/pop of fs and gs, lea with a segment, code in
+# compatibility mode (c32: a gap; c32hw: traced under MODE.Exec 32-bit,
+# as hardware does, barriers), text patched by mprotect, through
+# /proc/self/mem and while not executable (smctext, smcmem, smcrw), and
+# the kernel's writes at system calls, clone's tid words and the
+# vsyscall page's emulation (sysw, settid, vsystime, vsysgtod).
+REVIEW9_FIXED := popfs popfsw leaseg c32 c32hw smctext smcmem smcrw \
+	sysw settid vsystime vsysgtod
 values-review9-check: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW9) \
 		$(BUILD)/tests/gdb/watchtruth
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \

@@ -332,9 +332,14 @@ int rcv_accesses(const struct rcv_ctx *c, const struct rcv_where *at,
 	if (in->flags & RCV_I_SYSCALL) {
 		if (at->sys < 0)
 			n = acc_add(acc, n, max, RP_ACC_WRITE, false, 0, 0);
-		for (k = 0; k < at->sys && k < 4; k++)
-			n = acc_add(acc, n, max, RP_ACC_WRITE, true,
-				    at->sys_addr[k], at->sys_len[k]);
+		for (k = 0; k < at->sys && k < 4; k++) {
+			l = at->sys_len[k];
+			n = acc_add(acc, n, max, RP_ACC_WRITE, l != RCV_SYS_ANY,
+				    at->sys_addr[k], l & ~RCV_SYS_MAYBE);
+			if (n <= max && l != RCV_SYS_ANY &&
+			    (l & RCV_SYS_MAYBE))
+				acc[n - 1].cond = true;
+		}
 		for (k = 0; k < (int)n && k < (int)max; k++)
 			acc[k].syscall = true;
 		return (int)(n < max ? n : max);

@@ -597,6 +597,13 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 		      const struct rcv_stack_vals *sv, struct rcv_frame *f,
 		      int64_t *pair);
 
+/* In a length rcv_sys_writes() gives: the call may leave the range's bytes
+ * (RCV_SYS_MAYBE set), or writes somewhere not known (RCV_SYS_ANY, the
+ * whole length; its address means nothing).
+ */
+#define RCV_SYS_MAYBE	(1ull << 63)
+#define RCV_SYS_ANY	UINT64_MAX
+
 /*
  * One instruction of a window, for rcv_accesses() (rcv_access.c): its
  * states before and after, its stack frame, the thread's stack mapping,

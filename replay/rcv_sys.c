@@ -386,9 +386,46 @@ static const struct {
 	{ 274, RP_REG_RDX, -1, 8, true },		/* its length */
 	{ 148, RP_REG_RSI, -1, 16, false },		/* sched_rr_get_int. */
 	{ 239, RP_REG_RDI, -1, 4, true },		/* get_mempolicy */
+	/* Review 9 (sysw).  timer_create: the kernel's timer_t is an int
+	 * (include/uapi/asm-generic/posix_types.h __kernel_timer_t).
+	 */
+	{ 222, RP_REG_RDX, -1, 4, false },		/* timer_create */
+	{ 267, RP_REG_RDX, RP_REG_R10, 0, false },	/* readlinkat */
+	/* sched_getattr(pid, attr, size, flags): min(size, the kernel's
+	 * struct sched_attr) bytes (sched_attr_copy_to_user()): at most
+	 * size.
+	 */
+	{ 315, RP_REG_RSI, RP_REG_RDX, 0, false },
+	{ 128, RP_REG_RSI, -1, 128, true },		/* rt_sigtimedwait */
+	{ 61, RP_REG_RSI, -1, 4, true },		/* wait4: status */
+	{ 61, RP_REG_R10, -1, 144, true },		/* its rusage */
+	/* waitid(idtype, id, infop, options, ru): si_signo, si_errno,
+	 * si_code (0-11) and si_pid, si_uid, si_status (16-27) of infop
+	 * (kernel/exit.c unsafe_put_user()s; the row's 12 bytes twice, by
+	 * sys_writes()), the rusage.
+	 */
+	{ 247, RP_REG_RDX, -1, 12, true },
+	{ 247, RP_REG_R8, -1, 144, true },
 };
 
 #define SYS_NOUT	(sizeof(sys_out) / sizeof(sys_out[0]))
+
+/* The bytes prctl operation @op writes at its second argument, 0 when
+ * not one of these.
+ */
+static uint64_t sys_prctl_len(uint64_t op)
+{
+	switch (op) {
+	case 16:	/* PR_GET_NAME: TASK_COMM_LEN */
+		return 16;
+	case 2:		/* PR_GET_PDEATHSIG: an int */
+		return 4;
+	case 40:	/* PR_GET_TID_ADDRESS: a pointer */
+		return 8;
+	default:
+		return 0;
+	}
+}
 
 /*
  * Does system call @nr write user memory only through the buffer its
@@ -407,16 +444,30 @@ static bool sys_user_buffer(const struct rcv_state *s, uint64_t nr)
 		return s->r[RP_REG_RSI].k == ~0ull &&
 		       (s->r[RP_REG_RSI].v == 0x5401 ||
 			s->r[RP_REG_RSI].v == 0x541b);
-	if (nr == 157)	/* prctl PR_GET_NAME */
+	if (nr == 157)	/* prctl PR_GET_NAME, ... */
 		return s->r[RP_REG_RDI].k == ~0ull &&
-		       s->r[RP_REG_RDI].v == 16;
-	/* mincore, readv, preadv, process_vm_readv */
-	if (nr == 27 || nr == 19 || nr == 295 || nr == 310)
+		       sys_prctl_len(s->r[RP_REG_RDI].v);
+	/* mincore, readv, preadv, process_vm_readv, preadv2, poll, select,
+	 * capget
+	 */
+	if (nr == 27 || nr == 19 || nr == 295 || nr == 310 || nr == 327 ||
+	    nr == 7 || nr == 23 || nr == 125)
 		return true;
 	for (k = 0; k < SYS_NOUT; k++)
 		if (sys_out[k].nr == nr)
 			return true;
 	return false;
+}
+
+/* [register @g, + @l) when @g is known: 1, else -1. */
+static int sys_at(const struct rcv_state *s, int g, uint64_t l,
+		  uint64_t *addr, uint64_t *len)
+{
+	if (s->r[g].k != ~0ull)
+		return -1;
+	*addr = s->r[g].v;
+	*len = l;
+	return 1;
 }
 
 /*
@@ -439,6 +490,8 @@ static int sys_by_op(const struct rcv_state *s, uint64_t nr, uint64_t *addr,
 		switch (op & ~(uint64_t)(128 | 256)) {
 		case 0: case 1: case 9: case 10:
 			return 0;
+		case 5:	/* FUTEX_WAKE_OP: its atomic op on *uaddr2 (r8) */
+			return sys_at(s, RP_REG_R8, 4, addr, len);
 		default:
 			return -1;
 		}
@@ -454,10 +507,153 @@ static int sys_by_op(const struct rcv_state *s, uint64_t nr, uint64_t *addr,
 		}
 		return -1;
 	case 72:	/* F_DUPFD..F_SETFL, F_DUPFD_CLOEXEC */
-		return op <= 4 || op == 1030 ? 0 : -1;
+		if (op <= 4 || op == 1030)
+			return 0;
+		/* F_GETLK, F_OFD_GETLK: struct flock (32 bytes, the x86-64
+		 * UAPI's asm-generic/fcntl.h); F_GETOWN_EX: struct
+		 * f_owner_ex (8)
+		 */
+		if (op == 5 || op == 36)
+			return sys_at(s, RP_REG_RDX, 32, addr, len);
+		return op == 16 ? sys_at(s, RP_REG_RDX, 8, addr, len) : -1;
 	default:
 		return -1;
 	}
+}
+
+/*
+ * poll(fds, nfds, timeout): the 2-byte revents (offset 6) of each 8-byte
+ * struct pollfd, no other byte (fs/select.c do_sys_poll()).
+ * select(n, inp, outp, exp, tvp): each fd set given, FDS_BYTES(n) (n
+ * rounded up to 64 bits, as longs; the kernel caps n at its table's
+ * size), and the remaining time at tvp (struct __kernel_old_timeval, 16
+ * bytes, not with a zero timeout: poll_select_finish(), RCV_SYS_MAYBE).
+ * With n not known: each set's first long (n may be 0) and, where n may
+ * pass 64, a write of unknown address.  Into @addr/@len, at most @max:
+ * their number, -1 when not known.
+ */
+static int sys_poll(const struct rcv_state *s, uint64_t nr, uint64_t *addr,
+		    uint64_t *len, size_t max)
+{
+	static const int sets[] = { RP_REG_RSI, RP_REG_RDX, RP_REG_R10,
+				    RP_REG_R8 };
+	uint64_t k, b, n = s->r[RP_REG_RDI].v | ~s->r[RP_REG_RDI].k;
+	bool exact = s->r[RP_REG_RDI].k == ~0ull, any = false;
+	size_t m = 0;
+
+	if (nr == 7) {
+		if (s->r[RP_REG_RDI].k != ~0ull ||
+		    s->r[RP_REG_RSI].k != ~0ull || s->r[RP_REG_RSI].v > max)
+			return -1;
+		for (k = 0; k < s->r[RP_REG_RSI].v; k++) {
+			addr[k] = s->r[RP_REG_RDI].v + 8 * k + 6;
+			len[k] = 2;
+		}
+		return (int)k;
+	}
+	/* n at most (its bits not known set); a set past 64 KiB as one
+	 * not known (the values engine's index: a word per 8 bytes)
+	 */
+	if (n > 1u << 19)
+		exact = false;
+	for (k = 0; k < 4; k++) {
+		if (s->r[sets[k]].k != ~0ull)
+			return -1;
+		b = k == 3 ? 16 | RCV_SYS_MAYBE :
+		    exact ? (n + 63) / 64 * 8 : 8 | RCV_SYS_MAYBE;
+		if (!s->r[sets[k]].v || !b)
+			continue;
+		if (m == max)
+			return -1;
+		addr[m] = s->r[sets[k]].v;
+		len[m++] = b;
+		any |= k < 3 && !exact && n > 64;
+	}
+	if (any && m == max)
+		return -1;
+	if (any) {
+		addr[m] = 0;
+		len[m++] = RCV_SYS_ANY;
+	}
+	return (int)m;
+}
+
+/*
+ * Calls whose writes the memory they are given decides (watchpoints only:
+ * rcv_mem_range() may not be asked while the values engine builds its
+ * index):
+ *
+ * clone(flags, stack, ptid, ctid, tls): CLONE_PARENT_SETTID and
+ * CLONE_PIDFD put an int at ptid in the parent (kernel/fork.c
+ * kernel_clone(), copy_process()); CLONE_CHILD_SETTID puts the child's
+ * tid at ctid in the child before its first instruction
+ * (schedule_tail()), which with CLONE_VM is the parent's memory too:
+ * named here, at the clone that makes it (it lands between the clone and
+ * the child's first instruction).  clone3(args, size): the same from
+ * struct clone_args (flags at 0, pidfd 8, child_tid 16, parent_tid 24;
+ * include/uapi/linux/sched.h; set_tid is only read).
+ *
+ * capget(hdr, data): the data (struct __user_cap_data_struct, 12 bytes,
+ * one for _LINUX_CAPABILITY_VERSION_1, two for _2 and _3) when data is not
+ * NULL, and for any other version the kernel's version at hdr (4 bytes)
+ * and no data (kernel/capability.c cap_validate_magic()).
+ */
+static int sys_mem_args(struct win *w, size_t i, uint64_t nr, uint64_t *addr,
+			uint64_t *len, size_t max)
+{
+	const struct rcv_state *s = &w->st[i];
+	uint64_t f, a[4], ptid, ctid, pfd = 0;
+	uint32_t v;
+	size_t n = 0, k;
+
+	if (s->r[RP_REG_RDI].k != ~0ull)
+		return -1;
+	if (nr == 125) {
+		if (rcv_mem_range(w, i, s->r[RP_REG_RDI].v, &v, 4) != 4)
+			return -1;
+		if (v != 0x19980330 && v != 0x20071026 && v != 0x20080522)
+			return sys_at(s, RP_REG_RDI, 4, addr, len);
+		if (s->r[RP_REG_RSI].k != ~0ull)
+			return -1;
+		if (!s->r[RP_REG_RSI].v)
+			return 0;
+		return sys_at(s, RP_REG_RSI, v == 0x19980330 ? 12 : 24, addr,
+			      len);
+	}
+	if (nr == 56) {
+		f = s->r[RP_REG_RDI].v;
+		ptid = s->r[RP_REG_RDX].v;
+		ctid = s->r[RP_REG_R10].v;
+		/* CLONE_VM, CLONE_PIDFD, PARENT_SETTID, CHILD_SETTID */
+		if ((s->r[RP_REG_RDI].k & 0x01101100) != 0x01101100 ||
+		    ((f & 0x00101000) && s->r[RP_REG_RDX].k != ~0ull) ||
+		    ((f & 0x01000100) == 0x01000100 &&
+		     s->r[RP_REG_R10].k != ~0ull))
+			return -1;
+		pfd = ptid;
+	} else {
+		if (s->r[RP_REG_RSI].k != ~0ull || s->r[RP_REG_RSI].v < 32 ||
+		    rcv_mem_range(w, i, s->r[RP_REG_RDI].v, a, 32) != 32)
+			return -1;
+		f = a[0];
+		pfd = a[1];
+		ctid = a[2];
+		ptid = a[3];
+	}
+	if (f & 0x1000)				/* CLONE_PIDFD */
+		a[n++] = pfd;
+	/* CLONE_PARENT_SETTID (clone's at the same ptid as a pidfd) */
+	if ((f & 0x00100000) && (nr == 435 || !(f & 0x1000)))
+		a[n++] = ptid;
+	if ((f & 0x01000100) == 0x01000100)	/* CHILD_SETTID, VM */
+		a[n++] = ctid;
+	if (n > max)
+		return -1;
+	for (k = 0; k < n; k++) {
+		addr[k] = a[k];
+		len[k] = 4;
+	}
+	return (int)n;
 }
 
 /*
@@ -522,13 +718,18 @@ static int sys_writes(struct win *w, size_t i, uint64_t *addr, uint64_t *len,
 		*len = s->r[RP_REG_RSI].v == 0x5401 ? 64 : 4;
 		return 1;
 	}
-	/* prctl(PR_GET_NAME, char[16]) */
-	if (nr == 157 && s->r[RP_REG_RDI].k == ~0ull &&
-	    s->r[RP_REG_RDI].v == 16 && s->r[RP_REG_RSI].k == ~0ull) {
-		*addr = s->r[RP_REG_RSI].v;
-		*len = 16;
-		return 1;
+	/* prctl(PR_GET_NAME, char[16]), PR_GET_PDEATHSIG (int *),
+	 * PR_GET_TID_ADDRESS (int **): kernel/sys.c's put_user()s
+	 */
+	if (nr == 157 && s->r[RP_REG_RDI].k == ~0ull) {
+		l = sys_prctl_len(s->r[RP_REG_RDI].v);
+		if (l)
+			return sys_at(s, RP_REG_RSI, l, addr, len);
 	}
+	if (nr == 7 || nr == 23)
+		return sys_poll(s, nr, addr, len, max);
+	if (nr == 56 || nr == 435 || nr == 125)
+		return iov ? sys_mem_args(w, i, nr, addr, len, max) : -1;
 	/* mincore(start, len, vec): a byte per page of [start, +len) */
 	if (nr == 27) {
 		if (s->r[RP_REG_RSI].k != ~0ull ||
@@ -544,8 +745,8 @@ static int sys_writes(struct win *w, size_t i, uint64_t *addr, uint64_t *len,
 	 */
 	if (nr == 239 && (s->r[RP_REG_RSI].k != ~0ull || s->r[RP_REG_RSI].v))
 		return -1;
-	/* readv, preadv, process_vm_readv: each iovec's buffer */
-	if (nr == 19 || nr == 295 || nr == 310) {
+	/* readv, preadv, process_vm_readv, preadv2: each iovec's buffer */
+	if (nr == 19 || nr == 295 || nr == 310 || nr == 327) {
 		if (!iov || s->r[RP_REG_RSI].k != ~0ull ||
 		    s->r[RP_REG_RDX].k != ~0ull ||
 		    s->r[RP_REG_RDX].v > RCV_SYS_OUTS ||
@@ -587,6 +788,12 @@ static int sys_writes(struct win *w, size_t i, uint64_t *addr, uint64_t *len,
 			return -1;
 		addr[n] = a;
 		len[n++] = l;
+		if (nr != 247 || sys_out[k].ptr != RP_REG_RDX)
+			continue;
+		if (n == max)	/* waitid: si_pid, si_uid, si_status */
+			return -1;
+		addr[n] = a + 16;
+		len[n++] = 12;
 	}
 	return e < 0 ? -1 : (int)n;
 }
@@ -601,10 +808,10 @@ int rcv_sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len)
 	uint64_t a[RCV_SYS_OUTS], l[RCV_SYS_OUTS];
 	int n = sys_writes(w, i, a, l, RCV_SYS_OUTS, false);
 
-	if (n != 1)
-		return n > 1 ? -1 : n;
+	if (n != 1 || l[0] == RCV_SYS_ANY)
+		return n >= 1 ? -1 : n;
 	*addr = a[0];
-	*len = l[0];
+	*len = l[0] & ~RCV_SYS_MAYBE;	/* may be left: unknown after too */
 	return 1;
 }
 

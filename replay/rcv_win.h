@@ -655,9 +655,10 @@ size_t rcv_mem_range(struct win *w, uint64_t i, uint64_t addr, void *buf,
 int rcv_sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len);
 /*
  * For watchpoints: every range system call @i writes (several buffers,
- * and readv's, preadv's and process_vm_readv's iovecs where the values
- * know the array), at most @max into @addr/@len: their number, -1 when
- * not known.
+ * and readv's, preadv's, preadv2's and process_vm_readv's iovecs where
+ * the values know the array), at most @max into @addr/@len: their
+ * number, -1 when not known.  A length may carry RCV_SYS_MAYBE or be
+ * RCV_SYS_ANY (rcv_internal.h).
  */
 #define RCV_SYS_OUTS	4
 int rcv_sys_writes(struct win *w, size_t i, uint64_t *addr, uint64_t *len,

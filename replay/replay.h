@@ -1360,7 +1360,10 @@ struct rp_watch;
  *		not known), the thread's rseq area it may have rewritten
  *		there (@maybe), what the instruction the delivery
  *		interrupted wrote before (@maybe; a rep string store, a
- *		scatter: no instruction in the history shows it).
+ *		scatter: no instruction in the history shows it), what the
+ *		kernel wrote emulating a call into the vsyscall page at
+ *		@pos (time(), gettimeofday(), getcpu(): their outputs at rdi
+ *		and rsi; @maybe where those are not known).
  */
 enum rp_watch_kernel {
 	RP_WATCH_KERNEL_NONE,
@@ -1371,6 +1374,9 @@ enum rp_watch_kernel {
 	RP_WATCH_KERNEL_PARTIAL,	/* what the instruction a delivery
 					 * interrupted (a rep string store, a
 					 * scatter) may have written before */
+	RP_WATCH_KERNEL_VSYSCALL,	/* a call into the vsyscall page the
+					 * kernel emulated: time(),
+					 * gettimeofday(), getcpu()'s outputs */
 };
 
 struct rp_watch_hit {

@@ -51,6 +51,7 @@ struct wpk_sig {
 	uint64_t g;		/* the handler's entry is g + 1 */
 	bool done;
 	bool part;		/* acc[n - 1] is partial()'s */
+	int8_t vsys;		/* a vsyscall's emulation: vsys_tab[vsys] */
 	int n;
 	struct rp_access acc[3];
 };
@@ -214,6 +215,50 @@ static bool kernel_returns(struct rp_recover *rc, struct wpk_thr *t)
 	return true;
 }
 
+/*
+ * The legacy vsyscall page's entries, which the kernel emulates (the
+ * fetch faults: arch/x86/entry/vsyscall/vsyscall_64.c emulate_vsyscall()
+ * runs the system call and a ret), and the bytes each writes at rdi and
+ * rsi where they are not NULL: gettimeofday's struct
+ * __kernel_old_timeval and struct timezone, time's __kernel_old_time_t,
+ * getcpu's two unsigned ints (its third argument is taken as NULL).
+ */
+static const struct {
+	uint64_t ip;
+	uint8_t di, si;
+} vsys_tab[] = {
+	{ 0xffffffffff600000ull, 16, 8 },
+	{ 0xffffffffff600400ull, 8, 0 },
+	{ 0xffffffffff600800ull, 4, 4 },
+};
+
+/*
+ * Is event @ev, with instruction @prev before it and @next after it, a
+ * call into the vsyscall page that the kernel emulated?  The trace leaves
+ * at the entry (the software recorder as Intel PT: FUP and TIP.PGD there)
+ * and comes back at the call's return address (the emulated ret; a
+ * SIGSEGV for a bad pointer or with vsyscall=none goes elsewhere).  Its
+ * vsys_tab index, -1 when not.
+ */
+static int vsys_trip(const struct rp_event *ev, const struct rp_insn *prev,
+		     const struct rp_insn *next)
+{
+	size_t k;
+
+	/* An asynchronous disable's @ip is where it left (FUP: always
+	 * there; its flag is about the target), a disable's the target.
+	 */
+	if ((ev->kind != RP_EV_ASYNC_DISABLED &&
+	     (ev->kind != RP_EV_DISABLED ||
+	      (ev->flags & RP_EVF_IP_SUPPRESSED))) ||
+	    prev->iclass != RP_IC_CALL || next->ip != prev->ip + prev->size)
+		return -1;
+	for (k = 0; k < sizeof(vsys_tab) / sizeof(vsys_tab[0]); k++)
+		if (ev->ip == vsys_tab[k].ip)
+			return (int)k;
+	return -1;
+}
+
 static bool sig_push(struct wpk_thr *t, size_t *cap, uint64_t g)
 {
 	if (t->nsig == *cap) {
@@ -226,7 +271,51 @@ static bool sig_push(struct wpk_thr *t, size_t *cap, uint64_t g)
 		*cap = c;
 	}
 	memset(&t->sig[t->nsig], 0, sizeof(t->sig[0]));
+	t->sig[t->nsig].vsys = -1;
 	t->sig[t->nsig++].g = g;
+	return true;
+}
+
+static int sig_cmp(const void *a, const void *b)
+{
+	const struct wpk_sig *x = a, *y = b;
+
+	return x->g < y->g ? -1 : x->g > y->g;
+}
+
+/* The thread's emulated vsyscalls (vsys_trip()), among its deliveries. */
+static bool vsys_calls(struct rp_recover *rc, struct wpk_thr *t, size_t *cap)
+{
+	struct rp_cursor *c = NULL;
+	struct rp_insn prev, next;
+	struct rp_event ev;
+	size_t n0 = t->nsig;
+	uint64_t i;
+	int v;
+
+	for (i = 0; !rp_thread_event(rc->s, rc->tid, i, &ev); i++) {
+		/* The instructions only around an exit at the page */
+		if (!is_entry(&ev) || !ev.before || ev.before >= rc->count ||
+		    (ev.ip & ~0xfffull) != 0xffffffffff600000ull)
+			continue;
+		if (!c && rp_cursor_new(rc->s, rc->tid, &c))
+			return true;	/* no decode: none seen */
+		if (rp_cursor_peek(c, ev.before - 1, &prev) ||
+		    rp_cursor_peek(c, ev.before, &next))
+			continue;
+		v = vsys_trip(&ev, &prev, &next);
+		if (v < 0)
+			continue;
+		if (!sig_push(t, cap, ev.before - 1)) {
+			rp_cursor_free(c);
+			return false;
+		}
+		t->sig[t->nsig - 1].vsys = (int8_t)v;
+	}
+	if (c)
+		rp_cursor_free(c);
+	if (t->nsig > n0)
+		qsort(t->sig, t->nsig, sizeof(*t->sig), sig_cmp);
 	return true;
 }
 
@@ -236,13 +325,12 @@ static bool sig_push(struct wpk_thr *t, size_t *cap, uint64_t g)
  * after a system call, or the one an interrupt stopped before), but an
  * rt_sigreturn (rax 15, where known, at a system call).
  */
-static bool transfers(struct rp_recover *rc, struct wpk_thr *t)
+static bool transfers(struct rp_recover *rc, struct wpk_thr *t, size_t *cap)
 {
 	struct rp_cursor *c = NULL;
 	struct rp_insn prev, next;
 	struct rp_event ev;
 	uint64_t i, rax, known, want;
-	size_t cap = 0;
 
 	if (rp_cursor_new(rc->s, rc->tid, &c))
 		return true;	/* no decode: no deliveries seen */
@@ -252,7 +340,7 @@ static bool transfers(struct rp_recover *rc, struct wpk_thr *t)
 		    rp_cursor_peek(c, ev.before, &next))
 			continue;
 		want = ev.kind == RP_EV_DISABLED ? prev.ip + prev.size : ev.ip;
-		if (next.ip == want)
+		if (next.ip == want || vsys_trip(&ev, &prev, &next) >= 0)
 			continue;
 		if (ev.kind == RP_EV_DISABLED &&
 		    !rp_recover_reg_bits(rc, ev.before - 1, RP_REG_RAX, &rax,
@@ -261,7 +349,7 @@ static bool transfers(struct rp_recover *rc, struct wpk_thr *t)
 			continue;	/* rt_sigreturn */
 		if (t->nsig && t->sig[t->nsig - 1].g == ev.before - 1)
 			continue;
-		if (!sig_push(t, &cap, ev.before - 1)) {
+		if (!sig_push(t, cap, ev.before - 1)) {
 			rp_cursor_free(c);
 			return false;
 		}
@@ -289,9 +377,11 @@ static int thr_init(struct rp_recover *rc, struct wpk_thr *t)
 		for (i = 0; i < n; i++)
 			if (!sig_push(t, &cap, pos[i]))
 				return -RP_ERR_NOMEM;
-	} else if (!transfers(rc, t)) {
+	} else if (!transfers(rc, t, &cap)) {
 		return -RP_ERR_NOMEM;
 	}
+	if (!vsys_calls(rc, t, &cap))
+		return -RP_ERR_NOMEM;
 	return 0;
 }
 
@@ -520,6 +610,39 @@ static bool partial(struct rp_recover *rc, uint64_t g, struct rp_access *a)
 }
 
 /*
+ * What the emulated vsyscall @d wrote: at rdi and rsi as the engine knows
+ * them at the call (it leaves them), none where NULL, a write of unknown
+ * address where not known.
+ */
+static void vsys_frame(struct rp_recover *rc, struct wpk_sig *d)
+{
+	static const int g[2] = { RP_REG_RDI, RP_REG_RSI };
+	uint64_t v, known;
+	int k, size;
+
+	d->done = true;
+	d->n = 0;
+	d->part = false;
+	memset(d->acc, 0, sizeof(d->acc));
+	for (k = 0; k < 2; k++) {
+		size = k ? vsys_tab[d->vsys].si : vsys_tab[d->vsys].di;
+		if (!size)
+			continue;
+		d->acc[d->n].kind = RP_ACC_WRITE;
+		if (rp_recover_reg_bits(rc, d->g, g[k], &v, &known) ||
+		    known != ~0ull) {
+			d->n++;	/* not known */
+			continue;
+		}
+		if (!v)
+			continue;
+		d->acc[d->n].addr_known = true;
+		d->acc[d->n].addr = v;
+		d->acc[d->n++].size = (uint64_t)size;
+	}
+}
+
+/*
  * The frame of delivery @d: at the handler's entry rsp, where known (the
  * recorder's SIGFRAME record, else the values engine); and what the
  * instruction it interrupted may have written (partial()).
@@ -573,10 +696,13 @@ static uint64_t sig_near(struct rp_recover *rc, struct wpk_thr *t, int dir,
 	for (k = 0; k < b - a; k++) {
 		struct wpk_sig *d = &t->sig[dir < 0 ? b - 1 - k : a + k];
 
-		if (!d->done)
+		if (!d->done && d->vsys >= 0)
+			vsys_frame(rc, d);
+		else if (!d->done)
 			frame(rc, d);
-		*why = RP_WATCH_KERNEL_SIGFRAME;
-		if (hits(arg, d->acc, d->n - d->part))
+		*why = d->vsys >= 0 ? RP_WATCH_KERNEL_VSYSCALL :
+				      RP_WATCH_KERNEL_SIGFRAME;
+		if (d->n - d->part > 0 && hits(arg, d->acc, d->n - d->part))
 			return d->g;
 		*why = RP_WATCH_KERNEL_PARTIAL;
 		if (d->part && hits(arg, &d->acc[d->n - 1], 1))

@@ -340,6 +340,22 @@ static void kernel_msg(const struct rp_watch_hit *h, uint64_t ip,
 			 "these do not stop)\n", h->len, h->addr);
 		return;
 	}
+	if (h->kernel == RP_WATCH_KERNEL_VSYSCALL) {
+		if (!h->maybe)
+			text_add(out, "the kernel wrote %" PRIu64 " bytes at %#"
+				 PRIx64 " emulating the call into the legacy "
+				 "vsyscall page (time, gettimeofday or getcpu: "
+				 "its outputs)\n", h->acc_size, h->acc_addr);
+		else
+			text_add(out, "the kernel emulated the call into the "
+				 "legacy vsyscall page (time, gettimeofday or "
+				 "getcpu), whose output pointer is not known: it "
+				 "may have written the watched %" PRIu64
+				 " bytes at %#" PRIx64 " (set ptrec watch-unknown "
+				 "skip: writes of unknown address do not stop)\n",
+				 h->len, h->addr);
+		return;
+	}
 	if (h->kernel == RP_WATCH_KERNEL_PARTIAL && h->acc_size)
 		text_add(out, "a signal's delivery interrupted the next "
 			 "instruction (a repeated string store or a scatter), "

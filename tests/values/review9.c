@@ -17,7 +17,8 @@
  *   c32      a far jump to 32-bit code (cs 0x23): decoded as 64-bit.
  *   leaseg   lea with an fs override: the engine adds fs_base.
  *   vsystime (GDB) time() through the vsyscall page: the kernel's write
- *            at rdi passes a watch with watch-unknown skip.
+ *            at rdi passes a watch with watch-unknown skip (vsysgtod:
+ *            gettimeofday and getcpu there, added with the fix).
  *   sysw     (GDB) review9_sys.tbl: 14 system calls outside the
  *            kernel-write table, each writing a buffer of known address:
  *            with watch-unknown skip a watch passes them.
@@ -827,6 +828,28 @@ static void vsystime(void)
 			 EXIT_NOW ::: "memory");
 }
 
+/* vsysgtod (GDB, after the fix): gettimeofday(&r9_vtv, &r9_vtz) and
+ * getcpu(&r9_vcpu, &r9_vnode, NULL) through the vsyscall page (0x...600000
+ * and 0x...600800): the kernel writes 16 and 8 bytes, 4 and 4.
+ */
+uint64_t r9_vtv[2], r9_vtz;
+uint32_t r9_vcpu, r9_vnode;
+
+static void vsysgtod(void)
+{
+	__asm__ volatile("lea r9_vtv(%%rip), %%rdi\n"
+			 "lea r9_vtz(%%rip), %%rsi\n"
+			 "mov $0xffffffffff600000, %%rax\n"
+			 "call *%%rax\n"
+			 "lea r9_vcpu(%%rip), %%rdi\n"
+			 "lea r9_vnode(%%rip), %%rsi\n"
+			 "xor %%edx, %%edx\n"
+			 "mov $0xffffffffff600800, %%rax\n"
+			 "call *%%rax\n"
+			 "mov r9_vtz(%%rip), %%r12\n"
+			 EXIT_NOW ::: "memory");
+}
+
 /* sysw (GDB): each row k of review9_sys.tbl (number|setup|byte) is a
  * system call at r9_s<k> outside the kernel-write table that writes
  * byte `byte` of its 256-byte slot of r9_sb (0xff before), the buffer's
@@ -975,6 +998,8 @@ int main(int argc, char **argv)
 		bindmem();
 	if (!strcmp(m, "vsystime"))
 		vsystime();
+	if (!strcmp(m, "vsysgtod"))
+		vsysgtod();
 	if (!strcmp(m, "sysw"))
 		sysw(0);
 	if (!strcmp(m, "sysv"))

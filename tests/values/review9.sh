@@ -51,6 +51,7 @@
 # stops; stop and strict stop there: "may have written ... its address
 # is unknown").  Same for gettimeofday (0x...600000: rdi 16 bytes, rsi
 # 8) and getcpu (0x...600800: rdi, rsi 4 each).  Values right.
+# (vsysgtod, added with the fix: those two, each output watched.)
 # FINDING sysw (GDB, skip): review9_sys.tbl, 14 system calls outside
 # the kernel-write table (replay/rcv_sys.c sys_out) that write a buffer
 # whose address is in a known register: timer_create's id, capget's
@@ -134,6 +135,18 @@ grows() {
 		echo "$p0|watch|r9_vt|call into the vsyscall page (time)" \
 			>"$tmp/rows.$1"
 		;;
+	vsysgtod)
+		p0=$(echo "$ins" | awk -F'\t' '/^[0-9]/ {p = $1}
+			/at 0xffffffffff600000/ {print p; exit}')
+		p1=$(echo "$ins" | awk -F'\t' '/^[0-9]/ {p = $1}
+			/at 0xffffffffff600800/ {print p; exit}')
+		{
+		echo "$p0|watch|r9_vtv[1]|vsyscall gettimeofday's tv_usec"
+		echo "$p0|watch|r9_vtz|vsyscall gettimeofday's timezone"
+		echo "$p1|watch|r9_vcpu|vsyscall getcpu's cpu"
+		echo "$p1|watch|r9_vnode|vsyscall getcpu's node"
+		} >"$tmp/rows.$1"
+		;;
 	esac
 }
 
@@ -193,8 +206,8 @@ endscan() {
 # Row 23 (xrstor's read of its header): not named, as review8's
 # xsave-family rows (an access of unknown extent), likewise.
 skip_unknown=" 14 15 16 17 18 19 20 23 "
-all="popfs popfsw settid c32 c32hw leaseg vsystime smctext smcmem smcrw"
-gdbcases=" popfsw settid vsystime "
+all="popfs popfsw settid c32 c32hw leaseg vsystime vsysgtod smctext smcmem smcrw"
+gdbcases=" popfsw settid vsystime vsysgtod "
 for mode in ${REVIEW9_MODES:-$all rw sysw}; do
 	if [ $mode = rw ]; then
 		rwcheck "$here/review9_rw.tbl"

@@ -286,6 +286,16 @@ Test(rcv_access, syscalls_and_undecodable)
 		cr_assert_eq(acc[k].addr, 0x404080 + 8 * k);
 		cr_assert_eq(acc[k].size, 4);
 	}
+	/* select(2) with n not known (review 9): its set's first long
+	 * may be written (cond), the rest anywhere
+	 */
+	at.sys = 2;
+	at.sys_len[0] = 8 | RCV_SYS_MAYBE;
+	at.sys_len[1] = RCV_SYS_ANY;
+	cr_assert_eq(RUN("\x0f\x05"), 2);
+	cr_assert(acc[0].addr_known && acc[0].cond && acc[0].size == 8);
+	cr_assert(!acc[1].addr_known && !acc[1].cond);
+	cr_assert(acc[0].syscall && acc[1].syscall);
 	at.sys = 0;	/* writes no memory */
 	cr_assert_eq(RUN("\x0f\x05"), 0);
 	/* bytes that are no instruction: may read and write anything */

@@ -63,11 +63,17 @@ Test(rcv_mem, syscall_writes)
 	cr_assert_eq(sys(202, &a, &l), 0);
 	set(RP_REG_RSI, 129);			/* FUTEX_WAKE_PRIVATE */
 	cr_assert_eq(sys(202, &a, &l), 0);
-	set(RP_REG_RSI, 5);			/* FUTEX_WAKE_OP writes */
+	set(RP_REG_RSI, 5);		/* FUTEX_WAKE_OP writes *uaddr2 */
+	cr_assert_eq(sys(202, &a, &l), 1);
+	cr_assert(a == 0x4000 && l == 4);
+	set(RP_REG_RSI, 6);			/* FUTEX_LOCK_PI: not known */
 	cr_assert_eq(sys(202, &a, &l), -1);
 	set(RP_REG_RSI, 3);			/* F_GETFL */
 	cr_assert_eq(sys(72, &a, &l), 0);
-	set(RP_REG_RSI, 5);			/* F_GETLK writes a flock */
+	set(RP_REG_RSI, 5);		/* F_GETLK writes a flock at rdx */
+	cr_assert_eq(sys(72, &a, &l), 1);
+	cr_assert(a == 100 && l == 32);
+	set(RP_REG_RSI, 7);			/* F_SETLKW: not known */
 	cr_assert_eq(sys(72, &a, &l), -1);
 	set(RP_REG_RDI, 0x1002);		/* ARCH_SET_FS */
 	set(RP_REG_RSI, 0x7000);

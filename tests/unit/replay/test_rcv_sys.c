@@ -139,6 +139,155 @@ Test(rcv_sys, iovecs_unknown)
 	cr_assert_eq(outs(19), -1, "readv: the array's address unknown");
 }
 
+/* Review 9 (sysw): calls outside the table then, one buffer each. */
+Test(rcv_sys, review9_single)
+{
+	set(RP_REG_RDI, 0x5000);
+	set(RP_REG_RSI, 0x6000);
+	set(RP_REG_RDX, 0x7000);
+	set(RP_REG_R10, 64);
+	set(RP_REG_R8, 0x9000);
+	one(222, 0x7000, 4, "timer_create: the kernel's timer_t, an int");
+	one(267, 0x7000, 64, "readlinkat: bufsiz bytes at most");
+	one(128, 0x6000, 128, "rt_sigtimedwait: siginfo_t");
+	set(RP_REG_RDX, 56);
+	one(315, 0x6000, 56, "sched_getattr: size bytes at most");
+	set(RP_REG_RDX, 0x7000);
+	set(RP_REG_RDI, 2);
+	one(157, 0x6000, 4, "prctl PR_GET_PDEATHSIG");
+	set(RP_REG_RDI, 40);
+	one(157, 0x6000, 8, "prctl PR_GET_TID_ADDRESS");
+	set(RP_REG_RDI, 1);
+	cr_assert_eq(outs(157), -1, "prctl PR_SET_PDEATHSIG: not in it");
+	set(RP_REG_RDI, 0x5000);
+	set(RP_REG_RSI, 5 | 128);
+	one(202, 0x9000, 4, "futex FUTEX_WAKE_OP_PRIVATE: *uaddr2");
+	set(RP_REG_RSI, 6);
+	cr_assert_eq(outs(202), -1, "futex FUTEX_LOCK_PI: not in it");
+	set(RP_REG_RSI, 5);
+	one(72, 0x7000, 32, "fcntl F_GETLK: struct flock");
+	set(RP_REG_RSI, 36);
+	one(72, 0x7000, 32, "fcntl F_OFD_GETLK");
+	set(RP_REG_RSI, 16);
+	one(72, 0x7000, 8, "fcntl F_GETOWN_EX: struct f_owner_ex");
+	set(RP_REG_RSI, 6);
+	cr_assert_eq(outs(72), -1, "fcntl F_SETLK: not in it");
+	set(RP_REG_RSI, 0x6000);
+	set(RP_REG_R10, 0);
+	one(61, 0x6000, 4, "wait4: the status alone");
+	set(RP_REG_RSI, 0);
+	cr_assert_eq(outs(61), 0, "wait4(pid, NULL, 0, NULL)");
+}
+
+Test(rcv_sys, review9_several)
+{
+	uint64_t va, vl;
+
+	set(RP_REG_RDI, 1);
+	set(RP_REG_RSI, 0x6000);
+	set(RP_REG_RDX, 0x7000);
+	set(RP_REG_R10, 0x8000);
+	set(RP_REG_R8, 0);
+	cr_assert_eq(outs(61), 2, "wait4 with a rusage");
+	cr_assert(a[1] == 0x8000 && l[1] == 144);
+	cr_assert_eq(rcv_sys_write(&w, 0, &va, &vl), -1, "values: barrier");
+	/* waitid: the six ints it puts, not the padding at 12 */
+	cr_assert_eq(outs(247), 2, "waitid");
+	cr_assert(a[0] == 0x7000 && l[0] == 12 && a[1] == 0x7010 &&
+		  l[1] == 12);
+	cr_assert_eq(rcv_sys_write(&w, 0, &va, &vl), -1, "values: barrier");
+	set(RP_REG_R8, 0x9000);
+	cr_assert_eq(outs(247), 3, "waitid with a rusage");
+	cr_assert(a[2] == 0x9000 && l[2] == 144);
+	/* poll: each revents, 2 bytes at offset 6 of its pollfd */
+	set(RP_REG_RDI, 0x5000);
+	set(RP_REG_RSI, 1);
+	one(7, 0x5006, 2, "poll, one pollfd");
+	set(RP_REG_RSI, 3);
+	cr_assert_eq(outs(7), 3, "poll, three");
+	cr_assert(a[2] == 0x5016 && l[2] == 2);
+	set(RP_REG_RSI, RCV_SYS_OUTS + 1);
+	cr_assert_eq(outs(7), -1, "poll, too many");
+	set(RP_REG_RSI, 0);
+	cr_assert_eq(outs(7), 0, "poll, none");
+}
+
+/* select: FDS_BYTES(n) of each set; the timeout may be left. */
+Test(rcv_sys, review9_select)
+{
+	uint64_t va, vl;
+
+	set(RP_REG_RDI, 5);
+	set(RP_REG_RSI, 0x6000);
+	set(RP_REG_RDX, 0);
+	set(RP_REG_R10, 0x8000);
+	set(RP_REG_R8, 0);
+	cr_assert_eq(outs(23), 2, "select, two sets");
+	cr_assert(a[0] == 0x6000 && l[0] == 8 && a[1] == 0x8000 &&
+		  l[1] == 8);
+	set(RP_REG_RDI, 65);
+	set(RP_REG_R10, 0);
+	one(23, 0x6000, 16, "select, 65 descriptors: two longs");
+	set(RP_REG_RSI, 0);
+	set(RP_REG_R8, 0x9000);
+	cr_assert_eq(outs(23), 1, "select as a sleep");
+	cr_assert(a[0] == 0x9000 && l[0] == (16 | RCV_SYS_MAYBE));
+	cr_assert_eq(rcv_sys_write(&w, 0, &va, &vl), 1);
+	cr_assert(va == 0x9000 && vl == 16, "values: written, unknown");
+	/* n not known: the first long may be written, the rest anywhere */
+	set(RP_REG_RSI, 0x6000);
+	set(RP_REG_R8, 0);
+	st[0].r[RP_REG_RDI] = (struct rcv_val){ 0, 0xffffffff00000000ull };
+	cr_assert_eq(outs(23), 2, "select, n not known");
+	cr_assert(a[0] == 0x6000 && l[0] == (8 | RCV_SYS_MAYBE));
+	cr_assert_eq(l[1], RCV_SYS_ANY);
+	cr_assert_eq(rcv_sys_write(&w, 0, &va, &vl), -1);
+	st[0].r[RP_REG_RDI] = (struct rcv_val){ 0, ~63ull };
+	cr_assert_eq(outs(23), 1, "select, n below 64");
+	cr_assert(a[0] == 0x6000 && l[0] == (8 | RCV_SYS_MAYBE));
+	set(RP_REG_RDI, (1u << 19) + 1);
+	cr_assert_eq(outs(23), 2, "select, a set past 64 KiB: not known");
+	cr_assert_eq(l[1], RCV_SYS_ANY);
+	set(RP_REG_RDI, 1u << 19);
+	one(23, 0x6000, 65536, "select, a set of 64 KiB");
+	st[0].r[RP_REG_RSI].k = 0;
+	cr_assert_eq(outs(23), -1, "select, a set not known");
+}
+
+/* clone: the tid words by flags, for watchpoints only. */
+Test(rcv_sys, review9_clone)
+{
+	uint64_t va, vl;
+
+	set(RP_REG_RDI, 0x100 | 0x00100000 | 0x01000000 | 17);
+	set(RP_REG_RDX, 0x7000);
+	set(RP_REG_R10, 0x8000);
+	cr_assert_eq(outs(56), 2, "CLONE_VM, PARENT_SETTID, CHILD_SETTID");
+	cr_assert(a[0] == 0x7000 && l[0] == 4 && a[1] == 0x8000 &&
+		  l[1] == 4);
+	cr_assert_eq(rcv_sys_write(&w, 0, &va, &vl), -1, "values: as before");
+	set(RP_REG_RDI, 0x00100000 | 0x01000000 | 17);
+	cr_assert_eq(outs(56), 1, "no CLONE_VM: ctid is the child's");
+	cr_assert(a[0] == 0x7000 && l[0] == 4);
+	set(RP_REG_RDI, 0x1000 | 0x100);
+	cr_assert_eq(outs(56), 1, "CLONE_PIDFD: at ptid");
+	cr_assert(a[0] == 0x7000 && l[0] == 4);
+	set(RP_REG_RDI, 17);
+	cr_assert_eq(outs(56), 0, "fork-like: nothing in the parent");
+	st[0].r[RP_REG_RDI].k = ~0x00100000ull;
+	cr_assert_eq(outs(56), -1, "PARENT_SETTID not known");
+	set(RP_REG_RDI, 0x00100000);
+	st[0].r[RP_REG_RDX].k = 0;
+	cr_assert_eq(outs(56), -1, "ptid not known");
+	set(RP_REG_RDI, 0x5000);
+	set(RP_REG_RAX, 435);
+	cr_assert_eq(rcv_sys_write(&w, 0, &va, &vl), -1, "clone3: values");
+	set(RP_REG_RAX, 125);
+	cr_assert_eq(rcv_sys_write(&w, 0, &va, &vl), -1, "capget: values");
+	set(RP_REG_RAX, 327);
+	cr_assert_eq(rcv_sys_write(&w, 0, &va, &vl), -1, "preadv2: values");
+}
+
 /*
  * mmap without MAP_FIXED writes nothing the process could access before
  * it; with MAP_FIXED, or flags not known, a barrier (-1).
