@@ -97,9 +97,70 @@ void wdep_use(struct pass *p, int32_t r)
 	p->onode = -1;	/* made again with it */
 }
 
-/* What the current instruction's results depend on: one root. */
+/* cmovcc: rcv_sem.c computes it forward where the flags are known,
+ * rcv_back.c never backward.
+ */
+static bool is_cmov(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_CMOVA: case X86_INS_CMOVAE: case X86_INS_CMOVB:
+	case X86_INS_CMOVBE: case X86_INS_CMOVE: case X86_INS_CMOVG:
+	case X86_INS_CMOVGE: case X86_INS_CMOVL: case X86_INS_CMOVLE:
+	case X86_INS_CMOVNE: case X86_INS_CMOVNO: case X86_INS_CMOVNP:
+	case X86_INS_CMOVNS: case X86_INS_CMOVO: case X86_INS_CMOVP:
+	case X86_INS_CMOVS:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * What knowing what @in computes (its result, or its flags where a
+ * branch shows ZF set) tells the engine of what it read (WDEP_INV_*).
+ * rcv_back.c inverts add, sub and xor into a register only with the
+ * other operand known (the source from the destination before and
+ * after, or the destination from the source), cmp r, x with ZF set
+ * gives r from x or x from r, and zf_result() (rcv_sem.c) gives the
+ * result of add/sub/xor/and/or... as 0, not their operands; it never
+ * inverts and, or, test of two values (test r, r gives r), shifts,
+ * imul, bt or cmovcc.  Operands of 1 or 2 bytes are learned in part
+ * (the register's low bytes): as before, each parent.  Anything else
+ * (xchg, a move, inc, neg, ...): each parent.
+ */
+static uint8_t inv_class(const struct rcv_ins *in)
+{
+	const struct rcv_op *d = &in->op[0], *s = &in->op[1];
+
+	switch (in->id) {
+	case X86_INS_ADD: case X86_INS_SUB: case X86_INS_XOR:
+	case X86_INS_CMP:
+		return in->nops == 2 && (d->size == 4 || d->size == 8) ?
+		       WDEP_INV_OTHER : WDEP_INV_ANY;
+	case X86_INS_LEA:
+		return in->nops == 2 && s->type == RCV_OP_MEM &&
+		       s->index >= 0 ? WDEP_INV_OTHER : WDEP_INV_ANY;
+	case X86_INS_TEST:
+		if (in->nops == 2 && d->type == RCV_OP_REG &&
+		    s->type == RCV_OP_REG && s->reg == d->reg &&
+		    s->size == d->size && s->shift == d->shift)
+			return WDEP_INV_ANY;
+		return WDEP_INV_NONE;
+	case X86_INS_AND: case X86_INS_OR: case X86_INS_SHL:
+	case X86_INS_SAL: case X86_INS_SHR: case X86_INS_SAR:
+	case X86_INS_IMUL: case X86_INS_BT:
+		return WDEP_INV_NONE;
+	default:
+		return is_cmov(in->id) ? WDEP_INV_NONE : WDEP_INV_ANY;
+	}
+}
+
+/* What the current instruction's results depend on: one root (a node
+ * of its own where knowing it tells less than each input).
+ */
 int32_t wdep_inputs(struct pass *p)
 {
+	uint8_t cls;
 	int32_t o;
 	int k;
 
@@ -109,13 +170,18 @@ int32_t wdep_inputs(struct pass *p)
 		return p->onode;
 	if (!p->nvin)
 		return p->onode = 0;
-	if (p->nvin == 1)
+	cls = p->ce ? inv_class(p->ce->in) : WDEP_INV_ANY;
+	if (p->nvin == 1 && cls != WDEP_INV_NONE)
 		return p->onode = p->vin[0];
 	o = wdep_node(p);
 	if (o < 0)
 		return -1;
 	for (k = 0; k < p->nvin; k++)
 		wdep_edge(p, o, p->vin[k]);
+	p->root[o].inv = p->nvin == 1 && cls == WDEP_INV_OTHER ?
+			 WDEP_INV_ANY : cls;
+	if (p->root[o].inv == WDEP_INV_OTHER)
+		p->root[o].fwd = WDEP_FWD_ALL;
 	return p->onode = o;
 }
 
@@ -271,7 +337,8 @@ int32_t wdep_load(struct pass *p, struct sv a, uint64_t size, int32_t v)
 	}
 	if (grow(p, (void **)&p->xl, &p->xl_cap, p->nxl, sizeof(*p->xl)))
 		p->xl[p->nxl++] = (struct wdep_load){
-			v, cand(p, a.root) ? a.root : 0, p->mem, p->nst };
+			v, cand(p, a.root) ? a.root : 0, p->mem, p->nst,
+			a.root };
 	p->last_load = v;
 	vin_add(p, v);
 	return v;
@@ -362,19 +429,48 @@ void wdep_store(struct pass *p, struct sv a, uint64_t size, int32_t d)
 	p->nst++;
 }
 
-/* cmovcc: rcv_sem.c computes it forward where the flags are known,
- * rcv_back.c never backward.
+/* xor, sub or cmp of a register with itself: a constant result and
+ * flags, whatever the register held.
  */
-static bool is_cmov(unsigned int id)
+static bool self_op(const struct rcv_ins *in)
 {
-	switch (id) {
-	case X86_INS_CMOVA: case X86_INS_CMOVAE: case X86_INS_CMOVB:
-	case X86_INS_CMOVBE: case X86_INS_CMOVE: case X86_INS_CMOVG:
-	case X86_INS_CMOVGE: case X86_INS_CMOVL: case X86_INS_CMOVLE:
-	case X86_INS_CMOVNE: case X86_INS_CMOVNO: case X86_INS_CMOVNP:
-	case X86_INS_CMOVNS: case X86_INS_CMOVO: case X86_INS_CMOVP:
-	case X86_INS_CMOVS:
+	const struct rcv_op *d = &in->op[0], *s = &in->op[1];
+
+	return (in->id == X86_INS_XOR || in->id == X86_INS_SUB ||
+		in->id == X86_INS_CMP) && in->nops == 2 &&
+	       d->type == RCV_OP_REG && s->type == RCV_OP_REG &&
+	       d->reg == s->reg && d->size == s->size &&
+	       d->shift == s->shift;
+}
+
+/*
+ * Does @in leave its result's low 4 or 8 bytes known whatever it read
+ * (and the engine computes them forward)?  and with an immediate whose
+ * low 32 bits are 0, or with one whose low 32 bits are all ones, a shift
+ * left by 32 or more, imul by 0, xor or sub of a register with itself.
+ * WDEP_INV_OTHER needs the other operand known: here it is, though
+ * none of what the instruction read is.
+ */
+static bool absorbs(const struct rcv_ins *in)
+{
+	const struct rcv_op *s = &in->op[1];
+	uint64_t c;
+
+	if (self_op(in))
 		return true;
+	if (in->nops < 2 || in->op[in->nops - 1].type != RCV_OP_IMM)
+		return false;
+	c = (uint64_t)in->op[in->nops - 1].imm;
+	switch (in->id) {
+	case X86_INS_AND:
+		return !(c & 0xffffffffull);
+	case X86_INS_OR:
+		return (c & 0xffffffffull) == 0xffffffffull;
+	case X86_INS_SHL: case X86_INS_SAL:
+		return in->nops == 2 && s->type == RCV_OP_IMM &&
+		       in->op[0].size == 8 && (c & 63) >= 32;
+	case X86_INS_IMUL:
+		return !c;
 	default:
 		return false;
 	}
@@ -382,8 +478,9 @@ static bool is_cmov(unsigned int id)
 
 int32_t wdep_fresh(struct pass *p)
 {
-	int32_t r = wdep_node(p), o;
+	int32_t r, o = p->deps ? wdep_inputs(p) : 0;
 
+	r = wdep_node(p);
 	if (r < 0 || !p->deps)
 		return r;
 	/* What a cmovcc writes depends on both sources and the flags, and
@@ -391,9 +488,15 @@ int32_t wdep_fresh(struct pass *p)
 	 * it (a loop's count, _IO_default_xsputn's) informs it alone.
 	 */
 	if (p->ce && is_cmov(p->ce->in->id))
-		p->root[r].noback = true;
-	o = wdep_inputs(p);
+		p->root[r].inv = WDEP_INV_NONE;
 	wdep_edge(p, r, o);
+	/* Made from constants alone (o == 0), or given back by a system
+	 * call (rcx is the next address, rax what the kernel returned):
+	 * known to the engine as far as this analysis can say.
+	 */
+	if (o == 0 || (p->ce && ((p->ce->in->flags & RCV_I_SYSCALL) ||
+				 absorbs(p->ce->in))))
+		wdep_edge(p, r, p->konst);
 	return r;
 }
 
@@ -697,6 +800,7 @@ void wdep_end(struct pass *p, const struct rcv_ins *in)
 		f = wdep_node(p);
 		o = wdep_node(p);
 		if (f > 0 && o > 0) {
+			p->root[f].fwd = WDEP_FWD_YES;
 			p->vec = f;
 			p->flags = o;
 		}
@@ -704,7 +808,9 @@ void wdep_end(struct pass *p, const struct rcv_ins *in)
 	}
 	if (e->f & D_FW) {
 		o = wdep_inputs(p);
-		if (e->f & D_FW6) {
+		if ((e->f & D_FW6) && self_op(in)) {
+			p->flags = p->konst;	/* ZF set, whatever */
+		} else if (e->f & D_FW6) {
 			p->flags = o;
 		} else {
 			f = wdep_node(p);
@@ -715,6 +821,8 @@ void wdep_end(struct pass *p, const struct rcv_ins *in)
 	}
 	if (e->f & D_VEC) {
 		f = wdep_node(p);
+		if (f > 0)
+			p->root[f].fwd = WDEP_FWD_YES;
 		wdep_edge(p, f, wdep_inputs(p));
 		wdep_edge(p, f, p->vec);
 		p->vec = f;
@@ -749,6 +857,10 @@ void wdep_init(struct pass *p)
 	p->df = wdep_node(p);
 	p->mem = wdep_node(p);
 	p->konst = wdep_node(p);
+	if (p->vec > 0 && p->konst > 0) {
+		p->root[p->vec].fwd = WDEP_FWD_YES;
+		p->root[p->konst].fwd = WDEP_FWD_YES;
+	}
 	p->onode = -1;
 }
 
@@ -763,155 +875,176 @@ void wdep_free(struct pass *p)
 	free(p->ic);
 }
 
-/* Marks @r and what it depends on in @inf; false when out of memory. */
-static bool spread(const struct pass *p, bool *inf, int32_t **st,
-		   size_t *cap, int32_t r)
-{
-	size_t n = 0;
-	int32_t e;
-
-	if (inf[r])
-		return true;
-	inf[r] = true;
-	(*st)[n++] = r;
-	while (n) {
-		r = (*st)[--n];
-		if (p->root[r].noback)
-			continue;
-		for (e = p->root[r].dhead; e; e = p->de[e - 1].next) {
-			int32_t q = p->de[e - 1].par;
-
-			if (inf[q])
-				continue;
-			inf[q] = true;
-			if (!wpf_grow((void **)st, cap, n, sizeof(**st), 256))
-				return false;
-			(*st)[n++] = q;
-		}
-	}
-	return true;
-}
+/*
+ * The knowledge fixpoint: K_LEARN, the engine may learn the node back
+ * from what the trace shows; K_CALC, it may compute it forward (from
+ * constants, a load of an address it may know, the vector state...).
+ * Known is either.  Only learned nodes inform their parents (a node
+ * computed forward tells nothing its parents did not).
+ */
+#define K_LEARN	1
+#define K_CALC	2
 
 #define ROUNDS	64
 
-/* A value stored into what @ldc word @r read is informed: 1 (0: none;
- * -1: out of memory).
- */
-static int stored_told(const struct pass *p, const bool *inf, int32_t r)
+static inline bool kn(const uint8_t *k, int32_t q)
 {
-	int32_t *st = malloc(64 * sizeof(*st)), e, q;
-	size_t n = 0, cap = 64;
-	int ret = 0;
-
-	if (!st)
-		return -1;
-	st[n++] = r;
-	while (n && !ret) {
-		q = st[--n];
-		for (e = p->root[q].dhead; e && !ret; e = p->de[e - 1].next) {
-			int32_t par = p->de[e - 1].par;
-
-			if (inf[par]) {
-				ret = 1;
-			} else if (p->root[par].chain) {
-				if (!wpf_grow((void **)&st, &cap, n,
-					      sizeof(*st), 64)) {
-					ret = -1;
-					break;
-				}
-				st[n++] = par;
-			}
-		}
-	}
-	free(st);
-	return ret;
+	/* A value of unknown origin may be known. */
+	return q == WDEP_ALL || k[q];
 }
 
+/* Learned @q: 1 when it changed. */
+static inline int learn(uint8_t *k, int32_t q)
+{
+	if (q <= 0 || (k[q] & K_LEARN))
+		return 0;
+	k[q] |= K_LEARN;
+	return 1;
+}
+
+/* Computed forward: root @r from its parents. */
+static bool calc(const struct pass *p, const uint8_t *k, int32_t r)
+{
+	const struct root *x = &p->root[r];
+	bool all = true, any = false;
+	int32_t e;
+
+	if (x->start)
+		return false;
+	if (x->fwd == WDEP_FWD_YES)
+		return true;
+	for (e = x->dhead; e; e = p->de[e - 1].next) {
+		if (kn(k, p->de[e - 1].par))
+			any = true;
+		else
+			all = false;
+	}
+	return x->fwd == WDEP_FWD_ALL ? any && all : any;
+}
+
+/* Learned @r (K_LEARN): what it tells of its parents; changes. */
+static int back(const struct pass *p, uint8_t *k, int32_t r)
+{
+	const struct root *x = &p->root[r];
+	int32_t e, q = -1;
+	int ch = 0;
+
+	if (x->inv == WDEP_INV_NONE)
+		return 0;
+	if (x->inv == WDEP_INV_ANY) {
+		for (e = x->dhead; e; e = p->de[e - 1].next)
+			ch += learn(k, p->de[e - 1].par);
+		return ch;
+	}
+	/* One operand once every other one is known. */
+	for (e = x->dhead; e; e = p->de[e - 1].next) {
+		int32_t par = p->de[e - 1].par;
+
+		if (kn(k, par) || par == q)
+			continue;
+		if (q >= 0)
+			return 0;	/* two unknown */
+		q = par;
+	}
+	return q > 0 ? learn(k, q) : 0;
+}
+
+/*
+ * The memory flows (one round): a word loaded where the engine may know
+ * the address gives what earlier stores left there, when the engine may
+ * know theirs: the latest such load (the stores before it include those
+ * before any other) informs the stores of unknown kind's chain and each
+ * store relative to a known base.  Changes.
+ */
+static int mem_round(const struct pass *p, uint8_t *k)
+{
+	uint32_t t = 0;
+	int32_t mem = -1;
+	int ch = 0;
+	size_t j;
+
+	for (j = 0; j < p->nxl; j++) {
+		const struct wdep_load *x = &p->xl[j];
+
+		if ((k[x->node] & K_LEARN) && (!x->base || kn(k, x->base)) &&
+		    (mem < 0 || x->t >= t)) {
+			t = x->t;
+			mem = x->mem;
+		}
+	}
+	if (mem < 0)
+		return 0;
+	ch += learn(k, mem);
+	for (j = 0; j < p->nps; j++) {
+		const struct wdep_store *s = &p->ps[j];
+
+		if (s->t < t && kn(k, s->base))
+			ch += learn(k, s->val);
+	}
+	return ch;
+}
+
+/*
+ * By root: may the engine know it (what the trace shows, inverted
+ * through what it inverts exactly, and what it computes forward from
+ * that and from constants)?  [WDEP_ALL]: everything (a value of unknown
+ * origin was learned).  Sweeps forward (computed), over the loads (a
+ * value loaded from an address the engine may know may be known: the
+ * image's read-only bytes, a store there), backward (learned: roots are
+ * mostly made after their parents) and the memory flows, until nothing
+ * changes.
+ */
 bool *wdep_informed(const struct pass *p)
 {
-	int round;
+	uint8_t *k = calloc(p->nroot + 1, 1);
 	bool *inf = calloc(p->nroot + 1, sizeof(*inf));
-	int32_t *st = malloc(256 * sizeof(*st));
-	size_t cap = 256, j;
-	bool more = true;
+	int round, ch = 1;
+	size_t j, r;
 
-	if (!inf || !st)
+	if (!k || !inf)
 		goto fail;
 	if (p->all) {
 		inf[WDEP_ALL] = true;
-		free(st);
+		free(k);
 		return inf;
 	}
 	for (j = 0; j < p->nrev; j++)
-		if (!spread(p, inf, &st, &cap, p->rev[j]))
-			goto fail;
-	/*
-	 * A word loaded where the engine may know the address gives what
-	 * earlier stores left there, when the engine may know theirs: the
-	 * latest such load (the stores before it include those before
-	 * any other) informs the stores of unknown kind's chain and each
-	 * store relative to an informed base.
-	 */
-	for (round = 0; more && !inf[WDEP_ALL]; round++) {
-		uint32_t t = 0;
-		int32_t mem = -1;
-
-		/* Each round scans every load and store: past a few dozen
-		 * (not seen), everything counts as informed.
+		learn(k, p->rev[j]);
+	for (round = 0; ch && !(k[WDEP_ALL] & K_LEARN); round++) {
+		/* Past a few dozen sweeps (not seen), everything counts
+		 * as informed.
 		 */
 		if (round == ROUNDS) {
-			inf[WDEP_ALL] = true;
+			k[WDEP_ALL] |= K_LEARN;
 			break;
 		}
-		more = false;
+		ch = 0;
+		for (r = 1; r < p->nroot; r++)
+			if (!k[r] && calc(p, k, (int32_t)r)) {
+				k[r] |= K_CALC;
+				ch++;
+			}
 		for (j = 0; j < p->nxl; j++) {
 			const struct wdep_load *x = &p->xl[j];
 
-			if (inf[x->node] && (!x->base || inf[x->base]) &&
-			    (mem < 0 || x->t >= t)) {
-				t = x->t;
-				mem = x->mem;
+			if (!k[x->node] && !p->root[x->node].start &&
+			    (x->addr <= 0 || kn(k, x->addr))) {
+				k[x->node] |= K_CALC;
+				ch++;
 			}
 		}
-		/* A word of the secret kind read where stores had been: the
-		 * engine pairing it with a store whose value it knows knows
-		 * it (a pop of a push told): informed.
-		 */
-		for (j = 0; j < p->nldc; j++) {
-			int ret;
-
-			if (inf[p->ldc[j]])
-				continue;
-			ret = stored_told(p, inf, p->ldc[j]);
-			if (ret < 0)
-				goto fail;
-			if (ret) {
-				more = true;
-				if (!spread(p, inf, &st, &cap, p->ldc[j]))
-					goto fail;
-			}
-		}
-		if (mem < 0)
-			continue;
-		if (!inf[mem]) {
-			more = true;
-			if (!spread(p, inf, &st, &cap, mem))
-				goto fail;
-		}
-		for (j = 0; j < p->nps; j++) {
-			const struct wdep_store *s = &p->ps[j];
-
-			if (s->t < t && inf[s->base] && !inf[s->val]) {
-				more = true;
-				if (!spread(p, inf, &st, &cap, s->val))
-					goto fail;
-			}
-		}
+		for (r = p->nroot - 1; r > 0; r--)
+			if (k[r] & K_LEARN)
+				ch += back(p, k, (int32_t)r);
+		ch += mem_round(p, k);
 	}
-	free(st);
+	for (r = 1; r < p->nroot; r++)
+		inf[r] = k[r] != 0;
+	inf[WDEP_ALL] = k[WDEP_ALL] & K_LEARN;
+	free(k);
 	return inf;
 fail:
-	free(st);
+	free(k);
 	free(inf);
 	return NULL;
 }

@@ -63,10 +63,11 @@ struct root {
 	 * once one of those values is.
 	 */
 	bool sk, ldc;
-	/* Knowing it tells the engine nothing of what it was made from
-	 * (cmovcc's result: rcv_back.c does not invert it).
+	/* watch_dep.c's knowledge fixpoint: what knowing it tells the
+	 * engine of its parents (@inv: WDEP_INV_*), what knowing its
+	 * parents tells of it (@fwd: WDEP_FWD_*).
 	 */
-	bool noback;
+	uint8_t inv, fwd;
 	bool shown;		/* a return jumped to a value of it */
 	/* A register where the engine starts from nothing: at the
 	 * window's start (roots 1..16) or after an instruction it cannot
@@ -125,6 +126,8 @@ struct wdep_e {
 struct wdep_load {
 	int32_t node, base, mem;
 	uint32_t t;
+	int32_t addr;	/* the address's base, whatever its kind (0: a
+			 * constant, -1: not followed) */
 };
 
 /* A store of a value depending on @val through base @base (secret
@@ -137,6 +140,26 @@ struct wdep_store {
 
 #define WDEP_ALL	17	/* root: everything (a value of unknown
 				 * origin) */
+
+/* What the engine learns of a node's parents from knowing it (rcv_back.c,
+ * rcv_sem.c's zf_result()): each of them (moves, inc/dec/neg/not, and
+ * what is not known to be less: an over-approximation), one once every
+ * other one is known (add, sub, xor, cmp of 4 or 8 bytes, lea base +
+ * index), none (and, or, test of two values, shifts, imul, bt, cmovcc:
+ * never inverted).
+ */
+#define WDEP_INV_ANY	0
+#define WDEP_INV_OTHER	1
+#define WDEP_INV_NONE	2
+/* What it learns of a node from its parents: known once one is (most:
+ * an over-approximation), once all are (add, sub, xor, cmp, lea's sum:
+ * each bit of the result depends on the same bit of every operand),
+ * never (a register it starts from nothing: watch_pass.h's @start),
+ * always (the vector state, whose constants are not followed).
+ */
+#define WDEP_FWD_ANY	0
+#define WDEP_FWD_ALL	1
+#define WDEP_FWD_YES	2
 
 /* watch_dep.c's summary of an instruction (by its decoded copy). */
 struct wdep_ic {
