@@ -56,8 +56,17 @@ void wdep_edge(struct pass *p, int32_t r, int32_t par)
 	if (p->nde >= p->de_cap &&
 	    !grow(p, (void **)&p->de, &p->de_cap, p->nde, sizeof(*p->de)))
 		return;
-	p->de[p->nde] = (struct wdep_e){ par, p->root[r].dhead };
+	p->de[p->nde] = (struct wdep_e){ par, p->root[r].dhead, r };
 	p->root[r].dhead = (int32_t)++p->nde;
+}
+
+void wdep_yes(struct pass *p, int32_t r)
+{
+	if (r <= 0 || !p->deps)
+		return;
+	p->root[r].fwd = WDEP_FWD_YES;
+	if (grow(p, (void **)&p->yes, &p->yes_cap, p->nyes, sizeof(*p->yes)))
+		p->yes[p->nyes++] = r;
 }
 
 void wdep_reveal(struct pass *p, int32_t r)
@@ -170,7 +179,7 @@ int32_t wdep_inputs(struct pass *p)
 		return p->onode;
 	if (!p->nvin)
 		return p->onode = 0;
-	cls = p->ce ? inv_class(p->ce->in) : WDEP_INV_ANY;
+	cls = p->ce ? p->ce->cls : WDEP_INV_ANY;
 	if (p->nvin == 1 && cls != WDEP_INV_NONE)
 		return p->onode = p->vin[0];
 	o = wdep_node(p);
@@ -487,8 +496,10 @@ int32_t wdep_fresh(struct pass *p)
 	 * the engine knowing it learns nothing of them: a branch that shows
 	 * it (a loop's count, _IO_default_xsputn's) informs it alone.
 	 */
-	if (p->ce && is_cmov(p->ce->in->id))
+	if (p->ce && is_cmov(p->ce->in->id)) {
 		p->root[r].inv = WDEP_INV_NONE;
+		p->root[r].noback = true;
+	}
 	wdep_edge(p, r, o);
 	/* Made from constants alone (o == 0), or given back by a system
 	 * call (rcx is the next address, rax what the kernel returned):
@@ -681,7 +692,8 @@ static const struct wdep_ic *info(struct pass *p, const struct rcv_ins *in)
 		if ((in->wcode[k] && in->wcode[k] < 4) ||
 		    (in->wcode[k] && !(kind & K_OPS)))
 			m |= 1u << k;
-	*e = (struct wdep_ic){ .in = in, .vm = (uint16_t)m };
+	*e = (struct wdep_ic){ .in = in, .vm = (uint16_t)m,
+			       .cls = inv_class(in) };
 	if (kind & K_FL)
 		e->f |= D_FL;
 	/* The direction flag: string instructions (movsd and cmpsd too,
@@ -800,7 +812,7 @@ void wdep_end(struct pass *p, const struct rcv_ins *in)
 		f = wdep_node(p);
 		o = wdep_node(p);
 		if (f > 0 && o > 0) {
-			p->root[f].fwd = WDEP_FWD_YES;
+			wdep_yes(p, f);
 			p->vec = f;
 			p->flags = o;
 		}
@@ -821,8 +833,7 @@ void wdep_end(struct pass *p, const struct rcv_ins *in)
 	}
 	if (e->f & D_VEC) {
 		f = wdep_node(p);
-		if (f > 0)
-			p->root[f].fwd = WDEP_FWD_YES;
+		wdep_yes(p, f);
 		wdep_edge(p, f, wdep_inputs(p));
 		wdep_edge(p, f, p->vec);
 		p->vec = f;
@@ -857,10 +868,8 @@ void wdep_init(struct pass *p)
 	p->df = wdep_node(p);
 	p->mem = wdep_node(p);
 	p->konst = wdep_node(p);
-	if (p->vec > 0 && p->konst > 0) {
-		p->root[p->vec].fwd = WDEP_FWD_YES;
-		p->root[p->konst].fwd = WDEP_FWD_YES;
-	}
+	wdep_yes(p, p->vec);
+	wdep_yes(p, p->konst);
 	p->onode = -1;
 }
 
@@ -872,179 +881,159 @@ void wdep_free(struct pass *p)
 	free(p->xl);
 	free(p->ps);
 	free(p->ldc);
+	free(p->yes);
 	free(p->ic);
 }
 
-/*
- * The knowledge fixpoint: K_LEARN, the engine may learn the node back
- * from what the trace shows; K_CALC, it may compute it forward (from
- * constants, a load of an address it may know, the vector state...).
- * Known is either.  Only learned nodes inform their parents (a node
- * computed forward tells nothing its parents did not).
- */
-#define K_LEARN	1
-#define K_CALC	2
-
-#define ROUNDS	64
-
-static inline bool kn(const uint8_t *k, int32_t q)
+/* Marks @r and what it depends on in @inf; false when out of memory. */
+static bool spread(const struct pass *p, bool *inf, int32_t **st,
+		   size_t *cap, int32_t r)
 {
-	/* A value of unknown origin may be known. */
-	return q == WDEP_ALL || k[q];
-}
-
-/* Learned @q: 1 when it changed. */
-static inline int learn(uint8_t *k, int32_t q)
-{
-	if (q <= 0 || (k[q] & K_LEARN))
-		return 0;
-	k[q] |= K_LEARN;
-	return 1;
-}
-
-/* Computed forward: root @r from its parents. */
-static bool calc(const struct pass *p, const uint8_t *k, int32_t r)
-{
-	const struct root *x = &p->root[r];
-	bool all = true, any = false;
+	size_t n = 0;
 	int32_t e;
 
-	if (x->start)
-		return false;
-	if (x->fwd == WDEP_FWD_YES)
+	if (inf[r])
 		return true;
-	for (e = x->dhead; e; e = p->de[e - 1].next) {
-		if (kn(k, p->de[e - 1].par))
-			any = true;
-		else
-			all = false;
-	}
-	return x->fwd == WDEP_FWD_ALL ? any && all : any;
-}
-
-/* Learned @r (K_LEARN): what it tells of its parents; changes. */
-static int back(const struct pass *p, uint8_t *k, int32_t r)
-{
-	const struct root *x = &p->root[r];
-	int32_t e, q = -1;
-	int ch = 0;
-
-	if (x->inv == WDEP_INV_NONE)
-		return 0;
-	if (x->inv == WDEP_INV_ANY) {
-		for (e = x->dhead; e; e = p->de[e - 1].next)
-			ch += learn(k, p->de[e - 1].par);
-		return ch;
-	}
-	/* One operand once every other one is known. */
-	for (e = x->dhead; e; e = p->de[e - 1].next) {
-		int32_t par = p->de[e - 1].par;
-
-		if (kn(k, par) || par == q)
+	inf[r] = true;
+	(*st)[n++] = r;
+	while (n) {
+		r = (*st)[--n];
+		if (p->root[r].noback)
 			continue;
-		if (q >= 0)
-			return 0;	/* two unknown */
-		q = par;
-	}
-	return q > 0 ? learn(k, q) : 0;
-}
+		for (e = p->root[r].dhead; e; e = p->de[e - 1].next) {
+			int32_t q = p->de[e - 1].par;
 
-/*
- * The memory flows (one round): a word loaded where the engine may know
- * the address gives what earlier stores left there, when the engine may
- * know theirs: the latest such load (the stores before it include those
- * before any other) informs the stores of unknown kind's chain and each
- * store relative to a known base.  Changes.
- */
-static int mem_round(const struct pass *p, uint8_t *k)
-{
-	uint32_t t = 0;
-	int32_t mem = -1;
-	int ch = 0;
-	size_t j;
-
-	for (j = 0; j < p->nxl; j++) {
-		const struct wdep_load *x = &p->xl[j];
-
-		if ((k[x->node] & K_LEARN) && (!x->base || kn(k, x->base)) &&
-		    (mem < 0 || x->t >= t)) {
-			t = x->t;
-			mem = x->mem;
+			if (inf[q])
+				continue;
+			inf[q] = true;
+			if (!wpf_grow((void **)st, cap, n, sizeof(**st), 256))
+				return false;
+			(*st)[n++] = q;
 		}
 	}
-	if (mem < 0)
-		return 0;
-	ch += learn(k, mem);
-	for (j = 0; j < p->nps; j++) {
-		const struct wdep_store *s = &p->ps[j];
-
-		if (s->t < t && kn(k, s->base))
-			ch += learn(k, s->val);
-	}
-	return ch;
+	return true;
 }
 
-/*
- * By root: may the engine know it (what the trace shows, inverted
- * through what it inverts exactly, and what it computes forward from
- * that and from constants)?  [WDEP_ALL]: everything (a value of unknown
- * origin was learned).  Sweeps forward (computed), over the loads (a
- * value loaded from an address the engine may know may be known: the
- * image's read-only bytes, a store there), backward (learned: roots are
- * mostly made after their parents) and the memory flows, until nothing
- * changes.
- */
-bool *wdep_informed(const struct pass *p)
-{
-	uint8_t *k = calloc(p->nroot + 1, 1);
-	bool *inf = calloc(p->nroot + 1, sizeof(*inf));
-	int round, ch = 1;
-	size_t j, r;
+#define ROUNDS	64	/* (watch_know.c has its own) */
 
-	if (!k || !inf)
+/* A value stored into what @ldc word @r read is informed: 1 (0: none;
+ * -1: out of memory).
+ */
+static int stored_told(const struct pass *p, const bool *inf, int32_t r)
+{
+	int32_t *st = malloc(64 * sizeof(*st)), e, q;
+	size_t n = 0, cap = 64;
+	int ret = 0;
+
+	if (!st)
+		return -1;
+	st[n++] = r;
+	while (n && !ret) {
+		q = st[--n];
+		for (e = p->root[q].dhead; e && !ret; e = p->de[e - 1].next) {
+			int32_t par = p->de[e - 1].par;
+
+			if (inf[par]) {
+				ret = 1;
+			} else if (p->root[par].chain) {
+				if (!wpf_grow((void **)&st, &cap, n,
+					      sizeof(*st), 64)) {
+					ret = -1;
+					break;
+				}
+				st[n++] = par;
+			}
+		}
+	}
+	free(st);
+	return ret;
+}
+
+bool *wdep_informed_any(const struct pass *p)
+{
+	int round;
+	bool *inf = calloc(p->nroot + 1, sizeof(*inf));
+	int32_t *st = malloc(256 * sizeof(*st));
+	size_t cap = 256, j;
+	bool more = true;
+
+	if (!inf || !st)
 		goto fail;
 	if (p->all) {
 		inf[WDEP_ALL] = true;
-		free(k);
+		free(st);
 		return inf;
 	}
 	for (j = 0; j < p->nrev; j++)
-		learn(k, p->rev[j]);
-	for (round = 0; ch && !(k[WDEP_ALL] & K_LEARN); round++) {
-		/* Past a few dozen sweeps (not seen), everything counts
-		 * as informed.
+		if (!spread(p, inf, &st, &cap, p->rev[j]))
+			goto fail;
+	/*
+	 * A word loaded where the engine may know the address gives what
+	 * earlier stores left there, when the engine may know theirs: the
+	 * latest such load (the stores before it include those before
+	 * any other) informs the stores of unknown kind's chain and each
+	 * store relative to an informed base.
+	 */
+	for (round = 0; more && !inf[WDEP_ALL]; round++) {
+		uint32_t t = 0;
+		int32_t mem = -1;
+
+		/* Each round scans every load and store: past a few dozen
+		 * (not seen), everything counts as informed.
 		 */
 		if (round == ROUNDS) {
-			k[WDEP_ALL] |= K_LEARN;
+			inf[WDEP_ALL] = true;
 			break;
 		}
-		ch = 0;
-		for (r = 1; r < p->nroot; r++)
-			if (!k[r] && calc(p, k, (int32_t)r)) {
-				k[r] |= K_CALC;
-				ch++;
-			}
+		more = false;
 		for (j = 0; j < p->nxl; j++) {
 			const struct wdep_load *x = &p->xl[j];
 
-			if (!k[x->node] && !p->root[x->node].start &&
-			    (x->addr <= 0 || kn(k, x->addr))) {
-				k[x->node] |= K_CALC;
-				ch++;
+			if (inf[x->node] && (!x->base || inf[x->base]) &&
+			    (mem < 0 || x->t >= t)) {
+				t = x->t;
+				mem = x->mem;
 			}
 		}
-		for (r = p->nroot - 1; r > 0; r--)
-			if (k[r] & K_LEARN)
-				ch += back(p, k, (int32_t)r);
-		ch += mem_round(p, k);
+		/* A word of the secret kind read where stores had been: the
+		 * engine pairing it with a store whose value it knows knows
+		 * it (a pop of a push told): informed.
+		 */
+		for (j = 0; j < p->nldc; j++) {
+			int ret;
+
+			if (inf[p->ldc[j]])
+				continue;
+			ret = stored_told(p, inf, p->ldc[j]);
+			if (ret < 0)
+				goto fail;
+			if (ret) {
+				more = true;
+				if (!spread(p, inf, &st, &cap, p->ldc[j]))
+					goto fail;
+			}
+		}
+		if (mem < 0)
+			continue;
+		if (!inf[mem]) {
+			more = true;
+			if (!spread(p, inf, &st, &cap, mem))
+				goto fail;
+		}
+		for (j = 0; j < p->nps; j++) {
+			const struct wdep_store *s = &p->ps[j];
+
+			if (s->t < t && inf[s->base] && !inf[s->val]) {
+				more = true;
+				if (!spread(p, inf, &st, &cap, s->val))
+					goto fail;
+			}
+		}
 	}
-	for (r = 1; r < p->nroot; r++)
-		inf[r] = k[r] != 0;
-	inf[WDEP_ALL] = k[WDEP_ALL] & K_LEARN;
-	free(k);
+	free(st);
 	return inf;
 fail:
-	free(k);
+	free(st);
 	free(inf);
 	return NULL;
 }

@@ -218,7 +218,7 @@ static bool all_secret(const struct pass *p, const bool *sec, int32_t r)
  * known or not relative to such a base) are not: the engine may know
  * them.
  */
-static bool *secret_roots(const struct pass *p, bool *any)
+static bool *secret_roots(const struct pass *p, bool full, bool *any)
 {
 	bool *sec = calloc(p->nroot + 1, sizeof(*sec)), *inf;
 	size_t r, j;
@@ -227,7 +227,8 @@ static bool *secret_roots(const struct pass *p, bool *any)
 	if (!sec || p->loud || (!p->deps && !p->qmode))
 		return sec;
 	/* A quiet stretch shows no value but those returns pop. */
-	inf = p->deps ? wdep_informed(p) : calloc(p->nroot + 1, sizeof(*inf));
+	inf = !p->deps ? calloc(p->nroot + 1, sizeof(*inf)) :
+	      full ? wdep_informed(p) : wdep_informed_any(p);
 	if (!inf) {
 		free(sec);
 		return NULL;
@@ -303,7 +304,8 @@ static bool *secret_roots(const struct pass *p, bool *any)
 	return sec;
 }
 
-int wpf_win_acc(const struct wpf_win *w, size_t from, struct wpf_out *out)
+static int win_acc(const struct wpf_win *w, size_t from, bool full,
+		   struct wpf_out *out)
 {
 	const struct pass *p = &w->p;
 	bool *sec, any;
@@ -312,7 +314,7 @@ int wpf_win_acc(const struct wpf_win *w, size_t from, struct wpf_out *out)
 	memset(out, 0, sizeof(*out));
 	out->contradiction = w->contradiction;
 	out->acc = malloc((p->nacc + 1) * sizeof(*out->acc));
-	sec = secret_roots(p, &any);
+	sec = secret_roots(p, full, &any);
 	if (!out->acc || !sec) {
 		free(sec);
 		free(out->acc);
@@ -356,6 +358,17 @@ int wpf_win_acc(const struct wpf_win *w, size_t from, struct wpf_out *out)
 	}
 	free(sec);
 	return 0;
+}
+
+int wpf_win_acc(const struct wpf_win *w, size_t from, struct wpf_out *out)
+{
+	return win_acc(w, from, true, out);
+}
+
+int wpf_win_acc_any(const struct wpf_win *w, size_t from,
+		    struct wpf_out *out)
+{
+	return win_acc(w, from, false, out);
 }
 
 void wpf_out_free(struct wpf_out *out)

@@ -33,6 +33,15 @@ struct slot {
 
 struct root {
 	bool anchored;
+	/* watch_dep.c's knowledge fixpoint: what knowing it tells the
+	 * engine of its parents (@inv: WDEP_INV_*), what knowing its
+	 * parents tells of it (@fwd: WDEP_FWD_*).
+	 */
+	uint8_t inv, fwd;
+	/* wdep_informed_any(): knowing it tells the engine nothing of what
+	 * it was made from (cmovcc's result: rcv_back.c does not invert it).
+	 */
+	bool noback;
 	int64_t lo, hi;		/* its value, as a signed word */
 	int64_t word;		/* a word of the window's entry: its offset
 				 * from the entry stack pointer */
@@ -63,11 +72,6 @@ struct root {
 	 * once one of those values is.
 	 */
 	bool sk, ldc;
-	/* watch_dep.c's knowledge fixpoint: what knowing it tells the
-	 * engine of its parents (@inv: WDEP_INV_*), what knowing its
-	 * parents tells of it (@fwd: WDEP_FWD_*).
-	 */
-	uint8_t inv, fwd;
 	bool shown;		/* a return jumped to a value of it */
 	/* A register where the engine starts from nothing: at the
 	 * window's start (roots 1..16) or after an instruction it cannot
@@ -114,9 +118,11 @@ struct wdep_w {
 	int64_t word;
 };
 
-/* watch_dep.c's graph: an edge to root @par, then edge @next - 1. */
+/* watch_dep.c's graph: root @child's edge to root @par, then edge
+ * @next - 1.
+ */
 struct wdep_e {
-	int32_t par, next;
+	int32_t par, next, child;
 };
 
 /* A load (its value @node) through base @base (0: a base the engine
@@ -167,6 +173,7 @@ struct wdep_ic {
 	uint16_t vm;		/* registers read as values */
 	uint16_t f;		/* D_* */
 	int8_t treg;
+	uint8_t cls;		/* WDEP_INV_* of what it computes */
 };
 /* By address: libloop's far windows run about 700 distinct
  * instructions, which 256 entries made info() a fifth of the scan.
@@ -234,6 +241,8 @@ struct pass {
 	size_t nps, ps_cap;
 	int32_t *ldc;		/* the roots with @ldc */
 	size_t nldc, ldc_cap;
+	int32_t *yes;		/* the roots with WDEP_FWD_YES */
+	size_t nyes, yes_cap;
 	struct wdep_w *wm;	/* open hash of words, by (root, word) */
 	size_t wm_n, wm_cap;
 	uint32_t nst;		/* stores so far */
@@ -293,6 +302,8 @@ void wdep_end(struct pass *p, const struct rcv_ins *in);
 int32_t wdep_node(struct pass *p);
 void wdep_edge(struct pass *p, int32_t r, int32_t par);
 void wdep_reveal(struct pass *p, int32_t r);
+/* Root @r is WDEP_FWD_YES. */
+void wdep_yes(struct pass *p, int32_t r);
 /* The current instruction reads root @r as a value too (a word its
  * pass took from a slot, which wdep_load() did not see).
  */
@@ -309,6 +320,8 @@ void wdep_ldc(struct pass *p, struct sv a, int32_t v);
 /* A store of @size bytes (0: unknown) at @a of a value depending on @d. */
 void wdep_store(struct pass *p, struct sv a, uint64_t size, int32_t d);
 /* By root: what a value the trace shows depends on (NULL: no memory). */
+bool *wdep_informed_any(const struct pass *p);
+/* By root: what the engine may know (watch_know.c; NULL: no memory). */
 bool *wdep_informed(const struct pass *p);
 
 #endif /* PTREC_WATCH_PASS_H */
