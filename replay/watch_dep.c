@@ -492,6 +492,7 @@ int32_t wdep_fresh(struct pass *p)
 	r = wdep_node(p);
 	if (r < 0 || !p->deps)
 		return r;
+	p->root[r].calc = true;
 	/* What a cmovcc writes depends on both sources and the flags, and
 	 * the engine knowing it learns nothing of them: a branch that shows
 	 * it (a loop's count, _IO_default_xsputn's) informs it alone.

@@ -266,6 +266,15 @@ static bool *secret_roots(const struct pass *p, bool full, bool *any)
 		 * pass keeps a root only through an alignment within
 		 * MAX_SPAN; a scale of 8 moves them to bit 23.)
 		 */
+		/* With what the engine may know (watch_know.c): a value an
+		 * instruction computed that it may neither learn back nor
+		 * compute forward (_itoa_word's digit, an index into its
+		 * table).
+		 */
+		if (!x->ld && full && x->calc) {
+			sec[r] = true;
+			continue;
+		}
 		if (!x->ld) {
 			e = x->ext ? &p->ext[x->ext - 1] : NULL;
 			if (e)

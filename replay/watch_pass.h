@@ -42,6 +42,8 @@ struct root {
 	 * it was made from (cmovcc's result: rcv_back.c does not invert it).
 	 */
 	bool noback;
+	bool calc;		/* made by watch_dep.c's wdep_fresh(): a value
+				 * an instruction computed */
 	int64_t lo, hi;		/* its value, as a signed word */
 	int64_t word;		/* a word of the window's entry: its offset
 				 * from the entry stack pointer */
