@@ -18,10 +18,12 @@
  * unknown), and, once the engine may know both addresses (their bases
  * informed, or not bases of a secret kind at all), on what any earlier
  * store left: the fixpoint in wdep_informed().  A base is informed when
- * a shown value depends on it; an access relative to a register at the
- * window's start, or to a word read through such a base, whose base is
- * not informed cannot be known to the engine computing the window on
- * its own (watch_fix.c's secret_roots()).
+ * a shown value depends on it (wdep_informed_any(), for write
+ * watchpoints; watch_know.c's wdep_informed() follows what the engine
+ * can learn through each operation, for loads); an access relative to a
+ * register at the window's start, or to a word read through such a
+ * base, whose base is not informed cannot be known to the engine
+ * computing the window on its own (watch_fix.c's secret_roots()).
  *
  * What is not followed (a cut: a signal or a gap, an instruction
  * capstone could not read, a barrier, rep string instructions, stores
@@ -104,64 +106,6 @@ void wdep_use(struct pass *p, int32_t r)
 		return;
 	vin_add(p, r);
 	p->onode = -1;	/* made again with it */
-}
-
-/* cmovcc: rcv_sem.c computes it forward where the flags are known,
- * rcv_back.c never backward.
- */
-static bool is_cmov(unsigned int id)
-{
-	switch (id) {
-	case X86_INS_CMOVA: case X86_INS_CMOVAE: case X86_INS_CMOVB:
-	case X86_INS_CMOVBE: case X86_INS_CMOVE: case X86_INS_CMOVG:
-	case X86_INS_CMOVGE: case X86_INS_CMOVL: case X86_INS_CMOVLE:
-	case X86_INS_CMOVNE: case X86_INS_CMOVNO: case X86_INS_CMOVNP:
-	case X86_INS_CMOVNS: case X86_INS_CMOVO: case X86_INS_CMOVP:
-	case X86_INS_CMOVS:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/*
- * What knowing what @in computes (its result, or its flags where a
- * branch shows ZF set) tells the engine of what it read (WDEP_INV_*).
- * rcv_back.c inverts add, sub and xor into a register only with the
- * other operand known (the source from the destination before and
- * after, or the destination from the source), cmp r, x with ZF set
- * gives r from x or x from r, and zf_result() (rcv_sem.c) gives the
- * result of add/sub/xor/and/or... as 0, not their operands; it never
- * inverts and, or, test of two values (test r, r gives r), shifts,
- * imul, bt or cmovcc.  Operands of 1 or 2 bytes are learned in part
- * (the register's low bytes): as before, each parent.  Anything else
- * (xchg, a move, inc, neg, ...): each parent.
- */
-static uint8_t inv_class(const struct rcv_ins *in)
-{
-	const struct rcv_op *d = &in->op[0], *s = &in->op[1];
-
-	switch (in->id) {
-	case X86_INS_ADD: case X86_INS_SUB: case X86_INS_XOR:
-	case X86_INS_CMP:
-		return in->nops == 2 && (d->size == 4 || d->size == 8) ?
-		       WDEP_INV_OTHER : WDEP_INV_ANY;
-	case X86_INS_LEA:
-		return in->nops == 2 && s->type == RCV_OP_MEM &&
-		       s->index >= 0 ? WDEP_INV_OTHER : WDEP_INV_ANY;
-	case X86_INS_TEST:
-		if (in->nops == 2 && d->type == RCV_OP_REG &&
-		    s->type == RCV_OP_REG && s->reg == d->reg &&
-		    s->size == d->size && s->shift == d->shift)
-			return WDEP_INV_ANY;
-		return WDEP_INV_NONE;
-	case X86_INS_AND: case X86_INS_OR: case X86_INS_SHL:
-	case X86_INS_SAL: case X86_INS_SHR: case X86_INS_SAR:
-	case X86_INS_IMUL: case X86_INS_BT:
-		return WDEP_INV_NONE;
-	default:
-		return is_cmov(in->id) ? WDEP_INV_NONE : WDEP_INV_ANY;
-	}
 }
 
 /* What the current instruction's results depend on: one root (a node
@@ -438,53 +382,6 @@ void wdep_store(struct pass *p, struct sv a, uint64_t size, int32_t d)
 	p->nst++;
 }
 
-/* xor, sub or cmp of a register with itself: a constant result and
- * flags, whatever the register held.
- */
-static bool self_op(const struct rcv_ins *in)
-{
-	const struct rcv_op *d = &in->op[0], *s = &in->op[1];
-
-	return (in->id == X86_INS_XOR || in->id == X86_INS_SUB ||
-		in->id == X86_INS_CMP) && in->nops == 2 &&
-	       d->type == RCV_OP_REG && s->type == RCV_OP_REG &&
-	       d->reg == s->reg && d->size == s->size &&
-	       d->shift == s->shift;
-}
-
-/*
- * Does @in leave its result's low 4 or 8 bytes known whatever it read
- * (and the engine computes them forward)?  and with an immediate whose
- * low 32 bits are 0, or with one whose low 32 bits are all ones, a shift
- * left by 32 or more, imul by 0, xor or sub of a register with itself.
- * WDEP_INV_OTHER needs the other operand known: here it is, though
- * none of what the instruction read is.
- */
-static bool absorbs(const struct rcv_ins *in)
-{
-	const struct rcv_op *s = &in->op[1];
-	uint64_t c;
-
-	if (self_op(in))
-		return true;
-	if (in->nops < 2 || in->op[in->nops - 1].type != RCV_OP_IMM)
-		return false;
-	c = (uint64_t)in->op[in->nops - 1].imm;
-	switch (in->id) {
-	case X86_INS_AND:
-		return !(c & 0xffffffffull);
-	case X86_INS_OR:
-		return (c & 0xffffffffull) == 0xffffffffull;
-	case X86_INS_SHL: case X86_INS_SAL:
-		return in->nops == 2 && s->type == RCV_OP_IMM &&
-		       in->op[0].size == 8 && (c & 63) >= 32;
-	case X86_INS_IMUL:
-		return !c;
-	default:
-		return false;
-	}
-}
-
 int32_t wdep_fresh(struct pass *p)
 {
 	int32_t r, o = p->deps ? wdep_inputs(p) : 0;
@@ -497,7 +394,7 @@ int32_t wdep_fresh(struct pass *p)
 	 * the engine knowing it learns nothing of them: a branch that shows
 	 * it (a loop's count, _IO_default_xsputn's) informs it alone.
 	 */
-	if (p->ce && is_cmov(p->ce->in->id)) {
+	if (p->ce && wdep_is_cmov(p->ce->in->id)) {
 		p->root[r].inv = WDEP_INV_NONE;
 		p->root[r].noback = true;
 	}
@@ -507,7 +404,7 @@ int32_t wdep_fresh(struct pass *p)
 	 * known to the engine as far as this analysis can say.
 	 */
 	if (o == 0 || (p->ce && ((p->ce->in->flags & RCV_I_SYSCALL) ||
-				 absorbs(p->ce->in))))
+				 wdep_absorbs(p->ce->in))))
 		wdep_edge(p, r, p->konst);
 	return r;
 }
@@ -694,7 +591,7 @@ static const struct wdep_ic *info(struct pass *p, const struct rcv_ins *in)
 		    (in->wcode[k] && !(kind & K_OPS)))
 			m |= 1u << k;
 	*e = (struct wdep_ic){ .in = in, .vm = (uint16_t)m,
-			       .cls = inv_class(in) };
+			       .cls = wdep_inv_class(in) };
 	if (kind & K_FL)
 		e->f |= D_FL;
 	/* The direction flag: string instructions (movsd and cmpsd too,
@@ -821,7 +718,7 @@ void wdep_end(struct pass *p, const struct rcv_ins *in)
 	}
 	if (e->f & D_FW) {
 		o = wdep_inputs(p);
-		if ((e->f & D_FW6) && self_op(in)) {
+		if ((e->f & D_FW6) && wdep_self_op(in)) {
 			p->flags = p->konst;	/* ZF set, whatever */
 		} else if (e->f & D_FW6) {
 			p->flags = o;

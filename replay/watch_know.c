@@ -22,9 +22,116 @@
  */
 #include <stdlib.h>
 
+#include <capstone/capstone.h>
+
 #include "rcv_win.h"
 #include "replay.h"
 #include "watch_pass.h"
+
+/* cmovcc: rcv_sem.c computes it forward where the flags are known,
+ * rcv_back.c never backward.
+ */
+bool wdep_is_cmov(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_CMOVA: case X86_INS_CMOVAE: case X86_INS_CMOVB:
+	case X86_INS_CMOVBE: case X86_INS_CMOVE: case X86_INS_CMOVG:
+	case X86_INS_CMOVGE: case X86_INS_CMOVL: case X86_INS_CMOVLE:
+	case X86_INS_CMOVNE: case X86_INS_CMOVNO: case X86_INS_CMOVNP:
+	case X86_INS_CMOVNS: case X86_INS_CMOVO: case X86_INS_CMOVP:
+	case X86_INS_CMOVS:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * What knowing what @in computes (its result, or its flags where a
+ * branch shows ZF set) tells the engine of what it read (WDEP_INV_*).
+ * rcv_back.c inverts add, sub and xor into a register only with the
+ * other operand known (the source from the destination before and
+ * after, or the destination from the source), cmp r, x with ZF set
+ * gives r from x or x from r, and zf_result() (rcv_sem.c) gives the
+ * result of add/sub/xor/and/or... as 0, not their operands; it never
+ * inverts and, or, test of two values (test r, r gives r), shifts,
+ * imul, bt or cmovcc.  Operands of 1 or 2 bytes are learned in part
+ * (the register's low bytes): as before, each parent.  Anything else
+ * (xchg, a move, inc, neg, ...): each parent.
+ */
+uint8_t wdep_inv_class(const struct rcv_ins *in)
+{
+	const struct rcv_op *d = &in->op[0], *s = &in->op[1];
+
+	switch (in->id) {
+	case X86_INS_ADD: case X86_INS_SUB: case X86_INS_XOR:
+	case X86_INS_CMP:
+		return in->nops == 2 && (d->size == 4 || d->size == 8) ?
+		       WDEP_INV_OTHER : WDEP_INV_ANY;
+	case X86_INS_LEA:
+		return in->nops == 2 && s->type == RCV_OP_MEM &&
+		       s->index >= 0 ? WDEP_INV_OTHER : WDEP_INV_ANY;
+	case X86_INS_TEST:
+		if (in->nops == 2 && d->type == RCV_OP_REG &&
+		    s->type == RCV_OP_REG && s->reg == d->reg &&
+		    s->size == d->size && s->shift == d->shift)
+			return WDEP_INV_ANY;
+		return WDEP_INV_NONE;
+	case X86_INS_AND: case X86_INS_OR: case X86_INS_SHL:
+	case X86_INS_SAL: case X86_INS_SHR: case X86_INS_SAR:
+	case X86_INS_IMUL: case X86_INS_BT:
+		return WDEP_INV_NONE;
+	default:
+		return wdep_is_cmov(in->id) ? WDEP_INV_NONE : WDEP_INV_ANY;
+	}
+}
+
+/* xor, sub or cmp of a register with itself: a constant result and
+ * flags, whatever the register held.
+ */
+bool wdep_self_op(const struct rcv_ins *in)
+{
+	const struct rcv_op *d = &in->op[0], *s = &in->op[1];
+
+	return (in->id == X86_INS_XOR || in->id == X86_INS_SUB ||
+		in->id == X86_INS_CMP) && in->nops == 2 &&
+	       d->type == RCV_OP_REG && s->type == RCV_OP_REG &&
+	       d->reg == s->reg && d->size == s->size &&
+	       d->shift == s->shift;
+}
+
+/*
+ * Does @in leave its result's low 4 or 8 bytes known whatever it read
+ * (and the engine computes them forward)?  and with an immediate whose
+ * low 32 bits are 0, or with one whose low 32 bits are all ones, a shift
+ * left by 32 or more, imul by 0, xor or sub of a register with itself.
+ * WDEP_INV_OTHER needs the other operand known: here it is, though
+ * none of what the instruction read is.
+ */
+bool wdep_absorbs(const struct rcv_ins *in)
+{
+	const struct rcv_op *s = &in->op[1];
+	uint64_t c;
+
+	if (wdep_self_op(in))
+		return true;
+	if (in->nops < 2 || in->op[in->nops - 1].type != RCV_OP_IMM)
+		return false;
+	c = (uint64_t)in->op[in->nops - 1].imm;
+	switch (in->id) {
+	case X86_INS_AND:
+		return !(c & 0xffffffffull);
+	case X86_INS_OR:
+		return (c & 0xffffffffull) == 0xffffffffull;
+	case X86_INS_SHL: case X86_INS_SAL:
+		return in->nops == 2 && s->type == RCV_OP_IMM &&
+		       in->op[0].size == 8 && (c & 63) >= 32;
+	case X86_INS_IMUL:
+		return !c;
+	default:
+		return false;
+	}
+}
 
 /*
  * The knowledge fixpoint: K_LEARN, the engine may learn the node back

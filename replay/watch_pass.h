@@ -325,5 +325,13 @@ void wdep_store(struct pass *p, struct sv a, uint64_t size, int32_t d);
 bool *wdep_informed_any(const struct pass *p);
 /* By root: what the engine may know (watch_know.c; NULL: no memory). */
 bool *wdep_informed(const struct pass *p);
+/* watch_know.c: what knowing what an instruction computes tells of what
+ * it read (WDEP_INV_*); cmovcc; xor/sub/cmp of a register with itself;
+ * a result whose low 4 or 8 bytes are known whatever it read.
+ */
+uint8_t wdep_inv_class(const struct rcv_ins *in);
+bool wdep_is_cmov(unsigned int id);
+bool wdep_self_op(const struct rcv_ins *in);
+bool wdep_absorbs(const struct rcv_ins *in);
 
 #endif /* PTREC_WATCH_PASS_H */
