@@ -197,6 +197,17 @@ static int keep_sum(struct wpf_cache *c, uint64_t k, size_t skip,
 	return 0;
 }
 
+/* Has @o an access neither known nor secret? */
+static bool unproven(const struct wpf_out *o)
+{
+	size_t j;
+
+	for (j = 0; j < o->nacc; j++)
+		if (!o->acc[j].known && !o->acc[j].secret)
+			return true;
+	return false;
+}
+
 /*
  * Window @k's accesses into c->out: followed from PREFIX instructions
  * before it, so that frames opened before the window are known by then,
@@ -230,8 +241,14 @@ static int prove_window(struct rp_recover *rc, struct wpf_cache *c,
 				  &c->top, quiet, &w);
 	if (ret)
 		return ret;
-	ret = full ? wpf_win_acc(w, first - from, &c->out) :
-		     wpf_win_acc_any(w, first - from, &c->out);
+	/* The cheaper secrets first; for loads, those of what the engine
+	 * may learn where they leave an access neither known nor secret.
+	 */
+	ret = wpf_win_acc_any(w, first - from, &c->out);
+	if (!ret && full && quiet && unproven(&c->out)) {
+		wpf_out_free(&c->out);
+		ret = wpf_win_acc(w, first - from, &c->out);
+	}
 	if (!ret && !quiet && k == c->nk) {
 		if (wpf_grow((void **)&c->edge, &c->cap_k, c->nk,
 			 sizeof(*c->edge), 16))
