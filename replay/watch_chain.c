@@ -39,6 +39,10 @@ struct wpf_cache {
 		 * watchpoint passes a window whose loads alone are not
 		 */
 		uint8_t unknown;
+		/* secrets by what the engine may learn (wpf_win_acc()),
+		 * not what any shown value depends on: for loads
+		 */
+		bool full;
 	} *sum;
 	size_t cap_sum;
 	/* [k]: the same for window k proven quiet (find()), apart: what
@@ -48,7 +52,7 @@ struct wpf_cache {
 	size_t cap_qsum;
 	struct wpf_out out;	/* window out_k's accesses (from out_from) */
 	uint64_t out_k, out_from;
-	bool out_valid, out_quiet;
+	bool out_valid, out_quiet, out_full;
 };
 
 void wpf_cache_free(struct wpf_cache *c)
@@ -189,8 +193,19 @@ static int keep_sum(struct wpf_cache *c, uint64_t k, size_t skip,
 	x = realloc(u, (n + 1) * sizeof(*u));
 	if (x)
 		u = x;
-	v[k] = (struct wsum){ true, u, n, unk };
+	v[k] = (struct wsum){ true, u, n, unk, c->out_full };
 	return 0;
+}
+
+/* Has @o an access neither known nor secret? */
+static bool unproven(const struct wpf_out *o)
+{
+	size_t j;
+
+	for (j = 0; j < o->nacc; j++)
+		if (!o->acc[j].known && !o->acc[j].secret)
+			return true;
+	return false;
 }
 
 /*
@@ -201,7 +216,7 @@ static int keep_sum(struct wpf_cache *c, uint64_t k, size_t skip,
  * window after it); and what is known where it starts into c->edge[k].
  */
 static int prove_window(struct rp_recover *rc, struct wpf_cache *c,
-			uint64_t k, bool quiet)
+			uint64_t k, bool quiet, bool full)
 {
 	static const struct wpf_edge nothing;
 	uint64_t last = c->end - k * c->block;
@@ -226,7 +241,14 @@ static int prove_window(struct rp_recover *rc, struct wpf_cache *c,
 				  &c->top, quiet, &w);
 	if (ret)
 		return ret;
-	ret = wpf_win_acc(w, first - from, &c->out);
+	/* The cheaper secrets first; for loads, those of what the engine
+	 * may learn where they leave an access neither known nor secret.
+	 */
+	ret = wpf_win_acc_any(w, first - from, &c->out);
+	if (!ret && full && quiet && unproven(&c->out)) {
+		wpf_out_free(&c->out);
+		ret = wpf_win_acc(w, first - from, &c->out);
+	}
 	if (!ret && !quiet && k == c->nk) {
 		if (wpf_grow((void **)&c->edge, &c->cap_k, c->nk,
 			 sizeof(*c->edge), 16))
@@ -243,6 +265,7 @@ static int prove_window(struct rp_recover *rc, struct wpf_cache *c,
 	c->out_from = from;
 	c->out_valid = true;
 	c->out_quiet = quiet;
+	c->out_full = full;
 	return keep_sum(c, k, first - from, quiet);
 }
 
@@ -284,7 +307,7 @@ static int find(struct rp_recover *rc, uint64_t a, uint64_t b, int dir,
 	const struct wsum *sum;
 	uint64_t k, first;
 	size_t j, lo, hi, e;
-	bool q, done;
+	bool q, done, need;
 	int ret;
 
 	if (a >= b || b > rc->end || !rc->block)
@@ -301,7 +324,7 @@ static int find(struct rp_recover *rc, uint64_t a, uint64_t b, int dir,
 	 * asked before (a scan's stops must not depend on that).
 	 */
 	while (k < RCV_CHAIN && c->nk < k) {
-		ret = prove_window(rc, c, c->nk, false);
+		ret = prove_window(rc, c, c->nk, false, false);
 		/* A window the cursor cannot give: the engine's to say. */
 		if (ret)
 			return ret == -RP_ERR_NOMEM ? ret : 0;
@@ -323,6 +346,11 @@ static int find(struct rp_recover *rc, uint64_t a, uint64_t b, int dir,
 			return 0;	/* the window after it: not followed */
 		q = true;
 	}
+	/* Loads watched in a far window: secrets by what the engine may
+	 * learn (watch_know.c), which costs more than what any shown value
+	 * depends on (all a write watchpoint needs in the benches).
+	 */
+	need = q && (kinds & RP_ACC_READ);
 	first = rc->end - k * rc->block;
 	first = first > rc->block ? first - rc->block : 0;
 	/* The whole window: its distinct accesses, kept (a few dozen in a
@@ -330,6 +358,12 @@ static int find(struct rp_recover *rc, uint64_t a, uint64_t b, int dir,
 	 */
 	for (done = false;; done = true) {
 		sum = q ? c->qsum : c->sum;
+		/* kept by a write watchpoint's scan: proven again */
+		if (need && k < c->cap_qsum && c->qsum[k].kept &&
+		    !c->qsum[k].full) {
+			free(c->qsum[k].u);
+			c->qsum[k] = (struct wsum){ 0 };
+		}
 		if (k < (q ? c->cap_qsum : c->cap_sum) && sum[k].kept &&
 		    a == first && b == rc->end - k * rc->block) {
 			if (sum[k].unknown & kinds)
@@ -348,9 +382,10 @@ static int find(struct rp_recover *rc, uint64_t a, uint64_t b, int dir,
 		}
 		if (done)
 			break;
-		if (c->out_valid && c->out_k == k && c->out_quiet == q)
+		if (c->out_valid && c->out_k == k && c->out_quiet == q &&
+		    (c->out_full || !need))
 			break;
-		ret = prove_window(rc, c, k, q);
+		ret = prove_window(rc, c, k, q, need);
 		if (ret)
 			return ret == -RP_ERR_NOMEM ? ret : 0;
 		if (!c->out_valid)
@@ -433,8 +468,9 @@ int wpf_quiet_secret(struct rp_recover *rc, uint64_t pos, unsigned int kinds)
 	k = (rc->end - 1 - pos) / rc->block;
 	if (!c || k < RCV_CHAIN || rc->nfacts || k <= rcv_ramp_start(rc))
 		return 0;
-	if (!c->out_valid || c->out_k != k || !c->out_quiet) {
-		ret = prove_window(rc, c, k, true);
+	if (!c->out_valid || c->out_k != k || !c->out_quiet ||
+	    (!c->out_full && (kinds & RP_ACC_READ))) {
+		ret = prove_window(rc, c, k, true, kinds & RP_ACC_READ);
 		if (ret || !c->out_valid)
 			return ret;
 	}

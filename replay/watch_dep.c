@@ -18,10 +18,12 @@
  * unknown), and, once the engine may know both addresses (their bases
  * informed, or not bases of a secret kind at all), on what any earlier
  * store left: the fixpoint in wdep_informed().  A base is informed when
- * a shown value depends on it; an access relative to a register at the
- * window's start, or to a word read through such a base, whose base is
- * not informed cannot be known to the engine computing the window on
- * its own (watch_fix.c's secret_roots()).
+ * a shown value depends on it (wdep_informed_any(), for write
+ * watchpoints; watch_know.c's wdep_informed() follows what the engine
+ * can learn through each operation, for loads); an access relative to a
+ * register at the window's start, or to a word read through such a
+ * base, whose base is not informed cannot be known to the engine
+ * computing the window on its own (watch_fix.c's secret_roots()).
  *
  * What is not followed (a cut: a signal or a gap, an instruction
  * capstone could not read, a barrier, rep string instructions, stores
@@ -56,8 +58,17 @@ void wdep_edge(struct pass *p, int32_t r, int32_t par)
 	if (p->nde >= p->de_cap &&
 	    !grow(p, (void **)&p->de, &p->de_cap, p->nde, sizeof(*p->de)))
 		return;
-	p->de[p->nde] = (struct wdep_e){ par, p->root[r].dhead };
+	p->de[p->nde] = (struct wdep_e){ par, p->root[r].dhead, r };
 	p->root[r].dhead = (int32_t)++p->nde;
+}
+
+void wdep_yes(struct pass *p, int32_t r)
+{
+	if (r <= 0 || !p->deps)
+		return;
+	p->root[r].fwd = WDEP_FWD_YES;
+	if (grow(p, (void **)&p->yes, &p->yes_cap, p->nyes, sizeof(*p->yes)))
+		p->yes[p->nyes++] = r;
 }
 
 void wdep_reveal(struct pass *p, int32_t r)
@@ -97,9 +108,12 @@ void wdep_use(struct pass *p, int32_t r)
 	p->onode = -1;	/* made again with it */
 }
 
-/* What the current instruction's results depend on: one root. */
+/* What the current instruction's results depend on: one root (a node
+ * of its own where knowing it tells less than each input).
+ */
 int32_t wdep_inputs(struct pass *p)
 {
+	uint8_t cls;
 	int32_t o;
 	int k;
 
@@ -109,13 +123,18 @@ int32_t wdep_inputs(struct pass *p)
 		return p->onode;
 	if (!p->nvin)
 		return p->onode = 0;
-	if (p->nvin == 1)
+	cls = p->ce ? p->ce->cls : WDEP_INV_ANY;
+	if (p->nvin == 1 && cls != WDEP_INV_NONE)
 		return p->onode = p->vin[0];
 	o = wdep_node(p);
 	if (o < 0)
 		return -1;
 	for (k = 0; k < p->nvin; k++)
 		wdep_edge(p, o, p->vin[k]);
+	p->root[o].inv = p->nvin == 1 && cls == WDEP_INV_OTHER ?
+			 WDEP_INV_ANY : cls;
+	if (p->root[o].inv == WDEP_INV_OTHER)
+		p->root[o].fwd = WDEP_FWD_ALL;
 	return p->onode = o;
 }
 
@@ -271,7 +290,8 @@ int32_t wdep_load(struct pass *p, struct sv a, uint64_t size, int32_t v)
 	}
 	if (grow(p, (void **)&p->xl, &p->xl_cap, p->nxl, sizeof(*p->xl)))
 		p->xl[p->nxl++] = (struct wdep_load){
-			v, cand(p, a.root) ? a.root : 0, p->mem, p->nst };
+			v, cand(p, a.root) ? a.root : 0, p->mem, p->nst,
+			a.root };
 	p->last_load = v;
 	vin_add(p, v);
 	return v;
@@ -362,38 +382,30 @@ void wdep_store(struct pass *p, struct sv a, uint64_t size, int32_t d)
 	p->nst++;
 }
 
-/* cmovcc: rcv_sem.c computes it forward where the flags are known,
- * rcv_back.c never backward.
- */
-static bool is_cmov(unsigned int id)
-{
-	switch (id) {
-	case X86_INS_CMOVA: case X86_INS_CMOVAE: case X86_INS_CMOVB:
-	case X86_INS_CMOVBE: case X86_INS_CMOVE: case X86_INS_CMOVG:
-	case X86_INS_CMOVGE: case X86_INS_CMOVL: case X86_INS_CMOVLE:
-	case X86_INS_CMOVNE: case X86_INS_CMOVNO: case X86_INS_CMOVNP:
-	case X86_INS_CMOVNS: case X86_INS_CMOVO: case X86_INS_CMOVP:
-	case X86_INS_CMOVS:
-		return true;
-	default:
-		return false;
-	}
-}
-
 int32_t wdep_fresh(struct pass *p)
 {
-	int32_t r = wdep_node(p), o;
+	int32_t r, o = p->deps ? wdep_inputs(p) : 0;
 
+	r = wdep_node(p);
 	if (r < 0 || !p->deps)
 		return r;
+	p->root[r].calc = true;
 	/* What a cmovcc writes depends on both sources and the flags, and
 	 * the engine knowing it learns nothing of them: a branch that shows
 	 * it (a loop's count, _IO_default_xsputn's) informs it alone.
 	 */
-	if (p->ce && is_cmov(p->ce->in->id))
+	if (p->ce && wdep_is_cmov(p->ce->in->id)) {
+		p->root[r].inv = WDEP_INV_NONE;
 		p->root[r].noback = true;
-	o = wdep_inputs(p);
+	}
 	wdep_edge(p, r, o);
+	/* Made from constants alone (o == 0), or given back by a system
+	 * call (rcx is the next address, rax what the kernel returned):
+	 * known to the engine as far as this analysis can say.
+	 */
+	if (o == 0 || (p->ce && ((p->ce->in->flags & RCV_I_SYSCALL) ||
+				 wdep_absorbs(p->ce->in))))
+		wdep_edge(p, r, p->konst);
 	return r;
 }
 
@@ -578,7 +590,8 @@ static const struct wdep_ic *info(struct pass *p, const struct rcv_ins *in)
 		if ((in->wcode[k] && in->wcode[k] < 4) ||
 		    (in->wcode[k] && !(kind & K_OPS)))
 			m |= 1u << k;
-	*e = (struct wdep_ic){ .in = in, .vm = (uint16_t)m };
+	*e = (struct wdep_ic){ .in = in, .vm = (uint16_t)m,
+			       .cls = wdep_inv_class(in) };
 	if (kind & K_FL)
 		e->f |= D_FL;
 	/* The direction flag: string instructions (movsd and cmpsd too,
@@ -697,6 +710,7 @@ void wdep_end(struct pass *p, const struct rcv_ins *in)
 		f = wdep_node(p);
 		o = wdep_node(p);
 		if (f > 0 && o > 0) {
+			wdep_yes(p, f);
 			p->vec = f;
 			p->flags = o;
 		}
@@ -704,7 +718,9 @@ void wdep_end(struct pass *p, const struct rcv_ins *in)
 	}
 	if (e->f & D_FW) {
 		o = wdep_inputs(p);
-		if (e->f & D_FW6) {
+		if ((e->f & D_FW6) && wdep_self_op(in)) {
+			p->flags = p->konst;	/* ZF set, whatever */
+		} else if (e->f & D_FW6) {
 			p->flags = o;
 		} else {
 			f = wdep_node(p);
@@ -715,6 +731,7 @@ void wdep_end(struct pass *p, const struct rcv_ins *in)
 	}
 	if (e->f & D_VEC) {
 		f = wdep_node(p);
+		wdep_yes(p, f);
 		wdep_edge(p, f, wdep_inputs(p));
 		wdep_edge(p, f, p->vec);
 		p->vec = f;
@@ -749,6 +766,8 @@ void wdep_init(struct pass *p)
 	p->df = wdep_node(p);
 	p->mem = wdep_node(p);
 	p->konst = wdep_node(p);
+	wdep_yes(p, p->vec);
+	wdep_yes(p, p->konst);
 	p->onode = -1;
 }
 
@@ -760,6 +779,7 @@ void wdep_free(struct pass *p)
 	free(p->xl);
 	free(p->ps);
 	free(p->ldc);
+	free(p->yes);
 	free(p->ic);
 }
 
@@ -792,7 +812,7 @@ static bool spread(const struct pass *p, bool *inf, int32_t **st,
 	return true;
 }
 
-#define ROUNDS	64
+#define ROUNDS	64	/* (watch_know.c has its own) */
 
 /* A value stored into what @ldc word @r read is informed: 1 (0: none;
  * -1: out of memory).
@@ -827,7 +847,7 @@ static int stored_told(const struct pass *p, const bool *inf, int32_t r)
 	return ret;
 }
 
-bool *wdep_informed(const struct pass *p)
+bool *wdep_informed_any(const struct pass *p)
 {
 	int round;
 	bool *inf = calloc(p->nroot + 1, sizeof(*inf));

@@ -218,7 +218,7 @@ static bool all_secret(const struct pass *p, const bool *sec, int32_t r)
  * known or not relative to such a base) are not: the engine may know
  * them.
  */
-static bool *secret_roots(const struct pass *p, bool *any)
+static bool *secret_roots(const struct pass *p, bool full, bool *any)
 {
 	bool *sec = calloc(p->nroot + 1, sizeof(*sec)), *inf;
 	size_t r, j;
@@ -227,7 +227,8 @@ static bool *secret_roots(const struct pass *p, bool *any)
 	if (!sec || p->loud || (!p->deps && !p->qmode))
 		return sec;
 	/* A quiet stretch shows no value but those returns pop. */
-	inf = p->deps ? wdep_informed(p) : calloc(p->nroot + 1, sizeof(*inf));
+	inf = !p->deps ? calloc(p->nroot + 1, sizeof(*inf)) :
+	      full ? wdep_informed(p) : wdep_informed_any(p);
 	if (!inf) {
 		free(sec);
 		return NULL;
@@ -265,6 +266,15 @@ static bool *secret_roots(const struct pass *p, bool *any)
 		 * pass keeps a root only through an alignment within
 		 * MAX_SPAN; a scale of 8 moves them to bit 23.)
 		 */
+		/* With what the engine may know (watch_know.c): a value an
+		 * instruction computed that it may neither learn back nor
+		 * compute forward (_itoa_word's digit, an index into its
+		 * table).
+		 */
+		if (!x->ld && full && x->calc) {
+			sec[r] = true;
+			continue;
+		}
 		if (!x->ld) {
 			e = x->ext ? &p->ext[x->ext - 1] : NULL;
 			if (e)
@@ -303,7 +313,8 @@ static bool *secret_roots(const struct pass *p, bool *any)
 	return sec;
 }
 
-int wpf_win_acc(const struct wpf_win *w, size_t from, struct wpf_out *out)
+static int win_acc(const struct wpf_win *w, size_t from, bool full,
+		   struct wpf_out *out)
 {
 	const struct pass *p = &w->p;
 	bool *sec, any;
@@ -312,7 +323,7 @@ int wpf_win_acc(const struct wpf_win *w, size_t from, struct wpf_out *out)
 	memset(out, 0, sizeof(*out));
 	out->contradiction = w->contradiction;
 	out->acc = malloc((p->nacc + 1) * sizeof(*out->acc));
-	sec = secret_roots(p, &any);
+	sec = secret_roots(p, full, &any);
 	if (!out->acc || !sec) {
 		free(sec);
 		free(out->acc);
@@ -356,6 +367,17 @@ int wpf_win_acc(const struct wpf_win *w, size_t from, struct wpf_out *out)
 	}
 	free(sec);
 	return 0;
+}
+
+int wpf_win_acc(const struct wpf_win *w, size_t from, struct wpf_out *out)
+{
+	return win_acc(w, from, true, out);
+}
+
+int wpf_win_acc_any(const struct wpf_win *w, size_t from,
+		    struct wpf_out *out)
+{
+	return win_acc(w, from, false, out);
 }
 
 void wpf_out_free(struct wpf_out *out)

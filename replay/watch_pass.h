@@ -33,6 +33,17 @@ struct slot {
 
 struct root {
 	bool anchored;
+	/* watch_dep.c's knowledge fixpoint: what knowing it tells the
+	 * engine of its parents (@inv: WDEP_INV_*), what knowing its
+	 * parents tells of it (@fwd: WDEP_FWD_*).
+	 */
+	uint8_t inv, fwd;
+	/* wdep_informed_any(): knowing it tells the engine nothing of what
+	 * it was made from (cmovcc's result: rcv_back.c does not invert it).
+	 */
+	bool noback;
+	bool calc;		/* made by watch_dep.c's wdep_fresh(): a value
+				 * an instruction computed */
 	int64_t lo, hi;		/* its value, as a signed word */
 	int64_t word;		/* a word of the window's entry: its offset
 				 * from the entry stack pointer */
@@ -63,10 +74,6 @@ struct root {
 	 * once one of those values is.
 	 */
 	bool sk, ldc;
-	/* Knowing it tells the engine nothing of what it was made from
-	 * (cmovcc's result: rcv_back.c does not invert it).
-	 */
-	bool noback;
 	bool shown;		/* a return jumped to a value of it */
 	/* A register where the engine starts from nothing: at the
 	 * window's start (roots 1..16) or after an instruction it cannot
@@ -113,9 +120,11 @@ struct wdep_w {
 	int64_t word;
 };
 
-/* watch_dep.c's graph: an edge to root @par, then edge @next - 1. */
+/* watch_dep.c's graph: root @child's edge to root @par, then edge
+ * @next - 1.
+ */
 struct wdep_e {
-	int32_t par, next;
+	int32_t par, next, child;
 };
 
 /* A load (its value @node) through base @base (0: a base the engine
@@ -125,6 +134,8 @@ struct wdep_e {
 struct wdep_load {
 	int32_t node, base, mem;
 	uint32_t t;
+	int32_t addr;	/* the address's base, whatever its kind (0: a
+			 * constant, -1: not followed) */
 };
 
 /* A store of a value depending on @val through base @base (secret
@@ -138,12 +149,33 @@ struct wdep_store {
 #define WDEP_ALL	17	/* root: everything (a value of unknown
 				 * origin) */
 
+/* What the engine learns of a node's parents from knowing it (rcv_back.c,
+ * rcv_sem.c's zf_result()): each of them (moves, inc/dec/neg/not, and
+ * what is not known to be less: an over-approximation), one once every
+ * other one is known (add, sub, xor, cmp of 4 or 8 bytes, lea base +
+ * index), none (and, or, test of two values, shifts, imul, bt, cmovcc:
+ * never inverted).
+ */
+#define WDEP_INV_ANY	0
+#define WDEP_INV_OTHER	1
+#define WDEP_INV_NONE	2
+/* What it learns of a node from its parents: known once one is (most:
+ * an over-approximation), once all are (add, sub, xor, cmp, lea's sum:
+ * each bit of the result depends on the same bit of every operand),
+ * never (a register it starts from nothing: watch_pass.h's @start),
+ * always (the vector state, whose constants are not followed).
+ */
+#define WDEP_FWD_ANY	0
+#define WDEP_FWD_ALL	1
+#define WDEP_FWD_YES	2
+
 /* watch_dep.c's summary of an instruction (by its decoded copy). */
 struct wdep_ic {
 	const struct rcv_ins *in;
 	uint16_t vm;		/* registers read as values */
 	uint16_t f;		/* D_* */
 	int8_t treg;
+	uint8_t cls;		/* WDEP_INV_* of what it computes */
 };
 /* By address: libloop's far windows run about 700 distinct
  * instructions, which 256 entries made info() a fifth of the scan.
@@ -211,6 +243,8 @@ struct pass {
 	size_t nps, ps_cap;
 	int32_t *ldc;		/* the roots with @ldc */
 	size_t nldc, ldc_cap;
+	int32_t *yes;		/* the roots with WDEP_FWD_YES */
+	size_t nyes, yes_cap;
 	struct wdep_w *wm;	/* open hash of words, by (root, word) */
 	size_t wm_n, wm_cap;
 	uint32_t nst;		/* stores so far */
@@ -270,6 +304,8 @@ void wdep_end(struct pass *p, const struct rcv_ins *in);
 int32_t wdep_node(struct pass *p);
 void wdep_edge(struct pass *p, int32_t r, int32_t par);
 void wdep_reveal(struct pass *p, int32_t r);
+/* Root @r is WDEP_FWD_YES. */
+void wdep_yes(struct pass *p, int32_t r);
 /* The current instruction reads root @r as a value too (a word its
  * pass took from a slot, which wdep_load() did not see).
  */
@@ -286,6 +322,16 @@ void wdep_ldc(struct pass *p, struct sv a, int32_t v);
 /* A store of @size bytes (0: unknown) at @a of a value depending on @d. */
 void wdep_store(struct pass *p, struct sv a, uint64_t size, int32_t d);
 /* By root: what a value the trace shows depends on (NULL: no memory). */
+bool *wdep_informed_any(const struct pass *p);
+/* By root: what the engine may know (watch_know.c; NULL: no memory). */
 bool *wdep_informed(const struct pass *p);
+/* watch_know.c: what knowing what an instruction computes tells of what
+ * it read (WDEP_INV_*); cmovcc; xor/sub/cmp of a register with itself;
+ * a result whose low 4 or 8 bytes are known whatever it read.
+ */
+uint8_t wdep_inv_class(const struct rcv_ins *in);
+bool wdep_is_cmov(unsigned int id);
+bool wdep_self_op(const struct rcv_ins *in);
+bool wdep_absorbs(const struct rcv_ins *in);
 
 #endif /* PTREC_WATCH_PASS_H */

@@ -131,6 +131,7 @@ static void restart_all(struct pass *p)
 
 		if (f > 0 && v > 0 && m > 0 && d > 0) {
 			p->flags = f;
+			wdep_yes(p, v);	/* as always */
 			p->vec = v;
 			p->mem = m;
 			p->df = d;

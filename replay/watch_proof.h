@@ -94,9 +94,13 @@ void wpf_win_free(struct wpf_win *w);
  */
 int wpf_win_edge(const struct wpf_win *w, struct wpf_edge *e);
 /* Its accesses from instruction @from on, as far as fixed (free with
- * wpf_out_free()).
+ * wpf_out_free()); secret by what the engine may learn (watch_know.c),
+ * or with wpf_win_acc_any() by what any shown value depends on (cheaper,
+ * fewer secrets: enough for write watchpoints).
  */
 int wpf_win_acc(const struct wpf_win *w, size_t from, struct wpf_out *out);
+int wpf_win_acc_any(const struct wpf_win *w, size_t from,
+		    struct wpf_out *out);
 
 /* Grows *@v (of *@cap elements of @size bytes, @first at first) to hold
  * more than @n; false when out of memory.

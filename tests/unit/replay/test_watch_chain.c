@@ -418,7 +418,7 @@ Test(watch_chain, blocks)
 static uint64_t secret_unknown(const char *dir, uint64_t block)
 {
 	struct rp_session *ss;
-	struct rp_recover *r, *ref;
+	struct rp_recover *r, *ref, *wr;
 	struct rp_access acc[4];
 	uint64_t e, p, n = 0;
 	int k, na;
@@ -427,12 +427,26 @@ static uint64_t secret_unknown(const char *dir, uint64_t block)
 	cr_assert_eq(rp_thread_end(ss, rp_thread_tid(ss, 0), &e, NULL), 0);
 	cr_assert_eq(rp_recover_new(ss, rp_thread_tid(ss, 0), &r), 0);
 	cr_assert_eq(rp_recover_new(ss, rp_thread_tid(ss, 0), &ref), 0);
+	cr_assert_eq(rp_recover_new(ss, rp_thread_tid(ss, 0), &wr), 0);
 	rp_recover_set_block(r, block);
 	rp_recover_set_block(ref, block);
+	rp_recover_set_block(wr, block);
 	for (p = 0; p < e; p++) {
 		int q = wpf_quiet_secret(r, p, RP_ACC_READ | RP_ACC_WRITE);
+		/* Stores alone: what write watchpoints use (secrets by what
+		 * any shown value depends on, wdep_informed_any()).
+		 */
+		int qw = wpf_quiet_secret(wr, p, RP_ACC_WRITE);
 
 		cr_assert_geq(q, 0);
+		cr_assert_geq(qw, 0);
+		na = qw == 1 ? rp_recover_accesses(ref, p, acc, 4) : 0;
+		for (k = 0; k < na; k++)
+			cr_assert(acc[k].kind != RP_ACC_WRITE ||
+				  !acc[k].addr_known, "%s block %lu position "
+				  "%lu: store secret, the engine knows %#lx",
+				  dir, (unsigned long)block, (unsigned long)p,
+				  (unsigned long)acc[k].addr);
 		if (q != 1)
 			continue;
 		n++;
@@ -443,6 +457,7 @@ static uint64_t secret_unknown(const char *dir, uint64_t block)
 				  (unsigned long)block, (unsigned long)p,
 				  (unsigned long)acc[k].addr);
 	}
+	rp_recover_free(wr);
 	rp_recover_free(ref);
 	rp_recover_free(r);
 	rp_session_close(ss);
