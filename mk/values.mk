@@ -168,6 +168,17 @@ values-review9-check: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW9) \
 		REVIEW9=$(CURDIR)/$(REVIEW9) \
 		REVIEW9_MODES="$(REVIEW9_FIXED)" tests/values/review9.sh
 
+# Review 10's cases (tests/values/review10.c): not in make check (the
+# attacks on session 13's rules; none fails on main ee292eb).
+REVIEW10 := $(BUILD)/tests/values/review10
+$(REVIEW10): tests/values/review10.c tests/values/rawclone.h
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Wall -Werror -pthread -Wl,-z,now -Itests/values -o $@ $<
+
+values-review10: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW10)
+	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
+		REVIEW10=$(CURDIR)/$(REVIEW10) tests/values/review10.sh
+
 values-test: $(PTREC) $(VALCHECK) $(VALWIN) $(PROG_BINS) $(UNSOUND) \
 		$(HOLES) $(ROTHREADS) $(XTHREADS) $(REVIEW2) $(REVIEW4)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
@@ -230,7 +241,7 @@ gdb-values-test: $(PTREC) $(PTREC_SERVER) $(GDB_VALUES) $(VALCHECK) \
 
 .PHONY: values-test gdb-values-test values-review2 values-review4 \
 	values-review5 values-review6 values-review7 values-review7-check \
-	values-review8 values-review9 values-review9-check
+	values-review8 values-review9 values-review9-check values-review10
 CHECK_EXTRA += values-test gdb-values-test values-review4 values-review5 \
 	values-review6 values-review7-check values-review8 \
 	values-review9-check
