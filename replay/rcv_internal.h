@@ -627,4 +627,13 @@ struct rp_access;
 int rcv_accesses(const struct rcv_ctx *c, const struct rcv_where *at,
 		 struct rp_access *acc, size_t max);
 
+/*
+ * rcv_why.c: the register (rcv_state index) whose being unknown before
+ * @in, in state @pre, leaves bits @u of register @g unknown after it
+ * (the operand rp_recover_why() follows), -2 an xmm register, -1 none
+ * (the engine lacks a rule).
+ */
+int rcv_why_operand(const struct rcv_ins *in, const struct rcv_state *pre,
+		    unsigned int g, uint64_t u);
+
 #endif /* PTREC_RCV_INTERNAL_H */

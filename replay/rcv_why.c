@@ -66,8 +66,8 @@ static struct rcv_val probe_mem(void *ctx, uint64_t i, uint64_t addr,
  * xmm registers) and, when !@mem, memory.  Values that make no division
  * fault: rdx 0, every other register nonzero.
  */
-static uint64_t probe(const struct rcv_ins *in, unsigned int g, int hide,
-		      bool mem)
+static uint64_t probe_at(const struct rcv_ins *in, unsigned int g, int hide,
+			 bool mem, const struct rcv_state *real)
 {
 	static int dummy;
 	struct rcv_ctx c = { 0 };
@@ -87,6 +87,9 @@ static uint64_t probe(const struct rcv_ins *in, unsigned int g, int hide,
 	pre.xk = hide == -2 ? 0 : 0xffff;
 	if (hide == -2)
 		memset(pre.x, 0, sizeof(pre.x));
+	for (r = 0; real && r < RCV_NREG; r++)
+		if (real->r[r].k == ~0ull)
+			pre.r[r] = real->r[r];
 	if (hide >= 0)
 		pre.r[hide] = (struct rcv_val){ 0, 0 };
 	c.mem = probe_mem;
@@ -94,6 +97,34 @@ static uint64_t probe(const struct rcv_ins *in, unsigned int g, int hide,
 	c.fs_base = c.gs_base = (struct rcv_val){ 0x7000000, ~0ull };
 	rcv_forward(&c, 0, in, &pre, &post, &conf);
 	return post.r[g].k;
+}
+
+static uint64_t probe(const struct rcv_ins *in, unsigned int g, int hide,
+		      bool mem)
+{
+	return probe_at(in, g, hide, mem, NULL);
+}
+
+int rcv_why_operand(const struct rcv_ins *in, const struct rcv_state *pre,
+		    unsigned int g, uint64_t u)
+{
+	int r;
+
+	for (r = 0; r < RCV_NREG; r++)
+		if (pre->r[r].k != ~0ull && (u & ~probe(in, g, r, true)))
+			return r;
+	if (u & ~probe(in, g, -2, true))
+		return -2;
+	/*
+	 * A result known in part may be so by the values (and with a mask
+	 * of 0 bits): the made-up values above can know bits the real ones
+	 * leave to the unknown operand.
+	 */
+	for (r = 0; r < RCV_NREG; r++)
+		if (pre->r[r].k != ~0ull &&
+		    (u & ~probe_at(in, g, r, true, pre)))
+			return r;
+	return -1;
 }
 
 /*
@@ -499,7 +530,7 @@ static int classify(struct why_ctx *x, struct win *w, size_t q,
 	const struct rcv_state *pre = &w->st[q];
 	struct rcv_acc acc;
 	uint64_t miss;
-	int r, opreg = -1;
+	int opreg = -1;
 
 	y->at = w->first + q;
 	name_at(x, y->at, &y->ip, y->insn);
@@ -559,11 +590,7 @@ static int classify(struct why_ctx *x, struct win *w, size_t q,
 		}
 	}
 	if (!y->cause) {
-		for (r = 0; r < RCV_NREG && opreg < 0; r++)
-			if (pre->r[r].k != ~0ull && (u & ~probe(in, g, r, true)))
-				opreg = r;
-		if (opreg < 0 && (u & ~probe(in, g, -2, true)))
-			opreg = -2;
+		opreg = rcv_why_operand(in, pre, g, u);
 		y->cause = opreg == -1 ? RP_WHY_ENGINE : RP_WHY_OPERANDS;
 		y->opreg = opreg == RCV_FLAGS ? RP_REG_EFLAGS : opreg;
 	}

@@ -394,6 +394,36 @@ Test(recover, xchg_cmpxchg_memory)
 }
 
 /*
+ * rp_recover_why()'s operand to follow where the result is known in part
+ * by the values: and rbx, rax with rax the 64 MiB mask (alloc_new_heap's
+ * mmap result aligned) leaves rbx's low 26 bits known, its others
+ * unknown because rbx was: rbx, not "a rule the engine lacks" (the
+ * made-up values of the probe, rax 0x1000, knew all but bit 12).
+ */
+Test(recover, why_operand_by_values)
+{
+	struct rcv_ins an = INS("\x48\x21\xc3"),	/* and rbx, rax */
+		       mv = INS("\x48\x89\xc3");	/* mov rbx, rax */
+	struct rcv_state pre;
+	int r;
+
+	memset(&pre, 0, sizeof(pre));
+	for (r = 0; r < RCV_NREG; r++)
+		pre.r[r] = val(0x100 * (uint64_t)r);
+	pre.r[RP_REG_RAX] = val(0xfffffffffc000000ull);
+	pre.r[RP_REG_RBX] = unknown;
+	cr_assert_eq(rcv_why_operand(&an, &pre, RP_REG_RBX,
+				     0xfffffffffc000000ull), RP_REG_RBX);
+	pre.r[RP_REG_RAX] = unknown;
+	pre.r[RP_REG_RBX] = val(0x1234);
+	cr_assert_eq(rcv_why_operand(&mv, &pre, RP_REG_RBX, ~0ull),
+		     RP_REG_RAX);
+	/* known inputs: nothing to follow */
+	pre.r[RP_REG_RAX] = val(5);
+	cr_assert_eq(rcv_why_operand(&an, &pre, RP_REG_RBX, ~0ull), -1);
+}
+
+/*
  * The registers an instruction may read (rcv_ins.gr, rp_recover_why()'s
  * "never read" argument): operands, address registers, implicit ones
  * (push's rsp, cqo's rax), a system call's arguments; not the register
