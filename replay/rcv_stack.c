@@ -13,7 +13,8 @@
  * (docs/values.md, "A callee's own frame", "Every register's frame").
  * Stores of unknown place, through another frame, or other threads
  * between: only where a callee's own stack shows the slot kept
- * (rcv_callee.c).
+ * (rcv_callee.c).  Whether a pair is kept across what lies between is
+ * rcv_stkeep.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include <capstone/capstone.h>
 
 #include "rcv_internal.h"
+#include "rcv_stk.h"
 #include "replay.h"
 
 struct slot {
@@ -42,42 +44,6 @@ struct aword {
 	uint32_t gen;		/* the table's: in use */
 	uint64_t word;		/* address >> 3 */
 	int64_t pos;
-};
-
-/*
- * The tables of rcv_stack_build_v(), kept from one build to the next
- * (struct rcv_stack_vals' tmp): a build empties them by moving to the
- * next generation, not by clearing them (p99: a table for 4 slots per
- * instruction, 8 MB for a window and the next, was allocated and cleared
- * on every pass), and they grow when half full.
- */
-/* Walkers of callees (the innermost call's and callers' entries: a pair
- * in a callee and a stack argument read there alternate; with two, the
- * demo's walks were 1.15x main's callgrind instructions, with four
- * 1.00x).
- */
-#define NWK 4
-
-struct rcv_stack_tmp {
-	struct slot *v;
-	size_t cap, used;
-	unsigned int shift;	/* 64 - log2(cap) */
-	uint32_t gen;
-	struct aword *a;
-	size_t acap, aused;
-	unsigned int ashift;
-	uint32_t agen;
-	int64_t last;		/* the last store of known address, -1 */
-	bool nomem;		/* a reservation failed */
-	uint64_t *placed;	/* bit i: system call i placed */
-	size_t pcap;		/* its words */
-	int64_t *ents;		/* the calls' entries, innermost last */
-	size_t nents, entcap;
-	/* rcv_callee.c's walkers, each keeping one entry's walk; the one
-	 * used longest ago walks a new entry.
-	 */
-	struct rcv_callee *wk[NWK];
-	uint64_t wkuse[NWK], tick;
 };
 
 int rcv_stack_tmp_new(struct rcv_stack_tmp **t)
@@ -115,7 +81,7 @@ static size_t slot_hash(uint32_t cls, int64_t key, unsigned int shift)
 }
 
 /* Room for @more slots and words at least, half full at most. */
-static int tmp_reserve(struct rcv_stack_tmp *t, size_t more)
+int rcv_stk_tmp_reserve(struct rcv_stack_tmp *t, size_t more)
 {
 	size_t cap, i, h;
 	unsigned int shift;
@@ -190,7 +156,7 @@ static void tmp_clear(struct rcv_stack_tmp *t)
 		rcv_callee_reset(t->wk[j]);
 }
 
-/* Slot (@cls, @key), added when absent (tmp_reserve() made room). */
+/* Slot (@cls, @key), added when absent (rcv_stk_tmp_reserve() made room). */
 static struct slot *slot_at(struct rcv_stack_tmp *t, uint32_t cls,
 			    int64_t key)
 {
@@ -232,8 +198,8 @@ static int64_t *abs_at(struct rcv_stack_tmp *t, uint64_t word, bool add)
 }
 
 /* Instruction @pos wrote [@a, @a + @size). */
-static void abs_write(struct rcv_stack_tmp *t, uint64_t a, unsigned int size,
-		      int64_t pos)
+void rcv_stk_abs_write(struct rcv_stack_tmp *t, uint64_t a, unsigned int size,
+		       int64_t pos)
 {
 	uint64_t w;
 
@@ -246,8 +212,8 @@ static void abs_write(struct rcv_stack_tmp *t, uint64_t a, unsigned int size,
  * Did a store of known address since the push at @p write the 8 bytes
  * at @slot?  Without the slot's address (@known false), any did.
  */
-static bool abs_killed(struct rcv_stack_tmp *t, bool known, uint64_t slot,
-		       int64_t p)
+bool rcv_stk_abs_killed(struct rcv_stack_tmp *t, bool known, uint64_t slot,
+			int64_t p)
 {
 	int64_t *a, *b;
 
@@ -266,26 +232,14 @@ static const struct rcv_state *sv_at(const struct rcv_stack_vals *sv,
 	return i < sv->na ? &sv->a[i] : &sv->b[i - sv->na];
 }
 
-/* The instructions: @a[0..@na) then @b[0..] (rcv_stack_vals' ins_b). */
-struct insv {
-	const struct rcv_ins *a, *b;
-	size_t na;
-	const uint64_t *placed;	/* system calls sys_placed() placed */
-};
-
-static const struct rcv_ins *ins_at(const struct insv *x, size_t i)
-{
-	return i < x->na ? &x->a[i] : &x->b[i - x->na];
-}
-
 /*
  * The address of write operand @m of instruction @i when the values
  * before it give it whole (no segment: fs/gs bases are not looked at),
  * with a size this table takes; else false.
  */
-static bool abs_addr(const struct rcv_stack_vals *sv, size_t i,
-		     const struct rcv_ins *in, const struct rcv_op *m,
-		     uint64_t *a)
+bool rcv_stk_abs_addr(const struct rcv_stack_vals *sv, size_t i,
+		      const struct rcv_ins *in, const struct rcv_op *m,
+		      uint64_t *a)
 {
 	const struct rcv_state *s;
 	struct rcv_val v;
@@ -301,7 +255,7 @@ static bool abs_addr(const struct rcv_stack_vals *sv, size_t i,
 }
 
 /* rsp before instruction @i, when known whole. */
-static bool abs_rsp(const struct rcv_stack_vals *sv, size_t i, uint64_t *v)
+bool rcv_stk_abs_rsp(const struct rcv_stack_vals *sv, size_t i, uint64_t *v)
 {
 	const struct rcv_state *s;
 
@@ -423,21 +377,6 @@ static bool plain_syscall(const struct insv *ins, size_t i)
 	return !rcv_sys_resets((uint64_t)nr);
 }
 
-/*
- * Writes that a pair of push and pop must not span: every write to memory
- * other than through rsp or rbp of a known class (its address may be the
- * slot), and writes through another class (two classes may overlap).
- */
-struct kills {
-	int64_t any;		/* last barrier (may write anywhere) */
-	int64_t ust;		/* last store of unknown place */
-	int64_t sys;		/* last system call that writes a known
-				 * range (the callee argument does not
-				 * see it) */
-	int64_t pos1, pos2;	/* last class write; last of another class */
-	uint32_t cls1, cls2;
-};
-
 static void kill_class(struct kills *k, uint32_t cls, int64_t pos)
 {
 	if (!cls) {
@@ -452,15 +391,6 @@ static void kill_class(struct kills *k, uint32_t cls, int64_t pos)
 	k->cls1 = cls;
 }
 
-/* Did anything since @p write where slot class @cls may be? */
-static bool killed_since(const struct kills *k, uint32_t cls, int64_t p,
-			 bool ust)
-{
-	if (k->any > p || (ust && k->ust > p))
-		return true;
-	return (k->cls1 != cls ? k->pos1 : k->pos2) > p;
-}
-
 /* Does the syscall at @i write no memory, by the number set before it?
  * (Not a write to a descriptor: it may name /proc/PID/mem, rcv_fd.c.)
  */
@@ -473,193 +403,6 @@ static bool quiet_syscall(const struct insv *ins, size_t i)
 	       p->op[0].size >= 4 && p->op[1].type == RCV_OP_IMM &&
 	       !(p->flags & RCV_I_BARRIER) &&
 	       rcv_sys_quiet((uint64_t)p->op[1].imm);
-}
-
-/*
- * A system call @i whose write the values place (@sv's sys_write: the
- * engine's own rule for memory across it): nothing, or a range of known
- * address, entered as a store there.  False: it may write anywhere.
- */
-static bool sys_placed(struct rcv_stack_tmp *t,
-		       const struct rcv_stack_vals *sv, size_t i,
-		       struct kills *kl)
-{
-	uint64_t a, len;
-	int e;
-
-	if (!sv || !sv->sys_write)
-		return false;
-	e = sv->sys_write(sv->sys_ctx, i, &a, &len);
-	if (e && (e < 0 || !len || len > 65536 || a + len - 1 < a))
-		return false;
-	/* rcv_callee.c's walk goes on across it (placed_at()) */
-	if (t->placed)
-		t->placed[i / 64] |= 1ull << (i % 64);
-	if (!e)
-		return true;
-	if (tmp_reserve(t, len / 8 + 2)) {
-		t->nomem = true;
-		return true;
-	}
-	abs_write(t, a, (unsigned int)len, (int64_t)i);
-	kl->sys = (int64_t)i;
-	return true;
-}
-
-/*
- * Did anything since the push at @p (class @cls) write where it wrote:
- * an unknown store, one through another class, or one whose address is
- * known and is the slot's (or where the push's rsp is not known)?
- */
-/* Did sys_placed() place system call @i (rcv_callee_set_placed())? */
-static bool placed_at(const void *x, size_t i)
-{
-	const struct insv *v = x;
-
-	return v->placed && (v->placed[i / 64] >> (i % 64) & 1);
-}
-
-static const struct rcv_ins *ins_of(const void *x, size_t i)
-{
-	return ins_at(x, i);
-}
-
-/* The walker that walked from entry @e, or the one used longest ago. */
-static struct rcv_callee **walker(struct rcv_stack_tmp *t, int64_t e)
-{
-	int j, old = 0;
-
-	for (j = 0; j < NWK; j++)
-		if (t->wk[j] && rcv_callee_entry(t->wk[j]) == e)
-			break;
-	if (j == NWK) {
-		for (j = 1; j < NWK; j++)
-			if (t->wkuse[j] < t->wkuse[old])
-				old = j;
-		j = old;
-	}
-	t->wkuse[j] = ++t->tick;
-	return &t->wk[j];
-}
-
-/*
- * The pair of the pop (or leave) at @q whose push is at @p: 0 broken, 1
- * kept, 2 kept and shown by a callee's own stack (rcv_callee.c: it holds
- * where other threads may write the thread's stack too).
- */
-static int pair_keep(const struct kills *kl, struct rcv_stack_tmp *ab,
-		     const struct rcv_stack_vals *sv, uint32_t cls,
-		     int64_t p, const struct insv *iv, int64_t q)
-{
-	const struct rcv_ins *w = ins_at(iv, (size_t)p);
-	struct rcv_callee **c;
-	uint64_t sp = 0;
-	bool known, hit, cross, shared = sv && sv->gated && q > sv->until;
-	size_t k;
-
-	if (kl->any > p)	/* a barrier, a system call */
-		return 0;
-	/* A store through rsp or rbp of another frame: it may be the slot
-	 * (after a VLA, rsp's frame is not rbp's).
-	 */
-	cross = killed_since(kl, cls, p, false);
-	/* The slot: under the push's rsp, or the spill's address. */
-	if (w->id == X86_INS_MOV) {
-		known = abs_addr(sv, (size_t)p, w, &w->op[0], &sp);
-		sp += 8;
-	} else {
-		known = abs_rsp(sv, (size_t)p, &sp);
-	}
-	hit = abs_killed(ab, known, sp - 8, p);
-	if (hit && known)	/* a store of known address wrote the slot */
-		return 0;
-	/* A system call's write: placed only by the slot's address. */
-	if (kl->sys > p && !known)
-		return 0;
-	if (!cross && !hit && kl->ust <= p && !shared)
-		return 1;
-	/* Stores of unknown address between (or of known address, the
-	 * slot's not known, or through another frame), or other threads:
-	 * a callee's own stack from the entry of the innermost call still
-	 * running at the push (a stack argument, pushed before a call and
-	 * read in the callee: its caller's entry).
-	 */
-	k = ab->nents;
-	while (k > 0 && ab->ents[k - 1] > p)
-		k--;
-	if (!k || (sv && sv->noproof))
-		return !cross && !hit && kl->ust <= p ? 1 : 0;
-	c = walker(ab, ab->ents[k - 1]);
-	if (!*c && !rcv_callee_new(c))
-		rcv_callee_set_placed(*c, placed_at);
-	if (!*c || !rcv_callee_keeps(*c, ins_of, iv, ab->ents[k - 1], p, q))
-		return !cross && !hit && kl->ust <= p ? 1 : 0;
-	return 2;
-}
-
-/*
- * The pushes still on the stack at the end (at or above its rsp): how far
- * from each nothing may have written its slot, by a callee's own stack
- * (the innermost call still running: its entry's walk taken towards the
- * end as towards a pop).  exit() never returns, so `__run_exit_handlers`'
- * pushes reach the snapshot only across the exit path's stores of unknown
- * address (FILE and link_map pointers), which this places in bulk.
- */
-static void end_keeps(struct rcv_stack_tmp *t,
-		      const struct rcv_stack_vals *sv, const struct insv *iv,
-		      size_t n)
-{
-	struct rcv_callee **c;
-	size_t k = t->nents, i;
-	uint64_t end, sp;
-	int64_t r;
-
-	memset(sv->ekeep, 0, n * sizeof(*sv->ekeep));
-	if (sv->noproof || !abs_rsp(sv, n, &end) || n >= UINT32_MAX)
-		return;
-	for (i = n; i-- > 0 && k > 0;) {
-		if (ins_at(iv, i)->id != X86_INS_PUSH ||
-		    !abs_rsp(sv, i, &sp) || sp - 8 < end)
-			continue;
-		while (k > 0 && t->ents[k - 1] > (int64_t)i)
-			k--;
-		if (!k)
-			break;
-		c = walker(t, t->ents[k - 1]);
-		if (!*c && !rcv_callee_new(c))
-			rcv_callee_set_placed(*c, placed_at);
-		if (!*c)
-			continue;
-		r = rcv_callee_kept_to(*c, ins_of, iv, t->ents[k - 1],
-				       (int64_t)i, (int64_t)n);
-		if (r > (int64_t)i + 1)
-			sv->ekeep[i] = (uint32_t)r;
-	}
-}
-
-/* The calls' entries: @i is a call (push its entry) or a return. */
-static void track_entry(struct rcv_stack_tmp *t, const struct rcv_ins *in,
-			size_t i)
-{
-	if (in->id == X86_INS_RET) {
-		if (t->nents)
-			t->nents--;
-		return;
-	}
-	if (in->id != X86_INS_CALL)
-		return;
-	if (t->nents == t->entcap) {
-		size_t cap = t->entcap ? 2 * t->entcap : 64;
-		int64_t *n = realloc(t->ents, cap * sizeof(*n));
-
-		if (!n) {	/* no entries: no pair kept by them */
-			t->nents = 0;
-			return;
-		}
-		t->ents = n;
-		t->entcap = cap;
-	}
-	t->ents[t->nents++] = (int64_t)i + 1;
 }
 
 int rcv_stack_build(const struct rcv_ins *ins, size_t n,
@@ -831,14 +574,14 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 		/* What one instruction may add: 3 operands of up to 33
 		 * slots (255 bytes) and 10 words each, and a push's.
 		 */
-		ret = tmp_reserve(t, 128);
+		ret = rcv_stk_tmp_reserve(t, 128);
 		if (ret)
 			break;
 		pre = cur;
 		pair[i] = -1;
 		if (sv && sv->local)
 			sv->local[i] = 0;
-		track_entry(t, in, i);
+		rcv_stk_track_entry(t, in, i);
 		/* xsave: a store of a length not known, through rsp
 		 * (the resolver's): only the callee argument places it.
 		 */
@@ -857,7 +600,7 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 		 */
 		else if ((in->flags & RCV_I_SYSCALL) &&
 			 !quiet_syscall(&iv, i) &&
-			 !sys_placed(t, sv, i, &kl)) {
+			 !rcv_stk_sys_placed(t, sv, i, &kl)) {
 			if (plain_syscall(&iv, i))
 				kl.ust = (int64_t)i;
 			else
@@ -881,9 +624,9 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 			if (m->type != RCV_OP_MEM ||
 			    !(m->access & CS_AC_WRITE))
 				continue;
-			known = abs_addr(sv, i, in, m, &a);
+			known = rcv_stk_abs_addr(sv, i, in, m, &a);
 			if (known)
-				abs_write(t, a, m->size, (int64_t)i);
+				rcv_stk_abs_write(t, a, m->size, (int64_t)i);
 			if (m->index >= 0 || m->seg || m->base < 0 ||
 			    m->base >= 16 || !pre.c[m->base]) {
 				if (!known)
@@ -904,8 +647,8 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 				kill_class(&kl, c, (int64_t)i);
 		}
 		if (in->id == X86_INS_PUSH || in->id == X86_INS_CALL) {
-			if (abs_rsp(sv, i, &spv))
-				abs_write(t, spv - 8, 8, (int64_t)i);
+			if (rcv_stk_abs_rsp(sv, i, &spv))
+				rcv_stk_abs_write(t, spv - 8, 8, (int64_t)i);
 			else
 				kill_class(&kl, pre.c[RP_REG_RSP], (int64_t)i);
 		}
@@ -945,8 +688,8 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 			c = pre.c[RP_REG_RSP];
 			at = pre.o[RP_REG_RSP];
 			p = slot_pusher(t, c, at, &iv);
-			keep = p >= 0 ? pair_keep(&kl, t, sv, c, p, &iv,
-						  (int64_t)i) : 0;
+			keep = p >= 0 ? rcv_stk_pair_keep(&kl, t, sv, c, p, &iv,
+							  (int64_t)i) : 0;
 			if (!keep)
 				p = -1;
 			if (p >= 0 &&
@@ -973,8 +716,8 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 			c = pre.c[RP_REG_RBP];
 			at = pre.o[RP_REG_RBP];
 			p = slot_pusher(t, c, at, &iv);
-			keep = p >= 0 ? pair_keep(&kl, t, sv, c, p, &iv,
-						  (int64_t)i) : 0;
+			keep = p >= 0 ? rcv_stk_pair_keep(&kl, t, sv, c, p, &iv,
+							  (int64_t)i) : 0;
 			if (!keep)
 				p = -1;
 			/* Only a push of rbp itself links here. */
@@ -1016,8 +759,9 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 				c = pre.c[s->base];
 				at = pre.o[s->base] + s->imm;
 				p = slot_spiller(t, c, at, &iv);
-				keep = p >= 0 ? pair_keep(&kl, t, sv, c, p,
-							  &iv, (int64_t)i) : 0;
+				keep = p >= 0 ?
+				       rcv_stk_pair_keep(&kl, t, sv, c, p, &iv,
+							 (int64_t)i) : 0;
 				if (keep) {
 					pair[i] = p;
 					if (sv && sv->local)
@@ -1046,7 +790,7 @@ done:
 		};
 	}
 	if (!ret && sv && sv->ekeep)
-		end_keeps(t, sv, &iv, n);
+		rcv_stk_end_keeps(t, sv, &iv, n);
 	if (t == &own) {
 		free(own.v);
 		free(own.a);

@@ -1,0 +1,130 @@
+# Sourced by run.sh (values-test), not run alone: the ramp (rcv_sum.c),
+# a register set once and changed in a long loop, in general registers
+# and xmm, in windows whose chain does not reach its mov.  Split from
+# run.sh along that seam; it uses run.sh's helpers and numbers its TAP
+# lines in run.sh's sequence.
+
+# The ramp (rcv_sum.c): unsound.c's "ramp" sets r12 once, changes it in a
+# loop 6,000 instructions long and overwrites it before the end.  In
+# windows of 300 instructions its mov lies beyond the chain (4,800
+# instructions), so r12 in the last 4,000 is known only through the
+# summaries: all of it, no wrong value (a summary given to the wrong
+# window gives thousands), no conflict.  Also when the only question
+# before the walk from the end is position 1 (VALCHECK_WARM=first: the
+# next question in the chain computes it to its oldest window), and when
+# the chain is computed before the ramp (VALCHECK_WARM=newest: the
+# summary flows into its oldest window and on to the end), when
+# ptrec-server's idle time computed it (VALCHECK_WARM=prefetch:
+# rp_recover_prefetch() until done: the chain; then position 1, which
+# begins the ramp, and the prefetch again: the rest of it), and after
+# every window of 200 instructions was asked (VALCHECK_BLOCK0=200: the
+# summaries of those windows must not be taken for those of 300).
+if [ -n "${UNSOUND:-}" ]; then
+	truth_rec "ramp" "$UNSOUND" ramp
+	for warm in all first newest prefetch all/200; do
+		b0=
+		case $warm in */*) b0=${warm#*/} warm=${warm%/*} ;; esac
+		if [ -f "$tmp/ramp/manifest.json" ] &&
+			VALCHECK_BLOCK0=$b0 VALCHECK_WARM=$warm \
+			VALCHECK_BLOCK=300 VALCHECK_REGS=4000 \
+			"$VALCHECK" "$tmp/ramp" >"$tmp/out" 2>&1 &&
+			grep -q ' 0 conflicts' "$tmp/out" &&
+			grep -Eq '^reg 12 known +(99\.[0-9]|100\.0)% within 4000$' "$tmp/out"; then
+			ok "unsound.c ramp (warm-up $warm${b0:+, windows of $b0 first}): r12 known from beyond the chain, no wrong value; $(distance)"
+		else
+			bad "unsound.c ramp (warm-up $warm${b0:+, windows of $b0 first}): $(grep -E 'WRONG|reg 12|conflicts' "$tmp/out" | head -5) $(head -3 "$tmp/log")"
+		fi
+	done
+	# The prefetch after a question began the ramp: one window a step
+	# (a packet arriving meanwhile waits for one window, not for the
+	# rest of the ramp and the chain, 22 windows here), knowing what
+	# the question that computes them all at once knows.
+	if [ -n "${VALWIN:-}" ] && [ -f "$tmp/ramp/manifest.json" ] &&
+		"$VALWIN" "$tmp/ramp" ramp 300 1 steps >"$tmp/steps" 2>&1 &&
+		"$VALWIN" "$tmp/ramp" ramp 300 1 once >"$tmp/once" 2>&1 &&
+		grep -Eq '^prefetch steps ([2-9]|[1-9][0-9]+) most windows a step 1$' "$tmp/steps" &&
+		[ "$(grep '^digest' "$tmp/steps")" = "$(grep '^digest' "$tmp/once")" ]; then
+		ok "unsound.c ramp, prefetch after the ramp began: one window a step, the same values as at once; $(head -1 "$tmp/steps")"
+	else
+		bad "unsound.c ramp, prefetch after the ramp began: $(cat "$tmp/steps" "$tmp/once" | head -4)"
+	fi
+	# The prefetch steps ahead the way the stops go (rp_recover_stop()):
+	# in windows of 100, from a stop beyond the ramp (4,000 before the
+	# end: window 40) and in it (2,000: window 20, windows 16 to 31 are
+	# the ramp), back and forward, one step computes the window next to
+	# it, which a question then finds ready (0 windows), knowing what a
+	# fresh engine asking it alone knows.
+	end=$("$PTREC" values "$tmp/ramp" --at 999999999 2>&1 |
+		sed -n 's/.*(\([0-9]*\): its end).*/\1/p')
+	for at in $((${end:-0} - 4000)) $((${end:-0} - 2000)); do
+		for way in back fwd; do
+			if [ -n "${VALWIN:-}" ] && [ -f "$tmp/ramp/manifest.json" ] &&
+				"$VALWIN" "$tmp/ramp" near 100 $at $way >"$tmp/near" 2>&1 &&
+				"$VALWIN" "$tmp/ramp" near 100 $at fresh-$way >"$tmp/fresh" 2>&1 &&
+				grep -q '^near prefetch 1 windows 1 asked windows 0$' "$tmp/near" &&
+				[ "$(grep '^digest' "$tmp/near")" = "$(grep '^digest' "$tmp/fresh")" ]; then
+				ok "unsound.c ramp, a stop at $at walking $way: the prefetch computes the next window that way, ready when asked, the same values as asked alone"
+			else
+				bad "unsound.c ramp, a stop at $at walking $way: $(cat "$tmp/near" "$tmp/fresh" | head -4)"
+			fi
+		done
+	done
+	# Walking back out of the chain's oldest window (15) toward a ramp
+	# no question began: the prefetch computes the ramp's summaries
+	# aside, one window a step, without beginning it; the question that
+	# steps into window 16 then computes that window alone (16 without
+	# them), and every position then knows what it knows without the
+	# prefetch (the same questions).
+	if [ -n "${VALWIN:-}" ] && [ -f "$tmp/ramp/manifest.json" ] &&
+		"$VALWIN" "$tmp/ramp" near 100 $((${end:-0} - 1550)) back-all >"$tmp/near" 2>&1 &&
+		"$VALWIN" "$tmp/ramp" near 100 $((${end:-0} - 1550)) back-none >"$tmp/fresh" 2>&1 &&
+		grep -q '^near prefetch steps 15 most windows a step 1 asked windows 1$' "$tmp/near" &&
+		[ "$(grep '^digest' "$tmp/near")" = "$(grep '^digest' "$tmp/fresh")" ]; then
+		ok "unsound.c ramp, walking back out of the chain: the ramp's summaries computed aside, one window a step; the step into it computes one window; every value as without the prefetch"
+	else
+		bad "unsound.c ramp, walking back out of the chain: $(cat "$tmp/near" "$tmp/fresh" | head -6)"
+	fi
+	# The same with a fact (GDB's frames give them at every stop) at the
+	# stop, after the prefetch: outside the ramp, it keeps what was
+	# computed aside; every value as the same questions without it.
+	if [ -n "${VALWIN:-}" ] && [ -f "$tmp/ramp/manifest.json" ] &&
+		"$VALWIN" "$tmp/ramp" near 100 $((${end:-0} - 1550)) back-all-fact >"$tmp/near" 2>&1 &&
+		"$VALWIN" "$tmp/ramp" near 100 $((${end:-0} - 1550)) back-none-fact >"$tmp/fresh" 2>&1 &&
+		grep -q '^near fact r[0-9]*: 1$' "$tmp/near" &&
+		grep -q '^near prefetch steps 15 most windows a step 1 asked windows 1$' "$tmp/near" &&
+		[ "$(grep '^digest' "$tmp/near")" = "$(grep '^digest' "$tmp/fresh")" ]; then
+		ok "unsound.c ramp, walking back out of the chain, a fact after the prefetch: what was computed aside kept, every value as without the prefetch"
+	else
+		bad "unsound.c ramp, a fact after the prefetch: $(cat "$tmp/near" "$tmp/fresh" | head -6)"
+	fi
+	# Walking forward from just beyond the ramp (window 32) toward its
+	# first window, which no question began: left alone (a chain window
+	# computed instead), asked when the walk gets there.
+	if [ -n "${VALWIN:-}" ] && [ -f "$tmp/ramp/manifest.json" ] &&
+		"$VALWIN" "$tmp/ramp" near 100 $((${end:-0} - 3250)) fwd >"$tmp/near" 2>&1 &&
+		grep -q '^near prefetch 1 windows 1 asked windows 1$' "$tmp/near"; then
+		ok "unsound.c ramp, walking forward into a ramp no question began: the prefetch leaves it alone"
+	else
+		bad "unsound.c ramp, walking forward into the ramp: $(cat "$tmp/near")"
+	fi
+fi
+
+# The same through xmm (unsound.c's "xramp"): xmm6 set beyond the chain,
+# read into r13 in its last 1,000 instructions; the summaries and the
+# chain's oldest window carry xmm as they carry r12 above (the chain
+# computed first, VALCHECK_WARM=newest, needs ramp_into_chain()'s).
+if [ -n "${UNSOUND:-}" ]; then
+	truth_rec "xramp" "$UNSOUND" xramp
+	for warm in all first newest prefetch; do
+		if [ -f "$tmp/xramp/manifest.json" ] &&
+			VALCHECK_WARM=$warm VALCHECK_BLOCK=300 \
+			VALCHECK_REGS=1000 \
+			"$VALCHECK" "$tmp/xramp" >"$tmp/out" 2>&1 &&
+			grep -q ' 0 conflicts' "$tmp/out" &&
+			grep -Eq '^reg 13 known +(99\.[0-9]|100\.0)% within 1000$' "$tmp/out"; then
+			ok "unsound.c xramp (warm-up $warm): r13 known through xmm6 from beyond the chain, no wrong value"
+		else
+			bad "unsound.c xramp (warm-up $warm): $(grep -E 'WRONG|reg 13|conflicts' "$tmp/out" | head -5) $(head -3 "$tmp/log")"
+		fi
+	done
+fi
