@@ -1074,4 +1074,16 @@ if [ -f "$tmp/loops/manifest.json" ]; then
 		bad "ptrec values bad arguments ($st $st2 $st3): $(cat "$tmp/out")"
 	fi
 fi
+# A thread's exit (rcv_xthr.c, tests/values/exitrob.c): its robust
+# futex word (FUTEX_OWNER_DIED set) and clear_child_tid word (0) read
+# after it; an exit taken to write nothing gives rdx 0 where 5 (wrong).
+if [ -n "${EXITROB:-}" ]; then
+	truth_rec exitrob "$EXITROB"
+	if [ -f "$tmp/exitrob/manifest.json" ] &&
+		VALCHECK_BITS=1 "$VALCHECK" "$tmp/exitrob" >"$tmp/out" 2>&1; then
+		ok "exitrob.c: no wrong value; $(distance)"
+	else
+		bad "exitrob.c: $(grep -E 'WRONG|CONFLICTS' "$tmp/out" | head -3) $(tail -3 "$tmp/log")"
+	fi
+fi
 tap_end values
