@@ -51,6 +51,13 @@ $(XTHREADS): tests/values/xthreads.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -o $@ $<
 
+# A thread's exit: its robust futex word and clear_child_tid word
+# (rcv_xthr.c, tests/values/exitrob.c).
+EXITROB := $(BUILD)/tests/values/exitrob
+$(EXITROB): tests/values/exitrob.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Wall -Werror -o $@ $<
+
 # Review 2's cases (tests/values/review2.c): in values-test (run.sh) but
 # sigjcc, whose signal timing varies; values-review2 runs the reviewer's
 # original six.
@@ -183,9 +190,10 @@ values-review10: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW10)
 		REVIEW10=$(CURDIR)/$(REVIEW10) tests/values/review10.sh
 
 values-test: $(PTREC) $(VALCHECK) $(VALWIN) $(PROG_BINS) $(UNSOUND) \
-		$(HOLES) $(ROTHREADS) $(XTHREADS) $(REVIEW2) $(REVIEW4)
+		$(HOLES) $(ROTHREADS) $(XTHREADS) $(REVIEW2) $(REVIEW4) \
+		$(EXITROB)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
-		XTHREADS=$(CURDIR)/$(XTHREADS) \
+		XTHREADS=$(CURDIR)/$(XTHREADS) EXITROB=$(CURDIR)/$(EXITROB) \
 		VALWIN=$(CURDIR)/$(VALWIN) \
 		PROGS=$(CURDIR)/$(PROG_DIR) UNSOUND=$(CURDIR)/$(UNSOUND) \
 		HOLES=$(CURDIR)/$(HOLES) ROTHREADS=$(CURDIR)/$(ROTHREADS) \

@@ -32,8 +32,10 @@
  *                                  writes by the table, and the pages
  *                                  whose mapping it may change
  *   U's exit (clear_child_tid,     [tsc(its last instruction),
- *   robust futexes), or a call     THREAD_EXIT or forever]: any byte
- *   in flight at the end
+ *   robust futexes; its exit(2)    THREAD_EXIT]: its clear_child_tid
+ *   or exit_group(2) writes        word when its EXIT_FUTEX record shows
+ *   nothing else)                  an empty robust list, else any byte
+ *   a call in flight at the end    [its issue, forever]: any byte
  *   U before its history (a task   [0, its first time]: any byte
  *   there when the recording began)
  *
@@ -340,10 +342,14 @@ static bool exit_writes(const struct rp_session *s, struct rcv_xthr *x,
 }
 
 /*
- * System call @p of @u still in flight when the recording ended: a futex
+ * System call @p of @u still in flight when its history ended: a futex
  * wait writes nothing (FUTEX_WAIT, FUTEX_WAIT_BITSET, private or not, on
- * either clock), nor do pause and sched_yield; anything else may write
- * any byte until the end.
+ * either clock), nor do pause and sched_yield; exit(2) and exit_group(2)
+ * of a task with a THREAD_EXIT record write what its exit writes
+ * (do_exit(): mm_release()'s clear_child_tid word and robust futexes,
+ * added by exit_writes() from its EXIT_FUTEX record, any byte without
+ * one), nothing else of user memory; anything else may write any byte
+ * until the end.
  */
 static bool in_flight(struct rp_recover *u, struct rcv_xthr *x, uint64_t p,
 		      uint64_t t0, uint64_t t_exit)
@@ -355,6 +361,11 @@ static bool in_flight(struct rp_recover *u, struct rcv_xthr *x, uint64_t p,
 	if (!rp_recover_regs(u, p, &r) && (r.valid & m) == m) {
 		nr = r.val[RP_REG_RAX];
 		if (nr == 34 || nr == 24)
+			return true;
+		/* exit, exit_group of a task that exited: its writes are
+		 * its exit's (exit_writes()), nothing else of the call.
+		 */
+		if ((nr == 60 || nr == 231) && t_exit != UINT64_MAX)
 			return true;
 		if (nr == 202 && ((r.val[RP_REG_RSI] & ~0x180ull) == 0 ||
 				  (r.val[RP_REG_RSI] & ~0x180ull) == 9))

@@ -590,4 +590,23 @@ if [ -f "$tmp/loops/manifest.json" ]; then
 		bad "ptrec values bad arguments ($st $st2 $st3): $(cat "$tmp/out")"
 	fi
 fi
+# A thread's exit (rcv_xthr.c, tests/values/exitrob.c): its robust
+# futex word (FUTEX_OWNER_DIED set) and clear_child_tid word (0), read
+# before and after it; an exit taken to write nothing, or only the
+# clear_child_tid word, gives wrong values.  After the loads r12 and r13
+# are known from the snapshot.
+if [ -n "${EXITROB:-}" ]; then
+	truth_rec exitrob "$EXITROB"
+	rpos=$(last_at exitrob 'mov +0x[0-9a-f]+\(%rip\),%r13d')
+	if [ -n "$rpos" ] && [ -f "$tmp/exitrob/manifest.json" ] &&
+		VALCHECK_BITS=1 "$VALCHECK" "$tmp/exitrob" >"$tmp/out" 2>&1 &&
+		"$PTREC" values "$tmp/exitrob" --at $((rpos + 1)) >"$tmp/end" \
+			2>&1 &&
+		grep -Eq '^r12 +0x0*40000000$' "$tmp/end" &&
+		grep -Eq '^r13 +0x0+$' "$tmp/end"; then
+		ok "exitrob.c: no wrong value, r12 and r13 known; $(distance)"
+	else
+		bad "exitrob.c (at ${rpos:-?}): $(grep -E 'WRONG|CONFLICTS' "$tmp/out" | head -3) $(grep -E '^r1[23] ' "$tmp/end" 2>/dev/null) $(tail -3 "$tmp/log")"
+	fi
+fi
 tap_end values
