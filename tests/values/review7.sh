@@ -208,54 +208,7 @@ repjmp() {
 	done
 }
 
-# sysw: each row k of review7_sys.tbl (number|setup|byte) is a system
-# call at r7_s<k> writing byte `byte` of its 256-byte slot of r7_sb
-# (0xff before), the buffer's address in a register: from right after
-# it, reverse-continue with a watchpoint on the byte must stop at it,
-# and from right before it, continue must stop right after it, with
-# stop, skip and strict (replay/rcv_sys.c's kernel-write table names
-# every one's buffers, several for some, readv's from its iovecs).
-# syswcheck MODE TABLE LABEL BUFFER SLOT WATCH [TODO] (sysw: sysw
-# review7_sys.tbl r7_s r7_sb 256 watch; sysr: system calls that read a
-# buffer, with rwatch, every miss a TODO: the kernel's reads count
-# nowhere, docs/gdb.md names its writes only, and GDB on a live process
-# would not see them either).
-syswcheck() {
-	sm=$1 tbl=$2 lab=$3 buf=$4 slot=$5 wcmd=$6 todoall=${7:-}
-	rm -rf "$tmp/gsys"
-	timeout 300 "$PTREC" record -q -o "$tmp/gsys" "$REVIEW7" $sm \
-		>/dev/null 2>"$tmp/log"
-	ins=$("$PTREC" insns "$tmp/gsys" 2>/dev/null)
-	if ! echo "$ins" | grep -q "<${lab}0+0>"; then
-		bad "review7.c $sm: not recorded ($(tail -2 "$tmp/log"))"
-		return
-	fi
-	k=0
-	: >"$tmp/rows"
-	while IFS='|' read -r nr setup byte; do
-		p=$(echo "$ins" | grep -m1 "<$lab$k+0>" | cut -f1)
-		echo "$p|$wcmd|*(unsigned char *)((char *)$buf + $((slot * k + byte)))|$nr" \
-			>>"$tmp/rows"
-		k=$((k + 1))
-	done <"$here/$tbl"
-	for mode in stop skip strict; do
-		rowscan "$tmp/gsys" $mode "$tmp/rows" "review7.c $sm" ||
-			continue
-		bads=0
-		todo=
-		while read -r row dir want got nr; do
-			if [ -n "$todoall" ]; then
-				todo="$todo $nr/$dir"
-				continue
-			fi
-			bad "review7.c $sm ($mode): row $row (system call $nr) $dir: missed, stopped at $got instead of $want"
-			bads=$((bads + 1))
-		done <"$tmp/miss"
-		[ -n "$todo" ] && ok "review7.c $sm ($mode): # TODO passes the kernel's accesses of system calls outside the table:$todo"
-		[ $bads = 0 ] && [ -z "$todo" ] &&
-			ok "review7.c $sm ($mode): every system call's access stops"
-	done
-}
+# sysw and sysr: review_lib.sh's syswcheck.
 
 # mfdaliaskeep: the store of 0x22 through A changes B (one memfd page
 # mapped twice, both kept): watch -l on B must stop there.

@@ -150,41 +150,7 @@ grows() {
 	esac
 }
 
-# sysw: each row k of review9_sys.tbl (number|setup|byte) is a system
-# call at r9_s<k> writing byte `byte` of its 256-byte slot of r9_sb
-# (0xff before), the buffer's address in a register: from right after
-# it, reverse-continue with a watchpoint on the byte must stop at it, and
-# from right before it, continue must stop right after it, with stop,
-# skip and strict (as review7.sh's syswcheck).
-syswcheck() {
-	rm -rf "$tmp/gsys"
-	timeout 300 "$PTREC" record -q -o "$tmp/gsys" "$REVIEW9" sysw \
-		>/dev/null 2>"$tmp/log"
-	ins=$("$PTREC" insns "$tmp/gsys" 2>/dev/null)
-	if ! echo "$ins" | grep -q "<r9_s0+0>"; then
-		bad "review9.c sysw: not recorded ($(tail -2 "$tmp/log"))"
-		return
-	fi
-	k=0
-	: >"$tmp/rows"
-	while IFS='|' read -r nr setup byte; do
-		p=$(echo "$ins" | grep -m1 "<r9_s$k+0>" | cut -f1)
-		echo "$p|watch|*(unsigned char *)((char *)r9_sb + $((256 * k + byte)))|$nr" \
-			>>"$tmp/rows"
-		k=$((k + 1))
-	done <"$here/review9_sys.tbl"
-	for wmode in stop skip strict; do
-		rowscan "$tmp/gsys" $wmode "$tmp/rows" "review9.c sysw" ||
-			continue
-		bads=0
-		while read -r row dir want got nr; do
-			bad "review9.c sysw ($wmode): row $row (system call $nr) $dir: missed, stopped at $got instead of $want"
-			bads=$((bads + 1))
-		done <"$tmp/miss"
-		[ $bads = 0 ] &&
-			ok "review9.c sysw ($wmode): every system call's write stops"
-	done
-}
+# sysw: review9_sys.tbl's calls, review_lib.sh's syswcheck.
 
 # endscan BUNDLE MODE EXPR MIN: reverse-continue from the end with a
 # watch on EXPR in watch-unknown MODE must stop at a position >= MIN
@@ -214,7 +180,7 @@ for mode in ${REVIEW9_MODES:-$all rw sysw}; do
 		continue
 	fi
 	if [ $mode = sysw ]; then
-		syswcheck
+		syswcheck sysw review9_sys.tbl r9_s r9_sb 256 watch
 		continue
 	fi
 	"$REVIEW9" $mode >/dev/null 2>&1
