@@ -334,6 +334,300 @@ else
 	cat "$tmp/rlist.out" >>"$tmp/log"
 	bad "watchrlist: the walk from EXIT_FUTEX's head reaches the first word (may have written, every mode); the rest unknown (stop only); no write missed (the truth)"
 fi
+# Rewritten code in the text: the recorder re-records a file's text page
+# made writable without its image (docs/recorder.md, "Self-modifying or
+# JIT code"), so the replay has a gap there where it decoded the file's
+# old bytes before (watchtruth --check then named the code, CODE, and
+# failed); the check passes, a gap and no truth write passed.
+if [ -n "${SMCPROG:-}" ]; then
+	m=$tmp/smc
+	timeout 120 "$PTREC" record --ground-truth -q --start-at \
+		"$(sym "$SMCPROG" _start)" -o "$m" -- "$SMCPROG" >"$tmp/log" 2>&1
+	"$WATCHTRUTH" --check "$m" >"$tmp/log" 2>&1
+	rc=$?
+	if [ "$rc" = 0 ] && ! grep -q '^CODE thread' "$tmp/log" &&
+		grep -q '^[1-9][0-9]* gaps (.*), 0 where a watch scan did not stop' \
+			"$tmp/log"; then
+		ok "rewritten code in the text is a gap: watchtruth --check passes it"
+	else
+		echo "exit status $rc" >>"$tmp/log"
+		bad "rewritten code in the text is a gap: watchtruth --check passes it"
+	fi
+fi
+tap_end gdb-watchgap
+fi
+"$PTREC" info "$b" >"$tmp/info" 2>&1
+tid=$(awk '/thread /{ print $2; exit }' "$tmp/info")
+if grep -q " 1 gaps" "$tmp/info"; then
+	ok "the replay has a gap where the generated code ran"
+else
+	cp "$tmp/info" "$tmp/log"; bad "the replay has a gap where the generated code ran"
+fi
+
+# The truth's stores to g the replay shows: one (1, at `before`).
+g=$(sym "$JITPROG" g)
+"$WATCHTRUTH" "$b" "$g" 4 >"$tmp/truth" 2>&1
+wpos=$(awk -v t="$tid" '$1 == t { print $2 }' "$tmp/truth")
+wip=$(awk -v t="$tid" '$1 == t { print $6 }' "$tmp/truth")
+if [ "$(echo "$wpos" | wc -w)" = 1 ] &&
+	[ "$((wip))" = "$(($(sym "$JITPROG" before)))" ]; then
+	ok "the truth: the one store the replay shows is 'before' (position $wpos)"
+else
+	cp "$tmp/truth" "$tmp/log"; bad "the truth's stores to g"
+	wpos=0
+fi
+
+# gdb_jit NAME MODE: watch g; two reverse-continues, two continues.
+gdb_jit() { gdb_watch "$1" "$b" "$2" "*(int *)$g" end rc1 rc2 c1 c2; }
+
+gdb_jit stop stop
+tap_log=$tmp/stop.out
+# GDB's positions count instructions from 1: the store at 0-based wpos
+# is wpos + 1, the jump into the generated code after it wpos + 2.
+if part stop end | grep -q "= 42"; then
+	ok "the end holds 42, which the store the replay shows did not write"
+else
+	bad "the end holds 42"
+fi
+if [ "$(pos stop rc1)" = $((wpos + 2)) ] &&
+	part stop rc1 | grep -q "ptrec: the trace has a gap after" &&
+	part stop rc1 | grep -q "may have written the watched 4 bytes"; then
+	ok "reverse-continue stops first at the gap, saying why"
+else
+	bad "reverse-continue stops first at the gap, saying why"
+fi
+if [ "$(pos stop rc2)" = $((wpos + 1)) ] && ! part stop rc2 | grep -q gap
+then
+	ok "then at the store before it"
+else
+	bad "then at the store before it"
+fi
+if [ "$(pos stop c1)" = $((wpos + 2)) ] &&
+	[ "$(pos stop c2)" = $((wpos + 3)) ] &&
+	part stop c2 | grep -q "ptrec: the trace has a gap after"; then
+	ok "continue: the store, then the gap"
+else
+	bad "continue: the store, then the gap"
+fi
+
+gdb_jit skip skip
+tap_log=$tmp/skip.out
+if [ "$(pos skip rc1)" = $((wpos + 1)) ] && ! grep -q "gap" "$tmp/skip.out"
+then
+	ok "with watch-unknown skip the gap does not stop"
+else
+	bad "with watch-unknown skip the gap does not stop"
+fi
+unset tap_log
+
+if timeout 300 "$WATCHTRUTH" --check "$b" >"$tmp/log" 2>&1 &&
+	grep -q "^1 gaps.*, 0 where a watch scan did not stop" "$tmp/log" &&
+	grep -q " 0 unexplained" "$tmp/log"; then
+	ok "watchtruth --check: realigned after the gap, the gap stops scans"
+else
+	bad "watchtruth --check on the gap recording"
+fi
+# The kernel's write at a thread's exit.
+e=$tmp/exit
+timeout 120 "$PTREC" record --ground-truth -q -o "$e" -- "$EXITPROG" \
+	>"$tmp/exit.out" 2>"$tmp/log"
+tidw=$(awk '/^tidw /{ print $2 }' "$tmp/exit.out")
+wtid=$(awk '/^tidw /{ print $5 }' "$tmp/exit.out")
+"$PTREC" info "$e" >"$tmp/einfo" 2>&1
+worker=$(awk '/thread /{ n++; if (n == 2) print $2 }' "$tmp/einfo")
+if [ -n "$tidw" ] && [ -n "$worker" ] &&
+	"$WATCHTRUTH" "$e" "$tidw" 4 >"$tmp/etruth" 2>&1 &&
+	! awk -v t="$worker" '$1 == t' "$tmp/etruth" | grep -q .; then
+	ok "watchexit: the worker stores nothing to its tid word (the truth)"
+else
+	cat "$tmp/exit.out" "$tmp/einfo" "$tmp/etruth" >>"$tmp/log" 2>&1
+	bad "watchexit: recorded, the tid word found, the truth read"
+fi
+"$WATCHTRUTH" --scan "$e" "$worker" "$tidw" 4 stop >"$tmp/log" 2>&1
+eend=$(awk '/^end /{ print $2 }' "$tmp/log")
+first=$(awk '/^stop /{ print $2, $3, $4; exit }' "$tmp/log")
+if [ -n "$eend" ] && [ "$first" = "$((eend - 1)) known syscall" ]; then
+	ok "a stop-mode scan of the worker stops first at its exit(2), a known write"
+else
+	bad "a stop-mode scan of the worker stops first at its exit(2), a known write"
+fi
+"$WATCHTRUTH" --scan "$e" "$worker" "$tidw" 4 skip >"$tmp/log" 2>&1
+first=$(awk '/^stop /{ print $2, $3, $4; exit }' "$tmp/log")
+if [ -n "$eend" ] && [ "$first" = "$((eend - 1)) known syscall" ] &&
+	! grep -q "gap syscall" "$tmp/log"; then
+	ok "... and a skip-mode one too"
+else
+	bad "... and a skip-mode one too"
+fi
+# The thread's last instruction by the truth: the exit's system call.
+last=$("$WATCHTRUTH" --last "$e" "$worker" 2>>"$tmp/log")
+lastn=$(echo "$last" | awk '{ print $2 }')
+lastip=$(echo "$last" | awk '{ print $4 }')
+gdb_watch exitgdb "$e" skip "-l *(int *)$tidw" rc1 c1
+tap_log=$tmp/exitgdb.out
+exitmsg="thread $worker ended in the exit(2) system call at $lastip (instruction $lastn)"
+if [ -n "$wtid" ] && [ -n "$lastn" ] && [ "$lastn" = "$((eend + 1))" ] &&
+	part exitgdb rc1 | grep -q "^New value = $wtid\$" &&
+	part exitgdb rc1 | grep -q "thread $worker position $eend of" &&
+	part exitgdb rc1 | grep -qF "$exitmsg" &&
+	part exitgdb rc1 | grep -qF "wrote 4 bytes at $tidw there" &&
+	part exitgdb c1 | grep -q "^Old value = $wtid\$" &&
+	part exitgdb c1 | grep -q "^New value = 0\$" &&
+	part exitgdb c1 | grep -q "thread $worker at the end" &&
+	part exitgdb c1 | grep -qF "$exitmsg" &&
+	! grep -q "may have" "$tmp/exitgdb.out"; then
+	ok "GDB at a glibc thread's exit: reverse-continue New value = its tid, continue Old value = the tid, New value = 0"
+else
+	echo "truth: $last; tid $wtid; end $eend" >>"$tmp/exitgdb.out"
+	bad "GDB at a glibc thread's exit: reverse-continue New value = its tid, continue Old value = the tid, New value = 0"
+fi
+unset tap_log
+# Known clear_child_tid words (watchctid.c).
+c=$tmp/ctid
+timeout 120 "$PTREC" record --ground-truth -q -o "$c" -- "$CTIDPROG" \
+	>"$tmp/ctid.out" 2>"$tmp/log"
+"$PTREC" info "$c" >"$tmp/cinfo" 2>&1
+ta=$(awk '/thread /{ n++; if (n == 2) print $2 }' "$tmp/cinfo")
+tb=$(awk '/thread /{ n++; if (n == 3) print $2 }' "$tmp/cinfo")
+tm=$(awk '/thread /{ print $2; exit }' "$tmp/cinfo")
+ca=$(printf "%#x" "$(($(sym "$CTIDPROG" ctid_a)))")
+cb=$(printf "%#x" "$(($(sym "$CTIDPROG" ctid_b)))")
+co=$(printf "%#x" "$(($(sym "$CTIDPROG" other)))")
+"$WATCHTRUTH" "$c" "$ca" 4 >"$tmp/ctruth" 2>&1
+mpos=$(awk -v t="$tm" '$1 == t { print $2 }' "$tmp/ctruth")
+if grep -q "^ctid_a $ca 0 ctid_b $cb 0 other $co 7" "$tmp/ctid.out" &&
+	[ -n "$ta" ] && [ -n "$tb" ] && [ "$(echo "$mpos" | wc -w)" = 1 ] &&
+	"$WATCHTRUTH" "$c" "$ca" 12 >"$tmp/ctruth12" 2>&1 &&
+	[ "$(awk -v a="$ta" -v b="$tb" '$1 == a || $1 == b' \
+		"$tmp/ctruth12" | wc -l)" = 0 ]; then
+	ok "watchctid: the words end 0, no instruction of A or B stores there (the truth)"
+else
+	cat "$tmp/ctid.out" "$tmp/cinfo" "$tmp/ctruth12" >>"$tmp/log" 2>&1
+	bad "watchctid: the words end 0, no instruction of A or B stores there (the truth)"
+	mpos=0
+fi
+# cscan TID ADDR MODE: the scan's stops into $got ("POS kind where" per
+# line), the thread's end into $cend
+cscan() {
+	"$WATCHTRUTH" --scan "$c" "$1" "$2" 4 "$3" >"$tmp/cscan" 2>&1
+	cend=$(awk '/^end /{ print $2 }' "$tmp/cscan")
+	got=$(awk '/^stop /{ print $2, $3, $4 }' "$tmp/cscan")
+}
+okc=1
+for m in stop stack skip; do
+	# A: clone's ctid; B: its own set_tid_address.
+	for tw in "$ta $ca" "$tb $cb"; do
+		set -- $tw
+		cscan "$1" "$2" $m
+		[ -n "$cend" ] && [ "$got" = "$((cend - 1)) known syscall" ] ||
+			{ okc=0; echo "$m $tw: $got" >>"$tmp/log"; }
+	done
+	# No stop at either exit for bytes the exits do not write.
+	for tw in "$ta $cb" "$ta $co" "$tb $ca" "$tb $co"; do
+		set -- $tw
+		cscan "$1" "$2" $m
+		[ -n "$cend" ] && [ -z "$got" ] ||
+			{ okc=0; echo "$m $tw: $got" >>"$tmp/log"; }
+	done
+done
+if [ $okc = 1 ]; then
+	ok "watchctid: each exit is a known write of its ctid word alone, in every mode"
+else
+	bad "watchctid: each exit is a known write of its ctid word alone, in every mode"
+fi
+cscan "$ta" "$ca" skip	# A's end into $cend
+gdb_watch ctidgdb "$c" skip "*(int *)$ca" rc1 rc2 c1 c2
+tap_log=$tmp/ctidgdb.out
+if part ctidgdb rc1 | grep -q "thread $ta position $cend of" &&
+	part ctidgdb rc1 | grep -q "thread $ta ended in the exit(2) system call at 0x[0-9a-f]* (instruction $((cend + 1))), before the end snapshot: the kernel wrote 4 bytes at $ca there" &&
+	part ctidgdb rc1 | grep -q "^New value = 1\$" &&
+	part ctidgdb c2 | grep -q "^Old value = 1\$" &&
+	part ctidgdb c2 | grep -q "^New value = 0\$" &&
+	! part ctidgdb rc1 | grep -q "may have" &&
+	part ctidgdb rc2 | grep -q "thread $tm position $((mpos + 1)) of" &&
+	part ctidgdb c1 | grep -q "thread $tm position $((mpos + 2)) of" &&
+	part ctidgdb c2 | grep -q "thread $ta at the end"; then
+	ok "GDB: reverse-continue stops at A's exit (New value = main's 1), then main's store; continue: the store, the exit (1 -> 0)"
+else
+	bad "GDB: reverse-continue stops at A's exit (New value = main's 1), then main's store; continue: the store, the exit (1 -> 0)"
+fi
+unset tap_log
+# A robust mutex held at the exit.
+r=$tmp/robust
+timeout 120 "$PTREC" record --ground-truth -q -o "$r" -- "$ROBUSTPROG" \
+	>"$tmp/robust.out" 2>"$tmp/log"
+rlock=$(awk '/^lock /{ print $2 }' "$tmp/robust.out")
+rafter=$(awk '/^lock /{ print $3 }' "$tmp/robust.out")
+"$PTREC" info "$r" >"$tmp/rinfo" 2>&1
+rw=$(awk '/thread /{ n++; if (n == 2) print $2 }' "$tmp/rinfo")
+rm_=$(awk '/thread /{ print $2; exit }' "$tmp/rinfo")
+"$WATCHTRUTH" "$r" "$rlock" 4 >"$tmp/rtruth" 2>&1
+rwpos=$(awk -v t="$rw" '$1 == t { print $2 }' "$tmp/rtruth")
+"$WATCHTRUTH" --scan "$r" "$rw" "$rlock" 4 stop >"$tmp/rscan" 2>&1
+rend=$(awk '/^end /{ print $2 }' "$tmp/rscan")
+rfirst=$(awk '/^stop /{ print $2, $3, $4; exit }' "$tmp/rscan")
+if [ -n "$rlock" ] && [ $((rafter & 0x40000000)) != 0 ] &&
+	[ "$(echo "$rwpos" | wc -w)" = 1 ] && [ -n "$rend" ] &&
+	[ "$rwpos" -lt "$rend" ] &&
+	[ "$rfirst" = "$((rend - 1)) gap syscall" ]; then
+	ok "watchrobust: OWNER_DIED set at the exit, the worker's one store before it (the truth); the scan stops at the exit first"
+else
+	cat "$tmp/robust.out" "$tmp/rtruth" "$tmp/rscan" >>"$tmp/log" 2>&1
+	bad "watchrobust: OWNER_DIED set at the exit, the worker's one store before it (the truth); the scan stops at the exit first"
+	rwpos=0
+fi
+gdb_watch robustgdb "$r" skip "-l *(int *)$rlock" rc1 rc2 rc3 c1 c2
+tap_log=$tmp/robustgdb.out
+if part robustgdb rc1 | grep -q "thread $rm_ position" &&
+	part robustgdb rc2 | grep -q "thread $rw position $rend of" &&
+	part robustgdb rc2 | grep -qF "thread $rw ended in the exit(2) system call at" &&
+	part robustgdb rc2 | grep -qF "may have written 4 bytes at $rlock there (a futex word on its robust list" &&
+	part robustgdb rc3 | grep -q "thread $rw position $((rwpos + 1)) of" &&
+	part robustgdb c1 | grep -q "thread $rw position $((rwpos + 2)) of" &&
+	part robustgdb c2 | grep -q "thread $rw at the end" &&
+	part robustgdb c2 | grep -qF "may have written 4 bytes at $rlock there"; then
+	ok "GDB, watch-unknown skip: main's lock, the worker's exit (may have written the lock word), the worker's lock; continue: the lock, the exit"
+else
+	bad "GDB, watch-unknown skip: main's lock, the worker's exit (may have written the lock word), the worker's lock; continue: the lock, the exit"
+fi
+unset tap_log
+# A robust list the kernel walks and leaves.
+l=$tmp/rlist
+timeout 120 "$PTREC" record --ground-truth -q -o "$l" -- "$RLISTPROG" \
+	>"$tmp/rlist.out" 2>"$tmp/log"
+set -- $(cat "$tmp/rlist.out")
+le1=${2:-}; le1v=${3:-}; le2=${5:-}; le2v=${6:-}
+"$PTREC" info "$l" >"$tmp/linfo" 2>&1
+lw=$(awk '/thread /{ n++; if (n == 2) print $2 }' "$tmp/linfo")
+lscan() {
+	"$WATCHTRUTH" --scan "$l" "$lw" "$1" 4 "$2" >"$tmp/lscan" 2>&1
+	lend=$(awk '/^end /{ print $2 }' "$tmp/lscan")
+	lfirst=$(awk '/^stop /{ print $2, $3, $4; exit }' "$tmp/lscan")
+}
+okl=0
+if [ "$le1v" = 0x3fffffff ] && [ "$le2v" = 0 ] && [ -n "$lw" ]; then
+	okl=1
+	"$WATCHTRUTH" "$l" "$le1" 4 >"$tmp/ltruth" 2>&1
+	# the thread's one store to each word, none at its exit
+	[ "$(awk -v t="$lw" '$1 == t' "$tmp/ltruth" | wc -l)" = 1 ] || okl=0
+	for m in stop skip; do
+		lscan "$le1" $m
+		[ "$lfirst" = "$((lend - 1)) gap syscall" ] ||
+			{ okl=0; echo "e1 $m: $lfirst" >>"$tmp/log"; }
+	done
+	lscan "$le2" stop
+	[ "$lfirst" = "$((lend - 1)) gap syscall" ] ||
+		{ okl=0; echo "e2 stop: $lfirst" >>"$tmp/log"; }
+	lscan "$le2" skip
+	[ "$lfirst" != "$((lend - 1)) gap syscall" ] ||
+		{ okl=0; echo "e2 skip: $lfirst" >>"$tmp/log"; }
+fi
+if [ $okl = 1 ]; then
+	ok "watchrlist: the walk from EXIT_FUTEX's head reaches the first word (may have written, every mode); the rest unknown (stop only); no write missed (the truth)"
+else
+	cat "$tmp/rlist.out" >>"$tmp/log"
+	bad "watchrlist: the walk from EXIT_FUTEX's head reaches the first word (may have written, every mode); the rest unknown (stop only); no write missed (the truth)"
+fi
 # Rewritten code in the text: the check names it (and so fails).
 if [ -n "${SMCPROG:-}" ]; then
 	m=$tmp/smc
