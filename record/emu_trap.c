@@ -85,9 +85,6 @@ void emu_trap_strip(struct thr *t)
 
 	t->trap_set_at = 0;
 	t->trap_stripped = false;
-	if (emu_byte_at(t, t->regs.rip) != 0x0f ||
-	    emu_byte_at(t, t->regs.rip + 1) != 0x05)	/* SYSCALL, 64-bit */
-		return;
 	if (nr == SYS_rt_sigprocmask && t->regs.rsi && t->regs.r10 == 8 &&
 	    (t->regs.rdi == SIG_BLOCK || t->regs.rdi == SIG_SETMASK))
 		at = t->regs.rsi;
@@ -95,7 +92,12 @@ void emu_trap_strip(struct thr *t)
 		at = t->regs.rsp + UC_SIGMASK;
 	else
 		return;
+	/* The 64-bit numbers only behind SYSCALL (0f 05), not int 0x80's. */
 	errno = 0;
+	w = (uint64_t)ptrace(PTRACE_PEEKTEXT, t->tid,
+			     (void *)(uintptr_t)t->regs.rip, 0);
+	if (errno || (w & 0xffff) != 0x050f)
+		return;
 	w = (uint64_t)ptrace(PTRACE_PEEKDATA, t->tid, (void *)(uintptr_t)at, 0);
 	if (errno || !(w & TRAP_BIT))
 		return;
