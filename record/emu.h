@@ -76,6 +76,13 @@ struct thr {
 	 */
 	uint64_t trap_set_at;
 	bool trap_stripped;		/* ... and that call ran */
+	/* a call's temporary mask is the thread's until the signal that
+	 * interrupted it is delivered (emu_trap_after_syscall()); at that
+	 * delivery SIGTRAP goes back into the frame's saved mask
+	 * (@trap_frame), not into the thread's
+	 */
+	bool trap_tmp;
+	bool trap_frame;
 	bool started;			/* PSB+ written */
 	bool rseq_asked;		/* its registration when first stopped */
 	bool opened;
@@ -179,6 +186,7 @@ void emu_trap_show(struct thr *t);
 void emu_trap_after_syscall(struct thr *t);
 void emu_trap_strip(struct thr *t);
 void emu_trap_restore(struct thr *t, bool ran);
+void emu_trap_frame(struct thr *t);
 bool emu_program_trap(struct thr *t);
 bool emu_group_stop(struct thr *t, int sig);
 /* emu_life.c: CLONE_UNTRACED off a clone the recorder steps. */

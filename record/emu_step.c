@@ -411,9 +411,11 @@ static void step_done(struct emu *e, struct thr *t)
 		f.sp = t->regs.rsp;
 		emu_emit_record(e, &f.hdr);
 		t->st = T_READY;
+		emu_trap_frame(t);
 		emu_trap_hide(t);	/* the handler's mask may block it */
 		return;
 	}
+	t->trap_tmp = false;	/* it ran: the kernel restored the mask */
 	if (__builtin_expect(t->regs.rcx == next, 0))
 		syscall_r11(t);
 	if (t->st == T_SYSCALL) {

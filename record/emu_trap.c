@@ -55,6 +55,14 @@ void emu_trap_show(struct thr *t)
 {
 	uint64_t m;
 
+	if (t->trap_tmp) {
+		/* PTRACE_SETSIGMASK would clear TIF_RESTORE_SIGMASK: the
+		 * frame would save the temporary mask, the program keep it.
+		 */
+		t->trap_tmp = false;
+		t->trap_frame = t->trap_hidden;
+		return;
+	}
 	if (!t->trap_hidden ||
 	    ptrace(PTRACE_GETSIGMASK, t->tid, (void *)sizeof(m), &m) < 0)
 		return;
@@ -73,10 +81,58 @@ void emu_trap_show(struct thr *t)
  * (force_sig_info_to_task()): the program would see SIGTRAP unblocked
  * and its next INT3 would kill it.  So the bit leaves the word the call
  * reads, for the call alone (emu_trap_restore() puts it back), and the
- * mask is then hidden.  Not covered: rt_sigsuspend's, ppoll's and
- * pselect6's temporary masks.
+ * mask is then hidden.
+ *
+ * The calls that install a temporary mask until they return or a signal
+ * is delivered (set_user_sigmask(), TIF_RESTORE_SIGMASK): rt_sigsuspend
+ * (rdi, rsi the size), ppoll (r10, r8), epoll_pwait and epoll_pwait2
+ * (r8, r9), pselect6 (r9 points to { sigset_t *, size_t }).  Interrupted
+ * by a signal, the temporary mask is still the thread's at the step's
+ * report, which resets the handler the same way; and a PTRACE_SETSIGMASK
+ * while it is (emu_trap_hide()) would clear TIF_RESTORE_SIGMASK and keep
+ * the temporary mask for good.  Their word loses the bit for the call
+ * alone too; the mask after them is the one before (not hidden anew).
  */
 #define UC_SIGMASK 296
+
+/* Does system call @nr install a temporary mask (epoll_pwait2: 441)? */
+static bool tmp_mask_call(long nr)
+{
+	return nr == SYS_rt_sigsuspend || nr == SYS_ppoll ||
+	       nr == SYS_pselect6 || nr == SYS_epoll_pwait || nr == 441;
+}
+
+/* The mask word system call @nr reads (registers @r), 0 when none. */
+static uint64_t trap_word(const struct thr *t, long nr,
+			  const struct user_regs_struct *r)
+{
+	uint64_t a[2];
+	struct iovec l = { a, sizeof(a) };
+	struct iovec rm = { (void *)(uintptr_t)r->r9, sizeof(a) };
+
+	switch (nr) {
+	case SYS_rt_sigprocmask:
+		return r->rsi && r->r10 == 8 &&
+		       (r->rdi == SIG_BLOCK || r->rdi == SIG_SETMASK) ?
+		       r->rsi : 0;
+	case SYS_rt_sigreturn:
+		return r->rsp + UC_SIGMASK;
+	case SYS_rt_sigsuspend:
+		return r->rsi == 8 ? r->rdi : 0;
+	case SYS_ppoll:
+		return r->r8 == 8 ? r->r10 : 0;
+	case SYS_epoll_pwait:
+	case 441:	/* epoll_pwait2 */
+		return r->r9 == 8 ? r->r8 : 0;
+	case SYS_pselect6:
+		if (!r->r9 ||
+		    process_vm_readv(t->tid, &l, 1, &rm, 1, 0) != sizeof(a))
+			return 0;
+		return a[1] == 8 ? a[0] : 0;
+	default:
+		return 0;
+	}
+}
 
 void emu_trap_strip(struct thr *t)
 {
@@ -85,18 +141,17 @@ void emu_trap_strip(struct thr *t)
 
 	t->trap_set_at = 0;
 	t->trap_stripped = false;
-	if (nr == SYS_rt_sigprocmask && t->regs.rsi && t->regs.r10 == 8 &&
-	    (t->regs.rdi == SIG_BLOCK || t->regs.rdi == SIG_SETMASK))
-		at = t->regs.rsi;
-	else if (nr == SYS_rt_sigreturn)
-		at = t->regs.rsp + UC_SIGMASK;
-	else
+	if (nr != SYS_rt_sigprocmask && nr != SYS_rt_sigreturn &&
+	    !tmp_mask_call(nr))
 		return;
 	/* The 64-bit numbers only behind SYSCALL (0f 05), not int 0x80's. */
 	errno = 0;
 	w = (uint64_t)ptrace(PTRACE_PEEKTEXT, t->tid,
 			     (void *)(uintptr_t)t->regs.rip, 0);
 	if (errno || (w & 0xffff) != 0x050f)
+		return;
+	at = trap_word(t, nr, &t->regs);
+	if (!at)
 		return;
 	w = (uint64_t)ptrace(PTRACE_PEEKDATA, t->tid, (void *)(uintptr_t)at, 0);
 	if (errno || !(w & TRAP_BIT))
@@ -119,10 +174,35 @@ void emu_trap_restore(struct thr *t, bool ran)
 	if (!at)
 		return;
 	t->trap_set_at = 0;
-	t->trap_stripped = ran;
+	/* A temporary mask's call: the mask after it is the one before. */
+	t->trap_stripped = ran &&
+			   ((long)t->entry.rax == SYS_rt_sigprocmask ||
+			    (long)t->entry.rax == SYS_rt_sigreturn);
 	if (ran && (long)t->entry.rax == SYS_rt_sigprocmask &&
 	    t->entry.rdx + 8 > at && at + 8 > t->entry.rdx)
 		return;
+	errno = 0;
+	w = ptrace(PTRACE_PEEKDATA, t->tid, (void *)(uintptr_t)at, 0);
+	if (!errno)
+		ptrace(PTRACE_POKEDATA, t->tid, (void *)(uintptr_t)at,
+		       (void *)(uintptr_t)((uint64_t)w | TRAP_BIT));
+}
+
+/*
+ * At the first stop in the handler of a delivery that restored a
+ * temporary mask (emu_trap_show()): the frame saved the thread's mask,
+ * SIGTRAP hidden from it, so the bit goes into its uc_sigmask (after
+ * the pretcode: the handler's entry rsp + 8 + 296) as the program has
+ * it; its rt_sigreturn then strips it again.
+ */
+void emu_trap_frame(struct thr *t)
+{
+	uint64_t at = t->regs.rsp + 8 + UC_SIGMASK;
+	long w;
+
+	if (!t->trap_frame)
+		return;
+	t->trap_frame = false;
 	errno = 0;
 	w = ptrace(PTRACE_PEEKDATA, t->tid, (void *)(uintptr_t)at, 0);
 	if (!errno)
@@ -142,6 +222,12 @@ void emu_trap_after_syscall(struct thr *t)
 	struct iovec r = { (void *)(uintptr_t)t->entry.rsi, 8 };
 
 	t->trap_stripped = false;
+	/* Interrupted (the kernel restarts or fails it with EINTR at the
+	 * delivery), its temporary mask stays until the delivery.
+	 */
+	t->trap_tmp = tmp_mask_call(nr) &&
+		      ((long)t->regs.rax == -EINTR ||
+		       (long)t->regs.rax == -514);	/* ERESTARTNOHAND */
 	if (nr == SYS_rt_sigreturn) {
 		t->trap_hidden = stripped;	/* the frame's mask, as saved */
 		return;

@@ -13,18 +13,34 @@
  *   forkmask SIGTRAP blocked with a handler set, across a handler's
  *            return and a fork: its blocked mask holds it, the child's
  *            too, its handler stays (the recorder hides it while stepping)
+ *   suspend, ppoll, pselect, epwait, epwait2
+ *            a system call with a temporary mask that blocks SIGTRAP
+ *            (all but SIGALRM), woken by SIGALRM: its SIGTRAP handler
+ *            stays (an INT3 after it), its mask after it is its own;
+ *            suspendh the same with SIGTRAP blocked before (and after)
+ *   tfself   sets the trap flag itself (POPFQ of a word with TF): its
+ *            single-step SIGTRAPs (TRAP_TRACE) reach its handler
+ *   killtrap a SIGTRAP its child sends while it runs a plain loop
+ *            reaches its handler
  *   popf     prints its pid, then PUSHFQ/POPFQ until SIGUSR1: attached
  *            and detached, it must run on (Linux no longer clears the
  *            stepping's TF at the detach after a stepped POPF)
  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-static volatile int n3, n1, nraise, ncont;
+static volatile int n3, n1, nraise, ncont, nstep;
 
 static void on_trap(int sig, siginfo_t *si, void *uc)
 {
@@ -32,6 +48,8 @@ static void on_trap(int sig, siginfo_t *si, void *uc)
 	(void)uc;
 	if (si->si_code == 0x80)	/* SI_KERNEL: INT3 */
 		n3++;
+	else if (si->si_code == 2)	/* TRAP_TRACE: its own TF */
+		nstep++;
 	else if (si->si_code <= 0)	/* SI_TKILL: raise() */
 		nraise++;
 	else
@@ -155,6 +173,123 @@ static int forkmask(void)
 	return 0;
 }
 
+static void on_alrm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * One of the calls that install a temporary mask (@m: every signal but
+ * SIGALRM, so SIGTRAP too) until a signal comes: SIGALRM 20 ms later.
+ */
+static int tmpmask(const char *m)
+{
+	struct itimerval it = { { 0, 0 }, { 0, 20000 } };
+	struct sigaction sa;
+	struct epoll_event ev;
+	sigset_t all, alrm, now;
+	int r = 0, fd, err;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_trap;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGTRAP, &sa, NULL);
+	signal(SIGALRM, on_alrm);
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	if (!strcmp(m, "suspendh"))
+		sigaddset(&alrm, SIGTRAP);
+	sigprocmask(SIG_BLOCK, &alrm, NULL);
+	sigfillset(&all);
+	sigdelset(&all, SIGALRM);
+	fd = epoll_create1(0);
+	setitimer(ITIMER_REAL, &it, NULL);
+	errno = 0;
+	if (!strcmp(m, "suspend") || !strcmp(m, "suspendh"))
+		r = sigsuspend(&all);
+	else if (!strcmp(m, "ppoll"))
+		r = ppoll(NULL, 0, NULL, &all);
+	else if (!strcmp(m, "pselect"))
+		r = pselect(0, NULL, NULL, NULL, NULL, &all);
+	else if (!strcmp(m, "epwait"))
+		r = epoll_pwait(fd, &ev, 1, -1, &all);
+	else
+		r = (int)syscall(441, fd, &ev, 1, NULL, &all, 8);
+	err = errno;
+	if (r < 0 && err == ENOSYS) {
+		printf("%s: ENOSYS\n", m);
+		return 0;
+	}
+	sigprocmask(SIG_BLOCK, NULL, &now);
+	printf("%s %d %s, SIGALRM blocked %d, SIGUSR2 %d, SIGTRAP %d; ", m,
+	       r, strerror(err), sigismember(&now, SIGALRM),
+	       sigismember(&now, SIGUSR2), sigismember(&now, SIGTRAP));
+	fflush(stdout);
+	sigaction(SIGTRAP, NULL, &sa);
+	printf("handler kept %d", sa.sa_sigaction == on_trap);
+	fflush(stdout);
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGTRAP);
+	sigprocmask(SIG_UNBLOCK, &alrm, NULL);
+	__asm__ volatile("int3");
+	printf(", int3 %d\n", n3);
+	return 0;
+}
+
+/*
+ * The trap flag set by the program: a trap after each instruction that
+ * starts with it set, the last one the POPFQ that clears it.
+ */
+static int tfself(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_trap;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGTRAP, &sa, NULL);
+	__asm__ volatile("pushfq\n\torq $0x100, (%%rsp)\n\tpopfq\n"
+			 "\tnop\n\tnop\n\tadd $1, %%rax\n"
+			 "\tpushfq\n\tandq $~0x100, (%%rsp)\n\tpopfq\n"
+			 "\tnop\n"
+			 ::: "rax", "memory", "cc");
+	printf("tf traps %d\n", nstep);
+	return 0;
+}
+
+static volatile sig_atomic_t ktrap;
+
+static void on_ktrap(int sig)
+{
+	ktrap = sig == SIGTRAP ? 1 : 2;	/* 2: SIGALRM, the SIGTRAP lost */
+}
+
+/* A SIGTRAP from another process (its child) while it spins. */
+static int killtrap(void)
+{
+	struct timespec ts = { 0, 20000000 };
+	unsigned long n = 0;
+	pid_t p;
+	int st;
+
+	signal(SIGTRAP, on_ktrap);
+	signal(SIGALRM, on_ktrap);
+	p = fork();
+	if (p < 0)
+		return 1;
+	if (!p) {
+		nanosleep(&ts, NULL);
+		kill(getppid(), SIGTRAP);
+		_exit(0);
+	}
+	alarm(10);	/* lost: it would spin on */
+	while (!ktrap)
+		n++;
+	waitpid(p, &st, 0);
+	printf("killtrap handled %d\n", (int)ktrap);
+	return 0;
+}
+
 static long vsys_g;
 
 static int vsys(void)
@@ -226,6 +361,15 @@ int main(int argc, char **argv)
 		return forkmask();
 	if (!strcmp(m, "popf"))
 		return popf();
-	fprintf(stderr, "usage: faithful pushf|trapself|sigcont|forkmask|vsys|popf\n");
+	if (!strcmp(m, "suspend") || !strcmp(m, "ppoll") ||
+	    !strcmp(m, "suspendh") ||
+	    !strcmp(m, "pselect") || !strcmp(m, "epwait") ||
+	    !strcmp(m, "epwait2"))
+		return tmpmask(m);
+	if (!strcmp(m, "tfself"))
+		return tfself();
+	if (!strcmp(m, "killtrap"))
+		return killtrap();
+	fprintf(stderr, "usage: faithful pushf|trapself|sigcont|forkmask|vsys|popf|suspend|suspendh|ppoll|pselect|epwait|epwait2|tfself|killtrap\n");
 	return 2;
 }
