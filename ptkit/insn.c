@@ -129,6 +129,7 @@ int insn_decode(struct insn_decoder *d, const uint8_t *buf, unsigned int n,
 		   (x->prefix[0] == X86_PREFIX_REP ||
 		    x->prefix[0] == X86_PREFIX_REPNE);
 	out->pushf = d->ci->id == X86_INS_PUSHF || d->ci->id == X86_INS_PUSHFQ;
+	out->popf = d->ci->id == X86_INS_POPF || d->ci->id == X86_INS_POPFQ;
 	out->trap = d->ci->id == X86_INS_INT3 || d->ci->id == X86_INS_INT1 ||
 		    d->ci->id == X86_INS_INT || d->ci->id == X86_INS_INTO;
 	return 0;

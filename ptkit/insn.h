@@ -31,6 +31,7 @@ struct insn {
 	uint8_t cls;		/* enum insn_class */
 	bool rep;		/* REP/REPNE string instruction: iterates */
 	bool pushf;		/* PUSHF/PUSHFQ: stores RFLAGS (its TF too) */
+	bool popf;		/* POPF/POPFQ: loads RFLAGS (may set TF) */
 	bool trap;		/* INT3, INT1, INT n, INTO: may raise SIGTRAP */
 };
 

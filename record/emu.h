@@ -83,6 +83,10 @@ struct thr {
 	 */
 	bool trap_tmp;
 	bool trap_frame;
+	/* the program's own trap flag (emu_tf_step()): set by a POPF of a
+	 * word with TF, its handler's frame, cleared at a delivery
+	 */
+	bool tf;
 	bool started;			/* PSB+ written */
 	bool rseq_asked;		/* its registration when first stopped */
 	bool opened;
@@ -187,6 +191,7 @@ void emu_trap_after_syscall(struct thr *t);
 void emu_trap_strip(struct thr *t);
 void emu_trap_restore(struct thr *t, bool ran);
 void emu_trap_frame(struct thr *t);
+bool emu_tf_step(struct thr *t);
 bool emu_program_trap(struct thr *t);
 bool emu_group_stop(struct thr *t, int sig);
 /* emu_life.c: CLONE_UNTRACED off a clone the recorder steps. */

@@ -621,6 +621,8 @@ int emu_get_regs(struct thr *t)
 	 * there GETREGS shows 0x346 where the program untraced has 0x246.
 	 */
 	t->regs.eflags &= ~0x100ull;
+	if (__builtin_expect(t->tf, 0))	/* its own (emu_tf_step()) */
+		t->regs.eflags |= 0x100;
 	t->have_regs = true;
 	/* The rseq area it had before we saw it (registered before the
 	 * recording, or a fork child's, inherited): the kernel writes it.

@@ -70,6 +70,7 @@ int emu_fetch_insn(struct emu *e, struct thr *t, uint64_t ip,
 		in->cls = IC_OTHER;
 		in->rep = false;
 		in->pushf = false;
+		in->popf = false;
 		in->trap = false;
 		return 0;
 	}
@@ -387,8 +388,11 @@ static void syscall_done(struct emu *e, struct thr *t)
 }
 
 /* A SIGTRAP stop after a step: the instruction completed. */
+static void signal_stop(struct emu *e, struct thr *t, int sig);
+
 static void step_done(struct emu *e, struct thr *t)
 {
+	bool tf_trap = false;
 	uint64_t next;
 	int ret;
 
@@ -428,6 +432,16 @@ static void step_done(struct emu *e, struct thr *t)
 		return;
 	}
 	/*
+	 * Nothing ran, and a SIGTRAP stop: one sent to it (kill(2) from
+	 * another process, SI_USER) that came while it was stopped is
+	 * reported before the next instruction runs, with RIP where it
+	 * was.  The program's (as a signal at any other stop).
+	 */
+	if (__builtin_expect(next == t->ip, 0) && emu_program_trap(t)) {
+		signal_stop(e, t, SIGTRAP);
+		return;
+	}
+	/*
 	 * Nothing retired: REP string instructions trap after each
 	 * iteration, and the first step after an exec traps on the way back
 	 * to user space.  A non-branch that retired would have moved RIP.
@@ -448,8 +462,11 @@ static void step_done(struct emu *e, struct thr *t)
 		icache_put(e, t, t->ip, &t->in);
 		e->st->learned++;
 	}
-	if (__builtin_expect(t->in.pushf, 0) && next == t->ip + t->in.len)
+	if (__builtin_expect(t->in.pushf, 0) && next == t->ip + t->in.len &&
+	    !t->tf)
 		pushf_untrap(t);
+	if (__builtin_expect(t->tf || t->in.popf, 0))
+		tf_trap = emu_tf_step(t);
 	if (xbegin_aborted(e, t, next))
 		return;
 	ret = ptenc_retire(&t->enc, &t->in, t->ip, next);
@@ -472,6 +489,8 @@ static void step_done(struct emu *e, struct thr *t)
 		ret = ptenc_disable_async(&t->enc, t->ip + t->in.len);
 	}
 	emu_enc_check(e, t, ret);
+	if (__builtin_expect(tf_trap, 0))
+		signal_stop(e, t, SIGTRAP);	/* its own TF's trap */
 }
 
 static void signal_stop(struct emu *e, struct thr *t, int sig);

@@ -189,17 +189,31 @@ void emu_trap_restore(struct thr *t, bool ran)
 }
 
 /*
- * At the first stop in the handler of a delivery that restored a
- * temporary mask (emu_trap_show()): the frame saved the thread's mask,
- * SIGTRAP hidden from it, so the bit goes into its uc_sigmask (after
- * the pretcode: the handler's entry rsp + 8 + 296) as the program has
- * it; its rt_sigreturn then strips it again.
+ * At the first stop in the handler of a delivery: the frame's saved
+ * RFLAGS (uc_mcontext.eflags, the handler's entry rsp + 8 + 176) holds
+ * the TF the stepping set; it gets the program's own (@t->tf), which the
+ * handler starts without (the kernel clears TF for it) and its
+ * rt_sigreturn restores (emu_trap_after_syscall()).  After a delivery
+ * that restored a temporary mask (emu_trap_show()): the frame saved the
+ * thread's mask, SIGTRAP hidden from it, so the bit goes into its
+ * uc_sigmask (the entry rsp + 8 + 296) as the program has it; its
+ * rt_sigreturn then strips it again.
  */
+#define UC_EFLAGS 176
+
 void emu_trap_frame(struct thr *t)
 {
 	uint64_t at = t->regs.rsp + 8 + UC_SIGMASK;
+	uint64_t fl = t->regs.rsp + 8 + UC_EFLAGS;
+	uint64_t tf = t->tf ? 0x100 : 0;
 	long w;
 
+	errno = 0;
+	w = ptrace(PTRACE_PEEKDATA, t->tid, (void *)(uintptr_t)fl, 0);
+	if (!errno && ((uint64_t)w & 0x100) != tf)
+		ptrace(PTRACE_POKEDATA, t->tid, (void *)(uintptr_t)fl,
+		       (void *)(uintptr_t)(((uint64_t)w & ~0x100ull) | tf));
+	t->tf = false;
 	if (!t->trap_frame)
 		return;
 	t->trap_frame = false;
@@ -208,6 +222,33 @@ void emu_trap_frame(struct thr *t)
 	if (!errno)
 		ptrace(PTRACE_POKEDATA, t->tid, (void *)(uintptr_t)at,
 		       (void *)(uintptr_t)((uint64_t)w | TRAP_BIT));
+}
+
+/*
+ * The program's own trap flag, after a step that retired t->ip (not a
+ * system call, not a delivery; emu_step.c): the CPU raises a single-step
+ * trap after every instruction that starts with TF set (a POPF that
+ * clears it too, not one that sets it: SDM vol. 3 17.3.1.4), which Linux
+ * hands to the program as SIGTRAP with TRAP_TRACE.  Under the stepping
+ * that trap is the step's own stop, so the recorder tells it: true when
+ * the program's TF was set as t->ip started (its SIGTRAP is then
+ * delivered, emu_step.c).  A POPF sets TF from bit 8 of the word it
+ * popped (still below the stack pointer: the byte at the old rsp + 1).
+ * The registers' RFLAGS get the program's TF.  Not followed: IRET and
+ * system calls with TF set.
+ */
+bool emu_tf_step(struct thr *t)
+{
+	bool was = t->tf;
+	int b;
+
+	if (t->in.popf) {
+		b = emu_byte_at(t, t->entry.rsp + 1);
+		if (b >= 0)
+			t->tf = b & 1;
+	}
+	t->regs.eflags = (t->regs.eflags & ~0x100ull) | (t->tf ? 0x100 : 0);
+	return was && !t->in.trap;
 }
 
 /* After a system call @t made, SIGTRAP hidden or stripped: what it
@@ -229,7 +270,10 @@ void emu_trap_after_syscall(struct thr *t)
 		      ((long)t->regs.rax == -EINTR ||
 		       (long)t->regs.rax == -514);	/* ERESTARTNOHAND */
 	if (nr == SYS_rt_sigreturn) {
+		int b = emu_byte_at(t, t->entry.rsp + UC_EFLAGS + 1);
+
 		t->trap_hidden = stripped;	/* the frame's mask, as saved */
+		t->tf = b > 0 && (b & 1);	/* its RFLAGS, as saved */
 		return;
 	}
 	if (nr != SYS_rt_sigprocmask || t->regs.rax || t->entry.r10 != 8)

@@ -92,7 +92,8 @@ Test(insn, invalid_and_truncated_bytes)
 }
 
 /* The flags the software recorder acts on (record/emu_step.c): PUSHF's
- * stored TF, and the instructions that raise the program's own SIGTRAP.
+ * stored TF, the POPFs that may set the program's own TF, and the
+ * instructions that raise the program's own SIGTRAP.
  */
 Test(insn, pushf_and_trap_flags)
 {
@@ -100,16 +101,18 @@ Test(insn, pushf_and_trap_flags)
 		const char *what;
 		uint8_t bytes[4];
 		unsigned int n;
-		bool pushf, trap;
+		bool pushf, trap, popf;
 	} f[] = {
-		{ "pushfq", { 0x9c }, 1, true, false },
-		{ "pushf (66)", { 0x66, 0x9c }, 2, true, false },
-		{ "popfq", { 0x9d }, 1, false, false },
-		{ "int3", { 0xcc }, 1, false, true },
-		{ "int1", { 0xf1 }, 1, false, true },
-		{ "int $3", { 0xcd, 0x03 }, 2, false, true },
-		{ "syscall", { 0x0f, 0x05 }, 2, false, false },
-		{ "push %rax", { 0x50 }, 1, false, false },
+		{ "pushfq", { 0x9c }, 1, true, false, false },
+		{ "pushf (66)", { 0x66, 0x9c }, 2, true, false, false },
+		{ "popfq", { 0x9d }, 1, false, false, true },
+		{ "popf (66)", { 0x66, 0x9d }, 2, false, false, true },
+		{ "int3", { 0xcc }, 1, false, true, false },
+		{ "int1", { 0xf1 }, 1, false, true, false },
+		{ "int $3", { 0xcd, 0x03 }, 2, false, true, false },
+		{ "syscall", { 0x0f, 0x05 }, 2, false, false, false },
+		{ "push %rax", { 0x50 }, 1, false, false, false },
+		{ "pop %rax", { 0x58 }, 1, false, false, false },
 	};
 	size_t i;
 
@@ -120,5 +123,6 @@ Test(insn, pushf_and_trap_flags)
 			     0, "%s", f[i].what);
 		cr_assert_eq(in.pushf, f[i].pushf, "%s: pushf", f[i].what);
 		cr_assert_eq(in.trap, f[i].trap, "%s: trap", f[i].what);
+		cr_assert_eq(in.popf, f[i].popf, "%s: popf", f[i].what);
 	}
 }
