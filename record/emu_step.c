@@ -435,9 +435,12 @@ static void step_done(struct emu *e, struct thr *t)
 	 * Nothing ran, and a SIGTRAP stop: one sent to it (kill(2) from
 	 * another process, SI_USER) that came while it was stopped is
 	 * reported before the next instruction runs, with RIP where it
-	 * was.  The program's (as a signal at any other stop).
+	 * was.  The program's (as a signal at any other stop).  A REP
+	 * string instruction's iteration moved RCX: not asked.
 	 */
-	if (__builtin_expect(next == t->ip, 0) && emu_program_trap(t)) {
+	if (__builtin_expect(next == t->ip, 0) &&
+	    (!t->in.rep || t->regs.rcx == t->entry.rcx) &&
+	    emu_program_trap(t)) {
 		signal_stop(e, t, SIGTRAP);
 		return;
 	}
