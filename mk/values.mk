@@ -175,6 +175,22 @@ values-review9-check: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW9) \
 		REVIEW9=$(CURDIR)/$(REVIEW9) \
 		REVIEW9_MODES="$(REVIEW9_FIXED)" tests/values/review9.sh
 
+# The kernel-write table's session 14 rows (tests/values/kwsys.c,
+# kwsys_sys.tbl; kwsys_gen.py regenerates the .inc files): ppoll,
+# pselect6, select with n not known, epoll_wait and its pwait forms,
+# clock_nanosleep, TIOCGWINSZ, the socket calls that return an address,
+# recvfrom, getsockopt, the timers, adjtimex.  make check
+# (about 20 s).
+KWSYS := $(BUILD)/tests/values/kwsys
+$(KWSYS): tests/values/kwsys.c tests/values/kwsys_sys.inc \
+		tests/values/kwsys_sysv.inc
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Wall -Werror -Wl,-z,now -Itests/values -o $@ $< -lrt
+
+values-kwsys: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(KWSYS)
+	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
+		KWSYS=$(CURDIR)/$(KWSYS) tests/values/kwsys.sh
+
 # Review 10's cases (tests/values/review10.c): the attacks on session 13's
 # rules (mprotect and brk keeping read-only pages, mmap not a barrier,
 # rseq areas, pushes kept to the end, push/pop of segments); none failed
@@ -252,10 +268,11 @@ gdb-values-test: $(PTREC) $(PTREC_SERVER) $(GDB_VALUES) $(VALCHECK) \
 
 .PHONY: values-test gdb-values-test values-review2 values-review4 \
 	values-review5 values-review6 values-review7 values-review7-check \
-	values-review8 values-review9 values-review9-check values-review10
+	values-review8 values-review9 values-review9-check values-review10 \
+	values-kwsys
 CHECK_EXTRA += values-test gdb-values-test values-review4 values-review5 \
 	values-review6 values-review7-check values-review8 \
-	values-review9-check values-review10
+	values-review9-check values-review10 values-kwsys
 
 # Latency of a value question against the instruction alone (values-bench).
 VALBENCH := $(BUILD)/tests/values/valbench

@@ -406,6 +406,24 @@ static const struct {
 	 */
 	{ 247, RP_REG_RDX, -1, 12, true },
 	{ 247, RP_REG_R8, -1, 144, true },
+	/* Session 14 (kw2).  clock_nanosleep(clock, flags, req, rem): the
+	 * time left at rem, only when a signal interrupts it without
+	 * TIMER_ABSTIME (kernel/time/hrtimer.c nanosleep_copyout()).
+	 */
+	{ 230, RP_REG_R10, -1, 16, true },	/* RCV_SYS_MAYBE */
+	/* timer_gettime(id, cur), timer_settime(id, flags, new, old),
+	 * timerfd_gettime(fd, cur), timerfd_settime(fd, flags, new, old):
+	 * struct __kernel_itimerspec (32 bytes)
+	 */
+	{ 224, RP_REG_RSI, -1, 32, false },
+	{ 223, RP_REG_R10, -1, 32, true },
+	{ 287, RP_REG_RSI, -1, 32, false },
+	{ 286, RP_REG_R10, -1, 32, true },
+	/* adjtimex(tx), clock_adjtime(clock, tx): struct __kernel_timex
+	 * (208 bytes) copied back whole (kernel/time/time.c)
+	 */
+	{ 159, RP_REG_RDI, -1, 208, false },
+	{ 305, RP_REG_RSI, -1, 208, false },
 };
 
 #define SYS_NOUT	(sizeof(sys_out) / sizeof(sys_out[0]))
@@ -427,6 +445,25 @@ static uint64_t sys_prctl_len(uint64_t op)
 	}
 }
 
+/* The bytes ioctl @s writes at its third argument, 0 when not one of
+ * TCGETS (struct termios), FIONREAD (an int), TIOCGWINSZ.
+ */
+static uint64_t sys_ioctl_len(const struct rcv_state *s)
+{
+	if (s->r[RP_REG_RSI].k != ~0ull)
+		return 0;
+	switch (s->r[RP_REG_RSI].v) {
+	case 0x5401:
+		return 64;
+	case 0x541b:
+		return 4;
+	case 0x5413:
+		return 8;
+	default:
+		return 0;
+	}
+}
+
 /*
  * Does system call @nr write user memory only through the buffer its
  * arguments name (sys_out, ioctl TCGETS), whatever they are?  The kernel
@@ -440,10 +477,8 @@ static bool sys_user_buffer(const struct rcv_state *s, uint64_t nr)
 {
 	size_t k;
 
-	if (nr == 16)	/* ioctl TCGETS, FIONREAD */
-		return s->r[RP_REG_RSI].k == ~0ull &&
-		       (s->r[RP_REG_RSI].v == 0x5401 ||
-			s->r[RP_REG_RSI].v == 0x541b);
+	if (nr == 16)	/* ioctl TCGETS, FIONREAD, TIOCGWINSZ */
+		return sys_ioctl_len(s);
 	if (nr == 157)	/* prctl PR_GET_NAME, ... */
 		return s->r[RP_REG_RDI].k == ~0ull &&
 		       sys_prctl_len(s->r[RP_REG_RDI].v);
@@ -452,6 +487,13 @@ static bool sys_user_buffer(const struct rcv_state *s, uint64_t nr)
 	 */
 	if (nr == 27 || nr == 19 || nr == 295 || nr == 310 || nr == 327 ||
 	    nr == 7 || nr == 23 || nr == 125)
+		return true;
+	/* ppoll, pselect6, the address-returning socket calls, recvfrom,
+	 * getsockopt, epoll_wait, epoll_pwait, epoll_pwait2
+	 */
+	if (nr == 271 || nr == 270 || nr == 43 || nr == 288 || nr == 51 ||
+	    nr == 52 || nr == 45 || nr == 55 || nr == 232 || nr == 281 ||
+	    nr == 441)
 		return true;
 	for (k = 0; k < SYS_NOUT; k++)
 		if (sys_out[k].nr == nr)
@@ -523,17 +565,25 @@ static int sys_by_op(const struct rcv_state *s, uint64_t nr, uint64_t *addr,
 
 /*
  * poll(fds, nfds, timeout): the 2-byte revents (offset 6) of each 8-byte
- * struct pollfd, no other byte (fs/select.c do_sys_poll()).
+ * struct pollfd, no other byte (fs/select.c do_sys_poll()); ppoll(fds,
+ * nfds, tsp, sigmask, size) the same, and the time left at tsp (struct
+ * __kernel_timespec, 16 bytes) where not NULL, unless the timeout was
+ * zero or the personality has STICKY_TIMEOUTS (poll_select_finish():
+ * RCV_SYS_MAYBE; the mask is only read).
  * select(n, inp, outp, exp, tvp): each fd set given, FDS_BYTES(n) (n
  * rounded up to 64 bits, as longs; the kernel caps n at its table's
  * size), and the remaining time at tvp (struct __kernel_old_timeval, 16
- * bytes, not with a zero timeout: poll_select_finish(), RCV_SYS_MAYBE).
+ * bytes, as ppoll's).  pselect6(n, inp, outp, exp, tsp, sig) the same
+ * with a struct __kernel_timespec at tsp (sig's mask is only read).
  * With n not known: each set's first long (n may be 0) and, where n may
- * pass 64, a write of unknown address.  Into @addr/@len, at most @max:
- * their number, -1 when not known.
+ * pass 64, a write of unknown address; for watchpoints (@wide), each
+ * set from its base as far as n may reach (n is an int: at most
+ * INT_MAX; what the kernel may write), never a write of unknown
+ * address.  Into @addr/@len, at most @max: their number, -1 when not
+ * known.
  */
 static int sys_poll(const struct rcv_state *s, uint64_t nr, uint64_t *addr,
-		    uint64_t *len, size_t max)
+		    uint64_t *len, size_t max, bool wide)
 {
 	static const int sets[] = { RP_REG_RSI, RP_REG_RDX, RP_REG_R10,
 				    RP_REG_R8 };
@@ -541,14 +591,21 @@ static int sys_poll(const struct rcv_state *s, uint64_t nr, uint64_t *addr,
 	bool exact = s->r[RP_REG_RDI].k == ~0ull, any = false;
 	size_t m = 0;
 
-	if (nr == 7) {
+	if (nr == 7 || nr == 271) {
 		if (s->r[RP_REG_RDI].k != ~0ull ||
-		    s->r[RP_REG_RSI].k != ~0ull || s->r[RP_REG_RSI].v > max)
+		    s->r[RP_REG_RSI].k != ~0ull || s->r[RP_REG_RSI].v > max ||
+		    (nr == 271 && s->r[RP_REG_RDX].k != ~0ull))
 			return -1;
 		for (k = 0; k < s->r[RP_REG_RSI].v; k++) {
 			addr[k] = s->r[RP_REG_RDI].v + 8 * k + 6;
 			len[k] = 2;
 		}
+		if (nr == 7 || !s->r[RP_REG_RDX].v)
+			return (int)k;
+		if (k == max)
+			return -1;
+		addr[k] = s->r[RP_REG_RDX].v;
+		len[k++] = 16 | RCV_SYS_MAYBE;
 		return (int)k;
 	}
 	/* n at most (its bits not known set); a set past 64 KiB as one
@@ -556,18 +613,26 @@ static int sys_poll(const struct rcv_state *s, uint64_t nr, uint64_t *addr,
 	 */
 	if (n > 1u << 19)
 		exact = false;
+	if (wide && !exact && (s->r[RP_REG_RDI].k & 0x80000000u) &&
+	    (s->r[RP_REG_RDI].v & 0x80000000u))
+		return 0;	/* a negative int: EINVAL */
+	if (wide && !exact)
+		n = (n & 0xffffffffu) > 0x7fffffffu ? 0x7fffffffu :
+						       n & 0xffffffffu;
 	for (k = 0; k < 4; k++) {
 		if (s->r[sets[k]].k != ~0ull)
 			return -1;
 		b = k == 3 ? 16 | RCV_SYS_MAYBE :
-		    exact ? (n + 63) / 64 * 8 : 8 | RCV_SYS_MAYBE;
-		if (!s->r[sets[k]].v || !b)
+		    exact ? (n + 63) / 64 * 8 :
+		    wide ? (n + 63) / 64 * 8 | RCV_SYS_MAYBE :
+			   8 | RCV_SYS_MAYBE;
+		if (!s->r[sets[k]].v || !(b & ~RCV_SYS_MAYBE))
 			continue;
 		if (m == max)
 			return -1;
 		addr[m] = s->r[sets[k]].v;
 		len[m++] = b;
-		any |= k < 3 && !exact && n > 64;
+		any |= k < 3 && !exact && !wide && n > 64;
 	}
 	if (any && m == max)
 		return -1;
@@ -576,6 +641,57 @@ static int sys_poll(const struct rcv_state *s, uint64_t nr, uint64_t *addr,
 		len[m++] = RCV_SYS_ANY;
 	}
 	return (int)m;
+}
+
+/*
+ * Socket calls that return an address: getsockname(fd, addr, alen),
+ * getpeername, accept(fd, addr, alen), accept4: at most a struct
+ * sockaddr_storage (128 bytes: move_addr_to_user() copies
+ * min(*alen, the address's length)) at addr, and the length (an int) at
+ * alen, when addr is not NULL; recvfrom(fd, buf, len, flags, addr,
+ * alen): the bytes at buf (as read) and the same at r8, r9.
+ * epoll_wait(fd, events, max, ...), epoll_pwait, epoll_pwait2: up to max
+ * 12-byte struct epoll_event (packed on x86-64), as many as it returns.
+ * Into @addr/@len, at most @max: their number, -1 when not known.
+ */
+static int sys_sock(const struct rcv_state *s, uint64_t nr, uint64_t *addr,
+		    uint64_t *len, size_t max)
+{
+	int a = nr == 45 ? RP_REG_R8 : RP_REG_RSI;
+	int l = nr == 45 ? RP_REG_R9 : RP_REG_RDX;
+	size_t n = 0;
+	int64_t m;
+
+	if (nr == 232 || nr == 281 || nr == 441) {
+		if (s->r[RP_REG_RSI].k != ~0ull || s->r[RP_REG_RDX].k != ~0ull)
+			return -1;
+		m = (int32_t)s->r[RP_REG_RDX].v;
+		if (m <= 0)
+			return 0;	/* EINVAL */
+		if (m > 65536 / 12)
+			return -1;
+		*addr = s->r[RP_REG_RSI].v;
+		*len = (uint64_t)m * 12 | RCV_SYS_MAYBE;
+		return 1;
+	}
+	if (nr == 45) {
+		if (s->r[RP_REG_RSI].k != ~0ull ||
+		    s->r[RP_REG_RDX].k != ~0ull || s->r[RP_REG_RDX].v > 65536)
+			return -1;
+		addr[n] = s->r[RP_REG_RSI].v;
+		len[n++] = s->r[RP_REG_RDX].v;
+	}
+	if (s->r[a].k != ~0ull)
+		return -1;
+	if (!s->r[a].v)
+		return (int)n;
+	if (s->r[l].k != ~0ull || n + 2 > max)
+		return -1;
+	addr[n] = s->r[a].v;
+	len[n++] = 128 | RCV_SYS_MAYBE;
+	addr[n] = s->r[l].v;
+	len[n++] = 4 | RCV_SYS_MAYBE;
+	return (int)n;
 }
 
 /*
@@ -606,6 +722,25 @@ static int sys_mem_args(struct win *w, size_t i, uint64_t nr, uint64_t *addr,
 	uint32_t v;
 	size_t n = 0, k;
 
+	if (nr == 55) {
+		/* getsockopt(fd, level, name, val, vlen): at most *vlen
+		 * bytes at val, the length (an int) at vlen
+		 */
+		if (s->r[RP_REG_R10].k != ~0ull ||
+		    s->r[RP_REG_R8].k != ~0ull || max < 2 ||
+		    !s->r[RP_REG_R8].v)
+			return -1;
+		if (rcv_mem_range(w, i, s->r[RP_REG_R8].v, &v, 4) != 4 ||
+		    (int32_t)v < 0 || v > 65536)
+			return -1;
+		if (v) {
+			addr[n] = s->r[RP_REG_R10].v;
+			len[n++] = (uint64_t)v | RCV_SYS_MAYBE;
+		}
+		addr[n] = s->r[RP_REG_R8].v;
+		len[n++] = 4 | RCV_SYS_MAYBE;
+		return (int)n;
+	}
 	if (s->r[RP_REG_RDI].k != ~0ull)
 		return -1;
 	if (nr == 125) {
@@ -710,12 +845,12 @@ static int sys_writes(struct win *w, size_t i, uint64_t *addr, uint64_t *len,
 	if (nr == 9 && (s->r[RP_REG_R10].k & 0x10) &&
 	    !(s->r[RP_REG_R10].v & 0x10))
 		return 0;
-	/* ioctl(fd, TCGETS, termios *), ioctl(fd, FIONREAD, int *) */
-	if (nr == 16 && s->r[RP_REG_RSI].k == ~0ull &&
-	    (s->r[RP_REG_RSI].v == 0x5401 || s->r[RP_REG_RSI].v == 0x541b) &&
-	    s->r[RP_REG_RDX].k == ~0ull) {
+	/* ioctl(fd, TCGETS, termios *), ioctl(fd, FIONREAD, int *),
+	 * ioctl(fd, TIOCGWINSZ, struct winsize *) (8 bytes)
+	 */
+	if (nr == 16 && sys_ioctl_len(s) && s->r[RP_REG_RDX].k == ~0ull) {
 		*addr = s->r[RP_REG_RDX].v;
-		*len = s->r[RP_REG_RSI].v == 0x5401 ? 64 : 4;
+		*len = sys_ioctl_len(s);
 		return 1;
 	}
 	/* prctl(PR_GET_NAME, char[16]), PR_GET_PDEATHSIG (int *),
@@ -726,9 +861,12 @@ static int sys_writes(struct win *w, size_t i, uint64_t *addr, uint64_t *len,
 		if (l)
 			return sys_at(s, RP_REG_RSI, l, addr, len);
 	}
-	if (nr == 7 || nr == 23)
-		return sys_poll(s, nr, addr, len, max);
-	if (nr == 56 || nr == 435 || nr == 125)
+	if (nr == 7 || nr == 23 || nr == 270 || nr == 271)
+		return sys_poll(s, nr, addr, len, max, iov);
+	if (nr == 43 || nr == 45 || nr == 51 || nr == 52 || nr == 288 ||
+	    nr == 232 || nr == 281 || nr == 441)
+		return sys_sock(s, nr, addr, len, max);
+	if (nr == 56 || nr == 435 || nr == 125 || nr == 55)
 		return iov ? sys_mem_args(w, i, nr, addr, len, max) : -1;
 	/* mincore(start, len, vec): a byte per page of [start, +len) */
 	if (nr == 27) {
@@ -787,7 +925,7 @@ static int sys_writes(struct win *w, size_t i, uint64_t *addr, uint64_t *len,
 		if (n == max)
 			return -1;
 		addr[n] = a;
-		len[n++] = l;
+		len[n++] = l | (nr == 230 ? RCV_SYS_MAYBE : 0);
 		if (nr != 247 || sys_out[k].ptr != RP_REG_RDX)
 			continue;
 		if (n == max)	/* waitid: si_pid, si_uid, si_status */

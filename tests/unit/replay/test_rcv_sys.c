@@ -234,24 +234,117 @@ Test(rcv_sys, review9_select)
 	cr_assert(a[0] == 0x9000 && l[0] == (16 | RCV_SYS_MAYBE));
 	cr_assert_eq(rcv_sys_write(&w, 0, &va, &vl), 1);
 	cr_assert(va == 0x9000 && vl == 16, "values: written, unknown");
-	/* n not known: the first long may be written, the rest anywhere */
+	/* n not known: each set may be written from its base as far as
+	 * n may reach (an int: INT_MAX at most), never anywhere (the
+	 * values engine: a barrier, as before)
+	 */
 	set(RP_REG_RSI, 0x6000);
 	set(RP_REG_R8, 0);
 	st[0].r[RP_REG_RDI] = (struct rcv_val){ 0, 0xffffffff00000000ull };
-	cr_assert_eq(outs(23), 2, "select, n not known");
-	cr_assert(a[0] == 0x6000 && l[0] == (8 | RCV_SYS_MAYBE));
-	cr_assert_eq(l[1], RCV_SYS_ANY);
+	cr_assert_eq(outs(23), 1, "select, n not known");
+	cr_assert(a[0] == 0x6000 &&
+		  l[0] == ((0x7fffffffull + 63) / 64 * 8 | RCV_SYS_MAYBE));
 	cr_assert_eq(rcv_sys_write(&w, 0, &va, &vl), -1);
+	/* bit 7 not known (n is 101 or 229): 32 bytes */
+	st[0].r[RP_REG_RDI] = (struct rcv_val){ 101, ~0x80ull };
+	cr_assert_eq(outs(23), 1, "select, n 101 or 229");
+	cr_assert(a[0] == 0x6000 && l[0] == (32 | RCV_SYS_MAYBE));
+	cr_assert_eq(rcv_sys_write(&w, 0, &va, &vl), -1);
+	/* the int's sign known set: EINVAL, nothing */
+	st[0].r[RP_REG_RDI] = (struct rcv_val){ 0x80000000, 0x80000000 };
+	cr_assert_eq(outs(23), 0, "select, n negative");
 	st[0].r[RP_REG_RDI] = (struct rcv_val){ 0, ~63ull };
 	cr_assert_eq(outs(23), 1, "select, n below 64");
 	cr_assert(a[0] == 0x6000 && l[0] == (8 | RCV_SYS_MAYBE));
 	set(RP_REG_RDI, (1u << 19) + 1);
-	cr_assert_eq(outs(23), 2, "select, a set past 64 KiB: not known");
-	cr_assert_eq(l[1], RCV_SYS_ANY);
+	cr_assert_eq(outs(23), 1, "select, a set past 64 KiB");
+	cr_assert(l[0] == ((65536 + 8) | RCV_SYS_MAYBE));
+	cr_assert_eq(rcv_sys_write(&w, 0, &va, &vl), -1, "values: barrier");
 	set(RP_REG_RDI, 1u << 19);
 	one(23, 0x6000, 65536, "select, a set of 64 KiB");
 	st[0].r[RP_REG_RSI].k = 0;
 	cr_assert_eq(outs(23), -1, "select, a set not known");
+}
+
+/*
+ * Session 14: ppoll's revents and time left, pselect6 as select with a
+ * timespec, the socket calls that return an address, recvfrom,
+ * epoll_wait's events, clock_nanosleep's rem, TIOCGWINSZ, the timers'
+ * itimerspecs, adjtimex.
+ */
+Test(rcv_sys, kw2_calls)
+{
+	uint64_t va, vl;
+
+	set(RP_REG_RDI, 0x5000);
+	set(RP_REG_RSI, 1);
+	set(RP_REG_RDX, 0);
+	one(271, 0x5006, 2, "ppoll without a timeout");
+	set(RP_REG_RDX, 0x9000);
+	cr_assert_eq(outs(271), 2, "ppoll with a timeout");
+	cr_assert(a[0] == 0x5006 && l[0] == 2 && a[1] == 0x9000 &&
+		  l[1] == (16 | RCV_SYS_MAYBE));
+	st[0].r[RP_REG_RDX].k = 0;
+	cr_assert_eq(outs(271), -1, "ppoll, tsp not known");
+	/* pselect6(n, in, out, ex, tsp, sig): sig only read */
+	set(RP_REG_RDI, 5);
+	set(RP_REG_RSI, 0x6000);
+	set(RP_REG_RDX, 0);
+	set(RP_REG_R10, 0);
+	set(RP_REG_R8, 0x9000);
+	set(RP_REG_R9, 0xa000);
+	cr_assert_eq(outs(270), 2, "pselect6");
+	cr_assert(a[0] == 0x6000 && l[0] == 8 && a[1] == 0x9000 &&
+		  l[1] == (16 | RCV_SYS_MAYBE));
+	/* getsockname(fd, addr, alen): at most 128 bytes, and the int */
+	set(RP_REG_RSI, 0x6000);
+	set(RP_REG_RDX, 0x7000);
+	cr_assert_eq(outs(51), 2, "getsockname");
+	cr_assert(a[0] == 0x6000 && l[0] == (128 | RCV_SYS_MAYBE) &&
+		  a[1] == 0x7000 && l[1] == (4 | RCV_SYS_MAYBE));
+	cr_assert_eq(rcv_sys_write(&w, 0, &va, &vl), -1, "values: barrier");
+	set(RP_REG_RSI, 0);
+	cr_assert_eq(outs(43), 0, "accept without an address");
+	/* recvfrom(fd, buf, len, flags, addr, alen) */
+	set(RP_REG_RSI, 0x6000);
+	set(RP_REG_RDX, 10);
+	set(RP_REG_R8, 0);
+	one(45, 0x6000, 10, "recvfrom without an address");
+	set(RP_REG_R8, 0x8000);
+	set(RP_REG_R9, 0x8100);
+	cr_assert_eq(outs(45), 3, "recvfrom with one");
+	cr_assert(a[1] == 0x8000 && a[2] == 0x8100);
+	/* epoll_wait(fd, events, max, timeout): max 12-byte events */
+	set(RP_REG_RDX, 3);
+	cr_assert_eq(outs(232), 1, "epoll_wait");
+	cr_assert(a[0] == 0x6000 && l[0] == (36 | RCV_SYS_MAYBE));
+	cr_assert_eq(rcv_sys_write(&w, 0, &va, &vl), 1);
+	cr_assert(va == 0x6000 && vl == 36, "values: unknown after");
+	cr_assert_eq(outs(281), 1, "epoll_pwait");
+	cr_assert_eq(outs(441), 1, "epoll_pwait2");
+	set(RP_REG_RDX, 0);
+	cr_assert_eq(outs(232), 0, "epoll_wait, max 0: EINVAL");
+	set(RP_REG_RDX, 100000);
+	cr_assert_eq(outs(232), -1, "epoll_wait, too many");
+	/* clock_nanosleep(clock, flags, req, rem) */
+	set(RP_REG_R10, 0x7000);
+	cr_assert_eq(outs(230), 1, "clock_nanosleep");
+	cr_assert(a[0] == 0x7000 && l[0] == (16 | RCV_SYS_MAYBE));
+	set(RP_REG_R10, 0);
+	cr_assert_eq(outs(230), 0, "clock_nanosleep without rem");
+	/* ioctl TIOCGWINSZ: struct winsize */
+	set(RP_REG_RSI, 0x5413);
+	set(RP_REG_RDX, 0x7000);
+	one(16, 0x7000, 8, "TIOCGWINSZ");
+	set(RP_REG_RSI, 0x5414);
+	cr_assert_eq(outs(16), -1, "TIOCSWINSZ: not in the table");
+	set(RP_REG_RSI, 0x6000);
+	one(224, 0x6000, 32, "timer_gettime");
+	one(287, 0x6000, 32, "timerfd_gettime");
+	set(RP_REG_R10, 0);
+	cr_assert_eq(outs(223), 0, "timer_settime without old");
+	set(RP_REG_RDI, 0x5000);
+	one(159, 0x5000, 208, "adjtimex");
 }
 
 /* clone: the tid words by flags, for watchpoints only. */
