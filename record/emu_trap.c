@@ -306,9 +306,12 @@ void emu_trap_after_syscall(struct thr *t)
  * stepped system call (the kernel's syscall-exit step report); INT3 and
  * INT $3 raise SI_KERNEL, INT1 (ICEBP) TRAP_BRKPT, kill/tgkill/sigqueue
  * SI_USER, SI_TKILL, SI_QUEUE.  Only a step that may have raised one is
- * asked (a trap instruction, a system call: emu_handle_stop() checks):
- * one ptrace call saved on every other step.  A SIGTRAP another process sends during a plain
- * step is taken for the step's (docs/recorder.md).
+ * asked (a trap instruction, a system call: emu_handle_stop() checks),
+ * and a plain step that did not move RIP (a SIGTRAP another process
+ * sent while the thread was stopped, reported before the next
+ * instruction: emu_step.c step_done()): one ptrace call saved on every
+ * other step.  One sent in the moment the stepped instruction runs merges
+ * with the step's trap (docs/recorder.md).
  */
 bool emu_program_trap(struct thr *t)
 {
