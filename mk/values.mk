@@ -177,7 +177,8 @@ values-review9-check: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW9) \
 
 # The kernel-write table's session 14 rows (tests/values/kwsys.c,
 # kwsys_sys.tbl; kwsys_gen.py regenerates the .inc files): ppoll,
-# pselect6, select with n not known, epoll_wait and its pwait forms,
+# pselect6, select with n not known, poll and ppoll with many pollfds or
+# nfds not known, epoll_wait and its pwait forms,
 # clock_nanosleep, TIOCGWINSZ, the socket calls that return an address,
 # recvfrom, getsockopt, the timers, adjtimex.  make check
 # (about 20 s).

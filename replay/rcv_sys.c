@@ -569,7 +569,11 @@ static int sys_by_op(const struct rcv_state *s, uint64_t nr, uint64_t *addr,
  * nfds, tsp, sigmask, size) the same, and the time left at tsp (struct
  * __kernel_timespec, 16 bytes) where not NULL, unless the timeout was
  * zero or the personality has STICKY_TIMEOUTS (poll_select_finish():
- * RCV_SYS_MAYBE; the mask is only read).
+ * RCV_SYS_MAYBE; the mask is only read).  For watchpoints (@wide), more
+ * pollfds than @max or nfds not known: from the first revents to the
+ * end of the last pollfd nfds may reach, a write that may happen (the
+ * bytes between are not written, but are at known addresses: a possible
+ * stop, never a write of unknown address).
  * select(n, inp, outp, exp, tvp): each fd set given, FDS_BYTES(n) (n
  * rounded up to 64 bits, as longs; the kernel caps n at its table's
  * size), and the remaining time at tvp (struct __kernel_old_timeval, 16
@@ -592,13 +596,27 @@ static int sys_poll(const struct rcv_state *s, uint64_t nr, uint64_t *addr,
 	size_t m = 0;
 
 	if (nr == 7 || nr == 271) {
+		/* nfds, an unsigned int, at most */
+		n = (s->r[RP_REG_RSI].v | ~s->r[RP_REG_RSI].k) & 0xffffffffu;
 		if (s->r[RP_REG_RDI].k != ~0ull ||
-		    s->r[RP_REG_RSI].k != ~0ull || s->r[RP_REG_RSI].v > max ||
 		    (nr == 271 && s->r[RP_REG_RDX].k != ~0ull))
 			return -1;
-		for (k = 0; k < s->r[RP_REG_RSI].v; k++) {
-			addr[k] = s->r[RP_REG_RDI].v + 8 * k + 6;
-			len[k] = 2;
+		if (s->r[RP_REG_RSI].k == ~0ull && n <= max) {
+			for (k = 0; k < n; k++) {
+				addr[k] = s->r[RP_REG_RDI].v + 8 * k + 6;
+				len[k] = 2;
+			}
+		} else if (!wide) {
+			return -1;
+		} else {
+			/* more pollfds than ranges, or nfds not known: from
+			 * the first revents to the last one's end, may
+			 */
+			k = 0;
+			if (n) {
+				addr[k] = s->r[RP_REG_RDI].v + 6;
+				len[k++] = (8 * n - 6) | RCV_SYS_MAYBE;
+			}
 		}
 		if (nr == 7 || !s->r[RP_REG_RDX].v)
 			return (int)k;

@@ -5,7 +5,9 @@
  * tests/values/kwsys.sh, `make values-kwsys`.  Each row k of
  * kwsys_sys.tbl (number|setup|byte) is a system call at kw_s<k> that
  * writes byte `byte` of its 256-byte slot of kw_sb (0xff before), the
- * buffer's address in a register: ppoll's revents and time left,
+ * buffer's address in a register: ppoll's revents and time left, poll
+ * with five pollfds (more than the four ranges a call has: the last
+ * one's revents, byte 38) and ppoll with nfds not known (1 or 2),
  * pselect6's fd set and time left, select with n not known (the set from
  * its base as far as n may reach: byte 12, past the first long),
  * epoll_wait, epoll_pwait, epoll_pwait2, clock_nanosleep's rem (a

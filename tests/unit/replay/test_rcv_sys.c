@@ -206,8 +206,19 @@ Test(rcv_sys, review9_several)
 	set(RP_REG_RSI, 3);
 	cr_assert_eq(outs(7), 3, "poll, three");
 	cr_assert(a[2] == 0x5016 && l[2] == 2);
+	/* more than the ranges a call has: from the first revents to the
+	 * last pollfd's end, may (the values engine: a barrier)
+	 */
 	set(RP_REG_RSI, RCV_SYS_OUTS + 1);
-	cr_assert_eq(outs(7), -1, "poll, too many");
+	cr_assert_eq(outs(7), 1, "poll, too many");
+	cr_assert(a[0] == 0x5006 &&
+		  l[0] == ((8 * (RCV_SYS_OUTS + 1) - 6) | RCV_SYS_MAYBE));
+	cr_assert_eq(rcv_sys_write(&w, 0, &va, &vl), -1, "values: barrier");
+	/* nfds not known: as far as an unsigned int reaches */
+	st[0].r[RP_REG_RSI] = (struct rcv_val){ 0, 0 };
+	cr_assert_eq(outs(7), 1, "poll, nfds not known");
+	cr_assert(a[0] == 0x5006 &&
+		  l[0] == ((8 * 0xffffffffull - 6) | RCV_SYS_MAYBE));
 	set(RP_REG_RSI, 0);
 	cr_assert_eq(outs(7), 0, "poll, none");
 }
