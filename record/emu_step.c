@@ -432,25 +432,24 @@ static void step_done(struct emu *e, struct thr *t)
 		return;
 	}
 	/*
+	 * Nothing retired: REP string instructions trap after each
+	 * iteration, and the first step after an exec traps on the way back
+	 * to user space.  A non-branch that retired would have moved RIP.
 	 * Nothing ran, and a SIGTRAP stop: one sent to it (kill(2) from
 	 * another process, SI_USER) that came while it was stopped is
 	 * reported before the next instruction runs, with RIP where it
 	 * was.  The program's (as a signal at any other stop).  A REP
 	 * string instruction's iteration moved RCX: not asked.
 	 */
-	if (__builtin_expect(next == t->ip, 0) &&
-	    (!t->in.rep || t->regs.rcx == t->entry.rcx) &&
-	    emu_program_trap(t)) {
-		signal_stop(e, t, SIGTRAP);
-		return;
+	if (__builtin_expect(next == t->ip, 0)) {
+		if ((!t->in.rep || t->regs.rcx == t->entry.rcx) &&
+		    emu_program_trap(t)) {
+			signal_stop(e, t, SIGTRAP);
+			return;
+		}
+		if (t->in.rep || t->in.cls == IC_OTHER)
+			return;
 	}
-	/*
-	 * Nothing retired: REP string instructions trap after each
-	 * iteration, and the first step after an exec traps on the way back
-	 * to user space.  A non-branch that retired would have moved RIP.
-	 */
-	if (next == t->ip && (t->in.rep || t->in.cls == IC_OTHER))
-		return;
 	if (__builtin_expect((int64_t)t->ip < 0, 0) &&
 	    (t->ip & ~0xfffull) == VSYSCALL_PAGE && vsyscall_done(e, t, next))
 		return;
@@ -465,11 +464,11 @@ static void step_done(struct emu *e, struct thr *t)
 		icache_put(e, t, t->ip, &t->in);
 		e->st->learned++;
 	}
-	if (__builtin_expect(t->in.pushf, 0) && next == t->ip + t->in.len &&
-	    !t->tf)
-		pushf_untrap(t);
-	if (__builtin_expect(t->tf || t->in.popf, 0))
+	if (__builtin_expect(t->tf | t->in.popf | t->in.pushf, 0)) {
+		if (t->in.pushf && next == t->ip + t->in.len && !t->tf)
+			pushf_untrap(t);
 		tf_trap = emu_tf_step(t);
+	}
 	if (xbegin_aborted(e, t, next))
 		return;
 	ret = ptenc_retire(&t->enc, &t->in, t->ip, next);
