@@ -180,7 +180,7 @@ values-review9-check: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW9) \
 # pselect6, select with n not known, poll and ppoll with many pollfds or
 # nfds not known, epoll_wait and its pwait forms,
 # clock_nanosleep, TIOCGWINSZ, the socket calls that return an address,
-# recvfrom, getsockopt, the timers, adjtimex.  make check
+# recvfrom, getsockopt, recvmsg, the timers, adjtimex.  make check
 # (about 20 s).
 KWSYS := $(BUILD)/tests/values/kwsys
 $(KWSYS): tests/values/kwsys.c tests/values/kwsys_sys.inc \

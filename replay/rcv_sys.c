@@ -7,7 +7,8 @@
  * call the test programs make, apart from the memory questions that use
  * them (rcv_mem.c), which is why they have a file of their own (rcv_mem.c
  * had grown past 1,000 lines).  What crosses is declared in rcv_win.h
- * and rcv_internal.h; descriptor-dependent writes are rcv_fd.c's.
+ * and rcv_internal.h; descriptor-dependent writes are rcv_fd.c's, those
+ * the memory a call is given decides rcv_sysmem.c's.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -489,11 +490,11 @@ static bool sys_user_buffer(const struct rcv_state *s, uint64_t nr)
 	    nr == 7 || nr == 23 || nr == 125)
 		return true;
 	/* ppoll, pselect6, the address-returning socket calls, recvfrom,
-	 * getsockopt, epoll_wait, epoll_pwait, epoll_pwait2
+	 * getsockopt, epoll_wait, epoll_pwait, epoll_pwait2, recvmsg
 	 */
 	if (nr == 271 || nr == 270 || nr == 43 || nr == 288 || nr == 51 ||
 	    nr == 52 || nr == 45 || nr == 55 || nr == 232 || nr == 281 ||
-	    nr == 441)
+	    nr == 441 || nr == 47)
 		return true;
 	for (k = 0; k < SYS_NOUT; k++)
 		if (sys_out[k].nr == nr)
@@ -713,103 +714,6 @@ static int sys_sock(const struct rcv_state *s, uint64_t nr, uint64_t *addr,
 }
 
 /*
- * Calls whose writes the memory they are given decides (watchpoints only:
- * rcv_mem_range() may not be asked while the values engine builds its
- * index):
- *
- * clone(flags, stack, ptid, ctid, tls): CLONE_PARENT_SETTID and
- * CLONE_PIDFD put an int at ptid in the parent (kernel/fork.c
- * kernel_clone(), copy_process()); CLONE_CHILD_SETTID puts the child's
- * tid at ctid in the child before its first instruction
- * (schedule_tail()), which with CLONE_VM is the parent's memory too:
- * named here, at the clone that makes it (it lands between the clone and
- * the child's first instruction).  clone3(args, size): the same from
- * struct clone_args (flags at 0, pidfd 8, child_tid 16, parent_tid 24;
- * include/uapi/linux/sched.h; set_tid is only read).
- *
- * capget(hdr, data): the data (struct __user_cap_data_struct, 12 bytes,
- * one for _LINUX_CAPABILITY_VERSION_1, two for _2 and _3) when data is not
- * NULL, and for any other version the kernel's version at hdr (4 bytes)
- * and no data (kernel/capability.c cap_validate_magic()).
- */
-static int sys_mem_args(struct win *w, size_t i, uint64_t nr, uint64_t *addr,
-			uint64_t *len, size_t max)
-{
-	const struct rcv_state *s = &w->st[i];
-	uint64_t f, a[4], ptid, ctid, pfd = 0;
-	uint32_t v;
-	size_t n = 0, k;
-
-	if (nr == 55) {
-		/* getsockopt(fd, level, name, val, vlen): at most *vlen
-		 * bytes at val, the length (an int) at vlen
-		 */
-		if (s->r[RP_REG_R10].k != ~0ull ||
-		    s->r[RP_REG_R8].k != ~0ull || max < 2 ||
-		    !s->r[RP_REG_R8].v)
-			return -1;
-		if (rcv_mem_range(w, i, s->r[RP_REG_R8].v, &v, 4) != 4 ||
-		    (int32_t)v < 0 || v > 65536)
-			return -1;
-		if (v) {
-			addr[n] = s->r[RP_REG_R10].v;
-			len[n++] = (uint64_t)v | RCV_SYS_MAYBE;
-		}
-		addr[n] = s->r[RP_REG_R8].v;
-		len[n++] = 4 | RCV_SYS_MAYBE;
-		return (int)n;
-	}
-	if (s->r[RP_REG_RDI].k != ~0ull)
-		return -1;
-	if (nr == 125) {
-		if (rcv_mem_range(w, i, s->r[RP_REG_RDI].v, &v, 4) != 4)
-			return -1;
-		if (v != 0x19980330 && v != 0x20071026 && v != 0x20080522)
-			return sys_at(s, RP_REG_RDI, 4, addr, len);
-		if (s->r[RP_REG_RSI].k != ~0ull)
-			return -1;
-		if (!s->r[RP_REG_RSI].v)
-			return 0;
-		return sys_at(s, RP_REG_RSI, v == 0x19980330 ? 12 : 24, addr,
-			      len);
-	}
-	if (nr == 56) {
-		f = s->r[RP_REG_RDI].v;
-		ptid = s->r[RP_REG_RDX].v;
-		ctid = s->r[RP_REG_R10].v;
-		/* CLONE_VM, CLONE_PIDFD, PARENT_SETTID, CHILD_SETTID */
-		if ((s->r[RP_REG_RDI].k & 0x01101100) != 0x01101100 ||
-		    ((f & 0x00101000) && s->r[RP_REG_RDX].k != ~0ull) ||
-		    ((f & 0x01000100) == 0x01000100 &&
-		     s->r[RP_REG_R10].k != ~0ull))
-			return -1;
-		pfd = ptid;
-	} else {
-		if (s->r[RP_REG_RSI].k != ~0ull || s->r[RP_REG_RSI].v < 32 ||
-		    rcv_mem_range(w, i, s->r[RP_REG_RDI].v, a, 32) != 32)
-			return -1;
-		f = a[0];
-		pfd = a[1];
-		ctid = a[2];
-		ptid = a[3];
-	}
-	if (f & 0x1000)				/* CLONE_PIDFD */
-		a[n++] = pfd;
-	/* CLONE_PARENT_SETTID (clone's at the same ptid as a pidfd) */
-	if ((f & 0x00100000) && (nr == 435 || !(f & 0x1000)))
-		a[n++] = ptid;
-	if ((f & 0x01000100) == 0x01000100)	/* CHILD_SETTID, VM */
-		a[n++] = ctid;
-	if (n > max)
-		return -1;
-	for (k = 0; k < n; k++) {
-		addr[k] = a[k];
-		len[k] = 4;
-	}
-	return (int)n;
-}
-
-/*
  * open(path, flags) and openat(dirfd, path, flags) with O_TRUNC (01000)
  * known clear: they change no file's bytes (rcv_sys_quiet()).  openat2
  * keeps its flags in memory (struct open_how): never.
@@ -884,8 +788,8 @@ static int sys_writes(struct win *w, size_t i, uint64_t *addr, uint64_t *len,
 	if (nr == 43 || nr == 45 || nr == 51 || nr == 52 || nr == 288 ||
 	    nr == 232 || nr == 281 || nr == 441)
 		return sys_sock(s, nr, addr, len, max);
-	if (nr == 56 || nr == 435 || nr == 125 || nr == 55)
-		return iov ? sys_mem_args(w, i, nr, addr, len, max) : -1;
+	if (nr == 56 || nr == 435 || nr == 125 || nr == 55 || nr == 47)
+		return iov ? rcv_sys_mem_args(w, i, nr, addr, len, max) : -1;
 	/* mincore(start, len, vec): a byte per page of [start, +len) */
 	if (nr == 27) {
 		if (s->r[RP_REG_RSI].k != ~0ull ||

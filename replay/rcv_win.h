@@ -661,6 +661,11 @@ int rcv_sys_write(struct win *w, size_t i, uint64_t *addr, uint64_t *len);
  * RCV_SYS_ANY (rcv_internal.h).
  */
 #define RCV_SYS_OUTS	4
+/* Those of clone, clone3, capget, getsockopt and recvmsg (@nr), which
+ * read the memory they are given (rcv_sysmem.c): the same answer.
+ */
+int rcv_sys_mem_args(struct win *w, size_t i, uint64_t nr, uint64_t *addr,
+		     uint64_t *len, size_t max);
 int rcv_sys_writes(struct win *w, size_t i, uint64_t *addr, uint64_t *len,
 		   size_t max);
 /*

@@ -14,7 +14,8 @@
  * SIGALRM interrupts it), ioctl TIOCGWINSZ, getsockname, getpeername,
  * getsockopt, recvfrom, accept, accept4, timer_gettime, timerfd_gettime,
  * timer_settime's and timerfd_settime's old value, adjtimex,
- * clock_adjtime.
+ * clock_adjtime, recvmsg (its iovec's buffer, byte 0, and its msghdr's
+ * msg_flags, byte 176).
  *   sysw  (GDB) the calls: a watch on each byte, reverse-continue from
  *         right after the call and continue from right before it, with
  *         watch-unknown skip too, must stop at it

@@ -6,9 +6,9 @@
 # review_lib.sh's syswcheck): from right after each call reverse-continue
 # with a watch on its byte, and from right before it continue, must stop
 # at it in watch-unknown stop, skip and strict.  On main bc99e4f every
-# row's watch passed the call with skip (48 missed scans: ppoll,
+# row's watch passed the call with skip (52 missed scans: ppoll,
 # pselect6, epoll_*, the socket calls, clock_nanosleep, TIOCGWINSZ, the
-# timers, adjtimex not in the table; select with n not known, poll with
+# timers, adjtimex, recvmsg not in the table; select with n not known, poll with
 # 5 pollfds and ppoll with nfds not known: writes of unknown address).
 # Then sysv: the same calls with a store before and a load after each,
 # no wrong value (valcheck) in default and strict mode.
