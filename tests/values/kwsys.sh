@@ -8,10 +8,10 @@
 # at it in watch-unknown stop, skip and strict.  On main bc99e4f every
 # row's watch passed the call with skip (52 missed scans: ppoll,
 # pselect6, epoll_*, the socket calls, clock_nanosleep, TIOCGWINSZ, the
-# timers, adjtimex, recvmsg not in the table; select with n not known, poll with
-# 5 pollfds and ppoll with nfds not known: writes of unknown address).
-# Then sysv: the same calls with a store before and a load after each,
-# no wrong value (valcheck) in default and strict mode.
+# timers, adjtimex, recvmsg not in the table; select with n not known,
+# poll with 5 pollfds and ppoll with nfds not known: writes of unknown
+# address).  Then sysv: the same calls with a store before and a load
+# after each, no wrong value (valcheck) in default and strict mode.
 set -u
 : "${PTREC:?}" "${VALCHECK:?}" "${KWSYS:?}"
 here=$(cd "$(dirname "$0")" && pwd)
