@@ -43,7 +43,9 @@ void emu_trap_hide(struct thr *t)
 {
 	uint64_t m;
 
-	if (ptrace(PTRACE_GETSIGMASK, t->tid, (void *)sizeof(m), &m) < 0 ||
+	/* A temporary mask waits for its delivery (emu_trap_show()). */
+	if (t->trap_tmp ||
+	    ptrace(PTRACE_GETSIGMASK, t->tid, (void *)sizeof(m), &m) < 0 ||
 	    !(m & TRAP_BIT))
 		return;
 	m &= ~TRAP_BIT;
