@@ -912,4 +912,25 @@ int rcv_win_compute(struct rp_recover *rc, struct win *w);
 int rcv_win_frames(struct win *w);
 void rcv_drop_windows(struct rp_recover *rc);
 
+/* Where rcv_why.c's retrace of the memory search for a byte stopped. */
+struct rcv_why_stop {
+	unsigned int kind;	/* enum rp_why_mem, RP_WHYM_NONE: a store */
+	struct win *w;
+	size_t q;
+	bool at;		/* @w and @q name an instruction */
+	/* The search went on past a store of unknown address (or took
+	 * memory others may write as the thread's own) by the exit-save
+	 * rule: the push at @ek_at whose slot nothing wrote up to @ek_to
+	 * (w->ek).
+	 */
+	bool ek;
+	uint64_t ek_at, ek_to;
+};
+
+/* rcv_why.c: where the search for byte @a before instruction @q of @w
+ * stops, as rcv_mem.c's goes (rp_recover_why_mem()).
+ */
+void rcv_why_mem_stop(struct rp_recover *rc, struct win *w, size_t q,
+		      uint64_t a, struct rcv_why_stop *s);
+
 #endif /* PTREC_RCV_WIN_H */

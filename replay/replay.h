@@ -1209,6 +1209,14 @@ struct rp_why {
 	 * know it).
 	 */
 	bool unread;
+	/* LOAD_MEM: the memory search went on past a store of unknown
+	 * address (or took memory others may write as the thread's own)
+	 * because the byte lies in the slot of a push never popped that
+	 * nothing wrote from it (@ek_at) up to @ek_to (the exit-save rule:
+	 * docs/values.md, "Pushes never popped"; not in strict mode).
+	 */
+	bool ek;
+	uint64_t ek_at, ek_to;
 };
 
 /**
