@@ -7,29 +7,19 @@
  * (w->ek, rcv_callee.c's kept_to(): the slot of a push never popped that
  * nothing wrote up to a position), which takes the stores of unknown
  * address between the push and that position as not writing the slot.
- * A window of a few decoded instructions over a fake snapshot page at
- * 0x10000, as test_rcv_alias.c's; the engine's answer is asked beside
- * each retrace.
+ * A window of a few decoded instructions over a fake snapshot page
+ * (rcv_winfix.h); the engine's answer is asked beside each retrace.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "rcv_fixture.h"
-#include "rcv_win.h"
+#include "rcv_winfix.h"
 
 TestSuite(rcv_why, .init = setup, .fini = teardown);
 
-#define PAGE	0x10000ull
 #define SLOT	(PAGE + 0x200)	/* the 8 bytes push %rbx writes */
-#define MAXI	8
 
-static struct rp_recover rc;
-static struct win w;
-static struct rcv_ins code[MAXI + 1];
-static struct rcv_state st[MAXI + 1];
-static uint8_t mbar[MAXI + 1];
-static uint32_t nb[MAXI + 1];
-static int64_t pb[MAXI + 1];
 static struct rcv_ekeep ek[1];
 
 /*
@@ -42,24 +32,8 @@ static void win_of(const struct rcv_ins *in, size_t n)
 	uint64_t v = 0x1122334455667788ull;
 	size_t k;
 
-	memset(&rc, 0, sizeof(rc));
-	memset(&w, 0, sizeof(w));
-	memset(st, 0, sizeof(st));
-	memcpy(code, in, n * sizeof(*in));
-	rc.snap_ok = true;
-	rc.page = PAGE;
-	rc.page_valid = true;
-	rc.page_len = 4096;
-	rc.mb_gen = 1;
+	win_fix(in, n, WINFIX_SNAP);
 	memcpy(rc.page_buf + (SLOT - PAGE), &v, 8);
-	w.rc = &rc;
-	w.n = n;
-	w.ins = code;
-	w.st = st;
-	w.mbar = mbar;
-	w.nb = nb;
-	w.pb = pb;
-	w.top_end = true;
 	for (k = 0; k <= n; k++)
 		st[k].r[RP_REG_RSP] = val(k ? SLOT : SLOT + 8);
 }
