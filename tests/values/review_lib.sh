@@ -118,6 +118,19 @@ EOT
 	fi
 }
 
+# rv_insns DIR MODE LABEL: RV_PROG MODE recorded (no ground truth) into
+# $tmp/DIR, its instructions in $ins; false, with a bad line, when
+# LABEL's first instruction is not among them.
+rv_insns() {
+	rm -rf "${tmp:?}/$1"
+	timeout 300 "$PTREC" record -q -o "$tmp/$1" "$RV_PROG" "$2" \
+		>/dev/null 2>"$tmp/log"
+	ins=$("$PTREC" insns "$tmp/$1" 2>/dev/null)
+	echo "$ins" | grep -q "<$3+0>" && return 0
+	bad "$RV_NAME $2: not recorded ($(tail -2 "$tmp/log"))"
+	return 1
+}
+
 # rwcheck TABLE: each row k of TABLE (kind|setup|instruction|after|byte)
 # is an instruction at <tag>_w<k> that reads (r) or writes (w) byte
 # `byte` of its own 4096-byte slot of <tag>_rb: rowscan with rwatch (r)
@@ -125,14 +138,7 @@ EOT
 # With skip, the rows listed in $skip_unknown (an access whose address
 # the engine does not know) may pass (docs/gdb.md).
 rwcheck() {
-	rm -rf "$tmp/grw"
-	timeout 300 "$PTREC" record -q -o "$tmp/grw" "$RV_PROG" rw \
-		>/dev/null 2>"$tmp/log"
-	ins=$("$PTREC" insns "$tmp/grw" 2>/dev/null)
-	if ! echo "$ins" | grep -q "<${RV_TAG}_w0+0>"; then
-		bad "$RV_NAME rw: not recorded ($(tail -2 "$tmp/log"))"
-		return
-	fi
+	rv_insns grw rw "${RV_TAG}_w0" || return
 	k=0
 	: >"$tmp/rows"
 	while IFS='|' read -r kind setup insn post byte; do
@@ -170,14 +176,7 @@ rwcheck() {
 # would not see them either).
 syswcheck() {
 	sm=$1 tbl=$2 lab=$3 buf=$4 slot=$5 wcmd=$6 todoall=${7:-}
-	rm -rf "$tmp/gsys"
-	timeout 300 "$PTREC" record -q -o "$tmp/gsys" "$RV_PROG" $sm \
-		>/dev/null 2>"$tmp/log"
-	ins=$("$PTREC" insns "$tmp/gsys" 2>/dev/null)
-	if ! echo "$ins" | grep -q "<${lab}0+0>"; then
-		bad "$RV_NAME $sm: not recorded ($(tail -2 "$tmp/log"))"
-		return
-	fi
+	rv_insns gsys "$sm" "${lab}0" || return
 	k=0
 	: >"$tmp/rows"
 	while IFS='|' read -r nr setup byte; do
