@@ -4,6 +4,19 @@
 # run.sh along that seam; it uses run.sh's helpers and numbers its TAP
 # lines in run.sh's sequence.
 
+# warm_known DIR REG N WARM [BLOCK0]: valcheck on $tmp/DIR in windows of
+# 300 (warm-up WARM; windows of BLOCK0 asked first) finds no wrong value,
+# no conflict, and register REG (two digits) known, 99% or more, in the
+# last N positions; its report in $tmp/out.
+warm_known() {
+	[ -f "$tmp/$1/manifest.json" ] &&
+		VALCHECK_BLOCK0=${5:-} VALCHECK_WARM=$4 \
+		VALCHECK_BLOCK=300 VALCHECK_REGS=$3 \
+		"$VALCHECK" "$tmp/$1" >"$tmp/out" 2>&1 &&
+		grep -q ' 0 conflicts' "$tmp/out" &&
+		grep -Eq "^reg $2 known +(99\.[0-9]|100\.0)% within $3\$" "$tmp/out"
+}
+
 # valwin_same KIND BLOCK AT MODE1 MODE2: valwin's KIND questions on
 # $tmp/ramp (windows of BLOCK, from AT) in MODE1 (its report in
 # $tmp/near) and in MODE2 ($tmp/fresh) both ran and knew the same (their
@@ -35,12 +48,7 @@ if [ -n "${UNSOUND:-}" ]; then
 	for warm in all first newest prefetch all/200; do
 		b0=
 		case $warm in */*) b0=${warm#*/} warm=${warm%/*} ;; esac
-		if [ -f "$tmp/ramp/manifest.json" ] &&
-			VALCHECK_BLOCK0=$b0 VALCHECK_WARM=$warm \
-			VALCHECK_BLOCK=300 VALCHECK_REGS=4000 \
-			"$VALCHECK" "$tmp/ramp" >"$tmp/out" 2>&1 &&
-			grep -q ' 0 conflicts' "$tmp/out" &&
-			grep -Eq '^reg 12 known +(99\.[0-9]|100\.0)% within 4000$' "$tmp/out"; then
+		if warm_known ramp 12 4000 $warm $b0; then
 			ok "unsound.c ramp (warm-up $warm${b0:+, windows of $b0 first}): r12 known from beyond the chain, no wrong value; $(distance)"
 		else
 			bad "unsound.c ramp (warm-up $warm${b0:+, windows of $b0 first}): $(grep -E 'WRONG|reg 12|conflicts' "$tmp/out" | head -5) $(head -3 "$tmp/log")"
@@ -116,12 +124,7 @@ fi
 if [ -n "${UNSOUND:-}" ]; then
 	truth_rec "xramp" "$UNSOUND" xramp
 	for warm in all first newest prefetch; do
-		if [ -f "$tmp/xramp/manifest.json" ] &&
-			VALCHECK_WARM=$warm VALCHECK_BLOCK=300 \
-			VALCHECK_REGS=1000 \
-			"$VALCHECK" "$tmp/xramp" >"$tmp/out" 2>&1 &&
-			grep -q ' 0 conflicts' "$tmp/out" &&
-			grep -Eq '^reg 13 known +(99\.[0-9]|100\.0)% within 1000$' "$tmp/out"; then
+		if warm_known xramp 13 1000 $warm; then
 			ok "unsound.c xramp (warm-up $warm): r13 known through xmm6 from beyond the chain, no wrong value"
 		else
 			bad "unsound.c xramp (warm-up $warm): $(grep -E 'WRONG|reg 13|conflicts' "$tmp/out" | head -5) $(head -3 "$tmp/log")"
