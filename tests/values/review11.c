@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Review 11's cases (tests/values/review11.sh, `make values-review11`):
+ * programs that attack the rules of sessions 13-14 (exitsave's
+ * shared-stack rule, the recorder's SIGTRAP mask hiding).  Each mode is
+ * one case; review11.sh says what each checks and what main gives
+ * (/work/notes/review11.md).
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rawclone.h"
+
+/* A random word with bit 8 set (getrandom's buffer cleared after). */
+static uint64_t urand(void)
+{
+	volatile uint64_t r = 0;
+	uint64_t z;
+
+	if (getrandom((void *)&r, sizeof(r), 0) != sizeof(r))
+		exit(1);
+	z = r | 0x100;
+	r = 0;
+	return z;
+}
+
+/* A zero the engine does not know: whether two random words are equal
+ * (sete after the compare; review10.c's ozero()).
+ */
+static uint64_t ozero(void)
+{
+	uint64_t a = urand(), b = urand(), z;
+
+	__asm__ volatile("xor %%eax, %%eax\n\tcmp %2, %1\n\tsete %%al"
+			 : "=&a"(z) : "r"(a), "r"(b) : "cc");
+	return z;
+}
+
+/* a value the engine does not know: K xor -(unknown zero) */
+static uint64_t uval(uint64_t k)
+{
+	return k ^ (0 - ozero());
+}
+
+/*
+ * xa: a raw clone child runs on xa_cstack, a global array (the main
+ * thread reaches it by the array, no escape needed); in xa_f, a call
+ * still running at the end, it pushes rbx (a value the engine does not
+ * know: xg, stored by the main thread) and ends in exit_group with no
+ * system call between.  Meanwhile the main thread finds the value in
+ * the array and stores 0x4242 over it (through an unknown zero added to
+ * the address).  rbx at the push is xg's value; the slot at the end
+ * holds 0x4242.  xaok: the same without the store (rbx known at the
+ * push by the rule, right).
+ * xb: the child publishes its rsp (xp) before the call; the main thread
+ * stores 0x4343 at xp - 16 (the slot of the callee's push).
+ */
+volatile uint64_t xg, xf1, xf2;
+RAWCLONE_STACK(xa);
+void xa_spawn(void (*code)(void));
+void xa_child(void);
+__asm__(RAWCLONE_SPAWN(xa)
+	".text\nxa_child:\n"
+	"\tcall xa_f\n"
+	"xa_f:\n"
+	"\tmov xg(%rip), %rbx\n"
+	"\tpush %rbx\n"
+	"\txor %ebx, %ebx\n"
+	"\tmovq $1, xf1(%rip)\n"
+	"1:\tcmpq $0, xf2(%rip)\n\tje 1b\n"
+	"\tmov $231, %eax\n\txor %edi, %edi\n\tsyscall\n");
+
+volatile uint64_t xp;
+RAWCLONE_STACK(xb);
+void xb_spawn(void (*code)(void));
+void xb_child(void);
+__asm__(RAWCLONE_SPAWN(xb)
+	".text\nxb_child:\n"
+	"\tmov %rsp, xp(%rip)\n"
+	"\tcall xb_f\n"
+	"xb_f:\n"
+	"\tmov xg(%rip), %rbx\n"
+	"\tpush %rbx\n"
+	"\txor %ebx, %ebx\n"
+	"\tmovq $1, xf1(%rip)\n"
+	"1:\tcmpq $0, xf2(%rip)\n\tje 1b\n"
+	"\tmov $231, %eax\n\txor %edi, %edi\n\tsyscall\n");
+
+static int xb_case(void)
+{
+	uint64_t v = uval(0x1122334455667788ull), z = ozero();
+
+	xg = v;
+	xb_spawn(xb_child);
+	while (!xf1)
+		__asm__ volatile("pause");
+	xg = 0;
+	v = 0;
+	__asm__ volatile("" : "+r"(v));
+	*(volatile uint64_t *)(xp - 16 + z) = 0x4343;
+	xp = 0;
+	xf2 = 1;
+	for (;;)
+		__asm__ volatile("pause");
+	return 0;
+}
+
+static int xa_case(int change)
+{
+	uint64_t v = uval(0x1122334455667788ull), z = ozero();
+	size_t k;
+
+	xg = v;
+	xa_spawn(xa_child);
+	while (!xf1)
+		__asm__ volatile("pause");
+	xg = 0;
+	for (k = sizeof(xa_cstack) - 8; k >= sizeof(xa_cstack) - 256; k -= 8)
+		if (change && *(volatile uint64_t *)(xa_cstack + k) == v)
+			*(volatile uint64_t *)(xa_cstack + k + z) = 0x4242;
+	v = 0;
+	__asm__ volatile("" : "+r"(v));
+	xf2 = 1;
+	for (;;)
+		__asm__ volatile("pause");
+	return 0;
+}
+
+/*
+ * trapblk: SIGTRAP (and SIGUSR2) blocked by sigprocmask, then read back
+ * through /proc/self/status's SigBlk and /proc/self/task/TID/status of a
+ * thread that inherited the mask: both must show bit 5 (SIGTRAP), as
+ * rt_sigprocmask's old mask does.  Prints "ok" or what differs.
+ */
+static unsigned long long proc_sigblk(const char *path)
+{
+	char line[256];
+	unsigned long long v = ~0ull;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return ~0ull;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigBlk: %llx", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+static unsigned long long cur_mask(void)
+{
+	unsigned long long o = 0;
+
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &o, 8);
+	return o;
+}
+
+static int trapblk_case(void)
+{
+	unsigned long long want = 1ull << (SIGTRAP - 1) |
+				  1ull << (SIGUSR2 - 1), m, p;
+	sigset_t s;
+	int bad = 0;
+
+	sigemptyset(&s);
+	sigaddset(&s, SIGTRAP);
+	sigaddset(&s, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &s, NULL);
+	m = cur_mask();
+	p = proc_sigblk("/proc/self/status");
+	if (m != want) {
+		printf("rt_sigprocmask %llx, want %llx\n", m, want);
+		bad = 1;
+	}
+	if (p != want) {
+		printf("/proc/self/status SigBlk %llx, want %llx\n", p, want);
+		bad = 1;
+	}
+	if (!bad)
+		printf("ok\n");
+	return 0;
+}
+
+/*
+ * trappend: SIGTRAP blocked, a handler installed, tgkill(SIGTRAP) to
+ * itself (raw: glibc's raise() changes the mask around it): the signal
+ * must stay pending (sigpending) and not run the handler; unblocked, the
+ * handler runs once.
+ */
+static volatile int tp_got;
+static void tp_handler(int sig)
+{
+	(void)sig;
+	tp_got++;
+}
+
+static int trappend_case(void)
+{
+	struct sigaction sa;
+	sigset_t s, p;
+	int pend, before;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = tp_handler;
+	sigaction(SIGTRAP, &sa, NULL);
+	sigemptyset(&s);
+	sigaddset(&s, SIGTRAP);
+	sigprocmask(SIG_BLOCK, &s, NULL);
+	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), SIGTRAP);
+	sigpending(&p);
+	pend = sigismember(&p, SIGTRAP);
+	before = tp_got;
+	sigprocmask(SIG_UNBLOCK, &s, NULL);
+	if (pend == 1 && before == 0 && tp_got == 1)
+		printf("ok\n");
+	else
+		printf("blocked: handler ran %d, pending %d; unblocked: "
+		       "handler ran %d (want 0, 1, 1)\n", before, pend,
+		       tp_got);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *m = argc > 1 ? argv[1] : "";
+
+	if (!strcmp(m, "xa"))
+		return xa_case(1);
+	if (!strcmp(m, "xaok"))
+		return xa_case(0);
+	if (!strcmp(m, "xb"))
+		return xb_case();
+	if (!strcmp(m, "trapblk"))
+		return trapblk_case();
+	if (!strcmp(m, "trappend"))
+		return trappend_case();
+	return 2;
+}
