@@ -134,6 +134,116 @@ static int xa_case(int change)
 }
 
 /*
+ * xc: as xa, but the child pops rbx after the main thread's store and
+ * keeps it to its exit_group (a pair, not a push kept to the end): rbx
+ * is 0x4444 after the pop, xg's value before the push.
+ */
+RAWCLONE_STACK(xc);
+void xc_spawn(void (*code)(void));
+void xc_child(void);
+__asm__(RAWCLONE_SPAWN(xc)
+	".text\nxc_child:\n"
+	"\tcall xc_f\n"
+	"xc_f:\n"
+	"\tmov xg(%rip), %rbx\n"
+	"\tpush %rbx\n"
+	"\txor %ebx, %ebx\n"
+	"\tmovq $1, xf1(%rip)\n"
+	"1:\tcmpq $0, xf2(%rip)\n\tje 1b\n"
+	"\tpop %rbx\n"
+	"\tmov $231, %eax\n\txor %edi, %edi\n\tsyscall\n");
+
+static int xc_case(void)
+{
+	uint64_t v = uval(0x1122334455667788ull), z = ozero();
+	size_t k;
+
+	xg = v;
+	xc_spawn(xc_child);
+	while (!xf1)
+		__asm__ volatile("pause");
+	xg = 0;
+	for (k = sizeof(xc_cstack) - 8; k >= sizeof(xc_cstack) - 256; k -= 8)
+		if (*(volatile uint64_t *)(xc_cstack + k) == v)
+			*(volatile uint64_t *)(xc_cstack + k + z) = 0x4444;
+	v = 0;
+	__asm__ volatile("" : "+r"(v));
+	xf2 = 1;
+	for (;;)
+		__asm__ volatile("pause");
+	return 0;
+}
+
+/*
+ * xd (one thread): main moves rsp onto xd_stack, a global array (as
+ * coroutine libraries run code on a buffer they allocated), and calls
+ * xd_f, which pushes rbx (xg, not known to the engine), stores 0x4545
+ * into the pushed slot through the array's address plus xz (an unknown
+ * zero: a store of unknown address, not derived from rsp), pops rbx and
+ * ends in exit_group: rbx is 0x4545 after the pop, xg's value before the
+ * push.
+ */
+char xd_stack[65536] __attribute__((aligned(16)));
+volatile uint64_t xz;
+void xd_run(void);
+__asm__(".text\nxd_run:\n"
+	"\tlea xd_stack+65536(%rip), %rsp\n"
+	"\tcall xd_f\n"
+	"xd_f:\n"
+	"\tmov xg(%rip), %rbx\n"
+	"\tpush %rbx\n"
+	"\tlea xd_stack+65536-16(%rip), %rax\n"
+	"\tadd xz(%rip), %rax\n"
+	"\tmovq $0x4545, (%rax)\n"
+	"\tpop %rbx\n"
+	"\txor %eax, %eax\n"
+	"\tmov $231, %eax\n\txor %edi, %edi\n\tsyscall\n");
+
+/*
+ * rsq: a raw clone child (no glibc rseq) registers an rseq area (32
+ * bytes, rseq_cs 0) at xr_cstack's top - 64; then calls xr_f, which
+ * makes an 8-byte local (the area's rseq_cs, 0) and pushes rbx (xg, a
+ * value the engine does not know) at the area's cpu_id_start and
+ * cpu_id: the kernel rewrites them with the CPU number whenever the
+ * child is scheduled (each recorder step), so the slot at the end holds
+ * the CPU twice, not rbx.  The child spins a while and ends in
+ * exit_group, no system call after the push.
+ */
+RAWCLONE_STACK(xr);
+void xr_spawn(void (*code)(void));
+void xr_child(void);
+__asm__(RAWCLONE_SPAWN(xr)
+	".text\nxr_child:\n"
+	"\tlea -64(%rsp), %rdi\n"
+	"\tmov $32, %esi\n\txor %edx, %edx\n"
+	"\tmov $0x53053053, %ecx\n\tmov $334, %eax\n\tsyscall\n"
+	"\ttest %rax, %rax\n\tjnz 9f\n"
+	"\tlea -40(%rsp), %rsp\n"	/* the call's return at top - 48 */
+	"\tcall xr_f\n"
+	"xr_f:\n"
+	"\tsub $8, %rsp\n"		/* rseq_cs: top - 56, zero */
+	"\tmov xg(%rip), %rbx\n"
+	"\tpush %rbx\n"		/* top - 64: cpu_id_start, cpu_id */
+	"\txor %ebx, %ebx\n"
+	"\tmov $1000, %ecx\n"
+	"1:\tdec %ecx\n\tjnz 1b\n"
+	"\tmov $231, %eax\n\txor %edi, %edi\n\tsyscall\n"
+	"9:\tmov $231, %eax\n\tmov $7, %edi\n\tsyscall\n");
+
+static int xr_case(void)
+{
+	uint64_t v = uval(0x1122334455667788ull);
+
+	xg = v;
+	v = 0;
+	__asm__ volatile("" : "+r"(v));
+	xr_spawn(xr_child);
+	for (;;)
+		__asm__ volatile("pause");
+	return 0;
+}
+
+/*
  * trapblk: SIGTRAP (and SIGUSR2) blocked by sigprocmask, then read back
  * through /proc/self/status's SigBlk and /proc/self/task/TID/status of a
  * thread that inherited the mask: both must show bit 5 (SIGTRAP), as
@@ -237,6 +347,15 @@ int main(int argc, char **argv)
 		return xa_case(0);
 	if (!strcmp(m, "xb"))
 		return xb_case();
+	if (!strcmp(m, "xc"))
+		return xc_case();
+	if (!strcmp(m, "xd")) {
+		xg = uval(0x1122334455667788ull);
+		xz = ozero();
+		xd_run();
+	}
+	if (!strcmp(m, "rsq"))
+		return xr_case();
 	if (!strcmp(m, "trapblk"))
 		return trapblk_case();
 	if (!strcmp(m, "trappend"))

@@ -13,6 +13,17 @@
 # the child published before the call (xb): rbx at the push is shown as
 # the slot's end value: 2 wrong each.  xaok (no store): 0 wrong, rbx
 # known by the rule (kept as the control).
+# xc (values, default mode): the same premise for a pair (rcv_callee.c
+# rcv_callee_keeps(), "A callee's own stack": "no value that exists then
+# points under E"): the child pops rbx after the main thread's store
+# through the array: 2 wrong.  xd (one thread, default mode): main
+# moves rsp onto a global array (as coroutine libraries do) and calls a
+# function that pushes rbx, stores into the slot through the array's
+# address plus an unknown zero (a store of unknown address not derived
+# from rsp), pops: 5 wrong (rbx before the push taken as the value
+# after the pop).  Strict mode right in all four.
+# rsq (held): an rseq area over the pushed slot on a global array stack
+# (the kernel rewrites cpu_id_start/cpu_id at every step): 0 wrong.
 #
 # trapblk, trappend (recorder): the SIGTRAP mask hiding (record/
 # emu_trap.c) shows: a program that blocked SIGTRAP reads SigBlk without
@@ -47,7 +58,7 @@ selfcheck() {
 	fi
 }
 
-all="xa xb xaok trapblk trappend"
+all="xa xb xaok xc xd rsq trapblk trappend"
 for mode in ${REVIEW11_MODES:-$all}; do
 	case $mode in
 	trap*)
