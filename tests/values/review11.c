@@ -244,6 +244,121 @@ static int xr_case(void)
 }
 
 /*
+ * exc32: exitrob.c's thread exit with its robust list registered by the
+ * 32-bit set_robust_list (int $0x80, eax 311: compat_robust_list, a
+ * list get_robust_list(2) of a 64-bit caller does not return) on a page
+ * under 4 GiB (head at EC_PAGE: next, futex_offset 8, list_op_pending;
+ * the entry at +16, its word at +24 holding the child's tid).  At the
+ * child's exit(2) the kernel's compat_exit_robust_list() sets
+ * FUTEX_OWNER_DIED in the word.  The main thread loads the word before
+ * (ecx: the tid) and after the exit (r12: 0x40000000), and exr_ctid
+ * (r13: 0).  Taking the exit to write only its clear_child_tid word
+ * makes rcx the end's 0x40000000.
+ */
+#include <sys/mman.h>
+#define EC_PAGE 0x10000000ul
+__asm__(
+	".data\n"
+	".balign 64\n"
+	"ec_ctid:\t.long 0\n\t.long 0\n"
+	"ec_ready:\t.long 0\n\t.long 0\n"
+	"ec_go:\t.long 0\n\t.long 0\n"
+	".bss\n"
+	".balign 16\n"
+	"ec_cstack:\t.skip 65536\n"
+	".text\n"
+	"ec_child:\n"
+	"\tmov $186, %eax\n\tsyscall\n"
+	"\tmov %eax, 0x10000018\n"
+	"\tmov $0x10000000, %ebx\n\tmov $12, %ecx\n"
+	"\tmov $311, %eax\n\tint $0x80\n"
+	"\ttest %eax, %eax\n\tjnz 5f\n"
+	"\tmovl $1, ec_ready(%rip)\n"
+	"1:\tcmpl $0, ec_go(%rip)\n\tjne 2f\n"
+	"\tmov $24, %eax\n\tsyscall\n\tjmp 1b\n"
+	"2:\txor %edi, %edi\n\tmov $60, %eax\n\tsyscall\n"
+	"5:\tmov $9, %edi\n\tmov $231, %eax\n\tsyscall\n"
+	".globl ec_run\n"
+	"ec_run:\n"
+	"\tmovl $5, ec_ctid(%rip)\n"
+	"\tmov $0x210f00, %edi\n"
+	"\tlea ec_cstack+65536(%rip), %rsi\n"
+	"\txor %edx, %edx\n"
+	"\tlea ec_ctid(%rip), %r10\n"
+	"\txor %r8d, %r8d\n"
+	"\tmov $56, %eax\n\tsyscall\n"
+	"\ttest %rax, %rax\n\tjz ec_child\n"
+	"1:\tcmpl $0, ec_ready(%rip)\n\tjne 2f\n"
+	"\tmov $24, %eax\n\tsyscall\n\tjmp 1b\n"
+	"2:\tmov 0x10000018, %ecx\n"
+	"\tmovl $1, ec_go(%rip)\n"
+	"3:\tmov ec_ctid(%rip), %edx\n\ttest %edx, %edx\n\tjz 4f\n"
+	"\tlea ec_ctid(%rip), %rdi\n\txor %esi, %esi\n"
+	"\txor %r10d, %r10d\n\tmov $202, %eax\n\tsyscall\n\tjmp 3b\n"
+	"4:\tmov 0x10000018, %r12d\n"
+	"\tmov ec_ctid(%rip), %r13d\n"
+	"\txor %edi, %edi\n\tmov $231, %eax\n\tsyscall\n"
+	"\thlt\n");
+void ec_run(void);
+
+static int exc32_case(void)
+{
+	uint32_t *p = mmap((void *)EC_PAGE, 4096, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			   -1, 0);
+
+	if (p != (void *)EC_PAGE)
+		return 3;
+	p[0] = (uint32_t)EC_PAGE + 16;	/* head.next: the entry */
+	p[1] = 8;			/* futex_offset */
+	p[2] = 0;			/* list_op_pending */
+	p[4] = (uint32_t)EC_PAGE;	/* entry.next: the head */
+	ec_run();
+	return 1;
+}
+
+/*
+ * fixp (GDB, rwatch): a load of FX_PAGE's first byte whose address the
+ * engine knows only bit by bit: rax = FX_PAGE | rcx, rcx a value set
+ * 20,000 instructions before (a register at the window's start the
+ * window never shows), then `and $FX_PAGE, %rax`: every bit either
+ * known set by the constant or cleared by the mask, so rax is FX_PAGE
+ * (rcv_sem's known bits), while watch_know.c's fixpoint takes or and and
+ * as computed from all parents (rcx secret: the address too).  Then
+ * 400,000 instructions (the load in a far window of a scan from the
+ * end) and exit_group.  fixpd: the same with the load 300 instructions
+ * before the end (a near window, the engine's own).
+ */
+#define FX_PAGE 0x21000000ul
+void fx_run(uint64_t v, uint64_t n);
+__asm__(".text\nfx_run:\n"
+	"\tmov %rdi, %rcx\n"
+	"\tmov $10000, %r8d\n"
+	"1:\tdec %r8d\n\tjnz 1b\n"
+	"\tmov $0x21000000, %eax\n"
+	"\tor %rcx, %rax\n"
+	"\tand $0x21000000, %rax\n"
+	".globl fx_load\nfx_load:\n"
+	"\tmovzbl (%rax), %edx\n"
+	"\txor %ecx, %ecx\n\txor %eax, %eax\n\txor %edx, %edx\n"
+	"\txor %edi, %edi\n"
+	"2:\tdec %rsi\n\tjnz 2b\n"
+	"\tmov $231, %eax\n\txor %edi, %edi\n\tsyscall\n");
+
+static int fixp_case(uint64_t n)
+{
+	unsigned char *p = mmap((void *)FX_PAGE, 4096, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS |
+				MAP_FIXED_NOREPLACE, -1, 0);
+
+	if (p != (void *)FX_PAGE)
+		return 3;
+	p[0] = 0x5a;
+	fx_run(uval(0x0123456789abcdefull), n);
+	return 1;
+}
+
+/*
  * trapblk: SIGTRAP (and SIGUSR2) blocked by sigprocmask, then read back
  * through /proc/self/status's SigBlk and /proc/self/task/TID/status of a
  * thread that inherited the mask: both must show bit 5 (SIGTRAP), as
@@ -356,6 +471,12 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(m, "rsq"))
 		return xr_case();
+	if (!strcmp(m, "exc32"))
+		return exc32_case();
+	if (!strcmp(m, "fixp"))
+		return fixp_case(200000);
+	if (!strcmp(m, "fixpd"))
+		return fixp_case(150);
 	if (!strcmp(m, "trapblk"))
 		return trapblk_case();
 	if (!strcmp(m, "trappend"))

@@ -22,6 +22,16 @@
 # address plus an unknown zero (a store of unknown address not derived
 # from rsp), pops: 5 wrong (rbx before the push taken as the value
 # after the pop).  Strict mode right in all four.
+# fixp, fixpd (GDB, held): `rwatch` on a byte loaded through an address
+# the engine knows bit by bit only ((FX_PAGE | secret) & FX_PAGE: or and
+# and, which watch_know.c's fixpoint takes as computed from all parents),
+# 400,000 instructions (fixp: a far window) or 300 (fixpd) before the
+# end: reverse-continue and continue stop at the load in stop, skip and
+# strict.
+# exc32 (held): a thread's robust list registered by the 32-bit
+# set_robust_list (int $0x80: the compat list, which get_robust_list(2)
+# does not show): its EXIT_FUTEX record has no robust list, so its exit
+# may write any byte (rcx partly known, 0 wrong).
 # rsq (held): an rseq area over the pushed slot on a global array stack
 # (the kernel rewrites cpu_id_start/cpu_id at every step): 0 wrong.
 #
@@ -58,11 +68,36 @@ selfcheck() {
 	fi
 }
 
-all="xa xb xaok xc xd rsq trapblk trappend"
+# gdbload MODE: rowscan of `rwatch` on FX_PAGE's first byte at fx_load.
+gdbload() {
+	rm -rf "${tmp:?}/$1"
+	timeout 300 "$PTREC" record -q -o "$tmp/$1" "$RV_PROG" "$1" \
+		>/dev/null 2>"$tmp/log"
+	p=$("$PTREC" insns "$tmp/$1" 2>/dev/null | grep -m1 "<fx_load+0>" |
+		cut -f1)
+	if [ -z "$p" ]; then
+		bad "$RV_NAME $1: not recorded ($(tail -2 "$tmp/log"))"
+		return
+	fi
+	echo "$p|rwatch|*(char *)0x21000000|fx_load" >"$tmp/rows"
+	for wm in stop skip strict; do
+		rowscan "$tmp/$1" $wm "$tmp/rows" "$RV_NAME $1" || continue
+		if [ -s "$tmp/miss" ]; then
+			bad "$RV_NAME $1 ($wm): missed: $(cat "$tmp/miss")"
+		else
+			ok "$RV_NAME $1 ($wm): the load stops both ways"
+		fi
+	done
+}
+
+all="xa xb xaok xc xd exc32 rsq fixp fixpd trapblk trappend"
 for mode in ${REVIEW11_MODES:-$all}; do
 	case $mode in
 	trap*)
 		selfcheck $mode
+		;;
+	fixp*)
+		gdbload $mode
 		;;
 	*)
 		rec $mode
