@@ -200,6 +200,33 @@ __asm__(".text\nxd_run:\n"
 	"\tmov $231, %eax\n\txor %edi, %edi\n\tsyscall\n");
 
 /*
+ * xdw (GDB, watch): xd's wrong value turned into a missed write.  rbx =
+ * &xw_t + xz (xz an unknown zero), `movb $0x11, (%rbx)` writes xw_t,
+ * then xd's push, the slot rewritten through the array with &xw_o, the
+ * pop, exit_group: the engine takes rbx before the push as &xw_o, so the
+ * store at xdw_st seems to write xw_o, and `watch xw_t` passes it.
+ */
+unsigned char xw_t[64], xw_o[64];
+void xdw_run(void);
+__asm__(".text\nxdw_run:\n"
+	"\tlea xd_stack+65536(%rip), %rsp\n"
+	"\tcall xdw_f\n"
+	"xdw_f:\n"
+	"\tlea xw_t(%rip), %rbx\n"
+	"\tadd xz(%rip), %rbx\n"
+	".globl xdw_st\nxdw_st:\n"
+	"\tmovb $0x11, (%rbx)\n"
+	"\tpush %rbx\n"
+	"\tlea xd_stack+65536-16(%rip), %rax\n"
+	"\tadd xz(%rip), %rax\n"
+	"\tlea xw_o(%rip), %rcx\n"
+	"\tmov %rcx, (%rax)\n"
+	"\txor %ecx, %ecx\n"
+	"\tpop %rbx\n"
+	"\txor %eax, %eax\n"
+	"\tmov $231, %eax\n\txor %edi, %edi\n\tsyscall\n");
+
+/*
  * rsq: a raw clone child (no glibc rseq) registers an rseq area (32
  * bytes, rseq_cs 0) at xr_cstack's top - 64; then calls xr_f, which
  * makes an 8-byte local (the area's rseq_cs, 0) and pushes rbx (xg, a
@@ -468,6 +495,10 @@ int main(int argc, char **argv)
 		xg = uval(0x1122334455667788ull);
 		xz = ozero();
 		xd_run();
+	}
+	if (!strcmp(m, "xdw")) {
+		xz = ozero();
+		xdw_run();
 	}
 	if (!strcmp(m, "rsq"))
 		return xr_case();

@@ -22,6 +22,12 @@
 # address plus an unknown zero (a store of unknown address not derived
 # from rsp), pops: 5 wrong (rbx before the push taken as the value
 # after the pop).  Strict mode right in all four.
+# xdw (values and GDB, default mode): xd with rbx a pointer (&xw_t plus
+# an unknown zero) stored through before the push and the slot
+# rewritten with &xw_o: rbx wrong before the push (8 wrong), so `watch
+# xw_t[0]` takes the store at xdw_st as writing xw_o: reverse-continue
+# passes it (stop: stops at an earlier "may have" store instead; skip:
+# runs to position 1), continue too.  Strict stops.
 # fixp, fixpd (GDB, held): `rwatch` on a byte loaded through an address
 # the engine knows bit by bit only ((FX_PAGE | secret) & FX_PAGE: or and
 # and, which watch_know.c's fixpoint takes as computed from all parents),
@@ -68,36 +74,42 @@ selfcheck() {
 	fi
 }
 
-# gdbload MODE: rowscan of `rwatch` on FX_PAGE's first byte at fx_load.
-gdbload() {
+# gdbrow MODE LABEL CMD EXPR: rowscan of CMD EXPR at LABEL's first
+# instruction in stop, skip and strict.
+gdbrow() {
 	rm -rf "${tmp:?}/$1"
 	timeout 300 "$PTREC" record -q -o "$tmp/$1" "$RV_PROG" "$1" \
 		>/dev/null 2>"$tmp/log"
-	p=$("$PTREC" insns "$tmp/$1" 2>/dev/null | grep -m1 "<fx_load+0>" |
+	p=$("$PTREC" insns "$tmp/$1" 2>/dev/null | grep -m1 "<$2+0>" |
 		cut -f1)
 	if [ -z "$p" ]; then
 		bad "$RV_NAME $1: not recorded ($(tail -2 "$tmp/log"))"
 		return
 	fi
-	echo "$p|rwatch|*(char *)0x21000000|fx_load" >"$tmp/rows"
+	echo "$p|$3|$4|$2" >"$tmp/rows"
 	for wm in stop skip strict; do
 		rowscan "$tmp/$1" $wm "$tmp/rows" "$RV_NAME $1" || continue
 		if [ -s "$tmp/miss" ]; then
 			bad "$RV_NAME $1 ($wm): missed: $(cat "$tmp/miss")"
 		else
-			ok "$RV_NAME $1 ($wm): the load stops both ways"
+			ok "$RV_NAME $1 ($wm): $3 stops at $2 both ways"
 		fi
 	done
 }
 
-all="xa xb xaok xc xd exc32 rsq fixp fixpd trapblk trappend"
+all="xa xb xaok xc xd xdw exc32 rsq fixp fixpd trapblk trappend"
 for mode in ${REVIEW11_MODES:-$all}; do
 	case $mode in
 	trap*)
 		selfcheck $mode
 		;;
 	fixp*)
-		gdbload $mode
+		gdbrow $mode fx_load rwatch '*(char *)0x21000000'
+		;;
+	xdw)
+		rec $mode
+		vcheck $mode
+		gdbrow $mode xdw_st watch 'xw_t[0]'
 		;;
 	*)
 		rec $mode
