@@ -227,6 +227,28 @@ __asm__(".text\nxdw_run:\n"
 	"\tmov $231, %eax\n\txor %edi, %edi\n\tsyscall\n");
 
 /*
+ * xe (one thread): xd's stack, a push kept to the end (exitsave's rule),
+ * the slot written by the kernel: read(2) from a pipe holding
+ * 0x4646464646464646 into xe_ptr (the slot's address, a global set
+ * before the call), then exit_group.  rbx at the push is xg's value.
+ */
+uint64_t xe_ptr;
+int xe_fd;
+void xe_run(void);
+__asm__(".text\nxe_run:\n"
+	"\tlea xd_stack+65536(%rip), %rsp\n"
+	"\tcall xe_f\n"
+	"xe_f:\n"
+	"\tmov xg(%rip), %rbx\n"
+	"\tpush %rbx\n"
+	"\txor %ebx, %ebx\n"
+	"\tmov xe_fd(%rip), %edi\n"
+	"\tmov xe_ptr(%rip), %rsi\n"
+	"\tmov $8, %edx\n"
+	"\txor %eax, %eax\n\tsyscall\n"
+	"\tmov $231, %eax\n\txor %edi, %edi\n\tsyscall\n");
+
+/*
  * rsq: a raw clone child (no glibc rseq) registers an rseq area (32
  * bytes, rseq_cs 0) at xr_cstack's top - 64; then calls xr_f, which
  * makes an 8-byte local (the area's rseq_cs, 0) and pushes rbx (xg, a
@@ -479,6 +501,52 @@ static int trappend_case(void)
 	return 0;
 }
 
+/*
+ * trap32: a SIGTRAP handler installed, SIGTRAP blocked by the 32-bit
+ * rt_sigprocmask (int $0x80, eax 175, the set on a page under 4 GiB),
+ * the mask read back (64-bit), unblocked, int3: the handler must run
+ * once.  record/emu_trap.c's emu_trap_strip() strips only behind
+ * SYSCALL: the step's forced SIGTRAP at the call's exit finds SIGTRAP
+ * blocked and resets the handler (force_sig_info_to_task()).
+ */
+static volatile int t32_got;
+static void t32_handler(int sig)
+{
+	(void)sig;
+	t32_got++;
+}
+
+static int trap32_case(void)
+{
+	uint64_t *pg = mmap((void *)0x12000000, 4096, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			    -1, 0);
+	struct sigaction sa;
+	sigset_t none;
+	unsigned long long m;
+	long r;
+
+	if (pg != (void *)0x12000000)
+		return 3;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = t32_handler;
+	sigaction(SIGTRAP, &sa, NULL);
+	pg[0] = 1ull << (SIGTRAP - 1);
+	__asm__ volatile("int $0x80" : "=a"(r) : "a"(175), "b"(SIG_BLOCK),
+			 "c"(pg), "d"(0), "S"(8) : "memory");
+	m = cur_mask();
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	printf("blocked: %ld %llx\n", r, m);
+	fflush(stdout);
+	__asm__ volatile("int3");
+	if (r == 0 && m == pg[0] && t32_got == 1)
+		printf("ok\n");
+	else
+		printf("handler ran %d\n", t32_got);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -500,6 +568,18 @@ int main(int argc, char **argv)
 		xz = ozero();
 		xdw_run();
 	}
+	if (!strcmp(m, "xe")) {
+		int pfd[2];
+		uint64_t w = 0x4646464646464646ull;
+
+		if (pipe(pfd) || write(pfd[1], &w, 8) != 8)
+			return 3;
+		xe_fd = pfd[0];
+		xg = uval(0x1122334455667788ull);
+		xe_ptr = (uint64_t)(xd_stack + sizeof(xd_stack) - 16) +
+			 ozero();
+		xe_run();
+	}
 	if (!strcmp(m, "rsq"))
 		return xr_case();
 	if (!strcmp(m, "exc32"))
@@ -508,6 +588,8 @@ int main(int argc, char **argv)
 		return fixp_case(200000);
 	if (!strcmp(m, "fixpd"))
 		return fixp_case(150);
+	if (!strcmp(m, "trap32"))
+		return trap32_case();
 	if (!strcmp(m, "trapblk"))
 		return trapblk_case();
 	if (!strcmp(m, "trappend"))
