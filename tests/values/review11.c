@@ -249,6 +249,67 @@ __asm__(".text\nxe_run:\n"
 	"\tmov $231, %eax\n\txor %edi, %edi\n\tsyscall\n");
 
 /*
+ * xp: xc with an ordinary pthread_create thread on the stack glibc
+ * mapped for it: the main thread learns the stack's range from
+ * pthread_getattr_np() and pthread_attr_getstack() (no escape in the
+ * thread's history) before the thread calls xp_f, finds the pushed
+ * value there and stores 0x4747 over it; the thread pops rbx and ends
+ * in exit_group.
+ */
+#include <pthread.h>
+void xp_f(void);
+__asm__(".text\nxp_f:\n"
+	"\tmov xg(%rip), %rbx\n"
+	"\tpush %rbx\n"
+	"\txor %ebx, %ebx\n"
+	"\tmovq $1, xf1(%rip)\n"
+	"1:\tcmpq $0, xf2(%rip)\n\tje 1b\n"
+	"\tpop %rbx\n"
+	"\tmov $231, %eax\n\txor %edi, %edi\n\tsyscall\n");
+
+static volatile int xp_go;
+static void *xp_thread(void *arg)
+{
+	(void)arg;
+	while (!xp_go)
+		__asm__ volatile("pause");
+	xp_f();
+	return NULL;
+}
+
+static int xp_case(void)
+{
+	uint64_t v = uval(0x1122334455667788ull), z = ozero();
+	pthread_attr_t a;
+	pthread_t t;
+	void *lo;
+	size_t sz, k;
+	char *top;
+
+	xg = v;
+	if (pthread_create(&t, NULL, xp_thread, NULL))
+		return 3;
+	if (pthread_getattr_np(t, &a) || pthread_attr_getstack(&a, &lo, &sz))
+		return 4;
+	top = (char *)lo + sz;
+	xp_go = 1;
+	while (!xf1)
+		__asm__ volatile("pause");
+	xg = 0;
+	for (k = 8; k < 65536; k += 8)
+		if (*(volatile uint64_t *)(top - k) == v) {
+			*(volatile uint64_t *)(top - k + z) = 0x4747;
+			break;
+		}
+	v = 0;
+	__asm__ volatile("" : "+r"(v));
+	xf2 = 1;
+	for (;;)
+		__asm__ volatile("pause");
+	return 0;
+}
+
+/*
  * rsq: a raw clone child (no glibc rseq) registers an rseq area (32
  * bytes, rseq_cs 0) at xr_cstack's top - 64; then calls xr_f, which
  * makes an 8-byte local (the area's rseq_cs, 0) and pushes rbx (xg, a
@@ -580,6 +641,8 @@ int main(int argc, char **argv)
 			 ozero();
 		xe_run();
 	}
+	if (!strcmp(m, "xp"))
+		return xp_case();
 	if (!strcmp(m, "rsq"))
 		return xr_case();
 	if (!strcmp(m, "exc32"))

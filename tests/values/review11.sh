@@ -34,6 +34,8 @@
 # 400,000 instructions (fixp: a far window) or 300 (fixpd) before the
 # end: reverse-continue and continue stop at the load in stop, skip and
 # strict.
+# xp (held): xc with a glibc pthread whose stack the main thread finds
+# with pthread_getattr_np(): 0 wrong (rbx not linked across that pair).
 # xe (held): xd's stack and a push kept to the end, the slot written by
 # read(2) through a global pointer: the system call ends the walk.
 # exc32 (held): a thread's robust list registered by the 32-bit
@@ -102,7 +104,7 @@ gdbrow() {
 	done
 }
 
-all="xa xb xaok xc xd xdw exc32 rsq fixp fixpd xe trapblk trappend trap32"
+all="xa xb xaok xc xd xdw xp exc32 rsq fixp fixpd xe trapblk trappend trap32"
 for mode in ${REVIEW11_MODES:-$all}; do
 	case $mode in
 	trap*)
