@@ -469,6 +469,52 @@ static int fixp_case(uint64_t n)
 }
 
 /*
+ * pwr, pwrd (GDB, rwatch): watch_proof.c's step() moves rsp by 8 for
+ * any push of an immediate and any pop, but `pushw $imm` and `popw %ax`
+ * (operand-size prefix) move it by 2.  On pw_stack (a global, so the
+ * bytes have a name): pushw $0x1234, `movzwl (%rsp), %eax` (pw_load:
+ * reads pw_stack + 4094), popw %ax, then 400,000 instructions (pwr: a
+ * far window of a scan from the end) or 300 (pwrd), exit_group.
+ * `rwatch` on pw_stack[4094] must stop at pw_load.
+ */
+char pw_stack[4096] __attribute__((aligned(16)));
+void pw_run(uint64_t n);
+__asm__(".text\npw_run:\n"
+	"\tmov %rsp, %r9\n"
+	"\tlea pw_stack+4096(%rip), %rsp\n"
+	"\tpushw $0x1234\n"
+	".globl pw_load\npw_load:\n"
+	"\tmovzwl (%rsp), %eax\n"
+	"\tpopw %ax\n"
+	"\tmov %r9, %rsp\n"
+	"\txor %eax, %eax\n"
+	"2:\tdec %rdi\n\tjnz 2b\n"
+	"\tmov $231, %eax\n\txor %edi, %edi\n\tsyscall\n");
+
+/*
+ * pwu, pwud (GDB, rwatch): four `pushw $imm` and one 8-byte pop leave
+ * rsp where it was (watch_proof.c's step(): 24 bytes lower); then
+ * `movzbl -16(%rsp), %eax` (pwu_load) reads pw_stack + 4080, rsp kept
+ * in rbx to the end (the engine learns rsp there backward); 400,000
+ * (pwu) or 300 (pwud) instructions before exit_group.  `rwatch` on
+ * pw_stack[4080] must stop at pwu_load in every mode (its address is
+ * known).
+ */
+void pwu_run(uint64_t n);
+__asm__(".text\npwu_run:\n"
+	"\tmov %rsp, %r9\n"
+	"\tlea pw_stack+4096(%rip), %rsp\n"
+	"\tpushw $1\n\tpushw $2\n\tpushw $3\n\tpushw $4\n"
+	"\tpop %rax\n"
+	".globl pwu_load\npwu_load:\n"
+	"\tmovzbl -16(%rsp), %eax\n"
+	"\tmov %rsp, %rbx\n"
+	"\tmov %r9, %rsp\n"
+	"\txor %eax, %eax\n"
+	"2:\tdec %rdi\n\tjnz 2b\n"
+	"\tmov $231, %eax\n\txor %edi, %edi\n\tsyscall\n");
+
+/*
  * trapblk: SIGTRAP (and SIGUSR2) blocked by sigprocmask, then read back
  * through /proc/self/status's SigBlk and /proc/self/task/TID/status of a
  * thread that inherited the mask: both must show bit 5 (SIGTRAP), as
@@ -653,6 +699,14 @@ int main(int argc, char **argv)
 		return fixp_case(150);
 	if (!strcmp(m, "trap32"))
 		return trap32_case();
+	if (!strcmp(m, "pwr"))
+		pw_run(200000);
+	if (!strcmp(m, "pwrd"))
+		pw_run(150);
+	if (!strcmp(m, "pwu"))
+		pwu_run(200000);
+	if (!strcmp(m, "pwud"))
+		pwu_run(150);
 	if (!strcmp(m, "trapblk"))
 		return trapblk_case();
 	if (!strcmp(m, "trappend"))

@@ -38,6 +38,16 @@
 # with pthread_getattr_np(): 0 wrong (rbx not linked across that pair).
 # xe (held): xd's stack and a push kept to the end, the slot written by
 # read(2) through a global pointer: the system call ends the walk.
+# pwr, pwrd (GDB, held): `pushw $imm; movzwl (%rsp)` on a global stack
+# (watch_proof.c's step() moves rsp by 8 for any push of an immediate;
+# the engine makes rsp unknown after pushw): rwatch on the pushed bytes
+# stops at the load in stop and strict (skip may pass it: its address
+# is not known), far (pwr) and near (pwrd).
+# pwu, pwud (GDB, held): four pushw $imm and an 8-byte pop (rsp back
+# where it was; 24 bytes lower to step()), then `movzbl -16(%rsp)`: rwatch
+# stops in stop and strict, far and near; skip too near (pwud: the
+# engine knows rsp there), not far (pwu: rsp not known to the engine
+# 400,000 instructions back, so skip may pass).
 # exc32 (held): a thread's robust list registered by the 32-bit
 # set_robust_list (int $0x80: the compat list, which get_robust_list(2)
 # does not show): its EXIT_FUTEX record has no robust list, so its exit
@@ -81,8 +91,10 @@ selfcheck() {
 	fi
 }
 
-# gdbrow MODE LABEL CMD EXPR: rowscan of CMD EXPR at LABEL's first
-# instruction in stop, skip and strict.
+# gdbrow MODE LABEL CMD EXPR [MODES]: rowscan of CMD EXPR at LABEL's
+# first instruction in stop, skip and strict (or MODES: skip left out
+# where the access's address is not known to the engine, which skip
+# may pass, docs/gdb.md).
 gdbrow() {
 	rm -rf "${tmp:?}/$1"
 	timeout 300 "$PTREC" record -q -o "$tmp/$1" "$RV_PROG" "$1" \
@@ -94,7 +106,7 @@ gdbrow() {
 		return
 	fi
 	echo "$p|$3|$4|$2" >"$tmp/rows"
-	for wm in stop skip strict; do
+	for wm in ${5:-stop skip strict}; do
 		rowscan "$tmp/$1" $wm "$tmp/rows" "$RV_NAME $1" || continue
 		if [ -s "$tmp/miss" ]; then
 			bad "$RV_NAME $1 ($wm): missed: $(cat "$tmp/miss")"
@@ -104,7 +116,7 @@ gdbrow() {
 	done
 }
 
-all="xa xb xaok xc xd xdw xp exc32 rsq fixp fixpd xe trapblk trappend trap32"
+all="xa xb xaok xc xd xdw xp exc32 rsq fixp fixpd pwr pwrd pwu pwud xe trapblk trappend trap32"
 for mode in ${REVIEW11_MODES:-$all}; do
 	case $mode in
 	trap*)
@@ -112,6 +124,15 @@ for mode in ${REVIEW11_MODES:-$all}; do
 		;;
 	fixp*)
 		gdbrow $mode fx_load rwatch '*(char *)0x21000000'
+		;;
+	pwud)
+		gdbrow $mode pwu_load rwatch 'pw_stack[4080]'
+		;;
+	pwu)
+		gdbrow $mode pwu_load rwatch 'pw_stack[4080]' "stop strict"
+		;;
+	pwr*)
+		gdbrow $mode pw_load rwatch 'pw_stack[4094]' "stop strict"
 		;;
 	xdw)
 		rec $mode
