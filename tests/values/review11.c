@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * Review 11's cases (tests/values/review11.sh, `make values-review11`):
- * programs that attack the rules of sessions 13-14 (exitsave's
- * shared-stack rule, the recorder's SIGTRAP mask hiding).  Each mode is
- * one case; review11.sh says what each checks and what main gives
- * (/work/notes/review11.md).
+ * programs that attack the rules of sessions 13-14: the callee argument
+ * and exitsave's end rule on a stack that is a C object (xa to xp), the
+ * exit's writes (exc32), rseq over a slot (rsq), the watch proofs and
+ * the knowledge fixpoint for rwatch (fixp, pwr, pwu), the recorder's
+ * SIGTRAP mask hiding (trap*).  Each mode is one case; review11.sh says
+ * what each checks and what main gives (/work/notes/review11.md).
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -256,7 +260,6 @@ __asm__(".text\nxe_run:\n"
  * value there and stores 0x4747 over it; the thread pops rbx and ends
  * in exit_group.
  */
-#include <pthread.h>
 void xp_f(void);
 __asm__(".text\nxp_f:\n"
 	"\tmov xg(%rip), %rbx\n"
@@ -365,7 +368,6 @@ static int xr_case(void)
  * (r13: 0).  Taking the exit to write only its clear_child_tid word
  * makes rcx the end's 0x40000000.
  */
-#include <sys/mman.h>
 #define EC_PAGE 0x10000000ul
 __asm__(
 	".data\n"
