@@ -517,6 +517,49 @@ __asm__(".text\npwu_run:\n"
 	"\tmov $231, %eax\n\txor %edi, %edi\n\tsyscall\n");
 
 /*
+ * c3 (GDB, watch): clone3(2)'s kernel writes (rcv_sys.c
+ * sys_mem_args(): struct clone_args, flags at 0, pidfd 8, child_tid 16,
+ * parent_tid 24).  c3_sa: CLONE_VM | FS | FILES | SIGHAND | THREAD |
+ * SYSVSEM | PARENT_SETTID | CHILD_SETTID: the tid at c3_ptid (in the
+ * call) and c3_ctid (the child's, before its first instruction); c3_sb:
+ * CLONE_VM | PIDFD | CHILD_SETTID, SIGCHLD (a process sharing the
+ * memory): the pidfd at c3_pidfd, the tid at c3_ctid2.  The first four
+ * words of each struct are loaded before its call into registers kept
+ * to the end (the engine knows shared memory only at loads whose values
+ * it knows).  Each child exits at once; `watch` on each word must stop
+ * at its clone3 both ways.  c3t: the first call alone (one process).
+ */
+__asm__(".data\n.balign 8\n"
+	"c3_a:\t.quad 0x1150f00, 0, c3_ctid, c3_ptid, 0\n"
+	"\t.quad c3_stk, 4096, 0, 0, 0, 0\n"
+	"c3_b:\t.quad 0x1001100, c3_pidfd, c3_ctid2, 0, 17\n"
+	"\t.quad c3_stk2, 4096, 0, 0, 0, 0\n"
+	".globl c3_ptid, c3_ctid, c3_pidfd, c3_ctid2\n"
+	"c3_ptid:\t.long 0\nc3_ctid:\t.long 0\n"
+	"c3_pidfd:\t.long 0\nc3_ctid2:\t.long 0\n"
+	".bss\n.balign 16\nc3_stk:\t.skip 4096\nc3_stk2:\t.skip 4096\n"
+	".text\nc3_run:\n"
+	"\tlea c3_a(%rip), %rdi\n\tmov $88, %esi\n\tmov $435, %eax\n"
+	"\tmov (%rdi), %r12\n\tmov 8(%rdi), %r13\n"
+	"\tmov 16(%rdi), %r14\n\tmov 24(%rdi), %r15\n"
+	".globl c3_sa\nc3_sa:\n"
+	"\tsyscall\n"
+	"\ttest %rax, %rax\n\tjz 9f\n"
+	"\tcmpl $0, c3_onlya(%rip)\n\tjne 8f\n"
+	"\tlea c3_b(%rip), %rdi\n\tmov $88, %esi\n\tmov $435, %eax\n"
+	"\tmov (%rdi), %rbx\n\tmov 8(%rdi), %rbp\n"
+	"\tmov 16(%rdi), %r9\n\tmov 24(%rdi), %r10\n"
+	".globl c3_sb\nc3_sb:\n"
+	"\tsyscall\n"
+	"\ttest %rax, %rax\n\tjz 9f\n"
+	"8:\tmov $2000, %ecx\n"
+	"1:\tdec %ecx\n\tjnz 1b\n"
+	"\tmov $231, %eax\n\txor %edi, %edi\n\tsyscall\n"
+	"9:\tmov $60, %eax\n\txor %edi, %edi\n\tsyscall\n");
+void c3_run(void);
+int c3_onlya;
+
+/*
  * trapblk: SIGTRAP (and SIGUSR2) blocked by sigprocmask, then read back
  * through /proc/self/status's SigBlk and /proc/self/task/TID/status of a
  * thread that inherited the mask: both must show bit 5 (SIGTRAP), as
@@ -709,6 +752,10 @@ int main(int argc, char **argv)
 		pwu_run(200000);
 	if (!strcmp(m, "pwud"))
 		pwu_run(150);
+	if (!strcmp(m, "c3t"))
+		c3_onlya = 1;
+	if (!strcmp(m, "c3") || !strcmp(m, "c3t"))
+		c3_run();
 	if (!strcmp(m, "trapblk"))
 		return trapblk_case();
 	if (!strcmp(m, "trappend"))
