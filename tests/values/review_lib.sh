@@ -78,14 +78,15 @@ delivery() {
 # command (watch or rwatch) and the watched byte's expression, WHAT its
 # name in messages.  For each, from right after it reverse-continue must
 # stop at it, and from right before it continue must stop right after
-# it, in watch-unknown MODE (strict: stop with strict values).  The
+# it, in watch-unknown MODE (strict: stop with strict values); GDB
+# commands in $RV_PRELUDE (lines, each ending in a newline) run first.  The
 # misses go to $tmp/miss ("row dir want got what"); false (having said
 # bad) when not every scan ran.
 rowscan() {
 	wu=$2
 	[ $2 = strict ] && wu=stop
-	printf 'set pagination off\nset ptrec watch-unknown %s\n' \
-		$wu >"$tmp/cmds"
+	printf 'set pagination off\nset ptrec watch-unknown %s\n%s' \
+		$wu "${RV_PRELUDE:-}" >"$tmp/cmds"
 	k=0
 	while IFS='|' read -r p cmd a what; do
 		cat >>"$tmp/cmds" <<EOT
