@@ -221,6 +221,38 @@ if [ -n "${UNSOUND:-}" ]; then
 	fi
 fi
 
+# unsound.c's "jmptgt": with no signal handler in the process, an
+# indirect jump went where its operand said (rcv_back.c: the register;
+# rcv_rw.c: the word a jump through memory read): r9 before `jmp *%r9`
+# and r10, loaded from the word before `jmp *unsound_jw`, are known, and
+# nothing else tells them (z unknown, all cleared after), also in strict
+# mode (no assumption about the program).  "jmpsig": the
+# same where the target faults and a handler's entry follows the jump:
+# neither r8 nor r11 may be taken for the handler's address.
+if [ -n "${UNSOUND:-}" ]; then
+	truth_rec "jmptgt" "$UNSOUND" jmptgt
+	jpos=$(last_at "jmptgt" '(main|_case)\+[0-9]+>:.*jmp +\*%r9$')
+	kpos=$(last_at "jmptgt" 'mov +0x[0-9a-f]+\(%rip\),%r10 .*<unsound_jw>$')
+	if [ -n "$jpos" ] && [ -n "$kpos" ] && truth_check "jmptgt" &&
+		grep -q ' 0 conflicts' "$tmp/out" &&
+		"$PTREC" values "$tmp/jmptgt" --at "$jpos" 2>&1 |
+		grep -Eq '^r9  *0x[0-9a-f]{16}$' &&
+		"$PTREC" values "$tmp/jmptgt" --at $((kpos + 1)) 2>&1 |
+		grep -Eq '^r10  *0x[0-9a-f]{16}$' &&
+		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/jmptgt" \
+			--at "$jpos" 2>&1 | grep -Eq '^r9  *0x[0-9a-f]{16}$'; then
+		ok "unsound.c jmptgt: no wrong value, r9 and r10 known from where indirect jumps went; $(distance)"
+	else
+		bad "unsound.c jmptgt (at ${jpos:-?}, ${kpos:-?}): $(head -5 "$tmp/out" "$tmp/log")"
+	fi
+	truth_rec "jmpsig" "$UNSOUND" jmpsig
+	if truth_check "jmpsig" && grep -q ' 0 conflicts' "$tmp/out"; then
+		ok "unsound.c jmpsig: no wrong value after jumps a handler followed; $(distance)"
+	else
+		bad "unsound.c jmpsig: $(head -5 "$tmp/out" "$tmp/log")"
+	fi
+fi
+
 # Found by an adversarial review (tests/values/holes.c, one mode each):
 # push16/leave16 (an operand-size prefix: rsp moves by 2), clonevm (a
 # clone(CLONE_VM) child is another process writing the same memory),
