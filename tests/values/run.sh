@@ -240,7 +240,8 @@ if [ -n "${UNSOUND:-}" ]; then
 		"$PTREC" values "$tmp/jmptgt" --at $((kpos + 1)) 2>&1 |
 		grep -Eq '^r10  *0x[0-9a-f]{16}$' &&
 		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/jmptgt" \
-			--at "$jpos" 2>&1 | grep -Eq '^r9  *0x[0-9a-f]{16}$'; then
+			--at "$jpos" 2>&1 |
+		grep -Eq '^r9  *0x[0-9a-f]{16}$'; then
 		ok "unsound.c jmptgt: no wrong value, r9 and r10 known from where indirect jumps went; $(distance)"
 	else
 		bad "unsound.c jmptgt (at ${jpos:-?}, ${kpos:-?}): $(head -5 "$tmp/out" "$tmp/log")"
