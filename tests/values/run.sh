@@ -57,6 +57,27 @@ for prog in tiny loops indirect signal segv threads fork jmp plt; do
 	grep '^distance' "$tmp/out" | sed "s/^/# $prog /"
 done
 
+# VALCHECK_ORACLE (replay/rcv_oracle.c, for measurements: docs/values.md
+# "The roots rcv_why names"): with every store of unknown address placed
+# where the truth's registers put it, loops has no wrong value and knows
+# more within 10^4 than without (the oracle is consulted); a bad list is
+# refused.
+known10k() { awk '$1 == "distance" && $2 == "<=10000" { sub("%", "", $7);
+	print $7 }' "$tmp/out"; }
+if [ -f "$tmp/loops/manifest.json" ]; then
+	"$VALCHECK" "$tmp/loops" >"$tmp/out" 2>&1
+	k0=$(known10k)
+	if VALCHECK_ORACLE=all "$VALCHECK" "$tmp/loops" >"$tmp/out" 2>&1 &&
+		k1=$(known10k) &&
+		awk -v a="$k0" -v b="$k1" 'BEGIN { exit !(b > a) }' &&
+		! VALCHECK_ORACLE=only: "$VALCHECK" "$tmp/loops" \
+			>/dev/null 2>&1; then
+		ok "valcheck VALCHECK_ORACLE=all on loops: no wrong value, $k0% -> $k1% within 10^4"
+	else
+		bad "valcheck VALCHECK_ORACLE=all on loops: ${k0:-?}% -> ${k1:-?}%: $(head -5 "$tmp/out")"
+	fi
+fi
+
 # Signals right after indirect jumps, indirect calls and returns whose
 # call the engine cannot see (tests/values/unsound.c): the handler's
 # registers are the kernel's, so nothing may flow across those branches
