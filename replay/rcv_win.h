@@ -174,6 +174,8 @@ struct rp_recover {
 				 * the program (rp_session_set_values_strict) */
 	bool no_handlers;	/* no signal handler ran in it (the recorder
 				 * saw every signal it got) */
+	rp_oracle_fn oracle;	/* rcv_oracle.c: measurements only */
+	void *oracle_ctx;
 	/* Positions of system calls a handler was entered after (recover.c
 	 * sig_after()), computed once asked.
 	 */
@@ -865,6 +867,13 @@ static inline const struct rcv_acc *rcv_acc_of(struct win *w, size_t q,
  * that ends there; false when not proven.
  */
 bool rcv_alias_refuted(struct win *w, size_t b, uint64_t a);
+
+/*
+ * Did store @b of @w, whose address is not known, write byte @a, by the
+ * oracle of rp_recover_set_oracle() (rcv_oracle.c)?  1 yes, 0 no, -1 no
+ * oracle or none for it.
+ */
+int rcv_oracle_wrote(struct win *w, size_t b, uint64_t a);
 
 /*
  * Did xchg @b of @w, of unknown address, not write byte @a?  True when
