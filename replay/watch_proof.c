@@ -101,6 +101,8 @@ static void cut_all(struct pass *p)
 		p->r[g] = wpf_fresh_val(p);
 	p->nslot = 0;
 	p->pure = false;
+	p->zt = -1;
+	p->nz4 = p->nz8 = 0;
 }
 
 /*
@@ -260,6 +262,10 @@ static bool s32_of(const struct pass *p, struct sv x, int64_t *lo,
 struct rng {
 	bool rng, s32;
 	int64_t rlo, rhi, s32lo, s32hi;
+	/* a quotient's multiple or a mul's high half (struct rext) */
+	int32_t qx;
+	int64_t qoff;
+	uint64_t qd, qk, qmul;
 };
 
 /* A 32-bit result whose low 32 bits, signed, lie in [@lo, @hi]: the
@@ -343,6 +349,53 @@ static struct rng rng_of(const struct pass *p, const struct rcv_ins *in)
 	return q;
 }
 
+/*
+ * Remainders (issue #18: _itoa_word's digit, value % base, indexes its
+ * table): a compiler computes x % d for a constant d as x - d * q, the
+ * quotient q = (x * M) >> (64 + s) (a mul's high half, shr), which is
+ * floor(x / d) for every 64-bit x where 2^(64+s) <= M * d <= 2^(64+s) +
+ * 2^s (Granlund and Montgomery, "Division by Invariant Integers using
+ * Multiplication", PLDI 1994, theorem 4.2 with N = 64, l = s).  The pass
+ * follows the high half, the shift, q's multiples (lea q + k * q, add q,
+ * q) and the subtraction of d * q from the same x (a root and offset: one
+ * value): the result lies in [0, d - 1], and d * q <= x does not wrap.
+ * The divisor of @m and @s, 0 where the theorem does not give one (or
+ * one too large for an interval).
+ */
+static uint64_t magic_div(uint64_t m, unsigned int s)
+{
+	unsigned __int128 t, d, md;
+
+	if (m < 2 || s > 63)
+		return 0;
+	t = (unsigned __int128)1 << (64 + s);
+	d = (t + m - 1) / m;
+	if (d < 2 || d > MAX_SPAN)
+		return 0;
+	md = (unsigned __int128)m * d;
+	return md >= t && md - t <= (unsigned __int128)1 << s ? (uint64_t)d : 0;
+}
+
+/* @x is @k times a quotient (offset 0): its rext, else NULL. */
+static const struct rext *quot_of(const struct pass *p, struct sv x)
+{
+	const struct rext *e = x.lo == 0 && x.hi == 0 ? rext_of(p, x.root) :
+			       NULL;
+
+	return e && e->qd ? e : NULL;
+}
+
+/* @q: @e's quotient times @k more (none past its divisor). */
+static bool quot_times(struct rng *q, const struct rext *e, uint64_t k)
+{
+	if (!e || __builtin_mul_overflow(e->qk, k, &q->qk) || q->qk > e->qd)
+		return false;
+	q->qx = e->qx;
+	q->qoff = e->qoff;
+	q->qd = e->qd;
+	return true;
+}
+
 /* Root @k's ranges (@q, NULL: none) and sum of roots @s1 and @s2. */
 static void set_ext(struct pass *p, int32_t k, const struct rng *q,
 		    int32_t s1, int32_t s2)
@@ -352,7 +405,7 @@ static void set_ext(struct pass *p, int32_t k, const struct rng *q,
 
 	if (!q)
 		q = &no;
-	if (!q->rng && !q->s32 && s1 <= 0 && s2 <= 0)
+	if (!q->rng && !q->s32 && !q->qd && !q->qmul && s1 <= 0 && s2 <= 0)
 		return;
 	if (!wpf_grow((void **)&p->ext, &p->ext_cap, p->next,
 		      sizeof(*p->ext), 256)) {
@@ -360,8 +413,12 @@ static void set_ext(struct pass *p, int32_t k, const struct rng *q,
 		return;
 	}
 	e = &p->ext[p->next++];
-	*e = (struct rext){ k, q->rng, q->s32, q->rlo, q->rhi, q->s32lo,
-			    q->s32hi, s1 > 0 ? s1 : 0, s2 > 0 ? s2 : 0 };
+	*e = (struct rext){ .root = k, .rng = q->rng, .s32 = q->s32,
+			    .rlo = q->rlo, .rhi = q->rhi, .s32lo = q->s32lo,
+			    .s32hi = q->s32hi, .ds1 = s1 > 0 ? s1 : 0,
+			    .ds2 = s2 > 0 ? s2 : 0, .qx = q->qx,
+			    .qoff = q->qoff, .qd = q->qd, .qk = q->qk,
+			    .qmul = q->qmul };
 	p->root[k].ext = (int32_t)p->next;
 }
 
@@ -374,12 +431,14 @@ static void step(struct pass *p, const struct rcv_ins *in)
 	 * or the roots of a 64-bit sum, neither offset known (ds1, ds2):
 	 * @hq, either.
 	 */
-	struct rng q;
+	struct rng q = { 0 };
+	const struct rext *e;
 	bool hq = false, qv = false;
 	int32_t s1 = 0, s2 = 0;
 	struct sv x;
 	unsigned int m;
 	int g, dst = -1;
+	bool mulq = false;
 	bool two = in->nops == 2 && d->type == RCV_OP_REG;
 	int64_t lo, hi;
 
@@ -469,6 +528,11 @@ static void step(struct pass *p, const struct rcv_ins *in)
 			s1 = p->r[s->base].root;
 			s2 = p->r[s->index].root;
 			hq = true;
+			/* q + k * q: a quotient's multiple */
+			if (s->base == s->index && !s->imm &&
+			    quot_times(&q, quot_of(p, p->r[s->base]),
+				       1 + (s->scale ? s->scale : 1)))
+				qv = true;
 		}
 		break;
 	case X86_INS_ADD:
@@ -519,6 +583,19 @@ static void step(struct pass *p, const struct rcv_ins *in)
 			v = sv_add(p->r[s->reg], p->r[dst].lo);
 		} else if (is_reg(s, 8) && in->id == X86_INS_ADD) {
 			s1 = p->r[s->reg].root;
+			/* q + q: a quotient's multiple */
+			if (s->reg == dst &&
+			    quot_times(&q, quot_of(p, p->r[dst]), 2))
+				qv = true;
+		} else if (is_reg(s, 8) && in->id == X86_INS_SUB &&
+			   (e = quot_of(p, p->r[s->reg])) && e->qk == e->qd &&
+			   sv_exact(p->r[dst]) && p->r[dst].root == e->qx &&
+			   p->r[dst].lo == e->qoff) {
+			/* x - d * floor(x / d): the remainder */
+			hq = qv = q.rng = true;
+			q.rhi = (int64_t)e->qd - 1;
+			q.s32 = q.rhi <= INT32_MAX;
+			q.s32hi = q.s32 ? q.rhi : 0;
 		}
 		if (s1 > 0) {
 			s2 = p->r[dst].root;
@@ -569,6 +646,50 @@ static void step(struct pass *p, const struct rcv_ins *in)
 				q.rlo = q.s32lo = lo;
 				q.rhi = q.s32hi = hi;
 			}
+		} else if (in->id == X86_INS_MUL && in->nops == 1 &&
+			   is_reg(d, 8) && sv_is_const(p->r[d->reg]) &&
+			   sv_exact(p->r[RP_REG_RAX])) {
+			/* rdx: the high half of x * M (remainders above) */
+			q.qmul = (uint64_t)p->r[d->reg].lo;
+			q.qx = p->r[RP_REG_RAX].root;
+			q.qoff = p->r[RP_REG_RAX].lo;
+			mulq = true;
+		} else if (in->id == X86_INS_SHR && two && is_reg(d, 8) &&
+			   s->type == RCV_OP_IMM &&
+			   (e = rext_of(p, p->r[d->reg].root)) && e->qmul &&
+			   p->r[d->reg].lo == 0 && p->r[d->reg].hi == 0 &&
+			   (q.qd = magic_div(e->qmul,
+					     (unsigned int)s->imm & 63))) {
+			/* the quotient */
+			dst = d->reg;
+			hq = qv = true;
+			q.qk = 1;
+			q.qx = e->qx;
+			q.qoff = e->qoff;
+		} else if (two && is_reg(d, 8) && is_reg(s, 8) &&
+			   sv_is_const(p->r[d->reg]) &&
+			   sv_is_const(p->r[s->reg]) &&
+			   wdep_is_cmov(in->id)) {
+			/* one of two constants, whichever the flags chose
+			 * (_itoa_word's digits, lower or upper case)
+			 */
+			dst = d->reg;
+			v = p->r[d->reg];
+			x = p->r[s->reg];
+			if (x.lo < v.lo)
+				v.lo = x.lo;
+			else
+				v.hi = x.hi;
+		} else if ((in->id == X86_INS_BSF || in->id == X86_INS_BSR) &&
+			   two && d->size >= 4 && is_reg(s, d->size) &&
+			   ((d->size == 4 ? p->nz4 : p->nz8) >> s->reg & 1)) {
+			/* the index of a bit of a source that is not 0
+			 * (Intel SDM vol. 2A, BSF, BSR: undefined for 0
+			 * alone), zero-extended by a 32-bit destination
+			 */
+			dst = d->reg;
+			hq = qv = q.rng = q.s32 = true;
+			q.rhi = q.s32hi = 8 * d->size - 1;
 		} else if (two && (in->id == X86_INS_MOVZX ||
 				   in->id == X86_INS_MOVSXD ||
 				   in->id == X86_INS_TZCNT ||
@@ -602,9 +723,54 @@ static void step(struct pass *p, const struct rcv_ins *in)
 	}
 	if (dst >= 0)
 		p->r[dst] = v.root >= 0 ? v : fresh_dep(p);
+	/* ranged or not, the engine does not compute it (above) */
+	if (dst >= 0 && p->r[dst].root > 0 &&
+	    (in->id == X86_INS_BSF || in->id == X86_INS_BSR))
+		p->root[p->r[dst].root].start = true;
 	/* A new root: what the instruction allows it to be, or a sum. */
 	if (hq && dst >= 0 && v.root < 0 && p->r[dst].root > 0)
 		set_ext(p, p->r[dst].root, qv ? &q : NULL, s1, s2);
+	if (mulq && p->r[RP_REG_RDX].root > 0)
+		set_ext(p, p->r[RP_REG_RDX].root, &q, 0, 0);
+}
+
+/*
+ * After @in (@next: where the trace went, 0: not known): which
+ * registers a `test r, r` and a conditional branch on its ZF showed not
+ * to be 0 (jne taken, je not taken), until they are written.
+ */
+static void nz_step(struct pass *p, const struct rcv_ins *in, uint64_t next)
+{
+	const struct rcv_op *d = &in->op[0], *s = &in->op[1];
+	uint64_t fall = in->ip + in->len;
+	unsigned int w = written(in);
+	int cc = rcv_cond_of(in->id);
+
+	p->nz4 &= (uint16_t)~w;
+	p->nz8 &= (uint16_t)~w;
+	if (p->zt >= 0 && (w >> p->zt & 1))
+		p->zt = -1;
+	if (cc == 4 || cc == 5) {	/* je, jne */
+		if (p->zt < 0 || !next || in->nops != 1 ||
+		    d->type != RCV_OP_IMM || (uint64_t)d->imm == fall ||
+		    (next != fall && next != (uint64_t)d->imm))
+			return;
+		if ((cc == 5) == (next != fall)) {	/* ZF clear */
+			p->nz4 |= (uint16_t)(1u << p->zt);
+			if (p->zsize == 8)
+				p->nz8 |= (uint16_t)(1u << p->zt);
+		}
+		return;
+	}
+	if (!(in->fw & F_ZF))
+		return;
+	p->zt = -1;
+	if (in->id == X86_INS_TEST && in->nops == 2 &&
+	    (is_reg(d, 4) || is_reg(d, 8)) && is_reg(s, d->size) &&
+	    s->reg == d->reg) {
+		p->zt = (int8_t)d->reg;
+		p->zsize = (uint8_t)d->size;
+	}
 }
 
 /* The state before instruction p->mid, for wpf_win_edge(). */
@@ -679,6 +845,7 @@ int wpf_win_run(const struct rcv_ins *const *ins, const uint8_t *cut,
 		p->acc_cap = 2 * n + 16;
 	if (p->root)
 		p->root_cap = (deps ? 4 : 1) * n + 64;
+	p->zt = -1;
 	if (new_root(p) == 0) {	/* the constants' */
 		p->pure = true;
 		for (i = 0; i < 16; i++) {
@@ -707,6 +874,8 @@ int wpf_win_run(const struct rcv_ins *const *ins, const uint8_t *cut,
 						      ins[i + 1]->ip : 0);
 			wpf_accesses(p, i, ins[i]);
 			step(p, ins[i]);
+			nz_step(p, ins[i], i + 1 < n && !cut[i] ?
+					   ins[i + 1]->ip : 0);
 			if (deps)
 				wdep_end(p, ins[i]);
 			/* A system call gives back the flags it was made

@@ -401,3 +401,66 @@ Test(watch_proof, ranges)
 	wpf_out_free(&o);
 	wpf_win_free(w);
 }
+
+/* The remainder's program: r8 one of two tables by the flags, then
+ * x % 10 as a compiler writes it (_itoa_word), @rsi the x subtracted
+ * from (mov rsi,rdi: the same x; mov rsi,rbx: another value), @shr the
+ * shift (3: the quotient by 10; 4: by 20, of which 10 * q is not a
+ * multiple of the divisor), @m the multiplier's low byte (0xcd: exact;
+ * 0xcc: M * 10 below 2^67, not the quotient for every x).
+ */
+static struct wpf_win *rem_run(const char *rsi, uint8_t shr, uint8_t m,
+			       struct wpf_out *o)
+{
+	static char mov9[11] = "\x49\xb9\x00\xcc\xcc\xcc\xcc\xcc\xcc\xcc";
+	static char shift[5] = "\x48\xc1\xea\x03";
+	/* mov r8d,0x600000; mov ecx,0x600040; test edx,edx;
+	 * cmovne r8,rcx; movabs r9,M; mov rax,rdi; (rsi); mul r9;
+	 * shr rdx,N; lea rax,[rdx+rdx*4]; add rax,rax; sub rsi,rax;
+	 * movzx eax,byte [r8+rsi]
+	 */
+	static struct rcv_ins in[13];
+	struct wpf_edge top = top_rsp(TOP_RSP);
+
+	mov9[2] = (char)m;
+	shift[3] = (char)shr;
+	in[0] = INS("\x41\xb8\x00\x00\x60\x00");
+	in[1] = INS("\xb9\x40\x00\x60\x00");
+	in[2] = INS("\x85\xd2");
+	in[3] = INS("\x4c\x0f\x45\xc1");
+	in[4] = ins(mov9, 10);
+	in[5] = INS("\x48\x89\xf8");
+	in[6] = ins(rsi, 3);
+	in[7] = INS("\x49\xf7\xe1");
+	in[8] = ins(shift, 4);
+	in[9] = INS("\x48\x8d\x04\x92");
+	in[10] = INS("\x48\x01\xc0");
+	in[11] = INS("\x48\x29\xc6");
+	in[12] = INS("\x41\x0f\xb6\x04\x30");
+	return run(in, 13, &top, NULL, o);
+}
+
+Test(watch_proof, remainder)
+{
+	struct wpf_out o;
+	struct wpf_win *w = rem_run("\x48\x89\xfe", 3, 0xcd, &o);
+
+	/* either table, digits 0 to 9 */
+	cr_assert_eq(o.nacc, 1);
+	is_acc(&o, 0, 12, RP_ACC_READ, 0x600000, 0x600040 + 10);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	w = rem_run("\x48\x89\xde", 3, 0xcd, &o);	/* mov rsi,rbx */
+	cr_assert_eq(o.nacc, 1);
+	not_known(&o, 0);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	w = rem_run("\x48\x89\xfe", 4, 0xcd, &o);	/* x - 10 * (x / 20) */
+	not_known(&o, 0);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	w = rem_run("\x48\x89\xfe", 3, 0xcc, &o);	/* not exact */
+	not_known(&o, 0);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+}
