@@ -333,22 +333,19 @@ static int32_t node2(struct pass *p, int32_t x, int32_t y)
  * Constant @v stored in 8 bytes relative to a base of the secret kind: a
  * node of its own, computed forward from p->konst as p->konst is, that
  * keeps the value (watch_fix.c's bounded loads); p->konst where memory
- * runs out.
+ * runs out.  Not a call's return address (every call would pay for a
+ * node): a load of it is then unbounded, as before.
  */
 static int32_t konst_of(struct pass *p, uint64_t v)
 {
 	int32_t n;
 
-	if (!wpf_grow((void **)&p->ext, &p->ext_cap, p->next,
-		      sizeof(*p->ext), 256))
-		return p->konst;
 	n = wdep_node(p);
 	if (n <= 0)
 		return p->konst;
 	wdep_edge(p, n, p->konst);
-	p->ext[p->next++] = (struct rext){ .root = n, .kc = true,
-					   .kval = v };
-	p->root[n].ext = (int32_t)p->next;
+	p->root[n].kc = p->root[n].anchored = true;
+	p->root[n].lo = p->root[n].hi = (int64_t)v;
 	return n;
 }
 
@@ -370,7 +367,8 @@ void wdep_store(struct pass *p, struct sv a, uint64_t size, int32_t d,
 	 */
 	if (d == 0)
 		d = size == 8 && sv_exact(a) && val.root == 0 &&
-		    val.lo == val.hi && cand(p, a.root) ?
+		    val.lo == val.hi && cand(p, a.root) &&
+		    !(p->ce && p->ce->in->id == X86_INS_CALL) ?
 		    konst_of(p, (uint64_t)val.lo) : p->konst;
 	whole = size == 8 && sv_exact(a) && !(a.lo & 7);
 	if (cand(p, a.root)) {

@@ -206,15 +206,72 @@ static bool all_secret(const struct pass *p, const bool *sec, int32_t r)
 	return true;
 }
 
-/* No return read the word at @off of base @b (the trace shows it). */
-static bool unread(const struct pass *p, int32_t b, int64_t off)
-{
-	size_t j;
+/*
+ * The words returns read (p->rets), by base and word: an open hash of the
+ * distinct ones (a loop's returns read the same few words; a window has
+ * up to a few thousand returns, which the roots' questions walked one by
+ * one: 6% of a deep scan of libloop).  @h: index + 1 into p->rets (0:
+ * empty); NULL (no memory): the walk.
+ */
+struct rix {
+	int32_t *h;
+	size_t mask;
+};
 
-	for (j = 0; j < p->nrets; j++)
-		if (p->rets[j].root == b && p->rets[j].off < off + 8 &&
-		    off < p->rets[j].off + 8)
-			return false;
+static size_t rhash(int32_t b, int64_t w, size_t mask)
+{
+	return (size_t)(((uint64_t)w * 0x9e3779b97f4a7c15ull) ^
+			((uint64_t)(uint32_t)b * 0xc2b2ae3d27d4eb4full)) & mask;
+}
+
+static void rix_build(const struct pass *p, struct rix *x)
+{
+	size_t cap = 16, j, i;
+
+	x->h = NULL;
+	while (cap < 2 * p->nrets)
+		cap *= 2;
+	if (p->nrets < 8 || !(x->h = calloc(cap, sizeof(*x->h))))
+		return;
+	x->mask = cap - 1;
+	for (j = 0; j < p->nrets; j++) {
+		const struct slot *r = &p->rets[j];
+
+		for (i = rhash(r->root, r->off >> 3, x->mask); x->h[i];
+		     i = (i + 1) & x->mask)
+			if (p->rets[x->h[i] - 1].root == r->root &&
+			    p->rets[x->h[i] - 1].off == r->off)
+				break;
+		if (!x->h[i])
+			x->h[i] = (int32_t)j + 1;
+	}
+}
+
+/* No return read the word at @off of base @b (the trace shows it). */
+static bool unread(const struct pass *p, const struct rix *x, int32_t b,
+		   int64_t off)
+{
+	const struct slot *r;
+	size_t j, i;
+	int64_t w;
+
+	if (!x->h) {
+		for (j = 0; j < p->nrets; j++)
+			if (p->rets[j].root == b && p->rets[j].off < off + 8 &&
+			    off < p->rets[j].off + 8)
+				return false;
+		return true;
+	}
+	/* a word that overlaps it starts in the word before, its, or the
+	 * one after
+	 */
+	for (w = (off >> 3) - 1; w <= (off >> 3) + 1; w++)
+		for (i = rhash(b, w, x->mask); x->h[i]; i = (i + 1) & x->mask) {
+			r = &p->rets[x->h[i] - 1];
+			if (r->root == b && r->off < off + 8 &&
+			    off < r->off + 8)
+				return false;
+		}
 	return true;
 }
 
@@ -230,8 +287,8 @@ static bool unread(const struct pass *p, int32_t b, int64_t off)
  * known or not relative to such a base) are not: the engine may know
  * them.
  */
-static bool *secret_roots(const struct pass *p, bool full, bool *any,
-			  bool **lr)
+static bool *secret_roots(const struct pass *p, const struct rix *rx,
+			  bool full, bool *any, bool **lr)
 {
 	bool *sec = calloc(p->nroot + 1, sizeof(*sec)), *inf;
 	size_t r;
@@ -316,7 +373,7 @@ static bool *secret_roots(const struct pass *p, bool full, bool *any,
 		if (!x->lw && (!p->deps || !(b->start || b->lw || b->ldc) ||
 			       !all_secret(p, sec, (int32_t)r)))
 			continue;
-		sec[r] = unread(p, x->lw_root, x->lw_off);
+		sec[r] = unread(p, rx, x->lw_root, x->lw_off);
 	}
 	free(inf);
 	return sec;
@@ -339,8 +396,9 @@ static bool *secret_roots(const struct pass *p, bool full, bool *any,
  * engine knows is one of those constants: their hull in [*@lo, *@hi].
  * False otherwise, or when every value is secret (secret_roots()).
  */
-static bool bounded(const struct pass *p, const bool *sec, const bool *lr,
-		    int32_t r, int64_t *lo, int64_t *hi)
+static bool bounded(const struct pass *p, const struct rix *rx,
+		    const bool *sec, const bool *lr, int32_t r, int64_t *lo,
+		    int64_t *hi)
 {
 	const struct root *x = &p->root[r], *b;
 	int32_t st[256], q, par, e;
@@ -351,28 +409,28 @@ static bool bounded(const struct pass *p, const bool *sec, const bool *lr,
 	    x->lw_root <= 0 || x->lw_root >= r || !sec[x->lw_root])
 		return false;
 	b = &p->root[x->lw_root];
-	if (!(b->start || b->lw || b->ldc) || !unread(p, x->lw_root, x->lw_off))
+	if (!(b->start || b->lw || b->ldc) ||
+	    !unread(p, rx, x->lw_root, x->lw_off))
 		return false;
 	st[n++] = r;
 	while (n) {
 		q = st[--n];
 		for (e = p->root[q].dhead; e; e = p->de[e - 1].next) {
-			const struct rext *c;
+			const struct root *c;
 
 			par = p->de[e - 1].par;
 			if (++walked > KC_WALK || par <= 0 || par >= q)
 				return false;
 			if (sec[par])
 				continue;
-			c = p->root[par].ext ? &p->ext[p->root[par].ext - 1] :
-			    NULL;
-			if (c && c->kc) {
-				for (j = 0; j < nk && kv[j] != (int64_t)c->kval;)
+			c = &p->root[par];
+			if (c->kc && c->anchored) {
+				for (j = 0; j < nk && kv[j] != c->lo;)
 					j++;
 				if (j == KC_MAX)
 					return false;
 				if (j == nk)
-					kv[nk++] = (int64_t)c->kval;
+					kv[nk++] = c->lo;
 				continue;
 			}
 			if (!p->root[par].chain || n == 256)
@@ -395,13 +453,16 @@ static int win_acc(const struct wpf_win *w, size_t from, bool full,
 {
 	const struct pass *p = &w->p;
 	bool *sec, *lr, any;
+	struct rix rx;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
 	out->contradiction = w->contradiction;
 	out->acc = malloc((p->nacc + 1) * sizeof(*out->acc));
-	sec = secret_roots(p, full, &any, &lr);
+	rix_build(p, &rx);
+	sec = secret_roots(p, &rx, full, &any, &lr);
 	if (!out->acc || !sec) {
+		free(rx.h);
 		free(lr);
 		free(sec);
 		free(out->acc);
@@ -434,7 +495,7 @@ static int win_acc(const struct wpf_win *w, size_t from, bool full,
 		/* Secret unless the engine knows it, then in the hull. */
 		if (lr && !o->secret && a->root > 0 && a->root2 <= 0 &&
 		    !a->blind && !a->nosize && !p->root[a->root].anchored &&
-		    bounded(p, sec, lr, a->root, &klo, &khi)) {
+		    bounded(p, &rx, sec, lr, a->root, &klo, &khi)) {
 			lo = (__int128)klo + a->lo;
 			hi = (__int128)khi + a->hi;
 			if (lo >= 0 && hi <= (__int128)UINT64_MAX && lo < hi &&
@@ -457,6 +518,7 @@ static int win_acc(const struct wpf_win *w, size_t from, bool full,
 		o->lo = (uint64_t)lo;
 		o->hi = (uint64_t)hi;
 	}
+	free(rx.h);
 	free(lr);
 	free(sec);
 	return 0;

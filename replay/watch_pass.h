@@ -44,6 +44,11 @@ struct root {
 	bool noback;
 	bool calc;		/* made by watch_dep.c's wdep_fresh(): a value
 				 * an instruction computed */
+	bool kc;		/* watch_dep.c: a constant stored, in lo
+				 * (anchored), a node of its own (8 bytes
+				 * relative to a base of the secret kind:
+				 * watch_fix.c bounds what the engine may pair
+				 * a load of the word with) */
 	int64_t lo, hi;		/* its value, as a signed word */
 	int64_t word;		/* a word of the window's entry: its offset
 				 * from the entry stack pointer */
@@ -108,22 +113,23 @@ struct root {
 struct rext {
 	int32_t root;
 	bool rng, s32;
-	int64_t rlo, rhi, s32lo, s32hi;
-	int32_t ds1, ds2;
-	/* watch_proof.c's remainders (x % d by a multiplication): @qk
-	 * times the quotient of root @qx + @qoff by @qd (0: none), or
-	 * with @qmul the high 64 bits of (@qx + @qoff) * @qmul (a mul
+	/* watch_proof.c's remainders (x % d by a multiplication), in
+	 * place of the ranges (a root has one or the other): @q.qk times
+	 * the quotient of root @qx + @q.qoff by @q.qd (0: none), or with
+	 * @q.qmul the high 64 bits of (@qx + @q.qoff) * @q.qmul (a mul
 	 * before its shift).
 	 */
-	int32_t qx;
-	int64_t qoff;
-	uint64_t qd, qk, qmul;
-	/* watch_dep.c: a constant stored, @kval, as a node of its own
-	 * (8 bytes relative to a base of the secret kind: watch_fix.c
-	 * bounds what the engine may pair a load of the word with).
-	 */
-	bool kc;
-	uint64_t kval;
+	bool quot;
+	union {
+		struct {
+			int64_t rlo, rhi, s32lo, s32hi;
+		};
+		struct {
+			int64_t qoff;
+			uint64_t qd, qk, qmul;
+		} q;
+	};
+	int32_t ds1, ds2, qx;
 };
 
 /* watch_dep.c: the latest store to 8-byte word @word (offset / 8) of
@@ -287,14 +293,10 @@ struct pass {
 	struct rext *ext;	/* root.ext */
 	size_t next, ext_cap;
 	const struct wdep_ic *ce;	/* the current instruction's */
-	/* watch_proof.c: the flags are a `test r, r` of register @zt
-	 * (-1: not known to be) of @zsize bytes; bit g of @nz4 (@nz8):
-	 * register g's low 4 bytes (all 8) are not 0, as a branch on
-	 * that test showed (bsf's and bsr's result is then defined).
+	/* watch_proof.c: the current instruction is a bsf or bsr whose
+	 * source a test and a branch showed not 0 (its result defined).
 	 */
-	int8_t zt;
-	uint8_t zsize;
-	uint16_t nz4, nz8;
+	bool bsfnz;
 };
 
 #define ENTRY_RSP	(1 + RP_REG_RSP)	/* root of rsp at the start */

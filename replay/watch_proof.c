@@ -101,8 +101,6 @@ static void cut_all(struct pass *p)
 		p->r[g] = wpf_fresh_val(p);
 	p->nslot = 0;
 	p->pure = false;
-	p->zt = -1;
-	p->nz4 = p->nz8 = 0;
 }
 
 /*
@@ -382,17 +380,18 @@ static const struct rext *quot_of(const struct pass *p, struct sv x)
 	const struct rext *e = x.lo == 0 && x.hi == 0 ? rext_of(p, x.root) :
 			       NULL;
 
-	return e && e->qd ? e : NULL;
+	return e && e->quot && e->q.qd ? e : NULL;
 }
 
 /* @q: @e's quotient times @k more (none past its divisor). */
 static bool quot_times(struct rng *q, const struct rext *e, uint64_t k)
 {
-	if (!e || __builtin_mul_overflow(e->qk, k, &q->qk) || q->qk > e->qd)
+	if (!e || __builtin_mul_overflow(e->q.qk, k, &q->qk) ||
+	    q->qk > e->q.qd)
 		return false;
 	q->qx = e->qx;
-	q->qoff = e->qoff;
-	q->qd = e->qd;
+	q->qoff = e->q.qoff;
+	q->qd = e->q.qd;
 	return true;
 }
 
@@ -413,12 +412,23 @@ static void set_ext(struct pass *p, int32_t k, const struct rng *q,
 		return;
 	}
 	e = &p->ext[p->next++];
-	*e = (struct rext){ .root = k, .rng = q->rng, .s32 = q->s32,
-			    .rlo = q->rlo, .rhi = q->rhi, .s32lo = q->s32lo,
-			    .s32hi = q->s32hi, .ds1 = s1 > 0 ? s1 : 0,
-			    .ds2 = s2 > 0 ? s2 : 0, .qx = q->qx,
-			    .qoff = q->qoff, .qd = q->qd, .qk = q->qk,
-			    .qmul = q->qmul };
+	*e = (struct rext){ .root = k, .ds1 = s1 > 0 ? s1 : 0,
+			    .ds2 = s2 > 0 ? s2 : 0 };
+	if (q->qd || q->qmul) {
+		e->quot = true;
+		e->qx = q->qx;
+		e->q.qoff = q->qoff;
+		e->q.qd = q->qd;
+		e->q.qk = q->qk;
+		e->q.qmul = q->qmul;
+	} else {
+		e->rng = q->rng;
+		e->s32 = q->s32;
+		e->rlo = q->rlo;
+		e->rhi = q->rhi;
+		e->s32lo = q->s32lo;
+		e->s32hi = q->s32hi;
+	}
 	p->root[k].ext = (int32_t)p->next;
 }
 
@@ -431,8 +441,9 @@ static void step(struct pass *p, const struct rcv_ins *in)
 	 * or the roots of a 64-bit sum, neither offset known (ds1, ds2):
 	 * @hq, either.
 	 */
-	struct rng q = { 0 };
+	struct rng q;
 	const struct rext *e;
+	uint64_t dq;
 	bool hq = false, qv = false;
 	int32_t s1 = 0, s2 = 0;
 	struct sv x;
@@ -529,6 +540,7 @@ static void step(struct pass *p, const struct rcv_ins *in)
 			s2 = p->r[s->index].root;
 			hq = true;
 			/* q + k * q: a quotient's multiple */
+			q = (struct rng){ 0 };
 			if (s->base == s->index && !s->imm &&
 			    quot_times(&q, quot_of(p, p->r[s->base]),
 				       1 + (s->scale ? s->scale : 1)))
@@ -584,16 +596,19 @@ static void step(struct pass *p, const struct rcv_ins *in)
 		} else if (is_reg(s, 8) && in->id == X86_INS_ADD) {
 			s1 = p->r[s->reg].root;
 			/* q + q: a quotient's multiple */
+			q = (struct rng){ 0 };
 			if (s->reg == dst &&
 			    quot_times(&q, quot_of(p, p->r[dst]), 2))
 				qv = true;
 		} else if (is_reg(s, 8) && in->id == X86_INS_SUB &&
-			   (e = quot_of(p, p->r[s->reg])) && e->qk == e->qd &&
-			   sv_exact(p->r[dst]) && p->r[dst].root == e->qx &&
-			   p->r[dst].lo == e->qoff) {
+			   (e = quot_of(p, p->r[s->reg])) &&
+			   e->q.qk == e->q.qd && sv_exact(p->r[dst]) &&
+			   p->r[dst].root == e->qx &&
+			   p->r[dst].lo == e->q.qoff) {
 			/* x - d * floor(x / d): the remainder */
+			q = (struct rng){ 0 };
 			hq = qv = q.rng = true;
-			q.rhi = (int64_t)e->qd - 1;
+			q.rhi = (int64_t)e->q.qd - 1;
 			q.s32 = q.rhi <= INT32_MAX;
 			q.s32hi = q.s32 ? q.rhi : 0;
 		}
@@ -650,22 +665,26 @@ static void step(struct pass *p, const struct rcv_ins *in)
 			   is_reg(d, 8) && sv_is_const(p->r[d->reg]) &&
 			   sv_exact(p->r[RP_REG_RAX])) {
 			/* rdx: the high half of x * M (remainders above) */
+			q = (struct rng){ 0 };
 			q.qmul = (uint64_t)p->r[d->reg].lo;
 			q.qx = p->r[RP_REG_RAX].root;
 			q.qoff = p->r[RP_REG_RAX].lo;
 			mulq = true;
 		} else if (in->id == X86_INS_SHR && two && is_reg(d, 8) &&
 			   s->type == RCV_OP_IMM &&
-			   (e = rext_of(p, p->r[d->reg].root)) && e->qmul &&
-			   p->r[d->reg].lo == 0 && p->r[d->reg].hi == 0 &&
-			   (q.qd = magic_div(e->qmul,
-					     (unsigned int)s->imm & 63))) {
+			   (e = rext_of(p, p->r[d->reg].root)) && e->quot &&
+			   e->q.qmul && p->r[d->reg].lo == 0 &&
+			   p->r[d->reg].hi == 0 &&
+			   (dq = magic_div(e->q.qmul,
+					   (unsigned int)s->imm & 63))) {
 			/* the quotient */
 			dst = d->reg;
 			hq = qv = true;
+			q = (struct rng){ 0 };
+			q.qd = dq;
 			q.qk = 1;
 			q.qx = e->qx;
-			q.qoff = e->qoff;
+			q.qoff = e->q.qoff;
 		} else if (two && is_reg(d, 8) && is_reg(s, 8) &&
 			   sv_is_const(p->r[d->reg]) &&
 			   sv_is_const(p->r[s->reg]) &&
@@ -682,12 +701,13 @@ static void step(struct pass *p, const struct rcv_ins *in)
 				v.hi = x.hi;
 		} else if ((in->id == X86_INS_BSF || in->id == X86_INS_BSR) &&
 			   two && d->size >= 4 && is_reg(s, d->size) &&
-			   ((d->size == 4 ? p->nz4 : p->nz8) >> s->reg & 1)) {
+			   p->bsfnz) {
 			/* the index of a bit of a source that is not 0
 			 * (Intel SDM vol. 2A, BSF, BSR: undefined for 0
 			 * alone), zero-extended by a 32-bit destination
 			 */
 			dst = d->reg;
+			q = (struct rng){ 0 };
 			hq = qv = q.rng = q.s32 = true;
 			q.rhi = q.s32hi = 8 * d->size - 1;
 		} else if (two && (in->id == X86_INS_MOVZX ||
@@ -735,42 +755,44 @@ static void step(struct pass *p, const struct rcv_ins *in)
 }
 
 /*
- * After @in (@next: where the trace went, 0: not known): which
- * registers a `test r, r` and a conditional branch on its ZF showed not
- * to be 0 (jne taken, je not taken), until they are written.
+ * Before bsf or bsr @i (@reg, @size bytes): is its source not 0?  Where
+ * the instruction before it, or before the few between that do not write
+ * the register, is a je or jne on a `test reg, reg` of that size just
+ * before it, and the trace shows ZF clear (jne taken, je not taken).  A
+ * test of all 8 bytes says nothing of the low 4.  Looked back only at
+ * a bsf (every instruction of a window pays for a state kept).
  */
-static void nz_step(struct pass *p, const struct rcv_ins *in, uint64_t next)
+static bool nonzero(const struct rcv_ins *const *ins, const uint8_t *cut,
+		    size_t i, int reg, unsigned int size)
 {
-	const struct rcv_op *d = &in->op[0], *s = &in->op[1];
-	uint64_t fall = in->ip + in->len;
-	unsigned int w = written(in);
-	int cc = rcv_cond_of(in->id);
+	const struct rcv_ins *j, *t;
+	size_t k;
+	int cc;
 
-	p->nz4 &= (uint16_t)~w;
-	p->nz8 &= (uint16_t)~w;
-	if (p->zt >= 0 && (w >> p->zt & 1))
-		p->zt = -1;
-	if (cc == 4 || cc == 5) {	/* je, jne */
-		if (p->zt < 0 || !next || in->nops != 1 ||
-		    d->type != RCV_OP_IMM || (uint64_t)d->imm == fall ||
-		    (next != fall && next != (uint64_t)d->imm))
-			return;
-		if ((cc == 5) == (next != fall)) {	/* ZF clear */
-			p->nz4 |= (uint16_t)(1u << p->zt);
-			if (p->zsize == 8)
-				p->nz8 |= (uint16_t)(1u << p->zt);
+	for (k = i; k >= 2 && k + 8 > i; k--) {
+		j = ins[k - 1];
+		t = ins[k - 2];
+		if (cut[k - 1] || cut[k - 2])
+			return false;
+		cc = rcv_cond_of(j->id);
+		if (cc != 4 && cc != 5) {
+			if (j->wcode[reg])
+				return false;
+			continue;
 		}
-		return;
+		if (j->nops != 1 || j->op[0].type != RCV_OP_IMM ||
+		    t->id != X86_INS_TEST || t->nops != 2 ||
+		    !is_reg(&t->op[0], t->op[0].size) ||
+		    !is_reg(&t->op[1], t->op[0].size) ||
+		    t->op[0].reg != reg || t->op[1].reg != reg ||
+		    (t->op[0].size != 4 && t->op[0].size != 8) ||
+		    (size == 4 && t->op[0].size != 4))
+			return false;
+		/* ZF clear */
+		return (cc == 5) == (ins[k]->ip == (uint64_t)j->op[0].imm &&
+				     (uint64_t)j->op[0].imm != j->ip + j->len);
 	}
-	if (!(in->fw & F_ZF))
-		return;
-	p->zt = -1;
-	if (in->id == X86_INS_TEST && in->nops == 2 &&
-	    (is_reg(d, 4) || is_reg(d, 8)) && is_reg(s, d->size) &&
-	    s->reg == d->reg) {
-		p->zt = (int8_t)d->reg;
-		p->zsize = (uint8_t)d->size;
-	}
+	return false;
 }
 
 /* The state before instruction p->mid, for wpf_win_edge(). */
@@ -845,7 +867,6 @@ int wpf_win_run(const struct rcv_ins *const *ins, const uint8_t *cut,
 		p->acc_cap = 2 * n + 16;
 	if (p->root)
 		p->root_cap = (deps ? 4 : 1) * n + 64;
-	p->zt = -1;
 	if (new_root(p) == 0) {	/* the constants' */
 		p->pure = true;
 		for (i = 0; i < 16; i++) {
@@ -873,9 +894,13 @@ int wpf_win_run(const struct rcv_ins *const *ins, const uint8_t *cut,
 				wdep_begin(p, ins[i], i + 1 < n && !cut[i] ?
 						      ins[i + 1]->ip : 0);
 			wpf_accesses(p, i, ins[i]);
+			p->bsfnz = (ins[i]->id == X86_INS_BSF ||
+				    ins[i]->id == X86_INS_BSR) &&
+				   ins[i]->nops == 2 &&
+				   ins[i]->op[1].type == RCV_OP_REG &&
+				   nonzero(ins, cut, i, ins[i]->op[1].reg,
+					   ins[i]->op[1].size);
 			step(p, ins[i]);
-			nz_step(p, ins[i], i + 1 < n && !cut[i] ?
-					   ins[i + 1]->ip : 0);
 			if (deps)
 				wdep_end(p, ins[i]);
 			/* A system call gives back the flags it was made

@@ -464,3 +464,84 @@ Test(watch_proof, remainder)
 	wpf_out_free(&o);
 	wpf_win_free(w);
 }
+
+/* mov edi,0x800000; @t (a test); @j (jne or je to itself: taken, or not
+ * where the next instruction is placed after it); @m (2 bytes between,
+ * or none); @b (a bsf); add rax,rdi; movzx r8d,byte [rax].
+ */
+static struct wpf_win *bsf_run(const char *t, const char *j, bool taken,
+			       const char *m, const char *b, size_t nb,
+			       struct wpf_out *o)
+{
+	static struct rcv_ins in[7];
+	struct wpf_edge top = top_rsp(TOP_RSP);
+	size_t n = 0, k;
+
+	in[n++] = INS("\xbf\x00\x00\x80\x00");
+	in[n++] = ins(t, t[0] == 0x48 ? 3 : 2);
+	in[n++] = ins(j, 2);
+	if (m)
+		in[n++] = ins(m, 2);
+	in[n++] = ins(b, nb);
+	in[n++] = INS("\x48\x01\xf8");
+	in[n++] = INS("\x44\x0f\xb6\x00");
+	/* not taken: the trace goes on after the branch */
+	for (k = 3; !taken && k < n; k++)
+		in[k].ip = in[2].ip + in[2].len;
+	return run(in, n, &top, NULL, o);
+}
+
+Test(watch_proof, bsf_nonzero)
+{
+	struct wpf_out o;
+	struct wpf_win *w;
+
+	/* test eax,eax; jne taken: eax is not 0, its lowest set bit 0-31 */
+	w = bsf_run("\x85\xc0", "\x75\xfe", true, NULL, "\x0f\xbc\xc0", 3,
+		    &o);
+	cr_assert_eq(o.nacc, 1);
+	is_acc(&o, 0, 5, RP_ACC_READ, 0x800000, 0x800000 + 32);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	/* je not taken: the same */
+	w = bsf_run("\x85\xc0", "\x74\xfe", false, NULL, "\x0f\xbc\xc0", 3,
+		    &o);
+	is_acc(&o, 0, 5, RP_ACC_READ, 0x800000, 0x800000 + 32);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	/* bsf rax,rax after the 4-byte test: 0-63 */
+	w = bsf_run("\x85\xc0", "\x75\xfe", true, NULL, "\x48\x0f\xbc\xc0", 4,
+		    &o);
+	is_acc(&o, 0, 5, RP_ACC_READ, 0x800000, 0x800000 + 64);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	/* je taken (eax is 0), jne not taken: undefined */
+	w = bsf_run("\x85\xc0", "\x74\xfe", true, NULL, "\x0f\xbc\xc0", 3,
+		    &o);
+	not_known(&o, 0);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	w = bsf_run("\x85\xc0", "\x75\xfe", false, NULL, "\x0f\xbc\xc0", 3,
+		    &o);
+	not_known(&o, 0);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	/* eax written between (mov eax,ecx), another register tested
+	 * (test ecx,ecx), rax tested (its low half may be 0)
+	 */
+	w = bsf_run("\x85\xc0", "\x75\xfe", true, "\x89\xc8", "\x0f\xbc\xc0",
+		    3, &o);
+	not_known(&o, 0);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	w = bsf_run("\x85\xc9", "\x75\xfe", true, NULL, "\x0f\xbc\xc0", 3,
+		    &o);
+	not_known(&o, 0);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	w = bsf_run("\x48\x85\xc0", "\x75\xfe", true, NULL, "\x0f\xbc\xc0", 3,
+		    &o);
+	not_known(&o, 0);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+}
