@@ -287,7 +287,7 @@ static bool unread(const struct pass *p, const struct rix *x, int32_t b,
  * known or not relative to such a base) are not: the engine may know
  * them.
  */
-static bool *secret_roots(const struct pass *p, const struct rix *rx,
+static bool *secret_roots(const struct pass *p, struct rix *rx,
 			  bool full, bool *any, bool **lr)
 {
 	bool *sec = calloc(p->nroot + 1, sizeof(*sec)), *inf;
@@ -297,6 +297,7 @@ static bool *secret_roots(const struct pass *p, const struct rix *rx,
 	*lr = NULL;
 	if (!sec || p->loud || (!p->deps && !p->qmode))
 		return sec;
+	rix_build(p, rx);
 	/* A quiet stretch shows no value but those returns pop. */
 	inf = !p->deps ? calloc(p->nroot + 1, sizeof(*inf)) :
 	      full ? wdep_informed(p, lr) : wdep_informed_any(p);
@@ -459,7 +460,7 @@ static int win_acc(const struct wpf_win *w, size_t from, bool full,
 	memset(out, 0, sizeof(*out));
 	out->contradiction = w->contradiction;
 	out->acc = malloc((p->nacc + 1) * sizeof(*out->acc));
-	rix_build(p, &rx);
+	rx.h = NULL;
 	sec = secret_roots(p, &rx, full, &any, &lr);
 	if (!out->acc || !sec) {
 		free(rx.h);
@@ -492,22 +493,24 @@ static int win_acc(const struct wpf_win *w, size_t from, bool full,
 		 * whole).
 		 */
 		o->secret |= a->blind && any;
-		/* Secret unless the engine knows it, then in the hull. */
-		if (lr && !o->secret && a->root > 0 && a->root2 <= 0 &&
-		    !a->blind && !a->nosize && !p->root[a->root].anchored &&
-		    bounded(p, &rx, sec, lr, a->root, &klo, &khi)) {
-			lo = (__int128)klo + a->lo;
-			hi = (__int128)khi + a->hi;
-			if (lo >= 0 && hi <= (__int128)UINT64_MAX && lo < hi &&
-			    hi - lo <= MAX_SPAN) {
-				o->bound = true;
-				o->lo = (uint64_t)lo;
-				o->hi = (uint64_t)hi;
+		if (a->root < 0 || a->nosize || !p->root[a->root].anchored) {
+			/* Secret unless the engine knows it, then in the
+			 * hull.
+			 */
+			if (lr && !o->secret && a->root > 0 && a->root2 <= 0 &&
+			    !a->blind && !a->nosize &&
+			    bounded(p, &rx, sec, lr, a->root, &klo, &khi)) {
+				lo = (__int128)klo + a->lo;
+				hi = (__int128)khi + a->hi;
+				if (lo >= 0 && hi <= (__int128)UINT64_MAX &&
+				    lo < hi && hi - lo <= MAX_SPAN) {
+					o->bound = true;
+					o->lo = (uint64_t)lo;
+					o->hi = (uint64_t)hi;
+				}
 			}
 			continue;
 		}
-		if (a->root < 0 || a->nosize || !p->root[a->root].anchored)
-			continue;
 		r = &p->root[a->root];
 		lo = (__int128)r->lo + a->lo;
 		hi = (__int128)r->hi + a->hi;

@@ -293,10 +293,11 @@ struct pass {
 	struct rext *ext;	/* root.ext */
 	size_t next, ext_cap;
 	const struct wdep_ic *ce;	/* the current instruction's */
-	/* watch_proof.c: the current instruction is a bsf or bsr whose
-	 * source a test and a branch showed not 0 (its result defined).
+	/* watch_proof.c: the instructions and cuts followed (for a bsf's
+	 * look back).
 	 */
-	bool bsfnz;
+	const struct rcv_ins *const *ins;
+	const uint8_t *cut;
 };
 
 #define ENTRY_RSP	(1 + RP_REG_RSP)	/* root of rsp at the start */

@@ -432,6 +432,47 @@ static void set_ext(struct pass *p, int32_t k, const struct rng *q,
 	p->root[k].ext = (int32_t)p->next;
 }
 
+/*
+ * Before bsf or bsr @i (@reg, @size bytes): is its source not 0?  Where
+ * the instruction before it, or before the few between that do not write
+ * the register, is a je or jne on a `test reg, reg` of that size just
+ * before it, and the trace shows ZF clear (jne taken, je not taken).  A
+ * test of all 8 bytes says nothing of the low 4.  Looked back only at
+ * a bsf (every instruction of a window pays for a state kept).
+ */
+static bool nonzero(const struct rcv_ins *const *ins, const uint8_t *cut,
+		    size_t i, int reg, unsigned int size)
+{
+	const struct rcv_ins *j, *t;
+	size_t k;
+	int cc;
+
+	for (k = i; k >= 2 && k + 8 > i; k--) {
+		j = ins[k - 1];
+		t = ins[k - 2];
+		if (cut[k - 1] || cut[k - 2])
+			return false;
+		cc = rcv_cond_of(j->id);
+		if (cc != 4 && cc != 5) {
+			if (j->wcode[reg])
+				return false;
+			continue;
+		}
+		if (j->nops != 1 || j->op[0].type != RCV_OP_IMM ||
+		    t->id != X86_INS_TEST || t->nops != 2 ||
+		    !is_reg(&t->op[0], t->op[0].size) ||
+		    !is_reg(&t->op[1], t->op[0].size) ||
+		    t->op[0].reg != reg || t->op[1].reg != reg ||
+		    (t->op[0].size != 4 && t->op[0].size != 8) ||
+		    (size == 4 && t->op[0].size != 4))
+			return false;
+		/* ZF clear */
+		return (cc == 5) == (ins[k]->ip == (uint64_t)j->op[0].imm &&
+				     (uint64_t)j->op[0].imm != j->ip + j->len);
+	}
+	return false;
+}
+
 /* The registers after instruction @in (its accesses are done). */
 static void step(struct pass *p, const struct rcv_ins *in)
 {
@@ -449,7 +490,8 @@ static void step(struct pass *p, const struct rcv_ins *in)
 	struct sv x;
 	unsigned int m;
 	int g, dst = -1;
-	bool mulq = false;
+	/* after: a mul's high half, a bsf's result (below) */
+	bool mulq = false, bsf = false;
 	bool two = in->nops == 2 && d->type == RCV_OP_REG;
 	int64_t lo, hi;
 
@@ -701,12 +743,13 @@ static void step(struct pass *p, const struct rcv_ins *in)
 				v.hi = x.hi;
 		} else if ((in->id == X86_INS_BSF || in->id == X86_INS_BSR) &&
 			   two && d->size >= 4 && is_reg(s, d->size) &&
-			   p->bsfnz) {
+			   nonzero(p->ins, p->cut, p->cur, s->reg, d->size)) {
 			/* the index of a bit of a source that is not 0
 			 * (Intel SDM vol. 2A, BSF, BSR: undefined for 0
 			 * alone), zero-extended by a 32-bit destination
 			 */
 			dst = d->reg;
+			bsf = true;
 			q = (struct rng){ 0 };
 			hq = qv = q.rng = q.s32 = true;
 			q.rhi = q.s32hi = 8 * d->size - 1;
@@ -743,56 +786,14 @@ static void step(struct pass *p, const struct rcv_ins *in)
 	}
 	if (dst >= 0)
 		p->r[dst] = v.root >= 0 ? v : fresh_dep(p);
-	/* ranged or not, the engine does not compute it (above) */
-	if (dst >= 0 && p->r[dst].root > 0 &&
-	    (in->id == X86_INS_BSF || in->id == X86_INS_BSR))
+	/* ranged, the engine still does not compute it (above) */
+	if (bsf && dst >= 0 && p->r[dst].root > 0)
 		p->root[p->r[dst].root].start = true;
 	/* A new root: what the instruction allows it to be, or a sum. */
 	if (hq && dst >= 0 && v.root < 0 && p->r[dst].root > 0)
 		set_ext(p, p->r[dst].root, qv ? &q : NULL, s1, s2);
 	if (mulq && p->r[RP_REG_RDX].root > 0)
 		set_ext(p, p->r[RP_REG_RDX].root, &q, 0, 0);
-}
-
-/*
- * Before bsf or bsr @i (@reg, @size bytes): is its source not 0?  Where
- * the instruction before it, or before the few between that do not write
- * the register, is a je or jne on a `test reg, reg` of that size just
- * before it, and the trace shows ZF clear (jne taken, je not taken).  A
- * test of all 8 bytes says nothing of the low 4.  Looked back only at
- * a bsf (every instruction of a window pays for a state kept).
- */
-static bool nonzero(const struct rcv_ins *const *ins, const uint8_t *cut,
-		    size_t i, int reg, unsigned int size)
-{
-	const struct rcv_ins *j, *t;
-	size_t k;
-	int cc;
-
-	for (k = i; k >= 2 && k + 8 > i; k--) {
-		j = ins[k - 1];
-		t = ins[k - 2];
-		if (cut[k - 1] || cut[k - 2])
-			return false;
-		cc = rcv_cond_of(j->id);
-		if (cc != 4 && cc != 5) {
-			if (j->wcode[reg])
-				return false;
-			continue;
-		}
-		if (j->nops != 1 || j->op[0].type != RCV_OP_IMM ||
-		    t->id != X86_INS_TEST || t->nops != 2 ||
-		    !is_reg(&t->op[0], t->op[0].size) ||
-		    !is_reg(&t->op[1], t->op[0].size) ||
-		    t->op[0].reg != reg || t->op[1].reg != reg ||
-		    (t->op[0].size != 4 && t->op[0].size != 8) ||
-		    (size == 4 && t->op[0].size != 4))
-			return false;
-		/* ZF clear */
-		return (cc == 5) == (ins[k]->ip == (uint64_t)j->op[0].imm &&
-				     (uint64_t)j->op[0].imm != j->ip + j->len);
-	}
-	return false;
 }
 
 /* The state before instruction p->mid, for wpf_win_edge(). */
@@ -884,6 +885,8 @@ int wpf_win_run(const struct rcv_ins *const *ins, const uint8_t *cut,
 		deps = p->deps;
 		wdep_init(p);
 		p->mid = mid;
+		p->ins = ins;
+		p->cut = cut;
 		for (i = 0; i < n && !p->nomem; i++) {
 			if (i == mid && !keep_mid(p))
 				break;
@@ -894,12 +897,6 @@ int wpf_win_run(const struct rcv_ins *const *ins, const uint8_t *cut,
 				wdep_begin(p, ins[i], i + 1 < n && !cut[i] ?
 						      ins[i + 1]->ip : 0);
 			wpf_accesses(p, i, ins[i]);
-			p->bsfnz = (ins[i]->id == X86_INS_BSF ||
-				    ins[i]->id == X86_INS_BSR) &&
-				   ins[i]->nops == 2 &&
-				   ins[i]->op[1].type == RCV_OP_REG &&
-				   nonzero(ins, cut, i, ins[i]->op[1].reg,
-					   ins[i]->op[1].size);
 			step(p, ins[i]);
 			if (deps)
 				wdep_end(p, ins[i]);
