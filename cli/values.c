@@ -71,6 +71,14 @@ static void print_mem(struct rp_recover *rc, uint64_t pos, uint64_t addr,
  * ptrec insns numbers them) that wrote it or the barrier that cut it,
  * what the engine lacked there, and the root cause that chain leads to.
  */
+/* The exit-save rule's part in a memory search (rp_why.ek). */
+static void print_why_ek(const struct rp_why *y)
+{
+	if (y->ek)
+		printf(", slot of the push at %" PRIu64 " kept to %" PRIu64
+		       " (exit-save)", y->ek_at + 1, y->ek_to + 1);
+}
+
 static void print_why(struct rp_recover *rc, uint64_t pos)
 {
 	unsigned int g;
@@ -97,6 +105,7 @@ static void print_why(struct rp_recover *rc, uint64_t pos)
 			if (y.mem_insn[0])
 				printf(" at %" PRIu64 " (%#" PRIx64 " %s)",
 				       y.mem_at + 1, y.mem_ip, y.mem_insn);
+			print_why_ek(&y);
 		}
 		if (y.root != y.cause || y.root_at != y.at) {
 			printf("; root %s", rp_why_name(y.root));
@@ -129,6 +138,7 @@ static void print_why_mem(struct rp_recover *rc, uint64_t pos, uint64_t addr,
 		if (y.mem_insn[0])
 			printf(" at %" PRIu64 " (%#" PRIx64 " %s)",
 			       y.mem_at + 1, y.mem_ip, y.mem_insn);
+		print_why_ek(&y);
 		if (y.root != RP_WHY_LOAD_MEM || y.root_at != y.mem_at)
 			printf("; root %s at %" PRIu64 " (%#" PRIx64 " %s)",
 			       rp_why_name(y.root), y.root_at + 1, y.root_ip,

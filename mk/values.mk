@@ -206,6 +206,20 @@ values-review10: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW10)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
 		REVIEW10=$(CURDIR)/$(REVIEW10) tests/values/review10.sh
 
+# Review 11's cases (tests/values/review11.c): exitsave's shared-stack
+# rule against a stack other threads reach without an escape (xa, xb:
+# wrong values on main bc99e4f) and the recorder's SIGTRAP mask hiding
+# seen by the program (trapblk, trappend, trap32), and the held cases
+# (about 2.5 minutes); not in make check until fixed.
+REVIEW11 := $(BUILD)/tests/values/review11
+$(REVIEW11): tests/values/review11.c tests/values/rawclone.h
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Wall -Werror -pthread -Wl,-z,now -Itests/values -o $@ $<
+
+values-review11: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW11)
+	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
+		REVIEW11=$(CURDIR)/$(REVIEW11) tests/values/review11.sh
+
 values-test: $(PTREC) $(VALCHECK) $(VALWIN) $(PROG_BINS) $(UNSOUND) \
 		$(HOLES) $(ROTHREADS) $(XTHREADS) $(REVIEW2) $(REVIEW4) \
 		$(EXITROB)
@@ -270,7 +284,7 @@ gdb-values-test: $(PTREC) $(PTREC_SERVER) $(GDB_VALUES) $(VALCHECK) \
 .PHONY: values-test gdb-values-test values-review2 values-review4 \
 	values-review5 values-review6 values-review7 values-review7-check \
 	values-review8 values-review9 values-review9-check values-review10 \
-	values-kwsys
+	values-review11 values-kwsys
 CHECK_EXTRA += values-test gdb-values-test values-review4 values-review5 \
 	values-review6 values-review7-check values-review8 \
 	values-review9-check values-review10 values-kwsys

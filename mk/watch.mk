@@ -275,11 +275,18 @@ $(LIB_BUNDLE)/manifest.json: $(PTREC) $(BUILD)/tests/bench/libloop
 	rm -rf $(LIB_BUNDLE) && mkdir -p $(dir $(LIB_BUNDLE))
 	$(PTREC) record -q -o $(LIB_BUNDLE) -- $(BUILD)/tests/bench/libloop \
 		12 >/dev/null
+# And on tests/gdb/watchdep: its callee's bounded load (watch_fix.c), which
+# the engine knows.
+DEP_BUNDLE := $(BUILD)/tests/unit/replay/dep-bundle
+$(DEP_BUNDLE)/manifest.json: $(PTREC) $(GDB_WATCHDEP)
+	rm -rf $(DEP_BUNDLE) && mkdir -p $(dir $(DEP_BUNDLE))
+	$(PTREC) record -q -o $(DEP_BUNDLE) -- $(GDB_WATCHDEP) >/dev/null
 $(BUILD)/tests/unit/replay/test_watch_chain: \
 		tests/unit/replay/test_watch_chain.c \
 		$(RP_LIB) $(PTK_LIB) $(SB_LIB) $(WATCH_BUNDLE)/manifest.json \
 		$(LOOP_BUNDLE)/manifest.json $(QUIET_BUNDLE)/manifest.json \
-		$(REAL_BUNDLE)/manifest.json $(LIB_BUNDLE)/manifest.json
+		$(REAL_BUNDLE)/manifest.json $(LIB_BUNDLE)/manifest.json \
+		$(DEP_BUNDLE)/manifest.json
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
 		-DWATCH_BUNDLE='"$(abspath $(WATCH_BUNDLE))"' \
@@ -287,6 +294,8 @@ $(BUILD)/tests/unit/replay/test_watch_chain: \
 		-DQUIET_BUNDLE='"$(abspath $(QUIET_BUNDLE))"' \
 		-DREAL_BUNDLE='"$(abspath $(REAL_BUNDLE))"' \
 		-DLIB_BUNDLE='"$(abspath $(LIB_BUNDLE))"' \
+		-DDEP_BUNDLE='"$(abspath $(DEP_BUNDLE))"' \
+		-DDEP_TBL=0x$$(nm $(GDB_WATCHDEP) | awk '$$3 == "tbl" { print $$1 }') \
 		-DQUIET_VAR=0x$$(nm $(GDB_WATCHQUIET) | awk '$$3 == "var" { print $$1 }') \
 		-DQUIET_SINK=0x$$(nm $(GDB_WATCHQUIET) | awk '$$3 == "sink" { print $$1 }') \
 		-DLOOP_SINK=0x$$(nm $(BUILD)/tests/bench/gdbloop | awk '$$3 == "sink" { print $$1 }') \

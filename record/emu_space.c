@@ -214,42 +214,40 @@ static int64_t pages_cowed(pid_t pid, const struct map *mp, uint64_t *cow,
 }
 
 /*
- * Records @mp.  A file-backed executable mapping's code comes from the
- * image store (the file's bytes), except where the program may have
- * written it: the whole mapping while it is writable, and its pages
- * copied on write (code patched through an mprotect that made it
- * writable, text relocations, /proc/PID/mem): those are recorded without
- * image key, as anonymous executable memory is, so the replay has a gap
- * there instead of decoding the file's old instructions
- * (tests/values/review9.c smctext).
+ * The pages of file-backed text @mp that differ from the file
+ * (pages_cowed()): a bitmap, their number in *@n; NULL when out of
+ * memory (the recording failed).
  */
-static void emit_mmap(struct emu *e, struct proc *p, pid_t tid,
-		      struct map *mp, uint16_t flags)
+static uint64_t *text_cowed(struct emu *e, pid_t pid, const struct map *mp,
+			    int64_t *n)
+{
+	size_t npages = (size_t)((mp->end - mp->start) >> 12);
+	uint64_t *cow = calloc(npages / 64 + 1, sizeof(*cow));
+
+	if (!cow) {
+		emu_fail(e, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	*n = pages_cowed(pid, mp, cow, npages);
+	return cow;
+}
+
+/*
+ * Records @mp with image key @key but for the @ncow pages of @cow (bit i
+ * page i), which are recorded without it; whole when @ncow is 0 or there
+ * is no key.
+ */
+static void emit_pieces(struct emu *e, struct proc *p, pid_t tid,
+			struct map *mp, const char *key, const uint64_t *cow,
+			int64_t ncow, uint16_t flags)
 {
 	size_t npages = (size_t)((mp->end - mp->start) >> 12), i, j;
-	const char *key = NULL;
-	uint64_t *cow = NULL;
-	int64_t ncow = 0;
 
 	mp->cowed = 0;
-	if (mp->prot & PROT_EXEC) {
-		if (map_is_file(mp) && !(mp->prot & PROT_WRITE)) {
-			key = image_key_file(e, mp->path);
-			cow = calloc(npages / 64 + 1, sizeof(*cow));
-			if (!cow) {
-				emu_fail(e, -ENOMEM, "out of memory");
-				return;
-			}
-			ncow = pages_cowed(p->pid, mp, cow, npages);
-		} else if (!strcmp(mp->path, "[vdso]")) {
-			key = image_key_vdso(e, p->pid, mp);
-		}
-	}
-	if (e->error || ncow <= 0 || !key) {
-		if (!e->error)
-			emit_piece(e, p, tid, mp, mp->start, mp->end, key,
-				   flags);
-		free(cow);
+	if (e->error)
+		return;
+	if (ncow <= 0 || !key) {
+		emit_piece(e, p, tid, mp, mp->start, mp->end, key, flags);
 		return;
 	}
 	mp->cowed = (uint64_t)ncow;
@@ -262,6 +260,37 @@ static void emit_mmap(struct emu *e, struct proc *p, pid_t tid,
 		emit_piece(e, p, tid, mp, mp->start + (i << 12),
 			   mp->start + (j << 12), w ? NULL : key, flags);
 	}
+}
+
+/*
+ * Records @mp.  A file-backed executable mapping's code comes from the
+ * image store (the file's bytes), except where the program may have
+ * written it: the whole mapping while it is writable, and its pages
+ * copied on write (code patched through an mprotect that made it
+ * writable, text relocations, /proc/PID/mem): those are recorded without
+ * image key, as anonymous executable memory is, so the replay has a gap
+ * there instead of decoding the file's old instructions
+ * (tests/values/review9.c smctext).
+ */
+static void emit_mmap(struct emu *e, struct proc *p, pid_t tid,
+		      struct map *mp, uint16_t flags)
+{
+	const char *key = NULL;
+	uint64_t *cow = NULL;
+	int64_t ncow = 0;
+
+	mp->cowed = 0;
+	if (mp->prot & PROT_EXEC) {
+		if (map_is_file(mp) && !(mp->prot & PROT_WRITE)) {
+			key = image_key_file(e, mp->path);
+			cow = text_cowed(e, p->pid, mp, &ncow);
+			if (!cow)
+				return;
+		} else if (!strcmp(mp->path, "[vdso]")) {
+			key = image_key_vdso(e, p->pid, mp);
+		}
+	}
+	emit_pieces(e, p, tid, mp, key, cow, ncow, flags);
 	free(cow);
 }
 
@@ -407,24 +436,24 @@ static void text_recheck(struct emu *e, struct proc *p, pid_t tid)
 
 	for (i = 0; i < p->maps.n; i++) {
 		struct map *mp = &p->maps.v[i];
-		size_t npages = (size_t)((mp->end - mp->start) >> 12);
 		uint64_t *cow;
-		int64_t n;
+		int64_t n = 0;
 
 		if (!(mp->prot & PROT_EXEC) || (mp->prot & PROT_WRITE) ||
 		    !map_is_file(mp))
 			continue;
-		cow = calloc(npages / 64 + 1, sizeof(*cow));
-		if (!cow) {
-			emu_fail(e, -ENOMEM, "out of memory");
+		cow = text_cowed(e, p->pid, mp, &n);
+		if (!cow)
 			return;
-		}
-		n = pages_cowed(p->pid, mp, cow, npages);
-		free(cow);
+		/* Recorded again as emit_mmap() would, from these pages
+		 * (compared once).
+		 */
 		if (n > 0 && (uint64_t)n != mp->cowed) {
-			emit_mmap(e, p, tid, mp, 0);
+			emit_pieces(e, p, tid, mp,
+				    image_key_file(e, mp->path), cow, n, 0);
 			e->gen++;	/* our cached decodes there too */
 		}
+		free(cow);
 	}
 }
 

@@ -273,6 +273,19 @@ uint32_t rcv_backward_m(const struct rcv_ctx *c, uint64_t i,
 	default:
 		break;
 	}
+	/* An indirect jump or call through a register went where the
+	 * trace went: the register held that address (SDM Vol. 2A JMP,
+	 * CALL: rip := r64).  Only when the branch is not a barrier
+	 * (returned above): a signal delivered right after it, a trace
+	 * gap or an asynchronous disable make it one (rcv_expected(),
+	 * recover.c), so in->next is the branch's own target here.
+	 * Neither rsp (a call pushes before it jumps) nor a register
+	 * narrower than 64 bits (not an x86-64 form).
+	 */
+	if ((id == X86_INS_JMP || id == X86_INS_CALL) && in->nops == 1 &&
+	    d->type == RCV_OP_REG && d->size == 8 && d->reg >= 0 &&
+	    d->reg < 16 && d->reg != RP_REG_RSP && in->next)
+		learn(&p, d->reg, 8, 0, known(in->next));
 	/* A conditional branch's direction (in->next is where the trace
 	 * went) tells single-flag conditions.
 	 */

@@ -153,6 +153,25 @@ void rcv_reads(const struct rcv_ctx *c, const struct rcv_ins *in,
 		if (in->iclass == RP_IC_RETURN)
 			rd->val = known(in->next);
 		return;
+	case X86_INS_JMP:
+	case X86_INS_CALL:
+		/* jmp/call through memory (a PLT's `jmp *GOT(%rip)`):
+		 * the word read is where the trace went, as a return's,
+		 * but not after a barrier (an unproven branch, a signal
+		 * or a gap after it: rcv_expected()), whose next
+		 * instruction may be a handler's entry; users take no
+		 * value from a barrier's load either, nor from one whose
+		 * own proof is asked (prove_branches(): the word before
+		 * the branch).
+		 */
+		m = &in->op[0];
+		if (in->nops != 1 || m->type != RCV_OP_MEM || m->size != 8 ||
+		    (in->iclass != RP_IC_JUMP && in->iclass != RP_IC_CALL))
+			return;
+		acc_at(rd, rcv_addr(c, in, m, pre), 8);
+		if (in->next && !(in->flags & RCV_I_BARRIER))
+			rd->val = known(in->next);
+		return;
 	case X86_INS_LEAVE:
 		acc_at(rd, pre->r[RP_REG_RBP], 8);
 		rd->val = post->r[RP_REG_RBP];

@@ -10,7 +10,9 @@
  * with every input known (then it is not modelled), with memory unknown
  * (then it is a load, and the memory search is retraced to the access or
  * barrier that stopped it) and with one register unknown at a time (the
- * operand to follow next).  Nothing here changes what the engine knows.
+ * operand to follow next).  The memory search's retrace takes the
+ * engine's own rules, the exit-save rule's kept slots (w->ek) among them.
+ * Nothing here changes what the engine knows.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -265,23 +267,61 @@ static unsigned int mem_barrier(struct rp_recover *rc, struct win *w,
 					    RP_WHYM_BARRIER;
 }
 
-struct mstop {
-	unsigned int kind;	/* enum rp_whym, or RP_WHYM_NONE: a store */
-	struct win *w;
-	size_t q;
-	bool at;		/* @w and @q name an instruction */
-};
+/* Where the search for a byte stopped: @kind (as rcv_why_stop's). */
+static void stop_at(struct rcv_why_stop *s, unsigned int kind, struct win *w,
+		    size_t q, bool at)
+{
+	s->kind = kind;
+	s->w = w;
+	s->q = q;
+	s->at = at;
+}
+
+/*
+ * The exit-save rule (rcv_callee.c's kept_to(): a push never popped,
+ * nothing wrote its slot from the push to ek[k].to; w->ek, in the window
+ * that ends at the snapshot, default mode only): the push of a slot
+ * holding byte @a before position @before of @w, kept past position
+ * @past, rsp known at the push; -1 none.  As rcv_mem.c's end_kept()
+ * (@before and @past barrier b: it did not write the byte, proven in
+ * bulk, so not counted against the alias tries) and end_own() (@before
+ * state i, @past the window's last position: the thread's own from the
+ * push to the end).
+ */
+static int64_t ek_push(const struct win *w, size_t before, size_t past,
+		       uint64_t a)
+{
+	const struct rcv_val *sp;
+	size_t k;
+
+	for (k = 0; k < w->nek && w->ek[k].p < before; k++) {
+		sp = &w->st[w->ek[k].p].r[RP_REG_RSP];
+		if (w->ek[k].to > past && sp->k == ~0ull &&
+		    a - (sp->v - 8) < 8)
+			return (int64_t)k;
+	}
+	return -1;
+}
+
+/* Notes in @s that the search went on past @w's position by push @k. */
+static void ek_used(struct rcv_why_stop *s, const struct win *w, int64_t k)
+{
+	s->ek = true;
+	s->ek_at = w->first + w->ek[k].p;
+	s->ek_to = w->first + w->ek[k].to;
+}
 
 /* Forward from state @i of @w, as rcv_mem.c's mem_byte() goes: what
  * stopped the search for byte @a.
  */
 static void mem_fwd(struct rp_recover *rc, struct win *w, size_t i,
-		    uint64_t a, uint64_t until, struct mstop *s)
+		    uint64_t a, uint64_t until, struct rcv_why_stop *s)
 {
 	uint64_t word = a >> 3, sa, sl;
 	size_t k = rcv_lower(w, word, i), j = k, lim, stop = w->n;
 	unsigned int tries = 0;
 	bool cut = false;
+	int64_t ek;
 	uint8_t b;
 
 	if (until < w->first + w->n) {
@@ -294,7 +334,7 @@ static void mem_fwd(struct rp_recover *rc, struct win *w, size_t i,
 		     w->idx[j].pos < lim; j++) {
 			size_t q = w->idx[j].pos;
 
-			*s = (struct mstop){ RP_WHYM_SCAN, w, q, true };
+			stop_at(s, RP_WHYM_SCAN, w, q, true);
 			if (j - k >= WHY_SCAN)
 				return;
 			if (rcv_acc_byte(rcv_acc_of(w, q, true), a, &b) >= 0) {
@@ -307,6 +347,11 @@ static void mem_fwd(struct rp_recover *rc, struct win *w, size_t i,
 				return;
 			}
 		}
+		if (lim < stop && (ek = ek_push(w, lim, lim, a)) >= 0) {
+			ek_used(s, w, ek);
+			lim = w->nb[lim + 1] < stop ? w->nb[lim + 1] : stop;
+			continue;
+		}
 		if (lim < stop && tries < WHY_ALIAS &&
 		    rcv_alias_refuted(w, lim, a)) {
 			tries++;
@@ -316,10 +361,10 @@ static void mem_fwd(struct rp_recover *rc, struct win *w, size_t i,
 		break;
 	}
 	if (lim < stop) {
-		*s = (struct mstop){ mem_barrier(rc, w, lim), w, lim, true };
+		stop_at(s, mem_barrier(rc, w, lim), w, lim, true);
 		return;
 	}
-	*s = (struct mstop){ RP_WHYM_ESCAPED, w, 0, false };
+	stop_at(s, RP_WHYM_ESCAPED, w, 0, false);
 	if (cut)
 		return;
 	if (w->top_end)
@@ -332,12 +377,12 @@ static void mem_fwd(struct rp_recover *rc, struct win *w, size_t i,
 
 /* Backward from state @i of @w likewise. */
 static void mem_back(struct rp_recover *rc, struct win *w, size_t i,
-		     uint64_t a, struct mstop *s)
+		     uint64_t a, struct rcv_why_stop *s)
 {
 	uint64_t word = a >> 3, sa, sl;
 	size_t k = rcv_lower(w, word, i), j = k;
 	unsigned int tries = 0;
-	int64_t plim = w->pb[i];
+	int64_t plim = w->pb[i], ek;
 	uint8_t b;
 
 	for (;;) {
@@ -345,7 +390,7 @@ static void mem_back(struct rp_recover *rc, struct win *w, size_t i,
 		     (int64_t)w->idx[j - 1].pos > plim; j--) {
 			size_t q = w->idx[j - 1].pos;
 
-			*s = (struct mstop){ RP_WHYM_SCAN, w, q, true };
+			stop_at(s, RP_WHYM_SCAN, w, q, true);
 			if (k - j >= WHY_SCAN)
 				return;
 			if ((w->ins[q].flags & RCV_I_SYSCALL) &&
@@ -358,6 +403,12 @@ static void mem_back(struct rp_recover *rc, struct win *w, size_t i,
 				return;
 			}
 		}
+		if (plim >= 0 &&
+		    (ek = ek_push(w, (size_t)plim, (size_t)plim, a)) >= 0) {
+			ek_used(s, w, ek);
+			plim = w->pb[plim];
+			continue;
+		}
 		if (plim >= 0 && tries < WHY_ALIAS &&
 		    rcv_alias_refuted(w, (size_t)plim, a)) {
 			tries++;
@@ -367,65 +418,74 @@ static void mem_back(struct rp_recover *rc, struct win *w, size_t i,
 		break;
 	}
 	if (plim >= 0) {
-		*s = (struct mstop){ mem_barrier(rc, w, (size_t)plim), w,
-				     (size_t)plim, true };
+		stop_at(s, mem_barrier(rc, w, (size_t)plim), w, (size_t)plim,
+			true);
 		return;
 	}
-	*s = (struct mstop){ w->first ? RP_WHYM_FAR : RP_WHYM_BEFORE, w, 0,
-			     false };
+	stop_at(s, w->first ? RP_WHYM_FAR : RP_WHYM_BEFORE, w, 0, false);
 	if (w->earlier)
 		mem_back(rc, w->earlier, w->earlier->n, a, s);
 }
 
-/* Memory no search can take (another thread's, the rseq area's): the
- * load itself is what @y names.
+/*
+ * Where the search for byte @a before instruction @q of @w stops, as
+ * rcv_mem.c's mem_bytes() goes: memory no search can take (another
+ * thread's, the rseq area's: the load itself, @q, is named), else forward
+ * to the snapshot and, where a later store overwrote it (the snapshot
+ * cannot tell), backward.  A pushed slot the exit-save rule keeps to the
+ * end is the thread's own from its push, shared or not.
  */
-static void name_load(struct why_ctx *x, const struct win *w, size_t q,
-		      struct rp_why *y)
+void rcv_why_mem_stop(struct rp_recover *rc, struct win *w, size_t q,
+		      uint64_t a, struct rcv_why_stop *s)
 {
-	y->mem_at = y->root_at = w->first + q;
-	name_at(x, y->mem_at, &y->mem_ip, y->mem_insn);
-	y->root_ip = y->mem_ip;
-	memcpy(y->root_insn, y->mem_insn, sizeof(y->root_insn));
+	uint64_t until;
+	bool priv = rcv_private_until(rc, a, &until);
+	int64_t ek;
+
+	memset(s, 0, sizeof(*s));
+	if ((!priv || w->first + q > until) && w->nek &&
+	    (ek = ek_push(w, q, w->n - 1, a)) >= 0) {
+		ek_used(s, w, ek);
+		priv = true;
+		until = UINT64_MAX;
+	}
+	if (!priv) {
+		stop_at(s, (rc->tls_lo <= a && a < rc->tls_hi) ||
+			   ((rc->rseq_any || rc->nrseq) &&
+			    rcv_fd_rseq(rc, a)) ? RP_WHYM_TLS :
+			   rc->mt && rc->stack_lo <= a && a < rc->stack_hi ?
+			   RP_WHYM_ESCAPED : RP_WHYM_SHARED, w, q, true);
+		return;
+	}
+	if (w->first + q > until) {
+		stop_at(s, RP_WHYM_ESCAPED, w, q, true);
+		return;
+	}
+	mem_fwd(rc, w, q, a, until, s);
+	if (s->kind == RP_WHYM_NONE)
+		mem_back(rc, w, q, a, s);
 }
 
 /*
  * Why byte @a before instruction @q of @w is unknown: what stopped the
- * search forward to the snapshot, or, where a later store overwrote it
- * (the snapshot cannot tell), what stopped it backward.
+ * search (rcv_why_mem_stop()), followed on through a store of a value
+ * not known.
  */
 static void mem_why(struct why_ctx *x, struct win *w, size_t q, uint64_t a,
 		    struct rp_why *y, unsigned int depth)
 {
-	struct rp_recover *rc = x->rc;
-	struct mstop s = { RP_WHYM_NONE, NULL, 0, false };
-	uint64_t until;
+	struct rcv_why_stop s;
 
 	y->mem_addr = a;
-	y->root = RP_WHY_LOAD_MEM;
-	if (!rcv_private_until(rc, a, &until)) {
-		y->mem = (rc->tls_lo <= a && a < rc->tls_hi) ||
-			 ((rc->rseq_any || rc->nrseq) && rcv_fd_rseq(rc, a)) ?
-			 RP_WHYM_TLS :
-			 rc->mt && rc->stack_lo <= a && a < rc->stack_hi ?
-			 RP_WHYM_ESCAPED : RP_WHYM_SHARED;
-		y->root_mem = y->mem;
-		name_load(x, w, q, y);
-		return;
-	}
-	if (w->first + q > until) {
-		y->mem = y->root_mem = RP_WHYM_ESCAPED;
-		name_load(x, w, q, y);
-		return;
-	}
-	mem_fwd(rc, w, q, a, until, &s);
-	if (s.kind == RP_WHYM_NONE)
-		mem_back(rc, w, q, a, &s);
+	rcv_why_mem_stop(x->rc, w, q, a, &s);
 	y->mem = s.kind;
 	if (s.at) {
 		y->mem_at = s.w->first + s.q;
 		name_at(x, y->mem_at, &y->mem_ip, y->mem_insn);
 	}
+	y->ek = s.ek;
+	y->ek_at = s.ek_at;
+	y->ek_to = s.ek_to;
 	y->root = RP_WHY_LOAD_MEM;
 	y->root_mem = s.kind;
 	y->root_at = y->mem_at;

@@ -174,6 +174,8 @@ struct rp_recover {
 				 * the program (rp_session_set_values_strict) */
 	bool no_handlers;	/* no signal handler ran in it (the recorder
 				 * saw every signal it got) */
+	rp_oracle_fn oracle;	/* rcv_oracle.c: measurements only */
+	void *oracle_ctx;
 	/* Positions of system calls a handler was entered after (recover.c
 	 * sig_after()), computed once asked.
 	 */
@@ -872,6 +874,13 @@ static inline const struct rcv_acc *rcv_acc_of(struct win *w, size_t q,
 bool rcv_alias_refuted(struct win *w, size_t b, uint64_t a);
 
 /*
+ * Did store @b of @w, whose address is not known, write byte @a, by the
+ * oracle of rp_recover_set_oracle() (rcv_oracle.c)?  1 yes, 0 no, -1 no
+ * oracle or none for it.
+ */
+int rcv_oracle_wrote(struct win *w, size_t b, uint64_t a);
+
+/*
  * Did xchg @b of @w, of unknown address, not write byte @a?  True when
  * the old value it read, as the code after it shows it, cannot have held
  * the bytes memory held there at any placement over @a (rcv_xchg.c).
@@ -916,5 +925,26 @@ int rcv_win_compute(struct rp_recover *rc, struct win *w);
  */
 int rcv_win_frames(struct win *w);
 void rcv_drop_windows(struct rp_recover *rc);
+
+/* Where rcv_why.c's retrace of the memory search for a byte stopped. */
+struct rcv_why_stop {
+	unsigned int kind;	/* enum rp_why_mem, RP_WHYM_NONE: a store */
+	struct win *w;
+	size_t q;
+	bool at;		/* @w and @q name an instruction */
+	/* The search went on past a store of unknown address (or took
+	 * memory others may write as the thread's own) by the exit-save
+	 * rule: the push at @ek_at whose slot nothing wrote up to @ek_to
+	 * (w->ek).
+	 */
+	bool ek;
+	uint64_t ek_at, ek_to;
+};
+
+/* rcv_why.c: where the search for byte @a before instruction @q of @w
+ * stops, as rcv_mem.c's goes (rp_recover_why_mem()).
+ */
+void rcv_why_mem_stop(struct rp_recover *rc, struct win *w, size_t q,
+		      uint64_t a, struct rcv_why_stop *s);
 
 #endif /* PTREC_RCV_WIN_H */

@@ -1209,6 +1209,14 @@ struct rp_why {
 	 * know it).
 	 */
 	bool unread;
+	/* LOAD_MEM: the memory search went on past a store of unknown
+	 * address (or took memory others may write as the thread's own)
+	 * because the byte lies in the slot of a push never popped that
+	 * nothing wrote from it (@ek_at) up to @ek_to (the exit-save rule:
+	 * docs/values.md, "Pushes never popped"; not in strict mode).
+	 */
+	bool ek;
+	uint64_t ek_at, ek_to;
 };
 
 /**
@@ -1255,6 +1263,30 @@ struct rp_fact {
  */
 int rp_recover_assume(struct rp_recover *rc, const struct rp_fact *f,
 		      size_t n);
+
+/*
+ * What an oracle knows of the registers before position @pos (instruction
+ * address @ip): 0 with the 16 general-purpose registers in @regs
+ * (RP_REG_RAX..RP_REG_R15), nonzero where it has none.
+ */
+typedef int (*rp_oracle_fn)(void *ctx, uint64_t pos, uint64_t ip,
+			    uint64_t *regs);
+
+/**
+ * rp_recover_set_oracle() - where stores of unknown address wrote, from
+ * outside the history (measurements only)
+ *
+ * For tests that hold the ground truth (valcheck's VALCHECK_ORACLE,
+ * docs/values.md "The roots rcv_why names"): with @fn set, a store whose
+ * address the engine does not know is taken to have written exactly
+ * where @fn's registers before it put its memory operand, so that what
+ * placing a store would give can be measured.  What the engine then
+ * knows is only as right as @fn: never for users.  Set it before the
+ * first question (windows computed before keep what they found); NULL
+ * turns it off for windows computed after.
+ */
+void rp_recover_set_oracle(struct rp_recover *rc, rp_oracle_fn fn,
+			   void *ctx);
 
 /* struct rp_access.kind */
 enum rp_access_kind { RP_ACC_READ = 1, RP_ACC_WRITE = 2 };

@@ -119,7 +119,7 @@ static void store(struct pass *p, struct sv a, uint64_t size, struct sv val,
 	size_t k, j;
 
 	if (p->deps)
-		wdep_store(p, a, size, d);
+		wdep_store(p, a, size, d, val);
 	if (a.root < 0 || !size || size > MAX_SPAN ||
 	    __builtin_add_overflow(a.hi, (int64_t)size, &end)) {
 		p->nslot = 0;

@@ -129,6 +129,14 @@ static int cache_new(struct rp_recover *rc, struct wpf_cache **cp)
 	return 0;
 }
 
+/* @x is known where the scan asks (@q: a far window with skip, where a
+ * bounded access counts as known: watch_proof.h).
+ */
+static inline bool acc_known(const struct wpf_acc *x, bool q)
+{
+	return x->known || (q && x->bound);
+}
+
 #define SUM_MAX	1024	/* distinct accesses kept per window, at most */
 
 /*
@@ -169,7 +177,7 @@ static int keep_sum(struct wpf_cache *c, uint64_t k, size_t skip,
 		x = &c->out.acc[j];
 		if (x->i < skip || (quiet && x->secret && !x->known))
 			continue;
-		if (!x->known) {	/* not proven: the engine decides */
+		if (!acc_known(x, quiet)) {	/* not proven: the engine decides */
 			unk |= x->kind;
 			continue;
 		}
@@ -421,7 +429,7 @@ static int find(struct rp_recover *rc, uint64_t a, uint64_t b, int dir,
 
 			if (!(kinds & x->kind) || (q && x->secret && !x->known))
 				continue;
-			if (!x->known)
+			if (!acc_known(x, q))
 				return 0;
 			if (may_hit(arg, x->kind, x->lo, x->hi)) {
 				hit = true;
@@ -484,6 +492,41 @@ int wpf_quiet_secret(struct rp_recover *rc, uint64_t pos, unsigned int kinds)
 		n++;
 	}
 	return n > 0;
+}
+
+int wpf_quiet_bound(struct rp_recover *rc, uint64_t pos, uint64_t *lo,
+		    uint64_t *hi)
+{
+	struct wpf_cache *c;
+	uint64_t k;
+	size_t j;
+	int ret;
+
+	if (pos >= rc->end || !rc->block)
+		return -RP_ERR_RANGE;
+	ret = cache_get(rc, &c);
+	if (ret)
+		return ret;
+	k = (rc->end - 1 - pos) / rc->block;
+	if (!c || k < RCV_CHAIN || rc->nfacts || k <= rcv_ramp_start(rc))
+		return 0;
+	if (!c->out_valid || c->out_k != k || !c->out_quiet ||
+	    !c->out_full) {
+		ret = prove_window(rc, c, k, true, true);
+		if (ret || !c->out_valid)
+			return ret;
+	}
+	for (j = 0; j < c->out.nacc; j++) {
+		const struct wpf_acc *x = &c->out.acc[j];
+
+		if (c->out_from + x->i == pos && x->kind == RP_ACC_READ &&
+		    x->bound) {
+			*lo = x->lo;
+			*hi = x->hi;
+			return 1;
+		}
+	}
+	return 0;
 }
 
 int wpf_prove(struct rp_recover *rc, uint64_t a, uint64_t b,

@@ -329,12 +329,34 @@ static int32_t node2(struct pass *p, int32_t x, int32_t y)
 	return n;
 }
 
-void wdep_store(struct pass *p, struct sv a, uint64_t size, int32_t d)
+/*
+ * Constant @v stored in 8 bytes relative to a base of the secret kind: a
+ * node of its own, computed forward from p->konst as p->konst is, that
+ * keeps the value (watch_fix.c's bounded loads); p->konst where memory
+ * runs out.  Not a call's return address (every call would pay for a
+ * node): a load of it is then unbounded, as before.
+ */
+static int32_t konst_of(struct pass *p, uint64_t v)
+{
+	int32_t n;
+
+	n = wdep_node(p);
+	if (n <= 0)
+		return p->konst;
+	wdep_edge(p, n, p->konst);
+	p->root[n].kc = p->root[n].anchored = true;
+	p->root[n].lo = p->root[n].hi = (int64_t)v;
+	return n;
+}
+
+void wdep_store(struct pass *p, struct sv a, uint64_t size, int32_t d,
+		struct sv val)
 {
 	struct wdep_w *e;
 	struct root *b;
 	int64_t w0, w1, w;
 	int32_t n;
+	bool whole;
 
 	if (!p->deps)
 		return;
@@ -344,7 +366,11 @@ void wdep_store(struct pass *p, struct sv a, uint64_t size, int32_t d)
 	 * a load (watch_fix.c's secret loaded words count on it).
 	 */
 	if (d == 0)
-		d = p->konst;
+		d = size == 8 && sv_exact(a) && val.root == 0 &&
+		    val.lo == val.hi && cand(p, a.root) &&
+		    !(p->ce && p->ce->in->id == X86_INS_CALL) ?
+		    konst_of(p, (uint64_t)val.lo) : p->konst;
+	whole = size == 8 && sv_exact(a) && !(a.lo & 7);
 	if (cand(p, a.root)) {
 		b = &p->root[a.root];
 		if (!words(a, size, &w0, &w1)) {
@@ -356,7 +382,13 @@ void wdep_store(struct pass *p, struct sv a, uint64_t size, int32_t d)
 				e = word_at(p, a.root, w);
 				if (!e)
 					return;
-				n = node2(p, d, e->head - 1);
+				/* 8 bytes on the word: what the stores before
+				 * left there is gone (a load of it reads this
+				 * value alone, and learning it tells nothing
+				 * of theirs: xsputn's push of r15 over the last
+				 * call's, the vtable pointer).
+				 */
+				n = node2(p, d, whole ? -1 : e->head - 1);
 				if (n <= 0)
 					return;
 				/* node2() does not move the table.  A new

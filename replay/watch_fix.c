@@ -207,6 +207,75 @@ static bool all_secret(const struct pass *p, const bool *sec, int32_t r)
 }
 
 /*
+ * The words returns read (p->rets), by base and word: an open hash of the
+ * distinct ones (a loop's returns read the same few words; a window has
+ * up to a few thousand returns, which the roots' questions walked one by
+ * one: 6% of a deep scan of libloop).  @h: index + 1 into p->rets (0:
+ * empty); NULL (no memory): the walk.
+ */
+struct rix {
+	int32_t *h;
+	size_t mask;
+};
+
+static size_t rhash(int32_t b, int64_t w, size_t mask)
+{
+	return (size_t)(((uint64_t)w * 0x9e3779b97f4a7c15ull) ^
+			((uint64_t)(uint32_t)b * 0xc2b2ae3d27d4eb4full)) & mask;
+}
+
+static void rix_build(const struct pass *p, struct rix *x)
+{
+	size_t cap = 16, j, i;
+
+	x->h = NULL;
+	while (cap < 2 * p->nrets)
+		cap *= 2;
+	if (p->nrets < 8 || !(x->h = calloc(cap, sizeof(*x->h))))
+		return;
+	x->mask = cap - 1;
+	for (j = 0; j < p->nrets; j++) {
+		const struct slot *r = &p->rets[j];
+
+		for (i = rhash(r->root, r->off >> 3, x->mask); x->h[i];
+		     i = (i + 1) & x->mask)
+			if (p->rets[x->h[i] - 1].root == r->root &&
+			    p->rets[x->h[i] - 1].off == r->off)
+				break;
+		if (!x->h[i])
+			x->h[i] = (int32_t)j + 1;
+	}
+}
+
+/* No return read the word at @off of base @b (the trace shows it). */
+static bool unread(const struct pass *p, const struct rix *x, int32_t b,
+		   int64_t off)
+{
+	const struct slot *r;
+	size_t j, i;
+	int64_t w;
+
+	if (!x->h) {
+		for (j = 0; j < p->nrets; j++)
+			if (p->rets[j].root == b && p->rets[j].off < off + 8 &&
+			    off < p->rets[j].off + 8)
+				return false;
+		return true;
+	}
+	/* a word that overlaps it starts in the word before, its, or the
+	 * one after
+	 */
+	for (w = (off >> 3) - 1; w <= (off >> 3) + 1; w++)
+		for (i = rhash(b, w, x->mask); x->h[i]; i = (i + 1) & x->mask) {
+			r = &p->rets[x->h[i] - 1];
+			if (r->root == b && r->off < off + 8 &&
+			    off < r->off + 8)
+				return false;
+		}
+	return true;
+}
+
+/*
  * Which bases nothing the trace shows tells the value of (*@sec, by
  * base): the registers at the start of the stretch, and the words read
  * through them that no store relative to the same base had reached and
@@ -218,17 +287,20 @@ static bool all_secret(const struct pass *p, const bool *sec, int32_t r)
  * known or not relative to such a base) are not: the engine may know
  * them.
  */
-static bool *secret_roots(const struct pass *p, bool full, bool *any)
+static bool *secret_roots(const struct pass *p, struct rix *rx,
+			  bool full, bool *any, bool **lr)
 {
 	bool *sec = calloc(p->nroot + 1, sizeof(*sec)), *inf;
-	size_t r, j;
+	size_t r;
 
 	*any = false;
+	*lr = NULL;
 	if (!sec || p->loud || (!p->deps && !p->qmode))
 		return sec;
+	rix_build(p, rx);
 	/* A quiet stretch shows no value but those returns pop. */
 	inf = !p->deps ? calloc(p->nroot + 1, sizeof(*inf)) :
-	      full ? wdep_informed(p) : wdep_informed_any(p);
+	      full ? wdep_informed(p, lr) : wdep_informed_any(p);
 	if (!inf) {
 		free(sec);
 		return NULL;
@@ -302,29 +374,97 @@ static bool *secret_roots(const struct pass *p, bool full, bool *any)
 		if (!x->lw && (!p->deps || !(b->start || b->lw || b->ldc) ||
 			       !all_secret(p, sec, (int32_t)r)))
 			continue;
-		for (j = 0; j < p->nrets; j++)
-			if (p->rets[j].root == x->lw_root &&
-			    p->rets[j].off < x->lw_off + 8 &&
-			    x->lw_off < p->rets[j].off + 8)
-				break;
-		sec[r] = j == p->nrets;
+		sec[r] = unread(p, rx, x->lw_root, x->lw_off);
 	}
 	free(inf);
 	return sec;
+}
+
+#define KC_MAX	4	/* constants a bounded word may hold */
+#define KC_WALK	4096	/* nodes followed for one, at most */
+
+/*
+ * Bounded words (issue #18: vfprintf's `call *0x38(%r15)`, the vtable
+ * pointer vsnprintf stored as a constant into its FILE on the stack,
+ * which the pass's slots dropped at the first store through the output
+ * pointer).  Root @r is a word read through a secret base (secret_roots()
+ * below: the engine cannot know the address) where stores relative to
+ * that base had been, that nothing the trace shows teaches the engine
+ * (@lr: not learned back, watch_know.c): it knows the word only by
+ * pairing the load with those stores (rcv_stack.c), and so only where it
+ * knows what one stored.  Where every value stored there (watch_dep.c's
+ * chain of the word, its parents) is secret or a constant, the word the
+ * engine knows is one of those constants: their hull in [*@lo, *@hi].
+ * False otherwise, or when every value is secret (secret_roots()).
+ */
+static bool bounded(const struct pass *p, const struct rix *rx,
+		    const bool *sec, const bool *lr, int32_t r, int64_t *lo,
+		    int64_t *hi)
+{
+	const struct root *x = &p->root[r], *b;
+	int32_t st[256], q, par, e;
+	int64_t kv[KC_MAX];
+	int n = 0, nk = 0, walked = 0, j;
+
+	if (!p->deps || !lr || !x->ld || x->lw || x->shown || lr[r] ||
+	    x->lw_root <= 0 || x->lw_root >= r || !sec[x->lw_root])
+		return false;
+	b = &p->root[x->lw_root];
+	if (!(b->start || b->lw || b->ldc) ||
+	    !unread(p, rx, x->lw_root, x->lw_off))
+		return false;
+	st[n++] = r;
+	while (n) {
+		q = st[--n];
+		for (e = p->root[q].dhead; e; e = p->de[e - 1].next) {
+			const struct root *c;
+
+			par = p->de[e - 1].par;
+			if (++walked > KC_WALK || par <= 0 || par >= q)
+				return false;
+			if (sec[par])
+				continue;
+			c = &p->root[par];
+			if (c->kc && c->anchored) {
+				for (j = 0; j < nk && kv[j] != c->lo;)
+					j++;
+				if (j == KC_MAX)
+					return false;
+				if (j == nk)
+					kv[nk++] = c->lo;
+				continue;
+			}
+			if (!p->root[par].chain || n == 256)
+				return false;
+			st[n++] = par;
+		}
+	}
+	if (!nk)
+		return false;
+	*lo = *hi = kv[0];
+	for (j = 1; j < nk; j++) {
+		*lo = kv[j] < *lo ? kv[j] : *lo;
+		*hi = kv[j] > *hi ? kv[j] : *hi;
+	}
+	return true;
 }
 
 static int win_acc(const struct wpf_win *w, size_t from, bool full,
 		   struct wpf_out *out)
 {
 	const struct pass *p = &w->p;
-	bool *sec, any;
+	bool *sec, *lr, any;
+	struct rix rx;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
 	out->contradiction = w->contradiction;
 	out->acc = malloc((p->nacc + 1) * sizeof(*out->acc));
-	sec = secret_roots(p, full, &any);
+	rx.h = NULL;
+	sec = secret_roots(p, &rx, full, &any, &lr);
 	if (!out->acc || !sec) {
+		free(rx.h);
+		free(lr);
 		free(sec);
 		free(out->acc);
 		out->acc = NULL;
@@ -337,9 +477,9 @@ static int win_acc(const struct wpf_win *w, size_t from, bool full,
 		struct wpf_acc *o = &out->acc[out->nacc++];
 		const struct root *r;
 		__int128 lo, hi;
+		int64_t klo, khi;
 
-		*o = (struct wpf_acc){ a->i, a->kind, false, false, 0, 0,
-				       false };
+		*o = (struct wpf_acc){ .i = a->i, .kind = a->kind };
 		/* Relative to a register at the start, in a quiet stretch:
 		 * nothing shows the register's value (wpf_win_quiet()).
 		 */
@@ -353,8 +493,24 @@ static int win_acc(const struct wpf_win *w, size_t from, bool full,
 		 * whole).
 		 */
 		o->secret |= a->blind && any;
-		if (a->root < 0 || a->nosize || !p->root[a->root].anchored)
+		if (a->root < 0 || a->nosize || !p->root[a->root].anchored) {
+			/* Secret unless the engine knows it, then in the
+			 * hull.
+			 */
+			if (lr && !o->secret && a->root > 0 && a->root2 <= 0 &&
+			    !a->blind && !a->nosize &&
+			    bounded(p, &rx, sec, lr, a->root, &klo, &khi)) {
+				lo = (__int128)klo + a->lo;
+				hi = (__int128)khi + a->hi;
+				if (lo >= 0 && hi <= (__int128)UINT64_MAX &&
+				    lo < hi && hi - lo <= MAX_SPAN) {
+					o->bound = true;
+					o->lo = (uint64_t)lo;
+					o->hi = (uint64_t)hi;
+				}
+			}
 			continue;
+		}
 		r = &p->root[a->root];
 		lo = (__int128)r->lo + a->lo;
 		hi = (__int128)r->hi + a->hi;
@@ -365,6 +521,8 @@ static int win_acc(const struct wpf_win *w, size_t from, bool full,
 		o->lo = (uint64_t)lo;
 		o->hi = (uint64_t)hi;
 	}
+	free(rx.h);
+	free(lr);
 	free(sec);
 	return 0;
 }

@@ -356,15 +356,19 @@ static int mem_round(struct kfix *f)
  * read-only bytes, a store there), then the memory flows, until nothing
  * changes.
  */
-bool *wdep_informed(const struct pass *p)
+bool *wdep_informed(const struct pass *p, bool **learned)
 {
 	struct kfix f = { .p = p };
-	bool *inf = calloc(p->nroot + 1, sizeof(*inf));
+	bool *inf = calloc(p->nroot + 1, sizeof(*inf)), *lr = NULL;
 	int round;
 	size_t j, r;
 
 	f.k = calloc(p->nroot + 1, 1);
-	if (!f.k || !inf)
+	if (learned) {
+		lr = calloc(p->nroot + 1, sizeof(*lr));
+		*learned = lr;
+	}
+	if (!f.k || !inf || (learned && !lr))
 		goto fail;
 	if (p->all) {
 		inf[WDEP_ALL] = true;
@@ -390,6 +394,8 @@ bool *wdep_informed(const struct pass *p)
 	}
 	for (r = 1; r < p->nroot; r++)
 		inf[r] = f.k[r] != 0;
+	for (r = 1; lr && r < p->nroot; r++)
+		lr[r] = f.k[r] & K_LEARN;
 	inf[WDEP_ALL] = f.k[WDEP_ALL] & K_LEARN;
 done:
 	free(f.k);
@@ -403,5 +409,8 @@ fail:
 	free(f.coff);
 	free(f.cl);
 	free(inf);
+	free(lr);
+	if (learned)
+		*learned = NULL;
 	return NULL;
 }

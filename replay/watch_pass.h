@@ -44,6 +44,11 @@ struct root {
 	bool noback;
 	bool calc;		/* made by watch_dep.c's wdep_fresh(): a value
 				 * an instruction computed */
+	bool kc;		/* watch_dep.c: a constant stored, in lo
+				 * (anchored), a node of its own (8 bytes
+				 * relative to a base of the secret kind:
+				 * watch_fix.c bounds what the engine may pair
+				 * a load of the word with) */
 	int64_t lo, hi;		/* its value, as a signed word */
 	int64_t word;		/* a word of the window's entry: its offset
 				 * from the entry stack pointer */
@@ -108,8 +113,23 @@ struct root {
 struct rext {
 	int32_t root;
 	bool rng, s32;
-	int64_t rlo, rhi, s32lo, s32hi;
-	int32_t ds1, ds2;
+	/* watch_proof.c's remainders (x % d by a multiplication), in
+	 * place of the ranges (a root has one or the other): @q.qk times
+	 * the quotient of root @qx + @q.qoff by @q.qd (0: none), or with
+	 * @q.qmul the high 64 bits of (@qx + @q.qoff) * @q.qmul (a mul
+	 * before its shift).
+	 */
+	bool quot;
+	union {
+		struct {
+			int64_t rlo, rhi, s32lo, s32hi;
+		};
+		struct {
+			int64_t qoff;
+			uint64_t qd, qk, qmul;
+		} q;
+	};
+	int32_t ds1, ds2, qx;
 };
 
 /* watch_dep.c: the latest store to 8-byte word @word (offset / 8) of
@@ -273,6 +293,11 @@ struct pass {
 	struct rext *ext;	/* root.ext */
 	size_t next, ext_cap;
 	const struct wdep_ic *ce;	/* the current instruction's */
+	/* watch_proof.c: the instructions and cuts followed (for a bsf's
+	 * look back).
+	 */
+	const struct rcv_ins *const *ins;
+	const uint8_t *cut;
 };
 
 #define ENTRY_RSP	(1 + RP_REG_RSP)	/* root of rsp at the start */
@@ -319,12 +344,18 @@ int32_t wdep_inputs(struct pass *p);
 int32_t wdep_load(struct pass *p, struct sv a, uint64_t size, int32_t v);
 /* After wdep_load() of the 8 bytes at exact @a into root @v: @ldc. */
 void wdep_ldc(struct pass *p, struct sv a, int32_t v);
-/* A store of @size bytes (0: unknown) at @a of a value depending on @d. */
-void wdep_store(struct pass *p, struct sv a, uint64_t size, int32_t d);
+/* A store of @size bytes (0: unknown) at @a of a value depending on @d
+ * (0: the constant @val).
+ */
+void wdep_store(struct pass *p, struct sv a, uint64_t size, int32_t d,
+		struct sv val);
 /* By root: what a value the trace shows depends on (NULL: no memory). */
 bool *wdep_informed_any(const struct pass *p);
-/* By root: what the engine may know (watch_know.c; NULL: no memory). */
-bool *wdep_informed(const struct pass *p);
+/* By root: what the engine may know (watch_know.c; NULL: no memory);
+ * with @learned, *@learned by root: what it may learn back from what the
+ * trace shows (not only compute forward).
+ */
+bool *wdep_informed(const struct pass *p, bool **learned);
 /* watch_know.c: what knowing what an instruction computes tells of what
  * it read (WDEP_INV_*); cmovcc; xor/sub/cmp of a register with itself;
  * a result whose low 4 or 8 bytes are known whatever it read.

@@ -260,6 +260,10 @@ static bool s32_of(const struct pass *p, struct sv x, int64_t *lo,
 struct rng {
 	bool rng, s32;
 	int64_t rlo, rhi, s32lo, s32hi;
+	/* a quotient's multiple or a mul's high half (struct rext) */
+	int32_t qx;
+	int64_t qoff;
+	uint64_t qd, qk, qmul;
 };
 
 /* A 32-bit result whose low 32 bits, signed, lie in [@lo, @hi]: the
@@ -343,6 +347,54 @@ static struct rng rng_of(const struct pass *p, const struct rcv_ins *in)
 	return q;
 }
 
+/*
+ * Remainders (issue #18: _itoa_word's digit, value % base, indexes its
+ * table): a compiler computes x % d for a constant d as x - d * q, the
+ * quotient q = (x * M) >> (64 + s) (a mul's high half, shr), which is
+ * floor(x / d) for every 64-bit x where 2^(64+s) <= M * d <= 2^(64+s) +
+ * 2^s (Granlund and Montgomery, "Division by Invariant Integers using
+ * Multiplication", PLDI 1994, theorem 4.2 with N = 64, l = s).  The pass
+ * follows the high half, the shift, q's multiples (lea q + k * q, add q,
+ * q) and the subtraction of d * q from the same x (a root and offset: one
+ * value): the result lies in [0, d - 1], and d * q <= x does not wrap.
+ * The divisor of @m and @s, 0 where the theorem does not give one (or
+ * one too large for an interval).
+ */
+static uint64_t magic_div(uint64_t m, unsigned int s)
+{
+	unsigned __int128 t, d, md;
+
+	if (m < 2 || s > 63)
+		return 0;
+	t = (unsigned __int128)1 << (64 + s);
+	d = (t + m - 1) / m;
+	if (d < 2 || d > MAX_SPAN)
+		return 0;
+	md = (unsigned __int128)m * d;
+	return md >= t && md - t <= (unsigned __int128)1 << s ? (uint64_t)d : 0;
+}
+
+/* @x is @k times a quotient (offset 0): its rext, else NULL. */
+static const struct rext *quot_of(const struct pass *p, struct sv x)
+{
+	const struct rext *e = x.lo == 0 && x.hi == 0 ? rext_of(p, x.root) :
+			       NULL;
+
+	return e && e->quot && e->q.qd ? e : NULL;
+}
+
+/* @q: @e's quotient times @k more (none past its divisor). */
+static bool quot_times(struct rng *q, const struct rext *e, uint64_t k)
+{
+	if (!e || __builtin_mul_overflow(e->q.qk, k, &q->qk) ||
+	    q->qk > e->q.qd)
+		return false;
+	q->qx = e->qx;
+	q->qoff = e->q.qoff;
+	q->qd = e->q.qd;
+	return true;
+}
+
 /* Root @k's ranges (@q, NULL: none) and sum of roots @s1 and @s2. */
 static void set_ext(struct pass *p, int32_t k, const struct rng *q,
 		    int32_t s1, int32_t s2)
@@ -352,7 +404,7 @@ static void set_ext(struct pass *p, int32_t k, const struct rng *q,
 
 	if (!q)
 		q = &no;
-	if (!q->rng && !q->s32 && s1 <= 0 && s2 <= 0)
+	if (!q->rng && !q->s32 && !q->qd && !q->qmul && s1 <= 0 && s2 <= 0)
 		return;
 	if (!wpf_grow((void **)&p->ext, &p->ext_cap, p->next,
 		      sizeof(*p->ext), 256)) {
@@ -360,9 +412,65 @@ static void set_ext(struct pass *p, int32_t k, const struct rng *q,
 		return;
 	}
 	e = &p->ext[p->next++];
-	*e = (struct rext){ k, q->rng, q->s32, q->rlo, q->rhi, q->s32lo,
-			    q->s32hi, s1 > 0 ? s1 : 0, s2 > 0 ? s2 : 0 };
+	*e = (struct rext){ .root = k, .ds1 = s1 > 0 ? s1 : 0,
+			    .ds2 = s2 > 0 ? s2 : 0 };
+	if (q->qd || q->qmul) {
+		e->quot = true;
+		e->qx = q->qx;
+		e->q.qoff = q->qoff;
+		e->q.qd = q->qd;
+		e->q.qk = q->qk;
+		e->q.qmul = q->qmul;
+	} else {
+		e->rng = q->rng;
+		e->s32 = q->s32;
+		e->rlo = q->rlo;
+		e->rhi = q->rhi;
+		e->s32lo = q->s32lo;
+		e->s32hi = q->s32hi;
+	}
 	p->root[k].ext = (int32_t)p->next;
+}
+
+/*
+ * Before bsf or bsr @i (@reg, @size bytes): is its source not 0?  Where
+ * the instruction before it, or before the few between that do not write
+ * the register, is a je or jne on a `test reg, reg` of that size just
+ * before it, and the trace shows ZF clear (jne taken, je not taken).  A
+ * test of all 8 bytes says nothing of the low 4.  Looked back only at
+ * a bsf (every instruction of a window pays for a state kept).
+ */
+static bool nonzero(const struct rcv_ins *const *ins, const uint8_t *cut,
+		    size_t i, int reg, unsigned int size)
+{
+	const struct rcv_ins *j, *t;
+	size_t k;
+	int cc;
+
+	for (k = i; k >= 2 && k + 8 > i; k--) {
+		j = ins[k - 1];
+		t = ins[k - 2];
+		if (cut[k - 1] || cut[k - 2])
+			return false;
+		cc = rcv_cond_of(j->id);
+		if (cc != 4 && cc != 5) {
+			if (j->wcode[reg])
+				return false;
+			continue;
+		}
+		if (j->nops != 1 || j->op[0].type != RCV_OP_IMM ||
+		    t->id != X86_INS_TEST || t->nops != 2 ||
+		    !is_reg(&t->op[0], t->op[0].size) ||
+		    !is_reg(&t->op[1], t->op[0].size) ||
+		    t->op[0].reg != reg || t->op[1].reg != reg ||
+		    (t->op[0].size != 4 && t->op[0].size != 8) ||
+		    (size == 4 && t->op[0].size != 4))
+			return false;
+		/* ZF clear */
+		return (cc == 5) == (ins[k]->ip == (uint64_t)j->op[0].imm &&
+				     (uint64_t)j->op[0].imm != j->ip + j->len);
+	}
+	return false;
 }
 
 /* The registers after instruction @in (its accesses are done). */
@@ -375,11 +483,15 @@ static void step(struct pass *p, const struct rcv_ins *in)
 	 * @hq, either.
 	 */
 	struct rng q;
+	const struct rext *e;
+	uint64_t dq;
 	bool hq = false, qv = false;
 	int32_t s1 = 0, s2 = 0;
 	struct sv x;
 	unsigned int m;
 	int g, dst = -1;
+	/* after: a mul's high half, a bsf's result (below) */
+	bool mulq = false, bsf = false;
 	bool two = in->nops == 2 && d->type == RCV_OP_REG;
 	int64_t lo, hi;
 
@@ -469,6 +581,12 @@ static void step(struct pass *p, const struct rcv_ins *in)
 			s1 = p->r[s->base].root;
 			s2 = p->r[s->index].root;
 			hq = true;
+			/* q + k * q: a quotient's multiple */
+			q = (struct rng){ 0 };
+			if (s->base == s->index && !s->imm &&
+			    quot_times(&q, quot_of(p, p->r[s->base]),
+				       1 + (s->scale ? s->scale : 1)))
+				qv = true;
 		}
 		break;
 	case X86_INS_ADD:
@@ -519,6 +637,22 @@ static void step(struct pass *p, const struct rcv_ins *in)
 			v = sv_add(p->r[s->reg], p->r[dst].lo);
 		} else if (is_reg(s, 8) && in->id == X86_INS_ADD) {
 			s1 = p->r[s->reg].root;
+			/* q + q: a quotient's multiple */
+			q = (struct rng){ 0 };
+			if (s->reg == dst &&
+			    quot_times(&q, quot_of(p, p->r[dst]), 2))
+				qv = true;
+		} else if (is_reg(s, 8) && in->id == X86_INS_SUB &&
+			   (e = quot_of(p, p->r[s->reg])) &&
+			   e->q.qk == e->q.qd && sv_exact(p->r[dst]) &&
+			   p->r[dst].root == e->qx &&
+			   p->r[dst].lo == e->q.qoff) {
+			/* x - d * floor(x / d): the remainder */
+			q = (struct rng){ 0 };
+			hq = qv = q.rng = true;
+			q.rhi = (int64_t)e->q.qd - 1;
+			q.s32 = q.rhi <= INT32_MAX;
+			q.s32hi = q.s32 ? q.rhi : 0;
 		}
 		if (s1 > 0) {
 			s2 = p->r[dst].root;
@@ -569,6 +703,56 @@ static void step(struct pass *p, const struct rcv_ins *in)
 				q.rlo = q.s32lo = lo;
 				q.rhi = q.s32hi = hi;
 			}
+		} else if (in->id == X86_INS_MUL && in->nops == 1 &&
+			   is_reg(d, 8) && sv_is_const(p->r[d->reg]) &&
+			   sv_exact(p->r[RP_REG_RAX])) {
+			/* rdx: the high half of x * M (remainders above) */
+			q = (struct rng){ 0 };
+			q.qmul = (uint64_t)p->r[d->reg].lo;
+			q.qx = p->r[RP_REG_RAX].root;
+			q.qoff = p->r[RP_REG_RAX].lo;
+			mulq = true;
+		} else if (in->id == X86_INS_SHR && two && is_reg(d, 8) &&
+			   s->type == RCV_OP_IMM &&
+			   (e = rext_of(p, p->r[d->reg].root)) && e->quot &&
+			   e->q.qmul && p->r[d->reg].lo == 0 &&
+			   p->r[d->reg].hi == 0 &&
+			   (dq = magic_div(e->q.qmul,
+					   (unsigned int)s->imm & 63))) {
+			/* the quotient */
+			dst = d->reg;
+			hq = qv = true;
+			q = (struct rng){ 0 };
+			q.qd = dq;
+			q.qk = 1;
+			q.qx = e->qx;
+			q.qoff = e->q.qoff;
+		} else if (two && is_reg(d, 8) && is_reg(s, 8) &&
+			   sv_is_const(p->r[d->reg]) &&
+			   sv_is_const(p->r[s->reg]) &&
+			   wdep_is_cmov(in->id)) {
+			/* one of two constants, whichever the flags chose
+			 * (_itoa_word's digits, lower or upper case)
+			 */
+			dst = d->reg;
+			v = p->r[d->reg];
+			x = p->r[s->reg];
+			if (x.lo < v.lo)
+				v.lo = x.lo;
+			else
+				v.hi = x.hi;
+		} else if ((in->id == X86_INS_BSF || in->id == X86_INS_BSR) &&
+			   two && d->size >= 4 && is_reg(s, d->size) &&
+			   nonzero(p->ins, p->cut, p->cur, s->reg, d->size)) {
+			/* the index of a bit of a source that is not 0
+			 * (Intel SDM vol. 2A, BSF, BSR: undefined for 0
+			 * alone), zero-extended by a 32-bit destination
+			 */
+			dst = d->reg;
+			bsf = true;
+			q = (struct rng){ 0 };
+			hq = qv = q.rng = q.s32 = true;
+			q.rhi = q.s32hi = 8 * d->size - 1;
 		} else if (two && (in->id == X86_INS_MOVZX ||
 				   in->id == X86_INS_MOVSXD ||
 				   in->id == X86_INS_TZCNT ||
@@ -602,9 +786,14 @@ static void step(struct pass *p, const struct rcv_ins *in)
 	}
 	if (dst >= 0)
 		p->r[dst] = v.root >= 0 ? v : fresh_dep(p);
+	/* ranged, the engine still does not compute it (above) */
+	if (bsf && dst >= 0 && p->r[dst].root > 0)
+		p->root[p->r[dst].root].start = true;
 	/* A new root: what the instruction allows it to be, or a sum. */
 	if (hq && dst >= 0 && v.root < 0 && p->r[dst].root > 0)
 		set_ext(p, p->r[dst].root, qv ? &q : NULL, s1, s2);
+	if (mulq && p->r[RP_REG_RDX].root > 0)
+		set_ext(p, p->r[RP_REG_RDX].root, &q, 0, 0);
 }
 
 /* The state before instruction p->mid, for wpf_win_edge(). */
@@ -696,6 +885,8 @@ int wpf_win_run(const struct rcv_ins *const *ins, const uint8_t *cut,
 		deps = p->deps;
 		wdep_init(p);
 		p->mid = mid;
+		p->ins = ins;
+		p->cut = cut;
 		for (i = 0; i < n && !p->nomem; i++) {
 			if (i == mid && !keep_mid(p))
 				break;

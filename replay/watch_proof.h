@@ -47,6 +47,14 @@ struct wpf_acc {
 	 * windows with watch-unknown skip).
 	 */
 	bool secret;
+	/*
+	 * Not known, nor secret: in a far window followed whole, secret
+	 * unless the engine knows it, and then in [lo, hi) (watch_fix.c's
+	 * bounded loads: a word that can only hold constants to the
+	 * engine).  Skip (watch_chain.c) treats it as known there; any
+	 * other use as not known.
+	 */
+	bool bound;
 };
 
 /* What is known at one edge of a window. */
@@ -200,6 +208,15 @@ int wpf_blocks_check(struct rp_recover *rc, uint64_t first, uint64_t last,
  * negative error).
  */
 int wpf_quiet_secret(struct rp_recover *rc, uint64_t pos, unsigned int kinds);
+
+/*
+ * For tests: 1 when a load of the instruction at @pos is bounded in the
+ * scan with watch-unknown skip (struct wpf_acc's @bound: secret unless
+ * the engine knows it, then in [*@lo, *@hi)), else 0 (or a negative
+ * error).
+ */
+int wpf_quiet_bound(struct rp_recover *rc, uint64_t pos, uint64_t *lo,
+		    uint64_t *hi);
 
 /*
  * The nearest gap of @rc's thread in [@lo, @hi) in direction @dir, as the

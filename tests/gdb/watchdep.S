@@ -142,7 +142,18 @@ _start:
 	cmp	$g, %r13
 	jne	18f
 	movl	$16, (%r12)
-18:	dec	%r15d
+18:	/* bounded (watch_fix.c): a callee pushes a constant, stores
+	 * elsewhere (the proof's slots drop), pops the word and reads
+	 * through it: the engine keeps the pair across the store (a
+	 * callee's own stack, rcv_callee.c) and knows where it reads
+	 * (tbl + 8), which the proof bounds to that constant; a deep
+	 * rwatch of tbl + 8 must stop there.
+	 */
+	.rept 15
+	nop
+	.endr
+	call	bnd
+	dec	%r15d
 	jnz	1b
 	/* quiet windows (no branch): what a return pops is all they show */
 	mov	$60, %r15d
@@ -184,9 +195,17 @@ _start:
 	xor	%edi, %edi
 	syscall
 
+bnd:	lea	tbl(%rip), %rax
+	push	%rax
+	movl	$0, h(%rip)
+	pop	%rcx
+	mov	8(%rcx), %rdx
+	ret
+
 	.section .rodata
 	.balign 8
 gp:	.quad	g
+tbl:	.quad	0, 0x1234
 	.data
 	.balign 8
 g:	.quad	0

@@ -292,7 +292,8 @@ int check(struct rp_session *s, csh cs)
 		 wrong = 0, bounded = 0, outside = 0, passed = 0, tried = 0,
 		 proven = 0, bserved = 0, bdiff = 0, quiet = 0, qwrong = 0,
 		 off = 0, unexplained = 0, noregs = 0, ngaps = 0, hidden = 0,
-		 gapbad = 0, vector = 0, ends = 0, endbad = 0;
+		 gapbad = 0, vector = 0, ends = 0, endbad = 0, nbound = 0,
+		 bknown = 0, bwrong = 0;
 	struct rp_snapshot *sn = NULL;
 	size_t ti;
 
@@ -352,10 +353,10 @@ int check(struct rp_session *s, csh cs)
 			const struct sb_truth_rec *pre;
 			struct rp_access acc[4];
 			bool tw, sys, fs = false;
-			uint64_t a = 0, l = 0;
+			uint64_t a = 0, l = 0, blo, bhi;
 			cs_insn *ci;
 			size_t tp = map[p];
-			int k, na;
+			int k, na, nr;
 
 			if (tp == NONE)
 				continue;	/* counted by align() */
@@ -440,6 +441,34 @@ int check(struct rp_session *s, csh cs)
 						       "engine knows %#" PRIx64
 						       "\n", tid, p, insn.ip,
 						       acc[k].addr);
+			}
+			/* A quiet window's bounded loads (watch_fix.c): where
+			 * the engine knows the load, it lies in the bound (an
+			 * instruction with one load: it is that one).
+			 */
+			if (wpf_quiet_bound(rc, p, &blo, &bhi) == 1) {
+				nbound++;
+				for (k = nr = 0; k < na; k++)
+					nr += acc[k].kind == RP_ACC_READ;
+				for (k = 0; k < na && nr == 1; k++) {
+					const struct rp_access *x = &acc[k];
+
+					if (x->kind != RP_ACC_READ ||
+					    !x->addr_known)
+						continue;
+					bknown++;
+					if ((x->addr < blo ||
+					     x->addr + x->size > bhi) &&
+					    bwrong++ < 10)
+						printf("BOUND WRONG thread %u "
+						       "position %zu ip %#"
+						       PRIx64 ": the engine "
+						       "reads %#" PRIx64 ", the "
+						       "bound [%#" PRIx64 ", %#"
+						       PRIx64 ")\n", tid, p,
+						       insn.ip, x->addr, blo,
+						       bhi);
+				}
 			}
 			for (k = 0; k < na; k++) {
 				const struct rp_access *x = &acc[k];
@@ -538,9 +567,12 @@ int check(struct rp_session *s, csh cs)
 	       "scan; %" PRIu64 " positions read from libipt's blocks, "
 	       "%" PRIu64 " threads where they differ from the cursor's; %"
 	       PRIu64 " positions secret in quiet windows, %" PRIu64
-	       " of them known to the engine\n",
+	       " of them known to the engine; %" PRIu64 " loads bounded in "
+	       "quiet windows, %" PRIu64 " known to the engine, %" PRIu64
+	       " outside the bound\n",
 	       positions, writes, known, maybe, bounded, outside, missed,
-	       wrong, tried, proven, passed, bserved, bdiff, quiet, qwrong);
+	       wrong, tried, proven, passed, bserved, bdiff, quiet, qwrong,
+	       nbound, bknown, bwrong);
 	return missed || wrong || passed || bdiff || qwrong || unexplained ||
-	       gapbad || endbad;
+	       gapbad || endbad || bwrong;
 }

@@ -5,6 +5,46 @@
 # truth_rec, truth_check, distance and last_at, and numbers its TAP lines
 # in run.sh's sequence.
 
+# The shape of its checks: unsound.c NAME recorded in $tmp/NAME, no wrong
+# value and no conflict, and at the last nop of one of its functions a
+# register known (by the rule the case is about) or, in strict mode
+# (PTREC_VALUES_STRICT=1: no rule that rests on an assumption about the
+# program), unknown.
+
+# nop_at NAME FUNC: the position of the last nop of unsound_FUNC in
+# $tmp/NAME (empty if none).
+nop_at() {
+	last_at "$1" "<unsound_$2\\+[0-9]+>:.*nop"
+}
+
+# clean_at NAME POS...: every POS found, and valcheck (its report in
+# $tmp/out) finds no wrong value and no conflict in $tmp/NAME.
+clean_at() {
+	cn=$1
+	shift
+	for cp in "$@"; do
+		[ -n "$cp" ] || return 1
+	done
+	truth_check "$cn" && grep -q ' 0 conflicts' "$tmp/out"
+}
+
+# values_at NAME POS ERE [strict]: `ptrec values` at POS of $tmp/NAME
+# (in strict mode with "strict") has a line matching ERE.
+values_at() {
+	if [ "${4:-}" = strict ]; then
+		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/$1" --at "$2" 2>&1
+	else
+		"$PTREC" values "$tmp/$1" --at "$2" 2>&1
+	fi | grep -q "$3"
+}
+
+# rule_at NAME POS REG VALUE: at POS, REG is VALUE (0x and 16 digits),
+# and unknown in strict mode.
+rule_at() {
+	values_at "$1" "$2" "^$3  *$4\$" &&
+		values_at "$1" "$2" "^$3  *unknown\$" strict
+}
+
 # A store through a pointer the engine cannot compute into a saved
 # register's slot (unsound.c's "saved" case, where no handler runs): the
 # pop must not be paired with its push.
@@ -30,14 +70,11 @@ fi
 # rdi into the VLA alone: rbx known after the pop.
 if [ -n "${UNSOUND:-}" ]; then
 	truth_rec "callee" "$UNSOUND" callee
-	cpos=$(last_at "callee" '<unsound_cok2\+[0-9]+>:.*nop')
-	vpos=$(last_at "callee" '<unsound_cvlaok2\+[0-9]+>:.*nop')
-	if [ -n "$cpos" ] && [ -n "$vpos" ] && truth_check "callee" &&
-		grep -q ' 0 conflicts' "$tmp/out" &&
-		"$PTREC" values "$tmp/callee" --at "$cpos" 2>&1 |
-		grep -q '^rbx  *0x0000000000003333$' &&
-		"$PTREC" values "$tmp/callee" --at "$vpos" 2>&1 |
-		grep -q '^rbx  *0x0000000000003333$'; then
+	cpos=$(nop_at callee cok2)
+	vpos=$(nop_at callee cvlaok2)
+	if clean_at callee "$cpos" "$vpos" &&
+		values_at callee "$cpos" '^rbx  *0x0000000000003333$' &&
+		values_at callee "$vpos" '^rbx  *0x0000000000003333$'; then
 		ok "unsound.c callee: no wrong value, rbx known across a store through a global's pointer and one into a VLA; $(distance)"
 	else
 		bad "unsound.c callee (at ${cpos:-?}, ${vpos:-?}): $(head -5 "$tmp/out" "$tmp/log")"
@@ -45,10 +82,8 @@ if [ -n "${UNSOUND:-}" ]; then
 	# Strict values (PTREC_VALUES_STRICT=1): no rule that rests on an
 	# assumption about the program, so neither rbx is known.
 	if [ -n "$cpos" ] && [ -n "$vpos" ] &&
-		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/callee" \
-			--at "$cpos" 2>&1 | grep -q '^rbx  *unknown$' &&
-		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/callee" \
-			--at "$vpos" 2>&1 | grep -q '^rbx  *unknown$' &&
+		values_at callee "$cpos" '^rbx  *unknown$' strict &&
+		values_at callee "$vpos" '^rbx  *unknown$' strict &&
 		PTREC_VALUES_STRICT=1 "$VALCHECK" "$tmp/callee" >"$tmp/out" 2>&1
 	then
 		ok "unsound.c callee strict: rbx unknown where only the callee's own stack shows it; $(distance)"
@@ -78,13 +113,9 @@ fi
 # known after that pop (unknown strict).
 if [ -n "${UNSOUND:-}" ]; then
 	truth_rec "csys" "$UNSOUND" csys
-	spos=$(last_at "csys" '<unsound_csysok2\+[0-9]+>:.*nop')
-	if [ -n "$spos" ] && truth_check "csys" &&
-		grep -q ' 0 conflicts' "$tmp/out" &&
-		"$PTREC" values "$tmp/csys" --at "$spos" 2>&1 |
-		grep -q '^rbx  *0x0000000000003333$' &&
-		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/csys" \
-			--at "$spos" 2>&1 | grep -q '^rbx  *unknown$'; then
+	spos=$(nop_at csys csysok2)
+	if clean_at csys "$spos" &&
+		rule_at csys "$spos" rbx 0x0000000000003333; then
 		ok "unsound.c csys: no wrong value, rbx known across fstat, brk and rep stos in a callee; $(distance)"
 	else
 		bad "unsound.c csys (at ${spos:-?}): $(head -5 "$tmp/out" "$tmp/log")"
@@ -101,13 +132,9 @@ fi
 # strict, and on main before this rule).
 if [ -n "${UNSOUND:-}" ]; then
 	truth_rec "ckind" "$UNSOUND" ckind
-	kpos=$(last_at "ckind" '<unsound_kok2\+[0-9]+>:.*nop')
-	if [ -n "$kpos" ] && truth_check "ckind" &&
-		grep -q ' 0 conflicts' "$tmp/out" &&
-		"$PTREC" values "$tmp/ckind" --at "$kpos" 2>&1 |
-		grep -q '^rbx  *0x0000000000003333$' &&
-		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/ckind" \
-			--at "$kpos" 2>&1 | grep -q '^rbx  *unknown$' &&
+	kpos=$(nop_at ckind kok2)
+	if clean_at ckind "$kpos" &&
+		rule_at ckind "$kpos" rbx 0x0000000000003333 &&
 		PTREC_VALUES_STRICT=1 "$VALCHECK" "$tmp/ckind" >"$tmp/out" 2>&1
 	then
 		ok "unsound.c ckind: no wrong value, rbx known across a store through a local's given-away address (unknown strict); $(distance)"
@@ -134,9 +161,8 @@ xsave_check() {
 	xn=$1
 	shift
 	truth_rec "$xn" "$UNSOUND" "$xn"
-	xpos=$(last_at "$xn" "<unsound_$xn\\+[0-9]+>:.*nop")
-	[ -n "$xpos" ] && truth_check "$xn" &&
-		grep -q ' 0 conflicts' "$tmp/out" &&
+	xpos=$(nop_at "$xn" "$xn")
+	clean_at "$xn" "$xpos" &&
 		"$PTREC" values "$tmp/$xn" --at "$xpos" >"$tmp/v" 2>&1 || return 1
 	for re in "$@"; do
 		grep -q "$re" "$tmp/v" || return 1
@@ -156,8 +182,7 @@ if [ -n "${UNSOUND:-}" ]; then
 	fi
 	if xsave_check xsaveok '^rbx  *0x0000000000007777$' \
 		'^r12  *0x0000000000008888$' &&
-		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/xsaveok" \
-			--at "$xpos" 2>&1 | grep -q '^rbx  *unknown$'; then
+		values_at xsaveok "$xpos" '^rbx  *unknown$' strict; then
 		ok "unsound.c xsaveok: no wrong value, rbx and r12 known at pushes never popped; $(distance)"
 	else
 		bad "unsound.c xsaveok (at ${xpos:-?}): $(head -5 "$tmp/out" "$tmp/v")"
@@ -170,8 +195,7 @@ if [ -n "${UNSOUND:-}" ]; then
 		bad "unsound.c xsavemt (at ${xpos:-?}): $(head -5 "$tmp/out" "$tmp/v")"
 	fi
 	if xsave_check xsavemtok '^rbx  *0x0000000000007777$' &&
-		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/xsavemtok" \
-			--at "$xpos" 2>&1 | grep -q '^rbx  *unknown$'; then
+		values_at xsavemtok "$xpos" '^rbx  *unknown$' strict; then
 		ok "unsound.c xsavemtok: no wrong value, rbx known at a push never popped on a shared stack; $(distance)"
 	else
 		bad "unsound.c xsavemtok (at ${xpos:-?}): $(head -5 "$tmp/out" "$tmp/v")"
@@ -199,18 +223,11 @@ fi
 # its start).
 if [ -n "${UNSOUND:-}" ]; then
 	truth_rec "frame" "$UNSOUND" frame
-	fpos=$(last_at "frame" '<unsound_frok2\+[0-9]+>:.*nop')
-	vpos=$(last_at "frame" '<unsound_fvla2\+[0-9]+>:.*nop')
-	if [ -n "$fpos" ] && [ -n "$vpos" ] && truth_check "frame" &&
-		grep -q ' 0 conflicts' "$tmp/out" &&
-		"$PTREC" values "$tmp/frame" --at "$fpos" 2>&1 |
-		grep -q '^rbx  *0x0000000000003333$' &&
-		"$PTREC" values "$tmp/frame" --at "$vpos" 2>&1 |
-		grep -q '^rbx  *0x0000000000003333$' &&
-		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/frame" \
-			--at "$fpos" 2>&1 | grep -q '^rbx  *unknown$' &&
-		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/frame" \
-			--at "$vpos" 2>&1 | grep -q '^rbx  *unknown$'; then
+	fpos=$(nop_at frame frok2)
+	vpos=$(nop_at frame fvla2)
+	if clean_at frame "$fpos" "$vpos" &&
+		rule_at frame "$fpos" rbx 0x0000000000003333 &&
+		rule_at frame "$vpos" rbx 0x0000000000003333; then
 		ok "unsound.c frame: no wrong value, a reload known across a store through a global's pointer (unknown strict); $(distance)"
 	else
 		bad "unsound.c frame (at ${fpos:-?}, ${vpos:-?}): $(head -5 "$tmp/out" "$tmp/log")"
@@ -227,13 +244,9 @@ fi
 # strict mode and before it).
 if [ -n "${UNSOUND:-}" ]; then
 	truth_rec "regfr" "$UNSOUND" regfr
-	bpos=$(last_at "regfr" '<unsound_frbok2\+[0-9]+>:.*nop')
-	if [ -n "$bpos" ] && truth_check "regfr" &&
-		grep -q ' 0 conflicts' "$tmp/out" &&
-		"$PTREC" values "$tmp/regfr" --at "$bpos" 2>&1 |
-		grep -q '^rax  *0x0000000000003333$' &&
-		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/regfr" \
-			--at "$bpos" 2>&1 | grep -q '^rax  *unknown$'; then
+	bpos=$(nop_at regfr frbok2)
+	if clean_at regfr "$bpos" &&
+		rule_at regfr "$bpos" rax 0x0000000000003333; then
 		ok "unsound.c regfr: no wrong value, a load through rsp's copy in rbx known (unknown strict); $(distance)"
 	else
 		bad "unsound.c regfr (at ${bpos:-?}): $(head -5 "$tmp/out" "$tmp/log")"
@@ -248,13 +261,9 @@ fi
 # placing the read (unknown in strict mode and before).
 if [ -n "${UNSOUND:-}" ]; then
 	truth_rec "sysfr" "$UNSOUND" sysfr
-	spos=$(last_at "sysfr" '<unsound_frsok2\+[0-9]+>:.*nop')
-	if [ -n "$spos" ] && truth_check "sysfr" &&
-		grep -q ' 0 conflicts' "$tmp/out" &&
-		"$PTREC" values "$tmp/sysfr" --at "$spos" 2>&1 |
-		grep -q '^rbx  *0x0000000000003333$' &&
-		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/sysfr" \
-			--at "$spos" 2>&1 | grep -q '^rbx  *unknown$'; then
+	spos=$(nop_at sysfr frsok2)
+	if clean_at sysfr "$spos" &&
+		rule_at sysfr "$spos" rbx 0x0000000000003333; then
 		ok "unsound.c sysfr: no wrong value, rbx known across a read(2) placed away from its slot (unknown strict); $(distance)"
 	else
 		bad "unsound.c sysfr (at ${spos:-?}): $(head -5 "$tmp/out" "$tmp/log")"

@@ -4,6 +4,30 @@
 # run.sh along that seam; it uses run.sh's helpers and numbers its TAP
 # lines in run.sh's sequence.
 
+# warm_known DIR REG N WARM [BLOCK0]: valcheck on $tmp/DIR in windows of
+# 300 (warm-up WARM; windows of BLOCK0 asked first) finds no wrong value,
+# no conflict, and register REG (two digits) known, 99% or more, in the
+# last N positions; its report in $tmp/out.
+warm_known() {
+	[ -f "$tmp/$1/manifest.json" ] &&
+		VALCHECK_BLOCK0=${5:-} VALCHECK_WARM=$4 \
+		VALCHECK_BLOCK=300 VALCHECK_REGS=$3 \
+		"$VALCHECK" "$tmp/$1" >"$tmp/out" 2>&1 &&
+		grep -q ' 0 conflicts' "$tmp/out" &&
+		grep -Eq "^reg $2 known +(99\.[0-9]|100\.0)% within $3\$" "$tmp/out"
+}
+
+# valwin_same KIND BLOCK AT MODE1 MODE2: valwin's KIND questions on
+# $tmp/ramp (windows of BLOCK, from AT) in MODE1 (its report in
+# $tmp/near) and in MODE2 ($tmp/fresh) both ran and knew the same (their
+# digests).
+valwin_same() {
+	[ -n "${VALWIN:-}" ] && [ -f "$tmp/ramp/manifest.json" ] &&
+		"$VALWIN" "$tmp/ramp" "$1" "$2" "$3" "$4" >"$tmp/near" 2>&1 &&
+		"$VALWIN" "$tmp/ramp" "$1" "$2" "$3" "$5" >"$tmp/fresh" 2>&1 &&
+		[ "$(grep '^digest' "$tmp/near")" = "$(grep '^digest' "$tmp/fresh")" ]
+}
+
 # The ramp (rcv_sum.c): unsound.c's "ramp" sets r12 once, changes it in a
 # loop 6,000 instructions long and overwrites it before the end.  In
 # windows of 300 instructions its mov lies beyond the chain (4,800
@@ -24,12 +48,7 @@ if [ -n "${UNSOUND:-}" ]; then
 	for warm in all first newest prefetch all/200; do
 		b0=
 		case $warm in */*) b0=${warm#*/} warm=${warm%/*} ;; esac
-		if [ -f "$tmp/ramp/manifest.json" ] &&
-			VALCHECK_BLOCK0=$b0 VALCHECK_WARM=$warm \
-			VALCHECK_BLOCK=300 VALCHECK_REGS=4000 \
-			"$VALCHECK" "$tmp/ramp" >"$tmp/out" 2>&1 &&
-			grep -q ' 0 conflicts' "$tmp/out" &&
-			grep -Eq '^reg 12 known +(99\.[0-9]|100\.0)% within 4000$' "$tmp/out"; then
+		if warm_known ramp 12 4000 $warm $b0; then
 			ok "unsound.c ramp (warm-up $warm${b0:+, windows of $b0 first}): r12 known from beyond the chain, no wrong value; $(distance)"
 		else
 			bad "unsound.c ramp (warm-up $warm${b0:+, windows of $b0 first}): $(grep -E 'WRONG|reg 12|conflicts' "$tmp/out" | head -5) $(head -3 "$tmp/log")"
@@ -39,14 +58,11 @@ if [ -n "${UNSOUND:-}" ]; then
 	# (a packet arriving meanwhile waits for one window, not for the
 	# rest of the ramp and the chain, 22 windows here), knowing what
 	# the question that computes them all at once knows.
-	if [ -n "${VALWIN:-}" ] && [ -f "$tmp/ramp/manifest.json" ] &&
-		"$VALWIN" "$tmp/ramp" ramp 300 1 steps >"$tmp/steps" 2>&1 &&
-		"$VALWIN" "$tmp/ramp" ramp 300 1 once >"$tmp/once" 2>&1 &&
-		grep -Eq '^prefetch steps ([2-9]|[1-9][0-9]+) most windows a step 1$' "$tmp/steps" &&
-		[ "$(grep '^digest' "$tmp/steps")" = "$(grep '^digest' "$tmp/once")" ]; then
-		ok "unsound.c ramp, prefetch after the ramp began: one window a step, the same values as at once; $(head -1 "$tmp/steps")"
+	if valwin_same ramp 300 1 steps once &&
+		grep -Eq '^prefetch steps ([2-9]|[1-9][0-9]+) most windows a step 1$' "$tmp/near"; then
+		ok "unsound.c ramp, prefetch after the ramp began: one window a step, the same values as at once; $(head -1 "$tmp/near")"
 	else
-		bad "unsound.c ramp, prefetch after the ramp began: $(cat "$tmp/steps" "$tmp/once" | head -4)"
+		bad "unsound.c ramp, prefetch after the ramp began: $(cat "$tmp/near" "$tmp/fresh" | head -4)"
 	fi
 	# The prefetch steps ahead the way the stops go (rp_recover_stop()):
 	# in windows of 100, from a stop beyond the ramp (4,000 before the
@@ -58,11 +74,8 @@ if [ -n "${UNSOUND:-}" ]; then
 		sed -n 's/.*(\([0-9]*\): its end).*/\1/p')
 	for at in $((${end:-0} - 4000)) $((${end:-0} - 2000)); do
 		for way in back fwd; do
-			if [ -n "${VALWIN:-}" ] && [ -f "$tmp/ramp/manifest.json" ] &&
-				"$VALWIN" "$tmp/ramp" near 100 $at $way >"$tmp/near" 2>&1 &&
-				"$VALWIN" "$tmp/ramp" near 100 $at fresh-$way >"$tmp/fresh" 2>&1 &&
-				grep -q '^near prefetch 1 windows 1 asked windows 0$' "$tmp/near" &&
-				[ "$(grep '^digest' "$tmp/near")" = "$(grep '^digest' "$tmp/fresh")" ]; then
+			if valwin_same near 100 $at $way fresh-$way &&
+				grep -q '^near prefetch 1 windows 1 asked windows 0$' "$tmp/near"; then
 				ok "unsound.c ramp, a stop at $at walking $way: the prefetch computes the next window that way, ready when asked, the same values as asked alone"
 			else
 				bad "unsound.c ramp, a stop at $at walking $way: $(cat "$tmp/near" "$tmp/fresh" | head -4)"
@@ -75,11 +88,8 @@ if [ -n "${UNSOUND:-}" ]; then
 	# steps into window 16 then computes that window alone (16 without
 	# them), and every position then knows what it knows without the
 	# prefetch (the same questions).
-	if [ -n "${VALWIN:-}" ] && [ -f "$tmp/ramp/manifest.json" ] &&
-		"$VALWIN" "$tmp/ramp" near 100 $((${end:-0} - 1550)) back-all >"$tmp/near" 2>&1 &&
-		"$VALWIN" "$tmp/ramp" near 100 $((${end:-0} - 1550)) back-none >"$tmp/fresh" 2>&1 &&
-		grep -q '^near prefetch steps 15 most windows a step 1 asked windows 1$' "$tmp/near" &&
-		[ "$(grep '^digest' "$tmp/near")" = "$(grep '^digest' "$tmp/fresh")" ]; then
+	if valwin_same near 100 $((${end:-0} - 1550)) back-all back-none &&
+		grep -q '^near prefetch steps 15 most windows a step 1 asked windows 1$' "$tmp/near"; then
 		ok "unsound.c ramp, walking back out of the chain: the ramp's summaries computed aside, one window a step; the step into it computes one window; every value as without the prefetch"
 	else
 		bad "unsound.c ramp, walking back out of the chain: $(cat "$tmp/near" "$tmp/fresh" | head -6)"
@@ -87,12 +97,10 @@ if [ -n "${UNSOUND:-}" ]; then
 	# The same with a fact (GDB's frames give them at every stop) at the
 	# stop, after the prefetch: outside the ramp, it keeps what was
 	# computed aside; every value as the same questions without it.
-	if [ -n "${VALWIN:-}" ] && [ -f "$tmp/ramp/manifest.json" ] &&
-		"$VALWIN" "$tmp/ramp" near 100 $((${end:-0} - 1550)) back-all-fact >"$tmp/near" 2>&1 &&
-		"$VALWIN" "$tmp/ramp" near 100 $((${end:-0} - 1550)) back-none-fact >"$tmp/fresh" 2>&1 &&
+	if valwin_same near 100 $((${end:-0} - 1550)) back-all-fact \
+		back-none-fact &&
 		grep -q '^near fact r[0-9]*: 1$' "$tmp/near" &&
-		grep -q '^near prefetch steps 15 most windows a step 1 asked windows 1$' "$tmp/near" &&
-		[ "$(grep '^digest' "$tmp/near")" = "$(grep '^digest' "$tmp/fresh")" ]; then
+		grep -q '^near prefetch steps 15 most windows a step 1 asked windows 1$' "$tmp/near"; then
 		ok "unsound.c ramp, walking back out of the chain, a fact after the prefetch: what was computed aside kept, every value as without the prefetch"
 	else
 		bad "unsound.c ramp, a fact after the prefetch: $(cat "$tmp/near" "$tmp/fresh" | head -6)"
@@ -116,12 +124,7 @@ fi
 if [ -n "${UNSOUND:-}" ]; then
 	truth_rec "xramp" "$UNSOUND" xramp
 	for warm in all first newest prefetch; do
-		if [ -f "$tmp/xramp/manifest.json" ] &&
-			VALCHECK_WARM=$warm VALCHECK_BLOCK=300 \
-			VALCHECK_REGS=1000 \
-			"$VALCHECK" "$tmp/xramp" >"$tmp/out" 2>&1 &&
-			grep -q ' 0 conflicts' "$tmp/out" &&
-			grep -Eq '^reg 13 known +(99\.[0-9]|100\.0)% within 1000$' "$tmp/out"; then
+		if warm_known xramp 13 1000 $warm; then
 			ok "unsound.c xramp (warm-up $warm): r13 known through xmm6 from beyond the chain, no wrong value"
 		else
 			bad "unsound.c xramp (warm-up $warm): $(grep -E 'WRONG|reg 13|conflicts' "$tmp/out" | head -5) $(head -3 "$tmp/log")"

@@ -78,14 +78,15 @@ delivery() {
 # command (watch or rwatch) and the watched byte's expression, WHAT its
 # name in messages.  For each, from right after it reverse-continue must
 # stop at it, and from right before it continue must stop right after
-# it, in watch-unknown MODE (strict: stop with strict values).  The
+# it, in watch-unknown MODE (strict: stop with strict values); GDB
+# commands in $RV_PRELUDE (lines, each ending in a newline) run first.  The
 # misses go to $tmp/miss ("row dir want got what"); false (having said
 # bad) when not every scan ran.
 rowscan() {
 	wu=$2
 	[ $2 = strict ] && wu=stop
-	printf 'set pagination off\nset ptrec watch-unknown %s\n' \
-		$wu >"$tmp/cmds"
+	printf 'set pagination off\nset ptrec watch-unknown %s\n%s' \
+		$wu "${RV_PRELUDE:-}" >"$tmp/cmds"
 	k=0
 	while IFS='|' read -r p cmd a what; do
 		cat >>"$tmp/cmds" <<EOT
@@ -118,6 +119,19 @@ EOT
 	fi
 }
 
+# rv_insns DIR MODE LABEL: RV_PROG MODE recorded (no ground truth) into
+# $tmp/DIR, its instructions in $ins; false, with a bad line, when
+# LABEL's first instruction is not among them.
+rv_insns() {
+	rm -rf "${tmp:?}/$1"
+	timeout 300 "$PTREC" record -q -o "$tmp/$1" "$RV_PROG" "$2" \
+		>/dev/null 2>"$tmp/log"
+	ins=$("$PTREC" insns "$tmp/$1" 2>/dev/null)
+	echo "$ins" | grep -q "<$3+0>" && return 0
+	bad "$RV_NAME $2: not recorded ($(tail -2 "$tmp/log"))"
+	return 1
+}
+
 # rwcheck TABLE: each row k of TABLE (kind|setup|instruction|after|byte)
 # is an instruction at <tag>_w<k> that reads (r) or writes (w) byte
 # `byte` of its own 4096-byte slot of <tag>_rb: rowscan with rwatch (r)
@@ -125,14 +139,7 @@ EOT
 # With skip, the rows listed in $skip_unknown (an access whose address
 # the engine does not know) may pass (docs/gdb.md).
 rwcheck() {
-	rm -rf "$tmp/grw"
-	timeout 300 "$PTREC" record -q -o "$tmp/grw" "$RV_PROG" rw \
-		>/dev/null 2>"$tmp/log"
-	ins=$("$PTREC" insns "$tmp/grw" 2>/dev/null)
-	if ! echo "$ins" | grep -q "<${RV_TAG}_w0+0>"; then
-		bad "$RV_NAME rw: not recorded ($(tail -2 "$tmp/log"))"
-		return
-	fi
+	rv_insns grw rw "${RV_TAG}_w0" || return
 	k=0
 	: >"$tmp/rows"
 	while IFS='|' read -r kind setup insn post byte; do
@@ -170,14 +177,7 @@ rwcheck() {
 # would not see them either).
 syswcheck() {
 	sm=$1 tbl=$2 lab=$3 buf=$4 slot=$5 wcmd=$6 todoall=${7:-}
-	rm -rf "$tmp/gsys"
-	timeout 300 "$PTREC" record -q -o "$tmp/gsys" "$RV_PROG" $sm \
-		>/dev/null 2>"$tmp/log"
-	ins=$("$PTREC" insns "$tmp/gsys" 2>/dev/null)
-	if ! echo "$ins" | grep -q "<${lab}0+0>"; then
-		bad "$RV_NAME $sm: not recorded ($(tail -2 "$tmp/log"))"
-		return
-	fi
+	rv_insns gsys "$sm" "${lab}0" || return
 	k=0
 	: >"$tmp/rows"
 	while IFS='|' read -r nr setup byte; do

@@ -57,6 +57,27 @@ for prog in tiny loops indirect signal segv threads fork jmp plt; do
 	grep '^distance' "$tmp/out" | sed "s/^/# $prog /"
 done
 
+# VALCHECK_ORACLE (replay/rcv_oracle.c, for measurements: docs/values.md
+# "The roots rcv_why names"): with every store of unknown address placed
+# where the truth's registers put it, loops has no wrong value and knows
+# more within 10^4 than without (the oracle is consulted); a bad list is
+# refused.
+known10k() { awk '$1 == "distance" && $2 == "<=10000" { sub("%", "", $7);
+	print $7 }' "$tmp/out"; }
+if [ -f "$tmp/loops/manifest.json" ]; then
+	"$VALCHECK" "$tmp/loops" >"$tmp/out" 2>&1
+	k0=$(known10k)
+	if VALCHECK_ORACLE=all "$VALCHECK" "$tmp/loops" >"$tmp/out" 2>&1 &&
+		k1=$(known10k) &&
+		awk -v a="$k0" -v b="$k1" 'BEGIN { exit !(b > a) }' &&
+		! VALCHECK_ORACLE=only: "$VALCHECK" "$tmp/loops" \
+			>/dev/null 2>&1; then
+		ok "valcheck VALCHECK_ORACLE=all on loops: no wrong value, $k0% -> $k1% within 10^4"
+	else
+		bad "valcheck VALCHECK_ORACLE=all on loops: ${k0:-?}% -> ${k1:-?}%: $(head -5 "$tmp/out")"
+	fi
+fi
+
 # Signals right after indirect jumps, indirect calls and returns whose
 # call the engine cannot see (tests/values/unsound.c): the handler's
 # registers are the kernel's, so nothing may flow across those branches
@@ -218,6 +239,39 @@ if [ -n "${UNSOUND:-}" ]; then
 		ok "unsound.c robuf: no wrong value, r12 known from a read-only page across read(2) into unknown buffers; $(distance)"
 	else
 		bad "unsound.c robuf (at ${rpos:-?}): $(head -5 "$tmp/out" "$tmp/log") $("$PTREC" values "$tmp/robuf" --at $((${rpos:-0} + 1)) 2>&1 | grep r12)"
+	fi
+fi
+
+# unsound.c's "jmptgt": with no signal handler in the process, an
+# indirect jump went where its operand said (rcv_back.c: the register;
+# rcv_rw.c: the word a jump through memory read): r9 before `jmp *%r9`
+# and r10, loaded from the word before `jmp *unsound_jw`, are known, and
+# nothing else tells them (z unknown, all cleared after), also in strict
+# mode (no assumption about the program).  "jmpsig": the
+# same where the target faults and a handler's entry follows the jump:
+# neither r8 nor r11 may be taken for the handler's address.
+if [ -n "${UNSOUND:-}" ]; then
+	truth_rec "jmptgt" "$UNSOUND" jmptgt
+	jpos=$(last_at "jmptgt" '(main|_case)\+[0-9]+>:.*jmp +\*%r9$')
+	kpos=$(last_at "jmptgt" 'mov +0x[0-9a-f]+\(%rip\),%r10 .*<unsound_jw>$')
+	if [ -n "$jpos" ] && [ -n "$kpos" ] && truth_check "jmptgt" &&
+		grep -q ' 0 conflicts' "$tmp/out" &&
+		"$PTREC" values "$tmp/jmptgt" --at "$jpos" 2>&1 |
+		grep -Eq '^r9  *0x[0-9a-f]{16}$' &&
+		"$PTREC" values "$tmp/jmptgt" --at $((kpos + 1)) 2>&1 |
+		grep -Eq '^r10  *0x[0-9a-f]{16}$' &&
+		PTREC_VALUES_STRICT=1 "$PTREC" values "$tmp/jmptgt" \
+			--at "$jpos" 2>&1 |
+		grep -Eq '^r9  *0x[0-9a-f]{16}$'; then
+		ok "unsound.c jmptgt: no wrong value, r9 and r10 known from where indirect jumps went; $(distance)"
+	else
+		bad "unsound.c jmptgt (at ${jpos:-?}, ${kpos:-?}): $(head -5 "$tmp/out" "$tmp/log")"
+	fi
+	truth_rec "jmpsig" "$UNSOUND" jmpsig
+	if truth_check "jmpsig" && grep -q ' 0 conflicts' "$tmp/out"; then
+		ok "unsound.c jmpsig: no wrong value after jumps a handler followed; $(distance)"
+	else
+		bad "unsound.c jmpsig: $(head -5 "$tmp/out" "$tmp/log")"
 	fi
 fi
 

@@ -73,6 +73,11 @@
  * robuf`: a read-only page's byte read into r12, then read(2) into a
  * buffer whose address the engine cannot know and into the read-only
  * page itself (EFAULT): such calls do not cut the read-only rule.
+ * `unsound jmptgt`: indirect jumps through a register and through
+ * memory whose targets are unknown but for where the trace went, with
+ * no handler (the register, and the word read, known from the target);
+ * `unsound jmpsig`: the same where the target faults and a handler
+ * follows the jump (neither is the handler's address).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -146,6 +151,69 @@ long unsound_saved(long off);
 static long unknown_zero(void)
 {
 	return (long)getpid() >> 31;
+}
+
+/* jmptgt, jmpsig: the word jumped through (rcv_back.c, rcv_rw.c). */
+long unsound_jw;
+
+/*
+ * No signal handler runs: an indirect jump goes where its operand says.
+ * r9 = 1f + z and the word unsound_jw = 2f + z (z = getpid() >> 31, 0 at
+ * run time, unknown to the engine), all cleared after: r9 is known before
+ * `jmp *%r9` only from where the trace went, and r10, loaded from the
+ * word, before `jmp *unsound_jw` only from the word the jump read.
+ */
+static int jmptgt_case(void)
+{
+	long z = unknown_zero();
+
+	__asm__ volatile("lea 1f(%%rip), %%r9\n"
+			 "\tadd %0, %%r9\n"
+			 "\tjmp *%%r9\n"
+			 "1:\tlea 2f(%%rip), %%rax\n"
+			 "\tadd %0, %%rax\n"
+			 "\tmov %%rax, unsound_jw(%%rip)\n"
+			 "\txor %%eax, %%eax\n"
+			 "\tmov unsound_jw(%%rip), %%r10\n"
+			 "\tjmp *unsound_jw(%%rip)\n"
+			 "2:\txor %%r9d, %%r9d\n"
+			 "\txor %%r10d, %%r10d\n"
+			 "\tmovq $0, unsound_jw(%%rip)\n"
+			 : : "r"(z) : "rax", "r9", "r10", "memory");
+	return 0;
+}
+
+/*
+ * The same through memory where a handler runs: the target faults
+ * (unsound_fault loads through rcx = 0), so the handler's entry follows
+ * the jump in the trace.  r11, loaded from the word before the jump, is
+ * the target, not the handler's address: taking the word from where the
+ * trace went after a jump a signal followed gives the handler's.  And
+ * `jmp *%r8` likewise (r8 = the word, z unknown): r8 is not the handler's
+ * address either.
+ */
+static int jmpsig_case(void)
+{
+	struct sigaction sa;
+	long z = unknown_zero();
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sa.sa_flags = SA_NODEFER;
+	sigaction(SIGSEGV, &sa, NULL);
+	unsound_jw = (long)unsound_fault + z;
+	if (sigsetjmp(env, 1) == 0)
+		__asm__ volatile("mov %0, %%rcx\n"
+				 "\tmov unsound_jw(%%rip), %%r11\n"
+				 "\tjmp *unsound_jw(%%rip)\n"
+				 : : "r"(zero_ptr) : "rcx", "r11", "memory");
+	if (sigsetjmp(env, 1) == 0)
+		__asm__ volatile("mov %0, %%rcx\n"
+				 "\tmov unsound_jw(%%rip), %%r8\n"
+				 "\tjmp *%%r8\n"
+				 : : "r"(zero_ptr) : "rcx", "r8", "memory");
+	unsound_jw = 0;
+	return 0;
 }
 
 /* A page read at a constant address, read-only, then zeroed by madvise. */
@@ -747,6 +815,10 @@ int main(int argc, char **argv)
 		printf("sysfr %#lx %#lx\n", a, b);
 		return a == 0x2222 && b == 0x3333 ? 0 : 1;
 	}
+	if (argc > 1 && !strcmp(argv[1], "jmptgt"))
+		return jmptgt_case();
+	if (argc > 1 && !strcmp(argv[1], "jmpsig"))
+		return jmpsig_case();
 	if (argc > 1 && !strcmp(argv[1], "saved")) {
 		r = unsound_saved(unknown_zero());
 		printf("saved %#lx\n", r);

@@ -15,6 +15,12 @@
  * register unknown within N of the end classified by rp_recover_why()
  * (its cause and its root cause, per register, and the instructions
  * named), as shares of the registers checked there.
+ * VALCHECK_ORACLE=all (or except:IP[,IP...], only:IP[,IP...]): each store
+ * of unknown address (all, all but those at the instruction addresses
+ * IP, only those) taken to have written where the truth's registers put
+ * it (rp_recover_set_oracle(): a measurement of what placing stores
+ * would give, docs/values.md "The roots rcv_why names"; the values are
+ * the truth's then, so 0 wrong is expected, not proven).
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -272,6 +278,73 @@ static int print_truth(const char *dir, uint64_t at)
  * must be refused; the check that follows counts what the true fact
  * taught (never a wrong value).
  */
+/* VALCHECK_ORACLE: the truth's registers before each store. */
+#define ORACLE_IPS 16
+struct oracle {
+	const struct sb_truth_rec *recs;
+	size_t n;
+	const size_t *map;	/* NULL until aligned: no answer */
+	uint64_t end;
+	bool only;
+	size_t nips;
+	uint64_t ips[ORACLE_IPS];
+};
+
+static int oracle_regs(void *ctx, uint64_t pos, uint64_t ip,
+		       uint64_t *regs)
+{
+	const struct oracle *o = ctx;
+	bool listed = false;
+	size_t k, t;
+
+	for (k = 0; k < o->nips; k++)
+		listed |= o->ips[k] == ip;
+	if (!o->map || pos >= o->end || listed != o->only)
+		return 1;
+	/* The truth's record of instruction pos, and the registers after
+	 * the one before it (as the checks below).
+	 */
+	t = o->map[pos];
+	if (t == NONE || !t || t >= o->n || o->recs[t].ip != ip ||
+	    (o->recs[t - 1].mask & 0xffff) != 0xffff)
+		return 1;
+	memcpy(regs, o->recs[t - 1].regs, 16 * sizeof(*regs));
+	return 0;
+}
+
+/* "all", "except:IP,IP..." or "only:IP,IP..."; exits 2 on anything else. */
+static void oracle_parse(struct oracle *o, const char *e)
+{
+	const char *p;
+	char *q;
+
+	memset(o, 0, sizeof(*o));
+	if (!strcmp(e, "all"))
+		return;
+	if (!strncmp(e, "only:", 5)) {
+		o->only = true;
+		p = e + 5;
+	} else if (!strncmp(e, "except:", 7)) {
+		p = e + 7;
+	} else {
+		goto bad;
+	}
+	for (;;) {
+		if (o->nips == ORACLE_IPS)
+			goto bad;
+		o->ips[o->nips++] = strtoull(p, &q, 0);
+		if (q == p || (*q && *q != ','))
+			goto bad;
+		if (!*q)
+			return;
+		p = q + 1;
+	}
+bad:
+	fprintf(stderr, "valcheck: VALCHECK_ORACLE=%s: all, except:IP[,IP...] "
+		"or only:IP[,IP...] (at most %d)\n", e, ORACLE_IPS);
+	exit(2);
+}
+
 static void assume(struct rp_recover *rc, uint32_t tid,
 		   const struct sb_truth_rec *recs, size_t n,
 		   const size_t *map, uint64_t end)
@@ -349,6 +422,7 @@ int main(int argc, char **argv)
 		uint64_t end, p, ipskip = 0, off = 0, unaligned = 0;
 		uint64_t sigskip = 0;
 		unsigned char *elsewhere;
+		struct oracle orc = { .map = NULL };
 		size_t n, *map;
 
 		snprintf(path, sizeof(path), "%s/truth/%u.gt", argv[1], tid);
@@ -358,6 +432,12 @@ int main(int argc, char **argv)
 		}
 		if (rp_recover_new(s, tid, &rc))
 			rc = NULL;
+		if (rc && getenv("VALCHECK_ORACLE")) {
+			oracle_parse(&orc, getenv("VALCHECK_ORACLE"));
+			orc.recs = recs;
+			orc.n = n;
+			rp_recover_set_oracle(rc, oracle_regs, &orc);
+		}
 		/* VALCHECK_BLOCK0=N: every window of N instructions asked
 		 * first, then the windows changed (nothing of those may
 		 * stay: the ramp's summaries are per window).
@@ -386,6 +466,8 @@ int main(int argc, char **argv)
 			continue;
 		}
 		map = align(s, tid, cur, recs, n, end, &off, &unaligned);
+		orc.map = map;
+		orc.end = end;
 		elsewhere = resumed_elsewhere(s, tid, cur, end);
 		if (!map || !elsewhere) {
 			fprintf(stderr, "valcheck: thread %u: out of memory\n",

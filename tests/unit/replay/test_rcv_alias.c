@@ -11,46 +11,14 @@
 #include <string.h>
 
 #include "rcv_fixture.h"
-#include "rcv_win.h"
+#include "rcv_winfix.h"
 
 TestSuite(rcv_alias, .init = setup, .fini = teardown);
-
-#define PAGE	0x10000ull
-#define MAXI	8
-
-static struct rp_recover rc;
-static struct win w;
-static struct rcv_ins code[MAXI + 1];
-static struct rcv_state st[MAXI + 1];
-static uint8_t mbar[MAXI + 1];
-static uint32_t nb[MAXI + 1];
-static int64_t pb[MAXI + 1];
 
 /* A window of @n instructions ending at the snapshot; states unknown. */
 static void win_of(const struct rcv_ins *in, size_t n)
 {
-	memset(&rc, 0, sizeof(rc));
-	memset(&w, 0, sizeof(w));
-	memset(st, 0, sizeof(st));
-	memcpy(code, in, n * sizeof(*in));
-	rc.snap_ok = true;
-	rc.page = PAGE;
-	rc.page_valid = true;
-	rc.page_len = 4096;
-	rc.mb_gen = 1;
-	w.rc = &rc;
-	w.n = n;
-	w.ins = code;
-	w.st = st;
-	w.mbar = mbar;
-	w.nb = nb;
-	w.pb = pb;
-	w.top_end = true;
-}
-
-static void set(size_t i, int g, uint64_t v)
-{
-	st[i].r[g] = (struct rcv_val){ v, ~0ull };
+	win_fix(in, n, WINFIX_SNAP);
 }
 
 /* The end's 8 bytes at @a. */

@@ -11,41 +11,14 @@
 #include <string.h>
 
 #include "rcv_fixture.h"
-#include "rcv_win.h"
+#include "rcv_winfix.h"
 
 TestSuite(rcv_index, .init = setup, .fini = teardown);
-
-#define MAXI	8
-
-static struct rp_recover rc;
-static struct win w;
-static struct rcv_ins code[MAXI + 1];
-static struct rcv_state st[MAXI + 1];
-static uint8_t mbar[MAXI + 1], ixs[MAXI + 1];
-static uint32_t nb[MAXI + 1];
-static int64_t pb[MAXI + 1];
 
 /* A window of @n instructions, no snapshot, states unknown. */
 static void win_of(const struct rcv_ins *in, size_t n)
 {
-	memset(&rc, 0, sizeof(rc));
-	memset(&w, 0, sizeof(w));
-	memset(st, 0, sizeof(st));
-	memcpy(code, in, n * sizeof(*in));
-	rc.mb_gen = 1;
-	w.rc = &rc;
-	w.n = n;
-	w.ins = code;
-	w.st = st;
-	w.mbar = mbar;
-	w.ixs = ixs;
-	w.nb = nb;
-	w.pb = pb;
-}
-
-static void set(size_t i, int g, uint64_t v)
-{
-	st[i].r[g] = (struct rcv_val){ v, ~0ull };
+	win_fix(in, n, WINFIX_IXS);
 }
 
 /* The index kept by rcv_index_touch() after state @s changed equals a

@@ -824,3 +824,77 @@ Test(watch_chain, lib_read_intervals)
 	rp_recover_free(ref);
 	rp_session_close(ss);
 }
+
+/*
+ * Bounded loads (watch_fix.c: a word the engine can know only as one of
+ * the constants stored there; libloop's vtable pointer in vsnprintf's
+ * FILE, here tests/gdb/watchdep's callee, which pushes tbl, stores to a
+ * global, pops the word and loads tbl + 8 through it): at every position,
+ * in windows of 50 to 300, a load the engine knows lies in the proof's
+ * bound, and some are known (the engine keeps the push and pop paired
+ * across the store: rcv_callee.c); a deep rwatch of tbl + 8 stops where
+ * the engine's own scan does, at each of those loads: the proof sends
+ * the window to the engine rather than skipping a load that reads the
+ * watched bytes (taking a bounded load as secret skips them all).
+ */
+Test(watch_chain, bound)
+{
+	static const uint64_t qb[] = { 50, 128, 300 };
+	struct rp_thread_info info;
+	struct rp_session *ss;
+	struct rp_recover *r, *ref;
+	struct rp_access acc[4];
+	uint64_t e, p, lo, hi, nb = 0, both = 0, w, stops;
+	size_t b;
+	int k, na, nr, q;
+
+	cr_assert_eq(rp_session_open(&ss, DEP_BUNDLE), 0);
+	cr_assert_eq(rp_thread_end(ss, rp_thread_tid(ss, 0), &e, NULL), 0);
+	cr_assert_eq(rp_thread_info(ss, rp_thread_tid(ss, 0), &info), 0);
+	pid = info.pid;
+	for (b = 0; b < 3; b++) {
+		cr_assert_eq(rp_recover_new(ss, rp_thread_tid(ss, 0), &r), 0);
+		cr_assert_eq(rp_recover_new(ss, rp_thread_tid(ss, 0), &ref),
+			     0);
+		rp_recover_set_block(r, qb[b]);
+		rp_recover_set_block(ref, qb[b]);
+		for (p = 0; p < e; p++) {
+			q = wpf_quiet_bound(r, p, &lo, &hi);
+			cr_assert_geq(q, 0);
+			if (q != 1)
+				continue;
+			nb++;
+			na = rp_recover_accesses(ref, p, acc, 4);
+			for (k = nr = 0; k < na; k++)
+				nr += acc[k].kind == RP_ACC_READ;
+			for (k = 0; k < na && nr == 1; k++) {
+				if (acc[k].kind != RP_ACC_READ ||
+				    !acc[k].addr_known)
+					continue;
+				both++;
+				cr_assert(lo <= acc[k].addr &&
+					  acc[k].addr + acc[k].size <= hi,
+					  "watchdep block %lu at %lu: the "
+					  "engine's load %#lx not in the bound "
+					  "[%#lx, %#lx)", (unsigned long)qb[b],
+					  (unsigned long)p,
+					  (unsigned long)acc[k].addr,
+					  (unsigned long)lo, (unsigned long)hi);
+				cr_assert_eq(acc[k].addr, DEP_TBL + 8);
+			}
+		}
+		rp_recover_free(ref);
+		rp_recover_free(r);
+	}
+	rp_session_close(ss);
+	cr_log_info("watchdep: %lu bounded loads, %lu known to the engine",
+		    (unsigned long)nb, (unsigned long)both);
+	cr_assert_gt(both, 100);
+	for (b = 0, stops = 0; b < 3; b++)
+		stops += deep_as_engine(DEP_BUNDLE, qb[b],
+					e - (2 * RCV_CHAIN + 8) * qb[b],
+					RP_WATCH_READ, DEP_TBL + 8, 8, &w);
+	cr_log_info("watchdep: %lu stops of a deep rwatch of tbl + 8",
+		    (unsigned long)stops);
+	cr_assert_gt(stops, 100);
+}

@@ -401,3 +401,147 @@ Test(watch_proof, ranges)
 	wpf_out_free(&o);
 	wpf_win_free(w);
 }
+
+/* The remainder's program: r8 one of two tables by the flags, then
+ * x % 10 as a compiler writes it (_itoa_word), @rsi the x subtracted
+ * from (mov rsi,rdi: the same x; mov rsi,rbx: another value), @shr the
+ * shift (3: the quotient by 10; 4: by 20, of which 10 * q is not a
+ * multiple of the divisor), @m the multiplier's low byte (0xcd: exact;
+ * 0xcc: M * 10 below 2^67, not the quotient for every x).
+ */
+static struct wpf_win *rem_run(const char *rsi, uint8_t shr, uint8_t m,
+			       struct wpf_out *o)
+{
+	static char mov9[11] = "\x49\xb9\x00\xcc\xcc\xcc\xcc\xcc\xcc\xcc";
+	static char shift[5] = "\x48\xc1\xea\x03";
+	/* mov r8d,0x600000; mov ecx,0x600040; test edx,edx;
+	 * cmovne r8,rcx; movabs r9,M; mov rax,rdi; (rsi); mul r9;
+	 * shr rdx,N; lea rax,[rdx+rdx*4]; add rax,rax; sub rsi,rax;
+	 * movzx eax,byte [r8+rsi]
+	 */
+	static struct rcv_ins in[13];
+	struct wpf_edge top = top_rsp(TOP_RSP);
+
+	mov9[2] = (char)m;
+	shift[3] = (char)shr;
+	in[0] = INS("\x41\xb8\x00\x00\x60\x00");
+	in[1] = INS("\xb9\x40\x00\x60\x00");
+	in[2] = INS("\x85\xd2");
+	in[3] = INS("\x4c\x0f\x45\xc1");
+	in[4] = ins(mov9, 10);
+	in[5] = INS("\x48\x89\xf8");
+	in[6] = ins(rsi, 3);
+	in[7] = INS("\x49\xf7\xe1");
+	in[8] = ins(shift, 4);
+	in[9] = INS("\x48\x8d\x04\x92");
+	in[10] = INS("\x48\x01\xc0");
+	in[11] = INS("\x48\x29\xc6");
+	in[12] = INS("\x41\x0f\xb6\x04\x30");
+	return run(in, 13, &top, NULL, o);
+}
+
+Test(watch_proof, remainder)
+{
+	struct wpf_out o;
+	struct wpf_win *w = rem_run("\x48\x89\xfe", 3, 0xcd, &o);
+
+	/* either table, digits 0 to 9 */
+	cr_assert_eq(o.nacc, 1);
+	is_acc(&o, 0, 12, RP_ACC_READ, 0x600000, 0x600040 + 10);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	w = rem_run("\x48\x89\xde", 3, 0xcd, &o);	/* mov rsi,rbx */
+	cr_assert_eq(o.nacc, 1);
+	not_known(&o, 0);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	w = rem_run("\x48\x89\xfe", 4, 0xcd, &o);	/* x - 10 * (x / 20) */
+	not_known(&o, 0);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	w = rem_run("\x48\x89\xfe", 3, 0xcc, &o);	/* not exact */
+	not_known(&o, 0);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+}
+
+/* mov edi,0x800000; @t (a test); @j (jne or je to itself: taken, or not
+ * where the next instruction is placed after it); @m (2 bytes between,
+ * or none); @b (a bsf); add rax,rdi; movzx r8d,byte [rax].
+ */
+static struct wpf_win *bsf_run(const char *t, const char *j, bool taken,
+			       const char *m, const char *b, size_t nb,
+			       struct wpf_out *o)
+{
+	static struct rcv_ins in[7];
+	struct wpf_edge top = top_rsp(TOP_RSP);
+	size_t n = 0, k;
+
+	in[n++] = INS("\xbf\x00\x00\x80\x00");
+	in[n++] = ins(t, t[0] == 0x48 ? 3 : 2);
+	in[n++] = ins(j, 2);
+	if (m)
+		in[n++] = ins(m, 2);
+	in[n++] = ins(b, nb);
+	in[n++] = INS("\x48\x01\xf8");
+	in[n++] = INS("\x44\x0f\xb6\x00");
+	/* not taken: the trace goes on after the branch */
+	for (k = 3; !taken && k < n; k++)
+		in[k].ip = in[2].ip + in[2].len;
+	return run(in, n, &top, NULL, o);
+}
+
+Test(watch_proof, bsf_nonzero)
+{
+	struct wpf_out o;
+	struct wpf_win *w;
+
+	/* test eax,eax; jne taken: eax is not 0, its lowest set bit 0-31 */
+	w = bsf_run("\x85\xc0", "\x75\xfe", true, NULL, "\x0f\xbc\xc0", 3,
+		    &o);
+	cr_assert_eq(o.nacc, 1);
+	is_acc(&o, 0, 5, RP_ACC_READ, 0x800000, 0x800000 + 32);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	/* je not taken: the same */
+	w = bsf_run("\x85\xc0", "\x74\xfe", false, NULL, "\x0f\xbc\xc0", 3,
+		    &o);
+	is_acc(&o, 0, 5, RP_ACC_READ, 0x800000, 0x800000 + 32);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	/* bsf rax,rax after the 4-byte test: 0-63 */
+	w = bsf_run("\x85\xc0", "\x75\xfe", true, NULL, "\x48\x0f\xbc\xc0", 4,
+		    &o);
+	is_acc(&o, 0, 5, RP_ACC_READ, 0x800000, 0x800000 + 64);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	/* je taken (eax is 0), jne not taken: undefined */
+	w = bsf_run("\x85\xc0", "\x74\xfe", true, NULL, "\x0f\xbc\xc0", 3,
+		    &o);
+	not_known(&o, 0);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	w = bsf_run("\x85\xc0", "\x75\xfe", false, NULL, "\x0f\xbc\xc0", 3,
+		    &o);
+	not_known(&o, 0);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	/* eax written between (mov eax,ecx), another register tested
+	 * (test ecx,ecx), rax tested (its low half may be 0)
+	 */
+	w = bsf_run("\x85\xc0", "\x75\xfe", true, "\x89\xc8", "\x0f\xbc\xc0",
+		    3, &o);
+	not_known(&o, 0);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	w = bsf_run("\x85\xc9", "\x75\xfe", true, NULL, "\x0f\xbc\xc0", 3,
+		    &o);
+	not_known(&o, 0);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	w = bsf_run("\x48\x85\xc0", "\x75\xfe", true, NULL, "\x0f\xbc\xc0", 3,
+		    &o);
+	not_known(&o, 0);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+}
