@@ -220,6 +220,14 @@ values-review11: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW11)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
 		REVIEW11=$(CURDIR)/$(REVIEW11) tests/values/review11.sh
 
+# Review 11's cases fixed (make check, seconds): trap32 (the 32-bit
+# rt_sigprocmask's set loses SIGTRAP for the call, record/emu_trap.c).
+REVIEW11_FIXED := trap32
+values-review11-check: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW11)
+	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
+		REVIEW11=$(CURDIR)/$(REVIEW11) \
+		REVIEW11_MODES="$(REVIEW11_FIXED)" tests/values/review11.sh
+
 values-test: $(PTREC) $(VALCHECK) $(VALWIN) $(PROG_BINS) $(UNSOUND) \
 		$(HOLES) $(ROTHREADS) $(XTHREADS) $(REVIEW2) $(REVIEW4) \
 		$(EXITROB)
@@ -284,10 +292,11 @@ gdb-values-test: $(PTREC) $(PTREC_SERVER) $(GDB_VALUES) $(VALCHECK) \
 .PHONY: values-test gdb-values-test values-review2 values-review4 \
 	values-review5 values-review6 values-review7 values-review7-check \
 	values-review8 values-review9 values-review9-check values-review10 \
-	values-review11 values-kwsys
+	values-review11 values-review11-check values-kwsys
 CHECK_EXTRA += values-test gdb-values-test values-review4 values-review5 \
 	values-review6 values-review7-check values-review8 \
-	values-review9-check values-review10 values-kwsys
+	values-review9-check values-review10 values-review11-check \
+	values-kwsys
 
 # Latency of a value question against the instruction alone (values-bench).
 VALBENCH := $(BUILD)/tests/values/valbench

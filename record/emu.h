@@ -76,6 +76,7 @@ struct thr {
 	 */
 	uint64_t trap_set_at;
 	bool trap_stripped;		/* ... and that call ran */
+	bool trap32;			/* the call: int $0x80's rt_sigprocmask */
 	/* a call's temporary mask is the thread's until the signal that
 	 * interrupted it is delivered (emu_trap_after_syscall()); at that
 	 * delivery SIGTRAP goes back into the frame's saved mask

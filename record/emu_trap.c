@@ -136,23 +136,59 @@ static uint64_t trap_word(const struct thr *t, long nr,
 	}
 }
 
+/*
+ * rt_sigprocmask's arguments (how, set, oldset, sigsetsize) for the call
+ * @t made (t->entry): the 64-bit call's rdi, rsi, rdx, r10, or, behind
+ * int $0x80 (32-bit number 175, t->trap32), ebx, ecx, edx, esi (a
+ * compat_sigset_t: the same 64 bits).  False for any other call.
+ */
+static bool spm_args(const struct thr *t, uint64_t a[4])
+{
+	const struct user_regs_struct *r = &t->entry;
+
+	if (t->trap32) {
+		a[0] = (uint32_t)r->rbx;
+		a[1] = (uint32_t)r->rcx;
+		a[2] = (uint32_t)r->rdx;
+		a[3] = (uint32_t)r->rsi;
+		return true;
+	}
+	a[0] = r->rdi;
+	a[1] = r->rsi;
+	a[2] = r->rdx;
+	a[3] = r->r10;
+	return (long)r->rax == SYS_rt_sigprocmask;
+}
+
 void emu_trap_strip(struct thr *t)
 {
 	long nr = (long)t->regs.rax;
-	uint64_t at, w;
+	uint64_t at, w, a[4];
 
 	t->trap_set_at = 0;
 	t->trap_stripped = false;
+	t->trap32 = false;
 	if (nr != SYS_rt_sigprocmask && nr != SYS_rt_sigreturn &&
-	    !tmp_mask_call(nr))
+	    !tmp_mask_call(nr) && (uint32_t)nr != 175)
 		return;
-	/* The 64-bit numbers only behind SYSCALL (0f 05), not int 0x80's. */
+	/* The 64-bit numbers only behind SYSCALL (0f 05); behind int $0x80
+	 * (cd 80) the 32-bit rt_sigprocmask (175) alone.
+	 */
 	errno = 0;
 	w = (uint64_t)ptrace(PTRACE_PEEKTEXT, t->tid,
 			     (void *)(uintptr_t)t->regs.rip, 0);
-	if (errno || (w & 0xffff) != 0x050f)
+	if (errno)
 		return;
-	at = trap_word(t, nr, &t->regs);
+	if ((w & 0xffff) == 0x80cd && (uint32_t)nr == 175) {
+		t->trap32 = true;
+		spm_args(t, a);	/* t->entry: the registers now */
+		at = a[1] && a[3] == 8 &&
+		     (a[0] == SIG_BLOCK || a[0] == SIG_SETMASK) ? a[1] : 0;
+	} else if ((w & 0xffff) == 0x050f && (uint32_t)nr != 175) {
+		at = trap_word(t, nr, &t->regs);
+	} else {
+		return;
+	}
 	if (!at)
 		return;
 	w = (uint64_t)ptrace(PTRACE_PEEKDATA, t->tid, (void *)(uintptr_t)at, 0);
@@ -170,18 +206,16 @@ void emu_trap_strip(struct thr *t)
  */
 void emu_trap_restore(struct thr *t, bool ran)
 {
-	uint64_t at = t->trap_set_at;
+	uint64_t at = t->trap_set_at, a[4];
 	long w;
 
 	if (!at)
 		return;
 	t->trap_set_at = 0;
 	/* A temporary mask's call: the mask after it is the one before. */
-	t->trap_stripped = ran &&
-			   ((long)t->entry.rax == SYS_rt_sigprocmask ||
-			    (long)t->entry.rax == SYS_rt_sigreturn);
-	if (ran && (long)t->entry.rax == SYS_rt_sigprocmask &&
-	    t->entry.rdx + 8 > at && at + 8 > t->entry.rdx)
+	t->trap_stripped = ran && (spm_args(t, a) ||
+				   (long)t->entry.rax == SYS_rt_sigreturn);
+	if (ran && spm_args(t, a) && a[2] + 8 > at && at + 8 > a[2])
 		return;
 	errno = 0;
 	w = ptrace(PTRACE_PEEKDATA, t->tid, (void *)(uintptr_t)at, 0);
@@ -260,45 +294,45 @@ void emu_trap_after_syscall(struct thr *t)
 {
 	long nr = (long)t->entry.rax;
 	bool was = t->trap_hidden, stripped = t->trap_stripped;
-	uint64_t set = 0, old;
+	uint64_t set = 0, old, a[4];
+	bool spm = spm_args(t, a);
 	struct iovec l = { &set, 8 };
-	struct iovec r = { (void *)(uintptr_t)t->entry.rsi, 8 };
+	struct iovec r = { (void *)(uintptr_t)a[1], 8 };
 
 	t->trap_stripped = false;
 	/* Interrupted (the kernel restarts or fails it with EINTR at the
 	 * delivery), its temporary mask stays until the delivery.
 	 */
-	t->trap_tmp = tmp_mask_call(nr) &&
+	t->trap_tmp = !t->trap32 && tmp_mask_call(nr) &&
 		      ((long)t->regs.rax == -EINTR ||
 		       (long)t->regs.rax == -514);	/* ERESTARTNOHAND */
-	if (nr == SYS_rt_sigreturn) {
+	if (nr == SYS_rt_sigreturn && !t->trap32) {
 		int b = emu_byte_at(t, t->entry.rsp + UC_EFLAGS + 1);
 
 		t->trap_hidden = stripped;	/* the frame's mask, as saved */
 		t->tf = b > 0 && (b & 1);	/* its RFLAGS, as saved */
 		return;
 	}
-	if (nr != SYS_rt_sigprocmask || t->regs.rax || t->entry.r10 != 8)
+	if (!spm || t->regs.rax || a[3] != 8)
 		return;
-	if (was && t->entry.rdx) {	/* the old mask as the program has it */
+	if (was && a[2]) {	/* the old mask as the program has it */
 		l.iov_base = &old;
-		r.iov_base = (void *)(uintptr_t)t->entry.rdx;
+		r.iov_base = (void *)(uintptr_t)a[2];
 		if (process_vm_readv(t->tid, &l, 1, &r, 1, 0) == 8) {
 			old |= TRAP_BIT;
 			process_vm_writev(t->tid, &l, 1, &r, 1, 0);
 		}
 		l.iov_base = &set;
-		r.iov_base = (void *)(uintptr_t)t->entry.rsi;
+		r.iov_base = (void *)(uintptr_t)a[1];
 	}
 	if (stripped) {
 		t->trap_hidden = true;	/* blocked as the program asked */
 		return;
 	}
-	if (!was || !t->entry.rsi ||
-	    process_vm_readv(t->tid, &l, 1, &r, 1, 0) != 8)
+	if (!was || !a[1] || process_vm_readv(t->tid, &l, 1, &r, 1, 0) != 8)
 		return;
-	if ((t->entry.rdi == SIG_UNBLOCK && (set & TRAP_BIT)) ||
-	    (t->entry.rdi == SIG_SETMASK && !(set & TRAP_BIT)))
+	if ((a[0] == SIG_UNBLOCK && (set & TRAP_BIT)) ||
+	    (a[0] == SIG_SETMASK && !(set & TRAP_BIT)))
 		t->trap_hidden = false;
 }
 

@@ -66,8 +66,9 @@
 # it in /proc/self/status (trapblk), and a SIGTRAP it sends itself while
 # blocked is neither pending nor delivered after the unblock (trappend:
 # lost).  trap32: SIGTRAP blocked by the 32-bit rt_sigprocmask (int
-# $0x80), which emu_trap_strip() leaves alone: the step's forced SIGTRAP
-# resets the program's handler and its int3 kills it.  Each program
+# $0x80), which emu_trap_strip() left alone: the step's forced SIGTRAP
+# reset the program's handler and its int3 killed it (fixed: the 32-bit
+# call's set is stripped too; `make values-review11-check`).  Each program
 # prints "ok" last when it sees what it set; it must natively and under
 # `ptrec record`.
 # REVIEW11_MODES="a b" runs some cases only.
