@@ -54,13 +54,30 @@ static uint64_t ckpt_of(const struct rp_thread *t, uint64_t pos)
 static int fetch(struct rp_session *s, struct rp_thread *t, uint64_t pos,
 		 const struct rp_insn **insn)
 {
-	uint64_t k = ckpt_of(t, pos);
 	struct rp_seg *seg = NULL;
 	size_t i;
+	uint64_t k;
 	int ret;
 
 	if (pos >= t->insns)
 		return -RP_ERR_RANGE;
+	/* A cached segment that holds @pos is the one ckpt_of() names
+	 * (checkpoint k's segment is [ckpts[k], ckpts[k + 1])): no search
+	 * for a walk through a segment (the values engine's windows peek
+	 * every instruction: p99, 2% of a stop at 10^7).
+	 */
+	for (i = 0; i < RP_SEG_CACHE; i++) {
+		struct rp_seg *c = &t->cache[i];
+
+		k = c->ckpt;
+		if (k < t->nckpts && pos - c->first < c->n &&
+		    t->ckpts[k].insn <= pos &&
+		    (k + 1 == t->nckpts || t->ckpts[k + 1].insn > pos)) {
+			seg = c;
+			goto found;
+		}
+	}
+	k = ckpt_of(t, pos);
 	for (i = 0; i < RP_SEG_CACHE; i++)
 		if (t->cache[i].ckpt == k) {
 			seg = &t->cache[i];
@@ -101,6 +118,7 @@ static int fetch(struct rp_session *s, struct rp_thread *t, uint64_t pos,
 			return ret;
 		}
 	}
+found:
 	seg->stamp = ++t->clock;
 	if (pos - seg->first >= seg->n)
 		return rp_fail(s, RP_ERR_DECODE,

@@ -415,6 +415,22 @@ static int ins_ent(struct win *w, uint64_t addr, uint64_t len, size_t pos)
 	return 0;
 }
 
+/* @n copies of @v from @p: four a step (p99: the fill below, one a step,
+ * was 3% of a stop at 10^7, lifting barriers one by one over long runs).
+ */
+static void fill64(int64_t *p, size_t n, int64_t v)
+{
+	typedef int64_t v4 __attribute__((vector_size(32), aligned(8),
+					     may_alias));
+	v4 q = { v, v, v, v };
+	size_t j = 0;
+
+	for (; j + 4 <= n; j += 4)
+		*(v4 *)&p[j] = q;
+	for (; j < n; j++)
+		p[j] = v;
+}
+
 /*
  * Instruction @q (not a system call, not a barrier by its flags), an
  * address of which was not known at the last build: what a build would
@@ -457,8 +473,7 @@ static int ix_open(struct win *w, size_t q)
 	 */
 	e = w->nb[q + 1];
 	pq = w->pb[q];
-	for (j = q + 1; j <= e; j++)
-		w->pb[j] = pq;
+	fill64(&w->pb[q + 1], e - q, pq);
 	return 0;
 }
 

@@ -277,6 +277,17 @@ struct rcv_io {
 };
 void rcv_io_map(const struct rcv_ins *in, struct rcv_io *io);
 /*
+ * rcv_io_map() by address (rcv_io.c): a loop's instructions mapped once
+ * a window, not once an iteration.  An entry serves only an instruction
+ * equal to the one it was made for.  rcv_io_memo_new() may give NULL
+ * (out of memory): rcv_io_map_memo() then maps each time.
+ */
+struct rcv_io_memo;
+struct rcv_io_memo *rcv_io_memo_new(void);
+void rcv_io_memo_free(struct rcv_io_memo *m);
+void rcv_io_map_memo(struct rcv_io_memo *m, const struct rcv_ins *in,
+		     struct rcv_io *io);
+/*
  * An evaluation of an instruction (maps @io) due again, forward (@fwd)
  * or backward, where @mp and @mq are the registers changed in the states
  * before and after it since its last evaluation that way and @asked

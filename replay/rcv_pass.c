@@ -58,6 +58,7 @@ struct redo {
 	uint32_t (*chg)[4];
 	struct rcv_io *io;	/* per instruction: rcv_io_map(), touch
 				 * UINT32_MAX until first needed */
+	struct rcv_io_memo *iomemo;
 	uint32_t tick, all;	/* all: every state changed then */
 	size_t n;
 	bool verify;
@@ -175,6 +176,7 @@ static void redo_free(struct redo *d)
 	free(d->ff);
 	free(d->chg);
 	free(d->io);
+	rcv_io_memo_free(d->iomemo);
 }
 
 static int redo_init(struct redo *d, const struct win *w)
@@ -205,6 +207,7 @@ static int redo_init(struct redo *d, const struct win *w)
 	 */
 	for (i = 0; i < n; i++)
 		d->io[i].touch = UINT32_MAX;
+	d->iomemo = rcv_io_memo_new();
 	d->verify = getenv("PTREC_RCV_VERIFY") != NULL;
 	d->full = w->rc->all_passes || getenv("PTREC_RCV_ALLPASS") != NULL;
 	d->n = n;
@@ -700,7 +703,7 @@ static uint32_t redo_mask(struct redo *d, const struct win *w,
 		   RCV_I_SYSCALL | RCV_I_REP | RCV_I_XFER)))
 		return RCV_IO_ALL;
 	if (d->io[i].touch == UINT32_MAX)
-		rcv_io_map(&w->ins[i], &d->io[i]);
+		rcv_io_map_memo(d->iomemo, &w->ins[i], &d->io[i]);
 	return rcv_io_due(&d->io[i], fwd, asked, mp, mq, sem);
 }
 

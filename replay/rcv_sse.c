@@ -192,23 +192,24 @@ static inline bool xcopy(struct rcv_state *s, int n, int h,
 static bool xall(struct rcv_state *to, const struct rcv_state *from,
 		 bool *ch)
 {
-	uint64_t any = 0, k0, k1;
+	uint64_t any = 0;
 	unsigned int n, xk = 0;
 
-	for (n = 0; n < RCV_NXMM; n++)
+	/* xk clear: every xmm of @to all unknown (struct rcv_state). */
+	for (n = 0; to->xk && n < RCV_NXMM; n++)
 		any |= to->x[n][0].k | to->x[n][1].k;
 	if (any)
 		return false;
-	/* No branch in the loop (p99: 600 instructions a call with one). */
-	for (n = 0; n < RCV_NXMM; n++) {
-		k0 = from->x[n][0].k;
-		k1 = from->x[n][1].k;
-		to->x[n][0].v = (to->x[n][0].v & ~k0) | (from->x[n][0].v & k0);
-		to->x[n][0].k = k0;
-		to->x[n][1].v = (to->x[n][1].v & ~k1) | (from->x[n][1].v & k1);
-		to->x[n][1].k = k1;
-		xk |= (unsigned int)!!(k0 | k1) << n;
-	}
+	/* Nothing known in @to: each half is @from's known bits, and
+	 * @from's value bits outside them are 0 (struct rcv_val; every
+	 * writer of an xmm half masks them: xmerge(), xcopy(), here), so a
+	 * copy (p99: a loop that kept @to's bits outside them was the
+	 * first sweep back's largest part at 10^7).
+	 */
+	memcpy(to->x, from->x, sizeof(to->x));
+#pragma GCC unroll 16
+	for (n = 0; n < RCV_NXMM; n++)
+		xk |= (unsigned int)!!(from->x[n][0].k | from->x[n][1].k) << n;
 	to->xk |= (uint16_t)xk;
 	*ch |= xk != 0;
 	return true;
@@ -450,13 +451,14 @@ bool rcv_sse_backward(const struct rcv_ctx *c, uint64_t i,
 		      uint64_t *cf)
 {
 	const struct rcv_op *d = &in->op[0], *src = &in->op[1];
-	unsigned int ms = rcv_sse_memsize(in), l;
+	unsigned int ms, l;
 	struct x128 a, r;
 	bool ch = false;
 	int h;
 
 	if (!in->xsem)
 		return ch;
+	ms = rcv_sse_memsize(in);
 	switch (kind(in->id)) {
 	case X_MOVQ:
 		if (is_x(d) && src->type == RCV_OP_REG) {

@@ -439,11 +439,24 @@ static void reg_set(struct regs *r, int g, uint32_t c, int64_t o,
 static void reg_clobber(struct regs *r, const struct rcv_ins *in, bool all,
 			uint32_t *next)
 {
-	int g;
+	uint64_t w[2], x;
+	int g, h;
 
-	for (g = 0; g < 16; g++)
-		if (all || in->wcode[g])
+	if (all) {
+		for (g = 0; g < 16; g++)
 			reg_set(r, g, 0, 0, next);
+		return;
+	}
+	/* The registers written, in order, eight code bytes at a time
+	 * (p99: a test of each of the 16 was 5% of a stop at 10^7).
+	 */
+	memcpy(w, in->wcode, sizeof(w));
+	for (h = 0; h < 2; h++)
+		for (x = w[h]; x;) {
+			g = __builtin_ctzll(x) >> 3;
+			x &= ~(0xffull << (8 * g));
+			reg_set(r, 8 * h + g, 0, 0, next);
+		}
 }
 
 /* An 8-byte register operand (not ah..bh). */
@@ -574,7 +587,9 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 		/* What one instruction may add: 3 operands of up to 33
 		 * slots (255 bytes) and 10 words each, and a push's.
 		 */
-		ret = rcv_stk_tmp_reserve(t, 128);
+		ret = 2 * (t->used + 128) > t->cap ||
+		      2 * (t->aused + 128) > t->acap ?
+		      rcv_stk_tmp_reserve(t, 128) : 0;
 		if (ret)
 			break;
 		pre = cur;

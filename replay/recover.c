@@ -327,7 +327,8 @@ static int win_load(struct rp_recover *rc, struct win *w)
 {
 	struct rp_cursor *c = NULL;
 	struct rp_insn insn;
-	uint64_t *calls = NULL, ncalls = 0, p, evi;
+	uint64_t *calls = NULL, ncalls = 0, p, evi, evnext;
+	struct rp_event ev;
 	struct rp_gap gap;
 	int64_t depth = 0, dmin = 0;
 	size_t i, k;
@@ -366,6 +367,9 @@ static int win_load(struct rp_recover *rc, struct win *w)
 		if (!rp_cursor_peek(c, calls[k], &insn))
 			calls[ncalls++] = insn.ip + insn.size;
 	evi = rp_thread_event_find(rc->s, rc->tid, w->first + 1);
+	/* rcv_async_away() looks at events before p + 1 <= the next's */
+	evnext = rp_thread_event(rc->s, rc->tid, evi, &ev) ? UINT64_MAX :
+							     ev.before;
 	for (i = 0; i < w->n; i++) {
 		struct rcv_ins *in = &w->ins[i];
 		uint64_t ret_to = 0;
@@ -386,8 +390,16 @@ static int win_load(struct rp_recover *rc, struct win *w)
 		e = in->next ? rcv_expected(in, in->next, ret_to) : 0;
 		if (e == 2 && rc->no_handlers)
 			e = 1;
-		if (e && rcv_async_away(rc->s, rc->tid, &evi, p - 1, in->next))
-			e = 0;
+		/* Only where an event is due (p99: a lookup an instruction
+		 * was 0.7% of a stop at 10^7).
+		 */
+		if (e && p >= evnext) {
+			if (rcv_async_away(rc->s, rc->tid, &evi, p - 1,
+					   in->next))
+				e = 0;
+			evnext = rp_thread_event(rc->s, rc->tid, evi, &ev) ?
+				 UINT64_MAX : ev.before;
+		}
 		if (e && sig_after(rc, p - 1))
 			e = 0;
 		if (e == 2) {

@@ -501,3 +501,40 @@ Test(rcv_io, io_maps_have_teeth)
 	cr_assert_geq(tried - missed, tried * 3 / 4, "%d of %d", tried - missed,
 		      tried);
 }
+
+/*
+ * The memo (rcv_io_map_memo()) gives what rcv_io_map() gives: every form
+ * at one address (one entry, taken in turn), each asked twice, also with
+ * a flag of the pass's that rcv_io_map() reads (RCV_I_REP: in full) set
+ * after its map was kept: a memo by address alone would give the form
+ * before's map, or the flagless one.
+ */
+Test(rcv_io, memo_gives_the_map)
+{
+	struct rcv_io_memo *m = rcv_io_memo_new();
+	struct rcv_io a, b;
+	size_t f, k;
+	int hits = 0;
+
+	cr_assert_not_null(m);
+	for (k = 0; k < 3; k++)
+		for (f = 0; f < NFORMS; f++) {
+			struct rcv_ins in = form(f);
+
+			if (k == 2)
+				in.flags |= RCV_I_REP;
+			rcv_io_map(&in, &a);
+			rcv_io_map_memo(m, &in, &b);
+			cr_assert_eq(memcmp(&a, &b, sizeof(a)), 0, "%s %zu",
+				     forms[f].name, k);
+			rcv_io_map_memo(m, &in, &b);
+			cr_assert_eq(memcmp(&a, &b, sizeof(a)), 0, "%s %zu",
+				     forms[f].name, k);
+			hits += k == 2 && a.touch == RCV_IO_ALL;
+		}
+	/* The flag mattered (else the last round tests nothing new). */
+	cr_assert_eq(hits, (int)NFORMS);
+	rcv_io_memo_free(m);
+	rcv_io_map_memo(NULL, &(struct rcv_ins){ 0 }, &a);
+	cr_assert_eq(a.touch, rcv_io_touch(&(struct rcv_ins){ 0 }));
+}
