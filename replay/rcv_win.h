@@ -309,11 +309,15 @@ struct rp_recover {
 	uint64_t ord_all;
 	struct rcv_ord_call {
 		uint64_t bound, lo, hi, pos;
+		bool prot;	/* an mprotect of every page (by_page) */
 	} ord_calls[RCV_ORD_MAX];
 	size_t nord_calls;
 	uint64_t ord_lo, ord_hi, ord_at;
 	bool ord_at_valid;
 	bool ord_noargs;	/* a helper's: other tasks' calls by number */
+	/* rcv_prot_seen()'s last answer, by page */
+	uint64_t prot_page;
+	bool prot_valid, prot_ok;
 	/* rcv_order_files(): from ord_files on, no other task may map a
 	 * file (UINT64_MAX: never); computed once asked.
 	 */
@@ -508,6 +512,11 @@ struct rcv_ord_args {
 	 */
 	int (*bits)(void *ctx, uint64_t pos, unsigned int reg, uint64_t *v,
 		    uint64_t *k);
+	/* An mprotect (pkey_mprotect) of a range or protection not
+	 * known is kept as a call of every page that counts only for
+	 * pages the recorder saw change (rcv_prot.c), not the walk's end.
+	 */
+	bool by_page;
 };
 /*
  * What system call @nr with the registers @r before it (NULL: none known)
@@ -679,6 +688,33 @@ bool rcv_sys_keeps_maps(struct win *w, size_t i);
  * a mapping keep it (rcv_sys.c: a brk, after which no task maps a file)?
  */
 bool rcv_sys_keeps_file(struct win *w, uint64_t i);
+
+/* Brk @p of @l keeps a file's page (rcv_sys_keeps_file()'s test of one). */
+bool rcv_sys_brk_keeps_file(const struct win *l, size_t p);
+
+/*
+ * Pages whose protection the software recorder saw never change
+ * (rcv_prot.c).  rcv_prot_changer(): may system call @nr (-1: not known)
+ * change a protection or a mapping?  rcv_prot_page(): 1 when the first
+ * MMAP record of @pid over @page is the start's (SNAPSHOT), not
+ * writable, and no later record covers it; else 0.  rcv_prot_apart():
+ * no two of the @n calls of different tasks overlap in time.
+ * rcv_prot_seen(): byte @a's page was never writable during the
+ * recording, so no mprotect of any task changed it.  rcv_prot_keeps():
+ * every system call of @w after state @i (and of the windows after it)
+ * that may change a mapping is an mprotect (or a brk
+ * rcv_sys_keeps_file() keeps), and @a's page was seen never writable.
+ */
+struct rcv_pcall {
+	uint64_t t0, t1;	/* its issue, the maps read after it */
+	uint32_t tid;
+};
+bool rcv_prot_changer(int64_t nr);
+int rcv_prot_page(const struct ptrec_sb_header *const *recs, size_t n,
+		  uint32_t pid, uint64_t page);
+bool rcv_prot_apart(const struct rcv_pcall *v, size_t n);
+bool rcv_prot_seen(struct rp_recover *rc, uint64_t a);
+bool rcv_prot_keeps(struct win *w, uint64_t i, uint64_t a);
 
 /*
  * May system call @nr, flags (mmap's r10) @r10, make a mapping of a file
