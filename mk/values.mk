@@ -39,6 +39,13 @@ $(ROTHREADS): tests/values/rothreads.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -o $@ $<
 
+# mprotect of a range and protection not known against read-only data
+# whose protection the recorder saw (rcv_prot.c).
+PROT_REC := $(BUILD)/tests/values/protrec
+$(PROT_REC): tests/values/protrec.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Wall -Werror -pthread -o $@ $<
+
 # An exchange's old value, shown by the jump after it (rcv_xchg.c).
 XCHG_REF := $(BUILD)/tests/values/xchgref
 $(XCHG_REF): tests/values/xchgref.c
@@ -213,8 +220,9 @@ $(CRASH_BIN): tests/values/crash.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -o $@ $<
 values-test: $(CRASH_BIN) $(BUILD)/examples/demo $(GDB_VALUES) \
-		$(BUILD)/tests/gdb/watchjit $(XCHG_REF)
+		$(BUILD)/tests/gdb/watchjit $(XCHG_REF) $(PROT_REC)
 values-test: export XCHGREF = $(CURDIR)/$(XCHG_REF)
+values-test: export PROTREC = $(CURDIR)/$(PROT_REC)
 values-test: export JITPROG = $(CURDIR)/$(BUILD)/tests/gdb/watchjit
 values-test: export CRASH = $(CURDIR)/$(CRASH_BIN)
 values-test: export DEMO = $(CURDIR)/$(BUILD)/examples/demo

@@ -319,6 +319,32 @@ if [ -n "${ROTHREADS:-}" ]; then
 	done
 fi
 
+# mprotect of a range and a protection not known (through a pipe) against
+# the program's read-only data, which holds 0x66 from the recording's
+# start (rcv_prot.c, tests/values/protrec.c): after the load, the main
+# thread (own-after) or another (thr-after) makes the page writable,
+# stores 0x77 and makes it read-only again (r12 unknown: with the
+# recorder's MPROTECT records after the start ignored, 4 wrong), or
+# mprotects it PROT_READ, what it is (ownsame-after, thrsame-after: no
+# record covers the page, r12 known, 0x66).
+if [ -n "${PROTREC:-}" ]; then
+	for mode in own-after thr-after ownsame-after thrsame-after; do
+		truth_rec "pr-$mode" "$PROTREC" $mode
+		rpos=$(last_at "pr-$mode" 'movzbq +0x[0-9a-f]+\(%rip\),%r12')
+		want='^r12 +0x[0-9a-f?]*\?'	# not known
+		case $mode in
+		*same-after) want='^r12 +0x0*66$' ;;
+		esac
+		if [ -n "$rpos" ] && truth_check "pr-$mode" &&
+			"$PTREC" values "$tmp/pr-$mode" --at $((rpos + 1)) 2>&1 |
+			grep -Eq "$want"; then
+			ok "protrec.c $mode: no wrong value, r12 as it must be; $(distance)"
+		else
+			bad "protrec.c $mode (at ${rpos:-?}): $(grep -c WRONG "$tmp/out") wrong; $("$PTREC" values "$tmp/pr-$mode" --at $((${rpos:-0} + 1)) 2>&1 | grep '^r12') $(head -3 "$tmp/log")"
+		fi
+	done
+fi
+
 # An xchg of unknown address, its old value shown by `cmp $1; jg` after
 # it (rcv_xchg.c, tests/values/xchgref.c): miss (another word: r12 known,
 # 3) and hit (the word itself: 0 wrong; a refutation blind to the jump's
