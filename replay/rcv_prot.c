@@ -250,9 +250,31 @@ static bool is_mprotect(const struct win *w, size_t i)
 	return ax->k == ~0ull && (ax->v == 10 || ax->v == 329);
 }
 
+/*
+ * The last instruction of @l at or before its protf that is a barrier
+ * and not a system call (a barrier's flags are set when the window is
+ * loaded; protf moves as its calls' states are learnt), -1 for none.
+ */
+static int64_t last_bar(struct win *l)
+{
+	int64_t p;
+
+	if (l->prot_bar_ok && l->prot_bar_f == l->protf)
+		return l->prot_bar;
+	for (p = l->protf < (int64_t)l->n ? l->protf : (int64_t)l->n - 1;
+	     p >= 0; p--)
+		if (!(l->ins[p].flags & RCV_I_SYSCALL) &&
+		    (l->ins[p].flags & RCV_I_BARRIER))
+			break;
+	l->prot_bar = p;
+	l->prot_bar_f = l->protf;
+	l->prot_bar_ok = true;
+	return p;
+}
+
 bool rcv_prot_keeps(struct win *w, uint64_t i, uint64_t a)
 {
-	const struct win *l;
+	struct win *l;
 	size_t j, k, p;
 
 	if (!rcv_prot_seen(w->rc, a))
@@ -266,10 +288,8 @@ bool rcv_prot_keeps(struct win *w, uint64_t i, uint64_t a)
 		 * mapping only as a barrier (not decoded): not known.  None
 		 * lies after protf, the last that may and is not a brk.
 		 */
-		for (p = j; (int64_t)p <= l->protf && p < l->n; p++)
-			if (!(l->ins[p].flags & RCV_I_SYSCALL) &&
-			    (l->ins[p].flags & RCV_I_BARRIER))
-				return false;
+		if (last_bar(l) >= (int64_t)j)
+			return false;
 		for (k = 0; k < l->nsys; k++) {
 			p = l->sys_at[k];
 			if (p < j || !l->sys_part[k].prot ||

@@ -60,6 +60,12 @@ struct win {
 	int64_t *pb;		/* last barrier < i (-1: none) */
 	int64_t protc;		/* last syscall changing mappings, -1 */
 	int64_t protf;		/* ... not a brk (rcv_sys_keeps_file()) */
+	/* rcv_prot.c: the last instruction at or before prot_bar_f (the
+	 * protf it was found for) that is a barrier and not a system call
+	 * (-1: none), when prot_bar_ok.
+	 */
+	int64_t prot_bar, prot_bar_f;
+	bool prot_bar_ok;
 	struct ent *idx;
 	size_t nidx, idx_cap;
 	/* The system calls (sys_at[k]) and their parts of the index now. */
