@@ -338,6 +338,10 @@ struct rp_recover {
 	 */
 	struct rcv_xthr *xthr;
 	bool xthr_off;
+	/* rcv_clone.c: the creator's registers taken at the first state
+	 * (inherit_done: tried; no_inherit: a helper, which does not).
+	 */
+	bool inherit_done, no_inherit;
 };
 
 /*
@@ -694,6 +698,21 @@ bool rcv_sys_keeps_maps(struct win *w, size_t i);
  * a mapping keep it (rcv_sys.c: a brk, after which no task maps a file)?
  */
 bool rcv_sys_keeps_file(struct win *w, uint64_t i);
+
+/*
+ * A child's registers from its creator's at its clone (rcv_clone.c).
+ * rcv_clone_regs(): the facts at the child's first state for call @nr
+ * (clone 56, fork 57, vfork 58, clone3 435; else none) with the
+ * creator's registers @pr before it, clone3's stack and stack_size
+ * (@stack, when @stack_known) and the address after the call @next;
+ * returns how many (at most 15).  rcv_clone_inherit(): adds them to
+ * @rc's facts, where the software recorder's order finds the call; 0 or
+ * -RP_ERR_NOMEM.
+ */
+int rcv_clone_regs(int64_t nr, const struct rp_regs *pr,
+		   const uint64_t stack[2], bool stack_known, uint64_t next,
+		   struct rp_fact *f);
+int rcv_clone_inherit(struct rp_recover *rc);
 
 /* Brk @p of @l keeps a file's page (rcv_sys_keeps_file()'s test of one). */
 bool rcv_sys_brk_keeps_file(const struct win *l, size_t p);

@@ -345,6 +345,37 @@ if [ -n "${PROTREC:-}" ]; then
 	done
 fi
 
+# A child's registers from its creator's at the clone (rcv_clone.c,
+# tests/values/clonereg.c): two raw clone(2) threads made with r12 0x1111
+# and 0x2222 and stacks of their own, and a fork(2) child with r12
+# 0x3333, each copying r12 to rbx and clearing both: r12 and rsp known at
+# the copy (the creator's call before the right one gives 19 wrong, the
+# creator's rsp for a new stack 16).
+if [ -n "${CLONEREG:-}" ]; then
+	for mode in two fork; do
+		truth_rec "cr-$mode" "$CLONEREG" $mode
+		good=0 kids=0
+		if truth_check "cr-$mode"; then
+			for t in $("$PTREC" info "$tmp/cr-$mode" |
+				awk '/^  thread/ { print $2 }' | tail -n +2); do
+				kids=$((kids + 1))
+				"$PTREC" values "$tmp/cr-$mode" --thread "$t" \
+					--at 4 >"$tmp/crv" 2>&1
+				grep -Eq '^r12 +0x0*(1111|2222|3333)$' "$tmp/crv" &&
+					grep -Eq '^rsp +0x[0-9a-f]+$' "$tmp/crv" &&
+					good=$((good + 1))
+			done
+		fi
+		want=2
+		[ $mode = fork ] && want=1
+		if [ $kids = $want ] && [ $good = $want ]; then
+			ok "clonereg.c $mode: no wrong value, the children's r12 and rsp known; $(distance)"
+		else
+			bad "clonereg.c $mode: $(grep -c WRONG "$tmp/out") wrong, $good of $kids children known; $(head -3 "$tmp/log")"
+		fi
+	done
+fi
+
 # An xchg of unknown address, its old value shown by `cmp $1; jg` after
 # it (rcv_xchg.c, tests/values/xchgref.c): miss (another word: r12 known,
 # 3) and hit (the word itself: 0 wrong; a refutation blind to the jump's
