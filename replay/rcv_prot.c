@@ -242,12 +242,13 @@ bool rcv_prot_seen(struct rp_recover *rc, uint64_t a)
 	return rc->prot_ok;
 }
 
-/* mprotect or pkey_mprotect, its number known at @i of @w? */
-static bool is_mprotect(const struct win *w, size_t i)
+/* mprotect or pkey_mprotect (brk: @nr 12), its number known at @i? */
+static bool is_call(const struct win *w, size_t i, bool brk)
 {
 	const struct rcv_val *ax = &w->st[i].r[RP_REG_RAX];
 
-	return ax->k == ~0ull && (ax->v == 10 || ax->v == 329);
+	return ax->k == ~0ull &&
+	       (brk ? ax->v == 12 : ax->v == 10 || ax->v == 329);
 }
 
 /*
@@ -293,12 +294,14 @@ bool rcv_prot_keeps(struct win *w, uint64_t i, uint64_t a)
 		for (k = 0; k < l->nsys; k++) {
 			p = l->sys_at[k];
 			if (p < j || !l->sys_part[k].prot ||
-			    is_mprotect(l, p))
+			    is_call(l, p, false))
 				continue;
 			/* A brk: kept for a file's page as
-			 * rcv_sys_keeps_file() keeps it.
+			 * rcv_sys_keeps_file() keeps it; any other call
+			 * (madvise may drop a file page's changes) not.
 			 */
-			if (!l->rc->map.file || !rcv_sys_brk_keeps_file(l, p))
+			if (!is_call(l, p, true) || !l->rc->map.file ||
+			    !rcv_sys_brk_keeps_file(l, p))
 				return false;
 		}
 	}

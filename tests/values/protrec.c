@@ -18,7 +18,15 @@
  *                  PROT_READ (what it is): no record covers it, r12 is
  *                  known, 0x66, from the snapshot.
  *   thrsame-after: the same by another thread: known, 0x66.
+ *   memw-after:    after the load the main thread writes 0x77 into the
+ *                  page through /proc/self/mem (pwrite, the offset
+ *                  through the pipe: the kernel writes a read-only page),
+ *                  which changes no mapping: no record covers the page,
+ *                  but the call is no mprotect: r12 unknown (a rule that
+ *                  let every call after the load pass as it lets a brk
+ *                  gives 0x77).
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -88,6 +96,21 @@ static void *other(void *arg)
 	return NULL;
 }
 
+/* memw-after: the byte, then 0x77 written through the memory file. */
+static int memw_case(void)
+{
+	int fd = open("/proc/self/mem", O_RDWR);
+	uintptr_t a = (uintptr_t)ro;
+
+	if (fd < 0 || write(pfd[1], &a, sizeof(a)) != sizeof(a))
+		return 1;
+	load();
+	if (read(pfd[0], &a, sizeof(a)) != sizeof(a) ||
+	    pwrite(fd, "\x77", 1, (off_t)a) != 1)
+		return 1;
+	return *(volatile const unsigned char *)ro != 0x77;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "own-after";
@@ -96,6 +119,8 @@ int main(int argc, char **argv)
 	same = !!strstr(mode, "same");
 	if (pipe(pfd))
 		return 1;
+	if (!strcmp(mode, "memw-after"))
+		return memw_case();
 	if (!strncmp(mode, "own", 3)) {
 		load();
 		change();
