@@ -24,6 +24,8 @@
  * it must be a `syscall` whose number the code sets (rcv_order.c) to
  * clone, clone3, fork or vfork.  The child's first instruction must be
  * the one after it (a signal handler run first would start elsewhere).
+ * One engine of the creator's answers for all its children, once per
+ * session (each child's facts kept in its rcv_xtask).
  * Only the software recorder's bundles; not rflags and r11 (the trap flag
  * the stepping sets), not fs_base.  Only where the child's history is
  * short enough that its first state lies in the chain (a fact there
@@ -114,22 +116,88 @@ static int add_facts(struct rp_recover *rc, const struct rp_fact *f, int n)
 	return 0;
 }
 
+/*
+ * The facts of every child of @ptid (each THREAD_START record naming it
+ * the creator), kept in each child's session entry: one engine of the
+ * creator's answers for all of them.
+ */
+static void parent_facts(struct rp_recover *rc, uint32_t ptid)
+{
+	struct rp_session *s = rc->s;
+	struct rp_thread_info pi;
+	struct rp_cursor *pc = NULL;
+	struct rp_recover *u = NULL;
+	struct rcv_hist h;
+	size_t i;
+
+	if (rp_thread_info(s, ptid, &pi) || rp_cursor_new(s, ptid, &pc))
+		return;
+	h = (struct rcv_hist){ rcv_order_peek, pc, pi.insns };
+	for (i = 0; i < s->nrecs; i++) {
+		const struct ptrec_sb_thread_start *ts = (const void *)s->recs[i];
+		struct rp_cursor *cc = NULL;
+		struct rcv_xtask *t;
+		struct rp_fact f[16];
+		struct rp_insn first;
+		struct rp_regs pr;
+		uint64_t p, next, stack[2] = { 0, 0 };
+		bool stack_known = false, ok;
+		int64_t nr;
+		int n = 0;
+
+		if (s->recs[i]->type != PTREC_SB_THREAD_START ||
+		    ts->parent_tid != ptid || ts->tid == ptid)
+			continue;
+		t = rcv_xtask_of(s, ts->tid);
+		if (!t || t->clone_done)
+			continue;
+		t->clone_done = true;
+		t->clone_n = 0;
+		nr = clone_call(rc, &h, s->recs[i]->time, &p, &next);
+		ok = nr >= 0 && !rp_cursor_new(s, ts->tid, &cc) &&
+		     !rp_cursor_peek(cc, 0, &first) && first.ip == next;
+		rp_cursor_free(cc);
+		if (!ok)
+			continue;
+		if (!u) {
+			if (rcv_recover_new_with(s, ptid, rc->sn, &u)) {
+				u = NULL;
+				break;
+			}
+			rp_recover_set_block(u, CLONE_BLOCK);
+			u->xthr_off = true;
+			u->ord_noargs = true;
+			u->no_inherit = true;
+			u->aio = rc->aio;
+		}
+		if (rp_recover_regs(u, p, &pr))
+			continue;
+		/* clone3's struct clone_args: stack at 40, stack_size 48. */
+		if (nr == 435 && (pr.valid >> RP_REG_RDI & 1) &&
+		    (pr.valid >> RP_REG_RSI & 1) && pr.val[RP_REG_RSI] >= 56 &&
+		    pr.val[RP_REG_RDI] <= UINT64_MAX - 56)
+			stack_known = rp_recover_mem(u, p,
+						     pr.val[RP_REG_RDI] + 40,
+						     stack, sizeof(stack)) ==
+				      sizeof(stack);
+		n = rcv_clone_regs(nr, &pr, stack, stack_known, next, f);
+		/* The entry again: the engine may have made others. */
+		t = rcv_xtask_of(s, ts->tid);
+		if (t && n > 0) {
+			memcpy(t->clone_f, f, (size_t)n * sizeof(f[0]));
+			t->clone_n = n;
+		}
+	}
+	rp_recover_free(u);
+	rp_cursor_free(pc);
+}
+
 int rcv_clone_inherit(struct rp_recover *rc)
 {
 	const struct ptrec_sb_thread_start *ts = NULL;
 	struct rp_session_info si;
-	struct rp_thread_info pi;
-	struct rp_cursor *pc = NULL, *cc = NULL;
-	struct rp_recover *u = NULL;
-	struct rp_fact f[16];
-	struct rp_insn first;
-	struct rp_regs pr;
-	struct rcv_hist h;
-	uint64_t p, next, stack[2] = { 0, 0 }, t_rec = 0;
-	bool stack_known = false;
-	int64_t nr;
+	struct rcv_xtask *t;
 	size_t i;
-	int n, ret = 0;
 
 	rp_session_info(rc->s, &si);
 	if (!si.backend || strcmp(si.backend, "emu") || !rc->count ||
@@ -138,42 +206,17 @@ int rcv_clone_inherit(struct rp_recover *rc)
 	for (i = 0; i < rc->s->nrecs && !ts; i++)
 		if (rc->s->recs[i]->type == PTREC_SB_THREAD_START &&
 		    ((const struct ptrec_sb_thread_start *)rc->s->recs[i])
-		    ->tid == rc->tid) {
+		    ->tid == rc->tid)
 			ts = (const void *)rc->s->recs[i];
-			t_rec = rc->s->recs[i]->time;
-		}
-	if (!ts || ts->parent_tid == rc->tid ||
-	    rp_thread_info(rc->s, ts->parent_tid, &pi) ||
-	    rp_cursor_new(rc->s, ts->parent_tid, &pc) ||
-	    rp_cursor_new(rc->s, rc->tid, &cc) ||
-	    rp_cursor_peek(cc, 0, &first))
-		goto out;
-	h = (struct rcv_hist){ rcv_order_peek, pc, pi.insns };
-	nr = clone_call(rc, &h, t_rec, &p, &next);
-	if (nr < 0 || first.ip != next)
-		goto out;
-	if (rcv_recover_new_with(rc->s, ts->parent_tid, rc->sn, &u))
-		goto out;
-	rp_recover_set_block(u, CLONE_BLOCK);
-	u->xthr_off = true;
-	u->ord_noargs = true;
-	u->no_inherit = true;
-	u->aio = rc->aio;
-	if (rp_recover_regs(u, p, &pr))
-		goto out;
-	/* clone3's struct clone_args: stack at 40, stack_size at 48. */
-	if (nr == 435 && (pr.valid >> RP_REG_RDI & 1) &&
-	    (pr.valid >> RP_REG_RSI & 1) && pr.val[RP_REG_RSI] >= 56 &&
-	    pr.val[RP_REG_RDI] <= UINT64_MAX - 56)
-		stack_known = rp_recover_mem(u, p, pr.val[RP_REG_RDI] + 40,
-					     stack, sizeof(stack)) ==
-			      sizeof(stack);
-	n = rcv_clone_regs(nr, &pr, stack, stack_known, next, f);
-	if (n > 0)
-		ret = add_facts(rc, f, n);
-out:
-	rp_recover_free(u);
-	rp_cursor_free(pc);
-	rp_cursor_free(cc);
-	return ret;
+	if (!ts || ts->parent_tid == rc->tid)
+		return 0;
+	t = rcv_xtask_of(rc->s, rc->tid);
+	if (!t)
+		return -RP_ERR_NOMEM;
+	if (!t->clone_done)
+		parent_facts(rc, ts->parent_tid);
+	t = rcv_xtask_of(rc->s, rc->tid);
+	if (!t)
+		return -RP_ERR_NOMEM;
+	return t->clone_n > 0 ? add_facts(rc, t->clone_f, t->clone_n) : 0;
 }

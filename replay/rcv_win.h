@@ -620,6 +620,17 @@ struct rcv_xtask {
 	uint64_t ord_bound[2];
 	struct rcv_ord_call *ord_calls;
 	size_t ord_n;
+	/* rcv_clone.c: its facts from its creator's registers (clone_n
+	 * of them), made with its creator's other children's.
+	 */
+	bool clone_done;
+	int clone_n;
+	struct rp_fact clone_f[16];
+	/* rcv_order_files(): the time after which it maps no file, from
+	 * a walk of its whole history (files_b), once per session.
+	 */
+	bool files_done;
+	uint64_t files_b;
 };
 /* The session's entry of task @tid, made empty when new (NULL: no memory). */
 struct rcv_xtask *rcv_xtask_of(struct rp_session *s, uint32_t tid);
