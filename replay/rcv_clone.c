@@ -134,7 +134,8 @@ static void parent_facts(struct rp_recover *rc, uint32_t ptid)
 		return;
 	h = (struct rcv_hist){ rcv_order_peek, pc, pi.insns };
 	for (i = 0; i < s->nrecs; i++) {
-		const struct ptrec_sb_thread_start *ts = (const void *)s->recs[i];
+		const struct ptrec_sb_thread_start *ts =
+			(const void *)s->recs[i];
 		struct rp_cursor *cc = NULL;
 		struct rcv_xtask *t;
 		struct rp_fact f[16];

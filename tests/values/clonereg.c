@@ -9,14 +9,14 @@
  *         clone(2) of a thread on stack B.  Each child copies r12 to rbx
  *         at once (`mov %r12, %rbx`, three nops), clears both, moves
  *         rsp away (so that nothing is known of them back from its end),
- *         sets its flag and exits.  The children's r12 and rsp are known from the first
- *         state on (0x1111, 0x2222; each its own stack); a rule that
- *         took the creator's call before the right one gives child B
- *         0x1111, one that took the creator's rsp gives both a wrong
- *         rsp.
+ *         sets its flag and exits.  The children's r12 and rsp are known
+ *         from the first state on (0x1111, 0x2222; each its own stack);
+ *         a rule that took the creator's call before the right one gives
+ *         child B 0x1111, one that took the creator's rsp gives both a
+ *         wrong rsp.
  *   fork: r12 = 0x3333, fork(2): the child process copies it to rbx,
- *         clears both, moves rsp away and exit_groups; the parent waits.  Its r12 and rsp are the
- *         creator's.
+ *         clears both, moves rsp away and exit_groups; the parent waits.
+ *         Its r12 and rsp are the creator's.
  */
 #include <sched.h>
 #include <stdint.h>
