@@ -39,6 +39,19 @@ $(ROTHREADS): tests/values/rothreads.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -o $@ $<
 
+# mprotect of a range and protection not known against read-only data
+# whose protection the recorder saw (rcv_prot.c).
+PROT_REC := $(BUILD)/tests/values/protrec
+$(PROT_REC): tests/values/protrec.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Wall -Werror -pthread -o $@ $<
+
+# A child's registers from its creator's at the clone (rcv_clone.c).
+CLONE_REG := $(BUILD)/tests/values/clonereg
+$(CLONE_REG): tests/values/clonereg.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Wall -Werror -o $@ $<
+
 # An exchange's old value, shown by the jump after it (rcv_xchg.c).
 XCHG_REF := $(BUILD)/tests/values/xchgref
 $(XCHG_REF): tests/values/xchgref.c
@@ -252,8 +265,10 @@ $(CRASH_BIN): tests/values/crash.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -o $@ $<
 values-test: $(CRASH_BIN) $(BUILD)/examples/demo $(GDB_VALUES) \
-		$(BUILD)/tests/gdb/watchjit $(XCHG_REF)
+		$(BUILD)/tests/gdb/watchjit $(XCHG_REF) $(PROT_REC) $(CLONE_REG)
 values-test: export XCHGREF = $(CURDIR)/$(XCHG_REF)
+values-test: export PROTREC = $(CURDIR)/$(PROT_REC)
+values-test: export CLONEREG = $(CURDIR)/$(CLONE_REG)
 values-test: export JITPROG = $(CURDIR)/$(BUILD)/tests/gdb/watchjit
 values-test: export CRASH = $(CURDIR)/$(CRASH_BIN)
 values-test: export DEMO = $(CURDIR)/$(BUILD)/examples/demo

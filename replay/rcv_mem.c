@@ -138,12 +138,14 @@ static bool ro_mem(struct win *w, uint64_t i, uint64_t a)
 	if (!rc->map.found || !rc->map.ro)
 		return false;
 	/* A file's page: a brk after which no task maps a file keeps it
-	 * (rcv_sys_keeps_file()).
+	 * (rcv_sys_keeps_file()); any page, an mprotect where the recorder
+	 * saw its protection never change (rcv_prot.c).
 	 */
 	need = (int64_t)i <= w->protc;
 	for (l = w->later; l && !need; l = l->later)
 		need = l->protc >= 0;
-	if (need && (!rc->map.file || !rcv_sys_keeps_file(w, i)))
+	if (need && (!rc->map.file || !rcv_sys_keeps_file(w, i)) &&
+	    !rcv_prot_keeps(w, i, a))
 		return false;
 	/* Other threads: none may change its page after state i
 	 * (rcv_order.c); nor a request of asynchronous I/O.

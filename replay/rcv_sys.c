@@ -286,6 +286,12 @@ static bool sys_no_file_after(const struct win *w, size_t j)
 	return true;
 }
 
+bool rcv_sys_brk_keeps_file(const struct win *l, size_t p)
+{
+	return sys_no_file_after(l, p + 1) &&
+	       (!l->rc->mt || l->first + p >= rcv_order_files(l->rc));
+}
+
 /*
  * A brk (any arguments) changes no contents and no protection: it unmaps
  * the pages between a new break and the old (a shrink), or maps new
@@ -316,9 +322,7 @@ bool rcv_sys_keeps_file(struct win *w, uint64_t i)
 			p = l->sys_at[k];
 			if (p < j || !l->sys_part[k].prot)
 				continue;
-			if (!sys_no_file_after(l, p + 1) ||
-			    (l->rc->mt &&
-			     l->first + p < rcv_order_files(l->rc)))
+			if (!rcv_sys_brk_keeps_file(l, p))
 				return false;
 		}
 	}

@@ -60,6 +60,12 @@ struct win {
 	int64_t *pb;		/* last barrier < i (-1: none) */
 	int64_t protc;		/* last syscall changing mappings, -1 */
 	int64_t protf;		/* ... not a brk (rcv_sys_keeps_file()) */
+	/* rcv_prot.c: the last instruction at or before prot_bar_f (the
+	 * protf it was found for) that is a barrier and not a system call
+	 * (-1: none), when prot_bar_ok.
+	 */
+	int64_t prot_bar, prot_bar_f;
+	bool prot_bar_ok;
 	struct ent *idx;
 	size_t nidx, idx_cap;
 	/* The system calls (sys_at[k]) and their parts of the index now. */
@@ -311,11 +317,15 @@ struct rp_recover {
 	uint64_t ord_all;
 	struct rcv_ord_call {
 		uint64_t bound, lo, hi, pos;
+		bool prot;	/* an mprotect of every page (by_page) */
 	} ord_calls[RCV_ORD_MAX];
 	size_t nord_calls;
 	uint64_t ord_lo, ord_hi, ord_at;
 	bool ord_at_valid;
 	bool ord_noargs;	/* a helper's: other tasks' calls by number */
+	/* rcv_prot_seen()'s last answer, by page */
+	uint64_t prot_page;
+	bool prot_valid, prot_ok;
 	/* rcv_order_files(): from ord_files on, no other task may map a
 	 * file (UINT64_MAX: never); computed once asked.
 	 */
@@ -330,6 +340,10 @@ struct rp_recover {
 	 */
 	struct rcv_xthr *xthr;
 	bool xthr_off;
+	/* rcv_clone.c: the creator's registers taken at the first state
+	 * (inherit_done: tried; no_inherit: a helper, which does not).
+	 */
+	bool inherit_done, no_inherit;
 };
 
 /*
@@ -510,6 +524,11 @@ struct rcv_ord_args {
 	 */
 	int (*bits)(void *ctx, uint64_t pos, unsigned int reg, uint64_t *v,
 		    uint64_t *k);
+	/* An mprotect (pkey_mprotect) of a range or protection not
+	 * known is kept as a call of every page that counts only for
+	 * pages the recorder saw change (rcv_prot.c), not the walk's end.
+	 */
+	bool by_page;
 };
 /*
  * What system call @nr with the registers @r before it (NULL: none known)
@@ -603,6 +622,17 @@ struct rcv_xtask {
 	uint64_t ord_bound[2];
 	struct rcv_ord_call *ord_calls;
 	size_t ord_n;
+	/* rcv_clone.c: its facts from its creator's registers (clone_n
+	 * of them), made with its creator's other children's.
+	 */
+	bool clone_done;
+	int clone_n;
+	struct rp_fact clone_f[16];
+	/* rcv_order_files(): the time after which it maps no file, from
+	 * a walk of its whole history (files_b), once per session.
+	 */
+	bool files_done;
+	uint64_t files_b;
 };
 /* The session's entry of task @tid, made empty when new (NULL: no memory). */
 struct rcv_xtask *rcv_xtask_of(struct rp_session *s, uint32_t tid);
@@ -686,6 +716,48 @@ bool rcv_sys_keeps_maps(struct win *w, size_t i);
  * a mapping keep it (rcv_sys.c: a brk, after which no task maps a file)?
  */
 bool rcv_sys_keeps_file(struct win *w, uint64_t i);
+
+/*
+ * A child's registers from its creator's at its clone (rcv_clone.c).
+ * rcv_clone_regs(): the facts at the child's first state for call @nr
+ * (clone 56, fork 57, vfork 58, clone3 435; else none) with the
+ * creator's registers @pr before it, clone3's stack and stack_size
+ * (@stack, when @stack_known) and the address after the call @next;
+ * returns how many (at most 15).  rcv_clone_inherit(): adds them to
+ * @rc's facts, where the software recorder's order finds the call; 0 or
+ * -RP_ERR_NOMEM.
+ */
+int rcv_clone_regs(int64_t nr, const struct rp_regs *pr,
+		   const uint64_t stack[2], bool stack_known, uint64_t next,
+		   struct rp_fact *f);
+int rcv_clone_inherit(struct rp_recover *rc);
+
+/* Brk @p of @l keeps a file's page (rcv_sys_keeps_file()'s test of one). */
+bool rcv_sys_brk_keeps_file(const struct win *l, size_t p);
+
+/*
+ * Pages whose protection the software recorder saw never change
+ * (rcv_prot.c).  rcv_prot_changer(): may system call @nr (-1: not known)
+ * change a protection or a mapping?  rcv_prot_page(): 1 when the first
+ * MMAP record of @pid over @page is the start's (SNAPSHOT), not
+ * writable, and no later record covers it; else 0.  rcv_prot_apart():
+ * no two of the @n calls of different tasks overlap in time.
+ * rcv_prot_seen(): byte @a's page was never writable during the
+ * recording, so no mprotect of any task changed it.  rcv_prot_keeps():
+ * every system call of @w after state @i (and of the windows after it)
+ * that may change a mapping is an mprotect (or a brk
+ * rcv_sys_keeps_file() keeps), and @a's page was seen never writable.
+ */
+struct rcv_pcall {
+	uint64_t t0, t1;	/* its issue, the maps read after it */
+	uint32_t tid;
+};
+bool rcv_prot_changer(int64_t nr);
+int rcv_prot_page(const struct ptrec_sb_header *const *recs, size_t n,
+		  uint32_t pid, uint64_t page);
+bool rcv_prot_apart(const struct rcv_pcall *v, size_t n);
+bool rcv_prot_seen(struct rp_recover *rc, uint64_t a);
+bool rcv_prot_keeps(struct win *w, uint64_t i, uint64_t a);
 
 /*
  * May system call @nr, flags (mmap's r10) @r10, make a mapping of a file

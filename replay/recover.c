@@ -535,6 +535,17 @@ static struct win *win_at(struct rp_recover *rc, uint64_t pos, int *err)
 	size_t j;
 
 	*err = 0;
+	/* A child's first state: its creator's registers (rcv_clone.c),
+	 * before any window is computed; not in a helper engine.
+	 */
+	if (!rc->inherit_done) {
+		rc->inherit_done = true;
+		if (!rc->xthr_off && !rc->ord_noargs && !rc->no_inherit) {
+			*err = rcv_clone_inherit(rc);
+			if (*err)
+				return NULL;
+		}
+	}
 	/* Once the ramp has begun (a question went before the chain), the
 	 * chain is computed down to its oldest window, which starts with
 	 * the summary of the window before it: what the history's start

@@ -201,6 +201,14 @@ struct rp_session {
 	 */
 	struct rcv_xtask *xtasks;
 	size_t nxtasks;
+	/* rcv_prot.c: whether no two calls of a process's tasks that may
+	 * change a protection overlap, by process (a walk of every task).
+	 */
+	struct {
+		uint32_t pid;
+		bool ok;
+	} prot_memo[8];
+	size_t nprot_memo;
 	/* rp_session_set_values_strict(): 0 not set (PTREC_VALUES_STRICT
 	 * then), 1 off, 2 on.
 	 */

@@ -373,6 +373,66 @@ if [ -n "${ROTHREADS:-}" ]; then
 	done
 fi
 
+# mprotect of a range and a protection not known (through a pipe) against
+# the program's read-only data, which holds 0x66 from the recording's
+# start (rcv_prot.c, tests/values/protrec.c): after the load, the main
+# thread (own-after) or another (thr-after) makes the page writable,
+# stores 0x77 and makes it read-only again (r12 unknown: with the
+# recorder's MPROTECT records after the start ignored, 4 wrong), or
+# mprotects it PROT_READ, what it is (ownsame-after, thrsame-after: no
+# record covers the page, r12 known, 0x66); or writes 0x77 into it
+# through /proc/self/mem (memw-after: no record, but no mprotect either:
+# unknown; every call let pass as a brk is, 4 wrong).
+if [ -n "${PROTREC:-}" ]; then
+	for mode in own-after thr-after ownsame-after thrsame-after \
+		memw-after; do
+		truth_rec "pr-$mode" "$PROTREC" $mode
+		rpos=$(last_at "pr-$mode" 'movzbq +0x[0-9a-f]+\(%rip\),%r12')
+		want='^r12 +0x[0-9a-f?]*\?'	# not known
+		case $mode in
+		*same-after) want='^r12 +0x0*66$' ;;
+		esac
+		if [ -n "$rpos" ] && truth_check "pr-$mode" &&
+			"$PTREC" values "$tmp/pr-$mode" --at $((rpos + 1)) 2>&1 |
+			grep -Eq "$want"; then
+			ok "protrec.c $mode: no wrong value, r12 as it must be; $(distance)"
+		else
+			bad "protrec.c $mode (at ${rpos:-?}): $(grep -c WRONG "$tmp/out") wrong; $("$PTREC" values "$tmp/pr-$mode" --at $((${rpos:-0} + 1)) 2>&1 | grep '^r12') $(head -3 "$tmp/log")"
+		fi
+	done
+fi
+
+# A child's registers from its creator's at the clone (rcv_clone.c,
+# tests/values/clonereg.c): two raw clone(2) threads made with r12 0x1111
+# and 0x2222 and stacks of their own, and a fork(2) child with r12
+# 0x3333, each copying r12 to rbx and clearing both: r12 and rsp known at
+# the copy (the creator's call before the right one gives 19 wrong, the
+# creator's rsp for a new stack 16).
+if [ -n "${CLONEREG:-}" ]; then
+	for mode in two fork; do
+		truth_rec "cr-$mode" "$CLONEREG" $mode
+		good=0 kids=0
+		if truth_check "cr-$mode"; then
+			for t in $("$PTREC" info "$tmp/cr-$mode" |
+				awk '/^  thread/ { print $2 }' | tail -n +2); do
+				kids=$((kids + 1))
+				"$PTREC" values "$tmp/cr-$mode" --thread "$t" \
+					--at 4 >"$tmp/crv" 2>&1
+				grep -Eq '^r12 +0x0*(1111|2222|3333)$' "$tmp/crv" &&
+					grep -Eq '^rsp +0x[0-9a-f]+$' "$tmp/crv" &&
+					good=$((good + 1))
+			done
+		fi
+		want=2
+		[ $mode = fork ] && want=1
+		if [ $kids = $want ] && [ $good = $want ]; then
+			ok "clonereg.c $mode: no wrong value, the children's r12 and rsp known; $(distance)"
+		else
+			bad "clonereg.c $mode: $(grep -c WRONG "$tmp/out") wrong, $good of $kids children known; $(head -3 "$tmp/log")"
+		fi
+	done
+fi
+
 # An xchg of unknown address, its old value shown by `cmp $1; jg` after
 # it (rcv_xchg.c, tests/values/xchgref.c): miss (another word: r12 known,
 # 3) and hit (the word itself: 0 wrong; a refutation blind to the jump's

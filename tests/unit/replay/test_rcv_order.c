@@ -416,7 +416,7 @@ Test(rcv_order, ranges_walked_back)
 {
 	struct rcv_ord_call v[4];
 	struct rcv_ord_calls calls = { v, 0, 4 };
-	struct rcv_ord_args args = { fake_regs, NULL, NULL, NULL };
+	struct rcv_ord_args args = { fake_regs, NULL, NULL, NULL, false };
 	struct rcv_hist rh = { peek, &h, 0 };
 	uint64_t b[2];
 
@@ -487,7 +487,8 @@ Test(rcv_order, write_by_the_engine)
 {
 	struct rcv_ord_call v[4];
 	struct rcv_ord_calls calls = { v, 0, 4 };
-	struct rcv_ord_args args = { fake_regs, NULL, fake_quiet, NULL };
+	struct rcv_ord_args args = { fake_regs, NULL, fake_quiet, NULL,
+				     false };
 	struct rcv_hist rh = { peek, &h, 0 };
 	uint64_t b[2];
 
@@ -531,7 +532,8 @@ Test(rcv_order, mprotect_asking_write)
 {
 	struct rcv_ord_call v[4];
 	struct rcv_ord_calls calls = { v, 0, 4 };
-	struct rcv_ord_args args = { fake_regs, NULL, NULL, fake_bits };
+	struct rcv_ord_args args = { fake_regs, NULL, NULL, fake_bits,
+				     false };
 	struct rcv_hist rh = { peek, &h, 0 };
 	uint64_t b[2];
 
@@ -556,4 +558,54 @@ Test(rcv_order, mprotect_asking_write)
 	dx_at1 = (struct rcv_val){ 0x3, 0xff };
 	rcv_order_task_args(dec, &rh, true, UINT64_MAX, 0, &args, &calls, b);
 	cr_assert_eq(b[0], 15, "no bits: as before");
+}
+
+/*
+ * by_page (rcv_prot.c): the mprotect at 1 whose range and protection are
+ * not known no longer ends the walk: it is kept as a call of every page
+ * (prot), bounded by the time after it, which rcv_order_maps_at() counts
+ * only for pages the recorder saw change; the munmap's range and the
+ * start (0) as before.  Without room for it, it ends the walk as before.
+ */
+Test(rcv_order, mprotect_by_page)
+{
+	struct rcv_ord_call v[4];
+	struct rcv_ord_calls calls = { v, 0, 4 };
+	struct rcv_ord_args args = { fake_regs, NULL, NULL, NULL, true };
+	struct rcv_hist rh = { peek, &h, 0 };
+	uint64_t b[2];
+
+	memset(at_regs, 0, sizeof(at_regs));
+	ADD("\xb8\x0a\x00\x00\x00", 5);		/* 0: mprotect */
+	SYSCALL(5);				/* 1 */
+	ADD("\xb8\x0b\x00\x00\x00", 15);	/* 2: munmap */
+	SYSCALL(15);				/* 3 */
+	ADD("\x90", 25);			/* 4 */
+	at_regs[1] = regs_of(0x1000, 0x1000, 1, 0);
+	at_regs[1].valid &= ~(1ull << RP_REG_RDI | 1ull << RP_REG_RDX);
+	at_regs[3] = regs_of(0x7f0000000000ull, 0x2000, 0, 0);
+	rh.n = h.n;
+	rcv_order_task_args(dec, &rh, true, UINT64_MAX, 0, &args, &calls, b);
+	cr_assert_eq(b[0], 0, "walked to the start");
+	cr_assert_eq(calls.n, 2);
+	cr_assert_not(v[0].prot);
+	cr_assert_eq(v[0].lo, 0x7f0000000000ull);
+	cr_assert(v[1].prot);
+	cr_assert_eq(v[1].bound, 15);
+	cr_assert_eq(v[1].lo, 0);
+	cr_assert_eq(v[1].hi, UINT64_MAX);
+	/* Not by page: the mprotect ends the walk (every page). */
+	args.by_page = false;
+	calls.n = 0;
+	rcv_order_task_args(dec, &rh, true, UINT64_MAX, 0, &args, &calls, b);
+	cr_assert_eq(b[0], 15);
+	cr_assert_eq(calls.n, 1);
+	/* By page, no room: as a call of any page. */
+	args.by_page = true;
+	calls.n = 0;
+	calls.cap = 1;
+	rcv_order_task_args(dec, &rh, true, UINT64_MAX, 0, &args, &calls, b);
+	cr_assert_eq(b[0], 15);
+	cr_assert_eq(calls.n, 1);
+	cr_assert_not(v[0].prot);
 }
