@@ -49,10 +49,12 @@ static uint64_t ozero(void)
  * syscall's fall-through (so no transfer, no cut).  bsf of 0 leaves its
  * destination as it was (AMD APM; Intel: undefined, unchanged in
  * practice), so `movzbl (%rcx,%rax)` reads sr_tab[4000], outside [sr_tab,
- * sr_tab + 63].  Then 400,000 instructions (bsr: the load in a far
+ * sr_tab + 63].  rax is then stored to sr_keep, which the end snapshot
+ * holds, so the engine knows the load's address.  Then 400,000 instructions (bsr: the load in a far
  * window) or 300 (bsrd: near) and exit_group.
  */
 unsigned char sr_tab[8192];
+uint64_t sr_keep;
 void sr_run(uint64_t n);
 __asm__(".text\nsr_run:\n"
 	"\tpush %rbx\n\tpush %rbp\n\tpush %r12\n\tpush %r13\n"
@@ -86,6 +88,7 @@ __asm__(".text\nsr_run:\n"
 	"\tlea sr_tab(%rip), %rcx\n"
 	".globl sr_load\nsr_load:\n"
 	"\tmovzbl (%rcx,%rax), %edx\n"
+	"\tmov %rax, sr_keep(%rip)\n"
 	"\tadd $1024, %rsp\n"
 	"\txor %ecx, %ecx\n\txor %eax, %eax\n\txor %edx, %edx\n"
 	"3:\tdec %r12\n\tjnz 3b\n"
@@ -128,6 +131,69 @@ __asm__(".text\nck_f:\n"
 	"\tpop %rbx\n"
 	"\tret\n");
 
+/*
+ * rem, remd (GDB, rwatch): x % 10 as a compiler writes it (mul by
+ * 0xcccccccccccccccd, shr $3, lea (q,q,4), add q,q, sub) where the x
+ * subtracted is reloaded from a red-zone slot after a 1-byte store into
+ * it (x = 1000 plus an unknown zero: the reload is 1023): watch_proof.c
+ * takes the reload as x's root when no store may have reached the slot,
+ * and the difference as in [0, 9]; the load reads rm_tab[23].  rem: far
+ * (400,000 instructions after), remd: near (300).
+ */
+unsigned char rm_tab[4096];
+void rm_run(uint64_t x, uint64_t n);
+__asm__(".text\nrm_run:\n"
+	"\tmov %rsi, %r8\n"
+	"\tmov %rdi, -8(%rsp)\n"
+	"\tmov %rdi, %rax\n"
+	"\tmovabs $0xcccccccccccccccd, %rcx\n"
+	"\tmul %rcx\n"
+	"\tshr $3, %rdx\n"
+	"\tlea (%rdx,%rdx,4), %rdx\n"
+	"\tadd %rdx, %rdx\n"
+	"\tmovb $0xff, -8(%rsp)\n"
+	"\tmov -8(%rsp), %rdi\n"
+	"\tsub %rdx, %rdi\n"
+	"\tlea rm_tab(%rip), %rcx\n"
+	".globl rm_load\nrm_load:\n"
+	"\tmovzbl (%rcx,%rdi), %edx\n"
+	"\txor %ecx, %ecx\n\txor %eax, %eax\n\txor %edx, %edx\n"
+	"\txor %edi, %edi\n"
+	"3:\tdec %r8\n\tjnz 3b\n"
+	"\tmov $231, %eax\n\txor %edi, %edi\n\tsyscall\n");
+
+/*
+ * remx (GDB, rwatch, near): rem's 1-byte store made through the slot's
+ * address published to a global and read back plus an unknown zero (a
+ * store of unknown address, the slot's address escaped before it): is
+ * the reload still x?  rx_run(x, z, n).
+ */
+uint64_t rx_ptr;
+void rx_run(uint64_t x, uint64_t z, uint64_t n);
+__asm__(".text\nrx_run:\n"
+	"\tmov %rdx, %r8\n"
+	"\tmov %rdi, -8(%rsp)\n"
+	"\tlea -8(%rsp), %r9\n"
+	"\tmov %r9, rx_ptr(%rip)\n"
+	"\tmov %rdi, %rax\n"
+	"\tmovabs $0xcccccccccccccccd, %rcx\n"
+	"\tmul %rcx\n"
+	"\tshr $3, %rdx\n"
+	"\tlea (%rdx,%rdx,4), %rdx\n"
+	"\tadd %rdx, %rdx\n"
+	"\tmov rx_ptr(%rip), %r10\n"
+	"\tadd %rsi, %r10\n"
+	"\tmovb $0xff, (%r10)\n"
+	"\tmov -8(%rsp), %rdi\n"
+	"\tsub %rdx, %rdi\n"
+	"\tlea rm_tab(%rip), %rcx\n"
+	".globl rx_load\nrx_load:\n"
+	"\tmovzbl (%rcx,%rdi), %edx\n"
+	"\txor %ecx, %ecx\n\txor %eax, %eax\n\txor %edx, %edx\n"
+	"\txor %edi, %edi\n\txor %esi, %esi\n"
+	"3:\tdec %r8\n\tjnz 3b\n"
+	"\tmov $231, %eax\n\txor %edi, %edi\n\tsyscall\n");
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -136,6 +202,12 @@ int main(int argc, char **argv)
 		sr_run(200000);
 	if (!strcmp(m, "bsrd"))
 		sr_run(150);
+	if (!strcmp(m, "remx"))
+		rx_run(1000 + ozero(), ozero(), 150);
+	if (!strcmp(m, "rem"))
+		rm_run(1000 + ozero(), 200000);
+	if (!strcmp(m, "remd"))
+		rm_run(1000 + ozero(), 150);
 	if (!strcmp(m, "ck8") || !strcmp(m, "ck4")) {
 		uint64_t r = ck_run(ozero(), m[2] == '4');
 

@@ -10,11 +10,15 @@
 # between do not write the source by their decoding; a `syscall` with
 # rax 15 (rt_sigreturn, here from a frame the program built, rip its
 # fall-through, so no transfer) sets every register: rbx 0, rax 4000.
-# bsf of 0 leaves rax 4000, the load reads sr_tab[4000]: the pass takes
-# it in [sr_tab, sr_tab + 63] and passes the window, so rwatch on
-# sr_tab[4000] passes the load silently in stop, skip and strict.
-# bsrd (held): the same 300 instructions before the end (the engine's
-# own window: it knows no register after rt_sigreturn).
+# bsf of 0 leaves rax 4000, the load reads sr_tab[4000] (the real GDB
+# stops there, rax 4000); rax is stored to sr_keep after it, so the
+# engine knows the address (`ptrec values --at`: rax 0xfa0).  bsrd, 300
+# instructions before the end: from right before the load, `continue`
+# with rwatch sr_tab[4000] runs to the end in stop, skip and strict
+# (the pass takes the load in [sr_tab, sr_tab + 63]); reverse-continue
+# stops.  bsr (held in stop and strict), the same 400,000 instructions
+# before the end (a far window; the engine does not know rax there, so
+# skip may pass it).
 # ck8, ck4 (values, held): `call *-8(%rsp)`, `call *-4(%rsp)`: the
 # word read (gotroot's rule: it held the target) is overwritten by the
 # call's own push; loads of the slot after the call read the return
@@ -52,11 +56,20 @@ gdbrow() {
 	done
 }
 
-all="bsr bsrd ck8 ck4"
+all="bsr bsrd rem remd remx ck8 ck4"
 for mode in ${REVIEW12_MODES:-$all}; do
 	case $mode in
-	bsr|bsrd)
+	remx)
+		gdbrow $mode rx_load rwatch 'rm_tab[23]'
+		;;
+	rem|remd)
+		gdbrow $mode rm_load rwatch 'rm_tab[23]'
+		;;
+	bsrd)
 		gdbrow $mode sr_load rwatch 'sr_tab[4000]'
+		;;
+	bsr)
+		gdbrow $mode sr_load rwatch 'sr_tab[4000]' "stop strict"
 		;;
 	*)
 		rec $mode
