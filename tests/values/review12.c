@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/rseq.h>
 #include <unistd.h>
 
 /* A random word with bit 8 set (getrandom's buffer cleared after). */
@@ -194,6 +195,62 @@ __asm__(".text\nrx_run:\n"
 	"3:\tdec %r8\n\tjnz 3b\n"
 	"\tmov $231, %eax\n\txor %edi, %edi\n\tsyscall\n");
 
+/*
+ * rsq (values): `jmp *%rax` as the first instruction of an rseq critical
+ * section (glibc's registered area, rseq_cs pointing at rq_cs).  Under
+ * the software recorder every step stops the thread, and the return to
+ * user mode after the stop runs the kernel's rseq fixup
+ * (kernel/rseq.c rseq_ip_fixup(): preempted inside the section, ip :=
+ * abort_ip): the instruction the recorder decoded at rq_start never
+ * runs, rq_abort's does, and the step ends after it.  For an indirect
+ * jump any next address fits its class, so the history shows `jmp *%rax`
+ * going to rq_abort + 5, and gotroot's rule (rcv_back.c) takes rax as
+ * that address; rax is rq_target.  Natively the jump goes to rq_target
+ * (ecx 0); recorded, the abort runs (ecx 1).
+ */
+struct rq_cs_t {
+	uint32_t version, flags;
+	uint64_t start_ip, post_commit_offset, abort_ip;
+} __attribute__((aligned(32)));
+struct rq_cs_t rq_cs;
+extern char rq_start[], rq_end[], rq_abort[];
+uint64_t rq_run(void);
+__asm__(".text\nrq_run:\n"
+	"\tlea rq_target(%rip), %rax\n"
+	"\tjmp rq_start\n"
+	".globl rq_start\nrq_start:\n"
+	"\tjmp *%rax\n"
+	".globl rq_end\nrq_end:\n"
+	"\tud2\n"
+	"\t.byte 0x0f, 0xb9, 0x3d\n"
+	"\t.long 0x53053053\n"
+	".globl rq_abort\nrq_abort:\n"
+	"\tmov $1, %ecx\n"
+	"\tjmp 1f\n"
+	"rq_target:\n"
+	"\txor %ecx, %ecx\n"
+	"1:\tmov %rcx, %rax\n"
+	"\tret\n");
+
+static int rq_case(void)
+{
+	struct rseq *r;
+	uint64_t got;
+
+	if (__rseq_size == 0)
+		return 3;
+	rq_cs.start_ip = (uint64_t)rq_start;
+	rq_cs.post_commit_offset = (uint64_t)(rq_end - rq_start);
+	rq_cs.abort_ip = (uint64_t)rq_abort;
+	r = (struct rseq *)((char *)__builtin_thread_pointer() +
+			    __rseq_offset);
+	__atomic_store_n(&r->rseq_cs, (uint64_t)&rq_cs, __ATOMIC_RELAXED);
+	got = rq_run();
+	__atomic_store_n(&r->rseq_cs, 0, __ATOMIC_RELAXED);
+	printf("%s\n", got ? "aborted" : "ok");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -202,6 +259,8 @@ int main(int argc, char **argv)
 		sr_run(200000);
 	if (!strcmp(m, "bsrd"))
 		sr_run(150);
+	if (!strcmp(m, "rsq"))
+		return rq_case();
 	if (!strcmp(m, "remx"))
 		rx_run(1000 + ozero(), ozero(), 150);
 	if (!strcmp(m, "rem"))
