@@ -50,9 +50,10 @@ static uint64_t ozero(void)
  * syscall's fall-through (so no transfer, no cut).  bsf of 0 leaves its
  * destination as it was (AMD APM; Intel: undefined, unchanged in
  * practice), so `movzbl (%rcx,%rax)` reads sr_tab[4000], outside [sr_tab,
- * sr_tab + 63].  rax is then stored to sr_keep, which the end snapshot
- * holds, so the engine knows the load's address.  Then 400,000 instructions (bsr: the load in a far
- * window) or 300 (bsrd: near) and exit_group.
+ * sr_tab + 63]; sr_store writes the byte (bsrw: `watch`).  rax is then
+ * stored to sr_keep, which the end snapshot holds, so the engine knows
+ * the load's address.  Then 400,000 instructions (bsr: the load in a far
+ * window) or 300 (bsrd, bsrw: near) and exit_group.
  */
 unsigned char sr_tab[8192];
 uint64_t sr_keep;
@@ -89,6 +90,8 @@ __asm__(".text\nsr_run:\n"
 	"\tlea sr_tab(%rip), %rcx\n"
 	".globl sr_load\nsr_load:\n"
 	"\tmovzbl (%rcx,%rax), %edx\n"
+	".globl sr_store\nsr_store:\n"
+	"\tmovb $0x77, (%rcx,%rax)\n"
 	"\tmov %rax, sr_keep(%rip)\n"
 	"\tadd $1024, %rsp\n"
 	"\txor %ecx, %ecx\n\txor %eax, %eax\n\txor %edx, %edx\n"
@@ -257,7 +260,7 @@ int main(int argc, char **argv)
 
 	if (!strcmp(m, "bsr"))
 		sr_run(200000);
-	if (!strcmp(m, "bsrd"))
+	if (!strcmp(m, "bsrd") || !strcmp(m, "bsrw"))
 		sr_run(150);
 	if (!strcmp(m, "rsq"))
 		return rq_case();

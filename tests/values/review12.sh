@@ -16,8 +16,9 @@
 # instructions before the end: from right before the load, `continue`
 # with rwatch sr_tab[4000] runs to the end in stop, skip and strict
 # (the pass takes the load in [sr_tab, sr_tab + 63]); reverse-continue
-# stops.  bsr (held in stop and strict), the same 400,000 instructions
-# before the end (a far window; the engine does not know rax there, so
+# stops.  bsrw: the same with `watch` on the byte, which sr_store
+# writes right after the load.  bsr (held in stop and strict), the same
+# 400,000 instructions before the end (a far window; the engine does not know rax there, so
 # skip may pass it).
 # ck8, ck4 (values, held): `call *-8(%rsp)`, `call *-4(%rsp)`: the
 # word read (gotroot's rule: it held the target) is overwritten by the
@@ -67,7 +68,7 @@ gdbrow() {
 	done
 }
 
-all="bsrd bsr rem remd remx ck8 ck4 rsq"
+all="bsrd bsrw bsr rem remd remx ck8 ck4 rsq"
 for mode in ${REVIEW12_MODES:-$all}; do
 	case $mode in
 	remx)
@@ -78,6 +79,9 @@ for mode in ${REVIEW12_MODES:-$all}; do
 		;;
 	bsrd)
 		gdbrow $mode sr_load rwatch 'sr_tab[4000]'
+		;;
+	bsrw)
+		gdbrow $mode sr_store watch 'sr_tab[4000]'
 		;;
 	bsr)
 		gdbrow $mode sr_load rwatch 'sr_tab[4000]' "stop strict"
