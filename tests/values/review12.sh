@@ -18,8 +18,8 @@
 # (the pass takes the load in [sr_tab, sr_tab + 63]); reverse-continue
 # stops.  bsrw: the same with `watch` on the byte, which sr_store
 # writes right after the load.  bsr (held in stop and strict), the same
-# 400,000 instructions before the end (a far window; the engine does not know rax there, so
-# skip may pass it).
+# 400,000 instructions before the end (a far window; the engine does
+# not know rax there, so skip may pass it).
 # ck8, ck4 (values, held): `call *-8(%rsp)`, `call *-4(%rsp)`: the
 # word read (gotroot's rule: it held the target) is overwritten by the
 # call's own push; loads of the slot after the call read the return
