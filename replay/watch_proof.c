@@ -437,8 +437,9 @@ static void set_ext(struct pass *p, int32_t k, const struct rng *q,
  * the instruction before it, or before the few between that do not write
  * the register, is a je or jne on a `test reg, reg` of that size just
  * before it, and the trace shows ZF clear (jne taken, je not taken).  A
- * test of all 8 bytes says nothing of the low 4.  Looked back only at
- * a bsf (every instruction of a window pays for a state kept).
+ * test of all 8 bytes says nothing of the low 4.  Nothing between may be
+ * a system call, a barrier or an instruction not decoded.  Looked back
+ * only at a bsf (every instruction of a window pays for a state kept).
  */
 static bool nonzero(const struct rcv_ins *const *ins, const uint8_t *cut,
 		    size_t i, int reg, unsigned int size)
@@ -451,6 +452,12 @@ static bool nonzero(const struct rcv_ins *const *ins, const uint8_t *cut,
 		j = ins[k - 1];
 		t = ins[k - 2];
 		if (cut[k - 1] || cut[k - 2])
+			return false;
+		/* A system call (rt_sigreturn sets every register: review
+		 * 12's bsrd), a barrier or an instruction not decoded may
+		 * write more than its decoded list says: no proof across.
+		 */
+		if (j->flags & (RCV_I_SYSCALL | RCV_I_BARRIER | RCV_I_BAD))
 			return false;
 		cc = rcv_cond_of(j->id);
 		if (cc != 4 && cc != 5) {

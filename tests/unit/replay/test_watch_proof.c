@@ -544,4 +544,19 @@ Test(watch_proof, bsf_nonzero)
 	not_known(&o, 0);
 	wpf_out_free(&o);
 	wpf_win_free(w);
+	/* test ebx,ebx; jne; syscall; bsf eax,ebx: the call's decoded
+	 * writes are rax, rcx and r11, but rt_sigreturn sets rbx too
+	 * (review 12's bsrd)
+	 */
+	w = bsf_run("\x85\xdb", "\x75\xfe", true, "\x0f\x05", "\x0f\xbc\xc3",
+		    3, &o);
+	not_known(&o, 0);
+	wpf_out_free(&o);
+	wpf_win_free(w);
+	/* the control: a nop pair between (xchg ax,ax) keeps the range */
+	w = bsf_run("\x85\xdb", "\x75\xfe", true, "\x66\x90", "\x0f\xbc\xc3",
+		    3, &o);
+	is_acc(&o, 0, 5, RP_ACC_READ, 0x800000, 0x800000 + 32);
+	wpf_out_free(&o);
+	wpf_win_free(w);
 }
