@@ -242,6 +242,32 @@ if [ -n "${UNSOUND:-}" ]; then
 	fi
 fi
 
+# brkroot.c: what brk writes (rcv_sys.c's brk row, rcv_root.c's range of
+# the heap's pages).  No wrong value where a brk zeroed pages a word was
+# stored in (regrow, beyond, sbeyond: taking brk to write nothing, or its
+# breaks unaligned, or the heap's pages from the snapshot alone, gives the
+# stored word), and known across a brk that misses the word: r13 across
+# a shrink and a grow inside one page (both breaks known), r8 on the
+# stack across a grow; in strict mode no wrong value either.
+# reg_after DIR REG: REG one instruction after main's load into it.
+reg_after() {
+	p=$(last_at "$1" "<main\+[0-9]+>:.*mov +(0x[0-9a-f]+)?\(%r(sp|di|si|dx|cx)\),%$2\$")
+	[ -n "$p" ] && "$PTREC" values "$tmp/$1" --at $((p + 1)) 2>&1 |
+		awk -v r="$2" '$1 == r { print $2 }'
+}
+if [ -n "${BRKROOT:-}" ]; then
+	truth_rec "brkroot" "$BRKROOT"
+	if truth_check "brkroot" && grep -q ' 0 conflicts' "$tmp/out" &&
+		[ "$(reg_after brkroot r13)" = 0x7777777777777777 ] &&
+		[ "$(reg_after brkroot r8)" = 0x4242424242424242 ] &&
+		PTREC_VALUES_STRICT=1 "$VALCHECK" "$tmp/brkroot" \
+			>"$tmp/out2" 2>&1; then
+		ok "brkroot.c: no wrong value after brk zeroed pages, r13 and r8 known across brk; $(distance)"
+	else
+		bad "brkroot.c: r13 $(reg_after brkroot r13) r8 $(reg_after brkroot r8): $(head -5 "$tmp/out" "$tmp/log")"
+	fi
+fi
+
 # unsound.c's "jmptgt": with no signal handler in the process, an
 # indirect jump went where its operand said (rcv_back.c: the register;
 # rcv_rw.c: the word a jump through memory read): r9 before `jmp *%r9`

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Where brk(2) may write (issue #17, docs/values.md "What brk writes").
+ * A brk whose result the engine does not know (glibc's sbrk: brk(0), then
+ * brk(__curbrk + n)) was a barrier for every memory question, which with
+ * a malloc early in a history ends most of them.  What it changes is
+ * bounded by the machine: brk maps new anonymous pages over
+ * [PAGE_ALIGN(old break), PAGE_ALIGN(new)) or unmaps
+ * [PAGE_ALIGN(new), PAGE_ALIGN(old)), nothing else (man 2 brk; Linux
+ * mm/mmap.c's brk and do_brk_flags()).  Every break lies at or above
+ * start_brk, whose page the heap's mapping starts at, and every page a
+ * grow maps is the heap's until a shrink unmaps it; the software recorder
+ * reads the mappings again after each brk, mmap, munmap and mremap, so
+ * the pages any brk changed lie in the hull of the heap mappings the
+ * sideband and the snapshot show.  (From heaproot's range, which bounded
+ * the break's value itself.)
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rcv_root.h"
+#include "rcv_win.h"
+#include "sideband.h"
+
+bool rcv_root_brk_range(const struct rcv_root_map *m, size_t n,
+			uint64_t *lo, uint64_t *hi)
+{
+	uint64_t l = UINT64_MAX, h = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (m[i].path_len != 6 || memcmp(m[i].path, "[heap]", 6))
+			continue;
+		/* There at the start: the break may lie past pages unmapped
+		 * before the recording, which nothing here shows.
+		 */
+		if (m[i].initial || m[i].end <= m[i].start)
+			return false;
+		if (m[i].start < l)
+			l = m[i].start;
+		if (m[i].end > h)
+			h = m[i].end;
+	}
+	/* The heap's mapping starts at PAGE_ALIGN(start_brk), or lower when
+	 * merged with the mapping under it; every page a grow maps is in
+	 * it when the recorder reads the mappings after the call.  Taken
+	 * as given: code before the recording did not munmap all of a heap
+	 * it grew (nothing here could show it), nor the heap's first page
+	 * (its mapping would no longer be named [heap]).
+	 */
+	if (!h || (l & 4095) || (h & 4095))
+		return false;
+	*lo = l;
+	*hi = h;
+	return true;
+}
+
+static bool range_of(struct rp_recover *rc, uint64_t *lo, uint64_t *hi)
+{
+	const struct rp_session *s = rc->s;
+	struct rp_session_info si;
+	struct rp_snap_map_info mi;
+	struct rcv_root_map *m;
+	size_t i, n = 0, k;
+	bool ok;
+
+	if (!s || !rc->sn)
+		return false;
+	/* Only the software recorder reads every mapping again after each
+	 * brk, mmap, munmap and mremap (record/emu_step.c).
+	 */
+	rp_session_info(s, &si);
+	if (!si.backend || strcmp(si.backend, "emu"))
+		return false;
+	m = calloc(s->nrecs + 64, sizeof(*m));
+	if (!m)
+		return false;
+	for (i = 0; i < s->nrecs; i++) {
+		const struct ptrec_sb_mmap *r = (const void *)s->recs[i];
+
+		if (s->recs[i]->type == PTREC_SB_LOST) {
+			free(m);
+			return false;
+		}
+		if (s->recs[i]->type != PTREC_SB_MMAP)
+			continue;
+		/* Any process's: a CLONE_VM task's brk moves the same break
+		 * and shows in its own records; more only widens the hull.
+		 */
+		m[n].start = r->start;
+		m[n].end = r->start + r->len;
+		m[n].path = sb_mmap_path(r);
+		m[n].path_len = r->path_len;
+		m[n].initial = !!(r->hdr.flags & PTREC_SB_F_SNAPSHOT);
+		n++;
+	}
+	for (k = 0; n < s->nrecs + 64 &&
+	     !rp_snapshot_proc_map(rc->sn, rc->pid, k, &mi); k++) {
+		m[n].start = mi.start;
+		m[n].end = mi.end;
+		m[n].path = mi.path;
+		m[n].path_len = strlen(mi.path);
+		m[n].initial = false;
+		n++;
+	}
+	ok = rcv_root_brk_range(m, n, lo, hi);
+	free(m);
+	return ok;
+}
+
+bool rcv_root_range(struct rp_recover *rc, uint64_t *lo, uint64_t *hi)
+{
+	if (!rc->root_done) {
+		rc->root_ok = range_of(rc, &rc->root_lo, &rc->root_hi);
+		rc->root_done = true;
+	}
+	*lo = rc->root_lo;
+	*hi = rc->root_hi;
+	return rc->root_ok;
+}
