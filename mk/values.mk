@@ -40,6 +40,12 @@ $(BRKROOT): tests/values/brkroot.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -Wl,-z,now -o $@ $<
 
+# Stores through one root plus offsets (rcv_root.c, rcv_alias.c).
+SYMROOT := $(BUILD)/tests/values/symroot
+$(SYMROOT): tests/values/symroot.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Wall -Werror -Wl,-z,now -o $@ $<
+
 # Read-only memory and descriptors with another thread (rcv_order.c).
 ROTHREADS := $(BUILD)/tests/values/rothreads
 $(ROTHREADS): tests/values/rothreads.c
@@ -212,9 +218,9 @@ values-review11: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW11)
 
 values-test: $(PTREC) $(VALCHECK) $(VALWIN) $(PROG_BINS) $(UNSOUND) \
 		$(HOLES) $(ROTHREADS) $(XTHREADS) $(REVIEW2) $(REVIEW4) \
-		$(EXITROB) $(BRKROOT)
+		$(EXITROB) $(BRKROOT) $(SYMROOT)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
-		BRKROOT=$(CURDIR)/$(BRKROOT) \
+		BRKROOT=$(CURDIR)/$(BRKROOT) SYMROOT=$(CURDIR)/$(SYMROOT) \
 		XTHREADS=$(CURDIR)/$(XTHREADS) EXITROB=$(CURDIR)/$(EXITROB) \
 		VALWIN=$(CURDIR)/$(VALWIN) \
 		PROGS=$(CURDIR)/$(PROG_DIR) UNSOUND=$(CURDIR)/$(UNSOUND) \

@@ -34,6 +34,7 @@
 
 #include <capstone/capstone.h>
 
+#include "rcv_root.h"
 #include "rcv_val.h"
 #include "rcv_win.h"
 
@@ -91,12 +92,27 @@ static bool may_leave(const struct rcv_acc *u, uint8_t f)
 }
 
 /*
+ * A placement of store @skip taken as given (value_refutes()): its root's
+ * value @root, and which of the barriers after it (the n-th in q[n]) store
+ * through the same root, at off[n], size[n] bytes: those are placed too.
+ */
+struct al_hyp {
+	uint64_t root;
+	size_t q[AL_BARS];
+	uint64_t off[AL_BARS];
+	unsigned int size[AL_BARS];
+	bool same[AL_BARS];
+	unsigned int n;
+};
+
+/*
  * May an instruction of @w after @p and before @lim (other than @skip)
  * have been the last to write @x, whose value at @lim (the end when @lim
- * is w->n) is @fx?  True when not sure.
+ * is w->n) is @fx?  True when not sure.  With @h (@p is @skip): the
+ * stores through @skip's root are placed by it.
  */
 static bool late_writer(struct win *w, size_t p, size_t lim, size_t skip,
-			uint64_t x, uint8_t fx)
+			uint64_t x, uint8_t fx, const struct al_hyp *h)
 {
 	uint64_t word = x >> 3, sa, sl;
 	struct rcv_acc u;
@@ -108,6 +124,10 @@ static bool late_writer(struct win *w, size_t p, size_t lim, size_t skip,
 		if (++n > AL_BARS)
 			return true;
 		if (q == skip)
+			continue;
+		/* Through the same root, placed: not over @x. */
+		if (h && n <= h->n && h->q[n - 1] == q && h->same[n - 1] &&
+		    x - (h->root + h->off[n - 1]) >= h->size[n - 1])
 			continue;
 		if (!ustore(w, q, &u) || may_leave(&u, fx))
 			return true;
@@ -164,7 +184,7 @@ static size_t lower_after(struct win *w, struct lower_memo *lm,
 }
 
 static bool revealed(struct win *w, size_t b, uint64_t x, uint8_t *f,
-		     struct lower_memo *lm)
+		     struct lower_memo *lm, const struct al_hyp *h)
 {
 	uint64_t word = x >> 3, until, sa, sl;
 	size_t j, q, k = 0;
@@ -187,7 +207,7 @@ static bool revealed(struct win *w, size_t b, uint64_t x, uint8_t *f,
 		if (r == 1) {
 			/* An unproven branch's load is not known. */
 			if (w->mbar[q] || (w->ins[q].flags & RCV_I_BARRIER) ||
-			    late_writer(w, b, q, b, x, t))
+			    late_writer(w, b, q, b, x, t, h))
 				return false;
 			*f = t;
 			return true;
@@ -197,16 +217,46 @@ static bool revealed(struct win *w, size_t b, uint64_t x, uint8_t *f,
 			return false;
 	}
 	if (!w->top_end || !final_byte(w, x, &t) ||
-	    late_writer(w, b, w->n, b, x, t))
+	    late_writer(w, b, w->n, b, x, t, h))
 		return false;
 	*f = t;
 	return true;
 }
 
 /*
+ * The barriers after store @b that store through its root (@s), into
+ * *@h: false when none does (no placement places another store).
+ */
+static bool same_root(struct win *w, size_t b, const struct rcv_root_sym *s,
+		      struct al_hyp *h)
+{
+	struct rcv_root_sym t;
+	struct rcv_acc u;
+	bool any = false;
+	size_t q;
+
+	h->n = 0;
+	for (q = w->nb[b + 1]; q < w->n && h->n < AL_BARS;
+	     q = w->nb[q + 1]) {
+		bool same = ustore(w, q, &u) && rcv_root_sym(w, q, &t) &&
+			    t.pos == s->pos && t.reg == s->reg;
+
+		h->q[h->n] = q;
+		h->same[h->n] = same;
+		h->off[h->n] = same ? t.off : 0;
+		h->size[h->n] = same ? u.size : 0;
+		any |= same;
+		h->n++;
+	}
+	return any;
+}
+
+/*
  * Had store @b (@wr, its value known in part at least) written @a, at any
  * placement, would what shows its bytes afterwards (a later load, the
- * end) show it?  True when every placement is refuted.
+ * end) show it?  True when every placement is refuted.  A placement of
+ * @b places the later stores through its root too (rcv_root_sym()): what
+ * shows a byte is then asked for each placement.
  */
 static bool value_refutes(struct win *w, size_t b, const struct rcv_acc *wr,
 			  uint64_t a)
@@ -215,14 +265,22 @@ static bool value_refutes(struct win *w, size_t b, const struct rcv_acc *wr,
 	uint8_t seen[31], fx[31], v, m;
 	uint64_t lo = a - n + 1;
 	struct lower_memo lm = { .n = 0 };
+	struct rcv_root_sym s;
+	struct al_hyp h, *hp = NULL;
 
 	if (n > 16 || !n || (!wr->val.k && !wr->hi.k))
 		return false;
+	if (rcv_root_sym(w, b, &s) && same_root(w, b, &s, &h))
+		hp = &h;
 	memset(seen, 0, sizeof(seen));
 	for (j = 0; j < n; j++) {
 		uint64_t q = a - j;
 		bool ok = true;
 
+		if (hp) {
+			h.root = q - s.off;
+			memset(seen, 0, sizeof(seen));
+		}
 		for (t = 0; t < n && ok; t++) {
 			size_t x = (size_t)(q + t - lo);
 
@@ -230,8 +288,8 @@ static bool value_refutes(struct win *w, size_t b, const struct rcv_acc *wr,
 			if (!m)
 				continue;
 			if (!seen[x])
-				seen[x] = revealed(w, b, q + t, &fx[x], &lm) ?
-					  1 : 2;
+				seen[x] = revealed(w, b, q + t, &fx[x], &lm,
+						   hp) ? 1 : 2;
 			if (seen[x] == 1 && ((v ^ fx[x]) & m))
 				ok = false;	/* not what it shows */
 		}
@@ -282,7 +340,7 @@ static void base_from_load(struct win *w, size_t b, int g, uint64_t a,
 		uint64_t x = rd.addr + k;
 
 		if (!final_byte(w, x, &fx) ||
-		    late_writer(w, p, w->n, b, x, fx))
+		    late_writer(w, p, w->n, b, x, fx, NULL))
 			continue;
 		base->v = (base->v & ~(0xffull << (8 * k))) |
 			  (uint64_t)fx << (8 * k);

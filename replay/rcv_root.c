@@ -14,9 +14,17 @@
  * the pages any brk changed lie in the hull of the heap mappings the
  * sideband and the snapshot show.  (From heaproot's range, which bounded
  * the break's value itself.)
+ *
+ * Stores through one root (rcv_root_sym()): two stores whose addresses
+ * are the same value plus different known offsets are placed relative to
+ * each other, whatever that value is: under the hypothesis that one wrote
+ * a byte at some placement, the other's bytes are known exactly
+ * (rcv_alias.c).  Addresses from different roots are not compared.
  */
 #include <stdlib.h>
 #include <string.h>
+
+#include <capstone/capstone.h>
 
 #include "rcv_root.h"
 #include "rcv_win.h"
@@ -117,4 +125,86 @@ bool rcv_root_range(struct rp_recover *rc, uint64_t *lo, uint64_t *hi)
 	*lo = rc->root_lo;
 	*hi = rc->root_hi;
 	return rc->root_ok;
+}
+
+#define RT_BACK		64	/* instructions back to a root */
+
+/* The memory operand @in writes, none when not one (or several). */
+static const struct rcv_op *store_op(const struct rcv_ins *in)
+{
+	const struct rcv_op *m = NULL;
+	int k;
+
+	for (k = 0; k < in->nops; k++)
+		if (in->op[k].type == RCV_OP_MEM &&
+		    (in->op[k].access & CS_AC_WRITE)) {
+			if (m)
+				return NULL;
+			m = &in->op[k];
+		}
+	return m;
+}
+
+/* @o's address as register *@g plus *@off, with the state @s before it. */
+static bool op_of(const struct rcv_ins *in, const struct rcv_state *s,
+		  const struct rcv_op *o, int *g, uint64_t *off)
+{
+	if (!o || o->seg || in->a32 || o->base < 0 || o->base >= 16)
+		return false;
+	*off = (uint64_t)o->imm;
+	if (o->index >= 0) {
+		if (o->index >= 16 || s->r[o->index].k != ~0ull)
+			return false;
+		*off += s->r[o->index].v * o->scale;
+	}
+	*g = o->base;
+	return true;
+}
+
+bool rcv_root_sym(struct win *w, size_t b, struct rcv_root_sym *out)
+{
+	const struct rcv_ins *in = &w->ins[b];
+	const struct rcv_op *o0, *o1;
+	size_t p, lo = b > RT_BACK ? b - RT_BACK : 0;
+	uint64_t off, d;
+	int g, h;
+
+	if (b >= w->n || !op_of(in, &w->st[b], store_op(in), &g, &off))
+		return false;
+	for (p = b; p-- > lo;) {
+		in = &w->ins[p];
+		/* A handler between, a call's registers, a gap. */
+		if (in->flags & (RCV_I_BARRIER | RCV_I_BAD | RCV_I_XFER |
+				 RCV_I_SYSCALL))
+			return false;
+		if (!in->wcode[g])
+			continue;
+		o0 = &in->op[0];
+		o1 = &in->op[1];
+		if (in->nops == 2 && o0->type == RCV_OP_REG &&
+		    o0->reg == g && o0->size == 8 && in->wcode[g] == 4) {
+			if (in->id == X86_INS_MOV && o1->type == RCV_OP_REG &&
+			    o1->size == 8 && o1->reg >= 0 && o1->reg < 16) {
+				g = o1->reg;
+				continue;
+			}
+			if (in->id == X86_INS_LEA &&
+			    op_of(in, &w->st[p], o1, &h, &d)) {
+				off += d;
+				g = h;
+				continue;
+			}
+			if ((in->id == X86_INS_ADD || in->id == X86_INS_SUB) &&
+			    o1->type == RCV_OP_IMM) {
+				off += in->id == X86_INS_ADD ?
+				       (uint64_t)o1->imm : -(uint64_t)o1->imm;
+				continue;
+			}
+		}
+		out->pos = p;
+		out->reg = g;
+		out->off = off;
+		return true;
+	}
+	return false;
 }

@@ -2,7 +2,9 @@
 /*
  * Private to the recovery engine (rcv_root.c, rcv_sys.c, rcv_alias.c):
  * the pages brk(2) may change during a recording, from the heap mappings
- * the sideband and the snapshot show (docs/values.md "What brk writes").
+ * the sideband and the snapshot show (docs/values.md "What brk writes");
+ * a store's address as an unknown root plus a known offset (docs/values.md
+ * "Stores through one root").
  */
 #ifndef PTREC_RCV_ROOT_H
 #define PTREC_RCV_ROOT_H
@@ -12,6 +14,7 @@
 #include <stdint.h>
 
 struct rp_recover;
+struct win;
 
 /* One mapping as the sideband or the snapshot shows it. */
 struct rcv_root_map {
@@ -31,5 +34,23 @@ bool rcv_root_brk_range(const struct rcv_root_map *m, size_t n,
 
 /* rc->root_*: rcv_root_brk_range() of the recording, once. */
 bool rcv_root_range(struct rp_recover *rc, uint64_t *lo, uint64_t *hi);
+
+/*
+ * The address instruction @b's memory operand writes is the value
+ * instruction @pos left in register @reg plus @off (modulo 2^64): the
+ * register copied by mov, moved by lea, add and sub of known amounts
+ * since, and never written otherwise.
+ */
+struct rcv_root_sym {
+	size_t pos;
+	int reg;
+	uint64_t off;
+};
+
+/* Instruction @b of @w's store address as a root plus an offset: false
+ * when not found (a barrier, a system call or a transfer between, no
+ * writer of the register in the instructions looked at, a segment).
+ */
+bool rcv_root_sym(struct win *w, size_t b, struct rcv_root_sym *out);
 
 #endif /* PTREC_RCV_ROOT_H */

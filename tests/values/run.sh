@@ -268,6 +268,33 @@ if [ -n "${BRKROOT:-}" ]; then
 	fi
 fi
 
+# symroot.c: stores through one unknown root plus offsets (rcv_root.c
+# rcv_root_sym(), rcv_alias.c).  same: r12 known (0) across a store of
+# -1 through the root, refuted because a later store through the same
+# root is placed by it, also in strict mode (a fact of the machine);
+# alias (another root in the same register) and overlap (the same root
+# over the word): r12 not known.  No wrong value in any.
+if [ -n "${SYMROOT:-}" ]; then
+	for c in same alias overlap; do
+		truth_rec "symroot-$c" "$SYMROOT" "$c"
+		p=$(last_at "symroot-$c" '<main\+[0-9]+>:.*mov +0x40\(%rsi\),%r12d$')
+		v=$([ -n "$p" ] && "$PTREC" values "$tmp/symroot-$c" \
+			--at $((p + 1)) 2>&1 | awk '$1 == "r12" { print $2 }')
+		vs=$([ -n "$p" ] && PTREC_VALUES_STRICT=1 "$PTREC" values \
+			"$tmp/symroot-$c" --at $((p + 1)) 2>&1 |
+			awk '$1 == "r12" { print $2 }')
+		z16=0x0000000000000000
+		known=yes
+		[ "$c" = same ] && [ "$v/$vs" != "$z16/$z16" ] && known=no
+		if truth_check "symroot-$c" && grep -q ' 0 conflicts' "$tmp/out" &&
+			[ $known = yes ]; then
+			ok "symroot.c $c: no wrong value, r12 $v (strict $vs); $(distance)"
+		else
+			bad "symroot.c $c (at ${p:-?}): r12 ${v:-?} strict ${vs:-?}: $(head -5 "$tmp/out" "$tmp/log")"
+		fi
+	done
+fi
+
 # unsound.c's "jmptgt": with no signal handler in the process, an
 # indirect jump went where its operand said (rcv_back.c: the register;
 # rcv_rw.c: the word a jump through memory read): r9 before `jmp *%r9`

@@ -156,3 +156,127 @@ Test(rcv_root, brk_unknown)
 	rc.strict = true;
 	brk_writes(0x556000, 0x23000, "strict");
 }
+
+/* ---- stores through one root (rcv_root_sym()) ---------------------- */
+
+static struct rcv_state sst[9];
+static struct rcv_ins sins[8];
+static struct win sw;
+
+static struct rcv_op reg(int g, unsigned int size)
+{
+	return (struct rcv_op){ .type = RCV_OP_REG, .size = size,
+				.reg = (int8_t)g, .base = -1, .index = -1 };
+}
+
+static struct rcv_op mem(int base, int64_t disp, unsigned int size,
+			 uint8_t access)
+{
+	return (struct rcv_op){ .type = RCV_OP_MEM, .size = size,
+				.access = access, .base = (int8_t)base,
+				.index = -1, .scale = 1, .imm = disp };
+}
+
+static struct rcv_op imm(int64_t v)
+{
+	return (struct rcv_op){ .type = RCV_OP_IMM, .size = 4, .imm = v,
+				.base = -1, .index = -1 };
+}
+
+static void put2(size_t i, uint16_t id, struct rcv_op a, struct rcv_op b,
+		 int wr)
+{
+	sins[i] = (struct rcv_ins){ .id = id, .nops = 2 };
+	sins[i].op[0] = a;
+	sins[i].op[1] = b;
+	if (wr >= 0)
+		sins[i].wcode[wr] = 4;
+}
+
+/*
+ * 0 mov (%rbx),%rax      the root
+ * 1 lea 8(%rax),%rdi
+ * 2 add $0x20,%rdi
+ * 3 movl $-1,0x10(%rdi)  root 0 rax + 0x38
+ * 4 movl $0,0x40(%rdi)   root 0 rax + 0x68
+ * 5 mov (%rcx),%rdi      another root
+ * 6 movl $0,0x10(%rdi)   root 5 rdi + 0x10
+ * 7 sub $8,%rdi; (then a store at 8 would be root 5 - 8)
+ */
+static void sym_setup(void)
+{
+	memset(sst, 0, sizeof(sst));
+	memset(sins, 0, sizeof(sins));
+	sw = (struct win){ .st = sst, .ins = sins, .n = 8, .rc = &rc,
+			   .top_end = true };
+	put2(0, X86_INS_MOV, reg(RP_REG_RAX, 8),
+	     mem(RP_REG_RBX, 0, 8, CS_AC_READ), RP_REG_RAX);
+	put2(1, X86_INS_LEA, reg(RP_REG_RDI, 8),
+	     mem(RP_REG_RAX, 8, 8, 0), RP_REG_RDI);
+	put2(2, X86_INS_ADD, reg(RP_REG_RDI, 8), imm(0x20), RP_REG_RDI);
+	put2(3, X86_INS_MOV, mem(RP_REG_RDI, 0x10, 4, CS_AC_WRITE), imm(-1),
+	     -1);
+	put2(4, X86_INS_MOV, mem(RP_REG_RDI, 0x40, 4, CS_AC_WRITE), imm(0),
+	     -1);
+	put2(5, X86_INS_MOV, reg(RP_REG_RDI, 8),
+	     mem(RP_REG_RCX, 0, 8, CS_AC_READ), RP_REG_RDI);
+	put2(6, X86_INS_MOV, mem(RP_REG_RDI, 0x10, 4, CS_AC_WRITE), imm(0),
+	     -1);
+	put2(7, X86_INS_SUB, reg(RP_REG_RDI, 8), imm(8), RP_REG_RDI);
+}
+
+Test(rcv_root, sym_chain)
+{
+	struct rcv_root_sym s3, s4, s6;
+
+	memset(&rc, 0, sizeof(rc));
+	sym_setup();
+	cr_assert(rcv_root_sym(&sw, 3, &s3));
+	cr_assert(s3.pos == 0 && s3.reg == RP_REG_RAX && s3.off == 0x38,
+		  "root %zu r%d +%#lx", s3.pos, s3.reg,
+		  (unsigned long)s3.off);
+	cr_assert(rcv_root_sym(&sw, 4, &s4));
+	cr_assert(s4.pos == 0 && s4.reg == RP_REG_RAX && s4.off == 0x68);
+	/* rdi loaded again: another root, never compared with the first. */
+	cr_assert(rcv_root_sym(&sw, 6, &s6));
+	cr_assert(s6.pos == 5 && s6.reg == RP_REG_RDI && s6.off == 0x10);
+	/* Not a store; the root's own load has no store operand. */
+	cr_assert(!rcv_root_sym(&sw, 2, &s3));
+}
+
+Test(rcv_root, sym_index_and_stops)
+{
+	struct rcv_root_sym s;
+
+	memset(&rc, 0, sizeof(rc));
+	sym_setup();
+	/* A known index scales into the offset; an unknown one stops. */
+	sins[4].op[0].index = RP_REG_RSI;
+	sins[4].op[0].scale = 4;
+	sst[4].r[RP_REG_RSI] = (struct rcv_val){ 3, ~0ull };
+	cr_assert(rcv_root_sym(&sw, 4, &s));
+	cr_assert(s.pos == 0 && s.off == 0x68 + 12);
+	sst[4].r[RP_REG_RSI].k = 0;
+	cr_assert(!rcv_root_sym(&sw, 4, &s));
+	/* A segment: not the register's value. */
+	sym_setup();
+	sins[3].op[0].seg = 1;
+	cr_assert(!rcv_root_sym(&sw, 3, &s));
+	/* A system call, a barrier or a transfer between. */
+	sym_setup();
+	sins[2].flags = RCV_I_SYSCALL;
+	cr_assert(!rcv_root_sym(&sw, 3, &s));
+	sins[2].flags = RCV_I_XFER;
+	cr_assert(!rcv_root_sym(&sw, 3, &s));
+	sins[2].flags = RCV_I_BARRIER;
+	cr_assert(!rcv_root_sym(&sw, 3, &s));
+	/* A 32-bit add writes the register otherwise: the root is there. */
+	sym_setup();
+	sins[2].op[0].size = 4;
+	cr_assert(rcv_root_sym(&sw, 3, &s));
+	cr_assert(s.pos == 2 && s.reg == RP_REG_RDI && s.off == 0x10);
+	/* No writer in the window: none. */
+	sym_setup();
+	sins[0].wcode[RP_REG_RAX] = 0;
+	cr_assert(!rcv_root_sym(&sw, 3, &s));
+}
