@@ -92,18 +92,29 @@ static bool may_leave(const struct rcv_acc *u, uint8_t f)
 }
 
 /*
- * A placement of store @skip taken as given (value_refutes()): its root's
- * value @root, and which of the barriers after it (the n-th in q[n]) store
- * through the same root, at off[n], size[n] bytes: those are placed too.
+ * A placement of store @skip taken as given (value_refutes()): its root
+ * (@s) and the root's value @root then; the stores through the same root
+ * are placed too.
  */
 struct al_hyp {
+	struct rcv_root_sym s;
 	uint64_t root;
-	size_t q[AL_BARS];
-	uint64_t off[AL_BARS];
-	unsigned int size[AL_BARS];
-	bool same[AL_BARS];
-	unsigned int n;
+	bool hit;		/* a store through the root was placed */
 };
+
+/* Under @h, does store @q (@u) through @h's root miss byte @x? */
+static bool hyp_misses(struct win *w, size_t q, const struct rcv_acc *u,
+		       struct al_hyp *h, uint64_t x)
+{
+	struct rcv_root_sym t;
+
+	if (!u->valid || u->addr_known || !u->size ||
+	    !rcv_root_sym(w, q, &t) || t.pos != h->s.pos ||
+	    t.reg != h->s.reg)
+		return false;
+	h->hit = true;
+	return x - (h->root + t.off) >= u->size;
+}
 
 /*
  * May an instruction of @w after @p and before @lim (other than @skip)
@@ -112,7 +123,7 @@ struct al_hyp {
  * stores through @skip's root are placed by it.
  */
 static bool late_writer(struct win *w, size_t p, size_t lim, size_t skip,
-			uint64_t x, uint8_t fx, const struct al_hyp *h)
+			uint64_t x, uint8_t fx, struct al_hyp *h)
 {
 	uint64_t word = x >> 3, sa, sl;
 	struct rcv_acc u;
@@ -125,12 +136,10 @@ static bool late_writer(struct win *w, size_t p, size_t lim, size_t skip,
 			return true;
 		if (q == skip)
 			continue;
-		/* Through the same root, placed: not over @x. */
-		if (h && n <= h->n && h->q[n - 1] == q && h->same[n - 1] &&
-		    x - (h->root + h->off[n - 1]) >= h->size[n - 1])
-			continue;
-		if (!ustore(w, q, &u) || may_leave(&u, fx))
-			return true;
+		if (!ustore(w, q, &u) ||
+		    (may_leave(&u, fx) && !(h && hyp_misses(w, q, &u, h, x))))
+			return true;	/* not through the same root, placed
+					 * away from @x */
 	}
 	/* Stores of known address (and system calls' buffers). */
 	for (j = rcv_lower(w, word, p + 1); j < w->nidx &&
@@ -184,7 +193,7 @@ static size_t lower_after(struct win *w, struct lower_memo *lm,
 }
 
 static bool revealed(struct win *w, size_t b, uint64_t x, uint8_t *f,
-		     struct lower_memo *lm, const struct al_hyp *h)
+		     struct lower_memo *lm, struct al_hyp *h)
 {
 	uint64_t word = x >> 3, until, sa, sl;
 	size_t j, q, k = 0;
@@ -224,62 +233,37 @@ static bool revealed(struct win *w, size_t b, uint64_t x, uint8_t *f,
 }
 
 /*
- * The barriers after store @b that store through its root (@s), into
- * *@h: false when none does (no placement places another store).
- */
-static bool same_root(struct win *w, size_t b, const struct rcv_root_sym *s,
-		      struct al_hyp *h)
-{
-	struct rcv_root_sym t;
-	struct rcv_acc u;
-	bool any = false;
-	size_t q;
-
-	h->n = 0;
-	for (q = w->nb[b + 1]; q < w->n && h->n < AL_BARS;
-	     q = w->nb[q + 1]) {
-		bool same = ustore(w, q, &u) && rcv_root_sym(w, q, &t) &&
-			    t.pos == s->pos && t.reg == s->reg;
-
-		h->q[h->n] = q;
-		h->same[h->n] = same;
-		h->off[h->n] = same ? t.off : 0;
-		h->size[h->n] = same ? u.size : 0;
-		any |= same;
-		h->n++;
-	}
-	return any;
-}
-
-/*
  * Had store @b (@wr, its value known in part at least) written @a, at any
  * placement, would what shows its bytes afterwards (a later load, the
  * end) show it?  True when every placement is refuted.  A placement of
  * @b places the later stores through its root too (rcv_root_sym()): what
- * shows a byte is then asked for each placement.
+ * shows a byte is asked again for each placement when such a store was
+ * in the way.
  */
 static bool value_refutes(struct win *w, size_t b, const struct rcv_acc *wr,
 			  uint64_t a)
 {
 	unsigned int j, t, n = wr->size;
-	uint8_t seen[31], fx[31], v, m;
+	uint8_t seen[31], fx[31], dep[31], v, m;
 	uint64_t lo = a - n + 1;
 	struct lower_memo lm = { .n = 0 };
-	struct rcv_root_sym s;
 	struct al_hyp h, *hp = NULL;
 
 	if (n > 16 || !n || (!wr->val.k && !wr->hi.k))
 		return false;
-	if (rcv_root_sym(w, b, &s) && same_root(w, b, &s, &h))
+	if (rcv_root_sym(w, b, &h.s))
 		hp = &h;
 	memset(seen, 0, sizeof(seen));
+	memset(dep, 0, sizeof(dep));
 	for (j = 0; j < n; j++) {
 		uint64_t q = a - j;
 		bool ok = true;
 
 		if (hp) {
-			h.root = q - s.off;
-			memset(seen, 0, sizeof(seen));
+			h.root = q - h.s.off;
+			for (t = 0; t < 2 * n - 1; t++)
+				if (dep[t])
+					seen[t] = 0;	/* placed otherwise */
 		}
 		for (t = 0; t < n && ok; t++) {
 			size_t x = (size_t)(q + t - lo);
@@ -287,9 +271,12 @@ static bool value_refutes(struct win *w, size_t b, const struct rcv_acc *wr,
 			m = acc_bits(wr, t, &v);
 			if (!m)
 				continue;
-			if (!seen[x])
+			if (!seen[x]) {
+				h.hit = false;
 				seen[x] = revealed(w, b, q + t, &fx[x], &lm,
 						   hp) ? 1 : 2;
+				dep[x] = hp && h.hit;
+			}
 			if (seen[x] == 1 && ((v ^ fx[x]) & m))
 				ok = false;	/* not what it shows */
 		}

@@ -161,7 +161,7 @@ static bool op_of(const struct rcv_ins *in, const struct rcv_state *s,
 	return true;
 }
 
-bool rcv_root_sym(struct win *w, size_t b, struct rcv_root_sym *out)
+static bool root_sym(struct win *w, size_t b, struct rcv_root_sym *out)
 {
 	const struct rcv_ins *in = &w->ins[b];
 	const struct rcv_op *o0, *o1;
@@ -207,4 +207,48 @@ bool rcv_root_sym(struct win *w, size_t b, struct rcv_root_sym *out)
 		return true;
 	}
 	return false;
+}
+
+/*
+ * Remembered by position (a memory question asks it for each barrier
+ * after a store, for every byte: 20% of loops' `--at 100` otherwise).
+ * The answer only grows more certain as passes know more (an index
+ * known, a branch proven), so a remembered one holds; a root before the
+ * window asking is found again.
+ */
+#define RT_MEMO		1024
+
+struct rcv_root_memo {
+	uint64_t at;		/* position + 1; 0 empty */
+	uint64_t root;		/* the root's position */
+	uint64_t off;
+	int8_t reg;		/* -1: no root */
+};
+
+bool rcv_root_sym(struct win *w, size_t b, struct rcv_root_sym *out)
+{
+	struct rp_recover *rc = w->rc;
+	struct rcv_root_memo *m;
+	uint64_t at = w->first + b + 1;
+	bool ok;
+
+	if (!rc->root_memo)
+		rc->root_memo = calloc(RT_MEMO, sizeof(*rc->root_memo));
+	if (!rc->root_memo)
+		return root_sym(w, b, out);
+	m = &rc->root_memo[at % RT_MEMO];
+	if (m->at == at && (m->reg < 0 || m->root >= w->first)) {
+		if (m->reg < 0)
+			return false;
+		out->pos = (size_t)(m->root - w->first);
+		out->reg = m->reg;
+		out->off = m->off;
+		return true;
+	}
+	ok = root_sym(w, b, out);
+	m->at = at;
+	m->reg = ok ? (int8_t)out->reg : -1;
+	m->root = ok ? w->first + out->pos : 0;
+	m->off = ok ? out->off : 0;
+	return ok;
 }

@@ -198,6 +198,7 @@ struct rp_recover {
 	 */
 	bool root_done, root_ok;
 	uint64_t root_lo, root_hi;
+	struct rcv_root_memo *root_memo;	/* rcv_root_sym()'s answers */
 	/* rcv_fd.c: descriptors that named no memory file at the end
 	 * (bit d), when the snapshot lists them and no other thread shares
 	 * them (fd_known); the rseq areas, sorted and disjoint, unless
