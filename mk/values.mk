@@ -33,6 +33,19 @@ $(HOLES): tests/values/holes.c tests/values/holes_mem.c \
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -o $@ $(filter %.c,$^)
 
+# What brk writes (rcv_sys.c, rcv_root.c): raw brk calls and glibc's sbrk,
+# no lazy binding (its resolver's stores would end the questions first).
+BRKROOT := $(BUILD)/tests/values/brkroot
+$(BRKROOT): tests/values/brkroot.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Wall -Werror -Wl,-z,now -o $@ $<
+
+# Stores through one root plus offsets (rcv_root.c, rcv_alias.c).
+SYMROOT := $(BUILD)/tests/values/symroot
+$(SYMROOT): tests/values/symroot.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Wall -Werror -Wl,-z,now -o $@ $<
+
 # Read-only memory and descriptors with another thread (rcv_order.c).
 ROTHREADS := $(BUILD)/tests/values/rothreads
 $(ROTHREADS): tests/values/rothreads.c
@@ -257,8 +270,9 @@ values-review12: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW12)
 
 values-test: $(PTREC) $(VALCHECK) $(VALWIN) $(PROG_BINS) $(UNSOUND) \
 		$(HOLES) $(ROTHREADS) $(XTHREADS) $(REVIEW2) $(REVIEW4) \
-		$(EXITROB)
+		$(EXITROB) $(BRKROOT) $(SYMROOT)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
+		BRKROOT=$(CURDIR)/$(BRKROOT) SYMROOT=$(CURDIR)/$(SYMROOT) \
 		XTHREADS=$(CURDIR)/$(XTHREADS) EXITROB=$(CURDIR)/$(EXITROB) \
 		VALWIN=$(CURDIR)/$(VALWIN) \
 		PROGS=$(CURDIR)/$(PROG_DIR) UNSOUND=$(CURDIR)/$(UNSOUND) \

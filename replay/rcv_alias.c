@@ -34,6 +34,7 @@
 
 #include <capstone/capstone.h>
 
+#include "rcv_root.h"
 #include "rcv_val.h"
 #include "rcv_win.h"
 
@@ -91,12 +92,38 @@ static bool may_leave(const struct rcv_acc *u, uint8_t f)
 }
 
 /*
+ * A placement of store @skip taken as given (value_refutes()): its root
+ * (@s) and the root's value @root then; the stores through the same root
+ * are placed too.
+ */
+struct al_hyp {
+	struct rcv_root_sym s;
+	uint64_t root;
+	bool hit;		/* a store through the root was placed */
+};
+
+/* Under @h, does store @q (@u) through @h's root miss byte @x? */
+static bool hyp_misses(struct win *w, size_t q, const struct rcv_acc *u,
+		       struct al_hyp *h, uint64_t x)
+{
+	struct rcv_root_sym t;
+
+	if (!u->valid || u->addr_known || !u->size ||
+	    !rcv_root_sym(w, q, &t) || t.pos != h->s.pos ||
+	    t.reg != h->s.reg)
+		return false;
+	h->hit = true;
+	return x - (h->root + t.off) >= u->size;
+}
+
+/*
  * May an instruction of @w after @p and before @lim (other than @skip)
  * have been the last to write @x, whose value at @lim (the end when @lim
- * is w->n) is @fx?  True when not sure.
+ * is w->n) is @fx?  True when not sure.  With @h (@p is @skip): the
+ * stores through @skip's root are placed by it.
  */
 static bool late_writer(struct win *w, size_t p, size_t lim, size_t skip,
-			uint64_t x, uint8_t fx)
+			uint64_t x, uint8_t fx, struct al_hyp *h)
 {
 	uint64_t word = x >> 3, sa, sl;
 	struct rcv_acc u;
@@ -109,8 +136,10 @@ static bool late_writer(struct win *w, size_t p, size_t lim, size_t skip,
 			return true;
 		if (q == skip)
 			continue;
-		if (!ustore(w, q, &u) || may_leave(&u, fx))
-			return true;
+		if (!ustore(w, q, &u) ||
+		    (may_leave(&u, fx) && !(h && hyp_misses(w, q, &u, h, x))))
+			return true;	/* not through the same root, placed
+					 * away from @x */
 	}
 	/* Stores of known address (and system calls' buffers). */
 	for (j = rcv_lower(w, word, p + 1); j < w->nidx &&
@@ -164,7 +193,7 @@ static size_t lower_after(struct win *w, struct lower_memo *lm,
 }
 
 static bool revealed(struct win *w, size_t b, uint64_t x, uint8_t *f,
-		     struct lower_memo *lm)
+		     struct lower_memo *lm, struct al_hyp *h)
 {
 	uint64_t word = x >> 3, until, sa, sl;
 	size_t j, q, k = 0;
@@ -187,7 +216,7 @@ static bool revealed(struct win *w, size_t b, uint64_t x, uint8_t *f,
 		if (r == 1) {
 			/* An unproven branch's load is not known. */
 			if (w->mbar[q] || (w->ins[q].flags & RCV_I_BARRIER) ||
-			    late_writer(w, b, q, b, x, t))
+			    late_writer(w, b, q, b, x, t, h))
 				return false;
 			*f = t;
 			return true;
@@ -197,7 +226,7 @@ static bool revealed(struct win *w, size_t b, uint64_t x, uint8_t *f,
 			return false;
 	}
 	if (!w->top_end || !final_byte(w, x, &t) ||
-	    late_writer(w, b, w->n, b, x, t))
+	    late_writer(w, b, w->n, b, x, t, h))
 		return false;
 	*f = t;
 	return true;
@@ -206,32 +235,48 @@ static bool revealed(struct win *w, size_t b, uint64_t x, uint8_t *f,
 /*
  * Had store @b (@wr, its value known in part at least) written @a, at any
  * placement, would what shows its bytes afterwards (a later load, the
- * end) show it?  True when every placement is refuted.
+ * end) show it?  True when every placement is refuted.  A placement of
+ * @b places the later stores through its root too (rcv_root_sym()): what
+ * shows a byte is asked again for each placement when such a store was
+ * in the way.
  */
 static bool value_refutes(struct win *w, size_t b, const struct rcv_acc *wr,
 			  uint64_t a)
 {
 	unsigned int j, t, n = wr->size;
-	uint8_t seen[31], fx[31], v, m;
+	uint8_t seen[31], fx[31], dep[31], v, m;
 	uint64_t lo = a - n + 1;
 	struct lower_memo lm = { .n = 0 };
+	struct al_hyp h, *hp = NULL;
 
 	if (n > 16 || !n || (!wr->val.k && !wr->hi.k))
 		return false;
+	if (rcv_root_sym(w, b, &h.s))
+		hp = &h;
 	memset(seen, 0, sizeof(seen));
+	memset(dep, 0, sizeof(dep));
 	for (j = 0; j < n; j++) {
 		uint64_t q = a - j;
 		bool ok = true;
 
+		if (hp) {
+			h.root = q - h.s.off;
+			for (t = 0; t < 2 * n - 1; t++)
+				if (dep[t])
+					seen[t] = 0;	/* placed otherwise */
+		}
 		for (t = 0; t < n && ok; t++) {
 			size_t x = (size_t)(q + t - lo);
 
 			m = acc_bits(wr, t, &v);
 			if (!m)
 				continue;
-			if (!seen[x])
-				seen[x] = revealed(w, b, q + t, &fx[x], &lm) ?
-					  1 : 2;
+			if (!seen[x]) {
+				h.hit = false;
+				seen[x] = revealed(w, b, q + t, &fx[x], &lm,
+						   hp) ? 1 : 2;
+				dep[x] = hp && h.hit;
+			}
 			if (seen[x] == 1 && ((v ^ fx[x]) & m))
 				ok = false;	/* not what it shows */
 		}
@@ -282,7 +327,7 @@ static void base_from_load(struct win *w, size_t b, int g, uint64_t a,
 		uint64_t x = rd.addr + k;
 
 		if (!final_byte(w, x, &fx) ||
-		    late_writer(w, p, w->n, b, x, fx))
+		    late_writer(w, p, w->n, b, x, fx, NULL))
 			continue;
 		base->v = (base->v & ~(0xffull << (8 * k))) |
 			  (uint64_t)fx << (8 * k);

@@ -14,6 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <capstone/capstone.h>
+
+#include "rcv_root.h"
 #include "rcv_win.h"
 
 /*
@@ -172,6 +175,69 @@ static bool sys_brk_keeps(struct win *w, size_t i)
 	hi = (old + 4095) & ~4095ull;
 	return lo >= hi || !rcv_order_ro_in(w->rc, lo, hi) ||
 	       sys_maps_none_after(w, i);
+}
+
+/*
+ * A brk whose breaks are not known changes only pages the heap's
+ * mappings covered (rcv_root.c); not in strict mode, where what ran
+ * before the recording is not taken as given.
+ */
+static int sys_brk_hull(struct win *w, uint64_t *addr, uint64_t *len)
+{
+	uint64_t lo, hi;
+
+	if (w->rc->strict || !rcv_root_range(w->rc, &lo, &hi) ||
+	    hi - lo > (1u << 20))
+		return -1;
+	*addr = lo;
+	*len = hi - lo;
+	return 1;
+}
+
+/*
+ * What brk @i writes (Linux mm/mmap.c's brk; man 2 brk): it returns the
+ * break after it (the one asked for, or the old on failure); a grow maps
+ * new anonymous pages over [PAGE_ALIGN(old), PAGE_ALIGN(new)) (the bytes
+ * of the old break's page past it keep theirs: no zeroing), a shrink
+ * unmaps [PAGE_ALIGN(new), PAGE_ALIGN(old)).  No other byte changes.
+ * brk(0) asks (0 is under every break's minimum: nothing changes).  With
+ * the break before it (sys_brk_before()) and its result known: that
+ * range, 0 when empty; a result equal to the old break after a shrink
+ * asked for (or an argument not known) is a failure that may have
+ * unmapped part of it first: the range asked for, or not known.  A range
+ * past 1 MiB is not known (the index holds a word per 8 bytes).  Either
+ * break not known: the hull of the heap's pages (sys_brk_hull()).
+ */
+static int sys_brk_writes(struct win *w, size_t i, uint64_t *addr,
+			  uint64_t *len)
+{
+	const struct rcv_state *s = &w->st[i];
+	const struct rcv_val *res = &w->st[i + 1].r[RP_REG_RAX];
+	uint64_t old, nw, lo, hi;
+
+	if (s->r[RP_REG_RDI].k == ~0ull && !s->r[RP_REG_RDI].v)
+		return 0;
+	if (w->ins[i].id != X86_INS_SYSCALL)
+		return -1;
+	if (res->k != ~0ull || !sys_brk_before(w, i, &old))
+		return sys_brk_hull(w, addr, len);
+	nw = res->v;
+	if (nw == old) {
+		if (s->r[RP_REG_RDI].k != ~0ull)
+			return -1;
+		if (s->r[RP_REG_RDI].v >= old)
+			return 0;	/* a grow that failed, or none */
+		nw = s->r[RP_REG_RDI].v;
+	}
+	if (old > UINT64_MAX - 4095 || nw > UINT64_MAX - 4095)
+		return -1;
+	lo = ((old < nw ? old : nw) + 4095) & ~4095ull;
+	hi = ((old < nw ? nw : old) + 4095) & ~4095ull;
+	if (hi - lo > (1u << 20))
+		return -1;
+	*addr = lo;
+	*len = hi - lo;
+	return *len ? 1 : 0;
 }
 
 /*
@@ -764,6 +830,8 @@ static int sys_writes(struct win *w, size_t i, uint64_t *addr, uint64_t *len,
 		*len = (s->r[RP_REG_RSI].v + 4095) & ~4095ull;
 		return *len ? 1 : 0;
 	}
+	if (nr == 12)
+		return sys_brk_writes(w, i, addr, len);
 	/* mmap without MAP_FIXED (0x10, flags in r10) maps only where no
 	 * page is mapped: it writes no byte the process could access
 	 * before it (MAP_FIXED_NOREPLACE fails where one is).

@@ -199,6 +199,12 @@ struct rp_recover {
 	bool esc_done;
 	uint64_t esc_pos, priv_lo, priv_hi;
 	uint64_t tls_lo, tls_hi;	/* around fs_base: never private */
+	/* rcv_root.c: the pages any brk may change, [root_lo, root_hi)
+	 * (root_ok), computed once asked.
+	 */
+	bool root_done, root_ok;
+	uint64_t root_lo, root_hi;
+	struct rcv_root_memo *root_memo;	/* rcv_root_sym()'s answers */
 	/* rcv_fd.c: descriptors that named no memory file at the end
 	 * (bit d), when the snapshot lists them and no other thread shares
 	 * them (fd_known); the rseq areas, sorted and disjoint, unless

@@ -750,6 +750,7 @@ void rp_recover_free(struct rp_recover *rc)
 	rcv_win_free(rc->far2);
 	free(rc->sig_pos);
 	free(rc->sigf);
+	free(rc->root_memo);
 	free(rc->cl);
 	wpf_cache_free(rc->wpf);
 	free(rc->sum);

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Stores through one unknown root plus different offsets (replay/
+ * rcv_root.c rcv_root_sym(), rcv_alias.c value_refutes(); docs/values.md
+ * "Stores through one root"), for tests/values/run.sh to check against
+ * the ground truth.  The pointers are an array's address plus a word
+ * read(2) from /dev/zero: 0 at run time, not known to the engine.  g
+ * (the array's word 16, address known) is 0, read(2) too (its value not
+ * known before).  Each case loads g into r12, stores -1 through a
+ * pointer (b), stores through a pointer again (q) and leaves by
+ * exit_group, every register overwritten first: r12 is known only if
+ * the end's g (0) is what the load read, across b and q:
+ *
+ * - same: b writes word 0, q 0x00112233 into word 32 through the same
+ *   root.  q is refuted for g by its value (no placement of 33 22 11 00
+ *   matches the zeros around g), but its byte 00 may be g's, so without
+ *   a placement it may have been the last writer of what b left; placed
+ *   by b's root, had b written g, q stored 128 bytes past it: the end's
+ *   g (no 0xff) refutes b, and r12 is known (0);
+ * - alias: b writes g itself, then q through another root in the same
+ *   register (rdi reloaded) stores 0 over it: r12 (0) is not known (b
+ *   may have written g: q, not placed, may have left the end's 0);
+ * - overlap: b writes g, q the same root 2 bytes on: g ends ff ff 33 22,
+ *   b's 0xff shows: not refuted, r12 not known.
+ *
+ * valcheck finds no wrong value in any of them.
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Out, every register the pointers' word may be in overwritten by the
+ * time-stamp counter first (the end's registers would tell it).
+ */
+#define OUT	"rdtsc\n\t" \
+		"mov %%rax, %%rbx\n\tmov %%rax, %%rbp\n\t" \
+		"mov %%rax, %%rcx\n\tmov %%rax, %%rdx\n\t" \
+		"mov %%rax, %%rsi\n\tmov %%rax, %%r8\n\t" \
+		"mov %%rax, %%r9\n\tmov %%rax, %%r10\n\t" \
+		"mov %%rax, %%r11\n\tmov %%rax, %%r12\n\t" \
+		"mov %%rax, %%r13\n\t" \
+		"mov %%rax, %%r14\n\tmov %%rax, %%r15\n\t" \
+		"mov $231, %%eax\n\txor %%edi, %%edi\n\tsyscall"
+
+/* g = 0 by read(2): its value before the load not known to the engine. */
+static void zero_at(uint32_t *g)
+{
+	int fd = open("/dev/zero", O_RDONLY);
+
+	if (fd >= 0 && read(fd, g, sizeof(*g)) != sizeof(*g))
+		*g = 0;
+	if (fd >= 0)
+		close(fd);
+}
+
+/* 0, from the kernel: a word the engine does not know. */
+static uint64_t zero(void)
+{
+	uint64_t v = 1;
+	int fd = open("/dev/zero", O_RDONLY);
+
+	if (fd < 0 || read(fd, &v, sizeof(v)) != sizeof(v))
+		v = 1;
+	if (fd >= 0)
+		close(fd);
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	uint32_t arr[256];
+	uint64_t z = zero(), z2 = zero();
+	char *a = (char *)arr;
+
+	memset(arr, 0, sizeof(arr));
+	zero_at(&arr[16]);
+	if (argc < 2)
+		return 2;
+	if (!strcmp(argv[1], "same"))
+		__asm__ volatile("movl 64(%%rsi), %%r12d\n\t"
+				 "movl $-1, (%%rdi)\n\t"
+				 "movl $0x00112233, 128(%%rdi)\n\t"
+				 OUT
+				 : : "S"(a), "D"(a + z) : "r12", "memory");
+	if (!strcmp(argv[1], "alias"))
+		__asm__ volatile("movl 64(%%rsi), %%r12d\n\t"
+				 "movl $-1, (%%rdi)\n\t"
+				 "mov %%rdx, %%rdi\n\t"
+				 "movl $0, 64(%%rdi)\n\t"
+				 OUT
+				 : : "S"(a), "D"(a + 64 + z), "d"(a + z2)
+				 : "r12", "memory");
+	if (!strcmp(argv[1], "overlap"))
+		__asm__ volatile("movl 64(%%rsi), %%r12d\n\t"
+				 "movl $-1, (%%rdi)\n\t"
+				 "movl $0x00112233, 2(%%rdi)\n\t"
+				 OUT
+				 : : "S"(a), "D"(a + 64 + z) : "r12", "memory");
+	return 1;
+}
