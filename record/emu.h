@@ -196,7 +196,7 @@ int emu_byte_at(const struct thr *t, uint64_t addr);
 void emu_trap_hide(struct thr *t);
 void emu_trap_show(struct thr *t);
 void emu_trap_after_syscall(struct thr *t);
-void emu_trap_strip(struct thr *t);
+int emu_trap_strip(struct thr *t, int sig);
 void emu_trap_restore(struct thr *t, bool ran);
 void emu_trap_frame(struct thr *t);
 bool emu_tf_step(struct thr *t);

@@ -160,7 +160,43 @@ static bool spm_args(const struct thr *t, uint64_t a[4])
 	return (long)r->rax == SYS_rt_sigprocmask;
 }
 
-void emu_trap_strip(struct thr *t)
+/*
+ * A call's temporary mask that lets through the SIGTRAP the recorder
+ * holds (emu_trap_held()): natively it returns at once (EINTR) into its
+ * handler.  The recorder holds it where the kernel does not know it, so
+ * the call would wait for good: it goes back to the kernel first, blocked
+ * in the thread's mask as the program has it (the kernel keeps it pending
+ * with its siginfo: a signal the tracer injects at a signal stop that is
+ * blocked is queued again, kernel/signal.c ptrace_signal()), and the
+ * call's temporary mask then takes it as natively.  Returns the signal to
+ * resume with (SIGTRAP), 0 when not; @t is stopped at a step's SIGTRAP
+ * (or another signal stop), not at an event.
+ */
+static int trap_requeue(struct thr *t)
+{
+	siginfo_t si;
+	uint64_t m;
+
+	if (!t->trap_pend || !t->trap_hidden || t->trap_tmp ||
+	    ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0 ||
+	    si.si_signo != SIGTRAP ||
+	    (si.si_code != TRAP_TRACE && si.si_code != TRAP_BRKPT &&
+	     si.si_code != SI_KERNEL && si.si_code != SI_USER &&
+	     si.si_code != SI_TKILL && si.si_code != SI_QUEUE) ||
+	    ptrace(PTRACE_GETSIGMASK, t->tid, (void *)sizeof(m), &m) < 0 ||
+	    ptrace(PTRACE_SETSIGINFO, t->tid, 0, &t->trap_si) < 0)
+		return 0;
+	m |= TRAP_BIT;
+	if (ptrace(PTRACE_SETSIGMASK, t->tid, (void *)sizeof(m), &m) < 0) {
+		ptrace(PTRACE_SETSIGINFO, t->tid, 0, &si);
+		return 0;
+	}
+	t->trap_hidden = false;
+	t->trap_pend = false;
+	return SIGTRAP;
+}
+
+int emu_trap_strip(struct thr *t, int sig)
 {
 	long nr = (long)t->regs.rax;
 	uint64_t at, w, a[4];
@@ -170,7 +206,7 @@ void emu_trap_strip(struct thr *t)
 	t->trap32 = false;
 	if (nr != SYS_rt_sigprocmask && nr != SYS_rt_sigreturn &&
 	    !tmp_mask_call(nr) && (uint32_t)nr != 175)
-		return;
+		return sig;
 	/* The 64-bit numbers only behind SYSCALL (0f 05); behind int $0x80
 	 * (cd 80) the 32-bit rt_sigprocmask (175) alone.
 	 */
@@ -178,7 +214,7 @@ void emu_trap_strip(struct thr *t)
 	w = (uint64_t)ptrace(PTRACE_PEEKTEXT, t->tid,
 			     (void *)(uintptr_t)t->regs.rip, 0);
 	if (errno)
-		return;
+		return sig;
 	if ((w & 0xffff) == 0x80cd && (uint32_t)nr == 175) {
 		t->trap32 = true;
 		spm_args(t, a);	/* t->entry: the registers now */
@@ -187,17 +223,21 @@ void emu_trap_strip(struct thr *t)
 	} else if ((w & 0xffff) == 0x050f && (uint32_t)nr != 175) {
 		at = trap_word(t, nr, &t->regs);
 	} else {
-		return;
+		return sig;
 	}
 	if (!at)
-		return;
+		return sig;
 	w = (uint64_t)ptrace(PTRACE_PEEKDATA, t->tid, (void *)(uintptr_t)at, 0);
-	if (errno || !(w & TRAP_BIT))
-		return;
+	if (errno)
+		return sig;
+	if (!(w & TRAP_BIT))
+		return !sig && !t->trap32 && tmp_mask_call(nr) ?
+		       trap_requeue(t) : sig;
 	if (ptrace(PTRACE_POKEDATA, t->tid, (void *)(uintptr_t)at,
 		   (void *)(uintptr_t)(w & ~TRAP_BIT)) < 0)
-		return;
+		return sig;
 	t->trap_set_at = at;
+	return sig;
 }
 
 /* The bit back into the word emu_trap_strip() took it from (@t stopped
