@@ -247,8 +247,10 @@ values-review11: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW11)
 		REVIEW11=$(CURDIR)/$(REVIEW11) tests/values/review11.sh
 
 # Review 11's cases fixed (make check, seconds): trap32 (the 32-bit
-# rt_sigprocmask's set loses SIGTRAP for the call, record/emu_trap.c).
-REVIEW11_FIXED := trap32
+# rt_sigprocmask's set loses SIGTRAP for the call, record/emu_trap.c),
+# trappend (a SIGTRAP sent while blocked is held pending), trapblk (SigBlk
+# lacks only SIGTRAP's bit while hidden: a documented limit, asserted).
+REVIEW11_FIXED := trap32 trappend trapblk
 values-review11-check: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW11)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
 		REVIEW11=$(CURDIR)/$(REVIEW11) \

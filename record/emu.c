@@ -284,7 +284,7 @@ static void issue_step(struct emu *e, struct thr *t)
 	t->st = t->in.cls == IC_FAR && !t->delivering ? T_SYSCALL : T_STEP;
 	if (t->st == T_SYSCALL) {
 		emu_untraced_strip(t);
-		emu_trap_strip(t);
+		sig = emu_trap_strip(t, sig);	/* SIGTRAP: one it held */
 	}
 	/*
 	 * The old image's last state: at PTRACE_EVENT_EXEC it is gone, so

@@ -84,6 +84,13 @@ struct thr {
 	 */
 	bool trap_tmp;
 	bool trap_frame;
+	/* a SIGTRAP sent to it (kill, tgkill, sigqueue) while its own mask
+	 * held SIGTRAP (@trap_hidden): suppressed at its stop and held
+	 * pending here, with its siginfo, until the mask lets it through
+	 * (emu_trap_held(), emu_trap_release())
+	 */
+	bool trap_pend;
+	siginfo_t trap_si;
 	/* the program's own trap flag (emu_tf_step()): set by a POPF of a
 	 * word with TF, its handler's frame, cleared at a delivery
 	 */
@@ -189,11 +196,13 @@ int emu_byte_at(const struct thr *t, uint64_t addr);
 void emu_trap_hide(struct thr *t);
 void emu_trap_show(struct thr *t);
 void emu_trap_after_syscall(struct thr *t);
-void emu_trap_strip(struct thr *t);
+int emu_trap_strip(struct thr *t, int sig);
 void emu_trap_restore(struct thr *t, bool ran);
 void emu_trap_frame(struct thr *t);
 bool emu_tf_step(struct thr *t);
 bool emu_program_trap(struct thr *t);
+bool emu_trap_held(struct thr *t, const siginfo_t *si);
+bool emu_trap_release(struct thr *t);
 bool emu_group_stop(struct thr *t, int sig);
 /* emu_life.c: CLONE_UNTRACED off a clone the recorder steps. */
 void emu_untraced_strip(struct thr *t);

@@ -424,6 +424,9 @@ static void step_done(struct emu *e, struct thr *t)
 		syscall_r11(t);
 	if (t->st == T_SYSCALL) {
 		syscall_done(e, t);
+		/* It unblocked a SIGTRAP the recorder held (emu_trap.c). */
+		if (__builtin_expect(t->trap_pend, 0) && emu_trap_release(t))
+			signal_stop(e, t, SIGTRAP);
 		return;
 	}
 	t->st = T_READY;
@@ -544,6 +547,9 @@ static void signal_stop(struct emu *e, struct thr *t, int sig)
 	t->delivering = false;
 	memset(&si, 0, sizeof(si));
 	ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si);
+	/* One its mask holds: kept pending (emu_trap_held()). */
+	if (__builtin_expect(sig == SIGTRAP, 0) && emu_trap_held(t, &si))
+		return;
 	caught = rec_sigmask_of(t->tid, "SigCgt");
 	ignored = rec_sigmask_of(t->tid, "SigIgn");
 	s.pid = (uint32_t)t->proc->pid;

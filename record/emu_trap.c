@@ -160,7 +160,43 @@ static bool spm_args(const struct thr *t, uint64_t a[4])
 	return (long)r->rax == SYS_rt_sigprocmask;
 }
 
-void emu_trap_strip(struct thr *t)
+/*
+ * A call's temporary mask that lets through the SIGTRAP the recorder
+ * holds (emu_trap_held()): natively it returns at once (EINTR) into its
+ * handler.  The recorder holds it where the kernel does not know it, so
+ * the call would wait for good: it goes back to the kernel first, blocked
+ * in the thread's mask as the program has it (the kernel keeps it pending
+ * with its siginfo: a signal the tracer injects at a signal stop that is
+ * blocked is queued again, kernel/signal.c ptrace_signal()), and the
+ * call's temporary mask then takes it as natively.  Returns the signal to
+ * resume with (SIGTRAP), 0 when not; @t is stopped at a step's SIGTRAP
+ * (or another signal stop), not at an event.
+ */
+static int trap_requeue(struct thr *t)
+{
+	siginfo_t si;
+	uint64_t m;
+
+	if (!t->trap_pend || !t->trap_hidden || t->trap_tmp ||
+	    ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0 ||
+	    si.si_signo != SIGTRAP ||
+	    (si.si_code != TRAP_TRACE && si.si_code != TRAP_BRKPT &&
+	     si.si_code != SI_KERNEL && si.si_code != SI_USER &&
+	     si.si_code != SI_TKILL && si.si_code != SI_QUEUE) ||
+	    ptrace(PTRACE_GETSIGMASK, t->tid, (void *)sizeof(m), &m) < 0 ||
+	    ptrace(PTRACE_SETSIGINFO, t->tid, 0, &t->trap_si) < 0)
+		return 0;
+	m |= TRAP_BIT;
+	if (ptrace(PTRACE_SETSIGMASK, t->tid, (void *)sizeof(m), &m) < 0) {
+		ptrace(PTRACE_SETSIGINFO, t->tid, 0, &si);
+		return 0;
+	}
+	t->trap_hidden = false;
+	t->trap_pend = false;
+	return SIGTRAP;
+}
+
+int emu_trap_strip(struct thr *t, int sig)
 {
 	long nr = (long)t->regs.rax;
 	uint64_t at, w, a[4];
@@ -170,7 +206,7 @@ void emu_trap_strip(struct thr *t)
 	t->trap32 = false;
 	if (nr != SYS_rt_sigprocmask && nr != SYS_rt_sigreturn &&
 	    !tmp_mask_call(nr) && (uint32_t)nr != 175)
-		return;
+		return sig;
 	/* The 64-bit numbers only behind SYSCALL (0f 05); behind int $0x80
 	 * (cd 80) the 32-bit rt_sigprocmask (175) alone.
 	 */
@@ -178,7 +214,7 @@ void emu_trap_strip(struct thr *t)
 	w = (uint64_t)ptrace(PTRACE_PEEKTEXT, t->tid,
 			     (void *)(uintptr_t)t->regs.rip, 0);
 	if (errno)
-		return;
+		return sig;
 	if ((w & 0xffff) == 0x80cd && (uint32_t)nr == 175) {
 		t->trap32 = true;
 		spm_args(t, a);	/* t->entry: the registers now */
@@ -187,17 +223,21 @@ void emu_trap_strip(struct thr *t)
 	} else if ((w & 0xffff) == 0x050f && (uint32_t)nr != 175) {
 		at = trap_word(t, nr, &t->regs);
 	} else {
-		return;
+		return sig;
 	}
 	if (!at)
-		return;
+		return sig;
 	w = (uint64_t)ptrace(PTRACE_PEEKDATA, t->tid, (void *)(uintptr_t)at, 0);
-	if (errno || !(w & TRAP_BIT))
-		return;
+	if (errno)
+		return sig;
+	if (!(w & TRAP_BIT))
+		return !sig && !t->trap32 && tmp_mask_call(nr) ?
+		       trap_requeue(t) : sig;
 	if (ptrace(PTRACE_POKEDATA, t->tid, (void *)(uintptr_t)at,
 		   (void *)(uintptr_t)(w & ~TRAP_BIT)) < 0)
-		return;
+		return sig;
 	t->trap_set_at = at;
+	return sig;
 }
 
 /* The bit back into the word emu_trap_strip() took it from (@t stopped
@@ -287,6 +327,8 @@ bool emu_tf_step(struct thr *t)
 	return was && !t->in.trap;
 }
 
+static void trap_pending_set(struct thr *t);
+
 /* After a system call @t made, SIGTRAP hidden or stripped: what it
  * meant.
  */
@@ -300,6 +342,8 @@ void emu_trap_after_syscall(struct thr *t)
 	struct iovec r = { (void *)(uintptr_t)a[1], 8 };
 
 	t->trap_stripped = false;
+	if (nr == SYS_rt_sigpending)
+		trap_pending_set(t);
 	/* Interrupted (the kernel restarts or fails it with EINTR at the
 	 * delivery), its temporary mask stays until the delivery.
 	 */
@@ -360,6 +404,74 @@ bool emu_program_trap(struct thr *t)
 	/* INT1 traps like the syscall-exit report: the instruction says. */
 	return si.si_code == TRAP_BRKPT && t->in.trap && t->in.len == 1 &&
 	       emu_byte_at(t, t->ip) == 0xf1;
+}
+
+/*
+ * A SIGTRAP sent to the program (kill, tgkill, sigqueue: SI_USER,
+ * SI_TKILL, SI_QUEUE) while its own mask holds SIGTRAP, which the
+ * recorder hides from the kernel's (emu_trap_hide()): the kernel, seeing
+ * it unblocked, reports it at once, where the program would keep it
+ * pending (sigpending shows it) and run its handler only when its mask
+ * lets it through (review11.c trappend: it was handed on at once and
+ * lost).  So the recorder takes it at its stop and holds it (@si, its
+ * siginfo): true when it does, and the stop then delivers nothing.  A
+ * standard signal is pending once: a second one merges with the first.
+ * Not while a call's temporary mask is the thread's (@t->trap_tmp: the
+ * program's mask is not known there).  A SIGTRAP sent to the process
+ * (kill) is held by the thread the kernel chose, where natively any
+ * thread of the process that unblocks it would take it
+ * (docs/recorder.md).
+ */
+bool emu_trap_held(struct thr *t, const siginfo_t *si)
+{
+	if (si->si_signo != SIGTRAP || !t->trap_hidden || t->trap_tmp ||
+	    (si->si_code != SI_USER && si->si_code != SI_TKILL &&
+	     si->si_code != SI_QUEUE))
+		return false;
+	if (!t->trap_pend)
+		t->trap_si = *si;
+	t->trap_pend = true;
+	return true;
+}
+
+/*
+ * The held SIGTRAP (emu_trap_held()) once the program's mask lets it
+ * through (@t stopped at a system call's exit: rt_sigprocmask's
+ * SIG_UNBLOCK or SIG_SETMASK without it, rt_sigreturn to a mask without
+ * it): true when it is to be delivered at the next resume, its siginfo
+ * made this stop's (PTRACE_SETSIGINFO, which the resume's signal takes
+ * when their numbers agree: kernel/signal.c ptrace_signal()), as the
+ * kernel delivers a pending signal the call unblocked before the next
+ * instruction.
+ */
+bool emu_trap_release(struct thr *t)
+{
+	if (!t->trap_pend || t->trap_hidden || t->trap_tmp ||
+	    ptrace(PTRACE_SETSIGINFO, t->tid, 0, &t->trap_si) < 0)
+		return false;
+	t->trap_pend = false;
+	return true;
+}
+
+/*
+ * rt_sigpending (127: rdi the set, rsi its size) of a thread that holds
+ * a SIGTRAP (emu_trap_held()): the set the kernel wrote lacks it (for
+ * the kernel nothing is pending), the program's holds it.  Patched at
+ * the call's exit, before any instruction reads it; the ground truth
+ * takes the memory as the call left it, as for the old mask of
+ * rt_sigprocmask.
+ */
+static void trap_pending_set(struct thr *t)
+{
+	uint64_t set;
+	struct iovec l = { &set, 8 };
+	struct iovec r = { (void *)(uintptr_t)t->entry.rdi, 8 };
+
+	if (!t->trap_pend || t->trap32 || t->regs.rax || t->entry.rsi != 8 ||
+	    process_vm_readv(t->tid, &l, 1, &r, 1, 0) != 8)
+		return;
+	set |= TRAP_BIT;
+	process_vm_writev(t->tid, &l, 1, &r, 1, 0);
 }
 
 /*

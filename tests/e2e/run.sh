@@ -166,11 +166,12 @@ record signal -- "$PROGS/signal" &&
 # a PUSHF's word or R11, its own SIGTRAPs handled, a group stop held until
 # SIGCONT, a forked child's blocked mask, a handler kept across a call
 # with a temporary mask that blocks SIGTRAP, the traps of a TF it sets
-# itself, a SIGTRAP another process sends), every thread decodes to its
-# ground truth, and the instruction
+# itself, a SIGTRAP another process sends, a SIGTRAP it sends itself
+# while its mask holds it kept pending until the mask lets it through),
+# every thread decodes to its ground truth, and the instruction
 # after a call into the vsyscall page is in the history.
 for m in pushf trapself sigcont forkmask suspend suspendh ppoll pselect epwait \
-	epwait2 tfself killtrap vsys; do
+	epwait2 tfself killtrap tpmask tpret tpsusp tpqueue vsys; do
 	want=$("$PROGS/faithful" $m 2>&1 | tr '\n' ' ')
 	rm -rf "$tmp/faith-$m"
 	got=$(timeout 120 "$PTREC" record --ground-truth -q \

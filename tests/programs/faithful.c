@@ -22,6 +22,14 @@
  *            single-step SIGTRAPs (TRAP_TRACE) reach its handler
  *   killtrap a SIGTRAP its child sends while it runs a plain loop
  *            reaches its handler
+ *   tpmask, tpret, tpsusp, tpqueue
+ *            a SIGTRAP it sends itself while its mask holds it (the
+ *            recorder hides it from the kernel's) stays pending and
+ *            reaches its handler, with its siginfo, once the mask lets
+ *            it through: SIG_SETMASK (tpmask, tgkill), a SIGUSR1
+ *            handler's return (tpret: blocked by its sa_mask), a
+ *            sigsuspend's temporary mask (tpsusp), SIG_UNBLOCK after
+ *            sigqueue (tpqueue: its value)
  *   popf     prints its pid, then PUSHFQ/POPFQ until SIGUSR1: attached
  *            and detached, it must run on (Linux no longer clears the
  *            stepping's TF at the detach after a stepped POPF)
@@ -290,6 +298,89 @@ static int killtrap(void)
 	return 0;
 }
 
+static volatile int tp_n, tp_code, tp_pid, tp_val, tp_seen;
+
+static void on_tp(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	tp_n++;
+	tp_code = si->si_code;
+	tp_pid = si->si_pid == getpid();
+	tp_val = si->si_value.sival_int;
+}
+
+/* Is SIGTRAP pending (rt_sigpending)? */
+static int tp_pending(void)
+{
+	sigset_t p;
+
+	sigemptyset(&p);
+	sigpending(&p);
+	return sigismember(&p, SIGTRAP);
+}
+
+static void tp_send(void)
+{
+	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), SIGTRAP);
+}
+
+/* Sent from SIGUSR1's handler, whose sa_mask holds SIGTRAP. */
+static void on_tpusr(int sig)
+{
+	(void)sig;
+	tp_send();
+	tp_seen = tp_pending() * 10 + tp_n;
+}
+
+static int tpend(const char *m)
+{
+	struct sigaction sa;
+	sigset_t t, none, now;
+	union sigval v = { .sival_int = 42 };
+	int r = 0, err = 0, pend = 0, before;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_tp;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGTRAP, &sa, NULL);
+	sigemptyset(&t);
+	sigaddset(&t, SIGTRAP);
+	sigemptyset(&none);
+	if (!strcmp(m, "tpret")) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_tpusr;
+		sa.sa_mask = t;
+		sigaction(SIGUSR1, &sa, NULL);
+		raise(SIGUSR1);
+		printf("tpret in handler: pending %d ran %d; after: ",
+		       tp_seen / 10, tp_seen % 10);
+	} else {
+		sigprocmask(SIG_BLOCK, &t, NULL);
+		if (!strcmp(m, "tpqueue"))
+			sigqueue(getpid(), SIGTRAP, v);
+		else
+			tp_send();
+		pend = tp_pending();
+		before = tp_n;
+		errno = 0;
+		if (!strcmp(m, "tpmask"))
+			r = sigprocmask(SIG_SETMASK, &none, NULL);
+		else if (!strcmp(m, "tpsusp"))
+			r = sigsuspend(&none);
+		else
+			r = sigprocmask(SIG_UNBLOCK, &t, NULL);
+		err = errno;
+		sigprocmask(SIG_BLOCK, NULL, &now);
+		printf("%s blocked: pending %d ran %d; %d %s, SIGTRAP blocked "
+		       "%d; ", m, pend, before, r, strerror(err),
+		       sigismember(&now, SIGTRAP));
+	}
+	printf("ran %d, code %d, own pid %d, value %d, pending %d\n", tp_n,
+	       tp_code, tp_pid, tp_val, tp_pending());
+	return 0;
+}
+
 static long vsys_g;
 
 static int vsys(void)
@@ -370,6 +461,8 @@ int main(int argc, char **argv)
 		return tfself();
 	if (!strcmp(m, "killtrap"))
 		return killtrap();
-	fprintf(stderr, "usage: faithful pushf|trapself|sigcont|forkmask|vsys|popf|suspend|suspendh|ppoll|pselect|epwait|epwait2|tfself|killtrap\n");
+	if (!strncmp(m, "tp", 2))
+		return tpend(m);
+	fprintf(stderr, "usage: faithful pushf|trapself|sigcont|forkmask|vsys|popf|suspend|suspendh|ppoll|pselect|epwait|epwait2|tfself|killtrap|tpmask|tpret|tpsusp|tpqueue\n");
 	return 2;
 }

@@ -561,9 +561,15 @@ int c3_onlya;
 
 /*
  * trapblk: SIGTRAP (and SIGUSR2) blocked by sigprocmask, then read back
- * through /proc/self/status's SigBlk and /proc/self/task/TID/status of a
- * thread that inherited the mask: both must show bit 5 (SIGTRAP), as
- * rt_sigprocmask's old mask does.  Prints "ok" or what differs.
+ * through rt_sigprocmask and /proc/self/status's SigBlk, and by a thread
+ * that inherited the mask through its own rt_sigprocmask and
+ * /proc/self/task/TID/status.  rt_sigprocmask must give the mask exactly
+ * (the recorder shows the bit it hides).  SigBlk must too, but under the
+ * software recorder it cannot: the kernel's mask may not hold SIGTRAP
+ * while the thread is single-stepped (record/emu_trap.c, a step's forced
+ * SIGTRAP would unblock it and reset the handler; docs/recorder.md), so
+ * with "hidden" SigBlk must be the mask without SIGTRAP's bit, every
+ * other bit exact.  Prints "ok" or what differs.
  */
 static unsigned long long proc_sigblk(const char *path)
 {
@@ -588,27 +594,52 @@ static unsigned long long cur_mask(void)
 	return o;
 }
 
-static int trapblk_case(void)
+static unsigned long long tb_m, tb_p;
+
+static void *tb_thread(void *a)
+{
+	char path[64];
+
+	(void)a;
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/status",
+		 (long)syscall(SYS_gettid));
+	tb_m = cur_mask();
+	tb_p = proc_sigblk(path);
+	return NULL;
+}
+
+static int tb_cmp(const char *what, unsigned long long got,
+		  unsigned long long want)
+{
+	if (got == want)
+		return 0;
+	printf("%s %llx, want %llx\n", what, got, want);
+	return 1;
+}
+
+static int trapblk_case(int hidden)
 {
 	unsigned long long want = 1ull << (SIGTRAP - 1) |
-				  1ull << (SIGUSR2 - 1), m, p;
+				  1ull << (SIGUSR2 - 1), blk = want, m, p;
+	pthread_t th;
 	sigset_t s;
 	int bad = 0;
 
+	if (hidden)
+		blk &= ~(1ull << (SIGTRAP - 1));
 	sigemptyset(&s);
 	sigaddset(&s, SIGTRAP);
 	sigaddset(&s, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &s, NULL);
 	m = cur_mask();
 	p = proc_sigblk("/proc/self/status");
-	if (m != want) {
-		printf("rt_sigprocmask %llx, want %llx\n", m, want);
-		bad = 1;
-	}
-	if (p != want) {
-		printf("/proc/self/status SigBlk %llx, want %llx\n", p, want);
-		bad = 1;
-	}
+	if (pthread_create(&th, NULL, tb_thread, NULL) ||
+	    pthread_join(th, NULL))
+		return 3;
+	bad |= tb_cmp("rt_sigprocmask", m, want);
+	bad |= tb_cmp("/proc/self/status SigBlk", p, blk);
+	bad |= tb_cmp("thread rt_sigprocmask", tb_m, want);
+	bad |= tb_cmp("thread /proc/self/task/TID/status SigBlk", tb_p, blk);
 	if (!bad)
 		printf("ok\n");
 	return 0;
@@ -757,7 +788,7 @@ int main(int argc, char **argv)
 	if (!strcmp(m, "c3") || !strcmp(m, "c3t"))
 		c3_run();
 	if (!strcmp(m, "trapblk"))
-		return trapblk_case();
+		return trapblk_case(argc > 2 && !strcmp(argv[2], "hidden"));
 	if (!strcmp(m, "trappend"))
 		return trappend_case();
 	return 2;
