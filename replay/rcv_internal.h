@@ -544,6 +544,14 @@ struct rcv_stack_vals {
 	 * (p, r) wrote its slot (rcv_callee_kept_to() to the end), else 0.
 	 */
 	uint32_t *ekeep;
+	/* Optional: is @a in the thread's own stack, no C object's
+	 * (rcv_own_stack())?  With it, the callee argument and @ekeep hold
+	 * only for slots there, and with @mt no pair elsewhere; without
+	 * it, everywhere (unit tests).
+	 */
+	bool (*own)(void *ctx, uint64_t a);
+	void *own_ctx;
+	bool mt;		/* other threads share the memory */
 };
 int rcv_stack_tmp_new(struct rcv_stack_tmp **t);
 void rcv_stack_tmp_free(struct rcv_stack_tmp *t);

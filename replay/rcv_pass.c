@@ -293,6 +293,11 @@ static int stack_sys(void *ctx, size_t i, uint64_t *a, uint64_t *len)
 			  rcv_sys_write(w->later, i - w->n, a, len);
 }
 
+static bool stack_own(void *ctx, uint64_t a)
+{
+	return rcv_own_stack(ctx, a);
+}
+
 static void stack_gate(struct win *w, struct rcv_stack_vals *sv,
 		       uint8_t *local)
 {
@@ -302,6 +307,9 @@ static void stack_gate(struct win *w, struct rcv_stack_vals *sv,
 	sv->local = local;
 	sv->sys_write = stack_sys;	/* a system call's write, placed */
 	sv->sys_ctx = w;
+	sv->own = stack_own;	/* the callee argument's slots */
+	sv->own_ctx = rc;
+	sv->mt = rc->mt;
 	sv->gated = su != UINT64_MAX;
 	sv->noproof = rc->strict;
 	if (!sv->gated)
