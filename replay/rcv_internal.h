@@ -552,6 +552,12 @@ struct rcv_stack_vals {
 	bool (*own)(void *ctx, uint64_t a);
 	void *own_ctx;
 	bool mt;		/* other threads share the memory */
+	/* rsp after the last instruction when the build ends at the
+	 * thread's end (its registers there), for @own where the states
+	 * do not know it yet (a window's first build).
+	 */
+	bool end_sp_ok;
+	uint64_t end_sp;
 };
 int rcv_stack_tmp_new(struct rcv_stack_tmp **t);
 void rcv_stack_tmp_free(struct rcv_stack_tmp *t);

@@ -310,6 +310,11 @@ static void stack_gate(struct win *w, struct rcv_stack_vals *sv,
 	sv->own = stack_own;	/* the callee argument's slots */
 	sv->own_ctx = rc;
 	sv->mt = rc->mt;
+	if (!w->later && w->top_end &&
+	    (rc->end_regs.valid & (1ull << RP_REG_RSP))) {
+		sv->end_sp_ok = true;
+		sv->end_sp = rc->end_regs.val[RP_REG_RSP];
+	}
 	sv->gated = su != UINT64_MAX;
 	sv->noproof = rc->strict;
 	if (!sv->gated)

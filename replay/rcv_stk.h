@@ -55,10 +55,14 @@ struct rcv_stack_tmp {
 	struct rcv_callee *wk[NWK];
 	uint64_t wkuse[NWK], tick;
 	/* rcv_stk_own_begin(): per state of the build, is rsp's stack
-	 * the thread's own (1)?
+	 * the thread's own (1)?  Computed the first time a push's rsp is
+	 * not known (own_done), from the build's values and instructions.
 	 */
 	uint8_t *ownv;
-	size_t nown, owncap;
+	size_t nown, owncap, own_n;
+	bool own_done;
+	const struct rcv_stack_vals *own_sv;
+	const struct insv *own_iv;
 };
 
 /* The instructions: @a[0..@na) then @b[0..] (rcv_stack_vals' ins_b). */

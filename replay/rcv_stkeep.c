@@ -256,19 +256,17 @@ static void rsp_derived(const struct rcv_ins *in, struct rsp_shadow *h)
  * or no later state with rsp known).  Without tables kept between
  * builds (@sv's tmp), none.
  */
-void rcv_stk_own_begin(struct rcv_stack_tmp *t,
-		       const struct rcv_stack_vals *sv, const struct insv *iv,
-		       size_t n)
+static void own_compute(struct rcv_stack_tmp *t)
 {
+	const struct rcv_stack_vals *sv = t->own_sv;
+	const struct insv *iv = t->own_iv;
+	size_t n = t->own_n, i;
 	struct rsp_shadow *h;
 	const struct rcv_ins *in;
 	uint8_t v = 0;
 	uint64_t sp;
-	size_t i;
 
-	t->nown = 0;
-	if (!sv || !sv->own || sv->tmp != t)
-		return;
+	t->own_done = true;
 	if (n + 1 > t->owncap) {
 		uint8_t *o = realloc(t->ownv, n + 1);
 
@@ -297,11 +295,25 @@ void rcv_stk_own_begin(struct rcv_stack_tmp *t,
 	for (i = n + 1; i-- > 0;) {
 		if (rcv_stk_abs_rsp(sv, i, &sp))
 			v = sv->own(sv->own_ctx, sp - 8);
+		else if (i == n && sv->end_sp_ok)
+			v = sv->own(sv->own_ctx, sv->end_sp - 8);
 		else if (i < n && t->ownv[i] == 2)
 			v = 0;
 		t->ownv[i] = v;
 	}
 	t->nown = n + 1;
+}
+
+/* A new build of @n instructions: ownv computed when first needed. */
+void rcv_stk_own_begin(struct rcv_stack_tmp *t,
+		       const struct rcv_stack_vals *sv, const struct insv *iv,
+		       size_t n)
+{
+	t->nown = 0;
+	t->own_done = !sv || !sv->own || sv->tmp != t;
+	t->own_sv = sv;
+	t->own_iv = iv;
+	t->own_n = n;
 }
 
 /*
@@ -314,7 +326,7 @@ void rcv_stk_own_begin(struct rcv_stack_tmp *t,
  * it is known (rcv_stk_own_begin()).  Without @sv's
  * question: everywhere.  @e < 0: the slot alone.
  */
-static bool own_slot(const struct rcv_stack_tmp *t,
+static bool own_slot(struct rcv_stack_tmp *t,
 		     const struct rcv_stack_vals *sv, bool known,
 		     uint64_t slot, int64_t p, int64_t e)
 {
@@ -322,8 +334,11 @@ static bool own_slot(const struct rcv_stack_tmp *t,
 
 	if (!sv || !sv->own)
 		return true;
-	if (!known)
+	if (!known) {
+		if (!t->own_done)
+			own_compute(t);
 		return p >= 0 && (size_t)p < t->nown && t->ownv[p];
+	}
 	if (!sv->own(sv->own_ctx, slot))
 		return false;
 	/* The entry's rsp where known: the same stack. */
