@@ -555,6 +555,20 @@ struct rcv_stack_vals {
 	 * (p, r) wrote its slot (rcv_callee_kept_to() to the end), else 0.
 	 */
 	uint32_t *ekeep;
+	/* Optional: is @a in the thread's own stack, no C object's
+	 * (rcv_own_stack())?  With it, the callee argument and @ekeep hold
+	 * only for slots there, and with @mt no pair elsewhere; without
+	 * it, everywhere (unit tests).
+	 */
+	bool (*own)(void *ctx, uint64_t a);
+	void *own_ctx;
+	bool mt;		/* other threads share the memory */
+	/* rsp after the last instruction when the build ends at the
+	 * thread's end (its registers there), for @own where the states
+	 * do not know it yet (a window's first build).
+	 */
+	bool end_sp_ok;
+	uint64_t end_sp;
 };
 int rcv_stack_tmp_new(struct rcv_stack_tmp **t);
 void rcv_stack_tmp_free(struct rcv_stack_tmp *t);

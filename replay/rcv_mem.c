@@ -271,7 +271,12 @@ static bool private_until(struct rp_recover *rc, uint64_t a, uint64_t *until)
 	if (rcv_order_aio(rc))	/* a request may write any of it */
 		return false;
 	if (rc->mt) {
-		if (!(rc->stack_lo <= a && a < rc->stack_hi))
+		/* Its own stack, not a C object's (rcv_ownstk.c): other
+		 * threads write an array run as a stack knowing no stack
+		 * address.
+		 */
+		if (!(rc->stack_lo <= a && a < rc->stack_hi) ||
+		    !rcv_own_stack(rc, a))
 			return false;
 		rcv_esc_compute(rc);
 		if (a < rc->priv_lo || a >= rc->priv_hi || rc->esc_pos == 0)

@@ -296,6 +296,11 @@ static int stack_sys(void *ctx, size_t i, uint64_t *a, uint64_t *len)
 			  rcv_sys_write(w->later, i - w->n, a, len);
 }
 
+static bool stack_own(void *ctx, uint64_t a)
+{
+	return rcv_own_stack(ctx, a);
+}
+
 static void stack_gate(struct win *w, struct rcv_stack_vals *sv,
 		       uint8_t *local)
 {
@@ -305,6 +310,14 @@ static void stack_gate(struct win *w, struct rcv_stack_vals *sv,
 	sv->local = local;
 	sv->sys_write = stack_sys;	/* a system call's write, placed */
 	sv->sys_ctx = w;
+	sv->own = stack_own;	/* the callee argument's slots */
+	sv->own_ctx = rc;
+	sv->mt = rc->mt;
+	if (!w->later && w->top_end &&
+	    (rc->end_regs.valid & (1ull << RP_REG_RSP))) {
+		sv->end_sp_ok = true;
+		sv->end_sp = rc->end_regs.val[RP_REG_RSP];
+	}
 	sv->gated = su != UINT64_MAX;
 	sv->noproof = rc->strict;
 	if (!sv->gated)

@@ -62,6 +62,7 @@ void rcv_stack_tmp_free(struct rcv_stack_tmp *t)
 	free(t->a);
 	free(t->ents);
 	free(t->placed);
+	free(t->ownv);
 	for (j = 0; j < NWK; j++)
 		rcv_callee_free(t->wk[j]);
 	free(t);
@@ -562,6 +563,7 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 		iv.na = sv->na;
 	}
 	tmp_clear(t);
+	rcv_stk_own_begin(t, sv, &iv, n);
 	if ((n + 63) / 64 > t->pcap) {
 		uint64_t *pl = realloc(t->placed, (n + 63) / 64 * 8);
 

@@ -54,6 +54,15 @@ struct rcv_stack_tmp {
 	 */
 	struct rcv_callee *wk[NWK];
 	uint64_t wkuse[NWK], tick;
+	/* rcv_stk_own_begin(): per state of the build, is rsp's stack
+	 * the thread's own (1)?  Computed the first time a push's rsp is
+	 * not known (own_done), from the build's values and instructions.
+	 */
+	uint8_t *ownv;
+	size_t nown, owncap, own_n;
+	bool own_done;
+	const struct rcv_stack_vals *own_sv;
+	const struct insv *own_iv;
 };
 
 /* The instructions: @a[0..@na) then @b[0..] (rcv_stack_vals' ins_b). */
@@ -101,6 +110,9 @@ bool rcv_stk_sys_placed(struct rcv_stack_tmp *t,
 int rcv_stk_pair_keep(const struct kills *kl, struct rcv_stack_tmp *ab,
 		      const struct rcv_stack_vals *sv, uint32_t cls,
 		      int64_t p, const struct insv *iv, int64_t q);
+void rcv_stk_own_begin(struct rcv_stack_tmp *t,
+		       const struct rcv_stack_vals *sv, const struct insv *iv,
+		       size_t n);
 void rcv_stk_end_keeps(struct rcv_stack_tmp *t,
 		       const struct rcv_stack_vals *sv, const struct insv *iv,
 		       size_t n);

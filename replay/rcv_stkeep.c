@@ -95,6 +95,258 @@ static struct rcv_callee **walker(struct rcv_stack_tmp *t, int64_t e)
 }
 
 /*
+ * Does @in move rsp to another stack (a stack switch: rsp loaded, or
+ * made from a register not derived from it, as `mov ..., %rsp`,
+ * `xchg`, `lea sym(%rip), %rsp`, `pop %rsp`, or an instruction not
+ * decoded)?  @m: the registers that hold a value derived from rsp
+ * (bit per GPR; `mov %rsp, %rbx` ... `mov %rbx, %rsp`, as
+ * _dl_runtime_resolve does, moves nothing).  Not: pushes, pops, calls,
+ * returns, arithmetic on rsp itself, and rsp set from rbp (`leave`,
+ * `mov %rbp, %rsp`, `lea d(%rbp), %rsp`: the frame pointer an epilogue
+ * gives back) or loaded from the frame (`mov d(%rbp), %rsp`: the rsp
+ * saved before a variable-length array, as _dl_fini restores it), both
+ * assumed to point into the same stack (docs/values.md, "A stack that
+ * is a C object").
+ */
+static bool rsp_switch(const struct rcv_ins *in, uint16_t m)
+{
+	const struct rcv_op *s = &in->op[1];
+	bool two = in->nops == 2 && in->op[0].type == RCV_OP_REG &&
+		   in->op[0].reg == RP_REG_RSP;
+
+	/* Not decoded, but for rcv_decode.c's vector_only() (RCV_I_BAD
+	 * alone: a general-purpose destination at most, in wcode).
+	 */
+	if ((in->flags & RCV_I_BAD) &&
+	    (in->flags & (RCV_I_BAD | RCV_I_BARRIER | RCV_I_MEMBAR |
+			  RCV_I_XFER | RCV_I_REP)) != RCV_I_BAD)
+		return true;
+	if (!in->wcode[RP_REG_RSP])
+		return false;
+	m |= 1u << RP_REG_RSP | 1u << RP_REG_RBP;
+	switch (in->id) {
+	case X86_INS_PUSH: case X86_INS_POP:
+		return in->nops >= 1 && in->op[0].type == RCV_OP_REG &&
+		       in->op[0].reg == RP_REG_RSP;
+	case X86_INS_CALL: case X86_INS_RET: case X86_INS_PUSHFQ:
+	case X86_INS_POPFQ: case X86_INS_ENTER: case X86_INS_LEAVE:
+	case X86_INS_SYSCALL:
+		return false;
+	case X86_INS_ADD: case X86_INS_SUB: case X86_INS_AND:
+		return !two;
+	case X86_INS_LEA:
+		return !(two && s->type == RCV_OP_MEM && s->base >= 0 &&
+			 s->base < 16 && (m >> s->base & 1) && s->index < 0 &&
+			 !s->seg);
+	case X86_INS_MOV:
+		if (two && s->type == RCV_OP_MEM)
+			return !((s->base == RP_REG_RSP ||
+				  s->base == RP_REG_RBP) &&
+				 s->index < 0 && !s->seg);
+		return !(two && s->type == RCV_OP_REG && s->size == 8 &&
+			 s->reg >= 0 && (m >> s->reg & 1));
+	default:
+		return true;
+	}
+}
+
+/*
+ * What rsp_derived() knows of the stack: whether each word pushed (by
+ * push, call, sub of rsp) holds a value derived from rsp, last pushed
+ * highest; a pop gives it back (`push %rbx; mov %rsp, %rbx` in
+ * _dl_runtime_resolve, whose callee pushes and pops rbx).  Emptied
+ * where rsp moves otherwise; past OWN_DEPTH words, not known.
+ */
+#define OWN_DEPTH 4096
+
+struct rsp_shadow {
+	uint16_t m;		/* GPRs derived from rsp (bit per GPR) */
+	uint32_t depth;
+	uint8_t w[OWN_DEPTH / 8];
+};
+
+static void sh_push(struct rsp_shadow *h, bool v)
+{
+	if (h->depth < OWN_DEPTH) {
+		h->w[h->depth / 8] &= (uint8_t)~(1u << h->depth % 8);
+		h->w[h->depth / 8] |= (uint8_t)(v << h->depth % 8);
+	}
+	h->depth++;
+}
+
+static bool sh_pop(struct rsp_shadow *h)
+{
+	if (!h->depth)
+		return false;
+	h->depth--;
+	return h->depth < OWN_DEPTH && (h->w[h->depth / 8] >> h->depth % 8 & 1);
+}
+
+/* The registers derived from rsp after @in (@h before it). */
+static void rsp_derived(const struct rcv_ins *in, struct rsp_shadow *h)
+{
+	const struct rcv_op *d = &in->op[0], *s = &in->op[1];
+	uint16_t m = h->m, keep = 0;
+	bool reg = in->nops >= 1 && d->type == RCV_OP_REG && d->size == 8 &&
+		   d->reg >= 0 && d->reg < 16;
+	int64_t k;
+	int r;
+
+	if (in->flags & (RCV_I_BARRIER | RCV_I_BAD)) {
+		h->m = 1u << RP_REG_RSP;
+		h->depth = 0;
+		return;
+	}
+	switch (in->id) {
+	case X86_INS_PUSH:
+		sh_push(h, reg && (m >> d->reg & 1));
+		break;
+	case X86_INS_POP:
+		if (sh_pop(h) && reg)
+			keep = 1u << d->reg;
+		break;
+	case X86_INS_CALL:
+		sh_push(h, false);
+		break;
+	case X86_INS_RET:
+		sh_pop(h);
+		break;
+	case X86_INS_MOV:
+		if (in->nops == 2 && reg && s->type == RCV_OP_REG &&
+		    s->reg >= 0 && (m >> s->reg & 1))
+			keep = 1u << d->reg;
+		break;
+	case X86_INS_LEA:
+		if (in->nops == 2 && reg && s->base >= 0 && s->base < 16 &&
+		    (m >> s->base & 1) && s->index < 0 && !s->seg)
+			keep = 1u << d->reg;
+		break;
+	case X86_INS_ADD: case X86_INS_SUB: case X86_INS_AND:
+		if (in->nops == 2 && reg && s->type == RCV_OP_IMM)
+			keep = m & 1u << d->reg;
+		break;
+	}
+	/* rsp moved by an amount: words pushed or dropped. */
+	if ((in->id == X86_INS_ADD || in->id == X86_INS_SUB) && reg &&
+	    d->reg == RP_REG_RSP && in->nops == 2 &&
+	    s->type == RCV_OP_IMM && s->imm % 8 == 0 &&
+	    s->imm > -65536 && s->imm < 65536) {
+		for (k = in->id == X86_INS_SUB ? s->imm : -s->imm; k > 0;
+		     k -= 8)
+			sh_push(h, false);
+		for (k = in->id == X86_INS_ADD ? s->imm : -s->imm; k > 0;
+		     k -= 8)
+			sh_pop(h);
+	} else if (in->wcode[RP_REG_RSP] && in->id != X86_INS_PUSH &&
+		   in->id != X86_INS_POP && in->id != X86_INS_CALL &&
+		   in->id != X86_INS_RET) {
+		h->depth = 0;
+	}
+	for (r = 0; r < 16; r++)
+		if (in->wcode[r])
+			m &= (uint16_t)~(1u << r);
+	h->m = (uint16_t)(m | keep | 1u << RP_REG_RSP);
+}
+
+/*
+ * For own_slot() where rsp is not known at a push: the stack rsp is on
+ * at the next state where it is known, when no switch (rsp_switch())
+ * lies between.  t->ownv[i] for the states i of the build (0..@n): 1
+ * when that stack is the thread's own, 0 not, or not known (a switch,
+ * or no later state with rsp known).  Without tables kept between
+ * builds (@sv's tmp), none.
+ */
+static void own_compute(struct rcv_stack_tmp *t)
+{
+	const struct rcv_stack_vals *sv = t->own_sv;
+	const struct insv *iv = t->own_iv;
+	size_t n = t->own_n, i;
+	struct rsp_shadow *h;
+	const struct rcv_ins *in;
+	uint8_t v = 0;
+	uint64_t sp;
+
+	t->own_done = true;
+	if (n + 1 > t->owncap) {
+		uint8_t *o = realloc(t->ownv, n + 1);
+
+		if (!o)
+			return;
+		t->ownv = o;
+		t->owncap = n + 1;
+	}
+	h = malloc(sizeof(*h));
+	if (!h)
+		return;
+	h->m = 1u << RP_REG_RSP;
+	h->depth = 0;
+	/* Forward: the switches (2), then back from the end. */
+	for (i = 0; i < n; i++) {
+		in = ins_at(iv, i);
+		t->ownv[i] = rsp_switch(in, h->m) ? 2 : 0;
+		if (t->ownv[i]) {
+			h->m = 1u << RP_REG_RSP;
+			h->depth = 0;
+		} else {
+			rsp_derived(in, h);
+		}
+	}
+	free(h);
+	for (i = n + 1; i-- > 0;) {
+		if (rcv_stk_abs_rsp(sv, i, &sp))
+			v = sv->own(sv->own_ctx, sp - 8);
+		else if (i == n && sv->end_sp_ok)
+			v = sv->own(sv->own_ctx, sv->end_sp - 8);
+		else if (i < n && t->ownv[i] == 2)
+			v = 0;
+		t->ownv[i] = v;
+	}
+	t->nown = n + 1;
+}
+
+/* A new build of @n instructions: ownv computed when first needed. */
+void rcv_stk_own_begin(struct rcv_stack_tmp *t,
+		       const struct rcv_stack_vals *sv, const struct insv *iv,
+		       size_t n)
+{
+	t->nown = 0;
+	t->own_done = !sv || !sv->own || sv->tmp != t;
+	t->own_sv = sv;
+	t->own_iv = iv;
+	t->own_n = n;
+}
+
+/*
+ * May the callee argument (and the pushes kept to the end) speak of the
+ * slot at @slot (@known: its address is) of the push or spill at @p,
+ * under entry @e?  Only where the stack is the thread's own, no C
+ * object's (rcv_own_stack(): review 11's finding 1, a global or heap
+ * array run as a stack, which pointers not derived from rsp reach).
+ * The slot's address not known: the stack rsp is on at the next state
+ * it is known (rcv_stk_own_begin()).  Without @sv's
+ * question: everywhere.  @e < 0: the slot alone.
+ */
+static bool own_slot(struct rcv_stack_tmp *t,
+		     const struct rcv_stack_vals *sv, bool known,
+		     uint64_t slot, int64_t p, int64_t e)
+{
+	uint64_t esp;
+
+	if (!sv || !sv->own)
+		return true;
+	if (!known) {
+		if (!t->own_done)
+			own_compute(t);
+		return p >= 0 && (size_t)p < t->nown && t->ownv[p];
+	}
+	if (!sv->own(sv->own_ctx, slot))
+		return false;
+	/* The entry's rsp where known: the same stack. */
+	return e < 0 || !rcv_stk_abs_rsp(sv, (size_t)e, &esp) ||
+	       sv->own(sv->own_ctx, esp);
+}
+
+/*
  * The pair of the pop (or leave) at @q whose push is at @p: 0 broken, 1
  * kept, 2 kept and shown by a callee's own stack (rcv_callee.c: it holds
  * where other threads may write the thread's stack too).
@@ -106,7 +358,8 @@ int rcv_stk_pair_keep(const struct kills *kl, struct rcv_stack_tmp *ab,
 	const struct rcv_ins *w = ins_at(iv, (size_t)p);
 	struct rcv_callee **c;
 	uint64_t sp = 0;
-	bool known, hit, cross, shared = sv && sv->gated && q > sv->until;
+	bool known, hit, cross, own, shared = sv && sv->gated &&
+						  q > sv->until;
 	size_t k;
 
 	if (kl->any > p)	/* a barrier, a system call */
@@ -122,6 +375,12 @@ int rcv_stk_pair_keep(const struct kills *kl, struct rcv_stack_tmp *ab,
 	} else {
 		known = rcv_stk_abs_rsp(sv, (size_t)p, &sp);
 	}
+	/* Other threads may write a stack that is a C object at any time
+	 * (no escape shows them its address): no pair there.
+	 */
+	own = own_slot(ab, sv, known, sp - 8, p, -1);
+	if (!own && (sv->gated || sv->mt))
+		return 0;
 	hit = rcv_stk_abs_killed(ab, known, sp - 8, p);
 	if (hit && known)	/* a store of known address wrote the slot */
 		return 0;
@@ -139,7 +398,8 @@ int rcv_stk_pair_keep(const struct kills *kl, struct rcv_stack_tmp *ab,
 	k = ab->nents;
 	while (k > 0 && ab->ents[k - 1] > p)
 		k--;
-	if (!k || (sv && sv->noproof))
+	if (!k || (sv && sv->noproof) || !own ||
+	    !own_slot(ab, sv, known, sp - 8, p, ab->ents[k - 1]))
 		return !cross && !hit && kl->ust <= p ? 1 : 0;
 	c = walker(ab, ab->ents[k - 1]);
 	if (!*c && !rcv_callee_new(c))
@@ -177,6 +437,11 @@ void rcv_stk_end_keeps(struct rcv_stack_tmp *t,
 			k--;
 		if (!k)
 			break;
+		/* Kept to the end by its own stack alone (rcv_mem.c's
+		 * end_kept() and end_own() read ekeep).
+		 */
+		if (!own_slot(t, sv, true, sp - 8, (int64_t)i, t->ents[k - 1]))
+			continue;
 		c = walker(t, t->ents[k - 1]);
 		if (!*c && !rcv_callee_new(c))
 			rcv_callee_set_placed(*c, placed_at);

@@ -193,6 +193,11 @@ struct rp_recover {
 	bool sigf_done;
 	uint8_t sig_rec;	/* rcv_sig_return_quiet(): 0 not asked */
 	uint64_t stack_lo, stack_hi;	/* its stack mapping (mt) */
+	/* rcv_ownstk.c: the last mapping asked, and whether it is one no C
+	 * object lies in (the callee argument's and exit-save's rules).
+	 */
+	bool own_valid, own_ok;
+	uint64_t own_lo, own_hi;
 	/* rcv_escape.c, with mt: [priv_lo, priv_hi) is its own stack until
 	 * state esc_pos (UINT64_MAX: the end), computed once asked.
 	 */
@@ -828,6 +833,11 @@ bool rcv_private(struct rp_recover *rc, uint64_t a);
  * all through.
  */
 bool rcv_private_until(struct rp_recover *rc, uint64_t a, uint64_t *until);
+/* Is @a in a mapping that is the thread's own stack, no C object's
+ * (the kernel's [stack] of the first thread, an anonymous one of
+ * another)?  rcv_ownstk.c.
+ */
+bool rcv_own_stack(struct rp_recover *rc, uint64_t a);
 /* The last state its stack is its own alone until (rcv_mem.c). */
 uint64_t rcv_stack_until(struct rp_recover *rc);
 /* Computes rc->esc_pos and rc->priv_hi (rcv_escape.c). */

@@ -12,8 +12,11 @@
 # know) in a call and ends in exit_group, while the main thread stores
 # 0x4242 into the slot through the array (xa) or 0x4343 through the rsp
 # the child published before the call (xb): rbx at the push is shown as
-# the slot's end value: 2 wrong each.  xaok (no store): 0 wrong, rbx
-# known by the rule (kept as the control).
+# the slot's end value: 2 wrong each.  xaok (no store): 0 wrong (kept
+# as the control).  Fixed (xa to xdw, 0 wrong; docs/values.md, "A stack
+# that is a C object"): the rules hold only on the thread's own stack
+# mapping (replay/rcv_ownstk.c); `make values-review11-stack` runs xa,
+# xb, xc, xd, xdw, xaok, xp, xe and rsq in make check.
 # xc (values, default mode): the same premise for a pair (rcv_callee.c
 # rcv_callee_keeps(), "A callee's own stack": "no value that exists then
 # points under E"): the child pops rbx after the main thread's store
