@@ -109,7 +109,7 @@ struct rcv_memo {
 	struct rcv_acc acc[2];	/* reads, writes */
 };
 
-#define RCV_PMEMO	512	/* rcv_private_until() answers kept */
+#define RCV_PMEMO	512	/* words of rcv_private_until() answers kept */
 #define RCV_MEMO	1024	/* direct-mapped by instruction (> 2 * MB_SCAN) */
 
 /*
@@ -251,10 +251,14 @@ struct rp_recover {
 	uint8_t page_buf[4096];
 	/* the snapshot's mappings (or gaps) last looked up: rcv_mem.c */
 	struct rcv_map map, map2;
-	/* rcv_private_until()'s answers, by address (rcv_mem.c) */
+	/* rcv_private_until()'s answers, by word: bit b of have says
+	 * byte b's is computed, of ok its answer, of own that it is
+	 * private all through (rcv_private(): rcv_mem.c)
+	 */
 	struct rcv_pmemo {
-		uint64_t a, until;
-		bool valid, ok;
+		uint64_t word, until[8];
+		uint8_t have, ok, own;
+		bool valid;
 	} pmemo[RCV_PMEMO];
 	struct rp_recover_stats stats;
 	/* One memory question (up to 8 bytes of a word) looks at the same
