@@ -997,9 +997,13 @@ bool rcv_apply_facts(struct rp_recover *rc, struct win *w);
  */
 int rcv_win_compute(struct rp_recover *rc, struct win *w);
 /* (Re)builds @w's stack frames from its instructions' barriers now
- * (rcv_pass.c, for recover.c's window load).
+ * (rcv_frames.c, for recover.c's window load).
  */
 int rcv_win_frames(struct win *w);
+/* Frames built again with the values known now; *@ch: one changed. */
+int rcv_frames_refine(struct win *w, bool *ch);
+/* Lifts the barriers of the branches the values prove (rcv_frames.c). */
+bool rcv_branches_prove(struct rp_recover *rc, struct win *w);
 void rcv_drop_windows(struct rp_recover *rc);
 
 /* Where rcv_why.c's retrace of the memory search for a byte stopped. */
