@@ -161,8 +161,8 @@ void rcv_reads(const struct rcv_ctx *c, const struct rcv_ins *in,
 		 * or a gap after it: rcv_expected()), whose next
 		 * instruction may be a handler's entry; users take no
 		 * value from a barrier's load either, nor from one whose
-		 * own proof is asked (prove_branches(): the word before
-		 * the branch).
+		 * own proof is asked (rcv_branches_prove(): the word
+		 * before the branch).
 		 */
 		m = &in->op[0];
 		if (in->nops != 1 || m->type != RCV_OP_MEM || m->size != 8 ||

@@ -109,7 +109,7 @@ struct rcv_memo {
 	struct rcv_acc acc[2];	/* reads, writes */
 };
 
-#define RCV_PMEMO	512	/* rcv_private_until() answers kept */
+#define RCV_PMEMO	512	/* words of rcv_private_until() answers kept */
 #define RCV_MEMO	1024	/* direct-mapped by instruction (> 2 * MB_SCAN) */
 
 /*
@@ -262,10 +262,14 @@ struct rp_recover {
 	uint8_t page_buf[4096];
 	/* the snapshot's mappings (or gaps) last looked up: rcv_mem.c */
 	struct rcv_map map, map2;
-	/* rcv_private_until()'s answers, by address (rcv_mem.c) */
+	/* rcv_private_until()'s answers, by word: bit b of have says
+	 * byte b's is computed, of ok its answer, of own that it is
+	 * private all through (rcv_private(): rcv_mem.c)
+	 */
 	struct rcv_pmemo {
-		uint64_t a, until;
-		bool valid, ok;
+		uint64_t word, until[8];
+		uint8_t have, ok, own;
+		bool valid;
 	} pmemo[RCV_PMEMO];
 	struct rp_recover_stats stats;
 	/* One memory question (up to 8 bytes of a word) looks at the same
@@ -1009,9 +1013,13 @@ bool rcv_apply_facts(struct rp_recover *rc, struct win *w);
  */
 int rcv_win_compute(struct rp_recover *rc, struct win *w);
 /* (Re)builds @w's stack frames from its instructions' barriers now
- * (rcv_pass.c, for recover.c's window load).
+ * (rcv_frames.c, for recover.c's window load).
  */
 int rcv_win_frames(struct win *w);
+/* Frames built again with the values known now; *@ch: one changed. */
+int rcv_frames_refine(struct win *w, bool *ch);
+/* Lifts the barriers of the branches the values prove (rcv_frames.c). */
+bool rcv_branches_prove(struct rp_recover *rc, struct win *w);
 void rcv_drop_windows(struct rp_recover *rc);
 
 /* Where rcv_why.c's retrace of the memory search for a byte stopped. */

@@ -8,6 +8,7 @@
  * recording.
  */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -367,4 +368,64 @@ Test(rcv_mem, file_changed_during_recording)
 	cr_assert(mapped_private(1764000000122000000ull),
 		  "in milliseconds, the one before the start's");
 	cr_assert(!mapped_private(0), "times not known");
+}
+
+/*
+ * rcv_private_until()'s memo keeps a word's bytes together (rcv_mem.c),
+ * each byte's answer its own: a word the thread's control block starts
+ * or ends inside of (tls_lo, tls_hi: never private) is private in some
+ * bytes only.  rcv_mem_own() over every range near both edges, asked in
+ * both orders (bytes first, the memo full; ranges first, filled as it
+ * goes; after words of the same slot replaced it), against the rule.
+ */
+static bool tls_byte(const struct rp_recover *r, uint64_t a)
+{
+	return r->tls_lo <= a && a < r->tls_hi;
+}
+
+static void own_ranges(struct win *pw, uint64_t lo, uint64_t hi)
+{
+	uint64_t a, k;
+	unsigned int n;
+
+	for (a = lo; a < hi; a++)
+		for (n = 1; n <= 17; n++) {
+			bool want = true;
+
+			for (k = a; k < a + n; k++)
+				want &= !tls_byte(pw->rc, k);
+			cr_assert_eq(rcv_mem_own(pw, a, n), want,
+				     "%#" PRIx64 " + %u", a, n);
+		}
+}
+
+Test(rcv_mem, private_memo_by_byte)
+{
+	struct rp_recover *r = calloc(1, sizeof(*r));
+	struct win pw = { .rc = r };
+	uint64_t a, u, lo = 0x7f0000001000ull - 24, hi = lo + 80;
+	int round;
+
+	cr_assert_not_null(r);
+	r->tls_lo = 0x7f0000001003ull;	/* inside a word */
+	r->tls_hi = 0x7f000000102dull;	/* likewise */
+	for (round = 0; round < 3; round++) {
+		if (round == 1)		/* bytes asked first */
+			for (a = lo; a < hi; a++)
+				cr_assert_eq(rcv_private_until(r, a, &u),
+					     !tls_byte(r, a), "%#" PRIx64, a);
+		if (round == 2)		/* the same slots, other words */
+			for (a = lo; a < hi; a++)
+				cr_assert(rcv_private(r, a + 8 * RCV_PMEMO *
+						      (uint64_t)(1 << 6)));
+		own_ranges(&pw, lo, hi);
+		for (a = lo; a < hi; a++) {
+			cr_assert_eq(rcv_private(r, a), !tls_byte(r, a),
+				     "%#" PRIx64, a);
+			cr_assert_eq(rcv_private_until(r, a, &u),
+				     !tls_byte(r, a));
+			cr_assert_eq(u, UINT64_MAX, "one thread: all through");
+		}
+	}
+	free(r);
 }
