@@ -391,6 +391,8 @@ static void run(struct emu *e)
 				break;
 			issue_step(e, t);
 		}
+		if (e->held && !any_stepping(e) && emu_clone_poll(e))
+			continue;
 		tid = waitpid(-1, &status, __WALL);
 		if (tid < 0) {
 			if (errno == EINTR) {

@@ -104,6 +104,10 @@ struct thr {
 	uint64_t ctid;
 	bool ctid_known;
 	bool compat_robust;
+	/* its PTRACE_EVENT_EXIT came and it went on: it has left (its
+	 * exit's writes may be done), in no later snapshot
+	 */
+	bool exit_seen;
 	struct ptenc enc;
 	struct sb_truth_writer *truth;
 	struct thr *next;
@@ -144,6 +148,12 @@ struct emu {
 	uint64_t steps;			/* steps issued */
 	uint64_t tick_steps;		/* at the last watchdog tick */
 	unsigned int gstopped;		/* threads in T_GSTOP */
+	/* Tests (emu_late.c): a clone event, a thread's death held back */
+	pid_t held;			/* the clone's parent, 0: none */
+	int held_event;
+	unsigned int held_polls;
+	pid_t held_dead;		/* the thread, 0: none */
+	int held_status;
 };
 
 /* emu.c */
@@ -202,6 +212,12 @@ bool emu_proc_alive(struct emu *e, struct proc *p);
 void emu_thr_exited(struct emu *e, struct thr *t, int status);
 /* @parent's PTRACE_EVENT_CLONE, _FORK or _VFORK (@event). */
 void emu_new_child(struct emu *e, struct thr *parent, int event);
+
+/* emu_late.c (tests): events handled as late as a loaded machine may. */
+bool emu_clone_hold(struct emu *e, struct thr *parent, int event);
+bool emu_clone_poll(struct emu *e);
+bool emu_death_hold(struct emu *e, struct thr *t, int status);
+void emu_death_release(struct emu *e, struct thr *t);
 void emu_exec_happened(struct emu *e, struct thr *t);
 
 /* emu_ptwrite.c */

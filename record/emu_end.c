@@ -49,7 +49,11 @@ void emu_snap_proc(struct emu *e, struct proc *p, uint32_t end,
 	for (t = e->threads; t && rp.nthreads < 256; t = t->next) {
 		struct user_regs_struct *r = &adj[rp.nthreads];
 
-		if (t->proc != p || t->st == T_DEAD)
+		/* One that left by its exit event is not there, whether
+		 * its death was reaped yet or not (the kernel may have
+		 * written its clear_child_tid word: review4.sh exit80reap).
+		 */
+		if (t->proc != p || t->st == T_DEAD || t->exit_seen)
 			continue;
 		*r = t->regs;
 		if (t->st == T_SYSCALL) {
@@ -196,6 +200,7 @@ void emu_exit_stop(struct emu *e, struct thr *t)
 		emu_syscall_entered(e, t);	/* exit(2) entered, never returns */
 	if (t->st != T_DEAD)
 		t->st = T_EXITING;
+	t->exit_seen = true;
 	ptrace(PTRACE_CONT, t->tid, 0, 0);
 }
 
