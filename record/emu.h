@@ -52,6 +52,10 @@ struct proc {
 	struct proc *mem_of;
 	/* its thread stepped into execve last (emu.c's exec_held()) */
 	struct thr *execing;
+	/* its thread whose exit_group or fatal signal ends it all, or
+	 * whose exit event came first: no other is stepped (emu_end.c)
+	 */
+	pid_t dying_by;
 	struct proc *next;
 };
 
@@ -218,6 +222,7 @@ bool emu_clone_hold(struct emu *e, struct thr *parent, int event);
 bool emu_clone_poll(struct emu *e);
 bool emu_death_hold(struct emu *e, struct thr *t, int status);
 void emu_death_release(struct emu *e, struct thr *t);
+void emu_exit_late(void);
 void emu_exec_happened(struct emu *e, struct thr *t);
 
 /* emu_ptwrite.c */
@@ -236,6 +241,12 @@ int emu_attach(struct emu *e, pid_t pid);
 void emu_snap_proc(struct emu *e, struct proc *p, uint32_t end, int status,
 		   const struct thr *sig_t, const siginfo_t *si);
 void emu_exit_stop(struct emu *e, struct thr *t);
+/* @t's process is ending by @t (its exit_group issued, a fatal signal):
+ * no other of its threads is stepped from here (emu_group_exit_held()).
+ */
+void emu_group_exit_note(struct thr *t);
+void emu_exit_group_issued(struct thr *t);
+bool emu_group_exit_held(const struct thr *t);
 void emu_finish_live(struct emu *e);
 
 #endif

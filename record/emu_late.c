@@ -16,6 +16,9 @@
  *	after its exit event the thread writes its clear_child_tid word
  *	(mm_release()) and is reaped later, and a thread its write let go
  *	may reach its own exit event first.
+ * PTREC_EMU_TEST_SLOW_EXIT: each exit event handled 20 ms late, so that
+ *	the other threads of a group exit reach theirs before the
+ *	recorder would step them again (review4.sh groupsegv).
  */
 #include <stdlib.h>
 #include <sys/ptrace.h>
@@ -98,4 +101,10 @@ void emu_death_release(struct emu *e, struct thr *t)
 	e->held_dead = 0;
 	if (d && d->st != T_DEAD)
 		emu_thr_exited(e, d, e->held_status);
+}
+
+void emu_exit_late(void)
+{
+	if (getenv("PTREC_EMU_TEST_SLOW_EXIT"))
+		usleep(20000);
 }

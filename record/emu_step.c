@@ -537,8 +537,10 @@ static void signal_stop(struct emu *e, struct thr *t, int sig)
 		s.sflags = PTREC_SB_SIG_FATAL;
 	emu_emit_record(e, &s.hdr);
 	t->pending_sig = sig;
-	if (s.sflags == PTREC_SB_SIG_FATAL)
+	if (s.sflags == PTREC_SB_SIG_FATAL) {
 		emu_snap_proc(e, t->proc, SB_SNAP_END_SIGNAL, sig, t, &si);
+		emu_group_exit_note(t);
+	}
 }
 
 void emu_handle_stop(struct emu *e, pid_t tid, int status)

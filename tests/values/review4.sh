@@ -282,6 +282,29 @@ e80 exit80
 e80 exit80late PTREC_EMU_TEST_LATE_CLONE=1
 e80 exit80reap PTREC_EMU_TEST_LATE_REAP=1
 
+# groupsegv: examples/demo's end (one thread spins, another dies of a
+# SIGSEGV, main waits in pthread_join): each of the three threads stops
+# at its exit event before the kernel's writes, so each has an
+# EXIT_FUTEX record, the two pthreads' naming their clear_child_tid
+# word.  The recorder stepped the spinning thread out of the exit stop
+# the group exit had brought it to: no record (demo's first worker);
+# each exit event handled 20 ms late (record/emu_late.c), it did so
+# every time.
+rm -rf "$tmp/groupsegv"
+PTREC_EMU_TEST_SLOW_EXIT=1 timeout 300 "$PTREC" record -q \
+	-o "$tmp/groupsegv" "$REVIEW4" groupsegv >"$tmp/log" 2>&1
+ex=$("$PTREC" dump "$tmp/groupsegv" 2>/dev/null | grep -c ' THREAD_EXIT ')
+fu=$("$PTREC" dump "$tmp/groupsegv" 2>/dev/null | grep -c ' EXIT_FUTEX ')
+fc=$("$PTREC" dump "$tmp/groupsegv" 2>/dev/null |
+	grep ' EXIT_FUTEX ' | grep -c 'ctid 0x[1-9a-f][0-9a-f]* ctid_val')
+if [ "$ex" = 3 ] && [ "$fu" = 3 ] && [ "$fc" = 2 ]; then
+	ok "review4.c groupsegv: each thread's exit event seen (3 EXIT_FUTEX, 2 with a word)"
+else
+	bad "review4.c groupsegv: $ex THREAD_EXIT, $fu EXIT_FUTEX, $fc with a word (3, 3, 2)"
+	"$PTREC" dump "$tmp/groupsegv" 2>&1 |
+		grep -E 'THREAD_|EXIT_FUTEX|PROCESS_EXIT|SIGNAL' | sed 's/^/#   /'
+fi
+
 # uffd: a page fault another thread resolves (userfaultfd): natively
 # instant, the software recorder hangs (the single step of the faulting
 # load waits for a thread the recorder does not run).  60 s allowed.
