@@ -338,6 +338,10 @@ void emu_finish_live(struct emu *e)
 		emu_trap_show(t);
 		detach_thread(t->tid);
 	}
+	/* Stopped before their parent's clone event, never stepped. */
+	for (unsigned int i = 0; !e->launched && i < e->nearly; i++)
+		ptrace(PTRACE_DETACH, e->early[i], 0, 0);
+	e->nearly = 0;
 	for (p = e->procs; p; p = p->next) {
 		struct ptrec_sb_process_exit pe = {
 			.hdr = { .type = PTREC_SB_PROCESS_EXIT } };
