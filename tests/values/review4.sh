@@ -282,6 +282,56 @@ e80 exit80
 e80 exit80late PTREC_EMU_TEST_LATE_CLONE=1
 e80 exit80reap PTREC_EMU_TEST_LATE_REAP=1
 
+# exit80noword: exit80's bundle with the child's EXIT_FUTEX emptied (no
+# word known: as the recorder wrote it when it stepped the child before
+# main's clone event, or a sideband older than the record): the word
+# comes from the history, clone's r10 (replay/watch_exit.c), when the
+# child's own calls set none; its int 0x80 exit counted as a call of
+# unknown number, which may have, so the exit was a write of unknown
+# address that skip mode passed (to position 1).
+rm -rf "$tmp/exit80noword"
+cp -r "$tmp/exit80" "$tmp/exit80noword"
+pid=$("$PTREC" info "$tmp/exit80" 2>/dev/null |
+	sed -n 's/.*snapshot: process \([0-9]*\) .*/\1/p' | head -1)
+python3 - "$tmp/exit80noword/sideband.sb" "$pid" <<'PYEOF'
+import struct, sys
+path, pid = sys.argv[1], int(sys.argv[2])
+b = bytearray(open(path, 'rb').read())
+off = struct.unpack_from('<I', b, 12)[0]	# the file header's size
+n = 0
+while off + 16 <= len(b):
+	typ, _, size = struct.unpack_from('<HHI', b, off)
+	if size < 16:
+		break
+	# EXIT_FUTEX (15): pid, tid at 16; known, the last word, at 76
+	if typ == 15 and struct.unpack_from('<I', b, off + 20)[0] != pid:
+		b[off + 24:off + 80] = bytes(56)
+		n += 1
+	off += size
+open(path, 'wb').write(b)
+sys.exit(0 if n == 1 else 1)
+PYEOF
+py=$?
+w80=$("$PTREC" insns "$tmp/exit80" 2>/dev/null |
+	grep -m1 -o '# 0x[0-9a-f]* <r4_w80>' | awk '{ print $2 }')
+fut=$("$PTREC" dump "$tmp/exit80noword" 2>/dev/null |
+	grep 'EXIT_FUTEX' | grep -v "tid $pid ")
+timeout 300 "$PTREC" replay "$tmp/exit80noword" -batch \
+	-ex "set pagination off" -ex "set ptrec watch-unknown skip" \
+	-ex "ptrec goto end" -ex "watch *(int *)${w80:-0}" \
+	-ex "echo @@rc\n" -ex "reverse-continue" -ex "ptrec position" \
+	>"$tmp/gdb.out" 2>&1
+got=$(sed -n '/^@@rc/,$p' "$tmp/gdb.out" | grep 'position' | tail -1)
+if [ $py = 0 ] && ! echo "$fut" | grep -q ctid &&
+	echo "$got" | grep -Eq "thread [0-9]+ position ([0-9]+) of \1\$" &&
+	! echo "$got" | grep -q "thread $pid " &&
+	grep -q "the kernel wrote 4 bytes at $w80" "$tmp/gdb.out"; then
+	ok "review4.c exit80noword (skip): the word from clone's r10, a known write at the exit"
+else
+	bad "review4.c exit80noword (skip): patched $py, ${fut:-no record}; reverse-continue: $got"
+	sed -n '/^@@rc/,$p' "$tmp/gdb.out" | sed 's/^/#   /'
+fi
+
 # groupsegv: examples/demo's end (one thread spins, another dies of a
 # SIGSEGV, main waits in pthread_join): each of the three threads stops
 # at its exit event before the kernel's writes, so each has an
