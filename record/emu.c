@@ -160,7 +160,7 @@ static bool exec_held(const struct thr *t)
 
 static bool ready(const struct thr *t)
 {
-	return t->st == T_READY && !exec_held(t);
+	return t->st == T_READY && !exec_held(t) && !emu_group_exit_held(t);
 }
 
 static struct thr *pick(struct emu *e)
@@ -284,6 +284,7 @@ static void issue_step(struct emu *e, struct thr *t)
 	t->st = t->in.cls == IC_FAR && !t->delivering ? T_SYSCALL : T_STEP;
 	if (t->st == T_SYSCALL) {
 		emu_untraced_strip(t);
+		emu_exit_group_issued(t);
 		sig = emu_trap_strip(t, sig);	/* SIGTRAP: one it held */
 	}
 	/*
@@ -391,6 +392,8 @@ static void run(struct emu *e)
 				break;
 			issue_step(e, t);
 		}
+		if (e->held && !any_stepping(e) && emu_clone_poll(e))
+			continue;
 		tid = waitpid(-1, &status, __WALL);
 		if (tid < 0) {
 			if (errno == EINTR) {

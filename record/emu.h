@@ -52,6 +52,10 @@ struct proc {
 	struct proc *mem_of;
 	/* its thread stepped into execve last (emu.c's exec_held()) */
 	struct thr *execing;
+	/* its thread whose exit_group or fatal signal ends it all, or
+	 * whose exit event came first: no other is stepped (emu_end.c)
+	 */
+	pid_t dying_by;
 	struct proc *next;
 };
 
@@ -123,6 +127,10 @@ struct thr {
 	uint64_t ctid;
 	bool ctid_known;
 	bool compat_robust;
+	/* its PTRACE_EVENT_EXIT came and it went on: it has left (its
+	 * exit's writes may be done), in no later snapshot
+	 */
+	bool exit_seen;
 	struct ptenc enc;
 	struct sb_truth_writer *truth;
 	struct thr *next;
@@ -163,6 +171,12 @@ struct emu {
 	uint64_t steps;			/* steps issued */
 	uint64_t tick_steps;		/* at the last watchdog tick */
 	unsigned int gstopped;		/* threads in T_GSTOP */
+	/* Tests (emu_late.c): a clone event, a thread's death held back */
+	pid_t held;			/* the clone's parent, 0: none */
+	int held_event;
+	unsigned int held_polls;
+	pid_t held_dead;		/* the thread, 0: none */
+	int held_status;
 };
 
 /* emu.c */
@@ -225,6 +239,13 @@ bool emu_proc_alive(struct emu *e, struct proc *p);
 void emu_thr_exited(struct emu *e, struct thr *t, int status);
 /* @parent's PTRACE_EVENT_CLONE, _FORK or _VFORK (@event). */
 void emu_new_child(struct emu *e, struct thr *parent, int event);
+
+/* emu_late.c (tests): events handled as late as a loaded machine may. */
+bool emu_clone_hold(struct emu *e, struct thr *parent, int event);
+bool emu_clone_poll(struct emu *e);
+bool emu_death_hold(struct emu *e, struct thr *t, int status);
+void emu_death_release(struct emu *e, struct thr *t);
+void emu_exit_late(void);
 void emu_exec_happened(struct emu *e, struct thr *t);
 
 /* emu_ptwrite.c */
@@ -243,6 +264,12 @@ int emu_attach(struct emu *e, pid_t pid);
 void emu_snap_proc(struct emu *e, struct proc *p, uint32_t end, int status,
 		   const struct thr *sig_t, const siginfo_t *si);
 void emu_exit_stop(struct emu *e, struct thr *t);
+/* @t's process is ending by @t (its exit_group issued, a fatal signal):
+ * no other of its threads is stepped from here (emu_group_exit_held()).
+ */
+void emu_group_exit_note(struct thr *t);
+void emu_exit_group_issued(struct thr *t);
+bool emu_group_exit_held(const struct thr *t);
 void emu_finish_live(struct emu *e);
 
 #endif

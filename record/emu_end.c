@@ -49,7 +49,11 @@ void emu_snap_proc(struct emu *e, struct proc *p, uint32_t end,
 	for (t = e->threads; t && rp.nthreads < 256; t = t->next) {
 		struct user_regs_struct *r = &adj[rp.nthreads];
 
-		if (t->proc != p || t->st == T_DEAD)
+		/* One that left by its exit event is not there, whether
+		 * its death was reaped yet or not (the kernel may have
+		 * written its clear_child_tid word: review4.sh exit80reap).
+		 */
+		if (t->proc != p || t->st == T_DEAD || t->exit_seen)
 			continue;
 		*r = t->regs;
 		if (t->st == T_SYSCALL) {
@@ -173,6 +177,49 @@ static bool lone_exit(const struct thr *t)
 	return !errno && (word & 0xffff) == 0x80cd;	/* cd 80: int 0x80 */
 }
 
+/* ---- a group exit ------------------------------------------------------ */
+
+/*
+ * A process's group exit (exit_group(2), a fatal signal, the first exit
+ * event of a thread not leaving alone) sends SIGKILL to its other threads
+ * (Linux zap_other_threads()).  One in a ptrace-stop at an instruction
+ * boundary (ready) wakes and stops again at its exit event; stepped by
+ * the recorder before that stop was reaped, it would go on out of it,
+ * unseen (no EXIT_FUTEX: examples/demo's first worker, tests/values/
+ * review4.sh groupsegv).  So from the moment the recorder issues the
+ * exit_group or delivers the fatal signal, no other thread of the
+ * process is stepped: each comes to its exit event as the kernel kills
+ * it.  (A SIGKILL from elsewhere is seen only at the first exit event.)
+ */
+void emu_group_exit_note(struct thr *t)
+{
+	if (!t->proc->dying_by)
+		t->proc->dying_by = t->tid;
+}
+
+/* A SYSCALL step issued (@t->regs as it enters): exit_group's? */
+void emu_exit_group_issued(struct thr *t)
+{
+	uint32_t nr = (uint32_t)t->regs.rax;
+	long word;
+
+	if ((nr & 0xbfffffffu) != SYS_exit_group && nr != 252)
+		return;
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, t->tid, (void *)t->regs.rip, 0);
+	if (errno)
+		return;
+	/* 231 (x32's too) by SYSCALL (0f 05), i386's 252 by int 0x80 */
+	if (((word & 0xffff) == 0x050f && nr != 252) ||
+	    ((word & 0xffff) == 0x80cd && nr == 252))
+		emu_group_exit_note(t);
+}
+
+bool emu_group_exit_held(const struct thr *t)
+{
+	return t->proc && t->proc->dying_by && t->proc->dying_by != t->tid;
+}
+
 /*
  * PTRACE_EVENT_EXIT: the thread is leaving, its process's memory is still
  * there.  A thread that ends alone (exit(2) with others alive) only
@@ -183,19 +230,23 @@ void emu_exit_stop(struct emu *e, struct thr *t)
 {
 	unsigned long msg = 0;
 
+	emu_exit_late();
 	exit_futex(e, t);
 	ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg);
-	if (!(lone_exit(t) && others_alive(e, t)) && !exec_under_way(e, t))
+	if (!(lone_exit(t) && others_alive(e, t)) && !exec_under_way(e, t)) {
+		emu_group_exit_note(t);
 		emu_snap_proc(e, t->proc, WIFSIGNALED((int)msg) ?
 			  SB_SNAP_END_SIGNAL : SB_SNAP_END_EXIT,
 			  WIFSIGNALED((int)msg) ? WTERMSIG((int)msg) :
 			  WEXITSTATUS((int)msg), NULL, NULL);
+	}
 	if (t->st == T_READY && t->enc.enabled)
 		emu_enc_check(e, t, ptenc_disable_async(&t->enc, t->regs.rip));
 	if (t->st == T_SYSCALL)
 		emu_syscall_entered(e, t);	/* exit(2) entered, never returns */
 	if (t->st != T_DEAD)
 		t->st = T_EXITING;
+	t->exit_seen = true;
 	ptrace(PTRACE_CONT, t->tid, 0, 0);
 }
 
@@ -287,6 +338,10 @@ void emu_finish_live(struct emu *e)
 		emu_trap_show(t);
 		detach_thread(t->tid);
 	}
+	/* Stopped before their parent's clone event, never stepped. */
+	for (unsigned int i = 0; !e->launched && i < e->nearly; i++)
+		ptrace(PTRACE_DETACH, e->early[i], 0, 0);
+	e->nearly = 0;
 	for (p = e->procs; p; p = p->next) {
 		struct ptrec_sb_process_exit pe = {
 			.hdr = { .type = PTREC_SB_PROCESS_EXIT } };

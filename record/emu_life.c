@@ -417,6 +417,10 @@ void emu_exec_happened(struct emu *e, struct thr *t)
 	t->ctid = 0;		/* exec_mm_release() cleared both */
 	t->ctid_known = true;
 	t->compat_robust = false;
+	/* Under the old leader's tid, whose exit event de_thread() gave:
+	 * the exec'ing thread, alive (in the snapshot at its end).
+	 */
+	t->exit_seen = false;
 	maps_free(&p->maps);
 	emu_update_maps(e, p, t->tid, 0);
 	emu_emit_comm(e, t);

@@ -186,34 +186,72 @@ static bool reg_known(struct rp_recover *rc, uint64_t pos, unsigned int reg,
  */
 #define WPX_ASK_MAX 32
 
+/* Any i386 call these rules need not tell apart (none of the numbers
+ * above, nor -1).
+ */
+#define SYS_I386_OTHER		0x100000000ll
+
+/*
+ * An i386 call (int 0x80) as the x86-64 one these rules know: exit and
+ * exit_group end the thread, fork and vfork give a child no
+ * clear_child_tid.  Those whose arguments they would read from the
+ * 64-bit registers (clone 120, clone3 435, set_tid_address 258,
+ * set_robust_list 311, execve 11, execveat 358) are not known (-1).
+ */
+static int64_t sys_i386(uint32_t nr)
+{
+	switch (nr) {
+	case 1:
+		return 60;
+	case 252:
+		return 231;
+	case 2:
+		return SYS_FORK;
+	case 190:
+		return SYS_VFORK;
+	case 11: case 120: case 258: case 311: case 358: case 435:
+		return -1;
+	default:
+		return SYS_I386_OTHER;
+	}
+}
+
 /*
  * The number of the system call at @pos (Linux reads eax alone), -1
- * when it is not known, an x32 or a 32-bit one (int 0x80, sysenter).
- * First the instruction just before it, `mov $N, %eax` or `mov $N,
- * %rax` as libc's wrappers set it; else, while *@budget lasts, the
- * engine.
+ * when it is not known, an x32 one or sysenter's; an i386 one (int
+ * 0x80) as sys_i386() gives it.  First the instruction just before it,
+ * `mov $N, %eax` or `mov $N, %rax` as libc's wrappers set it; else,
+ * while *@budget lasts, the engine.
  */
 static int64_t sys_nr(struct rp_recover *rc, struct rp_cursor *c,
 		      const struct rp_insn *in, uint64_t pos, int *budget)
 {
+	bool i386 = in->size == 2 && in->raw[0] == 0xcd && in->raw[1] == 0x80;
 	struct rp_insn pv;
 	uint64_t v, k;
 	uint32_t imm;
 
-	if (in->size != 2 || in->raw[0] != 0x0f || in->raw[1] != 0x05)
+	if (!i386 && (in->size != 2 || in->raw[0] != 0x0f ||
+		      in->raw[1] != 0x05))
 		return -1;
 	if (pos && !rp_cursor_peek(c, pos - 1, &pv) &&
 	    ((pv.size == 5 && pv.raw[0] == 0xb8) ||
 	     (pv.size == 7 && pv.raw[0] == 0x48 && pv.raw[1] == 0xc7 &&
 	      pv.raw[2] == 0xc0))) {
 		memcpy(&imm, pv.raw + pv.size - 4, 4);
+		if (i386)
+			return sys_i386(imm);
 		return imm & 0x40000000 ? -1 : (int64_t)imm;
 	}
 	if (*budget <= 0)
 		return -1;
 	*budget -= 1;
 	if (rp_recover_reg_bits(rc, pos, RP_REG_RAX, &v, &k) ||
-	    (k & 0xffffffffull) != 0xffffffffull || (v & 0x40000000))
+	    (k & 0xffffffffull) != 0xffffffffull)
+		return -1;
+	if (i386)
+		return sys_i386((uint32_t)v);
+	if (v & 0x40000000)
 		return -1;
 	return (int64_t)(v & 0xffffffffull);
 }

@@ -39,10 +39,10 @@
  *               process spin with counters or block (see execmt3()).
  *
  * More, each described above its function: fallsig, clone80, madvfree,
- * tsxabort (skipped without RTM), repfault, repmt, groupctid, execfail,
- * exit80, uffd (skipped without userfaultfd); anon is the control for
- * the trunc family (r12 known 0x11 through memory).  tests/values/
- * review4.sh says what each gave on main.
+ * tsxabort (skipped without RTM), repfault, repmt, groupctid, groupsegv,
+ * execfail, exit80, uffd (skipped without userfaultfd); anon is the
+ * control for the trunc family (r12 known 0x11 through memory).
+ * tests/values/review4.sh says what each gave on main.
  *
  * Each mode ends with exit_group right after its case.
  */
@@ -557,6 +557,41 @@ static void groupctid(void)
 }
 
 /*
+ * groupsegv: examples/demo's end: of two threads one spins, the other
+ * dies of a SIGSEGV (a store to address 0) while main waits in
+ * pthread_join: a group exit.  Every thread must stop at its exit event
+ * before the kernel's writes (EXIT_FUTEX): the recorder stepped the
+ * spinning one, ready at its last step, out of the exit stop the group
+ * exit had brought it to, unseen (no EXIT_FUTEX record).
+ */
+static volatile int r4_gs_go;
+
+static void *gs_spin(void *arg)
+{
+	r4_gs_go = 1;
+	for (;;)
+		__asm__ volatile("" : : : "memory");
+	return arg;
+}
+
+static void *gs_die(void *arg)
+{
+	while (!r4_gs_go)
+		__asm__ volatile("" : : : "memory");
+	*(volatile int *)(uintptr_t)r4_gs_go = 0;	/* address 1 */
+	return arg;
+}
+
+static void groupsegv(void)
+{
+	pthread_t a, b;
+
+	pthread_create(&a, NULL, gs_spin, NULL);
+	pthread_create(&b, NULL, gs_die, NULL);
+	pthread_join(b, NULL);
+}
+
+/*
  * uffd: the main thread loads a page registered with userfaultfd
  * (missing mode, user faults only); a second thread reads the fault's
  * message and fills the page with UFFDIO_COPY.  Natively instant; the
@@ -811,6 +846,8 @@ int main(int argc, char **argv)
 		clone80();
 	} else if (!strcmp(m, "groupctid")) {
 		groupctid();
+	} else if (!strcmp(m, "groupsegv")) {
+		groupsegv();
 	} else if (!strcmp(m, "execfail")) {
 		execfail();
 	} else if (!strcmp(m, "repmt")) {
