@@ -857,7 +857,14 @@ Test(watch_chain, bound)
 		cr_assert_eq(rp_recover_new(ss, rp_thread_tid(ss, 0), &ref),
 			     0);
 		rp_recover_set_block(r, qb[b]);
-		rp_recover_set_block(ref, qb[b]);
+		/*
+		 * The engine's answer in one window to the end: its stack
+		 * pointer is known only from there (the quiet windows'
+		 * returns are barriers), and only on a stack known to be
+		 * the thread's own does it keep bnd's pushed word across
+		 * the store (review 11's finding 1, rcv_ownstk.c).
+		 */
+		rp_recover_set_block(ref, e + 1);
 		for (p = 0; p < e; p++) {
 			q = wpf_quiet_bound(r, p, &lo, &hi);
 			cr_assert_geq(q, 0);
@@ -890,10 +897,18 @@ Test(watch_chain, bound)
 	cr_log_info("watchdep: %lu bounded loads, %lu known to the engine",
 		    (unsigned long)nb, (unsigned long)both);
 	cr_assert_gt(both, 100);
-	for (b = 0, stops = 0; b < 3; b++)
-		stops += deep_as_engine(DEP_BUNDLE, qb[b],
-					e - (2 * RCV_CHAIN + 8) * qb[b],
-					RP_WATCH_READ, DEP_TBL + 8, 8, &w);
+	/*
+	 * A deep rwatch of tbl + 8 stops where the engine does, window by
+	 * window: in the short windows the engine does not know bnd's
+	 * load (rsp not known there: no stop in skip mode), in one window
+	 * to the end it knows every one (120 stops, one per call).
+	 */
+	for (b = 0; b < 3; b++)
+		deep_as_engine(DEP_BUNDLE, qb[b],
+			       e - (2 * RCV_CHAIN + 8) * qb[b],
+			       RP_WATCH_READ, DEP_TBL + 8, 8, &w);
+	stops = deep_as_engine(DEP_BUNDLE, e + 1, e, RP_WATCH_READ,
+			       DEP_TBL + 8, 8, &w);
 	cr_log_info("watchdep: %lu stops of a deep rwatch of tbl + 8",
 		    (unsigned long)stops);
 	cr_assert_gt(stops, 100);
