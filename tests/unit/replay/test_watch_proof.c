@@ -544,19 +544,32 @@ Test(watch_proof, bsf_nonzero)
 	not_known(&o, 0);
 	wpf_out_free(&o);
 	wpf_win_free(w);
-	/* test ebx,ebx; jne; syscall; bsf eax,ebx: the call's decoded
-	 * writes are rax, rcx and r11, but rt_sigreturn sets rbx too
-	 * (review 12's bsrd)
+	/* test ebx,ebx; jne; mov eax,15; syscall; bsf eax,ebx; mov
+	 * edi,0x800000; add rax,rdi; movzx r8d,byte [rax]: the call's
+	 * decoded writes are rax, rcx and r11, but rt_sigreturn sets rbx
+	 * too (review 12's bsrd): no range for the load
 	 */
-	w = bsf_run("\x85\xdb", "\x75\xfe", true, "\x0f\x05", "\x0f\xbc\xc3",
-		    3, &o);
-	not_known(&o, 0);
-	wpf_out_free(&o);
-	wpf_win_free(w);
+	{
+		struct rcv_ins sr[] = {
+			INS("\x85\xdb"), INS("\x75\xfe"),
+			INS("\xb8\x0f\x00\x00\x00"), INS("\x0f\x05"),
+			INS("\x0f\xbc\xc3"), INS("\xbf\x00\x00\x80\x00"),
+			INS("\x48\x01\xf8"), INS("\x44\x0f\xb6\x00"),
+		};
+		struct wpf_edge top = top_rsp(TOP_RSP);
+
+		w = run(sr, 8, &top, NULL, &o);
+		cr_assert_gt(o.nacc, 0);
+		cr_assert_eq(o.acc[o.nacc - 1].i, 7);
+		not_known(&o, o.nacc - 1);
+		wpf_out_free(&o);
+		wpf_win_free(w);
+	}
 	/* the control: a nop pair between (xchg ax,ax) keeps the range */
 	w = bsf_run("\x85\xdb", "\x75\xfe", true, "\x66\x90", "\x0f\xbc\xc3",
 		    3, &o);
-	is_acc(&o, 0, 5, RP_ACC_READ, 0x800000, 0x800000 + 32);
+	cr_assert_eq(o.nacc, 1);
+	is_acc(&o, 0, 6, RP_ACC_READ, 0x800000, 0x800000 + 32);
 	wpf_out_free(&o);
 	wpf_win_free(w);
 }
