@@ -45,29 +45,6 @@ RV_PROG=$REVIEW12 RV_NAME=review12.c RV_TAG=r12
 tap_begin values-review12
 export VALCHECK_CONFLICTS=0 VALCHECK_BITS=1
 
-# gdbrow MODE LABEL CMD EXPR [MODES]: rowscan of CMD EXPR at LABEL's
-# first instruction in stop, skip and strict (or MODES).
-gdbrow() {
-	rm -rf "${tmp:?}/$1"
-	timeout 300 "$PTREC" record -q -o "$tmp/$1" "$RV_PROG" "$1" \
-		>/dev/null 2>"$tmp/log"
-	p=$("$PTREC" insns "$tmp/$1" 2>/dev/null | grep -m1 "<$2+0>" |
-		cut -f1)
-	if [ -z "$p" ]; then
-		bad "$RV_NAME $1: not recorded ($(tail -2 "$tmp/log"))"
-		return
-	fi
-	echo "$p|$3|$4|$2" >"$tmp/rows"
-	for wm in ${5:-stop skip strict}; do
-		rowscan "$tmp/$1" $wm "$tmp/rows" "$RV_NAME $1" || continue
-		if [ -s "$tmp/miss" ]; then
-			bad "$RV_NAME $1 ($wm): missed: $(cat "$tmp/miss")"
-		else
-			ok "$RV_NAME $1 ($wm): $3 stops at $2 both ways"
-		fi
-	done
-}
-
 all="bsrd bsrw bsr rem remd remx ck8 ck4 rsq"
 for mode in ${REVIEW12_MODES:-$all}; do
 	case $mode in

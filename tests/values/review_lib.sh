@@ -1,4 +1,4 @@
-# Shared by the reviewers' scripts (review4.sh to review8.sh): record a
+# Shared by the reviewers' scripts (review4.sh to review12.sh): record a
 # case with the ground truth, check its values in default and strict
 # mode, the stop at a signal's delivery, and the table-driven GDB check
 # of one access per row.  Sourced after tests/lib.sh; RV_PROG is the
@@ -117,6 +117,31 @@ EOT
 		bad "$4 ($2): $nsc of $((2 * k)) scans ran: $(tail -3 "$tmp/gdb.out" | tr '\n' ' ')"
 		return 1
 	fi
+}
+
+# gdbrow MODE LABEL CMD EXPR [MODES]: RV_PROG MODE recorded (no ground
+# truth) into $tmp/MODE; rowscan of CMD EXPR at LABEL's first instruction
+# in stop, skip and strict (or MODES: skip left out where the access's
+# address is not known to the engine, which skip may pass, docs/gdb.md).
+gdbrow() {
+	rm -rf "${tmp:?}/$1"
+	timeout 300 "$PTREC" record -q -o "$tmp/$1" "$RV_PROG" "$1" \
+		>/dev/null 2>"$tmp/log"
+	p=$("$PTREC" insns "$tmp/$1" 2>/dev/null | grep -m1 "<$2+0>" |
+		cut -f1)
+	if [ -z "$p" ]; then
+		bad "$RV_NAME $1: not recorded ($(tail -2 "$tmp/log"))"
+		return
+	fi
+	echo "$p|$3|$4|$2" >"$tmp/rows"
+	for wm in ${5:-stop skip strict}; do
+		rowscan "$tmp/$1" $wm "$tmp/rows" "$RV_NAME $1" || continue
+		if [ -s "$tmp/miss" ]; then
+			bad "$RV_NAME $1 ($wm): missed: $(cat "$tmp/miss")"
+		else
+			ok "$RV_NAME $1 ($wm): $3 stops at $2 both ways"
+		fi
+	done
 }
 
 # rv_insns DIR MODE LABEL: RV_PROG MODE recorded (no ground truth) into
