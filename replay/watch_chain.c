@@ -461,12 +461,17 @@ static int find(struct rp_recover *rc, uint64_t a, uint64_t b, int dir,
 	return 1;
 }
 
-int wpf_quiet_secret(struct rp_recover *rc, uint64_t pos, unsigned int kinds)
+/*
+ * @pos's far window proved quiet (full: with the loads' secrets too) in
+ * c->out, *@cp the cache: 1; 0 where no quiet proof stands there (a near
+ * window, facts, the ramp) or the proof failed; a negated enum on error.
+ */
+static int quiet_window(struct rp_recover *rc, uint64_t pos, bool full,
+			struct wpf_cache **cp)
 {
 	struct wpf_cache *c;
 	uint64_t k;
-	size_t j;
-	int ret, n = 0;
+	int ret;
 
 	if (pos >= rc->end || !rc->block)
 		return -RP_ERR_RANGE;
@@ -477,11 +482,24 @@ int wpf_quiet_secret(struct rp_recover *rc, uint64_t pos, unsigned int kinds)
 	if (!c || k < RCV_CHAIN || rc->nfacts || k <= rcv_ramp_start(rc))
 		return 0;
 	if (!c->out_valid || c->out_k != k || !c->out_quiet ||
-	    (!c->out_full && (kinds & RP_ACC_READ))) {
-		ret = prove_window(rc, c, k, true, kinds & RP_ACC_READ);
+	    (!c->out_full && full)) {
+		ret = prove_window(rc, c, k, true, full);
 		if (ret || !c->out_valid)
 			return ret;
 	}
+	*cp = c;
+	return 1;
+}
+
+int wpf_quiet_secret(struct rp_recover *rc, uint64_t pos, unsigned int kinds)
+{
+	struct wpf_cache *c;
+	size_t j;
+	int ret, n = 0;
+
+	ret = quiet_window(rc, pos, kinds & RP_ACC_READ, &c);
+	if (ret <= 0)
+		return ret;
 	for (j = 0; j < c->out.nacc; j++) {
 		const struct wpf_acc *x = &c->out.acc[j];
 
@@ -498,24 +516,12 @@ int wpf_quiet_bound(struct rp_recover *rc, uint64_t pos, uint64_t *lo,
 		    uint64_t *hi)
 {
 	struct wpf_cache *c;
-	uint64_t k;
 	size_t j;
 	int ret;
 
-	if (pos >= rc->end || !rc->block)
-		return -RP_ERR_RANGE;
-	ret = cache_get(rc, &c);
-	if (ret)
+	ret = quiet_window(rc, pos, true, &c);
+	if (ret <= 0)
 		return ret;
-	k = (rc->end - 1 - pos) / rc->block;
-	if (!c || k < RCV_CHAIN || rc->nfacts || k <= rcv_ramp_start(rc))
-		return 0;
-	if (!c->out_valid || c->out_k != k || !c->out_quiet ||
-	    !c->out_full) {
-		ret = prove_window(rc, c, k, true, true);
-		if (ret || !c->out_valid)
-			return ret;
-	}
 	for (j = 0; j < c->out.nacc; j++) {
 		const struct wpf_acc *x = &c->out.acc[j];
 
