@@ -32,7 +32,6 @@
  * flows to the end with the windows; beyond it the ramp's summaries
  * would have to be computed from the start).
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "rcv_win.h"
@@ -95,20 +94,11 @@ static int64_t clone_call(struct rp_recover *rc, const struct rcv_hist *h,
 
 static int add_facts(struct rp_recover *rc, const struct rp_fact *f, int n)
 {
-	int k;
+	int k, ret;
 
-	if (rc->nfacts + (size_t)n > rc->facts_cap) {
-		size_t cap = rc->facts_cap ? 2 * rc->facts_cap : 64;
-		struct rcv_fact *nf;
-
-		while (cap < rc->nfacts + (size_t)n)
-			cap *= 2;
-		nf = realloc(rc->facts, cap * sizeof(*nf));
-		if (!nf)
-			return -RP_ERR_NOMEM;
-		rc->facts = nf;
-		rc->facts_cap = cap;
-	}
+	ret = rcv_facts_reserve(rc, (size_t)n);
+	if (ret)
+		return ret;
 	for (k = 0; k < n; k++)
 		rc->facts[rc->nfacts++] = (struct rcv_fact){ f[k].pos,
 							     f[k].val,

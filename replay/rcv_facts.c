@@ -30,6 +30,24 @@ bool rcv_apply_facts(struct rp_recover *rc, struct win *w)
 	return ch;
 }
 
+/* Room in rc->facts for @n more: 0 or -RP_ERR_NOMEM. */
+int rcv_facts_reserve(struct rp_recover *rc, size_t n)
+{
+	size_t cap = rc->facts_cap ? 2 * rc->facts_cap : 64;
+	struct rcv_fact *nf;
+
+	if (rc->nfacts + n <= rc->facts_cap)
+		return 0;
+	while (cap < rc->nfacts + n)
+		cap *= 2;
+	nf = realloc(rc->facts, cap * sizeof(*nf));
+	if (!nf)
+		return -RP_ERR_NOMEM;
+	rc->facts = nf;
+	rc->facts_cap = cap;
+	return 0;
+}
+
 /* The computed windows holding position @pos (at most two: a chained
  * window's last state is the next one's first).
  */
@@ -76,18 +94,9 @@ static int take_facts(struct rp_recover *rc, const struct rp_fact *f,
 	size_t old = rc->nfacts;
 	int ret = 0;
 
-	if (rc->nfacts + n > rc->facts_cap) {
-		size_t cap = rc->facts_cap ? 2 * rc->facts_cap : 64;
-		struct rcv_fact *nf;
-
-		while (cap < rc->nfacts + n)
-			cap *= 2;
-		nf = realloc(rc->facts, cap * sizeof(*nf));
-		if (!nf)
-			return -RP_ERR_NOMEM;
-		rc->facts = nf;
-		rc->facts_cap = cap;
-	}
+	ret = rcv_facts_reserve(rc, n);
+	if (ret)
+		return ret;
 	/* Their windows computed first (without them). */
 	for (i = 0; i < n; i++) {
 		uint64_t v, known;

@@ -1008,6 +1008,8 @@ void rcv_sse_top(struct rp_recover *rc, struct win *w);
  * something.
  */
 bool rcv_apply_facts(struct rp_recover *rc, struct win *w);
+/* Room in rc->facts for @n more (rcv_facts.c): 0 or -RP_ERR_NOMEM. */
+int rcv_facts_reserve(struct rp_recover *rc, size_t n);
 /* The passes over @w (rcv_pass.c): computed again by rcv_facts.c after
  * new facts.
  */
