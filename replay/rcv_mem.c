@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include <capstone/capstone.h>
-#include <linux/sched.h>
 
 #include "rcv_win.h"
 
@@ -72,15 +71,13 @@ static bool file_shared(struct rp_recover *rc,
 	return false;
 }
 
-static void map_of(struct rp_recover *rc, uint64_t a)
+static void map_miss(struct rp_recover *rc, uint64_t a)
 {
 	struct rp_snap_map_info mi;
 	struct rcv_map *m = &rc->map, t;
 	uint64_t lo = 0, hi = UINT64_MAX;
 	size_t k;
 
-	if (m->valid && m->lo <= a && a < m->hi)
-		return;
 	/* Two kept: questions alternate between the stack and data. */
 	t = rc->map2;
 	rc->map2 = *m;
@@ -126,6 +123,17 @@ static void map_of(struct rp_recover *rc, uint64_t a)
 	m->hi = hi;
 }
 
+/* The hit looked up inline: nearly every question is one (a call for
+ * each of 340,000 bytes was 8.4 M of a 4-window stop at 10^7).
+ */
+static inline void map_of(struct rp_recover *rc, uint64_t a)
+{
+	const struct rcv_map *m = &rc->map;
+
+	if (!(m->valid && m->lo <= a && a < m->hi))
+		map_miss(rc, a);
+}
+
 static bool ro_mem(struct win *w, uint64_t i, uint64_t a)
 {
 	struct rp_recover *rc = w->rc;
@@ -155,108 +163,25 @@ static bool ro_mem(struct win *w, uint64_t i, uint64_t a)
 	return !rc->mt || w->first + i >= rcv_order_maps_at(rc, a);
 }
 
-/* Is @pid one of the @n of @set? */
-static bool in_set(const uint32_t *set, size_t n, uint32_t pid)
-{
-	size_t k;
-
-	for (k = 0; k < n; k++)
-		if (set[k] == pid)
-			return true;
-	return false;
-}
-
 /*
- * A child process (its own pid) whose record has no clone flags at all:
- * the importers' (perf's FORK record has none), a software recorder's
- * older than the flags of i386's clone through int 0x80
- * (tests/values/review4.c clone80, made with CLONE_VM, recorded as 0).
- * Every real clone of a process has its exit signal in the low byte
- * (fork is clone(SIGCHLD)) and the recorder now says so: 0 is not known,
- * so it may share the memory and the descriptors (never a vfork: that
- * would only keep more).  The kernel module (@kmod) sets CLONE_VM where
- * the child has its parent's mm and nothing else for a process: the
- * memory is known, the descriptors are not.
+ * May ro_mem() say yes for any of the bytes @want of @word?  No when they
+ * all lie in the answer map_of() gives for the first of them (the one
+ * ro_mem() asks first, a hit for the others) and it is no read-only
+ * memory, or no mapping: ro_mem() is then false for each by its first
+ * tests, asked once here rather than for every byte.  Otherwise each byte
+ * is asked on its own.
  */
-uint64_t rcv_clone_flags(const struct ptrec_sb_thread_start *t, bool kmod)
+static bool ro_word_maybe(struct win *w, uint64_t word, uint8_t want)
 {
-	if (t->pid != t->parent_pid && !t->clone_flags)
-		return kmod ? CLONE_FILES : CLONE_VM | CLONE_FILES;
-	return t->clone_flags;
-}
+	struct rp_recover *rc = w->rc;
 
-bool rcv_backend_kmod(const struct rp_session *s)
-{
-	struct rp_session_info si;
-
-	rp_session_info(s, &si);
-	return si.backend && !strcmp(si.backend, "kmod");
-}
-
-size_t rcv_share_set(const struct rp_session *s, uint32_t pid,
-		     uint64_t want, uint64_t skip, uint32_t *set, size_t cap)
-{
-	size_t n = 1, i;
-	bool grew = true, kmod = rcv_backend_kmod(s);
-	uint64_t f;
-
-	set[0] = pid;
-	while (grew) {
-		grew = false;
-		for (i = 0; i < s->nrecs; i++) {
-			const struct ptrec_sb_thread_start *t =
-				(const void *)s->recs[i];
-			bool in_p, in_c;
-
-			if (s->recs[i]->type != PTREC_SB_THREAD_START ||
-			    t->pid == t->parent_pid)
-				continue;
-			f = rcv_clone_flags(t, kmod);
-			if (!(f & want) || (f & skip))
-				continue;
-			in_p = in_set(set, n, t->parent_pid);
-			in_c = in_set(set, n, t->pid);
-			if (in_p == in_c)
-				continue;
-			if (n == cap)
-				return 0;
-			set[n++] = in_p ? t->pid : t->parent_pid;
-			grew = true;
-		}
-	}
-	return n;
-}
-
-/*
- * A child made by clone(CLONE_VM) without CLONE_THREAD is another process
- * (its own pid) that shares every byte of its parent's memory and runs
- * alongside it (tests/values/holes.c clonevm); with CLONE_VFORK the
- * parent waits in the system call (a barrier) until the child execs or
- * exits.  Followed through children of children, vfork children too: a
- * vfork child's own clone(CLONE_VM) child outlives it and runs alongside
- * the parent (tests/values/review2.c vforkvm).  The memory is shared
- * unless every link of the set is a vfork (each waits for the next).
- */
-bool rcv_vm_shared(const struct rp_session *s, uint32_t pid)
-{
-	uint32_t set[64];
-	size_t n = rcv_share_set(s, pid, CLONE_VM, 0, set, 64), i;
-	bool kmod = rcv_backend_kmod(s);
-
-	if (!n)
-		return true;
-	for (i = 0; n > 1 && i < s->nrecs; i++) {
-		const struct ptrec_sb_thread_start *t =
-			(const void *)s->recs[i];
-
-		if (s->recs[i]->type == PTREC_SB_THREAD_START &&
-		    t->pid != t->parent_pid &&
-		    (rcv_clone_flags(t, kmod) & CLONE_VM) &&
-		    !(rcv_clone_flags(t, kmod) & CLONE_VFORK) &&
-		    in_set(set, n, t->parent_pid))
-			return true;
-	}
-	return false;
+	if (!want || !(rc->snap_ok || rc->snap_ro) ||
+	    (!w->top_end && !w->later))
+		return false;
+	map_of(rc, 8 * word + (unsigned int)__builtin_ctz(want));
+	return 8 * word + (31u - (unsigned int)__builtin_clz(want)) >=
+		       rc->map.hi ||
+	       (rc->map.found && rc->map.ro);
 }
 
 /*
@@ -478,18 +403,29 @@ static void memo_new(struct rp_recover *rc)
 static uint8_t mem_bytes(struct win *w, uint64_t i, uint64_t word,
 			 uint8_t want, uint8_t *val, int dirs);
 
-/* @x's byte of byte b of @word, as rcv_acc_byte(). */
-#define ACC_B(x, word, b, t) rcv_acc_byte((x), 8 * (word) + (b), (t))
-
-/* Bytes @m of @word from @x (known there) into @val. */
+/* Bytes @m of @word from @x (known there) into @val: for each, what
+ * rcv_acc_byte() writes, taking only the bytes asked (a loop over all 8
+ * with a call for each was 10 M of a 4-window stop at 10^7).
+ */
 static void acc_vals(const struct rcv_acc *x, uint64_t word, uint8_t m,
 		     uint8_t *val)
 {
-	unsigned int b;
+	unsigned int b, sh;
+	uint64_t off;
+	struct rcv_val v;
 
-	for (b = 0; b < 8; b++)
-		if (m >> b & 1)
-			ACC_B(x, word, b, &val[b]);
+	if (!x->valid || !x->addr_known)
+		return;
+	for (; m; m &= (uint8_t)(m - 1)) {
+		b = (unsigned int)__builtin_ctz(m);
+		off = 8 * word + b - x->addr;
+		if (off >= x->size || off >= 16)
+			continue;
+		v = off < 8 ? x->val : x->hi;
+		sh = (unsigned int)(off & 7) * 8;
+		if ((v.k >> sh & 0xff) == 0xff)
+			val[b] = (uint8_t)(v.v >> sh);
+	}
 }
 
 /*
@@ -718,7 +654,7 @@ static uint8_t mem_bytes(struct win *w, uint64_t i, uint64_t word,
 	uint64_t until, g_until = 0, g_from, p_until[8];
 	uint8_t got = 0, grp = 0, t, p_ok = 0;
 	unsigned int b;
-	bool shared, p_all;
+	bool shared, p_all, ro_maybe = ro_word_maybe(w, word, want);
 	const struct rcv_pmemo *pm = pmemo_slot(w->rc, word);
 
 	/* Every wanted byte's answer already known (the usual case): taken
@@ -734,7 +670,7 @@ static uint8_t mem_bytes(struct win *w, uint64_t i, uint64_t word,
 
 		if (!(want >> b & 1))
 			continue;
-		if (ro_mem(w, i, a)) {
+		if (ro_maybe && ro_mem(w, i, a)) {
 			if (snap_read(w->rc, a, &t)) {
 				val[b] = t;
 				got |= 1u << b;

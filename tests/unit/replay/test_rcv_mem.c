@@ -429,3 +429,117 @@ Test(rcv_mem, private_memo_by_byte)
 	}
 	free(r);
 }
+
+/*
+ * The read-only rule (rcv_mem.c ro_mem()) asked once for a word that lies
+ * in one mapping (ro_word_maybe()), each byte on its own otherwise: the
+ * same bytes as asking each byte.  An empty window at the end of a
+ * snapshot of read-only anonymous pages beside a writable one, a gap and
+ * another read-only one; every byte of every range across the edges,
+ * against the rule: with the snapshot of the thread (snap_ok) every mapped
+ * byte is its end's; with only the read-only pages of a thread that ended
+ * before it (snap_ro) those alone.
+ */
+#define RO_BASE	0x20000000ull
+
+static uint8_t ro_kind(uint64_t a)	/* 1 read-only, 2 writable, 0 none */
+{
+	uint64_t pg = (a - RO_BASE) >> 12;
+
+	if (a < RO_BASE || pg > 3)
+		return 0;
+	return (uint8_t)(pg == 0 || pg == 3 ? 1 : pg == 1 ? 2 : 0);
+}
+
+static uint8_t ro_byte(uint64_t a)
+{
+	return (uint8_t)(a * 7 + (a >> 12));
+}
+
+static void ro_ranges(bool snap_ok)
+{
+	static uint8_t data[4][4096];
+	struct sb_snap_proc p = { .pid = 42, .ppid = 1,
+				  .end = SB_SNAP_END_EXIT, .exe = "/p" };
+	struct sb_snap_thread t = { .tid = 42 };
+	char tmpl[] = "/tmp/ptrec-rcvmem-XXXXXX", dir[64], cmd[96];
+	static const uint64_t edge[] = { RO_BASE, RO_BASE + 0x1000,
+					 RO_BASE + 0x2000, RO_BASE + 0x3000,
+					 RO_BASE + 0x4000 };
+	struct rp_recover *r = calloc(1, sizeof(*r));
+	uint32_t nb1[1] = { 0 };
+	int64_t pb1[1] = { -1 };
+	struct win pw = { .rc = r, .nb = nb1, .pb = pb1, .protc = -1,
+			  .top_end = true };
+	struct sb_snap_writer *wr;
+	struct rp_snapshot *sn;
+	struct sb_bundle *b;
+	struct sb_err err;
+	uint8_t buf[24], v;
+	uint64_t a, e, k;
+	unsigned int n;
+	size_t pg, got;
+
+	cr_assert_not_null(r);
+	cr_assert_not_null(mkdtemp(tmpl));
+	snprintf(dir, sizeof(dir), "%s/b", tmpl);
+	cr_assert_eq(sb_bundle_create(&b, dir, &err), 0, "%s", err.msg);
+	sb_bundle_manifest(b)->backend = strdup("emu");
+	cr_assert_eq(sb_bundle_open_snapshot(b, &wr, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_snap_writer_proc(wr, &p, &err), 0, "%s", err.msg);
+	cr_assert_eq(sb_snap_writer_thread(wr, &t, &err), 0, "%s", err.msg);
+	for (pg = 0; pg < 4; pg++) {
+		uint64_t s = RO_BASE + 0x1000 * pg;
+		struct sb_snap_map m = { .start = s, .end = s + 0x1000,
+					 .content = SB_SNAP_DATA,
+					 .path = "", .data = data[pg] };
+
+		if (!ro_kind(s))
+			continue;
+		m.prot = ro_kind(s) == 1 ? SB_SNAP_R : SB_SNAP_R | SB_SNAP_W;
+		for (k = 0; k < 4096; k++)
+			data[pg][k] = ro_byte(s + k);
+		cr_assert_eq(sb_snap_writer_map(wr, &m, &err), 0, "%s",
+			     err.msg);
+	}
+	cr_assert_eq(sb_bundle_finish(b, &err), 0, "%s", err.msg);
+	sb_bundle_free(b);
+	cr_assert_eq(rp_snapshot_open(&sn, dir), 0, "%s",
+		     rp_snapshot_errmsg(sn));
+	r->pid = 42;
+	r->sn = sn;
+	r->snap_ok = snap_ok;
+	r->snap_ro = !snap_ok;
+	r->mb_gen = 1;
+	for (k = 0; k < sizeof(edge) / sizeof(edge[0]); k++)
+		for (a = edge[k] - 12; a < edge[k] + 12; a++) {
+			bool want = snap_ok ? ro_kind(a) != 0 : ro_kind(a) == 1;
+
+			cr_assert_eq(rcv_mem_byte(&pw, 0, a, &v), want,
+				     "%#" PRIx64, a);
+			cr_assert(!want || v == ro_byte(a), "%#" PRIx64, a);
+			for (n = 1; n <= 17; n++) {
+				got = rcv_mem_range(&pw, 0, a, buf, n);
+				for (e = a; e < a + n; e++) {
+					want = snap_ok ? ro_kind(e) != 0 :
+							 ro_kind(e) == 1;
+					if (!want)
+						break;
+				}
+				cr_assert_eq(got, e - a, "%#" PRIx64 " + %u",
+					     a, n);
+				for (e = 0; e < got; e++)
+					cr_assert_eq(buf[e], ro_byte(a + e));
+			}
+		}
+	rp_snapshot_close(sn);
+	free(r);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl);
+	cr_assert_eq(system(cmd), 0);
+}
+
+Test(rcv_mem, read_only_by_word)
+{
+	ro_ranges(false);
+	ro_ranges(true);
+}
