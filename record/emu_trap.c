@@ -104,6 +104,16 @@ static bool tmp_mask_call(long nr)
 	       nr == SYS_pselect6 || nr == SYS_epoll_pwait || nr == 441;
 }
 
+/*
+ * The set rt_sigprocmask's arguments @a (how, set, oldset, sigsetsize)
+ * make the mask from, where SIGTRAP in it would be blocked; 0 when none.
+ */
+static uint64_t spm_word(const uint64_t a[4])
+{
+	return a[1] && a[3] == 8 &&
+	       (a[0] == SIG_BLOCK || a[0] == SIG_SETMASK) ? a[1] : 0;
+}
+
 /* The mask word system call @nr reads (registers @r), 0 when none. */
 static uint64_t trap_word(const struct thr *t, long nr,
 			  const struct user_regs_struct *r)
@@ -113,10 +123,11 @@ static uint64_t trap_word(const struct thr *t, long nr,
 	struct iovec rm = { (void *)(uintptr_t)r->r9, sizeof(a) };
 
 	switch (nr) {
-	case SYS_rt_sigprocmask:
-		return r->rsi && r->r10 == 8 &&
-		       (r->rdi == SIG_BLOCK || r->rdi == SIG_SETMASK) ?
-		       r->rsi : 0;
+	case SYS_rt_sigprocmask: {
+		const uint64_t s[4] = { r->rdi, r->rsi, r->rdx, r->r10 };
+
+		return spm_word(s);
+	}
 	case SYS_rt_sigreturn:
 		return r->rsp + UC_SIGMASK;
 	case SYS_rt_sigsuspend:
@@ -218,8 +229,7 @@ int emu_trap_strip(struct thr *t, int sig)
 	if ((w & 0xffff) == 0x80cd && (uint32_t)nr == 175) {
 		t->trap32 = true;
 		spm_args(t, a);	/* t->entry: the registers now */
-		at = a[1] && a[3] == 8 &&
-		     (a[0] == SIG_BLOCK || a[0] == SIG_SETMASK) ? a[1] : 0;
+		at = spm_word(a);
 	} else if ((w & 0xffff) == 0x050f && (uint32_t)nr != 175) {
 		at = trap_word(t, nr, &t->regs);
 	} else {
