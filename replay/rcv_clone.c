@@ -186,12 +186,10 @@ static void parent_facts(struct rp_recover *rc, uint32_t ptid)
 int rcv_clone_inherit(struct rp_recover *rc)
 {
 	const struct ptrec_sb_thread_start *ts = NULL;
-	struct rp_session_info si;
 	struct rcv_xtask *t;
 	size_t i;
 
-	rp_session_info(rc->s, &si);
-	if (!si.backend || strcmp(si.backend, "emu") || !rc->count ||
+	if (!rcv_backend_emu(rc->s) || !rc->count ||
 	    rc->end / rc->block >= RCV_CHAIN)
 		return 0;
 	for (i = 0; i < rc->s->nrecs && !ts; i++)

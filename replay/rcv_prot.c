@@ -196,7 +196,6 @@ out:
 static bool calls_apart(struct rp_recover *rc)
 {
 	struct rp_session *s = rc->s;
-	struct rp_session_info si;
 	struct rcv_pcall *v = NULL;
 	uint32_t mm[2];
 	size_t n = 0, i;
@@ -205,8 +204,7 @@ static bool calls_apart(struct rp_recover *rc)
 	for (i = 0; i < s->nprot_memo; i++)
 		if (s->prot_memo[i].pid == rc->pid)
 			return s->prot_memo[i].ok;
-	rp_session_info(s, &si);
-	if (!si.backend || strcmp(si.backend, "emu") ||
+	if (!rcv_backend_emu(s) ||
 	    rcv_share_set(s, rc->pid, CLONE_VM, 0, mm, 2) != 1)
 		goto out;
 	for (i = 0; i < rp_thread_count(s); i++) {

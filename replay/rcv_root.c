@@ -66,7 +66,6 @@ bool rcv_root_brk_range(const struct rcv_root_map *m, size_t n,
 static bool range_of(struct rp_recover *rc, uint64_t *lo, uint64_t *hi)
 {
 	const struct rp_session *s = rc->s;
-	struct rp_session_info si;
 	struct rp_snap_map_info mi;
 	struct rcv_root_map *m;
 	size_t i, n = 0, k;
@@ -77,8 +76,7 @@ static bool range_of(struct rp_recover *rc, uint64_t *lo, uint64_t *hi)
 	/* Only the software recorder reads every mapping again after each
 	 * brk, mmap, munmap and mremap (record/emu_step.c).
 	 */
-	rp_session_info(s, &si);
-	if (!si.backend || strcmp(si.backend, "emu"))
+	if (!rcv_backend_emu(s))
 		return false;
 	m = calloc(s->nrecs + 64, sizeof(*m));
 	if (!m)

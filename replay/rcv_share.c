@@ -51,6 +51,14 @@ bool rcv_backend_kmod(const struct rp_session *s)
 	return si.backend && !strcmp(si.backend, "kmod");
 }
 
+bool rcv_backend_emu(const struct rp_session *s)
+{
+	struct rp_session_info si;
+
+	rp_session_info(s, &si);
+	return si.backend && !strcmp(si.backend, "emu");
+}
+
 size_t rcv_share_set(const struct rp_session *s, uint32_t pid,
 		     uint64_t want, uint64_t skip, uint32_t *set, size_t cap)
 {

@@ -866,6 +866,9 @@ size_t rcv_share_set(const struct rp_session *s, uint32_t pid,
 uint64_t rcv_clone_flags(const struct ptrec_sb_thread_start *t, bool kmod);
 /* Is @s a recording of the kernel module (its manifest's backend)? */
 bool rcv_backend_kmod(const struct rp_session *s);
+/* The software recorder's bundle (it reads every mapping again after
+ * each call that may change one, and records system call arguments). */
+bool rcv_backend_emu(const struct rp_session *s);
 /* Byte @a of access @x: -1 it does not cover it, 0 value unknown, 1 in
  * *@out.  Inline, as rcv_acc_of(): a memory question asks both for each
  * byte of each access it scans (p99: 35% of workload's last window were
