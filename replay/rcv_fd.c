@@ -95,13 +95,11 @@ static bool shared_gone(struct rp_recover *rc, bool files)
 {
 	const struct rp_session *s = rc->s;
 	struct rp_snap_map_info mi;
-	struct rp_session_info si;
 	size_t i, k;
 
 	if (!s)
 		return false;
-	rp_session_info(s, &si);
-	if (!si.backend || strcmp(si.backend, "emu"))
+	if (!rcv_backend_emu(s))
 		return false;
 	for (i = 0; i < s->nrecs; i++) {
 		const struct ptrec_sb_mmap *m = (const void *)s->recs[i];

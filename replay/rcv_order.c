@@ -615,7 +615,6 @@ static void order_compute(struct rp_recover *rc)
 {
 	uint32_t mm[64], files[64];
 	uint64_t lim[2] = { 0, 0 }, b[2];
-	struct rp_session_info si;
 	struct rp_cursor *c = NULL;
 	struct rp_insn first;
 	struct rcv_hist h;
@@ -630,8 +629,7 @@ static void order_compute(struct rp_recover *rc)
 	rc->ord_pos[0] = rc->ord_pos[1] = UINT64_MAX;
 	rc->ord_all = UINT64_MAX;
 	rc->nord_calls = 0;
-	rp_session_info(rc->s, &si);
-	if (!si.backend || strcmp(si.backend, "emu"))
+	if (!rcv_backend_emu(rc->s))
 		return;
 	nmm = rcv_share_set(rc->s, rc->pid, CLONE_VM, 0, mm, 64);
 	nfiles = rcv_share_set(rc->s, rc->pid, CLONE_FILES, 0, files, 64);
@@ -838,7 +836,6 @@ uint64_t rcv_order_files(struct rp_recover *rc)
 {
 	uint32_t mm[64];
 	uint64_t lim = 0, b;
-	struct rp_session_info si;
 	struct rp_cursor *c = NULL;
 	struct rp_insn first;
 	struct rcv_hist h;
@@ -848,8 +845,7 @@ uint64_t rcv_order_files(struct rp_recover *rc)
 		return rc->ord_files;
 	rc->ord_files_done = true;
 	rc->ord_files = UINT64_MAX;
-	rp_session_info(rc->s, &si);
-	if (!si.backend || strcmp(si.backend, "emu") || rc->ord_noargs)
+	if (!rcv_backend_emu(rc->s) || rc->ord_noargs)
 		return rc->ord_files;
 	nmm = rcv_share_set(rc->s, rc->pid, CLONE_VM, 0, mm, 64);
 	if (!nmm || rp_cursor_new(rc->s, rc->tid, &c))

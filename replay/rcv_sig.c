@@ -310,13 +310,9 @@ bool rcv_sig_seed(struct rp_recover *rc, struct win *w)
  */
 bool rcv_sig_return_quiet(struct rp_recover *rc, uint64_t nr)
 {
-	struct rp_session_info si;
-
 	if ((uint32_t)nr != 15 || !rc->s)
 		return false;
-	if (!rc->sig_rec) {
-		rp_session_info(rc->s, &si);
-		rc->sig_rec = si.backend && !strcmp(si.backend, "emu") ? 2 : 1;
-	}
+	if (!rc->sig_rec)
+		rc->sig_rec = rcv_backend_emu(rc->s) ? 2 : 1;
 	return rc->sig_rec == 2;
 }

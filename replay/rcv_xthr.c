@@ -716,7 +716,6 @@ static int word_cmp(const void *a, const void *b)
 static void xthr_compute(struct rp_recover *rc)
 {
 	struct rcv_xthr *x;
-	struct rp_session_info si;
 	struct rp_cursor *c = NULL;
 	uint32_t mm[64];
 	uint64_t t_exit;
@@ -726,11 +725,10 @@ static void xthr_compute(struct rp_recover *rc)
 	x = rc->xthr = calloc(1, sizeof(*x));
 	if (!x)
 		return;
-	rp_session_info(rc->s, &si);
 	/* Strict values: other tasks' rseq areas are taken to be near
 	 * their thread pointers (glibc's), an assumption about the program.
 	 */
-	if (!si.backend || strcmp(si.backend, "emu") || !rc->sn ||
+	if (!rcv_backend_emu(rc->s) || !rc->sn ||
 	    rc->rseq_any || rc->strict || rcv_order_aio(rc))
 		return;
 	nmm = rcv_share_set(rc->s, rc->pid, CLONE_VM, 0, mm, 64);

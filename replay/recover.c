@@ -608,11 +608,9 @@ struct win *rcv_win_at(struct rp_recover *rc, uint64_t pos, int *err)
  */
 bool rcv_handlers_ran(struct rp_session *s, uint32_t tid)
 {
-	struct rp_session_info si;
 	size_t i;
 
-	rp_session_info(s, &si);
-	if (!si.backend || strcmp(si.backend, "emu"))
+	if (!rcv_backend_emu(s))
 		return true;
 	for (i = 0; i < s->nrecs; i++) {
 		const struct ptrec_sb_signal *g = (const void *)s->recs[i];

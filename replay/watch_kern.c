@@ -370,7 +370,7 @@ static int thr_init(struct rp_recover *rc, struct wpk_thr *t)
 		t->every = true;
 	else if (t->nrseq && !kernel_returns(rc, t))
 		return -RP_ERR_NOMEM;
-	if (si.backend && !strcmp(si.backend, "emu")) {
+	if (rcv_backend_emu(rc->s)) {
 		n = rcv_sig_entries(rc, &pos);
 		if (n == SIZE_MAX)
 			return -RP_ERR_NOMEM;
