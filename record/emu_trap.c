@@ -250,6 +250,20 @@ int emu_trap_strip(struct thr *t, int sig)
 	return sig;
 }
 
+/* SIGTRAP's bit set in the mask word of @t's memory at @at, where it
+ * can be read (emu_trap_restore(), emu_trap_frame()).
+ */
+static void trap_bit_set(const struct thr *t, uint64_t at)
+{
+	long w;
+
+	errno = 0;
+	w = ptrace(PTRACE_PEEKDATA, t->tid, (void *)(uintptr_t)at, 0);
+	if (!errno)
+		ptrace(PTRACE_POKEDATA, t->tid, (void *)(uintptr_t)at,
+		       (void *)(uintptr_t)((uint64_t)w | TRAP_BIT));
+}
+
 /* The bit back into the word emu_trap_strip() took it from (@t stopped
  * after its call, registers read); @ran: the call ran.  Where the call's
  * old mask went to the same word the kernel wrote it there: left alone.
@@ -257,7 +271,6 @@ int emu_trap_strip(struct thr *t, int sig)
 void emu_trap_restore(struct thr *t, bool ran)
 {
 	uint64_t at = t->trap_set_at, a[4];
-	long w;
 
 	if (!at)
 		return;
@@ -267,11 +280,7 @@ void emu_trap_restore(struct thr *t, bool ran)
 				   (long)t->entry.rax == SYS_rt_sigreturn);
 	if (ran && spm_args(t, a) && a[2] + 8 > at && at + 8 > a[2])
 		return;
-	errno = 0;
-	w = ptrace(PTRACE_PEEKDATA, t->tid, (void *)(uintptr_t)at, 0);
-	if (!errno)
-		ptrace(PTRACE_POKEDATA, t->tid, (void *)(uintptr_t)at,
-		       (void *)(uintptr_t)((uint64_t)w | TRAP_BIT));
+	trap_bit_set(t, at);
 }
 
 /*
@@ -303,11 +312,7 @@ void emu_trap_frame(struct thr *t)
 	if (!t->trap_frame)
 		return;
 	t->trap_frame = false;
-	errno = 0;
-	w = ptrace(PTRACE_PEEKDATA, t->tid, (void *)(uintptr_t)at, 0);
-	if (!errno)
-		ptrace(PTRACE_POKEDATA, t->tid, (void *)(uintptr_t)at,
-		       (void *)(uintptr_t)((uint64_t)w | TRAP_BIT));
+	trap_bit_set(t, at);
 }
 
 /*
