@@ -747,6 +747,13 @@ int rcv_clone_regs(int64_t nr, const struct rp_regs *pr,
 		   struct rp_fact *f);
 int rcv_clone_inherit(struct rp_recover *rc);
 
+/*
+ * The registers a REGS record gives at the thread's first state
+ * (rcv_first.c), added to @rc's facts: how many, 0 when there is none to
+ * take, or -RP_ERR_NOMEM.
+ */
+int rcv_first_regs(struct rp_recover *rc);
+
 /* Brk @p of @l keeps a file's page (rcv_sys_keeps_file()'s test of one). */
 bool rcv_sys_brk_keeps_file(const struct win *l, size_t p);
 
