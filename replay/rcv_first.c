@@ -41,38 +41,50 @@ static const struct ptrec_sb_regs *start_rec(const struct rp_session *s,
 	return NULL;
 }
 
-int rcv_first_regs(struct rp_recover *rc)
+int rcv_first_facts(const struct ptrec_sb_regs *g, uint64_t first_ip,
+		    struct rp_fact *f)
 {
-	const struct ptrec_sb_regs *g;
-	struct rp_cursor *c = NULL;
-	struct rp_insn first;
 	unsigned int k;
-	int n = 0, ret;
-	bool at;
+	int n = 0;
 
-	if (!rc->count || rc->end / rc->block >= RCV_CHAIN)
+	if (g->where != PTREC_SB_REGS_START ||
+	    !(g->valid >> RP_REG_RIP & 1) || g->regs[RP_REG_RIP] != first_ip)
 		return 0;
-	g = start_rec(rc->s, rc->tid);
-	if (!g || !(g->valid >> RP_REG_RIP & 1))
-		return 0;
-	at = !rp_cursor_new(rc->s, rc->tid, &c) &&
-	     !rp_cursor_peek(c, 0, &first) &&
-	     first.ip == g->regs[RP_REG_RIP];
-	rp_cursor_free(c);
-	if (!at)
-		return 0;
-	ret = rcv_facts_reserve(rc, RCV_NREG);
-	if (ret)
-		return ret;
 	/* rax..r15 are enum rp_reg's first 16, rflags the record's 17. */
 	for (k = 0; k < RCV_NREG; k++) {
 		unsigned int r = k < RCV_FLAGS ? k : RP_REG_EFLAGS;
 
-		if (g->valid >> r & 1) {
-			rc->facts[rc->nfacts++] =
-				(struct rcv_fact){ 0, g->regs[r], k };
-			n++;
-		}
+		if (g->valid >> r & 1)
+			f[n++] = (struct rp_fact){ 0, k, g->regs[r] };
 	}
+	return n;
+}
+
+int rcv_first_regs(struct rp_recover *rc)
+{
+	const struct ptrec_sb_regs *g;
+	struct rp_cursor *c = NULL;
+	struct rp_fact f[RCV_NREG];
+	struct rp_insn first;
+	int n = 0, k, ret;
+
+	if (!rc->count || rc->end / rc->block >= RCV_CHAIN)
+		return 0;
+	g = start_rec(rc->s, rc->tid);
+	if (!g)
+		return 0;
+	if (!rp_cursor_new(rc->s, rc->tid, &c) &&
+	    !rp_cursor_peek(c, 0, &first))
+		n = rcv_first_facts(g, first.ip, f);
+	rp_cursor_free(c);
+	if (!n)
+		return 0;
+	ret = rcv_facts_reserve(rc, (size_t)n);
+	if (ret)
+		return ret;
+	for (k = 0; k < n; k++)
+		rc->facts[rc->nfacts++] = (struct rcv_fact){ f[k].pos,
+							     f[k].val,
+							     f[k].reg };
 	return n;
 }

@@ -748,10 +748,16 @@ int rcv_clone_regs(int64_t nr, const struct rp_regs *pr,
 int rcv_clone_inherit(struct rp_recover *rc);
 
 /*
- * The registers a REGS record gives at the thread's first state
- * (rcv_first.c), added to @rc's facts: how many, 0 when there is none to
- * take, or -RP_ERR_NOMEM.
+ * A thread's registers where its history starts (rcv_first.c).
+ * rcv_first_facts(): the facts at the first state a REGS record @g gives
+ * (rax..r15 and rflags, those valid; index RCV_FLAGS for rflags) when
+ * its place is the start and its rip @first_ip, the first instruction's
+ * address; how many (at most RCV_NREG), else 0.  rcv_first_regs(): adds
+ * the thread's to @rc's facts: how many, 0 when there is none to take,
+ * or -RP_ERR_NOMEM.
  */
+int rcv_first_facts(const struct ptrec_sb_regs *g, uint64_t first_ip,
+		    struct rp_fact *f);
 int rcv_first_regs(struct rp_recover *rc);
 
 /* Brk @p of @l keeps a file's page (rcv_sys_keeps_file()'s test of one). */

@@ -57,6 +57,26 @@ for prog in tiny loops indirect signal segv threads fork jmp plt; do
 	grep '^distance' "$tmp/out" | sed "s/^/# $prog /"
 done
 
+# Registers where a history starts (replay/rcv_first.c, the software
+# recorder's REGS record): before loops' first instruction (main's entry)
+# every general-purpose register and rflags is known, with the values the
+# record holds (the valcheck above checked them against the truth there
+# and wherever they flow); without the record r8-r12 and most others are
+# unknown there (set by __libc_start_main, not read before main's code
+# overwrites them).
+if [ -f "$tmp/loops/manifest.json" ]; then
+	"$PTREC" values "$tmp/loops" --at 1 >"$tmp/out" 2>&1
+	"$PTREC" dump "$tmp/loops/sideband.sb" >"$tmp/dump" 2>&1
+	n=$(grep -cE '^(r[a-z0-9]+|eflags) +0x[0-9a-f]+$' "$tmp/out")
+	r9=$(sed -n 's/^r9  *0x0*\([0-9a-f]\)/\1/p' "$tmp/out")
+	if [ "$n" = 18 ] &&
+		grep -q "REGS .* start .* r9 0x${r9:-none} " "$tmp/dump"; then
+		ok "loops: every register known at main's entry from the REGS record (r9 0x$r9)"
+	else
+		bad "loops at its first instruction: $n of 18 known: $(head -20 "$tmp/out" | tr '\n' ' ')"
+	fi
+fi
+
 # VALCHECK_ORACLE (replay/rcv_oracle.c, for measurements: docs/values.md
 # "The roots rcv_why names"): with every store of unknown address placed
 # where the truth's registers put it, loops has no wrong value and knows
