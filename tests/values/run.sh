@@ -672,15 +672,27 @@ fi
 # A fact from outside the history (rp_recover_assume(), what the GDB
 # server's frames give): the truth's rsp where the engine does not know
 # it is taken and teaches no wrong value; a false one where it knows
-# rsp is refused.  On threads: loops' rsp is known at every position
-# since reloads link frames (docs/values.md, "A callee's own frame").
-if [ -f "$tmp/threads/manifest.json" ]; then
-	if VALCHECK_ASSUME=1 "$VALCHECK" "$tmp/threads" >"$tmp/out" 2>&1 &&
-		grep -q 'assumed the true rsp at [0-9]*: taken, a false one at [0-9]*: refused$' "$tmp/out"; then
-		ok "threads with an assumed rsp: no wrong value, a false rsp refused; $(distance)"
-	else
-		bad "threads with an assumed rsp: $(grep -E 'assumed|WRONG' "$tmp/out" | head -5)"
+# rsp is refused.  On the first recording of these with a position whose
+# rsp the engine does not know (loops' and threads' is known at every
+# position: reloads link frames, docs/values.md "A callee's own frame",
+# and the REGS record gives it at the start); none may take a false one.
+assumed=
+for prog in signal jmp segv threads; do
+	[ -f "$tmp/$prog/manifest.json" ] || continue
+	if ! VALCHECK_ASSUME=1 "$VALCHECK" "$tmp/$prog" >"$tmp/out" 2>&1 ||
+		grep -q 'a false one at [0-9]*: taken$' "$tmp/out"; then
+		assumed="$prog: $(grep -E 'assumed|WRONG' "$tmp/out" | head -5)"
+		break
 	fi
+	if grep -q 'assumed the true rsp at [0-9]*: taken, a false one at [0-9]*: refused$' "$tmp/out"; then
+		assumed=ok
+		break
+	fi
+done
+if [ "$assumed" = ok ]; then
+	ok "$prog with an assumed rsp: no wrong value, a false rsp refused; $(distance)"
+else
+	bad "an assumed rsp: ${assumed:-no recording with an rsp unknown}"
 fi
 
 # Chained windows and windows beyond the chain (the engine's 16 windows
