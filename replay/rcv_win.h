@@ -759,6 +759,11 @@ int rcv_clone_inherit(struct rp_recover *rc);
 int rcv_first_facts(const struct ptrec_sb_regs *g, uint64_t first_ip,
 		    struct rp_fact *f);
 int rcv_first_regs(struct rp_recover *rc);
+/* rcv_sysret_regs(): the results REGS records give of the thread's
+ * system calls in the chain, added to @rc's facts (rax at the state after
+ * each): how many, or -RP_ERR_NOMEM.
+ */
+int rcv_sysret_regs(struct rp_recover *rc);
 
 /* Brk @p of @l keeps a file's page (rcv_sys_keeps_file()'s test of one). */
 bool rcv_sys_brk_keeps_file(const struct win *l, size_t p);

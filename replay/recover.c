@@ -547,6 +547,8 @@ static struct win *win_at(struct rp_recover *rc, uint64_t pos, int *err)
 		if (!*err && !rc->xthr_off && !rc->ord_noargs &&
 		    !rc->no_inherit)
 			*err = rcv_clone_inherit(rc);
+		if (*err >= 0)
+			*err = rcv_sysret_regs(rc);
 		if (*err < 0)
 			return NULL;
 		*err = 0;

@@ -152,7 +152,8 @@ static int check_regs(const struct ptrec_sb_regs *r, char *why, size_t whysz)
 {
 	unsigned int i;
 
-	if (r->where != PTREC_SB_REGS_START)
+	if (r->where != PTREC_SB_REGS_START &&
+	    r->where != PTREC_SB_REGS_SYSCALL)
 		return bad(why, whysz,
 			   "REGS of thread %u: unknown place %u (a newer ptrec wrote it?)",
 			   r->tid, r->where);

@@ -360,6 +360,12 @@ enum ptrec_sb_regs_where {
 	 * history starts from.
 	 */
 	PTREC_SB_REGS_START	= 1,
+	/* As a system call instruction of @tid (SYSCALL, int $0x80)
+	 * completed at the instruction after it: rax (the call's result),
+	 * rcx and r11 (what SYSCALL leaves there) and rip (that address).  A signal delivered then makes the
+	 * thread's next instruction the handler's, not rip's.
+	 */
+	PTREC_SB_REGS_SYSCALL	= 2,
 };
 
 /*

@@ -77,6 +77,22 @@ if [ -f "$tmp/loops/manifest.json" ]; then
 	fi
 fi
 
+# A system call's result (rcv_first.c, the REGS records of the software
+# recorder at each call's completion): after loops' one write(2) rax is
+# the count of bytes it wrote, what loops prints (no engine derives it
+# from the history: the kernel's).
+if [ -f "$tmp/loops/manifest.json" ]; then
+	at=$(last_at loops '<write\+[0-9]+>:.*syscall')
+	"$PTREC" values "$tmp/loops" --at $((${at:-0} + 1)) >"$tmp/out" 2>&1
+	rax=$(sed -n 's/^rax  *\(0x[0-9a-f]*\)$/\1/p' "$tmp/out")
+	want=$("$PROGS/loops" | wc -c)
+	if [ -n "$at" ] && [ -n "$rax" ] && [ $((rax)) = "$want" ]; then
+		ok "loops: rax after its write(2) is the count it wrote ($want)"
+	else
+		bad "loops after write(2) at ${at:-?}: rax ${rax:-unknown}, wrote $want"
+	fi
+fi
+
 # VALCHECK_ORACLE (replay/rcv_oracle.c, for measurements: docs/values.md
 # "The roots rcv_why names"): with every store of unknown address placed
 # where the truth's registers put it, loops has no wrong value and knows

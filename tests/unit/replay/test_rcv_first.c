@@ -66,6 +66,6 @@ Test(rcv_first, none_elsewhere)
 	g.regs[RP_REG_RIP] = 0;
 	cr_assert_eq(rcv_first_facts(&g, 0, f), 0);
 	g = rec(0x401000);
-	g.where = 2;
+	g.where = PTREC_SB_REGS_SYSCALL;
 	cr_assert_eq(rcv_first_facts(&g, 0x401000, f), 0);
 }

@@ -756,8 +756,8 @@ Test(stream, regs_damage_names_its_offset)
 		unsigned int size;
 		const char *needle;
 	} bad[] = {
-		{ offsetof(struct ptrec_sb_regs, where), 2, 4,
-		  "REGS of thread 172: unknown place 2" },
+		{ offsetof(struct ptrec_sb_regs, where), 3, 4,
+		  "REGS of thread 172: unknown place 3" },
 		{ offsetof(struct ptrec_sb_regs, where), 0, 4,
 		  "unknown place 0" },
 		{ offsetof(struct ptrec_sb_regs, valid), 1ull << 27, 8,
