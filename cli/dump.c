@@ -152,6 +152,18 @@ static void print_record(const struct ptrec_sb_header *h)
 		       f->signo, (uint64_t)f->sp);
 		break;
 	}
+	case PTREC_SB_REGS: {
+		const struct ptrec_sb_regs *g = r;
+		unsigned int i;
+
+		printf(" pid %u tid %u %s", g->pid, g->tid,
+		       g->where == PTREC_SB_REGS_START ? "start" : "?");
+		for (i = 0; i < PTREC_SB_NREGS; i++)
+			if (g->valid >> i & 1)
+				printf(" %s 0x%" PRIx64, sb_reg_name(i),
+				       (uint64_t)g->regs[i]);
+		break;
+	}
 	case PTREC_SB_EXIT_FUTEX: {
 		const struct ptrec_sb_exit_futex *f = r;
 

@@ -195,6 +195,31 @@ static bool is_execve(const struct thr *t)
 	return !errno && (word & 0xffff) == 0x050f;	/* 0f 05: SYSCALL */
 }
 
+/*
+ * REGS (PTREC_SB_REGS_START): @t's registers before the first instruction
+ * its trace shows, which this step runs (64-bit code, no signal delivered
+ * first).  Not for a thread the recording attached to (-p): it may stand
+ * inside a system call the kernel restarts, rax not yet the call's.
+ */
+static void emit_start_regs(struct emu *e, const struct thr *t)
+{
+	const struct user_regs_struct *r = &t->regs;
+	struct ptrec_sb_regs g = {
+		.hdr = { .type = PTREC_SB_REGS },
+		.pid = (uint32_t)t->proc->pid,
+		.tid = (uint32_t)t->tid,
+		.where = PTREC_SB_REGS_START,
+		.valid = (1ull << PTREC_SB_NREGS) - 1,
+		.regs = { r->rax, r->rbx, r->rcx, r->rdx, r->rsi, r->rdi,
+			  r->rbp, r->rsp, r->r8, r->r9, r->r10, r->r11,
+			  r->r12, r->r13, r->r14, r->r15, r->rip, r->eflags,
+			  r->cs, r->ss, r->ds, r->es, r->fs, r->gs,
+			  r->fs_base, r->gs_base, r->orig_rax },
+	};
+
+	emu_emit_record(e, &g.hdr);
+}
+
 static void issue_step(struct emu *e, struct thr *t)
 {
 	int sig = t->pending_sig;
@@ -246,6 +271,8 @@ static void issue_step(struct emu *e, struct thr *t)
 	if (!t->started) {
 		emu_enc_check(e, t, ptenc_start(&t->enc, emu_now(e)));
 		t->started = true;
+		if (!t->compat && !sig && !t->attached)
+			emit_start_regs(e, t);
 		emu_trap_hide(t);
 	}
 	if (__builtin_expect(t->compat, 0)) {

@@ -100,6 +100,8 @@ struct thr {
 	 */
 	bool tf;
 	bool started;			/* PSB+ written */
+	/* found running by -p: no REGS record of its start (emu.c) */
+	bool attached;
 	bool rseq_asked;		/* its registration when first stopped */
 	bool opened;
 	/* its step (T_STEP) is blocked in the kernel (a page fault another

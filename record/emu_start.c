@@ -240,6 +240,7 @@ int emu_attach(struct emu *e, pid_t pid)
 			t = emu_thr_new(e, tid, e->procs, T_READY);
 			if (!t)
 				break;
+			t->attached = true;
 			emu_get_regs(t);
 			added = true;
 		}

@@ -374,6 +374,33 @@ static void syscall_r11(struct thr *t)
 	ptrace(PTRACE_SETREGS, t->tid, 0, &t->regs);
 }
 
+/*
+ * REGS (PTREC_SB_REGS_SYSCALL): what a system call instruction returned
+ * in rax, rcx and r11 (SYSCALL's return address and RFLAGS, r11 with the
+ * stepping's TF cleared: syscall_r11() ran), with rip, where it returned
+ * to: only one that completed at the instruction after it (not a
+ * restarted call, rip back at it, nor an rt_sigreturn or an exec).
+ */
+static void emit_sysret(struct emu *e, const struct thr *t)
+{
+	struct ptrec_sb_regs g = {
+		.hdr = { .type = PTREC_SB_REGS },
+		.pid = (uint32_t)t->proc->pid,
+		.tid = (uint32_t)t->tid,
+		.where = PTREC_SB_REGS_SYSCALL,
+		.valid = 1ull << SB_REG_RAX | 1ull << SB_REG_RCX |
+			 1ull << SB_REG_R11 | 1ull << SB_REG_RIP,
+		.regs = { [SB_REG_RAX] = t->regs.rax,
+			  [SB_REG_RCX] = t->regs.rcx,
+			  [SB_REG_R11] = t->regs.r11,
+			  [SB_REG_RIP] = t->regs.rip },
+	};
+
+	if (t->in.len != 2 || t->regs.rip != t->ip + 2 || t->compat)
+		return;
+	emu_emit_record(e, &g.hdr);
+}
+
 /* The SYSCALL stepped into returned: in the history, its effects noted. */
 __attribute__((noinline))
 static void syscall_done(struct emu *e, struct thr *t)
@@ -385,6 +412,7 @@ static void syscall_done(struct emu *e, struct thr *t)
 	emu_trap_after_syscall(t);
 	emu_trap_hide(t);
 	t->st = T_READY;
+	emit_sysret(e, t);
 }
 
 /* A SIGTRAP stop after a step: the instruction completed. */

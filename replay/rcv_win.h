@@ -234,6 +234,24 @@ int rcv_clone_regs(int64_t nr, const struct rp_regs *pr,
 		   struct rp_fact *f);
 int rcv_clone_inherit(struct rp_recover *rc);
 
+/*
+ * A thread's registers where its history starts (rcv_first.c).
+ * rcv_first_facts(): the facts at the first state a REGS record @g gives
+ * (rax..r15 and rflags, those valid; index RCV_FLAGS for rflags) when
+ * its place is the start and its rip @first_ip, the first instruction's
+ * address; how many (at most RCV_NREG), else 0.  rcv_first_regs(): adds
+ * the thread's to @rc's facts: how many, 0 when there is none to take,
+ * or -RP_ERR_NOMEM.
+ */
+int rcv_first_facts(const struct ptrec_sb_regs *g, uint64_t first_ip,
+		    struct rp_fact *f);
+int rcv_first_regs(struct rp_recover *rc);
+/* rcv_sysret_regs(): the results REGS records give of the thread's
+ * system calls in the chain, added to @rc's facts (rax at the state after
+ * each): how many, or -RP_ERR_NOMEM.
+ */
+int rcv_sysret_regs(struct rp_recover *rc);
+
 /* Brk @p of @l keeps a file's page (rcv_sys_keeps_file()'s test of one). */
 bool rcv_sys_brk_keeps_file(const struct win *l, size_t p);
 

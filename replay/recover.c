@@ -535,16 +535,23 @@ static struct win *win_at(struct rp_recover *rc, uint64_t pos, int *err)
 	size_t j;
 
 	*err = 0;
-	/* A child's first state: its creator's registers (rcv_clone.c),
-	 * before any window is computed; not in a helper engine.
+	/* A thread's first state: the registers its recorder took there
+	 * (rcv_first.c), else a child's from its creator's (rcv_clone.c,
+	 * not in a helper engine), before any window is computed.
 	 */
 	if (!rc->inherit_done) {
 		rc->inherit_done = true;
-		if (!rc->xthr_off && !rc->ord_noargs && !rc->no_inherit) {
+		*err = rcv_first_regs(rc);
+		if (*err < 0)
+			return NULL;
+		if (!*err && !rc->xthr_off && !rc->ord_noargs &&
+		    !rc->no_inherit)
 			*err = rcv_clone_inherit(rc);
-			if (*err)
-				return NULL;
-		}
+		if (*err >= 0)
+			*err = rcv_sysret_regs(rc);
+		if (*err < 0)
+			return NULL;
+		*err = 0;
 	}
 	/* Once the ramp has begun (a question went before the chain), the
 	 * chain is computed down to its oldest window, which starts with

@@ -25,6 +25,10 @@ _Static_assert(sizeof(struct ptrec_sb_time) == 48, "TIME");
 _Static_assert(sizeof(struct ptrec_sb_signal) == 48, "SIGNAL");
 _Static_assert(sizeof(struct ptrec_sb_exit_futex) == 80, "EXIT_FUTEX");
 _Static_assert(sizeof(struct ptrec_sb_sigframe) == 40, "SIGFRAME");
+_Static_assert(sizeof(struct ptrec_sb_regs) == 256, "REGS");
+/* A REGS record's registers are enum sb_reg's, in its order. */
+_Static_assert(PTREC_SB_NREGS == SB_REG_COUNT && SB_REG_RIP == 16 &&
+	       SB_REG_EFLAGS == 17 && SB_REG_ORIG_RAX == 26, "REGS order");
 
 static const struct sb_type_info types[PTREC_SB_TYPE_COUNT] = {
 	[PTREC_SB_MMAP] = { "MMAP", sizeof(struct ptrec_sb_mmap), true },
@@ -53,6 +57,7 @@ static const struct sb_type_info types[PTREC_SB_TYPE_COUNT] = {
 				  sizeof(struct ptrec_sb_exit_futex), false },
 	[PTREC_SB_SIGFRAME] = { "SIGFRAME", sizeof(struct ptrec_sb_sigframe),
 				false },
+	[PTREC_SB_REGS] = { "REGS", sizeof(struct ptrec_sb_regs), false },
 };
 
 const struct sb_type_info *sb_type_info(uint16_t type)
@@ -138,6 +143,33 @@ static int check_exit_futex(const struct ptrec_sb_exit_futex *f, char *why,
 	return 0;
 }
 
+/*
+ * REGS: a place it does not name, a register past the 27, or a value for
+ * a register said not valid is damage (or a newer writer's), never
+ * registers to start a history from.
+ */
+static int check_regs(const struct ptrec_sb_regs *r, char *why, size_t whysz)
+{
+	unsigned int i;
+
+	if (r->where != PTREC_SB_REGS_START &&
+	    r->where != PTREC_SB_REGS_SYSCALL)
+		return bad(why, whysz,
+			   "REGS of thread %u: unknown place %u (a newer ptrec wrote it?)",
+			   r->tid, r->where);
+	if (r->valid >> PTREC_SB_NREGS)
+		return bad(why, whysz,
+			   "REGS of thread %u: valid bits %#llx past its %d registers",
+			   r->tid, (unsigned long long)r->valid,
+			   PTREC_SB_NREGS);
+	for (i = 0; i < PTREC_SB_NREGS; i++)
+		if (!(r->valid >> i & 1) && r->regs[i])
+			return bad(why, whysz,
+				   "REGS of thread %u: register %u set but not valid",
+				   r->tid, i);
+	return 0;
+}
+
 int sb_record_check(const struct ptrec_sb_header *rec, size_t avail,
 		    char *why, size_t whysz)
 {
@@ -171,6 +203,8 @@ int sb_record_check(const struct ptrec_sb_header *rec, size_t avail,
 			   ti->name, rec->size, var_len(rec));
 	if (rec->type == PTREC_SB_EXIT_FUTEX)
 		return check_exit_futex((const void *)rec, why, whysz);
+	if (rec->type == PTREC_SB_REGS)
+		return check_regs((const void *)rec, why, whysz);
 	return 0;
 }
 

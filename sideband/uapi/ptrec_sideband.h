@@ -23,7 +23,7 @@
 #include <linux/types.h>
 
 #define PTREC_SB_MAGIC		"PTRECSB"	/* 7 chars + NUL = 8 bytes */
-#define PTREC_SB_VERSION	4
+#define PTREC_SB_VERSION	5
 /*
  * Oldest version readers still accept.  Version 1's CR3 record is 32
  * bytes, without @kernel_cr3 (PTREC_SB_CR3_V1_SIZE).  Versions 1 and 2
@@ -31,7 +31,9 @@
  * kernel's writes at a thread's exit, as a version-3 stream that lacks
  * it for a thread).  Versions 1 to 3 have no SIGFRAME record (nothing
  * says where a handler's frame is: the replay takes the handler's stack
- * pointer from the values engine).
+ * pointer from the values engine).  Versions 1 to 4 have no REGS record
+ * (nothing says a thread's registers where its history starts: the values
+ * engine knows them only from the history and the end).
  */
 #define PTREC_SB_VERSION_MIN	1
 
@@ -71,6 +73,7 @@ enum ptrec_sb_type {
 	PTREC_SB_SIGNAL		= 14,
 	PTREC_SB_EXIT_FUTEX	= 15,	/* version 3 */
 	PTREC_SB_SIGFRAME	= 16,	/* version 4 */
+	PTREC_SB_REGS		= 17,	/* version 5 */
 
 	PTREC_SB_TYPE_COUNT	/* one past the highest known type */
 };
@@ -349,6 +352,44 @@ struct ptrec_sb_exit_futex {
 	__u64 list_op_pending;
 	__u32 ctid_val;
 	__u32 known;		/* enum ptrec_sb_futex_known */
+};
+
+/* Where a REGS record's registers were taken (enum ptrec_sb_regs_where). */
+enum ptrec_sb_regs_where {
+	/* Before the first instruction @tid's trace shows: the state its
+	 * history starts from.
+	 */
+	PTREC_SB_REGS_START	= 1,
+	/* As a system call instruction of @tid (SYSCALL, int $0x80)
+	 * completed at the instruction after it: rax (the call's result),
+	 * rcx and r11 (what SYSCALL leaves there) and rip (that address).  A signal delivered then makes the
+	 * thread's next instruction the handler's, not rip's.
+	 */
+	PTREC_SB_REGS_SYSCALL	= 2,
+};
+
+/*
+ * The registers of a REGS record, in this order (GDB's amd64 order, as
+ * the user space enum sb_reg): rax, rbx, rcx, rdx, rsi, rdi, rbp, rsp,
+ * r8-r15, rip, rflags, cs, ss, ds, es, fs, gs, fs_base, gs_base,
+ * orig_rax.
+ */
+#define PTREC_SB_NREGS		27
+
+/*
+ * PTREC_SB_REGS (version 5): @tid's user registers at the point @where
+ * says (enum ptrec_sb_regs_where).  Bit i of @valid is set when @regs[i]
+ * holds the register's value there; a register not valid is 0.  rflags is
+ * the program's own (a trap flag a stepping recorder sets is not in it).
+ */
+struct ptrec_sb_regs {
+	struct ptrec_sb_header hdr;
+	__u32 pid;
+	__u32 tid;
+	__u32 where;		/* enum ptrec_sb_regs_where */
+	__u32 reserved;
+	__u64 valid;
+	__u64 regs[PTREC_SB_NREGS];
 };
 
 #endif /* _UAPI_PTREC_SIDEBAND_H */

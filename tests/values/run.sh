@@ -57,6 +57,42 @@ for prog in tiny loops indirect signal segv threads fork jmp plt; do
 	grep '^distance' "$tmp/out" | sed "s/^/# $prog /"
 done
 
+# Registers where a history starts (replay/rcv_first.c, the software
+# recorder's REGS record): before loops' first instruction (main's entry)
+# every general-purpose register and rflags is known, with the values the
+# record holds (the valcheck above checked them against the truth there
+# and wherever they flow); without the record r8-r12 and most others are
+# unknown there (set by __libc_start_main, not read before main's code
+# overwrites them).
+if [ -f "$tmp/loops/manifest.json" ]; then
+	"$PTREC" values "$tmp/loops" --at 1 >"$tmp/out" 2>&1
+	"$PTREC" dump "$tmp/loops/sideband.sb" >"$tmp/dump" 2>&1
+	n=$(grep -cE '^(r[a-z0-9]+|eflags) +0x[0-9a-f]+$' "$tmp/out")
+	r9=$(sed -n 's/^r9  *0x0*\([0-9a-f]\)/\1/p' "$tmp/out")
+	if [ "$n" = 18 ] &&
+		grep -q "REGS .* start .* r9 0x${r9:-none} " "$tmp/dump"; then
+		ok "loops: every register known at main's entry from the REGS record (r9 0x$r9)"
+	else
+		bad "loops at its first instruction: $n of 18 known: $(head -20 "$tmp/out" | tr '\n' ' ')"
+	fi
+fi
+
+# A system call's result (rcv_first.c, the REGS records of the software
+# recorder at each call's completion): after loops' one write(2) rax is
+# the count of bytes it wrote, what loops prints (no engine derives it
+# from the history: the kernel's).
+if [ -f "$tmp/loops/manifest.json" ]; then
+	at=$(last_at loops '<write\+[0-9]+>:.*syscall')
+	"$PTREC" values "$tmp/loops" --at $((${at:-0} + 1)) >"$tmp/out" 2>&1
+	rax=$(sed -n 's/^rax  *\(0x[0-9a-f]*\)$/\1/p' "$tmp/out")
+	want=$("$PROGS/loops" | wc -c)
+	if [ -n "$at" ] && [ -n "$rax" ] && [ $((rax)) = "$want" ]; then
+		ok "loops: rax after its write(2) is the count it wrote ($want)"
+	else
+		bad "loops after write(2) at ${at:-?}: rax ${rax:-unknown}, wrote $want"
+	fi
+fi
+
 # VALCHECK_ORACLE (replay/rcv_oracle.c, for measurements: docs/values.md
 # "The roots rcv_why names"): with every store of unknown address placed
 # where the truth's registers put it, loops has no wrong value and knows
@@ -652,15 +688,27 @@ fi
 # A fact from outside the history (rp_recover_assume(), what the GDB
 # server's frames give): the truth's rsp where the engine does not know
 # it is taken and teaches no wrong value; a false one where it knows
-# rsp is refused.  On threads: loops' rsp is known at every position
-# since reloads link frames (docs/values.md, "A callee's own frame").
-if [ -f "$tmp/threads/manifest.json" ]; then
-	if VALCHECK_ASSUME=1 "$VALCHECK" "$tmp/threads" >"$tmp/out" 2>&1 &&
-		grep -q 'assumed the true rsp at [0-9]*: taken, a false one at [0-9]*: refused$' "$tmp/out"; then
-		ok "threads with an assumed rsp: no wrong value, a false rsp refused; $(distance)"
-	else
-		bad "threads with an assumed rsp: $(grep -E 'assumed|WRONG' "$tmp/out" | head -5)"
+# rsp is refused.  On the first recording of these with a position whose
+# rsp the engine does not know (loops' and threads' is known at every
+# position: reloads link frames, docs/values.md "A callee's own frame",
+# and the REGS record gives it at the start); none may take a false one.
+assumed=
+for prog in signal jmp segv threads; do
+	[ -f "$tmp/$prog/manifest.json" ] || continue
+	if ! VALCHECK_ASSUME=1 "$VALCHECK" "$tmp/$prog" >"$tmp/out" 2>&1 ||
+		grep -q 'a false one at [0-9]*: taken$' "$tmp/out"; then
+		assumed="$prog: $(grep -E 'assumed|WRONG' "$tmp/out" | head -5)"
+		break
 	fi
+	if grep -q 'assumed the true rsp at [0-9]*: taken, a false one at [0-9]*: refused$' "$tmp/out"; then
+		assumed=ok
+		break
+	fi
+done
+if [ "$assumed" = ok ]; then
+	ok "$prog with an assumed rsp: no wrong value, a false rsp refused; $(distance)"
+else
+	bad "an assumed rsp: ${assumed:-no recording with an rsp unknown}"
 fi
 
 # Chained windows and windows beyond the chain (the engine's 16 windows

@@ -54,6 +54,7 @@ static const struct expect expected[] = {
 	  sizeof(struct ptrec_sb_exit_futex), false },
 	{ "SIGFRAME", PTREC_SB_SIGFRAME, sizeof(struct ptrec_sb_sigframe),
 	  false },
+	{ "REGS", PTREC_SB_REGS, sizeof(struct ptrec_sb_regs), false },
 };
 
 #define NEXPECTED (sizeof(expected) / sizeof(expected[0]))

@@ -60,6 +60,7 @@ static union {
 	struct ptrec_sb_signal sig;
 	struct ptrec_sb_exit_futex xf;
 	struct ptrec_sb_sigframe sf;
+	struct ptrec_sb_regs rg;
 } recs[PTREC_SB_TYPE_COUNT];
 
 static const char *const key = "buildid-0123456789abcdef";
@@ -132,6 +133,13 @@ static void make_records(void)
 	recs[PTREC_SB_SIGFRAME].sf = (struct ptrec_sb_sigframe){
 		.hdr = recs[PTREC_SB_SIGFRAME].hdr, .pid = 161, .tid = 162,
 		.signo = 10, .sp = 0x7ffc0000e4f8 };
+	recs[PTREC_SB_REGS].rg = (struct ptrec_sb_regs){
+		.hdr = recs[PTREC_SB_REGS].hdr, .pid = 171, .tid = 172,
+		.where = PTREC_SB_REGS_START,
+		.valid = (1ull << PTREC_SB_NREGS) - 1 - (1ull << SB_REG_GS),
+		.regs = { [SB_REG_RAX] = 0x11, [SB_REG_RSP] = 0x7ffc0000e000,
+			  [SB_REG_RIP] = 0x401000, [SB_REG_EFLAGS] = 0x246,
+			  [SB_REG_R15] = 0xf15 } };
 }
 
 static void write_all_types(const char *path)
@@ -379,7 +387,7 @@ Test(stream, truncated_inside_a_record)
 		expect_stream(buf, HDR_SIZE + first + 20, -EBADMSG, 1, where);
 	}
 	/* Cut after the last whole record: a clean end. */
-	expect_stream(buf, len - sizeof(struct ptrec_sb_sigframe), 0,
+	expect_stream(buf, len - sizeof(struct ptrec_sb_regs), 0,
 		      PTREC_SB_TYPE_COUNT - 2, NULL);
 	free(buf);
 }
@@ -685,26 +693,28 @@ Test(stream, exit_futex_damage_names_its_offset)
 	struct sb_err err;
 	char where[64];
 
-	/* The EXIT_FUTEX record, before the SIGFRAME one (40 bytes). */
+	/* The EXIT_FUTEX record, before the SIGFRAME (40 bytes) and REGS
+	 * (256) ones.
+	 */
 	at = len - sizeof(struct ptrec_sb_exit_futex) -
-	     sizeof(struct ptrec_sb_sigframe);
+	     sizeof(struct ptrec_sb_sigframe) - sizeof(struct ptrec_sb_regs);
 	snprintf(where, sizeof(where), "offset %zu", at);
 	/* Truncated in its header, in its body. */
-	expect_stream(buf, at + 10, -EBADMSG, PTREC_SB_TYPE_COUNT - 3,
+	expect_stream(buf, at + 10, -EBADMSG, PTREC_SB_TYPE_COUNT - 4,
 		      "truncated record header");
-	expect_stream(buf, at + 10, -EBADMSG, PTREC_SB_TYPE_COUNT - 3,
+	expect_stream(buf, at + 10, -EBADMSG, PTREC_SB_TYPE_COUNT - 4,
 		      where);
 	expect_stream(buf, at + sizeof(xf) - 8, -EBADMSG,
-		      PTREC_SB_TYPE_COUNT - 3, "runs past");
+		      PTREC_SB_TYPE_COUNT - 4, "runs past");
 	expect_stream(buf, at + sizeof(xf) - 8, -EBADMSG,
-		      PTREC_SB_TYPE_COUNT - 3, where);
+		      PTREC_SB_TYPE_COUNT - 4, where);
 	/* Shorter than its fixed part, the size said so. */
 	memcpy(cp, buf, len);
 	xf.hdr.size = 72;
 	memcpy(cp + at + offsetof(struct ptrec_sb_header, size),
 	       &xf.hdr.size, 4);
 	expect_stream(cp, at + sizeof(xf) - 8, -EBADMSG,
-		      PTREC_SB_TYPE_COUNT - 3,
+		      PTREC_SB_TYPE_COUNT - 4,
 		      "EXIT_FUTEX record of 72 bytes, needs at least 80");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		memcpy(cp, buf, len);
@@ -714,9 +724,9 @@ Test(stream, exit_futex_damage_names_its_offset)
 				      NULL);
 			continue;
 		}
-		expect_stream(cp, len, -EBADMSG, PTREC_SB_TYPE_COUNT - 3,
+		expect_stream(cp, len, -EBADMSG, PTREC_SB_TYPE_COUNT - 4,
 			      bad[i].needle);
-		expect_stream(cp, len, -EBADMSG, PTREC_SB_TYPE_COUNT - 3,
+		expect_stream(cp, len, -EBADMSG, PTREC_SB_TYPE_COUNT - 4,
 			      where);
 		/* The writer refuses it too. */
 		memcpy(&xf, cp + at, sizeof(xf));
@@ -734,6 +744,60 @@ Test(stream, exit_futex_damage_names_its_offset)
 	cr_assert_eq(sb_writer_open(&w, tmp_path("xf.sb"), &err), 0);
 	cr_assert_eq(sb_writer_add(w, &xf.hdr, &err), 0, "%s", err.msg);
 	cr_assert_eq(sb_writer_close(w, &err), 0);
+	free(cp);
+	free(buf);
+}
+
+Test(stream, regs_damage_names_its_offset)
+{
+	static const struct {
+		size_t off;	/* the field */
+		uint64_t val;
+		unsigned int size;
+		const char *needle;
+	} bad[] = {
+		{ offsetof(struct ptrec_sb_regs, where), 3, 4,
+		  "REGS of thread 172: unknown place 3" },
+		{ offsetof(struct ptrec_sb_regs, where), 0, 4,
+		  "unknown place 0" },
+		{ offsetof(struct ptrec_sb_regs, valid), 1ull << 27, 8,
+		  "valid bits 0x8000000 past its 27 registers" },
+		{ offsetof(struct ptrec_sb_regs, regs[SB_REG_GS]), 0x2b, 8,
+		  "register 23 set but not valid" },
+	};
+	size_t len, at, i;
+	uint8_t *buf = good_stream(&len);
+	uint8_t *cp = malloc(len);
+	struct ptrec_sb_regs rg;
+	struct sb_writer *w;
+	struct sb_err err;
+	char where[64];
+
+	at = len - sizeof(struct ptrec_sb_regs);	/* the last record */
+	snprintf(where, sizeof(where), "offset %zu", at);
+	/* Shorter than its fixed part, the size said so. */
+	memcpy(cp, buf, len);
+	rg.hdr.size = 248;
+	memcpy(cp + at + offsetof(struct ptrec_sb_header, size),
+	       &rg.hdr.size, 4);
+	expect_stream(cp, len - 8, -EBADMSG, PTREC_SB_TYPE_COUNT - 2,
+		      "REGS record of 248 bytes, needs at least 256");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memcpy(cp, buf, len);
+		memcpy(cp + at + bad[i].off, &bad[i].val, bad[i].size);
+		expect_stream(cp, len, -EBADMSG, PTREC_SB_TYPE_COUNT - 2,
+			      bad[i].needle);
+		expect_stream(cp, len, -EBADMSG, PTREC_SB_TYPE_COUNT - 2,
+			      where);
+		/* The writer refuses it too. */
+		memcpy(&rg, cp + at, sizeof(rg));
+		cr_assert_eq(sb_writer_open(&w, tmp_path("rg.sb"), &err), 0);
+		cr_assert_eq(sb_writer_add(w, &rg.hdr, &err), -EINVAL,
+			     "case %zu", i);
+		cr_assert_not_null(strstr(err.msg, bad[i].needle), "%s",
+				   err.msg);
+		cr_assert_eq(sb_writer_close(w, &err), 0);
+	}
 	free(cp);
 	free(buf);
 }

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * A thread's registers where its history starts (issue #17,
+ * docs/values.md "Registers where a history starts"): a recorder that
+ * knows them writes a REGS record (PTREC_SB_REGS_START, sideband version
+ * 5) with the state before the first instruction the thread's trace
+ * shows.  Without it, a register set before the history and read in it
+ * (main's r8 and r9 from __libc_start_main, a resolver's saved argument
+ * registers) is known only if the history or the end shows it again, and
+ * one never read before it is overwritten never is.  The record's general-
+ * purpose registers and rflags become facts at the first state, merged
+ * into it as rcv_clone.c's are (a fact that contradicts what the engine
+ * derives shows as a conflict).
+ *
+ * The record is taken only when its rip is the first instruction's
+ * address (a signal delivered before it, or a recorder that wrote it at
+ * another point, would leave it elsewhere) and only where the first
+ * state lies in the chain (as rcv_clone.c: a fact there flows to the end
+ * with the windows).  No assumption about the program: also in strict
+ * mode.
+ *
+ * The same record at a system call's completion (PTREC_SB_REGS_SYSCALL)
+ * gives the kernel's result, rax, which no engine derives, and rcx and r11
+ * as the call left them (r11 is RFLAGS at the call, which the engine may
+ * not know): facts at the state after the call, found by the recorder's order (the record is
+ * written after the call's issue, tsc(p), and before the thread's next
+ * instruction's enable, tsc(p + 1), as rcv_clone.c finds a clone), where
+ * p is a SYSCALL (0f 05), the next instruction is at the record's rip,
+ * the address after it, and no SIGNAL record of the thread lies between
+ * the record and that instruction (a handler's first instruction there
+ * starts with the kernel's registers, not the call's result).
+ */
+#include "rcv_win.h"
+
+/* The record's registers are enum rp_reg's, in its order. */
+_Static_assert(PTREC_SB_NREGS == RP_REG_COUNT && RP_REG_RIP == 16 &&
+	       RP_REG_EFLAGS == 17 && RCV_FLAGS == 16, "REGS order");
+
+/* Most system call results taken per engine (the chain's last ones). */
+#define SYSRET_MAX	4096
+
+/* The REGS record of @tid's start in @s, or NULL. */
+static const struct ptrec_sb_regs *start_rec(const struct rp_session *s,
+					      uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < s->nrecs; i++) {
+		const struct ptrec_sb_regs *g = (const void *)s->recs[i];
+
+		if (s->recs[i]->type == PTREC_SB_REGS &&
+		    g->where == PTREC_SB_REGS_START && g->tid == tid)
+			return g;
+	}
+	return NULL;
+}
+
+int rcv_first_facts(const struct ptrec_sb_regs *g, uint64_t first_ip,
+		    struct rp_fact *f)
+{
+	unsigned int k;
+	int n = 0;
+
+	if (g->where != PTREC_SB_REGS_START ||
+	    !(g->valid >> RP_REG_RIP & 1) || g->regs[RP_REG_RIP] != first_ip)
+		return 0;
+	/* rax..r15 are enum rp_reg's first 16, rflags the record's 17. */
+	for (k = 0; k < RCV_NREG; k++) {
+		unsigned int r = k < RCV_FLAGS ? k : RP_REG_EFLAGS;
+
+		if (g->valid >> r & 1)
+			f[n++] = (struct rp_fact){ 0, k, g->regs[r] };
+	}
+	return n;
+}
+
+int rcv_first_regs(struct rp_recover *rc)
+{
+	const struct ptrec_sb_regs *g;
+	struct rp_cursor *c = NULL;
+	struct rp_fact f[RCV_NREG];
+	struct rp_insn first;
+	int n = 0, k, ret;
+
+	if (!rc->count || rc->end / rc->block >= RCV_CHAIN)
+		return 0;
+	g = start_rec(rc->s, rc->tid);
+	if (!g)
+		return 0;
+	if (!rp_cursor_new(rc->s, rc->tid, &c) &&
+	    !rp_cursor_peek(c, 0, &first))
+		n = rcv_first_facts(g, first.ip, f);
+	rp_cursor_free(c);
+	if (!n)
+		return 0;
+	ret = rcv_facts_reserve(rc, (size_t)n);
+	if (ret)
+		return ret;
+	for (k = 0; k < n; k++)
+		rc->facts[rc->nfacts++] = (struct rcv_fact){ f[k].pos,
+							     f[k].val,
+							     f[k].reg };
+	return n;
+}
+
+/* Whether a SIGNAL record of @tid lies after record @i of @s, at a time
+ * not above @t.
+ */
+static bool signal_between(const struct rp_session *s, size_t i,
+			   uint32_t tid, uint64_t t)
+{
+	for (i++; i < s->nrecs && s->recs[i]->time <= t; i++)
+		if (s->recs[i]->type == PTREC_SB_SIGNAL &&
+		    ((const struct ptrec_sb_signal *)s->recs[i])->tid == tid)
+			return true;
+	return false;
+}
+
+int rcv_sysret_regs(struct rp_recover *rc)
+{
+	const struct rp_session *s = rc->s;
+	uint64_t lo, t_lo = 0;
+	struct rp_cursor *c = NULL;
+	struct rp_insn in, next;
+	static const unsigned int ret_regs[3] = { RP_REG_RAX, RP_REG_RCX,
+						   RP_REG_R11 };
+	struct rcv_hist h;
+	size_t i, from = 0;
+	int n = 0, ret = 0, k;
+
+	if (!rc->count)
+		return 0;
+	/* The chain's first position and its time. */
+	lo = rc->end > (uint64_t)RCV_CHAIN * rc->block ?
+	     rc->end - (uint64_t)RCV_CHAIN * rc->block + 1 : 0;
+	if (rp_cursor_new(rc->s, rc->tid, &c))
+		return 0;
+	h = (struct rcv_hist){ rcv_order_peek, c, rc->count };
+	if (lo && !rp_cursor_peek(c, lo, &in))
+		t_lo = in.tsc;
+	/* The last SYSRET_MAX of the thread's records in the chain. */
+	for (i = s->nrecs; i-- > 0 && n < SYSRET_MAX;) {
+		const struct ptrec_sb_regs *g = (const void *)s->recs[i];
+
+		if (s->recs[i]->time < t_lo)
+			break;
+		if (s->recs[i]->type == PTREC_SB_REGS && g->tid == rc->tid &&
+		    g->where == PTREC_SB_REGS_SYSCALL) {
+			from = i;
+			n++;
+		}
+	}
+	n = 0;
+	for (i = from; i < s->nrecs && n >= 0; i++) {
+		const struct ptrec_sb_regs *g = (const void *)s->recs[i];
+		uint64_t q;
+
+		if (s->recs[i]->type != PTREC_SB_REGS || g->tid != rc->tid ||
+		    g->where != PTREC_SB_REGS_SYSCALL ||
+		    (~g->valid & (1ull << RP_REG_RAX | 1ull << RP_REG_RIP)) ||
+		    s->recs[i]->time < t_lo)
+			continue;
+		q = rcv_order_first_after(&h, s->recs[i]->time);
+		if (q == UINT64_MAX || q <= lo || q >= rc->count ||
+		    rp_cursor_peek(c, q - 1, &in) ||
+		    rp_cursor_peek(c, q, &next) || in.size != 2 ||
+		    in.raw[0] != 0x0f || in.raw[1] != 0x05 ||
+		    in.ip + 2 != g->regs[RP_REG_RIP] ||
+		    next.ip != g->regs[RP_REG_RIP] ||
+		    signal_between(s, i, rc->tid, next.tsc))
+			continue;
+		ret = rcv_facts_reserve(rc, 3);
+		if (ret)
+			break;
+		for (k = 0; k < 3; k++)
+			if (g->valid >> ret_regs[k] & 1)
+				rc->facts[rc->nfacts++] = (struct rcv_fact){
+					q, g->regs[ret_regs[k]], ret_regs[k] };
+		n++;
+	}
+	rp_cursor_free(c);
+	return ret ? ret : n;
+}
