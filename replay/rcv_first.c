@@ -22,9 +22,10 @@
  * The same record at a system call's completion (PTREC_SB_REGS_SYSCALL)
  * gives the kernel's result, rax, which no engine derives, and rcx and r11
  * as the call left them (r11 is RFLAGS at the call, which the engine may
- * not know): facts at the state after the call, found by the recorder's order (the record is
- * written after the call's issue, tsc(p), and before the thread's next
- * instruction's enable, tsc(p + 1), as rcv_clone.c finds a clone), where
+ * not know): facts at the state after the call, found by the recorder's
+ * order (the record is written after the call's issue, tsc(p), and
+ * before the thread's next instruction's enable, tsc(p + 1), as
+ * rcv_clone.c finds a clone), where
  * p is a SYSCALL (0f 05), the next instruction is at the record's rip,
  * the address after it, and no SIGNAL record of the thread lies between
  * the record and that instruction (a handler's first instruction there
