@@ -275,6 +275,18 @@ static bool pair_link(struct rp_recover *rc, struct win *w, size_t i,
 			redo_mark(d, (size_t)w->pair[i], 1u << src->reg);
 			ch = true;
 		}
+	} else if (src->type == RCV_OP_MEM) {
+		/* A push of memory (the PLT's push of the GOT's link_map
+		 * word): the slot holds what the push read there.
+		 */
+		const struct rcv_ins *p = &w->ins[w->pair[i]];
+		struct rcv_val a = rcv_addr(&rc->ctx, p, src,
+					    &w->st[w->pair[i]]);
+
+		if (a.k != ~0ull || src->size != 8)
+			return false;
+		pushed = rc->ctx.mem(rc->ctx.mctx, (uint64_t)w->pair[i], a.v,
+				     8);
 	} else {
 		return false;
 	}

@@ -334,9 +334,10 @@ const struct rcv_op *rcv_pair_src(const struct rcv_ins *p)
 }
 
 /*
- * The spill, or the push of a register or an immediate (the resolver's
- * push %rbx ... mov (%rsp),%rbx), that wrote the 8 bytes at (@cls, @off)
- * last, whole, or -1.
+ * The spill, or the push (the resolver's push %rbx ... mov (%rsp),%rbx;
+ * of memory too, the PLT's push of the GOT's link_map word read back as
+ * mov 0x8(%rbx),%rdi: rcv_pass.c links it to what the push read), that
+ * wrote the 8 bytes at (@cls, @off) last, whole, or -1.
  */
 static int64_t slot_spiller(struct rcv_stack_tmp *t, uint32_t cls,
 			    int64_t off, const struct insv *ins)
@@ -351,8 +352,7 @@ static int64_t slot_spiller(struct rcv_stack_tmp *t, uint32_t cls,
 	if (a->writer < 0 || a->writer != b->writer || a->first != off)
 		return -1;
 	w = ins_at(ins, (size_t)a->writer);
-	if (rcv_frame_spill(w) ||
-	    (w->id == X86_INS_PUSH && w->op[0].type != RCV_OP_MEM))
+	if (rcv_frame_spill(w) || w->id == X86_INS_PUSH)
 		return a->writer;
 	return -1;
 }
@@ -709,8 +709,7 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 							  (int64_t)i) : 0;
 			if (!keep)
 				p = -1;
-			if (p >= 0 &&
-			    ins_at(&iv, (size_t)p)->op[0].type != RCV_OP_MEM) {
+			if (p >= 0) {
 				pair[i] = p;
 				if (sv && sv->local)
 					sv->local[i] = keep == 2;

@@ -504,6 +504,51 @@ static void mem_why(struct why_ctx *x, struct win *w, size_t q, uint64_t a,
 	}
 }
 
+/*
+ * A pop or reload at @q that rcv_pass.c links to its push or spill (the
+ * pair kept, rcv_stack.c): the value is the pushed one, so its root is
+ * why that is not known (the register pushed, or the memory a push of
+ * memory read), not the load's own memory.
+ */
+static void pair_why(struct why_ctx *x, struct win *w, size_t q,
+		     struct rp_why *y, unsigned int depth)
+{
+	const struct rcv_ins *in;
+	const struct rcv_op *src;
+	int64_t p;
+
+	if (!w->pair || q >= w->n || (p = w->pair[q]) < 0 ||
+	    depth >= WHY_DEPTH ||
+	    !(w->first + q <= rcv_stack_until(x->rc) || w->plocal[q]))
+		return;
+	in = &w->ins[p];
+	src = rcv_pair_src(in);
+	if (src->type == RCV_OP_REG && src->reg >= 0 && src->reg < 16 &&
+	    w->st[p].r[src->reg].k != ~0ull) {
+		root_of(x, w, (size_t)p, (unsigned int)src->reg, y, depth + 1);
+	} else if (src->type == RCV_OP_MEM) {
+		struct rcv_val a = rcv_addr(&x->rc->ctx, in, src, &w->st[p]);
+		struct rp_why t = *y;
+		unsigned int b;
+		uint8_t v;
+
+		if (a.k != ~0ull)
+			return;
+		for (b = 0; b < 8; b++)
+			if (!rcv_mem_byte(w, (uint64_t)p, a.v + b, &v))
+				break;
+		if (b == 8)
+			return;
+		mem_why(x, w, (size_t)p, a.v + b, &t, depth + 1);
+		y->root = t.root;
+		y->root_mem = t.root_mem;
+		y->root_at = t.root_at;
+		y->root_ip = t.root_ip;
+		y->root_reg = t.root_reg;
+		memcpy(y->root_insn, t.root_insn, sizeof(y->root_insn));
+	}
+}
+
 /* ---- one writer -------------------------------------------------------- */
 
 /*
@@ -644,6 +689,7 @@ static int classify(struct why_ctx *x, struct win *w, size_t q,
 					break;
 			if (b < acc.size && b < 16) {
 				mem_why(x, w, q, acc.addr + b, y, depth);
+				pair_why(x, w, q, y, depth);
 				return 0;
 			}
 			y->cause = 0;	/* memory known: a register then */

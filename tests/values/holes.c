@@ -44,6 +44,9 @@
  *          before it gives the address away, then polls it.
  * pairesc  a pushed slot's address given to such a thread, which stores
  *          there before main pops it: no push/pop pair past the escape.
+ * pmesc    the same with a push of memory (a global holding 0x1234, as
+ *          the PLT pushes the GOT's link_map word), read back by loads
+ *          and the pop.
  * rseq     an rseq area of the program's own (glibc's unregistered): the
  *          kernel clears its rseq_cs on the way back to user space after
  *          a preemption, with no instruction storing there.
@@ -401,6 +404,30 @@ static int pairesc_case(void)
 	return 1;
 }
 
+/*
+ * pairesc with push holes_pmv (0x1234 stored just before), the slot read back by the poll's
+ * loads and the pop: 1 (a push of memory and its reload or pop are not
+ * linked past the escape either).
+ */
+long holes_pmv;
+
+static int pmesc_case(void)
+{
+	holes_spawn(holes_child_pub, NULL);
+	__asm__ volatile("movq $0x1234, holes_pmv(%%rip)\n"
+			 "\tpush holes_pmv(%%rip)\n"
+			 "\tmov %%rsp, holes_pub(%%rip)\n"
+			 "1:\tmov $24, %%eax\n\tsyscall\n"
+			 "\tmov (%%rsp), %%rax\n"
+			 "\tcmp $1, %%rax\n\tjne 1b\n"
+			 "\tpop %%r13\n"
+			 "\tnop\n\tnop\n\tnop\n"
+			 "\txor %%r13d, %%r13d\n"
+			 EXIT_NOW
+			 : : : "rax", "rcx", "rdi", "r11", "r13", "memory");
+	return 1;
+}
+
 static int escheap_case(void)
 {
 	volatile long flag = 0;
@@ -446,6 +473,7 @@ int main(int argc, char **argv)
 		{ "procwritev", procwritev_case }, { "vmwrite", vmwrite_case },
 		{ "stdout", stdout_case }, { "procint80", procint80_case },
 		{ "rseqstack", rseqstack_case }, { "pairesc", pairesc_case },
+		{ "pmesc", pmesc_case },
 		{ "alias2", alias2_case }, { "sigret", sigret_case },
 		{ "stackflag", stackflag_case }, { "enter", enter_case },
 		{ "escglobal", escglobal_case }, { "escheap", escheap_case },

@@ -397,7 +397,8 @@ fi
 # (escglobal), a heap struct (escheap) or rbx at the clone (escreg); and a
 # pushed slot whose address escapes, which the thread rewrites before the
 # pop (pairesc: 4 wrong registers before, the forward sweep linking the
-# pair past the escape).
+# pair past the escape); the same with a push of memory (pmesc: 4 wrong
+# with the pairs of pushes of memory kept whatever lies between).
 # Recorded with lazy binding off and without AVX (LD_BIND_NOW,
 # GLIBC_TUNABLES): the resolver's and EVEX string functions' stack use
 # would otherwise end the stack's privacy before the case, and the case
@@ -405,7 +406,7 @@ fi
 # where it happens: before it, main's first read of the flag (r13) is
 # known from its store of 0; after, no poll is.
 if [ -n "${HOLES:-}" ]; then
-	for mode in stackflag escglobal escheap escreg pairesc; do
+	for mode in stackflag escglobal escheap escreg pairesc pmesc; do
 		(
 			export LD_BIND_NOW=1 GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX2,-AVX,-BMI2,-EVEX
 			truth_rec "h-$mode" "$HOLES" $mode

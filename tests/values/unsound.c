@@ -51,6 +51,10 @@
  * `unsound sysfr`: a read(2) between a push and its pop into the
  * pushed slot (frs), and into a global (frsok, with a store through a
  * global's pointer between too).
+ * `unsound pushmem`: a push of memory read back by a reload and a pop
+ * across a store through a global's pointer and a rewrite of the word
+ * pushed (pmt: the pushed value is the memory at the push), and across
+ * a store through rsp plus an index into the slot (pms: no pair).
  * `unsound csys`: fstat(2) over a callee's pushed slot, rep stosq into it
  * through rsp plus an unknown index, and fstat, brk and rep stosq that
  * miss it (rcv_callee.c: the argument across system calls).
@@ -104,6 +108,8 @@ long unsound_fvla(long off), unsound_frxmm(long off);
 long unsound_frxs(void);
 long unsound_frb(long off), unsound_frbok(long off);
 long unsound_frs(int fd), unsound_frsok(int fd, long off);
+long unsound_pmt(long off), unsound_pms(long off), unsound_pmu(long off);
+long unsound_pmval;
 
 long unsound_fr(long off), unsound_fresc(long off), unsound_frok(long off);
 long unsound_glob, unsound_fs_orig;
@@ -814,6 +820,14 @@ int main(int argc, char **argv)
 		b = unsound_frsok(p[0], unknown_zero());
 		printf("sysfr %#lx %#lx\n", a, b);
 		return a == 0x2222 && b == 0x3333 ? 0 : 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "pushmem")) {
+		long a = unsound_pmt(unknown_zero());
+		long b = unsound_pms(unknown_zero());
+		long c = unsound_pmu(unknown_zero());
+
+		printf("pushmem %#lx %#lx %#lx\n", a, b, c);
+		return a == 0x6666 && b == 0x4444 && c == 0x3333 ? 0 : 1;
 	}
 	if (argc > 1 && !strcmp(argv[1], "jmptgt"))
 		return jmptgt_case();

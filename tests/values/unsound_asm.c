@@ -465,6 +465,72 @@ __asm__(".text\n"
 	"	pop %rbx\n"
 	"	nop\n"
 	"	mov %rbx, %rax\n"
+	"	ret\n"
+	/* pushmem (a push of memory and its pop or reload, rcv_stack.c,
+	 * rcv_pass.c: the PLT's push of the GOT's link_map word read back
+	 * by the resolver): pmt's callee sets unsound_pmval to 0x3333,
+	 * pushes it, stores through a global's pointer plus rdi (0,
+	 * unknown to the engine), sets unsound_pmval to 0x2222, reloads
+	 * the slot into rcx and pops it into rax: 0x3333 both, known only
+	 * by the pair (the callee argument keeps it across the store) and
+	 * from the memory the push read, not the reload's (0x2222).  pms's
+	 * callee stores 0x2222 through rsp plus rdi into the pushed slot
+	 * itself before the reload and the pop: no pair.  pmu's callee pushes
+ * unsound_pmval after a store through a global's pointer plus rdi (so
+ * the word pushed is not known), sets it to 0x5555 and pops it after
+ * another such store: the pop is linked, and `--why` names the first
+ * store (where the search for what the push read stops), not the second
+ * (the pop's own).
+	 */
+	".globl unsound_pmt\n"
+	"unsound_pmt:\n"
+	"	push %rbx\n"
+	"	call unsound_pmt2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_pmt2:\n"
+	"	movq $0x3333, unsound_pmval(%rip)\n"
+	"	push unsound_pmval(%rip)\n"
+	"	mov unsound_cptr(%rip), %rsi\n"
+	"	add %rdi, %rsi\n"
+	"	movq $0x1111, (%rsi)\n"
+	"	movq $0x2222, unsound_pmval(%rip)\n"
+	"	mov (%rsp), %rcx\n"
+	"	pop %rax\n"
+	"	nop\n"
+	"	add %rcx, %rax\n"
+	"	ret\n"
+	".globl unsound_pms\n"
+	"unsound_pms:\n"
+	"	push %rbx\n"
+	"	call unsound_pms2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_pmu2:\n"
+	"	mov unsound_cptr(%rip), %rsi\n"
+	"	add %rdi, %rsi\n"
+	"	movq $0x1111, (%rsi)\n"
+	"	push unsound_pmval(%rip)\n"
+	"	movq $0x5555, unsound_pmval(%rip)\n"
+	"	movq $0x1111, (%rsi)\n"
+	"	pop %rax\n"
+	"	nop\n"
+	"	ret\n"
+	".globl unsound_pmu\n"
+	"unsound_pmu:\n"
+	"	push %rbx\n"
+	"	call unsound_pmu2\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"unsound_pms2:\n"
+	"	movq $0x3333, unsound_pmval(%rip)\n"
+	"	push unsound_pmval(%rip)\n"
+	"	lea (%rsp,%rdi,1), %rsi\n"
+	"	movq $0x2222, (%rsi)\n"
+	"	mov (%rsp), %rcx\n"
+	"	pop %rax\n"
+	"	nop\n"
+	"	add %rcx, %rax\n"
 	"	ret\n");
 
 /*

@@ -507,3 +507,26 @@ Test(rcv_stack, a_system_calls_write_placed_by_the_values)
 	cr_assert_eq(sys_pair(1, 0x601000, 8, false), -1,
 		     "the slot's address not known");
 }
+
+/*
+ * A push of memory (the PLT's push of the GOT's link_map word) pairs with
+ * the reload of its slot through rsp's copy in rbx (the lazy-binding
+ * resolver's mov rdi, [rbx + 8]) and with its pop, as a push of a
+ * register does: rcv_pass.c links them to what the push read.
+ */
+Test(rcv_stack, a_push_of_memory_pairs_with_its_reload_and_pop)
+{
+	struct rcv_ins rl[] = {
+		INS("\xff\x35\x10\x00\x00\x00"),	/* push [rip + 0x10] */
+		PUSHRBX, RBXRSP,
+		INS("\x48\x8b\x7b\x08"),		/* mov rdi, [rbx + 8] */
+	};
+	struct rcv_ins pp[] = {
+		INS("\xff\x35\x10\x00\x00\x00"),	/* push [rip + 0x10] */
+		INS("\x58"),				/* pop rax */
+	};
+	struct rcv_frame f[16];
+
+	cr_assert_eq(frame_pair(rl, 4, NULL, f), 0, "the reload");
+	cr_assert_eq(frame_pair(pp, 2, NULL, f), 0, "the pop");
+}
