@@ -163,12 +163,15 @@ struct rp_recover {
 	/* xmm at the thread's end, from the snapshot (rcv_sse_end()). */
 	struct rcv_val end_x[RCV_NXMM][2];
 	uint16_t end_xk;
-	/* Register values a front end assumed (rp_recover_assume()). */
+	/* Register values a front end assumed (rp_recover_assume()), after
+	 * the @nfacts_rec the recording gives (rcv_first.c, rcv_clone.c: in
+	 * the chain only, added before its first window).
+	 */
 	struct rcv_fact {
 		uint64_t pos, val;
 		unsigned int reg;
 	} *facts;
-	size_t nfacts, facts_cap;
+	size_t nfacts, facts_cap, nfacts_rec;
 	struct wpf_cache *wpf;	/* watchpoints' proofs (watch_chain.c) */
 	struct rcv_why_memo why[RCV_NREG];	/* rp_recover_why() */
 	uint64_t why_read[16];	/* first position that reads each GPR */

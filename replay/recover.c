@@ -552,6 +552,7 @@ static struct win *win_at(struct rp_recover *rc, uint64_t pos, int *err)
 		if (*err < 0)
 			return NULL;
 		*err = 0;
+		rc->nfacts_rec = rc->nfacts;
 	}
 	/* Once the ramp has begun (a question went before the chain), the
 	 * chain is computed down to its oldest window, which starts with
