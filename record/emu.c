@@ -286,6 +286,8 @@ static void issue_step(struct emu *e, struct thr *t)
 		emu_untraced_strip(t);
 		emu_exit_group_issued(t);
 		sig = emu_trap_strip(t, sig);	/* SIGTRAP: one it held */
+		if (__builtin_expect(t->trap_pend, 0) && !sig)
+			sig = emu_trapq_issue(t);	/* and for this call */
 	}
 	/*
 	 * The old image's last state: at PTRACE_EVENT_EXEC it is gone, so
@@ -298,7 +300,8 @@ static void issue_step(struct emu *e, struct thr *t)
 	}
 	if (e->quantum)
 		e->quantum--;
-	ret = (int)ptrace(PTRACE_SINGLESTEP, t->tid, 0, sig);
+	ret = (int)ptrace(t->trap_sysc ? PTRACE_SYSCALL : PTRACE_SINGLESTEP,
+			  t->tid, 0, sig);
 	if (ret < 0 && errno == ESRCH)
 		t->st = T_EXITING;	/* killed meanwhile: its exit follows */
 }

@@ -95,6 +95,11 @@ struct thr {
 	 */
 	bool trap_pend;
 	siginfo_t trap_si;
+	/* its call that looks at its pending signals runs under
+	 * PTRACE_SYSCALL, the held SIGTRAP given back to the kernel for it
+	 * (emu_trapq.c): which stop comes next (enum trapq)
+	 */
+	int trap_sysc;
 	/* the program's own trap flag (emu_tf_step()): set by a POPF of a
 	 * word with TF, its handler's frame, cleared at a delivery
 	 */
@@ -218,6 +223,21 @@ bool emu_program_trap(struct thr *t);
 bool emu_trap_held(struct thr *t, const siginfo_t *si);
 bool emu_trap_release(struct thr *t);
 bool emu_group_stop(struct thr *t, int sig);
+/* emu_trapq.c: the held SIGTRAP back in the kernel, for a call or the
+ * detach.  States of t->trap_sysc, then emu_trapq_stop()'s answers.
+ */
+enum trapq {
+	TRAPQ_NONE,	/* not under PTRACE_SYSCALL; a stop to handle as any */
+	TRAPQ_ENTRY,	/* resumed to the call's entry */
+	TRAPQ_EXIT,	/* resumed to its exit */
+	TRAPQ_BACK,	/* to the SIGTRAP it left pending */
+	TRAPQ_RESUMED,	/* the stop taken, the thread resumed */
+	TRAPQ_DONE,	/* the step is done: step_done() */
+};
+int emu_trapq_issue(struct thr *t);
+int emu_trapq_stop(struct thr *t, int status);
+int emu_trapq_detach(struct thr *t);
+void emu_trapq_resend(struct thr *t);
 /* emu_life.c: CLONE_UNTRACED off a clone the recorder steps. */
 void emu_untraced_strip(struct thr *t);
 void emu_untraced_restore(struct thr *t);

@@ -639,6 +639,17 @@ void emu_handle_stop(struct emu *e, pid_t tid, int status)
 			emu_enc_check(e, t, ptenc_enable(&t->enc, t->ip,
 							 emu_now(e)));
 	}
+	/* Its call under PTRACE_SYSCALL, a held SIGTRAP in the kernel. */
+	if (__builtin_expect(t->trap_sysc, 0)) {
+		int q = emu_trapq_stop(t, status);
+
+		if (q == TRAPQ_RESUMED)
+			return;
+		if (q == TRAPQ_DONE) {
+			step_done(e, t);
+			return;
+		}
+	}
 	if (t->st == T_NEW && event != PTRACE_EVENT_EXIT) {
 		/* The SIGSTOP every new tracee starts with (killed before
 		 * it, the exit event comes first: an exit stop).

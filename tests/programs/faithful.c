@@ -30,6 +30,17 @@
  *            handler's return (tpret: blocked by its sa_mask), a
  *            sigsuspend's temporary mask (tpsusp), SIG_UNBLOCK after
  *            sigqueue (tpqueue: its value)
+ *   tpwait, tptimed, tpsfd
+ *            the same SIGTRAP taken by what asks for pending signals
+ *            (blocked or not): sigwaitinfo (tpwait, tgkill), sigtimedwait
+ *            with its own SIGUSR1 pending too (tptimed, sigqueue: the
+ *            process's SIGTRAP second, its value), a signalfd (tpsfd:
+ *            poll, then read); its
+ *            handler never runs.  An alarm ends a call that waits on.
+ *   tpdetach prints its pid, waits to be traced, sends itself SIGTRAP
+ *            while its mask holds it (prints "sent"), waits to be
+ *            detached: it must still be pending, and reach its handler
+ *            at the unblock (tests/e2e/run.sh, `record -p`)
  *   popf     prints its pid, then PUSHFQ/POPFQ until SIGUSR1: attached
  *            and detached, it must run on (Linux no longer clears the
  *            stepping's TF at the detach after a stepped POPF)
@@ -42,6 +53,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
@@ -381,6 +393,94 @@ static int tpend(const char *m)
 	return 0;
 }
 
+/* Is it traced (TracerPid in /proc/self/status)? */
+static int traced(void)
+{
+	char line[128];
+	int pid = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "TracerPid: %d", &pid) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return pid != 0;
+}
+
+/* tpwait, tptimed, tpsfd, tpdetach: a SIGTRAP kept pending taken by
+ * what asks for pending signals, or across a detach.
+ */
+static int tpwait(const char *m)
+{
+	struct sigaction sa;
+	struct signalfd_siginfo ss;
+	struct timespec ts = { 2, 0 };
+	struct pollfd pf;
+	union sigval v = { .sival_int = 43 };
+	siginfo_t si, si2;
+	sigset_t t;
+	int r, r2 = 0, fd;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_tp;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGTRAP, &sa, NULL);
+	sigemptyset(&t);
+	sigaddset(&t, SIGTRAP);
+	sigaddset(&t, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &t, NULL);
+	memset(&si, 0, sizeof(si));
+	memset(&si2, 0, sizeof(si2));
+	alarm(20);
+	if (!strcmp(m, "tpdetach")) {
+		printf("%d\n", getpid());
+		fflush(stdout);
+		while (!traced())
+			usleep(10000);
+		tp_send();
+		printf("sent\n");
+		fflush(stdout);
+		while (traced())	/* mostly asleep: detached in the call */
+			usleep(300000);
+		r = tp_pending();
+		r2 = tp_n;
+		sigprocmask(SIG_UNBLOCK, &t, NULL);
+		printf("tpdetach pending %d ran %d; unblocked: ran %d, code "
+		       "%d, own pid %d\n", r, r2, tp_n, tp_code, tp_pid);
+		return 0;
+	}
+	if (!strcmp(m, "tpsfd")) {
+		sigdelset(&t, SIGUSR1);
+		fd = signalfd(-1, &t, SFD_NONBLOCK | SFD_CLOEXEC);
+		tp_send();
+		pf.fd = fd;
+		pf.events = POLLIN;
+		pf.revents = 0;
+		r = poll(&pf, 1, 2000);
+		memset(&ss, 0, sizeof(ss));
+		r2 = (int)read(fd, &ss, sizeof(ss));
+		printf("tpsfd poll %d revents %#x; read %d signo %u code %d "
+		       "own pid %d; ", r, pf.revents, r2, ss.ssi_signo,
+		       ss.ssi_code, ss.ssi_pid == (uint32_t)getpid());
+	} else if (!strcmp(m, "tptimed")) {
+		raise(SIGUSR1);
+		sigqueue(getpid(), SIGTRAP, v);
+		r = sigtimedwait(&t, &si, &ts);
+		r2 = sigtimedwait(&t, &si2, &ts);
+		printf("tptimed %d code %d, then %d code %d value %d; ", r,
+		       si.si_code, r2, si2.si_code, si2.si_value.sival_int);
+	} else {
+		sigdelset(&t, SIGUSR1);
+		tp_send();
+		r = sigwaitinfo(&t, &si);
+		printf("tpwait %d code %d own pid %d; ", r, si.si_code,
+		       si.si_pid == getpid());
+	}
+	printf("ran %d, pending %d\n", tp_n, tp_pending());
+	return 0;
+}
+
 static long vsys_g;
 
 static int vsys(void)
@@ -461,8 +561,11 @@ int main(int argc, char **argv)
 		return tfself();
 	if (!strcmp(m, "killtrap"))
 		return killtrap();
+	if (!strcmp(m, "tpwait") || !strcmp(m, "tptimed") ||
+	    !strcmp(m, "tpsfd") || !strcmp(m, "tpdetach"))
+		return tpwait(m);
 	if (!strncmp(m, "tp", 2))
 		return tpend(m);
-	fprintf(stderr, "usage: faithful pushf|trapself|sigcont|forkmask|vsys|popf|suspend|suspendh|ppoll|pselect|epwait|epwait2|tfself|killtrap|tpmask|tpret|tpsusp|tpqueue\n");
+	fprintf(stderr, "usage: faithful pushf|trapself|sigcont|forkmask|vsys|popf|suspend|suspendh|ppoll|pselect|epwait|epwait2|tfself|killtrap|tpmask|tpret|tpsusp|tpqueue|tpwait|tptimed|tpsfd|tpdetach\n");
 	return 2;
 }
