@@ -149,11 +149,14 @@ int emu_trapq_issue(struct thr *t)
 	return SIGTRAP;
 }
 
-/* Is SIGTRAP pending for @t in the kernel (its own or its process's)? */
+/*
+ * Is a SIGTRAP pending for @t alone (its queue, where the held one went
+ * back)?  Only @t can take it, so resumed it stops for it before any
+ * instruction; one in its process's queue another thread may take first.
+ */
 static bool trap_pending(const struct thr *t)
 {
-	return (rec_sigmask_of(t->tid, "SigPnd") |
-		rec_sigmask_of(t->tid, "ShdPnd")) & TRAP_BIT;
+	return rec_sigmask_of(t->tid, "SigPnd") & TRAP_BIT;
 }
 
 /*

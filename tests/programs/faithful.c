@@ -37,6 +37,8 @@
  *            process's SIGTRAP second, its value), a signalfd (tpsfd:
  *            poll, then read); its
  *            handler never runs.  An alarm ends a call that waits on.
+ *   tpwaitmt tpwait's sigtimedwait while another thread runs (stepped
+ *            meanwhile under the recorder)
  *   tpdetach prints its pid, waits to be traced, sends itself SIGTRAP
  *            while its mask holds it (prints "sent"), waits to be
  *            detached: it must still be pending, and reach its handler
@@ -48,6 +50,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -408,7 +411,16 @@ static int traced(void)
 	return pid != 0;
 }
 
-/* tpwait, tptimed, tpsfd, tpdetach: a SIGTRAP kept pending taken by
+static void *tp_spin(void *a)
+{
+	volatile long n = 0;
+
+	while (n < 20000)
+		n++;
+	return a;
+}
+
+/* tpwait, tptimed, tpsfd, tpwaitmt, tpdetach: a SIGTRAP kept pending taken by
  * what asks for pending signals, or across a detach.
  */
 static int tpwait(const char *m)
@@ -470,6 +482,17 @@ static int tpwait(const char *m)
 		r2 = sigtimedwait(&t, &si2, &ts);
 		printf("tptimed %d code %d, then %d code %d value %d; ", r,
 		       si.si_code, r2, si2.si_code, si2.si_value.sival_int);
+	} else if (!strcmp(m, "tpwaitmt")) {
+		pthread_t th;
+
+		sigdelset(&t, SIGUSR1);
+		if (pthread_create(&th, NULL, tp_spin, NULL))
+			return 1;
+		tp_send();
+		r = sigtimedwait(&t, &si, &ts);
+		pthread_join(th, NULL);
+		printf("tpwaitmt %d code %d own pid %d; ", r, si.si_code,
+		       si.si_pid == getpid());
 	} else {
 		sigdelset(&t, SIGUSR1);
 		tp_send();
@@ -562,10 +585,11 @@ int main(int argc, char **argv)
 	if (!strcmp(m, "killtrap"))
 		return killtrap();
 	if (!strcmp(m, "tpwait") || !strcmp(m, "tptimed") ||
-	    !strcmp(m, "tpsfd") || !strcmp(m, "tpdetach"))
+	    !strcmp(m, "tpsfd") || !strcmp(m, "tpwaitmt") ||
+	    !strcmp(m, "tpdetach"))
 		return tpwait(m);
 	if (!strncmp(m, "tp", 2))
 		return tpend(m);
-	fprintf(stderr, "usage: faithful pushf|trapself|sigcont|forkmask|vsys|popf|suspend|suspendh|ppoll|pselect|epwait|epwait2|tfself|killtrap|tpmask|tpret|tpsusp|tpqueue|tpwait|tptimed|tpsfd|tpdetach\n");
+	fprintf(stderr, "usage: faithful pushf|trapself|sigcont|forkmask|vsys|popf|suspend|suspendh|ppoll|pselect|epwait|epwait2|tfself|killtrap|tpmask|tpret|tpsusp|tpqueue|tpwait|tptimed|tpsfd|tpwaitmt|tpdetach\n");
 	return 2;
 }
