@@ -576,7 +576,7 @@ void emu_handle_stop(struct emu *e, pid_t tid, int status)
 {
 	struct thr *t = emu_thr_find(e, tid);
 	int event = status >> 16;
-	int sig;
+	int sig, trapq = TRAPQ_NONE;
 
 
 	if (!t) {
@@ -639,16 +639,14 @@ void emu_handle_stop(struct emu *e, pid_t tid, int status)
 			emu_enc_check(e, t, ptenc_enable(&t->enc, t->ip,
 							 emu_now(e)));
 	}
-	/* Its call under PTRACE_SYSCALL, a held SIGTRAP in the kernel. */
+	/* Its call under PTRACE_SYSCALL, a held SIGTRAP in the kernel
+	 * (emu_trapq.c): the step's end, or not one (step_done() called
+	 * once below, where it is inlined).
+	 */
 	if (__builtin_expect(t->trap_sysc, 0)) {
-		int q = emu_trapq_stop(t, status);
-
-		if (q == TRAPQ_RESUMED)
+		trapq = emu_trapq_stop(t, status);
+		if (trapq == TRAPQ_RESUMED)
 			return;
-		if (q == TRAPQ_DONE) {
-			step_done(e, t);
-			return;
-		}
 	}
 	if (t->st == T_NEW && event != PTRACE_EVENT_EXIT) {
 		/* The SIGSTOP every new tracee starts with (killed before
@@ -684,8 +682,9 @@ void emu_handle_stop(struct emu *e, pid_t tid, int status)
 	default:
 		break;
 	}
-	if (sig == SIGTRAP &&
-	    ((!t->in.trap && t->st != T_SYSCALL) || !emu_program_trap(t)))
+	if (__builtin_expect(trapq == TRAPQ_DONE, 0) ||
+	    (sig == SIGTRAP &&
+	     ((!t->in.trap && t->st != T_SYSCALL) || !emu_program_trap(t))))
 		step_done(e, t);
 	else if (sig == SIGTRAP)
 		program_sigtrap(e, t);
