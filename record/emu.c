@@ -197,9 +197,8 @@ static bool is_execve(const struct thr *t)
 
 static void issue_step(struct emu *e, struct thr *t)
 {
-	int sig = t->pending_sig;
 	bool was_compat;
-	int ret;
+	int ret, sig;
 
 	if (t != e->cur) {
 		struct thr *old = e->cur;
@@ -215,6 +214,10 @@ static void issue_step(struct emu *e, struct thr *t)
 		e->quantum = QUANTUM;
 		emu_emit_switch(e, t, PTREC_SB_SWITCH_IN, 0);
 	}
+	/* Its process's held SIGTRAP, if its mask lets it through. */
+	if (__builtin_expect(t->proc->trap_pend, 0) && !t->pending_sig)
+		emu_trap_take(e, t);
+	sig = t->pending_sig;
 	t->ip = t->regs.rip;
 	t->entry = t->regs;
 	/*
@@ -286,7 +289,8 @@ static void issue_step(struct emu *e, struct thr *t)
 		emu_untraced_strip(t);
 		emu_exit_group_issued(t);
 		sig = emu_trap_strip(t, sig);	/* SIGTRAP: one it held */
-		if (__builtin_expect(t->trap_pend, 0) && !sig)
+		if (__builtin_expect(t->trap_pend || t->proc->trap_pend, 0) &&
+		    !sig)
 			sig = emu_trapq_issue(t);	/* and for this call */
 	}
 	/*

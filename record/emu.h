@@ -56,6 +56,12 @@ struct proc {
 	 * whose exit event came first: no other is stepped (emu_end.c)
 	 */
 	pid_t dying_by;
+	/* a SIGTRAP sent to it (kill, sigqueue) while the mask of the
+	 * thread that took it held SIGTRAP: held for any of its threads,
+	 * as the kernel keeps it in the process's queue (emu_trap_held())
+	 */
+	bool trap_pend;
+	siginfo_t trap_si;
 	struct proc *next;
 };
 
@@ -223,6 +229,24 @@ bool emu_program_trap(struct thr *t);
 bool emu_trap_held(struct thr *t, const siginfo_t *si);
 bool emu_trap_release(struct thr *t);
 bool emu_group_stop(struct thr *t, int sig);
+void emu_trap_take(struct emu *e, struct thr *t);	/* emu_step.c */
+
+/* The SIGTRAP @t holds, its own or its process's: its siginfo, or NULL. */
+static inline siginfo_t *emu_trap_held_si(struct thr *t)
+{
+	return t->trap_pend ? &t->trap_si :
+	       t->proc->trap_pend ? &t->proc->trap_si : NULL;
+}
+
+/* ... delivered to @t or given back to the kernel: held no longer. */
+static inline void emu_trap_taken(struct thr *t)
+{
+	if (t->trap_pend)
+		t->trap_pend = false;
+	else
+		t->proc->trap_pend = false;
+}
+
 /* emu_trapq.c: the held SIGTRAP back in the kernel, for a call or the
  * detach.  States of t->trap_sysc, then emu_trapq_stop()'s answers.
  */
@@ -234,6 +258,7 @@ enum trapq {
 	TRAPQ_RESUMED,	/* the stop taken, the thread resumed */
 	TRAPQ_DONE,	/* the step is done: step_done() */
 };
+bool emu_trap_delivery_stop(const struct thr *t);
 int emu_trapq_issue(struct thr *t);
 int emu_trapq_stop(struct thr *t, int status);
 int emu_trapq_detach(struct thr *t);

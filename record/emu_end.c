@@ -298,7 +298,7 @@ static void detach_thread(struct thr *t)
 	if (m & trap)
 		ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(m), &m);
 	/* One it holds stays pending for the program (emu_trapq.c). */
-	sig = t->trap_pend ? emu_trapq_detach(t) : 0;
+	sig = emu_trap_held_si(t) ? emu_trapq_detach(t) : 0;
 	ptrace(PTRACE_DETACH, tid, 0, sig);
 	emu_trapq_resend(t);
 }

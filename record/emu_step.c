@@ -425,7 +425,8 @@ static void step_done(struct emu *e, struct thr *t)
 	if (t->st == T_SYSCALL) {
 		syscall_done(e, t);
 		/* It unblocked a SIGTRAP the recorder held (emu_trap.c). */
-		if (__builtin_expect(t->trap_pend, 0) && emu_trap_release(t))
+		if (__builtin_expect(t->trap_pend || t->proc->trap_pend, 0) &&
+		    emu_trap_release(t))
 			signal_stop(e, t, SIGTRAP);
 		return;
 	}
@@ -570,6 +571,18 @@ static void signal_stop(struct emu *e, struct thr *t, int sig)
 		emu_snap_proc(e, t->proc, SB_SNAP_END_SIGNAL, sig, t, &si);
 		emu_group_exit_note(t);
 	}
+}
+
+/*
+ * Its process's held SIGTRAP (emu_trap.c emu_trap_held()) to @t, whose
+ * mask lets it through, at its next resume: natively a thread that does
+ * not block it takes it from the process's queue.  Not before its first
+ * step, where its mask is not yet known (emu_trap_hide()).
+ */
+void emu_trap_take(struct emu *e, struct thr *t)
+{
+	if (t->started && emu_trap_release(t))
+		signal_stop(e, t, SIGTRAP);
 }
 
 void emu_handle_stop(struct emu *e, pid_t tid, int status)

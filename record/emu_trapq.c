@@ -31,7 +31,7 @@
  * the kernel goes on with (kernel/signal.c ptrace_signal())?  Not an
  * event or a system call's stop (si_code SIGTRAP | event << 8).
  */
-static bool trap_delivery_stop(const struct thr *t)
+bool emu_trap_delivery_stop(const struct thr *t)
 {
 	siginfo_t si;
 
@@ -121,10 +121,10 @@ static uint64_t pending_set(const struct thr *t)
  */
 int emu_trapq_issue(struct thr *t)
 {
+	siginfo_t *held = emu_trap_held_si(t);
 	uint64_t m, set;
 
-	if (!t->trap_pend || !t->trap_hidden || t->trap_tmp || t->trap32 ||
-	    t->tf)
+	if (!held || !t->trap_hidden || t->trap_tmp || t->trap32 || t->tf)
 		return 0;
 	set = pending_set(t);
 	if (!set)
@@ -133,18 +133,18 @@ int emu_trapq_issue(struct thr *t)
 	 * after the thread's own pending signals of the set; given back it
 	 * is the thread's, so it waits for them.
 	 */
-	if (t->trap_si.si_code != SI_TKILL &&
+	if (held->si_code != SI_TKILL &&
 	    (rec_sigmask_of(t->tid, "SigPnd") & set & ~TRAP_BIT))
 		return 0;
-	if (!trap_delivery_stop(t) ||
+	if (!emu_trap_delivery_stop(t) ||
 	    ptrace(PTRACE_GETSIGMASK, t->tid, (void *)sizeof(m), &m) < 0 ||
-	    ptrace(PTRACE_SETSIGINFO, t->tid, 0, &t->trap_si) < 0)
+	    ptrace(PTRACE_SETSIGINFO, t->tid, 0, held) < 0)
 		return 0;
 	m |= TRAP_BIT;
 	if (ptrace(PTRACE_SETSIGMASK, t->tid, (void *)sizeof(m), &m) < 0)
 		return 0;	/* the stop's siginfo: the step's, unused */
 	t->trap_hidden = false;
-	t->trap_pend = false;
+	emu_trap_taken(t);
 	t->trap_sysc = TRAPQ_ENTRY;
 	return SIGTRAP;
 }
@@ -201,11 +201,7 @@ int emu_trapq_stop(struct thr *t, int status)
 			t->st = T_EXITING;
 		return TRAPQ_RESUMED;
 	}
-	if (t->trap_sysc == TRAPQ_BACK &&
-	    (si.si_code == SI_USER || si.si_code == SI_TKILL ||
-	     si.si_code == SI_QUEUE) && t->trap_hidden) {
-		t->trap_si = si;
-		t->trap_pend = true;
+	if (t->trap_sysc == TRAPQ_BACK && emu_trap_held(t, &si)) {
 		t->trap_sysc = TRAPQ_NONE;
 		return TRAPQ_DONE;	/* resumed without it: held */
 	}
@@ -230,13 +226,13 @@ other:
  */
 int emu_trapq_detach(struct thr *t)
 {
-	siginfo_t si;
+	siginfo_t si, *held = emu_trap_held_si(t);
 	uint64_t m;
 	int status;
 
-	if (!t->trap_pend || t->pending_sig)
+	if (!held || t->pending_sig)
 		return 0;
-	if (!trap_delivery_stop(t)) {
+	if (!emu_trap_delivery_stop(t)) {
 		if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) ||
 		    si.si_code != (SIGTRAP | PTRACE_EVENT_STOP << 8) ||
 		    ptrace(PTRACE_GETSIGMASK, t->tid, (void *)sizeof(m), &m) ||
@@ -255,9 +251,9 @@ int emu_trapq_detach(struct thr *t)
 		    ptrace(PTRACE_SETSIGMASK, t->tid, (void *)sizeof(m), &m))
 			return 0;
 	}
-	if (ptrace(PTRACE_SETSIGINFO, t->tid, 0, &t->trap_si) < 0)
+	if (ptrace(PTRACE_SETSIGINFO, t->tid, 0, held) < 0)
 		return 0;
-	t->trap_pend = false;
+	emu_trap_taken(t);
 	return SIGTRAP;
 }
 
@@ -268,11 +264,12 @@ int emu_trapq_detach(struct thr *t)
  */
 void emu_trapq_resend(struct thr *t)
 {
-	siginfo_t si = t->trap_si;
+	siginfo_t si, *held = emu_trap_held_si(t);
 
-	if (!t->trap_pend)
+	if (!held)
 		return;
-	t->trap_pend = false;
+	si = *held;
+	emu_trap_taken(t);
 	if (si.si_code == SI_QUEUE &&
 	    !syscall(SYS_rt_tgsigqueueinfo, t->proc->pid, t->tid, SIGTRAP,
 		     &si))

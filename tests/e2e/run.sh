@@ -168,12 +168,13 @@ record signal -- "$PROGS/signal" &&
 # with a temporary mask that blocks SIGTRAP, the traps of a TF it sets
 # itself, a SIGTRAP another process sends, a SIGTRAP it sends itself
 # while its mask holds it kept pending until the mask lets it through,
-# and taken by sigwaitinfo, sigtimedwait or a signalfd),
+# and taken by sigwaitinfo, sigtimedwait or a signalfd, one sent to
+# the process seen by each thread, taken by one that does not block it),
 # every thread decodes to its ground truth, and the instruction
 # after a call into the vsyscall page is in the history.
 for m in pushf trapself sigcont forkmask suspend suspendh ppoll pselect epwait \
 	epwait2 tfself killtrap tpmask tpret tpsusp tpqueue tpwait tptimed tpsfd \
-	tpwaitmt vsys; do
+	tpwaitmt tpproc tpprocun vsys; do
 	want=$("$PROGS/faithful" $m 2>&1 | tr '\n' ' ')
 	rm -rf "$tmp/faith-$m"
 	got=$(timeout 120 "$PTREC" record --ground-truth -q \

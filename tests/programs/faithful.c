@@ -39,6 +39,12 @@
  *            handler never runs.  An alarm ends a call that waits on.
  *   tpwaitmt tpwait's sigtimedwait while another thread runs (stepped
  *            meanwhile under the recorder)
+ *   tpproc, tpprocun
+ *            one sent to the process (kill) while both threads block
+ *            it: each one's sigpending shows it, the second thread's
+ *            sigtimedwait takes it (tpproc); while the second thread
+ *            does not block it (asleep in usleep): its handler runs
+ *            there (tpprocun)
  *   tpdetach prints its pid, waits to be traced, sends itself SIGTRAP
  *            while its mask holds it (prints "sent"), waits to be
  *            detached: it must still be pending, and reach its handler
@@ -420,6 +426,80 @@ static void *tp_spin(void *a)
 	return a;
 }
 
+static volatile int tpp_in, tpp_go, tpp_pend, tpp_r, tpp_code, tpp_tid;
+static volatile int tp_tid;
+
+static void on_tpp(int sig)
+{
+	(void)sig;
+	tp_n++;
+	tp_tid = (int)syscall(SYS_gettid);
+}
+
+static void *tpp_thread(void *a)
+{
+	struct timespec ts = { 2, 0 };
+	sigset_t t, p;
+	siginfo_t si;
+
+	sigemptyset(&t);
+	sigaddset(&t, SIGTRAP);
+	tpp_tid = (int)syscall(SYS_gettid);
+	if (a) {	/* tpprocun */
+		pthread_sigmask(SIG_UNBLOCK, &t, NULL);
+		tpp_in = 1;
+		usleep(200000);
+		for (int i = 0; i < 200 && !tp_n; i++)
+			usleep(10000);
+		return NULL;
+	}
+	tpp_in = 1;
+	while (!tpp_go)
+		usleep(1000);
+	sigemptyset(&p);
+	sigpending(&p);
+	tpp_pend = sigismember(&p, SIGTRAP);
+	memset(&si, 0, sizeof(si));
+	tpp_r = sigtimedwait(&t, &si, &ts);
+	tpp_code = si.si_code;
+	return NULL;
+}
+
+static int tpproc(const char *m)
+{
+	struct sigaction sa;
+	sigset_t t, p;
+	pthread_t th;
+	int un = !strcmp(m, "tpprocun"), pend;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_tpp;
+	sigaction(SIGTRAP, &sa, NULL);
+	sigemptyset(&t);
+	sigaddset(&t, SIGTRAP);
+	sigprocmask(SIG_BLOCK, &t, NULL);
+	alarm(20);
+	if (pthread_create(&th, NULL, tpp_thread, un ? &th : NULL))
+		return 1;
+	while (!tpp_in)
+		usleep(1000);
+	kill(getpid(), SIGTRAP);
+	usleep(20000);
+	sigemptyset(&p);
+	sigpending(&p);
+	pend = sigismember(&p, SIGTRAP);
+	tpp_go = 1;
+	pthread_join(th, NULL);
+	if (un)
+		printf("tpprocun ran %d in the thread %d\n", tp_n,
+		       tp_tid == tpp_tid);
+	else
+		printf("tpproc main pending %d, thread pending %d, waited %d "
+		       "code %d; ran %d, pending %d\n", pend, tpp_pend,
+		       tpp_r, tpp_code, tp_n, tp_pending());
+	return 0;
+}
+
 /* tpwait, tptimed, tpsfd, tpwaitmt, tpdetach: a SIGTRAP kept pending taken by
  * what asks for pending signals, or across a detach.
  */
@@ -584,12 +664,14 @@ int main(int argc, char **argv)
 		return tfself();
 	if (!strcmp(m, "killtrap"))
 		return killtrap();
+	if (!strcmp(m, "tpproc") || !strcmp(m, "tpprocun"))
+		return tpproc(m);
 	if (!strcmp(m, "tpwait") || !strcmp(m, "tptimed") ||
 	    !strcmp(m, "tpsfd") || !strcmp(m, "tpwaitmt") ||
 	    !strcmp(m, "tpdetach"))
 		return tpwait(m);
 	if (!strncmp(m, "tp", 2))
 		return tpend(m);
-	fprintf(stderr, "usage: faithful pushf|trapself|sigcont|forkmask|vsys|popf|suspend|suspendh|ppoll|pselect|epwait|epwait2|tfself|killtrap|tpmask|tpret|tpsusp|tpqueue|tpwait|tptimed|tpsfd|tpwaitmt|tpdetach\n");
+	fprintf(stderr, "usage: faithful pushf|trapself|sigcont|forkmask|vsys|popf|suspend|suspendh|ppoll|pselect|epwait|epwait2|tfself|killtrap|tpmask|tpret|tpsusp|tpqueue|tpwait|tptimed|tpsfd|tpwaitmt|tpproc|tpprocun|tpdetach\n");
 	return 2;
 }
