@@ -94,9 +94,10 @@ struct thr {
 	 */
 	bool trap_tmp;
 	bool trap_frame;
-	/* a SIGTRAP sent to it (kill, tgkill, sigqueue) while its own mask
-	 * held SIGTRAP (@trap_hidden): suppressed at its stop and held
-	 * pending here, with its siginfo, until the mask lets it through
+	/* a SIGTRAP sent to it (tgkill; kill's and sigqueue's are its
+	 * process's: struct proc) while its own mask held SIGTRAP
+	 * (@trap_hidden): suppressed at its stop and held pending here,
+	 * with its siginfo, until the mask lets it through
 	 * (emu_trap_held(), emu_trap_release())
 	 */
 	bool trap_pend;
