@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <stddef.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -67,9 +68,11 @@ static uint64_t sfd_set(const struct thr *t, int fd)
  * rt_sigtimedwait (set, info, timeout, sigsetsize): its set; read or
  * readv of a signalfd: its set; poll, select and epoll_wait, any of
  * whose files may be a signalfd (not asked: the call ends when one is
- * ready, as natively): SIGTRAP alone.  Not the calls with a temporary
- * mask (ppoll, pselect6, epoll_pwait: emu_trap.c strips SIGTRAP from it
- * for the call; docs/recorder.md).
+ * ready, as natively): SIGTRAP alone.  So too the calls with a
+ * temporary mask (ppoll, pselect6, epoll_pwait, epoll_pwait2) without
+ * one, or with one that blocks SIGTRAP, which emu_trap_strip() took
+ * out of its word for the call (@t->trap_set_at; one that lets it
+ * through has it delivered: emu_trap.c trap_requeue()).
  */
 static uint64_t pending_set(const struct thr *t)
 {
@@ -95,10 +98,25 @@ static uint64_t pending_set(const struct thr *t)
 	case SYS_select:
 	case SYS_epoll_wait:
 		return TRAP_BIT;
+	case SYS_ppoll:
+	case SYS_epoll_pwait:
+	case 441:	/* epoll_pwait2 */
+		return !r->r8 || t->trap_set_at ? TRAP_BIT : 0;
+	case SYS_pselect6:
+		return !r->r9 || t->trap_set_at ? TRAP_BIT : 0;
 	default:
 		return 0;
 	}
 	return set & TRAP_BIT ? set : 0;
+}
+
+/* Does @t's call (t->entry) install a temporary mask (emu_trap.c)? */
+static bool tmp_mask_call(const struct thr *t)
+{
+	long nr = (long)t->entry.rax;
+
+	return nr == SYS_ppoll || nr == SYS_pselect6 ||
+	       nr == SYS_epoll_pwait || nr == 441;
 }
 
 /*
@@ -146,6 +164,8 @@ int emu_trapq_issue(struct thr *t)
 	t->trap_hidden = false;
 	emu_trap_taken(t);
 	t->trap_sysc = TRAPQ_ENTRY;
+	/* Not stepped: its temporary mask blocks SIGTRAP as the program's. */
+	emu_trap_restore(t, false);
 	return SIGTRAP;
 }
 
@@ -190,7 +210,20 @@ int emu_trapq_stop(struct thr *t, int status)
 	}
 	if (call && t->trap_sysc == TRAPQ_EXIT) {
 		bool left = trap_pending(t);
+		long ret;
 
+		/* A temporary mask's call interrupted: its mask stays until
+		 * the delivery (emu_trap.c, trap_tmp), untouched; one left
+		 * pending comes after it.
+		 */
+		errno = 0;
+		ret = ptrace(PTRACE_PEEKUSER, t->tid,
+			     (void *)offsetof(struct user_regs_struct, rax), 0);
+		if (tmp_mask_call(t) && !errno &&
+		    (ret == -EINTR || ret == -514)) {	/* ERESTARTNOHAND */
+			t->trap_sysc = TRAPQ_NONE;
+			return TRAPQ_DONE;
+		}
 		emu_trap_hide(t);
 		if (!left) {
 			t->trap_sysc = TRAPQ_NONE;

@@ -174,7 +174,7 @@ record signal -- "$PROGS/signal" &&
 # after a call into the vsyscall page is in the history.
 for m in pushf trapself sigcont forkmask suspend suspendh ppoll pselect epwait \
 	epwait2 tfself killtrap tpmask tpret tpsusp tpqueue tpwait tptimed tpsfd \
-	tpwaitmt tpproc tpprocun vsys; do
+	tpwaitmt tpppoll tpproc tpprocun vsys; do
 	want=$("$PROGS/faithful" $m 2>&1 | tr '\n' ' ')
 	rm -rf "$tmp/faith-$m"
 	got=$(timeout 120 "$PTREC" record --ground-truth -q \

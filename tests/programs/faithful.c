@@ -39,6 +39,12 @@
  *            handler never runs.  An alarm ends a call that waits on.
  *   tpwaitmt tpwait's sigtimedwait while another thread runs (stepped
  *            meanwhile under the recorder)
+ *   tpppoll  the same SIGTRAP and a signalfd for it: ppoll and
+ *            epoll_pwait with a temporary mask that blocks it see it
+ *            ready; then one sent again: ppoll on a pipe, that mask
+ *            (SIGALRM let through), woken by SIGALRM (EINTR): still
+ *            pending after, the mask its own again, its handler runs
+ *            at the unblock
  *   tpproc, tpprocun
  *            one sent to the process (kill) while both threads block
  *            it: each one's sigpending shows it, the second thread's
@@ -500,6 +506,69 @@ static int tpproc(const char *m)
 	return 0;
 }
 
+static volatile int tpa_n;
+
+static void on_tpalrm(int sig)
+{
+	(void)sig;
+	tpa_n++;
+}
+
+static int tpppoll(void)
+{
+	struct sigaction sa;
+	struct itimerval it = { { 0, 0 }, { 0, 100000 } };
+	struct signalfd_siginfo ss;
+	struct epoll_event ev = { .events = EPOLLIN }, out;
+	struct timespec ts = { 2, 0 };
+	struct pollfd pf;
+	sigset_t t, tmp, now;
+	int fd, ep, pp[2], r1, r2, r3, e3, n1, n2, pend;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_tp;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGTRAP, &sa, NULL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_tpalrm;
+	sigaction(SIGALRM, &sa, NULL);
+	sigemptyset(&t);
+	sigaddset(&t, SIGTRAP);
+	sigprocmask(SIG_BLOCK, &t, NULL);
+	sigfillset(&tmp);
+	sigdelset(&tmp, SIGALRM);
+	alarm(20);
+	fd = signalfd(-1, &t, SFD_NONBLOCK | SFD_CLOEXEC);
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	ev.data.fd = fd;
+	epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+	if (pipe(pp))
+		return 1;
+	tp_send();
+	pf.fd = fd;
+	pf.events = POLLIN;
+	pf.revents = 0;
+	r1 = ppoll(&pf, 1, &ts, &tmp);
+	r2 = epoll_pwait(ep, &out, 1, 2000, &tmp);
+	n1 = (int)read(fd, &ss, sizeof(ss));
+	n2 = (int)read(fd, &ss, sizeof(ss));
+	tp_send();
+	pf.fd = pp[0];
+	setitimer(ITIMER_REAL, &it, NULL);
+	r3 = ppoll(&pf, 1, &ts, &tmp);
+	e3 = errno;
+	pend = tp_pending();
+	sigprocmask(SIG_BLOCK, NULL, &now);
+	printf("tpppoll ppoll %d epoll_pwait %d, read %d then %d; ppoll %d "
+	       "%s, alarm %d, pending %d ran %d, mask after: SIGTRAP %d "
+	       "SIGUSR2 %d; ", r1, r2, n1, n2, r3, strerror(e3), tpa_n,
+	       pend, tp_n, sigismember(&now, SIGTRAP),
+	       sigismember(&now, SIGUSR2));
+	sigprocmask(SIG_UNBLOCK, &t, NULL);
+	printf("ran %d, code %d\n", tp_n, tp_code);
+	return 0;
+}
+
 /* tpwait, tptimed, tpsfd, tpwaitmt, tpdetach: a SIGTRAP kept pending taken by
  * what asks for pending signals, or across a detach.
  */
@@ -664,6 +733,8 @@ int main(int argc, char **argv)
 		return tfself();
 	if (!strcmp(m, "killtrap"))
 		return killtrap();
+	if (!strcmp(m, "tpppoll"))
+		return tpppoll();
 	if (!strcmp(m, "tpproc") || !strcmp(m, "tpprocun"))
 		return tpproc(m);
 	if (!strcmp(m, "tpwait") || !strcmp(m, "tptimed") ||
@@ -672,6 +743,6 @@ int main(int argc, char **argv)
 		return tpwait(m);
 	if (!strncmp(m, "tp", 2))
 		return tpend(m);
-	fprintf(stderr, "usage: faithful pushf|trapself|sigcont|forkmask|vsys|popf|suspend|suspendh|ppoll|pselect|epwait|epwait2|tfself|killtrap|tpmask|tpret|tpsusp|tpqueue|tpwait|tptimed|tpsfd|tpwaitmt|tpproc|tpprocun|tpdetach\n");
+	fprintf(stderr, "usage: faithful pushf|trapself|sigcont|forkmask|vsys|popf|suspend|suspendh|ppoll|pselect|epwait|epwait2|tfself|killtrap|tpmask|tpret|tpsusp|tpqueue|tpwait|tptimed|tpsfd|tpwaitmt|tpppoll|tpproc|tpprocun|tpdetach\n");
 	return 2;
 }
