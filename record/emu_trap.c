@@ -478,11 +478,11 @@ bool emu_trap_release(struct thr *t)
 
 /*
  * rt_sigpending (127: rdi the set, rsi its size) of a thread that holds
- * a SIGTRAP, or whose process does (emu_trap_held()): the set the kernel wrote lacks it (for
- * the kernel nothing is pending), the program's holds it.  Patched at
- * the call's exit, before any instruction reads it; the ground truth
- * takes the memory as the call left it, as for the old mask of
- * rt_sigprocmask.
+ * a SIGTRAP, or whose process does (emu_trap_held()): the set the
+ * kernel wrote lacks it (for the kernel nothing is pending), the
+ * program's holds it.  Patched at the call's exit, before any
+ * instruction reads it; the ground truth takes the memory as the call
+ * left it, as for the old mask of rt_sigprocmask.
  */
 static void trap_pending_set(struct thr *t)
 {
