@@ -300,7 +300,8 @@ PROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
 $(PROG_DIR)/%: tests/programs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $<
-$(PROG_DIR)/threads $(PROG_DIR)/pipe: $(PROG_DIR)/%: tests/programs/%.c
+$(PROG_DIR)/threads $(PROG_DIR)/pipe $(PROG_DIR)/faithful: \
+		$(PROG_DIR)/%: tests/programs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -pthread -o $@ $<
 $(PROG_DIR)/ptwrite $(PROG_DIR)/ptwarr: $(PROG_DIR)/%: tests/programs/%.c

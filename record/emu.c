@@ -222,9 +222,8 @@ static void emit_start_regs(struct emu *e, const struct thr *t)
 
 static void issue_step(struct emu *e, struct thr *t)
 {
-	int sig = t->pending_sig;
 	bool was_compat;
-	int ret;
+	int ret, sig;
 
 	if (t != e->cur) {
 		struct thr *old = e->cur;
@@ -240,6 +239,10 @@ static void issue_step(struct emu *e, struct thr *t)
 		e->quantum = QUANTUM;
 		emu_emit_switch(e, t, PTREC_SB_SWITCH_IN, 0);
 	}
+	/* Its process's held SIGTRAP, if its mask lets it through. */
+	if (__builtin_expect(t->proc->trap_pend, 0) && !t->pending_sig)
+		emu_trap_take(e, t);
+	sig = t->pending_sig;
 	t->ip = t->regs.rip;
 	t->entry = t->regs;
 	/*
@@ -313,6 +316,9 @@ static void issue_step(struct emu *e, struct thr *t)
 		emu_untraced_strip(t);
 		emu_exit_group_issued(t);
 		sig = emu_trap_strip(t, sig);	/* SIGTRAP: one it held */
+		if (__builtin_expect(t->trap_pend || t->proc->trap_pend, 0) &&
+		    !sig)
+			sig = emu_trapq_issue(t);	/* and for this call */
 	}
 	/*
 	 * The old image's last state: at PTRACE_EVENT_EXEC it is gone, so
@@ -325,7 +331,8 @@ static void issue_step(struct emu *e, struct thr *t)
 	}
 	if (e->quantum)
 		e->quantum--;
-	ret = (int)ptrace(PTRACE_SINGLESTEP, t->tid, 0, sig);
+	ret = (int)ptrace(t->trap_sysc ? PTRACE_SYSCALL : PTRACE_SINGLESTEP,
+			  t->tid, 0, sig);
 	if (ret < 0 && errno == ESRCH)
 		t->st = T_EXITING;	/* killed meanwhile: its exit follows */
 }

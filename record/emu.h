@@ -56,6 +56,12 @@ struct proc {
 	 * whose exit event came first: no other is stepped (emu_end.c)
 	 */
 	pid_t dying_by;
+	/* a SIGTRAP sent to it (kill, sigqueue) while the mask of the
+	 * thread that took it held SIGTRAP: held for any of its threads,
+	 * as the kernel keeps it in the process's queue (emu_trap_held())
+	 */
+	bool trap_pend;
+	siginfo_t trap_si;
 	struct proc *next;
 };
 
@@ -88,13 +94,19 @@ struct thr {
 	 */
 	bool trap_tmp;
 	bool trap_frame;
-	/* a SIGTRAP sent to it (kill, tgkill, sigqueue) while its own mask
-	 * held SIGTRAP (@trap_hidden): suppressed at its stop and held
-	 * pending here, with its siginfo, until the mask lets it through
+	/* a SIGTRAP sent to it (tgkill; kill's and sigqueue's are its
+	 * process's: struct proc) while its own mask held SIGTRAP
+	 * (@trap_hidden): suppressed at its stop and held pending here,
+	 * with its siginfo, until the mask lets it through
 	 * (emu_trap_held(), emu_trap_release())
 	 */
 	bool trap_pend;
 	siginfo_t trap_si;
+	/* its call that looks at its pending signals runs under
+	 * PTRACE_SYSCALL, the held SIGTRAP given back to the kernel for it
+	 * (emu_trapq.c): which stop comes next (enum trapq)
+	 */
+	int trap_sysc;
 	/* the program's own trap flag (emu_tf_step()): set by a POPF of a
 	 * word with TF, its handler's frame, cleared at a delivery
 	 */
@@ -220,6 +232,40 @@ bool emu_program_trap(struct thr *t);
 bool emu_trap_held(struct thr *t, const siginfo_t *si);
 bool emu_trap_release(struct thr *t);
 bool emu_group_stop(struct thr *t, int sig);
+void emu_trap_take(struct emu *e, struct thr *t);	/* emu_step.c */
+
+/* The SIGTRAP @t holds, its own or its process's: its siginfo, or NULL. */
+static inline siginfo_t *emu_trap_held_si(struct thr *t)
+{
+	return t->trap_pend ? &t->trap_si :
+	       t->proc->trap_pend ? &t->proc->trap_si : NULL;
+}
+
+/* ... delivered to @t or given back to the kernel: held no longer. */
+static inline void emu_trap_taken(struct thr *t)
+{
+	if (t->trap_pend)
+		t->trap_pend = false;
+	else
+		t->proc->trap_pend = false;
+}
+
+/* emu_trapq.c: the held SIGTRAP back in the kernel, for a call or the
+ * detach.  States of t->trap_sysc, then emu_trapq_stop()'s answers.
+ */
+enum trapq {
+	TRAPQ_NONE,	/* not under PTRACE_SYSCALL; a stop to handle as any */
+	TRAPQ_ENTRY,	/* resumed to the call's entry */
+	TRAPQ_EXIT,	/* resumed to its exit */
+	TRAPQ_BACK,	/* to the SIGTRAP it left pending */
+	TRAPQ_RESUMED,	/* the stop taken, the thread resumed */
+	TRAPQ_DONE,	/* the step is done: step_done() */
+};
+bool emu_trap_delivery_stop(const struct thr *t);
+int emu_trapq_issue(struct thr *t);
+int emu_trapq_stop(struct thr *t, int status);
+int emu_trapq_detach(struct thr *t);
+void emu_trapq_resend(struct thr *t);
 /* emu_life.c: CLONE_UNTRACED off a clone the recorder steps. */
 void emu_untraced_strip(struct thr *t);
 void emu_untraced_restore(struct thr *t);

@@ -258,11 +258,13 @@ void emu_exit_stop(struct emu *e, struct thr *t)
  * (raised on the way out of the call): it is taken here, or it would kill
  * the process once detached.
  */
-static void detach_thread(pid_t tid)
+static void detach_thread(struct thr *t)
 {
-	uint64_t pend = rec_sigmask_of(tid, "SigPnd");
+	uint64_t pend = rec_sigmask_of(t->tid, "SigPnd"), m = 0;
+	uint64_t trap = 1ull << (SIGTRAP - 1);
 	struct user_regs_struct r;
-	int status;
+	pid_t tid = t->tid;
+	int status, sig;
 
 	/* The step's TF out of RFLAGS: Linux clears it at the detach only
 	 * while it knows it set it (not after a stepped POPF, see
@@ -273,12 +275,32 @@ static void detach_thread(pid_t tid)
 		ptrace(PTRACE_SETREGS, tid, 0, &r);
 	}
 
-	if (pend & (1ull << (SIGTRAP - 1)) &&
+	/*
+	 * A step's trap still pending (a system call's exit report, the call
+	 * interrupted by PTRACE_INTERRUPT): taken, with SIGTRAP out of the
+	 * mask for it, or a program that blocks SIGTRAP would run on and the
+	 * wait never end.  Not the program's SIGTRAP, which its call under
+	 * PTRACE_SYSCALL left in the kernel (emu_trapq.c).
+	 */
+	if ((pend & trap) && !t->trap_sysc &&
+	    !ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(m), &m) &&
+	    (m & trap)) {
+		m &= ~trap;
+		if (ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(m), &m))
+			pend = 0;
+		m |= trap;
+	}
+	if ((pend & trap) && !t->trap_sysc &&
 	    ptrace(PTRACE_CONT, tid, 0, 0) == 0)
 		while (waitpid(tid, &status, __WALL) == tid &&
 		       WIFSTOPPED(status) && WSTOPSIG(status) != SIGTRAP)
 			ptrace(PTRACE_CONT, tid, 0, WSTOPSIG(status));
-	ptrace(PTRACE_DETACH, tid, 0, 0);
+	if (m & trap)
+		ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(m), &m);
+	/* One it holds stays pending for the program (emu_trapq.c). */
+	sig = emu_trap_held_si(t) ? emu_trapq_detach(t) : 0;
+	ptrace(PTRACE_DETACH, tid, 0, sig);
+	emu_trapq_resend(t);
 }
 
 /*
@@ -336,7 +358,7 @@ void emu_finish_live(struct emu *e)
 			waitpid(t->tid, &status, __WALL);
 		}
 		emu_trap_show(t);
-		detach_thread(t->tid);
+		detach_thread(t);
 	}
 	/* Stopped before their parent's clone event, never stepped. */
 	for (unsigned int i = 0; !e->launched && i < e->nearly; i++)

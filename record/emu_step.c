@@ -459,7 +459,8 @@ static void step_done(struct emu *e, struct thr *t)
 	if (t->st == T_SYSCALL) {
 		syscall_done(e, t);
 		/* It unblocked a SIGTRAP the recorder held (emu_trap.c). */
-		if (__builtin_expect(t->trap_pend, 0) && emu_trap_release(t))
+		if (__builtin_expect(t->trap_pend || t->proc->trap_pend, 0) &&
+		    emu_trap_release(t))
 			signal_stop(e, t, SIGTRAP);
 		return;
 	}
@@ -606,11 +607,23 @@ static void signal_stop(struct emu *e, struct thr *t, int sig)
 	}
 }
 
+/*
+ * Its process's held SIGTRAP (emu_trap.c emu_trap_held()) to @t, whose
+ * mask lets it through, at its next resume: natively a thread that does
+ * not block it takes it from the process's queue.  Not before its first
+ * step, where its mask is not yet known (emu_trap_hide()).
+ */
+void emu_trap_take(struct emu *e, struct thr *t)
+{
+	if (t->started && emu_trap_release(t))
+		signal_stop(e, t, SIGTRAP);
+}
+
 void emu_handle_stop(struct emu *e, pid_t tid, int status)
 {
 	struct thr *t = emu_thr_find(e, tid);
 	int event = status >> 16;
-	int sig;
+	int sig, trapq = TRAPQ_NONE;
 
 
 	if (!t) {
@@ -673,6 +686,15 @@ void emu_handle_stop(struct emu *e, pid_t tid, int status)
 			emu_enc_check(e, t, ptenc_enable(&t->enc, t->ip,
 							 emu_now(e)));
 	}
+	/* Its call under PTRACE_SYSCALL, a held SIGTRAP in the kernel
+	 * (emu_trapq.c): the step's end, or not one (step_done() called
+	 * once below, where it is inlined).
+	 */
+	if (__builtin_expect(t->trap_sysc, 0)) {
+		trapq = emu_trapq_stop(t, status);
+		if (trapq == TRAPQ_RESUMED)
+			return;
+	}
 	if (t->st == T_NEW && event != PTRACE_EVENT_EXIT) {
 		/* The SIGSTOP every new tracee starts with (killed before
 		 * it, the exit event comes first: an exit stop).
@@ -707,8 +729,9 @@ void emu_handle_stop(struct emu *e, pid_t tid, int status)
 	default:
 		break;
 	}
-	if (sig == SIGTRAP &&
-	    ((!t->in.trap && t->st != T_SYSCALL) || !emu_program_trap(t)))
+	if (__builtin_expect(trapq == TRAPQ_DONE, 0) ||
+	    (sig == SIGTRAP &&
+	     ((!t->in.trap && t->st != T_SYSCALL) || !emu_program_trap(t))))
 		step_done(e, t);
 	else if (sig == SIGTRAP)
 		program_sigtrap(e, t);

@@ -185,17 +185,17 @@ static bool spm_args(const struct thr *t, uint64_t a[4])
  */
 static int trap_requeue(struct thr *t)
 {
-	siginfo_t si;
+	siginfo_t si, *held = emu_trap_held_si(t);
 	uint64_t m;
 
-	if (!t->trap_pend || !t->trap_hidden || t->trap_tmp ||
+	if (!held || !t->trap_hidden || t->trap_tmp ||
 	    ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0 ||
 	    si.si_signo != SIGTRAP ||
 	    (si.si_code != TRAP_TRACE && si.si_code != TRAP_BRKPT &&
 	     si.si_code != SI_KERNEL && si.si_code != SI_USER &&
 	     si.si_code != SI_TKILL && si.si_code != SI_QUEUE) ||
 	    ptrace(PTRACE_GETSIGMASK, t->tid, (void *)sizeof(m), &m) < 0 ||
-	    ptrace(PTRACE_SETSIGINFO, t->tid, 0, &t->trap_si) < 0)
+	    ptrace(PTRACE_SETSIGINFO, t->tid, 0, held) < 0)
 		return 0;
 	m |= TRAP_BIT;
 	if (ptrace(PTRACE_SETSIGMASK, t->tid, (void *)sizeof(m), &m) < 0) {
@@ -203,7 +203,7 @@ static int trap_requeue(struct thr *t)
 		return 0;
 	}
 	t->trap_hidden = false;
-	t->trap_pend = false;
+	emu_trap_taken(t);
 	return SIGTRAP;
 }
 
@@ -432,20 +432,28 @@ bool emu_program_trap(struct thr *t)
  * siginfo): true when it does, and the stop then delivers nothing.  A
  * standard signal is pending once: a second one merges with the first.
  * Not while a call's temporary mask is the thread's (@t->trap_tmp: the
- * program's mask is not known there).  A SIGTRAP sent to the process
- * (kill) is held by the thread the kernel chose, where natively any
- * thread of the process that unblocks it would take it
- * (docs/recorder.md).
+ * program's mask is not known there).  One sent to the process (kill,
+ * sigqueue: SI_USER, SI_QUEUE), which the kernel keeps in the process's
+ * queue, is held for the process (@t->proc): any of its threads whose
+ * mask lets it through takes it (emu_trap_take()), any that asks sees it
+ * (docs/recorder.md); tgkill's (SI_TKILL) for @t.
  */
 bool emu_trap_held(struct thr *t, const siginfo_t *si)
 {
+	bool proc = si->si_code != SI_TKILL;
+
 	if (si->si_signo != SIGTRAP || !t->trap_hidden || t->trap_tmp ||
 	    (si->si_code != SI_USER && si->si_code != SI_TKILL &&
 	     si->si_code != SI_QUEUE))
 		return false;
-	if (!t->trap_pend)
+	if (proc && !t->proc->trap_pend)
+		t->proc->trap_si = *si;
+	else if (!proc && !t->trap_pend)
 		t->trap_si = *si;
-	t->trap_pend = true;
+	if (proc)
+		t->proc->trap_pend = true;
+	else
+		t->trap_pend = true;
 	return true;
 }
 
@@ -457,24 +465,29 @@ bool emu_trap_held(struct thr *t, const siginfo_t *si)
  * made this stop's (PTRACE_SETSIGINFO, which the resume's signal takes
  * when their numbers agree: kernel/signal.c ptrace_signal()), as the
  * kernel delivers a pending signal the call unblocked before the next
- * instruction.
+ * instruction.  The process's (@t->proc) also at the next resume of any
+ * of its threads whose mask lets it through, stopped at a SIGTRAP's
+ * delivery stop (emu_trap_take()).
  */
 bool emu_trap_release(struct thr *t)
 {
-	if (!t->trap_pend || t->trap_hidden || t->trap_tmp ||
-	    ptrace(PTRACE_SETSIGINFO, t->tid, 0, &t->trap_si) < 0)
+	siginfo_t *held = emu_trap_held_si(t);
+
+	if (!held || t->trap_hidden || t->trap_tmp ||
+	    (!t->trap_pend && !emu_trap_delivery_stop(t)) ||
+	    ptrace(PTRACE_SETSIGINFO, t->tid, 0, held) < 0)
 		return false;
-	t->trap_pend = false;
+	emu_trap_taken(t);
 	return true;
 }
 
 /*
  * rt_sigpending (127: rdi the set, rsi its size) of a thread that holds
- * a SIGTRAP (emu_trap_held()): the set the kernel wrote lacks it (for
- * the kernel nothing is pending), the program's holds it.  Patched at
- * the call's exit, before any instruction reads it; the ground truth
- * takes the memory as the call left it, as for the old mask of
- * rt_sigprocmask.
+ * a SIGTRAP, or whose process does (emu_trap_held()): the set the
+ * kernel wrote lacks it (for the kernel nothing is pending), the
+ * program's holds it.  Patched at the call's exit, before any
+ * instruction reads it; the ground truth takes the memory as the call
+ * left it, as for the old mask of rt_sigprocmask.
  */
 static void trap_pending_set(struct thr *t)
 {
@@ -482,7 +495,8 @@ static void trap_pending_set(struct thr *t)
 	struct iovec l = { &set, 8 };
 	struct iovec r = { (void *)(uintptr_t)t->entry.rdi, 8 };
 
-	if (!t->trap_pend || t->trap32 || t->regs.rax || t->entry.rsi != 8 ||
+	if (!emu_trap_held_si(t) || t->trap32 || t->regs.rax ||
+	    t->entry.rsi != 8 ||
 	    process_vm_readv(t->tid, &l, 1, &r, 1, 0) != 8)
 		return;
 	set |= TRAP_BIT;

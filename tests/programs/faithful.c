@@ -30,6 +30,31 @@
  *            handler's return (tpret: blocked by its sa_mask), a
  *            sigsuspend's temporary mask (tpsusp), SIG_UNBLOCK after
  *            sigqueue (tpqueue: its value)
+ *   tpwait, tptimed, tpsfd
+ *            the same SIGTRAP taken by what asks for pending signals
+ *            (blocked or not): sigwaitinfo (tpwait, tgkill), sigtimedwait
+ *            with its own SIGUSR1 pending too (tptimed, sigqueue: the
+ *            process's SIGTRAP second, its value), a signalfd (tpsfd:
+ *            poll, then read); its
+ *            handler never runs.  An alarm ends a call that waits on.
+ *   tpwaitmt tpwait's sigtimedwait while another thread runs (stepped
+ *            meanwhile under the recorder)
+ *   tpppoll  the same SIGTRAP and a signalfd for it: ppoll and
+ *            epoll_pwait with a temporary mask that blocks it see it
+ *            ready; then one sent again: ppoll on a pipe, that mask
+ *            (SIGALRM let through), woken by SIGALRM (EINTR): still
+ *            pending after, the mask its own again, its handler runs
+ *            at the unblock
+ *   tpproc, tpprocun
+ *            one sent to the process (kill) while both threads block
+ *            it: each one's sigpending shows it, the second thread's
+ *            sigtimedwait takes it (tpproc); while the second thread
+ *            does not block it (asleep in usleep): its handler runs
+ *            there (tpprocun)
+ *   tpdetach prints its pid, waits to be traced, sends itself SIGTRAP
+ *            while its mask holds it (prints "sent"), waits to be
+ *            detached: it must still be pending, and reach its handler
+ *            at the unblock (tests/e2e/run.sh, `record -p`)
  *   popf     prints its pid, then PUSHFQ/POPFQ until SIGUSR1: attached
  *            and detached, it must run on (Linux no longer clears the
  *            stepping's TF at the detach after a stepped POPF)
@@ -37,11 +62,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
@@ -381,6 +408,251 @@ static int tpend(const char *m)
 	return 0;
 }
 
+/* Is it traced (TracerPid in /proc/self/status)? */
+static int traced(void)
+{
+	char line[128];
+	int pid = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "TracerPid: %d", &pid) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return pid != 0;
+}
+
+static void *tp_spin(void *a)
+{
+	volatile long n = 0;
+
+	while (n < 20000)
+		n++;
+	return a;
+}
+
+static volatile int tpp_in, tpp_go, tpp_pend, tpp_r, tpp_code, tpp_tid;
+static volatile int tp_tid;
+
+static void on_tpp(int sig)
+{
+	(void)sig;
+	tp_n++;
+	tp_tid = (int)syscall(SYS_gettid);
+}
+
+static void *tpp_thread(void *a)
+{
+	struct timespec ts = { 2, 0 };
+	sigset_t t, p;
+	siginfo_t si;
+
+	sigemptyset(&t);
+	sigaddset(&t, SIGTRAP);
+	tpp_tid = (int)syscall(SYS_gettid);
+	if (a) {	/* tpprocun */
+		pthread_sigmask(SIG_UNBLOCK, &t, NULL);
+		tpp_in = 1;
+		usleep(200000);
+		for (int i = 0; i < 200 && !tp_n; i++)
+			usleep(10000);
+		return NULL;
+	}
+	tpp_in = 1;
+	while (!tpp_go)
+		usleep(1000);
+	sigemptyset(&p);
+	sigpending(&p);
+	tpp_pend = sigismember(&p, SIGTRAP);
+	memset(&si, 0, sizeof(si));
+	tpp_r = sigtimedwait(&t, &si, &ts);
+	tpp_code = si.si_code;
+	return NULL;
+}
+
+static int tpproc(const char *m)
+{
+	struct sigaction sa;
+	sigset_t t, p;
+	pthread_t th;
+	int un = !strcmp(m, "tpprocun"), pend;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_tpp;
+	sigaction(SIGTRAP, &sa, NULL);
+	sigemptyset(&t);
+	sigaddset(&t, SIGTRAP);
+	sigprocmask(SIG_BLOCK, &t, NULL);
+	alarm(20);
+	if (pthread_create(&th, NULL, tpp_thread, un ? &th : NULL))
+		return 1;
+	while (!tpp_in)
+		usleep(1000);
+	kill(getpid(), SIGTRAP);
+	usleep(20000);
+	sigemptyset(&p);
+	sigpending(&p);
+	pend = sigismember(&p, SIGTRAP);
+	tpp_go = 1;
+	pthread_join(th, NULL);
+	if (un)
+		printf("tpprocun ran %d in the thread %d\n", tp_n,
+		       tp_tid == tpp_tid);
+	else
+		printf("tpproc main pending %d, thread pending %d, waited %d "
+		       "code %d; ran %d, pending %d\n", pend, tpp_pend,
+		       tpp_r, tpp_code, tp_n, tp_pending());
+	return 0;
+}
+
+static volatile int tpa_n;
+
+static void on_tpalrm(int sig)
+{
+	(void)sig;
+	tpa_n++;
+}
+
+static int tpppoll(void)
+{
+	struct sigaction sa;
+	struct itimerval it = { { 0, 0 }, { 0, 100000 } };
+	struct signalfd_siginfo ss;
+	struct epoll_event ev = { .events = EPOLLIN }, out;
+	struct timespec ts = { 2, 0 };
+	struct pollfd pf;
+	sigset_t t, tmp, now;
+	int fd, ep, pp[2], r1, r2, r3, e3, n1, n2, pend;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_tp;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGTRAP, &sa, NULL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_tpalrm;
+	sigaction(SIGALRM, &sa, NULL);
+	sigemptyset(&t);
+	sigaddset(&t, SIGTRAP);
+	sigprocmask(SIG_BLOCK, &t, NULL);
+	sigfillset(&tmp);
+	sigdelset(&tmp, SIGALRM);
+	alarm(20);
+	fd = signalfd(-1, &t, SFD_NONBLOCK | SFD_CLOEXEC);
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	ev.data.fd = fd;
+	epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+	if (pipe(pp))
+		return 1;
+	tp_send();
+	pf.fd = fd;
+	pf.events = POLLIN;
+	pf.revents = 0;
+	r1 = ppoll(&pf, 1, &ts, &tmp);
+	r2 = epoll_pwait(ep, &out, 1, 2000, &tmp);
+	n1 = (int)read(fd, &ss, sizeof(ss));
+	n2 = (int)read(fd, &ss, sizeof(ss));
+	tp_send();
+	pf.fd = pp[0];
+	setitimer(ITIMER_REAL, &it, NULL);
+	r3 = ppoll(&pf, 1, &ts, &tmp);
+	e3 = errno;
+	pend = tp_pending();
+	sigprocmask(SIG_BLOCK, NULL, &now);
+	printf("tpppoll ppoll %d epoll_pwait %d, read %d then %d; ppoll %d "
+	       "%s, alarm %d, pending %d ran %d, mask after: SIGTRAP %d "
+	       "SIGUSR2 %d; ", r1, r2, n1, n2, r3, strerror(e3), tpa_n,
+	       pend, tp_n, sigismember(&now, SIGTRAP),
+	       sigismember(&now, SIGUSR2));
+	sigprocmask(SIG_UNBLOCK, &t, NULL);
+	printf("ran %d, code %d\n", tp_n, tp_code);
+	return 0;
+}
+
+/* tpwait, tptimed, tpsfd, tpwaitmt, tpdetach: a SIGTRAP kept pending taken by
+ * what asks for pending signals, or across a detach.
+ */
+static int tpwait(const char *m)
+{
+	struct sigaction sa;
+	struct signalfd_siginfo ss;
+	struct timespec ts = { 2, 0 };
+	struct pollfd pf;
+	union sigval v = { .sival_int = 43 };
+	siginfo_t si, si2;
+	sigset_t t;
+	int r, r2 = 0, fd;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_tp;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGTRAP, &sa, NULL);
+	sigemptyset(&t);
+	sigaddset(&t, SIGTRAP);
+	sigaddset(&t, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &t, NULL);
+	memset(&si, 0, sizeof(si));
+	memset(&si2, 0, sizeof(si2));
+	alarm(20);
+	if (!strcmp(m, "tpdetach")) {
+		printf("%d\n", getpid());
+		fflush(stdout);
+		while (!traced())
+			usleep(10000);
+		tp_send();
+		printf("sent\n");
+		fflush(stdout);
+		while (traced())	/* mostly asleep: detached in the call */
+			usleep(300000);
+		r = tp_pending();
+		r2 = tp_n;
+		sigprocmask(SIG_UNBLOCK, &t, NULL);
+		printf("tpdetach pending %d ran %d; unblocked: ran %d, code "
+		       "%d, own pid %d\n", r, r2, tp_n, tp_code, tp_pid);
+		return 0;
+	}
+	if (!strcmp(m, "tpsfd")) {
+		sigdelset(&t, SIGUSR1);
+		fd = signalfd(-1, &t, SFD_NONBLOCK | SFD_CLOEXEC);
+		tp_send();
+		pf.fd = fd;
+		pf.events = POLLIN;
+		pf.revents = 0;
+		r = poll(&pf, 1, 2000);
+		memset(&ss, 0, sizeof(ss));
+		r2 = (int)read(fd, &ss, sizeof(ss));
+		printf("tpsfd poll %d revents %#x; read %d signo %u code %d "
+		       "own pid %d; ", r, pf.revents, r2, ss.ssi_signo,
+		       ss.ssi_code, ss.ssi_pid == (uint32_t)getpid());
+	} else if (!strcmp(m, "tptimed")) {
+		raise(SIGUSR1);
+		sigqueue(getpid(), SIGTRAP, v);
+		r = sigtimedwait(&t, &si, &ts);
+		r2 = sigtimedwait(&t, &si2, &ts);
+		printf("tptimed %d code %d, then %d code %d value %d; ", r,
+		       si.si_code, r2, si2.si_code, si2.si_value.sival_int);
+	} else if (!strcmp(m, "tpwaitmt")) {
+		pthread_t th;
+
+		sigdelset(&t, SIGUSR1);
+		if (pthread_create(&th, NULL, tp_spin, NULL))
+			return 1;
+		tp_send();
+		r = sigtimedwait(&t, &si, &ts);
+		pthread_join(th, NULL);
+		printf("tpwaitmt %d code %d own pid %d; ", r, si.si_code,
+		       si.si_pid == getpid());
+	} else {
+		sigdelset(&t, SIGUSR1);
+		tp_send();
+		r = sigwaitinfo(&t, &si);
+		printf("tpwait %d code %d own pid %d; ", r, si.si_code,
+		       si.si_pid == getpid());
+	}
+	printf("ran %d, pending %d\n", tp_n, tp_pending());
+	return 0;
+}
+
 static long vsys_g;
 
 static int vsys(void)
@@ -461,8 +733,16 @@ int main(int argc, char **argv)
 		return tfself();
 	if (!strcmp(m, "killtrap"))
 		return killtrap();
+	if (!strcmp(m, "tpppoll"))
+		return tpppoll();
+	if (!strcmp(m, "tpproc") || !strcmp(m, "tpprocun"))
+		return tpproc(m);
+	if (!strcmp(m, "tpwait") || !strcmp(m, "tptimed") ||
+	    !strcmp(m, "tpsfd") || !strcmp(m, "tpwaitmt") ||
+	    !strcmp(m, "tpdetach"))
+		return tpwait(m);
 	if (!strncmp(m, "tp", 2))
 		return tpend(m);
-	fprintf(stderr, "usage: faithful pushf|trapself|sigcont|forkmask|vsys|popf|suspend|suspendh|ppoll|pselect|epwait|epwait2|tfself|killtrap|tpmask|tpret|tpsusp|tpqueue\n");
+	fprintf(stderr, "usage: faithful pushf|trapself|sigcont|forkmask|vsys|popf|suspend|suspendh|ppoll|pselect|epwait|epwait2|tfself|killtrap|tpmask|tpret|tpsusp|tpqueue|tpwait|tptimed|tpsfd|tpwaitmt|tpppoll|tpproc|tpprocun|tpdetach\n");
 	return 2;
 }
