@@ -18,6 +18,7 @@
 #include <linux/spinlock.h>
 #include <linux/task_work.h>
 #include <linux/types.h>
+#include <asm/ptrace.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <asm/msr-index.h>
@@ -308,6 +309,12 @@ struct ptrec_session {
  * @sim_seq:	the simulated program's PTW counter.
  * @sim_carry_ns: simulated run time not yet turned into packets.
  * @free_work:	releases the thread after it exited.
+ * @nr_losses:	LOST records of its stream (session->q_lock).
+ * @start:	enum ptrec_start: its REGS start record (ptrec_regs.c).
+ * @start_forced_tf: TIF_FORCED_TF when they were taken.
+ * @start_regs:	its user registers at its first traced instruction.
+ * @start_fsbase: its FS base there.
+ * @start_tid:	its tid there.
  */
 struct ptrec_thread {
 	struct hlist_node hnode;
@@ -348,6 +355,21 @@ struct ptrec_thread {
 	u32 sim_seq;
 	u64 sim_carry_ns;
 	struct work_struct free_work;
+	unsigned int nr_losses;
+	u8 start;
+	bool start_forced_tf;
+	struct pt_regs start_regs;
+	u64 start_fsbase;
+	pid_t start_tid;
+};
+
+/* Where a thread's REGS start record stands (under its lock). */
+enum ptrec_start {
+	PTREC_START_NONE,	/* never loaded */
+	PTREC_START_TIED,	/* first loaded in kernel mode, own context */
+	PTREC_START_TAKEN,	/* registers taken on the return after it */
+	PTREC_START_PROVEN,	/* and seen to reach user mode unchanged */
+	PTREC_START_DROPPED,	/* none: the point is not known */
 };
 
 /* ptrec_thread.c */
@@ -396,6 +418,15 @@ u64 ptrec_now(void);
 struct ptrec_session *ptrec_session_of_tgid(pid_t tgid);
 void ptrec_session_put(struct ptrec_session *s);
 void ptrec_session_thread_gone(struct ptrec_session *s);
+
+/* ptrec_regs.c */
+int ptrec_regs_init(void);
+void ptrec_regs_exit(void);
+void ptrec_regs_arm(struct ptrec_session *s, struct task_struct *task,
+		    enum task_work_notify_mode notify);
+void ptrec_regs_loaded(struct ptrec_thread *t, bool tied);
+void ptrec_regs_stop(struct ptrec_thread *t, unsigned int state);
+void ptrec_regs_emit(struct ptrec_thread *t);
 
 /* ptrec_sb.c */
 int ptrec_sb_init(void);

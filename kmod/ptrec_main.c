@@ -670,14 +670,19 @@ static int __init ptrec_init(void)
 	ret = ptrec_sb_init();
 	if (ret)
 		goto err_thread_exit;
-	ret = misc_register(&ptrec_misc);
+	ret = ptrec_regs_init();
 	if (ret)
 		goto err_sb_exit;
+	ret = misc_register(&ptrec_misc);
+	if (ret)
+		goto err_regs_exit;
 	pr_info("ready: %s unit, %s save path, %u address ranges\n",
 		ptrec_hw->name, ptrec_caps.xsaves ? "XSAVES" : "MSR",
 		ptrec_caps.nr_ranges);
 	return 0;
 
+err_regs_exit:
+	ptrec_regs_exit();
 err_sb_exit:
 	ptrec_sb_exit();
 err_thread_exit:
@@ -690,6 +695,7 @@ err_hw_exit:
 static void __exit ptrec_exit(void)
 {
 	misc_deregister(&ptrec_misc);
+	ptrec_regs_exit();
 	ptrec_sb_exit();
 	ptrec_thread_exit();
 	ptrec_hw_exit();

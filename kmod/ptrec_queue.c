@@ -236,6 +236,7 @@ void ptrec_q_lost(struct ptrec_session *s, struct ptrec_thread *t,
 
 	atomic64_add(bytes, &s->st_lost);
 	spin_lock_irqsave(&s->q_lock, flags);
+	t->nr_losses++;
 	if (!t->npend && q_put_lost(s, t, reason, bytes, offset))
 		goto out;
 	p = t->npend ? &t->pend[t->npend - 1] : NULL;

@@ -521,6 +521,7 @@ static void ptrec_probe_switch(void *data, bool preempt,
 		return;
 	t = this_cpu_read(ptrec_cur);
 	if (t && t->task == prev) {
+		ptrec_regs_stop(t, prev_state);
 		raw_spin_lock(&t->lock);
 		ptrec_unload(t);
 		raw_spin_unlock(&t->lock);
@@ -534,25 +535,37 @@ static void ptrec_probe_switch(void *data, bool preempt,
 
 		raw_spin_lock(&t->lock);
 		ok = ptrec_load(t, cpu);
+		if (ok)		/* in schedule(): kernel mode */
+			ptrec_regs_loaded(t, true);
 		raw_spin_unlock(&t->lock);
 		if (ok)
 			ptrec_sb_cr3(t);
 	}
 }
 
-/* IPI: start tracing @t now if it runs here (attach). */
-static void ptrec_kick_fn(void *arg)
+/*
+ * Start tracing @t, current, now; @tied: in its own context (not an IPI,
+ * which may have interrupted user mode).  Context: IRQs off.
+ */
+static void ptrec_kick(struct ptrec_thread *t, bool tied)
 {
-	struct ptrec_thread *t = arg;
 	bool ok = false;
 
 	if (current != t->task)
 		return;
 	raw_spin_lock(&t->lock);
 	ok = ptrec_load(t, smp_processor_id());
+	if (ok)
+		ptrec_regs_loaded(t, tied);
 	raw_spin_unlock(&t->lock);
 	if (ok)
 		ptrec_sb_cr3(t);
+}
+
+/* IPI: start tracing @t now if it runs here (attach). */
+static void ptrec_kick_fn(void *arg)
+{
+	ptrec_kick(arg, false);
 }
 
 /* IPI: stop tracing @t if it is loaded here (detach). */
@@ -572,15 +585,13 @@ static void ptrec_unload_fn(void *arg)
 				smp_processor_id());
 }
 
-/**
- * ptrec_thread_attach() - start tracing @task in session @s
- * @s:		the session.
- * @task:	a thread of the traced process (or of a followed child).
- *
- * Context: process context, may sleep.
- * Return: 0, -ENOMEM, -EBUSY (already traced) or -ESRCH (session over).
+/*
+ * ptrec_thread_attach(), @notify: how the task work that takes its
+ * registers is queued (ptrec_regs_arm()).
  */
-int ptrec_thread_attach(struct ptrec_session *s, struct task_struct *task)
+static int ptrec_thread_attach_notify(struct ptrec_session *s,
+				      struct task_struct *task,
+				      enum task_work_notify_mode notify)
 {
 	struct ptrec_thread *t;
 	unsigned long flags;
@@ -591,6 +602,8 @@ int ptrec_thread_attach(struct ptrec_session *s, struct task_struct *task)
 	t = ptrec_thread_alloc(s, task);
 	if (!t)
 		return -ENOMEM;
+	/* before it is published: a load from then on sees it queued */
+	ptrec_regs_arm(s, task, notify);
 	spin_lock_irqsave(&ptrec_threads_lock, flags);
 	if (s->detached || (task->flags & PF_EXITING)) {
 		spin_unlock_irqrestore(&ptrec_threads_lock, flags);
@@ -618,7 +631,7 @@ int ptrec_thread_attach(struct ptrec_session *s, struct task_struct *task)
 	/* start now if it is running; otherwise its next switch-in does */
 	if (task == current) {
 		local_irq_save(flags);
-		ptrec_kick_fn(t);
+		ptrec_kick(t, true);
 		local_irq_restore(flags);
 	} else {
 		cpu = task_cpu(task);
@@ -626,6 +639,19 @@ int ptrec_thread_attach(struct ptrec_session *s, struct task_struct *task)
 			smp_call_function_single(cpu, ptrec_kick_fn, t, 1);
 	}
 	return 0;
+}
+
+/**
+ * ptrec_thread_attach() - start tracing @task in session @s
+ * @s:		the session.
+ * @task:	a thread of the traced process (or of a followed child).
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -ENOMEM, -EBUSY (already traced) or -ESRCH (session over).
+ */
+int ptrec_thread_attach(struct ptrec_session *s, struct task_struct *task)
+{
+	return ptrec_thread_attach_notify(s, task, TWA_RESUME);
 }
 
 /*
@@ -655,6 +681,7 @@ static void ptrec_thread_release(struct ptrec_thread *t)
 	raw_spin_lock_irqsave(&t->lock, flags);
 	ptrec_q_release_lost(s, t);
 	raw_spin_unlock_irqrestore(&t->lock, flags);
+	ptrec_regs_emit(t);	/* its stream is complete */
 
 	spin_lock_irqsave(&ptrec_threads_lock, flags);
 	hash_del_rcu(&t->hnode);
@@ -804,8 +831,11 @@ static void ptrec_pending_fn(struct callback_head *cb)
 	struct ptrec_pending *p = container_of(cb, struct ptrec_pending, cb);
 	struct ptrec_session *s = p->s;
 
-	/* runs in the new task before its first user instruction */
-	ptrec_thread_attach(s, current);
+	/*
+	 * Runs in the new task before its first user instruction, inside
+	 * task_work_run(), which runs the REGS task work next
+	 */
+	ptrec_thread_attach_notify(s, current, TWA_NONE);
 	ptrec_kfree(p);
 	atomic_long_dec(&ptrec_cnt.pending_works);
 	atomic_dec(&s->nr_pending);

@@ -78,6 +78,9 @@ size_t kq_ntexits;
 uint32_t kq_start_tids[KQ_MAX_THREADS], kq_start_parent[KQ_MAX_THREADS];
 uint32_t kq_start_pid[KQ_MAX_THREADS];
 size_t kq_nstarts;
+struct ptrec_sb_regs kq_sregs[KQ_MAX_THREADS];
+size_t kq_nsregs;
+int kq_main_at_exec, kq_kernel_traced, kq_bundle_run;
 
 struct kq_mmap_rec kq_mmaps[4096];
 size_t kq_nmmaps;
@@ -293,6 +296,12 @@ static int kq_load_sideband(const char *dir)
 			}
 			break;
 		}
+		case PTREC_SB_REGS:
+			if (((const struct ptrec_sb_regs *)h)->where ==
+			    PTREC_SB_REGS_START && kq_nsregs < KQ_MAX_THREADS)
+				memcpy(&kq_sregs[kq_nsregs++], h,
+				       sizeof(kq_sregs[0]));
+			break;
 		case PTREC_SB_EXIT_FUTEX:
 			if (kq_nxfs < KQ_MAX_THREADS) {
 				memcpy(&kq_xfs[kq_nxfs], h, sizeof(kq_xfs[0]));
@@ -637,8 +646,13 @@ int main(int argc, char **argv)
 	}
 	kq_check_streams(dir);
 	kq_check_switches();
-	if (worklog)
+	kq_main_at_exec = bundle && !fork;
+	kq_bundle_run = bundle;
+	kq_kernel_traced = pip;
+	if (worklog) {
 		kq_check_worklog(worklog);
+		kq_check_start_regs(worklog);
+	}
 	if (no_loss)
 		kq_result(!kq_nlost && kq_stat(dir, "lost_bytes") == 0,
 			  "a reader that keeps up loses nothing (%zu LOST "
@@ -663,5 +677,8 @@ int main(int argc, char **argv)
 		kq_check_exits(exits);
 	if (pip || cr3filter)
 		kq_check_cr3(pip, cr3filter);
+	if (kq_kernel_traced)	/* the trace starts in the kernel */
+		kq_result(!kq_nsregs, "kernel tracing: no REGS start record "
+			  "(%zu)", kq_nsregs);
 	return kq_fails ? 1 : 0;
 }

@@ -104,6 +104,17 @@ extern uint32_t kq_start_tids[KQ_MAX_THREADS];
 extern uint32_t kq_start_parent[KQ_MAX_THREADS];
 extern uint32_t kq_start_pid[KQ_MAX_THREADS];
 extern size_t kq_nstarts;
+/* REGS records of place PTREC_SB_REGS_START */
+extern struct ptrec_sb_regs kq_sregs[KQ_MAX_THREADS];
+extern size_t kq_nsregs;
+/*
+ * What the start records are checked against: the main thread starts at
+ * its exec (a launched bundle: its first instruction is the entry point);
+ * the trace starts in the kernel (--pip: no start records).
+ */
+extern int kq_main_at_exec, kq_kernel_traced;
+/* a bundle of ptrec record: its threads are ptrace-attached at birth */
+extern int kq_bundle_run;
 
 struct kq_mmap_rec {
 	uint32_t pid;
@@ -141,6 +152,7 @@ void kq_check_switches(void);
 void kq_count_exits(uint32_t pid);
 void kq_check_fork(void);
 void kq_check_worklog(const char *log);
+void kq_check_start_regs(const char *log);
 void kq_check_ring(const char *dir);
 void kq_check_exits(const char *log);
 void kq_check_lag(const char *dir);

@@ -330,3 +330,146 @@ void kq_check_stop(const char *dir)
 	kq_result(n > 0 && !beyond, "stop-on-full: no thread has data past "
 		  "the point its FULL record names (%zu messages do)", beyond);
 }
+
+/* ---- REGS start records against what the workload saw ----------------- */
+
+static const struct ptrec_sb_regs *kq_start_of(uint32_t tid, size_t *n)
+{
+	const struct ptrec_sb_regs *g = NULL;
+	size_t i;
+
+	*n = 0;
+	for (i = 0; i < kq_nsregs; i++)
+		if (kq_sregs[i].tid == tid) {
+			g = g ? g : &kq_sregs[i];
+			(*n)++;
+		}
+	return g;
+}
+
+/* @ip lies in an executable mapping of process @pid */
+static int kq_in_text(uint32_t pid, uint64_t ip)
+{
+	size_t i;
+
+	for (i = 0; i < kq_nmmaps; i++)
+		if (kq_mmaps[i].pid == pid && (kq_mmaps[i].prot & 4) &&
+		    ip - kq_mmaps[i].start < kq_mmaps[i].len)
+			return 1;
+	return 0;
+}
+
+/*
+ * Whether a thread without a start record may lack one: it lost trace
+ * (ptrec.ko then writes none), or sideband records were dropped.
+ */
+static int kq_start_excused(uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < kq_nlost; i++)
+		if (kq_losts[i].tid == tid ||
+		    kq_losts[i].reason == PTREC_SB_LOST_SIDEBAND)
+			return 1;
+	return 0;
+}
+
+/*
+ * ptrec.ko's REGS start records (kmod/ptrec_regs.c), against kqwork's
+ * own view: each names a thread's user registers before the first
+ * instruction its trace shows.  The simulated unit writes no instruction
+ * trace, so the checks use what the program knows: the main thread,
+ * launched at its exec (a bundle of ptrec record), starts at the ELF
+ * entry (AT_ENTRY) with rsp at argc (argv - 8), every other
+ * general-purpose register and fs_base 0 (Linux 6.1 elf_common_init(),
+ * execve's result), rflags IF only (start_thread_common(); 0x202, as bit
+ * 1 always reads 1), cs 0x33, ss 0x2b; each worker, a clone3 child, at an
+ * instruction of kqwork's text with rax 0 (clone3's result in the child)
+ * and rsp inside the stack pthread_getattr_np() reports.  A thread that
+ * lost trace may have none; one that did not must have one, but in
+ * ptrec record's bundles, where ptrec ptrace-attaches each new thread:
+ * its first return starts with a stop in get_signal(), and ptrec.ko
+ * takes nothing there.
+ */
+void kq_check_start_regs(const char *log)
+{
+	char line[256], bad[512] = "";
+	unsigned long long entry = 0, sp0 = 0, lo, hi;
+	const struct ptrec_sb_regs *g;
+	unsigned int tid, r;
+	size_t n, workers = 0, good = 0, missing = 0, dup = 0, excused = 0;
+	FILE *f = fopen(log, "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "start %llx %llx", &entry, &sp0) == 2)
+			continue;
+		if (sscanf(line, "stack %u %llx %llx", &tid, &lo, &hi) != 3)
+			continue;
+		workers++;
+		g = kq_start_of(tid, &n);
+		dup += n > 1;
+		if (!g) {
+			excused += kq_start_excused(tid) || kq_bundle_run;
+			if (!kq_start_excused(tid) && !kq_bundle_run) {
+				missing++;
+				if (!bad[0])
+					snprintf(bad, sizeof(bad), "worker %u "
+						 "lost nothing and has no "
+						 "REGS start record", tid);
+			}
+			continue;
+		}
+		if (g->regs[0] == 0 && g->regs[7] >= lo && g->regs[7] <= hi &&
+		    kq_in_text(kq_pid, g->regs[16]) && (g->valid & 0xffff) ==
+		    0xffff && (g->valid >> 16 & 1)) {
+			good++;
+		} else if (!bad[0]) {
+			snprintf(bad, sizeof(bad), "worker %u: rax 0x%llx rsp "
+				 "0x%llx (stack 0x%llx-0x%llx) rip 0x%llx "
+				 "valid 0x%llx", tid,
+				 (unsigned long long)g->regs[0],
+				 (unsigned long long)g->regs[7], lo, hi,
+				 (unsigned long long)g->regs[16],
+				 (unsigned long long)g->valid);
+		}
+	}
+	fclose(f);
+	kq_result(workers == 4 && !missing && !dup && !bad[0],
+		  "each worker %s one REGS start record: rax 0, rsp in its "
+		  "stack, rip in kqwork's text (%zu workers, %zu match, %zu "
+		  "missing, %zu twice, %zu without one lost trace or "
+		  "sideband)", kq_bundle_run ? "(ptrace-attached by ptrec: "
+		  "at most)" : "that lost no trace has", workers, good,
+		  missing, dup, excused);
+	if (bad[0])
+		kq_diag("%s", bad);
+	if (!kq_main_at_exec)
+		return;
+	g = kq_start_of(kq_pid, &n);
+	if (!g && kq_start_excused(kq_pid)) {
+		kq_result(1, "main thread: lost trace, no REGS start record "
+			  "needed");
+		return;
+	}
+	bad[0] = 0;
+	for (r = 0; g && r < 16; r++)
+		if (r != 7 && g->regs[r] && !bad[0])
+			snprintf(bad, sizeof(bad), "register %u is 0x%llx",
+				 r, (unsigned long long)g->regs[r]);
+	kq_result(g && n == 1 && entry && g->regs[16] == entry &&
+		  g->regs[7] == sp0 && g->regs[17] == 0x202 &&
+		  g->regs[18] == 0x33 && g->regs[19] == 0x2b &&
+		  (g->valid >> 24 & 1) && !g->regs[24] && !bad[0],
+		  "the main thread's REGS start record is kqwork's entry "
+		  "state: rip 0x%llx = AT_ENTRY 0x%llx, rsp 0x%llx = argv - 8 "
+		  "0x%llx, rflags 0x%llx, cs 0x%llx ss 0x%llx, other "
+		  "registers 0%s%s (%zu records)",
+		  g ? (unsigned long long)g->regs[16] : 0, entry,
+		  g ? (unsigned long long)g->regs[7] : 0, sp0,
+		  g ? (unsigned long long)g->regs[17] : 0,
+		  g ? (unsigned long long)g->regs[18] : 0,
+		  g ? (unsigned long long)g->regs[19] : 0,
+		  bad[0] ? ": " : "", bad, n);
+}

@@ -7,7 +7,11 @@
  * (anonymous, a file at an offset, its own executable) and unmaps one; LOG
  * gets one line per thread ("tid TID") and per mapping ("mmap START LEN
  * PROT FLAGS PGOFF PATH", "munmap START LEN") for the host to compare with
- * the sideband.
+ * the sideband, and what the thread knows of its first registers:
+ * "start ENTRY RSP" (the ELF entry from AT_ENTRY and the stack pointer
+ * there, argv - 8, at argc) and per worker "stack TID LO HI" (its stack,
+ * pthread_getattr_np()), against which the host checks the REGS start
+ * records (kqcheck_log.c kq_check_start_regs()).
  */
 #include <fcntl.h>
 #include <stdarg.h>
@@ -17,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -54,9 +59,19 @@ kq_logf(const char *fmt, ...)
 static void *kq_worker(void *arg)
 {
 	long id = (long)arg;
+	pthread_attr_t a;
+	size_t size;
+	void *lo;
 	int r;
 
 	kq_logf("tid %ld\n", (long)syscall(SYS_gettid));
+	if (!pthread_getattr_np(pthread_self(), &a)) {
+		if (!pthread_attr_getstack(&a, &lo, &size))
+			kq_logf("stack %ld 0x%lx 0x%lx\n",
+				(long)syscall(SYS_gettid), (unsigned long)lo,
+				(unsigned long)lo + size);
+		pthread_attr_destroy(&a);
+	}
 	for (r = 0; r < kq_rounds; r++) {
 		uint64_t end = kq_now_us() + (uint64_t)kq_spin_us;
 		struct timespec ms = { 0, 1000000 };
@@ -110,6 +125,8 @@ int main(int argc, char **argv)
 	if (argc > 3)
 		kq_spin_us = atol(argv[3]);
 	kq_logf("pid %ld\n", (long)getpid());
+	kq_logf("start 0x%lx 0x%lx\n", getauxval(AT_ENTRY),
+		(unsigned long)argv - 8);
 
 	anon = kq_map(65536, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0, "");
