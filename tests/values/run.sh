@@ -275,7 +275,7 @@ fi
 # alias (another root in the same register) and overlap (the same root
 # over the word): r12 not known.  reload: r12 known (0) through a later
 # store whose root is the pointer read again from its word, kept between
-# (docs/values.md "A root loaded again from its word"), also strict;
+# (docs/values.md "a root read again from its word"), also strict;
 # rewrite, rewrite2: the word rewritten between the two reads (a store of
 # known, of unknown address): no wrong value (r12 is 0xffffffff where
 # the rewrite is not looked for).  No wrong value in any.

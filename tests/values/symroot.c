@@ -24,7 +24,7 @@
  *   b's 0xff shows: not refuted, r12 not known.
  *
  * Roots loaded again from their word (rcv_root_word(), rcv_alias.c
- * word_kept(); docs/values.md "A root loaded again from its word"): the
+ * word_kept(); docs/values.md "a root read again from its word"): the
  * pointer is kept in p (arr's word 128, address known, value a + z or
  * a + 64 + z: not known to the engine), read into rdi for b and again
  * into rdx for q (in reload, b's base moved by an add: its low bits not
@@ -33,7 +33,8 @@
  * - reload: b writes word 0, q 0x00112233 into word 32 through the
  *   pointer read again, nothing between but b (which, had it written g,
  *   wrote far from p): q is placed by b's root, r12 known (0), also
- *   strict;
+ *   strict (p rewritten with rdtsc after q, so that its end value does
+ *   not tell the pointer);
  * - rewrite: b writes -1 over g and the word after it, then p is
  *   rewritten (a store of known address) to point 60 bytes before g, so
  *   that q's 0 lands on g's second word: b's -1 in g shows at the end.
