@@ -24,6 +24,10 @@
  *   snapshot); so may the low bits the states know (an index scaled
  *   into an aligned array), in any window.
  *
+ * Under the hypothesis, the later stores through the same root are placed
+ * too (rcv_root.c), and so are those whose base is the root's word read
+ * again from memory while nothing between may have written it.
+ *
  * "May be a byte's last writer" is over-approximated: a store of known
  * address that covers it, a store of unknown address with a byte of its
  * value that may be that byte (in the bits known), a system call that
@@ -99,19 +103,96 @@ static bool may_leave(const struct rcv_acc *u, uint8_t f)
 struct al_hyp {
 	struct rcv_root_sym s;
 	uint64_t root;
+	size_t b;		/* the store placed */
+	unsigned int size;	/* its size */
 	bool hit;		/* a store through the root was placed */
 };
 
-/* Under @h, does store @q (@u) through @h's root miss byte @x? */
+/* Do [@a, @a + @n) and [@c, @c + @m) miss each other (modulo 2^64)? */
+static bool apart(uint64_t a, uint64_t n, uint64_t c, uint64_t m)
+{
+	return c - a >= n && a - c >= m;
+}
+
+/*
+ * Under @h, did the 8-byte word at @wa keep its value from instruction
+ * @p1 to @p2 of @w (both loads of it)?  Only when no instruction between
+ * may have written a byte of it: no barrier but stores of unknown address
+ * that @h places away from it (its own store, stores through its root),
+ * no store of known address or system call's buffer over it, and no
+ * other thread that may write it then.
+ */
+static bool word_kept(struct win *w, size_t p1, size_t p2, uint64_t wa,
+		      struct al_hyp *h)
+{
+	struct rcv_root_sym t;
+	struct rcv_acc u;
+	uint64_t until, word, sa, sl, at;
+	size_t q, j, n = 0;
+	unsigned int k, m;
+	uint8_t v;
+
+	for (k = 0; k < 8; k++)
+		if (!rcv_private_until(w->rc, wa + k, &until) ||
+		    until < w->first + p2)
+			return false;
+	for (q = w->nb[p1 + 1]; q < p2; q = w->nb[q + 1]) {
+		if (++n > AL_BARS || !ustore(w, q, &u))
+			return false;
+		if (q == h->b) {
+			at = h->root + h->s.off;
+			m = h->size;
+		} else if (rcv_root_sym(w, q, &t) && t.pos == h->s.pos &&
+			   t.reg == h->s.reg) {
+			at = h->root + t.off;
+			m = u.size;
+		} else {
+			return false;
+		}
+		if (!apart(at, m, wa, 8))
+			return false;
+	}
+	for (word = wa >> 3; word <= (wa + 7) >> 3; word++)
+		for (j = rcv_lower(w, word, p1 + 1); j < w->nidx &&
+		     w->idx[j].word == word && w->idx[j].pos < p2; j++) {
+			q = w->idx[j].pos;
+			if ((w->ins[q].flags & RCV_I_SYSCALL) &&
+			    rcv_sys_write(w, q, &sa, &sl) > 0 &&
+			    !apart(sa, sl, wa, 8))
+				return false;
+			for (k = 0; k < 8; k++)
+				if (rcv_acc_byte(rcv_acc_of(w, q, true),
+						 wa + k, &v) >= 0)
+					return false;
+		}
+	return true;
+}
+
+/*
+ * Under @h, does store @q (@u) through @h's root miss byte @x?  Its root
+ * is @h's, or a load of the word @h's root was loaded from, kept between
+ * the two loads (the same value: FILE's _lock read again after the
+ * cmpxchg that takes the lock through it).
+ */
 static bool hyp_misses(struct win *w, size_t q, const struct rcv_acc *u,
 		       struct al_hyp *h, uint64_t x)
 {
 	struct rcv_root_sym t;
+	uint64_t wa, wb;
 
 	if (!u->valid || u->addr_known || !u->size ||
-	    !rcv_root_sym(w, q, &t) || t.pos != h->s.pos ||
-	    t.reg != h->s.reg)
+	    !rcv_root_sym(w, q, &t))
 		return false;
+	if (t.pos != h->s.pos || t.reg != h->s.reg) {
+		if (!rcv_root_word(w, t.pos, t.reg, &wa) ||
+		    !rcv_root_word(w, h->s.pos, h->s.reg, &wb) || wa != wb)
+			return false;
+		/* Kept or not depends on the placement: asked again. */
+		h->hit = true;
+		if (!word_kept(w, t.pos < h->s.pos ? t.pos : h->s.pos,
+			       t.pos < h->s.pos ? h->s.pos : t.pos, wa, h))
+			return false;
+	}
 	h->hit = true;
 	return x - (h->root + t.off) >= u->size;
 }
@@ -251,8 +332,11 @@ static bool value_refutes(struct win *w, size_t b, const struct rcv_acc *wr,
 
 	if (n > 16 || !n || (!wr->val.k && !wr->hi.k))
 		return false;
-	if (rcv_root_sym(w, b, &h.s))
+	if (rcv_root_sym(w, b, &h.s)) {
+		h.b = b;
+		h.size = n;
 		hp = &h;
+	}
 	memset(seen, 0, sizeof(seen));
 	memset(dep, 0, sizeof(dep));
 	for (j = 0; j < n; j++) {

@@ -19,7 +19,9 @@
  * are the same value plus different known offsets are placed relative to
  * each other, whatever that value is: under the hypothesis that one wrote
  * a byte at some placement, the other's bytes are known exactly
- * (rcv_alias.c).  Addresses from different roots are not compared.
+ * (rcv_alias.c).  Addresses from different roots are compared only when
+ * both roots are the same word read from memory (rcv_root_word()) and
+ * rcv_alias.c shows that nothing between the two reads wrote it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -205,6 +207,29 @@ static bool root_sym(struct win *w, size_t b, struct rcv_root_sym *out)
 		return true;
 	}
 	return false;
+}
+
+bool rcv_root_word(struct win *w, size_t pos, int reg, uint64_t *addr)
+{
+	const struct rcv_ins *in;
+	const struct rcv_acc *ld;
+
+	if (pos >= w->n || reg < 0 || reg >= 16)
+		return false;
+	in = &w->ins[pos];
+	if (in->id != X86_INS_MOV || in->nops != 2 || w->mbar[pos] ||
+	    (in->flags & (RCV_I_BARRIER | RCV_I_BAD | RCV_I_XFER |
+			  RCV_I_SYSCALL)) ||
+	    in->op[0].type != RCV_OP_REG || in->op[0].reg != reg ||
+	    in->op[0].size != 8 || in->wcode[reg] != 4 ||
+	    in->op[1].type != RCV_OP_MEM || in->op[1].size != 8 ||
+	    in->op[1].seg)
+		return false;
+	ld = rcv_acc_of(w, pos, false);
+	if (!ld->valid || !ld->addr_known || ld->size != 8)
+		return false;
+	*addr = ld->addr;
+	return true;
 }
 
 /*

@@ -53,4 +53,12 @@ struct rcv_root_sym {
  */
 bool rcv_root_sym(struct win *w, size_t b, struct rcv_root_sym *out);
 
+/*
+ * Is instruction @pos of @w `mov @reg, m64` with its address known (in
+ * *@addr)?  Then the root value it leaves in @reg is the word there; two
+ * such roots read the same value when nothing between writes that word
+ * (rcv_alias.c, docs/values.md "a root read again from its word").
+ */
+bool rcv_root_word(struct win *w, size_t pos, int reg, uint64_t *addr);
+
 #endif /* PTREC_RCV_ROOT_H */

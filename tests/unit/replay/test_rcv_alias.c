@@ -166,6 +166,70 @@ Test(rcv_alias, base_rewritten)
 }
 
 /*
+ * mov (%rbx),%rcx; mov %rax,(%rcx) (value 0xff.., the store b);
+ * @mid; mov (%rbx),%rdx; mov %rsi,0x80(%rdx) (value unknown, q); nop.
+ * q's base is read again from the word W b's was (rcv_root_word()), so,
+ * had b written a, q wrote 0x80 bytes past it, when nothing between the
+ * two reads may have written W (rcv_alias.c word_kept()).
+ */
+#define SW_W	(PAGE + 0x300)
+#define SW_A	(PAGE + 0x108)
+
+static void same_word(struct rcv_ins mid)
+{
+	struct rcv_ins in[6] = { INS("\x48\x8b\x0b"), INS("\x48\x89\x01"),
+				 mid, INS("\x48\x8b\x13"),
+				 INS("\x48\x89\xb2\x80\x00\x00\x00"),
+				 INS("\x90") };
+	size_t k;
+
+	win_of(in, 6);
+	for (k = 0; k < 6; k++)
+		set(k, RP_REG_RBX, SW_W);
+	set(1, RP_REG_RAX, 0xffffffffffffffffull);
+	end64(SW_A, 0x0807060504030201ull);
+	end64(SW_W, 0x00007f0000123450ull);
+}
+
+Test(rcv_alias, same_word_root)
+{
+	/* Nothing between: q placed, the end's a (no 0xff) refutes b. */
+	same_word(INS("\x90"));
+	cr_assert(refuted(1, SW_A));
+	cr_assert(refuted(1, SW_A + 7));
+	/* q's base read from another word: not placed, it may have left
+	 * a's bytes.
+	 */
+	same_word(INS("\x90"));
+	set(3, RP_REG_RBX, SW_W + 8);
+	cr_assert_not(refuted(1, SW_A));
+	/* A store of known address over W between (mov %rdi,(%r8)). */
+	same_word(INS("\x49\x89\x38"));
+	set(2, RP_REG_R8, SW_W + 4);
+	cr_assert_not(refuted(1, SW_A));
+	/* ... beside W: kept. */
+	set(2, RP_REG_R8, SW_W + 8);
+	cr_assert(refuted(1, SW_A));
+	/* ... through a pointer not known, not b's root: not kept (its
+	 * value, 0x11.., is not a's last writer: only W's tells).
+	 */
+	st[2].r[RP_REG_R8] = unknown;
+	set(2, RP_REG_RDI, 0x1111111111111111ull);
+	cr_assert_not(refuted(1, SW_A));
+	/* b itself over part of W and the word after it: the second read
+	 * is not what the first was, so q is not placed by b's root and
+	 * may have left the 0s after W (placed, they would refute b).
+	 */
+	same_word(INS("\x90"));
+	cr_assert_not(refuted(1, SW_W + 8));
+	cr_assert_not(refuted(1, SW_W));
+	/* q's base loaded with 4 bytes (mov (%rbx),%edx): not the word. */
+	same_word(INS("\x90"));
+	code[3] = INS("\x8b\x13");
+	cr_assert_not(refuted(1, SW_A));
+}
+
+/*
  * movq $0, 0x10(%rax) with rax's low 5 bits known from the states (an
  * index times 32 added to a known pointer): it reaches one residue of
  * each 32 bytes, so not a byte 8 below its offset, nor anywhere in a

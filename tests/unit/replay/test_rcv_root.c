@@ -5,7 +5,9 @@
  * and the new break, page-aligned (a grow, a shrink, inside one page),
  * brk(0) nothing, a failed shrink what it asked for, and no bound when a
  * break or the heap's mappings are not known (man 2 brk; Linux
- * mm/mmap.c's brk).
+ * mm/mmap.c's brk); a store's address as a root plus an offset
+ * (rcv_root_sym()), and a root that is a word loaded from a known
+ * address (rcv_root_word()).
  */
 #include <capstone/capstone.h>
 #include <criterion/criterion.h>
@@ -162,6 +164,7 @@ Test(rcv_root, brk_unknown)
 
 static struct rcv_state sst[9];
 static struct rcv_ins sins[8];
+static uint8_t smbar[9];
 static struct win sw;
 
 static struct rcv_op reg(int g, unsigned int size)
@@ -211,8 +214,10 @@ static void sym_setup(void)
 	memset(&rc, 0, sizeof(rc));
 	memset(sst, 0, sizeof(sst));
 	memset(sins, 0, sizeof(sins));
+	memset(smbar, 0, sizeof(smbar));
+	rc.mb_gen = 1;		/* rcv_acc_of(): nothing remembered */
 	sw = (struct win){ .st = sst, .ins = sins, .n = 8, .rc = &rc,
-			   .top_end = true };
+			   .mbar = smbar, .top_end = true };
 	put2(0, X86_INS_MOV, reg(RP_REG_RAX, 8),
 	     mem(RP_REG_RBX, 0, 8, CS_AC_READ), RP_REG_RAX);
 	put2(1, X86_INS_LEA, reg(RP_REG_RDI, 8),
@@ -282,4 +287,44 @@ Test(rcv_root, sym_index_and_stops)
 	sym_setup();
 	sins[0].wcode[RP_REG_RAX] = 0;
 	cr_assert(!rcv_root_sym(&sw, 3, &s));
+}
+
+/* ---- a root loaded from a word (rcv_root_word()) ------------------- */
+
+Test(rcv_root, word_load)
+{
+	uint64_t a = 0;
+
+	/* mov (%rbx),%rax with rbx known: the word at rbx. */
+	sym_setup();
+	sst[0].r[RP_REG_RBX] = (struct rcv_val){ 0x7000, ~0ull };
+	cr_assert(rcv_root_word(&sw, 0, RP_REG_RAX, &a));
+	cr_assert_eq(a, 0x7000);
+	/* Another register than the one it writes; past the window. */
+	cr_assert(!rcv_root_word(&sw, 0, RP_REG_RDI, &a));
+	cr_assert(!rcv_root_word(&sw, 8, RP_REG_RAX, &a));
+	/* Its address not known. */
+	sym_setup();
+	cr_assert(!rcv_root_word(&sw, 0, RP_REG_RAX, &a));
+	/* lea computes, it loads nothing; add $imm neither. */
+	sst[1].r[RP_REG_RAX] = (struct rcv_val){ 0x7000, ~0ull };
+	cr_assert(!rcv_root_word(&sw, 1, RP_REG_RDI, &a));
+	cr_assert(!rcv_root_word(&sw, 2, RP_REG_RDI, &a));
+	/* Four bytes (mov (%rbx),%eax), a segment, a barrier: none. */
+	sym_setup();
+	sst[0].r[RP_REG_RBX] = (struct rcv_val){ 0x7000, ~0ull };
+	sins[0].op[0].size = 4;
+	sins[0].op[1].size = 4;
+	cr_assert(!rcv_root_word(&sw, 0, RP_REG_RAX, &a));
+	sym_setup();
+	sst[0].r[RP_REG_RBX] = (struct rcv_val){ 0x7000, ~0ull };
+	sins[0].op[1].seg = 1;
+	cr_assert(!rcv_root_word(&sw, 0, RP_REG_RAX, &a));
+	sym_setup();
+	sst[0].r[RP_REG_RBX] = (struct rcv_val){ 0x7000, ~0ull };
+	smbar[0] = 1;
+	cr_assert(!rcv_root_word(&sw, 0, RP_REG_RAX, &a));
+	smbar[0] = 0;
+	sins[0].flags = RCV_I_BARRIER;
+	cr_assert(!rcv_root_word(&sw, 0, RP_REG_RAX, &a));
 }
