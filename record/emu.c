@@ -274,7 +274,8 @@ static void issue_step(struct emu *e, struct thr *t)
 	if (!t->started) {
 		emu_enc_check(e, t, ptenc_start(&t->enc, emu_now(e)));
 		t->started = true;
-		if (!t->compat && !sig && !t->attached)
+		if (!t->compat && !sig && !t->attached &&
+		    !getenv("PTREC_EMU_TEST_NO_REGS"))
 			emit_start_regs(e, t);
 		emu_trap_hide(t);
 	}

@@ -95,13 +95,14 @@ static void __attribute__((noinline)) threads(void)
 
 /*
  * A store and a load through a pointer chosen by a value the history does
- * not keep (the process id's low bit, gone from every register and from
- * memory before the end): their address cannot be recovered.
+ * not keep (the time stamp counter's low bit, gone from every register
+ * and from memory before the end; not getpid()'s, whose result the
+ * software recorder writes): their address cannot be recovered.
  */
 static void __attribute__((noinline)) unknown(void)
 {
 	long *volatile p;
-	volatile long pick = getpid() & 1;
+	volatile long pick = (long)(__builtin_ia32_rdtsc() & 1);
 
 	p = &slots[pick];
 	*p = 99;
