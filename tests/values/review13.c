@@ -352,6 +352,56 @@ static long int80(void)
 }
 
 /*
+ * tidre (values): two threads with the same tid one after the other
+ * (clone3's set_tid, root): the first exits (its clear_child_tid word
+ * cleared) before the second is made.  The bundle names a thread's
+ * streams by its tid.
+ */
+struct r13_cargs {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack,
+		 stack_size, tls, set_tid, set_tid_size;
+};
+volatile uint32_t tr_ctid;
+int64_t tr_clone(struct r13_cargs *a, uint64_t size);
+__asm__(".text\ntr_clone:\n"
+	"\tmov $435, %eax\n"
+	"\tsyscall\n"
+	"\ttest %rax, %rax\n"
+	"\tjnz 1f\n"
+	"\tincl cs_done(%rip)\n"
+	"\tmov $60, %eax\n\txor %edi, %edi\n\tsyscall\n"
+	"1:\tret\n");
+
+static int tidre(void)
+{
+	int64_t want = 20000 + getpid() % 10000, got[2];
+	struct r13_cargs a;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		memset(&a, 0, sizeof(a));
+		a.flags = 0x50f00 | 0x00200000;	/* CLONE_CHILD_CLEARTID */
+		a.child_tid = (uint64_t)(uintptr_t)&tr_ctid;
+		a.stack = (uint64_t)(uintptr_t)cs_stack;
+		a.stack_size = sizeof(cs_stack);
+		a.set_tid = (uint64_t)(uintptr_t)&want;
+		a.set_tid_size = 1;
+		tr_ctid = 1;
+		got[k] = tr_clone(&a, sizeof(a));
+		if (got[k] < 0) {
+			printf("clone3 set_tid %ld: %ld\n", (long)want,
+			       (long)got[k]);
+			return 0;
+		}
+		for (int i = 0; i < 500 && tr_ctid; i++)
+			usleep(2000);
+	}
+	printf("tids %ld %ld, ran %d\n", (long)got[0], (long)got[1],
+	       cs_done);
+	return 0;
+}
+
+/*
  * ctor (values): a thread made by a constructor, before main (where the
  * recording starts): it runs cs_after's child path (no signal) while
  * main waits up to 2 s for it.
@@ -431,6 +481,8 @@ int main(int argc, char **argv)
 		cs_nosig = 1;
 		return clonesig(0x50f00) + (int)(x & 0);
 	}
+	if (!strcmp(m, "tidre"))
+		return tidre();
 	if (!strcmp(m, "ctor")) {
 		for (int i = 0; i < 200 && !cs_done; i++)
 			usleep(10000);

@@ -8,14 +8,18 @@
 #
 # forksig (values, WRONG: 33): the fork child's first instruction is a
 # SIGUSR1 handler placed at the fork's return address; the parent's
-# kill() lands before the recorder first steps the child.  The recorder
+# kill() lands before the recorder first steps the child (a race: up to
+# 4 recordings, most hit it; under load fewer).  The recorder
 # wrote the child's start record at its first resume (registers of the
 # fork's return), the kernel then delivered the signal: the history
 # starts at the handler, at the record's rip, and rcv_first.c takes rdi,
-# rsi, rdx, rsp of the fork's return for the handler's (rdi 10).  Fix:
-# no start facts where a SIGNAL record of the thread lies between the
-# start record and the first instruction (as rcv_sysret_regs() does), or
-# the recorder writes the record only once the step ran the instruction.
+# rsi, rdx, rsp of the fork's return for the handler's (rdi 10).
+# rcv_clone.c (before 176ea6f too) gives the same wrong facts from the
+# parent's registers: its check that the first instruction is the one
+# after the call passes too.  Fix (both, tried: 0 wrong, vfork and untr
+# known as before): no facts where a SIGNAL record of the child lies
+# between its THREAD_START (or start REGS) record and the time of its
+# first instruction, as rcv_sysret_regs() does.
 # clonesig (values): the same with a thread and tgkill; a race (the
 # child's first resume or the signal first).  When the signal comes
 # before the child's first stop, the recorder hangs (also before the
@@ -38,6 +42,10 @@
 # only the parent), 0x246 untraced (before 176ea6f too).
 # ctor (recorder): a thread made by a constructor, before main, never
 # runs (emu_start.c run_to() consumes its first stop; nothing resumes it).
+# tidre (recorder, TODO): a tid used by two threads in turn (clone3's
+# set_tid): the recording fails, "pt stream: Protocol error", no
+# bundle (sb_bundle_add_thread() refuses a tid listed twice; before
+# 176ea6f too).
 # pipesig, vfork, int80, exec, attach, pmalias, pmpre, pmslot, pmend:
 # 0 wrong.  regs: a REGS record with a wrong rip is ignored (the known
 # share as with the record stripped); damaged place, valid bits, a
@@ -116,14 +124,23 @@ regs_cases() {
 	fi
 }
 
-all="forksig clonesig compat sret untr pipesig vfork int80 exec pmalias pmpre pmslot pmend ctor attach regs"
+all="forksig clonesig compat sret untr pipesig vfork int80 exec pmalias pmpre pmslot pmend ctor attach tidre regs"
 for mode in ${REVIEW13_MODES:-$all}; do
 	case $mode in
-	clonesig)
-		for i in 1 2 3; do
-			rec13 $mode 60 || break
-			vcheck $mode
+	forksig|clonesig)
+		# A race: up to 4 recordings for one where the handler ran
+		# first (the child saw rdi 10); a hang is a finding.
+		hit=
+		for i in 1 2 3 4; do
+			rec13 $mode 60 || continue
+			if grep -q "exit 10\|rdi 0xa " "$tmp/$mode.out"; then
+				hit=1
+				vcheck $mode
+				break
+			fi
 		done
+		[ -n "$hit" ] ||
+			ok "$RV_NAME $mode: # SKIP the signal never came before the child's first instruction"
 		;;
 	sret|untr)
 		rec13 $mode || continue
@@ -155,6 +172,14 @@ for mode in ${REVIEW13_MODES:-$all}; do
 		;;
 	regs)
 		regs_cases
+		;;
+	tidre)
+		rec13 $mode 60 || continue
+		if [ -f "$tmp/tidre/manifest.json" ]; then
+			vcheck $mode
+		else
+			ok "$RV_NAME tidre: # TODO a tid used twice: no bundle ($(tail -2 "$tmp/log" | tr '\n' ' '))"
+		fi
 		;;
 	*)
 		rec13 $mode || continue
