@@ -1,0 +1,190 @@
+#!/bin/sh
+# Review 13's cases (tests/values/review13.c): `make values-review13`
+# (not in make check; about 3 minutes).  They attack session 15's REGS
+# records (a thread's registers where its history starts, a system
+# call's rax, rcx, r11 at its completion: record/emu.c, emu_step.c,
+# replay/rcv_first.c) and escstk's push of memory paired with its pop.
+# Findings on main 7f0422e (details in the review's report):
+#
+# forksig (values, WRONG: 33): the fork child's first instruction is a
+# SIGUSR1 handler placed at the fork's return address; the parent's
+# kill() lands before the recorder first steps the child (a race: up to
+# 4 recordings, most hit it; under load fewer).  The recorder
+# wrote the child's start record at its first resume (registers of the
+# fork's return), the kernel then delivered the signal: the history
+# starts at the handler, at the record's rip, and rcv_first.c takes rdi,
+# rsi, rdx, rsp of the fork's return for the handler's (rdi 10).
+# rcv_clone.c (before 176ea6f too) gives the same wrong facts from the
+# parent's registers: its check that the first instruction is the one
+# after the call passes too.  Fix (both, tried: 0 wrong, vfork and untr
+# known as before): no facts where a SIGNAL record of the child lies
+# between its THREAD_START (or start REGS) record and the time of its
+# first instruction, as rcv_sysret_regs() does.
+# clonesig (values): the same with a thread and tgkill; a race (the
+# child's first resume or the signal first).  When the signal comes
+# before the child's first stop, the recorder hangs (also before the
+# REGS change, 176ea6f): its T_NEW stop takes any first stop for the
+# SIGSTOP every new tracee starts with; SIGUSR1 (10) is dequeued before
+# SIGSTOP (19), is swallowed, and the SIGSTOP then delivered as the
+# program's stops it for good.
+# compat (values, WRONG: rax, rcx): rt_sigreturn to cs 0x23 at its own
+# return address; the 32-bit code there changes eax and ecx and jumps
+# far back to the same address in 64-bit code.  emit_sysret() checks
+# compatibility mode at the call's entry only; the trace's next
+# instruction (after the OVF) is at the record's rip.  Fix: no record
+# when cs after the call is not the 64-bit user cs.
+# sret (values 0 wrong; recorder fidelity): rt_sigreturn restoring r11
+# with bit 8 set and rcx = rip = its return address: syscall_r11() takes
+# it for the stepping's TF and clears it (the program sees 0x1234667, not
+# 0x1234767; before 176ea6f too).
+# untr (values 0 wrong; recorder fidelity): a clone child's r11 is 0x346
+# under the recorder (the parent's SYSCALL saved TF; syscall_r11() fixes
+# only the parent), 0x246 untraced (before 176ea6f too).
+# ctor (recorder): a thread made by a constructor, before main, never
+# runs (emu_start.c run_to() consumes its first stop; nothing resumes it).
+# tidre (recorder, TODO): a tid used by two threads in turn (clone3's
+# set_tid): the recording fails, "pt stream: Protocol error", no
+# bundle (sb_bundle_add_thread() refuses a tid listed twice; before
+# 176ea6f too).
+# pipesig, vfork, int80, exec, attach, pmalias, pmpre, pmslot, pmend:
+# 0 wrong.  regs: a REGS record with a wrong rip is ignored (the known
+# share as with the record stripped); damaged place, valid bits, a
+# register set but not valid: refused at the record's offset; a reserved
+# word set is accepted (check_regs() does not look at it).
+# REVIEW13_MODES="a b" runs some cases only.
+set -u
+: "${PTREC:?}" "${VALCHECK:?}" "${REVIEW13:?}"
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+RV_PROG=$REVIEW13 RV_NAME=review13.c RV_TAG=r13
+. "$here/review_lib.sh"
+tap_begin values-review13
+export VALCHECK_CONFLICTS=0 VALCHECK_BITS=1
+
+# rec13 MODE [SECONDS]: rec with a time limit; false (a bad line) when
+# the recording did not end in it.
+rec13() {
+	rm -rf "${tmp:?}/$1"
+	LD_BIND_NOW=1 timeout "${2:-300}" "$PTREC" record --ground-truth -q \
+		-o "$tmp/$1" "$RV_PROG" "$1" >"$tmp/$1.out" 2>"$tmp/log"
+	rc=$?
+	[ $rc != 124 ] && return 0
+	bad "$RV_NAME $1: the recording hung (killed after ${2:-300} s; the program said: $(cat "$tmp/$1.out"))"
+	return 1
+}
+
+# same MODE: the program's output recorded is its output untraced.
+same() {
+	want=$("$RV_PROG" "$1" 2>&1)
+	if [ "$(cat "$tmp/$1.out")" = "$want" ]; then
+		ok "$RV_NAME $1: the program's output as untraced ($want)"
+	else
+		bad "$RV_NAME $1: recorded the program said '$(cat "$tmp/$1.out")', untraced '$want'"
+	fi
+}
+
+# known DIR: the share known over all positions (valcheck).
+known() {
+	"$VALCHECK" "$1" 1 2>/dev/null |
+		sed -n 's/^distance all .* known *\([0-9.]*\)%.*/\1/p'
+}
+
+regs_cases() {
+	rec13 vfork || return
+	b=$tmp/vfork
+	# The first start record (main's) and the last system call's.
+	for kind in startrip sysrip; do
+		place=1 nth=0
+		[ $kind = sysrip ] && place=2 nth=-1
+		python3 "$here/review13_regs.py" "$b" "$tmp/e" $kind $nth \
+			>/dev/null
+		python3 "$here/review13_regs.py" "$b" "$tmp/s" drop$place $nth \
+			>/dev/null
+		ke=$(known "$tmp/e") ks=$(known "$tmp/s") k0=$(known "$b")
+		if "$VALCHECK" "$tmp/e" 1 >/dev/null 2>&1 && [ "$ke" = "$ks" ]; then
+			ok "$RV_NAME regs $kind: ignored, 0 wrong (known $ke%, as without the record; $k0% with it)"
+		else
+			bad "$RV_NAME regs $kind: known $ke% (without the record $ks%) or wrong values"
+		fi
+	done
+	for kind in where3 valid27 setnv; do
+		off=$(python3 "$here/review13_regs.py" "$b" "$tmp/e" $kind)
+		"$PTREC" info "$tmp/e" >"$tmp/log" 2>&1
+		if grep -q "offset $off: type 17: REGS" "$tmp/log"; then
+			ok "$RV_NAME regs $kind: refused at offset $off"
+		else
+			bad "$RV_NAME regs $kind: not refused at offset $off"
+		fi
+	done
+	python3 "$here/review13_regs.py" "$b" "$tmp/e" resv >/dev/null
+	if "$PTREC" info "$tmp/e" >"$tmp/log" 2>&1; then
+		ok "$RV_NAME regs resv: # TODO a reserved word set is accepted (check_regs() does not look at it)"
+	else
+		ok "$RV_NAME regs resv: refused"
+	fi
+}
+
+all="forksig clonesig compat sret untr pipesig vfork int80 exec pmalias pmpre pmslot pmend ctor attach tidre regs"
+for mode in ${REVIEW13_MODES:-$all}; do
+	case $mode in
+	forksig|clonesig)
+		# A race: up to 4 recordings for one where the handler ran
+		# first (the child saw rdi 10); a hang is a finding.
+		hit=
+		for i in 1 2 3 4; do
+			rec13 $mode 60 || continue
+			if grep -q "exit 10\|rdi 0xa " "$tmp/$mode.out"; then
+				hit=1
+				vcheck $mode
+				break
+			fi
+		done
+		[ -n "$hit" ] ||
+			ok "$RV_NAME $mode: # SKIP the signal never came before the child's first instruction"
+		;;
+	sret|untr)
+		rec13 $mode || continue
+		vcheck $mode
+		same $mode
+		;;
+	ctor)
+		R13_CTOR=1 rec13 $mode 60 || continue
+		if grep -q "ctor thread ran" "$tmp/ctor.out"; then
+			ok "$RV_NAME ctor: the constructor's thread ran"
+		else
+			bad "$RV_NAME ctor: the constructor's thread never ran under the recorder ($(cat "$tmp/ctor.out"))"
+		fi
+		;;
+	attach)
+		"$RV_PROG" attach >"$tmp/out" 2>&1 &
+		pid=$!
+		sleep 0.2
+		rm -rf "$tmp/attach"
+		timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/attach" \
+			-p $pid >"$tmp/log" 2>&1
+		wait $pid
+		if "$PTREC" dump "$tmp/attach" | grep -q "REGS .* tid $pid start"; then
+			bad "$RV_NAME attach: a start record for the thread found running"
+		else
+			ok "$RV_NAME attach: no start record for the thread found running"
+		fi
+		vcheck attach
+		;;
+	regs)
+		regs_cases
+		;;
+	tidre)
+		rec13 $mode 60 || continue
+		if [ -f "$tmp/tidre/manifest.json" ]; then
+			vcheck $mode
+		else
+			ok "$RV_NAME tidre: # TODO a tid used twice: no bundle ($(tail -2 "$tmp/log" | tr '\n' ' '))"
+		fi
+		;;
+	*)
+		rec13 $mode || continue
+		vcheck $mode
+		;;
+	esac
+done
+tap_end values-review13
