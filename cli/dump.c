@@ -157,7 +157,8 @@ static void print_record(const struct ptrec_sb_header *h)
 		unsigned int i;
 
 		printf(" pid %u tid %u %s", g->pid, g->tid,
-		       g->where == PTREC_SB_REGS_START ? "start" : "?");
+		       g->where == PTREC_SB_REGS_START ? "start" :
+		       g->where == PTREC_SB_REGS_SYSCALL ? "syscall" : "?");
 		for (i = 0; i < PTREC_SB_NREGS; i++)
 			if (g->valid >> i & 1)
 				printf(" %s 0x%" PRIx64, sb_reg_name(i),

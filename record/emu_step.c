@@ -396,7 +396,11 @@ static void emit_sysret(struct emu *e, const struct thr *t)
 			  [SB_REG_RIP] = t->regs.rip },
 	};
 
-	if (t->in.len != 2 || t->regs.rip != t->ip + 2 || t->compat)
+	/* cs: an rt_sigreturn into compatibility mode at its own return
+	 * address (review 13's compat) runs 32-bit code untraced next.
+	 */
+	if (t->in.len != 2 || t->regs.rip != t->ip + 2 || t->compat ||
+	    t->regs.cs != EMU_USER_CS)
 		return;
 	/* Tests: a recorder that writes no results (ptrec.ko, the
 	 * importers), for programs that take getpid()'s as a value the

@@ -145,8 +145,13 @@ static void parent_facts(struct rp_recover *rc, uint32_t ptid)
 		t->clone_done = true;
 		t->clone_n = 0;
 		nr = clone_call(rc, &h, s->recs[i]->time, &p, &next);
+		/* Not when a signal reached the child before its first
+		 * instruction: its handler's entry may lie at @next too
+		 * (review 13's forksig, clonesig).
+		 */
 		ok = nr >= 0 && !rp_cursor_new(s, ts->tid, &cc) &&
-		     !rp_cursor_peek(cc, 0, &first) && first.ip == next;
+		     !rp_cursor_peek(cc, 0, &first) && first.ip == next &&
+		     !rcv_signal_between(s, i, ts->tid, first.tsc);
 		rp_cursor_free(cc);
 		if (!ok)
 			continue;

@@ -40,9 +40,22 @@ _Static_assert(PTREC_SB_NREGS == RP_REG_COUNT && RP_REG_RIP == 16 &&
 /* Most system call results taken per engine (the chain's last ones). */
 #define SYSRET_MAX	4096
 
-/* The REGS record of @tid's start in @s, or NULL. */
+/* Whether a SIGNAL record of @tid lies after record @i of @s, at a time
+ * not above @t.
+ */
+bool rcv_signal_between(const struct rp_session *s, size_t i, uint32_t tid,
+			uint64_t t)
+{
+	for (i++; i < s->nrecs && s->recs[i]->time <= t; i++)
+		if (s->recs[i]->type == PTREC_SB_SIGNAL &&
+		    ((const struct ptrec_sb_signal *)s->recs[i])->tid == tid)
+			return true;
+	return false;
+}
+
+/* The REGS record of @tid's start in @s (its index at @at), or NULL. */
 static const struct ptrec_sb_regs *start_rec(const struct rp_session *s,
-					      uint32_t tid)
+					      uint32_t tid, size_t *at)
 {
 	size_t i;
 
@@ -50,8 +63,10 @@ static const struct ptrec_sb_regs *start_rec(const struct rp_session *s,
 		const struct ptrec_sb_regs *g = (const void *)s->recs[i];
 
 		if (s->recs[i]->type == PTREC_SB_REGS &&
-		    g->where == PTREC_SB_REGS_START && g->tid == tid)
+		    g->where == PTREC_SB_REGS_START && g->tid == tid) {
+			*at = i;
 			return g;
+		}
 	}
 	return NULL;
 }
@@ -82,14 +97,21 @@ int rcv_first_regs(struct rp_recover *rc)
 	struct rp_fact f[RCV_NREG];
 	struct rp_insn first;
 	int n = 0, k, ret;
+	size_t at;
 
 	if (!rc->count || rc->end / rc->block >= RCV_CHAIN)
 		return 0;
-	g = start_rec(rc->s, rc->tid);
+	g = start_rec(rc->s, rc->tid, &at);
 	if (!g)
 		return 0;
+	/* A signal delivered before the first instruction (the record is
+	 * written as the recorder resumes the thread, before the kernel
+	 * picks the signal): the history starts with its handler, whose
+	 * entry may lie at the record's rip (review 13's forksig).
+	 */
 	if (!rp_cursor_new(rc->s, rc->tid, &c) &&
-	    !rp_cursor_peek(c, 0, &first))
+	    !rp_cursor_peek(c, 0, &first) &&
+	    !rcv_signal_between(rc->s, at, rc->tid, first.tsc))
 		n = rcv_first_facts(g, first.ip, f);
 	rp_cursor_free(c);
 	if (!n)
@@ -102,19 +124,6 @@ int rcv_first_regs(struct rp_recover *rc)
 							     f[k].val,
 							     f[k].reg };
 	return n;
-}
-
-/* Whether a SIGNAL record of @tid lies after record @i of @s, at a time
- * not above @t.
- */
-static bool signal_between(const struct rp_session *s, size_t i,
-			   uint32_t tid, uint64_t t)
-{
-	for (i++; i < s->nrecs && s->recs[i]->time <= t; i++)
-		if (s->recs[i]->type == PTREC_SB_SIGNAL &&
-		    ((const struct ptrec_sb_signal *)s->recs[i])->tid == tid)
-			return true;
-	return false;
 }
 
 int rcv_sysret_regs(struct rp_recover *rc)
@@ -168,7 +177,7 @@ int rcv_sysret_regs(struct rp_recover *rc)
 		    in.raw[0] != 0x0f || in.raw[1] != 0x05 ||
 		    in.ip + 2 != g->regs[RP_REG_RIP] ||
 		    next.ip != g->regs[RP_REG_RIP] ||
-		    signal_between(s, i, rc->tid, next.tsc))
+		    rcv_signal_between(s, i, rc->tid, next.tsc))
 			continue;
 		ret = rcv_facts_reserve(rc, 3);
 		if (ret)

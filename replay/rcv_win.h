@@ -251,6 +251,12 @@ int rcv_first_regs(struct rp_recover *rc);
  * each): how many, or -RP_ERR_NOMEM.
  */
 int rcv_sysret_regs(struct rp_recover *rc);
+/* Whether a SIGNAL record of @tid lies after record @i of @s at a time
+ * not above @t (rcv_first.c): a handler entered before the instruction
+ * of that time.
+ */
+bool rcv_signal_between(const struct rp_session *s, size_t i, uint32_t tid,
+			uint64_t t);
 
 /* Brk @p of @l keeps a file's page (rcv_sys_keeps_file()'s test of one). */
 bool rcv_sys_brk_keeps_file(const struct win *l, size_t p);

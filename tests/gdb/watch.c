@@ -95,9 +95,8 @@ static void __attribute__((noinline)) threads(void)
 
 /*
  * A store and a load through a pointer chosen by a value the history does
- * not keep (the time stamp counter's low bit, gone from every register
- * and from memory before the end; not getpid()'s, whose result the
- * software recorder writes): their address cannot be recovered.
+ * not keep (rdtsc's low bit, gone from every register and from memory
+ * before the end; getpid()'s result is recorded): not recoverable.
  */
 static void __attribute__((noinline)) unknown(void)
 {
