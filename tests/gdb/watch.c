@@ -95,13 +95,13 @@ static void __attribute__((noinline)) threads(void)
 
 /*
  * A store and a load through a pointer chosen by a value the history does
- * not keep (rdtsc's low bit, gone from every register and from memory
- * before the end; getpid()'s result is recorded): not recoverable.
+ * not keep (rdtsc's top bit, 0, gone from registers and memory before
+ * the end; getpid()'s result is recorded): not recoverable.
  */
 static void __attribute__((noinline)) unknown(void)
 {
 	long *volatile p;
-	volatile long pick = (long)(__builtin_ia32_rdtsc() & 1);
+	volatile long pick = (long)(__builtin_ia32_rdtsc() >> 63);
 
 	p = &slots[pick];
 	*p = 99;
