@@ -370,6 +370,12 @@ static void syscall_r11(struct thr *t)
 	if (!(t->regs.r11 & 0x100) || t->regs.rcx != t->regs.rip ||
 	    emu_byte_at(t, at) != 0x0f || emu_byte_at(t, at + 1) != 0x05)
 		return;
+	/* rt_sigreturn (15) put the frame's r11 there, the program's own
+	 * (review 13's sret); not for a clone child's first stop, whose
+	 * entry registers are none of its own.
+	 */
+	if (t->st != T_NEW && t->entry.rip == at && t->entry.rax == 15)
+		return;
 	t->regs.r11 &= ~0x100ull;
 	ptrace(PTRACE_SETREGS, t->tid, 0, &t->regs);
 }
@@ -701,11 +707,31 @@ void emu_handle_stop(struct emu *e, pid_t tid, int status)
 			return;
 	}
 	if (t->st == T_NEW && event != PTRACE_EVENT_EXIT) {
-		/* The SIGSTOP every new tracee starts with (killed before
-		 * it, the exit event comes first: an exit stop).
+		/* A signal another task sent it before the SIGSTOP every
+		 * new tracee starts with is dequeued first (the lower
+		 * number): kept for its first step, and the thread resumed
+		 * to the SIGSTOP, which stops it before any instruction
+		 * (review 13's clonesig: taken for that SIGSTOP, the signal
+		 * was lost and the SIGSTOP, later, stopped the program).
+		 */
+		if (!event && sig != SIGSTOP && sig != SIGTRAP &&
+		    !t->pending_sig) {
+			signal_stop(e, t, sig);	/* its SIGNAL record */
+			t->st = T_NEW;
+			if (ptrace(PTRACE_CONT, t->tid, 0, 0) < 0)
+				t->st = T_EXITING;
+			return;
+		}
+		/* The SIGSTOP (killed before it, the exit event comes
+		 * first: an exit stop).
 		 */
 		emu_get_regs(t);
 		emu_untraced_restore(t);
+		/* Its r11 is its creator's at the SYSCALL, with the trap
+		 * flag the stepping set there (review 13's untr).
+		 */
+		if (t->regs.rcx == t->regs.rip)
+			syscall_r11(t);
 		t->ip = t->regs.rip;
 		t->st = T_READY;
 		return;
