@@ -92,20 +92,6 @@ static int64_t clone_call(struct rp_recover *rc, const struct rcv_hist *h,
 	return rcv_order_arg(rc->dec, h, *p, in.ip, RP_REG_RAX, false);
 }
 
-static int add_facts(struct rp_recover *rc, const struct rp_fact *f, int n)
-{
-	int k, ret;
-
-	ret = rcv_facts_reserve(rc, (size_t)n);
-	if (ret)
-		return ret;
-	for (k = 0; k < n; k++)
-		rc->facts[rc->nfacts++] = (struct rcv_fact){ f[k].pos,
-							     f[k].val,
-							     f[k].reg };
-	return 0;
-}
-
 /*
  * The facts of every child of @ptid (each THREAD_START record naming it
  * the creator), kept in each child's session entry: one engine of the
@@ -212,5 +198,5 @@ int rcv_clone_inherit(struct rp_recover *rc)
 	t = rcv_xtask_of(rc->s, rc->tid);
 	if (!t)
 		return -RP_ERR_NOMEM;
-	return t->clone_n > 0 ? add_facts(rc, t->clone_f, t->clone_n) : 0;
+	return t->clone_n > 0 ? rcv_facts_add(rc, t->clone_f, t->clone_n) : 0;
 }

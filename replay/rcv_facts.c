@@ -48,6 +48,21 @@ int rcv_facts_reserve(struct rp_recover *rc, size_t n)
 	return 0;
 }
 
+/* @n facts @f added to rc->facts: 0 or -RP_ERR_NOMEM. */
+int rcv_facts_add(struct rp_recover *rc, const struct rp_fact *f, int n)
+{
+	int k, ret;
+
+	ret = rcv_facts_reserve(rc, (size_t)n);
+	if (ret)
+		return ret;
+	for (k = 0; k < n; k++)
+		rc->facts[rc->nfacts++] = (struct rcv_fact){ f[k].pos,
+							     f[k].val,
+							     f[k].reg };
+	return 0;
+}
+
 /* The computed windows holding position @pos (at most two: a chained
  * window's last state is the next one's first).
  */

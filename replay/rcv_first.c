@@ -96,7 +96,7 @@ int rcv_first_regs(struct rp_recover *rc)
 	struct rp_cursor *c = NULL;
 	struct rp_fact f[RCV_NREG];
 	struct rp_insn first;
-	int n = 0, k, ret;
+	int n = 0, ret;
 	size_t at;
 
 	if (!rc->count || rc->end / rc->block >= RCV_CHAIN)
@@ -116,14 +116,8 @@ int rcv_first_regs(struct rp_recover *rc)
 	rp_cursor_free(c);
 	if (!n)
 		return 0;
-	ret = rcv_facts_reserve(rc, (size_t)n);
-	if (ret)
-		return ret;
-	for (k = 0; k < n; k++)
-		rc->facts[rc->nfacts++] = (struct rcv_fact){ f[k].pos,
-							     f[k].val,
-							     f[k].reg };
-	return n;
+	ret = rcv_facts_add(rc, f, n);
+	return ret ? ret : n;
 }
 
 int rcv_sysret_regs(struct rp_recover *rc)

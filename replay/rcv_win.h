@@ -432,8 +432,11 @@ void rcv_sse_top(struct rp_recover *rc, struct win *w);
  * something.
  */
 bool rcv_apply_facts(struct rp_recover *rc, struct win *w);
-/* Room in rc->facts for @n more (rcv_facts.c): 0 or -RP_ERR_NOMEM. */
+/* Room in rc->facts for @n more (rcv_facts.c): 0 or -RP_ERR_NOMEM;
+ * rcv_facts_add(): @n facts @f added.
+ */
 int rcv_facts_reserve(struct rp_recover *rc, size_t n);
+int rcv_facts_add(struct rp_recover *rc, const struct rp_fact *f, int n);
 /* The passes over @w (rcv_pass.c): computed again by rcv_facts.c after
  * new facts.
  */
