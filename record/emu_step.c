@@ -709,13 +709,17 @@ void emu_handle_stop(struct emu *e, pid_t tid, int status)
 	if (t->st == T_NEW && event != PTRACE_EVENT_EXIT) {
 		/* A signal another task sent it before the SIGSTOP every
 		 * new tracee starts with is dequeued first (the lower
-		 * number): kept for its first step, and the thread resumed
-		 * to the SIGSTOP, which stops it before any instruction
-		 * (review 13's clonesig: taken for that SIGSTOP, the signal
-		 * was lost and the SIGSTOP, later, stopped the program).
+		 * number): one it handles is kept for its first step, and
+		 * the thread resumed to the SIGSTOP, which stops it before
+		 * any instruction (review 13's clonesig: taken for that
+		 * SIGSTOP, the signal was lost and the SIGSTOP, later,
+		 * stopped the program).  Not one whose default action
+		 * ends the process: held here, the recorder would wait for
+		 * a group exit the kernel never began.
 		 */
 		if (!event && sig != SIGSTOP && sig != SIGTRAP &&
-		    !t->pending_sig) {
+		    !t->pending_sig &&
+		    (rec_sigmask_of(t->tid, "SigCgt") >> (sig - 1) & 1)) {
 			signal_stop(e, t, sig);	/* its SIGNAL record */
 			t->st = T_NEW;
 			if (ptrace(PTRACE_CONT, t->tid, 0, 0) < 0)
