@@ -243,6 +243,22 @@ static bool final_byte(struct win *w, uint64_t x, uint8_t *fx)
 }
 
 /*
+ * The last state up to which nothing but this thread may write byte @x
+ * after store @b (UINT64_MAX: to the end and the snapshot): the thread's
+ * own, or, where other tasks may write it, the span between their
+ * writes around the state after @b (rcv_xthr.c), as rcv_mem.c walks
+ * it.  False when neither holds.
+ */
+static bool own_until(struct win *w, size_t b, uint64_t x, uint64_t *until)
+{
+	uint64_t s = w->first + b + 1, from;
+
+	if (rcv_private_until(w->rc, x, until) && s <= *until)
+		return true;
+	return rcv_xthr_quiet(w->rc, x, s, &from, until);
+}
+
+/*
  * What byte @x held right after store @b, as the first thing after it
  * that shows it tells: the first access of @x after @b, when it is a load
  * of known value (not a barrier, before @x may be another thread's), or,
@@ -281,7 +297,7 @@ static bool revealed(struct win *w, size_t b, uint64_t x, uint8_t *f,
 	uint8_t t;
 	int r;
 
-	if (!rcv_private_until(w->rc, x, &until))
+	if (!own_until(w, b, x, &until))
 		return false;
 	for (j = lower_after(w, lm, word, b);
 	     j < w->nidx && w->idx[j].word == word; j++) {
@@ -306,7 +322,11 @@ static bool revealed(struct win *w, size_t b, uint64_t x, uint8_t *f,
 		if (rcv_acc_byte(rcv_acc_of(w, q, true), x, &t) >= 0)
 			return false;
 	}
-	if (!w->top_end || !final_byte(w, x, &t) ||
+	/* The snapshot, where nothing but this thread writes @x from @b
+	 * on (another thread's store after it would be what it shows).
+	 */
+	if (!w->top_end || until != UINT64_MAX || w->rc->end_wild ||
+	    !rcv_snap_byte(w->rc, x, &t) ||
 	    late_writer(w, b, w->n, b, x, t, h))
 		return false;
 	*f = t;
@@ -471,6 +491,7 @@ static bool addr_refutes(struct win *w, size_t b, const struct rcv_acc *wr,
 bool rcv_alias_refuted(struct win *w, size_t b, uint64_t a)
 {
 	struct rcv_acc wr;
+	uint64_t until;
 	int o = rcv_oracle_wrote(w, b, a);
 
 	if (o >= 0)
@@ -478,7 +499,7 @@ bool rcv_alias_refuted(struct win *w, size_t b, uint64_t a)
 
 	if (b < w->n && rcv_xchg_refuted(w, b, a))
 		return true;
-	if (b >= w->n || !ustore(w, b, &wr) || !rcv_private(w->rc, a))
+	if (b >= w->n || !ustore(w, b, &wr) || !own_until(w, b, a, &until))
 		return false;
 	/* Away from the snapshot, what later loads show and what the
 	 * states know of the address.

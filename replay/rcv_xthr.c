@@ -68,8 +68,20 @@ struct xt_word {
 	uint64_t word, t0, t1;
 };
 
+/* rcv_xthr_quiet()'s answers, by byte and run (rcv_alias.c asks it for
+ * every byte of every placement it tries): a pure function of both.
+ */
+#define XT_MEMO		1024
+
+struct xt_memo {
+	uint64_t a, from, until;
+	size_t ri;
+	bool valid, ok;
+};
+
 struct rcv_xthr {
 	bool ok;
+	struct xt_memo memo[XT_MEMO];
 	struct rcv_xruns runs;		/* T's */
 	struct rcv_xiv *any;		/* may write any byte */
 	size_t nany, cany;
@@ -803,6 +815,7 @@ bool rcv_xthr_quiet(struct rp_recover *rc, uint64_t a, uint64_t s,
 	bool have[2] = { false, false }, within = false;
 	uint64_t tin, tout;
 	struct rcv_xthr *x;
+	struct xt_memo *m;
 	size_t n = 0, k, lo, hi, ri;
 
 	if (rc->xthr_off || !rc->mt)
@@ -819,6 +832,13 @@ bool rcv_xthr_quiet(struct rp_recover *rc, uint64_t a, uint64_t s,
 	if (!x->runs.n || s < x->runs.fp[0])
 		return false;
 	ri = run_of(&x->runs, s);
+	m = &x->memo[(a ^ a >> 10 ^ ri * 0x9e37) % XT_MEMO];
+	if (m->valid && m->a == a && m->ri == ri)
+		goto answer;
+	m->valid = true;
+	m->a = a;
+	m->ri = ri;
+	m->ok = false;
 	tin = x->runs.in[ri];
 	tout = x->runs.out[ri];
 	for (k = 0; k < x->nany && !within; k++)
@@ -846,6 +866,12 @@ bool rcv_xthr_quiet(struct rp_recover *rc, uint64_t a, uint64_t s,
 	for (k = 0; k < 2; k++)
 		if (have[k])
 			iv[n++] = nb[k];
-	return rcv_xthr_span(&x->runs, iv, n, s, from, until);
+	/* The span is the run's, whichever of its states @s is. */
+	m->ok = rcv_xthr_span(&x->runs, iv, n, x->runs.fp[ri], &m->from,
+			      &m->until);
+answer:
+	*from = m->from;
+	*until = m->until;
+	return m->ok;
 }
 

@@ -25,13 +25,33 @@
  *             G while the kernel may be copying 0x77 in): whatever the
  *             load read, no wrong value (a system call's writes run
  *             beside the other thread's instructions until it returns).
+ *
+ * And a store of unknown address between a load and the end (rcv_alias.c's
+ * value argument where other threads write, "Stores of unknown address
+ * where other threads write"): the other thread stores 0x22 into byte
+ * A = 0x30000107 (the last of its word) and the main thread loads A into
+ * r12, then stores eight 0xff bytes through a pointer made of a word
+ * read from /dev/zero (not known to the engine), then clears r12:
+ *
+ *   alias:    the other thread has ended before the load and the store
+ *             goes to 0x30000800: A stays 0x22 to the end, which no
+ *             placement of eight 0xff over A shows, so r12 is 0x22,
+ *             from the snapshot (not known without the rule).
+ *   aliasw:   the store goes to A itself (A..A+7 are 0xff), then the
+ *             other thread stores 0 into the next word (A+1..A+8): the
+ *             end shows 0xff at A and 0 after it.  r12 is not known; a
+ *             rule that took the end's bytes across the other thread's
+ *             store refutes every placement (0 at A+1, the untouched
+ *             bytes before A) and says 0xff (wrong).
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define G 0x30000000ul
@@ -40,9 +60,10 @@ static volatile int stage;
 /* The mode, parsed before anything runs (strcmp's EVEX loads, which the
  * engine cannot read, would stop every walk).
  */
-enum { AFTER, BETWEEN, BEFORE, KERNEL };
+enum { AFTER, BETWEEN, BEFORE, KERNEL, ALIAS, ALIASW };
 static int how;
 static int pfd[2];
+static volatile long off;	/* read from /dev/zero: not known */
 
 static void wait_for(int s)
 {
@@ -71,9 +92,35 @@ static void load(void)
 			 "xor %%r12d, %%r12d" ::: "r12", "memory");
 }
 
+/* Load A into r12, store eight 0xff bytes at @to + off, clear r12. */
+static void load_store(unsigned long to)
+{
+	__asm__ volatile("movzbq 0x30000107, %%r12\n\tnop\n\tnop\n\t"
+			 "mov %0, %%rax\n\tadd %1, %%rax\n\t"
+			 "movq $-1, (%%rax)\n\tnop\n\tnop\n\t"
+			 "xor %%r12d, %%r12d\n\txor %%eax, %%eax"
+			 :: "m"(off), "r"(to) : "rax", "r12", "memory");
+}
+
 static void *other(void *arg)
 {
 	(void)arg;
+	if (how == ALIAS || how == ALIASW) {
+		__asm__ volatile("movb $0x22, 0x30000107" ::: "memory");
+		stage = 1;
+		if (how == ALIASW) {
+			wait_for(2);
+			__asm__ volatile("movq $0, 0x30000108" ::: "memory");
+			stage = 3;
+			/* pause(2) until the exit_group: no thread exit's
+			 * stores of unknown address after its store.
+			 */
+			for (;;)
+				__asm__ volatile("syscall" :: "a"(SYS_pause)
+						 : "rcx", "r11", "memory");
+		}
+		return NULL;
+	}
 	if (how == KERNEL) {
 		char c;
 
@@ -104,12 +151,16 @@ int main(int argc, char **argv)
 	pthread_t t;
 
 	static const char *const names[] = { "after", "between", "before",
-					     "kernel" };
+					     "kernel", "alias", "aliasw" };
+	int zfd;
 
-	for (how = 0; argc > 1 && how < 4 && strcmp(argv[1], names[how]);
+	for (how = 0; argc > 1 && how < 6 && strcmp(argv[1], names[how]);
 	     how++)
 		;
-	if (how == 4)
+	if (how == 6)
+		return 2;
+	zfd = open("/dev/zero", O_RDONLY);
+	if (zfd < 0 || read(zfd, (void *)&off, sizeof(off)) != sizeof(off))
 		return 2;
 	if (mmap((void *)G, 4096, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) !=
@@ -117,7 +168,26 @@ int main(int argc, char **argv)
 		return 2;
 	if (pthread_create(&t, NULL, other, NULL))
 		return 2;
-	if (how == KERNEL) {
+	if (how == ALIAS || how == ALIASW) {
+		if (how == ALIAS)
+			pthread_join(t, NULL);
+		else
+			wait_for(1);
+		load_store(how == ALIAS ? 0x30000800ul : 0x30000107ul);
+		stage = 2;
+		if (how == ALIASW)
+			wait_for(3);
+		/* The word read again, so that the end does not show it,
+		 * and exit_group(2), by hand: read(2)'s cancellation point
+		 * (a store through the thread pointer from its TLS), a lazy
+		 * binding's and the exit path's stores through link maps are
+		 * stores of unknown address between the load and the end.
+		 */
+		__asm__ volatile("syscall\n\tmov $231, %%eax\n\t"
+				 "xor %%edi, %%edi\n\tsyscall"
+				 :: "a"(SYS_read), "D"(zfd), "S"(&off),
+				    "d"(sizeof(off)) : "rcx", "r11", "memory");
+	} else if (how == KERNEL) {
 		wait_for(1);
 		if (write(pfd[1], "w", 1) != 1)	/* 0x77 */
 			return 2;
