@@ -204,6 +204,11 @@ int emu_io_fail(struct emu *e, int ret, const char *what);
 
 /* emu_space.c */
 void emu_emit_record(struct emu *e, struct ptrec_sb_header *h);
+
+/* SIGTRAP in a signal mask word (emu_trap.c, emu_trapq.c). */
+#define TRAP_BIT (1ull << (SIGTRAP - 1))
+/* Does system call @nr install a temporary mask (emu_trap.c)? */
+bool emu_trap_tmp_mask_call(long nr);
 void emu_emit_comm(struct emu *e, struct thr *t);
 void emu_emit_switch(struct emu *e, struct thr *t, uint16_t type,
 		     uint16_t flags);

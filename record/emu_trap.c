@@ -37,7 +37,6 @@ int emu_byte_at(const struct thr *t, uint64_t addr)
  * built (its saved mask), in the old mask rt_sigprocmask returns, and
  * where recording detaches.
  */
-#define TRAP_BIT (1ull << (SIGTRAP - 1))
 
 void emu_trap_hide(struct thr *t)
 {
@@ -98,7 +97,7 @@ void emu_trap_show(struct thr *t)
 #define UC_SIGMASK 296
 
 /* Does system call @nr install a temporary mask (epoll_pwait2: 441)? */
-static bool tmp_mask_call(long nr)
+bool emu_trap_tmp_mask_call(long nr)
 {
 	return nr == SYS_rt_sigsuspend || nr == SYS_ppoll ||
 	       nr == SYS_pselect6 || nr == SYS_epoll_pwait || nr == 441;
@@ -216,7 +215,7 @@ int emu_trap_strip(struct thr *t, int sig)
 	t->trap_stripped = false;
 	t->trap32 = false;
 	if (nr != SYS_rt_sigprocmask && nr != SYS_rt_sigreturn &&
-	    !tmp_mask_call(nr) && (uint32_t)nr != 175)
+	    !emu_trap_tmp_mask_call(nr) && (uint32_t)nr != 175)
 		return sig;
 	/* The 64-bit numbers only behind SYSCALL (0f 05); behind int $0x80
 	 * (cd 80) the 32-bit rt_sigprocmask (175) alone.
@@ -241,7 +240,7 @@ int emu_trap_strip(struct thr *t, int sig)
 	if (errno)
 		return sig;
 	if (!(w & TRAP_BIT))
-		return !sig && !t->trap32 && tmp_mask_call(nr) ?
+		return !sig && !t->trap32 && emu_trap_tmp_mask_call(nr) ?
 		       trap_requeue(t) : sig;
 	if (ptrace(PTRACE_POKEDATA, t->tid, (void *)(uintptr_t)at,
 		   (void *)(uintptr_t)(w & ~TRAP_BIT)) < 0)
@@ -362,7 +361,7 @@ void emu_trap_after_syscall(struct thr *t)
 	/* Interrupted (the kernel restarts or fails it with EINTR at the
 	 * delivery), its temporary mask stays until the delivery.
 	 */
-	t->trap_tmp = !t->trap32 && tmp_mask_call(nr) &&
+	t->trap_tmp = !t->trap32 && emu_trap_tmp_mask_call(nr) &&
 		      ((long)t->regs.rax == -EINTR ||
 		       (long)t->regs.rax == -514);	/* ERESTARTNOHAND */
 	if (nr == SYS_rt_sigreturn && !t->trap32) {

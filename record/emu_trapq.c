@@ -24,8 +24,6 @@
 #include "emu.h"
 #include "skel.h"
 
-#define TRAP_BIT (1ull << (SIGTRAP - 1))
-
 /*
  * Is @t stopped at a SIGTRAP's signal-delivery-stop (a step's trap, the
  * program's own), where a signal the tracer resumes it with is the one
@@ -108,15 +106,6 @@ static uint64_t pending_set(const struct thr *t)
 		return 0;
 	}
 	return set & TRAP_BIT ? set : 0;
-}
-
-/* Does @t's call (t->entry) install a temporary mask (emu_trap.c)? */
-static bool tmp_mask_call(const struct thr *t)
-{
-	long nr = (long)t->entry.rax;
-
-	return nr == SYS_ppoll || nr == SYS_pselect6 ||
-	       nr == SYS_epoll_pwait || nr == 441;
 }
 
 /*
@@ -219,7 +208,7 @@ int emu_trapq_stop(struct thr *t, int status)
 		errno = 0;
 		ret = ptrace(PTRACE_PEEKUSER, t->tid,
 			     (void *)offsetof(struct user_regs_struct, rax), 0);
-		if (tmp_mask_call(t) && !errno &&
+		if (emu_trap_tmp_mask_call((long)t->entry.rax) && !errno &&
 		    (ret == -EINTR || ret == -514)) {	/* ERESTARTNOHAND */
 			t->trap_sysc = TRAPQ_NONE;
 			return TRAPQ_DONE;
