@@ -129,8 +129,9 @@ int rcv_sysret_regs(struct rp_recover *rc)
 	static const unsigned int ret_regs[3] = { RP_REG_RAX, RP_REG_RCX,
 						   RP_REG_R11 };
 	struct rcv_hist h;
+	struct rp_fact f[3];
 	size_t i, from = 0;
-	int n = 0, ret = 0, k;
+	int n = 0, ret = 0, k, nf;
 
 	if (!rc->count)
 		return 0;
@@ -154,15 +155,18 @@ int rcv_sysret_regs(struct rp_recover *rc)
 			n++;
 		}
 	}
-	n = 0;
-	for (i = from; i < s->nrecs && n >= 0; i++) {
+	if (!n) {
+		rp_cursor_free(c);
+		return 0;
+	}
+	/* From the earliest of them on (records are in time order). */
+	for (i = from, n = 0; i < s->nrecs; i++) {
 		const struct ptrec_sb_regs *g = (const void *)s->recs[i];
 		uint64_t q;
 
 		if (s->recs[i]->type != PTREC_SB_REGS || g->tid != rc->tid ||
 		    g->where != PTREC_SB_REGS_SYSCALL ||
-		    (~g->valid & (1ull << RP_REG_RAX | 1ull << RP_REG_RIP)) ||
-		    s->recs[i]->time < t_lo)
+		    (~g->valid & (1ull << RP_REG_RAX | 1ull << RP_REG_RIP)))
 			continue;
 		q = rcv_order_first_after(&h, s->recs[i]->time);
 		if (q == UINT64_MAX || q <= lo || q >= rc->count ||
@@ -173,13 +177,13 @@ int rcv_sysret_regs(struct rp_recover *rc)
 		    next.ip != g->regs[RP_REG_RIP] ||
 		    rcv_signal_between(s, i, rc->tid, next.tsc))
 			continue;
-		ret = rcv_facts_reserve(rc, 3);
+		for (k = nf = 0; k < 3; k++)
+			if (g->valid >> ret_regs[k] & 1)
+				f[nf++] = (struct rp_fact){
+					q, ret_regs[k], g->regs[ret_regs[k]] };
+		ret = rcv_facts_add(rc, f, nf);
 		if (ret)
 			break;
-		for (k = 0; k < 3; k++)
-			if (g->valid >> ret_regs[k] & 1)
-				rc->facts[rc->nfacts++] = (struct rcv_fact){
-					q, g->regs[ret_regs[k]], ret_regs[k] };
 		n++;
 	}
 	rp_cursor_free(c);

@@ -542,8 +542,6 @@ static struct win *win_at(struct rp_recover *rc, uint64_t pos, int *err)
 	if (!rc->inherit_done) {
 		rc->inherit_done = true;
 		*err = rcv_first_regs(rc);
-		if (*err < 0)
-			return NULL;
 		if (!*err && !rc->xthr_off && !rc->ord_noargs &&
 		    !rc->no_inherit)
 			*err = rcv_clone_inherit(rc);
