@@ -123,7 +123,7 @@ static bool aio_task(struct rp_recover *rc, uint32_t tid)
 		}
 		if (insn.iclass != RP_IC_FAR)
 			continue;
-		if (insn.raw[0] == 0x0f && insn.raw[1] == 0x05) {
+		if (rp_insn_is_syscall(&insn)) {
 			nr = rcv_order_arg(rc->dec, &h, ev.before - 1, insn.ip,
 					   RP_REG_RAX, false);
 			may = aio_nr(nr, false) ||
@@ -132,7 +132,7 @@ static bool aio_task(struct rp_recover *rc, uint32_t tid)
 			      uffd_call(rc->dec, &h, ev.before - 1, insn.ip,
 					nr, false, ind);
 			clones += nr == 56 || nr == 435;
-		} else if (insn.raw[0] == 0xcd && insn.raw[1] == 0x80) {
+		} else if (rp_insn_is_int80(&insn)) {
 			nr = rcv_order_arg(rc->dec, &h, ev.before - 1, insn.ip,
 					   RP_REG_RAX, false);
 			may = aio_nr(nr, true) ||

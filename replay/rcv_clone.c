@@ -85,7 +85,7 @@ static int64_t clone_call(struct rp_recover *rc, const struct rcv_hist *h,
 	uint64_t q = rcv_order_first_after(h, t_rec);
 
 	if (q == UINT64_MAX || !q || h->peek(h->ctx, q - 1, &in) ||
-	    in.iclass != RP_IC_FAR || in.raw[0] != 0x0f || in.raw[1] != 0x05)
+	    in.iclass != RP_IC_FAR || !rp_insn_is_syscall(&in))
 		return -1;
 	*p = q - 1;
 	*next = in.ip + in.size;

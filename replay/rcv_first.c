@@ -171,8 +171,7 @@ int rcv_sysret_regs(struct rp_recover *rc)
 		q = rcv_order_first_after(&h, s->recs[i]->time);
 		if (q == UINT64_MAX || q <= lo || q >= rc->count ||
 		    rp_cursor_peek(c, q - 1, &in) ||
-		    rp_cursor_peek(c, q, &next) || in.size != 2 ||
-		    in.raw[0] != 0x0f || in.raw[1] != 0x05 ||
+		    rp_cursor_peek(c, q, &next) || !rp_insn_is_syscall(&in) ||
 		    in.ip + 2 != g->regs[RP_REG_RIP] ||
 		    next.ip != g->regs[RP_REG_RIP] ||
 		    rcv_signal_between(s, i, rc->tid, next.tsc))

@@ -386,7 +386,7 @@ void rcv_order_task_args(struct rcv_dec *dec, const struct rcv_hist *h,
 		    ++walked > ORD_WALK)
 			goto out;
 		if (insn.iclass == RP_IC_FAR) {
-			nr = insn.raw[0] == 0x0f && insn.raw[1] == 0x05 ?
+			nr = rp_insn_is_syscall(&insn) ?
 			     sys_nr(dec, h, p, insn.ip) : -1;
 			keeps[0] = nr >= 0 && keeps_maps((uint64_t)nr);
 			keeps[1] = nr >= 0 && keeps_fds((uint64_t)nr);
@@ -769,8 +769,7 @@ static uint64_t files_bound(struct rp_recover *rc, uint32_t tid,
 		if (h.peek(h.ctx, p, &insn) || !insn.tsc)
 			goto out;
 		if (insn.iclass == RP_IC_FAR) {
-			int64_t nr = insn.raw[0] == 0x0f &&
-				     insn.raw[1] == 0x05 ?
+			int64_t nr = rp_insn_is_syscall(&insn) ?
 				     sys_nr(rc->dec, &h, p, insn.ip) : -1;
 			struct rcv_val r10 = { 0, 0 };
 			uint64_t v, k;

@@ -172,7 +172,7 @@ static bool task_calls(struct rp_recover *rc, uint32_t tid,
 			goto out;
 		if (in.iclass != RP_IC_FAR)
 			continue;
-		nr = in.raw[0] == 0x0f && in.raw[1] == 0x05 ?
+		nr = rp_insn_is_syscall(&in) ?
 		     rcv_order_arg(rc->dec, &h, p, in.ip, RP_REG_RAX, false) :
 		     -1;
 		if (!rcv_prot_changer(nr))

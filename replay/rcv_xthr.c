@@ -538,7 +538,7 @@ static bool task_make(struct rp_recover *rc, struct rcv_xthr *x,
 		if (in.iclass == RP_IC_FAR) {
 			int64_t nr = -1;
 
-			if (in.raw[0] != 0x0f || in.raw[1] != 0x05)
+			if (!rp_insn_is_syscall(&in))
 				goto out;	/* int 0x80, sysenter */
 			/* The kernel's part: from its issue on. */
 			t0 = in.tsc;

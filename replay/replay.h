@@ -301,6 +301,25 @@ struct rp_insn {
 };
 
 /**
+ * rp_insn_is_syscall() - is @in a SYSCALL instruction (0f 05)?
+ *
+ * The 64-bit system call entry; int 0x80 (rp_insn_is_int80()) enters
+ * the kernel's 32-bit table with other numbers, and SYSENTER's return
+ * is not the next instruction.  One test, so every rule that finds a
+ * system call in the history agrees on what one is.
+ */
+static inline bool rp_insn_is_syscall(const struct rp_insn *in)
+{
+	return in->size == 2 && in->raw[0] == 0x0f && in->raw[1] == 0x05;
+}
+
+/* rp_insn_is_int80() - is @in int 0x80 (cd 80), the 32-bit entry? */
+static inline bool rp_insn_is_int80(const struct rp_insn *in)
+{
+	return in->size == 2 && in->raw[0] == 0xcd && in->raw[1] == 0x80;
+}
+
+/**
  * struct rp_cycles - where rp_insn_cycles() is in the stream; zero it
  * before the first call.
  */

@@ -126,9 +126,8 @@ uint32_t wpx_mem_owner(const struct rp_session *s, uint32_t pid)
 /* Is the instruction at @pos a system call (SYSCALL, int 0x80)? */
 static bool is_sys(struct rp_cursor *c, uint64_t pos, struct rp_insn *in)
 {
-	return !rp_cursor_peek(c, pos, in) && in->size == 2 &&
-	       ((in->raw[0] == 0x0f && in->raw[1] == 0x05) ||
-		(in->raw[0] == 0xcd && in->raw[1] == 0x80));
+	return !rp_cursor_peek(c, pos, in) &&
+	       (rp_insn_is_syscall(in) || rp_insn_is_int80(in));
 }
 
 /*
@@ -226,13 +225,12 @@ static int64_t sys_i386(uint32_t nr)
 static int64_t sys_nr(struct rp_recover *rc, struct rp_cursor *c,
 		      const struct rp_insn *in, uint64_t pos, int *budget)
 {
-	bool i386 = in->size == 2 && in->raw[0] == 0xcd && in->raw[1] == 0x80;
+	bool i386 = rp_insn_is_int80(in);
 	struct rp_insn pv;
 	uint64_t v, k;
 	uint32_t imm;
 
-	if (!i386 && (in->size != 2 || in->raw[0] != 0x0f ||
-		      in->raw[1] != 0x05))
+	if (!i386 && !rp_insn_is_syscall(in))
 		return -1;
 	if (pos && !rp_cursor_peek(c, pos - 1, &pv) &&
 	    ((pv.size == 5 && pv.raw[0] == 0xb8) ||
@@ -296,10 +294,9 @@ static bool each_sys(struct rp_recover *rc,
 		/* Tracing off after another instruction: a filter, not a
 		 * system call (a 32-bit one is one of unknown number).
 		 */
-		if (!(in.size == 2 && ((in.raw[0] == 0x0f &&
-					(in.raw[1] == 0x05 || in.raw[1] == 0x34))
-				       || (in.raw[0] == 0xcd &&
-					   in.raw[1] == 0x80))))
+		if (!rp_insn_is_syscall(&in) && !rp_insn_is_int80(&in) &&
+		    !(in.size == 2 && in.raw[0] == 0x0f &&
+		      in.raw[1] == 0x34))	/* SYSENTER */
 			continue;
 		ok = fn(arg, ev.before - 1,
 			sys_nr(rc, c, &in, ev.before - 1, &budget));

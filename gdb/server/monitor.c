@@ -286,9 +286,8 @@ static void exit_sys(struct target *tg, const struct rp_watch_hit *h,
 	if (!rp_cursor_peek(c, h->pos + 1, sys))
 		return;
 	*at = h->pos;
-	if (rp_cursor_peek(c, h->pos, sys) || sys->size != 2 ||
-	    !((sys->raw[0] == 0x0f && sys->raw[1] == 0x05) ||
-	      (sys->raw[0] == 0xcd && sys->raw[1] == 0x80))) {
+	if (rp_cursor_peek(c, h->pos, sys) ||
+	    !(rp_insn_is_syscall(sys) || rp_insn_is_int80(sys))) {
 		*at = h->pos + 1;
 		sys->ip = 0;
 	}

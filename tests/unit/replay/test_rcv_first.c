@@ -69,3 +69,30 @@ Test(rcv_first, none_elsewhere)
 	g.where = PTREC_SB_REGS_SYSCALL;
 	cr_assert_eq(rcv_first_facts(&g, 0x401000, f), 0);
 }
+
+/*
+ * What the system call records pair with (rcv_sysret_regs()) and what
+ * the other rules take for a system call: SYSCALL's two bytes alone, not
+ * SYSENTER (0f 34), not int 0x80 (its own test), not a longer
+ * instruction that starts with them.
+ */
+Test(rcv_first, syscall_instruction_bytes)
+{
+	struct rp_insn in = { .size = 2, .raw = { 0x0f, 0x05 } };
+
+	cr_assert(rp_insn_is_syscall(&in));
+	cr_assert(!rp_insn_is_int80(&in));
+	in.raw[1] = 0x34;
+	cr_assert(!rp_insn_is_syscall(&in));
+	in.raw[0] = 0xcd;
+	in.raw[1] = 0x80;
+	cr_assert(rp_insn_is_int80(&in));
+	cr_assert(!rp_insn_is_syscall(&in));
+	in.size = 3;
+	in.raw[0] = 0x0f;
+	in.raw[1] = 0x05;
+	cr_assert(!rp_insn_is_syscall(&in));
+	in.raw[0] = 0xcd;
+	in.raw[1] = 0x80;
+	cr_assert(!rp_insn_is_int80(&in));
+}
