@@ -257,8 +257,7 @@ static void issue_step(struct emu *e, struct thr *t)
 	was_compat = t->compat;
 	t->compat = t->regs.cs != EMU_USER_CS;
 	t->enc.mode32 = false;
-	if (__builtin_expect(t->compat, 0) &&
-	    getenv("PTREC_EMU_COMPAT_TRACE")) {
+	if (__builtin_expect(t->compat, 0) && e->knobs.compat_trace) {
 		/* Tests: traced as a CPU traces it, under MODE.Exec
 		 * 32-bit (its classes from our 64-bit decoder, so some
 		 * steps are anomalies), which the replay must take as
@@ -274,8 +273,7 @@ static void issue_step(struct emu *e, struct thr *t)
 	if (!t->started) {
 		emu_enc_check(e, t, ptenc_start(&t->enc, emu_now(e)));
 		t->started = true;
-		if (!t->compat && !sig && !t->attached &&
-		    !getenv("PTREC_EMU_TEST_NO_REGS"))
+		if (!t->compat && !sig && !t->attached && !e->knobs.no_regs)
 			emit_start_regs(e, t);
 		emu_trap_hide(t);
 	}
@@ -314,7 +312,7 @@ static void issue_step(struct emu *e, struct thr *t)
 	}
 	t->st = t->in.cls == IC_FAR && !t->delivering ? T_SYSCALL : T_STEP;
 	if (t->st == T_SYSCALL) {
-		emu_untraced_strip(t);
+		emu_untraced_strip(e, t);
 		emu_exit_group_issued(t);
 		sig = emu_trap_strip(t, sig);	/* SIGTRAP: one it held */
 		if (__builtin_expect(t->trap_pend || t->proc->trap_pend, 0) &&
@@ -527,6 +525,7 @@ int rec_emu_record(const struct rec_options *o, struct rec_stats *st,
 	int ret;
 
 	memset(st, 0, sizeof(*st));
+	emu_knobs_read(&e.knobs);
 	e.last_progress = rec_mono_ns();
 	e.mono_to_real = (int64_t)(rec_real_ns() - rec_mono_ns());
 	ret = rec_bundle_begin(o, "emu", true, &e.b, &e.sb, &e.snap, &e.error,

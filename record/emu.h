@@ -157,6 +157,20 @@ struct icache_ent {
 	struct insn in;
 };
 
+/*
+ * Tests only: the recorder's test knobs (emu_late.c), read from the
+ * environment once when a recording starts, so that no step asks again.
+ */
+struct emu_knobs {
+	bool late_clone;	/* PTREC_EMU_TEST_LATE_CLONE */
+	bool late_reap;		/* PTREC_EMU_TEST_LATE_REAP */
+	bool slow_exit;		/* PTREC_EMU_TEST_SLOW_EXIT */
+	bool no_regs;		/* PTREC_EMU_TEST_NO_REGS */
+	bool no_sysret;		/* PTREC_EMU_TEST_NO_SYSRET */
+	bool compat_trace;	/* PTREC_EMU_COMPAT_TRACE */
+	bool keep_untraced;	/* PTREC_EMU_KEEP_UNTRACED */
+};
+
 struct emu {
 	const struct rec_options *o;
 	struct rec_stats *st;
@@ -185,6 +199,7 @@ struct emu {
 	uint64_t steps;			/* steps issued */
 	uint64_t tick_steps;		/* at the last watchdog tick */
 	unsigned int gstopped;		/* threads in T_GSTOP */
+	struct emu_knobs knobs;		/* tests (emu_late.c) */
 	/* Tests (emu_late.c): a clone event, a thread's death held back */
 	pid_t held;			/* the clone's parent, 0: none */
 	int held_event;
@@ -272,7 +287,7 @@ int emu_trapq_stop(struct thr *t, int status);
 int emu_trapq_detach(struct thr *t);
 void emu_trapq_resend(struct thr *t);
 /* emu_life.c: CLONE_UNTRACED off a clone the recorder steps. */
-void emu_untraced_strip(struct thr *t);
+void emu_untraced_strip(const struct emu *e, struct thr *t);
 void emu_untraced_restore(struct thr *t);
 
 /* emu_step.c */
@@ -293,12 +308,15 @@ void emu_thr_exited(struct emu *e, struct thr *t, int status);
 /* @parent's PTRACE_EVENT_CLONE, _FORK or _VFORK (@event). */
 void emu_new_child(struct emu *e, struct thr *parent, int event);
 
-/* emu_late.c (tests): events handled as late as a loaded machine may. */
+/* emu_late.c (tests): the knobs; events handled as late as a loaded
+ * machine may.
+ */
+void emu_knobs_read(struct emu_knobs *k);
 bool emu_clone_hold(struct emu *e, struct thr *parent, int event);
 bool emu_clone_poll(struct emu *e);
 bool emu_death_hold(struct emu *e, struct thr *t, int status);
 void emu_death_release(struct emu *e, struct thr *t);
-void emu_exit_late(void);
+void emu_exit_late(const struct emu *e);
 void emu_exec_happened(struct emu *e, struct thr *t);
 
 /* emu_ptwrite.c */

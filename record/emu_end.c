@@ -230,7 +230,7 @@ void emu_exit_stop(struct emu *e, struct thr *t)
 {
 	unsigned long msg = 0;
 
-	emu_exit_late();
+	emu_exit_late(e);
 	exit_futex(e, t);
 	ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg);
 	if (!(lone_exit(t) && others_alive(e, t)) && !exec_under_way(e, t)) {

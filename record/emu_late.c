@@ -1,9 +1,23 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * Tests only: stops the software recorder handles later than they come,
- * as a loaded machine may order them, so that a test sees the schedule
- * every time (tests/values/review4.sh exit80late, exit80reap).  Each is
- * off unless its environment variable is set:
+ * Tests only: the software recorder's test knobs, each off unless its
+ * environment variable is set, read once when a recording starts
+ * (emu_knobs_read()).
+ *
+ * Bundles as other recorders make them:
+ *
+ * PTREC_EMU_TEST_NO_REGS: no REGS records at all (an older ptrec).
+ * PTREC_EMU_TEST_NO_SYSRET: no system call REGS records (ptrec.ko, the
+ *	importers), for programs that take getpid()'s result as a value
+ *	the engine does not know.
+ * PTREC_EMU_KEEP_UNTRACED: CLONE_UNTRACED left in a clone (an older
+ *	ptrec: the child runs unrecorded; values-test's untraced-kept).
+ * PTREC_EMU_COMPAT_TRACE: 32-bit code traced as a CPU traces it, under
+ *	MODE.Exec 32-bit, instead of untraced (review9.sh c32hw).
+ *
+ * Stops handled later than they come, as a loaded machine may order
+ * them, so that a test sees the schedule every time
+ * (tests/values/review4.sh exit80late, exit80reap):
  *
  * PTREC_EMU_TEST_LATE_CLONE: a clone event waits until every other
  *	thread has stopped or blocked and no stop came for 100 ms.  The
@@ -27,10 +41,21 @@
 
 #include "emu.h"
 
+void emu_knobs_read(struct emu_knobs *k)
+{
+	k->late_clone = getenv("PTREC_EMU_TEST_LATE_CLONE") != NULL;
+	k->late_reap = getenv("PTREC_EMU_TEST_LATE_REAP") != NULL;
+	k->slow_exit = getenv("PTREC_EMU_TEST_SLOW_EXIT") != NULL;
+	k->no_regs = getenv("PTREC_EMU_TEST_NO_REGS") != NULL;
+	k->no_sysret = getenv("PTREC_EMU_TEST_NO_SYSRET") != NULL;
+	k->compat_trace = getenv("PTREC_EMU_COMPAT_TRACE") != NULL;
+	k->keep_untraced = getenv("PTREC_EMU_KEEP_UNTRACED") != NULL;
+}
+
 bool emu_clone_hold(struct emu *e, struct thr *parent, int event)
 {
 	if (e->held || event != PTRACE_EVENT_CLONE ||
-	    !getenv("PTREC_EMU_TEST_LATE_CLONE"))
+	    !e->knobs.late_clone)
 		return false;
 	e->held = parent->tid;
 	e->held_event = event;
@@ -83,7 +108,7 @@ static bool others_left(struct emu *e, struct thr *t)
 bool emu_death_hold(struct emu *e, struct thr *t, int status)
 {
 	if (e->held_dead || !t->exit_seen || t->tid == t->proc->pid ||
-	    !others_left(e, t) || !getenv("PTREC_EMU_TEST_LATE_REAP"))
+	    !others_left(e, t) || !e->knobs.late_reap)
 		return false;
 	e->held_dead = t->tid;
 	e->held_status = status;
@@ -103,8 +128,8 @@ void emu_death_release(struct emu *e, struct thr *t)
 		emu_thr_exited(e, d, e->held_status);
 }
 
-void emu_exit_late(void)
+void emu_exit_late(const struct emu *e)
 {
-	if (getenv("PTREC_EMU_TEST_SLOW_EXIT"))
+	if (e->knobs.slow_exit)
 		usleep(20000);
 }

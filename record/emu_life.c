@@ -143,7 +143,7 @@ void emu_thr_exited(struct emu *e, struct thr *t, int status)
  * it back at its first stop.  The program sees the flag nowhere but in
  * the kernel's choice to let the recorder follow the child.
  */
-void emu_untraced_strip(struct thr *t)
+void emu_untraced_strip(const struct emu *e, struct thr *t)
 {
 	uint64_t flags = 0;
 	long word;
@@ -154,7 +154,7 @@ void emu_untraced_strip(struct thr *t)
 	/* Tests: a bundle as an older recorder made it (values-test's
 	 * untraced-kept: the engine must then not trust the one thread).
 	 */
-	if (getenv("PTREC_EMU_KEEP_UNTRACED"))
+	if (e->knobs.keep_untraced)
 		return;
 	errno = 0;
 	word = ptrace(PTRACE_PEEKTEXT, t->tid, (void *)t->regs.rip, 0);

@@ -412,8 +412,7 @@ static void emit_sysret(struct emu *e, const struct thr *t)
 	 * importers), for programs that take getpid()'s as a value the
 	 * engine does not know; or no REGS records at all (an older ptrec).
 	 */
-	if (__builtin_expect(getenv("PTREC_EMU_TEST_NO_SYSRET") != NULL ||
-			     getenv("PTREC_EMU_TEST_NO_REGS") != NULL, 0))
+	if (__builtin_expect(e->knobs.no_sysret || e->knobs.no_regs, 0))
 		return;
 	emu_emit_record(e, &g.hdr);
 }
