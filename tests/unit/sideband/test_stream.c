@@ -651,6 +651,53 @@ Test(stream, time_conversion_matches_128_bit_arithmetic)
 	}
 }
 
+/* One field of a record changed, and what the reader then says. */
+struct damage {
+	size_t off;		/* the field, in the record */
+	uint64_t val;
+	unsigned int size;
+	const char *needle;	/* NULL: still valid */
+};
+
+/*
+ * Each of @bad applied alone to the record of @rec_size bytes at @at, the
+ * last of @buf's records but @after: the reader stops there (after @ok
+ * records) naming the record's offset and @needle, and the writer refuses
+ * the same record with the same words (sb_record_check() serves both).
+ */
+static void expect_damage(const uint8_t *buf, size_t len, size_t at,
+			  size_t rec_size, const struct damage *bad, size_t n,
+			  unsigned int ok, const char *file)
+{
+	uint8_t *cp = malloc(len), rec[512];
+	struct sb_writer *w;
+	struct sb_err err;
+	char where[64];
+	size_t i;
+
+	cr_assert(rec_size <= sizeof(rec));
+	snprintf(where, sizeof(where), "offset %zu", at);
+	for (i = 0; i < n; i++) {
+		memcpy(cp, buf, len);
+		memcpy(cp + at + bad[i].off, &bad[i].val, bad[i].size);
+		if (!bad[i].needle) {
+			expect_stream(cp, len, 0, PTREC_SB_TYPE_COUNT - 1,
+				      NULL);
+			continue;
+		}
+		expect_stream(cp, len, -EBADMSG, ok, bad[i].needle);
+		expect_stream(cp, len, -EBADMSG, ok, where);
+		memcpy(rec, cp + at, rec_size);
+		cr_assert_eq(sb_writer_open(&w, tmp_path(file), &err), 0);
+		cr_assert_eq(sb_writer_add(w, (struct ptrec_sb_header *)rec,
+					   &err), -EINVAL, "case %zu", i);
+		cr_assert_not_null(strstr(err.msg, bad[i].needle), "%s",
+				   err.msg);
+		cr_assert_eq(sb_writer_close(w, &err), 0);
+	}
+	free(cp);
+}
+
 /*
  * EXIT_FUTEX (version 3): the last record of the all-types stream.  Cut
  * inside it, or with fields the kernel could not hold (known-bits of a
@@ -662,12 +709,7 @@ Test(stream, time_conversion_matches_128_bit_arithmetic)
  */
 Test(stream, exit_futex_damage_names_its_offset)
 {
-	static const struct {
-		size_t off;	/* the field */
-		uint64_t val;
-		unsigned int size;
-		const char *needle;
-	} bad[] = {
+	static const struct damage bad[] = {
 		{ offsetof(struct ptrec_sb_exit_futex, known), 0x1f, 4,
 		  "unknown known-bits 0x10" },
 		{ offsetof(struct ptrec_sb_exit_futex, robust_len), 16, 8,
@@ -685,7 +727,7 @@ Test(stream, exit_futex_damage_names_its_offset)
 		{ offsetof(struct ptrec_sb_exit_futex, clear_child_tid), 0, 8,
 		  "a clear_child_tid value without its word" },
 	};
-	size_t len, at, i;
+	size_t len, at;
 	uint8_t *buf = good_stream(&len);
 	uint8_t *cp = malloc(len);
 	struct ptrec_sb_exit_futex xf;
@@ -716,27 +758,10 @@ Test(stream, exit_futex_damage_names_its_offset)
 	expect_stream(cp, at + sizeof(xf) - 8, -EBADMSG,
 		      PTREC_SB_TYPE_COUNT - 4,
 		      "EXIT_FUTEX record of 72 bytes, needs at least 80");
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		memcpy(cp, buf, len);
-		memcpy(cp + at + bad[i].off, &bad[i].val, bad[i].size);
-		if (!bad[i].needle) {	/* a list whose next is 0: valid */
-			expect_stream(cp, len, 0, PTREC_SB_TYPE_COUNT - 1,
-				      NULL);
-			continue;
-		}
-		expect_stream(cp, len, -EBADMSG, PTREC_SB_TYPE_COUNT - 4,
-			      bad[i].needle);
-		expect_stream(cp, len, -EBADMSG, PTREC_SB_TYPE_COUNT - 4,
-			      where);
-		/* The writer refuses it too. */
-		memcpy(&xf, cp + at, sizeof(xf));
-		cr_assert_eq(sb_writer_open(&w, tmp_path("xf.sb"), &err), 0);
-		cr_assert_eq(sb_writer_add(w, &xf.hdr, &err), -EINVAL,
-			     "case %zu", i);
-		cr_assert_not_null(strstr(err.msg, bad[i].needle), "%s",
-				   err.msg);
-		cr_assert_eq(sb_writer_close(w, &err), 0);
-	}
+	/* (robust_next 0: a list whose next is 0, valid.) */
+	expect_damage(buf, len, at, sizeof(xf), bad,
+		      sizeof(bad) / sizeof(bad[0]), PTREC_SB_TYPE_COUNT - 4,
+		      "xf.sb");
 	/* A thread with neither (a fork child that exits at once): valid. */
 	memset(&xf, 0, sizeof(xf));
 	xf.hdr.type = PTREC_SB_EXIT_FUTEX;
@@ -750,12 +775,7 @@ Test(stream, exit_futex_damage_names_its_offset)
 
 Test(stream, regs_damage_names_its_offset)
 {
-	static const struct {
-		size_t off;	/* the field */
-		uint64_t val;
-		unsigned int size;
-		const char *needle;
-	} bad[] = {
+	static const struct damage bad[] = {
 		{ offsetof(struct ptrec_sb_regs, where), 3, 4,
 		  "REGS of thread 172: unknown place 3" },
 		{ offsetof(struct ptrec_sb_regs, where), 0, 4,
@@ -765,16 +785,12 @@ Test(stream, regs_damage_names_its_offset)
 		{ offsetof(struct ptrec_sb_regs, regs[SB_REG_GS]), 0x2b, 8,
 		  "register 23 set but not valid" },
 	};
-	size_t len, at, i;
+	size_t len, at;
 	uint8_t *buf = good_stream(&len);
 	uint8_t *cp = malloc(len);
 	struct ptrec_sb_regs rg;
-	struct sb_writer *w;
-	struct sb_err err;
-	char where[64];
 
 	at = len - sizeof(struct ptrec_sb_regs);	/* the last record */
-	snprintf(where, sizeof(where), "offset %zu", at);
 	/* Shorter than its fixed part, the size said so. */
 	memcpy(cp, buf, len);
 	rg.hdr.size = 248;
@@ -782,22 +798,9 @@ Test(stream, regs_damage_names_its_offset)
 	       &rg.hdr.size, 4);
 	expect_stream(cp, len - 8, -EBADMSG, PTREC_SB_TYPE_COUNT - 2,
 		      "REGS record of 248 bytes, needs at least 256");
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		memcpy(cp, buf, len);
-		memcpy(cp + at + bad[i].off, &bad[i].val, bad[i].size);
-		expect_stream(cp, len, -EBADMSG, PTREC_SB_TYPE_COUNT - 2,
-			      bad[i].needle);
-		expect_stream(cp, len, -EBADMSG, PTREC_SB_TYPE_COUNT - 2,
-			      where);
-		/* The writer refuses it too. */
-		memcpy(&rg, cp + at, sizeof(rg));
-		cr_assert_eq(sb_writer_open(&w, tmp_path("rg.sb"), &err), 0);
-		cr_assert_eq(sb_writer_add(w, &rg.hdr, &err), -EINVAL,
-			     "case %zu", i);
-		cr_assert_not_null(strstr(err.msg, bad[i].needle), "%s",
-				   err.msg);
-		cr_assert_eq(sb_writer_close(w, &err), 0);
-	}
+	expect_damage(buf, len, at, sizeof(rg), bad,
+		      sizeof(bad) / sizeof(bad[0]), PTREC_SB_TYPE_COUNT - 2,
+		      "rg.sb");
 	free(cp);
 	free(buf);
 }
