@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/kcmp.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -105,12 +107,189 @@ out_close:
 	return ret;
 }
 
+/*
+ * Tasks the program makes before the start address (a constructor's
+ * thread or fork; review 13's ctor).  Its threads run untraced until the
+ * start, are stopped there and recorded from then on as -p records the
+ * threads it finds (emu_attach(): no start registers); another process
+ * is let go unrecorded, the start's breakpoint first taken out of its
+ * copy of the memory.  Left stopped, a thread never ran, and a program
+ * that waited for it before main hung.
+ */
+struct prestart {
+	pid_t *tid;
+	bool *sent;		/* a SIGSTOP sent to stop it at the start */
+	size_t n, cap;
+};
+
+static int pre_add(struct emu *e, struct prestart *ps, pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < ps->n; i++)
+		if (ps->tid[i] == tid)
+			return 0;
+	if (ps->n == ps->cap) {
+		size_t cap = ps->cap ? 2 * ps->cap : 8;
+		pid_t *t = realloc(ps->tid, cap * sizeof(*t));
+		bool *s;
+
+		if (!t)
+			return emu_fail(e, -ENOMEM, "out of memory");
+		ps->tid = t;
+		s = realloc(ps->sent, cap * sizeof(*s));
+		if (!s)
+			return emu_fail(e, -ENOMEM, "out of memory");
+		ps->sent = s;
+		ps->cap = cap;
+	}
+	ps->tid[ps->n] = tid;
+	ps->sent[ps->n++] = false;
+	return 0;
+}
+
+static void pre_drop(struct prestart *ps, size_t i)
+{
+	ps->tid[i] = ps->tid[--ps->n];
+	ps->sent[i] = ps->sent[ps->n];
+}
+
+static ssize_t pre_find(const struct prestart *ps, pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < ps->n; i++)
+		if (ps->tid[i] == tid)
+			return (ssize_t)i;
+	return -1;
+}
+
+/*
+ * The first stop of @tid, a task the program made before the start: a
+ * thread of @pid's process joins @ps; another process, with
+ * its own copy of the memory, gets @orig back at @addr and is let go; one
+ * that shares the memory (vfork, CLONE_VM) is let go as it is.  A thread
+ * runs on when @run, else stays at this stop.
+ */
+static int pre_new(struct emu *e, struct prestart *ps, pid_t pid, pid_t tid,
+		   uint64_t addr, long orig, bool run)
+{
+	char task[64];
+
+	snprintf(task, sizeof(task), "/proc/%d/task/%d", pid, tid);
+	if (access(task, F_OK) == 0) {
+		if (run)
+			ptrace(PTRACE_CONT, tid, 0, 0);
+		return pre_add(e, ps, tid);
+	}
+	if (syscall(SYS_kcmp, pid, tid, KCMP_VM, 0, 0) != 0)
+		ptrace(PTRACE_POKETEXT, tid, (void *)(uintptr_t)addr,
+		       (void *)orig);
+	ptrace(PTRACE_DETACH, tid, 0, 0);
+	return 0;
+}
+
+/*
+ * The task @parent's clone, fork or vfork event (@status) made, before
+ * the start: waited for at its first stop unless that came already (then
+ * it is in @ps, or was let go), then as pre_new() says; a thread is left
+ * stopped at its first stop (its SIGSTOP) when @stop.
+ */
+static int pre_child(struct emu *e, struct prestart *ps, pid_t pid,
+		     pid_t parent, int status, uint64_t addr, long orig,
+		     bool stop)
+{
+	unsigned long msg = 0;
+	pid_t tid;
+	int st, ret;
+
+	if (status >> 16 != PTRACE_EVENT_CLONE &&
+	    status >> 16 != PTRACE_EVENT_FORK &&
+	    status >> 16 != PTRACE_EVENT_VFORK)
+		return 0;
+	if (ptrace(PTRACE_GETEVENTMSG, parent, 0, &msg) < 0 || !msg)
+		return 0;
+	tid = (pid_t)msg;
+	if (pre_find(ps, tid) >= 0)
+		return 0;
+	if (waitpid(tid, &st, __WALL) != tid || !WIFSTOPPED(st))
+		return 0;	/* let go already, or gone */
+	ret = pre_new(e, ps, pid, tid, addr, orig, !stop);
+	if (!ret && stop && pre_find(ps, tid) >= 0)
+		ps->sent[pre_find(ps, tid)] = true;
+	return ret;
+}
+
+/*
+ * A stop of @tid, one of @ps's threads or a task not seen yet, before the
+ * start: events and signals go on as they would untraced.
+ */
+static int pre_stop(struct emu *e, struct prestart *ps, pid_t pid, pid_t tid,
+		    int status, uint64_t addr, long orig)
+{
+	ssize_t i = pre_find(ps, tid);
+	int ret;
+
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		if (i >= 0)
+			pre_drop(ps, (size_t)i);
+		return 0;
+	}
+	if (i < 0)
+		return pre_new(e, ps, pid, tid, addr, orig, true);
+	ret = pre_child(e, ps, pid, tid, status, addr, orig, false);
+	if (ret)
+		return ret;
+	ptrace(PTRACE_CONT, tid, 0,
+	       status >> 16 || WSTOPSIG(status) == SIGTRAP ? 0 :
+	       WSTOPSIG(status));
+	return 0;
+}
+
+/*
+ * At the start: every thread of @ps stopped, by a SIGSTOP it then does
+ * not get (a tracee's signal-delivery stop, left unresumed), and its
+ * clones' first stops taken as they come.  Returns the threads stopped.
+ */
+static int pre_halt(struct emu *e, struct prestart *ps, pid_t pid,
+		    uint64_t addr, long orig)
+{
+	size_t i, done = 0;
+	int status, ret;
+	pid_t w;
+
+	while (done < ps->n) {
+		for (i = done; i < ps->n; i++)
+			if (!ps->sent[i]) {
+				ps->sent[i] = true;
+				syscall(SYS_tgkill, pid, ps->tid[i], SIGSTOP);
+			}
+		w = waitpid(ps->tid[done], &status, __WALL);
+		if (w < 0 || WIFEXITED(status) || WIFSIGNALED(status)) {
+			pre_drop(ps, done);
+			continue;
+		}
+		ret = pre_child(e, ps, pid, w, status, addr, orig, true);
+		if (ret)
+			return ret;
+		if (!(status >> 16) && WSTOPSIG(status) == SIGSTOP) {
+			done++;
+			continue;
+		}
+		ptrace(PTRACE_CONT, w, 0,
+		       status >> 16 || WSTOPSIG(status) == SIGTRAP ? 0 :
+		       WSTOPSIG(status));
+	}
+	return 0;
+}
+
 /* Runs the launched program to @addr with a breakpoint. */
-static int run_to(struct emu *e, pid_t pid, uint64_t addr)
+static int run_to(struct emu *e, pid_t pid, uint64_t addr,
+		  struct prestart *ps)
 {
 	struct user_regs_struct regs;
 	long orig;
-	int status;
+	int status, ret;
 	pid_t w;
 
 	errno = 0;
@@ -128,9 +307,9 @@ static int run_to(struct emu *e, pid_t pid, uint64_t addr)
 		if (w < 0)
 			return emu_fail(e, -ECHILD, "waitpid: %s", strerror(errno));
 		if (w != pid) {
-			/* Threads or children made before the start address
-			 * stay stopped until recording begins.
-			 */
+			ret = pre_stop(e, ps, pid, w, status, addr, orig);
+			if (ret)
+				return ret;
 			continue;
 		}
 		if (WIFEXITED(status) || WIFSIGNALED(status))
@@ -143,6 +322,10 @@ static int run_to(struct emu *e, pid_t pid, uint64_t addr)
 				break;
 		}
 		if (status >> 16) {
+			ret = pre_child(e, ps, pid, pid, status, addr, orig,
+					false);
+			if (ret)
+				return ret;
 			ptrace(PTRACE_CONT, pid, 0, 0);
 			continue;
 		}
@@ -150,6 +333,9 @@ static int run_to(struct emu *e, pid_t pid, uint64_t addr)
 		ptrace(PTRACE_CONT, pid, 0,
 		       WSTOPSIG(status) == SIGTRAP ? 0 : WSTOPSIG(status));
 	}
+	ret = pre_halt(e, ps, pid, addr, orig);
+	if (ret)
+		return ret;
 	ptrace(PTRACE_POKETEXT, pid, (void *)(uintptr_t)addr, (void *)orig);
 	regs.rip = addr;
 	ptrace(PTRACE_SETREGS, pid, 0, &regs);
@@ -168,8 +354,11 @@ int emu_launch(struct emu *e)
 		.argv = e->o->argv,
 		.opts = (TRACE_OPTS & ~PTRACE_O_TRACEEXIT) | PTRACE_O_EXITKILL,
 	};
+	struct prestart ps = { 0 };
 	uint64_t start = 0;
+	struct thr *t;
 	pid_t pid;
+	size_t i;
 	int ret;
 
 	ret = rec_launch(&l, &e->error, e->err);
@@ -193,9 +382,21 @@ int emu_launch(struct emu *e)
 			    "--start-at %s: no such function in %s",
 			    e->o->start_at, prog);
 	if (!ret)
-		ret = run_to(e, pid, start);
+		ret = run_to(e, pid, start, &ps);
 	else if (ret == -ENOENT)
 		ret = 0;	/* no main: record from the entry point */
+	/* The threads made before the start, as -p finds them. */
+	for (i = 0; !ret && i < ps.n; i++) {
+		t = emu_thr_new(e, ps.tid[i], e->procs, T_READY);
+		if (!t) {
+			ret = e->error;
+			break;
+		}
+		t->attached = true;
+		emu_get_regs(t);
+	}
+	free(ps.tid);
+	free(ps.sent);
 	maps_free(&e->procs->maps);
 	return ret;
 }

@@ -10,6 +10,7 @@
  * addresses).
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -402,10 +403,39 @@ static int tidre(void)
 }
 
 /*
- * ctor (values): a thread made by a constructor, before main (where the
- * recording starts): it runs cs_after's child path (no signal) while
- * main waits up to 2 s for it.
+ * Tasks a constructor makes before main (where the recording starts),
+ * by R13_CTOR:
+ * 1 (ctor): a raw clone thread that runs cs_after's child path (no
+ *   signal) while main waits up to 2 s for it;
+ * 2 (ctorlive): a pthread that waits for main's word, then computes a sum
+ *   main prints after joining it (recorded from the start, as -p would);
+ * 3 (ctorjoin): a pthread the constructor joins (before main);
+ * 4 (ctorfork): a fork child, which also runs main (the start's
+ *   breakpoint must not be in its copy) and exits 7 there.
  */
+static pthread_t ct_thr;
+static volatile int ct_go;
+static volatile uint64_t ct_sum;
+static pid_t ct_child = -1;
+
+static void *ct_live(void *arg)
+{
+	uint64_t x = 0;
+
+	while (!ct_go)
+		sched_yield();
+	for (uint64_t i = 1; i <= 3000; i++)
+		x += i * i ^ (x >> 3);
+	ct_sum = x;
+	return arg;
+}
+
+static void *ct_quick(void *arg)
+{
+	ct_sum = 42;
+	return arg;
+}
+
 static void __attribute__((constructor)) r13_ctor(void)
 {
 	const char *e = getenv("R13_CTOR");
@@ -413,12 +443,43 @@ static void __attribute__((constructor)) r13_ctor(void)
 	if (e && *e == '1') {
 		cs_nosig = 1;
 		cs_clone(cs_stack + sizeof(cs_stack), 0x50f00, getpid());
+	} else if (e && *e == '2') {
+		pthread_create(&ct_thr, NULL, ct_live, NULL);
+	} else if (e && *e == '3') {
+		pthread_create(&ct_thr, NULL, ct_quick, NULL);
+		pthread_join(ct_thr, NULL);
+	} else if (e && *e == '4') {
+		ct_child = fork();
 	}
+}
+
+static int ctor_modes(const char *m)
+{
+	int st = 0;
+
+	if (!strcmp(m, "ctorlive")) {
+		ct_go = 1;
+		pthread_join(ct_thr, NULL);
+		printf("ctor thread sum %#lx\n", (unsigned long)ct_sum);
+	} else if (!strcmp(m, "ctorjoin")) {
+		printf("ctor thread sum %lu\n", (unsigned long)ct_sum);
+	} else if (!strcmp(m, "ctorfork")) {
+		if (ct_child == 0)
+			return 7;
+		waitpid(ct_child, &st, 0);
+		printf("ctor child %s %d\n",
+		       WIFEXITED(st) ? "exit" : "signal",
+		       WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+	} else {
+		return -1;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
+	int ret;
 
 	if (!strcmp(m, "forksig"))
 		return forksig();
@@ -491,5 +552,6 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(m, "none"))
 		return 0;
-	return 2;
+	ret = ctor_modes(m);
+	return ret >= 0 ? ret : 2;
 }
