@@ -193,6 +193,7 @@ struct emu {
 	bool launched;
 	int error;			/* first fatal error */
 	pid_t early[64];		/* stopped before their fork event */
+	int early_status[64];		/* that stop, as waitpid() said */
 	unsigned int nearly;
 	uint64_t last_progress;
 	uint64_t last_flush;

@@ -267,9 +267,10 @@ void emu_new_child(struct emu *e, struct thr *parent, int event)
 		.hdr = { .type = PTREC_SB_THREAD_START } };
 	unsigned long msg = 0;
 	struct proc *p = parent->proc;
+	bool i386, early = false;
 	uint64_t arg;
 	struct thr *t;
-	bool i386;
+	int first = 0;
 	pid_t tid;
 	long nr;
 
@@ -289,12 +290,22 @@ void emu_new_child(struct emu *e, struct thr *parent, int event)
 		t = emu_thr_new(e, tid, p, T_NEW);
 	else
 		t->proc = p;	/* its first stop came before this event */
+	/*
+	 * Its first stop came before this event (emu_handle_stop() kept
+	 * it): handled below as if it came now, once the thread is known,
+	 * so that it is what a first stop after the event is (a SIGSTOP:
+	 * its registers, r11's trap flag, CLONE_UNTRACED; a handled signal
+	 * dequeued before that SIGSTOP: kept for its first step, with its
+	 * SIGNAL record).  Taken for the SIGSTOP, such a signal was lost
+	 * and r11 kept the stepping's TF (review 13's clonesig, untr under
+	 * PTREC_EMU_TEST_LATE_CLONE).
+	 */
 	for (unsigned int i = 0; t && i < e->nearly; i++)
 		if (e->early[i] == tid) {
+			first = e->early_status[i];
+			early = true;
 			e->early[i] = e->early[--e->nearly];
-			emu_get_regs(t);
-			t->ip = t->regs.rip;
-			t->st = T_READY;
+			e->early_status[i] = e->early_status[e->nearly];
 			break;
 		}
 	ts.pid = (uint32_t)p->pid;
@@ -358,6 +369,8 @@ void emu_new_child(struct emu *e, struct thr *parent, int event)
 	emu_emit_record(e, &ts.hdr);
 	if (t)
 		emu_emit_comm(e, t);
+	if (early)
+		emu_handle_stop(e, tid, first);
 }
 
 /*

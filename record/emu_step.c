@@ -662,13 +662,18 @@ void emu_handle_stop(struct emu *e, pid_t tid, int status)
 		if (!emu_proc_find(e, tgid) ||
 		    (WIFSTOPPED(status) && event != PTRACE_EVENT_EXIT &&
 		     e->nearly < SB_ARRAY_SIZE_EARLY)) {
-			if (e->nearly < SB_ARRAY_SIZE_EARLY)
+			if (e->nearly < SB_ARRAY_SIZE_EARLY) {
+				e->early_status[e->nearly] = status;
 				e->early[e->nearly++] = tid;
+			}
 			return;
 		}
 		for (unsigned int i = 0; i < e->nearly; i++)
-			if (e->early[i] == tid)
-				e->early[i--] = e->early[--e->nearly];
+			if (e->early[i] == tid) {
+				e->early[i] = e->early[--e->nearly];
+				e->early_status[i--] =
+					e->early_status[e->nearly];
+			}
 		t = emu_thr_new(e, tid, emu_proc_find(e, tgid), T_NEW);
 		if (!t)
 			return;
