@@ -160,7 +160,8 @@ static bool exec_held(const struct thr *t)
 
 static bool ready(const struct thr *t)
 {
-	return t->st == T_READY && !exec_held(t) && !emu_group_exit_held(t);
+	return t->st == T_READY && !exec_held(t) && !emu_group_exit_held(t) &&
+	       !t->order_held;
 }
 
 static struct thr *pick(struct emu *e)
@@ -428,6 +429,9 @@ static void run(struct emu *e)
 			issue_step(e, t);
 		}
 		if (e->held && !any_stepping(e) && emu_clone_poll(e))
+			continue;
+		if (e->order_parent &&
+		    emu_clone_order_poll(e, any_stepping(e)))
 			continue;
 		tid = waitpid(-1, &status, __WALL);
 		if (tid < 0) {

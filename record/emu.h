@@ -145,6 +145,10 @@ struct thr {
 	 * exit's writes may be done), in no later snapshot
 	 */
 	bool exit_seen;
+	/* Tests (emu_late.c, PTREC_EMU_TEST_CLONE_ORDER=parent): a new
+	 * thread not stepped until its parent's clone has returned
+	 */
+	bool order_held;
 	struct ptenc enc;
 	struct sb_truth_writer *truth;
 	struct thr *next;
@@ -191,6 +195,14 @@ struct emu {
 	unsigned int held_polls;
 	pid_t held_dead;		/* the thread, 0: none */
 	int held_status;
+	/* Tests (emu_late.c, PTREC_EMU_TEST_CLONE_ORDER): the parent of
+	 * a clone event whose return, or whose child's first step, waits
+	 */
+	pid_t order_parent;
+	pid_t order_child;
+	bool order_child_first;
+	unsigned int order_polls;
+	uint64_t order_steps;		/* e->steps at the clone event */
 };
 
 /* emu.c */
@@ -299,6 +311,10 @@ bool emu_clone_poll(struct emu *e);
 bool emu_death_hold(struct emu *e, struct thr *t, int status);
 void emu_death_release(struct emu *e, struct thr *t);
 void emu_exit_late(void);
+bool emu_clone_order(struct emu *e, struct thr *parent);
+void emu_clone_order_stop(struct emu *e, struct thr *t);
+bool emu_clone_order_poll(struct emu *e, bool stepping);
+void emu_clone_order_end(struct emu *e);
 void emu_exec_happened(struct emu *e, struct thr *t);
 
 /* emu_ptwrite.c */
