@@ -62,7 +62,7 @@ static bool any_stepping(struct emu *e)
 }
 
 /* The scheduler state letter of thread @tid (field 3 of its stat), or 0. */
-static char thr_state(pid_t pid, pid_t tid)
+char emu_thr_state(pid_t pid, pid_t tid)
 {
 	char path[64], line[512], *p, c = 0;
 	FILE *f;
@@ -101,7 +101,7 @@ static void watchdog(struct emu *e)
 	for (t = e->threads; t; t = t->next) {
 		if (t->st != T_STEP || t->blocked)
 			continue;
-		c = thr_state(t->proc->pid, t->tid);
+		c = emu_thr_state(t->proc->pid, t->tid);
 		if (c != 'S' && c != 'D')
 			continue;
 		t->blocked = true;

@@ -213,6 +213,8 @@ struct emu {
 uint64_t emu_now(struct emu *e);
 /* A write error of the bundle (sideband or a stream @what). */
 int emu_io_fail(struct emu *e, int ret, const char *what);
+/* The scheduler state letter of thread @tid (field 3 of its stat), or 0. */
+char emu_thr_state(pid_t pid, pid_t tid);
 
 /* emu_space.c */
 void emu_emit_record(struct emu *e, struct ptrec_sb_header *h);

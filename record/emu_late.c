@@ -21,8 +21,8 @@
  *	recorder would step them again (review4.sh groupsegv).
  * PTREC_EMU_TEST_CLONE_ORDER: who runs first after a clone (fork,
  *	vfork) event.  "child": the parent's return from its call waits
- *	until the child has died, a quantum of steps went by, or no stop
- *	came for 100 ms (a child that waits for its parent): the kernel
+ *	until the child has died, a quantum of steps went by, or it did
+ *	not run for 100 ms (a child that waits for its parent): the kernel
  *	may preempt the parent inside the call that long, and the
  *	child's whole life then lies inside the parent's clone (CI's
  *	watchrlist flake, tests/gdb/watchgap.sh: the engine then knows
@@ -173,14 +173,17 @@ void emu_clone_order_stop(struct emu *e, struct thr *t)
  * Called by run() while a parent's return is held: with no step in
  * flight (!@stepping), one more stop or a wait of 1 ms; the parent
  * resumed once the child is dead, a quantum of steps went by (a child
- * that spins until its parent runs) or 100 waits without a stop (one
- * that blocks until then).  Returns true: run() goes round again.
+ * that spins until its parent runs) or for 100 waits without a stop the
+ * child was not running (one that blocks until then; a child only slow
+ * to come back from a call, runnable on a loaded machine, is waited
+ * for).  Returns true: run() goes round again.
  */
 bool emu_clone_order_poll(struct emu *e, bool stepping)
 {
 	struct thr *c;
 	int status;
 	pid_t tid;
+	char st;
 
 	if (!e->order_child_first)
 		return false;
@@ -194,7 +197,10 @@ bool emu_clone_order_poll(struct emu *e, bool stepping)
 			emu_handle_stop(e, tid, status);
 			return true;
 		}
-		if (tid == 0 && e->order_polls++ < 100) {
+		st = tid ? 0 : emu_thr_state(c->proc->pid, c->tid);
+		if (tid == 0 && (e->order_polls < 100 || st == 'R')) {
+			if (st != 'R')
+				e->order_polls++;
 			usleep(1000);
 			return true;
 		}
