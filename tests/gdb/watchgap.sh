@@ -58,7 +58,8 @@
 #    mode, an rwatch stops there), the owned one is a known write, old
 #    value the TID, new FUTEX_OWNER_DIED.  The truth: the thread's one
 #    store to each word, the first two unchanged at the end, the third
-#    OWNER_DIED (no write missed, no value wrong).
+#    OWNER_DIED (no write missed, no value wrong).  With the thread's
+#    EXIT_FUTEX emptied, every list word stops stop mode at the exit.
 #  - self-modifying code in a file-backed text page (tests/gdb/watchsmc.S,
 #    a known limit: the replay decodes the file's bytes there): watchtruth
 #    --check is not blind to it, it names the rewritten instruction.
@@ -315,7 +316,8 @@ fi
 unset tap_log
 # A robust list the kernel walks, in both orders of main's clone return
 # and the thread's life.  rlist ORDER: records it; the words' addresses
-# and values, the thread's TID (main's clone result) and the thread.
+# and values, the ctid word's address, the thread's TID (main's clone
+# result) and the thread.
 rlist() {
 	l=$tmp/rlist-$1
 	PTREC_EMU_TEST_CLONE_ORDER=$1 timeout 120 "$PTREC" record \
@@ -324,7 +326,7 @@ rlist() {
 	# shellcheck disable=SC2046 # the program's words, one by one
 	set -- $(cat "$tmp/rlist.out")
 	le1=${2:-}; le1v=${3:-}; le2=${5:-}; le2v=${6:-}
-	le3=${11:-}; le3v=${12:-}; ltid=${14:-}
+	lctid=${8:-}; le3=${11:-}; le3v=${12:-}; ltid=${14:-}
 	"$PTREC" info "$l" >"$tmp/linfo" 2>&1
 	lw=$(awk '/thread /{ n++; if (n == 2) print $2 }' "$tmp/linfo")
 }
@@ -406,6 +408,49 @@ if [ $okl = 1 ]; then
 else
 	cat "$tmp/rlist.out" >>"$tmp/log"
 	bad "watchrlist, the thread's life inside main's clone: the walk followed to its end (the words left alone passed, every mode; an rwatch stops at the exit for each; the owned word a known write, the TID to OWNER_DIED), as the truth shows"
+fi
+# The same bundle with the thread's EXIT_FUTEX emptied (as for a thread
+# whose exit the recorder did not see begin, or an older sideband): the
+# history shows set_robust_list but not the list as the exit found it,
+# so in stop mode the exit is a write of unknown address for every word
+# (never passed: the third word's is a real one), and the clear_child_tid
+# word still a known write (clone's r10).
+rm -rf "$tmp/rlist-nofutex"
+cp -r "$l" "$tmp/rlist-nofutex"
+python3 - "$tmp/rlist-nofutex/sideband.sb" "${lw:-0}" <<'PYEOF'
+import struct, sys
+path, tid = sys.argv[1], int(sys.argv[2])
+b = bytearray(open(path, 'rb').read())
+off = struct.unpack_from('<I', b, 12)[0]	# the file header's size
+n = 0
+while off + 16 <= len(b):
+	typ, _, size = struct.unpack_from('<HHI', b, off)
+	if size < 16:
+		break
+	# EXIT_FUTEX (15): pid, tid at 16; known, the last word, at 76
+	if typ == 15 and struct.unpack_from('<I', b, off + 20)[0] == tid:
+		b[off + 24:off + 80] = bytes(56)
+		n += 1
+	off += size
+open(path, 'wb').write(b)
+sys.exit(0 if n == 1 else 1)
+PYEOF
+okl=$((1 - $?))
+l=$tmp/rlist-nofutex
+if [ $okl = 1 ] && rlist_truth; then
+	for a in "$le1" "$le2" "$le3"; do
+		lscan "$a" stop
+		[ "$lfirst" = "$((lend - 1)) gap syscall" ] ||
+			{ okl=0; echo "$a stop: $lfirst" >>"$tmp/log"; }
+	done
+	lscan "$lctid" stop
+	[ "$lfirst" = "$((lend - 1)) known syscall new 0" ] ||
+		{ okl=0; echo "ctid stop: $lfirst" >>"$tmp/log"; }
+fi
+if [ $okl = 1 ]; then
+	ok "watchrlist, no EXIT_FUTEX: the exit a write of unknown address for every list word (stop), the ctid word a known write"
+else
+	bad "watchrlist, no EXIT_FUTEX: the exit a write of unknown address for every list word (stop), the ctid word a known write"
 fi
 # Rewritten code in the text: the recorder re-records a file's text page
 # made writable without its image (docs/recorder.md, "Self-modifying or
