@@ -62,7 +62,7 @@ static bool any_stepping(struct emu *e)
 }
 
 /* The scheduler state letter of thread @tid (field 3 of its stat), or 0. */
-static char thr_state(pid_t pid, pid_t tid)
+char emu_thr_state(pid_t pid, pid_t tid)
 {
 	char path[64], line[512], *p, c = 0;
 	FILE *f;
@@ -101,7 +101,7 @@ static void watchdog(struct emu *e)
 	for (t = e->threads; t; t = t->next) {
 		if (t->st != T_STEP || t->blocked)
 			continue;
-		c = thr_state(t->proc->pid, t->tid);
+		c = emu_thr_state(t->proc->pid, t->tid);
 		if (c != 'S' && c != 'D')
 			continue;
 		t->blocked = true;
@@ -160,7 +160,8 @@ static bool exec_held(const struct thr *t)
 
 static bool ready(const struct thr *t)
 {
-	return t->st == T_READY && !exec_held(t) && !emu_group_exit_held(t);
+	return t->st == T_READY && !exec_held(t) && !emu_group_exit_held(t) &&
+	       !t->order_held;
 }
 
 static struct thr *pick(struct emu *e)
@@ -426,6 +427,9 @@ static void run(struct emu *e)
 			issue_step(e, t);
 		}
 		if (e->held && !any_stepping(e) && emu_clone_poll(e))
+			continue;
+		if (e->order_parent &&
+		    emu_clone_order_poll(e, any_stepping(e)))
 			continue;
 		tid = waitpid(-1, &status, __WALL);
 		if (tid < 0) {

@@ -145,6 +145,10 @@ struct thr {
 	 * exit's writes may be done), in no later snapshot
 	 */
 	bool exit_seen;
+	/* Tests (emu_late.c, PTREC_EMU_TEST_CLONE_ORDER=parent): a new
+	 * thread not stepped until its parent's clone has returned
+	 */
+	bool order_held;
 	struct ptenc enc;
 	struct sb_truth_writer *truth;
 	struct thr *next;
@@ -169,6 +173,7 @@ struct emu_knobs {
 	bool no_sysret;		/* PTREC_EMU_TEST_NO_SYSRET */
 	bool compat_trace;	/* PTREC_EMU_COMPAT_TRACE */
 	bool keep_untraced;	/* PTREC_EMU_KEEP_UNTRACED */
+	char clone_order;	/* PTREC_EMU_TEST_CLONE_ORDER: 'c'hild, 'p'arent */
 };
 
 struct emu {
@@ -207,6 +212,14 @@ struct emu {
 	unsigned int held_polls;
 	pid_t held_dead;		/* the thread, 0: none */
 	int held_status;
+	/* Tests (emu_late.c, PTREC_EMU_TEST_CLONE_ORDER): the parent of
+	 * a clone event whose return, or whose child's first step, waits
+	 */
+	pid_t order_parent;
+	pid_t order_child;
+	bool order_child_first;
+	unsigned int order_polls;
+	uint64_t order_steps;		/* e->steps at the clone event */
 };
 
 /* emu.c */
@@ -217,6 +230,8 @@ struct emu {
 uint64_t emu_now(struct emu *e);
 /* A write error of the bundle (sideband or a stream @what). */
 int emu_io_fail(struct emu *e, int ret, const char *what);
+/* The scheduler state letter of thread @tid (field 3 of its stat), or 0. */
+char emu_thr_state(pid_t pid, pid_t tid);
 
 /* emu_space.c */
 void emu_emit_record(struct emu *e, struct ptrec_sb_header *h);
@@ -318,6 +333,10 @@ bool emu_clone_poll(struct emu *e);
 bool emu_death_hold(struct emu *e, struct thr *t, int status);
 void emu_death_release(struct emu *e, struct thr *t);
 void emu_exit_late(const struct emu *e);
+bool emu_clone_order(struct emu *e, struct thr *parent);
+void emu_clone_order_stop(struct emu *e, struct thr *t);
+bool emu_clone_order_poll(struct emu *e, bool stepping);
+void emu_clone_order_end(struct emu *e);
 void emu_exec_happened(struct emu *e, struct thr *t);
 
 /* emu_ptwrite.c */

@@ -314,6 +314,7 @@ void emu_finish_live(struct emu *e)
 	int status;
 	pid_t tid;
 
+	emu_clone_order_end(e);		/* tests: a parent held (emu_late.c) */
 	/*
 	 * Let an in-flight step land, so every live thread is stopped.  A
 	 * step into a system call that blocks (a restarted pause(), read())

@@ -33,8 +33,19 @@
  * PTREC_EMU_TEST_SLOW_EXIT: each exit event handled 20 ms late, so that
  *	the other threads of a group exit reach theirs before the
  *	recorder would step them again (review4.sh groupsegv).
+ * PTREC_EMU_TEST_CLONE_ORDER: who runs first after a clone (fork,
+ *	vfork) event.  "child": the parent's return from its call waits
+ *	until the child has died, a quantum of steps went by, or it did
+ *	not run for 100 ms (a child that waits for its parent): the kernel
+ *	may preempt the parent inside the call that long, and the
+ *	child's whole life then lies inside the parent's clone (CI's
+ *	watchrlist flake, tests/gdb/watchgap.sh: the engine then knows
+ *	the child's robust list words at its exit).  "parent": the
+ *	child's first step waits for the parent's next stop, its call
+ *	returned (the parent runs on until it blocks).
  */
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -43,6 +54,8 @@
 
 void emu_knobs_read(struct emu_knobs *k)
 {
+	const char *o;
+
 	k->late_clone = getenv("PTREC_EMU_TEST_LATE_CLONE") != NULL;
 	k->late_reap = getenv("PTREC_EMU_TEST_LATE_REAP") != NULL;
 	k->slow_exit = getenv("PTREC_EMU_TEST_SLOW_EXIT") != NULL;
@@ -50,6 +63,9 @@ void emu_knobs_read(struct emu_knobs *k)
 	k->no_sysret = getenv("PTREC_EMU_TEST_NO_SYSRET") != NULL;
 	k->compat_trace = getenv("PTREC_EMU_COMPAT_TRACE") != NULL;
 	k->keep_untraced = getenv("PTREC_EMU_KEEP_UNTRACED") != NULL;
+	o = getenv("PTREC_EMU_TEST_CLONE_ORDER");
+	k->clone_order = !o ? 0 : !strcmp(o, "child") ? 'c' :
+			 !strcmp(o, "parent") ? 'p' : 0;
 }
 
 bool emu_clone_hold(struct emu *e, struct thr *parent, int event)
@@ -132,4 +148,94 @@ void emu_exit_late(const struct emu *e)
 {
 	if (e->knobs.slow_exit)
 		usleep(20000);
+}
+
+/*
+ * At @parent's clone event, once its child is made (emu_new_child()):
+ * returns true when the parent's return is held ("child"); with
+ * "parent", the child waits.  One clone at a time.
+ */
+bool emu_clone_order(struct emu *e, struct thr *parent)
+{
+	unsigned long msg = 0;
+	char o = e->knobs.clone_order;
+	struct thr *c;
+
+	if (!o || e->order_parent ||
+	    ptrace(PTRACE_GETEVENTMSG, parent->tid, 0, &msg) < 0)
+		return false;
+	c = emu_thr_find(e, (pid_t)msg);
+	if (!c)
+		return false;
+	e->order_parent = parent->tid;
+	e->order_child = c->tid;
+	e->order_child_first = o == 'c';
+	e->order_polls = 0;
+	e->order_steps = e->steps;
+	c->order_held = o == 'p';
+	return o == 'c';
+}
+
+/* Any stop of @t: the parent's next stop lets a held child go. */
+void emu_clone_order_stop(struct emu *e, struct thr *t)
+{
+	struct thr *c;
+
+	if (e->order_child_first || t->tid != e->order_parent)
+		return;
+	c = emu_thr_find(e, e->order_child);
+	if (c)
+		c->order_held = false;
+	e->order_parent = 0;
+}
+
+/*
+ * Called by run() while a parent's return is held: with no step in
+ * flight (!@stepping), one more stop or a wait of 1 ms; the parent
+ * resumed once the child is dead, a quantum of steps went by (a child
+ * that spins until its parent runs) or for 100 waits without a stop the
+ * child was not running (one that blocks until then; a child only slow
+ * to come back from a call, runnable on a loaded machine, is waited
+ * for).  Returns true: run() goes round again.
+ */
+bool emu_clone_order_poll(struct emu *e, bool stepping)
+{
+	struct thr *c;
+	int status;
+	pid_t tid;
+	char st;
+
+	if (!e->order_child_first)
+		return false;
+	c = emu_thr_find(e, e->order_child);
+	if (c && c->st != T_DEAD && e->steps - e->order_steps < QUANTUM) {
+		if (stepping)
+			return false;
+		tid = waitpid(-1, &status, __WALL | WNOHANG);
+		if (tid > 0) {
+			e->order_polls = 0;
+			emu_handle_stop(e, tid, status);
+			return true;
+		}
+		st = tid ? 0 : emu_thr_state(c->proc->pid, c->tid);
+		if (tid == 0 && (e->order_polls < 100 || st == 'R')) {
+			if (st != 'R')
+				e->order_polls++;
+			usleep(1000);
+			return true;
+		}
+	}
+	emu_clone_order_end(e);
+	return true;
+}
+
+/* A held parent resumed (also where the recording ends). */
+void emu_clone_order_end(struct emu *e)
+{
+	pid_t p = e->order_parent;
+
+	if (!p || !e->order_child_first)
+		return;
+	e->order_parent = 0;
+	ptrace(PTRACE_SINGLESTEP, p, 0, 0);
 }

@@ -678,6 +678,8 @@ void emu_handle_stop(struct emu *e, pid_t tid, int status)
 		if (!t)
 			return;
 	}
+	if (__builtin_expect(e->order_parent != 0, 0))
+		emu_clone_order_stop(e, t);	/* tests (emu_late.c) */
 	if (t->st == T_GSTOP) {
 		t->st = T_READY;	/* woken by SIGKILL: it dies next */
 		e->gstopped--;
@@ -751,8 +753,9 @@ void emu_handle_stop(struct emu *e, pid_t tid, int status)
 		if (emu_clone_hold(e, t, event))
 			return;
 		emu_new_child(e, t, event);
-		/* Still inside the syscall: let it finish. */
-		ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0);
+		/* Still inside the syscall: let it finish (tests: later). */
+		if (!emu_clone_order(e, t))
+			ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0);
 		return;
 	case PTRACE_EVENT_EXEC:
 		emu_exec_happened(e, t);

@@ -8,8 +8,8 @@
  * blocks against the cursor's, the whole history and windows of 1,000
  * from 50 places (blocks() below).
  *
- * watchtruth --scan BUNDLE TID ADDR LEN MODE [fwd]: the stops of a
- * backward (or forward) watch scan of one thread (scan_all() below).
+ * watchtruth --scan BUNDLE TID ADDR LEN MODE [fwd] [read]: the stops of
+ * a backward (or forward) watch scan of one thread (scan_all() below).
  *
  * watchtruth --last BUNDLE TID: the thread's last instruction by the
  * truth, "last N ip IP" (N instructions; a system call it never returned
@@ -84,11 +84,26 @@ static int blocks(struct rp_session *s)
 	return bad != 0;
 }
 
+/* One stop of scan_all(), with the values the engine gives it. */
+static void scan_print(const struct rp_watch_hit *h)
+{
+	printf("stop %" PRIu64 " %s %s", h->pos,
+	       h->gap ? "gap" : h->maybe ? "maybe" : "known",
+	       h->syscall ? "syscall" : "insn");
+	if (h->old_known)
+		printf(" old %#" PRIx64, h->old_val);
+	if (h->new_known)
+		printf(" new %#" PRIx64, h->new_val);
+	putchar('\n');
+}
+
 /*
- * --scan BUNDLE TID ADDR LEN stop|stack|skip [fwd]: every stop of a
- * backward watch scan (write) of thread TID from its end (with fwd, a
- * forward one from its start), one line each: "stop POS
- * known|maybe|gap syscall|insn".  Exits 2 on bad input.
+ * --scan BUNDLE TID ADDR LEN stop|stack|skip [fwd] [read]: every stop of
+ * a backward watch scan (write; with read, an rwatch's) of thread TID
+ * from its end (with fwd, a forward one from its start), one line each:
+ * "stop POS known|maybe|gap syscall|insn", then "old V" and "new V"
+ * where the engine knows the bytes' values before and after.  Exits 2
+ * on bad input.
  */
 static int scan_all(int argc, char **argv)
 {
@@ -98,13 +113,21 @@ static int scan_all(int argc, char **argv)
 	struct rp_watch_hit h;
 	struct rp_watch *w;
 	uint64_t end, hi, lo;
-	bool fwd = argc == 8;
+	bool fwd = false, rd = false, bad = argc < 7 || argc > 9;
 	uint32_t tid;
+	int i;
 
-	if (argc < 7 || argc > 8 || (argc == 8 && strcmp(argv[7], "fwd")) ||
-	    rp_session_open(&s, argv[2])) {
+	for (i = 7; !bad && i < argc; i++) {
+		if (!strcmp(argv[i], "fwd") && !fwd)
+			fwd = true;
+		else if (!strcmp(argv[i], "read") && !rd)
+			rd = true;
+		else
+			bad = true;
+	}
+	if (bad || rp_session_open(&s, argv[2])) {
 		fprintf(stderr, "usage: watchtruth --scan BUNDLE TID ADDR LEN "
-			"stop|stack|skip [fwd]\n");
+			"stop|stack|skip [fwd] [read]\n");
 		return 2;
 	}
 	tid = (uint32_t)strtoul(argv[3], NULL, 0);
@@ -118,7 +141,7 @@ static int scan_all(int argc, char **argv)
 			     RP_WATCH_UNKNOWN_SKIP :
 			     !strcmp(argv[6], "stack") ?
 			     RP_WATCH_UNKNOWN_STACK : RP_WATCH_UNKNOWN_STOP);
-	if (rp_watch_insert(w, RP_WATCH_WRITE, info.pid,
+	if (rp_watch_insert(w, rd ? RP_WATCH_READ : RP_WATCH_WRITE, info.pid,
 			    strtoull(argv[4], NULL, 0),
 			    strtoull(argv[5], NULL, 0)))
 		return 2;
@@ -127,15 +150,11 @@ static int scan_all(int argc, char **argv)
 		for (lo = 0; lo < end && !rp_watch_scan(w, rc, info.pid, 1, lo,
 							end, &h);
 		     lo = h.pos + 1)
-			printf("stop %" PRIu64 " %s %s\n", h.pos,
-			       h.gap ? "gap" : h.maybe ? "maybe" : "known",
-			       h.syscall ? "syscall" : "insn");
+			scan_print(&h);
 	}
 	for (hi = end; !fwd && hi &&
 	     !rp_watch_scan(w, rc, info.pid, -1, 0, hi, &h); hi = h.pos)
-		printf("stop %" PRIu64 " %s %s\n", h.pos,
-		       h.gap ? "gap" : h.maybe ? "maybe" : "known",
-		       h.syscall ? "syscall" : "insn");
+		scan_print(&h);
 	rp_watch_free(w);
 	rp_recover_free(rc);
 	rp_session_close(s);
