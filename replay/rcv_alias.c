@@ -526,7 +526,7 @@ static bool word_refutes(struct win *w, size_t b, const struct rcv_acc *wr,
 			    late_writer(w, h.s.pos, w->n, b, x, fx, &h))
 				continue;
 			if ((uint8_t)(h.root >> (8 * k)) != fx)
-				ok = false;	/* W did not hold q - c at p */
+				ok = false;	/* not q - c at p */
 		}
 		if (ok)
 			return false;	/* a placement nothing refutes */

@@ -88,7 +88,8 @@ int main(int argc, char **argv)
 				 "rdtsc\n\t"
 				 "mov %%rax, (%%rdi)\n\t"
 				 OUT
-				 : : "S"(a) : "r12", "rax", "rdx", "rdi", "memory");
+				 : : "S"(a)
+				 : "r12", "rax", "rdx", "rdi", "memory");
 	}
 	if (!strcmp(argv[1], "self")) {
 		*p = (uint64_t)(a + 504 + z);
@@ -98,7 +99,8 @@ int main(int argc, char **argv)
 				 "rdtsc\n\t"
 				 "mov %%rax, 8(%%rdi)\n\t"
 				 OUT
-				 : : "S"(a) : "r12", "rax", "rdx", "rdi", "memory");
+				 : : "S"(a)
+				 : "r12", "rax", "rdx", "rdi", "memory");
 	}
 	if (!strcmp(argv[1], "late")) {
 		*p = (uint64_t)(a + 64 + z);
@@ -121,7 +123,8 @@ int main(int argc, char **argv)
 				 "mov %%rax, (%%rdi)\n\t"
 				 "mov %%rsi, 512(%%rsi)\n\t"
 				 OUT
-				 : : "S"(a) : "r12", "rax", "rdx", "rdi", "memory");
+				 : : "S"(a)
+				 : "r12", "rax", "rdx", "rdi", "memory");
 	}
 	return 1;
 }
