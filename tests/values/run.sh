@@ -349,10 +349,12 @@ fi
 # root pinned by its own word").  copy: r12 known (0) across a store of
 # unknown value through a copy of the pointer, also strict; self (the
 # store writes the word itself), late and known (the word rewritten after
-# the store through a pointer not known, at a known address): no wrong
-# value (rax, r12 wrong where those writers are not looked for).
+# the store through a pointer not known, at a known address), pinned (the
+# later writer's own pointer word rewritten through itself): no wrong
+# value (rax, r12 wrong where those writers are not looked for, or where
+# a pointer is taken for its word's end value without them).
 if [ -n "${SYMWORD:-}" ]; then
-	for c in copy self late known; do
+	for c in copy self late known pinned; do
 		truth_rec "symword-$c" "$SYMWORD" "$c"
 		p=$(last_at "symword-$c" '<main\+[0-9]+>:.*mov +0x40\(%rsi\),%r12d$')
 		v=$([ -n "$p" ] && "$PTREC" values "$tmp/symword-$c" \

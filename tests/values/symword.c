@@ -25,7 +25,17 @@
  *   through a pointer the engine does not know to point at arr's word 0.
  *   Without the later writers looked for, W's end value would refute the
  *   store and g's end (the junk) would be r12 (wrong: 0);
- * - known: the same with W rewritten by a store of known address.
+ * - known: the same with W rewritten by a store of known address;
+ * - pinned: W points at g and V (word 132) at W; the store through W's
+ *   pointer writes g, one through V's rewrites W (with arr's address),
+ *   and one more through V's rewrites V itself (with a pointer the engine
+ *   does not know, 256 bytes into arr).  Each pointer's end value says
+ *   where the stores through it went only if nothing after its read
+ *   wrote its word, V's own store included: taken for V's pointer
+ *   without that (a fixed point of the end values: docs/values.md "A
+ *   root pinned by its own word", "What remains"), both stores through
+ *   V miss W, W's end refutes the first store, and g's end (the junk)
+ *   is r12 (wrong: 0).
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -125,6 +135,21 @@ int main(int argc, char **argv)
 				 OUT
 				 : : "S"(a)
 				 : "r12", "rax", "rdx", "rdi", "memory");
+	}
+	if (!strcmp(argv[1], "pinned")) {
+		p[0] = (uint64_t)(a + 64 + z);
+		p[2] = (uint64_t)(a + 512 + z2);
+		__asm__ volatile("movl 64(%%rsi), %%r12d\n\t"
+				 "mov 512(%%rsi), %%rax\n\t"
+				 "mov %%rax, %%rdi\n\t"
+				 "mov 528(%%rsi), %%rcx\n\t"
+				 "rdtsc\n\t"
+				 "mov %%rax, (%%rdi)\n\t"
+				 "mov %%rsi, (%%rcx)\n\t"
+				 "mov %%rbx, 16(%%rcx)\n\t"
+				 OUT
+				 : : "S"(a), "b"(a + 256 + z2)
+				 : "r12", "rax", "rcx", "rdx", "rdi", "memory");
 	}
 	return 1;
 }
