@@ -46,6 +46,12 @@ $(SYMROOT): tests/values/symroot.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -Wl,-z,now -o $@ $<
 
+# A store through a pointer refuted by its word's end value (rcv_alias.c).
+SYMWORD := $(BUILD)/tests/values/symword
+$(SYMWORD): tests/values/symword.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Wall -Werror -Wl,-z,now -o $@ $<
+
 # Read-only memory and descriptors with another thread (rcv_order.c).
 ROTHREADS := $(BUILD)/tests/values/rothreads
 $(ROTHREADS): tests/values/rothreads.c
@@ -293,9 +299,10 @@ values-review13: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW13)
 
 values-test: $(PTREC) $(VALCHECK) $(VALWIN) $(PROG_BINS) $(UNSOUND) \
 		$(HOLES) $(ROTHREADS) $(XTHREADS) $(REVIEW2) $(REVIEW4) \
-		$(EXITROB) $(BRKROOT) $(SYMROOT)
+		$(EXITROB) $(BRKROOT) $(SYMROOT) $(SYMWORD)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
 		BRKROOT=$(CURDIR)/$(BRKROOT) SYMROOT=$(CURDIR)/$(SYMROOT) \
+		SYMWORD=$(CURDIR)/$(SYMWORD) \
 		XTHREADS=$(CURDIR)/$(XTHREADS) EXITROB=$(CURDIR)/$(EXITROB) \
 		VALWIN=$(CURDIR)/$(VALWIN) \
 		PROGS=$(CURDIR)/$(PROG_DIR) UNSOUND=$(CURDIR)/$(UNSOUND) \

@@ -488,6 +488,52 @@ static bool addr_refutes(struct win *w, size_t b, const struct rcv_acc *wr,
 	return true;
 }
 
+/*
+ * By the root's own word: store @b (@wr) writes R + c (rcv_root_sym():
+ * through copies, lea, add and sub), with R read by `mov r64, m64` from
+ * a known word W at p.  Had @b written @a at placement q, R = q - c
+ * exactly; each byte of W that no instruction after p may have been the
+ * last to write (under that placement: @b at [q, q + n), the stores
+ * through R placed by it) holds at the end what it held at p, so the
+ * snapshot shows R's byte there.  A byte that differs refutes q; true
+ * when every q is refuted.  Unlike base_from_load(), @b may reach W
+ * itself (those bytes are then its own, not R's) and the stores through
+ * R after p are placed.
+ */
+static bool word_refutes(struct win *w, size_t b, const struct rcv_acc *wr,
+			 uint64_t a)
+{
+	unsigned int j, k, n = wr->size;
+	struct al_hyp h;
+	uint64_t wa, x, q;
+	uint8_t fx;
+	bool ok;
+
+	if (!n || n > 16 || !rcv_root_sym(w, b, &h.s) ||
+	    !rcv_root_word(w, h.s.pos, h.s.reg, &wa))
+		return false;
+	h.b = b;
+	h.size = n;
+	h.hit = false;
+	for (j = 0; j < n; j++) {
+		q = a - j;
+		h.root = q - h.s.off;
+		ok = true;
+		for (k = 0; k < 8 && ok; k++) {
+			x = wa + k;
+			/* @b itself, placed over it, may be its last writer. */
+			if (!apart(q, n, x, 1) || !final_byte(w, x, &fx) ||
+			    late_writer(w, h.s.pos, w->n, b, x, fx, &h))
+				continue;
+			if ((uint8_t)(h.root >> (8 * k)) != fx)
+				ok = false;	/* not q - c at p */
+		}
+		if (ok)
+			return false;	/* a placement nothing refutes */
+	}
+	return true;
+}
+
 bool rcv_alias_refuted(struct win *w, size_t b, uint64_t a)
 {
 	struct rcv_acc wr;
@@ -505,5 +551,6 @@ bool rcv_alias_refuted(struct win *w, size_t b, uint64_t a)
 	 * states know of the address.
 	 */
 	return value_refutes(w, b, &wr, a) ||
-	       addr_refutes(w, b, &wr, a, w->top_end && !w->rc->end_wild);
+	       addr_refutes(w, b, &wr, a, w->top_end && !w->rc->end_wild) ||
+	       (w->top_end && word_refutes(w, b, &wr, a));
 }

@@ -344,6 +344,38 @@ if [ -n "${SYMROOT:-}" ]; then
 	done
 fi
 
+# symword.c: a store through a pointer read from a known word, refuted by
+# the word's end value (rcv_alias.c word_refutes(); docs/values.md "A
+# root pinned by its own word").  copy: r12 known (0) across a store of
+# unknown value through a copy of the pointer, also strict; self (the
+# store writes the word itself), late and known (the word rewritten after
+# the store through a pointer not known, at a known address), pinned (the
+# later writer's own pointer word rewritten through itself): no wrong
+# value (rax, r12 wrong where those writers are not looked for, or where
+# a pointer is taken for its word's end value without them).
+if [ -n "${SYMWORD:-}" ]; then
+	for c in copy self late known pinned; do
+		truth_rec "symword-$c" "$SYMWORD" "$c"
+		p=$(last_at "symword-$c" '<main\+[0-9]+>:.*mov +0x40\(%rsi\),%r12d$')
+		v=$([ -n "$p" ] && "$PTREC" values "$tmp/symword-$c" \
+			--at $((p + 1)) 2>&1 | awk '$1 == "r12" { print $2 }')
+		vs=$([ -n "$p" ] && PTREC_VALUES_STRICT=1 "$PTREC" values \
+			"$tmp/symword-$c" --at $((p + 1)) 2>&1 |
+			awk '$1 == "r12" { print $2 }')
+		z16=0x0000000000000000
+		known=yes
+		case $c in copy)
+			[ "$v/$vs" != "$z16/$z16" ] && known=no ;;
+		esac
+		if truth_check "symword-$c" && grep -q ' 0 conflicts' "$tmp/out" &&
+			[ $known = yes ]; then
+			ok "symword.c $c: no wrong value, r12 $v (strict $vs); $(distance)"
+		else
+			bad "symword.c $c (at ${p:-?}): r12 ${v:-?} strict ${vs:-?}: $(head -5 "$tmp/out" "$tmp/log")"
+		fi
+	done
+fi
+
 # unsound.c's "jmptgt": with no signal handler in the process, an
 # indirect jump went where its operand said (rcv_back.c: the register;
 # rcv_rw.c: the word a jump through memory read): r9 before `jmp *%r9`

@@ -129,13 +129,19 @@ Test(rcv_alias, by_address)
 	cr_assert_not(refuted(1, a + 7));
 	cr_assert(refuted(1, a - 1), "a store at a does not reach a - 1");
 	/* B overlapping a: under the hypothesis the store may have written
-	 * B itself, so B's end value tells nothing about the base (and
-	 * with the value unknown, nothing else does).
+	 * B itself, so those of B's end bytes tell nothing about the base
+	 * (and with the value unknown, nothing else does); the others
+	 * (here 0, as a's upper bytes) agree with a base at a.
 	 */
 	st[1].r[RP_REG_RAX] = unknown;
 	set(0, RP_REG_RDX, a + 4);
-	end64(a + 4, 0x00007f0000123450ull);
+	end64(a + 4, 0x0000000000123450ull);
 	cr_assert_not(refuted(1, a));
+	/* B's bytes past its reach not a base at a - 7..a: refuted by
+	 * them (word_refutes()).
+	 */
+	end64(a + 4, 0x00007f0000123450ull);
+	cr_assert(refuted(1, a));
 	/* B right after the bytes it could write: the base is B's. */
 	set(0, RP_REG_RDX, a + 8);
 	end64(a + 8, 0x00007f0000123450ull);
@@ -227,6 +233,70 @@ Test(rcv_alias, same_word_root)
 	same_word(INS("\x90"));
 	code[3] = INS("\x8b\x13");
 	cr_assert_not(refuted(1, SW_A));
+}
+
+/*
+ * mov (%rdx),%rax; mov %rax,%rcx; mov %rsi,(%rcx) (the store b, value
+ * unknown); @next; nop.  b's base is a copy of a register read from the
+ * known word W (rcv_alias.c word_refutes()): had b written a, W held a
+ * less 0..7 at the read, and the end shows W's bytes that nothing after
+ * may have last written.
+ */
+#define RW_W	(PAGE + 0x300)
+#define RW_A	(PAGE + 0x408)
+
+static void root_word(struct rcv_ins next)
+{
+	struct rcv_ins in[5] = { INS("\x48\x8b\x02"), INS("\x48\x89\xc1"),
+				 INS("\x48\x89\x31"), next, INS("\x90") };
+
+	win_of(in, 5);
+	set(0, RP_REG_RDX, RW_W);
+	end64(RW_A, 0x0807060504030201ull);
+	end64(RW_W, 0x00007f0000123450ull);
+}
+
+Test(rcv_alias, by_root_word)
+{
+	/* W points elsewhere at the end, nothing after rewrites it. */
+	root_word(INS("\x90"));
+	cr_assert(refuted(2, RW_A), "W's end value is not a");
+	cr_assert(refuted(2, RW_A + 7));
+	/* Pointing at a: it may have written a, not a - 1. */
+	end64(RW_W, RW_A);
+	cr_assert_not(refuted(2, RW_A));
+	cr_assert_not(refuted(2, RW_A + 7));
+	cr_assert(refuted(2, RW_A - 1));
+	/* The base loaded with 4 bytes (mov (%rdx),%eax): not the word. */
+	end64(RW_W, 0x00007f0000123450ull);
+	code[0] = INS("\x8b\x02");
+	cr_assert_not(refuted(2, RW_A));
+	/* b over W itself: W's end bytes are b's, not the pointer's. */
+	root_word(INS("\x90"));
+	end64(RW_W, 0x1111111111111111ull);
+	cr_assert_not(refuted(2, RW_W));
+	cr_assert_not(refuted(2, RW_W + 7));
+	/* A later store of unknown address and value (mov %rdi,(%r8)):
+	 * W's end value may be its.
+	 */
+	root_word(INS("\x49\x89\x38"));
+	cr_assert_not(refuted(2, RW_A));
+	/* ... at a known address over W, over its upper half (its lower
+	 * half still shows the pointer), and beside it.
+	 */
+	set(3, RP_REG_R8, RW_W);
+	cr_assert_not(refuted(2, RW_A));
+	set(3, RP_REG_R8, RW_W + 4);
+	cr_assert(refuted(2, RW_A));
+	set(3, RP_REG_R8, RW_W + 8);
+	cr_assert(refuted(2, RW_A));
+	/* Through the same root (mov %rdi,0x80(%rcx)): placed by b, 0x80
+	 * bytes past it, away from W.
+	 */
+	root_word(INS("\x48\x89\xb9\x80\x00\x00\x00"));
+	cr_assert(refuted(2, RW_A));
+	/* ... but over W when b wrote 0x80 bytes before it. */
+	cr_assert_not(refuted(2, RW_W - 0x80));
 }
 
 /*
