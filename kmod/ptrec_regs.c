@@ -217,8 +217,10 @@ static void ptrec_probe_deliver(void *data, int sig,
 
 	rcu_read_lock();
 	t = ptrec_thread_find(current);
-	if (t)
+	if (t) {
 		ptrec_regs_check(t);
+		ptrec_sysregs_deliver(t, sig, info, ka);
+	}
 	rcu_read_unlock();
 }
 
