@@ -715,7 +715,13 @@ ptrec_bench() {
 		kqping "$rounds" | sed -n 's/^ns_per_switch /untraced /p'
 		kqtrace -o /tmp/bench -s 1 -b 262144 -n 8 -- kqping "$rounds" |
 			sed -n 's/^ns_per_switch /traced /p'
-		grep switches /tmp/bench/stats | sed 's/^/# traced: /'
+		grep -E 'switches|sideband' /tmp/bench/stats |
+			sed 's/^/# traced: /'
+		# the same without system call REGS records (-S)
+		kqtrace -S -o /tmp/bench -s 1 -b 262144 -n 8 -- \
+			kqping "$rounds" | sed -n 's/^ns_per_switch /tracedS /p'
+		grep -E 'switches|sideband' /tmp/bench/stats |
+			sed 's/^/# tracedS: /'
 		kqtrace -o /tmp/bench -s 200 -b 262144 -n 8 -- \
 			kqping "$rounds" | sed -n 's/^ns_per_switch /traced200 /p'
 		grep -E 'switches|trace_bytes' /tmp/bench/stats |
