@@ -183,8 +183,8 @@ static void ptrec_probe_sys_exit(void *data, struct pt_regs *regs, long ret)
  * ptrec_sysregs_deliver() - current, @t, gets signal @sig (signal_deliver)
  * @t:		the thread.
  * @sig:	the signal.
- * @info:	its information.
- * @ka:		its action.
+ * @info:	its information, or NULL.
+ * @ka:		its action, or NULL.
  *
  * A handler whose entry is the return address of @t's last system call
  * record, entered while the thread still stands there (the frame goes
@@ -203,13 +203,15 @@ void ptrec_sysregs_deliver(struct ptrec_thread *t, int sig,
 	struct ptrec_sb_signal r = {
 		.hdr.type = PTREC_SB_SIGNAL,
 		.signo = sig,
-		.code = info->si_code,
 		.sflags = PTREC_SB_SIG_HANDLED,
 	};
 
-	if (!rip || (unsigned long)ka->sa.sa_handler != rip ||
+	/* (a group exit's SIGKILL comes without either: get_signal()) */
+	if (!rip || !ka || (unsigned long)ka->sa.sa_handler != rip ||
 	    task_pt_regs(current)->ip != rip)
 		return;
+	if (info)
+		r.code = info->si_code;
 	r.pid = t->pid;
 	r.tid = t->tid;
 	ptrec_q_record(t->s, &r, sizeof(r), NULL, 0);
