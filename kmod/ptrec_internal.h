@@ -437,6 +437,7 @@ void ptrec_regs_emit(struct ptrec_thread *t);
 
 /* ptrec_sysregs.c */
 void ptrec_sysregs_init(void);
+bool ptrec_traced_by_owner(struct ptrec_thread *t);
 int ptrec_sysregs_get(struct ptrec_session *s);
 void ptrec_sysregs_put(struct ptrec_session *s);
 void ptrec_sysregs_deliver(struct ptrec_thread *t, int sig,

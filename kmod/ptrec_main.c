@@ -491,6 +491,8 @@ static long ptrec_ioc_attach(struct ptrec_session *s, void __user *arg)
 	s->cfg = c;
 	s->pid = c.pid;
 	s->attached = true;
+	/* the one tracer trusted not to set registers (ptrec_regs.c) */
+	s->owner = get_pid(task_tgid(current));
 	/* best effort: without it no system call REGS records */
 	if (!(c.flags & (PTREC_CFG_NO_SYSREGS | PTREC_CFG_KERNEL)))
 		ptrec_sysregs_get(s);

@@ -73,20 +73,18 @@ static bool ptrec_sysregs_shape(const struct pt_regs *regs)
 	if (in_ia32_syscall())
 		return false;
 	/*
-	 * x32 (__X32_SYSCALL_BIT) has its own numbers for the calls below;
-	 * and a return to anything but 64-bit user code (rt_sigreturn may
-	 * load another cs) is not one the replay decodes.
-	 */
-	if (nr & __X32_SYSCALL_BIT || !user_64bit_mode((struct pt_regs *)regs))
-		return false;
-	/*
 	 * These do not return to the instruction after the SYSCALL:
-	 * rt_sigreturn loads a signal frame's registers, a successful
-	 * execve a new image's entry.  (A failed execve returns normally;
-	 * not worth telling apart.)
+	 * rt_sigreturn loads a signal frame's registers, orig_ax -1 among
+	 * them (restore_sigcontext(): "disable syscall checks"), as does a
+	 * tracer that skips a call; a successful execve returns to a new
+	 * image's entry (a failed one returns normally: not worth telling
+	 * apart).  x32 (__X32_SYSCALL_BIT) has numbers of its own: none.
 	 */
-	if (nr == __NR_rt_sigreturn || nr == __NR_execve ||
-	    nr == __NR_execveat)
+	if (nr < 0 || nr & __X32_SYSCALL_BIT || nr == __NR_rt_sigreturn ||
+	    nr == __NR_execve || nr == __NR_execveat)
+		return false;
+	/* only a return to 64-bit code, which the replay decodes */
+	if (!user_64bit_mode((struct pt_regs *)regs))
 		return false;
 	/*
 	 * What SYSCALL saved: rcx = the return address, which
@@ -135,20 +133,33 @@ static bool ptrec_sysregs_shape(const struct pt_regs *regs)
  */
 static bool ptrec_sysregs_ok(struct ptrec_thread *t)
 {
-	struct task_struct *tracer;
-	bool ok;
-
 	if (READ_ONCE(current_thread_info()->syscall_work) &
 	    PTREC_SYSREGS_TRACED)
 		return false;
 	if (!t->s->sysregs || READ_ONCE(t->dead) || READ_ONCE(t->stopped) ||
 	    t->tid != current->pid)
 		return false;
+	return ptrec_traced_by_owner(t);
+}
+
+/**
+ * ptrec_traced_by_owner() - may only @t's session owner set its registers?
+ * @t:	the thread, current.
+ *
+ * Not ptraced, or ptraced by the thread group that attached the session:
+ * ptrec's kmod launcher (record/kmod.c), which never writes registers.
+ * Context: any; takes the RCU read lock.
+ */
+bool ptrec_traced_by_owner(struct ptrec_thread *t)
+{
+	struct task_struct *tracer;
+	bool ok;
+
 	if (!current->ptrace)
 		return true;
 	rcu_read_lock();
 	tracer = ptrace_parent(current);
-	ok = tracer && task_tgid(tracer) == t->s->owner;
+	ok = tracer && t->s->owner && task_tgid(tracer) == t->s->owner;
 	rcu_read_unlock();
 	return ok;
 }
@@ -225,7 +236,7 @@ static void ptrec_find_sys_exit(struct tracepoint *tp, void *priv)
 
 /**
  * ptrec_sysregs_get() - @s wants system call records
- * @s:	the session, being attached by its owner (current).
+ * @s:	the session, being attached.
  *
  * The first user registers the sys_exit probe.
  * Context: process context.
@@ -243,7 +254,6 @@ int ptrec_sysregs_get(struct ptrec_session *s)
 						ptrec_probe_sys_exit, NULL);
 	if (!ret) {
 		ptrec_sysregs_users++;
-		s->owner = get_pid(task_tgid(current));
 		s->sysregs = true;
 	}
 	mutex_unlock(&ptrec_sysregs_lock);
