@@ -413,6 +413,7 @@ ssize_t ptrec_q_copy_to_user(struct ptrec_session *s, char __user *buf,
 void ptrec_q_wake_fn(struct irq_work *iw);
 int ptrec_q_record(struct ptrec_session *s, void *rec, u32 rec_len,
 		   const void *tail, u32 tail_len);
+int ptrec_q_record_spare(struct ptrec_session *s, void *rec, u32 rec_len);
 int ptrec_q_trace(struct ptrec_session *s, struct ptrec_thread *t,
 		  const void *data, u32 len, u64 offset);
 void ptrec_q_lost(struct ptrec_session *s, struct ptrec_thread *t,

@@ -18,7 +18,9 @@
  * on every task of the system (syscall_regfunc()), which then takes the
  * slow exit path; so the probe is registered only while a session wants
  * the records (PTREC_CFG_NO_SYSREGS turns them off) and the probe's first
- * tests need no lookup.
+ * tests need no lookup.  A record is left out when the queue is three
+ * quarters full (ptrec_q_record_spare()): it must not crowd out records
+ * whose loss would cost the replay.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -184,8 +186,8 @@ static void ptrec_probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 		g.regs[SR_RCX] = regs->cx;
 		g.regs[SR_R11] = regs->r11;
 		g.regs[SR_RIP] = regs->ip;
-		WRITE_ONCE(t->sys_rip, regs->ip);
-		ptrec_q_record(t->s, &g, sizeof(g), NULL, 0);
+		if (!ptrec_q_record_spare(t->s, &g, sizeof(g)))
+			WRITE_ONCE(t->sys_rip, regs->ip);
 	}
 	rcu_read_unlock();
 }
