@@ -39,8 +39,9 @@
  *   to those taken may not have reached user mode yet: the record is
  *   dropped (but at a stop of a thread ptraced by the session's owner,
  *   ptrec's launcher, which never sets registers); different ones prove
- *   the thread ran in user mode since, and the record stands.  (uprobes: a thread with a uprobe task, which may
- *   be single-stepping out of line, gets none.)
+ *   the thread ran in user mode since, and the record stands.  (uprobes:
+ *   a thread with a uprobe task, which may be single-stepping out of
+ *   line, gets none.)
  *
  * The record is written when the thread is released, after its last
  * drain, and only if its stream lost nothing (no LOST record of any kind:

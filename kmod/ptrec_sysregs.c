@@ -148,9 +148,10 @@ static bool ptrec_sysregs_ok(struct ptrec_thread *t)
  * ptrec_traced_by_owner() - may only @t's session owner set its registers?
  * @t:	the thread, current.
  *
- * Not ptraced, or ptraced by the thread group that attached the session:
- * ptrec's kmod launcher (record/kmod.c), which never writes registers.
  * Context: any; takes the RCU read lock.
+ * Return: true when it is not ptraced, or ptraced by the thread group
+ * that attached the session: ptrec's kmod launcher (record/kmod.c),
+ * which never writes registers.
  */
 bool ptrec_traced_by_owner(struct ptrec_thread *t)
 {
@@ -266,7 +267,9 @@ int ptrec_sysregs_get(struct ptrec_session *s)
  * ptrec_sysregs_put() - @s is done with them
  * @s:	the session.
  *
- * The last user unregisters the probe (the tasks' slow exit path ends).
+ * The last user unregisters the probe (the tasks' slow exit path ends;
+ * at unload, ptrec_regs_exit()'s tracepoint_synchronize_unregister()
+ * waits for a probe still running).
  * Context: process context.
  */
 void ptrec_sysregs_put(struct ptrec_session *s)
@@ -291,5 +294,5 @@ void ptrec_sysregs_init(void)
 {
 	for_each_kernel_tracepoint(ptrec_find_sys_exit, NULL);
 	if (!ptrec_tp_sys_exit)
-		pr_info("no tracepoint sys_exit: no system call REGS records\n");
+		pr_info("no sys_exit tracepoint: no system call records\n");
 }

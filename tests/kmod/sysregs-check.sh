@@ -35,7 +35,9 @@ BEGIN {
 			wip = hex(f[2]); w[1] = f[3]; w[2] = f[4]; w[3] = f[5]
 		}
 		if (f[1] == "int80") iip = hex(f[2])
-		if (f[1] == "read") { rip_r = hex(f[2]); rn = f[3]; rdur = f[4] }
+		if (f[1] == "read") {
+			rip_r = hex(f[2]); rn = f[3]; rdur = f[4]
+		}
 		if (f[1] == "tgkill") { tip = hex(f[2]); tph = f[4] }
 	}
 	ng = nw = ni = nr = nt = ne = nall = shape = 0

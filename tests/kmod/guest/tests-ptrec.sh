@@ -487,7 +487,8 @@ ptrec_tests() {
 		timeout 120 ptrec record --backend=kmod -o /out/recsys -- \
 			kqsys /out/recsys.log >/out/recsys.info 2>&1
 		rc=$?
-		rec_check "ptrec record --backend=kmod records kqsys (exit $rc)" \
+		rec_check \
+			"ptrec record --backend=kmod records kqsys (exit $rc)" \
 			/out/recsys.info sh -c "test $rc = 0 &&
 			test -f /out/recsys/manifest.json"
 		# auto: /dev/ptrec reports a unit and we are root, so kmod
