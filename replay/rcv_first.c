@@ -143,7 +143,9 @@ static bool is_syscall(const struct rp_insn *in)
  * the first instruction timed as q - 1, follows the packet of that time,
  * which was made not after the record; every instruction before a ran
  * before it, so the record's call is one of a - 1 .. q - 1, and it is
- * q - 1 only when that is their only SYSCALL.  With MTC or CYC packets
+ * q - 1 only when that is their only SYSCALL.  A run from the history's
+ * first instruction: a - 1 may be a call before the trace (a thread
+ * attached inside a system call), not sure.  With MTC or CYC packets
  * the runs are short; with TSC packets only few calls pass.
  */
 #define SYSRET_RUN_MAX	4096
@@ -161,7 +163,7 @@ static bool sysret_alone(const struct rcv_hist *h, uint64_t q,
 		if (x.tsc != tsc)	/* a - 1 */
 			return true;
 	}
-	return true;
+	return false;
 }
 
 uint64_t rcv_sysret_at(const struct rcv_hist *h, uint64_t t, uint64_t rip,
