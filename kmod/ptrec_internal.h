@@ -235,6 +235,9 @@ struct ptrec_lost_orphan {
  * @st_records:	.sideband_records.
  * @st_lost_records: .lost_records.
  * @st_stopped:	.stopped.
+ * @owner:	the thread group that attached it: the one tracer whose
+ *		threads get system call REGS records (ptrec_sysregs.c).
+ * @sysregs:	it holds the sys_exit probe: system call REGS records.
  */
 struct ptrec_session {
 	struct kref ref;
@@ -266,6 +269,8 @@ struct ptrec_session {
 	atomic64_t st_threads, st_switches, st_pmis, st_trace, st_lost,
 		st_records, st_lost_records;
 	atomic_t st_stopped;
+	struct pid *owner;
+	bool sysregs;
 };
 
 /**
@@ -315,6 +320,7 @@ struct ptrec_session {
  * @start_regs:	its user registers at its first traced instruction.
  * @start_fsbase: its FS base there.
  * @start_tid:	its tid there.
+ * @sys_rip:	rip of its last system call REGS record, or 0.
  */
 struct ptrec_thread {
 	struct hlist_node hnode;
@@ -361,6 +367,7 @@ struct ptrec_thread {
 	struct pt_regs start_regs;
 	u64 start_fsbase;
 	pid_t start_tid;
+	unsigned long sys_rip;
 };
 
 /* Where a thread's REGS start record stands (under its lock). */
@@ -406,6 +413,7 @@ ssize_t ptrec_q_copy_to_user(struct ptrec_session *s, char __user *buf,
 void ptrec_q_wake_fn(struct irq_work *iw);
 int ptrec_q_record(struct ptrec_session *s, void *rec, u32 rec_len,
 		   const void *tail, u32 tail_len);
+int ptrec_q_record_spare(struct ptrec_session *s, void *rec, u32 rec_len);
 int ptrec_q_trace(struct ptrec_session *s, struct ptrec_thread *t,
 		  const void *data, u32 len, u64 offset);
 void ptrec_q_lost(struct ptrec_session *s, struct ptrec_thread *t,
@@ -427,6 +435,14 @@ void ptrec_regs_arm(struct ptrec_session *s, struct task_struct *task,
 void ptrec_regs_loaded(struct ptrec_thread *t, bool tied);
 void ptrec_regs_stop(struct ptrec_thread *t, unsigned int state);
 void ptrec_regs_emit(struct ptrec_thread *t);
+
+/* ptrec_sysregs.c */
+void ptrec_sysregs_init(void);
+bool ptrec_traced_by_owner(struct ptrec_thread *t);
+int ptrec_sysregs_get(struct ptrec_session *s);
+void ptrec_sysregs_put(struct ptrec_session *s);
+void ptrec_sysregs_deliver(struct ptrec_thread *t, int sig,
+			   struct kernel_siginfo *info, struct k_sigaction *ka);
 
 /* ptrec_sb.c */
 int ptrec_sb_init(void);

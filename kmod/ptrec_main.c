@@ -120,6 +120,7 @@ static void ptrec_session_free(struct kref *ref)
 
 	if (s->claimed)
 		ptrec_hw_release();
+	put_pid(s->owner);
 	ptrec_q_free(s);
 	ptrec_kfree(s);
 	atomic_long_dec(&ptrec_cnt.sessions);
@@ -224,6 +225,7 @@ static int ptrec_release(struct inode *inode, struct file *file)
 
 	mutex_lock(&s->lock);
 	ptrec_session_detach(s);
+	ptrec_sysregs_put(s);
 	mutex_unlock(&s->lock);
 	/* pending new tasks hold references; wait is not needed */
 	ptrec_session_put(s);
@@ -323,7 +325,7 @@ static bool ptrec_canonical(u64 a)
 			 PTREC_CFG_RING | PTREC_CFG_FOLLOW_FORK | \
 			 PTREC_CFG_TSC | PTREC_CFG_MTC | PTREC_CFG_CYC | \
 			 PTREC_CFG_PTWRITE | PTREC_CFG_NO_RETCOMP | \
-			 PTREC_CFG_CR3_FILTER)
+			 PTREC_CFG_CR3_FILTER | PTREC_CFG_NO_SYSREGS)
 
 /*
  * Validate @c against the unit (SDM Vol. 3C 33.2.7.2: MTCFreq, CycThresh
@@ -489,6 +491,11 @@ static long ptrec_ioc_attach(struct ptrec_session *s, void __user *arg)
 	s->cfg = c;
 	s->pid = c.pid;
 	s->attached = true;
+	/* the one tracer trusted not to set registers (ptrec_regs.c) */
+	s->owner = get_pid(task_tgid(current));
+	/* best effort: without it no system call REGS records */
+	if (!(c.flags & (PTREC_CFG_NO_SYSREGS | PTREC_CFG_KERNEL)))
+		ptrec_sysregs_get(s);
 	/* published first: threads created from now on are followed */
 	spin_lock_irqsave(&ptrec_sessions_lock, flags);
 	list_add_rcu(&s->gnode, &ptrec_sessions);
@@ -673,6 +680,7 @@ static int __init ptrec_init(void)
 	ret = ptrec_regs_init();
 	if (ret)
 		goto err_sb_exit;
+	ptrec_sysregs_init();
 	ret = misc_register(&ptrec_misc);
 	if (ret)
 		goto err_regs_exit;

@@ -190,6 +190,37 @@ int ptrec_q_record(struct ptrec_session *s, void *rec, u32 rec_len,
 	return ret;
 }
 
+/**
+ * ptrec_q_record_spare() - queue a record the stream may do without
+ * @s:		session.
+ * @rec:	the record, as for ptrec_q_record().
+ * @rec_len:	bytes of @rec.
+ *
+ * For records written at a high rate that say nothing the replay needs
+ * (a system call's result): queued only while a quarter of the queue
+ * stays free after it and no loss waits, so that they never crowd out
+ * the records that must not be lost.
+ * Context: any but NMI.
+ * Return: 0, or -ENOSPC: left out, which is not a loss.
+ */
+int ptrec_q_record_spare(struct ptrec_session *s, void *rec, u32 rec_len)
+{
+	u32 size = ALIGN(rec_len, PTREC_SB_ALIGN);
+	unsigned long flags;
+	int ret = -ENOSPC;
+
+	spin_lock_irqsave(&s->q_lock, flags);
+	if (!s->lost_records && list_empty(&s->lost_orphans) &&
+	    q_free(s) >= size + s->q_size / 4) {
+		q_put_record(s, rec, rec_len, NULL, 0);
+		ret = 0;
+	}
+	spin_unlock_irqrestore(&s->q_lock, flags);
+	if (!ret)
+		irq_work_queue(&s->wake_iw);
+	return ret;
+}
+
 /* Context: q_lock and t->lock held. */
 static bool q_put_lost(struct ptrec_session *s, struct ptrec_thread *t,
 		       u32 reason, u64 bytes, u64 offset)

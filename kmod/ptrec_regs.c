@@ -20,11 +20,11 @@
  * no record.  Task works also run inside get_signal() (before a frame),
  * ptrace_notify() and io_uring (inside a system call: rax is not its
  * result yet), all with TIF_NOTIFY_RESUME still set, which the loop
- * clears first: a task work that finds it set takes nothing (a thread
- * attached by ptrace at its creation, whose first return starts with a
- * stop in get_signal(), gets none).  KVM's xfer_to_guest_mode_work()
- * clears it too, inside the KVM_RUN ioctl: nothing is taken after an
- * ioctl.
+ * clears first: a task work that finds it set takes nothing, but on a
+ * new task's first return (ptrec_regs_birth_ok(): a thread ptrace
+ * attaches at its creation starts with a SIGSTOP stop in get_signal()).
+ * KVM's xfer_to_guest_mode_work() clears it too, inside the KVM_RUN
+ * ioctl: nothing is taken after an ioctl.
  *
  * Two things can still change the registers after the task work, and are
  * refused or watched:
@@ -37,9 +37,11 @@
  *   control stop, where a tracer may set registers: the thread switches
  *   out TASK_TRACED or TASK_STOPPED).  At either, registers still equal
  *   to those taken may not have reached user mode yet: the record is
- *   dropped; different ones prove the thread ran in user mode since, and
- *   the record stands.  (uprobes: a thread with a uprobe task, which may
- *   be single-stepping out of line, gets none.)
+ *   dropped (but at a stop of a thread ptraced by the session's owner,
+ *   ptrec's launcher, which never sets registers); different ones prove
+ *   the thread ran in user mode since, and the record stands.  (uprobes:
+ *   a thread with a uprobe task, which may be single-stepping out of
+ *   line, gets none.)
  *
  * The record is written when the thread is released, after its last
  * drain, and only if its stream lost nothing (no LOST record of any kind:
@@ -62,13 +64,35 @@
 
 struct ptrec_regs_work {
 	struct callback_head cb;
+	bool birth;
 };
 
 /* Registers set in the record: rax..r15, rip, rflags, cs, ss, fs_base. */
 #define PTREC_REGS_VALID	(GENMASK_ULL(19, 0) | BIT_ULL(24))
 
+/*
+ * A new task's first return to user mode (@birth: queued by the task
+ * work that attached it, ptrec_thread.c's ptrec_pending_fn(), which the
+ * fork queued before the task first ran) runs its task works in
+ * get_signal() when a signal is pending first: under ptrec record, the
+ * SIGSTOP ptrace gives every thread it attaches at birth.  It has made
+ * no system call yet, so no io_uring or ptrace_notify() but the system
+ * call exit stop, refused by its work bits (the clone's return in the
+ * child: syscall_exit_work()).  What get_signal() does after the task
+ * works: a handler's frame (signal_deliver drops the record), a stop
+ * where a tracer may set registers (dropped unless the tracer is the
+ * session's owner: ptrec_regs_stop()); no restart (the child's rax is
+ * the clone's 0); and it has no rseq area yet.
+ */
+static bool ptrec_regs_birth_ok(void)
+{
+	return !(READ_ONCE(current_thread_info()->syscall_work) &
+		 (SYSCALL_WORK_SYSCALL_TRACE | SYSCALL_WORK_SYSCALL_EMU |
+		  SYSCALL_WORK_SYSCALL_EXIT_TRAP));
+}
+
 /* Whether current's registers must not be taken. */
-static bool ptrec_regs_refused(const struct pt_regs *regs)
+static bool ptrec_regs_refused(const struct pt_regs *regs, bool birth)
 {
 	long ax = (long)regs->ax;
 
@@ -80,8 +104,10 @@ static bool ptrec_regs_refused(const struct pt_regs *regs)
 	 * frame, ptrace_notify() or io_uring inside a system call, whose
 	 * result rax does not hold yet.  KVM's xfer_to_guest_mode_work()
 	 * clears it too, inside the KVM_RUN ioctl: none after an ioctl.
+	 * A new task's first return: only get_signal() (above).
 	 */
-	if (test_thread_flag(TIF_NOTIFY_RESUME))
+	if (test_thread_flag(TIF_NOTIFY_RESUME) &&
+	    !(birth && ptrec_regs_birth_ok()))
 		return true;
 	if ((long)regs->orig_ax == __NR_ioctl)
 		return true;
@@ -113,6 +139,8 @@ static void ptrec_regs_take(struct ptrec_thread *t, struct pt_regs *regs)
 /* Task work: current returns to user mode once the loop is done. */
 static void ptrec_regs_fn(struct callback_head *cb)
 {
+	struct ptrec_regs_work *w = container_of(cb, struct ptrec_regs_work,
+						 cb);
 	struct pt_regs *regs = task_pt_regs(current);
 	struct ptrec_thread *t;
 	unsigned long flags;
@@ -124,7 +152,7 @@ static void ptrec_regs_fn(struct callback_head *cb)
 		if (t->start != PTREC_START_TIED) {
 			if (t->start == PTREC_START_NONE)
 				t->start = PTREC_START_DROPPED;
-		} else if (ptrec_regs_refused(regs)) {
+		} else if (ptrec_regs_refused(regs, w->birth)) {
 			t->start = PTREC_START_DROPPED;
 		} else {
 			ptrec_regs_take(t, regs);
@@ -132,7 +160,7 @@ static void ptrec_regs_fn(struct callback_head *cb)
 		raw_spin_unlock_irqrestore(&t->lock, flags);
 	}
 	rcu_read_unlock();
-	ptrec_kfree(container_of(cb, struct ptrec_regs_work, cb));
+	ptrec_kfree(w);
 	module_put(THIS_MODULE);
 }
 
@@ -142,7 +170,8 @@ static void ptrec_regs_fn(struct callback_head *cb)
  * @task:	the thread, not yet published.
  * @notify:	TWA_RESUME; TWA_NONE for current inside task_work_run(),
  *		which runs it in the same pass (with TIF_NOTIFY_RESUME
- *		still clear on the loop's return).
+ *		still clear on the loop's return): a new task's first
+ *		return to user mode (ptrec_regs_birth_ok()).
  *
  * Best effort: without it the thread has no REGS record.
  * Context: process context.
@@ -159,6 +188,7 @@ void ptrec_regs_arm(struct ptrec_session *s, struct task_struct *task,
 	w = ptrec_kzalloc(sizeof(*w), GFP_KERNEL);
 	if (!w)
 		goto err_module_put;
+	w->birth = notify == TWA_NONE;
 	init_task_work(&w->cb, ptrec_regs_fn);
 	if (task_work_add(task, &w->cb, notify))
 		goto err_free;
@@ -183,16 +213,25 @@ void ptrec_regs_loaded(struct ptrec_thread *t, bool tied)
 		t->start = tied ? PTREC_START_TIED : PTREC_START_DROPPED;
 }
 
-/* Registers taken, not yet seen left: may the loop have changed them? */
-static void ptrec_regs_check(struct ptrec_thread *t)
+/*
+ * Registers taken, not yet seen left: may the loop have changed them?
+ * @stop: at a ptrace or job control stop, where only a tracer can change
+ * them: a thread ptraced by the session's owner keeps them (a thread
+ * not ptraced may be attached while it stands stopped).
+ */
+static void ptrec_regs_check(struct ptrec_thread *t, bool stop)
 {
+	bool owner = stop && current->ptrace && ptrec_traced_by_owner(t);
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&t->lock, flags);
-	if (t->start == PTREC_START_TAKEN)
-		t->start = memcmp(task_pt_regs(current), &t->start_regs,
-				  sizeof(t->start_regs)) ?
-			   PTREC_START_PROVEN : PTREC_START_DROPPED;
+	if (t->start == PTREC_START_TAKEN) {
+		if (memcmp(task_pt_regs(current), &t->start_regs,
+			   sizeof(t->start_regs)))
+			t->start = PTREC_START_PROVEN;
+		else if (!owner)
+			t->start = PTREC_START_DROPPED;
+	}
 	raw_spin_unlock_irqrestore(&t->lock, flags);
 }
 
@@ -206,7 +245,7 @@ static void ptrec_regs_check(struct ptrec_thread *t)
 void ptrec_regs_stop(struct ptrec_thread *t, unsigned int state)
 {
 	if (state & (__TASK_TRACED | __TASK_STOPPED))
-		ptrec_regs_check(t);
+		ptrec_regs_check(t, true);
 }
 
 static void ptrec_probe_deliver(void *data, int sig,
@@ -217,8 +256,10 @@ static void ptrec_probe_deliver(void *data, int sig,
 
 	rcu_read_lock();
 	t = ptrec_thread_find(current);
-	if (t)
-		ptrec_regs_check(t);
+	if (t) {
+		ptrec_regs_check(t, false);
+		ptrec_sysregs_deliver(t, sig, info, ka);
+	}
 	rcu_read_unlock();
 }
 

@@ -148,6 +148,8 @@ int km_config(struct km *k, struct ptrec_config *c)
 		c->flags |= PTREC_CFG_RING;
 	if (ko->follow_fork)
 		c->flags |= PTREC_CFG_FOLLOW_FORK;
+	if (ko->no_sysregs)
+		c->flags |= PTREC_CFG_NO_SYSREGS;
 	if (!ko->no_tsc)
 		c->flags |= PTREC_CFG_TSC;
 	if (ko->ptwrite) {

@@ -29,6 +29,7 @@
  * @ptwrite:	PTWRITE packets (the simulated unit writes its packets only
  *		with this).
  * @follow_fork: trace the children the process forks, too.
+ * @no_sysregs:	no REGS records of system calls (PTREC_CFG_NO_SYSREGS).
  * @sim_rate:	simulated unit only: PTW packets per ms (0: module default).
  */
 struct rec_kmod_options {
@@ -41,6 +42,7 @@ struct rec_kmod_options {
 	int cyc;
 	bool ptwrite;
 	bool follow_fork;
+	bool no_sysregs;
 	uint32_t sim_rate;
 };
 

@@ -120,12 +120,68 @@ int rcv_first_regs(struct rp_recover *rc)
 	return ret ? ret : n;
 }
 
+/*
+ * Times: an instruction's is its last timing packet's, which is not
+ * above the time the instruction ran (a TSC packet's value is when it
+ * was made; every instruction before it ran before, every one after it
+ * after: SDM Vol. 3C, "TSC packet").  The software recorder's trace has
+ * a TSC packet at each enable after the record, so p + 1 is the first
+ * instruction timed above the record, q, and q - 1 is its call.
+ *
+ * ptrec.ko's (@coarse): a record at a call's sys_exit lies after a
+ * switch-in's PSB+ and TSC packet during the call, and Intel PT writes
+ * TSC packets at PSB+ and enables only, not at a system call's return;
+ * the instructions after the call keep the packet's time, not above the
+ * record's, and q is the first after the next timing packet, which may
+ * follow a later call from the same SYSCALL (a read in a loop: the
+ * earlier call's result at the later call's return).  What is sure: a,
+ * the first instruction timed as q - 1, follows the packet of that time,
+ * which was made not after the record; every instruction before a ran
+ * before it, so the record's call is one of a - 1 .. q - 1, and it is
+ * q - 1 only when that is their only SYSCALL.  A run from the history's
+ * first instruction: a - 1 may be a call before the trace (a thread
+ * attached inside a system call), not sure.  With MTC or CYC packets
+ * the runs are short; with TSC packets only few calls pass.
+ */
+#define SYSRET_RUN_MAX	4096
+
+static bool sysret_alone(const struct rcv_hist *h, uint64_t q,
+			 uint64_t tsc)
+{
+	struct rp_insn x;
+	uint64_t i;
+
+	for (i = q - 1; i-- > 0;) {
+		if (q - i > SYSRET_RUN_MAX || h->peek(h->ctx, i, &x) ||
+		    rp_insn_is_syscall(&x))
+			return false;
+		if (x.tsc != tsc)	/* a - 1 */
+			return true;
+	}
+	return false;
+}
+
+uint64_t rcv_sysret_at(const struct rcv_hist *h, uint64_t t, uint64_t rip,
+		       bool coarse)
+{
+	struct rp_insn in, next;
+	uint64_t q = rcv_order_first_after(h, t);
+
+	if (q == UINT64_MAX || !q || h->peek(h->ctx, q - 1, &in) ||
+	    h->peek(h->ctx, q, &next) || !rp_insn_is_syscall(&in) ||
+	    in.ip + 2 != rip || next.ip != rip ||
+	    (coarse && !sysret_alone(h, q, in.tsc)))
+		return UINT64_MAX;
+	return q;
+}
+
 int rcv_sysret_regs(struct rp_recover *rc)
 {
 	const struct rp_session *s = rc->s;
 	uint64_t lo, t_lo = 0;
 	struct rp_cursor *c = NULL;
 	struct rp_insn in, next;
+	bool coarse = !rcv_backend_emu(s);
 	static const unsigned int ret_regs[3] = { RP_REG_RAX, RP_REG_RCX,
 						   RP_REG_R11 };
 	struct rcv_hist h;
@@ -168,12 +224,10 @@ int rcv_sysret_regs(struct rp_recover *rc)
 		    g->where != PTREC_SB_REGS_SYSCALL ||
 		    (~g->valid & (1ull << RP_REG_RAX | 1ull << RP_REG_RIP)))
 			continue;
-		q = rcv_order_first_after(&h, s->recs[i]->time);
+		q = rcv_sysret_at(&h, s->recs[i]->time, g->regs[RP_REG_RIP],
+				  coarse);
 		if (q == UINT64_MAX || q <= lo || q >= rc->count ||
-		    rp_cursor_peek(c, q - 1, &in) ||
-		    rp_cursor_peek(c, q, &next) || !rp_insn_is_syscall(&in) ||
-		    in.ip + 2 != g->regs[RP_REG_RIP] ||
-		    next.ip != g->regs[RP_REG_RIP] ||
+		    rp_cursor_peek(c, q, &next) ||
 		    rcv_signal_between(s, i, rc->tid, next.tsc))
 			continue;
 		for (k = nf = 0; k < 3; k++)

@@ -251,6 +251,14 @@ int rcv_first_regs(struct rp_recover *rc);
  * each): how many, or -RP_ERR_NOMEM.
  */
 int rcv_sysret_regs(struct rp_recover *rc);
+/* rcv_sysret_at(): the position after the SYSCALL of history @h that a
+ * system call record of time @t and rip @rip names, or UINT64_MAX (none
+ * sure).  @coarse: instructions' times are their last timing packet's,
+ * not the recorder's exact order (ptrec.ko: rcv_first.c).
+ */
+struct rcv_hist;
+uint64_t rcv_sysret_at(const struct rcv_hist *h, uint64_t t, uint64_t rip,
+		       bool coarse);
 /* Whether a SIGNAL record of @tid lies after record @i of @s at a time
  * not above @t (rcv_first.c): a handler entered before the instruction
  * of that time.

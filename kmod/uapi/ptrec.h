@@ -119,6 +119,8 @@ enum ptrec_cfg_flag {
 	PTREC_CFG_PTWRITE	= 1 << 7,  /* RTIT_CTL.PTWEn */
 	PTREC_CFG_NO_RETCOMP	= 1 << 8,  /* RTIT_CTL.DisRETC */
 	PTREC_CFG_CR3_FILTER	= 1 << 9,  /* RTIT_CTL.CR3Filter on the mm */
+	/* no REGS records of system calls (sys_exit probe: docs/kmod.md) */
+	PTREC_CFG_NO_SYSREGS	= 1 << 10,
 };
 
 #define PTREC_MAX_ADDR_RANGES	4

@@ -83,6 +83,13 @@ host_checks() {
 			bad "$b: ptrec dump shows the bundle's switch and mmap records"
 		fi
 	done
+	# ptrec.ko's system call REGS records of kqsys, with ptrec dump
+	if [ -d "$res/recsys" ] && [ -n "${KQ_PTREC:-}" ]; then
+		"$KQ_PTREC" dump "$res/recsys" >"$tmp/sysdump" 2>&1
+		"$here/sysregs-check.sh" "$tmp/sysdump" "$res/recsys.log" \
+			>"$tmp/check"
+		relay <"$tmp/check"
+	fi
 	# the core ptrec core wrote in the guest from rec's snapshot (taken
 	# at kqwork's exit): GDB here unwinds it through the program's frames
 	# (kqwork is static: its libc's exit path, up to _start)

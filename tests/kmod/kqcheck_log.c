@@ -386,10 +386,10 @@ static int kq_start_excused(uint32_t tid)
  * 1 always reads 1), cs 0x33, ss 0x2b; each worker, a clone3 child, at an
  * instruction of kqwork's text with rax 0 (clone3's result in the child)
  * and rsp inside the stack pthread_getattr_np() reports.  A thread that
- * lost trace may have none; one that did not must have one, but in
- * ptrec record's bundles, where ptrec ptrace-attaches each new thread:
- * its first return starts with a stop in get_signal(), and ptrec.ko
- * takes nothing there.
+ * lost trace may have none; one that did not must have one, also in
+ * ptrec record's bundles, where ptrec ptrace-attaches each new thread
+ * at birth (its first return starts with a stop in get_signal(): the
+ * record is taken there and kept across its owner's stop).
  */
 void kq_check_start_regs(const char *log)
 {
@@ -411,8 +411,8 @@ void kq_check_start_regs(const char *log)
 		g = kq_start_of(tid, &n);
 		dup += n > 1;
 		if (!g) {
-			excused += kq_start_excused(tid) || kq_bundle_run;
-			if (!kq_start_excused(tid) && !kq_bundle_run) {
+			excused += kq_start_excused(tid);
+			if (!kq_start_excused(tid)) {
 				missing++;
 				if (!bad[0])
 					snprintf(bad, sizeof(bad), "worker %u "
@@ -437,11 +437,11 @@ void kq_check_start_regs(const char *log)
 	}
 	fclose(f);
 	kq_result(workers == 4 && !missing && !dup && !bad[0],
-		  "each worker %s one REGS start record: rax 0, rsp in its "
-		  "stack, rip in kqwork's text (%zu workers, %zu match, %zu "
-		  "missing, %zu twice, %zu without one lost trace or "
-		  "sideband)", kq_bundle_run ? "(ptrace-attached by ptrec: "
-		  "at most)" : "that lost no trace has", workers, good,
+		  "each worker that lost no trace has one REGS start record%s:"
+		  " rax 0, rsp in its stack, rip in kqwork's text (%zu "
+		  "workers, %zu match, %zu missing, %zu twice, %zu without "
+		  "one lost trace or sideband)", kq_bundle_run ?
+		  " (ptrace-attached at birth by ptrec)" : "", workers, good,
 		  missing, dup, excused);
 	if (bad[0])
 		kq_diag("%s", bad);

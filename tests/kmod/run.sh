@@ -223,7 +223,8 @@ if [ "$mode" = bench ]; then
 	u=$(sed -n 's/^untraced //p' "$b" | sort -n | head -1)
 	t=$(sed -n 's/^traced //p' "$b" | sort -n | head -1)
 	t2=$(sed -n 's/^traced200 //p' "$b" | sort -n | head -1)
-	if [ -z "$u" ] || [ -z "$t" ] || [ -z "$t2" ]; then
+	ts=$(sed -n 's/^tracedS //p' "$b" | sort -n | head -1)
+	if [ -z "$u" ] || [ -z "$t" ] || [ -z "$t2" ] || [ -z "$ts" ]; then
 		echo "kmod bench: incomplete result:"; cat "$b"; exit 1
 	fi
 	ratio() { awk "BEGIN { printf \"%.2f\", $1 / $2 }"; }
@@ -231,6 +232,8 @@ if [ "$mode" = bench ]; then
 		"ns per context switch, best of 3:"
 	echo "  untraced $u"
 	echo "  both threads traced, sim_rate 1: $t, ratio $(ratio "$t" "$u")"
+	echo "  the same without system call REGS records (kqtrace -S):" \
+		"$ts, ratio $(ratio "$ts" "$u")"
 	echo "  both threads traced, sim_rate 200: $t2," \
 		"ratio $(ratio "$t2" "$u")"
 	exit 0

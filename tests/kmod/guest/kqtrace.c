@@ -10,9 +10,10 @@
  *   DIR/stats		PTREC_IOC_STATS at the end, key value lines
  *   DIR/info		PTREC_IOC_INFO, key value lines
  *
- * kqtrace [-rkcfW] [-b BYTES] [-n REGIONS] [-s RATE] [-d MS] [-D MS] -o DIR
+ * kqtrace [-rkcfSW] [-b BYTES] [-n REGIONS] [-s RATE] [-d MS] [-D MS] -o DIR
  *         (-p PID | -- PROG ARGS)
- *   -r ring mode; -f follow forks; -k kernel too; -c CR3 filter; -d sleep MS between
+ *   -r ring mode; -f follow forks; -k kernel too; -c CR3 filter; -S no
+ *   system call REGS records; -d sleep MS between
  *   reads (a slow reader); -W read nothing until PROG has exited (the
  *   queue is full when its threads are freed); -D detach
  *   after MS and stop; -p attach a running process (else launch PROG, held
@@ -209,12 +210,13 @@ int main(int argc, char **argv)
 	uint8_t *buf;
 	FILE *sb, *idx, *res;
 
-	while ((opt = getopt(argc, argv, "rkcfWb:n:s:d:D:o:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "rkcfSWb:n:s:d:D:o:p:")) != -1) {
 		switch (opt) {
 		case 'r': cfg.flags |= PTREC_CFG_RING; break;
 		case 'k': cfg.flags |= PTREC_CFG_KERNEL; break;
 		case 'c': cfg.flags |= PTREC_CFG_CR3_FILTER; break;
 		case 'f': cfg.flags |= PTREC_CFG_FOLLOW_FORK; break;
+		case 'S': cfg.flags |= PTREC_CFG_NO_SYSREGS; break;
 		case 'W': wait_exit = 1; break;
 		case 'b': cfg.buf_size = kq_num(optarg); break;
 		case 'n': cfg.nr_regions = (uint32_t)kq_num(optarg); break;
@@ -224,7 +226,7 @@ int main(int argc, char **argv)
 		case 'o': kq_dir = optarg; break;
 		case 'p': pid = (pid_t)kq_num(optarg); break;
 		default:
-			fprintf(stderr, "usage: kqtrace [-rkcfW] [-b BYTES] "
+			fprintf(stderr, "usage: kqtrace [-rkcfSW] [-b BYTES] "
 				"[-n REGIONS] [-s RATE] [-d MS] [-D MS] -o DIR "
 				"(-p PID | -- PROG ARGS)\n");
 			return 2;

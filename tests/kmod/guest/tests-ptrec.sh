@@ -480,6 +480,17 @@ ptrec_tests() {
 		rec_check "ptrec record --backend=kmod lists every rseq area of a multi-threaded program as a complete list (5 threads, one gone before the end; each registered; i386 and x32 calls; a vfork child's, not a fork child's)" \
 			/out/recrseq.info rseq_all /out/recrseq.dump \
 			/out/recrseq.log
+		# system call REGS records (kmod/ptrec_sysregs.c): kqsys makes
+		# calls whose results it knows from its own SYSCALLs; the host
+		# checks the records with ptrec dump (sysregs-check.sh)
+		rm -rf /out/recsys /out/recsys.log
+		timeout 120 ptrec record --backend=kmod -o /out/recsys -- \
+			kqsys /out/recsys.log >/out/recsys.info 2>&1
+		rc=$?
+		rec_check \
+			"ptrec record --backend=kmod records kqsys (exit $rc)" \
+			/out/recsys.info sh -c "test $rc = 0 &&
+			test -f /out/recsys/manifest.json"
 		# auto: /dev/ptrec reports a unit and we are root, so kmod
 		rm -rf /tmp/rec-auto
 		# (no module option, which would ask for kmod by itself)
@@ -705,7 +716,13 @@ ptrec_bench() {
 		kqping "$rounds" | sed -n 's/^ns_per_switch /untraced /p'
 		kqtrace -o /tmp/bench -s 1 -b 262144 -n 8 -- kqping "$rounds" |
 			sed -n 's/^ns_per_switch /traced /p'
-		grep switches /tmp/bench/stats | sed 's/^/# traced: /'
+		grep -E 'switches|sideband' /tmp/bench/stats |
+			sed 's/^/# traced: /'
+		# the same without system call REGS records (-S)
+		kqtrace -S -o /tmp/bench -s 1 -b 262144 -n 8 -- \
+			kqping "$rounds" | sed -n 's/^ns_per_switch /tracedS /p'
+		grep -E 'switches|sideband' /tmp/bench/stats |
+			sed 's/^/# tracedS: /'
 		kqtrace -o /tmp/bench -s 200 -b 262144 -n 8 -- \
 			kqping "$rounds" | sed -n 's/^ns_per_switch /traced200 /p'
 		grep -E 'switches|trace_bytes' /tmp/bench/stats |
