@@ -517,7 +517,11 @@ static bool task_make(struct rp_recover *rc, struct rcv_xthr *x,
 	if (pos < info.insns &&		/* rp_thread_end(): in flight */
 	    !in_flight(u, x, info.insns - 1, in.tsc, t_exit))
 		goto out;
-	u->xthr_off = true;
+	/* The level below: it orders against the writes of the level
+	 * below it (the asking task's among them), never against these.
+	 */
+	u->xthr_lvl = (unsigned char)(rc->xthr_lvl + 1);
+	u->xthr_off = u->xthr_lvl >= RCV_XT_LEVELS;
 	u->ord_noargs = true;
 	u->aio = rc->aio;
 	for (pos = 0; pos < info.insns; pos++) {
@@ -660,25 +664,41 @@ static bool task_writes(struct rp_recover *rc, struct rcv_xthr *x,
 {
 	struct rp_session *s = rc->s;
 	struct rcv_xtask *t = NULL;
-	size_t ct = x->ntls;
+	struct rcv_xthr *w;
+	size_t ct = x->ntls, l = rc->xthr_lvl;
 
 	t = rcv_xtask_of(s, tid);
 	if (!t)
 		return false;
-	if (!t->done) {
-		t->w = calloc(1, sizeof(*t->w));
-		t->ok = t->w && task_make(rc, t->w, tid);
-		t->done = true;
+	if (!t->done[l]) {
+		bool ok;
+
+		w = calloc(1, sizeof(*w));
+		ok = w && task_make(rc, w, tid);
+		/* The entry again: task_make()'s engine, ordering writes
+		 * of its own, may have added tasks to the list.
+		 */
+		t = rcv_xtask_of(s, tid);
+		if (!t) {
+			if (w)
+				lists_free(w);
+			free(w);
+			return false;
+		}
+		t->w[l] = w;
+		t->ok[l] = ok;
+		t->done[l] = true;
 	}
-	return t->ok &&
-	       append((void **)&x->any, &x->nany, &x->cany, t->w->any,
-		      t->w->nany, sizeof(*x->any)) &&
-	       append((void **)&x->rng, &x->nrng, &x->crng, t->w->rng,
-		      t->w->nrng, sizeof(*x->rng)) &&
-	       append((void **)&x->w, &x->nw, &x->cw, t->w->w, t->w->nw,
+	w = t->w[l];
+	return t->ok[l] &&
+	       append((void **)&x->any, &x->nany, &x->cany, w->any,
+		      w->nany, sizeof(*x->any)) &&
+	       append((void **)&x->rng, &x->nrng, &x->crng, w->rng,
+		      w->nrng, sizeof(*x->rng)) &&
+	       append((void **)&x->w, &x->nw, &x->cw, w->w, w->nw,
 		      sizeof(*x->w)) &&
-	       append((void **)&x->tls, &x->ntls, &ct, t->w->tls,
-		      t->w->ntls, sizeof(*x->tls));
+	       append((void **)&x->tls, &x->ntls, &ct, w->tls,
+		      w->ntls, sizeof(*x->tls));
 }
 
 struct rcv_xtask *rcv_xtask_of(struct rp_session *s, uint32_t tid)
@@ -701,12 +721,14 @@ struct rcv_xtask *rcv_xtask_of(struct rp_session *s, uint32_t tid)
 
 void rcv_xthr_session_free(struct rp_session *s)
 {
-	size_t i;
+	size_t i, l;
 
 	for (i = 0; i < s->nxtasks; i++) {
-		if (s->xtasks[i].w)
-			lists_free(s->xtasks[i].w);
-		free(s->xtasks[i].w);
+		for (l = 0; l < RCV_XT_LEVELS; l++) {
+			if (s->xtasks[i].w[l])
+				lists_free(s->xtasks[i].w[l]);
+			free(s->xtasks[i].w[l]);
+		}
 		free(s->xtasks[i].ord_calls);
 	}
 	free(s->xtasks);
@@ -735,7 +757,7 @@ static void xthr_compute(struct rp_recover *rc)
 	bool started;
 
 	x = rc->xthr = calloc(1, sizeof(*x));
-	if (!x)
+	if (!x || rc->xthr_lvl >= RCV_XT_LEVELS)
 		return;
 	/* Strict values: other tasks' rseq areas are taken to be near
 	 * their thread pointers (glibc's), an assumption about the program.

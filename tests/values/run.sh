@@ -567,20 +567,26 @@ fi
 # (r12 0x22 from the end, which no placement of the store shows; not
 # known without the rule), aliasw (the other thread's store after it
 # into the next word: not known; taking the end's bytes across that
-# store says 0xff, 8 wrong).
+# store says 0xff, 8 wrong).  And the other thread's store through a
+# pointer it reloads, placed by its own engine ordering the main thread's
+# writes in turn (rcv_xthr.c's levels): level (r12 0x55 from the end; not
+# known when that engine orders nothing), levelw (the main thread rewrote
+# the pointer between: not known; with that engine ignoring the main
+# thread's writes, 0x77 and 3 wrong).
 if [ -n "${XTHREADS:-}" ]; then
-	for mode in after between before kernel alias aliasw; do
+	for mode in after between before kernel alias aliasw level levelw; do
 		truth_rec "xt-$mode" "$XTHREADS" $mode
 		at='movzbq +0x30000000,%r12$'
 		case $mode in
-		alias*) at='movzbq +0x30000107,%r12$' ;;
+		alias*|level*) at='movzbq +0x30000107,%r12$' ;;
 		esac
 		rpos=$(last_at "xt-$mode" "$at")
 		want='^r12 '
 		case $mode in
 		after) want='^r12 +0x0*66$' ;;
-		between|aliasw) want='^r12 +0x[0-9a-f?]*\?' ;;
+		between|aliasw|levelw) want='^r12 +0x[0-9a-f?]*\?' ;;
 		alias) want='^r12 +0x0*22$' ;;
+		level) want='^r12 +0x0*55$' ;;
 		esac
 		if [ -n "$rpos" ] && [ -f "$tmp/xt-$mode/manifest.json" ] &&
 			VALCHECK_BITS=1 "$VALCHECK" "$tmp/xt-$mode" \
