@@ -572,21 +572,33 @@ fi
 # writes in turn (rcv_xthr.c's levels): level (r12 0x55 from the end; not
 # known when that engine orders nothing), levelw (the main thread rewrote
 # the pointer between: not known; with that engine ignoring the main
-# thread's writes, 0x77 and 3 wrong).
+# thread's writes, 0x77 and 3 wrong).  The other thread's mprotect of the
+# page after the load (mprot: r12 0x55 from the end, a change of
+# protection writing no byte) and madvise(MADV_DONTNEED) (madv: not known;
+# with every mapping call taken to write nothing, 0 and 3 wrong).  A byte
+# of the other thread's stack within 16 KiB of its thread pointer (near:
+# 0x55 from the end; not known while those 32 KiB were never ordered) and
+# of its rseq area's cpu_id, which the kernel rewrites when the thread
+# moves to another CPU after the load (rseq, with two CPUs or more: not
+# known; with the snapshot's rseq areas not excluded either, 3 wrong).
 if [ -n "${XTHREADS:-}" ]; then
-	for mode in after between before kernel alias aliasw level levelw; do
+	modes="after between before kernel alias aliasw level levelw mprot madv near"
+	[ "$(nproc)" -ge 2 ] && modes="$modes rseq"
+	for mode in $modes; do
 		truth_rec "xt-$mode" "$XTHREADS" $mode
 		at='movzbq +0x30000000,%r12$'
 		case $mode in
-		alias*|level*) at='movzbq +0x30000107,%r12$' ;;
+		alias*|level*|mprot|madv) at='movzbq +0x30000107,%r12$' ;;
+		near|rseq) at='movzbq +\(%rax\),%r12$' ;;
 		esac
 		rpos=$(last_at "xt-$mode" "$at")
 		want='^r12 '
 		case $mode in
 		after) want='^r12 +0x0*66$' ;;
-		between|aliasw|levelw) want='^r12 +0x[0-9a-f?]*\?' ;;
+		between|aliasw|levelw|madv|rseq)
+			want='^r12 +0x[0-9a-f?]*\?' ;;
 		alias) want='^r12 +0x0*22$' ;;
-		level) want='^r12 +0x0*55$' ;;
+		level|mprot|near) want='^r12 +0x0*55$' ;;
 		esac
 		if [ -n "$rpos" ] && [ -f "$tmp/xt-$mode/manifest.json" ] &&
 			VALCHECK_BITS=1 "$VALCHECK" "$tmp/xt-$mode" \

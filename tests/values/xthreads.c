@@ -70,6 +70,17 @@
  *   madv:     madvise(G, 4096, MADV_DONTNEED): the page reads zero after;
  *             r12 is not known (a rule that took every mapping call as
  *             writing no byte would say 0).
+ *   near:     the main thread loads, through a pointer, a local of the
+ *             other thread (0x55), within 16 KiB of its thread pointer:
+ *             r12 0x55 from the snapshot (those 32 KiB were never
+ *             ordered; the snapshot's rseq areas are what the kernel
+ *             writes there).
+ *   rseq:     the other thread, on CPU 0, publishes its rseq area's
+ *             cpu_id; the main thread loads it, then the other thread
+ *             moves itself to CPU 1 (sched_setaffinity(2)), and the
+ *             kernel rewrites cpu_id: r12 (0) is not known (with the
+ *             rseq areas not excluded either, the snapshot's 1).  Needs
+ *             two CPUs.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -78,6 +89,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/rseq.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -88,11 +100,29 @@ static volatile int stage;
  * engine cannot read, would stop every walk).
  */
 enum { AFTER, BETWEEN, BEFORE, KERNEL, ALIAS, ALIASW, LEVEL, LEVELW,
-       MPROT, MADV, NMODES };
+       MPROT, MADV, NEAR, RSEQ, NMODES };
 static int how;
 static int pfd[2];
 static volatile long off;	/* read from /dev/zero: not known */
 static volatile unsigned long ptr;	/* level's P */
+/* near: a byte of the other thread's stack; rseq: its rseq cpu_id */
+static volatile unsigned char *volatile other_byte;
+
+/* The other thread onto CPU @cpu alone; by a raw call in @raw. */
+static void pin(int cpu, int raw)
+{
+	cpu_set_t m;
+
+	CPU_ZERO(&m);
+	CPU_SET(cpu, &m);
+	if (!raw) {
+		sched_setaffinity(0, sizeof(m), &m);
+		return;
+	}
+	__asm__ volatile("mov $203, %%eax\n\tsyscall"
+			 :: "D"(0), "S"(sizeof(m)), "d"(&m)
+			 : "rax", "rcx", "r11", "memory");
+}
 
 static void wait_for(int s)
 {
@@ -121,9 +151,24 @@ static void __attribute__((noreturn)) raw_pause(void)
 /* The other thread of level, levelw, mprot and madv. */
 static void other_late(void)
 {
+	volatile unsigned char mine = 0x55;
+
+	if (how == RSEQ) {
+		pin(0, 0);
+		other_byte = (unsigned char *)__builtin_thread_pointer() +
+			     __rseq_offset + 4;
+	} else if (how == NEAR) {
+		other_byte = &mine;
+	}
 	__asm__ volatile("movb $0x55, 0x30000107" ::: "memory");
 	stage = 1;
 	raw_wait(2);
+	if (how == RSEQ)
+		pin(1, 1);
+	if (how == NEAR || how == RSEQ) {
+		stage = 3;
+		raw_pause();
+	}
 	if (how == MPROT || how == MADV) {
 		if (how == MPROT)
 			__asm__ volatile("mov $10, %%eax\n\tsyscall"
@@ -155,8 +200,13 @@ static void other_late(void)
 static void __attribute__((noreturn)) main_late(void)
 {
 	raw_wait(1);
-	__asm__ volatile("movzbq 0x30000107, %%r12\n\tnop\n\tnop\n\t"
-			 "xor %%r12d, %%r12d" ::: "r12", "memory");
+	if (how == NEAR || how == RSEQ)
+		__asm__ volatile("mov %0, %%rax\n\tmovzbq (%%rax), %%r12\n\t"
+				 "nop\n\tnop\n\txor %%r12d, %%r12d"
+				 :: "m"(other_byte) : "rax", "r12", "memory");
+	else
+		__asm__ volatile("movzbq 0x30000107, %%r12\n\tnop\n\tnop\n\t"
+				 "xor %%r12d, %%r12d" ::: "r12", "memory");
 	stage = 2;
 	raw_wait(3);
 	if (how == LEVEL || how == LEVELW) {
@@ -255,7 +305,7 @@ int main(int argc, char **argv)
 	static const char *const names[] = { "after", "between", "before",
 					     "kernel", "alias", "aliasw",
 					     "level", "levelw", "mprot",
-					     "madv" };
+					     "madv", "near", "rseq" };
 	int zfd;
 
 	for (how = 0; argc > 1 && how < NMODES &&
