@@ -610,6 +610,19 @@ if [ -n "${XTHREADS:-}" ]; then
 			bad "xthreads.c $mode (at ${rpos:-?}): $(grep -c WRONG "$tmp/out") wrong; $("$PTREC" values "$tmp/xt-$mode" --at $((${rpos:-0} + 1)) 2>&1 | grep '^r12') $(head -3 "$tmp/log")"
 		fi
 	done
+	# --why follows the span between the other thread's writes (rcv_why.c):
+	# aliasw's r12 is cut by the main thread's own store of unknown
+	# address after the load, which it names (before: "shared" at the
+	# load itself).
+	rpos=$(last_at xt-aliasw 'movzbq +0x30000107,%r12$')
+	spos=$(last_at xt-aliasw 'movq +\$0xffffffffffffffff,\(%rax\)$')
+	if [ -n "$rpos" ] && [ -n "$spos" ] &&
+		"$PTREC" values "$tmp/xt-aliasw" --at $((rpos + 1)) --why 2>&1 |
+		grep -q "^why r12 .*store-unknown-address at $spos "; then
+		ok "xthreads.c aliasw --why: r12 blamed on the main thread's store at $spos, not on the shared load"
+	else
+		bad "xthreads.c aliasw --why (at ${rpos:-?}, store ${spos:-?}): $("$PTREC" values "$tmp/xt-aliasw" --at $((${rpos:-0} + 1)) --why 2>&1 | grep '^why r12')"
+	fi
 fi
 
 # Review 2 (tests/values/review2.c; docs/values.md "Signals" and "Read-only
