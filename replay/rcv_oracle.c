@@ -38,8 +38,13 @@ int rcv_oracle_wrote(struct win *w, size_t b, uint64_t a)
 		if (in->op[k].type == RCV_OP_MEM &&
 		    (in->op[k].access & CS_AC_WRITE))
 			m = &in->op[k];
-	/* fs/gs: the base is not a register; bt's far byte; no size. */
-	if (!m || m->seg || rcv_bitop_far(in))
+	/* fs/gs: the base is not a register; bt's far byte; no size; a
+	 * write the decoder could not name whole (xsave's area: its
+	 * operand's size is not what it writes, rcv_access.c).
+	 */
+	if (!m || m->seg || rcv_bitop_far(in) ||
+	    ((in->flags & RCV_I_MEMBAR) && in->id != X86_INS_PUSH &&
+	     in->id != X86_INS_CALL && in->id != X86_INS_MOVSD))
 		return -1;
 	wr = rcv_acc_of(w, b, true);
 	if (!wr->valid || !wr->size ||

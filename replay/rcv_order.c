@@ -80,7 +80,8 @@ static bool keeps_maps(uint64_t nr)
 	case 60: case 231:			/* exit, exit_group */
 	case 63: case 79: case 89: case 97: case 99:	/* uname... */
 	case 202:				/* futex */
-	case 204: case 217: case 228: case 229:	/* affinity, clocks */
+	case 203: case 204:			/* sched_[gs]etaffinity */
+	case 217: case 228: case 229:		/* getdents64, clocks */
 	case 218: case 273: case 334:		/* tid address, robust, rseq */
 	case 22: case 293:			/* pipe, pipe2 */
 	case 302: case 318:			/* prlimit64, getrandom */

@@ -210,10 +210,14 @@ struct rp_recover {
 	uint8_t aio;
 	/* rcv_xthr.c: other tasks' writes in time, made when first
 	 * asked; xthr_off: a helper's (an engine of another task), which
-	 * orders none.
+	 * orders none.  xthr_lvl: 0 for an engine asked from outside, L + 1
+	 * for the engine an engine of level L makes of another task to
+	 * list its writes (off from RCV_XT_LEVELS on: levels below order
+	 * against the writes of the level above, never their own).
 	 */
 	struct rcv_xthr *xthr;
 	bool xthr_off;
+	unsigned char xthr_lvl;
 	/* rcv_clone.c: the creator's registers taken at the first state
 	 * (inherit_done: tried; no_inherit: a helper, which does not).
 	 */

@@ -49,6 +49,7 @@ bool rcv_sys_quiet(uint64_t nr)
 		/* chdir, fchdir, rename, mkdir, rmdir, unlink */
 	case 95: case 109: case 111: case 112:	/* umask, setpgid... */
 	case 34: case 37: case 140:	/* pause, alarm, getpriority */
+	case 203:	/* sched_setaffinity: reads its mask */
 	case 436:		/* close_range */
 		return true;
 	default:

@@ -450,11 +450,29 @@ void rcv_why_mem_stop(struct rp_recover *rc, struct win *w, size_t q,
 		until = UINT64_MAX;
 	}
 	if (!priv) {
-		stop_at(s, (rc->tls_lo <= a && a < rc->tls_hi) ||
-			   ((rc->rseq_any || rc->nrseq) &&
-			    rcv_fd_rseq(rc, a)) ? RP_WHYM_TLS :
-			   rc->mt && rc->stack_lo <= a && a < rc->stack_hi ?
-			   RP_WHYM_ESCAPED : RP_WHYM_SHARED, w, q, true);
+		unsigned int kind = (rc->tls_lo <= a && a < rc->tls_hi) ||
+				    ((rc->rseq_any || rc->nrseq) &&
+				     rcv_fd_rseq(rc, a)) ? RP_WHYM_TLS :
+				    rc->mt && rc->stack_lo <= a &&
+				    a < rc->stack_hi ? RP_WHYM_ESCAPED :
+				    RP_WHYM_SHARED;
+		uint64_t fr, un;
+
+		/* Between the other tasks' writes (rcv_xthr.c), the walk
+		 * forward as mem_bytes() goes: a store of unknown address,
+		 * a system call or a barrier of the thread's own before
+		 * the span ends is what stops it, not the load.
+		 */
+		if (kind != RP_WHYM_TLS &&
+		    rcv_xthr_quiet(rc, a, w->first + q, &fr, &un)) {
+			mem_fwd(rc, w, q, a, un, s);
+			if (s->at && (s->kind == RP_WHYM_STORE_ADDR ||
+				      s->kind == RP_WHYM_SYSCALL ||
+				      s->kind == RP_WHYM_BARRIER))
+				return;
+			memset(s, 0, sizeof(*s));
+		}
+		stop_at(s, kind, w, q, true);
 		return;
 	}
 	if (w->first + q > until) {

@@ -153,17 +153,26 @@ bool rcv_xthr_quiet(struct rp_recover *rc, uint64_t a, uint64_t s,
 		    uint64_t *from, uint64_t *until);
 void rcv_xthr_free(struct rp_recover *rc);
 /*
+ * Levels of engines that order other tasks' writes (rcv_xthr.c): an
+ * engine of level L < RCV_XT_LEVELS lists each other task's writes with
+ * an engine of that task of level L + 1, which orders against the writes
+ * of level L + 2, and so on; the last level orders none.
+ */
+#define RCV_XT_LEVELS	2
+
+/*
  * What a session keeps of each task for the other threads' engines, so
  * that each is made once, whichever thread asks (rp_session.xtasks):
- * its writes in time (rcv_xthr.c: @ok, @w when @done) and the bounds of
+ * its writes in time as an engine of level L + 1 lists them, for askers
+ * of level L (rcv_xthr.c: @ok[L], @w[L] when @done[L]) and the bounds of
  * its system calls that may change mappings or descriptors
  * (rcv_order.c: @ord_bound, its ranged calls @ord_calls, when @ord_done),
  * walked to its start.
  */
 struct rcv_xtask {
 	uint32_t tid;
-	bool done, ok;
-	struct rcv_xthr *w;
+	bool done[RCV_XT_LEVELS], ok[RCV_XT_LEVELS];
+	struct rcv_xthr *w[RCV_XT_LEVELS];
 	bool ord_done;
 	uint64_t ord_bound[2];
 	struct rcv_ord_call *ord_calls;

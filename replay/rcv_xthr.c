@@ -89,7 +89,7 @@ struct rcv_xthr {
 	size_t nrng, crng;
 	struct xt_word *w;		/* may write word (sorted) */
 	size_t nw, cw;
-	uint64_t (*tls)[2];		/* other tasks' thread pointers' */
+	uint64_t (*tls)[2];		/* a task's thread pointer's (rseq_near()) */
 	size_t ntls;
 };
 
@@ -484,8 +484,8 @@ static bool task_make(struct rp_recover *rc, struct rcv_xthr *x,
 	    !(regs.valid & 1ull << RP_REG_FS_BASE) ||
 	    rp_cursor_new(rc->s, tid, &c) || !runs_place(&r, c, info.insns))
 		goto out;
-	/* Its thread pointer's 32 KiB (struct pthread, its rseq area,
-	 * which the kernel writes whenever it likes).
+	/* Its thread pointer's 32 KiB (struct pthread), where its rseq(2)
+	 * registrations are taken to lie (rseq_near()).
 	 */
 	{
 		uint64_t (*t)[2] = realloc(x->tls, (x->ntls + 1) *
@@ -517,7 +517,11 @@ static bool task_make(struct rp_recover *rc, struct rcv_xthr *x,
 	if (pos < info.insns &&		/* rp_thread_end(): in flight */
 	    !in_flight(u, x, info.insns - 1, in.tsc, t_exit))
 		goto out;
-	u->xthr_off = true;
+	/* The level below: it orders against the writes of the level
+	 * below it (the asking task's among them), never against these.
+	 */
+	u->xthr_lvl = (unsigned char)(rc->xthr_lvl + 1);
+	u->xthr_off = u->xthr_lvl >= RCV_XT_LEVELS;
 	u->ord_noargs = true;
 	u->aio = rc->aio;
 	for (pos = 0; pos < info.insns; pos++) {
@@ -571,6 +575,15 @@ static bool task_make(struct rp_recover *rc, struct rcv_xthr *x,
 				goto out;
 			e = nr >> 32 ? -1 :
 			    rcv_order_effect((uint64_t)nr, &regs, &lo, &hi);
+			/* mprotect and pkey_mprotect change protections,
+			 * never a byte: no write, whatever their range
+			 * (the read-only rule, rcv_order.c, counts them).
+			 * The demo's main thread mprotects each new stack
+			 * at an address its engines do not know while a
+			 * worker runs.
+			 */
+			if (nr == 10 || nr == 329)
+				e = 0;
 			if (e && !add_write(x, t0, t1, e > 0 ? lo : 0,
 					    e > 0 ? hi : 0))
 				goto out;
@@ -580,9 +593,10 @@ static bool task_make(struct rp_recover *rc, struct rcv_xthr *x,
 			 * (the table takes a long one as a barrier).
 			 */
 			by_range = e >= 0 && (nr == 10 || nr == 11 || nr == 28);
-			/* rseq(2) writes the area it registers, taken above
-			 * to lie in the thread pointer's 32 KiB (x->tls),
-			 * which no span holds (rcv_xthr_quiet()): nothing
+			/* rseq(2) writes the area it registers, which the
+			 * snapshot's complete list of rseq areas holds (the
+			 * recorder notes every registration), and no span
+			 * holds a byte of (rcv_xthr_quiet()): nothing
 			 * else.  Its registration cut every byte of the
 			 * creator's while the new thread waited to run
 			 * again (the demo's second pthread_create).
@@ -660,25 +674,39 @@ static bool task_writes(struct rp_recover *rc, struct rcv_xthr *x,
 {
 	struct rp_session *s = rc->s;
 	struct rcv_xtask *t = NULL;
-	size_t ct = x->ntls;
+	struct rcv_xthr *w;
+	size_t l = rc->xthr_lvl;
 
 	t = rcv_xtask_of(s, tid);
 	if (!t)
 		return false;
-	if (!t->done) {
-		t->w = calloc(1, sizeof(*t->w));
-		t->ok = t->w && task_make(rc, t->w, tid);
-		t->done = true;
+	if (!t->done[l]) {
+		bool ok;
+
+		w = calloc(1, sizeof(*w));
+		ok = w && task_make(rc, w, tid);
+		/* The entry again: task_make()'s engine, ordering writes
+		 * of its own, may have added tasks to the list.
+		 */
+		t = rcv_xtask_of(s, tid);
+		if (!t) {
+			if (w)
+				lists_free(w);
+			free(w);
+			return false;
+		}
+		t->w[l] = w;
+		t->ok[l] = ok;
+		t->done[l] = true;
 	}
-	return t->ok &&
-	       append((void **)&x->any, &x->nany, &x->cany, t->w->any,
-		      t->w->nany, sizeof(*x->any)) &&
-	       append((void **)&x->rng, &x->nrng, &x->crng, t->w->rng,
-		      t->w->nrng, sizeof(*x->rng)) &&
-	       append((void **)&x->w, &x->nw, &x->cw, t->w->w, t->w->nw,
-		      sizeof(*x->w)) &&
-	       append((void **)&x->tls, &x->ntls, &ct, t->w->tls,
-		      t->w->ntls, sizeof(*x->tls));
+	w = t->w[l];
+	return t->ok[l] &&
+	       append((void **)&x->any, &x->nany, &x->cany, w->any,
+		      w->nany, sizeof(*x->any)) &&
+	       append((void **)&x->rng, &x->nrng, &x->crng, w->rng,
+		      w->nrng, sizeof(*x->rng)) &&
+	       append((void **)&x->w, &x->nw, &x->cw, w->w, w->nw,
+		      sizeof(*x->w));
 }
 
 struct rcv_xtask *rcv_xtask_of(struct rp_session *s, uint32_t tid)
@@ -701,12 +729,14 @@ struct rcv_xtask *rcv_xtask_of(struct rp_session *s, uint32_t tid)
 
 void rcv_xthr_session_free(struct rp_session *s)
 {
-	size_t i;
+	size_t i, l;
 
 	for (i = 0; i < s->nxtasks; i++) {
-		if (s->xtasks[i].w)
-			lists_free(s->xtasks[i].w);
-		free(s->xtasks[i].w);
+		for (l = 0; l < RCV_XT_LEVELS; l++) {
+			if (s->xtasks[i].w[l])
+				lists_free(s->xtasks[i].w[l]);
+			free(s->xtasks[i].w[l]);
+		}
 		free(s->xtasks[i].ord_calls);
 	}
 	free(s->xtasks);
@@ -735,7 +765,7 @@ static void xthr_compute(struct rp_recover *rc)
 	bool started;
 
 	x = rc->xthr = calloc(1, sizeof(*x));
-	if (!x)
+	if (!x || rc->xthr_lvl >= RCV_XT_LEVELS)
 		return;
 	/* Strict values: other tasks' rseq areas are taken to be near
 	 * their thread pointers (glibc's), an assumption about the program.
@@ -823,12 +853,16 @@ bool rcv_xthr_quiet(struct rp_recover *rc, uint64_t a, uint64_t s,
 	if (!rc->xthr)
 		xthr_compute(rc);
 	x = rc->xthr;
+	/* The rseq areas the kernel writes whenever it likes: every one
+	 * of the process, in the snapshot's complete list (xthr_compute()
+	 * orders nothing without it), not the 32 KiB around each other
+	 * task's thread pointer (x->tls), as rcv_fd.c drops the thread's
+	 * own: a worker's stack top lies next to the main thread's static
+	 * TLS block (the demo's read_slot() frame).
+	 */
 	if (!x || !x->ok || (rc->tls_lo <= a && a < rc->tls_hi) ||
-	    rcv_fd_rseq(rc, a) || !rcv_map_private(rc, a))
+	    rc->rseq_any || rcv_fd_rseq(rc, a) || !rcv_map_private(rc, a))
 		return false;
-	for (k = 0; k < x->ntls; k++)
-		if (x->tls[k][0] <= a && a < x->tls[k][1])
-			return false;
 	if (!x->runs.n || s < x->runs.fp[0])
 		return false;
 	ri = run_of(&x->runs, s);

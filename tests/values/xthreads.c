@@ -43,6 +43,44 @@
  *             rule that took the end's bytes across the other thread's
  *             store refutes every placement (0 at A+1, the untouched
  *             bytes before A) and says 0xff (wrong).
+ *
+ * And the other thread's stores as its own engine places them when that
+ * engine orders the main thread's writes in turn (rcv_xthr.c's levels,
+ * docs/values.md "Engines of other tasks that order writes too"), and
+ * its mprotect(2) and madvise(2) of G's page: the other thread stores
+ * 0x55 into A, the main thread loads A into r12, then the other thread
+ * acts and pauses, and the main thread ends by exit_group(2) (both wait
+ * by raw sched_yield(2): no lazy binding after the load):
+ *
+ *   level:    the other thread stores 0x30000800 into pointer P, reads
+ *             P back in a later run, stores 0x77 through it and
+ *             overwrites P with a word read from /dev/zero: its engine
+ *             knows the address only from its own store of P, in the
+ *             span in which the main thread does not write P.  A
+ *             stays 0x55 to the end: r12 0x55, from the snapshot (not
+ *             known when the other thread's engine orders nothing).
+ *   levelw:   the same, but the main thread stores A's address into P
+ *             between the other thread's store and its reload: 0x77
+ *             goes to A.  r12 is not known; an engine of the other
+ *             thread that ignored the main thread's writes would place
+ *             the store at 0x30000800 and say 0x77 (wrong).
+ *   mprot:    mprotect(G, 4096, PROT_READ | PROT_WRITE): no byte
+ *             changes, r12 0x55 from the snapshot (not known when a
+ *             change of protection counts as a write of its range).
+ *   madv:     madvise(G, 4096, MADV_DONTNEED): the page reads zero after;
+ *             r12 is not known (a rule that took every mapping call as
+ *             writing no byte would say 0).
+ *   near:     the main thread loads, through a pointer, a local of the
+ *             other thread (0x55), within 16 KiB of its thread pointer:
+ *             r12 0x55 from the snapshot (those 32 KiB were never
+ *             ordered; the snapshot's rseq areas are what the kernel
+ *             writes there).
+ *   rseq:     the other thread, on CPU 0, publishes its rseq area's
+ *             cpu_id; the main thread loads it, then the other thread
+ *             moves itself to CPU 1 (sched_setaffinity(2)), and the
+ *             kernel rewrites cpu_id: r12 (0) is not known (with the
+ *             rseq areas not excluded either, the snapshot's 1).  Needs
+ *             two CPUs.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -51,6 +89,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/rseq.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -60,15 +99,126 @@ static volatile int stage;
 /* The mode, parsed before anything runs (strcmp's EVEX loads, which the
  * engine cannot read, would stop every walk).
  */
-enum { AFTER, BETWEEN, BEFORE, KERNEL, ALIAS, ALIASW };
+enum { AFTER, BETWEEN, BEFORE, KERNEL, ALIAS, ALIASW, LEVEL, LEVELW,
+       MPROT, MADV, NEAR, RSEQ, NMODES };
 static int how;
 static int pfd[2];
 static volatile long off;	/* read from /dev/zero: not known */
+static volatile unsigned long ptr;	/* level's P */
+/* near: a byte of the other thread's stack; rseq: its rseq cpu_id */
+static volatile unsigned char *volatile other_byte;
+
+/* The other thread onto CPU @cpu alone; by a raw call in @raw. */
+static void pin(int cpu, int raw)
+{
+	cpu_set_t m;
+
+	CPU_ZERO(&m);
+	CPU_SET(cpu, &m);
+	if (!raw) {
+		sched_setaffinity(0, sizeof(m), &m);
+		return;
+	}
+	__asm__ volatile("mov $203, %%eax\n\tsyscall"
+			 :: "D"(0), "S"(sizeof(m)), "d"(&m)
+			 : "rax", "rcx", "r11", "memory");
+}
 
 static void wait_for(int s)
 {
 	while (stage != s)
 		sched_yield();
+}
+
+/* wait_for() by raw system calls: no lazy binding in it. */
+static void raw_wait(int s)
+{
+	/* The number by a move just before each call: the engine's walk
+	 * of another task's calls reads it there (rcv_order.c sys_arg()).
+	 */
+	while (stage != s)
+		__asm__ volatile("mov $24, %%eax\n\tsyscall" ::: "rax", "rcx",
+				 "r11", "memory");	/* sched_yield */
+}
+
+static void __attribute__((noreturn)) raw_pause(void)
+{
+	for (;;)
+		__asm__ volatile("mov $34, %%eax\n\tsyscall" ::: "rax", "rcx",
+				 "r11", "memory");	/* pause */
+}
+
+/* The other thread of level, levelw, mprot and madv. */
+static void other_late(void)
+{
+	volatile unsigned char mine = 0x55;
+
+	if (how == RSEQ) {
+		pin(0, 0);
+		other_byte = (unsigned char *)__builtin_thread_pointer() +
+			     __rseq_offset + 4;
+	} else if (how == NEAR) {
+		other_byte = &mine;
+	}
+	__asm__ volatile("movb $0x55, 0x30000107" ::: "memory");
+	stage = 1;
+	raw_wait(2);
+	if (how == RSEQ)
+		pin(1, 1);
+	if (how == NEAR || how == RSEQ) {
+		stage = 3;
+		raw_pause();
+	}
+	if (how == MPROT || how == MADV) {
+		if (how == MPROT)
+			__asm__ volatile("mov $10, %%eax\n\tsyscall"
+					 :: "D"(G), "S"(4096ul),
+					    "d"(PROT_READ | PROT_WRITE)
+					 : "rax", "rcx", "r11", "memory");
+		else
+			__asm__ volatile("mov $28, %%eax\n\tsyscall"
+					 :: "D"(G), "S"(4096ul),
+					    "d"(MADV_DONTNEED)
+					 : "rax", "rcx", "r11", "memory");
+		stage = 3;
+		raw_pause();
+	}
+	__asm__ volatile("movq $0x30000800, %0" : "=m"(ptr) :: "memory");
+	stage = 3;
+	raw_wait(4);
+	/* P overwritten then by a value not known (from /dev/zero): what
+	 * the reload read is shown by the stores before it alone.
+	 */
+	__asm__ volatile("mov %0, %%rax\n\tmovb $0x77, (%%rax)\n\t"
+			 "mov %1, %%rax\n\tmov %%rax, %0"
+			 : "+m"(ptr) : "m"(off) : "rax", "memory");
+	stage = 5;
+	raw_pause();
+}
+
+/* The main thread of level, levelw, mprot and madv. */
+static void __attribute__((noreturn)) main_late(void)
+{
+	raw_wait(1);
+	if (how == NEAR || how == RSEQ)
+		__asm__ volatile("mov %0, %%rax\n\tmovzbq (%%rax), %%r12\n\t"
+				 "nop\n\tnop\n\txor %%r12d, %%r12d"
+				 :: "m"(other_byte) : "rax", "r12", "memory");
+	else
+		__asm__ volatile("movzbq 0x30000107, %%r12\n\tnop\n\tnop\n\t"
+				 "xor %%r12d, %%r12d" ::: "r12", "memory");
+	stage = 2;
+	raw_wait(3);
+	if (how == LEVEL || how == LEVELW) {
+		if (how == LEVELW)
+			__asm__ volatile("movq $0x30000107, %0" : "=m"(ptr)
+					 :: "memory");
+		stage = 4;
+		raw_wait(5);
+	}
+	for (;;)
+		__asm__ volatile("mov $231, %%eax\n\tsyscall" :: "D"(0)
+				 : "rax", "rcx", "r11", "memory");
 }
 
 static void store(unsigned char v)
@@ -105,6 +255,8 @@ static void load_store(unsigned long to)
 static void *other(void *arg)
 {
 	(void)arg;
+	if (how >= LEVEL)
+		other_late();
 	if (how == ALIAS || how == ALIASW) {
 		__asm__ volatile("movb $0x22, 0x30000107" ::: "memory");
 		stage = 1;
@@ -151,13 +303,15 @@ int main(int argc, char **argv)
 	pthread_t t;
 
 	static const char *const names[] = { "after", "between", "before",
-					     "kernel", "alias", "aliasw" };
+					     "kernel", "alias", "aliasw",
+					     "level", "levelw", "mprot",
+					     "madv", "near", "rseq" };
 	int zfd;
 
-	for (how = 0; argc > 1 && how < 6 && strcmp(argv[1], names[how]);
-	     how++)
+	for (how = 0; argc > 1 && how < NMODES &&
+	     strcmp(argv[1], names[how]); how++)
 		;
-	if (how == 6)
+	if (how == NMODES)
 		return 2;
 	zfd = open("/dev/zero", O_RDONLY);
 	if (zfd < 0 || read(zfd, (void *)&off, sizeof(off)) != sizeof(off))
@@ -168,6 +322,8 @@ int main(int argc, char **argv)
 		return 2;
 	if (pthread_create(&t, NULL, other, NULL))
 		return 2;
+	if (how >= LEVEL)
+		main_late();
 	if (how == ALIAS || how == ALIASW) {
 		if (how == ALIAS)
 			pthread_join(t, NULL);
