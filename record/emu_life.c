@@ -251,7 +251,7 @@ static void child_ctid(struct thr *t, struct thr *parent)
 }
 
 /* Is the system call @t entered an int 0x80 (i386's numbers)? */
-static bool is_int80(const struct thr *t)
+bool emu_is_int80(const struct thr *t)
 {
 	uint8_t b[2] = { 0, 0 };
 	struct iovec l = { b, 2 };
@@ -318,7 +318,7 @@ void emu_new_child(struct emu *e, struct thr *parent, int event)
 	 * arguments in ebx: 64-bit 120 and 2 (getresgid, open) make no
 	 * child, and the instruction tells clone3's ABI.
 	 */
-	i386 = is_int80(parent);
+	i386 = emu_is_int80(parent);
 	nr = (long)parent->entry.rax;
 	arg = i386 ? (uint32_t)parent->entry.rbx : parent->entry.rdi;
 	if (event != PTRACE_EVENT_VFORK &&

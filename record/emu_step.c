@@ -408,6 +408,18 @@ static void emit_sysret(struct emu *e, const struct thr *t)
 	if (t->in.len != 2 || t->regs.rip != t->ip + 2 || t->compat ||
 	    t->regs.cs != EMU_USER_CS)
 		return;
+	/* The record is SYSCALL's (docs/bundle-format.md 6.17): not int
+	 * 0x80's, whose rcx and r11 are the program's; and not a result
+	 * the program never sees: -ERESTARTSYS, -ERESTARTNOINTR,
+	 * -ERESTARTNOHAND and -ERESTART_RESTARTBLOCK (include/linux/
+	 * errno.h), read at a signal's delivery stop before the kernel
+	 * rewinds the call or turns it into -EINTR (arch/x86/kernel/
+	 * signal.c arch_do_signal_or_restart()).
+	 */
+	if (t->regs.rax >= (uint64_t)-516 && t->regs.rax <= (uint64_t)-512)
+		return;
+	if (emu_is_int80(t))
+		return;
 	/* Tests: a recorder that writes no results (ptrec.ko, the
 	 * importers), for programs that take getpid()'s as a value the
 	 * engine does not know; or no REGS records at all (an older ptrec).

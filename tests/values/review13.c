@@ -403,6 +403,47 @@ static int tidre(void)
 }
 
 /*
+ * restart (recorder): a read(2) on a pipe interrupted by a SIGUSR1 whose
+ * handler has SA_RESTART: the kernel restarts the call after the handler
+ * (rip back at the SYSCALL), so the -ERESTARTSYS seen at the signal's
+ * delivery stop is no result, and no system call record may say it is.
+ */
+static volatile int rs_hits;
+
+static void rs_handler(int sig)
+{
+	(void)sig;
+	rs_hits++;
+}
+
+static int restart(void)
+{
+	struct sigaction sa = { .sa_handler = rs_handler,
+				.sa_flags = SA_RESTART };
+	char c = 0;
+	ssize_t n;
+	int p[2];
+	pid_t k;
+
+	sigaction(SIGUSR1, &sa, NULL);
+	if (pipe(p))
+		return 3;
+	k = fork();
+	if (k == 0) {
+		usleep(100000);
+		kill(getppid(), SIGUSR1);
+		usleep(100000);
+		if (write(p[1], "x", 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	n = read(p[0], &c, 1);
+	waitpid(k, NULL, 0);
+	printf("read %zd %c, handler ran %d\n", n, c, rs_hits);
+	return 0;
+}
+
+/*
  * Tasks a constructor makes before main (where the recording starts),
  * by R13_CTOR:
  * 1 (ctor): a raw clone thread that runs cs_after's child path (no
@@ -523,6 +564,8 @@ int main(int argc, char **argv)
 		printf("%ld\n", (long)(pid > 0));
 		return 0;
 	}
+	if (!strcmp(m, "restart"))
+		return restart();
 	if (!strcmp(m, "int80"))
 		return int80() > 0 ? 0 : 5;
 	if (!strcmp(m, "exec")) {

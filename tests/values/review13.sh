@@ -40,6 +40,12 @@
 # untr (values 0 wrong; recorder fidelity): a clone child's r11 is 0x346
 # under the recorder (the parent's SYSCALL saved TF; syscall_r11() fixes
 # only the parent), 0x246 untraced (before 176ea6f too).
+# int80, restart (recorder): the software recorder wrote a system call
+# REGS record after an int 0x80 (its rcx and r11 the program's) and one
+# with -ERESTARTSYS at the delivery stop of a signal whose SA_RESTART
+# handler the kernel then restarts the call after; the format's records
+# are SYSCALL's, with the result the program sees (the engine ignored
+# both: it checks the instruction and the SIGNAL record between).
 # untrlate, clonelate (recorder fidelity): untr and clonesig with the
 # creator's clone event handled after the child's first stop
 # (PTREC_EMU_TEST_LATE_CLONE): that stop was taken for the SIGSTOP
@@ -135,7 +141,7 @@ regs_cases() {
 	fi
 }
 
-all="forksig clonesig compat sret untr pipesig vfork int80 exec pmalias pmpre pmslot pmend untrlate clonelate ctor ctorlive ctorjoin ctorfork attach tidre regs"
+all="forksig clonesig compat sret untr pipesig vfork int80 restart exec pmalias pmpre pmslot pmend untrlate clonelate ctor ctorlive ctorjoin ctorfork attach tidre regs"
 for mode in ${REVIEW13_MODES:-$all}; do
 	case $mode in
 	forksig|clonesig)
@@ -172,6 +178,26 @@ for mode in ${REVIEW13_MODES:-$all}; do
 			bad "$RV_NAME $mode: the child's r11 '$got' recorded, '$want' untraced"
 		fi
 		RV_NAME="review13.c $mode:" vcheck $m
+		;;
+	restart|int80)
+		rec13 $mode || continue
+		[ $mode = restart ] && same $mode
+		# SYSCALL's records only (rcx = rip), and no result the
+		# program never sees (-ERESTART*: 0xffff...fe00-fe04).
+		recs=$("$PTREC" dump "$tmp/$mode" | grep 'REGS .* syscall ')
+		bad_int=$(echo "$recs" | awk '{ c = r = ""
+			for (i = 1; i < NF; i++) {
+				if ($i == "rcx") c = $(i + 1)
+				if ($i == "rip") r = $(i + 1)
+			}
+			if (c != "" && c != r) n++ } END { print n + 0 }')
+		bad_rst=$(echo "$recs" | grep -c 'rax 0xfffffffffffffe0[0-4] ')
+		if [ "$bad_int" = 0 ] && [ "$bad_rst" = 0 ]; then
+			ok "$RV_NAME $mode: system call records are SYSCALL's, with results the program saw"
+		else
+			bad "$RV_NAME $mode: $bad_int records with rcx != rip (int 0x80's), $bad_rst with -ERESTART*"
+		fi
+		vcheck $mode
 		;;
 	ctor)
 		R13_CTOR=1 rec13 $mode 60 || continue
