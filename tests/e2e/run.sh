@@ -544,7 +544,7 @@ import glob, json, os, struct, sys
 d = sys.argv[1]
 gt = glob.glob(d + '/badtruth/truth/*.gt')[0]
 b = bytearray(open(gt, 'rb').read())
-o = 16 + 152 * 1000			# header, then 152-byte records (format 2)
+o = 16 + 152 * 1000			# header, then 152-byte records (format 3)
 struct.pack_into('<Q', b, o, struct.unpack_from('<Q', b, o)[0] + 1)
 open(gt, 'wb').write(b)
 gt = glob.glob(d + '/shorttruth/truth/*.gt')[0]
