@@ -502,6 +502,7 @@ static void emu_free(struct emu *e)
 		e->threads = t->next;
 		if (t->opened) {
 			ptenc_close(&t->enc);
+			emu_truth_release(e, t, UINT64_MAX);
 			sb_truth_close(t->truth, NULL);
 		}
 		free(t);

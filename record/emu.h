@@ -151,6 +151,14 @@ struct thr {
 	bool order_held;
 	struct ptenc enc;
 	struct sb_truth_writer *truth;
+	/* Its SYSCALL (int 0x80) that returned to the instruction after
+	 * it: the truth's record, with @held_regs after it, waits until
+	 * the thread's next record shows that it went on there
+	 * (emu_step.c emu_truth_release()).
+	 */
+	bool truth_held;
+	uint64_t held_ip;
+	struct user_regs_struct held_regs;
 	struct thr *next;
 };
 
@@ -316,6 +324,11 @@ void emu_enc_check(struct emu *e, struct thr *t, int ret);
 /* Instruction @ip in the ground truth; with @regs, t->regs after it. */
 void emu_truth_add_regs(struct emu *e, struct thr *t, uint64_t ip,
 			bool regs);
+/* The held SYSCALL record into the truth before @t's next, instruction
+ * @next (UINT64_MAX: none, or a handler's); registers only when @next
+ * is the instruction after it.
+ */
+void emu_truth_release(struct emu *e, struct thr *t, uint64_t next);
 void emu_syscall_entered(struct emu *e, struct thr *t);
 void emu_handle_stop(struct emu *e, pid_t tid, int status);
 

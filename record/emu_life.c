@@ -75,6 +75,7 @@ void emu_thr_close(struct emu *e, struct thr *t)
 	ret = ptenc_close(&t->enc);
 	if (ret)
 		emu_io_fail(e, ret, "pt stream");
+	emu_truth_release(e, t, UINT64_MAX);	/* it never went on */
 	ret = sb_truth_close(t->truth, &err);
 	t->truth = NULL;
 	if (ret)

@@ -78,13 +78,10 @@ int emu_fetch_insn(struct emu *e, struct thr *t, uint64_t ip,
 	return 0;
 }
 
-/* Records instruction @ip in the ground truth; with @regs, the registers
- * after it (t->regs, read at the step's stop) too.
- */
-void emu_truth_add_regs(struct emu *e, struct thr *t, uint64_t ip,
-			bool regs)
+/* Instruction @ip into @t's truth; with @regs, registers @r after it. */
+static void truth_write(struct emu *e, struct thr *t, uint64_t ip,
+			const struct user_regs_struct *r, bool regs)
 {
-	const struct user_regs_struct *r = &t->regs;
 	const uint64_t v[SB_TRUTH_NREGS] = {
 		r->rax, r->rbx, r->rcx, r->rdx, r->rsi, r->rdi, r->rbp,
 		r->rsp, r->r8, r->r9, r->r10, r->r11, r->r12, r->r13,
@@ -92,13 +89,43 @@ void emu_truth_add_regs(struct emu *e, struct thr *t, uint64_t ip,
 	};
 	int ret;
 
-	e->st->insns++;
-	if (!t->truth)
-		return;
 	ret = sb_truth_add_regs(t->truth, ip,
 				regs ? (1ull << SB_TRUTH_NREGS) - 1 : 0, v);
 	if (ret)
 		emu_io_fail(e, ret, "truth");
+}
+
+/*
+ * A SYSCALL's registers are read where the step over it stops, but they
+ * are the state after it only if the thread goes on from there, at the
+ * instruction after it: not where a handler runs first (the kernel
+ * builds its frame after that stop), the call restarts (rip moved back
+ * after the stop), or the thread never runs again.  So its record waits
+ * (syscall_retired()) for the thread's next one, or for the delivery,
+ * the exit or the end of the recording (@next UINT64_MAX).
+ */
+void emu_truth_release(struct emu *e, struct thr *t, uint64_t next)
+{
+	if (!t->truth_held)
+		return;
+	t->truth_held = false;
+	if (t->truth)
+		truth_write(e, t, t->held_ip, &t->held_regs,
+			    next == t->held_ip + 2);
+}
+
+/* Records instruction @ip in the ground truth; with @regs, the registers
+ * after it (t->regs, read at the step's stop) too.  A record held before
+ * it goes first: the truth's order is the thread's.
+ */
+void emu_truth_add_regs(struct emu *e, struct thr *t, uint64_t ip,
+			bool regs)
+{
+	e->st->insns++;
+	if (__builtin_expect(t->truth_held, 0))
+		emu_truth_release(e, t, ip);
+	if (t->truth)
+		truth_write(e, t, ip, &t->regs, regs);
 }
 
 static void truth_add(struct emu *e, struct thr *t, uint64_t ip)
@@ -429,13 +456,54 @@ static void emit_sysret(struct emu *e, const struct thr *t)
 	emu_emit_record(e, &g.hdr);
 }
 
+/*
+ * The SYSCALL (0f 05) or int 0x80 (cd 80) at t->ip returned: in the
+ * history, as emu_syscall_entered() puts it, but with the registers after
+ * it (t->regs: syscall_r11() ran, the recorder's changes undone) where
+ * it came back at the instruction after it, in 64-bit code, with no
+ * result that the kernel turns into a restart or EINTR at the delivery
+ * that follows (ERESTARTSYS to ERESTART_RESTARTBLOCK, -512 to -516: a
+ * program never sees them), and not an rt_sigreturn (15, x32's
+ * 0x40000201; i386's 119 and 173), whose registers are its frame's.
+ * That record waits for the thread's next (emu_truth_release()).
+ */
+static void syscall_retired(struct emu *e, struct thr *t)
+{
+	long rv = (long)t->regs.rax;
+	uint32_t nr = (uint32_t)t->entry.rax;
+	int b0, b1;
+	bool sc, i80;
+
+	if (t->in.len != 2 || t->regs.rip != t->ip + 2 || t->compat ||
+	    t->regs.cs != EMU_USER_CS || (rv >= -516 && rv <= -512) ||
+	    !t->truth) {
+		emu_syscall_entered(e, t);
+		return;
+	}
+	b0 = emu_byte_at(t, t->ip);
+	b1 = emu_byte_at(t, t->ip + 1);
+	sc = b0 == 0x0f && b1 == 0x05;
+	i80 = b0 == 0xcd && b1 == 0x80;
+	if ((!sc && !i80) || (sc && (nr == SYS_rt_sigreturn || nr == 0x40000201)) ||
+	    (i80 && (nr == 119 || nr == 173))) {
+		emu_syscall_entered(e, t);
+		return;
+	}
+	e->st->insns++;
+	emu_truth_release(e, t, t->ip);	/* a SYSCALL right before it */
+	t->truth_held = true;
+	t->held_ip = t->ip;
+	t->held_regs = t->regs;
+	emu_enc_check(e, t, ptenc_disable_sync(&t->enc));
+}
+
 /* The SYSCALL stepped into returned: in the history, its effects noted. */
 __attribute__((noinline))
 static void syscall_done(struct emu *e, struct thr *t)
 {
 	emu_untraced_restore(t);
 	emu_trap_restore(t, true);
-	emu_syscall_entered(e, t);
+	syscall_retired(e, t);
 	after_syscall(e, t);
 	emu_trap_after_syscall(t);
 	emu_trap_hide(t);
@@ -461,6 +529,7 @@ static void step_done(struct emu *e, struct thr *t)
 
 		/* A caught signal was delivered before t->ip executed. */
 		t->delivering = false;
+		emu_truth_release(e, t, UINT64_MAX);	/* not after it */
 		emu_enc_check(e, t, ptenc_disable_async(&t->enc, t->ip));
 		/* Where the kernel built its frame: the watch scan's write
 		 * at the delivery (replay/watch_kern.c).

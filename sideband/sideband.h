@@ -474,7 +474,11 @@ int sb_regs_load_bundle(struct sb_regs *regs, const char *dir,
 /* ---- ground truth ------------------------------------------------------ */
 
 #define SB_TRUTH_MAGIC		"PTRECGT"
-#define SB_TRUTH_VERSION	2
+/* 3: a SYSCALL (int 0x80) that returned to the instruction after it has
+ * the registers after it; 2 has the same layout, with none there; 1 is
+ * addresses only.
+ */
+#define SB_TRUTH_VERSION	3
 #define SB_TRUTH_NREGS		17	/* rax..r15 (GDB's order), rflags */
 #define SB_TRUTH_WORDS		(2 + SB_TRUTH_NREGS)
 

@@ -2,10 +2,12 @@
 /*
  * Ground truth (truth/<tid>.gt): a 16-byte header, then one record per
  * instruction the thread executed.  Version 1 records are its address;
- * version 2 records (SB_TRUTH_WORDS little-endian 64-bit words) are its
- * address, a mask of the registers recorded, and the general-purpose
+ * version 2 and 3 records (SB_TRUTH_WORDS little-endian 64-bit words) are
+ * its address, a mask of the registers recorded, and the general-purpose
  * registers and rflags after it ran, so that values recovered in the past
- * (replay/recover.c) can be checked.
+ * (replay/recover.c) can be checked.  Version 3 has them after a system
+ * call instruction too (where the call returned to the next one); a
+ * version-2 file reads as one, with those masks 0.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -150,9 +152,9 @@ static int truth_read(const char *path, char **data, size_t *len,
 			      path);
 		goto out_free;
 	}
-	if (h.version != SB_TRUTH_VERSION && h.version != 1) {
+	if (h.version < 1 || h.version > SB_TRUTH_VERSION) {
 		ret = sb_fail(err, -EPROTONOSUPPORT,
-			      "%s: ground-truth version %u, this ptrec reads versions 1 and %d; %s",
+			      "%s: ground-truth version %u, this ptrec reads versions 1 to %d; %s",
 			      path, h.version, SB_TRUTH_VERSION,
 			      h.version > SB_TRUTH_VERSION ?
 			      "upgrade ptrec to read it" :

@@ -239,6 +239,50 @@ kmod_feed threads
 # Regression: the main thread blocks in read() until another thread runs.
 record pipe -- "$PROGS/pipe"
 
+# Ground truth version 3: a system call instruction that returned to the
+# next one has the registers after it (getpid by SYSCALL: rax the pid the
+# program got, rcx the next address, r11 the flags; by int 0x80: rax);
+# one that returned into a handler (tgkill of a SIGUSR1 it handles) has
+# none: the kernel builds the frame after the stop they are read at.
+# (Version 2 had none after any system call.)
+sr=$tmp/sysregs
+rm -rf "$sr"
+if timeout 120 "$PTREC" record --ground-truth -q -o "$sr" -- \
+	"$PROGS/sysregs" >"$tmp/sr.out" 2>"$tmp/log" &&
+	"$PTCHECK" "$sr" >"$tmp/log" 2>&1 &&
+	"$TRUTHDUMP" --regs "$sr"/truth/*.gt >"$tmp/sr.regs" 2>"$tmp/log"
+then
+	# sr_reg ADDR REG: REG after the instruction at ADDR (none: empty)
+	sr_reg() {
+		awk -v a="$1" -v r="$2=" '$1 == a { for (i = 2; i <= NF; i++)
+			if (index($i, r) == 1) print substr($i, length(r) + 1)
+			exit }' "$tmp/sr.regs"
+	}
+	set -- $(grep '^getpid ' "$tmp/sr.out")
+	ga=${2:-0} gp=${3:-x}
+	set -- $(grep '^int80 ' "$tmp/sr.out")
+	ia=${2:-0} ip80=${3:-x}
+	set -- $(grep '^tgkill ' "$tmp/sr.out")
+	ka=${2:-0} ksig=${4:-0}
+	rax=$(sr_reg "$ga" rax) rcx=$(sr_reg "$ga" rcx)
+	r11=$(sr_reg "$ga" r11) efl=$(sr_reg "$ga" eflags)
+	[ -n "$rax" ] && [ "$rax" = "$gp" ] &&
+		[ "$((rcx))" = "$((ga + 2))" ] && [ -n "$r11" ] &&
+		[ "$r11" = "$efl" ] &&
+		ok "sysregs: the truth has getpid's registers after its SYSCALL (rax $gp, rcx, r11)" ||
+		bad "sysregs: getpid at $ga: rax '$rax' (pid $gp) rcx '$rcx' r11 '$r11' eflags '$efl'"
+	rax=$(sr_reg "$ia" rax)
+	[ -n "$rax" ] && [ "$rax" = "$ip80" ] &&
+		ok "sysregs: the truth has rax after an int 0x80 getpid ($ip80)" ||
+		bad "sysregs: int 0x80 at $ia: rax '$rax', the program got $ip80"
+	[ "$ksig" = 10 ] && grep -q "^$ka" "$tmp/sr.regs" &&
+		[ -z "$(sr_reg "$ka" rax)" ] &&
+		ok "sysregs: no registers after a SYSCALL that returned into a handler" ||
+		bad "sysregs: tgkill at $ka (signal $ksig): rax '$(sr_reg "$ka" rax)'"
+else
+	bad "sysregs: record, decode or truthdump failed: $(tail -2 "$tmp/log")"
+fi
+
 record dl -- "$PROGS/dl" "$PROGS" &&
 	has dl "MMAP .*libdla.so buildid-" "libdla mapped with its image" &&
 	has dl "MMAP .*libdlb.so buildid-" "libdlb mapped with its image"
@@ -500,7 +544,7 @@ import glob, json, os, struct, sys
 d = sys.argv[1]
 gt = glob.glob(d + '/badtruth/truth/*.gt')[0]
 b = bytearray(open(gt, 'rb').read())
-o = 16 + 152 * 1000			# header, then 152-byte records (format 2)
+o = 16 + 152 * 1000			# header, then 152-byte records (format 3)
 struct.pack_into('<Q', b, o, struct.unpack_from('<Q', b, o)[0] + 1)
 open(gt, 'wb').write(b)
 gt = glob.glob(d + '/shorttruth/truth/*.gt')[0]

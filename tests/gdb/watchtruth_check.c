@@ -382,8 +382,9 @@ int check(struct rp_session *s, csh cs)
 			pre = tp ? &recs[tp - 1] : NULL;
 			if (!pre || !(pre->mask & 0xffff)) {
 				/* No registers before it in the truth (the
-				 * first, or after a system call the
-				 * recorder did not read them): counted.
+				 * first, or after a system call that did
+				 * not return to it, or in a version-2
+				 * truth): counted.
 				 */
 				noregs++;
 				continue;

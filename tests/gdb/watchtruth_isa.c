@@ -100,9 +100,11 @@ bool dest(const cs_insn *ci, const uint64_t *r, const uint64_t *after,
 		return true;
 	case X86_INS_SYSCALL:
 		if (r[0] == 0 || r[0] == 17) {	/* read, pread64 */
-			/* The bytes returned; the recorder keeps no
-			 * registers after a system call, so the count asked
-			 * for (the test's reads return all of it).
+			/* The bytes returned: rax after it (the truth
+			 * has it where the call returned to the next
+			 * instruction, ground-truth version 3), else the
+			 * count asked for (the test's reads return all of
+			 * it).
 			 */
 			*a = r[4];
 			*n = after ? after[0] : r[3];

@@ -118,14 +118,14 @@ Test(truth, round_trip_buffer_edges)
 		round_trip(counts[i]);
 }
 
-/* The file is the 16-byte header ("PTRECGT\0", version 2 little-endian,
+/* The file is the 16-byte header ("PTRECGT\0", version 3 little-endian,
  * zero) followed by records of SB_TRUTH_WORDS little-endian 64-bit words:
  * the address, the register mask (0 from sb_truth_add) and the registers.
  */
 Test(truth, on_disk_layout)
 {
 	static const unsigned char head[HEADER_SIZE] = {
-		'P', 'T', 'R', 'E', 'C', 'G', 'T', 0, 2, 0, 0, 0, 0, 0, 0, 0,
+		'P', 'T', 'R', 'E', 'C', 'G', 'T', 0, 3, 0, 0, 0, 0, 0, 0, 0,
 	};
 	unsigned char *data;
 	char path[4096];
@@ -190,7 +190,8 @@ Test(truth, truncated_header)
 }
 
 /* A size that is not header + record size * n fails with the offset of the
- * partial record: 8 bytes in version 1, 8 * SB_TRUTH_WORDS in version 2.
+ * partial record: 8 bytes in version 1, 8 * SB_TRUTH_WORDS in versions 2
+ * and 3.
  */
 Test(truth, partial_address)
 {
@@ -199,7 +200,7 @@ Test(truth, partial_address)
 	uint32_t v;
 
 	tpath(path, sizeof(path), "t.gt");
-	for (v = 1; v <= 2; v++) {
+	for (v = 1; v <= 3; v++) {
 		rec = v == 1 ? 8 : 8 * SB_TRUTH_WORDS;
 		for (n = 0; n < 3; n++) {
 			for (extra = 1; extra < rec; extra += 7) {
@@ -227,6 +228,38 @@ Test(truth, version_1_reads)
 		     err.msg);
 	cr_assert_eq(n, 2);
 	cr_assert_eq(recs[0].mask, 0);
+	free(recs);
+}
+
+/* Version 2 files (no registers after a system call instruction) still
+ * read, records as written: the layout is version 3's.
+ */
+Test(truth, version_2_reads)
+{
+	struct sb_truth_rec *recs;
+	struct sb_err err;
+	char path[4096];
+	size_t n;
+
+	uint64_t buf[2 + 2 * SB_TRUTH_WORDS] = { 0 };
+	uint32_t version = 2;
+
+	memcpy(buf, SB_TRUTH_MAGIC, 8);
+	memcpy((char *)buf + 8, &version, 4);
+	buf[2] = 0x401000;			/* record 0: rax known */
+	buf[3] = 1;
+	buf[4] = 42;
+	buf[2 + SB_TRUTH_WORDS] = 0x401002;	/* record 1: none */
+	tpath(path, sizeof(path), "t.gt");
+	write_bytes(path, buf, sizeof(buf));
+	cr_assert_eq(sb_truth_load_recs(path, &recs, &n, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(recs[0].ip, 0x401000);
+	cr_assert_eq(recs[0].mask, 1);
+	cr_assert_eq(recs[0].regs[0], 42);
+	cr_assert_eq(recs[1].ip, 0x401002);
+	cr_assert_eq(recs[1].mask, 0);
 	free(recs);
 }
 
@@ -340,8 +373,9 @@ Test(truth, other_version)
 	char path[4096];
 
 	tpath(path, sizeof(path), "t.gt");
-	write_raw(path, SB_TRUTH_MAGIC, 3, 16);
-	expect_load(path, -EPROTONOSUPPORT, "version 3");
+	write_raw(path, SB_TRUTH_MAGIC, 4, 16);
+	expect_load(path, -EPROTONOSUPPORT,
+		    "version 4, this ptrec reads versions 1 to 3; upgrade");
 	write_raw(path, SB_TRUTH_MAGIC, 0, 0);
 	expect_load(path, -EPROTONOSUPPORT, "version 0");
 }
