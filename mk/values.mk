@@ -72,8 +72,8 @@ $(CLONE_REG): tests/values/clonereg.c
 	$(CC) -O1 -g -Wall -Werror -o $@ $<
 
 # xsave's area and string stores' runs (rcv_extent.c, rcv_alias.c).
-EXTENT := $(BUILD)/tests/values/extent
-$(EXTENT): tests/values/extent.c
+EXTENT_BIN := $(BUILD)/tests/values/extent
+$(EXTENT_BIN): tests/values/extent.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -Wl,-z,now -o $@ $<
 
@@ -330,9 +330,9 @@ $(CRASH_BIN): tests/values/crash.c
 	$(CC) -O1 -g -Wall -Werror -pthread -o $@ $<
 values-test: $(CRASH_BIN) $(BUILD)/examples/demo $(GDB_VALUES) \
 		$(BUILD)/tests/gdb/watchjit $(XCHG_REF) $(PROT_REC) $(CLONE_REG) \
-		$(EXTENT)
+		$(EXTENT_BIN)
 values-test: export XCHGREF = $(CURDIR)/$(XCHG_REF)
-values-test: export EXTENT = $(CURDIR)/$(EXTENT)
+values-test: export EXTENT = $(CURDIR)/$(EXTENT_BIN)
 values-test: export PROTREC = $(CURDIR)/$(PROT_REC)
 values-test: export CLONEREG = $(CURDIR)/$(CLONE_REG)
 values-test: export JITPROG = $(CURDIR)/$(BUILD)/tests/gdb/watchjit

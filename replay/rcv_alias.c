@@ -215,7 +215,8 @@ static bool late_writer(struct win *w, size_t p, size_t lim, size_t skip,
 	for (q = w->nb[p + 1]; q < lim; q = w->nb[q + 1]) {
 		if (++n > AL_BARS)
 			return true;
-		if (q == skip || rcv_extent_refuted(w, q, x))
+		if (q == skip || ((w->ins[q].flags & RCV_I_MEMBAR) &&
+				  rcv_extent_refuted(w, q, x)))
 			continue;
 		if (!ustore(w, q, &u) ||
 		    (may_leave(&u, fx) && !(h && hyp_misses(w, q, &u, h, x))))
