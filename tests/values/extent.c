@@ -38,11 +38,14 @@
  *   bytes of 0xaa with zeros around, one run fits: r12 not known (a
  *   bound off by one gives 0xaaaaaaaa).
  *
- * valcheck finds no wrong value in any of them.
+ * valcheck finds no wrong value in any of them.  With "size" it prints S,
+ * which run.sh compares with the snapshot's NT_X86_XSTATE length (the
+ * engine's bound: at least S).
  */
 #include <cpuid.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -153,6 +156,14 @@ int main(int argc, char **argv)
 	fill();
 	if (argc < 2)
 		return 2;
+	if (!strcmp(argv[1], "size")) {	/* for run.sh: S */
+		unsigned int a, b, c, d;
+
+		if (!__get_cpuid_count(0xd, 0, &a, &b, &c, &d))
+			return 3;
+		printf("%u\n", b);
+		return 0;
+	}
 	if (!strncmp(argv[1], "xs", 2))
 		return xsave_case(argv[1]);
 	if (!strcmp(argv[1], "stdown"))

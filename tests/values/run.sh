@@ -626,6 +626,17 @@ if [ -n "${EXTENT:-}" ]; then
 			bad "extent.c $c (at ${p:-?}): $v (want $want): $(grep -c WRONG "$tmp/out") wrong; $(head -3 "$tmp/out" "$tmp/log")"
 		fi
 	done
+	# The engine's XSAVE bound, the snapshot's NT_X86_XSTATE length,
+	# is at least CPUID.(0xD,0).EBX, the size for XCR0.
+	xs_cpu=$("$EXTENT" size)
+	xs_snap=$("$PTREC" dump "$tmp/ext-stnone" 2>/dev/null |
+		sed -n 's/.*xstate \([0-9]*\) bytes.*/\1/p' | head -1)
+	if [ -n "$xs_cpu" ] && [ -n "$xs_snap" ] &&
+		[ "$xs_snap" -ge "$xs_cpu" ]; then
+		ok "extent.c: the snapshot's xstate ($xs_snap bytes) covers CPUID's XSAVE size ($xs_cpu)"
+	else
+		bad "extent.c: the snapshot's xstate ${xs_snap:-?} bytes, CPUID's XSAVE size ${xs_cpu:-?}"
+	fi
 fi
 
 # Other threads' stores in time (rcv_xthr.c, tests/values/xthreads.c):
