@@ -91,9 +91,9 @@ bool rcv_extent(struct win *w, size_t b, uint64_t *lo, uint64_t *len)
 	in = &w->ins[b];
 	s = &w->st[b];
 	/* Every one of them is (rcv_cs_implicit_store()). */
-	if (!(in->flags & RCV_I_MEMBAR) || in->a32 || (in->flags & (RCV_I_BARRIER | RCV_I_BAD |
-				     RCV_I_SYSCALL | RCV_I_XFER |
-				     RCV_I_UNPROVEN)))
+	if (!(in->flags & RCV_I_MEMBAR) || in->a32 ||
+	    (in->flags & (RCV_I_BARRIER | RCV_I_BAD | RCV_I_SYSCALL |
+			  RCV_I_XFER | RCV_I_UNPROVEN)))
 		return false;
 	es = rcv_str_op(in, &src, &dread, &dst);
 	if (es) {
