@@ -71,6 +71,12 @@ $(CLONE_REG): tests/values/clonereg.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -o $@ $<
 
+# xsave's area and string stores' runs (rcv_extent.c, rcv_alias.c).
+EXTENT_BIN := $(BUILD)/tests/values/extent
+$(EXTENT_BIN): tests/values/extent.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Wall -Werror -Wl,-z,now -o $@ $<
+
 # An exchange's old value, shown by the jump after it (rcv_xchg.c).
 XCHG_REF := $(BUILD)/tests/values/xchgref
 $(XCHG_REF): tests/values/xchgref.c
@@ -323,8 +329,10 @@ $(CRASH_BIN): tests/values/crash.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -o $@ $<
 values-test: $(CRASH_BIN) $(BUILD)/examples/demo $(GDB_VALUES) \
-		$(BUILD)/tests/gdb/watchjit $(XCHG_REF) $(PROT_REC) $(CLONE_REG)
+		$(BUILD)/tests/gdb/watchjit $(XCHG_REF) $(PROT_REC) $(CLONE_REG) \
+		$(EXTENT_BIN)
 values-test: export XCHGREF = $(CURDIR)/$(XCHG_REF)
+values-test: export EXTENT = $(CURDIR)/$(EXTENT_BIN)
 values-test: export PROTREC = $(CURDIR)/$(PROT_REC)
 values-test: export CLONEREG = $(CURDIR)/$(CLONE_REG)
 values-test: export JITPROG = $(CURDIR)/$(BUILD)/tests/gdb/watchjit

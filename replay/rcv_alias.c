@@ -215,7 +215,8 @@ static bool late_writer(struct win *w, size_t p, size_t lim, size_t skip,
 	for (q = w->nb[p + 1]; q < lim; q = w->nb[q + 1]) {
 		if (++n > AL_BARS)
 			return true;
-		if (q == skip)
+		if (q == skip || ((w->ins[q].flags & RCV_I_MEMBAR) &&
+				  rcv_extent_refuted(w, q, x)))
 			continue;
 		if (!ustore(w, q, &u) ||
 		    (may_leave(&u, fx) && !(h && hyp_misses(w, q, &u, h, x))))
@@ -534,6 +535,69 @@ static bool word_refutes(struct win *w, size_t b, const struct rcv_acc *wr,
 	return true;
 }
 
+/*
+ * Does what shows byte @x after store @b show a value no byte of @v
+ * (its bits known) can be?  Then @b did not write @x.
+ */
+static bool shows_other(struct win *w, size_t b, uint64_t x,
+			const struct rcv_acc *v, struct lower_memo *lm)
+{
+	uint8_t f;
+
+	return revealed(w, b, x, &f, lm, NULL) && !may_leave(v, f);
+}
+
+/*
+ * rep stos with rcx known (L = rcx * size bytes, at most STOS_MAX) and
+ * rdi not: had it written @a, it wrote [q, q + L) for one q in
+ * [a - L + 1, a], each byte a byte of its value (al, ax, eax, rax; the
+ * direction flag moves the elements, not the run's contiguity).  A byte
+ * that what shows it after @b shows as no byte of the value is outside
+ * the run: so is @a, when @a is one; else with the nearest such bytes
+ * below and above @a at a - d1 and a + d2, every run of L bytes over @a
+ * meets one when d1 + d2 <= L.  Not the history's last instruction (it
+ * may have stopped inside the run: rcv_end.c), nor one a signal
+ * interrupted (RCV_I_XFER: it resumes with what is left).
+ */
+#define STOS_MAX	1024
+
+static bool stos_refutes(struct win *w, size_t b, uint64_t a)
+{
+	const struct rcv_ins *in = &w->ins[b];
+	const struct rcv_state *s = &w->st[b];
+	struct lower_memo lm = { .n = 0 };
+	struct rcv_acc v;
+	bool src, dread, dst;
+	uint64_t len, d1, d2;
+	unsigned int es;
+
+	if (!rcv_rep_stos(in) || (in->flags & RCV_I_UNPROVEN) ||
+	    (w->top_end && b + 1 >= w->n) ||
+	    s->r[RP_REG_RCX].k != ~0ull || s->r[RP_REG_RCX].v > STOS_MAX)
+		return false;
+	es = rcv_str_op(in, &src, &dread, &dst);
+	len = s->r[RP_REG_RCX].v * es;
+	if (!es || !dst || !len || len > STOS_MAX)
+		return false;
+	memset(&v, 0, sizeof(v));
+	v.valid = true;
+	v.size = es;
+	v.val = s->r[RP_REG_RAX];
+	if (es < 8)
+		v.val.k &= (1ull << (8 * es)) - 1;
+	if (!v.val.k)
+		return false;
+	if (shows_other(w, b, a, &v, &lm))
+		return true;
+	for (d1 = 1; d1 < len; d1++)
+		if (shows_other(w, b, a - d1, &v, &lm))
+			break;
+	for (d2 = 1; d1 + d2 <= len; d2++)
+		if (shows_other(w, b, a + d2, &v, &lm))
+			return true;
+	return false;
+}
+
 bool rcv_alias_refuted(struct win *w, size_t b, uint64_t a)
 {
 	struct rcv_acc wr;
@@ -542,6 +606,11 @@ bool rcv_alias_refuted(struct win *w, size_t b, uint64_t a)
 
 	if (o >= 0)
 		return !o;	/* measurements only (rcv_oracle.c) */
+	/* Out of an xsave area's or a string store's bound. */
+	if (rcv_extent_refuted(w, b, a))
+		return true;
+	if (b < w->n && stos_refutes(w, b, a))
+		return true;
 
 	if (b < w->n && rcv_xchg_refuted(w, b, a))
 		return true;

@@ -543,7 +543,8 @@ static uint8_t mem_scan(struct win *w, uint64_t i, uint64_t word, uint8_t p,
 		if (!p)
 			break;
 		if (lim < stop) {
-			r_ok = end_kept(w, lim, word) & p;
+			r_ok = (end_kept(w, lim, word) |
+				rcv_extent_kept(w, lim, word)) & p;
 			if (r_ok != p && tries < MB_ALIAS) {
 				for (b = 0; b < 8; b++)
 					if ((p >> b & 1) && !(r_ok >> b & 1) &&
@@ -620,7 +621,8 @@ static uint8_t mem_scan(struct win *w, uint64_t i, uint64_t word, uint8_t p,
 		if (plim >= (int64_t)flo &&
 		    !(j > 0 && w->idx[j - 1].word == word &&
 		      w->idx[j - 1].pos < flo)) {
-			r_ok = end_kept(w, (size_t)plim, word) & p;
+			r_ok = (end_kept(w, (size_t)plim, word) |
+				rcv_extent_kept(w, (size_t)plim, word)) & p;
 			if (r_ok != p && tries < MB_ALIAS) {
 				for (b = 0; b < 8; b++)
 					if ((p >> b & 1) && !(r_ok >> b & 1) &&

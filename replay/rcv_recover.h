@@ -54,6 +54,9 @@ struct rp_recover {
 	 */
 	bool own_valid, own_ok;
 	uint64_t own_lo, own_hi;
+	/* rcv_extent.c: the XSAVE area's bound (0: not known), once. */
+	uint32_t xsz;
+	bool xsz_done;
 	/* rcv_escape.c, with mt: [priv_lo, priv_hi) is its own stack until
 	 * state esc_pos (UINT64_MAX: the end), computed once asked.
 	 */

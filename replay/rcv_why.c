@@ -352,6 +352,10 @@ static void mem_fwd(struct rp_recover *rc, struct win *w, size_t i,
 			lim = w->nb[lim + 1] < stop ? w->nb[lim + 1] : stop;
 			continue;
 		}
+		if (lim < stop && rcv_extent_refuted(w, lim, a)) {
+			lim = w->nb[lim + 1] < stop ? w->nb[lim + 1] : stop;
+			continue;
+		}
 		if (lim < stop && tries < WHY_ALIAS &&
 		    rcv_alias_refuted(w, lim, a)) {
 			tries++;
@@ -406,6 +410,10 @@ static void mem_back(struct rp_recover *rc, struct win *w, size_t i,
 		if (plim >= 0 &&
 		    (ek = ek_push(w, (size_t)plim, (size_t)plim, a)) >= 0) {
 			ek_used(s, w, ek);
+			plim = w->pb[plim];
+			continue;
+		}
+		if (plim >= 0 && rcv_extent_refuted(w, (size_t)plim, a)) {
 			plim = w->pb[plim];
 			continue;
 		}

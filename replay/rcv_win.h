@@ -398,6 +398,17 @@ bool rcv_backend_emu(const struct rp_session *s);
 bool rcv_alias_refuted(struct win *w, size_t b, uint64_t a);
 
 /*
+ * Write extents (rcv_extent.c): does instruction @b of @w (xsave's family,
+ * a string store) write only within [*@lo, *@lo + *@len)?  False when it
+ * is not one or the states do not bound it.  rcv_extent_kept(): the bytes
+ * of @word barrier @b did not write by it; rcv_extent_refuted(): did it
+ * not write @a?
+ */
+bool rcv_extent(struct win *w, size_t b, uint64_t *lo, uint64_t *len);
+uint8_t rcv_extent_kept(struct win *w, size_t b, uint64_t word);
+bool rcv_extent_refuted(struct win *w, size_t b, uint64_t a);
+
+/*
  * Did store @b of @w, whose address is not known, write byte @a, by the
  * oracle of rp_recover_set_oracle() (rcv_oracle.c)?  1 yes, 0 no, -1 no
  * oracle or none for it.
