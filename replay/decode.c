@@ -409,6 +409,9 @@ int rp_walk_events(struct walk *w, int status)
 				 pt_insn_event(w->d, &ev, sizeof(ev));
 		if (status < 0)
 			return status;
+		if (w->blk_trace_end && ev.type == ptev_disabled &&
+		    ev.ip_suppressed)
+			return -pte_bad_query;
 		if (ev.has_tsc)
 			w->tsc = ev.tsc;
 		if (ev.type == ptev_disabled || ev.type == ptev_async_disabled)
