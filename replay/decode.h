@@ -112,7 +112,8 @@ struct walk {
 	 * The block pass: its last block may end at a near branch a disable
 	 * with its IP suppressed binds to in the block decoder only
 	 * (rp_redo_blk_trace_end()): rp_walk_events() takes such an event
-	 * for the instruction decoder's -pte_bad_query there.
+	 * read next for the instruction decoder's -pte_bad_query there (and
+	 * clears this).
 	 */
 	bool blk_trace_end;
 	int64_t off_delta;	/* stream offset - decoder offset (a split) */
