@@ -401,14 +401,20 @@ int rp_walk_ckpt_resync(struct walk *w)
  */
 int rp_walk_events(struct walk *w, int status)
 {
+	/* For the events the block just returned only (not a redo's). */
+	bool trace_end = w->bd && w->blk_trace_end;
 	struct pt_event ev;
 	int ret;
 
+	w->blk_trace_end = false;
 	while (status & pts_event_pending) {
 		status = w->bd ? rp_bsrc_event(w->bd, &ev) :
 				 pt_insn_event(w->d, &ev, sizeof(ev));
 		if (status < 0)
 			return status;
+		if (trace_end && ev.type == ptev_disabled &&
+		    ev.ip_suppressed)
+			return -pte_bad_query;
 		if (ev.has_tsc)
 			w->tsc = ev.tsc;
 		if (ev.type == ptev_disabled || ev.type == ptev_async_disabled)

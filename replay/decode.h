@@ -108,6 +108,14 @@ struct walk {
 				 * which checks those segments instead */
 	bool redo;		/* events read again after it: skip */
 	bool redo_enable;	/* ... up to an enable (else an insn) */
+	/*
+	 * The block pass: its last block may end at a near branch a disable
+	 * with its IP suppressed binds to in the block decoder only
+	 * (rp_redo_blk_trace_end()): rp_walk_events() takes such an event
+	 * read next for the instruction decoder's -pte_bad_query there (and
+	 * clears this).
+	 */
+	bool blk_trace_end;
 	int64_t off_delta;	/* stream offset - decoder offset (a split) */
 	const struct rp_split *stop_split;	/* a worker ends at it */
 	/*

@@ -59,6 +59,36 @@ bool rp_redo_tip_noip(const uint8_t *begin, const uint8_t *end,
 	return false;
 }
 
+/*
+ * libipt 2.0's block decoder binds a synchronous disable whose TIP.PGD has
+ * its IP suppressed to the next branch that would need trace, a near one
+ * too (pt_blk_proceed_to_disabled(), pt_blk_proceed_trailing_event(): a
+ * conditional jump, a return, an indirect jump or call ends the block, the
+ * event pending after it).  Its instruction decoder binds such an event to
+ * far branches and CPL or CR3 changes only (pt_insn_at_disabled_event()),
+ * so at a near branch it queries the trace past the TIP.PGD, and stops
+ * there (-pte_bad_query) or goes on with what follows.  On damaged trace
+ * the block pass thus counted one instruction more than materializing
+ * decodes (fuzz_replay's disable-bound-to-cond-jump: 979 and 978, the
+ * last a jg).  Where this says yes, rp_walk_events() takes such an event
+ * for corrupt trace, which the instruction decoder decodes again.
+ */
+bool rp_redo_blk_trace_end(const struct pt_block *b, int status)
+{
+	if (status < 0 || !(status & pts_event_pending) || !b->ninsn)
+		return false;
+	switch (b->iclass) {
+	case ptic_cond_jump:
+	case ptic_return:
+	case ptic_call:
+	case ptic_jump:
+	case ptic_error:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* What events.c keeps of an execution mode (walk.mode_bits). */
 static uint64_t blk_mode_bits(enum pt_exec_mode mode)
 {

@@ -45,6 +45,14 @@ bool rp_redo_tip_noip(const uint8_t *begin, const uint8_t *end,
 int rp_redo_blk_mode(struct walk *w, const struct pt_block *b, int status);
 
 /*
+ * Whether block @b, which the block decoder returned with @status, may end
+ * at a branch a synchronous disable with its IP suppressed was bound to
+ * (a near branch that needs trace): the instruction decoder binds such an
+ * event to far branches only and stops there (walk.blk_trace_end).
+ */
+bool rp_redo_blk_trace_end(const struct pt_block *b, int status);
+
+/*
  * Code missing at @ip (the block decoder's -pte_nomap): a gap there, then
  * the block decoder's resync; where it resynced in *@resync_off
  * (UINT64_MAX: the end of the stream).  Returns 0 or a negated enum

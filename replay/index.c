@@ -235,6 +235,10 @@ run:
 					     trace_off))
 				status = -pte_noip;
 			blk_from = trace_off;
+			/* Only with events to read: no call on most. */
+			w.blk_trace_end = status >= 0 &&
+					  (status & pts_event_pending) &&
+					  rp_redo_blk_trace_end(&block, status);
 			/* One compare per block: a mode not the last one's
 			 * (blk_mode, reset by the events that matter here).
 			 */
