@@ -181,6 +181,29 @@ static void *t_kill(void *arg)
 	return NULL;
 }
 
+/*
+ * restart (main, no constructor): a process-directed SIGUSR1 wakes main
+ * in nanosleep (its call returns ERESTART_RESTARTBLOCK inside the
+ * kernel), and this thread, unblocking it at once, may take it first:
+ * main's call is then restarted, not interrupted.
+ */
+static void *t_restart(void *arg)
+{
+	sigset_t s;
+
+	(void)arg;
+	sigemptyset(&s);
+	sigaddset(&s, SIGUSR1);
+	for (int i = 0; i < 30; i++) {
+		pthread_sigmask(SIG_BLOCK, &s, NULL);
+		kill(getpid(), SIGUSR1);
+		pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+		usleep(1000);
+	}
+	go = 1;
+	return arg;
+}
+
 static void __attribute__((constructor)) r16_ctor(int argc, char **argv)
 {
 	void *(*fn)(void *) = NULL;
@@ -292,6 +315,13 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 8; i++)
 			pthread_join(thr[i], NULL);
 		printf("%s %ld\n", mode, res[0]);
+	} else if (is("restart")) {
+		signal(SIGUSR1, on_usr1);
+		pthread_create(&thr[0], NULL, t_restart, NULL);
+		while (!go)
+			usleep(3000);
+		pthread_join(thr[0], NULL);
+		printf("restart %d\n", handled > 0);
 	} else if (is("many")) {
 		go = 1;
 		for (int i = 0; i < 50; i++) {
