@@ -121,6 +121,7 @@ enum pre_state {
 	PRE_SENT,		/* a SIGSTOP sent to stop it at the start */
 	PRE_SIGNALLED,		/* that, and since then a signal delivered */
 	PRE_HELD,		/* at its first stop, taken and left there */
+	PRE_LATE,		/* sent, but waiting for its vfork child */
 };
 
 struct prestart {
@@ -298,6 +299,54 @@ static void pre_eintr(pid_t tid)
 }
 
 /*
+ * Is @tid waiting for its vfork child?  In uninterruptible sleep (the
+ * wait is killable only: no stop for us) inside vfork, clone or clone3
+ * (CLONE_VFORK: posix_spawn()), where only that wait sleeps.
+ */
+static bool pre_in_vfork(pid_t tid)
+{
+	char path[64], buf[512], *p;
+	long nr = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+	fclose(f);
+	if (!p || p[1] != ' ' || p[2] != 'D')
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/syscall", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fscanf(f, "%ld", &nr) != 1)
+		nr = -1;
+	fclose(f);
+	return nr == SYS_vfork || nr == SYS_clone || nr == SYS_clone3;
+}
+
+/*
+ * @tid's next stop, or 0 when it waits for its vfork child (the stop our
+ * SIGSTOP makes comes when the child has exec'd or exited, which may
+ * wait for main: review 16's vforkwait hung here).
+ */
+static pid_t pre_wait(pid_t tid, int *status)
+{
+	pid_t w;
+
+	for (;;) {
+		w = waitpid(tid, status, __WALL | WNOHANG);
+		if (w)
+			return w;
+		if (pre_in_vfork(tid))
+			return 0;
+		usleep(200);
+	}
+}
+
+/*
  * At the start: every thread of @ps stopped, by a SIGSTOP it then does
  * not get (a tracee's signal-delivery stop, left unresumed), and its
  * clones' first stops taken as they come.  Returns the threads stopped.
@@ -324,7 +373,12 @@ static int pre_halt(struct emu *e, struct prestart *ps, pid_t pid,
 			done++;
 			continue;
 		}
-		w = waitpid(ps->tid[done], &status, __WALL);
+		w = pre_wait(ps->tid[done], &status);
+		if (!w) {
+			/* Recorded from its stop on (emu_launch()). */
+			ps->st[done++] = PRE_LATE;
+			continue;
+		}
 		if (w < 0 || WIFEXITED(status) || WIFSIGNALED(status)) {
 			pre_drop(ps, done);
 			continue;
@@ -451,13 +505,20 @@ int emu_launch(struct emu *e)
 		ret = 0;	/* no main: record from the entry point */
 	/* The threads made before the start, as -p finds them. */
 	for (i = 0; !ret && i < ps.n; i++) {
-		t = emu_thr_new(e, ps.tid[i], e->procs, T_READY);
+		bool late = ps.st[i] == PRE_LATE;
+
+		/*
+		 * One waiting for its vfork child stops at our SIGSTOP when
+		 * the wait ends: taken then as a new thread's first stop.
+		 */
+		t = emu_thr_new(e, ps.tid[i], e->procs, late ? T_NEW : T_READY);
 		if (!t) {
 			ret = e->error;
 			break;
 		}
 		t->attached = true;
-		emu_get_regs(t);
+		if (!late)
+			emu_get_regs(t);
 	}
 	free(ps.tid);
 	free(ps.st);

@@ -162,6 +162,38 @@ static void *t_exit(void *arg)
 	return arg;
 }
 
+/* threxec: a constructor thread that execs while main waits. */
+static void *t_exec(void *arg)
+{
+	char *av[] = { "/bin/echo", "threxec", "ran", NULL };
+
+	usleep(20000);
+	execve(av[0], av, environ);
+	return arg;
+}
+
+/*
+ * vforkwait: a constructor thread in vfork at main, its child reading
+ * the pipe main writes (the parent waits for the child uninterruptibly:
+ * a SIGSTOP does not stop it until the child exits).
+ */
+static void *t_vfork(void *arg)
+{
+	int st;
+	pid_t c;
+	char ch = 0;
+
+	c = vfork();
+	if (c == 0) {
+		if (read(pfd[0], &ch, 1) != 1)
+			_exit(1);
+		_exit(ch == 'x' ? 6 : 2);
+	}
+	if (c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st))
+		res[0] = WEXITSTATUS(st);
+	return arg;
+}
+
 static volatile int handled;
 
 static void on_usr1(int sig)
@@ -262,6 +294,14 @@ static void __attribute__((constructor)) r16_ctor(int argc, char **argv)
 		if (posix_spawn(&c, "/bin/true", NULL, NULL, av, environ) == 0 &&
 		    waitpid(c, &st, 0) == c)
 			res[1] = 100 + WEXITSTATUS(st);
+	} else if (is("exec")) {
+		char *av[] = { "/bin/echo", "exec", "ran", NULL };
+
+		execve(av[0], av, environ);
+	} else if (is("threxec")) {
+		fn = t_exec;
+	} else if (is("vforkwait")) {
+		fn = t_vfork;
 	} else if (is("vfork")) {
 		pid_t c = vfork();
 		int st;
@@ -289,7 +329,7 @@ int main(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	r16_later();
-	if (is("epoll") || is("read")) {
+	if (is("epoll") || is("read") || is("vforkwait")) {
 		usleep(100000);
 		if (write(pfd[1], "x", 1) != 1)
 			return 98;
@@ -333,6 +373,9 @@ int main(int argc, char **argv)
 		sigpending(&s);
 		printf("cont pending %d\n", sigismember(&s, SIGCONT));
 		pthread_join(thr[0], NULL);
+	} else if (is("threxec")) {
+		for (;;)
+			pause();
 	} else if (is("spawnp") || is("vfork")) {
 		printf("%s %ld\n", mode, res[1]);
 	} else {

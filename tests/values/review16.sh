@@ -13,6 +13,12 @@
 # SIGSTOP: pre_child() took its child's first stop and left it there,
 # then pre_halt() waited for that child's stop again, for ever.  The
 # recorder also ignored timeout's SIGTERM there (SIGKILL ends it).
+# vforkwait (recorder, HUNG): a constructor thread in vfork at main, its
+# child reading a pipe main writes.  The vfork parent's wait is killable
+# only: the recorder's SIGSTOP stops it when the child has exited, which
+# waits for main, which waits for the recorder.  Now a thread found
+# waiting there (uninterruptible, in vfork, clone or clone3) is taken
+# at that stop, as a new thread's first (pre_wait()).
 # epoll, sigwait (recorder fidelity): a constructor thread blocked in
 # epoll_wait or sigwaitinfo at main.  The kernel fails those calls with
 # EINTR on a stop signal (signal(7)): the program saw -4 recorded, 1 and
@@ -29,7 +35,9 @@
 # main after it that would make rcv_sysret_regs() drop it: rax -516
 # where the truth is 0.  Now no REGS record has rax -512 to -516, the
 # kernel's own codes (restart: 30 such records before, every run).
-# read, nsleep, spawn, forker, fork8, spin, exit, kill, many, spawnp,
+# exec (a constructor's execve): the recording fails ("ended before
+# reaching the start address"), the program's output as untraced; not
+# a case here.  threxec, read, nsleep, spawn, forker, fork8, spin, exit, kill, many, spawnp,
 # vfork; epoll, sigwait, many with --start-at r16_later; spawn8, many,
 # kill under PTREC_EMU_TEST_LATE_CLONE: as untraced, 0 wrong.
 # REVIEW16_MODES="a b" runs some cases only.
@@ -64,7 +72,7 @@ case16() {
 	vcheck $tag
 }
 
-all="spawn8 epoll sigwait restart cont read nsleep spawn forker fork8 spin exit kill many spawnp vfork startat late"
+all="spawn8 vforkwait epoll sigwait restart cont threxec read nsleep spawn forker fork8 spin exit kill many spawnp vfork startat late"
 for mode in ${REVIEW16_MODES:-$all}; do
 	case $mode in
 	spawn8)
