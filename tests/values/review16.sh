@@ -37,8 +37,8 @@
 # kernel's own codes (restart: 30 such records before, every run).
 # exec (a constructor's execve): the recording fails ("ended before
 # reaching the start address"), the program's output as untraced; not
-# a case here.  threxec, read, nsleep, spawn, forker, fork8, spin, exit, kill, many, spawnp,
-# vfork; epoll, sigwait, many with --start-at r16_later; spawn8, many,
+# a case here.  threxec, read, nsleep, spawn, forker, fork8, spin, exit,
+# kill, many, spawnp, vfork; epoll, sigwait, many with --start-at r16_later; spawn8, many,
 # kill under PTREC_EMU_TEST_LATE_CLONE: as untraced, 0 wrong.
 # REVIEW16_MODES="a b" runs some cases only.
 set -u
