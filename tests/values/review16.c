@@ -194,6 +194,14 @@ static void *t_vfork(void *arg)
 	return arg;
 }
 
+/* ctorsig: a thread alive until the constructor's word. */
+static void *t_wait(void *arg)
+{
+	while (!go)
+		sched_yield();
+	return arg;
+}
+
 static volatile int handled;
 
 static void on_usr1(int sig)
@@ -298,6 +306,16 @@ static void __attribute__((constructor)) r16_ctor(int argc, char **argv)
 		char *av[] = { "/bin/echo", "exec", "ran", NULL };
 
 		execve(av[0], av, environ);
+	} else if (is("ctorsig")) {
+		/* A signal to a new thread before its first instruction. */
+		signal(SIGUSR1, on_usr1);
+		for (int i = 0; i < 20; i++) {
+			pthread_create(&thr[i], NULL, t_wait, NULL);
+			pthread_kill(thr[i], SIGUSR1);
+		}
+		go = 1;
+		for (int i = 0; i < 20; i++)
+			pthread_join(thr[i], NULL);
 	} else if (is("threxec")) {
 		fn = t_exec;
 	} else if (is("vforkwait")) {
@@ -376,6 +394,8 @@ int main(int argc, char **argv)
 	} else if (is("threxec")) {
 		for (;;)
 			pause();
+	} else if (is("ctorsig")) {
+		printf("ctorsig handled %d\n", handled);
 	} else if (is("spawnp") || is("vfork")) {
 		printf("%s %ld\n", mode, res[1]);
 	} else {

@@ -38,8 +38,10 @@
 # exec (a constructor's execve): the recording fails ("ended before
 # reaching the start address"), the program's output as untraced; not
 # a case here.  threxec, read, nsleep, spawn, forker, fork8, spin, exit,
-# kill, many, spawnp, vfork; epoll, sigwait, many with --start-at r16_later; spawn8, many,
-# kill under PTREC_EMU_TEST_LATE_CLONE: as untraced, 0 wrong.
+# kill, many, spawnp, vfork, ctorsig (a signal to each new thread the
+# constructor makes, before its first instruction or not); epoll,
+# sigwait, many with --start-at r16_later; spawn8, many, kill under
+# PTREC_EMU_TEST_LATE_CLONE: as untraced, 0 wrong.
 # REVIEW16_MODES="a b" runs some cases only.
 set -u
 : "${PTREC:?}" "${VALCHECK:?}" "${REVIEW16:?}"
@@ -72,7 +74,7 @@ case16() {
 	vcheck $tag
 }
 
-all="spawn8 vforkwait epoll sigwait restart cont threxec read nsleep spawn forker fork8 spin exit kill many spawnp vfork startat late"
+all="spawn8 vforkwait epoll sigwait restart cont threxec ctorsig read nsleep spawn forker fork8 spin exit kill many spawnp vfork startat late"
 for mode in ${REVIEW16_MODES:-$all}; do
 	case $mode in
 	spawn8)
