@@ -93,16 +93,17 @@ static void *t_quick(void *arg)
 	return arg;
 }
 
+static volatile long made[64];	/* by spawner: threads or children made */
+
 static void *t_spawn(void *arg)
 {
 	pthread_t q;
 	long n = 0;
 
-	(void)arg;
 	while (!go) {
 		if (pthread_create(&q, NULL, t_quick, NULL) == 0) {
 			pthread_join(q, NULL);
-			n++;
+			made[(long)arg] = ++n;
 		}
 	}
 	res[0] = n > 0;
@@ -115,7 +116,6 @@ static void *t_forker(void *arg)
 	long n = 0;
 	int st;
 
-	(void)arg;
 	while (!go) {
 		pid_t c = fork();
 
@@ -123,7 +123,7 @@ static void *t_forker(void *arg)
 			_exit(3);
 		if (c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st) &&
 		    WEXITSTATUS(st) == 3)
-			n++;
+			made[(long)arg] = ++n;
 	}
 	res[0] = n > 0;
 	return NULL;
@@ -364,11 +364,17 @@ int main(int argc, char **argv)
 	} else if (is("spawn") || is("forker") || is("spin") ||
 		   is("kill")) {
 		usleep(50000);
+		while ((is("spawn") || is("forker")) && !made[0])
+			usleep(1000);
 		go = 1;
 		pthread_join(thr[0], NULL);
 		printf("%s %ld\n", mode, res[0]);
 	} else if (is("spawn8") || is("fork8")) {
 		usleep(50000);
+		/* Each has made one (slow under the recorder and load). */
+		for (int i = 0; i < 8; i++)
+			while (!made[i])
+				usleep(1000);
 		go = 1;
 		for (int i = 0; i < 8; i++)
 			pthread_join(thr[i], NULL);
