@@ -300,7 +300,7 @@ values-review13: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW13)
 # Review 16's cases (tests/values/review16.c): tasks a constructor makes
 # before main, stopped at main by the recorder's SIGSTOP (a thread
 # blocked in a call, creating threads or forking, spinning, signalling);
-# the output as untraced, no hang, 0 wrong; about a minute, in make
+# the output as untraced, no hang, 0 wrong; about 2 minutes, in make
 # check (cont TODO: docs/recorder.md Limits).
 REVIEW16 := $(BUILD)/tests/values/review16
 $(REVIEW16): tests/values/review16.c

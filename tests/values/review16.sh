@@ -1,6 +1,6 @@
 #!/bin/sh
 # Review 16's cases (tests/values/review16.c): `make values-review16`
-# (in make check; about a minute).  They attack session 16's start of a
+# (in make check; about 2 minutes).  They attack session 16's start of a
 # launched recording (record/emu_start.c): tasks a constructor makes
 # before main run untraced until main, where each thread is stopped by
 # a SIGSTOP the recorder sends and then suppresses.  The program's
