@@ -116,9 +116,17 @@ out_close:
  * copy of the memory.  Left stopped, a thread never ran, and a program
  * that waited for it before main hung.
  */
+enum pre_state {
+	PRE_RUN,		/* running untraced */
+	PRE_SENT,		/* a SIGSTOP sent to stop it at the start */
+	PRE_SIGNALLED,		/* that, and since then a signal delivered */
+	PRE_HELD,		/* at its first stop, taken and left there */
+	PRE_LATE,		/* sent, but waiting for its vfork child */
+};
+
 struct prestart {
 	pid_t *tid;
-	bool *sent;		/* a SIGSTOP sent to stop it at the start */
+	unsigned char *st;	/* enum pre_state */
 	size_t n, cap;
 };
 
@@ -132,26 +140,26 @@ static int pre_add(struct emu *e, struct prestart *ps, pid_t tid)
 	if (ps->n == ps->cap) {
 		size_t cap = ps->cap ? 2 * ps->cap : 8;
 		pid_t *t = realloc(ps->tid, cap * sizeof(*t));
-		bool *s;
+		unsigned char *s;
 
 		if (!t)
 			return emu_fail(e, -ENOMEM, "out of memory");
 		ps->tid = t;
-		s = realloc(ps->sent, cap * sizeof(*s));
+		s = realloc(ps->st, cap * sizeof(*s));
 		if (!s)
 			return emu_fail(e, -ENOMEM, "out of memory");
-		ps->sent = s;
+		ps->st = s;
 		ps->cap = cap;
 	}
 	ps->tid[ps->n] = tid;
-	ps->sent[ps->n++] = false;
+	ps->st[ps->n++] = PRE_RUN;
 	return 0;
 }
 
 static void pre_drop(struct prestart *ps, size_t i)
 {
 	ps->tid[i] = ps->tid[--ps->n];
-	ps->sent[i] = ps->sent[ps->n];
+	ps->st[i] = ps->st[ps->n];
 }
 
 static ssize_t pre_find(const struct prestart *ps, pid_t tid)
@@ -216,7 +224,7 @@ static int pre_child(struct emu *e, struct prestart *ps, pid_t pid,
 		return 0;	/* let go already, or gone */
 	ret = pre_new(e, ps, pid, tid, addr, orig, !stop);
 	if (!ret && stop && pre_find(ps, tid) >= 0)
-		ps->sent[pre_find(ps, tid)] = true;
+		ps->st[pre_find(ps, tid)] = PRE_HELD;
 	return ret;
 }
 
@@ -247,6 +255,98 @@ static int pre_stop(struct emu *e, struct prestart *ps, pid_t pid, pid_t tid,
 }
 
 /*
+ * @tid at the stop of our SIGSTOP, in a system call that it interrupted
+ * with EINTR (epoll_wait, sigtimedwait, semop, a socket's call with a
+ * time limit: the calls the kernel fails on a stop signal, signal(7)):
+ * the call is made again when the thread runs on, as untraced it is not
+ * interrupted at all (review 16's epoll and sigwait said -4).  Not when
+ * another signal may have interrupted it: one pending and not blocked,
+ * or one delivered since our SIGSTOP (its handler's frame is set up,
+ * the call's EINTR is the program's), or rip not after a SYSCALL.
+ */
+static void pre_eintr(pid_t tid)
+{
+	struct user_regs_struct r;
+	unsigned long long v, pend = 0, blk = 0;
+	char path[64], line[128];
+	long word;
+	FILE *f;
+
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0 ||
+	    (long long)r.orig_rax < 0 || r.rax != (unsigned long long)-EINTR)
+		return;
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, tid, (void *)(uintptr_t)(r.rip - 2), 0);
+	if (errno || (word & 0xffff) != 0x050f)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "SigPnd: %llx", &v) == 1 ||
+		    sscanf(line, "ShdPnd: %llx", &v) == 1)
+			pend |= v;
+		else if (sscanf(line, "SigBlk: %llx", &v) == 1)
+			blk = v;
+	}
+	fclose(f);
+	if (pend & ~blk)
+		return;
+	r.rax = r.orig_rax;
+	r.rip -= 2;
+	ptrace(PTRACE_SETREGS, tid, 0, &r);
+}
+
+/*
+ * Is @tid waiting for its vfork child?  In uninterruptible sleep (the
+ * wait is killable only: no stop for us) inside vfork, clone or clone3
+ * (CLONE_VFORK: posix_spawn()), where only that wait sleeps.
+ */
+static bool pre_in_vfork(pid_t tid)
+{
+	char path[64], buf[512], *p;
+	long nr = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+	fclose(f);
+	if (!p || p[1] != ' ' || p[2] != 'D')
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/syscall", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fscanf(f, "%ld", &nr) != 1)
+		nr = -1;
+	fclose(f);
+	return nr == SYS_vfork || nr == SYS_clone || nr == SYS_clone3;
+}
+
+/*
+ * @tid's next stop, or 0 when it waits for its vfork child (the stop our
+ * SIGSTOP makes comes when the child has exec'd or exited, which may
+ * wait for main: review 16's vforkwait hung here).
+ */
+static pid_t pre_wait(pid_t tid, int *status)
+{
+	pid_t w;
+
+	for (;;) {
+		w = waitpid(tid, status, __WALL | WNOHANG);
+		if (w)
+			return w;
+		if (pre_in_vfork(tid))
+			return 0;
+		usleep(200);
+	}
+}
+
+/*
  * At the start: every thread of @ps stopped, by a SIGSTOP it then does
  * not get (a tracee's signal-delivery stop, left unresumed), and its
  * clones' first stops taken as they come.  Returns the threads stopped.
@@ -255,16 +355,30 @@ static int pre_halt(struct emu *e, struct prestart *ps, pid_t pid,
 		    uint64_t addr, long orig)
 {
 	size_t i, done = 0;
-	int status, ret;
+	int status, ret, sig;
 	pid_t w;
 
 	while (done < ps->n) {
 		for (i = done; i < ps->n; i++)
-			if (!ps->sent[i]) {
-				ps->sent[i] = true;
+			if (ps->st[i] == PRE_RUN) {
+				ps->st[i] = PRE_SENT;
 				syscall(SYS_tgkill, pid, ps->tid[i], SIGSTOP);
 			}
-		w = waitpid(ps->tid[done], &status, __WALL);
+		/*
+		 * A clone a thread made on its way to our SIGSTOP: its child's
+		 * first stop was taken (pre_child()); waited for again, it
+		 * never came (review 16's spawn8 hung here).
+		 */
+		if (ps->st[done] == PRE_HELD) {
+			done++;
+			continue;
+		}
+		w = pre_wait(ps->tid[done], &status);
+		if (!w) {
+			/* Recorded from its stop on (emu_launch()). */
+			ps->st[done++] = PRE_LATE;
+			continue;
+		}
 		if (w < 0 || WIFEXITED(status) || WIFSIGNALED(status)) {
 			pre_drop(ps, done);
 			continue;
@@ -273,12 +387,16 @@ static int pre_halt(struct emu *e, struct prestart *ps, pid_t pid,
 		if (ret)
 			return ret;
 		if (!(status >> 16) && WSTOPSIG(status) == SIGSTOP) {
+			if (ps->st[done] == PRE_SENT)
+				pre_eintr(w);
 			done++;
 			continue;
 		}
-		ptrace(PTRACE_CONT, w, 0,
-		       status >> 16 || WSTOPSIG(status) == SIGTRAP ? 0 :
-		       WSTOPSIG(status));
+		sig = status >> 16 || WSTOPSIG(status) == SIGTRAP ? 0 :
+		      WSTOPSIG(status);
+		if (sig)
+			ps->st[done] = PRE_SIGNALLED;
+		ptrace(PTRACE_CONT, w, 0, sig);
 	}
 	return 0;
 }
@@ -387,16 +505,23 @@ int emu_launch(struct emu *e)
 		ret = 0;	/* no main: record from the entry point */
 	/* The threads made before the start, as -p finds them. */
 	for (i = 0; !ret && i < ps.n; i++) {
-		t = emu_thr_new(e, ps.tid[i], e->procs, T_READY);
+		bool late = ps.st[i] == PRE_LATE;
+
+		/*
+		 * One waiting for its vfork child stops at our SIGSTOP when
+		 * the wait ends: taken then as a new thread's first stop.
+		 */
+		t = emu_thr_new(e, ps.tid[i], e->procs, late ? T_NEW : T_READY);
 		if (!t) {
 			ret = e->error;
 			break;
 		}
 		t->attached = true;
-		emu_get_regs(t);
+		if (!late)
+			emu_get_regs(t);
 	}
 	free(ps.tid);
-	free(ps.sent);
+	free(ps.st);
 	maps_free(&e->procs->maps);
 	return ret;
 }

@@ -439,9 +439,12 @@ static void emit_sysret(struct emu *e, const struct thr *t)
 	 * 0x80's, whose rcx and r11 are the program's; and not a result
 	 * the program never sees: -ERESTARTSYS, -ERESTARTNOINTR,
 	 * -ERESTARTNOHAND and -ERESTART_RESTARTBLOCK (include/linux/
-	 * errno.h), read at a signal's delivery stop before the kernel
-	 * rewinds the call or turns it into -EINTR (arch/x86/kernel/
-	 * signal.c arch_do_signal_or_restart()).
+	 * errno.h), read at the step's report before the kernel rewinds
+	 * the call or turns it into -EINTR (arch/x86/kernel/signal.c
+	 * arch_do_signal_or_restart()).  With the waking signal taken by
+	 * another thread the call is restarted with no SIGNAL record of
+	 * this one that would make the replay drop the record: rax -516
+	 * was taken for the call's (review 16's kill: 5 wrong, restart).
 	 */
 	if (t->regs.rax >= (uint64_t)-516 && t->regs.rax <= (uint64_t)-512)
 		return;
