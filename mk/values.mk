@@ -42,13 +42,13 @@ $(BRKROOT): tests/values/brkroot.c
 
 # Stores through one root plus offsets (rcv_root.c, rcv_alias.c).
 SYMROOT := $(BUILD)/tests/values/symroot
-$(SYMROOT): tests/values/symroot.c
+$(SYMROOT): tests/values/symroot.c tests/values/unknown.h
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -Wl,-z,now -o $@ $<
 
 # A store through a pointer refuted by its word's end value (rcv_alias.c).
 SYMWORD := $(BUILD)/tests/values/symword
-$(SYMWORD): tests/values/symword.c
+$(SYMWORD): tests/values/symword.c tests/values/unknown.h
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -Wl,-z,now -o $@ $<
 
@@ -73,7 +73,7 @@ $(CLONE_REG): tests/values/clonereg.c
 
 # xsave's area and string stores' runs (rcv_extent.c, rcv_alias.c).
 EXTENT_BIN := $(BUILD)/tests/values/extent
-$(EXTENT_BIN): tests/values/extent.c
+$(EXTENT_BIN): tests/values/extent.c tests/values/unknown.h
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -Wl,-z,now -o $@ $<
 

@@ -49,6 +49,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "unknown.h"
+
 #define OUT	"rdtsc\n\t" \
 		"mov %%rax, %%rbx\n\tmov %%rax, %%rbp\n\t" \
 		"mov %%rax, %%rcx\n\tmov %%rax, %%rdx\n\t" \
@@ -60,19 +62,6 @@
 		"mov $231, %%eax\n\txor %%edi, %%edi\n\tsyscall"
 
 static uint8_t buf[16384] __attribute__((aligned(64)));
-
-/* 0, from the kernel: a word the engine does not know. */
-static uint64_t zero(void)
-{
-	uint64_t v = 1;
-	int fd = open("/dev/zero", O_RDONLY);
-
-	if (fd < 0 || read(fd, &v, sizeof(v)) != sizeof(v))
-		v = 1;
-	if (fd >= 0)
-		close(fd);
-	return v;
-}
 
 static void fill(void)
 {

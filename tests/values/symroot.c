@@ -53,42 +53,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "unknown.h"
+
 /* Out, every register the pointers' word may be in overwritten by the
  * time-stamp counter first (the end's registers would tell it).
  */
-#define OUT	"rdtsc\n\t" \
-		"mov %%rax, %%rbx\n\tmov %%rax, %%rbp\n\t" \
-		"mov %%rax, %%rcx\n\tmov %%rax, %%rdx\n\t" \
-		"mov %%rax, %%rsi\n\tmov %%rax, %%r8\n\t" \
-		"mov %%rax, %%r9\n\tmov %%rax, %%r10\n\t" \
-		"mov %%rax, %%r11\n\tmov %%rax, %%r12\n\t" \
-		"mov %%rax, %%r13\n\t" \
-		"mov %%rax, %%r14\n\tmov %%rax, %%r15\n\t" \
-		"mov $231, %%eax\n\txor %%edi, %%edi\n\tsyscall"
-
-/* g = 0 by read(2): its value before the load not known to the engine. */
-static void zero_at(uint32_t *g)
-{
-	int fd = open("/dev/zero", O_RDONLY);
-
-	if (fd >= 0 && read(fd, g, sizeof(*g)) != sizeof(*g))
-		*g = 0;
-	if (fd >= 0)
-		close(fd);
-}
-
-/* 0, from the kernel: a word the engine does not know. */
-static uint64_t zero(void)
-{
-	uint64_t v = 1;
-	int fd = open("/dev/zero", O_RDONLY);
-
-	if (fd < 0 || read(fd, &v, sizeof(v)) != sizeof(v))
-		v = 1;
-	if (fd >= 0)
-		close(fd);
-	return v;
-}
+#define OUT	VALTEST_OUT
 
 int main(int argc, char **argv)
 {
