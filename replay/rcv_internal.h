@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define ARITH_FLAGS	0x8d5ull	/* CF PF AF ZF SF OF */
 #define F_CF	0x001ull
@@ -141,6 +142,24 @@ static inline uint64_t rcv_wmask(uint8_t c)
 				       ~0ull };
 
 	return c < 5 ? m[c] : 0;
+}
+
+/*
+ * Bit g: @in writes general-purpose register g (wcode[g] != 0), without
+ * a test per register (the stack build asks it of every instruction).
+ */
+static inline uint16_t rcv_wregs(const struct rcv_ins *in)
+{
+	const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full;
+	uint64_t a, b;
+
+	memcpy(&a, &in->wcode[0], 8);
+	memcpy(&b, &in->wcode[8], 8);
+	/* The top bit of each byte: the byte is not 0. */
+	a = (((a & lo7) + lo7) | a) & ~lo7;
+	b = (((b & lo7) + lo7) | b) & ~lo7;
+	return (uint16_t)((a >> 7) * 0x0102040810204080ull >> 56 |
+			  ((b >> 7) * 0x0102040810204080ull >> 56) << 8);
 }
 
 struct rcv_dec;

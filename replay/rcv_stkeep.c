@@ -190,7 +190,6 @@ static void rsp_derived(const struct rcv_ins *in, struct rsp_shadow *h)
 	bool reg = in->nops >= 1 && d->type == RCV_OP_REG && d->size == 8 &&
 		   d->reg >= 0 && d->reg < 16;
 	int64_t k;
-	int r;
 
 	if (in->flags & (RCV_I_BARRIER | RCV_I_BAD)) {
 		h->m = 1u << RP_REG_RSP;
@@ -242,9 +241,7 @@ static void rsp_derived(const struct rcv_ins *in, struct rsp_shadow *h)
 		   in->id != X86_INS_RET) {
 		h->depth = 0;
 	}
-	for (r = 0; r < 16; r++)
-		if (in->wcode[r])
-			m &= (uint16_t)~(1u << r);
+	m &= (uint16_t)~rcv_wregs(in);
 	h->m = (uint16_t)(m | keep | 1u << RP_REG_RSP);
 }
 
