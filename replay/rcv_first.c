@@ -181,7 +181,7 @@ int rcv_sysret_regs(struct rp_recover *rc)
 	uint64_t lo, t_lo = 0;
 	struct rp_cursor *c = NULL;
 	struct rp_insn in, next;
-	bool coarse = !rcv_backend_emu(s);
+	bool coarse = !rcv_backend_emu(s), got_lo = false;
 	static const unsigned int ret_regs[3] = { RP_REG_RAX, RP_REG_RCX,
 						   RP_REG_R11 };
 	struct rcv_hist h;
@@ -197,16 +197,26 @@ int rcv_sysret_regs(struct rp_recover *rc)
 	if (rp_cursor_new(rc->s, rc->tid, &c))
 		return 0;
 	h = (struct rcv_hist){ rcv_order_peek, c, rc->count };
-	if (lo && !rp_cursor_peek(c, lo, &in))
-		t_lo = in.tsc;
-	/* The last SYSRET_MAX of the thread's records in the chain. */
+	/* The last SYSRET_MAX of the thread's records in the chain.  The
+	 * chain's first time is asked (a segment's decode, 13.7 M Ir at
+	 * 10^7) only at the first such record: records are in time order,
+	 * so one later than it before its time would put it before that
+	 * time too.
+	 */
 	for (i = s->nrecs; i-- > 0 && n < SYSRET_MAX;) {
 		const struct ptrec_sb_regs *g = (const void *)s->recs[i];
 
-		if (s->recs[i]->time < t_lo)
+		if (got_lo && s->recs[i]->time < t_lo)
 			break;
 		if (s->recs[i]->type == PTREC_SB_REGS && g->tid == rc->tid &&
 		    g->where == PTREC_SB_REGS_SYSCALL) {
+			if (!got_lo) {
+				got_lo = true;
+				if (lo && !rp_cursor_peek(c, lo, &in))
+					t_lo = in.tsc;
+				if (s->recs[i]->time < t_lo)
+					break;
+			}
 			from = i;
 			n++;
 		}

@@ -872,7 +872,7 @@ bool rcv_fs_absolute(struct rp_recover *rc, struct win *w)
 	int64_t last = -1;
 	bool ch = false;
 	uint64_t fs;
-	size_t i;
+	size_t i, end;
 	int k;
 
 	for (i = 0; i < w->n; i++) {
@@ -889,7 +889,14 @@ bool rcv_fs_absolute(struct rp_recover *rc, struct win *w)
 	if (!w->fs_tail)
 		return false;
 	fs = rc->end_regs.val[RP_REG_FS_BASE];
-	for (i = (size_t)(last + 1); i < w->n; i++)
+	/* Operands converted stay so (every pass asks again): only those
+	 * before the last conversion's start.
+	 */
+	end = w->fs_conv ? w->fs_lo : w->n;
+	if (!w->fs_conv || (size_t)(last + 1) < w->fs_lo)
+		w->fs_lo = (size_t)(last + 1);
+	w->fs_conv = true;
+	for (i = (size_t)(last + 1); i < end; i++)
 		for (k = 0; k < w->ins[i].nops ||
 			    (!k && w->ins[i].id == X86_INS_XLATB); k++) {
 			struct rcv_op *o = &w->ins[i].op[k];

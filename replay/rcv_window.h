@@ -49,6 +49,9 @@ struct win {
 	uint64_t settled_conflicts;	/* conflicts that pass counted */
 	bool fs_clean;		/* no instruction in it may change fs_base */
 	bool fs_tail;		/* fs_base at its top is the thread's end */
+	bool fs_conv;		/* rcv_fs_absolute() converted from fs_lo on:
+				 * no fs operand left in [fs_lo, n) */
+	size_t fs_lo;
 	/* rcv_fd.c: the last system call in it that may close descriptor
 	 * d (fdcl[d]) or any (fdcl[RCV_FD_TRACKED]), -1 none; valid once
 	 * fd_done.
