@@ -91,6 +91,12 @@ struct rcv_xthr {
 	size_t nw, cw;
 	uint64_t (*tls)[2];		/* a task's thread pointer's (rseq_near()) */
 	size_t ntls;
+	/* rcv_xthr_quiet()'s walk of any[] for run any_ri, a function of
+	 * the run alone (asked again for every byte a memo misses).
+	 */
+	bool any_done, any_within, any_have[2];
+	size_t any_ri;
+	struct rcv_xiv any_nb[2];
 };
 
 /* ---- the order of one query (pure: test_rcv_xthr.c) -------------------- */
@@ -875,8 +881,19 @@ bool rcv_xthr_quiet(struct rp_recover *rc, uint64_t a, uint64_t s,
 	m->ok = false;
 	tin = x->runs.in[ri];
 	tout = x->runs.out[ri];
-	for (k = 0; k < x->nany && !within; k++)
-		near(&x->any[k], tin, tout, nb, have, &within);
+	if (!x->any_done || x->any_ri != ri) {
+		for (k = 0; k < x->nany && !within; k++)
+			near(&x->any[k], tin, tout, nb, have, &within);
+		x->any_done = true;
+		x->any_ri = ri;
+		x->any_within = within;
+		memcpy(x->any_have, have, sizeof(x->any_have));
+		memcpy(x->any_nb, nb, sizeof(x->any_nb));
+	} else {
+		within = x->any_within;
+		memcpy(have, x->any_have, sizeof(x->any_have));
+		memcpy(nb, x->any_nb, sizeof(x->any_nb));
+	}
 	for (k = 0; k < x->nrng && !within; k++)
 		if (x->rng[k].lo <= a && a < x->rng[k].hi)
 			near(&x->rng[k], tin, tout, nb, have, &within);
