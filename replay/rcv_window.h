@@ -57,6 +57,9 @@ struct win {
 	 * fd_done.
 	 */
 	bool fd_done;
+	/* Its int and sysenter instructions (fd_int[k], once listed). */
+	bool fd_int_listed;
+	size_t nfd_int, *fd_int;
 	int64_t fdcl[RCV_FD_TRACKED + 1];
 	int64_t fdcl_all;	/* the last that may close any at all */
 	uint8_t *mbar;		/* i may write memory we cannot name */

@@ -65,6 +65,7 @@ void rcv_win_free(struct win *w)
 	free(w->idx);
 	free(w->tmp);
 	free(w->sys_at);
+	free(w->fd_int);
 	free(w->sys_part);
 	free(w->fr);
 	free(w->pair);
