@@ -68,6 +68,8 @@ struct crec {
 	uint32_t w_bot;		/* w == 4: from offset 0 of this epoch up
 				 * (UINT32_MAX: not known) */
 	uint8_t rsp_ok;
+	uint8_t push;		/* it writes under rsp: push, call, pushfq,
+				 * enter (written() asks it of every one) */
 	uint8_t w;		/* 0 no store or clean address, 2 a slot at
 				 * w_ep/w_d, 3 maybe the callee's stack, 4
 				 * in an allocation, under offset w_d of
@@ -279,6 +281,8 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 	int k, w, sp = -1;
 
 	memset(r, 0, sizeof(*r));
+	r->push = in->id == X86_INS_PUSH || in->id == X86_INS_CALL ||
+		  in->id == X86_INS_PUSHFQ || in->id == X86_INS_ENTER;
 	if (c->es.t[RP_REG_RSP] == 1) {	/* STK */
 		r->rsp_ok = 1;
 		r->rsp_ep = c->es.ep[RP_REG_RSP];
@@ -403,10 +407,9 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 
 /* May what @r stores (or its push or call) write [@ep/@d, +8)? */
 static bool may_write(const struct rcv_callee *c, const struct crec *r,
-		      const struct rcv_ins *in, uint32_t ep, int64_t d)
+		      uint32_t ep, int64_t d)
 {
-	if ((in->id == X86_INS_PUSH || in->id == X86_INS_CALL ||
-	     in->id == X86_INS_PUSHFQ || in->id == X86_INS_ENTER) &&
+	if (r->push &&
 	    (!r->rsp_ok || rcv_esc_overlap(&c->es, r->rsp_ep, r->rsp_d - 8,
 					    8, ep, d, 8)))
 		return true;
@@ -438,9 +441,8 @@ static bool may_write(const struct rcv_callee *c, const struct crec *r,
  * May an instruction after the push or spill at @p, before @q, write the
  * 8 bytes at @ep/@d?  (When out of checks: yes.)
  */
-static bool written(struct rcv_callee *c, const struct rcv_ins *(*at)(
-			    const void *, size_t), const void *ctx,
-		    int64_t p, int64_t q, uint32_t ep, int64_t d)
+static bool written(struct rcv_callee *c, int64_t p, int64_t q, uint32_t ep,
+		    int64_t d)
 {
 	typeof(c->kc[0]) *k = &c->kc[p % NKC];
 
@@ -454,8 +456,7 @@ static bool written(struct rcv_callee *c, const struct rcv_ins *(*at)(
 	for (; k->next < q; k->next++) {
 		if (c->checks-- <= 0)
 			return true;
-		if (may_write(c, &c->r[k->next - c->e],
-			      at(ctx, (size_t)k->next), ep, d)) {
+		if (may_write(c, &c->r[k->next - c->e], ep, d)) {
 			k->kill = k->next;
 			return true;
 		}
@@ -555,7 +556,7 @@ static int64_t kept_to(struct rcv_callee *c, const struct rcv_ins *(*at)(
 	if (lim <= p)
 		return p;
 	/* Up to the first instruction that may write it. */
-	if (written(c, at, ctx, p, lim, ep, d)) {
+	if (written(c, p, lim, ep, d)) {
 		d = c->kc[p % NKC].kill;
 		return d > p && d < lim ? d : p;
 	}
@@ -590,7 +591,7 @@ bool rcv_callee_keeps(struct rcv_callee *c, const struct rcv_ins *(*at)(
 	if (!walk_to(k, at, ctx, e, p, q, false, &lim, &ep, &d) || lim < q ||
 	    p >= k->pend || ep != k->es.ep0 || d < k->es.ptop || d + 8 > 0)
 		return false;
-	return !written(k, at, ctx, p, q, ep, d);
+	return !written(k, p, q, ep, d);
 }
 
 int64_t rcv_callee_kept_to(struct rcv_callee *c, const struct rcv_ins *(*at)(
