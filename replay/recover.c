@@ -708,6 +708,13 @@ int rcv_recover_new_with(struct rp_session *s, uint32_t tid,
 		    o.pid == info.pid)
 			rc->mt = true;
 	rc->mt |= rcv_vm_shared(s, info.pid);
+	/* The session's, which rp_thread_end() above opened: the same
+	 * file's, read only, and decompressed once (a second copy was 10%
+	 * of `ptrec values` on a threaded program).  It outlives every
+	 * context of the session.
+	 */
+	if (!sn)
+		sn = s->snap;
 	rc->sn_borrowed = sn != NULL;
 	rc->sn = sn;
 	if (!sn && rp_snapshot_open(&rc->sn, s->dir)) {
