@@ -10,6 +10,7 @@
  */
 #include <capstone/capstone.h>
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rcv_win.h"
@@ -313,4 +314,83 @@ Test(rcv_fd, pwrite_descriptor_closed_since)
 	rc.fd_ids = false;		/* snapshot 3: as before */
 	cr_assert_eq(pw(1, 0x404040, 8, &a, &l), 1);
 	cr_assert(a == 0x404040 && l == 8);
+}
+
+/*
+ * The closers from the system calls the index lists (sys_at) and the int
+ * and sysenter listed once (rcv_fd_closers() without a scan of every
+ * instruction): the last closer of each descriptor, of any, and of any
+ * at all, in the instructions' order, as the scan of every instruction
+ * finds them.
+ */
+static size_t sys_at[N];
+
+static void list_sys(struct win *x)
+{
+	size_t i;
+
+	x->nsys = 0;
+	for (i = 0; i < x->n; i++)
+		if (x->ins[i].flags & RCV_I_SYSCALL)
+			sys_at[x->nsys++] = i;
+	x->sys_at = sys_at;
+	x->sys_listed = true;
+}
+
+Test(rcv_fd, listed_closers_in_order)
+{
+	sc(&w, 1, 3, 3, 0);		/* close(3) */
+	w.ins[2].id = X86_INS_INT;	/* may close any */
+	sc(&w, 4, 3, 4, 0);		/* close(4), after the int */
+	list_sys(&w);
+	rcv_fd_closers(&w);
+	cr_assert_eq(w.fdcl[3], 1);
+	cr_assert_eq(w.fdcl[4], 4);
+	cr_assert_eq(w.fdcl[RCV_FD_TRACKED], 2, "the int closes any");
+	cr_assert_eq(w.fdcl_all, 4, "the last closer is the close(4)");
+	free(w.fd_int);
+}
+
+Test(rcv_fd, listed_closers_as_a_scan)
+{
+	static const uint64_t nrs[] = { 3, 33, 436, 1, 0, 60 };
+	int64_t fdcl[RCV_FD_TRACKED + 1], all;
+	unsigned int seed = 7;
+	int round;
+	size_t i;
+
+	for (round = 0; round < 500; round++) {
+		setup();
+		for (i = 0; i < N; i++) {
+			unsigned int r = rand_r(&seed);
+
+			switch (r % 5) {
+			case 0: case 1:
+				sc(&w, i, nrs[r / 5 % 6], r / 31 % 6,
+				   r / 181 % 6);
+				if (r / 1087 % 4 == 0)	/* number not known */
+					w.st[i].r[RP_REG_RAX].k = 0;
+				break;
+			case 2:
+				w.ins[i].id = r / 5 % 2 ? X86_INS_INT :
+							   X86_INS_SYSENTER;
+				break;
+			default:
+				w.ins[i].id = X86_INS_NOP;
+			}
+		}
+		rcv_fd_closers(&w);		/* not listed: the scan */
+		memcpy(fdcl, w.fdcl, sizeof(fdcl));
+		all = w.fdcl_all;
+		list_sys(&w);
+		rcv_fd_closers(&w);
+		cr_assert(w.fd_int_listed);
+		cr_assert_arr_eq(w.fdcl, fdcl, sizeof(fdcl), "round %d",
+				 round);
+		cr_assert_eq(w.fdcl_all, all, "round %d", round);
+		/* Listed once: asked again, the same. */
+		rcv_fd_closers(&w);
+		cr_assert_arr_eq(w.fdcl, fdcl, sizeof(fdcl));
+		free(w.fd_int);
+	}
 }

@@ -12,6 +12,7 @@
  */
 #include <capstone/capstone.h>
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rcv_internal.h"
@@ -154,4 +155,34 @@ Test(rcv_stkeep, ekeep_on_the_own_stack_only)
 	cr_assert_eq(ek[1], 4, "own stack: kept to the end");
 	build(in, 4, 0x9000, ~0u, true, false, ek);
 	cr_assert_eq(ek[1], 0, "a C object: not");
+}
+
+/*
+ * rcv_wregs(): bit g set exactly where wcode[g] is not 0 (the stack
+ * build's rsp shadow and the escape analysis take the registers an
+ * instruction writes from it), whatever the codes, 0 to 4 and others.
+ */
+Test(rcv_stkeep, written_registers_as_a_mask)
+{
+	static const uint8_t codes[] = { 0, 1, 2, 3, 4, 0x7f, 0x80, 0xff };
+	unsigned int seed = 17, want;
+	struct rcv_ins in;
+	int round, g;
+
+	memset(&in, 0, sizeof(in));
+	cr_assert_eq(rcv_wregs(&in), 0);
+	for (g = 0; g < 16; g++) {
+		memset(in.wcode, 0, sizeof(in.wcode));
+		in.wcode[g] = 4;
+		cr_assert_eq(rcv_wregs(&in), 1u << g, "register %d", g);
+	}
+	for (round = 0; round < 20000; round++) {
+		want = 0;
+		for (g = 0; g < 16; g++) {
+			in.wcode[g] = codes[rand_r(&seed) % 8];
+			if (in.wcode[g])
+				want |= 1u << g;
+		}
+		cr_assert_eq(rcv_wregs(&in), want, "round %d", round);
+	}
 }
