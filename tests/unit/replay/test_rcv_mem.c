@@ -543,3 +543,46 @@ Test(rcv_mem, read_only_by_word)
 	ro_ranges(false);
 	ro_ranges(true);
 }
+
+/*
+ * rcv_fs_absolute(): fs-relative operands after the last instruction
+ * that may change fs_base take the end's fs_base, once; a barrier lifted
+ * later (a proven branch) lets those before it be converted at the next
+ * pass, each exactly once, and a pass with nothing new changes nothing.
+ */
+Test(rcv_mem, fs_operands_converted_once)
+{
+	enum { M = 6 };
+	static struct rcv_ins fi[M];
+	static struct rcv_state fst[M + 1];
+	struct rp_recover frc;
+	struct win fw;
+	size_t i;
+
+	memset(fi, 0, sizeof(fi));
+	memset(&frc, 0, sizeof(frc));
+	frc.end_regs.valid = 1ull << RP_REG_FS_BASE;
+	frc.end_regs.val[RP_REG_FS_BASE] = 0x7000;
+	fw = (struct win){ .st = fst, .ins = fi, .n = M, .rc = &frc,
+			   .top_end = true };
+	for (i = 0; i < M; i++) {
+		fi[i].nops = 1;
+		fi[i].op[0] = (struct rcv_op){ .type = RCV_OP_MEM,
+					      .base = -1, .index = -1,
+					      .seg = 1, .imm = 0x28 };
+	}
+	fi[2].flags = RCV_I_BARRIER;	/* a branch not proven yet */
+	cr_assert(rcv_fs_absolute(&frc, &fw));
+	for (i = 0; i < M; i++)
+		cr_assert_eq(fi[i].op[0].seg, i > 2 ? 0 : 1, "%zu", i);
+	cr_assert_eq(fi[3].op[0].imm, 0x7028);
+	cr_assert_not(rcv_fs_absolute(&frc, &fw), "nothing new");
+	fi[2].flags = 0;		/* proven */
+	cr_assert(rcv_fs_absolute(&frc, &fw));
+	for (i = 0; i < M; i++) {
+		cr_assert_eq(fi[i].op[0].seg, 0, "%zu", i);
+		cr_assert_eq(fi[i].op[0].imm, 0x7028, "%zu: once", i);
+	}
+	cr_assert_not(rcv_fs_absolute(&frc, &fw));
+	cr_assert(fw.fs_tail && fw.fs_clean);
+}
