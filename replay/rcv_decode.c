@@ -18,6 +18,7 @@
 #include "rcv_dclass.h"
 #include "rcv_internal.h"
 #include "replay.h"
+#include "rp_internal.h"
 
 /*
  * Decoded instructions by address and bytes: a loop's instructions are
@@ -64,6 +65,20 @@ int rcv_dec_new(struct rcv_dec **dp)
 	d->cache = calloc(RCV_DCACHE, sizeof(*d->cache));	/* optional */
 	*dp = d;
 	return 0;
+}
+
+int rcv_dec_shared(struct rp_session *s, struct rcv_dec **dp)
+{
+	int ret = s->rcv_dec ? 0 : rcv_dec_new(&s->rcv_dec);
+
+	*dp = s->rcv_dec;
+	return ret;
+}
+
+void rcv_dec_session_free(struct rp_session *s)
+{
+	rcv_dec_free(s->rcv_dec);
+	s->rcv_dec = NULL;
 }
 
 void rcv_dec_free(struct rcv_dec *d)

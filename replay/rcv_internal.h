@@ -164,6 +164,11 @@ static inline uint16_t rcv_wregs(const struct rcv_ins *in)
 
 struct rcv_dec;
 int rcv_dec_new(struct rcv_dec **d);
+/* The decoder of session @s's recovery contexts (made on first use, freed
+ * with the session: rcv_dec_session_free()).
+ */
+struct rp_session;
+int rcv_dec_shared(struct rp_session *s, struct rcv_dec **d);
 /* The mnemonic of the instruction @raw at @ip into @buf (@n bytes). */
 void rcv_dec_mnemonic(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		      size_t len, char *buf, size_t n);

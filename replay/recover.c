@@ -684,7 +684,7 @@ int rcv_recover_new_with(struct rp_session *s, uint32_t tid,
 	if (!ret)
 		ret = rp_thread_end(s, tid, &rc->end, &rc->end_regs);
 	if (!ret)
-		ret = rcv_dec_new(&rc->dec);
+		ret = rcv_dec_shared(s, &rc->dec);
 	if (!ret)
 		ret = rcv_stack_tmp_new(&rc->stk);
 	if (ret) {
@@ -770,7 +770,6 @@ void rp_recover_free(struct rp_recover *rc)
 	rcv_xthr_free(rc);
 	if (!rc->sn_borrowed)
 		rp_snapshot_close(rc->sn);
-	rcv_dec_free(rc->dec);
 	rcv_stack_tmp_free(rc->stk);
 	free(rc->facts);
 	free(rc->rseq);

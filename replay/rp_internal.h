@@ -201,6 +201,12 @@ struct rp_session {
 	 */
 	struct rcv_xtask *xtasks;
 	size_t nxtasks;
+	/* rcv_decode.c: the values engine's decoder, made on first use and
+	 * shared by every recovery context of the session (its cache is a
+	 * pure function of an instruction's bytes and address: the same
+	 * library code run by several threads is decoded once).
+	 */
+	struct rcv_dec *rcv_dec;
 	/* rcv_prot.c: whether no two calls of a process's tasks that may
 	 * change a protection overlap, by process (a walk of every task).
 	 */
@@ -388,5 +394,7 @@ void rp_syms_close(struct rp_session *s);
 
 /* Frees the session's rcv_xthr.c cache (rp_session_close()). */
 void rcv_xthr_session_free(struct rp_session *s);
+/* Frees the session's shared decoder (rcv_decode.c), after its contexts. */
+void rcv_dec_session_free(struct rp_session *s);
 
 #endif

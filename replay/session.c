@@ -230,6 +230,7 @@ void rp_session_close(struct rp_session *s)
 		return;
 	rp_recover_free(s->ev_rc);
 	rcv_xthr_session_free(s);
+	rcv_dec_session_free(s);
 	rp_snapshot_close(s->snap);
 	for (i = 0; i < s->nthreads; i++) {
 		struct rp_thread *t = &s->threads[i];
