@@ -667,6 +667,19 @@ static uint8_t mem_bytes(struct win *w, uint64_t i, uint64_t word,
 		p_ok = pm->ok;
 		memcpy(p_until, pm->until, sizeof(p_until));
 	}
+	/* The usual case at once: no byte read-only, every one this
+	 * thread's alone past @i up to the same state, so one group (what
+	 * the loop below makes of it, without a test per byte).
+	 */
+	if (want && p_all && !ro_maybe && (p_ok & want) == want) {
+		uint64_t u = p_until[__builtin_ctz(want)];
+
+		for (b = 0; b < 8; b++)
+			if ((want >> b & 1) && p_until[b] != u)
+				break;
+		if (b == 8 && w->first + i <= u)
+			return mem_scan(w, i, word, want, 0, u, val, dirs);
+	}
 	for (b = 0; b < 8; b++) {
 		uint64_t a = 8 * word + b;
 
