@@ -208,7 +208,9 @@ static void bittest(const struct rcv_ctx *c, uint64_t i,
 	reg_set(o, d->reg, sz, d->shift, a);
 }
 
-/* xadd r/m, r: r gets the destination's value, the destination the sum. */
+/* xadd r/m, r: r gets the destination's value, the destination the sum
+ * (a memory one's through @c->wrote, as rcv_sem.c's add [mem], r).
+ */
 static void xadd(const struct rcv_ctx *c, uint64_t i, const struct rcv_ins *in,
 		 const struct rcv_state *s, struct rcv_state *o)
 {
@@ -228,6 +230,9 @@ static void xadd(const struct rcv_ctx *c, uint64_t i, const struct rcv_ins *in,
 	if (!full(a, sz) || !full(b, sz))
 		return;
 	set_flags(o, ARITH_FLAGS, flags_add(a.v, b.v, 0, sz));
+	/* A memory destination's new value: rcv_rw.c's store value. */
+	if (d->type == RCV_OP_MEM && c->wrote)
+		c->wrote(c->mctx, i, 1, known((a.v + b.v) & wmask(sz)));
 	put(o, d, a.v + b.v);
 }
 

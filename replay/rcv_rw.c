@@ -260,7 +260,8 @@ void rcv_writes(const struct rcv_ctx *c, const struct rcv_ins *in,
 	}
 	acc_at(wr, rcv_addr(c, in, m, pre), m->size);
 	rcv_sse_writes(in, pre, wr);
-	if (m == &in->op[0] && c->written && rcv_rmw_arith(in->id))
+	if (m == &in->op[0] && c->written &&
+	    (rcv_rmw_arith(in->id) || in->id == X86_INS_XADD))
 		wr->val = c->written(c->mctx, in, 1);
 	if ((in->id == X86_INS_XCHG || in->id == X86_INS_CMPXCHG) &&
 	    in->nops == 2)

@@ -243,9 +243,20 @@ static struct rcv_val mem8(void *c, uint64_t i, uint64_t addr,
 					    (1ull << 8 * size) - 1));
 }
 
+static struct rcv_val wrote_v;
+static int wrote_rw = -1;
+
+static void wrote(void *c, uint64_t i, int rw, struct rcv_val v)
+{
+	(void)c;
+	(void)i;
+	wrote_rw = rw;
+	wrote_v = v;
+}
+
 Test(rcv_bits, xadd_and_movbe_read_memory)
 {
-	struct rcv_ctx mc = { .mem = mem8 };
+	struct rcv_ctx mc = { .mem = mem8, .wrote = wrote };
 	/* lock xadd %rax,(%rbx); movbe (%rbx),%rcx; movbe %ecx,(%rbx) */
 	struct rcv_ins x = INS("\xf0\x48\x0f\xc1\x03"),
 		       mb = INS("\x48\x0f\x38\xf0\x0b"),
@@ -261,6 +272,10 @@ Test(rcv_bits, xadd_and_movbe_read_memory)
 	cr_assert_eq(post.r[RP_REG_RAX].v, 0x1122334455667788ull);
 	cr_assert_eq(post.r[RCV_FLAGS].k & ARITH, ARITH);
 	cr_assert_eq(post.r[RP_REG_RBX].v, 0x5000);
+	/* the memory's new value: the sum */
+	cr_assert_eq(wrote_rw, 1);
+	cr_assert_eq(wrote_v.k, ~0ull);
+	cr_assert_eq(wrote_v.v, 0x1122334455667788ull + 5);
 	memset(&post, 0, sizeof(post));
 	rcv_forward(&mc, 0, &mb, &pre, &post, &conf);
 	cr_assert_eq(post.r[RP_REG_RCX].k, ~0ull);
