@@ -107,7 +107,8 @@ bool rcv_bits_writes(struct rcv_ins *in)
 static void put(struct rcv_state *o, const struct rcv_op *d, uint64_t v)
 {
 	if (d->type == RCV_OP_REG)
-		reg_set(o, d->reg, d->size, d->shift, known(v & wmask(d->size)));
+		reg_set(o, d->reg, d->size, d->shift,
+			known(v & wmask(d->size)));
 }
 
 static unsigned int bits_of(unsigned int size)

@@ -35,7 +35,7 @@ int main(void)
 			 "shld $8, %%rbx, %%rdx\n\t"
 			 "andn %%rbx, %%rcx, %%r13\n\t"
 			 "blsr %%r13, %%r13\n\t"
-			 "mov $0x0c04, %%eax\n\t"	/* start 4, length 12 */
+			 "mov $0x0c04, %%eax\n\t"	/* start 4, len 12 */
 			 "bextr %%rax, %%rbx, %%rax\n\t"
 			 "mov $0xff00ff, %%esi\n\t"
 			 "pdep %%rsi, %%rbx, %%rsi\n\t"

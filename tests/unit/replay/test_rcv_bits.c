@@ -47,7 +47,7 @@ struct form {
 	size_t len;
 	enum want rax;
 	uint64_t flags;		/* the arithmetic flags known after it */
-	bool count_c;		/* a count in cl/rcx: 0 leaves flags unknown */
+	bool count_c;		/* a count in cl: 0 leaves flags unknown */
 };
 
 static const struct form forms[] = {
