@@ -25,16 +25,6 @@ TestSuite(rcv_bits, .init = setup, .fini = teardown);
 #define SF	0x080ull
 #define OF	0x800ull
 
-static struct rcv_val no_mem(void *c, uint64_t i, uint64_t addr,
-			     unsigned int size)
-{
-	(void)c;
-	(void)i;
-	(void)addr;
-	(void)size;
-	return unknown;
-}
-
 static struct rcv_ctx ctx = { .mem = no_mem };
 
 /* When rax must be known after the form: always, for a nonzero rbx,
