@@ -280,6 +280,72 @@ else
 	bad "backtrace after a signal handler returned"
 fi
 
+# A thread made by pthread_create, before the end of its history: the
+# backtrace is GDB's live one, which ends at clone3 (glibc's thread start
+# marks rip undefined in its CFI: GDB's outermost frame); it once ended in
+# "0x0000000000000000 in ?? ()" after clone3 (the plugin's mark of the
+# outermost frame).  In that outermost frame `up` and `finish` say what
+# they say live.  At the worker's entry and at its loop's unlock, and in
+# main's thread at pthread_join (which ends at main, live and in replay).
+prog=$PROGS/threads
+timeout 120 "$PTREC" record -q -o "$tmp/thr" -- "$prog" >/dev/null 2>&1 ||
+	bad "recording threads"
+# The last stop at each place in the replay (reverse-continue from the
+# end), the first live.  (-ex: GDB goes on after a command's error.)
+outer_cmds() {
+	set -- -ex "break $1" -ex "$2" -ex "echo BT\\n" -ex bt \
+		-ex "echo TOP\\n" -ex "up 100" -ex "echo UP\\n" -ex up \
+		-ex "echo FINISH\\n" -ex finish -ex "echo END\\n" -ex delete
+	for a in "$@"; do printf '%s\n' "$a"; done
+}
+: >"$tmp/out"
+set --
+for b in worker threads.c:15 pthread_join; do
+	# (word splitting on newlines only: the commands have spaces)
+	old_ifs=$IFS
+	IFS='
+'
+	set -- "$@" $(outer_cmds $b run)
+	timeout 120 "$PTREC" replay "$tmp/thr" -batch \
+		$(outer_cmds $b reverse-continue) >>"$tmp/out" 2>&1
+	IFS=$old_ifs
+done
+timeout 60 gdb -batch -nx "$@" "$prog" >"$tmp/live" 2>&1
+# outer FILE N: the Nth stop's frames, and what up and finish said in
+# its outermost frame.
+outer() {
+	awk -v n="$2" '/^BT$/ { k++ } k == n' "$1" >"$tmp/one"
+	sed -n '/^BT$/,/^TOP$/p' "$tmp/one" | sed '$d' >"$tmp/bt"
+	printf '%s| %s| %s' "$(frames "$tmp/bt")" \
+		"$(sed -n '/^UP$/,/^FINISH$/p' "$tmp/one" | grep -o "Initial frame selected; you cannot go up")" \
+		"$(sed -n '/^FINISH$/,/^END$/p' "$tmp/one" | grep -o '"finish" not meaningful in the outermost frame')"
+}
+fails=0
+for n in 1 2 3; do
+	want=$(outer "$tmp/live" $n)
+	got=$(outer "$tmp/out" $n)
+	case $n in
+	3) w=main ;;
+	*) w=clone3 ;;
+	esac
+	case $want in
+	*"$w | Initial frame selected; you cannot go up| \"finish\" not meaningful in the outermost frame") ;;
+	*) fails=$((fails + 1)) ;;
+	esac
+	if [ "$got" != "$want" ] || grep -q "0x0000000000000000 in ??" "$tmp/bt"; then
+		fails=$((fails + 1))
+	fi
+	echo "# stop $n: live '$want'"
+	echo "# stop $n: replay '$got'"
+done
+if [ $fails -eq 0 ] &&
+	! grep -q "^Python Exception\|value has been optimized out" "$tmp/out" &&
+	[ "$(grep -c "^Thread [0-9]* hit Breakpoint" "$tmp/out")" -eq 3 ]; then
+	ok "threads before the end: backtraces end at clone3 (workers) and main as GDB's live ones; up and finish in the outermost frame as live"
+else
+	bad "threads: the outermost frame before the end"
+fi
+
 # GDB's record commands answer from the recording on a ptrec target, with
 # the output of the plugin's own (btrace layouts); unsupported modifiers
 # are refused by name.
