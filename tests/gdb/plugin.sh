@@ -296,19 +296,19 @@ outer_cmds() {
 	set -- -ex "break $1" -ex "$2" -ex "echo BT\\n" -ex bt \
 		-ex "echo TOP\\n" -ex "up 100" -ex "echo UP\\n" -ex up \
 		-ex "echo FINISH\\n" -ex finish -ex "echo END\\n" -ex delete
-	for a in "$@"; do printf '%s\n' "$a"; done
+	for thr_a in "$@"; do printf '%s\n' "$thr_a"; done
 }
 : >"$tmp/out"
 set --
-for b in worker threads.c:15 pthread_join; do
+for thr_b in worker threads.c:15 pthread_join; do
 	# (word splitting on newlines only: the commands have spaces)
-	old_ifs=$IFS
+	thr_ifs=$IFS
 	IFS='
 '
-	set -- "$@" $(outer_cmds $b run)
+	set -- "$@" $(outer_cmds $thr_b run)
 	timeout 120 "$PTREC" replay "$tmp/thr" -batch \
-		$(outer_cmds $b reverse-continue) >>"$tmp/out" 2>&1
-	IFS=$old_ifs
+		$(outer_cmds $thr_b reverse-continue) >>"$tmp/out" 2>&1
+	IFS=$thr_ifs
 done
 timeout 60 gdb -batch -nx "$@" "$prog" >"$tmp/live" 2>&1
 # outer FILE N: the Nth stop's frames, and what up and finish said in
@@ -317,28 +317,26 @@ outer() {
 	awk -v n="$2" '/^BT$/ { k++ } k == n' "$1" >"$tmp/one"
 	sed -n '/^BT$/,/^TOP$/p' "$tmp/one" | sed '$d' >"$tmp/bt"
 	printf '%s| %s| %s' "$(frames "$tmp/bt")" \
-		"$(sed -n '/^UP$/,/^FINISH$/p' "$tmp/one" | grep -o "Initial frame selected; you cannot go up")" \
-		"$(sed -n '/^FINISH$/,/^END$/p' "$tmp/one" | grep -o '"finish" not meaningful in the outermost frame')"
+		"$(sed -n '/^UP$/,/^FINISH$/p' "$tmp/one" |
+			grep -o "Initial frame selected; you cannot go up")" \
+		"$(sed -n '/^FINISH$/,/^END$/p' "$tmp/one" |
+			grep -o '"finish" not meaningful in the outermost frame')"
 }
-fails=0
-for n in 1 2 3; do
-	want=$(outer "$tmp/live" $n)
-	got=$(outer "$tmp/out" $n)
-	case $n in
-	3) w=main ;;
-	*) w=clone3 ;;
-	esac
+thr_miss=0
+for thr_k in 1 2 3; do
+	want=$(outer "$tmp/live" $thr_k)
+	got=$(outer "$tmp/out" $thr_k)
+	thr_w=clone3
+	[ $thr_k -ne 3 ] || thr_w=main
 	case $want in
-	*"$w | Initial frame selected; you cannot go up| \"finish\" not meaningful in the outermost frame") ;;
-	*) fails=$((fails + 1)) ;;
+	*"$thr_w | Initial frame selected; you cannot go up| \"finish\" not meaningful in the outermost frame") ;;
+	*) thr_miss=$((thr_miss + 1)) ;;
 	esac
-	if [ "$got" != "$want" ] || grep -q "0x0000000000000000 in ??" "$tmp/bt"; then
-		fails=$((fails + 1))
-	fi
-	echo "# stop $n: live '$want'"
-	echo "# stop $n: replay '$got'"
+	[ "$got" = "$want" ] || thr_miss=$((thr_miss + 1))
+	echo "# stop $thr_k: live '$want'"
+	echo "# stop $thr_k: replay '$got'"
 done
-if [ $fails -eq 0 ] &&
+if [ $thr_miss -eq 0 ] && ! grep -q "0x0000000000000000 in ??" "$tmp/out" &&
 	! grep -q "^Python Exception\|value has been optimized out" "$tmp/out" &&
 	[ "$(grep -c "^Thread [0-9]* hit Breakpoint" "$tmp/out")" -eq 3 ]; then
 	ok "threads before the end: backtraces end at clone3 (workers) and main as GDB's live ones; up and finish in the outermost frame as live"
