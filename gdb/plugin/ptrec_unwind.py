@@ -162,10 +162,13 @@ class PtrecUnwinder(gdb.unwinder.Unwinder):
             # The outermost recorded frame, whose .eh_frame rule marks
             # rip undefined (glibc's clone3 and clone thread starts,
             # _start): GDB's DWARF unwinder ends the stack there, as on
-            # the live process (no "0x0 in ?? ()" caller).  The server
-            # says so only where GDB has the register the rule computes
-            # the frame's CFA from (from the frame below, or at the
-            # position), which that unwinder reads.
+            # the live process (no "0x0 in ?? ()" caller).  For a
+            # caller the server says so only where this unwinder gives
+            # the register the rule computes the frame's CFA from (a
+            # register not given reads as optimized out, an error to
+            # that unwinder); frame 0's unknown registers are
+            # unavailable, and it stops with "Backtrace stopped: Not
+            # enough registers or memory available".
             return None
         frame_id = _FrameId(gdb.Value(sp).cast(ptr),
                             gdb.Value(first_ip).cast(ptr))

@@ -653,10 +653,10 @@ static void decide_end_frames(struct target *tg, size_t cur,
  * call it made, for a caller: GDB looks the rule up at pc - 1) marks the
  * return address undefined, as glibc's thread starts (clone3's and
  * clone's) and _start do, and the register the rule computes the CFA from
- * is one GDB gets for the frame: at the position for frame 0, else from
- * the plugin's unwinding of frame k - 1 (@fregs).  Without that register
- * GDB's unwinder fails ("value has been optimized out"), so such a frame
- * stays the plugin's, with its caller at PC 0.
+ * is one GDB gets for a caller from the plugin's unwinding of frame
+ * k - 1 (@fregs): without it GDB's unwinder fails ("value has been
+ * optimized out"), so such a frame stays the plugin's, with its caller
+ * at PC 0.
  */
 static bool cfi_outermost(struct target *tg, size_t cur, const uint64_t *w,
 			  const uint64_t *fregs, size_t k)
@@ -672,9 +672,11 @@ static bool cfi_outermost(struct target *tg, size_t cur, const uint64_t *w,
 	if (entry & (SIGTRAMP_BIT | PREHIST_BIT))
 		return false;
 	if (!k) {
+		memset(&r, 0, sizeof(r));
 		rc = tg->no_values ? NULL : target_recovery(tg, cur);
-		if (!rc || rp_recover_regs(rc, w[2], &r) ||
-		    insn_at(tg, c, w[2], &r, &insn))
+		if (rc && rp_recover_regs(rc, w[2], &r))
+			memset(&r, 0, sizeof(r));
+		if (insn_at(tg, c, w[2], &r, &insn))
 			return false;
 	} else {
 		in = w[3 + 3 * (k - 1)];
@@ -686,8 +688,13 @@ static bool cfi_outermost(struct target *tg, size_t cur, const uint64_t *w,
 	if (rp_frame_rule(tg->s, &insn, &rule) ||
 	    rule.how[RP_REG_RIP] != RP_CFI_UNDEFINED)
 		return false;
+	/* Frame 0's registers are the target's, which GDB reads as
+	 * unavailable where not known: its unwinder then stops there too
+	 * ("Backtrace stopped: Not enough registers or memory available"),
+	 * with no frame made up.
+	 */
 	if (!k)
-		return r.valid >> rule.cfa_reg & 1;
+		return true;
 	mask = fregs[FREGS_WORDS * (k - 1) + 1];
 	if (rule.cfa_reg == RP_REG_RSP)
 		return mask & 1;

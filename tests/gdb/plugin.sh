@@ -286,8 +286,13 @@ fi
 # "0x0000000000000000 in ?? ()" after clone3 (the plugin's mark of the
 # outermost frame).  In that outermost frame `up` and `finish` say what
 # they say live.  At the worker's entry and at its loop's unlock, and in
-# main's thread at pthread_join (which ends at main, live and in replay).
+# main's thread at pthread_join (which ends at main, live and in replay);
+# and with clone3 itself as frame 0, at its call of start_thread (a
+# breakpoint at libc's offset of that call, found in GDB's disassembly).
 prog=$PROGS/threads
+thr_libc=$(ldd "$prog" | awk '/libc\.so/ { print $3 }')
+thr_call=$(gdb -batch -nx -ex "disassemble clone3" "$thr_libc" 2>/dev/null |
+	sed -n 's/.*<+\([0-9]*\)>:	call  *\*%rdx$/\1/p' | head -1)
 timeout 120 "$PTREC" record -q -o "$tmp/thr" -- "$prog" >/dev/null 2>&1 ||
 	bad "recording threads"
 # The last stop at each place in the replay (reverse-continue from the
@@ -300,12 +305,17 @@ outer_cmds() {
 }
 : >"$tmp/out"
 set --
-for thr_b in worker threads.c:15 pthread_join; do
+for thr_b in worker threads.c:15 pthread_join "*(clone3+$thr_call)"; do
 	# (word splitting on newlines only: the commands have spaces)
 	thr_ifs=$IFS
 	IFS='
 '
-	set -- "$@" $(outer_cmds $thr_b run)
+	case $thr_b in
+	# Live, libc's address is known once it is loaded.
+	"*(clone3"*) set -- "$@" -ex "break pthread_create" -ex run \
+		-ex delete $(outer_cmds $thr_b continue) ;;
+	*) set -- "$@" $(outer_cmds $thr_b run) ;;
+	esac
 	timeout 120 "$PTREC" replay "$tmp/thr" -batch \
 		$(outer_cmds $thr_b reverse-continue) >>"$tmp/out" 2>&1
 	IFS=$thr_ifs
@@ -323,7 +333,7 @@ outer() {
 			grep -o '"finish" not meaningful in the outermost frame')"
 }
 thr_miss=0
-for thr_k in 1 2 3; do
+for thr_k in 1 2 3 4; do
 	want=$(outer "$tmp/live" $thr_k)
 	got=$(outer "$tmp/out" $thr_k)
 	thr_w=clone3
@@ -338,8 +348,9 @@ for thr_k in 1 2 3; do
 done
 if [ $thr_miss -eq 0 ] && ! grep -q "0x0000000000000000 in ??" "$tmp/out" &&
 	! grep -q "^Python Exception\|value has been optimized out" "$tmp/out" &&
-	[ "$(grep -c "^Thread [0-9]* hit Breakpoint" "$tmp/out")" -eq 3 ]; then
-	ok "threads before the end: backtraces end at clone3 (workers) and main as GDB's live ones; up and finish in the outermost frame as live"
+	[ -n "$thr_call" ] &&
+	[ "$(grep -c "^Thread [0-9]* hit Breakpoint" "$tmp/out")" -eq 4 ]; then
+	ok "threads before the end: backtraces end at clone3 (workers, clone3 as frame 0 too) and main as GDB's live ones; up and finish in the outermost frame as live"
 else
 	bad "threads: the outermost frame before the end"
 fi
