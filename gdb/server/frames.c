@@ -663,20 +663,17 @@ static bool cfi_outermost(struct target *tg, size_t cur, const uint64_t *w,
 {
 	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
 	uint64_t entry = w[3 + 3 * k], in, mask;
-	struct rp_recover *rc;
 	struct rp_insn insn;
 	struct rp_cfi rule;
-	struct rp_regs r;
 	size_t i;
 
 	if (entry & (SIGTRAMP_BIT | PREHIST_BIT))
 		return false;
 	if (!k) {
-		memset(&r, 0, sizeof(r));
-		rc = tg->no_values ? NULL : target_recovery(tg, cur);
-		if (rc && rp_recover_regs(rc, w[2], &r))
-			memset(&r, 0, sizeof(r));
-		if (insn_at(tg, c, w[2], &r, &insn))
+		/* (At the end GDB unwinds by itself, with the snapshot's
+		 * registers: no instruction of the history is frame 0's.)
+		 */
+		if (rp_cursor_peek(c, w[2], &insn))
 			return false;
 	} else {
 		in = w[3 + 3 * (k - 1)];
