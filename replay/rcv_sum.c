@@ -37,20 +37,27 @@ int rcv_win_forward(struct rp_recover *rc, struct win *w, bool *end_ch)
 {
 	struct rcv_ctx *c = &rc->ctx;
 	size_t i, quiet = 0;
-	int ret;
+	bool ch = false;
 
 	*end_ch = false;
 	c->mctx = w;
 	for (i = 0; i < w->n; i++) {
 		if (rcv_forward(c, i, &w->ins[i], &w->st[i], &w->st[i + 1],
-				&rc->stats.conflicts))
+				&rc->stats.conflicts)) {
 			quiet = 0;
-		else if (++quiet > 64)
-			return 0;
+			ch = true;
+		} else if (++quiet > 64) {
+			break;
+		}
 	}
-	*end_ch = quiet == 0;
-	ret = rcv_build_index(w);
-	return ret;
+	*end_ch = i == w->n && quiet == 0;
+	/* The memory index follows the states even where the sweep stopped
+	 * early: an address learnt here (the window's first stores, through
+	 * a register its start now has) places an access that was a store
+	 * of unknown address, which a question from the window before,
+	 * walking on into this one, would stop at.
+	 */
+	return ch ? rcv_build_index(w) : 0;
 }
 
 /*
