@@ -126,6 +126,13 @@ uint64_t rcv_ramp_start(const struct rp_recover *rc)
 	return ramp_start(rc);
 }
 
+uint64_t rcv_reach_first(const struct rp_recover *rc)
+{
+	uint64_t span = (uint64_t)(RCV_CHAIN + RCV_RAMP) * rc->block;
+
+	return rc->end > span ? rc->end - span + 1 : 0;
+}
+
 const struct rcv_state *rcv_ramp_seed(struct rp_recover *rc, uint64_t k)
 {
 	if (k < RCV_CHAIN || k > ramp_start(rc) ||

@@ -56,6 +56,14 @@ int rcv_chain_next(struct rp_recover *rc);
  * from nothing but their instructions (watch_chain.c's quiet windows).
  */
 uint64_t rcv_ramp_start(const struct rp_recover *rc);
+/*
+ * The first position the chain and the ramp reach (0: the history's
+ * start): a fact the recording gives there flows to the end with the
+ * windows, through the ramp's summaries once a question or the prefetch
+ * computed them; a fact before it would lie in a far window, which
+ * watch_chain.c takes to start from nothing.
+ */
+uint64_t rcv_reach_first(const struct rp_recover *rc);
 /* The summary of window @k (its last state), if computed; else NULL. */
 const struct rcv_state *rcv_ramp_seed(struct rp_recover *rc, uint64_t k);
 /*
