@@ -175,7 +175,7 @@ record signal -- "$PROGS/signal" &&
 for m in pushf trapself sigcont forkmask suspend suspendh ppoll pselect epwait \
 	epwait2 tfself killtrap tpmask tpret tpsusp tpqueue tpwait tptimed tpsfd \
 	tpwaitmt tpppoll tpproc tpprocun vsys; do
-	want=$("$PROGS/faithful" $m 2>&1 | tr '\n' ' ')
+	want=$(timeout 60 "$PROGS/faithful" $m 2>&1 | tr '\n' ' ')
 	rm -rf "$tmp/faith-$m"
 	got=$(timeout 120 "$PTREC" record --ground-truth -q \
 		-o "$tmp/faith-$m" "$PROGS/faithful" $m 2>"$tmp/log" |
