@@ -719,7 +719,9 @@ void emu_handle_stop(struct emu *e, pid_t tid, int status)
 	int event = status >> 16;
 	int sig, trapq = TRAPQ_NONE;
 
-
+	/* A task with a recorded thread's tid, let run untraced. */
+	if (__builtin_expect(!t, 0) && emu_untr_stop(e, tid, status))
+		return;
 	if (!t) {
 		/* A new thread's first stop, before its parent's event. */
 		char path[64], line[128];

@@ -61,6 +61,7 @@ static union {
 	struct ptrec_sb_exit_futex xf;
 	struct ptrec_sb_sigframe sf;
 	struct ptrec_sb_regs rg;
+	struct ptrec_sb_untraced un;
 } recs[PTREC_SB_TYPE_COUNT];
 
 static const char *const key = "buildid-0123456789abcdef";
@@ -140,6 +141,10 @@ static void make_records(void)
 		.regs = { [SB_REG_RAX] = 0x11, [SB_REG_RSP] = 0x7ffc0000e000,
 			  [SB_REG_RIP] = 0x401000, [SB_REG_EFLAGS] = 0x246,
 			  [SB_REG_R15] = 0xf15 } };
+	recs[PTREC_SB_UNTRACED].un = (struct ptrec_sb_untraced){
+		.hdr = recs[PTREC_SB_UNTRACED].hdr, .pid = 181, .tid = 183,
+		.parent_pid = 181, .parent_tid = 182, .clone_flags = 0x250f00,
+		.reason = PTREC_SB_UNTRACED_TID_REUSED };
 }
 
 static void write_all_types(const char *path)
