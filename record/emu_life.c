@@ -315,8 +315,9 @@ static uint64_t child_flags(struct thr *parent, int event)
  * A task whose tid is that of a thread the recording saw end (clone3's
  * set_tid, pid wraparound: review 13's tidre).  The bundle names a
  * thread's stream, ground truth, registers and every record by its tid,
- * so a second life cannot be recorded beside the first (the stream was
- * opened twice and the recording lost: "pt stream: Protocol error").
+ * so a second life cannot be recorded beside the first (its stops were
+ * taken for the first life's, whose encoder was closed: "pt stream:
+ * Protocol error", the recording lost).
  * It runs untraced instead: an UNTRACED record (sideband version 6) says
  * so, with its creator and clone flags, and the values engine then takes
  * nothing as ordered or private in the memory it may share
@@ -442,8 +443,13 @@ void emu_untr_finish(struct emu *e)
 	for (i = 0; i < e->nuntr; i++) {
 		struct emu_untr *u = &e->untr[i];
 
-		if (!u->announced)
-			continue;
+		/* Stopped before an event that never came: let go too. */
+		if (!u->announced) {
+			if (!untr_first(u, u->status))
+				u->announced = true;
+			else
+				continue;
+		}
 		while (waitpid(u->tid, &status, __WALL) == u->tid &&
 		       !untr_first(u, status))
 			;

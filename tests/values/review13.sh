@@ -61,8 +61,8 @@
 # taken out of its memory (it exits 7 from main).
 # tidre (recorder): a tid used by two threads in turn (clone3's
 # set_tid): the recording failed, "pt stream: Protocol error", no
-# bundle (the second life's stream opened over the first's; before
-# 176ea6f too), and review13.c's tid was its own pid for pids 20000 to
+# bundle (the second life's stops taken for the first's, its encoder
+# closed; before 176ea6f too), and review13.c's tid was its own pid for pids 20000 to
 # 29999 (EEXIST: the case never ran).  Now the second life runs
 # untraced (a warning naming its tid, an UNTRACED record, sideband
 # version 6) and the engine takes nothing in the process as ordered or
