@@ -218,9 +218,9 @@ else
 	if record tidre -- "$PROGS/tidre"; then
 		has tidre "UNTRACED .* reason 1 \(tid reused\)" \
 			"the tid's second life in an UNTRACED record"
-		n=$(ls "$tmp/tidre"/truth/*.gt | wc -l)
-		[ "$n" = 2 ] && ok "tidre: two threads recorded" ||
-			bad "tidre: $n threads recorded, want 2"
+		nt=$(ls "$tmp/tidre"/truth/*.gt | wc -l)
+		[ "$nt" = 2 ] && ok "tidre: two threads recorded" ||
+			bad "tidre: $nt threads recorded, want 2"
 	fi
 fi
 

@@ -273,16 +273,16 @@ for mode in ${REVIEW13_MODES:-$all}; do
 			bad "$RV_NAME tidre: no UNTRACED record or warning (tid '$u', $t1 start records): $(tail -2 "$tmp/log" | tr '\n' ' ')"
 		fi
 		# Both recorded threads' histories open and decode whole.
-		n=0
+		nt=0
 		for tid in $(echo "$d" | sed -n 's/^thread \([0-9]*\) .*/\1/p'); do
 			c=$("$PTREC" insns "$tmp/tidre" --thread "$tid" 2>/dev/null |
 				grep -c '^[0-9]')
-			[ "${c:-0}" -gt 0 ] && n=$((n + 1))
+			[ "${c:-0}" -gt 0 ] && nt=$((nt + 1))
 		done
-		if [ $n = 2 ] && "$PTREC" info "$tmp/tidre" >/dev/null 2>&1; then
+		if [ $nt = 2 ] && "$PTREC" info "$tmp/tidre" >/dev/null 2>&1; then
 			ok "$RV_NAME tidre: ptrec info and insns of both recorded threads"
 		else
-			bad "$RV_NAME tidre: $n of 2 threads' instructions, or ptrec info failed"
+			bad "$RV_NAME tidre: $nt of 2 threads' instructions, or ptrec info failed"
 		fi
 		vcheck $mode
 		;;
