@@ -379,6 +379,7 @@ bool emu_clone_hold(struct emu *e, struct thr *parent, int event);
 bool emu_clone_poll(struct emu *e);
 bool emu_death_hold(struct emu *e, struct thr *t, int status);
 void emu_death_release(struct emu *e, struct thr *t);
+void emu_death_reused(struct emu *e, pid_t tid);
 void emu_exit_late(const struct emu *e);
 bool emu_clone_order(struct emu *e, struct thr *parent);
 void emu_clone_order_stop(struct emu *e, struct thr *t);

@@ -502,6 +502,7 @@ void emu_new_child(struct emu *e, struct thr *parent, int event)
 	if (ptrace(PTRACE_GETEVENTMSG, parent->tid, 0, &msg) < 0)
 		return;
 	tid = (pid_t)msg;
+	emu_death_reused(e, tid);	/* tests */
 	if (!emu_thr_find(e, tid) && emu_thr_was(e, tid)) {
 		untr_child(e, parent, event, tid);
 		return;

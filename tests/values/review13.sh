@@ -147,7 +147,7 @@ regs_cases() {
 	fi
 }
 
-all="forksig clonesig compat sret untr pipesig vfork int80 restart exec pmalias pmpre pmslot pmend untrlate clonelate ctor ctorlive ctorjoin ctorfork attach tidre regs"
+all="forksig clonesig compat sret untr pipesig vfork int80 restart exec pmalias pmpre pmslot pmend untrlate clonelate ctor ctorlive ctorjoin ctorfork attach tidre tidrelate tidrereap regs"
 for mode in ${REVIEW13_MODES:-$all}; do
 	case $mode in
 	forksig|clonesig)
@@ -256,11 +256,20 @@ for mode in ${REVIEW13_MODES:-$all}; do
 	regs)
 		regs_cases
 		;;
-	tidre)
-		rec13 $mode 60 || continue
-		same $mode
+	tidre|tidrelate|tidrereap)
+		# The second life's first stop before its creator's event
+		# (late), and the first life's death handled after it
+		# (reap), as a loaded machine may order them.
+		RV_NAME="review13.c ($mode)"
+		case $mode in
+		tidre) rec13 tidre 60 ;;
+		tidrelate) PTREC_EMU_TEST_LATE_CLONE=1 rec13 tidre 60 ;;
+		tidrereap) PTREC_EMU_TEST_LATE_REAP=1 rec13 tidre 60 ;;
+		esac || { RV_NAME=review13.c; continue; }
+		same tidre
 		if ! grep -q "tids equal" "$tmp/tidre.out"; then
 			bad "$RV_NAME tidre: the tid was not used twice: $(cat "$tmp/tidre.out")"
+			RV_NAME=review13.c
 			continue
 		fi
 		d=$("$PTREC" dump "$tmp/tidre" 2>&1)
@@ -284,7 +293,8 @@ for mode in ${REVIEW13_MODES:-$all}; do
 		else
 			bad "$RV_NAME tidre: $nt of 2 threads' instructions, or ptrec info failed"
 		fi
-		vcheck $mode
+		vcheck tidre
+		RV_NAME=review13.c
 		;;
 	*)
 		rec13 $mode || continue
