@@ -197,6 +197,7 @@ struct emu_untr {
 	bool stopped;
 	bool announced;
 	bool trap_hidden;
+	bool tf;			/* the program's own trap flag */
 	uint64_t untraced;
 };
 

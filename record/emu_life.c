@@ -392,6 +392,8 @@ static bool untr_first(struct emu_untr *u, int status)
 
 		r.rdi |= u->untraced;
 		r.eflags &= ~0x100ull;
+		if (u->tf)	/* the program's own (emu_tf_step()) */
+			r.eflags |= 0x100;
 		/* Its creator's r11 at the SYSCALL, with the step's TF. */
 		if (r.rcx == r.rip &&
 		    process_vm_readv(u->tid, &l, 1, &rm, 1, 0) == 2 &&
@@ -400,9 +402,11 @@ static bool untr_first(struct emu_untr *u, int status)
 		if (memcmp(&o, &r, sizeof(r)))
 			ptrace(PTRACE_SETREGS, u->tid, 0, &r);
 		if (u->trap_hidden &&
-		    !ptrace(PTRACE_GETSIGMASK, u->tid, (void *)sizeof(m), &m)) {
+		    !ptrace(PTRACE_GETSIGMASK, u->tid, (void *)sizeof(m),
+			    &m)) {
 			m |= TRAP_BIT;
-			ptrace(PTRACE_SETSIGMASK, u->tid, (void *)sizeof(m), &m);
+			ptrace(PTRACE_SETSIGMASK, u->tid, (void *)sizeof(m),
+			       &m);
 		}
 	}
 	ptrace(PTRACE_DETACH, u->tid, 0, 0);	/* the SIGSTOP dropped */
@@ -483,6 +487,7 @@ static void untr_child(struct emu *e, struct thr *parent, int event,
 		return;
 	u->announced = true;
 	u->trap_hidden = parent->trap_hidden;
+	u->tf = parent->tf;
 	u->untraced = parent->untraced_at ? 0 : parent->untraced;
 	if (u->stopped && untr_first(u, u->status))
 		untr_del(e, u);
