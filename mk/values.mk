@@ -297,8 +297,9 @@ values-review12: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW12)
 # instruction (forksig, clonesig) and a return into compatibility mode
 # (compat), the recorder's r11 and threads made before main, escstk's
 # push of memory against aliases, damaged REGS records; about 3
-# minutes, in make check (ctor and tidre TODO: docs/recorder.md
-# Limits; clonesig and forksig skip where the race did not come).  Without
+# minutes, in make check (ctor TODO: docs/recorder.md Limits; tidre, a
+# tid used twice, runs untraced: docs/recorder.md "A tid used twice";
+# clonesig and forksig skip where the race did not come).  Without
 # PIE: the 32-bit code's far jump names its own address.
 REVIEW13 := $(BUILD)/tests/values/review13
 $(REVIEW13): tests/values/review13.c

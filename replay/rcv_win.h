@@ -378,6 +378,11 @@ void rcv_esc_compute(struct rp_recover *rc);
  * by a vfork child)?  rcv_mem.c.
  */
 bool rcv_vm_shared(const struct rp_session *s, uint32_t pid);
+/* Is a task the recorder let run untraced (an UNTRACED record: a tid
+ * reused) in process @pid, or sharing its memory or descriptors?
+ * rcv_share.c.
+ */
+bool rcv_untraced(const struct rp_session *s, uint32_t pid);
 /*
  * The processes linked to @pid by THREAD_START records whose clone flags
  * have a bit of @want and none of @skip (CLONE_VM: they share its memory;

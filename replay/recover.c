@@ -706,7 +706,7 @@ int rcv_recover_new_with(struct rp_session *s, uint32_t tid,
 		    !rp_thread_info(s, rp_thread_tid(s, i), &o) &&
 		    o.pid == info.pid)
 			rc->mt = true;
-	rc->mt |= rcv_vm_shared(s, info.pid);
+	rc->mt |= rcv_vm_shared(s, info.pid) || rcv_untraced(s, info.pid);
 	rc->sn_borrowed = sn != NULL;
 	rc->sn = sn;
 	if (!sn && rp_snapshot_open(&rc->sn, s->dir)) {
