@@ -290,7 +290,8 @@ cli-test: $(PTREC) $(PTREC_SERVER) $(MKBUNDLE)
 # ---- end to end: record real programs, decode with libipt, compare -------
 
 PROG_DIR := $(BUILD)/tests/programs
-PROGS := loops indirect plt signal jmp segv exec fork spin faithful sysregs
+PROGS := loops indirect plt signal jmp segv exec fork spin faithful sysregs \
+	tidre
 PROG_BINS := $(PROGS:%=$(PROG_DIR)/%) $(PROG_DIR)/threads $(PROG_DIR)/pipe \
 	$(PROG_DIR)/dl $(PROG_DIR)/loops-static $(PROG_DIR)/spin_static \
 	$(PROG_DIR)/libdla.so $(PROG_DIR)/libdlb.so $(PROG_DIR)/tiny \

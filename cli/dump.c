@@ -93,6 +93,16 @@ static void print_record(const struct ptrec_sb_header *h)
 		       (uint64_t)t->clone_flags);
 		break;
 	}
+	case PTREC_SB_UNTRACED: {
+		const struct ptrec_sb_untraced *t = r;
+
+		printf(" pid %u tid %u parent %u/%u clone_flags 0x%" PRIx64
+		       " reason %u%s", t->pid, t->tid, t->parent_pid,
+		       t->parent_tid, (uint64_t)t->clone_flags, t->reason,
+		       t->reason == PTREC_SB_UNTRACED_TID_REUSED ?
+		       " (tid reused)" : "");
+		break;
+	}
 	case PTREC_SB_THREAD_EXIT: {
 		const struct ptrec_sb_thread_exit *t = r;
 

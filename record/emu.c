@@ -389,7 +389,8 @@ static bool all_dead(struct emu *e)
 	for (t = e->threads; t; t = t->next)
 		if (t->st != T_DEAD)
 			return false;
-	return true;
+	/* A task let run untraced, its first stop still to detach it. */
+	return !emu_untr_waiting(e);
 }
 
 static void run(struct emu *e)
@@ -518,6 +519,7 @@ static void emu_free(struct emu *e)
 	rec_images_free(&e->images);
 	insn_decoder_free(e->dec);
 	free(e->icache);
+	free(e->untr);
 	sb_bundle_free(e->b);
 }
 

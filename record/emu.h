@@ -184,6 +184,23 @@ struct emu_knobs {
 	char clone_order;	/* PTREC_EMU_TEST_CLONE_ORDER: 'c'hild, 'p'arent */
 };
 
+/*
+ * A task whose tid is that of a thread recorded before (clone3's set_tid,
+ * pid wraparound), let run untraced (emu_life.c): its first stop, which
+ * may come before its creator's clone event (@stopped, with @status) or
+ * after it (@announced: the event came, and with it the creator's
+ * CLONE_UNTRACED to put back and its hidden SIGTRAP).
+ */
+struct emu_untr {
+	pid_t tid;
+	int status;
+	bool stopped;
+	bool announced;
+	bool trap_hidden;
+	bool tf;			/* the program's own trap flag */
+	uint64_t untraced;
+};
+
 struct emu {
 	const struct rec_options *o;
 	struct rec_stats *st;
@@ -228,6 +245,11 @@ struct emu {
 	bool order_child_first;
 	unsigned int order_polls;
 	uint64_t order_steps;		/* e->steps at the clone event */
+	/* Tasks with a tid recorded before, until their first stop is
+	 * handled (emu_life.c emu_untr_stop()): they then run untraced.
+	 */
+	struct emu_untr *untr;
+	unsigned int nuntr;
 };
 
 /* emu.c */
@@ -259,7 +281,10 @@ int emu_maps_copy(struct maps *dst, const struct maps *src);
 void emu_proc_set_exe(struct emu *e, struct proc *p);
 struct proc *emu_proc_find(struct emu *e, pid_t pid);
 struct proc *emu_proc_new(struct emu *e, pid_t pid, pid_t ppid);
+/* The live (not T_DEAD) thread @tid, or NULL. */
 struct thr *emu_thr_find(struct emu *e, pid_t tid);
+/* Did a thread @tid of the recording end (its tid free for another)? */
+bool emu_thr_was(struct emu *e, pid_t tid);
 struct thr *emu_thr_new(struct emu *e, pid_t tid, struct proc *p,
 			enum tstate st);
 int emu_get_regs(struct thr *t);
@@ -338,6 +363,14 @@ bool emu_proc_alive(struct emu *e, struct proc *p);
 void emu_thr_exited(struct emu *e, struct thr *t, int status);
 /* @parent's PTRACE_EVENT_CLONE, _FORK or _VFORK (@event). */
 void emu_new_child(struct emu *e, struct thr *parent, int event);
+/* A stop of a task that reuses a recorded tid (let run untraced):
+ * handled (true), or not one of those.
+ */
+bool emu_untr_stop(struct emu *e, pid_t tid, int status);
+/* Announced such tasks whose first stop is still to come. */
+bool emu_untr_waiting(const struct emu *e);
+/* The end (-p's detach): their first stops awaited and handled. */
+void emu_untr_finish(struct emu *e);
 
 /* emu_late.c (tests): the knobs; events handled as late as a loaded
  * machine may.
@@ -347,6 +380,7 @@ bool emu_clone_hold(struct emu *e, struct thr *parent, int event);
 bool emu_clone_poll(struct emu *e);
 bool emu_death_hold(struct emu *e, struct thr *t, int status);
 void emu_death_release(struct emu *e, struct thr *t);
+void emu_death_reused(struct emu *e, pid_t tid);
 void emu_exit_late(const struct emu *e);
 bool emu_clone_order(struct emu *e, struct thr *parent);
 void emu_clone_order_stop(struct emu *e, struct thr *t);

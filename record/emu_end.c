@@ -361,6 +361,8 @@ void emu_finish_live(struct emu *e)
 		emu_trap_show(t);
 		detach_thread(t);
 	}
+	/* Let run untraced (a tid reused): detached at their first stop. */
+	emu_untr_finish(e);
 	/* Stopped before their parent's clone event, never stepped. */
 	for (unsigned int i = 0; !e->launched && i < e->nearly; i++)
 		ptrace(PTRACE_DETACH, e->early[i], 0, 0);

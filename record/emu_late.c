@@ -144,6 +144,23 @@ void emu_death_release(struct emu *e, struct thr *t)
 		emu_thr_exited(e, d, e->held_status);
 }
 
+/*
+ * The tid of the held death is a new task's (its clone event or first
+ * stop came: a tid used again, docs/recorder.md "A tid used twice"): the
+ * kernel freed it at that death, which is handled first.
+ */
+void emu_death_reused(struct emu *e, pid_t tid)
+{
+	struct thr *d;
+
+	if (!e->held_dead || e->held_dead != tid)
+		return;
+	d = emu_thr_find(e, tid);
+	e->held_dead = 0;
+	if (d)
+		emu_thr_exited(e, d, e->held_status);
+}
+
 void emu_exit_late(const struct emu *e)
 {
 	if (e->knobs.slow_exit)

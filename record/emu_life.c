@@ -262,22 +262,256 @@ bool emu_is_int80(const struct thr *t)
 	       b[0] == 0xcd && b[1] == 0x80;
 }
 
+/*
+ * The clone flags of @parent's call that made a child (@event): clone's
+ * rdi (i386's ebx), clone3's first word of its struct clone_args, fork's
+ * SIGCHLD, vfork's CLONE_VFORK | CLONE_VM.
+ */
+static uint64_t child_flags(struct thr *parent, int event)
+{
+	uint64_t flags = event == PTRACE_EVENT_VFORK ? CLONE_VFORK | CLONE_VM :
+			 0;
+	bool i386;
+	uint64_t arg;
+	long nr;
+
+	/* i386's numbers through int 0x80 (clone 120, fork 2, clone3 435),
+	 * arguments in ebx: 64-bit 120 and 2 (getresgid, open) make no
+	 * child, and the instruction tells clone3's ABI.
+	 */
+	i386 = emu_is_int80(parent);
+	nr = (long)parent->entry.rax;
+	arg = i386 ? (uint32_t)parent->entry.rbx : parent->entry.rdi;
+	if (event != PTRACE_EVENT_VFORK &&
+	    ((!i386 && nr == SYS_clone) || (i386 && nr == 120) ||
+	     nr == SYS_clone3)) {
+		/* clone(2) passes flags in RDI (i386: EBX); clone3(2) in
+		 * its struct clone_args, whose first member is the flags.
+		 * Also for a fork event: clone(CLONE_VM | SIGCHLD) is one,
+		 * and the values engine must know the child shares the
+		 * memory (tests/values/review4.c clone80).
+		 */
+		flags = arg;
+		if (nr == SYS_clone3) {
+			struct iovec l = { &flags, 8 };
+			struct iovec r = { (void *)(uintptr_t)arg, 8 };
+
+			if (process_vm_readv(parent->tid, &l, 1, &r, 1, 0) != 8)
+				flags = 0;
+		}
+	} else if (event == PTRACE_EVENT_FORK &&
+		   ((!i386 && nr == SYS_fork) || (i386 && nr == 2))) {
+		/* fork is clone(SIGCHLD): no flags at all would be "not
+		 * known" to the values engine (rcv_clone_flags()).
+		 */
+		flags = SIGCHLD;
+	}
+	return flags;
+}
+
+/* ---- a tid used again ------------------------------------------------- */
+
+/*
+ * A task whose tid is that of a thread the recording saw end (clone3's
+ * set_tid, pid wraparound: review 13's tidre).  The bundle names a
+ * thread's stream, ground truth, registers and every record by its tid,
+ * so a second life cannot be recorded beside the first (its stops were
+ * taken for the first life's, whose encoder was closed: "pt stream:
+ * Protocol error", the recording lost).
+ * It runs untraced instead: an UNTRACED record (sideband version 6) says
+ * so, with its creator and clone flags, and the values engine then takes
+ * nothing as ordered or private in the memory it may share
+ * (docs/values.md "Tasks the recording does not show").  Detached at its
+ * first stop, as untraced as it would run natively: CLONE_UNTRACED back
+ * in its rdi, the stepping's trap flag out of its r11 and rflags, SIGTRAP
+ * back in its mask where its creator's was hidden.  Its own children,
+ * no longer followed by ptrace, are not recorded either.
+ */
+static struct emu_untr *untr_find(struct emu *e, pid_t tid)
+{
+	unsigned int i;
+
+	for (i = 0; i < e->nuntr; i++)
+		if (e->untr[i].tid == tid)
+			return &e->untr[i];
+	return NULL;
+}
+
+static struct emu_untr *untr_add(struct emu *e, pid_t tid)
+{
+	struct emu_untr *v = realloc(e->untr, (e->nuntr + 1) * sizeof(*v));
+
+	if (!v) {
+		emu_fail(e, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	e->untr = v;
+	v[e->nuntr] = (struct emu_untr){ .tid = tid };
+	return &v[e->nuntr++];
+}
+
+static void untr_del(struct emu *e, struct emu_untr *u)
+{
+	*u = e->untr[--e->nuntr];
+}
+
+bool emu_untr_waiting(const struct emu *e)
+{
+	unsigned int i;
+
+	for (i = 0; i < e->nuntr; i++)
+		if (e->untr[i].announced)
+			return true;
+	return false;
+}
+
+/* Its first stop (@status), its creator's event known: done (true), or
+ * the SIGSTOP still to come.
+ */
+static bool untr_first(struct emu_untr *u, int status)
+{
+	int event = status >> 16, sig;
+	struct user_regs_struct r;
+	uint8_t b[2] = { 0, 0 };
+	uint64_t m;
+
+	if (!WIFSTOPPED(status))
+		return true;	/* dead before it ran */
+	sig = WSTOPSIG(status);
+	if (!event && sig != SIGSTOP) {
+		/* A signal sent before the SIGSTOP every new tracee starts
+		 * with: delivered as natively, the SIGSTOP stops it next.
+		 */
+		return ptrace(PTRACE_CONT, u->tid, 0, sig) < 0;
+	}
+	if (event != PTRACE_EVENT_EXIT &&
+	    !ptrace(PTRACE_GETREGS, u->tid, 0, &r)) {
+		struct iovec l = { b, 2 };
+		struct iovec rm = { (void *)(uintptr_t)(r.rip - 2), 2 };
+		struct user_regs_struct o = r;
+
+		r.rdi |= u->untraced;
+		r.eflags &= ~0x100ull;
+		if (u->tf)	/* the program's own (emu_tf_step()) */
+			r.eflags |= 0x100;
+		/* Its creator's r11 at the SYSCALL, with the step's TF. */
+		if (r.rcx == r.rip &&
+		    process_vm_readv(u->tid, &l, 1, &rm, 1, 0) == 2 &&
+		    b[0] == 0x0f && b[1] == 0x05)
+			r.r11 &= ~0x100ull;
+		if (memcmp(&o, &r, sizeof(r)))
+			ptrace(PTRACE_SETREGS, u->tid, 0, &r);
+		if (u->trap_hidden &&
+		    !ptrace(PTRACE_GETSIGMASK, u->tid, (void *)sizeof(m),
+			    &m)) {
+			m |= TRAP_BIT;
+			ptrace(PTRACE_SETSIGMASK, u->tid, (void *)sizeof(m),
+			       &m);
+		}
+	}
+	ptrace(PTRACE_DETACH, u->tid, 0, 0);	/* the SIGSTOP dropped */
+	return true;
+}
+
+bool emu_untr_stop(struct emu *e, pid_t tid, int status)
+{
+	struct emu_untr *u = untr_find(e, tid);
+
+	if (!u) {
+		/* A stop of a tid whose thread ended: a new task's first
+		 * stop before its creator's event, kept until then.
+		 */
+		if (emu_thr_find(e, tid) || !emu_thr_was(e, tid))
+			return false;
+		u = untr_add(e, tid);
+		if (u) {
+			u->stopped = true;
+			u->status = status;
+		}
+		return true;
+	}
+	if (!u->announced) {
+		u->status = status;	/* (its death: killed meanwhile) */
+		return true;
+	}
+	if (untr_first(u, status))
+		untr_del(e, u);
+	return true;
+}
+
+void emu_untr_finish(struct emu *e)
+{
+	unsigned int i;
+	int status;
+
+	for (i = 0; i < e->nuntr; i++) {
+		struct emu_untr *u = &e->untr[i];
+
+		/* Stopped before an event that never came: let go too. */
+		if (!u->announced) {
+			if (!untr_first(u, u->status))
+				u->announced = true;
+			else
+				continue;
+		}
+		while (waitpid(u->tid, &status, __WALL) == u->tid &&
+		       !untr_first(u, status))
+			;
+	}
+	e->nuntr = 0;
+}
+
+/* @parent's clone, fork or vfork made @tid, a recorded thread's tid. */
+static void untr_child(struct emu *e, struct thr *parent, int event,
+		       pid_t tid)
+{
+	struct ptrec_sb_untraced r = {
+		.hdr = { .type = PTREC_SB_UNTRACED } };
+	struct emu_untr *u = untr_find(e, tid);
+
+	r.pid = event == PTRACE_EVENT_CLONE ? (uint32_t)parent->proc->pid :
+		(uint32_t)tid;
+	r.tid = (uint32_t)tid;
+	r.parent_pid = (uint32_t)parent->proc->pid;
+	r.parent_tid = (uint32_t)parent->tid;
+	r.clone_flags = child_flags(parent, event);
+	r.reason = PTREC_SB_UNTRACED_TID_REUSED;
+	emu_emit_record(e, &r.hdr);
+	rec_warn(false,
+		 "%s %d (made by thread %d) has the tid of a thread recorded before: it runs untraced, its history is not recorded",
+		 event == PTRACE_EVENT_CLONE ? "thread" : "process", tid,
+		 parent->tid);
+	if (!u)
+		u = untr_add(e, tid);
+	if (!u)
+		return;
+	u->announced = true;
+	u->trap_hidden = parent->trap_hidden;
+	u->tf = parent->tf;
+	u->untraced = parent->untraced_at ? 0 : parent->untraced;
+	if (u->stopped && untr_first(u, u->status))
+		untr_del(e, u);
+}
+
 void emu_new_child(struct emu *e, struct thr *parent, int event)
 {
 	struct ptrec_sb_thread_start ts = {
 		.hdr = { .type = PTREC_SB_THREAD_START } };
 	unsigned long msg = 0;
 	struct proc *p = parent->proc;
-	bool i386, early = false;
-	uint64_t arg;
+	bool early = false;
 	struct thr *t;
 	int first = 0;
 	pid_t tid;
-	long nr;
 
 	if (ptrace(PTRACE_GETEVENTMSG, parent->tid, 0, &msg) < 0)
 		return;
 	tid = (pid_t)msg;
+	emu_death_reused(e, tid);	/* tests */
+	if (!emu_thr_find(e, tid) && emu_thr_was(e, tid)) {
+		untr_child(e, parent, event, tid);
+		return;
+	}
 	if (event != PTRACE_EVENT_CLONE) {
 		p = emu_proc_new(e, tid, parent->proc->pid);
 		if (!p || emu_maps_copy(&p->maps, &parent->proc->maps)) {
@@ -313,39 +547,7 @@ void emu_new_child(struct emu *e, struct thr *parent, int event)
 	ts.tid = (uint32_t)tid;
 	ts.parent_pid = (uint32_t)parent->proc->pid;
 	ts.parent_tid = (uint32_t)parent->tid;
-	ts.clone_flags = event == PTRACE_EVENT_VFORK ? CLONE_VFORK | CLONE_VM :
-			 0;
-	/* i386's numbers through int 0x80 (clone 120, fork 2, clone3 435),
-	 * arguments in ebx: 64-bit 120 and 2 (getresgid, open) make no
-	 * child, and the instruction tells clone3's ABI.
-	 */
-	i386 = emu_is_int80(parent);
-	nr = (long)parent->entry.rax;
-	arg = i386 ? (uint32_t)parent->entry.rbx : parent->entry.rdi;
-	if (event != PTRACE_EVENT_VFORK &&
-	    ((!i386 && nr == SYS_clone) || (i386 && nr == 120) ||
-	     nr == SYS_clone3)) {
-		/* clone(2) passes flags in RDI (i386: EBX); clone3(2) in
-		 * its struct clone_args, whose first member is the flags.
-		 * Also for a fork event: clone(CLONE_VM | SIGCHLD) is one,
-		 * and the values engine must know the child shares the
-		 * memory (tests/values/review4.c clone80).
-		 */
-		ts.clone_flags = arg;
-		if (nr == SYS_clone3) {
-			struct iovec l = { &ts.clone_flags, 8 };
-			struct iovec r = { (void *)(uintptr_t)arg, 8 };
-
-			if (process_vm_readv(parent->tid, &l, 1, &r, 1, 0) != 8)
-				ts.clone_flags = 0;
-		}
-	} else if (event == PTRACE_EVENT_FORK &&
-		   ((!i386 && nr == SYS_fork) || (i386 && nr == 2))) {
-		/* fork is clone(SIGCHLD): no flags at all would be "not
-		 * known" to the values engine (rcv_clone_flags()).
-		 */
-		ts.clone_flags = SIGCHLD;
-	}
+	ts.clone_flags = child_flags(parent, event);
 	if (t) {
 		child_ctid(t, parent);
 		/* The child starts with its creator's blocked mask (fork(2),

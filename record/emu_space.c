@@ -587,9 +587,19 @@ struct thr *emu_thr_find(struct emu *e, pid_t tid)
 	struct thr *t;
 
 	for (t = e->threads; t; t = t->next)
-		if (t->tid == tid)
+		if (t->tid == tid && t->st != T_DEAD)
 			return t;
 	return NULL;
+}
+
+bool emu_thr_was(struct emu *e, pid_t tid)
+{
+	struct thr *t;
+
+	for (t = e->threads; t; t = t->next)
+		if (t->tid == tid && t->st == T_DEAD)
+			return true;
+	return false;
 }
 
 struct thr *emu_thr_new(struct emu *e, pid_t tid, struct proc *p,

@@ -719,7 +719,14 @@ void emu_handle_stop(struct emu *e, pid_t tid, int status)
 	int event = status >> 16;
 	int sig, trapq = TRAPQ_NONE;
 
-
+	/* Tests: a stop of the tid whose death is held is a new task's. */
+	if (__builtin_expect(e->held_dead == tid, 0) && WIFSTOPPED(status)) {
+		emu_death_reused(e, tid);
+		t = NULL;
+	}
+	/* A task with a recorded thread's tid, let run untraced. */
+	if (__builtin_expect(!t, 0) && emu_untr_stop(e, tid, status))
+		return;
 	if (!t) {
 		/* A new thread's first stop, before its parent's event. */
 		char path[64], line[128];

@@ -192,7 +192,8 @@ bool rcv_order_aio(struct rp_recover *rc)
 			return rc->aio == 2;
 		}
 	nmm = rcv_share_set(rc->s, rc->pid, CLONE_VM, 0, mm, 64);
-	if (!nmm)
+	/* A task let run untraced (a tid reused) may write any of it. */
+	if (!nmm || rcv_untraced(rc->s, rc->pid))
 		may = true;
 	for (k = 0; !may && k < nmm; k++)
 		may = aio_mapped(rc, mm[k]);

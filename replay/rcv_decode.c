@@ -646,6 +646,7 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 	default:
 		break;
 	}
+	rcv_bits_writes(in);
 	switch (in->id) {
 	case X86_INS_WRFSBASE:
 	case X86_INS_LFS:

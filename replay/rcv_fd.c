@@ -62,6 +62,8 @@ static bool files_shared(struct rp_recover *rc, const struct rp_session *s)
 	struct rp_thread_info o;
 	size_t i;
 
+	if (rcv_untraced(s, rc->pid))
+		return true;
 	for (i = 0; i < rp_thread_count(s); i++)
 		if (rp_thread_tid(s, i) != rc->tid &&
 		    !rp_thread_info(s, rp_thread_tid(s, i), &o) &&

@@ -15,8 +15,11 @@
  * The record is taken only when its rip is the first instruction's
  * address (a signal delivered before it, or a recorder that wrote it at
  * another point, would leave it elsewhere) and only where the first
- * state lies in the chain (as rcv_clone.c: a fact there flows to the end
- * with the windows).  No assumption about the program: also in strict
+ * state lies in the chain or the ramp before it (rcv_reach_first(): a
+ * fact there flows to the end with the windows, from the ramp through its
+ * summaries once they are computed; before session 17 the chain alone,
+ * so a history longer than 16 windows, workload's 273,185 instructions,
+ * never had its start's registers).  No assumption about the program: also in strict
  * mode.
  *
  * The same record at a system call's completion (PTREC_SB_REGS_SYSCALL)
@@ -99,7 +102,7 @@ int rcv_first_regs(struct rp_recover *rc)
 	int n = 0, ret;
 	size_t at;
 
-	if (!rc->count || rc->end / rc->block >= RCV_CHAIN)
+	if (!rc->count || rcv_reach_first(rc))
 		return 0;
 	g = start_rec(rc->s, rc->tid, &at);
 	if (!g)
@@ -191,17 +194,15 @@ int rcv_sysret_regs(struct rp_recover *rc)
 
 	if (!rc->count)
 		return 0;
-	/* The chain's first position and its time. */
-	lo = rc->end > (uint64_t)RCV_CHAIN * rc->block ?
-	     rc->end - (uint64_t)RCV_CHAIN * rc->block + 1 : 0;
+	/* The first position the chain and the ramp reach, and its time. */
+	lo = rcv_reach_first(rc);
 	if (rp_cursor_new(rc->s, rc->tid, &c))
 		return 0;
 	h = (struct rcv_hist){ rcv_order_peek, c, rc->count };
-	/* The last SYSRET_MAX of the thread's records in the chain.  The
-	 * chain's first time is asked (a segment's decode, 13.7 M Ir at
-	 * 10^7) only at the first such record: records are in time order,
-	 * so one later than it before its time would put it before that
-	 * time too.
+	/* The last SYSRET_MAX of the thread's records in that reach.  Its
+	 * first time is asked (a segment's decode, 13.7 M Ir at 10^7) only
+	 * at the first such record: records are in time order, so one
+	 * later than it before that time would put it before the time too.
 	 */
 	for (i = s->nrecs; i-- > 0 && n < SYSRET_MAX;) {
 		const struct ptrec_sb_regs *g = (const void *)s->recs[i];

@@ -229,6 +229,17 @@ struct rcv_acc {
 /* add/sub/adc/sbb/and/or/xor: two operands, the first written (rcv_rw.c). */
 bool rcv_rmw_arith(unsigned int id);
 
+/*
+ * Bit scans and counts, bit tests, BMI1 and BMI2, movbe's load, xadd and
+ * the double shifts (rcv_bits.c): forward semantics, false when @in is
+ * none of them; and what they write, for rcv_decode.c (false: none of
+ * them).
+ */
+bool rcv_bits_forward(const struct rcv_ctx *c, uint64_t i,
+		      const struct rcv_ins *in, const struct rcv_state *s,
+		      struct rcv_state *o);
+bool rcv_bits_writes(struct rcv_ins *in);
+
 /* Address of memory operand @op in state @s (before instruction @in):
  * known whole (k == ~0), or its low bits below the first unknown bit of
  * any term.

@@ -92,13 +92,23 @@ static inline const struct rcv_acc *rcv_acc_of(struct win *w, size_t q,
 		m->gen[0] = m->gen[1] = 0;
 	}
 	if (m->gen[wr] != rc->mb_gen) {
+		/* With @w's own context: a question that walks on into the
+		 * later window (mem_scan()) reads its accesses, and what a
+		 * read-modify-write there read and wrote is that window's
+		 * (c->written() answers nothing for another's instruction:
+		 * gdbloop's loop counter was not known past the last
+		 * window's start).
+		 */
+		struct rcv_ctx c = rc->ctx;
+
+		c.mctx = w;
 		m->gen[wr] = rc->mb_gen;
 		if (wr)
-			rcv_writes(&rc->ctx, &w->ins[q], &w->st[q],
-				   &w->st[q + 1], &m->acc[1]);
+			rcv_writes(&c, &w->ins[q], &w->st[q], &w->st[q + 1],
+				   &m->acc[1]);
 		else
-			rcv_reads(&rc->ctx, &w->ins[q], &w->st[q],
-				  &w->st[q + 1], &m->acc[0]);
+			rcv_reads(&c, &w->ins[q], &w->st[q], &w->st[q + 1],
+				  &m->acc[0]);
 	}
 	return &m->acc[wr];
 }

@@ -204,7 +204,7 @@ static bool calls_apart(struct rp_recover *rc)
 	for (i = 0; i < s->nprot_memo; i++)
 		if (s->prot_memo[i].pid == rc->pid)
 			return s->prot_memo[i].ok;
-	if (!rcv_backend_emu(s) ||
+	if (!rcv_backend_emu(s) || rcv_untraced(s, rc->pid) ||
 	    rcv_share_set(s, rc->pid, CLONE_VM, 0, mm, 2) != 1)
 		goto out;
 	for (i = 0; i < rp_thread_count(s); i++) {

@@ -189,6 +189,16 @@ void rcv_reads(const struct rcv_ctx *c, const struct rcv_ins *in,
 		rd->val = reg_get(post, in->op[0].reg, m->size,
 				  in->op[0].shift);
 		return;
+	case X86_INS_XADD:
+		/* xadd [mem], r: r after it is what the memory held. */
+		m = &in->op[0];
+		if (in->nops != 2 || m->type != RCV_OP_MEM ||
+		    in->op[1].type != RCV_OP_REG || in->op[1].size != m->size)
+			return;
+		acc_at(rd, rcv_addr(c, in, m, pre), m->size);
+		rd->val = reg_get(post, in->op[1].reg, m->size,
+				  in->op[1].shift);
+		return;
 	case X86_INS_XCHG:
 	case X86_INS_CMPXCHG:
 		m = mem_op(in, CS_AC_READ | CS_AC_WRITE);
@@ -250,7 +260,8 @@ void rcv_writes(const struct rcv_ctx *c, const struct rcv_ins *in,
 	}
 	acc_at(wr, rcv_addr(c, in, m, pre), m->size);
 	rcv_sse_writes(in, pre, wr);
-	if (m == &in->op[0] && c->written && rcv_rmw_arith(in->id))
+	if (m == &in->op[0] && c->written &&
+	    (rcv_rmw_arith(in->id) || in->id == X86_INS_XADD))
 		wr->val = c->written(c->mctx, in, 1);
 	if ((in->id == X86_INS_XCHG || in->id == X86_INS_CMPXCHG) &&
 	    in->nops == 2)

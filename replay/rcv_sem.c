@@ -44,36 +44,6 @@ struct rcv_val rcv_op_get(const struct rcv_ctx *c, uint64_t i,
 
 /* ---- flags ----------------------------------------------------------- */
 
-static uint64_t pf_zf_sf(uint64_t r, unsigned int size)
-{
-	uint64_t f = 0;
-
-	if (!__builtin_parity((unsigned int)(r & 0xff)))
-		f |= F_PF;
-	if (!(r & wmask(size)))
-		f |= F_ZF;
-	if (r >> (8 * size - 1) & 1)
-		f |= F_SF;
-	return f;
-}
-
-static uint64_t flags_add(uint64_t a, uint64_t b, uint64_t cin,
-			  unsigned int size)
-{
-	uint64_t m = wmask(size), r = (a + b + cin) & m, f;
-	unsigned int top = 8 * size - 1;
-
-	f = pf_zf_sf(r, size);
-	if (size == 8 ? (r < a || (cin && r == a)) :
-	    ((a + b + cin) >> (8 * size)))
-		f |= F_CF;
-	if (((a ^ r) & (b ^ r)) >> top & 1)
-		f |= F_OF;
-	if ((a ^ b ^ r) & 0x10)
-		f |= F_AF;
-	return f;
-}
-
 static uint64_t flags_sub(uint64_t a, uint64_t b, uint64_t cin,
 			  unsigned int size)
 {
@@ -115,12 +85,6 @@ static int cond_eval(int cc, struct rcv_val f)
 }
 
 /* ---- one instruction forward ----------------------------------------- */
-
-static void set_flags(struct rcv_state *s, uint64_t mask, uint64_t f)
-{
-	s->r[RCV_FLAGS].k |= mask;
-	s->r[RCV_FLAGS].v = (s->r[RCV_FLAGS].v & ~mask) | (f & mask);
-}
 
 /* Is the instruction one whose emulation below is exact? */
 static bool arith2(unsigned int id)
@@ -514,6 +478,8 @@ static void emulate(const struct rcv_ctx *c, uint64_t i,
 				known((a.v * b.v) & wmask(sz)));
 		return;
 	default:
+		if (rcv_bits_forward(c, i, in, s, o))
+			return;
 		break;
 	}
 	cc = rcv_cond_of(id);

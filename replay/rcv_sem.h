@@ -16,6 +16,45 @@
 #include "rcv_val.h"
 #include "replay.h"
 
+/* PF, ZF and SF of result @r of @size bytes (SDM Vol. 1 3.4.3.1). */
+static inline uint64_t pf_zf_sf(uint64_t r, unsigned int size)
+{
+	uint64_t f = 0;
+
+	if (!__builtin_parity((unsigned int)(r & 0xff)))
+		f |= F_PF;
+	if (!(r & wmask(size)))
+		f |= F_ZF;
+	if (r >> (8 * size - 1) & 1)
+		f |= F_SF;
+	return f;
+}
+
+/* The flags of an addition of @a, @b and carry @cin, @size bytes. */
+static inline uint64_t flags_add(uint64_t a, uint64_t b, uint64_t cin,
+				 unsigned int size)
+{
+	uint64_t m = wmask(size), r = (a + b + cin) & m, f;
+	unsigned int top = 8 * size - 1;
+
+	f = pf_zf_sf(r, size);
+	if (size == 8 ? (r < a || (cin && r == a)) :
+	    ((a + b + cin) >> (8 * size)))
+		f |= F_CF;
+	if (((a ^ r) & (b ^ r)) >> top & 1)
+		f |= F_OF;
+	if ((a ^ b ^ r) & 0x10)
+		f |= F_AF;
+	return f;
+}
+
+/* The bits @mask of rflags in @s become known as in @f. */
+static inline void set_flags(struct rcv_state *s, uint64_t mask, uint64_t f)
+{
+	s->r[RCV_FLAGS].k |= mask;
+	s->r[RCV_FLAGS].v = (s->r[RCV_FLAGS].v & ~mask) | (f & mask);
+}
+
 /* Operand value before the instruction, low @size bytes (rcv_sem.c). */
 struct rcv_val rcv_op_get(const struct rcv_ctx *c, uint64_t i,
 			  const struct rcv_ins *in, const struct rcv_op *op,

@@ -124,3 +124,43 @@ bool rcv_vm_shared(const struct rp_session *s, uint32_t pid)
 	}
 	return false;
 }
+
+/*
+ * A task the recorder let run untraced (an UNTRACED record, sideband
+ * version 6: a tid that a recorded thread had before, clone3's set_tid
+ * or pid wraparound, review 13's tidre): it has no history, so it may
+ * write any memory it shares and change any descriptor at any time,
+ * beside every recorded thread.  In @pid's process or one that shares
+ * its memory or descriptors (a thread of it, or a CLONE_VM or
+ * CLONE_FILES child of it; flags not known: either), no memory is the
+ * process's own nor ordered, as with a request of asynchronous I/O
+ * (rcv_order_aio()), and the process has other threads (rc->mt) even
+ * where it has one recorded thread.
+ */
+bool rcv_untraced(const struct rp_session *s, uint32_t pid)
+{
+	uint32_t set[64];
+	size_t n, i;
+
+	for (i = 0; i < s->nrecs; i++)
+		if (s->recs[i]->type == PTREC_SB_UNTRACED)
+			break;
+	if (i == s->nrecs)
+		return false;
+	n = rcv_share_set(s, pid, CLONE_VM | CLONE_FILES, 0, set, 64);
+	if (!n)
+		return true;
+	for (; i < s->nrecs; i++) {
+		const struct ptrec_sb_untraced *u = (const void *)s->recs[i];
+		uint64_t f = u->clone_flags;
+
+		if (s->recs[i]->type != PTREC_SB_UNTRACED)
+			continue;
+		if (in_set(set, n, u->pid))
+			return true;
+		if (in_set(set, n, u->parent_pid) &&
+		    (!f || (f & (CLONE_VM | CLONE_FILES | CLONE_THREAD))))
+			return true;
+	}
+	return false;
+}

@@ -56,6 +56,14 @@ int rcv_chain_next(struct rp_recover *rc);
  * from nothing but their instructions (watch_chain.c's quiet windows).
  */
 uint64_t rcv_ramp_start(const struct rp_recover *rc);
+/*
+ * The first position the chain and the ramp reach (0: the history's
+ * start): a fact the recording gives there flows to the end with the
+ * windows, through the ramp's summaries once a question or the prefetch
+ * computed them; a fact before it would lie in a far window, which
+ * watch_chain.c takes to start from nothing.
+ */
+uint64_t rcv_reach_first(const struct rp_recover *rc);
 /* The summary of window @k (its last state), if computed; else NULL. */
 const struct rcv_state *rcv_ramp_seed(struct rp_recover *rc, uint64_t k);
 /*
@@ -370,6 +378,11 @@ void rcv_esc_compute(struct rp_recover *rc);
  * by a vfork child)?  rcv_mem.c.
  */
 bool rcv_vm_shared(const struct rp_session *s, uint32_t pid);
+/* Is a task the recorder let run untraced (an UNTRACED record: a tid
+ * reused) in process @pid, or sharing its memory or descriptors?
+ * rcv_share.c.
+ */
+bool rcv_untraced(const struct rp_session *s, uint32_t pid);
 /*
  * The processes linked to @pid by THREAD_START records whose clone flags
  * have a bit of @want and none of @skip (CLONE_VM: they share its memory;

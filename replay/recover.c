@@ -707,7 +707,7 @@ int rcv_recover_new_with(struct rp_session *s, uint32_t tid,
 		    !rp_thread_info(s, rp_thread_tid(s, i), &o) &&
 		    o.pid == info.pid)
 			rc->mt = true;
-	rc->mt |= rcv_vm_shared(s, info.pid);
+	rc->mt |= rcv_vm_shared(s, info.pid) || rcv_untraced(s, info.pid);
 	/* The session's, which rp_thread_end() above opened: the same
 	 * file's, read only, and decompressed once (a second copy was 10%
 	 * of `ptrec values` on a threaded program).  It outlives every

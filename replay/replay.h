@@ -675,10 +675,13 @@ struct rp_regs {
  * The call frame information rule at an executed instruction (.eh_frame
  * of its image): the canonical frame address (CFA) is register @cfa_reg
  * plus @cfa_off before it runs; each register's value in the caller is
- * RP_CFI_SAME (unchanged), RP_CFI_AT (saved at CFA + @off[reg]) or
- * RP_CFI_UNKNOWN.  Rules other than these read as unknown.
+ * RP_CFI_SAME (unchanged), RP_CFI_AT (saved at CFA + @off[reg]),
+ * RP_CFI_UNDEFINED (DW_CFA_undefined: not recoverable; for rip the mark
+ * of the outermost frame, as glibc's thread starts and _start set it,
+ * which GDB ends a backtrace at) or RP_CFI_UNKNOWN.  Rules other than
+ * these read as unknown.
  */
-enum { RP_CFI_UNKNOWN, RP_CFI_SAME, RP_CFI_AT };
+enum { RP_CFI_UNKNOWN, RP_CFI_SAME, RP_CFI_AT, RP_CFI_UNDEFINED };
 struct rp_cfi {
 	unsigned int cfa_reg;
 	int64_t cfa_off;

@@ -5,7 +5,8 @@
  * frame ids where the history shows the canonical frame address).  Only
  * the rules compilers emit for x86-64 are read: the CFA as a register
  * plus an offset, and each register either unchanged, saved at the CFA
- * plus an offset, or not known; any other rule reads as not known.
+ * plus an offset, undefined (DW_CFA_undefined rip marks the outermost
+ * frame), or not known; any other rule reads as not known.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -36,9 +37,11 @@ static void reg_rule(Dwarf_Frame *frame, int dreg, uint8_t *how,
 	if (dwarf_frame_register(frame, dreg, mem, &ops, &n))
 		return;
 	if (n == 0) {
-		/* libdw: no ops is "same value", ops_mem "undefined". */
-		if (!ops)
-			*how = RP_CFI_SAME;
+		/* libdw: no ops is "same value", ops_mem "undefined"
+		 * (DW_CFA_undefined, or no rule where the ABI's default is
+		 * undefined: x86-64 CIEs always give rip one).
+		 */
+		*how = ops ? RP_CFI_UNDEFINED : RP_CFI_SAME;
 		return;
 	}
 	if (ops[0].atom != DW_OP_call_frame_cfa)

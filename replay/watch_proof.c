@@ -497,8 +497,8 @@ static void step(struct pass *p, const struct rcv_ins *in)
 	struct sv x;
 	unsigned int m;
 	int g, dst = -1;
-	/* after: a mul's high half, a bsf's result (below) */
-	bool mulq = false, bsf = false;
+	/* after: a mul's high half (below) */
+	bool mulq = false;
 	bool two = in->nops == 2 && d->type == RCV_OP_REG;
 	int64_t lo, hi;
 
@@ -756,7 +756,6 @@ static void step(struct pass *p, const struct rcv_ins *in)
 			 * alone), zero-extended by a 32-bit destination
 			 */
 			dst = d->reg;
-			bsf = true;
 			q = (struct rng){ 0 };
 			hq = qv = q.rng = q.s32 = true;
 			q.rhi = q.s32hi = 8 * d->size - 1;
@@ -776,26 +775,23 @@ static void step(struct pass *p, const struct rcv_ins *in)
 	 * is some value after it: a new base (the registers after the
 	 * window may fix it; rsp after `sub rsp, rax` comes back to its
 	 * frame's base through rbp).  What the engine never computes
-	 * (rcv_sem.c models neither: registers an undecoded VEX or EVEX
-	 * writes, watch_dep.c's D_KILL, and bsf's and bsr's result) is
-	 * unknown to it as a register at the window's start: it knows
-	 * them only where what the trace shows depends on them.
+	 * (rcv_sem.c models none of it: registers an undecoded VEX or
+	 * EVEX writes, watch_dep.c's D_KILL) is unknown to it as a
+	 * register at the window's start: it knows them only where what
+	 * the trace shows depends on them.  bsf's and bsr's result was
+	 * such until rcv_bits.c computed it (a known source not 0): now
+	 * a value computed, as any other.
 	 */
 	for (m = written(in); m; m &= m - 1) {
 		g = __builtin_ctz(m);
 		if (g == dst)
 			continue;
 		p->r[g] = fresh_dep(p);
-		if (p->r[g].root > 0 && ((in->flags & RCV_I_BAD) ||
-					 in->id == X86_INS_BSF ||
-					 in->id == X86_INS_BSR))
+		if (p->r[g].root > 0 && (in->flags & RCV_I_BAD))
 			p->root[p->r[g].root].start = true;
 	}
 	if (dst >= 0)
 		p->r[dst] = v.root >= 0 ? v : fresh_dep(p);
-	/* ranged, the engine still does not compute it (above) */
-	if (bsf && dst >= 0 && p->r[dst].root > 0)
-		p->root[p->r[dst].root].start = true;
 	/* A new root: what the instruction allows it to be, or a sum. */
 	if (hq && dst >= 0 && v.root < 0 && p->r[dst].root > 0)
 		set_ext(p, p->r[dst].root, qv ? &q : NULL, s1, s2);

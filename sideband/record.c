@@ -26,6 +26,7 @@ _Static_assert(sizeof(struct ptrec_sb_signal) == 48, "SIGNAL");
 _Static_assert(sizeof(struct ptrec_sb_exit_futex) == 80, "EXIT_FUTEX");
 _Static_assert(sizeof(struct ptrec_sb_sigframe) == 40, "SIGFRAME");
 _Static_assert(sizeof(struct ptrec_sb_regs) == 256, "REGS");
+_Static_assert(sizeof(struct ptrec_sb_untraced) == 48, "UNTRACED");
 /* A REGS record's registers are enum sb_reg's, in its order. */
 _Static_assert(PTREC_SB_NREGS == SB_REG_COUNT && SB_REG_RIP == 16 &&
 	       SB_REG_EFLAGS == 17 && SB_REG_ORIG_RAX == 26, "REGS order");
@@ -58,6 +59,8 @@ static const struct sb_type_info types[PTREC_SB_TYPE_COUNT] = {
 	[PTREC_SB_SIGFRAME] = { "SIGFRAME", sizeof(struct ptrec_sb_sigframe),
 				false },
 	[PTREC_SB_REGS] = { "REGS", sizeof(struct ptrec_sb_regs), false },
+	[PTREC_SB_UNTRACED] = { "UNTRACED", sizeof(struct ptrec_sb_untraced),
+				false },
 };
 
 const struct sb_type_info *sb_type_info(uint16_t type)

@@ -58,15 +58,19 @@ def _read_stack():
 
 FREGS_ADDR = STACK_ADDR + 0x200000
 FREGS_NAMES = ('rsp', 'rbx', 'rbp', 'r12', 'r13', 'r14', 'r15')
+# In a frame's mask word: the outermost frame by its .eh_frame rule (rip
+# undefined), with the register its CFA comes from known to GDB.
+FREGS_CFI_OUTER = 1 << 63
 
 
 _FREGS = {'key': None, 'frames': []}
 
 
 def _frame_regs(key, count, k):
-    """Frame k's id stack address and its caller's known registers as
-    (name, value) pairs (gdb/server/frames.c).  All frames of the stack
-    named @key are read at once, on its first use (one memory read)."""
+    """Frame k's id stack address, its caller's known registers as
+    (name, value) pairs and whether GDB's DWARF unwinder ends the stack
+    at it (gdb/server/frames.c).  All frames of the stack named @key are
+    read at once, on its first use (one memory read)."""
     if _FREGS['key'] != key:
         words = len(FREGS_NAMES) + 2
         data = bytes(gdb.selected_inferior().read_memory(
@@ -75,7 +79,8 @@ def _frame_regs(key, count, k):
         for i in range(count):
             w = struct.unpack_from('<%dQ' % words, data, 8 * words * i)
             frames.append((w[0], [(name, w[2 + j]) for j, name in
-                                  enumerate(FREGS_NAMES) if w[1] >> j & 1]))
+                                  enumerate(FREGS_NAMES) if w[1] >> j & 1],
+                           bool(w[1] & FREGS_CFI_OUTER)))
         _FREGS['key'] = key
         _FREGS['frames'] = frames
     return _FREGS['frames'][k]
@@ -152,7 +157,19 @@ class PtrecUnwinder(gdb.unwinder.Unwinder):
         # history shows it, else a synthetic address outside the real
         # stack, stable while this call runs; with the address of its
         # first instruction (the callee's entry).
-        sp, caller = _frame_regs(key, len(stack), level)
+        sp, caller, cfi_outer = _frame_regs(key, len(stack), level)
+        if cfi_outer:
+            # The outermost recorded frame, whose .eh_frame rule marks
+            # rip undefined (glibc's clone3 and clone thread starts,
+            # _start): GDB's DWARF unwinder ends the stack there, as on
+            # the live process (no "0x0 in ?? ()" caller).  For a
+            # caller the server says so only where this unwinder gives
+            # the register the rule computes the frame's CFA from (a
+            # register not given reads as optimized out, an error to
+            # that unwinder); frame 0's unknown registers are
+            # unavailable, and it stops with "Backtrace stopped: Not
+            # enough registers or memory available".
+            return None
         frame_id = _FrameId(gdb.Value(sp).cast(ptr),
                             gdb.Value(first_ip).cast(ptr))
         info = pending_frame.create_unwind_info(frame_id)
@@ -179,8 +196,9 @@ class PtrecUnwinder(gdb.unwinder.Unwinder):
             # the outermost frame (backtrace ends with "0x0 in ?? ()").
             # Returning nothing here instead leaves this frame to GDB's
             # DWARF unwinder, which needs registers of the frame below
-            # that this unwinder cannot give: reverse-step failed with
-            # "value has been optimized out".
+            # that this unwinder cannot always give: reverse-step failed
+            # with "value has been optimized out" (cfi_outer above is
+            # where it can, and the rule ends the stack).
             info.add_saved_register('rip', gdb.Value(0).cast(ptr))
             info.add_saved_register('rsp', gdb.Value(8).cast(ptr))
             info.add_saved_register('rbp', gdb.Value(0).cast(ptr))

@@ -647,6 +647,60 @@ static void decide_end_frames(struct target *tg, size_t cur,
 	facts_flush(rc);
 }
 
+/*
+ * Does GDB's own DWARF unwinder end the stack at frame @k of the published
+ * stack @w, as on the live process?  Its .eh_frame rule at its pc (at the
+ * call it made, for a caller: GDB looks the rule up at pc - 1) marks the
+ * return address undefined, as glibc's thread starts (clone3's and
+ * clone's) and _start do, and the register the rule computes the CFA from
+ * is one GDB gets for a caller from the plugin's unwinding of frame
+ * k - 1 (@fregs): without it GDB's unwinder fails ("value has been
+ * optimized out"), so such a frame stays the plugin's, with its caller
+ * at PC 0.
+ */
+static bool cfi_outermost(struct target *tg, size_t cur, const uint64_t *w,
+			  const uint64_t *fregs, size_t k)
+{
+	struct rp_cursor *c = rp_timeline_cursor(tg->tl, cur);
+	uint64_t entry = w[3 + 3 * k], in, mask;
+	struct rp_insn insn;
+	struct rp_cfi rule;
+	size_t i;
+
+	if (entry & (SIGTRAMP_BIT | PREHIST_BIT))
+		return false;
+	if (!k) {
+		/* (At the end GDB unwinds by itself, with the snapshot's
+		 * registers: no instruction of the history is frame 0's.)
+		 */
+		if (rp_cursor_peek(c, w[2], &insn))
+			return false;
+	} else {
+		in = w[3 + 3 * (k - 1)];
+		if (!entered_by_call(tg, cur, in) ||
+		    !calls_from(tg, cur, w, k - 1) ||
+		    rp_cursor_peek(c, in - 1, &insn))
+			return false;
+	}
+	if (rp_frame_rule(tg->s, &insn, &rule) ||
+	    rule.how[RP_REG_RIP] != RP_CFI_UNDEFINED)
+		return false;
+	/* Frame 0's registers are the target's, which GDB reads as
+	 * unavailable where not known: its unwinder then stops there too
+	 * ("Backtrace stopped: Not enough registers or memory available"),
+	 * with no frame made up.
+	 */
+	if (!k)
+		return true;
+	mask = fregs[FREGS_WORDS * (k - 1) + 1];
+	if (rule.cfa_reg == RP_REG_RSP)
+		return mask & 1;
+	for (i = 0; i < FREGS_REGS; i++)
+		if (saved[i] == rule.cfa_reg)
+			return mask >> (1 + i) & 1;
+	return false;
+}
+
 /* Fills tg->fregs for the published stack tg->stack of thread @cur. */
 static void frames_compute(struct target *tg, size_t cur)
 {
@@ -740,6 +794,8 @@ static void frames_compute(struct target *tg, size_t cur)
 		for (i = 0; i < 1 + FREGS_REGS; i++)
 			f[2 + i] = m->val[i];
 	}
+	if (n && cfi_outermost(tg, cur, w, tg->fregs, n - 1))
+		tg->fregs[FREGS_WORDS * (n - 1) + 1] |= FREGS_CFI_OUTER;
 	if (rc)
 		facts_flush(rc);
 }

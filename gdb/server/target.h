@@ -51,8 +51,11 @@
  * Per frame k of the published stack, FREGS_WORDS words at FREGS_ADDR +
  * 8 * FREGS_WORDS * k (frames.c): the frame id's stack address, a mask
  * of the known words after it (bit 0: the caller's rsp, bit 1 + i: the
- * i-th of rbx, rbp, r12, r13, r14, r15), then those values.
+ * i-th of rbx, rbp, r12, r13, r14, r15; FREGS_CFI_OUTER: the frame is
+ * the outermost, by its .eh_frame rule, which GDB's DWARF unwinder can
+ * apply), then those values.
  */
+#define FREGS_CFI_OUTER (1ull << 63)
 #define FREGS_ADDR (STACK_ADDR + 0x200000)
 #define FREGS_REGS 6
 #define FREGS_WORDS (3 + FREGS_REGS)

@@ -23,7 +23,7 @@
 #include <linux/types.h>
 
 #define PTREC_SB_MAGIC		"PTRECSB"	/* 7 chars + NUL = 8 bytes */
-#define PTREC_SB_VERSION	5
+#define PTREC_SB_VERSION	6
 /*
  * Oldest version readers still accept.  Version 1's CR3 record is 32
  * bytes, without @kernel_cr3 (PTREC_SB_CR3_V1_SIZE).  Versions 1 and 2
@@ -33,7 +33,9 @@
  * says where a handler's frame is: the replay takes the handler's stack
  * pointer from the values engine).  Versions 1 to 4 have no REGS record
  * (nothing says a thread's registers where its history starts: the values
- * engine knows them only from the history and the end).
+ * engine knows them only from the history and the end).  Versions 1 to 5
+ * have no UNTRACED record (every task the recording saw made is in a
+ * THREAD_START record; a task a recorder let run untraced left none).
  */
 #define PTREC_SB_VERSION_MIN	1
 
@@ -74,6 +76,7 @@ enum ptrec_sb_type {
 	PTREC_SB_EXIT_FUTEX	= 15,	/* version 3 */
 	PTREC_SB_SIGFRAME	= 16,	/* version 4 */
 	PTREC_SB_REGS		= 17,	/* version 5 */
+	PTREC_SB_UNTRACED	= 18,	/* version 6 */
 
 	PTREC_SB_TYPE_COUNT	/* one past the highest known type */
 };
@@ -390,6 +393,32 @@ struct ptrec_sb_regs {
 	__u32 reserved;
 	__u64 valid;
 	__u64 regs[PTREC_SB_NREGS];
+};
+
+/*
+ * PTREC_SB_UNTRACED (version 6): @parent_tid created @tid (of process
+ * @pid; @clone_flags as in THREAD_START), and the recorder let it run
+ * untraced for the reason @reason gives (enum ptrec_sb_untraced_reason):
+ * it has no stream, no THREAD_START record, and no later record names
+ * it.  It may write any memory it shares, at any time, beside every
+ * traced thread, and its own children are not recorded either.
+ */
+struct ptrec_sb_untraced {
+	struct ptrec_sb_header hdr;
+	__u32 pid;
+	__u32 tid;
+	__u32 parent_pid;
+	__u32 parent_tid;
+	__u64 clone_flags;
+	__u32 reason;		/* enum ptrec_sb_untraced_reason */
+	__u32 reserved;
+};
+
+enum ptrec_sb_untraced_reason {
+	/* @tid is the tid of a thread recorded before (clone3's set_tid,
+	 * pid wraparound): the bundle names streams and records by tid.
+	 */
+	PTREC_SB_UNTRACED_TID_REUSED	= 1,
 };
 
 #endif /* _UAPI_PTREC_SIDEBAND_H */

@@ -29,7 +29,7 @@ fresh() {
 	"$MKBUNDLE" "$tmp/b" || { bad "mkbundle"; exit 1; }
 }
 
-"$PTREC" version | grep -q "bundle format 2, sideband format 5" &&
+"$PTREC" version | grep -q "bundle format 2, sideband format 6" &&
 	ok "version names the formats" || bad "version"
 
 fresh

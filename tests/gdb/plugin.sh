@@ -280,6 +280,81 @@ else
 	bad "backtrace after a signal handler returned"
 fi
 
+# A thread made by pthread_create, before the end of its history: the
+# backtrace is GDB's live one, which ends at clone3 (glibc's thread start
+# marks rip undefined in its CFI: GDB's outermost frame); it once ended in
+# "0x0000000000000000 in ?? ()" after clone3 (the plugin's mark of the
+# outermost frame).  In that outermost frame `up` and `finish` say what
+# they say live.  At the worker's entry and at its loop's unlock, and in
+# main's thread at pthread_join (which ends at main, live and in replay);
+# and with clone3 itself as frame 0, at its call of start_thread (a
+# breakpoint at libc's offset of that call, found in GDB's disassembly).
+prog=$PROGS/threads
+thr_libc=$(ldd "$prog" | awk '/libc\.so/ { print $3 }')
+thr_call=$(gdb -batch -nx -ex "disassemble clone3" "$thr_libc" 2>/dev/null |
+	sed -n 's/.*<+\([0-9]*\)>:	call  *\*%rdx$/\1/p' | head -1)
+timeout 120 "$PTREC" record -q -o "$tmp/thr" -- "$prog" >/dev/null 2>&1 ||
+	bad "recording threads"
+# The last stop at each place in the replay (reverse-continue from the
+# end), the first live.  (-ex: GDB goes on after a command's error.)
+outer_cmds() {
+	set -- -ex "break $1" -ex "$2" -ex "echo BT\\n" -ex bt \
+		-ex "echo TOP\\n" -ex "up 100" -ex "echo UP\\n" -ex up \
+		-ex "echo FINISH\\n" -ex finish -ex "echo END\\n" -ex delete
+	for thr_a in "$@"; do printf '%s\n' "$thr_a"; done
+}
+: >"$tmp/out"
+set --
+for thr_b in worker threads.c:15 pthread_join "*(clone3+$thr_call)"; do
+	# (word splitting on newlines only: the commands have spaces)
+	thr_ifs=$IFS
+	IFS='
+'
+	case $thr_b in
+	# Live, libc's address is known once it is loaded.
+	"*(clone3"*) set -- "$@" -ex "break pthread_create" -ex run \
+		-ex delete $(outer_cmds $thr_b continue) ;;
+	*) set -- "$@" $(outer_cmds $thr_b run) ;;
+	esac
+	timeout 120 "$PTREC" replay "$tmp/thr" -batch \
+		$(outer_cmds $thr_b reverse-continue) >>"$tmp/out" 2>&1
+	IFS=$thr_ifs
+done
+timeout 60 gdb -batch -nx "$@" "$prog" >"$tmp/live" 2>&1
+# outer FILE N: the Nth stop's frames, and what up and finish said in
+# its outermost frame.
+outer() {
+	awk -v n="$2" '/^BT$/ { k++ } k == n' "$1" >"$tmp/one"
+	sed -n '/^BT$/,/^TOP$/p' "$tmp/one" | sed '$d' >"$tmp/bt"
+	printf '%s| %s| %s' "$(frames "$tmp/bt")" \
+		"$(sed -n '/^UP$/,/^FINISH$/p' "$tmp/one" |
+			grep -o "Initial frame selected; you cannot go up")" \
+		"$(sed -n '/^FINISH$/,/^END$/p' "$tmp/one" |
+			grep -o '"finish" not meaningful in the outermost frame')"
+}
+thr_miss=0
+for thr_k in 1 2 3 4; do
+	want=$(outer "$tmp/live" $thr_k)
+	got=$(outer "$tmp/out" $thr_k)
+	thr_w=clone3
+	[ $thr_k -ne 3 ] || thr_w=main
+	case $want in
+	*"$thr_w | Initial frame selected; you cannot go up| \"finish\" not meaningful in the outermost frame") ;;
+	*) thr_miss=$((thr_miss + 1)) ;;
+	esac
+	[ "$got" = "$want" ] || thr_miss=$((thr_miss + 1))
+	echo "# stop $thr_k: live '$want'"
+	echo "# stop $thr_k: replay '$got'"
+done
+if [ $thr_miss -eq 0 ] && ! grep -q "0x0000000000000000 in ??" "$tmp/out" &&
+	! grep -q "^Python Exception\|value has been optimized out" "$tmp/out" &&
+	[ -n "$thr_call" ] &&
+	[ "$(grep -c "^Thread [0-9]* hit Breakpoint" "$tmp/out")" -eq 4 ]; then
+	ok "threads before the end: backtraces end at clone3 (workers, clone3 as frame 0 too) and main as GDB's live ones; up and finish in the outermost frame as live"
+else
+	bad "threads: the outermost frame before the end"
+fi
+
 # GDB's record commands answer from the recording on a ptrec target, with
 # the output of the plugin's own (btrace layouts); unsupported modifiers
 # are refused by name.

@@ -64,6 +64,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -73,14 +74,17 @@
 #include <sys/time.h>
 #include <time.h>
 #include <sys/wait.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 static volatile int n3, n1, nraise, ncont, nstep;
+static volatile uintptr_t icebp_at;	/* trapself's INT1 */
 
 static void on_trap(int sig, siginfo_t *si, void *uc)
 {
+	ucontext_t *u = uc;
+
 	(void)sig;
-	(void)uc;
 	if (si->si_code == 0x80)	/* SI_KERNEL: INT3 */
 		n3++;
 	else if (si->si_code == 2)	/* TRAP_TRACE: its own TF */
@@ -89,6 +93,15 @@ static void on_trap(int sig, siginfo_t *si, void *uc)
 		nraise++;
 	else
 		n1++;
+	/* INT1 is a trap (SDM Vol. 3A 6.15, #DB: the saved rip is the
+	 * instruction after it), but under some hypervisors (KVM on AMD
+	 * SVM intercepting ICEBP, as on the CI machines of session 17) the
+	 * #DB comes back with rip still at the INT1, and returning to it
+	 * traps again, forever, with or without a tracer: stepped over
+	 * here, so the program ends alike natively and recorded.
+	 */
+	if ((uintptr_t)u->uc_mcontext.gregs[REG_RIP] == icebp_at)
+		u->uc_mcontext.gregs[REG_RIP]++;
 }
 
 static void on_cont(int sig)
@@ -122,7 +135,10 @@ static int trapself(void)
 	sa.sa_flags = SA_SIGINFO;
 	sigaction(SIGTRAP, &sa, NULL);
 	__asm__ volatile("int3");
-	__asm__ volatile(".byte 0xf1");	/* INT1 (ICEBP) */
+	__asm__ volatile("lea 1f(%%rip), %%rax\n\t"
+			 "mov %%rax, %0\n"
+			 "1:\t.byte 0xf1"	/* INT1 (ICEBP) */
+			 : "=m"(icebp_at) : : "rax", "memory");
 	raise(SIGTRAP);
 	__asm__ volatile("int3");
 	printf("int3 %d int1 %d raise %d\n", n3, n1, nraise);

@@ -54,6 +54,18 @@ if [ -n "${UNSOUND:-}" ]; then
 			bad "unsound.c ramp (warm-up $warm${b0:+, windows of $b0 first}): $(grep -E 'WRONG|reg 12|conflicts' "$tmp/out" | head -5) $(head -3 "$tmp/log")"
 		fi
 	done
+	# A thread's start registers (rcv_first.c) where that start lies in
+	# the ramp, beyond the chain: unsound.c "@startreg" keeps main's r15
+	# from its first instruction until an rdtsc overwrites it before
+	# exit_group, so only the REGS start record tells it; in windows of
+	# 300 r15 is known in the last 4,000 positions (before session 17
+	# the record was taken only in the chain: not known at all).
+	truth_rec "startreg" "$UNSOUND" @startreg
+	if warm_known startreg 15 4000 all; then
+		ok "unsound.c startreg: r15 known from the start registers in the ramp, no wrong value; $(distance)"
+	else
+		bad "unsound.c startreg: $(grep -E 'WRONG|reg 15|conflicts' "$tmp/out" | head -5) $(head -3 "$tmp/log")"
+	fi
 	# The prefetch after a question began the ramp: one window a step
 	# (a packet arriving meanwhile waits for one window, not for the
 	# rest of the ramp and the chain, 22 windows here), knowing what

@@ -42,6 +42,17 @@ static inline struct rcv_ins ins(const char *bytes, size_t len)
 
 static const struct rcv_val unknown = { 0, 0 };
 
+/* A context's memory where nothing is known (instructions that read none). */
+static inline struct rcv_val no_mem(void *c, uint64_t i, uint64_t addr,
+				    unsigned int size)
+{
+	(void)c;
+	(void)i;
+	(void)addr;
+	(void)size;
+	return unknown;
+}
+
 static inline struct rcv_val val(uint64_t v)
 {
 	return (struct rcv_val){ v, ~0ull };

@@ -19,17 +19,7 @@
 
 TestSuite(recover, .init = setup, .fini = teardown);
 
-/* No memory: none of these instructions reads any. */
-static struct rcv_val no_mem(void *c, uint64_t i, uint64_t addr,
-			     unsigned int size)
-{
-	(void)c;
-	(void)i;
-	(void)addr;
-	(void)size;
-	return unknown;
-}
-
+/* No memory: none of these instructions reads any (no_mem()). */
 static struct rcv_ctx ctx = { .mem = no_mem };
 
 /* ---- forward against the CPU ------------------------------------------- */

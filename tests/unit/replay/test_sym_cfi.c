@@ -93,3 +93,98 @@ Test(symbols, cfi_rules_match_readelf)
 	free(out);
 	sym_module_close(m);
 }
+
+/* The return address column of readelf's first row of the entry being
+ * read: its own, or its CIE's where an FDE adds no rows.
+ */
+struct ra_row {
+	unsigned long long off, cie, pc;
+	bool fde, rows;
+	char ra[32];
+};
+
+static void check_ra(struct sym_module *m, const struct ra_row *e,
+		     const struct ra_row *cies, int ncies, int *undef,
+		     int *at)
+{
+	const char *ra = e->ra;
+	struct rp_cfi rule;
+	int i;
+
+	if (!e->fde)
+		return;
+	if (!e->rows)
+		for (i = 0, ra = ""; i < ncies; i++)
+			if (cies[i].off == e->cie)
+				ra = cies[i].ra;
+	if (!*ra || sym_cfi_at(m, e->pc, &rule))
+		return;		/* no rule readelf shows, or an "exp" CFA */
+	if (!strcmp(ra, "u")) {
+		cr_assert_eq(rule.how[RP_REG_RIP], RP_CFI_UNDEFINED,
+			     "ra at %llx: readelf says undefined", e->pc);
+		(*undef)++;
+	} else {
+		cr_assert_neq(rule.how[RP_REG_RIP], RP_CFI_UNDEFINED,
+			      "ra at %llx: readelf says %s", e->pc, ra);
+		(*at)++;
+	}
+}
+
+/*
+ * The return address undefined (DW_CFA_undefined rip, the outermost
+ * frame's mark: _start's in crt1.o) exactly where readelf shows its
+ * column "u", at each FDE's first address.
+ */
+Test(symbols, cfi_undefined_ra_matches_readelf)
+{
+	struct sym_module *m = open_fix("symfix");
+	char *out = run("readelf --debug-dump=frames-interp %s",
+			fix("symfix"));
+	char *save = NULL, *line;
+	struct ra_row e = { 0 }, cies[64];
+	int ncies = 0, racol = -1, undef = 0, at = 0;
+
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char word[32][32], *p = line;
+		unsigned long long b, c;
+		int n = 0, used, k;
+
+		while (n < 32 && sscanf(p, "%31s%n", word[n], &used) == 1) {
+			p += used;
+			n++;
+		}
+		if (n >= 4 && (!strcmp(word[3], "FDE") ||
+			       !strcmp(word[3], "CIE"))) {
+			check_ra(m, &e, cies, ncies, &undef, &at);
+			memset(&e, 0, sizeof(e));
+			sscanf(word[0], "%llx", &e.off);
+			e.fde = !strcmp(word[3], "FDE");
+			if (e.fde)
+				cr_assert(n >= 6 && sscanf(word[4], "cie=%llx",
+							   &e.cie) == 1 &&
+					  sscanf(word[5], "pc=%llx..%llx",
+						 &e.pc, &b) == 2, "%s", line);
+			continue;
+		}
+		if (n >= 2 && !strcmp(word[0], "LOC")) {
+			for (k = 2, racol = -1; k < n; k++)
+				if (!strcmp(word[k], "ra"))
+					racol = k;
+			continue;
+		}
+		if (n < 2 || sscanf(word[0], "%llx", &c) != 1 || e.rows ||
+		    racol < 0 || racol >= n)
+			continue;
+		/* The entry's first row. */
+		e.rows = true;
+		snprintf(e.ra, sizeof(e.ra), "%s", word[racol]);
+		if (!e.fde && ncies < 64)
+			cies[ncies++] = e;
+	}
+	check_ra(m, &e, cies, ncies, &undef, &at);
+	cr_assert_geq(undef, 1, "no undefined return address (_start's)");
+	cr_assert_gt(at, 5);
+	free(out);
+	sym_module_close(m);
+}

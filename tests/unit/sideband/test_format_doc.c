@@ -55,6 +55,8 @@ static const struct expect expected[] = {
 	{ "SIGFRAME", PTREC_SB_SIGFRAME, sizeof(struct ptrec_sb_sigframe),
 	  false },
 	{ "REGS", PTREC_SB_REGS, sizeof(struct ptrec_sb_regs), false },
+	{ "UNTRACED", PTREC_SB_UNTRACED, sizeof(struct ptrec_sb_untraced),
+	  false },
 };
 
 #define NEXPECTED (sizeof(expected) / sizeof(expected[0]))

@@ -61,6 +61,7 @@ static union {
 	struct ptrec_sb_exit_futex xf;
 	struct ptrec_sb_sigframe sf;
 	struct ptrec_sb_regs rg;
+	struct ptrec_sb_untraced un;
 } recs[PTREC_SB_TYPE_COUNT];
 
 static const char *const key = "buildid-0123456789abcdef";
@@ -140,6 +141,10 @@ static void make_records(void)
 		.regs = { [SB_REG_RAX] = 0x11, [SB_REG_RSP] = 0x7ffc0000e000,
 			  [SB_REG_RIP] = 0x401000, [SB_REG_EFLAGS] = 0x246,
 			  [SB_REG_R15] = 0xf15 } };
+	recs[PTREC_SB_UNTRACED].un = (struct ptrec_sb_untraced){
+		.hdr = recs[PTREC_SB_UNTRACED].hdr, .pid = 181, .tid = 183,
+		.parent_pid = 181, .parent_tid = 182, .clone_flags = 0x250f00,
+		.reason = PTREC_SB_UNTRACED_TID_REUSED };
 }
 
 static void write_all_types(const char *path)
@@ -387,7 +392,7 @@ Test(stream, truncated_inside_a_record)
 		expect_stream(buf, HDR_SIZE + first + 20, -EBADMSG, 1, where);
 	}
 	/* Cut after the last whole record: a clean end. */
-	expect_stream(buf, len - sizeof(struct ptrec_sb_regs), 0,
+	expect_stream(buf, len - sizeof(struct ptrec_sb_untraced), 0,
 		      PTREC_SB_TYPE_COUNT - 2, NULL);
 	free(buf);
 }
@@ -735,32 +740,33 @@ Test(stream, exit_futex_damage_names_its_offset)
 	struct sb_err err;
 	char where[64];
 
-	/* The EXIT_FUTEX record, before the SIGFRAME (40 bytes) and REGS
-	 * (256) ones.
+	/* The EXIT_FUTEX record, before the SIGFRAME (40 bytes), REGS
+	 * (256) and UNTRACED (48) ones.
 	 */
 	at = len - sizeof(struct ptrec_sb_exit_futex) -
-	     sizeof(struct ptrec_sb_sigframe) - sizeof(struct ptrec_sb_regs);
+	     sizeof(struct ptrec_sb_sigframe) - sizeof(struct ptrec_sb_regs) -
+	     sizeof(struct ptrec_sb_untraced);
 	snprintf(where, sizeof(where), "offset %zu", at);
 	/* Truncated in its header, in its body. */
-	expect_stream(buf, at + 10, -EBADMSG, PTREC_SB_TYPE_COUNT - 4,
+	expect_stream(buf, at + 10, -EBADMSG, PTREC_SB_EXIT_FUTEX - 1,
 		      "truncated record header");
-	expect_stream(buf, at + 10, -EBADMSG, PTREC_SB_TYPE_COUNT - 4,
+	expect_stream(buf, at + 10, -EBADMSG, PTREC_SB_EXIT_FUTEX - 1,
 		      where);
 	expect_stream(buf, at + sizeof(xf) - 8, -EBADMSG,
-		      PTREC_SB_TYPE_COUNT - 4, "runs past");
+		      PTREC_SB_EXIT_FUTEX - 1, "runs past");
 	expect_stream(buf, at + sizeof(xf) - 8, -EBADMSG,
-		      PTREC_SB_TYPE_COUNT - 4, where);
+		      PTREC_SB_EXIT_FUTEX - 1, where);
 	/* Shorter than its fixed part, the size said so. */
 	memcpy(cp, buf, len);
 	xf.hdr.size = 72;
 	memcpy(cp + at + offsetof(struct ptrec_sb_header, size),
 	       &xf.hdr.size, 4);
 	expect_stream(cp, at + sizeof(xf) - 8, -EBADMSG,
-		      PTREC_SB_TYPE_COUNT - 4,
+		      PTREC_SB_EXIT_FUTEX - 1,
 		      "EXIT_FUTEX record of 72 bytes, needs at least 80");
 	/* (robust_next 0: a list whose next is 0, valid.) */
 	expect_damage(buf, len, at, sizeof(xf), bad,
-		      sizeof(bad) / sizeof(bad[0]), PTREC_SB_TYPE_COUNT - 4,
+		      sizeof(bad) / sizeof(bad[0]), PTREC_SB_EXIT_FUTEX - 1,
 		      "xf.sb");
 	/* A thread with neither (a fork child that exits at once): valid. */
 	memset(&xf, 0, sizeof(xf));
@@ -790,16 +796,18 @@ Test(stream, regs_damage_names_its_offset)
 	uint8_t *cp = malloc(len);
 	struct ptrec_sb_regs rg;
 
-	at = len - sizeof(struct ptrec_sb_regs);	/* the last record */
+	/* Before the last record, UNTRACED's 48 bytes. */
+	at = len - sizeof(struct ptrec_sb_regs) -
+	     sizeof(struct ptrec_sb_untraced);
 	/* Shorter than its fixed part, the size said so. */
 	memcpy(cp, buf, len);
 	rg.hdr.size = 248;
 	memcpy(cp + at + offsetof(struct ptrec_sb_header, size),
 	       &rg.hdr.size, 4);
-	expect_stream(cp, len - 8, -EBADMSG, PTREC_SB_TYPE_COUNT - 2,
+	expect_stream(cp, at + 248, -EBADMSG, PTREC_SB_REGS - 1,
 		      "REGS record of 248 bytes, needs at least 256");
 	expect_damage(buf, len, at, sizeof(rg), bad,
-		      sizeof(bad) / sizeof(bad[0]), PTREC_SB_TYPE_COUNT - 2,
+		      sizeof(bad) / sizeof(bad[0]), PTREC_SB_REGS - 1,
 		      "rg.sb");
 	free(cp);
 	free(buf);
