@@ -87,6 +87,36 @@ static void note(struct buf *b, const char *name, uint32_t type,
 	pad4(b);
 }
 
+/*
+ * The XSAVE area as GDB 13 reads NT_X86_XSTATE from a core file: at
+ * Intel's offsets alone (the opmask at 1088), which is also how its gcore
+ * writes it.  An area saved on AMD's Zen 4 or 5 (the opmask at 832:
+ * rp_xsave_layout()) is laid out again at those offsets, the MPX slots
+ * zero (XSTATE_BV has no MPX bit there): the same bytes per component,
+ * so GDB shows k0-k7, zmm and the ymm upper halves instead of nothing.
+ * Returns the note's bytes: @xs itself, or @tmp filled (2696 bytes).
+ */
+static const uint8_t *xstate_gdb(const uint8_t *xs, uint32_t len,
+				 uint8_t *tmp, uint32_t *out_len)
+{
+	struct rp_xsave_layout lay;
+	uint32_t n;
+
+	*out_len = len;
+	if (!rp_xsave_layout(xs, len, &lay) || lay.opmask != 832)
+		return xs;
+	n = lay.pkru ? 2696 : 2688;
+	memset(tmp, 0, n);
+	memcpy(tmp, xs, 832);			/* legacy, header, AVX */
+	memcpy(tmp + 1088, xs + lay.opmask, 64);
+	memcpy(tmp + 1152, xs + lay.zmm_hi256, 512);
+	memcpy(tmp + 1664, xs + lay.hi16_zmm, 1024);
+	if (lay.pkru)
+		memcpy(tmp + 2688, xs + lay.pkru, 8);
+	*out_len = n;
+	return tmp;
+}
+
 static void thread_notes(struct buf *b, const struct rp_snap_thread_info *t,
 			 const struct rp_snap_proc_info *p, int sig,
 			 bool first, const void *psinfo, struct buf *nt_file)
@@ -116,8 +146,14 @@ static void thread_notes(struct buf *b, const struct rp_snap_thread_info *t,
 	}
 	if (t->fpregs)
 		note(b, "CORE", NT_PRFPREG, t->fpregs, t->fpregs_len);
-	if (t->xstate)
-		note(b, "LINUX", NT_X86_XSTATE, t->xstate, t->xstate_len);
+	if (t->xstate) {
+		uint8_t tmp[2696];
+		uint32_t n;
+		const uint8_t *xs = xstate_gdb(t->xstate, t->xstate_len, tmp,
+					       &n);
+
+		note(b, "LINUX", NT_X86_XSTATE, xs, n);
+	}
 }
 
 static void fill_psinfo(struct elf_prpsinfo *ps,

@@ -951,6 +951,26 @@ struct rp_snap_map_info {
 bool rp_snapshot_changed(uint64_t start_ns, uint64_t mtime_ns,
 			 uint64_t ctime_ns);
 
+/*
+ * Where an XSAVE area in the standard format (NT_X86_XSTATE, as ptrace and
+ * core files give it) holds each state component: CPUID.(EAX=0DH,
+ * ECX=i).EBX on the processor that saved it (Intel SDM Vol. 1, 13.4.3),
+ * which the snapshot does not record.  rp_xsave_layout() tells it from the
+ * area's XCR0 (its software-reserved bytes at 464) and length, for the
+ * layouts processors with AVX-512 have: Intel's (the opmask at 1088, 2688
+ * bytes or more) and AMD's since Zen 4 (no MPX slots: the opmask at 832,
+ * 2432 bytes, 2440 with PKRU).  0 offsets: a component not enabled or not
+ * known; false when the area is not one of those (its AVX-512 registers
+ * are then not known).  The AVX component is at 576 in both.
+ */
+struct rp_xsave_layout {
+	uint64_t xcr0;
+	uint32_t avx, opmask, zmm_hi256, hi16_zmm, pkru, len;
+};
+
+bool rp_xsave_layout(const uint8_t *xs, size_t len,
+		     struct rp_xsave_layout *lay);
+
 /**
  * rp_snapshot_open() - read the snapshot part of bundle @dir
  *

@@ -134,44 +134,43 @@ static bool snap_ymmh(const struct rp_snap_thread_info *ti, unsigned int k,
 
 /*
  * The AVX-512 registers from the XSAVE area in the standard format (Intel
- * SDM Vol. 1, 13.4 and 13.5.7; CPUID leaf 0xD sub-leaves 5-7 give these
- * offsets on every processor with AVX-512, AMD's too): the opmask
- * component (XSTATE_BV bit 5, k0-k7, 8 bytes each) at 1088, ZMM_Hi256
- * (bit 6, bits 511:256 of zmm0-15, 32 bytes each) at 1152, Hi16_ZMM (bit
- * 7, zmm16-31 whole, 64 bytes each) at 1664.  A component whose bit is
- * clear is in its initial state: zero.
+ * SDM Vol. 1, 13.4 and 13.5.7): the opmask component (XSTATE_BV bit 5,
+ * k0-k7, 8 bytes each), ZMM_Hi256 (bit 6, bits 511:256 of zmm0-15, 32
+ * bytes each) and Hi16_ZMM (bit 7, zmm16-31 whole, 64 bytes each), at the
+ * offsets of the processor that saved it (rp_xsave_layout(): 1088, 1152,
+ * 1664 on Intel's; 832, 896, 1408 on AMD's Zen 4 and 5, which this
+ * server read at Intel's offsets until session 17: k0-k7 and the upper
+ * halves were not shown).  A component whose bit is clear is in its
+ * initial state: zero.
  */
-#define XS_K 1088
-#define XS_ZMM_HI256 1152
-#define XS_HI16_ZMM 1664
-#define XS_AVX512_END (XS_HI16_ZMM + 16 * 64)
-
 static bool snap_avx512(const struct rp_snap_thread_info *ti,
 			unsigned int regno, struct regval *v)
 {
+	struct rp_xsave_layout lay;
 	unsigned int bit, off, k;
 	uint64_t xstate_bv;
 
-	if (!ti->xstate || ti->xstate_len < XS_AVX512_END)
+	if (!rp_xsave_layout(ti->xstate, ti->xstate_len, &lay) ||
+	    !lay.opmask)
 		return false;
 	if (regno < AMD64_YMM16H) {		/* xmm16..31 */
 		k = regno - AMD64_XMM16;
 		bit = 7;
-		off = XS_HI16_ZMM + 64 * k;
+		off = lay.hi16_zmm + 64 * k;
 	} else if (regno < AMD64_K0) {		/* ymm16h..31h */
 		k = regno - AMD64_YMM16H;
 		bit = 7;
-		off = XS_HI16_ZMM + 64 * k + 16;
+		off = lay.hi16_zmm + 64 * k + 16;
 	} else if (regno < AMD64_ZMM0H) {	/* k0..7 */
 		bit = 5;
-		off = XS_K + 8 * (regno - AMD64_K0);
+		off = lay.opmask + 8 * (regno - AMD64_K0);
 	} else if (regno < AMD64_ZMM0H + 16) {	/* zmm0h..15h */
 		bit = 6;
-		off = XS_ZMM_HI256 + 32 * (regno - AMD64_ZMM0H);
+		off = lay.zmm_hi256 + 32 * (regno - AMD64_ZMM0H);
 	} else {				/* zmm16h..31h */
 		k = regno - AMD64_ZMM0H - 16;
 		bit = 7;
-		off = XS_HI16_ZMM + 64 * k + 32;
+		off = lay.hi16_zmm + 64 * k + 32;
 	}
 	memcpy(&xstate_bv, ti->xstate + 512, 8);
 	if (xstate_bv & (1ull << bit))
@@ -196,6 +195,7 @@ static uint64_t snap_xcr0(const struct rp_snap_thread_info *ti)
 
 bool target_avx512(struct target *tg)
 {
+	struct rp_xsave_layout lay;
 	struct rp_snap_thread_info ti;
 	size_t i;
 
@@ -203,7 +203,8 @@ bool target_avx512(struct target *tg)
 		if (!rp_snapshot_thread(tg->snap, rp_timeline_tid(tg->tl, i),
 					&ti) &&
 		    (snap_xcr0(&ti) & 0xe0) == 0xe0 &&
-		    ti.xstate_len >= XS_AVX512_END)
+		    rp_xsave_layout(ti.xstate, ti.xstate_len, &lay) &&
+		    lay.opmask)
 			return true;
 	return false;
 }

@@ -21,8 +21,30 @@ tap_begin snapshot
 mask() {
 	sed -e 's/jmp_buf = {[^}]*}/jmp_buf = {...}/' \
 		-e 's/__val = {[^}]*}/__val = {...}/' \
-		-e "s/^\(${MASK_REGS:-none}\) .*/\1 (a thread id)/"
+		-e "s/^\(${MASK_REGS:-none}\) .*/\1 (a thread id)/" \
+		-e "/^\(${MASK_AVX512:-none}\) /d"
 }
+
+# GDB 13 reads the AVX-512 state of a live process, and so writes it to
+# gcore's file, at Intel's XSAVE offsets (the opmask at 1088), where AMD's
+# processors since Zen 4 put it elsewhere (832: CPUID leaf 0DH, and
+# replay/xsave.c): there gcore's k0-k7, zmm upper halves and zmm16-31 are
+# not the program's, so they are no truth to compare with.  Found by
+# gcore's file of avx512.c itself (k1 not its pattern): those registers
+# are then left out of every comparison with gcore's file, and the
+# avx512 case checks ptrec's core against the program's patterns instead.
+MASK_AVX512=
+if grep -q 'avx512f' /proc/cpuinfo && grep -q 'avx512bw' /proc/cpuinfo; then
+	gdb -nx -batch -ex 'set exec-wrapper env -i' -ex run \
+		-ex "gcore $tmp/avx512probe.ref" "$SNAP_PROGS/avx512" \
+		>/dev/null 2>&1
+	if ! gdb -nx -batch -ex 'print/x $k1' "$SNAP_PROGS/avx512" \
+		"$tmp/avx512probe.ref" 2>/dev/null |
+		grep -q '= 0xa5a5a5a5c3c3c3c3'; then
+		MASK_AVX512='k[0-7]\|zmm[0-9]*\|[xy]mm1[6-9]\|[xy]mm2[0-9]\|[xy]mm3[01]'
+	fi
+	rm -f "$tmp/avx512probe.ref"
+fi
 
 # GDB 13 warns of an XSAVE note larger than it knows (the kernel's whole
 # user size, 11,008 bytes where AMX is on, as Linux's own core dumps
@@ -220,11 +242,26 @@ print/x $ymm16.v4_int64
 print/x $xmm31.v2_int64
 print/x $zmm15.v8_int64
 print/x $k1
+print/x $k7
 echo ==END==\n
 EOF
 	record avx512 "$P/avx512"
-	reference avx512 -ex run "$P/avx512"
-	same avx512 "$tmp/avx512.gdb" "$P/avx512"
+	if [ -z "$MASK_AVX512" ]; then
+		reference avx512 -ex run "$P/avx512"
+		same avx512 "$tmp/avx512.gdb" "$P/avx512"
+	else
+		gdb_core "$tmp/avx512.gdb" "$P/avx512" "$tmp/avx512.core" \
+			>"$tmp/avx512.got"
+		if grep -q '^\$1 = {0x11223344556677, 0x8899aabbccddeeff, 0xdeadbeefcafef00d, 0x123456789abcdef, 0x1000000000000001, 0x2000000000000002, 0x3000000000000003, 0x4000000000000004}' "$tmp/avx512.got" &&
+			grep -q '^\$2 = {0xf1f1f1f1f1f1f1f1, 0xf2f2f2f2f2f2f2f2, 0xf3f3f3f3f3f3f3f3, 0xf4f4f4f4f4f4f4f4, 0xf5f5f5f5f5f5f5f5, 0xf6f6f6f6f6f6f6f6, 0xf7f7f7f7f7f7f7f7, 0xf8f8f8f8f8f8f8f8}' "$tmp/avx512.got" &&
+			grep -q '^\$6 = 0xa5a5a5a5c3c3c3c3' "$tmp/avx512.got" &&
+			grep -q '^\$7 = 0x8000000000000001' "$tmp/avx512.got"; then
+			ok "avx512: GDB on ptrec core's file prints the program's patterns (gcore's AVX-512 state is not the truth on this CPU's XSAVE layout)"
+		else
+			cat "$tmp/avx512.got" >"$tmp/log"
+			bad "avx512: GDB on ptrec core's file prints the program's patterns"
+		fi
+	fi
 	replay_same avx512 "$tmp/avx512.gdb" "$P/avx512"
 	if grep -q '^\$1 = {0x11223344556677, 0x8899aabbccddeeff, 0xdeadbeefcafef00d, 0x123456789abcdef, 0x1000000000000001, 0x2000000000000002, 0x3000000000000003, 0x4000000000000004}' "$tmp/avx512.replay" &&
 		grep -q '^\$2 = {0xf1f1f1f1f1f1f1f1, 0xf2f2f2f2f2f2f2f2, 0xf3f3f3f3f3f3f3f3, 0xf4f4f4f4f4f4f4f4, 0xf5f5f5f5f5f5f5f5, 0xf6f6f6f6f6f6f6f6, 0xf7f7f7f7f7f7f7f7, 0xf8f8f8f8f8f8f8f8}' "$tmp/avx512.replay" &&
@@ -232,7 +269,7 @@ EOF
 		grep -q '^\$4 = {0xf1f1f1f1f1f1f1f1, 0xf2f2f2f2f2f2f2f2}' "$tmp/avx512.replay" &&
 		grep -q '^\$5 = {0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0}' "$tmp/avx512.replay" &&
 		grep -q '^\$6 = 0xa5a5a5a5c3c3c3c3' "$tmp/avx512.replay" &&
-		grep -q '^k7 *0x8000000000000001' "$tmp/avx512.replay"; then
+		grep -q '^\$7 = 0x8000000000000001' "$tmp/avx512.replay"; then
 		ok "avx512: through the replay, zmm0/zmm16/zmm31 (all 512 bits), k1 and k7 at the end hold the program's patterns"
 	else
 		cat "$tmp/avx512.replay" >>"$tmp/log"
