@@ -238,7 +238,7 @@ static int pre_child(struct emu *e, struct prestart *ps, pid_t pid,
 		     bool stop)
 {
 	unsigned long msg = 0;
-	pid_t tid;
+	pid_t tid, w;
 	int st, ret;
 
 	if (status >> 16 != PTRACE_EVENT_CLONE &&
@@ -250,7 +250,10 @@ static int pre_child(struct emu *e, struct prestart *ps, pid_t pid,
 	tid = (pid_t)msg;
 	if (pre_find(ps, tid) >= 0)
 		return 0;
-	if (waitpid(tid, &st, __WALL) != tid || !WIFSTOPPED(st))
+	/* Again after run_to()'s tick: the first stop comes. */
+	while ((w = waitpid(tid, &st, __WALL)) < 0 && errno == EINTR)
+		;
+	if (w != tid || !WIFSTOPPED(st))
 		return 0;	/* let go already, or gone */
 	ret = pre_new(e, ps, pid, tid, addr, orig, !stop);
 	if (!ret && stop && pre_find(ps, tid) >= 0)
