@@ -313,15 +313,18 @@ values-review13: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW13)
 # Review 16's cases (tests/values/review16.c): tasks a constructor makes
 # before main, stopped at main by the recorder's SIGSTOP (a thread
 # blocked in a call, creating threads or forking, spinning, signalling);
-# the output as untraced, no hang, 0 wrong; about 2 minutes, in make
-# check (cont TODO: docs/recorder.md Limits).
+# the output as untraced, no hang, 0 wrong; SIGTERM and SIGINT to ptrec
+# record before main; watchtruth --check on a thread of 0 instructions;
+# about 2 minutes, in make check (cont TODO: docs/recorder.md Limits).
 REVIEW16 := $(BUILD)/tests/values/review16
 $(REVIEW16): tests/values/review16.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -no-pie -Wl,-z,now -o $@ $<
 
-values-review16: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW16)
+values-review16: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW16) \
+		$(BUILD)/tests/gdb/watchtruth
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
+		WATCHTRUTH=$(CURDIR)/$(BUILD)/tests/gdb/watchtruth \
 		REVIEW16=$(CURDIR)/$(REVIEW16) tests/values/review16.sh
 
 values-test: $(PTREC) $(VALCHECK) $(VALWIN) $(PROG_BINS) $(UNSOUND) \

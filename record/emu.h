@@ -338,6 +338,8 @@ void emu_trapq_resend(struct thr *t);
 /* emu_life.c: CLONE_UNTRACED off a clone the recorder steps. */
 /* Is the system call @t entered an int 0x80 (i386's numbers)? */
 bool emu_is_int80(const struct thr *t);
+/* Is the instruction @t was stepped from a SYSCALL (0f 05)? */
+bool emu_is_syscall(const struct thr *t);
 void emu_untraced_strip(const struct emu *e, struct thr *t);
 void emu_untraced_restore(struct thr *t);
 

@@ -251,15 +251,32 @@ static void child_ctid(struct thr *t, struct thr *parent)
 		t->ctid = args[2];
 }
 
-/* Is the system call @t entered an int 0x80 (i386's numbers)? */
-bool emu_is_int80(const struct thr *t)
+/* The two bytes at the instruction @t was stepped from, or 0. */
+static unsigned int entry_bytes(const struct thr *t)
 {
 	uint8_t b[2] = { 0, 0 };
 	struct iovec l = { b, 2 };
 	struct iovec r = { (void *)(uintptr_t)t->entry.rip, 2 };
 
-	return process_vm_readv(t->tid, &l, 1, &r, 1, 0) == 2 &&
-	       b[0] == 0xcd && b[1] == 0x80;
+	if (process_vm_readv(t->tid, &l, 1, &r, 1, 0) != 2)
+		return 0;
+	return (unsigned int)b[0] << 8 | b[1];
+}
+
+/* Is the system call @t entered an int 0x80 (i386's numbers)? */
+bool emu_is_int80(const struct thr *t)
+{
+	return entry_bytes(t) == 0xcd80;
+}
+
+/*
+ * Is the instruction @t was stepped from a SYSCALL (0f 05)?  Not int
+ * 0x80, nor any other of the 2-byte instructions that leave user mode
+ * or change cs (IC_FAR: lcall/ljmp through memory, lretq, int n).
+ */
+bool emu_is_syscall(const struct thr *t)
+{
+	return entry_bytes(t) == 0x0f05;
 }
 
 /*

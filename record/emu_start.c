@@ -16,6 +16,7 @@
 #include <linux/kcmp.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -105,6 +106,35 @@ out_close:
 		elf_end(elf);
 	close(fd);
 	return ret;
+}
+
+/*
+ * SIGINT or SIGTERM to ptrec record (rec_options.stop) before the start:
+ * nothing was recorded.  The error makes rec_emu_record() kill the
+ * program (emu_finish_live()) and take the bundle's directory away, as
+ * for a program that ends before the start; processes it forked before
+ * then were let go and run on.  Before session 17 the flag was not
+ * looked at here: a program whose main came late (a constructor that
+ * sleeps, or whose threads keep the recorder busy) kept ptrec record
+ * until it came (review 16's ctorbusy), or one asleep made waitpid fail
+ * with EINTR ("waitpid: Interrupted system call", ctorsleep).
+ */
+static bool start_stop_asked(const struct emu *e)
+{
+	return e->o->stop && *e->o->stop;
+}
+
+static int start_stopped(struct emu *e, uint64_t addr)
+{
+	return emu_fail(e, -EINTR, "stopped by a signal before %s reached "
+			"the start address 0x%" PRIx64 ": nothing recorded "
+			"(the program is killed)", e->o->argv[0], addr);
+}
+
+/* A tick ends a waitpid(2) that a stop signal just before it missed. */
+static void start_tick(int sig)
+{
+	(void)sig;
 }
 
 /*
@@ -208,7 +238,7 @@ static int pre_child(struct emu *e, struct prestart *ps, pid_t pid,
 		     bool stop)
 {
 	unsigned long msg = 0;
-	pid_t tid;
+	pid_t tid, w;
 	int st, ret;
 
 	if (status >> 16 != PTRACE_EVENT_CLONE &&
@@ -220,7 +250,10 @@ static int pre_child(struct emu *e, struct prestart *ps, pid_t pid,
 	tid = (pid_t)msg;
 	if (pre_find(ps, tid) >= 0)
 		return 0;
-	if (waitpid(tid, &st, __WALL) != tid || !WIFSTOPPED(st))
+	/* Again after run_to()'s tick: the first stop comes. */
+	while ((w = waitpid(tid, &st, __WALL)) < 0 && errno == EINTR)
+		;
+	if (w != tid || !WIFSTOPPED(st))
 		return 0;	/* let go already, or gone */
 	ret = pre_new(e, ps, pid, tid, addr, orig, !stop);
 	if (!ret && stop && pre_find(ps, tid) >= 0)
@@ -330,9 +363,10 @@ static bool pre_in_vfork(pid_t tid)
 /*
  * @tid's next stop, or 0 when it waits for its vfork child (the stop our
  * SIGSTOP makes comes when the child has exec'd or exited, which may
- * wait for main: review 16's vforkwait hung here).
+ * wait for main: review 16's vforkwait hung here); -1 when recording is
+ * to stop.
  */
-static pid_t pre_wait(pid_t tid, int *status)
+static pid_t pre_wait(const struct emu *e, pid_t tid, int *status)
 {
 	pid_t w;
 
@@ -342,6 +376,8 @@ static pid_t pre_wait(pid_t tid, int *status)
 			return w;
 		if (pre_in_vfork(tid))
 			return 0;
+		if (start_stop_asked(e))
+			return -1;
 		usleep(200);
 	}
 }
@@ -359,6 +395,8 @@ static int pre_halt(struct emu *e, struct prestart *ps, pid_t pid,
 	pid_t w;
 
 	while (done < ps->n) {
+		if (start_stop_asked(e))
+			return start_stopped(e, addr);
 		for (i = done; i < ps->n; i++)
 			if (ps->st[i] == PRE_RUN) {
 				ps->st[i] = PRE_SENT;
@@ -373,7 +411,9 @@ static int pre_halt(struct emu *e, struct prestart *ps, pid_t pid,
 			done++;
 			continue;
 		}
-		w = pre_wait(ps->tid[done], &status);
+		w = pre_wait(e, ps->tid[done], &status);
+		if (w < 0 && start_stop_asked(e))
+			return start_stopped(e, addr);
 		if (!w) {
 			/* Recorded from its stop on (emu_launch()). */
 			ps->st[done++] = PRE_LATE;
@@ -401,9 +441,12 @@ static int pre_halt(struct emu *e, struct prestart *ps, pid_t pid,
 	return 0;
 }
 
-/* Runs the launched program to @addr with a breakpoint. */
-static int run_to(struct emu *e, pid_t pid, uint64_t addr,
-		  struct prestart *ps)
+/*
+ * Runs the launched program to @addr with a breakpoint, under start_tick()
+ * (run_to() below): a stop asked ends it.
+ */
+static int run_to_start(struct emu *e, pid_t pid, uint64_t addr,
+			struct prestart *ps)
 {
 	struct user_regs_struct regs;
 	long orig;
@@ -421,7 +464,11 @@ static int run_to(struct emu *e, pid_t pid, uint64_t addr,
 			    ": %s", addr, strerror(errno));
 	ptrace(PTRACE_CONT, pid, 0, 0);
 	for (;;) {
+		if (start_stop_asked(e))
+			return start_stopped(e, addr);
 		w = waitpid(-1, &status, __WALL);
+		if (w < 0 && errno == EINTR)
+			continue;
 		if (w < 0)
 			return emu_fail(e, -ECHILD, "waitpid: %s", strerror(errno));
 		if (w != pid) {
@@ -458,6 +505,28 @@ static int run_to(struct emu *e, pid_t pid, uint64_t addr,
 	regs.rip = addr;
 	ptrace(PTRACE_SETREGS, pid, 0, &regs);
 	return 0;
+}
+
+/*
+ * run_to_start() with a tick every 100 ms (SIGALRM without SA_RESTART,
+ * as emu.c's run() has), so that a SIGINT or SIGTERM that came just
+ * before a waitpid(2) blocked is seen within a tick, not at the
+ * program's next stop (none while a constructor sleeps).
+ */
+static int run_to(struct emu *e, pid_t pid, uint64_t addr,
+		  struct prestart *ps)
+{
+	struct sigaction sa = { .sa_handler = start_tick }, old_sa;
+	struct itimerval tick = { { 0, 100000 }, { 0, 100000 } }, old_tick;
+	int ret;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, &old_sa);
+	setitimer(ITIMER_REAL, &tick, &old_tick);
+	ret = run_to_start(e, pid, addr, ps);
+	setitimer(ITIMER_REAL, &old_tick, NULL);
+	sigaction(SIGALRM, &old_sa, NULL);
+	return ret;
 }
 
 #define TRACE_OPTS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | \

@@ -436,8 +436,11 @@ static void emit_sysret(struct emu *e, const struct thr *t)
 	    t->regs.cs != EMU_USER_CS)
 		return;
 	/* The record is SYSCALL's (docs/bundle-format.md 6.17): not int
-	 * 0x80's, whose rcx and r11 are the program's; and not a result
-	 * the program never sees: -ERESTARTSYS, -ERESTARTNOINTR,
+	 * 0x80's, whose rcx and r11 are the program's, nor another 2-byte
+	 * instruction the trace shows leaving user mode that went on at
+	 * the next one (lcall or ljmp through memory, lretq: review 13's
+	 * far had a record after each, a call that never happened); and
+	 * not a result the program never sees: -ERESTARTSYS, -ERESTARTNOINTR,
 	 * -ERESTARTNOHAND and -ERESTART_RESTARTBLOCK (include/linux/
 	 * errno.h), read at the step's report before the kernel rewinds
 	 * the call or turns it into -EINTR (arch/x86/kernel/signal.c
@@ -448,7 +451,7 @@ static void emit_sysret(struct emu *e, const struct thr *t)
 	 */
 	if (t->regs.rax >= (uint64_t)-516 && t->regs.rax <= (uint64_t)-512)
 		return;
-	if (emu_is_int80(t))
+	if (!emu_is_syscall(t))
 		return;
 	/* Tests: a recorder that writes no results (ptrec.ko, the
 	 * importers), for programs that take getpid()'s as a value the

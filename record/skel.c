@@ -181,6 +181,21 @@ static void exec_filter_install(void)
 		syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
 }
 
+/*
+ * waitpid(2) for the launched child, again when a signal interrupted it
+ * (SIGINT or SIGTERM to ptrec record: the caller looks at the stop flag
+ * after the launch; "ended before it could be traced" was said).
+ */
+static pid_t wait_child(pid_t pid, int *status)
+{
+	pid_t w;
+
+	do
+		w = waitpid(pid, status, 0);
+	while (w < 0 && errno == EINTR);
+	return w;
+}
+
 int rec_launch(struct rec_launch *l, int *error, struct sb_err *err)
 {
 	const char *prog = l->argv[0];
@@ -216,7 +231,7 @@ int rec_launch(struct rec_launch *l, int *error, struct sb_err *err)
 	close(pipefd[1]);
 	l->pid = pid;
 	if (l->opts) {
-		waitpid(pid, &status, 0);
+		wait_child(pid, &status);
 		ptrace(PTRACE_SETOPTIONS, pid, 0, l->opts);
 		ptrace(PTRACE_CONT, pid, 0, 0);
 	}
@@ -228,7 +243,7 @@ int rec_launch(struct rec_launch *l, int *error, struct sb_err *err)
 	do {
 		if (WIFSTOPPED(status) && status >> 16 == PTRACE_EVENT_SECCOMP)
 			ptrace(PTRACE_CONT, pid, 0, 0);
-		if (waitpid(pid, &status, 0) != pid)
+		if (wait_child(pid, &status) != pid)
 			status = 0;
 	} while (WIFSTOPPED(status) && status >> 16 == PTRACE_EVENT_SECCOMP);
 	l->status = status;
@@ -240,7 +255,7 @@ int rec_launch(struct rec_launch *l, int *error, struct sb_err *err)
 		 */
 		while (WIFSTOPPED(status)) {
 			ptrace(PTRACE_CONT, pid, 0, 0);
-			if (waitpid(pid, &status, 0) != pid)
+			if (wait_child(pid, &status) != pid)
 				break;
 		}
 		return rec_fail(error, err, -child_errno,

@@ -2,6 +2,10 @@
 /*
  * watchtruth --check BUNDLE: every write the recovery engine names
  * against the truth's, at every position (check(), watchtruth_check.c).
+ * A thread of 0 instructions has no position: named ("BUNDLE thread TID:
+ * 0 instructions, nothing to check"), not an error unless its truth has
+ * instructions.  Exits 0 when all agree, 1 when some do not, 2 when the
+ * bundle cannot be read (said on stderr, with the thread).
  *
  * watchtruth --blocks BUNDLE: a bundle without a truth (the real Intel PT
  * traces' imports): the instructions a watch scan reads from libipt's
@@ -62,9 +66,14 @@ static int blocks(struct rp_session *s)
 		struct rp_thread_info info;
 		struct rp_recover *rc;
 
-		if (rp_thread_info(s, tid, &info) || !info.insns ||
-		    rp_recover_new(s, tid, &rc))
+		if (rp_thread_info(s, tid, &info) ||
+		    (info.insns && rp_recover_new(s, tid, &rc))) {
+			fprintf(stderr, "watchtruth: thread %u: cannot read "
+				"its history\n", tid);
 			return 2;
+		}
+		if (!info.insns)
+			continue;	/* nothing to compare */
 		d = wpf_blocks_check(rc, 0, info.insns, &served);
 		bad += d != 0;
 		all += info.insns;
@@ -234,11 +243,13 @@ int main(int argc, char **argv)
 		uint32_t t = (uint32_t)strtoul(argv[4], NULL, 0);
 		uint64_t at = strtoull(argv[5], NULL, 0);
 
-		if (rp_cursor_new(s, t, &c))
+		if (rp_cursor_new(s, t, &c) ||
+		    (rp_cursor_peek(c, at, &in) &&
+		     (!at || rp_cursor_peek(c, at - 1, &in)))) {
+			fprintf(stderr, "watchtruth: %s thread %u: no "
+				"position %" PRIu64 "\n", argv[1], t, at);
 			return 2;
-		if (rp_cursor_peek(c, at, &in) &&
-		    (!at || rp_cursor_peek(c, at - 1, &in)))
-			return 2;
+		}
 		printf("at %u %" PRIu64 " tsc %" PRIu64 "\n", t, at, in.tsc);
 		rp_cursor_free(c);
 	}
@@ -252,15 +263,27 @@ int main(int argc, char **argv)
 		uint64_t end, off = 0, unexplained = 0;
 		size_t n, p, *map;
 
+		struct rp_thread_info info;
+
 		snprintf(path, sizeof(path), "%s/truth/%u.gt", argv[1], tid);
 		if (sb_truth_load_recs(path, &recs, &n, &err)) {
 			fprintf(stderr, "watchtruth: %s\n", err.msg);
 			return 2;
 		}
-		if (rp_cursor_new(s, tid, &cur))
+		/* No instruction, no write (a thread that never ran
+		 * traced); its truth must have none either.
+		 */
+		if (!rp_thread_info(s, tid, &info) && !info.insns && !n) {
+			free(recs);
+			continue;
+		}
+		if (rp_cursor_new(s, tid, &cur) ||
+		    rp_thread_end(s, tid, &end, NULL)) {
+			fprintf(stderr, "watchtruth: %s thread %u: cannot "
+				"read its history (%zu instructions in the "
+				"truth)\n", argv[1], tid, n);
 			return 2;
-		if (rp_thread_end(s, tid, &end, NULL))
-			return 2;
+		}
 		map = align(s, tid, cur, recs, n, end, &off, &unexplained);
 		if (!map)
 			return 2;

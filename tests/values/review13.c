@@ -354,6 +354,39 @@ static long int80(void)
 }
 
 /*
+ * far (recorder): far transfers of 2 bytes that go on at the next
+ * instruction in 64-bit code: lcall *(%rax) (ff 18) and ljmp *(%rax)
+ * (ff 28) through the pointer {the next instruction, cs 0x33}, and
+ * lretq (48 cb) to the next instruction with cs 0x33.  They leave user
+ * mode as a SYSCALL does to the trace (TIP.PGD), and before session 17
+ * the recorder wrote a system call REGS record after each (a 2-byte
+ * instruction, rip 2 after it): a call that never happened.  rcx and r11
+ * hold 0x5151 and 0x1111 across them, not a SYSCALL's.  Prints the
+ * three addresses after the instructions.
+ */
+uint64_t far_seen[3];
+void far_run(void);
+__asm__(".data\n.balign 8\nfar_pc: .long 1f\n.word 0x33\n"
+	".balign 8\nfar_pj: .long 2f\n.word 0x33\n"
+	".text\nfar_run:\n"
+	"\tpush %rbx\n"
+	"\tmov $0x5151, %ecx\n\tmov $0x1111, %r11d\n"
+	"\tmov %rsp, %rbx\n"
+	"\tlea far_pc(%rip), %rax\n"
+	"\tlcall *(%rax)\n"
+	"1:\tmov %rbx, %rsp\n"
+	"\tlea far_pj(%rip), %rax\n"
+	"\tljmp *(%rax)\n"
+	"2:\tpushq $0x33\n"
+	"\tlea 3f(%rip), %rax\n"
+	"\tpush %rax\n"
+	"\tlretq\n"
+	"3:\tlea 1b(%rip), %rax\n\tmov %rax, far_seen(%rip)\n"
+	"\tlea 2b(%rip), %rax\n\tmov %rax, far_seen+8(%rip)\n"
+	"\tlea 3b(%rip), %rax\n\tmov %rax, far_seen+16(%rip)\n"
+	"\tpop %rbx\n\tret\n");
+
+/*
  * tidre (values): two threads with the same tid one after the other
  * (clone3's set_tid, root): the first exits (its clear_child_tid word
  * cleared) before the second is made.  The bundle names a thread's
@@ -601,6 +634,12 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(m, "restart"))
 		return restart();
+	if (!strcmp(m, "far")) {
+		far_run();
+		printf("%#lx %#lx %#lx\n", (unsigned long)far_seen[0],
+		       (unsigned long)far_seen[1], (unsigned long)far_seen[2]);
+		return 0;
+	}
 	if (!strcmp(m, "int80"))
 		return int80() > 0 ? 0 : 5;
 	if (!strcmp(m, "exec")) {

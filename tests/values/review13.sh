@@ -46,6 +46,12 @@
 # handler the kernel then restarts the call after; the format's records
 # are SYSCALL's, with the result the program sees (the engine ignored
 # both: it checks the instruction and the SIGNAL record between).
+# far (recorder, session 17): lcall *(%rax), ljmp *(%rax) and lretq,
+# 2-byte far transfers to the next instruction in 64-bit code: the
+# recorder wrote a system call REGS record after each (emit_sysret()
+# tested the length and rip, then only that it was not int 0x80).  Now
+# only a SYSCALL's (0f 05): no record names the addresses after them,
+# which the program prints (3 such records on main 95335b4).
 # untrlate, clonelate (recorder fidelity): untr and clonesig with the
 # creator's clone event handled after the child's first stop
 # (PTREC_EMU_TEST_LATE_CLONE): that stop was taken for the SIGSTOP
@@ -147,7 +153,7 @@ regs_cases() {
 	fi
 }
 
-all="forksig clonesig compat sret untr pipesig vfork int80 restart exec pmalias pmpre pmslot pmend untrlate clonelate ctor ctorlive ctorjoin ctorfork attach tidre tidrelate tidrereap regs"
+all="forksig clonesig compat sret untr pipesig vfork int80 far restart exec pmalias pmpre pmslot pmend untrlate clonelate ctor ctorlive ctorjoin ctorfork attach tidre tidrelate tidrereap regs"
 for mode in ${REVIEW13_MODES:-$all}; do
 	case $mode in
 	forksig|clonesig)
@@ -202,6 +208,27 @@ for mode in ${REVIEW13_MODES:-$all}; do
 			ok "$RV_NAME $mode: system call records are SYSCALL's, with results the program saw"
 		else
 			bad "$RV_NAME $mode: $bad_int records with rcx != rip (int 0x80's), $bad_rst with -ERESTART*"
+		fi
+		vcheck $mode
+		;;
+	far)
+		rec13 $mode || continue
+		same $mode
+		# The program's addresses after its far transfers: no
+		# system call record may name one (a record's rip is the
+		# last field of its line).
+		recs=$("$PTREC" dump "$tmp/far" | grep 'REGS .* syscall ')
+		nrec=$(echo "$recs" | grep -c .)
+		nfar=0
+		for a in $(cat "$tmp/far.out"); do
+			c=$(echo "$recs" | grep -c " rip $a\$")
+			nfar=$((nfar + c))
+		done
+		if [ -n "$(cat "$tmp/far.out")" ] && [ "$nrec" -gt 0 ] &&
+		   [ "$nfar" = 0 ]; then
+			ok "$RV_NAME far: no system call record after lcall, ljmp or lretq ($nrec SYSCALL records)"
+		else
+			bad "$RV_NAME far: $nfar system call records after a far transfer (of $nrec; addresses '$(cat "$tmp/far.out")')"
 		fi
 		vcheck $mode
 		;;

@@ -249,6 +249,22 @@ static void *t_restart(void *arg)
 	return arg;
 }
 
+/* ctorbusy: threads made and joined, one after the other, for ever. */
+static void *t_nop(void *arg)
+{
+	return arg;
+}
+
+static void *t_churn(void *arg)
+{
+	pthread_t t;
+
+	for (;;)
+		if (!pthread_create(&t, NULL, t_nop, NULL))
+			pthread_join(t, NULL);
+	return arg;
+}
+
 static void __attribute__((constructor)) r16_ctor(int argc, char **argv)
 {
 	void *(*fn)(void *) = NULL;
@@ -336,6 +352,16 @@ static void __attribute__((constructor)) r16_ctor(int argc, char **argv)
 	}
 	if (fn)
 		pthread_create(&thr[0], NULL, fn, NULL);
+	/*
+	 * ctorsleep, ctorbusy: main is reached after 30 s, the
+	 * constructor asleep meanwhile (ctorbusy: with a thread making
+	 * threads, each a ptrace event for the recorder, all that time).
+	 * SIGTERM to ptrec record before then must end it at once.
+	 */
+	if (is("ctorbusy"))
+		pthread_create(&thr[0], NULL, t_churn, NULL);
+	if (is("ctorsleep") || is("ctorbusy"))
+		sleep(30);
 }
 
 /* A function called after the threads exist (--start-at r16_later). */
@@ -407,6 +433,8 @@ int main(int argc, char **argv)
 			pause();
 	} else if (is("ctorsig")) {
 		printf("ctorsig handled %d\n", handled);
+	} else if (is("ctorsleep") || is("ctorbusy")) {
+		printf("%s main\n", mode);
 	} else if (is("spawnp") || is("vfork")) {
 		printf("%s %ld\n", mode, res[1]);
 	} else {
