@@ -122,13 +122,17 @@ class PtrecUnwinder(gdb.unwinder.Unwinder):
 
     def index_of(self, key, level):
         if key != self.key or level <= self.last_level:
-            self.key = key
-            index = 0
-        else:
-            index = self.last_index + 1
+            return self.restart(key, level)
         self.last_level = level
-        self.last_index = index
-        return index
+        self.last_index += 1
+        return self.last_index
+
+    def restart(self, key, level):
+        """The innermost recorded frame, at GDB's @level."""
+        self.key = key
+        self.last_level = level
+        self.last_index = 0
+        return 0
 
     def __call__(self, pending_frame):
         try:
@@ -143,6 +147,17 @@ class PtrecUnwinder(gdb.unwinder.Unwinder):
             # GDB's own DWARF CFI unwinding, as on a core file.
             return None
         level = self.index_of(key, pending_frame.level())
+        if 0 < level < len(stack) and \
+                not stack[level - 1][0] & SIGTRAMP_BIT and \
+                int(pending_frame.read_register('rip')) != \
+                stack[level - 1][2]:
+            # Not the caller of the last frame given: its PC is not where
+            # that frame returns.  GDB builds this position's frames again
+            # with another count of inline frames above the innermost real
+            # one (a `step` into an inlined function at its first
+            # instruction moves nothing), so the innermost real frame
+            # comes at a higher level than before: it is frame 0 again.
+            level = self.restart(key, pending_frame.level())
         if level >= len(stack):
             return None      # beyond the recorded call stack
         entry, first_ip, resume = stack[level]

@@ -50,6 +50,26 @@ else
 	bad "reverse-finish from an inlined frame"
 fi
 
+# `step` into an inlined function at its first instruction moves nothing:
+# GDB only shows one more (inline) frame, so the real frame it built at
+# level 0 at the breakpoint is asked for again at level 1, at the same
+# position.  The unwinder took that for the next frame out and gave
+# caller the frame of main (bt: outer caller __libc_start_call_main).
+timeout 60 gdb -batch -nx -ex "break caller" -ex run -ex step -ex bt \
+	"$prog" >"$tmp/live" 2>&1
+timeout 60 "$PTREC" replay "$tmp/inl" -batch -ex "ptrec goto begin" \
+	-ex "break caller" -ex continue -ex step -ex "echo BT\\n" -ex bt \
+	>"$tmp/out" 2>&1
+want=$(frames "$tmp/live")
+sed -n '/^BT/,$p' "$tmp/out" >"$tmp/bt"
+got=$(frames "$tmp/bt" | sed 's/0x0000000000000000 $//')
+if [ "$want" = "outer caller main " ] && [ "$got" = "$want" ]; then
+	ok "step into an inlined function in place: backtrace as GDB's live one ($got)"
+else
+	echo "# want '$want' got '$got'"
+	bad "step into an inlined function in place: backtrace"
+fi
+
 # The plugin never runs a program the remote names: a server that says it
 # is /tmp/.../evil/ptrec-server must not make `ptrec info` run
 # /tmp/.../evil/ptrec (it runs the CLI built or installed with the plugin).
