@@ -111,6 +111,34 @@ else
 	bad "ptrec function-call-history /c /l /i"
 fi
 
+# The plugin's commands refuse bad arguments with GDB's plain error (a
+# gdb.error raised from a command printed "Python Exception <class
+# 'gdb.error'>: ..." and "Error occurred in Python: ..."), and a modifier
+# the history commands do not have, as GDB's record commands do (the
+# server ignored it).  The truth for the modifiers is GDB's own record
+# command on a live recording (btrace's and full's parser are the same).
+timeout 60 "$PTREC" replay "$tmp/inl" -batch -ex "record goto 0" \
+	-ex "record goto foo" -ex "record goto" -ex "set var nosuch = 1" \
+	-ex "ptrec function-call-history /z" \
+	-ex "ptrec instruction-history /z 1,2" -ex "ptrec values --bogus" \
+	>"$tmp/out" 2>&1
+timeout 60 gdb -batch -nx -ex "break main" -ex run -ex "record full" \
+	-ex "stepi" -ex "record function-call-history /z" \
+	-ex "record instruction-history /z" "$prog" >"$tmp/live" 2>&1
+if ! grep -q "Python Exception\|Error occurred in Python" "$tmp/out" &&
+	grep -q "^ptrec goto: no instruction 0: the history has 1 to" "$tmp/out" &&
+	grep -q "^ptrec goto: 'foo' is not begin, end" "$tmp/out" &&
+	grep -q "^usage: record goto begin|start|end|N" "$tmp/out" &&
+	grep -q "^No symbol \"nosuch\" in current context\." "$tmp/out" &&
+	[ "$(grep -c "^Invalid modifier: z\.$" "$tmp/live")" = 2 ] &&
+	[ "$(grep -c "^Invalid modifier: z\.$" "$tmp/out")" = 2 ] &&
+	grep -q "^usage: ptrec values \[--mem ADDR\]" "$tmp/out"; then
+	ok "bad arguments: GDB's plain errors, modifiers refused as GDB's record"
+else
+	cat "$tmp/live" >>"$tmp/out"
+	bad "bad arguments to the plugin's commands"
+fi
+
 # GDB's own recording is refused on a ptrec target (it was accepted and
 # then reverse execution went to GDB's empty log); reverse-stepi still
 # moves one instruction back in ptrec's history.  Elsewhere GDB's own
