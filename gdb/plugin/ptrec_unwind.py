@@ -363,6 +363,21 @@ def _return_known():
     return ' rax 0x' in out
 
 
+def _caller_unrecorded():
+    """Whether the selected frame is the outermost recorded one before
+    the end of the history (its caller, not recorded, is the unwinder's
+    frame at PC 0); False on a target that is not a ptrec-server."""
+    try:
+        got = _read_stack_keyed()
+    except gdb.MemoryError:
+        return False
+    if not got or not got[1] or got[0][1][:8] != b'PTRECSTK':
+        return False
+    selected = gdb.selected_frame()
+    return selected.type() != gdb.INLINE_FRAME and \
+        _real_index(selected) >= len(got[1]) - 1
+
+
 class FinishPrepare(gdb.Command):
     """Run by hook-finish: shows finish's returned value only where the
     server knows it."""
@@ -371,6 +386,11 @@ class FinishPrepare(gdb.Command):
         super().__init__('ptrec-finish-prepare', gdb.COMMAND_NONE)
 
     def invoke(self, arg, from_tty):
+        if _caller_unrecorded():
+            # Its caller is the "0x0 in ?? ()" frame: GDB would put its
+            # breakpoint at 0, never hit, and run to the end.
+            raise gdb.GdbError('"finish" not meaningful in the outermost '
+                               'frame.')
         try:
             known = _return_known()
         except gdb.error:

@@ -111,6 +111,43 @@ else
 	bad "ptrec function-call-history /c /l /i"
 fi
 
+# until LOCATION and advance LOCATION in main put a breakpoint on main's
+# caller too, the outermost frame at PC 0: the server refused it and GDB
+# aborted ("Cannot insert breakpoint 0").  They stop where GDB's live ones
+# do.  finish from the outermost recorded frame of a thread (clone3 under
+# a worker's start_thread) is refused as GDB refuses it in the outermost
+# frame, and stays where it was.
+prog=$PROGS/loops
+timeout 120 "$PTREC" record -q -o "$tmp/loops" -- "$prog" >/dev/null 2>&1 ||
+	bad "recording loops"
+timeout 60 gdb -batch -nx -ex "break main" -ex run -ex "advance 25" \
+	-ex "echo U\\n" -ex "kill" -ex run -ex "until 25" "$prog" \
+	>"$tmp/live" 2>&1
+timeout 60 "$PTREC" replay "$tmp/loops" -batch -ex "ptrec goto begin" \
+	-ex "advance 25" -ex "echo U\\n" -ex "ptrec goto begin" \
+	-ex "until 25" >"$tmp/out" 2>&1
+timeout 120 "$PTREC" record -q -o "$tmp/thr" -- "$PROGS/threads" \
+	>/dev/null 2>&1 || bad "recording threads"
+timeout 60 "$PTREC" replay "$tmp/thr" -batch -ex "thread 2" \
+	-ex "ptrec position" -ex "up" -ex "echo F\\n" -ex "finish" \
+	-ex "ptrec position" >"$tmp/fin" 2>&1
+live_adv=$(sed -n '/^U$/q;/^main () at .*loops\.c:25$/p' "$tmp/live")
+live_until=$(sed -n '/^U$/,$s/^main () at .*loops\.c:25$/&/p' "$tmp/live")
+if [ -n "$live_adv" ] && [ -n "$live_until" ] &&
+	sed -n '/^U$/q;p' "$tmp/out" | grep -q "^main () at .*loops\.c:25$" &&
+	sed -n '/^U$/,$p' "$tmp/out" | grep -q "^main () at .*loops\.c:25$" &&
+	! grep -q "Cannot insert breakpoint" "$tmp/out" &&
+	sed -n '/^F$/,$p' "$tmp/fin" |
+	grep -q '^"finish" not meaningful in the outermost frame\.$' &&
+	[ "$(grep -c "^thread [0-9]* \(position\|at the end\)" "$tmp/fin")" = 2 ] &&
+	[ "$(grep "^thread [0-9]* \(position\|at the end\)" "$tmp/fin" |
+		uniq | wc -l)" = 1 ]; then
+	ok "until/advance LOCATION in main as GDB's live ones; finish refused in a thread's outermost frame"
+else
+	cat "$tmp/live" "$tmp/fin" >>"$tmp/out"
+	bad "until/advance in main, finish in the outermost frame"
+fi
+
 # The plugin's commands refuse bad arguments with GDB's plain error (a
 # gdb.error raised from a command printed "Python Exception <class
 # 'gdb.error'>: ..." and "Error occurred in Python: ..."), and a modifier
