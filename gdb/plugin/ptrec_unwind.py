@@ -276,10 +276,13 @@ entry of a deeper call, not the selected frame's."""
         func = frame.function()
         mine = _inlined_block(frame.pc(), func)
         for _ in range(100000):
-            here = _position()
-            out = gdb.execute('reverse-stepi', to_string=True)
-            if 'No more reverse-execution history' in out:
+            # One instruction back by ptrec goto, not reverse-stepi:
+            # GDB 13 prints each stop of an execution command even with
+            # to_string, so every step back showed as a stop of its own.
+            here = _position_number()
+            if here <= 1:
                 break
+            _goto(here - 1)
             stack = _read_stack()
             if len(stack) < outer:
                 break       # before the real frame's entry
@@ -302,14 +305,16 @@ def _inlined_block(pc, func):
         block = block.superblock
     return (block.start, block.end) if block is not None else None
 
-def _position():
-    """The current thread's position as ptrec goto takes it: N, or end."""
+def _position_number():
+    """The current thread's position as a number (the end is one after
+    the last instruction)."""
     out = gdb.execute('monitor ptrec position', to_string=True)
     m = re.search(r'position (\d+) of', out)
     if m:
-        return m.group(1)
-    if 'at the end' in out:
-        return 'end'
+        return int(m.group(1))
+    m = re.search(r'at the end, after (\d+) instructions', out)
+    if m:
+        return int(m.group(1)) + 1
     raise gdb.GdbError('ptrec: no position in %r' % out.strip())
 
 
