@@ -153,6 +153,23 @@ else
 	bad "until/advance in main, finish in the outermost frame"
 fi
 
+# The call history's "at FILE:MIN,MAX" (ptrec calls --lines, GDB's record
+# function-call-history /l through the server) follows btrace's rule with
+# GDB's own symbols and line tables (tests/gdb/callines.py): the file of
+# the function, only lines in it.  Code inlined from a header was counted:
+# fflush showed "at ./libio/libioP.h:40,884" (its first line's file, with
+# lines of iofflush.c and libioP.h), 36 of loops' 1,376 segments differed.
+"$PTREC" calls "$tmp/loops" --insn-range --lines >"$tmp/loops.calls" 2>&1
+"$PTREC" insns "$tmp/loops" >"$tmp/loops.insns" 2>&1
+CALLS=$tmp/loops.calls INSNS=$tmp/loops.insns timeout 300 "$PTREC" replay \
+	"$tmp/loops" -batch -x "$here/callines.py" >"$tmp/out" 2>&1
+sum=$(grep "^callines: [0-9]* segments" "$tmp/out")
+if echo "$sum" | grep -q "^callines: [0-9]* segments, [1-9][0-9]* with lines, 0 differ$"; then
+	ok "call history lines as btrace's rule with GDB's line tables ($sum)"
+else
+	bad "call history lines differ from btrace's rule ($sum)"
+fi
+
 # The plugin's commands refuse bad arguments with GDB's plain error (a
 # gdb.error raised from a command printed "Python Exception <class
 # 'gdb.error'>: ..." and "Error occurred in Python: ..."), and a modifier
