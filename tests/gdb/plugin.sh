@@ -131,9 +131,9 @@ timeout 60 gdb -batch -nx -ex "break main" -ex run -ex "advance 25" \
 timeout 60 "$PTREC" replay "$tmp/loops" -batch -ex "ptrec goto begin" \
 	-ex "advance 25" -ex "echo U\\n" -ex "ptrec goto begin" \
 	-ex "until 25" >"$tmp/out" 2>&1
-timeout 120 "$PTREC" record -q -o "$tmp/thr" -- "$PROGS/threads" \
+timeout 120 "$PTREC" record -q -o "$tmp/thrfin" -- "$PROGS/threads" \
 	>/dev/null 2>&1 || bad "recording threads"
-timeout 60 "$PTREC" replay "$tmp/thr" -batch -ex "thread 2" \
+timeout 60 "$PTREC" replay "$tmp/thrfin" -batch -ex "thread 2" \
 	-ex "ptrec position" -ex "up" -ex "echo F\\n" -ex "finish" \
 	-ex "ptrec position" >"$tmp/fin" 2>&1
 live_adv=$(sed -n '/^U$/q;/^main () at .*loops\.c:25$/p' "$tmp/live")
