@@ -28,8 +28,39 @@ struct builder {
 	size_t depth, stack_cap;
 };
 
+/*
+ * GDB prints a segment's lines as "at FILE:MIN,MAX" with FILE the source
+ * file of its function's symbol and only the lines in that file
+ * (record-btrace.c, btrace_compute_src_line_range(): code inlined from a
+ * header is not the function's).  The function's file: its
+ * DW_AT_decl_file, else that of the line at its entry (its opening
+ * brace).  NULL when unknown.
+ */
+static const char *own_file(struct rp_session *s, const struct rp_insn *insn,
+			    const struct rp_sym *sym)
+{
+	struct rp_insn entry = *insn;
+	struct rp_sym es;
+
+	if (sym->func_file)
+		return sym->func_file;
+	if (!sym->function || sym->offset > insn->image_off)
+		return NULL;
+	entry.ip -= sym->offset;
+	entry.image_off -= sym->offset;
+	if (rp_symbolize(s, &entry, &es) || !es.line || !es.file ||
+	    es.func_vaddr != sym->func_vaddr)
+		return NULL;
+	return es.file;
+}
+
+static bool in_file(const struct rp_call *c, const struct rp_sym *sym)
+{
+	return sym->line && sym->file && c->file && !strcmp(sym->file, c->file);
+}
+
 static int push_call(struct builder *b, uint64_t first, int level,
-		     const struct rp_sym *sym)
+		     const struct rp_sym *sym, const char *own)
 {
 	struct rp_call *c;
 
@@ -47,8 +78,9 @@ static int push_call(struct builder *b, uint64_t first, int level,
 	c->first = c->last = first;
 	c->level = level;
 	c->function = sym->function ? sym->function : "??";
-	c->file = sym->file;
-	c->line_min = c->line_max = sym->line;
+	c->file = own ? own : sym->file;
+	if (in_file(c, sym))
+		c->line_min = c->line_max = sym->line;
 	return 0;
 }
 
@@ -86,6 +118,8 @@ static void add_line(struct rp_call *c, const struct rp_sym *sym)
 		return;
 	if (!c->file)
 		c->file = sym->file;
+	if (!in_file(c, sym))
+		return;		/* inlined from another file */
 	if (!c->line_min || sym->line < c->line_min)
 		c->line_min = sym->line;
 	if (sym->line > c->line_max)
@@ -162,7 +196,8 @@ int rp_calls_build(struct rp_session *s, uint32_t tid, struct rp_call **calls,
 			if (b.n)
 				b.v[b.n - 1].last = pos - 1;
 			key = key_of(&insn, &sym);
-			ret = ret ? ret : push_call(&b, pos, level, &sym);
+			ret = ret ? ret : push_call(&b, pos, level, &sym,
+						    own_file(s, &insn, &sym));
 			if (level < min_level)
 				min_level = level;
 		} else {

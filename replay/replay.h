@@ -387,6 +387,8 @@ struct rp_sym {
 	const char *file;
 	int line;
 	const char *inlined;
+	const char *func_file;	/* the file its function is declared in
+				 * (DW_AT_decl_file), as @file names files */
 };
 
 /* Symbolizes @insn against the image it ran from.  Returns 0 (fields may be

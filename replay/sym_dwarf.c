@@ -435,7 +435,7 @@ static int cmp_fn_range(const void *a, const void *b)
  * @vaddr is walked.
  */
 static const char *inlined_at(struct cu_lines *cl, Dwarf_Die *cu,
-			      uint64_t vaddr)
+			      uint64_t vaddr, const char **func_file)
 {
 	struct scope_walk w = { .pc = vaddr, .budget = ROWS_MAX };
 	size_t lo = 0, hi, k;
@@ -465,6 +465,8 @@ static const char *inlined_at(struct cu_lines *cl, Dwarf_Die *cu,
 			continue;
 		if (dwarf_tag(&die) == DW_TAG_inlined_subroutine)
 			w.inlined = die_name(&die);
+		else
+			*func_file = dwarf_decl_file(&die);
 		walk_scopes(&w, &die, 1);
 		break;
 	}
@@ -487,6 +489,6 @@ void sym_source_at(struct sym_module *m, uint64_t vaddr,
 		out->file = cl->rows[i].file;
 		out->line = cl->rows[i].line;
 	}
-	out->inlined = inlined_at(cl, &cu, vaddr);
+	out->inlined = inlined_at(cl, &cu, vaddr, &out->func_file);
 }
 

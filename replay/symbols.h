@@ -99,6 +99,7 @@ struct sym_info {
 	const char *file;
 	int line;
 	const char *inlined;
+	const char *func_file;	/* the function's own source file */
 };
 
 /**

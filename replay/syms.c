@@ -48,6 +48,7 @@ int rp_symbolize(struct rp_session *s, const struct rp_insn *insn,
 	out->file = si.file;
 	out->line = si.line;
 	out->inlined = si.inlined;
+	out->func_file = si.func_file;
 	return 0;
 }
 

@@ -4,6 +4,7 @@
  * "Why jansson").  Every failure names the file and the JSON field, or the
  * byte offset of a syntax error.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -740,6 +741,34 @@ static int check_files(const struct sb_manifest *m, const char *dir,
 	return ret;
 }
 
+/*
+ * Whether @dir, which has no manifest, looks like something else than a
+ * recording: not empty (a recording interrupted right after it created
+ * its directory leaves it empty) and without the files a recording writes
+ * first (sideband.sb, pt/).  Only names are looked at, no file is opened.
+ */
+static bool not_a_bundle(const char *dir)
+{
+	struct dirent *de;
+	bool other = false;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return false;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (!strcmp(de->d_name, "sideband.sb") ||
+		    !strcmp(de->d_name, "pt")) {
+			other = false;
+			break;
+		}
+		other = true;
+	}
+	closedir(d);
+	return other;
+}
+
 int sb_manifest_load(struct sb_manifest **mp, const char *dir,
 		     struct sb_err *err)
 {
@@ -759,6 +788,11 @@ int sb_manifest_load(struct sb_manifest **mp, const char *dir,
 	if (ret == -ENOENT) {
 		struct stat st;
 
+		if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    not_a_bundle(dir))
+			return sb_fail(err, ret,
+				       "%s: not a ptrec bundle (no manifest.json, sideband.sb or pt/ in it)",
+				       dir);
 		if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
 			return sb_fail(err, ret,
 				       "%s: missing; the recording did not finish, so this bundle is incomplete",

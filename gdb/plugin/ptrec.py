@@ -43,13 +43,18 @@ def _monitor(cmd, refusal):
     gdb.write(out)
 
 
-def _modifiers(arg):
+def _modifiers(arg, allowed):
     """GDB's history commands take modifiers apart or together (/c /l /i
-    or /cli); the server takes one group: joins the leading ones."""
+    or /cli); the server takes one group: joins the leading ones.  One
+    not in @allowed is refused as GDB's record commands refuse it (the
+    server ignored it)."""
     words = arg.split()
     mods = ''
     while words and words[0].startswith('/'):
         mods += words.pop(0)[1:]
+    for mod in mods:
+        if mod not in allowed:
+            raise gdb.GdbError('Invalid modifier: %s.' % mod)
     return ' '.join((['/' + mods] if mods else []) + words)
 
 
@@ -105,7 +110,7 @@ current one (marked =>), N ten around instruction N, N,M that range,
         super().__init__('ptrec instruction-history', gdb.COMMAND_USER)
 
     def invoke(self, arg, from_tty):
-        _monitor('ptrec insns ' + _modifiers(arg),
+        _monitor('ptrec insns ' + _modifiers(arg, 'r'),
                  'ptrec instruction-history:')
 
 
@@ -120,7 +125,7 @@ lines, /i instruction ranges."""
         super().__init__('ptrec function-call-history', gdb.COMMAND_USER)
 
     def invoke(self, arg, from_tty):
-        _monitor('ptrec calls ' + _modifiers(arg),
+        _monitor('ptrec calls ' + _modifiers(arg, 'cli'),
                  'ptrec function-call-history:')
 
 
@@ -234,7 +239,13 @@ memory at address A"."""
                 except gdb.error as e:
                     raise gdb.GdbError('ptrec values: --mem %s: %s' %
                                        (argv[i], e)) from e
-        _run_cli('values', ['--thread', m.group(1), '--at', at] + argv)
+        try:
+            _run_cli('values', ['--thread', m.group(1), '--at', at] + argv)
+        except gdb.GdbError as e:
+            # The thread and the position are GDB's: not in its usage.
+            raise gdb.GdbError(str(e).replace(
+                'ptrec values --at N [--thread TID] ', 'ptrec values ')) \
+                from e
 
 
 def _address(text):
@@ -301,7 +312,9 @@ registers or memory is refused with a message saying so."""
         except gdb.error as e:
             what = _refused() if on_ptrec else None
             if not what:
-                raise
+                # GDB's own message, as `set var` prints it (raising
+                # gdb.error from a command adds "Python Exception").
+                raise gdb.GdbError(str(e)) from e
             m = re.match(r'Could not write register "([^"]+)"', str(e))
             if m:
                 what = 'writing register ' + m.group(1)

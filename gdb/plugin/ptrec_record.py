@@ -109,8 +109,14 @@ class _RecordGoto(gdb.Command):
                     raise gdb.GdbError('Cannot go to instruction %s: it is '
                                        'a gap in the trace.' % arg)
                 arg = str(at + 1)
+        if not arg:
+            raise gdb.GdbError('usage: record goto begin|start|end|N')
         _HISTORY.clear()
-        gdb.execute('ptrec goto ' + arg, from_tty)
+        try:
+            gdb.execute('ptrec goto ' + arg, from_tty)
+        except gdb.error as e:
+            # ptrec goto's message, without "Python Exception" around it.
+            raise gdb.GdbError(str(e)) from e
 
 
 # The range each history command showed last per thread, 1-based

@@ -122,13 +122,17 @@ class PtrecUnwinder(gdb.unwinder.Unwinder):
 
     def index_of(self, key, level):
         if key != self.key or level <= self.last_level:
-            self.key = key
-            index = 0
-        else:
-            index = self.last_index + 1
+            return self.restart(key, level)
         self.last_level = level
-        self.last_index = index
-        return index
+        self.last_index += 1
+        return self.last_index
+
+    def restart(self, key, level):
+        """The innermost recorded frame, at GDB's @level."""
+        self.key = key
+        self.last_level = level
+        self.last_index = 0
+        return 0
 
     def __call__(self, pending_frame):
         try:
@@ -143,6 +147,17 @@ class PtrecUnwinder(gdb.unwinder.Unwinder):
             # GDB's own DWARF CFI unwinding, as on a core file.
             return None
         level = self.index_of(key, pending_frame.level())
+        if 0 < level < len(stack) and \
+                not stack[level - 1][0] & SIGTRAMP_BIT and \
+                int(pending_frame.read_register('rip')) != \
+                stack[level - 1][2]:
+            # Not the caller of the last frame given: its PC is not where
+            # that frame returns.  GDB builds this position's frames again
+            # with another count of inline frames above the innermost real
+            # one (a `step` into an inlined function at its first
+            # instruction moves nothing), so the innermost real frame
+            # comes at a higher level than before: it is frame 0 again.
+            level = self.restart(key, pending_frame.level())
         if level >= len(stack):
             return None      # beyond the recorded call stack
         entry, first_ip, resume = stack[level]
@@ -261,10 +276,13 @@ entry of a deeper call, not the selected frame's."""
         func = frame.function()
         mine = _inlined_block(frame.pc(), func)
         for _ in range(100000):
-            here = _position()
-            out = gdb.execute('reverse-stepi', to_string=True)
-            if 'No more reverse-execution history' in out:
+            # One instruction back by ptrec goto, not reverse-stepi:
+            # GDB 13 prints each stop of an execution command even with
+            # to_string, so every step back showed as a stop of its own.
+            here = _position_number()
+            if here <= 1:
                 break
+            _goto(here - 1)
             stack = _read_stack()
             if len(stack) < outer:
                 break       # before the real frame's entry
@@ -287,14 +305,16 @@ def _inlined_block(pc, func):
         block = block.superblock
     return (block.start, block.end) if block is not None else None
 
-def _position():
-    """The current thread's position as ptrec goto takes it: N, or end."""
+def _position_number():
+    """The current thread's position as a number (the end is one after
+    the last instruction)."""
     out = gdb.execute('monitor ptrec position', to_string=True)
     m = re.search(r'position (\d+) of', out)
     if m:
-        return m.group(1)
-    if 'at the end' in out:
-        return 'end'
+        return int(m.group(1))
+    m = re.search(r'at the end, after (\d+) instructions', out)
+    if m:
+        return int(m.group(1)) + 1
     raise gdb.GdbError('ptrec: no position in %r' % out.strip())
 
 
@@ -348,6 +368,21 @@ def _return_known():
     return ' rax 0x' in out
 
 
+def _caller_unrecorded():
+    """Whether the selected frame is the outermost recorded one before
+    the end of the history (its caller, not recorded, is the unwinder's
+    frame at PC 0); False on a target that is not a ptrec-server."""
+    try:
+        got = _read_stack_keyed()
+    except gdb.MemoryError:
+        return False
+    if not got or not got[1] or got[0][1][:8] != b'PTRECSTK':
+        return False
+    selected = gdb.selected_frame()
+    return selected.type() != gdb.INLINE_FRAME and \
+        _real_index(selected) >= len(got[1]) - 1
+
+
 class FinishPrepare(gdb.Command):
     """Run by hook-finish: shows finish's returned value only where the
     server knows it."""
@@ -356,6 +391,11 @@ class FinishPrepare(gdb.Command):
         super().__init__('ptrec-finish-prepare', gdb.COMMAND_NONE)
 
     def invoke(self, arg, from_tty):
+        if _caller_unrecorded():
+            # Its caller is the "0x0 in ?? ()" frame: GDB would put its
+            # breakpoint at 0, never hit, and run to the end.
+            raise gdb.GdbError('"finish" not meaningful in the outermost '
+                               'frame.')
         try:
             known = _return_known()
         except gdb.error:

@@ -300,13 +300,16 @@ int server_handle(struct server *sv, const struct req *r)
 	case REQ_BREAK_INSERT:
 		/*
 		 * No program maps the first 64 KiB (Linux's default
-		 * mmap_min_addr); the outermost recorded frame's caller is at
-		 * 0.  Refused, so finish from the first frame of a -p
-		 * recording stops with an error instead of running to the
-		 * end.
+		 * mmap_min_addr): a breakpoint there is never hit.  The
+		 * outermost recorded frame's caller is at 0, and GDB's until
+		 * and advance put a breakpoint on the caller of the frame
+		 * they start in: accepted, they stop at their location (they
+		 * were refused, "Cannot insert breakpoint 0").  finish with
+		 * that caller is refused by the plugin (its hook-finish), as
+		 * GDB refuses it in the outermost frame.
 		 */
 		if (r->addr < 0x10000)
-			return conn_error(&sv->c, 0x0e);
+			return conn_ok(&sv->c);
 		if (rp_timeline_break_insert(tl, r->addr))
 			return conn_error(&sv->c, 1);
 		return conn_ok(&sv->c);

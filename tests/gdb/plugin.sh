@@ -42,12 +42,37 @@ else
 	bad "inline frames: backtrace at -O2"
 fi
 # reverse-finish from the inlined frame (outer, #2): back to before
-# outer's code: in caller, or at the end of the first inlined copy.
-if grep -q "^Run back to call of #2  .*outer" "$tmp/out" &&
+# outer's code: in caller, or at the end of the first inlined copy, with
+# one stop shown (each instruction it stepped back over showed as a stop
+# of its own: helper, outer's line 23 and the stop twice).
+stops=$(sed -n '/^Run back to call of #2/,/^#0  /p' "$tmp/out" |
+	grep -c "^\(0x[0-9a-f]* in \)\{0,1\}[A-Za-z_][A-Za-z_0-9]* (.*) at ")
+if grep -q "^Run back to call of #2  .*outer" "$tmp/out" && [ "$stops" = 1 ] &&
 	grep "^#0  " "$tmp/out" | tail -1 | grep -q "^#0  .* in \(caller (.*inl.c:3[12]\|outer (.*inl.c:25\)$"; then
-	ok "reverse-finish from an inlined frame stops in its caller"
+	ok "reverse-finish from an inlined frame stops in its caller, one stop shown"
 else
+	echo "# stops shown: $stops"
 	bad "reverse-finish from an inlined frame"
+fi
+
+# `step` into an inlined function at its first instruction moves nothing:
+# GDB only shows one more (inline) frame, so the real frame it built at
+# level 0 at the breakpoint is asked for again at level 1, at the same
+# position.  The unwinder took that for the next frame out and gave
+# caller the frame of main (bt: outer caller __libc_start_call_main).
+timeout 60 gdb -batch -nx -ex "break caller" -ex run -ex step -ex bt \
+	"$prog" >"$tmp/live" 2>&1
+timeout 60 "$PTREC" replay "$tmp/inl" -batch -ex "ptrec goto begin" \
+	-ex "break caller" -ex continue -ex step -ex "echo BT\\n" -ex bt \
+	>"$tmp/out" 2>&1
+want=$(frames "$tmp/live")
+sed -n '/^BT/,$p' "$tmp/out" >"$tmp/bt"
+got=$(frames "$tmp/bt" | sed 's/0x0000000000000000 $//')
+if [ "$want" = "outer caller main " ] && [ "$got" = "$want" ]; then
+	ok "step into an inlined function in place: backtrace as GDB's live one ($got)"
+else
+	echo "# want '$want' got '$got'"
+	bad "step into an inlined function in place: backtrace"
 fi
 
 # The plugin never runs a program the remote names: a server that says it
@@ -89,6 +114,88 @@ if cmp -s "$tmp/apart" "$tmp/together" &&
 else
 	cat "$tmp/apart" >"$tmp/out"
 	bad "ptrec function-call-history /c /l /i"
+fi
+
+# until LOCATION and advance LOCATION in main put a breakpoint on main's
+# caller too, the outermost frame at PC 0: the server refused it and GDB
+# aborted ("Cannot insert breakpoint 0").  They stop where GDB's live ones
+# do.  finish from the outermost recorded frame of a thread (clone3 under
+# a worker's start_thread) is refused as GDB refuses it in the outermost
+# frame, and stays where it was.
+prog=$PROGS/loops
+timeout 120 "$PTREC" record -q -o "$tmp/loops" -- "$prog" >/dev/null 2>&1 ||
+	bad "recording loops"
+timeout 60 gdb -batch -nx -ex "break main" -ex run -ex "advance 25" \
+	-ex "echo U\\n" -ex "kill" -ex run -ex "until 25" "$prog" \
+	>"$tmp/live" 2>&1
+timeout 60 "$PTREC" replay "$tmp/loops" -batch -ex "ptrec goto begin" \
+	-ex "advance 25" -ex "echo U\\n" -ex "ptrec goto begin" \
+	-ex "until 25" >"$tmp/out" 2>&1
+timeout 120 "$PTREC" record -q -o "$tmp/thrfin" -- "$PROGS/threads" \
+	>/dev/null 2>&1 || bad "recording threads"
+timeout 60 "$PTREC" replay "$tmp/thrfin" -batch -ex "thread 2" \
+	-ex "ptrec position" -ex "up" -ex "echo F\\n" -ex "finish" \
+	-ex "ptrec position" >"$tmp/fin" 2>&1
+live_adv=$(sed -n '/^U$/q;/^main () at .*loops\.c:25$/p' "$tmp/live")
+live_until=$(sed -n '/^U$/,$s/^main () at .*loops\.c:25$/&/p' "$tmp/live")
+if [ -n "$live_adv" ] && [ -n "$live_until" ] &&
+	sed -n '/^U$/q;p' "$tmp/out" | grep -q "^main () at .*loops\.c:25$" &&
+	sed -n '/^U$/,$p' "$tmp/out" | grep -q "^main () at .*loops\.c:25$" &&
+	! grep -q "Cannot insert breakpoint" "$tmp/out" &&
+	sed -n '/^F$/,$p' "$tmp/fin" |
+	grep -q '^"finish" not meaningful in the outermost frame\.$' &&
+	[ "$(grep -c "^thread [0-9]* \(position\|at the end\)" "$tmp/fin")" = 2 ] &&
+	[ "$(grep "^thread [0-9]* \(position\|at the end\)" "$tmp/fin" |
+		uniq | wc -l)" = 1 ]; then
+	ok "until/advance LOCATION in main as GDB's live ones; finish refused in a thread's outermost frame"
+else
+	cat "$tmp/live" "$tmp/fin" >>"$tmp/out"
+	bad "until/advance in main, finish in the outermost frame"
+fi
+
+# The call history's "at FILE:MIN,MAX" (ptrec calls --lines, GDB's record
+# function-call-history /l through the server) follows btrace's rule with
+# GDB's own symbols and line tables (tests/gdb/callines.py): the file of
+# the function, only lines in it.  Code inlined from a header was counted:
+# fflush showed "at ./libio/libioP.h:40,884" (its first line's file, with
+# lines of iofflush.c and libioP.h), 36 of loops' 1,376 segments differed.
+"$PTREC" calls "$tmp/loops" --insn-range --lines >"$tmp/loops.calls" 2>&1
+"$PTREC" insns "$tmp/loops" >"$tmp/loops.insns" 2>&1
+CALLS=$tmp/loops.calls INSNS=$tmp/loops.insns timeout 300 "$PTREC" replay \
+	"$tmp/loops" -batch -x "$here/callines.py" >"$tmp/out" 2>&1
+sum=$(grep "^callines: [0-9]* segments" "$tmp/out")
+if echo "$sum" | grep -q "^callines: [0-9]* segments, [1-9][0-9]* with lines, 0 differ$"; then
+	ok "call history lines as btrace's rule with GDB's line tables ($sum)"
+else
+	bad "call history lines differ from btrace's rule ($sum)"
+fi
+
+# The plugin's commands refuse bad arguments with GDB's plain error (a
+# gdb.error raised from a command printed "Python Exception <class
+# 'gdb.error'>: ..." and "Error occurred in Python: ..."), and a modifier
+# the history commands do not have, as GDB's record commands do (the
+# server ignored it).  The truth for the modifiers is GDB's own record
+# command on a live recording (btrace's and full's parser are the same).
+timeout 60 "$PTREC" replay "$tmp/inl" -batch -ex "record goto 0" \
+	-ex "record goto foo" -ex "record goto" -ex "set var nosuch = 1" \
+	-ex "ptrec function-call-history /z" \
+	-ex "ptrec instruction-history /z 1,2" -ex "ptrec values --bogus" \
+	>"$tmp/out" 2>&1
+timeout 60 gdb -batch -nx -ex "break main" -ex run -ex "record full" \
+	-ex "stepi" -ex "record function-call-history /z" \
+	-ex "record instruction-history /z" "$prog" >"$tmp/live" 2>&1
+if ! grep -q "Python Exception\|Error occurred in Python" "$tmp/out" &&
+	grep -q "^ptrec goto: no instruction 0: the history has 1 to" "$tmp/out" &&
+	grep -q "^ptrec goto: 'foo' is not begin, end" "$tmp/out" &&
+	grep -q "^usage: record goto begin|start|end|N" "$tmp/out" &&
+	grep -q "^No symbol \"nosuch\" in current context\." "$tmp/out" &&
+	[ "$(grep -c "^Invalid modifier: z\.$" "$tmp/live")" = 2 ] &&
+	[ "$(grep -c "^Invalid modifier: z\.$" "$tmp/out")" = 2 ] &&
+	grep -q "^usage: ptrec values \[--mem ADDR\]" "$tmp/out"; then
+	ok "bad arguments: GDB's plain errors, modifiers refused as GDB's record"
+else
+	cat "$tmp/live" >>"$tmp/out"
+	bad "bad arguments to the plugin's commands"
 fi
 
 # GDB's own recording is refused on a ptrec target (it was accepted and

@@ -481,6 +481,27 @@ Test(manifest, load_without_manifest)
 	expect_load(dir, -ENOENT, "manifest.json", "incomplete");
 }
 
+/*
+ * A directory with other files and none a recording writes (a user's
+ * `ptrec replay build`) is not a bundle: it was reported as a recording
+ * that did not finish.  With sideband.sb or pt/ it is one again.
+ */
+Test(manifest, load_not_a_bundle)
+{
+	char dir[4096], path[4200];
+	FILE *f;
+
+	cr_assert_eq(mkdir(tpath(dir, sizeof(dir), "b"), 0755), 0);
+	snprintf(path, sizeof(path), "%s/notes.txt", dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	expect_load(dir, -ENOENT, "not a ptrec bundle", dir);
+	snprintf(path, sizeof(path), "%s/pt", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	expect_load(dir, -ENOENT, "manifest.json", "incomplete");
+}
+
 /* A directory that does not exist is reported as such. */
 Test(manifest, load_missing_dir)
 {
