@@ -249,7 +249,7 @@ vsyscheck() {
 # (its SIGTRAP handler ran for its own int3 and int1).
 # sigcont likewise (the child's SIGCONT handler ran).
 trapcheck() {
-	want=$("$REVIEW7" $1 2>&1 | tr '\n' ' ')
+	want=$(timeout 60 "$REVIEW7" $1 2>&1 | tr '\n' ' ')
 	rm -rf "$tmp/gtr"
 	got=$(timeout 300 "$PTREC" record -q -o "$tmp/gtr" "$REVIEW7" $1 \
 		2>/dev/null | tr '\n' ' ')
