@@ -65,6 +65,14 @@ for mode in ${REVIEW8_MODES:-$all rw}; do
 		"$REVIEW8" rw >/dev/null 2>&1
 		if [ $? = 7 ]; then
 			ok "review8.c rw: # SKIP not possible here"
+		elif grep -q AuthenticAMD /proc/cpuinfo; then
+			# AMD ignores REX.W on a far call through memory (APM
+			# Vol. 3 CALL (Far): m16:32 only): row 135's `rex64
+			# lcall *m16:64` faults there and the program dies,
+			# taking rows 135-137 with it.  Rows 0-134 checked.
+			head -n 135 "$here/review8_rw.tbl" >"$tmp/rw.tbl"
+			rwcheck "$tmp/rw.tbl"
+			ok "review8.c rw rows 135-137: # SKIP AMD has no 64-bit far call through memory (rex64 lcall faults)"
 		else
 			rwcheck "$here/review8_rw.tbl"
 		fi
