@@ -301,6 +301,7 @@ PROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
 $(PROG_DIR)/%: tests/programs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $<
+$(PROG_DIR)/tidre: tests/programs/tidre.h	# shared with review13.c
 $(PROG_DIR)/threads $(PROG_DIR)/pipe $(PROG_DIR)/faithful: \
 		$(PROG_DIR)/%: tests/programs/%.c
 	@mkdir -p $(dir $@)

@@ -302,7 +302,7 @@ values-review12: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW12)
 # clonesig and forksig skip where the race did not come).  Without
 # PIE: the 32-bit code's far jump names its own address.
 REVIEW13 := $(BUILD)/tests/values/review13
-$(REVIEW13): tests/values/review13.c
+$(REVIEW13): tests/values/review13.c tests/programs/tidre.h
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -no-pie -Wl,-z,now -o $@ $<
 

@@ -23,6 +23,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../programs/tidre.h"
+
 /* A random word with bit 8 set (getrandom's buffer cleared after). */
 static uint64_t urand(void)
 {
@@ -388,86 +390,14 @@ __asm__(".data\n.balign 8\nfar_pc: .long 1f\n.word 0x33\n"
 
 /*
  * tidre (values): two threads with the same tid one after the other
- * (clone3's set_tid, root): the first exits (its clear_child_tid word
- * cleared) before the second is made.  The bundle names a thread's
- * streams by its tid: the recorder lets the second run untraced.  The
- * tid is one below pid_max that is not this process's (20000 + pid %
- * 10000 was the pid itself for pids 20000 to 29999: EEXIST, the case
- * never ran), the next one when it is in use; the second clone waits
- * until the first's tid is free again (reaped by the recorder).
+ * (tests/programs/tidre.h, shared with e2e's tidre: clone3's set_tid,
+ * root): the recorder lets the second run untraced.  The tid is one below
+ * pid_max that is not this process's (20000 + pid % 10000 was the pid
+ * itself for pids 20000 to 29999: EEXIST, the case never ran).
  */
-struct r13_cargs {
-	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack,
-		 stack_size, tls, set_tid, set_tid_size;
-};
-volatile uint32_t tr_ctid;
-int64_t tr_clone(struct r13_cargs *a, uint64_t size);
-__asm__(".text\ntr_clone:\n"
-	"\tmov $435, %eax\n"
-	"\tsyscall\n"
-	"\ttest %rax, %rax\n"
-	"\tjnz 1f\n"
-	"\tincl cs_done(%rip)\n"
-	"\tmov $60, %eax\n\txor %edi, %edi\n\tsyscall\n"
-	"1:\tret\n");
-
-static int64_t tr_once(int64_t *want)
-{
-	struct r13_cargs a;
-	int64_t r;
-
-	memset(&a, 0, sizeof(a));
-	a.flags = 0x50f00 | 0x00200000;	/* CLONE_CHILD_CLEARTID */
-	a.child_tid = (uint64_t)(uintptr_t)&tr_ctid;
-	a.stack = (uint64_t)(uintptr_t)cs_stack;
-	a.stack_size = sizeof(cs_stack);
-	a.set_tid = (uint64_t)(uintptr_t)want;
-	a.set_tid_size = 1;
-	tr_ctid = 1;
-	r = tr_clone(&a, sizeof(a));
-	if (r > 0)
-		for (int i = 0; i < 500 && tr_ctid; i++)
-			usleep(2000);
-	return r;
-}
-
 static int tidre(void)
 {
-	long pid_max = 32768;
-	int64_t want, got[2];
-	FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
-	int k;
-
-	if (f) {
-		if (fscanf(f, "%ld", &pid_max) != 1 || pid_max < 1000)
-			pid_max = 32768;
-		fclose(f);
-	}
-	want = 300 + (getpid() * 7919L) % (pid_max - 300);
-	for (k = 0; k < 100; k++) {
-		if (want == getpid())
-			want = want + 1 < pid_max ? want + 1 : 300;
-		got[0] = tr_once(&want);
-		if (got[0] != -EEXIST)
-			break;
-		want = want + 1 < pid_max ? want + 1 : 300;
-	}
-	/* Free again once the recorder (or the kernel) reaped it. */
-	for (k = 0; k < 500; k++) {
-		got[1] = got[0] < 0 ? got[0] : tr_once(&want);
-		if (got[1] != -EEXIST)
-			break;
-		usleep(2000);
-	}
-	if (got[0] < 0 || got[1] < 0) {
-		printf("clone3 set_tid %ld: %ld %ld\n", (long)want,
-		       (long)got[0], (long)got[1]);
-		return 0;
-	}
-	/* The main thread reads what the second (untraced) one wrote. */
-	printf("tids %s, ran %d\n", got[0] == got[1] ? "equal" : "differ",
-	       cs_done);
-	return 0;
+	return tidre_run();
 }
 
 /*
