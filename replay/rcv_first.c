@@ -14,13 +14,16 @@
  *
  * The record is taken only when its rip is the first instruction's
  * address (a signal delivered before it, or a recorder that wrote it at
- * another point, would leave it elsewhere) and only where the first
- * state lies in the chain or the ramp before it (rcv_reach_first(): a
- * fact there flows to the end with the windows, from the ramp through its
- * summaries once they are computed; before session 17 the chain alone,
- * so a history longer than 16 windows, workload's 273,185 instructions,
- * never had its start's registers).  No assumption about the program: also in strict
- * mode.
+ * another point, would leave it elsewhere).  Where the first state lies
+ * in the chain or the ramp before it, the fact flows to the end with the
+ * windows, from the ramp through its summaries once they are computed
+ * (before session 17 the chain alone, so a history longer than 16
+ * windows, workload's 273,185 instructions, never had its start's
+ * registers); on a longer history it lies in the start ramp's first
+ * window and flows through its summaries (rcv_sum.c; before session 18
+ * it was not taken there, and a history of 10^6 instructions knew 5 of
+ * 17 registers 10,000 instructions after its start).  No assumption
+ * about the program: also in strict mode.
  *
  * The same record at a system call's completion (PTREC_SB_REGS_SYSCALL)
  * gives the kernel's result, rax, which no engine derives, and rcx and r11
@@ -102,7 +105,7 @@ int rcv_first_regs(struct rp_recover *rc)
 	int n = 0, ret;
 	size_t at;
 
-	if (!rc->count || rcv_reach_first(rc))
+	if (!rc->count)
 		return 0;
 	g = start_rec(rc->s, rc->tid, &at);
 	if (!g)
@@ -178,19 +181,76 @@ uint64_t rcv_sysret_at(const struct rcv_hist *h, uint64_t t, uint64_t rip,
 	return q;
 }
 
+/*
+ * Record @i of the session, if a system call's completion of the thread
+ * found at a state in (@lo, @hi], as facts: 1, 0 (not taken) or an error.
+ */
+static int sysret_take(struct rp_recover *rc, const struct rcv_hist *h,
+		       struct rp_cursor *c, size_t i, uint64_t lo,
+		       uint64_t hi, bool coarse)
+{
+	const struct rp_session *s = rc->s;
+	const struct ptrec_sb_regs *g = (const void *)s->recs[i];
+	static const unsigned int ret_regs[3] = { RP_REG_RAX, RP_REG_RCX,
+						   RP_REG_R11 };
+	struct rp_fact f[3];
+	struct rp_insn next;
+	uint64_t q;
+	int k, nf, ret;
+
+	if (s->recs[i]->type != PTREC_SB_REGS || g->tid != rc->tid ||
+	    g->where != PTREC_SB_REGS_SYSCALL ||
+	    (~g->valid & (1ull << RP_REG_RAX | 1ull << RP_REG_RIP)))
+		return 0;
+	q = rcv_sysret_at(h, s->recs[i]->time, g->regs[RP_REG_RIP], coarse);
+	if (q == UINT64_MAX || q <= lo || q > hi || q >= rc->count ||
+	    rp_cursor_peek(c, q, &next) ||
+	    rcv_signal_between(s, i, rc->tid, next.tsc))
+		return 0;
+	for (k = nf = 0; k < 3; k++)
+		if (g->valid >> ret_regs[k] & 1)
+			f[nf++] = (struct rp_fact){ q, ret_regs[k],
+						    g->regs[ret_regs[k]] };
+	ret = rcv_facts_add(rc, f, nf);
+	return ret ? ret : 1;
+}
+
+/*
+ * The start ramp's (rcv_sum.c): the first SYSRET_MAX of the thread's
+ * records up to its last state @hi's time.
+ */
+static int sysret_start(struct rp_recover *rc, const struct rcv_hist *h,
+			struct rp_cursor *c, uint64_t hi, bool coarse)
+{
+	const struct rp_session *s = rc->s;
+	struct rp_insn in;
+	uint64_t t_hi;
+	size_t i;
+	int n = 0, ret;
+
+	if (hi == UINT64_MAX || rp_cursor_peek(c, hi, &in))
+		return 0;
+	t_hi = in.tsc;
+	for (i = 0; i < s->nrecs && s->recs[i]->time <= t_hi &&
+		    n < SYSRET_MAX; i++) {
+		ret = sysret_take(rc, h, c, i, 0, hi, coarse);
+		if (ret < 0)
+			return ret;
+		n += ret;
+	}
+	return n;
+}
+
 int rcv_sysret_regs(struct rp_recover *rc)
 {
 	const struct rp_session *s = rc->s;
 	uint64_t lo, t_lo = 0;
 	struct rp_cursor *c = NULL;
-	struct rp_insn in, next;
+	struct rp_insn in;
 	bool coarse = !rcv_backend_emu(s), got_lo = false;
-	static const unsigned int ret_regs[3] = { RP_REG_RAX, RP_REG_RCX,
-						   RP_REG_R11 };
 	struct rcv_hist h;
-	struct rp_fact f[3];
 	size_t i, from = 0;
-	int n = 0, ret = 0, k, nf;
+	int n = 0, ret = 0, m;
 
 	if (!rc->count)
 		return 0;
@@ -222,34 +282,18 @@ int rcv_sysret_regs(struct rp_recover *rc)
 			n++;
 		}
 	}
-	if (!n) {
-		rp_cursor_free(c);
-		return 0;
-	}
 	/* From the earliest of them on (records are in time order). */
-	for (i = from, n = 0; i < s->nrecs; i++) {
-		const struct ptrec_sb_regs *g = (const void *)s->recs[i];
-		uint64_t q;
-
-		if (s->recs[i]->type != PTREC_SB_REGS || g->tid != rc->tid ||
-		    g->where != PTREC_SB_REGS_SYSCALL ||
-		    (~g->valid & (1ull << RP_REG_RAX | 1ull << RP_REG_RIP)))
-			continue;
-		q = rcv_sysret_at(&h, s->recs[i]->time, g->regs[RP_REG_RIP],
-				  coarse);
-		if (q == UINT64_MAX || q <= lo || q >= rc->count ||
-		    rp_cursor_peek(c, q, &next) ||
-		    rcv_signal_between(s, i, rc->tid, next.tsc))
-			continue;
-		for (k = nf = 0; k < 3; k++)
-			if (g->valid >> ret_regs[k] & 1)
-				f[nf++] = (struct rp_fact){
-					q, ret_regs[k], g->regs[ret_regs[k]] };
-		ret = rcv_facts_add(rc, f, nf);
-		if (ret)
+	for (i = from, m = n, n = 0; m && i < s->nrecs; i++) {
+		ret = sysret_take(rc, &h, c, i, lo, UINT64_MAX, coarse);
+		if (ret < 0)
 			break;
-		n++;
+		n += ret;
+	}
+	if (ret >= 0) {
+		ret = sysret_start(rc, &h, c, rcv_start_reach(rc), coarse);
+		if (ret > 0)
+			n += ret;
 	}
 	rp_cursor_free(c);
-	return ret ? ret : n;
+	return ret < 0 ? ret : n;
 }

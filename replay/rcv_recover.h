@@ -112,6 +112,7 @@ struct rp_recover {
 	int stop_dir;
 	bool stop_set;
 	struct rcv_sum *sum;		/* [k - RCV_CHAIN]: RCV_RAMP */
+	struct rcv_sum *ssum;		/* [oldest - k]: RCV_START */
 	struct rcv_pre *pre;		/* likewise, ahead of a question */
 	uint64_t block;
 	/* a page of snapshot memory */

@@ -21,6 +21,21 @@
  * The chain's own forward flow (what a chained window knows at its end
  * carried into the next, rcv_win_forward() and rcv_flow_forward()) is
  * here too: both are what flows between windows.
+ *
+ * The start ramp: on a history longer than the chain and the ramp, the
+ * windows between them and the history's start knew nothing from
+ * outside (a window on its own starts from nothing: no stack pointer,
+ * so none of its frames' values; a gdbloop of 10^6 instructions knew 5
+ * of 17 registers 10,000 instructions after its start, where the
+ * recorder wrote every register).  Its first RCV_START windows are
+ * computed forward from the history's first, which takes the start's
+ * registers (rcv_first.c), each with the summary of the one before, as
+ * the ramp's are (rc->ssum).  What one knows depends on the history
+ * alone again: a question there computes the start ramp's summaries
+ * from its first window down to it (at most RCV_START windows), the
+ * prefetch one a call.  The windows between the start ramp and the
+ * ramp stay on their own (rcv_win_alone(); watch_chain.c's quiet
+ * windows are only those).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,8 +148,52 @@ uint64_t rcv_reach_first(const struct rp_recover *rc)
 	return rc->end > span ? rc->end - span + 1 : 0;
 }
 
+/* The history's oldest window on the grid (0 for an empty history). */
+static uint64_t oldest_win(const struct rp_recover *rc)
+{
+	return rc->end ? (rc->end - 1) / rc->block : 0;
+}
+
+/*
+ * The start ramp's newest window (the windows from the oldest down to it
+ * are the start ramp's), or UINT64_MAX when there is none: the ramp
+ * reaches the history's start.
+ */
+static uint64_t start_lo(const struct rp_recover *rc)
+{
+	uint64_t old = oldest_win(rc), lo = ramp_start(rc) + 1;
+
+	if (old < lo)
+		return UINT64_MAX;
+	return old - lo + 1 > RCV_START ? old - RCV_START + 1 : lo;
+}
+
+static bool in_start(const struct rp_recover *rc, uint64_t k)
+{
+	return k >= start_lo(rc) && k <= oldest_win(rc);
+}
+
+uint64_t rcv_start_reach(const struct rp_recover *rc)
+{
+	uint64_t lo = start_lo(rc);
+
+	return lo == UINT64_MAX ? UINT64_MAX : rc->end - lo * rc->block;
+}
+
+bool rcv_win_alone(const struct rp_recover *rc, uint64_t k)
+{
+	return k > ramp_start(rc) && !in_start(rc, k);
+}
+
 const struct rcv_state *rcv_ramp_seed(struct rp_recover *rc, uint64_t k)
 {
+	/* A start ramp's window's summary is its newer neighbour's seed
+	 * within the start ramp only: the windows after it start from
+	 * nothing.
+	 */
+	if (in_start(rc, k))
+		return k > start_lo(rc) && rc->ssum[oldest_win(rc) - k].valid ?
+			       &rc->ssum[oldest_win(rc) - k].out : NULL;
 	if (k < RCV_CHAIN || k > ramp_start(rc) ||
 	    !rc->sum[k - RCV_CHAIN].valid)
 		return NULL;
@@ -281,12 +340,67 @@ int rcv_ramp_chain(struct rp_recover *rc, const struct rcv_state **seed)
 	return ret;
 }
 
+/*
+ * Start ramp window @k computed with the summary of the one before it
+ * (the oldest: the history's start, whose registers are facts), its own
+ * summary kept.
+ */
+static int start_one(struct rp_recover *rc, uint64_t k, struct win **wp)
+{
+	struct rcv_sum *sm = &rc->ssum[oldest_win(rc) - k];
+	uint64_t first, last;
+	int ret;
+
+	win_span(rc, k, &first, &last);
+	ret = rcv_win_new(rc, first, last, NULL,
+			  k == oldest_win(rc) ? NULL :
+						rcv_ramp_seed(rc, k + 1), wp);
+	if (ret || sm->valid)
+		return ret;
+	sm->out = (*wp)->st[(*wp)->n];
+	sm->valid = true;
+	return 0;
+}
+
+/*
+ * The start ramp's first summary not computed above window @k: 1 when
+ * it computed one (@one: at most one), 0 when all are, or an error.
+ */
+static int start_down(struct rp_recover *rc, uint64_t k, bool one)
+{
+	uint64_t j;
+	struct win *w;
+	int ret;
+
+	for (j = oldest_win(rc); j > k; j--) {
+		if (rc->ssum[oldest_win(rc) - j].valid)
+			continue;
+		ret = start_one(rc, j, &w);
+		rcv_win_free(w);
+		if (ret)
+			return ret;
+		if (one)
+			return 1;
+	}
+	return 0;
+}
+
 int rcv_ramp_win(struct rp_recover *rc, uint64_t k, struct win **wp)
 {
 	uint64_t first, last;
 	int ret;
 
 	*wp = NULL;
+	if (in_start(rc, k)) {
+		ret = start_down(rc, k, false);
+		if (!ret)
+			ret = start_one(rc, k, wp);
+		if (ret) {
+			rcv_win_free(*wp);
+			*wp = NULL;
+		}
+		return ret;
+	}
 	if (k < RCV_CHAIN || k > ramp_start(rc)) {
 		/* Beyond the ramp: on its own. */
 		win_span(rc, k, &first, &last);
@@ -410,6 +524,14 @@ static int prefetch_next(struct rp_recover *rc)
 	 */
 	if (k <= s && !rc->sum[s - RCV_CHAIN].valid)
 		return prefetch_pre(rc, k);
+	/* In the start ramp: its summaries above the window first, one a
+	 * call, as a question computes them.
+	 */
+	if (in_start(rc, k)) {
+		err = start_down(rc, k, true);
+		if (err)
+			return err;
+	}
 	for (j = s; k <= s && j > k; j--) {
 		if (rc->sum[j - RCV_CHAIN].valid)
 			continue;

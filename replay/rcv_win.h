@@ -52,10 +52,19 @@ struct win *rcv_win_at(struct rp_recover *rc, uint64_t pos, int *err);
  * rp_recover_prefetch()).
  */
 int rcv_chain_next(struct rp_recover *rc);
-/* The ramp's oldest window: windows beyond it are computed on their own,
- * from nothing but their instructions (watch_chain.c's quiet windows).
- */
+/* The ramp's oldest window (rcv_sum.c). */
 uint64_t rcv_ramp_start(const struct rp_recover *rc);
+/*
+ * Is window @k computed on its own, from nothing but its instructions
+ * (beyond the ramp and not in the start ramp: watch_chain.c's quiet
+ * windows)?
+ */
+bool rcv_win_alone(const struct rp_recover *rc, uint64_t k);
+/*
+ * The start ramp's last state (a fact the recording gives at or before it
+ * flows through its summaries), or UINT64_MAX when there is none.
+ */
+uint64_t rcv_start_reach(const struct rp_recover *rc);
 /*
  * The first position the chain and the ramp reach (0: the history's
  * start): a fact the recording gives there flows to the end with the
@@ -64,7 +73,10 @@ uint64_t rcv_ramp_start(const struct rp_recover *rc);
  * watch_chain.c takes to start from nothing.
  */
 uint64_t rcv_reach_first(const struct rp_recover *rc);
-/* The summary of window @k (its last state), if computed; else NULL. */
+/*
+ * The summary of window @k (its last state), if computed and the window
+ * after it starts with it; else NULL.
+ */
 const struct rcv_state *rcv_ramp_seed(struct rp_recover *rc, uint64_t k);
 /*
  * Once the ramp has begun (a question before the chain), the summaries

@@ -15,6 +15,7 @@
 #define RCV_BLOCK	16384	/* instructions per window */
 #define RCV_CHAIN	16	/* windows chained back from the end */
 #define RCV_RAMP	16	/* windows before the chain summarised */
+#define RCV_START	16	/* windows from the history's start summarised */
 #define RCV_ORD_MAX	32	/* other tasks' calls by range (rcv_order.c) */
 #define RCV_FD_TRACKED	64	/* descriptors below it followed (rcv_fd.c) */
 

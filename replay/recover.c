@@ -679,7 +679,8 @@ int rcv_recover_new_with(struct rp_session *s, uint32_t tid,
 	rc->block = RCV_BLOCK;
 	rc->sum = calloc(RCV_RAMP, sizeof(*rc->sum));
 	rc->pre = calloc(RCV_RAMP, sizeof(*rc->pre));
-	ret = rc->sum && rc->pre ? rp_thread_info(s, tid, &info) :
+	rc->ssum = calloc(RCV_START, sizeof(*rc->ssum));
+	ret = rc->sum && rc->pre && rc->ssum ? rp_thread_info(s, tid, &info) :
 				   -RP_ERR_NOMEM;
 	if (!ret)
 		ret = rp_thread_end(s, tid, &rc->end, &rc->end_regs);
@@ -767,6 +768,7 @@ void rp_recover_free(struct rp_recover *rc)
 	wpf_cache_free(rc->wpf);
 	free(rc->sum);
 	free(rc->pre);
+	free(rc->ssum);
 	rcv_xthr_free(rc);
 	if (!rc->sn_borrowed)
 		rp_snapshot_close(rc->sn);
@@ -792,6 +794,7 @@ void rcv_drop_windows(struct rp_recover *rc)
 	rc->far2 = NULL;
 	memset(rc->sum, 0, RCV_RAMP * sizeof(*rc->sum));
 	memset(rc->pre, 0, RCV_RAMP * sizeof(*rc->pre));
+	memset(rc->ssum, 0, RCV_START * sizeof(*rc->ssum));
 }
 
 void rp_recover_set_block(struct rp_recover *rc, uint64_t block)

@@ -343,7 +343,8 @@ static int find(struct rp_recover *rc, uint64_t a, uint64_t b, int dir,
 	 * A window the chain has not reached: with @quiet (watch-unknown
 	 * skip), beyond the ramp (where the engine computes a window from
 	 * its instructions alone, rcv_sum.c) and with no assumed facts
-	 * (the recording's lie in the chain: rcv_first.c), a
+	 * (the recording's lie in the chain, the ramp and the start ramp:
+	 * rcv_first.c), a
 	 * window whose instructions are all quiet is passed where every
 	 * access is either known to miss or secret: relative to a register
 	 * at its start, whose value nothing in the window shows, so the
@@ -352,7 +353,7 @@ static int find(struct rp_recover *rc, uint64_t a, uint64_t b, int dir,
 	q = false;
 	if (k >= RCV_CHAIN && k > c->nk) {
 		if (!quiet || rc->nfacts > rc->nfacts_rec ||
-		    k <= rcv_ramp_start(rc))
+		    !rcv_win_alone(rc, k))
 			return 0;	/* the window after it: not followed */
 		q = true;
 	}
@@ -482,7 +483,7 @@ static int quiet_window(struct rp_recover *rc, uint64_t pos, bool full,
 		return ret;
 	k = (rc->end - 1 - pos) / rc->block;
 	if (!c || k < RCV_CHAIN || rc->nfacts > rc->nfacts_rec ||
-	    k <= rcv_ramp_start(rc))
+	    !rcv_win_alone(rc, k))
 		return 0;
 	if (!c->out_valid || c->out_k != k || !c->out_quiet ||
 	    (!c->out_full && full)) {

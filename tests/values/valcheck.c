@@ -44,9 +44,11 @@ static const char *const bucket_name[NB] = {
 
 static uint64_t reg_known[SB_TRUTH_NREGS], reg_checked[SB_TRUTH_NREGS];
 /* VALCHECK_REGS=N: the share of each register within N of the end (1000
- * when N is not a number).
+ * when N is not a number); with VALCHECK_REGS_FIRST=1 in the first N
+ * positions of each thread's history instead (the start ramp, rcv_sum.c).
  */
 static uint64_t regs_dist = 1000;
+static bool regs_first;
 
 struct count {
 	uint64_t checked, known, wrong;
@@ -402,6 +404,8 @@ int main(int argc, char **argv)
 	if (getenv("VALCHECK_REGS") && strtoull(getenv("VALCHECK_REGS"),
 						NULL, 0))
 		regs_dist = strtoull(getenv("VALCHECK_REGS"), NULL, 0);
+	regs_first = getenv("VALCHECK_REGS_FIRST") &&
+		     !strcmp(getenv("VALCHECK_REGS_FIRST"), "1");
 	if (!stride)
 		stride = 1;
 	if (getenv("VALCHECK_WHY"))
@@ -597,7 +601,7 @@ int main(int argc, char **argv)
 					tchk++;
 					tknown += known;
 				}
-				if (dist <= regs_dist) {
+				if ((regs_first ? p + 1 : dist) <= regs_dist) {
 					reg_checked[g]++;
 					reg_known[g] += known;
 				}
@@ -657,10 +661,11 @@ int main(int argc, char **argv)
 		       c[b].wrong);
 	if (getenv("VALCHECK_REGS"))
 		for (b = 0; b < SB_TRUTH_NREGS; b++)
-			printf("reg %2d known %5.1f%% within %" PRIu64 "\n",
+			printf("reg %2d known %5.1f%% %s %" PRIu64 "\n",
 			       b, reg_checked[b] ? 100.0 *
 			       (double)reg_known[b] / (double)reg_checked[b] :
-			       0.0, regs_dist);
+			       0.0, regs_first ? "in the first" : "within",
+			       regs_dist);
 	if (why_dist)
 		why_print();
 	rp_session_close(s);

@@ -465,6 +465,16 @@ static uint64_t secret_unknown(const char *dir, uint64_t block)
 }
 
 /*
+ * The most windows one deep_as_engine() scan had the engine compute.  A
+ * scan down to the history's start passes the windows beyond the ramp
+ * without the engine where they are quiet, but the start ramp's (its
+ * first RCV_START windows, rcv_sum.c) are the engine's: it knows their
+ * registers from the start's, so their accesses are not secret.  Their
+ * summaries and each window asked: at most 2 * RCV_START - 1.
+ */
+static uint64_t deep_max_win;
+
+/*
  * A skip scan of [lo, lo + len) back from @from (deep: not from the end,
  * so that the chain of proofs does not reach its windows) stops exactly
  * where the engine's own scan does.  Returns the number of stops; *@win:
@@ -512,6 +522,8 @@ static size_t deep_as_engine(const char *dir, uint64_t block, uint64_t from,
 	}
 	rp_recover_stats(rc, &st);
 	*win = st.windows;
+	if (st.windows > deep_max_win)
+		deep_max_win = st.windows;
 	rp_recover_free(ref);
 	rp_recover_free(rc);
 	rc = NULL;
@@ -546,6 +558,7 @@ Test(watch_chain, quiet)
 	pid = info.pid;
 	for (b = 0; b < 3; b++) {
 		far = e - (2 * RCV_CHAIN + 8) * qb[b];
+		deep_max_win = 0;
 		for (a = regs.val[RP_REG_RSP] - 64;
 		     a < regs.val[RP_REG_RSP] + 64; a += 12)
 			deep_as_engine(LOOP_BUNDLE, qb[b], far,
@@ -555,8 +568,10 @@ Test(watch_chain, quiet)
 					    &win), 50);
 		deep_as_engine(LOOP_BUNDLE, qb[b], far, RP_WATCH_WRITE,
 			       LOOP_SINK + 64, 4, &win);
-		cr_assert_eq(win, 0, "block %lu: %lu engine windows",
-			     (unsigned long)qb[b], (unsigned long)win);
+		cr_assert_leq(deep_max_win, 2 * RCV_START - 1,
+			      "block %lu: %lu engine windows",
+			      (unsigned long)qb[b],
+			      (unsigned long)deep_max_win);
 	}
 	/* watchquiet: the store through var's address times 1 is the
 	 * engine's to find, at every call of put().
@@ -642,11 +657,15 @@ static uint64_t real_deep(const char *dir, uint64_t block, uint64_t *win,
 Test(watch_chain, real)
 {
 	static const uint64_t qb[] = { 50, 128, 300 };
-	static const uint64_t least[] = { 2000, 2000, 1000 };
+	/* Windows of 300: 2,215 before the start ramp (session 18), whose
+	 * windows the engine knows; 774 since.
+	 */
+	static const uint64_t least[] = { 2000, 2000, 500 };
 	uint64_t n, win, stops, all = 0;
 	size_t b;
 
 	for (b = 0; b < 3; b++) {
+		deep_max_win = 0;
 		n = real_deep(REAL_BUNDLE, qb[b], &win, &stops);
 		cr_log_info("loops, windows of %lu: %lu secret positions, "
 			    "%lu stops as the engine's, %lu engine windows in "
@@ -657,12 +676,15 @@ Test(watch_chain, real)
 		/* Before watch_dep.c: 152, 128 and 2 (branches were loud). */
 		cr_assert_gt(n, least[b], "loops, windows of %lu: %lu secret",
 			     (unsigned long)qb[b], (unsigned long)n);
-		/* Windows of 300: every far window passes (main's loops and
-		 * fib(), all conditional branches on counters and n).
+		/* Windows of 300: every far window beyond the start ramp
+		 * passes (main's loops and fib(), all conditional branches on
+		 * counters and n); the start ramp's are the engine's.
 		 */
 		if (qb[b] == 300)
-			cr_assert_eq(win, 0, "loops, windows of 300: %lu engine "
-				     "windows", (unsigned long)win);
+			cr_assert_leq(deep_max_win, 2 * RCV_START - 1,
+				      "loops, windows of 300: %lu engine "
+				      "windows in a scan",
+				      (unsigned long)deep_max_win);
 	}
 	cr_assert_gt(all, 20);
 }
