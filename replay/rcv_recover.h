@@ -111,7 +111,8 @@ struct rp_recover {
 	uint64_t stop_pos;
 	int stop_dir;
 	bool stop_set;
-	struct rcv_sum *sum;		/* [k - RCV_CHAIN]: RCV_RAMP */
+	/* [k - RCV_CHAIN]: RCV_RAMP + RCV_START (rcv_sum.c ramp_start()) */
+	struct rcv_sum *sum;
 	struct rcv_sum *ssum;		/* [oldest - k]: RCV_START */
 	struct rcv_pre *pre;		/* likewise, ahead of a question */
 	uint64_t block;

@@ -125,15 +125,17 @@ static void win_span(const struct rp_recover *rc, uint64_t k, uint64_t *first,
 	*first = *last > rc->block ? *last - rc->block : 0;
 }
 
-/* The ramp's first (oldest) window: the history's start, at most
- * RCV_RAMP windows before the chain.
+/* The ramp's first (oldest) window: the history's start when the ramp
+ * and the start ramp together would reach it (one ramp from the start,
+ * at most RCV_RAMP + RCV_START windows), else RCV_RAMP windows before the
+ * chain.
  */
 static uint64_t ramp_start(const struct rp_recover *rc)
 {
 	uint64_t oldest = rc->end / rc->block;
 
-	return oldest < RCV_CHAIN + RCV_RAMP - 1 ? oldest :
-						   RCV_CHAIN + RCV_RAMP - 1;
+	return oldest < RCV_CHAIN + RCV_RAMP + RCV_START ? oldest :
+							   RCV_CHAIN + RCV_RAMP - 1;
 }
 
 uint64_t rcv_ramp_start(const struct rp_recover *rc)
@@ -143,7 +145,7 @@ uint64_t rcv_ramp_start(const struct rp_recover *rc)
 
 uint64_t rcv_reach_first(const struct rp_recover *rc)
 {
-	uint64_t span = (uint64_t)(RCV_CHAIN + RCV_RAMP) * rc->block;
+	uint64_t span = (ramp_start(rc) + 1) * rc->block;
 
 	return rc->end > span ? rc->end - span + 1 : 0;
 }

@@ -677,8 +677,8 @@ int rcv_recover_new_with(struct rp_session *s, uint32_t tid,
 	rc->tid = tid;
 	rc->strict = rp_session_values_strict(s);
 	rc->block = RCV_BLOCK;
-	rc->sum = calloc(RCV_RAMP, sizeof(*rc->sum));
-	rc->pre = calloc(RCV_RAMP, sizeof(*rc->pre));
+	rc->sum = calloc(RCV_RAMP + RCV_START, sizeof(*rc->sum));
+	rc->pre = calloc(RCV_RAMP + RCV_START, sizeof(*rc->pre));
 	rc->ssum = calloc(RCV_START, sizeof(*rc->ssum));
 	ret = rc->sum && rc->pre && rc->ssum ? rp_thread_info(s, tid, &info) :
 				   -RP_ERR_NOMEM;
@@ -792,8 +792,8 @@ void rcv_drop_windows(struct rp_recover *rc)
 	rc->far = NULL;
 	rcv_win_free(rc->far2);
 	rc->far2 = NULL;
-	memset(rc->sum, 0, RCV_RAMP * sizeof(*rc->sum));
-	memset(rc->pre, 0, RCV_RAMP * sizeof(*rc->pre));
+	memset(rc->sum, 0, (RCV_RAMP + RCV_START) * sizeof(*rc->sum));
+	memset(rc->pre, 0, (RCV_RAMP + RCV_START) * sizeof(*rc->pre));
 	memset(rc->ssum, 0, RCV_START * sizeof(*rc->ssum));
 }
 
