@@ -364,6 +364,9 @@ values-test: export JITPROG = $(CURDIR)/$(BUILD)/tests/gdb/watchjit
 values-test: export CRASH = $(CURDIR)/$(CRASH_BIN)
 values-test: export DEMO = $(CURDIR)/$(BUILD)/examples/demo
 values-test: export GDBVALUES = $(CURDIR)/$(GDB_VALUES)
+# the ramp's memory summaries (tests/values/ramp.sh)
+values-test: $(BUILD)/tests/bench/gdbloop
+values-test: export GDBLOOP = $(CURDIR)/$(BUILD)/tests/bench/gdbloop
 
 GDB_DEEP := $(BUILD)/tests/gdb/deep
 $(GDB_DEEP): tests/gdb/deep.c

@@ -647,6 +647,19 @@ static uint8_t mem_scan(struct win *w, uint64_t i, uint64_t word, uint8_t p,
 	    !(j > 0 && w->idx[j - 1].word == word && w->idx[j - 1].pos < flo))
 		got |= mem_bytes(w->earlier, w->earlier->n, word, p, val,
 				 MB_BACK);
+	/* A ramp's window: what the summary before it tells (rcv_sum.c). */
+	else if (p && plim < 0 && !flo && w->smem && (dirs & MB_BACK) &&
+		 word - w->smem->lo < w->smem->n &&
+		 !(j > 0 && w->idx[j - 1].word == word &&
+		   w->idx[j - 1].pos < flo)) {
+		size_t o = word - w->smem->lo;
+
+		kn = w->smem->known[o] & p;
+		for (b = 0; b < 8; b++)
+			if (kn >> b & 1)
+				val[b] = w->smem->val[o][b];
+		got |= kn;
+	}
 	return got;
 }
 
@@ -764,6 +777,12 @@ bool rcv_loads_back(struct rp_recover *rc, struct win *w)
 					  &rc->stats.conflicts);
 	}
 	return ch;
+}
+
+uint8_t rcv_mem_word(struct win *w, uint64_t i, uint64_t word, uint8_t *val)
+{
+	memo_new(w->rc);
+	return mem_bytes(w, i, word, 0xff, val, MB_FWD | MB_BACK);
 }
 
 bool rcv_mem_byte(struct win *w, uint64_t i, uint64_t a, uint8_t *out)

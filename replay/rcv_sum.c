@@ -187,7 +187,8 @@ bool rcv_win_alone(const struct rp_recover *rc, uint64_t k)
 	return k > ramp_start(rc) && !in_start(rc, k);
 }
 
-const struct rcv_state *rcv_ramp_seed(struct rp_recover *rc, uint64_t k)
+/* The summary of window @k the window after it starts with, or NULL. */
+static const struct rcv_sum *seed_sum(struct rp_recover *rc, uint64_t k)
 {
 	/* A start ramp's window's summary is its newer neighbour's seed
 	 * within the start ramp only: the windows after it start from
@@ -195,11 +196,52 @@ const struct rcv_state *rcv_ramp_seed(struct rp_recover *rc, uint64_t k)
 	 */
 	if (in_start(rc, k))
 		return k > start_lo(rc) && rc->ssum[oldest_win(rc) - k].valid ?
-			       &rc->ssum[oldest_win(rc) - k].out : NULL;
+			       &rc->ssum[oldest_win(rc) - k] : NULL;
 	if (k < RCV_CHAIN || k > ramp_start(rc) ||
 	    !rc->sum[k - RCV_CHAIN].valid)
 		return NULL;
-	return &rc->sum[k - RCV_CHAIN].out;
+	return &rc->sum[k - RCV_CHAIN];
+}
+
+const struct rcv_state *rcv_ramp_seed(struct rp_recover *rc, uint64_t k)
+{
+	const struct rcv_sum *sm = seed_sum(rc, k);
+
+	return sm ? &sm->out : NULL;
+}
+
+static const struct rcv_smem *seed_mem(struct rp_recover *rc, uint64_t k)
+{
+	const struct rcv_sum *sm = seed_sum(rc, k);
+
+	return sm ? &sm->mem : NULL;
+}
+
+/*
+ * The summary of @w: its last state, and the memory near its stack
+ * pointer there that the engine knows (the words from RCV_SUM_BELOW
+ * bytes below rsp, the red zone, on), when rsp is known.  A frame's
+ * saved rbp pushed before the window's end and popped after it, a local
+ * stored before and read after: without them the next window's `leave`
+ * lost rsp (gdbloop over 700,000 instructions: rsp unknown from the
+ * ramp's second window on).  Each byte is what the engine knows at that
+ * state, the same position as the next window's first.
+ */
+static void sum_take(struct win *w, struct rcv_state *out,
+		     struct rcv_smem *m)
+{
+	const struct rcv_val *sp = &w->st[w->n].r[RP_REG_RSP];
+	uint32_t o;
+
+	*out = w->st[w->n];
+	m->n = 0;
+	if (sp->k != ~0ull || sp->v < RCV_SUM_BELOW ||
+	    sp->v > UINT64_MAX - 8 * RCV_SUM_WORDS)
+		return;
+	m->lo = (sp->v - RCV_SUM_BELOW) >> 3;
+	for (o = 0; o < RCV_SUM_WORDS; o++)
+		m->known[o] = rcv_mem_word(w, w->n, m->lo + o, m->val[o]);
+	m->n = RCV_SUM_WORDS;
 }
 
 /*
@@ -235,10 +277,11 @@ static int ramp_one(struct rp_recover *rc, uint64_t k, struct win **wp)
 	int ret;
 
 	win_span(rc, k, &first, &last);
-	ret = rcv_win_new(rc, first, last, NULL, rcv_ramp_seed(rc, k + 1), wp);
+	ret = rcv_win_new_mem(rc, first, last, NULL, rcv_ramp_seed(rc, k + 1),
+			      seed_mem(rc, k + 1), wp);
 	if (ret || sm->valid)
 		return ret;
-	sm->out = (*wp)->st[(*wp)->n];
+	sum_take(*wp, &sm->out, &sm->mem);
 	sm->valid = true;
 	return ramp_into_chain(rc, k);
 }
@@ -303,6 +346,7 @@ static int ramp_down(struct rp_recover *rc, uint64_t lo, uint64_t keep,
 			/* The prefetch computed it (prefetch_pre()). */
 			rc->pre[j - RCV_CHAIN].used = true;
 			rc->sum[j - RCV_CHAIN].out = rc->pre[j - RCV_CHAIN].out;
+			rc->sum[j - RCV_CHAIN].mem = rc->pre[j - RCV_CHAIN].mem;
 			rc->sum[j - RCV_CHAIN].valid = true;
 			ret = ramp_into_chain(rc, j);
 			if (ret) {
@@ -354,12 +398,14 @@ static int start_one(struct rp_recover *rc, uint64_t k, struct win **wp)
 	int ret;
 
 	win_span(rc, k, &first, &last);
-	ret = rcv_win_new(rc, first, last, NULL,
-			  k == oldest_win(rc) ? NULL :
-						rcv_ramp_seed(rc, k + 1), wp);
+	ret = rcv_win_new_mem(rc, first, last, NULL,
+			      k == oldest_win(rc) ? NULL :
+						    rcv_ramp_seed(rc, k + 1),
+			      k == oldest_win(rc) ? NULL :
+						    seed_mem(rc, k + 1), wp);
 	if (ret || sm->valid)
 		return ret;
-	sm->out = (*wp)->st[(*wp)->n];
+	sum_take(*wp, &sm->out, &sm->mem);
 	sm->valid = true;
 	return 0;
 }
@@ -463,13 +509,16 @@ static int prefetch_pre(struct rp_recover *rc, uint64_t k)
 		if (pre_fresh(rc, j))
 			continue;
 		win_span(rc, j, &first, &last);
-		err = rcv_win_new(rc, first, last, NULL,
-				  j == s ? NULL : &rc->pre[j + 1 - RCV_CHAIN].out,
-				  &w);
+		err = rcv_win_new_mem(rc, first, last, NULL,
+				      j == s ? NULL :
+					       &rc->pre[j + 1 - RCV_CHAIN].out,
+				      j == s ? NULL :
+					       &rc->pre[j + 1 - RCV_CHAIN].mem,
+				      &w);
 		if (err)
 			return err;
 		p = &rc->pre[j - RCV_CHAIN];
-		p->out = w->st[w->n];
+		sum_take(w, &p->out, &p->mem);
 		p->nfacts = rc->nfacts;
 		p->used = false;
 		p->valid = true;

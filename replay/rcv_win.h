@@ -26,6 +26,21 @@
 int rcv_win_new(struct rp_recover *rc, uint64_t first, uint64_t last,
 		struct win *later, const struct rcv_state *seed,
 		struct win **wp);
+/*
+ * The same, for a window of a ramp: also @smem, or NULL, the memory near
+ * the stack pointer the window before it ends with (rcv_sum.c), which a
+ * memory question that reaches its start with no possible write takes
+ * (rcv_mem.c).  Not the chain's: its oldest window may be computed before
+ * the ramp and would then know less memory than after it.
+ */
+int rcv_win_new_mem(struct rp_recover *rc, uint64_t first, uint64_t last,
+		    struct win *later, const struct rcv_state *seed,
+		    const struct rcv_smem *smem, struct win **wp);
+/*
+ * The bytes of @word the engine knows at state @i of @w (a mask; their
+ * values in @val): rcv_mem.c.
+ */
+uint8_t rcv_mem_word(struct win *w, uint64_t i, uint64_t word, uint8_t *val);
 void rcv_win_free(struct win *w);
 /* @rc's ctx callbacks as the windows' passes use them (recover.c: each
  * notes that it was asked, for rcv_pass.c's struct redo).

@@ -45,6 +45,10 @@ struct win {
 	bool top_end;		/* last is the thread's end (snapshot) */
 	struct win *later;	/* the window after it, or NULL */
 	struct win *earlier;	/* the window before it, once computed */
+	/* A ramp's window: the memory the one before it ends with (its
+	 * summary's, rcv_sum.c), or NULL.
+	 */
+	struct rcv_smem *smem;
 	bool counted;		/* in the stats */
 	bool settled;		/* its last pass changed nothing */
 	uint64_t settled_conflicts;	/* conflicts that pass counted */
@@ -122,6 +126,20 @@ struct rcv_memo {
 #define RCV_MEMO	1024	/* direct-mapped by insn (> 2 * MB_SCAN) */
 
 /*
+ * The memory a window before the chain is known to end with, near its
+ * stack pointer (rcv_sum.c): RCV_SUM_BELOW bytes below rsp (the red
+ * zone) to RCV_SUM_WORDS words on, each word's known bytes.
+ */
+#define RCV_SUM_WORDS	160
+#define RCV_SUM_BELOW	128
+struct rcv_smem {
+	uint64_t lo;		/* the first word (address >> 3) */
+	uint32_t n;		/* words from it (0: none) */
+	uint8_t known[RCV_SUM_WORDS];
+	uint8_t val[RCV_SUM_WORDS][8];
+};
+
+/*
  * What a window before the chain is known to end with (rcv_sum.c): its
  * last state, computed from the history's start (or the ramp's) forward,
  * window by window, each starting with the summary of the one before.
@@ -129,6 +147,7 @@ struct rcv_memo {
 struct rcv_sum {
 	bool valid;
 	struct rcv_state out;
+	struct rcv_smem mem;
 };
 
 /*
@@ -141,6 +160,7 @@ struct rcv_pre {
 	bool valid, used;
 	size_t nfacts;
 	struct rcv_state out;
+	struct rcv_smem mem;
 };
 
 /* rcv_why.c's last walk back for one register: from state @hi of the

@@ -75,6 +75,7 @@ void rcv_win_free(struct win *w)
 	free(w->xpair);
 	free(w->ek);
 	free(w->rmw);
+	free(w->smem);
 	free(w);
 }
 
@@ -434,6 +435,13 @@ int rcv_win_new(struct rp_recover *rc, uint64_t first, uint64_t last,
 		struct win *later, const struct rcv_state *seed,
 		struct win **wp)
 {
+	return rcv_win_new_mem(rc, first, last, later, seed, NULL, wp);
+}
+
+int rcv_win_new_mem(struct rp_recover *rc, uint64_t first, uint64_t last,
+		    struct win *later, const struct rcv_state *seed,
+		    const struct rcv_smem *smem, struct win **wp)
+{
 	struct win *w = calloc(1, sizeof(*w));
 	size_t n = last - first;
 	int ret;
@@ -441,6 +449,14 @@ int rcv_win_new(struct rp_recover *rc, uint64_t first, uint64_t last,
 	*wp = NULL;
 	if (!w)
 		return -RP_ERR_NOMEM;
+	if (smem && smem->n) {
+		w->smem = malloc(sizeof(*w->smem));
+		if (!w->smem) {
+			free(w);
+			return -RP_ERR_NOMEM;
+		}
+		*w->smem = *smem;
+	}
 	w->first = first;
 	w->last = last;
 	w->n = n;
