@@ -39,13 +39,16 @@
 
 #include "ptrec_internal.h"
 
-/* rax, rcx, r11, rip in enum sb_reg order (the record's regs[]). */
-#define SR_RAX	0
-#define SR_RCX	2
-#define SR_R11	11
+/*
+ * The 16 general-purpose registers and rip, in enum sb_reg order (the
+ * record's regs[]): rax, rcx and r11 as the call left them, the others
+ * as the user had them, unchanged by the return (since session 18: the
+ * values engine's anchors far from the end).  Not rflags: the user gets
+ * r11 through SYSRET's mask (SDM Vol. 2B, SYSRET), which is the kernel's
+ * choice of exit, not a value here.
+ */
 #define SR_RIP	16
-#define PTREC_SYSREGS_VALID	(BIT_ULL(SR_RAX) | BIT_ULL(SR_RCX) | \
-				 BIT_ULL(SR_R11) | BIT_ULL(SR_RIP))
+#define PTREC_SYSREGS_VALID	GENMASK_ULL(SR_RIP, 0)
 
 /* A ptrace stop follows the tracepoint in syscall_exit_work(). */
 #define PTREC_SYSREGS_TRACED	(SYSCALL_WORK_SYSCALL_TRACE | \
@@ -183,9 +186,22 @@ static void ptrec_probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 	if (t && ptrec_sysregs_ok(t)) {
 		g.pid = t->pid;
 		g.tid = t->tid;
-		g.regs[SR_RAX] = regs->ax;
-		g.regs[SR_RCX] = regs->cx;
-		g.regs[SR_R11] = regs->r11;
+		g.regs[0] = regs->ax;
+		g.regs[1] = regs->bx;
+		g.regs[2] = regs->cx;
+		g.regs[3] = regs->dx;
+		g.regs[4] = regs->si;
+		g.regs[5] = regs->di;
+		g.regs[6] = regs->bp;
+		g.regs[7] = regs->sp;
+		g.regs[8] = regs->r8;
+		g.regs[9] = regs->r9;
+		g.regs[10] = regs->r10;
+		g.regs[11] = regs->r11;
+		g.regs[12] = regs->r12;
+		g.regs[13] = regs->r13;
+		g.regs[14] = regs->r14;
+		g.regs[15] = regs->r15;
 		g.regs[SR_RIP] = regs->ip;
 		if (!ptrec_q_record_spare(t->s, &g, sizeof(g)))
 			WRITE_ONCE(t->sys_rip, regs->ip);

@@ -179,6 +179,7 @@ struct emu_knobs {
 	bool slow_exit;		/* PTREC_EMU_TEST_SLOW_EXIT */
 	bool no_regs;		/* PTREC_EMU_TEST_NO_REGS */
 	bool no_sysret;		/* PTREC_EMU_TEST_NO_SYSRET */
+	bool sysret_result;	/* PTREC_EMU_TEST_SYSRET_RESULT */
 	bool compat_trace;	/* PTREC_EMU_COMPAT_TRACE */
 	bool keep_untraced;	/* PTREC_EMU_KEEP_UNTRACED */
 	char clone_order;	/* PTREC_EMU_TEST_CLONE_ORDER: 'c'hild, 'p'arent */

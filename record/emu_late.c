@@ -10,6 +10,8 @@
  * PTREC_EMU_TEST_NO_SYSRET: no system call REGS records (ptrec.ko, the
  *	importers), for programs that take getpid()'s result as a value
  *	the engine does not know.
+ * PTREC_EMU_TEST_SYSRET_RESULT: system call REGS records with rax, rcx,
+ *	r11 and rip only (ptrec before session 18).
  * PTREC_EMU_KEEP_UNTRACED: CLONE_UNTRACED left in a clone (an older
  *	ptrec: the child runs unrecorded; values-test's untraced-kept).
  * PTREC_EMU_COMPAT_TRACE: 32-bit code traced as a CPU traces it, under
@@ -61,6 +63,7 @@ void emu_knobs_read(struct emu_knobs *k)
 	k->slow_exit = getenv("PTREC_EMU_TEST_SLOW_EXIT") != NULL;
 	k->no_regs = getenv("PTREC_EMU_TEST_NO_REGS") != NULL;
 	k->no_sysret = getenv("PTREC_EMU_TEST_NO_SYSRET") != NULL;
+	k->sysret_result = getenv("PTREC_EMU_TEST_SYSRET_RESULT") != NULL;
 	k->compat_trace = getenv("PTREC_EMU_COMPAT_TRACE") != NULL;
 	k->keep_untraced = getenv("PTREC_EMU_KEEP_UNTRACED") != NULL;
 	o = getenv("PTREC_EMU_TEST_CLONE_ORDER");

@@ -408,25 +408,27 @@ static void syscall_r11(struct thr *t)
 }
 
 /*
- * REGS (PTREC_SB_REGS_SYSCALL): what a system call instruction returned
- * in rax, rcx and r11 (SYSCALL's return address and RFLAGS, r11 with the
- * stepping's TF cleared: syscall_r11() ran), with rip, where it returned
- * to: only one that completed at the instruction after it (not a
- * restarted call, rip back at it, nor an rt_sigreturn or an exec).
+ * REGS (PTREC_SB_REGS_SYSCALL): the registers after a system call
+ * instruction: what it returned in rax, rcx and r11 (SYSCALL's return
+ * address and RFLAGS, r11 with the stepping's TF cleared: syscall_r11()
+ * ran), the others as the call left them (since session 18: an anchor
+ * for the values engine, whose windows far from the end know no stack
+ * pointer otherwise), rflags, and rip, where it returned to: only one
+ * that completed at the instruction after it (not a restarted call, rip
+ * back at it, nor an rt_sigreturn or an exec).
  */
 static void emit_sysret(struct emu *e, const struct thr *t)
 {
+	const struct user_regs_struct *r = &t->regs;
 	struct ptrec_sb_regs g = {
 		.hdr = { .type = PTREC_SB_REGS },
 		.pid = (uint32_t)t->proc->pid,
 		.tid = (uint32_t)t->tid,
 		.where = PTREC_SB_REGS_SYSCALL,
-		.valid = 1ull << SB_REG_RAX | 1ull << SB_REG_RCX |
-			 1ull << SB_REG_R11 | 1ull << SB_REG_RIP,
-		.regs = { [SB_REG_RAX] = t->regs.rax,
-			  [SB_REG_RCX] = t->regs.rcx,
-			  [SB_REG_R11] = t->regs.r11,
-			  [SB_REG_RIP] = t->regs.rip },
+		.valid = (1ull << (SB_REG_EFLAGS + 1)) - 1,
+		.regs = { r->rax, r->rbx, r->rcx, r->rdx, r->rsi, r->rdi,
+			  r->rbp, r->rsp, r->r8, r->r9, r->r10, r->r11,
+			  r->r12, r->r13, r->r14, r->r15, r->rip, r->eflags },
 	};
 
 	/* cs: an rt_sigreturn into compatibility mode at its own return
@@ -459,6 +461,14 @@ static void emit_sysret(struct emu *e, const struct thr *t)
 	 */
 	if (__builtin_expect(e->knobs.no_sysret || e->knobs.no_regs, 0))
 		return;
+	if (__builtin_expect(e->knobs.sysret_result, 0)) {
+		g.valid = 1ull << SB_REG_RAX | 1ull << SB_REG_RCX |
+			  1ull << SB_REG_R11 | 1ull << SB_REG_RIP;
+		for (unsigned int k = 0; k < SB_REG_RIP; k++)
+			if (!(g.valid >> k & 1))
+				g.regs[k] = 0;
+		g.regs[SB_REG_EFLAGS] = 0;
+	}
 	emu_emit_record(e, &g.hdr);
 }
 

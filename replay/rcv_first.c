@@ -191,12 +191,11 @@ static int sysret_take(struct rp_recover *rc, const struct rcv_hist *h,
 {
 	const struct rp_session *s = rc->s;
 	const struct ptrec_sb_regs *g = (const void *)s->recs[i];
-	static const unsigned int ret_regs[3] = { RP_REG_RAX, RP_REG_RCX,
-						   RP_REG_R11 };
-	struct rp_fact f[3];
+	struct rp_fact f[RCV_NREG];
 	struct rp_insn next;
+	unsigned int k;
 	uint64_t q;
-	int k, nf, ret;
+	int nf, ret;
 
 	if (s->recs[i]->type != PTREC_SB_REGS || g->tid != rc->tid ||
 	    g->where != PTREC_SB_REGS_SYSCALL ||
@@ -207,10 +206,16 @@ static int sysret_take(struct rp_recover *rc, const struct rcv_hist *h,
 	    rp_cursor_peek(c, q, &next) ||
 	    rcv_signal_between(s, i, rc->tid, next.tsc))
 		return 0;
-	for (k = nf = 0; k < 3; k++)
-		if (g->valid >> ret_regs[k] & 1)
-			f[nf++] = (struct rp_fact){ q, ret_regs[k],
-						    g->regs[ret_regs[k]] };
+	/* Every register the record has (rax..r15 and rflags, in the
+	 * engine's order as rcv_first_facts() takes them): rax, rcx and
+	 * r11 as the call left them, the others as they were before it.
+	 */
+	for (k = 0, nf = 0; k < RCV_NREG; k++) {
+		unsigned int r = k < RCV_FLAGS ? k : RP_REG_EFLAGS;
+
+		if (g->valid >> r & 1)
+			f[nf++] = (struct rp_fact){ q, k, g->regs[r] };
+	}
 	ret = rcv_facts_add(rc, f, nf);
 	return ret ? ret : 1;
 }

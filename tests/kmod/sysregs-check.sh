@@ -39,8 +39,9 @@ BEGIN {
 			rip_r = hex(f[2]); rn = f[3]; rdur = f[4]
 		}
 		if (f[1] == "tgkill") { tip = hex(f[2]); tph = f[4] }
+		if (f[1] == "marked") { mip = hex(f[2]); mrsp = tolower(f[3]) }
 	}
-	ng = nw = ni = nr = nt = ne = nall = shape = 0
+	ng = nw = ni = nr = nt = ne = nm = mbad = nall = shape = 0
 	gbad = wbad = rbad = tbad = 0
 	tsig = -1
 }
@@ -60,6 +61,16 @@ $2 == "REGS" && $6 == pid && $7 == "syscall" {
 	if (ip == rip_r) { nr++; rbad += hex(r["rax"]) != rn }
 	if (ip == tip) { nt++; tbad += hex(r["rax"]) != 0; tsig = 0 }
 	if (ip == entry) ne++
+	if (ip == mip) {
+		nm++
+		mbad = hex(r["rax"]) != pid || r["rsp"] != mrsp
+		split("rbx rdx rsi rdi rbp r8 r9 r10 r12 r13 r14 r15", mr, " ")
+		split("1 3 4 5 6 8 9 a c d e f", md, " ")
+		for (i = 1; i <= 12; i++) {
+			d = md[i]
+			mbad += r[mr[i]] != "0x" d d d d d d d d d d d d d d d d
+		}
+	}
 	next
 }
 $2 == "SIGNAL" && $6 == pid && $8 == 10 && / handled/ && tsig == 0 {
@@ -87,4 +98,7 @@ END {
 	    " records, signal " (tsig == 1 ? "after it" : "missing") \
 	    ", handler ran: " tph ")")
 	res(ne == 0, "no record of the execve (at AT_ENTRY) (" ne ")")
+	res(nm == 1 && !mbad, "a getpid with 12 registers and rsp marked: " \
+	    "one record, every general-purpose register as the call left " \
+	    "them (" nm " records, " mbad " wrong)")
 }' "$dump"

@@ -21,6 +21,11 @@
  *                         record (rax 0; none for the rt_sigreturn
  *                         back to ADDR) and a SIGNAL record after it
  *   entry ADDR            AT_ENTRY: no record of the execve
+ *   marked ADDR RSP       a getpid with rbx, rbp, rdx, rsi, rdi, r8-r10 and
+ *                         r12-r15 set to 0x11..11 times their number in
+ *                         enum sb_reg and rsp RSP: one record with every
+ *                         general-purpose register as the call left them
+ *                         (since session 18)
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -36,8 +41,10 @@ long kq_write(long fd, const void *buf, long n);
 long kq_read(long fd, void *buf, long n);
 long kq_int80_getpid(void);
 long kq_tgkill(long tgid, long tid, long sig);
+long kq_marked(void);
 extern char kq_getpid_ret[], kq_write_ret[], kq_read_ret[],
-	kq_int80_ret[], kq_tgkill_ret[];
+	kq_int80_ret[], kq_tgkill_ret[], kq_marked_ret[];
+unsigned long kq_marked_rsp;
 
 /*
  * Each label is the address after the call's instruction.  kq_tgkill's
@@ -79,7 +86,32 @@ __asm__(".text\n"
 	"	cmpl $0, kq_tg_phase(%rip)\n"
 	"	jne 1f\n"
 	"	movl $1, kq_tg_phase(%rip)\n"
-	"1:	ret\n");
+	"1:	ret\n"
+	/* rbx (1), rdx (3), rsi (4), rdi (5), rbp (6), r8-r10, r12-r15
+	 * set to 0x1111111111111111 times their enum sb_reg number.
+	 */
+	".globl kq_marked\n.type kq_marked, @function\nkq_marked:\n"
+	"	push %rbx\n	push %rbp\n	push %r12\n	push %r13\n"
+	"	push %r14\n	push %r15\n"
+	"	movabs $0x1111111111111111, %rbx\n"
+	"	movabs $0x3333333333333333, %rdx\n"
+	"	movabs $0x4444444444444444, %rsi\n"
+	"	movabs $0x5555555555555555, %rdi\n"
+	"	movabs $0x6666666666666666, %rbp\n"
+	"	movabs $0x8888888888888888, %r8\n"
+	"	movabs $0x9999999999999999, %r9\n"
+	"	movabs $0xaaaaaaaaaaaaaaaa, %r10\n"
+	"	movabs $0xcccccccccccccccc, %r12\n"
+	"	movabs $0xdddddddddddddddd, %r13\n"
+	"	movabs $0xeeeeeeeeeeeeeeee, %r14\n"
+	"	movabs $0xffffffffffffffff, %r15\n"
+	"	mov %rsp, kq_marked_rsp(%rip)\n"
+	"	mov $39, %eax\n"
+	"	syscall\n"
+	".globl kq_marked_ret\nkq_marked_ret:\n"
+	"	pop %r15\n	pop %r14\n	pop %r13\n	pop %r12\n"
+	"	pop %rbp\n	pop %rbx\n"
+	"	ret\n");
 
 int kq_tg_phase;
 static volatile sig_atomic_t kq_in_read, kq_during;
@@ -141,6 +173,9 @@ int main(int argc, char **argv)
 	n = kq_tgkill(pid, pid, SIGUSR1);
 	fprintf(log, "tgkill %#lx %ld %d\n", (unsigned long)kq_tgkill_ret, n,
 		kq_tg_phase);
+	bad |= kq_marked() != pid;
+	fprintf(log, "marked %#lx %#lx\n", (unsigned long)kq_marked_ret,
+		kq_marked_rsp);
 	fclose(log);
 	return bad;
 }
