@@ -238,7 +238,10 @@ nothing is recorded: GDB 13's finish would record an unknown register as
         if not gdb.selected_inferior().pid:
             raise gdb.GdbError('The program is not being run.')
         if gdb.parameter('exec-direction') == 'reverse':
-            gdb.execute('reverse-finish', from_tty)
+            try:
+                gdb.execute('reverse-finish', from_tty)
+            except gdb.error as e:
+                raise gdb.GdbError(str(e)) from e
             return
         selected = gdb.selected_frame()
         caller = selected.older()
@@ -256,7 +259,10 @@ nothing is recorded: GDB 13's finish would record an unknown register as
                                to_string=True)
             gdb.write('Run till exit from ' + desc.splitlines()[0] + '\n')
         if selected.type() == gdb.INLINE_FRAME:
-            _finish_inline(selected)
+            try:
+                _finish_inline(selected)
+            except gdb.error as e:
+                raise gdb.GdbError(str(e)) from e
             return
         func = selected.function()
         ret = func.type.target() if func is not None else None
@@ -265,10 +271,10 @@ nothing is recorded: GDB 13's finish would record an unknown register as
         caller.select()
         try:
             gdb.execute('until *%#x' % resume, False)
-        except gdb.error:
+        except gdb.error as e:
             if selected.is_valid():
                 selected.select()
-            raise
+            raise gdb.GdbError(str(e)) from e
         # The value only where the stop is finish's own: this thread, at
         # the return address, in the caller's frame (a breakpoint on the
         # way, another thread's event or the history's end stop
