@@ -146,9 +146,10 @@ def _eightbytes(t, offset, out):
 def _return_places(ret, language):
     """Where a function returning @ret leaves the value: a list of
     (register, bytes) to concatenate, ('memory',) for a structure
-    returned through the address in rax, or None where this does not
-    read it (x87 long double, complex, vectors, C++ structures small
-    enough for registers, which may be returned in memory)."""
+    returned through the address in rax, ('x87',) for a long double in
+    st0, or None where this does not read it (complex, vectors,
+    __float128, C++ structures small enough for registers, which may be
+    returned in memory)."""
     t = ret.strip_typedefs()
     size = t.sizeof
     if t.code in _IN_RAX:
@@ -158,7 +159,11 @@ def _return_places(ret, language):
             return [('rax', 8), ('rdx', 8)]
         return None
     if t.code == gdb.TYPE_CODE_FLT:
-        return [('xmm0', size)] if size in (4, 8) else None
+        if size in (4, 8):
+            return [('xmm0', size)]
+        # x87's 80-bit format in st0 (__float128, also 16 bytes, is
+        # returned in xmm0: not read).
+        return ('x87',) if t.name == 'long double' else None
     if t.code not in (gdb.TYPE_CODE_STRUCT, gdb.TYPE_CODE_UNION):
         return None
     if size > 16:
@@ -182,8 +187,14 @@ def _register_bytes(frame, name, size):
     try:
         v = frame.read_register(name)
         if name.startswith('xmm'):
-            v = v['uint128']
-        return (int(v) & (1 << 128) - 1).to_bytes(16, 'little')[:size]
+            # Two halves: GDB 13 converts no 128-bit value to a Python
+            # int.
+            v = v['v2_int64']
+            data = b''.join((int(v[i]) & (1 << 64) - 1).to_bytes(
+                8, 'little') for i in range(2))
+        else:
+            data = (int(v) & (1 << 64) - 1).to_bytes(8, 'little')
+        return data[:size]
     except gdb.error:
         return None
 
@@ -202,6 +213,15 @@ def _returned_value(ret, places, frame):
         except gdb.error:
             return None, 'the returned structure at %#x' % \
                 int.from_bytes(addr, 'little')
+    if places == ('x87',):
+        try:
+            st0 = frame.read_register('st0')
+            value = st0.cast(ret)
+            value.fetch_lazy()
+            float(value)        # an unavailable st0 fails here
+            return value, None
+        except gdb.error:
+            return None, 'st0'
     data = b''
     for name, size in places:
         got = _register_bytes(frame, name, size)
@@ -295,8 +315,8 @@ def _print_returned(ret, language, frame):
     places = _return_places(ret, language)
     if places is None:
         gdb.write('Value returned is not known here: ptrec does not read '
-                  'a %s returned in registers (x87, vectors, C++ '
-                  'classes)\n' % ret)
+                  'a %s returned in registers (complex, vectors, '
+                  '__float128, C++ classes)\n' % ret)
         return
     value, unknown = _returned_value(ret, places, frame)
     if value is None:
