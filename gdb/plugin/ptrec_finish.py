@@ -409,8 +409,9 @@ def _inline_entry(pc):
 def _install_finish(_event=None):
     """The plugin's finish, once a ptrec target is connected (GDB cannot
     hand its own back: other targets keep GDB's until then)."""
-    if _FINISH_DONE or not _RECORD_DONE:
-        return
+    if _FINISH_DONE or not _RECORD_DONE or \
+            os.environ.get('PTREC_GDB_FINISH'):
+        return      # PTREC_GDB_FINISH=1: GDB's own, for tests to compare
     _FINISH_DONE.append(True)
     PtrecFinish()
     # Printed as GDB prints it, where the value is known.

@@ -325,6 +325,45 @@ else
 	bad "finish from an inlined frame, a breakpoint on the way"
 fi
 
+# The plugin's finish against GDB's own on the same replay
+# (PTREC_GDB_FINISH=1 keeps GDB's): in tests/programs/threads, finish
+# from main's second and third pthread_create with a breakpoint in the
+# workers, which another thread hits first (GDB stops there, in that
+# thread), then twice more; the same stops (thread, position, frame),
+# and where GDB's shows a value (rax known), the same value.
+same=0
+for sc in "pthread_create 2 pthread_mutex_lock" "pthread_create 3 threads.c:15"; do
+	set -- $sc
+	set -- -ex "ptrec goto begin" -ex "break $1" $(seq "$2" |
+		sed 's/.*/-ex continue/') -ex "break $3"
+	for i in 1 2 3; do
+		set -- "$@" -ex finish -ex "echo S\\n" -ex "ptrec position" \
+			-ex thread -ex frame
+	done
+	timeout 120 "$PTREC" replay "$tmp/thrfin" -batch "$@" >"$tmp/out" 2>&1
+	PTREC_GDB_FINISH=1 timeout 120 "$PTREC" replay "$tmp/thrfin" -batch \
+		"$@" >"$tmp/live" 2>&1
+	grep -v '^Value returned' "$tmp/out" >"$tmp/out.s"
+	grep -v '^Value returned' "$tmp/live" >"$tmp/live.s"
+	gv=$(grep '^Value returned is .* = [^<]' "$tmp/live" | cut -d= -f2)
+	pv=$(grep '^Value returned is .* = ' "$tmp/out" | cut -d= -f2)
+	if cmp -s "$tmp/out.s" "$tmp/live.s" &&
+		[ "$(grep -c '^S$' "$tmp/out")" = 3 ] &&
+		grep -A1 '^S$' "$tmp/out" | grep -q "^thread $(sed -n \
+			's/.*Current thread is [0-9]* (Thread [0-9]*\.\([0-9]*\)).*/\1/p' \
+			"$tmp/out" | head -1) position" &&
+		{ [ -z "$gv" ] || [ "$gv" = "$pv" ]; }; then
+		same=$((same + 1))
+	else
+		diff "$tmp/live.s" "$tmp/out.s" | head -5 | sed 's/^/# /'
+	fi
+done
+if [ "$same" = 2 ]; then
+	ok "finish in threads as GDB's own finish: the same stops (thread, position, frame), breakpoints in other threads on the way"
+else
+	bad "finish in threads against GDB's own"
+fi
+
 # A libc callback at -O2 (qsort's cmp): the backtrace reaches main through
 # msort_with_tmp, its inlined copy and qsort_r, as GDB's live one at the
 # same (last) call of cmp, less the frame GDB's live unwinder makes up for
