@@ -31,7 +31,12 @@ F float r_flt(int x) { return x ? 0.75f : 1; }
 F struct il r_il(long x) { struct il s = { x + 1, x ? 2.0 : 1 }; return s; }
 F struct i3 r_i3(int x) { struct i3 s = { x, x + 1, x + 2 }; return s; }
 F struct dd r_dd(int x) { struct dd s = { x ? 3.0 : 1, 6.0 }; return s; }
-F struct ff r_ff(int x) { struct ff s = { x ? 2.0f : 1, 4.0f, 8.0f }; return s; }
+F struct ff r_ff(int x)
+{
+	struct ff s = { x ? 2.0f : 1, 4.0f, 8.0f };
+
+	return s;
+}
 F struct ci r_ci(int x) { struct ci s = { 'a' + x, -x, 7 }; return s; }
 F struct big r_big(long x)
 {
@@ -83,9 +88,11 @@ int main(int argc, char **argv)
 	 * call when unused: the trap must be the return address itself.
 	 */
 	if (stop == 16)
-		__asm__ volatile("mov $3, %%edi\n\tcall r_ld\n\tud2" ::: "memory");
+		__asm__ volatile("mov $3, %%edi\n\tcall r_ld\n\tud2"
+				 ::: "memory");
 	l = r_ld(3);
-	printf("%d %ld %d %d %d %d %p %lu %lu %g %g %ld %g %d %d %d %g %g %g %g %g %d %d %d %ld %Lg\n",
+	printf("%d %ld %d %d %d %d %p %lu %lu %g %g %ld %g %d %d %d %g %g "
+	       "%g %g %g %d %d %d %ld %Lg\n",
 	       a, b, c, d, e, u, (void *)p, (unsigned long)(q >> 64),
 	       (unsigned long)q, f, h, s1.a, s1.b, s2.a, s2.b, s2.c, s3.a,
 	       s3.b, s4.a, s4.b, s4.c, s5.c, s5.i, s5.s, s6.a[4], l);
