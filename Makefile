@@ -631,6 +631,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/share/ptrec
 	install -m 644 gdb/plugin/ptrec.py gdb/plugin/ptrec_unwind.py \
 		gdb/plugin/ptrec_stop.py gdb/plugin/ptrec_record.py \
+		gdb/plugin/ptrec_finish.py \
 		$(DESTDIR)$(PREFIX)/share/ptrec/
 	install -m 644 README.md LICENSE docs/*.md $(DESTDIR)$(DOCDIR)/
 

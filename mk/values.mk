@@ -340,6 +340,12 @@ values-test: $(PTREC) $(VALCHECK) $(VALWIN) $(PROG_BINS) $(UNSOUND) \
 		REVIEW2=$(CURDIR)/$(REVIEW2) REVIEW4=$(CURDIR)/$(REVIEW4) \
 		tests/values/run.sh
 
+# finish's returned values (#17): one function per kind of result.
+GDB_FINRET := $(BUILD)/tests/gdb/finret
+$(GDB_FINRET): tests/gdb/finret.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -Werror -o $@ $<
+
 GDB_VALUES := $(BUILD)/tests/gdb/values
 $(GDB_VALUES): tests/gdb/values.c
 	@mkdir -p $(dir $@)
@@ -389,8 +395,10 @@ $(GDB_SMASHES): tests/gdb/smashes.c
 
 gdb-values-test: $(PTREC) $(PTREC_SERVER) $(GDB_VALUES) $(VALCHECK) \
 		$(BUILD)/tests/gdb/diff/qs-O2 $(GDB_DEEP) $(GDB_SMASH) \
-		$(GDB_SMASHES) $(PROG_DIR)/segv $(BUILD)/tests/bench/gdbloop
+		$(GDB_SMASHES) $(PROG_DIR)/segv $(BUILD)/tests/bench/gdbloop \
+		$(GDB_FINRET)
 	SMASH=$(CURDIR)/$(GDB_SMASH) SMASHES=$(CURDIR)/$(GDB_SMASHES) \
+	FINRET=$(CURDIR)/$(GDB_FINRET) \
 	GDBLOOP=$(CURDIR)/$(BUILD)/tests/bench/gdbloop \
 	SEGV=$(CURDIR)/$(PROG_DIR)/segv \
 	PTREC=$(CURDIR)/$(PTREC) PROG=$(CURDIR)/$(GDB_VALUES) \

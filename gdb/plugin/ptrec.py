@@ -484,9 +484,12 @@ PtrecValues()
 
 # The plugin's other parts, run in this namespace in order (one file
 # would be past a thousand lines): the frame unwinder and reverse-finish,
-# what runs around stops, GDB's record commands.  They sit next to this
+# what runs around stops, GDB's record commands, forward finish (last: it
+# is replaced once the record commands found a ptrec target).  They sit
+# next to this
 # file, in the tree and installed.
-for _part in ('ptrec_unwind.py', 'ptrec_stop.py', 'ptrec_record.py'):
+for _part in ('ptrec_unwind.py', 'ptrec_stop.py', 'ptrec_record.py',
+              'ptrec_finish.py'):
     _path = os.path.join(_HERE, _part)
     with open(_path, encoding='utf-8') as _f:
         exec(compile(_f.read(), _path, 'exec'))  # pylint: disable=exec-used

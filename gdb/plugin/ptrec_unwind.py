@@ -264,7 +264,13 @@ entry of a deeper call, not the selected frame's."""
             # any reverse-stepi, with hook-stop, Python stop events and
             # MI's *stopped (an IDE's -exec-finish --reverse needs it).
             _goto(stack[level][0] + 1)
-        gdb.execute('reverse-stepi', from_tty)
+        # `finish` with exec-direction reverse comes here too (the
+        # plugin's finish), where GDB refuses reverse-stepi: stepi is
+        # the step back then.
+        if gdb.parameter('exec-direction') == 'reverse':
+            gdb.execute('stepi', from_tty)
+        else:
+            gdb.execute('reverse-stepi', from_tty)
 
     @staticmethod
     def out_of_inline(frame, outer):
@@ -330,80 +336,3 @@ ReverseFinish()
 # evaluated with the caller's frame base, which in replay is the unwinder's
 # synthetic stack pointer: they would print made-up addresses.
 gdb.execute('set print entry-values no')
-
-# After a forward `finish`, GDB 13 reads the returned value from registers
-# without checking that they are available, and would print an unavailable
-# rax as 0.  So `print finish` is off, and before each `finish` (GDB's
-# hook-finish) the plugin turns it on when the server knows rax where the
-# selected frame returns and the function returns an integer or pointer
-# (in rax): GDB then prints "Value returned is $N = V".  Other return
-# types (floating point in xmm0, structures) stay <not displayed>.
-gdb.execute('set print finish off')
-
-_IN_RAX = (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_PTR, gdb.TYPE_CODE_ENUM,
-           gdb.TYPE_CODE_BOOL, gdb.TYPE_CODE_CHAR)
-
-
-def _return_known():
-    """Whether `finish` from the selected frame returns a value the server
-    knows (gdb/server/frames.c, frames_return()); None on a target that
-    is not a ptrec-server (its registers are real)."""
-    try:
-        if not _read_stack():
-            return None
-    except gdb.MemoryError:
-        return None
-    selected = gdb.selected_frame()
-    func = selected.function()
-    if selected.type() == gdb.INLINE_FRAME or func is None:
-        return False
-    ret = func.type.target()
-    if ret is None:
-        return False
-    ret = ret.strip_typedefs()
-    if ret.code not in _IN_RAX or ret.sizeof > 8:
-        return False
-    out = gdb.execute(_mon('ptrec returns %d' % _real_index(selected)),
-                      to_string=True)
-    return ' rax 0x' in out
-
-
-def _caller_unrecorded():
-    """Whether the selected frame is the outermost recorded one before
-    the end of the history (its caller, not recorded, is the unwinder's
-    frame at PC 0); False on a target that is not a ptrec-server."""
-    try:
-        got = _read_stack_keyed()
-    except gdb.MemoryError:
-        return False
-    if not got or not got[1] or got[0][1][:8] != b'PTRECSTK':
-        return False
-    selected = gdb.selected_frame()
-    return selected.type() != gdb.INLINE_FRAME and \
-        _real_index(selected) >= len(got[1]) - 1
-
-
-class FinishPrepare(gdb.Command):
-    """Run by hook-finish: shows finish's returned value only where the
-    server knows it."""
-
-    def __init__(self):
-        super().__init__('ptrec-finish-prepare', gdb.COMMAND_NONE)
-
-    def invoke(self, arg, from_tty):
-        if _caller_unrecorded():
-            # Its caller is the "0x0 in ?? ()" frame: GDB would put its
-            # breakpoint at 0, never hit, and run to the end.
-            raise gdb.GdbError('"finish" not meaningful in the outermost '
-                               'frame.')
-        try:
-            known = _return_known()
-        except gdb.error:
-            known = False
-        gdb.execute('set print finish %s' %
-                    ('off' if known is False else 'on'), to_string=True)
-
-
-FinishPrepare()
-gdb.execute('define hook-finish\nptrec-finish-prepare\nend',
-            to_string=True)

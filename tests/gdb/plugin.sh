@@ -293,6 +293,77 @@ else
 	bad "MI -exec-finish --reverse"
 fi
 
+# Forward finish is the plugin's on a ptrec target (#17: GDB 13's read an
+# unknown rax as 0 into the value history): against live GDB on inl-O2,
+# finish from the inlined outer (#1, over helper's return: GDB steps out
+# of the inlined call, to the next inlined outer's first instruction),
+# then twice more, stopped by breakpoints on the way (helper's, then
+# leaf's), then from leaf, which returns 24 to helper.  The same pcs
+# (function and offset); a value shown must be live GDB's.
+fin_seq() {
+	printf '%s\n' -ex "up 1" -ex finish -ex "output \$pc" -ex "echo \\n" \
+		-ex "break leaf" -ex finish -ex "output \$pc" -ex "echo \\n" \
+		-ex finish -ex "output \$pc" -ex "echo \\n" \
+		-ex finish -ex "output \$pc" -ex "echo \\nEND\\n"
+}
+pcs() { grep -o '<[a-z_]*+*[0-9]*>$' "$1" | tr '\n' ' '; }
+val() { sed -n 's/^Value returned is \$[0-9]* = //p' "$1" | tr '\n' ' '; }
+fin_seq | tr '\n' '\0' | xargs -0 timeout 60 gdb -batch -nx -ex "break helper" \
+	-ex run -ex continue -ex continue "$prog" >"$tmp/live" 2>&1
+fin_seq | tr '\n' '\0' | xargs -0 timeout 60 "$PTREC" replay "$tmp/inl" -batch \
+	-ex "ptrec goto begin" -ex "break helper" -ex continue -ex continue \
+	-ex continue >"$tmp/out" 2>&1
+want=$(pcs "$tmp/live")
+got=$(pcs "$tmp/out")
+if [ "$want" = "<caller+14> <helper> <leaf> <helper+8> " ] && [ "$got" = "$want" ] &&
+	grep -q '^Breakpoint 2, leaf' "$tmp/out" && grep -q '^END' "$tmp/out" &&
+	{ [ "$(val "$tmp/out")" = "$(val "$tmp/live")" ] ||
+	  grep -q '^Value returned is not known here' "$tmp/out"; }; then
+	ok "finish from an inlined frame, to a breakpoint on the way, and with a value: live GDB's stops ($got), value '$(val "$tmp/out")'"
+else
+	echo "# want '$want' ($(val "$tmp/live")) got '$got' ($(val "$tmp/out"))"
+	bad "finish from an inlined frame, a breakpoint on the way"
+fi
+
+# The plugin's finish against GDB's own on the same replay
+# (PTREC_GDB_FINISH=1 keeps GDB's): in tests/programs/threads, finish
+# from main's second and third pthread_create with a breakpoint in the
+# workers, which another thread hits first (GDB stops there, in that
+# thread), then twice more; the same stops (thread, position, frame),
+# and where GDB's shows a value (rax known), the same value.
+same=0
+for sc in "pthread_create 2 pthread_mutex_lock" "pthread_create 3 threads.c:15"; do
+	set -- $sc
+	set -- -ex "ptrec goto begin" -ex "break $1" $(seq "$2" |
+		sed 's/.*/-ex continue/') -ex "break $3"
+	for i in 1 2 3; do
+		set -- "$@" -ex finish -ex "echo S\\n" -ex "ptrec position" \
+			-ex thread -ex frame
+	done
+	timeout 120 "$PTREC" replay "$tmp/thrfin" -batch "$@" >"$tmp/out" 2>&1
+	PTREC_GDB_FINISH=1 timeout 120 "$PTREC" replay "$tmp/thrfin" -batch \
+		"$@" >"$tmp/live" 2>&1
+	grep -v '^Value returned' "$tmp/out" >"$tmp/out.s"
+	grep -v '^Value returned' "$tmp/live" >"$tmp/live.s"
+	gv=$(grep '^Value returned is .* = [^<]' "$tmp/live" | cut -d= -f2)
+	pv=$(grep '^Value returned is .* = ' "$tmp/out" | cut -d= -f2)
+	if cmp -s "$tmp/out.s" "$tmp/live.s" &&
+		[ "$(grep -c '^S$' "$tmp/out")" = 3 ] &&
+		grep -A1 '^S$' "$tmp/out" | grep -q "^thread $(sed -n \
+			's/.*Current thread is [0-9]* (Thread [0-9]*\.\([0-9]*\)).*/\1/p' \
+			"$tmp/out" | head -1) position" &&
+		{ [ -z "$gv" ] || [ "$gv" = "$pv" ]; }; then
+		same=$((same + 1))
+	else
+		diff "$tmp/live.s" "$tmp/out.s" | head -5 | sed 's/^/# /'
+	fi
+done
+if [ "$same" = 2 ]; then
+	ok "finish in threads as GDB's own finish: the same stops (thread, position, frame), breakpoints in other threads on the way"
+else
+	bad "finish in threads against GDB's own"
+fi
+
 # A libc callback at -O2 (qsort's cmp): the backtrace reaches main through
 # msort_with_tmp, its inlined copy and qsort_r, as GDB's live one at the
 # same (last) call of cmp, less the frame GDB's live unwinder makes up for

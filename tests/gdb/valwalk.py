@@ -383,9 +383,9 @@ for pos in fin_at:
     before = len_history()
     gdb.execute('finish')
     stats['fin_total'] += 1
-    # GDB prints "Value returned is $N = V" with print finish on (the
-    # plugin's hook-finish turns it on where rax is known), and records
-    # the value as $N either way.
+    # The plugin's finish prints "Value returned is $N = V" and records
+    # $N only where the value is known (docs/gdb.md, #17); elsewhere the
+    # history does not grow.
     if gdb.parameter('print finish') and len_history() > before:
         got = int(gdb.history(0))
         stats['fin'] += 1
