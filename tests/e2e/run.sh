@@ -17,15 +17,24 @@ if ! "$PTREC" record --help >/dev/null 2>&1; then
 	exit 1
 fi
 
-# record NAME [OPTS --] PROG ARGS: records into $tmp/NAME, then ptcheck.
+# record NAME [--status N] [OPTS --] PROG ARGS: records into $tmp/NAME,
+# then ptcheck.  ptrec record exits with the program's status (N, as the
+# shell gives it: 128 + a signal), 0 by default.
 record() {
 	name=$1
 	shift
+	want_st=0
+	if [ "$1" = --status ]; then
+		want_st=$2
+		shift 2
+	fi
 	rm -rf "${tmp:?}/$name"
 	# A hang must fail the test, not the whole CI run.
-	if ! timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/$name" \
-		"$@" >"$tmp/log" 2>&1; then
-		bad "$name: ptrec record failed"
+	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/$name" \
+		"$@" >"$tmp/log" 2>&1
+	rec_st=$?
+	if [ $rec_st -ne "$want_st" ] || [ ! -f "$tmp/$name/manifest.json" ]; then
+		bad "$name: ptrec record failed (exit $rec_st, want $want_st)"
 		return 1
 	fi
 	if "$PTCHECK" "$tmp/$name" >"$tmp/log" 2>&1; then
@@ -332,7 +341,12 @@ record exec -- "$PROGS/exec" "$PROGS/tiny" &&
 	has exec "EXEC .*tiny" "EXEC record names the new program" &&
 	has exec "PROCESS_EXIT pid [0-9]+ exited 0" "exit after exec"
 
-if record segv -- "$PROGS/segv"; then
+# ptrec record exits with the program's status, here 128 + SIGSEGV as
+# the shell sees the program die untraced (before session 18: 0).
+("$PROGS/segv"; exit $?) >/dev/null 2>&1
+segv_st=$?
+if record segv --status $segv_st -- "$PROGS/segv"; then
+	ok "segv: ptrec record exits $segv_st, as the shell gives the program's death untraced"
 	# (EXIT_FUTEX, what the kernel holds as the thread exits, comes
 	# between the signal and THREAD_EXIT: sideband format 3)
 	"$PTREC" dump "$tmp/segv" | grep -v " EXIT_FUTEX " | tail -n 3 \
@@ -698,6 +712,29 @@ if command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ]; then
 fi
 kill "$spin"
 wait "$spin" 2>/dev/null
+# -p: the attached process killed by a signal while recorded: ptrec
+# record exits with its status as the shell gives it (128 + SIGTERM, the
+# same process killed untraced), with the bundle written (before session
+# 18: 0).
+start_spin
+kill -TERM "$spin"
+wait "$spin"
+term_st=$?
+start_spin
+rm -rf "$tmp/pkill"
+timeout 120 "$PTREC" record -q -o "$tmp/pkill" -p "$spin" >"$tmp/log" 2>&1 &
+rp=$!
+traced "$spin" && sleep 0.3
+kill -TERM "$spin"
+wait "$rp"
+st=$?
+wait "$spin" 2>/dev/null
+if [ $st = $term_st ] && [ -f "$tmp/pkill/manifest.json" ] &&
+	"$PTREC" dump "$tmp/pkill" | grep -q "PROCESS_EXIT pid $spin killed 15"; then
+	ok "attach: the process killed by SIGTERM: ptrec record exits $st, its status, with the bundle"
+else
+	bad "attach: the process killed by SIGTERM: exit $st, want $term_st ($(tail -2 "$tmp/log" | tr '\n' ' '))"
+fi
 # Attached in a PUSHF/POPF loop and detached: the stepping's TF must not
 # stay behind (after a stepped POPF Linux no longer clears it at the
 # detach: the program died of SIGTRAP).
@@ -759,7 +796,8 @@ done
 
 # interrupted NAME DESCRIPTION CMD...: records spin into NAME, runs CMD
 # once spin runs under the recorder and a moment later (it may use $rec,
-# the recorder's pid), and expects a finished bundle that decodes.  Not a
+# the recorder's pid), and expects a finished bundle that decodes and
+# ptrec record's exit status $want_st (the program's).  Not a
 # fixed sleep: on a slow or loaded machine the recorder had not started
 # spin after it, kill_spin found nothing and the wait hung for ever.
 interrupted() {
@@ -776,10 +814,13 @@ interrupted() {
 	done
 	sleep 0.5
 	"$@"
-	if wait "$rec" && "$PTCHECK" "$tmp/$name" >"$tmp/log" 2>&1; then
-		ok "$what: a finished bundle that decodes"
+	wait "$rec"
+	rec_st=$?
+	if [ $rec_st = "$want_st" ] &&
+		"$PTCHECK" "$tmp/$name" >"$tmp/log" 2>&1; then
+		ok "$what: a finished bundle that decodes (exit $rec_st)"
 	else
-		bad "$what"
+		bad "$what (exit $rec_st, want $want_st)"
 	fi
 }
 # Only the recorder's own spin: under make -j check another suite's spin
@@ -787,10 +828,16 @@ interrupted() {
 kill_spin() { pkill -KILL -P "$rec" -x spin; }
 int_recorder() { kill -INT "$rec"; }
 
-# SIGINT to the recorder (Ctrl-C).
+# SIGINT to the recorder (Ctrl-C): ptrec ended the program, exit 0.
+want_st=0
 interrupted int "SIGINT to ptrec record" int_recorder
 has int "PROCESS_EXIT .* detached" "interrupted recording marked detached"
-# The program is killed while being recorded.
+# The program is killed while being recorded: ptrec record exits with
+# the program's status, as the shell gives a process's SIGKILL.
+sleep 60 &
+kill -KILL $!
+wait $!
+want_st=$?
 interrupted kill "program killed during recording" kill_spin
 has kill "PROCESS_EXIT .* killed 9" "SIGKILL recorded as the end"
 
