@@ -230,6 +230,27 @@ else
 		nt=$(ls "$tmp/tidre"/truth/*.gt | wc -l)
 		[ "$nt" = 2 ] && ok "tidre: two threads recorded" ||
 			bad "tidre: $nt threads recorded, want 2"
+		# ptrec info lists the untraced task (before session 18 it
+		# did not): the tid, process and creator of the UNTRACED
+		# record ptrec dump reads with the sideband reader, and when:
+		# after the history's start, before its creator's history
+		# ends (it joined it).
+		u=$(sed -n 's/.* UNTRACED *pid \([0-9]*\) tid \([0-9]*\) parent \([0-9]*\)\/\([0-9]*\) .*/upid=\1 utid=\2 cpid=\3 ctid=\4/p' \
+			"$tmp/dump")
+		upid='' utid='' cpid='' ctid='' ms='' dur=''
+		[ -n "$u" ] && eval "$u"
+		"$PTREC" info "$tmp/tidre" >"$tmp/tinfo" 2>&1
+		ms=$(sed -n "s/^  task $utid (pid $upid): made by thread $ctid (pid $cpid) \([0-9.]*\) ms after the history's start: the tid of a thread recorded before\$/\1/p" \
+			"$tmp/tinfo")
+		dur=$(sed -n "s/^  thread $ctid (pid $cpid): .*, \([0-9.]*\) ms\$/\1/p" \
+			"$tmp/tinfo")
+		if [ -n "$utid" ] && grep -q "^untraced: 1 task, no history" "$tmp/tinfo" &&
+			[ -n "$ms" ] && [ -n "$dur" ] &&
+			awk -v a="$ms" -v b="$dur" 'BEGIN { exit !(a > 0 && a <= b) }'; then
+			ok "tidre: ptrec info lists the untraced task $utid (pid $upid, made by $ctid, $ms ms into a $dur ms history)"
+		else
+			bad "tidre: ptrec info's untraced task (record: '$u'; $ms of $dur ms): $(grep -A2 '^untraced' "$tmp/tinfo" | tr '\n' ' ')"
+		fi
 	fi
 fi
 
