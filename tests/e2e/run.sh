@@ -814,6 +814,52 @@ for how in max int; do
 		ok "attach: a held SIGTRAP stays pending at the detach ($how)" ||
 		bad "attach: a held SIGTRAP at the detach ($how): exit $st, $(tail -1 "$tmp/tpd.out" | tr '\n' ' ')"
 done
+# SIGTERM to ptrec record -p while it attaches to a thread that cannot
+# stop yet (faithful vforkhold: it waits for its vfork child, killable
+# only): the recording ends at once with the documented error (exit 1,
+# nothing recorded, no bundle), and the process runs on untraced: once
+# its child is killed it says so and exits 0, as it does untraced.
+# Before session 18 the signal that ended attach's waitpid was not looked
+# at (the thread taken as stopped, a bundle of 0 instructions, exit 0),
+# and one just before it blocked hung ptrec record while the child ran.
+vforkhold() {
+	"$PROGS/faithful" vforkhold >"$tmp/vh.out" 2>&1 &
+	vh=$!
+	vc=''
+	i=0
+	while [ -z "$vc" ] && [ $i -lt 100 ]; do
+		vc=$(pgrep -P "$vh")
+		[ -n "$vc" ] || sleep 0.05
+		i=$((i + 1))
+	done
+}
+vforkhold
+kill -USR1 "$vc"
+wait "$vh"
+want=$(tail -1 "$tmp/vh.out")
+vforkhold
+rm -rf "$tmp/vh"
+timeout 60 "$PTREC" record -q -o "$tmp/vh" -p "$vh" >"$tmp/log" 2>&1 &
+rp=$!
+traced "$vh" && sleep 0.5
+kill -TERM $rp
+i=0
+while kill -0 $rp 2>/dev/null && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+wait $rp
+st=$?
+kill -USR1 "$vc"
+wait "$vh"
+vst=$?
+if [ $st = 1 ] && [ $i -lt 50 ] && [ ! -e "$tmp/vh" ] &&
+	grep -q "stopped by a signal while attaching to process $vh: nothing recorded, the process runs on (thread $vh had not stopped: it waits for its vfork child" "$tmp/log" &&
+	[ $vst = 0 ] && [ "$(tail -1 "$tmp/vh.out")" = "$want" ]; then
+	ok "attach: SIGTERM while a thread cannot stop ends ptrec record in $((i * 100)) ms (exit 1, no bundle), the process runs on ($want)"
+else
+	bad "attach: SIGTERM while a thread cannot stop: exit $st after $((i * 100)) ms, bundle $([ -e "$tmp/vh" ] && echo left || echo none), process exit $vst, '$(tail -1 "$tmp/vh.out")' (want '$want'), said '$(cat "$tmp/log")'"
+fi
 
 # interrupted NAME DESCRIPTION CMD...: records spin into NAME, runs CMD
 # once spin runs under the recorder and a moment later (it may use $rec,
