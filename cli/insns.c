@@ -77,6 +77,42 @@ int cli_thread_check(const char *cmd, struct rp_session *s, const char *dir,
 	return -1;
 }
 
+/*
+ * The tasks the recorder let run untraced (UNTRACED records, sideband
+ * format 6): tid, process, creator, and when, in ms from the history's
+ * start (@t0: the earliest thread's first time; 0: none).  Nothing when
+ * there are none.
+ */
+static void print_untraced(struct rp_session *s, uint64_t t0)
+{
+	size_t i, n = rp_untraced_count(s);
+	uint64_t ns, ns0;
+
+	if (!n)
+		return;
+	printf("untraced: %zu task%s, no history (%s may have written any memory it shares)\n",
+	       n, n > 1 ? "s" : "", n > 1 ? "each" : "it");
+	for (i = 0; i < n; i++) {
+		struct rp_untraced u;
+
+		if (rp_untraced_info(s, i, &u))
+			break;
+		printf("  task %u (pid %u): made by thread %u (pid %u)", u.tid,
+		       u.pid, u.parent_tid, u.parent_pid);
+		if (t0 && !rp_tsc_to_ns(s, u.tsc, &ns) &&
+		    !rp_tsc_to_ns(s, t0, &ns0))
+			printf(" %.3f ms %s the history's start",
+			       (double)(ns < ns0 ? ns0 - ns : ns - ns0) / 1e6,
+			       ns < ns0 ? "before" : "after");
+		else
+			printf(" at time %" PRIu64, u.tsc);
+		if (u.reason == RP_UNTRACED_TID_REUSED)
+			printf(": the tid of a thread recorded before\n");
+		else
+			printf(": reason %u\n", u.reason);
+	}
+}
+
 int cli_info(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = { CLI_END };
@@ -86,7 +122,7 @@ int cli_info(int argc, char **argv)
 	};
 	struct rp_session_info m;
 	struct rp_session *s;
-	uint64_t insns = 0, gaps = 0, events = 0;
+	uint64_t insns = 0, gaps = 0, events = 0, t0 = 0;
 	size_t i, n;
 	int a = cli_parse(&cmd, argc, argv);
 
@@ -117,6 +153,8 @@ int cli_info(int argc, char **argv)
 		bool first = true;
 
 		rp_thread_info(s, rp_thread_tid(s, i), &ti);
+		if (ti.first_tsc && (!t0 || ti.first_tsc < t0))
+			t0 = ti.first_tsc;
 		insns += ti.insns;
 		gaps += ti.ngaps;
 		printf("  thread %u (pid %u): %" PRIu64 " instructions, %" PRIu64
@@ -141,6 +179,7 @@ int cli_info(int argc, char **argv)
 	}
 	printf("total:    %" PRIu64 " instructions, %" PRIu64 " gaps, %" PRIu64
 	       " events\n", insns, gaps, events);
+	print_untraced(s, t0);
 	/* The snapshot's own read parses the manifest again: only when
 	 * there is one (an import has none).
 	 */

@@ -223,6 +223,26 @@ static const char *dashed(const char *name, char *buf, size_t size)
 	return buf;
 }
 
+/*
+ * What ptrec record exits with once the bundle is written: the recorded
+ * program's status, as a shell (and rr record) reports a command's: its
+ * exit status, or 128 + the signal that killed it (139 for SIGSEGV).
+ * -p: the attached process's, when it ended while recorded.  0 where
+ * the recording ended first (--max-insns, SIGINT or SIGTERM to ptrec,
+ * -p's detach): ptrec ended it, not the program.  Its own errors are 1
+ * and usage errors 2, which a program's status of 1 or 2 also gives.
+ */
+static int program_status(const struct rec_stats *st)
+{
+	if (!st->main_ended)
+		return 0;
+	if (WIFEXITED(st->main_wstatus))
+		return WEXITSTATUS(st->main_wstatus);
+	if (WIFSIGNALED(st->main_wstatus))
+		return 128 + WTERMSIG(st->main_wstatus);
+	return 0;
+}
+
 int cli_record(int argc, char **argv)
 {
 	const char *emu_only = NULL, *kmod_only = NULL;
@@ -307,7 +327,10 @@ int cli_record(int argc, char **argv)
 		.more = "       ptrec record [OPTIONS] -p PID\n\n"
 			"emu only: --start-at, --max-insns, --ground-truth, --long-tnt,\n"
 			"--counter-clock (with --backend=auto they choose emu).\n"
-			"kmod (ptrec.ko, docs/kmod.md) only: the options marked kmod.\n",
+			"kmod (ptrec.ko, docs/kmod.md) only: the options marked kmod.\n"
+			"Exits with the program's status once the bundle is written\n"
+			"(128 + the signal that killed it), 0 where recording stopped\n"
+			"first, 1 on its own errors.\n",
 	};
 
 	a = cli_parse(&cmd, argc, argv);
@@ -365,9 +388,10 @@ int cli_record(int argc, char **argv)
 			st.trace_bytes,
 			st.insns ? 8.0 * (double)st.trace_bytes / (double)st.insns : 0.0,
 			stop_requested ? ", stopped by signal" : "");
-	if (st.main_ended && WIFSIGNALED(st.main_wstatus))
+	if (!o.quiet && st.main_ended && WIFSIGNALED(st.main_wstatus))
 		fprintf(stderr,
-			"ptrec record: the program died of signal %d (SIG%s)%s: the history ends there (ptrec replay %s)\n",
+			"ptrec record: %s died of signal %d (SIG%s)%s: the history ends there (ptrec replay %s)\n",
+			o.pid ? "the process" : "the program",
 			WTERMSIG(st.main_wstatus),
 			sigabbrev_np(WTERMSIG(st.main_wstatus)) ?
 			sigabbrev_np(WTERMSIG(st.main_wstatus)) : "?",
@@ -375,7 +399,8 @@ int cli_record(int argc, char **argv)
 			o.out);
 	else if (!o.quiet && st.main_ended &&
 		 WIFEXITED(st.main_wstatus) && WEXITSTATUS(st.main_wstatus))
-		fprintf(stderr, "ptrec record: the program exited with status %d\n",
+		fprintf(stderr, "ptrec record: %s exited with status %d\n",
+			o.pid ? "the process" : "the program",
 			WEXITSTATUS(st.main_wstatus));
 	if (!o.quiet && st.snap_procs)
 		fprintf(stderr,
@@ -388,5 +413,5 @@ int cli_record(int argc, char **argv)
 		fprintf(stderr,
 			"ptrec record: warning: %" PRIu64 " control transfers did not match the instruction's class; they are recorded as asynchronous\n",
 			st.anomalies);
-	return 0;
+	return program_status(&st);
 }

@@ -6,6 +6,10 @@ cli-test: export PTREC_TINY := $(CURDIR)/$(PROG_DIR)/tiny
 # ... and tests/programs/segv: ptrec record says the program died of SIGSEGV.
 cli-test: $(PROG_DIR)/segv
 cli-test: export PTREC_SEGV := $(CURDIR)/$(PROG_DIR)/segv
+# ... and exits with the program's status (tests/programs/exec without an
+# argument fails).
+cli-test: $(PROG_DIR)/exec
+cli-test: export PTREC_EXEC := $(CURDIR)/$(PROG_DIR)/exec
 
 # kmodfeed: a software-recorder bundle through the kmod recorder's stream
 # handling (rec_kmod_split); e2e checks both bundles replay the same.

@@ -17,7 +17,7 @@ $(SNAP_PROG_DIR)/kqrseq: tests/kmod/guest/kqrseq.c
 .PHONY: snapshot-test
 snapshot-test: $(PTREC) $(PTREC_SERVER) $(SNAP_PROG_BINS) $(FAKEPTREC) \
 		$(SNAP_PROG_DIR)/kqrseq \
-		$(PROG_DIR)/exec $(PROG_DIR)/tiny
+		$(PROG_DIR)/exec $(PROG_DIR)/tiny $(PROG_DIR)/faithful
 	PTREC=$(CURDIR)/$(PTREC) PTREC_SERVER=$(CURDIR)/$(PTREC_SERVER) \
 		SNAP_PROGS=$(CURDIR)/$(SNAP_PROG_DIR) \
 		PROGS=$(CURDIR)/$(PROG_DIR) \

@@ -306,8 +306,9 @@ $(REVIEW13): tests/values/review13.c tests/programs/tidre.h
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -Werror -pthread -no-pie -Wl,-z,now -o $@ $<
 
-values-review13: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW13)
+values-review13: $(PTREC) $(PTREC_SERVER) $(VALCHECK) $(REVIEW13) $(TRUTHDUMP)
 	PTREC=$(CURDIR)/$(PTREC) VALCHECK=$(CURDIR)/$(VALCHECK) \
+		TRUTHDUMP=$(CURDIR)/$(TRUTHDUMP) \
 		REVIEW13=$(CURDIR)/$(REVIEW13) tests/values/review13.sh
 
 # Review 16's cases (tests/values/review16.c): tasks a constructor makes

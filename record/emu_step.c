@@ -483,6 +483,46 @@ static void emit_sysret(struct emu *e, const struct thr *t)
  * 0x40000201; i386's 119 and 173), whose registers are its frame's.
  * That record waits for the thread's next (emu_truth_release()).
  */
+/*
+ * Is the IC_FAR instruction at t->ip a far transfer (lcall, ljmp, lret,
+ * iret: ff /3, ff /5, ca, cb, cf after its prefixes), not a call into the
+ * kernel (SYSCALL, SYSENTER, INT n, INT3, INT1, INTO)?
+ */
+static bool far_transfer(struct thr *t)
+{
+	uint64_t at = t->ip, end = t->ip + t->in.len;
+	int b;
+
+	for (; at < end; at++) {
+		b = emu_byte_at(t, at);
+		if (b == 0x66 || b == 0x67 || b == 0xf2 || b == 0xf3 ||
+		    b == 0x2e || b == 0x36 || b == 0x3e || b == 0x26 ||
+		    b == 0x64 || b == 0x65 || (b >= 0x40 && b <= 0x4f))
+			continue;
+		return b == 0xff || b == 0xca || b == 0xcb || b == 0xcf;
+	}
+	return false;
+}
+
+/*
+ * A far transfer (lcall, ljmp, lret, iret) completed: the step's stop
+ * (SIGTRAP, no signal delivered first: the delivery is step_done()'s
+ * case before this, a fault never reaches it) is at its target, with the
+ * registers it left, which t->regs holds, as after any other step.
+ * Before session 18 its truth record had none (mask 0, as a system call
+ * that does not go on at its next instruction).  Not one into
+ * compatibility mode (cs 0x23, review 9's c32): its code is left out of
+ * the history (emu.c issue_step()), so the truth's next record is no
+ * instruction that ran from this state (valcheck took the 32-bit code's
+ * work for the engine's error: 4 wrong).  The trace leaves user mode
+ * there (TIP.PGD), as for SYSCALL.
+ */
+static void far_retired(struct emu *e, struct thr *t)
+{
+	emu_truth_add_regs(e, t, t->ip, t->regs.cs == EMU_USER_CS);
+	emu_enc_check(e, t, ptenc_disable_sync(&t->enc));
+}
+
 static void syscall_retired(struct emu *e, struct thr *t)
 {
 	long rv = (long)t->regs.rax;
@@ -490,6 +530,10 @@ static void syscall_retired(struct emu *e, struct thr *t)
 	int b0, b1;
 	bool sc, i80;
 
+	if (!t->compat && far_transfer(t)) {
+		far_retired(e, t);
+		return;
+	}
 	if (t->in.len != 2 || t->regs.rip != t->ip + 2 || t->compat ||
 	    t->regs.cs != EMU_USER_CS || (rv >= -516 && rv <= -512) ||
 	    !t->truth) {

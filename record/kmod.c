@@ -213,6 +213,9 @@ static void km_run(struct km *k, int *status, bool *reaped)
 
 				if (r)
 					km_fail(k, r, "%s", serr.msg);
+				if (sz->left)
+					km_warn(k, "%zu threads of process %d did not stop within 1 s (waiting for a vfork child?): the snapshot leaves them out; they run on once ptrec exits",
+						sz->left, k->pid);
 				free(sz);
 			}
 			/* a launched program does not outlive its recording */

@@ -342,6 +342,28 @@ static void km_record(struct km *k, const struct ptrec_sb_header *h)
 		}
 		return;
 	}
+	case PTREC_SB_PROCESS_EXIT: {
+		const struct ptrec_sb_process_exit *r = (void *)u.bytes;
+
+		/*
+		 * -p: how the attached process ended, for ptrec record's exit
+		 * status (a launched one's comes from its wait status).
+		 */
+		if (k->launched || r->pid != (uint32_t)k->pid ||
+		    r->status < 0 || r->status > 0xff)
+			break;
+		if (r->kind == PTREC_SB_EXITED) {
+			k->st->main_ended = true;
+			k->st->main_wstatus = (r->status & 0xff) << 8;
+		} else if ((r->kind == PTREC_SB_KILLED ||
+			    r->kind == PTREC_SB_DUMPED) &&
+			   r->status > 0 && r->status < 0x7f) {
+			k->st->main_ended = true;
+			k->st->main_wstatus = r->status |
+				(r->kind == PTREC_SB_DUMPED ? 0x80 : 0);
+		}
+		break;
+	}
 	case PTREC_SB_TIME: {
 		const struct ptrec_sb_time *r = (void *)u.bytes;
 

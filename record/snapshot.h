@@ -163,7 +163,8 @@ void rec_snap_tracer_end(struct rec_snap *s, struct rec_snap_tracer *tr,
  * for its snapshot where recording detaches: rec_snap_seize() stops every
  * thread it has (PTRACE_SEIZE and PTRACE_INTERRUPT), rec_snap_release()
  * takes the snapshot (@end) and lets them run on, with any signal that
- * arrived meanwhile.  A thread created in between is not in it.
+ * arrived meanwhile.  A thread created in between is not in it, nor
+ * one that did not stop within a second (@left counts them).
  */
 #define REC_SNAP_SEIZE_MAX 256
 struct rec_snap_seized {
@@ -171,6 +172,7 @@ struct rec_snap_seized {
 	size_t n;
 	pid_t tids[REC_SNAP_SEIZE_MAX];
 	int sigs[REC_SNAP_SEIZE_MAX];	/* to deliver at the detach */
+	size_t left;	/* threads that did not stop in time: left out */
 };
 
 void rec_snap_seize(struct rec_snap_seized *sz, pid_t pid);

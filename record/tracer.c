@@ -345,10 +345,14 @@ static pid_t ppid_of(pid_t pid)
 	return ppid;
 }
 
+/* How long rec_snap_seize() waits for the threads' stops: 1 s. */
+#define SEIZE_WAIT_NS 1000000000ull
+
 void rec_snap_seize(struct rec_snap_seized *sz, pid_t pid)
 {
 	char path[64];
 	struct dirent *de;
+	uint64_t deadline;
 	size_t i;
 	DIR *d;
 
@@ -373,11 +377,33 @@ void rec_snap_seize(struct rec_snap_seized *sz, pid_t pid)
 	/*
 	 * Each stops at PTRACE_EVENT_STOP, or first at a signal's delivery
 	 * (the signal is kept for the detach); one that exits is dropped.
+	 * So is one that has not stopped within SEIZE_WAIT_NS of the first
+	 * wait (a thread waiting for its vfork child stops only when the
+	 * child has exec'd or exited): it is in no snapshot, and stays
+	 * seized until ptrec exits (PTRACE_DETACH needs a stopped tracee),
+	 * when the kernel lets it go.  Before session 18 the wait blocked:
+	 * SIGINT to a kmod `ptrec record -p` of such a process hung until
+	 * the child ended.
 	 */
+	deadline = rec_mono_ns() + SEIZE_WAIT_NS;
 	for (i = 0; i < sz->n; i++) {
 		int st;
+		pid_t w;
 
-		while (waitpid(sz->tids[i], &st, __WALL) == sz->tids[i]) {
+		for (;;) {
+			w = waitpid(sz->tids[i], &st, __WALL | WNOHANG);
+			if (w == 0 && rec_mono_ns() < deadline) {
+				usleep(200);
+				continue;
+			}
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w != sz->tids[i]) {
+				if (!w)
+					sz->left++;
+				sz->tids[i] = 0;
+				break;
+			}
 			if (!WIFSTOPPED(st)) {
 				sz->tids[i] = 0;
 				break;

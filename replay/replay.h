@@ -149,6 +149,37 @@ int rp_thread_info(const struct rp_session *s, uint32_t tid,
 int rp_thread_gap(const struct rp_session *s, uint32_t tid, uint64_t i,
 		  struct rp_gap *gap);
 
+/* Why a task ran untraced (sideband's enum ptrec_sb_untraced_reason). */
+enum rp_untraced_reason {
+	RP_UNTRACED_TID_REUSED = 1,	/* the tid of a thread recorded before */
+};
+
+/**
+ * struct rp_untraced - a task the recorder let run untraced (an UNTRACED
+ * record, sideband format 6, docs/bundle-format.md 6.18): it has no
+ * history, and may have written any memory it shares at any time.
+ * @tid, @pid:	the task and its process.
+ * @parent_tid, @parent_pid: the thread that made it, and its process.
+ * @clone_flags: CLONE_* of the creating call (0: not known).
+ * @reason:	enum rp_untraced_reason (others: a later format's).
+ * @tsc:	the record's time (the trace's clock, rp_tsc_to_ns()): when
+ *		the recorder saw it made.
+ */
+struct rp_untraced {
+	uint32_t tid, pid;
+	uint32_t parent_tid, parent_pid;
+	uint64_t clone_flags;
+	uint32_t reason;
+	uint64_t tsc;
+};
+
+/* Number of untraced tasks, and task @i (sideband order): 0 or
+ * -RP_ERR_RANGE.
+ */
+size_t rp_untraced_count(const struct rp_session *s);
+int rp_untraced_info(const struct rp_session *s, size_t i,
+		     struct rp_untraced *u);
+
 struct rp_insn;
 
 /* ---- events --------------------------------------------------------------- */

@@ -274,6 +274,37 @@ uint32_t rp_thread_tid(const struct rp_session *s, size_t i)
 	return i < s->nthreads ? s->threads[i].tid : 0;
 }
 
+size_t rp_untraced_count(const struct rp_session *s)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->nrecs; i++)
+		n += s->recs[i]->type == PTREC_SB_UNTRACED;
+	return n;
+}
+
+int rp_untraced_info(const struct rp_session *s, size_t i,
+		     struct rp_untraced *u)
+{
+	size_t r;
+
+	for (r = 0; r < s->nrecs; r++) {
+		const struct ptrec_sb_untraced *rec = (const void *)s->recs[r];
+
+		if (rec->hdr.type != PTREC_SB_UNTRACED || i--)
+			continue;
+		*u = (struct rp_untraced){
+			.tid = rec->tid, .pid = rec->pid,
+			.parent_tid = rec->parent_tid,
+			.parent_pid = rec->parent_pid,
+			.clone_flags = rec->clone_flags,
+			.reason = rec->reason, .tsc = rec->hdr.time,
+		};
+		return 0;
+	}
+	return -RP_ERR_RANGE;
+}
+
 int rp_thread_info(const struct rp_session *s, uint32_t tid,
 		   struct rp_thread_info *info)
 {

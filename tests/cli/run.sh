@@ -375,9 +375,47 @@ if [ -n "${FAKEPTREC:-}" ]; then
 			fake eperm "$PTREC" record -o "$tmp/k2" -- "$PTREC_TINY"
 	fi
 fi
-expect_fail "record: a program killed by a signal: ptrec says which, and that the history ends there" 0 \
+# ptrec record exits with the recorded program's status, as the shell
+# reports it (128 + the signal, the exit status), once the bundle is
+# complete; the note on stderr names the signal (none with -q).  Before
+# session 18 it exited 0 whatever the program did.
+: "${PTREC_SEGV:?set PTREC_SEGV (make cli-test does)}"
+: "${PTREC_EXEC:?set PTREC_EXEC to tests/programs/exec (make cli-test does)}"
+("$PTREC_SEGV"; exit $?) >/dev/null 2>&1
+segv_st=$?
+"$PTREC_EXEC" >/dev/null 2>&1
+exec_st=$?
+[ $segv_st -gt 128 ] && [ $exec_st -ne 0 ] ||
+	bad "segv and exec without arguments, untraced: exit $segv_st and $exec_st"
+expect_fail "record: a program killed by a signal: ptrec says which, and that the history ends there, and exits with the program's status ($segv_st)" $segv_st \
 	"ptrec record: the program died of signal 11 (SIGSEGV): the history ends there" \
-	"$PTREC" record --backend=emu -o "$tmp/sg" -- "${PTREC_SEGV:?set PTREC_SEGV (make cli-test does)}"
+	"$PTREC" record --backend=emu -o "$tmp/sg" -- "$PTREC_SEGV"
+if "$PTREC" info "$tmp/sg" >"$tmp/info" 2>"$tmp/err" &&
+	grep -q "^  thread .* instructions" "$tmp/info" &&
+	grep -q "snapshot: process .*: signal 11" "$tmp/info"; then
+	ok "record: the crashed program's bundle is complete (ptrec info reads its thread and its snapshot at the signal)"
+else
+	bad "record: the crashed program's bundle: $(cat "$tmp/err" "$tmp/info")"
+fi
+rm -rf "$tmp/sgq"
+"$PTREC" record -q --backend=emu -o "$tmp/sgq" -- "$PTREC_SEGV" \
+	>/dev/null 2>"$tmp/err"
+st=$?
+[ $st -eq $segv_st ] && [ ! -s "$tmp/err" ] && [ -f "$tmp/sgq/manifest.json" ] &&
+	ok "record -q: a program killed by a signal: its status ($st), nothing on stderr, the bundle written" ||
+	bad "record -q: a program killed by a signal: exit $st, want $segv_st, stderr: $(cat "$tmp/err")"
+expect_fail "record: a program that exits with status $exec_st: ptrec exits with it and says so" $exec_st \
+	"ptrec record: the program exited with status $exec_st$" \
+	"$PTREC" record --backend=emu -o "$tmp/ex" -- "$PTREC_EXEC"
+[ -f "$tmp/ex/manifest.json" ] && ok "record: the bundle of a program that exits $exec_st is written" ||
+	bad "record: no bundle for a program that exits $exec_st"
+if [ -n "${FAKEPTREC:-}" ] && [ ! -e /dev/ptrec ]; then
+	expect_fail "record --backend=kmod (device faked): a program killed by a signal: ptrec exits with its status ($segv_st)" $segv_st \
+		"ptrec record: the program died of signal 11 (SIGSEGV)" \
+		fake empty "$PTREC" record --backend=kmod -o "$tmp/ksg" -- "$PTREC_SEGV"
+	[ -f "$tmp/ksg/manifest.json" ] && ok "record --backend=kmod (device faked): the crashed program's bundle is written" ||
+		bad "record --backend=kmod (device faked): no bundle for the crashed program"
+fi
 expect_fail "record: an emu-only option makes auto choose emu, and says why" 0 \
 	"ptrec record: backend emu (software recorder): --max-insns needs it" \
 	"$PTREC" record --max-insns 3 -o "$tmp/mi" -- "$PTREC_TINY"

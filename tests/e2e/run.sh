@@ -17,15 +17,24 @@ if ! "$PTREC" record --help >/dev/null 2>&1; then
 	exit 1
 fi
 
-# record NAME [OPTS --] PROG ARGS: records into $tmp/NAME, then ptcheck.
+# record NAME [--status N] [OPTS --] PROG ARGS: records into $tmp/NAME,
+# then ptcheck.  ptrec record exits with the program's status (N, as the
+# shell gives it: 128 + a signal), 0 by default.
 record() {
 	name=$1
 	shift
+	want_st=0
+	if [ "$1" = --status ]; then
+		want_st=$2
+		shift 2
+	fi
 	rm -rf "${tmp:?}/$name"
 	# A hang must fail the test, not the whole CI run.
-	if ! timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/$name" \
-		"$@" >"$tmp/log" 2>&1; then
-		bad "$name: ptrec record failed"
+	timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/$name" \
+		"$@" >"$tmp/log" 2>&1
+	rec_st=$?
+	if [ $rec_st -ne "$want_st" ] || [ ! -f "$tmp/$name/manifest.json" ]; then
+		bad "$name: ptrec record failed (exit $rec_st, want $want_st)"
 		return 1
 	fi
 	if "$PTCHECK" "$tmp/$name" >"$tmp/log" 2>&1; then
@@ -221,6 +230,27 @@ else
 		nt=$(ls "$tmp/tidre"/truth/*.gt | wc -l)
 		[ "$nt" = 2 ] && ok "tidre: two threads recorded" ||
 			bad "tidre: $nt threads recorded, want 2"
+		# ptrec info lists the untraced task (before session 18 it
+		# did not): the tid, process and creator of the UNTRACED
+		# record ptrec dump reads with the sideband reader, and when:
+		# after the history's start, before its creator's history
+		# ends (it joined it).
+		u=$(sed -n 's/.* UNTRACED *pid \([0-9]*\) tid \([0-9]*\) parent \([0-9]*\)\/\([0-9]*\) .*/upid=\1 utid=\2 cpid=\3 ctid=\4/p' \
+			"$tmp/dump")
+		upid='' utid='' cpid='' ctid='' ms='' dur=''
+		[ -n "$u" ] && eval "$u"
+		"$PTREC" info "$tmp/tidre" >"$tmp/tinfo" 2>&1
+		ms=$(sed -n "s/^  task $utid (pid $upid): made by thread $ctid (pid $cpid) \([0-9.]*\) ms after the history's start: the tid of a thread recorded before\$/\1/p" \
+			"$tmp/tinfo")
+		dur=$(sed -n "s/^  thread $ctid (pid $cpid): .*, \([0-9.]*\) ms\$/\1/p" \
+			"$tmp/tinfo")
+		if [ -n "$utid" ] && grep -q "^untraced: 1 task, no history" "$tmp/tinfo" &&
+			[ -n "$ms" ] && [ -n "$dur" ] &&
+			awk -v a="$ms" -v b="$dur" 'BEGIN { exit !(a > 0 && a <= b) }'; then
+			ok "tidre: ptrec info lists the untraced task $utid (pid $upid, made by $ctid, $ms ms into a $dur ms history)"
+		else
+			bad "tidre: ptrec info's untraced task (record: '$u'; $ms of $dur ms): $(grep -A2 '^untraced' "$tmp/tinfo" | tr '\n' ' ')"
+		fi
 	fi
 fi
 
@@ -332,7 +362,12 @@ record exec -- "$PROGS/exec" "$PROGS/tiny" &&
 	has exec "EXEC .*tiny" "EXEC record names the new program" &&
 	has exec "PROCESS_EXIT pid [0-9]+ exited 0" "exit after exec"
 
-if record segv -- "$PROGS/segv"; then
+# ptrec record exits with the program's status, here 128 + SIGSEGV as
+# the shell sees the program die untraced (before session 18: 0).
+("$PROGS/segv"; exit $?) >/dev/null 2>&1
+segv_st=$?
+if record segv --status $segv_st -- "$PROGS/segv"; then
+	ok "segv: ptrec record exits $segv_st, as the shell gives the program's death untraced"
 	# (EXIT_FUTEX, what the kernel holds as the thread exits, comes
 	# between the signal and THREAD_EXIT: sideband format 3)
 	"$PTREC" dump "$tmp/segv" | grep -v " EXIT_FUTEX " | tail -n 3 \
@@ -698,6 +733,29 @@ if command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ]; then
 fi
 kill "$spin"
 wait "$spin" 2>/dev/null
+# -p: the attached process killed by a signal while recorded: ptrec
+# record exits with its status as the shell gives it (128 + SIGTERM, the
+# same process killed untraced), with the bundle written (before session
+# 18: 0).
+start_spin
+kill -TERM "$spin"
+wait "$spin"
+term_st=$?
+start_spin
+rm -rf "$tmp/pkill"
+timeout 120 "$PTREC" record -q -o "$tmp/pkill" -p "$spin" >"$tmp/log" 2>&1 &
+rp=$!
+traced "$spin" && sleep 0.3
+kill -TERM "$spin"
+wait "$rp"
+st=$?
+wait "$spin" 2>/dev/null
+if [ $st = $term_st ] && [ -f "$tmp/pkill/manifest.json" ] &&
+	"$PTREC" dump "$tmp/pkill" | grep -q "PROCESS_EXIT pid $spin killed 15"; then
+	ok "attach: the process killed by SIGTERM: ptrec record exits $st, its status, with the bundle"
+else
+	bad "attach: the process killed by SIGTERM: exit $st, want $term_st ($(tail -2 "$tmp/log" | tr '\n' ' '))"
+fi
 # Attached in a PUSHF/POPF loop and detached: the stepping's TF must not
 # stay behind (after a stepped POPF Linux no longer clears it at the
 # detach: the program died of SIGTRAP).
@@ -756,10 +814,57 @@ for how in max int; do
 		ok "attach: a held SIGTRAP stays pending at the detach ($how)" ||
 		bad "attach: a held SIGTRAP at the detach ($how): exit $st, $(tail -1 "$tmp/tpd.out" | tr '\n' ' ')"
 done
+# SIGTERM to ptrec record -p while it attaches to a thread that cannot
+# stop yet (faithful vforkhold: it waits for its vfork child, killable
+# only): the recording ends at once with the documented error (exit 1,
+# nothing recorded, no bundle), and the process runs on untraced: once
+# its child is killed it says so and exits 0, as it does untraced.
+# Before session 18 the signal that ended attach's waitpid was not looked
+# at (the thread taken as stopped, a bundle of 0 instructions, exit 0),
+# and one just before it blocked hung ptrec record while the child ran.
+vforkhold() {
+	"$PROGS/faithful" vforkhold >"$tmp/vh.out" 2>&1 &
+	vh=$!
+	vc=''
+	i=0
+	while [ -z "$vc" ] && [ $i -lt 100 ]; do
+		vc=$(pgrep -P "$vh")
+		[ -n "$vc" ] || sleep 0.05
+		i=$((i + 1))
+	done
+}
+vforkhold
+kill -USR1 "$vc"
+wait "$vh"
+want=$(tail -1 "$tmp/vh.out")
+vforkhold
+rm -rf "$tmp/vh"
+timeout 60 "$PTREC" record -q -o "$tmp/vh" -p "$vh" >"$tmp/log" 2>&1 &
+rp=$!
+traced "$vh" && sleep 0.5
+kill -TERM $rp
+i=0
+while kill -0 $rp 2>/dev/null && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+wait $rp
+st=$?
+kill -USR1 "$vc"
+wait "$vh"
+vst=$?
+if [ $st = 1 ] && [ $i -lt 50 ] && [ ! -e "$tmp/vh" ] &&
+	grep -q "stopped by a signal while attaching to process $vh: nothing recorded, the process runs on (thread $vh had not stopped: it waits for its vfork child" "$tmp/log" &&
+	[ $vst = 0 ] && [ "$(tail -1 "$tmp/vh.out")" = "$want" ]; then
+	ok "attach: SIGTERM while a thread cannot stop ends ptrec record in $((i * 100)) ms (exit 1, no bundle), the process runs on ($want)"
+else
+	bad "attach: SIGTERM while a thread cannot stop: exit $st after $((i * 100)) ms, bundle $([ -e "$tmp/vh" ] && echo left || echo none), process exit $vst, '$(tail -1 "$tmp/vh.out")' (want '$want'), said '$(cat "$tmp/log")'"
+fi
 
 # interrupted NAME DESCRIPTION CMD...: records spin into NAME, runs CMD
 # once spin runs under the recorder and a moment later (it may use $rec,
-# the recorder's pid), and expects a finished bundle that decodes.  Not a
+# the recorder's pid), and expects a finished bundle that decodes and
+# ptrec record's exit status $want_st (the program's).  Not a
 # fixed sleep: on a slow or loaded machine the recorder had not started
 # spin after it, kill_spin found nothing and the wait hung for ever.
 interrupted() {
@@ -776,10 +881,13 @@ interrupted() {
 	done
 	sleep 0.5
 	"$@"
-	if wait "$rec" && "$PTCHECK" "$tmp/$name" >"$tmp/log" 2>&1; then
-		ok "$what: a finished bundle that decodes"
+	wait "$rec"
+	rec_st=$?
+	if [ $rec_st = "$want_st" ] &&
+		"$PTCHECK" "$tmp/$name" >"$tmp/log" 2>&1; then
+		ok "$what: a finished bundle that decodes (exit $rec_st)"
 	else
-		bad "$what"
+		bad "$what (exit $rec_st, want $want_st)"
 	fi
 }
 # Only the recorder's own spin: under make -j check another suite's spin
@@ -787,10 +895,16 @@ interrupted() {
 kill_spin() { pkill -KILL -P "$rec" -x spin; }
 int_recorder() { kill -INT "$rec"; }
 
-# SIGINT to the recorder (Ctrl-C).
+# SIGINT to the recorder (Ctrl-C): ptrec ended the program, exit 0.
+want_st=0
 interrupted int "SIGINT to ptrec record" int_recorder
 has int "PROCESS_EXIT .* detached" "interrupted recording marked detached"
-# The program is killed while being recorded.
+# The program is killed while being recorded: ptrec record exits with
+# the program's status, as the shell gives a process's SIGKILL.
+sleep 60 &
+kill -KILL $!
+wait $!
+want_st=$?
 interrupted kill "program killed during recording" kill_spin
 has kill "PROCESS_EXIT .* killed 9" "SIGKILL recorded as the end"
 

@@ -58,6 +58,10 @@
  *   popf     prints its pid, then PUSHFQ/POPFQ until SIGUSR1: attached
  *            and detached, it must run on (Linux no longer clears the
  *            stepping's TF at the detach after a stepped POPF)
+ *   vforkhold prints its pid, vforks a child that sleeps (60 s at most)
+ *            and waits for it, killable only: a recorder attaching
+ *            (`record -p`) cannot stop it before the child ends; prints
+ *            how the child ended (the test kills it with SIGUSR1)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -724,6 +728,28 @@ static int popf(void)
 	return 0;
 }
 
+static int vforkhold(void)
+{
+	struct timespec ts = { 60, 0 };
+	int st = 0;
+	pid_t c;
+
+	printf("%d\n", getpid());
+	fflush(stdout);
+	c = vfork();
+	if (c == 0) {
+		/* the raw call: a vfork child may touch nothing of libc's */
+		syscall(SYS_nanosleep, &ts, NULL);
+		_exit(0);
+	}
+	if (c < 0 || waitpid(c, &st, 0) != c)
+		return 1;
+	printf("vforkhold child %s %d\n",
+	       WIFSIGNALED(st) ? "signal" : "exit",
+	       WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -740,6 +766,8 @@ int main(int argc, char **argv)
 		return forkmask();
 	if (!strcmp(m, "popf"))
 		return popf();
+	if (!strcmp(m, "vforkhold"))
+		return vforkhold();
 	if (!strcmp(m, "suspend") || !strcmp(m, "ppoll") ||
 	    !strcmp(m, "suspendh") ||
 	    !strcmp(m, "pselect") || !strcmp(m, "epwait") ||
@@ -759,6 +787,6 @@ int main(int argc, char **argv)
 		return tpwait(m);
 	if (!strncmp(m, "tp", 2))
 		return tpend(m);
-	fprintf(stderr, "usage: faithful pushf|trapself|sigcont|forkmask|vsys|popf|suspend|suspendh|ppoll|pselect|epwait|epwait2|tfself|killtrap|tpmask|tpret|tpsusp|tpqueue|tpwait|tptimed|tpsfd|tpwaitmt|tpppoll|tpproc|tpprocun|tpdetach\n");
+	fprintf(stderr, "usage: faithful pushf|trapself|sigcont|forkmask|vsys|popf|suspend|suspendh|ppoll|pselect|epwait|epwait2|tfself|killtrap|tpmask|tpret|tpsusp|tpqueue|tpwait|tptimed|tpsfd|tpwaitmt|tpppoll|tpproc|tpprocun|tpdetach|vforkhold\n");
 	return 2;
 }

@@ -801,6 +801,58 @@ if [ -n "${FAKEPTREC:-}" ] && [ -f "$FAKEPTREC" ]; then
 		cat "$tmp/kp.rec" >>"$tmp/log"
 		bad "kmod recorder (device faked) -p: snapshot where it detached; its core prints as gcore's (globals, heap, frames), the process lives on"
 	fi
+	# -p of a process whose thread cannot stop (faithful vforkhold: it
+	# waits for its vfork child, killable only): SIGINT ends the
+	# recording about 1 s later, a warning names the thread left out of
+	# the snapshot, the bundle is finished, and the process runs on (its
+	# child killed, it says so and exits 0, as untraced).  Before session
+	# 18 rec_snap_seize() waited for the stop: ptrec hung until the
+	# child ended.
+	vforkhold() {
+		"$PROGS/faithful" vforkhold >"$tmp/kvh.out" 2>&1 &
+		vh=$!
+		vc=''
+		i=0
+		while [ -z "$vc" ] && [ $i -lt 100 ]; do
+			vc=$(pgrep -P "$vh")
+			[ -n "$vc" ] || sleep 0.05
+			i=$((i + 1))
+		done
+	}
+	vforkhold
+	kill -USR1 "$vc"
+	wait "$vh"
+	want=$(tail -1 "$tmp/kvh.out")
+	vforkhold
+	rm -rf "$tmp/kvh.b"
+	PTREC_KMOD_GRACE_MS=200 FAKE_PTREC=hang LD_PRELOAD=$FAKEPTREC \
+		"$PTREC" record --backend=kmod -o "$tmp/kvh.b" -p "$vh" \
+		>"$tmp/kvh.rec" 2>&1 &
+	rpid=$!
+	i=0
+	while ! grep -q "backend kmod" "$tmp/kvh.rec" && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	sleep 0.5
+	kill -INT "$rpid"
+	i=0
+	while kill -0 "$rpid" 2>/dev/null && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -USR1 "$vc"
+	wait "$rpid"
+	rc=$?
+	wait "$vh"
+	vst=$?
+	if [ $rc = 0 ] && [ $i -lt 50 ] && [ -f "$tmp/kvh.b/manifest.json" ] &&
+		grep -q "1 threads of process $vh did not stop within 1 s" "$tmp/kvh.rec" &&
+		[ $vst = 0 ] && [ "$(tail -1 "$tmp/kvh.out")" = "$want" ]; then
+		ok "kmod recorder (device faked) -p: SIGINT with a thread that cannot stop ends the recording in $((i * 100)) ms, the thread left out of the snapshot, the process runs on ($want)"
+	else
+		bad "kmod recorder (device faked) -p, a thread that cannot stop: exit $rc after $((i * 100)) ms, process exit $vst, '$(tail -1 "$tmp/kvh.out")' (want '$want'), said '$(cat "$tmp/kvh.rec")'"
+	fi
 fi
 
 # ---- limits and bad input ----------------------------------------------------

@@ -230,6 +230,28 @@ for mode in ${REVIEW13_MODES:-$all}; do
 		else
 			bad "$RV_NAME far: $nfar system call records after a far transfer (of $nrec; addresses '$(cat "$tmp/far.out")')"
 		fi
+		# The ground truth has the registers after each far transfer
+		# (session 18; before: none): each the registers the next
+		# record shows but the one register the next instruction
+		# writes (rsp, rsp, rax), with the program's rcx 0x5151 and
+		# r11 0x1111 (the truth reader's view, truthdump --regs).
+		if [ -n "${TRUTHDUMP:-}" ]; then
+			"$TRUTHDUMP" --regs "$tmp/far"/truth/*.gt >"$tmp/far.td" 2>&1
+			nok=0
+			for a in $(cat "$tmp/far.out"); do
+				grep -B1 "^$a " "$tmp/far.td" | awk '
+					NR == 1 { for (i = 2; i <= NF; i++) f[i] = $i; n = NF }
+					NR == 2 { d = 0; for (i = 2; i <= NF; i++) d += $i != f[i]
+						  ok = n == 18 && NF == 18 && d <= 1 &&
+						       f[4] == "rcx=0x5151" && f[13] == "r11=0x1111" }
+					END { exit !ok }' && nok=$((nok + 1))
+			done
+			if [ "$nok" = 3 ]; then
+				ok "$RV_NAME far: the truth has the registers after lcall, ljmp and lretq, the next record's but what it writes"
+			else
+				bad "$RV_NAME far: $nok of 3 far transfers with their registers in the truth: $(for a in $(cat "$tmp/far.out"); do grep -B1 "^$a " "$tmp/far.td" | head -1 | cut -c1-60; done | tr '\n' ' ')"
+			fi
+		fi
 		vcheck $mode
 		;;
 	ctor)

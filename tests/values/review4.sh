@@ -90,8 +90,8 @@ rm -rf "$tmp/tsxabort"
 timeout 120 "$PTREC" record --ground-truth -q -o "$tmp/tsxabort" \
 	"$REVIEW4" tsxabort >"$tmp/tsx.out" 2>"$tmp/log"
 st=$?
-# Without RTM the program exits 7 (`ptrec record -q` itself exits 0 and
-# says nothing of the program's status): asked of the program untraced.
+# Without RTM the program exits 7 (and `ptrec record` with it, since
+# session 18; `-q` says nothing of it): asked of the program untraced too.
 "$REVIEW4" tsxabort >/dev/null 2>&1
 if [ $? = 7 ] || [ $st = 7 ] || grep -q 'exited with status 7' "$tmp/log"; then
 	ok "review4.c tsxabort: # SKIP no RTM here"

@@ -8,11 +8,13 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "record.h"
@@ -339,4 +341,50 @@ Test(kmod, bad_psb_period_is_refused_before_anything)
 		     -EINVAL);
 	cr_assert(strstr(err.msg, "not a period this unit offers"), "%s",
 		  err.msg);
+}
+
+static void process_exit(uint32_t pid, uint32_t kind, int32_t status,
+			 uint64_t time)
+{
+	struct ptrec_sb_process_exit pe = {
+		.hdr = { .type = PTREC_SB_PROCESS_EXIT, .time = time },
+		.pid = pid, .kind = kind, .status = status,
+	};
+
+	put(&pe, sizeof(pe), NULL, 0);
+}
+
+/*
+ * -p: how the attached process ended, from the module's PROCESS_EXIT,
+ * for ptrec record's exit status (a child's end, or a detach, is not
+ * it).  Before session 18 a kmod -p recording never said (ptrec record
+ * exited 0 whatever the process died of).
+ */
+Test(kmod, attached_process_end_is_its_status)
+{
+	struct rec_stats st;
+	struct sb_err err = { "" };
+
+	switch_in(100, 1);
+	process_exit(101, PTREC_SB_KILLED, SIGKILL, 2);
+	process_exit(100, PTREC_SB_DUMPED, SIGSEGV, 3);
+	cr_assert_eq(split(&st, &err), 0, "%s", err.msg);
+	cr_assert(st.main_ended);
+	cr_assert(WIFSIGNALED(st.main_wstatus));
+	cr_assert_eq(WTERMSIG(st.main_wstatus), SIGSEGV);
+	cr_assert(WCOREDUMP(st.main_wstatus));
+
+	slen = 0;
+	strcat(dir, "2");
+	process_exit(100, PTREC_SB_EXITED, 3, 3);
+	cr_assert_eq(split(&st, &err), 0, "%s", err.msg);
+	cr_assert(st.main_ended);
+	cr_assert(WIFEXITED(st.main_wstatus));
+	cr_assert_eq(WEXITSTATUS(st.main_wstatus), 3);
+
+	slen = 0;
+	strcat(dir, "3");
+	process_exit(100, PTREC_SB_DETACHED, 0, 3);
+	cr_assert_eq(split(&st, &err), 0, "%s", err.msg);
+	cr_assert(!st.main_ended);
 }
