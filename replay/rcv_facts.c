@@ -27,6 +27,13 @@ bool rcv_apply_facts(struct rp_recover *rc, struct win *w)
 					(struct rcv_val){ f->val, ~0ull },
 					&rc->stats.conflicts);
 	}
+	for (j = 0; j < w->nlf; j++) {
+		const struct rcv_fact *f = &w->lf[j];
+
+		ch |= rcv_merge(&w->st[f->pos - w->first].r[f->reg],
+				(struct rcv_val){ f->val, ~0ull },
+				&rc->stats.conflicts);
+	}
 	return ch;
 }
 

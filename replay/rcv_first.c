@@ -37,6 +37,8 @@
  * the record and that instruction (a handler's first instruction there
  * starts with the kernel's registers, not the call's result).
  */
+#include <stdlib.h>
+
 #include "rcv_win.h"
 
 /* The record's registers are enum rp_reg's, in its order. */
@@ -183,19 +185,21 @@ uint64_t rcv_sysret_at(const struct rcv_hist *h, uint64_t t, uint64_t rip,
 
 /*
  * Record @i of the session, if a system call's completion of the thread
- * found at a state in (@lo, @hi], as facts: 1, 0 (not taken) or an error.
+ * found at a state in (@lo, @hi]: its facts in @f (every register the
+ * record has: rax..r15 and rflags, in the engine's order as
+ * rcv_first_facts() takes them; rax, rcx and r11 as the call left them,
+ * the others as they were before it), their number, 0 when not taken.
  */
-static int sysret_take(struct rp_recover *rc, const struct rcv_hist *h,
-		       struct rp_cursor *c, size_t i, uint64_t lo,
-		       uint64_t hi, bool coarse)
+static int sysret_facts(struct rp_recover *rc, const struct rcv_hist *h,
+			struct rp_cursor *c, size_t i, uint64_t lo,
+			uint64_t hi, bool coarse, struct rp_fact *f)
 {
 	const struct rp_session *s = rc->s;
 	const struct ptrec_sb_regs *g = (const void *)s->recs[i];
-	struct rp_fact f[RCV_NREG];
 	struct rp_insn next;
 	unsigned int k;
 	uint64_t q;
-	int nf, ret;
+	int nf;
 
 	if (s->recs[i]->type != PTREC_SB_REGS || g->tid != rc->tid ||
 	    g->where != PTREC_SB_REGS_SYSCALL ||
@@ -206,18 +210,125 @@ static int sysret_take(struct rp_recover *rc, const struct rcv_hist *h,
 	    rp_cursor_peek(c, q, &next) ||
 	    rcv_signal_between(s, i, rc->tid, next.tsc))
 		return 0;
-	/* Every register the record has (rax..r15 and rflags, in the
-	 * engine's order as rcv_first_facts() takes them): rax, rcx and
-	 * r11 as the call left them, the others as they were before it.
-	 */
 	for (k = 0, nf = 0; k < RCV_NREG; k++) {
 		unsigned int r = k < RCV_FLAGS ? k : RP_REG_EFLAGS;
 
 		if (g->valid >> r & 1)
 			f[nf++] = (struct rp_fact){ q, k, g->regs[r] };
 	}
+	return nf;
+}
+
+/* sysret_facts()'s facts added to rc->facts: 1, 0 or an error. */
+static int sysret_take(struct rp_recover *rc, const struct rcv_hist *h,
+		       struct rp_cursor *c, size_t i, uint64_t lo,
+		       uint64_t hi, bool coarse)
+{
+	struct rp_fact f[RCV_NREG];
+	int nf = sysret_facts(rc, h, c, i, lo, hi, coarse, f), ret;
+
+	if (nf <= 0)
+		return 0;
 	ret = rcv_facts_add(rc, f, nf);
 	return ret ? ret : 1;
+}
+
+/* The first of the session's records at a time not below @t. */
+static size_t rec_at_time(const struct rp_session *s, uint64_t t)
+{
+	size_t lo = 0, hi = s->nrecs;
+
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+
+		if (s->recs[m]->time < t)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo;
+}
+
+bool rcv_sysret_any(struct rp_recover *rc, uint64_t first, uint64_t last)
+{
+	const struct rp_session *s = rc->s;
+	struct rp_cursor *c = NULL;
+	struct rp_insn a, b;
+	size_t i;
+	bool any = true;	/* unless shown otherwise */
+
+	if (!rc->count || rp_cursor_new(rc->s, rc->tid, &c))
+		return true;
+	if (rp_cursor_peek(c, first, &a))
+		goto out;
+	if (last >= rc->count || rp_cursor_peek(c, last, &b))
+		b.tsc = UINT64_MAX;
+	any = false;
+	for (i = rec_at_time(s, a.tsc); i < s->nrecs &&
+	     s->recs[i]->time <= b.tsc; i++) {
+		const struct ptrec_sb_regs *g = (const void *)s->recs[i];
+
+		if (s->recs[i]->type == PTREC_SB_REGS && g->tid == rc->tid &&
+		    g->where == PTREC_SB_REGS_SYSCALL) {
+			any = true;
+			break;
+		}
+	}
+out:
+	rp_cursor_free(c);
+	return any;
+}
+
+int rcv_sysret_local(struct rp_recover *rc, uint64_t first, uint64_t last,
+		     struct rcv_fact **out, size_t *nout)
+{
+	const struct rp_session *s = rc->s;
+	bool coarse = !rcv_backend_emu(s);
+	struct rp_cursor *c = NULL;
+	struct rcv_fact *lf = NULL, *t;
+	struct rp_fact f[RCV_NREG];
+	struct rp_insn a, b;
+	struct rcv_hist h;
+	size_t i, n = 0, cap = 0;
+	int nf, k;
+
+	*out = NULL;
+	*nout = 0;
+	if (!rc->count || rp_cursor_new(rc->s, rc->tid, &c))
+		return 0;
+	/* The records between the window's first instruction's time (a
+	 * call in it ran after that packet) and its last's, or the end.
+	 */
+	if (rp_cursor_peek(c, first, &a)) {
+		rp_cursor_free(c);
+		return 0;
+	}
+	if (last >= rc->count || rp_cursor_peek(c, last, &b))
+		b.tsc = UINT64_MAX;
+	h = (struct rcv_hist){ rcv_order_peek, c, rc->count };
+	for (i = rec_at_time(s, a.tsc); i < s->nrecs &&
+	     s->recs[i]->time <= b.tsc && n < SYSRET_MAX * RCV_NREG; i++) {
+		nf = sysret_facts(rc, &h, c, i, first, last, coarse, f);
+		if (nf <= 0)
+			continue;
+		if (n + (size_t)nf > cap) {
+			cap = cap ? 2 * cap : 64;
+			t = realloc(lf, cap * sizeof(*lf));
+			if (!t) {
+				free(lf);
+				rp_cursor_free(c);
+				return -RP_ERR_NOMEM;
+			}
+			lf = t;
+		}
+		for (k = 0; k < nf; k++)
+			lf[n++] = (struct rcv_fact){ f[k].pos, f[k].val,
+						     f[k].reg };
+	}
+	rp_cursor_free(c);
+	*out = lf;
+	*nout = n;
+	return 0;
 }
 
 /*

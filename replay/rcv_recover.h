@@ -114,6 +114,11 @@ struct rp_recover {
 	/* [k - RCV_CHAIN]: RCV_RAMP + RCV_START (rcv_sum.c ramp_start()) */
 	struct rcv_sum *sum;
 	struct rcv_sum *ssum;		/* [oldest - k]: RCV_START */
+	/* rcv_win_alone()'s last answer (window alone_k in windows of
+	 * alone_block)
+	 */
+	bool alone_memo, alone_v;
+	uint64_t alone_k, alone_block;
 	struct rcv_pre *pre;		/* likewise, ahead of a question */
 	uint64_t block;
 	/* a page of snapshot memory */

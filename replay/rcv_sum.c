@@ -182,9 +182,24 @@ uint64_t rcv_start_reach(const struct rp_recover *rc)
 	return lo == UINT64_MAX ? UINT64_MAX : rc->end - lo * rc->block;
 }
 
-bool rcv_win_alone(const struct rp_recover *rc, uint64_t k)
+bool rcv_win_alone(struct rp_recover *rc, uint64_t k)
 {
-	return k > ramp_start(rc) && !in_start(rc, k);
+	uint64_t first, last;
+
+	if (k <= ramp_start(rc) || in_start(rc, k))
+		return false;
+	/* A system call record in it gives its registers there
+	 * (rcv_win_new_alone()): the engine may know what nothing else in
+	 * the window shows.
+	 */
+	if (rc->alone_memo && rc->alone_k == k && rc->alone_block == rc->block)
+		return rc->alone_v;
+	win_span(rc, k, &first, &last);
+	rc->alone_v = !rcv_sysret_any(rc, first, last);
+	rc->alone_k = k;
+	rc->alone_block = rc->block;
+	rc->alone_memo = true;
+	return rc->alone_v;
 }
 
 /* The summary of window @k the window after it starts with, or NULL. */
@@ -450,9 +465,11 @@ int rcv_ramp_win(struct rp_recover *rc, uint64_t k, struct win **wp)
 		return ret;
 	}
 	if (k < RCV_CHAIN || k > ramp_start(rc)) {
-		/* Beyond the ramp: on its own. */
+		/* Beyond the ramp: on its own, with its system calls'
+		 * records as facts.
+		 */
 		win_span(rc, k, &first, &last);
-		return rcv_win_new(rc, first, last, NULL, NULL, wp);
+		return rcv_win_new_alone(rc, first, last, wp);
 	}
 	/* The summaries from the ramp's start to window @k; window @k as
 	 * the ramp computes it is the one asked.

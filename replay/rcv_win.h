@@ -37,6 +37,27 @@ int rcv_win_new_mem(struct rp_recover *rc, uint64_t first, uint64_t last,
 		    struct win *later, const struct rcv_state *seed,
 		    const struct rcv_smem *smem, struct win **wp);
 /*
+ * The same, for a window on its own (beyond the ramp, not in the start
+ * ramp): its facts are those of its system calls' records
+ * (rcv_sysret_local()).
+ */
+int rcv_win_new_alone(struct rp_recover *rc, uint64_t first, uint64_t last,
+		      struct win **wp);
+/*
+ * The facts of the thread's system call records placed at states in
+ * (@first, @last] (rcv_first.c, as rcv_sysret_regs() places them), in
+ * *@out (malloc'd, NULL when none), their number in *@nout: 0 or an
+ * error.
+ */
+int rcv_sysret_local(struct rp_recover *rc, uint64_t first, uint64_t last,
+		     struct rcv_fact **out, size_t *nout);
+/*
+ * May a system call record of the thread lie in (@first, @last] (one at
+ * a time within the span's instructions' times; true when that cannot
+ * be read)?
+ */
+bool rcv_sysret_any(struct rp_recover *rc, uint64_t first, uint64_t last);
+/*
  * The bytes of @word the engine knows at state @i of @w (a mask; their
  * values in @val): rcv_mem.c.
  */
@@ -71,10 +92,10 @@ int rcv_chain_next(struct rp_recover *rc);
 uint64_t rcv_ramp_start(const struct rp_recover *rc);
 /*
  * Is window @k computed on its own, from nothing but its instructions
- * (beyond the ramp and not in the start ramp: watch_chain.c's quiet
- * windows)?
+ * (beyond the ramp, not in the start ramp, and without a system call
+ * record: watch_chain.c's quiet windows)?
  */
-bool rcv_win_alone(const struct rp_recover *rc, uint64_t k);
+bool rcv_win_alone(struct rp_recover *rc, uint64_t k);
 /*
  * The start ramp's last state (a fact the recording gives at or before it
  * flows through its summaries), or UINT64_MAX when there is none.

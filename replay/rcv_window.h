@@ -49,6 +49,12 @@ struct win {
 	 * summary's, rcv_sum.c), or NULL.
 	 */
 	struct rcv_smem *smem;
+	/* A window on its own: the facts of its system calls' records
+	 * (rcv_first.c rcv_sysret_local()), which rcv_apply_facts() takes
+	 * with the engine's.
+	 */
+	struct rcv_fact *lf;
+	size_t nlf;
 	bool counted;		/* in the stats */
 	bool settled;		/* its last pass changed nothing */
 	uint64_t settled_conflicts;	/* conflicts that pass counted */

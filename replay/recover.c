@@ -76,6 +76,7 @@ void rcv_win_free(struct win *w)
 	free(w->ek);
 	free(w->rmw);
 	free(w->smem);
+	free(w->lf);
 	free(w);
 }
 
@@ -431,24 +432,56 @@ out:
 	return ret;
 }
 
+static int win_new(struct rp_recover *rc, uint64_t first, uint64_t last,
+		   struct win *later, const struct rcv_state *seed,
+		   const struct rcv_smem *smem, struct rcv_fact *lf,
+		   size_t nlf, struct win **wp);
+
 int rcv_win_new(struct rp_recover *rc, uint64_t first, uint64_t last,
 		struct win *later, const struct rcv_state *seed,
 		struct win **wp)
 {
-	return rcv_win_new_mem(rc, first, last, later, seed, NULL, wp);
+	return win_new(rc, first, last, later, seed, NULL, NULL, 0, wp);
 }
 
 int rcv_win_new_mem(struct rp_recover *rc, uint64_t first, uint64_t last,
 		    struct win *later, const struct rcv_state *seed,
 		    const struct rcv_smem *smem, struct win **wp)
 {
+	return win_new(rc, first, last, later, seed, smem, NULL, 0, wp);
+}
+
+int rcv_win_new_alone(struct rp_recover *rc, uint64_t first, uint64_t last,
+		      struct win **wp)
+{
+	struct rcv_fact *lf;
+	size_t nlf;
+	int ret = rcv_sysret_local(rc, first, last, &lf, &nlf);
+
+	if (ret) {
+		*wp = NULL;
+		return ret;
+	}
+	return win_new(rc, first, last, NULL, NULL, NULL, lf, nlf, wp);
+}
+
+/* @lf (@nlf facts) becomes the window's, or is freed. */
+static int win_new(struct rp_recover *rc, uint64_t first, uint64_t last,
+		   struct win *later, const struct rcv_state *seed,
+		   const struct rcv_smem *smem, struct rcv_fact *lf,
+		   size_t nlf, struct win **wp)
+{
 	struct win *w = calloc(1, sizeof(*w));
 	size_t n = last - first;
 	int ret;
 
 	*wp = NULL;
-	if (!w)
+	if (!w) {
+		free(lf);
 		return -RP_ERR_NOMEM;
+	}
+	w->lf = lf;
+	w->nlf = nlf;
 	if (smem && smem->n) {
 		w->smem = malloc(sizeof(*w->smem));
 		if (!w->smem) {
