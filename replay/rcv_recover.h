@@ -34,6 +34,8 @@ struct rp_recover {
 	bool mt;		/* other threads share its memory */
 	bool strict;		/* no rule that rests on an assumption about
 				 * the program (rp_session_set_values_strict) */
+	bool verify;		/* PTREC_RCV_VERIFY, read once per context:
+				 * shortcuts checked against the full work */
 	bool no_handlers;	/* no signal handler ran in it (the recorder
 				 * saw every signal it got) */
 	rp_oracle_fn oracle;	/* rcv_oracle.c: measurements only */

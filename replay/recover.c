@@ -297,7 +297,7 @@ static int win_callers(struct rp_recover *rc, struct rp_cursor *c,
 			for (k = dend - dmin; k < rc->cl_n && ns < RCV_SEED;
 			     k++)
 				calls[ns++] = rc->cl[k];
-		if (getenv("PTREC_RCV_VERIFY")) {
+		if (rc->verify) {
 			uint64_t *v = malloc(RCV_SEED * sizeof(*v));
 
 			full = v ? rp_cursor_callers(c, w->first, v,
@@ -676,6 +676,7 @@ int rcv_recover_new_with(struct rp_session *s, uint32_t tid,
 	rc->s = s;
 	rc->tid = tid;
 	rc->strict = rp_session_values_strict(s);
+	rc->verify = getenv("PTREC_RCV_VERIFY") != NULL;
 	rc->block = RCV_BLOCK;
 	rc->sum = calloc(RCV_RAMP, sizeof(*rc->sum));
 	rc->pre = calloc(RCV_RAMP, sizeof(*rc->pre));
