@@ -145,6 +145,14 @@ static inline uint64_t rcv_wmask(uint8_t c)
 }
 
 /*
+ * The wcode (struct rcv_ins) of a write to a register operand of @size
+ * bytes (@shift: bits 8-15, ah to bh): a write of 4 bytes or more is all
+ * 64 bits (a 32-bit write clears the upper half).  rcv_decode.c's writes
+ * and rcv_bits.c's destinations alike.
+ */
+uint8_t rcv_wcode_of(int size, int shift);
+
+/*
  * Bit g: @in writes general-purpose register g (wcode[g] != 0), without
  * a test per register (the stack build asks it of every instruction).
  */
