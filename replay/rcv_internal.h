@@ -612,6 +612,14 @@ struct rcv_stack_vals {
 	 */
 	bool end_sp_ok;
 	uint64_t end_sp;
+	/* Optional: the windows whose instructions these are (struct win's
+	 * serial, @idb the later one's with @ins_b; 0 none).  With @ida, the
+	 * callee walks are kept across builds of the same instructions
+	 * (rcv_callee.c); @verify (PTREC_RCV_VERIFY) walks again each one
+	 * taken from there and aborts unless it is the same.
+	 */
+	uint64_t ida, idb;
+	bool verify;
 };
 int rcv_stack_tmp_new(struct rcv_stack_tmp **t);
 void rcv_stack_tmp_free(struct rcv_stack_tmp *t);
@@ -628,8 +636,27 @@ void rcv_stack_tmp_free(struct rcv_stack_tmp *t);
 struct rcv_callee;
 int rcv_callee_new(struct rcv_callee **c);
 void rcv_callee_free(struct rcv_callee *c);
-/* Forgets the walk (the instructions changed). */
+/* A new build: the walk it had kept for a later one (rcv_callee_cache()). */
 void rcv_callee_reset(struct rcv_callee *c);
+/*
+ * Walks kept across stack builds of the same instructions (one per
+ * rcv_stack_tmp): a walker that starts again from an entry it walked in
+ * an earlier build (the same windows: rcv_callee_build()) takes that
+ * walk's records and goes over them, checking each instruction's flags,
+ * fs operands and system calls placed against the record, instead of
+ * stepping the escape analysis again; where one differs it walks again
+ * from the entry.  Every count and answer is the walk's own (the budget
+ * counts the records gone over as instructions walked).
+ */
+struct rcv_cwc;
+struct rcv_cwc *rcv_cwc_new(void);
+void rcv_cwc_free(struct rcv_cwc *k);
+/* The build about to run: windows @ida (0: keep nothing) and @idb, the
+ * first @na instructions @ida's.
+ */
+void rcv_cwc_build(struct rcv_cwc *k, uint64_t ida, uint64_t idb, size_t na,
+		   bool verify);
+void rcv_callee_set_cache(struct rcv_callee *c, struct rcv_cwc *k);
 /* System calls the caller placed (@placed(ctx, i) true) do not end the
  * walk: the caller decides the pairs across them.
  */

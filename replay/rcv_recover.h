@@ -99,6 +99,7 @@ struct rp_recover {
 	size_t nrseq;
 	struct rcv_dec *dec;
 	struct rcv_stack_tmp *stk;	/* the frames' tables (rcv_stack.c) */
+	uint64_t win_serial;	/* windows made (struct win's serial) */
 	struct rcv_ctx ctx;
 	struct win *chain[RCV_CHAIN];	/* [0] ends at the end */
 	struct win *far;		/* one window beyond the chain */

@@ -445,6 +445,7 @@ int rcv_win_new(struct rp_recover *rc, uint64_t first, uint64_t last,
 	w->last = last;
 	w->n = n;
 	w->rc = rc;
+	w->serial = ++rc->win_serial;
 	w->later = later;
 	w->top_end = !later && last == rc->end;
 	w->ins = calloc(n + 1, sizeof(*w->ins));
