@@ -63,7 +63,7 @@
  * in all.
  */
 #define CW_N 256
-#define CW_RECS (1 << 20)
+#define CW_RECS (1 << 18)
 
 /* What a step did to the walk (crec's ev), gone over again by replay(). */
 #define EV_FAIL 1		/* fail(): the argument ends, every slot */
