@@ -108,6 +108,29 @@ struct al_hyp {
 	bool hit;		/* a store through the root was placed */
 };
 
+/*
+ * The proofs' memo for store @b of @w (rc->alm), emptied unless it is
+ * @b's while nothing a question looks at changed; NULL for a window
+ * without a serial (unit tests' hand-made ones).
+ */
+static struct rcv_almemo *al_memo(struct win *w, size_t b)
+{
+	struct rp_recover *rc = w->rc;
+	struct rcv_almemo *m = &rc->alm;
+
+	if (!w->serial)
+		return NULL;
+	if (m->serial != w->serial || m->b != b || m->gen != rc->mb_gen ||
+	    m->world != rc->mb_world) {
+		memset(m, 0, sizeof(*m));
+		m->serial = w->serial;
+		m->b = b;
+		m->gen = rc->mb_gen;
+		m->world = rc->mb_world;
+	}
+	return m;
+}
+
 /* Do [@a, @a + @n) and [@c, @c + @m) miss each other (modulo 2^64)? */
 static bool apart(uint64_t a, uint64_t n, uint64_t c, uint64_t m)
 {
@@ -290,8 +313,39 @@ static size_t lower_after(struct win *w, struct lower_memo *lm,
 	return lm->j[lm->n++] = rcv_lower(w, word, b + 1);
 }
 
+static bool revealed_(struct win *w, size_t b, uint64_t x, uint8_t *f,
+		      struct lower_memo *lm, struct al_hyp *h);
+
+/*
+ * revealed(), remembered for the next byte asked of store @b where the
+ * answer looked at no store through @h's root (h->hit stays false, as it
+ * does without @h): the same then for every placement.
+ */
 static bool revealed(struct win *w, size_t b, uint64_t x, uint8_t *f,
 		     struct lower_memo *lm, struct al_hyp *h)
+{
+	struct rcv_almemo *m = al_memo(w, b);
+	bool r, hit = h && h->hit;
+
+	if (m && m->rv[x & 63].r && m->rv[x & 63].x == x) {
+		*f = m->rv[x & 63].fx;
+		return m->rv[x & 63].r == 2;
+	}
+	if (h)
+		h->hit = false;
+	r = revealed_(w, b, x, f, lm, h);
+	if (m && !(h && h->hit)) {
+		m->rv[x & 63].x = x;
+		m->rv[x & 63].r = r ? 2 : 1;
+		m->rv[x & 63].fx = r ? *f : 0;
+	}
+	if (h)
+		h->hit |= hit;
+	return r;
+}
+
+static bool revealed_(struct win *w, size_t b, uint64_t x, uint8_t *f,
+		      struct lower_memo *lm, struct al_hyp *h)
 {
 	uint64_t word = x >> 3, until, sa, sl;
 	size_t j, q, k = 0;
@@ -400,6 +454,7 @@ static bool value_refutes(struct win *w, size_t b, const struct rcv_acc *wr,
 static void base_from_load(struct win *w, size_t b, int g, uint64_t a,
 			   unsigned int n, struct rcv_val *base)
 {
+	struct rcv_almemo *m;
 	const struct rcv_ins *in;
 	struct rcv_acc rd;
 	size_t p, lo = b > AL_LOAD ? b - AL_LOAD : 0;
@@ -428,16 +483,33 @@ static void base_from_load(struct win *w, size_t b, int g, uint64_t a,
 	 */
 	if (!(rd.addr + 8 + n <= a + 1 || rd.addr >= a + n))
 		return;
-	for (k = 0; k < 8; k++) {
-		uint64_t x = rd.addr + k;
+	/* The same for every byte a question asks (nothing it looks at
+	 * changes while mb_gen and mb_world stay: rcv_acc_of()'s memo).
+	 */
+	m = al_memo(w, b);
+	if (!m || !m->bl_done) {
+		uint64_t v = 0, kn = 0;
 
-		if (!final_byte(w, x, &fx) ||
-		    late_writer(w, p, w->n, b, x, fx, NULL))
-			continue;
-		base->v = (base->v & ~(0xffull << (8 * k))) |
-			  (uint64_t)fx << (8 * k);
-		base->k |= 0xffull << (8 * k);
+		for (k = 0; k < 8; k++) {
+			uint64_t x = rd.addr + k;
+
+			if (!final_byte(w, x, &fx) ||
+			    late_writer(w, p, w->n, b, x, fx, NULL))
+				continue;
+			v |= (uint64_t)fx << (8 * k);
+			kn |= 0xffull << (8 * k);
+		}
+		if (!m) {
+			base->v = (base->v & ~kn) | v;
+			base->k |= kn;
+			return;
+		}
+		m->bl_v = v;
+		m->bl_k = kn;
+		m->bl_done = true;
 	}
+	base->v = (base->v & ~m->bl_k) | m->bl_v;
+	base->k |= m->bl_k;
 }
 
 /*
@@ -505,17 +577,25 @@ static bool word_refutes(struct win *w, size_t b, const struct rcv_acc *wr,
 			 uint64_t a)
 {
 	unsigned int j, k, n = wr->size;
+	struct rcv_almemo *m = al_memo(w, b), own;
 	struct al_hyp h;
 	uint64_t wa, x, q;
-	uint8_t fx;
 	bool ok;
 
 	if (!n || n > 16 || !rcv_root_sym(w, b, &h.s) ||
 	    !rcv_root_word(w, h.s.pos, h.s.reg, &wa))
 		return false;
+	/* Per byte of W: 1 nothing shows it, 2 the snapshot's wfx does;
+	 * asked again for each placement (and question) only when the
+	 * answer looked at a store through R (wdep: h.hit), as
+	 * value_refutes() does.
+	 */
+	if (!m) {
+		m = &own;
+		memset(own.ws, 0, sizeof(own.ws));
+	}
 	h.b = b;
 	h.size = n;
-	h.hit = false;
 	for (j = 0; j < n; j++) {
 		q = a - j;
 		h.root = q - h.s.off;
@@ -523,10 +603,18 @@ static bool word_refutes(struct win *w, size_t b, const struct rcv_acc *wr,
 		for (k = 0; k < 8 && ok; k++) {
 			x = wa + k;
 			/* @b itself, placed over it, may be its last writer. */
-			if (!apart(q, n, x, 1) || !final_byte(w, x, &fx) ||
-			    late_writer(w, h.s.pos, w->n, b, x, fx, &h))
+			if (!apart(q, n, x, 1))
 				continue;
-			if ((uint8_t)(h.root >> (8 * k)) != fx)
+			if (!m->ws[k] || m->wdep[k]) {
+				h.hit = false;
+				m->ws[k] = final_byte(w, x, &m->wfx[k]) &&
+					   !late_writer(w, h.s.pos, w->n, b,
+							x, m->wfx[k], &h) ?
+					   2 : 1;
+				m->wdep[k] = h.hit;
+			}
+			if (m->ws[k] == 2 &&
+			    (uint8_t)(h.root >> (8 * k)) != m->wfx[k])
 				ok = false;	/* not q - c at p */
 		}
 		if (ok)

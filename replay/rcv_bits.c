@@ -67,15 +67,6 @@ static bool no_flags(unsigned int id)
 	}
 }
 
-static uint8_t wcode_of(const struct rcv_op *op)
-{
-	if (op->size >= 4)
-		return 4;
-	if (op->size == 2)
-		return 3;
-	return op->shift ? 2 : 1;
-}
-
 bool rcv_bits_writes(struct rcv_ins *in)
 {
 	const struct rcv_op *d = &in->op[0];
@@ -87,10 +78,11 @@ bool rcv_bits_writes(struct rcv_ins *in)
 	 */
 	memset(in->wcode, 0, sizeof(in->wcode));
 	if (d->type == RCV_OP_REG && in->id != X86_INS_BT)
-		in->wcode[d->reg] = wcode_of(d);
+		in->wcode[d->reg] = rcv_wcode_of(d->size, d->shift);
 	if (in->id == X86_INS_XADD && in->nops == 2 &&
 	    in->op[1].type == RCV_OP_REG) {
-		uint8_t w = wcode_of(&in->op[1]);
+		uint8_t w = rcv_wcode_of(in->op[1].size,
+					 in->op[1].shift);
 
 		if (in->wcode[in->op[1].reg] && in->wcode[in->op[1].reg] != w)
 			w = 4;

@@ -34,6 +34,8 @@
  * cleanup buffers in the thread's control block), which cannot reach it
  * (docs/values.md, "Pushes never popped").
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +59,17 @@
 #define NKC 16
 /* Escapes of own-stack pointers at known offsets walked past (bounded()). */
 #define NBE 8
+/* Walks kept across builds (struct rcv_cwc): at most, and their records
+ * in all.
+ */
+#define CW_N 256
+#define CW_RECS (1 << 18)
+
+/* What a step did to the walk (crec's ev), gone over again by replay(). */
+#define EV_FAIL 1		/* fail(): the argument ends, every slot */
+#define EV_STOP 2		/* an escape: stop */
+#define EV_BESC 4		/* an escape under a slot, the next besc[] */
+#define EV_PEND 8		/* the prologue had ended */
 
 /* What the walk saw before one instruction. */
 struct crec {
@@ -74,6 +87,39 @@ struct crec {
 				 * w_ep/w_d, 3 maybe the callee's stack, 4
 				 * in an allocation, under offset w_d of
 				 * epoch w_ep, 5 xsave from w_ep/w_d up */
+	/* What the step read that a later build may find changed (the
+	 * instruction's flags, its fs operands: rcv_fs_absolute(); the
+	 * caller's placed() answer, 1 false, 2 true, 0 not asked), and
+	 * what it did (EV_*, es.ptop after it).
+	 */
+	uint8_t fl, segs, pl, ev;
+	int64_t ptop;
+};
+
+struct cbesc {
+	int64_t pos;
+	uint32_t ep;
+	int64_t d;
+};
+
+/* A walk kept: the analysis stepped over [e, real), its records. */
+struct cw_ent {
+	uint64_t ida, idb, use;
+	size_t na;
+	int64_t e, real;
+	bool obj;
+	struct rcv_esc es;
+	struct crec *r;
+	size_t cap;
+	struct cbesc besc[NBE];
+};
+
+struct rcv_cwc {
+	uint64_t ida, idb, tick;	/* the build's windows (0: none) */
+	size_t na, recs;
+	bool verify;
+	int n;
+	struct cw_ent ent[CW_N];
 };
 
 struct rcv_callee {
@@ -87,15 +133,21 @@ struct rcv_callee {
 	 * (besc[]), which leaves the slots above it to the argument.
 	 */
 	int64_t hard;
-	struct {
-		int64_t pos;
-		uint32_t ep;
-		int64_t d;
-	} besc[NBE];
+	struct cbesc besc[NBE];
 	int nbe;
+	/* The analysis (es) has stepped over [e, real), r[] recorded it:
+	 * at <= real, what lies between taken from a walk kept from an
+	 * earlier build (replay()).
+	 */
+	int64_t real;
 	struct rcv_esc es;
 	struct crec *r;
 	size_t cap;
+	struct rcv_cwc *cw;	/* where walks are kept, NULL nowhere */
+	bool kvalid;		/* its walk is of the build's windows: */
+	uint64_t kida, kidb;
+	size_t kna;
+	bool vused;		/* records gone over since the entry */
 	int64_t budget;		/* instructions left to walk */
 	int64_t checks;		/* instructions left to check */
 	/* Slots of pushes and spills at p: checked up to next (exclusive),
@@ -142,9 +194,130 @@ void rcv_callee_set_placed(struct rcv_callee *c,
 	c->placed = placed;
 }
 
+struct rcv_cwc *rcv_cwc_new(void)
+{
+	return calloc(1, sizeof(struct rcv_cwc));
+}
+
+static void cw_drop(struct rcv_cwc *k, int i)
+{
+	struct cw_ent *x = &k->ent[i];
+
+	rcv_esc_fini(&x->es);
+	free(x->r);
+	k->recs -= (size_t)(x->real - x->e);
+	*x = k->ent[--k->n];
+}
+
+void rcv_cwc_free(struct rcv_cwc *k)
+{
+	if (!k)
+		return;
+	while (k->n)
+		cw_drop(k, k->n - 1);
+	free(k);
+}
+
+void rcv_cwc_build(struct rcv_cwc *k, uint64_t ida, uint64_t idb, size_t na,
+		   bool verify)
+{
+	k->ida = ida;
+	k->idb = idb;
+	k->na = na;
+	k->verify = verify;
+}
+
+void rcv_callee_set_cache(struct rcv_callee *c, struct rcv_cwc *k)
+{
+	c->cw = k;
+	if (c->pro)
+		c->pro->cw = k;
+}
+
+/*
+ * @c's walk kept for a later build of the same windows (its analysis and
+ * records move there; the walker starts with none).  One per entry: the
+ * one stepped furthest.  The least recently kept make room.
+ */
+static void cw_keep(struct rcv_callee *c)
+{
+	struct rcv_cwc *k = c->cw;
+	struct cw_ent *x;
+	size_t nr;
+	int i, old;
+
+	if (!k || !c->kvalid || c->e < 0 || c->real <= c->e)
+		return;
+	c->kvalid = false;
+	nr = (size_t)(c->real - c->e);
+	if (nr > CW_RECS / 4)
+		return;
+	for (i = 0; i < k->n; i++) {
+		x = &k->ent[i];
+		if (x->e == c->e && x->obj == c->obj && x->ida == c->kida &&
+		    x->idb == c->kidb && x->na == c->kna) {
+			if (x->real >= c->real)
+				return;
+			cw_drop(k, i);
+			break;
+		}
+	}
+	while (k->n && (k->n == CW_N || k->recs + nr > CW_RECS)) {
+		for (old = 0, i = 1; i < k->n; i++)
+			if (k->ent[i].use < k->ent[old].use)
+				old = i;
+		cw_drop(k, old);
+	}
+	x = &k->ent[k->n++];
+	x->ida = c->kida;
+	x->idb = c->kidb;
+	x->na = c->kna;
+	x->use = ++k->tick;
+	x->e = c->e;
+	x->real = c->real;
+	x->obj = c->obj;
+	x->es = c->es;
+	x->r = c->r;
+	x->cap = c->cap;
+	memcpy(x->besc, c->besc, sizeof(x->besc));
+	k->recs += nr;
+	memset(&c->es, 0, sizeof(c->es));
+	c->r = NULL;
+	c->cap = 0;
+}
+
+/* The walk from @e kept for this build's windows, taken into @c. */
+static bool cw_take(struct rcv_callee *c, int64_t e)
+{
+	struct rcv_cwc *k = c->cw;
+	struct cw_ent *x = NULL;
+	int i;
+
+	if (!k || !k->ida)
+		return false;
+	for (i = 0; i < k->n && !x; i++)
+		if (k->ent[i].e == e && k->ent[i].obj == c->obj &&
+		    k->ent[i].ida == k->ida && k->ent[i].idb == k->idb &&
+		    k->ent[i].na == k->na)
+			x = &k->ent[i];
+	if (!x)
+		return false;
+	rcv_esc_fini(&c->es);
+	free(c->r);
+	c->es = x->es;
+	c->r = x->r;
+	c->cap = x->cap;
+	c->real = x->real;
+	memcpy(c->besc, x->besc, sizeof(c->besc));
+	k->recs -= (size_t)(x->real - x->e);
+	*x = k->ent[--k->n];
+	return true;
+}
+
 void rcv_callee_reset(struct rcv_callee *c)
 {
 	if (c) {
+		cw_keep(c);
 		c->e = -1;
 		c->budget = CALLEE_BUDGET;
 		c->checks = CHECK_BUDGET;
@@ -162,8 +335,19 @@ static void restart(struct rcv_callee *c, int64_t e)
 {
 	int k;
 
-	rcv_esc_init_local(&c->es);
-	c->es.obj = c->obj;
+	cw_keep(c);
+	if (!cw_take(c, e)) {
+		rcv_esc_init_local(&c->es);
+		c->es.obj = c->obj;
+		c->real = e;
+	}
+	c->kvalid = c->cw && c->cw->ida;
+	if (c->kvalid) {
+		c->kida = c->cw->ida;
+		c->kidb = c->cw->idb;
+		c->kna = c->cw->na;
+	}
+	c->vused = false;
 	c->pend = INT64_MAX;
 	c->e = e;
 	c->at = e;
@@ -270,6 +454,20 @@ static bool esc_bounded(const struct rcv_callee *c, const struct rcv_ins *in,
 	return true;
 }
 
+/* Bit k: operand k of @in has a segment (rcv_fs_absolute() clears it). */
+static uint8_t segs_of(const struct rcv_ins *in)
+{
+	return (uint8_t)((in->op[0].seg != 0) | (in->op[1].seg != 0) << 1 |
+			 (in->op[2].seg != 0) << 2);
+}
+
+/* fail() at step @i, recorded in @r. */
+static void fail_rec(struct rcv_callee *c, struct crec *r, int64_t i)
+{
+	r->ev |= EV_FAIL;
+	fail(c, i);
+}
+
 /* Records instruction @i (@in) and steps the analysis over it. */
 static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 		     int64_t i, const void *ctx)
@@ -277,10 +475,12 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 	struct crec *r = &c->r[i - c->e];
 	int64_t d = 0, sl = -1, vd = 0;
 	uint32_t ep = 0, vep = 0;
-	bool xs, rs, vo, sys = false, bnd;
+	bool xs, rs, vo, sys = false, bnd, pl = false;
 	int k, w, sp = -1;
 
 	memset(r, 0, sizeof(*r));
+	r->fl = in->flags;
+	r->segs = segs_of(in);
 	r->push = in->id == X86_INS_PUSH || in->id == X86_INS_CALL ||
 		  in->id == X86_INS_PUSHFQ || in->id == X86_INS_ENTER;
 	if (c->es.t[RP_REG_RSP] == 1) {	/* STK */
@@ -291,7 +491,7 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 	/* rsp above the entry's: the callee returned, or rsp left it. */
 	if (!r->rsp_ok ||
 	    !rcv_esc_below_origin(&c->es, r->rsp_ep, r->rsp_d - 8, 8)) {
-		fail(c, i);
+		fail_rec(c, r, i);
 	}
 	xs = rcv_xsave_like(in->id) && in->nops == 1 &&
 	     !(in->flags & (RCV_I_BARRIER | RCV_I_XFER | RCV_I_BAD |
@@ -305,7 +505,7 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 			   RCV_I_XFER | RCV_I_REP)) == RCV_I_BAD;
 	if ((in->flags & (RCV_I_BARRIER | RCV_I_MEMBAR | RCV_I_XFER |
 			  RCV_I_BAD | RCV_I_REP)) && !xs && !rs && !vo) {
-		fail(c, i);
+		fail_rec(c, r, i);
 	}
 	/* A system call: by its number (before the escape step, which
 	 * forgets rax), else the end of the argument.
@@ -315,8 +515,12 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 		/* One whose write the caller placed by the values (a range
 		 * of known address, or none): its pairs are decided there.
 		 */
-		if (!sys && !(c->placed && c->placed(ctx, (size_t)i)))
-			fail(c, i);
+		if (!sys && c->placed) {
+			pl = c->placed(ctx, (size_t)i);
+			r->pl = pl ? 2 : 1;
+		}
+		if (!sys && !pl)
+			fail_rec(c, r, i);
 	}
 	/* xsave: from its operand up, at most to its allocation's top. */
 	if (xs) {
@@ -390,19 +594,107 @@ static void walk_one(struct rcv_callee *c, const struct rcv_ins *in,
 	 */
 	bnd = esc_bounded(c, in, &vep, &vd);
 	if (rcv_esc_step(&c->es, in, 0)) {
+		r->ev |= EV_STOP;
 		if (c->stop > i)
 			c->stop = i;
 		if (!bnd || c->nbe == NBE) {
-			fail(c, i);
+			fail_rec(c, r, i);
 		} else {
+			r->ev |= EV_BESC;
 			c->besc[c->nbe].pos = i;
 			c->besc[c->nbe].ep = vep;
 			c->besc[c->nbe++].d = vd;
 			c->es.escaped = false;
 		}
 	}
-	if (c->es.pdone && c->pend > i)
+	if (c->es.pdone) {
+		r->ev |= EV_PEND;
+		if (c->pend > i)
+			c->pend = i;
+	}
+	r->ptop = c->es.ptop;
+}
+
+/*
+ * Step @c->at gone over again from the walk kept (the analysis has
+ * stepped past it): what it did to the walk, when what it read is the
+ * same now.  False when not: the walk must be made again.
+ */
+static bool replay(struct rcv_callee *c, const struct rcv_ins *(*at)(
+			   const void *, size_t), const void *ctx)
+{
+	int64_t i = c->at;
+	const struct crec *r = &c->r[i - c->e];
+	const struct rcv_ins *in = at(ctx, (size_t)i);
+
+	if (r->fl != in->flags || r->segs != segs_of(in) ||
+	    (r->pl && (r->pl == 2) != c->placed(ctx, (size_t)i)))
+		return false;
+	if (r->ev & EV_FAIL)
+		fail(c, i);
+	if ((r->ev & EV_STOP) && c->stop > i)
+		c->stop = i;
+	if (r->ev & EV_BESC)
+		c->nbe++;
+	if ((r->ev & EV_PEND) && c->pend > i)
 		c->pend = i;
+	c->vused = true;
+	return true;
+}
+
+/*
+ * The walk kept does not hold at @c->at: the analysis made again from the
+ * entry up to it (the steps before were the same, so are their records
+ * and what they did; the budget counted them already).
+ */
+static void rewalk(struct rcv_callee *c, const struct rcv_ins *(*at)(
+			   const void *, size_t), const void *ctx)
+{
+	int64_t i;
+
+	rcv_esc_init_local(&c->es);
+	c->es.obj = c->obj;
+	c->stop = c->hard = c->pend = INT64_MAX;
+	c->nbe = 0;
+	for (i = c->e; i < c->at; i++)
+		walk_one(c, at(ctx, (size_t)i), i, ctx);
+	c->real = c->at;
+}
+
+/*
+ * PTREC_RCV_VERIFY: the walk @c went over from a kept one, made again
+ * from its entry to where it is; abort unless every record and what the
+ * walk holds are the same.
+ */
+static void verify_walk(const struct rcv_callee *c, const struct rcv_ins *(
+				*at)(const void *, size_t), const void *ctx)
+{
+	struct rcv_callee *v;
+	int64_t i, n = c->at - c->e;
+
+	if (rcv_callee_new(&v))
+		return;
+	v->obj = c->obj;
+	v->placed = c->placed;
+	restart(v, c->e);
+	v->r = malloc((size_t)(n + 1) * sizeof(*v->r));
+	if (v->r) {
+		v->cap = (size_t)n + 1;
+		for (i = c->e; i < c->at; i++)
+			walk_one(v, at(ctx, (size_t)i), i, ctx);
+		if (memcmp(v->r, c->r, (size_t)n * sizeof(*v->r)) ||
+		    v->stop != c->stop || v->hard != c->hard ||
+		    v->pend != c->pend || v->nbe != c->nbe ||
+		    memcmp(v->besc, c->besc, (size_t)v->nbe *
+			   sizeof(*v->besc))) {
+			fprintf(stderr, "recover: PTREC_RCV_VERIFY: the callee "
+				"walk from %" PRId64 " to %" PRId64 " kept "
+				"from an earlier build differs\n", c->e,
+				c->at);
+			abort();
+		}
+	}
+	rcv_callee_free(v);
 }
 
 /* May what @r stores (or its push or call) write [@ep/@d, +8)? */
@@ -497,12 +789,21 @@ static bool walk_to(struct rcv_callee *c, const struct rcv_ins *(*at)(
 		c->r = n;
 		c->cap = cap;
 	}
-	/* Past an escape only when asked (pairs end there). */
+	/* Past an escape only when asked (pairs end there).  Where the
+	 * analysis stepped already (a walk kept), its records.
+	 */
 	for (; c->at < q && c->at < (past ? c->hard : c->stop) &&
 	       c->budget > 0; c->at++) {
-		walk_one(c, at(ctx, (size_t)c->at), c->at, ctx);
+		if (c->at < c->real && !replay(c, at, ctx))
+			rewalk(c, at, ctx);
+		if (c->at == c->real) {
+			walk_one(c, at(ctx, (size_t)c->at), c->at, ctx);
+			c->real++;
+		}
 		c->budget--;
 	}
+	if (c->vused && c->cw && c->cw->verify)
+		verify_walk(c, at, ctx);
 	/* Walked, and the argument holding, from the entry to lim. */
 	l = past ? c->hard : c->stop;
 	if (l > c->at)
@@ -588,8 +889,11 @@ bool rcv_callee_keeps(struct rcv_callee *c, const struct rcv_ins *(*at)(
 		c->pro->placed = c->placed;
 	}
 	k = c->pro;
+	k->cw = c->cw;
+	/* es.ptop where the walk is (the analysis may be further on). */
 	if (!walk_to(k, at, ctx, e, p, q, false, &lim, &ep, &d) || lim < q ||
-	    p >= k->pend || ep != k->es.ep0 || d < k->es.ptop || d + 8 > 0)
+	    p >= k->pend || ep != k->es.ep0 ||
+	    d < k->r[k->at - 1 - k->e].ptop || d + 8 > 0)
 		return false;
 	return !written(k, p, q, ep, d);
 }

@@ -92,7 +92,7 @@ void rcv_dec_free(struct rcv_dec *d)
 	free(d);
 }
 
-static uint8_t wcode_of(int size, int shift)
+uint8_t rcv_wcode_of(int size, int shift)
 {
 	if (size >= 4)
 		return 4;
@@ -480,7 +480,7 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		if (rw[i] == X86_REG_EFLAGS && !x->eflags)
 			in->fw |= ARITH_FLAGS | F_DF;
 		else if (rcv_cs_gpr(rw[i], &g, &sz, &sh))
-			add_write(in, g, wcode_of(sz, sh));
+			add_write(in, g, rcv_wcode_of(sz, sh));
 	}
 	/* Explicit register operands written (cs_regs_access has them, but
 	 * be sure).
@@ -489,7 +489,8 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		if (in->op[i].type == RCV_OP_REG &&
 		    (in->op[i].access & CS_AC_WRITE))
 			add_write(in, in->op[i].reg,
-				  wcode_of(in->op[i].size, in->op[i].shift));
+				  rcv_wcode_of(in->op[i].size,
+					       in->op[i].shift));
 	/* Flags written, by capstone's table; any but the arithmetic flags
 	 * and DF: all of them.
 	 */
@@ -575,8 +576,8 @@ static void decode(struct rcv_dec *d, uint64_t ip, const uint8_t *raw,
 		for (i = 0; i < in->nops; i++)
 			if (in->op[i].type == RCV_OP_REG)
 				add_write(in, in->op[i].reg,
-					  wcode_of(in->op[i].size,
-						   in->op[i].shift));
+					  rcv_wcode_of(in->op[i].size,
+						       in->op[i].shift));
 		break;
 	case X86_INS_CMP: case X86_INS_TEST: case X86_INS_BT:
 		/* The flags alone (SDM); capstone 4 lists al as written by

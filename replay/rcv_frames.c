@@ -111,6 +111,7 @@ static void stack_gate(struct win *w, struct rcv_stack_vals *sv,
 	sv->own = stack_own;	/* the callee argument's slots */
 	sv->own_ctx = rc;
 	sv->mt = rc->mt;
+	sv->verify = rc->verify;
 	if (!w->later && w->top_end &&
 	    (rc->end_regs.valid & (1ull << RP_REG_RSP))) {
 		sv->end_sp_ok = true;
@@ -146,7 +147,8 @@ static int frames_across(struct win *w)
 		goto out;
 	/* Both windows' instructions where they are (not copied). */
 	sv = (struct rcv_stack_vals){ .a = w->st, .b = l->st, .na = w->n,
-				      .ins_b = l->ins, .tmp = w->rc->stk };
+				      .ins_b = l->ins, .tmp = w->rc->stk,
+				      .ida = w->serial, .idb = l->serial };
 	stack_gate(w, &sv, local);
 	nc = rcv_stack_build_v(w->ins, m, &sv, f, pair);
 	if (nc <= 0)
@@ -230,7 +232,7 @@ int rcv_win_frames(struct win *w)
 	w->base = w->base0 = w->xpair = NULL;
 	w->nclass = 0;
 	sv = (struct rcv_stack_vals){ .a = w->st, .na = w->n + 1,
-				      .tmp = w->rc->stk };
+				      .tmp = w->rc->stk, .ida = w->serial };
 	stack_gate(w, &sv, w->plocal);
 	/* The window that ends at the snapshot: pushes kept to the end. */
 	if (!w->later && w->top_end && !w->rc->end_wild && w->n) {

@@ -145,6 +145,14 @@ static inline uint64_t rcv_wmask(uint8_t c)
 }
 
 /*
+ * The wcode (struct rcv_ins) of a write to a register operand of @size
+ * bytes (@shift: bits 8-15, ah to bh): a write of 4 bytes or more is all
+ * 64 bits (a 32-bit write clears the upper half).  rcv_decode.c's writes
+ * and rcv_bits.c's destinations alike.
+ */
+uint8_t rcv_wcode_of(int size, int shift);
+
+/*
  * Bit g: @in writes general-purpose register g (wcode[g] != 0), without
  * a test per register (the stack build asks it of every instruction).
  */
@@ -604,6 +612,14 @@ struct rcv_stack_vals {
 	 */
 	bool end_sp_ok;
 	uint64_t end_sp;
+	/* Optional: the windows whose instructions these are (struct win's
+	 * serial, @idb the later one's with @ins_b; 0 none).  With @ida, the
+	 * callee walks are kept across builds of the same instructions
+	 * (rcv_callee.c); @verify (PTREC_RCV_VERIFY) walks again each one
+	 * taken from there and aborts unless it is the same.
+	 */
+	uint64_t ida, idb;
+	bool verify;
 };
 int rcv_stack_tmp_new(struct rcv_stack_tmp **t);
 void rcv_stack_tmp_free(struct rcv_stack_tmp *t);
@@ -620,8 +636,27 @@ void rcv_stack_tmp_free(struct rcv_stack_tmp *t);
 struct rcv_callee;
 int rcv_callee_new(struct rcv_callee **c);
 void rcv_callee_free(struct rcv_callee *c);
-/* Forgets the walk (the instructions changed). */
+/* A new build: the walk it had kept for a later one (rcv_callee_cache()). */
 void rcv_callee_reset(struct rcv_callee *c);
+/*
+ * Walks kept across stack builds of the same instructions (one per
+ * rcv_stack_tmp): a walker that starts again from an entry it walked in
+ * an earlier build (the same windows: rcv_callee_build()) takes that
+ * walk's records and goes over them, checking each instruction's flags,
+ * fs operands and system calls placed against the record, instead of
+ * stepping the escape analysis again; where one differs it walks again
+ * from the entry.  Every count and answer is the walk's own (the budget
+ * counts the records gone over as instructions walked).
+ */
+struct rcv_cwc;
+struct rcv_cwc *rcv_cwc_new(void);
+void rcv_cwc_free(struct rcv_cwc *k);
+/* The build about to run: windows @ida (0: keep nothing) and @idb, the
+ * first @na instructions @ida's.
+ */
+void rcv_cwc_build(struct rcv_cwc *k, uint64_t ida, uint64_t idb, size_t na,
+		   bool verify);
+void rcv_callee_set_cache(struct rcv_callee *c, struct rcv_cwc *k);
 /* System calls the caller placed (@placed(ctx, i) true) do not end the
  * walk: the caller decides the pairs across them.
  */

@@ -209,7 +209,7 @@ static int redo_init(struct redo *d, const struct win *w)
 	for (i = 0; i < n; i++)
 		d->io[i].touch = UINT32_MAX;
 	d->iomemo = rcv_io_memo_new();
-	d->verify = getenv("PTREC_RCV_VERIFY") != NULL;
+	d->verify = w->rc->verify;
 	d->full = w->rc->all_passes || getenv("PTREC_RCV_ALLPASS") != NULL;
 	d->n = n;
 	d->rc = w->rc;

@@ -34,6 +34,8 @@ struct rp_recover {
 	bool mt;		/* other threads share its memory */
 	bool strict;		/* no rule that rests on an assumption about
 				 * the program (rp_session_set_values_strict) */
+	bool verify;		/* PTREC_RCV_VERIFY, read once per context:
+				 * shortcuts checked against the full work */
 	bool no_handlers;	/* no signal handler ran in it (the recorder
 				 * saw every signal it got) */
 	rp_oracle_fn oracle;	/* rcv_oracle.c: measurements only */
@@ -97,6 +99,7 @@ struct rp_recover {
 	size_t nrseq;
 	struct rcv_dec *dec;
 	struct rcv_stack_tmp *stk;	/* the frames' tables (rcv_stack.c) */
+	uint64_t win_serial;	/* windows made (struct win's serial) */
 	struct rcv_ctx ctx;
 	struct win *chain[RCV_CHAIN];	/* [0] ends at the end */
 	struct win *far;		/* one window beyond the chain */
@@ -151,6 +154,27 @@ struct rp_recover {
 	 */
 	bool mb_keep;
 	uint64_t mb_world, mb_seen;
+	/* rcv_alias.c: what the proofs for the store at @b of the window of
+	 * serial @serial found that does not depend on the byte asked,
+	 * while mb_gen and mb_world stay (nothing a question looks at
+	 * changes: rcv_acc_of()'s memo), for the next byte (a question
+	 * asks up to 8, each of them the same store): base_from_load()'s
+	 * bytes of the base (bl_k, bl_v), word_refutes()' per byte of the
+	 * root's word (ws, wfx, wdep), revealed()'s per byte shown (rv,
+	 * by address, 0 not asked, 1 nothing shows it, 2 rfx does).
+	 */
+	struct rcv_almemo {
+		uint64_t serial, world;
+		unsigned int gen;
+		size_t b;
+		bool bl_done;
+		uint64_t bl_v, bl_k;
+		uint8_t ws[8], wfx[8], wdep[8];
+		struct {
+			uint64_t x;
+			uint8_t r, fx;
+		} rv[64];
+	} alm;
 	bool asked;		/* a callback of ctx was asked (rcv_pass.c's
 				 * struct redo) */
 	bool mem_off;		/* ctx's memory answers nothing

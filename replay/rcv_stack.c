@@ -65,6 +65,7 @@ void rcv_stack_tmp_free(struct rcv_stack_tmp *t)
 	free(t->ownv);
 	for (j = 0; j < NWK; j++)
 		rcv_callee_free(t->wk[j]);
+	rcv_cwc_free(t->cw);
 	free(t);
 }
 
@@ -563,6 +564,14 @@ int rcv_stack_build_v(const struct rcv_ins *ins, size_t n,
 		iv.na = sv->na;
 	}
 	tmp_clear(t);
+	/* The walks of the last build kept (tmp_clear()), for this one's
+	 * walkers where its instructions are the same windows'.
+	 */
+	if (t != &own && sv && sv->ida && !t->cw)
+		t->cw = rcv_cwc_new();
+	if (t->cw)
+		rcv_cwc_build(t->cw, sv ? sv->ida : 0, sv ? sv->idb : 0,
+			      iv.na, sv && sv->verify);
 	rcv_stk_own_begin(t, sv, &iv, n);
 	if ((n + 63) / 64 > t->pcap) {
 		uint64_t *pl = realloc(t->placed, (n + 63) / 64 * 8);

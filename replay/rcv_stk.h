@@ -54,6 +54,7 @@ struct rcv_stack_tmp {
 	 */
 	struct rcv_callee *wk[NWK];
 	uint64_t wkuse[NWK], tick;
+	struct rcv_cwc *cw;	/* their walks kept across builds */
 	/* rcv_stk_own_begin(): per state of the build, is rsp's stack
 	 * the thread's own (1)?  Computed the first time a push's rsp is
 	 * not known (own_done), from the build's values and instructions.

@@ -401,6 +401,8 @@ int rcv_stk_pair_keep(const struct kills *kl, struct rcv_stack_tmp *ab,
 	c = walker(ab, ab->ents[k - 1]);
 	if (!*c && !rcv_callee_new(c))
 		rcv_callee_set_placed(*c, placed_at);
+	if (*c)
+		rcv_callee_set_cache(*c, ab->cw);
 	if (!*c || !rcv_callee_keeps(*c, ins_of, iv, ab->ents[k - 1], p, q))
 		return !cross && !hit && kl->ust <= p ? 1 : 0;
 	return 2;
@@ -444,6 +446,7 @@ void rcv_stk_end_keeps(struct rcv_stack_tmp *t,
 			rcv_callee_set_placed(*c, placed_at);
 		if (!*c)
 			continue;
+		rcv_callee_set_cache(*c, t->cw);
 		r = rcv_callee_kept_to(*c, ins_of, iv, t->ents[k - 1],
 				       (int64_t)i, (int64_t)n);
 		if (r > (int64_t)i + 1)

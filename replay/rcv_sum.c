@@ -79,7 +79,7 @@ int rcv_win_forward(struct rp_recover *rc, struct win *w, bool *end_ch)
 		}
 	}
 	*end_ch = i == w->n && quiet == 0;
-	if (getenv("PTREC_RCV_VERIFY"))
+	if (rc->verify)
 		rcv_index_verify(w, "the forward flow");
 	return 0;
 }

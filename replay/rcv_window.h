@@ -42,6 +42,11 @@ struct win {
 	size_t n;		/* instructions: last - first */
 	struct rcv_ins *ins;
 	struct rcv_state *st;
+	/* Its context's count of windows made when it was (never 0): the
+	 * callee walks kept across stack builds are keyed by it
+	 * (rcv_callee.c).
+	 */
+	uint64_t serial;
 	bool top_end;		/* last is the thread's end (snapshot) */
 	struct win *later;	/* the window after it, or NULL */
 	struct win *earlier;	/* the window before it, once computed */

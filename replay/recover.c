@@ -299,7 +299,7 @@ static int win_callers(struct rp_recover *rc, struct rp_cursor *c,
 			for (k = dend - dmin; k < rc->cl_n && ns < RCV_SEED;
 			     k++)
 				calls[ns++] = rc->cl[k];
-		if (getenv("PTREC_RCV_VERIFY")) {
+		if (rc->verify) {
 			uint64_t *v = malloc(RCV_SEED * sizeof(*v));
 
 			full = v ? rp_cursor_callers(c, w->first, v,
@@ -494,6 +494,7 @@ static int win_new(struct rp_recover *rc, uint64_t first, uint64_t last,
 	w->last = last;
 	w->n = n;
 	w->rc = rc;
+	w->serial = ++rc->win_serial;
 	w->later = later;
 	w->top_end = !later && last == rc->end;
 	w->ins = calloc(n + 1, sizeof(*w->ins));
@@ -725,6 +726,7 @@ int rcv_recover_new_with(struct rp_session *s, uint32_t tid,
 	rc->s = s;
 	rc->tid = tid;
 	rc->strict = rp_session_values_strict(s);
+	rc->verify = getenv("PTREC_RCV_VERIFY") != NULL;
 	rc->block = RCV_BLOCK;
 	rc->sum = calloc(RCV_RAMP + RCV_START, sizeof(*rc->sum));
 	rc->pre = calloc(RCV_RAMP + RCV_START, sizeof(*rc->pre));

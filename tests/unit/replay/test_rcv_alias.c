@@ -7,6 +7,7 @@
  * decoded instructions over a fake snapshot page at 0x10000 (the
  * context's cached page: the end's bytes).
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,48 @@ static bool refuted(size_t b, uint64_t a)
 	rc.mb_gen++;
 	cr_assert_eq(rcv_build_index(&w), 0);
 	return rcv_alias_refuted(&w, b, a);
+}
+
+/*
+ * The proofs' memo (rc.alm): the bytes @as[k] asked of the stores
+ * @bs[k] in one question, in that order (what does not depend on the
+ * byte kept from one to the next, as a question asking a word's bytes
+ * does), are answered as each asked alone (a window without a serial
+ * keeps nothing).
+ */
+static void memo_same(const size_t *bs, const uint64_t *as, size_t n)
+{
+	bool one[48];
+	size_t k;
+
+	cr_assert_leq(n, 48);
+	for (k = 0; k < n; k++)
+		one[k] = refuted(bs[k], as[k]);
+	w.serial = 1;
+	rc.mb_gen++;
+	cr_assert_eq(rcv_build_index(&w), 0);
+	for (k = 0; k < n; k++)
+		cr_assert_eq(rcv_alias_refuted(&w, bs[k], as[k]), one[k],
+			     "store %zu byte %zu (%#" PRIx64 ")", bs[k], k,
+			     as[k]);
+	w.serial = 0;
+}
+
+/* @n bytes from @lo of store @b, then @m from @lo2 of @b2. */
+static size_t two_runs(size_t *bs, uint64_t *as, size_t b, uint64_t lo,
+		       size_t n, size_t b2, uint64_t lo2, size_t m)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		bs[k] = b;
+		as[k] = lo + k;
+	}
+	for (k = 0; k < m; k++) {
+		bs[n + k] = b2;
+		as[n + k] = lo2 + k;
+	}
+	return n + m;
 }
 
 /* mov %rax,(%rcx); then one more instruction. */
@@ -299,6 +342,7 @@ Test(rcv_alias, by_root_word)
 	cr_assert_not(refuted(2, RW_W - 0x80));
 }
 
+
 /*
  * movq $0, 0x10(%rax) with rax's low 5 bits known from the states (an
  * index times 32 added to a known pointer): it reaches one residue of
@@ -490,4 +534,127 @@ Test(rcv_alias, xchg_old_value)
 	xchg_win(false, true);
 	st[0].r[RP_REG_RCX] = unknown;
 	cr_assert(!refuted(1, PAGE + 0x100), "the byte before it not known");
+}
+
+/* The bytes of a question kept for the next (rc.alm): as each alone. */
+Test(rcv_alias, memo_across_bytes)
+{
+	uint64_t as[48], b = PAGE + 0x300, a = PAGE + 0x408;
+	size_t bs[48], n, k;
+
+	/* by the root's word, the same root placed by each placement */
+	root_word(INS("\x48\x89\xb9\x80\x00\x00\x00"));
+	n = two_runs(bs, as, 2, RW_A - 4, 12, 2, RW_W - 0x84, 12);
+	memo_same(bs, as, n);
+	n = two_runs(bs, as, 2, RW_W - 0x84, 12, 2, RW_A - 4, 12);
+	memo_same(bs, as, n);
+	root_word(INS("\x90"));
+	end64(RW_W, RW_A);
+	n = two_runs(bs, as, 2, RW_A - 8, 16, 2, RW_W - 4, 12);
+	memo_same(bs, as, n);
+	/* by what shows the bytes later, through the same root: 4 bytes
+	 * past b's placement, so what it leaves depends on the placement
+	 */
+	same_word(INS("\x90"));
+	n = two_runs(bs, as, 1, SW_A - 8, 16, 1, SW_W - 4, 16);
+	memo_same(bs, as, n);
+	same_word(INS("\x90"));
+	code[4] = INS("\x48\x89\x72\x04");	/* mov %rsi,0x4(%rdx) */
+	for (k = 0; k < 6; k++)
+		set(k, RP_REG_RSI, 0x0102030405060708ull);
+	n = two_runs(bs, as, 1, SW_A - 12, 24, 1, SW_A + 4, 8);
+	memo_same(bs, as, n);
+	/* two stores in one question, each its own */
+	same_word(INS("\x49\x89\x38"));
+	for (k = 0; k < 8; k++) {
+		bs[2 * k] = 1;
+		bs[2 * k + 1] = 2;
+		as[2 * k] = as[2 * k + 1] = SW_A - 4 + k;
+	}
+	memo_same(bs, as, 16);
+	set(2, RP_REG_R8, SW_W + 8);
+	n = two_runs(bs, as, 1, SW_W - 4, 16, 1, SW_A - 8, 16);
+	memo_same(bs, as, n);
+	/* by the base's load: its bytes at the end */
+	{
+		struct rcv_ins in[3] = { INS("\x48\x8b\x0a"),
+					 INS("\x48\x89\x01"), INS("\x90") };
+
+		win_of(in, 3);
+		set(0, RP_REG_RDX, b);
+		set(1, RP_REG_RDX, b);
+		set(1, RP_REG_RAX, 0x0807060504030201ull);
+		end64(a, 0x0807060504030201ull);
+		end64(b, a);
+		n = two_runs(bs, as, 1, a - 12, 24, 1, b - 8, 16);
+		memo_same(bs, as, n);
+		n = two_runs(bs, as, 1, b - 8, 16, 1, a - 12, 24);
+		memo_same(bs, as, n);
+	}
+	/* an exchange's old value */
+	xchg_win(false, true);
+	n = two_runs(bs, as, 1, PAGE + 0xf8, 16, 1, PAGE + 0x108, 8);
+	memo_same(bs, as, n);
+	/* What shows a byte depends on the placement: b (mov %ax,(%rcx),
+	 * 0xffff) and q (mov %sil,1(%rdx), value unknown) through the same
+	 * root.  Placed at a, q may have left a + 1, and the end's a (2)
+	 * refutes it; placed at a - 1, q may have left a, and a - 1 (0xff)
+	 * fits.
+	 */
+	{
+		struct rcv_ins in[6] = {
+			INS("\x48\x8b\x0b"), INS("\x66\x89\x01"),
+			INS("\x90"), INS("\x48\x8b\x13"),
+			INS("\x40\x88\x72\x01"), INS("\x90") };
+
+		unsigned int e, j;
+		uint64_t v;
+
+		win_of(in, 6);
+		for (k = 0; k < 6; k++)
+			set(k, RP_REG_RBX, SW_W);
+		set(1, RP_REG_RAX, 0xffff);
+		end64(SW_A - 1, 0x0000000000000203ull << 8 | 0xff);
+		end64(SW_W, SW_A - 1);
+		cr_assert_not(refuted(1, SW_A), "placed at a - 1, it fits");
+		/* The end's bytes around a, each 0xff (fits) or 3. */
+		for (e = 0; e < 256; e++) {
+			for (j = 0, v = 0; j < 8; j++)
+				v |= (e >> j & 1 ? 0xffull : 3ull) << (8 * j);
+			end64(SW_A - 4, v);
+			end64(SW_W, SW_A - 4 + e % 8);
+			n = two_runs(bs, as, 1, SW_A - 5, 10, 1, SW_A - 5,
+				     10);
+			memo_same(bs, as, n);
+		}
+	}
+	/* Two stores, two roots (W, W2): b1 (mov %rsi,(%rax)) through W,
+	 * which points elsewhere at the end, b2 (mov %rdi,(%r8), a's end
+	 * value) through W2, which points at a: b1 did not write a, b2 may
+	 * have.
+	 */
+	{
+		struct rcv_ins in[5] = {
+			INS("\x48\x8b\x02"), INS("\x4c\x8b\x03"),
+			INS("\x48\x89\x30"), INS("\x49\x89\x38"),
+			INS("\x90") };
+
+		win_of(in, 5);
+		set(0, RP_REG_RDX, RW_W);
+		set(1, RP_REG_RBX, RW_W + 8);
+		for (k = 2; k < 5; k++) {
+			set(k, RP_REG_RSI, 0x2222222222222222ull);
+			set(k, RP_REG_RDI, 0x0807060504030201ull);
+		}
+		end64(RW_A, 0x0807060504030201ull);
+		end64(RW_W, 0x00007f0000123450ull);
+		end64(RW_W + 8, RW_A);
+		cr_assert(refuted(2, RW_A), "b1's root points elsewhere");
+		cr_assert_not(refuted(3, RW_A), "b2's root points at a");
+		for (k = 0; k < 16; k++) {
+			bs[k] = 2 + k % 2;
+			as[k] = RW_A - 4 + k / 2;
+		}
+		memo_same(bs, as, 16);
+	}
 }

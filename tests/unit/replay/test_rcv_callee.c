@@ -741,3 +741,120 @@ Test(rcv_callee, rsp_published_under_the_slot_keeps_it)
 	cr_assert_eq(ek[1], 6, "a pointer under the slot published");
 	cr_assert_eq(pop_pair(pair, 8), -1, "a pair ends at the escape");
 }
+
+/*
+ * Walks kept across builds (struct rcv_cwc): builds of the same windows
+ * (sv.ida) through one rcv_stack_tmp take the callee walks of the build
+ * before.  Random instruction sequences, built again after what a later
+ * build may find changed (an instruction's barrier flags set or lifted,
+ * an fs operand converted as rcv_fs_absolute() does, a system call the
+ * values place or stop placing), give the pairs, the frames and the
+ * callee argument's pairs (local) of a build from nothing, every time.
+ */
+static bool kc_placed;
+
+static int kc_sys(void *ctx, size_t i, uint64_t *a, uint64_t *len)
+{
+	(void)ctx;
+	(void)i;
+	*a = 0;
+	*len = 0;
+	return kc_placed ? 0 : -1;	/* writes nothing, or not known */
+}
+
+static uint32_t kc_rnd(uint32_t *s)
+{
+	*s = *s * 1103515245u + 12345u;
+	return *s >> 8;
+}
+
+#define KC_N 48
+
+static int kc_build(const struct rcv_ins *in, size_t n,
+		    struct rcv_stack_tmp *t, uint64_t id, bool gated,
+		    struct rcv_frame *f, int64_t *pair, uint8_t *local)
+{
+	struct rcv_state st[KC_N + 1];
+	struct rcv_stack_vals sv = { .a = st, .na = n + 1, .tmp = t,
+				     .ida = id, .gated = gated, .until = -1,
+				     .local = local, .sys_write = kc_sys };
+
+	memset(st, 0, sizeof(st));
+	memset(local, 0, n + 1);
+	return rcv_stack_build_v(in, n, &sv, f, pair);
+}
+
+Test(rcv_callee, walks_kept_across_builds_are_the_walks)
+{
+	const struct rcv_ins pool[] = {
+		CALL, CALL, CALL, PUSH, PUSH, PUSH, POP, POP, POP, LOADG,
+		STORE, STORE, RET, RET,
+		INS("\x48\x89\xe0"),			/* mov rax, rsp */
+		INS("\x48\x89\x44\x24\x10"),		/* mov [rsp+16], rax */
+		INS("\x48\x8d\x04\x3c"),		/* lea rax, [rsp+rdi] */
+		INS("\x0f\x05"),			/* syscall */
+		INS("\x64\x48\x8b\x04\x25\x10\x00\x00\x00"), /* rax, fs:16 */
+		INS("\x64\x48\x89\x24\x25\x10\x00\x00\x00"), /* fs:16, rsp */
+		INS("\x64\x48\x89\x4c\x24\xf0"),	/* fs:-16(%rsp), rcx */
+		INS("\x48\x83\xec\x10"),		/* sub rsp, 16 */
+		INS("\x48\x83\xc4\x10"),		/* add rsp, 16 */
+		INS("\x48\x89\x04\x24"),		/* mov [rsp], rax */
+		INS("\x48\x8b\x04\x24"),		/* mov rax, [rsp] */
+	};
+	const struct rcv_ins sysnr = INS("\xb8\x00\x00\x00\x00");
+	size_t np = sizeof(pool) / sizeof(pool[0]), n, i;
+	struct rcv_frame f1[KC_N + 1], f2[KC_N + 1];
+	int64_t p1[KC_N + 1], p2[KC_N + 1];
+	uint8_t l1[KC_N + 1], l2[KC_N + 1];
+	struct rcv_ins in[KC_N];
+	struct rcv_stack_tmp *t;
+	uint32_t s = 17, round;
+	int b, k, r1, r2;
+
+	cr_assert_eq(rcv_stack_tmp_new(&t), 0);
+	for (round = 0; round < 400; round++) {
+		bool gated = round & 1;
+
+		n = 8 + kc_rnd(&s) % (KC_N - 8);
+		in[0] = CALL;
+		for (i = 1; i < n; i++) {
+			in[i] = pool[kc_rnd(&s) % np];
+			/* read(2): a buffer the walk takes only placed */
+			if (in[i].id == X86_INS_SYSCALL && kc_rnd(&s) % 2)
+				in[i - 1] = sysnr;
+		}
+		kc_placed = true;
+		for (b = 0; b < 6; b++) {
+			/* What a later build of the window may see changed. */
+			i = kc_rnd(&s) % n;
+			switch (b ? kc_rnd(&s) % 4 : 4) {
+			case 0:
+				in[i].flags ^= RCV_I_BARRIER | RCV_I_MEMBAR;
+				break;
+			case 1:
+				for (k = 0; k < in[i].nops; k++)
+					if (in[i].op[k].seg) {
+						in[i].op[k].seg = 0;
+						in[i].op[k].imm += 0x1000;
+					}
+				break;
+			case 2:
+				kc_placed = !kc_placed;
+				break;
+			default:
+				break;
+			}
+			r1 = kc_build(in, n, t, round + 1, gated, f1, p1, l1);
+			r2 = kc_build(in, n, NULL, 0, gated, f2, p2, l2);
+			cr_assert_gt(r1, 0);
+			cr_assert_eq(r1, r2, "round %u build %d", round, b);
+			cr_assert_arr_eq(p1, p2, n * sizeof(*p1),
+					 "round %u build %d: pairs", round, b);
+			cr_assert_arr_eq(l1, l2, n, "round %u build %d: local",
+					 round, b);
+			cr_assert_arr_eq(f1, f2, (n + 1) * sizeof(*f1),
+					 "round %u build %d: frames", round, b);
+		}
+	}
+	rcv_stack_tmp_free(t);
+}
