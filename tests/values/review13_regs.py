@@ -6,7 +6,8 @@
 #   drop1, drop2  a start (system call) record left out
 #   where3    a record's place 3 (the reader must refuse it)
 #   valid27   a record's valid bit 27 set
-#   setnv     a system call record's rdx (not valid) set
+#   setnv     a system call record's cs (not valid: since session 18 the
+#             16 general-purpose registers and rflags are) set
 #   resv      a record's reserved word set
 # and the manifest's size and hash of sideband.sb fixed.  Prints the
 # byte offset of the record changed.
@@ -41,7 +42,7 @@ elif kind == "valid27":
     v = struct.unpack_from("<Q", b, p + 32)[0]
     struct.pack_into("<Q", b, p + 32, v | 1 << 27)
 elif kind == "setnv":
-    struct.pack_into("<Q", b, regs + 3 * 8, 0x1234)
+    struct.pack_into("<Q", b, regs + 18 * 8, 0x1234)
 elif kind == "resv":
     struct.pack_into("<I", b, p + 28, 7)
 else:
