@@ -10,6 +10,8 @@
 #   tap_end SUITE      the plan line; exit status 1 if anything failed
 #   find_real_pt       $real: shared/testdata/real-pt/dynamorio, or ""
 #   traced PID         waits until PID is ptrace'd (a recorder attached)
+#   vfork_holder OUT   starts $PROGS/faithful vforkhold (output in OUT):
+#                      $vh its pid, $vc its vfork child's once it exists
 
 # shellcheck disable=SC2034 # variables are for the sourcing script
 n=0
@@ -109,3 +111,14 @@ traced() {
 	return 1
 }
 
+vfork_holder() {
+	"$PROGS/faithful" vforkhold >"$1" 2>&1 &
+	vh=$!
+	vc=''
+	i=0
+	while [ -z "$vc" ] && [ $i -lt 100 ]; do
+		vc=$(pgrep -P "$vh")
+		[ -n "$vc" ] || sleep 0.05
+		i=$((i + 1))
+	done
+}

@@ -822,22 +822,11 @@ done
 # Before session 18 the signal that ended attach's waitpid was not looked
 # at (the thread taken as stopped, a bundle of 0 instructions, exit 0),
 # and one just before it blocked hung ptrec record while the child ran.
-vforkhold() {
-	"$PROGS/faithful" vforkhold >"$tmp/vh.out" 2>&1 &
-	vh=$!
-	vc=''
-	i=0
-	while [ -z "$vc" ] && [ $i -lt 100 ]; do
-		vc=$(pgrep -P "$vh")
-		[ -n "$vc" ] || sleep 0.05
-		i=$((i + 1))
-	done
-}
-vforkhold
+vfork_holder "$tmp/vh.out"
 kill -USR1 "$vc"
 wait "$vh"
 want=$(tail -1 "$tmp/vh.out")
-vforkhold
+vfork_holder "$tmp/vh.out"
 rm -rf "$tmp/vh"
 timeout 60 "$PTREC" record -q -o "$tmp/vh" -p "$vh" >"$tmp/log" 2>&1 &
 rp=$!

@@ -808,22 +808,11 @@ if [ -n "${FAKEPTREC:-}" ] && [ -f "$FAKEPTREC" ]; then
 	# child killed, it says so and exits 0, as untraced).  Before session
 	# 18 rec_snap_seize() waited for the stop: ptrec hung until the
 	# child ended.
-	vforkhold() {
-		"$PROGS/faithful" vforkhold >"$tmp/kvh.out" 2>&1 &
-		vh=$!
-		vc=''
-		i=0
-		while [ -z "$vc" ] && [ $i -lt 100 ]; do
-			vc=$(pgrep -P "$vh")
-			[ -n "$vc" ] || sleep 0.05
-			i=$((i + 1))
-		done
-	}
-	vforkhold
+	vfork_holder "$tmp/kvh.out"
 	kill -USR1 "$vc"
 	wait "$vh"
 	want=$(tail -1 "$tmp/kvh.out")
-	vforkhold
+	vfork_holder "$tmp/kvh.out"
 	rm -rf "$tmp/kvh.b"
 	PTREC_KMOD_GRACE_MS=200 FAKE_PTREC=hang LD_PRELOAD=$FAKEPTREC \
 		"$PTREC" record --backend=kmod -o "$tmp/kvh.b" -p "$vh" \
