@@ -171,7 +171,7 @@ int cli_replay(int argc, char **argv)
 	char **gargv = NULL;
 	struct sb_manifest *m;
 	struct sb_err err;
-	int i, n = 0;
+	int i, n = 0, have_plugin;
 	static const struct cli_opt opts[] = { CLI_END };
 	static const struct cli_cmd cmd = {
 		.name = "ptrec replay", .synopsis = "BUNDLE [GDB-ARGS...]",
@@ -200,12 +200,23 @@ int cli_replay(int argc, char **argv)
 	snprintf(target, sizeof(target), "target remote %s", link.sock);
 	gargv[n++] = "gdb";
 	gargv[n++] = "-q";
-	if (!find_near_self("ptrec.py", plugin, sizeof(plugin))) {
+	have_plugin = !find_near_self("ptrec.py", plugin, sizeof(plugin));
+	if (have_plugin) {
 		gargv[n++] = "-x";
 		gargv[n++] = plugin;
+		/* GDB takes the first stop quietly, without hiding the inline
+		 * frames that start at its PC: the plugin has it take the
+		 * stop again as a live one's (docs/gdb.md, "inline").
+		 */
+		gargv[n++] = "-ex";
+		gargv[n++] = "ptrec connecting";
 	}
 	gargv[n++] = "-ex";
 	gargv[n++] = target;
+	if (have_plugin) {
+		gargv[n++] = "-ex";
+		gargv[n++] = "ptrec connected";
+	}
 	for (i = 2; i < argc; i++)
 		gargv[n++] = argv[i];
 	/* No program file: GDB reads the recorded program from the bundle
