@@ -282,7 +282,7 @@ _CONNECT = {}
 
 
 def _connect_stop(event):
-    if 'log' in _CONNECT and 'signal' not in _CONNECT:
+    if 'armed' in _CONNECT and 'signal' not in _CONNECT:
         _CONNECT['signal'] = getattr(event, 'stop_signal', None)
 
 
@@ -299,14 +299,19 @@ and `ptrec connected`, around `target remote` (ptrec replay)."""
 
     def invoke(self, arg, from_tty):
         if self.name == 'connect-prepare':
-            _connecting()
+            _connecting(arg)
         else:
             _connected()
 
 
-def _connecting():
+def _connecting(arg):
+    """Before `target remote`; @arg 'mi': GDB's output is MI records,
+    left as they come (a stop's frames are fixed all the same)."""
     gdb.set_convenience_variable('_ptrec_quiet', 0)
-    if _CONNECT or gdb.parameter('logging enabled'):
+    if _CONNECT:
+        return
+    _CONNECT['armed'] = True
+    if arg.strip() == 'mi' or gdb.parameter('logging enabled'):
         return
     fd, path = tempfile.mkstemp(prefix='ptrec-connect-')
     os.close(fd)
@@ -318,19 +323,21 @@ def _connecting():
 
 
 def _connected():
-    path = _CONNECT.get('log')
-    if not path or 'done' in _CONNECT:
+    if 'armed' not in _CONNECT or 'done' in _CONNECT:
         return
     _CONNECT['done'] = True
-    for p, v in _CONNECT['saved']:
-        if isinstance(v, bool):
-            v = 'on' if v else 'off'
-        gdb.execute('set logging %s %s' % (p, v))
-    try:
-        with open(path, encoding='utf-8', errors='replace') as f:
-            text = f.read()
-    finally:
-        os.unlink(path)
+    path = _CONNECT.get('log')
+    text = ''
+    if path:
+        for p, v in _CONNECT['saved']:
+            if isinstance(v, bool):
+                v = 'on' if v else 'off'
+            gdb.execute('set logging %s %s' % (p, v))
+        try:
+            with open(path, encoding='utf-8', errors='replace') as f:
+                text = f.read()
+        finally:
+            os.unlink(path)
     try:
         frame = gdb.newest_frame()
         again = _CONNECT.get('signal') not in (None, 'SIGTRAP') and \
@@ -348,7 +355,8 @@ def _connected():
             if at.match(lines[i]):
                 text = ''.join(lines[:i])
                 break
-    gdb.write(text)
+    if text:
+        gdb.write(text)
     if not again:
         return
     lock = gdb.parameter('scheduler-locking')
