@@ -164,6 +164,34 @@ static int start_server(struct server_link *l, const char *server,
 	return 0;
 }
 
+/* Whether GDB's arguments @argv choose the MI interpreter (-i=mi,
+ * --interpreter mi2, ...): its output is records, not to be replayed as
+ * console text.
+ */
+static bool mi_args(int argc, char **argv)
+{
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i], *v = NULL;
+
+		if (!strcmp(a, "--"))
+			break;
+		if (a[0] == '-' && a[1] == '-')
+			a++;
+		if (!strncmp(a, "-i=", 3))
+			v = a + 3;
+		else if (!strncmp(a, "-interpreter=", 13))
+			v = a + 13;
+		else if ((!strcmp(a, "-i") || !strcmp(a, "-interpreter")) &&
+			 i + 1 < argc)
+			v = argv[i + 1];
+		if (v && !strncmp(v, "mi", 2))
+			return true;
+	}
+	return false;
+}
+
 int cli_replay(int argc, char **argv)
 {
 	char server[PATH_MAX], plugin[PATH_MAX], target[160];
@@ -171,7 +199,7 @@ int cli_replay(int argc, char **argv)
 	char **gargv = NULL;
 	struct sb_manifest *m;
 	struct sb_err err;
-	int i, n = 0;
+	int i, n = 0, have_plugin;
 	static const struct cli_opt opts[] = { CLI_END };
 	static const struct cli_cmd cmd = {
 		.name = "ptrec replay", .synopsis = "BUNDLE [GDB-ARGS...]",
@@ -200,12 +228,24 @@ int cli_replay(int argc, char **argv)
 	snprintf(target, sizeof(target), "target remote %s", link.sock);
 	gargv[n++] = "gdb";
 	gargv[n++] = "-q";
-	if (!find_near_self("ptrec.py", plugin, sizeof(plugin))) {
+	have_plugin = !find_near_self("ptrec.py", plugin, sizeof(plugin));
+	if (have_plugin) {
 		gargv[n++] = "-x";
 		gargv[n++] = plugin;
+		/* GDB takes the first stop quietly, without hiding the inline
+		 * frames that start at its PC: the plugin has it take the
+		 * stop again as a live one's (docs/gdb.md, "inline").
+		 */
+		gargv[n++] = "-ex";
+		gargv[n++] = mi_args(argc - 2, argv + 2) ?
+			"ptrec connect-prepare mi" : "ptrec connecting";
 	}
 	gargv[n++] = "-ex";
 	gargv[n++] = target;
+	if (have_plugin) {
+		gargv[n++] = "-ex";
+		gargv[n++] = "ptrec connected";
+	}
 	for (i = 2; i < argc; i++)
 		gargv[n++] = argv[i];
 	/* No program file: GDB reads the recorded program from the bundle

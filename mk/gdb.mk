@@ -124,13 +124,20 @@ $(GDB_FORKEXEC): tests/gdb/forkexec.c
 
 gdb-test: $(GDB_FORKEXEC)
 
+# A crash in code inlined into its caller, at -O2 (the plugin's test).
+GDB_INLCRASH := $(BUILD)/tests/gdb/inlcrash
+$(GDB_INLCRASH): tests/gdb/inlcrash.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -o $@ $<
+
 # The plugin's own tests (tests/gdb/plugin.sh), apart from the server's.
 .PHONY: gdb-plugin-test
 gdb-plugin-test: $(PTREC) $(PTREC_SERVER) $(GDB_DIFF_BINS) \
 		$(PROG_DIR)/threads $(PROG_DIR)/loops $(PROG_DIR)/exec \
-		$(PROG_DIR)/tiny
+		$(PROG_DIR)/tiny $(GDB_INLCRASH)
 	PTREC=$(CURDIR)/$(PTREC) PTREC_SERVER=$(CURDIR)/$(PTREC_SERVER) \
 		DIFF_BINS=$(CURDIR)/$(GDB_DIFF_DIR) \
+		INLCRASH=$(CURDIR)/$(GDB_INLCRASH) \
 		PROGS=$(CURDIR)/$(PROG_DIR) tests/gdb/plugin.sh
 
 CHECK_EXTRA += gdb-plugin-test

@@ -351,7 +351,14 @@ def _finish_inline(selected):
     left = False
     target = None
     for _ in range(100000):
-        _goto(here + 1)
+        try:
+            _goto(here + 1)
+        except (gdb.error, gdb.GdbError):
+            # The history ends inside the inlined call (a crash there):
+            # no stop after it, GDB's run to the end (record full's
+            # finish stays there too).  It went on to "ptrec goto: no
+            # instruction N" past the end.
+            break
         here = _position_number()
         stack = _read_stack()
         if len(stack) > outer:

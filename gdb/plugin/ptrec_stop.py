@@ -262,3 +262,127 @@ def _sync_program(_event=None):
 
 
 gdb.events.stop.connect(_sync_program)
+
+
+# ---- the stop at the end of the history, on connecting ---------------------
+#
+# GDB takes the remote's first stop quietly (`target remote`): it never
+# hides the inline frames that start at the stop's PC, as it does for the
+# same stop when a program runs or record full replays to it (a crash at
+# the first instruction of an inlined call, or of a later range of it,
+# shows the caller at the call's line there; at the connection the inlined
+# function was #0, as on a core file).  `ptrec replay` runs `target remote`
+# between `ptrec connecting` and `ptrec connected`: GDB's output goes to a
+# file meanwhile; when the stop is a signal and frame #0 an inline frame,
+# `continue` (forward at the end of the history: nothing moves, the server
+# reports the same stop) makes GDB take the stop as it takes a live one, and
+# the quiet stop's own frame is not shown; else the output as it came.
+
+_CONNECT = {}
+
+
+def _connect_stop(event):
+    if 'armed' in _CONNECT and 'signal' not in _CONNECT:
+        _CONNECT['signal'] = getattr(event, 'stop_signal', None)
+
+
+gdb.events.stop.connect(_connect_stop)
+
+
+class PtrecConnecting(gdb.Command):
+    """ptrec connect-prepare|connect-finish: the steps of `ptrec connecting`
+and `ptrec connected`, around `target remote` (ptrec replay)."""
+
+    def __init__(self, name):
+        super().__init__('ptrec ' + name, gdb.COMMAND_USER)
+        self.name = name
+
+    def invoke(self, arg, from_tty):
+        if self.name == 'connect-prepare':
+            _connecting(arg)
+        else:
+            _connected()
+
+
+def _connecting(arg):
+    """Before `target remote`; @arg 'mi': GDB's output is MI records,
+    left as they come (a stop's frames are fixed all the same)."""
+    gdb.set_convenience_variable('_ptrec_quiet', 0)
+    if _CONNECT:
+        return
+    _CONNECT['armed'] = True
+    if arg.strip() == 'mi' or gdb.parameter('logging enabled'):
+        return
+    fd, path = tempfile.mkstemp(prefix='ptrec-connect-')
+    os.close(fd)
+    _CONNECT['log'] = path
+    _CONNECT['saved'] = [(p, gdb.parameter('logging ' + p))
+                         for p in ('file', 'redirect', 'overwrite')]
+    gdb.set_convenience_variable('_ptrec_connect_log', path)
+    gdb.set_convenience_variable('_ptrec_quiet', 1)
+
+
+def _connected():
+    if 'armed' not in _CONNECT or 'done' in _CONNECT:
+        return
+    _CONNECT['done'] = True
+    path = _CONNECT.get('log')
+    text = ''
+    if path:
+        for p, v in _CONNECT['saved']:
+            if isinstance(v, bool):
+                v = 'on' if v else 'off'
+            gdb.execute('set logging %s %s' % (p, v))
+        try:
+            with open(path, encoding='utf-8', errors='replace') as f:
+                text = f.read()
+        finally:
+            os.unlink(path)
+    try:
+        frame = gdb.newest_frame()
+        again = _CONNECT.get('signal') not in (None, 'SIGTRAP') and \
+            frame.type() == gdb.INLINE_FRAME and _on_ptrec()
+    except gdb.error:
+        # not connected: what GDB said is an error
+        gdb.write(text, gdb.STDERR)
+        return
+    if again:
+        # the quiet stop's location and source line, the last ones shown
+        lines = text.splitlines(True)
+        at = re.compile(r'(0x[0-9a-f]+ in )?%s \(' % re.escape(
+            frame.name() or ''))
+        for i in range(len(lines) - 1, -1, -1):
+            if at.match(lines[i]):
+                text = ''.join(lines[:i])
+                break
+    if text:
+        gdb.write(text)
+    if not again:
+        return
+    lock = gdb.parameter('scheduler-locking')
+    gdb.execute('set scheduler-locking on')
+    try:
+        gdb.execute('continue')
+    finally:
+        gdb.execute('set scheduler-locking %s' % lock)
+
+
+PtrecConnecting('connect-prepare')
+PtrecConnecting('connect-finish')
+# The logging commands run from the CLI: run from Python (gdb.execute),
+# GDB's stop print would not go to the file (its ui-out is restored).
+gdb.execute('define ptrec connecting\n'
+            'ptrec connect-prepare\n'
+            'if $_ptrec_quiet\n'
+            'eval "set logging file %s", $_ptrec_connect_log\n'
+            'set logging redirect on\n'
+            'set logging overwrite on\n'
+            'set logging enabled on\n'
+            'end\n'
+            'end')
+gdb.execute('define ptrec connected\n'
+            'if $_ptrec_quiet\n'
+            'set logging enabled off\n'
+            'end\n'
+            'ptrec connect-finish\n'
+            'end')

@@ -3,7 +3,7 @@
 # server's): backtraces through inlined code, and what the plugin runs.
 # The truth for a backtrace is GDB's own on the live program.
 set -u
-: "${PTREC:?}" "${PTREC_SERVER:?}" "${DIFF_BINS:?}" "${PROGS:?}"
+: "${PTREC:?}" "${PTREC_SERVER:?}" "${DIFF_BINS:?}" "${PROGS:?}" "${INLCRASH:?}"
 testlib_dir=$(cd "$(dirname "$0")/.." && pwd)
 . "$testlib_dir/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -807,5 +807,63 @@ else
 	echo "# want '$want' got '$got' first '$first' at '$at'"
 	bad "exec: the program before an execve"
 fi
+
+# A crash in code inlined into its caller (tests/gdb/inlcrash.c, -O2): at
+# the end of the history the frames are the live program's at its SIGSEGV
+# and record full's there, and record full's after each reverse-stepi and
+# reverse-step back from it, `up` and `finish` included.  Where the
+# inlined call's code starts at the faulting instruction GDB hides its
+# frame at a stop (the caller is #0 at the call's line), but took the
+# connection's stop quietly: the inlined function was #0 at the start of
+# the replay (as on a core file) and `up` went to the caller.
+# inlframes: each stop's frames, without addresses and arguments.
+inlframes() {
+	sed -n -e 's/^@$/@/p' \
+		-e 's/^\(#[0-9]*\)  \(0x[0-9a-f]* in \)\{0,1\}\([A-Za-z_0-9]*\) (.*) at \(.*\)/\1 \3 \4/p' "$1"
+}
+steps='-ex bt -ex up -ex down -ex finish -ex bt'
+for i in 1 2 3 4; do
+	case $i in
+	1|2) steps="$steps -ex reverse-stepi -ex bt" ;;
+	*) steps="$steps -ex reverse-step -ex bt" ;;
+	esac
+done
+steps=$(echo "$steps" | sed 's/-ex bt/-ex "echo @\\\\n" -ex bt/g')
+for args in "" "x" "x y"; do
+	name="inlcrash${args:+ $args}"
+	rm -rf "$tmp/ic"
+	# shellcheck disable=SC2086
+	timeout 120 "$PTREC" record -q -o "$tmp/ic" -- "$INLCRASH" $args \
+		>/dev/null 2>&1
+	rc=$?
+	# shellcheck disable=SC2086
+	timeout 60 gdb -batch -nx -ex run -ex "echo @\\n" -ex bt -ex up \
+		--args "$INLCRASH" $args >"$tmp/live" 2>&1
+	eval "timeout 120 gdb -batch -nx -ex 'break main' -ex run \
+		-ex 'record full' -ex continue $steps \
+		--args \"\$INLCRASH\" $args" >"$tmp/full" 2>&1
+	eval "timeout 120 \"\$PTREC\" replay \"\$tmp/ic\" -batch $steps" \
+		>"$tmp/out" 2>&1
+	inlframes "$tmp/live" >"$tmp/live.f"
+	inlframes "$tmp/full" >"$tmp/full.f"
+	inlframes "$tmp/out" >"$tmp/out.f"
+	# the first stop: bt, then up's frame
+	sed -n '2,/^@/p' "$tmp/out.f" | sed '$d' >"$tmp/out.1"
+	sed -n '2,$p' "$tmp/live.f" >"$tmp/live.1"
+	if [ "$rc" = 139 ] && [ -s "$tmp/live.1" ] &&
+		[ "$(grep -c '^@' "$tmp/full.f")" = 6 ] &&
+		cmp -s "$tmp/full.f" "$tmp/out.f" &&
+		! grep -q "^ptrec goto:" "$tmp/out" &&
+		head -n "$(wc -l <"$tmp/live.1")" "$tmp/out.1" |
+		cmp -s - "$tmp/live.1"; then
+		ok "crash in inlined code ($name): frames as live GDB's and record full's, at the crash and 4 steps back ($(sed -n 2p "$tmp/live.f"))"
+	else
+		grep "^ptrec goto:" "$tmp/out" | sed 's/^/# /'
+		echo "# record exit $rc; live, record full, ptrec:"
+		sed 's/^/#  /' "$tmp/live.f"
+		diff "$tmp/full.f" "$tmp/out.f" | sed 's/^/# /'
+		bad "crash in inlined code ($name): frames differ"
+	fi
+done
 
 tap_end "GDB plugin"
