@@ -935,3 +935,43 @@ Test(watch_chain, bound)
 		    (unsigned long)stops);
 	cr_assert_gt(stops, 100);
 }
+
+/*
+ * The start ramp's edge (rcv_first.c sysret_start()): its last state is
+ * the first of the window after it, which is computed on its own
+ * (rcv_win_alone()), so a system call's facts there (every register
+ * since session 18, rsp among them) are that window's too: the engine
+ * knew its stack accesses, which the quiet proof calls secret, and a
+ * skip scan passed stores the engine finds.  unsound.c @anchor: 3,000
+ * getpid() calls, one every 6 instructions; in windows of 37 to 300
+ * several grids end the start ramp at the state after one (on main:
+ * 17 such positions known in windows of 50).
+ */
+Test(watch_chain, start_ramp_edge)
+{
+	struct rp_session *ss;
+	struct rp_recover *r;
+	struct rp_cursor *c;
+	struct rp_insn in;
+	uint64_t b, hi;
+	uint32_t t;
+	int found = 0;
+
+	cr_assert_eq(rp_session_open(&ss, ANCHOR_BUNDLE), 0);
+	t = rp_thread_tid(ss, 0);
+	cr_assert_eq(rp_cursor_new(ss, t, &c), 0);
+	for (b = 37; b <= 300 && found < 3; b++) {
+		cr_assert_eq(rp_recover_new(ss, t, &r), 0);
+		rp_recover_set_block(r, b);
+		hi = rcv_start_reach(r);
+		rp_recover_free(r);
+		if (hi == UINT64_MAX || !hi || rp_cursor_peek(c, hi - 1, &in) ||
+		    !rp_insn_is_syscall(&in))
+			continue;
+		found++;
+		cr_assert_gt(secret_unknown(ANCHOR_BUNDLE, b), 0);
+	}
+	rp_cursor_free(c);
+	rp_session_close(ss);
+	cr_assert_gt(found, 0, "no grid ends the start ramp after a call");
+}
