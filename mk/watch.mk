@@ -281,12 +281,18 @@ DEP_BUNDLE := $(BUILD)/tests/unit/replay/dep-bundle
 $(DEP_BUNDLE)/manifest.json: $(PTREC) $(GDB_WATCHDEP)
 	rm -rf $(DEP_BUNDLE) && mkdir -p $(dir $(DEP_BUNDLE))
 	$(PTREC) record -q -o $(DEP_BUNDLE) -- $(GDB_WATCHDEP) >/dev/null
+# And on tests/values/unsound.c @anchor: a getpid() every 6 instructions,
+# whose records' facts may fall on the start ramp's last state.
+ANCHOR_BUNDLE := $(BUILD)/tests/unit/replay/anchor-bundle
+$(ANCHOR_BUNDLE)/manifest.json: $(PTREC) $(UNSOUND)
+	rm -rf $(ANCHOR_BUNDLE) && mkdir -p $(dir $(ANCHOR_BUNDLE))
+	$(PTREC) record -q -o $(ANCHOR_BUNDLE) -- $(UNSOUND) @anchor >/dev/null
 $(BUILD)/tests/unit/replay/test_watch_chain: \
 		tests/unit/replay/test_watch_chain.c \
 		$(RP_LIB) $(PTK_LIB) $(SB_LIB) $(WATCH_BUNDLE)/manifest.json \
 		$(LOOP_BUNDLE)/manifest.json $(QUIET_BUNDLE)/manifest.json \
 		$(REAL_BUNDLE)/manifest.json $(LIB_BUNDLE)/manifest.json \
-		$(DEP_BUNDLE)/manifest.json
+		$(DEP_BUNDLE)/manifest.json $(ANCHOR_BUNDLE)/manifest.json
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit \
 		-DWATCH_BUNDLE='"$(abspath $(WATCH_BUNDLE))"' \
@@ -295,6 +301,7 @@ $(BUILD)/tests/unit/replay/test_watch_chain: \
 		-DREAL_BUNDLE='"$(abspath $(REAL_BUNDLE))"' \
 		-DLIB_BUNDLE='"$(abspath $(LIB_BUNDLE))"' \
 		-DDEP_BUNDLE='"$(abspath $(DEP_BUNDLE))"' \
+		-DANCHOR_BUNDLE='"$(abspath $(ANCHOR_BUNDLE))"' \
 		-DDEP_TBL=0x$$(nm $(GDB_WATCHDEP) | awk '$$3 == "tbl" { print $$1 }') \
 		-DQUIET_VAR=0x$$(nm $(GDB_WATCHQUIET) | awk '$$3 == "var" { print $$1 }') \
 		-DQUIET_SINK=0x$$(nm $(GDB_WATCHQUIET) | awk '$$3 == "sink" { print $$1 }') \

@@ -88,6 +88,12 @@ struct win *rcv_win_at(struct rp_recover *rc, uint64_t pos, int *err);
  * rp_recover_prefetch()).
  */
 int rcv_chain_next(struct rp_recover *rc);
+/*
+ * The recording's facts (the start's registers, a child's from its
+ * creator, the system calls' results) taken, once, before any window is
+ * computed: 0 or an error (recover.c).
+ */
+int rcv_inherit(struct rp_recover *rc);
 /* The ramp's oldest window (rcv_sum.c). */
 uint64_t rcv_ramp_start(const struct rp_recover *rc);
 /*

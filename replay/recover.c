@@ -576,6 +576,31 @@ int rcv_chain_next(struct rp_recover *rc)
 	return err ? err : 1;
 }
 
+/*
+ * The recording's facts, before any window is computed (a window computed
+ * before them never takes them: rcv_apply_facts() runs in its passes): a
+ * thread's first state, the registers its recorder took there
+ * (rcv_first.c), else a child's from its creator's (rcv_clone.c, not in a
+ * helper engine), and its system calls' results.  Once; 0 or an error.
+ */
+int rcv_inherit(struct rp_recover *rc)
+{
+	int err;
+
+	if (rc->inherit_done)
+		return 0;
+	rc->inherit_done = true;
+	err = rcv_first_regs(rc);
+	if (!err && !rc->xthr_off && !rc->ord_noargs && !rc->no_inherit)
+		err = rcv_clone_inherit(rc);
+	if (err >= 0)
+		err = rcv_sysret_regs(rc);
+	if (err < 0)
+		return err;
+	rc->nfacts_rec = rc->nfacts;
+	return 0;
+}
+
 /* The window that holds position @pos (computing it and those after it
  * up to the end), or NULL with *@err set.
  */
@@ -585,24 +610,9 @@ static struct win *win_at(struct rp_recover *rc, uint64_t pos, int *err)
 	const struct rcv_state *seed = NULL;
 	size_t j;
 
-	*err = 0;
-	/* A thread's first state: the registers its recorder took there
-	 * (rcv_first.c), else a child's from its creator's (rcv_clone.c,
-	 * not in a helper engine), before any window is computed.
-	 */
-	if (!rc->inherit_done) {
-		rc->inherit_done = true;
-		*err = rcv_first_regs(rc);
-		if (!*err && !rc->xthr_off && !rc->ord_noargs &&
-		    !rc->no_inherit)
-			*err = rcv_clone_inherit(rc);
-		if (*err >= 0)
-			*err = rcv_sysret_regs(rc);
-		if (*err < 0)
-			return NULL;
-		*err = 0;
-		rc->nfacts_rec = rc->nfacts;
-	}
+	*err = rcv_inherit(rc);
+	if (*err)
+		return NULL;
 	/* Once the ramp has begun (a question went before the chain), the
 	 * chain is computed down to its oldest window, which starts with
 	 * the summary of the window before it: what the history's start
