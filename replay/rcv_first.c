@@ -184,6 +184,23 @@ uint64_t rcv_sysret_at(const struct rcv_hist *h, uint64_t t, uint64_t rip,
 }
 
 /*
+ * Does the trace lose instructions right before @q (a gap: after an
+ * overflow the SYSCALL before it and the instruction at its return
+ * address after it need not be one call's)?  Defensive: no recording
+ * here has shown it (session 18's review).
+ */
+static bool gap_before(struct rp_recover *rc, uint64_t q)
+{
+	struct rp_gap gap;
+	size_t k;
+
+	for (k = 0; !rp_thread_gap(rc->s, rc->tid, k, &gap); k++)
+		if (gap.before == q)
+			return true;
+	return false;
+}
+
+/*
  * Record @i of the session, if a system call's completion of the thread
  * found at a state in (@lo, @hi]: its facts in @f (every register the
  * record has: rax..r15 and rflags, in the engine's order as
@@ -208,7 +225,7 @@ static int sysret_facts(struct rp_recover *rc, const struct rcv_hist *h,
 	q = rcv_sysret_at(h, s->recs[i]->time, g->regs[RP_REG_RIP], coarse);
 	if (q == UINT64_MAX || q <= lo || q > hi || q >= rc->count ||
 	    rp_cursor_peek(c, q, &next) ||
-	    rcv_signal_between(s, i, rc->tid, next.tsc))
+	    rcv_signal_between(s, i, rc->tid, next.tsc) || gap_before(rc, q))
 		return 0;
 	for (k = 0, nf = 0; k < RCV_NREG; k++) {
 		unsigned int r = k < RCV_FLAGS ? k : RP_REG_EFLAGS;
