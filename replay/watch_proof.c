@@ -535,6 +535,20 @@ static void step(struct pass *p, const struct rcv_ins *in)
 		*rsp = sv_add(v, 8);
 		p->r[RP_REG_RBP] = wpf_load8(p, v);
 		return;
+	case X86_INS_XCHG:
+		/* Each register gets the other's value: a new base made
+		 * from both (as below) would take the one it does not
+		 * depend on for its base, and an access through it would be
+		 * called secret where the engine knows it (review 7's
+		 * costack, strcmp's `xchg %rsi,%rdi`; session 18's review).
+		 */
+		if (two && is_reg(d, 8) && is_reg(s, 8)) {
+			x = p->r[d->reg];
+			p->r[d->reg] = p->r[s->reg];
+			p->r[s->reg] = x;
+			return;
+		}
+		break;
 	case X86_INS_XLATB:
 		/* al from [rbx + al]: capstone 4 lists no operand */
 		p->r[RP_REG_RAX] = fresh_dep(p);
@@ -792,6 +806,19 @@ static void step(struct pass *p, const struct rcv_ins *in)
 	}
 	if (dst >= 0)
 		p->r[dst] = v.root >= 0 ? v : fresh_dep(p);
+	/* Two registers written, each from one of the instruction's
+	 * sources (xchg not of two whole registers, xadd, cmpxchg): a new
+	 * base made from all its reads could be called secret for a read
+	 * it does not depend on.  Known to the engine, as far as this
+	 * analysis can say (the safe side: the window is computed).
+	 */
+	if (p->deps && (in->id == X86_INS_XCHG || in->id == X86_INS_XADD ||
+			in->id == X86_INS_CMPXCHG))
+		for (m = written(in); m; m &= m - 1) {
+			g = __builtin_ctz(m);
+			if (p->r[g].root > 0)
+				wdep_edge(p, p->r[g].root, p->konst);
+		}
 	/* A new root: what the instruction allows it to be, or a sum. */
 	if (hq && dst >= 0 && v.root < 0 && p->r[dst].root > 0)
 		set_ext(p, p->r[dst].root, qv ? &q : NULL, s1, s2);
