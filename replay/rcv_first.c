@@ -183,6 +183,15 @@ uint64_t rcv_sysret_at(const struct rcv_hist *h, uint64_t t, uint64_t rip,
 	return q;
 }
 
+/* Is record @i of @s a system call's REGS record of thread @tid? */
+static bool is_sysret(const struct rp_session *s, size_t i, uint32_t tid)
+{
+	const struct ptrec_sb_regs *g = (const void *)s->recs[i];
+
+	return s->recs[i]->type == PTREC_SB_REGS && g->tid == tid &&
+	       g->where == PTREC_SB_REGS_SYSCALL;
+}
+
 /*
  * Does the trace lose instructions right before @q (a gap: after an
  * overflow the SYSCALL before it and the instruction at its return
@@ -218,8 +227,7 @@ static int sysret_facts(struct rp_recover *rc, const struct rcv_hist *h,
 	uint64_t q;
 	int nf;
 
-	if (s->recs[i]->type != PTREC_SB_REGS || g->tid != rc->tid ||
-	    g->where != PTREC_SB_REGS_SYSCALL ||
+	if (!is_sysret(s, i, rc->tid) ||
 	    (~g->valid & (1ull << RP_REG_RAX | 1ull << RP_REG_RIP)))
 		return 0;
 	q = rcv_sysret_at(h, s->recs[i]->time, g->regs[RP_REG_RIP], coarse);
@@ -266,32 +274,41 @@ static size_t rec_at_time(const struct rp_session *s, uint64_t t)
 	return lo;
 }
 
+/*
+ * The session's records in the times of states @first..@last (a call
+ * there ran after the first one's timing packet; the last's, or the end):
+ * the first record's index in *@i0, the last time in *@t_hi.  false when
+ * the cursor cannot read @first.
+ */
+static bool span_recs(struct rp_recover *rc, struct rp_cursor *c,
+		      uint64_t first, uint64_t last, size_t *i0,
+		      uint64_t *t_hi)
+{
+	struct rp_insn a, b;
+
+	if (rp_cursor_peek(c, first, &a))
+		return false;
+	if (last >= rc->count || rp_cursor_peek(c, last, &b))
+		b.tsc = UINT64_MAX;
+	*i0 = rec_at_time(rc->s, a.tsc);
+	*t_hi = b.tsc;
+	return true;
+}
+
 bool rcv_sysret_any(struct rp_recover *rc, uint64_t first, uint64_t last)
 {
 	const struct rp_session *s = rc->s;
 	struct rp_cursor *c = NULL;
-	struct rp_insn a, b;
+	uint64_t t_hi;
 	size_t i;
 	bool any = true;	/* unless shown otherwise */
 
 	if (!rc->count || rp_cursor_new(rc->s, rc->tid, &c))
 		return true;
-	if (rp_cursor_peek(c, first, &a))
-		goto out;
-	if (last >= rc->count || rp_cursor_peek(c, last, &b))
-		b.tsc = UINT64_MAX;
-	any = false;
-	for (i = rec_at_time(s, a.tsc); i < s->nrecs &&
-	     s->recs[i]->time <= b.tsc; i++) {
-		const struct ptrec_sb_regs *g = (const void *)s->recs[i];
-
-		if (s->recs[i]->type == PTREC_SB_REGS && g->tid == rc->tid &&
-		    g->where == PTREC_SB_REGS_SYSCALL) {
-			any = true;
-			break;
-		}
-	}
-out:
+	if (span_recs(rc, c, first, last, &i, &t_hi))
+		for (any = false; !any && i < s->nrecs &&
+		     s->recs[i]->time <= t_hi; i++)
+			any = is_sysret(s, i, rc->tid);
 	rp_cursor_free(c);
 	return any;
 }
@@ -304,27 +321,22 @@ int rcv_sysret_local(struct rp_recover *rc, uint64_t first, uint64_t last,
 	struct rp_cursor *c = NULL;
 	struct rcv_fact *lf = NULL, *t;
 	struct rp_fact f[RCV_NREG];
-	struct rp_insn a, b;
 	struct rcv_hist h;
 	size_t i, n = 0, cap = 0;
+	uint64_t t_hi;
 	int nf, k;
 
 	*out = NULL;
 	*nout = 0;
 	if (!rc->count || rp_cursor_new(rc->s, rc->tid, &c))
 		return 0;
-	/* The records between the window's first instruction's time (a
-	 * call in it ran after that packet) and its last's, or the end.
-	 */
-	if (rp_cursor_peek(c, first, &a)) {
+	if (!span_recs(rc, c, first, last, &i, &t_hi)) {
 		rp_cursor_free(c);
 		return 0;
 	}
-	if (last >= rc->count || rp_cursor_peek(c, last, &b))
-		b.tsc = UINT64_MAX;
 	h = (struct rcv_hist){ rcv_order_peek, c, rc->count };
-	for (i = rec_at_time(s, a.tsc); i < s->nrecs &&
-	     s->recs[i]->time <= b.tsc && n < SYSRET_MAX * RCV_NREG; i++) {
+	for (; i < s->nrecs && s->recs[i]->time <= t_hi &&
+	     n < SYSRET_MAX * RCV_NREG; i++) {
 		nf = sysret_facts(rc, &h, c, i, first, last, coarse, f);
 		if (nf <= 0)
 			continue;
@@ -404,12 +416,9 @@ int rcv_sysret_regs(struct rp_recover *rc)
 	 * later than it before that time would put it before the time too.
 	 */
 	for (i = s->nrecs; i-- > 0 && n < SYSRET_MAX;) {
-		const struct ptrec_sb_regs *g = (const void *)s->recs[i];
-
 		if (got_lo && s->recs[i]->time < t_lo)
 			break;
-		if (s->recs[i]->type == PTREC_SB_REGS && g->tid == rc->tid &&
-		    g->where == PTREC_SB_REGS_SYSCALL) {
+		if (is_sysret(s, i, rc->tid)) {
 			if (!got_lo) {
 				got_lo = true;
 				if (lo && !rp_cursor_peek(c, lo, &in))

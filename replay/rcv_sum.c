@@ -412,12 +412,12 @@ static int start_one(struct rp_recover *rc, uint64_t k, struct win **wp)
 	uint64_t first, last;
 	int ret;
 
+	/* The oldest has no seed: seed_sum() of a window beyond it is
+	 * NULL.
+	 */
 	win_span(rc, k, &first, &last);
-	ret = rcv_win_new_mem(rc, first, last, NULL,
-			      k == oldest_win(rc) ? NULL :
-						    rcv_ramp_seed(rc, k + 1),
-			      k == oldest_win(rc) ? NULL :
-						    seed_mem(rc, k + 1), wp);
+	ret = rcv_win_new_mem(rc, first, last, NULL, rcv_ramp_seed(rc, k + 1),
+			      seed_mem(rc, k + 1), wp);
 	if (ret || sm->valid)
 		return ret;
 	sum_take(*wp, &sm->out, &sm->mem);
